@@ -1,0 +1,40 @@
+# updeb: see README.md. Every target works on a fresh Debian 12 machine after .ci/run's apt-get step.
+GO        ?= go
+VERSION   ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo 0.0.0-dev)
+LDFLAGS   := -s -w -X main.version=$(VERSION)
+STATICCHECK_VERSION := v0.8.2
+# The test suite's total budget; CI gives 90 minutes, we stay well under 20.
+TEST_TIMEOUT ?= 20m
+
+.PHONY: all build test unit lint tidy-check bench demo fuzz clean
+
+all: build
+
+build:
+	CGO_ENABLED=0 $(GO) build -trimpath -ldflags '$(LDFLAGS)' -o bin/updeb ./cmd/updeb
+
+## test: lint, then every test (race detector on), with the real referee tools.
+test: lint unit
+
+unit:
+	$(GO) test -race -count=1 -timeout $(TEST_TIMEOUT) ./...
+
+lint: tidy-check
+	$(GO) vet ./...
+	$(GO) run honnef.co/go/tools/cmd/staticcheck@$(STATICCHECK_VERSION) ./...
+
+tidy-check:
+	@$(GO) mod tidy
+	@if ! git diff --quiet -- go.mod go.sum 2>/dev/null; then \
+		echo "go mod tidy changed go.mod/go.sum: commit the tidy result"; git diff -- go.mod go.sum; exit 1; fi
+
+## fuzz: a short run of every fuzz target (each 20s).
+fuzz:
+	@for pkg in $$($(GO) list ./...); do \
+		for f in $$($(GO) test -list '^Fuzz' $$pkg | grep '^Fuzz'); do \
+			echo "== $$pkg $$f"; $(GO) test -run '^$$' -fuzz "^$$f$$" -fuzztime 20s $$pkg || exit 1; \
+		done; \
+	done
+
+clean:
+	rm -rf bin out

@@ -1,0 +1,93 @@
+package main
+
+import (
+	"context"
+	"io"
+	"log/slog"
+	"os"
+
+	"github.com/spf13/cobra"
+)
+
+// version is set at build time with -ldflags "-X main.version=...".
+var version = "0.0.0-dev"
+
+// globalOptions are the flags every command shares. They are read once, here, and
+// passed down as values: library packages never look at flags or the environment.
+type globalOptions struct {
+	configFile string
+	proxy      string
+	cacheDir   string
+	outDir     string
+	offline    bool
+	json       bool
+	verbose    bool
+	quiet      bool
+
+	stdout io.Writer
+	stderr io.Writer
+}
+
+// logger returns the slog logger the flags ask for (-v debug, -q errors only).
+func (g *globalOptions) logger() *slog.Logger {
+	level := slog.LevelInfo
+	switch {
+	case g.verbose:
+		level = slog.LevelDebug
+	case g.quiet:
+		level = slog.LevelError
+	}
+	return slog.New(slog.NewTextHandler(g.stderr, &slog.HandlerOptions{Level: level}))
+}
+
+func newRootCmd(g *globalOptions) *cobra.Command {
+	root := &cobra.Command{
+		Use:   "updeb",
+		Short: "Turn verified upstream release binaries into reproducible Debian packages",
+		Long: `updeb fetches upstream release binaries through the configured web proxy, verifies
+them against pinned digests and OpenPGP signatures, writes reproducible .deb files
+itself, and publishes them to a signed apt repository.
+
+Exit codes: 0 success; 1 a check failed (signature, checksum, verification);
+2 usage or invalid input (flags, recipe, config); 3 network or I/O failure.`,
+		Version:       version,
+		SilenceUsage:  true,
+		SilenceErrors: true,
+	}
+	root.SetOut(g.stdout)
+	root.SetErr(g.stderr)
+	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
+		return withCode(exitUsage, err, "see 'updeb help "+c.Name()+"'")
+	})
+	f := root.PersistentFlags()
+	f.StringVar(&g.configFile, "config", "", "config file (default updeb.yaml in the working folder, then /etc/updeb/config.yaml)")
+	f.StringVar(&g.proxy, "proxy", "", "web proxy URL (default: config, then HTTPS_PROXY/HTTP_PROXY)")
+	f.StringVar(&g.cacheDir, "cache", "", "download cache folder")
+	f.StringVar(&g.outDir, "out", "", "output folder for packages")
+	f.BoolVar(&g.offline, "offline", false, "use the cache only; never touch the network")
+	f.BoolVar(&g.json, "json", false, "print machine-readable JSON")
+	f.BoolVarP(&g.verbose, "verbose", "v", false, "more detail on stderr")
+	f.BoolVarP(&g.quiet, "quiet", "q", false, "only errors on stderr")
+
+	// Each command lives in its own cmd_<verb>.go file.
+	root.AddCommand(
+		newVersionCmd(g),
+	)
+	return root
+}
+
+// run executes the command line and returns the process exit code.
+func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	g := &globalOptions{stdout: stdout, stderr: stderr}
+	root := newRootCmd(g)
+	root.SetArgs(args)
+	if err := root.ExecuteContext(ctx); err != nil {
+		printError(stderr, err)
+		return exitCodeOf(err)
+	}
+	return exitOK
+}
+
+// getenv is the single place the command layer reads the environment, so that
+// tests can see every variable updeb depends on.
+func getenv(key string) string { return os.Getenv(key) }
