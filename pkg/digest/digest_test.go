@@ -1,0 +1,48 @@
+package digest
+
+import (
+	"errors"
+	"io"
+	"strings"
+	"testing"
+)
+
+const helloSHA256 = "2cf24dba5fb0a30e26e83b2ac5b9e29e1b161e5c1fa7425e73043362938b9824"
+
+func TestParse(t *testing.T) {
+	d, err := Parse("sha256:" + strings.ToUpper(helloSHA256))
+	if err != nil || d.Hex != helloSHA256 || d.Algorithm != SHA256 {
+		t.Fatalf("Parse = %v, %v", d, err)
+	}
+	for _, bad := range []string{"", "sha256", "md5:d41d8cd98f00b204e9800998ecf8427e", "sha256:abc", "sha256:" + strings.Repeat("g", 64), "sha512:" + helloSHA256} {
+		if _, err := Parse(bad); !errors.Is(err, ErrMalformed) {
+			t.Errorf("Parse(%q) = %v, want ErrMalformed", bad, err)
+		}
+	}
+}
+
+func TestHasherCheck(t *testing.T) {
+	h := NewHasher()
+	io.Copy(h, strings.NewReader("hello"))
+	if err := h.Check("x", Set{SHA256: helloSHA256}); err != nil {
+		t.Fatal(err)
+	}
+	var me *MismatchError
+	err := h.Check("https://example/x", Set{SHA256: strings.Repeat("0", 64)})
+	if !errors.As(err, &me) || !strings.Contains(err.Error(), helloSHA256) || !strings.Contains(err.Error(), "https://example/x") {
+		t.Fatalf("mismatch error = %v", err)
+	}
+	if err := h.Check("x", Set{}); !errors.Is(err, ErrNoPin) {
+		t.Fatalf("empty pin = %v", err)
+	}
+	if err := NewHasher(SHA512).Check("x", Set{SHA256: helloSHA256}); !errors.Is(err, ErrNoPin) {
+		t.Fatalf("uncomparable pin = %v", err)
+	}
+	s := Set{}
+	if err := s.Add(Digest{SHA256, helloSHA256}); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Add(Digest{SHA256, strings.Repeat("1", 64)}); err == nil {
+		t.Fatal("conflicting pins accepted")
+	}
+}
