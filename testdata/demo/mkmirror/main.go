@@ -1,0 +1,141 @@
+// Command mkmirror regenerates the demo's fixture mirror (testdata/demo/mirror)
+// from the Go sources in testdata/demo/src: static binaries for amd64 and arm64,
+// deterministic tarballs, checksum files, and OpenPGP signatures by the demo's
+// fixture upstream key (testdata/demo/keys, created with gpg on first run).
+//
+// The mirror is committed, because Go binaries differ between Go releases and the
+// demo recipes pin their digests. Run it only to change the demo, then update the
+// digests in testdata/demo/recipes:
+//
+//	go run ./testdata/demo/mkmirror
+//
+// This is test tooling: it uses gpg, which the product itself never does.
+package main
+
+import (
+	"archive/tar"
+	"bytes"
+	"compress/gzip"
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"log"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"time"
+)
+
+const (
+	base     = "testdata/demo"
+	host     = "releases.example.org"
+	helloVer = "1.2.0"
+	pingdVer = "0.9.1"
+	keyUID   = "updeb demo upstream (fixture key, test only) <demo-upstream@example.org>"
+)
+
+var (
+	arches = []string{"amd64", "arm64"}
+	epoch  = time.Date(2026, 3, 14, 0, 0, 0, 0, time.UTC)
+)
+
+func main() {
+	log.SetFlags(0)
+	gnupg, err := os.MkdirTemp("", "mkmirror-gnupg")
+	check(err)
+	defer os.RemoveAll(gnupg)
+	importOrCreateKey(gnupg)
+
+	helloDir := filepath.Join(base, "mirror", host, "hello", "v"+helloVer)
+	pingdDir := filepath.Join(base, "mirror", host, "pingd", "v"+pingdVer)
+	check(os.MkdirAll(helloDir, 0o755))
+	check(os.MkdirAll(pingdDir, 0o755))
+
+	var sums bytes.Buffer
+	for _, arch := range arches {
+		// hello: a tarball with the binary and a LICENSE, signed detached (like Helm).
+		bin := goBuild("hello", arch, helloVer)
+		name := fmt.Sprintf("hello-v%s-linux-%s.tar.gz", helloVer, arch)
+		tgz := tarGz(fmt.Sprintf("linux-%s/", arch), map[string][]byte{
+			"hello":   bin,
+			"LICENSE": []byte("Demo fixture for updeb. Licensed under the Apache License, Version 2.0.\n"),
+		})
+		path := filepath.Join(helloDir, name)
+		check(os.WriteFile(path, tgz, 0o644))
+		check(os.WriteFile(path+".sha256sum", []byte(sha(tgz)+"  "+name+"\n"), 0o644))
+		gpg(gnupg, "--yes", "--armor", "--detach-sign", "--output", path+".asc", path)
+
+		// pingd: a raw binary listed in a clearsigned SHA256SUMS (like runc).
+		pbin := goBuild("pingd", arch, pingdVer)
+		pname := "pingd." + arch
+		check(os.WriteFile(filepath.Join(pingdDir, pname), pbin, 0o644))
+		fmt.Fprintf(&sums, "%s  %s\n", sha(pbin), pname)
+	}
+	plain := filepath.Join(pingdDir, "pingd.sha256sum.txt")
+	check(os.WriteFile(plain, sums.Bytes(), 0o644))
+	gpg(gnupg, "--yes", "--clearsign", "--output", filepath.Join(pingdDir, "pingd.sha256sum"), plain)
+	check(os.Remove(plain))
+	log.Printf("mirror written under %s/mirror; now update the digests in %s/recipes", base, base)
+}
+
+func goBuild(tool, arch, version string) []byte {
+	out := filepath.Join(os.TempDir(), "mkmirror-"+tool+"-"+arch)
+	cmd := exec.Command("go", "build", "-trimpath", "-ldflags", "-s -w -buildid= -X main.version="+version, "-o", out, "./"+base+"/src/"+tool)
+	cmd.Env = append(os.Environ(), "CGO_ENABLED=0", "GOOS=linux", "GOARCH="+arch)
+	cmd.Stderr = os.Stderr
+	check(cmd.Run())
+	b, err := os.ReadFile(out)
+	check(err)
+	os.Remove(out)
+	return b
+}
+
+// tarGz writes a deterministic GNU tarball: fixed order, owner, mode and mtime.
+func tarGz(prefix string, files map[string][]byte) []byte {
+	var buf bytes.Buffer
+	zw, _ := gzip.NewWriterLevel(&buf, gzip.BestCompression)
+	tw := tar.NewWriter(zw)
+	check(tw.WriteHeader(&tar.Header{Typeflag: tar.TypeDir, Name: prefix, Mode: 0o755, ModTime: epoch, Format: tar.FormatGNU}))
+	for _, name := range []string{"LICENSE", "hello"} {
+		mode := int64(0o644)
+		if name == "hello" {
+			mode = 0o755
+		}
+		check(tw.WriteHeader(&tar.Header{Typeflag: tar.TypeReg, Name: prefix + name, Mode: mode, Size: int64(len(files[name])), ModTime: epoch, Format: tar.FormatGNU}))
+		_, err := tw.Write(files[name])
+		check(err)
+	}
+	check(tw.Close())
+	check(zw.Close())
+	return buf.Bytes()
+}
+
+func importOrCreateKey(gnupg string) {
+	secret := filepath.Join(base, "keys", "demo-upstream-secret.asc")
+	public := filepath.Join(base, "keys", "demo-upstream.asc")
+	if _, err := os.Stat(secret); err == nil {
+		gpg(gnupg, "--import", secret)
+		return
+	}
+	check(os.MkdirAll(filepath.Dir(secret), 0o755))
+	gpg(gnupg, "--passphrase", "", "--quick-gen-key", keyUID, "ed25519", "sign", "never")
+	gpg(gnupg, "--yes", "--armor", "--output", public, "--export", keyUID)
+	gpg(gnupg, "--yes", "--armor", "--output", secret, "--export-secret-keys", keyUID)
+}
+
+func gpg(home string, args ...string) {
+	cmd := exec.Command("gpg", append([]string{"--homedir", home, "--batch", "--pinentry-mode", "loopback", "--quiet"}, args...)...)
+	cmd.Stderr = os.Stderr
+	check(cmd.Run())
+}
+
+func sha(b []byte) string {
+	s := sha256.Sum256(b)
+	return hex.EncodeToString(s[:])
+}
+
+func check(err error) {
+	if err != nil {
+		log.Fatal(err)
+	}
+}
