@@ -1,0 +1,51 @@
+package atomicfile
+
+import (
+	"errors"
+	"io"
+	"os"
+	"path/filepath"
+	"syscall"
+	"testing"
+)
+
+func TestWriteReplacesAndLeavesNoTemp(t *testing.T) {
+	dir := t.TempDir()
+	p := filepath.Join(dir, "out.txt")
+	old := syscall.Umask(0o077)
+	defer syscall.Umask(old)
+	if err := WriteFile(p, []byte("one"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := WriteFile(p, []byte("two"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	b, _ := os.ReadFile(p)
+	st, _ := os.Stat(p)
+	if string(b) != "two" || st.Mode().Perm() != 0o644 {
+		t.Fatalf("content %q mode %v", b, st.Mode())
+	}
+	entries, _ := os.ReadDir(dir)
+	if len(entries) != 1 {
+		t.Fatalf("left behind: %v", entries)
+	}
+}
+
+func TestFailedFillKeepsOldContent(t *testing.T) {
+	dir := t.TempDir()
+	p := filepath.Join(dir, "out.txt")
+	WriteFile(p, []byte("old"), 0o600)
+	boom := errors.New("boom")
+	err := WriteFrom(p, 0o600, func(w io.Writer) error {
+		w.Write([]byte("partial"))
+		return boom
+	})
+	if !errors.Is(err, boom) {
+		t.Fatalf("err = %v", err)
+	}
+	b, _ := os.ReadFile(p)
+	entries, _ := os.ReadDir(dir)
+	if string(b) != "old" || len(entries) != 1 {
+		t.Fatalf("content %q, entries %v", b, entries)
+	}
+}
