@@ -189,11 +189,10 @@ func Select(ctx context.Context, path string, kind Kind, want []string, lim Limi
 	if kind == Raw {
 		return selectRaw(ctx, path, want, lim, fn)
 	}
-	w, err := newWantSet(want)
+	s, err := newScan(ctx, path, want, lim, fn)
 	if err != nil {
 		return err
 	}
-	s := &scan{ctx: ctx, archive: path, lim: lim, want: w, fn: fn, seen: map[string]bool{}, links: map[string]string{}}
 	switch kind {
 	case TarGz, Tgz, TarXz, Tar:
 		err = s.selectTarFile(kind)
@@ -206,6 +205,14 @@ func Select(ctx context.Context, path string, kind Kind, want []string, lim Limi
 		return err
 	}
 	return s.finish()
+}
+
+func newScan(ctx context.Context, path string, want []string, lim Limits, fn func(Member, io.Reader) error) (*scan, error) {
+	w, err := newWantSet(want)
+	if err != nil {
+		return nil, err
+	}
+	return &scan{ctx: ctx, archive: path, lim: lim, want: w, fn: fn, seen: map[string]bool{}, links: map[string]string{}}, nil
 }
 
 // wantSet holds the cleaned wanted names and which were found.
@@ -352,13 +359,10 @@ func (s *scan) deliver(m Member, raw string, src io.Reader) error {
 	if err := s.fn(m, er); err != nil {
 		return err
 	}
-	if er.err != nil {
-		return er.err
-	}
-	if _, err := io.Copy(io.Discard, er); err != nil {
-		return err
-	}
-	return nil
+	// io.Copy stops at the sticky io.EOF of a fully read member, and returns
+	// the sticky error of a failed one.
+	_, err := io.Copy(io.Discard, er)
+	return err
 }
 
 // finish runs the whole-archive checks: chained symlink escapes and missing members.

@@ -88,7 +88,10 @@ func (r *entryReader) Read(p []byte) (int, error) {
 // Errors this package made already (limits) and context errors pass unchanged.
 func (s *scan) wrapRead(entry string, err error) error {
 	var own *Error
-	if errors.As(err, &own) || errors.Is(err, s.ctx.Err()) && s.ctx.Err() != nil {
+	if errors.As(err, &own) {
+		return err
+	}
+	if ctxErr := s.ctx.Err(); ctxErr != nil && errors.Is(err, ctxErr) {
 		return err
 	}
 	if errors.Is(err, io.ErrUnexpectedEOF) {

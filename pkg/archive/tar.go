@@ -50,6 +50,9 @@ func (s *scan) decompressor(kind Kind, r io.Reader) (io.Reader, error) {
 	if err == io.EOF {
 		return nil, s.errorf(ErrCorrupt, "", nil, "empty file, expected %s data", format)
 	}
+	if errors.Is(err, io.ErrUnexpectedEOF) {
+		return nil, s.errorf(ErrCorrupt, "", err, "truncated: the file ends inside the %s header", format)
+	}
 	if err != nil {
 		return nil, s.errorf(ErrCorrupt, "", err, "not %s data", format)
 	}

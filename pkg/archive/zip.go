@@ -7,6 +7,7 @@ import (
 	"io"
 	"io/fs"
 	"math"
+	"os"
 )
 
 // maxLinkTarget bounds a zip symlink's target (stored as the entry's data).
@@ -16,15 +17,23 @@ const maxLinkTarget = 4096
 // members) before fn is called, then delivers the wanted members in
 // central-directory order.
 func (s *scan) selectZip() error {
-	zr, err := zip.OpenReader(s.archive)
+	f, err := os.Open(s.archive)
+	if err != nil {
+		return fmt.Errorf("archive: %w", err)
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return fmt.Errorf("archive: %w", err)
+	}
+	return s.selectZipReader(f, fi.Size())
+}
+
+func (s *scan) selectZipReader(r io.ReaderAt, size int64) error {
+	zr, err := zip.NewReader(r, size)
 	if err != nil && !errors.Is(err, zip.ErrInsecurePath) { // ErrInsecurePath only with GODEBUG=zipinsecurepath=0; check() decides
-		var pe *fs.PathError
-		if errors.As(err, &pe) {
-			return fmt.Errorf("archive: %w", err)
-		}
 		return s.errorf(ErrCorrupt, "", err, "not a readable zip archive")
 	}
-	defer zr.Close()
 	b := &budget{s: s}
 	type pick struct {
 		f *zip.File
