@@ -31,17 +31,16 @@ func TestHostile(t *testing.T) {
 		return zent{raw: &zip.FileHeader{Name: "bin/tool", Method: zip.Store, CRC32: crc32.ChecksumIEEE([]byte(stored)),
 			CompressedSize64: uint64(len(stored)), UncompressedSize64: declared}, body: stored}
 	}
-	zipBadCRC := zent{raw: &zip.FileHeader{Name: "bin/tool", Method: zip.Store, CRC32: 12345,
-		CompressedSize64: uint64(len(stored)), UncompressedSize64: uint64(len(stored))}, body: stored}
+	zipBadCRC := zent{raw: zipBadHeader("bin/tool", stored), body: stored}
 
 	tests := []struct {
-		name    string
-		kind    Kind
-		data    []byte
-		want    []string
-		lim     Limits
+		name     string
+		kind     Kind
+		data     []byte
+		want     []string
+		lim      Limits
 		sentinel error
-		msg     string
+		msg      string
 	}{
 		{"dotdot unwanted", Tar, tarBytes(t, okFile, file("../evil", "x")), []string{"ok"}, Limits{}, ErrUnsafe,
 			`archive ARCHIVE: entry "../evil": name contains a ".." component (path traversal)`},
@@ -252,4 +251,10 @@ func TestContextCanceled(t *testing.T) {
 	if !errors.Is(err, context.Canceled) {
 		t.Fatalf("error %v, want context.Canceled", err)
 	}
+}
+
+// zipBadHeader is a stored zip entry whose CRC-32 does not match body.
+func zipBadHeader(name, body string) *zip.FileHeader {
+	return &zip.FileHeader{Name: name, Method: zip.Store, CRC32: crc32.ChecksumIEEE([]byte(body)) ^ 1,
+		CompressedSize64: uint64(len(body)), UncompressedSize64: uint64(len(body))}
 }
