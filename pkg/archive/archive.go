@@ -1,0 +1,430 @@
+// Package archive reads the few files a recipe names out of an upstream release
+// artifact (tar.gz, tar.xz, plain tar, zip, or a raw binary) in one pass, and
+// streams each to a callback. It never extracts a tree to disk, and it refuses
+// hostile archives: path traversal, absolute names, links that escape, special
+// files, duplicate entries, and decompression past a size limit.
+//
+// Strictness, on purpose: an upstream release archive is a handful of regular
+// files and directories. Anything unusual in ANY entry, wanted or not (a ".."
+// component, an absolute or drive-letter name, a backslash, a symlink or hardlink
+// whose target leaves the archive root, a device node or fifo, the same path
+// twice), refuses the whole archive with ErrUnsafe. updeb never extracts, so an
+// unwanted escaping link could not hurt it; but an archive that carries one is
+// not a clean release and a human should look before it is packaged.
+package archive
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"strconv"
+	"strings"
+)
+
+// Kind is an artifact's container format.
+type Kind string
+
+const (
+	TarGz Kind = "tar.gz"
+	Tgz   Kind = "tgz" // alias of TarGz
+	TarXz Kind = "tar.xz"
+	Tar   Kind = "tar"
+	Zip   Kind = "zip"
+	// Raw is an artifact that is itself the one file (a bare binary).
+	Raw Kind = "raw"
+)
+
+// kindSuffixes maps file-name suffixes to kinds, longest first so ".tar.gz"
+// wins over ".gz"-less ".tar".
+var kindSuffixes = []struct {
+	suffix string
+	kind   Kind
+}{
+	{".tar.gz", TarGz}, {".tgz", TarGz}, {".tar.xz", TarXz}, {".txz", TarXz}, {".tar", Tar}, {".zip", Zip},
+}
+
+// KindFromName guesses the kind from a file name's suffix (.tar.gz .tgz .tar.xz
+// .txz .tar .zip, case-insensitive). It returns false for anything else; whether
+// such a file is Raw is the caller's (the recipe's) decision, not a guess.
+// .tgz gives TarGz and .txz gives TarXz.
+func KindFromName(name string) (Kind, bool) {
+	lower := strings.ToLower(name)
+	for _, s := range kindSuffixes {
+		if strings.HasSuffix(lower, s.suffix) {
+			return s.kind, true
+		}
+	}
+	return "", false
+}
+
+// ParseKind checks a kind written in a recipe. It accepts the Kind constants.
+func ParseKind(s string) (Kind, error) {
+	switch k := Kind(s); k {
+	case TarGz, Tgz, TarXz, Tar, Zip, Raw:
+		return k, nil
+	}
+	return "", fmt.Errorf("archive: unknown kind %q (want one of tar.gz, tgz, tar.xz, tar, zip, raw)", s)
+}
+
+// Limits bound what one Select call may read. A zero field means its default
+// (see DefaultLimits).
+type Limits struct {
+	// MaxFileSize is the largest wanted member, in bytes.
+	MaxFileSize int64
+	// MaxTotal bounds the decompressed bytes read across the whole archive,
+	// including headers and skipped entries: the decompression-bomb guard.
+	MaxTotal int64
+	// MaxEntries bounds the number of entries (of any type) in the archive.
+	MaxEntries int
+}
+
+// DefaultLimits fit Kubernetes server tarballs (several hundred MB, with image
+// tars inside) with a wide margin.
+func DefaultLimits() Limits {
+	return Limits{MaxFileSize: 2 << 30, MaxTotal: 8 << 30, MaxEntries: 100000}
+}
+
+func (l Limits) withDefaults() Limits {
+	d := DefaultLimits()
+	if l.MaxFileSize <= 0 {
+		l.MaxFileSize = d.MaxFileSize
+	}
+	if l.MaxTotal <= 0 {
+		l.MaxTotal = d.MaxTotal
+	}
+	if l.MaxEntries <= 0 {
+		l.MaxEntries = d.MaxEntries
+	}
+	return l
+}
+
+// Member is one wanted file handed to Select's callback.
+type Member struct {
+	// Name is the cleaned path inside the archive, as requested ("bridge" for
+	// an entry stored as "./bridge"); "" for a Raw artifact.
+	Name string
+	// Size is the exact number of bytes the callback's reader yields.
+	Size int64
+	// Mode is the stored permission bits (with setuid, setgid and sticky bits if
+	// set); never a type bit, since only regular files are handed out. 0 for a
+	// Raw artifact, which carries no mode: the recipe decides.
+	Mode fs.FileMode
+}
+
+// Errors callers branch on; every error Select returns about the archive is an
+// *Error whose Kind is one of these. ErrLimit and ErrNotRegular also match
+// ErrUnsafe with errors.Is.
+var (
+	// ErrUnsafe: the archive is hostile or unclean (see the package comment).
+	ErrUnsafe = errors.New("archive: unsafe archive")
+	// ErrLimit: a Limits bound was passed (decompression bomb, huge file, too many entries).
+	ErrLimit = errors.New("archive: limit exceeded")
+	// ErrNotRegular: a wanted path is a directory, link, device, fifo or sparse file.
+	ErrNotRegular = errors.New("archive: wanted member is not a regular file")
+	// ErrCorrupt: truncated data, a checksum mismatch, a malformed header, trailing garbage.
+	ErrCorrupt = errors.New("archive: corrupt archive")
+	// ErrMissing: a wanted member is not in the archive.
+	ErrMissing = errors.New("archive: wanted member not found")
+	// ErrWant: the want list itself is invalid (an unsafe or duplicate name); a recipe error.
+	ErrWant = errors.New("archive: invalid wanted name")
+)
+
+// Error describes what was refused: which archive, which entry, and why.
+type Error struct {
+	Archive string // the path given to Select
+	Entry   string // the entry's name as stored in the archive; "" when about the whole archive
+	Kind    error  // one of the Err* sentinels
+	Msg     string // what was expected and what was found
+	Err     error  // the underlying cause, if any
+}
+
+func (e *Error) Error() string {
+	var b strings.Builder
+	b.WriteString("archive ")
+	b.WriteString(e.Archive)
+	if e.Entry != "" {
+		b.WriteString(": entry ")
+		b.WriteString(strconv.Quote(e.Entry))
+	}
+	b.WriteString(": ")
+	b.WriteString(e.Msg)
+	if e.Err != nil {
+		b.WriteString(": ")
+		b.WriteString(e.Err.Error())
+	}
+	return b.String()
+}
+
+// Is makes errors.Is(err, e.Kind) true, and ErrUnsafe match ErrLimit and ErrNotRegular.
+func (e *Error) Is(target error) bool {
+	if target == e.Kind {
+		return true
+	}
+	return target == ErrUnsafe && (e.Kind == ErrLimit || e.Kind == ErrNotRegular)
+}
+
+func (e *Error) Unwrap() error { return e.Err }
+
+// Select reads the archive at path once and calls fn for every wanted member, in
+// archive order (zip: central-directory order), with a reader that yields exactly
+// Size bytes and is valid only during the call. want holds member paths, cleaned
+// before matching ("./bridge" and "bridge" are the same); each must be found
+// exactly once as a regular file, else an ErrMissing error names the missing
+// ones and a few names that are in the archive.
+//
+// For Raw, want must be exactly [""]: the artifact's own name is the recipe's
+// business (the cached file is named by its digest), and fn gets the whole file.
+//
+// Tar archives are checked as they stream, so fn may already have been called
+// for earlier members when Select returns an error (a later hostile entry, a
+// checksum at the end): callers must discard everything fn produced unless
+// Select returns nil. Zip archives are checked entirely before fn is called.
+// If fn returns an error, Select stops and returns that error unchanged. If fn
+// does not read its reader to the end, Select reads the rest, so a checksum at
+// the end of the data is always checked.
+func Select(ctx context.Context, path string, kind Kind, want []string, lim Limits, fn func(Member, io.Reader) error) error {
+	lim = lim.withDefaults()
+	if kind == Raw {
+		return selectRaw(ctx, path, want, lim, fn)
+	}
+	s, err := newScan(ctx, path, want, lim, fn)
+	if err != nil {
+		return err
+	}
+	switch kind {
+	case TarGz, Tgz, TarXz, Tar:
+		err = s.selectTarFile(kind)
+	case Zip:
+		err = s.selectZip()
+	default:
+		_, err = ParseKind(string(kind))
+	}
+	if err != nil {
+		return err
+	}
+	return s.finish()
+}
+
+func newScan(ctx context.Context, path string, want []string, lim Limits, fn func(Member, io.Reader) error) (*scan, error) {
+	w, err := newWantSet(want)
+	if err != nil {
+		return nil, err
+	}
+	return &scan{ctx: ctx, archive: path, lim: lim, want: w, fn: fn, seen: map[string]bool{}, links: map[string]string{}}, nil
+}
+
+// wantSet holds the cleaned wanted names and which were found.
+type wantSet struct {
+	names map[string]bool // cleaned name -> found
+	order []string        // cleaned names, as given
+}
+
+func newWantSet(want []string) (*wantSet, error) {
+	w := &wantSet{names: make(map[string]bool, len(want))}
+	for _, raw := range want {
+		name, problem := cleanName(raw)
+		if problem == "" && name == "." {
+			problem = "names the archive root, not a file"
+		}
+		if problem != "" {
+			return nil, fmt.Errorf("%w %q: %s", ErrWant, raw, problem)
+		}
+		if _, dup := w.names[name]; dup {
+			return nil, fmt.Errorf("%w %q: listed twice (as %q after cleaning)", ErrWant, raw, name)
+		}
+		w.names[name] = false
+		w.order = append(w.order, name)
+	}
+	return w, nil
+}
+
+func (w *wantSet) missing() []string {
+	var out []string
+	for _, n := range w.order {
+		if !w.names[n] {
+			out = append(out, n)
+		}
+	}
+	return out
+}
+
+// scan is the state of one Select over a tar or zip archive.
+type scan struct {
+	ctx     context.Context
+	archive string
+	lim     Limits
+	want    *wantSet
+	fn      func(Member, io.Reader) error
+	entries int
+	seen    map[string]bool   // every cleaned entry path
+	files   []string          // regular files in archive order, for the missing-member hint
+	links   map[string]string // symlink path -> target, for the chained-escape check
+}
+
+func (s *scan) errorf(kind error, entry string, cause error, format string, args ...any) *Error {
+	return &Error{Archive: s.archive, Entry: entry, Kind: kind, Msg: fmt.Sprintf(format, args...), Err: cause}
+}
+
+// entryType is what an entry is, independent of the container format.
+type entryType int
+
+const (
+	typeFile entryType = iota
+	typeDir
+	typeSymlink
+	typeHardlink
+	typeSpecial // device, fifo, socket
+	typeSparse
+	typeOther // a type this package does not know
+)
+
+func (t entryType) String() string {
+	return [...]string{"a regular file", "a directory", "a symlink", "a hardlink", "a device, fifo or socket", "a sparse file", "an entry of unknown type"}[t]
+}
+
+// entry is one archive entry as the container format describes it.
+type entry struct {
+	raw    string // the name as stored
+	typ    entryType
+	link   string // symlink or hardlink target
+	size   int64
+	mode   fs.FileMode
+	detail string // for typeOther: the format's type code
+}
+
+// check applies every per-entry rule and returns the cleaned name and whether
+// the entry is wanted (a wanted entry passed every check, including its type
+// and size).
+func (s *scan) check(e entry) (string, bool, error) {
+	s.entries++
+	if s.entries > s.lim.MaxEntries {
+		return "", false, s.errorf(ErrLimit, e.raw, nil, "more than %d entries (Limits.MaxEntries)", s.lim.MaxEntries)
+	}
+	name, problem := cleanName(e.raw)
+	if problem != "" {
+		return "", false, s.errorf(ErrUnsafe, e.raw, nil, "%s", problem)
+	}
+	if s.seen[name] {
+		return "", false, s.errorf(ErrUnsafe, e.raw, nil, "duplicate entry: %q appears more than once", name)
+	}
+	s.seen[name] = true
+	switch e.typ {
+	case typeSymlink:
+		if problem := symlinkEscapes(name, e.link); problem != "" {
+			return "", false, s.errorf(ErrUnsafe, e.raw, nil, "symlink to %q %s", e.link, problem)
+		}
+		s.links[name] = e.link
+	case typeHardlink:
+		if _, problem := cleanName(e.link); problem != "" {
+			return "", false, s.errorf(ErrUnsafe, e.raw, nil, "hardlink to %q: target %s", e.link, problem)
+		}
+	case typeSpecial:
+		return "", false, s.errorf(ErrUnsafe, e.raw, nil, "is %s; release archives hold none", e.typ)
+	case typeFile:
+		s.files = append(s.files, name)
+	}
+	found, wanted := s.want.names[name]
+	if !wanted {
+		return name, false, nil
+	}
+	if found { // unreachable while duplicates are refused above; kept as the contract's guard
+		return "", false, s.errorf(ErrUnsafe, e.raw, nil, "wanted member %q found twice", name)
+	}
+	if e.typ != typeFile {
+		what := e.typ.String()
+		if e.typ == typeSymlink || e.typ == typeHardlink {
+			what += " to " + strconv.Quote(e.link)
+		}
+		if e.detail != "" {
+			what += " (" + e.detail + ")"
+		}
+		return "", false, s.errorf(ErrNotRegular, e.raw, nil, "wanted as a regular file, but it is %s", what)
+	}
+	if e.size > s.lim.MaxFileSize {
+		return "", false, s.errorf(ErrLimit, e.raw, nil, "size %d bytes is above the %d-byte limit for one file (Limits.MaxFileSize)", e.size, s.lim.MaxFileSize)
+	}
+	if e.size < 0 {
+		return "", false, s.errorf(ErrCorrupt, e.raw, nil, "negative size %d", e.size)
+	}
+	s.want.names[name] = true
+	return name, true, nil
+}
+
+// deliver hands one wanted member to fn, then drains what fn left unread so the
+// format's own end-of-data checks (zip CRC, tar truncation) always run.
+func (s *scan) deliver(m Member, raw string, src io.Reader) error {
+	er := &entryReader{s: s, entry: raw, src: src, remaining: m.Size}
+	if err := s.fn(m, er); err != nil {
+		return err
+	}
+	// io.Copy stops at the sticky io.EOF of a fully read member, and returns
+	// the sticky error of a failed one.
+	_, err := io.Copy(io.Discard, er)
+	return err
+}
+
+// finish runs the whole-archive checks: chained symlink escapes and missing members.
+func (s *scan) finish() error {
+	if err := s.checkLinkChains(); err != nil {
+		return err
+	}
+	missing := s.want.missing()
+	if len(missing) == 0 {
+		return nil
+	}
+	quoted := make([]string, len(missing))
+	for i, m := range missing {
+		quoted[i] = strconv.Quote(m)
+	}
+	msg := "not found: " + strings.Join(quoted, ", ")
+	if hint := s.hint(missing); hint != "" {
+		msg += "; the archive holds " + hint
+	} else {
+		msg += "; the archive holds no regular files"
+	}
+	return s.errorf(ErrMissing, "", nil, "%s", msg)
+}
+
+// hint lists a few regular files in the archive: first those whose base name
+// matches a missing one (the usual mistake is a forgotten top directory, such as
+// "helm" for "linux-amd64/helm"), then the first ones in archive order.
+func (s *scan) hint(missing []string) string {
+	const max = 5
+	var pick []string
+	picked := map[string]bool{}
+	add := func(n string) {
+		if len(pick) < max && !picked[n] {
+			picked[n] = true
+			pick = append(pick, strconv.Quote(n))
+		}
+	}
+	bases := map[string]bool{}
+	for _, m := range missing {
+		bases[baseName(m)] = true
+	}
+	for _, f := range s.files {
+		if bases[baseName(f)] {
+			add(f)
+		}
+	}
+	for _, f := range s.files {
+		add(f)
+	}
+	if len(pick) == 0 {
+		return ""
+	}
+	more := ""
+	if len(s.files) > len(pick) {
+		more = fmt.Sprintf(" and %d more", len(s.files)-len(pick))
+	}
+	return strings.Join(pick, ", ") + more
+}
+
+func baseName(p string) string {
+	if i := strings.LastIndexByte(p, '/'); i >= 0 {
+		return p[i+1:]
+	}
+	return p
+}

@@ -1,0 +1,166 @@
+package archive
+
+import (
+	"archive/tar"
+	"archive/zip"
+	"bytes"
+	"context"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/klauspost/compress/gzip"
+	"github.com/ulikunitz/xz"
+)
+
+// tent is one tar entry a test builds.
+type tent struct {
+	name string
+	typ  byte
+	body string
+	link string
+	mode int64
+}
+
+func file(name, body string) tent { return tent{name: name, typ: tar.TypeReg, body: body} }
+
+// tarBytes writes entries with archive/tar.
+func tarBytes(t testing.TB, ents ...tent) []byte {
+	t.Helper()
+	var buf bytes.Buffer
+	tw := tar.NewWriter(&buf)
+	for _, e := range ents {
+		h := &tar.Header{Name: e.name, Typeflag: e.typ, Linkname: e.link, Size: int64(len(e.body)), Mode: e.mode}
+		if h.Mode == 0 {
+			h.Mode = 0o644
+		}
+		if e.typ != tar.TypeReg {
+			h.Size = 0
+		}
+		if err := tw.WriteHeader(h); err != nil {
+			t.Fatal(err)
+		}
+		if e.body != "" {
+			if _, err := tw.Write([]byte(e.body)); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	if err := tw.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return buf.Bytes()
+}
+
+func gzBytes(t testing.TB, data []byte) []byte {
+	t.Helper()
+	var buf bytes.Buffer
+	zw, _ := gzip.NewWriterLevel(&buf, gzip.BestCompression)
+	if _, err := zw.Write(data); err != nil {
+		t.Fatal(err)
+	}
+	if err := zw.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return buf.Bytes()
+}
+
+func xzBytes(t testing.TB, data []byte) []byte {
+	t.Helper()
+	var buf bytes.Buffer
+	zw, err := xz.NewWriter(&buf)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := zw.Write(data); err != nil {
+		t.Fatal(err)
+	}
+	if err := zw.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return buf.Bytes()
+}
+
+// zent is one zip entry a test builds; raw entries are written with CreateRaw
+// so their header fields can lie.
+type zent struct {
+	name string
+	body string
+	mode os.FileMode
+	raw  *zip.FileHeader
+}
+
+func zipBytes(t testing.TB, ents ...zent) []byte {
+	t.Helper()
+	var buf bytes.Buffer
+	zw := zip.NewWriter(&buf)
+	for _, e := range ents {
+		var w io.Writer
+		var err error
+		if e.raw != nil {
+			w, err = zw.CreateRaw(e.raw)
+		} else {
+			h := &zip.FileHeader{Name: e.name, Method: zip.Deflate}
+			mode := e.mode
+			if mode == 0 {
+				mode = 0o644
+			}
+			h.SetMode(mode)
+			w, err = zw.CreateHeader(h)
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := w.Write([]byte(e.body)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := zw.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return buf.Bytes()
+}
+
+func writeTemp(t testing.TB, name string, data []byte) string {
+	t.Helper()
+	p := filepath.Join(t.TempDir(), name)
+	if err := os.WriteFile(p, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// got is what one Select handed out, in order.
+type got struct {
+	m    Member
+	body string
+}
+
+// collect runs Select and records every member fn saw, checking that each
+// reader yields exactly Size bytes.
+func collect(t testing.TB, path string, kind Kind, want []string, lim Limits) ([]got, error) {
+	t.Helper()
+	var out []got
+	err := Select(context.Background(), path, kind, want, lim, func(m Member, r io.Reader) error {
+		b, err := io.ReadAll(r)
+		if err != nil {
+			return err
+		}
+		if int64(len(b)) != m.Size {
+			t.Errorf("member %q: reader gave %d bytes, Size is %d", m.Name, len(b), m.Size)
+		}
+		out = append(out, got{m, string(b)})
+		return nil
+	})
+	return out, err
+}
+
+// msg returns err's text with the archive's temp path replaced by ARCHIVE.
+func msg(err error, path string) string {
+	if err == nil {
+		return "<nil>"
+	}
+	return strings.ReplaceAll(err.Error(), path, "ARCHIVE")
+}

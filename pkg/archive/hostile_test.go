@@ -1,0 +1,260 @@
+package archive
+
+import (
+	"archive/tar"
+	"archive/zip"
+	"bytes"
+	"context"
+	"errors"
+	"hash/crc32"
+	"io"
+	"os"
+	"strings"
+	"testing"
+	"time"
+)
+
+// TestHostile builds hostile archives in the test and checks each is refused
+// with its sentinel and its exact message.
+func TestHostile(t *testing.T) {
+	okFile := file("ok", "fine")
+	twoZeroBlocks := make([]byte, 1024)
+	helmTar := tarBytes(t, tent{name: "linux-amd64/", typ: tar.TypeDir, mode: 0o755}, file("linux-amd64/helm", strings.Repeat("h", 2000)), file("linux-amd64/LICENSE", "Apache"))
+	helmGz := gzBytes(t, helmTar)
+	helmXz := xzBytes(t, helmTar)
+	badCRC := bytes.Clone(helmGz)
+	badCRC[len(badCRC)-8] ^= 0xff // the gzip trailer's CRC-32
+	badXz := bytes.Clone(helmXz)
+	badXz[len(badXz)/2] ^= 0xff
+	stored := "hello world"
+	zipLie := func(declared uint64) zent {
+		return zent{raw: &zip.FileHeader{Name: "bin/tool", Method: zip.Store, CRC32: crc32.ChecksumIEEE([]byte(stored)),
+			CompressedSize64: uint64(len(stored)), UncompressedSize64: declared}, body: stored}
+	}
+	zipBadCRC := zent{raw: zipBadHeader("bin/tool", stored), body: stored}
+
+	tests := []struct {
+		name     string
+		kind     Kind
+		data     []byte
+		want     []string
+		lim      Limits
+		sentinel error
+		msg      string
+	}{
+		{"dotdot unwanted", Tar, tarBytes(t, okFile, file("../evil", "x")), []string{"ok"}, Limits{}, ErrUnsafe,
+			`archive ARCHIVE: entry "../evil": name contains a ".." component (path traversal)`},
+		{"dotdot inside a longer name", TarGz, gzBytes(t, tarBytes(t, file("a/../../etc/passwd", "x"))), []string{"etc/passwd"}, Limits{}, ErrUnsafe,
+			`archive ARCHIVE: entry "a/../../etc/passwd": name contains a ".." component (path traversal)`},
+		{"absolute name", Tar, tarBytes(t, file("/etc/passwd", "x")), []string{"etc/passwd"}, Limits{}, ErrUnsafe,
+			`archive ARCHIVE: entry "/etc/passwd": absolute name`},
+		{"symlink escape", Tar, tarBytes(t, okFile, tent{name: "bin/link", typ: tar.TypeSymlink, link: "../../etc/shadow"}), []string{"ok"}, Limits{}, ErrUnsafe,
+			`archive ARCHIVE: entry "bin/link": symlink to "../../etc/shadow" leaves the archive root`},
+		{"absolute symlink", Tar, tarBytes(t, okFile, tent{name: "bin/sh", typ: tar.TypeSymlink, link: "/bin/sh"}), []string{"ok"}, Limits{}, ErrUnsafe,
+			`archive ARCHIVE: entry "bin/sh": symlink to "/bin/sh" is absolute: it leaves the archive root`},
+		{"symlink chain escape", Tar, tarBytes(t, okFile, tent{name: "a/l", typ: tar.TypeSymlink, link: ".."}, tent{name: "a/m", typ: tar.TypeSymlink, link: "l/.."}), []string{"ok"}, Limits{}, ErrUnsafe,
+			`archive ARCHIVE: entry "a/m": symlink to "l/.." leaves the archive root through other symlinks`},
+		{"symlink loop", Tar, tarBytes(t, okFile, tent{name: "x", typ: tar.TypeSymlink, link: "y"}, tent{name: "y", typ: tar.TypeSymlink, link: "x"}), []string{"ok"}, Limits{}, ErrUnsafe,
+			`archive ARCHIVE: entry "x": symlink to "y" is part of a symlink loop`},
+		{"hardlink escape", Tar, tarBytes(t, okFile, tent{name: "h", typ: tar.TypeLink, link: "../../etc/shadow"}), []string{"ok"}, Limits{}, ErrUnsafe,
+			`archive ARCHIVE: entry "h": hardlink to "../../etc/shadow": target name contains a ".." component (path traversal)`},
+		{"device node unwanted", Tar, tarBytes(t, okFile, tent{name: "dev/sda", typ: tar.TypeBlock}), []string{"ok"}, Limits{}, ErrUnsafe,
+			`archive ARCHIVE: entry "dev/sda": is a device, fifo or socket; release archives hold none`},
+		{"device node wanted", Tar, tarBytes(t, tent{name: "kubelet", typ: tar.TypeChar}), []string{"kubelet"}, Limits{}, ErrUnsafe,
+			`archive ARCHIVE: entry "kubelet": is a device, fifo or socket; release archives hold none`},
+		{"fifo", Tar, tarBytes(t, tent{name: "pipe", typ: tar.TypeFifo}), []string{"ok"}, Limits{}, ErrUnsafe,
+			`archive ARCHIVE: entry "pipe": is a device, fifo or socket; release archives hold none`},
+		{"duplicate wanted", Tar, tarBytes(t, file("bin/x", "good"), file("./bin/x", "evil")), []string{"bin/x"}, Limits{}, ErrUnsafe,
+			`archive ARCHIVE: entry "./bin/x": duplicate entry: "bin/x" appears more than once`},
+		{"duplicate unwanted", Tar, tarBytes(t, okFile, file("y", "1"), file("y", "2")), []string{"ok"}, Limits{}, ErrUnsafe,
+			`archive ARCHIVE: entry "y": duplicate entry: "y" appears more than once`},
+		{"wanted symlink", Tar, tarBytes(t, file("bin/x-1.0", "x"), tent{name: "bin/x", typ: tar.TypeSymlink, link: "x-1.0"}), []string{"bin/x"}, Limits{}, ErrNotRegular,
+			`archive ARCHIVE: entry "bin/x": wanted as a regular file, but it is a symlink to "x-1.0"`},
+		{"wanted hardlink", Tar, tarBytes(t, file("bin/x-1.0", "x"), tent{name: "bin/x", typ: tar.TypeLink, link: "bin/x-1.0"}), []string{"bin/x"}, Limits{}, ErrNotRegular,
+			`archive ARCHIVE: entry "bin/x": wanted as a regular file, but it is a hardlink to "bin/x-1.0"`},
+		{"wanted dir", Tar, tarBytes(t, tent{name: "linux-amd64/", typ: tar.TypeDir}), []string{"linux-amd64"}, Limits{}, ErrNotRegular,
+			`archive ARCHIVE: entry "linux-amd64/": wanted as a regular file, but it is a directory`},
+		{"wanted file too big", TarGz, helmGz, []string{"linux-amd64/helm"}, Limits{MaxFileSize: 1000}, ErrLimit,
+			`archive ARCHIVE: entry "linux-amd64/helm": size 2000 bytes is above the 1000-byte limit for one file (Limits.MaxFileSize)`},
+		{"too many entries", TarGz, helmGz, []string{"linux-amd64/helm"}, Limits{MaxEntries: 2}, ErrLimit,
+			`archive ARCHIVE: entry "linux-amd64/LICENSE": more than 2 entries (Limits.MaxEntries)`},
+		{"total limit", TarGz, helmGz, []string{"linux-amd64/LICENSE"}, Limits{MaxTotal: 2048}, ErrLimit,
+			`archive ARCHIVE: entry "linux-amd64/helm": decompressed data exceeds 2048 bytes (Limits.MaxTotal): refusing a possible decompression bomb`},
+		{"truncated tar.gz", TarGz, helmGz[:len(helmGz)/2], []string{"linux-amd64/LICENSE"}, Limits{}, ErrCorrupt, // cut in the zero padding after the last entry
+			`archive ARCHIVE: truncated: the data ends early: unexpected EOF`},
+		{"truncated tar.xz", TarXz, helmXz[:len(helmXz)-30], []string{"linux-amd64/LICENSE"}, Limits{}, ErrCorrupt,
+			`archive ARCHIVE: truncated: the data ends early: unexpected EOF`},
+		{"tar data shorter than its header says", Tar, helmTar[:512*3+1000], []string{"linux-amd64/helm"}, Limits{}, ErrCorrupt,
+			`archive ARCHIVE: entry "linux-amd64/helm": truncated: the data ends early: unexpected EOF`},
+		{"gzip CRC", TarGz, badCRC, []string{"linux-amd64/helm"}, Limits{}, ErrCorrupt,
+			`archive ARCHIVE: corrupt data: gzip: invalid checksum`},
+		{"xz corrupt", TarXz, badXz, []string{"linux-amd64/helm"}, Limits{}, ErrCorrupt, ""},
+		{"garbage after gzip", TarGz, append(bytes.Clone(helmGz), "this is not a gzip member"...), []string{"linux-amd64/helm"}, Limits{}, ErrCorrupt,
+			`archive ARCHIVE: corrupt data: gzip: invalid header`},
+		{"data after the tar end marker", Tar, append(append(bytes.Clone(helmTar), twoZeroBlocks...), "hidden"...), []string{"linux-amd64/helm"}, Limits{}, ErrCorrupt,
+			`archive ARCHIVE: non-zero data after the tar end-of-archive marker`},
+		{"not gzip", TarGz, helmTar, []string{"linux-amd64/helm"}, Limits{}, ErrCorrupt,
+			`archive ARCHIVE: not gzip data: gzip: invalid header`},
+		{"empty tar.xz", TarXz, nil, []string{"x"}, Limits{}, ErrCorrupt,
+			`archive ARCHIVE: truncated: the file ends inside the xz header: unexpected EOF`},
+		{"missing member", TarGz, helmGz, []string{"helm", "linux-amd64/LICENSE", "README.md"}, Limits{}, ErrMissing,
+			`archive ARCHIVE: not found: "helm", "README.md"; the archive holds "linux-amd64/helm", "linux-amd64/LICENSE"`},
+		{"zip dotdot", Zip, zipBytes(t, zent{name: "ok", body: "x"}, zent{name: "../evil", body: "x"}), []string{"ok"}, Limits{}, ErrUnsafe,
+			`archive ARCHIVE: entry "../evil": name contains a ".." component (path traversal)`},
+		{"zip backslash", Zip, zipBytes(t, zent{name: `..\evil.exe`, body: "x"}), []string{"ok"}, Limits{}, ErrUnsafe,
+			`archive ARCHIVE: entry "..\\evil.exe": name contains a backslash (a Windows path separator)`},
+		{"zip drive letter", Zip, zipBytes(t, zent{name: "C:/Windows/evil", body: "x"}), []string{"ok"}, Limits{}, ErrUnsafe,
+			`archive ARCHIVE: entry "C:/Windows/evil": name starts with a drive letter`},
+		{"zip absolute", Zip, zipBytes(t, zent{name: "/etc/cron.d/x", body: "x"}), []string{"ok"}, Limits{}, ErrUnsafe,
+			`archive ARCHIVE: entry "/etc/cron.d/x": absolute name`},
+		{"zip symlink escape", Zip, zipBytes(t, zent{name: "ok", body: "x"}, zent{name: "l", body: "../../../root/.ssh", mode: os.ModeSymlink | 0o777}), []string{"ok"}, Limits{}, ErrUnsafe,
+			`archive ARCHIVE: entry "l": symlink to "../../../root/.ssh" leaves the archive root`},
+		{"zip wanted symlink", Zip, zipBytes(t, zent{name: "bin/tool", body: "tool-1", mode: os.ModeSymlink | 0o777}), []string{"bin/tool"}, Limits{}, ErrNotRegular,
+			`archive ARCHIVE: entry "bin/tool": wanted as a regular file, but it is a symlink to "tool-1"`},
+		{"zip fifo", Zip, zipBytes(t, zent{name: "p", mode: os.ModeNamedPipe | 0o644}), []string{"ok"}, Limits{}, ErrUnsafe,
+			`archive ARCHIVE: entry "p": is a device, fifo or socket; release archives hold none`},
+		{"zip duplicate", Zip, zipBytes(t, zent{name: "bin/tool", body: "a"}, zent{name: "bin/tool", body: "b"}), []string{"bin/tool"}, Limits{}, ErrUnsafe,
+			`archive ARCHIVE: entry "bin/tool": duplicate entry: "bin/tool" appears more than once`},
+		{"zip size smaller than data", Zip, zipBytes(t, zipLie(5)), []string{"bin/tool"}, Limits{}, ErrCorrupt,
+			`archive ARCHIVE: entry "bin/tool": corrupt data: zip: not a valid zip file`},
+		{"zip size larger than data", Zip, zipBytes(t, zipLie(50)), []string{"bin/tool"}, Limits{}, ErrCorrupt,
+			`archive ARCHIVE: entry "bin/tool": truncated: the data ends early: unexpected EOF`},
+		{"zip CRC", Zip, zipBytes(t, zipBadCRC), []string{"bin/tool"}, Limits{}, ErrCorrupt,
+			`archive ARCHIVE: entry "bin/tool": corrupt data: zip: checksum error`},
+		{"zip missing member", Zip, zipBytes(t, zent{name: "linux-amd64/helm", body: "x"}), []string{"helm"}, Limits{}, ErrMissing,
+			`archive ARCHIVE: not found: "helm"; the archive holds "linux-amd64/helm"`},
+		{"not a zip", Zip, helmGz, []string{"x"}, Limits{}, ErrCorrupt,
+			`archive ARCHIVE: not a readable zip archive: zip: not a valid zip file`},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			p := writeTemp(t, "a."+string(tc.kind), tc.data)
+			_, err := collect(t, p, tc.kind, tc.want, tc.lim)
+			if !errors.Is(err, tc.sentinel) {
+				t.Fatalf("error %v, want one matching %v", err, tc.sentinel)
+			}
+			var e *Error
+			if !errors.As(err, &e) || e.Archive != p {
+				t.Errorf("error %#v is not an *Error naming the archive %s", err, p)
+			}
+			if got := msg(err, p); tc.msg != "" && got != tc.msg {
+				t.Errorf("message\n got %s\nwant %s", got, tc.msg)
+			}
+		})
+	}
+}
+
+// TestZipRefusedBeforeDelivery: zip archives are checked whole before fn runs,
+// so a hostile entry after a wanted one means fn is never called.
+func TestZipRefusedBeforeDelivery(t *testing.T) {
+	p := writeTemp(t, "a.zip", zipBytes(t, zent{name: "bin/tool", body: "x"}, zent{name: "../evil", body: "x"}))
+	got, err := collect(t, p, Zip, []string{"bin/tool"}, Limits{})
+	if !errors.Is(err, ErrUnsafe) || len(got) != 0 {
+		t.Fatalf("got %d members and %v; want none and ErrUnsafe", len(got), err)
+	}
+}
+
+func TestBadWant(t *testing.T) {
+	p := writeTemp(t, "a.tar", tarBytes(t, okFileFor("x")))
+	for _, tc := range []struct {
+		kind Kind
+		want []string
+		msg  string
+	}{
+		{Tar, []string{"../x"}, `archive: invalid wanted name "../x": name contains a ".." component (path traversal)`},
+		{Tar, []string{"./"}, `archive: invalid wanted name "./": names the archive root, not a file`},
+		{Tar, []string{""}, `archive: invalid wanted name "": empty name`},
+		{Tar, []string{"x", "./x"}, `archive: invalid wanted name "./x": listed twice (as "x" after cleaning)`},
+		{Raw, []string{"x"}, `archive: invalid wanted name ["x"]: a raw artifact is itself the one file; want must be exactly [""]`},
+		{"rar", []string{"x"}, `archive: unknown kind "rar" (want one of tar.gz, tgz, tar.xz, tar, zip, raw)`},
+	} {
+		_, err := collect(t, p, tc.kind, tc.want, Limits{})
+		if tc.kind != "rar" && !errors.Is(err, ErrWant) {
+			t.Errorf("%q: error %v, want ErrWant", tc.want, err)
+		}
+		if msg(err, p) != tc.msg {
+			t.Errorf("%q: message\n got %s\nwant %s", tc.want, msg(err, p), tc.msg)
+		}
+	}
+}
+
+func okFileFor(name string) tent { return file(name, "content of "+name) }
+
+// countingReader counts the compressed bytes the decompressor pulled.
+type countingReader struct {
+	r io.Reader
+	n int64
+}
+
+func (c *countingReader) Read(p []byte) (int, error) {
+	n, err := c.r.Read(p)
+	c.n += int64(n)
+	return n, err
+}
+
+// bombGz makes a tar.gz whose one entry claims 1 GiB of zeros: a gzip member
+// with the tar header, then 1024 concatenated gzip members of 1 MiB of zeros
+// each (a multistream gzip, read as one stream). About 1 MB on disk, built
+// without compressing 1 GiB.
+func bombGz(t testing.TB) []byte {
+	var hdr bytes.Buffer
+	tw := tar.NewWriter(&hdr)
+	if err := tw.WriteHeader(&tar.Header{Name: "zeros", Typeflag: tar.TypeReg, Size: 1 << 30, Mode: 0o644}); err != nil {
+		t.Fatal(err)
+	}
+	out := gzBytes(t, hdr.Bytes())
+	mib := gzBytes(t, make([]byte, 1<<20))
+	for range 1024 {
+		out = append(out, mib...)
+	}
+	return out
+}
+
+// TestDecompressionBomb checks the bomb is refused after MaxTotal bytes,
+// reading only a small part of the compressed file, both when the bomb is
+// skipped and when it is wanted.
+func TestDecompressionBomb(t *testing.T) {
+	bomb := bombGz(t)
+	const maxTotal = 4 << 20
+	for _, want := range [][]string{{"other"}, {"zeros"}} {
+		cr := &countingReader{r: bytes.NewReader(bomb)}
+		s, err := newScan(context.Background(), "bomb.tar.gz", want, Limits{MaxTotal: maxTotal}.withDefaults(), func(m Member, r io.Reader) error {
+			_, err := io.Copy(io.Discard, r)
+			return err
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		start := time.Now()
+		err = s.selectTar(TarGz, cr)
+		if !errors.Is(err, ErrLimit) {
+			t.Fatalf("want %v: error %v, want ErrLimit", want, err)
+		}
+		wantMsg := `archive bomb.tar.gz: entry "zeros": decompressed data exceeds 4194304 bytes (Limits.MaxTotal): refusing a possible decompression bomb`
+		if err.Error() != wantMsg {
+			t.Errorf("message\n got %s\nwant %s", err, wantMsg)
+		}
+		// 4 MiB of zeros is about 4 KiB compressed; allow for buffering, but
+		// far less than the ~1 MB file (which would expand to 1 GiB).
+		if cr.n > 64<<10 || cr.n >= int64(len(bomb))/8 {
+			t.Errorf("read %d compressed bytes of %d before refusing; want under 64 KiB", cr.n, len(bomb))
+		}
+		t.Logf("want %v: refused after %d of %d compressed bytes in %v", want, cr.n, len(bomb), time.Since(start))
+	}
+}
+
+func TestContextCanceled(t *testing.T) {
+	p := writeTemp(t, "b.tar.gz", bombGz(t))
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	err := Select(ctx, p, TarGz, []string{"zeros"}, Limits{}, func(Member, io.Reader) error { return nil })
+	if !errors.Is(err, context.Canceled) {
+		t.Fatalf("error %v, want context.Canceled", err)
+	}
+}
+
+// zipBadHeader is a stored zip entry whose CRC-32 does not match body.
+func zipBadHeader(name, body string) *zip.FileHeader {
+	return &zip.FileHeader{Name: name, Method: zip.Store, CRC32: crc32.ChecksumIEEE([]byte(body)) ^ 1,
+		CompressedSize64: uint64(len(body)), UncompressedSize64: uint64(len(body))}
+}

@@ -1,0 +1,110 @@
+package archive
+
+import (
+	"path"
+	"sort"
+	"strings"
+)
+
+// cleanName checks an entry or wanted name and returns it cleaned ("./a//b/" ->
+// "a/b", "./" -> "."), or a description of why it is unsafe. Any ".." component
+// is refused, even one that stays inside after cleaning ("a/../b"): release
+// archives never need one, and refusing them leaves nothing to reason about.
+func cleanName(raw string) (string, string) {
+	switch {
+	case raw == "":
+		return "", "empty name"
+	case strings.IndexByte(raw, 0) >= 0:
+		return "", "name contains a NUL byte"
+	case strings.IndexByte(raw, '\\') >= 0:
+		return "", `name contains a backslash (a Windows path separator)`
+	case raw[0] == '/':
+		return "", "absolute name"
+	case hasDriveLetter(raw):
+		return "", "name starts with a drive letter"
+	}
+	for _, c := range strings.Split(raw, "/") {
+		if c == ".." {
+			return "", `name contains a ".." component (path traversal)`
+		}
+	}
+	return path.Clean(raw), ""
+}
+
+func hasDriveLetter(s string) bool {
+	return len(s) >= 2 && s[1] == ':' && ('a' <= s[0] && s[0] <= 'z' || 'A' <= s[0] && s[0] <= 'Z')
+}
+
+// symlinkEscapes checks a symlink at the cleaned path name with the given target,
+// lexically: the target is resolved against the link's directory. Chains of links
+// are checked once the whole archive is known (checkLinkChains).
+func symlinkEscapes(name, target string) string {
+	switch {
+	case target == "":
+		return "has an empty target"
+	case strings.IndexByte(target, 0) >= 0:
+		return "has a target with a NUL byte"
+	case strings.IndexByte(target, '\\') >= 0:
+		return "has a target with a backslash"
+	case target[0] == '/' || hasDriveLetter(target):
+		return "is absolute: it leaves the archive root"
+	}
+	if j := path.Join(path.Dir(name), target); j == ".." || strings.HasPrefix(j, "../") {
+		return "leaves the archive root"
+	}
+	return ""
+}
+
+// maxLinkHops bounds symlink expansions while resolving one path (Linux: 40).
+const maxLinkHops = 40
+
+// checkLinkChains resolves every symlink through the others, as a kernel would
+// if the archive were extracted, and refuses one that ends outside the root
+// ("a/l -> ..", then "a/m -> l/.." is lexically inside but really escapes) or
+// loops.
+func (s *scan) checkLinkChains() error {
+	names := make([]string, 0, len(s.links))
+	for n := range s.links {
+		names = append(names, n)
+	}
+	sort.Strings(names) // a deterministic error when several links are bad
+	for _, n := range names {
+		if problem := resolveLinks(s.links, n); problem != "" {
+			return s.errorf(ErrUnsafe, n, nil, "symlink to %q %s", s.links[n], problem)
+		}
+	}
+	return nil
+}
+
+// resolveLinks walks p component by component, replacing symlinks by their
+// targets, and reports an escape from the root or a loop.
+func resolveLinks(links map[string]string, p string) string {
+	todo := strings.Split(p, "/")
+	var cur []string
+	hops := 0
+	for len(todo) > 0 {
+		c := todo[0]
+		todo = todo[1:]
+		switch c {
+		case "", ".":
+			continue
+		case "..":
+			if len(cur) == 0 {
+				return "leaves the archive root through other symlinks"
+			}
+			cur = cur[:len(cur)-1]
+			continue
+		}
+		cand := strings.Join(append(cur, c), "/")
+		if t, ok := links[cand]; ok {
+			hops++
+			if hops > maxLinkHops {
+				return "is part of a symlink loop"
+			}
+			todo = append(strings.Split(t, "/"), todo...)
+			continue
+		}
+		cur = append(cur, c)
+	}
+	return ""
+}

@@ -1,0 +1,33 @@
+package archive
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+)
+
+// selectRaw hands fn the artifact itself. want must be exactly [""]: the
+// cached artifact is named by its digest, so a file name here would mean nothing.
+func selectRaw(ctx context.Context, path string, want []string, lim Limits, fn func(Member, io.Reader) error) error {
+	if len(want) != 1 || want[0] != "" {
+		return fmt.Errorf("%w %q: a raw artifact is itself the one file; want must be exactly [\"\"]", ErrWant, want)
+	}
+	s := &scan{ctx: ctx, archive: path, lim: lim, fn: fn}
+	f, err := os.Open(path)
+	if err != nil {
+		return fmt.Errorf("archive: %w", err)
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return fmt.Errorf("archive: %w", err)
+	}
+	if !fi.Mode().IsRegular() {
+		return s.errorf(ErrNotRegular, "", nil, "a raw artifact must be a regular file, found %s", fi.Mode().Type())
+	}
+	if fi.Size() > lim.MaxFileSize {
+		return s.errorf(ErrLimit, "", nil, "size %d bytes is above the %d-byte limit for one file (Limits.MaxFileSize)", fi.Size(), lim.MaxFileSize)
+	}
+	return s.deliver(Member{Name: "", Size: fi.Size()}, "", &budget{s: s, src: f})
+}

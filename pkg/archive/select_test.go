@@ -1,0 +1,291 @@
+package archive
+
+import (
+	"archive/tar"
+	"context"
+	"errors"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/updeb/updeb/internal/testenv"
+)
+
+// tree writes files (path -> body, mode) under a new directory and returns it.
+func tree(t *testing.T, files map[string]string, modes map[string]fs.FileMode) string {
+	t.Helper()
+	dir := t.TempDir()
+	for name, body := range files {
+		p := filepath.Join(dir, name)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		mode := modes[name]
+		if mode == 0 {
+			mode = 0o644
+		}
+		if err := os.WriteFile(p, []byte(body), mode); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Chmod(p, mode); err != nil { // the umask must not decide
+			t.Fatal(err)
+		}
+	}
+	return dir
+}
+
+// TestGNUTar reads archives made by the real GNU tar and zip in the layouts of
+// real upstreams (see /work/shared/upstream/ARTIFACTS.md).
+func TestGNUTar(t *testing.T) {
+	testenv.RequireTool(t, "tar", "xz")
+	long := "kubernetes/" + strings.Repeat("very-long-directory-name/", 6) + "kubelet"
+	tests := []struct {
+		name   string
+		files  map[string]string
+		modes  map[string]fs.FileMode
+		args   []string // tar flags after -C DIR; the archive is OUT
+		kind   Kind
+		want   []string
+		expect []got
+	}{
+		{
+			name:  "CNI plugins: flat ./ names, tgz",
+			files: map[string]string{"bridge": "bridge-bin", "host-local": "host-local-bin", "loopback": "loopback-bin", "LICENSE": "Apache-2.0"},
+			modes: map[string]fs.FileMode{"bridge": 0o755, "host-local": 0o755, "loopback": 0o755},
+			args:  []string{"--sort=name", "-czf", "OUT", "."},
+			kind:  Tgz,
+			want:  []string{"loopback", "./bridge"},
+			expect: []got{
+				{Member{Name: "bridge", Size: 10, Mode: 0o755}, "bridge-bin"},
+				{Member{Name: "loopback", Size: 12, Mode: 0o755}, "loopback-bin"},
+			},
+		},
+		{
+			name:   "helm: linux-amd64/helm, tar.gz",
+			files:  map[string]string{"linux-amd64/helm": "helm-binary", "linux-amd64/LICENSE": "Apache", "linux-amd64/README.md": "# Helm"},
+			modes:  map[string]fs.FileMode{"linux-amd64/helm": 0o755},
+			args:   []string{"--sort=name", "-czf", "OUT", "linux-amd64"},
+			kind:   TarGz,
+			want:   []string{"linux-amd64/helm"},
+			expect: []got{{Member{Name: "linux-amd64/helm", Size: 11, Mode: 0o755}, "helm-binary"}},
+		},
+		{
+			name: "kubernetes server: kubernetes/server/bin/*, tar.gz with unwanted image tars",
+			files: map[string]string{
+				"kubernetes/server/bin/kubelet": "kubelet", "kubernetes/server/bin/kube-apiserver": "apiserver",
+				"kubernetes/server/bin/kube-apiserver.tar": strings.Repeat("image layer ", 10000), "kubernetes/LICENSES": "licenses",
+			},
+			modes: map[string]fs.FileMode{"kubernetes/server/bin/kubelet": 0o755, "kubernetes/server/bin/kube-apiserver": 0o755},
+			args:  []string{"--sort=name", "-czf", "OUT", "kubernetes"},
+			kind:  TarGz,
+			want:  []string{"kubernetes/server/bin/kubelet", "kubernetes/server/bin/kube-apiserver"},
+			expect: []got{
+				{Member{Name: "kubernetes/server/bin/kube-apiserver", Size: 9, Mode: 0o755}, "apiserver"},
+				{Member{Name: "kubernetes/server/bin/kubelet", Size: 7, Mode: 0o755}, "kubelet"},
+			},
+		},
+		{
+			name:   "etcd: tar.xz made by tar -cJf",
+			files:  map[string]string{"etcd-v3.5.0-linux-amd64/etcd": "etcd", "etcd-v3.5.0-linux-amd64/etcdctl": "etcdctl"},
+			modes:  map[string]fs.FileMode{"etcd-v3.5.0-linux-amd64/etcdctl": 0o755},
+			args:   []string{"--sort=name", "-cJf", "OUT", "etcd-v3.5.0-linux-amd64"},
+			kind:   TarXz,
+			want:   []string{"etcd-v3.5.0-linux-amd64/etcdctl"},
+			expect: []got{{Member{Name: "etcd-v3.5.0-linux-amd64/etcdctl", Size: 7, Mode: 0o755}, "etcdctl"}},
+		},
+		{
+			name:   "GNU long name (--format=gnu), plain tar",
+			files:  map[string]string{long: "long"},
+			args:   []string{"--format=gnu", "-cf", "OUT", "kubernetes"},
+			kind:   Tar,
+			want:   []string{long},
+			expect: []got{{Member{Name: long, Size: 4, Mode: 0o644}, "long"}},
+		},
+		{
+			name:   "PAX long name (--format=posix), tar.gz",
+			files:  map[string]string{long: "long"},
+			args:   []string{"--format=posix", "-czf", "OUT", "kubernetes"},
+			kind:   TarGz,
+			want:   []string{"./" + long},
+			expect: []got{{Member{Name: long, Size: 4, Mode: 0o644}, "long"}},
+		},
+		{
+			name:   "setuid bit kept in Mode",
+			files:  map[string]string{"bin/tool": "t"},
+			modes:  map[string]fs.FileMode{"bin/tool": 0o755 | fs.ModeSetuid},
+			args:   []string{"-cf", "OUT", "bin"},
+			kind:   Tar,
+			want:   []string{"bin/tool"},
+			expect: []got{{Member{Name: "bin/tool", Size: 1, Mode: 0o755 | fs.ModeSetuid}, "t"}},
+		},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := tree(t, tc.files, tc.modes)
+			out := filepath.Join(t.TempDir(), "artifact")
+			args := []string{"-C", dir}
+			for _, a := range tc.args {
+				args = append(args, strings.ReplaceAll(a, "OUT", out))
+			}
+			testenv.Run(t, "tar", args...)
+			res, err := collect(t, out, tc.kind, tc.want, Limits{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !reflect.DeepEqual(res, tc.expect) {
+				t.Errorf("got  %+v\nwant %+v", res, tc.expect)
+			}
+		})
+	}
+}
+
+// TestGNUTarSparse: GNU tar's sparse files (old GNU and PAX formats) are
+// refused when wanted and skipped when not.
+func TestGNUTarSparse(t *testing.T) {
+	testenv.RequireTool(t, "tar")
+	dir := t.TempDir()
+	f, err := os.Create(filepath.Join(dir, "sparse"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.WriteAt([]byte("data"), 1<<20); err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+	if err := os.WriteFile(filepath.Join(dir, "plain"), []byte("plain"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, format := range []string{"gnu", "posix"} {
+		out := filepath.Join(t.TempDir(), "s.tar")
+		testenv.Run(t, "tar", "-C", dir, "--format="+format, "-S", "-cf", out, "sparse", "plain")
+		_, err := collect(t, out, Tar, []string{"sparse"}, Limits{})
+		if !errors.Is(err, ErrNotRegular) {
+			t.Fatalf("%s: error %v, want ErrNotRegular", format, err)
+		}
+		if want := `archive ` + out + `: entry "sparse": wanted as a regular file, but it is a sparse file`; !strings.HasPrefix(err.Error(), want) {
+			t.Errorf("%s: message\n got %s\nwant %s", format, err, want)
+		}
+		res, err := collect(t, out, Tar, []string{"plain"}, Limits{})
+		if err != nil || len(res) != 1 || res[0].body != "plain" {
+			t.Errorf("%s: unwanted sparse entry: got %+v, %v", format, res, err)
+		}
+	}
+}
+
+// TestInfoZip reads a zip made by Info-ZIP's zip, with a stored symlink.
+func TestInfoZip(t *testing.T) {
+	testenv.RequireTool(t, "zip")
+	dir := tree(t, map[string]string{"tool/bin/tool": "tool-binary", "tool/README": "readme"}, map[string]fs.FileMode{"tool/bin/tool": 0o755})
+	if err := os.Symlink("tool", filepath.Join(dir, "tool/bin/tool-latest")); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(t.TempDir(), "tool.zip")
+	cmd := []string{"-r", "-y", "-X", out, "tool"}
+	testenv.Run(t, "sh", "-c", `cd "$1" && shift && exec zip -q "$@"`, "sh", dir, cmd[0], cmd[1], cmd[2], cmd[3], cmd[4])
+	res, err := collect(t, out, Zip, []string{"tool/bin/tool", "tool/README"}, Limits{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	names := map[string]got{}
+	for _, g := range res {
+		names[g.m.Name] = g
+	}
+	if g := names["tool/bin/tool"]; g.body != "tool-binary" || g.m.Mode != 0o755 || g.m.Size != 11 {
+		t.Errorf("tool/bin/tool: got %+v", g)
+	}
+	if g := names["tool/README"]; g.body != "readme" || g.m.Mode != 0o644 {
+		t.Errorf("tool/README: got %+v", g)
+	}
+	_, err = collect(t, out, Zip, []string{"tool/bin/tool-latest"}, Limits{})
+	if !errors.Is(err, ErrNotRegular) {
+		t.Errorf("wanted symlink: error %v, want ErrNotRegular", err)
+	}
+}
+
+func TestZipOrderAndModes(t *testing.T) {
+	p := writeTemp(t, "a.zip", zipBytes(t,
+		zent{name: "dist/", mode: fs.ModeDir | 0o755},
+		zent{name: "dist/b", body: "bee", mode: 0o755},
+		zent{name: "dist/a", body: "a"},
+		zent{name: "dist/link", body: "a", mode: fs.ModeSymlink | 0o777}))
+	res, err := collect(t, p, Zip, []string{"dist/a", "dist/b"}, Limits{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	expect := []got{{Member{Name: "dist/b", Size: 3, Mode: 0o755}, "bee"}, {Member{Name: "dist/a", Size: 1, Mode: 0o644}, "a"}}
+	if !reflect.DeepEqual(res, expect) {
+		t.Errorf("got  %+v\nwant %+v", res, expect)
+	}
+}
+
+func TestRaw(t *testing.T) {
+	p := writeTemp(t, "cafe", []byte("runc binary"))
+	res, err := collect(t, p, Raw, []string{""}, Limits{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if expect := []got{{Member{Size: 11}, "runc binary"}}; !reflect.DeepEqual(res, expect) {
+		t.Errorf("got %+v, want %+v", res, expect)
+	}
+	_, err = collect(t, p, Raw, []string{""}, Limits{MaxFileSize: 10})
+	if want := `archive ` + p + `: size 11 bytes is above the 10-byte limit for one file (Limits.MaxFileSize)`; !errors.Is(err, ErrLimit) || err.Error() != want {
+		t.Errorf("error %v, want %s", err, want)
+	}
+}
+
+// TestCallbackContract: fn's error comes back unchanged; a member fn does not
+// finish is still read to its end, so a corrupt end is reported.
+func TestCallbackContract(t *testing.T) {
+	data := tarBytes(t, file("a", "first"), file("b", "second"))
+	p := writeTemp(t, "a.tar.gz", gzBytes(t, data))
+	stop := errors.New("stop here")
+	var calls []string
+	err := Select(context.Background(), p, TarGz, []string{"a", "b"}, Limits{}, func(m Member, r io.Reader) error {
+		calls = append(calls, m.Name)
+		return stop
+	})
+	if err != stop || !reflect.DeepEqual(calls, []string{"a"}) {
+		t.Errorf("got %v after calls %v; want the callback's own error after [a]", err, calls)
+	}
+
+	// A zip member whose CRC is wrong, read only partly by fn.
+	zp := writeTemp(t, "a.zip", zipBytes(t, zent{raw: zipBadHeader("bin/tool", "hello world"), body: "hello world"}))
+	err = Select(context.Background(), zp, Zip, []string{"bin/tool"}, Limits{}, func(m Member, r io.Reader) error {
+		_, err := r.Read(make([]byte, 2))
+		return err
+	})
+	if !errors.Is(err, ErrCorrupt) {
+		t.Errorf("partly read corrupt member: error %v, want ErrCorrupt", err)
+	}
+}
+
+// TestKindFromName covers the suffixes; anything else is the caller's choice.
+func TestKindFromName(t *testing.T) {
+	for name, want := range map[string]Kind{
+		"helm-v3.15.4-linux-amd64.tar.gz": TarGz, "cni-plugins-linux-amd64-v1.5.1.tgz": TarGz,
+		"x.tar.xz": TarXz, "x.TXZ": TarXz, "x.tar": Tar, "x.zip": Zip, "runc.amd64": "", "calicoctl-linux-amd64": "", "x.gz": "",
+	} {
+		got, ok := KindFromName(name)
+		if got != want || ok != (want != "") {
+			t.Errorf("KindFromName(%q) = %q, %v; want %q", name, got, ok, want)
+		}
+	}
+}
+
+func TestMissingHintManyFiles(t *testing.T) {
+	var ents []tent
+	for _, n := range []string{"a", "b", "c", "d", "e", "f", "g", "sub/kubelet"} {
+		ents = append(ents, file(n, n))
+	}
+	ents = append(ents, tent{name: "dir/", typ: tar.TypeDir})
+	p := writeTemp(t, "a.tar", tarBytes(t, ents...))
+	_, err := collect(t, p, Tar, []string{"kubelet"}, Limits{})
+	want := `archive ARCHIVE: not found: "kubelet"; the archive holds "sub/kubelet", "a", "b", "c", "d" and 3 more`
+	if !errors.Is(err, ErrMissing) || msg(err, p) != want {
+		t.Errorf("error %v\nwant %s", msg(err, p), want)
+	}
+}

@@ -1,0 +1,178 @@
+package archive
+
+import (
+	"archive/tar"
+	"bufio"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"strings"
+
+	"github.com/klauspost/compress/gzip"
+	"github.com/ulikunitz/xz"
+)
+
+// readBufferSize is the read size on the compressed file.
+const readBufferSize = 256 << 10
+
+func (s *scan) selectTarFile(kind Kind) error {
+	f, err := os.Open(s.archive)
+	if err != nil {
+		return fmt.Errorf("archive: %w", err)
+	}
+	defer f.Close()
+	return s.selectTar(kind, bufio.NewReaderSize(f, readBufferSize))
+}
+
+// decompressor opens the compression layer of a tar archive. gzip and xz both
+// read concatenated streams as one, like GNU tar; anything after the last
+// stream that is not another stream is an error.
+func (s *scan) decompressor(kind Kind, r io.Reader) (io.Reader, error) {
+	var (
+		dec    io.Reader
+		err    error
+		format string
+	)
+	switch kind {
+	case TarGz, Tgz:
+		format = "gzip"
+		var zr *gzip.Reader
+		zr, err = gzip.NewReader(r)
+		dec = zr
+	case TarXz:
+		format = "xz"
+		dec, err = xz.NewReader(r)
+	default:
+		return r, nil
+	}
+	if err == io.EOF {
+		return nil, s.errorf(ErrCorrupt, "", nil, "empty file, expected %s data", format)
+	}
+	if errors.Is(err, io.ErrUnexpectedEOF) {
+		return nil, s.errorf(ErrCorrupt, "", err, "truncated: the file ends inside the %s header", format)
+	}
+	if err != nil {
+		return nil, s.errorf(ErrCorrupt, "", err, "not %s data", format)
+	}
+	return dec, nil
+}
+
+func (s *scan) selectTar(kind Kind, r io.Reader) error {
+	dec, err := s.decompressor(kind, r)
+	if err != nil {
+		return err
+	}
+	b := &budget{s: s, src: dec}
+	tr := tar.NewReader(b)
+	for {
+		hdr, err := tr.Next()
+		if err == io.EOF {
+			break
+		}
+		if errors.Is(err, tar.ErrInsecurePath) {
+			err = nil // only with GODEBUG=tarinsecurepath=0; check() decides
+		}
+		if err != nil {
+			return s.tarError(b.entry, err)
+		}
+		b.entry = hdr.Name
+		if hdr.Typeflag == tar.TypeXGlobalHeader {
+			// pax_global_header (git archive writes one): metadata, not a member;
+			// counted so a flood of them still meets MaxEntries.
+			s.entries++
+			if s.entries > s.lim.MaxEntries {
+				return s.errorf(ErrLimit, hdr.Name, nil, "more than %d entries (Limits.MaxEntries)", s.lim.MaxEntries)
+			}
+			continue
+		}
+		e := tarEntry(hdr)
+		name, wanted, err := s.check(e)
+		if err != nil {
+			return err
+		}
+		if !wanted {
+			continue
+		}
+		m := Member{Name: name, Size: e.size, Mode: e.mode}
+		if err := s.deliver(m, hdr.Name, tr); err != nil {
+			return err
+		}
+	}
+	return s.drainTail(b)
+}
+
+// tarError classifies an error from tar.Reader.Next: the entry named is the
+// last one read, since the failing header has no trustworthy name.
+func (s *scan) tarError(last string, err error) error {
+	e := s.wrapRead("", err)
+	var own *Error
+	if errors.As(e, &own) && own.Entry == "" && last != "" {
+		own.Msg += " (after entry " + fmt.Sprintf("%q", last) + ")"
+	}
+	return e
+}
+
+// drainTail reads what follows the tar end-of-archive marker: zero padding is
+// normal; anything else is hidden data and refused. Reading to the end also
+// makes gzip and xz check the final stream's checksum.
+func (s *scan) drainTail(b *budget) error {
+	b.entry = ""
+	buf := make([]byte, 32<<10)
+	for {
+		n, err := b.Read(buf)
+		for _, c := range buf[:n] {
+			if c != 0 {
+				return s.errorf(ErrCorrupt, "", nil, "non-zero data after the tar end-of-archive marker")
+			}
+		}
+		if err == io.EOF {
+			return nil
+		}
+		if err != nil {
+			return s.wrapRead("", err)
+		}
+	}
+}
+
+func tarEntry(h *tar.Header) entry {
+	e := entry{raw: h.Name, size: h.Size, link: h.Linkname, mode: modeBits(h.FileInfo().Mode())}
+	switch h.Typeflag {
+	case tar.TypeReg, '\x00': // '\x00' is the pre-POSIX regular file (TypeRegA)
+		e.typ = typeFile
+		if isPAXSparse(h) {
+			e.typ = typeSparse
+		}
+	case tar.TypeDir:
+		e.typ = typeDir
+	case tar.TypeSymlink:
+		e.typ = typeSymlink
+	case tar.TypeLink:
+		e.typ = typeHardlink
+	case tar.TypeChar, tar.TypeBlock, tar.TypeFifo:
+		e.typ = typeSpecial
+	case tar.TypeGNUSparse:
+		e.typ = typeSparse
+	default:
+		e.typ = typeOther
+		e.detail = fmt.Sprintf("tar type flag %q", h.Typeflag)
+	}
+	return e
+}
+
+// isPAXSparse reports a GNU sparse file in PAX format, which archive/tar
+// presents as a regular file with its holes filled in.
+func isPAXSparse(h *tar.Header) bool {
+	for k := range h.PAXRecords {
+		if strings.HasPrefix(k, "GNU.sparse.") {
+			return true
+		}
+	}
+	return false
+}
+
+// modeBits keeps the permission bits and setuid, setgid and sticky.
+func modeBits(m fs.FileMode) fs.FileMode {
+	return m & (fs.ModePerm | fs.ModeSetuid | fs.ModeSetgid | fs.ModeSticky)
+}

@@ -1,0 +1,120 @@
+package archive
+
+import (
+	"archive/zip"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"math"
+	"os"
+)
+
+// maxLinkTarget bounds a zip symlink's target (stored as the entry's data).
+const maxLinkTarget = 4096
+
+// selectZip checks the whole central directory (names, types, links, missing
+// members) before fn is called, then delivers the wanted members in
+// central-directory order.
+func (s *scan) selectZip() error {
+	f, err := os.Open(s.archive)
+	if err != nil {
+		return fmt.Errorf("archive: %w", err)
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return fmt.Errorf("archive: %w", err)
+	}
+	return s.selectZipReader(f, fi.Size())
+}
+
+func (s *scan) selectZipReader(r io.ReaderAt, size int64) error {
+	zr, err := zip.NewReader(r, size)
+	if err != nil && !errors.Is(err, zip.ErrInsecurePath) { // ErrInsecurePath only with GODEBUG=zipinsecurepath=0; check() decides
+		return s.errorf(ErrCorrupt, "", err, "not a readable zip archive")
+	}
+	b := &budget{s: s}
+	type pick struct {
+		f *zip.File
+		m Member
+	}
+	var picks []pick
+	for _, f := range zr.File {
+		b.entry = f.Name
+		e := zipEntry(f)
+		if e.typ == typeSymlink {
+			if e.link, err = s.zipLinkTarget(f, b); err != nil {
+				return err
+			}
+		}
+		name, wanted, err := s.check(e)
+		if err != nil {
+			return err
+		}
+		if wanted {
+			picks = append(picks, pick{f, Member{Name: name, Size: e.size, Mode: e.mode}})
+		}
+	}
+	if err := s.finish(); err != nil {
+		return err
+	}
+	for _, p := range picks {
+		b.entry = p.f.Name
+		if err := s.deliverZip(p.f, p.m, b); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (s *scan) deliverZip(f *zip.File, m Member, b *budget) error {
+	rc, err := f.Open()
+	if err != nil {
+		return s.errorf(ErrCorrupt, f.Name, err, "cannot open")
+	}
+	defer rc.Close()
+	b.src = rc
+	return s.deliver(m, f.Name, b)
+}
+
+func (s *scan) zipLinkTarget(f *zip.File, b *budget) (string, error) {
+	rc, err := f.Open()
+	if err != nil {
+		return "", s.errorf(ErrCorrupt, f.Name, err, "cannot open symlink")
+	}
+	defer rc.Close()
+	b.src = rc
+	target, err := io.ReadAll(io.LimitReader(b, maxLinkTarget+1))
+	if err != nil {
+		return "", s.wrapRead(f.Name, err)
+	}
+	if len(target) > maxLinkTarget {
+		return "", s.errorf(ErrUnsafe, f.Name, nil, "symlink target longer than %d bytes", maxLinkTarget)
+	}
+	return string(target), nil
+}
+
+func zipEntry(f *zip.File) entry {
+	mode := f.Mode()
+	size := int64(math.MaxInt64)
+	if f.UncompressedSize64 < math.MaxInt64 {
+		size = int64(f.UncompressedSize64)
+	}
+	e := entry{raw: f.Name, size: size, mode: modeBits(mode)}
+	switch {
+	case f.Flags&0x1 != 0:
+		e.typ, e.detail = typeOther, "an encrypted zip entry"
+	case mode&fs.ModeSymlink != 0:
+		e.typ = typeSymlink
+	case mode.IsDir():
+		e.typ = typeDir
+	case mode&(fs.ModeDevice|fs.ModeCharDevice|fs.ModeNamedPipe|fs.ModeSocket) != 0:
+		e.typ = typeSpecial
+	case mode.IsRegular():
+		e.typ = typeFile
+	default:
+		e.typ, e.detail = typeOther, "zip mode "+mode.String()
+	}
+	return e
+}
