@@ -1,0 +1,58 @@
+// Package lockfile serialises updeb processes that share a folder (a cache,
+// an output folder, a repository) with flock(2) on a lock file. The kernel
+// drops the lock when the process dies, even by kill -9, so a crash never
+// leaves a stale lock behind.
+package lockfile
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"syscall"
+	"time"
+)
+
+// Lock is a held lock; Unlock releases it.
+type Lock struct{ f *os.File }
+
+// Acquire takes an exclusive lock on path (created if needed), waiting until
+// it is free or ctx is done. poll is how often to retry (0 means 50ms).
+func Acquire(ctx context.Context, path string, poll time.Duration) (*Lock, error) {
+	if poll <= 0 {
+		poll = 50 * time.Millisecond
+	}
+	f, err := os.OpenFile(path, os.O_CREATE|os.O_RDWR, 0o644)
+	if err != nil {
+		return nil, err
+	}
+	for {
+		err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB)
+		if err == nil {
+			return &Lock{f: f}, nil
+		}
+		if !errors.Is(err, syscall.EWOULDBLOCK) && !errors.Is(err, syscall.EINTR) {
+			f.Close()
+			return nil, fmt.Errorf("lock %s: %w", path, err)
+		}
+		select {
+		case <-ctx.Done():
+			f.Close()
+			return nil, fmt.Errorf("waiting for lock %s (another updeb process holds it): %w", path, ctx.Err())
+		case <-time.After(poll):
+		}
+	}
+}
+
+// Unlock releases the lock.
+func (l *Lock) Unlock() error {
+	if l == nil || l.f == nil {
+		return nil
+	}
+	err := syscall.Flock(int(l.f.Fd()), syscall.LOCK_UN)
+	if cerr := l.f.Close(); err == nil {
+		err = cerr
+	}
+	l.f = nil
+	return err
+}
