@@ -1,0 +1,147 @@
+package build
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+
+	"github.com/updeb/updeb/internal/atomicfile"
+	"github.com/updeb/updeb/pkg/deb"
+	"github.com/updeb/updeb/pkg/digest"
+	"github.com/updeb/updeb/pkg/provenance"
+	"github.com/updeb/updeb/pkg/recipe"
+)
+
+// ProvenanceSuffix is appended to a .deb's name for its provenance record.
+const ProvenanceSuffix = ".intoto.json"
+
+// assemble turns a planned package into the deb writer's input.
+func assemble(plan *recipe.Plan, pp *recipe.PlannedPackage, members map[memberKey]member) (*deb.Package, error) {
+	p := &deb.Package{
+		Control: deb.Control{
+			Package: pp.Name, Version: pp.Version, Architecture: pp.Architecture, Maintainer: pp.Maintainer,
+			PreDepends: pp.PreDepends, Depends: pp.Depends, Recommends: pp.Recommends, Suggests: pp.Suggests,
+			Conflicts: pp.Conflicts, Breaks: pp.Breaks, Replaces: pp.Replaces, Provides: pp.Provides,
+			Section: pp.Section, Priority: pp.Priority, Homepage: pp.Homepage,
+			Summary: pp.Summary, Description: pp.Description,
+		},
+		Conffiles:       pp.Conffiles,
+		SourceDateEpoch: plan.SourceDateEpoch,
+	}
+	for _, f := range pp.Files {
+		e := deb.Entry{Path: f.Dest, Type: deb.TypeFile, Mode: f.Mode}
+		if f.LocalPath != "" {
+			st, err := os.Stat(f.LocalPath)
+			if err != nil {
+				return nil, err
+			}
+			if !st.Mode().IsRegular() {
+				return nil, fmt.Errorf("%s: not a regular file", f.LocalPath)
+			}
+			e.Size, e.Open = st.Size(), openFile(f.LocalPath)
+		} else {
+			m, ok := members[memberKey{f.Source, f.Path}]
+			if !ok {
+				return nil, fmt.Errorf("file %s: source %s has no member %q", f.Dest, f.Source, f.Path)
+			}
+			e.Size, e.Open = m.size, openFile(m.path)
+		}
+		p.Entries = append(p.Entries, e)
+	}
+	for _, d := range pp.Directories {
+		p.Entries = append(p.Entries, deb.Entry{Path: d, Type: deb.TypeDir, Mode: 0o755})
+	}
+	for _, l := range pp.Symlinks {
+		p.Entries = append(p.Entries, deb.Entry{Path: l.Dest, Type: deb.TypeSymlink, Linkname: l.Target})
+	}
+	for _, g := range pp.GeneratedFiles {
+		content := g.Content
+		p.Entries = append(p.Entries, deb.Entry{Path: g.Dest, Type: deb.TypeFile, Mode: g.Mode, Size: int64(len(content)),
+			Open: func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(content)), nil }})
+	}
+	for _, s := range pp.Scripts {
+		p.Scripts = append(p.Scripts, deb.Script{Name: s.Name, Content: []byte(s.Content)})
+	}
+	return p, nil
+}
+
+func openFile(path string) func() (io.ReadCloser, error) {
+	return func() (io.ReadCloser, error) { return os.Open(path) }
+}
+
+// writePackage writes one .deb and its provenance record.
+func writePackage(ctx context.Context, plan *recipe.Plan, pp *recipe.PlannedPackage, members map[memberKey]member, srcs map[string]*verifiedSource, opts Options) (Output, error) {
+	p, err := assemble(plan, pp, members)
+	if err != nil {
+		return Output{}, err
+	}
+	p.Compression = opts.Compression
+	path := filepath.Join(opts.OutDir, pp.OutputFile)
+	res, err := deb.Write(ctx, path, p)
+	if err != nil {
+		return Output{}, err
+	}
+	// Raw sources were read straight from the cache: check that the bytes the
+	// writer packaged are the bytes whose digest was pinned.
+	byDest := map[string]deb.FileResult{}
+	for _, fr := range res.Files {
+		byDest[fr.Path] = fr
+	}
+	for _, f := range pp.Files {
+		vs := srcs[f.Source]
+		if vs == nil || vs.plan.Kind != "raw" {
+			continue
+		}
+		if want := vs.plan.Pinned[digest.SHA256]; want != "" && byDest[f.Dest].SHA256 != want {
+			os.Remove(path)
+			return Output{}, &digest.MismatchError{Subject: f.Dest + " (from " + vs.plan.URL + ")", Algorithm: digest.SHA256, Want: want, Got: byDest[f.Dest].SHA256}
+		}
+	}
+	if err := writeProvenance(path+ProvenanceSuffix, plan, pp, res, srcs, opts); err != nil {
+		return Output{}, err
+	}
+	return Output{Package: pp.Name, File: pp.OutputFile, Size: res.Size, SHA256: res.SHA256}, nil
+}
+
+func writeProvenance(path string, plan *recipe.Plan, pp *recipe.PlannedPackage, res *deb.Result, srcs map[string]*verifiedSource, opts Options) error {
+	b := provenance.Build{
+		Recipe:          plan.Recipe,
+		Architecture:    plan.Arch,
+		DebianVersion:   plan.DebianVersion,
+		SourceDateEpoch: plan.SourceDateEpoch,
+		UpdebVersion:    opts.UpdebVersion,
+		Outputs:         map[string]digest.Set{pp.OutputFile: {digest.SHA256: res.SHA256}},
+	}
+	used := map[string]bool{}
+	for _, f := range pp.Files {
+		used[f.Source] = true
+	}
+	for _, name := range sortedKeys(srcs) {
+		vs := srcs[name]
+		if !used[name] {
+			continue
+		}
+		b.Inputs = append(b.Inputs, provenance.Input{URI: vs.plan.URL, Digests: vs.fetched.Digests, VerifiedBy: vs.verifiedBy})
+		for _, a := range vs.aux {
+			b.Inputs = append(b.Inputs, provenance.Input{URI: a.URL, Digests: a.Digests, VerifiedBy: []string{auxRole(vs, a.URL)}})
+		}
+	}
+	data, err := provenance.New(b).Marshal()
+	if err != nil {
+		return err
+	}
+	return atomicfile.WriteFile(path, data, 0o644)
+}
+
+func auxRole(vs *verifiedSource, url string) string {
+	if vs.plan.Signature != nil && vs.plan.Signature.URL == url {
+		return "signature-of:" + vs.plan.URL
+	}
+	if vs.plan.Checksums != nil && vs.plan.Checksums.URL == url {
+		return "checksums-for:" + vs.plan.URL
+	}
+	return "auxiliary"
+}
