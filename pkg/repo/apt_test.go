@@ -5,6 +5,7 @@ import (
 	"context"
 	"crypto/rand"
 	"fmt"
+	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -79,6 +80,7 @@ func testRepo(t *testing.T, root string) *Repo {
 		Release: ReleaseConfig{Origin: "updeb-test", Label: "updeb test", Architectures: []string{"amd64", "arm64"}},
 		Signer:  testSigner(t),
 		Now:     testClock(),
+		Logger:  slog.New(slog.DiscardHandler),
 	})
 }
 

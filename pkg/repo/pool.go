@@ -134,6 +134,13 @@ func stageIntoPool(root, component string, p *Package) (*stagedFile, error) {
 	if err := os.MkdirAll(filepath.Dir(final), 0o755); err != nil {
 		return nil, err
 	}
+	// Temporary files of publishes killed earlier: nobody else writes here
+	// while we hold the lock.
+	if old, err := filepath.Glob(filepath.Join(filepath.Dir(final), ".tmp-*.deb")); err == nil {
+		for _, o := range old {
+			os.Remove(o)
+		}
+	}
 	in, err := os.Open(p.Path)
 	if err != nil {
 		return nil, err

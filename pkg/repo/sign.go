@@ -108,7 +108,46 @@ func (s *Signer) ClearSign(data []byte, t time.Time) ([]byte, error) {
 	if err := w.Close(); err != nil {
 		return nil, err
 	}
-	return b.Bytes(), nil
+	return rearmorSignature(b.Bytes())
+}
+
+// rearmorSignature rewrites the signature block of a clearsigned message with
+// a CRC line and a final newline. go-crypto writes neither, and gpgv 2.2 then
+// reads "-----END PGP SIGNATURE-----" as base64 whenever the signature's
+// base64 has no padding (about one RSA signature in three), and apt refuses
+// the InRelease. The signed text is unchanged.
+func rearmorSignature(clear []byte) ([]byte, error) {
+	const begin = "\n-----BEGIN PGP SIGNATURE-----"
+	i := bytes.Index(clear, []byte(begin))
+	if i < 0 {
+		return nil, fmt.Errorf("%w: clearsigned output has no signature block", ErrKey)
+	}
+	block, err := armor.Decode(bytes.NewReader(clear[i+1:]))
+	if err != nil {
+		return nil, fmt.Errorf("%w: re-read clearsignature: %v", ErrKey, err)
+	}
+	var out bytes.Buffer
+	out.Write(clear[:i+1])
+	w, err := armor.Encode(&out, block.Type, nil)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := io.Copy(w, block.Body); err != nil {
+		return nil, fmt.Errorf("%w: re-read clearsignature: %v", ErrKey, err)
+	}
+	if err := w.Close(); err != nil {
+		return nil, err
+	}
+	return endLine(out.Bytes()), nil
+}
+
+// endLine ends armored output with a newline (go-crypto stops right after
+// the closing dashes).
+func endLine(b []byte) []byte {
+	if len(b) > 0 && b[len(b)-1] != '\n' {
+		b = append(b, '\n')
+	}
+	return b
 }
 
 // DetachSign returns an armored detached signature of data (Release.gpg).
@@ -117,7 +156,7 @@ func (s *Signer) DetachSign(data []byte, t time.Time) ([]byte, error) {
 	if err := openpgp.ArmoredDetachSign(&b, s.entity, bytes.NewReader(data), signConfig(t)); err != nil {
 		return nil, fmt.Errorf("%w: sign with %s: %v", ErrKey, s.Fingerprint(), err)
 	}
-	return b.Bytes(), nil
+	return endLine(b.Bytes()), nil
 }
 
 // PublicKey returns the public key in binary form (for apt's signed-by, as
