@@ -125,7 +125,9 @@ type stagedFile struct {
 // stageIntoPool copies p.Path into a temporary file in its pool directory,
 // computing size and digests in the same pass, and fills p's Filename, Size and
 // digests. The temporary file is fsynced; link moves it to its final name.
-func stageIntoPool(root, component string, p *Package) (*stagedFile, error) {
+// cleaned records the directories whose leftovers were already removed in
+// this publish (so that this publish's own temporary files stay).
+func stageIntoPool(root, component string, p *Package, cleaned map[string]bool) (*stagedFile, error) {
 	rel, err := PoolPath(component, p.Control)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", p.Path, err)
@@ -136,7 +138,9 @@ func stageIntoPool(root, component string, p *Package) (*stagedFile, error) {
 	}
 	// Temporary files of publishes killed earlier: nobody else writes here
 	// while we hold the lock.
-	if old, err := filepath.Glob(filepath.Join(filepath.Dir(final), ".tmp-*.deb")); err == nil {
+	if dir := filepath.Dir(final); !cleaned[dir] {
+		cleaned[dir] = true
+		old, _ := filepath.Glob(filepath.Join(dir, ".tmp-*.deb"))
 		for _, o := range old {
 			os.Remove(o)
 		}

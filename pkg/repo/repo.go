@@ -240,6 +240,7 @@ func (r *Repo) Publish(ctx context.Context, suite, comp string, pkgs []Package) 
 	}
 	batch := map[key]Entry{}
 	var toLink []*stagedFile
+	cleaned := map[string]bool{}
 	for i := range pkgs {
 		if err := ctx.Err(); err != nil {
 			return nil, err
@@ -250,7 +251,7 @@ func (r *Repo) Publish(ctx context.Context, suite, comp string, pkgs []Package) 
 				return nil, fmt.Errorf("%w: %s: control file has a %s field, which only a repository index may have", ErrInvalid, p.Path, f)
 			}
 		}
-		s, err := stageIntoPool(r.root, comp, p)
+		s, err := stageIntoPool(r.root, comp, p, cleaned)
 		if err != nil {
 			return nil, err
 		}
