@@ -229,3 +229,30 @@ func TestTamperedRepositoryRefusedByApt(t *testing.T) {
 		})
 	}
 }
+
+// A client that read generation n's InRelease just before the switch to n+1
+// must still find every index it lists, by hash.
+func TestByHashKeepsPreviousGeneration(t *testing.T) {
+	testenv.RequireTool(t, "dpkg-deb")
+	dir := t.TempDir()
+	root := filepath.Join(dir, "repo")
+	r := testRepo(t, root)
+	_, err := r.Publish(context.Background(), "s", "main", []Package{pkgOf(t, testDeb(t, dir, "aa", "1", "amd64", "1"))})
+	must(t, err)
+	old, err := os.ReadFile(filepath.Join(root, "dists/s/Release"))
+	must(t, err)
+	prev, err := parseRelease(old, "gen 1")
+	must(t, err)
+	_, err = r.Publish(context.Background(), "s", "main", []Package{pkgOf(t, testDeb(t, dir, "aa", "2", "amd64", "2"))})
+	must(t, err)
+	if len(prev.files) != 12 { // 2 algorithms x 2 architectures x 3 forms
+		t.Fatalf("generation 1 lists %d files", len(prev.files))
+	}
+	for _, e := range prev.files {
+		name := filepath.Join(root, "dists/s", filepath.Dir(e.path), "by-hash", e.algorithm, e.hex)
+		st, err := os.Stat(name)
+		if err != nil || st.Size() != e.size {
+			t.Errorf("generation 2 does not serve generation 1's %s by hash: %v", e.path, err)
+		}
+	}
+}
