@@ -2,9 +2,15 @@ module github.com/updeb/updeb
 
 go 1.26
 
-require github.com/spf13/cobra v1.10.2
+require (
+	github.com/ProtonMail/go-crypto v1.5.2
+	github.com/spf13/cobra v1.10.2
+)
 
 require (
+	github.com/cloudflare/circl v1.6.3 // indirect
 	github.com/inconshreveable/mousetrap v1.1.0 // indirect
 	github.com/spf13/pflag v1.0.9 // indirect
+	golang.org/x/crypto v0.41.0 // indirect
+	golang.org/x/sys v0.35.0 // indirect
 )
