@@ -72,6 +72,8 @@ Exit codes: 0 success; 1 a check failed (signature, checksum, verification);
 	// Each command lives in its own cmd_<verb>.go file.
 	root.AddCommand(
 		newVersionCmd(g),
+		newKeysCmd(g),
+		newVerifySignatureCmd(g),
 	)
 	return root
 }

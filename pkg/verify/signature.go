@@ -12,9 +12,9 @@ import (
 	"strings"
 	"time"
 
-	pgperrors "github.com/ProtonMail/go-crypto/openpgp/errors"
 	"github.com/ProtonMail/go-crypto/openpgp/armor"
 	"github.com/ProtonMail/go-crypto/openpgp/clearsign"
+	pgperrors "github.com/ProtonMail/go-crypto/openpgp/errors"
 	"github.com/ProtonMail/go-crypto/openpgp/packet"
 	openpgp "github.com/ProtonMail/go-crypto/openpgp/v2"
 
@@ -67,19 +67,19 @@ type Result struct {
 type Reason string
 
 const (
-	ReasonMalformed        Reason = "malformed"         // not an OpenPGP signature, or a damaged one
-	ReasonNoSignature      Reason = "no-signature"      // no signature packet at all
-	ReasonUnsupported      Reason = "unsupported"       // signature version, type or algorithm we do not handle
-	ReasonUnknownSigner    Reason = "unknown-signer"    // the issuer is not in the keyring
+	ReasonMalformed        Reason = "malformed"          // not an OpenPGP signature, or a damaged one
+	ReasonNoSignature      Reason = "no-signature"       // no signature packet at all
+	ReasonUnsupported      Reason = "unsupported"        // signature version, type or algorithm we do not handle
+	ReasonUnknownSigner    Reason = "unknown-signer"     // the issuer is not in the keyring
 	ReasonNotAllowed       Reason = "signer-not-allowed" // the issuer's primary key is not on the allow-list
-	ReasonBadSignature     Reason = "bad-signature"     // does not verify over the data
-	ReasonWeakHash         Reason = "weak-digest"       // MD5, SHA-1, RIPEMD-160
-	ReasonWeakKey          Reason = "weak-key"          // DSA, RSA < 2048
-	ReasonNotSigningKey    Reason = "not-a-signing-key" // the key lacks the sign capability
-	ReasonKeyExpired       Reason = "key-expired"       // expired (or not yet created, or without a valid self-signature) at signing time
-	ReasonKeyRevoked       Reason = "key-revoked"       // revoked as of signing time
-	ReasonFuture           Reason = "created-in-future" // creation time after Now + ClockSkew
-	ReasonSignatureExpired Reason = "signature-expired" // the signature's own expiration passed
+	ReasonBadSignature     Reason = "bad-signature"      // does not verify over the data
+	ReasonWeakHash         Reason = "weak-digest"        // MD5, SHA-1, RIPEMD-160
+	ReasonWeakKey          Reason = "weak-key"           // DSA, RSA < 2048
+	ReasonNotSigningKey    Reason = "not-a-signing-key"  // the key lacks the sign capability
+	ReasonKeyExpired       Reason = "key-expired"        // expired (or not yet created, or without a valid self-signature) at signing time
+	ReasonKeyRevoked       Reason = "key-revoked"        // revoked as of signing time
+	ReasonFuture           Reason = "created-in-future"  // creation time after Now + ClockSkew
+	ReasonSignatureExpired Reason = "signature-expired"  // the signature's own expiration passed
 )
 
 // Refusal is why one signature did not count.
