@@ -175,4 +175,3 @@ func writeFileAtomic(path string, data []byte, mode os.FileMode) (err error) {
 	}
 	return nil
 }
-
