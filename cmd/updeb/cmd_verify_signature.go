@@ -34,7 +34,10 @@ Exit codes: 0 good signature, 1 refused (the reason is printed), 2 usage or unre
 		Example: `  updeb verify-signature --keyring keys/helm.asc helm-v3.15.4-linux-amd64.tar.gz.asc helm-v3.15.4-linux-amd64.tar.gz
   updeb verify-signature --keyring keys/runc.asc --signer C9C370B246B09F6DBCFC744C34401015D1D2D386 runc.amd64.asc runc.amd64
   updeb verify-signature --keyring keys/runc.asc --output runc.sha256sum.txt runc.sha256sum`,
-		Args: cobra.RangeArgs(1, 2),
+		Args: func(cmd *cobra.Command, args []string) error {
+			// cobra's own argument errors carry no exit code: they are usage errors.
+			return withCode(exitUsage, cobra.RangeArgs(1, 2)(cmd, args), "see 'updeb help verify-signature'")
+		},
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return runVerifySignature(cmd.OutOrStdout(), cmd.ErrOrStderr(), g, o, args, time.Now())
 		},
