@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"hash"
 	"io"
+	"maps"
 	"slices"
 	"strings"
 	"time"
@@ -211,10 +212,10 @@ func armorHashName(h crypto.Hash) string {
 }
 
 func hashName(h crypto.Hash) string {
-	if h.Available() || h != 0 {
-		return h.String()
+	if h == 0 {
+		return "unknown"
 	}
-	return "unknown"
+	return h.String()
 }
 
 // allowList normalises Signers into a set of uppercase fingerprints.
@@ -467,7 +468,7 @@ func check(kr *Keyring, pol Policy, allowed map[string]bool, s *packet.Signature
 		return refuse(ReasonBadSignature, "BAD signature: it does not match the data (the file or the signature was altered, or the signature belongs to another file): %v", err)
 	}
 	if allowed != nil && !allowed[ref.PrimaryFingerprint] {
-		return refuse(ReasonNotAllowed, "key %s (%s) is in keyring %s but not among the allowed signers %v", ref.PrimaryFingerprint, userID(k.entity), kr.name, slices.Sorted(mapKeys(allowed)))
+		return refuse(ReasonNotAllowed, "key %s (%s) is in keyring %s but not among the allowed signers %v", ref.PrimaryFingerprint, userID(k.entity), kr.name, slices.Sorted(maps.Keys(allowed)))
 	}
 	for _, pk := range []*packet.PublicKey{k.pub, k.entity.PrimaryKey} {
 		if w := weakKey(pk); w != "" {
@@ -601,16 +602,6 @@ func userID(e *openpgp.Entity) string {
 		return id.Name
 	}
 	return names[0]
-}
-
-func mapKeys(m map[string]bool) func(func(string) bool) {
-	return func(yield func(string) bool) {
-		for k := range m {
-			if !yield(k) {
-				return
-			}
-		}
-	}
 }
 
 func stamp(t time.Time) string { return t.UTC().Format("2006-01-02 15:04:05 UTC") }
