@@ -2,7 +2,6 @@ package main
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -15,13 +14,6 @@ import (
 	"github.com/updeb/updeb/pkg/control"
 	"github.com/updeb/updeb/pkg/repo"
 )
-
-func runCLI(t *testing.T, args ...string) (int, string, string) {
-	t.Helper()
-	var out, errOut bytes.Buffer
-	code := run(context.Background(), args, &out, &errOut)
-	return code, out.String(), errOut.String()
-}
 
 // buildDeb makes a small .deb with dpkg-deb.
 func buildDeb(t *testing.T, dir, name, version, payload string) string {

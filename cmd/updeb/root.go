@@ -2,9 +2,12 @@ package main
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"io"
 	"log/slog"
 	"os"
+	"strings"
 
 	"github.com/spf13/cobra"
 )
@@ -75,8 +78,39 @@ Exit codes: 0 success; 1 a check failed (signature, checksum, verification);
 		newPublishCmd(g),
 		newRepoCmd(g),
 		newKeysCmd(g),
+		newVerifySignatureCmd(g),
 	)
+	// Bad arguments are usage errors (exit 2) for every command, and an unknown
+	// command is one too, with a hint.
+	root.RunE = func(c *cobra.Command, _ []string) error { return c.Help() }
+	root.Args = func(c *cobra.Command, args []string) error {
+		if len(args) > 0 {
+			return withCode(exitUsage, fmt.Errorf("unknown command %q", args[0]), "see 'updeb help' for the list of commands")
+		}
+		return nil
+	}
+	wrapArgs(root)
 	return root
+}
+
+// wrapArgs makes every command's argument validator return a usage error.
+func wrapArgs(c *cobra.Command) {
+	if c.Args != nil {
+		validate := c.Args
+		c.Args = func(cmd *cobra.Command, args []string) error {
+			if err := validate(cmd, args); err != nil {
+				var ee *exitError
+				if errors.As(err, &ee) {
+					return err
+				}
+				return withCode(exitUsage, err, "see 'updeb help "+strings.TrimPrefix(cmd.CommandPath(), "updeb ")+"'")
+			}
+			return nil
+		}
+	}
+	for _, sub := range c.Commands() {
+		wrapArgs(sub)
+	}
 }
 
 // run executes the command line and returns the process exit code.
