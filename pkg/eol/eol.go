@@ -12,7 +12,6 @@
 package eol
 
 import (
-	"bytes"
 	_ "embed"
 	"errors"
 	"fmt"
@@ -22,6 +21,7 @@ import (
 
 	"go.yaml.in/yaml/v3"
 
+	"github.com/updeb/updeb/internal/datafile"
 	"github.com/updeb/updeb/pkg/debversion"
 )
 
@@ -78,7 +78,7 @@ func Parse(name string, b []byte) (*Data, error) {
 	if len(doc.Content) == 0 || doc.Content[0].Kind != yaml.MappingNode {
 		return nil, fmt.Errorf("%w: %s: expected a mapping of product -> cycles", ErrData, name)
 	}
-	d := &Data{Source: headerComment(b), products: map[string][]Cycle{}}
+	d := &Data{Source: datafile.Header(b), products: map[string][]Cycle{}}
 	top := doc.Content[0]
 	for i := 0; i+1 < len(top.Content); i += 2 {
 		k, v := top.Content[i], top.Content[i+1]
@@ -105,19 +105,6 @@ func Parse(name string, b []byte) (*Data, error) {
 		d.products[product] = cycles
 	}
 	return d, nil
-}
-
-// headerComment returns the leading comment block of the file, "# " removed.
-func headerComment(b []byte) string {
-	var lines []string
-	for _, l := range bytes.Split(b, []byte("\n")) {
-		s := strings.TrimSpace(string(l))
-		if !strings.HasPrefix(s, "#") {
-			break
-		}
-		lines = append(lines, strings.TrimPrefix(strings.TrimPrefix(s, "#"), " "))
-	}
-	return strings.Join(lines, "\n")
 }
 
 // parseCycle decodes one cycle; on error it also returns the line at fault.
