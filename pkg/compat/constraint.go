@@ -91,11 +91,8 @@ func ParseConstraint(s string) (Constraint, error) {
 			if len(nums) == 0 {
 				return fail("~ needs a numeric version, found %q", v)
 			}
-			upper := nums[:len(nums)-1]
-			if len(nums) == 1 {
-				upper = nums
-			}
-			upper = append([]int(nil), upper...)
+			// The upper bound bumps the minor (the major when only it is given).
+			upper := append([]int(nil), nums[:min(len(nums), 2)]...)
 			upper[len(upper)-1]++
 			c.clauses = append(c.clauses, clause{">=", norm}, clause{"<", joinInts(upper)})
 			continue

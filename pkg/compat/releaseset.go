@@ -111,6 +111,7 @@ func ParseReleaseSets(name string, b []byte) ([]ReleaseSet, error) {
 		}
 		rs := ReleaseSet{Components: map[string]string{}}
 		var compNode *yaml.Node
+		compLine, kubeLine := sn.Line, 0
 		seen := map[string]bool{}
 		for i := 0; i+1 < len(sn.Content); i += 2 {
 			k, v := sn.Content[i], sn.Content[i+1]
@@ -129,7 +130,7 @@ func ParseReleaseSets(name string, b []byte) ([]ReleaseSet, error) {
 				names[v.Value] = v.Line
 				rs.Name = v.Value
 			case "components":
-				compNode = v
+				compNode, compLine = v, k.Line
 			default:
 				return fail(k.Line, "unknown key %q in a release set (expected name, components)", k.Value)
 			}
@@ -158,12 +159,15 @@ func ParseReleaseSets(name string, b []byte) ([]ReleaseSet, error) {
 				return fail(v.Line, "set %q: component %q: %v", rs.Name, k.Value, err)
 			}
 			rs.Components[k.Value] = v.Value
+			if k.Value == "kubernetes" {
+				kubeLine = v.Line
+			}
 		}
 		if _, ok := rs.Components["kubernetes"]; !ok {
-			return fail(compNode.Line, "set %q: component \"kubernetes\" (the kube-apiserver version) is required", rs.Name)
+			return fail(compLine, "set %q: component \"kubernetes\" (the kube-apiserver version) is required", rs.Name)
 		}
 		if _, _, ok := minorOf(rs.Components["kubernetes"]); !ok {
-			return fail(compNode.Line, "set %q: kubernetes version %q: expected MAJOR.MINOR[.PATCH]", rs.Name, rs.Components["kubernetes"])
+			return fail(kubeLine, "set %q: kubernetes version %q: expected MAJOR.MINOR[.PATCH]", rs.Name, rs.Components["kubernetes"])
 		}
 		out = append(out, rs)
 	}
