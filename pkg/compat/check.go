@@ -137,7 +137,7 @@ func Check(sets []ReleaseSet, requires map[string]map[string]string, eolData *eo
 	if err != nil {
 		panic(err)
 	}
-	r := &Report{Now: now, Sources: []Source{{Name: "compat.yaml", Text: tables.Source}}}
+	r := &Report{Now: now, Findings: []Finding{}, Sources: []Source{{Name: "compat.yaml", Text: tables.Source}}}
 	if eolData != nil {
 		r.Sources = append(r.Sources, Source{Name: "eol.yaml", Text: eolData.Source})
 	}
