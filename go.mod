@@ -7,6 +7,7 @@ require (
 	github.com/klauspost/compress v1.20.3
 	github.com/spf13/cobra v1.10.2
 	github.com/ulikunitz/xz v0.5.17
+	go.yaml.in/yaml/v3 v3.0.4
 )
 
 require (

@@ -9,6 +9,8 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/updeb/updeb/internal/atomicfile"
+
 	"github.com/spf13/cobra"
 
 	"github.com/updeb/updeb/pkg/verify"
@@ -92,7 +94,7 @@ func runVerifySignature(stdout, stderr io.Writer, g *globalOptions, o *verifySig
 			return withCode(exitNetwork, err, "")
 		}
 	} else if o.output != "" {
-		if err := writeFileAtomic(o.output, content, 0o644); err != nil {
+		if err := atomicfile.WriteFile(o.output, content, 0o644); err != nil {
 			return withCode(exitNetwork, err, "")
 		}
 	}
@@ -141,40 +143,4 @@ func refusalHint(re *verify.RefusedError, kr *verify.Keyring) string {
 		return "is " + filepath.Base(re.Subject) + " really an OpenPGP signature (.asc/.sig) or a clearsigned file?"
 	}
 	return "the signature's properties break updeb's policy (see 'updeb help verify-signature')"
-}
-
-// writeFileAtomic writes data to a temporary file next to path, syncs it and
-// renames it into place, so that path is never seen half-written.
-func writeFileAtomic(path string, data []byte, mode os.FileMode) (err error) {
-	dir := filepath.Dir(path)
-	tmp, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp*")
-	if err != nil {
-		return err
-	}
-	defer func() {
-		if err != nil {
-			tmp.Close()
-			os.Remove(tmp.Name())
-		}
-	}()
-	if _, err = tmp.Write(data); err != nil {
-		return err
-	}
-	if err = tmp.Chmod(mode); err != nil {
-		return err
-	}
-	if err = tmp.Sync(); err != nil {
-		return err
-	}
-	if err = tmp.Close(); err != nil {
-		return err
-	}
-	if err = os.Rename(tmp.Name(), path); err != nil {
-		return err
-	}
-	if d, derr := os.Open(dir); derr == nil {
-		d.Sync()
-		d.Close()
-	}
-	return nil
 }

@@ -79,6 +79,7 @@ Exit codes: 0 success; 1 a check failed (signature, checksum, verification);
 		newRepoCmd(g),
 		newKeysCmd(g),
 		newVerifySignatureCmd(g),
+		newCompatCmd(g),
 	)
 	// Bad arguments are usage errors (exit 2) for every command, and an unknown
 	// command is one too, with a hint.
