@@ -103,4 +103,3 @@ func readAr(r io.ReaderAt, size int64) ([]arMember, error) {
 	}
 	return members, nil
 }
-

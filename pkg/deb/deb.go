@@ -30,7 +30,7 @@ type Control struct {
 	Package, Version, Architecture, Maintainer string
 	// Relations, one per element (each may hold alternatives "a | b"); joined ", ".
 	PreDepends, Depends, Recommends, Suggests, Enhances, Conflicts, Breaks, Replaces, Provides []string
-	Section, Priority, MultiArch, Homepage                                                      string
+	Section, Priority, MultiArch, Homepage                                                     string
 	// Summary is the Description's synopsis line.
 	Summary string
 	// Description is the extended description: lines are kept (a line starting
