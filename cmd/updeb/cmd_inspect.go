@@ -24,7 +24,12 @@ entry with mode, owner, size and mtime. With --json the output is meant for diff
 two builds. A malformed archive exits 2, an unreadable file 3.`,
 		Example: `  updeb inspect out/helm_3.15.4-1_amd64.deb
   updeb inspect --json a.deb > a.json && updeb inspect --json b.deb | diff a.json -`,
-		Args: cobra.ExactArgs(1),
+		Args: func(_ *cobra.Command, args []string) error {
+			if len(args) != 1 {
+				return usageErrorf("inspect takes one FILE.deb, found %d arguments", len(args))
+			}
+			return nil
+		},
 		RunE: func(cmd *cobra.Command, args []string) error {
 			info, err := deb.InspectFile(args[0])
 			if errors.Is(err, deb.ErrMalformed) {
