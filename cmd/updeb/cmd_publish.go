@@ -10,14 +10,17 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/updeb/updeb/pkg/control"
+	"github.com/updeb/updeb/pkg/deb"
 	"github.com/updeb/updeb/pkg/repo"
 )
 
-// readControl returns a .deb's control paragraph. The lead wires it to the deb
-// package's reader: func(p string) (control.Paragraph, error) {
-// info, err := deb.InspectFile(p); if err != nil { return control.Paragraph{}, err }; return info.Control, nil }.
-var readControl = func(path string) (control.Paragraph, error) {
-	return control.Paragraph{}, fmt.Errorf("%s: reading .deb control files is not wired yet (deb.InspectFile)", path)
+// readControl returns a .deb's control paragraph, read by our own reader.
+func readControl(path string) (control.Paragraph, error) {
+	info, err := deb.InspectFile(path)
+	if err != nil {
+		return control.Paragraph{}, err
+	}
+	return info.Control, nil
 }
 
 // repoOptions are the flags every command that writes the repository shares.

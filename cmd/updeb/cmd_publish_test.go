@@ -1,17 +1,14 @@
 package main
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/updeb/updeb/internal/testenv"
-	"github.com/updeb/updeb/pkg/control"
 	"github.com/updeb/updeb/pkg/repo"
 )
 
@@ -33,16 +30,6 @@ func buildDeb(t *testing.T, dir, name, version, payload string) string {
 
 func TestPublishListRemoveCLI(t *testing.T) {
 	testenv.RequireTool(t, "dpkg-deb")
-	// The lead wires readControl to deb.InspectFile; here dpkg-deb reads it.
-	saved := readControl
-	t.Cleanup(func() { readControl = saved })
-	readControl = func(path string) (control.Paragraph, error) {
-		out, err := exec.Command("dpkg-deb", "-f", path).Output()
-		if err != nil {
-			return control.Paragraph{}, err
-		}
-		return control.ParseOne(bytes.NewReader(out), path)
-	}
 	dir := t.TempDir()
 	key := filepath.Join(dir, "k")
 	if code, _, stderr := runCLI(t, "keys", "generate", "--name", "Test", "--email", "t@example.com", "--out", key); code != 0 {
@@ -92,14 +79,19 @@ func TestPublishListRemoveCLI(t *testing.T) {
 	}
 }
 
-func TestPublishNotWired(t *testing.T) {
+func TestPublishMalformedDeb(t *testing.T) {
 	dir := t.TempDir()
 	key := filepath.Join(dir, "k")
 	if code, _, stderr := runCLI(t, "keys", "generate", "--name", "Test", "--email", "t@example.com", "--out", key); code != 0 {
 		t.Fatalf("keys generate: %s", stderr)
 	}
-	code, _, stderr := runCLI(t, "publish", "--repo", filepath.Join(dir, "repo"), "--key", key+".secret.asc", "x.deb")
-	if code != exitUsage || !strings.Contains(stderr, "x.deb: reading .deb control files is not wired yet") {
-		t.Fatalf("publish before wiring: exit %d: %s", code, stderr)
+	bad := filepath.Join(dir, "bad.deb")
+	os.WriteFile(bad, []byte("!<arch>\ngarbage"), 0o644)
+	code, _, stderr := runCLI(t, "publish", "--repo", filepath.Join(dir, "repo"), "--key", key+".secret.asc", bad)
+	if code != exitUsage || !strings.Contains(stderr, bad) {
+		t.Fatalf("publish of a malformed .deb: exit %d: %s", code, stderr)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "repo", "dists")); err == nil {
+		t.Fatal("a refused publish created the repository metadata")
 	}
 }
