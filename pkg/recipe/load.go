@@ -66,9 +66,11 @@ func Load(file string, opts LoadOptions) (*Recipe, error) {
 		if fd := valueOf(r.node, "files-dir"); fd != r.node {
 			r.FilesDir = filepath.Join(filepath.Dir(abs), filepath.FromSlash(fd.Value))
 		}
-		if len(fs.list) == 0 {
+		{
 			// Render every architecture: templates, rendered names and paths,
 			// and (here only, Plan does no I/O) the files the recipe names.
+			// Fields that failed to decode are empty and render to nothing,
+			// so this adds no findings about them.
 			for _, a := range r.Architectures {
 				r.plan(a.Debian, planOptions{lint: true, stat: statRegular}, fs)
 			}
@@ -392,19 +394,22 @@ func (d *decoder) source(r *Recipe, s *Source, n *yaml.Node) {
 // digests decodes a source's pinned digests; it runs after the whole recipe
 // is decoded because architectures may come after sources in the file.
 func (d *decoder) digests(r *Recipe, s *Source) {
+	if len(r.Architectures) == 0 {
+		return // already reported; every digest would be "not in architectures"
+	}
 	for _, alg := range []digest.Algorithm{digest.SHA256, digest.SHA512} {
 		v, ok := s.digestNodes[alg]
 		if !ok {
 			continue
 		}
 		set := func(at *yaml.Node, arch, hex string) {
+			if s.Digests[arch] == nil {
+				s.Digests[arch] = map[digest.Algorithm]string{}
+			}
 			dg, err := digest.New(alg, hex)
 			if err != nil {
 				d.at(at, "%s.%s: %v", alg, arch, err)
 				return
-			}
-			if s.Digests[arch] == nil {
-				s.Digests[arch] = map[digest.Algorithm]string{}
 			}
 			s.Digests[arch][alg] = dg.Hex
 		}
@@ -746,7 +751,7 @@ func (d *decoder) crossCheck(r *Recipe) {
 		}
 		names[s.Name] = true
 		for _, a := range r.Architectures {
-			if len(s.Digests[a.Debian]) == 0 {
+			if _, given := s.Digests[a.Debian]; !given {
 				d.at(s.node, "source %s: no sha256 or sha512 digest pinned for %s (every listed architecture needs one)", s.Name, a.Debian)
 			}
 		}

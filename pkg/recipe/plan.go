@@ -43,8 +43,8 @@ type Plan struct {
 type PlannedSource struct {
 	Name              string
 	URL               string
-	Kind              string     // tar.gz, tgz, tar.xz, tar, zip or raw
-	Pinned            digest.Set // at least one of sha256, sha512
+	Kind              string            // tar.gz, tgz, tar.xz, tar, zip or raw
+	Pinned            digest.Set        // at least one of sha256, sha512
 	Signature         *PlannedSignature `json:",omitempty"`
 	NoSignatureReason string            `json:",omitempty"` // set when Signature is nil
 	Checksums         *PlannedChecksums `json:",omitempty"`
@@ -86,8 +86,8 @@ type PlannedPackage struct {
 	Conflicts, Breaks, Replaces, Provides     []string `json:",omitempty"`
 
 	Files          []PlannedFile
-	Directories    []string  `json:",omitempty"` // absolute; parents are implied
-	Symlinks       []Link    `json:",omitempty"`
+	Directories    []string `json:",omitempty"` // absolute; parents are implied
+	Symlinks       []Link   `json:",omitempty"`
 	GeneratedFiles []GeneratedFile
 	Scripts        []Script `json:",omitempty"` // postinst, prerm, postrm (in that order, only those needed)
 	Conffiles      []string `json:",omitempty"` // absolute, sorted
@@ -232,7 +232,7 @@ func (r *Recipe) plan(arch string, opts planOptions, fs *findings) *Plan {
 		fs.at(nil, "local suffix %q: only letters, digits and . + ~ are allowed", opts.LocalSuffix)
 	}
 	v += opts.LocalSuffix
-	if _, err := debversion.Parse(v); err != nil {
+	if _, err := debversion.Parse(v); err != nil && up != "" {
 		fs.at(valueOf(top, "version"), "version: Debian version %q: %v", v, err)
 	}
 	p.DebianVersion = v
@@ -267,6 +267,9 @@ func (r *Recipe) plan(arch string, opts planOptions, fs *findings) *Plan {
 		}
 	}
 	keyringPath := func(n *yaml.Node, what, rel string) string {
+		if rel == "" {
+			return "" // already reported by the decoder
+		}
 		abs := filepath.Join(r.Root, filepath.FromSlash(rel))
 		checkFile(n, what, abs)
 		return abs

@@ -94,8 +94,8 @@ type Repo struct {
 // Source is one upstream artifact per architecture.
 type Source struct {
 	Name      string
-	URL       string                             // template
-	Kind      string                             // tar.gz, tgz, tar.xz, tar, zip or raw
+	URL       string                                 // template
+	Kind      string                                 // tar.gz, tgz, tar.xz, tar, zip or raw
 	Digests   map[string]map[digest.Algorithm]string // Debian arch -> algorithm -> hex (lower case)
 	Signature Signature
 	Checksums *Checksums
