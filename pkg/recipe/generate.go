@@ -5,6 +5,7 @@ import (
 	"compress/gzip"
 	"fmt"
 	"regexp"
+	"slices"
 	"strings"
 )
 
@@ -92,7 +93,11 @@ func overrides(pp *PlannedPackage, rp Package) []byte {
 	if inBin {
 		tags = append(tags, "no-manual-page")
 	}
-	tags = append(tags, rp.Lintian...)
+	for _, t := range rp.Lintian {
+		if !slices.Contains(tags, t) {
+			tags = append(tags, t)
+		}
+	}
 	if len(tags) == 0 {
 		return nil
 	}
