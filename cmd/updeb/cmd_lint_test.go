@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
@@ -45,6 +46,28 @@ func TestLintCommand(t *testing.T) {
 		{[]string{"lint", "--recipes", dir}, 2, filepath.Join(dir, "hello.yaml") + ":36:5: package: missing required field \"section\"\n" +
 			filepath.Join(dir, "hello.yaml") + ":42:5: package: unknown field \"sektion\" (known: alternatives, architecture, breaks, conflicts, depends, description, directories, dynamic, files, lintian-overrides, name, pre-depends, priority, provides, recommends, replaces, section, suggests, summary, symlinks, system-user, systemd-units)\n" +
 			"1 recipe(s) checked: 0 ok, 1 with 2 finding(s)\n", "1 of 1 recipe(s) are invalid"},
+	}
+	var stdout, stderr bytes.Buffer
+	if code := run(context.Background(), []string{"lint", "--json", "--recipes", dir}, &stdout, &stderr); code != 2 {
+		t.Fatalf("lint --json: exit %d, want 2\n%s", code, stderr.String())
+	}
+	var res struct {
+		Recipes []struct {
+			Recipe   string
+			OK       bool
+			Findings []struct {
+				File      string
+				Line, Col int
+				Message   string
+			}
+		}
+		Findings int
+	}
+	if err := json.Unmarshal(stdout.Bytes(), &res); err != nil {
+		t.Fatalf("lint --json output: %v\n%s", err, stdout.String())
+	}
+	if res.Findings != 2 || len(res.Recipes) != 1 || res.Recipes[0].OK || res.Recipes[0].Findings[1].Line != 42 || res.Recipes[0].Findings[1].Col != 5 {
+		t.Errorf("lint --json = %+v", res)
 	}
 	for _, tt := range tests {
 		var stdout, stderr bytes.Buffer

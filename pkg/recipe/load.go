@@ -276,6 +276,8 @@ func (d *decoder) singleLine(v *yaml.Node, name string, dst *string) bool {
 // relPath checks a path that must stay inside the folder it is relative to.
 func (d *decoder) relPath(v *yaml.Node, name, p string) bool {
 	switch {
+	case hasControlChar(p):
+		d.at(v, "%s: %q contains a control character", name, p)
 	case strings.HasPrefix(p, "/"):
 		d.at(v, "%s: %q must be a relative path", name, p)
 	case p != path.Clean(p) || p == ".." || strings.HasPrefix(p, "../") || strings.Contains(p, "\\"):
@@ -629,6 +631,8 @@ func (d *decoder) pkg(p *Package, n *yaml.Node) {
 
 func (d *decoder) absPath(v *yaml.Node, name, p string) bool {
 	switch {
+	case hasControlChar(p):
+		d.at(v, "%s: %q contains a control character", name, p)
 	case !strings.HasPrefix(p, "/"):
 		d.at(v, "%s: %q must be an absolute path", name, p)
 	case p == "/":
@@ -792,4 +796,10 @@ func (r *Recipe) sourceNames() []string {
 		out[i] = s.Name
 	}
 	return out
+}
+
+// hasControlChar reports a byte that would break md5sums, conffiles or a
+// maintainer script line (newline, tab, NUL, DEL, ...).
+func hasControlChar(s string) bool {
+	return strings.IndexFunc(s, func(r rune) bool { return r < 0x20 || r == 0x7f }) >= 0
 }

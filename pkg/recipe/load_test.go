@@ -161,6 +161,8 @@ func TestLoadErrors(t *testing.T) {
 				"recipes/x.yaml:19:33: dest: \"/lib/systemd/../x.service\" must be a clean absolute path (no \"..\", \"//\" or trailing \"/\")",
 				"recipes/x.yaml:20:21: systemd-units: x.service is not installed by package xx (add a file with dest /lib/systemd/system/x.service)",
 			}},
+		{"control character in dest", []edit{{"dest: /usr/bin/x}", "dest: \"/usr/bin/x\\ny\"}"}},
+			[]string{"recipes/x.yaml:18:38: dest: \"/usr/bin/x\\ny\" contains a control character"}},
 		{"source path escapes", []edit{{"path: x,", "path: ../x,"}},
 			[]string{"recipes/x.yaml:18:29: path: \"../x\" must be a clean relative path without \"..\""}},
 		{"recipe-local file missing or escaping", []edit{{"{file: x.service,", "{file: y.service,"}},

@@ -536,7 +536,7 @@ func addRelation(list []string, name string) []string {
 func checkRelation(s string, provides bool) error {
 	alts := strings.Split(s, "|")
 	if provides && len(alts) > 1 {
-		return fmt.Errorf("Provides takes no alternatives")
+		return fmt.Errorf("alternatives (|) are not allowed in Provides")
 	}
 	for _, alt := range alts {
 		m := relationAltRE.FindStringSubmatch(strings.TrimSpace(alt))
