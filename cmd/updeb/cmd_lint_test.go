@@ -39,7 +39,7 @@ func TestLintCommand(t *testing.T) {
 		stdout   string
 		stderrIn string
 	}{
-		{[]string{"lint", "--recipes", fixtures}, 0, "1 recipe(s) checked: 1 ok, 0 with 0 finding(s)\n", ""},
+		{[]string{"lint", "--recipes", fixtures}, 0, "2 recipe(s) checked: 2 ok, 0 with 0 finding(s)\n", ""},
 		{[]string{"lint", "--recipes", fixtures, "hello"}, 0, "1 recipe(s) checked: 1 ok, 0 with 0 finding(s)\n", ""},
 		{[]string{"lint", "--recipes", fixtures, "nope"}, 2, "", "recipe \"nope\": " + filepath.Join(fixtures, "nope.yaml") + " is not a recipe file"},
 		{[]string{"lint", "--recipes", t.TempDir()}, 2, "", "no recipes (*.yaml) in"},

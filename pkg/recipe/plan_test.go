@@ -222,3 +222,29 @@ Description: Hello server daemon
 		t.Fatalf("control:\n%s\nwant:\n%s", got, want)
 	}
 }
+
+func TestKubernetesShape(t *testing.T) {
+	r, err := Load("testdata/recipes/kubernetes-1.36.yaml", LoadOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := r.Plan("arm64", PlanOptions{DefaultMaintainer: "Ops <ops@example.org>"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, pkg := range p.Packages {
+		names = append(names, pkg.OutputFile)
+	}
+	if p.Component != "kubernetes136" || strings.Join(names, " ") != "kubernetes-master_1.36.0-1_arm64.deb kubernetes-node_1.36.0-1_arm64.deb kubernetes-client136_1.36.0-1_arm64.deb" {
+		t.Fatalf("component %q, packages %v", p.Component, names)
+	}
+	if got := p.Sources[1].URL; got != "https://dl.k8s.io/v1.36.0/kubernetes-node-linux-arm64.tar.gz" || p.Sources[1].Pinned["sha512"][:8] != "10a4c366" {
+		t.Fatalf("node source %q %v", got, p.Sources[1].Pinned)
+	}
+	master := p.Packages[0]
+	if strings.Join(master.Depends, ",") != "adduser" || strings.Join(master.Conffiles, ",") != "/etc/default/kube-apiserver" ||
+		!strings.HasSuffix(master.Files[1].LocalPath, "/recipes/kubernetes/kube-apiserver.service") {
+		t.Fatalf("master: depends %v, conffiles %v, unit %q", master.Depends, master.Conffiles, master.Files[1].LocalPath)
+	}
+}
