@@ -19,6 +19,7 @@ var version = "0.0.0-dev"
 // passed down as values: library packages never look at flags or the environment.
 type globalOptions struct {
 	configFile string
+	recipesDir string
 	proxy      string
 	cacheDir   string
 	outDir     string
@@ -64,6 +65,7 @@ Exit codes: 0 success; 1 a check failed (signature, checksum, verification);
 	})
 	f := root.PersistentFlags()
 	f.StringVar(&g.configFile, "config", "", "config file (default updeb.yaml in the working folder, then /etc/updeb/config.yaml)")
+	f.StringVar(&g.recipesDir, "recipes", "recipes", "recipes folder (RECIPE names resolve to DIR/NAME.yaml)")
 	f.StringVar(&g.proxy, "proxy", "", "web proxy URL (default: config, then HTTPS_PROXY/HTTP_PROXY)")
 	f.StringVar(&g.cacheDir, "cache", "", "download cache folder")
 	f.StringVar(&g.outDir, "out", "", "output folder for packages")
@@ -81,6 +83,7 @@ Exit codes: 0 success; 1 a check failed (signature, checksum, verification);
 		newVerifySignatureCmd(g),
 		newCompatCmd(g),
 		newInspectCmd(g),
+		newLintCmd(g),
 	)
 	// Bad arguments are usage errors (exit 2) for every command, and an unknown
 	// command is one too, with a hint.
