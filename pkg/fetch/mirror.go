@@ -16,21 +16,28 @@ type Mirror struct {
 	To     string // e.g. file:///srv/mirror/github.com/ or http://mirror.internal/github/
 }
 
+// Check reports a mirror whose Prefix is not an http(s) URL or whose To is not
+// file:///ABSOLUTE/PATH/ or an http(s) URL.
+func (m Mirror) Check() error {
+	p, err := url.Parse(m.Prefix)
+	if err != nil || (p.Scheme != "http" && p.Scheme != "https") || p.Host == "" {
+		return fmt.Errorf("mirror prefix %q: want an http:// or https:// URL prefix", m.Prefix)
+	}
+	t, err := url.Parse(m.To)
+	switch {
+	case err != nil:
+	case t.Scheme == "file" && strings.HasPrefix(t.Path, "/") && (t.Host == "" || t.Host == "localhost"):
+		return nil
+	case (t.Scheme == "http" || t.Scheme == "https") && t.Host != "":
+		return nil
+	}
+	return fmt.Errorf("mirror %q: to %q: want file:///ABSOLUTE/PATH/, http:// or https://", m.Prefix, m.To)
+}
+
 func checkMirrors(ms []Mirror) error {
 	for _, m := range ms {
-		p, err := url.Parse(m.Prefix)
-		if err != nil || (p.Scheme != "http" && p.Scheme != "https") || p.Host == "" {
-			return fmt.Errorf("fetch: mirror prefix %q: want an http:// or https:// URL prefix", m.Prefix)
-		}
-		t, err := url.Parse(m.To)
-		if err != nil {
-			return fmt.Errorf("fetch: mirror %q: to %q: %w", m.Prefix, m.To, err)
-		}
-		switch {
-		case t.Scheme == "file" && strings.HasPrefix(t.Path, "/") && (t.Host == "" || t.Host == "localhost"):
-		case (t.Scheme == "http" || t.Scheme == "https") && t.Host != "":
-		default:
-			return fmt.Errorf("fetch: mirror %q: to %q: want file:///ABSOLUTE/PATH/, http:// or https://", m.Prefix, m.To)
+		if err := m.Check(); err != nil {
+			return fmt.Errorf("fetch: %w", err)
 		}
 	}
 	return nil
