@@ -72,6 +72,7 @@ Exit codes: 0 success; 1 a check failed (signature, checksum, verification);
 	// Each command lives in its own cmd_<verb>.go file.
 	root.AddCommand(
 		newVersionCmd(g),
+		newFetchCmd(g),
 	)
 	return root
 }

@@ -25,15 +25,18 @@ type Squid struct {
 	done      chan struct{}
 }
 
-// Start writes a config into dir and starts squid in the foreground. dir is made
-// world-writable because squid started as root drops its privileges to the
-// proxy user, which must write the logs and the pid file.
-func Start(dir string) (*Squid, error) {
+// Start writes a config into a new temporary folder and starts squid in the
+// foreground. The folder (directly under the system's temp folder, so that every
+// parent is searchable) is world-writable because squid started as root drops its
+// privileges to the proxy user, which must write the logs and the pid file.
+// Stop removes it.
+func Start() (*Squid, error) {
 	bin, err := exec.LookPath("squid")
 	if err != nil {
 		return nil, err
 	}
-	if err := os.MkdirAll(dir, 0o777); err != nil {
+	dir, err := os.MkdirTemp("", "updeb-squid-")
+	if err != nil {
 		return nil, err
 	}
 	if err := os.Chmod(dir, 0o777); err != nil {
@@ -41,6 +44,7 @@ func Start(dir string) (*Squid, error) {
 	}
 	port, err := freePort()
 	if err != nil {
+		os.RemoveAll(dir)
 		return nil, err
 	}
 	s := &Squid{URL: "http://127.0.0.1:" + strconv.Itoa(port), Dir: dir, AccessLog: filepath.Join(dir, "access.log"), done: make(chan struct{})}
@@ -67,6 +71,7 @@ http_access deny all
 	s.cmd.Stdout, s.cmd.Stderr = &out, &out
 	s.cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	if err := s.cmd.Start(); err != nil {
+		os.RemoveAll(dir)
 		return nil, err
 	}
 	go func() { s.cmd.Wait(); close(s.done) }()
@@ -74,6 +79,7 @@ http_access deny all
 		select {
 		case <-s.done:
 			log, _ := os.ReadFile(filepath.Join(dir, "cache.log"))
+			os.RemoveAll(dir)
 			return nil, fmt.Errorf("squid exited at start: %s\n%s", out.String(), log)
 		default:
 		}
@@ -92,6 +98,7 @@ func (s *Squid) Stop() {
 		syscall.Kill(-s.cmd.Process.Pid, syscall.SIGKILL)
 	}
 	<-s.done
+	os.RemoveAll(s.Dir)
 }
 
 // Log returns squid's access log so far.

@@ -33,17 +33,11 @@ var (
 )
 
 func TestMain(m *testing.M) {
-	dir, err := os.MkdirTemp("", "updeb-squid-")
-	if err == nil {
-		proxy, proxyErr = squid.Start(dir)
-	} else {
-		proxyErr = err
-	}
+	proxy, proxyErr = squid.Start()
 	code := m.Run()
 	if proxy != nil {
 		proxy.Stop()
 	}
-	os.RemoveAll(dir)
 	os.Exit(code)
 }
 

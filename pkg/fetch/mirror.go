@@ -74,4 +74,3 @@ func (f *Fetcher) copyFile(tu *url.URL, upstream string, tmp *os.File, h *digest
 	}
 	return nil
 }
-

@@ -125,8 +125,5 @@ func isRetryable(err error) bool {
 		return false
 	}
 	var ce *tls.CertificateVerificationError
-	if errors.As(err, &ce) {
-		return false
-	}
-	return true
+	return !errors.As(err, &ce)
 }
