@@ -188,21 +188,47 @@ func (f *Fetcher) attempt(ctx context.Context, upstream, target string, p *parti
 	return false, 0, nil
 }
 
-// copyBody appends body to p's file and hasher, enforcing the size limit.
+// copyBody appends body to p's file and hasher, enforcing the size limit. A
+// goroutine reads ahead into a few buffers, so that the network read of the next
+// chunk overlaps with writing and hashing this one.
 func (f *Fetcher) copyBody(p *partial, body io.Reader, upstream string) (int64, error) {
-	buf := make([]byte, copyBuffer)
+	type chunk struct {
+		b   []byte
+		err error
+	}
+	const ahead = 4
+	free := make(chan []byte, ahead)
+	full := make(chan chunk, ahead) // never blocks: at most ahead buffers exist
+	done := make(chan struct{})
+	defer close(done)
+	for range ahead {
+		free <- make([]byte, copyBuffer)
+	}
+	go func() {
+		for {
+			select {
+			case <-done:
+				return
+			case b := <-free:
+				k, err := body.Read(b)
+				full <- chunk{b[:k], err}
+				if err != nil {
+					return
+				}
+			}
+		}
+	}()
 	var n int64
 	last := time.Time{}
-	for {
-		k, rerr := body.Read(buf)
-		if k > 0 {
+	for c := range full {
+		if k := len(c.b); k > 0 {
 			if p.written+int64(k) > f.o.MaxSize {
 				return n, &SizeError{URL: upstream, Limit: f.o.MaxSize, Size: p.written + int64(k)}
 			}
-			if _, err := p.file.Write(buf[:k]); err != nil {
+			if _, err := p.file.Write(c.b); err != nil {
 				return n, err
 			}
-			p.hasher.Write(buf[:k])
+			p.hasher.Write(c.b)
 			p.written += int64(k)
 			n += int64(k)
 			if f.o.Progress != nil {
@@ -212,13 +238,15 @@ func (f *Fetcher) copyBody(p *partial, body io.Reader, upstream string) (int64, 
 				}
 			}
 		}
-		if rerr == io.EOF {
+		if c.err == io.EOF {
 			return n, nil
 		}
-		if rerr != nil {
-			return n, rerr
+		if c.err != nil {
+			return n, c.err
 		}
+		free <- c.b[:cap(c.b)]
 	}
+	return n, nil // not reached: the reader always ends with an error
 }
 
 // checkContentRange accepts a 206 only when it starts where we stopped and
