@@ -1,6 +1,6 @@
 module github.com/updeb/updeb
 
-go 1.26
+go 1.26.0
 
 require (
 	github.com/ProtonMail/go-crypto v1.5.2
@@ -8,6 +8,7 @@ require (
 	github.com/spf13/cobra v1.10.2
 	github.com/ulikunitz/xz v0.5.17
 	go.yaml.in/yaml/v3 v3.0.4
+	golang.org/x/sync v0.24.0
 )
 
 require (
