@@ -38,3 +38,7 @@ fuzz:
 
 clean:
 	rm -rf bin out
+
+## bench: the benchmark tables (not a test; takes minutes): go run ./internal/bench
+bench:
+	$(GO) run ./internal/bench

@@ -2,9 +2,12 @@ package main
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"io"
 	"log/slog"
 	"os"
+	"strings"
 
 	"github.com/spf13/cobra"
 )
@@ -16,6 +19,7 @@ var version = "0.0.0-dev"
 // passed down as values: library packages never look at flags or the environment.
 type globalOptions struct {
 	configFile string
+	recipesDir string
 	proxy      string
 	cacheDir   string
 	outDir     string
@@ -61,6 +65,7 @@ Exit codes: 0 success; 1 a check failed (signature, checksum, verification);
 	})
 	f := root.PersistentFlags()
 	f.StringVar(&g.configFile, "config", "", "config file (default updeb.yaml in the working folder, then /etc/updeb/config.yaml)")
+	f.StringVar(&g.recipesDir, "recipes", "recipes", "recipes folder (RECIPE names resolve to DIR/NAME.yaml)")
 	f.StringVar(&g.proxy, "proxy", "", "web proxy URL (default: config, then HTTPS_PROXY/HTTP_PROXY)")
 	f.StringVar(&g.cacheDir, "cache", "", "download cache folder")
 	f.StringVar(&g.outDir, "out", "", "output folder for packages")
@@ -72,8 +77,46 @@ Exit codes: 0 success; 1 a check failed (signature, checksum, verification);
 	// Each command lives in its own cmd_<verb>.go file.
 	root.AddCommand(
 		newVersionCmd(g),
+		newPublishCmd(g),
+		newRepoCmd(g),
+		newKeysCmd(g),
+		newVerifySignatureCmd(g),
+		newCompatCmd(g),
+		newInspectCmd(g),
+		newLintCmd(g),
+		newFetchCmd(g),
 	)
+	// Bad arguments are usage errors (exit 2) for every command, and an unknown
+	// command is one too, with a hint.
+	root.RunE = func(c *cobra.Command, _ []string) error { return c.Help() }
+	root.Args = func(c *cobra.Command, args []string) error {
+		if len(args) > 0 {
+			return withCode(exitUsage, fmt.Errorf("unknown command %q", args[0]), "see 'updeb help' for the list of commands")
+		}
+		return nil
+	}
+	wrapArgs(root)
 	return root
+}
+
+// wrapArgs makes every command's argument validator return a usage error.
+func wrapArgs(c *cobra.Command) {
+	if c.Args != nil {
+		validate := c.Args
+		c.Args = func(cmd *cobra.Command, args []string) error {
+			if err := validate(cmd, args); err != nil {
+				var ee *exitError
+				if errors.As(err, &ee) {
+					return err
+				}
+				return withCode(exitUsage, err, "see 'updeb help "+strings.TrimPrefix(cmd.CommandPath(), "updeb ")+"'")
+			}
+			return nil
+		}
+	}
+	for _, sub := range c.Commands() {
+		wrapArgs(sub)
+	}
 }
 
 // run executes the command line and returns the process exit code.

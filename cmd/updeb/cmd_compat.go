@@ -1,0 +1,110 @@
+package main
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"strings"
+	"time"
+
+	"github.com/updeb/updeb/internal/atomicfile"
+
+	"github.com/spf13/cobra"
+
+	"github.com/updeb/updeb/pkg/compat"
+	"github.com/updeb/updeb/pkg/eol"
+)
+
+type compatOptions struct {
+	setFile string
+	format  string
+	output  string
+	now     string // YYYY-MM-DD; empty = today (UTC)
+
+	// requires holds each recipe's `requires` (component -> other component ->
+	// constraint). The lead fills it from the recipes; nil checks none.
+	requires map[string]map[string]string
+}
+
+func newCompatCmd(g *globalOptions) *cobra.Command {
+	o := &compatOptions{}
+	cmd := &cobra.Command{
+		Use:   "compat",
+		Short: "Check that the versions deployed together work together",
+		Long: `compat reads a release set file (the versions deployed together, one set per cluster or
+Kubernetes minor) and checks Kubernetes' version-skew policy, Helm's n-3 table,
+containerd's recommended table, the recipes' requires, and end-of-life dates.
+Exit 1 on a violation or an end-of-life component; warnings do not change the exit code.`,
+		Example: `  updeb compat                                  # release-sets.yaml in the working folder
+  updeb compat --set clusters.yaml --format markdown
+  updeb compat --format html --output compat.html --now 2026-08-22`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error { return runCompat(cmd, g, o) },
+	}
+	f := cmd.Flags()
+	f.StringVar(&o.setFile, "set", "release-sets.yaml", "release set file")
+	f.StringVar(&o.format, "format", "table", "output format: table, markdown, csv or html")
+	f.StringVarP(&o.output, "output", "o", "", "write the report to this file instead of stdout")
+	f.StringVar(&o.now, "now", "", "check end-of-life as of this day, YYYY-MM-DD (default: today, UTC)")
+	return cmd
+}
+
+func runCompat(cmd *cobra.Command, g *globalOptions, o *compatOptions) error {
+	format := compat.Format(o.format)
+	known := false
+	for _, f := range compat.Formats() {
+		known = known || f == format
+	}
+	if !known {
+		return usageErrorf("--format %q: want table, markdown, csv or html", o.format)
+	}
+	now := time.Now().UTC()
+	if o.now != "" {
+		t, err := time.Parse(time.DateOnly, o.now)
+		if err != nil {
+			return usageErrorf("--now %q: want a day as YYYY-MM-DD", o.now)
+		}
+		now = t
+	}
+	sets, err := compat.LoadReleaseSets(o.setFile)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return withCode(exitUsage, err, "name the release set file with --set (see testdata/compat/release-sets.yaml)")
+	case err != nil:
+		return withCode(exitUsage, err, "")
+	}
+	if err := compat.ValidateRequires(o.requires); err != nil {
+		return withCode(exitUsage, err, "fix the recipe's requires")
+	}
+	data, err := eol.Load()
+	if err != nil {
+		return fmt.Errorf("bundled end-of-life data: %w", err)
+	}
+	report := compat.Check(sets, o.requires, data, now)
+
+	var out strings.Builder
+	if g.json {
+		enc := json.NewEncoder(&out)
+		enc.SetIndent("", "  ")
+		err = enc.Encode(report)
+	} else {
+		err = compat.Render(&out, report, format)
+	}
+	if err != nil {
+		return err
+	}
+	if o.output == "" {
+		_, err = io.WriteString(cmd.OutOrStdout(), out.String())
+	} else {
+		err = atomicfile.WriteFile(o.output, []byte(out.String()), 0o644)
+	}
+	if err != nil {
+		return withCode(exitNetwork, err, "")
+	}
+	if n := report.Count(compat.Violation); n > 0 {
+		return withCode(exitCheck, fmt.Errorf("%d compatibility violation(s) in %s", n, o.setFile), "see the findings above")
+	}
+	return nil
+}

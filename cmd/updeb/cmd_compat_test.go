@@ -1,0 +1,51 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func TestCompatCommand(t *testing.T) {
+	dir := t.TempDir()
+	good := filepath.Join(dir, "good.yaml")
+	bad := filepath.Join(dir, "bad.yaml")
+	os.WriteFile(good, []byte("sets:\n  - name: k135\n    components: {kubernetes: 1.35.8, helm: 3.21.4}\n"), 0o644)
+	os.WriteFile(bad, []byte("sets:\n  - name: k135\n    components:\n      kubernetes: 1.35.8\n      helm: latest\n"), 0o644)
+	example := filepath.Join("..", "..", "testdata", "compat", "release-sets.yaml")
+	out := filepath.Join(dir, "report.html")
+	for _, tc := range []struct {
+		args   []string
+		code   int
+		stdout string
+		stderr string
+	}{
+		{[]string{"compat", "--set", good, "--now", "2026-08-22"}, 0, "helm                     3.21.4", ""},
+		{[]string{"compat", "--set", good, "--now", "2026-08-22", "--format", "csv"}, 0, "k135,1.35.8,helm,3.21.4,false,,,ok,", ""},
+		{[]string{"compat", "--set", good, "--now", "2026-08-22", "--json"}, 0, `"findings": []`, ""},
+		{[]string{"compat", "--set", good, "--now", "2027-03-01"}, 1, "kubernetes cycle 1.35 is end-of-life (eol since 2027-02-28)", "7 compatibility violation(s)"},
+		{[]string{"compat", "--set", example, "--now", "2026-08-22", "--format", "markdown"}, 1, "| helm | 3.18.4 \\[!\\] | 3.18.4 \\[!\\] |", "2 compatibility violation(s)"},
+		{[]string{"compat", "--set", bad}, 2, "", bad + `:5: set "k135": component "helm": invalid Debian version`},
+		{[]string{"compat", "--set", filepath.Join(dir, "none.yaml")}, 2, "", "hint: name the release set file with --set"},
+		{[]string{"compat", "--set", good, "--format", "pdf"}, 2, "", `--format "pdf"`},
+		{[]string{"compat", "--set", good, "--now", "today"}, 2, "", `--now "today"`},
+		{[]string{"compat", "--set", good, "--now", "2026-08-22", "--format", "html", "--output", out}, 0, "", ""},
+	} {
+		var stdout, stderr bytes.Buffer
+		code := run(context.Background(), tc.args, &stdout, &stderr)
+		if code != tc.code || !strings.Contains(stdout.String(), tc.stdout) || !strings.Contains(stderr.String(), tc.stderr) {
+			t.Errorf("updeb %v: exit %d, want %d\nstdout (want %q):\n%s\nstderr (want %q):\n%s",
+				tc.args, code, tc.code, tc.stdout, stdout.String(), tc.stderr, stderr.String())
+		}
+	}
+	page, err := os.ReadFile(out)
+	if err != nil || !bytes.HasPrefix(page, []byte("<!DOCTYPE html>")) {
+		t.Errorf("--output did not write the page: %v", err)
+	}
+	if left, _ := filepath.Glob(filepath.Join(dir, ".report.html.tmp*")); len(left) != 0 {
+		t.Errorf("temporary files left behind: %v", left)
+	}
+}

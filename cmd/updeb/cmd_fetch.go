@@ -1,0 +1,129 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/updeb/updeb/pkg/digest"
+	"github.com/updeb/updeb/pkg/fetch"
+)
+
+type fetchOptions struct {
+	sha256, sha512 string
+	unpinned       bool
+	key            string
+}
+
+func newFetchCmd(g *globalOptions) *cobra.Command {
+	o := &fetchOptions{}
+	cmd := &cobra.Command{
+		Use:   "fetch URL...",
+		Short: "Download and verify artifacts into the cache",
+		Long: `fetch downloads each URL through the configured proxy into the cache, verifies it
+against its pinned digest and prints "SHA256  SIZE  PATH  URL" per file. A URL is
+pinned with --sha256/--sha512 (one URL only) or a fragment: URL#sha256=HEX.
+Files already cached are re-verified and not downloaded again.`,
+		Example: `  updeb fetch --sha256 11400fec... https://get.helm.sh/helm-v3.15.4-linux-amd64.tar.gz
+  updeb fetch 'https://dl.k8s.io/v1.31.4/bin/linux/amd64/kubectl#sha256=298e19e9...'
+  updeb fetch --unpinned https://get.helm.sh/helm-v3.15.4-linux-amd64.tar.gz.asc
+  updeb --offline fetch 'https://example.org/a.tgz#sha256=...'`,
+		Args: cobra.MinimumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			reqs, err := o.requests(args)
+			if err != nil {
+				return err
+			}
+			cfg, err := g.loadConfig()
+			if err != nil {
+				return err
+			}
+			f, err := g.newFetcher(cfg)
+			if err != nil {
+				return err
+			}
+			defer f.Close()
+			res, err := f.FetchAll(cmd.Context(), reqs)
+			if err != nil {
+				return fetchExit(err)
+			}
+			return printFetchResults(cmd, g, res)
+		},
+	}
+	fl := cmd.Flags()
+	fl.StringVar(&o.sha256, "sha256", "", "pinned sha256 of the (single) URL")
+	fl.StringVar(&o.sha512, "sha512", "", "pinned sha512 of the (single) URL")
+	fl.BoolVar(&o.unpinned, "unpinned", false, "allow URLs without a pin (signatures, checksum files)")
+	fl.StringVar(&o.key, "key", "", "cache index key, e.g. \"helm 3.15.4\" (unpinned files are cached per URL and key)")
+	return cmd
+}
+
+// requests turns the arguments into fetch requests, reading pins from the flags
+// or from each URL's #sha256=/#sha512= fragment.
+func (o *fetchOptions) requests(args []string) ([]fetch.Request, error) {
+	if (o.sha256 != "" || o.sha512 != "") && len(args) != 1 {
+		return nil, usageErrorf("--sha256/--sha512 pin a single URL; pin several with URL#sha256=HEX")
+	}
+	var reqs []fetch.Request
+	for _, a := range args {
+		u, frag, _ := strings.Cut(a, "#")
+		r := fetch.Request{URL: u, AllowUnpinned: o.unpinned, Key: o.key, Pinned: digest.Set{}}
+		pins := []string{}
+		if frag != "" {
+			pins = strings.Split(frag, "&")
+		}
+		for alg, v := range map[digest.Algorithm]string{digest.SHA256: o.sha256, digest.SHA512: o.sha512} {
+			if v != "" {
+				pins = append(pins, string(alg)+"="+v)
+			}
+		}
+		for _, p := range pins {
+			alg, hex, _ := strings.Cut(p, "=")
+			d, err := digest.New(digest.Algorithm(alg), hex)
+			if err == nil {
+				err = r.Pinned.Add(d)
+			}
+			if err != nil {
+				return nil, usageErrorf("%s: %v", a, err)
+			}
+		}
+		if len(r.Pinned) == 0 && !o.unpinned {
+			return nil, usageErrorf("%s: no pinned digest (use --sha256 HEX, URL#sha256=HEX, or --unpinned for signatures and checksum files)", a)
+		}
+		reqs = append(reqs, r)
+	}
+	return reqs, nil
+}
+
+func printFetchResults(cmd *cobra.Command, g *globalOptions, res []*fetch.Result) error {
+	w := cmd.OutOrStdout()
+	if g.json {
+		type row struct {
+			URL       string            `json:"url"`
+			Path      string            `json:"path"`
+			Size      int64             `json:"size"`
+			Digests   map[string]string `json:"digests"`
+			FromCache bool              `json:"from_cache"`
+			Via       string            `json:"via"`
+		}
+		rows := make([]row, 0, len(res))
+		for _, r := range res {
+			d := map[string]string{}
+			for a, v := range r.Digests {
+				d[string(a)] = v
+			}
+			rows = append(rows, row{r.URL, r.Path, r.Size, d, r.FromCache, r.Via})
+		}
+		enc := json.NewEncoder(w)
+		enc.SetIndent("", "  ")
+		return enc.Encode(rows)
+	}
+	for _, r := range res {
+		if _, err := fmt.Fprintf(w, "%s  %d  %s  %s\n", r.Digests[digest.SHA256], r.Size, r.Path, r.URL); err != nil {
+			return err
+		}
+	}
+	return nil
+}

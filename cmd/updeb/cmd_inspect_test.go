@@ -1,0 +1,59 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/updeb/updeb/pkg/deb"
+)
+
+func TestInspectCmd(t *testing.T) {
+	dir := t.TempDir()
+	good := filepath.Join(dir, "x.deb")
+	_, err := deb.Write(context.Background(), good, &deb.Package{
+		Control: deb.Control{Package: "xx", Version: "1.0-1", Architecture: "all", Maintainer: "m <m@x.invalid>", Summary: "s"},
+		Entries: []deb.Entry{{Path: "/usr/bin/x", Type: deb.TypeFile, Mode: 0o755, Size: 2,
+			Open: func() (io.ReadCloser, error) { return io.NopCloser(strings.NewReader("hi")), nil }}},
+		SourceDateEpoch: time.Unix(1723636800, 0),
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	bad := filepath.Join(dir, "bad.deb")
+	if err := os.WriteFile(bad, []byte("!<arch>\nnope"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		args   []string
+		code   int
+		stdout string
+		stderr string
+	}{
+		{[]string{"inspect", good}, 0, "  -rwxr-xr-x root/root 2 2024-08-14 12:00:00 ./usr/bin/x\n", ""},
+		{[]string{"inspect", good}, 0, "  data.tar.xz     ", ""},
+		{[]string{"inspect", "--json", good}, 0, `"path": "./usr/bin/x"`, ""},
+		{[]string{"inspect", bad}, 2, "", "updeb: error: " + bad + ": deb: malformed package: ar: truncated member header at offset 8 (4 bytes left)\n"},
+		{[]string{"inspect", filepath.Join(dir, "missing.deb")}, 3, "", "no such file or directory"},
+		{[]string{"inspect"}, 2, "", "inspect takes one FILE.deb, found 0 arguments"},
+	}
+	for _, tt := range tests {
+		var stdout, stderr bytes.Buffer
+		code := run(context.Background(), tt.args, &stdout, &stderr)
+		if code != tt.code || !strings.Contains(stdout.String(), tt.stdout) || !strings.Contains(stderr.String(), tt.stderr) {
+			t.Errorf("%v: exit %d (want %d)\nstdout:\n%s\nstderr:\n%s", tt.args, code, tt.code, stdout.String(), stderr.String())
+		}
+		if code == 0 && tt.args[1] == "--json" {
+			var info deb.Info
+			if err := json.Unmarshal(stdout.Bytes(), &info); err != nil || info.Control.Value("Package") != "xx" {
+				t.Errorf("--json: %v %+v", err, info)
+			}
+		}
+	}
+}

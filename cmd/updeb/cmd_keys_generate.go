@@ -1,0 +1,89 @@
+package main
+
+import (
+	"crypto/rand"
+	"errors"
+	"fmt"
+	"os"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/updeb/updeb/pkg/repo"
+)
+
+func newKeysGenerateCmd(g *globalOptions) *cobra.Command {
+	var name, email, kind, prefix string
+	cmd := &cobra.Command{
+		Use:   "generate",
+		Short: "Make a repository signing key (Ed25519 by default)",
+		Long: `generate writes PREFIX.secret.asc (the armored secret key, mode 0600, for --key),
+PREFIX.gpg (the public key in the binary form apt's signed-by wants) and PREFIX.asc
+(the public key, armored). It never overwrites an existing file.`,
+		Example: `  updeb keys generate --name "Example apt repository" --email apt@example.com --out /etc/updeb/repo
+  updeb keys generate --name "Example apt repository" --email apt@example.com --type rsa4096 --out repo`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if prefix == "" {
+				return usageErrorf("--out PREFIX is required")
+			}
+			t, err := repo.ParseKeyType(kind)
+			if err != nil {
+				return withCode(exitUsage, err, "")
+			}
+			k, err := repo.GenerateKey(name, email, t, time.Now(), rand.Reader)
+			if err != nil {
+				return withCode(exitUsage, err, "")
+			}
+			files := []struct {
+				name string
+				data []byte
+				mode os.FileMode
+			}{
+				{prefix + ".secret.asc", k.SecretArmored, 0o600},
+				{prefix + ".gpg", k.PublicBinary, 0o644},
+				{prefix + ".asc", k.PublicArmored, 0o644},
+			}
+			for _, f := range files {
+				if _, err := os.Lstat(f.name); err == nil {
+					return withCode(exitUsage, fmt.Errorf("%s already exists", f.name), "choose another --out prefix; updeb never overwrites a key")
+				}
+			}
+			for _, f := range files {
+				if err := writeNewFile(f.name, f.data, f.mode); err != nil {
+					return withCode(exitNetwork, err, "")
+				}
+			}
+			if g.json {
+				return writeJSON(cmd.OutOrStdout(), map[string]string{"fingerprint": k.Fingerprint, "secret": files[0].name, "public": files[1].name, "public_armored": files[2].name})
+			}
+			_, err = fmt.Fprintf(cmd.OutOrStdout(), "key %s\nsecret key  %s (keep it private)\npublic key  %s (for signed-by), %s\n", k.Fingerprint, files[0].name, files[1].name, files[2].name)
+			return err
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&name, "name", "", "user ID name, for example \"Example apt repository\"")
+	f.StringVar(&email, "email", "", "user ID email address")
+	f.StringVar(&kind, "type", string(repo.Ed25519), "ed25519, rsa3072 or rsa4096")
+	f.StringVar(&prefix, "out", "", "output prefix: writes PREFIX.secret.asc, PREFIX.gpg and PREFIX.asc")
+	return cmd
+}
+
+// writeNewFile creates name (failing if it exists) with mode, writes and fsyncs data.
+func writeNewFile(name string, data []byte, mode os.FileMode) error {
+	f, err := os.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_EXCL, mode)
+	if err != nil {
+		return err
+	}
+	_, err = f.Write(data)
+	if err == nil {
+		err = f.Sync()
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return errors.Join(err, os.Remove(name))
+	}
+	return nil
+}

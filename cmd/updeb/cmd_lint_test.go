@@ -1,0 +1,79 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func TestLintCommand(t *testing.T) {
+	fixtures := filepath.Join("..", "..", "pkg", "recipe", "testdata", "recipes")
+	good, err := os.ReadFile(filepath.Join(fixtures, "hello.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// A copy of the fixture project with one broken field.
+	root := t.TempDir()
+	dir := filepath.Join(root, "recipes")
+	for name, content := range map[string]string{
+		"recipes/hello.yaml":          strings.Replace(string(good), "section: net", "sektion: net", 1),
+		"recipes/hello/hello.service": "[Service]\n",
+		"recipes/hello/hello.default": "DAEMON_ARGS=\n",
+		"keys/hello.asc":              "placeholder\n",
+	} {
+		p := filepath.Join(root, name)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	tests := []struct {
+		args     []string
+		code     int
+		stdout   string
+		stderrIn string
+	}{
+		{[]string{"lint", "--recipes", fixtures}, 0, "2 recipe(s) checked: 2 ok, 0 with 0 finding(s)\n", ""},
+		{[]string{"lint", "--recipes", fixtures, "hello"}, 0, "1 recipe(s) checked: 1 ok, 0 with 0 finding(s)\n", ""},
+		{[]string{"lint", "--recipes", fixtures, "nope"}, 2, "", "recipe \"nope\": " + filepath.Join(fixtures, "nope.yaml") + " is not a recipe file"},
+		{[]string{"lint", "--recipes", t.TempDir()}, 2, "", "no recipes (*.yaml) in"},
+		{[]string{"lint", "--recipes", dir}, 2, filepath.Join(dir, "hello.yaml") + ":36:5: package: missing required field \"section\"\n" +
+			filepath.Join(dir, "hello.yaml") + ":42:5: package: unknown field \"sektion\" (known: alternatives, architecture, breaks, conflicts, depends, description, directories, dynamic, files, lintian-overrides, name, pre-depends, priority, provides, recommends, replaces, section, suggests, summary, symlinks, system-user, systemd-units)\n" +
+			"1 recipe(s) checked: 0 ok, 1 with 2 finding(s)\n", "1 of 1 recipe(s) are invalid"},
+	}
+	var stdout, stderr bytes.Buffer
+	if code := run(context.Background(), []string{"lint", "--json", "--recipes", dir}, &stdout, &stderr); code != 2 {
+		t.Fatalf("lint --json: exit %d, want 2\n%s", code, stderr.String())
+	}
+	var res struct {
+		Recipes []struct {
+			Recipe   string
+			OK       bool
+			Findings []struct {
+				File      string
+				Line, Col int
+				Message   string
+			}
+		}
+		Findings int
+	}
+	if err := json.Unmarshal(stdout.Bytes(), &res); err != nil {
+		t.Fatalf("lint --json output: %v\n%s", err, stdout.String())
+	}
+	if res.Findings != 2 || len(res.Recipes) != 1 || res.Recipes[0].OK || res.Recipes[0].Findings[1].Line != 42 || res.Recipes[0].Findings[1].Col != 5 {
+		t.Errorf("lint --json = %+v", res)
+	}
+	for _, tt := range tests {
+		var stdout, stderr bytes.Buffer
+		code := run(context.Background(), tt.args, &stdout, &stderr)
+		if code != tt.code || stdout.String() != tt.stdout || !strings.Contains(stderr.String(), tt.stderrIn) {
+			t.Errorf("updeb %v: exit %d, stdout:\n%s\nstderr:\n%s\nwant exit %d, stdout:\n%s\nstderr containing %q", tt.args, code, stdout.String(), stderr.String(), tt.code, tt.stdout, tt.stderrIn)
+		}
+	}
+}

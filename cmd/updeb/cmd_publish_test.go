@@ -1,0 +1,97 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/updeb/updeb/internal/testenv"
+	"github.com/updeb/updeb/pkg/repo"
+)
+
+// buildDeb makes a small .deb with dpkg-deb.
+func buildDeb(t *testing.T, dir, name, version, payload string) string {
+	t.Helper()
+	tree := filepath.Join(dir, "tree-"+payload)
+	if err := os.MkdirAll(filepath.Join(tree, "DEBIAN"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	ctl := fmt.Sprintf("Package: %s\nVersion: %s\nArchitecture: amd64\nMaintainer: T <t@example.com>\nDescription: test\n %s\n", name, version, payload)
+	if err := os.WriteFile(filepath.Join(tree, "DEBIAN/control"), []byte(ctl), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(dir, payload+".deb")
+	testenv.Run(t, "dpkg-deb", "--root-owner-group", "-Zgzip", "--build", tree, out)
+	return out
+}
+
+func TestPublishListRemoveCLI(t *testing.T) {
+	testenv.RequireTool(t, "dpkg-deb")
+	dir := t.TempDir()
+	key := filepath.Join(dir, "k")
+	if code, _, stderr := runCLI(t, "keys", "generate", "--name", "Test", "--email", "t@example.com", "--out", key); code != 0 {
+		t.Fatalf("keys generate: exit %d: %s", code, stderr)
+	}
+	if st, err := os.Stat(key + ".secret.asc"); err != nil || st.Mode().Perm() != 0o600 {
+		t.Fatalf("secret key file: %v %v, want mode 0600", st, err)
+	}
+	if code, _, stderr := runCLI(t, "keys", "generate", "--name", "Test", "--email", "t@example.com", "--out", key); code != exitUsage || !strings.Contains(stderr, "already exists") {
+		t.Fatalf("keys generate over an existing key: exit %d: %s", code, stderr)
+	}
+	if code, _, stderr := runCLI(t, "keys", "generate", "--name", "Test", "--email", "t@example.com", "--type", "rsa2048", "--out", filepath.Join(dir, "weak")); code != exitUsage {
+		t.Fatalf("keys generate --type rsa2048: exit %d, want 2: %s", code, stderr)
+	}
+
+	repoDir := filepath.Join(dir, "repo")
+	common := []string{"--repo", repoDir, "--key", key + ".secret.asc", "--suite", "bookworm-test", "--component", "component/k8s131"}
+	good := buildDeb(t, dir, "kubectl", "1.31.4-1", "good")
+	if code, out, stderr := runCLI(t, append([]string{"publish"}, append(common, good)...)...); code != 0 || !strings.Contains(out, "added     kubectl 1.31.4-1 amd64") {
+		t.Fatalf("publish: exit %d\n%s%s", code, out, stderr)
+	}
+	for _, f := range []string{"archive-keyring.gpg", "archive-keyring.asc", "dists/bookworm-test/InRelease", "dists/bookworm-test/Release.gpg"} {
+		if _, err := os.Stat(filepath.Join(repoDir, f)); err != nil {
+			t.Errorf("after publish: %v", err)
+		}
+	}
+	other := buildDeb(t, dir, "kubectl", "1.31.4-1", "other")
+	code, _, stderr := runCLI(t, append([]string{"publish"}, append(common, other)...)...)
+	if code != exitCheck || !strings.Contains(stderr, "is already published as pool/component/k8s131/k/kubectl/kubectl_1.31.4-1_amd64.deb") {
+		t.Fatalf("republish with other bytes: exit %d, want 1: %s", code, stderr)
+	}
+
+	code, out, stderr := runCLI(t, "--json", "repo", "list", "--repo", repoDir)
+	var entries []repo.Entry
+	if code != 0 || json.Unmarshal([]byte(out), &entries) != nil || len(entries) != 1 || entries[0].Version != "1.31.4-1" || entries[0].Component != "component/k8s131" {
+		t.Fatalf("repo list --json: exit %d: %s%s", code, out, stderr)
+	}
+	code, out, _ = runCLI(t, "repo", "list", "--repo", repoDir)
+	if code != 0 || !strings.Contains(out, "SUITE") || !strings.Contains(out, "kubectl") {
+		t.Fatalf("repo list: exit %d: %s", code, out)
+	}
+	if code, out, stderr := runCLI(t, append([]string{"repo", "remove"}, append(common, "kubectl=1.31.4-1")...)...); code != 0 || !strings.Contains(out, "removed kubectl 1.31.4-1 amd64") {
+		t.Fatalf("repo remove: exit %d: %s%s", code, out, stderr)
+	}
+	if code, _, stderr := runCLI(t, append([]string{"repo", "remove"}, append(common, "kubectl")...)...); code != exitUsage || !strings.Contains(stderr, "not published") {
+		t.Fatalf("repo remove of nothing: exit %d: %s", code, stderr)
+	}
+}
+
+func TestPublishMalformedDeb(t *testing.T) {
+	dir := t.TempDir()
+	key := filepath.Join(dir, "k")
+	if code, _, stderr := runCLI(t, "keys", "generate", "--name", "Test", "--email", "t@example.com", "--out", key); code != 0 {
+		t.Fatalf("keys generate: %s", stderr)
+	}
+	bad := filepath.Join(dir, "bad.deb")
+	os.WriteFile(bad, []byte("!<arch>\ngarbage"), 0o644)
+	code, _, stderr := runCLI(t, "publish", "--repo", filepath.Join(dir, "repo"), "--key", key+".secret.asc", bad)
+	if code != exitUsage || !strings.Contains(stderr, bad) {
+		t.Fatalf("publish of a malformed .deb: exit %d: %s", code, stderr)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "repo", "dists")); err == nil {
+		t.Fatal("a refused publish created the repository metadata")
+	}
+}

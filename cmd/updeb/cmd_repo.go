@@ -1,0 +1,106 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/spf13/cobra"
+
+	"github.com/updeb/updeb/pkg/repo"
+)
+
+func newRepoCmd(g *globalOptions) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "repo",
+		Short: "Inspect and maintain the apt repository",
+		Example: `  updeb repo list --repo /srv/apt
+  updeb repo remove --repo /srv/apt --key repo.secret.asc kubectl=1.30.0-1`,
+	}
+	cmd.AddCommand(newRepoListCmd(g), newRepoRemoveCmd(g))
+	return cmd
+}
+
+func newRepoListCmd(g *globalOptions) *cobra.Command {
+	o := &repoOptions{}
+	cmd := &cobra.Command{
+		Use:   "list",
+		Short: "List the published packages",
+		Example: `  updeb repo list --repo /srv/apt
+  updeb repo list --repo /srv/apt --suite bookworm-wikimedia --json`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			suite := o.suite
+			if !cmd.Flags().Changed("suite") {
+				suite = ""
+			}
+			entries, err := repo.Open(o.dir, repo.Options{Logger: g.logger()}).List(suite)
+			if err != nil {
+				return classifyRepoError(err)
+			}
+			if g.json {
+				if entries == nil {
+					entries = []repo.Entry{}
+				}
+				return writeJSON(cmd.OutOrStdout(), entries)
+			}
+			tw := tabwriter.NewWriter(cmd.OutOrStdout(), 0, 4, 2, ' ', 0)
+			fmt.Fprintln(tw, "SUITE\tCOMPONENT\tPACKAGE\tVERSION\tARCH\tSIZE")
+			for _, e := range entries {
+				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%d\n", e.Suite, e.Component, e.Package, e.Version, e.Architecture, e.Size)
+			}
+			return tw.Flush()
+		},
+	}
+	o.addFlags(cmd, false)
+	cmd.Flags().Lookup("suite").Usage = "only this suite (default: every suite)"
+	return cmd
+}
+
+func newRepoRemoveCmd(g *globalOptions) *cobra.Command {
+	o := &repoOptions{}
+	var arch string
+	cmd := &cobra.Command{
+		Use:   "remove NAME[=VERSION]...",
+		Short: "Retire packages from a suite's component (their pool files stay)",
+		Example: `  updeb repo remove --key repo.secret.asc kubectl=1.30.0-1
+  updeb repo remove --suite bookworm-wikimedia --component component/kubernetes129 --arch arm64 kubectl`,
+		Args: cobra.MinimumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			r, err := o.open(g)
+			if err != nil {
+				return err
+			}
+			var removed []repo.Entry
+			for _, a := range args {
+				name, version, _ := strings.Cut(a, "=")
+				rm, err := r.Remove(cmd.Context(), o.suite, o.component, name, version, arch)
+				if err != nil {
+					return classifyRepoError(err)
+				}
+				removed = append(removed, rm...)
+			}
+			if g.json {
+				return writeJSON(cmd.OutOrStdout(), removed)
+			}
+			for _, e := range removed {
+				if _, err := fmt.Fprintf(cmd.OutOrStdout(), "removed %s %s %s from %s/%s\n", e.Package, e.Version, e.Architecture, e.Suite, e.Component); err != nil {
+					return err
+				}
+			}
+			return nil
+		},
+	}
+	o.addFlags(cmd, true)
+	cmd.Flags().StringVar(&arch, "arch", "", "only this architecture (default: every one)")
+	return cmd
+}
+
+// writeJSON prints v as indented JSON.
+func writeJSON(w io.Writer, v any) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(v)
+}

@@ -1,0 +1,146 @@
+package main
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/updeb/updeb/internal/atomicfile"
+
+	"github.com/spf13/cobra"
+
+	"github.com/updeb/updeb/pkg/verify"
+)
+
+type verifySignatureOptions struct {
+	keyring string
+	signers []string
+	output  string
+}
+
+func newVerifySignatureCmd(g *globalOptions) *cobra.Command {
+	o := &verifySignatureOptions{}
+	cmd := &cobra.Command{
+		Use:   "verify-signature --keyring FILE [--signer FPR]... SIGNATURE [DATA]",
+		Short: "Check an OpenPGP signature the way updeb does, and say why it is refused",
+		Long: `Check a detached signature (SIGNATURE DATA, armored or binary) or a clearsigned message
+(SIGNATURE alone) against a keyring, with updeb's policy: a signing-capable key of the
+keyring, on the --signer allow-list when given, valid when it signed; no SHA-1, MD5,
+RIPEMD-160, DSA or RSA under 2048 bits; not created in the future.
+
+Exit codes: 0 good signature, 1 refused (the reason is printed), 2 usage or unreadable input.`,
+		Example: `  updeb verify-signature --keyring keys/helm.asc helm-v3.15.4-linux-amd64.tar.gz.asc helm-v3.15.4-linux-amd64.tar.gz
+  updeb verify-signature --keyring keys/runc.asc --signer C9C370B246B09F6DBCFC744C34401015D1D2D386 runc.amd64.asc runc.amd64
+  updeb verify-signature --keyring keys/runc.asc --output runc.sha256sum.txt runc.sha256sum`,
+		Args: func(cmd *cobra.Command, args []string) error {
+			// cobra's own argument errors carry no exit code: they are usage errors.
+			return withCode(exitUsage, cobra.RangeArgs(1, 2)(cmd, args), "see 'updeb help verify-signature'")
+		},
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return runVerifySignature(cmd.OutOrStdout(), cmd.ErrOrStderr(), g, o, args, time.Now())
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&o.keyring, "keyring", "", "keyring file (armored blocks or binary) (required)")
+	f.StringArrayVar(&o.signers, "signer", nil, "allowed primary key fingerprint (repeatable; default: any key of the keyring)")
+	f.StringVar(&o.output, "output", "", "clearsigned only: write the verified content to FILE ('-' for stdout)")
+	return cmd
+}
+
+func runVerifySignature(stdout, stderr io.Writer, g *globalOptions, o *verifySignatureOptions, args []string, now time.Time) error {
+	if o.keyring == "" {
+		return usageErrorf("--keyring is required")
+	}
+	if len(args) == 2 && o.output != "" {
+		return usageErrorf("--output is for clearsigned messages; a detached signature's data is already in %s", args[1])
+	}
+	pol := verify.Policy{Signers: o.signers, Now: now}
+	kr, err := loadKeyring(o.keyring)
+	if err != nil {
+		return err
+	}
+	sig, err := os.Open(args[0])
+	if err != nil {
+		return withCode(exitUsage, err, "")
+	}
+	defer sig.Close()
+
+	var res *verify.Result
+	var content []byte
+	if len(args) == 2 {
+		data, err := os.Open(args[1])
+		if err != nil {
+			return withCode(exitUsage, err, "")
+		}
+		defer data.Close()
+		res, err = verify.VerifyDetached(kr, pol, sig, data)
+		if err != nil {
+			return classifyVerifyError(err, args[0], kr)
+		}
+	} else {
+		content, res, err = verify.VerifyClearsigned(kr, pol, sig)
+		if err != nil {
+			return classifyVerifyError(err, args[0], kr)
+		}
+	}
+	report := stdout
+	if o.output == "-" {
+		report = stderr
+		if _, err := stdout.Write(content); err != nil {
+			return withCode(exitNetwork, err, "")
+		}
+	} else if o.output != "" {
+		if err := atomicfile.WriteFile(o.output, content, 0o644); err != nil {
+			return withCode(exitNetwork, err, "")
+		}
+	}
+	if g.json {
+		enc := json.NewEncoder(report)
+		enc.SetIndent("", "  ")
+		return enc.Encode(res)
+	}
+	fmt.Fprintf(report, "Good signature from %s\n", res.UserID)
+	fmt.Fprintf(report, "  primary key  %s\n", res.PrimaryFingerprint)
+	if res.SigningKeyFingerprint != res.PrimaryFingerprint {
+		fmt.Fprintf(report, "  signing key  %s (subkey)\n", res.SigningKeyFingerprint)
+	}
+	fmt.Fprintf(report, "  made         %s with %s\n", res.Created.UTC().Format(time.RFC3339), res.Hash)
+	fmt.Fprintf(report, "  data         %d bytes, sha256 %s\n", res.Size, res.Digests["sha256"])
+	for _, w := range res.Warnings {
+		fmt.Fprintf(stderr, "updeb: warning: %s\n", w)
+	}
+	return nil
+}
+
+// classifyVerifyError turns library errors into exit codes with a hint.
+func classifyVerifyError(err error, subject string, kr *verify.Keyring) error {
+	var re *verify.RefusedError
+	switch {
+	case errors.As(err, &re):
+		re.Subject = subject
+		return withCode(exitCheck, err, refusalHint(re, kr))
+	case errors.Is(err, verify.ErrPolicy):
+		return withCode(exitUsage, err, "--signer takes a full primary key fingerprint; see 'updeb keys list'")
+	}
+	return withCode(exitUsage, err, "")
+}
+
+func refusalHint(re *verify.RefusedError, kr *verify.Keyring) string {
+	switch {
+	case re.Has(verify.ReasonBadSignature):
+		return "the data is not what was signed: re-download both files and compare their sizes and digests with upstream's"
+	case re.Has(verify.ReasonUnknownSigner):
+		return fmt.Sprintf("the signer is not in %s: get the upstream project's current KEYS file and check who signed (gpg --list-packets on the signature)", kr.Name())
+	case re.Has(verify.ReasonNotAllowed):
+		return "the signer's key is in the keyring but not on the allow-list: add its fingerprint with --signer (the recipe's signers) only if upstream says it signs releases"
+	case re.Has(verify.ReasonKeyExpired), re.Has(verify.ReasonKeyRevoked):
+		return fmt.Sprintf("see 'updeb keys list %s' for the key's dates; a refreshed key from upstream may carry a newer expiry", kr.Name())
+	case re.Has(verify.ReasonMalformed), re.Has(verify.ReasonNoSignature):
+		return "is " + filepath.Base(re.Subject) + " really an OpenPGP signature (.asc/.sig) or a clearsigned file?"
+	}
+	return "the signature's properties break updeb's policy (see 'updeb help verify-signature')"
+}

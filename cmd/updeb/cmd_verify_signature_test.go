@@ -1,0 +1,114 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/updeb/updeb/internal/pgptest"
+)
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	pgptest.Cleanup()
+	os.Exit(code)
+}
+
+func TestVerifySignatureCLI(t *testing.T) {
+	fx := pgptest.Get(t)
+	out := filepath.Join(t.TempDir(), "content.txt")
+	cases := []struct {
+		name       string
+		args       []string
+		code       int
+		wantStdout string
+		wantStderr string
+	}{
+		{"good detached", []string{"--keyring", fx.Keyring, fx.Path("ed.asc"), fx.Data}, 0, "Good signature from Ed <ed@test>\n  primary key  " + fx.Keys["ed"], ""},
+		{"good subkey", []string{"--keyring", fx.KeyringGPG, "--signer", fx.Keys["certonly"], fx.Path("certonly.asc"), fx.Data}, 0, "signing key  " + fx.Subkeys["certonly"] + " (subkey)", ""},
+		{"clearsigned to file", []string{"--keyring", fx.Keyring, "--output", out, fx.Path("ed-clear.asc")}, 0, "Good signature", ""},
+		{"clearsigned to stdout", []string{"--keyring", fx.Keyring, "--output", "-", fx.Path("ed-clear.asc")}, 0, "abc123  runc.amd64\n", "Good signature"},
+		{"bad data", []string{"--keyring", fx.Keyring, fx.Path("ed.asc"), fx.Text}, 1, "", "updeb: error: signature refused for " + fx.Path("ed.asc") + ": signature by key " + fx.Keys["ed"] + ": BAD signature"},
+		{"unknown signer", []string{"--keyring", fx.Keyring, fx.Path("outsider.asc"), fx.Data}, 1, "", "which is not in keyring " + fx.Keyring + " (unknown signer)\nupdeb: hint: the signer is not in"},
+		{"not allowed", []string{"--keyring", fx.Keyring, "--signer", fx.Keys["rsa2048"], fx.Path("ed.asc"), fx.Data}, 1, "", "not among the allowed signers"},
+		{"revoked", []string{"--keyring", fx.Keyring, fx.Path("revoked.asc"), fx.Data}, 1, "", "is revoked"},
+		{"sha1", []string{"--keyring", fx.Keyring, fx.Path("rsa2048-sha1.asc"), fx.Data}, 1, "", "made with digest SHA-1"},
+		{"not a signature", []string{"--keyring", fx.Keyring, fx.Data, fx.Data}, 1, "", "not an OpenPGP signature"},
+		{"no keyring flag", []string{fx.Path("ed.asc"), fx.Data}, 2, "", "--keyring is required"},
+		{"missing keyring", []string{"--keyring", "/nonexistent/k.asc", fx.Path("ed.asc"), fx.Data}, 2, "", "no such file"},
+		{"keyring is not one", []string{"--keyring", fx.Text, fx.Path("ed.asc"), fx.Data}, 2, "", "no OpenPGP public key found"},
+		{"missing data", []string{"--keyring", fx.Keyring, fx.Path("ed.asc"), "/nonexistent/data"}, 2, "", "no such file"},
+		{"bad signer flag", []string{"--keyring", fx.Keyring, "--signer", "1234", fx.Path("ed.asc"), fx.Data}, 2, "", "not a full fingerprint"},
+		{"output with detached", []string{"--keyring", fx.Keyring, "--output", out, fx.Path("ed.asc"), fx.Data}, 2, "", "--output is for clearsigned messages"},
+		{"too many args", []string{"--keyring", fx.Keyring, "a", "b", "c"}, 2, "", "accepts between 1 and 2 arg(s)"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			code, stdout, stderr := runCLI(t, append([]string{"verify-signature"}, c.args...)...)
+			if code != c.code || !strings.Contains(stdout, c.wantStdout) || !strings.Contains(stderr, c.wantStderr) {
+				t.Fatalf("exit %d (want %d)\nstdout: %s\nstderr: %s\nwant stdout %q, stderr %q", code, c.code, stdout, stderr, c.wantStdout, c.wantStderr)
+			}
+		})
+	}
+	got, err := os.ReadFile(out)
+	if err != nil || !strings.HasPrefix(string(got), "abc123  runc.amd64\n- a line") {
+		t.Fatalf("--output wrote %q, %v", got, err)
+	}
+	code, stdout, _ := runCLI(t, "verify-signature", "--json", "--keyring", fx.Keyring, fx.Path("old.asc"), fx.Data)
+	var res struct {
+		PrimaryFingerprint string
+		Warnings           []string
+		Digests            map[string]string
+	}
+	if code != 0 || json.Unmarshal([]byte(stdout), &res) != nil || res.PrimaryFingerprint != fx.Keys["old"] || len(res.Warnings) != 1 || len(res.Digests["sha256"]) != 64 {
+		t.Fatalf("--json: exit %d, %s", code, stdout)
+	}
+}
+
+func TestKeysListCLI(t *testing.T) {
+	code, stdout, stderr := runCLI(t, "keys", "list", "../../keys/runc.asc", "../../keys/helm.asc")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	for _, want := range []string{
+		"../../keys/runc.asc: 3 primary keys\npub Ed25519   C9C370B246B09F6DBCFC744C34401015D1D2D386 created 2019-06-21 [certify]\n      uid Aleksa Sarai <cyphar@cyphar.com>\n",
+		"  sub Ed25519   B64E4955B29FA3D463F2A9062897FAD2B7E9446F created 2022-09-30 expires 2030-03-25 [sign]\n",
+		"REVOKED 2022-09-30 [sign]\n      warning: revoked (revoked 2022-09-30 09:43:33 UTC, reason: key superseded)",
+		"../../keys/helm.asc: 10 primary keys\n",
+		"pub RSA 4096  76939899B137D575D3274E756DCCB9D752D35BA8 created 2018-08-06 expires 2022-08-06 [certify,sign]\n      warning: expired on 2022-08-06",
+		"pub Ed25519   BF888333D96A1C18E2682AAED79D67C9EC016739",
+	} {
+		if !strings.Contains(stdout, want) {
+			t.Errorf("keys list output lacks %q:\n%s", want, stdout)
+		}
+	}
+	code, stdout, _ = runCLI(t, "keys", "list", "--json", "../../keys/runc.asc")
+	var listing []struct {
+		File string
+		Keys []struct {
+			Fingerprint  string
+			Capabilities []string
+			Subkeys      []struct{ Fingerprint, Algorithm string }
+		}
+	}
+	if code != 0 || json.Unmarshal([]byte(stdout), &listing) != nil || len(listing) != 1 || len(listing[0].Keys) != 3 || len(listing[0].Keys[0].Subkeys) != 6 {
+		t.Fatalf("--json: exit %d\n%s", code, stdout)
+	}
+	for _, c := range []struct {
+		args []string
+		code int
+		want string
+	}{
+		{[]string{"keys", "list", "/nonexistent.asc"}, 2, "no such file"},
+		{[]string{"keys", "list", "cmd_keys.go"}, 2, "cmd_keys.go: no OpenPGP public key found"},
+		{[]string{"keys", "list"}, 2, "no keyring given and no keys/*.asc"},
+		{[]string{"keys"}, 2, "keys needs a subcommand: generate, list"},
+	} {
+		code, _, stderr := runCLI(t, c.args...)
+		if code != c.code || !strings.Contains(stderr, c.want) {
+			t.Errorf("%v: exit %d, stderr %q; want %d, %q", c.args, code, stderr, c.code, c.want)
+		}
+	}
+}

@@ -1,0 +1,111 @@
+package cache
+
+import (
+	"context"
+	"errors"
+	"os"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/updeb/updeb/pkg/digest"
+)
+
+func put(t *testing.T, c *Cache, data string) (string, digest.Set) {
+	t.Helper()
+	f, err := c.TempFile()
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := digest.NewHasher()
+	f.WriteString(data)
+	h.Write([]byte(data))
+	sums := h.Sum()
+	p, err := c.Commit(f, sums[digest.SHA256])
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p, sums
+}
+
+func TestCommitVerifyEvict(t *testing.T) {
+	c, err := Open(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, sums := put(t, c, "hello")
+	sha := sums[digest.SHA256]
+	if p != c.BlobPath(sha) {
+		t.Fatalf("committed to %s, want %s", p, c.BlobPath(sha))
+	}
+	got, size, gs, err := c.Verify(sha)
+	if err != nil || got != p || size != 5 || gs[digest.SHA512] != sums[digest.SHA512] {
+		t.Fatalf("Verify: %v %s %d %v", err, got, size, gs)
+	}
+	os.WriteFile(p, []byte("hellO"), 0o644)
+	if _, _, _, err := c.Verify(sha); !errors.Is(err, ErrCorrupt) {
+		t.Fatalf("corrupt blob: err = %v, want ErrCorrupt", err)
+	}
+	if _, err := os.Stat(p); !os.IsNotExist(err) {
+		t.Errorf("corrupt blob still there: %v", err)
+	}
+	if _, _, _, err := c.Verify(sha); !errors.Is(err, ErrMiss) {
+		t.Errorf("after eviction: err = %v, want ErrMiss", err)
+	}
+	entries, _ := os.ReadDir(c.dir + "/tmp")
+	if len(entries) != 0 {
+		t.Errorf("tmp not empty: %v", entries)
+	}
+}
+
+func TestIndex(t *testing.T) {
+	c, _ := Open(t.TempDir())
+	if _, err := c.Index("https://a/x", "k"); !errors.Is(err, ErrMiss) {
+		t.Fatalf("empty index: %v", err)
+	}
+	e := Entry{URL: "https://a/x", Key: "k", SHA256: "abcdef0123456789abcdef0123456789abcdef0123456789abcdef0123456789", Size: 3}
+	if err := c.SetIndex(e); err != nil {
+		t.Fatal(err)
+	}
+	got, err := c.Index("https://a/x", "k")
+	if err != nil || got != e {
+		t.Fatalf("Index = %+v, %v; want %+v", got, err, e)
+	}
+	if _, err := c.Index("https://a/x", "other"); !errors.Is(err, ErrMiss) {
+		t.Errorf("another key: %v, want ErrMiss", err)
+	}
+}
+
+func TestLockExcludes(t *testing.T) {
+	c, _ := Open(t.TempDir())
+	var inside, maxInside atomic.Int32
+	var wg sync.WaitGroup
+	for range 4 {
+		wg.Go(func() {
+			unlock, err := c.Lock(context.Background(), ID("u", ""))
+			if err != nil {
+				t.Error(err)
+				return
+			}
+			n := inside.Add(1)
+			if n > maxInside.Load() {
+				maxInside.Store(n)
+			}
+			time.Sleep(20 * time.Millisecond)
+			inside.Add(-1)
+			unlock()
+		})
+	}
+	wg.Wait()
+	if maxInside.Load() != 1 {
+		t.Errorf("%d holders at once, want 1", maxInside.Load())
+	}
+	unlock, _ := c.Lock(context.Background(), ID("u", ""))
+	defer unlock()
+	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
+	defer cancel()
+	if _, err := c.Lock(ctx, ID("u", "")); !errors.Is(err, context.DeadlineExceeded) {
+		t.Errorf("waiting on a held lock: %v, want the context's deadline", err)
+	}
+}

@@ -1,0 +1,110 @@
+package compat
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"reflect"
+	"testing"
+)
+
+func TestParseReleaseSets(t *testing.T) {
+	sets, err := ParseReleaseSets("r.yaml", []byte(`# comment
+sets:
+  - name: kubernetes135
+    components:
+      kubernetes: 1.35.8
+      etcd: 3.6.14
+      istioctl: "1.30"
+  - name: k8s-1.36
+    components: {kubernetes: v1.36.4, helm: 3.21.4}
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []ReleaseSet{
+		{Name: "kubernetes135", Components: map[string]string{"kubernetes": "1.35.8", "etcd": "3.6.14", "istioctl": "1.30"}},
+		{Name: "k8s-1.36", Components: map[string]string{"kubernetes": "v1.36.4", "helm": "3.21.4"}},
+	}
+	if !reflect.DeepEqual(sets, want) {
+		t.Errorf("got %+v\nwant %+v", sets, want)
+	}
+}
+
+func TestParseReleaseSetsErrors(t *testing.T) {
+	const p = "compat: invalid release set file: r.yaml:"
+	for _, tc := range []struct{ in, want string }{
+		{"", p + `1: empty file: expected "sets:" with a list of release sets`},
+		{"- a\n", p + `1: expected a mapping with key "sets"`},
+		{"set: []\n", p + `1: unknown key "set" (expected "sets")`},
+		{"sets: []\n", p + `1: "sets" must be a non-empty list of release sets`},
+		{"sets:\n  - a\n", p + `2: a release set must be a mapping with "name" and "components"`},
+		{"sets:\n  - components: {kubernetes: 1.35.8}\n", p + `2: release set has no name`},
+		{"sets:\n  - name: a b\n", p + `2: set name "a b": expected letters, digits, '.', '_' or '-'`},
+		{"sets:\n  - name: a\n    name: b\n", p + `3: key "name" given twice`},
+		{"sets:\n  - name: a\n    comps: {}\n", p + `3: unknown key "comps" in a release set (expected name, components)`},
+		{"sets:\n  - name: a\n", p + `2: set "a": "components" must be a non-empty mapping of component: version`},
+		{"sets:\n  - name: a\n    components: {kubernetes: 1.35.8}\n  - name: a\n    components: {kubernetes: 1.35.8}\n",
+			p + `4: set name "a" already used at line 2`},
+		{"sets:\n  - name: a\n    components:\n      kubernetes: 1.35.8\n      Helm: 3.1.0\n",
+			p + `5: set "a": component name "Helm": expected lower-case letters, digits, '.', '+', '-'`},
+		{"sets:\n  - name: a\n    components:\n      kubernetes: 1.35.8\n      helm: 3.1.0\n      helm: 3.2.0\n",
+			p + `6: set "a": component "helm" given twice`},
+		{"sets:\n  - name: a\n    components:\n      kubernetes: 1.35.8\n      kube-apiserver: 1.35.8\n",
+			p + `5: set "a": give the kube-apiserver version as "kubernetes"`},
+		{"sets:\n  - name: a\n    components:\n      kubernetes: 1.35.8\n      helm: [3]\n",
+			p + `5: set "a": component "helm": expected a version`},
+		{"sets:\n  - name: a\n    components:\n      kubernetes: 1.35.8\n      helm: latest\n",
+			p + `5: set "a": component "helm": invalid Debian version: upstream version "latest" must start with a digit (after an optional v)`},
+		{"sets:\n  - name: a\n    components:\n      etcd: 3.6.14\n",
+			p + `3: set "a": component "kubernetes" (the kube-apiserver version) is required`},
+		{"sets:\n  - name: a\n    components:\n      kubernetes: 1\n",
+			p + `4: set "a": kubernetes version "1": expected MAJOR.MINOR[.PATCH]`},
+		{"sets:\n  - name: a\n\tcomponents: {}\n", p + `2: found a tab character that violates indentation`},
+		{"sets: [\n", p + `1: did not find expected node content`},
+	} {
+		_, err := ParseReleaseSets("r.yaml", []byte(tc.in))
+		if err == nil || err.Error() != tc.want || !errors.Is(err, ErrReleaseSet) {
+			t.Errorf("ParseReleaseSets(%q):\n got %v\nwant %s", tc.in, err, tc.want)
+		}
+	}
+}
+
+// The example file shipped in testdata/compat must stay valid.
+func TestExampleReleaseSets(t *testing.T) {
+	sets, err := LoadReleaseSets(filepath.Join("..", "..", "testdata", "compat", "release-sets.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(sets) != 2 || sets[0].Components["kubernetes"] == "" {
+		t.Fatalf("example has %d sets: %+v", len(sets), sets)
+	}
+	if _, err := LoadReleaseSets(filepath.Join(t.TempDir(), "none.yaml")); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("missing file: %v, want os.ErrNotExist", err)
+	}
+}
+
+func FuzzParseReleaseSets(f *testing.F) {
+	f.Add("sets:\n  - name: a\n    components: {kubernetes: 1.35.8, kubelet: 1.34.1, helm: 3.21.4, containerd: 2.2.7}\n")
+	f.Add("sets:\n  - name: b\n    components: {kubernetes: 1.31.14, etcd: 3.5.33}\n")
+	f.Fuzz(func(t *testing.T, in string) {
+		sets, err := ParseReleaseSets("f.yaml", []byte(in))
+		if err != nil {
+			if !errors.Is(err, ErrReleaseSet) {
+				t.Fatalf("error does not wrap ErrReleaseSet: %v", err)
+			}
+			return
+		}
+		// Whatever parses must check and render without failing.
+		r := Check(sets, nil, nil, checkDay)
+		for _, f := range Formats() {
+			if err := Render(discard{}, r, f); err != nil {
+				t.Fatal(err)
+			}
+		}
+	})
+}
+
+type discard struct{}
+
+func (discard) Write(b []byte) (int, error) { return len(b), nil }

@@ -1,0 +1,127 @@
+// Package deb writes Debian binary packages (.deb) the way dpkg-deb --build does,
+// from entries whose content is streamed, and reads them back for inspection.
+//
+// Write produces byte-identical output for the same Package on every machine:
+// entry order, owners, modes and mtimes are normalised, every compressor setting
+// is pinned, and nothing is read from the host (no umask, clock, user names or
+// locale). data.tar is compressed into a temporary file next to the output, so
+// memory stays flat however large the payload is.
+package deb
+
+import (
+	"errors"
+	"io"
+	"io/fs"
+	"time"
+
+	"github.com/updeb/updeb/pkg/control"
+)
+
+// ErrInvalid is wrapped by every validation error of Write: the Package cannot
+// become a correct .deb. The message names the field and its value.
+var ErrInvalid = errors.New("deb: invalid package")
+
+// ErrMalformed is wrapped by every error of the reader about the archive's bytes
+// (as opposed to an I/O error reading them).
+var ErrMalformed = errors.New("deb: malformed package")
+
+// Control is the metadata of DEBIAN/control. Installed-Size is computed by Write.
+type Control struct {
+	Package, Version, Architecture, Maintainer string
+	// Relations, one per element (each may hold alternatives "a | b"); joined ", ".
+	PreDepends, Depends, Recommends, Suggests, Enhances, Conflicts, Breaks, Replaces, Provides []string
+	Section, Priority, MultiArch, Homepage                                                     string
+	// Summary is the Description's synopsis line.
+	Summary string
+	// Description is the extended description: lines are kept (a line starting
+	// with a space is shown verbatim by apt), blank lines become " .".
+	Description string
+	// Extra holds further fields (Source, Built-Using, Essential, ...). They are
+	// placed in dpkg's field order; fields dpkg does not know go last, in order.
+	Extra []control.Field
+}
+
+// EntryType is the kind of a data entry.
+type EntryType int
+
+const (
+	TypeFile EntryType = iota
+	TypeDir
+	TypeSymlink
+	TypeHardlink
+)
+
+func (t EntryType) String() string {
+	switch t {
+	case TypeFile:
+		return "file"
+	case TypeDir:
+		return "dir"
+	case TypeSymlink:
+		return "symlink"
+	case TypeHardlink:
+		return "hardlink"
+	}
+	return "unknown"
+}
+
+// Entry is one filesystem object of the package.
+//
+// Modes are normalised as dpkg-deb's packages have them: directories 0755,
+// regular files 0755 when Mode has any execute bit and 0644 otherwise, symlinks
+// 0777, hardlinks take their target's. setuid, setgid and sticky bits are refused
+// (ErrInvalid): no upstream binary needs them, and a package that sets them
+// deserves a maintainer script that says why.
+//
+// Parent directories that are not listed are added (0755).
+type Entry struct {
+	Path string // absolute and clean: "/usr/bin/helm"
+	Type EntryType
+	Mode fs.FileMode
+	// Size and Open are for TypeFile only: Open is called once, in output order,
+	// and must yield exactly Size bytes.
+	Size int64
+	Open func() (io.ReadCloser, error)
+	// Linkname is a symlink's target (as written, relative or absolute) or a
+	// hardlink's target: the absolute Path of a TypeFile entry.
+	Linkname string
+	// ModTime is clamped to Package.SourceDateEpoch; zero means SourceDateEpoch.
+	ModTime time.Time
+}
+
+// Script is a maintainer script in control.tar.
+type Script struct {
+	Name    string // preinst, postinst, prerm, postrm or config
+	Content []byte
+	Mode    fs.FileMode // 0 means 0755; else must be >= 0555 and <= 0775, as dpkg-deb requires
+}
+
+// Package is everything Write needs.
+type Package struct {
+	Control   Control
+	Entries   []Entry
+	Scripts   []Script
+	Conffiles []string // absolute paths of TypeFile entries
+	Triggers  string   // content of DEBIAN/triggers; empty means none
+	// SourceDateEpoch is the mtime of every entry and ar member (later mtimes are
+	// clamped to it). Required, and after 1970-01-01T00:00:00Z.
+	SourceDateEpoch time.Time
+	Compression     Compression // "" means xz
+}
+
+// FileResult describes one regular file of the written package (hardlinks too).
+type FileResult struct {
+	Path   string // absolute: "/usr/bin/helm"
+	Size   int64
+	MD5    string
+	SHA256 string
+}
+
+// Result describes a written package.
+type Result struct {
+	Path          string
+	Size          int64
+	SHA256        string
+	InstalledSize int64 // KiB, as in the control file
+	Files         []FileResult
+}

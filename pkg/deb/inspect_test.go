@@ -1,0 +1,110 @@
+package deb
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"os"
+	"strings"
+	"testing"
+)
+
+func sampleBytes(t *testing.T, c Compression) []byte {
+	t.Helper()
+	p := samplePackage()
+	p.Compression = c
+	path, _ := writeTemp(t, p)
+	return mustRead(t, path)
+}
+
+func inspectBytes(b []byte) (*Info, error) { return Inspect(bytes.NewReader(b), int64(len(b))) }
+
+// Malformed archives are refused with ErrMalformed and a message that says
+// what was expected and what was found.
+func TestInspectMalformed(t *testing.T) {
+	good := sampleBytes(t, CompressionGzip)
+	dataHdr := bytes.Index(good, []byte("data.tar.gz"))
+	replace := func(old, new string) []byte { return bytes.Replace(good, []byte(old), []byte(new), 1) }
+	tests := []struct {
+		name string
+		in   []byte
+		want string
+	}{
+		{"empty", nil, `not an ar archive: expected "!<arch>\n" at offset 0, found ""`},
+		{"not ar", []byte("PK\x03\x04 zip"), `not an ar archive: expected "!<arch>\n" at offset 0, found "PK\x03\x04 zip"`},
+		{"ar only", []byte("!<arch>\n"), `empty ar archive`},
+		{"truncated header", good[:8+30], `ar: truncated member header at offset 8 (30 bytes left)`},
+		{"truncated data", good[:len(good)-100], `ar: member "data.tar.gz" of`},
+		{"bad terminator", append(append([]byte{}, good[:8+58]...), append([]byte("x\n"), good[8+60:]...)...), "ar: bad header terminator \"x\\n\" at offset 66"},
+		{"bad size", replace("4         `", "-4        `"), `ar: member "debian-binary": bad size field "-4        "`},
+		{"wrong first member", replace("debian-binary", "debian-binarz"), `first ar member is "debian-binarz", expected debian-binary`},
+		{"debian-binary 3.0", replace("2.0\n", "3.0\n"), `debian-binary is "3.0\n", expected "2.0\n"`},
+		{"bzip2 control", replace("control.tar.gz", "control.tar.bz"), `ar member "control.tar.bz": unsupported compression`},
+		{"data before control", replace("control.tar.gz", "data.tar.gz   "), `unexpected ar member "data.tar.gz" at position 2`},
+		{"not gzip", append(append([]byte{}, good[:8+60+4+60]...), append([]byte("XX"), good[8+60+4+62:]...)...), `control.tar.gz: gzip: invalid header`},
+		{"corrupt data", append(append([]byte{}, good[:dataHdr+60+40]...), append(bytes.Repeat([]byte{0xff}, 40), good[dataHdr+60+80:]...)...), `data.tar.gz:`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := inspectBytes(tt.in)
+			if !errors.Is(err, ErrMalformed) {
+				t.Fatalf("error %v, want ErrMalformed", err)
+			}
+			if !strings.Contains(err.Error(), tt.want) {
+				t.Errorf("error:\n%v\nwant it to contain:\n%s", err, tt.want)
+			}
+		})
+	}
+}
+
+func TestInspectRoundTrip(t *testing.T) {
+	for _, c := range []Compression{CompressionXZ, CompressionGzip, CompressionZstd, CompressionNone} {
+		info, err := inspectBytes(sampleBytes(t, c))
+		if err != nil {
+			t.Fatalf("%s: %v", c, err)
+		}
+		if info.Members[1].Compression != c || info.Members[2].Compression != c {
+			t.Errorf("%s: members %+v", c, info.Members)
+		}
+		if info.Control.Value("Package") != "updeb-sample" || len(info.Scripts) != 2 || info.Triggers != "interest-noawait /usr/lib/sample\n" ||
+			len(info.Conffiles) != 1 || len(info.Files) != 21 {
+			t.Errorf("%s: %+v", c, info)
+		}
+	}
+}
+
+func FuzzInspect(f *testing.F) {
+	for _, c := range []Compression{CompressionXZ, CompressionGzip, CompressionZstd, CompressionNone} {
+		b := fuzzSeed(f, c)
+		f.Add(b)
+		f.Add(b[:len(b)/2])
+		f.Add(bytes.Replace(b, []byte("2.0\n"), []byte("2.9\n"), 1))
+	}
+	f.Add([]byte("!<arch>\ndebian-binary   0           0     0     100644  4         `\n2.0\n"))
+	f.Add([]byte("!<arch>\n"))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		info, err := inspectBytes(b)
+		if err == nil && (info.Control.Fields == nil || len(info.Members) < 3) {
+			t.Fatalf("accepted without control or members: %+v", info)
+		}
+		if err != nil && !errors.Is(err, ErrMalformed) {
+			t.Fatalf("error not ErrMalformed on in-memory input: %v", err)
+		}
+	})
+}
+
+// fuzzSeed writes a small package for the corpus; the fuzz target only has a
+// *testing.F, so it writes into the F's temp dir.
+func fuzzSeed(f *testing.F, c Compression) []byte {
+	p := samplePackage()
+	p.Compression = c
+	path := f.TempDir() + "/seed.deb"
+	if _, err := Write(context.Background(), path, p); err != nil {
+		f.Fatal(err)
+	}
+	b, err := os.ReadFile(path)
+	if err != nil {
+		f.Fatal(err)
+	}
+	return b
+}

@@ -1,0 +1,62 @@
+package deb
+
+import (
+	"bytes"
+	"compress/gzip"
+	"context"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"testing"
+
+	"github.com/updeb/updeb/internal/testenv"
+)
+
+// A package of a static Go binary, with copyright, changelog.Debian.gz and the
+// overrides for what is true by design of repacked upstream binaries, passes
+// lintian at error level.
+func TestLintian(t *testing.T) {
+	testenv.RequireTool(t, "lintian", "go")
+	dir := t.TempDir()
+	writeFile(t, filepath.Join(dir, "main.go"), "package main\n\nfunc main() { println(\"hello\") }\n")
+	writeFile(t, filepath.Join(dir, "go.mod"), "module hello\n\ngo 1.21\n")
+	bin := filepath.Join(dir, "hello")
+	build := exec.Command("go", "build", "-trimpath", "-o", bin, ".")
+	build.Dir = dir
+	build.Env = append(os.Environ(), "CGO_ENABLED=0", "GOFLAGS=-buildvcs=false")
+	if out, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	st, err := os.Stat(bin)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var changelog bytes.Buffer
+	zw, _ := gzip.NewWriterLevel(&changelog, gzip.BestCompression) // no name, mtime 0
+	io.WriteString(zw, "updeb-hello (1.0.0-1) unstable; urgency=medium\n\n  * Repackaged upstream release 1.0.0.\n\n -- updeb tests <tests@updeb.invalid>  Wed, 14 Aug 2024 12:00:00 +0000\n")
+	zw.Close()
+	p := &Package{
+		Control: Control{Package: "updeb-hello", Version: "1.0.0-1", Architecture: "amd64",
+			Maintainer: "updeb tests <tests@updeb.invalid>", Section: "utils", Priority: "optional",
+			Homepage: "https://updeb.invalid/", Summary: "greets the world",
+			Description: "A static Go binary that prints hello, packaged by updeb's tests."},
+		Entries: []Entry{
+			{Path: "/usr/bin/hello", Type: TypeFile, Mode: 0o755, Size: st.Size(),
+				Open: func() (io.ReadCloser, error) { return os.Open(bin) }},
+			fileEntry("/usr/share/doc/updeb-hello/copyright", 0o644, "Format: https://www.debian.org/doc/packaging-manuals/copyright-format/1.0/\nUpstream-Name: hello\n\nFiles: *\nCopyright: 2024 updeb tests\nLicense: Apache-2.0\n On Debian systems, the full text of the Apache License 2.0 can be found in\n /usr/share/common-licenses/Apache-2.0.\n"),
+			fileEntry("/usr/share/doc/updeb-hello/changelog.Debian.gz", 0o644, changelog.String()),
+			fileEntry("/usr/share/lintian/overrides/updeb-hello", 0o644, "updeb-hello: statically-linked-binary [usr/bin/hello]\nupdeb-hello: unstripped-binary-or-object [usr/bin/hello]\nupdeb-hello: no-manual-page [usr/bin/hello]\n"),
+		},
+		SourceDateEpoch: testEpoch,
+	}
+	path := filepath.Join(dir, "updeb-hello_1.0.0-1_amd64.deb")
+	if _, err := Write(context.Background(), path, p); err != nil {
+		t.Fatal(err)
+	}
+	out, err := exec.Command("lintian", "--fail-on", "error", "--tag-display-limit", "0", path).CombinedOutput()
+	if err != nil {
+		t.Fatalf("lintian: %v\n%s", err, out)
+	}
+	t.Logf("lintian:\n%s", out)
+}

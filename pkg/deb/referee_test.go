@@ -1,0 +1,141 @@
+package deb
+
+import (
+	"archive/tar"
+	"bytes"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/updeb/updeb/internal/testenv"
+)
+
+// Every compression: dpkg-deb reads what Write wrote, and sees the entries in
+// the order, with the owners, modes and mtimes, the writer promises.
+func TestDpkgDebAccepts(t *testing.T) {
+	testenv.RequireTool(t, "dpkg-deb")
+	for _, c := range []Compression{CompressionXZ, CompressionGzip, CompressionZstd, CompressionNone} {
+		t.Run(string(c), func(t *testing.T) {
+			p := samplePackage()
+			p.Compression = c
+			path, res := writeTemp(t, p)
+			st, err := os.Stat(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if st.Size() != res.Size {
+				t.Errorf("Result.Size %d, file has %d bytes", res.Size, st.Size())
+			}
+			info := testenv.Run(t, "dpkg-deb", "--info", path)
+			for _, want := range []string{"Package: updeb-sample", "Installed-Size: 21", " postinst", " triggers", " .\n  Second paragraph:\n    verbatim line\n"} {
+				if !strings.Contains(string(info), want) {
+					t.Errorf("dpkg-deb --info lacks %q:\n%s", want, info)
+				}
+			}
+			contents := string(testenv.Run(t, "dpkg-deb", "--contents", path))
+			wantOrder := []string{"./", "./etc/", "./etc/sample/", "./etc/sample/sample.conf", "./usr/", "./usr/bin/",
+				"./usr/bin/sample", "./usr/lib/", "./usr/lib/sample/", "./usr/lib/sample/a/", "./usr/lib/sample/a/data",
+				"./usr/lib/sample/a-b", "./usr/lib/sample/a.b", "./usr/share/", "./usr/share/doc/",
+				"./usr/share/doc/updeb-sample/", "./usr/share/doc/updeb-sample/copyright", "./var/", "./var/lib/",
+				"./var/lib/sample/", "./usr/bin/sample-link"}
+			var got []string
+			for _, l := range strings.Split(strings.TrimSpace(contents), "\n") {
+				f := strings.Fields(l)
+				if f[1] != "root/root" || f[3] != "2024-08-14" || f[4] != "12:00" {
+					t.Errorf("owner or mtime: %s", l)
+				}
+				got = append(got, f[5])
+			}
+			if strings.Join(got, " ") != strings.Join(wantOrder, " ") {
+				t.Errorf("entry order:\n got %v\nwant %v", got, wantOrder)
+			}
+			for _, want := range []string{"-rwxr-xr-x root/root        22 2024-08-14 12:00 ./usr/bin/sample\n",
+				"-rw-r--r-- root/root        12 2024-08-14 12:00 ./etc/sample/sample.conf\n",
+				"drwxr-xr-x root/root         0 2024-08-14 12:00 ./usr/share/doc/updeb-sample/\n",
+				"hrw-r--r-- root/root         0 2024-08-14 12:00 ./usr/lib/sample/a-b link to ./usr/lib/sample/a/data\n",
+				"lrwxrwxrwx root/root         0 2024-08-14 12:00 ./usr/bin/sample-link -> sample\n"} {
+				if !strings.Contains(contents, want) {
+					t.Errorf("dpkg-deb --contents lacks %q:\n%s", want, contents)
+				}
+			}
+			tr := tar.NewReader(bytes.NewReader(testenv.Run(t, "dpkg-deb", "--fsys-tarfile", path)))
+			n := 0
+			for {
+				h, err := tr.Next()
+				if err == io.EOF {
+					break
+				}
+				if err != nil {
+					t.Fatal(err)
+				}
+				n++
+				if h.Format != tar.FormatGNU && h.Format != tar.FormatUnknown|tar.FormatGNU {
+					t.Errorf("%s: tar format %v, want GNU", h.Name, h.Format)
+				}
+			}
+			if n != len(wantOrder) {
+				t.Errorf("--fsys-tarfile has %d entries, want %d", n, len(wantOrder))
+			}
+			ctl := string(testenv.Run(t, "dpkg-deb", "--field", path, "Installed-Size"))
+			if strings.TrimSpace(ctl) != "21" {
+				t.Errorf("Installed-Size %q", ctl)
+			}
+		})
+	}
+}
+
+// dpkg installs the package into a throwaway root, runs its scripts, and
+// removes it again, keeping the conffile as dpkg does.
+func TestDpkgInstallRemove(t *testing.T) {
+	testenv.RequireTool(t, "dpkg")
+	p := samplePackage()
+	p.Control.Depends = nil
+	p.Scripts[0].Content = []byte("#!/bin/sh\nset -e\necho installed > \"$DPKG_ROOT/var/lib/sample/marker\"\n")
+	path, _ := writeTemp(t, p)
+	root := t.TempDir()
+	admin := filepath.Join(root, "var/lib/dpkg")
+	for _, d := range []string{"info", "updates", "triggers"} {
+		if err := os.MkdirAll(filepath.Join(admin, d), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, f := range []string{"status", "available"} {
+		if err := os.WriteFile(filepath.Join(admin, f), nil, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	dpkg := func(args ...string) string {
+		base := []string{"--root=" + root, "--admindir=" + admin, "--force-script-chrootless", "--force-not-root",
+			"--force-unsafe-io", "--log=/dev/null", "--no-triggers"}
+		cmd := exec.Command("dpkg", append(base, args...)...)
+		cmd.Env = append(os.Environ(), "PATH=/usr/sbin:/usr/bin:/sbin:/bin")
+		out, err := cmd.CombinedOutput()
+		if err != nil {
+			t.Fatalf("dpkg %v: %v\n%s", args, err, out)
+		}
+		return string(out)
+	}
+	dpkg("-i", path)
+	if b := mustRead(t, filepath.Join(root, "usr/bin/sample")); string(b) != "#!/bin/sh\necho sample\n" {
+		t.Errorf("installed /usr/bin/sample: %q", b)
+	}
+	if b := mustRead(t, filepath.Join(root, "var/lib/sample/marker")); string(b) != "installed\n" {
+		t.Errorf("postinst did not run: %q", b)
+	}
+	if st, err := os.Lstat(filepath.Join(root, "usr/bin/sample-link")); err != nil || st.Mode()&os.ModeSymlink == 0 {
+		t.Errorf("symlink: %v %v", st, err)
+	}
+	if out := dpkg("-s", "updeb-sample"); !strings.Contains(out, "Status: install ok installed") {
+		t.Errorf("dpkg -s:\n%s", out)
+	}
+	dpkg("-r", "updeb-sample")
+	if _, err := os.Stat(filepath.Join(root, "usr/bin/sample")); !os.IsNotExist(err) {
+		t.Errorf("/usr/bin/sample still there after dpkg -r: %v", err)
+	}
+	if _, err := os.Stat(filepath.Join(root, "etc/sample/sample.conf")); err != nil {
+		t.Errorf("conffile must stay after dpkg -r (not purge): %v", err)
+	}
+}

@@ -1,0 +1,256 @@
+package deb
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"path"
+	"strings"
+
+	"github.com/updeb/updeb/pkg/control"
+)
+
+func invalidf(format string, args ...any) error {
+	return fmt.Errorf("%w: "+format, append([]any{ErrInvalid}, args...)...)
+}
+
+// validPackageName is dpkg's rule, without dpkg-deb's silent lowercasing.
+func validPackageName(s string) bool {
+	if len(s) < 2 || !isLowerAlnum(s[0]) {
+		return false
+	}
+	for i := 1; i < len(s); i++ {
+		if c := s[i]; !isLowerAlnum(c) && c != '+' && c != '.' && c != '-' {
+			return false
+		}
+	}
+	return true
+}
+
+func isLowerAlnum(c byte) bool { return c >= 'a' && c <= 'z' || c >= '0' && c <= '9' }
+func isAlnum(c byte) bool      { return isLowerAlnum(c) || c >= 'A' && c <= 'Z' }
+
+// checkVersionSyntax checks [epoch:]upstream[-revision] per deb-version(7):
+// numeric epoch; upstream starts with a digit and holds [A-Za-z0-9.+~-] (and ':'
+// only with an epoch, '-' only with a revision); revision holds [A-Za-z0-9.+~].
+// Ordering is pkg/debversion's business; this is only what dpkg-deb refuses.
+func checkVersionSyntax(v string) error {
+	if v == "" {
+		return errors.New("empty")
+	}
+	rest := v
+	hasEpoch := false
+	if i := strings.IndexByte(v, ':'); i >= 0 {
+		epoch := v[:i]
+		if epoch == "" || strings.Trim(epoch, "0123456789") != "" {
+			return fmt.Errorf("epoch %q is not a number", epoch)
+		}
+		rest, hasEpoch = v[i+1:], true
+	}
+	upstream, revision := rest, ""
+	if i := strings.LastIndexByte(rest, '-'); i >= 0 {
+		upstream, revision = rest[:i], rest[i+1:]
+		if revision == "" {
+			return errors.New("empty revision after '-'")
+		}
+	}
+	if upstream == "" || upstream[0] < '0' || upstream[0] > '9' {
+		return fmt.Errorf("upstream version %q must start with a digit", upstream)
+	}
+	for i := 0; i < len(upstream); i++ {
+		c := upstream[i]
+		if !isAlnum(c) && !strings.ContainsRune(".+~-:", rune(c)) || c == ':' && !hasEpoch {
+			return fmt.Errorf("upstream version %q contains %q", upstream, c)
+		}
+	}
+	for i := 0; i < len(revision); i++ {
+		if c := revision[i]; !isAlnum(c) && !strings.ContainsRune(".+~", rune(c)) {
+			return fmt.Errorf("revision %q contains %q", revision, c)
+		}
+	}
+	return nil
+}
+
+// validArchitecture accepts Debian architecture names (amd64, arm64, armhf,
+// ppc64el, musl-linux-amd64, all). "any" is for source packages only.
+func validArchitecture(s string) bool {
+	if s == "" || s == "any" || !isLowerAlnum(s[0]) {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		if !isLowerAlnum(s[i]) && s[i] != '-' {
+			return false
+		}
+	}
+	return true
+}
+
+// ownFields are written from Control's own members or computed; Extra must not
+// set them.
+var ownFields = []string{"Package", "Version", "Architecture", "Maintainer", "Installed-Size",
+	"Pre-Depends", "Depends", "Recommends", "Suggests", "Enhances", "Conflicts", "Breaks", "Replaces",
+	"Provides", "Section", "Priority", "Multi-Arch", "Homepage", "Description"}
+
+func singleLine(name, value string) error {
+	if strings.ContainsAny(value, "\n\r\x00") {
+		return invalidf("control field %s: value %q must be a single line without NUL or carriage return", name, value)
+	}
+	return nil
+}
+
+func validateControl(c *Control) []error {
+	var errs []error
+	add := func(err error) {
+		if err != nil {
+			errs = append(errs, err)
+		}
+	}
+	if !validPackageName(c.Package) {
+		add(invalidf("control field Package: %q is not a package name: expected [a-z0-9][a-z0-9+.-]+ (lowercase, at least 2 characters)", c.Package))
+	}
+	if err := checkVersionSyntax(c.Version); err != nil {
+		add(invalidf("control field Version: %q is not a Debian version: %v", c.Version, err))
+	}
+	if !validArchitecture(c.Architecture) {
+		add(invalidf("control field Architecture: %q is not a Debian architecture: expected all or a name like amd64, arm64 ([a-z0-9-])", c.Architecture))
+	}
+	for _, f := range []struct{ name, value string }{
+		{"Maintainer", c.Maintainer}, {"Description", c.Summary},
+	} {
+		if strings.TrimSpace(f.value) == "" {
+			add(invalidf("control field %s: required, found %q", f.name, f.value))
+		}
+	}
+	for _, f := range []struct{ name, value string }{
+		{"Maintainer", c.Maintainer}, {"Section", c.Section}, {"Priority", c.Priority},
+		{"Multi-Arch", c.MultiArch}, {"Homepage", c.Homepage}, {"Description (Summary)", c.Summary},
+	} {
+		add(singleLine(f.name, f.value))
+	}
+	switch c.MultiArch {
+	case "", "same", "foreign", "allowed", "no":
+	default:
+		add(invalidf("control field Multi-Arch: %q: expected same, foreign, allowed or no", c.MultiArch))
+	}
+	for _, rel := range c.relations() {
+		for _, r := range rel.values {
+			if strings.TrimSpace(r) == "" {
+				add(invalidf("control field %s: empty relation in %q", rel.name, rel.values))
+			}
+			add(singleLine(rel.name, r))
+		}
+	}
+	if strings.ContainsAny(c.Description, "\r\x00") {
+		add(invalidf("control field Description: extended description %q contains a carriage return or NUL", c.Description))
+	}
+	seen := map[string]bool{}
+	for _, f := range c.Extra {
+		if err := control.ValidateFieldName(f.Name); err != nil {
+			add(invalidf("control field %q in Extra: %v", f.Name, err))
+			continue
+		}
+		for _, own := range ownFields {
+			if strings.EqualFold(f.Name, own) {
+				add(invalidf("control field %s in Extra: set by Control or computed by the writer, found %q", f.Name, f.Value))
+			}
+		}
+		if seen[strings.ToLower(f.Name)] {
+			add(invalidf("control field %s in Extra: duplicate, found again with %q", f.Name, f.Value))
+		}
+		seen[strings.ToLower(f.Name)] = true
+		if strings.TrimSpace(f.Value) == "" {
+			add(invalidf("control field %s in Extra: empty value", f.Name))
+		} else if err := control.ValidateValue(f.Name, f.Value, true); err != nil {
+			add(invalidf("control field %s in Extra: %v", f.Name, err))
+		}
+	}
+	return errs
+}
+
+var scriptNames = []string{"preinst", "postinst", "prerm", "postrm", "config"}
+
+func validateScripts(scripts []Script) []error {
+	var errs []error
+	seen := map[string]bool{}
+	for _, s := range scripts {
+		known := false
+		for _, n := range scriptNames {
+			known = known || s.Name == n
+		}
+		if !known {
+			errs = append(errs, invalidf("script %q: expected one of %s", s.Name, strings.Join(scriptNames, ", ")))
+		}
+		if seen[s.Name] {
+			errs = append(errs, invalidf("script %q: given twice", s.Name))
+		}
+		seen[s.Name] = true
+		if m := scriptMode(s); m&0o555 != 0o555 || m&^0o775 != 0 {
+			errs = append(errs, invalidf("script %s: mode %#o: expected >= 0555 and <= 0775 (0755 normally)", s.Name, uint32(s.Mode)))
+		}
+	}
+	return errs
+}
+
+// scriptMode is the mode a script gets; special and type bits are kept so that
+// validation sees and refuses them.
+func scriptMode(s Script) fs.FileMode {
+	if s.Mode == 0 {
+		return 0o755
+	}
+	m := s.Mode.Perm()
+	if s.Mode&fs.ModeSetuid != 0 {
+		m |= 0o4000
+	}
+	if s.Mode&fs.ModeSetgid != 0 {
+		m |= 0o2000
+	}
+	if s.Mode&fs.ModeSticky != 0 {
+		m |= 0o1000
+	}
+	if s.Mode&fs.ModeType != 0 {
+		m |= 0o10000
+	}
+	return m
+}
+
+// checkPath refuses anything but an absolute, clean path that dpkg can list in
+// md5sums and conffiles (one path per line).
+func checkPath(what, p string) error {
+	if !strings.HasPrefix(p, "/") || p == "/" || path.Clean(p) != p {
+		return invalidf("%s %q: expected an absolute, clean path below / (no ., .., // or trailing /)", what, p)
+	}
+	if strings.ContainsAny(p, "\n\r\x00") {
+		return invalidf("%s %q: contains a newline, carriage return or NUL", what, p)
+	}
+	return nil
+}
+
+func validateConffiles(conffiles []string, byPath map[string]*item) []error {
+	var errs []error
+	seen := map[string]bool{}
+	for _, c := range conffiles {
+		if err := checkPath("conffile", c); err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		if seen[c] {
+			errs = append(errs, invalidf("conffile %q: listed twice", c))
+		}
+		seen[c] = true
+		it, ok := byPath[c]
+		switch {
+		case !ok:
+			errs = append(errs, invalidf("conffile %q: not in the package's data", c))
+		case it.typ != TypeFile && it.typ != TypeHardlink:
+			errs = append(errs, invalidf("conffile %q: is a %s in the package's data, expected a regular file", c, it.typ))
+		}
+	}
+	return errs
+}
+
+func validateTriggers(t string) error {
+	if strings.ContainsAny(t, "\r\x00") {
+		return invalidf("triggers %q: contains a carriage return or NUL", t)
+	}
+	return nil
+}

@@ -1,0 +1,175 @@
+package deb
+
+import (
+	"context"
+	"errors"
+	"io"
+	"io/fs"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/updeb/updeb/pkg/control"
+)
+
+// Every validation error: the message names the field and the value, wraps
+// ErrInvalid, and nothing is left in the output directory.
+func TestValidation(t *testing.T) {
+	tests := []struct {
+		name   string
+		mutate func(p *Package)
+		want   string
+	}{
+		{"uppercase package", func(p *Package) { p.Control.Package = "Helm" }, `control field Package: "Helm" is not a package name`},
+		{"one-letter package", func(p *Package) { p.Control.Package = "h" }, `control field Package: "h" is not a package name`},
+		{"package with underscore", func(p *Package) { p.Control.Package = "kube_ctl" }, `control field Package: "kube_ctl"`},
+		{"empty version", func(p *Package) { p.Control.Version = "" }, `control field Version: "" is not a Debian version: empty`},
+		{"version with v", func(p *Package) { p.Control.Version = "v1.2" }, `control field Version: "v1.2" is not a Debian version: upstream version "v1.2" must start with a digit`},
+		{"version with space", func(p *Package) { p.Control.Version = "1.2 3" }, `control field Version: "1.2 3" is not a Debian version: upstream version "1.2 3" contains ' '`},
+		{"version bad epoch", func(p *Package) { p.Control.Version = "a:1.2" }, `epoch "a" is not a number`},
+		{"version colon without epoch", func(p *Package) { p.Control.Version = "1.2:3" }, `epoch "1.2" is not a number`},
+		{"version empty revision", func(p *Package) { p.Control.Version = "1.2-" }, `empty revision after '-'`},
+		{"version bad revision", func(p *Package) { p.Control.Version = "1.2-1_a" }, `revision "1_a" contains '_'`},
+		{"architecture any", func(p *Package) { p.Control.Architecture = "any" }, `control field Architecture: "any" is not a Debian architecture`},
+		{"architecture upper", func(p *Package) { p.Control.Architecture = "AMD64" }, `control field Architecture: "AMD64"`},
+		{"no maintainer", func(p *Package) { p.Control.Maintainer = "" }, `control field Maintainer: required, found ""`},
+		{"newline in maintainer", func(p *Package) { p.Control.Maintainer = "a\nb" }, `control field Maintainer: value "a\nb" must be a single line`},
+		{"no summary", func(p *Package) { p.Control.Summary = " " }, `control field Description: required, found " "`},
+		{"newline in summary", func(p *Package) { p.Control.Summary = "a\nb" }, `control field Description (Summary): value "a\nb" must be a single line`},
+		{"newline in section", func(p *Package) { p.Control.Section = "admin\nx" }, `control field Section: value "admin\nx"`},
+		{"newline in homepage", func(p *Package) { p.Control.Homepage = "https://x/\n" }, `control field Homepage: value "https://x/\n"`},
+		{"bad multi-arch", func(p *Package) { p.Control.MultiArch = "any" }, `control field Multi-Arch: "any": expected same, foreign, allowed or no`},
+		{"newline in relation", func(p *Package) { p.Control.Depends = []string{"libc6\nEvil: yes"} }, `control field Depends: value "libc6\nEvil: yes"`},
+		{"empty relation", func(p *Package) { p.Control.Breaks = []string{""} }, `control field Breaks: empty relation in [""]`},
+		{"CR in description", func(p *Package) { p.Control.Description = "a\r\nb" }, `control field Description: extended description "a\r\nb" contains a carriage return`},
+		{"extra sets own field", func(p *Package) { p.Control.Extra = []control.Field{{Name: "Version", Value: "2"}} }, `control field Version in Extra: set by Control or computed by the writer, found "2"`},
+		{"extra installed-size", func(p *Package) { p.Control.Extra = []control.Field{{Name: "installed-size", Value: "2"}} }, `control field installed-size in Extra`},
+		{"extra bad name", func(p *Package) { p.Control.Extra = []control.Field{{Name: "Bad Name", Value: "2"}} }, `control field "Bad Name" in Extra`},
+		{"extra duplicate", func(p *Package) {
+			p.Control.Extra = []control.Field{{Name: "Built-Using", Value: "a (= 1)"}, {Name: "built-using", Value: "b (= 1)"}}
+		}, `control field built-using in Extra: duplicate, found again with "b (= 1)"`},
+		{"extra empty", func(p *Package) { p.Control.Extra = []control.Field{{Name: "Source", Value: ""}} }, `control field Source in Extra: empty value`},
+		{"relative path", func(p *Package) { p.Entries[0].Path = "usr/bin/x" }, `entry "usr/bin/x": expected an absolute, clean path`},
+		{"dotdot path", func(p *Package) { p.Entries[0].Path = "/usr/../etc/x" }, `entry "/usr/../etc/x": expected an absolute, clean path`},
+		{"trailing slash", func(p *Package) { p.Entries[0].Path = "/usr/bin/" }, `entry "/usr/bin/": expected an absolute, clean path`},
+		{"root path", func(p *Package) { p.Entries[0].Path = "/" }, `entry "/": expected an absolute, clean path`},
+		{"newline in path", func(p *Package) { p.Entries[0].Path = "/usr/bin/a\nb" }, `entry "/usr/bin/a\nb": contains a newline`},
+		{"duplicate path", func(p *Package) { p.Entries[1].Path = p.Entries[0].Path }, `entry "/usr/bin/sample": duplicate path`},
+		{"file with children", func(p *Package) { p.Entries = append(p.Entries, fileEntry("/usr/bin/sample/x", 0, "")) }, `entry "/usr/bin/sample/x": parent "/usr/bin/sample" is a file, not a directory`},
+		{"file over implicit dir", func(p *Package) { p.Entries = append(p.Entries, fileEntry("/usr/lib/sample", 0, "")) }, `entry "/usr/lib/sample": is a file, but other entries are inside it`},
+		{"setuid", func(p *Package) { p.Entries[0].Mode |= fs.ModeSetuid }, `entry "/usr/bin/sample": mode urwx------ has setuid, setgid or sticky bits`},
+		{"negative size", func(p *Package) { p.Entries[0].Size = -1 }, `entry "/usr/bin/sample": negative size -1`},
+		{"no open", func(p *Package) { p.Entries[0].Open = nil }, `entry "/usr/bin/sample": regular file without an Open function`},
+		{"empty symlink", func(p *Package) { p.Entries[4].Linkname = "" }, `entry "/usr/bin/sample-link": symlink target "" must be non-empty`},
+		{"linkname on file", func(p *Package) { p.Entries[0].Linkname = "x" }, `entry "/usr/bin/sample": a file with Linkname "x"`},
+		{"hardlink to missing", func(p *Package) { p.Entries[5].Linkname = "/nope" }, `entry "/usr/lib/sample/a-b": hardlink target "/nope" must be a regular file entry, found missing`},
+		{"hardlink to dir", func(p *Package) { p.Entries[5].Linkname = "/var/lib/sample" }, `hardlink target "/var/lib/sample" must be a regular file entry, found a dir`},
+		{"unknown type", func(p *Package) { p.Entries[0].Type = 9 }, `entry "/usr/bin/sample": unknown type 9`},
+		{"conffile missing", func(p *Package) { p.Conffiles = []string{"/etc/other.conf"} }, `conffile "/etc/other.conf": not in the package's data`},
+		{"conffile is dir", func(p *Package) { p.Conffiles = []string{"/var/lib/sample"} }, `conffile "/var/lib/sample": is a dir in the package's data, expected a regular file`},
+		{"conffile relative", func(p *Package) { p.Conffiles = []string{"etc/sample/sample.conf"} }, `conffile "etc/sample/sample.conf": expected an absolute, clean path`},
+		{"conffile twice", func(p *Package) { p.Conffiles = append(p.Conffiles, p.Conffiles[0]) }, `conffile "/etc/sample/sample.conf": listed twice`},
+		{"bad script name", func(p *Package) { p.Scripts[0].Name = "postinstall" }, `script "postinstall": expected one of preinst, postinst, prerm, postrm, config`},
+		{"script twice", func(p *Package) { p.Scripts[1].Name = "postinst" }, `script "postinst": given twice`},
+		{"script world-writable", func(p *Package) { p.Scripts[0].Mode = 0o777 }, `script postinst: mode 0777: expected >= 0555 and <= 0775`},
+		{"script not executable", func(p *Package) { p.Scripts[0].Mode = 0o644 }, `script postinst: mode 0644: expected >= 0555 and <= 0775`},
+		{"script setuid", func(p *Package) { p.Scripts[0].Mode = 0o755 | fs.ModeSetuid }, `script postinst: mode`},
+		{"NUL in triggers", func(p *Package) { p.Triggers = "interest x\x00" }, `triggers "interest x\x00": contains a carriage return or NUL`},
+		{"no epoch", func(p *Package) { p.SourceDateEpoch = time.Time{} }, `SourceDateEpoch 0001-01-01 00:00:00 +0000 UTC: required`},
+		{"epoch zero", func(p *Package) { p.SourceDateEpoch = time.Unix(0, 0) }, `SourceDateEpoch 1970-01-01`},
+		{"compression", func(p *Package) { p.Compression = "bzip2" }, `compression "bzip2": expected one of xz, gzip, zstd, none`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			p := samplePackage()
+			tt.mutate(p)
+			dir := t.TempDir()
+			_, err := Write(context.Background(), filepath.Join(dir, "out.deb"), p)
+			if !errors.Is(err, ErrInvalid) {
+				t.Fatalf("error %v, want ErrInvalid", err)
+			}
+			if !strings.Contains(err.Error(), tt.want) {
+				t.Errorf("error:\n%v\nwant it to contain:\n%s", err, tt.want)
+			}
+			if left := dirEntries(t, dir); len(left) != 0 {
+				t.Errorf("files left behind: %v", left)
+			}
+		})
+	}
+}
+
+// Content that does not match Size is found while streaming: the error names
+// the entry, and neither the output nor a temporary file is left.
+func TestContentSizeMismatch(t *testing.T) {
+	for _, tt := range []struct {
+		name    string
+		size    int64
+		content string
+		want    string
+	}{
+		{"short", 10, "abc", `entry "/usr/bin/sample": Size is 10 but its content has 3 bytes`},
+		{"long", 2, "abc", `entry "/usr/bin/sample": Size is 2 but its content has more bytes`},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			p := samplePackage()
+			p.Entries[0].Size, p.Entries[0].Open = tt.size, content(tt.content)
+			dir := t.TempDir()
+			_, err := Write(context.Background(), filepath.Join(dir, "out.deb"), p)
+			if !errors.Is(err, ErrInvalid) || !strings.Contains(err.Error(), tt.want) {
+				t.Fatalf("error %v, want %q", err, tt.want)
+			}
+			if left := dirEntries(t, dir); len(left) != 0 {
+				t.Errorf("files left behind: %v", left)
+			}
+		})
+	}
+	t.Run("open fails", func(t *testing.T) {
+		p := samplePackage()
+		p.Entries[0].Open = func() (io.ReadCloser, error) { return nil, fs.ErrPermission }
+		dir := t.TempDir()
+		_, err := Write(context.Background(), filepath.Join(dir, "out.deb"), p)
+		if !errors.Is(err, fs.ErrPermission) || !strings.Contains(err.Error(), `entry "/usr/bin/sample": open`) {
+			t.Fatalf("error %v", err)
+		}
+		if left := dirEntries(t, dir); len(left) != 0 {
+			t.Errorf("files left behind: %v", left)
+		}
+	})
+}
+
+// Hardlinks: whichever of the group sorts first carries the data (as GNU tar
+// does), and Installed-Size counts the data once.
+func TestHardlinkCarrierAndInstalledSize(t *testing.T) {
+	p := samplePackage()
+	path, res := writeTemp(t, p)
+	info, err := InspectFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var data, link FileInfo
+	for _, f := range info.Files {
+		switch f.Path {
+		case "./usr/lib/sample/a/data":
+			data = f
+		case "./usr/lib/sample/a-b":
+			link = f
+		}
+	}
+	if data.Type != "file" || data.Size != 3000 || link.Type != "hardlink" || link.Linkname != "./usr/lib/sample/a/data" {
+		t.Errorf("data %+v\nlink %+v", data, link)
+	}
+	if info.MD5Sums["usr/lib/sample/a-b"] != data.MD5 || info.MD5Sums["usr/lib/sample/a/data"] != data.MD5 {
+		t.Errorf("md5sums %v, data md5 %s", info.MD5Sums, data.MD5)
+	}
+	if _, ok := info.MD5Sums["etc/sample/sample.conf"]; ok {
+		t.Error("md5sums lists a conffile (dh_md5sums leaves them out)")
+	}
+	// 14 directories, 1 symlink, files 1+1+3+0+1 KiB, the hardlink 0.
+	if res.InstalledSize != 21 || info.Control.Value("Installed-Size") != "21" {
+		t.Errorf("Installed-Size %d / %q, want 21", res.InstalledSize, info.Control.Value("Installed-Size"))
+	}
+	if len(res.Files) != 6 {
+		t.Errorf("Result.Files has %d files, want 6: %+v", len(res.Files), res.Files)
+	}
+}

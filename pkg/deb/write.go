@@ -1,0 +1,166 @@
+package deb
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+)
+
+// Write validates p and writes it as a .deb to path: into a temporary file in
+// the same directory, fsynced and renamed, so that path is either the complete
+// package or untouched. Validation errors wrap ErrInvalid and list every problem
+// found. data.tar is compressed into a second temporary file first (the ar
+// header needs its size); both temporary files are removed on every path.
+func Write(ctx context.Context, path string, p *Package) (res *Result, err error) {
+	items, cdc, err := validate(p)
+	if err != nil {
+		return nil, err
+	}
+	dir, base := filepath.Split(path)
+	if dir == "" {
+		dir = "."
+	}
+	dataTmp, err := os.CreateTemp(dir, "."+base+".data-*")
+	if err != nil {
+		return nil, err
+	}
+	defer func() {
+		dataTmp.Close()
+		os.Remove(dataTmp.Name())
+	}()
+	files, err := compressInto(dataTmp, cdc, func(w io.Writer) ([]FileResult, error) {
+		return writeData(ctx, w, items)
+	})
+	if err != nil {
+		return nil, err
+	}
+	dataSize, err := dataTmp.Seek(0, io.SeekCurrent)
+	if err != nil {
+		return nil, err
+	}
+	isize := installedSize(items)
+	ctl, err := controlTar(p, isize, files)
+	if err != nil {
+		return nil, err
+	}
+	var ctlZ bytes.Buffer
+	if _, err := compressInto(&ctlZ, cdc, func(w io.Writer) (struct{}, error) {
+		_, err := w.Write(ctl)
+		return struct{}{}, err
+	}); err != nil {
+		return nil, err
+	}
+	if _, err := dataTmp.Seek(0, io.SeekStart); err != nil {
+		return nil, err
+	}
+
+	out, err := os.CreateTemp(dir, "."+base+".tmp-*")
+	if err != nil {
+		return nil, err
+	}
+	defer func() {
+		if err != nil {
+			out.Close()
+			os.Remove(out.Name())
+		}
+	}()
+	h := sha256.New()
+	cw := &countWriter{}
+	bw := bufio.NewWriterSize(io.MultiWriter(out, h, cw), 1<<20)
+	mtime := p.SourceDateEpoch.Unix()
+	if _, err = io.WriteString(bw, arMagic); err != nil {
+		return nil, err
+	}
+	for _, m := range []struct {
+		name string
+		size int64
+		r    io.Reader
+	}{
+		{"debian-binary", 4, bytes.NewReader([]byte("2.0\n"))},
+		{"control.tar" + cdc.suffix, int64(ctlZ.Len()), &ctlZ},
+		{"data.tar" + cdc.suffix, dataSize, dataTmp},
+	} {
+		if err = writeArMember(bw, m.name, mtime, m.size, m.r); err != nil {
+			return nil, fmt.Errorf("writing %s: %w", path, err)
+		}
+	}
+	if err = bw.Flush(); err != nil {
+		return nil, err
+	}
+	if err = out.Sync(); err != nil {
+		return nil, err
+	}
+	if err = out.Close(); err != nil {
+		return nil, err
+	}
+	if err = os.Rename(out.Name(), path); err != nil {
+		return nil, err
+	}
+	syncDir(dir)
+	return &Result{Path: path, Size: cw.n, SHA256: hex.EncodeToString(h.Sum(nil)), InstalledSize: isize, Files: files}, nil
+}
+
+// validate checks everything before a byte is written and returns the entries
+// in output order.
+func validate(p *Package) ([]*item, codec, error) {
+	var errs []error
+	cdc, err := codecFor(p.Compression)
+	if err != nil {
+		errs = append(errs, err)
+	}
+	if p.SourceDateEpoch.Unix() <= 0 {
+		errs = append(errs, invalidf("SourceDateEpoch %v: required, and after 1970-01-01 (an mtime of 0 is an ancient file to lintian)", p.SourceDateEpoch))
+	}
+	errs = append(errs, validateControl(&p.Control)...)
+	errs = append(errs, validateScripts(p.Scripts)...)
+	if err := validateTriggers(p.Triggers); err != nil {
+		errs = append(errs, err)
+	}
+	items, byPath, perrs := plan(p)
+	errs = append(errs, perrs...)
+	if perrs == nil {
+		errs = append(errs, validateConffiles(p.Conffiles, byPath)...)
+	}
+	if len(errs) > 0 {
+		return nil, codec{}, errors.Join(errs...)
+	}
+	return items, cdc, nil
+}
+
+// compressInto runs fill with a writer that compresses into w.
+func compressInto[T any](w io.Writer, cdc codec, fill func(io.Writer) (T, error)) (T, error) {
+	var zero T
+	bw := bufio.NewWriterSize(w, 1<<20)
+	zw, err := cdc.newWriter(bw)
+	if err != nil {
+		return zero, err
+	}
+	v, err := fill(zw)
+	if err != nil {
+		zw.Close()
+		return zero, err
+	}
+	if err := zw.Close(); err != nil {
+		return zero, fmt.Errorf("%s compression: %w", cdc.compression, err)
+	}
+	return v, bw.Flush()
+}
+
+type countWriter struct{ n int64 }
+
+func (c *countWriter) Write(p []byte) (int, error) { c.n += int64(len(p)); return len(p), nil }
+
+// syncDir makes the rename durable; a failure here is not worth failing for.
+func syncDir(dir string) {
+	if d, err := os.Open(dir); err == nil {
+		d.Sync()
+		d.Close()
+	}
+}

@@ -1,0 +1,302 @@
+package fetch
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"net/http"
+	"net/url"
+	"os"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/updeb/updeb/pkg/digest"
+)
+
+// maxBackoff caps one retry delay.
+const maxBackoff = 30 * time.Second
+
+// partial is what a download has so far, carried from one attempt to the next.
+type partial struct {
+	file      *os.File
+	hasher    *digest.Hasher
+	written   int64  // bytes in file, all of them hashed
+	total     int64  // full size when a response announced it, else -1
+	validator string // ETag (strong) or Last-Modified, for If-Range
+	ranges    bool   // the server said Accept-Ranges: bytes
+}
+
+// reset drops what was received (the server sent the whole body again).
+func (p *partial) reset() error {
+	if _, err := p.file.Seek(0, io.SeekStart); err != nil {
+		return err
+	}
+	if err := p.file.Truncate(0); err != nil {
+		return err
+	}
+	*p.hasher = *digest.NewHasher()
+	p.written = 0
+	return nil
+}
+
+// get downloads target (the mirror-mapped form of upstream) into tmp with
+// retries, resuming where the server allows it.
+func (f *Fetcher) get(ctx context.Context, upstream, target string, tmp *os.File, h *digest.Hasher) error {
+	tu, err := url.Parse(target)
+	if err != nil {
+		return fmt.Errorf("fetch: %q: %w", target, err)
+	}
+	netErr := func(attempts int, err error) error {
+		ne := &NetworkError{URL: upstream, Proxy: f.proxyFor(tu), Attempts: attempts, Err: err}
+		if target != upstream {
+			ne.Target = target
+		}
+		return ne
+	}
+	p := &partial{file: tmp, hasher: h, total: -1}
+	start := f.now()
+	f.progress(Progress{URL: upstream, Total: -1})
+	for attempt := 1; ; attempt++ {
+		retry, after, err := f.attempt(ctx, upstream, target, p)
+		if err == nil {
+			f.progress(Progress{URL: upstream, Received: p.written, Total: p.written, Done: true})
+			return nil
+		}
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		if !retry {
+			f.progress(Progress{URL: upstream, Received: p.written, Total: p.total, Done: true, Err: err})
+			var se *SizeError
+			if errors.As(err, &se) {
+				return err
+			}
+			return netErr(attempt, err)
+		}
+		if attempt > f.o.Retries {
+			f.progress(Progress{URL: upstream, Received: p.written, Total: p.total, Done: true, Err: err})
+			return netErr(attempt, err)
+		}
+		delay := f.backoff(attempt)
+		if after > 0 {
+			delay = after
+		}
+		if spent := f.now().Sub(start); spent+delay > f.o.MaxRetryTime {
+			f.progress(Progress{URL: upstream, Received: p.written, Total: p.total, Done: true, Err: err})
+			return netErr(attempt, fmt.Errorf("%w (giving up: retrying in %s would pass the %s retry budget)", err, delay.Round(time.Millisecond), f.o.MaxRetryTime))
+		}
+		f.log.Warn("download failed; retrying", "url", upstream, "attempt", attempt, "in", delay.Round(time.Millisecond), "have", p.written, "err", err)
+		if err := f.sleep(ctx, delay); err != nil {
+			return err
+		}
+	}
+}
+
+// backoff is the delay before retry n (1-based): exponential with full jitter
+// in [d/2, d], so that parallel clients do not retry in step.
+func (f *Fetcher) backoff(n int) time.Duration {
+	d := f.o.Backoff << min(n-1, 20)
+	if d > maxBackoff || d <= 0 {
+		d = maxBackoff
+	}
+	return d/2 + rand.N(d/2+1)
+}
+
+// attempt makes one request and appends what it receives to p. It reports
+// whether a failure is worth retrying and how long the server asked us to wait.
+func (f *Fetcher) attempt(ctx context.Context, upstream, target string, p *partial) (retry bool, after time.Duration, err error) {
+	actx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+	req, err := http.NewRequestWithContext(actx, http.MethodGet, target, nil)
+	if err != nil {
+		return false, 0, err
+	}
+	req.Header.Set("User-Agent", f.o.UserAgent)
+	resuming := p.written > 0 && p.ranges
+	if resuming {
+		req.Header.Set("Range", fmt.Sprintf("bytes=%d-", p.written))
+		if p.validator != "" {
+			req.Header.Set("If-Range", p.validator)
+		}
+	} else if p.written > 0 {
+		if err := p.reset(); err != nil {
+			return false, 0, err
+		}
+	}
+	resp, err := f.client.Do(req)
+	if err != nil {
+		return isRetryable(err), 0, err
+	}
+	defer resp.Body.Close()
+
+	switch {
+	case resp.StatusCode == http.StatusPartialContent && resuming:
+		if err := p.checkContentRange(resp); err != nil {
+			// The server's idea of the range is not ours: start over.
+			p.ranges = false
+			return true, 0, err
+		}
+		f.log.Info("resuming download", "url", upstream, "from", p.written)
+	case resp.StatusCode == http.StatusOK:
+		if p.written > 0 {
+			if err := p.reset(); err != nil {
+				return false, 0, err
+			}
+		}
+		p.total = resp.ContentLength
+		p.ranges = resp.Header.Get("Accept-Ranges") == "bytes"
+		p.validator = validator(resp.Header)
+	case resp.StatusCode == http.StatusRequestedRangeNotSatisfiable && resuming:
+		p.ranges = false
+		return true, 0, fmt.Errorf("%s refused the range from byte %d", target, p.written)
+	default:
+		se := &StatusError{URL: target, StatusCode: resp.StatusCode, Status: resp.Status}
+		if resp.StatusCode == http.StatusTooManyRequests || resp.StatusCode == http.StatusServiceUnavailable {
+			se.RetryAfter = retryAfter(resp.Header.Get("Retry-After"), f.now())
+		}
+		retry := resp.StatusCode >= 500 || resp.StatusCode == http.StatusTooManyRequests || resp.StatusCode == http.StatusRequestTimeout
+		return retry, se.RetryAfter, se
+	}
+	if p.total > f.o.MaxSize {
+		return false, 0, &SizeError{URL: upstream, Limit: f.o.MaxSize, Size: p.total}
+	}
+
+	// The idle timer cancels the attempt when no byte arrives for IdleTimeout.
+	idle := time.AfterFunc(f.o.IdleTimeout, func() { cancel(errIdle) })
+	defer idle.Stop()
+	want := resp.ContentLength // bytes this response announced, -1 when chunked
+	n, err := f.copyBody(p, &idleReader{r: resp.Body, timer: idle, d: f.o.IdleTimeout}, upstream)
+	if cause := context.Cause(actx); errors.Is(cause, errIdle) {
+		return true, 0, fmt.Errorf("%s: %w (%s)", target, errIdle, f.o.IdleTimeout)
+	}
+	if err != nil {
+		var se *SizeError
+		if errors.As(err, &se) {
+			return false, 0, err
+		}
+		return true, 0, fmt.Errorf("%s: body cut after %d bytes: %w", target, p.written, err)
+	}
+	if want >= 0 && n != want {
+		return true, 0, fmt.Errorf("%s: Content-Length announced %d bytes, body had %d", target, want, n)
+	}
+	if p.total >= 0 && p.written != p.total {
+		return true, 0, fmt.Errorf("%s: expected %d bytes in total, have %d", target, p.total, p.written)
+	}
+	return false, 0, nil
+}
+
+// copyBody appends body to p's file and hasher, enforcing the size limit. A
+// goroutine reads ahead into a few buffers, so that the network read of the next
+// chunk overlaps with writing and hashing this one.
+func (f *Fetcher) copyBody(p *partial, body io.Reader, upstream string) (int64, error) {
+	type chunk struct {
+		b   []byte
+		err error
+	}
+	const ahead = 4
+	free := make(chan []byte, ahead)
+	full := make(chan chunk, ahead) // never blocks: at most ahead buffers exist
+	done := make(chan struct{})
+	defer close(done)
+	for range ahead {
+		free <- make([]byte, copyBuffer)
+	}
+	go func() {
+		for {
+			select {
+			case <-done:
+				return
+			case b := <-free:
+				k, err := body.Read(b)
+				full <- chunk{b[:k], err}
+				if err != nil {
+					return
+				}
+			}
+		}
+	}()
+	var n int64
+	last := time.Time{}
+	for c := range full {
+		if k := len(c.b); k > 0 {
+			if p.written+int64(k) > f.o.MaxSize {
+				return n, &SizeError{URL: upstream, Limit: f.o.MaxSize, Size: p.written + int64(k)}
+			}
+			if _, err := p.file.Write(c.b); err != nil {
+				return n, err
+			}
+			p.hasher.Write(c.b)
+			p.written += int64(k)
+			n += int64(k)
+			if f.o.Progress != nil {
+				if now := time.Now(); now.Sub(last) >= progressEvery {
+					last = now
+					f.progress(Progress{URL: upstream, Received: p.written, Total: p.total})
+				}
+			}
+		}
+		if c.err == io.EOF {
+			return n, nil
+		}
+		if c.err != nil {
+			return n, c.err
+		}
+		free <- c.b[:cap(c.b)]
+	}
+	return n, nil // not reached: the reader always ends with an error
+}
+
+// checkContentRange accepts a 206 only when it starts where we stopped and
+// agrees with the total size we know.
+func (p *partial) checkContentRange(resp *http.Response) error {
+	cr := resp.Header.Get("Content-Range")
+	var first, last, total int64
+	if _, err := fmt.Sscanf(cr, "bytes %d-%d/%d", &first, &last, &total); err != nil {
+		return fmt.Errorf("unusable Content-Range %q", cr)
+	}
+	if first != p.written || last < first || last >= total || (p.total >= 0 && total != p.total) {
+		return fmt.Errorf("Content-Range %q does not continue %d bytes of %d", cr, p.written, p.total)
+	}
+	p.total = total
+	return nil
+}
+
+// validator returns what If-Range may carry: a strong ETag, else Last-Modified.
+func validator(h http.Header) string {
+	if et := h.Get("ETag"); et != "" && !strings.HasPrefix(et, "W/") {
+		return et
+	}
+	return h.Get("Last-Modified")
+}
+
+// retryAfter reads Retry-After (seconds or an HTTP date); 0 when absent or past.
+func retryAfter(v string, now time.Time) time.Duration {
+	if v == "" {
+		return 0
+	}
+	if s, err := strconv.Atoi(strings.TrimSpace(v)); err == nil && s >= 0 {
+		return time.Duration(s) * time.Second
+	}
+	if t, err := http.ParseTime(v); err == nil && t.After(now) {
+		return t.Sub(now)
+	}
+	return 0
+}
+
+// idleReader pushes the idle deadline back every time bytes arrive.
+type idleReader struct {
+	r     io.Reader
+	timer *time.Timer
+	d     time.Duration
+}
+
+func (r *idleReader) Read(b []byte) (int, error) {
+	n, err := r.r.Read(b)
+	if n > 0 {
+		r.timer.Reset(r.d)
+	}
+	return n, err
+}

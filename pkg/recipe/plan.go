@@ -1,0 +1,594 @@
+package recipe
+
+import (
+	"fmt"
+	"io/fs"
+	"path"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+	"text/template"
+	"time"
+
+	"github.com/updeb/updeb/pkg/control"
+	"github.com/updeb/updeb/pkg/debversion"
+	"github.com/updeb/updeb/pkg/digest"
+	"go.yaml.in/yaml/v3"
+)
+
+// PlanOptions are the site settings a plan depends on (from the config).
+type PlanOptions struct {
+	LocalSuffix       string // appended to the Debian version, e.g. "~wmf1": 3.18.4-1~wmf1
+	DefaultMaintainer string // "Name <email>", used when the recipe names no maintainer
+}
+
+// Plan is everything needed to build one recipe for one Debian architecture,
+// fully rendered: no templates, no defaults left to apply.
+type Plan struct {
+	Recipe          string    // source name
+	Arch            string    // Debian architecture
+	UpstreamArch    string    // the upstream's name for it
+	UpstreamVersion string    // as in the recipe (and in URLs)
+	DebianVersion   string    // [epoch:]upstream[-revision]local-suffix
+	SourceDateEpoch time.Time // UTC; the release date
+	Component       string    // apt component to publish to
+	Suite           string    `json:",omitempty"` // "" means the repository's default suite
+	Sources         []PlannedSource
+	Packages        []PlannedPackage
+}
+
+// PlannedSource is one artifact to fetch and how to trust it.
+type PlannedSource struct {
+	Name              string
+	URL               string
+	Kind              string            // tar.gz, tgz, tar.xz, tar, zip or raw
+	Pinned            digest.Set        // at least one of sha256, sha512
+	Signature         *PlannedSignature `json:",omitempty"`
+	NoSignatureReason string            `json:",omitempty"` // set when Signature is nil
+	Checksums         *PlannedChecksums `json:",omitempty"`
+}
+
+// PlannedSignature is a detached OpenPGP signature over the artifact.
+type PlannedSignature struct {
+	URL         string
+	KeyringPath string   // absolute
+	Signers     []string `json:",omitempty"` // allowed primary fingerprints; empty means any key in the keyring
+}
+
+// PlannedChecksums is an upstream checksum file to cross-check the pins with.
+type PlannedChecksums struct {
+	URL         string
+	Name        string          // the entry to look up
+	Clearsigned *PlannedKeyring `json:",omitempty"` // the file is a clearsigned OpenPGP message
+}
+
+// PlannedKeyring is a keyring and an optional signer allow-list.
+type PlannedKeyring struct {
+	KeyringPath string   // absolute
+	Signers     []string `json:",omitempty"`
+}
+
+// PlannedPackage is one .deb to write.
+type PlannedPackage struct {
+	Name         string
+	Version      string // the Debian version (same as Plan.DebianVersion)
+	Architecture string // a concrete Debian architecture, or "all"
+	Maintainer   string
+	Section      string
+	Priority     string
+	Homepage     string `json:",omitempty"`
+	Summary      string
+	Description  string // extended description, plain text lines (empty lines allowed)
+
+	PreDepends, Depends, Recommends, Suggests []string `json:",omitempty"`
+	Conflicts, Breaks, Replaces, Provides     []string `json:",omitempty"`
+
+	Files          []PlannedFile
+	Directories    []string `json:",omitempty"` // absolute; parents are implied
+	Symlinks       []Link   `json:",omitempty"`
+	GeneratedFiles []GeneratedFile
+	Scripts        []Script `json:",omitempty"` // postinst, prerm, postrm (in that order, only those needed)
+	Conffiles      []string `json:",omitempty"` // absolute, sorted
+	OutputFile     string   // <name>_<version without epoch>_<arch>.deb
+}
+
+// PlannedFile is one file of the package: from a source (Source, and Path
+// inside it unless the source is raw) or from the recipe's folder (LocalPath).
+type PlannedFile struct {
+	Source    string      `json:",omitempty"`
+	Path      string      `json:",omitempty"`
+	LocalPath string      `json:",omitempty"` // absolute
+	Dest      string      // absolute
+	Mode      fs.FileMode // permission bits only
+	Conffile  bool        `json:",omitempty"`
+}
+
+// Link is a symbolic link Dest -> Target.
+type Link struct {
+	Dest   string
+	Target string
+}
+
+// GeneratedFile is a file updeb writes itself (copyright, changelog, overrides).
+type GeneratedFile struct {
+	Dest    string
+	Content []byte
+	Mode    fs.FileMode
+}
+
+// Script is a maintainer script (mode 0755 in control.tar).
+type Script struct {
+	Name    string // postinst, prerm or postrm
+	Content string
+}
+
+// Plan renders the recipe for one Debian architecture. It does no I/O. It
+// fails (wrapping ErrInvalid) when arch is not one of the recipe's, when the
+// options make an invalid version, or when neither the recipe nor opts name
+// a maintainer.
+func (r *Recipe) Plan(arch string, opts PlanOptions) (*Plan, error) {
+	if !r.hasArch(arch) {
+		return nil, fmt.Errorf("%w: %s: architecture %q is not one of the recipe's (%s)", ErrInvalid, r.Path, arch, strings.Join(r.archNames(), ", "))
+	}
+	fs := &findings{file: r.Path}
+	p := r.plan(arch, planOptions{PlanOptions: opts}, fs)
+	if err := fs.err(); err != nil {
+		return nil, err
+	}
+	return p, nil
+}
+
+// planOptions adds what only Load uses: lint mode (no maintainer needed)
+// and a file-existence check.
+type planOptions struct {
+	PlanOptions
+	lint bool
+	stat func(path string) error
+}
+
+var versionPartsRE = regexp.MustCompile(`^[vV]?(\d+)(?:\.(\d+))?(?:\.(\d+))?`)
+
+// templateData is what templates see: .Name .Version .Major .Minor .Patch .Arch .DebArch.
+func (r *Recipe) templateData(a Arch) map[string]string {
+	m := versionPartsRE.FindStringSubmatch(r.Version)
+	if m == nil {
+		m = make([]string, 4)
+	}
+	return map[string]string{
+		"Name": r.Name, "Version": r.Version, "Major": m[1], "Minor": m[2], "Patch": m[3],
+		"Arch": a.Upstream, "DebArch": a.Debian,
+	}
+}
+
+var templateErrRE = regexp.MustCompile(`^template: [^:]*:\d+(:\d+)?: `)
+
+// renderer renders templates for one architecture, recording failures.
+type renderer struct {
+	fs   *findings
+	data map[string]string
+}
+
+// render executes text as a text/template with no functions and
+// missingkey=error; what names the field in messages.
+func (rd *renderer) render(n *yaml.Node, what, text string) string {
+	if !strings.Contains(text, "{{") {
+		return text
+	}
+	t, err := template.New(what).Option("missingkey=error").Parse(text)
+	if err == nil {
+		var b strings.Builder
+		if err = t.Execute(&b, rd.data); err == nil {
+			return b.String()
+		}
+	}
+	rd.fs.at(n, "%s: template %q: %s", what, text, templateErrRE.ReplaceAllString(err.Error(), ""))
+	return ""
+}
+
+var (
+	localSuffixRE   = regexp.MustCompile(`^[A-Za-z0-9.+~]*$`)
+	componentRE     = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._+-]*(/[A-Za-z0-9][A-Za-z0-9._+-]*)*$`)
+	alternativeRE   = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._+-]*$`)
+	relationAltRE   = regexp.MustCompile(`^([a-z0-9][a-z0-9+.-]+)(:[a-z0-9-]+)?(?:\s*\(\s*(<<|<=|=|>=|>>)\s*([^\s()]+)\s*\))?(?:\s*\[[!a-z0-9 -]+\])?$`)
+	binDirs         = []string{"/usr/bin/", "/usr/sbin/", "/bin/", "/sbin/", "/usr/libexec/", "/usr/games/"}
+	systemdUnitDirs = []string{"/lib/systemd/system/", "/usr/lib/systemd/system/"}
+)
+
+func inBinDir(p string) bool {
+	for _, d := range binDirs {
+		if strings.HasPrefix(p, d) && !strings.Contains(p[len(d):], "/") {
+			return true
+		}
+	}
+	return false
+}
+
+func (r *Recipe) plan(arch string, opts planOptions, fs *findings) *Plan {
+	var a Arch
+	for _, x := range r.Architectures {
+		if x.Debian == arch {
+			a = x
+		}
+	}
+	rd := &renderer{fs: fs, data: r.templateData(a)}
+	top := r.node
+	p := &Plan{
+		Recipe: r.Name, Arch: a.Debian, UpstreamArch: a.Upstream, UpstreamVersion: r.Version,
+		SourceDateEpoch: r.ReleaseDate,
+	}
+
+	// Version.
+	up, _ := debversion.FromUpstream(r.Version)
+	v := up
+	if r.Epoch > 0 {
+		v = strconv.Itoa(r.Epoch) + ":" + v
+	}
+	if r.Revision != "" {
+		v += "-" + r.Revision
+	}
+	if !localSuffixRE.MatchString(opts.LocalSuffix) {
+		fs.at(nil, "local suffix %q: only letters, digits and . + ~ are allowed", opts.LocalSuffix)
+	}
+	v += opts.LocalSuffix
+	if _, err := debversion.Parse(v); err != nil && up != "" {
+		fs.at(valueOf(top, "version"), "version: Debian version %q: %v", v, err)
+	}
+	p.DebianVersion = v
+	dv, _ := debversion.Parse(v)
+
+	maintainer := r.Maintainer
+	if maintainer == "" {
+		maintainer = opts.DefaultMaintainer
+		if maintainer == "" && !opts.lint {
+			fs.at(top, "maintainer: the recipe names none and no default maintainer is configured")
+		} else if maintainer != "" && !maintainerRE.MatchString(maintainer) {
+			fs.at(nil, "default maintainer %q is not \"Full Name <email@address>\"", maintainer)
+		}
+	}
+
+	p.Component = rd.render(valueOf(top, "repo"), "repo.component", r.Repo.Component)
+	if p.Component != "" && !componentRE.MatchString(p.Component) {
+		fs.at(valueOf(top, "repo"), "repo.component: %q is not a valid apt component", p.Component)
+	}
+	if r.Repo.Suite != "" {
+		p.Suite = rd.render(valueOf(top, "repo"), "repo.suite", r.Repo.Suite)
+		if p.Suite != "" && !componentRE.MatchString(p.Suite) {
+			fs.at(valueOf(top, "repo"), "repo.suite: %q is not a valid apt suite", p.Suite)
+		}
+	}
+
+	checkFile := func(n *yaml.Node, what, abs string) {
+		if opts.stat != nil {
+			if err := opts.stat(abs); err != nil {
+				fs.at(n, "%s: %v", what, err)
+			}
+		}
+	}
+	keyringPath := func(n *yaml.Node, what, rel string) string {
+		if rel == "" {
+			return "" // already reported by the decoder
+		}
+		abs := filepath.Join(r.Root, filepath.FromSlash(rel))
+		checkFile(n, what, abs)
+		return abs
+	}
+
+	for _, s := range r.Sources {
+		ps := PlannedSource{Name: s.Name, Kind: s.Kind, Pinned: digest.Set{}}
+		ps.URL = rd.render(valueOf(s.node, "url"), "url", s.URL)
+		for alg, hex := range s.Digests[arch] {
+			ps.Pinned[alg] = hex
+		}
+		sn := valueOf(s.node, "signature")
+		if s.Signature.URL != "" {
+			ps.Signature = &PlannedSignature{
+				URL:         rd.render(valueOf(sn, "url"), "signature.url", s.Signature.URL),
+				KeyringPath: keyringPath(valueOf(sn, "keyring"), "signature.keyring", s.Signature.Keyring),
+				Signers:     s.Signature.Signers,
+			}
+		} else {
+			ps.NoSignatureReason = s.Signature.None
+		}
+		if c := s.Checksums; c != nil {
+			cn := valueOf(s.node, "checksums")
+			pc := &PlannedChecksums{URL: rd.render(valueOf(cn, "url"), "checksums.url", c.URL)}
+			if c.Name != "" {
+				pc.Name = rd.render(valueOf(cn, "name"), "checksums.name", c.Name)
+			} else {
+				u, _, _ := strings.Cut(ps.URL, "?")
+				pc.Name = path.Base(u)
+			}
+			if k := c.Clearsigned; k != nil {
+				kn := valueOf(cn, "clearsigned")
+				pc.Clearsigned = &PlannedKeyring{KeyringPath: keyringPath(valueOf(kn, "keyring"), "checksums.clearsigned.keyring", k.Keyring), Signers: k.Signers}
+			}
+			ps.Checksums = pc
+		}
+		p.Sources = append(p.Sources, ps)
+	}
+
+	names := map[string]bool{}
+	dests := map[string]string{} // dest -> package that ships it
+	for _, rp := range r.Packages {
+		pp := r.planPackage(rp, rd, opts, dests, checkFile, dv)
+		pp.Maintainer = maintainer
+		if pp.Name != "" {
+			if names[pp.Name] {
+				fs.at(valueOf(rp.node, "name"), "package name: %q is built twice", pp.Name)
+			}
+			names[pp.Name] = true
+		}
+		p.Packages = append(p.Packages, *pp)
+	}
+	for i := range p.Packages {
+		pp := &p.Packages[i]
+		pp.GeneratedFiles = generatedFiles(r, p, pp, r.Packages[i])
+	}
+	return p
+}
+
+func (r *Recipe) planPackage(rp Package, rd *renderer, opts planOptions, dests map[string]string, checkFile func(*yaml.Node, string, string), dv debversion.Version) *PlannedPackage {
+	fs := rd.fs
+	n := rp.node
+	pp := &PlannedPackage{
+		Architecture: rp.Architecture, Section: rp.Section, Priority: rp.Priority, Homepage: r.Homepage,
+		Version: dv.String(),
+	}
+	if pp.Architecture == "any" {
+		pp.Architecture = rd.data["DebArch"]
+	}
+	pp.Name = rd.render(valueOf(n, "name"), "package name", rp.Name)
+	if pp.Name != "" && !packageNameRE.MatchString(pp.Name) {
+		fs.at(valueOf(n, "name"), "package name: %q is not a valid Debian package name (want [a-z0-9][a-z0-9+.-]+, lower case)", pp.Name)
+	}
+	pp.Summary = rd.render(valueOf(n, "summary"), "summary", rp.Summary)
+	if len(pp.Summary) > 80 {
+		fs.at(valueOf(n, "summary"), "summary: %d characters; at most 80 (lintian synopsis-too-long)", len(pp.Summary))
+	}
+	pp.Description = strings.TrimRight(rd.render(valueOf(n, "description"), "description", rp.Description), "\n")
+	pp.OutputFile = fmt.Sprintf("%s_%s_%s.deb", pp.Name, dv.WithoutEpoch(), pp.Architecture)
+
+	// Relations, with the ones updeb's own choices require.
+	rels := map[string][]string{}
+	for _, rf := range relationFields {
+		rn := valueOf(n, rf.key)
+		for i, t := range rp.Relations[rf.field] {
+			at := rn
+			if rn != nil && rn.Kind == yaml.SequenceNode && i < len(rn.Content) {
+				at = rn.Content[i]
+			}
+			s := rd.render(at, rf.key, t)
+			if s == "" {
+				continue
+			}
+			if err := checkRelation(s, rf.field == "Provides"); err != nil {
+				fs.at(at, "%s: %q: %v", rf.key, s, err)
+			}
+			rels[rf.field] = append(rels[rf.field], s)
+		}
+	}
+	if rp.SystemUser != nil {
+		rels["Depends"] = addRelation(rels["Depends"], "adduser")
+	}
+	if rp.Dynamic {
+		rels["Depends"] = addRelation(rels["Depends"], "libc6")
+	}
+	pp.PreDepends, pp.Depends, pp.Recommends, pp.Suggests = rels["Pre-Depends"], rels["Depends"], rels["Recommends"], rels["Suggests"]
+	pp.Conflicts, pp.Breaks, pp.Replaces, pp.Provides = rels["Conflicts"], rels["Breaks"], rels["Replaces"], rels["Provides"]
+
+	generated := map[string]bool{
+		docDir(pp.Name) + "copyright": true, docDir(pp.Name) + changelogName(pp): true,
+		"/usr/share/lintian/overrides/" + pp.Name: true,
+	}
+	claim := func(at *yaml.Node, what, dest string) {
+		if generated[dest] {
+			fs.at(at, "%s: %s is generated by updeb (copyright, changelog, lintian overrides); leave it out", what, dest)
+			return
+		}
+		if other, ok := dests[dest]; ok {
+			if other == pp.Name {
+				fs.at(at, "%s: %s is installed twice in package %s", what, dest, pp.Name)
+			} else {
+				fs.at(at, "%s: %s is already installed by package %s", what, dest, other)
+			}
+			return
+		}
+		dests[dest] = pp.Name
+	}
+	absDest := func(at *yaml.Node, what, p string) bool {
+		d := &decoder{fs}
+		return p != "" && d.absPath(at, what, p)
+	}
+
+	for _, f := range rp.Files {
+		fn := f.node
+		pf := PlannedFile{Source: f.Source}
+		pf.Dest = rd.render(valueOf(fn, "dest"), "dest", f.Dest)
+		if !absDest(valueOf(fn, "dest"), "dest", pf.Dest) {
+			continue
+		}
+		claim(valueOf(fn, "dest"), "dest", pf.Dest)
+		if f.Path != "" {
+			pf.Path = rd.render(valueOf(fn, "path"), "path", f.Path)
+			if pf.Path != "" {
+				(&decoder{fs}).relPath(valueOf(fn, "path"), "path", strings.TrimPrefix(pf.Path, "./"))
+			}
+		}
+		if f.Local != "" {
+			local := rd.render(valueOf(fn, "file"), "file", f.Local)
+			if local != "" && (&decoder{fs}).relPath(valueOf(fn, "file"), "file", local) {
+				pf.LocalPath = filepath.Join(r.FilesDir, filepath.FromSlash(local))
+				checkFile(valueOf(fn, "file"), "file", pf.LocalPath)
+			}
+		}
+		pf.Mode = 0o644
+		if inBinDir(pf.Dest) {
+			pf.Mode = 0o755
+		}
+		if f.Mode != 0 {
+			pf.Mode = permMode(f.Mode)
+		}
+		inEtc := strings.HasPrefix(pf.Dest, "/etc/")
+		pf.Conffile = inEtc
+		if f.Conffile != nil {
+			pf.Conffile = *f.Conffile
+			if pf.Conffile && !inEtc {
+				fs.at(valueOf(fn, "conffile"), "conffile: %s is outside /etc; only files under /etc/ may be conffiles (lintian non-etc-file-marked-as-conffile)", pf.Dest)
+			}
+		}
+		if pf.Conffile {
+			pp.Conffiles = append(pp.Conffiles, pf.Dest)
+		}
+		pp.Files = append(pp.Files, pf)
+	}
+	sort.Strings(pp.Conffiles)
+
+	dn := valueOf(n, "directories")
+	for i, d := range rp.Directories {
+		at := dn
+		if dn != nil && dn.Kind == yaml.SequenceNode && i < len(dn.Content) {
+			at = dn.Content[i]
+		}
+		s := rd.render(at, "directories", d)
+		if absDest(at, "directories", s) {
+			claim(at, "directories", s)
+			pp.Directories = append(pp.Directories, s)
+		}
+	}
+	for _, l := range rp.Symlinks {
+		dest := rd.render(valueOf(l.node, "dest"), "symlink dest", l.Dest)
+		target := rd.render(valueOf(l.node, "target"), "symlink target", l.Target)
+		if strings.ContainsAny(target, "\n\x00") {
+			fs.at(valueOf(l.node, "target"), "symlink target: must be one line")
+		}
+		if absDest(valueOf(l.node, "dest"), "symlink dest", dest) {
+			claim(valueOf(l.node, "dest"), "symlink dest", dest)
+			pp.Symlinks = append(pp.Symlinks, Link{Dest: dest, Target: target})
+		}
+	}
+	ships := func(dest string) bool {
+		for _, f := range pp.Files {
+			if f.Dest == dest {
+				return true
+			}
+		}
+		for _, l := range pp.Symlinks {
+			if l.Dest == dest {
+				return true
+			}
+		}
+		return false
+	}
+	un := valueOf(n, "systemd-units")
+	for i, u := range rp.SystemdUnits {
+		installed := false
+		for _, d := range systemdUnitDirs {
+			installed = installed || ships(d+u)
+		}
+		if !installed {
+			at := un
+			if un != nil && un.Kind == yaml.SequenceNode && i < len(un.Content) {
+				at = un.Content[i]
+			}
+			fs.at(at, "systemd-units: %s is not installed by package %s (add a file with dest /lib/systemd/system/%s)", u, rp.Name, u)
+		}
+	}
+	var alts []Alternative
+	for _, al := range rp.Alternatives {
+		x := Alternative{Priority: al.Priority, node: al.node}
+		x.Name = rd.render(valueOf(al.node, "name"), "alternative name", al.Name)
+		x.Link = rd.render(valueOf(al.node, "link"), "alternative link", al.Link)
+		x.Path = rd.render(valueOf(al.node, "path"), "alternative path", al.Path)
+		if x.Name != "" && !alternativeRE.MatchString(x.Name) {
+			fs.at(valueOf(al.node, "name"), "alternative name: %q is not [A-Za-z0-9][A-Za-z0-9._+-]*", x.Name)
+		}
+		absDest(valueOf(al.node, "link"), "alternative link", x.Link)
+		if absDest(valueOf(al.node, "path"), "alternative path", x.Path) && !ships(x.Path) {
+			fs.at(valueOf(al.node, "path"), "alternative path: %s is not installed by package %s", x.Path, rp.Name)
+		}
+		if x.Link != "" && ships(x.Link) {
+			fs.at(valueOf(al.node, "link"), "alternative link: %s is also a file of package %s; update-alternatives manages the link", x.Link, rp.Name)
+		}
+		alts = append(alts, x)
+	}
+	pp.Scripts = maintainerScripts(pp.Name, rp, alts)
+	return pp
+}
+
+// permMode keeps only the permission bits of a recipe mode.
+func permMode(m uint32) fs.FileMode { return fs.FileMode(m) & fs.ModePerm }
+
+func addRelation(list []string, name string) []string {
+	for _, r := range list {
+		for _, alt := range strings.Split(r, "|") {
+			if m := relationAltRE.FindStringSubmatch(strings.TrimSpace(alt)); m != nil && m[1] == name {
+				return list
+			}
+		}
+	}
+	return append(list, name)
+}
+
+// checkRelation checks one relation ("a (>= 1) | b [amd64]"); provides allow
+// only "=" versions and no alternatives, as dpkg does.
+func checkRelation(s string, provides bool) error {
+	alts := strings.Split(s, "|")
+	if provides && len(alts) > 1 {
+		return fmt.Errorf("alternatives (|) are not allowed in Provides")
+	}
+	for _, alt := range alts {
+		m := relationAltRE.FindStringSubmatch(strings.TrimSpace(alt))
+		if m == nil {
+			return fmt.Errorf("not NAME [(OP VERSION)] [| ...] (e.g. \"libc6 (>= 2.34)\")")
+		}
+		if m[4] != "" {
+			if provides && m[3] != "=" {
+				return fmt.Errorf("a Provides version must use \"=\"")
+			}
+			if _, err := debversion.Parse(m[4]); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// Control returns the package's control paragraph in dpkg's field order.
+// installedSizeKiB is computed by the .deb writer from the data it writes.
+func (pp *PlannedPackage) Control(installedSizeKiB int64) control.Paragraph {
+	var c control.Paragraph
+	add := func(name, value string) {
+		if value != "" {
+			c.Fields = append(c.Fields, control.Field{Name: name, Value: value})
+		}
+	}
+	add("Package", pp.Name)
+	add("Version", pp.Version)
+	add("Architecture", pp.Architecture)
+	add("Maintainer", pp.Maintainer)
+	add("Installed-Size", strconv.FormatInt(installedSizeKiB, 10))
+	for _, f := range []struct {
+		name string
+		list []string
+	}{
+		{"Pre-Depends", pp.PreDepends}, {"Depends", pp.Depends}, {"Recommends", pp.Recommends},
+		{"Suggests", pp.Suggests}, {"Conflicts", pp.Conflicts}, {"Breaks", pp.Breaks},
+		{"Replaces", pp.Replaces}, {"Provides", pp.Provides},
+	} {
+		add(f.name, strings.Join(f.list, ", "))
+	}
+	add("Section", pp.Section)
+	add("Priority", pp.Priority)
+	add("Homepage", pp.Homepage)
+	desc := []string{pp.Summary}
+	for _, l := range strings.Split(pp.Description, "\n") {
+		if strings.TrimSpace(l) == "" {
+			l = "."
+		}
+		desc = append(desc, l)
+	}
+	add("Description", strings.Join(desc, "\n"))
+	return c
+}

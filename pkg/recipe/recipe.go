@@ -1,0 +1,240 @@
+// Package recipe loads updeb recipes (recipes/<name>.yaml) strictly and turns
+// one recipe and one Debian architecture into a Plan: fully rendered, concrete
+// build instructions (URLs, pinned digests, trust anchors, package contents,
+// generated copyright, changelog, lintian overrides and maintainer scripts).
+//
+// Loading reports every problem it finds, each as "FILE:LINE:COL: message",
+// sorted by position, in an *Error that wraps ErrInvalid. Plan does no I/O;
+// Load does the file-existence checks (recipe-local files, keyrings).
+// The format is documented field by field in recipes/README.md.
+package recipe
+
+import (
+	"errors"
+	"fmt"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/updeb/updeb/pkg/digest"
+	"go.yaml.in/yaml/v3"
+)
+
+// ErrInvalid is wrapped by every error that says a recipe (or the options a
+// plan is made with) is invalid. The CLI maps it to exit code 2.
+var ErrInvalid = errors.New("recipe: invalid recipe")
+
+// Finding is one problem in a recipe file, with the position it was found at.
+type Finding struct {
+	File    string `json:"file"`
+	Line    int    `json:"line"`
+	Col     int    `json:"col"`
+	Message string `json:"message"`
+}
+
+func (f Finding) String() string {
+	return fmt.Sprintf("%s:%d:%d: %s", f.File, f.Line, f.Col, f.Message)
+}
+
+// Error lists every finding of one load (or plan), sorted by position.
+type Error struct {
+	Findings []Finding
+}
+
+func (e *Error) Error() string {
+	lines := make([]string, len(e.Findings))
+	for i, f := range e.Findings {
+		lines[i] = f.String()
+	}
+	return strings.Join(lines, "\n")
+}
+
+// Unwrap makes errors.Is(err, ErrInvalid) true.
+func (e *Error) Unwrap() error { return ErrInvalid }
+
+// Recipe is a loaded, validated recipe. Strings that are templates (URLs,
+// package names, relations, paths) are kept unrendered; Plan renders them.
+type Recipe struct {
+	Path        string    // the recipe file, as given to Load
+	Root        string    // absolute project root (the folder that holds recipes/): keyrings are relative to it
+	FilesDir    string    // absolute folder of the recipe's own files (recipes/<file base name>/ unless files-dir says otherwise)
+	Name        string    // source name
+	Version     string    // upstream version as used in URLs ({{.Version}})
+	Revision    string    // Debian revision; "" means none (then changelog.gz instead of changelog.Debian.gz)
+	Epoch       int       // Debian epoch, 0 for none
+	ReleaseDate time.Time // SOURCE_DATE_EPOCH of every build of this version (UTC)
+	Homepage    string
+	License     string // SPDX identifier
+	LicenseText string // full license text, required when License has no file in /usr/share/common-licenses
+	Copyright   string // copyright holder(s)
+	Maintainer  string // "Name <email>", or "" for the plan's default
+
+	Architectures []Arch // in recipe order
+	Repo          Repo
+	Sources       []Source
+	Packages      []Package
+	Watch         *Watch            // validated only; used by updeb outdated/bump
+	Requires      map[string]string // component -> version range, validated only; used by updeb compat
+
+	node *yaml.Node // the document's top mapping, for positions
+}
+
+// Arch maps a Debian architecture to the upstream's name for it ({{.Arch}}).
+type Arch struct {
+	Debian   string
+	Upstream string
+}
+
+// Repo says where the packages are published; both fields are templates.
+type Repo struct {
+	Component string // default "main"
+	Suite     string // "" means the repository's default suite
+}
+
+// Source is one upstream artifact per architecture.
+type Source struct {
+	Name      string
+	URL       string                                 // template
+	Kind      string                                 // tar.gz, tgz, tar.xz, tar, zip or raw
+	Digests   map[string]map[digest.Algorithm]string // Debian arch -> algorithm -> hex (lower case)
+	Signature Signature
+	Checksums *Checksums
+
+	node        *yaml.Node
+	digestNodes map[digest.Algorithm]*yaml.Node
+}
+
+// Signature is either an OpenPGP detached signature (URL + keyring) or an
+// explicit statement that there is none, with the reason.
+type Signature struct {
+	URL     string   // template
+	Keyring string   // relative to Root
+	Signers []string // allowed primary-key fingerprints (40 upper-case hex); empty means any key in the keyring
+	None    string   // the reason there is no signature, when URL is ""
+}
+
+// Checksums is an upstream checksum file cross-checked against the pins.
+type Checksums struct {
+	URL         string // template
+	Name        string // template: the name to look up; "" means the base name of the source URL
+	Clearsigned *Keyring
+}
+
+// Keyring is a keyring file plus an optional signer allow-list.
+type Keyring struct {
+	Keyring string
+	Signers []string
+}
+
+// Package is one binary package the recipe builds.
+type Package struct {
+	Name         string // template
+	Architecture string // "any" or "all"
+	Summary      string // template
+	Description  string // template
+	Section      string
+	Priority     string
+	Relations    map[string][]string // control field name (Depends, ...) -> templates
+	Files        []File
+	Directories  []string // templates
+	Symlinks     []Symlink
+	SystemUser   *SystemUser
+	SystemdUnits []string
+	Alternatives []Alternative
+	Lintian      []string // extra lintian override tags
+	Dynamic      bool
+
+	node *yaml.Node
+}
+
+// File maps a file from a source (Source, Path) or from the recipe's own
+// folder (Local) to a destination in the package.
+type File struct {
+	Source   string
+	Path     string // template; inside the archive; "" for raw sources
+	Local    string // template; relative to the recipe's files folder
+	Dest     string // template
+	Mode     uint32 // 0 means the default for Dest
+	Conffile *bool  // nil means: true under /etc/
+
+	node *yaml.Node
+}
+
+// Symlink is a symbolic link Dest -> Target; both are templates.
+type Symlink struct {
+	Dest, Target string
+	node         *yaml.Node
+}
+
+// SystemUser is a system account the postinst creates with adduser --system.
+type SystemUser struct {
+	Name  string
+	Home  string // "" means /nonexistent, not created
+	Group bool   // also create a group of the same name (default true)
+}
+
+// Alternative is an update-alternatives link group member.
+type Alternative struct {
+	Name, Link, Path string // templates
+	Priority         int
+	node             *yaml.Node
+}
+
+// Watch says how to find new upstream releases.
+type Watch struct {
+	GitHub      string // owner/repo
+	TagPrefix   string
+	Track       string
+	Prereleases bool
+	URL         string
+	Pattern     string
+}
+
+// relationFields are the relation fields a package may set, in dpkg's order.
+var relationFields = []struct{ key, field string }{
+	{"pre-depends", "Pre-Depends"},
+	{"depends", "Depends"},
+	{"recommends", "Recommends"},
+	{"suggests", "Suggests"},
+	{"conflicts", "Conflicts"},
+	{"breaks", "Breaks"},
+	{"replaces", "Replaces"},
+	{"provides", "Provides"},
+}
+
+// findings collects positioned problems for one file.
+type findings struct {
+	file string
+	list []Finding
+}
+
+func (f *findings) at(n *yaml.Node, format string, args ...any) {
+	line, col := 1, 1
+	if n != nil && n.Line > 0 {
+		line, col = n.Line, n.Column
+	}
+	f.list = append(f.list, Finding{File: f.file, Line: line, Col: col, Message: fmt.Sprintf(format, args...)})
+}
+
+// err returns the sorted, de-duplicated findings as an *Error, or nil.
+func (f *findings) err() error {
+	if len(f.list) == 0 {
+		return nil
+	}
+	sort.SliceStable(f.list, func(i, j int) bool {
+		a, b := f.list[i], f.list[j]
+		if a.Line != b.Line {
+			return a.Line < b.Line
+		}
+		return a.Col < b.Col
+	})
+	out := f.list[:0]
+	seen := map[Finding]bool{}
+	for _, x := range f.list {
+		if !seen[x] {
+			seen[x] = true
+			out = append(out, x)
+		}
+	}
+	return &Error{Findings: out}
+}

@@ -1,0 +1,258 @@
+package repo
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"io/fs"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/updeb/updeb/internal/testenv"
+	"github.com/updeb/updeb/pkg/control"
+)
+
+func TestPublishTwoVersionsInstallWithApt(t *testing.T) {
+	testenv.RequireTool(t, "dpkg-deb")
+	dir := t.TempDir()
+	root := filepath.Join(dir, "repo")
+	r := testRepo(t, root)
+	ctx := context.Background()
+	v1 := testDeb(t, dir, "hello", "1.0-1", "amd64", "one")
+	v2 := testDeb(t, dir, "hello", "1:2.0~rc.1-1", "amd64", "two")
+	doc := testDeb(t, dir, "hello-doc", "1.0-1", "all", "doc")
+	res, err := r.Publish(ctx, "bookworm-test", "component/k8s131", []Package{pkgOf(t, v1), pkgOf(t, doc)})
+	must(t, err)
+	if len(res.Added) != 2 || res.Generation != 1 {
+		t.Fatalf("first publish: %+v", res)
+	}
+	res, err = r.Publish(ctx, "bookworm-test", "component/k8s131", []Package{pkgOf(t, v2)})
+	must(t, err)
+	if len(res.Added) != 1 || res.Generation != 2 {
+		t.Fatalf("second publish: %+v", res)
+	}
+	a := newAptClient(t, root, "bookworm-test", "component/k8s131")
+	a.update()
+	a.install("hello", "1.0-1", "one")
+	a.install("hello", "1:2.0~rc.1-1", "two")
+	a.install("hello", "1.0-1", "one")
+	a.install("hello-doc", "1.0-1", "doc")
+}
+
+// snapshot returns every file under dir/dists and dir/pool with its content,
+// following the suite links, to prove a refused publish changed nothing.
+func snapshot(t *testing.T, dir string) map[string]string {
+	t.Helper()
+	out := map[string]string{}
+	for _, sub := range []string{"dists", "pool"} {
+		err := filepath.WalkDir(filepath.Join(dir, sub), func(p string, d fs.DirEntry, err error) error {
+			if err != nil {
+				return err
+			}
+			if d.Type()&fs.ModeSymlink != 0 {
+				target, err := os.Readlink(p)
+				out[p] = "-> " + target
+				return err
+			}
+			if d.Type().IsRegular() {
+				data, err := os.ReadFile(p)
+				out[p] = string(data)
+				return err
+			}
+			return nil
+		})
+		must(t, err)
+	}
+	return out
+}
+
+func TestRepublish(t *testing.T) {
+	testenv.RequireTool(t, "dpkg-deb")
+	dir := t.TempDir()
+	root := filepath.Join(dir, "repo")
+	r := testRepo(t, root)
+	ctx := context.Background()
+	first := testDeb(t, dir, "tool", "1.0-1", "amd64", "original")
+	_, err := r.Publish(ctx, "stable", "main", []Package{pkgOf(t, first)})
+	must(t, err)
+	before := snapshot(t, root)
+
+	// Same bytes: a no-op, no new generation.
+	res, err := r.Publish(ctx, "stable", "main", []Package{pkgOf(t, first)})
+	must(t, err)
+	if len(res.Added) != 0 || len(res.Unchanged) != 1 || res.Generation != 1 {
+		t.Fatalf("republishing the same bytes: %+v, want one unchanged and generation 1", res)
+	}
+
+	// Other bytes, same name+version+arch: refused, nothing changed, even when
+	// it comes with a new package that would be fine on its own.
+	otherDir := t.TempDir()
+	other := testDeb(t, otherDir, "tool", "1.0-1", "amd64", "tampered")
+	fine := testDeb(t, otherDir, "tool", "1.1-1", "amd64", "fine")
+	_, err = r.Publish(ctx, "stable", "main", []Package{pkgOf(t, fine), pkgOf(t, other)})
+	var ce *ConflictError
+	if !errors.As(err, &ce) {
+		t.Fatalf("publishing other bytes: got %v, want *ConflictError", err)
+	}
+	if ce.Package != "tool=1.0-1 (amd64)" || ce.Filename != "pool/main/t/tool/tool_1.0-1_amd64.deb" || ce.Have == ce.New {
+		t.Fatalf("conflict error fields: %+v", ce)
+	}
+	if after := snapshot(t, root); !reflect.DeepEqual(before, after) {
+		t.Fatalf("a refused publish changed the repository:\nbefore %d files, after %d", len(before), len(after))
+	}
+
+	// Removed, the version still cannot come back with other bytes: its pool
+	// file stays and is never overwritten.
+	removed, err := r.Remove(ctx, "stable", "main", "tool", "1.0-1", "")
+	must(t, err)
+	if len(removed) != 1 {
+		t.Fatalf("removed %v", removed)
+	}
+	if _, err := r.Publish(ctx, "stable", "main", []Package{pkgOf(t, other)}); !errors.As(err, &ce) {
+		t.Fatalf("republishing a removed version with other bytes: got %v, want *ConflictError", err)
+	}
+	if _, err := r.Remove(ctx, "stable", "main", "tool", "1.0-1", ""); !errors.Is(err, ErrNotFound) {
+		t.Fatalf("removing it twice: got %v, want ErrNotFound", err)
+	}
+	if list, err := r.List(""); err != nil || len(list) != 0 {
+		t.Fatalf("List after remove: %v, %v", list, err)
+	}
+}
+
+func TestPackagesAgreeWithAptFtparchive(t *testing.T) {
+	testenv.RequireTool(t, "dpkg-deb", "apt-ftparchive")
+	dir := t.TempDir()
+	root := filepath.Join(dir, "repo")
+	r := testRepo(t, root)
+	var pkgs []Package
+	for _, v := range []struct{ name, version, arch string }{
+		{"alpha", "1.0-1", "amd64"}, {"alpha", "1.1-1", "amd64"}, {"libbeta1", "2:0.3-2", "arm64"}, {"gamma-doc", "5", "all"},
+	} {
+		pkgs = append(pkgs, pkgOf(t, testDeb(t, dir, v.name, v.version, v.arch, v.name+v.version)))
+	}
+	_, err := r.Publish(context.Background(), "s", "main", pkgs)
+	must(t, err)
+
+	cmd := exec.Command("apt-ftparchive", "packages", "pool")
+	cmd.Dir = root
+	ref, err := cmd.Output()
+	must(t, err)
+	want, err := control.Parse(bytes.NewReader(ref), "apt-ftparchive packages")
+	must(t, err)
+	var got []control.Paragraph
+	for _, arch := range []string{"amd64", "arm64"} {
+		data, err := os.ReadFile(filepath.Join(root, "dists/s/main/binary-"+arch+"/Packages"))
+		must(t, err)
+		ps, err := control.Parse(bytes.NewReader(data), arch)
+		must(t, err)
+		for _, p := range ps {
+			if p.Value("Architecture") == "all" && arch != "amd64" {
+				continue // the same stanza in every binary-<arch>
+			}
+			got = append(got, p)
+		}
+	}
+	if len(got) != len(want) || len(got) != 4 {
+		t.Fatalf("%d stanzas, apt-ftparchive has %d", len(got), len(want))
+	}
+	byFile := map[string]control.Paragraph{}
+	for _, p := range want {
+		p.Delete("SHA1") // apt no longer uses SHA1; we leave it out
+		byFile[p.Value("Filename")] = p
+	}
+	for _, p := range got {
+		w, ok := byFile[p.Value("Filename")]
+		if !ok {
+			t.Fatalf("apt-ftparchive has no stanza for %s", p.Value("Filename"))
+		}
+		if !reflect.DeepEqual(fieldMap(p), fieldMap(w)) {
+			t.Errorf("%s:\nours:\n%s\napt-ftparchive:\n%s", p.Value("Filename"), p.Bytes(), w.Bytes())
+		}
+	}
+	if _, ok := byFile["pool/main/libb/libbeta1/libbeta1_0.3-2_arm64.deb"]; !ok {
+		t.Errorf("lib* packages must go under pool/main/libb/: %v", byFile)
+	}
+}
+
+func fieldMap(p control.Paragraph) map[string]string {
+	m := map[string]string{}
+	for _, f := range p.Fields {
+		m[strings.ToLower(f.Name)] = f.Value
+	}
+	return m
+}
+
+func TestTamperedRepositoryRefusedByApt(t *testing.T) {
+	testenv.RequireTool(t, "dpkg-deb")
+	tests := []struct {
+		name   string
+		tamper func(t *testing.T, live string)
+		want   string
+	}{
+		{"Packages", func(t *testing.T, live string) {
+			// Rewrite every form of the index in place (by-hash names are links to the same bytes).
+			for _, f := range []string{"Packages", "Packages.gz", "Packages.xz"} {
+				name := filepath.Join(live, "main/binary-amd64", f)
+				data, err := os.ReadFile(name)
+				must(t, err)
+				data[len(data)/2] ^= 1
+				must(t, os.WriteFile(name, data, 0o644))
+			}
+		}, "Hash Sum mismatch"},
+		{"Release", func(t *testing.T, live string) {
+			for _, f := range []string{"InRelease", "Release"} {
+				name := filepath.Join(live, f)
+				data, err := os.ReadFile(name)
+				must(t, err)
+				must(t, os.WriteFile(name, bytes.Replace(data, []byte("Label: updeb test"), []byte("Label: evil test"), 1), 0o644))
+			}
+		}, "BADSIG"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			dir := t.TempDir()
+			root := filepath.Join(dir, "repo")
+			_, err := testRepo(t, root).Publish(context.Background(), "s", "main", []Package{pkgOf(t, testDeb(t, dir, "xx", "1", "amd64", "x"))})
+			must(t, err)
+			live, err := filepath.EvalSymlinks(filepath.Join(root, "dists/s"))
+			must(t, err)
+			tt.tamper(t, live)
+			a := newAptClient(t, root, "s", "main")
+			out, err := a.run("apt-get", "update", "-q")
+			if err == nil || !strings.Contains(out, tt.want) {
+				t.Fatalf("apt-get update on a tampered %s: err %v, want failure mentioning %q\n%s", tt.name, err, tt.want, out)
+			}
+		})
+	}
+}
+
+// A client that read generation n's InRelease just before the switch to n+1
+// must still find every index it lists, by hash.
+func TestByHashKeepsPreviousGeneration(t *testing.T) {
+	testenv.RequireTool(t, "dpkg-deb")
+	dir := t.TempDir()
+	root := filepath.Join(dir, "repo")
+	r := testRepo(t, root)
+	_, err := r.Publish(context.Background(), "s", "main", []Package{pkgOf(t, testDeb(t, dir, "aa", "1", "amd64", "1"))})
+	must(t, err)
+	old, err := os.ReadFile(filepath.Join(root, "dists/s/Release"))
+	must(t, err)
+	prev, err := parseRelease(old, "gen 1")
+	must(t, err)
+	_, err = r.Publish(context.Background(), "s", "main", []Package{pkgOf(t, testDeb(t, dir, "aa", "2", "amd64", "2"))})
+	must(t, err)
+	if len(prev.files) != 12 { // 2 algorithms x 2 architectures x 3 forms
+		t.Fatalf("generation 1 lists %d files", len(prev.files))
+	}
+	for _, e := range prev.files {
+		name := filepath.Join(root, "dists/s", filepath.Dir(e.path), "by-hash", e.algorithm, e.hex)
+		st, err := os.Stat(name)
+		if err != nil || st.Size() != e.size {
+			t.Errorf("generation 2 does not serve generation 1's %s by hash: %v", e.path, err)
+		}
+	}
+}

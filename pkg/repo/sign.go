@@ -1,0 +1,263 @@
+package repo
+
+import (
+	"bytes"
+	"crypto"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+	"time"
+
+	"github.com/ProtonMail/go-crypto/openpgp"
+	"github.com/ProtonMail/go-crypto/openpgp/armor"
+	"github.com/ProtonMail/go-crypto/openpgp/clearsign"
+	"github.com/ProtonMail/go-crypto/openpgp/packet"
+)
+
+// ErrWeakKey is wrapped when a key's algorithm or size is below what apt will
+// keep accepting: Ed25519, or RSA of 3072 bits or more.
+var ErrWeakKey = errors.New("repo: signing key too weak")
+
+// ErrKey is wrapped by every other problem with a signing key file.
+var ErrKey = errors.New("repo: unusable signing key")
+
+// MinRSABits is the smallest RSA key updeb signs with or generates.
+const MinRSABits = 3072
+
+// Signer signs Release files with one OpenPGP secret key. Signatures use
+// SHA-512 and carry the time they are given (the Release Date), without the
+// random salt notation go-crypto adds by default, so the same Release and time
+// give the same signature bytes (Ed25519 and RSA PKCS#1 v1.5 are deterministic).
+type Signer struct {
+	entity *openpgp.Entity
+}
+
+// ReadSigner reads an armored OpenPGP secret key (as `updeb keys generate`
+// writes it). name is used in error messages. Passphrase-protected keys are
+// refused: the publisher runs unattended.
+func ReadSigner(r io.Reader, name string) (*Signer, error) {
+	list, err := openpgp.ReadArmoredKeyRing(r)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %s: %v", ErrKey, name, err)
+	}
+	if len(list) != 1 {
+		return nil, fmt.Errorf("%w: %s: expected one key, found %d", ErrKey, name, len(list))
+	}
+	e := list[0]
+	if e.PrivateKey == nil {
+		return nil, fmt.Errorf("%w: %s: %s is a public key; the secret key is needed to sign", ErrKey, name, fingerprint(e))
+	}
+	if e.PrivateKey.Encrypted {
+		return nil, fmt.Errorf("%w: %s: key %s is protected by a passphrase; updeb signs unattended and needs an unprotected key file (mode 0600)", ErrKey, name, fingerprint(e))
+	}
+	if err := checkStrength(e.PrimaryKey); err != nil {
+		return nil, fmt.Errorf("%s: %w", name, err)
+	}
+	return &Signer{entity: e}, nil
+}
+
+func fingerprint(e *openpgp.Entity) string {
+	return strings.ToUpper(fmt.Sprintf("%x", e.PrimaryKey.Fingerprint))
+}
+
+// Fingerprint returns the key's fingerprint in upper-case hex.
+func (s *Signer) Fingerprint() string { return fingerprint(s.entity) }
+
+func checkStrength(pk *packet.PublicKey) error {
+	switch pk.PubKeyAlgo {
+	case packet.PubKeyAlgoEdDSA, packet.PubKeyAlgoEd25519, packet.PubKeyAlgoEd448:
+		return nil
+	case packet.PubKeyAlgoRSA, packet.PubKeyAlgoRSASignOnly:
+		bits, err := pk.BitLength()
+		if err != nil {
+			return fmt.Errorf("%w: %v", ErrKey, err)
+		}
+		if bits < MinRSABits {
+			return fmt.Errorf("%w: RSA key of %d bits; apt needs %d or more (or use Ed25519)", ErrWeakKey, bits, MinRSABits)
+		}
+		return nil
+	}
+	return fmt.Errorf("%w: public key algorithm %d; use Ed25519 or RSA %d+", ErrWeakKey, pk.PubKeyAlgo, MinRSABits)
+}
+
+func signConfig(t time.Time) *packet.Config {
+	salt := false
+	return &packet.Config{
+		DefaultHash:                           crypto.SHA512,
+		Time:                                  func() time.Time { return t },
+		NonDeterministicSignaturesViaNotation: &salt,
+	}
+}
+
+// ClearSign returns data clearsigned (InRelease) with the signing time t.
+func (s *Signer) ClearSign(data []byte, t time.Time) ([]byte, error) {
+	cfg := signConfig(t)
+	key, ok := s.entity.SigningKey(t)
+	if !ok || key.PrivateKey == nil {
+		return nil, fmt.Errorf("%w: %s has no valid signing key at %s", ErrKey, s.Fingerprint(), t.UTC().Format(time.RFC3339))
+	}
+	var b bytes.Buffer
+	w, err := clearsign.Encode(&b, key.PrivateKey, cfg)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := w.Write(data); err != nil {
+		return nil, err
+	}
+	if err := w.Close(); err != nil {
+		return nil, err
+	}
+	return rearmorSignature(b.Bytes())
+}
+
+// rearmorSignature rewrites the signature block of a clearsigned message with
+// a CRC line and a final newline. go-crypto writes neither, and gpgv 2.2 then
+// reads "-----END PGP SIGNATURE-----" as base64 whenever the signature's
+// base64 has no padding (about one RSA signature in three), and apt refuses
+// the InRelease. The signed text is unchanged.
+func rearmorSignature(clear []byte) ([]byte, error) {
+	const begin = "\n-----BEGIN PGP SIGNATURE-----"
+	i := bytes.Index(clear, []byte(begin))
+	if i < 0 {
+		return nil, fmt.Errorf("%w: clearsigned output has no signature block", ErrKey)
+	}
+	block, err := armor.Decode(bytes.NewReader(clear[i+1:]))
+	if err != nil {
+		return nil, fmt.Errorf("%w: re-read clearsignature: %v", ErrKey, err)
+	}
+	var out bytes.Buffer
+	out.Write(clear[:i+1])
+	w, err := armor.Encode(&out, block.Type, nil)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := io.Copy(w, block.Body); err != nil {
+		return nil, fmt.Errorf("%w: re-read clearsignature: %v", ErrKey, err)
+	}
+	if err := w.Close(); err != nil {
+		return nil, err
+	}
+	return endLine(out.Bytes()), nil
+}
+
+// endLine ends armored output with a newline (go-crypto stops right after
+// the closing dashes).
+func endLine(b []byte) []byte {
+	if len(b) > 0 && b[len(b)-1] != '\n' {
+		b = append(b, '\n')
+	}
+	return b
+}
+
+// DetachSign returns an armored detached signature of data (Release.gpg).
+func (s *Signer) DetachSign(data []byte, t time.Time) ([]byte, error) {
+	var b bytes.Buffer
+	if err := openpgp.ArmoredDetachSign(&b, s.entity, bytes.NewReader(data), signConfig(t)); err != nil {
+		return nil, fmt.Errorf("%w: sign with %s: %v", ErrKey, s.Fingerprint(), err)
+	}
+	return endLine(b.Bytes()), nil
+}
+
+// PublicKey returns the public key in binary form (for apt's signed-by, as
+// archive-keyring.gpg) and armored (archive-keyring.asc).
+func (s *Signer) PublicKey() (binary, armored []byte, err error) {
+	return publicKey(s.entity)
+}
+
+func publicKey(e *openpgp.Entity) (binary, armored []byte, err error) {
+	var bin bytes.Buffer
+	if err := e.Serialize(&bin); err != nil {
+		return nil, nil, err
+	}
+	var asc bytes.Buffer
+	w, err := armor.Encode(&asc, openpgp.PublicKeyType, nil)
+	if err != nil {
+		return nil, nil, err
+	}
+	if _, err := w.Write(bin.Bytes()); err != nil {
+		return nil, nil, err
+	}
+	if err := w.Close(); err != nil {
+		return nil, nil, err
+	}
+	asc.WriteByte('\n')
+	return bin.Bytes(), asc.Bytes(), nil
+}
+
+// KeyType is a signing key algorithm `updeb keys generate` makes.
+type KeyType string
+
+const (
+	Ed25519 KeyType = "ed25519"
+	RSA3072 KeyType = "rsa3072"
+	RSA4096 KeyType = "rsa4096"
+)
+
+// ParseKeyType accepts ed25519, rsa3072 and rsa4096; rsa1024/rsa2048 and
+// anything else are refused with ErrWeakKey or ErrInvalid.
+func ParseKeyType(s string) (KeyType, error) {
+	switch t := KeyType(strings.ToLower(s)); t {
+	case Ed25519, RSA3072, RSA4096:
+		return t, nil
+	case "rsa1024", "rsa2048", "dsa", "rsa":
+		return "", fmt.Errorf("%w: key type %q; use ed25519 (default), rsa3072 or rsa4096", ErrWeakKey, s)
+	}
+	return "", fmt.Errorf("%w: unknown key type %q (want ed25519, rsa3072 or rsa4096)", ErrInvalid, s)
+}
+
+// GeneratedKey is a new repository signing key in the three forms it is stored in.
+type GeneratedKey struct {
+	Fingerprint   string
+	SecretArmored []byte // keep with mode 0600; ReadSigner reads it
+	PublicBinary  []byte // for apt's signed-by (archive-keyring.gpg)
+	PublicArmored []byte // archive-keyring.asc
+}
+
+// GenerateKey makes a signing-only OpenPGP v4 key (no encryption subkey: a
+// repository key only signs) for "name <email>", created at now, drawing
+// randomness from rand.
+func GenerateKey(name, email string, kind KeyType, now time.Time, rand io.Reader) (*GeneratedKey, error) {
+	cfg := &packet.Config{
+		Rand:        rand,
+		Time:        func() time.Time { return now },
+		DefaultHash: crypto.SHA512,
+	}
+	switch kind {
+	case Ed25519:
+		cfg.Algorithm, cfg.Curve = packet.PubKeyAlgoEdDSA, packet.Curve25519
+	case RSA3072:
+		cfg.Algorithm, cfg.RSABits = packet.PubKeyAlgoRSA, 3072
+	case RSA4096:
+		cfg.Algorithm, cfg.RSABits = packet.PubKeyAlgoRSA, 4096
+	default:
+		if _, err := ParseKeyType(string(kind)); err != nil {
+			return nil, err
+		}
+	}
+	if strings.ContainsAny(name+email, "()<>\x00") || name == "" || !strings.Contains(email, "@") {
+		return nil, fmt.Errorf("%w: key user ID needs a name and an email address without ()<> (got %q, %q)", ErrInvalid, name, email)
+	}
+	e, err := openpgp.NewEntity(name, "", email, cfg)
+	if err != nil {
+		return nil, fmt.Errorf("%w: generate %s key: %v", ErrKey, kind, err)
+	}
+	e.Subkeys = nil
+	var sec bytes.Buffer
+	w, err := armor.Encode(&sec, openpgp.PrivateKeyType, nil)
+	if err != nil {
+		return nil, err
+	}
+	if err := e.SerializePrivate(w, cfg); err != nil {
+		return nil, err
+	}
+	if err := w.Close(); err != nil {
+		return nil, err
+	}
+	sec.WriteByte('\n')
+	bin, asc, err := publicKey(e)
+	if err != nil {
+		return nil, err
+	}
+	return &GeneratedKey{Fingerprint: fingerprint(e), SecretArmored: sec.Bytes(), PublicBinary: bin, PublicArmored: asc}, nil
+}

@@ -1,0 +1,114 @@
+package repo
+
+import (
+	"bytes"
+	"crypto"
+	"crypto/rand"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/ProtonMail/go-crypto/openpgp"
+	"github.com/ProtonMail/go-crypto/openpgp/armor"
+	"github.com/ProtonMail/go-crypto/openpgp/packet"
+
+	"github.com/updeb/updeb/internal/testenv"
+)
+
+func TestGenerateKeyAndSignVerifiedByGpgv(t *testing.T) {
+	testenv.RequireTool(t, "gpg", "gpgv")
+	for _, kind := range []KeyType{Ed25519, RSA3072} {
+		t.Run(string(kind), func(t *testing.T) {
+			dir := t.TempDir()
+			k, err := GenerateKey("Repo Signer", "repo@example.com", kind, time.Unix(1700000000, 0), rand.Reader)
+			must(t, err)
+			keyring := filepath.Join(dir, "keyring.gpg")
+			must(t, os.WriteFile(keyring, k.PublicBinary, 0o644))
+			shown := string(testenv.Run(t, "gpg", "--homedir", dir, "--with-colons", "--show-keys", keyring))
+			if !strings.Contains(shown, k.Fingerprint) || !strings.Contains(shown, "Repo Signer <repo@example.com>") || strings.Contains(shown, "\nsub:") {
+				t.Fatalf("gpg --show-keys: want fingerprint %s, the user ID and no subkey:\n%s", k.Fingerprint, shown)
+			}
+			s, err := ReadSigner(bytes.NewReader(k.SecretArmored), "key")
+			must(t, err)
+			release := []byte("Origin: test\nSuite: s\n-dash: line\n")
+			when := time.Date(2024, 8, 14, 0, 0, 0, 0, time.UTC)
+			in, err := s.ClearSign(release, when)
+			must(t, err)
+			det, err := s.DetachSign(release, when)
+			must(t, err)
+			must(t, os.WriteFile(filepath.Join(dir, "InRelease"), in, 0o644))
+			must(t, os.WriteFile(filepath.Join(dir, "Release"), release, 0o644))
+			must(t, os.WriteFile(filepath.Join(dir, "Release.gpg"), det, 0o644))
+			testenv.Run(t, "gpgv", "--keyring", keyring, filepath.Join(dir, "InRelease"))
+			testenv.Run(t, "gpgv", "--keyring", keyring, filepath.Join(dir, "Release.gpg"), filepath.Join(dir, "Release"))
+
+			// Deterministic: same data and time, same signature bytes; the
+			// signature carries the given time.
+			again, err := s.ClearSign(release, when)
+			must(t, err)
+			if !bytes.Equal(in, again) {
+				t.Errorf("two clearsignatures of the same Release at the same time differ")
+			}
+			block, _ := armor.Decode(bytes.NewReader(det))
+			p, err := packet.Read(block.Body)
+			must(t, err)
+			sig := p.(*packet.Signature)
+			if !sig.CreationTime.Equal(when) || sig.Hash != crypto.SHA512 || len(sig.Notations) != 0 {
+				t.Errorf("signature time %v hash %v notations %d; want %v, SHA-512, none", sig.CreationTime, sig.Hash, len(sig.Notations), when)
+			}
+		})
+	}
+}
+
+func TestWeakKeysRefused(t *testing.T) {
+	for _, s := range []string{"rsa2048", "rsa1024", "dsa"} {
+		if _, err := ParseKeyType(s); !errors.Is(err, ErrWeakKey) {
+			t.Errorf("ParseKeyType(%q) = %v, want ErrWeakKey", s, err)
+		}
+	}
+	if _, err := ParseKeyType("ed448x"); !errors.Is(err, ErrInvalid) {
+		t.Errorf("ParseKeyType(ed448x) = %v, want ErrInvalid", err)
+	}
+	e, err := openpgp.NewEntity("weak", "", "weak@example.com", &packet.Config{Algorithm: packet.PubKeyAlgoRSA, RSABits: 2048})
+	must(t, err)
+	var b bytes.Buffer
+	w, err := armor.Encode(&b, openpgp.PrivateKeyType, nil)
+	must(t, err)
+	must(t, e.SerializePrivate(w, nil))
+	must(t, w.Close())
+	_, err = ReadSigner(&b, "weak.asc")
+	if !errors.Is(err, ErrWeakKey) || err.Error() != "weak.asc: repo: signing key too weak: RSA key of 2048 bits; apt needs 3072 or more (or use Ed25519)" {
+		t.Fatalf("ReadSigner(RSA 2048) = %v", err)
+	}
+	for _, tt := range []struct{ in, want string }{
+		{"", "repo: unusable signing key: empty: openpgp: invalid argument: no armored data found"},
+		{"-----BEGIN PGP PRIVATE KEY BLOCK-----\n\nAAAA\n-----END PGP PRIVATE KEY BLOCK-----\n", "repo: unusable signing key: truncated: openpgp: invalid data: tag byte does not have MSB set"},
+	} {
+		name := map[string]string{"": "empty"}[tt.in]
+		if name == "" {
+			name = "truncated"
+		}
+		if _, err := ReadSigner(strings.NewReader(tt.in), name); err == nil || err.Error() != tt.want {
+			t.Errorf("ReadSigner(%s) = %v, want %q", name, err, tt.want)
+		}
+	}
+}
+
+func FuzzParseRelease(f *testing.F) {
+	f.Add([]byte("Suite: s\nArchitectures: amd64\nComponents: main\nSHA256:\n " + strings.Repeat("a", 64) + " 12 main/binary-amd64/Packages\n"))
+	f.Add([]byte("SHA512:\n x y\n"))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		r, err := parseRelease(data, "fuzz")
+		if err != nil {
+			return
+		}
+		for _, e := range r.files {
+			if e.size < 0 && e.path == "" {
+				t.Fatalf("entry %+v", e)
+			}
+		}
+	})
+}
