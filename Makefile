@@ -28,6 +28,10 @@ tidy-check:
 	@if ! git diff --quiet -- go.mod go.sum 2>/dev/null; then \
 		echo "go mod tidy changed go.mod/go.sum: commit the tidy result"; git diff -- go.mod go.sum; exit 1; fi
 
+## demo: the main job end to end on the bundled fixture mirror (no network).
+demo: build
+	./scripts/demo
+
 ## fuzz: a short run of every fuzz target (each 20s).
 fuzz:
 	@for pkg in $$($(GO) list ./...); do \

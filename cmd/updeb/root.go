@@ -85,6 +85,7 @@ Exit codes: 0 success; 1 a check failed (signature, checksum, verification);
 		newInspectCmd(g),
 		newLintCmd(g),
 		newFetchCmd(g),
+		newBuildCmd(g),
 	)
 	// Bad arguments are usage errors (exit 2) for every command, and an unknown
 	// command is one too, with a hint.

@@ -26,7 +26,6 @@ import (
 	"github.com/updeb/updeb/internal/lockfile"
 	"github.com/updeb/updeb/pkg/archive"
 	"github.com/updeb/updeb/pkg/deb"
-	"github.com/updeb/updeb/pkg/digest"
 	"github.com/updeb/updeb/pkg/fetch"
 	"github.com/updeb/updeb/pkg/recipe"
 )

@@ -100,6 +100,9 @@ func TestDemoBuildEndToEnd(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	if d := os.Getenv("UPDEB_KEEP_DEMO"); d != "" {
+		testenv.Run(t, "cp", "-a", out, d)
+	}
 	files := debs(t, out)
 	if len(files) != 2 || len(res) != 2 || res[0].Skipped || res[1].Skipped {
 		t.Fatalf("outputs %v, results %+v", files, res)
@@ -302,17 +305,22 @@ packages:
 // helperBuild runs a build in a child process (see TestMain's helper mode), so
 // that environment differences (TZ, umask, locale, working folder) are real.
 func helperBuild(t *testing.T, root, mirror, out string, env ...string) *exec.Cmd {
-	cmd := exec.Command(os.Args[0], "-test.run", "^TestHelperProcess$")
+	cmd := exec.Command(os.Args[0])
 	cmd.Env = append(os.Environ(), "UPDEB_BUILD_HELPER=1", "HELPER_ROOT="+root, "HELPER_MIRROR="+mirror, "HELPER_OUT="+out)
 	cmd.Env = append(cmd.Env, env...)
 	return cmd
 }
 
-// TestHelperProcess is not a test: it is the child process of helperBuild.
-func TestHelperProcess(t *testing.T) {
-	if os.Getenv("UPDEB_BUILD_HELPER") == "" {
-		t.Skip("helper process for other tests")
+// TestMain doubles as the child process of helperBuild: with
+// UPDEB_BUILD_HELPER set it runs one build and exits instead of the tests.
+func TestMain(m *testing.M) {
+	if os.Getenv("UPDEB_BUILD_HELPER") != "" {
+		os.Exit(helperMain())
 	}
+	os.Exit(m.Run())
+}
+
+func helperMain() int {
 	if u := os.Getenv("HELPER_UMASK"); u != "" {
 		var m int
 		fmt.Sscanf(u, "%o", &m)
@@ -321,12 +329,34 @@ func TestHelperProcess(t *testing.T) {
 	if d := os.Getenv("HELPER_CWD"); d != "" {
 		os.Chdir(d)
 	}
-	opts := options(t, os.Getenv("HELPER_MIRROR"), os.Getenv("HELPER_OUT"))
-	opts.Logger = slog.New(slog.NewTextHandler(os.Stderr, nil))
-	_, err := Run(context.Background(), jobs(t, os.Getenv("HELPER_ROOT"), "amd64", "hello", "pingd"), opts)
+	f, err := fetch.New(filepath.Join(os.Getenv("HELPER_OUT")+"-cache"), fetch.Options{
+		Mirrors: []fetch.Mirror{{Prefix: demoHost, To: "file://" + os.Getenv("HELPER_MIRROR") + "/"}},
+		Retries: -1,
+	})
 	if err != nil {
-		t.Fatal(err)
+		fmt.Fprintln(os.Stderr, err)
+		return 1
 	}
+	var js []Job
+	for _, n := range []string{"hello", "pingd"} {
+		r, err := recipe.Load(filepath.Join(os.Getenv("HELPER_ROOT"), "recipes", n+".yaml"), recipe.LoadOptions{})
+		if err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			return 1
+		}
+		js = append(js, Job{Recipe: r, Arch: "amd64"})
+	}
+	_, err = Run(context.Background(), js, Options{
+		Fetcher: f, OutDir: os.Getenv("HELPER_OUT"), Now: time.Now, UpdebVersion: "test",
+		Logger:      slog.New(slog.NewTextHandler(os.Stderr, nil)),
+		PlanOptions: recipe.PlanOptions{DefaultMaintainer: "updeb tests <tests@example.org>"},
+		Parallel:    2,
+	})
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	return 0
 }
 
 func TestReproducibleAcrossEnvironments(t *testing.T) {

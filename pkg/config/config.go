@@ -50,6 +50,7 @@ type Config struct {
 	Out      string   `yaml:"out"`
 	Mirrors  []Mirror `yaml:"mirrors"`
 	Fetch    Fetch    `yaml:"fetch"`
+	Build    Build    `yaml:"build"`
 
 	// File is the file the config was read from ("" when none was found).
 	File string `yaml:"-"`
@@ -58,9 +59,25 @@ type Config struct {
 // Mirror maps upstream URLs to a local folder or an internal mirror (see package fetch).
 type Mirror struct {
 	fetch.Mirror `yaml:",inline"`
+	// localPath is set when "to" is a folder rather than a URL; Parse turns it
+	// into a file:// URL, relative paths against the config file's folder.
+	localPath string
 }
 
 // Fetch configures downloads. Zero values mean the defaults of package fetch.
+// Build are the site settings every package build uses.
+type Build struct {
+	// VersionSuffix is appended to every Debian version, e.g. "~wmf1" makes
+	// 3.18.4-1~wmf1 (it sorts before 3.18.4-1, so Debian's own build wins).
+	VersionSuffix string `yaml:"version-suffix"`
+	// Maintainer is "Name <email>", used where a recipe names none.
+	Maintainer string `yaml:"maintainer"`
+	// Compression of control.tar and data.tar: xz (default), gzip, zstd or none.
+	Compression string `yaml:"compression"`
+	// Parallel is how many recipe+architecture builds run at once (default: CPUs).
+	Parallel int `yaml:"parallel"`
+}
+
 type Fetch struct {
 	Timeouts  Timeouts `yaml:"timeouts"`
 	Retries   *int     `yaml:"retries"` // nil: the default; 0: no retries
@@ -141,6 +158,21 @@ func Parse(name string, data []byte) (*Config, error) {
 		if *p != "" && !filepath.IsAbs(*p) {
 			*p = filepath.Join(dir, *p)
 		}
+	}
+	for i := range c.Mirrors {
+		m := &c.Mirrors[i]
+		if m.localPath == "" {
+			continue
+		}
+		p := m.localPath
+		if !filepath.IsAbs(p) {
+			abs, err := filepath.Abs(filepath.Join(dir, p))
+			if err != nil {
+				return nil, err
+			}
+			p = abs
+		}
+		m.To = "file://" + filepath.ToSlash(filepath.Clean(p)) + "/"
 	}
 	return c, nil
 }
@@ -244,6 +276,11 @@ func (m *Mirror) UnmarshalYAML(n *yaml.Node) error {
 		}
 	}
 	m.Mirror = fetch.Mirror{Prefix: raw.Prefix, To: raw.To}
+	if raw.To != "" && !strings.Contains(raw.To, "://") {
+		// A plain folder: checked once Parse knows the config file's folder.
+		m.localPath = raw.To
+		m.To = "file:///placeholder/"
+	}
 	if err := m.Check(); err != nil {
 		return valueError(n, "%v", err)
 	}

@@ -38,8 +38,8 @@ fetch:
 		Proxy: "http://proxy.example:3128", NoProxy: []string{"mirror.internal", "10.0.0.0/8"},
 		CABundle: "/etc/updeb/certs/corp.pem", Cache: "/var/cache/updeb", Out: "/etc/updeb/out",
 		Mirrors: []Mirror{
-			{fetch.Mirror{Prefix: "https://github.com/", To: "file:///srv/mirror/github.com/"}},
-			{fetch.Mirror{Prefix: "https://dl.k8s.io/", To: "http://mirror.internal/k8s/"}},
+			{Mirror: fetch.Mirror{Prefix: "https://github.com/", To: "file:///srv/mirror/github.com/"}},
+			{Mirror: fetch.Mirror{Prefix: "https://dl.k8s.io/", To: "http://mirror.internal/k8s/"}},
 		},
 		Fetch: Fetch{
 			Timeouts: Timeouts{Connect: Duration(5 * time.Second), Header: Duration(time.Minute), Idle: Duration(90 * time.Second)},
@@ -60,7 +60,7 @@ func TestParseErrors(t *testing.T) {
 		{"fetch:\n  max-size: 2 lots\n", `c.yaml:2: invalid size "2 lots" (want bytes, or a number with KiB, MiB, GiB, TiB, kB, MB, GB or TB)`},
 		{"proxy: ftp://p\n", `c.yaml:1: proxy "ftp://p": want http://HOST:PORT or https://HOST:PORT`},
 		{"mirrors:\n  - {prefix: github.com/, to: file:///srv/}\n", `c.yaml:2: mirror prefix "github.com/": want an http:// or https:// URL prefix`},
-		{"mirrors:\n  - {prefix: https://github.com/, to: srv/mirror}\n", `c.yaml:2: mirror "https://github.com/": to "srv/mirror": want file:///ABSOLUTE/PATH/, http:// or https://`},
+		{"mirrors:\n  - {prefix: https://github.com/, to: \"ftp://srv/mirror/\"}\n", `c.yaml:2: mirror "https://github.com/": to "ftp://srv/mirror/": want file:///ABSOLUTE/PATH/, http:// or https://`},
 		{"mirrors:\n  - {prefix: https://github.com/, from: x}\n", `c.yaml:2: unknown field "from" in a mirror (want prefix and to)`},
 		{"proxy: [a]\n", `c.yaml:1: proxy must be a single value`},
 		{"cache: /a\ncache: /b\n", `c.yaml:2: mapping key "cache" already defined at line 1`},
@@ -139,4 +139,24 @@ func FuzzParse(f *testing.F) {
 			}
 		}
 	})
+}
+
+// A mirror "to" that is a folder (no scheme) becomes a file:// URL, relative
+// to the config file's folder: air-gapped sites keep the mirror beside it.
+func TestMirrorFolder(t *testing.T) {
+	dir := t.TempDir()
+	name := filepath.Join(dir, "updeb.yaml")
+	c, err := Parse(name, []byte("mirrors:\n  - {prefix: https://releases.example.org/, to: mirror/rel}\n  - {prefix: https://dl.k8s.io/, to: /srv/k8s}\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := c.Mirrors[0].To, "file://"+filepath.Join(dir, "mirror/rel")+"/"; got != want {
+		t.Errorf("relative folder: %q, want %q", got, want)
+	}
+	if got := c.Mirrors[1].To; got != "file:///srv/k8s/" {
+		t.Errorf("absolute folder: %q", got)
+	}
+	if _, err := Parse(name, []byte("mirrors:\n  - {prefix: ftp://x/, to: mirror}\n")); err == nil || !strings.Contains(err.Error(), "updeb.yaml:2") {
+		t.Errorf("bad prefix with a folder: %v", err)
+	}
 }

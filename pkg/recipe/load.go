@@ -426,7 +426,7 @@ func (d *decoder) digests(r *Recipe, s *Source) {
 		case yaml.MappingNode:
 			d.pairs(v, string(alg), func(k, val *yaml.Node) {
 				if !r.hasArch(k.Value) {
-					d.at(k, "%s: architecture %q is not in architectures (%s)", alg, k.Value, strings.Join(r.archNames(), ", "))
+					d.at(k, "%s: architecture %q is not in architectures (%s)", alg, k.Value, strings.Join(r.ArchNames(), ", "))
 					return
 				}
 				var hex string
@@ -449,7 +449,8 @@ func (r *Recipe) hasArch(a string) bool {
 	return false
 }
 
-func (r *Recipe) archNames() []string {
+// ArchNames returns the recipe's Debian architectures, sorted.
+func (r *Recipe) ArchNames() []string {
 	out := make([]string, len(r.Architectures))
 	for i, a := range r.Architectures {
 		out[i] = a.Debian

@@ -130,7 +130,7 @@ type Script struct {
 // a maintainer.
 func (r *Recipe) Plan(arch string, opts PlanOptions) (*Plan, error) {
 	if !r.hasArch(arch) {
-		return nil, fmt.Errorf("%w: %s: architecture %q is not one of the recipe's (%s)", ErrInvalid, r.Path, arch, strings.Join(r.archNames(), ", "))
+		return nil, fmt.Errorf("%w: %s: architecture %q is not one of the recipe's (%s)", ErrInvalid, r.Path, arch, strings.Join(r.ArchNames(), ", "))
 	}
 	fs := &findings{file: r.Path}
 	p := r.plan(arch, planOptions{PlanOptions: opts}, fs)

@@ -1,0 +1,228 @@
+package main
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"runtime"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/updeb/updeb/pkg/archive"
+	"github.com/updeb/updeb/pkg/build"
+	"github.com/updeb/updeb/pkg/config"
+	"github.com/updeb/updeb/pkg/deb"
+	"github.com/updeb/updeb/pkg/digest"
+	"github.com/updeb/updeb/pkg/recipe"
+	"github.com/updeb/updeb/pkg/verify"
+)
+
+type buildOptions struct {
+	arches      []string
+	force       bool
+	jobs        int
+	compression string
+}
+
+func newBuildCmd(g *globalOptions) *cobra.Command {
+	o := &buildOptions{}
+	cmd := &cobra.Command{
+		Use:   "build [RECIPE...]",
+		Short: "Fetch, verify and build .deb packages (with provenance) into the output folder",
+		Long: `build runs the main job for each recipe and architecture: fetch every source
+through the proxy (or the mirror) into the verifying cache, check the pinned
+digests, OpenPGP signatures and upstream checksum files, take only the named
+files out of the archives, and write reproducible .deb files and an in-toto
+provenance record beside each one. A recipe and architecture whose inputs and
+outputs are unchanged is skipped; --force rebuilds it.
+
+RECIPE is a name in the recipes folder (helm) or a path; none means all.`,
+		Example: `  updeb build helm
+  updeb build --arch amd64 kubernetes-1.36 etcd --out /srv/debs
+  updeb --config testdata/demo/updeb.yaml --recipes testdata/demo/recipes build
+  updeb build --json | jq '.[] | select(.skipped == false)'`,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return runBuild(cmd, g, o, args)
+		},
+	}
+	f := cmd.Flags()
+	f.StringSliceVar(&o.arches, "arch", nil, "architectures to build (default: every architecture of each recipe)")
+	f.BoolVar(&o.force, "force", false, "rebuild even when nothing changed")
+	f.IntVarP(&o.jobs, "jobs", "j", 0, "builds at once (default: config build.parallel, else the number of CPUs)")
+	f.StringVar(&o.compression, "compression", "", "xz (default), gzip, zstd or none")
+	return cmd
+}
+
+// loadRecipes resolves and loads RECIPE arguments; any invalid recipe stops
+// everything (exit 2) with every finding listed.
+func loadRecipes(g *globalOptions, args []string) ([]*recipe.Recipe, error) {
+	paths, err := resolveRecipes(g, args)
+	if err != nil {
+		return nil, err
+	}
+	var (
+		out  []*recipe.Recipe
+		errs []error
+	)
+	for _, p := range paths {
+		r, err := recipe.Load(p, recipe.LoadOptions{})
+		if err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		out = append(out, r)
+	}
+	if len(errs) > 0 {
+		return nil, withCode(exitUsage, errors.Join(errs...), "run 'updeb lint' for the full report")
+	}
+	return out, nil
+}
+
+// planOptions are the site settings of the config that shape every plan.
+func planOptions(c *config.Config) recipe.PlanOptions {
+	m := c.Build.Maintainer
+	if m == "" {
+		m = "updeb <updeb@localhost>"
+	}
+	return recipe.PlanOptions{LocalSuffix: c.Build.VersionSuffix, DefaultMaintainer: m}
+}
+
+func (g *globalOptions) outFolder(c *config.Config) string {
+	switch {
+	case g.outDir != "":
+		return g.outDir
+	case c.Out != "":
+		return c.Out
+	}
+	return "out"
+}
+
+func runBuild(cmd *cobra.Command, g *globalOptions, o *buildOptions, args []string) error {
+	cfg, err := g.loadConfig()
+	if err != nil {
+		return err
+	}
+	recipes, err := loadRecipes(g, args)
+	if err != nil {
+		return err
+	}
+	jobs, err := buildJobs(recipes, o.arches)
+	if err != nil {
+		return err
+	}
+	comp := o.compression
+	if comp == "" {
+		comp = cfg.Build.Compression
+	}
+	switch deb.Compression(comp) {
+	case "", deb.CompressionXZ, deb.CompressionGzip, deb.CompressionZstd, deb.CompressionNone:
+	default:
+		return usageErrorf("compression %q: want xz, gzip, zstd or none", comp)
+	}
+	parallel := o.jobs
+	if parallel <= 0 {
+		parallel = cfg.Build.Parallel
+	}
+	if parallel <= 0 {
+		parallel = runtime.NumCPU()
+	}
+	fetcher, err := g.newFetcher(cfg)
+	if err != nil {
+		return err
+	}
+	defer fetcher.Close()
+	opts := build.Options{
+		Fetcher:      fetcher,
+		OutDir:       g.outFolder(cfg),
+		Now:          time.Now,
+		Logger:       g.logger(),
+		UpdebVersion: version,
+		Compression:  deb.Compression(comp),
+		Force:        o.force,
+		Parallel:     parallel,
+		PlanOptions:  planOptions(cfg),
+	}
+	results, runErr := build.Run(cmd.Context(), jobs, opts)
+	if g.json {
+		enc := json.NewEncoder(cmd.OutOrStdout())
+		enc.SetIndent("", "  ")
+		if err := enc.Encode(results); err != nil {
+			return err
+		}
+	} else {
+		printBuildSummary(cmd.OutOrStdout(), opts.OutDir, results)
+	}
+	return buildExit(runErr)
+}
+
+// buildJobs pairs each recipe with the requested architectures it has.
+func buildJobs(recipes []*recipe.Recipe, arches []string) ([]build.Job, error) {
+	var jobs []build.Job
+	for _, r := range recipes {
+		for _, a := range r.ArchNames() {
+			if len(arches) > 0 && !contains(arches, a) {
+				continue
+			}
+			jobs = append(jobs, build.Job{Recipe: r, Arch: a})
+		}
+	}
+	if len(jobs) == 0 {
+		return nil, usageErrorf("no recipe has the architecture(s) %s", strings.Join(arches, ", "))
+	}
+	return jobs, nil
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+func printBuildSummary(w io.Writer, out string, results []build.Result) {
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "RECIPE\tARCH\tVERSION\tSTATUS\tPACKAGES\tTIME")
+	built, skipped, failed := 0, 0, 0
+	for _, r := range results {
+		status := "built"
+		switch {
+		case r.Err != nil:
+			status, failed = "FAILED", failed+1
+		case r.Skipped:
+			status, skipped = "up to date", skipped+1
+		default:
+			built++
+		}
+		var files []string
+		for _, o := range r.Outputs {
+			files = append(files, o.File)
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", r.Recipe, r.Arch, r.Version, status, strings.Join(files, " "), r.Duration.Round(time.Millisecond))
+	}
+	tw.Flush()
+	fmt.Fprintf(w, "%d built, %d up to date, %d failed; packages in %s\n", built, skipped, failed, out)
+}
+
+// buildExit maps a build failure to an exit code: a failed check (digest,
+// signature, checksum cross-check, hostile archive) is 1, a bad recipe or
+// config 2, and network or I/O 3.
+func buildExit(err error) error {
+	var mismatch *digest.MismatchError
+	switch {
+	case err == nil:
+		return nil
+	case errors.As(err, &mismatch), errors.Is(err, verify.ErrSignature), errors.Is(err, build.ErrCrossCheck),
+		errors.Is(err, archive.ErrUnsafe), errors.Is(err, archive.ErrCorrupt), errors.Is(err, archive.ErrMissing):
+		return withCode(exitCheck, err, "a source failed verification: nothing from it was packaged. Check the recipe's pins and the upstream release")
+	case errors.Is(err, recipe.ErrInvalid), errors.Is(err, deb.ErrInvalid), errors.Is(err, verify.ErrKeyring), errors.Is(err, archive.ErrWant):
+		return withCode(exitUsage, err, "fix the recipe; 'updeb lint' checks it offline")
+	}
+	// Network failures, offline misses and I/O errors: as updeb fetch reports them.
+	return fetchExit(err)
+}
