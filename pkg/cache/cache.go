@@ -22,8 +22,9 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"syscall"
 	"time"
+
+	"github.com/updeb/updeb/internal/lockfile"
 
 	"github.com/updeb/updeb/pkg/digest"
 )
@@ -213,29 +214,9 @@ func (c *Cache) Verify(sha256Hex string) (path string, size int64, sums digest.S
 // Lock takes an exclusive flock on the lock file for id (see ID), waiting until
 // it is free or ctx is done. The returned function releases it.
 func (c *Cache) Lock(ctx context.Context, id string) (unlock func(), err error) {
-	p := filepath.Join(c.dir, "locks", id+".lock")
-	f, err := os.OpenFile(p, os.O_CREATE|os.O_RDWR, 0o644)
+	l, err := lockfile.Acquire(ctx, filepath.Join(c.dir, "locks", id+".lock"), 10*time.Millisecond)
 	if err != nil {
 		return nil, fmt.Errorf("cache: %w", err)
 	}
-	// Poll with LOCK_NB so that a cancelled context is honoured while waiting.
-	for delay := time.Millisecond; ; delay = min(2*delay, 100*time.Millisecond) {
-		err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB)
-		if err == nil {
-			return func() {
-				syscall.Flock(int(f.Fd()), syscall.LOCK_UN)
-				f.Close()
-			}, nil
-		}
-		if !errors.Is(err, syscall.EWOULDBLOCK) && !errors.Is(err, syscall.EINTR) {
-			f.Close()
-			return nil, fmt.Errorf("cache: lock %s: %w", p, err)
-		}
-		select {
-		case <-ctx.Done():
-			f.Close()
-			return nil, ctx.Err()
-		case <-time.After(delay):
-		}
-	}
+	return func() { l.Unlock() }, nil
 }

@@ -10,6 +10,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"time"
 )
 
 // architectures returns the configured architectures plus those of every
@@ -45,6 +46,18 @@ func (r *Repo) architectures(st *suiteState) ([]string, error) {
 	return out, nil
 }
 
+// nextDate is the Release Date of a new generation: now, but always at least
+// one second after the live generation's. apt and HTTP caches compare
+// Last-Modified (whole seconds) with If-Modified-Since, so two publishes in the
+// same second must not look alike, or a client that fetched the first keeps it.
+func nextDate(now time.Time, live *parsedRelease) time.Time {
+	now = now.UTC().Truncate(time.Second)
+	if live != nil && !live.date.IsZero() && !now.After(live.date) {
+		return live.date.Add(time.Second)
+	}
+	return now
+}
+
 // writeGeneration writes st as the suite's next generation and makes it live.
 // See the package documentation for the order of operations and why.
 func (r *Repo) writeGeneration(ctx context.Context, st *suiteState) (int, error) {
@@ -67,7 +80,7 @@ func (r *Repo) writeGeneration(ctx context.Context, st *suiteState) (int, error)
 			files = append(files, fs...)
 		}
 	}
-	date := r.opts.Now()
+	date := nextDate(r.opts.Now(), st.release)
 	release := releaseFile(r.opts.Release, st.suite, date, archs, comps, files)
 	inRelease, err := r.opts.Signer.ClearSign(release, date)
 	if err != nil {
@@ -106,6 +119,11 @@ func (r *Repo) writeGeneration(ctx context.Context, st *suiteState) (int, error)
 			return 0, err
 		}
 		if err := writeFileSync(name, f.data); err != nil {
+			return 0, err
+		}
+		// The files' mtime is the Release Date, so that a web server's
+		// Last-Modified moves forward with every generation (see nextDate).
+		if err := os.Chtimes(name, date, date); err != nil {
 			return 0, err
 		}
 		dirs[filepath.Dir(name)] = true

@@ -69,6 +69,9 @@ func releaseFile(cfg ReleaseConfig, suite string, date time.Time, archs, comps [
 	sorted := append([]indexFile(nil), files...)
 	sort.Slice(sorted, func(i, j int) bool { return sorted[i].path < sorted[j].path })
 	for _, h := range hashAlgorithms {
+		if len(sorted) == 0 {
+			break // an empty list would be a blank line, which ends the paragraph
+		}
 		var lines []string
 		for _, f := range sorted {
 			lines = append(lines, fmt.Sprintf("%s %16d %s", h.sum(f.data), len(f.data), f.path))
@@ -88,6 +91,7 @@ type releaseEntry struct {
 type parsedRelease struct {
 	archs, comps []string
 	files        []releaseEntry
+	date         time.Time // zero when the Date field is missing or unreadable
 }
 
 func parseRelease(data []byte, name string) (*parsedRelease, error) {
@@ -96,6 +100,9 @@ func parseRelease(data []byte, name string) (*parsedRelease, error) {
 		return nil, err
 	}
 	out := &parsedRelease{archs: strings.Fields(p.Value("Architectures")), comps: strings.Fields(p.Value("Components"))}
+	if d, err := time.Parse(dateFormat, p.Value("Date")); err == nil {
+		out.date = d
+	}
 	for _, h := range hashAlgorithms {
 		for i, line := range strings.Split(p.Value(h.field), "\n") {
 			if strings.TrimSpace(line) == "" {

@@ -39,8 +39,9 @@ import (
 	"sort"
 	"strconv"
 	"strings"
-	"syscall"
 	"time"
+
+	"github.com/updeb/updeb/internal/lockfile"
 )
 
 // Options are a repository's collaborators and configuration.
@@ -93,28 +94,11 @@ func (r *Repo) lock(ctx context.Context) (func(), error) {
 	if err := os.MkdirAll(r.root, 0o755); err != nil {
 		return nil, err
 	}
-	name := filepath.Join(r.root, ".updeb-lock")
-	f, err := os.OpenFile(name, os.O_RDWR|os.O_CREATE, 0o644)
+	l, err := lockfile.Acquire(ctx, filepath.Join(r.root, ".updeb-lock"), 100*time.Millisecond)
 	if err != nil {
 		return nil, err
 	}
-	for {
-		err = syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB)
-		if err == nil {
-			return func() { f.Close() }, nil
-		}
-		if !errors.Is(err, syscall.EWOULDBLOCK) {
-			f.Close()
-			return nil, fmt.Errorf("lock %s: %w", name, err)
-		}
-		r.opts.Logger.Debug("waiting for another publisher", "lock", name)
-		select {
-		case <-ctx.Done():
-			f.Close()
-			return nil, fmt.Errorf("lock %s: %w", name, ctx.Err())
-		case <-time.After(100 * time.Millisecond):
-		}
-	}
+	return func() { l.Unlock() }, nil
 }
 
 func validSuite(suite string) error {
