@@ -1,60 +1,77 @@
 package deb
 
 import (
+	"time"
+
 	"bytes"
 	"fmt"
 	"io"
 	"strconv"
 	"strings"
+
+	"github.com/blakesmith/ar"
 )
 
-// The ar container of a .deb, written and read here rather than with
-// github.com/blakesmith/ar: that library truncates long names and sizes silently
-// and pads on every odd-length Write, and a .deb needs only 60-byte headers.
+// The ar container of a .deb. Members are written with github.com/blakesmith/ar
+// behind a small adapter that guards its pitfalls: the library truncates names
+// over 16 bytes and sizes over 10 digits without a word, and pads after EVERY
+// odd-length Write (returning n+1), so content is fed to it in even-length
+// chunks and only the last chunk may be odd. Reading uses the strict reader
+// below, which checks every header field and refuses rather than guesses.
 
 const (
 	arMagic      = "!<arch>\n"
 	arHeaderSize = 60
 	arMaxSize    = 9999999999 // ten decimal digits
+	arChunk      = 64 << 10   // even, so that only a member's last write can be odd
 )
 
-// arHeader formats one member header the way dpkg-deb does: name padded to 16
-// (no trailing "/"), mtime, uid 0, gid 0, mode 100644, size, "`\n".
-func arHeader(name string, mtime, size int64) ([]byte, error) {
-	if len(name) > 15 {
-		return nil, fmt.Errorf("ar member name %q is longer than 15 characters", name)
-	}
-	if size < 0 || size > arMaxSize {
-		return nil, fmt.Errorf("ar member %s: size %d does not fit in 10 digits", name, size)
-	}
-	h := fmt.Sprintf("%-16s%-12d%-6d%-6d%-8s%-10d`\n", name, mtime, 0, 0, "100644", size)
-	if len(h) != arHeaderSize {
-		return nil, fmt.Errorf("ar member %s: header of %d bytes (mtime %d)", name, len(h), mtime)
-	}
-	return []byte(h), nil
+// arWriter writes the members of one ar archive.
+type arWriter struct{ w *ar.Writer }
+
+func newArWriter(w io.Writer) (*arWriter, error) {
+	aw := ar.NewWriter(w)
+	return &arWriter{w: aw}, aw.WriteGlobalHeader()
 }
 
-// writeArMember writes a header, exactly size bytes from r, and the padding byte
-// that keeps members at even offsets.
-func writeArMember(w io.Writer, name string, mtime, size int64, r io.Reader) error {
-	h, err := arHeader(name, mtime, size)
-	if err != nil {
+// member writes a header the way dpkg-deb does (uid 0, gid 0, mode 100644,
+// the given mtime), exactly size bytes from r, and the padding byte that keeps
+// members at even offsets.
+func (a *arWriter) member(name string, mtime time.Time, size int64, r io.Reader) error {
+	if len(name) > 15 {
+		return fmt.Errorf("ar member name %q is longer than 15 characters", name)
+	}
+	if size < 0 || size > arMaxSize {
+		return fmt.Errorf("ar member %s: size %d does not fit in 10 digits", name, size)
+	}
+	if mtime.Unix() < 0 || mtime.Unix() > 999999999999 {
+		return fmt.Errorf("ar member %s: mtime %d does not fit in 12 digits", name, mtime.Unix())
+	}
+	if err := a.w.WriteHeader(&ar.Header{Name: name, ModTime: mtime, Mode: 0o644, Size: size}); err != nil {
 		return err
 	}
-	if _, err := w.Write(h); err != nil {
-		return err
+	buf := make([]byte, arChunk)
+	var written int64
+	for written < size {
+		n, err := io.ReadFull(r, buf[:min(int64(len(buf)), size-written)])
+		if n > 0 {
+			// The library adds the padding byte itself when this (last) chunk is odd.
+			if _, werr := a.w.Write(buf[:n]); werr != nil {
+				return werr
+			}
+			written += int64(n)
+		}
+		if err == io.EOF || err == io.ErrUnexpectedEOF {
+			break
+		}
+		if err != nil {
+			return err
+		}
 	}
-	n, err := io.Copy(w, io.LimitReader(r, size))
-	if err != nil {
-		return err
+	if written != size {
+		return fmt.Errorf("ar member %s: wrote %d bytes, expected %d", name, written, size)
 	}
-	if n != size {
-		return fmt.Errorf("ar member %s: wrote %d bytes, expected %d", name, n, size)
-	}
-	if size%2 == 1 {
-		_, err = w.Write([]byte{'\n'})
-	}
-	return err
+	return nil
 }
 
 // arMember is one member found by readAr.

@@ -74,8 +74,8 @@ func Write(ctx context.Context, path string, p *Package) (res *Result, err error
 	h := sha256.New()
 	cw := &countWriter{}
 	bw := bufio.NewWriterSize(io.MultiWriter(out, h, cw), 1<<20)
-	mtime := p.SourceDateEpoch.Unix()
-	if _, err = io.WriteString(bw, arMagic); err != nil {
+	aw, err := newArWriter(bw)
+	if err != nil {
 		return nil, err
 	}
 	for _, m := range []struct {
@@ -87,7 +87,7 @@ func Write(ctx context.Context, path string, p *Package) (res *Result, err error
 		{"control.tar" + cdc.suffix, int64(ctlZ.Len()), &ctlZ},
 		{"data.tar" + cdc.suffix, dataSize, dataTmp},
 	} {
-		if err = writeArMember(bw, m.name, mtime, m.size, m.r); err != nil {
+		if err = aw.member(m.name, p.SourceDateEpoch, m.size, m.r); err != nil {
 			return nil, fmt.Errorf("writing %s: %w", path, err)
 		}
 	}
