@@ -159,7 +159,7 @@ func fetchVerified(ctx context.Context, r *recipe.Recipe, version string, o Opti
 	pins := map[string]map[string]map[string]string{}
 	var by []string
 	for _, a := range r.Architectures {
-		p, err := c.Plan(a.Debian, recipe.PlanOptions{})
+		p, err := c.Plan(a.Debian, urlPlan)
 		if err != nil {
 			return nil, nil, err
 		}

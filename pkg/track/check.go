@@ -13,6 +13,10 @@ import (
 
 // withVersion returns a copy of r at another upstream version (for rendering
 // its URLs); the copy shares everything else with r.
+// urlPlan is enough to render URLs: the maintainer is only a placeholder for
+// recipes that name none (the site's default applies when they are built).
+var urlPlan = recipe.PlanOptions{DefaultMaintainer: "updeb <updeb@localhost>"}
+
 func withVersion(r *recipe.Recipe, version string) *recipe.Recipe {
 	c := *r
 	c.Version = version
@@ -33,7 +37,7 @@ func Artifacts(r *recipe.Recipe, version string) ([]string, error) {
 		}
 	}
 	for _, a := range r.Architectures {
-		p, err := c.Plan(a.Debian, recipe.PlanOptions{})
+		p, err := c.Plan(a.Debian, urlPlan)
 		if err != nil {
 			return nil, fmt.Errorf("%s at version %s: %w", r.Name, version, err)
 		}
