@@ -40,14 +40,14 @@ type BumpOptions struct {
 
 // BumpResult says what Bump did.
 type BumpResult struct {
-	Recipe      string                                   `json:"recipe"`
-	File        string                                   `json:"file"`
-	From        string                                   `json:"from"`
-	To          string                                   `json:"to"`
-	ReleaseDate string                                   `json:"release_date,omitempty"`
-	Changed     bool                                     `json:"changed"` // false: already at To, bytes unchanged upstream
+	Recipe      string                                  `json:"recipe"`
+	File        string                                  `json:"file"`
+	From        string                                  `json:"from"`
+	To          string                                  `json:"to"`
+	ReleaseDate string                                  `json:"release_date,omitempty"`
+	Changed     bool                                    `json:"changed"` // false: already at To, bytes unchanged upstream
 	Digests     map[string]map[string]map[string]string `json:"digests"` // source -> arch -> algorithm -> hex, as pinned now
-	VerifiedBy  []string                                 `json:"verified_by"`
+	VerifiedBy  []string                                `json:"verified_by"`
 }
 
 // IncompleteError lists the target version's missing artifacts.
