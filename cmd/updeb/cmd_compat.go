@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"os"
 	"strings"
 	"time"
 
@@ -24,7 +25,7 @@ type compatOptions struct {
 	now     string // YYYY-MM-DD; empty = today (UTC)
 
 	// requires holds each recipe's `requires` (component -> other component ->
-	// constraint). The lead fills it from the recipes; nil checks none.
+	// constraint), filled from the recipes folder by compatRequires.
 	requires map[string]map[string]string
 }
 
@@ -75,6 +76,11 @@ func runCompat(cmd *cobra.Command, g *globalOptions, o *compatOptions) error {
 	case err != nil:
 		return withCode(exitUsage, err, "")
 	}
+	if o.requires == nil {
+		if o.requires, err = compatRequires(cmd, g); err != nil {
+			return err
+		}
+	}
 	if err := compat.ValidateRequires(o.requires); err != nil {
 		return withCode(exitUsage, err, "fix the recipe's requires")
 	}
@@ -107,4 +113,18 @@ func runCompat(cmd *cobra.Command, g *globalOptions, o *compatOptions) error {
 		return withCode(exitCheck, fmt.Errorf("%d compatibility violation(s) in %s", n, o.setFile), "see the findings above")
 	}
 	return nil
+}
+
+// compatRequires loads every recipe in the --recipes folder and returns their
+// requires by component (see recipeComponentRequires). Without a recipes
+// folder there are none, unless --recipes named it explicitly.
+func compatRequires(cmd *cobra.Command, g *globalOptions) (map[string]map[string]string, error) {
+	if fi, err := os.Stat(g.recipesDir); (err != nil || !fi.IsDir()) && !cmd.Flags().Changed("recipes") {
+		return map[string]map[string]string{}, nil
+	}
+	rs, err := loadRecipes(g, nil)
+	if err != nil {
+		return nil, err
+	}
+	return recipeComponentRequires(rs)
 }

@@ -34,7 +34,7 @@ func verifySource(vs *verifiedSource, byURL map[string]*fetch.Result, now time.T
 	if s.Checksums != nil {
 		sums := byURL[s.Checksums.URL]
 		vs.aux = append(vs.aux, sums)
-		by, err := crossCheck(s.Pinned, sums.Path, s.Checksums, now)
+		by, err := CrossCheck(s.Pinned, sums.Path, s.Checksums, now)
 		if err != nil {
 			return fmt.Errorf("source %s: %w", s.Name, err)
 		}
@@ -65,9 +65,18 @@ func verifyDetached(dataPath, sigPath, keyringPath string, signers []string, now
 	return verify.VerifyDetached(kr, verify.Policy{Signers: signers, Now: now}, sig, data)
 }
 
-// crossCheck compares the pinned digests with the checksum file's entry. Every
-// algorithm both sides have must agree, and at least one must be shared.
-func crossCheck(pinned digest.Set, sumsPath string, pc *recipe.PlannedChecksums, now time.Time) ([]string, error) {
+// VerifySignature verifies the detached signature at sigPath over the file at
+// dataPath with s's keyring and signer allow-list (updeb bump uses it on new
+// versions exactly as builds do).
+func VerifySignature(dataPath, sigPath string, s *recipe.PlannedSignature, now time.Time) (*verify.Result, error) {
+	return verifyDetached(dataPath, sigPath, s.KeyringPath, s.Signers, now)
+}
+
+// CrossCheck compares the pinned digests with the checksum file's entry
+// (verifying the file first when it is clearsigned). Every algorithm both
+// sides have must agree, and at least one must be shared. It returns what
+// verified the file, for provenance.
+func CrossCheck(pinned digest.Set, sumsPath string, pc *recipe.PlannedChecksums, now time.Time) ([]string, error) {
 	raw, err := os.ReadFile(sumsPath)
 	if err != nil {
 		return nil, err

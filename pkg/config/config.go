@@ -20,6 +20,7 @@
 //	  retry-time: 5m      # total time budget of one download
 //	  max-size: 4GiB      # bytes, or with a unit: KiB MiB GiB (also kB MB GB)
 //	  parallel: 4
+//	github-api: https://api.github.com   # for watch: github (updeb outdated, bump)
 package config
 
 import (
@@ -51,6 +52,9 @@ type Config struct {
 	Mirrors  []Mirror `yaml:"mirrors"`
 	Fetch    Fetch    `yaml:"fetch"`
 	Build    Build    `yaml:"build"`
+	// GitHubAPI is the GitHub REST API base URL for watch: github (updeb
+	// outdated/bump); "" means https://api.github.com (GitHub Enterprise: its /api/v3).
+	GitHubAPI string `yaml:"github-api"`
 
 	// File is the file the config was read from ("" when none was found).
 	File string `yaml:"-"`

@@ -49,6 +49,27 @@ func (f *Fetcher) get(ctx context.Context, upstream, target string, tmp *os.File
 	if err != nil {
 		return fmt.Errorf("fetch: %q: %w", target, err)
 	}
+	p := &partial{file: tmp, hasher: h, total: -1}
+	f.progress(Progress{URL: upstream, Total: -1})
+	err = f.retry(ctx, upstream, tu, func(context.Context) (bool, time.Duration, error) {
+		return f.attempt(ctx, upstream, target, p)
+	})
+	if err == nil {
+		f.progress(Progress{URL: upstream, Received: p.written, Total: p.written, Done: true})
+		return nil
+	}
+	if ctx.Err() == nil {
+		f.progress(Progress{URL: upstream, Received: p.written, Total: p.total, Done: true, Err: err})
+	}
+	return err
+}
+
+// retry runs attempt until it succeeds, fails for good, or the retry count or
+// time budget runs out, sleeping with backoff (or the server's Retry-After) in
+// between. Failures come back as *NetworkError, except *SizeError and the
+// context's own error.
+func (f *Fetcher) retry(ctx context.Context, upstream string, tu *url.URL, attempt func(context.Context) (retry bool, after time.Duration, err error)) error {
+	target := tu.String()
 	netErr := func(attempts int, err error) error {
 		ne := &NetworkError{URL: upstream, Proxy: f.proxyFor(tu), Attempts: attempts, Err: err}
 		if target != upstream {
@@ -56,39 +77,33 @@ func (f *Fetcher) get(ctx context.Context, upstream, target string, tmp *os.File
 		}
 		return ne
 	}
-	p := &partial{file: tmp, hasher: h, total: -1}
 	start := f.now()
-	f.progress(Progress{URL: upstream, Total: -1})
-	for attempt := 1; ; attempt++ {
-		retry, after, err := f.attempt(ctx, upstream, target, p)
+	for n := 1; ; n++ {
+		retry, after, err := attempt(ctx)
 		if err == nil {
-			f.progress(Progress{URL: upstream, Received: p.written, Total: p.written, Done: true})
 			return nil
 		}
 		if ctx.Err() != nil {
 			return ctx.Err()
 		}
 		if !retry {
-			f.progress(Progress{URL: upstream, Received: p.written, Total: p.total, Done: true, Err: err})
 			var se *SizeError
 			if errors.As(err, &se) {
 				return err
 			}
-			return netErr(attempt, err)
+			return netErr(n, err)
 		}
-		if attempt > f.o.Retries {
-			f.progress(Progress{URL: upstream, Received: p.written, Total: p.total, Done: true, Err: err})
-			return netErr(attempt, err)
+		if n > f.o.Retries {
+			return netErr(n, err)
 		}
-		delay := f.backoff(attempt)
+		delay := f.backoff(n)
 		if after > 0 {
 			delay = after
 		}
 		if spent := f.now().Sub(start); spent+delay > f.o.MaxRetryTime {
-			f.progress(Progress{URL: upstream, Received: p.written, Total: p.total, Done: true, Err: err})
-			return netErr(attempt, fmt.Errorf("%w (giving up: retrying in %s would pass the %s retry budget)", err, delay.Round(time.Millisecond), f.o.MaxRetryTime))
+			return netErr(n, fmt.Errorf("%w (giving up: retrying in %s would pass the %s retry budget)", err, delay.Round(time.Millisecond), f.o.MaxRetryTime))
 		}
-		f.log.Warn("download failed; retrying", "url", upstream, "attempt", attempt, "in", delay.Round(time.Millisecond), "have", p.written, "err", err)
+		f.log.Warn("request failed; retrying", "url", upstream, "attempt", n, "in", delay.Round(time.Millisecond), "err", err)
 		if err := f.sleep(ctx, delay); err != nil {
 			return err
 		}
@@ -153,12 +168,7 @@ func (f *Fetcher) attempt(ctx context.Context, upstream, target string, p *parti
 		p.ranges = false
 		return true, 0, fmt.Errorf("%s refused the range from byte %d", target, p.written)
 	default:
-		se := &StatusError{URL: target, StatusCode: resp.StatusCode, Status: resp.Status}
-		if resp.StatusCode == http.StatusTooManyRequests || resp.StatusCode == http.StatusServiceUnavailable {
-			se.RetryAfter = retryAfter(resp.Header.Get("Retry-After"), f.now())
-		}
-		retry := resp.StatusCode >= 500 || resp.StatusCode == http.StatusTooManyRequests || resp.StatusCode == http.StatusRequestTimeout
-		return retry, se.RetryAfter, se
+		return statusFailure(resp, f.now())
 	}
 	if p.total > f.o.MaxSize {
 		return false, 0, &SizeError{URL: upstream, Limit: f.o.MaxSize, Size: p.total}

@@ -3,6 +3,7 @@ package fetch
 import (
 	"errors"
 	"fmt"
+	"net/http"
 	"strings"
 	"time"
 )
@@ -44,6 +45,8 @@ type StatusError struct {
 	StatusCode int
 	Status     string
 	RetryAfter time.Duration // from a 429 or 503's Retry-After, 0 when absent
+	Header     http.Header   // the answer's headers (rate-limit state, ...)
+	Body       string        // the start of the answer's body (an API's error message)
 }
 
 func (e *StatusError) Error() string {

@@ -1,0 +1,130 @@
+package main
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/spf13/cobra"
+
+	"github.com/updeb/updeb/pkg/eol"
+	"github.com/updeb/updeb/pkg/track"
+)
+
+type outdatedOptions struct {
+	trackFlags
+	exitCode bool
+}
+
+func newOutdatedCmd(g *globalOptions) *cobra.Command {
+	o := &outdatedOptions{}
+	cmd := &cobra.Command{
+		Use:   "outdated [RECIPE...]",
+		Short: "Show which recipes have newer upstream releases or are out of support",
+		Long: `outdated asks each recipe's watch (GitHub releases, or a URL listing) for newer
+versions, through the configured proxy. A version counts only once every artifact the
+recipe would fetch for it (sources, signatures, checksum files, every architecture)
+exists; newer incomplete releases are listed as such. It shows the current version,
+the newest in the recipe's track, the newest overall, and the support status of the
+current version from the bundled end-of-life data.
+
+GITHUB_TOKEN, when set, is sent to the GitHub API (higher rate limit).`,
+		Example: `  updeb outdated
+  updeb outdated helm runc --json
+  updeb outdated --exit-code      # exit 1 when a recipe is behind its track or end-of-life`,
+		RunE: func(cmd *cobra.Command, args []string) error { return runOutdated(cmd, g, o, args) },
+	}
+	o.trackFlags.add(cmd)
+	cmd.Flags().BoolVar(&o.exitCode, "exit-code", false, "exit 1 when a recipe is outdated (newer in its track) or its version is end-of-life")
+	return cmd
+}
+
+func runOutdated(cmd *cobra.Command, g *globalOptions, o *outdatedOptions, args []string) error {
+	rs, err := loadRecipes(g, args)
+	if err != nil {
+		return err
+	}
+	c, err := g.loadConfig()
+	if err != nil {
+		return err
+	}
+	f, err := g.newFetcher(c)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	opts, err := o.options(g, c, f)
+	if err != nil {
+		return err
+	}
+	data, err := eol.Load()
+	if err != nil {
+		return fmt.Errorf("bundled end-of-life data: %w", err)
+	}
+	var (
+		rows []*track.Status
+		errs []error
+	)
+	for _, r := range rs {
+		s, err := track.Check(cmd.Context(), r, data, opts)
+		if err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		rows = append(rows, s)
+	}
+	out := cmd.OutOrStdout()
+	if g.json {
+		enc := json.NewEncoder(out)
+		enc.SetIndent("", "  ")
+		if rows == nil {
+			rows = []*track.Status{}
+		}
+		if err := enc.Encode(rows); err != nil {
+			return err
+		}
+	} else if len(rows) > 0 {
+		printOutdated(out, rows)
+	}
+	if len(errs) > 0 {
+		return trackExit(errors.Join(errs...))
+	}
+	if o.exitCode {
+		var behind []string
+		for _, s := range rows {
+			if s.Outdated || s.OutOfSupport {
+				behind = append(behind, s.Recipe)
+			}
+		}
+		if len(behind) > 0 {
+			return withCode(exitCheck, fmt.Errorf("%d recipe(s) outdated or out of support: %s", len(behind), strings.Join(behind, ", ")), "updeb bump RECIPE moves a recipe to the newest complete release in its track")
+		}
+	}
+	return nil
+}
+
+func printOutdated(w io.Writer, rows []*track.Status) {
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "RECIPE\tCURRENT\tTRACK\tNEWEST IN TRACK\tNEWEST\tSUPPORT\tNOTE")
+	for _, s := range rows {
+		tr := s.Track
+		if tr == "" {
+			tr = "-"
+		}
+		var notes []string
+		if s.Outdated {
+			notes = append(notes, "outdated")
+		}
+		if s.OutOfSupport {
+			notes = append(notes, "out of support")
+		}
+		for _, inc := range s.Incomplete {
+			notes = append(notes, fmt.Sprintf("%s incomplete (%d missing)", inc.Version, len(inc.Missing)))
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", s.Recipe, s.Current, tr, s.InTrack.Version, s.Latest.Version, s.Support.Text, strings.Join(notes, "; "))
+	}
+	tw.Flush()
+}

@@ -1,0 +1,57 @@
+package fetch
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"net/http/httptest"
+	"testing"
+)
+
+func TestExistsAndGet(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch r.URL.Path {
+		case "/signed": // like a signed object-store URL: GET only
+			if r.Method == http.MethodHead {
+				w.WriteHeader(http.StatusForbidden)
+				return
+			}
+			if r.Header.Get("Range") != "bytes=0-0" {
+				t.Errorf("probe without a one-byte range: %q", r.Header.Get("Range"))
+			}
+			w.WriteHeader(http.StatusPartialContent)
+			w.Write([]byte("x"))
+		case "/plain":
+			w.Write([]byte("0123456789"))
+		case "/broken":
+			w.WriteHeader(http.StatusInternalServerError)
+		default:
+			http.NotFound(w, r)
+		}
+	}))
+	defer srv.Close()
+	f, err := New(t.TempDir(), Options{Retries: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	for path, want := range map[string]bool{"/signed": true, "/plain": true, "/absent": false} {
+		if ok, err := f.Exists(ctx, srv.URL+path); ok != want || err != nil {
+			t.Errorf("Exists(%s) = %v, %v; want %v", path, ok, err, want)
+		}
+	}
+	var se *StatusError
+	if _, err := f.Exists(ctx, srv.URL+"/broken"); !errors.As(err, &se) || se.StatusCode != 500 {
+		t.Errorf("Exists(/broken) err = %v, want a 500 StatusError", err)
+	}
+	if b, err := f.Get(ctx, srv.URL+"/plain", nil, 10); string(b) != "0123456789" || err != nil {
+		t.Errorf("Get = %q, %v", b, err)
+	}
+	var size *SizeError
+	if _, err := f.Get(ctx, srv.URL+"/plain", nil, 9); !errors.As(err, &size) {
+		t.Errorf("Get over the cap: err = %v, want a SizeError", err)
+	}
+	if _, err := f.Get(ctx, srv.URL+"/absent", nil, 0); !errors.As(err, &se) || se.StatusCode != 404 {
+		t.Errorf("Get(/absent) err = %v, want a 404 StatusError", err)
+	}
+}
