@@ -332,10 +332,16 @@ func verifyStream(kr *Keyring, pol Policy, allowed map[string]bool, sigs []*pack
 			c.refusal = &Refusal{Reason: ReasonUnsupported, KeyID: issuerKeyID(s), Detail: fmt.Sprintf("cannot compute digest %s: %v", hashName(s.Hash), err)}
 		} else {
 			c.h = h
+			// Text signatures hash the data with line endings made CRLF. Only
+			// the DATA goes through the canonicaliser: VerifySignature later
+			// writes the signature's own trailer into c.h, and those binary
+			// bytes (timestamps, fingerprints) must not be rewritten, or every
+			// signature whose trailer holds a 0x0A byte is refused.
+			var w io.Writer = h
 			if s.SigType == packet.SigTypeText && !canonical {
-				c.h = openpgp.NewCanonicalTextHash(h)
+				w = openpgp.NewCanonicalTextHash(h)
 			}
-			writers = append(writers, c.h)
+			writers = append(writers, w)
 		}
 		cands = append(cands, c)
 	}
