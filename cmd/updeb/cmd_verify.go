@@ -169,4 +169,3 @@ func printVerifyReport(w io.Writer, rep *check.Report) {
 		fmt.Fprintln(w, "!! a keyring or signer list changed: a human must review the keys before merging")
 	}
 }
-

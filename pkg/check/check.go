@@ -21,6 +21,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 
@@ -86,7 +87,7 @@ func Run(ctx context.Context, recipes []*recipe.Recipe, opts Options) (*Report, 
 	var jobs []build.Job
 	for _, r := range recipes {
 		for _, a := range r.ArchNames() {
-			if len(opts.Arches) == 0 || contains(opts.Arches, a) {
+			if len(opts.Arches) == 0 || slices.Contains(opts.Arches, a) {
 				jobs = append(jobs, build.Job{Recipe: r, Arch: a})
 			}
 		}
@@ -315,15 +316,6 @@ func sameBytes(a, b string) (bool, error) {
 			return false, errB
 		}
 	}
-}
-
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }
 
 func sortedUnique(list []string) []string {
