@@ -88,6 +88,7 @@ Exit codes: 0 success; 1 a check failed (signature, checksum, verification);
 		newBuildCmd(g),
 		newOutdatedCmd(g),
 		newBumpCmd(g),
+		newVerifyCmd(g),
 	)
 	// Bad arguments are usage errors (exit 2) for every command, and an unknown
 	// command is one too, with a hint.

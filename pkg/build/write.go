@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path"
 	"path/filepath"
 
 	"github.com/updeb/updeb/internal/atomicfile"
@@ -43,7 +44,12 @@ func assemble(plan *recipe.Plan, pp *recipe.PlannedPackage, members map[memberKe
 			}
 			e.Size, e.Open = st.Size(), openFile(f.LocalPath)
 		} else {
-			m, ok := members[memberKey{f.Source, f.Path}]
+			// The archive reader hands out cleaned names ("./bridge" -> "bridge").
+			name := f.Path
+			if name != "" {
+				name = path.Clean(name)
+			}
+			m, ok := members[memberKey{f.Source, name}]
 			if !ok {
 				return nil, fmt.Errorf("file %s: source %s has no member %q", f.Dest, f.Source, f.Path)
 			}

@@ -1,0 +1,171 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"runtime"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/updeb/updeb/pkg/build"
+	"github.com/updeb/updeb/pkg/check"
+)
+
+type verifyOptions struct {
+	base   string
+	arches []string
+}
+
+func newVerifyCmd(g *globalOptions) *cobra.Command {
+	o := &verifyOptions{}
+	cmd := &cobra.Command{
+		Use:   "verify [RECIPE...]",
+		Short: "CI gate for recipes: verify, build twice, lintian, and compare with a base git revision",
+		Long: `verify checks recipes (typically a version bump) before they are merged:
+lint; fetch every source and verify its pinned digest and OpenPGP signature;
+cross-check the pins against the upstream checksum file (or say that none is
+available); build into a temporary folder; lintian --fail-on error on every
+package (when lintian is installed); build again into a fresh folder and
+compare the bytes. With --base REV it also compares each recipe with its
+version at that git revision: the Debian version must increase when the
+packages change; a changed keyring or signer list is flagged for REVIEW (a
+warning: a legitimate key rotation must still pass); the packages' file
+lists and control fields are diffed. The diff is computed from the plans,
+which fix every package's files and control fields, so the old release is
+never downloaded.
+
+Exit codes: 0 every check passed (warnings allowed), 1 a check failed,
+2 invalid input (recipe, config, --base), 3 a download failed.`,
+		Example: `  updeb verify helm --base origin/main
+  updeb verify --arch amd64 --json kubernetes-1.36
+  git diff --name-only origin/main -- recipes/*.yaml | xargs updeb verify --base origin/main`,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return runVerify(cmd, g, o, args)
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&o.base, "base", "", "git revision to compare each recipe with (e.g. origin/main)")
+	f.StringSliceVar(&o.arches, "arch", nil, "architectures to build (default: every architecture of each recipe)")
+	return cmd
+}
+
+func runVerify(cmd *cobra.Command, g *globalOptions, o *verifyOptions, args []string) error {
+	cfg, err := g.loadConfig()
+	if err != nil {
+		return err
+	}
+	recipes, err := loadRecipes(g, args)
+	if err != nil {
+		return err
+	}
+	if _, err := buildJobs(recipes, o.arches); err != nil {
+		return err
+	}
+	fetcher, err := g.newFetcher(cfg)
+	if err != nil {
+		return err
+	}
+	defer fetcher.Close()
+	tmp, err := os.MkdirTemp("", "updeb-verify-")
+	if err != nil {
+		return withCode(exitNetwork, err, "")
+	}
+	defer os.RemoveAll(tmp)
+	opts := check.Options{
+		Build: build.Options{
+			Fetcher: fetcher, Now: time.Now, Logger: g.logger(), UpdebVersion: version,
+			Parallel: runtime.NumCPU(), PlanOptions: planOptions(cfg),
+		},
+		Arches:  o.arches,
+		TempDir: tmp,
+	}
+	if p, err := exec.LookPath("lintian"); err == nil {
+		opts.Lintian = p
+	}
+	if o.base != "" {
+		git, err := exec.LookPath("git")
+		if err != nil {
+			return usageErrorf("--base needs git: %v", err)
+		}
+		opts.Base = &check.Base{Git: git, Rev: o.base}
+	}
+	rep, err := check.Run(cmd.Context(), recipes, opts)
+	if err != nil {
+		return withCode(exitUsage, err, "")
+	}
+	if g.json {
+		enc := json.NewEncoder(cmd.OutOrStdout())
+		enc.SetIndent("", "  ")
+		if err := enc.Encode(rep); err != nil {
+			return err
+		}
+	} else {
+		printVerifyReport(cmd.OutOrStdout(), rep)
+	}
+	return verifyExit(rep)
+}
+
+// verifyExit: a failed check is 1, except that an unreadable base is invalid
+// input (2) and a download failure with no failed check beyond it is 3.
+func verifyExit(rep *check.Report) error {
+	if rep.Failed == 0 {
+		return nil
+	}
+	var causes []string
+	baseOnly, fetchOnly := true, true
+	for _, r := range rep.Recipes {
+		for _, x := range r.Results {
+			if x.Status != check.Fail {
+				continue
+			}
+			causes = append(causes, r.Recipe+": "+x.Check)
+			baseOnly = baseOnly && x.Check == "base"
+			fetchOnly = fetchOnly && x.Check == "fetch"
+		}
+	}
+	err := fmt.Errorf("verify: %d check(s) failed: %s", rep.Failed, strings.Join(causes, ", "))
+	switch {
+	case baseOnly:
+		return withCode(exitUsage, err, "--base must name a commit of the git repository that holds the recipes")
+	case fetchOnly && rep.Network:
+		return withCode(exitNetwork, err, "check the proxy and mirrors; nothing was verified")
+	}
+	return withCode(exitCheck, err, "see the FAIL lines above")
+}
+
+func printVerifyReport(w io.Writer, rep *check.Report) {
+	for _, r := range rep.Recipes {
+		v := r.Version
+		if r.Base != "" && r.Base != r.Version {
+			v = r.Base + " -> " + r.Version
+		}
+		fmt.Fprintf(w, "== %s %s (%s)\n", r.Recipe, v, r.File)
+		for _, x := range r.Results {
+			label := strings.ToUpper(string(x.Status))
+			if x.Status == check.Warn {
+				label = "REVIEW"
+			}
+			detail := strings.ReplaceAll(x.Detail, "\n", "\n        ")
+			fmt.Fprintf(w, "  %-6s %-12s %s\n", label, x.Check, detail)
+		}
+		if len(r.Changes) > 0 {
+			fmt.Fprintln(w, "  changes:")
+			for _, c := range r.Changes {
+				fmt.Fprintf(w, "    %s\n", c)
+			}
+		}
+	}
+	status := "PASS"
+	if rep.Failed > 0 {
+		status = "FAIL"
+	}
+	fmt.Fprintf(w, "%s: %d recipe(s), %d failed check(s), %d flagged for review\n", status, len(rep.Recipes), rep.Failed, rep.Warnings)
+	if rep.Warnings > 0 {
+		fmt.Fprintln(w, "!! a keyring or signer list changed: a human must review the keys before merging")
+	}
+}
