@@ -83,12 +83,11 @@ func loadRecipes(g *globalOptions, args []string) ([]*recipe.Recipe, error) {
 }
 
 // planOptions are the site settings of the config that shape every plan.
+// There is no built-in maintainer: an invented address (updeb@localhost) is
+// what lintian calls bogus-mail-host, so a recipe without one needs
+// build: maintainer: in the config, and says so (exit 2).
 func planOptions(c *config.Config) recipe.PlanOptions {
-	m := c.Build.Maintainer
-	if m == "" {
-		m = "updeb <updeb@localhost>"
-	}
-	return recipe.PlanOptions{LocalSuffix: c.Build.VersionSuffix, DefaultMaintainer: m}
+	return recipe.PlanOptions{LocalSuffix: c.Build.VersionSuffix, DefaultMaintainer: c.Build.Maintainer}
 }
 
 func (g *globalOptions) outFolder(c *config.Config) string {
@@ -221,7 +220,11 @@ func buildExit(err error) error {
 		errors.Is(err, archive.ErrUnsafe), errors.Is(err, archive.ErrCorrupt), errors.Is(err, archive.ErrMissing):
 		return withCode(exitCheck, err, "a source failed verification: nothing from it was packaged. Check the recipe's pins and the upstream release")
 	case errors.Is(err, recipe.ErrInvalid), errors.Is(err, deb.ErrInvalid), errors.Is(err, verify.ErrKeyring), errors.Is(err, archive.ErrWant):
-		return withCode(exitUsage, err, "fix the recipe; 'updeb lint' checks it offline")
+		hint := "fix the recipe; 'updeb lint' checks it offline"
+		if strings.Contains(err.Error(), "no default maintainer is configured") {
+			hint = "set build: maintainer: \"Name <email>\" in updeb.yaml (or maintainer: in the recipe)"
+		}
+		return withCode(exitUsage, err, hint)
 	}
 	// Network failures, offline misses and I/O errors: as updeb fetch reports them.
 	return fetchExit(err)
