@@ -2,7 +2,10 @@ module github.com/updeb/updeb
 
 go 1.26
 
-require github.com/spf13/cobra v1.10.2
+require (
+	github.com/spf13/cobra v1.10.2
+	github.com/ulikunitz/xz v0.5.17
+)
 
 require (
 	github.com/inconshreveable/mousetrap v1.1.0 // indirect
