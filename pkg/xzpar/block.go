@@ -26,10 +26,16 @@ func blockDictCap(cfg Config, n int) int {
 	return max(min(cfg.DictCap, n), lzma.MinDictCap)
 }
 
-// encodeBlock compresses in as one independent block: fresh LZMA2 state and
-// dictionary, so it depends on nothing but its own bytes and cfg.
+// encodeBlock compresses in as one independent block: fresh filter state and
+// dictionary, so it depends on nothing but its own bytes and cfg. With cfg.X86
+// it overwrites in with the filtered bytes.
 func encodeBlock(in []byte, cfg Config, crcTable *crc64.Table) (*encodedBlock, error) {
 	dictCap := blockDictCap(cfg, len(in))
+	var check [checkSize]byte
+	binary.LittleEndian.PutUint64(check[:], crc64.Checksum(in, crcTable))
+	if cfg.X86 {
+		x86Convert(in, true) // in place: in is the writer's own buffer
+	}
 	var data bytes.Buffer
 	data.Grow(len(in)/3 + 64)
 	enc, err := lzma.Writer2Config{DictCap: dictCap, Matcher: cfg.Matcher}.NewWriter2(&data)
@@ -47,11 +53,11 @@ func encodeBlock(in []byte, cfg Config, crcTable *crc64.Table) (*encodedBlock, e
 		return nil, fmt.Errorf("xzpar: LZMA2 end marker: %w", err)
 	}
 	b := &encodedBlock{
-		header:  blockHeader(uint64(data.Len()), uint64(len(in)), lzma.EncodeDictCap(int64(dictCap))),
+		header:  blockHeader(uint64(data.Len()), uint64(len(in)), cfg.X86, lzma.EncodeDictCap(int64(dictCap))),
 		data:    data.Bytes(),
 		padding: blockPadding(data.Len()),
+		check:   check,
 	}
-	binary.LittleEndian.PutUint64(b.check[:], crc64.Checksum(in, crcTable))
 	b.record = indexRecord{
 		unpadded:     uint64(len(b.header) + len(b.data) + checkSize),
 		uncompressed: uint64(len(in)),

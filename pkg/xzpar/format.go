@@ -56,11 +56,20 @@ func streamHeader() []byte {
 }
 
 // blockHeader returns a block header announcing compressed and uncompressed
-// sizes and the LZMA2 filter with the given dictionary-size property byte.
-func blockHeader(compressed, uncompressed uint64, dictByte byte) []byte {
-	b := []byte{0, 0x40 | 0x80} // size byte filled below; flags: one filter, both sizes present
+// sizes and the filter chain: x86 BCJ if x86 is set, then LZMA2 with the given
+// dictionary-size property byte.
+func blockHeader(compressed, uncompressed uint64, x86 bool, dictByte byte) []byte {
+	flags := byte(0x40 | 0x80) // both sizes present, one filter
+	if x86 {
+		flags |= 1 // two filters
+	}
+	b := []byte{0, flags} // the size byte is filled in below
 	b = appendVLI(b, compressed)
 	b = appendVLI(b, uncompressed)
+	if x86 {
+		b = appendVLI(b, filterX86)
+		b = appendVLI(b, 0) // no properties: start offset 0
+	}
 	b = appendVLI(b, filterLZMA2)
 	b = appendVLI(b, 1) // size of the filter properties
 	b = append(b, dictByte)

@@ -52,6 +52,10 @@ type Config struct {
 	DictCap int
 	// Matcher is the LZMA match finder (lzma.HashTable4 or lzma.BinaryTree).
 	Matcher lzma.MatchAlgorithm
+	// X86 puts the x86 BCJ filter before LZMA2 (like `xz --x86`): smaller
+	// output for amd64/386 machine code, slightly larger for other data.
+	// liblzma (xz, dpkg) decodes it; github.com/ulikunitz/xz's reader does not.
+	X86 bool
 }
 
 // ErrClosed is returned by Write and Close on a writer that was closed.
