@@ -62,10 +62,10 @@ func BenchmarkGoBinaries(b *testing.B) {
 		b.ReportMetric(float64(out), "bytes")
 	}
 	for _, cfg := range []Config{
-		{},
 		{X86: true},
-		{X86: true, BlockSize: 4 << 20, DictCap: 4 << 20},
-		{X86: true, BlockSize: 16 << 20, DictCap: 16 << 20},
+		{BlockSize: DefaultBlockSize, DictCap: DefaultDictCap},
+		{X86: true, BlockSize: 8 << 20, DictCap: 8 << 20},
+		{X86: true, BlockSize: 32 << 20, DictCap: 8 << 20},
 		{X86: true, BlockSize: 32 << 20, DictCap: 32 << 20},
 	} {
 		name := fmt.Sprintf("xzpar-bs%dM-dict%dM-x86=%v", cfg.BlockSize>>20, cfg.DictCap>>20, cfg.X86)

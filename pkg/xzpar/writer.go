@@ -19,12 +19,16 @@ import (
 	"github.com/ulikunitz/xz/lzma"
 )
 
-// Defaults, measured on 83 MB of Go binaries on 2 cores (see the package's
-// benchmark and README): the best ratio the ulikunitz encoder gives at a speed
-// that keeps two workers twice as fast as xz -6 -T1.
+// Defaults, measured on 86 MB of Go binaries with 2 workers on 2 cores
+// (BenchmarkGoBinaries; numbers in README's xz section): with X86 set, 1.19x
+// the size of xz -6 in under half its wall time. Blocks cost ratio because each
+// starts with an empty dictionary (8 MiB blocks: 1.35x, 32 MiB: 1.25x at the
+// same 8 MiB dictionary), and the dictionary is the other lever (32 MiB blocks
+// with 8/16/32 MiB dictionaries: 1.25x/1.19x/1.18x). The binary tree matcher
+// is far too slow to use (seconds per 100 kB on repetitive text).
 const (
-	DefaultBlockSize = 8 << 20
-	DefaultDictCap   = 8 << 20
+	DefaultBlockSize = 32 << 20
+	DefaultDictCap   = 16 << 20
 	DefaultWorkers   = 2
 	DefaultMatcher   = lzma.HashTable4
 )
@@ -37,9 +41,15 @@ const (
 	MaxWorkers   = 256
 )
 
-// Config sets up a Writer. The zero value means the defaults above. Only
-// BlockSize, DictCap and Matcher change the output bytes; Workers changes only
+// Config sets up a Writer. The zero value means the defaults above. BlockSize,
+// DictCap, Matcher and X86 determine the output bytes; Workers changes only
 // speed and memory.
+//
+// Memory: up to Workers+1 input blocks, Workers outputs (about a third of a
+// block each on binaries), and Workers encoders of about 5*DictCap+8 MiB each
+// with the hash-table matcher; the defaults hold about 300 MB live (the Go
+// heap may grow to twice that unless the program sets a memory limit). For
+// about 128 MB, use BlockSize and DictCap 8 MiB (1.35x xz -6 on binaries).
 type Config struct {
 	// BlockSize is the number of uncompressed bytes per block (the last block
 	// may be shorter). Smaller blocks parallelise finer and cost ratio.
@@ -164,6 +174,7 @@ func (x *writer) Close() error {
 	for len(x.pending) > 0 {
 		x.writeOldest()
 	}
+	x.free, x.pending = nil, nil
 	if x.err != nil {
 		return x.err
 	}
