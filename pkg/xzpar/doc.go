@@ -33,6 +33,12 @@
 //	xzpar      8M blocks  8M dict 28,562,504  1.42
 //	xzpar     32M blocks 32M dict 24,786,880  1.24
 //
+// Timings are noisy (another job on the same cores can halve the speed: one
+// run of the defaults took 0.51x). Only whole blocks run in parallel, so a
+// payload of fewer than Workers*BlockSize bytes gains little: 86 MB makes three
+// 32 MiB blocks; for payloads of 20 to 60 MB, 8 or 16 MiB blocks parallelise
+// better at some cost in ratio.
+//
 // Each block starts with an empty dictionary and fresh probabilities, which
 // costs ratio on small blocks; a larger dictionary gains more than it costs in
 // time but costs memory (about 5*DictCap per worker). ulikunitz's encoder is
