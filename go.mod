@@ -3,11 +3,14 @@ module github.com/updeb/updeb
 go 1.26.0
 
 require (
+	github.com/spf13/cobra v1.10.2
+	github.com/ulikunitz/xz v0.5.17
+)
+
+require (
 	github.com/ProtonMail/go-crypto v1.5.2
 	github.com/blakesmith/ar v0.0.0-20190502131153-809d4375e1fb
 	github.com/klauspost/compress v1.20.3
-	github.com/spf13/cobra v1.10.2
-	github.com/ulikunitz/xz v0.5.17
 	go.yaml.in/yaml/v3 v3.0.4
 	golang.org/x/sync v0.24.0
 )

@@ -1,0 +1,117 @@
+package xzpar
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"testing"
+
+	"github.com/ulikunitz/xz"
+
+	"github.com/updeb/updeb/internal/testenv"
+)
+
+// goBinaries returns the Go toolchain's own binaries concatenated (about 85 MB
+// with Go 1.26): real amd64 code, the kind of payload updeb packages.
+func goBinaries(b *testing.B) []byte {
+	b.Helper()
+	out, err := exec.Command("go", "env", "GOROOT").Output()
+	if err != nil {
+		b.Skipf("go env GOROOT: %v", err)
+	}
+	root := strings.TrimSpace(string(out))
+	var payload bytes.Buffer
+	for _, dir := range []string{filepath.Join(root, "bin"), filepath.Join(root, "pkg", "tool", runtime.GOOS+"_"+runtime.GOARCH)} {
+		entries, err := os.ReadDir(dir)
+		if err != nil {
+			b.Fatal(err)
+		}
+		for _, e := range entries {
+			data, err := os.ReadFile(filepath.Join(dir, e.Name()))
+			if err != nil {
+				b.Fatal(err)
+			}
+			payload.Write(data)
+		}
+	}
+	return payload.Bytes()
+}
+
+// BenchmarkGoBinaries compares this writer at several settings with
+// ulikunitz's single-threaded writer and with xz itself on the Go toolchain's
+// binaries; "ratio" is output/input. It is long: run one case at a time, e.g.
+//
+//	go test ./pkg/xzpar -run '^$' -bench 'GoBinaries/xzpar-default' -benchtime 1x
+func BenchmarkGoBinaries(b *testing.B) {
+	payload := goBinaries(b)
+	run := func(b *testing.B, compress func(io.Writer) error) {
+		b.SetBytes(int64(len(payload)))
+		var out countingWriter
+		for b.Loop() {
+			out = 0
+			if err := compress(&out); err != nil {
+				b.Fatal(err)
+			}
+		}
+		b.ReportMetric(float64(out)/float64(len(payload)), "ratio")
+		b.ReportMetric(float64(out), "bytes")
+	}
+	for _, cfg := range []Config{
+		{X86: true},
+		{BlockSize: DefaultBlockSize, DictCap: DefaultDictCap},
+		{X86: true, BlockSize: 8 << 20, DictCap: 8 << 20},
+		{X86: true, BlockSize: 32 << 20, DictCap: 8 << 20},
+		{X86: true, BlockSize: 32 << 20, DictCap: 32 << 20},
+	} {
+		name := fmt.Sprintf("xzpar-bs%dM-dict%dM-x86=%v", cfg.BlockSize>>20, cfg.DictCap>>20, cfg.X86)
+		if cfg == (Config{X86: true}) {
+			name = "xzpar-default"
+		}
+		b.Run(name, func(b *testing.B) {
+			run(b, func(w io.Writer) error {
+				zw, err := NewWriter(w, cfg)
+				if err != nil {
+					return err
+				}
+				if _, err := zw.Write(payload); err != nil {
+					return err
+				}
+				return zw.Close()
+			})
+		})
+	}
+	b.Run("ulikunitz-xz-default", func(b *testing.B) {
+		run(b, func(w io.Writer) error {
+			zw, err := xz.NewWriter(w)
+			if err != nil {
+				return err
+			}
+			if _, err := zw.Write(payload); err != nil {
+				return err
+			}
+			return zw.Close()
+		})
+	})
+	for _, threads := range []string{"-T1", "-T2"} {
+		b.Run("xz-6"+threads, func(b *testing.B) {
+			testenv.RequireTool(b, "xz")
+			run(b, func(w io.Writer) error {
+				cmd := exec.Command("xz", "-6", threads, "-c")
+				cmd.Stdin, cmd.Stdout = bytes.NewReader(payload), w
+				return cmd.Run()
+			})
+		})
+	}
+}
+
+type countingWriter int64
+
+func (c *countingWriter) Write(p []byte) (int, error) {
+	*c += countingWriter(len(p))
+	return len(p), nil
+}
