@@ -1,9 +1,13 @@
 package main
 
 import (
+	"time"
+
 	"encoding/json"
 	"fmt"
 	"strings"
+
+	"github.com/updeb/updeb/pkg/build"
 
 	"github.com/spf13/cobra"
 
@@ -15,23 +19,35 @@ type fetchOptions struct {
 	sha256, sha512 string
 	unpinned       bool
 	key            string
+	arches         []string
 }
 
 func newFetchCmd(g *globalOptions) *cobra.Command {
 	o := &fetchOptions{}
 	cmd := &cobra.Command{
-		Use:   "fetch URL...",
-		Short: "Download and verify artifacts into the cache",
-		Long: `fetch downloads each URL through the configured proxy into the cache, verifies it
-against its pinned digest and prints "SHA256  SIZE  PATH  URL" per file. A URL is
-pinned with --sha256/--sha512 (one URL only) or a fragment: URL#sha256=HEX.
-Files already cached are re-verified and not downloaded again.`,
-		Example: `  updeb fetch --sha256 11400fec... https://get.helm.sh/helm-v3.15.4-linux-amd64.tar.gz
+		Use:   "fetch [RECIPE...] | fetch URL...",
+		Short: "Download and verify sources into the cache",
+		Long: `fetch downloads every source of each RECIPE (none means all recipes), with its
+signature and checksum file, through the configured proxy into the cache, and
+verifies them exactly as build does (pinned digests, OpenPGP signatures, checksum
+cross-checks), without building: fill the cache before an --offline build.
+
+Given URLs instead, it downloads each one and verifies it against its pin:
+--sha256/--sha512 (one URL only) or a fragment, URL#sha256=HEX.
+
+It prints "SHA256  SIZE  PATH  URL" per file. Files already cached are
+re-verified and not downloaded again.`,
+		Example: `  updeb fetch                     # every source of every recipe in recipes/
+  updeb fetch helm runc --arch amd64
+  updeb --offline fetch kubernetes-1.36   # lists what is not in the cache yet
+  updeb fetch --sha256 11400fec... https://get.helm.sh/helm-v3.15.4-linux-amd64.tar.gz
   updeb fetch 'https://dl.k8s.io/v1.31.4/bin/linux/amd64/kubectl#sha256=298e19e9...'
   updeb fetch --unpinned https://get.helm.sh/helm-v3.15.4-linux-amd64.tar.gz.asc
   updeb --offline fetch 'https://example.org/a.tgz#sha256=...'`,
-		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if !isURLArgs(args) {
+				return fetchRecipes(cmd, g, o, args)
+			}
 			reqs, err := o.requests(args)
 			if err != nil {
 				return err
@@ -57,7 +73,51 @@ Files already cached are re-verified and not downloaded again.`,
 	fl.StringVar(&o.sha512, "sha512", "", "pinned sha512 of the (single) URL")
 	fl.BoolVar(&o.unpinned, "unpinned", false, "allow URLs without a pin (signatures, checksum files)")
 	fl.StringVar(&o.key, "key", "", "cache index key, e.g. \"helm 3.15.4\" (unpinned files are cached per URL and key)")
+	fl.StringSliceVar(&o.arches, "arch", nil, "with recipes: only these architectures (default: every one)")
 	return cmd
+}
+
+// isURLArgs tells URL mode (every argument a URL) from recipe mode; a mix is
+// treated as recipes, so a URL among them is reported as an unknown recipe.
+func isURLArgs(args []string) bool {
+	if len(args) == 0 {
+		return false
+	}
+	for _, a := range args {
+		if !strings.Contains(a, "://") {
+			return false
+		}
+	}
+	return true
+}
+
+// fetchRecipes downloads and verifies every source of the recipes.
+func fetchRecipes(cmd *cobra.Command, g *globalOptions, o *fetchOptions, args []string) error {
+	if o.sha256 != "" || o.sha512 != "" || o.unpinned || o.key != "" {
+		return usageErrorf("--sha256, --sha512, --unpinned and --key go with URLs, not recipes")
+	}
+	cfg, err := g.loadConfig()
+	if err != nil {
+		return err
+	}
+	recipes, err := loadRecipes(g, args)
+	if err != nil {
+		return err
+	}
+	jobs, err := buildJobs(recipes, o.arches)
+	if err != nil {
+		return err
+	}
+	f, err := g.newFetcher(cfg)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	res, err := build.Fetch(cmd.Context(), jobs, build.Options{Fetcher: f, Now: time.Now, Logger: g.logger(), PlanOptions: planOptions(cfg)})
+	if perr := printFetchResults(cmd, g, res); perr != nil && err == nil {
+		err = perr
+	}
+	return buildExit(err)
 }
 
 // requests turns the arguments into fetch requests, reading pins from the flags

@@ -17,6 +17,7 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -238,4 +239,48 @@ func fetchAndVerify(ctx context.Context, plan *recipe.Plan, opts Options, log *s
 		out[s.Name] = vs
 	}
 	return out, nil
+}
+
+// Fetch downloads every job's sources, signatures and checksum files into the
+// cache and verifies them (pins, signatures, checksum cross-checks), without
+// building: what `updeb fetch RECIPE...` runs to fill a cache ahead of an
+// offline build. Offline misses of all jobs are reported together.
+func Fetch(ctx context.Context, jobs []Job, opts Options) ([]*fetch.Result, error) {
+	if opts.Now == nil {
+		return nil, errors.New("build: Options.Now is required")
+	}
+	if opts.Logger == nil {
+		opts.Logger = slog.New(slog.DiscardHandler)
+	}
+	var (
+		out     []*fetch.Result
+		errs    []error
+		missing []string
+	)
+	for _, j := range jobs {
+		plan, err := j.Recipe.Plan(j.Arch, opts.PlanOptions)
+		if err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		srcs, err := fetchAndVerify(ctx, plan, opts, opts.Logger.With("recipe", j.Recipe.Name, "arch", j.Arch))
+		var off *fetch.OfflineError
+		switch {
+		case errors.As(err, &off):
+			missing = append(missing, off.Missing...)
+			continue
+		case err != nil:
+			errs = append(errs, fmt.Errorf("%s (%s): %w", j.Recipe.Name, j.Arch, err))
+			continue
+		}
+		for _, name := range sortedKeys(srcs) {
+			out = append(out, srcs[name].fetched)
+			out = append(out, srcs[name].aux...)
+		}
+	}
+	if len(missing) > 0 {
+		sort.Strings(missing)
+		errs = append(errs, &fetch.OfflineError{Missing: slices.Compact(missing)})
+	}
+	return out, errors.Join(errs...)
 }

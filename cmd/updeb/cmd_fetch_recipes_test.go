@@ -1,0 +1,55 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/updeb/updeb/internal/testenv"
+)
+
+// demoProject copies the demo (recipes, keys, mirror) and writes a config for
+// it; it returns the arguments that point updeb at the copy.
+func demoProject(t *testing.T) (args []string, mirror string) {
+	t.Helper()
+	dir := t.TempDir()
+	testenv.Run(t, "cp", "-a", filepath.Join("..", "..", "testdata", "demo"), filepath.Join(dir, "demo"))
+	cfg := filepath.Join(dir, "demo", "updeb.yaml")
+	if err := os.WriteFile(cfg, []byte("mirrors:\n  - {prefix: https://releases.example.org/, to: mirror/releases.example.org/}\nbuild:\n  maintainer: t <t@example.org>\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return []string{"--config", cfg, "--recipes", filepath.Join(dir, "demo", "recipes"), "--cache", filepath.Join(dir, "cache"), "-q"},
+		filepath.Join(dir, "demo", "mirror", "releases.example.org")
+}
+
+func TestFetchRecipes(t *testing.T) {
+	args, mirror := demoProject(t)
+	code, out, stderr := runCLI(t, append(args, "fetch", "hello", "--arch", "amd64")...)
+	if code != 0 || strings.Count(out, "\n") != 3 || !strings.Contains(out, "hello-v1.2.0-linux-amd64.tar.gz.asc") {
+		t.Fatalf("fetch hello: exit %d\n%s%s", code, out, stderr)
+	}
+	// Offline: what is cached is verified again; what is not is listed (exit 3).
+	if code, _, stderr := runCLI(t, append(args, "--offline", "fetch", "hello", "--arch", "amd64")...); code != 0 {
+		t.Fatalf("offline fetch of cached sources: exit %d: %s", code, stderr)
+	}
+	code, _, stderr = runCLI(t, append(args, "--offline", "fetch", "pingd")...)
+	if code != exitNetwork || !strings.Contains(stderr, "3 file(s) not in the cache") || !strings.Contains(stderr, "pingd.sha256sum") {
+		t.Fatalf("offline fetch of missing sources: exit %d: %s", code, stderr)
+	}
+	// A tampered upstream file fails verification (exit 1), nothing is cached.
+	f, err := os.OpenFile(filepath.Join(mirror, "pingd", "v0.9.1", "pingd.arm64"), os.O_APPEND|os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.Write([]byte("x"))
+	f.Close()
+	code, _, stderr = runCLI(t, append(args, "fetch", "pingd")...)
+	if code != exitCheck || !strings.Contains(stderr, "digest mismatch") || !strings.Contains(stderr, "pingd.arm64") {
+		t.Fatalf("fetch of a tampered source: exit %d: %s", code, stderr)
+	}
+	// URL-mode flags make no sense with recipes.
+	if code, _, stderr := runCLI(t, append(args, "fetch", "--unpinned", "hello")...); code != exitUsage {
+		t.Fatalf("--unpinned with a recipe: exit %d: %s", code, stderr)
+	}
+}
