@@ -101,18 +101,12 @@ func (g *globalOptions) outFolder(c *config.Config) string {
 }
 
 func runBuild(cmd *cobra.Command, g *globalOptions, o *buildOptions, args []string) error {
-	cfg, err := g.loadConfig()
+	s, err := g.openSession(args, o.arches)
 	if err != nil {
 		return err
 	}
-	recipes, err := loadRecipes(g, args)
-	if err != nil {
-		return err
-	}
-	jobs, err := buildJobs(recipes, o.arches)
-	if err != nil {
-		return err
-	}
+	defer s.Close()
+	cfg := s.cfg
 	comp := o.compression
 	if comp == "" {
 		comp = cfg.Build.Compression
@@ -129,13 +123,8 @@ func runBuild(cmd *cobra.Command, g *globalOptions, o *buildOptions, args []stri
 	if parallel <= 0 {
 		parallel = runtime.NumCPU()
 	}
-	fetcher, err := g.newFetcher(cfg)
-	if err != nil {
-		return err
-	}
-	defer fetcher.Close()
 	opts := build.Options{
-		Fetcher:      fetcher,
+		Fetcher:      s.fetcher,
 		OutDir:       g.outFolder(cfg),
 		Now:          time.Now,
 		Logger:       g.logger(),
@@ -145,7 +134,7 @@ func runBuild(cmd *cobra.Command, g *globalOptions, o *buildOptions, args []stri
 		Parallel:     parallel,
 		PlanOptions:  planOptions(cfg),
 	}
-	results, runErr := build.Run(cmd.Context(), jobs, opts)
+	results, runErr := build.Run(cmd.Context(), s.jobs, opts)
 	if g.json {
 		enc := json.NewEncoder(cmd.OutOrStdout())
 		enc.SetIndent("", "  ")

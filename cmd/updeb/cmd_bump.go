@@ -41,21 +41,13 @@ bytes are an alarm (exit 1), never an update.`,
 }
 
 func runBump(cmd *cobra.Command, g *globalOptions, o *bumpOptions, name string) error {
-	rs, err := loadRecipes(g, []string{name})
+	s, err := g.openSession([]string{name}, nil)
 	if err != nil {
 		return err
 	}
-	r := rs[0]
-	c, err := g.loadConfig()
-	if err != nil {
-		return err
-	}
-	f, err := g.newFetcher(c)
-	if err != nil {
-		return err
-	}
-	defer f.Close()
-	opts, err := o.options(g, c, f)
+	defer s.Close()
+	r := s.recipes[0]
+	opts, err := o.options(g, s.cfg, s.fetcher)
 	if err != nil {
 		return err
 	}

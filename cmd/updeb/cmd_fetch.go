@@ -96,24 +96,12 @@ func fetchRecipes(cmd *cobra.Command, g *globalOptions, o *fetchOptions, args []
 	if o.sha256 != "" || o.sha512 != "" || o.unpinned || o.key != "" {
 		return usageErrorf("--sha256, --sha512, --unpinned and --key go with URLs, not recipes")
 	}
-	cfg, err := g.loadConfig()
+	s, err := g.openSession(args, o.arches)
 	if err != nil {
 		return err
 	}
-	recipes, err := loadRecipes(g, args)
-	if err != nil {
-		return err
-	}
-	jobs, err := buildJobs(recipes, o.arches)
-	if err != nil {
-		return err
-	}
-	f, err := g.newFetcher(cfg)
-	if err != nil {
-		return err
-	}
-	defer f.Close()
-	res, err := build.Fetch(cmd.Context(), jobs, build.Options{Fetcher: f, Now: time.Now, Logger: g.logger(), PlanOptions: planOptions(cfg)})
+	defer s.Close()
+	res, err := build.Fetch(cmd.Context(), s.jobs, build.Options{Fetcher: s.fetcher, Now: time.Now, Logger: g.logger(), PlanOptions: planOptions(s.cfg)})
 	if perr := printFetchResults(cmd, g, res); perr != nil && err == nil {
 		err = perr
 	}

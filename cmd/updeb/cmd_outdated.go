@@ -43,20 +43,13 @@ GITHUB_TOKEN, when set, is sent to the GitHub API (higher rate limit).`,
 }
 
 func runOutdated(cmd *cobra.Command, g *globalOptions, o *outdatedOptions, args []string) error {
-	rs, err := loadRecipes(g, args)
+	s, err := g.openSession(args, nil)
 	if err != nil {
 		return err
 	}
-	c, err := g.loadConfig()
-	if err != nil {
-		return err
-	}
-	f, err := g.newFetcher(c)
-	if err != nil {
-		return err
-	}
-	defer f.Close()
-	opts, err := o.options(g, c, f)
+	defer s.Close()
+	rs := s.recipes
+	opts, err := o.options(g, s.cfg, s.fetcher)
 	if err != nil {
 		return err
 	}

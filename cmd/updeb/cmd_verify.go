@@ -55,22 +55,11 @@ Exit codes: 0 every check passed (warnings allowed), 1 a check failed,
 }
 
 func runVerify(cmd *cobra.Command, g *globalOptions, o *verifyOptions, args []string) error {
-	cfg, err := g.loadConfig()
+	s, err := g.openSession(args, o.arches)
 	if err != nil {
 		return err
 	}
-	recipes, err := loadRecipes(g, args)
-	if err != nil {
-		return err
-	}
-	if _, err := buildJobs(recipes, o.arches); err != nil {
-		return err
-	}
-	fetcher, err := g.newFetcher(cfg)
-	if err != nil {
-		return err
-	}
-	defer fetcher.Close()
+	defer s.Close()
 	tmp, err := os.MkdirTemp("", "updeb-verify-")
 	if err != nil {
 		return withCode(exitNetwork, err, "")
@@ -78,8 +67,8 @@ func runVerify(cmd *cobra.Command, g *globalOptions, o *verifyOptions, args []st
 	defer os.RemoveAll(tmp)
 	opts := check.Options{
 		Build: build.Options{
-			Fetcher: fetcher, Now: time.Now, Logger: g.logger(), UpdebVersion: version,
-			Parallel: runtime.NumCPU(), PlanOptions: planOptions(cfg),
+			Fetcher: s.fetcher, Now: time.Now, Logger: g.logger(), UpdebVersion: version,
+			Parallel: runtime.NumCPU(), PlanOptions: planOptions(s.cfg),
 		},
 		Arches:  o.arches,
 		TempDir: tmp,
@@ -94,7 +83,7 @@ func runVerify(cmd *cobra.Command, g *globalOptions, o *verifyOptions, args []st
 		}
 		opts.Base = &check.Base{Git: git, Rev: o.base}
 	}
-	rep, err := check.Run(cmd.Context(), recipes, opts)
+	rep, err := check.Run(cmd.Context(), s.recipes, opts)
 	if err != nil {
 		return withCode(exitUsage, err, "")
 	}
