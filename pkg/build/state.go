@@ -7,7 +7,6 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"sort"
 
 	"github.com/updeb/updeb/internal/atomicfile"
 	"github.com/updeb/updeb/pkg/recipe"
@@ -38,24 +37,7 @@ func inputKey(r *recipe.Recipe, plan *recipe.Plan, opts Options) (string, error)
 	}{plan, opts.UpdebVersion, string(opts.Compression)}); err != nil {
 		return "", err
 	}
-	var files []string
-	for _, s := range plan.Sources {
-		if s.Signature != nil {
-			files = append(files, s.Signature.KeyringPath)
-		}
-		if s.Checksums != nil && s.Checksums.Clearsigned != nil {
-			files = append(files, s.Checksums.Clearsigned.KeyringPath)
-		}
-	}
-	for _, p := range plan.Packages {
-		for _, f := range p.Files {
-			if f.LocalPath != "" {
-				files = append(files, f.LocalPath)
-			}
-		}
-	}
-	sort.Strings(files)
-	for _, f := range files {
+	for _, f := range plan.LocalFiles() {
 		io.WriteString(h, "\x00"+f+"\x00")
 		fh, err := os.Open(f)
 		if err != nil {

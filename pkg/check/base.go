@@ -214,7 +214,7 @@ func samePlan(a, b *recipe.Plan, rootA, rootB string) (bool, error) {
 	if !bytes.Equal(bytes.ReplaceAll(ja, []byte(rootA), nil), bytes.ReplaceAll(jb, []byte(rootB), nil)) {
 		return false, nil
 	}
-	for _, f := range localFiles(a) {
+	for _, f := range a.LocalFiles() {
 		ca, errA := os.ReadFile(f)
 		cb, errB := os.ReadFile(filepath.Join(rootB, strings.TrimPrefix(f, rootA)))
 		if errA != nil || errB != nil || !bytes.Equal(ca, cb) {
@@ -222,27 +222,6 @@ func samePlan(a, b *recipe.Plan, rootA, rootB string) (bool, error) {
 		}
 	}
 	return true, nil
-}
-
-// localFiles are the recipe-folder files and keyrings a plan reads.
-func localFiles(p *recipe.Plan) []string {
-	var out []string
-	for _, s := range p.Sources {
-		if s.Signature != nil {
-			out = append(out, s.Signature.KeyringPath)
-		}
-		if s.Checksums != nil && s.Checksums.Clearsigned != nil {
-			out = append(out, s.Checksums.Clearsigned.KeyringPath)
-		}
-	}
-	for _, pp := range p.Packages {
-		for _, f := range pp.Files {
-			if f.LocalPath != "" {
-				out = append(out, f.LocalPath)
-			}
-		}
-	}
-	return out
 }
 
 // diffTrust lists keyring and signer changes: a reviewer must see them.

@@ -6,6 +6,7 @@ import (
 	"path"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -591,4 +592,29 @@ func (pp *PlannedPackage) Control(installedSizeKiB int64) control.Paragraph {
 	}
 	add("Description", strings.Join(desc, "\n"))
 	return c
+}
+
+// LocalFiles returns the files on disk the plan reads besides the sources:
+// keyrings and recipe-folder files, sorted and without duplicates. A build's
+// output depends on their content, so incremental builds and `updeb verify
+// --base` hash them.
+func (p *Plan) LocalFiles() []string {
+	var out []string
+	for _, s := range p.Sources {
+		if s.Signature != nil {
+			out = append(out, s.Signature.KeyringPath)
+		}
+		if s.Checksums != nil && s.Checksums.Clearsigned != nil {
+			out = append(out, s.Checksums.Clearsigned.KeyringPath)
+		}
+	}
+	for _, pp := range p.Packages {
+		for _, f := range pp.Files {
+			if f.LocalPath != "" {
+				out = append(out, f.LocalPath)
+			}
+		}
+	}
+	sort.Strings(out)
+	return slices.Compact(out)
 }

@@ -87,6 +87,23 @@ func (r *Repo) hook(step string) {
 	}
 }
 
+// begin starts a change of suite: it checks there is a signing key, takes the
+// publishers' lock and loads the live state. Call unlock when done.
+func (r *Repo) begin(ctx context.Context, suite string) (unlock func(), st *suiteState, err error) {
+	if r.opts.Signer == nil {
+		return nil, nil, fmt.Errorf("%w: no signing key", ErrKey)
+	}
+	unlock, err = r.lock(ctx)
+	if err != nil {
+		return nil, nil, err
+	}
+	if st, err = r.loadSuite(suite); err != nil {
+		unlock()
+		return nil, nil, err
+	}
+	return unlock, st, nil
+}
+
 // lock takes the publishers' exclusive lock; the returned function releases it.
 // The kernel releases a flock when its process dies, so a killed publish never
 // leaves the repository locked.
@@ -198,18 +215,11 @@ func (r *Repo) Publish(ctx context.Context, suite, comp string, pkgs []Package) 
 	if len(pkgs) == 0 {
 		return nil, fmt.Errorf("%w: no packages to publish", ErrInvalid)
 	}
-	if r.opts.Signer == nil {
-		return nil, fmt.Errorf("%w: no signing key", ErrKey)
-	}
-	unlock, err := r.lock(ctx)
+	unlock, st, err := r.begin(ctx, suite)
 	if err != nil {
 		return nil, err
 	}
 	defer unlock()
-	st, err := r.loadSuite(suite)
-	if err != nil {
-		return nil, err
-	}
 
 	var staged []*stagedFile
 	defer func() {
@@ -302,18 +312,11 @@ func (r *Repo) Remove(ctx context.Context, suite, comp, name, version, arch stri
 	if err := validComponent(comp); err != nil {
 		return nil, err
 	}
-	if r.opts.Signer == nil {
-		return nil, fmt.Errorf("%w: no signing key", ErrKey)
-	}
-	unlock, err := r.lock(ctx)
+	unlock, st, err := r.begin(ctx, suite)
 	if err != nil {
 		return nil, err
 	}
 	defer unlock()
-	st, err := r.loadSuite(suite)
-	if err != nil {
-		return nil, err
-	}
 	var removed []Entry
 	for k, e := range st.comps[comp] {
 		if k.name == name && (version == "" || k.version == version) && (arch == "" || k.arch == arch) {
