@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -9,6 +10,8 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/updeb/updeb/pkg/build"
+	"github.com/updeb/updeb/pkg/config"
 	"github.com/updeb/updeb/pkg/control"
 	"github.com/updeb/updeb/pkg/deb"
 	"github.com/updeb/updeb/pkg/repo"
@@ -23,8 +26,10 @@ func readControl(path string) (control.Paragraph, error) {
 	return info.Control, nil
 }
 
-// repoOptions are the flags every command that writes the repository shares.
-// They map one to one onto the config file's repo: section once it exists.
+// repoOptions are the flags every command that works on the repository shares.
+// Each falls back to the config file's repo: section, then to a default (see
+// resolve); for publish, a package's own recipe may name its suite and
+// component (recorded in its provenance record) and wins over the config.
 type repoOptions struct {
 	dir           string
 	suite         string
@@ -36,16 +41,18 @@ type repoOptions struct {
 	description   string
 	architectures []string
 	validFor      time.Duration
+
+	cfgSuite, cfgComponent string // from the config, filled by resolve
 }
 
 func (o *repoOptions) addFlags(cmd *cobra.Command, writes bool) {
 	f := cmd.Flags()
-	f.StringVar(&o.dir, "repo", "repo", "repository folder (pool/ and dists/ live here)")
-	f.StringVar(&o.suite, "suite", "stable", "suite (dists/<suite>)")
+	f.StringVar(&o.dir, "repo", "", "repository folder (pool/ and dists/ live here; default: config repo.dir, else ./repo)")
+	f.StringVar(&o.suite, "suite", "", "suite (dists/<suite>; default: the recipe's, else config repo.suite, else stable)")
 	if !writes {
 		return
 	}
-	f.StringVar(&o.component, "component", "main", "component, for example component/kubernetes131")
+	f.StringVar(&o.component, "component", "", "component, for example component/kubernetes131 (default: the recipe's, else config repo.component, else main)")
 	f.StringVar(&o.keyFile, "key", "", "armored secret signing key (from 'updeb keys generate'); default $UPDEB_SIGNING_KEY")
 	f.StringVar(&o.origin, "origin", "", "Release Origin field")
 	f.StringVar(&o.label, "label", "", "Release Label field")
@@ -55,12 +62,71 @@ func (o *repoOptions) addFlags(cmd *cobra.Command, writes bool) {
 	f.DurationVar(&o.validFor, "valid-for", 0, "add Valid-Until = Date + this duration (0: none)")
 }
 
-// open loads the signing key and returns the repository.
-func (o *repoOptions) open(g *globalOptions) (*repo.Repo, error) {
-	keyFile := o.keyFile
-	if keyFile == "" {
-		keyFile = getenv("UPDEB_SIGNING_KEY")
+// resolve fills what no flag gave from the config's repo: section and the
+// defaults. Suite and component stay empty when neither names them, so that
+// publish can use each package's recipe first (see target).
+func (o *repoOptions) resolve(c *config.Config) {
+	first := func(vals ...string) string {
+		for _, v := range vals {
+			if v != "" {
+				return v
+			}
+		}
+		return ""
 	}
+	r := c.Repo
+	o.dir = first(o.dir, r.Dir, "repo")
+	o.keyFile = first(o.keyFile, r.Key, getenv("UPDEB_SIGNING_KEY"))
+	o.origin = first(o.origin, r.Origin)
+	o.label = first(o.label, r.Label)
+	o.codename = first(o.codename, r.Codename)
+	o.description = first(o.description, r.Description)
+	if len(o.architectures) == 0 {
+		o.architectures = r.Architectures
+	}
+	if o.validFor == 0 {
+		o.validFor = time.Duration(r.ValidFor)
+	}
+	o.cfgSuite, o.cfgComponent = r.Suite, r.Component
+}
+
+// target is where one .deb goes: the flag, else the suite and component its
+// recipe names (from the provenance record build wrote beside it), else the
+// config's, else stable/main.
+func (o *repoOptions) target(deb string) (suite, component string) {
+	var st struct {
+		Predicate struct {
+			BuildDefinition struct {
+				ExternalParameters struct {
+					Component string `json:"component"`
+					Suite     string `json:"suite"`
+				} `json:"externalParameters"`
+			} `json:"buildDefinition"`
+		} `json:"predicate"`
+	}
+	if data, err := os.ReadFile(deb + build.ProvenanceSuffix); err == nil {
+		json.Unmarshal(data, &st) //nolint:errcheck // no record means no recipe preference
+	}
+	p := st.Predicate.BuildDefinition.ExternalParameters
+	pick := func(flag, rec, cfg, def string) string {
+		for _, v := range []string{flag, rec, cfg} {
+			if v != "" {
+				return v
+			}
+		}
+		return def
+	}
+	return pick(o.suite, p.Suite, o.cfgSuite, "stable"), pick(o.component, p.Component, o.cfgComponent, "main")
+}
+
+// open loads the config and signing key and returns the repository.
+func (o *repoOptions) open(g *globalOptions) (*repo.Repo, error) {
+	cfg, err := g.loadConfig()
+	if err != nil {
+		return nil, err
+	}
+	o.resolve(cfg)
+	keyFile := o.keyFile
 	if keyFile == "" {
 		return nil, usageErrorf("no signing key: pass --key FILE or set UPDEB_SIGNING_KEY")
 	}
@@ -116,17 +182,33 @@ refused (exit 1) and the repository is unchanged.`,
 			if err != nil {
 				return err
 			}
-			pkgs := make([]repo.Package, 0, len(args))
+			// One generation per suite and component; each is atomic.
+			type dest struct{ suite, component string }
+			groups := map[dest][]repo.Package{}
+			var order []dest
 			for _, path := range args {
 				ctl, err := readControl(path)
 				if err != nil {
 					return withCode(exitUsage, err, "")
 				}
-				pkgs = append(pkgs, repo.Package{Path: path, Control: ctl})
+				s, c := o.target(path)
+				d := dest{s, c}
+				if groups[d] == nil {
+					order = append(order, d)
+				}
+				groups[d] = append(groups[d], repo.Package{Path: path, Control: ctl})
 			}
-			res, err := r.Publish(cmd.Context(), o.suite, o.component, pkgs)
-			if err != nil {
-				return classifyRepoError(err)
+			res := &repo.PublishResult{}
+			var summary []string
+			for _, d := range order {
+				one, err := r.Publish(cmd.Context(), d.suite, d.component, groups[d])
+				if err != nil {
+					return classifyRepoError(err)
+				}
+				res.Added = append(res.Added, one.Added...)
+				res.Unchanged = append(res.Unchanged, one.Unchanged...)
+				res.Generation = one.Generation
+				summary = append(summary, fmt.Sprintf("suite %s component %s: generation %d in %s", d.suite, d.component, one.Generation, strings.TrimSuffix(o.dir, "/")))
 			}
 			if g.json {
 				return writeJSON(cmd.OutOrStdout(), res)
@@ -138,7 +220,7 @@ refused (exit 1) and the repository is unchanged.`,
 			for _, e := range res.Unchanged {
 				fmt.Fprintf(out, "unchanged %s %s %s (already published with the same bytes)\n", e.Package, e.Version, e.Architecture)
 			}
-			_, err = fmt.Fprintf(out, "suite %s generation %d in %s\n", o.suite, res.Generation, strings.TrimSuffix(o.dir, "/"))
+			_, err = fmt.Fprintln(out, strings.Join(summary, "\n"))
 			return err
 		},
 	}

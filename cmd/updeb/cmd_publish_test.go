@@ -95,3 +95,44 @@ func TestPublishMalformedDeb(t *testing.T) {
 		t.Fatal("a refused publish created the repository metadata")
 	}
 }
+
+// Where a package goes: the flag, else its recipe's component and suite (from
+// the provenance record beside it), else the config's repo: section.
+func TestPublishTargetPrecedence(t *testing.T) {
+	testenv.RequireTool(t, "dpkg-deb")
+	dir := t.TempDir()
+	key := filepath.Join(dir, "k")
+	if code, _, stderr := runCLI(t, "keys", "generate", "--name", "Test", "--email", "t@example.com", "--out", key); code != 0 {
+		t.Fatalf("keys generate: %s", stderr)
+	}
+	cfg := filepath.Join(dir, "updeb.yaml")
+	os.WriteFile(cfg, []byte("repo:\n  dir: repo\n  key: k.secret.asc\n  suite: bookworm-test\n  component: main\n  origin: Example Org\n"), 0o644)
+
+	fromRecipe := buildDeb(t, dir, "kubectl", "1.36.0-1", "a")
+	os.WriteFile(fromRecipe+".intoto.json", []byte(`{"predicate":{"buildDefinition":{"externalParameters":{"component":"component/kubernetes136"}}}}`), 0o644)
+	plain := buildDeb(t, dir, "tool", "1.0-1", "b")
+	code, out, stderr := runCLI(t, "--config", cfg, "publish", fromRecipe, plain)
+	if code != 0 {
+		t.Fatalf("publish: exit %d: %s", code, stderr)
+	}
+	for _, want := range []string{"suite bookworm-test component component/kubernetes136", "suite bookworm-test component main"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("publish output lacks %q:\n%s", want, out)
+		}
+	}
+	rel, err := os.ReadFile(filepath.Join(dir, "repo", "dists", "bookworm-test", "Release"))
+	if err != nil || !strings.Contains(string(rel), "Origin: Example Org") || !strings.Contains(string(rel), "Components: component/kubernetes136 main") {
+		t.Fatalf("Release from the config's repo section: %v\n%s", err, rel)
+	}
+	// The flag wins over the recipe.
+	other := buildDeb(t, dir, "kubectl", "1.36.1-1", "c")
+	os.WriteFile(other+".intoto.json", []byte(`{"predicate":{"buildDefinition":{"externalParameters":{"component":"component/kubernetes136"}}}}`), 0o644)
+	if code, out, stderr := runCLI(t, "--config", cfg, "publish", "--component", "extra", other); code != 0 || !strings.Contains(out, "component extra") {
+		t.Fatalf("publish --component: exit %d: %s%s", code, out, stderr)
+	}
+	// repo list reads the same config.
+	code, out, stderr = runCLI(t, "--config", cfg, "repo", "list")
+	if code != 0 || !strings.Contains(out, "component/kubernetes136") || !strings.Contains(out, "extra") {
+		t.Fatalf("repo list: exit %d: %s%s", code, out, stderr)
+	}
+}

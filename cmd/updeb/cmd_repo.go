@@ -32,9 +32,14 @@ func newRepoListCmd(g *globalOptions) *cobra.Command {
   updeb repo list --repo /srv/apt --suite bookworm-wikimedia --json`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			suite := o.suite
-			if !cmd.Flags().Changed("suite") {
-				suite = ""
+			cfg, err := g.loadConfig()
+			if err != nil {
+				return err
+			}
+			o.resolve(cfg)
+			suite := o.suite // every suite unless --suite or the config names one
+			if suite == "" {
+				suite = cfg.Repo.Suite
 			}
 			entries, err := repo.Open(o.dir, repo.Options{Logger: g.logger()}).List(suite)
 			if err != nil {
@@ -74,9 +79,10 @@ func newRepoRemoveCmd(g *globalOptions) *cobra.Command {
 				return err
 			}
 			var removed []repo.Entry
+			suite, component := o.target("")
 			for _, a := range args {
 				name, version, _ := strings.Cut(a, "=")
-				rm, err := r.Remove(cmd.Context(), o.suite, o.component, name, version, arch)
+				rm, err := r.Remove(cmd.Context(), suite, component, name, version, arch)
 				if err != nil {
 					return classifyRepoError(err)
 				}

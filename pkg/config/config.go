@@ -52,6 +52,7 @@ type Config struct {
 	Mirrors  []Mirror `yaml:"mirrors"`
 	Fetch    Fetch    `yaml:"fetch"`
 	Build    Build    `yaml:"build"`
+	Repo     Repo     `yaml:"repo"`
 	// GitHubAPI is the GitHub REST API base URL for watch: github (updeb
 	// outdated/bump); "" means https://api.github.com (GitHub Enterprise: its /api/v3).
 	GitHubAPI string `yaml:"github-api"`
@@ -80,6 +81,23 @@ type Build struct {
 	Compression string `yaml:"compression"`
 	// Parallel is how many recipe+architecture builds run at once (default: CPUs).
 	Parallel int `yaml:"parallel"`
+}
+
+// Repo is the apt repository `updeb publish` and `updeb repo` work on. Flags
+// override each field.
+type Repo struct {
+	Dir         string `yaml:"dir"`       // repository folder (pool/, dists/)
+	Suite       string `yaml:"suite"`     // default: the recipe's, else "stable"
+	Component   string `yaml:"component"` // default: the recipe's, else "main"
+	Key         string `yaml:"key"`       // armored secret signing key
+	Origin      string `yaml:"origin"`
+	Label       string `yaml:"label"`
+	Codename    string `yaml:"codename"`
+	Description string `yaml:"description"`
+	// Architectures always get an index, even before a package of theirs exists.
+	Architectures []string `yaml:"architectures"`
+	// ValidFor adds Valid-Until = Date + ValidFor to Release (0: none).
+	ValidFor Duration `yaml:"valid-for"`
 }
 
 type Fetch struct {
@@ -158,7 +176,7 @@ func Parse(name string, data []byte) (*Config, error) {
 	}
 	c.File = name
 	dir := filepath.Dir(name)
-	for _, p := range []*string{&c.Cache, &c.Out, &c.CABundle} {
+	for _, p := range []*string{&c.Cache, &c.Out, &c.CABundle, &c.Repo.Dir, &c.Repo.Key} {
 		if *p != "" && !filepath.IsAbs(*p) {
 			*p = filepath.Join(dir, *p)
 		}

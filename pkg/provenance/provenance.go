@@ -88,6 +88,8 @@ type Build struct {
 	RecipeDigest    digest.Set
 	Architecture    string
 	DebianVersion   string
+	Component       string // apt component the recipe publishes to ("" = none given)
+	Suite           string // apt suite the recipe publishes to ("" = the repository's)
 	SourceDateEpoch time.Time
 	UpdebVersion    string
 	Outputs         map[string]digest.Set // output file name -> digests
@@ -141,6 +143,11 @@ func New(b Build) *Statement {
 			Builder:  Builder{ID: BuilderID, Version: map[string]string{"updeb": b.UpdebVersion}},
 			Metadata: Metadata{InvocationID: fmt.Sprintf("%s/%s/%s", b.Recipe, b.DebianVersion, b.Architecture)},
 		},
+	}
+	for k, v := range map[string]string{"component": b.Component, "suite": b.Suite} {
+		if v != "" {
+			st.Predicate.BuildDefinition.ExternalParameters[k] = v
+		}
 	}
 	if len(b.RecipeDigest) > 0 {
 		st.Predicate.BuildDefinition.ExternalParameters["recipeDigest"] = digestMap(b.RecipeDigest)
