@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -92,9 +91,7 @@ func runCompat(cmd *cobra.Command, g *globalOptions, o *compatOptions) error {
 
 	var out strings.Builder
 	if g.json {
-		enc := json.NewEncoder(&out)
-		enc.SetIndent("", "  ")
-		err = enc.Encode(report)
+		err = writeJSON(&out, report)
 	} else {
 		err = compat.Render(&out, report, format)
 	}

@@ -3,7 +3,6 @@ package main
 import (
 	"time"
 
-	"encoding/json"
 	"fmt"
 	"strings"
 
@@ -164,9 +163,7 @@ func printFetchResults(cmd *cobra.Command, g *globalOptions, res []*fetch.Result
 			}
 			rows = append(rows, row{r.URL, r.Path, r.Size, d, r.FromCache, r.Via})
 		}
-		enc := json.NewEncoder(w)
-		enc.SetIndent("", "  ")
-		return enc.Encode(rows)
+		return writeJSON(w, rows)
 	}
 	for _, r := range res {
 		if _, err := fmt.Fprintf(w, "%s  %d  %s  %s\n", r.Digests[digest.SHA256], r.Size, r.Path, r.URL); err != nil {

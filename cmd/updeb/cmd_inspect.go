@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -39,9 +38,7 @@ two builds. A malformed archive exits 2, an unreadable file 3.`,
 				return withCode(exitNetwork, err, "")
 			}
 			if g.json {
-				enc := json.NewEncoder(cmd.OutOrStdout())
-				enc.SetIndent("", "  ")
-				return enc.Encode(info)
+				return writeJSON(cmd.OutOrStdout(), info)
 			}
 			return printInfo(cmd.OutOrStdout(), info)
 		},

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -86,9 +85,7 @@ func runKeysList(w io.Writer, g *globalOptions, o *keysListOptions, now time.Tim
 		out = append(out, keyringListing{File: f, Keys: kr.List(now)})
 	}
 	if g.json {
-		enc := json.NewEncoder(w)
-		enc.SetIndent("", "  ")
-		return enc.Encode(out)
+		return writeJSON(w, out)
 	}
 	for i, l := range out {
 		if i > 0 {

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 
@@ -57,9 +56,7 @@ Each finding is printed as FILE:LINE:COL: message. Exit 2 when there is any.`,
 				}
 			}
 			if g.json {
-				enc := json.NewEncoder(out)
-				enc.SetIndent("", "  ")
-				if err := enc.Encode(map[string]any{"recipes": results, "findings": nFindings}); err != nil {
+				if err := writeJSON(out, map[string]any{"recipes": results, "findings": nFindings}); err != nil {
 					return err
 				}
 			} else {

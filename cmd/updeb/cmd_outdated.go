@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -71,12 +70,10 @@ func runOutdated(cmd *cobra.Command, g *globalOptions, o *outdatedOptions, args 
 	}
 	out := cmd.OutOrStdout()
 	if g.json {
-		enc := json.NewEncoder(out)
-		enc.SetIndent("", "  ")
 		if rows == nil {
 			rows = []*track.Status{}
 		}
-		if err := enc.Encode(rows); err != nil {
+		if err := writeJSON(out, rows); err != nil {
 			return err
 		}
 	} else if len(rows) > 0 {

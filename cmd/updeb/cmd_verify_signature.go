@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -99,9 +98,7 @@ func runVerifySignature(stdout, stderr io.Writer, g *globalOptions, o *verifySig
 		}
 	}
 	if g.json {
-		enc := json.NewEncoder(report)
-		enc.SetIndent("", "  ")
-		return enc.Encode(res)
+		return writeJSON(report, res)
 	}
 	fmt.Fprintf(report, "Good signature from %s\n", res.UserID)
 	fmt.Fprintf(report, "  primary key  %s\n", res.PrimaryFingerprint)
