@@ -44,7 +44,7 @@ func copyrightFile(r *Recipe) []byte {
 		fmt.Fprintf(&b, "Source: %s\n", r.Homepage)
 	}
 	b.WriteString("Comment: Upstream release binaries, verified and repackaged by updeb.\n\n")
-	fmt.Fprintf(&b, "Files: *\nCopyright: %s\nLicense: %s\n", r.Copyright, r.License)
+	fmt.Fprintf(&b, "Files: *\nCopyright: %s\nLicense: %s\n", copyrightNotice(r), r.License)
 	if r.LicenseText != "" {
 		for _, l := range strings.Split(strings.TrimRight(r.LicenseText, "\n"), "\n") {
 			l = strings.TrimRight(l, " \t")
@@ -58,6 +58,18 @@ func copyrightFile(r *Recipe) []byte {
 	}
 	return b.Bytes()
 }
+
+// copyrightNotice is the Copyright field: the recipe's holder line, with the
+// release year in front when it names no year (the release is a work published
+// that year; lintian's copyright-without-copyright-notice asks for a year).
+func copyrightNotice(r *Recipe) string {
+	if yearPattern.MatchString(r.Copyright) {
+		return r.Copyright
+	}
+	return fmt.Sprintf("%d %s", r.ReleaseDate.UTC().Year(), r.Copyright)
+}
+
+var yearPattern = regexp.MustCompile(`\b\d{4}\b`)
 
 // changelogFile is a one-entry Debian changelog dated the release date,
 // compressed with gzip -9, with no file name and mtime 0 in the header.
