@@ -5,7 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"runtime"
+	"runtime/debug"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -129,6 +131,9 @@ func runBuild(cmd *cobra.Command, g *globalOptions, o *buildOptions, args []stri
 	if parallel <= 0 {
 		parallel = runtime.NumCPU()
 	}
+	if os.Getenv("GOMEMLIMIT") == "" && parallel > 1 {
+		debug.SetMemoryLimit(int64(parallel) * memoryLimit) // each build's encoders hold their own memory
+	}
 	fetcher, err := g.newFetcher(cfg)
 	if err != nil {
 		return err
@@ -143,6 +148,7 @@ func runBuild(cmd *cobra.Command, g *globalOptions, o *buildOptions, args []stri
 		Compression:  deb.Compression(comp),
 		Force:        o.force,
 		Parallel:     parallel,
+		XZWorkers:    cfg.Build.XZWorkers,
 		PlanOptions:  planOptions(cfg),
 	}
 	results, runErr := build.Run(cmd.Context(), jobs, opts)

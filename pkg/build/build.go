@@ -46,6 +46,7 @@ type Options struct {
 	Limits       archive.Limits
 	Force        bool // rebuild even when the state record says nothing changed
 	Parallel     int  // builds at once; <= 0 means 1
+	XZWorkers    int  // xz blocks compressed at once per package (deb.Package.XZWorkers); never changes the bytes
 	PlanOptions  recipe.PlanOptions
 }
 

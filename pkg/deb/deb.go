@@ -107,6 +107,10 @@ type Package struct {
 	// clamped to it). Required, and after 1970-01-01T00:00:00Z.
 	SourceDateEpoch time.Time
 	Compression     Compression // "" means xz
+	// XZWorkers is how many xz blocks of data.tar are compressed at once (0:
+	// DefaultXZWorkers). It changes speed and memory, never the bytes: set it
+	// from configuration, not from the CPU count, to keep memory predictable.
+	XZWorkers int
 }
 
 // FileResult describes one regular file of the written package (hardlinks too).
