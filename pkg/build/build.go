@@ -173,7 +173,7 @@ func buildOne(ctx context.Context, j Job, opts Options) (Result, error) {
 		res.Outputs = append(res.Outputs, out)
 	}
 	sort.Slice(res.Outputs, func(a, b int) bool { return res.Outputs[a].File < res.Outputs[b].File })
-	if err := saveState(st, key, res.Outputs); err != nil {
+	if err := saveState(st, key, opts.OutDir, res.Outputs); err != nil {
 		return res, err
 	}
 	return res, nil
