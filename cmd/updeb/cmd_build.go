@@ -131,8 +131,8 @@ func runBuild(cmd *cobra.Command, g *globalOptions, o *buildOptions, args []stri
 	if parallel <= 0 {
 		parallel = runtime.NumCPU()
 	}
-	if os.Getenv("GOMEMLIMIT") == "" && parallel > 1 {
-		debug.SetMemoryLimit(int64(parallel) * memoryLimit) // each build's encoders hold their own memory
+	if n := min(parallel, len(jobs)); os.Getenv("GOMEMLIMIT") == "" && n > 1 {
+		debug.SetMemoryLimit(int64(n) * memoryLimit) // each build's encoders hold their own memory
 	}
 	fetcher, err := g.newFetcher(cfg)
 	if err != nil {

@@ -12,6 +12,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"runtime"
 	"slices"
 	"strings"
@@ -26,7 +27,7 @@ type row struct {
 	wall    time.Duration
 	cpu     time.Duration // user + system
 	maxRSS  int64         // KiB
-	outSize int64 // bytes, 0 if none
+	outSize int64         // bytes, 0 if none
 	// ref names the row this one is compared with ("" for none).
 	ref string
 }
@@ -76,6 +77,9 @@ func main() {
 			continue
 		}
 		dir, err := os.MkdirTemp(benchCache, "work-") // beside the payload: hardlinks work
+		if err == nil {
+			dir, err = filepath.Abs(dir)
+		}
 		if err != nil {
 			fmt.Fprintln(os.Stderr, err)
 			os.Exit(1)

@@ -12,9 +12,16 @@ import (
 // benchCache holds the inputs that are slow to make, reused by every run.
 const benchCache = ".bench"
 
-// payloadArches are cross-compiled in addition to the toolchain's own amd64
-// binaries: distinct machine code, like a release of several architectures.
-var payloadArches = []string{"arm64", "ppc64le", "riscv64"}
+// payloadBuilds are cross-compiled in addition to the toolchain's own amd64
+// binaries: distinct machine code, like a release of several architectures
+// (about 86 + 169 + 82 MiB with Go 1.26).
+var payloadBuilds = []struct {
+	arch string
+	pkgs []string
+}{
+	{"arm64", []string{"cmd/..."}},
+	{"ppc64le", []string{"cmd/compile", "cmd/go", "cmd/pprof", "cmd/trace"}},
+}
 
 // minPayload is the size the deb and pipeline sections want at least.
 const minPayload = 300 << 20
@@ -46,11 +53,11 @@ func payload() (dir string, size int64, err error) {
 				return "", 0, fmt.Errorf("cp %s: %v\n%s", src, err, out)
 			}
 		}
-		for _, arch := range payloadArches {
-			cmd := exec.Command("go", "build", "-trimpath", "-o", filepath.Join(tmp, arch)+"/", "cmd/...")
-			cmd.Env = append(os.Environ(), "CGO_ENABLED=0", "GOOS=linux", "GOARCH="+arch)
+		for _, b := range payloadBuilds {
+			cmd := exec.Command("go", append([]string{"build", "-trimpath", "-o", filepath.Join(tmp, b.arch) + "/"}, b.pkgs...)...)
+			cmd.Env = append(os.Environ(), "CGO_ENABLED=0", "GOOS=linux", "GOARCH="+b.arch)
 			if out, err := cmd.CombinedOutput(); err != nil {
-				return "", 0, fmt.Errorf("go build cmd/... for %s: %v\n%s", arch, err, out)
+				return "", 0, fmt.Errorf("go build %s for %s: %v\n%s", b.pkgs, b.arch, err, out)
 			}
 		}
 		if err := os.WriteFile(filepath.Join(tmp, ".complete"), nil, 0o644); err != nil {
