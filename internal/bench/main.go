@@ -39,7 +39,7 @@ type section struct {
 }
 
 var sections = []section{
-	{"deb", "deb: one package of Go binaries (GOROOT amd64 + cmd/... for arm64, ppc64le, riscv64), from the same tree", benchDeb},
+	{"deb", "deb: one package of Go binaries (GOROOT amd64, arm64 cmd/..., ppc64le compile/go/pprof/trace), from the same tree", benchDeb},
 	{"pipeline", "end to end: fetch through squid, verify (sha512 + OpenPGP), extract, build one package from a tarball of the same binaries", benchPipeline},
 	{"fetch", "fetch: updeb vs curl through squid", benchFetch},
 }
