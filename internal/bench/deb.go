@@ -209,26 +209,6 @@ func childDebWrite(args []string) error {
 	return err
 }
 
-func copyFile(src, dst string) (int64, error) {
-	if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
-		return 0, err
-	}
-	in, err := os.Open(src)
-	if err != nil {
-		return 0, err
-	}
-	defer in.Close()
-	out, err := os.OpenFile(dst, os.O_CREATE|os.O_WRONLY|os.O_TRUNC, 0o755)
-	if err != nil {
-		return 0, err
-	}
-	n, err := io.Copy(out, in)
-	if cerr := out.Close(); err == nil {
-		err = cerr
-	}
-	return n, err
-}
-
 func fileSize(p string) (int64, error) {
 	st, err := os.Stat(p)
 	if err != nil {
