@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"runtime"
+	"runtime/debug"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -122,6 +123,9 @@ func runBuild(cmd *cobra.Command, g *globalOptions, o *buildOptions, args []stri
 	if parallel <= 0 {
 		parallel = runtime.NumCPU()
 	}
+	if n := min(parallel, len(s.jobs)); getenv("GOMEMLIMIT") == "" && n > 1 {
+		debug.SetMemoryLimit(int64(n) * memoryLimit) // each build's encoders hold their own memory
+	}
 	opts := build.Options{
 		Fetcher:      s.fetcher,
 		OutDir:       g.outFolder(cfg),
@@ -131,6 +135,7 @@ func runBuild(cmd *cobra.Command, g *globalOptions, o *buildOptions, args []stri
 		Compression:  deb.Compression(comp),
 		Force:        o.force,
 		Parallel:     parallel,
+		XZWorkers:    cfg.Build.XZWorkers,
 		PlanOptions:  planOptions(cfg),
 	}
 	results, runErr := build.Run(cmd.Context(), s.jobs, opts)

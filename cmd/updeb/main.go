@@ -7,10 +7,21 @@ import (
 	"context"
 	"os"
 	"os/signal"
+	"runtime/debug"
 	"syscall"
 )
 
+// memoryLimit is the Go heap's soft limit per build running at once, unless
+// GOMEMLIMIT is set. One build's live memory is about 75 MiB at most (two xz
+// encoders of about 21 MiB each, three 8 MiB input blocks, buffers); without a
+// limit the garbage collector lets the heap grow to twice the live size, which
+// would double the peak RSS. Measured: 100 MB peak RSS for a build of any size.
+const memoryLimit = 96 << 20
+
 func main() {
+	if os.Getenv("GOMEMLIMIT") == "" {
+		debug.SetMemoryLimit(memoryLimit)
+	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	os.Exit(run(ctx, os.Args[1:], os.Stdout, os.Stderr))

@@ -1,7 +1,10 @@
 // Command bench measures updeb against its references and prints one table per
 // section (`make bench`). Each measured run is a child process, so that wall
-// time and peak RSS (rusage Maxrss) are its own. Add a section by appending to
-// sections; a child mode by appending to children.
+// time, CPU time and peak RSS (rusage of the child and the children it waited
+// for) are its own. Add a section by appending to sections; a child mode by
+// appending to children. Inputs that are slow to make (the Go binaries
+// payload, its tarball, nfpm) are cached in .bench/ at the repository root, so
+// reruns start measuring at once; -only runs some sections.
 package main
 
 import (
@@ -9,6 +12,10 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"strings"
 	"syscall"
 	"text/tabwriter"
 	"time"
@@ -18,20 +25,23 @@ import (
 type row struct {
 	name    string
 	wall    time.Duration
-	maxRSS  int64 // KiB
-	outSize int64 // bytes, 0 if none
+	cpu     time.Duration // user + system
+	maxRSS  int64         // KiB
+	outSize int64         // bytes, 0 if none
 	// ref names the row this one is compared with ("" for none).
 	ref string
 }
 
 // section produces rows; workDir is a scratch folder removed afterwards.
 type section struct {
-	name string
-	run  func(workDir string) ([]row, error)
+	id, name string
+	run      func(workDir string) ([]row, error)
 }
 
 var sections = []section{
-	{"deb: one package from the Go toolchain's binaries", benchDeb},
+	{"deb", "deb: one package of Go binaries (GOROOT amd64, arm64 cmd/..., ppc64le compile/go/pprof/trace), from the same tree", benchDeb},
+	{"pipeline", "end to end: fetch through squid, verify (sha512 + OpenPGP), extract, build one package from a tarball of the same binaries", benchPipeline},
+	{"fetch", "fetch: updeb vs curl through squid", benchFetch},
 }
 
 // children are the modes the program runs in when re-executed as a child.
@@ -41,6 +51,7 @@ var children = map[string]func(args []string) error{
 
 func main() {
 	child := flag.String("child", "", "internal: run as a measured child process")
+	only := flag.String("only", "", "comma-separated sections to run (deb, pipeline, fetch); default all")
 	flag.Parse()
 	if *child != "" {
 		f, ok := children[*child]
@@ -54,9 +65,21 @@ func main() {
 		}
 		return
 	}
+	if err := os.MkdirAll(benchCache, 0o755); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	load, _ := os.ReadFile("/proc/loadavg")
+	fmt.Printf("bench on %d CPUs, load average at start: %s", runtime.NumCPU(), load)
 	failed := false
 	for _, s := range sections {
-		dir, err := os.MkdirTemp("", "updeb-bench-")
+		if *only != "" && !slices.Contains(strings.Split(*only, ","), s.id) {
+			continue
+		}
+		dir, err := os.MkdirTemp(benchCache, "work-") // beside the payload: hardlinks work
+		if err == nil {
+			dir, err = filepath.Abs(dir)
+		}
 		if err != nil {
 			fmt.Fprintln(os.Stderr, err)
 			os.Exit(1)
@@ -68,8 +91,12 @@ func main() {
 			failed = true
 			continue
 		}
-		printTable(s.name, rows)
+		if rows != nil {
+			printTable(s.name, rows)
+		}
 	}
+	load, _ = os.ReadFile("/proc/loadavg")
+	fmt.Printf("\nload average at the end: %s", load)
 	if failed {
 		os.Exit(1)
 	}
@@ -87,6 +114,7 @@ func measure(name string, cmd *exec.Cmd) (row, error) {
 	r := row{name: name, wall: wall}
 	if ru != nil {
 		r.maxRSS = ru.Maxrss
+		r.cpu = time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 	}
 	return r, nil
 }
@@ -107,15 +135,19 @@ func printTable(title string, rows []row) {
 		byName[r.name] = r
 	}
 	w := tabwriter.NewWriter(os.Stdout, 0, 4, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(w, "run\twall\tpeak RSS\toutput\twall ratio\tRSS ratio\tsize ratio\t")
+	fmt.Fprintln(w, "run\twall\tCPU\tpeak RSS\toutput\tvs\twall ratio\tCPU ratio\tRSS ratio\tsize ratio\t")
 	for _, r := range rows {
-		ratios := "\t\t\t"
+		ratios := "\t\t\t\t\t"
 		if ref, ok := byName[r.ref]; ok && r.ref != "" {
-			ratios = fmt.Sprintf("%.2f\t%.2f\t%.3f\t", r.wall.Seconds()/ref.wall.Seconds(),
-				float64(r.maxRSS)/float64(ref.maxRSS), float64(r.outSize)/float64(ref.outSize))
+			size := ""
+			if ref.outSize > 0 {
+				size = fmt.Sprintf("%.3f", float64(r.outSize)/float64(ref.outSize))
+			}
+			ratios = fmt.Sprintf("%s\t%.2f\t%.2f\t%.2f\t%s\t", ref.name, r.wall.Seconds()/ref.wall.Seconds(),
+				r.cpu.Seconds()/ref.cpu.Seconds(), float64(r.maxRSS)/float64(ref.maxRSS), size)
 		}
-		fmt.Fprintf(w, "%s\t%.2fs\t%.1f MiB\t%.2f MiB\t%s\n", r.name, r.wall.Seconds(), float64(r.maxRSS)/1024,
-			float64(r.outSize)/(1<<20), ratios)
+		fmt.Fprintf(w, "%s\t%.2fs\t%.2fs\t%.1f MiB\t%.2f MiB\t%s\n", r.name, r.wall.Seconds(), r.cpu.Seconds(),
+			float64(r.maxRSS)/1024, float64(r.outSize)/(1<<20), ratios)
 	}
 	w.Flush()
 }

@@ -47,6 +47,7 @@ type Options struct {
 	Limits       archive.Limits
 	Force        bool // rebuild even when the state record says nothing changed
 	Parallel     int  // builds at once; <= 0 means 1
+	XZWorkers    int  // xz blocks compressed at once per package (deb.Package.XZWorkers); never changes the bytes
 	PlanOptions  recipe.PlanOptions
 }
 
@@ -173,7 +174,7 @@ func buildOne(ctx context.Context, j Job, opts Options) (Result, error) {
 		res.Outputs = append(res.Outputs, out)
 	}
 	sort.Slice(res.Outputs, func(a, b int) bool { return res.Outputs[a].File < res.Outputs[b].File })
-	if err := saveState(st, key, res.Outputs); err != nil {
+	if err := saveState(st, key, opts.OutDir, res.Outputs); err != nil {
 		return res, err
 	}
 	return res, nil

@@ -416,3 +416,77 @@ func TestKilledBuildLeavesNoPartialOutput(t *testing.T) {
 		t.Fatalf("outputs %v", debs(t, out))
 	}
 }
+
+// A rebuild after one recipe changes touches only that recipe: the other's
+// packages, provenance and state record keep their bytes and mtimes, and a
+// touched but intact output is taken as it is.
+func TestRebuildTouchesOnlyChangedRecipe(t *testing.T) {
+	root, mirror := project(t)
+	out := filepath.Join(t.TempDir(), "out")
+	opts := options(t, mirror, out)
+	if _, err := Run(context.Background(), jobs(t, root, "amd64", "hello", "pingd"), opts); err != nil {
+		t.Fatal(err)
+	}
+	type snap struct {
+		mtime time.Time
+		sum   string
+	}
+	snapshot := func(glob string) map[string]snap {
+		m := map[string]snap{}
+		files, _ := filepath.Glob(filepath.Join(out, glob))
+		states, _ := filepath.Glob(filepath.Join(out, StateDir, glob+".json"))
+		for _, f := range append(files, states...) {
+			fi, err := os.Stat(f)
+			if err != nil {
+				t.Fatal(err)
+			}
+			m[f] = snap{fi.ModTime(), sha256File(t, f)}
+		}
+		if len(m) < 3 {
+			t.Fatalf("%s: only %d files", glob, len(m))
+		}
+		return m
+	}
+	pingd, hello := snapshot("pingd_*"), snapshot("hello_*")
+	recipePath := filepath.Join(root, "recipes", "hello.yaml")
+	y, err := os.ReadFile(recipePath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(recipePath, bytes.Replace(y, []byte(`revision: "1"`), []byte(`revision: "2"`), 1), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	res, err := Run(context.Background(), jobs(t, root, "amd64", "hello", "pingd"), opts)
+	if err != nil || res[0].Skipped || !res[1].Skipped {
+		t.Fatalf("after changing hello: %v %+v", err, res)
+	}
+	if got := snapshot("pingd_*"); fmt.Sprint(got) != fmt.Sprint(pingd) {
+		t.Errorf("pingd's files changed:\nbefore %v\nafter  %v", pingd, got)
+	}
+	if _, err := os.Stat(filepath.Join(out, "hello_1.2.0-2_amd64.deb")); err != nil {
+		t.Errorf("hello not rebuilt with revision 2: %v", err)
+	}
+	if st := hello[filepath.Join(out, StateDir, "hello_amd64.json")]; st.sum == sha256File(t, filepath.Join(out, StateDir, "hello_amd64.json")) {
+		t.Error("hello's state record did not change")
+	}
+
+	// touch: the stat differs, the re-hash matches, the build is skipped and
+	// the state record takes the new stat.
+	deb := filepath.Join(out, "hello_1.2.0-2_amd64.deb")
+	later := time.Now().Add(time.Hour)
+	if err := os.Chtimes(deb, later, later); err != nil {
+		t.Fatal(err)
+	}
+	res, err = Run(context.Background(), jobs(t, root, "amd64", "hello"), opts)
+	if err != nil || !res[0].Skipped {
+		t.Fatalf("touched output: %v %+v", err, res)
+	}
+	var st state
+	data, _ := os.ReadFile(filepath.Join(out, StateDir, "hello_amd64.json"))
+	if err := json.Unmarshal(data, &st); err != nil {
+		t.Fatal(err)
+	}
+	if got := st.Stats[filepath.Base(deb)].MTime; got != later.UnixNano() {
+		t.Errorf("state records mtime %d, want the new %d", got, later.UnixNano())
+	}
+}

@@ -84,7 +84,7 @@ func writePackage(ctx context.Context, plan *recipe.Plan, pp *recipe.PlannedPack
 	if err != nil {
 		return Output{}, err
 	}
-	p.Compression = opts.Compression
+	p.Compression, p.XZWorkers = opts.Compression, opts.XZWorkers
 	path := filepath.Join(opts.OutDir, pp.OutputFile)
 	res, err := deb.Write(ctx, path, p)
 	if err != nil {

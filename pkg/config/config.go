@@ -81,6 +81,10 @@ type Build struct {
 	Compression string `yaml:"compression"`
 	// Parallel is how many recipe+architecture builds run at once (default: CPUs).
 	Parallel int `yaml:"parallel"`
+	// XZWorkers is how many xz blocks of one package are compressed at once
+	// (default 2). It changes speed and memory (about 45 MB each), never the
+	// bytes of the package.
+	XZWorkers int `yaml:"xz-workers"`
 }
 
 // Repo is the apt repository `updeb publish` and `updeb repo` work on. Flags

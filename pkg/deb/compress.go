@@ -8,6 +8,8 @@ import (
 	"github.com/klauspost/compress/gzip"
 	"github.com/klauspost/compress/zstd"
 	"github.com/ulikunitz/xz"
+
+	"github.com/updeb/updeb/pkg/xzpar"
 )
 
 // Compression names the compressor of control.tar and data.tar (dpkg-deb uses
@@ -23,12 +25,12 @@ const (
 
 // codec is one compression format: its member-name suffix and how to write and
 // read it. The settings are pinned, because compressed bytes depend on them and
-// the output must be byte-identical on every machine. A faster encoder (a
-// parallel xz) plugs in by replacing newWriter for its format.
+// the output must be byte-identical on every machine. workers is how many
+// goroutines may compress (xz only); it never changes the bytes.
 type codec struct {
 	compression Compression
 	suffix      string // appended to "control.tar" and "data.tar"
-	newWriter   func(w io.Writer) (io.WriteCloser, error)
+	newWriter   func(w io.Writer, workers int) (io.WriteCloser, error)
 	newReader   func(r io.Reader) (io.ReadCloser, error)
 }
 
@@ -36,7 +38,7 @@ var codecs = []codec{
 	{CompressionXZ, ".xz", newXZWriter, newXZReader},
 	{CompressionGzip, ".gz", newGzipWriter, newGzipReader},
 	{CompressionZstd, ".zst", newZstdWriter, newZstdReader},
-	{CompressionNone, "", nopWriteCloser, func(r io.Reader) (io.ReadCloser, error) { return io.NopCloser(r), nil }},
+	{CompressionNone, "", func(w io.Writer, _ int) (io.WriteCloser, error) { return nopCloser{w}, nil }, func(r io.Reader) (io.ReadCloser, error) { return io.NopCloser(r), nil }},
 }
 
 func codecFor(c Compression) (codec, error) {
@@ -65,9 +67,35 @@ func codecForMember(name, base string) (codec, bool) {
 	return codec{}, false
 }
 
-// xz as dpkg-deb writes it: level 6's 8 MiB dictionary, CRC64, one block.
-func newXZWriter(w io.Writer) (io.WriteCloser, error) {
-	return xz.WriterConfig{DictCap: 8 << 20, CheckSum: xz.CRC64}.NewWriter(w)
+// XZ settings of data.tar and control.tar. They determine the bytes, so they
+// are constants, never derived from the machine; Package.XZWorkers only
+// changes how many blocks are compressed at once. Chosen for "peak RSS <= 128
+// MB for any payload size" with two workers (measurements in the package doc):
+// each worker's encoder holds about 5*xzDictCap (ulikunitz's hash-table matcher:
+// a 4-byte entry per dictionary byte, an 8 MiB head table and the window) and
+// the writer up to workers+1 input blocks.
+const (
+	xzBlockSize = 8 << 20
+	xzDictCap   = 4 << 20
+	// DefaultXZWorkers is the number of xz blocks compressed at once when
+	// Package.XZWorkers is 0.
+	DefaultXZWorkers = 2
+	// xzX86 is off: github.com/ulikunitz/xz's reader (newXZReader, updeb
+	// inspect) cannot decode the x86 BCJ filter.
+	xzX86 = false
+)
+
+// xzConfig is the xzpar configuration of one member: one stream of
+// independent blocks with CRC64 checks.
+func xzConfig(workers int) xzpar.Config {
+	if workers <= 0 {
+		workers = DefaultXZWorkers
+	}
+	return xzpar.Config{BlockSize: xzBlockSize, DictCap: xzDictCap, Workers: workers, Matcher: xzpar.DefaultMatcher, X86: xzX86}
+}
+
+func newXZWriter(w io.Writer, workers int) (io.WriteCloser, error) {
+	return xzpar.NewWriter(w, xzConfig(workers))
 }
 
 func newXZReader(r io.Reader) (io.ReadCloser, error) {
@@ -81,7 +109,7 @@ func newXZReader(r io.Reader) (io.ReadCloser, error) {
 }
 
 // gzip level 9 (dpkg-deb's default), no name, mtime 0.
-func newGzipWriter(w io.Writer) (io.WriteCloser, error) {
+func newGzipWriter(w io.Writer, _ int) (io.WriteCloser, error) {
 	return gzip.NewWriterLevel(w, gzip.BestCompression)
 }
 
@@ -89,7 +117,7 @@ func newGzipReader(r io.Reader) (io.ReadCloser, error) { return gzip.NewReader(r
 
 // zstd at the default level (dpkg-deb's 3) with one encoder goroutine, so that the
 // block layout does not depend on the CPU count.
-func newZstdWriter(w io.Writer) (io.WriteCloser, error) {
+func newZstdWriter(w io.Writer, _ int) (io.WriteCloser, error) {
 	return zstd.NewWriter(w, zstd.WithEncoderLevel(zstd.SpeedDefault), zstd.WithEncoderConcurrency(1),
 		zstd.WithEncoderCRC(true), zstd.WithWindowSize(8<<20))
 }
@@ -106,5 +134,3 @@ func newZstdReader(r io.Reader) (io.ReadCloser, error) {
 type nopCloser struct{ io.Writer }
 
 func (nopCloser) Close() error { return nil }
-
-func nopWriteCloser(w io.Writer) (io.WriteCloser, error) { return nopCloser{w}, nil }

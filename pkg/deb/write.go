@@ -35,7 +35,7 @@ func Write(ctx context.Context, path string, p *Package) (res *Result, err error
 		dataTmp.Close()
 		os.Remove(dataTmp.Name())
 	}()
-	files, err := compressInto(dataTmp, cdc, func(w io.Writer) ([]FileResult, error) {
+	files, err := compressInto(dataTmp, cdc, p.XZWorkers, func(w io.Writer) ([]FileResult, error) {
 		return writeData(ctx, w, items)
 	})
 	if err != nil {
@@ -51,7 +51,7 @@ func Write(ctx context.Context, path string, p *Package) (res *Result, err error
 		return nil, err
 	}
 	var ctlZ bytes.Buffer
-	if _, err := compressInto(&ctlZ, cdc, func(w io.Writer) (struct{}, error) {
+	if _, err := compressInto(&ctlZ, cdc, 1, func(w io.Writer) (struct{}, error) {
 		_, err := w.Write(ctl)
 		return struct{}{}, err
 	}); err != nil {
@@ -135,10 +135,10 @@ func validate(p *Package) ([]*item, codec, error) {
 }
 
 // compressInto runs fill with a writer that compresses into w.
-func compressInto[T any](w io.Writer, cdc codec, fill func(io.Writer) (T, error)) (T, error) {
+func compressInto[T any](w io.Writer, cdc codec, workers int, fill func(io.Writer) (T, error)) (T, error) {
 	var zero T
 	bw := bufio.NewWriterSize(w, 1<<20)
-	zw, err := cdc.newWriter(bw)
+	zw, err := cdc.newWriter(bw, workers)
 	if err != nil {
 		return zero, err
 	}

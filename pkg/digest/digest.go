@@ -11,6 +11,7 @@ import (
 	"hash"
 	"sort"
 	"strings"
+	"sync"
 )
 
 // Algorithm names a digest algorithm. Only strong ones exist here on purpose:
@@ -134,10 +135,27 @@ func NewHasher(algs ...Algorithm) *Hasher {
 	return h
 }
 
-// Write feeds every hash; it never fails.
+// parallelMin is the smallest write whose hashes are computed in parallel:
+// below it, starting goroutines costs more than it saves.
+const parallelMin = 64 << 10
+
+// Write feeds every hash; it never fails. A write of parallelMin bytes or
+// more with several algorithms computes them at once, one goroutine each (the
+// fetcher writes 256 KiB chunks, so the download is no longer bound by
+// sha256 + sha512 one after the other), and returns when all are done, so p
+// is not retained.
 func (h *Hasher) Write(p []byte) (int, error) {
-	for _, x := range h.hashes {
-		x.Write(p)
+	if len(h.hashes) < 2 || len(p) < parallelMin {
+		for _, x := range h.hashes {
+			x.Write(p)
+		}
+	} else {
+		var wg sync.WaitGroup
+		for _, x := range h.hashes[1:] {
+			wg.Go(func() { x.Write(p) })
+		}
+		h.hashes[0].Write(p)
+		wg.Wait()
 	}
 	h.n += int64(len(p))
 	return len(p), nil

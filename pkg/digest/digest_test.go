@@ -1,6 +1,9 @@
 package digest
 
 import (
+	"crypto/sha256"
+	"crypto/sha512"
+	"encoding/hex"
 	"errors"
 	"io"
 	"strings"
@@ -44,5 +47,36 @@ func TestHasherCheck(t *testing.T) {
 	}
 	if err := s.Add(Digest{SHA256, strings.Repeat("1", 64)}); err == nil {
 		t.Fatal("conflicting pins accepted")
+	}
+}
+
+// Writes below and above parallelMin, mixed, give the digests of the whole.
+func TestHasherParallelWrites(t *testing.T) {
+	data := make([]byte, 3*parallelMin+17)
+	for i := range data {
+		data[i] = byte(i * 7 / 5)
+	}
+	s256, s512 := sha256.Sum256(data), sha512.Sum512(data)
+	for _, chunk := range []int{1000, parallelMin - 1, parallelMin, 2*parallelMin + 5, len(data)} {
+		h := NewHasher()
+		for rest := data; len(rest) > 0; {
+			k := min(chunk, len(rest))
+			h.Write(rest[:k])
+			rest = rest[k:]
+		}
+		got := h.Sum()
+		if got[SHA256] != hex.EncodeToString(s256[:]) || got[SHA512] != hex.EncodeToString(s512[:]) || h.Size() != int64(len(data)) {
+			t.Errorf("chunks of %d: got %v, size %d", chunk, got, h.Size())
+		}
+	}
+}
+
+// BenchmarkHasher is the fetcher's hashing: sha256 and sha512 of 256 KiB writes.
+func BenchmarkHasher(b *testing.B) {
+	buf := make([]byte, 256<<10)
+	b.SetBytes(int64(len(buf)))
+	h := NewHasher()
+	for b.Loop() {
+		h.Write(buf)
 	}
 }

@@ -33,6 +33,15 @@
 //	xzpar      8M blocks  8M dict 28,562,504  1.42
 //	xzpar     32M blocks 32M dict 24,786,880  1.24
 //
+// With the heap capped (GOMEMLIMIT), for pkg/deb's "peak RSS <= 128 MB"
+// (measured later, same input, load 2 to 5; wall times not comparable):
+//
+//	encoder                       bytes       size   GOMEMLIMIT  peak RSS
+//	xzpar x86  8M blocks  4M dict 28,123,236  1.40   100MiB      100 MB
+//	xzpar x86  8M blocks  6M dict 27,617,160  1.38   110MiB      114 MB
+//	xzpar x86 16M blocks  4M dict 27,699,420  1.38   110MiB      134 MB
+//	xzpar      8M blocks  4M dict 29,604,120  1.48   100MiB      100 MB  (pkg/deb's setting)
+//
 // Timings are noisy (another job on the same cores can halve the speed: one
 // run of the defaults took 0.51x). Only whole blocks run in parallel, so a
 // payload of fewer than Workers*BlockSize bytes gains little: 86 MB makes three

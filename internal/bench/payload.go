@@ -1,0 +1,97 @@
+package main
+
+import (
+	"fmt"
+	"io/fs"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+)
+
+// benchCache holds the inputs that are slow to make, reused by every run.
+const benchCache = ".bench"
+
+// payloadBuilds are cross-compiled in addition to the toolchain's own amd64
+// binaries: distinct machine code, like a release of several architectures
+// (about 86 + 169 + 82 MiB with Go 1.26).
+var payloadBuilds = []struct {
+	arch string
+	pkgs []string
+}{
+	{"arm64", []string{"cmd/..."}},
+	{"ppc64le", []string{"cmd/compile", "cmd/go", "cmd/pprof", "cmd/trace"}},
+}
+
+// minPayload is the size the deb and pipeline sections want at least.
+const minPayload = 300 << 20
+
+// payload returns a tree of Go binaries (>= minPayload bytes): GOROOT's bin/
+// and pkg/tool/*/ as amd64, and `go build cmd/...` for payloadArches, made
+// once into .bench/payload-GOVERSION and reused.
+func payload() (dir string, size int64, err error) {
+	v, err := exec.Command("go", "env", "GOVERSION", "GOROOT").Output()
+	if err != nil {
+		return "", 0, fmt.Errorf("go env: %v", err)
+	}
+	f := strings.Fields(string(v))
+	goversion, goroot := f[0], f[1]
+	dir, err = filepath.Abs(filepath.Join(benchCache, "payload-"+goversion))
+	if err != nil {
+		return "", 0, err
+	}
+	if _, err := os.Stat(filepath.Join(dir, ".complete")); err != nil {
+		fmt.Printf("making the payload in %s (once; takes minutes)\n", dir)
+		tmp := dir + ".tmp"
+		os.RemoveAll(tmp)
+		if err := os.MkdirAll(filepath.Join(tmp, "amd64"), 0o755); err != nil {
+			return "", 0, err
+		}
+		srcs, _ := filepath.Glob(filepath.Join(goroot, "pkg/tool/*"))
+		for _, src := range append([]string{filepath.Join(goroot, "bin")}, srcs...) {
+			if out, err := exec.Command("cp", "-a", src, filepath.Join(tmp, "amd64")+"/").CombinedOutput(); err != nil {
+				return "", 0, fmt.Errorf("cp %s: %v\n%s", src, err, out)
+			}
+		}
+		for _, b := range payloadBuilds {
+			cmd := exec.Command("go", append([]string{"build", "-trimpath", "-o", filepath.Join(tmp, b.arch) + "/"}, b.pkgs...)...)
+			cmd.Env = append(os.Environ(), "CGO_ENABLED=0", "GOOS=linux", "GOARCH="+b.arch)
+			if out, err := cmd.CombinedOutput(); err != nil {
+				return "", 0, fmt.Errorf("go build %s for %s: %v\n%s", b.pkgs, b.arch, err, out)
+			}
+		}
+		if err := os.WriteFile(filepath.Join(tmp, ".complete"), nil, 0o644); err != nil {
+			return "", 0, err
+		}
+		os.RemoveAll(dir)
+		if err := os.Rename(tmp, dir); err != nil {
+			return "", 0, err
+		}
+	}
+	err = filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || !d.Type().IsRegular() {
+			return err
+		}
+		info, err := d.Info()
+		size += info.Size()
+		return err
+	})
+	if err == nil && size < minPayload {
+		err = fmt.Errorf("payload %s has %d MiB, want >= %d", dir, size>>20, minPayload>>20)
+	}
+	return dir, size, err
+}
+
+// payloadFiles lists the payload's regular files relative to dir, sorted.
+func payloadFiles(dir string) ([]string, error) {
+	var files []string
+	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || !d.Type().IsRegular() || d.Name() == ".complete" {
+			return err
+		}
+		rel, err := filepath.Rel(dir, p)
+		files = append(files, rel)
+		return err
+	})
+	return files, err
+}
