@@ -20,7 +20,10 @@ func newKeysCmd(g *globalOptions) *cobra.Command {
 	keys := &cobra.Command{
 		Use:   "keys",
 		Short: "Inspect OpenPGP keyrings (keys/*.asc) and make repository signing keys",
-		Args:  cobra.NoArgs,
+		Example: `  updeb keys list                      # every keyring in keys/
+  updeb keys list --json keys/helm.asc
+  updeb keys generate --name "Example apt repository" --email apt@example.org --out /etc/updeb/repo-signing`,
+		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			return usageErrorf("keys needs a subcommand: %s", subcommandNames(cmd))
 		},
