@@ -49,6 +49,11 @@ type Options struct {
 	Parallel     int  // builds at once; <= 0 means 1
 	XZWorkers    int  // xz blocks compressed at once per package (deb.Package.XZWorkers); never changes the bytes
 	PlanOptions  recipe.PlanOptions
+	// SpoolAll reads every archive member a build needs into a spool file
+	// before writing any package, instead of streaming members into the
+	// package that first uses them (same bytes, more disk and time; see
+	// select.go). For measurements, and a way out should streaming misbehave.
+	SpoolAll bool
 }
 
 // Job is one recipe built for one architecture.
@@ -160,13 +165,18 @@ func buildOne(ctx context.Context, j Job, opts Options) (Result, error) {
 		return res, err
 	}
 	defer os.RemoveAll(tmp)
-	members, err := selectMembers(ctx, plan, srcs, tmp, opts.Limits)
+	ms, err := newMembers(plan, srcs, tmp, opts.Limits, log)
 	if err != nil {
 		return res, err
 	}
+	if opts.SpoolAll {
+		if err := ms.spoolAll(ctx); err != nil {
+			return res, err
+		}
+	}
 
 	for _, pp := range plan.Packages {
-		out, err := writePackage(ctx, plan, &pp, members, srcs, opts)
+		out, err := writePackage(ctx, plan, &pp, ms, tmp, srcs, opts)
 		if err != nil {
 			return res, fmt.Errorf("package %s: %w", pp.Name, err)
 		}

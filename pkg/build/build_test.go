@@ -265,33 +265,14 @@ func hostileTarball(t *testing.T) []byte {
 // upstream can publish one): nothing is written.
 func TestHostileArchiveRefused(t *testing.T) {
 	root, mirror := project(t)
-	data := hostileTarball(t)
-	sum := sha256.Sum256(data)
-	dir := filepath.Join(mirror, "evil")
-	os.MkdirAll(dir, 0o755)
-	os.WriteFile(filepath.Join(dir, "evil.tar.gz"), data, 0o644)
-	rec := fmt.Sprintf(`name: evil
-version: 1.0.0
-release-date: 2026-01-01
-homepage: https://releases.example.org/evil
-license: Apache-2.0
-copyright: nobody
-architectures: [amd64]
-sources:
-  - name: evil
-    url: https://releases.example.org/evil/evil.tar.gz
-    sha256: {amd64: %s}
-    signature: {none: "test fixture"}
-packages:
-  - name: evil
+	tarballRecipe(t, root, mirror, "evil", hostileTarball(t), `  - name: evil
     summary: hostile archive fixture
     description: |
       Must never be built.
     section: utils
     files:
       - {source: evil, path: linux-amd64/hello, dest: /usr/bin/hello, mode: "0755"}
-`, hex.EncodeToString(sum[:]))
-	os.WriteFile(filepath.Join(root, "recipes", "evil.yaml"), []byte(rec), 0o644)
+`)
 	out := filepath.Join(t.TempDir(), "out")
 	_, err := Run(context.Background(), jobs(t, root, "amd64", "evil"), options(t, mirror, out))
 	if !errors.Is(err, archive.ErrUnsafe) || !strings.Contains(err.Error(), "../../etc/cron.d/evil") {
@@ -488,5 +469,35 @@ func TestRebuildTouchesOnlyChangedRecipe(t *testing.T) {
 	}
 	if got := st.Stats[filepath.Base(deb)].MTime; got != later.UnixNano() {
 		t.Errorf("state records mtime %d, want the new %d", got, later.UnixNano())
+	}
+}
+
+// tarballRecipe adds release NAME/NAME.tar.gz (data) to the mirror and recipe
+// NAME to the project: the release as source NAME (pinned, unsigned) and the
+// packages given (YAML items of the "packages:" list).
+func tarballRecipe(t testing.TB, root, mirror, name string, data []byte, packages string) {
+	t.Helper()
+	sum := sha256.Sum256(data)
+	dir := filepath.Join(mirror, name)
+	os.MkdirAll(dir, 0o755)
+	if err := os.WriteFile(filepath.Join(dir, name+".tar.gz"), data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	rec := fmt.Sprintf(`name: %[1]s
+version: 1.0.0
+release-date: 2026-01-01
+homepage: https://releases.example.org/%[1]s
+license: Apache-2.0
+copyright: nobody
+architectures: [amd64]
+sources:
+  - name: %[1]s
+    url: https://releases.example.org/%[1]s/%[1]s.tar.gz
+    sha256: {amd64: %[2]s}
+    signature: {none: "test fixture"}
+packages:
+%[3]s`, name, hex.EncodeToString(sum[:]), packages)
+	if err := os.WriteFile(filepath.Join(root, "recipes", name+".yaml"), []byte(rec), 0o644); err != nil {
+		t.Fatal(err)
 	}
 }

@@ -3,10 +3,10 @@ package build
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
-	"path"
 	"path/filepath"
 
 	"github.com/updeb/updeb/internal/atomicfile"
@@ -20,7 +20,7 @@ import (
 const ProvenanceSuffix = ".intoto.json"
 
 // assemble turns a planned package into the deb writer's input.
-func assemble(plan *recipe.Plan, pp *recipe.PlannedPackage, members map[memberKey]member) (*deb.Package, error) {
+func assemble(plan *recipe.Plan, pp *recipe.PlannedPackage, ms *members) (*deb.Package, error) {
 	p := &deb.Package{
 		Control: deb.Control{
 			Package: pp.Name, Version: pp.Version, Architecture: pp.Architecture, Maintainer: pp.Maintainer,
@@ -44,16 +44,8 @@ func assemble(plan *recipe.Plan, pp *recipe.PlannedPackage, members map[memberKe
 			}
 			e.Size, e.Open = st.Size(), openFile(f.LocalPath)
 		} else {
-			// The archive reader hands out cleaned names ("./bridge" -> "bridge").
-			name := f.Path
-			if name != "" {
-				name = path.Clean(name)
-			}
-			m, ok := members[memberKey{f.Source, name}]
-			if !ok {
-				return nil, fmt.Errorf("file %s: source %s has no member %q", f.Dest, f.Source, f.Path)
-			}
-			e.Size, e.Open = m.size, openFile(m.path)
+			k := keyOf(f)
+			e.OpenSized = func() (io.ReadCloser, int64, error) { return ms.open(k) }
 		}
 		p.Entries = append(p.Entries, e)
 	}
@@ -78,18 +70,33 @@ func openFile(path string) func() (io.ReadCloser, error) {
 	return func() (io.ReadCloser, error) { return os.Open(path) }
 }
 
-// writePackage writes one .deb and its provenance record.
-func writePackage(ctx context.Context, plan *recipe.Plan, pp *recipe.PlannedPackage, members map[memberKey]member, srcs map[string]*verifiedSource, opts Options) (Output, error) {
-	p, err := assemble(plan, pp, members)
+// writePackage writes one .deb and its provenance record. The .deb is
+// written into tmp, the build's private folder, while the archive sources it
+// is the first to use are read (see members), and moved into the output folder
+// only once those reads succeeded and the raw sources' digests are checked.
+func writePackage(ctx context.Context, plan *recipe.Plan, pp *recipe.PlannedPackage, ms *members, tmp string, srcs map[string]*verifiedSource, opts Options) (Output, error) {
+	p, err := assemble(plan, pp, ms)
 	if err != nil {
 		return Output{}, err
 	}
 	p.Compression, p.XZWorkers = opts.Compression, opts.XZWorkers
-	path := filepath.Join(opts.OutDir, pp.OutputFile)
-	res, err := deb.Write(ctx, path, p)
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	ms.start(ctx, pp.Name, ms.streamable(pp.Name))
+	staged := filepath.Join(tmp, pp.OutputFile)
+	res, err := deb.Write(ctx, staged, p)
+	if err != nil {
+		cancel()
+	}
+	// An archive's error explains a writer's that follows from it.
+	if ferr := ms.finish(); ferr != nil && (err == nil || !errors.Is(ferr, context.Canceled)) {
+		os.Remove(staged)
+		return Output{}, ferr
+	}
 	if err != nil {
 		return Output{}, err
 	}
+	defer os.Remove(staged)
 	// Raw sources were read straight from the cache: check that the bytes the
 	// writer packaged are the bytes whose digest was pinned.
 	byDest := map[string]deb.FileResult{}
@@ -102,9 +109,15 @@ func writePackage(ctx context.Context, plan *recipe.Plan, pp *recipe.PlannedPack
 			continue
 		}
 		if want := vs.plan.Pinned[digest.SHA256]; want != "" && byDest[f.Dest].SHA256 != want {
-			os.Remove(path)
 			return Output{}, &digest.MismatchError{Subject: f.Dest + " (from " + vs.plan.URL + ")", Algorithm: digest.SHA256, Want: want, Got: byDest[f.Dest].SHA256}
 		}
+	}
+	path := filepath.Join(opts.OutDir, pp.OutputFile)
+	if err := os.Rename(staged, path); err != nil {
+		return Output{}, err
+	}
+	if err := atomicfile.SyncDir(opts.OutDir); err != nil {
+		return Output{}, err
 	}
 	if err := writeProvenance(path+ProvenanceSuffix, plan, pp, res, srcs, opts); err != nil {
 		return Output{}, err

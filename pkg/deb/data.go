@@ -18,14 +18,16 @@ import (
 // item is an entry as it goes into data.tar: normalised, with implicit parents
 // added and hardlinks resolved.
 type item struct {
-	path     string // "/" for the root, else absolute
-	typ      EntryType
-	mode     int64
-	size     int64
-	open     func() (io.ReadCloser, error)
-	linkname string // symlink target; for a hardlink, the absolute path of the file carrying the data
-	mtime    time.Time
-	children []*item
+	path string // "/" for the root, else absolute
+	typ  EntryType
+	mode int64
+	size int64 // learnt when the content is opened if openSized is set
+	open func() (io.ReadCloser, error)
+	// openSized is Entry.OpenSized: the size comes with the content.
+	openSized func() (io.ReadCloser, int64, error)
+	linkname  string // symlink target; for a hardlink, the absolute path of the file carrying the data
+	mtime     time.Time
+	children  []*item
 	// group links a regular file and the hardlinks to it.
 	group *[]*item
 }
@@ -80,12 +82,15 @@ func plan(p *Package) (ordered []*item, byPath map[string]*item, errs []error) {
 			if e.Mode&0o111 != 0 {
 				it.mode = 0o755
 			}
-			it.size, it.open = e.Size, e.Open
+			it.size, it.open, it.openSized = e.Size, e.Open, e.OpenSized
 			if e.Size < 0 {
 				errs = append(errs, invalidf("entry %q: negative size %d", e.Path, e.Size))
 			}
-			if e.Open == nil {
+			switch {
+			case e.Open == nil && e.OpenSized == nil:
 				errs = append(errs, invalidf("entry %q: regular file without an Open function", e.Path))
+			case e.OpenSized != nil && (e.Open != nil || e.Size != 0):
+				errs = append(errs, invalidf("entry %q: OpenSized set together with Open or Size %d (it replaces both)", e.Path, e.Size))
 			}
 		case TypeDir:
 			it.mode = 0o755
@@ -180,16 +185,17 @@ func plan(p *Package) (ordered []*item, byPath map[string]*item, errs []error) {
 		}
 		for _, m := range *it.group {
 			if m == it {
-				m.typ, m.mode, m.size, m.open, m.linkname = TypeFile, carrier.mode, carrier.size, carrier.open, ""
+				m.typ, m.mode, m.size, m.open, m.openSized, m.linkname = TypeFile, carrier.mode, carrier.size, carrier.open, carrier.openSized, ""
 				continue
 			}
-			m.typ, m.mode, m.size, m.open, m.linkname = TypeHardlink, carrier.mode, carrier.size, nil, it.path
+			m.typ, m.mode, m.size, m.open, m.openSized, m.linkname = TypeHardlink, carrier.mode, carrier.size, nil, nil, it.path
 		}
 	}
 	return ordered, byPath, nil
 }
 
-// installedSize is dpkg-gencontrol's: each regular file rounded up to whole KiB
+// installedSize is dpkg-gencontrol's; call it after writeData, which learns
+// the sizes of OpenSized entries: each regular file rounded up to whole KiB
 // (hardlinked data once), symlinks by the length of their target, +1 for each
 // directory (the root too) or other object.
 func installedSize(items []*item) int64 {
@@ -236,12 +242,23 @@ func writeData(ctx context.Context, w io.Writer, items []*item) ([]FileResult, e
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
+		var rc io.ReadCloser
+		if it.typ == TypeFile {
+			// Opened before the header, which needs an OpenSized entry's size.
+			var err error
+			if rc, err = openContent(it); err != nil {
+				return nil, err
+			}
+		}
 		if err := tw.WriteHeader(tarHeader(it)); err != nil {
+			if rc != nil {
+				rc.Close()
+			}
 			return nil, fmt.Errorf("data.tar: %s: %w", it.tarName(), err)
 		}
 		switch it.typ {
 		case TypeFile:
-			fr, err := copyContent(ctx, tw, it)
+			fr, err := copyContent(ctx, tw, it, rc)
 			if err != nil {
 				return nil, err
 			}
@@ -259,13 +276,31 @@ func writeData(ctx context.Context, w io.Writer, items []*item) ([]FileResult, e
 	return files, nil
 }
 
-// copyContent streams a file's content into the tar, hashing it, and checks that
-// Open yielded exactly the promised size.
-func copyContent(ctx context.Context, w io.Writer, it *item) (FileResult, error) {
-	rc, err := it.open()
-	if err != nil {
-		return FileResult{}, fmt.Errorf("entry %q: open: %w", it.path, err)
+// openContent opens a regular file's content; for an OpenSized entry it sets
+// the item's size.
+func openContent(it *item) (io.ReadCloser, error) {
+	if it.openSized == nil {
+		rc, err := it.open()
+		if err != nil {
+			return nil, fmt.Errorf("entry %q: open: %w", it.path, err)
+		}
+		return rc, nil
 	}
+	rc, size, err := it.openSized()
+	if err != nil {
+		return nil, fmt.Errorf("entry %q: open: %w", it.path, err)
+	}
+	if size < 0 {
+		rc.Close()
+		return nil, invalidf("entry %q: OpenSized returned a negative size %d", it.path, size)
+	}
+	it.size = size
+	return rc, nil
+}
+
+// copyContent streams a file's content from rc (which it closes) into the
+// tar, hashing it, and checks that rc yields exactly the promised size.
+func copyContent(ctx context.Context, w io.Writer, it *item, rc io.ReadCloser) (FileResult, error) {
 	defer rc.Close()
 	m, s := md5.New(), sha256.New()
 	n, err := io.Copy(io.MultiWriter(w, m, s), io.LimitReader(ctxReader{ctx, rc}, it.size))

@@ -91,6 +91,13 @@ type Entry struct {
 	// and must yield exactly Size bytes.
 	Size int64
 	Open func() (io.ReadCloser, error)
+	// OpenSized replaces Size and Open (leave both unset) for content whose
+	// size is known only once it is at hand, such as a member of an archive
+	// being streamed: called once, in output order, it returns the content
+	// and its exact size, before the entry's tar header is written.
+	// Installed-Size is computed from the sizes learnt this way (control.tar
+	// is written after data.tar), so the bytes are those of Size and Open.
+	OpenSized func() (io.ReadCloser, int64, error)
 	// Linkname is a symlink's target (as written, relative or absolute) or a
 	// hardlink's target: the absolute Path of a TypeFile entry.
 	Linkname string

@@ -1,8 +1,10 @@
 package deb
 
 import (
+	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"io/fs"
 	"path/filepath"
@@ -61,6 +63,7 @@ func TestValidation(t *testing.T) {
 		{"setuid", func(p *Package) { p.Entries[0].Mode |= fs.ModeSetuid }, `entry "/usr/bin/sample": mode urwx------ has setuid, setgid or sticky bits`},
 		{"negative size", func(p *Package) { p.Entries[0].Size = -1 }, `entry "/usr/bin/sample": negative size -1`},
 		{"no open", func(p *Package) { p.Entries[0].Open = nil }, `entry "/usr/bin/sample": regular file without an Open function`},
+		{"open and open sized", func(p *Package) { p.Entries[0].OpenSized = sized("x", 1) }, `entry "/usr/bin/sample": OpenSized set together with Open or Size 22 (it replaces both)`},
 		{"empty symlink", func(p *Package) { p.Entries[4].Linkname = "" }, `entry "/usr/bin/sample-link": symlink target "" must be non-empty`},
 		{"linkname on file", func(p *Package) { p.Entries[0].Linkname = "x" }, `entry "/usr/bin/sample": a file with Linkname "x"`},
 		{"hardlink to missing", func(p *Package) { p.Entries[5].Linkname = "/nope" }, `entry "/usr/lib/sample/a-b": hardlink target "/nope" must be a regular file entry, found missing`},
@@ -171,5 +174,59 @@ func TestHardlinkCarrierAndInstalledSize(t *testing.T) {
 	}
 	if len(res.Files) != 6 {
 		t.Errorf("Result.Files has %d files, want 6: %+v", len(res.Files), res.Files)
+	}
+}
+
+func sized(s string, size int64) func() (io.ReadCloser, int64, error) {
+	return func() (io.ReadCloser, int64, error) { return io.NopCloser(strings.NewReader(s)), size, nil }
+}
+
+// Entries whose size is learnt on opening (OpenSized) give the same bytes as
+// Size and Open, hardlinked ones too; a wrong or negative size is refused.
+func TestOpenSized(t *testing.T) {
+	want, wantRes := writeTemp(t, samplePackage())
+	p := samplePackage()
+	opened := 0
+	for i := range p.Entries {
+		e := &p.Entries[i]
+		if e.Type != TypeFile {
+			continue
+		}
+		open, size := e.Open, e.Size
+		e.Open, e.Size = nil, 0
+		e.OpenSized = func() (io.ReadCloser, int64, error) {
+			opened++
+			rc, err := open()
+			return rc, size, err
+		}
+	}
+	got, gotRes := writeTemp(t, p)
+	if !bytes.Equal(mustRead(t, got), mustRead(t, want)) {
+		t.Fatal("OpenSized entries give other bytes than Size and Open")
+	}
+	if opened != 5 || gotRes.InstalledSize != wantRes.InstalledSize || fmt.Sprint(gotRes.Files) != fmt.Sprint(wantRes.Files) {
+		t.Errorf("opened %d times (want 5), result %+v, want %+v", opened, gotRes, wantRes)
+	}
+	for _, tt := range []struct {
+		name string
+		size int64
+		want string
+	}{
+		{"short", 10, `entry "/usr/bin/sample": Size is 10 but its content has 3 bytes`},
+		{"long", 2, `entry "/usr/bin/sample": Size is 2 but its content has more bytes`},
+		{"negative", -1, `entry "/usr/bin/sample": OpenSized returned a negative size -1`},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			p := samplePackage()
+			p.Entries[0].Open, p.Entries[0].Size, p.Entries[0].OpenSized = nil, 0, sized("abc", tt.size)
+			dir := t.TempDir()
+			_, err := Write(context.Background(), filepath.Join(dir, "out.deb"), p)
+			if !errors.Is(err, ErrInvalid) || !strings.Contains(err.Error(), tt.want) {
+				t.Fatalf("error %v, want %q", err, tt.want)
+			}
+			if left := dirEntries(t, dir); len(left) != 0 {
+				t.Errorf("files left behind: %v", left)
+			}
+		})
 	}
 }
