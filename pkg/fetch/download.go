@@ -37,7 +37,7 @@ func (p *partial) reset() error {
 	if err := p.file.Truncate(0); err != nil {
 		return err
 	}
-	*p.hasher = *digest.NewHasher()
+	p.hasher.Reset()
 	p.written = 0
 	return nil
 }
