@@ -360,7 +360,10 @@ func sleepCtx(ctx context.Context, d time.Duration) error {
 	}
 }
 
-// copyBuffer is the read size of downloads: large enough to keep the hashers busy.
-const copyBuffer = 256 << 10
+// copyBuffer is the read size of downloads: a read takes what the socket holds
+// (often more than 256 KiB while the previous chunk was written and hashed),
+// and each write is large enough for the hasher to run sha256 and sha512 in
+// parallel.
+const copyBuffer = 1 << 20
 
 var _ io.Writer = (*digest.Hasher)(nil)

@@ -586,6 +586,40 @@ func TestOnlyNeededDigests(t *testing.T) {
 	})
 }
 
+// TestLargeDownloadCut: a download longer than writebackEvery, cut after
+// more than writebackEvery bytes, resumed or started over, is whole and right.
+func TestLargeDownloadCut(t *testing.T) {
+	body, sha := payload(2*writebackEvery+12345, 21)
+	cut := writebackEvery + 777
+	for _, ranged := range []bool{true, false} {
+		t.Run(fmt.Sprintf("ranges %v", ranged), func(t *testing.T) {
+			up := newUpstream(t, false, func(w http.ResponseWriter, r *http.Request, n int) {
+				if n == 1 {
+					h := http.Header{}
+					if ranged {
+						h.Set("Accept-Ranges", "bytes")
+					}
+					abortAfter(w, body, cut, h)
+				}
+				if ranged {
+					http.ServeContent(w, r, "f", time.Time{}, bytes.NewReader(body))
+				} else {
+					w.Write(body)
+				}
+			})
+			f := newTestFetcher(t, testOptions(t))
+			res, err := f.Fetch(context.Background(), Request{URL: up.URL + "/big", Pinned: pin(sha)})
+			if err != nil {
+				t.Fatal(err)
+			}
+			checkFile(t, res, body)
+			if rg := up.header(1).Get("Range"); (rg != "") != ranged {
+				t.Errorf("second request Range %q, server offers ranges: %v", rg, ranged)
+			}
+		})
+	}
+}
+
 func TestRedirects(t *testing.T) {
 	body, sha := payload(2000, 8)
 	t.Run("to another host, still through the proxy", func(t *testing.T) {
