@@ -157,9 +157,9 @@ const parallelMin = 64 << 10
 
 // Write feeds every hash; it never fails. A write of parallelMin bytes or
 // more with several algorithms computes them at once, one goroutine each (the
-// fetcher writes 256 KiB chunks, so the download is no longer bound by
-// sha256 + sha512 one after the other), and returns when all are done, so p
-// is not retained.
+// fetcher writes chunks of up to 1 MiB, so a sha512-pinned download is not
+// bound by sha256 + sha512 one after the other), and returns when all are
+// done, so p is not retained.
 func (h *Hasher) Write(p []byte) (int, error) {
 	if len(h.hashes) < 2 || len(p) < parallelMin {
 		for _, x := range h.hashes {
