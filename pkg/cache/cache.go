@@ -187,9 +187,10 @@ func syncDir(dir string) error {
 }
 
 // Verify re-hashes the blob named sha256Hex and returns its path, size and
-// digests. It returns ErrMiss when there is no such blob, and an error wrapping
-// ErrCorrupt (after removing the blob) when its bytes do not match its name.
-func (c *Cache) Verify(sha256Hex string) (path string, size int64, sums digest.Set, err error) {
+// digests: sha256 and the algorithms in algs, computed in one pass. It returns
+// ErrMiss when there is no such blob, and an error wrapping ErrCorrupt (after
+// removing the blob) when its bytes do not match its name.
+func (c *Cache) Verify(sha256Hex string, algs ...digest.Algorithm) (path string, size int64, sums digest.Set, err error) {
 	p := c.BlobPath(sha256Hex)
 	f, err := os.Open(p)
 	if errors.Is(err, fs.ErrNotExist) {
@@ -199,8 +200,10 @@ func (c *Cache) Verify(sha256Hex string) (path string, size int64, sums digest.S
 		return "", 0, nil, fmt.Errorf("cache: %w", err)
 	}
 	defer f.Close()
-	h := digest.NewHasher()
-	if _, err := io.Copy(h, f); err != nil {
+	h := digest.NewHasher(digest.Needed(nil, algs...)...)
+	// struct{ io.Reader } hides *os.File's WriteTo, which would copy in 32 KiB
+	// writes: too small for the hasher to run its algorithms in parallel.
+	if _, err := io.CopyBuffer(h, struct{ io.Reader }{f}, make([]byte, readBuffer)); err != nil {
 		return "", 0, nil, fmt.Errorf("cache: reading %s: %w", p, err)
 	}
 	sums = h.Sum()
@@ -210,6 +213,10 @@ func (c *Cache) Verify(sha256Hex string) (path string, size int64, sums digest.S
 	}
 	return p, h.Size(), sums, nil
 }
+
+// readBuffer is Verify's read size: large enough for the hasher to compute
+// several algorithms in parallel (see digest.Hasher.Write).
+const readBuffer = 256 << 10
 
 // Lock takes an exclusive flock on the lock file for id (see ID), waiting until
 // it is free or ctx is done. The returned function releases it.

@@ -3,6 +3,7 @@ package cache
 import (
 	"context"
 	"errors"
+	"maps"
 	"os"
 	"sync"
 	"sync/atomic"
@@ -39,9 +40,13 @@ func TestCommitVerifyEvict(t *testing.T) {
 	if p != c.BlobPath(sha) {
 		t.Fatalf("committed to %s, want %s", p, c.BlobPath(sha))
 	}
-	got, size, gs, err := c.Verify(sha)
-	if err != nil || got != p || size != 5 || gs[digest.SHA512] != sums[digest.SHA512] {
-		t.Fatalf("Verify: %v %s %d %v", err, got, size, gs)
+	got, size, gs, err := c.Verify(sha, digest.SHA512)
+	if err != nil || got != p || size != 5 || !maps.Equal(gs, sums) {
+		t.Fatalf("Verify(sha512): %v %s %d %v, want %v", err, got, size, gs, sums)
+	}
+	// Only sha256 (the blob's name) unless more is asked for.
+	if _, _, gs, err := c.Verify(sha); err != nil || !maps.Equal(gs, digest.Set{digest.SHA256: sha}) {
+		t.Fatalf("Verify: %v %v, want only sha256", err, gs)
 	}
 	os.WriteFile(p, []byte("hellO"), 0o644)
 	if _, _, _, err := c.Verify(sha); !errors.Is(err, ErrCorrupt) {

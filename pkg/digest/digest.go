@@ -92,6 +92,22 @@ func (s Set) Add(d Digest) error {
 	return nil
 }
 
+// Needed returns the algorithms to compute for bytes addressed by sha256 and
+// checked against pinned: sha256 always, every pinned algorithm and every
+// algorithm in also, each once, in a stable order. Computing only these (not
+// every algorithm known) keeps a download of a sha256-pinned file from paying
+// for sha512, the slowest hash, while every pin is still checked.
+func Needed(pinned Set, also ...Algorithm) []Algorithm {
+	s := Set{SHA256: ""}
+	for a := range pinned {
+		s[a] = ""
+	}
+	for _, a := range also {
+		s[a] = ""
+	}
+	return s.Algorithms()
+}
+
 // Algorithms returns the set's algorithms in a stable order.
 func (s Set) Algorithms() []Algorithm {
 	out := make([]Algorithm, 0, len(s))
@@ -141,9 +157,9 @@ const parallelMin = 64 << 10
 
 // Write feeds every hash; it never fails. A write of parallelMin bytes or
 // more with several algorithms computes them at once, one goroutine each (the
-// fetcher writes 256 KiB chunks, so the download is no longer bound by
-// sha256 + sha512 one after the other), and returns when all are done, so p
-// is not retained.
+// fetcher writes chunks of up to 1 MiB, so a sha512-pinned download is not
+// bound by sha256 + sha512 one after the other), and returns when all are
+// done, so p is not retained.
 func (h *Hasher) Write(p []byte) (int, error) {
 	if len(h.hashes) < 2 || len(p) < parallelMin {
 		for _, x := range h.hashes {
@@ -159,6 +175,14 @@ func (h *Hasher) Write(p []byte) (int, error) {
 	}
 	h.n += int64(len(p))
 	return len(p), nil
+}
+
+// Reset forgets what was written; the hasher keeps its algorithms.
+func (h *Hasher) Reset() {
+	for _, x := range h.hashes {
+		x.Reset()
+	}
+	h.n = 0
 }
 
 // Size returns how many bytes were written.

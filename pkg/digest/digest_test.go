@@ -5,6 +5,7 @@ import (
 	"crypto/sha512"
 	"encoding/hex"
 	"errors"
+	"fmt"
 	"io"
 	"strings"
 	"testing"
@@ -78,5 +79,33 @@ func BenchmarkHasher(b *testing.B) {
 	h := NewHasher()
 	for b.Loop() {
 		h.Write(buf)
+	}
+}
+
+func TestNeeded(t *testing.T) {
+	for _, tc := range []struct {
+		pinned Set
+		also   []Algorithm
+		want   string
+	}{
+		{nil, nil, "[sha256]"},
+		{Set{SHA256: helloSHA256}, nil, "[sha256]"},
+		{Set{SHA512: "x"}, nil, "[sha256 sha512]"},
+		{Set{SHA256: helloSHA256}, []Algorithm{SHA512, SHA512, SHA256}, "[sha256 sha512]"},
+	} {
+		if got := fmt.Sprint(Needed(tc.pinned, tc.also...)); got != tc.want {
+			t.Errorf("Needed(%v, %v) = %s, want %s", tc.pinned, tc.also, got, tc.want)
+		}
+	}
+}
+
+// Reset starts over with the same algorithms (a download restarted from byte 0).
+func TestHasherReset(t *testing.T) {
+	h := NewHasher(SHA256)
+	h.Write([]byte("partial download"))
+	h.Reset()
+	h.Write([]byte("hello"))
+	if got := h.Sum(); len(got) != 1 || got[SHA256] != helloSHA256 || h.Size() != 5 {
+		t.Errorf("after Reset: %v, size %d; want only sha256 of hello, size 5", got, h.Size())
 	}
 }

@@ -6,9 +6,12 @@
 // download is retried with exponential backoff and jitter on connection errors,
 // timeouts, 5xx and 429 (honouring Retry-After), bounded by Retries and
 // MaxRetryTime, and resumed with Range when the server allows it. The bytes are
-// hashed (sha256 and sha512) as they arrive and checked against the pinned
-// digests before they are moved into the cache; bytes that do not match are
-// never cached.
+// hashed as they arrive and checked against the pinned digests before they are
+// moved into the cache; bytes that do not match are never cached. Only the
+// algorithms needed are computed (digest.Needed): sha256, which addresses the
+// cache, every pinned algorithm, and those a caller asks for in
+// Request.Algorithms. A sha256-pinned download does not pay for sha512 (the
+// slowest hash, and the floor of a download's throughput when it is computed).
 //
 // Cache policy. A pinned request is served from the cache when a blob with the
 // pinned digest exists and, re-hashed, still matches; a corrupt blob is evicted
@@ -95,6 +98,9 @@ type Request struct {
 	Pinned        digest.Set
 	AllowUnpinned bool
 	Key           string // part of the cache index key, e.g. "helm 3.15.4"
+	// Algorithms are digests to compute besides sha256 and the pinned ones,
+	// e.g. the algorithms a recipe will pin (see Result.Digests).
+	Algorithms []digest.Algorithm
 }
 
 // Result is a verified file in the cache.
@@ -102,7 +108,7 @@ type Result struct {
 	URL       string
 	Path      string // the file in the cache; read it, never write it
 	Size      int64
-	Digests   digest.Set // sha256 and sha512 of the bytes
+	Digests   digest.Set // of the bytes: sha256, the pinned algorithms and Request.Algorithms
 	FromCache bool
 	Via       string // "proxy URL", "mirror URL", "direct" or "cache"
 }
@@ -175,8 +181,16 @@ func (f *Fetcher) Fetch(ctx context.Context, r Request) (*Result, error) {
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 		return nil, fmt.Errorf("fetch: %q is not an http or https URL", r.URL)
 	}
-	id := cache.ID(r.URL, r.Key) + pinKey(r.Pinned)
-	v, err, _ := f.group.Do(id, func() (any, error) { return f.fetchLocked(ctx, r) })
+	algs := digest.Needed(r.Pinned, r.Algorithms...)
+	for _, a := range algs {
+		if a.Size() == 0 {
+			return nil, fmt.Errorf("fetch %s: unknown digest algorithm %q (want sha256 or sha512)", r.URL, a)
+		}
+	}
+	// Requests that compute other algorithms are not shared: each result
+	// must hold the digests its caller asked for.
+	id := cache.ID(r.URL, r.Key) + pinKey(r.Pinned) + fmt.Sprint(algs)
+	v, err, _ := f.group.Do(id, func() (any, error) { return f.fetchLocked(ctx, r, algs) })
 	if err != nil {
 		return nil, err
 	}
@@ -195,13 +209,13 @@ func pinKey(s digest.Set) string {
 // fetchLocked holds the cross-process lock for (URL, Key) while it looks in the
 // cache and downloads, so two processes never download the same file at once:
 // the second one finds it in the cache.
-func (f *Fetcher) fetchLocked(ctx context.Context, r Request) (*Result, error) {
+func (f *Fetcher) fetchLocked(ctx context.Context, r Request, algs []digest.Algorithm) (*Result, error) {
 	unlock, err := f.cache.Lock(ctx, cache.ID(r.URL, r.Key))
 	if err != nil {
 		return nil, err
 	}
 	defer unlock()
-	if res, err := f.lookup(r); err == nil {
+	if res, err := f.lookup(r, algs); err == nil {
 		f.log.Debug("cached", "url", r.URL, "path", res.Path)
 		return res, nil
 	} else if !errors.Is(err, cache.ErrMiss) {
@@ -210,12 +224,12 @@ func (f *Fetcher) fetchLocked(ctx context.Context, r Request) (*Result, error) {
 	if f.o.Offline {
 		return nil, &OfflineError{Missing: []string{r.URL}}
 	}
-	return f.download(ctx, r)
+	return f.download(ctx, r, algs)
 }
 
-// lookup finds r in the cache and re-verifies it; cache.ErrMiss when absent,
-// corrupt (then evicted) or not matching the pin.
-func (f *Fetcher) lookup(r Request) (*Result, error) {
+// lookup finds r in the cache and re-verifies it, computing algs; cache.ErrMiss
+// when absent, corrupt (then evicted) or not matching the pin.
+func (f *Fetcher) lookup(r Request, algs []digest.Algorithm) (*Result, error) {
 	sha := r.Pinned[digest.SHA256]
 	expect := r.Pinned
 	if sha == "" {
@@ -228,7 +242,7 @@ func (f *Fetcher) lookup(r Request) (*Result, error) {
 			expect = e.Digests()
 		}
 	}
-	path, size, sums, err := f.cache.Verify(sha)
+	path, size, sums, err := f.cache.Verify(sha, digest.Needed(expect, algs...)...)
 	if errors.Is(err, cache.ErrCorrupt) {
 		f.log.Warn("evicted a corrupt cache entry; fetching again", "url", r.URL, "err", err)
 		return nil, cache.ErrMiss
@@ -244,8 +258,9 @@ func (f *Fetcher) lookup(r Request) (*Result, error) {
 	return &Result{URL: r.URL, Path: path, Size: size, Digests: sums, FromCache: true, Via: "cache"}, nil
 }
 
-// download fetches r (from its mirror when one matches), checks the pin and commits.
-func (f *Fetcher) download(ctx context.Context, r Request) (*Result, error) {
+// download fetches r (from its mirror when one matches) computing algs, checks
+// the pin and commits.
+func (f *Fetcher) download(ctx context.Context, r Request, algs []digest.Algorithm) (*Result, error) {
 	target, mirrored := mapMirror(f.o.Mirrors, r.URL)
 	tmp, err := f.cache.TempFile()
 	if err != nil {
@@ -258,7 +273,7 @@ func (f *Fetcher) download(ctx context.Context, r Request) (*Result, error) {
 			os.Remove(tmp.Name())
 		}
 	}()
-	h := digest.NewHasher()
+	h := digest.NewHasher(algs...)
 	var via string
 	if tu, _ := url.Parse(target); tu != nil && tu.Scheme == "file" {
 		via = "mirror " + target
@@ -345,7 +360,10 @@ func sleepCtx(ctx context.Context, d time.Duration) error {
 	}
 }
 
-// copyBuffer is the read size of downloads: large enough to keep the hashers busy.
-const copyBuffer = 256 << 10
+// copyBuffer is the read size of downloads: a read takes what the socket holds
+// (often more than 256 KiB while the previous chunk was written and hashed),
+// and each write is large enough for the hasher to run sha256 and sha512 in
+// parallel.
+const copyBuffer = 1 << 20
 
 var _ io.Writer = (*digest.Hasher)(nil)

@@ -4,11 +4,13 @@ import (
 	"bytes"
 	"context"
 	"crypto/sha256"
+	"crypto/sha512"
 	"crypto/x509"
 	"encoding/hex"
 	"errors"
 	"fmt"
 	"io/fs"
+	"maps"
 	"math/rand/v2"
 	"net/http"
 	"net/http/httptest"
@@ -503,6 +505,121 @@ func TestMismatchIsTyped(t *testing.T) {
 	}
 }
 
+// TestOnlyNeededDigests: the fetcher computes sha256 and the pinned algorithms
+// (plus Request.Algorithms), and every pin is checked, on a download and on
+// every cache hit, whichever algorithm it uses.
+func TestOnlyNeededDigests(t *testing.T) {
+	body, sha := payload(300<<10, 20) // > the hasher's parallel threshold
+	s512 := sha512.Sum512(body)
+	sha5 := hex.EncodeToString(s512[:])
+	bad256, bad512 := strings.Repeat("0", 64), strings.Repeat("0", 128)
+	for _, tc := range []struct {
+		name    string
+		pinned  digest.Set
+		algs    []digest.Algorithm
+		want    digest.Set // Result.Digests
+		mismAlg digest.Algorithm
+	}{
+		{"sha256 pin", digest.Set{digest.SHA256: sha}, nil, digest.Set{digest.SHA256: sha}, ""},
+		{"sha256 pin, wrong", digest.Set{digest.SHA256: bad256}, nil, nil, digest.SHA256},
+		{"sha512-only pin", digest.Set{digest.SHA512: sha5}, nil, digest.Set{digest.SHA256: sha, digest.SHA512: sha5}, ""},
+		{"sha512-only pin, wrong", digest.Set{digest.SHA512: bad512}, nil, nil, digest.SHA512},
+		{"both pinned, sha512 wrong", digest.Set{digest.SHA256: sha, digest.SHA512: bad512}, nil, nil, digest.SHA512},
+		{"both pinned, sha256 wrong", digest.Set{digest.SHA256: bad256, digest.SHA512: sha5}, nil, nil, digest.SHA256},
+		{"sha256 pin, sha512 asked for", digest.Set{digest.SHA256: sha}, []digest.Algorithm{digest.SHA512}, digest.Set{digest.SHA256: sha, digest.SHA512: sha5}, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			up := newUpstream(t, false, serveBytes(body))
+			f := newTestFetcher(t, testOptions(t))
+			r := Request{URL: up.URL + "/x", Pinned: tc.pinned, Algorithms: tc.algs}
+			res, err := f.Fetch(context.Background(), r)
+			if tc.mismAlg != "" {
+				var me *digest.MismatchError
+				if !errors.As(err, &me) || me.Algorithm != tc.mismAlg || me.Want != tc.pinned[tc.mismAlg] {
+					t.Fatalf("err = %v, want a %s *digest.MismatchError", err, tc.mismAlg)
+				}
+				if b := blobs(t, f); len(b) != 0 {
+					t.Errorf("a mismatching download was cached: %v", b)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			checkFile(t, res, body)
+			if !maps.Equal(res.Digests, tc.want) {
+				t.Errorf("Digests = %v, want %v", res.Digests, tc.want)
+			}
+			// A cache hit re-hashes and checks the same pins.
+			res2, err := f.Fetch(context.Background(), r)
+			if err != nil || !res2.FromCache || !maps.Equal(res2.Digests, tc.want) {
+				t.Fatalf("second fetch: %v %+v, want a cache hit with %v", err, res2, tc.want)
+			}
+			// Bit rot in the cache is caught and fetched again, whatever is pinned.
+			if err := os.WriteFile(res.Path, []byte("bit rot"), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			res3, err := f.Fetch(context.Background(), r)
+			if err != nil || res3.FromCache || up.count() != 2 {
+				t.Fatalf("after bit rot: %v FromCache=%v after %d requests, want a fresh download", err, res3 != nil && res3.FromCache, up.count())
+			}
+			checkFile(t, res3, body)
+			// The same URL and key under a wrong pin of each pinned algorithm:
+			// never served from the cache, downloaded and refused.
+			for a := range tc.pinned {
+				wrong := maps.Clone(tc.pinned)
+				wrong[a] = map[digest.Algorithm]string{digest.SHA256: bad256, digest.SHA512: bad512}[a]
+				_, err := f.Fetch(context.Background(), Request{URL: r.URL, Pinned: wrong})
+				var me *digest.MismatchError
+				if !errors.As(err, &me) || me.Algorithm != a {
+					t.Errorf("wrong %s pin over a cached file: err = %v, want a %s mismatch", a, err, a)
+				}
+			}
+		})
+	}
+	t.Run("unknown algorithm asked for", func(t *testing.T) {
+		f := newTestFetcher(t, testOptions(t))
+		_, err := f.Fetch(context.Background(), Request{URL: "http://example.org/x", Pinned: pin(sha), Algorithms: []digest.Algorithm{"md5"}})
+		if want := `fetch http://example.org/x: unknown digest algorithm "md5" (want sha256 or sha512)`; fmt.Sprint(err) != want {
+			t.Errorf("err = %v, want %s", err, want)
+		}
+	})
+}
+
+// TestLargeDownloadCut: a download longer than writebackEvery, cut after
+// more than writebackEvery bytes, resumed or started over, is whole and right.
+func TestLargeDownloadCut(t *testing.T) {
+	body, sha := payload(2*writebackEvery+12345, 21)
+	cut := writebackEvery + 777
+	for _, ranged := range []bool{true, false} {
+		t.Run(fmt.Sprintf("ranges %v", ranged), func(t *testing.T) {
+			up := newUpstream(t, false, func(w http.ResponseWriter, r *http.Request, n int) {
+				if n == 1 {
+					h := http.Header{}
+					if ranged {
+						h.Set("Accept-Ranges", "bytes")
+					}
+					abortAfter(w, body, cut, h)
+				}
+				if ranged {
+					http.ServeContent(w, r, "f", time.Time{}, bytes.NewReader(body))
+				} else {
+					w.Write(body)
+				}
+			})
+			f := newTestFetcher(t, testOptions(t))
+			res, err := f.Fetch(context.Background(), Request{URL: up.URL + "/big", Pinned: pin(sha)})
+			if err != nil {
+				t.Fatal(err)
+			}
+			checkFile(t, res, body)
+			if rg := up.header(1).Get("Range"); (rg != "") != ranged {
+				t.Errorf("second request Range %q, server offers ranges: %v", rg, ranged)
+			}
+		})
+	}
+}
+
 func TestRedirects(t *testing.T) {
 	body, sha := payload(2000, 8)
 	t.Run("to another host, still through the proxy", func(t *testing.T) {
@@ -628,7 +745,7 @@ func TestUnpinned(t *testing.T) {
 		t.Fatal(err)
 	}
 	b, err := f.Fetch(context.Background(), r)
-	if err != nil || !b.FromCache || b.Digests[digest.SHA512] != a.Digests[digest.SHA512] {
+	if err != nil || !b.FromCache || b.Digests[digest.SHA256] != a.Digests[digest.SHA256] {
 		t.Fatalf("second fetch: %v %+v, want the cached copy", err, b)
 	}
 	if up.count() != 1 {

@@ -65,7 +65,7 @@ func (f *Fetcher) copyFile(tu *url.URL, upstream string, tmp *os.File, h *digest
 		return &NetworkError{URL: upstream, Target: tu.String(), Attempts: 1, Err: err}
 	}
 	defer src.Close()
-	n, err := io.Copy(io.MultiWriter(tmp, h), io.LimitReader(src, f.o.MaxSize+1))
+	n, err := io.CopyBuffer(io.MultiWriter(tmp, h), io.LimitReader(src, f.o.MaxSize+1), make([]byte, copyBuffer))
 	if err != nil {
 		return &NetworkError{URL: upstream, Target: tu.String(), Attempts: 1, Err: err}
 	}

@@ -153,8 +153,8 @@ func fetchVerified(ctx context.Context, r *recipe.Recipe, version string, o Opti
 	// A key unique to this run: bump must see upstream's bytes as they are now,
 	// never a copy cached for the same URL earlier.
 	key := fmt.Sprintf("bump %s %s %s", r.Name, version, now.UTC().Format(time.RFC3339Nano))
-	get := func(u string) (*fetch.Result, error) {
-		return o.Client.Fetch(ctx, fetch.Request{URL: u, AllowUnpinned: true, Key: key})
+	get := func(u string, algs ...digest.Algorithm) (*fetch.Result, error) {
+		return o.Client.Fetch(ctx, fetch.Request{URL: u, AllowUnpinned: true, Key: key, Algorithms: algs})
 	}
 	pins := map[string]map[string]map[string]string{}
 	var by []string
@@ -164,7 +164,15 @@ func fetchVerified(ctx context.Context, r *recipe.Recipe, version string, o Opti
 			return nil, nil, err
 		}
 		for i, s := range p.Sources {
-			art, err := get(s.URL)
+			// The fetcher computes sha256 and what is asked for: the
+			// algorithms the recipe pins (the new pins), and sha512 too, so
+			// that the cross-check compares every algorithm an upstream
+			// checksum file may list (sha256 or sha512).
+			algs := []digest.Algorithm{digest.SHA512}
+			for alg := range r.Sources[i].Digests[a.Debian] {
+				algs = append(algs, alg)
+			}
+			art, err := get(s.URL, algs...)
 			if err != nil {
 				return nil, nil, err
 			}
@@ -200,7 +208,11 @@ func fetchVerified(ctx context.Context, r *recipe.Recipe, version string, o Opti
 			}
 			pins[s.Name][a.Debian] = map[string]string{}
 			for alg := range r.Sources[i].Digests[a.Debian] {
-				pins[s.Name][a.Debian][string(alg)] = art.Digests[alg]
+				v, ok := art.Digests[alg]
+				if !ok {
+					return nil, nil, fmt.Errorf("%s: the fetcher computed no %s digest to pin", s.URL, alg)
+				}
+				pins[s.Name][a.Debian][string(alg)] = v
 			}
 		}
 	}

@@ -3,6 +3,7 @@ package track
 import (
 	"context"
 	"crypto/sha256"
+	"crypto/sha512"
 	"encoding/hex"
 	"errors"
 	"fmt"
@@ -258,5 +259,48 @@ func TestBumpRefuses(t *testing.T) {
 				t.Errorf("files left behind: %v", left)
 			}
 		})
+	}
+}
+
+// TestBumpSHA512 pins sha512 only (as Kubernetes recipes do): the fetcher
+// computes sha512 for bump because the recipe pins it, and the new pins are
+// upstream's sha512, cross-checked against a .sha512sum file and built.
+func TestBumpSHA512(t *testing.T) {
+	u, file := scenario(t)
+	sha512sum := func(version, arch string) string {
+		sum := sha512.Sum512(u.get(artifactPath(version, arch)))
+		return hex.EncodeToString(sum[:])
+	}
+	text, _ := os.ReadFile(file)
+	rep := []string{"sha256:", "sha512:", ".sha256sum", ".sha512sum"}
+	for _, v := range []string{"1.2.0", "1.3.0"} {
+		for _, arch := range arches {
+			p := artifactPath(v, arch)
+			u.set(p+".sha512sum", []byte(sha512sum(v, arch)+"  "+filepath.Base(p)+"\n"))
+			if v == "1.2.0" {
+				sum := sha256.Sum256(u.get(p))
+				rep = append(rep, hex.EncodeToString(sum[:]), sha512sum(v, arch))
+			}
+		}
+	}
+	if err := os.WriteFile(file, []byte(strings.NewReplacer(rep...).Replace(string(text))), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	o := testOptions(t, u, fetch.Options{})
+	if _, err := Bump(context.Background(), load(t, file), BumpOptions{Options: o}); err != nil {
+		t.Fatal(err)
+	}
+	r := load(t, file)
+	for _, arch := range arches {
+		if got, want := r.Sources[0].Digests[arch]["sha512"], sha512sum("1.3.0", arch); got != want {
+			t.Errorf("%s pinned sha512 %q, upstream has %s", arch, got, want)
+		}
+		if _, ok := r.Sources[0].Digests[arch]["sha256"]; ok {
+			t.Errorf("%s: bump added a sha256 pin the recipe did not have", arch)
+		}
+	}
+	if _, err := build.Run(context.Background(), []build.Job{{Recipe: r, Arch: "amd64"}},
+		build.Options{Fetcher: o.Client.(*fetch.Fetcher), OutDir: t.TempDir(), Now: o.Now, PlanOptions: urlPlan}); err != nil {
+		t.Fatal(err)
 	}
 }
