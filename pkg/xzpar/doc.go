@@ -3,6 +3,12 @@
 // optionally after the x86 BCJ filter) and written in order, followed by the
 // index and the stream footer.
 //
+// NewReader reads it back, and what xz and dpkg-deb write: it parses the
+// container itself (streams, block headers, index, footer, every CRC32 and
+// check), decodes each block's LZMA2 data with github.com/ulikunitz/xz/lzma
+// and undoes the x86 BCJ filter where the block's filter chain has it, which
+// github.com/ulikunitz/xz's own reader cannot.
+//
 // The output is reproducible: the block layout depends only on
 // Config.BlockSize and the input, and each block only on its own bytes and the
 // encoder settings, so the bytes are the same for any Workers value, any

@@ -16,6 +16,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"testing/iotest"
 	"time"
 
 	"github.com/ulikunitz/xz"
@@ -443,6 +444,13 @@ func FuzzX86Inverse(f *testing.F) {
 	f.Fuzz(func(t *testing.T, in []byte) {
 		buf := append([]byte(nil), in...)
 		x86Convert(buf, true)
+		// The reader decodes piece by piece: one byte at a time must give
+		// the same result as the whole block at once.
+		r := &x86Reader{r: iotest.OneByteReader(bytes.NewReader(buf)), f: newX86Filter(0), buf: make([]byte, 7)}
+		streamed, err := io.ReadAll(r)
+		if err != nil || !bytes.Equal(streamed, in) {
+			t.Fatalf("x86Reader(encode(% x)) = % x, %v", in, streamed, err)
+		}
 		x86Convert(buf, false)
 		if !bytes.Equal(buf, in) {
 			t.Fatalf("x86 decode(encode(% x)) = % x", in, buf)
