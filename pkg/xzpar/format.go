@@ -30,8 +30,6 @@ const (
 	// maxVLILen is the longest variable-length integer: 63 bits.
 	maxVLILen = 9
 	maxVLI    = 1<<63 - 1
-	// maxFilters is the longest filter chain of a block.
-	maxFilters = 4
 )
 
 // filterNames names the filter IDs of the format, for error messages.
