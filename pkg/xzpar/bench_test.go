@@ -127,18 +127,7 @@ func BenchmarkReadGoBinaries(b *testing.B) {
 	payload := goBinaries(b)
 	inputs := map[string][]byte{}
 	for _, x86 := range []bool{false, true} {
-		var out bytes.Buffer
-		zw, err := NewWriter(&out, Config{BlockSize: 8 << 20, DictCap: 4 << 20, Workers: 2, X86: x86})
-		if err != nil {
-			b.Fatal(err)
-		}
-		if _, err := zw.Write(payload); err != nil {
-			b.Fatal(err)
-		}
-		if err := zw.Close(); err != nil {
-			b.Fatal(err)
-		}
-		inputs[fmt.Sprintf("xzpar-x86=%v", x86)] = out.Bytes()
+		inputs[fmt.Sprintf("xzpar-x86=%v", x86)] = compress(b, payload, Config{BlockSize: 8 << 20, DictCap: 4 << 20, Workers: 2, X86: x86})
 	}
 	testenv.RequireTool(b, "xz")
 	cmd := exec.Command("xz", "-6", "-T1", "-c")
