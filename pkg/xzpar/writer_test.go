@@ -345,9 +345,14 @@ func TestWriteErrorIsStickyAndLeaksNothing(t *testing.T) {
 	if err := w.Close(); !errors.Is(err, errDiskFull) {
 		t.Fatalf("Close = %v, want the write error", err)
 	}
-	// Close waited for every worker: the goroutine count is back.
-	if after := runtime.NumGoroutine(); after > before {
-		t.Fatalf("%d goroutines before, %d after Close", before, after)
+	// Close waited for every worker: the goroutine count is back, once the
+	// workers, which signal done just before they return, have returned.
+	after := runtime.NumGoroutine()
+	for deadline := time.Now().Add(2 * time.Second); after > before && time.Now().Before(deadline); after = runtime.NumGoroutine() {
+		time.Sleep(time.Millisecond)
+	}
+	if after > before {
+		t.Fatalf("%d goroutines before, %d 2 s after Close", before, after)
 	}
 }
 
