@@ -7,7 +7,6 @@ import (
 
 	"github.com/klauspost/compress/gzip"
 	"github.com/klauspost/compress/zstd"
-	"github.com/ulikunitz/xz"
 
 	"github.com/updeb/updeb/pkg/xzpar"
 )
@@ -80,28 +79,49 @@ const (
 	// DefaultXZWorkers is the number of xz blocks compressed at once when
 	// Package.XZWorkers is 0.
 	DefaultXZWorkers = 2
-	// xzX86 is off: github.com/ulikunitz/xz's reader (newXZReader, updeb
-	// inspect) cannot decode the x86 BCJ filter.
-	xzX86 = false
 )
 
 // xzConfig is the xzpar configuration of one member: one stream of
-// independent blocks with CRC64 checks.
-func xzConfig(workers int) xzpar.Config {
+// independent blocks with CRC64 checks, after the x86 BCJ filter if x86.
+func xzConfig(workers int, x86 bool) xzpar.Config {
 	if workers <= 0 {
 		workers = DefaultXZWorkers
 	}
-	return xzpar.Config{BlockSize: xzBlockSize, DictCap: xzDictCap, Workers: workers, Matcher: xzpar.DefaultMatcher, X86: xzX86}
+	return xzpar.Config{BlockSize: xzBlockSize, DictCap: xzDictCap, Workers: workers, Matcher: xzpar.DefaultMatcher, X86: x86}
 }
 
 func newXZWriter(w io.Writer, workers int) (io.WriteCloser, error) {
-	return xzpar.NewWriter(w, xzConfig(workers))
+	return xzpar.NewWriter(w, xzConfig(workers, false))
 }
 
+func newXZX86Writer(w io.Writer, workers int) (io.WriteCloser, error) {
+	return xzpar.NewWriter(w, xzConfig(workers, true))
+}
+
+// x86Architectures are the Debian architectures whose binaries are x86 code,
+// for which the x86 BCJ filter makes data.tar.xz about 5% smaller (28.1 MB
+// instead of 29.6 MB on 86 MB of Go binaries). On other code it makes the
+// output larger, so it is used for these only.
+var x86Architectures = map[string]bool{"amd64": true, "i386": true}
+
+// forData returns the codec of data.tar in a package of architecture arch:
+// for xz on amd64 and i386, with the x86 BCJ filter, as `xz --x86` does.
+// control.tar is text and keeps the plain codec. liblzma (dpkg, xz) and
+// newXZReader decode the filter.
+func (c codec) forData(arch string) codec {
+	if c.compression == CompressionXZ && x86Architectures[arch] {
+		c.newWriter = newXZX86Writer
+	}
+	return c
+}
+
+// newXZReader reads xz with pkg/xzpar's reader, which handles what dpkg-deb,
+// xz (several blocks, several streams) and our writer (the x86 BCJ filter)
+// produce, verifies every check, and refuses LZMA2 dictionaries above 64 MiB
+// (xz -9's) unless the block is smaller, so a hostile header cannot make it
+// allocate gigabytes.
 func newXZReader(r io.Reader) (io.ReadCloser, error) {
-	// Refuse dictionaries beyond xz -9's 64 MiB: a hostile header must not make
-	// the reader allocate gigabytes.
-	zr, err := xz.ReaderConfig{DictCap: 64 << 20}.NewReader(r)
+	zr, err := xzpar.NewReader(r)
 	if err != nil {
 		return nil, err
 	}

@@ -35,7 +35,7 @@ func Write(ctx context.Context, path string, p *Package) (res *Result, err error
 		dataTmp.Close()
 		os.Remove(dataTmp.Name())
 	}()
-	files, err := compressInto(dataTmp, cdc, p.XZWorkers, func(w io.Writer) ([]FileResult, error) {
+	files, err := compressInto(dataTmp, cdc.forData(p.Control.Architecture), p.XZWorkers, func(w io.Writer) ([]FileResult, error) {
 		return writeData(ctx, w, items)
 	})
 	if err != nil {

@@ -2,13 +2,16 @@ package xzpar
 
 import (
 	"encoding/binary"
+	"errors"
+	"fmt"
 	"hash/crc32"
 )
 
 // The .xz container, as specified by "The .xz File Format" 1.2.1
-// (https://tukaani.org/xz/xz-file-format.txt). Only what this encoder emits is
-// here: one stream, CRC64 check, blocks with a single LZMA2 filter and both
-// sizes in their headers, and the index.
+// (https://tukaani.org/xz/xz-file-format.txt). The encoder emits one stream,
+// CRC64 check, blocks with LZMA2 (after x86 BCJ if asked) and both sizes in
+// their headers, and the index; the reader (reader.go) parses the general
+// form.
 
 var (
 	headerMagic = []byte{0xfd, '7', 'z', 'X', 'Z', 0x00}
@@ -21,7 +24,59 @@ const (
 	checkSize  = 8
 	// filterLZMA2 is the filter ID of LZMA2 in a block header.
 	filterLZMA2 = 0x21
+	// Sizes of the fixed parts.
+	streamHeaderSize = 12
+	streamFooterSize = 12
+	// maxVLILen is the longest variable-length integer: 63 bits.
+	maxVLILen = 9
+	maxVLI    = 1<<63 - 1
 )
+
+// filterNames names the filter IDs of the format, for error messages.
+var filterNames = map[uint64]string{
+	0x03: "delta", 0x04: "x86 BCJ", 0x05: "PowerPC BCJ", 0x06: "IA-64 BCJ", 0x07: "ARM BCJ",
+	0x08: "ARM-Thumb BCJ", 0x09: "SPARC BCJ", 0x0a: "ARM64 BCJ", 0x0b: "RISC-V BCJ", 0x21: "LZMA2",
+}
+
+// filterName returns "0x03 (delta)", or just the hexadecimal ID.
+func filterName(id uint64) string {
+	if n, ok := filterNames[id]; ok {
+		return fmt.Sprintf("%#02x (%s)", id, n)
+	}
+	return fmt.Sprintf("%#02x", id)
+}
+
+// checkSizes is the size of the check field for each check ID (the low four
+// bits of the stream flags), as the format defines it even for IDs that no
+// implementation uses.
+var checkSizes = [16]int{0, 4, 4, 4, 8, 8, 8, 16, 16, 16, 32, 32, 32, 64, 64, 64}
+
+// Check IDs this reader verifies.
+const (
+	checkNone   = 0x00
+	checkCRC32  = 0x01
+	checkSHA256 = 0x0a
+)
+
+// vli decodes the variable-length integer at the start of b: its value and
+// length. It fails on a truncated, overlong (more than nine bytes) or
+// non-minimal encoding (a last byte of zero after the first), as liblzma does.
+func vli(b []byte) (uint64, int, error) {
+	var x uint64
+	for i := 0; i < len(b) && i < maxVLILen; i++ {
+		x |= uint64(b[i]&0x7f) << (7 * i)
+		if b[i]&0x80 == 0 {
+			if i > 0 && b[i] == 0 {
+				return 0, 0, errors.New("non-minimal variable-length integer")
+			}
+			return x, i + 1, nil
+		}
+	}
+	if len(b) < maxVLILen {
+		return 0, 0, errors.New("truncated variable-length integer")
+	}
+	return 0, 0, errors.New("variable-length integer longer than 9 bytes")
+}
 
 // streamFlags are the two stream flag bytes shared by header and footer.
 var streamFlags = [2]byte{0x00, checkCRC64}

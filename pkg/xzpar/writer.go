@@ -54,7 +54,8 @@ type Config struct {
 	Matcher lzma.MatchAlgorithm
 	// X86 puts the x86 BCJ filter before LZMA2 (like `xz --x86`): smaller
 	// output for amd64/386 machine code, slightly larger for other data.
-	// liblzma (xz, dpkg) decodes it; github.com/ulikunitz/xz's reader does not.
+	// liblzma (xz, dpkg) and NewReader decode it; github.com/ulikunitz/xz's
+	// reader does not.
 	X86 bool
 }
 
