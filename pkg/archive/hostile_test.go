@@ -83,7 +83,7 @@ func TestHostile(t *testing.T) {
 		{"truncated tar.gz", TarGz, helmGz[:len(helmGz)/2], []string{"linux-amd64/LICENSE"}, Limits{}, ErrCorrupt, // cut in the zero padding after the last entry
 			`archive ARCHIVE: truncated: the data ends early: unexpected EOF`},
 		{"truncated tar.xz", TarXz, helmXz[:len(helmXz)-30], []string{"linux-amd64/LICENSE"}, Limits{}, ErrCorrupt,
-			`archive ARCHIVE: truncated: the data ends early: unexpected EOF`},
+			`archive ARCHIVE: truncated: the data ends early: xzpar: corrupt xz data at byte 194: truncated in block 1 padding and check: unexpected EOF`},
 		{"tar data shorter than its header says", Tar, helmTar[:512*3+1000], []string{"linux-amd64/helm"}, Limits{}, ErrCorrupt,
 			`archive ARCHIVE: entry "linux-amd64/helm": truncated: the data ends early: unexpected EOF`},
 		{"gzip CRC", TarGz, badCRC, []string{"linux-amd64/helm"}, Limits{}, ErrCorrupt,
@@ -96,7 +96,7 @@ func TestHostile(t *testing.T) {
 		{"not gzip", TarGz, helmTar, []string{"linux-amd64/helm"}, Limits{}, ErrCorrupt,
 			`archive ARCHIVE: not gzip data: gzip: invalid header`},
 		{"empty tar.xz", TarXz, nil, []string{"x"}, Limits{}, ErrCorrupt,
-			`archive ARCHIVE: truncated: the file ends inside the xz header: unexpected EOF`},
+			`archive ARCHIVE: truncated: the file ends inside the xz header: xzpar: corrupt xz data at byte 0: truncated in the stream header: unexpected EOF`},
 		{"missing member", TarGz, helmGz, []string{"helm", "linux-amd64/LICENSE", "README.md"}, Limits{}, ErrMissing,
 			`archive ARCHIVE: not found: "helm", "README.md"; the archive holds "linux-amd64/helm", "linux-amd64/LICENSE"`},
 		{"zip dotdot", Zip, zipBytes(t, zent{name: "ok", body: "x"}, zent{name: "../evil", body: "x"}), []string{"ok"}, Limits{}, ErrUnsafe,

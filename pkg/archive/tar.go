@@ -11,7 +11,7 @@ import (
 	"strings"
 
 	"github.com/klauspost/compress/gzip"
-	"github.com/ulikunitz/xz"
+	"github.com/updeb/updeb/pkg/xzpar"
 )
 
 // readBufferSize is the read size on the compressed file.
@@ -43,7 +43,9 @@ func (s *scan) decompressor(kind Kind, r io.Reader) (io.Reader, error) {
 		dec = zr
 	case TarXz:
 		format = "xz"
-		dec, err = xz.NewReader(r)
+		// Our reader: it checks every CRC, caps the dictionary at 64 MiB
+		// whatever a hostile header asks for, and undoes x86 BCJ filters.
+		dec, err = xzpar.NewReader(r)
 	default:
 		return r, nil
 	}
