@@ -24,6 +24,7 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/updeb/updeb/internal/atomicfile"
 	"github.com/updeb/updeb/internal/lockfile"
 
 	"github.com/updeb/updeb/pkg/digest"
@@ -171,17 +172,8 @@ func (c *Cache) place(f *os.File, dst string) error {
 	if err := os.Rename(f.Name(), dst); err != nil {
 		return fail(err)
 	}
-	return syncDir(dir)
-}
-
-func syncDir(dir string) error {
-	d, err := os.Open(dir)
-	if err != nil {
+	if err := atomicfile.SyncDir(dir); err != nil {
 		return fmt.Errorf("cache: %w", err)
-	}
-	defer d.Close()
-	if err := d.Sync(); err != nil {
-		return fmt.Errorf("cache: fsync %s: %w", dir, err)
 	}
 	return nil
 }

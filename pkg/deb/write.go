@@ -11,6 +11,8 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+
+	"github.com/updeb/updeb/internal/atomicfile"
 )
 
 // Write validates p and writes it as a .deb to path: into a temporary file in
@@ -61,16 +63,12 @@ func Write(ctx context.Context, path string, p *Package) (res *Result, err error
 		return nil, err
 	}
 
-	out, err := os.CreateTemp(dir, "."+base+".tmp-*")
+	// The package is 0644 whatever the umask: it is meant to be served and copied.
+	out, err := atomicfile.Create(path, 0o644)
 	if err != nil {
 		return nil, err
 	}
-	defer func() {
-		if err != nil {
-			out.Close()
-			os.Remove(out.Name())
-		}
-	}()
+	defer out.Abort() // a no-op once committed
 	h := sha256.New()
 	cw := &countWriter{}
 	bw := bufio.NewWriterSize(io.MultiWriter(out, h, cw), 1<<20)
@@ -94,16 +92,9 @@ func Write(ctx context.Context, path string, p *Package) (res *Result, err error
 	if err = bw.Flush(); err != nil {
 		return nil, err
 	}
-	if err = out.Sync(); err != nil {
+	if err = out.Commit(); err != nil {
 		return nil, err
 	}
-	if err = out.Close(); err != nil {
-		return nil, err
-	}
-	if err = os.Rename(out.Name(), path); err != nil {
-		return nil, err
-	}
-	syncDir(dir)
 	return &Result{Path: path, Size: cw.n, SHA256: hex.EncodeToString(h.Sum(nil)), InstalledSize: isize, Files: files}, nil
 }
 
@@ -156,11 +147,3 @@ func compressInto[T any](w io.Writer, cdc codec, workers int, fill func(io.Write
 type countWriter struct{ n int64 }
 
 func (c *countWriter) Write(p []byte) (int, error) { c.n += int64(len(p)); return len(p), nil }
-
-// syncDir makes the rename durable; a failure here is not worth failing for.
-func syncDir(dir string) {
-	if d, err := os.Open(dir); err == nil {
-		d.Sync()
-		d.Close()
-	}
-}

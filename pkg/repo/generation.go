@@ -11,6 +11,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/updeb/updeb/internal/atomicfile"
 )
 
 // architectures returns the configured architectures plus those of every
@@ -167,7 +169,7 @@ func (r *Repo) writeGeneration(ctx context.Context, st *suiteState) (int, error)
 	if err := os.Rename(staging, final); err != nil {
 		return 0, err
 	}
-	if err := syncDir(parent); err != nil {
+	if err := atomicfile.SyncDir(parent); err != nil {
 		return 0, err
 	}
 	r.hook("staged")
@@ -182,7 +184,7 @@ func (r *Repo) writeGeneration(ctx context.Context, st *suiteState) (int, error)
 	if err := os.Rename(tmpLink, filepath.Join(r.distsDir(), st.suite)); err != nil {
 		return 0, err
 	}
-	if err := syncDir(r.distsDir()); err != nil {
+	if err := atomicfile.SyncDir(r.distsDir()); err != nil {
 		return 0, err
 	}
 	r.hook("switched")
@@ -220,29 +222,12 @@ func (r *Repo) writeKeyring() error {
 		return err
 	}
 	for name, data := range map[string][]byte{"archive-keyring.gpg": bin, "archive-keyring.asc": asc} {
-		if err := replaceFile(filepath.Join(r.root, name), data); err != nil {
+		// 0644: a new client fetches the key from the same web server.
+		if err := atomicfile.WriteFile(filepath.Join(r.root, name), data, 0o644); err != nil {
 			return err
 		}
 	}
-	return syncDir(r.root)
-}
-
-// replaceFile writes data to name through a temporary file and a rename.
-func replaceFile(name string, data []byte) error {
-	tmp, err := os.CreateTemp(filepath.Dir(name), ".tmp-*")
-	if err != nil {
-		return err
-	}
-	tmp.Close()
-	if err := writeFileSync(tmp.Name(), data); err != nil {
-		os.Remove(tmp.Name())
-		return err
-	}
-	if err := os.Rename(tmp.Name(), name); err != nil {
-		os.Remove(tmp.Name())
-		return err
-	}
-	return nil
+	return atomicfile.SyncDir(r.root)
 }
 
 // linkOrCopy hard-links src to dst (creating dst's directory), copying when
@@ -264,7 +249,7 @@ func linkOrCopy(src, dst string) error {
 
 func syncDirs(dirs map[string]bool) error {
 	for d := range dirs {
-		if err := syncDir(d); err != nil {
+		if err := atomicfile.SyncDir(d); err != nil {
 			return err
 		}
 	}

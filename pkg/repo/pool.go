@@ -1,7 +1,6 @@
 package repo
 
 import (
-	"bytes"
 	"crypto/md5" //nolint:gosec // MD5sum is a Packages field for old tools, never a trust anchor
 	"crypto/sha256"
 	"crypto/sha512"
@@ -15,6 +14,7 @@ import (
 	"regexp"
 	"strings"
 
+	"github.com/updeb/updeb/internal/atomicfile"
 	"github.com/updeb/updeb/pkg/control"
 )
 
@@ -209,28 +209,23 @@ func (s *stagedFile) link() error {
 		}
 		return err
 	}
-	return syncDir(filepath.Dir(s.final))
+	return atomicfile.SyncDir(filepath.Dir(s.final))
 }
 
 func (s *stagedFile) discard() { os.Remove(s.tmp) }
 
-// syncDir makes a rename or link in dir durable.
-func syncDir(dir string) error {
-	d, err := os.Open(dir)
-	if err != nil {
-		return err
-	}
-	defer d.Close()
-	return d.Sync()
-}
-
-// writeFileSync writes data to name (new file, mode 0644) and fsyncs it.
+// writeFileSync writes data to name (mode 0644 whatever the umask: the
+// repository is served by a web server) and fsyncs it.
 func writeFileSync(name string, data []byte) error {
 	f, err := os.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o644)
 	if err != nil {
 		return err
 	}
-	if _, err := io.Copy(f, bytes.NewReader(data)); err != nil {
+	if err := f.Chmod(0o644); err != nil {
+		f.Close()
+		return err
+	}
+	if _, err := f.Write(data); err != nil {
 		f.Close()
 		return err
 	}
