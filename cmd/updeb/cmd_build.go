@@ -91,13 +91,7 @@ func planOptions(c *config.Config) recipe.PlanOptions {
 }
 
 func (g *globalOptions) outFolder(c *config.Config) string {
-	switch {
-	case g.outDir != "":
-		return g.outDir
-	case c.Out != "":
-		return c.Out
-	}
-	return "out"
+	return first(g.outDir, c.Out, "out")
 }
 
 func runBuild(cmd *cobra.Command, g *globalOptions, o *buildOptions, args []string) error {
@@ -107,10 +101,7 @@ func runBuild(cmd *cobra.Command, g *globalOptions, o *buildOptions, args []stri
 	}
 	defer s.Close()
 	cfg := s.cfg
-	comp := o.compression
-	if comp == "" {
-		comp = cfg.Build.Compression
-	}
+	comp := first(o.compression, cfg.Build.Compression)
 	switch deb.Compression(comp) {
 	case "", deb.CompressionXZ, deb.CompressionGzip, deb.CompressionZstd, deb.CompressionNone:
 	default:

@@ -66,14 +66,6 @@ func (o *repoOptions) addFlags(cmd *cobra.Command, writes bool) {
 // defaults. Suite and component stay empty when neither names them, so that
 // publish can use each package's recipe first (see target).
 func (o *repoOptions) resolve(c *config.Config) {
-	first := func(vals ...string) string {
-		for _, v := range vals {
-			if v != "" {
-				return v
-			}
-		}
-		return ""
-	}
 	r := c.Repo
 	o.dir = first(o.dir, r.Dir, "repo")
 	o.keyFile = first(o.keyFile, r.Key, getenv("UPDEB_SIGNING_KEY"))
@@ -108,15 +100,7 @@ func (o *repoOptions) target(deb string) (suite, component string) {
 		json.Unmarshal(data, &st) //nolint:errcheck // no record means no recipe preference
 	}
 	p := st.Predicate.BuildDefinition.ExternalParameters
-	pick := func(flag, rec, cfg, def string) string {
-		for _, v := range []string{flag, rec, cfg} {
-			if v != "" {
-				return v
-			}
-		}
-		return def
-	}
-	return pick(o.suite, p.Suite, o.cfgSuite, "stable"), pick(o.component, p.Component, o.cfgComponent, "main")
+	return first(o.suite, p.Suite, o.cfgSuite, "stable"), first(o.component, p.Component, o.cfgComponent, "main")
 }
 
 // open loads the config and signing key and returns the repository.

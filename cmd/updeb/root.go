@@ -135,6 +135,17 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	return exitOK
 }
 
+// first returns the first non-empty value: the settings' precedence, written
+// flag first, then config, then environment or default.
+func first(vals ...string) string {
+	for _, v := range vals {
+		if v != "" {
+			return v
+		}
+	}
+	return ""
+}
+
 // getenv is the single place the command layer reads the environment, so that
 // tests can see every variable updeb depends on.
 func getenv(key string) string { return os.Getenv(key) }
