@@ -82,18 +82,26 @@ type Result struct {
 	Error    string        `json:"error,omitempty"`
 }
 
+// check fills the defaults and refuses options a caller must set.
+func (o *Options) check() error {
+	if o.Now == nil {
+		return errors.New("build: Options.Now is required")
+	}
+	if o.Logger == nil {
+		o.Logger = slog.New(slog.DiscardHandler)
+	}
+	if o.Parallel <= 0 {
+		o.Parallel = 1
+	}
+	return nil
+}
+
 // Run builds every job, at most opts.Parallel at once. One job's failure does
 // not stop the others: every job gets a Result, and the returned error joins
 // the failures.
 func Run(ctx context.Context, jobs []Job, opts Options) ([]Result, error) {
-	if opts.Parallel <= 0 {
-		opts.Parallel = 1
-	}
-	if opts.Logger == nil {
-		opts.Logger = slog.New(slog.DiscardHandler)
-	}
-	if opts.Now == nil {
-		return nil, errors.New("build: Options.Now is required")
+	if err := opts.check(); err != nil {
+		return nil, err
 	}
 	if err := os.MkdirAll(filepath.Join(opts.OutDir, StateDir), 0o755); err != nil {
 		return nil, err
@@ -257,11 +265,8 @@ func fetchAndVerify(ctx context.Context, plan *recipe.Plan, opts Options, log *s
 // building: what `updeb fetch RECIPE...` runs to fill a cache ahead of an
 // offline build. Offline misses of all jobs are reported together.
 func Fetch(ctx context.Context, jobs []Job, opts Options) ([]*fetch.Result, error) {
-	if opts.Now == nil {
-		return nil, errors.New("build: Options.Now is required")
-	}
-	if opts.Logger == nil {
-		opts.Logger = slog.New(slog.DiscardHandler)
+	if err := opts.check(); err != nil {
+		return nil, err
 	}
 	var (
 		out     []*fetch.Result
