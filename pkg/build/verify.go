@@ -20,7 +20,7 @@ func verifySource(vs *verifiedSource, byURL map[string]*fetch.Result, now time.T
 	if s.Signature != nil {
 		sig := byURL[s.Signature.URL]
 		vs.aux = append(vs.aux, sig)
-		res, err := verifyDetached(vs.fetched.Path, sig.Path, s.Signature.KeyringPath, s.Signature.Signers, now)
+		res, err := VerifySignature(vs.fetched.Path, sig.Path, s.Signature, now)
 		if err != nil {
 			return fmt.Errorf("source %s: signature %s: %w", s.Name, s.Signature.URL, err)
 		}
@@ -43,12 +43,11 @@ func verifySource(vs *verifiedSource, byURL map[string]*fetch.Result, now time.T
 	return nil
 }
 
-func loadKeyring(path string) (*verify.Keyring, error) {
-	return verify.LoadKeyring(path)
-}
-
-func verifyDetached(dataPath, sigPath, keyringPath string, signers []string, now time.Time) (*verify.Result, error) {
-	kr, err := loadKeyring(keyringPath)
+// VerifySignature verifies the detached signature at sigPath over the file at
+// dataPath with s's keyring and signer allow-list (builds use it, and updeb
+// bump on new versions, so both check exactly the same way).
+func VerifySignature(dataPath, sigPath string, s *recipe.PlannedSignature, now time.Time) (*verify.Result, error) {
+	kr, err := verify.LoadKeyring(s.KeyringPath)
 	if err != nil {
 		return nil, err
 	}
@@ -62,15 +61,9 @@ func verifyDetached(dataPath, sigPath, keyringPath string, signers []string, now
 		return nil, err
 	}
 	defer sig.Close()
-	return verify.VerifyDetached(kr, verify.Policy{Signers: signers, Now: now}, sig, data)
+	return verify.VerifyDetached(kr, verify.Policy{Signers: s.Signers, Now: now}, sig, data)
 }
 
-// VerifySignature verifies the detached signature at sigPath over the file at
-// dataPath with s's keyring and signer allow-list (updeb bump uses it on new
-// versions exactly as builds do).
-func VerifySignature(dataPath, sigPath string, s *recipe.PlannedSignature, now time.Time) (*verify.Result, error) {
-	return verifyDetached(dataPath, sigPath, s.KeyringPath, s.Signers, now)
-}
 
 // CrossCheck compares the pinned digests with the checksum file's entry
 // (verifying the file first when it is clearsigned). Every algorithm both
@@ -84,7 +77,7 @@ func CrossCheck(pinned digest.Set, sumsPath string, pc *recipe.PlannedChecksums,
 	var by []string
 	content := raw
 	if pc.Clearsigned != nil {
-		kr, err := loadKeyring(pc.Clearsigned.KeyringPath)
+		kr, err := verify.LoadKeyring(pc.Clearsigned.KeyringPath)
 		if err != nil {
 			return nil, err
 		}
