@@ -64,7 +64,6 @@ func VerifySignature(dataPath, sigPath string, s *recipe.PlannedSignature, now t
 	return verify.VerifyDetached(kr, verify.Policy{Signers: s.Signers, Now: now}, sig, data)
 }
 
-
 // CrossCheck compares the pinned digests with the checksum file's entry
 // (verifying the file first when it is clearsigned). Every algorithm both
 // sides have must agree, and at least one must be shared. It returns what
