@@ -12,12 +12,13 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/updeb/updeb/internal/build"
+	"github.com/updeb/updeb/internal/config"
+	"github.com/updeb/updeb/internal/recipe"
+	"github.com/updeb/updeb/internal/trust"
 	"github.com/updeb/updeb/pkg/archive"
-	"github.com/updeb/updeb/pkg/build"
-	"github.com/updeb/updeb/pkg/config"
 	"github.com/updeb/updeb/pkg/deb"
 	"github.com/updeb/updeb/pkg/digest"
-	"github.com/updeb/updeb/pkg/recipe"
 	"github.com/updeb/updeb/pkg/verify"
 )
 
@@ -198,7 +199,7 @@ func buildExit(err error) error {
 	switch {
 	case err == nil:
 		return nil
-	case errors.As(err, &mismatch), errors.Is(err, verify.ErrSignature), errors.Is(err, build.ErrCrossCheck),
+	case errors.As(err, &mismatch), errors.Is(err, verify.ErrSignature), errors.Is(err, trust.ErrCrossCheck),
 		errors.Is(err, archive.ErrUnsafe), errors.Is(err, archive.ErrCorrupt), errors.Is(err, archive.ErrMissing):
 		return withCode(exitCheck, err, "a source failed verification: nothing from it was packaged. Check the recipe's pins and the upstream release")
 	case errors.Is(err, recipe.ErrInvalid), errors.Is(err, deb.ErrInvalid), errors.Is(err, verify.ErrKeyring), errors.Is(err, archive.ErrWant):

@@ -6,7 +6,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/updeb/updeb/pkg/track"
+	"github.com/updeb/updeb/internal/track"
 )
 
 type bumpOptions struct {

@@ -9,12 +9,12 @@ import (
 	"strings"
 	"time"
 
-	"github.com/updeb/updeb/internal/atomicfile"
+	"github.com/updeb/updeb/pkg/atomicfile"
 
 	"github.com/spf13/cobra"
 
-	"github.com/updeb/updeb/pkg/compat"
-	"github.com/updeb/updeb/pkg/eol"
+	"github.com/updeb/updeb/internal/compat"
+	"github.com/updeb/updeb/internal/eol"
 )
 
 type compatOptions struct {

@@ -6,12 +6,12 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/updeb/updeb/pkg/build"
+	"github.com/updeb/updeb/internal/build"
 
 	"github.com/spf13/cobra"
 
+	"github.com/updeb/updeb/internal/fetch"
 	"github.com/updeb/updeb/pkg/digest"
-	"github.com/updeb/updeb/pkg/fetch"
 )
 
 type fetchOptions struct {

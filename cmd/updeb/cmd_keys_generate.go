@@ -9,7 +9,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/updeb/updeb/pkg/repo"
+	"github.com/updeb/updeb/internal/repo"
 )
 
 func newKeysGenerateCmd(g *globalOptions) *cobra.Command {

@@ -5,7 +5,7 @@ import (
 	"fmt"
 
 	"github.com/spf13/cobra"
-	"github.com/updeb/updeb/pkg/recipe"
+	"github.com/updeb/updeb/internal/recipe"
 )
 
 type lintResult struct {

@@ -11,7 +11,7 @@ import (
 )
 
 func TestLintCommand(t *testing.T) {
-	fixtures := filepath.Join("..", "..", "pkg", "recipe", "testdata", "recipes")
+	fixtures := filepath.Join("..", "..", "internal", "recipe", "testdata", "recipes")
 	good, err := os.ReadFile(filepath.Join(fixtures, "hello.yaml"))
 	if err != nil {
 		t.Fatal(err)

@@ -9,8 +9,8 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/updeb/updeb/pkg/eol"
-	"github.com/updeb/updeb/pkg/track"
+	"github.com/updeb/updeb/internal/eol"
+	"github.com/updeb/updeb/internal/track"
 )
 
 type outdatedOptions struct {

@@ -10,11 +10,11 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/updeb/updeb/pkg/build"
-	"github.com/updeb/updeb/pkg/config"
+	"github.com/updeb/updeb/internal/build"
+	"github.com/updeb/updeb/internal/config"
+	"github.com/updeb/updeb/internal/repo"
 	"github.com/updeb/updeb/pkg/control"
 	"github.com/updeb/updeb/pkg/deb"
-	"github.com/updeb/updeb/pkg/repo"
 )
 
 // readControl returns a .deb's control paragraph, read by our own reader.
@@ -132,7 +132,7 @@ func (o *repoOptions) open(g *globalOptions) (*repo.Repo, error) {
 	}), nil
 }
 
-// classifyRepoError maps pkg/repo errors onto exit codes.
+// classifyRepoError maps internal/repo errors onto exit codes.
 func classifyRepoError(err error) error {
 	var conflict *repo.ConflictError
 	switch {

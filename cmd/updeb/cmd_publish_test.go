@@ -8,8 +8,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/updeb/updeb/internal/repo"
 	"github.com/updeb/updeb/internal/testenv"
-	"github.com/updeb/updeb/pkg/repo"
 )
 
 // buildDeb makes a small .deb with dpkg-deb.

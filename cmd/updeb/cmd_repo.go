@@ -7,7 +7,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/updeb/updeb/pkg/repo"
+	"github.com/updeb/updeb/internal/repo"
 )
 
 func newRepoCmd(g *globalOptions) *cobra.Command {

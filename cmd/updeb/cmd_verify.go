@@ -11,8 +11,8 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/updeb/updeb/pkg/build"
-	"github.com/updeb/updeb/pkg/check"
+	"github.com/updeb/updeb/internal/build"
+	"github.com/updeb/updeb/internal/gate"
 )
 
 type verifyOptions struct {
@@ -64,7 +64,7 @@ func runVerify(cmd *cobra.Command, g *globalOptions, o *verifyOptions, args []st
 		return withCode(exitNetwork, err, "")
 	}
 	defer os.RemoveAll(tmp)
-	opts := check.Options{
+	opts := gate.Options{
 		Build: build.Options{
 			Fetcher: s.fetcher, Now: time.Now, Logger: g.logger(), UpdebVersion: version,
 			Parallel: runtime.NumCPU(), PlanOptions: planOptions(s.cfg),
@@ -80,9 +80,9 @@ func runVerify(cmd *cobra.Command, g *globalOptions, o *verifyOptions, args []st
 		if err != nil {
 			return usageErrorf("--base needs git: %v", err)
 		}
-		opts.Base = &check.Base{Git: git, Rev: o.base}
+		opts.Base = &gate.Base{Git: git, Rev: o.base}
 	}
-	rep, err := check.Run(cmd.Context(), s.recipes, opts)
+	rep, err := gate.Run(cmd.Context(), s.recipes, opts)
 	if err != nil {
 		return withCode(exitUsage, err, "")
 	}
@@ -98,7 +98,7 @@ func runVerify(cmd *cobra.Command, g *globalOptions, o *verifyOptions, args []st
 
 // verifyExit: a failed check is 1, except that an unreadable base is invalid
 // input (2) and a download failure with no failed check beyond it is 3.
-func verifyExit(rep *check.Report) error {
+func verifyExit(rep *gate.Report) error {
 	if rep.Failed == 0 {
 		return nil
 	}
@@ -106,7 +106,7 @@ func verifyExit(rep *check.Report) error {
 	baseOnly, fetchOnly := true, true
 	for _, r := range rep.Recipes {
 		for _, x := range r.Results {
-			if x.Status != check.Fail {
+			if x.Status != gate.Fail {
 				continue
 			}
 			causes = append(causes, r.Recipe+": "+x.Check)
@@ -124,7 +124,7 @@ func verifyExit(rep *check.Report) error {
 	return withCode(exitCheck, err, "see the FAIL lines above")
 }
 
-func printVerifyReport(w io.Writer, rep *check.Report) {
+func printVerifyReport(w io.Writer, rep *gate.Report) {
 	for _, r := range rep.Recipes {
 		v := r.Version
 		if r.Base != "" && r.Base != r.Version {
@@ -133,7 +133,7 @@ func printVerifyReport(w io.Writer, rep *check.Report) {
 		fmt.Fprintf(w, "== %s %s (%s)\n", r.Recipe, v, r.File)
 		for _, x := range r.Results {
 			label := strings.ToUpper(string(x.Status))
-			if x.Status == check.Warn {
+			if x.Status == gate.Warn {
 				label = "REVIEW"
 			}
 			detail := strings.ReplaceAll(x.Detail, "\n", "\n        ")

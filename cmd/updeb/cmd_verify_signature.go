@@ -8,7 +8,7 @@ import (
 	"path/filepath"
 	"time"
 
-	"github.com/updeb/updeb/internal/atomicfile"
+	"github.com/updeb/updeb/pkg/atomicfile"
 
 	"github.com/spf13/cobra"
 

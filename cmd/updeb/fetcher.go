@@ -10,9 +10,9 @@ import (
 	"strings"
 	"time"
 
-	"github.com/updeb/updeb/pkg/config"
+	"github.com/updeb/updeb/internal/config"
+	"github.com/updeb/updeb/internal/fetch"
 	"github.com/updeb/updeb/pkg/digest"
-	"github.com/updeb/updeb/pkg/fetch"
 )
 
 // defaultConfigFiles are read, first found wins, when --config is not given.

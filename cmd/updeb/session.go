@@ -1,10 +1,10 @@
 package main
 
 import (
-	"github.com/updeb/updeb/pkg/build"
-	"github.com/updeb/updeb/pkg/config"
-	"github.com/updeb/updeb/pkg/fetch"
-	"github.com/updeb/updeb/pkg/recipe"
+	"github.com/updeb/updeb/internal/build"
+	"github.com/updeb/updeb/internal/config"
+	"github.com/updeb/updeb/internal/fetch"
+	"github.com/updeb/updeb/internal/recipe"
 )
 
 // session is what every command that works on recipes starts with: the

@@ -7,10 +7,10 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/updeb/updeb/pkg/config"
-	"github.com/updeb/updeb/pkg/fetch"
-	"github.com/updeb/updeb/pkg/recipe"
-	"github.com/updeb/updeb/pkg/track"
+	"github.com/updeb/updeb/internal/config"
+	"github.com/updeb/updeb/internal/fetch"
+	"github.com/updeb/updeb/internal/recipe"
+	"github.com/updeb/updeb/internal/track"
 )
 
 // trackFlags are the options updeb outdated and bump share.

@@ -1,5 +1,5 @@
-// Package datafile holds what the bundled data files (pkg/eol/data,
-// pkg/compat/data) share: their header comment names the source and snapshot.
+// Package datafile holds what the bundled data files (internal/eol/data,
+// internal/compat/data) share: their header comment names the source and snapshot.
 package datafile
 
 import "strings"

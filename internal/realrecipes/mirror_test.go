@@ -16,12 +16,12 @@ import (
 	"testing"
 	"time"
 
+	"github.com/updeb/updeb/internal/build"
+	"github.com/updeb/updeb/internal/fetch"
 	"github.com/updeb/updeb/internal/pgptest"
+	"github.com/updeb/updeb/internal/recipe"
 	"github.com/updeb/updeb/internal/testenv"
-	"github.com/updeb/updeb/pkg/build"
 	"github.com/updeb/updeb/pkg/digest"
-	"github.com/updeb/updeb/pkg/fetch"
-	"github.com/updeb/updeb/pkg/recipe"
 )
 
 // The stand-ins below are written from ARTIFACTS.md (the upstream release

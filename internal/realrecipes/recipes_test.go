@@ -9,8 +9,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/updeb/updeb/internal/recipe"
 	"github.com/updeb/updeb/internal/testenv"
-	"github.com/updeb/updeb/pkg/recipe"
 )
 
 const recipesDir = "../../recipes"

@@ -12,7 +12,7 @@ import (
 	"os"
 	"path/filepath"
 
-	"github.com/updeb/updeb/internal/atomicfile"
+	"github.com/updeb/updeb/pkg/atomicfile"
 )
 
 // Write validates p and writes it as a .deb to path: into a temporary file in

@@ -1,0 +1,304 @@
+// Package build is updeb's pipeline: plan -> fetch -> verify -> select ->
+// assemble -> write, for one recipe and one architecture at a time, streaming
+// from the verified cache into .deb files, with a provenance record beside each
+// package and a state record that makes an unchanged rebuild a no-op.
+//
+// Nothing unverified reaches a package: every source is fetched against its
+// pinned digest (the cache re-hashes on every use), its detached OpenPGP
+// signature is verified when the recipe names one, and the pinned digest is
+// cross-checked against the upstream checksum file (itself verified when it
+// is clearsigned) before a single byte is extracted.
+package build
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"slices"
+	"sort"
+	"strings"
+	"time"
+
+	"golang.org/x/sync/errgroup"
+
+	"github.com/updeb/updeb/internal/fetch"
+	"github.com/updeb/updeb/internal/lockfile"
+	"github.com/updeb/updeb/internal/recipe"
+	"github.com/updeb/updeb/internal/trust"
+	"github.com/updeb/updeb/pkg/archive"
+	"github.com/updeb/updeb/pkg/deb"
+)
+
+// Options configure a build run. The caller (the CLI) fills them from flags,
+// config and environment; this package reads neither.
+type Options struct {
+	Fetcher      *fetch.Fetcher
+	OutDir       string
+	Now          func() time.Time // the clock signatures are checked against
+	Logger       *slog.Logger
+	UpdebVersion string
+	Compression  deb.Compression
+	Limits       archive.Limits
+	Force        bool // rebuild even when the state record says nothing changed
+	Parallel     int  // builds at once; <= 0 means 1
+	XZWorkers    int  // xz blocks compressed at once per package (deb.Package.XZWorkers); never changes the bytes
+	PlanOptions  recipe.PlanOptions
+	// SpoolAll reads every archive member a build needs into a spool file
+	// before writing any package, instead of streaming members into the
+	// package that first uses them (same bytes, more disk and time; see
+	// select.go). For measurements, and a way out should streaming misbehave.
+	SpoolAll bool
+}
+
+// Job is one recipe built for one architecture.
+type Job struct {
+	Recipe *recipe.Recipe
+	Arch   string
+}
+
+// Output is one package a job wrote (or found up to date).
+type Output struct {
+	Package string `json:"package"`
+	File    string `json:"file"` // base name in OutDir
+	Size    int64  `json:"size"`
+	SHA256  string `json:"sha256"`
+}
+
+// Result is what happened to one job.
+type Result struct {
+	Recipe   string        `json:"recipe"`
+	Arch     string        `json:"arch"`
+	Version  string        `json:"version"`
+	Skipped  bool          `json:"skipped"` // up to date: nothing fetched or written
+	Outputs  []Output      `json:"outputs"`
+	Duration time.Duration `json:"duration_ns"`
+	Err      error         `json:"-"`
+	Error    string        `json:"error,omitempty"`
+}
+
+// check fills the defaults and refuses options a caller must set.
+func (o *Options) check() error {
+	if o.Now == nil {
+		return errors.New("build: Options.Now is required")
+	}
+	if o.Logger == nil {
+		o.Logger = slog.New(slog.DiscardHandler)
+	}
+	if o.Parallel <= 0 {
+		o.Parallel = 1
+	}
+	return nil
+}
+
+// Run builds every job, at most opts.Parallel at once. One job's failure does
+// not stop the others: every job gets a Result, and the returned error joins
+// the failures.
+func Run(ctx context.Context, jobs []Job, opts Options) ([]Result, error) {
+	if err := opts.check(); err != nil {
+		return nil, err
+	}
+	if err := os.MkdirAll(filepath.Join(opts.OutDir, StateDir), 0o755); err != nil {
+		return nil, err
+	}
+	// One updeb process builds into an output folder at a time; holding the lock
+	// also makes it safe to sweep what a killed build left behind.
+	lock, err := lockfile.Acquire(ctx, filepath.Join(opts.OutDir, StateDir, "lock"), 0)
+	if err != nil {
+		return nil, err
+	}
+	defer lock.Unlock()
+	sweepStale(opts.OutDir, opts.Logger)
+	results := make([]Result, len(jobs))
+	// A plain group: one failed build must not cancel unrelated ones; the
+	// caller's ctx (Ctrl-C) still stops them all.
+	var g errgroup.Group
+	g.SetLimit(opts.Parallel)
+	for i, j := range jobs {
+		g.Go(func() error {
+			start := time.Now()
+			r, err := buildOne(ctx, j, opts)
+			r.Recipe, r.Arch = j.Recipe.Name, j.Arch
+			r.Duration = time.Since(start)
+			if err != nil {
+				r.Err = fmt.Errorf("%s (%s): %w", j.Recipe.Name, j.Arch, err)
+				r.Error = r.Err.Error()
+			}
+			results[i] = r
+			return nil
+		})
+	}
+	g.Wait()
+	var errs []error
+	for _, r := range results {
+		if r.Err != nil {
+			errs = append(errs, r.Err)
+		}
+	}
+	return results, errors.Join(errs...)
+}
+
+func buildOne(ctx context.Context, j Job, opts Options) (Result, error) {
+	log := opts.Logger.With("recipe", j.Recipe.Name, "arch", j.Arch)
+	plan, err := j.Recipe.Plan(j.Arch, opts.PlanOptions)
+	if err != nil {
+		return Result{}, err
+	}
+	res := Result{Version: plan.DebianVersion}
+	key, err := inputKey(j.Recipe, plan, opts)
+	if err != nil {
+		return res, err
+	}
+	st := statePath(opts.OutDir, plan)
+	if !opts.Force {
+		if outs, ok := upToDate(st, key, opts.OutDir); ok {
+			log.Info("up to date", "version", plan.DebianVersion)
+			res.Skipped, res.Outputs = true, outs
+			return res, nil
+		}
+	}
+
+	srcs, err := fetchAndVerify(ctx, plan, opts, log)
+	if err != nil {
+		return res, err
+	}
+
+	tmp, err := os.MkdirTemp(opts.OutDir, ".updeb-build-*")
+	if err != nil {
+		return res, err
+	}
+	defer os.RemoveAll(tmp)
+	ms, err := newMembers(plan, srcs, tmp, opts.Limits, log)
+	if err != nil {
+		return res, err
+	}
+	if opts.SpoolAll {
+		if err := ms.spoolAll(ctx); err != nil {
+			return res, err
+		}
+	}
+
+	for _, pp := range plan.Packages {
+		out, err := writePackage(ctx, plan, &pp, ms, tmp, srcs, opts)
+		if err != nil {
+			return res, fmt.Errorf("package %s: %w", pp.Name, err)
+		}
+		log.Info("wrote", "file", out.File, "size", out.Size)
+		res.Outputs = append(res.Outputs, out)
+	}
+	sort.Slice(res.Outputs, func(a, b int) bool { return res.Outputs[a].File < res.Outputs[b].File })
+	if err := saveState(st, key, opts.OutDir, res.Outputs); err != nil {
+		return res, err
+	}
+	return res, nil
+}
+
+// sweepStale removes the temporary files and folders of builds that were
+// killed (even by kill -9) before they could clean up. Final outputs are only
+// ever created by rename, so nothing named *.deb is ever partial.
+func sweepStale(dir string, log *slog.Logger) {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return
+	}
+	for _, e := range entries {
+		n := e.Name()
+		if strings.HasPrefix(n, ".updeb-build-") || (strings.HasPrefix(n, ".") && strings.Contains(n, ".tmp-")) {
+			log.Debug("removing leftover of an interrupted build", "path", n)
+			os.RemoveAll(filepath.Join(dir, n))
+		}
+	}
+}
+
+// verifiedSource is a fetched artifact and the evidence that it is genuine.
+type verifiedSource struct {
+	plan       recipe.PlannedSource
+	fetched    *fetch.Result
+	verifiedBy []string
+	aux        []*fetch.Result // signature and checksum files, for provenance
+}
+
+func sourceKey(plan *recipe.Plan) string {
+	return plan.Recipe + " " + plan.UpstreamVersion + " " + plan.Arch
+}
+
+// fetchAndVerify downloads every source (pinned) and its signature and checksum
+// file (unpinned, verified here), then checks them all.
+func fetchAndVerify(ctx context.Context, plan *recipe.Plan, opts Options, log *slog.Logger) (map[string]*verifiedSource, error) {
+	var reqs []fetch.Request
+	for _, s := range plan.Sources {
+		reqs = append(reqs, fetch.Request{URL: s.URL, Pinned: s.Pinned, Key: sourceKey(plan)})
+		if s.Signature != nil {
+			reqs = append(reqs, fetch.Request{URL: s.Signature.URL, AllowUnpinned: true, Key: sourceKey(plan)})
+		}
+		if s.Checksums != nil {
+			reqs = append(reqs, fetch.Request{URL: s.Checksums.URL, AllowUnpinned: true, Key: sourceKey(plan)})
+		}
+	}
+	got, err := opts.Fetcher.FetchAll(ctx, reqs)
+	if err != nil {
+		return nil, err
+	}
+	byURL := map[string]*fetch.Result{}
+	for _, r := range got {
+		byURL[r.URL] = r
+	}
+	out := map[string]*verifiedSource{}
+	for _, s := range plan.Sources {
+		vs := &verifiedSource{plan: s, fetched: byURL[s.URL]}
+		by, err := trust.Source(&s, s.Pinned, vs.fetched, func(u string) (*fetch.Result, error) {
+			vs.aux = append(vs.aux, byURL[u])
+			return byURL[u], nil
+		}, opts.Now())
+		if err != nil {
+			return nil, fmt.Errorf("source %s: %w", s.Name, err)
+		}
+		vs.verifiedBy = append([]string{"pinned-digest"}, by...)
+		log.Debug("verified", "source", s.Name, "by", strings.Join(vs.verifiedBy, ", "))
+		out[s.Name] = vs
+	}
+	return out, nil
+}
+
+// Fetch downloads every job's sources, signatures and checksum files into the
+// cache and verifies them (pins, signatures, checksum cross-checks), without
+// building: what `updeb fetch RECIPE...` runs to fill a cache ahead of an
+// offline build. Offline misses of all jobs are reported together.
+func Fetch(ctx context.Context, jobs []Job, opts Options) ([]*fetch.Result, error) {
+	if err := opts.check(); err != nil {
+		return nil, err
+	}
+	var (
+		out     []*fetch.Result
+		errs    []error
+		missing []string
+	)
+	for _, j := range jobs {
+		plan, err := j.Recipe.Plan(j.Arch, opts.PlanOptions)
+		if err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		srcs, err := fetchAndVerify(ctx, plan, opts, opts.Logger.With("recipe", j.Recipe.Name, "arch", j.Arch))
+		var off *fetch.OfflineError
+		switch {
+		case errors.As(err, &off):
+			missing = append(missing, off.Missing...)
+			continue
+		case err != nil:
+			errs = append(errs, fmt.Errorf("%s (%s): %w", j.Recipe.Name, j.Arch, err))
+			continue
+		}
+		for _, name := range sortedKeys(srcs) {
+			out = append(out, srcs[name].fetched)
+			out = append(out, srcs[name].aux...)
+		}
+	}
+	if len(missing) > 0 {
+		sort.Strings(missing)
+		errs = append(errs, &fetch.OfflineError{Missing: slices.Compact(missing)})
+	}
+	return out, errors.Join(errs...)
+}

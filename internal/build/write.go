@@ -1,0 +1,168 @@
+package build
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+
+	"github.com/updeb/updeb/internal/recipe"
+	"github.com/updeb/updeb/pkg/atomicfile"
+	"github.com/updeb/updeb/pkg/deb"
+	"github.com/updeb/updeb/pkg/digest"
+	"github.com/updeb/updeb/pkg/provenance"
+)
+
+// ProvenanceSuffix is appended to a .deb's name for its provenance record.
+const ProvenanceSuffix = ".intoto.json"
+
+// assemble turns a planned package into the deb writer's input.
+func assemble(plan *recipe.Plan, pp *recipe.PlannedPackage, ms *members) (*deb.Package, error) {
+	p := &deb.Package{
+		Control: deb.Control{
+			Package: pp.Name, Version: pp.Version, Architecture: pp.Architecture, Maintainer: pp.Maintainer,
+			PreDepends: pp.PreDepends, Depends: pp.Depends, Recommends: pp.Recommends, Suggests: pp.Suggests,
+			Conflicts: pp.Conflicts, Breaks: pp.Breaks, Replaces: pp.Replaces, Provides: pp.Provides,
+			Section: pp.Section, Priority: pp.Priority, Homepage: pp.Homepage,
+			Summary: pp.Summary, Description: pp.Description,
+		},
+		Conffiles:       pp.Conffiles,
+		SourceDateEpoch: plan.SourceDateEpoch,
+	}
+	for _, f := range pp.Files {
+		e := deb.Entry{Path: f.Dest, Type: deb.TypeFile, Mode: f.Mode}
+		if f.LocalPath != "" {
+			st, err := os.Stat(f.LocalPath)
+			if err != nil {
+				return nil, err
+			}
+			if !st.Mode().IsRegular() {
+				return nil, fmt.Errorf("%s: not a regular file", f.LocalPath)
+			}
+			e.Size, e.Open = st.Size(), openFile(f.LocalPath)
+		} else {
+			k := keyOf(f)
+			e.OpenSized = func() (io.ReadCloser, int64, error) { return ms.open(k) }
+		}
+		p.Entries = append(p.Entries, e)
+	}
+	for _, d := range pp.Directories {
+		p.Entries = append(p.Entries, deb.Entry{Path: d, Type: deb.TypeDir, Mode: 0o755})
+	}
+	for _, l := range pp.Symlinks {
+		p.Entries = append(p.Entries, deb.Entry{Path: l.Dest, Type: deb.TypeSymlink, Linkname: l.Target})
+	}
+	for _, g := range pp.GeneratedFiles {
+		content := g.Content
+		p.Entries = append(p.Entries, deb.Entry{Path: g.Dest, Type: deb.TypeFile, Mode: g.Mode, Size: int64(len(content)),
+			Open: func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(content)), nil }})
+	}
+	for _, s := range pp.Scripts {
+		p.Scripts = append(p.Scripts, deb.Script{Name: s.Name, Content: []byte(s.Content)})
+	}
+	return p, nil
+}
+
+func openFile(path string) func() (io.ReadCloser, error) {
+	return func() (io.ReadCloser, error) { return os.Open(path) }
+}
+
+// writePackage writes one .deb and its provenance record. The .deb is
+// written into tmp, the build's private folder, while the archive sources it
+// is the first to use are read (see members), and moved into the output folder
+// only once those reads succeeded and the raw sources' digests are checked.
+func writePackage(ctx context.Context, plan *recipe.Plan, pp *recipe.PlannedPackage, ms *members, tmp string, srcs map[string]*verifiedSource, opts Options) (Output, error) {
+	p, err := assemble(plan, pp, ms)
+	if err != nil {
+		return Output{}, err
+	}
+	p.Compression, p.XZWorkers = opts.Compression, opts.XZWorkers
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	ms.start(ctx, pp.Name, ms.streamable(pp.Name))
+	staged := filepath.Join(tmp, pp.OutputFile)
+	res, err := deb.Write(ctx, staged, p)
+	if err != nil {
+		cancel()
+	}
+	// An archive's error explains a writer's that follows from it.
+	if ferr := ms.finish(); ferr != nil && (err == nil || !errors.Is(ferr, context.Canceled)) {
+		os.Remove(staged)
+		return Output{}, ferr
+	}
+	if err != nil {
+		return Output{}, err
+	}
+	defer os.Remove(staged)
+	// Raw sources were read straight from the cache: check that the bytes the
+	// writer packaged are the bytes whose digest was pinned.
+	byDest := map[string]deb.FileResult{}
+	for _, fr := range res.Files {
+		byDest[fr.Path] = fr
+	}
+	for _, f := range pp.Files {
+		vs := srcs[f.Source]
+		if vs == nil || vs.plan.Kind != "raw" {
+			continue
+		}
+		if want := vs.plan.Pinned[digest.SHA256]; want != "" && byDest[f.Dest].SHA256 != want {
+			return Output{}, &digest.MismatchError{Subject: f.Dest + " (from " + vs.plan.URL + ")", Algorithm: digest.SHA256, Want: want, Got: byDest[f.Dest].SHA256}
+		}
+	}
+	path := filepath.Join(opts.OutDir, pp.OutputFile)
+	if err := os.Rename(staged, path); err != nil {
+		return Output{}, err
+	}
+	if err := atomicfile.SyncDir(opts.OutDir); err != nil {
+		return Output{}, err
+	}
+	if err := writeProvenance(path+ProvenanceSuffix, plan, pp, res, srcs, opts); err != nil {
+		return Output{}, err
+	}
+	return Output{Package: pp.Name, File: pp.OutputFile, Size: res.Size, SHA256: res.SHA256}, nil
+}
+
+func writeProvenance(path string, plan *recipe.Plan, pp *recipe.PlannedPackage, res *deb.Result, srcs map[string]*verifiedSource, opts Options) error {
+	b := provenance.Build{
+		Recipe:          plan.Recipe,
+		Architecture:    plan.Arch,
+		DebianVersion:   plan.DebianVersion,
+		Component:       plan.Component,
+		Suite:           plan.Suite,
+		SourceDateEpoch: plan.SourceDateEpoch,
+		UpdebVersion:    opts.UpdebVersion,
+		Outputs:         map[string]digest.Set{pp.OutputFile: {digest.SHA256: res.SHA256}},
+	}
+	used := map[string]bool{}
+	for _, f := range pp.Files {
+		used[f.Source] = true
+	}
+	for _, name := range sortedKeys(srcs) {
+		vs := srcs[name]
+		if !used[name] {
+			continue
+		}
+		b.Inputs = append(b.Inputs, provenance.Input{URI: vs.plan.URL, Digests: vs.fetched.Digests, VerifiedBy: vs.verifiedBy})
+		for _, a := range vs.aux {
+			b.Inputs = append(b.Inputs, provenance.Input{URI: a.URL, Digests: a.Digests, VerifiedBy: []string{auxRole(vs, a.URL)}})
+		}
+	}
+	data, err := provenance.New(b).Marshal()
+	if err != nil {
+		return err
+	}
+	return atomicfile.WriteFile(path, data, 0o644)
+}
+
+func auxRole(vs *verifiedSource, url string) string {
+	if vs.plan.Signature != nil && vs.plan.Signature.URL == url {
+		return "signature-of:" + vs.plan.URL
+	}
+	if vs.plan.Checksums != nil && vs.plan.Checksums.URL == url {
+		return "checksums-for:" + vs.plan.URL
+	}
+	return "auxiliary"
+}

@@ -1,0 +1,369 @@
+// Package fetch downloads upstream artifacts into updeb's verifying cache.
+//
+// Every request goes through the configured proxy (HTTPS by CONNECT), redirects
+// included; with a proxy configured no direct connection is ever made, except to
+// hosts listed in NoProxy. TLS is always verified (system roots or RootCAs). A
+// download is retried with exponential backoff and jitter on connection errors,
+// timeouts, 5xx and 429 (honouring Retry-After), bounded by Retries and
+// MaxRetryTime, and resumed with Range when the server allows it. The bytes are
+// hashed as they arrive and checked against the pinned digests before they are
+// moved into the cache; bytes that do not match are never cached. Only the
+// algorithms needed are computed (digest.Needed): sha256, which addresses the
+// cache, every pinned algorithm, and those a caller asks for in
+// Request.Algorithms. A sha256-pinned download does not pay for sha512 (the
+// slowest hash, and the floor of a download's throughput when it is computed).
+//
+// Cache policy. A pinned request is served from the cache when a blob with the
+// pinned digest exists and, re-hashed, still matches; a corrupt blob is evicted
+// and downloaded again. An unpinned request (AllowUnpinned: signatures and
+// checksum files, which are verified later by a signature or only used to
+// cross-check a pinned digest) is served from the cache when the index holds an
+// entry for the same URL and Key whose blob still matches the digest recorded when
+// it was downloaded; it is not re-fetched while that holds, so reruns stay
+// offline-capable and idempotent. Changing Key (e.g. the recipe version) fetches
+// it again.
+//
+// Mirrors. Options.Mirrors maps upstream URL prefixes to a local folder
+// (file:///srv/mirror/github.com/) or an internal HTTP mirror
+// (http://mirror.internal/github/). The longest matching Prefix wins and is
+// replaced by To; the rest of the URL is kept as is. A mapped URL is fetched only
+// from the mirror (no fallback to upstream) and verified exactly like an upstream
+// download. HTTP mirrors use the proxy rules like any URL (list the mirror host in
+// NoProxy to reach it directly).
+package fetch
+
+import (
+	"context"
+	"crypto/x509"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/url"
+	"os"
+	"slices"
+	"sync"
+	"time"
+
+	"golang.org/x/sync/errgroup"
+	"golang.org/x/sync/singleflight"
+
+	"github.com/updeb/updeb/internal/cache"
+	"github.com/updeb/updeb/pkg/digest"
+)
+
+// Defaults for the zero values of Options.
+const (
+	DefaultConnectTimeout = 30 * time.Second
+	DefaultHeaderTimeout  = 60 * time.Second
+	DefaultIdleTimeout    = 60 * time.Second
+	DefaultRetries        = 5
+	DefaultMaxRetryTime   = 5 * time.Minute
+	DefaultBackoff        = time.Second
+	DefaultMaxSize        = 4 << 30 // 4 GiB
+	DefaultParallel       = 4
+)
+
+// Options configure a Fetcher. Zero values take the defaults above.
+type Options struct {
+	Proxy   *url.URL // every request goes through it; nil means direct connections
+	NoProxy []string // hosts reached directly even with a proxy (see matchNoProxy); only what is configured
+	RootCAs *x509.CertPool
+	Mirrors []Mirror
+
+	ConnectTimeout time.Duration // TCP connect and TLS handshake
+	HeaderTimeout  time.Duration // from sending the request to the response headers
+	IdleTimeout    time.Duration // longest time without a byte of the body
+	Retries        int           // retries after the first attempt; < 0 means none
+	MaxRetryTime   time.Duration // total time budget of one download, retries included
+	Backoff        time.Duration // first retry delay, doubled each retry with jitter (capped at 30s)
+	MaxSize        int64         // the largest artifact accepted, in bytes
+	Parallel       int           // downloads at once in FetchAll
+
+	UserAgent string
+	Logger    *slog.Logger // nil discards
+	Progress  ProgressFunc // nil: none (the Logger still says what is fetched)
+	// Transport replaces the built-in transport (tests). Proxy, NoProxy, RootCAs
+	// and the connect and header timeouts are then its business.
+	Transport http.RoundTripper
+	Offline   bool // use the cache only; a miss is an *OfflineError
+}
+
+// Request is one artifact to fetch.
+type Request struct {
+	URL string
+	// Pinned is the trust anchor. It may be empty only with AllowUnpinned, for
+	// auxiliary files (signatures, checksum files) that are verified otherwise.
+	Pinned        digest.Set
+	AllowUnpinned bool
+	Key           string // part of the cache index key, e.g. "helm 3.15.4"
+	// Algorithms are digests to compute besides sha256 and the pinned ones,
+	// e.g. the algorithms a recipe will pin (see Result.Digests).
+	Algorithms []digest.Algorithm
+}
+
+// Result is a verified file in the cache.
+type Result struct {
+	URL       string
+	Path      string // the file in the cache; read it, never write it
+	Size      int64
+	Digests   digest.Set // of the bytes: sha256, the pinned algorithms and Request.Algorithms
+	FromCache bool
+	Via       string // "proxy URL", "mirror URL", "direct" or "cache"
+}
+
+// Fetcher downloads into one cache. It is safe for concurrent use.
+type Fetcher struct {
+	o      Options
+	cache  *cache.Cache
+	client *http.Client
+	log    *slog.Logger
+	group  singleflight.Group
+	now    func() time.Time
+	sleep  func(context.Context, time.Duration) error
+}
+
+// New returns a Fetcher storing into cacheDir (created when missing).
+func New(cacheDir string, o Options) (*Fetcher, error) {
+	c, err := cache.Open(cacheDir)
+	if err != nil {
+		return nil, err
+	}
+	def := func(d *time.Duration, v time.Duration) {
+		if *d <= 0 {
+			*d = v
+		}
+	}
+	def(&o.ConnectTimeout, DefaultConnectTimeout)
+	def(&o.HeaderTimeout, DefaultHeaderTimeout)
+	def(&o.IdleTimeout, DefaultIdleTimeout)
+	def(&o.MaxRetryTime, DefaultMaxRetryTime)
+	def(&o.Backoff, DefaultBackoff)
+	if o.Retries == 0 {
+		o.Retries = DefaultRetries
+	} else if o.Retries < 0 {
+		o.Retries = 0
+	}
+	if o.MaxSize <= 0 {
+		o.MaxSize = DefaultMaxSize
+	}
+	if o.Parallel <= 0 {
+		o.Parallel = DefaultParallel
+	}
+	if o.UserAgent == "" {
+		o.UserAgent = "updeb"
+	}
+	if o.Proxy != nil && o.Proxy.Scheme != "http" && o.Proxy.Scheme != "https" {
+		return nil, fmt.Errorf("fetch: proxy %s: scheme must be http or https", redact(o.Proxy))
+	}
+	if err := checkMirrors(o.Mirrors); err != nil {
+		return nil, err
+	}
+	log := o.Logger
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	return &Fetcher{
+		o: o, cache: c, client: newClient(&o), log: log,
+		now: time.Now, sleep: sleepCtx,
+	}, nil
+}
+
+// Fetch returns r's artifact from the cache or downloads, verifies and caches it.
+// Errors: *NetworkError (after retries), *digest.MismatchError (nothing cached),
+// *OfflineError, *SizeError, *DowngradeError, digest.ErrNoPin.
+func (f *Fetcher) Fetch(ctx context.Context, r Request) (*Result, error) {
+	if len(r.Pinned) == 0 && !r.AllowUnpinned {
+		return nil, fmt.Errorf("fetch %s: %w (pin a sha256 or sha512)", r.URL, digest.ErrNoPin)
+	}
+	u, err := url.Parse(r.URL)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return nil, fmt.Errorf("fetch: %q is not an http or https URL", r.URL)
+	}
+	algs := digest.Needed(r.Pinned, r.Algorithms...)
+	for _, a := range algs {
+		if a.Size() == 0 {
+			return nil, fmt.Errorf("fetch %s: unknown digest algorithm %q (want sha256 or sha512)", r.URL, a)
+		}
+	}
+	// Requests that compute other algorithms are not shared: each result
+	// must hold the digests its caller asked for.
+	id := cache.ID(r.URL, r.Key) + pinKey(r.Pinned) + fmt.Sprint(algs)
+	v, err, _ := f.group.Do(id, func() (any, error) { return f.fetchLocked(ctx, r, algs) })
+	if err != nil {
+		return nil, err
+	}
+	res := *v.(*Result)
+	return &res, nil
+}
+
+func pinKey(s digest.Set) string {
+	k := ""
+	for _, a := range s.Algorithms() {
+		k += "/" + string(a) + ":" + s[a]
+	}
+	return k
+}
+
+// fetchLocked holds the cross-process lock for (URL, Key) while it looks in the
+// cache and downloads, so two processes never download the same file at once:
+// the second one finds it in the cache.
+func (f *Fetcher) fetchLocked(ctx context.Context, r Request, algs []digest.Algorithm) (*Result, error) {
+	unlock, err := f.cache.Lock(ctx, cache.ID(r.URL, r.Key))
+	if err != nil {
+		return nil, err
+	}
+	defer unlock()
+	if res, err := f.lookup(r, algs); err == nil {
+		f.log.Debug("cached", "url", r.URL, "path", res.Path)
+		return res, nil
+	} else if !errors.Is(err, cache.ErrMiss) {
+		return nil, err
+	}
+	if f.o.Offline {
+		return nil, &OfflineError{Missing: []string{r.URL}}
+	}
+	return f.download(ctx, r, algs)
+}
+
+// lookup finds r in the cache and re-verifies it, computing algs; cache.ErrMiss
+// when absent, corrupt (then evicted) or not matching the pin.
+func (f *Fetcher) lookup(r Request, algs []digest.Algorithm) (*Result, error) {
+	sha := r.Pinned[digest.SHA256]
+	expect := r.Pinned
+	if sha == "" {
+		e, err := f.cache.Index(r.URL, r.Key)
+		if err != nil {
+			return nil, err
+		}
+		sha = e.SHA256
+		if len(expect) == 0 {
+			expect = e.Digests()
+		}
+	}
+	path, size, sums, err := f.cache.Verify(sha, digest.Needed(expect, algs...)...)
+	if errors.Is(err, cache.ErrCorrupt) {
+		f.log.Warn("evicted a corrupt cache entry; fetching again", "url", r.URL, "err", err)
+		return nil, cache.ErrMiss
+	}
+	if err != nil {
+		return nil, err
+	}
+	for a, want := range expect {
+		if sums[a] != want {
+			return nil, cache.ErrMiss // cached under another pin: download and let the pin decide
+		}
+	}
+	return &Result{URL: r.URL, Path: path, Size: size, Digests: sums, FromCache: true, Via: "cache"}, nil
+}
+
+// download fetches r (from its mirror when one matches) computing algs, checks
+// the pin and commits.
+func (f *Fetcher) download(ctx context.Context, r Request, algs []digest.Algorithm) (*Result, error) {
+	target, mirrored := mapMirror(f.o.Mirrors, r.URL)
+	tmp, err := f.cache.TempFile()
+	if err != nil {
+		return nil, err
+	}
+	committed := false
+	defer func() {
+		if !committed {
+			tmp.Close()
+			os.Remove(tmp.Name())
+		}
+	}()
+	h := digest.NewHasher(algs...)
+	var via string
+	if tu, _ := url.Parse(target); tu != nil && tu.Scheme == "file" {
+		via = "mirror " + target
+		err = f.copyFile(tu, r.URL, tmp, h)
+	} else {
+		via = "direct"
+		if tu != nil {
+			if p := f.proxyFor(tu); p != "" {
+				via = "proxy " + p
+			}
+		}
+		if mirrored {
+			via = "mirror " + target + " (" + via + ")"
+		}
+		err = f.get(ctx, r.URL, target, tmp, h)
+	}
+	if err != nil {
+		return nil, err
+	}
+	sums := h.Sum()
+	if len(r.Pinned) > 0 {
+		if err := h.Check(r.URL, r.Pinned); err != nil {
+			f.log.Error("digest mismatch: not cached", "url", r.URL, "err", err)
+			return nil, err
+		}
+	}
+	path, err := f.cache.Commit(tmp, sums[digest.SHA256])
+	committed = true
+	if err != nil {
+		return nil, err
+	}
+	e := cache.Entry{URL: r.URL, Key: r.Key, SHA256: sums[digest.SHA256], SHA512: sums[digest.SHA512], Size: h.Size()}
+	if err := f.cache.SetIndex(e); err != nil {
+		return nil, err
+	}
+	f.log.Info("fetched", "url", r.URL, "size", h.Size(), "sha256", sums[digest.SHA256], "via", via)
+	return &Result{URL: r.URL, Path: path, Size: h.Size(), Digests: sums, Via: via}, nil
+}
+
+// Close closes idle connections (and with them the proxy's CONNECT tunnels).
+func (f *Fetcher) Close() { f.client.CloseIdleConnections() }
+
+// FetchAll fetches rs with at most Options.Parallel downloads at once and
+// returns the results in rs's order. In offline mode every missing file is
+// listed in one *OfflineError.
+func (f *Fetcher) FetchAll(ctx context.Context, rs []Request) ([]*Result, error) {
+	out := make([]*Result, len(rs))
+	var mu sync.Mutex
+	var missing []string
+	g, gctx := errgroup.WithContext(ctx)
+	g.SetLimit(f.o.Parallel)
+	for i, r := range rs {
+		g.Go(func() error {
+			res, err := f.Fetch(gctx, r)
+			var oe *OfflineError
+			if errors.As(err, &oe) {
+				mu.Lock()
+				missing = append(missing, oe.Missing...)
+				mu.Unlock()
+				return nil
+			}
+			out[i] = res
+			return err
+		})
+	}
+	if err := g.Wait(); err != nil {
+		return nil, err
+	}
+	if len(missing) > 0 {
+		slices.Sort(missing)
+		return nil, &OfflineError{Missing: slices.Compact(missing)}
+	}
+	return out, nil
+}
+
+func sleepCtx(ctx context.Context, d time.Duration) error {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-t.C:
+		return nil
+	}
+}
+
+// copyBuffer is the read size of downloads: a read takes what the socket holds
+// (often more than 256 KiB while the previous chunk was written and hashed),
+// and each write is large enough for the hasher to run sha256 and sha512 in
+// parallel.
+const copyBuffer = 1 << 20
+
+var _ io.Writer = (*digest.Hasher)(nil)
