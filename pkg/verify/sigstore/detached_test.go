@@ -194,12 +194,10 @@ func TestVerifyDetachedBadRekorAnswers(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			rk.mu.Lock()
-			rk.handler = func(w http.ResponseWriter, r *http.Request) {
+			rk.handle(func(w http.ResponseWriter, r *http.Request) {
 				w.WriteHeader(c.status)
 				w.Write(c.answer)
-			}
-			rk.mu.Unlock()
+			})
 			_, err := ver.VerifyDetached(ctx(t), k8sPolicy, s.digests, s.detached())
 			refusedWith(t, err, c.reason, c.mentions...)
 		})
@@ -230,12 +228,12 @@ func TestVerifyDetachedRekorUnavailable(t *testing.T) {
 		}
 	}
 	t.Run("500", func(t *testing.T) {
-		rk.handler = func(w http.ResponseWriter, r *http.Request) { http.Error(w, "trillian unavailable", 500) }
+		rk.handle(func(w http.ResponseWriter, r *http.Request) { http.Error(w, "trillian unavailable", 500) })
 		_, err := ver.VerifyDetached(ctx(t), k8sPolicy, s.digests, s.detached())
 		unavailable(t, err, 500, "trillian unavailable")
 	})
 	t.Run("slow headers", func(t *testing.T) {
-		rk.handler = func(w http.ResponseWriter, r *http.Request) { <-r.Context().Done() }
+		rk.handle(func(w http.ResponseWriter, r *http.Request) { <-r.Context().Done() })
 		start := time.Now()
 		_, err := ver.VerifyDetached(ctx(t), k8sPolicy, s.digests, s.detached())
 		unavailable(t, err, 0, "within 300ms")
@@ -244,26 +242,26 @@ func TestVerifyDetachedRekorUnavailable(t *testing.T) {
 		}
 	})
 	t.Run("slow body", func(t *testing.T) {
-		rk.handler = func(w http.ResponseWriter, r *http.Request) {
+		rk.handle(func(w http.ResponseWriter, r *http.Request) {
 			w.Write([]byte(`{"24296f`))
 			w.(http.Flusher).Flush()
 			<-r.Context().Done()
-		}
+		})
 		_, err := ver.VerifyDetached(ctx(t), k8sPolicy, s.digests, s.detached())
 		unavailable(t, err, 200, "within 300ms")
 	})
 	t.Run("cut short", func(t *testing.T) {
-		rk.handler = func(w http.ResponseWriter, r *http.Request) {
+		rk.handle(func(w http.ResponseWriter, r *http.Request) {
 			w.Header().Set("Content-Length", "5000")
 			w.Write([]byte(`{"24296f`))
 			conn, _, _ := w.(http.Hijacker).Hijack()
 			conn.Close()
-		}
+		})
 		_, err := ver.VerifyDetached(ctx(t), k8sPolicy, s.digests, s.detached())
 		unavailable(t, err, 200, "reading the response")
 	})
 	t.Run("caller cancels", func(t *testing.T) {
-		rk.handler = func(w http.ResponseWriter, r *http.Request) { <-r.Context().Done() }
+		rk.handle(func(w http.ResponseWriter, r *http.Request) { <-r.Context().Done() })
 		c, cancel := context.WithTimeout(ctx(t), 50*time.Millisecond)
 		defer cancel()
 		_, err := newVerifier(t, newVirtual(t).root, Options{RekorURL: rk.srv.URL}).VerifyDetached(c, k8sPolicy, s.digests, s.detached())

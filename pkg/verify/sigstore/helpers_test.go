@@ -213,6 +213,13 @@ func (f *fakeRekor) serve(body, answer []byte) {
 	f.entries[entryUUID(body)] = answer
 }
 
+// handle makes every request go to h.
+func (f *fakeRekor) handle(h http.HandlerFunc) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.handler = h
+}
+
 func (f *fakeRekor) count() int {
 	f.mu.Lock()
 	defer f.mu.Unlock()
@@ -239,6 +246,7 @@ func refusedWith(t *testing.T, err error, r Reason, want ...string) {
 	if !errors.As(err, &re) {
 		t.Fatalf("want a refusal (%s), got %v", r, err)
 	}
+	t.Logf("%s: %v", r, err)
 	if !errors.Is(err, ErrRefused) {
 		t.Errorf("refusal does not wrap ErrRefused: %v", err)
 	}

@@ -307,7 +307,7 @@ func digestAlgorithm(s string) digest.Algorithm {
 // sentence. sigstore-go's errors are untyped; the stage prefix of its message
 // says which check failed, and our own look at the entries says more.
 func (v *Verifier) classify(err error, entries []*tlog.Entry, cert *x509.Certificate) (Reason, string) {
-	msg := err.Error()
+	msg := oneLine(err.Error())
 	switch {
 	case errors.Is(err, sgverify.ErrDSSEInvalidSignatureCount):
 		return ReasonUnsupported, msg
@@ -347,11 +347,19 @@ func (v *Verifier) diagnoseEntries(entries []*tlog.Entry, msg string) string {
 			why = append(why, fmt.Sprintf("the signed entry timestamp of entry %d does not verify with the key of log %s (%s): the entry was altered", e.LogIndex(), l.BaseURL, id))
 		}
 	}
-	if len(why) == 0 {
-		return "log entry refused: " + msg
+	switch {
+	case len(why) > 0:
+		return strings.Join(why, "; ")
+	case strings.Contains(msg, "calculated root") || strings.Contains(msg, "inclusion proof"):
+		return "the inclusion proof does not lead to the tree head the log signed: the entry or its proof was altered (" + msg + ")"
+	case strings.Contains(msg, "does not match"):
+		return "the log entry records another signature, key or digest than the material's: the material or the entry was altered (" + msg + ")"
 	}
-	return strings.Join(why, "; ")
+	return "log entry refused: " + msg
 }
+
+// oneLine folds a multi-line message into one line.
+func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
 
 func entryTimes(entries []*tlog.Entry) string {
 	var ts []string
