@@ -19,6 +19,8 @@ import (
 	protocommon "github.com/sigstore/protobuf-specs/gen/pb-go/common/v1"
 	protodsse "github.com/sigstore/protobuf-specs/gen/pb-go/dsse"
 	protorekor "github.com/sigstore/protobuf-specs/gen/pb-go/rekor/v1"
+	"github.com/sigstore/sigstore-go/pkg/tlog"
+	sgverify "github.com/sigstore/sigstore-go/pkg/verify"
 	"google.golang.org/protobuf/encoding/protojson"
 
 	"github.com/updeb/updeb/pkg/digest"
@@ -331,4 +333,64 @@ func TestParseNextLink(t *testing.T) {
 			t.Errorf("parseNextLink(%q) = %q, want %q", in, got, want)
 		}
 	}
+}
+
+// bundleOf makes a v0.3 bundle of a test entity as it stands: its
+// certificate, envelope, log entries and RFC 3161 timestamps.
+func bundleOf(t *testing.T, e interface {
+	VerificationContent() (sgverify.VerificationContent, error)
+	SignatureContent() (sgverify.SignatureContent, error)
+	TlogEntries() ([]*tlog.Entry, error)
+	Timestamps() ([][]byte, error)
+}, withTimestamps bool) []byte {
+	t.Helper()
+	vc, _ := e.VerificationContent()
+	sc, _ := e.SignatureContent()
+	env := sc.EnvelopeContent().RawEnvelope()
+	entries, _ := e.TlogEntries()
+	payload, _ := base64.StdEncoding.DecodeString(env.Payload)
+	sig, _ := base64.StdEncoding.DecodeString(env.Signatures[0].Sig)
+	vm := &protobundle.VerificationMaterial{
+		Content:     &protobundle.VerificationMaterial_Certificate{Certificate: &protocommon.X509Certificate{RawBytes: vc.Certificate().Raw}},
+		TlogEntries: []*protorekor.TransparencyLogEntry{entries[0].TransparencyLogEntry()},
+	}
+	if withTimestamps {
+		tss, _ := e.Timestamps()
+		vm.TimestampVerificationData = &protobundle.TimestampVerificationData{}
+		for _, ts := range tss {
+			vm.TimestampVerificationData.Rfc3161Timestamps = append(vm.TimestampVerificationData.Rfc3161Timestamps, &protocommon.RFC3161SignedTimestamp{SignedTimestamp: ts})
+		}
+	}
+	b, err := protojson.Marshal(&protobundle.Bundle{
+		MediaType: "application/vnd.dev.sigstore.bundle.v0.3+json", VerificationMaterial: vm,
+		Content: &protobundle.Bundle_DsseEnvelope{DsseEnvelope: &protodsse.Envelope{Payload: payload, PayloadType: env.PayloadType,
+			Signatures: []*protodsse.Signature{{Sig: sig}}}},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+// A Rekor v2 entry carries no integrated time: the time to check the
+// certificate at comes from an RFC 3161 timestamp of a TSA the root lists.
+func TestVerifyBundleRekorV2Timestamped(t *testing.T) {
+	v := newVirtual(t)
+	art := digestsOf([]byte("etcd-v3.6.0-linux-amd64.tar.gz"))
+	stmt, _ := json.Marshal(map[string]any{"_type": "https://in-toto.io/Statement/v1", "predicateType": "https://slsa.dev/provenance/v1",
+		"subject": []any{map[string]any{"name": "etcd", "digest": map[string]string{"sha256": art[digest.SHA256]}}}, "predicate": map[string]any{}})
+	e, err := v.vs.AttestHashedRekordV2(workflow, actionsIssuer, stmt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ver := newVerifier(t, v.root, Options{})
+	res, err := ver.VerifyBundle(ctx(t), workflowPolicy, art, bundleOf(t, e, true), "etcd.sigstore.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Timestamps) != 1 || !res.IntegratedTime.IsZero() || res.LogURL != "https://rekor.localhost" {
+		t.Errorf("result %+v", res)
+	}
+	_, err = ver.VerifyBundle(ctx(t), workflowPolicy, art, bundleOf(t, e, false), "etcd.sigstore.json")
+	refusedWith(t, err, ReasonNoTimestamp, "etcd.sigstore.json")
 }

@@ -120,8 +120,8 @@ type Result struct {
 	Issuer   string // the OIDC issuer in the certificate
 	// The transparency-log entry that verified: its index, the log's ID (hex
 	// sha256 of its public key), the log's base URL in the trusted root, and
-	// the time the log integrated it (zero for Rekor v2 entries, which carry
-	// none; see Timestamps).
+	// the time the log integrated it, when its signed entry timestamp vouches
+	// for it (zero otherwise, e.g. for Rekor v2 entries; see Timestamps).
 	LogIndex       int64
 	LogID          string
 	LogURL         string
@@ -196,7 +196,9 @@ func (v *Verifier) verifyEntity(source string, b *bundle.Bundle, id *identity, a
 		out.LogIndex = e.LogIndex()
 		out.LogID = hex.EncodeToString([]byte(e.LogKeyID()))
 		out.LogURL = v.root.logURL([]byte(e.LogKeyID()))
-		out.IntegratedTime = e.IntegratedTime().UTC()
+		if e.HasInclusionPromise() { // only the signed entry timestamp vouches for the time
+			out.IntegratedTime = e.IntegratedTime().UTC()
+		}
 	}
 	for _, ts := range res.VerifiedTimestamps {
 		if ts.Type == "TimestampAuthority" {
@@ -307,7 +309,8 @@ func digestAlgorithm(s string) digest.Algorithm {
 // sentence. sigstore-go's errors are untyped; the stage prefix of its message
 // says which check failed, and our own look at the entries says more.
 func (v *Verifier) classify(err error, entries []*tlog.Entry, cert *x509.Certificate) (Reason, string) {
-	msg := oneLine(err.Error())
+	// sigstore-go formats a nil error into one message; drop that noise.
+	msg := oneLine(strings.ReplaceAll(err.Error(), "; error: %!w(<nil>)", ""))
 	switch {
 	case errors.Is(err, sgverify.ErrDSSEInvalidSignatureCount):
 		return ReasonUnsupported, msg
