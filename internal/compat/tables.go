@@ -9,6 +9,7 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/updeb/updeb/internal/datafile"
+	"github.com/updeb/updeb/pkg/debversion"
 )
 
 // data/compat.yaml is a copy of upstream compatibility tables (Helm's version
@@ -33,6 +34,8 @@ type HelmRow struct {
 	Helm          string `yaml:"helm"`
 	KubernetesMax string `yaml:"kubernetes_max"`
 	KubernetesMin string `yaml:"kubernetes_min"`
+	// kubernetes is the row's range as a constraint: ">=MIN <=MAX".
+	kubernetes debversion.Constraint
 }
 
 // ContainerdRow is one row of containerd's recommended table: for a Kubernetes
@@ -41,6 +44,8 @@ type ContainerdRow struct {
 	Kubernetes string   `yaml:"kubernetes"`
 	Containerd []string `yaml:"containerd"`
 	CRI        string   `yaml:"cri"`
+	// containerd holds each "X.Y.Z+" as the constraint "~X.Y.Z".
+	containerd []debversion.Constraint
 }
 
 type tablesFile struct {
@@ -62,21 +67,30 @@ func parseTables(b []byte) (*Tables, error) {
 	if err := dec.Decode(&f); err != nil {
 		return nil, fmt.Errorf("compat: tables compat.yaml: %w", err)
 	}
-	for _, r := range f.Helm {
+	for i := range f.Helm {
+		r := &f.Helm[i]
 		for _, v := range []string{r.Helm, r.KubernetesMin, r.KubernetesMax} {
 			if _, _, ok := minorOf(v); !ok {
 				return nil, fmt.Errorf("compat: tables compat.yaml: helm row %q: %q is not MAJOR.MINOR", r.Helm, v)
 			}
 		}
+		var err error
+		if r.kubernetes, err = debversion.ParseConstraint(">=" + r.KubernetesMin + " <=" + r.KubernetesMax); err != nil {
+			return nil, fmt.Errorf("compat: tables compat.yaml: helm row %q: %w", r.Helm, err)
+		}
 	}
-	for _, r := range f.Containerd.Recommended {
+	for i := range f.Containerd.Recommended {
+		r := &f.Containerd.Recommended[i]
 		if _, _, ok := minorOf(r.Kubernetes); !ok {
 			return nil, fmt.Errorf("compat: tables compat.yaml: containerd row %q: not MAJOR.MINOR", r.Kubernetes)
 		}
 		for _, c := range r.Containerd {
-			if _, _, ok := minorOf(strings.TrimSuffix(c, "+")); !ok || !strings.HasSuffix(c, "+") {
+			base, plus := strings.CutSuffix(c, "+")
+			con, err := debversion.ParseConstraint("~" + base)
+			if _, _, ok := minorOf(base); !ok || !plus || err != nil {
 				return nil, fmt.Errorf("compat: tables compat.yaml: containerd row %q: %q is not X.Y.Z+", r.Kubernetes, c)
 			}
+			r.containerd = append(r.containerd, con)
 		}
 	}
 	return &Tables{Source: datafile.Header(b), Helm: f.Helm, Containerd: f.Containerd.Recommended}, nil

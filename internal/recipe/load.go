@@ -694,7 +694,7 @@ func (d *decoder) watch(n *yaml.Node) *Watch {
 			}
 		}},
 		"tag-prefix":  {false, func(v *yaml.Node) { d.str(v, "watch.tag-prefix", &w.TagPrefix) }},
-		"track":       {false, func(v *yaml.Node) { d.nonEmpty(v, "watch.track", &w.Track) }},
+		"track":       {false, func(v *yaml.Node) { d.constraint(v, "watch.track", &w.Track) }},
 		"prereleases": {false, func(v *yaml.Node) { d.boolean(v, "watch.prereleases", &w.Prereleases) }},
 		"url":         {false, func(v *yaml.Node) { d.url(v, "watch.url", &w.URL) }},
 		"pattern": {false, func(v *yaml.Node) {
@@ -720,29 +720,28 @@ func (d *decoder) watch(n *yaml.Node) *Watch {
 	return w
 }
 
-var constraintRE = regexp.MustCompile(`^(>=|<=|>>|<<|>|<|=)(.+)$`)
-
 func (d *decoder) requires(n *yaml.Node) map[string]string {
 	out := map[string]string{}
 	d.pairs(n, "requires", func(k, v *yaml.Node) {
 		var s string
-		if !d.nonEmpty(v, "requires."+k.Value, &s) {
-			return
+		if d.constraint(v, "requires."+k.Value, &s) {
+			out[k.Value] = s
 		}
-		for _, c := range strings.Fields(s) {
-			m := constraintRE.FindStringSubmatch(c)
-			if m == nil {
-				d.at(v, "requires.%s: %q is not OPVERSION (op one of >= <= > < =)", k.Value, c)
-				return
-			}
-			if _, err := debversion.Parse(m[2]); err != nil {
-				d.at(v, "requires.%s: %v", k.Value, err)
-				return
-			}
-		}
-		out[k.Value] = s
 	})
 	return out
+}
+
+// constraint decodes a version constraint (debversion.ParseConstraint's
+// grammar, the one updeb compat and updeb outdated evaluate).
+func (d *decoder) constraint(n *yaml.Node, name string, dst *string) bool {
+	if !d.nonEmpty(n, name, dst) {
+		return false
+	}
+	if _, err := debversion.ParseConstraint(*dst); err != nil {
+		d.at(n, "%s: %v", name, err)
+		return false
+	}
+	return true
 }
 
 // crossCheck runs the checks that relate fields to each other.
