@@ -152,6 +152,22 @@ func (d *Decoder) Err() error {
 	return &Error{Findings: d.Findings()}
 }
 
+// Record decodes one record of a file (a release set, a release cycle) with
+// decode, on a decoder of its own, and keeps only the first problem decode
+// found there: within one record, later problems mostly follow from the
+// first ("no name", then "components missing" for a misspelt key). Records
+// after it are still decoded, so the file's problems are reported together.
+// It reports whether the record had no problem.
+func (d *Decoder) Record(decode func(rd *Decoder)) bool {
+	rd := &Decoder{}
+	decode(rd)
+	if len(rd.list) == 0 {
+		return true
+	}
+	d.list = append(d.list, rd.list[0])
+	return false
+}
+
 // ReadFile reads file, but at most limit+1 bytes of it (limit <= 0 means
 // MaxSize), so that Document refuses an oversized file without reading it all.
 func ReadFile(file string, limit int) ([]byte, error) {

@@ -288,3 +288,20 @@ func FuzzDocument(f *testing.F) {
 		}
 	})
 }
+
+func TestRecord(t *testing.T) {
+	d := &Decoder{File: "r.yaml"}
+	top := d.Document([]byte("- {name: a, x: 1}\n- {name: b}\n- {x: 2, y: 3}\n"), Options{})
+	var ok []bool
+	for _, n := range top.Content {
+		ok = append(ok, d.Record(func(rd *Decoder) {
+			rd.Mapping(n, "item", map[string]Field{"name": {Required: true, Decode: func(*yaml.Node) {}}})
+		}))
+	}
+	// The third item's first problem is its unknown key x, found before the
+	// missing name (reported at the mapping, earlier in the file).
+	want := "r.yaml:1:13: item: unknown field \"x\" (known: name)\nr.yaml:3:4: item: unknown field \"x\" (known: name)"
+	if got := findings(d); got != want || fmt.Sprint(ok) != "[false true false]" {
+		t.Errorf("findings:\n%s\nwant:\n%s\nok %v", got, want, ok)
+	}
+}
