@@ -97,9 +97,22 @@ func Parse(file string, data []byte) (*Recipe, error) {
 	return r, nil
 }
 
+// documentOptions are how a recipe file is read: at most MaxSize bytes, one
+// YAML document, no anchors or aliases.
+var documentOptions = yamlfile.Options{What: "recipe", MaxSize: MaxSize, Empty: "recipe is empty", SyntaxPrefix: "YAML syntax: "}
+
+// Document reads the YAML document of a recipe file as Load does, without
+// decoding it, for tools that edit a recipe in place (updeb bump). Problems
+// are an *Error wrapping ErrInvalid.
+func Document(file string, data []byte) (*yaml.Node, error) {
+	fs := &findings{file: file}
+	top := fs.Document(data, documentOptions)
+	return top, fs.err()
+}
+
 func parse(file string, data []byte) (*Recipe, *findings) {
 	fs := &findings{file: file}
-	top := fs.Document(data, yamlfile.Options{What: "recipe", MaxSize: MaxSize, Empty: "recipe is empty", SyntaxPrefix: "YAML syntax: "})
+	top := fs.Document(data, documentOptions)
 	if top == nil {
 		return nil, fs
 	}
