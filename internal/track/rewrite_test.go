@@ -23,12 +23,12 @@ func TestFindNodes(t *testing.T) {
 	}
 	// The file is read as recipe.Load reads it: the same refusals, positioned.
 	for in, want := range map[string]string{
-		"version: &v 1.0.0\n":                  "r.yaml:1:10: version: YAML anchors and aliases are not supported",
+		"version: &v 1.0.0\n":                   "r.yaml:1:10: version: YAML anchors and aliases are not supported",
 		"version: 1.0.0\n---\nversion: 2.0.0\n": "r.yaml:2:1: a recipe is one YAML document; found another one here",
-		"version: [1.0.0\n":                    "r.yaml:1:1: YAML syntax: did not find expected ',' or ']'",
-		"# empty\n":                            "r.yaml:1:1: recipe is empty",
-		"- a\n":                                "r.yaml:1:1: not a recipe mapping",
-		strings.Repeat("#", recipe.MaxSize+1): "r.yaml:1:1: recipe is larger than 1048576 bytes",
+		"version: [1.0.0\n":                     "r.yaml:1:1: YAML syntax: did not find expected ',' or ']'",
+		"# empty\n":                             "r.yaml:1:1: recipe is empty",
+		"- a\n":                                 "r.yaml:1:1: not a recipe mapping",
+		strings.Repeat("#", recipe.MaxSize+1):   "r.yaml:1:1: recipe is larger than 1048576 bytes",
 	} {
 		if _, err := findNodes("r.yaml", []byte(in)); err == nil || err.Error() != want {
 			t.Errorf("findNodes(%.40q): %v, want %s", in, err, want)
