@@ -41,6 +41,11 @@ const MaxSize = 1 << 20
 // what is wrong, a thousand would only fill the terminal.
 const maxAnchorFindings = 10
 
+// MaxFindings bounds the findings one Decoder keeps (a 1 MiB file of
+// repeated keys would otherwise print 200000 lines): beyond it, one last
+// finding says how many more there were.
+const MaxFindings = 100
+
 // Finding is one problem at a position of a file (line and column from 1).
 type Finding struct {
 	File    string `json:"file"`
@@ -109,6 +114,9 @@ func unsafeRune(r rune) bool {
 type Decoder struct {
 	File string
 	list []Finding
+	// more counts the findings beyond MaxFindings; firstMore is the first.
+	more      int
+	firstMore Finding
 }
 
 // At records a finding at node n (1:1 when n is nil or has no position).
@@ -117,11 +125,22 @@ func (d *Decoder) At(n *yaml.Node, format string, args ...any) {
 	if n != nil && n.Line > 0 {
 		line, col = n.Line, max(n.Column, 1)
 	}
-	d.list = append(d.list, Finding{Line: line, Col: col, Message: fmt.Sprintf(format, args...)})
+	d.add(Finding{Line: line, Col: col, Message: fmt.Sprintf(format, args...)})
+}
+
+func (d *Decoder) add(f Finding) {
+	if len(d.list) < MaxFindings {
+		d.list = append(d.list, f)
+		return
+	}
+	if d.more == 0 {
+		d.firstMore = f
+	}
+	d.more++
 }
 
 // Len returns how many findings have been recorded.
-func (d *Decoder) Len() int { return len(d.list) }
+func (d *Decoder) Len() int { return len(d.list) + d.more }
 
 // Findings returns the findings so far, sorted by position, without
 // duplicates, each naming File.
@@ -141,12 +160,17 @@ func (d *Decoder) Findings() []Finding {
 		}
 		return out[i].Col < out[j].Col
 	})
+	if d.more > 0 {
+		f := d.firstMore
+		f.File, f.Message = d.File, fmt.Sprintf("%d more problems not shown, the first: %s", d.more, f.Message)
+		out = append(out, f)
+	}
 	return out
 }
 
 // Err returns the findings as an *Error, or nil when there are none.
 func (d *Decoder) Err() error {
-	if len(d.list) == 0 {
+	if d.Len() == 0 {
 		return nil
 	}
 	return &Error{Findings: d.Findings()}
@@ -164,7 +188,7 @@ func (d *Decoder) Record(decode func(rd *Decoder)) bool {
 	if len(rd.list) == 0 {
 		return true
 	}
-	d.list = append(d.list, rd.list[0])
+	d.add(rd.list[0])
 	return false
 }
 
@@ -244,7 +268,7 @@ func (d *Decoder) empty(o Options) {
 
 func (d *Decoder) syntax(err error, o Options) {
 	line, msg := syntaxError(err)
-	d.list = append(d.list, Finding{Line: line, Col: 1, Message: o.SyntaxPrefix + msg})
+	d.add(Finding{Line: line, Col: 1, Message: o.SyntaxPrefix + msg})
 }
 
 // syntaxError splits a yaml.v3 parse error, "yaml: line N: MESSAGE" or

@@ -305,3 +305,17 @@ func TestRecord(t *testing.T) {
 		t.Errorf("findings:\n%s\nwant:\n%s\nok %v", got, want, ok)
 	}
 }
+
+// A file with thousands of problems gives MaxFindings of them and a count.
+func TestMaxFindings(t *testing.T) {
+	d := &Decoder{File: "m.yaml"}
+	top := d.Document([]byte(strings.Repeat("a: 1\n", 5000)), Options{})
+	d.Pairs(top, "", func(k, v *yaml.Node) {})
+	fs := d.Findings()
+	if d.Len() != 4999 || len(fs) != MaxFindings+1 {
+		t.Fatalf("Len %d, %d findings", d.Len(), len(fs))
+	}
+	if got := fs[MaxFindings].String(); got != `m.yaml:102:1: 4899 more problems not shown, the first: key "a" given twice` {
+		t.Errorf("last finding %q", got)
+	}
+}
