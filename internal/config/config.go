@@ -208,7 +208,15 @@ type parser struct {
 
 type fields = map[string]yamlfile.Field
 
-func field(decode func(v *yaml.Node)) yamlfile.Field { return yamlfile.Field{Decode: decode} }
+// field decodes a setting; a null value ("fetch:" with everything under it
+// commented out) leaves it unset, as it always has.
+func field(decode func(v *yaml.Node)) yamlfile.Field {
+	return yamlfile.Field{Decode: func(v *yaml.Node) {
+		if v.Kind != yaml.ScalarNode || v.ShortTag() != "!!null" {
+			decode(v)
+		}
+	}}
+}
 
 // mapping decodes a mapping of the config; what is its dotted name ("" for
 // the top). Messages keep the wording of the config's earlier yaml.v3
@@ -254,7 +262,10 @@ func (p *parser) config(c *Config, n *yaml.Node) {
 				c.Proxy = Proxy(s)
 			}
 		}),
-		"no-proxy":  field(func(v *yaml.Node) { p.StrList(v, "no-proxy", &c.NoProxy) }),
+		"no-proxy": field(func(v *yaml.Node) {
+			c.NoProxy = []string{} // set, even empty: it overrides NO_PROXY
+			p.StrList(v, "no-proxy", &c.NoProxy)
+		}),
 		"ca-bundle": field(func(v *yaml.Node) { p.path(v, "ca-bundle", &c.CABundle) }),
 		"cache":     field(func(v *yaml.Node) { p.path(v, "cache", &c.Cache) }),
 		"out":       field(func(v *yaml.Node) { p.path(v, "out", &c.Out) }),
@@ -370,8 +381,8 @@ func (p *parser) path(n *yaml.Node, what string, dst *string) {
 
 // integer decodes a whole number from lo to hi.
 func (p *parser) integer(n *yaml.Node, what string, lo, hi int, dst *int) bool {
-	v, err := strconv.Atoi(n.Value)
-	if n.Kind != yaml.ScalarNode || n.ShortTag() != "!!int" || err != nil {
+	var v int
+	if n.Kind != yaml.ScalarNode || n.ShortTag() != "!!int" || n.Decode(&v) != nil {
 		p.At(n, "cannot unmarshal %s into int: %s is a whole number from %d to %d", tagOf(n), what, lo, hi)
 		return false
 	}

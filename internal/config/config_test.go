@@ -248,3 +248,18 @@ func TestReadmeExample(t *testing.T) {
 		t.Errorf("parsed %+v", c)
 	}
 }
+
+// A key whose value is null (everything under it commented out) is unset, as
+// yaml.v3's struct decoding had it; an empty no-proxy list is set and empty.
+func TestParseNulls(t *testing.T) {
+	c, err := Parse("c.yaml", []byte("proxy:\nmirrors:\nfetch:\n  retries:\n  timeouts:\nbuild:\n#  xz-workers: 4\nrepo: ~\nno-proxy: []\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.Proxy != "" || c.Mirrors != nil || c.Fetch.Retries != nil || c.Build != (Build{}) || c.NoProxy == nil || len(c.NoProxy) != 0 {
+		t.Errorf("parsed %+v", c)
+	}
+	if c, err := Parse("c.yaml", []byte("no-proxy:\nbuild: {parallel: 0x10}\n")); err != nil || c.NoProxy != nil || c.Build.Parallel != 16 {
+		t.Errorf("no-proxy null: %v %+v", err, c)
+	}
+}
