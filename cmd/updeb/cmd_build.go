@@ -103,10 +103,8 @@ func runBuild(cmd *cobra.Command, g *globalOptions, o *buildOptions, args []stri
 	defer s.Close()
 	cfg := s.cfg
 	comp := first(o.compression, cfg.Build.Compression)
-	switch deb.Compression(comp) {
-	case "", deb.CompressionXZ, deb.CompressionGzip, deb.CompressionZstd, deb.CompressionNone:
-	default:
-		return usageErrorf("compression %q: want xz, gzip, zstd or none", comp)
+	if err := config.CheckCompression(comp); err != nil {
+		return withCode(exitUsage, err, "")
 	}
 	parallel := o.jobs
 	if parallel <= 0 {

@@ -90,7 +90,7 @@ func (g *globalOptions) newFetcher(c *config.Config) (*fetch.Fetcher, error) {
 		Offline:        g.offline,
 	}
 	for _, m := range c.Mirrors {
-		o.Mirrors = append(o.Mirrors, m.Mirror)
+		o.Mirrors = append(o.Mirrors, fetch.Mirror{Prefix: m.Prefix, To: m.To})
 	}
 	if r := c.Fetch.Retries; r != nil {
 		o.Retries = *r
