@@ -1,6 +1,7 @@
 // Command updeb turns verified upstream release binaries into reproducible Debian
 // packages and a signed apt repository. This file only wires the signal-aware
-// context and maps errors to the documented exit codes; commands live in cmd_*.go.
+// context; run (root.go) executes a command, exit.go maps its error to the
+// documented exit code and hint, and the commands live in cmd_*.go.
 package main
 
 import (

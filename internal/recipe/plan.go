@@ -243,7 +243,7 @@ func (r *Recipe) plan(arch string, opts planOptions, fs *findings) *Plan {
 	if maintainer == "" {
 		maintainer = opts.DefaultMaintainer
 		if maintainer == "" && !opts.lint {
-			fs.at(top, "maintainer: the recipe names none and no default maintainer is configured")
+			fs.because(ErrNoMaintainer, top, "maintainer: the recipe names none and no default maintainer is configured")
 		} else if maintainer != "" && !maintainerRE.MatchString(maintainer) {
 			fs.at(nil, "default maintainer %q is not \"Full Name <email@address>\"", maintainer)
 		}

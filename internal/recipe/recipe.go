@@ -24,12 +24,19 @@ import (
 // plan is made with) is invalid. The CLI maps it to exit code 2.
 var ErrInvalid = errors.New("recipe: invalid recipe")
 
+// ErrNoMaintainer is wrapped (besides ErrInvalid) when a plan needs a
+// maintainer and neither the recipe nor PlanOptions.DefaultMaintainer names
+// one: the site's configuration lacks it, not the recipe.
+var ErrNoMaintainer = errors.New("recipe: no maintainer")
+
 // Finding is one problem in a recipe file, with the position it was found at.
 type Finding struct {
 	File    string `json:"file"`
 	Line    int    `json:"line"`
 	Col     int    `json:"col"`
 	Message string `json:"message"`
+
+	cause error // a sentinel callers branch on (ErrNoMaintainer), or nil
 }
 
 func (f Finding) String() string {
@@ -49,8 +56,17 @@ func (e *Error) Error() string {
 	return strings.Join(lines, "\n")
 }
 
-// Unwrap makes errors.Is(err, ErrInvalid) true.
-func (e *Error) Unwrap() error { return ErrInvalid }
+// Unwrap makes errors.Is(err, ErrInvalid) true, and errors.Is(err,
+// ErrNoMaintainer) when a finding is that.
+func (e *Error) Unwrap() []error {
+	out := []error{ErrInvalid}
+	for _, f := range e.Findings {
+		if f.cause != nil {
+			out = append(out, f.cause)
+		}
+	}
+	return out
+}
 
 // Recipe is a loaded, validated recipe. Strings that are templates (URLs,
 // package names, relations, paths) are kept unrendered; Plan renders them.
@@ -209,11 +225,16 @@ type findings struct {
 }
 
 func (f *findings) at(n *yaml.Node, format string, args ...any) {
+	f.because(nil, n, format, args...)
+}
+
+// because records a finding that callers can tell by cause (errors.Is).
+func (f *findings) because(cause error, n *yaml.Node, format string, args ...any) {
 	line, col := 1, 1
 	if n != nil && n.Line > 0 {
 		line, col = n.Line, n.Column
 	}
-	f.list = append(f.list, Finding{File: f.file, Line: line, Col: col, Message: fmt.Sprintf(format, args...)})
+	f.list = append(f.list, Finding{File: f.file, Line: line, Col: col, Message: fmt.Sprintf(format, args...), cause: cause})
 }
 
 // err returns the sorted, de-duplicated findings as an *Error, or nil.
