@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/updeb/updeb/pkg/control"
+	"github.com/updeb/updeb/pkg/deb"
 	"github.com/updeb/updeb/pkg/debversion"
 	"github.com/updeb/updeb/pkg/digest"
 	"go.yaml.in/yaml/v3"
@@ -556,42 +557,24 @@ func checkRelation(s string, provides bool) error {
 	return nil
 }
 
-// Control returns the package's control paragraph in dpkg's field order.
-// installedSizeKiB is computed by the .deb writer from the data it writes.
+// DebControl returns the package's control fields as pkg/deb writes them.
+func (pp *PlannedPackage) DebControl() deb.Control {
+	return deb.Control{
+		Package: pp.Name, Version: pp.Version, Architecture: pp.Architecture, Maintainer: pp.Maintainer,
+		PreDepends: pp.PreDepends, Depends: pp.Depends, Recommends: pp.Recommends, Suggests: pp.Suggests,
+		Conflicts: pp.Conflicts, Breaks: pp.Breaks, Replaces: pp.Replaces, Provides: pp.Provides,
+		Section: pp.Section, Priority: pp.Priority, Homepage: pp.Homepage,
+		Summary: pp.Summary, Description: pp.Description,
+	}
+}
+
+// Control returns the package's DEBIAN/control paragraph with the given
+// Installed-Size (KiB, which the .deb writer computes from the data it
+// writes): the same renderer, deb.Control.Paragraph, that writes the shipped
+// package, so that what `updeb verify --base` diffs is what ships.
 func (pp *PlannedPackage) Control(installedSizeKiB int64) control.Paragraph {
-	var c control.Paragraph
-	add := func(name, value string) {
-		if value != "" {
-			c.Fields = append(c.Fields, control.Field{Name: name, Value: value})
-		}
-	}
-	add("Package", pp.Name)
-	add("Version", pp.Version)
-	add("Architecture", pp.Architecture)
-	add("Maintainer", pp.Maintainer)
-	add("Installed-Size", strconv.FormatInt(installedSizeKiB, 10))
-	for _, f := range []struct {
-		name string
-		list []string
-	}{
-		{"Pre-Depends", pp.PreDepends}, {"Depends", pp.Depends}, {"Recommends", pp.Recommends},
-		{"Suggests", pp.Suggests}, {"Conflicts", pp.Conflicts}, {"Breaks", pp.Breaks},
-		{"Replaces", pp.Replaces}, {"Provides", pp.Provides},
-	} {
-		add(f.name, strings.Join(f.list, ", "))
-	}
-	add("Section", pp.Section)
-	add("Priority", pp.Priority)
-	add("Homepage", pp.Homepage)
-	desc := []string{pp.Summary}
-	for _, l := range strings.Split(pp.Description, "\n") {
-		if strings.TrimSpace(l) == "" {
-			l = "."
-		}
-		desc = append(desc, l)
-	}
-	add("Description", strings.Join(desc, "\n"))
-	return c
+	c := pp.DebControl()
+	return c.Paragraph(installedSizeKiB)
 }
 
 // LocalFiles returns the files on disk the plan reads besides the sources:
