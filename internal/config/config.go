@@ -69,7 +69,6 @@ type Mirror struct {
 	localPath string
 }
 
-// Fetch configures downloads. Zero values mean the defaults of package fetch.
 // Build are the site settings every package build uses.
 type Build struct {
 	// VersionSuffix is appended to every Debian version, e.g. "~wmf1" makes
@@ -104,6 +103,7 @@ type Repo struct {
 	ValidFor Duration `yaml:"valid-for"`
 }
 
+// Fetch configures downloads. Zero values mean the defaults of package fetch.
 type Fetch struct {
 	Timeouts  Timeouts `yaml:"timeouts"`
 	Retries   *int     `yaml:"retries"` // nil: the default; 0: no retries

@@ -449,7 +449,7 @@ func (r *Recipe) hasArch(a string) bool {
 	return false
 }
 
-// ArchNames returns the recipe's Debian architectures, sorted.
+// ArchNames returns the recipe's Debian architectures, in recipe order.
 func (r *Recipe) ArchNames() []string {
 	out := make([]string, len(r.Architectures))
 	for i, a := range r.Architectures {
