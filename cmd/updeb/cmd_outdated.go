@@ -61,7 +61,7 @@ func runOutdated(cmd *cobra.Command, g *globalOptions, o *outdatedOptions, args 
 		errs []error
 	)
 	for _, r := range rs {
-		s, err := track.Check(cmd.Context(), r, data, opts)
+		s, err := track.Outdated(cmd.Context(), r, data, opts)
 		if err != nil {
 			errs = append(errs, err)
 			continue
