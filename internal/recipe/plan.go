@@ -129,7 +129,7 @@ type Script struct {
 // Plan renders the recipe for one Debian architecture. It does no I/O. It
 // fails (wrapping ErrInvalid) when arch is not one of the recipe's, when the
 // options make an invalid version, or when neither the recipe nor opts name
-// a maintainer.
+// a maintainer (then it wraps ErrNoMaintainer too).
 func (r *Recipe) Plan(arch string, opts PlanOptions) (*Plan, error) {
 	if !r.hasArch(arch) {
 		return nil, fmt.Errorf("%w: %s: architecture %q is not one of the recipe's (%s)", ErrInvalid, r.Path, arch, strings.Join(r.ArchNames(), ", "))
