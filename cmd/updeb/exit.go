@@ -33,9 +33,9 @@ const (
 	exitNetwork = 3 // network or I/O failure after retries
 )
 
-// exitDefault is the code of an error no rule matches. Such an error is a
-// failure nobody anticipated: never success, and not a network failure a
-// caller might retry; a check failed, and the message says which.
+// exitDefault is the code of an error no rule matches: a failure nobody
+// anticipated is never success, and not a network failure a caller would
+// retry, so it is 1, a failure someone must look at (the message says what).
 const exitDefault = exitCheck
 
 // The libraries cannot know two things only a command knows: that a value or
