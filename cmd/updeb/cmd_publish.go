@@ -2,7 +2,6 @@ package main
 
 import (
 	"encoding/json"
-	"errors"
 	"fmt"
 	"os"
 	"strings"
@@ -116,12 +115,12 @@ func (o *repoOptions) open(g *globalOptions) (*repo.Repo, error) {
 	}
 	f, err := os.Open(keyFile)
 	if err != nil {
-		return nil, withCode(exitUsage, err, "create one with 'updeb keys generate'")
+		return nil, invalidInput(err, "create one with 'updeb keys generate'")
 	}
 	defer f.Close()
 	signer, err := repo.ReadSigner(f, keyFile)
 	if err != nil {
-		return nil, classifyRepoError(err)
+		return nil, err
 	}
 	return repo.Open(o.dir, repo.Options{
 		Release: repo.ReleaseConfig{Origin: o.origin, Label: o.label, Codename: o.codename, Description: o.description,
@@ -130,22 +129,6 @@ func (o *repoOptions) open(g *globalOptions) (*repo.Repo, error) {
 		Now:    time.Now,
 		Logger: g.logger(),
 	}), nil
-}
-
-// classifyRepoError maps internal/repo errors onto exit codes.
-func classifyRepoError(err error) error {
-	var conflict *repo.ConflictError
-	switch {
-	case err == nil:
-		return nil
-	case errors.As(err, &conflict):
-		return withCode(exitCheck, err, "the repository is unchanged; give the new build a new version or revision")
-	case errors.Is(err, repo.ErrWeakKey):
-		return withCode(exitUsage, err, "generate an Ed25519 key with 'updeb keys generate'")
-	case errors.Is(err, repo.ErrInvalid), errors.Is(err, repo.ErrKey), errors.Is(err, repo.ErrNotFound), errors.Is(err, repo.ErrNotManaged):
-		return withCode(exitUsage, err, "")
-	}
-	return withCode(exitNetwork, err, "")
 }
 
 func newPublishCmd(g *globalOptions) *cobra.Command {
@@ -173,7 +156,7 @@ refused (exit 1) and the repository is unchanged.`,
 			for _, path := range args {
 				ctl, err := readControl(path)
 				if err != nil {
-					return withCode(exitUsage, err, "")
+					return invalidInput(err, "")
 				}
 				s, c := o.target(path)
 				d := dest{s, c}
@@ -187,7 +170,7 @@ refused (exit 1) and the repository is unchanged.`,
 			for _, d := range order {
 				one, err := r.Publish(cmd.Context(), d.suite, d.component, groups[d])
 				if err != nil {
-					return classifyRepoError(err)
+					return err
 				}
 				res.Added = append(res.Added, one.Added...)
 				res.Unchanged = append(res.Unchanged, one.Unchanged...)

@@ -41,7 +41,7 @@ func newRepoListCmd(g *globalOptions) *cobra.Command {
 			}
 			entries, err := repo.Open(o.dir, repo.Options{Logger: g.logger()}).List(suite)
 			if err != nil {
-				return classifyRepoError(err)
+				return err
 			}
 			if g.json {
 				if entries == nil {
@@ -82,7 +82,7 @@ func newRepoRemoveCmd(g *globalOptions) *cobra.Command {
 				name, version, _ := strings.Cut(a, "=")
 				rm, err := r.Remove(cmd.Context(), suite, component, name, version, arch)
 				if err != nil {
-					return classifyRepoError(err)
+					return err
 				}
 				removed = append(removed, rm...)
 			}

@@ -2,7 +2,6 @@ package main
 
 import (
 	"crypto/x509"
-	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -12,7 +11,6 @@ import (
 
 	"github.com/updeb/updeb/internal/config"
 	"github.com/updeb/updeb/internal/fetch"
-	"github.com/updeb/updeb/pkg/digest"
 )
 
 // defaultConfigFiles are read, first found wins, when --config is not given.
@@ -22,7 +20,7 @@ var defaultConfigFiles = []string{"updeb.yaml", "/etc/updeb/config.yaml"}
 func (g *globalOptions) loadConfig() (*config.Config, error) {
 	c, err := config.Load(g.configFile, defaultConfigFiles...)
 	if err != nil {
-		return nil, withCode(exitUsage, err, "fix the config file, or name another with --config")
+		return nil, invalidInput(err, "fix the config file, or name another with --config")
 	}
 	return c, nil
 }
@@ -101,7 +99,7 @@ func (g *globalOptions) newFetcher(c *config.Config) (*fetch.Fetcher, error) {
 	proxy, from := g.proxySetting(c)
 	u, err := config.ProxyURL(proxy)
 	if err != nil {
-		return nil, withCode(exitUsage, fmt.Errorf("%s: %w", from, err), "")
+		return nil, invalidInput(fmt.Errorf("%s: %w", from, err), "")
 	}
 	o.Proxy = u
 	if u != nil {
@@ -110,7 +108,7 @@ func (g *globalOptions) newFetcher(c *config.Config) (*fetch.Fetcher, error) {
 	if c.CABundle != "" {
 		pool, err := caPool(c.CABundle)
 		if err != nil {
-			return nil, withCode(exitUsage, err, "ca-bundle must name a PEM file of CA certificates")
+			return nil, invalidInput(err, "ca-bundle must name a PEM file of CA certificates")
 		}
 		o.RootCAs = pool
 	}
@@ -121,11 +119,7 @@ func (g *globalOptions) newFetcher(c *config.Config) (*fetch.Fetcher, error) {
 	if err != nil {
 		return nil, err
 	}
-	f, err := fetch.New(dir, o)
-	if err != nil {
-		return nil, withCode(exitNetwork, err, "")
-	}
-	return f, nil
+	return fetch.New(dir, o)
 }
 
 // caPool returns the system roots plus the certificates of a PEM bundle.
@@ -152,32 +146,4 @@ func isTerminal(w io.Writer) bool {
 	}
 	st, err := f.Stat()
 	return err == nil && st.Mode()&os.ModeCharDevice != 0
-}
-
-// fetchExit classifies an error of package fetch into an exit code and a hint.
-func fetchExit(err error) error {
-	var (
-		mismatch *digest.MismatchError
-		size     *fetch.SizeError
-		down     *fetch.DowngradeError
-		offline  *fetch.OfflineError
-		netErr   *fetch.NetworkError
-	)
-	switch {
-	case err == nil:
-		return nil
-	case errors.As(err, &mismatch):
-		return withCode(exitCheck, err, "the downloaded bytes differ from the pinned digest; nothing was cached. Check the pin and the upstream release")
-	case errors.As(err, &size):
-		return withCode(exitCheck, err, "raise fetch: max-size: in the config if this artifact really is that large")
-	case errors.As(err, &down):
-		return withCode(exitCheck, err, "the upstream redirected to plain http; updeb never downloads over a downgraded connection")
-	case errors.Is(err, digest.ErrNoPin):
-		return withCode(exitUsage, err, "")
-	case errors.As(err, &offline):
-		return withCode(exitNetwork, err, "run without --offline to download them, or bring them into the cache or a mirror")
-	case errors.As(err, &netErr):
-		return withCode(exitNetwork, err, "check the proxy (--proxy, proxy: in the config, HTTPS_PROXY) and that it reaches the host")
-	}
-	return withCode(exitNetwork, err, "")
 }

@@ -53,7 +53,8 @@ them against pinned digests and OpenPGP signatures, writes reproducible .deb fil
 itself, and publishes them to a signed apt repository.
 
 Exit codes: 0 success; 1 a check failed (signature, checksum, verification);
-2 usage or invalid input (flags, recipe, config); 3 network or I/O failure.`,
+2 usage or invalid input (flags, recipe, config); 3 network or I/O failure
+after retries.`,
 		Version:       version,
 		SilenceUsage:  true,
 		SilenceErrors: true,
@@ -61,7 +62,7 @@ Exit codes: 0 success; 1 a check failed (signature, checksum, verification);
 	root.SetOut(g.stdout)
 	root.SetErr(g.stderr)
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
-		return withCode(exitUsage, err, "see 'updeb help "+c.Name()+"'")
+		return invalidInput(err, "see 'updeb help "+c.Name()+"'")
 	})
 	f := root.PersistentFlags()
 	f.StringVar(&g.configFile, "config", "", "config file (default updeb.yaml in the working folder, then /etc/updeb/config.yaml)")
@@ -95,7 +96,7 @@ Exit codes: 0 success; 1 a check failed (signature, checksum, verification);
 	root.RunE = func(c *cobra.Command, _ []string) error { return c.Help() }
 	root.Args = func(c *cobra.Command, args []string) error {
 		if len(args) > 0 {
-			return withCode(exitUsage, fmt.Errorf("unknown command %q", args[0]), "see 'updeb help' for the list of commands")
+			return invalidInput(fmt.Errorf("unknown command %q", args[0]), "see 'updeb help' for the list of commands")
 		}
 		return nil
 	}
@@ -109,11 +110,10 @@ func wrapArgs(c *cobra.Command) {
 		validate := c.Args
 		c.Args = func(cmd *cobra.Command, args []string) error {
 			if err := validate(cmd, args); err != nil {
-				var ee *exitError
-				if errors.As(err, &ee) {
+				if _, ok := errors.AsType[*inputError](err); ok {
 					return err
 				}
-				return withCode(exitUsage, err, "see 'updeb help "+strings.TrimPrefix(cmd.CommandPath(), "updeb ")+"'")
+				return invalidInput(err, "see 'updeb help "+strings.TrimPrefix(cmd.CommandPath(), "updeb ")+"'")
 			}
 			return nil
 		}
@@ -130,7 +130,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	root.SetArgs(args)
 	if err := root.ExecuteContext(ctx); err != nil {
 		printError(stderr, err)
-		return exitCodeOf(err)
+		code, _ := exitStatus(err)
+		return code
 	}
 	return exitOK
 }

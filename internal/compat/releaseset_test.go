@@ -120,7 +120,7 @@ func FuzzParseReleaseSets(f *testing.F) {
 			return
 		}
 		// Whatever parses must check and render without failing.
-		r := Check(sets, nil, nil, checkDay)
+		r := Evaluate(sets, nil, nil, checkDay)
 		for _, f := range Formats() {
 			if err := Render(discard{}, r, f); err != nil {
 				t.Fatal(err)

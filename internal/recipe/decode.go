@@ -15,6 +15,11 @@ type findings struct {
 
 func (f *findings) at(n *yaml.Node, format string, args ...any) { f.At(n, format, args...) }
 
+// because records a finding that callers can tell by cause (errors.Is).
+func (f *findings) because(cause error, n *yaml.Node, format string, args ...any) {
+	f.Because(cause, n, format, args...)
+}
+
 // err returns the sorted, de-duplicated findings as an *Error, or nil.
 func (f *findings) err() error {
 	f.File = f.file

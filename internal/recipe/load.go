@@ -230,7 +230,7 @@ func (d *decoder) recipe(r *Recipe, n *yaml.Node) {
 	if r.Repo.Component == "" {
 		r.Repo.Component = "main"
 	}
-	d.crossCheck(r)
+	d.consistency(r)
 }
 
 func parseDate(s string) (time.Time, error) {
@@ -724,8 +724,9 @@ func (d *decoder) constraint(n *yaml.Node, name string, dst *string) bool {
 	return true
 }
 
-// crossCheck runs the checks that relate fields to each other.
-func (d *decoder) crossCheck(r *Recipe) {
+// consistency validates the fields that refer to each other (a name used twice,
+// a digest per architecture, files that name a source, ...).
+func (d *decoder) consistency(r *Recipe) {
 	names := map[string]bool{}
 	for i := range r.Sources {
 		s := &r.Sources[i]

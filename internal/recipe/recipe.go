@@ -23,6 +23,11 @@ import (
 // plan is made with) is invalid. The CLI maps it to exit code 2.
 var ErrInvalid = errors.New("recipe: invalid recipe")
 
+// ErrNoMaintainer is wrapped (besides ErrInvalid) when a plan needs a
+// maintainer and neither the recipe nor PlanOptions.DefaultMaintainer names
+// one: the site's configuration lacks it, not the recipe.
+var ErrNoMaintainer = errors.New("recipe: no maintainer")
+
 // Finding is one problem in a recipe file, with the position it was found at.
 type Finding = yamlfile.Finding
 
@@ -33,8 +38,17 @@ type Error struct {
 
 func (e *Error) Error() string { return (&yamlfile.Error{Findings: e.Findings}).Error() }
 
-// Unwrap makes errors.Is(err, ErrInvalid) true.
-func (e *Error) Unwrap() error { return ErrInvalid }
+// Unwrap makes errors.Is(err, ErrInvalid) true, and errors.Is(err,
+// ErrNoMaintainer) when a finding is that.
+func (e *Error) Unwrap() []error {
+	out := []error{ErrInvalid}
+	for _, f := range e.Findings {
+		if f.Cause != nil {
+			out = append(out, f.Cause)
+		}
+	}
+	return out
+}
 
 // Recipe is a loaded, validated recipe. Strings that are templates (URLs,
 // package names, relations, paths) are kept unrendered; Plan renders them.

@@ -52,6 +52,9 @@ type Finding struct {
 	Line    int    `json:"line"`
 	Col     int    `json:"col"`
 	Message string `json:"message"`
+	// Cause is a sentinel error callers can branch on (errors.Is through the
+	// file's error), or nil.
+	Cause error `json:"-"`
 }
 
 // String returns "FILE:LINE:COL: message", one line.
@@ -121,11 +124,16 @@ type Decoder struct {
 
 // At records a finding at node n (1:1 when n is nil or has no position).
 func (d *Decoder) At(n *yaml.Node, format string, args ...any) {
+	d.Because(nil, n, format, args...)
+}
+
+// Because records a finding at node n that callers can tell by cause.
+func (d *Decoder) Because(cause error, n *yaml.Node, format string, args ...any) {
 	line, col := 1, 1
 	if n != nil && n.Line > 0 {
 		line, col = n.Line, max(n.Column, 1)
 	}
-	d.add(Finding{Line: line, Col: col, Message: fmt.Sprintf(format, args...)})
+	d.add(Finding{Line: line, Col: col, Message: fmt.Sprintf(format, args...), Cause: cause})
 }
 
 func (d *Decoder) add(f Finding) {

@@ -83,7 +83,7 @@ type Source struct {
 	Text string `json:"text"`
 }
 
-// Report is the outcome of Check. Sets are sorted by Kubernetes version, then
+// Report is the outcome of Evaluate. Sets are sorted by Kubernetes version, then
 // name; Components is the row order; Findings are sorted by set, component, rule.
 type Report struct {
 	Now        time.Time   `json:"now"`
@@ -128,12 +128,12 @@ func ValidateRequires(requires map[string]map[string]string) error {
 	return nil
 }
 
-// Check evaluates every release set against the built-in rules, the bundled
+// Evaluate checks every release set against the built-in rules, the bundled
 // tables, requires (component -> other component -> constraint, as recipes
 // declare them; nil for none) and eolData at now (nil eolData: no end-of-life
 // check). It panics only if the tables embedded in the binary do not parse,
 // which the package's tests rule out.
-func Check(sets []ReleaseSet, requires map[string]map[string]string, eolData *eol.Data, now time.Time) *Report {
+func Evaluate(sets []ReleaseSet, requires map[string]map[string]string, eolData *eol.Data, now time.Time) *Report {
 	tables, err := LoadTables()
 	if err != nil {
 		panic(err)
@@ -158,7 +158,7 @@ func Check(sets []ReleaseSet, requires map[string]map[string]string, eolData *eo
 		for c := range res.Cells {
 			rows[c] = true
 		}
-		r.Findings = append(r.Findings, checkSet(&res, tables, requires, eolData, now)...)
+		r.Findings = append(r.Findings, evaluateSet(&res, tables, requires, eolData, now)...)
 		r.Sets = append(r.Sets, res)
 	}
 	sort.SliceStable(r.Sets, func(i, j int) bool {
@@ -215,7 +215,7 @@ func sortedKeys[V any](m map[string]V) []string {
 	return out
 }
 
-func checkSet(s *SetResult, t *Tables, requires map[string]map[string]string, eolData *eol.Data, now time.Time) []Finding {
+func evaluateSet(s *SetResult, t *Tables, requires map[string]map[string]string, eolData *eol.Data, now time.Time) []Finding {
 	var out []Finding
 	add := func(rule string, sev Severity, comp, other, format string, args ...any) {
 		f := Finding{Set: s.Name, Rule: rule, Severity: sev, Component: comp, Version: s.Cells[comp].Version, Message: fmt.Sprintf(format, args...)}
@@ -226,10 +226,10 @@ func checkSet(s *SetResult, t *Tables, requires map[string]map[string]string, eo
 	}
 	out = append(out, kubeSkew(s)...)
 	if h, ok := s.Cells["helm"]; ok && s.Kubernetes != "" {
-		checkHelm(s, h.Version, t, add)
+		evaluateHelm(s, h.Version, t, add)
 	}
 	if c, ok := s.Cells["containerd"]; ok && s.Kubernetes != "" {
-		checkContainerd(s, c.Version, t, add)
+		evaluateContainerd(s, c.Version, t, add)
 	}
 	for _, comp := range sortedKeys(requires) {
 		if _, deployed := s.Cells[comp]; !deployed {
@@ -342,7 +342,7 @@ func minors(n int) string {
 
 type addFunc func(rule string, sev Severity, comp, other, format string, args ...any)
 
-func checkHelm(s *SetResult, helm string, t *Tables, add addFunc) {
+func evaluateHelm(s *SetResult, helm string, t *Tables, add addFunc) {
 	hm, hn, ok := minorOf(helm)
 	if _, _, kok := minorOf(s.Kubernetes); !ok || !kok {
 		add(RuleHelmSkew, Violation, "helm", "kubernetes", "helm %q or kubernetes %q has no MAJOR.MINOR", helm, s.Kubernetes)
@@ -363,7 +363,7 @@ func checkHelm(s *SetResult, helm string, t *Tables, add addFunc) {
 	add(RuleHelmSkew, Warning, "helm", "kubernetes", "helm %d.%d is not in the bundled Helm version-skew table; its Kubernetes range is unknown", hm, hn)
 }
 
-func checkContainerd(s *SetResult, containerd string, t *Tables, add addFunc) {
+func evaluateContainerd(s *SetResult, containerd string, t *Tables, add addFunc) {
 	km, kn, ok := minorOf(s.Kubernetes)
 	if !ok {
 		return
