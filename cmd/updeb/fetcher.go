@@ -40,6 +40,23 @@ func (g *globalOptions) cacheDirFor(c *config.Config) (string, error) {
 	return "", usageErrorf("no cache folder: set --cache, cache: in the config, XDG_CACHE_HOME or HOME")
 }
 
+// stateDirFor is --state, else the config's state, else $XDG_STATE_HOME/updeb
+// or ~/.local/state/updeb: where refreshed support data and the refreshed
+// Sigstore trusted root live.
+func (g *globalOptions) stateDirFor(c *config.Config) (string, error) {
+	switch {
+	case g.stateDir != "":
+		return g.stateDir, nil
+	case c.State != "":
+		return c.State, nil
+	case getenv("XDG_STATE_HOME") != "":
+		return filepath.Join(getenv("XDG_STATE_HOME"), "updeb"), nil
+	case getenv("HOME") != "":
+		return filepath.Join(getenv("HOME"), ".local", "state", "updeb"), nil
+	}
+	return "", usageErrorf("no state folder: set --state, state: in the config, XDG_STATE_HOME or HOME")
+}
+
 // proxySetting applies the precedence flag > config > environment and says
 // where the value came from (for the log).
 func (g *globalOptions) proxySetting(c *config.Config) (value, from string) {

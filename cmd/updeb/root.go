@@ -22,6 +22,7 @@ type globalOptions struct {
 	recipesDir string
 	proxy      string
 	cacheDir   string
+	stateDir   string
 	outDir     string
 	offline    bool
 	json       bool
@@ -69,6 +70,7 @@ after retries.`,
 	f.StringVar(&g.recipesDir, "recipes", "recipes", "recipes folder (RECIPE names resolve to DIR/NAME.yaml)")
 	f.StringVar(&g.proxy, "proxy", "", "web proxy URL (default: config, then HTTPS_PROXY/HTTP_PROXY)")
 	f.StringVar(&g.cacheDir, "cache", "", "download cache folder")
+	f.StringVar(&g.stateDir, "state", "", "state folder: refreshed support data and Sigstore trusted root (default $XDG_STATE_HOME/updeb)")
 	f.StringVar(&g.outDir, "out", "", "output folder for packages")
 	f.BoolVar(&g.offline, "offline", false, "use the cache only; never touch the network")
 	f.BoolVar(&g.json, "json", false, "print machine-readable JSON")

@@ -13,6 +13,7 @@
 //	no-proxy: [mirror.internal, 10.0.0.0/8] # reached directly (curl's NO_PROXY syntax)
 //	ca-bundle: /etc/ssl/corp-ca.pem       # extra trusted roots, PEM
 //	cache: /var/cache/updeb
+//	state: /var/lib/updeb                # refreshed data (updeb data refresh, updeb trust refresh)
 //	out: out
 //	mirrors:                              # longest prefix wins; no fallback to upstream
 //	  - {prefix: https://github.com/, to: file:///srv/mirror/github.com/}
@@ -55,11 +56,14 @@ type Config struct {
 	NoProxy  []string
 	CABundle string
 	Cache    string
-	Out      string
-	Mirrors  []Mirror
-	Fetch    Fetch
-	Build    Build
-	Repo     Repo
+	// State is updeb's state folder: data it refreshes on request (support
+	// data, the Sigstore trusted root), never during a build.
+	State   string
+	Out     string
+	Mirrors []Mirror
+	Fetch   Fetch
+	Build   Build
+	Repo    Repo
 	// GitHubAPI is the GitHub REST API base URL for watch: github (updeb
 	// outdated/bump); "" means https://api.github.com (GitHub Enterprise: its /api/v3).
 	GitHubAPI string
@@ -268,6 +272,7 @@ func (p *parser) config(c *Config, n *yaml.Node) {
 		}),
 		"ca-bundle": field(func(v *yaml.Node) { p.path(v, "ca-bundle", &c.CABundle) }),
 		"cache":     field(func(v *yaml.Node) { p.path(v, "cache", &c.Cache) }),
+		"state":     field(func(v *yaml.Node) { p.path(v, "state", &c.State) }),
 		"out":       field(func(v *yaml.Node) { p.path(v, "out", &c.Out) }),
 		"mirrors": field(func(v *yaml.Node) {
 			p.List(v, "mirrors", func(_ int, v *yaml.Node) { c.Mirrors = append(c.Mirrors, p.mirror(v)) })
