@@ -102,6 +102,11 @@ type Repo struct {
 	Architectures []string `yaml:"architectures"`
 	// ValidFor adds Valid-Until = Date + ValidFor to Release (0: none).
 	ValidFor Duration `yaml:"valid-for"`
+	// Keep is how many generations of each suite are kept for rollback (0: updeb's default).
+	Keep int `yaml:"keep"`
+	// Keys are more signing keys beside Key: every suite is signed by each
+	// (a key rotation window).
+	Keys []string `yaml:"keys"`
 }
 
 type Fetch struct {
@@ -184,6 +189,14 @@ func Parse(name string, data []byte) (*Config, error) {
 		if *p != "" && !filepath.IsAbs(*p) {
 			*p = filepath.Join(dir, *p)
 		}
+	}
+	for i, k := range c.Repo.Keys {
+		if k != "" && !filepath.IsAbs(k) {
+			c.Repo.Keys[i] = filepath.Join(dir, k)
+		}
+	}
+	if c.Repo.Keep < 0 {
+		return nil, &Error{File: name, Msg: fmt.Sprintf("repo.keep %d: want 1 or more generations", c.Repo.Keep)}
 	}
 	for i := range c.Mirrors {
 		m := &c.Mirrors[i]

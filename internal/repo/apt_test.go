@@ -75,12 +75,19 @@ func testClock() func() time.Time {
 	return func() time.Time { t = t.Add(time.Minute); return t }
 }
 
+func ptr[T any](v T) *T { return &v }
+
+// testSettings are the settings every test suite is created with.
+func testSettings(archs ...string) SettingsChange {
+	return SettingsChange{Origin: ptr("updeb-test"), Label: ptr("updeb test"), Architectures: archs}
+}
+
 func testRepo(t *testing.T, root string) *Repo {
 	return Open(root, Options{
-		Release: ReleaseConfig{Origin: "updeb-test", Label: "updeb test", Architectures: []string{"amd64", "arm64"}},
-		Signer:  testSigner(t),
-		Now:     testClock(),
-		Logger:  slog.New(slog.DiscardHandler),
+		Settings: testSettings("amd64", "arm64"),
+		Signer:   testSigner(t),
+		Now:      testClock(),
+		Logger:   slog.New(slog.DiscardHandler),
 	})
 }
 
