@@ -12,6 +12,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -54,15 +55,18 @@ func must(t testing.TB, err error) {
 	}
 }
 
-var testKey *GeneratedKey
+var (
+	testKey     *GeneratedKey
+	testKeyOnce sync.Once
+)
 
 func testSigner(t testing.TB) *Signer {
 	t.Helper()
-	if testKey == nil {
+	testKeyOnce.Do(func() {
 		k, err := GenerateKey("updeb test", "test@example.com", Ed25519, time.Unix(1700000000, 0), rand.Reader)
 		must(t, err)
 		testKey = k
-	}
+	})
 	s, err := ReadSigner(bytes.NewReader(testKey.SecretArmored), "test key")
 	must(t, err)
 	return s
