@@ -26,6 +26,9 @@ each package and where it came from ('updeb repo history').`,
   updeb repo promote --key repo.secret.asc --from staging/component/kubernetes136 \
       --to bookworm-wikimedia kubectl=1.36.0-1 kubelet=1.36.0-1`,
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if from == "" || to == "" {
+				return usageErrorf("promote needs --from SUITE[/COMPONENT] and --to SUITE[/COMPONENT]")
+			}
 			src, err := repo.ParsePlace(from)
 			if err != nil {
 				return withCode(exitUsage, fmt.Errorf("--from: %w", err), "")
@@ -68,9 +71,7 @@ each package and where it came from ('updeb repo history').`,
 	f := cmd.Flags()
 	f.StringVar(&from, "from", "", "source SUITE or SUITE/COMPONENT (required)")
 	f.StringVar(&to, "to", "", "target SUITE or SUITE/COMPONENT (required; without a component, each package keeps its own)")
-	cmd.MarkFlagRequired("from") //nolint:errcheck // the flag exists
-	cmd.MarkFlagRequired("to")   //nolint:errcheck // the flag exists
-	f.MarkHidden("suite")        //nolint:errcheck // the flag exists
-	f.MarkHidden("component")    //nolint:errcheck // the flag exists
+	f.MarkHidden("suite")     //nolint:errcheck // the flag exists
+	f.MarkHidden("component") //nolint:errcheck // the flag exists
 	return cmd
 }

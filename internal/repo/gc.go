@@ -17,9 +17,8 @@ import (
 	"strings"
 	"syscall"
 
-	"github.com/ulikunitz/xz"
-
 	"github.com/updeb/updeb/pkg/atomicfile"
+	"github.com/updeb/updeb/pkg/xzpar"
 )
 
 // GCResult says what garbage collection removed (or, dry, would remove).
@@ -182,7 +181,7 @@ func readIndex(name string) ([]byte, error) {
 	case bytes.HasPrefix(data, []byte{0x1f, 0x8b}):
 		r, err = gzip.NewReader(bytes.NewReader(data))
 	case bytes.HasPrefix(data, []byte{0xfd, '7', 'z', 'X', 'Z', 0}):
-		r, err = xz.NewReader(bytes.NewReader(data))
+		r, err = xzpar.NewReader(bytes.NewReader(data))
 	default:
 		return data, nil
 	}

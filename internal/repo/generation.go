@@ -2,6 +2,8 @@ package repo
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"os"
@@ -154,7 +156,7 @@ func (st *suiteState) indexes(set Settings) ([]indexFile, error) {
 			if err != nil {
 				return nil, err
 			}
-			fs, err := compressed(dir, c.packagesFor(arch))
+			fs, err := compressed(dir, c.packagesFor(arch), st.base.previous(dir))
 			if err != nil {
 				return nil, err
 			}
@@ -183,6 +185,33 @@ func (g *generation) carried(dir string) ([]indexFile, bool) {
 		out = append(out, f)
 	}
 	return out, true
+}
+
+// previous returns g's Packages and Packages.xz of dir when both are there
+// with the digests g's Release lists (nil otherwise), for reusing blocks.
+func (g *generation) previous(dir string) *prevIndex {
+	if g == nil {
+		return nil
+	}
+	read := func(form string) []byte {
+		e, ok := g.release.file("SHA256", dir+"/"+form)
+		if !ok {
+			return nil
+		}
+		data, err := os.ReadFile(filepath.Join(g.dir, filepath.FromSlash(dir), form))
+		if err != nil {
+			return nil
+		}
+		if sum := sha256.Sum256(data); hex.EncodeToString(sum[:]) != e.hex {
+			return nil
+		}
+		return data
+	}
+	p := &prevIndex{plain: read(indexForms[0]), xz: read(indexForms[2])}
+	if p.plain == nil || p.xz == nil {
+		return nil
+	}
+	return p
 }
 
 // signRelease renders the Release for files and signs it: Release, InRelease

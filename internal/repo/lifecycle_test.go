@@ -317,7 +317,9 @@ func TestKeyRotationWithTwoKeys(t *testing.T) {
 func TestPromote(t *testing.T) {
 	dir, root := testDirs(t)
 	ctx := context.Background()
-	r := testRepo(t, root)
+	clock := testClock()
+	r := Open(root, Options{Settings: testSettings("amd64", "arm64"), Signer: testSigner(t), Now: clock, Logger: slog.New(slog.DiscardHandler)})
+	bare := Open(root, Options{Signer: testSigner(t), Now: clock, Logger: slog.New(slog.DiscardHandler)})
 	a1 := testDeb(t, dir, "app", "1.0-1", "amd64", "app1")
 	tool := testDeb(t, dir, "tool", "3-1", "all", "tool3")
 	_, err := r.Publish(ctx, "staging", "main", []Package{pkgOf(t, a1), pkgOf(t, tool)})
@@ -325,11 +327,15 @@ func TestPromote(t *testing.T) {
 	_, err = r.Publish(ctx, "staging", "extra", []Package{pkgOf(t, testDeb(t, dir, "other", "1", "amd64", "o"))})
 	must(t, err)
 
-	// Every package of one component, into another component.
-	res, err := r.Promote(ctx, Place{"staging", "main"}, Place{"prod", "component/k8s"}, nil)
+	// Every package of one component, into another component of a new
+	// suite, which starts with the source's settings.
+	res, err := bare.Promote(ctx, Place{"staging", "main"}, Place{"prod", "component/k8s"}, nil)
 	must(t, err)
 	if len(res.Added) != 2 || res.Generation != 1 {
 		t.Fatalf("promote all of staging/main: %+v", res)
+	}
+	if rel, err := os.ReadFile(filepath.Join(root, "dists/prod/Release")); err != nil || !strings.Contains(string(rel), "Origin: updeb-test\nLabel: updeb test\nSuite: prod\nCodename: prod\n") {
+		t.Fatalf("a new suite made by promotion: %v\n%s", err, rel)
 	}
 	stanzas := func(suite, comp string) map[string]string {
 		out := map[string]string{}

@@ -2,8 +2,9 @@ package repo
 
 import (
 	"bytes"
-	"compress/gzip"
+	"crypto/sha256"
 	"fmt"
+	"hash/fnv"
 	"os"
 	"path/filepath"
 	"slices"
@@ -11,9 +12,10 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/ulikunitz/xz"
+	"github.com/klauspost/compress/gzip"
 
 	"github.com/updeb/updeb/pkg/control"
+	"github.com/updeb/updeb/pkg/xzpar"
 )
 
 // controlFirst are the control fields apt-ftparchive writes before the pool
@@ -199,9 +201,11 @@ func newIndexFile(path string, data []byte) indexFile {
 var indexForms = []string{"Packages", "Packages.gz", "Packages.xz"}
 
 // compressed returns Packages, Packages.gz and Packages.xz for data. Both
-// compressors are pinned (gzip: default level, no name, mtime 0; xz: this
-// library's defaults) so that the same state gives the same bytes.
-func compressed(dir string, data []byte) ([]indexFile, error) {
+// compressors are pinned (gzip: default level, no name, mtime 0; xz: see
+// xzIndex) so that the same state gives the same bytes. prev, when not nil,
+// is the same index in the generation before; its xz blocks are reused
+// where the bytes they hold reappear.
+func compressed(dir string, data []byte, prev *prevIndex) ([]indexFile, error) {
 	var gz bytes.Buffer
 	zw := gzip.NewWriter(&gz)
 	if _, err := zw.Write(data); err != nil {
@@ -210,22 +214,108 @@ func compressed(dir string, data []byte) ([]indexFile, error) {
 	if err := zw.Close(); err != nil {
 		return nil, err
 	}
-	var x bytes.Buffer
-	xw, err := xz.WriterConfig{CheckSum: xz.CRC64}.NewWriter(&x)
+	x, _, err := xzIndex(data, prev)
 	if err != nil {
-		return nil, err
-	}
-	if _, err := xw.Write(data); err != nil {
-		return nil, err
-	}
-	if err := xw.Close(); err != nil {
 		return nil, err
 	}
 	return []indexFile{
 		newIndexFile(dir+"/"+indexForms[0], data),
 		newIndexFile(dir+"/"+indexForms[1], gz.Bytes()),
-		newIndexFile(dir+"/"+indexForms[2], x.Bytes()),
+		newIndexFile(dir+"/"+indexForms[2], x),
 	}, nil
+}
+
+// chunkMask sets how many stanzas one xz block of a Packages.xz holds, on
+// average chunkMask+1 (about 100 KB): a block ends after a stanza whose hash
+// has these bits zero, so where blocks end depends on the stanzas around, not
+// on what comes before, and adding a package changes one block. 128 stanzas
+// compress as small as the whole file in one block; 32 cost 20% more.
+const (
+	chunkMask = 127
+	maxChunk  = 1 << 20
+)
+
+// stanzaChunks splits a Packages file into the pieces xzIndex compresses
+// each into one block: whole stanzas, each with the blank line after it.
+func stanzaChunks(data []byte) [][]byte {
+	var out [][]byte
+	start := 0
+	for i := 0; i < len(data); {
+		end := bytes.Index(data[i:], []byte("\n\n"))
+		if end < 0 {
+			break
+		}
+		next := i + end + 2
+		h := fnv.New32a()
+		h.Write(data[i:next]) //nolint:errcheck // hashes do not fail
+		if h.Sum32()&chunkMask == 0 || next-start >= maxChunk {
+			out = append(out, data[start:next])
+			start = next
+		}
+		i = next
+	}
+	if start < len(data) {
+		out = append(out, data[start:])
+	}
+	return out
+}
+
+// xzIndex compresses data as one xz stream of one block per stanza chunk
+// (pkg/xzpar, its default settings), taking the block of an unchanged chunk
+// from prev instead of compressing it again: a publish recompresses the
+// chunks it changed, not the index. The bytes are the same either way;
+// encoded says how many blocks were compressed.
+func xzIndex(data []byte, prev *prevIndex) (xz []byte, encoded int, err error) {
+	reuse := prev.blocks()
+	var blocks []xzpar.Block
+	for _, c := range stanzaChunks(data) {
+		if b, ok := reuse[sha256.Sum256(c)]; ok {
+			blocks = append(blocks, b)
+			continue
+		}
+		b, err := xzpar.EncodeBlock(c, xzpar.Config{})
+		if err != nil {
+			return nil, 0, err
+		}
+		blocks = append(blocks, b)
+		encoded++
+	}
+	var out bytes.Buffer
+	if err := xzpar.WriteStream(&out, blocks); err != nil {
+		return nil, 0, err
+	}
+	return out.Bytes(), encoded, nil
+}
+
+// prevIndex is an index of the generation before: its Packages and
+// Packages.xz, both checked against that generation's Release.
+type prevIndex struct {
+	plain, xz []byte
+}
+
+// blocks maps the SHA-256 of each block's bytes to the block; nil when the
+// .xz does not split into blocks of the plain file.
+func (p *prevIndex) blocks() map[[32]byte]xzpar.Block {
+	if p == nil {
+		return nil
+	}
+	blocks, err := xzpar.Blocks(p.xz)
+	if err != nil {
+		return nil
+	}
+	out := make(map[[32]byte]xzpar.Block, len(blocks))
+	off := int64(0)
+	for _, b := range blocks {
+		if b.UncompressedSize > int64(len(p.plain))-off {
+			return nil
+		}
+		out[sha256.Sum256(p.plain[off:off+b.UncompressedSize])] = b
+		off += b.UncompressedSize
+	}
+	if off != int64(len(p.plain)) {
+		return nil
+	}
+	return out
 }
 
 // readPackages reads one uncompressed Packages file of a generation.

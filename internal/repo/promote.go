@@ -61,7 +61,8 @@ type PromoteResult struct {
 // Promote lists in to exactly the packages published in from: the same pool
 // file, so the same bytes and digests, never rebuilt or copied. Packages are
 // picked by sel (every package of from when sel is empty); each goes to
-// to.Component, or to the component it comes from when to names none. A
+// to.Component, or to the component it comes from when to names none. A new
+// target suite starts with the source's settings under its own name. A
 // version the target already lists with other bytes makes the whole
 // promotion fail with *ConflictError before anything changes. The target's
 // history records each package and where it came from.
@@ -85,6 +86,15 @@ func (r *Repo) Promote(ctx context.Context, from, to Place, sel []Selector) (*Pr
 	picked, err := pick(src, from, sel)
 	if err != nil {
 		return nil, err
+	}
+	if st.live == nil {
+		// A new target starts with the source's settings (Origin, Label,
+		// valid-for, ...), under its own name.
+		inherit := src.settings
+		inherit.Suite, inherit.Codename, inherit.Components = to.Suite, to.Suite, nil
+		if err := r.settle(st, inherit); err != nil {
+			return nil, err
+		}
 	}
 	res := &PromoteResult{Generation: st.generation()}
 	if err := r.checkPromotion(st, picked, to, res); err != nil {

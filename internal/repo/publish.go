@@ -43,10 +43,8 @@ func (r *Repo) Publish(ctx context.Context, suite, comp string, pkgs []Package) 
 		r.opts.Logger.Info("nothing to publish: every package is already published with the same bytes", "suite", suite, "component", comp)
 		return res, nil
 	}
-	for _, s := range toLink {
-		if err := s.link(); err != nil {
-			return nil, err
-		}
+	if err := linkAll(toLink); err != nil {
+		return nil, err
 	}
 	r.hook("pool")
 	if c, err = st.edit(comp); err != nil {

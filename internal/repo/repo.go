@@ -132,12 +132,17 @@ func (r *Repo) prepare(suite string) (*suiteState, error) {
 	if err != nil {
 		return nil, err
 	}
-	old := st.settings()
-	if st.set, err = old.apply(r.opts.Settings, r.opts.Signer.Fingerprints(), st.live != nil); err != nil {
-		return nil, err
+	return st, r.settle(st, st.settings())
+}
+
+// settle sets st's next settings: old changed as Options.Settings asks.
+func (r *Repo) settle(st *suiteState, old Settings) error {
+	set, err := old.apply(r.opts.Settings, r.opts.Signer.Fingerprints(), st.live != nil)
+	if err != nil {
+		return err
 	}
-	st.changed = settingsDiff(old, st.set)
-	return st, nil
+	st.set, st.changed = set, settingsDiff(old, set)
+	return nil
 }
 
 // lock takes the publishers' exclusive lock; the returned function releases it.
