@@ -62,49 +62,72 @@ func (r *Repo) releaseDate(ctx context.Context, live *generation) (time.Time, er
 // generation live. See the package documentation for the order of
 // operations and why.
 func (r *Repo) writeGeneration(ctx context.Context, st *suiteState, rec Record) (int, error) {
+	next, err := r.render(ctx, st)
+	if err != nil {
+		return 0, err
+	}
 	rec.Settings = st.changed
-	set, err := st.layout(st.set)
-	if err != nil {
+	if err := r.install(ctx, st, next, rec); err != nil {
 		return 0, err
 	}
-	files, err := st.indexes(set)
-	if err != nil {
-		return 0, err
+	r.opts.Logger.Info(rec.Operation, "suite", st.suite, "generation", next.n, "components", next.set.Components, "architectures", next.set.Architectures)
+	return next.n, nil
+}
+
+// nextGeneration is a generation made in memory, before it is written.
+type nextGeneration struct {
+	n     int
+	set   Settings
+	files []indexFile // the indexes
+	meta  []indexFile // Release, InRelease, Release.gpg
+	date  time.Time
+}
+
+// render makes st's next generation in memory: what it lists, its indexes,
+// its Date and its signed Release.
+func (r *Repo) render(ctx context.Context, st *suiteState) (*nextGeneration, error) {
+	next := &nextGeneration{n: st.generation() + 1}
+	var err error
+	if next.set, err = st.layout(st.set); err != nil {
+		return nil, err
 	}
-	date, err := r.releaseDate(ctx, st.live)
-	if err != nil {
-		return 0, err
+	if next.files, err = st.indexes(next.set); err != nil {
+		return nil, err
 	}
-	meta, err := r.signRelease(set, date, files)
-	if err != nil {
-		return 0, err
+	if next.date, err = r.releaseDate(ctx, st.live); err != nil {
+		return nil, err
 	}
+	if next.meta, err = r.signRelease(next.set, next.date, next.files); err != nil {
+		return nil, err
+	}
+	return next, ctx.Err()
+}
+
+// install writes next and switches it in: the public keys, the staged
+// generation, its history record, the rename to its number, the switch of
+// the suite's link, and the pruning of generations no longer kept.
+func (r *Repo) install(ctx context.Context, st *suiteState, next *nextGeneration, rec Record) error {
 	if err := r.writeKeyring(); err != nil {
-		return 0, err
+		return err
 	}
-	if err := ctx.Err(); err != nil {
-		return 0, err
-	}
-	next := st.generation() + 1
-	staging, err := r.stage(st, files, meta, set, date)
+	staging, err := r.stage(st, next.files, next.meta, next.set, next.date)
 	if err != nil {
-		return 0, err
+		return err
 	}
 	defer os.RemoveAll(staging) // a no-op once renamed
-	if err := r.appendHistory(rec.complete(st.suite, next, date, set)); err != nil {
-		return 0, err
+	if err := r.appendHistory(rec.complete(st.suite, next.n, next.date, next.set)); err != nil {
+		return err
 	}
-	if err := r.commit(st.suite, next, staging); err != nil {
-		return 0, err
+	if err := r.commit(st.suite, next.n, staging); err != nil {
+		return err
 	}
 	r.hook("staged")
-	if err := r.switchTo(st.suite, next); err != nil {
-		return 0, err
+	if err := r.switchTo(st.suite, next.n); err != nil {
+		return err
 	}
 	r.hook("switched")
-	r.prune(st.suite, next, set.Keep)
-	r.opts.Logger.Info(rec.Operation, "suite", st.suite, "generation", next, "components", set.Components, "architectures", set.Architectures)
-	return next, nil
+	r.prune(st.suite, next.n, next.set.Keep)
+	return nil
 }
 
 // layout completes set with what the next generation lists: every component

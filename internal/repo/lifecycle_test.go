@@ -141,6 +141,14 @@ func TestClientKeepsWorkingAcrossTheRepositoryLife(t *testing.T) {
 		t.Fatalf("promoted entry %+v, staging entry %+v, pool file sha256 %s", stable[2], stagingList[0], got)
 	}
 
+	// README's apt preferences for Puppet: pin by origin and component.
+	must(t, os.WriteFile(filepath.Join(a.dir, "etc/preferences.d/updeb.pref"),
+		[]byte("Explanation: app comes from Example Org's main component\nPackage: app\nPin: release o=Example Org,c=main\nPin-Priority: 990\n"), 0o644))
+	if out, err := a.run("apt-cache", "policy", "app"); err != nil || !strings.Contains(out, " 2.0-1 990\n") || !strings.Contains(out, " 1.0-1 990\n") {
+		t.Fatalf("apt-cache policy with a pin by origin and component: %v\n%s", err, out)
+	}
+	must(t, os.Remove(filepath.Join(a.dir, "etc/preferences.d/updeb.pref")))
+
 	// Roll back the promotion: the client sees the earlier packages.
 	res, err := r.Rollback(ctx, "stable", 0)
 	must(t, err)
