@@ -4,7 +4,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"os"
+	"slices"
 	"strings"
 	"time"
 
@@ -232,33 +234,34 @@ change apt clients refuse (Origin, Label, Codename, dropping a signing key) is r
 			if err != nil {
 				return err
 			}
-			// One generation per suite and component; each is atomic.
-			type dest struct{ suite, component string }
-			groups := map[dest][]repo.Package{}
-			var order []dest
+			// One generation per suite, with every component of it: atomic.
+			groups := map[string]map[string][]repo.Package{}
+			var order []string
 			for _, path := range args {
 				ctl, err := readControl(path)
 				if err != nil {
 					return withCode(exitUsage, err, "")
 				}
 				s, c := o.target(path)
-				d := dest{s, c}
-				if groups[d] == nil {
-					order = append(order, d)
+				if groups[s] == nil {
+					groups[s] = map[string][]repo.Package{}
+					order = append(order, s)
 				}
-				groups[d] = append(groups[d], repo.Package{Path: path, Control: ctl})
+				groups[s][c] = append(groups[s][c], repo.Package{Path: path, Control: ctl})
 			}
 			res := &repo.PublishResult{}
 			var summary []string
-			for _, d := range order {
-				one, err := r.Publish(cmd.Context(), d.suite, d.component, groups[d])
+			for _, suite := range order {
+				one, err := r.PublishComponents(cmd.Context(), suite, groups[suite])
 				if err != nil {
 					return classifyRepoError(err)
 				}
 				res.Added = append(res.Added, one.Added...)
 				res.Unchanged = append(res.Unchanged, one.Unchanged...)
 				res.Generation = one.Generation
-				summary = append(summary, fmt.Sprintf("suite %s component %s: generation %d in %s", d.suite, d.component, one.Generation, strings.TrimSuffix(o.dir, "/")))
+				for _, c := range slices.Sorted(maps.Keys(groups[suite])) {
+					summary = append(summary, fmt.Sprintf("suite %s component %s: generation %d in %s", suite, c, one.Generation, strings.TrimSuffix(o.dir, "/")))
+				}
 			}
 			if g.json {
 				return writeJSON(cmd.OutOrStdout(), res)

@@ -202,7 +202,7 @@ func ptr[T any](v T) *T { return &v }
 // `updeb publish` does (control read with deb.InspectFile).
 func childRepoPublish(args []string) error {
 	if len(args) < 3 {
-		return fmt.Errorf("usage: -child repo-publish ROOT KEYFILE DEB...")
+		return fmt.Errorf("usage: -child repo-publish ROOT KEYFILE DEB [DEB]")
 	}
 	r, err := repoChild(args[0], args[1])
 	if err != nil {

@@ -3,6 +3,8 @@ package repo
 import (
 	"context"
 	"fmt"
+	"maps"
+	"slices"
 	"sort"
 )
 
@@ -21,36 +23,53 @@ type PublishResult struct {
 // before anything is changed. With nothing new and no settings to change, no
 // generation is written.
 func (r *Repo) Publish(ctx context.Context, suite, comp string, pkgs []Package) (*PublishResult, error) {
-	if len(pkgs) == 0 {
+	return r.PublishComponents(ctx, suite, map[string][]Package{comp: pkgs})
+}
+
+// PublishComponents is Publish into several components of suite at once, as
+// one generation: the packages appear together or not at all.
+func (r *Repo) PublishComponents(ctx context.Context, suite string, pkgs map[string][]Package) (*PublishResult, error) {
+	comps := slices.Sorted(maps.Keys(pkgs))
+	for _, comp := range comps {
+		if len(pkgs[comp]) == 0 {
+			return nil, fmt.Errorf("%w: no packages to publish in component %s", ErrInvalid, comp)
+		}
+	}
+	if len(comps) == 0 {
 		return nil, fmt.Errorf("%w: no packages to publish", ErrInvalid)
 	}
-	unlock, st, err := r.begin(ctx, suite, comp)
+	unlock, st, err := r.begin(ctx, suite, comps...)
 	if err != nil {
 		return nil, err
 	}
 	defer unlock()
-	c, err := st.component(comp)
-	if err != nil {
-		return nil, err
-	}
 	res := &PublishResult{Generation: st.generation()}
-	toLink, cleanup, err := r.stagePackages(ctx, suite, comp, c, pkgs, res)
-	defer cleanup()
-	if err != nil {
-		return nil, err
+	var toLink []*stagedFile
+	for _, comp := range comps {
+		c, err := st.component(comp)
+		if err != nil {
+			return nil, err
+		}
+		staged, cleanup, err := r.stagePackages(ctx, suite, comp, c, pkgs[comp], res)
+		defer cleanup()
+		if err != nil {
+			return nil, err
+		}
+		toLink = append(toLink, staged...)
 	}
 	if len(res.Added) == 0 && len(st.changed) == 0 {
-		r.opts.Logger.Info("nothing to publish: every package is already published with the same bytes", "suite", suite, "component", comp)
+		r.opts.Logger.Info("nothing to publish: every package is already published with the same bytes", "suite", suite, "components", comps)
 		return res, nil
 	}
 	if err := linkAll(toLink); err != nil {
 		return nil, err
 	}
 	r.hook("pool")
-	if c, err = st.edit(comp); err != nil {
-		return nil, err
-	}
 	for _, e := range res.Added {
+		c, err := st.edit(e.Component)
+		if err != nil {
+			return nil, err
+		}
 		c[e.key()] = e
 	}
 	if res.Generation, err = r.writeGeneration(ctx, st, Record{Operation: "publish", Added: res.Added}); err != nil {
