@@ -137,7 +137,7 @@ func (r *Repo) prepare(suite string) (*suiteState, error) {
 
 // settle sets st's next settings: old changed as Options.Settings asks.
 func (r *Repo) settle(st *suiteState, old Settings) error {
-	set, err := old.apply(r.opts.Settings, r.opts.Signer.Fingerprints(), st.live != nil)
+	set, err := old.apply(r.opts.Settings, r.opts.Signer, st.live != nil)
 	if err != nil {
 		return err
 	}

@@ -114,9 +114,10 @@ func defaultSettings(suite string) Settings {
 	return Settings{Format: settingsFormat, Suite: suite, Codename: suite, Keep: DefaultKeep}
 }
 
-// apply returns s changed by c and signed by signingKeys; exists says whether
+// apply returns s changed by c and signed by signer; exists says whether
 // the suite has been published (only then can a change break clients).
-func (s Settings) apply(c SettingsChange, signingKeys []string, exists bool) (Settings, error) {
+func (s Settings) apply(c SettingsChange, signer *Signer, exists bool) (Settings, error) {
+	signingKeys := signer.Fingerprints()
 	out := s
 	out.Architectures = slices.Clone(s.Architectures)
 	out.Components = slices.Clone(s.Components)
@@ -159,7 +160,13 @@ func (s Settings) apply(c SettingsChange, signingKeys []string, exists bool) (Se
 		}
 		out.Keep = *c.Keep
 	}
-	if dropped := missing(s.SigningKeys, signingKeys); exists && len(dropped) > 0 && !c.AllowFieldChange {
+	var dropped []string
+	for _, k := range s.SigningKeys {
+		if !signer.signs(k) {
+			dropped = append(dropped, k)
+		}
+	}
+	if exists && len(dropped) > 0 && !c.AllowFieldChange {
 		refused = append(refused, FieldChange{Field: "signing keys", From: strings.Join(s.SigningKeys, " "), To: strings.Join(signingKeys, " "), Clients: fmt.Sprintf(
 			"clients whose signed-by keyring holds only %s refuse every update (NO_PUBKEY); sign with the old and the new key together (--key OLD --key NEW) until every client has the new key, then drop the old one with --allow-field-change",
 			strings.Join(dropped, ", "))})
@@ -169,17 +176,6 @@ func (s Settings) apply(c SettingsChange, signingKeys []string, exists bool) (Se
 		return s, &FieldChangeError{Suite: s.Suite, Changes: refused}
 	}
 	return out, nil
-}
-
-// missing returns the elements of have that want lacks.
-func missing(have, want []string) []string {
-	var out []string
-	for _, h := range have {
-		if !slices.Contains(want, h) {
-			out = append(out, h)
-		}
-	}
-	return out
 }
 
 // addSorted adds v to the sorted set list.

@@ -94,6 +94,22 @@ func (s *Signer) Fingerprints() []string {
 	return out
 }
 
+// signs reports whether fpr is one of the keys or subkeys the signer holds:
+// a signature by it (its issuer) is a signature the signer can make.
+func (s *Signer) signs(fpr string) bool {
+	for _, e := range s.entities {
+		if fingerprint(e) == fpr {
+			return true
+		}
+		for _, sub := range e.Subkeys {
+			if strings.ToUpper(fmt.Sprintf("%x", sub.PublicKey.Fingerprint)) == fpr {
+				return true
+			}
+		}
+	}
+	return false
+}
+
 func checkStrength(pk *packet.PublicKey) error {
 	switch pk.PubKeyAlgo {
 	case packet.PubKeyAlgoEdDSA, packet.PubKeyAlgoEd25519, packet.PubKeyAlgoEd448:
