@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"maps"
 	"os"
+	"os/user"
 	"slices"
 	"strings"
 	"time"
@@ -176,7 +177,17 @@ func (o *repoOptions) open(g *globalOptions) (*repo.Repo, error) {
 	if err != nil {
 		return nil, classifyRepoError(err)
 	}
-	return repo.Open(o.dir, repo.Options{Settings: o.settings, Signer: signer, Now: time.Now, Logger: g.logger()}), nil
+	return repo.Open(o.dir, repo.Options{Settings: o.settings, Signer: signer, Actor: actor(), Now: time.Now, Logger: g.logger()}), nil
+}
+
+// actor names who runs updeb, user@host, for the repository's history.
+func actor() string {
+	name := getenv("USER")
+	if u, err := user.Current(); err == nil {
+		name = u.Username
+	}
+	host, _ := os.Hostname()
+	return name + "@" + host
 }
 
 // openReadOnly loads the config and returns the repository for commands that

@@ -43,7 +43,7 @@ package with its pool file and SHA256: the suite's provenance.`,
 				return writeJSON(cmd.OutOrStdout(), hist)
 			}
 			tw := tabwriter.NewWriter(cmd.OutOrStdout(), 0, 4, 2, ' ', 0)
-			fmt.Fprintln(tw, "SUITE\tGEN\tDATE\tSTATE\tOPERATION\tCHANGES")
+			fmt.Fprintln(tw, "SUITE\tGEN\tDATE\tSTATE\tOPERATION\tBY\tCHANGES")
 			for _, h := range hist {
 				state := "gone"
 				switch {
@@ -52,7 +52,7 @@ package with its pool file and SHA256: the suite's provenance.`,
 				case h.Kept:
 					state = "kept"
 				}
-				fmt.Fprintf(tw, "%s\t%d\t%s\t%s\t%s\t%s\n", h.Suite, h.Generation, h.Date.UTC().Format("2006-01-02 15:04:05"), state, h.Operation, summary(h.Record))
+				fmt.Fprintf(tw, "%s\t%d\t%s\t%s\t%s\t%s\t%s\n", h.Suite, h.Generation, h.Date.UTC().Format("2006-01-02 15:04:05"), state, h.Operation, first(h.By, "-"), summary(h.Record))
 			}
 			return tw.Flush()
 		},

@@ -82,14 +82,14 @@ func TestRepoLifeCLI(t *testing.T) {
 		t.Fatalf("refresh: %s", out)
 	}
 	out, _ = cli(0, "repo", "history", "--repo", repoDir, "production")
-	for _, want := range []string{"promote    +kubectl=1.31.4-1 (amd64), from staging generation 2", "publish    +kubectl=1.31.5-1 (amd64)", "live", "refresh"} {
+	for _, want := range []string{"promote", "+kubectl=1.31.4-1 (amd64), from staging generation 2", "publish", "+kubectl=1.31.5-1 (amd64)", "live", "refresh", "@"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("history lacks %q:\n%s", want, out)
 		}
 	}
 	out, _ = cli(0, "--json", "repo", "history", "--repo", repoDir)
 	var hist []repo.HistoryEntry
-	if err := json.Unmarshal([]byte(out), &hist); err != nil || len(hist) != 6 || hist[0].Added[0].SHA256 == "" {
+	if err := json.Unmarshal([]byte(out), &hist); err != nil || len(hist) != 6 || hist[0].Added[0].SHA256 == "" || !strings.Contains(hist[0].By, "@") {
 		t.Fatalf("history --json: %v\n%s", err, out)
 	}
 

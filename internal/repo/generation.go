@@ -115,7 +115,7 @@ func (r *Repo) install(ctx context.Context, st *suiteState, next *nextGeneration
 		return err
 	}
 	defer os.RemoveAll(staging) // a no-op once renamed
-	if err := r.appendHistory(rec.complete(st.suite, next.n, next.date, next.set)); err != nil {
+	if err := r.appendHistory(rec.complete(st.suite, next.n, next.date, next.set, r.opts.Actor)); err != nil {
 		return err
 	}
 	if err := r.commit(st.suite, next.n, staging); err != nil {

@@ -25,6 +25,7 @@ type Record struct {
 	Date       time.Time `json:"date"` // the Release Date
 	// Operation is publish, remove, refresh, promote or rollback.
 	Operation string `json:"operation"`
+	By        string `json:"by,omitempty"` // who ran it (Options.Actor)
 	// From is where a promotion's packages come from (SUITE/COMPONENT and its
 	// generation), or the generation a rollback returned to.
 	From    string  `json:"from,omitempty"`
@@ -37,8 +38,8 @@ type Record struct {
 }
 
 // complete fills what only writeGeneration knows.
-func (rec Record) complete(suite string, n int, date time.Time, set Settings) Record {
-	rec.Suite, rec.Generation, rec.Date, rec.SigningKeys = suite, n, date, set.SigningKeys
+func (rec Record) complete(suite string, n int, date time.Time, set Settings, by string) Record {
+	rec.Suite, rec.Generation, rec.Date, rec.SigningKeys, rec.By = suite, n, date, set.SigningKeys, by
 	if set.ValidFor > 0 {
 		vu := date.Add(time.Duration(set.ValidFor))
 		rec.ValidUntil = &vu

@@ -58,6 +58,7 @@ type Options struct {
 	// fields keep each suite's stored settings).
 	Settings SettingsChange
 	Signer   *Signer          // required to write
+	Actor    string           // who writes (user@host), recorded in the history
 	Now      func() time.Time // the Release Date and signature time; time.Now when nil
 	Logger   *slog.Logger     // slog.Default() when nil
 	// Hook, when set, is called at each step of a write, by name: "pool"
