@@ -141,6 +141,7 @@ var exitRules = []exitRule{
 	is(track.ErrIncomplete, exitCheck, "upstream has not uploaded every artifact yet: try later, or --to an older complete version"),
 	is(track.ErrReupload, exitCheck, "ALARM: upstream bytes changed for a pinned version. Do not re-pin blindly: find out why (a compromised release?) before anything else"),
 	as(exitCheck, fixed[*repo.ConflictError]("the repository is unchanged; give the new build a new version or revision")),
+	as(exitCheck, fixed[*repo.FieldChangeError]("the repository is unchanged; to make the change anyway, repeat with --allow-field-change")),
 	is(gate.ErrFailed, exitCheck, "see the FAIL lines above"),
 
 	// 2: usage or invalid input.
@@ -158,6 +159,7 @@ var exitRules = []exitRule{
 	asIf(exitUsage, func(e *track.APIError) bool { return e.Status == 404 && !e.RateLimit },
 		"check watch: github: OWNER/REPO in the recipe (and GITHUB_TOKEN for a private repository)"),
 	is(repo.ErrWeakKey, exitUsage, "generate an Ed25519 key with 'updeb keys generate'"),
+	is(repo.ErrClock, exitUsage, "the repository is unchanged"),
 	is(repo.ErrKey, exitUsage, "give --key the armored secret key 'updeb keys generate' wrote (PREFIX.secret.asc)"),
 	is(repo.ErrInvalid, exitUsage, ""),
 	is(repo.ErrNotFound, exitUsage, ""),

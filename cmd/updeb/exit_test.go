@@ -72,6 +72,7 @@ func TestExitStatus(t *testing.T) {
 		{"incomplete release", &track.IncompleteError{Version: "1.2.0"}, exitCheck, "not uploaded every artifact"},
 		{"re-upload", wrap(track.ErrReupload), exitCheck, "ALARM"},
 		{"publish conflict", &repo.ConflictError{Package: "x=1 (amd64)"}, exitCheck, "repository is unchanged"},
+		{"field change", &repo.FieldChangeError{Suite: "stable", Changes: []repo.FieldChange{{Field: "Origin", From: "a", To: "b"}}}, exitCheck, "--allow-field-change"},
 		{"gate failed", fmt.Errorf("verify: %w", gate.ErrFailed), exitCheck, "FAIL lines"},
 
 		// 2: usage or invalid input.
@@ -88,6 +89,7 @@ func TestExitStatus(t *testing.T) {
 		{"no date", track.ErrNoDate, exitUsage, "--date"},
 		{"no such repository", &track.APIError{URL: "u", Status: 404}, exitUsage, "watch: github: OWNER/REPO"},
 		{"weak key", fmt.Errorf("%w: rsa1024", repo.ErrWeakKey), exitUsage, "Ed25519"},
+		{"clock set back", fmt.Errorf("%w: live Date ahead", repo.ErrClock), exitUsage, "repository is unchanged"},
 		{"unusable key", fmt.Errorf("%w: no secret key", repo.ErrKey), exitUsage, "secret key"},
 		{"repo invalid", fmt.Errorf("%w: suite", repo.ErrInvalid), exitUsage, ""},
 		{"not published", fmt.Errorf("%w: kubectl", repo.ErrNotFound), exitUsage, ""},
