@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -13,13 +14,16 @@ import (
 	"github.com/updeb/updeb/internal/build"
 	"github.com/updeb/updeb/internal/config"
 	"github.com/updeb/updeb/internal/repo"
+	"github.com/updeb/updeb/pkg/archive"
 	"github.com/updeb/updeb/pkg/control"
 	"github.com/updeb/updeb/pkg/deb"
 )
 
-// readControl returns a .deb's control paragraph, read by our own reader.
-func readControl(path string) (control.Paragraph, error) {
-	info, err := deb.InspectFile(path)
+// readControl returns a .deb's control paragraph, read by our own reader,
+// which refuses a package that dpkg would refuse or that would break the
+// repository's index (see deb.Inspect).
+func readControl(ctx context.Context, path string) (control.Paragraph, error) {
+	info, err := deb.InspectFile(ctx, path, archive.Limits{})
 	if err != nil {
 		return control.Paragraph{}, err
 	}
@@ -171,9 +175,9 @@ refused (exit 1) and the repository is unchanged.`,
 			groups := map[dest][]repo.Package{}
 			var order []dest
 			for _, path := range args {
-				ctl, err := readControl(path)
+				ctl, err := readControl(cmd.Context(), path)
 				if err != nil {
-					return withCode(exitUsage, err, "")
+					return withCode(exitUsage, err, "the repository is unchanged; nothing is published when one package is refused")
 				}
 				s, c := o.target(path)
 				d := dest{s, c}

@@ -164,6 +164,19 @@ func validateControl(c *Control) []error {
 			add(invalidf("control field %s in Extra: %v", f.Name, err))
 		}
 	}
+	if len(errs) == 0 {
+		// What Write writes must pass what Inspect checks, so that every
+		// package built can be published: the same parser and field checks
+		// (relationship syntax, control characters, size, ...).
+		rendered := c.Paragraph(0)
+		p, err := control.ParseStrict(rendered.Bytes(), "DEBIAN/control")
+		if err != nil {
+			return []error{invalidf("%v", err)}
+		}
+		for _, err := range checkControl(p) {
+			add(invalidf("%v", err))
+		}
+	}
 	return errs
 }
 
