@@ -395,3 +395,37 @@ packages:
 		return nil
 	})
 }
+
+// TestVerifySignatureHostile runs verify-signature on every case of
+// testdata/hostile/sig (critical notations and subpackets): the exit code
+// and message VERDICTS.tsv gives.
+func TestVerifySignatureHostile(t *testing.T) {
+	const dir = "../../testdata/hostile/sig"
+	f, err := os.Open(filepath.Join(dir, "VERDICTS.tsv"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	n := 0
+	for sc.Scan() {
+		if strings.HasPrefix(sc.Text(), "#") {
+			continue
+		}
+		n++
+		c := strings.Split(sc.Text(), "\t")
+		args := []string{"verify-signature", "--keyring", filepath.Join(dir, c[2]), filepath.Join(dir, c[0])}
+		if c[1] != "-" {
+			args = append(args, filepath.Join(dir, c[1]))
+		} else {
+			args = append(args[:1], append([]string{"--output", filepath.Join(t.TempDir(), "content")}, args[1:]...)...)
+		}
+		code, _, stderr := runCLI(t, args...)
+		if want := c[4]; fmt.Sprint(code) != want || !strings.Contains(stderr, c[5]) {
+			t.Errorf("%v: exit %d, want %s and %q in:\n%s", args, code, want, c[5], stderr)
+		}
+	}
+	if n < 10 {
+		t.Fatalf("%d cases in %s", n, dir)
+	}
+}
