@@ -543,6 +543,14 @@ func (z *lzma2Reader) distance(n uint32) uint32 {
 func (z *lzma2Reader) copyMatch(limit int) {
 	src := z.back(int(z.s.rep[0]) + 1)
 	n := 0
+	if d := int(z.s.rep[0]) + 1; d >= z.pending && src+z.pending <= len(z.buf) && src < z.pos {
+		// No overlap and no wrap: one copy.
+		n = copy(z.buf[z.pos:limit], z.buf[src:src+z.pending])
+		z.pos += n
+		z.pending -= n
+		z.full = min(z.full+n, len(z.buf))
+		return
+	}
 	for n < z.pending && z.pos < limit {
 		z.buf[z.pos] = z.buf[src]
 		z.pos++
