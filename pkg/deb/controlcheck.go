@@ -155,7 +155,7 @@ func checkRelation(field, rel string) error {
 		return fmt.Errorf("version relation %q: expected one of << <= = >= >> before the version", inner)
 	}
 	if field == "Provides" && op != "=" {
-		return fmt.Errorf("Provides may only name an exact version (=), found %s", op)
+		return fmt.Errorf("only an exact version (=) may be provided, found %s", op)
 	}
 	version := strings.TrimSpace(inner[len(op):])
 	if version == "" || strings.ContainsAny(version, " \t\n()") {

@@ -139,7 +139,7 @@ func hostileDebs(t testing.TB) []hostileCase {
 			stricter: "dpkg warns and reads it as '='; its warnings are errors here"},
 		{name: "depends-empty-element", data: withControl(t, setField("Depends", "libc6, , adduser")), want: "empty relation"},
 		{name: "conflicts-alternatives", data: withControl(t, setField("Conflicts", "a | b")), want: "alternatives (|) are not allowed"},
-		{name: "provides-greater", data: withControl(t, setField("Provides", "virtual (>= 1)")), want: "Provides may only name an exact version",
+		{name: "provides-greater", data: withControl(t, setField("Provides", "virtual (>= 1)")), want: "only an exact version (=) may be provided",
 			stricter: "dpkg warns; apt ignores such a Provides"},
 		{name: "ok-relations", data: withControl(t, setField("Depends", "libc6 (>= 2.36), adduser | passwd, foo:any (<< 2:1.0~rc1-1)")+"Breaks: old (<< 1.0)\nProvides: virtual (= 1.0)\n"), accept: true},
 		{name: "status-field", data: withControl(t, setField("Status", "install ok installed")), want: "control field Status: belongs to"},
