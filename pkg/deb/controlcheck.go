@@ -32,6 +32,19 @@ var reservedFields = []string{"Filename", "Size", "MD5sum", "SHA1", "SHA256", "S
 var singleLineFields = []string{"Package", "Version", "Architecture", "Maintainer", "Section", "Priority",
 	"Essential", "Protected", "Multi-Arch", "Installed-Size", "Homepage", "Source"}
 
+// maxFileName is the longest file name Linux file systems take: the
+// repository stores name_version_arch.deb in a folder named after the
+// source package.
+const maxFileName = 255
+
+// shorten keeps messages about huge values readable.
+func shorten(s string) string {
+	if len(s) > 80 {
+		return s[:60] + fmt.Sprintf("...(%d bytes)", len(s))
+	}
+	return s
+}
+
 // checkControl returns every problem of a control paragraph read from a
 // .deb, each naming its field.
 func checkControl(p control.Paragraph) []error {
@@ -60,6 +73,19 @@ func checkControl(p control.Paragraph) []error {
 	if v, ok := p.Get("Version"); ok && v != "" {
 		if err := checkVersionSyntax(v); err != nil {
 			add("Version", "%q is not a Debian version: %v", v, err)
+		}
+	}
+	if name, version, arch := p.Value("Package"), p.Value("Version"), p.Value("Architecture"); len(name)+len(version)+len(arch)+len("__.deb") > maxFileName {
+		// The pool file is name_version_arch.deb (without the epoch, but
+		// counted here to stay simple).
+		add("Package", "%q, version %q and architecture %q make a file name longer than %d bytes", shorten(name), shorten(version), shorten(arch), maxFileName)
+	}
+	if v, ok := p.Get("Source"); ok {
+		src, rest, _ := strings.Cut(strings.TrimSpace(v), " ")
+		if !validPackageName(src) || len(src) > maxFileName {
+			add("Source", "%q is not a source package name", shorten(v))
+		} else if rest = strings.TrimSpace(rest); rest != "" && (rest[0] != '(' || rest[len(rest)-1] != ')' || checkVersionSyntax(strings.TrimSpace(rest[1:len(rest)-1])) != nil) {
+			add("Source", "%q: expected \"name\" or \"name (version)\"", shorten(v))
 		}
 	}
 	arch, _ := p.Get("Architecture")

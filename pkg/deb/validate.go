@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io/fs"
 	"path"
+	"strconv"
 	"strings"
 
 	"github.com/updeb/updeb/pkg/control"
@@ -44,6 +45,9 @@ func checkVersionSyntax(v string) error {
 		epoch := v[:i]
 		if epoch == "" || strings.Trim(epoch, "0123456789") != "" {
 			return fmt.Errorf("epoch %q is not a number", epoch)
+		}
+		if n, err := strconv.ParseInt(epoch, 10, 32); err != nil || n < 0 {
+			return fmt.Errorf("epoch %q is too big (dpkg's limit is 2147483647)", epoch)
 		}
 		rest, hasEpoch = v[i+1:], true
 	}
