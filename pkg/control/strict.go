@@ -55,7 +55,7 @@ func ParseStrict(data []byte, name string) (Paragraph, error) {
 	for i, text := range lines {
 		n := i + 1
 		if !utf8.ValidString(text) {
-			return Paragraph{}, errf(n, "not UTF-8: %q", text)
+			return Paragraph{}, errf(n, "not UTF-8: %q", clip(text))
 		}
 		field := "" // the field this line belongs to, for messages
 		switch {
@@ -66,7 +66,7 @@ func ParseStrict(data []byte, name string) (Paragraph, error) {
 		}
 		if i := strings.IndexFunc(text, func(c rune) bool { return c < 0x20 && c != '\t' || c == 0x7f }); i >= 0 {
 			if field != "" {
-				return Paragraph{}, errf(n, "field %q: control character %q", field, text[i])
+				return Paragraph{}, errf(n, "field %q: control character %q", clip(field), text[i])
 			}
 			return Paragraph{}, errf(n, "control character %q", text[i])
 		}
@@ -89,11 +89,14 @@ func ParseStrict(data []byte, name string) (Paragraph, error) {
 			f.Value += "\n" + strings.TrimRight(text[1:], " \t")
 			continue
 		case text[0] == '#':
-			return Paragraph{}, errf(n, "%q: control files have no comments, and field names must not start with '#'", text)
+			return Paragraph{}, errf(n, "%q: control files have no comments, and field names must not start with '#'", clip(text))
 		}
 		key, value, ok := strings.Cut(text, ":")
 		if !ok {
-			return Paragraph{}, errf(n, "expected \"Field: value\", found %q", text)
+			return Paragraph{}, errf(n, "expected \"Field: value\", found %q", clip(text))
+		}
+		if len(key) > 80 {
+			return Paragraph{}, errf(n, "field name %q is longer than 80 characters", clip(key))
 		}
 		if err := ValidateFieldName(key); err != nil {
 			return Paragraph{}, fmt.Errorf("%s:%d: %w", name, n, err)
@@ -132,4 +135,12 @@ func largestField(data []byte) string {
 		return ""
 	}
 	return fmt.Sprintf(" (the field %q alone has %d)", best, bestSize)
+}
+
+// clip keeps a line quoted in a message short.
+func clip(s string) string {
+	if len(s) > 80 {
+		return s[:60] + fmt.Sprintf("...(%d bytes)", len(s))
+	}
+	return s
 }

@@ -54,7 +54,7 @@ func checkControl(p control.Paragraph) []error {
 	}
 	for _, name := range []string{"Package", "Version", "Architecture", "Maintainer", "Description"} {
 		if v, ok := p.Get(name); !ok || strings.TrimSpace(strings.SplitN(v, "\n", 2)[0]) == "" {
-			add(name, "required (Debian policy 5.3), found %q", v)
+			add(name, "required (Debian policy 5.3), found %q", shorten(v))
 		}
 	}
 	for _, name := range reservedFields {
@@ -64,15 +64,15 @@ func checkControl(p control.Paragraph) []error {
 	}
 	for _, name := range singleLineFields {
 		if v, ok := p.Get(name); ok && strings.Contains(v, "\n") {
-			add(name, "must be a single line, found %q", v)
+			add(name, "must be a single line, found %q", shorten(v))
 		}
 	}
 	if v, ok := p.Get("Package"); ok && v != "" && !validPackageName(v) {
-		add("Package", "%q is not a package name: expected [a-z0-9][a-z0-9+.-]+ (lowercase, at least 2 characters)", v)
+		add("Package", "%q is not a package name: expected [a-z0-9][a-z0-9+.-]+ (lowercase, at least 2 characters)", shorten(v))
 	}
 	if v, ok := p.Get("Version"); ok && v != "" {
 		if err := checkVersionSyntax(v); err != nil {
-			add("Version", "%q is not a Debian version: %v", v, err)
+			add("Version", "%q is not a Debian version: %v", shorten(v), err)
 		}
 	}
 	if name, version, arch := p.Value("Package"), p.Value("Version"), p.Value("Architecture"); len(name)+len(version)+len(arch)+len("__.deb") > maxFileName {
@@ -90,7 +90,7 @@ func checkControl(p control.Paragraph) []error {
 	}
 	arch, _ := p.Get("Architecture")
 	if arch != "" && !validArchitecture(arch) {
-		add("Architecture", "%q is not a Debian architecture: expected all or a name like amd64, arm64 ([a-z0-9-])", arch)
+		add("Architecture", "%q is not a Debian architecture: expected all or a name like amd64, arm64 ([a-z0-9-])", shorten(arch))
 	}
 	switch v, _ := p.Get("Multi-Arch"); v {
 	case "", "foreign", "allowed", "no":
@@ -99,19 +99,19 @@ func checkControl(p control.Paragraph) []error {
 			add("Multi-Arch", "same is not allowed with Architecture: all (dpkg refuses it)")
 		}
 	default:
-		add("Multi-Arch", "%q: expected same, foreign, allowed or no", v)
+		add("Multi-Arch", "%q: expected same, foreign, allowed or no", shorten(v))
 	}
 	for _, name := range []string{"Essential", "Protected"} {
 		if v, ok := p.Get(name); ok && v != "yes" && v != "no" {
-			add(name, "%q: expected yes or no", v)
+			add(name, "%q: expected yes or no", shorten(v))
 		}
 	}
 	if v, ok := p.Get("Installed-Size"); ok && (v == "" || strings.Trim(v, "0123456789") != "" || len(v) > 15) {
-		add("Installed-Size", "%q: expected a number of KiB", v)
+		add("Installed-Size", "%q: expected a number of KiB", shorten(v))
 	}
 	for _, name := range []string{"Priority", "Section"} {
 		if v, ok := p.Get(name); ok && (v == "" || strings.ContainsAny(v, " \t")) {
-			add(name, "%q: expected one word", v)
+			add(name, "%q: expected one word", shorten(v))
 		}
 	}
 	for _, name := range relationFields {
@@ -137,11 +137,11 @@ func checkRelations(field, value string) error {
 	for _, group := range strings.Split(value, ",") {
 		alts := strings.Split(group, "|")
 		if len(alts) > 1 && noAlternatives[field] {
-			return fmt.Errorf("alternatives (|) are not allowed, found %q", strings.TrimSpace(group))
+			return fmt.Errorf("alternatives (|) are not allowed, found %q", shorten(strings.TrimSpace(group)))
 		}
 		for _, rel := range alts {
 			if err := checkRelation(field, strings.TrimSpace(rel)); err != nil {
-				return fmt.Errorf("%q: %w", strings.TrimSpace(rel), err)
+				return fmt.Errorf("%q: %w", shorten(strings.TrimSpace(rel)), err)
 			}
 		}
 	}
@@ -158,16 +158,16 @@ func checkRelation(field, rel string) error {
 	}
 	name, arch, qualified := strings.Cut(name, ":")
 	if !validPackageName(name) {
-		return fmt.Errorf("%q is not a package name: expected [a-z0-9][a-z0-9+.-]+", name)
+		return fmt.Errorf("%q is not a package name: expected [a-z0-9][a-z0-9+.-]+", shorten(name))
 	}
 	if qualified && !validArchitecture(arch) && arch != "any" {
-		return fmt.Errorf("architecture qualifier %q: expected any, native or an architecture name", arch)
+		return fmt.Errorf("architecture qualifier %q: expected any, native or an architecture name", shorten(arch))
 	}
 	if rest == "" {
 		return nil
 	}
 	if rest[0] != '(' || rest[len(rest)-1] != ')' {
-		return fmt.Errorf("expected \"name (op version)\" after %q, found %q", name, rest)
+		return fmt.Errorf("expected \"name (op version)\" after %q, found %q", shorten(name), shorten(rest))
 	}
 	inner := strings.TrimSpace(rest[1 : len(rest)-1])
 	op := ""
@@ -178,17 +178,17 @@ func checkRelation(field, rel string) error {
 		}
 	}
 	if op == "" {
-		return fmt.Errorf("version relation %q: expected one of << <= = >= >> before the version", inner)
+		return fmt.Errorf("version relation %q: expected one of << <= = >= >> before the version", shorten(inner))
 	}
 	if field == "Provides" && op != "=" {
 		return fmt.Errorf("only an exact version (=) may be provided, found %s", op)
 	}
 	version := strings.TrimSpace(inner[len(op):])
 	if version == "" || strings.ContainsAny(version, " \t\n()") {
-		return fmt.Errorf("version %q: expected one version after %s", version, op)
+		return fmt.Errorf("version %q: expected one version after %s", shorten(version), op)
 	}
 	if err := checkVersionSyntax(version); err != nil {
-		return fmt.Errorf("version %q: %w", version, err)
+		return fmt.Errorf("version %q: %w", shorten(version), err)
 	}
 	return nil
 }
