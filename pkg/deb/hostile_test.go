@@ -99,7 +99,7 @@ func hostileDebs(t testing.TB) []hostileCase {
 		{name: "field-1MiB", data: withControl(t, setField("X-Big", huge)), want: `(the field "X-Big" alone has 1048584), more than the 262144 a control file may have`,
 			stricter: "dpkg accepts it; apt refuses the whole Packages index that carries it"},
 		{name: "field-300KiB", data: withControl(t, setField("X-Big", big)), want: "more than the 262144",
-			stricter: "dpkg accepts it; with the index fields it comes within four of apt's limit, and Debian's largest stanza is 76 KB"},
+			stricter: "dpkg and apt accept it; updeb keeps control files under 256 KiB, a quarter of apt's 1 MiB stanza limit and three times Debian's largest stanza (76 KB)"},
 		{name: "field-name-with-space", data: withControl(t, hostileControl+"Bad Name: x\n"), want: `field name "Bad Name"`},
 		{name: "field-name-hyphen", data: withControl(t, hostileControl+"-Bad: x\n"), want: `field name "-Bad"`},
 		{name: "field-name-one-char", data: withControl(t, hostileControl+"X: y\n"), want: "shorter than two characters"},
