@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"maps"
@@ -15,13 +16,16 @@ import (
 	"github.com/updeb/updeb/internal/build"
 	"github.com/updeb/updeb/internal/config"
 	"github.com/updeb/updeb/internal/repo"
+	"github.com/updeb/updeb/pkg/archive"
 	"github.com/updeb/updeb/pkg/control"
 	"github.com/updeb/updeb/pkg/deb"
 )
 
-// readControl returns a .deb's control paragraph, read by our own reader.
-func readControl(path string) (control.Paragraph, error) {
-	info, err := deb.InspectFile(path)
+// readControl returns a .deb's control paragraph, read by our own reader,
+// which refuses a package that dpkg would refuse or that would break the
+// repository's index (see deb.Inspect).
+func readControl(ctx context.Context, path string) (control.Paragraph, error) {
+	info, err := deb.InspectFile(ctx, path, archive.Limits{})
 	if err != nil {
 		return control.Paragraph{}, err
 	}
@@ -227,9 +231,9 @@ change apt clients refuse (Origin, Label, Codename, dropping a signing key) is r
 			groups := map[string]map[string][]repo.Package{}
 			var order []string
 			for _, path := range args {
-				ctl, err := readControl(path)
+				ctl, err := readControl(cmd.Context(), path)
 				if err != nil {
-					return invalidInput(err, "")
+					return invalidInput(err, "the repository is unchanged; nothing is published when one package is refused")
 				}
 				s, c := o.target(path)
 				if groups[s] == nil {

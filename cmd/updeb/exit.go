@@ -31,6 +31,9 @@ const (
 	exitCheck   = 1 // a check failed: signature, checksum, cross-check, verification, a report with failures
 	exitUsage   = 2 // usage or invalid input: flags, arguments, recipe, config, a file the user named
 	exitNetwork = 3 // network or I/O failure after retries
+	// exitInterrupted follows SIGINT or SIGTERM (128 + SIGINT, the shell's
+	// convention), whatever the command was doing.
+	exitInterrupted = 130
 )
 
 // exitDefault is the code of an error no rule matches: a failure nobody
@@ -125,8 +128,14 @@ const (
 // hidden behind a flaky download.
 var exitRules = []exitRule{
 	// What the command knows.
+	as(exitInterrupted, fixed[*interruptedError]("nothing half-done was left behind; run the command again to finish")),
 	as(exitUsage, func(e *inputError) string { return e.hint }),
 	as(exitCheck, func(e *failedError) string { return e.hint }),
+
+	// A .deb that inspect or publish refuses is invalid input (2), even when
+	// the refusal is the archive reader's bomb or traversal check, which for
+	// an upstream artifact is a failed check (1).
+	is(deb.ErrMalformed, exitUsage, "the file is not a valid .deb; dpkg-deb --info gives a second opinion"),
 
 	// 1: a check failed.
 	as(exitCheck, refusalHint),
@@ -152,7 +161,6 @@ var exitRules = []exitRule{
 	is(verify.ErrKeyring, exitUsage, "a keyring is armored public key blocks (gpg --armor --export) or a binary keyring (gpg --export)"),
 	is(verify.ErrPolicy, exitUsage, "a signer is a full primary key fingerprint; see 'updeb keys list'"),
 	is(digest.ErrNoPin, exitUsage, ""),
-	is(deb.ErrMalformed, exitUsage, "the file is not a valid .deb; dpkg-deb --info gives a second opinion"),
 	is(track.ErrNoWatch, exitUsage, "add a watch: section to the recipe (recipes/README.md)"),
 	is(track.ErrDowngrade, exitUsage, "bump only moves forward; edit the recipe by hand to go back"),
 	is(track.ErrNoDate, exitUsage, "give the upstream release day with --date YYYY-MM-DD"),
@@ -173,7 +181,7 @@ var exitRules = []exitRule{
 	is(track.ErrUpstream, exitNetwork, hintUpstream),
 	as(exitNetwork, fixed[*fetch.OfflineError]("run without --offline to download them, or bring them into the cache or a mirror")),
 	as(exitNetwork, fixed[*fetch.NetworkError]("check the proxy (--proxy, proxy: in the config, HTTPS_PROXY) and that it reaches the host")),
-	is(context.Canceled, exitNetwork, "interrupted: run the command again to finish"),
+	is(context.Canceled, exitInterrupted, "interrupted: run the command again to finish"),
 	is(context.DeadlineExceeded, exitNetwork, ""),
 	as(exitNetwork, fixed[*fs.PathError]("")),
 	as(exitNetwork, fixed[*os.LinkError]("")),

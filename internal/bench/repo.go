@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/updeb/updeb/internal/repo"
+	"github.com/updeb/updeb/pkg/archive"
 	"github.com/updeb/updeb/pkg/deb"
 )
 
@@ -210,7 +211,7 @@ func childRepoPublish(args []string) error {
 	}
 	var pkgs []repo.Package
 	for _, p := range args[2:] {
-		info, err := deb.InspectFile(p)
+		info, err := deb.InspectFile(context.Background(), p, archive.Limits{})
 		if err != nil {
 			return err
 		}
