@@ -50,6 +50,7 @@ import (
 	"golang.org/x/sync/singleflight"
 
 	"github.com/updeb/updeb/internal/cache"
+	"github.com/updeb/updeb/internal/srcurl"
 	"github.com/updeb/updeb/pkg/digest"
 )
 
@@ -177,9 +178,8 @@ func (f *Fetcher) Fetch(ctx context.Context, r Request) (*Result, error) {
 	if len(r.Pinned) == 0 && !r.AllowUnpinned {
 		return nil, fmt.Errorf("fetch %s: %w (pin a sha256 or sha512)", r.URL, digest.ErrNoPin)
 	}
-	u, err := url.Parse(r.URL)
-	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return nil, fmt.Errorf("fetch: %q is not an http or https URL", r.URL)
+	if _, err := srcurl.Check(r.URL); err != nil {
+		return nil, fmt.Errorf("fetch: %w", err)
 	}
 	algs := digest.Needed(r.Pinned, r.Algorithms...)
 	for _, a := range algs {
@@ -261,7 +261,10 @@ func (f *Fetcher) lookup(r Request, algs []digest.Algorithm) (*Result, error) {
 // download fetches r (from its mirror when one matches) computing algs, checks
 // the pin and commits.
 func (f *Fetcher) download(ctx context.Context, r Request, algs []digest.Algorithm) (*Result, error) {
-	target, mirrored := mapMirror(f.o.Mirrors, r.URL)
+	t, err := mapMirror(f.o.Mirrors, r.URL)
+	if err != nil {
+		return nil, err
+	}
 	tmp, err := f.cache.TempFile()
 	if err != nil {
 		return nil, err
@@ -275,20 +278,20 @@ func (f *Fetcher) download(ctx context.Context, r Request, algs []digest.Algorit
 	}()
 	h := digest.NewHasher(algs...)
 	var via string
-	if tu, _ := url.Parse(target); tu != nil && tu.Scheme == "file" {
-		via = "mirror " + target
-		err = f.copyFile(tu, r.URL, tmp, h)
+	if t.dir != "" {
+		via = "mirror " + t.url
+		err = f.copyFile(t, r.URL, tmp, h)
 	} else {
 		via = "direct"
-		if tu != nil {
+		if tu, _ := url.Parse(t.url); tu != nil {
 			if p := f.proxyFor(tu); p != "" {
 				via = "proxy " + p
 			}
 		}
-		if mirrored {
-			via = "mirror " + target + " (" + via + ")"
+		if t.mirrored {
+			via = "mirror " + t.url + " (" + via + ")"
 		}
-		err = f.get(ctx, r.URL, target, tmp, h)
+		err = f.get(ctx, r.URL, t.url, tmp, h)
 	}
 	if err != nil {
 		return nil, err
