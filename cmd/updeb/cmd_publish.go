@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
 	"strings"
 	"time"
 
@@ -171,6 +172,10 @@ refused (exit 1) and the repository is unchanged.`,
 			groups := map[dest][]repo.Package{}
 			var order []dest
 			for _, path := range args {
+				if dir := filepath.Dir(path); build.PendingCommit(dir) {
+					return withCode(exitUsage, fmt.Errorf("%s: the build that wrote %s was killed while it moved a recipe's packages in; some may be missing", path, dir),
+						"run 'updeb build' with the same output folder (it finishes the move), then publish again")
+				}
 				ctl, err := readControl(path)
 				if err != nil {
 					return withCode(exitUsage, err, "")

@@ -11,7 +11,9 @@ import (
 	"time"
 
 	"github.com/updeb/updeb/internal/config"
+	"github.com/updeb/updeb/internal/confined"
 	"github.com/updeb/updeb/internal/fetch"
+	"github.com/updeb/updeb/internal/srcurl"
 	"github.com/updeb/updeb/pkg/digest"
 )
 
@@ -92,6 +94,12 @@ func (g *globalOptions) newFetcher(c *config.Config) (*fetch.Fetcher, error) {
 	for _, m := range c.Mirrors {
 		o.Mirrors = append(o.Mirrors, m.Mirror)
 	}
+	if mr := c.Fetch.MinRate; mr != nil {
+		o.MinRate, o.MinRateTime = int64(mr.BytesPerSecond), time.Duration(mr.Over)
+		if mr.None {
+			o.MinRate = -1
+		}
+	}
 	if r := c.Fetch.Retries; r != nil {
 		o.Retries = *r
 		if *r == 0 {
@@ -162,6 +170,7 @@ func fetchExit(err error) error {
 		down     *fetch.DowngradeError
 		offline  *fetch.OfflineError
 		netErr   *fetch.NetworkError
+		mirror   *fetch.MirrorError
 	)
 	switch {
 	case err == nil:
@@ -174,6 +183,12 @@ func fetchExit(err error) error {
 		return withCode(exitCheck, err, "the upstream redirected to plain http; updeb never downloads over a downgraded connection")
 	case errors.Is(err, digest.ErrNoPin):
 		return withCode(exitUsage, err, "")
+	case errors.Is(err, srcurl.ErrInvalid):
+		return withCode(exitUsage, err, "write the URL plainly: no \"..\" or \".\" segments (however encoded), no control characters or spaces")
+	case errors.As(err, &mirror), errors.Is(err, confined.ErrRefused):
+		return withCode(exitCheck, err, "a file updeb was to read lies outside its folder (a symlink out of it) or is not a regular file; nothing was read")
+	case errors.Is(err, fetch.ErrRetryTime):
+		return withCode(exitNetwork, err, "the download did not finish within fetch: retry-time; raise it in the config for a slow link, or check the proxy")
 	case errors.As(err, &offline):
 		return withCode(exitNetwork, err, "run without --offline to download them, or bring them into the cache or a mirror")
 	case errors.As(err, &netErr):

@@ -17,7 +17,8 @@
 //	fetch:
 //	  timeouts: {connect: 30s, header: 60s, idle: 60s}
 //	  retries: 5          # after the first attempt; 0 means none
-//	  retry-time: 5m      # total time budget of one download
+//	  retry-time: 5m      # total time budget of one download, retries included
+//	  min-rate: {bytes-per-second: 1KiB, over: 30s}  # slower ends an attempt; "none" disables
 //	  max-size: 4GiB      # bytes, or with a unit: KiB MiB GiB (also kB MB GB)
 //	  parallel: 4
 //	github-api: https://api.github.com   # for watch: github (updeb outdated, bump)
@@ -110,6 +111,47 @@ type Fetch struct {
 	RetryTime Duration `yaml:"retry-time"`
 	MaxSize   Size     `yaml:"max-size"`
 	Parallel  int      `yaml:"parallel"`
+	MinRate   *MinRate `yaml:"min-rate"` // nil: the default of package fetch
+}
+
+// MinRate is the slowest transfer accepted (curl's --speed-limit and
+// --speed-time): an attempt that receives fewer than BytesPerSecond on
+// average over Over is ended (and retried). Written
+// {bytes-per-second: 1KiB, over: 30s}, either field optional, or "none".
+type MinRate struct {
+	BytesPerSecond Size     // 0: the default
+	Over           Duration // 0: the default
+	None           bool     // no minimum
+}
+
+// UnmarshalYAML reads {bytes-per-second, over} or "none".
+func (m *MinRate) UnmarshalYAML(n *yaml.Node) error {
+	if n.Kind == yaml.ScalarNode {
+		if n.Value != "none" {
+			return valueError(n, "min-rate: want {bytes-per-second: SIZE, over: DURATION} or none, found %q", n.Value)
+		}
+		m.None = true
+		return nil
+	}
+	if n.Kind != yaml.MappingNode {
+		return valueError(n, "min-rate: want {bytes-per-second: SIZE, over: DURATION} or none")
+	}
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		k, v := n.Content[i], n.Content[i+1]
+		var err error
+		switch k.Value {
+		case "bytes-per-second":
+			err = m.BytesPerSecond.UnmarshalYAML(v)
+		case "over":
+			err = m.Over.UnmarshalYAML(v)
+		default:
+			err = valueError(k, "unknown field %q in min-rate (want bytes-per-second and over)", k.Value)
+		}
+		if err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // Timeouts of one download.

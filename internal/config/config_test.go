@@ -28,6 +28,7 @@ fetch:
   retry-time: 2m
   max-size: 200MiB
   parallel: 8
+  min-rate: {bytes-per-second: 2KiB, over: 20s}
 `
 	c, err := Parse("/etc/updeb/config.yaml", []byte(src))
 	if err != nil {
@@ -44,6 +45,7 @@ fetch:
 		Fetch: Fetch{
 			Timeouts: Timeouts{Connect: Duration(5 * time.Second), Header: Duration(time.Minute), Idle: Duration(90 * time.Second)},
 			Retries:  &zero, RetryTime: Duration(2 * time.Minute), MaxSize: 200 << 20, Parallel: 8,
+			MinRate: &MinRate{BytesPerSecond: 2 << 10, Over: Duration(20 * time.Second)},
 		},
 		File: "/etc/updeb/config.yaml",
 	}
@@ -66,6 +68,9 @@ func TestParseErrors(t *testing.T) {
 		{"cache: /a\ncache: /b\n", `c.yaml:2: mapping key "cache" already defined at line 1`},
 		{"proxy: 'x\n", `c.yaml:2: found unexpected end of stream`},
 		{"- a\n", "c.yaml:1: cannot unmarshal !!seq into config.Config"},
+		{"fetch:\n  min-rate: slow\n", `c.yaml:2: min-rate: want {bytes-per-second: SIZE, over: DURATION} or none, found "slow"`},
+		{"fetch:\n  min-rate: {bytes: 1}\n", `c.yaml:2: unknown field "bytes" in min-rate (want bytes-per-second and over)`},
+		{"fetch:\n  min-rate: {over: -1s}\n", `c.yaml:2: invalid duration "-1s"`},
 		// Every bad value is reported, not only the first.
 		{"fetch:\n  timeouts: {idle: x}\n  max-size: y\n", "c.yaml:2: invalid duration \"x\" (want a positive duration like 30s, 2m, 1h)\nc.yaml:3: invalid size \"y\""},
 	}
@@ -74,6 +79,13 @@ func TestParseErrors(t *testing.T) {
 		if err == nil || !strings.HasPrefix(err.Error(), tc.want) {
 			t.Errorf("Parse(%q)\n got %v\nwant %s", tc.src, err, tc.want)
 		}
+	}
+}
+
+func TestMinRateNone(t *testing.T) {
+	c, err := Parse("c.yaml", []byte("fetch: {min-rate: none}"))
+	if err != nil || c.Fetch.MinRate == nil || !c.Fetch.MinRate.None {
+		t.Fatalf("min-rate: none: %v %+v", err, c.Fetch.MinRate)
 	}
 }
 

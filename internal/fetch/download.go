@@ -11,6 +11,7 @@ import (
 	"os"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/updeb/updeb/pkg/digest"
@@ -56,7 +57,7 @@ func (f *Fetcher) get(ctx context.Context, upstream, target string, tmp *os.File
 	}
 	p := &partial{file: tmp, hasher: h, total: -1}
 	f.progress(Progress{URL: upstream, Total: -1})
-	err = f.retry(ctx, upstream, tu, func(context.Context) (bool, time.Duration, error) {
+	err = f.retry(ctx, upstream, tu, func(ctx context.Context) (bool, time.Duration, error) {
 		return f.attempt(ctx, upstream, target, p)
 	})
 	if err == nil {
@@ -71,9 +72,12 @@ func (f *Fetcher) get(ctx context.Context, upstream, target string, tmp *os.File
 
 // retry runs attempt until it succeeds, fails for good, or the retry count or
 // time budget runs out, sleeping with backoff (or the server's Retry-After) in
-// between. Failures come back as *NetworkError, except *SizeError and the
-// context's own error.
-func (f *Fetcher) retry(ctx context.Context, upstream string, tu *url.URL, attempt func(context.Context) (retry bool, after time.Duration, err error)) error {
+// between. The budget (MaxRetryTime) bounds the whole: attempt gets a context
+// that ends when it is spent, even in the middle of a transfer. Failures come
+// back as *NetworkError, except *SizeError and the caller's context's error.
+func (f *Fetcher) retry(parent context.Context, upstream string, tu *url.URL, attempt func(context.Context) (retry bool, after time.Duration, err error)) error {
+	ctx, cancel := context.WithTimeoutCause(parent, f.o.MaxRetryTime, ErrRetryTime)
+	defer cancel()
 	target := tu.String()
 	netErr := func(attempts int, err error) error {
 		ne := &NetworkError{URL: upstream, Proxy: f.proxyFor(tu), Attempts: attempts, Err: err}
@@ -83,13 +87,19 @@ func (f *Fetcher) retry(ctx context.Context, upstream string, tu *url.URL, attem
 		return ne
 	}
 	start := f.now()
+	outOfTime := func(n int, err error) error {
+		return netErr(n, fmt.Errorf("%w (fetch: retry-time: %s, %d attempt(s)); last error: %v", ErrRetryTime, f.o.MaxRetryTime, n, err))
+	}
 	for n := 1; ; n++ {
 		retry, after, err := attempt(ctx)
 		if err == nil {
 			return nil
 		}
+		if parent.Err() != nil {
+			return parent.Err()
+		}
 		if ctx.Err() != nil {
-			return ctx.Err()
+			return outOfTime(n, err)
 		}
 		if !retry {
 			var se *SizeError
@@ -109,8 +119,11 @@ func (f *Fetcher) retry(ctx context.Context, upstream string, tu *url.URL, attem
 			return netErr(n, fmt.Errorf("%w (giving up: retrying in %s would pass the %s retry budget)", err, delay.Round(time.Millisecond), f.o.MaxRetryTime))
 		}
 		f.log.Warn("request failed; retrying", "url", upstream, "attempt", n, "in", delay.Round(time.Millisecond), "err", err)
-		if err := f.sleep(ctx, delay); err != nil {
-			return err
+		if serr := f.sleep(ctx, delay); serr != nil {
+			if parent.Err() != nil {
+				return parent.Err()
+			}
+			return outOfTime(n, err)
 		}
 	}
 }
@@ -179,13 +192,19 @@ func (f *Fetcher) attempt(ctx context.Context, upstream, target string, p *parti
 		return false, 0, &SizeError{URL: upstream, Limit: f.o.MaxSize, Size: p.total}
 	}
 
-	// The idle timer cancels the attempt when no byte arrives for IdleTimeout.
+	// The idle timer cancels the attempt when no byte arrives for
+	// IdleTimeout, the rate watch when too few arrive over MinRateTime.
 	idle := time.AfterFunc(f.o.IdleTimeout, func() { cancel(errIdle) })
 	defer idle.Stop()
+	body := &idleReader{r: resp.Body, timer: idle, d: f.o.IdleTimeout}
+	defer f.watchRate(actx, body, cancel)()
 	want := resp.ContentLength // bytes this response announced, -1 when chunked
-	n, err := f.copyBody(p, &idleReader{r: resp.Body, timer: idle, d: f.o.IdleTimeout}, upstream)
-	if cause := context.Cause(actx); errors.Is(cause, errIdle) {
+	n, err := f.copyBody(p, body, upstream)
+	switch cause := context.Cause(actx); {
+	case errors.Is(cause, errIdle):
 		return true, 0, fmt.Errorf("%s: %w (%s)", target, errIdle, f.o.IdleTimeout)
+	case errors.Is(cause, errSlow):
+		return true, 0, fmt.Errorf("%s: %w", target, cause)
 	}
 	if err != nil {
 		var se *SizeError
@@ -288,17 +307,51 @@ func retryAfter(v string, now time.Time) time.Duration {
 	return 0
 }
 
-// idleReader pushes the idle deadline back every time bytes arrive.
+// idleReader pushes the idle deadline back every time bytes arrive, and
+// counts them for the rate watch.
 type idleReader struct {
 	r     io.Reader
 	timer *time.Timer
 	d     time.Duration
+	got   atomic.Int64
 }
 
 func (r *idleReader) Read(b []byte) (int, error) {
 	n, err := r.r.Read(b)
 	if n > 0 {
 		r.timer.Reset(r.d)
+		r.got.Add(int64(n))
 	}
 	return n, err
+}
+
+// watchRate cancels ctx (cause errSlow) when body receives fewer than
+// MinRate*MinRateTime bytes in a MinRateTime window. It returns the function
+// that stops the watch.
+func (f *Fetcher) watchRate(ctx context.Context, body *idleReader, cancel context.CancelCauseFunc) (stop func()) {
+	if f.o.MinRate < 0 {
+		return func() {}
+	}
+	done := make(chan struct{})
+	go func() {
+		t := time.NewTicker(f.o.MinRateTime)
+		defer t.Stop()
+		var last int64
+		for {
+			select {
+			case <-done:
+				return
+			case <-ctx.Done():
+				return
+			case <-t.C:
+				n := body.got.Load()
+				if min := float64(f.o.MinRate) * f.o.MinRateTime.Seconds(); float64(n-last) < min {
+					cancel(fmt.Errorf("%w: %d bytes in the last %s, want at least %d bytes/s (fetch: min-rate)", errSlow, n-last, f.o.MinRateTime, f.o.MinRate))
+					return
+				}
+				last = n
+			}
+		}
+	}()
+	return func() { close(done) }
 }

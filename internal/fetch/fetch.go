@@ -61,6 +61,8 @@ const (
 	DefaultIdleTimeout    = 60 * time.Second
 	DefaultRetries        = 5
 	DefaultMaxRetryTime   = 5 * time.Minute
+	DefaultMinRate        = 1024 // bytes per second, averaged over DefaultMinRateTime
+	DefaultMinRateTime    = 30 * time.Second
 	DefaultBackoff        = time.Second
 	DefaultMaxSize        = 4 << 30 // 4 GiB
 	DefaultParallel       = 4
@@ -77,7 +79,13 @@ type Options struct {
 	HeaderTimeout  time.Duration // from sending the request to the response headers
 	IdleTimeout    time.Duration // longest time without a byte of the body
 	Retries        int           // retries after the first attempt; < 0 means none
-	MaxRetryTime   time.Duration // total time budget of one download, retries included
+	MaxRetryTime   time.Duration // total time budget of one download, retries included: it ends an attempt in progress
+	// MinRate (bytes per second) ends an attempt that receives less than
+	// MinRate*MinRateTime bytes in any MinRateTime (curl's --speed-limit and
+	// --speed-time): a stalled or trickling transfer, which the idle timeout
+	// misses as long as a byte arrives now and then. < 0 means no minimum.
+	MinRate     int64
+	MinRateTime time.Duration
 	Backoff        time.Duration // first retry delay, doubled each retry with jitter (capped at 30s)
 	MaxSize        int64         // the largest artifact accepted, in bytes
 	Parallel       int           // downloads at once in FetchAll
@@ -140,6 +148,10 @@ func New(cacheDir string, o Options) (*Fetcher, error) {
 	def(&o.HeaderTimeout, DefaultHeaderTimeout)
 	def(&o.IdleTimeout, DefaultIdleTimeout)
 	def(&o.MaxRetryTime, DefaultMaxRetryTime)
+	def(&o.MinRateTime, DefaultMinRateTime)
+	if o.MinRate == 0 {
+		o.MinRate = DefaultMinRate
+	}
 	def(&o.Backoff, DefaultBackoff)
 	if o.Retries == 0 {
 		o.Retries = DefaultRetries
