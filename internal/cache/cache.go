@@ -22,6 +22,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/updeb/updeb/internal/lockfile"
@@ -135,6 +136,65 @@ func (c *Cache) TempFile() (*os.File, error) {
 		return nil, fmt.Errorf("cache: %w", err)
 	}
 	return f, nil
+}
+
+// partPrefix names the partial downloads in tmp/: part-ID (the bytes so far)
+// and part-ID.json (what a resume needs, the fetcher's business).
+const partPrefix = "part-"
+
+// Partial opens (creating it when needed) the partial download of identity
+// id in the tmp folder, keeping what an earlier, interrupted run left in it.
+// It also returns the path of its metadata file. Call it only while holding
+// Lock(id): the lock is what makes the partial file one process's.
+func (c *Cache) Partial(id string) (f *os.File, meta string, err error) {
+	p := filepath.Join(c.dir, "tmp", partPrefix+id)
+	f, err = os.OpenFile(p, os.O_RDWR|os.O_CREATE, 0o644)
+	if err != nil {
+		return nil, "", fmt.Errorf("cache: %w", err)
+	}
+	return f, p + ".json", nil
+}
+
+// Sweep removes what interrupted runs left in the tmp folder: a partial
+// download (Partial) not touched for partialAge and not in use (its lock is
+// free), and any other temporary file older than an hour (they live for
+// milliseconds). It returns how many files it removed.
+func (c *Cache) Sweep(partialAge time.Duration) int {
+	dir := filepath.Join(c.dir, "tmp")
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return 0
+	}
+	now := time.Now()
+	removed := 0
+	for _, e := range entries {
+		fi, err := e.Info()
+		if err != nil {
+			continue
+		}
+		name := e.Name()
+		id, isPart := strings.CutPrefix(strings.TrimSuffix(name, ".json"), partPrefix)
+		if !isPart || len(id) != 64 {
+			if now.Sub(fi.ModTime()) > time.Hour && os.RemoveAll(filepath.Join(dir, name)) == nil {
+				removed++
+			}
+			continue
+		}
+		if now.Sub(fi.ModTime()) <= partialAge {
+			continue
+		}
+		done, cancel := context.WithCancel(context.Background())
+		cancel() // try the lock once, without waiting
+		l, err := lockfile.Acquire(done, filepath.Join(c.dir, "locks", id+".lock"), time.Hour)
+		if err != nil {
+			continue // a download is using it
+		}
+		if os.Remove(filepath.Join(dir, name)) == nil {
+			removed++
+		}
+		l.Unlock()
+	}
+	return removed
 }
 
 // Commit moves the fully written temp file f, whose sha256 is sha256Hex, to its

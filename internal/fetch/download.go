@@ -2,6 +2,7 @@ package fetch
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -33,6 +34,67 @@ type partial struct {
 	total     int64  // full size when a response announced it, else -1
 	validator string // ETag (strong) or Last-Modified, for If-Range
 	ranges    bool   // the server said Accept-Ranges: bytes
+	meta      string // where what a resume needs is saved ("" for none)
+}
+
+// partialMeta is what the next run needs to resume an interrupted download
+// (saved beside the partial file): the same URL, and a validator for If-Range
+// so that a changed file is sent whole instead of being spliced.
+type partialMeta struct {
+	Target    string `json:"target"`
+	Validator string `json:"validator"`
+	Total     int64  `json:"total"`
+}
+
+// saveMeta records what a later run needs to resume into p, once the server
+// said it can (ranges and a validator); otherwise it removes the record.
+func (p *partial) saveMeta(target string) {
+	if p.meta == "" {
+		return
+	}
+	if !p.ranges || p.validator == "" {
+		os.Remove(p.meta)
+		return
+	}
+	b, _ := json.Marshal(partialMeta{Target: target, Validator: p.validator, Total: p.total})
+	tmp := p.meta + ".new"
+	if os.WriteFile(tmp, b, 0o644) == nil {
+		os.Rename(tmp, p.meta)
+	}
+}
+
+// keep says whether p is worth keeping after a download failed with err: the
+// bytes are good so far (the failure was the network, or the user stopping
+// it) and the server can resume them. A digest mismatch or a size error
+// never keeps them.
+func (p *partial) keep(err error) bool {
+	var ne *NetworkError
+	stopped := errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded)
+	return (errors.As(err, &ne) || stopped) && p.written > 0 && p.ranges && p.validator != ""
+}
+
+// resumeFrom prepares p for downloading target: what an interrupted run left
+// in p's file is kept (re-hashed) when that run recorded the same target and
+// a validator, and dropped otherwise.
+func (f *Fetcher) resumeFrom(p *partial, upstream, target string) error {
+	var m partialMeta
+	b, err := os.ReadFile(p.meta)
+	fi, serr := p.file.Stat()
+	if err != nil || serr != nil || json.Unmarshal(b, &m) != nil || m.Target != target || m.Validator == "" ||
+		fi.Size() == 0 || fi.Size() > f.o.MaxSize || (m.Total >= 0 && fi.Size() > m.Total) {
+		os.Remove(p.meta)
+		return p.reset()
+	}
+	if _, err := p.file.Seek(0, io.SeekStart); err != nil {
+		return err
+	}
+	n, err := io.CopyBuffer(p.hasher, struct{ io.Reader }{p.file}, make([]byte, copyBuffer))
+	if err != nil {
+		return err
+	}
+	p.written, p.flushed, p.validator, p.ranges, p.total = n, n, m.Validator, true, m.Total
+	f.log.Info("resuming a download an earlier run left unfinished", "url", upstream, "have", n)
+	return nil
 }
 
 // reset drops what was received (the server sent the whole body again).
@@ -48,15 +110,14 @@ func (p *partial) reset() error {
 	return nil
 }
 
-// get downloads target (the mirror-mapped form of upstream) into tmp with
+// get downloads target (the mirror-mapped form of upstream) into p with
 // retries, resuming where the server allows it.
-func (f *Fetcher) get(ctx context.Context, upstream, target string, tmp *os.File, h *digest.Hasher) error {
+func (f *Fetcher) get(ctx context.Context, upstream, target string, p *partial) error {
 	tu, err := url.Parse(target)
 	if err != nil {
 		return fmt.Errorf("fetch: %q: %w", target, err)
 	}
-	p := &partial{file: tmp, hasher: h, total: -1}
-	f.progress(Progress{URL: upstream, Total: -1})
+	f.progress(Progress{URL: upstream, Received: p.written, Total: p.total})
 	err = f.retry(ctx, upstream, tu, func(ctx context.Context) (bool, time.Duration, error) {
 		return f.attempt(ctx, upstream, target, p)
 	})
@@ -182,6 +243,7 @@ func (f *Fetcher) attempt(ctx context.Context, upstream, target string, p *parti
 		p.total = resp.ContentLength
 		p.ranges = resp.Header.Get("Accept-Ranges") == "bytes"
 		p.validator = validator(resp.Header)
+		p.saveMeta(target)
 	case resp.StatusCode == http.StatusRequestedRangeNotSatisfiable && resuming:
 		p.ranges = false
 		return true, 0, fmt.Errorf("%s refused the range from byte %d", target, p.written)

@@ -68,6 +68,10 @@ const (
 	DefaultParallel       = 4
 )
 
+// PartialMaxAge is how long the partial file of an interrupted download is
+// kept for a resume (see partial.keep); New removes older ones.
+const PartialMaxAge = 24 * time.Hour
+
 // Options configure a Fetcher. Zero values take the defaults above.
 type Options struct {
 	Proxy   *url.URL // every request goes through it; nil means direct connections
@@ -177,6 +181,9 @@ func New(cacheDir string, o Options) (*Fetcher, error) {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
+	if n := c.Sweep(PartialMaxAge); n > 0 {
+		log.Debug("removed leftovers of interrupted downloads", "files", n)
+	}
 	return &Fetcher{
 		o: o, cache: c, client: newClient(&o), log: log,
 		now: time.Now, sleep: sleepCtx,
@@ -277,22 +284,30 @@ func (f *Fetcher) download(ctx context.Context, r Request, algs []digest.Algorit
 	if err != nil {
 		return nil, err
 	}
-	tmp, err := f.cache.TempFile()
+	// The partial file is this download's (fetchLocked holds its lock): an
+	// interrupted run may have left bytes in it that a resume can use.
+	tmp, meta, err := f.cache.Partial(cache.ID(r.URL, r.Key))
 	if err != nil {
 		return nil, err
 	}
+	h := digest.NewHasher(algs...)
+	p := &partial{file: tmp, hasher: h, total: -1, meta: meta}
 	committed := false
 	defer func() {
 		if !committed {
 			tmp.Close()
-			os.Remove(tmp.Name())
+			if !p.keep(err) {
+				os.Remove(tmp.Name())
+				os.Remove(meta)
+			}
 		}
 	}()
-	h := digest.NewHasher(algs...)
 	var via string
 	if t.dir != "" {
 		via = "mirror " + t.url
-		err = f.copyFile(t, r.URL, tmp, h)
+		if err = p.reset(); err == nil {
+			err = f.copyFile(t, r.URL, tmp, h)
+		}
 	} else {
 		via = "direct"
 		if tu, _ := url.Parse(t.url); tu != nil {
@@ -303,7 +318,9 @@ func (f *Fetcher) download(ctx context.Context, r Request, algs []digest.Algorit
 		if t.mirrored {
 			via = "mirror " + t.url + " (" + via + ")"
 		}
-		err = f.get(ctx, r.URL, t.url, tmp, h)
+		if err = f.resumeFrom(p, r.URL, t.url); err == nil {
+			err = f.get(ctx, r.URL, t.url, p)
+		}
 	}
 	if err != nil {
 		return nil, err
@@ -317,6 +334,7 @@ func (f *Fetcher) download(ctx context.Context, r Request, algs []digest.Algorit
 	}
 	path, err := f.cache.Commit(tmp, sums[digest.SHA256])
 	committed = true
+	os.Remove(meta)
 	if err != nil {
 		return nil, err
 	}

@@ -37,6 +37,9 @@ var (
 )
 
 func TestMain(m *testing.M) {
+	if os.Getenv("UPDEB_FETCH_HELPER") != "" {
+		os.Exit(fetchHelper())
+	}
 	proxy, proxyErr = squid.Start()
 	code := m.Run()
 	if proxy != nil {
