@@ -84,15 +84,15 @@ type Options struct {
 	IdleTimeout    time.Duration // longest time without a byte of the body
 	Retries        int           // retries after the first attempt; < 0 means none
 	MaxRetryTime   time.Duration // total time budget of one download, retries included: it ends an attempt in progress
+	Backoff        time.Duration // first retry delay, doubled each retry with jitter (capped at 30s)
+	MaxSize        int64         // the largest artifact accepted, in bytes
+	Parallel       int           // downloads at once in FetchAll
 	// MinRate (bytes per second) ends an attempt that receives less than
 	// MinRate*MinRateTime bytes in any MinRateTime (curl's --speed-limit and
 	// --speed-time): a stalled or trickling transfer, which the idle timeout
 	// misses as long as a byte arrives now and then. < 0 means no minimum.
 	MinRate     int64
 	MinRateTime time.Duration
-	Backoff        time.Duration // first retry delay, doubled each retry with jitter (capped at 30s)
-	MaxSize        int64         // the largest artifact accepted, in bytes
-	Parallel       int           // downloads at once in FetchAll
 
 	UserAgent string
 	Logger    *slog.Logger // nil discards

@@ -116,22 +116,28 @@ func TestResumeAfterKill(t *testing.T) {
 	if m, _ := filepath.Glob(filepath.Join(dir, "tmp", "part-*.json")); len(m) != 1 {
 		t.Fatalf("no resume record after the kill: %v", m)
 	}
-	o := testOptions(t)
-	f, err := New(dir, o)
-	if err != nil {
-		t.Fatal(err)
-	}
-	res, err := f.Fetch(context.Background(), Request{URL: up.URL + "/big.tgz", Pinned: pin(sha)})
-	if err != nil {
-		t.Fatal(err)
-	}
-	checkFile(t, res, body)
+	refetch(t, dir, up.URL+"/big.tgz", sha, body)
 	last := up.header(up.count() - 1)
 	if !strings.HasPrefix(last.Get("Range"), "bytes=") || last.Get("Range") == "bytes=0-" || last.Get("If-Range") != `"v1"` {
 		t.Errorf("second run asked Range %q If-Range %q, want a resume", last.Get("Range"), last.Get("If-Range"))
 	}
+}
+
+// refetch downloads u into the cache dir a killed run left, checks the bytes
+// and that the cache's tmp folder is empty afterwards.
+func refetch(t *testing.T, dir, u, sha string, body []byte) {
+	t.Helper()
+	f, err := New(dir, testOptions(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := f.Fetch(context.Background(), Request{URL: u, Pinned: pin(sha)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkFile(t, res, body)
 	if tmp, _ := os.ReadDir(filepath.Join(dir, "tmp")); len(tmp) != 0 {
-		t.Errorf("tmp holds %d files after the resumed download", len(tmp))
+		t.Errorf("tmp holds %d files after the download", len(tmp))
 	}
 }
 
@@ -141,20 +147,9 @@ func TestKilledDownloadWithoutResume(t *testing.T) {
 	body, sha := payload(4<<20, 32)
 	up := newUpstream(t, false, slowServe(body, false))
 	dir := killMidDownload(t, up.URL+"/big.tgz", sha)
-	f, err := New(dir, testOptions(t))
-	if err != nil {
-		t.Fatal(err)
-	}
-	res, err := f.Fetch(context.Background(), Request{URL: up.URL + "/big.tgz", Pinned: pin(sha)})
-	if err != nil {
-		t.Fatal(err)
-	}
-	checkFile(t, res, body)
+	refetch(t, dir, up.URL+"/big.tgz", sha, body)
 	if r := up.header(up.count() - 1).Get("Range"); r != "" {
 		t.Errorf("asked Range %q of a server without ranges", r)
-	}
-	if tmp, _ := os.ReadDir(filepath.Join(dir, "tmp")); len(tmp) != 0 {
-		t.Errorf("tmp holds %d files", len(tmp))
 	}
 
 	// The file changed upstream since the kill: If-Range gets the whole new one.
@@ -170,15 +165,7 @@ func TestKilledDownloadWithoutResume(t *testing.T) {
 	})
 	dir = killMidDownload(t, up2.URL+"/big.tgz", sha2)
 	changed.Store(true)
-	f, err = New(dir, testOptions(t))
-	if err != nil {
-		t.Fatal(err)
-	}
-	res, err = f.Fetch(context.Background(), Request{URL: up2.URL + "/big.tgz", Pinned: pin(sha2)})
-	if err != nil {
-		t.Fatal(err)
-	}
-	checkFile(t, res, body2)
+	refetch(t, dir, up2.URL+"/big.tgz", sha2, body2)
 }
 
 // New sweeps the tmp folder: partial downloads older than PartialMaxAge and
