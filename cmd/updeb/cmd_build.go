@@ -196,9 +196,12 @@ func printBuildSummary(w io.Writer, out string, results []build.Result) {
 // config 2, and network or I/O 3.
 func buildExit(err error) error {
 	var mismatch *digest.MismatchError
+	var aux *build.AuxError
 	switch {
 	case err == nil:
 		return nil
+	case errors.As(err, &aux):
+		return withCode(exitCheck, err, "nothing was packaged and the file is no longer cached: run the build again to fetch it anew; if it keeps failing, compare it with upstream's (a proxy may be serving an error page) before touching the recipe")
 	case errors.As(err, &mismatch), errors.Is(err, verify.ErrSignature), errors.Is(err, trust.ErrCrossCheck),
 		errors.Is(err, archive.ErrUnsafe), errors.Is(err, archive.ErrCorrupt), errors.Is(err, archive.ErrMissing):
 		return withCode(exitCheck, err, "a source failed verification: nothing from it was packaged. Check the recipe's pins and the upstream release")

@@ -28,7 +28,6 @@ import (
 	"github.com/updeb/updeb/internal/fetch"
 	"github.com/updeb/updeb/internal/lockfile"
 	"github.com/updeb/updeb/internal/recipe"
-	"github.com/updeb/updeb/internal/trust"
 	"github.com/updeb/updeb/pkg/archive"
 	"github.com/updeb/updeb/pkg/deb"
 )
@@ -325,10 +324,11 @@ func fetchAndVerify(ctx context.Context, plan *recipe.Plan, opts Options, log *s
 	out := map[string]*verifiedSource{}
 	for _, s := range plan.Sources {
 		vs := &verifiedSource{plan: s, fetched: byURL[s.URL]}
-		by, err := trust.Source(&s, s.Pinned, vs.fetched, func(u string) (*fetch.Result, error) {
-			vs.aux = append(vs.aux, byURL[u])
-			return byURL[u], nil
-		}, opts.Now())
+		by, err := verifySource(ctx, vs, byURL, sourceKey(plan), opts, log)
+		var ae *AuxError
+		if errors.As(err, &ae) {
+			return nil, err
+		}
 		if err != nil {
 			return nil, fmt.Errorf("source %s: %w", s.Name, err)
 		}

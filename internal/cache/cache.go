@@ -128,6 +128,16 @@ func (c *Cache) SetIndex(e Entry) error {
 	return c.place(f, c.indexPath(ID(e.URL, e.Key)))
 }
 
+// DropIndex removes the index entry for (url, key), if any: the next lookup
+// misses. The blob stays (others may name it).
+func (c *Cache) DropIndex(url, key string) error {
+	err := os.Remove(c.indexPath(ID(url, key)))
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return fmt.Errorf("cache: %w", err)
+	}
+	return nil
+}
+
 // TempFile returns a new empty file in the cache's tmp folder, on the same file
 // system as the final paths so that Commit can rename it.
 func (c *Cache) TempFile() (*os.File, error) {

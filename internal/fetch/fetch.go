@@ -346,6 +346,20 @@ func (f *Fetcher) download(ctx context.Context, r Request, algs []digest.Algorit
 	return &Result{URL: r.URL, Path: path, Size: h.Size(), Digests: sums, Via: via}, nil
 }
 
+// Forget drops what the cache recorded for an unpinned download (url, key),
+// so that the next Fetch of it downloads it again. Callers use it when the
+// file failed the verification it was fetched for: a copy that did not
+// verify must never be served again.
+func (f *Fetcher) Forget(ctx context.Context, url, key string) error {
+	unlock, err := f.cache.Lock(ctx, cache.ID(url, key))
+	if err != nil {
+		return err
+	}
+	defer unlock()
+	f.log.Info("discarded a cached file that failed verification", "url", url)
+	return f.cache.DropIndex(url, key)
+}
+
 // Close closes idle connections (and with them the proxy's CONNECT tunnels).
 func (f *Fetcher) Close() { f.client.CloseIdleConnections() }
 
