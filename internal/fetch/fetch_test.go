@@ -875,6 +875,10 @@ func TestBadMirrors(t *testing.T) {
 		{Prefix: "github.com/", To: "file:///srv/"},
 		{Prefix: "https://github.com/", To: "file://srv/mirror/"},
 		{Prefix: "https://github.com/", To: "ftp://mirror/"},
+		{Prefix: "https://github.com/", To: "file:///srv/mirror/../../etc/"},
+		{Prefix: "https://github.com/", To: "http://mirror/a/%2e%2e/"},
+		{Prefix: "https://github.com/%2e%2e/", To: "file:///srv/"},
+		{Prefix: "https://github.com/?x=1", To: "file:///srv/"},
 	} {
 		if _, err := New(t.TempDir(), Options{Mirrors: []Mirror{m}}); err == nil {
 			t.Errorf("mirror %+v accepted", m)

@@ -6,6 +6,7 @@ import (
 	"io"
 	"net/url"
 	"os"
+	"path"
 	"strings"
 
 	"github.com/updeb/updeb/internal/confined"
@@ -20,19 +21,23 @@ type Mirror struct {
 }
 
 // Check reports a mirror whose Prefix is not an http(s) URL or whose To is not
-// file:///ABSOLUTE/PATH/ or an http(s) URL.
+// file:///ABSOLUTE/PATH/ or an http(s) URL; both must be plain (package
+// srcurl's grammar; a folder without "." or ".." segments).
 func (m Mirror) Check() error {
-	p, err := url.Parse(m.Prefix)
-	if err != nil || (p.Scheme != "http" && p.Scheme != "https") || p.Host == "" || p.RawQuery != "" || p.Fragment != "" {
-		return fmt.Errorf("mirror prefix %q: want an http:// or https:// URL prefix", m.Prefix)
+	if p, err := srcurl.Check(m.Prefix); err != nil || p.RawQuery != "" {
+		return fmt.Errorf("mirror prefix %q: want an http:// or https:// URL prefix without . or .. segments, query or fragment", m.Prefix)
 	}
 	t, err := url.Parse(m.To)
 	switch {
 	case err != nil, t.RawQuery != "", t.Fragment != "", strings.ContainsAny(m.To, "\x00\r\n"):
 	case t.Scheme == "file" && strings.HasPrefix(t.Path, "/") && (t.Host == "" || t.Host == "localhost"):
-		return nil
-	case (t.Scheme == "http" || t.Scheme == "https") && t.Host != "":
-		return nil
+		if c := path.Clean(t.Path); c == t.Path || c+"/" == t.Path {
+			return nil
+		}
+	case t.Scheme == "http" || t.Scheme == "https":
+		if _, err := srcurl.Check(m.To); err == nil && t.RawQuery == "" {
+			return nil
+		}
 	}
 	return fmt.Errorf("mirror %q: to %q: want file:///ABSOLUTE/PATH/, http:// or https://", m.Prefix, m.To)
 }
