@@ -138,16 +138,16 @@ func TestLoadErrors(t *testing.T) {
 			[]string{"recipes/x.yaml:18:38: dest: template \"/usr/bin/{{printf \\\"%s\\\" .Name}}\": {{printf \"%s\" .Name}} at byte 9: " + onlyValues}},
 		{"URL with CR after rendering", []edit{{"    url: https://example.org/x-{{.Arch}}.tar.gz\n", "    url: \"https://example.org/x\\r-{{.Arch}}.tar.gz\"\n"}},
 			[]string{
-				"recipes/x.yaml:9:10: url: \"https://example.org/x\\r-amd64.tar.gz\": byte 21 is CR; percent-encode it or remove it",
-				"recipes/x.yaml:9:10: url: \"https://example.org/x\\r-arm64.tar.gz\": byte 21 is CR; percent-encode it or remove it",
+				"recipes/x.yaml:9:10: url: \"https://example.org/x\\r-amd64.tar.gz\" is not an acceptable download URL: byte 21 is CR; percent-encode it or remove it",
+				"recipes/x.yaml:9:10: url: \"https://example.org/x\\r-arm64.tar.gz\" is not an acceptable download URL: byte 21 is CR; percent-encode it or remove it",
 			}},
 		{"URL climbing with dots", []edit{{"x-{{.Arch}}.tar.gz.asc", "%2e%2e/x-{{.Arch}}.tar.gz.asc"}},
 			[]string{
-				"recipes/x.yaml:11:22: signature.url: \"https://example.org/%2e%2e/x-amd64.tar.gz.asc\": path segment \"%2e%2e\" is a dot segment (\"..\"); write the path without \".\" and \"..\"",
-				"recipes/x.yaml:11:22: signature.url: \"https://example.org/%2e%2e/x-arm64.tar.gz.asc\": path segment \"%2e%2e\" is a dot segment (\"..\"); write the path without \".\" and \"..\"",
+				"recipes/x.yaml:11:22: signature.url: \"https://example.org/%2e%2e/x-amd64.tar.gz.asc\" is not an acceptable download URL: path segment \"%2e%2e\" is a dot segment (\"..\"); write the path without \".\" and \"..\"",
+				"recipes/x.yaml:11:22: signature.url: \"https://example.org/%2e%2e/x-arm64.tar.gz.asc\" is not an acceptable download URL: path segment \"%2e%2e\" is a dot segment (\"..\"); write the path without \".\" and \"..\"",
 			}},
 		{"static URL with NUL", []edit{{"    systemd-units: [x.service]\n", "    systemd-units: [x.service]\nwatch: {url: \"https://example.org/\\0\", pattern: \"x-(.*)\"}\n"}},
-			[]string{"recipes/x.yaml:21:14: watch.url: \"https://example.org/\\x00\": byte 20 is NUL; percent-encode it or remove it"}},
+			[]string{"recipes/x.yaml:21:14: watch.url: \"https://example.org/\\x00\" is not an acceptable download URL: byte 20 is NUL; percent-encode it or remove it"}},
 		{"malformed digests", []edit{{"amd64: " + hexA, "amd64: " + hexA[:10]}, {"arm64: " + hexB, "arm64: " + strings.Repeat("z", 64)}},
 			[]string{
 				"recipes/x.yaml:10:21: sha256.amd64: malformed digest: sha256 digest must be 64 hex characters, found 10 in \"aaaaaaaaaa\"",

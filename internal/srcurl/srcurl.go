@@ -36,7 +36,7 @@ func (e *Error) Error() string {
 	if len(u) > 200 {
 		u = u[:200] + "..."
 	}
-	return fmt.Sprintf("%q: %s", u, e.Reason)
+	return fmt.Sprintf("%q is not an acceptable download URL: %s", u, e.Reason)
 }
 
 // Unwrap makes errors.Is(err, ErrInvalid) true.
