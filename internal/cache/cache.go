@@ -111,14 +111,16 @@ func (c *Cache) Index(url, key string) (Entry, error) {
 }
 
 // SetIndex records e (atomically replacing any previous entry for e.URL, e.Key).
+// Call it holding Lock(ID(e.URL, e.Key)): its temporary file is named after
+// the lock, so that Sweep can tell a killed writer's leftover from a live one.
 func (c *Cache) SetIndex(e Entry) error {
 	b, err := json.MarshalIndent(e, "", "  ")
 	if err != nil {
 		return err
 	}
-	f, err := c.TempFile()
+	f, err := os.CreateTemp(filepath.Join(c.dir, "tmp"), indexPrefix+ID(e.URL, e.Key)+"-*")
 	if err != nil {
-		return err
+		return fmt.Errorf("cache: %w", err)
 	}
 	if _, err := f.Write(append(b, '\n')); err != nil {
 		f.Close()
@@ -148,9 +150,14 @@ func (c *Cache) TempFile() (*os.File, error) {
 	return f, nil
 }
 
-// partPrefix names the partial downloads in tmp/: part-ID (the bytes so far)
-// and part-ID.json (what a resume needs, the fetcher's business).
-const partPrefix = "part-"
+// Temporary files named after a download identity (its lock): partial
+// downloads, part-ID (the bytes so far) and part-ID.json (what a resume
+// needs, the fetcher's business), and index entries being written,
+// index-ID-RANDOM.
+const (
+	partPrefix  = "part-"
+	indexPrefix = "index-"
+)
 
 // Partial opens (creating it when needed) the partial download of identity
 // id in the tmp folder, keeping what an earlier, interrupted run left in it.
@@ -167,7 +174,8 @@ func (c *Cache) Partial(id string) (f *os.File, meta string, err error) {
 
 // Sweep removes what interrupted runs left in the tmp folder: a partial
 // download (Partial) not touched for partialAge and not in use (its lock is
-// free), and any other temporary file older than an hour (they live for
+// free), an index entry being written whose lock is free (its writer died),
+// and any other temporary file older than an hour (they live for
 // milliseconds). It returns how many files it removed.
 func (c *Cache) Sweep(partialAge time.Duration) int {
 	dir := filepath.Join(c.dir, "tmp")
@@ -183,15 +191,15 @@ func (c *Cache) Sweep(partialAge time.Duration) int {
 			continue
 		}
 		name := e.Name()
-		id, isPart := strings.CutPrefix(strings.TrimSuffix(name, ".json"), partPrefix)
-		if !isPart || len(id) != 64 {
-			if now.Sub(fi.ModTime()) > time.Hour && os.RemoveAll(filepath.Join(dir, name)) == nil {
+		id, age := lockOf(name), now.Sub(fi.ModTime())
+		if id == "" {
+			if age > time.Hour && os.RemoveAll(filepath.Join(dir, name)) == nil {
 				removed++
 			}
 			continue
 		}
-		if now.Sub(fi.ModTime()) <= partialAge {
-			continue
+		if strings.HasPrefix(name, partPrefix) && age <= partialAge {
+			continue // kept for a resume
 		}
 		done, cancel := context.WithCancel(context.Background())
 		cancel() // try the lock once, without waiting
@@ -205,6 +213,21 @@ func (c *Cache) Sweep(partialAge time.Duration) int {
 		l.Unlock()
 	}
 	return removed
+}
+
+// lockOf returns the download identity a temporary file is named after, or "".
+func lockOf(name string) string {
+	var id string
+	switch {
+	case strings.HasPrefix(name, partPrefix):
+		id, _, _ = strings.Cut(name[len(partPrefix):], ".")
+	case strings.HasPrefix(name, indexPrefix):
+		id, _, _ = strings.Cut(name[len(indexPrefix):], "-")
+	}
+	if len(id) != 64 || strings.Trim(id, "0123456789abcdef") != "" {
+		return ""
+	}
+	return id
 }
 
 // Commit moves the fully written temp file f, whose sha256 is sha256Hex, to its

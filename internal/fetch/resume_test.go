@@ -185,8 +185,10 @@ func TestSweep(t *testing.T) {
 		os.Chtimes(p, mtime, mtime)
 		return p
 	}
-	gone := []string{touch("part-"+idOld, old), touch("part-"+idOld+".json", old), touch("part-123456", time.Now().Add(-2*time.Hour))}
-	stay := []string{touch("part-"+idYoung, time.Now()), touch("part-"+idBusy, old), touch("part-654321", time.Now())}
+	gone := []string{touch("part-"+idOld, old), touch("part-"+idOld+".json", old), touch("part-123456", time.Now().Add(-2*time.Hour)),
+		touch("index-"+idYoung+"-42", time.Now())} // a killed index writer: its lock is free
+	stay := []string{touch("part-"+idYoung, time.Now()), touch("part-"+idBusy, old), touch("part-654321", time.Now()),
+		touch("index-"+idBusy+"-43", time.Now())}
 	unlock, err := c.Lock(context.Background(), idBusy)
 	if err != nil {
 		t.Fatal(err)

@@ -17,7 +17,7 @@ type Case struct {
 	Copy      map[string]string `yaml:"copy"`      // into the work folder: destination -> source
 	Setup     []Setup           `yaml:"setup"`     // file-system objects git cannot hold, or that point outside
 	Env       map[string]string `yaml:"env"`       // added to a minimal environment
-	Proxy     string            `yaml:"proxy"`     // "trickle": a proxy answering one byte a second, as $PROXY
+	Proxy     string            `yaml:"proxy"`     // $PROXY: "trickle" (answers, then a body of one byte a second) or "trickle-all" (every byte, one a second)
 	Before    [][]string        `yaml:"before"`    // updeb runs that must succeed first (not checked otherwise)
 	Run       []Step            `yaml:"run"`       // the command lines under test, in order
 	Absent    []string          `yaml:"absent"`    // globs in the work folder that must match nothing at the end
@@ -101,8 +101,8 @@ func Parse(data []byte) (*Case, error) {
 		errs = append(errs, checkSetup(fmt.Sprintf("run[%d].setup", i), s.Setup)...)
 	}
 	errs = append(errs, checkSetup("setup", c.Setup)...)
-	if c.Proxy != "" && c.Proxy != "trickle" {
-		errs = append(errs, fmt.Sprintf("proxy: %q is not a known proxy (trickle)", c.Proxy))
+	if c.Proxy != "" && c.Proxy != "trickle" && c.Proxy != "trickle-all" {
+		errs = append(errs, fmt.Sprintf("proxy: %q is not a known proxy (trickle, trickle-all)", c.Proxy))
 	}
 	if len(errs) > 0 {
 		return nil, errors.New(strings.Join(errs, "; "))

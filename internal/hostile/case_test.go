@@ -89,8 +89,8 @@ func TestHostile(t *testing.T) {
 func run(t *testing.T, bin, root, classDir string, c *Case) {
 	work := t.TempDir()
 	vars := map[string]string{"$WORK": work, "$CLASS": classDir, "$REPO": root}
-	if c.Proxy == "trickle" {
-		vars["$PROXY"] = trickleProxy(t)
+	if c.Proxy != "" {
+		vars["$PROXY"] = trickleProxy(t, c.Proxy == "trickle-all")
 	}
 	expand := func(s string) string {
 		for _, k := range []string{"$WORK", "$CLASS", "$REPO", "$PROXY"} {
@@ -304,8 +304,10 @@ func snapshot(t *testing.T, p string, into map[string]string) {
 }
 
 // trickleProxy listens on 127.0.0.1 and answers every request (a GET or a
-// CONNECT) with a response trickled one byte a second; it returns its URL.
-func trickleProxy(t *testing.T) string {
+// CONNECT) with a large response trickled one byte a second: from its first
+// byte when all is set (trickle-all), else after the status line and headers
+// (trickle). It returns its URL.
+func trickleProxy(t *testing.T, all bool) string {
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
@@ -322,7 +324,14 @@ func trickleProxy(t *testing.T) string {
 				if _, err := http.ReadRequest(bufio.NewReader(c)); err != nil {
 					return
 				}
-				answer := "HTTP/1.1 200 OK\r\nContent-Length: 100000\r\n\r\n" + strings.Repeat("x", 100000)
+				head := "HTTP/1.1 200 OK\r\nContent-Length: 100000\r\n\r\n"
+				answer := head + strings.Repeat("x", 100000)
+				if !all {
+					if _, err := c.Write([]byte(head)); err != nil {
+						return
+					}
+					answer = answer[len(head):]
+				}
 				for i := 0; i < len(answer); i++ {
 					if _, err := c.Write([]byte{answer[i]}); err != nil {
 						return
