@@ -10,6 +10,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"log/slog"
 	"math/rand/v2"
 	"os"
 	"os/exec"
@@ -278,4 +279,31 @@ func TestKilledBuildKeepsRecipesWhole(t *testing.T) {
 	if l, _ := filepath.Glob(filepath.Join(out, ".updeb-build-*")); len(l) != 0 || PendingCommit(out) {
 		t.Fatalf("leftovers %v", l)
 	}
+}
+
+// FuzzCommitJournal: whatever a journal holds (it is read back after a kill),
+// finishing it never touches anything outside the output folder, and never
+// panics.
+func FuzzCommitJournal(f *testing.F) {
+	f.Add([]byte(`{"renames":[{"from":".updeb-build-stage-1/a.deb","to":"a.deb"}],"states":[{"path":".updeb-state/a_amd64.json","key":"k","outputs":[]}]}`))
+	f.Add([]byte(`{"renames":[{"from":"../outside","to":"a.deb"},{"from":"a","to":"../../x"}]}`))
+	f.Add([]byte(`{"states":[{"path":"../../etc/x","key":"k"}]}`))
+	f.Add([]byte(`not json`))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		top := t.TempDir()
+		out := filepath.Join(top, "out")
+		os.MkdirAll(filepath.Join(out, StateDir), 0o755)
+		os.MkdirAll(filepath.Join(out, stagePrefix+"1"), 0o755)
+		os.WriteFile(filepath.Join(out, stagePrefix+"1", "a.deb"), []byte("a"), 0o644)
+		os.WriteFile(filepath.Join(top, "outside"), []byte("keep"), 0o644)
+		os.WriteFile(journalPath(out, "x"), data, 0o644)
+		recoverCommits(out, slog.New(slog.DiscardHandler))
+		entries, _ := os.ReadDir(top)
+		if len(entries) != 2 {
+			t.Fatalf("the folder around out holds %d entries after recovery", len(entries))
+		}
+		if b, err := os.ReadFile(filepath.Join(top, "outside")); err != nil || string(b) != "keep" {
+			t.Fatalf("a file outside the output folder was touched: %v", err)
+		}
+	})
 }

@@ -141,6 +141,7 @@ func FuzzParse(f *testing.F) {
 	f.Add([]byte("proxy: http://p:1\nfetch: {retries: 2, max-size: 1GiB, timeouts: {idle: 5s}}\n"))
 	f.Add([]byte("mirrors:\n  - {prefix: https://a/, to: file:///b/}\n"))
 	f.Add([]byte("cache: [\n"))
+	f.Add([]byte("fetch: {min-rate: {bytes-per-second: 1KiB, over: 2s}}\nmirrors: [{prefix: \"https://a/%2e%2e/\", to: none}]\n"))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		_, err := Parse("c.yaml", data)
 		if err != nil {

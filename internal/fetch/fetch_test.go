@@ -960,6 +960,7 @@ func TestMapMirror(t *testing.T) {
 		"https://example.org/a/b":               "http://mirror.internal/x/b",
 		"https://example.org/ab":                "https://example.org/ab",
 		"https://github.com/helm/v1%2B1/h%20.x": "file:///srv/helm/v1%2B1/h%20.x",
+		"https://github.com/helm/k%2Fv5/x.tgz":  "file:///srv/helm/k%2Fv5/x.tgz",
 	} {
 		got, err := mapMirror(ms, u)
 		if err != nil || got.url != want {
@@ -968,6 +969,9 @@ func TestMapMirror(t *testing.T) {
 	}
 	if got, _ := mapMirror(ms, "https://github.com/helm/v1%2B1/h%20.x"); got.name != "v1+1/h .x" || got.dir != "/srv/helm/" {
 		t.Errorf("file mirror maps to %q in %q, want the decoded name", got.name, got.dir)
+	}
+	if got, _ := mapMirror(ms, "https://github.com/helm/k%2Fv5/x.tgz"); got.name != "k/v5/x.tgz" {
+		t.Errorf("an encoded slash maps to %q, want a folder", got.name)
 	}
 	if _, err := mapMirror(ms, "https://github.com/helm/v1/"); err == nil {
 		t.Error("a folder was mapped")

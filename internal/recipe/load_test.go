@@ -143,8 +143,8 @@ func TestLoadErrors(t *testing.T) {
 			}},
 		{"URL climbing with dots", []edit{{"x-{{.Arch}}.tar.gz.asc", "%2e%2e/x-{{.Arch}}.tar.gz.asc"}},
 			[]string{
-				"recipes/x.yaml:11:22: signature.url: \"https://example.org/%2e%2e/x-amd64.tar.gz.asc\" is not an acceptable download URL: path segment \"%2e%2e\" is a dot segment (\"..\"); write the path without \".\" and \"..\"",
-				"recipes/x.yaml:11:22: signature.url: \"https://example.org/%2e%2e/x-arm64.tar.gz.asc\" is not an acceptable download URL: path segment \"%2e%2e\" is a dot segment (\"..\"); write the path without \".\" and \"..\"",
+				"recipes/x.yaml:11:22: signature.url: \"https://example.org/%2e%2e/x-amd64.tar.gz.asc\" is not an acceptable download URL: path segment \"%2e%2e\" holds a dot segment (\"..\"); write the path without \".\" and \"..\"",
+				"recipes/x.yaml:11:22: signature.url: \"https://example.org/%2e%2e/x-arm64.tar.gz.asc\" is not an acceptable download URL: path segment \"%2e%2e\" holds a dot segment (\"..\"); write the path without \".\" and \"..\"",
 			}},
 		{"static URL with NUL", []edit{{"    systemd-units: [x.service]\n", "    systemd-units: [x.service]\nwatch: {url: \"https://example.org/\\0\", pattern: \"x-(.*)\"}\n"}},
 			[]string{"recipes/x.yaml:21:14: watch.url: \"https://example.org/\\x00\" is not an acceptable download URL: byte 20 is NUL; percent-encode it or remove it"}},

@@ -6,8 +6,9 @@
 // or other bytes that need percent-encoding), http or https with a host, no
 // user name or password and no fragment, and its path is canonical: no empty,
 // "." or ".." segment, however it is spelled. A segment is judged after full
-// percent-decoding (repeated, so %252e%252e counts as ..) and after dropping
-// ";parameters", and must then be printable ASCII without "/" or "\".
+// percent-decoding (repeated, so %252e%252e counts as ..), with an encoded
+// "/" taken as a separator and ";parameters" dropped, and must then be
+// printable ASCII without "\".
 // Mirrors map a URL's path below a folder or an internal URL (package fetch):
 // with this grammar no spelling of the path can climb out of it.
 package srcurl
@@ -111,7 +112,9 @@ func Segments(escaped string) ([]string, error) {
 }
 
 // checkSegment judges one escaped segment as the most lenient server would
-// read it: decoded again and again, parameters dropped.
+// read it: decoded again and again, an encoded "/" taken as a separator
+// (GitHub's kustomize%2Fv5.8.1 tags are real; a file mirror maps them to
+// folders), parameters dropped.
 func checkSegment(seg string) error {
 	full := seg
 	for range 8 {
@@ -123,20 +126,21 @@ func checkSegment(seg string) error {
 	}
 	for i := 0; i < len(full); i++ {
 		switch c := full[i]; {
-		case c == '/':
-			return fmt.Errorf("segment %q holds an encoded \"/\"", seg)
 		case c == '\\':
 			return fmt.Errorf("segment %q holds a backslash", seg)
 		case c < ' ' || c >= 0x7f:
 			return fmt.Errorf("segment %q decodes to %s", seg, describe(c))
 		}
 	}
-	name, _, _ := strings.Cut(full, ";")
-	if strings.Trim(name, ". ") == "" {
-		if name == "" {
-			return fmt.Errorf("has an empty segment %q (\"//\" or a segment of parameters only)", seg)
+	for _, part := range strings.Split(full, "/") {
+		name, _, _ := strings.Cut(part, ";")
+		if strings.Trim(name, ". ") != "" {
+			continue
 		}
-		return fmt.Errorf("segment %q is a dot segment (%q); write the path without \".\" and \"..\"", seg, name)
+		if name == "" {
+			return fmt.Errorf("has an empty segment in %q (\"//\", an encoded \"/\" at an end, or parameters only)", seg)
+		}
+		return fmt.Errorf("segment %q holds a dot segment (%q); write the path without \".\" and \"..\"", seg, name)
 	}
 	return nil
 }

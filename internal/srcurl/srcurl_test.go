@@ -21,6 +21,7 @@ func TestAccepted(t *testing.T) {
 		"https://example.org/a..b/.hidden/x...y",
 		"https://example.org/%2e%2ex", // a name that starts with two dots
 		"https://example.org/a;b/c",
+		"https://github.com/kubernetes-sigs/kustomize/releases/download/kustomize%2Fv5.8.1/checksums.txt",
 	} {
 		if _, err := Check(s); err != nil {
 			t.Errorf("Check(%q) = %v, want accepted", s, err)
@@ -43,7 +44,9 @@ func TestRefused(t *testing.T) {
 		"https://h/%2e./etc/passwd",
 		"https://h/..%2fetc%2fpasswd",
 		"https://h/..%2Fetc",
-		"https://h/a%2fb",
+		"https://h/a%2f..%2fb",               // an encoded separator around dots
+		"https://h/a%2f%2fb",                 // an encoded empty segment
+		"https://h/a%2f",                     // an encoded separator at the end
 		"https://h/%252e%252e/etc/passwd",    // double encoding
 		"https://h/%25252e%25252e/etc",       // triple
 		"https://h/..%5c..%5cetc",            // backslash
