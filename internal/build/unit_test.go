@@ -219,7 +219,7 @@ func TestInterruptedCommitIsFinished(t *testing.T) {
 // the bytes of an uninterrupted build, and leaves no staging folder behind.
 func TestKilledBuildKeepsRecipesWhole(t *testing.T) {
 	testenv.RequireTool(t, "dpkg-deb")
-	rounds := 4
+	rounds := 3
 	if n := os.Getenv("UPDEB_KILL_ROUNDS"); n != "" {
 		fmt.Sscan(n, &rounds)
 	}
