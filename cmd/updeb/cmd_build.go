@@ -15,11 +15,7 @@ import (
 	"github.com/updeb/updeb/internal/build"
 	"github.com/updeb/updeb/internal/config"
 	"github.com/updeb/updeb/internal/recipe"
-	"github.com/updeb/updeb/internal/trust"
-	"github.com/updeb/updeb/pkg/archive"
 	"github.com/updeb/updeb/pkg/deb"
-	"github.com/updeb/updeb/pkg/digest"
-	"github.com/updeb/updeb/pkg/verify"
 )
 
 type buildOptions struct {
@@ -78,7 +74,7 @@ func loadRecipes(g *globalOptions, args []string) ([]*recipe.Recipe, error) {
 		out = append(out, r)
 	}
 	if len(errs) > 0 {
-		return nil, withCode(exitUsage, errors.Join(errs...), "run 'updeb lint' for the full report")
+		return nil, invalidInput(errors.Join(errs...), "run 'updeb lint' for the full report")
 	}
 	return out, nil
 }
@@ -103,10 +99,8 @@ func runBuild(cmd *cobra.Command, g *globalOptions, o *buildOptions, args []stri
 	defer s.Close()
 	cfg := s.cfg
 	comp := first(o.compression, cfg.Build.Compression)
-	switch deb.Compression(comp) {
-	case "", deb.CompressionXZ, deb.CompressionGzip, deb.CompressionZstd, deb.CompressionNone:
-	default:
-		return usageErrorf("compression %q: want xz, gzip, zstd or none", comp)
+	if err := config.CheckCompression(comp); err != nil {
+		return &inputError{err: err}
 	}
 	parallel := o.jobs
 	if parallel <= 0 {
@@ -138,7 +132,7 @@ func runBuild(cmd *cobra.Command, g *globalOptions, o *buildOptions, args []stri
 	} else {
 		printBuildSummary(cmd.OutOrStdout(), opts.OutDir, results)
 	}
-	return buildExit(runErr)
+	return runErr
 }
 
 // buildJobs pairs each recipe with the requested architectures it has.
@@ -189,29 +183,4 @@ func printBuildSummary(w io.Writer, out string, results []build.Result) {
 	}
 	tw.Flush()
 	fmt.Fprintf(w, "%d built, %d up to date, %d failed; packages in %s\n", built, skipped, failed, out)
-}
-
-// buildExit maps a build failure to an exit code: a failed check (digest,
-// signature, checksum cross-check, hostile archive) is 1, a bad recipe or
-// config 2, and network or I/O 3.
-func buildExit(err error) error {
-	var mismatch *digest.MismatchError
-	var aux *build.AuxError
-	switch {
-	case err == nil:
-		return nil
-	case errors.As(err, &aux):
-		return withCode(exitCheck, err, "nothing was packaged and the file is no longer cached: run the build again to fetch it anew; if it keeps failing, compare it with upstream's (a proxy may be serving an error page) before touching the recipe")
-	case errors.As(err, &mismatch), errors.Is(err, verify.ErrSignature), errors.Is(err, trust.ErrCrossCheck),
-		errors.Is(err, archive.ErrUnsafe), errors.Is(err, archive.ErrCorrupt), errors.Is(err, archive.ErrMissing):
-		return withCode(exitCheck, err, "a source failed verification: nothing from it was packaged. Check the recipe's pins and the upstream release")
-	case errors.Is(err, recipe.ErrInvalid), errors.Is(err, deb.ErrInvalid), errors.Is(err, verify.ErrKeyring), errors.Is(err, archive.ErrWant):
-		hint := "fix the recipe; 'updeb lint' checks it offline"
-		if strings.Contains(err.Error(), "no default maintainer is configured") {
-			hint = "set build: maintainer: \"Name <email>\" in updeb.yaml (or maintainer: in the recipe)"
-		}
-		return withCode(exitUsage, err, hint)
-	}
-	// Network failures, offline misses and I/O errors: as updeb fetch reports them.
-	return fetchExit(err)
 }

@@ -58,7 +58,7 @@ func runBump(cmd *cobra.Command, g *globalOptions, o *bumpOptions, name string) 
 	}
 	res, err := track.Bump(cmd.Context(), r, bo)
 	if err != nil {
-		return trackExit(err)
+		return err
 	}
 	out := cmd.OutOrStdout()
 	if g.json {

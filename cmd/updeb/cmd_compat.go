@@ -71,9 +71,9 @@ func runCompat(cmd *cobra.Command, g *globalOptions, o *compatOptions) error {
 	sets, err := compat.LoadReleaseSets(o.setFile)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
-		return withCode(exitUsage, err, "name the release set file with --set (see testdata/compat/release-sets.yaml)")
+		return invalidInput(err, "name the release set file with --set (see testdata/compat/release-sets.yaml)")
 	case err != nil:
-		return withCode(exitUsage, err, "")
+		return invalidInput(err, "")
 	}
 	if o.requires == nil {
 		if o.requires, err = compatRequires(cmd, g); err != nil {
@@ -81,13 +81,13 @@ func runCompat(cmd *cobra.Command, g *globalOptions, o *compatOptions) error {
 		}
 	}
 	if err := compat.ValidateRequires(o.requires); err != nil {
-		return withCode(exitUsage, err, "fix the recipe's requires")
+		return invalidInput(err, "fix the recipe's requires")
 	}
 	data, err := eol.Load()
 	if err != nil {
 		return fmt.Errorf("bundled end-of-life data: %w", err)
 	}
-	report := compat.Check(sets, o.requires, data, now)
+	report := compat.Evaluate(sets, o.requires, data, now)
 
 	var out strings.Builder
 	if g.json {
@@ -104,10 +104,10 @@ func runCompat(cmd *cobra.Command, g *globalOptions, o *compatOptions) error {
 		err = atomicfile.WriteFile(o.output, []byte(out.String()), 0o644)
 	}
 	if err != nil {
-		return withCode(exitNetwork, err, "")
+		return err
 	}
 	if n := report.Count(compat.Violation); n > 0 {
-		return withCode(exitCheck, fmt.Errorf("%d compatibility violation(s) in %s", n, o.setFile), "see the findings above")
+		return checkFailed(fmt.Errorf("%d compatibility violation(s) in %s", n, o.setFile), "see the findings above")
 	}
 	return nil
 }

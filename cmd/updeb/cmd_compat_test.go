@@ -28,7 +28,7 @@ func TestCompatCommand(t *testing.T) {
 		{[]string{"compat", "--set", good, "--now", "2026-08-22", "--json"}, 0, `"findings": []`, ""},
 		{[]string{"compat", "--set", good, "--now", "2027-03-01"}, 1, "kubernetes cycle 1.35 is end-of-life (eol since 2027-02-28)", "7 compatibility violation(s)"},
 		{[]string{"compat", "--set", example, "--now", "2026-08-22", "--format", "markdown"}, 1, "| helm | 3.18.4 \\[!\\] | 3.18.4 \\[!\\] |", "2 compatibility violation(s)"},
-		{[]string{"compat", "--set", bad}, 2, "", bad + `:5: set "k135": component "helm": invalid Debian version`},
+		{[]string{"compat", "--set", bad}, 2, "", bad + `:5:13: set "k135": component "helm": invalid Debian version`},
 		{[]string{"compat", "--set", filepath.Join(dir, "none.yaml")}, 2, "", "hint: name the release set file with --set"},
 		{[]string{"compat", "--set", good, "--format", "pdf"}, 2, "", `--format "pdf"`},
 		{[]string{"compat", "--set", good, "--now", "today"}, 2, "", `--now "today"`},

@@ -62,7 +62,7 @@ re-verified and not downloaded again.`,
 			defer f.Close()
 			res, err := f.FetchAll(cmd.Context(), reqs)
 			if err != nil {
-				return fetchExit(err)
+				return err
 			}
 			return printFetchResults(cmd, g, res)
 		},
@@ -104,7 +104,7 @@ func fetchRecipes(cmd *cobra.Command, g *globalOptions, o *fetchOptions, args []
 	if perr := printFetchResults(cmd, g, res); perr != nil && err == nil {
 		err = perr
 	}
-	return buildExit(err)
+	return err
 }
 
 // requests turns the arguments into fetch requests, reading pins from the flags

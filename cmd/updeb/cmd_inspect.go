@@ -1,7 +1,6 @@
 package main
 
 import (
-	"errors"
 	"fmt"
 	"io"
 	"io/fs"
@@ -31,11 +30,8 @@ two builds. A malformed archive exits 2, an unreadable file 3.`,
 		},
 		RunE: func(cmd *cobra.Command, args []string) error {
 			info, err := deb.InspectFile(args[0])
-			if errors.Is(err, deb.ErrMalformed) {
-				return withCode(exitUsage, err, "the file is not a valid .deb; dpkg-deb --info gives a second opinion")
-			}
 			if err != nil {
-				return withCode(exitNetwork, err, "")
+				return err
 			}
 			if g.json {
 				return writeJSON(cmd.OutOrStdout(), info)

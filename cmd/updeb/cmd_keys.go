@@ -122,17 +122,17 @@ func printKey(w io.Writer, kind string, k verify.KeyInfo) {
 	}
 }
 
-// loadKeyring opens a keyring file, classifying failures for the exit code:
-// a missing or malformed keyring is invalid input (2).
+// loadKeyring opens a keyring file the user named: one that cannot be read is
+// invalid input (exit 2), like a malformed one (verify.ErrKeyring).
 func loadKeyring(path string) (*verify.Keyring, error) {
 	kr, err := verify.LoadKeyring(path)
 	switch {
 	case err == nil:
 		return kr, nil
 	case errors.Is(err, os.ErrNotExist):
-		return nil, withCode(exitUsage, err, "give the path of an OpenPGP keyring, such as keys/helm.asc")
+		return nil, invalidInput(err, "give the path of an OpenPGP keyring, such as keys/helm.asc")
 	case errors.Is(err, verify.ErrKeyring):
-		return nil, withCode(exitUsage, err, "a keyring is armored public key blocks (gpg --armor --export) or a binary keyring (gpg --export)")
+		return nil, err
 	}
-	return nil, withCode(exitUsage, err, "")
+	return nil, invalidInput(err, "")
 }

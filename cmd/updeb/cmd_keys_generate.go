@@ -29,11 +29,11 @@ PREFIX.gpg (the public key in the binary form apt's signed-by wants) and PREFIX.
 			}
 			t, err := repo.ParseKeyType(kind)
 			if err != nil {
-				return withCode(exitUsage, err, "")
+				return invalidInput(err, "")
 			}
 			k, err := repo.GenerateKey(name, email, t, time.Now(), rand.Reader)
 			if err != nil {
-				return withCode(exitUsage, err, "")
+				return invalidInput(err, "")
 			}
 			files := []struct {
 				name string
@@ -46,12 +46,12 @@ PREFIX.gpg (the public key in the binary form apt's signed-by wants) and PREFIX.
 			}
 			for _, f := range files {
 				if _, err := os.Lstat(f.name); err == nil {
-					return withCode(exitUsage, fmt.Errorf("%s already exists", f.name), "choose another --out prefix; updeb never overwrites a key")
+					return invalidInput(fmt.Errorf("%s already exists", f.name), "choose another --out prefix; updeb never overwrites a key")
 				}
 			}
 			for _, f := range files {
 				if err := writeNewFile(f.name, f.data, f.mode); err != nil {
-					return withCode(exitNetwork, err, "")
+					return err
 				}
 			}
 			if g.json {

@@ -42,7 +42,7 @@ Each finding is printed as FILE:LINE:COL: message. Exit 2 when there is any.`,
 				case errors.As(err, &e):
 					res.OK, res.Findings = false, e.Findings
 				case err != nil:
-					return withCode(exitNetwork, err, "")
+					return err
 				}
 				if !res.OK {
 					nBad++
@@ -63,7 +63,7 @@ Each finding is printed as FILE:LINE:COL: message. Exit 2 when there is any.`,
 				fmt.Fprintf(out, "%d recipe(s) checked: %d ok, %d with %d finding(s)\n", len(paths), len(paths)-nBad, nBad, nFindings)
 			}
 			if nFindings > 0 {
-				return withCode(exitUsage, fmt.Errorf("%d of %d recipe(s) are invalid", nBad, len(paths)), "fix the findings above (FILE:LINE:COL: message); recipes/README.md documents every field")
+				return invalidInput(fmt.Errorf("%d of %d recipe(s) are invalid", nBad, len(paths)), "fix the findings above (FILE:LINE:COL: message); recipes/README.md documents every field")
 			}
 			return nil
 		},

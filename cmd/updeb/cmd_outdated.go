@@ -61,7 +61,7 @@ func runOutdated(cmd *cobra.Command, g *globalOptions, o *outdatedOptions, args 
 		errs []error
 	)
 	for _, r := range rs {
-		s, err := track.Check(cmd.Context(), r, data, opts)
+		s, err := track.Outdated(cmd.Context(), r, data, opts)
 		if err != nil {
 			errs = append(errs, err)
 			continue
@@ -80,7 +80,7 @@ func runOutdated(cmd *cobra.Command, g *globalOptions, o *outdatedOptions, args 
 		printOutdated(out, rows)
 	}
 	if len(errs) > 0 {
-		return trackExit(errors.Join(errs...))
+		return errors.Join(errs...)
 	}
 	if o.exitCode {
 		var behind []string
@@ -90,7 +90,7 @@ func runOutdated(cmd *cobra.Command, g *globalOptions, o *outdatedOptions, args 
 			}
 		}
 		if len(behind) > 0 {
-			return withCode(exitCheck, fmt.Errorf("%d recipe(s) outdated or out of support: %s", len(behind), strings.Join(behind, ", ")), "updeb bump RECIPE moves a recipe to the newest complete release in its track")
+			return checkFailed(fmt.Errorf("%d recipe(s) outdated or out of support: %s", len(behind), strings.Join(behind, ", ")), "updeb bump RECIPE moves a recipe to the newest complete release in its track")
 		}
 	}
 	return nil

@@ -61,7 +61,7 @@ func runVerify(cmd *cobra.Command, g *globalOptions, o *verifyOptions, args []st
 	defer s.Close()
 	tmp, err := os.MkdirTemp("", "updeb-verify-")
 	if err != nil {
-		return withCode(exitNetwork, err, "")
+		return err
 	}
 	defer os.RemoveAll(tmp)
 	opts := gate.Options{
@@ -84,7 +84,7 @@ func runVerify(cmd *cobra.Command, g *globalOptions, o *verifyOptions, args []st
 	}
 	rep, err := gate.Run(cmd.Context(), s.recipes, opts)
 	if err != nil {
-		return withCode(exitUsage, err, "")
+		return err
 	}
 	if g.json {
 		if err := writeJSON(cmd.OutOrStdout(), rep); err != nil {
@@ -93,35 +93,10 @@ func runVerify(cmd *cobra.Command, g *globalOptions, o *verifyOptions, args []st
 	} else {
 		printVerifyReport(cmd.OutOrStdout(), rep)
 	}
-	return verifyExit(rep)
-}
-
-// verifyExit: a failed check is 1, except that an unreadable base is invalid
-// input (2) and a download failure with no failed check beyond it is 3.
-func verifyExit(rep *gate.Report) error {
-	if rep.Failed == 0 {
-		return nil
+	if err := rep.Err(); err != nil {
+		return fmt.Errorf("verify: %w", err)
 	}
-	var causes []string
-	baseOnly, fetchOnly := true, true
-	for _, r := range rep.Recipes {
-		for _, x := range r.Results {
-			if x.Status != gate.Fail {
-				continue
-			}
-			causes = append(causes, r.Recipe+": "+x.Check)
-			baseOnly = baseOnly && x.Check == "base"
-			fetchOnly = fetchOnly && x.Check == "fetch"
-		}
-	}
-	err := fmt.Errorf("verify: %d check(s) failed: %s", rep.Failed, strings.Join(causes, ", "))
-	switch {
-	case baseOnly:
-		return withCode(exitUsage, err, "--base must name a commit of the git repository that holds the recipes")
-	case fetchOnly && rep.Network:
-		return withCode(exitNetwork, err, "check the proxy and mirrors; nothing was verified")
-	}
-	return withCode(exitCheck, err, "see the FAIL lines above")
+	return nil
 }
 
 func printVerifyReport(w io.Writer, rep *gate.Report) {

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 	"time"
 
 	"github.com/updeb/updeb/pkg/atomicfile"
@@ -36,8 +35,7 @@ Exit codes: 0 good signature, 1 refused (the reason is printed), 2 usage or unre
   updeb verify-signature --keyring keys/runc.asc --signer C9C370B246B09F6DBCFC744C34401015D1D2D386 runc.amd64.asc runc.amd64
   updeb verify-signature --keyring keys/runc.asc --output runc.sha256sum.txt runc.sha256sum`,
 		Args: func(cmd *cobra.Command, args []string) error {
-			// cobra's own argument errors carry no exit code: they are usage errors.
-			return withCode(exitUsage, cobra.RangeArgs(1, 2)(cmd, args), "see 'updeb help verify-signature'")
+			return invalidInput(cobra.RangeArgs(1, 2)(cmd, args), "see 'updeb help verify-signature'")
 		},
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return runVerifySignature(cmd.OutOrStdout(), cmd.ErrOrStderr(), g, o, args, time.Now())
@@ -64,7 +62,7 @@ func runVerifySignature(stdout, stderr io.Writer, g *globalOptions, o *verifySig
 	}
 	sig, err := os.Open(args[0])
 	if err != nil {
-		return withCode(exitUsage, err, "")
+		return invalidInput(err, "")
 	}
 	defer sig.Close()
 
@@ -73,28 +71,28 @@ func runVerifySignature(stdout, stderr io.Writer, g *globalOptions, o *verifySig
 	if len(args) == 2 {
 		data, err := os.Open(args[1])
 		if err != nil {
-			return withCode(exitUsage, err, "")
+			return invalidInput(err, "")
 		}
 		defer data.Close()
 		res, err = verify.VerifyDetached(kr, pol, sig, data)
 		if err != nil {
-			return classifyVerifyError(err, args[0], kr)
+			return refusedFor(err, args[0])
 		}
 	} else {
 		content, res, err = verify.VerifyClearsigned(kr, pol, sig)
 		if err != nil {
-			return classifyVerifyError(err, args[0], kr)
+			return refusedFor(err, args[0])
 		}
 	}
 	report := stdout
 	if o.output == "-" {
 		report = stderr
 		if _, err := stdout.Write(content); err != nil {
-			return withCode(exitNetwork, err, "")
+			return err
 		}
 	} else if o.output != "" {
 		if err := atomicfile.WriteFile(o.output, content, 0o644); err != nil {
-			return withCode(exitNetwork, err, "")
+			return err
 		}
 	}
 	if g.json {
@@ -113,31 +111,10 @@ func runVerifySignature(stdout, stderr io.Writer, g *globalOptions, o *verifySig
 	return nil
 }
 
-// classifyVerifyError turns library errors into exit codes with a hint.
-func classifyVerifyError(err error, subject string, kr *verify.Keyring) error {
-	var re *verify.RefusedError
-	switch {
-	case errors.As(err, &re):
+// refusedFor names the signature file in a refusal (the library does not know it).
+func refusedFor(err error, subject string) error {
+	if re, ok := errors.AsType[*verify.RefusedError](err); ok {
 		re.Subject = subject
-		return withCode(exitCheck, err, refusalHint(re, kr))
-	case errors.Is(err, verify.ErrPolicy):
-		return withCode(exitUsage, err, "--signer takes a full primary key fingerprint; see 'updeb keys list'")
 	}
-	return withCode(exitUsage, err, "")
-}
-
-func refusalHint(re *verify.RefusedError, kr *verify.Keyring) string {
-	switch {
-	case re.Has(verify.ReasonBadSignature):
-		return "the data is not what was signed: re-download both files and compare their sizes and digests with upstream's"
-	case re.Has(verify.ReasonUnknownSigner):
-		return fmt.Sprintf("the signer is not in %s: get the upstream project's current KEYS file and check who signed (gpg --list-packets on the signature)", kr.Name())
-	case re.Has(verify.ReasonNotAllowed):
-		return "the signer's key is in the keyring but not on the allow-list: add its fingerprint with --signer (the recipe's signers) only if upstream says it signs releases"
-	case re.Has(verify.ReasonKeyExpired), re.Has(verify.ReasonKeyRevoked):
-		return fmt.Sprintf("see 'updeb keys list %s' for the key's dates; a refreshed key from upstream may carry a newer expiry", kr.Name())
-	case re.Has(verify.ReasonMalformed), re.Has(verify.ReasonNoSignature):
-		return "is " + filepath.Base(re.Subject) + " really an OpenPGP signature (.asc/.sig) or a clearsigned file?"
-	}
-	return "the signature's properties break updeb's policy (see 'updeb help verify-signature')"
+	return err
 }

@@ -1,6 +1,7 @@
 // Command updeb turns verified upstream release binaries into reproducible Debian
 // packages and a signed apt repository. This file only wires the signal-aware
-// context and maps errors to the documented exit codes; commands live in cmd_*.go.
+// context; run (root.go) executes a command, exit.go maps its error to the
+// documented exit code and hint, and the commands live in cmd_*.go.
 package main
 
 import (
@@ -14,8 +15,8 @@ import (
 // memoryLimit is the Go heap's soft limit per build running at once, unless
 // GOMEMLIMIT is set. One build's live memory is about 75 MiB at most (two xz
 // encoders of about 21 MiB each, three 8 MiB input blocks, buffers); without a
-// limit the garbage collector lets the heap grow to twice the live size, which
-// would double the peak RSS. Measured: 100 MB peak RSS for a build of any size.
+// limit the garbage collector lets the heap grow to twice the live size. With
+// it a build stays near 100 MB peak RSS (internal/bench/README.md).
 const memoryLimit = 96 << 20
 
 func main() {

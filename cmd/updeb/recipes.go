@@ -24,7 +24,7 @@ func resolveRecipes(g *globalOptions, args []string) ([]string, error) {
 		}
 		sort.Strings(paths)
 		if len(paths) == 0 {
-			return nil, withCode(exitUsage, fmt.Errorf("no recipes (*.yaml) in %s", dir), "name a recipe, or point --recipes at the recipes folder")
+			return nil, invalidInput(fmt.Errorf("no recipes (*.yaml) in %s", dir), "name a recipe, or point --recipes at the recipes folder")
 		}
 		return paths, nil
 	}
@@ -36,7 +36,7 @@ func resolveRecipes(g *globalOptions, args []string) ([]string, error) {
 		}
 		fi, err := os.Stat(p)
 		if err != nil || !fi.Mode().IsRegular() {
-			return nil, withCode(exitUsage, fmt.Errorf("recipe %q: %s is not a recipe file", a, p), "recipes are named after their file in "+dir+" (helm -> "+filepath.Join(dir, "helm.yaml")+"), or given as a path")
+			return nil, invalidInput(fmt.Errorf("recipe %q: %s is not a recipe file", a, p), "recipes are named after their file in "+dir+" (helm -> "+filepath.Join(dir, "helm.yaml")+"), or given as a path")
 		}
 		out = append(out, p)
 	}

@@ -22,6 +22,7 @@ type globalOptions struct {
 	recipesDir string
 	proxy      string
 	cacheDir   string
+	stateDir   string
 	outDir     string
 	offline    bool
 	json       bool
@@ -53,7 +54,8 @@ them against pinned digests and OpenPGP signatures, writes reproducible .deb fil
 itself, and publishes them to a signed apt repository.
 
 Exit codes: 0 success; 1 a check failed (signature, checksum, verification);
-2 usage or invalid input (flags, recipe, config); 3 network or I/O failure.`,
+2 usage or invalid input (flags, recipe, config); 3 network or I/O failure
+after retries.`,
 		Version:       version,
 		SilenceUsage:  true,
 		SilenceErrors: true,
@@ -61,13 +63,14 @@ Exit codes: 0 success; 1 a check failed (signature, checksum, verification);
 	root.SetOut(g.stdout)
 	root.SetErr(g.stderr)
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
-		return withCode(exitUsage, err, "see 'updeb help "+c.Name()+"'")
+		return invalidInput(err, "see 'updeb help "+c.Name()+"'")
 	})
 	f := root.PersistentFlags()
 	f.StringVar(&g.configFile, "config", "", "config file (default updeb.yaml in the working folder, then /etc/updeb/config.yaml)")
 	f.StringVar(&g.recipesDir, "recipes", "recipes", "recipes folder (RECIPE names resolve to DIR/NAME.yaml)")
 	f.StringVar(&g.proxy, "proxy", "", "web proxy URL (default: config, then HTTPS_PROXY/HTTP_PROXY)")
 	f.StringVar(&g.cacheDir, "cache", "", "download cache folder")
+	f.StringVar(&g.stateDir, "state", "", "state folder: refreshed support data and Sigstore trusted root (default $XDG_STATE_HOME/updeb)")
 	f.StringVar(&g.outDir, "out", "", "output folder for packages")
 	f.BoolVar(&g.offline, "offline", false, "use the cache only; never touch the network")
 	f.BoolVar(&g.json, "json", false, "print machine-readable JSON")
@@ -95,7 +98,7 @@ Exit codes: 0 success; 1 a check failed (signature, checksum, verification);
 	root.RunE = func(c *cobra.Command, _ []string) error { return c.Help() }
 	root.Args = func(c *cobra.Command, args []string) error {
 		if len(args) > 0 {
-			return withCode(exitUsage, fmt.Errorf("unknown command %q", args[0]), "see 'updeb help' for the list of commands")
+			return invalidInput(fmt.Errorf("unknown command %q", args[0]), "see 'updeb help' for the list of commands")
 		}
 		return nil
 	}
@@ -109,11 +112,10 @@ func wrapArgs(c *cobra.Command) {
 		validate := c.Args
 		c.Args = func(cmd *cobra.Command, args []string) error {
 			if err := validate(cmd, args); err != nil {
-				var ee *exitError
-				if errors.As(err, &ee) {
+				if _, ok := errors.AsType[*inputError](err); ok {
 					return err
 				}
-				return withCode(exitUsage, err, "see 'updeb help "+strings.TrimPrefix(cmd.CommandPath(), "updeb ")+"'")
+				return invalidInput(err, "see 'updeb help "+strings.TrimPrefix(cmd.CommandPath(), "updeb ")+"'")
 			}
 			return nil
 		}
@@ -130,7 +132,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	root.SetArgs(args)
 	if err := root.ExecuteContext(ctx); err != nil {
 		printError(stderr, err)
-		return exitCodeOf(err)
+		code, _ := exitStatus(err)
+		return code
 	}
 	return exitOK
 }

@@ -79,8 +79,8 @@ type Result struct {
 	Error    string        `json:"error,omitempty"`
 }
 
-// check fills the defaults and refuses options a caller must set.
-func (o *Options) check() error {
+// validate fills the defaults and refuses options a caller must set.
+func (o *Options) validate() error {
 	if o.Now == nil {
 		return errors.New("build: Options.Now is required")
 	}
@@ -97,7 +97,7 @@ func (o *Options) check() error {
 // not stop the others: every job gets a Result, and the returned error joins
 // the failures.
 func Run(ctx context.Context, jobs []Job, opts Options) ([]Result, error) {
-	if err := opts.check(); err != nil {
+	if err := opts.validate(); err != nil {
 		return nil, err
 	}
 	if err := os.MkdirAll(filepath.Join(opts.OutDir, StateDir), 0o755); err != nil {
@@ -344,7 +344,7 @@ func fetchAndVerify(ctx context.Context, plan *recipe.Plan, opts Options, log *s
 // building: what `updeb fetch RECIPE...` runs to fill a cache ahead of an
 // offline build. Offline misses of all jobs are reported together.
 func Fetch(ctx context.Context, jobs []Job, opts Options) ([]*fetch.Result, error) {
-	if err := opts.check(); err != nil {
+	if err := opts.validate(); err != nil {
 		return nil, err
 	}
 	var (

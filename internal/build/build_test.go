@@ -12,6 +12,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -461,5 +462,43 @@ packages:
 %[3]s`, name, hex.EncodeToString(sum[:]), packages)
 	if err := os.WriteFile(filepath.Join(root, "recipes", name+".yaml"), []byte(rec), 0o644); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestShippedControlIsPlanned: the control file of every package a build
+// writes is the plan's (recipe.PlannedPackage.Control), byte for byte, so the
+// control fields `updeb verify --base` diffs from plans are those that ship.
+func TestShippedControlIsPlanned(t *testing.T) {
+	root, mirror := project(t)
+	out := filepath.Join(t.TempDir(), "out")
+	opts := options(t, mirror, out)
+	js := jobs(t, root, "amd64", "hello", "pingd")
+	if _, err := Run(context.Background(), js, opts); err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for _, j := range js {
+		plan, err := j.Recipe.Plan(j.Arch, opts.PlanOptions)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, pp := range plan.Packages {
+			info, err := deb.InspectFile(filepath.Join(out, pp.OutputFile))
+			if err != nil {
+				t.Fatal(err)
+			}
+			size, err := strconv.ParseInt(info.Control.Value("Installed-Size"), 10, 64)
+			if err != nil {
+				t.Fatal(err)
+			}
+			planned := pp.Control(size)
+			if got, want := string(info.Control.Bytes()), string(planned.Bytes()); got != want {
+				t.Errorf("%s ships\n%s\nthe plan says\n%s", pp.OutputFile, got, want)
+			}
+			n++
+		}
+	}
+	if n < 2 {
+		t.Fatalf("compared %d packages", n)
 	}
 }

@@ -31,18 +31,12 @@ import (
 // orders, never on timing, so what is spooled is the same on every run, and
 // the bytes of the .deb never depend on it.
 //
-// Measured (`go test ./internal/build -run '^$' -bench StreamVsSpool -benchtime
-// 1x`: one package of ~330 MiB of Go binaries from a tar.gz, xz with 2
-// workers, on 2 cores shared with other jobs, load average 5.5): streaming
-// 87.2 s wall and 223 MiB peak disk in the output folder (data.tar.xz's temp
-// file and the package), spooling every member first 88.2 s and 551 MiB. The
-// time barely moves because xz dominates; the disk no longer holds the
-// payload. Several packages of one source (Kubernetes' server tarball:
+// Streaming keeps the payload off the disk at about the same wall time (xz
+// dominates). Several packages of one source (Kubernetes' server tarball:
 // master, node, client) are written one after the other, so only the first
 // streams and the others' members are spooled: writing them at once would
-// multiply the xz encoders' memory (peak RSS target 128 MB) for no CPU gain
-// when XZWorkers already fills the cores, and a spool costs a disk write, not
-// a decompression.
+// multiply the xz encoders' memory for no CPU gain. The measurements are in
+// internal/bench/README.md ("Streaming vs spooling").
 //
 // An archive's verdict comes at its end (a later hostile entry, the gzip or
 // xz checksum): the package is written into the build folder and moved to

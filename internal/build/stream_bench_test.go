@@ -22,7 +22,7 @@ import (
 // time and the peak disk use of the output folder (spool, data.tar temp file,
 // package). Run: go test ./internal/build -run '^$' -bench StreamVsSpool -benchtime 1x
 //
-// The numbers measured are in select.go's comment.
+// The numbers measured are in internal/bench/README.md ("Streaming vs spooling").
 func BenchmarkStreamVsSpool(b *testing.B) {
 	root, mirror := project(b)
 	goroot, err := exec.Command("go", "env", "GOROOT").Output()

@@ -22,13 +22,7 @@ const ProvenanceSuffix = ".intoto.json"
 // assemble turns a planned package into the deb writer's input.
 func assemble(r *recipe.Recipe, plan *recipe.Plan, pp *recipe.PlannedPackage, ms *members) (*deb.Package, error) {
 	p := &deb.Package{
-		Control: deb.Control{
-			Package: pp.Name, Version: pp.Version, Architecture: pp.Architecture, Maintainer: pp.Maintainer,
-			PreDepends: pp.PreDepends, Depends: pp.Depends, Recommends: pp.Recommends, Suggests: pp.Suggests,
-			Conflicts: pp.Conflicts, Breaks: pp.Breaks, Replaces: pp.Replaces, Provides: pp.Provides,
-			Section: pp.Section, Priority: pp.Priority, Homepage: pp.Homepage,
-			Summary: pp.Summary, Description: pp.Description,
-		},
+		Control:         pp.DebControl(),
 		Conffiles:       pp.Conffiles,
 		SourceDateEpoch: plan.SourceDateEpoch,
 	}

@@ -23,7 +23,7 @@ var update = flag.Bool("update", false, "rewrite the golden files in testdata/go
 var checkDay = time.Date(2026, 8, 22, 0, 0, 0, 0, time.UTC)
 
 // goldenCases: release set file in testdata/cases, the requires passed to
-// Check, and the findings expected (severity rule component), independently of
+// Evaluate, and the findings expected (severity rule component), independently of
 // the golden text.
 var goldenCases = []struct {
 	name     string
@@ -64,7 +64,7 @@ func TestGolden(t *testing.T) {
 	ext := map[Format]string{FormatTable: ".txt", FormatMarkdown: ".md", FormatCSV: ".csv", FormatHTML: ".html"}
 	for _, tc := range goldenCases {
 		t.Run(tc.name, func(t *testing.T) {
-			r := Check(loadCase(t, tc.name), tc.requires, data, checkDay)
+			r := Evaluate(loadCase(t, tc.name), tc.requires, data, checkDay)
 			var got []string
 			for _, f := range r.Findings {
 				got = append(got, string(f.Severity)+" "+f.Rule+" "+f.Component)

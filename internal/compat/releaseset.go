@@ -3,12 +3,11 @@ package compat
 import (
 	"errors"
 	"fmt"
-	"os"
 	"regexp"
-	"strings"
 
 	"go.yaml.in/yaml/v3"
 
+	"github.com/updeb/updeb/internal/yamlfile"
 	"github.com/updeb/updeb/pkg/debversion"
 )
 
@@ -47,10 +46,11 @@ var (
 //	      kubelet: 1.35.8            # optional, defaults to kubernetes
 //	      helm: 3.20.2
 //
-// Decoding is strict: unknown keys, duplicate keys, missing names, empty sets
-// and invalid versions are errors, reported as "FILE:LINE: message".
+// Decoding is strict (internal/yamlfile): unknown keys, duplicate keys,
+// missing names, empty sets and invalid versions are errors, reported as
+// "FILE:LINE:COL: message", the first problem of each set, every set's.
 func LoadReleaseSets(path string) ([]ReleaseSet, error) {
-	b, err := os.ReadFile(path)
+	b, err := yamlfile.ReadFile(path, 0)
 	if err != nil {
 		return nil, err
 	}
@@ -59,117 +59,126 @@ func LoadReleaseSets(path string) ([]ReleaseSet, error) {
 
 // ParseReleaseSets parses release set file content; name prefixes messages.
 func ParseReleaseSets(name string, b []byte) ([]ReleaseSet, error) {
-	fail := func(line int, format string, args ...any) ([]ReleaseSet, error) {
-		return nil, fmt.Errorf("%w: %s:%d: %s", ErrReleaseSet, name, line, fmt.Sprintf(format, args...))
-	}
-	var doc yaml.Node
-	if err := yaml.Unmarshal(b, &doc); err != nil {
-		var te *yaml.TypeError
-		msg := strings.TrimPrefix(err.Error(), "yaml: ")
-		if errors.As(err, &te) && len(te.Errors) > 0 {
-			msg = te.Errors[0]
+	d := &yamlfile.Decoder{File: name}
+	var sets []ReleaseSet
+	top := d.Document(b, yamlfile.Options{What: "release set file", Empty: `empty file: expected "sets:" with a list of release sets`})
+	if top != nil {
+		var list *yaml.Node
+		if d.Record(func(rd *yamlfile.Decoder) { list = setsList(rd, top) }) {
+			sets = decodeSets(d, list)
 		}
-		line := 0
-		if rest, ok := strings.CutPrefix(msg, "line "); ok {
-			if n, after, ok := strings.Cut(rest, ": "); ok {
-				if _, err := fmt.Sscanf(n, "%d", &line); err == nil {
-					msg = after
-				}
-			}
-		}
-		return fail(line, "%s", msg)
 	}
-	if len(doc.Content) == 0 {
-		return fail(1, "empty file: expected \"sets:\" with a list of release sets")
+	if err := d.Err(); err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrReleaseSet, err)
 	}
-	top := doc.Content[0]
+	return sets, nil
+}
+
+// setsList returns the non-empty list under the file's one key, "sets".
+func setsList(d *yamlfile.Decoder, top *yaml.Node) *yaml.Node {
 	if top.Kind != yaml.MappingNode {
-		return fail(top.Line, "expected a mapping with key \"sets\"")
+		d.At(top, `expected a mapping with key "sets"`)
+		return nil
 	}
-	var setsNode *yaml.Node
-	for i := 0; i+1 < len(top.Content); i += 2 {
-		k := top.Content[i]
-		if k.Value != "sets" {
-			return fail(k.Line, "unknown key %q (expected \"sets\")", k.Value)
-		}
-		if setsNode != nil {
-			return fail(k.Line, "key \"sets\" given twice")
-		}
-		setsNode = top.Content[i+1]
+	var list *yaml.Node
+	d.Map(top, yamlfile.Map{
+		Fields:  map[string]yamlfile.Field{"sets": {Decode: func(v *yaml.Node) { list = v }}},
+		Unknown: func(k *yaml.Node) string { return fmt.Sprintf(`unknown key %q (expected "sets")`, k.Value) },
+		Twice:   func(k, _ *yaml.Node) string { return `key "sets" given twice` },
+	})
+	switch {
+	case list == nil:
+		d.At(top, `missing key "sets"`)
+	case list.Kind != yaml.SequenceNode || len(list.Content) == 0:
+		d.At(list, `"sets" must be a non-empty list of release sets`)
 	}
-	if setsNode == nil {
-		return fail(top.Line, "missing key \"sets\"")
-	}
-	if setsNode.Kind != yaml.SequenceNode || len(setsNode.Content) == 0 {
-		return fail(setsNode.Line, "\"sets\" must be a non-empty list of release sets")
-	}
+	return list
+}
+
+// decodeSets decodes every set, reporting the first problem of each; set
+// names are unique in the file.
+func decodeSets(d *yamlfile.Decoder, list *yaml.Node) []ReleaseSet {
 	var out []ReleaseSet
-	names := map[string]int{}
-	for _, sn := range setsNode.Content {
-		if sn.Kind != yaml.MappingNode {
-			return fail(sn.Line, "a release set must be a mapping with \"name\" and \"components\"")
+	names := map[string]int{} // set name -> line
+	for _, n := range list.Content {
+		var rs ReleaseSet
+		if d.Record(func(rd *yamlfile.Decoder) { rs = decodeSet(rd, n, names) }) {
+			out = append(out, rs)
 		}
-		rs := ReleaseSet{Components: map[string]string{}}
-		var compNode *yaml.Node
-		compLine, kubeLine := sn.Line, 0
-		seen := map[string]bool{}
-		for i := 0; i+1 < len(sn.Content); i += 2 {
-			k, v := sn.Content[i], sn.Content[i+1]
-			if seen[k.Value] {
-				return fail(k.Line, "key %q given twice", k.Value)
-			}
-			seen[k.Value] = true
-			switch k.Value {
-			case "name":
-				if v.Kind != yaml.ScalarNode || !setNameRE.MatchString(v.Value) {
-					return fail(v.Line, "set name %q: expected letters, digits, '.', '_' or '-'", v.Value)
-				}
-				if prev, dup := names[v.Value]; dup {
-					return fail(v.Line, "set name %q already used at line %d", v.Value, prev)
-				}
-				names[v.Value] = v.Line
-				rs.Name = v.Value
-			case "components":
-				compNode, compLine = v, k.Line
-			default:
-				return fail(k.Line, "unknown key %q in a release set (expected name, components)", k.Value)
-			}
-		}
-		if rs.Name == "" {
-			return fail(sn.Line, "release set has no name")
-		}
-		if compNode == nil || compNode.Kind != yaml.MappingNode || len(compNode.Content) == 0 {
-			return fail(sn.Line, "set %q: \"components\" must be a non-empty mapping of component: version", rs.Name)
-		}
-		for i := 0; i+1 < len(compNode.Content); i += 2 {
-			k, v := compNode.Content[i], compNode.Content[i+1]
-			if !componentRE.MatchString(k.Value) {
-				return fail(k.Line, "set %q: component name %q: expected lower-case letters, digits, '.', '+', '-'", rs.Name, k.Value)
-			}
-			if _, dup := rs.Components[k.Value]; dup {
-				return fail(k.Line, "set %q: component %q given twice", rs.Name, k.Value)
-			}
-			if k.Value == "kube-apiserver" {
-				return fail(k.Line, "set %q: give the kube-apiserver version as \"kubernetes\"", rs.Name)
-			}
-			if v.Kind != yaml.ScalarNode || v.Value == "" {
-				return fail(v.Line, "set %q: component %q: expected a version", rs.Name, k.Value)
-			}
-			if _, err := debversion.FromUpstream(v.Value); err != nil {
-				return fail(v.Line, "set %q: component %q: %v", rs.Name, k.Value, err)
-			}
-			rs.Components[k.Value] = v.Value
-			if k.Value == "kubernetes" {
-				kubeLine = v.Line
-			}
-		}
-		if _, ok := rs.Components["kubernetes"]; !ok {
-			return fail(compLine, "set %q: component \"kubernetes\" (the kube-apiserver version) is required", rs.Name)
-		}
-		if _, _, ok := minorOf(rs.Components["kubernetes"]); !ok {
-			return fail(kubeLine, "set %q: kubernetes version %q: expected MAJOR.MINOR[.PATCH]", rs.Name, rs.Components["kubernetes"])
-		}
-		out = append(out, rs)
 	}
-	return out, nil
+	return out
+}
+
+// decodeSet decodes one set: its name, then its components.
+func decodeSet(d *yamlfile.Decoder, n *yaml.Node, names map[string]int) ReleaseSet {
+	rs := ReleaseSet{Components: map[string]string{}}
+	if n.Kind != yaml.MappingNode {
+		d.At(n, `a release set must be a mapping with "name" and "components"`)
+		return rs
+	}
+	var components, componentsKey *yaml.Node
+	d.Map(n, yamlfile.Map{
+		Fields: map[string]yamlfile.Field{
+			"name": {Decode: func(v *yaml.Node) { rs.Name = setName(d, v, names) }},
+			"components": {Decode: func(v *yaml.Node) {
+				components, componentsKey = v, yamlfile.KeyOf(n, "components")
+			}},
+		},
+		Unknown: func(k *yaml.Node) string {
+			return fmt.Sprintf("unknown key %q in a release set (expected name, components)", k.Value)
+		},
+		Twice: func(k, _ *yaml.Node) string { return fmt.Sprintf("key %q given twice", k.Value) },
+	})
+	if rs.Name == "" {
+		d.At(n, "release set has no name")
+		return rs
+	}
+	if components == nil || components.Kind != yaml.MappingNode || len(components.Content) == 0 {
+		d.At(n, `set %q: "components" must be a non-empty mapping of component: version`, rs.Name)
+		return rs
+	}
+	decodeComponents(d, &rs, components)
+	if _, ok := rs.Components["kubernetes"]; !ok {
+		d.At(componentsKey, `set %q: component "kubernetes" (the kube-apiserver version) is required`, rs.Name)
+	} else if _, _, ok := minorOf(rs.Components["kubernetes"]); !ok {
+		d.At(yamlfile.ValueOf(components, "kubernetes"), "set %q: kubernetes version %q: expected MAJOR.MINOR[.PATCH]", rs.Name, rs.Components["kubernetes"])
+	}
+	return rs
+}
+
+// setName checks a set's name and that no earlier set has it; "" when invalid.
+func setName(d *yamlfile.Decoder, v *yaml.Node, names map[string]int) string {
+	if v.Kind != yaml.ScalarNode || !setNameRE.MatchString(v.Value) {
+		d.At(v, "set name %q: expected letters, digits, '.', '_' or '-'", v.Value)
+		return ""
+	}
+	if prev, dup := names[v.Value]; dup {
+		d.At(v, "set name %q already used at line %d", v.Value, prev)
+		return ""
+	}
+	names[v.Value] = v.Line
+	return v.Value
+}
+
+// decodeComponents decodes a set's component -> upstream version mapping.
+func decodeComponents(d *yamlfile.Decoder, rs *ReleaseSet, n *yaml.Node) {
+	d.Map(n, yamlfile.Map{
+		Each: func(k, v *yaml.Node) {
+			switch {
+			case !componentRE.MatchString(k.Value):
+				d.At(k, "set %q: component name %q: expected lower-case letters, digits, '.', '+', '-'", rs.Name, k.Value)
+			case k.Value == "kube-apiserver":
+				d.At(k, `set %q: give the kube-apiserver version as "kubernetes"`, rs.Name)
+			case v.Kind != yaml.ScalarNode || v.Value == "":
+				d.At(v, "set %q: component %q: expected a version", rs.Name, k.Value)
+			default:
+				if _, err := debversion.FromUpstream(v.Value); err != nil {
+					d.At(v, "set %q: component %q: %v", rs.Name, k.Value, err)
+					return
+				}
+				rs.Components[k.Value] = v.Value
+			}
+		},
+		Twice: func(k, _ *yaml.Node) string { return fmt.Sprintf("set %q: component %q given twice", rs.Name, k.Value) },
+	})
 }

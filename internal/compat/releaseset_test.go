@@ -34,39 +34,63 @@ sets:
 func TestParseReleaseSetsErrors(t *testing.T) {
 	const p = "compat: invalid release set file: r.yaml:"
 	for _, tc := range []struct{ in, want string }{
-		{"", p + `1: empty file: expected "sets:" with a list of release sets`},
-		{"- a\n", p + `1: expected a mapping with key "sets"`},
-		{"set: []\n", p + `1: unknown key "set" (expected "sets")`},
-		{"sets: []\n", p + `1: "sets" must be a non-empty list of release sets`},
-		{"sets:\n  - a\n", p + `2: a release set must be a mapping with "name" and "components"`},
-		{"sets:\n  - components: {kubernetes: 1.35.8}\n", p + `2: release set has no name`},
-		{"sets:\n  - name: a b\n", p + `2: set name "a b": expected letters, digits, '.', '_' or '-'`},
-		{"sets:\n  - name: a\n    name: b\n", p + `3: key "name" given twice`},
-		{"sets:\n  - name: a\n    comps: {}\n", p + `3: unknown key "comps" in a release set (expected name, components)`},
-		{"sets:\n  - name: a\n", p + `2: set "a": "components" must be a non-empty mapping of component: version`},
+		{"", p + `1:1: empty file: expected "sets:" with a list of release sets`},
+		{"- a\n", p + `1:1: expected a mapping with key "sets"`},
+		{"set: []\n", p + `1:1: unknown key "set" (expected "sets")`},
+		{"sets: []\n", p + `1:7: "sets" must be a non-empty list of release sets`},
+		{"sets:\n  - a\n", p + `2:5: a release set must be a mapping with "name" and "components"`},
+		{"sets:\n  - components: {kubernetes: 1.35.8}\n", p + `2:5: release set has no name`},
+		{"sets:\n  - name: a b\n", p + `2:11: set name "a b": expected letters, digits, '.', '_' or '-'`},
+		{"sets:\n  - name: a\n    name: b\n", p + `3:5: key "name" given twice`},
+		{"sets:\n  - name: a\n    comps: {}\n", p + `3:5: unknown key "comps" in a release set (expected name, components)`},
+		{"sets:\n  - name: a\n", p + `2:5: set "a": "components" must be a non-empty mapping of component: version`},
 		{"sets:\n  - name: a\n    components: {kubernetes: 1.35.8}\n  - name: a\n    components: {kubernetes: 1.35.8}\n",
-			p + `4: set name "a" already used at line 2`},
+			p + `4:11: set name "a" already used at line 2`},
 		{"sets:\n  - name: a\n    components:\n      kubernetes: 1.35.8\n      Helm: 3.1.0\n",
-			p + `5: set "a": component name "Helm": expected lower-case letters, digits, '.', '+', '-'`},
+			p + `5:7: set "a": component name "Helm": expected lower-case letters, digits, '.', '+', '-'`},
 		{"sets:\n  - name: a\n    components:\n      kubernetes: 1.35.8\n      helm: 3.1.0\n      helm: 3.2.0\n",
-			p + `6: set "a": component "helm" given twice`},
+			p + `6:7: set "a": component "helm" given twice`},
 		{"sets:\n  - name: a\n    components:\n      kubernetes: 1.35.8\n      kube-apiserver: 1.35.8\n",
-			p + `5: set "a": give the kube-apiserver version as "kubernetes"`},
+			p + `5:7: set "a": give the kube-apiserver version as "kubernetes"`},
 		{"sets:\n  - name: a\n    components:\n      kubernetes: 1.35.8\n      helm: [3]\n",
-			p + `5: set "a": component "helm": expected a version`},
+			p + `5:13: set "a": component "helm": expected a version`},
 		{"sets:\n  - name: a\n    components:\n      kubernetes: 1.35.8\n      helm: latest\n",
-			p + `5: set "a": component "helm": invalid Debian version: upstream version "latest" must start with a digit (after an optional v)`},
+			p + `5:13: set "a": component "helm": invalid Debian version: upstream version "latest" must start with a digit (after an optional v)`},
 		{"sets:\n  - name: a\n    components:\n      etcd: 3.6.14\n",
-			p + `3: set "a": component "kubernetes" (the kube-apiserver version) is required`},
+			p + `3:5: set "a": component "kubernetes" (the kube-apiserver version) is required`},
 		{"sets:\n  - name: a\n    components:\n      kubernetes: 1\n",
-			p + `4: set "a": kubernetes version "1": expected MAJOR.MINOR[.PATCH]`},
-		{"sets:\n  - name: a\n\tcomponents: {}\n", p + `2: found a tab character that violates indentation`},
-		{"sets: [\n", p + `1: did not find expected node content`},
+			p + `4:19: set "a": kubernetes version "1": expected MAJOR.MINOR[.PATCH]`},
+		{"sets:\n  - name: a\n\tcomponents: {}\n", p + `2:1: found a tab character that violates indentation`},
+		{"sets: [\n", p + `1:1: did not find expected node content`},
 	} {
 		_, err := ParseReleaseSets("r.yaml", []byte(tc.in))
 		if err == nil || err.Error() != tc.want || !errors.Is(err, ErrReleaseSet) {
 			t.Errorf("ParseReleaseSets(%q):\n got %v\nwant %s", tc.in, err, tc.want)
 		}
+	}
+}
+
+// Each set's first problem is reported, every set's, in file order.
+func TestParseReleaseSetsAllSets(t *testing.T) {
+	_, err := ParseReleaseSets("r.yaml", []byte("sets:\n  - {name: bad name}\n  - {name: c, components: &c {kubernetes: 1.35.8}}\n"))
+	want := `compat: invalid release set file: r.yaml:3:27: components: YAML anchors and aliases are not supported`
+	if err == nil || err.Error() != want {
+		t.Errorf("anchors:\n got %v\nwant %s", err, want)
+	}
+	_, err = ParseReleaseSets("r.yaml", []byte(`sets:
+  - name: ok
+    components: {kubernetes: 1.35.8}
+  - name: bad name
+    comps: {}
+  - name: b
+    components: {kubernetes: 1.35.8, helm: latest, etcd: x}
+  - 7
+`))
+	want = `compat: invalid release set file: r.yaml:4:11: set name "bad name": expected letters, digits, '.', '_' or '-'
+r.yaml:7:44: set "b": component "helm": invalid Debian version: upstream version "latest" must start with a digit (after an optional v)
+r.yaml:8:5: a release set must be a mapping with "name" and "components"`
+	if err == nil || err.Error() != want || !errors.Is(err, ErrReleaseSet) {
+		t.Errorf("got %v\nwant %s", err, want)
 	}
 }
 
@@ -96,7 +120,7 @@ func FuzzParseReleaseSets(f *testing.F) {
 			return
 		}
 		// Whatever parses must check and render without failing.
-		r := Check(sets, nil, nil, checkDay)
+		r := Evaluate(sets, nil, nil, checkDay)
 		for _, f := range Formats() {
 			if err := Render(discard{}, r, f); err != nil {
 				t.Fatal(err)

@@ -1,7 +1,6 @@
 package compat
 
 import (
-	"bytes"
 	_ "embed"
 	"fmt"
 	"strings"
@@ -9,6 +8,8 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/updeb/updeb/internal/datafile"
+	"github.com/updeb/updeb/internal/yamlfile"
+	"github.com/updeb/updeb/pkg/debversion"
 )
 
 // data/compat.yaml is a copy of upstream compatibility tables (Helm's version
@@ -30,54 +31,104 @@ type Tables struct {
 // HelmRow is one row of Helm's version skew table: Helm minor Helm is
 // supported against Kubernetes minors KubernetesMin..KubernetesMax (inclusive).
 type HelmRow struct {
-	Helm          string `yaml:"helm"`
-	KubernetesMax string `yaml:"kubernetes_max"`
-	KubernetesMin string `yaml:"kubernetes_min"`
+	Helm          string
+	KubernetesMax string
+	KubernetesMin string
+	// kubernetes is the row's range as a constraint: ">=MIN <=MAX".
+	kubernetes debversion.Constraint
 }
 
 // ContainerdRow is one row of containerd's recommended table: for a Kubernetes
 // minor, containerd versions "X.Y.Z+" (that patch or later of minor X.Y).
 type ContainerdRow struct {
-	Kubernetes string   `yaml:"kubernetes"`
-	Containerd []string `yaml:"containerd"`
-	CRI        string   `yaml:"cri"`
+	Kubernetes string
+	Containerd []string
+	CRI        string
+	// containerd holds each "X.Y.Z+" as the constraint "~X.Y.Z".
+	containerd []debversion.Constraint
 }
 
-type tablesFile struct {
-	Helm       []HelmRow `yaml:"helm_kubernetes_skew"`
-	Containerd struct {
-		Recommended    []ContainerdRow `yaml:"recommended"`
-		Deprecated     []yaml.Node     `yaml:"deprecated"` // kept in the file for people; not checked
-		DeprecatedNote string          `yaml:"deprecated_note"`
-	} `yaml:"containerd_kubernetes"`
+// LoadTables parses the embedded tables strictly (internal/yamlfile).
+func LoadTables() (*Tables, error) { return parseTables("compat.yaml", embeddedTables) }
+
+func parseTables(name string, b []byte) (*Tables, error) {
+	d := &yamlfile.Decoder{File: name}
+	t := &Tables{Source: datafile.Header(b)}
+	if top := d.Document(b, yamlfile.Options{What: "table file", Empty: "no tables"}); top != nil {
+		d.Mapping(top, "", map[string]yamlfile.Field{
+			"helm_kubernetes_skew": {Required: true, Decode: func(v *yaml.Node) {
+				d.List(v, "helm_kubernetes_skew", func(_ int, v *yaml.Node) { t.Helm = append(t.Helm, helmRow(d, v)) })
+			}},
+			"containerd_kubernetes": {Required: true, Decode: func(v *yaml.Node) {
+				d.Mapping(v, "containerd_kubernetes", map[string]yamlfile.Field{
+					"recommended": {Required: true, Decode: func(v *yaml.Node) {
+						d.List(v, "recommended", func(_ int, v *yaml.Node) { t.Containerd = append(t.Containerd, containerdRow(d, v)) })
+					}},
+					// Kept in the file for people; not checked.
+					"deprecated":      {Decode: func(*yaml.Node) {}},
+					"deprecated_note": {Decode: func(v *yaml.Node) { d.Str(v, "deprecated_note", new(string)) }},
+				})
+			}},
+		})
+	}
+	if err := d.Err(); err != nil {
+		return nil, fmt.Errorf("compat: tables: %w", err)
+	}
+	return t, nil
 }
 
-// LoadTables parses the embedded tables strictly.
-func LoadTables() (*Tables, error) { return parseTables(embeddedTables) }
+// helmRow decodes {helm: MINOR, kubernetes_max: MINOR, kubernetes_min: MINOR}.
+func helmRow(d *yamlfile.Decoder, n *yaml.Node) HelmRow {
+	var r HelmRow
+	minor := func(name string, dst *string) yamlfile.Field {
+		return yamlfile.Field{Required: true, Decode: func(v *yaml.Node) {
+			if d.Str(v, name, dst) {
+				if _, _, ok := minorOf(*dst); !ok {
+					d.At(v, "helm row: %s %q is not MAJOR.MINOR", name, *dst)
+				}
+			}
+		}}
+	}
+	d.Mapping(n, "helm row", map[string]yamlfile.Field{
+		"helm":           minor("helm", &r.Helm),
+		"kubernetes_min": minor("kubernetes_min", &r.KubernetesMin),
+		"kubernetes_max": minor("kubernetes_max", &r.KubernetesMax),
+	})
+	var err error
+	if r.kubernetes, err = debversion.ParseConstraint(">=" + r.KubernetesMin + " <=" + r.KubernetesMax); err != nil {
+		d.At(n, "helm row %q: %v", r.Helm, err)
+	}
+	return r
+}
 
-func parseTables(b []byte) (*Tables, error) {
-	var f tablesFile
-	dec := yaml.NewDecoder(bytes.NewReader(b))
-	dec.KnownFields(true)
-	if err := dec.Decode(&f); err != nil {
-		return nil, fmt.Errorf("compat: tables compat.yaml: %w", err)
-	}
-	for _, r := range f.Helm {
-		for _, v := range []string{r.Helm, r.KubernetesMin, r.KubernetesMax} {
-			if _, _, ok := minorOf(v); !ok {
-				return nil, fmt.Errorf("compat: tables compat.yaml: helm row %q: %q is not MAJOR.MINOR", r.Helm, v)
+// containerdRow decodes {kubernetes: MINOR, containerd: [X.Y.Z+, ...], cri: V}.
+func containerdRow(d *yamlfile.Decoder, n *yaml.Node) ContainerdRow {
+	var r ContainerdRow
+	d.Mapping(n, "containerd row", map[string]yamlfile.Field{
+		"kubernetes": {Required: true, Decode: func(v *yaml.Node) {
+			if d.Str(v, "kubernetes", &r.Kubernetes) {
+				if _, _, ok := minorOf(r.Kubernetes); !ok {
+					d.At(v, "containerd row: kubernetes %q is not MAJOR.MINOR", r.Kubernetes)
+				}
 			}
-		}
-	}
-	for _, r := range f.Containerd.Recommended {
-		if _, _, ok := minorOf(r.Kubernetes); !ok {
-			return nil, fmt.Errorf("compat: tables compat.yaml: containerd row %q: not MAJOR.MINOR", r.Kubernetes)
-		}
-		for _, c := range r.Containerd {
-			if _, _, ok := minorOf(strings.TrimSuffix(c, "+")); !ok || !strings.HasSuffix(c, "+") {
-				return nil, fmt.Errorf("compat: tables compat.yaml: containerd row %q: %q is not X.Y.Z+", r.Kubernetes, c)
-			}
-		}
-	}
-	return &Tables{Source: datafile.Header(b), Helm: f.Helm, Containerd: f.Containerd.Recommended}, nil
+		}},
+		"containerd": {Required: true, Decode: func(v *yaml.Node) {
+			d.List(v, "containerd", func(_ int, v *yaml.Node) {
+				var c string
+				if !d.Str(v, "containerd", &c) {
+					return
+				}
+				base, plus := strings.CutSuffix(c, "+")
+				con, err := debversion.ParseConstraint("~" + base)
+				if _, _, ok := minorOf(base); !ok || !plus || err != nil {
+					d.At(v, "containerd row: %q is not X.Y.Z+", c)
+					return
+				}
+				r.Containerd = append(r.Containerd, c)
+				r.containerd = append(r.containerd, con)
+			})
+		}},
+		"cri": {Decode: func(v *yaml.Node) { d.Str(v, "cri", &r.CRI) }},
+	})
+	return r
 }

@@ -22,6 +22,7 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/updeb/updeb/internal/datafile"
+	"github.com/updeb/updeb/internal/yamlfile"
 	"github.com/updeb/updeb/pkg/debversion"
 )
 
@@ -68,98 +69,101 @@ type Cycle struct {
 // malformed dates are errors).
 func Load() (*Data, error) { return Parse("eol.yaml", embedded) }
 
-// Parse parses end-of-life data in the format of data/eol.yaml; name is used in
-// error messages as NAME:LINE.
+// Parse parses end-of-life data in the format of data/eol.yaml, strictly
+// (internal/yamlfile); name is used in error messages as NAME:LINE:COL. Every
+// cycle is checked and the first problem of each is reported.
 func Parse(name string, b []byte) (*Data, error) {
-	var doc yaml.Node
-	if err := yaml.Unmarshal(b, &doc); err != nil {
-		return nil, fmt.Errorf("%w: %s: %v", ErrData, name, err)
-	}
-	if len(doc.Content) == 0 || doc.Content[0].Kind != yaml.MappingNode {
-		return nil, fmt.Errorf("%w: %s: expected a mapping of product -> cycles", ErrData, name)
-	}
-	d := &Data{Source: datafile.Header(b), products: map[string][]Cycle{}}
-	top := doc.Content[0]
-	for i := 0; i+1 < len(top.Content); i += 2 {
-		k, v := top.Content[i], top.Content[i+1]
-		product := k.Value
-		if _, dup := d.products[product]; dup {
-			return nil, fmt.Errorf("%w: %s:%d: product %q listed twice", ErrData, name, k.Line, product)
+	d := &yamlfile.Decoder{File: name}
+	data := &Data{Source: datafile.Header(b), products: map[string][]Cycle{}}
+	const want = "expected a mapping of product -> cycles"
+	if top := d.Document(b, yamlfile.Options{What: "end-of-life data file", Empty: want}); top != nil {
+		if top.Kind != yaml.MappingNode {
+			d.At(top, want)
+		} else {
+			d.Map(top, yamlfile.Map{
+				Each:  func(k, v *yaml.Node) { data.products[k.Value] = cycles(d, k.Value, v) },
+				Twice: func(k, _ *yaml.Node) string { return fmt.Sprintf("product %q listed twice", k.Value) },
+			})
 		}
-		if v.Kind != yaml.SequenceNode {
-			return nil, fmt.Errorf("%w: %s:%d: product %q: expected a list of cycles", ErrData, name, v.Line, product)
-		}
-		seen := map[string]bool{}
-		cycles := make([]Cycle, 0, len(v.Content))
-		for _, n := range v.Content {
-			c, line, err := parseCycle(product, n)
-			if err != nil {
-				return nil, fmt.Errorf("%w: %s:%d: %s: %v", ErrData, name, line, product, err)
-			}
-			if seen[c.Name] {
-				return nil, fmt.Errorf("%w: %s:%d: %s: cycle %q listed twice", ErrData, name, n.Line, product, c.Name)
-			}
-			seen[c.Name] = true
-			cycles = append(cycles, c)
-		}
-		d.products[product] = cycles
 	}
-	return d, nil
+	if err := d.Err(); err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrData, err)
+	}
+	return data, nil
 }
 
-// parseCycle decodes one cycle; on error it also returns the line at fault.
-func parseCycle(product string, n *yaml.Node) (Cycle, int, error) {
-	if n.Kind != yaml.MappingNode {
-		return Cycle{}, n.Line, errors.New("expected a mapping (releaseCycle, releaseDate, eol, ...)")
+// cycles decodes a product's list of cycles; a cycle name is given once.
+func cycles(d *yamlfile.Decoder, product string, v *yaml.Node) []Cycle {
+	if v.Kind != yaml.SequenceNode {
+		d.At(v, "product %q: expected a list of cycles", product)
+		return nil
 	}
-	c := Cycle{Product: product}
 	seen := map[string]bool{}
-	for i := 0; i+1 < len(n.Content); i += 2 {
-		k, v := n.Content[i], n.Content[i+1]
-		if seen[k.Value] {
-			return Cycle{}, k.Line, fmt.Errorf("field %q given twice", k.Value)
+	out := make([]Cycle, 0, len(v.Content))
+	for _, n := range v.Content {
+		var c Cycle
+		if !d.Record(func(rd *yamlfile.Decoder) { c = parseCycle(rd, product, n) }) {
+			continue
 		}
-		seen[k.Value] = true
-		if v.Kind != yaml.ScalarNode {
-			return Cycle{}, v.Line, fmt.Errorf("field %q: expected a scalar", k.Value)
+		if seen[c.Name] {
+			d.At(n, "%s: cycle %q listed twice", product, c.Name)
+			continue
 		}
-		var err error
-		switch k.Value {
-		case "releaseCycle":
-			c.Name = v.Value
-		case "releaseDate":
-			c.ReleaseDate, err = date(v)
-		case "eoas":
-			c.EOAS, c.EOASPassed, err = dateOrBool(v)
-		case "eol":
-			c.EOL, c.EOLPassed, err = dateOrBool(v)
-		case "lts":
-			c.LTS, err = boolean(v)
-		case "latest":
-			c.Latest = v.Value
-		case "latestReleaseDate":
-			c.LatestReleaseDate, err = date(v)
-		case "supportedKubernetesVersions":
-			c.SupportedKubernetes = v.Value
-		default:
-			return Cycle{}, k.Line, fmt.Errorf("unknown field %q", k.Value)
-		}
-		if err != nil {
-			return Cycle{}, v.Line, fmt.Errorf("field %q: %v", k.Value, err)
-		}
+		seen[c.Name] = true
+		out = append(out, c)
 	}
+	return out
+}
+
+// parseCycle decodes one cycle.
+func parseCycle(d *yamlfile.Decoder, product string, n *yaml.Node) Cycle {
+	c := Cycle{Product: product}
+	if n.Kind != yaml.MappingNode {
+		d.At(n, "%s: expected a mapping (releaseCycle, releaseDate, eol, ...)", product)
+		return c
+	}
+	// scalar wraps a field's decoding: every field is one value, and a
+	// value that does not parse is a finding at it.
+	scalar := func(name string, decode func(v *yaml.Node) error) yamlfile.Field {
+		return yamlfile.Field{Decode: func(v *yaml.Node) {
+			if v.Kind != yaml.ScalarNode {
+				d.At(v, "%s: field %q: expected a scalar", product, name)
+			} else if err := decode(v); err != nil {
+				d.At(v, "%s: field %q: %v", product, name, err)
+			}
+		}}
+	}
+	text := func(dst *string) func(v *yaml.Node) error {
+		return func(v *yaml.Node) error { *dst = v.Value; return nil }
+	}
+	d.Map(n, yamlfile.Map{
+		What: product,
+		Fields: map[string]yamlfile.Field{
+			"releaseCycle": scalar("releaseCycle", text(&c.Name)),
+			"releaseDate":  scalar("releaseDate", func(v *yaml.Node) (err error) { c.ReleaseDate, err = date(v); return }),
+			"eoas":         scalar("eoas", func(v *yaml.Node) (err error) { c.EOAS, c.EOASPassed, err = dateOrBool(v); return }),
+			"eol":          scalar("eol", func(v *yaml.Node) (err error) { c.EOL, c.EOLPassed, err = dateOrBool(v); return }),
+			"lts":          scalar("lts", func(v *yaml.Node) (err error) { c.LTS, err = boolean(v); return }),
+			"latest":       scalar("latest", text(&c.Latest)),
+			"latestReleaseDate": scalar("latestReleaseDate", func(v *yaml.Node) (err error) {
+				c.LatestReleaseDate, err = date(v)
+				return
+			}),
+			"supportedKubernetesVersions": scalar("supportedKubernetesVersions", text(&c.SupportedKubernetes)),
+		},
+		Unknown: func(k *yaml.Node) string { return fmt.Sprintf("%s: unknown field %q", product, k.Value) },
+	})
 	for _, f := range []string{"releaseCycle", "releaseDate", "eol", "latest"} {
-		if !seen[f] {
-			return Cycle{}, n.Line, fmt.Errorf("missing field %q", f)
+		if yamlfile.KeyOf(n, f) == n {
+			d.At(n, "%s: missing field %q", product, f)
 		}
 	}
 	if _, _, ok := majorMinor(c.Name); !ok {
-		return Cycle{}, n.Line, fmt.Errorf("releaseCycle %q: expected MAJOR or MAJOR.MINOR", c.Name)
+		d.At(n, "%s: releaseCycle %q: expected MAJOR or MAJOR.MINOR", product, c.Name)
+	} else if _, err := debversion.Parse(c.Latest); err != nil {
+		d.At(n, "%s: latest %q: %v", product, c.Latest, err)
 	}
-	if _, err := debversion.Parse(c.Latest); err != nil {
-		return Cycle{}, n.Line, fmt.Errorf("latest %q: %v", c.Latest, err)
-	}
-	return c, 0, nil
+	return c
 }
 
 func date(v *yaml.Node) (time.Time, error) {

@@ -133,28 +133,58 @@ func TestProductOf(t *testing.T) {
 
 func TestParseErrors(t *testing.T) {
 	for _, tc := range []struct{ in, want string }{
-		{"- a\n", "eol: invalid data: x.yaml: expected a mapping of product -> cycles"},
-		{"k: 1\n", `eol: invalid data: x.yaml:1: product "k": expected a list of cycles`},
+		{"- a\n", "eol: invalid data: x.yaml:1:1: expected a mapping of product -> cycles"},
+		{"k: 1\n", `eol: invalid data: x.yaml:1:4: product "k": expected a list of cycles`},
 		{"k:\n  - {releaseCycle: \"1.2\", releaseDate: 2020-01-01, eol: false, latest: \"1.2.3\", foo: 1}\n",
-			`eol: invalid data: x.yaml:2: k: unknown field "foo"`},
+			`eol: invalid data: x.yaml:2:81: k: unknown field "foo"`},
 		{"k:\n  - releaseCycle: \"1.2\"\n    releaseDate: 2020-13-01\n",
-			`eol: invalid data: x.yaml:3: k: field "releaseDate": expected a date YYYY-MM-DD, found "2020-13-01"`},
+			`eol: invalid data: x.yaml:3:18: k: field "releaseDate": expected a date YYYY-MM-DD, found "2020-13-01"`},
 		{"k:\n  - {releaseCycle: \"1.2\", releaseDate: 2020-01-01, eol: maybe, latest: \"1.2.3\"}\n",
-			`eol: invalid data: x.yaml:2: k: field "eol": expected a date YYYY-MM-DD, true or false, found "maybe"`},
+			`eol: invalid data: x.yaml:2:57: k: field "eol": expected a date YYYY-MM-DD, true or false, found "maybe"`},
 		{"k:\n  - {releaseCycle: \"1.2\", releaseDate: 2020-01-01, latest: \"1.2.3\"}\n",
-			`eol: invalid data: x.yaml:2: k: missing field "eol"`},
+			`eol: invalid data: x.yaml:2:5: k: missing field "eol"`},
 		{"k:\n  - {releaseCycle: \"one\", releaseDate: 2020-01-01, eol: false, latest: \"1.2.3\"}\n",
-			`eol: invalid data: x.yaml:2: k: releaseCycle "one": expected MAJOR or MAJOR.MINOR`},
+			`eol: invalid data: x.yaml:2:5: k: releaseCycle "one": expected MAJOR or MAJOR.MINOR`},
 		{"k:\n  - {releaseCycle: \"1.2\", releaseDate: 2020-01-01, eol: false, latest: \"1.2.3\"}\n  - {releaseCycle: \"1.2\", releaseDate: 2020-01-01, eol: false, latest: \"1.2.3\"}\n",
-			`eol: invalid data: x.yaml:3: k: cycle "1.2" listed twice`},
+			`eol: invalid data: x.yaml:3:5: k: cycle "1.2" listed twice`},
 		{"k:\n  - {releaseCycle: \"1.2\", releaseCycle: \"1.3\"}\n",
-			`eol: invalid data: x.yaml:2: k: field "releaseCycle" given twice`},
-		{"k: [\n", "eol: invalid data: x.yaml: yaml: line 1: did not find expected node content"},
+			`eol: invalid data: x.yaml:2:27: k: field "releaseCycle" given twice`},
+		{"k: [\n", "eol: invalid data: x.yaml:1:1: did not find expected node content"},
 	} {
 		_, err := Parse("x.yaml", []byte(tc.in))
 		if err == nil || err.Error() != tc.want || !errors.Is(err, ErrData) {
 			t.Errorf("Parse(%q):\n got %v\nwant %s", tc.in, err, tc.want)
 		}
+	}
+}
+
+// Every cycle is checked: the first problem of each is reported, together.
+func TestParseReportsEveryCycle(t *testing.T) {
+	_, err := Parse("x.yaml", []byte(`k:
+  - {releaseCycle: "1.2", releaseDate: 2020-13-01, eol: false}
+  - {releaseCycle: "1.3", releaseDate: 2020-01-01, eol: false, latest: "1.3.1"}
+  - {releaseCycle: "1.4", releaseDate: 2020-01-01, eol: false, latest: "1.4.1", lts: maybe}
+j: {releaseCycle: "1"}
+k: []
+l: &a []
+`))
+	want := `eol: invalid data: x.yaml:7:4: l: YAML anchors and aliases are not supported`
+	if err == nil || err.Error() != want {
+		t.Fatalf("got %v\nwant %s", err, want)
+	}
+	_, err = Parse("x.yaml", []byte(`k:
+  - {releaseCycle: "1.2", releaseDate: 2020-13-01, eol: false}
+  - {releaseCycle: "1.3", releaseDate: 2020-01-01, eol: false, latest: "1.3.1"}
+  - {releaseCycle: "1.4", releaseDate: 2020-01-01, eol: false, latest: "1.4.1", lts: maybe}
+j: {releaseCycle: "1"}
+k: []
+`))
+	want = `eol: invalid data: x.yaml:2:40: k: field "releaseDate": expected a date YYYY-MM-DD, found "2020-13-01"
+x.yaml:4:86: k: field "lts": expected true or false, found "maybe"
+x.yaml:5:4: product "j": expected a list of cycles
+x.yaml:6:1: product "k" listed twice`
+	if err == nil || err.Error() != want || !errors.Is(err, ErrData) {
+		t.Errorf("got %v\nwant %s", err, want)
 	}
 }
 

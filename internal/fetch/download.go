@@ -290,12 +290,7 @@ func (f *Fetcher) attempt(ctx context.Context, upstream, target string, p *parti
 // chunk is handed between threads (on a busy machine every such hand-off is a
 // futex wake-up that costs more than it overlaps). Every writebackEvery bytes
 // the kernel is told to start writing them to disk, so the final fsync is short.
-//
-// Measured with fetchbench (200 MB through squid, 2 cores shared with squid and
-// the server): this loop takes 0.25-0.40 s of CPU for a sha256-pinned download;
-// the former read-ahead goroutine with 256 KiB chunks took 0.40-0.60 s for the
-// same download (sha256 only), a hasher goroutine pipelined behind the writes
-// 0.50 s, and both were slower. The fsync went from 60-70 ms to 2-3 ms.
+// The measurements are in internal/bench/README.md ("Download loop").
 func (f *Fetcher) copyBody(p *partial, body io.Reader, upstream string) (int64, error) {
 	buf := make([]byte, copyBuffer)
 	var n int64

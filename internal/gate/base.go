@@ -19,7 +19,7 @@ import (
 
 // ErrBase is wrapped when the base revision cannot be read (not a git
 // repository, unknown revision): invalid input.
-var ErrBase = errors.New("check: cannot read the base revision")
+var ErrBase = errors.New("gate: cannot read the base revision")
 
 // Base is the git revision recipes are compared with.
 type Base struct {
@@ -121,75 +121,91 @@ func (b *Base) load(ctx context.Context, r *recipe.Recipe, dir string) (*recipe.
 	return recipe.Load(filepath.Join(dir, relFile), recipe.LoadOptions{Root: filepath.Join(dir, relRoot)})
 }
 
-// compareBase adds the checks against the base revision to rr.
-func compareBase(ctx context.Context, r *recipe.Recipe, opts Options, rr *RecipeReport, add addFunc) {
+// compareBase adds the checks against the base revision to c.
+func compareBase(ctx context.Context, r *recipe.Recipe, opts Options, rr *RecipeReport, c *checks) {
 	base := opts.Base
 	old, err := base.load(ctx, r, filepath.Join(opts.TempDir, "base", r.Name))
 	switch {
 	case errors.Is(err, ErrBase):
-		add("base", Fail, "%v", err)
+		c.fail("base", err, "%v", err)
 		return
 	case err != nil:
-		add("base", Fail, "the recipe at %s does not load: %v", base.Rev, err)
+		c.fail("base", fmt.Errorf("%w: %w", ErrBase, err), "the recipe at %s does not load: %v", base.Rev, err)
 		return
 	case old == nil:
-		add("version", Pass, "new recipe (not at %s)", base.Rev)
+		c.add("version", Pass, "new recipe (not at %s)", base.Rev)
 		return
 	}
-	po := opts.Build.PlanOptions
-	var (
-		changes      []string
-		newV, oldV   string
-		planChanged  bool
-		trustChanges []string
-	)
-	arches := sortedUnique(append(r.ArchNames(), old.ArchNames()...))
-	for _, a := range arches {
+	d, err := diffRecipes(r, old, opts.Build.PlanOptions)
+	if err != nil {
+		c.fail("base", fmt.Errorf("%w: %w", ErrBase, err), "%v", err)
+		return
+	}
+	rr.Base = d.oldVersion
+	st, detail := versionCheck(d, base.Rev)
+	c.add("version", st, "%s", detail)
+	if len(d.trust) > 0 {
+		c.add("trust", Warn, "REVIEW: %s", strings.Join(d.trust, "; "))
+	} else {
+		c.add("trust", Pass, "keyrings and signer lists unchanged since %s", base.Rev)
+	}
+	rr.Changes = d.changes
+}
+
+// recipeDiff is what changed between a recipe and its base version, from
+// their plans for every architecture either has.
+type recipeDiff struct {
+	newVersion, oldVersion string   // Debian versions ("" when no architecture plans)
+	changed                bool     // the packages change: plans or the local files they read differ
+	changes                []string // per package: added, removed, files and control fields (sorted)
+	trust                  []string // keyring and signer changes (sorted)
+}
+
+// diffRecipes compares the plans of r and old, architecture by architecture.
+// An architecture only one of them plans is added or removed.
+func diffRecipes(r, old *recipe.Recipe, po recipe.PlanOptions) (recipeDiff, error) {
+	var d recipeDiff
+	for _, a := range sortedUnique(append(r.ArchNames(), old.ArchNames()...)) {
 		np, nerr := planFor(r, a, po)
 		op, oerr := planFor(old, a, po)
 		switch {
 		case nerr != nil && oerr != nil:
 			continue
 		case oerr != nil:
-			changes = append(changes, "architecture "+a+" added")
-			planChanged = true
-			newV = np.DebianVersion
+			d.changes = append(d.changes, "architecture "+a+" added")
+			d.changed, d.newVersion = true, np.DebianVersion
 			continue
 		case nerr != nil:
-			changes = append(changes, "architecture "+a+" removed")
-			planChanged = true
-			oldV = op.DebianVersion
+			d.changes = append(d.changes, "architecture "+a+" removed")
+			d.changed, d.oldVersion = true, op.DebianVersion
 			continue
 		}
-		newV, oldV = np.DebianVersion, op.DebianVersion
+		d.newVersion, d.oldVersion = np.DebianVersion, op.DebianVersion
 		same, err := samePlan(np, op, r.Root, old.Root)
 		if err != nil {
-			add("base", Fail, "%v", err)
-			return
+			return d, err
 		}
-		if !same {
-			planChanged = true
-		}
-		changes = append(changes, diffPackages(a, np, op)...)
-		trustChanges = append(trustChanges, diffTrust(np, op, r.Root, old.Root)...)
+		d.changed = d.changed || !same
+		d.changes = append(d.changes, diffPackages(a, np, op)...)
+		d.trust = append(d.trust, diffTrust(np, op, r.Root, old.Root)...)
 	}
-	rr.Base = oldV
-	switch c, err := debversion.CompareStrings(newV, oldV); {
+	d.changes, d.trust = sortedUnique(d.changes), sortedUnique(d.trust)
+	return d, nil
+}
+
+// versionCheck is the version rule: when the packages change, the Debian
+// version must increase (dpkg's ordering); unchanged packages may keep it.
+func versionCheck(d recipeDiff, rev string) (Status, string) {
+	switch c, err := debversion.CompareStrings(d.newVersion, d.oldVersion); {
 	case err != nil:
-		add("version", Fail, "%v", err)
-	case !planChanged:
-		add("version", Pass, "unchanged since %s (%s)", base.Rev, newV)
+		return Fail, err.Error()
+	case !d.changed:
+		return Pass, fmt.Sprintf("unchanged since %s (%s)", rev, d.newVersion)
 	case c <= 0:
-		add("version", Fail, "the packages change but the Debian version %s does not increase over %s at %s: raise version, revision or epoch", newV, oldV, base.Rev)
+		return Fail, fmt.Sprintf("the packages change but the Debian version %s does not increase over %s at %s: raise version, revision or epoch", d.newVersion, d.oldVersion, rev)
 	default:
-		add("version", Pass, "%s -> %s", oldV, newV)
+		return Pass, fmt.Sprintf("%s -> %s", d.oldVersion, d.newVersion)
 	}
-	if ts := sortedUnique(trustChanges); len(ts) > 0 {
-		add("trust", Warn, "REVIEW: %s", strings.Join(ts, "; "))
-	} else {
-		add("trust", Pass, "keyrings and signer lists unchanged since %s", base.Rev)
-	}
-	rr.Changes = sortedUnique(changes)
 }
 
 func planFor(r *recipe.Recipe, arch string, po recipe.PlanOptions) (*recipe.Plan, error) {

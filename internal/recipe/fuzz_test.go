@@ -24,7 +24,7 @@ func FuzzParse(f *testing.F) {
 			for _, a := range r.Architectures {
 				r.plan(a.Debian, planOptions{lint: true}, fs)
 			}
-			for _, x := range fs.list {
+			for _, x := range fs.Findings() {
 				if x.Line < 1 || x.Col < 1 {
 					t.Fatalf("plan finding without a position: %+v", x)
 				}

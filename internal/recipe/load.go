@@ -1,11 +1,7 @@
 package recipe
 
 import (
-	"bytes"
-	"errors"
 	"fmt"
-	"io"
-	"os"
 	"path"
 	"path/filepath"
 	"regexp"
@@ -13,10 +9,12 @@ import (
 	"strings"
 	"time"
 
+	"go.yaml.in/yaml/v3"
+
 	"github.com/updeb/updeb/internal/srcurl"
+	"github.com/updeb/updeb/internal/yamlfile"
 	"github.com/updeb/updeb/pkg/debversion"
 	"github.com/updeb/updeb/pkg/digest"
-	"go.yaml.in/yaml/v3"
 )
 
 // MaxSize is the largest recipe file Load reads.
@@ -35,19 +33,9 @@ type LoadOptions struct {
 // checks that every template renders for every architecture and that the
 // recipe-local files and keyrings exist.
 func Load(file string, opts LoadOptions) (*Recipe, error) {
-	f, err := os.Open(file)
+	data, err := yamlfile.ReadFile(file, MaxSize)
 	if err != nil {
 		return nil, fmt.Errorf("recipe: %w", err)
-	}
-	defer f.Close()
-	data, err := io.ReadAll(io.LimitReader(f, MaxSize+1))
-	if err != nil {
-		return nil, fmt.Errorf("recipe: reading %s: %w", file, err)
-	}
-	if len(data) > MaxSize {
-		fs := &findings{file: file}
-		fs.at(nil, "recipe is larger than %d bytes", MaxSize)
-		return nil, fs.err()
 	}
 	abs, err := filepath.Abs(file)
 	if err != nil {
@@ -84,8 +72,6 @@ func Load(file string, opts LoadOptions) (*Recipe, error) {
 	return r, nil
 }
 
-var yamlLineRE = regexp.MustCompile(`^yaml: line (\d+): (.*)$`)
-
 // Parse decodes and checks a recipe from memory without touching the file
 // system (no file-existence checks, templates not rendered). file names the
 // recipe in findings. It is what the fuzz test drives.
@@ -97,37 +83,28 @@ func Parse(file string, data []byte) (*Recipe, error) {
 	return r, nil
 }
 
+// documentOptions are how a recipe file is read: at most MaxSize bytes, one
+// YAML document, no anchors or aliases.
+var documentOptions = yamlfile.Options{What: "recipe", MaxSize: MaxSize, Empty: "recipe is empty", SyntaxPrefix: "YAML syntax: "}
+
+// Document reads the YAML document of a recipe file as Load does, without
+// decoding it, for tools that edit a recipe in place (updeb bump). Problems
+// are an *Error wrapping ErrInvalid.
+func Document(file string, data []byte) (*yaml.Node, error) {
+	fs := &findings{file: file}
+	top := fs.Document(data, documentOptions)
+	return top, fs.err()
+}
+
 func parse(file string, data []byte) (*Recipe, *findings) {
 	fs := &findings{file: file}
-	dec := yaml.NewDecoder(bytes.NewReader(data))
-	var doc yaml.Node
-	if err := dec.Decode(&doc); err != nil {
-		if errors.Is(err, io.EOF) {
-			fs.at(nil, "recipe is empty")
-			return nil, fs
-		}
-		msg := strings.TrimPrefix(err.Error(), "yaml: ")
-		line := 1
-		if m := yamlLineRE.FindStringSubmatch(err.Error()); m != nil {
-			line, _ = strconv.Atoi(m[1])
-			msg = m[2]
-		}
-		fs.list = append(fs.list, Finding{File: file, Line: line, Col: 1, Message: "YAML syntax: " + msg})
-		return nil, fs
-	}
-	var extra yaml.Node
-	if err := dec.Decode(&extra); err == nil {
-		fs.at(&extra, "a recipe is one YAML document; found another one here")
-	} else if !errors.Is(err, io.EOF) {
-		fs.at(nil, "YAML syntax: %s", strings.TrimPrefix(err.Error(), "yaml: "))
-	}
-	if len(doc.Content) != 1 {
-		fs.at(&doc, "recipe is empty")
+	top := fs.Document(data, documentOptions)
+	if top == nil {
 		return nil, fs
 	}
 	d := &decoder{fs}
-	r := &Recipe{Path: file, node: doc.Content[0]}
-	d.recipe(r, doc.Content[0])
+	r := &Recipe{Path: file, node: top}
+	d.recipe(r, top)
 	return r, fs
 }
 
@@ -157,32 +134,32 @@ func (d *decoder) recipe(r *Recipe, n *yaml.Node) {
 	r.Revision = "1"
 	d.mapping(n, "recipe", map[string]field{
 		"name": {true, func(v *yaml.Node) {
-			if d.str(v, "name", &r.Name) && !packageNameRE.MatchString(r.Name) {
+			if d.Str(v, "name", &r.Name) && !packageNameRE.MatchString(r.Name) {
 				d.at(v, "name: %q is not a valid Debian source name (want [a-z0-9][a-z0-9+.-]+)", r.Name)
 			}
 		}},
 		"version": {true, func(v *yaml.Node) {
-			if d.nonEmpty(v, "version", &r.Version) {
+			if d.NonEmpty(v, "version", &r.Version) {
 				if _, err := debversion.FromUpstream(r.Version); err != nil {
 					d.at(v, "version: %v", err)
 				}
 			}
 		}},
 		"revision": {false, func(v *yaml.Node) {
-			if d.str(v, "revision", &r.Revision) && r.Revision != "" {
+			if d.Str(v, "revision", &r.Revision) && r.Revision != "" {
 				if _, err := debversion.Parse("0-" + r.Revision); err != nil || strings.Contains(r.Revision, "-") {
 					d.at(v, "revision: %q is not a valid Debian revision (digits, letters and + . ~ only)", r.Revision)
 				}
 			}
 		}},
 		"epoch": {false, func(v *yaml.Node) {
-			if d.integer(v, "epoch", &r.Epoch) && r.Epoch < 0 {
+			if d.Int(v, "epoch", &r.Epoch) && r.Epoch < 0 {
 				d.at(v, "epoch: must be 0 or more, found %d", r.Epoch)
 			}
 		}},
 		"release-date": {true, func(v *yaml.Node) {
 			var s string
-			if d.str(v, "release-date", &s) {
+			if d.Str(v, "release-date", &s) {
 				t, err := parseDate(s)
 				if err != nil {
 					d.at(v, "release-date: %q is neither YYYY-MM-DD nor RFC 3339 (2006-01-02T15:04:05Z)", s)
@@ -191,40 +168,40 @@ func (d *decoder) recipe(r *Recipe, n *yaml.Node) {
 			}
 		}},
 		"homepage": {false, func(v *yaml.Node) {
-			if d.nonEmpty(v, "homepage", &r.Homepage) && !strings.HasPrefix(r.Homepage, "https://") && !strings.HasPrefix(r.Homepage, "http://") {
+			if d.NonEmpty(v, "homepage", &r.Homepage) && !strings.HasPrefix(r.Homepage, "https://") && !strings.HasPrefix(r.Homepage, "http://") {
 				d.at(v, "homepage: %q is not an http(s) URL", r.Homepage)
 			}
 		}},
 		"license":      {true, func(v *yaml.Node) { d.license(v, &r.License) }},
-		"license-text": {false, func(v *yaml.Node) { d.nonEmpty(v, "license-text", &r.LicenseText) }},
+		"license-text": {false, func(v *yaml.Node) { d.NonEmpty(v, "license-text", &r.LicenseText) }},
 		"copyright":    {true, func(v *yaml.Node) { d.singleLine(v, "copyright", &r.Copyright) }},
 		"maintainer": {false, func(v *yaml.Node) {
-			if d.str(v, "maintainer", &r.Maintainer) && !maintainerRE.MatchString(r.Maintainer) {
+			if d.Str(v, "maintainer", &r.Maintainer) && !maintainerRE.MatchString(r.Maintainer) {
 				d.at(v, "maintainer: %q is not \"Full Name <email@address>\"", r.Maintainer)
 			}
 		}},
 		"files-dir": {false, func(v *yaml.Node) {
 			var s string
-			if d.nonEmpty(v, "files-dir", &s) {
+			if d.NonEmpty(v, "files-dir", &s) {
 				d.relPath(v, "files-dir", s)
 			}
 		}},
 		"architectures": {true, func(v *yaml.Node) { d.architectures(r, v) }},
 		"repo": {false, func(v *yaml.Node) {
 			d.mapping(v, "repo", map[string]field{
-				"component": {false, func(v *yaml.Node) { d.nonEmpty(v, "repo.component", &r.Repo.Component) }},
-				"suite":     {false, func(v *yaml.Node) { d.nonEmpty(v, "repo.suite", &r.Repo.Suite) }},
+				"component": {false, func(v *yaml.Node) { d.NonEmpty(v, "repo.component", &r.Repo.Component) }},
+				"suite":     {false, func(v *yaml.Node) { d.NonEmpty(v, "repo.suite", &r.Repo.Suite) }},
 			})
 		}},
 		"sources": {false, func(v *yaml.Node) {
-			d.list(v, "sources", func(i int, v *yaml.Node) {
+			d.List(v, "sources", func(i int, v *yaml.Node) {
 				s := Source{node: v, Digests: map[string]map[digest.Algorithm]string{}}
 				d.source(r, &s, v)
 				r.Sources = append(r.Sources, s)
 			})
 		}},
 		"packages": {true, func(v *yaml.Node) {
-			d.list(v, "packages", func(i int, v *yaml.Node) {
+			d.List(v, "packages", func(i int, v *yaml.Node) {
 				p := Package{node: v, Architecture: "any", Priority: "optional", Relations: map[string][]string{}}
 				d.pkg(&p, v)
 				r.Packages = append(r.Packages, p)
@@ -239,7 +216,7 @@ func (d *decoder) recipe(r *Recipe, n *yaml.Node) {
 	if r.Repo.Component == "" {
 		r.Repo.Component = "main"
 	}
-	d.crossCheck(r)
+	d.consistency(r)
 }
 
 func parseDate(s string) (time.Time, error) {
@@ -251,7 +228,7 @@ func parseDate(s string) (time.Time, error) {
 }
 
 func (d *decoder) singleLine(v *yaml.Node, name string, dst *string) bool {
-	if !d.nonEmpty(v, name, dst) {
+	if !d.NonEmpty(v, name, dst) {
 		return false
 	}
 	if strings.ContainsAny(*dst, "\n\r") {
@@ -296,21 +273,21 @@ func (d *decoder) architectures(r *Recipe, v *yaml.Node) {
 	}
 	switch v.Kind {
 	case yaml.SequenceNode:
-		d.list(v, "architectures", func(i int, n *yaml.Node) {
+		d.List(v, "architectures", func(i int, n *yaml.Node) {
 			var s string
-			if d.nonEmpty(n, fmt.Sprintf("architectures[%d]", i), &s) {
+			if d.NonEmpty(n, fmt.Sprintf("architectures[%d]", i), &s) {
 				add(n, s, s)
 			}
 		})
 	case yaml.MappingNode:
-		d.pairs(v, "architectures", func(k, n *yaml.Node) {
+		d.Pairs(v, "architectures", func(k, n *yaml.Node) {
 			var s string
-			if d.nonEmpty(n, "architectures."+k.Value, &s) {
+			if d.NonEmpty(n, "architectures."+k.Value, &s) {
 				add(k, k.Value, s)
 			}
 		})
 	default:
-		d.at(v, "architectures: expected a list [amd64, arm64] or a mapping {amd64: x86_64}, found %s", kindName(v))
+		d.at(v, "architectures: expected a list [amd64, arm64] or a mapping {amd64: x86_64}, found %s", yamlfile.KindName(v))
 		return
 	}
 	if len(r.Architectures) == 0 && len(v.Content) == 0 {
@@ -331,7 +308,7 @@ var commonLicenses = map[string]string{
 var licenseRE = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9.+-]*$`)
 
 func (d *decoder) license(v *yaml.Node, dst *string) {
-	if d.nonEmpty(v, "license", dst) && !licenseRE.MatchString(*dst) {
+	if d.NonEmpty(v, "license", dst) && !licenseRE.MatchString(*dst) {
 		d.at(v, "license: %q is not an SPDX license identifier (e.g. Apache-2.0, MIT)", *dst)
 	}
 }
@@ -353,13 +330,13 @@ func (d *decoder) source(r *Recipe, s *Source, n *yaml.Node) {
 	digests := map[digest.Algorithm]*yaml.Node{}
 	d.mapping(n, "source", map[string]field{
 		"name": {true, func(v *yaml.Node) {
-			if d.str(v, "source name", &s.Name) && !sourceNameRE.MatchString(s.Name) {
+			if d.Str(v, "source name", &s.Name) && !sourceNameRE.MatchString(s.Name) {
 				d.at(v, "source name: %q is not [a-z0-9][a-z0-9._-]*", s.Name)
 			}
 		}},
 		"url": {true, func(v *yaml.Node) { d.url(v, "url", &s.URL) }},
 		"kind": {false, func(v *yaml.Node) {
-			if d.str(v, "kind", &s.Kind) && !sourceKinds[s.Kind] {
+			if d.Str(v, "kind", &s.Kind) && !sourceKinds[s.Kind] {
 				d.at(v, "kind: %q is not one of tar.gz, tgz, tar.xz, tar, zip, raw", s.Kind)
 			}
 		}},
@@ -370,7 +347,7 @@ func (d *decoder) source(r *Recipe, s *Source, n *yaml.Node) {
 			s.Checksums = &Checksums{}
 			d.mapping(v, "checksums", map[string]field{
 				"url":         {true, func(v *yaml.Node) { d.url(v, "checksums.url", &s.Checksums.URL) }},
-				"name":        {false, func(v *yaml.Node) { d.nonEmpty(v, "checksums.name", &s.Checksums.Name) }},
+				"name":        {false, func(v *yaml.Node) { d.NonEmpty(v, "checksums.name", &s.Checksums.Name) }},
 				"clearsigned": {false, func(v *yaml.Node) { s.Checksums.Clearsigned = d.keyring(v, "checksums.clearsigned") }},
 			})
 		}},
@@ -406,24 +383,24 @@ func (d *decoder) digests(r *Recipe, s *Source) {
 		switch v.Kind {
 		case yaml.ScalarNode: // one value for every architecture (an arch-independent URL)
 			var hex string
-			if d.nonEmpty(v, string(alg), &hex) {
+			if d.NonEmpty(v, string(alg), &hex) {
 				for _, a := range r.Architectures {
 					set(v, a.Debian, hex)
 				}
 			}
 		case yaml.MappingNode:
-			d.pairs(v, string(alg), func(k, val *yaml.Node) {
+			d.Pairs(v, string(alg), func(k, val *yaml.Node) {
 				if !r.hasArch(k.Value) {
 					d.at(k, "%s: architecture %q is not in architectures (%s)", alg, k.Value, strings.Join(r.ArchNames(), ", "))
 					return
 				}
 				var hex string
-				if d.nonEmpty(val, string(alg)+"."+k.Value, &hex) {
+				if d.NonEmpty(val, string(alg)+"."+k.Value, &hex) {
 					set(val, k.Value, hex)
 				}
 			})
 		default:
-			d.at(v, "%s: expected a mapping {ARCH: HEX} or one HEX value, found %s", alg, kindName(v))
+			d.at(v, "%s: expected a mapping {ARCH: HEX} or one HEX value, found %s", alg, yamlfile.KindName(v))
 		}
 	}
 }
@@ -437,7 +414,8 @@ func (r *Recipe) hasArch(a string) bool {
 	return false
 }
 
-// ArchNames returns the recipe's Debian architectures, sorted.
+// ArchNames returns the recipe's Debian architectures in the order the
+// recipe lists them.
 func (r *Recipe) ArchNames() []string {
 	out := make([]string, len(r.Architectures))
 	for i, a := range r.Architectures {
@@ -449,7 +427,7 @@ func (r *Recipe) ArchNames() []string {
 // url checks a URL field: a template only for its scheme (Plan checks what
 // it renders to), anything else with the fetcher's grammar (package srcurl).
 func (d *decoder) url(v *yaml.Node, name string, dst *string) {
-	if !d.nonEmpty(v, name, dst) {
+	if !d.NonEmpty(v, name, dst) {
 		return
 	}
 	if !strings.Contains(*dst, "{{") {
@@ -463,9 +441,9 @@ func (d *decoder) url(v *yaml.Node, name string, dst *string) {
 
 func (d *decoder) signers(v *yaml.Node, name string) []string {
 	var out []string
-	d.list(v, name, func(i int, n *yaml.Node) {
+	d.List(v, name, func(i int, n *yaml.Node) {
 		var s string
-		if !d.str(n, fmt.Sprintf("%s[%d]", name, i), &s) {
+		if !d.Str(n, fmt.Sprintf("%s[%d]", name, i), &s) {
 			return
 		}
 		if !fingerprintRE.MatchString(s) {
@@ -484,7 +462,7 @@ func (d *decoder) keyring(n *yaml.Node, what string) *Keyring {
 	k := &Keyring{}
 	d.mapping(n, what, map[string]field{
 		"keyring": {true, func(v *yaml.Node) {
-			if d.nonEmpty(v, what+".keyring", &k.Keyring) {
+			if d.NonEmpty(v, what+".keyring", &k.Keyring) {
 				d.relPath(v, what+".keyring", k.Keyring)
 			}
 		}},
@@ -501,7 +479,7 @@ func (d *decoder) signature(sig *Signature, n *yaml.Node) {
 	d.mapping(n, "signature", map[string]field{
 		"url": {false, func(v *yaml.Node) { d.url(v, "signature.url", &sig.URL) }},
 		"keyring": {false, func(v *yaml.Node) {
-			if d.nonEmpty(v, "signature.keyring", &sig.Keyring) {
+			if d.NonEmpty(v, "signature.keyring", &sig.Keyring) {
 				d.relPath(v, "signature.keyring", sig.Keyring)
 			}
 		}},
@@ -527,38 +505,38 @@ func (d *decoder) signature(sig *Signature, n *yaml.Node) {
 
 func (d *decoder) pkg(p *Package, n *yaml.Node) {
 	fields := map[string]field{
-		"name": {true, func(v *yaml.Node) { d.nonEmpty(v, "package name", &p.Name) }},
+		"name": {true, func(v *yaml.Node) { d.NonEmpty(v, "package name", &p.Name) }},
 		"architecture": {false, func(v *yaml.Node) {
-			if d.str(v, "architecture", &p.Architecture) && p.Architecture != "any" && p.Architecture != "all" {
+			if d.Str(v, "architecture", &p.Architecture) && p.Architecture != "any" && p.Architecture != "all" {
 				d.at(v, "architecture: %q must be any (each recipe architecture) or all", p.Architecture)
 			}
 		}},
 		"summary":     {true, func(v *yaml.Node) { d.singleLine(v, "summary", &p.Summary) }},
-		"description": {true, func(v *yaml.Node) { d.nonEmpty(v, "description", &p.Description) }},
+		"description": {true, func(v *yaml.Node) { d.NonEmpty(v, "description", &p.Description) }},
 		"section": {true, func(v *yaml.Node) {
-			if d.str(v, "section", &p.Section) && !sectionRE.MatchString(p.Section) {
+			if d.Str(v, "section", &p.Section) && !sectionRE.MatchString(p.Section) {
 				d.at(v, "section: %q is not a Debian section (e.g. admin, net, utils)", p.Section)
 			}
 		}},
 		"priority": {false, func(v *yaml.Node) {
-			if d.str(v, "priority", &p.Priority) && !priorities[p.Priority] {
+			if d.Str(v, "priority", &p.Priority) && !priorities[p.Priority] {
 				d.at(v, "priority: %q is not one of required, important, standard, optional", p.Priority)
 			}
 		}},
 		"files": {false, func(v *yaml.Node) {
-			d.list(v, "files", func(i int, v *yaml.Node) {
+			d.List(v, "files", func(i int, v *yaml.Node) {
 				f := File{node: v}
 				d.file(&f, v)
 				p.Files = append(p.Files, f)
 			})
 		}},
-		"directories": {false, func(v *yaml.Node) { d.strList(v, "directories", &p.Directories) }},
+		"directories": {false, func(v *yaml.Node) { d.StrList(v, "directories", &p.Directories) }},
 		"symlinks": {false, func(v *yaml.Node) {
-			d.list(v, "symlinks", func(i int, v *yaml.Node) {
+			d.List(v, "symlinks", func(i int, v *yaml.Node) {
 				s := Symlink{node: v}
 				d.mapping(v, "symlink", map[string]field{
-					"dest":   {true, func(v *yaml.Node) { d.nonEmpty(v, "symlink dest", &s.Dest) }},
-					"target": {true, func(v *yaml.Node) { d.nonEmpty(v, "symlink target", &s.Target) }},
+					"dest":   {true, func(v *yaml.Node) { d.NonEmpty(v, "symlink dest", &s.Dest) }},
+					"target": {true, func(v *yaml.Node) { d.NonEmpty(v, "symlink target", &s.Target) }},
 				})
 				p.Symlinks = append(p.Symlinks, s)
 			})
@@ -567,23 +545,23 @@ func (d *decoder) pkg(p *Package, n *yaml.Node) {
 			u := &SystemUser{Group: true}
 			d.mapping(v, "system-user", map[string]field{
 				"name": {true, func(v *yaml.Node) {
-					if d.str(v, "system-user.name", &u.Name) && !userNameRE.MatchString(u.Name) {
+					if d.Str(v, "system-user.name", &u.Name) && !userNameRE.MatchString(u.Name) {
 						d.at(v, "system-user.name: %q is not a valid user name ([a-z_][a-z0-9_-]*, at most 32)", u.Name)
 					}
 				}},
 				"home": {false, func(v *yaml.Node) {
-					if d.nonEmpty(v, "system-user.home", &u.Home) {
+					if d.NonEmpty(v, "system-user.home", &u.Home) {
 						d.absPath(v, "system-user.home", u.Home)
 					}
 				}},
-				"group": {false, func(v *yaml.Node) { d.boolean(v, "system-user.group", &u.Group) }},
+				"group": {false, func(v *yaml.Node) { d.Bool(v, "system-user.group", &u.Group) }},
 			})
 			p.SystemUser = u
 		}},
 		"systemd-units": {false, func(v *yaml.Node) {
-			d.list(v, "systemd-units", func(i int, v *yaml.Node) {
+			d.List(v, "systemd-units", func(i int, v *yaml.Node) {
 				var s string
-				if d.nonEmpty(v, "systemd-units", &s) {
+				if d.NonEmpty(v, "systemd-units", &s) {
 					if !unitNameRE.MatchString(s) {
 						d.at(v, "systemd-units: %q is not a unit file name (NAME.service, .socket, .timer, ...)", s)
 					}
@@ -592,21 +570,21 @@ func (d *decoder) pkg(p *Package, n *yaml.Node) {
 			})
 		}},
 		"alternatives": {false, func(v *yaml.Node) {
-			d.list(v, "alternatives", func(i int, v *yaml.Node) {
+			d.List(v, "alternatives", func(i int, v *yaml.Node) {
 				a := Alternative{node: v}
 				d.mapping(v, "alternative", map[string]field{
-					"name":     {true, func(v *yaml.Node) { d.nonEmpty(v, "alternative name", &a.Name) }},
-					"link":     {true, func(v *yaml.Node) { d.nonEmpty(v, "alternative link", &a.Link) }},
-					"path":     {true, func(v *yaml.Node) { d.nonEmpty(v, "alternative path", &a.Path) }},
-					"priority": {true, func(v *yaml.Node) { d.integer(v, "alternative priority", &a.Priority) }},
+					"name":     {true, func(v *yaml.Node) { d.NonEmpty(v, "alternative name", &a.Name) }},
+					"link":     {true, func(v *yaml.Node) { d.NonEmpty(v, "alternative link", &a.Link) }},
+					"path":     {true, func(v *yaml.Node) { d.NonEmpty(v, "alternative path", &a.Path) }},
+					"priority": {true, func(v *yaml.Node) { d.Int(v, "alternative priority", &a.Priority) }},
 				})
 				p.Alternatives = append(p.Alternatives, a)
 			})
 		}},
 		"lintian-overrides": {false, func(v *yaml.Node) {
-			d.list(v, "lintian-overrides", func(i int, v *yaml.Node) {
+			d.List(v, "lintian-overrides", func(i int, v *yaml.Node) {
 				var s string
-				if d.nonEmpty(v, "lintian-overrides", &s) {
+				if d.NonEmpty(v, "lintian-overrides", &s) {
 					if !lintianTagRE.MatchString(s) {
 						d.at(v, "lintian-overrides: %q is not \"TAG [CONTEXT]\" on one line", s)
 					}
@@ -614,13 +592,13 @@ func (d *decoder) pkg(p *Package, n *yaml.Node) {
 				}
 			})
 		}},
-		"dynamic": {false, func(v *yaml.Node) { d.boolean(v, "dynamic", &p.Dynamic) }},
+		"dynamic": {false, func(v *yaml.Node) { d.Bool(v, "dynamic", &p.Dynamic) }},
 	}
 	for _, rf := range relationFields {
 		rf := rf
 		fields[rf.key] = field{false, func(v *yaml.Node) {
 			var l []string
-			d.strList(v, rf.key, &l)
+			d.StrList(v, rf.key, &l)
 			p.Relations[rf.field] = l
 		}}
 	}
@@ -645,13 +623,13 @@ func (d *decoder) absPath(v *yaml.Node, name, p string) bool {
 
 func (d *decoder) file(f *File, n *yaml.Node) {
 	d.mapping(n, "file mapping", map[string]field{
-		"source": {false, func(v *yaml.Node) { d.nonEmpty(v, "source", &f.Source) }},
-		"path":   {false, func(v *yaml.Node) { d.nonEmpty(v, "path", &f.Path) }},
-		"file":   {false, func(v *yaml.Node) { d.nonEmpty(v, "file", &f.Local) }},
-		"dest":   {true, func(v *yaml.Node) { d.nonEmpty(v, "dest", &f.Dest) }},
+		"source": {false, func(v *yaml.Node) { d.NonEmpty(v, "source", &f.Source) }},
+		"path":   {false, func(v *yaml.Node) { d.NonEmpty(v, "path", &f.Path) }},
+		"file":   {false, func(v *yaml.Node) { d.NonEmpty(v, "file", &f.Local) }},
+		"dest":   {true, func(v *yaml.Node) { d.NonEmpty(v, "dest", &f.Dest) }},
 		"mode": {false, func(v *yaml.Node) {
 			var s string
-			if !d.str(v, "mode", &s) {
+			if !d.Str(v, "mode", &s) {
 				return
 			}
 			m, err := strconv.ParseUint(s, 8, 32)
@@ -663,7 +641,7 @@ func (d *decoder) file(f *File, n *yaml.Node) {
 		}},
 		"conffile": {false, func(v *yaml.Node) {
 			var b bool
-			if d.boolean(v, "conffile", &b) {
+			if d.Bool(v, "conffile", &b) {
 				f.Conffile = &b
 			}
 		}},
@@ -686,16 +664,16 @@ func (d *decoder) watch(n *yaml.Node) *Watch {
 	w := &Watch{}
 	d.mapping(n, "watch", map[string]field{
 		"github": {false, func(v *yaml.Node) {
-			if d.str(v, "watch.github", &w.GitHub) && !githubRepoRE.MatchString(w.GitHub) {
+			if d.Str(v, "watch.github", &w.GitHub) && !githubRepoRE.MatchString(w.GitHub) {
 				d.at(v, "watch.github: %q is not OWNER/REPO", w.GitHub)
 			}
 		}},
-		"tag-prefix":  {false, func(v *yaml.Node) { d.str(v, "watch.tag-prefix", &w.TagPrefix) }},
-		"track":       {false, func(v *yaml.Node) { d.nonEmpty(v, "watch.track", &w.Track) }},
-		"prereleases": {false, func(v *yaml.Node) { d.boolean(v, "watch.prereleases", &w.Prereleases) }},
+		"tag-prefix":  {false, func(v *yaml.Node) { d.Str(v, "watch.tag-prefix", &w.TagPrefix) }},
+		"track":       {false, func(v *yaml.Node) { d.constraint(v, "watch.track", &w.Track) }},
+		"prereleases": {false, func(v *yaml.Node) { d.Bool(v, "watch.prereleases", &w.Prereleases) }},
 		"url":         {false, func(v *yaml.Node) { d.url(v, "watch.url", &w.URL) }},
 		"pattern": {false, func(v *yaml.Node) {
-			if d.nonEmpty(v, "watch.pattern", &w.Pattern) {
+			if d.NonEmpty(v, "watch.pattern", &w.Pattern) {
 				if re, err := regexp.Compile(w.Pattern); err != nil {
 					d.at(v, "watch.pattern: %v", err)
 				} else if re.NumSubexp() < 1 {
@@ -717,33 +695,33 @@ func (d *decoder) watch(n *yaml.Node) *Watch {
 	return w
 }
 
-var constraintRE = regexp.MustCompile(`^(>=|<=|>>|<<|>|<|=)(.+)$`)
-
 func (d *decoder) requires(n *yaml.Node) map[string]string {
 	out := map[string]string{}
-	d.pairs(n, "requires", func(k, v *yaml.Node) {
+	d.Pairs(n, "requires", func(k, v *yaml.Node) {
 		var s string
-		if !d.nonEmpty(v, "requires."+k.Value, &s) {
-			return
+		if d.constraint(v, "requires."+k.Value, &s) {
+			out[k.Value] = s
 		}
-		for _, c := range strings.Fields(s) {
-			m := constraintRE.FindStringSubmatch(c)
-			if m == nil {
-				d.at(v, "requires.%s: %q is not OPVERSION (op one of >= <= > < =)", k.Value, c)
-				return
-			}
-			if _, err := debversion.Parse(m[2]); err != nil {
-				d.at(v, "requires.%s: %v", k.Value, err)
-				return
-			}
-		}
-		out[k.Value] = s
 	})
 	return out
 }
 
-// crossCheck runs the checks that relate fields to each other.
-func (d *decoder) crossCheck(r *Recipe) {
+// constraint decodes a version constraint (debversion.ParseConstraint's
+// grammar, the one updeb compat and updeb outdated evaluate).
+func (d *decoder) constraint(n *yaml.Node, name string, dst *string) bool {
+	if !d.NonEmpty(n, name, dst) {
+		return false
+	}
+	if _, err := debversion.ParseConstraint(*dst); err != nil {
+		d.at(n, "%s: %v", name, err)
+		return false
+	}
+	return true
+}
+
+// consistency validates the fields that refer to each other (a name used twice,
+// a digest per architecture, files that name a source, ...).
+func (d *decoder) consistency(r *Recipe) {
 	names := map[string]bool{}
 	for i := range r.Sources {
 		s := &r.Sources[i]

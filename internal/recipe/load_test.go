@@ -219,10 +219,14 @@ func TestLoadErrors(t *testing.T) {
 			[]string{"recipes/x.yaml:4:10: license: MIT has no file in /usr/share/common-licenses: add license-text with the full text"}},
 		{"alternative path not shipped", []edit{{"    systemd-units: [x.service]\n", "    systemd-units: [x.service]\n    alternatives: [{name: x, link: /usr/bin/xx, path: /usr/bin/x2, priority: 10}]\n"}},
 			[]string{"recipes/x.yaml:21:55: alternative path: /usr/bin/x2 is not installed by package xx"}},
-		{"watch and requires", []edit{{"    systemd-units: [x.service]\n", "    systemd-units: [x.service]\nwatch: {url: https://example.org/}\nrequires: {kubernetes: \"~1.30\"}\n"}},
+		{"watch and requires", []edit{{"    systemd-units: [x.service]\n", "    systemd-units: [x.service]\nwatch: {url: https://example.org/}\nrequires: {kubernetes: \"~>1.30\"}\n"}},
 			[]string{
 				"recipes/x.yaml:21:8: watch: url and pattern go together",
-				"recipes/x.yaml:22:24: requires.kubernetes: \"~1.30\" is not OPVERSION (op one of >= <= > < =)",
+				"recipes/x.yaml:22:24: requires.kubernetes: invalid constraint \"~>1.30\": unexpected operator inside \"~>1.30\"",
+			}},
+		{"watch track", []edit{{"    systemd-units: [x.service]\n", "    systemd-units: [x.service]\nwatch: {github: a/b, track: \"1.30 || 1.31\"}\n"}},
+			[]string{
+				"recipes/x.yaml:21:29: watch.track: invalid constraint \"1.30 || 1.31\": version \"||\": invalid Debian version: upstream version \"||\" must start with a digit (after an optional v)",
 			}},
 		{"bad mode", []edit{{"dest: /usr/bin/x}", "dest: /usr/bin/x, mode: \"4755\"}"}},
 			[]string{"recipes/x.yaml:18:56: mode: \"4755\" is not an octal permission such as \"0755\" or \"0644\" (no setuid, setgid or sticky bits; owner-readable)"}},

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/updeb/updeb/pkg/control"
+	"github.com/updeb/updeb/pkg/deb"
 	"github.com/updeb/updeb/pkg/debversion"
 	"github.com/updeb/updeb/pkg/digest"
 	"go.yaml.in/yaml/v3"
@@ -127,7 +128,7 @@ type Script struct {
 // Plan renders the recipe for one Debian architecture. It does no I/O. It
 // fails (wrapping ErrInvalid) when arch is not one of the recipe's, when the
 // options make an invalid version, or when neither the recipe nor opts name
-// a maintainer.
+// a maintainer (then it wraps ErrNoMaintainer too).
 func (r *Recipe) Plan(arch string, opts PlanOptions) (*Plan, error) {
 	if !r.hasArch(arch) {
 		return nil, fmt.Errorf("%w: %s: architecture %q is not one of the recipe's (%s)", ErrInvalid, r.Path, arch, strings.Join(r.ArchNames(), ", "))
@@ -180,6 +181,8 @@ func inBinDir(p string) bool {
 	return false
 }
 
+// plan renders the recipe for arch, recording every problem in fs: the
+// version, the maintainer, where to publish, the sources, then each package.
 func (r *Recipe) plan(arch string, opts planOptions, fs *findings) *Plan {
 	var a Arch
 	for _, x := range r.Architectures {
@@ -188,51 +191,14 @@ func (r *Recipe) plan(arch string, opts planOptions, fs *findings) *Plan {
 		}
 	}
 	rd := &renderer{fs: fs, data: r.templateData(a)}
-	top := r.node
 	p := &Plan{
 		Recipe: r.Name, Arch: a.Debian, UpstreamArch: a.Upstream, UpstreamVersion: r.Version,
 		SourceDateEpoch: r.ReleaseDate,
 	}
-
-	// Version.
-	up, _ := debversion.FromUpstream(r.Version)
-	v := up
-	if r.Epoch > 0 {
-		v = strconv.Itoa(r.Epoch) + ":" + v
-	}
-	if r.Revision != "" {
-		v += "-" + r.Revision
-	}
-	if !localSuffixRE.MatchString(opts.LocalSuffix) {
-		fs.at(nil, "local suffix %q: only letters, digits and . + ~ are allowed", opts.LocalSuffix)
-	}
-	v += opts.LocalSuffix
-	if _, err := debversion.Parse(v); err != nil && up != "" {
-		fs.at(valueOf(top, "version"), "version: Debian version %q: %v", v, err)
-	}
-	p.DebianVersion = v
-	dv, _ := debversion.Parse(v)
-
-	maintainer := r.Maintainer
-	if maintainer == "" {
-		maintainer = opts.DefaultMaintainer
-		if maintainer == "" && !opts.lint {
-			fs.at(top, "maintainer: the recipe names none and no default maintainer is configured")
-		} else if maintainer != "" && !maintainerRE.MatchString(maintainer) {
-			fs.at(nil, "default maintainer %q is not \"Full Name <email@address>\"", maintainer)
-		}
-	}
-
-	p.Component = rd.render(valueOf(top, "repo"), "repo.component", r.Repo.Component)
-	if p.Component != "" && !componentRE.MatchString(p.Component) {
-		fs.at(valueOf(top, "repo"), "repo.component: %q is not a valid apt component", p.Component)
-	}
-	if r.Repo.Suite != "" {
-		p.Suite = rd.render(valueOf(top, "repo"), "repo.suite", r.Repo.Suite)
-		if p.Suite != "" && !componentRE.MatchString(p.Suite) {
-			fs.at(valueOf(top, "repo"), "repo.suite: %q is not a valid apt suite", p.Suite)
-		}
-	}
+	p.DebianVersion = r.debianVersion(opts.LocalSuffix, fs)
+	dv, _ := debversion.Parse(p.DebianVersion)
+	maintainer := r.maintainer(opts, fs)
+	p.Component, p.Suite = r.repoTarget(rd)
 
 	checkFile := func(n *yaml.Node, what, abs string) {
 		if opts.stat != nil {
@@ -241,53 +207,14 @@ func (r *Recipe) plan(arch string, opts planOptions, fs *findings) *Plan {
 			}
 		}
 	}
-	keyringPath := func(n *yaml.Node, what, rel string) string {
-		if rel == "" {
-			return "" // already reported by the decoder
-		}
-		abs := filepath.Join(r.Root, filepath.FromSlash(rel))
-		checkFile(n, what, abs)
-		return abs
-	}
-
 	for _, s := range r.Sources {
-		ps := PlannedSource{Name: s.Name, Kind: s.Kind, Pinned: digest.Set{}}
-		ps.URL = rd.url(valueOf(s.node, "url"), "url", s.URL)
-		for alg, hex := range s.Digests[arch] {
-			ps.Pinned[alg] = hex
-		}
-		sn := valueOf(s.node, "signature")
-		if s.Signature.URL != "" {
-			ps.Signature = &PlannedSignature{
-				URL:         rd.url(valueOf(sn, "url"), "signature.url", s.Signature.URL),
-				KeyringPath: keyringPath(valueOf(sn, "keyring"), "signature.keyring", s.Signature.Keyring),
-				Signers:     s.Signature.Signers,
-			}
-		} else {
-			ps.NoSignatureReason = s.Signature.None
-		}
-		if c := s.Checksums; c != nil {
-			cn := valueOf(s.node, "checksums")
-			pc := &PlannedChecksums{URL: rd.url(valueOf(cn, "url"), "checksums.url", c.URL)}
-			if c.Name != "" {
-				pc.Name = rd.render(valueOf(cn, "name"), "checksums.name", c.Name)
-			} else {
-				u, _, _ := strings.Cut(ps.URL, "?")
-				pc.Name = path.Base(u)
-			}
-			if k := c.Clearsigned; k != nil {
-				kn := valueOf(cn, "clearsigned")
-				pc.Clearsigned = &PlannedKeyring{KeyringPath: keyringPath(valueOf(kn, "keyring"), "checksums.clearsigned.keyring", k.Keyring), Signers: k.Signers}
-			}
-			ps.Checksums = pc
-		}
-		p.Sources = append(p.Sources, ps)
+		p.Sources = append(p.Sources, r.planSource(s, arch, rd, checkFile))
 	}
 
 	names := map[string]bool{}
 	dests := map[string]string{} // dest -> package that ships it
 	for _, rp := range r.Packages {
-		pp := r.planPackage(rp, rd, opts, dests, checkFile, dv)
+		pp := r.planPackage(rp, rd, dests, checkFile, dv)
 		pp.Maintainer = maintainer
 		if pp.Name != "" {
 			if names[pp.Name] {
@@ -304,11 +231,133 @@ func (r *Recipe) plan(arch string, opts planOptions, fs *findings) *Plan {
 	return p
 }
 
-func (r *Recipe) planPackage(rp Package, rd *renderer, opts planOptions, dests map[string]string, checkFile func(*yaml.Node, string, string), dv debversion.Version) *PlannedPackage {
-	fs := rd.fs
-	n := rp.node
+// debianVersion is [epoch:]upstream[-revision] with the site's local suffix.
+func (r *Recipe) debianVersion(localSuffix string, fs *findings) string {
+	up, _ := debversion.FromUpstream(r.Version)
+	v := up
+	if r.Epoch > 0 {
+		v = strconv.Itoa(r.Epoch) + ":" + v
+	}
+	if r.Revision != "" {
+		v += "-" + r.Revision
+	}
+	if !localSuffixRE.MatchString(localSuffix) {
+		fs.at(nil, "local suffix %q: only letters, digits and . + ~ are allowed", localSuffix)
+	}
+	v += localSuffix
+	if _, err := debversion.Parse(v); err != nil && up != "" {
+		fs.at(valueOf(r.node, "version"), "version: Debian version %q: %v", v, err)
+	}
+	return v
+}
+
+// maintainer is the recipe's, else the site's default; only lint may do
+// without one.
+func (r *Recipe) maintainer(opts planOptions, fs *findings) string {
+	if r.Maintainer != "" {
+		return r.Maintainer
+	}
+	m := opts.DefaultMaintainer
+	if m == "" && !opts.lint {
+		fs.because(ErrNoMaintainer, r.node, "maintainer: the recipe names none and no default maintainer is configured")
+	} else if m != "" && !maintainerRE.MatchString(m) {
+		fs.at(nil, "default maintainer %q is not \"Full Name <email@address>\"", m)
+	}
+	return m
+}
+
+// repoTarget renders the apt component and suite the packages go to.
+func (r *Recipe) repoTarget(rd *renderer) (component, suite string) {
+	at := valueOf(r.node, "repo")
+	component = rd.render(at, "repo.component", r.Repo.Component)
+	if component != "" && !componentRE.MatchString(component) {
+		rd.fs.at(at, "repo.component: %q is not a valid apt component", component)
+	}
+	if r.Repo.Suite != "" {
+		suite = rd.render(at, "repo.suite", r.Repo.Suite)
+		if suite != "" && !componentRE.MatchString(suite) {
+			rd.fs.at(at, "repo.suite: %q is not a valid apt suite", suite)
+		}
+	}
+	return component, suite
+}
+
+// planSource renders one source for arch: its URL and pins, and what vouches
+// for it (signature, checksum file) with keyrings made absolute.
+func (r *Recipe) planSource(s Source, arch string, rd *renderer, checkFile func(*yaml.Node, string, string)) PlannedSource {
+	keyringPath := func(n *yaml.Node, what, rel string) string {
+		if rel == "" {
+			return "" // already reported by the decoder
+		}
+		abs := filepath.Join(r.Root, filepath.FromSlash(rel))
+		checkFile(n, what, abs)
+		return abs
+	}
+	ps := PlannedSource{Name: s.Name, Kind: s.Kind, Pinned: digest.Set{}}
+	ps.URL = rd.url(valueOf(s.node, "url"), "url", s.URL)
+	for alg, hex := range s.Digests[arch] {
+		ps.Pinned[alg] = hex
+	}
+	sn := valueOf(s.node, "signature")
+	if s.Signature.URL != "" {
+		ps.Signature = &PlannedSignature{
+			URL:         rd.url(valueOf(sn, "url"), "signature.url", s.Signature.URL),
+			KeyringPath: keyringPath(valueOf(sn, "keyring"), "signature.keyring", s.Signature.Keyring),
+			Signers:     s.Signature.Signers,
+		}
+	} else {
+		ps.NoSignatureReason = s.Signature.None
+	}
+	if c := s.Checksums; c != nil {
+		cn := valueOf(s.node, "checksums")
+		pc := &PlannedChecksums{URL: rd.url(valueOf(cn, "url"), "checksums.url", c.URL)}
+		if c.Name != "" {
+			pc.Name = rd.render(valueOf(cn, "name"), "checksums.name", c.Name)
+		} else {
+			u, _, _ := strings.Cut(ps.URL, "?")
+			pc.Name = path.Base(u)
+		}
+		if k := c.Clearsigned; k != nil {
+			kn := valueOf(cn, "clearsigned")
+			pc.Clearsigned = &PlannedKeyring{KeyringPath: keyringPath(valueOf(kn, "keyring"), "checksums.clearsigned.keyring", k.Keyring), Signers: k.Signers}
+		}
+		ps.Checksums = pc
+	}
+	return ps
+}
+
+// packagePlanner renders one package of the recipe, recording findings.
+type packagePlanner struct {
+	r         *Recipe
+	rd        *renderer
+	fs        *findings
+	rp        Package
+	pp        *PlannedPackage
+	dests     map[string]string // dest -> package that ships it, over all the recipe's packages
+	generated map[string]bool   // what updeb writes into the package itself
+	checkFile func(*yaml.Node, string, string)
+}
+
+// planPackage renders rp in named steps: its identity, relations, contents
+// (files, directories, symlinks, each claimed once across the recipe), the
+// systemd units it must ship, and its alternatives and maintainer scripts.
+func (r *Recipe) planPackage(rp Package, rd *renderer, dests map[string]string, checkFile func(*yaml.Node, string, string), dv debversion.Version) *PlannedPackage {
+	pl := &packagePlanner{r: r, rd: rd, fs: rd.fs, rp: rp, dests: dests, checkFile: checkFile}
+	pl.identity(dv)
+	pl.relations()
+	pl.files()
+	pl.directories()
+	pl.symlinks()
+	pl.systemdUnits()
+	pl.pp.Scripts = maintainerScripts(pl.pp.Name, rp, pl.alternatives())
+	return pl.pp
+}
+
+// identity: name, version, architecture, section, texts and the output file.
+func (pl *packagePlanner) identity(dv debversion.Version) {
+	rp, n, rd := pl.rp, pl.rp.node, pl.rd
 	pp := &PlannedPackage{
-		Architecture: rp.Architecture, Section: rp.Section, Priority: rp.Priority, Homepage: r.Homepage,
+		Architecture: rp.Architecture, Section: rp.Section, Priority: rp.Priority, Homepage: pl.r.Homepage,
 		Version: dv.String(),
 	}
 	if pp.Architecture == "any" {
@@ -316,30 +365,36 @@ func (r *Recipe) planPackage(rp Package, rd *renderer, opts planOptions, dests m
 	}
 	pp.Name = rd.render(valueOf(n, "name"), "package name", rp.Name)
 	if pp.Name != "" && !packageNameRE.MatchString(pp.Name) {
-		fs.at(valueOf(n, "name"), "package name: %q is not a valid Debian package name (want [a-z0-9][a-z0-9+.-]+, lower case)", pp.Name)
+		pl.fs.at(valueOf(n, "name"), "package name: %q is not a valid Debian package name (want [a-z0-9][a-z0-9+.-]+, lower case)", pp.Name)
 	}
 	pp.Summary = rd.render(valueOf(n, "summary"), "summary", rp.Summary)
 	if len(pp.Summary) > 80 {
-		fs.at(valueOf(n, "summary"), "summary: %d characters; at most 80 (lintian synopsis-too-long)", len(pp.Summary))
+		pl.fs.at(valueOf(n, "summary"), "summary: %d characters; at most 80 (lintian synopsis-too-long)", len(pp.Summary))
 	}
 	pp.Description = strings.TrimRight(rd.render(valueOf(n, "description"), "description", rp.Description), "\n")
 	pp.OutputFile = fmt.Sprintf("%s_%s_%s.deb", pp.Name, dv.WithoutEpoch(), pp.Architecture)
+	pl.pp = pp
+	pl.generated = map[string]bool{
+		docDir(pp.Name) + "copyright": true, docDir(pp.Name) + changelogName(pp): true,
+		"/usr/share/lintian/overrides/" + pp.Name: true,
+	}
+}
 
-	// Relations, with the ones updeb's own choices require.
+// relations renders the recipe's relation fields and adds the ones updeb's
+// own choices require (adduser for a system user, libc6 for a dynamic binary).
+func (pl *packagePlanner) relations() {
+	rp, pp := pl.rp, pl.pp
 	rels := map[string][]string{}
 	for _, rf := range relationFields {
-		rn := valueOf(n, rf.key)
+		rn := valueOf(rp.node, rf.key)
 		for i, t := range rp.Relations[rf.field] {
-			at := rn
-			if rn != nil && rn.Kind == yaml.SequenceNode && i < len(rn.Content) {
-				at = rn.Content[i]
-			}
-			s := rd.render(at, rf.key, t)
+			at := elementAt(rn, i)
+			s := pl.rd.render(at, rf.key, t)
 			if s == "" {
 				continue
 			}
 			if err := checkRelation(s, rf.field == "Provides"); err != nil {
-				fs.at(at, "%s: %q: %v", rf.key, s, err)
+				pl.fs.at(at, "%s: %q: %v", rf.key, s, err)
 			}
 			rels[rf.field] = append(rels[rf.field], s)
 		}
@@ -352,66 +407,49 @@ func (r *Recipe) planPackage(rp Package, rd *renderer, opts planOptions, dests m
 	}
 	pp.PreDepends, pp.Depends, pp.Recommends, pp.Suggests = rels["Pre-Depends"], rels["Depends"], rels["Recommends"], rels["Suggests"]
 	pp.Conflicts, pp.Breaks, pp.Replaces, pp.Provides = rels["Conflicts"], rels["Breaks"], rels["Replaces"], rels["Provides"]
+}
 
-	generated := map[string]bool{
-		docDir(pp.Name) + "copyright": true, docDir(pp.Name) + changelogName(pp): true,
-		"/usr/share/lintian/overrides/" + pp.Name: true,
+// elementAt is the i-th element of sequence n, for positions; n itself when it is
+// not a sequence that long.
+func elementAt(n *yaml.Node, i int) *yaml.Node {
+	if n != nil && n.Kind == yaml.SequenceNode && i < len(n.Content) {
+		return n.Content[i]
 	}
-	claim := func(at *yaml.Node, what, dest string) {
-		if generated[dest] {
-			fs.at(at, "%s: %s is generated by updeb (copyright, changelog, lintian overrides); leave it out", what, dest)
-			return
-		}
-		if other, ok := dests[dest]; ok {
-			if other == pp.Name {
-				fs.at(at, "%s: %s is installed twice in package %s", what, dest, pp.Name)
-			} else {
-				fs.at(at, "%s: %s is already installed by package %s", what, dest, other)
-			}
-			return
-		}
-		dests[dest] = pp.Name
-	}
-	absDest := func(at *yaml.Node, what, p string) bool {
-		d := &decoder{fs}
-		return p != "" && d.absPath(at, what, p)
-	}
+	return n
+}
 
-	for _, f := range rp.Files {
-		fn := f.node
-		pf := PlannedFile{Source: f.Source}
-		pf.Dest = rd.render(valueOf(fn, "dest"), "dest", f.Dest)
-		if !absDest(valueOf(fn, "dest"), "dest", pf.Dest) {
+// claim records that this package installs dest; a path updeb generates, or
+// one installed twice (here or by another package of the recipe), is refused.
+func (pl *packagePlanner) claim(at *yaml.Node, what, dest string) {
+	name := pl.pp.Name
+	if pl.generated[dest] {
+		pl.fs.at(at, "%s: %s is generated by updeb (copyright, changelog, lintian overrides); leave it out", what, dest)
+		return
+	}
+	if other, ok := pl.dests[dest]; ok {
+		if other == name {
+			pl.fs.at(at, "%s: %s is installed twice in package %s", what, dest, name)
+		} else {
+			pl.fs.at(at, "%s: %s is already installed by package %s", what, dest, other)
+		}
+		return
+	}
+	pl.dests[dest] = name
+}
+
+// absDest reports whether p is a usable absolute path in the package.
+func (pl *packagePlanner) absDest(at *yaml.Node, what, p string) bool {
+	d := &decoder{pl.fs}
+	return p != "" && d.absPath(at, what, p)
+}
+
+// files renders the file mappings and lists the conffiles among them.
+func (pl *packagePlanner) files() {
+	pp := pl.pp
+	for _, f := range pl.rp.Files {
+		pf, ok := pl.file(f)
+		if !ok {
 			continue
-		}
-		claim(valueOf(fn, "dest"), "dest", pf.Dest)
-		if f.Path != "" {
-			pf.Path = rd.render(valueOf(fn, "path"), "path", f.Path)
-			if pf.Path != "" {
-				(&decoder{fs}).relPath(valueOf(fn, "path"), "path", strings.TrimPrefix(pf.Path, "./"))
-			}
-		}
-		if f.Local != "" {
-			local := rd.render(valueOf(fn, "file"), "file", f.Local)
-			if local != "" && (&decoder{fs}).relPath(valueOf(fn, "file"), "file", local) {
-				pf.LocalPath = filepath.Join(r.FilesDir, filepath.FromSlash(local))
-				checkFile(valueOf(fn, "file"), "file", pf.LocalPath)
-			}
-		}
-		pf.Mode = 0o644
-		if inBinDir(pf.Dest) {
-			pf.Mode = 0o755
-		}
-		if f.Mode != 0 {
-			pf.Mode = permMode(f.Mode)
-		}
-		inEtc := strings.HasPrefix(pf.Dest, "/etc/")
-		pf.Conffile = inEtc
-		if f.Conffile != nil {
-			pf.Conffile = *f.Conffile
-			if pf.Conffile && !inEtc {
-				fs.at(valueOf(fn, "conffile"), "conffile: %s is outside /etc; only files under /etc/ may be conffiles (lintian non-etc-file-marked-as-conffile)", pf.Dest)
-			}
 		}
 		if pf.Conffile {
 			pp.Conffiles = append(pp.Conffiles, pf.Dest)
@@ -419,77 +457,122 @@ func (r *Recipe) planPackage(rp Package, rd *renderer, opts planOptions, dests m
 		pp.Files = append(pp.Files, pf)
 	}
 	sort.Strings(pp.Conffiles)
+}
 
-	dn := valueOf(n, "directories")
-	for i, d := range rp.Directories {
-		at := dn
-		if dn != nil && dn.Kind == yaml.SequenceNode && i < len(dn.Content) {
-			at = dn.Content[i]
-		}
-		s := rd.render(at, "directories", d)
-		if absDest(at, "directories", s) {
-			claim(at, "directories", s)
-			pp.Directories = append(pp.Directories, s)
+// file renders one mapping: its destination (claimed for this package), its
+// origin (a source's member or a recipe-folder file), mode and conffile
+// status. It reports false when there is no usable destination.
+func (pl *packagePlanner) file(f File) (PlannedFile, bool) {
+	fn, rd := f.node, pl.rd
+	pf := PlannedFile{Source: f.Source}
+	pf.Dest = rd.render(valueOf(fn, "dest"), "dest", f.Dest)
+	if !pl.absDest(valueOf(fn, "dest"), "dest", pf.Dest) {
+		return pf, false
+	}
+	pl.claim(valueOf(fn, "dest"), "dest", pf.Dest)
+	if f.Path != "" {
+		pf.Path = rd.render(valueOf(fn, "path"), "path", f.Path)
+		if pf.Path != "" {
+			(&decoder{pl.fs}).relPath(valueOf(fn, "path"), "path", strings.TrimPrefix(pf.Path, "./"))
 		}
 	}
-	for _, l := range rp.Symlinks {
-		dest := rd.render(valueOf(l.node, "dest"), "symlink dest", l.Dest)
-		target := rd.render(valueOf(l.node, "target"), "symlink target", l.Target)
+	if f.Local != "" {
+		local := rd.render(valueOf(fn, "file"), "file", f.Local)
+		if local != "" && (&decoder{pl.fs}).relPath(valueOf(fn, "file"), "file", local) {
+			pf.LocalPath = filepath.Join(pl.r.FilesDir, filepath.FromSlash(local))
+			pl.checkFile(valueOf(fn, "file"), "file", pf.LocalPath)
+		}
+	}
+	pf.Mode = 0o644
+	if inBinDir(pf.Dest) {
+		pf.Mode = 0o755
+	}
+	if f.Mode != 0 {
+		pf.Mode = permMode(f.Mode)
+	}
+	inEtc := strings.HasPrefix(pf.Dest, "/etc/")
+	pf.Conffile = inEtc
+	if f.Conffile != nil {
+		pf.Conffile = *f.Conffile
+		if pf.Conffile && !inEtc {
+			pl.fs.at(valueOf(fn, "conffile"), "conffile: %s is outside /etc; only files under /etc/ may be conffiles (lintian non-etc-file-marked-as-conffile)", pf.Dest)
+		}
+	}
+	return pf, true
+}
+
+// directories renders the empty directories the package creates.
+func (pl *packagePlanner) directories() {
+	dn := valueOf(pl.rp.node, "directories")
+	for i, d := range pl.rp.Directories {
+		at := elementAt(dn, i)
+		s := pl.rd.render(at, "directories", d)
+		if pl.absDest(at, "directories", s) {
+			pl.claim(at, "directories", s)
+			pl.pp.Directories = append(pl.pp.Directories, s)
+		}
+	}
+}
+
+// symlinks renders the package's symbolic links.
+func (pl *packagePlanner) symlinks() {
+	for _, l := range pl.rp.Symlinks {
+		dest := pl.rd.render(valueOf(l.node, "dest"), "symlink dest", l.Dest)
+		target := pl.rd.render(valueOf(l.node, "target"), "symlink target", l.Target)
 		if strings.ContainsAny(target, "\n\x00") {
-			fs.at(valueOf(l.node, "target"), "symlink target: must be one line")
+			pl.fs.at(valueOf(l.node, "target"), "symlink target: must be one line")
 		}
-		if absDest(valueOf(l.node, "dest"), "symlink dest", dest) {
-			claim(valueOf(l.node, "dest"), "symlink dest", dest)
-			pp.Symlinks = append(pp.Symlinks, Link{Dest: dest, Target: target})
+		if pl.absDest(valueOf(l.node, "dest"), "symlink dest", dest) {
+			pl.claim(valueOf(l.node, "dest"), "symlink dest", dest)
+			pl.pp.Symlinks = append(pl.pp.Symlinks, Link{Dest: dest, Target: target})
 		}
 	}
-	ships := func(dest string) bool {
-		for _, f := range pp.Files {
-			if f.Dest == dest {
-				return true
-			}
-		}
-		for _, l := range pp.Symlinks {
-			if l.Dest == dest {
-				return true
-			}
-		}
-		return false
-	}
-	un := valueOf(n, "systemd-units")
-	for i, u := range rp.SystemdUnits {
+}
+
+// ships reports whether the package installs dest as a file or a symlink.
+func (pl *packagePlanner) ships(dest string) bool {
+	return slices.ContainsFunc(pl.pp.Files, func(f PlannedFile) bool { return f.Dest == dest }) ||
+		slices.ContainsFunc(pl.pp.Symlinks, func(l Link) bool { return l.Dest == dest })
+}
+
+// systemdUnits checks that every unit the maintainer scripts enable is
+// installed by the package.
+func (pl *packagePlanner) systemdUnits() {
+	un := valueOf(pl.rp.node, "systemd-units")
+	for i, u := range pl.rp.SystemdUnits {
 		installed := false
 		for _, d := range systemdUnitDirs {
-			installed = installed || ships(d+u)
+			installed = installed || pl.ships(d+u)
 		}
 		if !installed {
-			at := un
-			if un != nil && un.Kind == yaml.SequenceNode && i < len(un.Content) {
-				at = un.Content[i]
-			}
-			fs.at(at, "systemd-units: %s is not installed by package %s (add a file with dest /lib/systemd/system/%s)", u, rp.Name, u)
+			pl.fs.at(elementAt(un, i), "systemd-units: %s is not installed by package %s (add a file with dest /lib/systemd/system/%s)", u, pl.rp.Name, u)
 		}
 	}
+}
+
+// alternatives renders the update-alternatives entries: the path must be a
+// file of the package, the link must not be.
+func (pl *packagePlanner) alternatives() []Alternative {
 	var alts []Alternative
-	for _, al := range rp.Alternatives {
+	rd, name := pl.rd, pl.rp.Name
+	for _, al := range pl.rp.Alternatives {
 		x := Alternative{Priority: al.Priority, node: al.node}
 		x.Name = rd.render(valueOf(al.node, "name"), "alternative name", al.Name)
 		x.Link = rd.render(valueOf(al.node, "link"), "alternative link", al.Link)
 		x.Path = rd.render(valueOf(al.node, "path"), "alternative path", al.Path)
 		if x.Name != "" && !alternativeRE.MatchString(x.Name) {
-			fs.at(valueOf(al.node, "name"), "alternative name: %q is not [A-Za-z0-9][A-Za-z0-9._+-]*", x.Name)
+			pl.fs.at(valueOf(al.node, "name"), "alternative name: %q is not [A-Za-z0-9][A-Za-z0-9._+-]*", x.Name)
 		}
-		absDest(valueOf(al.node, "link"), "alternative link", x.Link)
-		if absDest(valueOf(al.node, "path"), "alternative path", x.Path) && !ships(x.Path) {
-			fs.at(valueOf(al.node, "path"), "alternative path: %s is not installed by package %s", x.Path, rp.Name)
+		pl.absDest(valueOf(al.node, "link"), "alternative link", x.Link)
+		if pl.absDest(valueOf(al.node, "path"), "alternative path", x.Path) && !pl.ships(x.Path) {
+			pl.fs.at(valueOf(al.node, "path"), "alternative path: %s is not installed by package %s", x.Path, name)
 		}
-		if x.Link != "" && ships(x.Link) {
-			fs.at(valueOf(al.node, "link"), "alternative link: %s is also a file of package %s; update-alternatives manages the link", x.Link, rp.Name)
+		if x.Link != "" && pl.ships(x.Link) {
+			pl.fs.at(valueOf(al.node, "link"), "alternative link: %s is also a file of package %s; update-alternatives manages the link", x.Link, name)
 		}
 		alts = append(alts, x)
 	}
-	pp.Scripts = maintainerScripts(pp.Name, rp, alts)
-	return pp
+	return alts
 }
 
 // permMode keeps only the permission bits of a recipe mode.
@@ -530,42 +613,24 @@ func checkRelation(s string, provides bool) error {
 	return nil
 }
 
-// Control returns the package's control paragraph in dpkg's field order.
-// installedSizeKiB is computed by the .deb writer from the data it writes.
+// DebControl returns the package's control fields as pkg/deb writes them.
+func (pp *PlannedPackage) DebControl() deb.Control {
+	return deb.Control{
+		Package: pp.Name, Version: pp.Version, Architecture: pp.Architecture, Maintainer: pp.Maintainer,
+		PreDepends: pp.PreDepends, Depends: pp.Depends, Recommends: pp.Recommends, Suggests: pp.Suggests,
+		Conflicts: pp.Conflicts, Breaks: pp.Breaks, Replaces: pp.Replaces, Provides: pp.Provides,
+		Section: pp.Section, Priority: pp.Priority, Homepage: pp.Homepage,
+		Summary: pp.Summary, Description: pp.Description,
+	}
+}
+
+// Control returns the package's DEBIAN/control paragraph with the given
+// Installed-Size (KiB, which the .deb writer computes from the data it
+// writes): the same renderer, deb.Control.Paragraph, that writes the shipped
+// package, so that what `updeb verify --base` diffs is what ships.
 func (pp *PlannedPackage) Control(installedSizeKiB int64) control.Paragraph {
-	var c control.Paragraph
-	add := func(name, value string) {
-		if value != "" {
-			c.Fields = append(c.Fields, control.Field{Name: name, Value: value})
-		}
-	}
-	add("Package", pp.Name)
-	add("Version", pp.Version)
-	add("Architecture", pp.Architecture)
-	add("Maintainer", pp.Maintainer)
-	add("Installed-Size", strconv.FormatInt(installedSizeKiB, 10))
-	for _, f := range []struct {
-		name string
-		list []string
-	}{
-		{"Pre-Depends", pp.PreDepends}, {"Depends", pp.Depends}, {"Recommends", pp.Recommends},
-		{"Suggests", pp.Suggests}, {"Conflicts", pp.Conflicts}, {"Breaks", pp.Breaks},
-		{"Replaces", pp.Replaces}, {"Provides", pp.Provides},
-	} {
-		add(f.name, strings.Join(f.list, ", "))
-	}
-	add("Section", pp.Section)
-	add("Priority", pp.Priority)
-	add("Homepage", pp.Homepage)
-	desc := []string{pp.Summary}
-	for _, l := range strings.Split(pp.Description, "\n") {
-		if strings.TrimSpace(l) == "" {
-			l = "."
-		}
-		desc = append(desc, l)
-	}
-	add("Description", strings.Join(desc, "\n"))
-	return c
+	c := pp.DebControl()
+	return c.Paragraph(installedSizeKiB)
 }
 
 // LocalFiles returns the files on disk the plan reads besides the sources:

@@ -248,3 +248,19 @@ func TestKubernetesShape(t *testing.T) {
 		t.Fatalf("master: depends %v, conffiles %v, unit %q", master.Depends, master.Conffiles, master.Files[1].LocalPath)
 	}
 }
+
+// TestPlanNoMaintainer: a missing maintainer is the site's configuration, not
+// the recipe, and callers tell it by errors.Is, not by its message.
+func TestPlanNoMaintainer(t *testing.T) {
+	_, file := writeProject(t, baseRecipe)
+	r, err := Load(file, LoadOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := r.Plan("amd64", PlanOptions{}); !errors.Is(err, ErrNoMaintainer) || !errors.Is(err, ErrInvalid) {
+		t.Errorf("Plan without a maintainer = %v, want ErrNoMaintainer and ErrInvalid", err)
+	}
+	if _, err := r.Plan("amd64", PlanOptions{DefaultMaintainer: "nobody"}); errors.Is(err, ErrNoMaintainer) || !errors.Is(err, ErrInvalid) {
+		t.Errorf("Plan with a malformed maintainer = %v, want ErrInvalid only", err)
+	}
+}

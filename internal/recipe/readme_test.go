@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/updeb/updeb/pkg/debversion"
 )
 
 // TestReadmeExample keeps the complete example in recipes/README.md valid.
@@ -41,5 +43,50 @@ func TestReadmeExample(t *testing.T) {
 	}
 	if got := p.Packages[0].OutputFile; got != "helm3_3.18.4-1_arm64.deb" {
 		t.Errorf("output file %q", got)
+	}
+}
+
+// TestReadmeConstraints keeps recipes/README.md's constraint grammar honest:
+// every example it gives as valid parses, every one it gives as refused does
+// not.
+func TestReadmeConstraints(t *testing.T) {
+	doc, err := os.ReadFile(filepath.Join("..", "..", "recipes", "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, section, ok := strings.Cut(string(doc), "### Version constraints\n")
+	section, _, _ = strings.Cut(section, "\n#")
+	if !ok {
+		t.Fatal("recipes/README.md has no Version constraints section")
+	}
+	codes := func(s string) []string {
+		var out []string
+		for parts := strings.Split(s, "`"); len(parts) > 2; parts = parts[2:] {
+			out = append(out, parts[1])
+		}
+		return out
+	}
+	valid, refused := 0, 0
+	for _, line := range strings.Split(section, "\n") {
+		switch {
+		case strings.HasPrefix(line, "| `"): // a table row: its last cell holds examples
+			cells := strings.Split(strings.Trim(line, "|"), " | ")
+			for _, c := range codes(cells[len(cells)-1]) {
+				if _, err := debversion.ParseConstraint(c); err != nil {
+					t.Errorf("README example %q: %v", c, err)
+				}
+				valid++
+			}
+		case strings.HasPrefix(line, "- Anything else is refused"), strings.HasPrefix(line, "  (`>=`)"):
+			for _, c := range codes(line) {
+				if _, err := debversion.ParseConstraint(c); err == nil {
+					t.Errorf("README says %q is refused, but it parses", c)
+				}
+				refused++
+			}
+		}
+	}
+	if valid < 8 || refused < 5 {
+		t.Errorf("found %d valid and %d refused examples; the section's layout changed", valid, refused)
 	}
 }

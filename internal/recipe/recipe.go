@@ -11,46 +11,44 @@ package recipe
 
 import (
 	"errors"
-	"fmt"
-	"sort"
-	"strings"
 	"time"
 
-	"github.com/updeb/updeb/pkg/digest"
 	"go.yaml.in/yaml/v3"
+
+	"github.com/updeb/updeb/internal/yamlfile"
+	"github.com/updeb/updeb/pkg/digest"
 )
 
 // ErrInvalid is wrapped by every error that says a recipe (or the options a
 // plan is made with) is invalid. The CLI maps it to exit code 2.
 var ErrInvalid = errors.New("recipe: invalid recipe")
 
-// Finding is one problem in a recipe file, with the position it was found at.
-type Finding struct {
-	File    string `json:"file"`
-	Line    int    `json:"line"`
-	Col     int    `json:"col"`
-	Message string `json:"message"`
-}
+// ErrNoMaintainer is wrapped (besides ErrInvalid) when a plan needs a
+// maintainer and neither the recipe nor PlanOptions.DefaultMaintainer names
+// one: the site's configuration lacks it, not the recipe.
+var ErrNoMaintainer = errors.New("recipe: no maintainer")
 
-func (f Finding) String() string {
-	return fmt.Sprintf("%s:%d:%d: %s", f.File, f.Line, f.Col, f.Message)
-}
+// Finding is one problem in a recipe file, with the position it was found at.
+type Finding = yamlfile.Finding
 
 // Error lists every finding of one load (or plan), sorted by position.
 type Error struct {
 	Findings []Finding
 }
 
-func (e *Error) Error() string {
-	lines := make([]string, len(e.Findings))
-	for i, f := range e.Findings {
-		lines[i] = f.String()
-	}
-	return strings.Join(lines, "\n")
-}
+func (e *Error) Error() string { return (&yamlfile.Error{Findings: e.Findings}).Error() }
 
-// Unwrap makes errors.Is(err, ErrInvalid) true.
-func (e *Error) Unwrap() error { return ErrInvalid }
+// Unwrap makes errors.Is(err, ErrInvalid) true, and errors.Is(err,
+// ErrNoMaintainer) when a finding is that.
+func (e *Error) Unwrap() []error {
+	out := []error{ErrInvalid}
+	for _, f := range e.Findings {
+		if f.Cause != nil {
+			out = append(out, f.Cause)
+		}
+	}
+	return out
+}
 
 // Recipe is a loaded, validated recipe. Strings that are templates (URLs,
 // package names, relations, paths) are kept unrendered; Plan renders them.
@@ -202,41 +200,4 @@ var relationFields = []struct{ key, field string }{
 	{"breaks", "Breaks"},
 	{"replaces", "Replaces"},
 	{"provides", "Provides"},
-}
-
-// findings collects positioned problems for one file.
-type findings struct {
-	file string
-	list []Finding
-}
-
-func (f *findings) at(n *yaml.Node, format string, args ...any) {
-	line, col := 1, 1
-	if n != nil && n.Line > 0 {
-		line, col = n.Line, n.Column
-	}
-	f.list = append(f.list, Finding{File: f.file, Line: line, Col: col, Message: fmt.Sprintf(format, args...)})
-}
-
-// err returns the sorted, de-duplicated findings as an *Error, or nil.
-func (f *findings) err() error {
-	if len(f.list) == 0 {
-		return nil
-	}
-	sort.SliceStable(f.list, func(i, j int) bool {
-		a, b := f.list[i], f.list[j]
-		if a.Line != b.Line {
-			return a.Line < b.Line
-		}
-		return a.Col < b.Col
-	})
-	out := f.list[:0]
-	seen := map[Finding]bool{}
-	for _, x := range f.list {
-		if !seen[x] {
-			seen[x] = true
-			out = append(out, x)
-		}
-	}
-	return &Error{Findings: out}
 }

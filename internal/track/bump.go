@@ -219,9 +219,9 @@ func checkReupload(r *recipe.Recipe, pins map[string]map[string]map[string]strin
 
 // rewrite returns the recipe file with the new version, date, revision and pins.
 func rewrite(r *recipe.Recipe, data []byte, res *BumpResult) ([]byte, error) {
-	n, err := findNodes(data)
+	n, err := findNodes(r.Path, data)
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", r.Path, err)
+		return nil, err
 	}
 	if n.version == nil || n.releaseDate == nil {
 		return nil, fmt.Errorf("%s: no version or release-date to rewrite", r.Path)

@@ -8,6 +8,8 @@ import (
 
 	"go.yaml.in/yaml/v3"
 
+	"github.com/updeb/updeb/internal/recipe"
+	"github.com/updeb/updeb/internal/yamlfile"
 	"github.com/updeb/updeb/pkg/digest"
 )
 
@@ -26,27 +28,24 @@ type recipeNodes struct {
 	digests map[string]map[digest.Algorithm]*yaml.Node
 }
 
+// mapValue returns the value of key in mapping m, or nil.
 func mapValue(m *yaml.Node, key string) *yaml.Node {
-	if m == nil || m.Kind != yaml.MappingNode {
-		return nil
-	}
-	for i := 0; i+1 < len(m.Content); i += 2 {
-		if m.Content[i].Value == key {
-			return m.Content[i+1]
-		}
+	if v := yamlfile.ValueOf(m, key); v != m {
+		return v
 	}
 	return nil
 }
 
-func findNodes(data []byte) (*recipeNodes, error) {
-	var doc yaml.Node
-	if err := yaml.Unmarshal(data, &doc); err != nil {
+// findNodes reads the recipe file's YAML (as recipe.Load does) and finds the
+// nodes bump rewrites.
+func findNodes(file string, data []byte) (*recipeNodes, error) {
+	top, err := recipe.Document(file, data)
+	if err != nil {
 		return nil, err
 	}
-	if len(doc.Content) != 1 || doc.Content[0].Kind != yaml.MappingNode {
-		return nil, fmt.Errorf("not a recipe mapping")
+	if top.Kind != yaml.MappingNode {
+		return nil, fmt.Errorf("%s:%d:%d: not a recipe mapping", file, top.Line, top.Column)
 	}
-	top := doc.Content[0]
 	n := &recipeNodes{
 		version: mapValue(top, "version"), releaseDate: mapValue(top, "release-date"), revision: mapValue(top, "revision"),
 		digests: map[string]map[digest.Algorithm]*yaml.Node{},

@@ -22,7 +22,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/updeb/updeb/internal/compat"
 	"github.com/updeb/updeb/internal/fetch"
 	"github.com/updeb/updeb/internal/recipe"
 	"github.com/updeb/updeb/pkg/debversion"
@@ -131,7 +130,7 @@ func inTrack(track, version string) (bool, error) {
 	if track == "" {
 		return true, nil
 	}
-	c, err := compat.ParseConstraint(track)
+	c, err := debversion.ParseConstraint(track)
 	if err != nil {
 		return false, err
 	}

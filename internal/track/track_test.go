@@ -97,7 +97,7 @@ func TestCheckSupport(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s, err := Check(context.Background(), load(t, file), data, o)
+	s, err := Outdated(context.Background(), load(t, file), data, o)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -11,6 +11,12 @@
 // twice), refuses the whole archive with ErrUnsafe. updeb never extracts, so an
 // unwanted escaping link could not hurt it; but an archive that carries one is
 // not a clean release and a human should look before it is packaged.
+//
+// The contract of Select: every refusal is an *Error whose Kind is one of the
+// Err* sentinels (errors.Is works on both); what the callback produced must be
+// discarded unless Select returns nil, since a tar archive's verdict may come
+// at its end; reads are bounded by Limits (decompressed bytes, file size,
+// entries) whatever the archive claims.
 package archive
 
 import (

@@ -1,6 +1,12 @@
 // Package atomicfile writes files so that readers (and a crash, even kill -9)
 // only ever see the old content or the complete new content: a temporary file
 // in the same directory, fsync, rename over the target, fsync the directory.
+//
+// The contract: the permission bits given are applied exactly, whatever the
+// umask; the target changes only in Commit (WriteFile and WriteFrom commit
+// when all was written); on any failure, and on Abort, the temporary file is
+// removed and the target is as it was. A crash may leave a temporary file
+// (".NAME.tmp-*") beside the target, never a partial target.
 package atomicfile
 
 import (

@@ -1,20 +1,28 @@
 // Package deb writes Debian binary packages (.deb) the way dpkg-deb --build does,
 // from entries whose content is streamed, and reads them back for inspection.
 //
-// Write produces byte-identical output for the same Package on every machine:
-// entry order, owners, modes and mtimes are normalised, every compressor setting
-// is pinned, and nothing is read from the host (no umask, clock, user names or
-// locale). data.tar is compressed into a temporary file next to the output, so
-// memory stays flat however large the payload is.
+// The contract of Write:
+//   - It validates the whole Package before a byte is written and reports every
+//     problem in one error wrapping ErrInvalid.
+//   - The output path is then either the complete package or untouched: the
+//     package is written to a temporary file in the same folder, fsynced and
+//     renamed, and every temporary file is removed on every path.
+//   - The same Package gives byte-identical output on every machine: entry
+//     order is dpkg-deb's, owners, modes and mtimes are normalised, every
+//     compressor setting is pinned, and nothing is read from the host (no
+//     umask, clock, user names or locale).
+//   - Content is streamed: each entry is opened once, in output order, and
+//     data.tar is compressed into a temporary file next to the output, so
+//     memory stays flat however large the payload is.
 //
-// xz members are written by pkg/xzpar: one stream of independent 8 MiB blocks
-// with a 4 MiB dictionary, Package.XZWorkers blocks at once (same bytes for any
-// count). The setting keeps a build's peak RSS near 100 MB with two workers
-// and a 96 MiB Go memory limit, at 1.48x the size of xz -6 on Go binaries
-// (xz -6 is what dpkg-deb runs); larger blocks and dictionaries reach 1.19x
-// but need 300 to 450 MB (pkg/xzpar's doc has the table). data.tar of amd64 and
-// i386 packages gets the x86 BCJ filter (5% smaller on Go binaries); dpkg's
-// liblzma decodes it, and so does pkg/xzpar's NewReader, which InspectFile uses.
+// Inspect and InspectFile read any .deb (dpkg-deb's too); damage is an error
+// wrapping ErrMalformed, an I/O error is returned as it is.
+//
+// The chosen xz setting: pkg/xzpar writes one stream of independent 8 MiB
+// blocks with a 4 MiB dictionary, Package.XZWorkers blocks at once (the bytes
+// do not depend on the count), and data.tar of amd64 and i386 packages gets
+// the x86 BCJ filter, which dpkg's liblzma decodes. It keeps a build's memory
+// near 100 MB; the measurements behind it are in internal/bench/README.md.
 package deb
 
 import (

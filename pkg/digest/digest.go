@@ -1,5 +1,12 @@
 // Package digest holds the content digests updeb pins and checks (sha256, sha512),
 // and a hasher that computes several of them in the one pass that reads the bytes.
+//
+// The contract: only strong algorithms exist here (md5 is never a trust
+// anchor); a Digest's hex is lower case and of the algorithm's length, and
+// every parse error wraps ErrMalformed. Hasher.Check compares the pinned
+// algorithms the hasher computed: all must match, at least one must be
+// compared (ErrNoPin otherwise), and a mismatch is a *MismatchError that
+// carries both values.
 package digest
 
 import (

@@ -2,6 +2,11 @@
 // from: an in-toto Statement (v1) with a SLSA provenance v1 predicate. The record
 // is reproducible like the package itself: it holds no wall-clock time, only the
 // build's SOURCE_DATE_EPOCH.
+//
+// The contract: New is a pure function of its Build, and Marshal gives the
+// same bytes for the same Build (subjects sorted by name, dependencies by URI,
+// each input's verifiedBy sorted, JSON map keys sorted); the reader of a
+// record finds how each input was trusted in its "verifiedBy" annotation.
 package provenance
 
 import (

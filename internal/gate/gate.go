@@ -51,6 +51,8 @@ type Result struct {
 	Check  string `json:"check"`
 	Status Status `json:"status"`
 	Detail string `json:"detail,omitempty"`
+
+	cause error // why a Fail failed, when it is not the check itself: ErrBase, a download error
 }
 
 // RecipeReport is everything verify found about one recipe.
@@ -71,6 +73,57 @@ type Report struct {
 	// Network is set when a source could not be fetched (network or I/O), as
 	// opposed to a failed check.
 	Network bool `json:"network"`
+}
+
+// ErrFailed is wrapped by Report.Err when a check failed.
+var ErrFailed = errors.New("gate: a check failed")
+
+// FailedError is a report's failure: how many checks failed, and which.
+type FailedError struct {
+	Failed int      // failed checks
+	Checks []string // "RECIPE: CHECK" for each, in report order
+	cause  error
+}
+
+func (e *FailedError) Error() string {
+	return fmt.Sprintf("%d check(s) failed: %s", e.Failed, strings.Join(e.Checks, ", "))
+}
+
+// Unwrap returns what the failures have in common (see Report.Err).
+func (e *FailedError) Unwrap() error { return e.cause }
+
+// Err is nil when no check failed, else a *FailedError that wraps what the
+// failures have in common, for the caller to tell them apart: ErrBase when
+// only the base revision could not be read or loaded (invalid input), the
+// download errors when only downloads failed (a *fetch.NetworkError or
+// *fetch.OfflineError: nothing was verified), and ErrFailed otherwise.
+func (rep *Report) Err() error {
+	if rep.Failed == 0 {
+		return nil
+	}
+	e := &FailedError{Failed: rep.Failed}
+	var downloads []error
+	baseOnly, downloadOnly := true, true
+	for _, r := range rep.Recipes {
+		for _, x := range r.Results {
+			if x.Status != Fail {
+				continue
+			}
+			e.Checks = append(e.Checks, r.Recipe+": "+x.Check)
+			baseOnly = baseOnly && errors.Is(x.cause, ErrBase)
+			downloadOnly = downloadOnly && isNetwork(x.cause)
+			downloads = append(downloads, x.cause)
+		}
+	}
+	switch {
+	case baseOnly:
+		e.cause = ErrBase
+	case downloadOnly:
+		e.cause = errors.Join(downloads...)
+	default:
+		e.cause = ErrFailed
+	}
+	return e
 }
 
 // Options configure Run. Build's OutDir and Force are set by Run.
@@ -94,12 +147,15 @@ func Run(ctx context.Context, recipes []*recipe.Recipe, opts Options) (*Report, 
 		}
 	}
 	if len(jobs) == 0 {
-		return nil, fmt.Errorf("check: no recipe has the architecture(s) %s", strings.Join(opts.Arches, ", "))
+		return nil, fmt.Errorf("gate: no recipe has the architecture(s) %s", strings.Join(opts.Arches, ", "))
 	}
 	first, second := filepath.Join(opts.TempDir, "build-1"), filepath.Join(opts.TempDir, "build-2")
 	bo := opts.Build
 	bo.Force, bo.OutDir = true, first
-	res1, _ := build.Run(ctx, jobs, bo)
+	res1, err := build.Run(ctx, jobs, bo)
+	if res1 == nil && err != nil {
+		return nil, err // the build could not start (output folder, lock): nothing was checked
+	}
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
@@ -118,56 +174,73 @@ func Run(ctx context.Context, recipes []*recipe.Recipe, opts Options) (*Report, 
 	rep := &Report{}
 	for _, r := range recipes {
 		rr := RecipeReport{Recipe: r.Name, File: r.Path}
-		add := func(check string, st Status, format string, args ...any) {
-			rr.Results = append(rr.Results, Result{Check: check, Status: st, Detail: fmt.Sprintf(format, args...)})
-		}
-		add("lint", Pass, "the recipe loads clean")
-		var mine, mine2 []build.Result
-		for _, x := range res1 {
-			if x.Recipe == r.Name {
-				mine = append(mine, x)
-			}
-		}
-		for _, x := range res2 {
-			if x.Recipe == r.Name {
-				mine2 = append(mine2, x)
-			}
-		}
+		var c checks
+		c.add("lint", Pass, "the recipe loads clean")
+		mine, mine2 := resultsOf(r.Name, res1), resultsOf(r.Name, res2)
 		if len(mine) > 0 {
 			rr.Version = mine[0].Version
 		}
-		ok := verifyResults(r, mine, opts, add, &rep.Network)
-		if ok {
+		if sourceChecks(r, mine, &c) {
 			var debs []string
 			for _, x := range mine {
 				for _, o := range x.Outputs {
 					debs = append(debs, filepath.Join(first, o.File))
 				}
 			}
-			lintian(ctx, opts.Lintian, debs, add)
-			reproducible(mine, mine2, first, second, add)
+			lintian(ctx, opts.Lintian, debs, &c)
+			reproducible(mine, mine2, first, second, &c)
 		}
 		if opts.Base != nil {
-			compareBase(ctx, r, opts, &rr, add)
+			compareBase(ctx, r, opts, &rr, &c)
 		}
-		for _, x := range rr.Results {
-			switch x.Status {
-			case Fail:
-				rep.Failed++
-			case Warn:
-				rep.Warnings++
-			}
-		}
-		rep.Recipes = append(rep.Recipes, rr)
+		rr.Results = c
+		rep.add(rr)
 	}
 	return rep, nil
 }
 
-type addFunc func(check string, st Status, format string, args ...any)
+// resultsOf returns the build results of the recipe named name.
+func resultsOf(name string, results []build.Result) []build.Result {
+	var out []build.Result
+	for _, x := range results {
+		if x.Recipe == name {
+			out = append(out, x)
+		}
+	}
+	return out
+}
 
-// verifyResults reports fetch, digest, signature, cross-check and build from
+// add appends a recipe's report and counts its failures and warnings.
+func (rep *Report) add(rr RecipeReport) {
+	for _, x := range rr.Results {
+		switch x.Status {
+		case Fail:
+			rep.Failed++
+			rep.Network = rep.Network || isNetwork(x.cause)
+		case Warn:
+			rep.Warnings++
+		}
+	}
+	rep.Recipes = append(rep.Recipes, rr)
+}
+
+// checks collects one recipe's results in the order the checks ran.
+type checks []Result
+
+func (c *checks) add(check string, st Status, format string, args ...any) {
+	*c = append(*c, Result{Check: check, Status: st, Detail: fmt.Sprintf(format, args...)})
+}
+
+// fail adds a failed check whose cause is not the check itself: the base
+// revision could not be read, a download failed (see Report.Err).
+func (c *checks) fail(check string, cause error, format string, args ...any) {
+	c.add(check, Fail, format, args...)
+	(*c)[len(*c)-1].cause = cause
+}
+
+// sourceChecks reports fetch, digest, signature, cross-check and build from
 // the first build's results; it returns whether every job built.
-func verifyResults(r *recipe.Recipe, results []build.Result, opts Options, add addFunc, network *bool) bool {
+func sourceChecks(r *recipe.Recipe, results []build.Result, c *checks) bool {
 	var failed bool
 	for _, x := range results {
 		if x.Err == nil {
@@ -177,18 +250,17 @@ func verifyResults(r *recipe.Recipe, results []build.Result, opts Options, add a
 		var mismatch *digest.MismatchError
 		switch {
 		case errors.As(x.Err, &mismatch):
-			add("digest", Fail, "%v", x.Err)
+			c.add("digest", Fail, "%v", x.Err)
 		case errors.Is(x.Err, verify.ErrSignature):
-			add("signature", Fail, "%v", x.Err)
+			c.add("signature", Fail, "%v", x.Err)
 		case errors.Is(x.Err, trust.ErrCrossCheck):
-			add("cross-check", Fail, "%v", x.Err)
+			c.add("cross-check", Fail, "%v", x.Err)
 		case errors.Is(x.Err, recipe.ErrInvalid), errors.Is(x.Err, verify.ErrKeyring):
-			add("build", Fail, "%v", x.Err)
+			c.add("build", Fail, "%v", x.Err)
 		case isNetwork(x.Err):
-			*network = true
-			add("fetch", Fail, "%v", x.Err)
+			c.fail("fetch", x.Err, "%v", x.Err)
 		default:
-			add("build", Fail, "%v", x.Err)
+			c.add("build", Fail, "%v", x.Err)
 		}
 	}
 	if failed {
@@ -208,18 +280,18 @@ func verifyResults(r *recipe.Recipe, results []build.Result, opts Options, add a
 			uncrossed = append(uncrossed, s.Name)
 		}
 	}
-	add("digest", Pass, "every source matches its pinned digest")
+	c.add("digest", Pass, "every source matches its pinned digest")
 	if len(signed) > 0 {
-		add("signature", Pass, "OpenPGP signature verified: %s", strings.Join(signed, ", "))
+		c.add("signature", Pass, "OpenPGP signature verified: %s", strings.Join(signed, ", "))
 	}
 	if len(unsigned) > 0 {
-		add("signature", Skip, "no OpenPGP signature: %s", strings.Join(unsigned, "; "))
+		c.add("signature", Skip, "no OpenPGP signature: %s", strings.Join(unsigned, "; "))
 	}
 	if len(crossed) > 0 {
-		add("cross-check", Pass, "pins agree with the upstream checksum file: %s", strings.Join(crossed, ", "))
+		c.add("cross-check", Pass, "pins agree with the upstream checksum file: %s", strings.Join(crossed, ", "))
 	}
 	if len(uncrossed) > 0 {
-		add("cross-check", Skip, "no cross-check available (the recipe names no upstream checksum file): %s", strings.Join(uncrossed, ", "))
+		c.add("cross-check", Skip, "no cross-check available (the recipe names no upstream checksum file): %s", strings.Join(uncrossed, ", "))
 	}
 	var files []string
 	for _, x := range results {
@@ -227,7 +299,7 @@ func verifyResults(r *recipe.Recipe, results []build.Result, opts Options, add a
 			files = append(files, o.File)
 		}
 	}
-	add("build", Pass, "%s", strings.Join(files, " "))
+	c.add("build", Pass, "%s", strings.Join(files, " "))
 	return true
 }
 
@@ -242,22 +314,22 @@ func isNetwork(err error) bool {
 }
 
 // lintian runs lintian --fail-on error over every package at once.
-func lintian(ctx context.Context, exe string, debs []string, add addFunc) {
+func lintian(ctx context.Context, exe string, debs []string, c *checks) {
 	if exe == "" {
-		add("lintian", Skip, "lintian is not installed")
+		c.add("lintian", Skip, "lintian is not installed")
 		return
 	}
 	args := append([]string{"--fail-on", "error", "--tag-display-limit", "0"}, debs...)
 	out, err := exec.CommandContext(ctx, exe, args...).CombinedOutput()
 	if err != nil {
-		add("lintian", Fail, "lintian --fail-on error: %v\n%s", err, strings.TrimSpace(string(out)))
+		c.add("lintian", Fail, "lintian --fail-on error: %v\n%s", err, strings.TrimSpace(string(out)))
 		return
 	}
-	add("lintian", Pass, "no error-level tag in %d package(s)", len(debs))
+	c.add("lintian", Pass, "no error-level tag in %d package(s)", len(debs))
 }
 
 // reproducible compares the two builds byte for byte.
-func reproducible(a, b []build.Result, dirA, dirB string, add addFunc) {
+func reproducible(a, b []build.Result, dirA, dirB string, c *checks) {
 	second := map[string]build.Output{}
 	for _, x := range b {
 		for _, o := range x.Outputs {
@@ -283,10 +355,10 @@ func reproducible(a, b []build.Result, dirA, dirB string, add addFunc) {
 		}
 	}
 	if len(diffs) > 0 {
-		add("reproducible", Fail, "a second build into a fresh folder differs: %s", strings.Join(diffs, "; "))
+		c.add("reproducible", Fail, "a second build into a fresh folder differs: %s", strings.Join(diffs, "; "))
 		return
 	}
-	add("reproducible", Pass, "%d package(s) byte-identical on a second build", n)
+	c.add("reproducible", Pass, "%d package(s) byte-identical on a second build", n)
 }
 
 func sameBytes(a, b string) (bool, error) {

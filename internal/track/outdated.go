@@ -212,8 +212,8 @@ type Status struct {
 	Support      Support `json:"support"`
 }
 
-// Check is Newest plus the support status: everything updeb outdated shows.
-func Check(ctx context.Context, r *recipe.Recipe, data *eol.Data, o Options) (*Status, error) {
+// Outdated is Newest plus the support status: everything updeb outdated shows.
+func Outdated(ctx context.Context, r *recipe.Recipe, data *eol.Data, o Options) (*Status, error) {
 	c, err := Newest(ctx, r, o)
 	if err != nil {
 		return nil, err

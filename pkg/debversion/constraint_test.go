@@ -1,7 +1,9 @@
-package compat
+package debversion
 
 import (
 	"errors"
+	"fmt"
+	"reflect"
 	"strings"
 	"testing"
 )
@@ -28,6 +30,12 @@ func TestConstraintAllows(t *testing.T) {
 		{"!=1.31.2 1.31.x", []string{"1.31.1", "1.31.3"}, []string{"1.31.2", "1.30.0"}},
 		{">=1.30.0-rc.1", []string{"1.30.0-rc.1", "1.30.0-rc.2", "1.30.0"}, []string{"1.30.0-beta.0", "1.29.9"}},
 		{"<1.30.0", []string{"1.30.0-rc.1", "1.29.9"}, []string{"1.30.0"}},
+		// Debian's strict operators mean what > and < mean.
+		{">>1.30", []string{"1.31.0", "2.0"}, []string{"1.30.0", "1.30.99", "1.29"}},
+		{"<<1.33", []string{"1.32.99", "1.0"}, []string{"1.33.0", "1.33.0-rc.1", "1.34"}},
+		{">>1.29 <<1.33", []string{"1.30.0", "1.32.1"}, []string{"1.29.9", "1.33.0"}},
+		{"<< 1.33, >= 1.30", []string{"1.30.0"}, []string{"1.33.0", "1.29.0"}},
+		{"v1.31.x", []string{"1.31.3"}, []string{"1.32.0"}},
 	} {
 		c, err := ParseConstraint(tc.constraint)
 		if err != nil {
@@ -52,15 +60,20 @@ func TestConstraintAllows(t *testing.T) {
 
 func TestConstraintErrors(t *testing.T) {
 	for in, want := range map[string]string{
-		"":            `compat: invalid constraint "": no version in constraint`,
-		" , ":         `compat: invalid constraint " , ": no version in constraint`,
-		">=":          `compat: invalid constraint ">=": operator ">=" has no version after it`,
-		">=1.29 <":    `compat: invalid constraint ">=1.29 <": operator "<" has no version after it`,
-		">=<1.2":      `compat: invalid constraint ">=<1.2": unexpected operator inside ">=<1.2"`,
-		">=1.31.x":    `compat: invalid constraint ">=1.31.x": wildcard "1.31.x" cannot follow an operator`,
-		"x":           `compat: invalid constraint "x": version "x": invalid Debian version: upstream version "x" must start with a digit (after an optional v)`,
-		"1.2|1.3":     `compat: invalid constraint "1.2|1.3": version "1.2|1.3": upstream version "1.2|1.3": invalid Debian version "1.2|1.3-1": invalid character '|' in version number`,
-		">=1.29 || 2": `compat: invalid constraint ">=1.29 || 2": version "||": invalid Debian version: upstream version "||" must start with a digit (after an optional v)`,
+		"":            `invalid constraint "": no version in constraint`,
+		" , ":         `invalid constraint " , ": no version in constraint`,
+		">=":          `invalid constraint ">=": operator ">=" has no version after it`,
+		">=1.29 <":    `invalid constraint ">=1.29 <": operator "<" has no version after it`,
+		">=<1.2":      `invalid constraint ">=<1.2": unexpected operator inside ">=<1.2"`,
+		">=1.31.x":    `invalid constraint ">=1.31.x": wildcard "1.31.x" cannot follow an operator`,
+		"x":           `invalid constraint "x": version "x": invalid Debian version: upstream version "x" must start with a digit (after an optional v)`,
+		"1.2|1.3":     `invalid constraint "1.2|1.3": version "1.2|1.3": upstream version "1.2|1.3": invalid Debian version "1.2|1.3-1": invalid character '|' in version number`,
+		">=1.29 || 2": `invalid constraint ">=1.29 || 2": version "||": invalid Debian version: upstream version "||" must start with a digit (after an optional v)`,
+		">=1:1.2":     `invalid constraint ">=1:1.2": version "1:1.2": invalid Debian version: upstream version "1:1.2" contains ':'`,
+		">>>1.2":      `invalid constraint ">>>1.2": unexpected operator inside ">>>1.2"`,
+		"~1.x":        `invalid constraint "~1.x": wildcard "1.x" cannot follow an operator`,
+		"~>1.2":       `invalid constraint "~>1.2": unexpected operator inside "~>1.2"`,
+		"^1.2":        `invalid constraint "^1.2": version "^1.2": invalid Debian version: upstream version "^1.2" must start with a digit (after an optional v)`,
 	} {
 		_, err := ParseConstraint(in)
 		if err == nil || err.Error() != want || !errors.Is(err, ErrConstraint) {
@@ -90,8 +103,12 @@ func FuzzParseConstraint(f *testing.F) {
 		}
 		// Re-parsing the text gives the same clauses.
 		again, err := ParseConstraint(c.String())
-		if err != nil || len(again.clauses) != len(c.clauses) {
+		if err != nil || !reflect.DeepEqual(again.clauses, c.clauses) {
 			t.Fatalf("re-parse of %q: %v", s, err)
+		}
+		// Debian's ">>" and "<<" are the same clauses as ">" and "<".
+		if debian, err := ParseConstraint(strings.NewReplacer(">>", ">", "<<", "<").Replace(s)); err == nil && !reflect.DeepEqual(debian.clauses, c.clauses) {
+			t.Fatalf("%q: >> and << differ from > and <", s)
 		}
 		ok, err := c.Allows(v)
 		if err != nil {
@@ -108,4 +125,20 @@ func FuzzParseConstraint(f *testing.F) {
 			}
 		}
 	})
+}
+
+func ExampleParseConstraint() {
+	c, err := ParseConstraint(">=1.30, <<1.33")
+	if err != nil {
+		panic(err)
+	}
+	for _, v := range []string{"1.29.9", "v1.30.0", "1.32.14", "1.33.0-rc.1"} {
+		ok, _ := c.Allows(v)
+		fmt.Println(v, ok)
+	}
+	// Output:
+	// 1.29.9 false
+	// v1.30.0 true
+	// 1.32.14 true
+	// 1.33.0-rc.1 false
 }

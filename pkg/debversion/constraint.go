@@ -1,36 +1,39 @@
-package compat
+package debversion
 
 import (
 	"errors"
 	"fmt"
 	"strconv"
 	"strings"
-
-	"github.com/updeb/updeb/pkg/debversion"
 )
 
 // ErrConstraint is wrapped by every constraint parse error.
-var ErrConstraint = errors.New("compat: invalid constraint")
+var ErrConstraint = errors.New("invalid constraint")
 
-// Constraint is a parsed version constraint: every clause must hold.
+// Constraint is a parsed version constraint over upstream versions: every
+// clause must hold. It is the one constraint grammar of updeb: a recipe's
+// requires and watch track, and the compatibility tables, all use it.
 //
 // Grammar (clauses separated by white space and/or commas; all must hold):
 //
 //	constraint = clause { [","] clause }
-//	clause     = [op] version | wildcard
-//	op         = ">=" | "<=" | ">" | "<" | "=" | "==" | "!=" | "~"
+//	clause     = [op] version | "~" version | wildcard
+//	op         = ">=" | "<=" | ">>" | "<<" | ">" | "<" | "=" | "==" | "!="
 //	version    = an upstream version, optional leading "v" ("1.31", "1.31.4", "v1.30.0-rc.1")
-//	wildcard   = numeric prefix followed by ".x" or ".*" ("1.31.x", "3.*")
+//	wildcard   = a version followed by ".x", ".X" or ".*" ("1.31.x", "3.*")
 //
-// A version without op, and a wildcard, mean "=". "~1.31.4" means ">=1.31.4 <1.32",
-// "~1.31" means ">=1.31 <1.32" and "~1" means ">=1 <2". There is no "or".
+// White space may separate an operator from its version (">= 1.29"). ">>"
+// and "<<" are Debian's spelling of ">" and "<" (strictly greater, strictly
+// less); ">" and "<" are strict too, unlike dpkg's obsolete relations. A
+// version without op, and a wildcard, mean "=". "~1.31.4" means ">=1.31.4
+// <1.32", "~1.31" means ">=1.31 <1.32" and "~1" means ">=1 <2". There is no
+// "or", and no epoch or Debian revision: the versions are upstream ones.
 //
-// Versions are compared with Debian ordering (debversion.Compare) after
-// debversion.FromUpstream ("1.30.0-rc.1" becomes "1.30.0~rc.1", before 1.30.0).
-// A bound that is only numbers ("1.33") is patch-agnostic: a version with more
-// numeric components is cut to the bound's length before comparing, so
-// "<=1.32" allows 1.32.9, "<1.33" refuses 1.33.0 (and 1.33.0~rc.1), and "=1.31"
-// allows every 1.31.x.
+// Versions are compared with Debian ordering (Compare) after FromUpstream
+// ("1.30.0-rc.1" becomes "1.30.0~rc.1", before 1.30.0). A bound that is only
+// numbers ("1.33") is patch-agnostic: a version with more numeric components is
+// cut to the bound's length before comparing, so "<=1.32" allows 1.32.9,
+// "<1.33" refuses 1.33.0 (and 1.33.0-rc.1), and "=1.31" allows every 1.31.x.
 type Constraint struct {
 	text    string
 	clauses []clause
@@ -38,13 +41,20 @@ type Constraint struct {
 
 type clause struct {
 	op    string // one of >=, <=, >, <, =, !=
-	bound string // normalised (debversion.FromUpstream)
+	bound string // normalised (FromUpstream)
 }
 
 // String returns the constraint as written.
 func (c Constraint) String() string { return c.text }
 
-var ops = []string{">=", "<=", "==", "!=", ">", "<", "=", "~"}
+// ops are the operators, longest first so that ">=" is not read as ">".
+var ops = []string{">=", "<=", ">>", "<<", "==", "!=", ">", "<", "=", "~"}
+
+// canonicalOp maps an operator to the comparison it means.
+var canonicalOp = map[string]string{
+	"": "=", "=": "=", "==": "=", "!=": "!=",
+	">=": ">=", "<=": "<=", ">": ">", ">>": ">", "<": "<", "<<": "<",
+}
 
 // ParseConstraint parses a constraint (see Constraint for the grammar).
 func ParseConstraint(s string) (Constraint, error) {
@@ -77,17 +87,14 @@ func ParseConstraint(s string) (Constraint, error) {
 			if op != "" {
 				return fail("wildcard %q cannot follow an operator", v)
 			}
-			op, v = "=", base
+			v = base
 		}
-		norm, err := debversion.FromUpstream(v)
+		norm, err := FromUpstream(v)
 		if err != nil {
 			return fail("version %q: %v", v, err)
 		}
-		switch op {
-		case "", "==":
-			op = "="
-		case "~":
-			nums := numericPrefix(norm)
+		if op == "~" {
+			nums := LeadingNumbers(norm)
 			if len(nums) == 0 {
 				return fail("~ needs a numeric version, found %q", v)
 			}
@@ -97,7 +104,7 @@ func ParseConstraint(s string) (Constraint, error) {
 			c.clauses = append(c.clauses, clause{">=", norm}, clause{"<", joinInts(upper)})
 			continue
 		}
-		c.clauses = append(c.clauses, clause{op, norm})
+		c.clauses = append(c.clauses, clause{canonicalOp[op], norm})
 	}
 	if len(c.clauses) == 0 {
 		return fail("no version in constraint")
@@ -115,10 +122,10 @@ func wildcard(v string) (string, bool) {
 	return "", false
 }
 
-// Allows reports whether version satisfies every clause. It fails when the
-// version is not a valid upstream version.
+// Allows reports whether the upstream version satisfies every clause. It fails
+// when version is not a valid upstream version (see FromUpstream).
 func (c Constraint) Allows(version string) (bool, error) {
-	norm, err := debversion.FromUpstream(version)
+	norm, err := FromUpstream(version)
 	if err != nil {
 		return false, err
 	}
@@ -152,24 +159,25 @@ func (c Constraint) Allows(version string) (bool, error) {
 // compareToBound compares a normalised version with a normalised bound,
 // patch-agnostically when the bound is purely numeric and shorter.
 func compareToBound(version, bound string) (int, error) {
-	bn := numericPrefix(bound)
+	bn := LeadingNumbers(bound)
 	if joinInts(bn) == bound {
-		if vn := numericPrefix(version); len(vn) > len(bn) {
+		if vn := LeadingNumbers(version); len(vn) > len(bn) {
 			version = joinInts(vn[:len(bn)])
 		}
 	}
 	// Both are upstream versions; "-0" makes them complete Debian versions so
 	// that a "-" inside cannot be read as a revision.
-	return debversion.CompareStrings(version+"-0", bound+"-0")
+	return CompareStrings(version+"-0", bound+"-0")
 }
 
-// numericPrefix returns the leading dot-separated numbers of v ("1.31.4~rc.1"
-// gives [1 31 4]). Numbers too large for int end the prefix.
-func numericPrefix(v string) []int {
+// LeadingNumbers returns the leading dot-separated decimal numbers of an
+// upstream version ("1.31.4~rc.1" gives [1 31 4], "v1.2" gives nothing: map it
+// with FromUpstream first). A number too large for an int ends the list.
+func LeadingNumbers(v string) []int {
 	var out []int
 	for v != "" {
 		i := 0
-		for i < len(v) && v[i] >= '0' && v[i] <= '9' {
+		for i < len(v) && isDigit(v[i]) {
 			i++
 		}
 		if i == 0 {
@@ -194,18 +202,4 @@ func joinInts(ns []int) string {
 		parts[i] = strconv.Itoa(n)
 	}
 	return strings.Join(parts, ".")
-}
-
-// minorOf returns the major and minor numbers of a version; ok is false when it
-// has fewer than two numeric components.
-func minorOf(version string) (major, minor int, ok bool) {
-	norm, err := debversion.FromUpstream(version)
-	if err != nil {
-		return 0, 0, false
-	}
-	n := numericPrefix(norm)
-	if len(n) < 2 {
-		return 0, 0, false
-	}
-	return n[0], n[1], true
 }

@@ -1,7 +1,8 @@
 // Package compat checks that the versions deployed together work together:
 // Kubernetes' version-skew policy (built in), Helm's and containerd's upstream
 // tables (bundled in data/compat.yaml with their sources), the constraints
-// recipes declare on other components (`requires`), and end-of-life dates
+// recipes declare on other components (`requires`, in the grammar of
+// debversion.ParseConstraint, which the tables' ranges use too), and end-of-life dates
 // (internal/eol). It renders the result as a terminal table, Markdown, CSV or one
 // self-contained HTML page.
 //
@@ -82,7 +83,7 @@ type Source struct {
 	Text string `json:"text"`
 }
 
-// Report is the outcome of Check. Sets are sorted by Kubernetes version, then
+// Report is the outcome of Evaluate. Sets are sorted by Kubernetes version, then
 // name; Components is the row order; Findings are sorted by set, component, rule.
 type Report struct {
 	Now        time.Time   `json:"now"`
@@ -119,7 +120,7 @@ func (r *Report) FindingsFor(set, component string) []Finding {
 func ValidateRequires(requires map[string]map[string]string) error {
 	for _, c := range sortedKeys(requires) {
 		for _, o := range sortedKeys(requires[c]) {
-			if _, err := ParseConstraint(requires[c][o]); err != nil {
+			if _, err := debversion.ParseConstraint(requires[c][o]); err != nil {
 				return fmt.Errorf("%s requires %s: %w", c, o, err)
 			}
 		}
@@ -127,12 +128,12 @@ func ValidateRequires(requires map[string]map[string]string) error {
 	return nil
 }
 
-// Check evaluates every release set against the built-in rules, the bundled
+// Evaluate checks every release set against the built-in rules, the bundled
 // tables, requires (component -> other component -> constraint, as recipes
 // declare them; nil for none) and eolData at now (nil eolData: no end-of-life
 // check). It panics only if the tables embedded in the binary do not parse,
 // which the package's tests rule out.
-func Check(sets []ReleaseSet, requires map[string]map[string]string, eolData *eol.Data, now time.Time) *Report {
+func Evaluate(sets []ReleaseSet, requires map[string]map[string]string, eolData *eol.Data, now time.Time) *Report {
 	tables, err := LoadTables()
 	if err != nil {
 		panic(err)
@@ -157,7 +158,7 @@ func Check(sets []ReleaseSet, requires map[string]map[string]string, eolData *eo
 		for c := range res.Cells {
 			rows[c] = true
 		}
-		r.Findings = append(r.Findings, checkSet(&res, tables, requires, eolData, now)...)
+		r.Findings = append(r.Findings, evaluateSet(&res, tables, requires, eolData, now)...)
 		r.Sets = append(r.Sets, res)
 	}
 	sort.SliceStable(r.Sets, func(i, j int) bool {
@@ -214,7 +215,7 @@ func sortedKeys[V any](m map[string]V) []string {
 	return out
 }
 
-func checkSet(s *SetResult, t *Tables, requires map[string]map[string]string, eolData *eol.Data, now time.Time) []Finding {
+func evaluateSet(s *SetResult, t *Tables, requires map[string]map[string]string, eolData *eol.Data, now time.Time) []Finding {
 	var out []Finding
 	add := func(rule string, sev Severity, comp, other, format string, args ...any) {
 		f := Finding{Set: s.Name, Rule: rule, Severity: sev, Component: comp, Version: s.Cells[comp].Version, Message: fmt.Sprintf(format, args...)}
@@ -225,10 +226,10 @@ func checkSet(s *SetResult, t *Tables, requires map[string]map[string]string, eo
 	}
 	out = append(out, kubeSkew(s)...)
 	if h, ok := s.Cells["helm"]; ok && s.Kubernetes != "" {
-		checkHelm(s, h.Version, t, add)
+		evaluateHelm(s, h.Version, t, add)
 	}
 	if c, ok := s.Cells["containerd"]; ok && s.Kubernetes != "" {
-		checkContainerd(s, c.Version, t, add)
+		evaluateContainerd(s, c.Version, t, add)
 	}
 	for _, comp := range sortedKeys(requires) {
 		if _, deployed := s.Cells[comp]; !deployed {
@@ -236,7 +237,7 @@ func checkSet(s *SetResult, t *Tables, requires map[string]map[string]string, eo
 		}
 		for _, other := range sortedKeys(requires[comp]) {
 			text := requires[comp][other]
-			con, err := ParseConstraint(text)
+			con, err := debversion.ParseConstraint(text)
 			if err != nil {
 				add(RuleRequires, Violation, comp, "", "%s declares an invalid requirement on %s: %v", comp, other, err)
 				continue
@@ -341,10 +342,9 @@ func minors(n int) string {
 
 type addFunc func(rule string, sev Severity, comp, other, format string, args ...any)
 
-func checkHelm(s *SetResult, helm string, t *Tables, add addFunc) {
+func evaluateHelm(s *SetResult, helm string, t *Tables, add addFunc) {
 	hm, hn, ok := minorOf(helm)
-	km, kn, kok := minorOf(s.Kubernetes)
-	if !ok || !kok {
+	if _, _, kok := minorOf(s.Kubernetes); !ok || !kok {
 		add(RuleHelmSkew, Violation, "helm", "kubernetes", "helm %q or kubernetes %q has no MAJOR.MINOR", helm, s.Kubernetes)
 		return
 	}
@@ -352,9 +352,7 @@ func checkHelm(s *SetResult, helm string, t *Tables, add addFunc) {
 		if rm, rn, _ := minorOf(row.Helm); rm != hm || rn != hn {
 			continue
 		}
-		lm, ln, _ := minorOf(row.KubernetesMin)
-		um, un, _ := minorOf(row.KubernetesMax)
-		if (km > lm || km == lm && kn >= ln) && (km < um || km == um && kn <= un) {
+		if ok, err := row.kubernetes.Allows(s.Kubernetes); ok && err == nil {
 			return
 		}
 		add(RuleHelmSkew, Violation, "helm", "kubernetes",
@@ -365,7 +363,7 @@ func checkHelm(s *SetResult, helm string, t *Tables, add addFunc) {
 	add(RuleHelmSkew, Warning, "helm", "kubernetes", "helm %d.%d is not in the bundled Helm version-skew table; its Kubernetes range is unknown", hm, hn)
 }
 
-func checkContainerd(s *SetResult, containerd string, t *Tables, add addFunc) {
+func evaluateContainerd(s *SetResult, containerd string, t *Tables, add addFunc) {
 	km, kn, ok := minorOf(s.Kubernetes)
 	if !ok {
 		return
@@ -374,14 +372,9 @@ func checkContainerd(s *SetResult, containerd string, t *Tables, add addFunc) {
 		if rm, rn, _ := minorOf(row.Kubernetes); rm != km || rn != kn {
 			continue
 		}
-		cm, cn, _ := minorOf(containerd)
-		for _, rec := range row.Containerd {
-			base := strings.TrimSuffix(rec, "+")
-			bm, bn, _ := minorOf(base)
-			if bm == cm && bn == cn {
-				if c, err := compareToBound(mustUpstream(containerd), base); err == nil && c >= 0 {
-					return
-				}
+		for _, rec := range row.containerd {
+			if ok, err := rec.Allows(containerd); ok && err == nil {
+				return
 			}
 		}
 		add(RuleContainerd, Warning, "containerd", "kubernetes",
@@ -392,11 +385,16 @@ func checkContainerd(s *SetResult, containerd string, t *Tables, add addFunc) {
 	add(RuleContainerd, Warning, "containerd", "kubernetes", "containerd's recommended table has no row for Kubernetes %d.%d", km, kn)
 }
 
-// mustUpstream normalises a version the release set loader already validated;
-// an invalid one is returned as is and fails the comparison after it.
-func mustUpstream(v string) string {
-	if n, err := debversion.FromUpstream(v); err == nil {
-		return n
+// minorOf returns the major and minor numbers of an upstream version; ok is
+// false when it has fewer than two numeric components.
+func minorOf(version string) (major, minor int, ok bool) {
+	norm, err := debversion.FromUpstream(version)
+	if err != nil {
+		return 0, 0, false
 	}
-	return v
+	n := debversion.LeadingNumbers(norm)
+	if len(n) < 2 {
+		return 0, 0, false
+	}
+	return n[0], n[1], true
 }
