@@ -12,10 +12,13 @@ import (
 	"strings"
 	"syscall"
 
+	"github.com/updeb/updeb/internal/build"
+	"github.com/updeb/updeb/internal/confined"
 	"github.com/updeb/updeb/internal/fetch"
 	"github.com/updeb/updeb/internal/gate"
 	"github.com/updeb/updeb/internal/recipe"
 	"github.com/updeb/updeb/internal/repo"
+	"github.com/updeb/updeb/internal/srcurl"
 	"github.com/updeb/updeb/internal/track"
 	"github.com/updeb/updeb/internal/trust"
 	"github.com/updeb/updeb/pkg/archive"
@@ -120,6 +123,7 @@ const (
 	hintSource   = "a source failed verification: nothing from it was packaged. Check the recipe's pins and the upstream release"
 	hintRecipe   = "fix the recipe; 'updeb lint' checks it offline"
 	hintUpstream = "the release source answered something unusable; try again later, or check --github-api / watch: url"
+	hintRefused  = "a file updeb was to read lies outside its folder (a symlink out of it) or is not a regular file; nothing was read"
 )
 
 // exitRules, first match wins. An error joined from several (one per recipe
@@ -138,6 +142,7 @@ var exitRules = []exitRule{
 	is(deb.ErrMalformed, exitUsage, "the file is not a valid .deb; dpkg-deb --info gives a second opinion"),
 
 	// 1: a check failed.
+	as(exitCheck, fixed[*build.AuxError]("nothing was packaged and the file is no longer cached: run the build again to fetch it anew; if it keeps failing, compare it with upstream's (a proxy may be serving an error page) before touching the recipe")),
 	as(exitCheck, refusalHint),
 	as(exitCheck, fixed[*digest.MismatchError]("the bytes differ from the pinned digest: nothing was cached or packaged. Check the pin and the upstream release")),
 	is(trust.ErrCrossCheck, exitCheck, hintSource),
@@ -147,6 +152,8 @@ var exitRules = []exitRule{
 	is(archive.ErrMissing, exitCheck, hintSource),
 	as(exitCheck, fixed[*fetch.SizeError]("raise fetch: max-size: in the config if this artifact really is that large")),
 	as(exitCheck, fixed[*fetch.DowngradeError]("the upstream redirected to plain http; updeb never downloads over a downgraded connection")),
+	as(exitCheck, fixed[*fetch.MirrorError](hintRefused)),
+	is(confined.ErrRefused, exitCheck, hintRefused),
 	is(track.ErrIncomplete, exitCheck, "upstream has not uploaded every artifact yet: try later, or --to an older complete version"),
 	is(track.ErrReupload, exitCheck, "ALARM: upstream bytes changed for a pinned version. Do not re-pin blindly: find out why (a compromised release?) before anything else"),
 	as(exitCheck, fixed[*repo.ConflictError]("the repository is unchanged; give the new build a new version or revision")),
@@ -161,6 +168,7 @@ var exitRules = []exitRule{
 	is(verify.ErrKeyring, exitUsage, "a keyring is armored public key blocks (gpg --armor --export) or a binary keyring (gpg --export)"),
 	is(verify.ErrPolicy, exitUsage, "a signer is a full primary key fingerprint; see 'updeb keys list'"),
 	is(digest.ErrNoPin, exitUsage, ""),
+	is(srcurl.ErrInvalid, exitUsage, "write the URL plainly: no \"..\" or \".\" segments (however encoded), no control characters or spaces"),
 	is(track.ErrNoWatch, exitUsage, "add a watch: section to the recipe (recipes/README.md)"),
 	is(track.ErrDowngrade, exitUsage, "bump only moves forward; edit the recipe by hand to go back"),
 	is(track.ErrNoDate, exitUsage, "give the upstream release day with --date YYYY-MM-DD"),
@@ -180,6 +188,7 @@ var exitRules = []exitRule{
 	as(exitNetwork, fixed[*track.APIError](hintUpstream)),
 	is(track.ErrUpstream, exitNetwork, hintUpstream),
 	as(exitNetwork, fixed[*fetch.OfflineError]("run without --offline to download them, or bring them into the cache or a mirror")),
+	is(fetch.ErrRetryTime, exitNetwork, "the download did not finish within fetch: retry-time; raise it in the config for a slow link, or check the proxy"),
 	as(exitNetwork, fixed[*fetch.NetworkError]("check the proxy (--proxy, proxy: in the config, HTTPS_PROXY) and that it reaches the host")),
 	is(context.Canceled, exitInterrupted, "interrupted: run the command again to finish"),
 	is(context.DeadlineExceeded, exitNetwork, ""),

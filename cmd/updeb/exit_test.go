@@ -12,10 +12,13 @@ import (
 	"syscall"
 	"testing"
 
+	"github.com/updeb/updeb/internal/build"
+	"github.com/updeb/updeb/internal/confined"
 	"github.com/updeb/updeb/internal/fetch"
 	"github.com/updeb/updeb/internal/gate"
 	"github.com/updeb/updeb/internal/recipe"
 	"github.com/updeb/updeb/internal/repo"
+	"github.com/updeb/updeb/internal/srcurl"
 	"github.com/updeb/updeb/internal/track"
 	"github.com/updeb/updeb/internal/trust"
 	"github.com/updeb/updeb/pkg/archive"
@@ -54,6 +57,9 @@ func TestExitStatus(t *testing.T) {
 		{"failed report", checkFailed(errors.New("2 compatibility violation(s)"), "see the findings above"), exitCheck, "see the findings above"},
 
 		// 1: a check failed.
+		{"bad signature file", wrap(&build.AuxError{Source: "helm", Files: []string{"the signature file fetched from u"}, Err: refusal("", verify.ReasonMalformed)}), exitCheck, "no longer cached"},
+		{"mirror file refused", wrap(&fetch.MirrorError{URL: "u", Target: "file:///m/u", Err: fmt.Errorf("x: %w", confined.ErrRefused)}), exitCheck, "outside its folder"},
+		{"recipe file refused", wrap(fmt.Errorf("/r/x/evil: %w: resolves outside", confined.ErrRefused)), exitCheck, "outside its folder"},
 		{"unknown signer", refusal("helm.tgz.asc", verify.ReasonUnknownSigner), exitCheck, "the signer is not in keys/helm.asc"},
 		{"bad signature", refusal("", verify.ReasonBadSignature, verify.ReasonUnknownSigner), exitCheck, "the data is not what was signed"},
 		{"signer not allowed", refusal("", verify.ReasonNotAllowed), exitCheck, "not on the allow-list"},
@@ -83,6 +89,7 @@ func TestExitStatus(t *testing.T) {
 		{"bad keyring", wrap(fmt.Errorf("%w: no key", verify.ErrKeyring)), exitUsage, "gpg --armor --export"},
 		{"bad signer", fmt.Errorf("%w: fingerprint", verify.ErrPolicy), exitUsage, "full primary key fingerprint"},
 		{"no pin", fmt.Errorf("%w for u", digest.ErrNoPin), exitUsage, ""},
+		{"bad URL", fmt.Errorf("fetch: %w", &srcurl.Error{URL: "https://h/%2e%2e/x", Reason: "dot segment"}), exitUsage, "however encoded"},
 		{"malformed deb", fmt.Errorf("x.deb: %w: ar", deb.ErrMalformed), exitUsage, "dpkg-deb --info"},
 		{"no watch", track.ErrNoWatch, exitUsage, "watch:"},
 		{"downgrade", track.ErrDowngrade, exitUsage, "bump only moves forward"},
@@ -103,6 +110,7 @@ func TestExitStatus(t *testing.T) {
 		{"unusable upstream", fmt.Errorf("%w: no versions", track.ErrUpstream), exitNetwork, "try again later"},
 		{"offline miss", &fetch.OfflineError{Missing: []string{"u"}}, exitNetwork, "without --offline"},
 		{"download failed", wrap(netErr), exitNetwork, "check the proxy"},
+		{"download too slow", wrap(&fetch.NetworkError{URL: "u", Attempts: 3, Err: fmt.Errorf("%w: x", fetch.ErrRetryTime)}), exitNetwork, "retry-time"},
 		{"interrupted", wrap(context.Canceled), exitInterrupted, "interrupted"},
 		{"stopped by a signal", &interruptedError{msg: "interrupted (signal: terminated)", err: context.Canceled}, exitInterrupted, "nothing half-done"},
 		{"deadline", context.DeadlineExceeded, exitNetwork, ""},

@@ -21,7 +21,8 @@
 //	fetch:
 //	  timeouts: {connect: 30s, header: 60s, idle: 60s}  # each at most 1h
 //	  retries: 5          # after the first attempt; 0 means none; at most 100
-//	  retry-time: 5m      # total time budget of one download; at most 24h
+//	  retry-time: 5m      # total time budget of one download, retries included; at most 24h
+//	  min-rate: {bytes-per-second: 1KiB, over: 30s}  # slower ends an attempt; "none" disables
 //	  max-size: 4GiB      # bytes, or with a unit: KiB MiB GiB TiB (also kB MB GB TB); at most 1TiB
 //	  parallel: 4         # 1 to 64
 //	github-api: https://api.github.com   # for watch: github (updeb outdated, bump)
@@ -37,6 +38,7 @@ import (
 	"io/fs"
 	"maps"
 	"net/url"
+	"path"
 	"path/filepath"
 	"regexp"
 	"slices"
@@ -46,6 +48,7 @@ import (
 
 	"go.yaml.in/yaml/v3"
 
+	"github.com/updeb/updeb/internal/srcurl"
 	"github.com/updeb/updeb/internal/yamlfile"
 	"github.com/updeb/updeb/pkg/deb"
 )
@@ -87,6 +90,17 @@ type Fetch struct {
 	RetryTime Duration
 	MaxSize   Size
 	Parallel  int
+	MinRate   *MinRate // nil: the default of package fetch
+}
+
+// MinRate is the slowest transfer accepted (curl's --speed-limit and
+// --speed-time): an attempt that receives fewer than BytesPerSecond on
+// average over Over is ended (and retried). Written
+// {bytes-per-second: 1KiB, over: 30s}, either field optional, or "none".
+type MinRate struct {
+	BytesPerSecond Size     // 0: the default
+	Over           Duration // 0: the default
+	None           bool     // no minimum
 }
 
 // Timeouts of one download.
@@ -315,6 +329,21 @@ func (p *parser) fetch(f *Fetch, n *yaml.Node) {
 		"retry-time": field(func(v *yaml.Node) { p.duration(v, "fetch.retry-time", MaxRetryTime, &f.RetryTime) }),
 		"max-size":   field(func(v *yaml.Node) { p.size(v, &f.MaxSize) }),
 		"parallel":   field(func(v *yaml.Node) { p.integer(v, "fetch.parallel", 1, MaxFetchParallel, &f.Parallel) }),
+		"min-rate": field(func(v *yaml.Node) {
+			m := &MinRate{}
+			f.MinRate = m
+			if v.Kind == yaml.ScalarNode {
+				if v.Value != "none" {
+					p.At(v, "fetch.min-rate: want {bytes-per-second: SIZE, over: DURATION} or none, found %q", v.Value)
+				}
+				m.None = true
+				return
+			}
+			p.mapping(v, "fetch.min-rate", "config.MinRate", fields{
+				"bytes-per-second": field(func(v *yaml.Node) { p.size(v, &m.BytesPerSecond) }),
+				"over":             field(func(v *yaml.Node) { p.duration(v, "fetch.min-rate.over", MaxTimeout, &m.Over) }),
+			})
+		}),
 	})
 }
 
@@ -476,8 +505,8 @@ func (p *parser) mirror(n *yaml.Node) Mirror {
 	if p.Len() > before {
 		return m
 	}
-	if !httpURL(m.Prefix) {
-		p.At(prefix, "mirror prefix %q: want an http:// or https:// URL prefix", m.Prefix)
+	if u, err := srcurl.Check(m.Prefix); err != nil || u.RawQuery != "" {
+		p.At(prefix, "mirror prefix %q: want an http:// or https:// URL prefix without . or .. segments, query or fragment", m.Prefix)
 		return m
 	}
 	if m.To != "" && !strings.Contains(m.To, "://") {
@@ -490,10 +519,26 @@ func (p *parser) mirror(n *yaml.Node) Mirror {
 			return m
 		}
 	}
-	if t, err := url.Parse(m.To); err != nil || !(httpURL(m.To) || t.Scheme == "file" && strings.HasPrefix(t.Path, "/") && (t.Host == "" || t.Host == "localhost")) {
-		p.At(to, "mirror %q: to %q: want file:///ABSOLUTE/PATH/, http:// or https://", m.Prefix, m.To)
+	if !mirrorTarget(m.To) {
+		p.At(to, "mirror %q: to %q: want file:///ABSOLUTE/PATH/, http:// or https://, without . or .. segments", m.Prefix, m.To)
 	}
 	return m
+}
+
+// mirrorTarget accepts a mirror's to: a file:// URL of a clean absolute path,
+// or an http(s) URL in the download URL grammar (package srcurl), without a
+// query: a mirror maps below it, so it must not climb itself.
+func mirrorTarget(to string) bool {
+	t, err := url.Parse(to)
+	switch {
+	case err != nil || t.RawQuery != "" || t.Fragment != "" || strings.ContainsAny(to, "\x00\r\n"):
+		return false
+	case t.Scheme == "file":
+		c := path.Clean(t.Path)
+		return strings.HasPrefix(t.Path, "/") && (t.Host == "" || t.Host == "localhost") && (c == t.Path || c+"/" == t.Path)
+	}
+	_, err = srcurl.Check(to)
+	return err == nil
 }
 
 // httpURL reports whether s is an http:// or https:// URL with a host.
