@@ -19,9 +19,9 @@ test: lint unit hostile
 unit:
 	$(GO) test -race -count=1 -timeout $(TEST_TIMEOUT) ./...
 
-## hostile: the hostile fixtures (testdata/hostile/CLASS/*.yaml, format in its README.md) against bin/updeb.
+## hostile: the hostile fixtures (testdata/hostile/CLASS/*.yaml, and the deb/ and sig/ corpora with VERDICTS.tsv; format in its README.md) against bin/updeb.
 hostile: build
-	UPDEB_BIN=$(CURDIR)/bin/updeb $(GO) test -count=1 -timeout $(TEST_TIMEOUT) -run '^TestHostile$$' ./internal/hostile
+	UPDEB_BIN=$(CURDIR)/bin/updeb $(GO) test -count=1 -timeout $(TEST_TIMEOUT) -run '^TestHostile(Verdicts)?$$' ./internal/hostile
 
 lint: tidy-check size-check
 	$(GO) vet ./...
