@@ -11,9 +11,10 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
+
+	"github.com/updeb/updeb/internal/bench/diskwatch"
 )
 
 // BenchmarkStreamVsSpool builds one package from a tar.gz of Go binaries
@@ -54,7 +55,7 @@ func BenchmarkStreamVsSpool(b *testing.B) {
 		b.Run(mode.name, func(b *testing.B) {
 			for i := 0; i < b.N; i++ {
 				opts.OutDir, opts.SpoolAll = b.TempDir(), mode.spoolAll
-				peak := watchDisk(opts.OutDir)
+				peak := diskwatch.Start(opts.OutDir)
 				start := time.Now()
 				if _, err := Run(context.Background(), jobs(b, root, "amd64", "gobench"), opts); err != nil {
 					b.Fatal(err)
@@ -115,44 +116,4 @@ func writeBenchTarball(b *testing.B, out string, dirs []string, copies int) ([]s
 		b.Fatal(err)
 	}
 	return names, size
-}
-
-// watchDisk samples the bytes under dir every 20 ms until the returned
-// function is called, which reports the largest sum seen.
-func watchDisk(dir string) func() int64 {
-	var (
-		mu   sync.Mutex
-		peak int64
-	)
-	stop := make(chan struct{})
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		for {
-			var n int64
-			filepath.WalkDir(dir, func(_ string, e fs.DirEntry, err error) error {
-				if err == nil && e.Type().IsRegular() {
-					if info, err := e.Info(); err == nil {
-						n += info.Size()
-					}
-				}
-				return nil
-			})
-			mu.Lock()
-			peak = max(peak, n)
-			mu.Unlock()
-			select {
-			case <-stop:
-				return
-			case <-time.After(20 * time.Millisecond):
-			}
-		}
-	}()
-	return func() int64 {
-		close(stop)
-		<-done
-		mu.Lock()
-		defer mu.Unlock()
-		return peak
-	}
 }
