@@ -1,13 +1,15 @@
 // Package diskwatch measures the peak disk use of a folder while something
-// writes into it: the bytes of the regular files under it, summed every few
-// milliseconds. A file removed while still open (a spool file being read for
-// the last time) is not seen, so the peak can be short by one such file.
+// writes into it: the disk blocks of the regular files under it (a sparse
+// file counts what it holds, not its size), summed every few milliseconds. A
+// file removed while still open (a spool file being read for the last time)
+// is not seen, so the peak can be short by one such file.
 package diskwatch
 
 import (
 	"io/fs"
 	"path/filepath"
 	"sync"
+	"syscall"
 	"time"
 )
 
@@ -52,17 +54,24 @@ func Start(dir string) (stop func() int64) {
 	}
 }
 
-// Usage is the size of the regular files under dir now (a file linked twice
-// counts twice).
+// Usage is the disk use of the regular files under dir now (a file linked
+// twice counts twice).
 func Usage(dir string) int64 {
 	var n int64
 	filepath.WalkDir(dir, func(_ string, e fs.DirEntry, err error) error {
 		if err == nil && e.Type().IsRegular() {
 			if info, err := e.Info(); err == nil {
-				n += info.Size()
+				n += used(info)
 			}
 		}
 		return nil
 	})
 	return n
+}
+
+func used(info fs.FileInfo) int64 {
+	if st, ok := info.Sys().(*syscall.Stat_t); ok {
+		return st.Blocks * 512
+	}
+	return info.Size()
 }
