@@ -24,98 +24,160 @@ const updebMemLimit = "GOMEMLIMIT=96MiB"
 // release needs modules the Go module proxy refuses to serve here).
 const nfpmVersion = "v2.43.0"
 
-// stageTree hardlinks the payload into TREE/usr/lib/go-bench and writes
-// DEBIAN/control, as a dpkg-deb --build input.
-func stageTree(work, payloadDir string) (string, error) {
-	tree := filepath.Join(work, "tree")
-	if err := os.MkdirAll(filepath.Join(tree, "usr/lib"), 0o755); err != nil {
-		return "", err
-	}
-	if out, err := exec.Command("cp", "-al", payloadDir, filepath.Join(tree, "usr/lib/go-bench")).CombinedOutput(); err != nil {
-		return "", fmt.Errorf("cp -al: %v\n%s", err, out)
-	}
-	os.Remove(filepath.Join(tree, "usr/lib/go-bench/.complete"))
-	ctl := "Package: go-bench\nVersion: 1.0-1\nArchitecture: amd64\nMaintainer: bench <bench@updeb.invalid>\nDescription: bench\n bench\n"
-	if err := os.MkdirAll(filepath.Join(tree, "DEBIAN"), 0o755); err != nil {
-		return "", err
-	}
-	return tree, os.WriteFile(filepath.Join(tree, "DEBIAN/control"), []byte(ctl), 0o644)
+// debInputs are the packages the deb section writes: one of the size most
+// of our packages have (a single amd64 program of about 30 MiB) and the
+// whole payload; each is one table group.
+var debInputs = []struct {
+	name string
+	pick func(rel string) bool // which payload files (relative paths) it holds
+}{
+	{"30 MiB", func(rel string) bool { return rel == "amd64/linux_amd64/compile" || rel == "amd64/linux_amd64/link" }},
+	{"335 MiB", func(string) bool { return true }},
 }
 
-// benchDeb builds one package of the payload with dpkg-deb, pkg/deb and nfpm
-// in xz, and with dpkg-deb and pkg/deb in zstd.
+// debWriters are updeb's rows of the deb section, each compared with
+// dpkg-deb in the same compression. mode is pkg/deb's xz mode ("" for the
+// default): a mode is one line here, and childDebWrite passes it on.
+var debWriters = []struct{ comp, mode string }{
+	{"xz", ""},
+	{"zstd", ""},
+}
+
+// stageTree hardlinks the payload files that pick selects into
+// TREE/usr/lib/go-bench and writes DEBIAN/control, as a dpkg-deb --build
+// input, and returns TREE and the size of the files.
+func stageTree(tree, payloadDir string, pick func(string) bool) (int64, error) {
+	files, err := payloadFiles(payloadDir)
+	if err != nil {
+		return 0, err
+	}
+	var total int64
+	for _, rel := range files {
+		if !pick(filepath.ToSlash(rel)) {
+			continue
+		}
+		dst := filepath.Join(tree, "usr/lib/go-bench", rel)
+		if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
+			return 0, err
+		}
+		if err := os.Link(filepath.Join(payloadDir, rel), dst); err != nil {
+			return 0, err
+		}
+		size, err := fileSize(dst)
+		if err != nil {
+			return 0, err
+		}
+		total += size
+	}
+	ctl := "Package: go-bench\nVersion: 1.0-1\nArchitecture: amd64\nMaintainer: bench <bench@updeb.invalid>\nDescription: bench\n bench\n"
+	if err := os.MkdirAll(filepath.Join(tree, "DEBIAN"), 0o755); err != nil {
+		return 0, err
+	}
+	return total, os.WriteFile(filepath.Join(tree, "DEBIAN/control"), []byte(ctl), 0o644)
+}
+
+// benchDeb builds each of debInputs with dpkg-deb (xz and zstd), updeb's
+// pkg/deb (debWriters) and nfpm (xz). Every run writes into a folder of its
+// own, its TMPDIR too, whose peak size is the run's peak disk.
 func benchDeb(work string) ([]row, error) {
 	dir, total, err := payload()
-	if err != nil {
-		return nil, err
-	}
-	tree, err := stageTree(work, dir)
 	if err != nil {
 		return nil, err
 	}
 	fmt.Printf("payload: %.1f MiB of Go binaries in %s\n", float64(total)/(1<<20), dir)
 	nfpm, nfpmErr := installNfpm()
 	if nfpmErr != nil {
-		fmt.Printf("nfpm: %v (row left out)\n", nfpmErr)
+		fmt.Printf("nfpm: %v (rows left out)\n", nfpmErr)
 	}
 	var rows []row
-	run := func(name, ref, out string, cmd *exec.Cmd) error {
-		cmd.Stdout = io.Discard
-		r, err := measure(name, cmd)
-		if err != nil {
-			return err
-		}
-		if r.outSize, err = fileSize(out); err != nil {
-			return err
-		}
-		r.ref = ref
-		rows = append(rows, r)
-		return nil
-	}
-	for _, c := range []string{"xz", "zstd"} {
-		ref := "dpkg-deb -Z" + c
-		out := filepath.Join(work, "dpkg-"+c+".deb")
-		cmd := exec.Command("dpkg-deb", "--root-owner-group", "-Z"+c, "--build", tree, out)
-		cmd.Env = append(os.Environ(), fmt.Sprintf("SOURCE_DATE_EPOCH=%d", benchEpoch))
-		if err := run(ref, "", out, cmd); err != nil {
-			return nil, err
-		}
-		out = filepath.Join(work, "updeb-"+c+".deb")
-		cmd, err = self("deb-write", tree, out, c)
+	for i, in := range debInputs {
+		tree := filepath.Join(work, fmt.Sprintf("tree-%d", i))
+		size, err := stageTree(tree, dir, in.pick)
 		if err != nil {
 			return nil, err
 		}
-		cmd.Env = append(os.Environ(), updebMemLimit)
-		if err := run("updeb (pkg/deb) "+c, ref, out, cmd); err != nil {
-			return nil, err
+		fmt.Printf("%s: %.1f MiB of files\n", in.name, float64(size)/(1<<20))
+		n := 0
+		// run measures cmd writing OUT.deb in a folder of its own (made by
+		// args); the row is compared with ref.
+		run := func(name, mode, ref string, args func(out string) (*exec.Cmd, error)) error {
+			n++
+			runDir := filepath.Join(work, fmt.Sprintf("run-%d-%d", i, n))
+			if err := os.MkdirAll(runDir, 0o755); err != nil {
+				return err
+			}
+			out := filepath.Join(runDir, "out.deb")
+			cmd, err := args(out)
+			if err != nil {
+				return err
+			}
+			cmd.Stdout = io.Discard
+			cmd.Env = append(cmd.Environ(), "TMPDIR="+runDir, fmt.Sprintf("SOURCE_DATE_EPOCH=%d", benchEpoch))
+			r, err := measureDisk(name, cmd, runDir)
+			if err != nil {
+				return err
+			}
+			if r.outSize, err = fileSize(out); err != nil {
+				return err
+			}
+			r.pkg, r.mode, r.ref = in.name, mode, ref
+			rows = append(rows, r)
+			return os.RemoveAll(runDir)
 		}
-		if c == "xz" && nfpm != "" {
-			out = filepath.Join(work, "nfpm-xz.deb")
-			cfg, err := nfpmConfig(work, tree)
+		for _, c := range []string{"xz", "zstd"} {
+			ref := "dpkg-deb -Z" + c
+			err := run(ref, "dpkg-deb's", "", func(out string) (*exec.Cmd, error) {
+				return exec.Command("dpkg-deb", "--root-owner-group", "-Z"+c, "--build", tree, out), nil
+			})
 			if err != nil {
 				return nil, err
 			}
-			cmd := exec.Command(nfpm, "package", "-f", cfg, "-p", "deb", "-t", out)
-			cmd.Env = append(os.Environ(), fmt.Sprintf("SOURCE_DATE_EPOCH=%d", benchEpoch))
-			if err := run("nfpm "+nfpmVersion+" xz", ref, out, cmd); err != nil {
-				return nil, err
+			for _, wr := range debWriters {
+				if wr.comp != c {
+					continue
+				}
+				mode := wr.mode
+				if mode == "" {
+					mode = "default"
+				}
+				err := run("updeb (pkg/deb) "+c, mode, ref, func(out string) (*exec.Cmd, error) {
+					cmd, err := self("deb-write", tree, out, c, wr.mode)
+					if err == nil {
+						cmd.Env = append(os.Environ(), updebMemLimit)
+					}
+					return cmd, err
+				})
+				if err != nil {
+					return nil, err
+				}
+			}
+			if c == "xz" && nfpm != "" {
+				err := run("nfpm "+nfpmVersion+" xz", "nfpm's", ref, func(out string) (*exec.Cmd, error) {
+					cfg, err := nfpmConfig(filepath.Dir(out), tree)
+					return exec.Command(nfpm, "package", "-f", cfg, "-p", "deb", "-t", out), err
+				})
+				if err != nil {
+					return nil, err
+				}
 			}
 		}
-	}
-	// nfpm against updeb, the other Go .deb writer.
-	for _, r := range rows {
-		if strings.HasPrefix(r.name, "nfpm") {
-			u := rowNamed(rows, "updeb (pkg/deb) xz")
+		// nfpm against updeb, the other Go .deb writer.
+		if r := rowNamed(rows, in.name, "nfpm "+nfpmVersion+" xz"); r.name != "" {
+			u := rowNamed(rows, in.name, "updeb (pkg/deb) xz")
 			u.name, u.ref = "updeb (pkg/deb) xz, vs nfpm", r.name
 			rows = append(rows, u)
+		}
+		if err := os.RemoveAll(tree); err != nil {
+			return nil, err
 		}
 	}
 	return rows, nil
 }
 
-func rowNamed(rows []row, name string) row {
+// rowNamed is the first row of pkg named name.
+func rowNamed(rows []row, pkg, name string) row {
 	for _, r := range rows {
-		if r.name == name {
+		if r.pkg == pkg && r.name == name {
 			return r
 		}
 	}
@@ -171,12 +233,17 @@ func nfpmConfig(work, tree string) (string, error) {
 	return cfg, os.WriteFile(cfg, []byte(b.String()), 0o644)
 }
 
-// childDebWrite packs TREE (without DEBIAN/) into OUT with COMPRESSION.
+// childDebWrite packs TREE (without DEBIAN/) into OUT with COMPRESSION and
+// xz MODE ("" for the default).
 func childDebWrite(args []string) error {
-	if len(args) != 3 {
-		return fmt.Errorf("usage: -child deb-write TREE OUT COMPRESSION")
+	if len(args) != 4 {
+		return fmt.Errorf("usage: -child deb-write TREE OUT COMPRESSION MODE")
 	}
-	tree, out, comp := args[0], args[1], args[2]
+	tree, out, comp, mode := args[0], args[1], args[2], args[3]
+	if mode != "" {
+		// pkg/deb has one xz mode so far: set Package's mode field from it here.
+		return fmt.Errorf("xz mode %q: pkg/deb has no xz mode setting", mode)
+	}
 	var entries []deb.Entry
 	err := filepath.WalkDir(tree, func(p string, d fs.DirEntry, err error) error {
 		if err != nil || p == tree {
