@@ -285,12 +285,14 @@ func (f *Fetcher) attempt(ctx context.Context, upstream, target string, p *parti
 }
 
 // copyBody appends body to p's file and hasher, enforcing the size limit. One
-// goroutine reads, writes and hashes in turn, with a large buffer: the kernel's
-// socket buffer is the read-ahead while a chunk is written and hashed, and no
-// chunk is handed between threads (on a busy machine every such hand-off is a
-// futex wake-up that costs more than it overlaps). Every writebackEvery bytes
-// the kernel is told to start writing them to disk, so the final fsync is short.
-// The measurements are in internal/bench/README.md ("Download loop").
+// goroutine reads, writes and hashes in turn what each read returns: the
+// kernel's socket buffer is the read-ahead while a read's bytes are written
+// and hashed, and nothing is handed between threads. Gathering the reads and
+// hashing them on other goroutines was measured slower on 2 CPUs shared with
+// the proxy (more CPU, and the hashing takes the CPU the proxy needs). Every
+// writebackEvery bytes the kernel is told to start writing them to disk, so
+// the final fsync is short. The measurements are in internal/bench/README.md
+// ("Download loop").
 func (f *Fetcher) copyBody(p *partial, body io.Reader, upstream string) (int64, error) {
 	buf := make([]byte, copyBuffer)
 	var n int64

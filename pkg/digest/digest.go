@@ -162,11 +162,15 @@ func NewHasher(algs ...Algorithm) *Hasher {
 // below it, starting goroutines costs more than it saves.
 const parallelMin = 64 << 10
 
-// Write feeds every hash; it never fails. A write of parallelMin bytes or
-// more with several algorithms computes them at once, one goroutine each (the
-// fetcher writes chunks of up to 1 MiB, so a sha512-pinned download is not
-// bound by sha256 + sha512 one after the other), and returns when all are
-// done, so p is not retained.
+// Write feeds every hash; it never fails and does not retain p. A write of
+// parallelMin bytes or more with several algorithms computes them at once,
+// one goroutine each, and returns when all are done: reads from a file
+// (cache.Verify's 256 KiB, a file mirror's 1 MiB) hash at the speed of the
+// slowest algorithm, not of the sum. A download's writes are what each read
+// from its socket returns, mostly under 64 KiB: they are hashed one algorithm
+// after the other, in the writer's goroutine. Gathering them and hashing off
+// the read path was measured slower where the proxy shares the CPUs
+// (internal/bench/README.md, "Download loop").
 func (h *Hasher) Write(p []byte) (int, error) {
 	if len(h.hashes) < 2 || len(p) < parallelMin {
 		for _, x := range h.hashes {
