@@ -18,20 +18,32 @@ const standinHost = "https://standin.updeb.invalid/"
 // compares; the first is the reference.
 var scalingParallel = []int{1, 2}
 
-// standinRecipe is one recipe of the stand-in mirror: a tarball (or, when
+// standinRecipe is one recipe of a stand-in mirror: a tarball (or, when
 // raw, a single binary) of payload files, and the packages made of them.
 type standinRecipe struct {
 	name     string
 	raw      bool
-	packages [][]string // per package, payload files relative to amd64/
+	packages [][]string // per package, payload files (relative to the payload folder)
 }
 
-// standinRecipes shapes the payload's amd64 binaries (82 MiB) like a small
+// scalingMixes are the stand-in mirrors of the scaling section: many small
+// packages, where a build leaves CPUs idle (a package of one xz block
+// compresses on one CPU), and a few large ones, where a build's xz workers
+// fill the CPUs.
+var scalingMixes = []struct {
+	name    string
+	recipes func(files []string, size func(string) int64) []standinRecipe
+}{
+	{"7 packages of 2-25 MiB", smallRecipes},
+	{"2 packages of 85 and 168 MiB", largeRecipes},
+}
+
+// smallRecipes shapes the payload's amd64 binaries (82 MiB) like a small
 // site's recipes: the largest file is a raw binary (runc), the others are
 // dealt in name order into four tarballs, the first of which becomes three
 // packages (Kubernetes' server tarball: master, node, client).
-func standinRecipes(files []string, size func(string) int64) []standinRecipe {
-	files = slices.Clone(files)
+func smallRecipes(files []string, size func(string) int64) []standinRecipe {
+	files = slices.DeleteFunc(slices.Clone(files), func(f string) bool { return !strings.HasPrefix(f, "amd64/") })
 	largest := slices.MaxFunc(files, func(a, b string) int { return int(size(a) - size(b)) })
 	files = slices.DeleteFunc(files, func(f string) bool { return f == largest })
 	slices.Sort(files)
@@ -55,21 +67,53 @@ func standinRecipes(files []string, size func(string) int64) []standinRecipe {
 	return rs
 }
 
-// benchScaling writes the stand-in mirror and its recipes, fills a cache
-// from it once, then runs `updeb build` of every recipe with each of
-// scalingParallel into an empty output folder (twice each, interleaved; the
-// faster run is reported).
+// largeRecipes makes one recipe and package of the arm64 binaries (168 MiB)
+// and one of the ppc64le ones (85 MiB).
+func largeRecipes(files []string, _ func(string) int64) []standinRecipe {
+	var rs []standinRecipe
+	for _, arch := range []string{"arm64", "ppc64le"} {
+		r := standinRecipe{name: "standin-" + arch, packages: [][]string{nil}}
+		for _, f := range files {
+			if strings.HasPrefix(f, arch+"/") {
+				r.packages[0] = append(r.packages[0], f)
+			}
+		}
+		rs = append(rs, r)
+	}
+	return rs
+}
+
+// benchScaling writes each of scalingMixes as a stand-in mirror with its
+// recipes, fills a cache from it once, then runs `updeb build` of every
+// recipe with each of scalingParallel into an empty output folder (twice
+// each, interleaved; the faster run is reported).
 func benchScaling(work string) ([]row, error) {
 	pdir, _, err := payload()
 	if err != nil {
 		return nil, err
 	}
-	amd64 := filepath.Join(pdir, "amd64")
-	files, err := payloadFiles(amd64)
+	files, err := payloadFiles(pdir)
 	if err != nil {
 		return nil, err
 	}
-	size := func(f string) int64 { n, _ := fileSize(filepath.Join(amd64, f)); return n }
+	size := func(f string) int64 { n, _ := fileSize(filepath.Join(pdir, f)); return n }
+	updeb, err := buildUpdeb(work)
+	if err != nil {
+		return nil, err
+	}
+	var rows []row
+	for i, mix := range scalingMixes {
+		mixRows, err := scaleMix(filepath.Join(work, fmt.Sprint("mix-", i)), updeb, pdir, mix.name, mix.recipes(files, size), size)
+		if err != nil {
+			return nil, err
+		}
+		rows = append(rows, mixRows...)
+	}
+	return rows, nil
+}
+
+// scaleMix measures the builds of one stand-in mirror.
+func scaleMix(work, updeb, pdir, mix string, recipes []standinRecipe, size func(string) int64) ([]row, error) {
 	proj := filepath.Join(work, "project")
 	mirror := filepath.Join(work, "mirror")
 	for _, d := range []string{filepath.Join(proj, "recipes"), mirror} {
@@ -78,25 +122,22 @@ func benchScaling(work string) ([]row, error) {
 		}
 	}
 	var total int64
-	recipes := standinRecipes(files, size)
+	packages := 0
 	for _, r := range recipes {
-		if err := writeStandin(proj, mirror, amd64, r); err != nil {
+		if err := writeStandin(proj, mirror, pdir, r); err != nil {
 			return nil, err
 		}
 		for _, p := range r.packages {
+			packages++
 			for _, f := range p {
 				total += size(f)
 			}
 		}
 	}
-	fmt.Printf("stand-in mirror: %d recipes, %.1f MiB of binaries\n", len(recipes), float64(total)/(1<<20))
+	fmt.Printf("stand-in mirror %q: %d recipes, %d packages, %.1f MiB of binaries\n", mix, len(recipes), packages, float64(total)/(1<<20))
 	cfg := filepath.Join(proj, "updeb.yaml")
 	if err := os.WriteFile(cfg, fmt.Appendf(nil, "mirrors:\n  - {prefix: %q, to: %q}\ncache: cache\nbuild:\n  maintainer: bench <bench@updeb.invalid>\n",
 		standinHost, mirror+"/"), 0o644); err != nil {
-		return nil, err
-	}
-	updeb, err := buildUpdeb(work)
-	if err != nil {
 		return nil, err
 	}
 	updebCmd := func(args ...string) *exec.Cmd {
@@ -134,6 +175,7 @@ func benchScaling(work string) ([]row, error) {
 	var rows []row
 	for _, par := range scalingParallel {
 		r := best[par]
+		r.pkg = mix
 		if par != scalingParallel[0] {
 			r.ref = best[scalingParallel[0]].name
 		}
@@ -143,11 +185,11 @@ func benchScaling(work string) ([]row, error) {
 }
 
 // writeStandin writes r's artifact into the mirror and its recipe.
-func writeStandin(proj, mirror, amd64 string, r standinRecipe) error {
+func writeStandin(proj, mirror, pdir string, r standinRecipe) error {
 	var artifact string
 	if r.raw {
 		artifact = r.name + ".amd64"
-		if err := os.Link(filepath.Join(amd64, r.packages[0][0]), filepath.Join(mirror, artifact)); err != nil {
+		if err := os.Link(filepath.Join(pdir, r.packages[0][0]), filepath.Join(mirror, artifact)); err != nil {
 			return err
 		}
 	} else {
@@ -159,7 +201,7 @@ func writeStandin(proj, mirror, amd64 string, r standinRecipe) error {
 			}
 		}
 		cmd := exec.Command("tar", "--owner=0", "--group=0", "--sort=name", "--transform", "s,^\\.,"+r.name+"-1.0,", "-czf",
-			filepath.Join(mirror, artifact), "-C", amd64, "--no-recursion", "-T", "-")
+			filepath.Join(mirror, artifact), "-C", pdir, "--no-recursion", "-T", "-")
 		cmd.Stdin = strings.NewReader(list.String())
 		if out, err := cmd.CombinedOutput(); err != nil {
 			return fmt.Errorf("tar: %v\n%s", err, out)
