@@ -87,7 +87,7 @@ func xzConfig(workers int, x86 bool) xzpar.Config {
 	if workers <= 0 {
 		workers = DefaultXZWorkers
 	}
-	return xzpar.Config{BlockSize: xzBlockSize, DictCap: xzDictCap, Workers: workers, Matcher: xzpar.DefaultMatcher, X86: x86}
+	return xzpar.Config{BlockSize: xzBlockSize, DictCap: xzDictCap, Workers: workers, X86: x86}
 }
 
 func newXZWriter(w io.Writer, workers int) (io.WriteCloser, error) {
