@@ -107,6 +107,11 @@ func runBuild(cmd *cobra.Command, g *globalOptions, o *buildOptions, args []stri
 	default:
 		return usageErrorf("compression %q: want xz, gzip, zstd or none", comp)
 	}
+	switch deb.XZMode(cfg.Build.XZMode) {
+	case "", deb.XZFast, deb.XZBest:
+	default:
+		return usageErrorf("build.xz-mode %q in %s: want fast or best", cfg.Build.XZMode, cfg.File)
+	}
 	parallel := o.jobs
 	if parallel <= 0 {
 		parallel = cfg.Build.Parallel
@@ -127,6 +132,7 @@ func runBuild(cmd *cobra.Command, g *globalOptions, o *buildOptions, args []stri
 		Force:        o.force,
 		Parallel:     parallel,
 		XZWorkers:    cfg.Build.XZWorkers,
+		XZMode:       deb.XZMode(cfg.Build.XZMode),
 		PlanOptions:  planOptions(cfg),
 	}
 	results, runErr := build.Run(cmd.Context(), s.jobs, opts)

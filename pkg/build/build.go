@@ -48,6 +48,7 @@ type Options struct {
 	Force        bool // rebuild even when the state record says nothing changed
 	Parallel     int  // builds at once; <= 0 means 1
 	XZWorkers    int  // xz blocks compressed at once per package (deb.Package.XZWorkers); never changes the bytes
+	XZMode       deb.XZMode
 	PlanOptions  recipe.PlanOptions
 	// SpoolAll reads every archive member a build needs into a spool file
 	// before writing any package, instead of streaming members into the

@@ -79,7 +79,7 @@ func writePackage(ctx context.Context, plan *recipe.Plan, pp *recipe.PlannedPack
 	if err != nil {
 		return Output{}, err
 	}
-	p.Compression, p.XZWorkers = opts.Compression, opts.XZWorkers
+	p.Compression, p.XZWorkers, p.XZMode = opts.Compression, opts.XZWorkers, opts.XZMode
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	ms.start(ctx, pp.Name, ms.streamable(pp.Name))

@@ -81,10 +81,13 @@ type Build struct {
 	Compression string `yaml:"compression"`
 	// Parallel is how many recipe+architecture builds run at once (default: CPUs).
 	Parallel int `yaml:"parallel"`
-	// XZWorkers is how many xz blocks of one package are compressed at once
-	// (default 2). It changes speed and memory (about 45 MB each), never the
+	// XZWorkers is how many xz blocks (or zstd jobs) of one package are
+	// compressed at once (default 2). It changes speed and memory, never the
 	// bytes of the package.
 	XZWorkers int `yaml:"xz-workers"`
+	// XZMode is the xz encoder: fast (default) or best (smaller, about twice
+	// the CPU). It changes the bytes of the package.
+	XZMode string `yaml:"xz-mode"`
 }
 
 // Repo is the apt repository `updeb publish` and `updeb repo` work on. Flags

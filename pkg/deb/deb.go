@@ -123,11 +123,23 @@ type Package struct {
 	// clamped to it). Required, and after 1970-01-01T00:00:00Z.
 	SourceDateEpoch time.Time
 	Compression     Compression // "" means xz
-	// XZWorkers is how many xz blocks of data.tar are compressed at once (0:
-	// DefaultXZWorkers). It changes speed and memory, never the bytes: set it
-	// from configuration, not from the CPU count, to keep memory predictable.
+	// XZWorkers is how many xz blocks (or zstd jobs) of data.tar are
+	// compressed at once (0: DefaultXZWorkers). It changes speed and memory,
+	// never the bytes: set it from configuration, not from the CPU count, to
+	// keep memory predictable.
 	XZWorkers int
+	// XZMode is the xz encoder's mode ("" means XZFast). It changes the bytes.
+	XZMode XZMode
 }
+
+// XZMode selects the xz encoder: XZFast (lazy matching) or XZBest (optimal
+// parsing: smaller, about twice the CPU).
+type XZMode string
+
+const (
+	XZFast XZMode = "fast"
+	XZBest XZMode = "best"
+)
 
 // FileResult describes one regular file of the written package (hardlinks too).
 type FileResult struct {

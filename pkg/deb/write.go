@@ -37,7 +37,8 @@ func Write(ctx context.Context, path string, p *Package) (res *Result, err error
 		dataTmp.Close()
 		os.Remove(dataTmp.Name())
 	}()
-	files, err := compressInto(dataTmp, cdc.forData(p.Control.Architecture), p.XZWorkers, func(w io.Writer) ([]FileResult, error) {
+	opts := writerOptions{workers: p.XZWorkers, xzMode: p.XZMode}
+	files, err := compressInto(dataTmp, cdc.forData(p.Control.Architecture), opts, func(w io.Writer) ([]FileResult, error) {
 		return writeData(ctx, w, items)
 	})
 	if err != nil {
@@ -53,7 +54,8 @@ func Write(ctx context.Context, path string, p *Package) (res *Result, err error
 		return nil, err
 	}
 	var ctlZ bytes.Buffer
-	if _, err := compressInto(&ctlZ, cdc, 1, func(w io.Writer) (struct{}, error) {
+	opts.workers = 1
+	if _, err := compressInto(&ctlZ, cdc, opts, func(w io.Writer) (struct{}, error) {
 		_, err := w.Write(ctl)
 		return struct{}{}, err
 	}); err != nil {
@@ -106,6 +108,9 @@ func validate(p *Package) ([]*item, codec, error) {
 	if err != nil {
 		errs = append(errs, err)
 	}
+	if _, err := xzModeOf(p.XZMode); err != nil {
+		errs = append(errs, err)
+	}
 	if p.SourceDateEpoch.Unix() <= 0 {
 		errs = append(errs, invalidf("SourceDateEpoch %v: required, and after 1970-01-01 (an mtime of 0 is an ancient file to lintian)", p.SourceDateEpoch))
 	}
@@ -126,10 +131,10 @@ func validate(p *Package) ([]*item, codec, error) {
 }
 
 // compressInto runs fill with a writer that compresses into w.
-func compressInto[T any](w io.Writer, cdc codec, workers int, fill func(io.Writer) (T, error)) (T, error) {
+func compressInto[T any](w io.Writer, cdc codec, opts writerOptions, fill func(io.Writer) (T, error)) (T, error) {
 	var zero T
 	bw := bufio.NewWriterSize(w, 1<<20)
-	zw, err := cdc.newWriter(bw, workers)
+	zw, err := cdc.newWriter(bw, opts)
 	if err != nil {
 		return zero, err
 	}
