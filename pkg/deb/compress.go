@@ -80,8 +80,8 @@ func codecForMember(name, base string) (codec, bool) {
 // never uses more); larger ones are cut into blocks that compress in
 // parallel. Memory: see xzpar.Config (measurements in internal/bench/README.md).
 var xzLayouts = map[XZMode]struct{ blockSize, dictCap int }{
-	XZFast: {16 << 20, 16 << 20},
-	XZBest: {16 << 20, 8 << 20},
+	XZFast: {32 << 20, 16 << 20},
+	XZBest: {16 << 20, 16 << 20},
 }
 
 // DefaultXZWorkers is the number of xz blocks (and zstd jobs) compressed at

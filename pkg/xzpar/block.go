@@ -52,7 +52,7 @@ func encodeBlock(enc *lzmaEncoder, in, out []byte, cfg Config, crcTable *crc64.T
 	if cfg.X86 {
 		x86Convert(in, true) // in place: in is the writer's own buffer
 	}
-	data := enc.encode(out[:0], in, uint32(dictCap))
+	data := enc.encode(out[:0], in, uint32(dictCap), finderFor(cfg.Mode, dictCap, cfg.DictCap))
 	b := &encodedBlock{
 		header:  blockHeader(uint64(len(data)), uint64(len(in)), cfg.X86, dictSizeByte(dictCap)),
 		data:    data,

@@ -14,10 +14,19 @@ import (
 
 var modes = []Mode{ModeFast, ModeBest}
 
+// variant is a parser and match finder combination the encoder uses.
+type variant struct {
+	name string
+	mode Mode
+	f    finder
+}
+
+var variants = []variant{{"fast", ModeFast, chainFinder}, {"best-chains", ModeBest, chainFinder}, {"best-trees", ModeBest, treeFinder}}
+
 // encodeRaw returns the LZMA2 data of in, encoded with matches at most dict
 // bytes back.
-func encodeRaw(in []byte, mode Mode, dict int) []byte {
-	return newLZMAEncoder(mode).encode(nil, in, uint32(dict))
+func encodeRaw(in []byte, v variant, dict int) []byte {
+	return newLZMAEncoder(v.mode).encode(nil, in, uint32(dict), v.f)
 }
 
 // decodeRaw decodes LZMA2 data with ulikunitz's reader and a dictionary of
@@ -157,13 +166,13 @@ func skipHeavy(tc encodeCase, mode Mode) bool {
 // TestEncodeRaw round-trips LZMA2 data through ulikunitz's decoder with the
 // stated dictionary and checks the framing.
 func TestEncodeRaw(t *testing.T) {
-	for _, mode := range modes {
+	for _, v := range variants {
 		for _, tc := range encodeCases(t) {
-			if skipHeavy(tc, mode) {
+			if skipHeavy(tc, v.mode) {
 				continue
 			}
-			t.Run(mode.String()+"/"+tc.name, func(t *testing.T) {
-				out := encodeRaw(tc.in, mode, tc.dict)
+			t.Run(v.name+"/"+tc.name, func(t *testing.T) {
+				out := encodeRaw(tc.in, v, tc.dict)
 				chunks := parseChunks(t, out)
 				if got := decodeRaw(t, out, tc.dict); !bytes.Equal(got, tc.in) {
 					t.Fatalf("decoded %d bytes, want the %d-byte input", len(got), len(tc.in))
@@ -173,7 +182,7 @@ func TestEncodeRaw(t *testing.T) {
 				if limit := len(tc.in) + 6*(len(tc.in)/(chunkMaxPacked-1024)+1) + 1; len(out) > limit {
 					t.Fatalf("%d bytes in, %d out: more than %d", len(tc.in), len(out), limit)
 				}
-				if again := encodeRaw(tc.in, mode, tc.dict); !bytes.Equal(again, out) {
+				if again := encodeRaw(tc.in, v, tc.dict); !bytes.Equal(again, out) {
 					t.Fatal("a second encoding differs")
 				}
 				stored := 0
@@ -193,22 +202,28 @@ func TestEncodeRaw(t *testing.T) {
 	}
 }
 
-// TestEncoderReuse: one encoder used for several blocks gives what fresh
-// encoders give, whatever it encoded before (tables are reused, not cleared).
+// TestEncoderReuse: one encoder used for several blocks, with either finder,
+// gives what fresh encoders give, whatever it encoded before (tables are
+// reused, not cleared, and grow when a block needs more).
 func TestEncoderReuse(t *testing.T) {
 	for _, mode := range modes {
 		e := newLZMAEncoder(mode)
 		for i, tc := range []struct {
 			in   []byte
 			dict int
+			f    finder
 		}{
-			{textData(400 << 10), 1 << 20},
-			{machineCode(t, 300<<10), 64 << 10},
-			{textData(100 << 10), 1 << 20},
-			{append(textData(50<<10), machineCode(t, 200<<10)...), 1 << 20},
+			{textData(400 << 10), 1 << 20, chainFinder},
+			{machineCode(t, 300<<10), 64 << 10, treeFinder},
+			{textData(100 << 10), 1 << 20, treeFinder},
+			{append(textData(50<<10), machineCode(t, 200<<10)...), 1 << 20, chainFinder},
+			{machineCode(t, 500<<10), 1 << 20, treeFinder},
 		} {
-			got := e.encode(nil, tc.in, uint32(tc.dict))
-			if want := encodeRaw(tc.in, mode, tc.dict); !bytes.Equal(got, want) {
+			if mode == ModeFast && tc.f.kind == bt4 {
+				continue
+			}
+			got := e.encode(nil, tc.in, uint32(tc.dict), tc.f)
+			if want := encodeRaw(tc.in, variant{mode: mode, f: tc.f}, tc.dict); !bytes.Equal(got, want) {
 				t.Fatalf("%v block %d: reused encoder gives %d bytes, a fresh one %d", mode, i, len(got), len(want))
 			}
 		}
@@ -220,19 +235,19 @@ func TestEncoderReuse(t *testing.T) {
 func TestDictionaryLimit(t *testing.T) {
 	const dict = 64 << 10
 	seg := randomData(3000, 21)
-	for _, mode := range modes {
+	for _, v := range variants {
 		for _, tc := range []struct {
 			distance int
 			match    bool
 		}{{dict, true}, {dict - 1, true}, {dict + 1, false}} {
 			in := append(append(append([]byte(nil), seg...), randomData(tc.distance-len(seg), 22)...), seg...)
-			out := encodeRaw(in, mode, dict)
+			out := encodeRaw(in, v, dict)
 			if got := decodeRaw(t, out, dict); !bytes.Equal(got, in) {
-				t.Fatalf("%v distance %d: round trip fails", mode, tc.distance)
+				t.Fatalf("%s distance %d: round trip fails", v.name, tc.distance)
 			}
 			matched := len(out) < len(in)-len(seg)/2
 			if matched != tc.match {
-				t.Fatalf("%v distance %d, dictionary %d: %d bytes in, %d out; want the repeat matched=%v", mode, tc.distance, dict, len(in), len(out), tc.match)
+				t.Fatalf("%s distance %d, dictionary %d: %d bytes in, %d out; want the repeat matched=%v", v.name, tc.distance, dict, len(in), len(out), tc.match)
 			}
 		}
 	}
@@ -285,19 +300,20 @@ func FuzzEncode(f *testing.F) {
 	f.Add([]byte("hello, hello, hello"), uint8(0), uint16(0))
 	f.Add(randomData(3000, 5), uint8(1), uint16(7))
 	f.Add(textData(20000), uint8(1), uint16(2))
+	f.Add(textData(20000), uint8(2), uint16(20))
 	f.Add(repeated(5000), uint8(0), uint16(300))
 	f.Add([]byte{}, uint8(1), uint16(0))
-	f.Fuzz(func(t *testing.T, in []byte, mode uint8, dictK uint16) {
-		m := Mode(mode % 2)
+	f.Fuzz(func(t *testing.T, in []byte, variantN uint8, dictK uint16) {
+		v := variants[int(variantN)%len(variants)]
 		dict := MinDictCap + int(dictK%64)*1024
-		out := encodeRaw(in, m, dict)
+		out := encodeRaw(in, v, dict)
 		parseChunks(t, out)
 		if got := decodeRaw(t, out, dict); !bytes.Equal(got, in) {
-			t.Fatalf("%v dictionary %d: decoded %d bytes, want %d", m, dict, len(got), len(in))
+			t.Fatalf("%s dictionary %d: decoded %d bytes, want %d", v.name, dict, len(got), len(in))
 		}
-		xzData := compress(t, in, Config{BlockSize: 1 + int(dictK)%5000, DictCap: dict, Mode: m, Workers: 2})
+		xzData := compress(t, in, Config{BlockSize: 1 + int(dictK)%5000, DictCap: dict, Mode: v.mode, Workers: 2})
 		if got, err := decode(xzData); err != nil || !bytes.Equal(got, in) {
-			t.Fatalf("%v: NewReader: %d bytes, %v; want %d", m, len(got), err, len(in))
+			t.Fatalf("%s: NewReader: %d bytes, %v; want %d", v.name, len(got), err, len(in))
 		}
 	})
 }

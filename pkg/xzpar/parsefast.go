@@ -13,8 +13,7 @@ func farther(small, big uint32) bool {
 }
 
 type fastParser struct {
-	mf      *matchFinder
-	niceLen int
+	mf *matchFinder
 	// ahead holds the matches at the next position when the last call looked
 	// there and chose a literal: the finder has already visited it.
 	ahead     [matchLenMax]matchPair
@@ -29,7 +28,7 @@ func (p *fastParser) reset() { p.haveAhead = false }
 // distance, distance 0 for a literal. It leaves the finder after the symbol.
 func (p *fastParser) next(pos int, reps *[4]uint32) (uint32, uint32) {
 	mf := p.mf
-	buf := mf.buf
+	buf, niceLen := mf.buf, mf.niceLen
 	var matches []matchPair
 	if p.haveAhead {
 		matches = p.ahead[:p.aheadN]
@@ -45,7 +44,7 @@ func (p *fastParser) next(pos int, reps *[4]uint32) (uint32, uint32) {
 	bestRep, repDist := 0, uint32(0)
 	for _, r := range reps {
 		l := repLen(buf, pos, r, avail)
-		if l >= p.niceLen {
+		if l >= niceLen {
 			mf.skip(l - 1)
 			return uint32(l), r
 		}
@@ -57,7 +56,7 @@ func (p *fastParser) next(pos int, reps *[4]uint32) (uint32, uint32) {
 	mainLen, mainDist := uint32(0), uint32(0)
 	if n := len(matches); n > 0 {
 		mainLen, mainDist = matches[n-1].len, matches[n-1].dist
-		if int(mainLen) >= p.niceLen {
+		if int(mainLen) >= niceLen {
 			mf.skip(int(mainLen) - 1)
 			return mainLen, mainDist
 		}

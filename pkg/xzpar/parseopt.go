@@ -30,10 +30,9 @@ type optNode struct {
 }
 
 type optimalParser struct {
-	mf      *matchFinder
-	m       *model
-	niceLen int
-	prices  priceTables
+	mf     *matchFinder
+	m      *model
+	prices priceTables
 
 	opts [optWindow]optNode
 	// lenEnd is the furthest node any priced step reaches; the nodes up to
@@ -49,8 +48,8 @@ type optimalParser struct {
 	haveAhead bool
 }
 
-func newOptimalParser(mf *matchFinder, m *model, niceLen int) *optimalParser {
-	return &optimalParser{mf: mf, m: m, niceLen: niceLen, queue: make([]matchPair, 0, optWindow)}
+func newOptimalParser(mf *matchFinder, m *model) *optimalParser {
+	return &optimalParser{mf: mf, m: m, queue: make([]matchPair, 0, optWindow)}
 }
 
 func (p *optimalParser) reset(dictSize uint32) {
@@ -151,14 +150,14 @@ func (p *optimalParser) optimize(pos int) {
 			best = i
 		}
 	}
-	if repLens[best] >= p.niceLen {
+	if repLens[best] >= p.mf.niceLen {
 		p.single(uint32(repLens[best]), reps[best])
 		return
 	}
 	mainLen := 0
 	if len(matches) > 0 {
 		mainLen = int(matches[len(matches)-1].len)
-		if mainLen >= p.niceLen {
+		if mainLen >= p.mf.niceLen {
 			p.single(uint32(mainLen), matches[len(matches)-1].dist)
 			return
 		}
@@ -205,7 +204,7 @@ func (p *optimalParser) optimize(pos int) {
 	c := uint32(1)
 	for ; c < p.lenEnd; c++ {
 		matches = mf.find()
-		if n := len(matches); n > 0 && int(matches[n-1].len) >= p.niceLen {
+		if n := len(matches); n > 0 && int(matches[n-1].len) >= p.mf.niceLen {
 			// A long match starts here: end the path here and take it next.
 			p.aheadN = copy(p.ahead[:], matches)
 			p.haveAhead = true
@@ -241,7 +240,7 @@ func (p *optimalParser) addMatches(c uint32, at int, state uint32, reps *[4]uint
 		}
 		// Match, literal, rep0.
 		after := at + int(end) + 1
-		limit := min(availFull-int(end)-1, p.niceLen)
+		limit := min(availFull-int(end)-1, p.mf.niceLen)
 		if limit < matchLenMin {
 			continue
 		}
@@ -304,11 +303,11 @@ func (p *optimalParser) extend(c uint32, at int, matches []matchPair) {
 	if availFull < matchLenMin {
 		return
 	}
-	avail := min(availFull, p.niceLen)
+	avail := min(availFull, p.mf.niceLen)
 
 	// Literal, then rep0.
 	if !nextIsLiteral && matchByte != cur {
-		limit := min(availFull-1, p.niceLen)
+		limit := min(availFull-1, p.mf.niceLen)
 		if l := extendMatch(buf, at+1-int(reps[0]), at+1, 0, limit); l >= matchLenMin {
 			s2 := stateAfterLiteral(state)
 			ps2 := uint32(at+1) & posMask
@@ -332,7 +331,7 @@ func (p *optimalParser) extend(c uint32, at int, matches []matchPair) {
 		}
 		// Rep, literal, rep0 (the same distance).
 		after := at + l + 1
-		limit := min(availFull-l-1, p.niceLen)
+		limit := min(availFull-l-1, p.mf.niceLen)
 		if limit < matchLenMin {
 			continue
 		}

@@ -7,7 +7,7 @@ import (
 	"io"
 )
 
-// Defaults: see the package doc for the measurements behind them.
+// Defaults: ModeFast's layout in pkg/deb (see the package doc for memory).
 const (
 	DefaultBlockSize = 32 << 20
 	DefaultDictCap   = 16 << 20
@@ -15,7 +15,7 @@ const (
 )
 
 // Limits on the configuration. MaxBlockSize bounds the memory a writer holds:
-// about (Workers+1) blocks of input plus Workers encoders and outputs.
+// Workers blocks of input, encoders and outputs (the package doc's formula).
 const (
 	MaxBlockSize = 1 << 30
 	MaxDictCap   = 1 << 30
@@ -24,7 +24,8 @@ const (
 
 // Config sets up a Writer. The zero value means the defaults above. BlockSize,
 // DictCap, Mode and X86 determine the output bytes; Workers changes only
-// speed and memory.
+// speed and memory (Workers × (BlockSize + output + 4 × dictionary + 5 MiB):
+// see the package doc).
 type Config struct {
 	// BlockSize is the number of uncompressed bytes per block (the last block
 	// may be shorter). Smaller blocks parallelise finer and cost ratio.
@@ -111,8 +112,9 @@ func NewWriter(w io.Writer, cfg Config) (io.WriteCloser, error) {
 	return &writer{w: w, cfg: cfg, crcTable: crc64.MakeTable(crc64.ECMA), encoders: make(chan *lzmaEncoder, cfg.Workers)}, nil
 }
 
-// Write buffers p into blocks and hands each full block to a worker. It blocks
-// while Workers blocks are already in flight, writing out the oldest.
+// Write buffers p into blocks and hands each full block to a worker. Before
+// it fills a new block it waits, while Workers blocks are in memory, for the
+// oldest and writes it out.
 func (x *writer) Write(p []byte) (int, error) {
 	if x.closed {
 		return 0, ErrClosed
@@ -123,6 +125,14 @@ func (x *writer) Write(p []byte) (int, error) {
 	n := 0
 	for len(p) > 0 {
 		if x.cur == nil {
+			// At most Workers blocks in memory, the one being filled
+			// included: wait for the oldest to be written first.
+			for len(x.pending) >= x.cfg.Workers && x.err == nil {
+				x.writeOldest()
+			}
+			if x.err != nil {
+				return n, x.err
+			}
 			x.cur = x.newBuffer()
 		}
 		k := min(len(p), x.cfg.BlockSize-len(x.cur))
@@ -180,6 +190,7 @@ func (x *writer) newBuffer() []byte {
 func (x *writer) appendInput(p []byte) {
 	if need := len(x.cur) + len(p); need > cap(x.cur) {
 		b := make([]byte, len(x.cur), min(x.cfg.BlockSize, max(need, 2*cap(x.cur))))
+		adviseHugePages(b) // the match finder reads it at random
 		copy(b, x.cur)
 		x.cur = b
 	}
@@ -198,12 +209,9 @@ func idleEncoder(pool chan *lzmaEncoder, mode Mode) *lzmaEncoder {
 	}
 }
 
-// submit starts encoding x.cur, first writing out the oldest block if Workers
-// are busy, so at most Workers blocks are in flight plus the one being filled.
+// submit starts encoding x.cur; Write made room for it among the Workers
+// blocks in flight before it started filling it.
 func (x *writer) submit() error {
-	for len(x.pending) >= x.cfg.Workers && x.err == nil {
-		x.writeOldest()
-	}
 	if x.err != nil {
 		return x.err
 	}
@@ -215,7 +223,10 @@ func (x *writer) submit() error {
 		out = x.freeOut[n-1]
 		x.freeOut = x.freeOut[:n-1]
 	} else {
-		out = make([]byte, 0, len(j.in)/4+1024)
+		// Room for incompressible data (stored chunks add 3 bytes per
+		// 64 KiB), so the buffer never grows by copying; only the pages
+		// written to count in memory.
+		out = make([]byte, 0, len(j.in)+len(j.in)/16+4096)
 	}
 	cfg, table, pool := x.cfg, x.crcTable, x.encoders
 	go func() {
