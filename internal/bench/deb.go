@@ -18,7 +18,7 @@ const benchEpoch = 1723636800 // 2024-08-14T12:00:00Z
 
 // updebMemLimit is what cmd/updeb sets for one build (debug.SetMemoryLimit
 // when GOMEMLIMIT is unset); the pkg/deb child gets it through GOMEMLIMIT.
-const updebMemLimit = "GOMEMLIMIT=96MiB"
+const updebMemLimit = "GOMEMLIMIT=256MiB"
 
 // nfpmVersion is installed with go install into .bench/bin (the newest
 // release needs modules the Go module proxy refuses to serve here).
@@ -171,12 +171,17 @@ func nfpmConfig(work, tree string) (string, error) {
 	return cfg, os.WriteFile(cfg, []byte(b.String()), 0o644)
 }
 
-// childDebWrite packs TREE (without DEBIAN/) into OUT with COMPRESSION.
+// childDebWrite packs TREE (without DEBIAN/) into OUT with COMPRESSION (and
+// the xz mode XZMODE, default fast).
 func childDebWrite(args []string) error {
-	if len(args) != 3 {
-		return fmt.Errorf("usage: -child deb-write TREE OUT COMPRESSION")
+	if len(args) != 3 && len(args) != 4 {
+		return fmt.Errorf("usage: -child deb-write TREE OUT COMPRESSION [XZMODE]")
 	}
 	tree, out, comp := args[0], args[1], args[2]
+	var mode deb.XZMode
+	if len(args) == 4 {
+		mode = deb.XZMode(args[3])
+	}
 	var entries []deb.Entry
 	err := filepath.WalkDir(tree, func(p string, d fs.DirEntry, err error) error {
 		if err != nil || p == tree {
@@ -204,7 +209,7 @@ func childDebWrite(args []string) error {
 	_, err = deb.Write(context.Background(), out, &deb.Package{
 		Control: deb.Control{Package: "go-bench", Version: "1.0-1", Architecture: "amd64",
 			Maintainer: "bench <bench@updeb.invalid>", Summary: "bench", Description: "bench"},
-		Entries: entries, SourceDateEpoch: time.Unix(benchEpoch, 0), Compression: deb.Compression(comp),
+		Entries: entries, SourceDateEpoch: time.Unix(benchEpoch, 0), Compression: deb.Compression(comp), XZMode: mode,
 	})
 	return err
 }

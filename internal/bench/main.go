@@ -42,6 +42,7 @@ var sections = []section{
 	{"deb", "deb: one package of Go binaries (GOROOT amd64, arm64 cmd/..., ppc64le compile/go/pprof/trace), from the same tree", benchDeb},
 	{"pipeline", "end to end: fetch through squid, verify (sha512 + OpenPGP), extract, build one package from a tarball of the same binaries", benchPipeline},
 	{"fetch", "fetch: updeb vs curl through squid", benchFetch},
+	{"xz", "xz and zstd: pkg/deb's xz modes vs dpkg-deb -Zxz and xz -6, its zstd vs dpkg-deb -Zzstd, on one amd64 package (~30 MiB) and the whole payload", benchXZ},
 }
 
 // children are the modes the program runs in when re-executed as a child.
@@ -51,7 +52,7 @@ var children = map[string]func(args []string) error{
 
 func main() {
 	child := flag.String("child", "", "internal: run as a measured child process")
-	only := flag.String("only", "", "comma-separated sections to run (deb, pipeline, fetch); default all")
+	only := flag.String("only", "", "comma-separated sections to run (deb, pipeline, fetch, xz); default all")
 	flag.Parse()
 	if *child != "" {
 		f, ok := children[*child]
