@@ -40,9 +40,9 @@ import (
 // payload. Several packages of one source (Kubernetes' server tarball:
 // master, node, client) are written one after the other, so only the first
 // streams and the others' members are spooled: writing them at once would
-// multiply the xz encoders' memory (peak RSS target 128 MB) for no CPU gain
-// when XZWorkers already fills the cores, and a spool costs a disk write, not
-// a decompression.
+// multiply the xz encoders' memory (about 220 MiB per package with the
+// defaults) for no CPU gain when XZWorkers already fills the cores, and a
+// spool costs a disk write, not a decompression.
 //
 // An archive's verdict comes at its end (a later hostile entry, the gzip or
 // xz checksum): the package is written into the build folder and moved to
