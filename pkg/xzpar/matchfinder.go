@@ -56,10 +56,13 @@ type matchFinder struct {
 	dictSize   uint32 // the largest distance
 	cyclicSize uint32
 	cyclicPos  uint32 // pos modulo cyclicSize
-	// Table entries are positions plus base, so an empty entry (0) is
-	// always more than dictSize away.
-	base      uint32
-	hash4Bits int
+	// Table entries are positions plus base. Each block's base is more
+	// than dictSize above every value an earlier block stored (next), so an
+	// empty entry (0) or one left by an earlier block is always too far
+	// away to be a candidate: the tables need no clearing between blocks,
+	// and the output does not depend on what the finder did before.
+	base, next uint32
+	hash4Bits  int
 
 	hash2 []uint32
 	hash3 []uint32
@@ -103,17 +106,25 @@ func (mf *matchFinder) reset(buf []byte, dictSize uint32, f finder) {
 	mf.buf, mf.pos, mf.dictSize = buf, 0, dictSize
 	mf.cyclicSize = dictSize + 1
 	mf.cyclicPos = 0
-	mf.base = mf.cyclicSize
 	mf.hash4Bits = hash4BitsFor(dictSize)
-	mf.hash2 = clearedTable(mf.hash2, hash2Size)
-	mf.hash3 = clearedTable(mf.hash3, hash3Size)
-	mf.hash4 = clearedTable(mf.hash4, 1<<mf.hash4Bits)
+	mf.hash2 = sizedTable(mf.hash2, hash2Size)
+	mf.hash3 = sizedTable(mf.hash3, hash3Size)
+	mf.hash4 = sizedTable(mf.hash4, 1<<mf.hash4Bits)
+	if uint64(mf.next)+2*uint64(mf.cyclicSize)+uint64(len(buf)) >= 1<<32 {
+		// The values would wrap: start again from empty tables.
+		clear(mf.hash2[:cap(mf.hash2)])
+		clear(mf.hash3[:cap(mf.hash3)])
+		clear(mf.hash4[:cap(mf.hash4)])
+		mf.next = 0
+	}
+	mf.base = mf.next + mf.cyclicSize
+	mf.next = mf.base + uint32(len(buf))
 	links := int(mf.cyclicSize)
 	if mf.kind == bt4 {
 		links *= 2
 	}
-	// The links need no clearing: a link is only read for a position less
-	// than dictSize back, which was visited in this block and wrote it.
+	// The links need no clearing either: a link is only read for a position
+	// less than dictSize back, which was visited in this block and wrote it.
 	if cap(mf.son) < links {
 		mf.son = make([]uint32, links)
 		adviseHugePages(mf.son)
@@ -121,15 +132,14 @@ func (mf *matchFinder) reset(buf []byte, dictSize uint32, f finder) {
 	mf.son = mf.son[:links]
 }
 
-func clearedTable(t []uint32, n int) []uint32 {
+// sizedTable returns t with n entries, allocating (zeroed) if it is smaller.
+func sizedTable(t []uint32, n int) []uint32 {
 	if cap(t) < n {
 		t = make([]uint32, n)
 		adviseHugePages(t)
 		return t
 	}
-	t = t[:n]
-	clear(t)
-	return t
+	return t[:n]
 }
 
 // release drops the reference to the block.
