@@ -123,6 +123,7 @@ func runBuild(cmd *cobra.Command, g *globalOptions, o *buildOptions, args []stri
 		Parallel:     parallel,
 		XZWorkers:    cfg.Build.XZWorkers,
 		PlanOptions:  planOptions(cfg),
+		Progress:     g.buildProgress(),
 	}
 	results, runErr := build.Run(cmd.Context(), s.jobs, opts)
 	if g.json {

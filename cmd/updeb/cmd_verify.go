@@ -67,7 +67,7 @@ func runVerify(cmd *cobra.Command, g *globalOptions, o *verifyOptions, args []st
 	opts := gate.Options{
 		Build: build.Options{
 			Fetcher: s.fetcher, Now: time.Now, Logger: g.logger(), UpdebVersion: version,
-			Parallel: runtime.NumCPU(), PlanOptions: planOptions(s.cfg),
+			Parallel: runtime.NumCPU(), PlanOptions: planOptions(s.cfg), Progress: g.buildProgress(),
 		},
 		Arches:  o.arches,
 		TempDir: tmp,

@@ -7,9 +7,12 @@ import (
 	"io"
 	"log/slog"
 	"os"
+	"slices"
 	"strings"
 
 	"github.com/spf13/cobra"
+
+	"github.com/updeb/updeb/internal/console"
 )
 
 // version is set at build time with -ldflags "-X main.version=...".
@@ -28,21 +31,14 @@ type globalOptions struct {
 	json       bool
 	verbose    bool
 	quiet      bool
+	logFormat  string
 
 	stdout io.Writer
 	stderr io.Writer
-}
+	term   terminalInfo // of stderr, read once by run
 
-// logger returns the slog logger the flags ask for (-v debug, -q errors only).
-func (g *globalOptions) logger() *slog.Logger {
-	level := slog.LevelInfo
-	switch {
-	case g.verbose:
-		level = slog.LevelDebug
-	case g.quiet:
-		level = slog.LevelError
-	}
-	return slog.New(slog.NewTextHandler(g.stderr, &slog.HandlerOptions{Level: level}))
+	con *console.Console // stderr's log lines and bars (console.go), made on first use
+	log *slog.Logger
 }
 
 func newRootCmd(g *globalOptions) *cobra.Command {
@@ -75,8 +71,15 @@ behind).`,
 	f.StringVar(&g.outDir, "out", "", "output folder for packages")
 	f.BoolVar(&g.offline, "offline", false, "use the cache only; never touch the network")
 	f.BoolVar(&g.json, "json", false, "print machine-readable JSON")
-	f.BoolVarP(&g.verbose, "verbose", "v", false, "more detail on stderr")
+	f.BoolVarP(&g.verbose, "verbose", "v", false, "debug detail on stderr")
 	f.BoolVarP(&g.quiet, "quiet", "q", false, "only errors on stderr")
+	f.StringVar(&g.logFormat, "log-format", "human", "stderr's format: human (progress bars and no timestamps on a terminal; warnings and errors only elsewhere) or json (one object per line, for machines)")
+	root.PersistentPreRunE = func(c *cobra.Command, _ []string) error {
+		if !slices.Contains(logFormats, g.logFormat) {
+			return usageErrorf("--log-format %q: want %s", g.logFormat, strings.Join(logFormats, " or "))
+		}
+		return nil
+	}
 
 	// Each command lives in its own cmd_<verb>.go file.
 	root.AddCommand(
@@ -128,10 +131,12 @@ func wrapArgs(c *cobra.Command) {
 
 // run executes the command line and returns the process exit code.
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
-	g := &globalOptions{stdout: stdout, stderr: stderr}
+	g := &globalOptions{stdout: stdout, stderr: stderr, term: detectTerminal(stderr)}
 	root := newRootCmd(g)
 	root.SetArgs(args)
-	if err := root.ExecuteContext(ctx); err != nil {
+	err := root.ExecuteContext(ctx)
+	g.closeConsole()
+	if err != nil {
 		err = interrupted(ctx, err)
 		printError(stderr, err)
 		code, _ := exitStatus(err)

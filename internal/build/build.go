@@ -51,6 +51,18 @@ type Options struct {
 	// package that first uses them (same bytes, more disk and time; see
 	// select.go). For measurements, and a way out should streaming misbehave.
 	SpoolAll bool
+	// Progress, when set, receives reports about each package being written
+	// (its compression is the long part of a build). It is called from
+	// several goroutines; a package's last report has Done set.
+	Progress func(Progress)
+}
+
+// Progress is one report about one package being written.
+type Progress struct {
+	File string // the .deb's base name
+	In   int64  // bytes of data.tar so far (files and tar headers, before compression)
+	Out  int64  // compressed bytes written so far
+	Done bool
 }
 
 // Job is one recipe built for one architecture.
@@ -296,8 +308,11 @@ type verifiedSource struct {
 	aux        []*fetch.Result // signature and checksum files, for provenance
 }
 
+// sourceKey is the cache key of a recipe version's signature and checksum
+// files. It names no architecture: a checksum file that lists every
+// architecture's artifacts (runc.sha256sum) is fetched once for all of them.
 func sourceKey(plan *recipe.Plan) string {
-	return plan.Recipe + " " + plan.UpstreamVersion + " " + plan.Arch
+	return plan.Recipe + " " + plan.UpstreamVersion
 }
 
 // fetchAndVerify downloads every source (pinned) and its signature and checksum

@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"time"
 
 	"github.com/updeb/updeb/internal/recipe"
 	"github.com/updeb/updeb/pkg/atomicfile"
@@ -87,6 +88,10 @@ func writePackage(ctx context.Context, r *recipe.Recipe, plan *recipe.Plan, pp *
 		return Output{}, err
 	}
 	p.Compression, p.XZWorkers = opts.Compression, opts.XZWorkers
+	if opts.Progress != nil {
+		p.Progress = progressOf(pp.OutputFile, opts.Progress)
+		defer opts.Progress(Progress{File: pp.OutputFile, Done: true})
+	}
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	ms.start(ctx, pp.Name, ms.streamable(pp.Name))
@@ -169,4 +174,19 @@ func auxRole(vs *verifiedSource, url string) string {
 		return "checksums-for:" + vs.plan.URL
 	}
 	return "auxiliary"
+}
+
+// progressEvery paces the reports of one package.
+const progressEvery = 100 * time.Millisecond
+
+// progressOf turns deb.Package.Progress calls (one per write into data.tar)
+// into a report at most every progressEvery.
+func progressOf(file string, report func(Progress)) func(in, out int64) {
+	var last time.Time
+	return func(in, out int64) {
+		if now := time.Now(); now.Sub(last) >= progressEvery {
+			last = now
+			report(Progress{File: file, In: in, Out: out})
+		}
+	}
 }

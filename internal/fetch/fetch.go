@@ -43,6 +43,7 @@ import (
 	"net/url"
 	"os"
 	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -261,7 +262,16 @@ func (f *Fetcher) lookup(r Request, algs []digest.Algorithm) (*Result, error) {
 			expect = e.Digests()
 		}
 	}
-	path, size, sums, err := f.cache.Verify(sha, digest.Needed(expect, algs...)...)
+	var report func(done, total int64)
+	if f.o.Progress != nil {
+		report = func(done, total int64) {
+			f.progress(Progress{URL: r.URL, Received: done, Total: total, Cached: true})
+		}
+	}
+	path, size, sums, err := f.cache.VerifyReporting(sha, report, digest.Needed(expect, algs...)...)
+	if report != nil {
+		f.progress(Progress{URL: r.URL, Received: size, Total: size, Done: true, Err: err, Cached: true})
+	}
 	if errors.Is(err, cache.ErrCorrupt) {
 		f.log.Warn("evicted a corrupt cache entry; fetching again", "url", r.URL, "err", err)
 		return nil, cache.ErrMiss
@@ -342,7 +352,8 @@ func (f *Fetcher) download(ctx context.Context, r Request, algs []digest.Algorit
 	if err := f.cache.SetIndex(e); err != nil {
 		return nil, err
 	}
-	f.log.Info("fetched", "url", r.URL, "size", h.Size(), "sha256", sums[digest.SHA256], "via", via)
+	f.log.Info("fetched", "url", r.URL, "size", h.Size(), "via", strings.Fields(via)[0])
+	f.log.Debug("fetched", "url", r.URL, "sha256", sums[digest.SHA256], "via", via, "path", path)
 	return &Result{URL: r.URL, Path: path, Size: h.Size(), Digests: sums, Via: via}, nil
 }
 

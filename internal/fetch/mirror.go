@@ -8,6 +8,7 @@ import (
 	"os"
 	"path"
 	"strings"
+	"time"
 
 	"github.com/updeb/updeb/internal/confined"
 	"github.com/updeb/updeb/internal/srcurl"
@@ -131,7 +132,7 @@ func matchPrefix(prefix, u string) bool {
 // is opened inside the mirror's folder (confined.Open): a symlink out of it,
 // a device or a FIFO is refused before a byte is read.
 func (f *Fetcher) copyFile(t target, upstream string, tmp *os.File, h *digest.Hasher) error {
-	src, _, err := confined.Open(t.dir, t.name)
+	src, fi, err := confined.Open(t.dir, t.name)
 	if errors.Is(err, confined.ErrRefused) {
 		return &MirrorError{URL: upstream, Target: t.url, Err: err}
 	}
@@ -139,7 +140,12 @@ func (f *Fetcher) copyFile(t target, upstream string, tmp *os.File, h *digest.Ha
 		return &NetworkError{URL: upstream, Target: t.url, Attempts: 1, Err: err}
 	}
 	defer src.Close()
-	n, err := io.CopyBuffer(io.MultiWriter(tmp, h), io.LimitReader(src, f.o.MaxSize+1), make([]byte, copyBuffer))
+	var r io.Reader = io.LimitReader(src, f.o.MaxSize+1)
+	if f.o.Progress != nil {
+		r = &copyProgress{r: r, f: f, p: Progress{URL: upstream, Total: fi.Size()}}
+	}
+	n, err := io.CopyBuffer(io.MultiWriter(tmp, h), r, make([]byte, copyBuffer))
+	f.progress(Progress{URL: upstream, Received: n, Total: fi.Size(), Done: true, Err: err})
 	if err != nil {
 		return &NetworkError{URL: upstream, Target: t.url, Attempts: 1, Err: err}
 	}
@@ -147,4 +153,22 @@ func (f *Fetcher) copyFile(t target, upstream string, tmp *os.File, h *digest.Ha
 		return &SizeError{URL: upstream, Limit: f.o.MaxSize, Size: n}
 	}
 	return nil
+}
+
+// copyProgress reports a mirror copy's progress every progressEvery.
+type copyProgress struct {
+	r    io.Reader
+	f    *Fetcher
+	p    Progress
+	last time.Time
+}
+
+func (c *copyProgress) Read(b []byte) (int, error) {
+	n, err := c.r.Read(b)
+	c.p.Received += int64(n)
+	if now := time.Now(); now.Sub(c.last) >= progressEvery {
+		c.last = now
+		c.f.progress(c.p)
+	}
+	return n, err
 }
