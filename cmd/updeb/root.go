@@ -131,7 +131,12 @@ func wrapArgs(c *cobra.Command) {
 
 // run executes the command line and returns the process exit code.
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
-	g := &globalOptions{stdout: stdout, stderr: stderr, term: detectTerminal(stderr)}
+	return runOn(ctx, args, stdout, stderr, detectTerminal(stderr))
+}
+
+// runOn is run with what is known of stderr's terminal (tests pass their own).
+func runOn(ctx context.Context, args []string, stdout, stderr io.Writer, tty terminalInfo) int {
+	g := &globalOptions{stdout: stdout, stderr: stderr, term: tty}
 	root := newRootCmd(g)
 	root.SetArgs(args)
 	err := root.ExecuteContext(ctx)
