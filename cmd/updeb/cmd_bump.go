@@ -36,7 +36,7 @@ bytes are an alarm (exit 1), never an update.`,
 	o.trackFlags.add(cmd)
 	cmd.Flags().StringVar(&o.to, "to", "", "target upstream version (default: the newest complete release in the recipe's track)")
 	cmd.Flags().StringVar(&o.date, "date", "", "release-date to write, YYYY-MM-DD (default: the GitHub release's publication day)")
-	return cmd
+	return jsonOutput(cmd, 1)
 }
 
 func runBump(cmd *cobra.Command, g *globalOptions, o *bumpOptions, name string) error {
@@ -62,7 +62,7 @@ func runBump(cmd *cobra.Command, g *globalOptions, o *bumpOptions, name string) 
 	}
 	out := cmd.OutOrStdout()
 	if g.json {
-		return writeJSON(out, res)
+		return printJSON(out, cmd, res)
 	}
 	if !res.Changed {
 		fmt.Fprintf(out, "%s: already at %s; upstream's bytes match the pins\n", res.Recipe, res.To)

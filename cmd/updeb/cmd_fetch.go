@@ -73,7 +73,7 @@ re-verified and not downloaded again.`,
 	fl.BoolVar(&o.unpinned, "unpinned", false, "allow URLs without a pin (signatures, checksum files)")
 	fl.StringVar(&o.key, "key", "", "cache index key, e.g. \"helm 3.15.4\" (unpinned files are cached per URL and key)")
 	fl.StringSliceVar(&o.arches, "arch", nil, "with recipes: only these architectures (default: every one)")
-	return cmd
+	return jsonOutput(cmd, 1)
 }
 
 // isURLArgs tells URL mode (every argument a URL) from recipe mode; a mix is
@@ -163,7 +163,9 @@ func printFetchResults(cmd *cobra.Command, g *globalOptions, res []*fetch.Result
 			}
 			rows = append(rows, row{r.URL, r.Path, r.Size, d, r.FromCache, r.Via})
 		}
-		return writeJSON(w, rows)
+		return printJSON(w, cmd, struct {
+			Files []row `json:"files"`
+		}{rows})
 	}
 	for _, r := range res {
 		if _, err := fmt.Fprintf(w, "%s  %d  %s  %s\n", r.Digests[digest.SHA256], r.Size, r.Path, r.URL); err != nil {

@@ -49,7 +49,7 @@ type keysListOptions struct {
 
 func newKeysListCmd(g *globalOptions) *cobra.Command {
 	o := &keysListOptions{}
-	return &cobra.Command{
+	return jsonOutput(&cobra.Command{
 		Use:   "list [FILE...]",
 		Short: "Show each key and subkey of keyrings: fingerprint, algorithm, UIDs, dates, capabilities, warnings",
 		Long: `Show each primary key and subkey of the given keyring files (default: keys/*.asc in the
@@ -60,9 +60,9 @@ and capabilities, with warnings for weak, expired or revoked keys.`,
   updeb keys list --json keys/runc.asc`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.files = args
-			return runKeysList(cmd.OutOrStdout(), g, o, time.Now())
+			return runKeysList(cmd, g, o, time.Now())
 		},
-	}
+	}, 1)
 }
 
 // keyringListing is one file's keys, as printed by keys list --json.
@@ -71,7 +71,8 @@ type keyringListing struct {
 	Keys []verify.PrimaryKeyInfo `json:"keys"`
 }
 
-func runKeysList(w io.Writer, g *globalOptions, o *keysListOptions, now time.Time) error {
+func runKeysList(cmd *cobra.Command, g *globalOptions, o *keysListOptions, now time.Time) error {
+	w := cmd.OutOrStdout()
 	files := o.files
 	if len(files) == 0 {
 		var err error
@@ -88,7 +89,9 @@ func runKeysList(w io.Writer, g *globalOptions, o *keysListOptions, now time.Tim
 		out = append(out, keyringListing{File: f, Keys: kr.List(now)})
 	}
 	if g.json {
-		return writeJSON(w, out)
+		return printJSON(w, cmd, struct {
+			Keyrings []keyringListing `json:"keyrings"`
+		}{out})
 	}
 	for i, l := range out {
 		if i > 0 {

@@ -55,7 +55,7 @@ PREFIX.gpg (the public key in the binary form apt's signed-by wants) and PREFIX.
 				}
 			}
 			if g.json {
-				return writeJSON(cmd.OutOrStdout(), map[string]string{"fingerprint": k.Fingerprint, "secret": files[0].name, "public": files[1].name, "public_armored": files[2].name})
+				return printJSON(cmd.OutOrStdout(), cmd, map[string]string{"fingerprint": k.Fingerprint, "secret": files[0].name, "public": files[1].name, "public_armored": files[2].name})
 			}
 			_, err = fmt.Fprintf(cmd.OutOrStdout(), "key %s\nsecret key  %s (keep it private)\npublic key  %s (for signed-by), %s\n", k.Fingerprint, files[0].name, files[1].name, files[2].name)
 			return err
@@ -66,7 +66,7 @@ PREFIX.gpg (the public key in the binary form apt's signed-by wants) and PREFIX.
 	f.StringVar(&email, "email", "", "user ID email address")
 	f.StringVar(&kind, "type", string(repo.Ed25519), "ed25519, rsa3072 or rsa4096")
 	f.StringVar(&prefix, "out", "", "output prefix: writes PREFIX.secret.asc, PREFIX.gpg and PREFIX.asc")
-	return cmd
+	return jsonOutput(cmd, 1)
 }
 
 // writeNewFile creates name (failing if it exists) with mode, writes and fsyncs data.

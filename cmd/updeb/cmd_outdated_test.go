@@ -12,13 +12,15 @@ import (
 	"testing"
 )
 
-// TestOutdatedAndBumpCommands: exit codes, --json, --exit-code and the
-// GitHub rate-limit hint, against a fake GitHub API and release server.
-func TestOutdatedAndBumpCommands(t *testing.T) {
-	limited := false
+// toolProject is a recipe "tool" (1.0.0, pins that match nothing) whose
+// watch asks a fake GitHub API that knows 1.0.0 and 1.1.0, and a release
+// server for both; it returns the flags that point updeb at them, and a
+// switch that makes the API answer "rate limit exceeded".
+func toolProject(t *testing.T) (common []string, limited *bool) {
+	limited = new(bool)
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		switch {
-		case r.URL.Path == "/api/repos/demo/tool/releases" && limited:
+		case r.URL.Path == "/api/repos/demo/tool/releases" && *limited:
 			w.Header().Set("X-RateLimit-Remaining", "0")
 			w.WriteHeader(http.StatusForbidden)
 			fmt.Fprint(w, `{"message":"API rate limit exceeded"}`)
@@ -32,7 +34,7 @@ func TestOutdatedAndBumpCommands(t *testing.T) {
 			http.NotFound(w, r)
 		}
 	}))
-	defer srv.Close()
+	t.Cleanup(srv.Close)
 	dir := t.TempDir()
 	os.MkdirAll(filepath.Join(dir, "recipes"), 0o755)
 	recipe := fmt.Sprintf(`name: tool
@@ -56,8 +58,14 @@ packages:
 watch: {github: demo/tool, tag-prefix: v}
 `, srv.URL)
 	os.WriteFile(filepath.Join(dir, "recipes", "tool.yaml"), []byte(recipe), 0o644)
-	common := []string{"--recipes", filepath.Join(dir, "recipes"), "--cache", filepath.Join(dir, "cache"), "--config", filepath.Join(dir, "none.yaml"), "--github-api", srv.URL + "/api"}
 	os.WriteFile(filepath.Join(dir, "none.yaml"), []byte("fetch: {retries: 0}\n"), 0o644)
+	return []string{"--recipes", filepath.Join(dir, "recipes"), "--cache", filepath.Join(dir, "cache"), "--config", filepath.Join(dir, "none.yaml"), "--github-api", srv.URL + "/api"}, limited
+}
+
+// TestOutdatedAndBumpCommands: exit codes, --json, --exit-code and the
+// GitHub rate-limit hint, against a fake GitHub API and release server.
+func TestOutdatedAndBumpCommands(t *testing.T) {
+	common, limited := toolProject(t)
 	for _, tc := range []struct {
 		args    []string
 		limited bool
@@ -67,7 +75,7 @@ watch: {github: demo/tool, tag-prefix: v}
 	}{
 		{[]string{"outdated"}, false, 0, "tool    1.0.0    -      1.1.0            1.1.0   unknown  outdated", ""},
 		{[]string{"outdated", "--json"}, false, 0, `"newest_in_track": {
-      "version": "1.1.0"`, ""},
+        "version": "1.1.0"`, ""},
 		{[]string{"outdated", "--exit-code"}, false, 1, "outdated", "1 recipe(s) outdated or out of support: tool"},
 		{[]string{"outdated"}, true, 3, "", "hint: set GITHUB_TOKEN"},
 		{[]string{"bump", "tool", "--to", "1.0.0"}, false, 1, "", "upstream re-uploaded an artifact"},
@@ -75,7 +83,7 @@ watch: {github: demo/tool, tag-prefix: v}
 		{[]string{"bump", "tool", "--to", "1.1.0", "--date", "Feb 1"}, false, 2, "", `--date "Feb 1"`},
 		{[]string{"bump"}, false, 2, "", "accepts 1 arg(s)"},
 	} {
-		limited = tc.limited
+		*limited = tc.limited
 		var stdout, stderr bytes.Buffer
 		code := run(context.Background(), append(tc.args, common...), &stdout, &stderr)
 		if code != tc.code || !strings.Contains(stdout.String(), tc.stdout) || !strings.Contains(stderr.String(), tc.stderr) {

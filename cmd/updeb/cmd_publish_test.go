@@ -74,8 +74,11 @@ func TestPublishListRemoveCLI(t *testing.T) {
 	}
 
 	code, out, stderr := runCLI(t, "--json", "repo", "list", "--repo", repoDir)
-	var entries []repo.Entry
-	if code != 0 || json.Unmarshal([]byte(out), &entries) != nil || len(entries) != 1 || entries[0].Version != "1.31.4-1" || entries[0].Component != "component/k8s131" {
+	var list struct {
+		Packages []repo.Entry `json:"packages"`
+	}
+	entries := &list.Packages
+	if code != 0 || json.Unmarshal([]byte(out), &list) != nil || len(*entries) != 1 || (*entries)[0].Version != "1.31.4-1" || (*entries)[0].Component != "component/k8s131" {
 		t.Fatalf("repo list --json: exit %d: %s%s", code, out, stderr)
 	}
 	code, out, _ = runCLI(t, "repo", "list", "--repo", repoDir)

@@ -50,7 +50,7 @@ Exit codes: 0 every check passed (warnings allowed), 1 a check failed,
 	f := cmd.Flags()
 	f.StringVar(&o.base, "base", "", "git revision to compare each recipe with (e.g. origin/main)")
 	f.StringSliceVar(&o.arches, "arch", nil, "architectures to build (default: every architecture of each recipe)")
-	return cmd
+	return jsonOutput(cmd, 1)
 }
 
 func runVerify(cmd *cobra.Command, g *globalOptions, o *verifyOptions, args []string) error {
@@ -87,7 +87,7 @@ func runVerify(cmd *cobra.Command, g *globalOptions, o *verifyOptions, args []st
 		return err
 	}
 	if g.json {
-		if err := writeJSON(cmd.OutOrStdout(), rep); err != nil {
+		if err := printJSON(cmd.OutOrStdout(), cmd, rep); err != nil {
 			return err
 		}
 	} else {

@@ -3,7 +3,6 @@ package main
 import (
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"time"
 
@@ -11,6 +10,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/updeb/updeb/pkg/digest"
 	"github.com/updeb/updeb/pkg/verify"
 )
 
@@ -38,17 +38,18 @@ Exit codes: 0 good signature, 1 refused (the reason is printed), 2 usage or unre
 			return invalidInput(cobra.RangeArgs(1, 2)(cmd, args), "see 'updeb help verify-signature'")
 		},
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return runVerifySignature(cmd.OutOrStdout(), cmd.ErrOrStderr(), g, o, args, time.Now())
+			return runVerifySignature(cmd, g, o, args, time.Now())
 		},
 	}
 	f := cmd.Flags()
 	f.StringVar(&o.keyring, "keyring", "", "keyring file (armored blocks or binary) (required)")
 	f.StringArrayVar(&o.signers, "signer", nil, "allowed primary key fingerprint (repeatable; default: any key of the keyring)")
 	f.StringVar(&o.output, "output", "", "clearsigned only: write the verified content to FILE ('-' for stdout)")
-	return cmd
+	return jsonOutput(cmd, 1)
 }
 
-func runVerifySignature(stdout, stderr io.Writer, g *globalOptions, o *verifySignatureOptions, args []string, now time.Time) error {
+func runVerifySignature(cmd *cobra.Command, g *globalOptions, o *verifySignatureOptions, args []string, now time.Time) error {
+	stdout, stderr := cmd.OutOrStdout(), cmd.ErrOrStderr()
 	if o.keyring == "" {
 		return usageErrorf("--keyring is required")
 	}
@@ -96,7 +97,10 @@ func runVerifySignature(stdout, stderr io.Writer, g *globalOptions, o *verifySig
 		}
 	}
 	if g.json {
-		return writeJSON(report, res)
+		return printJSON(report, cmd, signatureJSON{
+			PrimaryFingerprint: res.PrimaryFingerprint, SigningKeyFingerprint: res.SigningKeyFingerprint, UserID: res.UserID,
+			Created: res.Created.UTC(), Hash: res.Hash, Warnings: res.Warnings, Size: res.Size, Digests: res.Digests,
+		})
 	}
 	fmt.Fprintf(report, "Good signature from %s\n", res.UserID)
 	fmt.Fprintf(report, "  primary key  %s\n", res.PrimaryFingerprint)
@@ -109,6 +113,18 @@ func runVerifySignature(stdout, stderr io.Writer, g *globalOptions, o *verifySig
 		fmt.Fprintf(stderr, "updeb: warning: %s\n", w)
 	}
 	return nil
+}
+
+// signatureJSON is verify-signature's --json object for a good signature.
+type signatureJSON struct {
+	PrimaryFingerprint    string     `json:"primary_fingerprint"`
+	SigningKeyFingerprint string     `json:"signing_key_fingerprint"`
+	UserID                string     `json:"user_id"`
+	Created               time.Time  `json:"created"`
+	Hash                  string     `json:"hash"`
+	Warnings              []string   `json:"warnings"`
+	Size                  int64      `json:"size"`
+	Digests               digest.Set `json:"digests"`
 }
 
 // refusedFor names the signature file in a refusal (the library does not know it).

@@ -58,9 +58,9 @@ func TestVerifySignatureCLI(t *testing.T) {
 	}
 	code, stdout, _ := runCLI(t, "verify-signature", "--json", "--keyring", fx.Keyring, fx.Path("old.asc"), fx.Data)
 	var res struct {
-		PrimaryFingerprint string
-		Warnings           []string
-		Digests            map[string]string
+		PrimaryFingerprint string            `json:"primary_fingerprint"`
+		Warnings           []string          `json:"warnings"`
+		Digests            map[string]string `json:"digests"`
 	}
 	if code != 0 || json.Unmarshal([]byte(stdout), &res) != nil || res.PrimaryFingerprint != fx.Keys["old"] || len(res.Warnings) != 1 || len(res.Digests["sha256"]) != 64 {
 		t.Fatalf("--json: exit %d, %s", code, stdout)
@@ -85,15 +85,18 @@ func TestKeysListCLI(t *testing.T) {
 		}
 	}
 	code, stdout, _ = runCLI(t, "keys", "list", "--json", "../../keys/runc.asc")
-	var listing []struct {
-		File string
-		Keys []struct {
-			Fingerprint  string
-			Capabilities []string
-			Subkeys      []struct{ Fingerprint, Algorithm string }
+	var out struct {
+		Keyrings []struct {
+			File string
+			Keys []struct {
+				Fingerprint  string
+				Capabilities []string
+				Subkeys      []struct{ Fingerprint, Algorithm string }
+			}
 		}
 	}
-	if code != 0 || json.Unmarshal([]byte(stdout), &listing) != nil || len(listing) != 1 || len(listing[0].Keys) != 3 || len(listing[0].Keys[0].Subkeys) != 6 {
+	listing := &out.Keyrings
+	if code != 0 || json.Unmarshal([]byte(stdout), &out) != nil || len(*listing) != 1 || len((*listing)[0].Keys) != 3 || len((*listing)[0].Keys[0].Subkeys) != 6 {
 		t.Fatalf("--json: exit %d\n%s", code, stdout)
 	}
 	for _, c := range []struct {

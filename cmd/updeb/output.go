@@ -1,15 +1,117 @@
 package main
 
 import (
+	"bytes"
 	"encoding/json"
+	"fmt"
 	"io"
+	"strconv"
+	"strings"
+
+	"github.com/spf13/cobra"
 )
 
-// writeJSON is every command's --json output: indented, and without HTML
-// escaping, so that "Name <email>" stays readable for people and jq alike.
-func writeJSON(w io.Writer, v any) error {
-	enc := json.NewEncoder(w)
-	enc.SetIndent("", "  ")
+// JSON output, one convention for every command (README "JSON output"):
+//
+//   - --json prints one JSON object, indented, whose first key is "schema":
+//     "updeb/<command>/v<N>", <command> being the command path after
+//     "updeb" with its words joined by "-" (updeb/repo-history/v1);
+//   - every key at every depth is snake_case (lower case, digits, "_");
+//   - a change that removes or renames a key or changes a value's type bumps
+//     N; adding a key does not.
+//
+// A command that prints JSON declares it in its constructor with jsonOutput
+// and prints with printJSON; --json given to any other command is a usage
+// error. TestJSONOutputs finds the declaring commands in the command tree and
+// runs each one: a new one without a test case fails it.
+
+// schemaAnnotation holds a command's JSON schema version ("1") in
+// cobra.Command.Annotations.
+const schemaAnnotation = "updeb.json-schema-version"
+
+// jsonOutput declares that cmd prints JSON under --json, schema version v.
+func jsonOutput(cmd *cobra.Command, v int) *cobra.Command {
+	if cmd.Annotations == nil {
+		cmd.Annotations = map[string]string{}
+	}
+	cmd.Annotations[schemaAnnotation] = strconv.Itoa(v)
+	return cmd
+}
+
+// jsonSchema is cmd's schema name, "" when cmd prints no JSON.
+func jsonSchema(cmd *cobra.Command) string {
+	v, ok := cmd.Annotations[schemaAnnotation]
+	if !ok {
+		return ""
+	}
+	name := strings.ReplaceAll(strings.TrimPrefix(cmd.CommandPath(), cmd.Root().Name()+" "), " ", "-")
+	return "updeb/" + name + "/v" + v
+}
+
+// checkJSONFlag refuses --json for a command that prints no JSON (cobra's
+// help and completion commands aside).
+func checkJSONFlag(cmd *cobra.Command, json bool) error {
+	if !json || jsonSchema(cmd) != "" {
+		return nil
+	}
+	for c := cmd; c != nil; c = c.Parent() {
+		if c.Name() == "help" || c.Name() == "completion" || strings.HasPrefix(c.Name(), cobra.ShellCompRequestCmd) {
+			return nil
+		}
+	}
+	var with []string
+	walk(cmd.Root(), func(c *cobra.Command) {
+		if jsonSchema(c) != "" {
+			with = append(with, strings.TrimPrefix(c.CommandPath(), c.Root().Name()+" "))
+		}
+	})
+	return invalidInput(fmt.Errorf("--json: %s prints no JSON", cmd.CommandPath()), "these commands do: "+strings.Join(with, ", "))
+}
+
+// walk calls f on c and every command below it, depth first.
+func walk(c *cobra.Command, f func(*cobra.Command)) {
+	f(c)
+	for _, sub := range c.Commands() {
+		walk(sub, f)
+	}
+}
+
+// printJSON writes v, which must encode as a JSON object, under cmd's schema:
+// {"schema": "updeb/<command>/vN", ...v's keys}. HTML characters are not
+// escaped, so that "Name <email>" stays readable for people and jq alike.
+func printJSON(w io.Writer, cmd *cobra.Command, v any) error {
+	schema := jsonSchema(cmd)
+	if schema == "" {
+		return fmt.Errorf("internal error: %s prints JSON without declaring it (jsonOutput)", cmd.CommandPath())
+	}
+	var body bytes.Buffer
+	enc := json.NewEncoder(&body)
 	enc.SetEscapeHTML(false)
-	return enc.Encode(v)
+	if err := enc.Encode(v); err != nil {
+		return err
+	}
+	obj := bytes.TrimSpace(body.Bytes())
+	if len(obj) < 2 || obj[0] != '{' {
+		return fmt.Errorf("internal error: %s: JSON output must be an object, not %.20s", cmd.CommandPath(), obj)
+	}
+	var probe map[string]json.RawMessage
+	if err := json.Unmarshal(obj, &probe); err != nil {
+		return err
+	}
+	if _, ok := probe["schema"]; ok {
+		return fmt.Errorf("internal error: %s: JSON output has its own \"schema\" key", cmd.CommandPath())
+	}
+	var flat bytes.Buffer
+	flat.WriteString(`{"schema":` + strconv.Quote(schema))
+	if rest := bytes.TrimSpace(obj[1:]); !bytes.Equal(rest, []byte("}")) {
+		flat.WriteByte(',')
+	}
+	flat.Write(obj[1:])
+	var out bytes.Buffer
+	if err := json.Indent(&out, flat.Bytes(), "", "  "); err != nil {
+		return err
+	}
+	out.WriteByte('\n')
+	_, err := w.Write(out.Bytes())
+	return err
 }

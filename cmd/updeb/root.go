@@ -70,7 +70,7 @@ behind).`,
 	f.StringVar(&g.stateDir, "state", "", "state folder: refreshed support data and Sigstore trusted root (default $XDG_STATE_HOME/updeb)")
 	f.StringVar(&g.outDir, "out", "", "output folder for packages")
 	f.BoolVar(&g.offline, "offline", false, "use the cache only; never touch the network")
-	f.BoolVar(&g.json, "json", false, "print machine-readable JSON")
+	f.BoolVar(&g.json, "json", false, "print the result as one JSON object, {\"schema\": \"updeb/COMMAND/v1\", ...} (commands that say so in their help)")
 	f.BoolVarP(&g.verbose, "verbose", "v", false, "debug detail on stderr")
 	f.BoolVarP(&g.quiet, "quiet", "q", false, "only errors on stderr")
 	f.StringVar(&g.logFormat, "log-format", "human", "stderr's format: human (progress bars and no timestamps on a terminal; warnings and errors only elsewhere) or json (one object per line, for machines)")
@@ -78,7 +78,7 @@ behind).`,
 		if !slices.Contains(logFormats, g.logFormat) {
 			return usageErrorf("--log-format %q: want %s", g.logFormat, strings.Join(logFormats, " or "))
 		}
-		return nil
+		return checkJSONFlag(c, g.json)
 	}
 
 	// Each command lives in its own cmd_<verb>.go file.
@@ -111,8 +111,11 @@ behind).`,
 }
 
 // wrapArgs makes every command's argument validator return a usage error.
-func wrapArgs(c *cobra.Command) {
-	if c.Args != nil {
+func wrapArgs(root *cobra.Command) {
+	walk(root, func(c *cobra.Command) {
+		if c.Args == nil {
+			return
+		}
 		validate := c.Args
 		c.Args = func(cmd *cobra.Command, args []string) error {
 			if err := validate(cmd, args); err != nil {
@@ -123,10 +126,7 @@ func wrapArgs(c *cobra.Command) {
 			}
 			return nil
 		}
-	}
-	for _, sub := range c.Commands() {
-		wrapArgs(sub)
-	}
+	})
 }
 
 // run executes the command line and returns the process exit code.
