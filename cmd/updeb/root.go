@@ -98,16 +98,34 @@ behind).`,
 		newVerifyCmd(g),
 	)
 	// Bad arguments are usage errors (exit 2) for every command, and an unknown
-	// command is one too, with a hint.
-	root.RunE = func(c *cobra.Command, _ []string) error { return c.Help() }
-	root.Args = func(c *cobra.Command, args []string) error {
-		if len(args) > 0 {
-			return invalidInput(fmt.Errorf("unknown command %q", args[0]), "see 'updeb help' for the list of commands")
+	// command is one too, with a suggestion ("did you mean build?") when one
+	// is near, at the top and in every group of commands (repo, keys, ...).
+	walk(root, func(c *cobra.Command) {
+		if c == root || c.HasSubCommands() {
+			c.Args = unknownCommand
+			c.SuggestionsMinimumDistance = 2
+			if !c.Runnable() {
+				c.RunE = func(c *cobra.Command, _ []string) error { return c.Help() }
+			}
 		}
+	})
+	wrapArgs(root)
+	addCompletions(g, root)
+	return root
+}
+
+// unknownCommand refuses arguments to a group of commands: the first is an
+// unknown command, and the hint names the nearest commands.
+func unknownCommand(c *cobra.Command, args []string) error {
+	if len(args) == 0 {
 		return nil
 	}
-	wrapArgs(root)
-	return root
+	path := strings.TrimPrefix(c.CommandPath(), "updeb")
+	hint := "see 'updeb" + path + " --help' for the list of commands"
+	if s := c.SuggestionsFor(args[0]); len(s) > 0 {
+		hint = "did you mean " + strings.Join(s, " or ") + "? (" + hint + ")"
+	}
+	return invalidInput(fmt.Errorf("unknown command %q for %q", args[0], c.CommandPath()), hint)
 }
 
 // wrapArgs makes every command's argument validator return a usage error.
