@@ -55,6 +55,17 @@ func runBump(cmd *cobra.Command, g *globalOptions, o *bumpOptions, name string) 
 		if bo.Date, err = time.Parse(time.DateOnly, o.date); err != nil {
 			return usageErrorf("--date %q: want a day as YYYY-MM-DD", o.date)
 		}
+	} else if o.to != "" {
+		// The day is all the release source is asked for: once, without
+		// retries, so that an unreachable API fails in seconds naming --date.
+		noRetries, none := *s.cfg, 0
+		noRetries.Fetch.Retries = &none
+		once, err := g.newFetcher(&noRetries)
+		if err != nil {
+			return err
+		}
+		defer once.Close()
+		bo.DayClient = once
 	}
 	res, err := track.Bump(cmd.Context(), r, bo)
 	if err != nil {

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/updeb/updeb/internal/squid"
 	"github.com/updeb/updeb/internal/testenv"
 )
 
@@ -51,5 +52,30 @@ func TestFetchRecipes(t *testing.T) {
 	// URL-mode flags make no sense with recipes.
 	if code, _, stderr := runCLI(t, append(args, "fetch", "--unpinned", "hello")...); code != exitUsage {
 		t.Fatalf("--unpinned with a recipe: exit %d: %s", code, stderr)
+	}
+}
+
+// TestFetchNeedsNoBuildSettings: fetching builds nothing, so a real recipe
+// without a maintainer is fetched with a config that has no build: section:
+// every download reaches the proxy (squid's log is the witness; this machine
+// has no way out, so squid answers 503 and updeb exits 3).
+func TestFetchNeedsNoBuildSettings(t *testing.T) {
+	testenv.RequireTool(t, "squid")
+	sq, err := squid.Start()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(sq.Stop)
+	cfg := filepath.Join(t.TempDir(), "updeb.yaml")
+	os.WriteFile(cfg, []byte("fetch: {retries: 0}\n"), 0o644)
+	code, _, stderr := runCLI(t, "--config", cfg, "--recipes", filepath.Join("..", "..", "recipes"), "--cache", t.TempDir(), "--proxy", sq.URL,
+		"fetch", "helm", "--arch", "amd64")
+	if code != exitNetwork || strings.Contains(stderr, "maintainer") {
+		t.Fatalf("fetch helm without build settings: exit %d, want 3 (no way out): %s", code, stderr)
+	}
+	for _, host := range []string{"get.helm.sh:443", "github.com:443"} {
+		if !strings.Contains(sq.Log(), "CONNECT "+host) {
+			t.Errorf("squid saw no CONNECT %s:\n%s", host, sq.Log())
+		}
 	}
 }

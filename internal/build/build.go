@@ -367,8 +367,10 @@ func Fetch(ctx context.Context, jobs []Job, opts Options) ([]*fetch.Result, erro
 		errs    []error
 		missing []string
 	)
+	po := opts.PlanOptions
+	po.SourcesOnly = true // fetching builds nothing: no maintainer needed
 	for _, j := range jobs {
-		plan, err := j.Recipe.Plan(j.Arch, opts.PlanOptions)
+		plan, err := j.Recipe.Plan(j.Arch, po)
 		if err != nil {
 			errs = append(errs, err)
 			continue

@@ -78,6 +78,10 @@ func (e *OfflineError) Error() string {
 	return fmt.Sprintf("offline: %d file(s) not in the cache:\n  %s", len(e.Missing), strings.Join(e.Missing, "\n  "))
 }
 
+// ErrProxyUnreachable is wrapped when nothing answered at the proxy itself
+// (connection refused, no route, unknown host) after a few quick tries.
+var ErrProxyUnreachable = errors.New("nothing answers at the proxy")
+
 // ErrTooManyRedirects is wrapped when a download is redirected more than 10 times.
 var ErrTooManyRedirects = errors.New("fetch: stopped after 10 redirects")
 

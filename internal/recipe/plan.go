@@ -23,6 +23,9 @@ import (
 type PlanOptions struct {
 	LocalSuffix       string // appended to the Debian version, e.g. "~wmf1": 3.18.4-1~wmf1
 	DefaultMaintainer string // "Name <email>", used when the recipe names no maintainer
+	// SourcesOnly plans for fetching and verifying the sources, not for
+	// building: no maintainer is asked for (the packages' may be empty).
+	SourcesOnly bool
 }
 
 // Plan is everything needed to build one recipe for one Debian architecture,
@@ -258,7 +261,7 @@ func (r *Recipe) maintainer(opts planOptions, fs *findings) string {
 		return r.Maintainer
 	}
 	m := opts.DefaultMaintainer
-	if m == "" && !opts.lint {
+	if m == "" && !opts.lint && !opts.SourcesOnly {
 		fs.because(ErrNoMaintainer, r.node, "maintainer: the recipe names none and no default maintainer is configured")
 	} else if m != "" && !maintainerRE.MatchString(m) {
 		fs.at(nil, "default maintainer %q is not \"Full Name <email@address>\"", m)
