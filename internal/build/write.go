@@ -20,25 +20,45 @@ import (
 // ProvenanceSuffix is appended to a .deb's name for its provenance record.
 const ProvenanceSuffix = ".intoto.json"
 
-// assemble turns a planned package into the deb writer's input.
+// assemble turns a planned package into the deb writer's input. The files'
+// bytes are watched on their way (binaries), for the lintian overrides.
 func assemble(r *recipe.Recipe, plan *recipe.Plan, pp *recipe.PlannedPackage, ms *members) (*deb.Package, error) {
 	p := &deb.Package{
 		Control:         pp.DebControl(),
 		Conffiles:       pp.Conffiles,
 		SourceDateEpoch: plan.SourceDateEpoch,
 	}
+	bins := newBinaries()
 	for _, f := range pp.Files {
 		e := deb.Entry{Path: f.Dest, Type: deb.TypeFile, Mode: f.Mode}
+		dest := f.Dest
 		if f.LocalPath != "" {
 			fh, st, err := r.OpenLocal(f.LocalPath)
 			if err != nil {
 				return nil, err
 			}
 			fh.Close()
-			e.Size, e.Open = st.Size(), openLocal(r, f.LocalPath, st)
+			open := openLocal(r, f.LocalPath, st)
+			bins.files[dest] = open
+			e.Size, e.Open = st.Size(), func() (io.ReadCloser, error) {
+				rc, err := open()
+				if err != nil {
+					return nil, err
+				}
+				return bins.watch(dest, rc), nil
+			}
 		} else {
 			k := keyOf(f)
-			e.OpenSized = func() (io.ReadCloser, int64, error) { return ms.open(k) }
+			if path, ok := ms.onDisk(k); ok {
+				bins.files[dest] = onDisk(path)
+			}
+			e.OpenSized = func() (io.ReadCloser, int64, error) {
+				rc, n, err := ms.open(k)
+				if err != nil {
+					return nil, 0, err
+				}
+				return bins.watch(dest, rc), n, nil
+			}
 		}
 		p.Entries = append(p.Entries, e)
 	}
@@ -50,8 +70,12 @@ func assemble(r *recipe.Recipe, plan *recipe.Plan, pp *recipe.PlannedPackage, ms
 	}
 	for _, g := range pp.GeneratedFiles {
 		content := g.Content
-		p.Entries = append(p.Entries, deb.Entry{Path: g.Dest, Type: deb.TypeFile, Mode: g.Mode, Size: int64(len(content)),
-			Open: func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(content)), nil }})
+		e := deb.Entry{Path: g.Dest, Type: deb.TypeFile, Mode: g.Mode, Size: int64(len(content)),
+			Open: func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(content)), nil }}
+		if g.Dest == recipe.OverridesPath(pp.Name) {
+			e.Size, e.Open, e.OpenSized = 0, nil, bins.overrides(pp)
+		}
+		p.Entries = append(p.Entries, e)
 	}
 	for _, s := range pp.Scripts {
 		p.Scripts = append(p.Scripts, deb.Script{Name: s.Name, Content: []byte(s.Content)})

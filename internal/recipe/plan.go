@@ -93,9 +93,13 @@ type PlannedPackage struct {
 	Directories    []string `json:",omitempty"` // absolute; parents are implied
 	Symlinks       []Link   `json:",omitempty"`
 	GeneratedFiles []GeneratedFile
-	Scripts        []Script `json:",omitempty"` // postinst, prerm, postrm (in that order, only those needed)
-	Conffiles      []string `json:",omitempty"` // absolute, sorted
-	OutputFile     string   // <name>_<version without epoch>_<arch>.deb
+	// LintianOverrides are the recipe's own (lintian-overrides), which
+	// Overrides adds to the ones updeb knows to write.
+	LintianOverrides []string `json:",omitempty"`
+	dynamic          bool     // the recipe says its binaries are dynamically linked
+	Scripts          []Script `json:",omitempty"` // postinst, prerm, postrm (in that order, only those needed)
+	Conffiles        []string `json:",omitempty"` // absolute, sorted
+	OutputFile       string   // <name>_<version without epoch>_<arch>.deb
 }
 
 // PlannedFile is one file of the package: from a source (Source, and Path
@@ -379,7 +383,7 @@ func (pl *packagePlanner) identity(dv debversion.Version) {
 	pl.pp = pp
 	pl.generated = map[string]bool{
 		docDir(pp.Name) + "copyright": true, docDir(pp.Name) + changelogName(pp): true,
-		"/usr/share/lintian/overrides/" + pp.Name: true,
+		OverridesPath(pp.Name): true,
 	}
 }
 
