@@ -64,7 +64,17 @@ func addCompletions(g *globalOptions, root *cobra.Command) {
 		path := strings.TrimPrefix(c.CommandPath(), root.Name()+" ")
 		local := func(name string) bool { return c.LocalNonPersistentFlags().Lookup(name) != nil }
 		hasRepo := c.Flags().Lookup("repo") != nil
-		if strings.Contains(c.Use, "RECIPE") && c.ValidArgsFunction == nil {
+		switch fields := strings.Fields(c.Use); {
+		case c.ValidArgsFunction != nil:
+		case len(fields) > 1 && fields[1] == "DIR": // a folder, then perhaps recipes
+			recipes := strings.Contains(c.Use, "RECIPE")
+			c.ValidArgsFunction = func(c *cobra.Command, args []string, word string) ([]string, cobra.ShellCompDirective) {
+				if len(args) == 0 || !recipes {
+					return nil, cobra.ShellCompDirectiveFilterDirs
+				}
+				return g.completeRecipes(c, args[1:], word)
+			}
+		case strings.Contains(c.Use, "RECIPE"):
 			c.ValidArgsFunction = g.completeRecipes
 		}
 		if local("compression") {

@@ -53,6 +53,9 @@ func TestCompletion(t *testing.T) {
 		{[]string{"inspect", ""}, "deb\n:8"},
 		{[]string{"compat", "--set", ""}, "yaml\nyml\n:8"},
 		{[]string{"build", "--cache", ""}, ":16"},
+		{append([]string{"mirror", "export"}, append(recipes, "")...), ":16"},
+		{append([]string{"mirror", "export"}, append(recipes, "/tmp", "pi")...), "pingd\n:4"},
+		{[]string{"mirror", "verify", ""}, ":16"},
 	} {
 		code, out, stderr := runCLI(t, append([]string{"__complete"}, tc.line...)...)
 		got := strings.TrimSpace(out)

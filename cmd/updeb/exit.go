@@ -16,6 +16,7 @@ import (
 	"github.com/updeb/updeb/internal/confined"
 	"github.com/updeb/updeb/internal/fetch"
 	"github.com/updeb/updeb/internal/gate"
+	"github.com/updeb/updeb/internal/mirror"
 	"github.com/updeb/updeb/internal/recipe"
 	"github.com/updeb/updeb/internal/repo"
 	"github.com/updeb/updeb/internal/srcurl"
@@ -159,6 +160,7 @@ var exitRules = []exitRule{
 	as(exitCheck, fixed[*repo.ConflictError]("the repository is unchanged; give the new build a new version or revision")),
 	as(exitCheck, fixed[*repo.FieldChangeError]("the repository is unchanged; to make the change anyway, repeat with --allow-field-change")),
 	is(gate.ErrFailed, exitCheck, "see the FAIL lines above"),
+	is(mirror.ErrFailed, exitCheck, "bring the missing and corrupt files over again: 'updeb mirror export' where there is a way out, then copy the folder whole"),
 
 	// 2: usage or invalid input.
 	is(recipe.ErrNoMaintainer, exitUsage, "set build: maintainer: \"Name <email>\" in updeb.yaml (or maintainer: in the recipe)"),
@@ -180,6 +182,7 @@ var exitRules = []exitRule{
 	is(repo.ErrInvalid, exitUsage, ""),
 	is(repo.ErrNotFound, exitUsage, ""),
 	is(repo.ErrNotManaged, exitUsage, ""),
+	is(mirror.ErrManifest, exitUsage, "name a folder 'updeb mirror export' wrote (it holds updeb-mirror.json)"),
 	is(gate.ErrBase, exitUsage, "--base must name a commit of the git repository that holds the recipes"),
 
 	// 3: network or I/O failure after retries.
@@ -189,6 +192,7 @@ var exitRules = []exitRule{
 	as(exitNetwork, fixed[*track.APIError](hintUpstream)),
 	is(track.ErrUpstream, exitNetwork, hintUpstream),
 	as(exitNetwork, fixed[*fetch.OfflineError]("run without --offline to download them, or bring them into the cache or a mirror")),
+	as(exitNetwork, fixed[*fetch.MissingError]("the mirror folder lacks the file: bring it over again ('updeb mirror export' where there is a way out, 'updeb mirror verify' here)")),
 	is(fetch.ErrRetryTime, exitNetwork, "the download did not finish within fetch: retry-time; raise it in the config for a slow link, or check the proxy"),
 	is(fetch.ErrProxyUnreachable, exitNetwork, "nothing answers at that proxy (3 tries over about 3 s, for a proxy being restarted): start it, or fix --proxy, proxy: in the config or HTTPS_PROXY"),
 	as(exitNetwork, fixed[*fetch.NetworkError]("check the proxy (--proxy, proxy: in the config, HTTPS_PROXY) and that it reaches the host")),

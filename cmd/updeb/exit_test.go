@@ -16,6 +16,7 @@ import (
 	"github.com/updeb/updeb/internal/confined"
 	"github.com/updeb/updeb/internal/fetch"
 	"github.com/updeb/updeb/internal/gate"
+	"github.com/updeb/updeb/internal/mirror"
 	"github.com/updeb/updeb/internal/recipe"
 	"github.com/updeb/updeb/internal/repo"
 	"github.com/updeb/updeb/internal/srcurl"
@@ -101,6 +102,8 @@ func TestExitStatus(t *testing.T) {
 		{"repo invalid", fmt.Errorf("%w: suite", repo.ErrInvalid), exitUsage, ""},
 		{"not published", fmt.Errorf("%w: kubectl", repo.ErrNotFound), exitUsage, ""},
 		{"not managed", repo.ErrNotManaged, exitUsage, ""},
+		{"mirror manifest", fmt.Errorf("%w: schema \"x\"", mirror.ErrManifest), exitUsage, "updeb-mirror.json"},
+		{"mirror folder incomplete", fmt.Errorf("%w: 1 missing", mirror.ErrFailed), exitCheck, "bring the missing and corrupt files over again"},
 		{"unreadable base", fmt.Errorf("verify: %w", fmt.Errorf("%w: nope is not a commit", gate.ErrBase)), exitUsage, "--base"},
 
 		// 3: network or I/O failure after retries.
@@ -109,6 +112,7 @@ func TestExitStatus(t *testing.T) {
 		{"API error", &track.APIError{URL: "u", Status: 502}, exitNetwork, "try again later"},
 		{"unusable upstream", fmt.Errorf("%w: no versions", track.ErrUpstream), exitNetwork, "try again later"},
 		{"offline miss", &fetch.OfflineError{Missing: []string{"u"}}, exitNetwork, "without --offline"},
+		{"missing from the mirror", wrap(&fetch.MissingError{URL: "u", Where: "mirror file:///m/u"}), exitNetwork, "updeb mirror export"},
 		{"download failed", wrap(netErr), exitNetwork, "check the proxy"},
 		{"release day unknown", wrap(&track.DayUnknownError{Recipe: "runc", Version: "1.4.4", Err: netErr}), exitNetwork, "--date YYYY-MM-DD"},
 		{"proxy down", wrap(&fetch.NetworkError{URL: "u", Proxy: "http://p:3128", Attempts: 3, Err: fmt.Errorf("%w: refused", fetch.ErrProxyUnreachable)}), exitNetwork, "nothing answers at that proxy"},

@@ -91,6 +91,8 @@ func TestJSONOutputs(t *testing.T) {
 		{"compat", []string{"compat", "--set", set, "--recipes", recipes, "--now", "2026-08-22"}},
 		{"outdated", append([]string{"outdated"}, tool...)},
 		{"bump", append([]string{"bump", "tool", "--to", "1.1.0", "--date", "2026-02-01"}, tool...)},
+		{"mirror export", append([]string{"mirror", "export", filepath.Join(dir, "mirror"), "hello", "--arch", "amd64"}, args...)},
+		{"mirror verify", []string{"mirror", "verify", filepath.Join(dir, "mirror")}},
 	}
 	covered := map[string]bool{}
 	for _, s := range steps {

@@ -96,6 +96,7 @@ behind).`,
 		newOutdatedCmd(g),
 		newBumpCmd(g),
 		newVerifyCmd(g),
+		newMirrorCmd(g),
 	)
 	// Bad arguments are usage errors (exit 2) for every command, and an unknown
 	// command is one too, with a suggestion ("did you mean build?") when one

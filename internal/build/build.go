@@ -17,7 +17,6 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
-	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -365,7 +364,7 @@ func Fetch(ctx context.Context, jobs []Job, opts Options) ([]*fetch.Result, erro
 	var (
 		out     []*fetch.Result
 		errs    []error
-		missing []string
+		offline = &fetch.OfflineError{}
 	)
 	po := opts.PlanOptions
 	po.SourcesOnly = true // fetching builds nothing: no maintainer needed
@@ -379,7 +378,7 @@ func Fetch(ctx context.Context, jobs []Job, opts Options) ([]*fetch.Result, erro
 		var off *fetch.OfflineError
 		switch {
 		case errors.As(err, &off):
-			missing = append(missing, off.Missing...)
+			offline.Add(off)
 			continue
 		case err != nil:
 			errs = append(errs, fmt.Errorf("%s (%s): %w", j.Recipe.Name, j.Arch, err))
@@ -390,9 +389,8 @@ func Fetch(ctx context.Context, jobs []Job, opts Options) ([]*fetch.Result, erro
 			out = append(out, srcs[name].aux...)
 		}
 	}
-	if len(missing) > 0 {
-		sort.Strings(missing)
-		errs = append(errs, &fetch.OfflineError{Missing: slices.Compact(missing)})
+	if len(offline.Missing)+len(offline.Corrupt) > 0 {
+		errs = append(errs, offline)
 	}
 	return out, errors.Join(errs...)
 }

@@ -42,7 +42,6 @@ import (
 	"net/http"
 	"net/url"
 	"os"
-	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -235,20 +234,27 @@ func (f *Fetcher) fetchLocked(ctx context.Context, r Request, algs []digest.Algo
 		return nil, err
 	}
 	defer unlock()
-	if res, err := f.lookup(r, algs); err == nil {
+	res, err := f.lookup(r, algs)
+	switch {
+	case err == nil:
 		f.log.Debug("cached", "url", r.URL, "path", res.Path)
 		return res, nil
-	} else if !errors.Is(err, cache.ErrMiss) {
-		return nil, err
-	}
-	if f.o.Offline {
+	case f.o.Offline && errors.Is(err, errEvicted):
+		return nil, &OfflineError{Corrupt: []string{r.URL}}
+	case f.o.Offline && errors.Is(err, cache.ErrMiss):
 		return nil, &OfflineError{Missing: []string{r.URL}}
+	case !errors.Is(err, cache.ErrMiss):
+		return nil, err
 	}
 	return f.download(ctx, r, algs)
 }
 
+// errEvicted is a cache miss because the cached copy failed its digest (and
+// was removed): it wraps cache.ErrMiss.
+var errEvicted = fmt.Errorf("%w: the cached copy failed its digest and was removed", cache.ErrMiss)
+
 // lookup finds r in the cache and re-verifies it, computing algs; cache.ErrMiss
-// when absent, corrupt (then evicted) or not matching the pin.
+// when absent or not matching the pin, errEvicted when corrupt (then removed).
 func (f *Fetcher) lookup(r Request, algs []digest.Algorithm) (*Result, error) {
 	sha := r.Pinned[digest.SHA256]
 	expect := r.Pinned
@@ -273,8 +279,8 @@ func (f *Fetcher) lookup(r Request, algs []digest.Algorithm) (*Result, error) {
 		f.progress(Progress{URL: r.URL, Received: size, Total: size, Done: true, Err: err, Cached: true})
 	}
 	if errors.Is(err, cache.ErrCorrupt) {
-		f.log.Warn("evicted a corrupt cache entry; fetching again", "url", r.URL, "err", err)
-		return nil, cache.ErrMiss
+		f.log.Warn("evicted a corrupt cache entry", "url", r.URL, "err", err)
+		return nil, errEvicted
 	}
 	if err != nil {
 		return nil, err
@@ -338,7 +344,9 @@ func (f *Fetcher) download(ctx context.Context, r Request, algs []digest.Algorit
 	sums := h.Sum()
 	if len(r.Pinned) > 0 {
 		if err := h.Check(r.URL, r.Pinned); err != nil {
-			f.log.Error("digest mismatch: not cached", "url", r.URL, "err", err)
+			if t.dir != "" {
+				err = fmt.Errorf("the copy in the %s is corrupt: %w", via, err)
+			}
 			return nil, err
 		}
 	}
@@ -380,16 +388,15 @@ func (f *Fetcher) Close() { f.client.CloseIdleConnections() }
 func (f *Fetcher) FetchAll(ctx context.Context, rs []Request) ([]*Result, error) {
 	out := make([]*Result, len(rs))
 	var mu sync.Mutex
-	var missing []string
+	offline := &OfflineError{}
 	g, gctx := errgroup.WithContext(ctx)
 	g.SetLimit(f.o.Parallel)
 	for i, r := range rs {
 		g.Go(func() error {
 			res, err := f.Fetch(gctx, r)
-			var oe *OfflineError
-			if errors.As(err, &oe) {
+			if oe, ok := errors.AsType[*OfflineError](err); ok {
 				mu.Lock()
-				missing = append(missing, oe.Missing...)
+				offline.Add(oe)
 				mu.Unlock()
 				return nil
 			}
@@ -400,9 +407,8 @@ func (f *Fetcher) FetchAll(ctx context.Context, rs []Request) ([]*Result, error)
 	if err := g.Wait(); err != nil {
 		return nil, err
 	}
-	if len(missing) > 0 {
-		slices.Sort(missing)
-		return nil, &OfflineError{Missing: slices.Compact(missing)}
+	if len(offline.Missing)+len(offline.Corrupt) > 0 {
+		return nil, offline
 	}
 	return out, nil
 }

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"net/url"
 	"os"
 	"path"
@@ -116,6 +117,23 @@ func mapMirror(ms []Mirror, u string) (target, error) {
 	return target{url: mapped, mirrored: true}, nil
 }
 
+// MirrorFile returns the file, slash-separated below a file mirror's
+// folder, that a file mirror m maps u to: the layout a mirrors: entry with a
+// folder reads (what updeb mirror export writes).
+func MirrorFile(m Mirror, u string) (string, error) {
+	if _, err := srcurl.Check(u); err != nil {
+		return "", err
+	}
+	t, err := mapMirror([]Mirror{m}, u)
+	if err != nil {
+		return "", err
+	}
+	if t.dir == "" {
+		return "", fmt.Errorf("%s is not below the file mirror %s", u, m.Prefix)
+	}
+	return t.name, nil
+}
+
 // matchPrefix reports whether prefix starts u and ends at a segment
 // boundary: https://github.com/helm matches .../helm/x, not .../helmfile/x.
 func matchPrefix(prefix, u string) bool {
@@ -135,6 +153,9 @@ func (f *Fetcher) copyFile(t target, upstream string, tmp *os.File, h *digest.Ha
 	src, fi, err := confined.Open(t.dir, t.name)
 	if errors.Is(err, confined.ErrRefused) {
 		return &MirrorError{URL: upstream, Target: t.url, Err: err}
+	}
+	if errors.Is(err, fs.ErrNotExist) {
+		return &MissingError{URL: upstream, Where: "mirror " + t.url}
 	}
 	if err != nil {
 		return &NetworkError{URL: upstream, Target: t.url, Attempts: 1, Err: err}
