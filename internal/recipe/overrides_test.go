@@ -25,7 +25,7 @@ func TestOverrides(t *testing.T) {
 		LintianOverrides: []string{"package-supports-alternative-init-but-no-init.d-script", "dir-or-file-in-opt"},
 	}
 	facts := map[string]BinaryFacts{
-		"/usr/bin/stripped":    {ELF: true, Static: true},
+		"/usr/bin/stripped":           {ELF: true, Static: true},
 		"/usr/bin/unstripped-dynamic": {ELF: true, Unstripped: true},
 		"/usr/lib/tool/script":        {},
 		"/usr/sbin/toold-static":      {ELF: true, Static: true, Unstripped: true},
