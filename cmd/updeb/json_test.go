@@ -116,7 +116,11 @@ func TestJSONOutputs(t *testing.T) {
 			t.Errorf("%s: schema is not the first key:\n%.200s", where, stdout)
 		}
 		checkKeys(t, where, "", v)
+		noNulls(t, where, "", v)
 		covered[s.command] = true
+		if d := os.Getenv("UPDEB_JSON_EXAMPLES"); d != "" { // material for README's examples
+			os.WriteFile(filepath.Join(d, strings.ReplaceAll(s.command, " ", "-")+".json"), []byte(stdout), 0o644)
+		}
 	}
 
 	// Every command declaring JSON has a step; every other refuses --json.
@@ -138,6 +142,24 @@ func TestJSONOutputs(t *testing.T) {
 	}
 }
 
+// noNulls reports the paths of the nulls in v: updeb's JSON has none (an
+// empty list is [], an absent value is left out).
+func noNulls(t *testing.T, where, path string, v any) {
+	t.Helper()
+	switch x := v.(type) {
+	case nil:
+		t.Errorf("%s: null at %s", where, path)
+	case map[string]any:
+		for k, e := range x {
+			noNulls(t, where, path+"."+k, e)
+		}
+	case []any:
+		for _, e := range x {
+			noNulls(t, where, path+"[]", e)
+		}
+	}
+}
+
 func TestPrintJSON(t *testing.T) {
 	cmd := jsonOutput(&cobra.Command{Use: "x"}, 2)
 	root := &cobra.Command{Use: "updeb"}
@@ -153,6 +175,20 @@ func TestPrintJSON(t *testing.T) {
 	if err := printJSON(&b, cmd, struct{}{}); err != nil || b.String() != "{\n  \"schema\": \"updeb/x/v2\"\n}\n" {
 		t.Errorf("empty object: %q, %v", b.String(), err)
 	}
+	type inner struct {
+		L []string `json:"l"`
+		B []byte   `json:"b"`
+	}
+	b.Reset()
+	in := &inner{}
+	if err := printJSON(&b, cmd, struct {
+		P *inner           `json:"p"`
+		M map[string]inner `json:"m"`
+		S []inner          `json:"s"`
+		A any              `json:"a"`
+	}{in, map[string]inner{"k": {}}, []inner{{}}, inner{}}); err != nil || strings.Contains(b.String(), "null") || strings.Count(b.String(), "[]") != 4 {
+		t.Errorf("nil lists: %q, %v", b.String(), err)
+	}
 	for _, bad := range []any{[]int{1}, "s", map[string]int{"schema": 1}} {
 		if err := printJSON(&b, cmd, bad); err == nil {
 			t.Errorf("printJSON(%v) accepted", bad)
@@ -160,5 +196,42 @@ func TestPrintJSON(t *testing.T) {
 	}
 	if err := printJSON(&b, root, map[string]int{}); err == nil {
 		t.Error("printJSON on a command that declares no JSON accepted")
+	}
+}
+
+// TestReadmeJSON: README's "JSON output" section has one example per
+// command that prints JSON, and each follows the convention.
+func TestReadmeJSON(t *testing.T) {
+	doc, err := os.ReadFile(filepath.Join("..", "..", "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, sec, ok := strings.Cut(string(doc), "### JSON output\n")
+	sec, _, _ = strings.Cut(sec, "\n### ")
+	if !ok {
+		t.Fatal("README.md has no JSON output section")
+	}
+	examples := map[string]bool{}
+	for _, block := range strings.Split(sec, "```json\n")[1:] {
+		block, _, _ = strings.Cut(block, "```")
+		var v map[string]any
+		if err := json.Unmarshal([]byte(block), &v); err != nil {
+			t.Errorf("README example does not parse: %v\n%s", err, block)
+			continue
+		}
+		schema, _ := v["schema"].(string)
+		checkKeys(t, "README "+schema, "", v)
+		noNulls(t, "README "+schema, "", v)
+		examples[schema] = true
+	}
+	g := &globalOptions{stdout: &bytes.Buffer{}, stderr: &bytes.Buffer{}}
+	walk(newRootCmd(g), func(c *cobra.Command) {
+		if s := jsonSchema(c); s != "" && !examples[s] {
+			t.Errorf("README.md has no JSON example of %s (%s)", c.CommandPath(), s)
+		}
+		delete(examples, jsonSchema(c))
+	})
+	for s := range examples {
+		t.Errorf("README.md has a JSON example of %q, which no command prints", s)
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"reflect"
 	"strconv"
 	"strings"
 
@@ -17,6 +18,7 @@ import (
 //     "updeb/<command>/v<N>", <command> being the command path after
 //     "updeb" with its words joined by "-" (updeb/repo-history/v1);
 //   - every key at every depth is snake_case (lower case, digits, "_");
+//   - an empty list is [], never null;
 //   - a change that removes or renames a key or changes a value's type bumps
 //     N; adding a key does not.
 //
@@ -87,7 +89,7 @@ func printJSON(w io.Writer, cmd *cobra.Command, v any) error {
 	var body bytes.Buffer
 	enc := json.NewEncoder(&body)
 	enc.SetEscapeHTML(false)
-	if err := enc.Encode(v); err != nil {
+	if err := enc.Encode(emptyLists(v)); err != nil {
 		return err
 	}
 	obj := bytes.TrimSpace(body.Bytes())
@@ -114,4 +116,68 @@ func printJSON(w io.Writer, cmd *cobra.Command, v any) error {
 	out.WriteByte('\n')
 	_, err := w.Write(out.Bytes())
 	return err
+}
+
+// emptyLists returns v with every nil slice it holds (in structs, maps,
+// slices and through pointers) made empty, so that it encodes as [] rather
+// than null. Values behind pointers are changed in place; v itself is
+// copied first.
+func emptyLists(v any) any {
+	if v == nil {
+		return nil
+	}
+	c := reflect.New(reflect.TypeOf(v)).Elem()
+	c.Set(reflect.ValueOf(v))
+	fillLists(c, 0)
+	return c.Interface()
+}
+
+// fillLists makes the nil slices below the settable value v empty; depth
+// bounds a self-referencing value.
+func fillLists(v reflect.Value, depth int) {
+	if depth > 32 {
+		return
+	}
+	switch v.Kind() {
+	case reflect.Pointer, reflect.Interface:
+		if !v.IsNil() {
+			e := v.Elem()
+			if v.Kind() == reflect.Interface { // not settable: work on a copy
+				c := reflect.New(e.Type()).Elem()
+				c.Set(e)
+				fillLists(c, depth+1)
+				v.Set(c)
+				return
+			}
+			fillLists(e, depth+1)
+		}
+	case reflect.Struct:
+		for i := range v.NumField() {
+			if f := v.Field(i); f.CanSet() {
+				fillLists(f, depth+1)
+			}
+		}
+	case reflect.Slice:
+		if v.IsNil() {
+			v.Set(reflect.MakeSlice(v.Type(), 0, 0)) // a []byte becomes ""
+			return
+		}
+		for i := range v.Len() {
+			fillLists(v.Index(i), depth+1)
+		}
+	case reflect.Array:
+		for i := range v.Len() {
+			fillLists(v.Index(i), depth+1)
+		}
+	case reflect.Map:
+		if v.IsNil() {
+			return
+		}
+		for _, k := range v.MapKeys() {
+			c := reflect.New(v.Type().Elem()).Elem()
+			c.Set(v.MapIndex(k))
+			fillLists(c, depth+1)
+			v.SetMapIndex(k, c)
+		}
+	}
 }
