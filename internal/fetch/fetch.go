@@ -269,13 +269,15 @@ func (f *Fetcher) lookup(r Request, algs []digest.Algorithm) (*Result, error) {
 		}
 	}
 	var report func(done, total int64)
+	reported := false
 	if f.o.Progress != nil {
 		report = func(done, total int64) {
+			reported = true
 			f.progress(Progress{URL: r.URL, Received: done, Total: total, Cached: true})
 		}
 	}
 	path, size, sums, err := f.cache.VerifyReporting(sha, report, digest.Needed(expect, algs...)...)
-	if report != nil {
+	if reported {
 		f.progress(Progress{URL: r.URL, Received: size, Total: size, Done: true, Err: err, Cached: true})
 	}
 	if errors.Is(err, cache.ErrCorrupt) {
