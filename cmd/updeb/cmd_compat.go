@@ -87,7 +87,7 @@ func runCompat(cmd *cobra.Command, g *globalOptions, o *compatOptions) error {
 	if err != nil {
 		return fmt.Errorf("bundled end-of-life data: %w", err)
 	}
-	report := compat.Evaluate(sets, o.requires, data, now)
+	report := compat.Evaluate(sets, compat.Inputs{Requires: o.requires, EOL: data, Now: now})
 
 	var out strings.Builder
 	if g.json {

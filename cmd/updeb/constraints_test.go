@@ -120,7 +120,7 @@ func TestConstraintsAgree(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				r := compat.Evaluate(sets, requires, nil, time.Date(2026, 8, 22, 0, 0, 0, 0, time.UTC))
+				r := compat.Evaluate(sets, compat.Inputs{Requires: requires, Now: time.Date(2026, 8, 22, 0, 0, 0, 0, time.UTC)})
 				pkgGot := allows
 				for _, f := range r.Findings {
 					if f.Rule == compat.RuleRequires {

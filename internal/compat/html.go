@@ -65,8 +65,8 @@ footer pre { white-space: pre-wrap; background: #f6f6f6; padding: 0.6em; }
 {{range .Findings}}<li class="{{.Severity}}"><b>{{.Severity}}</b> {{.Set}} {{.Component}} ({{.Rule}}): {{.Message}}</li>
 {{end}}</ul>{{else}}<p>None.</p>{{end}}
 <footer>
-<p>Checked on {{.Now}}. Rules: Kubernetes version-skew policy (https://kubernetes.io/releases/version-skew-policy/), built into updeb; the tables and dates below are bundled with it.</p>
-{{range .Sources}}<h3>{{.Name}}</h3>
+<p>Checked on {{.Now}}. Rules: Kubernetes version-skew policy (https://kubernetes.io/releases/version-skew-policy/), built into updeb; the tables and dates below, each with the copy used (bundled with updeb, or refreshed by updeb data refresh).</p>
+{{range .Sources}}<h3>{{.Title}}</h3>
 <pre>{{.Text}}</pre>
 {{end}}</footer>
 </body>
@@ -78,6 +78,8 @@ type htmlCell struct {
 	Title string
 	Shown []string // findings shown under the version (support status stays in the title)
 }
+
+type htmlSource struct{ Title, Text string }
 
 type htmlRow struct {
 	Component string
@@ -92,8 +94,11 @@ func renderHTML(w io.Writer, r *Report) error {
 		Rows     []htmlRow
 		Legend   [][2]string
 		Findings []Finding
-		Sources  []Source
-	}{Summary: r.summary(), Now: r.Now.UTC().Format(time.DateOnly), Sets: r.Sets, Legend: legend, Findings: r.Findings, Sources: r.Sources}
+		Sources  []htmlSource
+	}{Summary: r.summary(), Now: r.Now.UTC().Format(time.DateOnly), Sets: r.Sets, Legend: legend, Findings: r.Findings}
+	for _, s := range r.Sources {
+		data.Sources = append(data.Sources, htmlSource{Title: s.title(), Text: s.Text})
+	}
 	for _, comp := range r.Components {
 		row := htmlRow{Component: comp}
 		for _, s := range r.Sets {

@@ -53,7 +53,7 @@ func TestParseReleaseSetsErrors(t *testing.T) {
 		{"sets:\n  - name: a\n    components:\n      kubernetes: 1.35.8\n      kube-apiserver: 1.35.8\n",
 			p + `5:7: set "a": give the kube-apiserver version as "kubernetes"`},
 		{"sets:\n  - name: a\n    components:\n      kubernetes: 1.35.8\n      helm: [3]\n",
-			p + `5:13: set "a": component "helm": expected a version`},
+			p + `5:13: set "a": component "helm": expected a version, recipe:NAME or {from: ..., to: ...}`},
 		{"sets:\n  - name: a\n    components:\n      kubernetes: 1.35.8\n      helm: latest\n",
 			p + `5:13: set "a": component "helm": invalid Debian version: upstream version "latest" must start with a digit (after an optional v)`},
 		{"sets:\n  - name: a\n    components:\n      etcd: 3.6.14\n",
@@ -120,7 +120,7 @@ func FuzzParseReleaseSets(f *testing.F) {
 			return
 		}
 		// Whatever parses must check and render without failing.
-		r := Evaluate(sets, nil, nil, checkDay)
+		r := Evaluate(sets, Inputs{Now: checkDay})
 		for _, f := range Formats() {
 			if err := Render(discard{}, r, f); err != nil {
 				t.Fatal(err)

@@ -36,7 +36,11 @@ var ErrData = errors.New("eol: invalid data")
 type Data struct {
 	// Source is the header comment of the data file (without the leading "# "):
 	// where the data comes from, its licence and its snapshot date.
-	Source   string
+	Source string
+	// AsOf is the day the data was true of upstream: the header's "As of:"
+	// line (a snapshot's day, or when updeb data refresh fetched it); zero
+	// when the header has none.
+	AsOf     time.Time
 	products map[string][]Cycle
 }
 
@@ -75,6 +79,11 @@ func Load() (*Data, error) { return Parse("eol.yaml", embedded) }
 func Parse(name string, b []byte) (*Data, error) {
 	d := &yamlfile.Decoder{File: name}
 	data := &Data{Source: datafile.Header(b), products: map[string][]Cycle{}}
+	asOf, _, err := datafile.AsOf(data.Source)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %s: %w", ErrData, name, err)
+	}
+	data.AsOf = asOf
 	const want = "expected a mapping of product -> cycles"
 	if top := d.Document(b, yamlfile.Options{What: "end-of-life data file", Empty: want}); top != nil {
 		if top.Kind != yaml.MappingNode {
