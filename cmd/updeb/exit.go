@@ -12,10 +12,13 @@ import (
 	"strings"
 	"syscall"
 
+	"github.com/updeb/updeb/internal/compat"
+	"github.com/updeb/updeb/internal/eol"
 	"github.com/updeb/updeb/internal/fetch"
 	"github.com/updeb/updeb/internal/gate"
 	"github.com/updeb/updeb/internal/recipe"
 	"github.com/updeb/updeb/internal/repo"
+	"github.com/updeb/updeb/internal/supportdata"
 	"github.com/updeb/updeb/internal/track"
 	"github.com/updeb/updeb/internal/trust"
 	"github.com/updeb/updeb/pkg/archive"
@@ -142,6 +145,7 @@ var exitRules = []exitRule{
 	is(track.ErrReupload, exitCheck, "ALARM: upstream bytes changed for a pinned version. Do not re-pin blindly: find out why (a compromised release?) before anything else"),
 	as(exitCheck, fixed[*repo.ConflictError]("the repository is unchanged; give the new build a new version or revision")),
 	is(gate.ErrFailed, exitCheck, "see the FAIL lines above"),
+	is(supportdata.ErrDropped, exitCheck, "the copy in use was kept. Find out why the data source lost those cycles (a partial mirror?); if they really are gone, run again with --allow-dropped"),
 
 	// 2: usage or invalid input.
 	is(recipe.ErrNoMaintainer, exitUsage, "set build: maintainer: \"Name <email>\" in updeb.yaml (or maintainer: in the recipe)"),
@@ -163,12 +167,14 @@ var exitRules = []exitRule{
 	is(repo.ErrNotFound, exitUsage, ""),
 	is(repo.ErrNotManaged, exitUsage, ""),
 	is(gate.ErrBase, exitUsage, "--base must name a commit of the git repository that holds the recipes"),
+	is(compat.ErrUnresolved, exitUsage, "a release set's recipe:NAME must name a recipe of the --recipes folder"),
 
 	// 3: network or I/O failure after retries.
 	asIf(exitNetwork, func(e *track.APIError) bool { return e.RateLimit },
 		"set GITHUB_TOKEN to a GitHub token: the API allows 60 requests an hour without one, 5000 with one"),
 	as(exitNetwork, fixed[*track.APIError](hintUpstream)),
 	is(track.ErrUpstream, exitNetwork, hintUpstream),
+	is(eol.ErrAPI, exitNetwork, "the support data source answered something unusable; the copy in use was kept. Check data: endoflife-url: in the config, or try again later"),
 	as(exitNetwork, fixed[*fetch.OfflineError]("run without --offline to download them, or bring them into the cache or a mirror")),
 	as(exitNetwork, fixed[*fetch.NetworkError]("check the proxy (--proxy, proxy: in the config, HTTPS_PROXY) and that it reaches the host")),
 	is(context.Canceled, exitNetwork, "interrupted: run the command again to finish"),

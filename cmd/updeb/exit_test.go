@@ -12,10 +12,13 @@ import (
 	"syscall"
 	"testing"
 
+	"github.com/updeb/updeb/internal/compat"
+	"github.com/updeb/updeb/internal/eol"
 	"github.com/updeb/updeb/internal/fetch"
 	"github.com/updeb/updeb/internal/gate"
 	"github.com/updeb/updeb/internal/recipe"
 	"github.com/updeb/updeb/internal/repo"
+	"github.com/updeb/updeb/internal/supportdata"
 	"github.com/updeb/updeb/internal/track"
 	"github.com/updeb/updeb/internal/trust"
 	"github.com/updeb/updeb/pkg/archive"
@@ -73,6 +76,7 @@ func TestExitStatus(t *testing.T) {
 		{"re-upload", wrap(track.ErrReupload), exitCheck, "ALARM"},
 		{"publish conflict", &repo.ConflictError{Package: "x=1 (amd64)"}, exitCheck, "repository is unchanged"},
 		{"gate failed", fmt.Errorf("verify: %w", gate.ErrFailed), exitCheck, "FAIL lines"},
+		{"support data lost cycles", &supportdata.DroppedError{Dropped: map[string][]string{"kubernetes": {"1.36"}}}, exitCheck, "--allow-dropped"},
 
 		// 2: usage or invalid input.
 		{"no maintainer", wrap(errors.Join(recipe.ErrInvalid, recipe.ErrNoMaintainer)), exitUsage, "build: maintainer:"},
@@ -93,12 +97,14 @@ func TestExitStatus(t *testing.T) {
 		{"not published", fmt.Errorf("%w: kubectl", repo.ErrNotFound), exitUsage, ""},
 		{"not managed", repo.ErrNotManaged, exitUsage, ""},
 		{"unreadable base", fmt.Errorf("verify: %w", fmt.Errorf("%w: nope is not a commit", gate.ErrBase)), exitUsage, "--base"},
+		{"unknown recipe in a set", fmt.Errorf("%w: set %q", compat.ErrUnresolved, "k"), exitUsage, "recipe:NAME"},
 
 		// 3: network or I/O failure after retries.
 		{"rate limit", wrap(&track.APIError{URL: "u", Status: 403, RateLimit: true}), exitNetwork, "GITHUB_TOKEN"},
 		{"rate limit on 404", &track.APIError{URL: "u", Status: 404, RateLimit: true}, exitNetwork, "GITHUB_TOKEN"},
 		{"API error", &track.APIError{URL: "u", Status: 502}, exitNetwork, "try again later"},
 		{"unusable upstream", fmt.Errorf("%w: no versions", track.ErrUpstream), exitNetwork, "try again later"},
+		{"unusable support data", fmt.Errorf("%w: u: the answer is HTML", eol.ErrAPI), exitNetwork, "copy in use was kept"},
 		{"offline miss", &fetch.OfflineError{Missing: []string{"u"}}, exitNetwork, "without --offline"},
 		{"download failed", wrap(netErr), exitNetwork, "check the proxy"},
 		{"interrupted", wrap(context.Canceled), exitNetwork, "interrupted"},

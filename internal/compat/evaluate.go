@@ -23,6 +23,7 @@ import (
 	"time"
 
 	"github.com/updeb/updeb/internal/eol"
+	"github.com/updeb/updeb/internal/plan"
 	"github.com/updeb/updeb/pkg/debversion"
 )
 
@@ -104,6 +105,9 @@ type Report struct {
 	Components []string    `json:"components"`
 	Findings   []Finding   `json:"findings"`
 	Sources    []Source    `json:"sources"`
+	// Plan, when set, is shown as a section of the HTML page (updeb compat
+	// sets it from the recipes and the support data).
+	Plan *plan.Plan `json:"plan,omitempty"`
 }
 
 // Count returns how many findings have the given severity.
@@ -128,13 +132,60 @@ func (r *Report) FindingsFor(set, component string) []Finding {
 	return out
 }
 
-// ValidateRequires parses every constraint of requires (component -> other
-// component -> constraint) and returns the first error, naming the component.
-func ValidateRequires(requires map[string]map[string]string) error {
-	for _, c := range sortedKeys(requires) {
-		for _, o := range sortedKeys(requires[c]) {
-			if _, err := debversion.ParseConstraint(requires[c][o]); err != nil {
-				return fmt.Errorf("%s requires %s: %w", c, o, err)
+// Requirement is one recipe's requires: what version Version of Component
+// works with (other component -> constraint).
+type Requirement struct {
+	Component string
+	// Version is the version the recipe ships; "" applies to every version.
+	Version  string
+	Requires map[string]string
+}
+
+// Requirements turns component -> other component -> constraint (one set of
+// requires per component, whatever its version) into Requirements.
+func Requirements(byComponent map[string]map[string]string) []Requirement {
+	var out []Requirement
+	for _, c := range sortedKeys(byComponent) {
+		out = append(out, Requirement{Component: c, Requires: byComponent[c]})
+	}
+	return out
+}
+
+// ValidateRequires parses every constraint and returns the first error,
+// naming the component.
+func ValidateRequires(reqs []Requirement) error {
+	for _, r := range reqs {
+		for _, o := range sortedKeys(r.Requires) {
+			if _, err := debversion.ParseConstraint(r.Requires[o]); err != nil {
+				return fmt.Errorf("%s requires %s: %w", r.Component, o, err)
+			}
+		}
+	}
+	return nil
+}
+
+// requirementFor picks the requires that apply to version of comp: those of
+// the recipe that ships that version, else of one that ships its
+// MAJOR.MINOR, else those declared for every version, else those of the
+// component's only recipe; nil when none applies (several recipes of the
+// component, none of that version: the shipped rule reports the version).
+func requirementFor(reqs []Requirement, comp, version string) map[string]string {
+	var cands []Requirement
+	for _, r := range reqs {
+		if r.Component == comp {
+			cands = append(cands, r)
+		}
+	}
+	vm, vn, vok := minorOf(version)
+	for _, match := range []func(r Requirement) bool{
+		func(r Requirement) bool { return r.Version != "" && shipsVersion([]string{r.Version}, version) },
+		func(r Requirement) bool { m, n, ok := minorOf(r.Version); return ok && vok && m == vm && n == vn },
+		func(r Requirement) bool { return r.Version == "" },
+		func(Requirement) bool { return len(cands) == 1 },
+	} {
+		for _, r := range cands {
+			if match(r) {
+				return r.Requires
 			}
 		}
 	}
@@ -144,9 +195,8 @@ func ValidateRequires(requires map[string]map[string]string) error {
 // Inputs are what Evaluate checks release sets against besides the bundled
 // tables and Kubernetes' skew policy.
 type Inputs struct {
-	// Requires is component -> other component -> constraint, as recipes
-	// declare them (nil for none).
-	Requires map[string]map[string]string
+	// Requires are the recipes' requires (nil for none).
+	Requires []Requirement
 	// EOL is the end-of-life data (nil: no end-of-life check); EOLCopy says
 	// which copy it is, for the report ("bundled" when empty).
 	EOL     *eol.Data
@@ -391,12 +441,10 @@ func evaluateSet(s *SetResult, t *Tables, in Inputs) []Finding {
 	if c, ok := s.Cells["etcd"]; ok && s.Kubernetes != "" {
 		evaluateEtcd(s, c.Version, t, add)
 	}
-	for _, comp := range sortedKeys(requires) {
-		if _, deployed := s.Cells[comp]; !deployed {
-			continue
-		}
-		for _, other := range sortedKeys(requires[comp]) {
-			text := requires[comp][other]
+	for _, comp := range sortedKeys(s.Cells) {
+		reqs := requirementFor(requires, comp, s.Cells[comp].Version)
+		for _, other := range sortedKeys(reqs) {
+			text := reqs[other]
 			con, err := debversion.ParseConstraint(text)
 			if err != nil {
 				add(RuleRequires, Violation, comp, "", "%s declares an invalid requirement on %s: %v", comp, other, err)

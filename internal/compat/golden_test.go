@@ -58,7 +58,7 @@ var goldenCases = []struct {
 	{name: "recipe-refs",
 		recipes: map[string]string{"kubernetes-1.35": "1.35.4", "kubernetes-1.36": "1.36.0"},
 		shipped: map[string][]string{"kubernetes": {"1.35.4", "1.36.0"}, "helm": {"3.21.4"}, "cri-tools": {"1.35.0", "1.36.0"}},
-		want: []string{"warning shipped flannel", "violation helm-skew helm", "violation shipped helm"}},
+		want:    []string{"warning shipped flannel", "violation helm-skew helm", "violation shipped helm"}},
 }
 
 func loadCase(t *testing.T, name string) []ReleaseSet {
@@ -82,7 +82,7 @@ func TestGolden(t *testing.T) {
 			if err := Resolve(sets, tc.recipes); err != nil {
 				t.Fatal(err)
 			}
-			r := Evaluate(sets, Inputs{Requires: tc.requires, EOL: data, Now: checkDay, Shipped: tc.shipped})
+			r := Evaluate(sets, Inputs{Requires: Requirements(tc.requires), EOL: data, Now: checkDay, Shipped: tc.shipped})
 			var got []string
 			for _, f := range r.Findings {
 				got = append(got, string(f.Severity)+" "+f.Rule+" "+f.Component)

@@ -25,6 +25,9 @@
 //	  max-size: 4GiB      # bytes, or with a unit: KiB MiB GiB TiB (also kB MB GB TB); at most 1TiB
 //	  parallel: 4         # 1 to 64
 //	github-api: https://api.github.com   # for watch: github (updeb outdated, bump)
+//	data:                                # support data (end-of-life dates) for updeb data refresh
+//	  endoflife-url: https://endoflife.date/api/{product}.json  # or a mirror; a base URL gets /{product}.json
+//	  max-age-days: 30                   # warn when the data in use is older (1 to 3650)
 //	build:
 //	  compression: xz     # xz, gzip, zstd or none
 //	  parallel: 2         # 1 to 256
@@ -67,9 +70,51 @@ type Config struct {
 	// GitHubAPI is the GitHub REST API base URL for watch: github (updeb
 	// outdated/bump); "" means https://api.github.com (GitHub Enterprise: its /api/v3).
 	GitHubAPI string
+	Data      Data
 
 	// File is the file the config was read from ("" when none was found).
 	File string
+}
+
+// Data configures the support data updeb data refresh fetches and the
+// commands that read it (outdated, compat, plan).
+type Data struct {
+	// EndOfLifeURL is where a product's release cycles are, with "{product}"
+	// where its name goes ("" means DefaultEndOfLifeURL). A URL without
+	// "{product}" is a base: "/{product}.json" is added to it.
+	EndOfLifeURL string
+	// MaxAgeDays: older data gets a warning (0 means DefaultMaxAgeDays).
+	MaxAgeDays int
+}
+
+// DefaultEndOfLifeURL is endoflife.date's API (v0) for one product.
+const DefaultEndOfLifeURL = "https://endoflife.date/api/{product}.json"
+
+// DefaultMaxAgeDays is the age past which support data gets a warning.
+const DefaultMaxAgeDays = 30
+
+// MaxMaxAgeDays bounds data.max-age-days.
+const MaxMaxAgeDays = 3650
+
+// ProductURL returns the URL of product's release cycles.
+func (d Data) ProductURL(product string) string {
+	u := d.EndOfLifeURL
+	if u == "" {
+		u = DefaultEndOfLifeURL
+	}
+	if !strings.Contains(u, "{product}") {
+		u = strings.TrimRight(u, "/") + "/{product}.json"
+	}
+	return strings.ReplaceAll(u, "{product}", url.PathEscape(product))
+}
+
+// MaxAge is the age past which support data gets a warning.
+func (d Data) MaxAge() time.Duration {
+	days := d.MaxAgeDays
+	if days == 0 {
+		days = DefaultMaxAgeDays
+	}
+	return time.Duration(days) * 24 * time.Hour
 }
 
 // Mirror maps upstream URLs that start with Prefix (an http(s) URL prefix) to
@@ -288,6 +333,18 @@ func (p *parser) config(c *Config, n *yaml.Node) {
 				c.GitHubAPI = s
 			}
 		}),
+		"data": field(func(v *yaml.Node) { p.data(&c.Data, v) }),
+	})
+}
+
+func (p *parser) data(d *Data, n *yaml.Node) {
+	p.mapping(n, "data", "config.Data", fields{
+		"endoflife-url": field(func(v *yaml.Node) {
+			if p.str(v, "data.endoflife-url", &d.EndOfLifeURL) && !httpURL(strings.ReplaceAll(d.EndOfLifeURL, "{product}", "p")) {
+				p.At(v, "data.endoflife-url %q: want an http:// or https:// URL (with {product} where the product name goes, or a base URL)", d.EndOfLifeURL)
+			}
+		}),
+		"max-age-days": field(func(v *yaml.Node) { p.integer(v, "data.max-age-days", 1, MaxMaxAgeDays, &d.MaxAgeDays) }),
 	})
 }
 

@@ -79,11 +79,9 @@ func Load() (*Data, error) { return Parse("eol.yaml", embedded) }
 func Parse(name string, b []byte) (*Data, error) {
 	d := &yamlfile.Decoder{File: name}
 	data := &Data{Source: datafile.Header(b), products: map[string][]Cycle{}}
-	asOf, _, err := datafile.AsOf(data.Source)
-	if err != nil {
+	if err := data.setAsOf(); err != nil {
 		return nil, fmt.Errorf("%w: %s: %w", ErrData, name, err)
 	}
-	data.AsOf = asOf
 	const want = "expected a mapping of product -> cycles"
 	if top := d.Document(b, yamlfile.Options{What: "end-of-life data file", Empty: want}); top != nil {
 		if top.Kind != yaml.MappingNode {
@@ -99,6 +97,13 @@ func Parse(name string, b []byte) (*Data, error) {
 		return nil, fmt.Errorf("%w: %w", ErrData, err)
 	}
 	return data, nil
+}
+
+// setAsOf reads AsOf from the header's "As of:" line.
+func (d *Data) setAsOf() error {
+	asOf, _, err := datafile.AsOf(d.Source)
+	d.AsOf = asOf
+	return err
 }
 
 // cycles decodes a product's list of cycles; a cycle name is given once.
