@@ -127,7 +127,9 @@ func syncReleaseSets(cmd *cobra.Command, file, component, from, to string) (int,
 	if err != nil {
 		return 0, invalidInput(err, "name the release set file with --set")
 	}
-	match := func(c string) bool { return c == component || component == "kubernetes" && eol.ProductOf(c) == "kubernetes" }
+	match := func(c string) bool {
+		return c == component || component == "kubernetes" && eol.ProductOf(c) == "kubernetes"
+	}
 	updated, n, err := compat.SyncVersions(file, data, match, from, to)
 	if err != nil {
 		return 0, invalidInput(fmt.Errorf("the recipe was bumped, but %s was not updated: %w", file, err), "fix the release set file, then set its versions by hand")

@@ -278,7 +278,9 @@ func insertAfterKey(data []byte, top *yaml.Node, key, line string) []byte {
 	return append(append(out, line+"\n"...), data[at:]...)
 }
 
-func isNameChar(c byte) bool { return c == '-' || c == '_' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' }
+func isNameChar(c byte) bool {
+	return c == '-' || c == '_' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z'
+}
 
 func isDir(p string) bool {
 	fi, err := os.Stat(p)
