@@ -52,8 +52,9 @@ type Plan struct {
 
 // Data says which copy of the support data the plan used.
 type Data struct {
-	Copy    string `json:"copy"`            // "bundled" or "refreshed PATH"
-	AsOf    string `json:"as_of,omitempty"` // YYYY-MM-DD
+	Copy    string `json:"copy"`           // "bundled" or "refreshed"
+	Path    string `json:"path,omitempty"` // the refreshed copy's file
+	AsOf    string `json:"as_of,omitempty"`
 	AgeDays int    `json:"age_days"`
 }
 
@@ -112,7 +113,10 @@ func Make(rs []*recipe.Recipe, data *supportdata.Copy, o Options) *Plan {
 	if o.Newest != nil {
 		p.NewestFrom = FromWatch
 	}
-	p.Data = Data{Copy: data.Name()}
+	p.Data = Data{Copy: "bundled", Path: data.Path}
+	if data.Refreshed() {
+		p.Data.Copy = "refreshed"
+	}
 	if !data.Data.AsOf.IsZero() {
 		p.Data.AsOf = data.Data.AsOf.Format(time.DateOnly)
 		p.Data.AgeDays, _ = data.Age(o.Now)
@@ -142,7 +146,14 @@ func Make(rs []*recipe.Recipe, data *supportdata.Copy, o Options) *Plan {
 func product(name string, rs []*recipe.Recipe, data *eol.Data, o Options) (Product, []Action) {
 	sort.SliceStable(rs, func(i, j int) bool { return compare(rs[i].Version, rs[j].Version) > 0 })
 	out := Product{Name: name, Supported: []Minor{}}
-	var acts []Action
+	var acts, adds []Action
+	for _, r := range rs {
+		rec, act := recipeStatus(name, r, data, o)
+		out.Recipes = append(out.Recipes, rec)
+		if act != nil {
+			acts = append(acts, *act)
+		}
+	}
 	newest := rs[0] // the recipe of the newest version
 	for _, c := range data.Cycles(name) {
 		st := c.Status(o.Now)
@@ -157,18 +168,23 @@ func product(name string, rs []*recipe.Recipe, data *eol.Data, o Options) (Produ
 		}
 		if len(m.Recipes) == 0 && newerCycle(c.Name, newest.Version) {
 			m.Add = true
-			acts = append(acts, addAction(name, newest, c))
+			if !movesTo(acts, c.Latest) { // an end-of-life single recipe already moves there
+				adds = append(adds, addAction(name, newest, c))
+			}
 		}
 		out.Supported = append(out.Supported, m)
 	}
-	for _, r := range rs {
-		rec, act := recipeStatus(name, r, data, o)
-		out.Recipes = append(out.Recipes, rec)
-		if act != nil {
-			acts = append(acts, *act)
+	return out, append(adds, acts...)
+}
+
+// movesTo reports whether an action already bumps to version.
+func movesTo(acts []Action, version string) bool {
+	for _, a := range acts {
+		if a.Kind == ActBump && a.Version == version {
+			return true
 		}
 	}
-	return out, acts
+	return false
 }
 
 // addAction is the action for a supported minor newer than every recipe:

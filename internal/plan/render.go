@@ -28,7 +28,11 @@ func (p *Plan) Summary() string {
 	if p.Data.AsOf != "" {
 		age = fmt.Sprintf("as of %s, %d day(s) old", p.Data.AsOf, p.Data.AgeDays)
 	}
-	return fmt.Sprintf("Plan for %s. Support data: %s copy (%s). Newest patches from %s.", p.Now, p.Data.Copy, age, from)
+	copyName := p.Data.Copy + " copy"
+	if p.Data.Path != "" {
+		copyName += " " + p.Data.Path
+	}
+	return fmt.Sprintf("Plan for %s. Support data: %s (%s). Newest patches from %s.", p.Now, copyName, age, from)
 }
 
 // minorRecipes is a supported minor's recipes cell.
@@ -62,12 +66,13 @@ func Render(w io.Writer, p *Plan) error {
 	for _, prod := range p.Products {
 		fmt.Fprintf(&b, "\n%s\n", prod.Name)
 		tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', 0)
-		fmt.Fprintln(tw, "  MINOR\tSTATE\tACTIVE SUPPORT UNTIL\tEND OF LIFE\tLATEST\tRECIPES")
+		if len(prod.Supported) == 0 {
+			fmt.Fprintln(tw, "  no supported minor")
+		} else {
+			fmt.Fprintln(tw, "  MINOR\tSTATE\tACTIVE SUPPORT UNTIL\tEND OF LIFE\tLATEST\tRECIPES")
+		}
 		for _, m := range prod.Supported {
 			fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\t%s\t%s\n", m.Cycle, m.State, dash(m.EndOfActiveSupport), dash(m.EndOfLife), m.Latest, m.recipesText())
-		}
-		if len(prod.Supported) == 0 {
-			fmt.Fprintln(tw, "  (no supported minor)\t\t\t\t\t")
 		}
 		if err := tw.Flush(); err != nil {
 			return err
