@@ -101,7 +101,7 @@ func TestExampleReleaseSets(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(sets) != 2 || sets[0].Components["kubernetes"] == "" {
+	if len(sets) != 2 || sets[0].Recipes["kubernetes"].From != "kubernetes-1.35" || sets[1].Recipes["kubernetes"].To != "kubernetes-1.36" {
 		t.Fatalf("example has %d sets: %+v", len(sets), sets)
 	}
 	if _, err := LoadReleaseSets(filepath.Join(t.TempDir(), "none.yaml")); !errors.Is(err, os.ErrNotExist) {

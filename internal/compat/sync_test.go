@@ -45,3 +45,19 @@ sets:
 		t.Errorf("a rewrite that breaks the file: %v", err)
 	}
 }
+
+// FuzzSyncVersions: no input panics, and whatever SyncVersions returns is a
+// release set file.
+func FuzzSyncVersions(f *testing.F) {
+	f.Add([]byte("sets:\n  - name: a\n    components: {kubernetes: 1.36.0, kubelet: {from: 1.35.4, to: '1.36.0'}}\n"), "1.36.0", "1.36.4")
+	f.Add([]byte("sets:\n  - name: a\n    components:\n      kubernetes: \"1.36.0\" # x\n"), "1.36.0", "v1.36.1")
+	f.Fuzz(func(t *testing.T, data []byte, from, to string) {
+		out, _, err := SyncVersions("f.yaml", data, func(string) bool { return true }, from, to)
+		if err != nil {
+			return
+		}
+		if _, err := ParseReleaseSets("f.yaml", out); err != nil {
+			t.Fatalf("the result does not parse: %v\n%s", err, out)
+		}
+	})
+}
