@@ -12,7 +12,6 @@ import (
 	"strings"
 	"syscall"
 
-	"github.com/updeb/updeb/internal/compat"
 	"github.com/updeb/updeb/internal/eol"
 	"github.com/updeb/updeb/internal/fetch"
 	"github.com/updeb/updeb/internal/gate"
@@ -170,7 +169,6 @@ var exitRules = []exitRule{
 	is(repo.ErrNotFound, exitUsage, ""),
 	is(repo.ErrNotManaged, exitUsage, ""),
 	is(gate.ErrBase, exitUsage, "--base must name a commit of the git repository that holds the recipes"),
-	is(compat.ErrUnresolved, exitUsage, "a release set's recipe:NAME must name a recipe of the --recipes folder"),
 
 	// 3: network or I/O failure after retries.
 	asIf(exitNetwork, func(e *track.APIError) bool { return e.RateLimit },

@@ -12,7 +12,6 @@ import (
 	"syscall"
 	"testing"
 
-	"github.com/updeb/updeb/internal/compat"
 	"github.com/updeb/updeb/internal/eol"
 	"github.com/updeb/updeb/internal/fetch"
 	"github.com/updeb/updeb/internal/gate"
@@ -100,7 +99,6 @@ func TestExitStatus(t *testing.T) {
 		{"not published", fmt.Errorf("%w: kubectl", repo.ErrNotFound), exitUsage, ""},
 		{"not managed", repo.ErrNotManaged, exitUsage, ""},
 		{"unreadable base", fmt.Errorf("verify: %w", fmt.Errorf("%w: nope is not a commit", gate.ErrBase)), exitUsage, "--base"},
-		{"unknown recipe in a set", fmt.Errorf("%w: set %q", compat.ErrUnresolved, "k"), exitUsage, "recipe:NAME"},
 
 		// 3: network or I/O failure after retries.
 		{"rate limit", wrap(&track.APIError{URL: "u", Status: 403, RateLimit: true}), exitNetwork, "GITHUB_TOKEN"},

@@ -71,7 +71,7 @@ func Resolve(sets []ReleaseSet, versions map[string]string) error {
 				end.dst[comp] = v
 			}
 		}
-		if _, _, ok := minorOf(s.Components["kubernetes"]); !ok && s.Recipes["kubernetes"].From != "" {
+		if ref := s.Recipes["kubernetes"].From; ref != "" && versions[ref] != "" && !hasMinor(s.Components["kubernetes"]) {
 			errs = append(errs, fmt.Errorf("%w: set %q: kubernetes %s%s has version %q, not MAJOR.MINOR[.PATCH]", ErrReleaseSet, s.Name, RecipePrefix, s.Recipes["kubernetes"].From, s.Components["kubernetes"]))
 		}
 	}
@@ -99,6 +99,8 @@ var (
 //	      kubernetes: 1.35.8         # required: the kube-apiserver version
 //	      kubelet: 1.35.8            # optional, defaults to kubernetes
 //	      helm: 3.20.2
+//	      cri-tools: recipe:cri-tools-1.35               # the version recipes/cri-tools-1.35.yaml ships (Resolve)
+//	      etcd: {from: 3.5.24, to: recipe:etcd}          # a rolling upgrade: first and last version
 //
 // Decoding is strict (internal/yamlfile): unknown keys, duplicate keys,
 // missing names, empty sets and invalid versions are errors, reported as
@@ -305,6 +307,8 @@ func decodeValue(d *yamlfile.Decoder, set, comp string, v *yaml.Node) (version, 
 	}
 	return v.Value, "", true
 }
+
+func hasMinor(v string) bool { _, _, ok := minorOf(v); return ok }
 
 // debianOf is an upstream version's Debian form, "" when it is not valid.
 func debianOf(v string) string {
