@@ -69,7 +69,7 @@ func runDataRefresh(cmd *cobra.Command, g *globalOptions, o *dataRefreshOptions)
 	}
 	defer f.Close()
 	res, err := supportdata.Refresh(cmd.Context(), supportdata.RefreshOptions{
-		Client: f, ProductURL: cfg.Data.ProductURL, StateDir: state, Now: time.Now(), AllowDropped: o.allowDropped,
+		Client: f, ProductURL: cfg.Data.ProductURL, Products: cfg.Data.Products, StateDir: state, Now: time.Now(), AllowDropped: o.allowDropped,
 	})
 	if err != nil {
 		return err

@@ -112,6 +112,7 @@ func TestExampleReleaseSets(t *testing.T) {
 func FuzzParseReleaseSets(f *testing.F) {
 	f.Add("sets:\n  - name: a\n    components: {kubernetes: 1.35.8, kubelet: 1.34.1, helm: 3.21.4, containerd: 2.2.7}\n")
 	f.Add("sets:\n  - name: b\n    components: {kubernetes: 1.31.14, etcd: 3.5.33}\n")
+	f.Add("sets:\n  - name: c\n    components: {kubernetes: {from: recipe:k-1.35, to: 1.36.4}, kubelet: {from: 1.35.8, to: 1.36.4}, istioctl: 1.30.3}\n")
 	f.Fuzz(func(t *testing.T, in string) {
 		sets, err := ParseReleaseSets("f.yaml", []byte(in))
 		if err != nil {
@@ -119,6 +120,20 @@ func FuzzParseReleaseSets(f *testing.F) {
 				t.Fatalf("error does not wrap ErrReleaseSet: %v", err)
 			}
 			return
+		}
+		// Every recipe it names resolves to a version of its own.
+		names := map[string]string{}
+		for _, s := range sets {
+			for _, ref := range s.Recipes {
+				for _, n := range []string{ref.From, ref.To} {
+					if n != "" {
+						names[n] = "1.36.0"
+					}
+				}
+			}
+		}
+		if err := Resolve(sets, names); err != nil {
+			t.Fatalf("Resolve: %v", err)
 		}
 		// Whatever parses must check and render without failing.
 		r := Evaluate(sets, Inputs{Now: checkDay})

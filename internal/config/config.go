@@ -28,6 +28,7 @@
 //	data:                                # support data (end-of-life dates) for updeb data refresh
 //	  endoflife-url: https://endoflife.date/api/{product}.json  # or a mirror; a base URL gets /{product}.json
 //	  max-age-days: 30                   # warn when the data in use is older (1 to 3650)
+//	  products: [nodejs]                 # endoflife.date products to fetch besides the bundled ones
 //	build:
 //	  compression: xz     # xz, gzip, zstd or none
 //	  parallel: 2         # 1 to 256
@@ -85,6 +86,9 @@ type Data struct {
 	EndOfLifeURL string
 	// MaxAgeDays: older data gets a warning (0 means DefaultMaxAgeDays).
 	MaxAgeDays int
+	// Products are endoflife.date product names to fetch besides those of
+	// the bundled snapshot (a recipe's component name is its product).
+	Products []string
 }
 
 // DefaultEndOfLifeURL is endoflife.date's API (v0) for one product.
@@ -345,6 +349,14 @@ func (p *parser) data(d *Data, n *yaml.Node) {
 			}
 		}),
 		"max-age-days": field(func(v *yaml.Node) { p.integer(v, "data.max-age-days", 1, MaxMaxAgeDays, &d.MaxAgeDays) }),
+		"products": field(func(v *yaml.Node) {
+			p.StrList(v, "data.products", &d.Products)
+			for _, n := range v.Content {
+				if n.Kind == yaml.ScalarNode && !productRE.MatchString(n.Value) {
+					p.At(n, "data.products: %q is not an endoflife.date product name (lower-case letters, digits, '-', '.', '_')", n.Value)
+				}
+			}
+		}),
 	})
 }
 
@@ -473,6 +485,8 @@ func (p *parser) duration(n *yaml.Node, what string, limit time.Duration, dst *D
 		*dst = Duration(v)
 	}
 }
+
+var productRE = regexp.MustCompile(`^[a-z0-9][a-z0-9._-]{0,63}$`)
 
 var sizeRe = regexp.MustCompile(`^(\d+)\s*([KMGT]i?B|[kKMGT]B|B)?$`)
 

@@ -26,7 +26,7 @@ fetch:
   retry-time: 2m
   max-size: 200MiB
   parallel: 8
-data: {endoflife-url: "https://mirror.internal/eol/{product}.json", max-age-days: 14}
+data: {endoflife-url: "https://mirror.internal/eol/{product}.json", max-age-days: 14, products: [nodejs]}
 `
 	c, err := Parse("/etc/updeb/config.yaml", []byte(src))
 	if err != nil {
@@ -44,7 +44,7 @@ data: {endoflife-url: "https://mirror.internal/eol/{product}.json", max-age-days
 			Timeouts: Timeouts{Connect: Duration(5 * time.Second), Header: Duration(time.Minute), Idle: Duration(90 * time.Second)},
 			Retries:  &zero, RetryTime: Duration(2 * time.Minute), MaxSize: 200 << 20, Parallel: 8,
 		},
-		Data: Data{EndOfLifeURL: "https://mirror.internal/eol/{product}.json", MaxAgeDays: 14},
+		Data: Data{EndOfLifeURL: "https://mirror.internal/eol/{product}.json", MaxAgeDays: 14, Products: []string{"nodejs"}},
 		File: "/etc/updeb/config.yaml",
 	}
 	if !reflect.DeepEqual(c, &want) {
@@ -205,7 +205,8 @@ func TestParseBounds(t *testing.T) {
 		{"github-api: ftp://x\n", `c.yaml:1:13: github-api "ftp://x": want an http:// or https:// URL`},
 		{"data: {endoflife-url: \"file:///x/{product}\"}\n", `c.yaml:1:23: data.endoflife-url "file:///x/{product}": want an http:// or https:// URL`},
 		{"data: {max-age-days: 0}\n", `c.yaml:1:22: data.max-age-days: 0 is out of range: want 1 to 3650`},
-		{"data: {max-age: 30}\n", `c.yaml:1:8: unknown field "max-age" (known: endoflife-url, max-age-days)`},
+		{"data: {max-age: 30}\n", `c.yaml:1:8: unknown field "max-age" (known: endoflife-url, max-age-days, products)`},
+		{"data: {products: [../etc]}\n", `c.yaml:1:19: data.products: "../etc" is not an endoflife.date product name`},
 		{"repo:\n  valid-for: soon\n", `c.yaml:2:14: invalid duration "soon" (want a positive duration like 30s, 2m, 1h)`},
 		{"repo:\n  suite: \"a\\nb\"\n", `c.yaml:2:10: repo.suite must be one line`},
 		{"mirrors: {prefix: x}\n", "c.yaml:1:10: mirrors: expected a list, found a mapping"},

@@ -151,8 +151,8 @@ type RefreshOptions struct {
 	Client Getter
 	// ProductURL returns the URL of a product's release cycles.
 	ProductURL func(product string) string
-	// Products to fetch; nil means every product of the bundled snapshot and
-	// of the copy in use.
+	// Products to fetch besides those of the bundled snapshot and of the
+	// copy in use.
 	Products []string
 	StateDir string
 	Now      time.Time
@@ -216,11 +216,11 @@ func Refresh(ctx context.Context, o RefreshOptions) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	products := o.Products
-	if products == nil {
-		bundled, _ := eol.Load()
-		products = union(bundled.Products(), current.Data.Products())
+	bundled, err := eol.Load()
+	if err != nil {
+		return nil, err
 	}
+	products := union(union(bundled.Products(), current.Data.Products()), o.Products)
 	limit := o.MaxAnswer
 	if limit <= 0 {
 		limit = DefaultMaxAnswer

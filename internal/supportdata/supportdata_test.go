@@ -49,9 +49,10 @@ func TestRefreshThroughSquid(t *testing.T) {
 	srv := eoltest.New(bundled(t), t.Cleanup)
 	k137 := eoltest.Cycle("kubernetes", "1.37", "2026-08-26", "2027-08-28", "2027-10-28", "1.37.1")
 	srv.Set("kubernetes", append([]eol.Cycle{k137}, srv.Cycles("kubernetes")...))
+	srv.Set("nodejs", []eol.Cycle{eoltest.Cycle("nodejs", "24", "2025-05-06", "2026-10-20", "2028-04-30", "24.11.1")})
 	state := t.TempDir()
 	now := time.Date(2026, 11, 24, 10, 11, 12, 0, time.UTC)
-	opts := RefreshOptions{Client: f, StateDir: state, Now: now,
+	opts := RefreshOptions{Client: f, StateDir: state, Now: now, Products: []string{"nodejs"},
 		ProductURL: func(p string) string { return strings.ReplaceAll(srv.Template(), "{product}", p) }}
 	path := filepath.Join(state, File)
 
@@ -64,7 +65,7 @@ func TestRefreshThroughSquid(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(res.Products) != 5 || res.Replaced != "bundled" || res.Path != path {
+	if len(res.Products) != 6 || res.Replaced != "bundled" || res.Path != path {
 		t.Errorf("result %+v", res)
 	}
 	for _, p := range res.Products {
@@ -78,6 +79,9 @@ func TestRefreshThroughSquid(t *testing.T) {
 	}
 	if got, ok := c.Data.Cycle("kubernetes", "1.37.1"); !ok || got.EOL.Format(time.DateOnly) != "2027-10-28" {
 		t.Errorf("1.37 after refresh: %+v, %v", got, ok)
+	}
+	if _, ok := c.Data.Cycle("nodejs", "24.11.0"); !ok {
+		t.Error("the extra product is missing")
 	}
 	if !c.Data.AsOf.Equal(now) {
 		t.Errorf("as of %s, want %s", c.Data.AsOf, now)
