@@ -26,6 +26,10 @@
 //	  max-size: 4GiB      # bytes, or with a unit: KiB MiB GiB TiB (also kB MB GB TB); at most 1TiB
 //	  parallel: 4         # 1 to 64
 //	github-api: https://api.github.com   # for watch: github (updeb outdated, bump)
+//	data:                                # support data (end-of-life dates) for updeb data refresh
+//	  endoflife-url: https://endoflife.date/api/{product}.json  # or a mirror; a base URL gets /{product}.json
+//	  max-age-days: 30                   # warn when the data in use is older (1 to 3650)
+//	  products: [nodejs]                 # endoflife.date products to fetch besides the bundled ones
 //	build:
 //	  compression: xz     # xz, gzip, zstd or none
 //	  parallel: 2         # 1 to 256
@@ -70,9 +74,54 @@ type Config struct {
 	// GitHubAPI is the GitHub REST API base URL for watch: github (updeb
 	// outdated/bump); "" means https://api.github.com (GitHub Enterprise: its /api/v3).
 	GitHubAPI string
+	Data      Data
 
 	// File is the file the config was read from ("" when none was found).
 	File string
+}
+
+// Data configures the support data updeb data refresh fetches and the
+// commands that read it (outdated, compat, plan).
+type Data struct {
+	// EndOfLifeURL is where a product's release cycles are, with "{product}"
+	// where its name goes ("" means DefaultEndOfLifeURL). A URL without
+	// "{product}" is a base: "/{product}.json" is added to it.
+	EndOfLifeURL string
+	// MaxAgeDays: older data gets a warning (0 means DefaultMaxAgeDays).
+	MaxAgeDays int
+	// Products are endoflife.date product names to fetch besides those of
+	// the bundled snapshot (a recipe's component name is its product).
+	Products []string
+}
+
+// DefaultEndOfLifeURL is endoflife.date's API (v0) for one product.
+const DefaultEndOfLifeURL = "https://endoflife.date/api/{product}.json"
+
+// DefaultMaxAgeDays is the age past which support data gets a warning.
+const DefaultMaxAgeDays = 30
+
+// MaxMaxAgeDays bounds data.max-age-days.
+const MaxMaxAgeDays = 3650
+
+// ProductURL returns the URL of product's release cycles.
+func (d Data) ProductURL(product string) string {
+	u := d.EndOfLifeURL
+	if u == "" {
+		u = DefaultEndOfLifeURL
+	}
+	if !strings.Contains(u, "{product}") {
+		u = strings.TrimRight(u, "/") + "/{product}.json"
+	}
+	return strings.ReplaceAll(u, "{product}", url.PathEscape(product))
+}
+
+// MaxAge is the age past which support data gets a warning.
+func (d Data) MaxAge() time.Duration {
+	days := d.MaxAgeDays
+	if days == 0 {
+		days = DefaultMaxAgeDays
+	}
+	return time.Duration(days) * 24 * time.Hour
 }
 
 // Mirror maps upstream URLs that start with Prefix (an http(s) URL prefix) to
@@ -307,6 +356,26 @@ func (p *parser) config(c *Config, n *yaml.Node) {
 				c.GitHubAPI = s
 			}
 		}),
+		"data": field(func(v *yaml.Node) { p.data(&c.Data, v) }),
+	})
+}
+
+func (p *parser) data(d *Data, n *yaml.Node) {
+	p.mapping(n, "data", "config.Data", fields{
+		"endoflife-url": field(func(v *yaml.Node) {
+			if p.str(v, "data.endoflife-url", &d.EndOfLifeURL) && !httpURL(strings.ReplaceAll(d.EndOfLifeURL, "{product}", "p")) {
+				p.At(v, "data.endoflife-url %q: want an http:// or https:// URL (with {product} where the product name goes, or a base URL)", d.EndOfLifeURL)
+			}
+		}),
+		"max-age-days": field(func(v *yaml.Node) { p.integer(v, "data.max-age-days", 1, MaxMaxAgeDays, &d.MaxAgeDays) }),
+		"products": field(func(v *yaml.Node) {
+			p.StrList(v, "data.products", &d.Products)
+			for _, n := range v.Content {
+				if n.Kind == yaml.ScalarNode && !productRE.MatchString(n.Value) {
+					p.At(n, "data.products: %q is not an endoflife.date product name (lower-case letters, digits, '-', '.', '_')", n.Value)
+				}
+			}
+		}),
 	})
 }
 
@@ -459,6 +528,8 @@ func (p *parser) duration(n *yaml.Node, what string, limit time.Duration, dst *D
 		*dst = Duration(v)
 	}
 }
+
+var productRE = regexp.MustCompile(`^[a-z0-9][a-z0-9._-]{0,63}$`)
 
 var sizeRe = regexp.MustCompile(`^(\d+)\s*([KMGT]i?B|[kKMGT]B|B)?$`)
 

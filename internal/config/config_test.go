@@ -27,6 +27,7 @@ fetch:
   max-size: 200MiB
   parallel: 8
   min-rate: {bytes-per-second: 2KiB, over: 20s}
+data: {endoflife-url: "https://mirror.internal/eol/{product}.json", max-age-days: 14, products: [nodejs]}
 `
 	c, err := Parse("/etc/updeb/config.yaml", []byte(src))
 	if err != nil {
@@ -45,10 +46,30 @@ fetch:
 			Retries:  &zero, RetryTime: Duration(2 * time.Minute), MaxSize: 200 << 20, Parallel: 8,
 			MinRate: &MinRate{BytesPerSecond: 2 << 10, Over: Duration(20 * time.Second)},
 		},
+		Data: Data{EndOfLifeURL: "https://mirror.internal/eol/{product}.json", MaxAgeDays: 14, Products: []string{"nodejs"}},
 		File: "/etc/updeb/config.yaml",
 	}
 	if !reflect.DeepEqual(c, &want) {
 		t.Errorf("got  %+v\nwant %+v", *c, want)
+	}
+}
+
+func TestDataSettings(t *testing.T) {
+	for _, tc := range []struct{ url, want string }{
+		{"", "https://endoflife.date/api/kubernetes.json"},
+		{"https://mirror.internal/eol", "https://mirror.internal/eol/kubernetes.json"},
+		{"https://mirror.internal/eol/", "https://mirror.internal/eol/kubernetes.json"},
+		{"https://endoflife.date/api/v1/products/{product}", "https://endoflife.date/api/v1/products/kubernetes"},
+	} {
+		if got := (Data{EndOfLifeURL: tc.url}).ProductURL("kubernetes"); got != tc.want {
+			t.Errorf("ProductURL with %q = %s, want %s", tc.url, got, tc.want)
+		}
+	}
+	if got := (Data{}).MaxAge(); got != 30*24*time.Hour {
+		t.Errorf("default max age %s", got)
+	}
+	if got := (Data{MaxAgeDays: 7}).MaxAge(); got != 7*24*time.Hour {
+		t.Errorf("max age %s", got)
 	}
 }
 
@@ -198,6 +219,10 @@ func TestParseBounds(t *testing.T) {
 		{"fetch: 3\n", "c.yaml:1:8: cannot unmarshal !!int `3` into config.Fetch: fetch is a mapping"},
 		{"fetch:\n  timeouts: [1s]\n", "c.yaml:2:13: cannot unmarshal !!seq into config.Timeouts: fetch.timeouts is a mapping"},
 		{"github-api: ftp://x\n", `c.yaml:1:13: github-api "ftp://x": want an http:// or https:// URL`},
+		{"data: {endoflife-url: \"file:///x/{product}\"}\n", `c.yaml:1:23: data.endoflife-url "file:///x/{product}": want an http:// or https:// URL`},
+		{"data: {max-age-days: 0}\n", `c.yaml:1:22: data.max-age-days: 0 is out of range: want 1 to 3650`},
+		{"data: {max-age: 30}\n", `c.yaml:1:8: unknown field "max-age" (known: endoflife-url, max-age-days, products)`},
+		{"data: {products: [../etc]}\n", `c.yaml:1:19: data.products: "../etc" is not an endoflife.date product name`},
 		{"repo:\n  valid-for: soon\n", `c.yaml:2:14: invalid duration "soon" (want a positive duration like 30s, 2m, 1h)`},
 		{"repo:\n  suite: \"a\\nb\"\n", `c.yaml:2:10: repo.suite must be one line`},
 		{"mirrors: {prefix: x}\n", "c.yaml:1:10: mirrors: expected a list, found a mapping"},

@@ -37,6 +37,14 @@ func Load(file string, opts LoadOptions) (*Recipe, error) {
 	if err != nil {
 		return nil, fmt.Errorf("recipe: %w", err)
 	}
+	return LoadBytes(file, data, opts)
+}
+
+// LoadBytes is Load with the recipe's content given as data, as if it were the
+// content of file (which need not exist): its folder, files-dir and keyrings
+// are checked on disk as Load checks them. updeb bump lints a rewritten
+// recipe with it before writing the file.
+func LoadBytes(file string, data []byte, opts LoadOptions) (*Recipe, error) {
 	abs, err := filepath.Abs(file)
 	if err != nil {
 		return nil, fmt.Errorf("recipe: %w", err)
