@@ -288,6 +288,9 @@ func TestVerifyDetachedCallerMistakes(t *testing.T) {
 		"no issuer":       {Identity: k8sIdentity},
 		"both forms":      {Identity: k8sIdentity, IdentityRegexp: ".*", Issuer: k8sIssuer},
 		"bad regexp":      {IdentityRegexp: "(", Issuer: k8sIssuer},
+		"any identity":    {IdentityRegexp: ".*", Issuer: k8sIssuer},
+		"any e-mail":      {IdentityRegexp: `^[^@]+@[a-z.]+$`, Issuer: k8sIssuer},
+		"any workflow":    {IdentityRegexp: `https://github\.com/.+/release\.yml@refs/tags/.*`, Issuer: k8sIssuer},
 		"spaces":          {Identity: " " + k8sIdentity, Issuer: k8sIssuer},
 		"only whitespace": {Identity: "  ", Issuer: k8sIssuer},
 	} {
