@@ -230,11 +230,8 @@ func fetchAndVerify(ctx context.Context, plan *recipe.Plan, opts Options, log *s
 	var reqs []fetch.Request
 	for _, s := range plan.Sources {
 		reqs = append(reqs, fetch.Request{URL: s.URL, Pinned: s.Pinned, Key: sourceKey(plan)})
-		if s.Signature != nil {
-			reqs = append(reqs, fetch.Request{URL: s.Signature.URL, AllowUnpinned: true, Key: sourceKey(plan)})
-		}
-		if s.Checksums != nil {
-			reqs = append(reqs, fetch.Request{URL: s.Checksums.URL, AllowUnpinned: true, Key: sourceKey(plan)})
+		for _, u := range s.AuxURLs() {
+			reqs = append(reqs, fetch.Request{URL: u, AllowUnpinned: true, Key: sourceKey(plan)})
 		}
 	}
 	got, err := opts.Fetcher.FetchAll(ctx, reqs)
