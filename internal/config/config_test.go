@@ -26,6 +26,12 @@ fetch:
   retry-time: 2m
   max-size: 200MiB
   parallel: 8
+sigstore:
+  trusted-root: sigstore/trusted_root.json
+  rekor-url: https://rekor.mirror.internal
+  github-api: https://ghe.internal/api/v3
+  tuf-url: https://tuf.internal/
+  tuf-root: /srv/tuf/root.json
 `
 	c, err := Parse("/etc/updeb/config.yaml", []byte(src))
 	if err != nil {
@@ -43,6 +49,8 @@ fetch:
 			Timeouts: Timeouts{Connect: Duration(5 * time.Second), Header: Duration(time.Minute), Idle: Duration(90 * time.Second)},
 			Retries:  &zero, RetryTime: Duration(2 * time.Minute), MaxSize: 200 << 20, Parallel: 8,
 		},
+		Sigstore: Sigstore{TrustedRoot: "/etc/updeb/sigstore/trusted_root.json", RekorURL: "https://rekor.mirror.internal",
+			GitHubAPI: "https://ghe.internal/api/v3", TUFURL: "https://tuf.internal/", TUFRoot: "/srv/tuf/root.json"},
 		File: "/etc/updeb/config.yaml",
 	}
 	if !reflect.DeepEqual(c, &want) {
@@ -64,6 +72,10 @@ func TestParseErrors(t *testing.T) {
 		{"cache: /a\ncache: /b\n", `c.yaml:2:1: mapping key "cache" already defined at line 1`},
 		{"proxy: 'x\n", `c.yaml:2:1: found unexpected end of stream`},
 		{"- a\n", "c.yaml:1:1: cannot unmarshal !!seq into config.Config"},
+		{"sigstore:\n  rekor-url: rekor.sigstore.dev\n", `c.yaml:2:14: sigstore.rekor-url "rekor.sigstore.dev": want an http:// or https:// URL`},
+		{"sigstore:\n  trusted-roots: x\n", `c.yaml:2:3: unknown field "trusted-roots" (known: github-api, rekor-url, trusted-root, tuf-root, tuf-url)`},
+		{"sigstore: [x]\n", "c.yaml:1:11: cannot unmarshal !!seq into config.Sigstore: sigstore is a mapping"},
+		{"sigstore:\n  trusted-root: [a, b]\n", "c.yaml:2:17: sigstore.trusted-root must be a single value"},
 		// Every bad value is reported, not only the first.
 		{"fetch:\n  timeouts: {idle: x}\n  max-size: y\n", "c.yaml:2:20: invalid duration \"x\" (want a positive duration like 30s, 2m, 1h)\nc.yaml:3:13: invalid size \"y\""},
 	}
