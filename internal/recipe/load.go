@@ -28,6 +28,11 @@ type LoadOptions struct {
 	// Root is the project root keyrings are relative to; "" means the parent
 	// of the folder that holds the recipe file.
 	Root string
+	// AllowUnpinned accepts sources that pin no digest at all (a new recipe
+	// that updeb bump is to pin); a source that pins some architectures and
+	// not others is still refused. Only bump loads recipes this way: a build
+	// needs every pin.
+	AllowUnpinned bool
 }
 
 // Load reads, decodes and validates the recipe at file. It reports every
@@ -51,7 +56,7 @@ func Load(file string, opts LoadOptions) (*Recipe, error) {
 	if root, err = filepath.Abs(root); err != nil {
 		return nil, fmt.Errorf("recipe: %w", err)
 	}
-	r, fs := parse(file, data)
+	r, fs := parse(file, data, opts.AllowUnpinned)
 	if r != nil {
 		r.Root = root
 		r.FilesDir = filepath.Join(filepath.Dir(abs), strings.TrimSuffix(filepath.Base(abs), filepath.Ext(abs)))
@@ -92,7 +97,7 @@ func statRegular(p string) error {
 // system (no file-existence checks, templates not rendered). file names the
 // recipe in findings. It is what the fuzz test drives.
 func Parse(file string, data []byte) (*Recipe, error) {
-	r, fs := parse(file, data)
+	r, fs := parse(file, data, false)
 	if err := fs.err(); err != nil {
 		return nil, err
 	}
@@ -112,8 +117,8 @@ func Document(file string, data []byte) (*yaml.Node, error) {
 	return top, fs.err()
 }
 
-func parse(file string, data []byte) (*Recipe, *findings) {
-	fs := &findings{file: file}
+func parse(file string, data []byte, unpinned bool) (*Recipe, *findings) {
+	fs := &findings{file: file, unpinned: unpinned}
 	top := fs.Document(data, documentOptions)
 	if top == nil {
 		return nil, fs
@@ -812,7 +817,7 @@ func (d *decoder) consistency(r *Recipe) {
 		}
 		names[s.Name] = true
 		for _, a := range r.Architectures {
-			if _, given := s.Digests[a.Debian]; !given {
+			if _, given := s.Digests[a.Debian]; !given && !(d.unpinned && len(s.digestNodes) == 0) {
 				d.at(s.node, "source %s: no sha256 or sha512 digest pinned for %s (every listed architecture needs one)", s.Name, a.Debian)
 			}
 		}
