@@ -100,7 +100,11 @@ func fetchRecipes(cmd *cobra.Command, g *globalOptions, o *fetchOptions, args []
 		return err
 	}
 	defer s.Close()
-	res, err := build.Fetch(cmd.Context(), s.jobs, build.Options{Fetcher: s.fetcher, Now: time.Now, Logger: g.logger(), PlanOptions: planOptions(s.cfg)})
+	ss, err := s.sigstore()
+	if err != nil {
+		return err
+	}
+	res, err := build.Fetch(cmd.Context(), s.jobs, build.Options{Fetcher: s.fetcher, Sigstore: ss, Now: time.Now, Logger: g.logger(), PlanOptions: planOptions(s.cfg)})
 	if perr := printFetchResults(cmd, g, res); perr != nil && err == nil {
 		err = perr
 	}

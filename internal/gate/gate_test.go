@@ -217,7 +217,7 @@ func TestSourceChecks(t *testing.T) {
 	want := []Result{
 		{Check: "digest", Status: Pass, Detail: "every source matches its pinned digest"},
 		{Check: "signature", Status: Pass, Detail: "OpenPGP signature verified: signed"},
-		{Check: "signature", Status: Skip, Detail: "no OpenPGP signature: bare (upstream does not sign)"},
+		{Check: "signature", Status: Skip, Detail: "no signature: bare (upstream does not sign)"},
 		{Check: "cross-check", Status: Pass, Detail: "pins agree with the upstream checksum file: signed"},
 		{Check: "cross-check", Status: Skip, Detail: "no cross-check available (the recipe names no upstream checksum file): bare"},
 		{Check: "build", Status: Pass, Detail: "a_1_amd64.deb b_1_amd64.deb"},
