@@ -87,6 +87,7 @@ func TestExitStatus(t *testing.T) {
 		{"sigstore no attestation", sigRefusal(sigstore.ReasonNoAttestation), exitCheck, "github-attestations"},
 		{"sigstore malformed", sigRefusal(sigstore.ReasonMalformed), exitCheck, "cosign's .sig/.cert"},
 		{"sigstore other", sigRefusal(sigstore.ReasonInvalid), exitCheck, "does not verify"},
+		{"TUF refused", fmt.Errorf("%w: refresh from u: expired", sigstore.ErrTUF), exitCheck, "nothing was stored"},
 		{"unvouched", wrap(&track.UnvouchedError{Recipe: "k", Sources: []string{"server amd64: sha512 x"}}), exitCheck, "--trust-on-first-use"},
 
 		// 2: usage or invalid input.
