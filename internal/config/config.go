@@ -306,9 +306,9 @@ func (p *parser) config(c *Config, n *yaml.Node) {
 		"mirrors": field(func(v *yaml.Node) {
 			p.List(v, "mirrors", func(_ int, v *yaml.Node) { c.Mirrors = append(c.Mirrors, p.mirror(v)) })
 		}),
-		"fetch": field(func(v *yaml.Node) { p.fetch(&c.Fetch, v) }),
-		"build": field(func(v *yaml.Node) { p.build(&c.Build, v) }),
-		"repo":  field(func(v *yaml.Node) { p.repo(&c.Repo, v) }),
+		"fetch":      field(func(v *yaml.Node) { p.fetch(&c.Fetch, v) }),
+		"build":      field(func(v *yaml.Node) { p.build(&c.Build, v) }),
+		"repo":       field(func(v *yaml.Node) { p.repo(&c.Repo, v) }),
 		"github-api": field(func(v *yaml.Node) { p.httpURL(v, "github-api", &c.GitHubAPI) }),
 		"sigstore":   field(func(v *yaml.Node) { p.sigstore(&c.Sigstore, v) }),
 	})
