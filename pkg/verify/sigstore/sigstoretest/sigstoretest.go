@@ -186,7 +186,14 @@ type Signature struct {
 // Sign signs artifact as identity (the certificate's SAN, an e-mail address
 // or URI) vouched for by the OIDC issuer, and logs it.
 func (s *Sigstore) Sign(identity, issuer string, artifact []byte) (*Signature, error) {
-	e, err := s.vs.SignAtTime(identity, issuer, artifact, signingTime())
+	return s.SignAt(identity, issuer, artifact, signingTime())
+}
+
+// SignAt is Sign with the log's integrated time given: the certificate is
+// valid for ten minutes from now, so a time outside that makes material a
+// verifier must refuse.
+func (s *Sigstore) SignAt(identity, issuer string, artifact []byte, logged time.Time) (*Signature, error) {
+	e, err := s.vs.SignAtTime(identity, issuer, artifact, logged)
 	if err != nil {
 		return nil, err
 	}
@@ -203,11 +210,11 @@ func (s *Sigstore) Sign(identity, issuer string, artifact []byte) (*Signature, e
 		return nil, err
 	}
 	tle := entries[0].TransparencyLogEntry()
-	logged, err := s.integrate(tle.CanonicalizedBody, time.Unix(tle.IntegratedTime, 0))
+	entry, err := s.integrate(tle.CanonicalizedBody, time.Unix(tle.IntegratedTime, 0))
 	if err != nil {
 		return nil, err
 	}
-	sig := &Signature{Raw: sc.Signature(), DER: vc.Certificate().Raw, Entry: logged}
+	sig := &Signature{Raw: sc.Signature(), DER: vc.Certificate().Raw, Entry: entry}
 	sig.Sig = []byte(base64.StdEncoding.EncodeToString(sig.Raw) + "\n")
 	sig.Cert = []byte(base64.StdEncoding.EncodeToString(pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: sig.DER})) + "\n")
 	return sig, nil
