@@ -2,6 +2,7 @@ package main
 
 import (
 	"crypto/sha256"
+	"crypto/sha512"
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
@@ -349,4 +350,280 @@ func TestSigstoreRefusalsCLI(t *testing.T) {
 	if code != exitUsage || !strings.Contains(stderr, "garbage-root.json") {
 		t.Errorf("bad trusted root: exit %d: %s", code, stderr)
 	}
+}
+
+// updeb verify-signature's Sigstore forms: exit 0 good, 1 refused with the
+// reason, 2 usage, 3 Rekor unavailable; --json has snake_case keys.
+func TestVerifySignatureSigstoreCLI(t *testing.T) {
+	f := newSigFix(t)
+	sig := f.cosign(f.vs, k8sIdentity, googleIssuer, f.artifact, soon(), true)
+	f.bundle(toolWorkflow, actionsIssuer, f.artifact)
+	dir := filepath.Join(f.mirror, "tool", "v1.0.0")
+	art, sigFile, certFile, bundle := filepath.Join(dir, "tool-amd64"), filepath.Join(dir, "tool-amd64.sig"), filepath.Join(dir, "tool-amd64.cert"), filepath.Join(dir, "tool-amd64.sigstore.json")
+	root := filepath.Join(f.dir, "root.json")
+	other, _ := sigstoretest.New()
+	otherRoot := filepath.Join(f.dir, "other-root.json")
+	f.write("other-root.json", other.TrustedRoot())
+	cfg := filepath.Join(f.dir, "updeb.yaml")
+	k8s := []string{"--sigstore-identity", k8sIdentity, "--sigstore-issuer", googleIssuer}
+	wf := []string{"--sigstore-identity", toolWorkflow, "--sigstore-issuer", actionsIssuer}
+	cases := []struct {
+		name       string
+		args       []string
+		code       int
+		wantStdout string
+		wantStderr string
+	}{
+		{"good bundle", append([]string{"--bundle", bundle, "--trusted-root", root}, append(wf, art)...), 0,
+			"Good Sigstore signature (bundle) by " + toolWorkflow + "\n  issuer       " + actionsIssuer + "\n  logged       https://rekor.localhost index ", ""},
+		{"good bundle, identity regexp, root from the config", append([]string{"--config", cfg, "--bundle", bundle, "--sigstore-identity-regexp", toolWorkflowRE, "--sigstore-issuer", actionsIssuer}, art), 0,
+			"Good Sigstore signature (bundle)", ""},
+		{"good cosign signature, Rekor through squid", append([]string{"--config", cfg, "--sig", sigFile, "--cert", certFile}, append(k8s, art)...), 0,
+			fmt.Sprintf("Good Sigstore signature (cosign-detached) by %s\n  issuer       %s\n  logged       https://rekor.localhost index %d", k8sIdentity, googleIssuer, sig.Entry.LogIndex), ""},
+		{"wrong identity", append([]string{"--config", cfg, "--sig", sigFile, "--cert", certFile, "--sigstore-identity", "krel-trust@k8s-releng-prod.iam.gserviceaccount.com", "--sigstore-issuer", googleIssuer}, art), 1,
+			"", `certificate identity "` + k8sIdentity + `", want "krel-trust@k8s-releng-prod.iam.gserviceaccount.com"`},
+		{"another issuer", append([]string{"--bundle", bundle, "--trusted-root", root, "--sigstore-identity", toolWorkflow, "--sigstore-issuer", googleIssuer}, art), 1,
+			"", `certificate issued for OIDC issuer "` + actionsIssuer + `", want "` + googleIssuer + `"`},
+		{"another trusted root", append([]string{"--bundle", bundle, "--trusted-root", otherRoot}, append(wf, art)...), 1, "", "does not list"},
+		{"another artifact", append([]string{"--bundle", bundle, "--trusted-root", root}, append(wf, sigFile)...), 1, "", "the bundle belongs to another artifact"},
+		{"no identity", []string{"--bundle", bundle, "--sigstore-issuer", actionsIssuer, art}, 2, "", "no identity"},
+		{"no issuer", []string{"--bundle", bundle, "--sigstore-identity", toolWorkflow, art}, 2, "", "no OIDC issuer"},
+		{"regexp matching anybody", []string{"--bundle", bundle, "--sigstore-identity-regexp", ".*", "--sigstore-issuer", actionsIssuer, art}, 2, "", "matches the identity of anyone"},
+		{"bundle and sig", append([]string{"--bundle", bundle, "--sig", sigFile, "--cert", certFile}, append(wf, art)...), 2, "", "give --bundle FILE, or --sig FILE and --cert FILE"},
+		{"sig without cert", append([]string{"--sig", sigFile}, append(k8s, art)...), 2, "", "--sig and --cert go together"},
+		{"keyring with Sigstore", append([]string{"--keyring", root, "--bundle", bundle}, append(wf, art)...), 2, "", "for OpenPGP signatures"},
+		{"no artifact", append([]string{"--bundle", bundle}, wf...), 2, "", "accepts 1 arg(s)"},
+		{"missing artifact", append([]string{"--bundle", bundle, "--trusted-root", root}, append(wf, "/nonexistent/tool")...), 2, "", "no such file"},
+		{"missing bundle", append([]string{"--bundle", "/nonexistent/b.json", "--trusted-root", root}, append(wf, art)...), 2, "", "no such file"},
+		{"trusted root that is none", append([]string{"--bundle", bundle, "--trusted-root", art}, append(wf, art)...), 2, "", "not a Sigstore trusted_root.json"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			code, stdout, stderr := runCLI(t, append([]string{"--cache", t.TempDir(), "verify-signature"}, c.args...)...)
+			if code != c.code || !strings.Contains(stdout, c.wantStdout) || !strings.Contains(stderr, c.wantStderr) {
+				t.Fatalf("exit %d (want %d)\nstdout: %s\nstderr: %s\nwant stdout %q, stderr %q", code, c.code, stdout, stderr, c.wantStdout, c.wantStderr)
+			}
+		})
+	}
+	code, stdout, _ := runCLI(t, append([]string{"--cache", t.TempDir(), "--json", "--config", cfg, "verify-signature", "--sig", sigFile, "--cert", certFile}, append(k8s, art)...)...)
+	var res map[string]any
+	if code != 0 || json.Unmarshal([]byte(stdout), &res) != nil {
+		t.Fatalf("--json: exit %d\n%s", code, stdout)
+	}
+	sum := sha256.Sum256(f.artifact)
+	for k, want := range map[string]any{"shape": "cosign-detached", "identity": k8sIdentity, "issuer": googleIssuer, "log_index": float64(sig.Entry.LogIndex),
+		"log_url": "https://rekor.localhost", "sha256": hex.EncodeToString(sum[:]), "size": float64(len(f.artifact)),
+		"source": "https://rekor.sigstore.dev" + sig.Entry.Path()} {
+		if res[k] != want {
+			t.Errorf("--json %s = %v, want %v", k, res[k], want)
+		}
+	}
+	for _, k := range []string{"log_id", "integrated_time", "trusted_root"} {
+		if _, ok := res[k]; !ok {
+			t.Errorf("--json lacks %s: %s", k, stdout)
+		}
+	}
+	if !strings.Contains(f.sq.Log(), "GET "+f.rekorURL+sig.Entry.Path()) {
+		t.Errorf("Rekor not asked through squid:\n%s", f.sq.Log())
+	}
+	// Rekor unreachable: exit 3.
+	f.rekorURL = "http://127.0.0.1:1"
+	f.config("root.json")
+	code, _, stderr := runCLI(t, append([]string{"--cache", t.TempDir(), "--config", cfg, "verify-signature", "--sig", sigFile, "--cert", certFile}, append(k8s, art)...)...)
+	if code != exitNetwork {
+		t.Errorf("Rekor unreachable: exit %d: %s", code, stderr)
+	}
+}
+
+// updeb trust refresh fetches a trusted root through TUF, through squid,
+// stores it in the state folder, and verification then uses it; a refused
+// repository stores nothing.
+func TestTrustRefreshCLI(t *testing.T) {
+	f := newSigFix(t)
+	repo, err := sigstoretest.NewTUF()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := repo.Publish(f.vs.TrustedRoot(), time.Now().Add(24*time.Hour)); err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewServer(repo)
+	defer srv.Close()
+	f.write("tuf-root.json", repo.Root())
+	f.config("") // no sigstore: trusted-root: the bundled root, then the refreshed one
+	state := t.TempDir()
+	cfg := filepath.Join(f.dir, "updeb.yaml")
+	run := func(args ...string) (int, string, string) {
+		return runCLI(t, append([]string{"--config", cfg, "--state", state, "--cache", t.TempDir(), "--recipes", filepath.Join(f.dir, "recipes")}, args...)...)
+	}
+	f.bundle(toolWorkflow, actionsIssuer, f.artifact)
+	if code, _, stderr := run("--out", t.TempDir(), "build", "bundle-tool"); code != exitCheck || !strings.Contains(stderr, "bundled Sigstore public-good trusted root") {
+		t.Fatalf("with the bundled root: exit %d: %s", code, stderr)
+	}
+	code, stdout, _ := run("trust", "show")
+	if code != 0 || !strings.Contains(stdout, "trusted root: the public-good snapshot bundled with updeb") || !strings.Contains(stdout, "tlog   https://rekor.sigstore.dev") {
+		t.Errorf("show, bundled: %s", stdout)
+	}
+
+	code, stdout, stderr := run("trust", "refresh", "--tuf-url", srv.URL, "--tuf-root", filepath.Join(f.dir, "tuf-root.json"))
+	stored := filepath.Join(state, "sigstore", "trusted_root.json")
+	if code != 0 || !strings.Contains(stdout, "refreshed the Sigstore trusted root from "+srv.URL+" (changed)\n  stored  "+stored) {
+		t.Fatalf("refresh: exit %d\n%s%s", code, stdout, stderr)
+	}
+	if b, _ := os.ReadFile(stored); string(b) != string(f.vs.TrustedRoot()) {
+		t.Error("the stored root is not the repository's target")
+	}
+	if !strings.Contains(f.sq.Log(), "GET "+srv.URL+"/timestamp.json") {
+		t.Errorf("TUF not asked through squid:\n%s", f.sq.Log())
+	}
+	code, stdout, _ = run("--json", "trust", "show")
+	var show struct {
+		Source, File, SHA256 string
+		AgeDays              int `json:"age_days"`
+	}
+	if code != 0 || json.Unmarshal([]byte(stdout), &show) != nil || show.Source != "refreshed" || show.File != stored || show.AgeDays != 0 {
+		t.Errorf("show, refreshed: %s", stdout)
+	}
+	if code, _, stderr := run("--out", t.TempDir(), "build", "bundle-tool"); code != 0 {
+		t.Errorf("with the refreshed root: exit %d: %s", code, stderr)
+	}
+	// Again: unchanged.
+	if code, stdout, _ := run("trust", "refresh", "--tuf-url", srv.URL, "--tuf-root", filepath.Join(f.dir, "tuf-root.json")); code != 0 || !strings.Contains(stdout, "(unchanged)") {
+		t.Errorf("second refresh: %s", stdout)
+	}
+
+	// A repository whose timestamp expired: refused, nothing stored.
+	other, _ := sigstoretest.New()
+	repo.Publish(other.TrustedRoot(), time.Now().Add(-time.Hour))
+	code, _, stderr = run("trust", "refresh", "--tuf-url", srv.URL, "--tuf-root", filepath.Join(f.dir, "tuf-root.json"))
+	if code != exitCheck || !strings.Contains(stderr, "TUF repository refused") || !strings.Contains(stderr, "nothing was stored") {
+		t.Errorf("expired: exit %d: %s", code, stderr)
+	}
+	if b, _ := os.ReadFile(stored); string(b) != string(f.vs.TrustedRoot()) {
+		t.Error("a refused refresh changed the stored root")
+	}
+	// Unreachable: exit 3. A TUF root that is none: exit 2. Offline: exit 2.
+	if code, _, stderr := run("trust", "refresh", "--tuf-url", "http://127.0.0.1:1", "--tuf-root", filepath.Join(f.dir, "tuf-root.json")); code != exitNetwork {
+		t.Errorf("unreachable: exit %d: %s", code, stderr)
+	}
+	if code, _, stderr := run("trust", "refresh", "--tuf-url", srv.URL, "--tuf-root", "/nonexistent/root.json"); code != exitUsage {
+		t.Errorf("missing TUF root: exit %d: %s", code, stderr)
+	}
+	if code, _, _ := run("--offline", "trust", "refresh"); code != exitUsage {
+		t.Errorf("offline: exit %d", code)
+	}
+	// The config's root wins over the refreshed one, and refresh says so.
+	f.config("root.json")
+	repo.Publish(f.vs.TrustedRoot(), time.Now().Add(time.Hour))
+	code, _, stderr = run("trust", "refresh", "--tuf-url", srv.URL, "--tuf-root", filepath.Join(f.dir, "tuf-root.json"))
+	if code != 0 || !strings.Contains(stderr, "which verification uses instead of the refreshed root") {
+		t.Errorf("refresh under a config root: exit %d: %s", code, stderr)
+	}
+	if code, stdout, _ := run("trust", "show"); code != 0 || !strings.Contains(stdout, "trusted root: the config's sigstore: trusted-root:") {
+		t.Errorf("show, config: %s", stdout)
+	}
+}
+
+// No silent trust on first use: bump refuses a source nothing vouches for,
+// takes the operator's digests or --trust-on-first-use with a warning and a
+// mark in the recipe, and pins what a Sigstore signature vouches for.
+func TestBumpVouchingCLI(t *testing.T) {
+	f := newSigFix(t)
+	v110 := []byte("#!/bin/sh\necho tool 1.1.0\n")
+	f.write("mirror/releases.example.org/tool/v1.1.0/tool-amd64", v110)
+	sum := sha256.Sum256(v110)
+	sha := hex.EncodeToString(sum[:])
+	plain := strings.NewReplacer("NAME", "plain-tool", "SHA", hex.EncodeToString(sha256Of(f.artifact)), "SIG", `{none: "upstream signs nothing"}`).Replace(toolRecipe)
+	f.write("recipes/plain-tool.yaml", []byte(plain))
+	file := filepath.Join(f.dir, "recipes", "plain-tool.yaml")
+	read := func() string {
+		b, _ := os.ReadFile(file)
+		return string(b)
+	}
+	bump := func(args ...string) (int, string, string) {
+		return f.run(append([]string{"bump", "--to", "1.1.0", "--date", "2026-02-01", "--now", "2026-11-24"}, args...)...)
+	}
+
+	code, _, stderr := bump("plain-tool")
+	if code != exitCheck || !strings.Contains(stderr, "nothing vouches for 1 source file(s)") || !strings.Contains(stderr, "tool amd64: sha256 "+sha) ||
+		!strings.Contains(stderr, "hint: compare these digests") || read() != plain {
+		t.Fatalf("unvouched: exit %d: %s\n%s", code, stderr, read())
+	}
+	if code, _, stderr := bump("plain-tool", "--sha256", "amd64="+strings.Repeat("0", 64)); code != exitCheck || !strings.Contains(stderr, "against the digest given with --sha256") || read() != plain {
+		t.Errorf("wrong digest: exit %d: %s", code, stderr)
+	}
+	for _, bad := range [][]string{{"--sha256", "nosuch:amd64=" + sha}, {"--sha256", "tool:arm64=" + sha}, {"--sha512", "amd64=abc"}} {
+		if code, _, stderr := bump(append([]string{"plain-tool"}, bad...)...); code != exitUsage || read() != plain {
+			t.Errorf("%v: exit %d: %s", bad, code, stderr)
+		}
+	}
+	code, stdout, stderr := bump("plain-tool", "--sha256", "tool:amd64="+sha)
+	if code != 0 || !strings.Contains(stderr, "updeb: warning: plain-tool tool amd64 pinned on your word alone (operator-digest)") ||
+		!strings.Contains(stdout, "verified: tool amd64: operator:sha256") {
+		t.Fatalf("--sha256: exit %d\n%s%s", code, stdout, stderr)
+	}
+	if after := read(); !strings.Contains(after, "    # pinned-by-operator: 2026-11-24 by updeb bump --sha256 (no signature, no upstream checksum file)\n    sha256: {amd64: "+sha+"}\n") {
+		t.Errorf("recipe after --sha256:\n%s", after)
+	}
+
+	// --trust-on-first-use on the next version.
+	v120 := []byte("#!/bin/sh\necho tool 1.2.0\n")
+	f.write("mirror/releases.example.org/tool/v1.2.0/tool-amd64", v120)
+	code, _, stderr = f.run("bump", "plain-tool", "--to", "1.2.0", "--date", "2026-03-01", "--now", "2026-11-25", "--trust-on-first-use")
+	if code != 0 || !strings.Contains(stderr, "pinned on your word alone (trust-on-first-use)") {
+		t.Fatalf("--trust-on-first-use: exit %d: %s", code, stderr)
+	}
+	if after := read(); !strings.Contains(after, "    # trust-on-first-use: 2026-11-25 by updeb bump") || strings.Contains(after, "pinned-by-operator") {
+		t.Errorf("recipe after --trust-on-first-use:\n%s", after)
+	}
+
+	// A Sigstore signature vouches: no flag needed, no warning.
+	sig, err := f.vs.Sign(k8sIdentity, googleIssuer, v110)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.write("mirror/releases.example.org/tool/v1.1.0/tool-amd64.sig", sig.Sig)
+	f.write("mirror/releases.example.org/tool/v1.1.0/tool-amd64.cert", sig.Cert)
+	f.rekor.Publish(sig.Entry.UUID(), f.answer(f.vs, sig.Entry))
+	code, stdout, stderr = bump("cosign-tool")
+	if code != 0 || strings.Contains(stderr, "warning") || !strings.Contains(stdout, fmt.Sprintf("verified: tool amd64: sigstore:%s issuer=%s rekor=%d", k8sIdentity, googleIssuer, sig.Entry.LogIndex)) {
+		t.Fatalf("Sigstore-signed bump: exit %d\n%s%s", code, stdout, stderr)
+	}
+	// Signed by someone else: refused (exit 1), not pinned on trust.
+	bad, _ := f.vs.Sign("attacker@example.com", googleIssuer, v120)
+	f.write("mirror/releases.example.org/tool/v1.2.0/tool-amd64.sig", bad.Sig)
+	f.write("mirror/releases.example.org/tool/v1.2.0/tool-amd64.cert", bad.Cert)
+	f.rekor.Publish(bad.Entry.UUID(), f.answer(f.vs, bad.Entry))
+	code, _, stderr = f.run("bump", "cosign-tool", "--to", "1.2.0", "--date", "2026-03-01", "--trust-on-first-use")
+	if code != exitCheck || !strings.Contains(stderr, `certificate identity "attacker@example.com"`) {
+		t.Errorf("badly signed bump: exit %d: %s", code, stderr)
+	}
+
+	// A new recipe without pins: bump pins it at its own version.
+	fresh := strings.Replace(strings.NewReplacer("NAME", "new-tool", "SIG", `{none: "upstream signs nothing"}`).Replace(toolRecipe), "    sha256: {amd64: SHA}\n", "", 1)
+	f.write("recipes/new-tool.yaml", []byte(fresh))
+	if code, stdout, _ := f.run("lint", "new-tool"); code != exitUsage || !strings.Contains(stdout, "no sha256 or sha512 digest pinned") {
+		t.Errorf("lint of a recipe without pins: exit %d: %s", code, stdout)
+	}
+	code, _, stderr = f.run("bump", "new-tool", "--to", "1.0.0", "--sha512", "tool:amd64="+sha512Hex(f.artifact), "--now", "2026-11-24")
+	if code != 0 {
+		t.Fatalf("new recipe: exit %d: %s", code, stderr)
+	}
+	b, _ := os.ReadFile(filepath.Join(f.dir, "recipes", "new-tool.yaml"))
+	if !strings.Contains(string(b), "    url: https://releases.example.org/tool/v{{.Version}}/tool-{{.Arch}}\n    # pinned-by-operator: 2026-11-24 by updeb bump --sha512 (no signature, no upstream checksum file)\n    sha512:\n      amd64: "+sha512Hex(f.artifact)+"\n") {
+		t.Errorf("new recipe pinned:\n%s", b)
+	}
+	if code, _, stderr := f.run("lint", "new-tool"); code != 0 {
+		t.Errorf("the pinned recipe does not lint: %s", stderr)
+	}
+}
+
+func sha256Of(b []byte) []byte {
+	s := sha256.Sum256(b)
+	return s[:]
+}
+
+func sha512Hex(b []byte) string {
+	s := sha512.Sum512(b)
+	return hex.EncodeToString(s[:])
 }
