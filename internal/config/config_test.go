@@ -139,6 +139,7 @@ func FuzzParse(f *testing.F) {
 	f.Add([]byte("proxy: http://p:1\nfetch: {retries: 2, max-size: 1GiB, timeouts: {idle: 5s}}\n"))
 	f.Add([]byte("mirrors:\n  - {prefix: https://a/, to: file:///b/}\n"))
 	f.Add([]byte("cache: [\n"))
+	f.Add([]byte("sigstore: {trusted-root: r.json, rekor-url: https://rekor.internal, github-api: https://ghe/api/v3, tuf-url: https://tuf/, tuf-root: t.json}\n"))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		_, err := Parse("c.yaml", data)
 		if err != nil {

@@ -174,3 +174,23 @@ func TestBumpNewRecipe(t *testing.T) {
 		t.Errorf("sha512 pins:\n%s", readString(t, file))
 	}
 }
+
+// A source without pins written as a flow mapping cannot get pins inserted
+// in place: bump says how to write it instead of guessing.
+func TestPinLinesFlowSource(t *testing.T) {
+	u, file := scenario(t)
+	text := readString(t, file)
+	start := strings.Index(text, "  - name: hello\n")
+	end := strings.Index(text, "packages:\n")
+	flow := text[:start] + "  - {name: hello, url: \"" + u.srv.URL + "/hello/v{{.Version}}/hello-v{{.Version}}-linux-{{.Arch}}.tar.gz\", signature: {none: x}}\n" + text[end:]
+	os.WriteFile(file, []byte(flow), 0o644)
+	r, err := recipe.Load(file, recipe.LoadOptions{AllowUnpinned: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	o := testOptions(t, u, fetch.Options{})
+	_, err = Bump(context.Background(), r, BumpOptions{Options: o, To: "1.2.0", TrustOnFirstUse: true})
+	if err == nil || !strings.Contains(err.Error(), "source hello has no pins yet: write it as a block mapping") || readString(t, file) != flow {
+		t.Errorf("flow source: %v", err)
+	}
+}
