@@ -120,6 +120,9 @@ func TestDiffRecipes(t *testing.T) {
 			[]string{"source hello signature: signers [" + fpr + " 0123456789ABCDEF0123456789ABCDEF01234567], were [" + fpr + "]"}, false},
 		{"signature dropped", edit(t, helloRecipe, `signature: {url: "https://example.org/v{{.Version}}/hello-{{.Arch}}.tar.gz.asc", keyring: keys/upstream.asc, signers: [`+fpr+`]}`, `signature: {none: upstream does not sign}`), key, true, "1.2.0-1", "1.2.0-1", nil,
 			[]string{"source hello signature: no longer verified (keyring keys/upstream.asc dropped)"}, false},
+		{"Sigstore signer replaces the keyring", edit(t, helloRecipe, `signature: {url: "https://example.org/v{{.Version}}/hello-{{.Arch}}.tar.gz.asc", keyring: keys/upstream.asc, signers: [`+fpr+`]}`,
+			`signature: {bundle-url: "https://example.org/v{{.Version}}/hello-{{.Arch}}.sigstore.json", identity: rel@example.org, issuer: https://accounts.google.com}`), key, true, "1.2.0-1", "1.2.0-1", nil,
+			[]string{"source hello signature: Sigstore identity rel@example.org, issuer https://accounts.google.com replaces keyring keys/upstream.asc"}, false},
 	}
 	old := loadProject(t, helloRecipe, key)
 	for _, tt := range tests {
