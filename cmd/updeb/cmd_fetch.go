@@ -27,9 +27,11 @@ func newFetchCmd(g *globalOptions) *cobra.Command {
 		Use:   "fetch [RECIPE...] | fetch URL...",
 		Short: "Download and verify sources into the cache",
 		Long: `fetch downloads every source of each RECIPE (none means all recipes), with its
-signature and checksum file, through the configured proxy into the cache, and
-verifies them exactly as build does (pinned digests, OpenPGP signatures, checksum
-cross-checks), without building: fill the cache before an --offline build.
+signature files (and a cosign signature's Rekor entry) and checksum file, through
+the configured proxy into the cache, and verifies them exactly as build does
+(pinned digests, OpenPGP and Sigstore signatures, checksum cross-checks), without
+building: fill the cache before an --offline build. (GitHub attestations are
+asked of GitHub's API at build time.)
 
 Given URLs instead, it downloads each one and verifies it against its pin:
 --sha256/--sha512 (one URL only) or a fragment, URL#sha256=HEX.

@@ -13,6 +13,7 @@ package sigstoretest
 
 import (
 	"crypto/sha256"
+	"crypto/x509"
 	"encoding/base64"
 	"encoding/hex"
 	"encoding/json"
@@ -31,6 +32,7 @@ import (
 	"github.com/sigstore/sigstore-go/pkg/root"
 	"github.com/sigstore/sigstore-go/pkg/testing/ca"
 	"github.com/sigstore/sigstore-go/pkg/tlog"
+	sgverify "github.com/sigstore/sigstore-go/pkg/verify"
 	"google.golang.org/protobuf/encoding/protojson"
 )
 
@@ -169,6 +171,27 @@ func (s *Sigstore) tlogEntry(e *Entry, kind string) (*protorekor.TransparencyLog
 	}, nil
 }
 
+// log integrates the entry the test CA made for e in this log (with its own
+// index and signed entry timestamp) and returns e's certificate and
+// signature content with the entry.
+func (s *Sigstore) log(e *ca.TestEntity) (*x509.Certificate, sgverify.SignatureContent, *Entry, error) {
+	vc, err := e.VerificationContent()
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	sc, err := e.SignatureContent()
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	entries, err := e.TlogEntries()
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	tle := entries[0].TransparencyLogEntry()
+	entry, err := s.integrate(tle.CanonicalizedBody, time.Unix(tle.IntegratedTime, 0))
+	return vc.Certificate(), sc, entry, err
+}
+
 // signingTime is when material made now is logged: inside the ten minutes
 // the test CA's leaf certificates are valid (from now).
 func signingTime() time.Time { return time.Now().Add(5 * time.Minute) }
@@ -197,24 +220,11 @@ func (s *Sigstore) SignAt(identity, issuer string, artifact []byte, logged time.
 	if err != nil {
 		return nil, err
 	}
-	vc, err := e.VerificationContent()
+	cert, sc, entry, err := s.log(e)
 	if err != nil {
 		return nil, err
 	}
-	sc, err := e.SignatureContent()
-	if err != nil {
-		return nil, err
-	}
-	entries, err := e.TlogEntries()
-	if err != nil {
-		return nil, err
-	}
-	tle := entries[0].TransparencyLogEntry()
-	entry, err := s.integrate(tle.CanonicalizedBody, time.Unix(tle.IntegratedTime, 0))
-	if err != nil {
-		return nil, err
-	}
-	sig := &Signature{Raw: sc.Signature(), DER: vc.Certificate().Raw, Entry: entry}
+	sig := &Signature{Raw: sc.Signature(), DER: cert.Raw, Entry: entry}
 	sig.Sig = []byte(base64.StdEncoding.EncodeToString(sig.Raw) + "\n")
 	sig.Cert = []byte(base64.StdEncoding.EncodeToString(pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: sig.DER})) + "\n")
 	return sig, nil
@@ -270,20 +280,7 @@ func (s *Sigstore) Attestation(identity, issuer string, subjects ...Subject) ([]
 	if err != nil {
 		return nil, err
 	}
-	vc, err := e.VerificationContent()
-	if err != nil {
-		return nil, err
-	}
-	sc, err := e.SignatureContent()
-	if err != nil {
-		return nil, err
-	}
-	entries, err := e.TlogEntries()
-	if err != nil {
-		return nil, err
-	}
-	tle := entries[0].TransparencyLogEntry()
-	logged, err := s.integrate(tle.CanonicalizedBody, time.Unix(tle.IntegratedTime, 0))
+	cert, sc, logged, err := s.log(e)
 	if err != nil {
 		return nil, err
 	}
@@ -303,7 +300,7 @@ func (s *Sigstore) Attestation(identity, issuer string, subjects ...Subject) ([]
 	return marshalBundle(&protobundle.Bundle{
 		MediaType: "application/vnd.dev.sigstore.bundle.v0.3+json",
 		VerificationMaterial: &protobundle.VerificationMaterial{
-			Content:     &protobundle.VerificationMaterial_Certificate{Certificate: &protocommon.X509Certificate{RawBytes: vc.Certificate().Raw}},
+			Content:     &protobundle.VerificationMaterial_Certificate{Certificate: &protocommon.X509Certificate{RawBytes: cert.Raw}},
 			TlogEntries: []*protorekor.TransparencyLogEntry{entry},
 		},
 		Content: &protobundle.Bundle_DsseEnvelope{DsseEnvelope: &protodsse.Envelope{Payload: payload, PayloadType: env.PayloadType,
