@@ -32,7 +32,7 @@ func newBuildCmd(g *globalOptions) *cobra.Command {
 		Short: "Fetch, verify and build .deb packages (with provenance) into the output folder",
 		Long: `build runs the main job for each recipe and architecture: fetch every source
 through the proxy (or the mirror) into the verifying cache, check the pinned
-digests, OpenPGP signatures and upstream checksum files, take only the named
+digests, OpenPGP or Sigstore signatures and upstream checksum files, take only the named
 files out of the archives, and write reproducible .deb files and an in-toto
 provenance record beside each one. A recipe and architecture whose inputs and
 outputs are unchanged is skipped; --force rebuilds it.
@@ -57,6 +57,11 @@ RECIPE is a name in the recipes folder (helm) or a path; none means all.`,
 // loadRecipes resolves and loads RECIPE arguments; any invalid recipe stops
 // everything (exit 2) with every finding listed.
 func loadRecipes(g *globalOptions, args []string) ([]*recipe.Recipe, error) {
+	return loadRecipesWith(g, args, recipe.LoadOptions{})
+}
+
+// loadRecipesWith is loadRecipes loading with lo.
+func loadRecipesWith(g *globalOptions, args []string, lo recipe.LoadOptions) ([]*recipe.Recipe, error) {
 	paths, err := resolveRecipes(g, args)
 	if err != nil {
 		return nil, err
@@ -66,7 +71,7 @@ func loadRecipes(g *globalOptions, args []string) ([]*recipe.Recipe, error) {
 		errs []error
 	)
 	for _, p := range paths {
-		r, err := recipe.Load(p, recipe.LoadOptions{})
+		r, err := recipe.Load(p, lo)
 		if err != nil {
 			errs = append(errs, err)
 			continue
@@ -112,8 +117,13 @@ func runBuild(cmd *cobra.Command, g *globalOptions, o *buildOptions, args []stri
 	if n := min(parallel, len(s.jobs)); getenv("GOMEMLIMIT") == "" && n > 1 {
 		debug.SetMemoryLimit(int64(n) * memoryLimit) // each build's encoders hold their own memory
 	}
+	ss, err := s.sigstore()
+	if err != nil {
+		return err
+	}
 	opts := build.Options{
 		Fetcher:      s.fetcher,
+		Sigstore:     ss,
 		OutDir:       g.outFolder(cfg),
 		Now:          time.Now,
 		Logger:       g.logger(),

@@ -27,6 +27,7 @@ import (
 	"github.com/updeb/updeb/pkg/deb"
 	"github.com/updeb/updeb/pkg/digest"
 	"github.com/updeb/updeb/pkg/verify"
+	"github.com/updeb/updeb/pkg/verify/sigstore"
 )
 
 // Exit codes, as documented in README.md ("Exit codes"). exitRules is the one
@@ -144,8 +145,11 @@ var exitRules = []exitRule{
 	is(deb.ErrMalformed, exitUsage, "the file is not a valid .deb; dpkg-deb --info gives a second opinion"),
 
 	// 1: a check failed.
-	as(exitCheck, fixed[*build.AuxError]("nothing was packaged and the file is no longer cached: run the build again to fetch it anew; if it keeps failing, compare it with upstream's (a proxy may be serving an error page) before touching the recipe")),
+	as(exitCheck, auxHint),
 	as(exitCheck, refusalHint),
+	as(exitCheck, sigstoreRefusalHint),
+	is(sigstore.ErrTUF, exitCheck, "the TUF repository's answer does not verify from its root (expired, wrongly signed, rolled back or altered): nothing was stored, the root in use is unchanged"),
+	is(track.ErrUnvouched, exitCheck, "compare these digests with a value from elsewhere (upstream's release notes, a second mirror), then pass them with --sha256/--sha512 [SOURCE:]ARCH=HEX, or say --trust-on-first-use; the recipe records either"),
 	as(exitCheck, fixed[*digest.MismatchError]("the bytes differ from the pinned digest: nothing was cached or packaged. Check the pin and the upstream release")),
 	is(trust.ErrCrossCheck, exitCheck, hintSource),
 	is(verify.ErrChecksums, exitCheck, hintSource),
@@ -187,6 +191,9 @@ var exitRules = []exitRule{
 	is(repo.ErrNotFound, exitUsage, ""),
 	is(repo.ErrNotManaged, exitUsage, ""),
 	is(gate.ErrBase, exitUsage, "--base must name a commit of the git repository that holds the recipes"),
+	is(sigstore.ErrPolicy, exitUsage, "a Sigstore policy names one identity (exact, or an anchored regexp that matches only the signer) and the OIDC issuer"),
+	is(sigstore.ErrTrustedRoot, exitUsage, "a trusted root is Sigstore's trusted_root.json: 'updeb trust refresh' fetches the public-good one"),
+	is(trust.ErrNoSigstore, exitUsage, ""),
 
 	// 3: network or I/O failure after retries.
 	asIf(exitNetwork, func(e *track.APIError) bool { return e.RateLimit },
@@ -197,6 +204,7 @@ var exitRules = []exitRule{
 	as(exitNetwork, fixed[*fetch.OfflineError]("run without --offline to download them, or bring them into the cache or a mirror")),
 	is(fetch.ErrRetryTime, exitNetwork, "the download did not finish within fetch: retry-time; raise it in the config for a slow link, or check the proxy"),
 	as(exitNetwork, fixed[*fetch.NetworkError]("check the proxy (--proxy, proxy: in the config, HTTPS_PROXY) and that it reaches the host")),
+	is(sigstore.ErrUnavailable, exitNetwork, "Rekor, GitHub's API or the TUF repository could not be asked: check the proxy, mirrors:, and sigstore: rekor-url / github-api in the config (GITHUB_TOKEN raises GitHub's rate limit)"),
 	is(context.Canceled, exitInterrupted, "interrupted: run the command again to finish"),
 	is(context.DeadlineExceeded, exitNetwork, ""),
 	as(exitNetwork, fixed[*fs.PathError]("")),
@@ -229,6 +237,22 @@ func exitRuleFor(err error) (int, string) {
 }
 
 // refusalHint says what to do about a refused signature, from why it was refused.
+// auxHint is the hint for a signature, checksum or Sigstore file refused
+// twice: what the refusal itself suggests, and that the file is gone from
+// the cache.
+func auxHint(e *build.AuxError) string {
+	const refetch = "nothing was packaged and the file is no longer cached: run the build again to fetch it anew; if it keeps failing, compare it with upstream's (a proxy may be serving an error page) before touching the recipe"
+	var sr *sigstore.RefusedError
+	var vr *verify.RefusedError
+	switch {
+	case errors.As(e.Err, &sr):
+		return sigstoreRefusalHint(sr) + "; " + refetch
+	case errors.As(e.Err, &vr):
+		return refusalHint(vr) + "; " + refetch
+	}
+	return refetch
+}
+
 func refusalHint(re *verify.RefusedError) string {
 	keyring := re.Keyring
 	if keyring == "" {
@@ -251,6 +275,26 @@ func refusalHint(re *verify.RefusedError) string {
 		return "is " + subject + " really an OpenPGP signature (.asc/.sig) or a clearsigned file?"
 	}
 	return "the signature's properties break updeb's policy (see 'updeb help verify-signature')"
+}
+
+// sigstoreRefusalHint says what to do about refused Sigstore material, from
+// why it was refused.
+func sigstoreRefusalHint(re *sigstore.RefusedError) string {
+	switch {
+	case re.Has(sigstore.ReasonIdentity), re.Has(sigstore.ReasonIssuer):
+		return "the signer is not the one the recipe names: change identity/issuer only if upstream announced a new signer (see keys/README.md)"
+	case re.Has(sigstore.ReasonDigestMismatch):
+		return "the artifact is not what was signed: it was altered, or the signature or bundle belongs to another file"
+	case re.Has(sigstore.ReasonUntrustedCertificate):
+		return "the certificate does not chain to the trusted root in use ('updeb trust show'): a private Sigstore needs sigstore: trusted-root:, a stale root 'updeb trust refresh'"
+	case re.Has(sigstore.ReasonNoLogEntry), re.Has(sigstore.ReasonBadLogEntry), re.Has(sigstore.ReasonCertificateTime), re.Has(sigstore.ReasonNoTimestamp):
+		return "the transparency log does not vouch for this signature: without a valid log entry a keyless signature proves nothing (check sigstore: rekor-url and mirrors: if they point elsewhere)"
+	case re.Has(sigstore.ReasonNoAttestation):
+		return "GitHub holds no attestation of these bytes in that repository: check github-attestations: in the recipe"
+	case re.Has(sigstore.ReasonMalformed), re.Has(sigstore.ReasonUnsupported):
+		return "is it really cosign's .sig/.cert or a Sigstore bundle (v0.1 to v0.3)? compare with what upstream publishes"
+	}
+	return "the Sigstore material does not verify (see 'updeb help verify-signature')"
 }
 
 // printError writes "error: ..." and, when there is one, "hint: ..." lines.

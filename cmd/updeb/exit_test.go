@@ -27,6 +27,7 @@ import (
 	"github.com/updeb/updeb/pkg/deb"
 	"github.com/updeb/updeb/pkg/digest"
 	"github.com/updeb/updeb/pkg/verify"
+	"github.com/updeb/updeb/pkg/verify/sigstore"
 )
 
 // TestExitStatus is the exit-code table of README.md ("Exit codes"), error by
@@ -42,6 +43,9 @@ func TestExitStatus(t *testing.T) {
 			re.Refusals = append(re.Refusals, verify.Refusal{Reason: r, Detail: string(r)})
 		}
 		return wrap(re)
+	}
+	sigRefusal := func(r sigstore.Reason) error {
+		return wrap(fmt.Errorf("sigstore signature of u: %w", &sigstore.RefusedError{Subject: "x.sig", Refusals: []sigstore.Refusal{{Reason: r, Source: "x.cert", Detail: string(r)}}}))
 	}
 	pathErr := &fs.PathError{Op: "open", Path: "/x", Err: syscall.ENOENT}
 	netErr := &fetch.NetworkError{URL: "https://example.org/a", Attempts: 6, Err: syscall.ECONNREFUSED}
@@ -84,6 +88,18 @@ func TestExitStatus(t *testing.T) {
 		{"field change", &repo.FieldChangeError{Suite: "stable", Changes: []repo.FieldChange{{Field: "Origin", From: "a", To: "b"}}}, exitCheck, "--allow-field-change"},
 		{"gate failed", fmt.Errorf("verify: %w", gate.ErrFailed), exitCheck, "FAIL lines"},
 		{"support data lost cycles", &supportdata.DroppedError{Dropped: map[string][]string{"kubernetes": {"1.36"}}}, exitCheck, "--allow-dropped"},
+		{"sigstore wrong identity", sigRefusal(sigstore.ReasonIdentity), exitCheck, "signer is not the one the recipe names"},
+		{"sigstore wrong issuer", sigRefusal(sigstore.ReasonIssuer), exitCheck, "signer is not the one the recipe names"},
+		{"sigstore altered artifact", sigRefusal(sigstore.ReasonDigestMismatch), exitCheck, "not what was signed"},
+		{"sigstore untrusted certificate", sigRefusal(sigstore.ReasonUntrustedCertificate), exitCheck, "updeb trust show"},
+		{"sigstore missing log entry", sigRefusal(sigstore.ReasonNoLogEntry), exitCheck, "transparency log does not vouch"},
+		{"sigstore tampered log entry", sigRefusal(sigstore.ReasonBadLogEntry), exitCheck, "transparency log does not vouch"},
+		{"sigstore time outside validity", sigRefusal(sigstore.ReasonCertificateTime), exitCheck, "transparency log does not vouch"},
+		{"sigstore no attestation", sigRefusal(sigstore.ReasonNoAttestation), exitCheck, "github-attestations"},
+		{"sigstore malformed", sigRefusal(sigstore.ReasonMalformed), exitCheck, "cosign's .sig/.cert"},
+		{"sigstore other", sigRefusal(sigstore.ReasonInvalid), exitCheck, "does not verify"},
+		{"TUF refused", fmt.Errorf("%w: refresh from u: expired", sigstore.ErrTUF), exitCheck, "nothing was stored"},
+		{"unvouched", wrap(&track.UnvouchedError{Recipe: "k", Sources: []string{"server amd64: sha512 x"}}), exitCheck, "--trust-on-first-use"},
 
 		// 2: usage or invalid input.
 		{"no maintainer", wrap(errors.Join(recipe.ErrInvalid, recipe.ErrNoMaintainer)), exitUsage, "build: maintainer:"},
@@ -108,6 +124,9 @@ func TestExitStatus(t *testing.T) {
 		{"not published", fmt.Errorf("%w: kubectl", repo.ErrNotFound), exitUsage, ""},
 		{"not managed", repo.ErrNotManaged, exitUsage, ""},
 		{"unreadable base", fmt.Errorf("verify: %w", fmt.Errorf("%w: nope is not a commit", gate.ErrBase)), exitUsage, "--base"},
+		{"sigstore policy", fmt.Errorf("%w: no identity", sigstore.ErrPolicy), exitUsage, "anchored regexp"},
+		{"bad trusted root", fmt.Errorf("%w: x.json: not JSON", sigstore.ErrTrustedRoot), exitUsage, "updeb trust refresh"},
+		{"no sigstore verifier", wrap(fmt.Errorf("%w: u", trust.ErrNoSigstore)), exitUsage, ""},
 
 		// 3: network or I/O failure after retries.
 		{"rate limit", wrap(&track.APIError{URL: "u", Status: 403, RateLimit: true}), exitNetwork, "GITHUB_TOKEN"},
@@ -120,6 +139,8 @@ func TestExitStatus(t *testing.T) {
 		{"download too slow", wrap(&fetch.NetworkError{URL: "u", Attempts: 3, Err: fmt.Errorf("%w: x", fetch.ErrRetryTime)}), exitNetwork, "retry-time"},
 		{"interrupted", wrap(context.Canceled), exitInterrupted, "interrupted"},
 		{"stopped by a signal", &interruptedError{msg: "interrupted (signal: terminated)", err: context.Canceled}, exitInterrupted, "nothing half-done"},
+		{"rekor unavailable", wrap(&sigstore.FetchError{URL: "https://rekor.sigstore.dev/api/v1/log/entries/x", Status: 503, Err: errors.New("busy")}), exitNetwork, "rekor-url"},
+		{"rekor through the fetcher", wrap(&sigstore.FetchError{URL: "u", Err: netErr}), exitNetwork, "check the proxy"},
 		{"deadline", context.DeadlineExceeded, exitNetwork, ""},
 		{"file I/O", fmt.Errorf("writing: %w", pathErr), exitNetwork, ""},
 		{"rename", &os.LinkError{Op: "rename", Old: "a", New: "b", Err: syscall.EXDEV}, exitNetwork, ""},

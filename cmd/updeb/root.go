@@ -50,7 +50,7 @@ func newRootCmd(g *globalOptions) *cobra.Command {
 		Use:   "updeb",
 		Short: "Turn verified upstream release binaries into reproducible Debian packages",
 		Long: `updeb fetches upstream release binaries through the configured web proxy, verifies
-them against pinned digests and OpenPGP signatures, writes reproducible .deb files
+them against pinned digests and OpenPGP or Sigstore signatures, writes reproducible .deb files
 itself, and publishes them to a signed apt repository.
 
 Exit codes: 0 success; 1 a check failed (signature, checksum, verification);
@@ -85,6 +85,7 @@ behind).`,
 		newRepoCmd(g),
 		newKeysCmd(g),
 		newVerifySignatureCmd(g),
+		newTrustCmd(g),
 		newCompatCmd(g),
 		newInspectCmd(g),
 		newLintCmd(g),

@@ -26,6 +26,7 @@ import (
 	"github.com/updeb/updeb/pkg/deb"
 	"github.com/updeb/updeb/pkg/digest"
 	"github.com/updeb/updeb/pkg/verify"
+	"github.com/updeb/updeb/pkg/verify/sigstore"
 )
 
 const demoHost = "https://releases.example.org/"
@@ -50,7 +51,25 @@ func project(t testing.TB) (root, mirror string) {
 	return root, mirror
 }
 
+// demoSigstore verifies the demo's Sigstore bundles: it trusts the test CA
+// root the demo's config names (testdata/demo/sigstore/trusted_root.json).
+func demoSigstore() (*sigstore.Verifier, error) {
+	p, err := filepath.Abs("../../testdata/demo/sigstore/trusted_root.json")
+	if err != nil {
+		return nil, err
+	}
+	tr, err := sigstore.LoadTrustedRoot(p)
+	if err != nil {
+		return nil, err
+	}
+	return sigstore.New(tr, sigstore.Options{})
+}
+
 func options(t testing.TB, mirror, out string) Options {
+	ss, err := demoSigstore()
+	if err != nil {
+		t.Fatal(err)
+	}
 	f, err := fetch.New(filepath.Join(t.TempDir(), "cache"), fetch.Options{
 		Mirrors: []fetch.Mirror{{Prefix: demoHost, To: "file://" + mirror + "/"}},
 		Retries: -1,
@@ -59,7 +78,7 @@ func options(t testing.TB, mirror, out string) Options {
 		t.Fatal(err)
 	}
 	return Options{
-		Fetcher: f, OutDir: out, Now: time.Now, UpdebVersion: "test",
+		Fetcher: f, Sigstore: ss, OutDir: out, Now: time.Now, UpdebVersion: "test",
 		Logger:      slog.New(slog.DiscardHandler),
 		PlanOptions: recipe.PlanOptions{DefaultMaintainer: "updeb tests <tests@example.org>"},
 		Parallel:    2,
@@ -167,6 +186,20 @@ func TestDemoBuildEndToEnd(t *testing.T) {
 	}
 	if !found {
 		t.Fatalf("provenance does not record the signer:\n%s", data)
+	}
+	// pingd's record names its Sigstore signer and keeps the bundle as an input.
+	pingdRecord, err := os.ReadFile(filepath.Join(out, "pingd_0.9.1-1_amd64.deb") + ProvenanceSuffix)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{
+		`"sigstore:https://github.com/updeb-demo/pingd/.github/workflows/release.yml@refs/tags/v0.9.1 issuer=https://token.actions.githubusercontent.com rekor=`,
+		`"uri": "https://releases.example.org/pingd/v0.9.1/pingd.amd64.sigstore.json"`,
+		`"signature-of:https://releases.example.org/pingd/v0.9.1/pingd.amd64"`,
+	} {
+		if !strings.Contains(string(pingdRecord), want) {
+			t.Errorf("pingd's provenance lacks %s:\n%s", want, pingdRecord)
+		}
 	}
 
 	// A rerun with nothing changed rebuilds nothing; --force gives the same bytes.
@@ -294,6 +327,11 @@ func TestMain(m *testing.M) {
 }
 
 func helperMain() int {
+	ss, err := demoSigstore()
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
 	if u := os.Getenv("HELPER_UMASK"); u != "" {
 		var m int
 		fmt.Sscanf(u, "%o", &m)
@@ -324,7 +362,7 @@ func helperMain() int {
 		js = append(js, Job{Recipe: r, Arch: "amd64"})
 	}
 	_, err = Run(context.Background(), js, Options{
-		Fetcher: f, OutDir: os.Getenv("HELPER_OUT"), Now: time.Now, UpdebVersion: "test",
+		Fetcher: f, Sigstore: ss, OutDir: os.Getenv("HELPER_OUT"), Now: time.Now, UpdebVersion: "test",
 		Logger:      slog.New(slog.NewTextHandler(os.Stderr, nil)),
 		PlanOptions: recipe.PlanOptions{DefaultMaintainer: "updeb tests <tests@example.org>"},
 		Parallel:    2,
@@ -500,5 +538,35 @@ func TestShippedControlIsPlanned(t *testing.T) {
 	}
 	if n < 2 {
 		t.Fatalf("compared %d packages", n)
+	}
+}
+
+// A Sigstore refusal stops the build before anything is written: here
+// pingd's amd64 binary with the arm64 binary's bundle; and a build without a
+// Sigstore verifier refuses a Sigstore-signed source rather than skip it.
+func TestSigstoreRefusedBuildsNothing(t *testing.T) {
+	root, mirror := project(t)
+	dir := filepath.Join(mirror, "pingd", "v0.9.1")
+	arm, err := os.ReadFile(filepath.Join(dir, "pingd.arm64.sigstore.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "pingd.amd64.sigstore.json"), arm, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(t.TempDir(), "out")
+	_, err = Run(context.Background(), jobs(t, root, "amd64", "pingd"), options(t, mirror, out))
+	if !errors.Is(err, sigstore.ErrRefused) || !strings.Contains(err.Error(), "https://releases.example.org/pingd/v0.9.1/pingd.amd64.sigstore.json") ||
+		!strings.Contains(err.Error(), "belongs to another artifact") {
+		t.Fatalf("err = %v", err)
+	}
+	if d := debs(t, out); len(d) != 0 {
+		t.Fatalf("refused build left %v", d)
+	}
+	root, mirror = project(t)
+	opts := options(t, mirror, out)
+	opts.Sigstore = nil
+	if _, err := Run(context.Background(), jobs(t, root, "amd64", "pingd"), opts); !errors.Is(err, trust.ErrNoSigstore) {
+		t.Fatalf("without a verifier: %v", err)
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 
 	"github.com/updeb/updeb/internal/recipe"
 	"github.com/updeb/updeb/pkg/atomicfile"
@@ -162,11 +163,13 @@ func writeProvenance(path string, plan *recipe.Plan, pp *recipe.PlannedPackage, 
 }
 
 func auxRole(vs *verifiedSource, url string) string {
-	if vs.plan.Signature != nil && vs.plan.Signature.URL == url {
-		return "signature-of:" + vs.plan.URL
-	}
-	if vs.plan.Checksums != nil && vs.plan.Checksums.URL == url {
+	switch {
+	case vs.plan.Checksums != nil && vs.plan.Checksums.URL == url:
 		return "checksums-for:" + vs.plan.URL
+	case slices.Contains(vs.plan.AuxURLs(), url):
+		return "signature-of:" + vs.plan.URL
+	case vs.plan.Sigstore != nil:
+		return "transparency-log-entry-of:" + vs.plan.URL // the Rekor entry of its cosign signature
 	}
 	return "auxiliary"
 }

@@ -7,7 +7,8 @@
 // environment) and turns the values into the options of the library packages.
 //
 // Relative paths in the file (cache, out, ca-bundle, repo.dir, repo.key, a
-// mirror's folder) are relative to the folder of the config file.
+// mirror's folder, sigstore.trusted-root and sigstore.tuf-root) are relative
+// to the folder of the config file.
 //
 //	proxy: http://proxy.example:3128      # every download goes through it
 //	no-proxy: [mirror.internal, 10.0.0.0/8] # reached directly (curl's NO_PROXY syntax)
@@ -30,6 +31,12 @@
 //	  endoflife-url: https://endoflife.date/api/{product}.json  # or a mirror; a base URL gets /{product}.json
 //	  max-age-days: 30                   # warn when the data in use is older (1 to 3650)
 //	  products: [nodejs]                 # endoflife.date products to fetch besides the bundled ones
+//	sigstore:
+//	  trusted-root: /etc/updeb/trusted_root.json  # instead of the refreshed or bundled public-good root
+//	  rekor-url: https://rekor.sigstore.dev       # Rekor (v1 API) for cosign signatures; mirrors apply
+//	  github-api: https://api.github.com          # for github-attestations; default github-api above
+//	  tuf-url: https://tuf-repo-cdn.sigstore.dev  # what updeb trust refresh reads
+//	  tuf-root: /etc/updeb/tuf-root.json          # its TUF root (a private deployment's); default public-good
 //	build:
 //	  compression: xz     # xz, gzip, zstd or none
 //	  parallel: 2         # 1 to 256
@@ -75,6 +82,7 @@ type Config struct {
 	// outdated/bump); "" means https://api.github.com (GitHub Enterprise: its /api/v3).
 	GitHubAPI string
 	Data      Data
+	Sigstore  Sigstore
 
 	// File is the file the config was read from ("" when none was found).
 	File string
@@ -196,6 +204,27 @@ type Repo struct {
 	// Keys are more signing keys beside Key: every suite is signed by each
 	// (a key rotation window).
 	Keys []string
+}
+
+// Sigstore configures the verification of Sigstore signatures. Empty fields
+// mean the public-good defaults.
+type Sigstore struct {
+	// TrustedRoot is a trusted_root.json (a private Sigstore deployment's, or
+	// a copy for an air-gapped site) used instead of the one refreshed into
+	// the state folder or the bundled public-good snapshot.
+	TrustedRoot string
+	// RekorURL is the Rekor (v1 API) base URL cosign signatures are looked
+	// up in; "" means https://rekor.sigstore.dev. mirrors: apply to it.
+	RekorURL string
+	// GitHubAPI is the API github-attestations are read from; "" means the
+	// top-level github-api, then https://api.github.com.
+	GitHubAPI string
+	// TUFURL is the TUF repository updeb trust refresh reads; "" means
+	// Sigstore's public-good one.
+	TUFURL string
+	// TUFRoot is the TUF root.json that repository's metadata must chain to;
+	// "" means the public-good root built into updeb.
+	TUFRoot string
 }
 
 // Duration is a time.Duration written as "30s", "2m", "1h30m".
@@ -345,18 +374,12 @@ func (p *parser) config(c *Config, n *yaml.Node) {
 		"mirrors": field(func(v *yaml.Node) {
 			p.List(v, "mirrors", func(_ int, v *yaml.Node) { c.Mirrors = append(c.Mirrors, p.mirror(v)) })
 		}),
-		"fetch": field(func(v *yaml.Node) { p.fetch(&c.Fetch, v) }),
-		"build": field(func(v *yaml.Node) { p.build(&c.Build, v) }),
-		"repo":  field(func(v *yaml.Node) { p.repo(&c.Repo, v) }),
-		"github-api": field(func(v *yaml.Node) {
-			if s, ok := p.scalar(v, "github-api"); ok {
-				if !httpURL(s) {
-					p.At(v, "github-api %q: want an http:// or https:// URL", s)
-				}
-				c.GitHubAPI = s
-			}
-		}),
-		"data": field(func(v *yaml.Node) { p.data(&c.Data, v) }),
+		"fetch":      field(func(v *yaml.Node) { p.fetch(&c.Fetch, v) }),
+		"build":      field(func(v *yaml.Node) { p.build(&c.Build, v) }),
+		"repo":       field(func(v *yaml.Node) { p.repo(&c.Repo, v) }),
+		"github-api": field(func(v *yaml.Node) { p.httpURL(v, "github-api", &c.GitHubAPI) }),
+		"sigstore":   field(func(v *yaml.Node) { p.sigstore(&c.Sigstore, v) }),
+		"data":       field(func(v *yaml.Node) { p.data(&c.Data, v) }),
 	})
 }
 
@@ -377,6 +400,26 @@ func (p *parser) data(d *Data, n *yaml.Node) {
 			}
 		}),
 	})
+}
+
+func (p *parser) sigstore(s *Sigstore, n *yaml.Node) {
+	p.mapping(n, "sigstore", "config.Sigstore", fields{
+		"trusted-root": field(func(v *yaml.Node) { p.path(v, "sigstore.trusted-root", &s.TrustedRoot) }),
+		"rekor-url":    field(func(v *yaml.Node) { p.httpURL(v, "sigstore.rekor-url", &s.RekorURL) }),
+		"github-api":   field(func(v *yaml.Node) { p.httpURL(v, "sigstore.github-api", &s.GitHubAPI) }),
+		"tuf-url":      field(func(v *yaml.Node) { p.httpURL(v, "sigstore.tuf-url", &s.TUFURL) }),
+		"tuf-root":     field(func(v *yaml.Node) { p.path(v, "sigstore.tuf-root", &s.TUFRoot) }),
+	})
+}
+
+// httpURL decodes an http(s) base URL.
+func (p *parser) httpURL(v *yaml.Node, what string, dst *string) {
+	if s, ok := p.scalar(v, what); ok {
+		if !httpURL(s) {
+			p.At(v, "%s %q: want an http:// or https:// URL", what, s)
+		}
+		*dst = s
+	}
 }
 
 func (p *parser) fetch(f *Fetch, n *yaml.Node) {

@@ -28,6 +28,12 @@ fetch:
   parallel: 8
   min-rate: {bytes-per-second: 2KiB, over: 20s}
 data: {endoflife-url: "https://mirror.internal/eol/{product}.json", max-age-days: 14, products: [nodejs]}
+sigstore:
+  trusted-root: sigstore/trusted_root.json
+  rekor-url: https://rekor.mirror.internal
+  github-api: https://ghe.internal/api/v3
+  tuf-url: https://tuf.internal/
+  tuf-root: /srv/tuf/root.json
 `
 	c, err := Parse("/etc/updeb/config.yaml", []byte(src))
 	if err != nil {
@@ -47,6 +53,8 @@ data: {endoflife-url: "https://mirror.internal/eol/{product}.json", max-age-days
 			MinRate: &MinRate{BytesPerSecond: 2 << 10, Over: Duration(20 * time.Second)},
 		},
 		Data: Data{EndOfLifeURL: "https://mirror.internal/eol/{product}.json", MaxAgeDays: 14, Products: []string{"nodejs"}},
+		Sigstore: Sigstore{TrustedRoot: "/etc/updeb/sigstore/trusted_root.json", RekorURL: "https://rekor.mirror.internal",
+			GitHubAPI: "https://ghe.internal/api/v3", TUFURL: "https://tuf.internal/", TUFRoot: "/srv/tuf/root.json"},
 		File: "/etc/updeb/config.yaml",
 	}
 	if !reflect.DeepEqual(c, &want) {
@@ -93,6 +101,10 @@ func TestParseErrors(t *testing.T) {
 		{"mirrors:\n  - {prefix: \"https://a/%2e%2e/\", to: \"file:///srv/\"}\n", `c.yaml:2:14: mirror prefix "https://a/%2e%2e/": want an http:// or https:// URL prefix without . or .. segments`},
 		{"mirrors:\n  - {prefix: https://a/, to: \"file:///srv/../etc/\"}\n", `c.yaml:2:30: mirror "https://a/": to "file:///srv/../etc/": want file:///ABSOLUTE/PATH/, http:// or https://, without . or .. segments`},
 		{"mirrors:\n  - {prefix: https://a/, to: \"http://m/a/%2e%2e/\"}\n", `c.yaml:2:30: mirror "https://a/": to "http://m/a/%2e%2e/"`},
+		{"sigstore:\n  rekor-url: rekor.sigstore.dev\n", `c.yaml:2:14: sigstore.rekor-url "rekor.sigstore.dev": want an http:// or https:// URL`},
+		{"sigstore:\n  trusted-roots: x\n", `c.yaml:2:3: unknown field "trusted-roots" (known: github-api, rekor-url, trusted-root, tuf-root, tuf-url)`},
+		{"sigstore: [x]\n", "c.yaml:1:11: cannot unmarshal !!seq into config.Sigstore: sigstore is a mapping"},
+		{"sigstore:\n  trusted-root: [a, b]\n", "c.yaml:2:17: sigstore.trusted-root must be a single value"},
 		// Every bad value is reported, not only the first.
 		{"fetch:\n  timeouts: {idle: x}\n  max-size: y\n", "c.yaml:2:20: invalid duration \"x\" (want a positive duration like 30s, 2m, 1h)\nc.yaml:3:13: invalid size \"y\""},
 	}
@@ -164,6 +176,7 @@ func FuzzParse(f *testing.F) {
 	f.Add([]byte("mirrors:\n  - {prefix: https://a/, to: file:///b/}\n"))
 	f.Add([]byte("cache: [\n"))
 	f.Add([]byte("fetch: {min-rate: {bytes-per-second: 1KiB, over: 2s}}\nmirrors: [{prefix: \"https://a/%2e%2e/\", to: none}]\n"))
+	f.Add([]byte("sigstore: {trusted-root: r.json, rekor-url: https://rekor.internal, github-api: https://ghe/api/v3, tuf-url: https://tuf/, tuf-root: t.json}\n"))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		_, err := Parse("c.yaml", data)
 		if err != nil {
