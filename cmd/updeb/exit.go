@@ -16,6 +16,7 @@ import (
 	"github.com/updeb/updeb/internal/gate"
 	"github.com/updeb/updeb/internal/recipe"
 	"github.com/updeb/updeb/internal/repo"
+	"github.com/updeb/updeb/internal/signkey"
 	"github.com/updeb/updeb/internal/track"
 	"github.com/updeb/updeb/internal/trust"
 	"github.com/updeb/updeb/pkg/archive"
@@ -157,8 +158,8 @@ var exitRules = []exitRule{
 	is(track.ErrNoDate, exitUsage, "give the upstream release day with --date YYYY-MM-DD"),
 	asIf(exitUsage, func(e *track.APIError) bool { return e.Status == 404 && !e.RateLimit },
 		"check watch: github: OWNER/REPO in the recipe (and GITHUB_TOKEN for a private repository)"),
-	is(repo.ErrWeakKey, exitUsage, "generate an Ed25519 key with 'updeb keys generate'"),
-	is(repo.ErrKey, exitUsage, "give --key the armored secret key 'updeb keys generate' wrote (PREFIX.secret.asc)"),
+	is(signkey.ErrWeakKey, exitUsage, "generate an Ed25519 key with 'updeb keys generate'"),
+	is(signkey.ErrKey, exitUsage, "a signing key (--key, repo: key:, build: provenance-key:) is the armored secret key 'updeb keys generate' wrote (PREFIX.secret.asc)"),
 	is(repo.ErrInvalid, exitUsage, ""),
 	is(repo.ErrNotFound, exitUsage, ""),
 	is(repo.ErrNotManaged, exitUsage, ""),
