@@ -258,8 +258,7 @@ func b64(raw json.RawMessage, what string) ([]byte, error) {
 
 // Verify calls verify for each signature, in order, and returns the first
 // one it accepts. It returns ErrUnsigned when there is none, and an error
-// wrapping ErrNoValidSignature and every signature's refusal when none is
-// accepted.
+// *SignatureError when none is accepted.
 func (e *Envelope) Verify(verify func(sig Signature, pae []byte) error) (Signature, error) {
 	if len(e.Signatures) == 0 {
 		return Signature{}, ErrUnsigned
@@ -273,5 +272,17 @@ func (e *Envelope) Verify(verify func(sig Signature, pae []byte) error) (Signatu
 		}
 		errs = append(errs, err)
 	}
-	return Signature{}, fmt.Errorf("%w: %w", ErrNoValidSignature, errors.Join(errs...))
+	return Signature{}, &SignatureError{Errs: errs}
 }
+
+// SignatureError lists why each signature of an envelope was refused. It
+// wraps ErrNoValidSignature and each refusal.
+type SignatureError struct {
+	Errs []error // one per signature, in order
+}
+
+func (e *SignatureError) Error() string {
+	return fmt.Sprintf("%v: %v", ErrNoValidSignature, errors.Join(e.Errs...))
+}
+
+func (e *SignatureError) Unwrap() []error { return append([]error{ErrNoValidSignature}, e.Errs...) }
