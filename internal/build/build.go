@@ -27,6 +27,7 @@ import (
 	"github.com/updeb/updeb/internal/fetch"
 	"github.com/updeb/updeb/internal/lockfile"
 	"github.com/updeb/updeb/internal/recipe"
+	"github.com/updeb/updeb/internal/signkey"
 	"github.com/updeb/updeb/internal/trust"
 	"github.com/updeb/updeb/pkg/archive"
 	"github.com/updeb/updeb/pkg/deb"
@@ -51,6 +52,9 @@ type Options struct {
 	// package that first uses them (same bytes, more disk and time; see
 	// select.go). For measurements, and a way out should streaming misbehave.
 	SpoolAll bool
+	// ProvenanceKey signs each package's provenance record; nil writes the
+	// records unsigned (a DSSE envelope without signatures).
+	ProvenanceKey *signkey.Key
 }
 
 // Job is one recipe built for one architecture.
@@ -153,7 +157,7 @@ func buildOne(ctx context.Context, j Job, opts Options) (Result, error) {
 	}
 	st := statePath(opts.OutDir, plan)
 	if !opts.Force {
-		if outs, ok := upToDate(st, key, opts.OutDir); ok {
+		if outs, ok := upToDate(st, key, opts.OutDir); ok && refreshProvenance(j.Recipe, plan, outs, opts) == nil {
 			log.Info("up to date", "version", plan.DebianVersion)
 			res.Skipped, res.Outputs = true, outs
 			return res, nil
@@ -181,7 +185,7 @@ func buildOne(ctx context.Context, j Job, opts Options) (Result, error) {
 	}
 
 	for _, pp := range plan.Packages {
-		out, err := writePackage(ctx, plan, &pp, ms, tmp, srcs, opts)
+		out, err := writePackage(ctx, j.Recipe, plan, &pp, ms, tmp, srcs, opts)
 		if err != nil {
 			return res, fmt.Errorf("package %s: %w", pp.Name, err)
 		}

@@ -69,6 +69,7 @@ func Load(file string, opts LoadOptions) (*Recipe, error) {
 	if err := fs.err(); err != nil {
 		return nil, err
 	}
+	r.Content = data
 	return r, nil
 }
 
