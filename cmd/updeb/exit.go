@@ -22,6 +22,8 @@ import (
 	"github.com/updeb/updeb/pkg/archive"
 	"github.com/updeb/updeb/pkg/deb"
 	"github.com/updeb/updeb/pkg/digest"
+	"github.com/updeb/updeb/pkg/dsse"
+	"github.com/updeb/updeb/pkg/provenance"
 	"github.com/updeb/updeb/pkg/verify"
 )
 
@@ -118,6 +120,7 @@ const (
 	hintSource   = "a source failed verification: nothing from it was packaged. Check the recipe's pins and the upstream release"
 	hintRecipe   = "fix the recipe; 'updeb lint' checks it offline"
 	hintUpstream = "the release source answered something unusable; try again later, or check --github-api / watch: url"
+	hintRecord   = "a provenance record is the DSSE envelope 'updeb build' writes beside each package (DEB.intoto.json)"
 )
 
 // exitRules, first match wins. An error joined from several (one per recipe
@@ -130,6 +133,9 @@ var exitRules = []exitRule{
 	as(exitCheck, func(e *failedError) string { return e.hint }),
 
 	// 1: a check failed.
+	is(dsse.ErrUnsigned, exitCheck, "sign provenance records: set build: provenance-key: in updeb.yaml (a key from 'updeb keys generate', such as the repository's) and build again"),
+	exitRule{exitCheck, provenanceHint}, // before refusalHint: a record's refusal wraps the signature's
+	is(provenance.ErrSubject, exitCheck, "the record is not this package's: the .deb or its record was swapped or changed after the build; trust neither"),
 	as(exitCheck, refusalHint),
 	as(exitCheck, fixed[*digest.MismatchError]("the bytes differ from the pinned digest: nothing was cached or packaged. Check the pin and the upstream release")),
 	is(trust.ErrCrossCheck, exitCheck, hintSource),
@@ -153,6 +159,8 @@ var exitRules = []exitRule{
 	is(verify.ErrPolicy, exitUsage, "a signer is a full primary key fingerprint; see 'updeb keys list'"),
 	is(digest.ErrNoPin, exitUsage, ""),
 	is(deb.ErrMalformed, exitUsage, "the file is not a valid .deb; dpkg-deb --info gives a second opinion"),
+	is(dsse.ErrMalformed, exitUsage, hintRecord),
+	is(provenance.ErrRecord, exitUsage, hintRecord),
 	is(track.ErrNoWatch, exitUsage, "add a watch: section to the recipe (recipes/README.md)"),
 	is(track.ErrDowngrade, exitUsage, "bump only moves forward; edit the recipe by hand to go back"),
 	is(track.ErrNoDate, exitUsage, "give the upstream release day with --date YYYY-MM-DD"),
@@ -226,6 +234,23 @@ func refusalHint(re *verify.RefusedError) string {
 		return "is " + subject + " really an OpenPGP signature (.asc/.sig) or a clearsigned file?"
 	}
 	return "the signature's properties break updeb's policy (see 'updeb help verify-signature')"
+}
+
+// provenanceHint says what to do about a refused provenance record.
+func provenanceHint(err error) (string, bool) {
+	if !errors.Is(err, provenance.ErrSignature) {
+		return "", false
+	}
+	re, _ := errors.AsType[*verify.RefusedError](err)
+	switch {
+	case re == nil:
+		return "the record's key ID names another key than the one that signed it: the record was altered", true
+	case re.Has(verify.ReasonUnknownSigner), re.Has(verify.ReasonNotAllowed):
+		return "the record was signed by a key other than the one given: check --key/--keyring (the key of build: provenance-key:, such as the repository's archive-keyring.asc)", true
+	case re.Has(verify.ReasonBadSignature), re.Has(verify.ReasonMalformed), re.Has(verify.ReasonNoSignature):
+		return "the record was changed after it was signed (or its signature was): trust neither it nor the package; build again", true
+	}
+	return refusalHint(re), true
 }
 
 // printError writes "error: ..." and, when there is one, "hint: ..." lines.

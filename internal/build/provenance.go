@@ -59,11 +59,11 @@ func writeProvenance(path string, r *recipe.Recipe, plan *recipe.Plan, pp *recip
 		}
 	}
 	for _, k := range sortedKeys(keyrings) {
-		d, err := fileSHA256(k)
+		d, err := digest.File(k, digest.SHA256)
 		if err != nil {
 			return err
 		}
-		b.Inputs = append(b.Inputs, localInput(r, k, provenance.RoleKeyring, d))
+		b.Inputs = append(b.Inputs, localInput(r, k, provenance.RoleKeyring, d[digest.SHA256]))
 	}
 	// A recipe-folder file is named with the digest of the bytes the writer
 	// packaged, not of a second read.
@@ -217,17 +217,4 @@ func readBounded(path string, limit int64) ([]byte, error) {
 		err = fmt.Errorf("%s: larger than %d bytes", path, limit)
 	}
 	return data, err
-}
-
-func fileSHA256(path string) (string, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return "", err
-	}
-	defer f.Close()
-	h := digest.NewHasher(digest.SHA256)
-	if _, err := io.Copy(h, f); err != nil {
-		return "", err
-	}
-	return h.Sum()[digest.SHA256], nil
 }

@@ -80,7 +80,7 @@ func TestSignedProvenanceRecord(t *testing.T) {
 	st, env := readRecord(t, deb+ProvenanceSuffix)
 	in := inputs(st)
 	for name, want := range map[string]string{
-		"recipes/pingd.yaml":         "recipe",
+		"recipes/pingd.yaml":          "recipe",
 		"recipes/pingd/pingd.service": "recipe-file",
 		"recipes/pingd/pingd.default": "recipe-file",
 		"keys/demo-upstream.asc":      "keyring",
