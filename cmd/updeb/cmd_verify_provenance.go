@@ -196,7 +196,7 @@ func recipeOrigin(d provenance.Dependency) string {
 	case nil:
 		return "not in a git checkout"
 	case "clean":
-		return fmt.Sprintf("git commit %v", d.Annotations[provenance.AnnotationGitCommit])
+		return fmt.Sprintf("git commit %v, %v", d.Annotations[provenance.AnnotationGitCommit], d.Annotations[provenance.AnnotationGitPath])
 	case "modified":
 		return "modified since its checkout's commit: no commit holds these bytes"
 	case "untracked":

@@ -152,6 +152,7 @@ func recipeInput(r *recipe.Recipe, log *slog.Logger) (provenance.Input, bool) {
 		in.Annotations[provenance.AnnotationGitState] = "unreadable"
 	case g != nil:
 		in.Annotations[provenance.AnnotationGitState] = string(g.State)
+		in.Annotations[provenance.AnnotationGitPath] = g.Path
 		if g.State == gitread.Clean {
 			in.Annotations[provenance.AnnotationGitCommit] = g.Commit
 		}

@@ -212,7 +212,7 @@ func TestUpToDateRecordsFollowKeyRecipeAndCommit(t *testing.T) {
 	got := run(false)
 	st, _ := readRecord(t, record)
 	rec := inputs(st)["recipes/hello.yaml"]
-	if rec.Annotations["gitCommit"] != commit || rec.Annotations["gitState"] != "clean" || !bytes.Equal(got, fresh()) {
+	if rec.Annotations["gitCommit"] != commit || rec.Annotations["gitState"] != "clean" || rec.Annotations["gitPath"] != "recipes/hello.yaml" || !bytes.Equal(got, fresh()) {
 		t.Fatalf("in a git checkout the recipe is %+v, want commit %s", rec, commit)
 	}
 	os.WriteFile(recipeFile, append(must(os.ReadFile(recipeFile)), "# uncommitted\n"...), 0o644)

@@ -112,6 +112,9 @@ const (
 	// the commit), "modified", "untracked" or "unreadable" (updeb could not
 	// read the repository); absent outside a git checkout.
 	AnnotationGitState = "gitState"
+	// AnnotationGitPath is the recipe's path inside its git repository
+	// (slash-separated), so that `git show COMMIT:PATH` gives its bytes.
+	AnnotationGitPath = "gitPath"
 )
 
 // Build is what New needs to know about one build.
