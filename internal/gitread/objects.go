@@ -286,9 +286,10 @@ var typeNames = map[int]string{objCommit: "commit", objTree: "tree", objBlob: "b
 // object reads the object at off, applying its chain of deltas.
 func (p *pack) object(r *repo, off int64, depth int) (string, []byte, error) {
 	var deltas [][]byte
+	held := int64(0) // bytes of the deltas read so far
 	for {
-		if len(deltas) > maxDeltaChain {
-			return "", nil, fmt.Errorf("%w: %s: delta chain longer than %d", ErrCorrupt, p.name, maxDeltaChain)
+		if len(deltas) > maxDeltaChain || held > maxObjectSize*4 {
+			return "", nil, fmt.Errorf("%w: %s: delta chain longer than %d deltas or %d bytes", ErrCorrupt, p.name, maxDeltaChain, maxObjectSize*4)
 		}
 		br := bufio.NewReader(io.NewSectionReader(p.data, off, p.dataSize-off))
 		typ, size, err := entryHeader(br)
@@ -318,6 +319,7 @@ func (p *pack) object(r *repo, off int64, depth int) (string, []byte, error) {
 		if err != nil {
 			return "", nil, fmt.Errorf("%w: %s at %d: %v", ErrCorrupt, p.name, off, err)
 		}
+		held += int64(len(data))
 		switch {
 		case typ == objOfsDelta:
 			deltas = append(deltas, data)

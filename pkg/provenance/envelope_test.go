@@ -192,3 +192,32 @@ func TestReadBackAndSetRecipe(t *testing.T) {
 		t.Fatalf("local inputs not first, by name:\n%s", fresh)
 	}
 }
+
+// FuzzFromEnvelope: any payload is a statement or an ErrRecord, and a
+// statement read back is written again as it was read.
+func FuzzFromEnvelope(f *testing.F) {
+	good, _ := New(sample(0)).Marshal()
+	f.Add(good)
+	f.Add([]byte(`{"_type":"https://in-toto.io/Statement/v1","predicateType":"https://slsa.dev/provenance/v1","subject":[{"name":"a","digest":{"sha256":"00"}}],"predicate":{"buildDefinition":{"internalParameters":{"sourceDateEpoch":1e3}}}}`))
+	f.Add([]byte(`{"_type":1}`))
+	f.Fuzz(func(t *testing.T, payload []byte) {
+		st, err := FromEnvelope(&dsse.Envelope{PayloadType: PayloadType, Payload: payload})
+		if err != nil {
+			if !errors.Is(err, ErrRecord) {
+				t.Fatalf("error %v does not wrap ErrRecord", err)
+			}
+			return
+		}
+		out, err := st.Marshal()
+		if err != nil {
+			t.Fatal(err)
+		}
+		again, err := FromEnvelope(&dsse.Envelope{PayloadType: PayloadType, Payload: out})
+		if err != nil {
+			t.Fatalf("re-read: %v\n%s", err, out)
+		}
+		if out2, _ := again.Marshal(); !bytes.Equal(out, out2) {
+			t.Fatalf("not stable:\n%s\n%s", out, out2)
+		}
+	})
+}
