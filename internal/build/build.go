@@ -1,7 +1,8 @@
 // Package build is updeb's pipeline: plan -> fetch -> verify -> select ->
 // assemble -> write, for one recipe and one architecture at a time, streaming
 // from the verified cache into .deb files, with a provenance record beside each
-// package and a state record that makes an unchanged rebuild a no-op.
+// package (a DSSE envelope, signed with Options.ProvenanceKey; provenance.go)
+// and a state record that makes an unchanged rebuild a no-op.
 //
 // Nothing unverified reaches a package: every source is fetched against its
 // pinned digest (the cache re-hashes on every use), its detached OpenPGP
