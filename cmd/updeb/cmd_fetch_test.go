@@ -10,10 +10,12 @@ import (
 	"net/http/httptest"
 	"os"
 	"os/exec"
+	"os/signal"
 	"path/filepath"
 	"strings"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"testing"
 	"time"
 
@@ -21,8 +23,9 @@ import (
 	"github.com/updeb/updeb/internal/testenv"
 )
 
-// TestFetchHelperProcess is not a test: it is updeb's main when the test binary
-// re-executes itself as a second updeb process.
+// TestFetchHelperProcess is not a test: it is updeb's main, signal-aware
+// context included, when the test binary re-executes itself as a second
+// updeb process.
 func TestFetchHelperProcess(t *testing.T) {
 	if os.Getenv("UPDEB_TEST_HELPER") != "1" {
 		t.Skip("helper process only")
@@ -34,7 +37,9 @@ func TestFetchHelperProcess(t *testing.T) {
 			break
 		}
 	}
-	os.Exit(run(context.Background(), args, os.Stdout, os.Stderr))
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	os.Exit(run(ctx, args, os.Stdout, os.Stderr))
 }
 
 func runUpdeb(args ...string) (code int, stdout, stderr string) {

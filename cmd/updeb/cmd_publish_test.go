@@ -29,6 +29,17 @@ func buildDeb(t *testing.T, dir, name, version, payload string) string {
 	return out
 }
 
+// generateKey makes a signing key with the CLI and returns its prefix
+// (PREFIX.secret.asc is the secret key).
+func generateKey(t *testing.T, dir string) string {
+	t.Helper()
+	key := filepath.Join(dir, "k")
+	if code, _, stderr := runCLI(t, "keys", "generate", "--name", "Test", "--email", "t@example.com", "--out", key); code != 0 {
+		t.Fatalf("keys generate: exit %d: %s", code, stderr)
+	}
+	return key
+}
+
 func TestPublishListRemoveCLI(t *testing.T) {
 	testenv.RequireTool(t, "dpkg-deb")
 	dir := t.TempDir()
@@ -82,10 +93,7 @@ func TestPublishListRemoveCLI(t *testing.T) {
 
 func TestPublishMalformedDeb(t *testing.T) {
 	dir := t.TempDir()
-	key := filepath.Join(dir, "k")
-	if code, _, stderr := runCLI(t, "keys", "generate", "--name", "Test", "--email", "t@example.com", "--out", key); code != 0 {
-		t.Fatalf("keys generate: %s", stderr)
-	}
+	key := generateKey(t, dir)
 	bad := filepath.Join(dir, "bad.deb")
 	os.WriteFile(bad, []byte("!<arch>\ngarbage"), 0o644)
 	code, _, stderr := runCLI(t, "publish", "--repo", filepath.Join(dir, "repo"), "--key", key+".secret.asc", bad)
@@ -102,10 +110,7 @@ func TestPublishMalformedDeb(t *testing.T) {
 func TestPublishTargetPrecedence(t *testing.T) {
 	testenv.RequireTool(t, "dpkg-deb")
 	dir := t.TempDir()
-	key := filepath.Join(dir, "k")
-	if code, _, stderr := runCLI(t, "keys", "generate", "--name", "Test", "--email", "t@example.com", "--out", key); code != 0 {
-		t.Fatalf("keys generate: %s", stderr)
-	}
+	generateKey(t, dir) // k.secret.asc, named by the config
 	cfg := filepath.Join(dir, "updeb.yaml")
 	os.WriteFile(cfg, []byte("repo:\n  dir: repo\n  key: k.secret.asc\n  suite: bookworm-test\n  component: main\n  origin: Example Org\n"), 0o644)
 
@@ -118,7 +123,8 @@ func TestPublishTargetPrecedence(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("publish: exit %d: %s", code, stderr)
 	}
-	for _, want := range []string{"suite bookworm-test component component/kubernetes136", "suite bookworm-test component main"} {
+	// Both components in one generation: a recipe's packages appear together.
+	for _, want := range []string{"suite bookworm-test component component/kubernetes136: generation 1", "suite bookworm-test component main: generation 1"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("publish output lacks %q:\n%s", want, out)
 		}

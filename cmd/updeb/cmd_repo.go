@@ -15,9 +15,15 @@ func newRepoCmd(g *globalOptions) *cobra.Command {
 		Use:   "repo",
 		Short: "Inspect and maintain the apt repository",
 		Example: `  updeb repo list --repo /srv/apt
-  updeb repo remove --repo /srv/apt --key repo.secret.asc kubectl=1.30.0-1`,
+  updeb repo remove --repo /srv/apt --key repo.secret.asc kubectl=1.30.0-1
+  updeb repo refresh --repo /srv/apt --key repo.secret.asc
+  updeb repo promote --repo /srv/apt --key repo.secret.asc --from staging --to production kubectl=1.31.4-1
+  updeb repo history --repo /srv/apt production
+  updeb repo rollback --repo /srv/apt --key repo.secret.asc production
+  updeb repo gc --repo /srv/apt --dry-run`,
 	}
-	cmd.AddCommand(newRepoListCmd(g), newRepoRemoveCmd(g))
+	cmd.AddCommand(newRepoListCmd(g), newRepoRemoveCmd(g), newRepoRefreshCmd(g), newRepoPromoteCmd(g),
+		newRepoHistoryCmd(g), newRepoRollbackCmd(g), newRepoGCCmd(g))
 	return cmd
 }
 
@@ -30,16 +36,12 @@ func newRepoListCmd(g *globalOptions) *cobra.Command {
   updeb repo list --repo /srv/apt --suite bookworm-wikimedia --json`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			cfg, err := g.loadConfig()
+			r, cfg, err := o.openReadOnly(g)
 			if err != nil {
 				return err
 			}
-			o.resolve(cfg)
-			suite := o.suite // every suite unless --suite or the config names one
-			if suite == "" {
-				suite = cfg.Repo.Suite
-			}
-			entries, err := repo.Open(o.dir, repo.Options{Logger: g.logger()}).List(suite)
+			suite := first(o.suite, cfg.Repo.Suite) // every suite unless --suite or the config names one
+			entries, err := r.List(suite)
 			if err != nil {
 				return err
 			}

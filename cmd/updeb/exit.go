@@ -34,6 +34,9 @@ const (
 	exitCheck   = 1 // a check failed: signature, checksum, cross-check, verification, a report with failures
 	exitUsage   = 2 // usage or invalid input: flags, arguments, recipe, config, a file the user named
 	exitNetwork = 3 // network or I/O failure after retries
+	// exitInterrupted follows SIGINT or SIGTERM (128 + SIGINT, the shell's
+	// convention), whatever the command was doing.
+	exitInterrupted = 130
 )
 
 // exitDefault is the code of an error no rule matches: a failure nobody
@@ -129,8 +132,14 @@ const (
 // hidden behind a flaky download.
 var exitRules = []exitRule{
 	// What the command knows.
+	as(exitInterrupted, fixed[*interruptedError]("nothing half-done was left behind; run the command again to finish")),
 	as(exitUsage, func(e *inputError) string { return e.hint }),
 	as(exitCheck, func(e *failedError) string { return e.hint }),
+
+	// A .deb that inspect or publish refuses is invalid input (2), even when
+	// the refusal is the archive reader's bomb or traversal check, which for
+	// an upstream artifact is a failed check (1).
+	is(deb.ErrMalformed, exitUsage, "the file is not a valid .deb; dpkg-deb --info gives a second opinion"),
 
 	// 1: a check failed.
 	is(dsse.ErrUnsigned, exitCheck, "sign provenance records: set build: provenance-key: in updeb.yaml (a key from 'updeb keys generate', such as the repository's) and build again"),
@@ -148,6 +157,7 @@ var exitRules = []exitRule{
 	is(track.ErrIncomplete, exitCheck, "upstream has not uploaded every artifact yet: try later, or --to an older complete version"),
 	is(track.ErrReupload, exitCheck, "ALARM: upstream bytes changed for a pinned version. Do not re-pin blindly: find out why (a compromised release?) before anything else"),
 	as(exitCheck, fixed[*repo.ConflictError]("the repository is unchanged; give the new build a new version or revision")),
+	as(exitCheck, fixed[*repo.FieldChangeError]("the repository is unchanged; to make the change anyway, repeat with --allow-field-change")),
 	is(gate.ErrFailed, exitCheck, "see the FAIL lines above"),
 
 	// 2: usage or invalid input.
@@ -158,7 +168,6 @@ var exitRules = []exitRule{
 	is(verify.ErrKeyring, exitUsage, "a keyring is armored public key blocks (gpg --armor --export) or a binary keyring (gpg --export)"),
 	is(verify.ErrPolicy, exitUsage, "a signer is a full primary key fingerprint; see 'updeb keys list'"),
 	is(digest.ErrNoPin, exitUsage, ""),
-	is(deb.ErrMalformed, exitUsage, "the file is not a valid .deb; dpkg-deb --info gives a second opinion"),
 	is(dsse.ErrMalformed, exitUsage, hintRecord),
 	is(provenance.ErrRecord, exitUsage, hintRecord),
 	is(track.ErrNoWatch, exitUsage, "add a watch: section to the recipe (recipes/README.md)"),
@@ -167,6 +176,7 @@ var exitRules = []exitRule{
 	asIf(exitUsage, func(e *track.APIError) bool { return e.Status == 404 && !e.RateLimit },
 		"check watch: github: OWNER/REPO in the recipe (and GITHUB_TOKEN for a private repository)"),
 	is(signkey.ErrWeakKey, exitUsage, "generate an Ed25519 key with 'updeb keys generate'"),
+	is(repo.ErrClock, exitUsage, "the repository is unchanged"),
 	is(signkey.ErrKey, exitUsage, "a signing key (--key, repo: key:, build: provenance-key:) is the armored secret key 'updeb keys generate' wrote (PREFIX.secret.asc)"),
 	is(repo.ErrInvalid, exitUsage, ""),
 	is(repo.ErrNotFound, exitUsage, ""),
@@ -180,7 +190,7 @@ var exitRules = []exitRule{
 	is(track.ErrUpstream, exitNetwork, hintUpstream),
 	as(exitNetwork, fixed[*fetch.OfflineError]("run without --offline to download them, or bring them into the cache or a mirror")),
 	as(exitNetwork, fixed[*fetch.NetworkError]("check the proxy (--proxy, proxy: in the config, HTTPS_PROXY) and that it reaches the host")),
-	is(context.Canceled, exitNetwork, "interrupted: run the command again to finish"),
+	is(context.Canceled, exitInterrupted, "interrupted: run the command again to finish"),
 	is(context.DeadlineExceeded, exitNetwork, ""),
 	as(exitNetwork, fixed[*fs.PathError]("")),
 	as(exitNetwork, fixed[*os.LinkError]("")),

@@ -55,7 +55,8 @@ itself, and publishes them to a signed apt repository.
 
 Exit codes: 0 success; 1 a check failed (signature, checksum, verification);
 2 usage or invalid input (flags, recipe, config); 3 network or I/O failure
-after retries.`,
+after retries; 130 interrupted by SIGINT or SIGTERM (nothing half-done is left
+behind).`,
 		Version:       version,
 		SilenceUsage:  true,
 		SilenceErrors: true,
@@ -132,6 +133,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	root := newRootCmd(g)
 	root.SetArgs(args)
 	if err := root.ExecuteContext(ctx); err != nil {
+		err = interrupted(ctx, err)
 		printError(stderr, err)
 		code, _ := exitStatus(err)
 		return code

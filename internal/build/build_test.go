@@ -529,7 +529,7 @@ func TestShippedControlIsPlanned(t *testing.T) {
 			t.Fatal(err)
 		}
 		for _, pp := range plan.Packages {
-			info, err := deb.InspectFile(filepath.Join(out, pp.OutputFile))
+			info, err := deb.InspectFile(context.Background(), filepath.Join(out, pp.OutputFile), archive.Limits{})
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -134,6 +134,11 @@ type Repo struct {
 	Architectures []string
 	// ValidFor adds Valid-Until = Date + ValidFor to Release (0: none).
 	ValidFor Duration
+	// Keep is how many generations of each suite are kept for rollback (0: updeb's default).
+	Keep int
+	// Keys are more signing keys beside Key: every suite is signed by each
+	// (a key rotation window).
+	Keys []string
 }
 
 // Duration is a time.Duration written as "30s", "2m", "1h30m".
@@ -348,6 +353,15 @@ func (p *parser) repo(r *Repo, n *yaml.Node) {
 		"description":   field(func(v *yaml.Node) { p.str(v, "repo.description", &r.Description) }),
 		"architectures": field(func(v *yaml.Node) { p.StrList(v, "repo.architectures", &r.Architectures) }),
 		"valid-for":     field(func(v *yaml.Node) { p.duration(v, "repo.valid-for", 0, &r.ValidFor) }),
+		"keep":          field(func(v *yaml.Node) { p.integer(v, "repo.keep", 1, 100000, &r.Keep) }),
+		"keys": field(func(v *yaml.Node) {
+			p.StrList(v, "repo.keys", &r.Keys)
+			for i, k := range r.Keys {
+				if !filepath.IsAbs(k) {
+					r.Keys[i] = filepath.Join(p.dir, k)
+				}
+			}
+		}),
 	})
 }
 

@@ -12,6 +12,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -54,15 +55,18 @@ func must(t testing.TB, err error) {
 	}
 }
 
-var testKey *GeneratedKey
+var (
+	testKey     *GeneratedKey
+	testKeyOnce sync.Once
+)
 
 func testSigner(t testing.TB) *Signer {
 	t.Helper()
-	if testKey == nil {
+	testKeyOnce.Do(func() {
 		k, err := GenerateKey("updeb test", "test@example.com", Ed25519, time.Unix(1700000000, 0), rand.Reader)
 		must(t, err)
 		testKey = k
-	}
+	})
 	s, err := ReadSigner(bytes.NewReader(testKey.SecretArmored), "test key")
 	must(t, err)
 	return s
@@ -75,12 +79,19 @@ func testClock() func() time.Time {
 	return func() time.Time { t = t.Add(time.Minute); return t }
 }
 
+func ptr[T any](v T) *T { return &v }
+
+// testSettings are the settings every test suite is created with.
+func testSettings(archs ...string) SettingsChange {
+	return SettingsChange{Origin: ptr("updeb-test"), Label: ptr("updeb test"), Architectures: archs}
+}
+
 func testRepo(t *testing.T, root string) *Repo {
 	return Open(root, Options{
-		Release: ReleaseConfig{Origin: "updeb-test", Label: "updeb test", Architectures: []string{"amd64", "arm64"}},
-		Signer:  testSigner(t),
-		Now:     testClock(),
-		Logger:  slog.New(slog.DiscardHandler),
+		Settings: testSettings("amd64", "arm64"),
+		Signer:   testSigner(t),
+		Now:      testClock(),
+		Logger:   slog.New(slog.DiscardHandler),
 	})
 }
 

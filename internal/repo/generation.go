@@ -2,12 +2,13 @@ package repo
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"os"
 	"path"
 	"path/filepath"
-	"sort"
 	"strconv"
 	"strings"
 	"time"
@@ -15,206 +16,440 @@ import (
 	"github.com/updeb/updeb/pkg/atomicfile"
 )
 
-// architectures returns the configured architectures plus those of every
-// architecture-specific package and of the live Release (never fewer).
-func (r *Repo) architectures(st *suiteState) ([]string, error) {
-	set := map[string]bool{}
-	for _, a := range r.opts.Release.Architectures {
-		if !archPattern.MatchString(a) || a == "all" {
-			return nil, fmt.Errorf("%w: configured architecture %q", ErrInvalid, a)
+// ErrClock is wrapped when the live generation is dated too far ahead of this
+// machine's clock for a new generation to follow it.
+var ErrClock = errors.New("repo: clock behind the live generation")
+
+// maxClockWait is the longest a write waits for the clock to pass the live
+// generation's Date. Two writes in the same second wait less than a second;
+// a longer wait means the clock was set back.
+const maxClockWait = 30 * time.Second
+
+// releaseDate is the Date of a new generation: the current second, once the
+// clock has passed the live generation's Date. Never ahead of the clock:
+// apt refuses a Release dated in the future ("not valid yet"). Always after
+// the live one: apt asks for InRelease with If-Modified-Since set to the
+// Last-Modified it got (the file's mtime, which is the Date, in whole
+// seconds), so a generation in the same second as the one a client fetched
+// would be answered 304 and missed until the next; and apt keeps the Release
+// it has when a newer-fetched one carries an older Date. So a write in the
+// same second as the last one waits for the next second.
+func (r *Repo) releaseDate(ctx context.Context, live *generation) (time.Time, error) {
+	deadline := time.Now().Add(maxClockWait)
+	for {
+		now := r.opts.Now()
+		date := now.UTC().Truncate(time.Second)
+		if live == nil || live.release.date.IsZero() || date.After(live.release.date) {
+			return date, nil
 		}
-		set[a] = true
-	}
-	if st.release != nil {
-		for _, a := range st.release.archs {
-			set[a] = true
+		next := live.release.date.Add(time.Second)
+		wait := next.Sub(now)
+		if time.Now().Add(wait).After(deadline) {
+			return time.Time{}, fmt.Errorf("%w: suite %s's live generation %d is dated %s, %s ahead of this machine's clock (%s): a generation dated earlier would be ignored by clients that have the live one, and one dated later refused as not valid yet; correct the clock (timedatectl) or wait until then",
+				ErrClock, live.suite, live.n, live.release.date.Format(dateFormat), live.release.date.Sub(date), date.Format(dateFormat))
+		}
+		r.opts.Logger.Debug("waiting for the next second: the live generation has this second's Date", "suite", live.suite, "wait", wait)
+		select {
+		case <-ctx.Done():
+			return time.Time{}, ctx.Err()
+		case <-time.After(wait):
 		}
 	}
-	for _, c := range st.comps {
-		for k := range c {
-			if k.arch != "all" {
-				set[k.arch] = true
-			}
-		}
-	}
-	if len(set) == 0 {
-		return nil, fmt.Errorf("%w: suite %s has only Architecture: all packages and no configured architecture: say which binary-<arch> indexes to write", ErrInvalid, st.suite)
-	}
-	out := make([]string, 0, len(set))
-	for a := range set {
-		out = append(out, a)
-	}
-	sort.Strings(out)
-	return out, nil
 }
 
-// nextDate is the Release Date of a new generation: now, but always at least
-// one second after the live generation's. apt and HTTP caches compare
-// Last-Modified (whole seconds) with If-Modified-Since, so two publishes in the
-// same second must not look alike, or a client that fetched the first keeps it.
-func nextDate(now time.Time, live *parsedRelease) time.Time {
-	now = now.UTC().Truncate(time.Second)
-	if live != nil && !live.date.IsZero() && !now.After(live.date) {
-		return live.date.Add(time.Second)
-	}
-	return now
-}
-
-// writeGeneration writes st as the suite's next generation and makes it live.
-// See the package documentation for the order of operations and why.
-func (r *Repo) writeGeneration(ctx context.Context, st *suiteState) (int, error) {
-	archs, err := r.architectures(st)
+// writeGeneration writes st as the suite's next generation, records rec
+// (with st's settings changes) in the suite's history and makes the
+// generation live. See the package documentation for the order of
+// operations and why.
+func (r *Repo) writeGeneration(ctx context.Context, st *suiteState, rec Record) (int, error) {
+	next, err := r.render(ctx, st)
 	if err != nil {
 		return 0, err
 	}
-	comps := make([]string, 0, len(st.comps))
-	for c := range st.comps {
-		comps = append(comps, c)
+	rec.Settings = st.changed
+	if err := r.install(ctx, st, next, rec); err != nil {
+		return 0, err
 	}
-	sort.Strings(comps)
+	r.opts.Logger.Info(rec.Operation, "suite", st.suite, "generation", next.n, "components", next.set.Components, "architectures", next.set.Architectures)
+	return next.n, nil
+}
+
+// nextGeneration is a generation made in memory, before it is written.
+type nextGeneration struct {
+	n     int
+	set   Settings
+	files []indexFile // the indexes
+	meta  []indexFile // Release, InRelease, Release.gpg
+	date  time.Time
+}
+
+// render makes st's next generation in memory: what it lists, its indexes,
+// its Date and its signed Release.
+func (r *Repo) render(ctx context.Context, st *suiteState) (*nextGeneration, error) {
+	next := &nextGeneration{n: st.generation() + 1}
+	var err error
+	if next.set, err = st.layout(st.set); err != nil {
+		return nil, err
+	}
+	if next.files, err = st.indexes(next.set); err != nil {
+		return nil, err
+	}
+	if next.date, err = r.releaseDate(ctx, st.live); err != nil {
+		return nil, err
+	}
+	if next.meta, err = r.signRelease(next.set, next.date, next.files); err != nil {
+		return nil, err
+	}
+	return next, ctx.Err()
+}
+
+// install writes next and switches it in: the public keys, the staged
+// generation, its history record, the rename to its number, the switch of
+// the suite's link, and the pruning of generations no longer kept.
+func (r *Repo) install(ctx context.Context, st *suiteState, next *nextGeneration, rec Record) error {
+	if err := r.writeKeyring(); err != nil {
+		return err
+	}
+	staging, err := r.stage(st, next.files, next.meta, next.set, next.date)
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(staging) // a no-op once renamed
+	if err := r.appendHistory(rec.complete(st.suite, next.n, next.date, next.set, r.opts.Actor)); err != nil {
+		return err
+	}
+	if err := r.commit(st.suite, next.n, staging); err != nil {
+		return err
+	}
+	r.hook("staged")
+	if err := r.switchTo(st.suite, next.n); err != nil {
+		return err
+	}
+	r.hook("switched")
+	r.prune(st.suite, next.n, next.set.Keep)
+	return nil
+}
+
+// layout completes set with what the next generation lists: every component
+// and architecture listed before (never fewer: a client configured for one
+// would warn on every update), those of base (a rollback target), and those
+// of the changed components' packages.
+func (st *suiteState) layout(set Settings) (Settings, error) {
+	for _, g := range []*generation{st.live, st.base} {
+		if g == nil {
+			continue
+		}
+		for _, c := range g.release.comps {
+			set.Components = addSorted(set.Components, c)
+		}
+		for _, a := range g.release.archs {
+			set.Architectures = addSorted(set.Architectures, a)
+		}
+	}
+	for comp := range st.dirty {
+		set.Components = addSorted(set.Components, comp)
+		for k := range st.comps[comp] {
+			if k.arch != "all" {
+				set.Architectures = addSorted(set.Architectures, k.arch)
+			}
+		}
+	}
+	if len(set.Architectures) == 0 {
+		return set, fmt.Errorf("%w: suite %s has only Architecture: all packages and no configured architecture: say which binary-<arch> indexes to write", ErrInvalid, st.suite)
+	}
+	return set, nil
+}
+
+// indexes returns the Packages files of the next generation: rendered for
+// the components the operation changed (and for a component's new
+// architectures), carried over unchanged from base for every other, so that
+// a publish costs the size of the component it touches, not of the suite.
+func (st *suiteState) indexes(set Settings) ([]indexFile, error) {
 	var files []indexFile
-	for _, c := range comps {
-		for _, a := range archs {
-			fs, err := compressed(c+"/binary-"+a, st.comps[c].packagesFor(a))
+	for _, comp := range set.Components {
+		for _, arch := range set.Architectures {
+			dir := comp + "/binary-" + arch
+			if !st.dirty[comp] {
+				if fs, ok := st.base.carried(dir); ok {
+					files = append(files, fs...)
+					continue
+				}
+			}
+			c, err := st.component(comp)
 			if err != nil {
-				return 0, err
+				return nil, err
+			}
+			fs, err := compressed(dir, c.packagesFor(arch), st.base.previous(dir))
+			if err != nil {
+				return nil, err
 			}
 			files = append(files, fs...)
 		}
 	}
-	date := nextDate(r.opts.Now(), st.release)
-	release := releaseFile(r.opts.Release, st.suite, date, archs, comps, files)
+	return files, nil
+}
+
+// carried returns g's index files of dir (every form, with the sizes and
+// digests g's Release lists), or false when g does not have them all.
+func (g *generation) carried(dir string) ([]indexFile, bool) {
+	if g == nil {
+		return nil, false
+	}
+	var out []indexFile
+	for _, form := range indexForms {
+		f := indexFile{path: dir + "/" + form, src: filepath.Join(g.dir, filepath.FromSlash(dir), form), sums: map[string]string{}}
+		for _, h := range hashAlgorithms {
+			e, ok := g.release.file(h.field, f.path)
+			if !ok {
+				return nil, false
+			}
+			f.sums[h.field], f.size = e.hex, e.size
+		}
+		out = append(out, f)
+	}
+	return out, true
+}
+
+// previous returns g's Packages and Packages.xz of dir when both are there
+// with the digests g's Release lists (nil otherwise), for reusing blocks.
+func (g *generation) previous(dir string) *prevIndex {
+	if g == nil {
+		return nil
+	}
+	read := func(form string) []byte {
+		e, ok := g.release.file("SHA256", dir+"/"+form)
+		if !ok {
+			return nil
+		}
+		data, err := os.ReadFile(filepath.Join(g.dir, filepath.FromSlash(dir), form))
+		if err != nil {
+			return nil
+		}
+		if sum := sha256.Sum256(data); hex.EncodeToString(sum[:]) != e.hex {
+			return nil
+		}
+		return data
+	}
+	p := &prevIndex{plain: read(indexForms[0]), xz: read(indexForms[2])}
+	if p.plain == nil || p.xz == nil {
+		return nil
+	}
+	return p
+}
+
+// signRelease renders the Release for files and signs it: Release, InRelease
+// and Release.gpg.
+func (r *Repo) signRelease(set Settings, date time.Time, files []indexFile) ([]indexFile, error) {
+	release := releaseFile(set, date, files)
 	inRelease, err := r.opts.Signer.ClearSign(release, date)
 	if err != nil {
-		return 0, err
+		return nil, err
 	}
 	detached, err := r.opts.Signer.DetachSign(release, date)
 	if err != nil {
-		return 0, err
+		return nil, err
 	}
-	if err := r.writeKeyring(); err != nil {
-		return 0, err
-	}
-	if err := ctx.Err(); err != nil {
-		return 0, err
-	}
+	return []indexFile{{path: "Release", data: release}, {path: "InRelease", data: inRelease}, {path: "Release.gpg", data: detached}}, nil
+}
 
-	next := st.generation + 1
-	parent := filepath.Dir(r.genDir(st.suite, next))
+// stage writes the next generation complete in a staging directory beside
+// the generations and fsyncs it: the index files, the signed Release, the
+// settings, and by-hash/ with this generation's indexes and the live
+// generation's, so a client holding the live InRelease finds what it lists.
+func (r *Repo) stage(st *suiteState, files, meta []indexFile, set Settings, date time.Time) (string, error) {
+	parent := r.suiteGenDir(st.suite)
 	if err := os.MkdirAll(parent, 0o755); err != nil {
-		return 0, err
+		return "", err
 	}
 	staging, err := os.MkdirTemp(parent, ".staging-")
 	if err != nil {
-		return 0, err
+		return "", err
 	}
-	defer os.RemoveAll(staging) // a no-op once renamed
-	if err := os.Chmod(staging, 0o755); err != nil {
-		return 0, err
-	}
-	all := append(files,
-		indexFile{"Release", release}, indexFile{"InRelease", inRelease}, indexFile{"Release.gpg", detached})
 	dirs := map[string]bool{staging: true}
+	err = os.Chmod(staging, 0o755)
+	all := append(append(append([]indexFile(nil), files...), meta...), indexFile{path: settingsFile, data: set.marshal()})
 	for _, f := range all {
-		name := filepath.Join(staging, filepath.FromSlash(f.path))
-		if err := os.MkdirAll(filepath.Dir(name), 0o755); err != nil {
-			return 0, err
+		if err == nil {
+			err = placeFile(staging, f, date, st.copyBase, dirs)
 		}
-		if err := writeFileSync(name, f.data); err != nil {
-			return 0, err
-		}
-		// The files' mtime is the Release Date, so that a web server's
-		// Last-Modified moves forward with every generation (see nextDate).
-		if err := os.Chtimes(name, date, date); err != nil {
-			return 0, err
-		}
-		dirs[filepath.Dir(name)] = true
 	}
-	// by-hash: this generation's indexes, then the live generation's, so a
-	// client holding the previous InRelease finds what it lists.
+	if err == nil {
+		err = linkByHash(staging, files, dirs)
+	}
+	if err == nil && st.live != nil {
+		err = carryByHash(staging, st.live, dirs)
+	}
+	if err == nil {
+		err = syncDirs(dirs)
+	}
+	if err != nil {
+		os.RemoveAll(staging)
+		return "", err
+	}
+	return staging, nil
+}
+
+// placeFile puts f into the staging directory: new bytes are written with
+// mtime date (a web server's Last-Modified, which must move forward with
+// every generation: see releaseDate); an unchanged file is linked from its
+// generation (keeping the mtime it got when its content was new), or copied
+// with mtime date when copy is set.
+func placeFile(staging string, f indexFile, date time.Time, copyFile bool, dirs map[string]bool) error {
+	name := filepath.Join(staging, filepath.FromSlash(f.path))
+	if err := os.MkdirAll(filepath.Dir(name), 0o755); err != nil {
+		return err
+	}
+	dirs[filepath.Dir(name)] = true
+	if f.src != "" {
+		if st, err := os.Stat(f.src); err != nil || st.Size() != f.size {
+			return fmt.Errorf("%w: %s: expected %d bytes as its Release lists (%v): the generation was changed outside updeb", ErrInvalid, f.src, f.size, err)
+		}
+		if !copyFile && os.Link(f.src, name) == nil {
+			return nil
+		}
+		data, err := os.ReadFile(f.src)
+		if err != nil {
+			return err
+		}
+		f.data = data
+	}
+	if err := writeFileSync(name, f.data); err != nil {
+		return err
+	}
+	return os.Chtimes(name, date, date)
+}
+
+// linkByHash links each index file under by-hash/<algorithm>/<digest>.
+func linkByHash(staging string, files []indexFile, dirs map[string]bool) error {
 	for _, f := range files {
 		for _, h := range hashAlgorithms {
 			dir := filepath.Join(staging, filepath.FromSlash(path.Dir(f.path)), "by-hash", h.field)
-			if err := linkOrCopy(filepath.Join(staging, filepath.FromSlash(f.path)), filepath.Join(dir, h.sum(f.data))); err != nil {
-				return 0, err
+			if err := linkOrCopy(filepath.Join(staging, filepath.FromSlash(f.path)), filepath.Join(dir, f.sums[h.field])); err != nil {
+				return err
 			}
 			dirs[dir] = true
 		}
 	}
-	if st.release != nil {
-		for _, e := range st.release.files {
-			if strings.Contains(e.path, "..") || len(e.hex) < 64 || strings.ContainsAny(e.hex, "/.") {
-				continue
-			}
-			rel := filepath.Join(filepath.FromSlash(path.Dir(e.path)), "by-hash", e.algorithm, e.hex)
-			src := filepath.Join(st.dir, rel)
-			if _, err := os.Stat(src); err != nil {
-				continue // not served by the previous generation either
-			}
-			if err := linkOrCopy(src, filepath.Join(staging, rel)); err != nil {
-				return 0, err
-			}
-			dirs[filepath.Dir(filepath.Join(staging, rel))] = true
-		}
-	}
-	if err := syncDirs(dirs); err != nil {
-		return 0, err
-	}
-	final := r.genDir(st.suite, next)
-	// A leftover next generation can only come from a publish killed before its
-	// switch: it was never live, so it is replaced.
-	if err := os.RemoveAll(final); err != nil {
-		return 0, err
-	}
-	if err := os.Rename(staging, final); err != nil {
-		return 0, err
-	}
-	if err := atomicfile.SyncDir(parent); err != nil {
-		return 0, err
-	}
-	r.hook("staged")
-
-	tmpLink := filepath.Join(r.distsDir(), "."+st.suite+".link")
-	if err := os.Remove(tmpLink); err != nil && !errors.Is(err, os.ErrNotExist) {
-		return 0, err
-	}
-	if err := os.Symlink(path.Join(".gen", st.suite, strconv.Itoa(next)), tmpLink); err != nil {
-		return 0, err
-	}
-	if err := os.Rename(tmpLink, filepath.Join(r.distsDir(), st.suite)); err != nil {
-		return 0, err
-	}
-	if err := atomicfile.SyncDir(r.distsDir()); err != nil {
-		return 0, err
-	}
-	r.hook("switched")
-	r.cleanGenerations(st.suite, next)
-	r.opts.Logger.Info("published", "suite", st.suite, "generation", next, "components", comps, "architectures", archs)
-	return next, nil
+	return nil
 }
 
-// cleanGenerations removes every generation of suite but live and live-1, and
-// staging directories of killed publishes. Failures are only logged: the
-// repository is already consistent.
-func (r *Repo) cleanGenerations(suite string, live int) {
-	parent := filepath.Dir(r.genDir(suite, live))
+// carryByHash links the live generation's index files into the staging
+// by-hash directories, for clients that read the live InRelease just before
+// the switch.
+func carryByHash(staging string, live *generation, dirs map[string]bool) error {
+	for _, e := range live.release.files {
+		if strings.Contains(e.path, "..") || len(e.hex) < 64 || strings.ContainsAny(e.hex, "/.") {
+			continue
+		}
+		rel := filepath.Join(filepath.FromSlash(path.Dir(e.path)), "by-hash", e.algorithm, e.hex)
+		src := filepath.Join(live.dir, rel)
+		if _, err := os.Stat(src); err != nil {
+			continue // not served by the live generation either
+		}
+		if err := linkOrCopy(src, filepath.Join(staging, rel)); err != nil {
+			return err
+		}
+		dirs[filepath.Dir(filepath.Join(staging, rel))] = true
+	}
+	return nil
+}
+
+// commit renames the staging directory to generation n. A leftover
+// generation n can only come from a write killed before its switch: it was
+// never live, so it is replaced.
+func (r *Repo) commit(suite string, n int, staging string) error {
+	final := r.genDir(suite, n)
+	if err := os.RemoveAll(final); err != nil {
+		return err
+	}
+	if err := os.Rename(staging, final); err != nil {
+		return err
+	}
+	return atomicfile.SyncDir(filepath.Dir(final))
+}
+
+// switchTo makes generation n live: a new symbolic link renamed over
+// dists/<suite>, which replaces it atomically.
+func (r *Repo) switchTo(suite string, n int) error {
+	tmpLink := filepath.Join(r.distsDir(), "."+suite+".link")
+	if err := os.Remove(tmpLink); err != nil && !errors.Is(err, os.ErrNotExist) {
+		return err
+	}
+	if err := os.Symlink(path.Join(".gen", suite, strconv.Itoa(n)), tmpLink); err != nil {
+		return err
+	}
+	if err := os.Rename(tmpLink, filepath.Join(r.distsDir(), suite)); err != nil {
+		return err
+	}
+	return atomicfile.SyncDir(r.distsDir())
+}
+
+// generationsToKeep returns the generations of suite to keep: the live one
+// and, newest first, the newest generation of each of the keep most recent
+// distinct contents (a refresh only re-signs, so it does not push a rollback
+// target out). A generation that cannot be read is kept, for an operator to
+// look at.
+func (r *Repo) generationsToKeep(suite string, live, keep int) (map[int]bool, error) {
+	gens, err := r.keptGenerations(suite, live)
+	if err != nil {
+		return nil, err
+	}
+	kept := map[int]bool{}
+	seen := map[string]bool{}
+	for _, n := range gens {
+		g, err := r.readGeneration(suite, n)
+		if err != nil {
+			r.opts.Logger.Warn("cannot read a generation; keeping it", "suite", suite, "generation", n, "err", err)
+			kept[n] = true
+			continue
+		}
+		id := g.release.contentID()
+		switch {
+		case n == live:
+		case seen[id]:
+			continue // an older copy of a kept content
+		case len(seen) >= keep:
+			return kept, nil
+		}
+		kept[n] = true
+		seen[id] = true
+	}
+	return kept, nil
+}
+
+// prune removes suite's generations that are not kept, generations after the
+// live one (never live: written by a killed write) and staging directories.
+// Failures are only logged: the repository is already consistent.
+func (r *Repo) prune(suite string, live, keep int) []int {
+	kept, err := r.generationsToKeep(suite, live, keep)
+	if err != nil {
+		r.opts.Logger.Warn("cannot list old generations", "suite", suite, "err", err)
+		return nil
+	}
+	parent := r.suiteGenDir(suite)
 	des, err := os.ReadDir(parent)
 	if err != nil {
 		r.opts.Logger.Warn("cannot list old generations", "dir", parent, "err", err)
-		return
+		return nil
 	}
+	var removed []int
 	for _, de := range des {
 		n, err := strconv.Atoi(de.Name())
-		if err == nil && (n == live || n == live-1) {
+		if err == nil && kept[n] {
 			continue
 		}
 		if err := os.RemoveAll(filepath.Join(parent, de.Name())); err != nil {
-			r.opts.Logger.Warn("cannot remove old generation", "dir", de.Name(), "err", err)
+			r.opts.Logger.Warn("cannot remove an old generation", "dir", filepath.Join(parent, de.Name()), "err", err)
+			continue
+		}
+		if n > 0 {
+			removed = append(removed, n)
 		}
 	}
+	return removed
 }
 
-// writeKeyring writes the signer's public key at the repository root, binary
+// writeKeyring writes the signers' public keys at the repository root, binary
 // (archive-keyring.gpg, for signed-by) and armored (archive-keyring.asc).
 func (r *Repo) writeKeyring() error {
 	bin, asc, err := r.opts.Signer.PublicKey()

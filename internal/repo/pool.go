@@ -14,7 +14,6 @@ import (
 	"regexp"
 	"strings"
 
-	"github.com/updeb/updeb/pkg/atomicfile"
 	"github.com/updeb/updeb/pkg/control"
 )
 
@@ -199,17 +198,20 @@ func existingDigest(final string) (string, error) {
 	return hex.EncodeToString(h.Sum(nil)), nil
 }
 
-// link moves the staged file to its final name without ever replacing an
-// existing file (link(2) fails if the name exists), then syncs the directory.
-func (s *stagedFile) link() error {
-	defer os.Remove(s.tmp)
-	if err := os.Link(s.tmp, s.final); err != nil {
-		if errors.Is(err, os.ErrExist) {
-			return nil // same bytes, checked by the caller under the lock
+// linkAll moves each staged file to its final name without ever replacing an
+// existing file (link(2) fails if the name exists), then syncs each
+// directory once.
+func linkAll(staged []*stagedFile) error {
+	dirs := map[string]bool{}
+	for _, s := range staged {
+		err := os.Link(s.tmp, s.final)
+		os.Remove(s.tmp)
+		if err != nil && !errors.Is(err, os.ErrExist) { // existing: same bytes, checked under the lock
+			return err
 		}
-		return err
+		dirs[filepath.Dir(s.final)] = true
 	}
-	return atomicfile.SyncDir(filepath.Dir(s.final))
+	return syncDirs(dirs)
 }
 
 func (s *stagedFile) discard() { os.Remove(s.tmp) }

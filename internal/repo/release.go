@@ -14,21 +14,6 @@ import (
 	"github.com/updeb/updeb/pkg/control"
 )
 
-// ReleaseConfig is what the operator's configuration says about every suite's
-// Release file. The suite itself is chosen per publish.
-type ReleaseConfig struct {
-	Origin      string
-	Label       string
-	Codename    string // default: the suite name
-	Description string
-	// Architectures always get a binary-<arch> index, even when empty; the
-	// architectures of published packages are added to them.
-	Architectures []string
-	// ValidFor, when positive, adds Valid-Until: Date + ValidFor. Clients then
-	// refuse the repository if it is not re-signed in time.
-	ValidFor time.Duration
-}
-
 // dateFormat is RFC 2822 in UTC, the way apt-ftparchive writes Date.
 const dateFormat = "Mon, 02 Jan 2006 15:04:05 UTC"
 
@@ -42,29 +27,27 @@ var hashAlgorithms = []struct {
 	{"SHA512", func(b []byte) string { s := sha512.Sum512(b); return hex.EncodeToString(s[:]) }},
 }
 
-// releaseFile renders dists/<suite>/Release for the index files.
-func releaseFile(cfg ReleaseConfig, suite string, date time.Time, archs, comps []string, files []indexFile) []byte {
+// releaseFile renders dists/<suite>/Release of a generation: the suite's
+// settings (whose Architectures and Components it lists), its Date and the
+// index files with their sizes and digests.
+func releaseFile(set Settings, date time.Time, files []indexFile) []byte {
 	var p control.Paragraph
 	add := func(name, value string) {
 		if value != "" {
 			p.Fields = append(p.Fields, control.Field{Name: name, Value: value})
 		}
 	}
-	codename := cfg.Codename
-	if codename == "" {
-		codename = suite
-	}
-	add("Origin", cfg.Origin)
-	add("Label", cfg.Label)
-	add("Suite", suite)
-	add("Codename", codename)
+	add("Origin", set.Origin)
+	add("Label", set.Label)
+	add("Suite", set.Suite)
+	add("Codename", set.Codename)
 	add("Date", date.UTC().Format(dateFormat))
-	if cfg.ValidFor > 0 {
-		add("Valid-Until", date.Add(cfg.ValidFor).UTC().Format(dateFormat))
+	if set.ValidFor > 0 {
+		add("Valid-Until", date.Add(time.Duration(set.ValidFor)).UTC().Format(dateFormat))
 	}
-	add("Architectures", strings.Join(archs, " "))
-	add("Components", strings.Join(comps, " "))
-	add("Description", cfg.Description)
+	add("Architectures", strings.Join(set.Architectures, " "))
+	add("Components", strings.Join(set.Components, " "))
+	add("Description", set.Description)
 	add("Acquire-By-Hash", "yes")
 	sorted := append([]indexFile(nil), files...)
 	sort.Slice(sorted, func(i, j int) bool { return sorted[i].path < sorted[j].path })
@@ -74,7 +57,7 @@ func releaseFile(cfg ReleaseConfig, suite string, date time.Time, archs, comps [
 		}
 		var lines []string
 		for _, f := range sorted {
-			lines = append(lines, fmt.Sprintf("%s %16d %s", h.sum(f.data), len(f.data), f.path))
+			lines = append(lines, fmt.Sprintf("%s %16d %s", f.sums[h.field], f.size, f.path))
 		}
 		p.Fields = append(p.Fields, control.Field{Name: h.field, Value: "\n" + strings.Join(lines, "\n")})
 	}
@@ -89,9 +72,36 @@ type releaseEntry struct {
 
 // parsedRelease is what a publish needs back from the live Release.
 type parsedRelease struct {
-	archs, comps []string
-	files        []releaseEntry
-	date         time.Time // zero when the Date field is missing or unreadable
+	origin, label, codename, description string
+	archs, comps                         []string
+	files                                []releaseEntry
+	date                                 time.Time // zero when the Date field is missing or unreadable
+	validUntil                           time.Time // zero when there is none
+}
+
+// file returns the entry of path for algorithm, if listed.
+func (p *parsedRelease) file(algorithm, path string) (releaseEntry, bool) {
+	for _, e := range p.files {
+		if e.algorithm == algorithm && e.path == path {
+			return e, true
+		}
+	}
+	return releaseEntry{}, false
+}
+
+// contentID identifies what a generation serves (its index files by
+// digest), whatever its Date and signatures: two generations with the same
+// contentID list the same packages.
+func (p *parsedRelease) contentID() string {
+	var lines []string
+	for _, e := range p.files {
+		if e.algorithm == "SHA256" {
+			lines = append(lines, e.path+" "+e.hex)
+		}
+	}
+	sort.Strings(lines)
+	sum := sha256.Sum256([]byte(strings.Join(lines, "\n")))
+	return hex.EncodeToString(sum[:])
 }
 
 func parseRelease(data []byte, name string) (*parsedRelease, error) {
@@ -99,9 +109,15 @@ func parseRelease(data []byte, name string) (*parsedRelease, error) {
 	if err != nil {
 		return nil, err
 	}
-	out := &parsedRelease{archs: strings.Fields(p.Value("Architectures")), comps: strings.Fields(p.Value("Components"))}
+	out := &parsedRelease{
+		origin: p.Value("Origin"), label: p.Value("Label"), codename: p.Value("Codename"), description: p.Value("Description"),
+		archs: strings.Fields(p.Value("Architectures")), comps: strings.Fields(p.Value("Components")),
+	}
 	if d, err := time.Parse(dateFormat, p.Value("Date")); err == nil {
 		out.date = d
+	}
+	if d, err := time.Parse(dateFormat, p.Value("Valid-Until")); err == nil {
+		out.validUntil = d
 	}
 	for _, h := range hashAlgorithms {
 		for i, line := range strings.Split(p.Value(h.field), "\n") {

@@ -1,31 +1,43 @@
 // Package repo publishes .deb packages into a signed apt repository that keeps
-// every published version, never changes the bytes of one, and is never seen
-// half-written.
+// every published version, never changes the bytes of one, is never seen
+// half-written, and lives for years: suites keep their settings, are
+// re-signed before they expire (Refresh), receive exactly the bytes tested in
+// another suite (Promote), go back to an earlier generation (Rollback) and
+// give back the disk nothing refers to any more (GC).
 //
 // On disk, REPO/pool/<component>/<prefix>/<source>/<file>.deb holds the
 // packages (added before any metadata refers to them, never overwritten), and
 // each suite's metadata is a generation directory REPO/dists/.gen/<suite>/<n>/
-// (Packages{,.gz,.xz}, Release, InRelease, Release.gpg, by-hash/). The live
-// suite REPO/dists/<suite> is a symbolic link to its current generation.
+// (Packages{,.gz,.xz}, Release, InRelease, Release.gpg, by-hash/, and the
+// suite's settings, updeb-suite.json). The live suite REPO/dists/<suite> is a
+// symbolic link to its current generation. REPO/.updeb/history/<suite>.jsonl
+// records what each generation changed.
 //
-// Atomicity. A publish takes an exclusive flock on REPO/.updeb-lock, writes the
-// pool files (temporary name, fsync, link(2) to the final name, so a file is
-// never replaced), then writes generation n+1 completely in a staging
-// directory, fsyncs it, renames it to .gen/<suite>/<n+1>, and finally renames a
-// new symbolic link over dists/<suite>. rename(2) replaces the link atomically:
-// an HTTP server resolving dists/<suite>/... sees either the whole generation n
-// or the whole generation n+1, never a Release of one with the Packages of the
-// other. A publish killed at any point leaves dists/<suite> pointing at a
-// complete generation; its leftovers (temporary pool files, staging
-// directories, an unreferenced pool file) are cleaned or reused by the next
-// publish. Generation n is kept after the switch (n-1 is deleted), and n+1's
-// by-hash directories also carry the index files of generation n, so a client
-// that read the old InRelease just before the switch still finds every file
-// it asks for by hash.
+// Atomicity. Every write takes an exclusive flock on REPO/.updeb-lock, writes
+// the pool files (temporary name, fsync, link(2) to the final name, so a file
+// is never replaced), then writes generation n+1 completely in a staging
+// directory, fsyncs it, records it in the history, renames it to
+// .gen/<suite>/<n+1>, and finally renames a new symbolic link over
+// dists/<suite>. rename(2) replaces the link atomically: an HTTP server
+// resolving dists/<suite>/... sees either the whole generation n or the whole
+// generation n+1, never a Release of one with the Packages of the other. A
+// write killed at any point leaves dists/<suite> pointing at a complete
+// generation; its leftovers (temporary pool files, staging directories, a
+// never-live generation and its history record, an unreferenced pool file)
+// are cleaned, replaced or reused by the next write. Generation n+1's by-hash
+// directories also carry the index files of generation n, so a client that
+// read the old InRelease just before the switch still finds every file it
+// asks for by hash.
 //
-// State. The live generation's Packages files are the repository's state: a
-// publish parses them, adds to them and writes the next generation. There is no
-// separate state file to get out of step.
+// Dates. Every generation's Release Date is the second it was written,
+// strictly after the previous generation's and never ahead of the clock (see
+// releaseDate); its files' mtimes are that Date, which web servers send as
+// Last-Modified and apt compares with If-Modified-Since.
+//
+// State. A generation's Packages files and settings are the suite's state: a
+// write reads the live generation's, changes them and writes the next
+// generation. Components a write does not touch are carried over by link,
+// unread, so the cost of a publish is the size of the component it changes.
 package repo
 
 import (
@@ -34,11 +46,7 @@ import (
 	"fmt"
 	"log/slog"
 	"os"
-	"path"
 	"path/filepath"
-	"sort"
-	"strconv"
-	"strings"
 	"time"
 
 	"github.com/updeb/updeb/internal/lockfile"
@@ -46,14 +54,18 @@ import (
 
 // Options are a repository's collaborators and configuration.
 type Options struct {
-	Release ReleaseConfig
-	Signer  *Signer          // required to publish or remove
-	Now     func() time.Time // the Release Date and signature time; time.Now when nil
-	Logger  *slog.Logger     // slog.Default() when nil
+	// Settings are the changes an operation asks of the suites it writes (nil
+	// fields keep each suite's stored settings).
+	Settings SettingsChange
+	Signer   *Signer          // required to write
+	Actor    string           // who writes (user@host), recorded in the history
+	Now      func() time.Time // the Release Date and signature time; time.Now when nil
+	Logger   *slog.Logger     // slog.Default() when nil
 	// Hook, when set, is called at each step of a write, by name: "pool"
 	// (new packages linked into the pool), "staged" (next generation complete,
-	// not live), "switched" (next generation live, old ones not yet cleaned).
-	// Tests use it to kill a publish at a known point.
+	// not live), "switched" (next generation live, old ones not yet cleaned),
+	// "gc" (garbage collection about to remove its first file). Tests use it
+	// to kill a write at a known point.
 	Hook func(step string)
 }
 
@@ -87,9 +99,18 @@ func (r *Repo) hook(step string) {
 	}
 }
 
-// begin starts a change of suite: it checks there is a signing key, takes the
-// publishers' lock and loads the live state. Call unlock when done.
-func (r *Repo) begin(ctx context.Context, suite string) (unlock func(), st *suiteState, err error) {
+// begin starts a change of suite (and checks the components named): it
+// checks there is a signing key, takes the publishers' lock and prepares the
+// suite. Call unlock when done.
+func (r *Repo) begin(ctx context.Context, suite string, comps ...string) (unlock func(), st *suiteState, err error) {
+	if err := validSuite(suite); err != nil {
+		return nil, nil, err
+	}
+	for _, c := range comps {
+		if err := validComponent(c); err != nil {
+			return nil, nil, err
+		}
+	}
 	if r.opts.Signer == nil {
 		return nil, nil, fmt.Errorf("%w: no signing key", ErrKey)
 	}
@@ -97,11 +118,32 @@ func (r *Repo) begin(ctx context.Context, suite string) (unlock func(), st *suit
 	if err != nil {
 		return nil, nil, err
 	}
-	if st, err = r.loadSuite(suite); err != nil {
+	if st, err = r.prepare(suite); err != nil {
 		unlock()
 		return nil, nil, err
 	}
 	return unlock, st, nil
+}
+
+// prepare loads suite's live generation and the settings of its next one:
+// the stored settings changed as Options.Settings asks and signed by
+// Options.Signer's keys. A change clients reject is a *FieldChangeError.
+func (r *Repo) prepare(suite string) (*suiteState, error) {
+	st, err := r.loadSuite(suite)
+	if err != nil {
+		return nil, err
+	}
+	return st, r.settle(st, st.settings())
+}
+
+// settle sets st's next settings: old changed as Options.Settings asks.
+func (r *Repo) settle(st *suiteState, old Settings) error {
+	set, err := old.apply(r.opts.Settings, r.opts.Signer, st.live != nil)
+	if err != nil {
+		return err
+	}
+	st.set, st.changed = set, settingsDiff(old, set)
+	return nil
 }
 
 // lock takes the publishers' exclusive lock; the returned function releases it.
@@ -132,249 +174,25 @@ func validComponent(comp string) error {
 	return nil
 }
 
-// suiteState is a suite's live generation, parsed.
-type suiteState struct {
-	suite      string
-	generation int    // 0: the suite does not exist yet
-	dir        string // the live generation's directory
-	release    *parsedRelease
-	comps      map[string]component
-}
-
-func (r *Repo) distsDir() string { return filepath.Join(r.root, "dists") }
-
-func (r *Repo) genDir(suite string, n int) string {
-	return filepath.Join(r.distsDir(), ".gen", suite, strconv.Itoa(n))
-}
-
-// loadSuite reads the live generation of suite.
-func (r *Repo) loadSuite(suite string) (*suiteState, error) {
-	st := &suiteState{suite: suite, comps: map[string]component{}}
-	link := filepath.Join(r.distsDir(), suite)
-	target, err := os.Readlink(link)
-	if errors.Is(err, os.ErrNotExist) {
-		return st, nil
-	}
-	if err != nil {
-		return nil, fmt.Errorf("%w: %s is not a symbolic link to a generation (%v)", ErrNotManaged, link, err)
-	}
-	prefix := path.Join(".gen", suite) + "/"
-	n, err := strconv.Atoi(strings.TrimPrefix(target, prefix))
-	if !strings.HasPrefix(target, prefix) || err != nil || n < 1 {
-		return nil, fmt.Errorf("%w: %s points to %q, expected %s<n>", ErrNotManaged, link, target, prefix)
-	}
-	st.generation, st.dir = n, r.genDir(suite, n)
-	rel, err := os.ReadFile(filepath.Join(st.dir, "Release"))
-	if err != nil {
-		return nil, err
-	}
-	if st.release, err = parseRelease(rel, filepath.Join(link, "Release")); err != nil {
-		return nil, err
-	}
-	for _, comp := range st.release.comps {
-		if err := validComponent(comp); err != nil {
-			return nil, err
-		}
-		c := component{}
-		for _, arch := range st.release.archs {
-			if !archPattern.MatchString(arch) {
-				return nil, fmt.Errorf("%w: %s/Release: architecture %q", ErrInvalid, link, arch)
-			}
-			entries, err := readPackages(filepath.Join(st.dir, comp, "binary-"+arch, "Packages"), suite, comp)
-			if err != nil {
-				return nil, err
-			}
-			for _, e := range entries {
-				c[e.key()] = e
-			}
-		}
-		st.comps[comp] = c
-	}
-	return st, nil
-}
-
-// PublishResult says what a publish did.
-type PublishResult struct {
-	Added      []Entry // newly listed
-	Unchanged  []Entry // already published with the same bytes (a no-op)
-	Generation int     // the live generation after the publish
-}
-
-// Publish adds packages to suite/component: each .deb is copied into the pool
-// (filling its Filename, Size and digests), then the suite's next generation is
-// written, signed and switched in. A package already published with the same
-// bytes is left as it is; one published (or in the pool) with other bytes makes
-// the whole publish fail with *ConflictError, before anything is changed.
-func (r *Repo) Publish(ctx context.Context, suite, comp string, pkgs []Package) (*PublishResult, error) {
-	if err := validSuite(suite); err != nil {
-		return nil, err
-	}
-	if err := validComponent(comp); err != nil {
-		return nil, err
-	}
-	if len(pkgs) == 0 {
-		return nil, fmt.Errorf("%w: no packages to publish", ErrInvalid)
-	}
-	unlock, st, err := r.begin(ctx, suite)
-	if err != nil {
-		return nil, err
-	}
-	defer unlock()
-
-	var staged []*stagedFile
-	defer func() {
-		for _, s := range staged {
-			s.discard()
-		}
-	}()
-	res := &PublishResult{Generation: st.generation}
-	c := st.comps[comp]
-	if c == nil {
-		c = component{}
-	}
-	batch := map[key]Entry{}
-	var toLink []*stagedFile
-	cleaned := map[string]bool{}
-	for i := range pkgs {
-		if err := ctx.Err(); err != nil {
-			return nil, err
-		}
-		p := &pkgs[i]
-		for _, f := range poolFields {
-			if _, ok := p.Control.Get(f); ok {
-				return nil, fmt.Errorf("%w: %s: control file has a %s field, which only a repository index may have", ErrInvalid, p.Path, f)
-			}
-		}
-		s, err := stageIntoPool(r.root, comp, p, cleaned)
-		if err != nil {
-			return nil, err
-		}
-		staged = append(staged, s)
-		e, err := entryFromStanza(suite, comp, stanza(p), p.Path)
-		if err != nil {
-			return nil, err
-		}
-		conflict := func(have string) error {
-			return &ConflictError{Package: e.key().String(), Filename: e.Filename, Have: have, New: e.SHA256, Path: p.Path}
-		}
-		if old, ok := batch[e.key()]; ok {
-			if old.SHA256 != e.SHA256 {
-				return nil, conflict(old.SHA256)
-			}
-			continue
-		}
-		batch[e.key()] = e
-		if old, ok := c[e.key()]; ok {
-			if old.SHA256 != e.SHA256 {
-				return nil, conflict(old.SHA256)
-			}
-			res.Unchanged = append(res.Unchanged, old)
-			continue
-		}
-		have, err := existingDigest(s.final)
-		if err != nil {
-			return nil, err
-		}
-		if have != "" && have != e.SHA256 {
-			return nil, conflict(have)
-		}
-		toLink = append(toLink, s)
-		res.Added = append(res.Added, e)
-	}
-	if len(res.Added) == 0 {
-		r.opts.Logger.Info("nothing to publish: every package is already published with the same bytes", "suite", suite, "component", comp)
-		return res, nil
-	}
-	for _, s := range toLink {
-		if err := s.link(); err != nil {
-			return nil, err
-		}
-	}
-	r.hook("pool")
-	for _, e := range res.Added {
-		c[e.key()] = e
-	}
-	st.comps[comp] = c
-	if res.Generation, err = r.writeGeneration(ctx, st); err != nil {
-		return nil, err
-	}
-	return res, nil
-}
-
-// Remove retires packages from suite/component: every version of name when
-// version is empty, on every architecture when arch is empty. Their pool files
-// stay (other suites, and clients mid-update, may still fetch them; a removed
-// version can never come back with other bytes).
-func (r *Repo) Remove(ctx context.Context, suite, comp, name, version, arch string) ([]Entry, error) {
-	if err := validSuite(suite); err != nil {
-		return nil, err
-	}
-	if err := validComponent(comp); err != nil {
-		return nil, err
-	}
-	unlock, st, err := r.begin(ctx, suite)
-	if err != nil {
-		return nil, err
-	}
-	defer unlock()
-	var removed []Entry
-	for k, e := range st.comps[comp] {
-		if k.name == name && (version == "" || k.version == version) && (arch == "" || k.arch == arch) {
-			removed = append(removed, e)
-			delete(st.comps[comp], k)
-		}
-	}
-	if len(removed) == 0 {
-		what := name
-		if version != "" {
-			what += "=" + version
-		}
-		if arch != "" {
-			what += " (" + arch + ")"
-		}
-		return nil, fmt.Errorf("%w: %s is not published in suite %s component %s", ErrNotFound, what, suite, comp)
-	}
-	sort.Slice(removed, func(i, j int) bool { return removed[i].key().String() < removed[j].key().String() })
-	if _, err := r.writeGeneration(ctx, st); err != nil {
-		return nil, err
-	}
-	return removed, nil
-}
-
 // List returns what is published in suite, or in every suite when suite is
 // empty, sorted by suite, component, package, version and architecture.
 func (r *Repo) List(suite string) ([]Entry, error) {
-	suites := []string{suite}
-	if suite == "" {
-		suites = nil
-		des, err := os.ReadDir(r.distsDir())
-		if err != nil && !errors.Is(err, os.ErrNotExist) {
-			return nil, err
-		}
-		for _, de := range des {
-			if de.Type()&os.ModeSymlink != 0 && validSuite(de.Name()) == nil {
-				suites = append(suites, de.Name())
-			}
-		}
-	} else if err := validSuite(suite); err != nil {
+	suites, err := r.suitesOrAll(suite)
+	if err != nil {
 		return nil, err
 	}
 	var out []Entry
 	for _, s := range suites {
-		st, err := r.loadSuite(s)
+		g, err := r.live(s)
 		if err != nil {
 			return nil, err
 		}
-		if st.generation == 0 {
-			return nil, fmt.Errorf("%w: suite %s has never been published in %s", ErrNotFound, s, r.root)
-		}
-		comps := make([]string, 0, len(st.comps))
-		for c := range st.comps {
-			comps = append(comps, c)
-		}
-		sort.Strings(comps)
-		for _, c := range comps {
-			out = append(out, st.comps[c].sortedEntries()...)
+		for _, comp := range sortedCopy(g.release.comps) {
+			c, err := g.component(comp)
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, c.sortedEntries()...)
 		}
 	}
 	return out, nil

@@ -26,12 +26,14 @@ var (
 // MinRSABits is the smallest RSA key updeb signs with or generates.
 const MinRSABits = signkey.MinRSABits
 
-// Signer signs Release files with one OpenPGP secret key. Signatures use
-// SHA-512 and carry the time they are given (the Release Date), without the
-// random salt notation go-crypto adds by default, so the same Release and time
-// give the same signature bytes (Ed25519 and RSA PKCS#1 v1.5 are deterministic).
+// Signer signs Release files with one or more OpenPGP secret keys (several
+// during a key rotation, so that clients trusting either key accept the
+// repository). Signatures use SHA-512 and carry the time they are given (the
+// Release Date), without the random salt notation go-crypto adds by default,
+// so the same Release and time give the same signature bytes (Ed25519 and RSA
+// PKCS#1 v1.5 are deterministic).
 type Signer struct {
-	entity *openpgp.Entity
+	entities []*openpgp.Entity
 }
 
 // ReadSigner reads an armored OpenPGP secret key (as `updeb keys generate`
@@ -42,26 +44,82 @@ func ReadSigner(r io.Reader, name string) (*Signer, error) {
 	if err != nil {
 		return nil, err
 	}
-	e := k.Entity
-	return &Signer{entity: e}, nil
+	return &Signer{entities: []*openpgp.Entity{k.Entity}}, nil
+}
+
+// JoinSigners returns a Signer that signs with every key of signers, in
+// order (a rotation window: the old key and the new one). The same key twice
+// is refused.
+func JoinSigners(signers ...*Signer) (*Signer, error) {
+	out := &Signer{}
+	seen := map[string]bool{}
+	for _, s := range signers {
+		for _, e := range s.entities {
+			fp := fingerprint(e)
+			if seen[fp] {
+				return nil, fmt.Errorf("%w: key %s is given twice", ErrKey, fp)
+			}
+			seen[fp] = true
+			out.entities = append(out.entities, e)
+		}
+	}
+	if len(out.entities) == 0 {
+		return nil, fmt.Errorf("%w: no signing key", ErrKey)
+	}
+	return out, nil
 }
 
 func fingerprint(e *openpgp.Entity) string { return signkey.Fingerprint(e) }
 
-// Fingerprint returns the key's fingerprint in upper-case hex.
-func (s *Signer) Fingerprint() string { return fingerprint(s.entity) }
+// Fingerprints returns the keys' fingerprints in upper-case hex, in signing order.
+func (s *Signer) Fingerprints() []string {
+	out := make([]string, len(s.entities))
+	for i, e := range s.entities {
+		out[i] = fingerprint(e)
+	}
+	return out
+}
+
+// signs reports whether fpr is one of the keys or subkeys the signer holds:
+// a signature by it (its issuer) is a signature the signer can make.
+func (s *Signer) signs(fpr string) bool {
+	for _, e := range s.entities {
+		if fingerprint(e) == fpr {
+			return true
+		}
+		for _, sub := range e.Subkeys {
+			if strings.ToUpper(fmt.Sprintf("%x", sub.PublicKey.Fingerprint)) == fpr {
+				return true
+			}
+		}
+	}
+	return false
+}
 
 func signConfig(t time.Time) *packet.Config { return signkey.Config(t) }
 
-// ClearSign returns data clearsigned (InRelease) with the signing time t.
+// signingKeys returns each entity's key valid for signing at t.
+func (s *Signer) signingKeys(t time.Time) ([]*packet.PrivateKey, error) {
+	var keys []*packet.PrivateKey
+	for _, e := range s.entities {
+		key, ok := e.SigningKey(t)
+		if !ok || key.PrivateKey == nil {
+			return nil, fmt.Errorf("%w: %s has no valid signing key at %s", ErrKey, fingerprint(e), t.UTC().Format(time.RFC3339))
+		}
+		keys = append(keys, key.PrivateKey)
+	}
+	return keys, nil
+}
+
+// ClearSign returns data clearsigned (InRelease) by every key, with the
+// signing time t.
 func (s *Signer) ClearSign(data []byte, t time.Time) ([]byte, error) {
-	cfg := signConfig(t)
-	key, ok := s.entity.SigningKey(t)
-	if !ok || key.PrivateKey == nil {
-		return nil, fmt.Errorf("%w: %s has no valid signing key at %s", ErrKey, s.Fingerprint(), t.UTC().Format(time.RFC3339))
+	keys, err := s.signingKeys(t)
+	if err != nil {
+		return nil, err
 	}
 	var b bytes.Buffer
-	w, err := clearsign.Encode(&b, key.PrivateKey, cfg)
+	w, err := clearsign.EncodeMulti(&b, keys, signConfig(t))
 	if err != nil {
 		return nil, err
 	}
@@ -113,25 +171,42 @@ func endLine(b []byte) []byte {
 	return b
 }
 
-// DetachSign returns an armored detached signature of data (Release.gpg).
+// DetachSign returns an armored detached signature of data (Release.gpg): one
+// signature packet per key, in one armored block, as gpg writes for several -u.
 func (s *Signer) DetachSign(data []byte, t time.Time) ([]byte, error) {
+	var sigs bytes.Buffer
+	for _, e := range s.entities {
+		if err := openpgp.DetachSign(&sigs, e, bytes.NewReader(data), signConfig(t)); err != nil {
+			return nil, fmt.Errorf("%w: sign with %s: %v", ErrKey, fingerprint(e), err)
+		}
+	}
 	var b bytes.Buffer
-	if err := openpgp.ArmoredDetachSign(&b, s.entity, bytes.NewReader(data), signConfig(t)); err != nil {
-		return nil, fmt.Errorf("%w: sign with %s: %v", ErrKey, s.Fingerprint(), err)
+	w, err := armor.Encode(&b, openpgp.SignatureType, nil)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := w.Write(sigs.Bytes()); err != nil {
+		return nil, err
+	}
+	if err := w.Close(); err != nil {
+		return nil, err
 	}
 	return endLine(b.Bytes()), nil
 }
 
-// PublicKey returns the public key in binary form (for apt's signed-by, as
-// archive-keyring.gpg) and armored (archive-keyring.asc).
+// PublicKey returns the public keys in binary form (for apt's signed-by, as
+// archive-keyring.gpg) and armored (archive-keyring.asc). With several keys,
+// both hold all of them: a new client then trusts either.
 func (s *Signer) PublicKey() (binary, armored []byte, err error) {
-	return publicKey(s.entity)
+	return publicKey(s.entities...)
 }
 
-func publicKey(e *openpgp.Entity) (binary, armored []byte, err error) {
+func publicKey(es ...*openpgp.Entity) (binary, armored []byte, err error) {
 	var bin bytes.Buffer
-	if err := e.Serialize(&bin); err != nil {
-		return nil, nil, err
+	for _, e := range es {
+		if err := e.Serialize(&bin); err != nil {
+			return nil, nil, err
+		}
 	}
 	var asc bytes.Buffer
 	w, err := armor.Encode(&asc, openpgp.PublicKeyType, nil)

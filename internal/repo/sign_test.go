@@ -2,6 +2,7 @@ package repo
 
 import (
 	"bytes"
+	"context"
 	"crypto"
 	"crypto/rand"
 	"errors"
@@ -11,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ProtonMail/go-crypto/openpgp"
 	"github.com/ProtonMail/go-crypto/openpgp/armor"
 	"github.com/ProtonMail/go-crypto/openpgp/packet"
 
@@ -87,4 +89,40 @@ func FuzzParseRelease(f *testing.F) {
 			}
 		}
 	})
+}
+
+// A repository signed by a key's signing subkey (settings derived from its
+// InRelease, as for repositories written before settings were stored) is
+// still signed by the same key: no refused change.
+func TestSigningSubkeyIsTheSameKey(t *testing.T) {
+	dir, root := testDirs(t)
+	cfg := &packet.Config{Algorithm: packet.PubKeyAlgoEdDSA, Time: func() time.Time { return time.Unix(1700000000, 0) }}
+	e, err := openpgp.NewEntity("subkey signer", "", "sub@example.com", cfg)
+	must(t, err)
+	must(t, e.AddSigningSubkey(cfg))
+	var armored bytes.Buffer
+	w, err := armor.Encode(&armored, openpgp.PrivateKeyType, nil)
+	must(t, err)
+	must(t, e.SerializePrivate(w, cfg))
+	must(t, w.Close())
+	signer, err := ReadSigner(&armored, "subkey signer")
+	must(t, err)
+	r := realRepo(t, root, testSettings("amd64"), signer)
+	_, err = r.Publish(context.Background(), "s", "main", []Package{pkgOf(t, testDeb(t, dir, "app", "1", "amd64", "v1"))})
+	must(t, err)
+	issuers := signatureIssuers(mustRead(t, filepath.Join(root, "dists/s/InRelease")))
+	if len(issuers) != 1 || issuers[0] == signer.Fingerprints()[0] {
+		t.Fatalf("InRelease issuers %v: want the subkey, not the primary %s", issuers, signer.Fingerprints()[0])
+	}
+	must(t, os.Remove(filepath.Join(root, "dists/s", settingsFile)))
+	if _, err := r.Refresh(context.Background(), nil); err != nil {
+		t.Fatalf("refresh with the key whose subkey signed the live generation: %v", err)
+	}
+}
+
+func mustRead(t *testing.T, name string) []byte {
+	t.Helper()
+	data, err := os.ReadFile(name)
+	must(t, err)
+	return data
 }

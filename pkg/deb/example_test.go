@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/updeb/updeb/pkg/archive"
 	"github.com/updeb/updeb/pkg/deb"
 )
 
@@ -43,7 +44,7 @@ func ExampleWrite() {
 	if err != nil {
 		panic(err)
 	}
-	info, err := deb.InspectFile(res.Path)
+	info, err := deb.InspectFile(context.Background(), res.Path, archive.Limits{})
 	if err != nil {
 		panic(err)
 	}

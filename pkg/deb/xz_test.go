@@ -3,6 +3,7 @@ package deb
 import (
 	"archive/tar"
 	"bytes"
+	"context"
 	"crypto/sha256"
 	"fmt"
 	"io"
@@ -10,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/updeb/updeb/internal/testenv"
+	"github.com/updeb/updeb/pkg/archive"
 )
 
 // wordsPayload is n bytes of pseudo-random words: compressible like text, and
@@ -70,7 +72,7 @@ func TestXZWorkersSameBytes(t *testing.T) {
 	if !found {
 		t.Fatal("dpkg-deb --fsys-tarfile: no ./usr/lib/sample/big")
 	}
-	info, err := InspectFile(path)
+	info, err := InspectFile(context.Background(), path, archive.Limits{})
 	if err != nil {
 		t.Fatalf("InspectFile: %v", err)
 	}

@@ -394,6 +394,9 @@ func precheck(s *packet.Signature) *Refusal {
 	if id == "" && s.IssuerFingerprint == nil {
 		return &Refusal{Reason: ReasonMalformed, Detail: "signature names no issuer key"}
 	}
+	if p := criticalProblem(s); p != "" {
+		return &Refusal{Reason: ReasonUnsupported, KeyID: id, Fingerprint: fprOrEmpty(s.IssuerFingerprint), Detail: p}
+	}
 	if weakHash(s.Hash) {
 		return &Refusal{Reason: ReasonWeakHash, KeyID: id, Fingerprint: fprOrEmpty(s.IssuerFingerprint),
 			Detail: fmt.Sprintf("made with digest %s, which is broken for signatures (want SHA-256 or stronger; re-sign with gpg --digest-algo SHA512)", hashName(s.Hash))}
