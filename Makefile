@@ -6,18 +6,22 @@ STATICCHECK_VERSION := v0.8.2
 # The test suite's total budget; CI gives 90 minutes, we stay well under 20.
 TEST_TIMEOUT ?= 20m
 
-.PHONY: all build test unit lint tidy-check size-check bench demo fuzz clean
+.PHONY: all build test unit hostile lint tidy-check size-check bench demo fuzz clean
 
 all: build
 
 build:
 	CGO_ENABLED=0 $(GO) build -trimpath -ldflags '$(LDFLAGS)' -o bin/updeb ./cmd/updeb
 
-## test: lint, then every test (race detector on), with the real referee tools.
-test: lint unit
+## test: lint, then every test (race detector on), with the real referee tools, then the hostile fixtures.
+test: lint unit hostile
 
 unit:
 	$(GO) test -race -count=1 -timeout $(TEST_TIMEOUT) ./...
+
+## hostile: the hostile fixtures (testdata/hostile/CLASS/*.yaml, and the deb/ and sig/ corpora with VERDICTS.tsv; format in its README.md) against bin/updeb.
+hostile: build
+	UPDEB_BIN=$(CURDIR)/bin/updeb $(GO) test -count=1 -timeout $(TEST_TIMEOUT) -run '^TestHostile(Verdicts)?$$' ./internal/hostile
 
 lint: tidy-check size-check
 	$(GO) vet ./...

@@ -7,6 +7,7 @@ import (
 	"maps"
 	"os"
 	"os/user"
+	"path/filepath"
 	"slices"
 	"strings"
 	"time"
@@ -235,6 +236,10 @@ change apt clients refuse (Origin, Label, Codename, dropping a signing key) is r
 			groups := map[string]map[string][]repo.Package{}
 			var order []string
 			for _, path := range args {
+				if dir := filepath.Dir(path); build.PendingCommit(dir) {
+					return invalidInput(fmt.Errorf("%s: the build that wrote %s was killed while it moved a recipe's packages in; some may be missing", path, dir),
+						"run 'updeb build' with the same output folder (it finishes the move), then publish again")
+				}
 				ctl, err := readControl(cmd.Context(), path)
 				if err != nil {
 					return invalidInput(err, "the repository is unchanged; nothing is published when one package is refused")

@@ -11,8 +11,17 @@ import (
 )
 
 func TestMain(m *testing.M) {
+	// No test reads the support data a developer refreshed on this machine:
+	// the state folder defaults to an empty one (tests that refresh name
+	// theirs with --state).
+	state, err := os.MkdirTemp("", "updeb-test-state-")
+	if err != nil {
+		panic(err)
+	}
+	os.Setenv("XDG_STATE_HOME", state)
 	code := m.Run()
 	pgptest.Cleanup()
+	os.RemoveAll(state)
 	os.Exit(code)
 }
 

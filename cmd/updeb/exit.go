@@ -12,11 +12,16 @@ import (
 	"strings"
 	"syscall"
 
+	"github.com/updeb/updeb/internal/build"
+	"github.com/updeb/updeb/internal/confined"
+	"github.com/updeb/updeb/internal/eol"
 	"github.com/updeb/updeb/internal/fetch"
 	"github.com/updeb/updeb/internal/gate"
 	"github.com/updeb/updeb/internal/recipe"
 	"github.com/updeb/updeb/internal/repo"
 	"github.com/updeb/updeb/internal/signkey"
+	"github.com/updeb/updeb/internal/srcurl"
+	"github.com/updeb/updeb/internal/supportdata"
 	"github.com/updeb/updeb/internal/track"
 	"github.com/updeb/updeb/internal/trust"
 	"github.com/updeb/updeb/pkg/archive"
@@ -124,6 +129,7 @@ const (
 	hintRecipe   = "fix the recipe; 'updeb lint' checks it offline"
 	hintUpstream = "the release source answered something unusable; try again later, or check --github-api / watch: url"
 	hintRecord   = "a provenance record is the DSSE envelope 'updeb build' writes beside each package (DEB.intoto.json)"
+	hintRefused  = "a file updeb was to read lies outside its folder (a symlink out of it) or is not a regular file; nothing was read"
 )
 
 // exitRules, first match wins. An error joined from several (one per recipe
@@ -145,6 +151,7 @@ var exitRules = []exitRule{
 	is(dsse.ErrUnsigned, exitCheck, "sign provenance records: set build: provenance-key: in updeb.yaml (a key from 'updeb keys generate', such as the repository's) and build again"),
 	exitRule{exitCheck, provenanceHint}, // before refusalHint: a record's refusal wraps the signature's
 	is(provenance.ErrSubject, exitCheck, "the record is not this package's: the .deb or its record was swapped or changed after the build; trust neither"),
+	as(exitCheck, fixed[*build.AuxError]("nothing was packaged and the file is no longer cached: run the build again to fetch it anew; if it keeps failing, compare it with upstream's (a proxy may be serving an error page) before touching the recipe")),
 	as(exitCheck, refusalHint),
 	as(exitCheck, fixed[*digest.MismatchError]("the bytes differ from the pinned digest: nothing was cached or packaged. Check the pin and the upstream release")),
 	is(trust.ErrCrossCheck, exitCheck, hintSource),
@@ -154,11 +161,15 @@ var exitRules = []exitRule{
 	is(archive.ErrMissing, exitCheck, hintSource),
 	as(exitCheck, fixed[*fetch.SizeError]("raise fetch: max-size: in the config if this artifact really is that large")),
 	as(exitCheck, fixed[*fetch.DowngradeError]("the upstream redirected to plain http; updeb never downloads over a downgraded connection")),
+	as(exitCheck, fixed[*fetch.MirrorError](hintRefused)),
+	is(confined.ErrRefused, exitCheck, hintRefused),
+	is(track.ErrNoRelease, exitCheck, "upstream has no complete release of that minor yet: try later, or name one with --to"),
 	is(track.ErrIncomplete, exitCheck, "upstream has not uploaded every artifact yet: try later, or --to an older complete version"),
 	is(track.ErrReupload, exitCheck, "ALARM: upstream bytes changed for a pinned version. Do not re-pin blindly: find out why (a compromised release?) before anything else"),
 	as(exitCheck, fixed[*repo.ConflictError]("the repository is unchanged; give the new build a new version or revision")),
 	as(exitCheck, fixed[*repo.FieldChangeError]("the repository is unchanged; to make the change anyway, repeat with --allow-field-change")),
 	is(gate.ErrFailed, exitCheck, "see the FAIL lines above"),
+	is(supportdata.ErrDropped, exitCheck, "the copy in use was kept. Find out why the data source lost those cycles (a partial mirror?); if they really are gone, run again with --allow-dropped"),
 
 	// 2: usage or invalid input.
 	is(recipe.ErrNoMaintainer, exitUsage, "set build: maintainer: \"Name <email>\" in updeb.yaml (or maintainer: in the recipe)"),
@@ -170,8 +181,11 @@ var exitRules = []exitRule{
 	is(digest.ErrNoPin, exitUsage, ""),
 	is(dsse.ErrMalformed, exitUsage, hintRecord),
 	is(provenance.ErrRecord, exitUsage, hintRecord),
+	is(srcurl.ErrInvalid, exitUsage, "write the URL plainly: no \"..\" or \".\" segments (however encoded), no control characters or spaces"),
 	is(track.ErrNoWatch, exitUsage, "add a watch: section to the recipe (recipes/README.md)"),
 	is(track.ErrDowngrade, exitUsage, "bump only moves forward; edit the recipe by hand to go back"),
+	is(track.ErrExists, exitUsage, ""),
+	is(track.ErrNotVersioned, exitUsage, "--new-minor works on recipes named NAME-MAJOR.MINOR; move a single recipe with --to VERSION after editing its watch track"),
 	is(track.ErrNoDate, exitUsage, "give the upstream release day with --date YYYY-MM-DD"),
 	asIf(exitUsage, func(e *track.APIError) bool { return e.Status == 404 && !e.RateLimit },
 		"check watch: github: OWNER/REPO in the recipe (and GITHUB_TOKEN for a private repository)"),
@@ -188,7 +202,9 @@ var exitRules = []exitRule{
 		"set GITHUB_TOKEN to a GitHub token: the API allows 60 requests an hour without one, 5000 with one"),
 	as(exitNetwork, fixed[*track.APIError](hintUpstream)),
 	is(track.ErrUpstream, exitNetwork, hintUpstream),
+	is(eol.ErrAPI, exitNetwork, "the support data source answered something unusable; the copy in use was kept. Check data: endoflife-url: in the config, or try again later"),
 	as(exitNetwork, fixed[*fetch.OfflineError]("run without --offline to download them, or bring them into the cache or a mirror")),
+	is(fetch.ErrRetryTime, exitNetwork, "the download did not finish within fetch: retry-time; raise it in the config for a slow link, or check the proxy"),
 	as(exitNetwork, fixed[*fetch.NetworkError]("check the proxy (--proxy, proxy: in the config, HTTPS_PROXY) and that it reaches the host")),
 	is(context.Canceled, exitInterrupted, "interrupted: run the command again to finish"),
 	is(context.DeadlineExceeded, exitNetwork, ""),

@@ -12,10 +12,15 @@ import (
 	"syscall"
 	"testing"
 
+	"github.com/updeb/updeb/internal/build"
+	"github.com/updeb/updeb/internal/confined"
+	"github.com/updeb/updeb/internal/eol"
 	"github.com/updeb/updeb/internal/fetch"
 	"github.com/updeb/updeb/internal/gate"
 	"github.com/updeb/updeb/internal/recipe"
 	"github.com/updeb/updeb/internal/repo"
+	"github.com/updeb/updeb/internal/srcurl"
+	"github.com/updeb/updeb/internal/supportdata"
 	"github.com/updeb/updeb/internal/track"
 	"github.com/updeb/updeb/internal/trust"
 	"github.com/updeb/updeb/pkg/archive"
@@ -60,6 +65,9 @@ func TestExitStatus(t *testing.T) {
 		{"failed report", checkFailed(errors.New("2 compatibility violation(s)"), "see the findings above"), exitCheck, "see the findings above"},
 
 		// 1: a check failed.
+		{"bad signature file", wrap(&build.AuxError{Source: "helm", Files: []string{"the signature file fetched from u"}, Err: refusal("", verify.ReasonMalformed)}), exitCheck, "no longer cached"},
+		{"mirror file refused", wrap(&fetch.MirrorError{URL: "u", Target: "file:///m/u", Err: fmt.Errorf("x: %w", confined.ErrRefused)}), exitCheck, "outside its folder"},
+		{"recipe file refused", wrap(fmt.Errorf("/r/x/evil: %w: resolves outside", confined.ErrRefused)), exitCheck, "outside its folder"},
 		{"unknown signer", refusal("helm.tgz.asc", verify.ReasonUnknownSigner), exitCheck, "the signer is not in keys/helm.asc"},
 		{"bad signature", refusal("", verify.ReasonBadSignature, verify.ReasonUnknownSigner), exitCheck, "the data is not what was signed"},
 		{"signer not allowed", refusal("", verify.ReasonNotAllowed), exitCheck, "not on the allow-list"},
@@ -77,6 +85,7 @@ func TestExitStatus(t *testing.T) {
 		{"https downgrade", &fetch.DowngradeError{From: "https://a", To: "http://a"}, exitCheck, "downgraded"},
 		{"incomplete release", &track.IncompleteError{Version: "1.2.0"}, exitCheck, "not uploaded every artifact"},
 		{"re-upload", wrap(track.ErrReupload), exitCheck, "ALARM"},
+		{"new minor unreleased", fmt.Errorf("%w: 1.37", track.ErrNoRelease), exitCheck, "--to"},
 		{"publish conflict", &repo.ConflictError{Package: "x=1 (amd64)"}, exitCheck, "repository is unchanged"},
 		{"field change", &repo.FieldChangeError{Suite: "stable", Changes: []repo.FieldChange{{Field: "Origin", From: "a", To: "b"}}}, exitCheck, "--allow-field-change"},
 		{"gate failed", fmt.Errorf("verify: %w", gate.ErrFailed), exitCheck, "FAIL lines"},
@@ -87,6 +96,7 @@ func TestExitStatus(t *testing.T) {
 		{"record signed by an expired key", provenanceRefusal(verify.ReasonKeyExpired), exitCheck, "updeb keys list"},
 		{"record key ID altered", fmt.Errorf("%w: %w", provenance.ErrSignature, errors.New("signature with key ID A was made by key B")), exitCheck, "key ID names another key"},
 		{"record of another package", fmt.Errorf("%w: the record is about a.deb, not b.deb", provenance.ErrSubject), exitCheck, "not this package's"},
+		{"support data lost cycles", &supportdata.DroppedError{Dropped: map[string][]string{"kubernetes": {"1.36"}}}, exitCheck, "--allow-dropped"},
 
 		// 2: usage or invalid input.
 		{"no maintainer", wrap(errors.Join(recipe.ErrInvalid, recipe.ErrNoMaintainer)), exitUsage, "build: maintainer:"},
@@ -96,9 +106,12 @@ func TestExitStatus(t *testing.T) {
 		{"bad keyring", wrap(fmt.Errorf("%w: no key", verify.ErrKeyring)), exitUsage, "gpg --armor --export"},
 		{"bad signer", fmt.Errorf("%w: fingerprint", verify.ErrPolicy), exitUsage, "full primary key fingerprint"},
 		{"no pin", fmt.Errorf("%w for u", digest.ErrNoPin), exitUsage, ""},
+		{"bad URL", fmt.Errorf("fetch: %w", &srcurl.Error{URL: "https://h/%2e%2e/x", Reason: "dot segment"}), exitUsage, "however encoded"},
 		{"malformed deb", fmt.Errorf("x.deb: %w: ar", deb.ErrMalformed), exitUsage, "dpkg-deb --info"},
 		{"no watch", track.ErrNoWatch, exitUsage, "watch:"},
 		{"downgrade", track.ErrDowngrade, exitUsage, "bump only moves forward"},
+		{"new minor exists", fmt.Errorf("%w: recipes/k-1.37.yaml", track.ErrExists), exitUsage, ""},
+		{"new minor of a single recipe", fmt.Errorf("%w: recipes/etcd.yaml", track.ErrNotVersioned), exitUsage, "NAME-MAJOR.MINOR"},
 		{"no date", track.ErrNoDate, exitUsage, "--date"},
 		{"no such repository", &track.APIError{URL: "u", Status: 404}, exitUsage, "watch: github: OWNER/REPO"},
 		{"weak key", fmt.Errorf("%w: rsa1024", repo.ErrWeakKey), exitUsage, "Ed25519"},
@@ -116,8 +129,10 @@ func TestExitStatus(t *testing.T) {
 		{"rate limit on 404", &track.APIError{URL: "u", Status: 404, RateLimit: true}, exitNetwork, "GITHUB_TOKEN"},
 		{"API error", &track.APIError{URL: "u", Status: 502}, exitNetwork, "try again later"},
 		{"unusable upstream", fmt.Errorf("%w: no versions", track.ErrUpstream), exitNetwork, "try again later"},
+		{"unusable support data", fmt.Errorf("%w: u: the answer is HTML", eol.ErrAPI), exitNetwork, "copy in use was kept"},
 		{"offline miss", &fetch.OfflineError{Missing: []string{"u"}}, exitNetwork, "without --offline"},
 		{"download failed", wrap(netErr), exitNetwork, "check the proxy"},
+		{"download too slow", wrap(&fetch.NetworkError{URL: "u", Attempts: 3, Err: fmt.Errorf("%w: x", fetch.ErrRetryTime)}), exitNetwork, "retry-time"},
 		{"interrupted", wrap(context.Canceled), exitInterrupted, "interrupted"},
 		{"stopped by a signal", &interruptedError{msg: "interrupted (signal: terminated)", err: context.Canceled}, exitInterrupted, "nothing half-done"},
 		{"deadline", context.DeadlineExceeded, exitNetwork, ""},

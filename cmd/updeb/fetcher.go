@@ -107,6 +107,12 @@ func (g *globalOptions) newFetcher(c *config.Config) (*fetch.Fetcher, error) {
 	for _, m := range c.Mirrors {
 		o.Mirrors = append(o.Mirrors, fetch.Mirror{Prefix: m.Prefix, To: m.To})
 	}
+	if mr := c.Fetch.MinRate; mr != nil {
+		o.MinRate, o.MinRateTime = int64(mr.BytesPerSecond), time.Duration(mr.Over)
+		if mr.None {
+			o.MinRate = -1
+		}
+	}
 	if r := c.Fetch.Retries; r != nil {
 		o.Retries = *r
 		if *r == 0 {

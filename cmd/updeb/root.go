@@ -94,6 +94,8 @@ behind).`,
 		newOutdatedCmd(g),
 		newBumpCmd(g),
 		newVerifyCmd(g),
+		newDataCmd(g),
+		newPlanCmd(g),
 	)
 	// Bad arguments are usage errors (exit 2) for every command, and an unknown
 	// command is one too, with a hint.

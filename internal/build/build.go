@@ -21,6 +21,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"sync"
 	"time"
 
 	"golang.org/x/sync/errgroup"
@@ -29,7 +30,6 @@ import (
 	"github.com/updeb/updeb/internal/lockfile"
 	"github.com/updeb/updeb/internal/recipe"
 	"github.com/updeb/updeb/internal/signkey"
-	"github.com/updeb/updeb/internal/trust"
 	"github.com/updeb/updeb/pkg/archive"
 	"github.com/updeb/updeb/pkg/deb"
 )
@@ -115,8 +115,19 @@ func Run(ctx context.Context, jobs []Job, opts Options) ([]Result, error) {
 		return nil, err
 	}
 	defer lock.Unlock()
+	if err := recoverCommits(opts.OutDir, opts.Logger); err != nil {
+		return nil, err
+	}
 	sweepStale(opts.OutDir, opts.Logger)
 	results := make([]Result, len(jobs))
+	stagedBy := make([]*staged, len(jobs))
+	// A recipe is one unit: the last of its jobs to finish commits the
+	// outputs of all of them, or discards them when one failed (commit.go).
+	var mu sync.Mutex
+	left := map[string]int{}
+	for _, j := range jobs {
+		left[j.Recipe.Path]++
+	}
 	// A plain group: one failed build must not cancel unrelated ones; the
 	// caller's ctx (Ctrl-C) still stops them all.
 	var g errgroup.Group
@@ -124,14 +135,19 @@ func Run(ctx context.Context, jobs []Job, opts Options) ([]Result, error) {
 	for i, j := range jobs {
 		g.Go(func() error {
 			start := time.Now()
-			r, err := buildOne(ctx, j, opts)
+			r, st, err := buildOne(ctx, j, opts)
 			r.Recipe, r.Arch = j.Recipe.Name, j.Arch
 			r.Duration = time.Since(start)
 			if err != nil {
 				r.Err = fmt.Errorf("%s (%s): %w", j.Recipe.Name, j.Arch, err)
-				r.Error = r.Err.Error()
+				r.Outputs = nil
 			}
-			results[i] = r
+			mu.Lock()
+			defer mu.Unlock()
+			results[i], stagedBy[i] = r, st
+			if left[j.Recipe.Path]--; left[j.Recipe.Path] == 0 {
+				finishUnit(j.Recipe, jobs, results, stagedBy, opts.OutDir)
+			}
 			return nil
 		})
 	}
@@ -145,59 +161,119 @@ func Run(ctx context.Context, jobs []Job, opts Options) ([]Result, error) {
 	return results, errors.Join(errs...)
 }
 
-func buildOne(ctx context.Context, j Job, opts Options) (Result, error) {
+// ErrNotWritten is wrapped in the Result of a job that succeeded but whose
+// packages were discarded because another architecture of its recipe failed.
+var ErrNotWritten = errors.New("not written")
+
+// finishUnit commits the staged outputs of recipe r's jobs when every one of
+// them succeeded, and otherwise discards them all, marking the jobs that had
+// succeeded as not written. It removes the staging folders either way.
+func finishUnit(r *recipe.Recipe, jobs []Job, results []Result, stagedBy []*staged, out string) {
+	var failed []string
+	var idx []int
+	var stagedUnit []*staged
+	for i, j := range jobs {
+		if j.Recipe.Path != r.Path {
+			continue
+		}
+		idx = append(idx, i)
+		if results[i].Err != nil {
+			failed = append(failed, j.Arch)
+		}
+		if stagedBy[i] != nil {
+			stagedUnit = append(stagedUnit, stagedBy[i])
+		}
+	}
+	var why error
+	switch {
+	case len(failed) > 0:
+		why = fmt.Errorf("%w: %s (%s) failed, and a recipe's packages are written all together or not at all", ErrNotWritten, r.Name, strings.Join(failed, ", "))
+	case len(stagedUnit) > 0:
+		if err := commit(out, r.Name, stagedUnit); err != nil {
+			why = fmt.Errorf("moving the packages into %s: %w", out, err)
+		}
+	}
+	for _, i := range idx {
+		st := stagedBy[i]
+		if st == nil {
+			continue
+		}
+		os.RemoveAll(st.dir)
+		if why != nil {
+			results[i].Outputs = nil
+			results[i].Err = fmt.Errorf("%s (%s): %w", r.Name, jobs[i].Arch, why)
+		}
+	}
+	for _, i := range idx {
+		if results[i].Err != nil {
+			results[i].Error = results[i].Err.Error()
+		}
+	}
+}
+
+// buildOne builds one job into a staging folder, which it returns (nil when
+// the job was up to date). The caller commits it or removes it.
+func buildOne(ctx context.Context, j Job, opts Options) (Result, *staged, error) {
 	log := opts.Logger.With("recipe", j.Recipe.Name, "arch", j.Arch)
 	plan, err := j.Recipe.Plan(j.Arch, opts.PlanOptions)
 	if err != nil {
-		return Result{}, err
+		return Result{}, nil, err
 	}
 	res := Result{Version: plan.DebianVersion}
 	key, err := inputKey(j.Recipe, plan, opts)
 	if err != nil {
-		return res, err
+		return res, nil, err
 	}
 	st := statePath(opts.OutDir, plan)
 	if !opts.Force {
 		if outs, ok := upToDate(st, key, opts.OutDir); ok && refreshProvenance(j.Recipe, plan, outs, opts) == nil {
 			log.Info("up to date", "version", plan.DebianVersion)
 			res.Skipped, res.Outputs = true, outs
-			return res, nil
+			return res, nil, nil
 		}
 	}
 
 	srcs, err := fetchAndVerify(ctx, plan, opts, log)
 	if err != nil {
-		return res, err
+		return res, nil, err
 	}
 
 	tmp, err := os.MkdirTemp(opts.OutDir, ".updeb-build-*")
 	if err != nil {
-		return res, err
+		return res, nil, err
 	}
 	defer os.RemoveAll(tmp)
+	stage, err := os.MkdirTemp(opts.OutDir, stagePrefix+"*")
+	if err != nil {
+		return res, nil, err
+	}
+	done := false
+	defer func() {
+		if !done {
+			os.RemoveAll(stage)
+		}
+	}()
 	ms, err := newMembers(plan, srcs, tmp, opts.Limits, log)
 	if err != nil {
-		return res, err
+		return res, nil, err
 	}
 	if opts.SpoolAll {
 		if err := ms.spoolAll(ctx); err != nil {
-			return res, err
+			return res, nil, err
 		}
 	}
 
 	for _, pp := range plan.Packages {
-		out, err := writePackage(ctx, j.Recipe, plan, &pp, ms, tmp, srcs, opts)
+		out, err := writePackage(ctx, j.Recipe, plan, &pp, ms, tmp, stage, srcs, opts)
 		if err != nil {
-			return res, fmt.Errorf("package %s: %w", pp.Name, err)
+			return res, nil, fmt.Errorf("package %s: %w", pp.Name, err)
 		}
 		log.Info("wrote", "file", out.File, "size", out.Size)
 		res.Outputs = append(res.Outputs, out)
 	}
 	sort.Slice(res.Outputs, func(a, b int) bool { return res.Outputs[a].File < res.Outputs[b].File })
-	if err := saveState(st, key, opts.OutDir, res.Outputs); err != nil {
-		return res, err
-	}
-	return res, nil
+	done = true
+	return res, &staged{dir: stage, state: st, key: key, outputs: res.Outputs}, nil
 }
 
 // sweepStale removes the temporary files and folders of builds that were
@@ -253,10 +329,11 @@ func fetchAndVerify(ctx context.Context, plan *recipe.Plan, opts Options, log *s
 	out := map[string]*verifiedSource{}
 	for _, s := range plan.Sources {
 		vs := &verifiedSource{plan: s, fetched: byURL[s.URL]}
-		by, err := trust.Source(&s, s.Pinned, vs.fetched, func(u string) (*fetch.Result, error) {
-			vs.aux = append(vs.aux, byURL[u])
-			return byURL[u], nil
-		}, opts.Now())
+		by, err := verifySource(ctx, vs, byURL, sourceKey(plan), opts, log)
+		var ae *AuxError
+		if errors.As(err, &ae) {
+			return nil, err
+		}
 		if err != nil {
 			return nil, fmt.Errorf("source %s: %w", s.Name, err)
 		}

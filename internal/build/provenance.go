@@ -59,11 +59,11 @@ func writeProvenance(path string, r *recipe.Recipe, plan *recipe.Plan, pp *recip
 		}
 	}
 	for _, k := range sortedKeys(keyrings) {
-		d, err := digest.File(k, digest.SHA256)
+		d, err := localSHA256(r, k)
 		if err != nil {
 			return err
 		}
-		b.Inputs = append(b.Inputs, localInput(r, k, provenance.RoleKeyring, d[digest.SHA256]))
+		b.Inputs = append(b.Inputs, localInput(r, k, provenance.RoleKeyring, d))
 	}
 	// A recipe-folder file is named with the digest of the bytes the writer
 	// packaged, not of a second read.
@@ -218,4 +218,19 @@ func readBounded(path string, limit int64) ([]byte, error) {
 		err = fmt.Errorf("%s: larger than %d bytes", path, limit)
 	}
 	return data, err
+}
+
+// localSHA256 hashes a file of the project, opened as every read of the
+// plan's local files is (confined to the project, see recipe.OpenLocal).
+func localSHA256(r *recipe.Recipe, path string) (string, error) {
+	f, _, err := r.OpenLocal(path)
+	if err != nil {
+		return "", err
+	}
+	defer f.Close()
+	h := digest.NewHasher(digest.SHA256)
+	if _, err := io.Copy(h, f); err != nil {
+		return "", err
+	}
+	return h.Sum()[digest.SHA256], nil
 }

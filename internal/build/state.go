@@ -41,7 +41,7 @@ func inputKey(r *recipe.Recipe, plan *recipe.Plan, opts Options) (string, error)
 	}
 	for _, f := range plan.LocalFiles() {
 		io.WriteString(h, "\x00"+f+"\x00")
-		fh, err := os.Open(f)
+		fh, _, err := r.OpenLocal(f)
 		if err != nil {
 			return "", err
 		}

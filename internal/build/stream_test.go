@@ -1,9 +1,7 @@
 package build
 
 import (
-	"archive/tar"
 	"bytes"
-	"compress/gzip"
 	"context"
 	"errors"
 	"fmt"
@@ -22,21 +20,11 @@ import (
 // with its name as content (repeated, so that members are not tiny).
 func tarGz(t *testing.T, names ...string) []byte {
 	t.Helper()
-	var buf bytes.Buffer
-	zw := gzip.NewWriter(&buf)
-	tw := tar.NewWriter(zw)
+	var files []string
 	for _, n := range names {
-		body := strings.Repeat(n+"\n", 5000)
-		if err := tw.WriteHeader(&tar.Header{Name: "multi/" + n, Mode: 0o755, Size: int64(len(body)), Typeflag: tar.TypeReg, Format: tar.FormatGNU}); err != nil {
-			t.Fatal(err)
-		}
-		tw.Write([]byte(body))
+		files = append(files, "multi/"+n, strings.Repeat(n+"\n", 5000))
 	}
-	if err := tw.Close(); err != nil {
-		t.Fatal(err)
-	}
-	zw.Close()
-	return buf.Bytes()
+	return tarballOf(t, files...)
 }
 
 // multiRecipe adds recipe "multi" to the project: source multi.tar.gz (data)

@@ -10,13 +10,12 @@ import (
 	"path/filepath"
 
 	"github.com/updeb/updeb/internal/recipe"
-	"github.com/updeb/updeb/pkg/atomicfile"
 	"github.com/updeb/updeb/pkg/deb"
 	"github.com/updeb/updeb/pkg/digest"
 )
 
 // assemble turns a planned package into the deb writer's input.
-func assemble(plan *recipe.Plan, pp *recipe.PlannedPackage, ms *members) (*deb.Package, error) {
+func assemble(r *recipe.Recipe, plan *recipe.Plan, pp *recipe.PlannedPackage, ms *members) (*deb.Package, error) {
 	p := &deb.Package{
 		Control:         pp.DebControl(),
 		Conffiles:       pp.Conffiles,
@@ -25,14 +24,12 @@ func assemble(plan *recipe.Plan, pp *recipe.PlannedPackage, ms *members) (*deb.P
 	for _, f := range pp.Files {
 		e := deb.Entry{Path: f.Dest, Type: deb.TypeFile, Mode: f.Mode}
 		if f.LocalPath != "" {
-			st, err := os.Stat(f.LocalPath)
+			fh, st, err := r.OpenLocal(f.LocalPath)
 			if err != nil {
 				return nil, err
 			}
-			if !st.Mode().IsRegular() {
-				return nil, fmt.Errorf("%s: not a regular file", f.LocalPath)
-			}
-			e.Size, e.Open = st.Size(), openFile(f.LocalPath)
+			fh.Close()
+			e.Size, e.Open = st.Size(), openLocal(r, f.LocalPath, st)
 		} else {
 			k := keyOf(f)
 			e.OpenSized = func() (io.ReadCloser, int64, error) { return ms.open(k) }
@@ -56,16 +53,31 @@ func assemble(plan *recipe.Plan, pp *recipe.PlannedPackage, ms *members) (*deb.P
 	return p, nil
 }
 
-func openFile(path string) func() (io.ReadCloser, error) {
-	return func() (io.ReadCloser, error) { return os.Open(path) }
+// openLocal opens a recipe-folder file again when the writer needs its bytes:
+// confined like the first time, and refused unless it is still the same file
+// with the same size (never a file swapped in since it was checked).
+func openLocal(r *recipe.Recipe, path string, was os.FileInfo) func() (io.ReadCloser, error) {
+	return func() (io.ReadCloser, error) {
+		f, now, err := r.OpenLocal(path)
+		if err != nil {
+			return nil, err
+		}
+		if !os.SameFile(was, now) || now.Size() != was.Size() {
+			f.Close()
+			return nil, fmt.Errorf("%s changed while the build read it", path)
+		}
+		return f, nil
+	}
 }
 
-// writePackage writes one .deb and its provenance record. The .deb is
-// written into tmp, the build's private folder, while the archive sources it
-// is the first to use are read (see members), and moved into the output folder
-// only once those reads succeeded and the raw sources' digests are checked.
-func writePackage(ctx context.Context, r *recipe.Recipe, plan *recipe.Plan, pp *recipe.PlannedPackage, ms *members, tmp string, srcs map[string]*verifiedSource, opts Options) (Output, error) {
-	p, err := assemble(plan, pp, ms)
+// writePackage writes one .deb and its provenance record into stage, the
+// job's staging folder. The .deb is written into tmp, the build's private
+// folder, while the archive sources it is the first to use are read (see
+// members), and moved to stage only once those reads succeeded and the raw
+// sources' digests are checked. Nothing reaches the output folder here: the
+// whole recipe is committed at once (see commit.go).
+func writePackage(ctx context.Context, r *recipe.Recipe, plan *recipe.Plan, pp *recipe.PlannedPackage, ms *members, tmp, stage string, srcs map[string]*verifiedSource, opts Options) (Output, error) {
+	p, err := assemble(r, plan, pp, ms)
 	if err != nil {
 		return Output{}, err
 	}
@@ -102,11 +114,8 @@ func writePackage(ctx context.Context, r *recipe.Recipe, plan *recipe.Plan, pp *
 			return Output{}, &digest.MismatchError{Subject: f.Dest + " (from " + vs.plan.URL + ")", Algorithm: digest.SHA256, Want: want, Got: byDest[f.Dest].SHA256}
 		}
 	}
-	path := filepath.Join(opts.OutDir, pp.OutputFile)
+	path := filepath.Join(stage, pp.OutputFile)
 	if err := os.Rename(staged, path); err != nil {
-		return Output{}, err
-	}
-	if err := atomicfile.SyncDir(opts.OutDir); err != nil {
 		return Output{}, err
 	}
 	if err := writeProvenance(path+ProvenanceSuffix, r, plan, pp, res, srcs, opts); err != nil {

@@ -22,6 +22,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/updeb/updeb/internal/lockfile"
@@ -110,14 +111,16 @@ func (c *Cache) Index(url, key string) (Entry, error) {
 }
 
 // SetIndex records e (atomically replacing any previous entry for e.URL, e.Key).
+// Call it holding Lock(ID(e.URL, e.Key)): its temporary file is named after
+// the lock, so that Sweep can tell a killed writer's leftover from a live one.
 func (c *Cache) SetIndex(e Entry) error {
 	b, err := json.MarshalIndent(e, "", "  ")
 	if err != nil {
 		return err
 	}
-	f, err := c.TempFile()
+	f, err := os.CreateTemp(filepath.Join(c.dir, "tmp"), indexPrefix+ID(e.URL, e.Key)+"-*")
 	if err != nil {
-		return err
+		return fmt.Errorf("cache: %w", err)
 	}
 	if _, err := f.Write(append(b, '\n')); err != nil {
 		f.Close()
@@ -125,6 +128,16 @@ func (c *Cache) SetIndex(e Entry) error {
 		return fmt.Errorf("cache: %w", err)
 	}
 	return c.place(f, c.indexPath(ID(e.URL, e.Key)))
+}
+
+// DropIndex removes the index entry for (url, key), if any: the next lookup
+// misses. The blob stays (others may name it).
+func (c *Cache) DropIndex(url, key string) error {
+	err := os.Remove(c.indexPath(ID(url, key)))
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return fmt.Errorf("cache: %w", err)
+	}
+	return nil
 }
 
 // TempFile returns a new empty file in the cache's tmp folder, on the same file
@@ -135,6 +148,86 @@ func (c *Cache) TempFile() (*os.File, error) {
 		return nil, fmt.Errorf("cache: %w", err)
 	}
 	return f, nil
+}
+
+// Temporary files named after a download identity (its lock): partial
+// downloads, part-ID (the bytes so far) and part-ID.json (what a resume
+// needs, the fetcher's business), and index entries being written,
+// index-ID-RANDOM.
+const (
+	partPrefix  = "part-"
+	indexPrefix = "index-"
+)
+
+// Partial opens (creating it when needed) the partial download of identity
+// id in the tmp folder, keeping what an earlier, interrupted run left in it.
+// It also returns the path of its metadata file. Call it only while holding
+// Lock(id): the lock is what makes the partial file one process's.
+func (c *Cache) Partial(id string) (f *os.File, meta string, err error) {
+	p := filepath.Join(c.dir, "tmp", partPrefix+id)
+	f, err = os.OpenFile(p, os.O_RDWR|os.O_CREATE, 0o644)
+	if err != nil {
+		return nil, "", fmt.Errorf("cache: %w", err)
+	}
+	return f, p + ".json", nil
+}
+
+// Sweep removes what interrupted runs left in the tmp folder: a partial
+// download (Partial) not touched for partialAge and not in use (its lock is
+// free), an index entry being written whose lock is free (its writer died),
+// and any other temporary file older than an hour (they live for
+// milliseconds). It returns how many files it removed.
+func (c *Cache) Sweep(partialAge time.Duration) int {
+	dir := filepath.Join(c.dir, "tmp")
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return 0
+	}
+	now := time.Now()
+	removed := 0
+	for _, e := range entries {
+		fi, err := e.Info()
+		if err != nil {
+			continue
+		}
+		name := e.Name()
+		id, age := lockOf(name), now.Sub(fi.ModTime())
+		if id == "" {
+			if age > time.Hour && os.RemoveAll(filepath.Join(dir, name)) == nil {
+				removed++
+			}
+			continue
+		}
+		if strings.HasPrefix(name, partPrefix) && age <= partialAge {
+			continue // kept for a resume
+		}
+		done, cancel := context.WithCancel(context.Background())
+		cancel() // try the lock once, without waiting
+		l, err := lockfile.Acquire(done, filepath.Join(c.dir, "locks", id+".lock"), time.Hour)
+		if err != nil {
+			continue // a download is using it
+		}
+		if os.Remove(filepath.Join(dir, name)) == nil {
+			removed++
+		}
+		l.Unlock()
+	}
+	return removed
+}
+
+// lockOf returns the download identity a temporary file is named after, or "".
+func lockOf(name string) string {
+	var id string
+	switch {
+	case strings.HasPrefix(name, partPrefix):
+		id, _, _ = strings.Cut(name[len(partPrefix):], ".")
+	case strings.HasPrefix(name, indexPrefix):
+		id, _, _ = strings.Cut(name[len(indexPrefix):], "-")
+	}
+	if len(id) != 64 || strings.Trim(id, "0123456789abcdef") != "" {
+		return ""
+	}
+	return id
 }
 
 // Commit moves the fully written temp file f, whose sha256 is sha256Hex, to its

@@ -22,10 +22,15 @@
 //	fetch:
 //	  timeouts: {connect: 30s, header: 60s, idle: 60s}  # each at most 1h
 //	  retries: 5          # after the first attempt; 0 means none; at most 100
-//	  retry-time: 5m      # total time budget of one download; at most 24h
+//	  retry-time: 5m      # total time budget of one download, retries included; at most 24h
+//	  min-rate: {bytes-per-second: 1KiB, over: 30s}  # slower ends an attempt; "none" disables
 //	  max-size: 4GiB      # bytes, or with a unit: KiB MiB GiB TiB (also kB MB GB TB); at most 1TiB
 //	  parallel: 4         # 1 to 64
 //	github-api: https://api.github.com   # for watch: github (updeb outdated, bump)
+//	data:                                # support data (end-of-life dates) for updeb data refresh
+//	  endoflife-url: https://endoflife.date/api/{product}.json  # or a mirror; a base URL gets /{product}.json
+//	  max-age-days: 30                   # warn when the data in use is older (1 to 3650)
+//	  products: [nodejs]                 # endoflife.date products to fetch besides the bundled ones
 //	build:
 //	  compression: xz     # xz, gzip, zstd or none
 //	  parallel: 2         # 1 to 256
@@ -39,6 +44,7 @@ import (
 	"io/fs"
 	"maps"
 	"net/url"
+	"path"
 	"path/filepath"
 	"regexp"
 	"slices"
@@ -48,6 +54,7 @@ import (
 
 	"go.yaml.in/yaml/v3"
 
+	"github.com/updeb/updeb/internal/srcurl"
 	"github.com/updeb/updeb/internal/yamlfile"
 	"github.com/updeb/updeb/pkg/deb"
 )
@@ -69,9 +76,54 @@ type Config struct {
 	// GitHubAPI is the GitHub REST API base URL for watch: github (updeb
 	// outdated/bump); "" means https://api.github.com (GitHub Enterprise: its /api/v3).
 	GitHubAPI string
+	Data      Data
 
 	// File is the file the config was read from ("" when none was found).
 	File string
+}
+
+// Data configures the support data updeb data refresh fetches and the
+// commands that read it (outdated, compat, plan).
+type Data struct {
+	// EndOfLifeURL is where a product's release cycles are, with "{product}"
+	// where its name goes ("" means DefaultEndOfLifeURL). A URL without
+	// "{product}" is a base: "/{product}.json" is added to it.
+	EndOfLifeURL string
+	// MaxAgeDays: older data gets a warning (0 means DefaultMaxAgeDays).
+	MaxAgeDays int
+	// Products are endoflife.date product names to fetch besides those of
+	// the bundled snapshot (a recipe's component name is its product).
+	Products []string
+}
+
+// DefaultEndOfLifeURL is endoflife.date's API (v0) for one product.
+const DefaultEndOfLifeURL = "https://endoflife.date/api/{product}.json"
+
+// DefaultMaxAgeDays is the age past which support data gets a warning.
+const DefaultMaxAgeDays = 30
+
+// MaxMaxAgeDays bounds data.max-age-days.
+const MaxMaxAgeDays = 3650
+
+// ProductURL returns the URL of product's release cycles.
+func (d Data) ProductURL(product string) string {
+	u := d.EndOfLifeURL
+	if u == "" {
+		u = DefaultEndOfLifeURL
+	}
+	if !strings.Contains(u, "{product}") {
+		u = strings.TrimRight(u, "/") + "/{product}.json"
+	}
+	return strings.ReplaceAll(u, "{product}", url.PathEscape(product))
+}
+
+// MaxAge is the age past which support data gets a warning.
+func (d Data) MaxAge() time.Duration {
+	days := d.MaxAgeDays
+	if days == 0 {
+		days = DefaultMaxAgeDays
+	}
+	return time.Duration(days) * 24 * time.Hour
 }
 
 // Mirror maps upstream URLs that start with Prefix (an http(s) URL prefix) to
@@ -89,6 +141,17 @@ type Fetch struct {
 	RetryTime Duration
 	MaxSize   Size
 	Parallel  int
+	MinRate   *MinRate // nil: the default of package fetch
+}
+
+// MinRate is the slowest transfer accepted (curl's --speed-limit and
+// --speed-time): an attempt that receives fewer than BytesPerSecond on
+// average over Over is ended (and retried). Written
+// {bytes-per-second: 1KiB, over: 30s}, either field optional, or "none".
+type MinRate struct {
+	BytesPerSecond Size     // 0: the default
+	Over           Duration // 0: the default
+	None           bool     // no minimum
 }
 
 // Timeouts of one download.
@@ -299,6 +362,26 @@ func (p *parser) config(c *Config, n *yaml.Node) {
 				c.GitHubAPI = s
 			}
 		}),
+		"data": field(func(v *yaml.Node) { p.data(&c.Data, v) }),
+	})
+}
+
+func (p *parser) data(d *Data, n *yaml.Node) {
+	p.mapping(n, "data", "config.Data", fields{
+		"endoflife-url": field(func(v *yaml.Node) {
+			if p.str(v, "data.endoflife-url", &d.EndOfLifeURL) && !httpURL(strings.ReplaceAll(d.EndOfLifeURL, "{product}", "p")) {
+				p.At(v, "data.endoflife-url %q: want an http:// or https:// URL (with {product} where the product name goes, or a base URL)", d.EndOfLifeURL)
+			}
+		}),
+		"max-age-days": field(func(v *yaml.Node) { p.integer(v, "data.max-age-days", 1, MaxMaxAgeDays, &d.MaxAgeDays) }),
+		"products": field(func(v *yaml.Node) {
+			p.StrList(v, "data.products", &d.Products)
+			for _, n := range v.Content {
+				if n.Kind == yaml.ScalarNode && !productRE.MatchString(n.Value) {
+					p.At(n, "data.products: %q is not an endoflife.date product name (lower-case letters, digits, '-', '.', '_')", n.Value)
+				}
+			}
+		}),
 	})
 }
 
@@ -321,6 +404,21 @@ func (p *parser) fetch(f *Fetch, n *yaml.Node) {
 		"retry-time": field(func(v *yaml.Node) { p.duration(v, "fetch.retry-time", MaxRetryTime, &f.RetryTime) }),
 		"max-size":   field(func(v *yaml.Node) { p.size(v, &f.MaxSize) }),
 		"parallel":   field(func(v *yaml.Node) { p.integer(v, "fetch.parallel", 1, MaxFetchParallel, &f.Parallel) }),
+		"min-rate": field(func(v *yaml.Node) {
+			m := &MinRate{}
+			f.MinRate = m
+			if v.Kind == yaml.ScalarNode {
+				if v.Value != "none" {
+					p.At(v, "fetch.min-rate: want {bytes-per-second: SIZE, over: DURATION} or none, found %q", v.Value)
+				}
+				m.None = true
+				return
+			}
+			p.mapping(v, "fetch.min-rate", "config.MinRate", fields{
+				"bytes-per-second": field(func(v *yaml.Node) { p.size(v, &m.BytesPerSecond) }),
+				"over":             field(func(v *yaml.Node) { p.duration(v, "fetch.min-rate.over", MaxTimeout, &m.Over) }),
+			})
+		}),
 	})
 }
 
@@ -438,6 +536,8 @@ func (p *parser) duration(n *yaml.Node, what string, limit time.Duration, dst *D
 	}
 }
 
+var productRE = regexp.MustCompile(`^[a-z0-9][a-z0-9._-]{0,63}$`)
+
 var sizeRe = regexp.MustCompile(`^(\d+)\s*([KMGT]i?B|[kKMGT]B|B)?$`)
 
 // size decodes a byte count with an optional unit, from 1 byte to MaxMaxSize.
@@ -483,8 +583,8 @@ func (p *parser) mirror(n *yaml.Node) Mirror {
 	if p.Len() > before {
 		return m
 	}
-	if !httpURL(m.Prefix) {
-		p.At(prefix, "mirror prefix %q: want an http:// or https:// URL prefix", m.Prefix)
+	if u, err := srcurl.Check(m.Prefix); err != nil || u.RawQuery != "" {
+		p.At(prefix, "mirror prefix %q: want an http:// or https:// URL prefix without . or .. segments, query or fragment", m.Prefix)
 		return m
 	}
 	if m.To != "" && !strings.Contains(m.To, "://") {
@@ -497,10 +597,26 @@ func (p *parser) mirror(n *yaml.Node) Mirror {
 			return m
 		}
 	}
-	if t, err := url.Parse(m.To); err != nil || !(httpURL(m.To) || t.Scheme == "file" && strings.HasPrefix(t.Path, "/") && (t.Host == "" || t.Host == "localhost")) {
-		p.At(to, "mirror %q: to %q: want file:///ABSOLUTE/PATH/, http:// or https://", m.Prefix, m.To)
+	if !mirrorTarget(m.To) {
+		p.At(to, "mirror %q: to %q: want file:///ABSOLUTE/PATH/, http:// or https://, without . or .. segments", m.Prefix, m.To)
 	}
 	return m
+}
+
+// mirrorTarget accepts a mirror's to: a file:// URL of a clean absolute path,
+// or an http(s) URL in the download URL grammar (package srcurl), without a
+// query: a mirror maps below it, so it must not climb itself.
+func mirrorTarget(to string) bool {
+	t, err := url.Parse(to)
+	switch {
+	case err != nil || t.RawQuery != "" || t.Fragment != "" || strings.ContainsAny(to, "\x00\r\n"):
+		return false
+	case t.Scheme == "file":
+		c := path.Clean(t.Path)
+		return strings.HasPrefix(t.Path, "/") && (t.Host == "" || t.Host == "localhost") && (c == t.Path || c+"/" == t.Path)
+	}
+	_, err = srcurl.Check(to)
+	return err == nil
 }
 
 // httpURL reports whether s is an http:// or https:// URL with a host.

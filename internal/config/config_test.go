@@ -26,6 +26,8 @@ fetch:
   retry-time: 2m
   max-size: 200MiB
   parallel: 8
+  min-rate: {bytes-per-second: 2KiB, over: 20s}
+data: {endoflife-url: "https://mirror.internal/eol/{product}.json", max-age-days: 14, products: [nodejs]}
 `
 	c, err := Parse("/etc/updeb/config.yaml", []byte(src))
 	if err != nil {
@@ -42,11 +44,32 @@ fetch:
 		Fetch: Fetch{
 			Timeouts: Timeouts{Connect: Duration(5 * time.Second), Header: Duration(time.Minute), Idle: Duration(90 * time.Second)},
 			Retries:  &zero, RetryTime: Duration(2 * time.Minute), MaxSize: 200 << 20, Parallel: 8,
+			MinRate: &MinRate{BytesPerSecond: 2 << 10, Over: Duration(20 * time.Second)},
 		},
+		Data: Data{EndOfLifeURL: "https://mirror.internal/eol/{product}.json", MaxAgeDays: 14, Products: []string{"nodejs"}},
 		File: "/etc/updeb/config.yaml",
 	}
 	if !reflect.DeepEqual(c, &want) {
 		t.Errorf("got  %+v\nwant %+v", *c, want)
+	}
+}
+
+func TestDataSettings(t *testing.T) {
+	for _, tc := range []struct{ url, want string }{
+		{"", "https://endoflife.date/api/kubernetes.json"},
+		{"https://mirror.internal/eol", "https://mirror.internal/eol/kubernetes.json"},
+		{"https://mirror.internal/eol/", "https://mirror.internal/eol/kubernetes.json"},
+		{"https://endoflife.date/api/v1/products/{product}", "https://endoflife.date/api/v1/products/kubernetes"},
+	} {
+		if got := (Data{EndOfLifeURL: tc.url}).ProductURL("kubernetes"); got != tc.want {
+			t.Errorf("ProductURL with %q = %s, want %s", tc.url, got, tc.want)
+		}
+	}
+	if got := (Data{}).MaxAge(); got != 30*24*time.Hour {
+		t.Errorf("default max age %s", got)
+	}
+	if got := (Data{MaxAgeDays: 7}).MaxAge(); got != 7*24*time.Hour {
+		t.Errorf("max age %s", got)
 	}
 }
 
@@ -64,6 +87,12 @@ func TestParseErrors(t *testing.T) {
 		{"cache: /a\ncache: /b\n", `c.yaml:2:1: mapping key "cache" already defined at line 1`},
 		{"proxy: 'x\n", `c.yaml:2:1: found unexpected end of stream`},
 		{"- a\n", "c.yaml:1:1: cannot unmarshal !!seq into config.Config"},
+		{"fetch:\n  min-rate: slow\n", `c.yaml:2:13: fetch.min-rate: want {bytes-per-second: SIZE, over: DURATION} or none, found "slow"`},
+		{"fetch:\n  min-rate: {bytes: 1}\n", `c.yaml:2:14: unknown field "bytes"`},
+		{"fetch:\n  min-rate: {over: -1s}\n", `c.yaml:2:20: invalid duration "-1s"`},
+		{"mirrors:\n  - {prefix: \"https://a/%2e%2e/\", to: \"file:///srv/\"}\n", `c.yaml:2:14: mirror prefix "https://a/%2e%2e/": want an http:// or https:// URL prefix without . or .. segments`},
+		{"mirrors:\n  - {prefix: https://a/, to: \"file:///srv/../etc/\"}\n", `c.yaml:2:30: mirror "https://a/": to "file:///srv/../etc/": want file:///ABSOLUTE/PATH/, http:// or https://, without . or .. segments`},
+		{"mirrors:\n  - {prefix: https://a/, to: \"http://m/a/%2e%2e/\"}\n", `c.yaml:2:30: mirror "https://a/": to "http://m/a/%2e%2e/"`},
 		// Every bad value is reported, not only the first.
 		{"fetch:\n  timeouts: {idle: x}\n  max-size: y\n", "c.yaml:2:20: invalid duration \"x\" (want a positive duration like 30s, 2m, 1h)\nc.yaml:3:13: invalid size \"y\""},
 	}
@@ -72,6 +101,13 @@ func TestParseErrors(t *testing.T) {
 		if err == nil || !strings.HasPrefix(err.Error(), tc.want) {
 			t.Errorf("Parse(%q)\n got %v\nwant %s", tc.src, err, tc.want)
 		}
+	}
+}
+
+func TestMinRateNone(t *testing.T) {
+	c, err := Parse("c.yaml", []byte("fetch: {min-rate: none}"))
+	if err != nil || c.Fetch.MinRate == nil || !c.Fetch.MinRate.None {
+		t.Fatalf("min-rate: none: %v %+v", err, c.Fetch.MinRate)
 	}
 }
 
@@ -127,6 +163,7 @@ func FuzzParse(f *testing.F) {
 	f.Add([]byte("proxy: http://p:1\nfetch: {retries: 2, max-size: 1GiB, timeouts: {idle: 5s}}\n"))
 	f.Add([]byte("mirrors:\n  - {prefix: https://a/, to: file:///b/}\n"))
 	f.Add([]byte("cache: [\n"))
+	f.Add([]byte("fetch: {min-rate: {bytes-per-second: 1KiB, over: 2s}}\nmirrors: [{prefix: \"https://a/%2e%2e/\", to: none}]\n"))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		_, err := Parse("c.yaml", data)
 		if err != nil {
@@ -182,6 +219,10 @@ func TestParseBounds(t *testing.T) {
 		{"fetch: 3\n", "c.yaml:1:8: cannot unmarshal !!int `3` into config.Fetch: fetch is a mapping"},
 		{"fetch:\n  timeouts: [1s]\n", "c.yaml:2:13: cannot unmarshal !!seq into config.Timeouts: fetch.timeouts is a mapping"},
 		{"github-api: ftp://x\n", `c.yaml:1:13: github-api "ftp://x": want an http:// or https:// URL`},
+		{"data: {endoflife-url: \"file:///x/{product}\"}\n", `c.yaml:1:23: data.endoflife-url "file:///x/{product}": want an http:// or https:// URL`},
+		{"data: {max-age-days: 0}\n", `c.yaml:1:22: data.max-age-days: 0 is out of range: want 1 to 3650`},
+		{"data: {max-age: 30}\n", `c.yaml:1:8: unknown field "max-age" (known: endoflife-url, max-age-days, products)`},
+		{"data: {products: [../etc]}\n", `c.yaml:1:19: data.products: "../etc" is not an endoflife.date product name`},
 		{"repo:\n  valid-for: soon\n", `c.yaml:2:14: invalid duration "soon" (want a positive duration like 30s, 2m, 1h)`},
 		{"repo:\n  suite: \"a\\nb\"\n", `c.yaml:2:10: repo.suite must be one line`},
 		{"mirrors: {prefix: x}\n", "c.yaml:1:10: mirrors: expected a list, found a mapping"},

@@ -2,6 +2,7 @@ package fetch
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -11,6 +12,7 @@ import (
 	"os"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/updeb/updeb/pkg/digest"
@@ -32,6 +34,67 @@ type partial struct {
 	total     int64  // full size when a response announced it, else -1
 	validator string // ETag (strong) or Last-Modified, for If-Range
 	ranges    bool   // the server said Accept-Ranges: bytes
+	meta      string // where what a resume needs is saved ("" for none)
+}
+
+// partialMeta is what the next run needs to resume an interrupted download
+// (saved beside the partial file): the same URL, and a validator for If-Range
+// so that a changed file is sent whole instead of being spliced.
+type partialMeta struct {
+	Target    string `json:"target"`
+	Validator string `json:"validator"`
+	Total     int64  `json:"total"`
+}
+
+// saveMeta records what a later run needs to resume into p, once the server
+// said it can (ranges and a validator); otherwise it removes the record.
+func (p *partial) saveMeta(target string) {
+	if p.meta == "" {
+		return
+	}
+	if !p.ranges || p.validator == "" {
+		os.Remove(p.meta)
+		return
+	}
+	b, _ := json.Marshal(partialMeta{Target: target, Validator: p.validator, Total: p.total})
+	tmp := p.meta + ".new"
+	if os.WriteFile(tmp, b, 0o644) == nil {
+		os.Rename(tmp, p.meta)
+	}
+}
+
+// keep says whether p is worth keeping after a download failed with err: the
+// bytes are good so far (the failure was the network, or the user stopping
+// it) and the server can resume them. A digest mismatch or a size error
+// never keeps them.
+func (p *partial) keep(err error) bool {
+	var ne *NetworkError
+	stopped := errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded)
+	return (errors.As(err, &ne) || stopped) && p.written > 0 && p.ranges && p.validator != ""
+}
+
+// resumeFrom prepares p for downloading target: what an interrupted run left
+// in p's file is kept (re-hashed) when that run recorded the same target and
+// a validator, and dropped otherwise.
+func (f *Fetcher) resumeFrom(p *partial, upstream, target string) error {
+	var m partialMeta
+	b, err := os.ReadFile(p.meta)
+	fi, serr := p.file.Stat()
+	if err != nil || serr != nil || json.Unmarshal(b, &m) != nil || m.Target != target || m.Validator == "" ||
+		fi.Size() == 0 || fi.Size() > f.o.MaxSize || (m.Total >= 0 && fi.Size() > m.Total) {
+		os.Remove(p.meta)
+		return p.reset()
+	}
+	if _, err := p.file.Seek(0, io.SeekStart); err != nil {
+		return err
+	}
+	n, err := io.CopyBuffer(p.hasher, struct{ io.Reader }{p.file}, make([]byte, copyBuffer))
+	if err != nil {
+		return err
+	}
+	p.written, p.flushed, p.validator, p.ranges, p.total = n, n, m.Validator, true, m.Total
+	f.log.Info("resuming a download an earlier run left unfinished", "url", upstream, "have", n)
+	return nil
 }
 
 // reset drops what was received (the server sent the whole body again).
@@ -47,16 +110,15 @@ func (p *partial) reset() error {
 	return nil
 }
 
-// get downloads target (the mirror-mapped form of upstream) into tmp with
+// get downloads target (the mirror-mapped form of upstream) into p with
 // retries, resuming where the server allows it.
-func (f *Fetcher) get(ctx context.Context, upstream, target string, tmp *os.File, h *digest.Hasher) error {
+func (f *Fetcher) get(ctx context.Context, upstream, target string, p *partial) error {
 	tu, err := url.Parse(target)
 	if err != nil {
 		return fmt.Errorf("fetch: %q: %w", target, err)
 	}
-	p := &partial{file: tmp, hasher: h, total: -1}
-	f.progress(Progress{URL: upstream, Total: -1})
-	err = f.retry(ctx, upstream, tu, func(context.Context) (bool, time.Duration, error) {
+	f.progress(Progress{URL: upstream, Received: p.written, Total: p.total})
+	err = f.retry(ctx, upstream, tu, func(ctx context.Context) (bool, time.Duration, error) {
 		return f.attempt(ctx, upstream, target, p)
 	})
 	if err == nil {
@@ -71,9 +133,12 @@ func (f *Fetcher) get(ctx context.Context, upstream, target string, tmp *os.File
 
 // retry runs attempt until it succeeds, fails for good, or the retry count or
 // time budget runs out, sleeping with backoff (or the server's Retry-After) in
-// between. Failures come back as *NetworkError, except *SizeError and the
-// context's own error.
-func (f *Fetcher) retry(ctx context.Context, upstream string, tu *url.URL, attempt func(context.Context) (retry bool, after time.Duration, err error)) error {
+// between. The budget (MaxRetryTime) bounds the whole: attempt gets a context
+// that ends when it is spent, even in the middle of a transfer. Failures come
+// back as *NetworkError, except *SizeError and the caller's context's error.
+func (f *Fetcher) retry(parent context.Context, upstream string, tu *url.URL, attempt func(context.Context) (retry bool, after time.Duration, err error)) error {
+	ctx, cancel := context.WithTimeoutCause(parent, f.o.MaxRetryTime, ErrRetryTime)
+	defer cancel()
 	target := tu.String()
 	netErr := func(attempts int, err error) error {
 		ne := &NetworkError{URL: upstream, Proxy: f.proxyFor(tu), Attempts: attempts, Err: err}
@@ -83,13 +148,19 @@ func (f *Fetcher) retry(ctx context.Context, upstream string, tu *url.URL, attem
 		return ne
 	}
 	start := f.now()
+	outOfTime := func(n int, err error) error {
+		return netErr(n, fmt.Errorf("%w (fetch: retry-time: %s, %d attempt(s)); last error: %v", ErrRetryTime, f.o.MaxRetryTime, n, err))
+	}
 	for n := 1; ; n++ {
 		retry, after, err := attempt(ctx)
 		if err == nil {
 			return nil
 		}
+		if parent.Err() != nil {
+			return parent.Err()
+		}
 		if ctx.Err() != nil {
-			return ctx.Err()
+			return outOfTime(n, err)
 		}
 		if !retry {
 			var se *SizeError
@@ -109,8 +180,11 @@ func (f *Fetcher) retry(ctx context.Context, upstream string, tu *url.URL, attem
 			return netErr(n, fmt.Errorf("%w (giving up: retrying in %s would pass the %s retry budget)", err, delay.Round(time.Millisecond), f.o.MaxRetryTime))
 		}
 		f.log.Warn("request failed; retrying", "url", upstream, "attempt", n, "in", delay.Round(time.Millisecond), "err", err)
-		if err := f.sleep(ctx, delay); err != nil {
-			return err
+		if serr := f.sleep(ctx, delay); serr != nil {
+			if parent.Err() != nil {
+				return parent.Err()
+			}
+			return outOfTime(n, err)
 		}
 	}
 }
@@ -169,6 +243,7 @@ func (f *Fetcher) attempt(ctx context.Context, upstream, target string, p *parti
 		p.total = resp.ContentLength
 		p.ranges = resp.Header.Get("Accept-Ranges") == "bytes"
 		p.validator = validator(resp.Header)
+		p.saveMeta(target)
 	case resp.StatusCode == http.StatusRequestedRangeNotSatisfiable && resuming:
 		p.ranges = false
 		return true, 0, fmt.Errorf("%s refused the range from byte %d", target, p.written)
@@ -179,13 +254,19 @@ func (f *Fetcher) attempt(ctx context.Context, upstream, target string, p *parti
 		return false, 0, &SizeError{URL: upstream, Limit: f.o.MaxSize, Size: p.total}
 	}
 
-	// The idle timer cancels the attempt when no byte arrives for IdleTimeout.
+	// The idle timer cancels the attempt when no byte arrives for
+	// IdleTimeout, the rate watch when too few arrive over MinRateTime.
 	idle := time.AfterFunc(f.o.IdleTimeout, func() { cancel(errIdle) })
 	defer idle.Stop()
+	body := &idleReader{r: resp.Body, timer: idle, d: f.o.IdleTimeout}
+	defer f.watchRate(actx, body, cancel)()
 	want := resp.ContentLength // bytes this response announced, -1 when chunked
-	n, err := f.copyBody(p, &idleReader{r: resp.Body, timer: idle, d: f.o.IdleTimeout}, upstream)
-	if cause := context.Cause(actx); errors.Is(cause, errIdle) {
+	n, err := f.copyBody(p, body, upstream)
+	switch cause := context.Cause(actx); {
+	case errors.Is(cause, errIdle):
 		return true, 0, fmt.Errorf("%s: %w (%s)", target, errIdle, f.o.IdleTimeout)
+	case errors.Is(cause, errSlow):
+		return true, 0, fmt.Errorf("%s: %w", target, cause)
 	}
 	if err != nil {
 		var se *SizeError
@@ -283,17 +364,51 @@ func retryAfter(v string, now time.Time) time.Duration {
 	return 0
 }
 
-// idleReader pushes the idle deadline back every time bytes arrive.
+// idleReader pushes the idle deadline back every time bytes arrive, and
+// counts them for the rate watch.
 type idleReader struct {
 	r     io.Reader
 	timer *time.Timer
 	d     time.Duration
+	got   atomic.Int64
 }
 
 func (r *idleReader) Read(b []byte) (int, error) {
 	n, err := r.r.Read(b)
 	if n > 0 {
 		r.timer.Reset(r.d)
+		r.got.Add(int64(n))
 	}
 	return n, err
+}
+
+// watchRate cancels ctx (cause errSlow) when body receives fewer than
+// MinRate*MinRateTime bytes in a MinRateTime window. It returns the function
+// that stops the watch.
+func (f *Fetcher) watchRate(ctx context.Context, body *idleReader, cancel context.CancelCauseFunc) (stop func()) {
+	if f.o.MinRate < 0 {
+		return func() {}
+	}
+	done := make(chan struct{})
+	go func() {
+		t := time.NewTicker(f.o.MinRateTime)
+		defer t.Stop()
+		var last int64
+		for {
+			select {
+			case <-done:
+				return
+			case <-ctx.Done():
+				return
+			case <-t.C:
+				n := body.got.Load()
+				if min := float64(f.o.MinRate) * f.o.MinRateTime.Seconds(); float64(n-last) < min {
+					cancel(fmt.Errorf("%w: %d bytes in the last %s, want at least %d bytes/s (fetch: min-rate)", errSlow, n-last, f.o.MinRateTime, f.o.MinRate))
+					return
+				}
+				last = n
+			}
+		}
+	}()
+	return func() { close(done) }
 }

@@ -81,5 +81,14 @@ func (e *OfflineError) Error() string {
 // ErrTooManyRedirects is wrapped when a download is redirected more than 10 times.
 var ErrTooManyRedirects = errors.New("fetch: stopped after 10 redirects")
 
+// ErrRetryTime is wrapped when a download's whole time budget
+// (Options.MaxRetryTime, config fetch: retry-time) ran out, in the middle of
+// an attempt or between two.
+var ErrRetryTime = errors.New("the download's time budget is spent")
+
+// errSlow is wrapped in the cause of an attempt cancelled for receiving less
+// than Options.MinRate.
+var errSlow = errors.New("transfer too slow")
+
 // errIdle is the cause of an attempt cancelled because no bytes arrived in time.
 var errIdle = errors.New("no data received within the idle timeout")

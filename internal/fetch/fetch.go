@@ -50,6 +50,7 @@ import (
 	"golang.org/x/sync/singleflight"
 
 	"github.com/updeb/updeb/internal/cache"
+	"github.com/updeb/updeb/internal/srcurl"
 	"github.com/updeb/updeb/pkg/digest"
 )
 
@@ -60,10 +61,16 @@ const (
 	DefaultIdleTimeout    = 60 * time.Second
 	DefaultRetries        = 5
 	DefaultMaxRetryTime   = 5 * time.Minute
+	DefaultMinRate        = 1024 // bytes per second, averaged over DefaultMinRateTime
+	DefaultMinRateTime    = 30 * time.Second
 	DefaultBackoff        = time.Second
 	DefaultMaxSize        = 4 << 30 // 4 GiB
 	DefaultParallel       = 4
 )
+
+// PartialMaxAge is how long the partial file of an interrupted download is
+// kept for a resume (see partial.keep); New removes older ones.
+const PartialMaxAge = 24 * time.Hour
 
 // Options configure a Fetcher. Zero values take the defaults above.
 type Options struct {
@@ -76,10 +83,16 @@ type Options struct {
 	HeaderTimeout  time.Duration // from sending the request to the response headers
 	IdleTimeout    time.Duration // longest time without a byte of the body
 	Retries        int           // retries after the first attempt; < 0 means none
-	MaxRetryTime   time.Duration // total time budget of one download, retries included
+	MaxRetryTime   time.Duration // total time budget of one download, retries included: it ends an attempt in progress
 	Backoff        time.Duration // first retry delay, doubled each retry with jitter (capped at 30s)
 	MaxSize        int64         // the largest artifact accepted, in bytes
 	Parallel       int           // downloads at once in FetchAll
+	// MinRate (bytes per second) ends an attempt that receives less than
+	// MinRate*MinRateTime bytes in any MinRateTime (curl's --speed-limit and
+	// --speed-time): a stalled or trickling transfer, which the idle timeout
+	// misses as long as a byte arrives now and then. < 0 means no minimum.
+	MinRate     int64
+	MinRateTime time.Duration
 
 	UserAgent string
 	Logger    *slog.Logger // nil discards
@@ -139,6 +152,10 @@ func New(cacheDir string, o Options) (*Fetcher, error) {
 	def(&o.HeaderTimeout, DefaultHeaderTimeout)
 	def(&o.IdleTimeout, DefaultIdleTimeout)
 	def(&o.MaxRetryTime, DefaultMaxRetryTime)
+	def(&o.MinRateTime, DefaultMinRateTime)
+	if o.MinRate == 0 {
+		o.MinRate = DefaultMinRate
+	}
 	def(&o.Backoff, DefaultBackoff)
 	if o.Retries == 0 {
 		o.Retries = DefaultRetries
@@ -164,6 +181,9 @@ func New(cacheDir string, o Options) (*Fetcher, error) {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
+	if n := c.Sweep(PartialMaxAge); n > 0 {
+		log.Debug("removed leftovers of interrupted downloads", "files", n)
+	}
 	return &Fetcher{
 		o: o, cache: c, client: newClient(&o), log: log,
 		now: time.Now, sleep: sleepCtx,
@@ -177,9 +197,8 @@ func (f *Fetcher) Fetch(ctx context.Context, r Request) (*Result, error) {
 	if len(r.Pinned) == 0 && !r.AllowUnpinned {
 		return nil, fmt.Errorf("fetch %s: %w (pin a sha256 or sha512)", r.URL, digest.ErrNoPin)
 	}
-	u, err := url.Parse(r.URL)
-	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return nil, fmt.Errorf("fetch: %q is not an http or https URL", r.URL)
+	if _, err := srcurl.Check(r.URL); err != nil {
+		return nil, fmt.Errorf("fetch: %w", err)
 	}
 	algs := digest.Needed(r.Pinned, r.Algorithms...)
 	for _, a := range algs {
@@ -261,34 +280,47 @@ func (f *Fetcher) lookup(r Request, algs []digest.Algorithm) (*Result, error) {
 // download fetches r (from its mirror when one matches) computing algs, checks
 // the pin and commits.
 func (f *Fetcher) download(ctx context.Context, r Request, algs []digest.Algorithm) (*Result, error) {
-	target, mirrored := mapMirror(f.o.Mirrors, r.URL)
-	tmp, err := f.cache.TempFile()
+	t, err := mapMirror(f.o.Mirrors, r.URL)
 	if err != nil {
 		return nil, err
 	}
+	// The partial file is this download's (fetchLocked holds its lock): an
+	// interrupted run may have left bytes in it that a resume can use.
+	tmp, meta, err := f.cache.Partial(cache.ID(r.URL, r.Key))
+	if err != nil {
+		return nil, err
+	}
+	h := digest.NewHasher(algs...)
+	p := &partial{file: tmp, hasher: h, total: -1, meta: meta}
 	committed := false
 	defer func() {
 		if !committed {
 			tmp.Close()
-			os.Remove(tmp.Name())
+			if !p.keep(err) {
+				os.Remove(tmp.Name())
+				os.Remove(meta)
+			}
 		}
 	}()
-	h := digest.NewHasher(algs...)
 	var via string
-	if tu, _ := url.Parse(target); tu != nil && tu.Scheme == "file" {
-		via = "mirror " + target
-		err = f.copyFile(tu, r.URL, tmp, h)
+	if t.dir != "" {
+		via = "mirror " + t.url
+		if err = p.reset(); err == nil {
+			err = f.copyFile(t, r.URL, tmp, h)
+		}
 	} else {
 		via = "direct"
-		if tu != nil {
+		if tu, _ := url.Parse(t.url); tu != nil {
 			if p := f.proxyFor(tu); p != "" {
 				via = "proxy " + p
 			}
 		}
-		if mirrored {
-			via = "mirror " + target + " (" + via + ")"
+		if t.mirrored {
+			via = "mirror " + t.url + " (" + via + ")"
 		}
-		err = f.get(ctx, r.URL, target, tmp, h)
+		if err = f.resumeFrom(p, r.URL, t.url); err == nil {
+			err = f.get(ctx, r.URL, t.url, p)
+		}
 	}
 	if err != nil {
 		return nil, err
@@ -302,6 +334,7 @@ func (f *Fetcher) download(ctx context.Context, r Request, algs []digest.Algorit
 	}
 	path, err := f.cache.Commit(tmp, sums[digest.SHA256])
 	committed = true
+	os.Remove(meta)
 	if err != nil {
 		return nil, err
 	}
@@ -311,6 +344,20 @@ func (f *Fetcher) download(ctx context.Context, r Request, algs []digest.Algorit
 	}
 	f.log.Info("fetched", "url", r.URL, "size", h.Size(), "sha256", sums[digest.SHA256], "via", via)
 	return &Result{URL: r.URL, Path: path, Size: h.Size(), Digests: sums, Via: via}, nil
+}
+
+// Forget drops what the cache recorded for an unpinned download (url, key),
+// so that the next Fetch of it downloads it again. Callers use it when the
+// file failed the verification it was fetched for: a copy that did not
+// verify must never be served again.
+func (f *Fetcher) Forget(ctx context.Context, url, key string) error {
+	unlock, err := f.cache.Lock(ctx, cache.ID(url, key))
+	if err != nil {
+		return err
+	}
+	defer unlock()
+	f.log.Info("discarded a cached file that failed verification", "url", url)
+	return f.cache.DropIndex(url, key)
 }
 
 // Close closes idle connections (and with them the proxy's CONNECT tunnels).

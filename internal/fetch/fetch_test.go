@@ -20,10 +20,12 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
 	"github.com/updeb/updeb/internal/squid"
+	"github.com/updeb/updeb/internal/srcurl"
 	"github.com/updeb/updeb/internal/testenv"
 	"github.com/updeb/updeb/pkg/digest"
 )
@@ -35,6 +37,9 @@ var (
 )
 
 func TestMain(m *testing.M) {
+	if os.Getenv("UPDEB_FETCH_HELPER") != "" {
+		os.Exit(fetchHelper())
+	}
 	proxy, proxyErr = squid.Start()
 	code := m.Run()
 	if proxy != nil {
@@ -870,9 +875,105 @@ func TestBadMirrors(t *testing.T) {
 		{Prefix: "github.com/", To: "file:///srv/"},
 		{Prefix: "https://github.com/", To: "file://srv/mirror/"},
 		{Prefix: "https://github.com/", To: "ftp://mirror/"},
+		{Prefix: "https://github.com/", To: "file:///srv/mirror/../../etc/"},
+		{Prefix: "https://github.com/", To: "http://mirror/a/%2e%2e/"},
+		{Prefix: "https://github.com/%2e%2e/", To: "file:///srv/"},
+		{Prefix: "https://github.com/?x=1", To: "file:///srv/"},
 	} {
 		if _, err := New(t.TempDir(), Options{Mirrors: []Mirror{m}}); err == nil {
 			t.Errorf("mirror %+v accepted", m)
 		}
+	}
+}
+
+// A file mirror serves only regular files inside its folder: no spelling of
+// ".." in the URL, no symlink out, no device or FIFO is ever read, and the
+// refusal names the URL. Nothing is cached.
+func TestMirrorConfinement(t *testing.T) {
+	top := t.TempDir()
+	dir := filepath.Join(top, "mirror")
+	secret := []byte("root:x:0:0:secret\n")
+	os.MkdirAll(filepath.Join(dir, "rel"), 0o755)
+	if err := os.WriteFile(filepath.Join(top, "secret"), secret, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	body, sha := payload(100, 21)
+	os.WriteFile(filepath.Join(dir, "rel", "ok.tgz"), body, 0o644)
+	os.Symlink(filepath.Join(top, "secret"), filepath.Join(dir, "rel", "abs.tgz"))
+	os.Symlink("../../secret", filepath.Join(dir, "rel", "up.tgz"))
+	os.Symlink("/dev/zero", filepath.Join(dir, "rel", "zero.tgz"))
+	os.Symlink("ok.tgz", filepath.Join(dir, "rel", "inside.tgz"))
+	syscall.Mkfifo(filepath.Join(dir, "rel", "fifo.tgz"), 0o644)
+	o := Options{Mirrors: []Mirror{{Prefix: "https://h.example/", To: "file://" + dir + "/"}}, Retries: -1, MaxSize: 1 << 20}
+	f := newTestFetcher(t, o)
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	for _, u := range []string{"https://h.example/rel/ok.tgz", "https://h.example/rel/inside.tgz"} {
+		res, err := f.Fetch(ctx, Request{URL: u, Pinned: pin(sha)})
+		if err != nil {
+			t.Fatalf("%s: %v", u, err)
+		}
+		checkFile(t, res, body)
+	}
+	badURL := []string{
+		"https://h.example/../secret", "https://h.example/rel/../../secret", "https://h.example/%2e%2e/secret",
+		"https://h.example/rel/%2E%2E/%2e%2e/secret", "https://h.example/..%2fsecret", "https://h.example/%252e%252e/secret",
+		"https://h.example/..%5csecret", "https://h.example/..;/secret", "https://h.example/rel/./ok.tgz",
+		"https://h.example//secret", "https://h.example/rel/ok.tgz%00", "https://h.example/rel/ok.tgz\r\n",
+	}
+	for _, u := range badURL {
+		_, err := f.Fetch(ctx, Request{URL: u, AllowUnpinned: true})
+		if !errors.Is(err, srcurl.ErrInvalid) {
+			t.Errorf("%q: err = %v, want a refused URL", u, err)
+		}
+	}
+	for _, name := range []string{"abs.tgz", "up.tgz", "zero.tgz", "fifo.tgz"} {
+		u := "https://h.example/rel/" + name
+		_, err := f.Fetch(ctx, Request{URL: u, AllowUnpinned: true})
+		var me *MirrorError
+		if !errors.As(err, &me) || !strings.Contains(err.Error(), u) {
+			t.Errorf("%s: err = %v, want a MirrorError naming the URL", name, err)
+		}
+	}
+	if ctx.Err() != nil {
+		t.Fatal("a refused mirror file blocked")
+	}
+	if got := blobs(t, f); len(got) != 1 {
+		t.Errorf("cache holds %d blobs, want only the good one", len(got))
+	}
+	if entries, _ := os.ReadDir(filepath.Join(f.cache.Dir(), "tmp")); len(entries) != 0 {
+		t.Errorf("cache tmp holds %d leftovers", len(entries))
+	}
+}
+
+func TestMapMirror(t *testing.T) {
+	ms := []Mirror{
+		{Prefix: "https://github.com/helm", To: "file:///srv/helm/"},
+		{Prefix: "https://dl.k8s.io/", To: "http://mirror.internal/k8s/"},
+		{Prefix: "https://example.org/a", To: "http://mirror.internal/x"},
+	}
+	for u, want := range map[string]string{
+		"https://github.com/helm/v1/h.tgz":      "file:///srv/helm/v1/h.tgz",
+		"https://github.com/helmfile/v1/h.tgz":  "https://github.com/helmfile/v1/h.tgz", // not at a segment boundary
+		"https://dl.k8s.io/v1/kubectl":          "http://mirror.internal/k8s/v1/kubectl",
+		"https://dl.k8s.io/v1/kubectl?x=../..":  "http://mirror.internal/k8s/v1/kubectl?x=../..",
+		"https://example.org/a/b":               "http://mirror.internal/x/b",
+		"https://example.org/ab":                "https://example.org/ab",
+		"https://github.com/helm/v1%2B1/h%20.x": "file:///srv/helm/v1%2B1/h%20.x",
+		"https://github.com/helm/k%2Fv5/x.tgz":  "file:///srv/helm/k%2Fv5/x.tgz",
+	} {
+		got, err := mapMirror(ms, u)
+		if err != nil || got.url != want {
+			t.Errorf("mapMirror(%s) = %q, %v; want %s", u, got.url, err, want)
+		}
+	}
+	if got, _ := mapMirror(ms, "https://github.com/helm/v1%2B1/h%20.x"); got.name != "v1+1/h .x" || got.dir != "/srv/helm/" {
+		t.Errorf("file mirror maps to %q in %q, want the decoded name", got.name, got.dir)
+	}
+	if got, _ := mapMirror(ms, "https://github.com/helm/k%2Fv5/x.tgz"); got.name != "k/v5/x.tgz" {
+		t.Errorf("an encoded slash maps to %q, want a folder", got.name)
+	}
+	if _, err := mapMirror(ms, "https://github.com/helm/v1/"); err == nil {
+		t.Error("a folder was mapped")
 	}
 }

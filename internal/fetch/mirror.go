@@ -1,12 +1,16 @@
 package fetch
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"net/url"
 	"os"
+	"path"
 	"strings"
 
+	"github.com/updeb/updeb/internal/confined"
+	"github.com/updeb/updeb/internal/srcurl"
 	"github.com/updeb/updeb/pkg/digest"
 )
 
@@ -17,19 +21,23 @@ type Mirror struct {
 }
 
 // Check reports a mirror whose Prefix is not an http(s) URL or whose To is not
-// file:///ABSOLUTE/PATH/ or an http(s) URL.
+// file:///ABSOLUTE/PATH/ or an http(s) URL; both must be plain (package
+// srcurl's grammar; a folder without "." or ".." segments).
 func (m Mirror) Check() error {
-	p, err := url.Parse(m.Prefix)
-	if err != nil || (p.Scheme != "http" && p.Scheme != "https") || p.Host == "" {
-		return fmt.Errorf("mirror prefix %q: want an http:// or https:// URL prefix", m.Prefix)
+	if p, err := srcurl.Check(m.Prefix); err != nil || p.RawQuery != "" {
+		return fmt.Errorf("mirror prefix %q: want an http:// or https:// URL prefix without . or .. segments, query or fragment", m.Prefix)
 	}
 	t, err := url.Parse(m.To)
 	switch {
-	case err != nil:
+	case err != nil, t.RawQuery != "", t.Fragment != "", strings.ContainsAny(m.To, "\x00\r\n"):
 	case t.Scheme == "file" && strings.HasPrefix(t.Path, "/") && (t.Host == "" || t.Host == "localhost"):
-		return nil
-	case (t.Scheme == "http" || t.Scheme == "https") && t.Host != "":
-		return nil
+		if c := path.Clean(t.Path); c == t.Path || c+"/" == t.Path {
+			return nil
+		}
+	case t.Scheme == "http" || t.Scheme == "https":
+		if _, err := srcurl.Check(m.To); err == nil && t.RawQuery == "" {
+			return nil
+		}
 	}
 	return fmt.Errorf("mirror %q: to %q: want file:///ABSOLUTE/PATH/, http:// or https://", m.Prefix, m.To)
 }
@@ -43,31 +51,97 @@ func checkMirrors(ms []Mirror) error {
 	return nil
 }
 
-// mapMirror returns the URL to fetch for u: the longest matching mirror prefix
-// replaced by its To, or u itself.
-func mapMirror(ms []Mirror, u string) (target string, mirrored bool) {
+// MirrorError is a mirrored URL refused because what it maps to is not a
+// regular file inside the mirror's folder (a symlink out of it, a device, a
+// FIFO, a folder), or not a URL below the mirror's prefix. Nothing was read.
+type MirrorError struct {
+	URL    string // the upstream URL
+	Target string // what it mapped to
+	Err    error
+}
+
+func (e *MirrorError) Error() string {
+	return fmt.Sprintf("fetch %s: mirror %s refused: %v", e.URL, e.Target, e.Err)
+}
+
+func (e *MirrorError) Unwrap() error { return e.Err }
+
+// target is where a URL is fetched from.
+type target struct {
+	url      string // what is fetched: the upstream URL, an HTTP mirror's URL, or file:// for display
+	dir      string // a file mirror's folder, "" otherwise
+	name     string // below dir: the decoded path, slash-separated
+	mirrored bool
+}
+
+// mapMirror returns where to fetch u (already accepted by srcurl.Check):
+// below the longest mirror prefix that matches it at a segment boundary, or
+// u itself. A file mirror maps u's decoded path segments below its folder
+// (srcurl refuses every spelling of "." and ".."); an HTTP mirror gets the
+// rest of u appended to its To, and the result must be a URL below To.
+func mapMirror(ms []Mirror, u string) (target, error) {
 	best := -1
 	for i, m := range ms {
-		if strings.HasPrefix(u, m.Prefix) && (best < 0 || len(m.Prefix) > len(ms[best].Prefix)) {
+		if matchPrefix(m.Prefix, u) && (best < 0 || len(m.Prefix) > len(ms[best].Prefix)) {
 			best = i
 		}
 	}
 	if best < 0 {
-		return u, false
+		return target{url: u}, nil
 	}
-	return ms[best].To + u[len(ms[best].Prefix):], true
+	m := ms[best]
+	rest := u[len(m.Prefix):]
+	to, _ := url.Parse(m.To)
+	if to.Scheme == "file" {
+		escaped, _, _ := strings.Cut(rest, "?")
+		segs, err := srcurl.Segments(strings.TrimPrefix(escaped, "/"))
+		display := strings.TrimSuffix(m.To, "/") + "/" + strings.TrimPrefix(escaped, "/")
+		if err == nil && (len(segs) == 0 || segs[len(segs)-1] == "") {
+			err = errors.New("maps to a folder, not a file")
+		}
+		if err != nil {
+			return target{}, &MirrorError{URL: u, Target: display, Err: err}
+		}
+		return target{url: display, dir: to.Path, name: strings.Join(segs, "/"), mirrored: true}, nil
+	}
+	mapped := strings.TrimSuffix(m.To, "/") + "/" + strings.TrimPrefix(rest, "/")
+	mu, err := srcurl.Check(mapped)
+	if err == nil && !strings.HasPrefix(mu.EscapedPath(), strings.TrimSuffix(to.EscapedPath(), "/")+"/") {
+		err = fmt.Errorf("is not below %s", m.To)
+	}
+	if err != nil {
+		return target{}, &MirrorError{URL: u, Target: mapped, Err: err}
+	}
+	return target{url: mapped, mirrored: true}, nil
 }
 
-// copyFile reads a file:// mirror URL into tmp, with the size limit.
-func (f *Fetcher) copyFile(tu *url.URL, upstream string, tmp *os.File, h *digest.Hasher) error {
-	src, err := os.Open(tu.Path)
+// matchPrefix reports whether prefix starts u and ends at a segment
+// boundary: https://github.com/helm matches .../helm/x, not .../helmfile/x.
+func matchPrefix(prefix, u string) bool {
+	if !strings.HasPrefix(u, prefix) {
+		return false
+	}
+	if strings.HasSuffix(prefix, "/") || len(u) == len(prefix) {
+		return true
+	}
+	return strings.ContainsRune("/?", rune(u[len(prefix)]))
+}
+
+// copyFile reads a file mirror's file into tmp, with the size limit. The file
+// is opened inside the mirror's folder (confined.Open): a symlink out of it,
+// a device or a FIFO is refused before a byte is read.
+func (f *Fetcher) copyFile(t target, upstream string, tmp *os.File, h *digest.Hasher) error {
+	src, _, err := confined.Open(t.dir, t.name)
+	if errors.Is(err, confined.ErrRefused) {
+		return &MirrorError{URL: upstream, Target: t.url, Err: err}
+	}
 	if err != nil {
-		return &NetworkError{URL: upstream, Target: tu.String(), Attempts: 1, Err: err}
+		return &NetworkError{URL: upstream, Target: t.url, Attempts: 1, Err: err}
 	}
 	defer src.Close()
 	n, err := io.CopyBuffer(io.MultiWriter(tmp, h), io.LimitReader(src, f.o.MaxSize+1), make([]byte, copyBuffer))
 	if err != nil {
-		return &NetworkError{URL: upstream, Target: tu.String(), Attempts: 1, Err: err}
+		return &NetworkError{URL: upstream, Target: t.url, Attempts: 1, Err: err}
 	}
 	if n > f.o.MaxSize {
 		return &SizeError{URL: upstream, Limit: f.o.MaxSize, Size: n}

@@ -8,8 +8,10 @@ import (
 	"io/fs"
 	"net/http"
 	"net/url"
-	"os"
 	"time"
+
+	"github.com/updeb/updeb/internal/confined"
+	"github.com/updeb/updeb/internal/srcurl"
 )
 
 // DefaultGetLimit is the size cap of Get when the caller gives none.
@@ -28,12 +30,12 @@ func (f *Fetcher) Get(ctx context.Context, rawURL string, header http.Header, li
 	if limit <= 0 {
 		limit = DefaultGetLimit
 	}
-	tu, err := f.smallTarget(rawURL)
+	t, tu, err := f.smallTarget(rawURL)
 	if err != nil {
 		return nil, err
 	}
-	if tu.Scheme == "file" {
-		return f.readMirrorFile(rawURL, tu, limit)
+	if t.dir != "" {
+		return f.readMirrorFile(rawURL, t, limit)
 	}
 	var body []byte
 	err = f.retry(ctx, rawURL, tu, func(ctx context.Context) (bool, time.Duration, error) {
@@ -64,19 +66,21 @@ func (f *Fetcher) Get(ctx context.Context, rawURL string, header http.Header, li
 // object-store redirects often allow only GET) a GET of the first byte.
 // 404 and 410 mean false; other failures are errors after the retry policy.
 func (f *Fetcher) Exists(ctx context.Context, rawURL string) (bool, error) {
-	tu, err := f.smallTarget(rawURL)
+	t, tu, err := f.smallTarget(rawURL)
 	if err != nil {
 		return false, err
 	}
-	if tu.Scheme == "file" {
-		fi, err := os.Stat(tu.Path)
+	if t.dir != "" {
+		err := confined.Check(t.dir, t.name)
 		switch {
 		case errors.Is(err, fs.ErrNotExist):
 			return false, nil
+		case errors.Is(err, confined.ErrRefused):
+			return false, &MirrorError{URL: rawURL, Target: t.url, Err: err}
 		case err != nil:
-			return false, &NetworkError{URL: rawURL, Target: tu.String(), Attempts: 1, Err: err}
+			return false, &NetworkError{URL: rawURL, Target: t.url, Attempts: 1, Err: err}
 		}
-		return fi.Mode().IsRegular(), nil
+		return true, nil
 	}
 	exists := false
 	probe := func(method string, header http.Header) error {
@@ -107,20 +111,22 @@ func (f *Fetcher) Exists(ctx context.Context, rawURL string) (bool, error) {
 }
 
 // smallTarget checks rawURL, applies the mirrors and refuses offline mode.
-func (f *Fetcher) smallTarget(rawURL string) (*url.URL, error) {
-	u, err := url.Parse(rawURL)
-	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return nil, fmt.Errorf("fetch: %q is not an http or https URL", rawURL)
+func (f *Fetcher) smallTarget(rawURL string) (target, *url.URL, error) {
+	if _, err := srcurl.Check(rawURL); err != nil {
+		return target{}, nil, fmt.Errorf("fetch: %w", err)
 	}
 	if f.o.Offline {
-		return nil, &OfflineError{Missing: []string{rawURL}}
+		return target{}, nil, &OfflineError{Missing: []string{rawURL}}
 	}
-	target, _ := mapMirror(f.o.Mirrors, rawURL)
-	tu, err := url.Parse(target)
+	t, err := mapMirror(f.o.Mirrors, rawURL)
 	if err != nil {
-		return nil, fmt.Errorf("fetch: mirror URL %q: %w", target, err)
+		return target{}, nil, err
 	}
-	return tu, nil
+	tu, err := url.Parse(t.url)
+	if err != nil {
+		return target{}, nil, fmt.Errorf("fetch: mirror URL %q: %w", t.url, err)
+	}
+	return t, tu, nil
 }
 
 // small sends one request whose whole exchange (headers and body) must fit in
@@ -160,11 +166,14 @@ func statusFailure(resp *http.Response, now time.Time) (bool, time.Duration, err
 
 // readMirrorFile reads a file:// mirror document with the size limit; a
 // missing file is a 404-like *StatusError so callers see one kind of "absent".
-func (f *Fetcher) readMirrorFile(upstream string, tu *url.URL, limit int64) ([]byte, error) {
-	fail := func(err error) error { return &NetworkError{URL: upstream, Target: tu.String(), Attempts: 1, Err: err} }
-	src, err := os.Open(tu.Path)
+func (f *Fetcher) readMirrorFile(upstream string, t target, limit int64) ([]byte, error) {
+	fail := func(err error) error { return &NetworkError{URL: upstream, Target: t.url, Attempts: 1, Err: err} }
+	src, _, err := confined.Open(t.dir, t.name)
 	if errors.Is(err, fs.ErrNotExist) {
-		return nil, fail(&StatusError{URL: tu.String(), StatusCode: http.StatusNotFound, Status: "404 Not Found (no such file in the mirror)"})
+		return nil, fail(&StatusError{URL: t.url, StatusCode: http.StatusNotFound, Status: "404 Not Found (no such file in the mirror)"})
+	}
+	if errors.Is(err, confined.ErrRefused) {
+		return nil, &MirrorError{URL: upstream, Target: t.url, Err: err}
 	}
 	if err != nil {
 		return nil, fail(err)

@@ -79,7 +79,7 @@ func standins() []standin {
 	}
 	etcd := gh + "etcd-io/etcd/releases/download/v3.6.14/etcd-v3.6.14-linux-amd64.tar.gz"
 	etcdDir := "etcd-v3.6.14-linux-amd64/"
-	helm := "https://get.helm.sh/helm-v3.18.4-linux-amd64.tar.gz"
+	helm := "https://get.helm.sh/helm-v3.21.4-linux-amd64.tar.gz"
 	runc := gh + "opencontainers/runc/releases/download/v1.4.3/"
 	return []standin{
 		{
@@ -106,7 +106,7 @@ func standins() []standin {
 			recipe:  "helm",
 			keyring: "keys/helm.asc",
 			artifacts: []artifact{{url: helm, members: []entry{{name: "linux-amd64/"}, {name: "linux-amd64/helm"}, {name: "linux-amd64/LICENSE"}, {name: "linux-amd64/README.md"}},
-				sums: helm + ".sha256sum", sumsFmt: "sha256sum", sig: gh + "helm/helm/releases/download/v3.18.4/helm-v3.18.4-linux-amd64.tar.gz.asc"}},
+				sums: helm + ".sha256sum", sumsFmt: "sha256sum", sig: gh + "helm/helm/releases/download/v3.21.4/helm-v3.21.4-linux-amd64.tar.gz.asc"}},
 			installed: map[string]string{"/usr/bin/helm3": helm + "#linux-amd64/helm", "/usr/share/doc/helm3/LICENSE": helm + "#linux-amd64/LICENSE"},
 		},
 		{

@@ -1,9 +1,7 @@
 package recipe
 
 import (
-	"errors"
 	"fmt"
-	"os"
 	"path"
 	"path/filepath"
 	"regexp"
@@ -13,6 +11,7 @@ import (
 
 	"go.yaml.in/yaml/v3"
 
+	"github.com/updeb/updeb/internal/srcurl"
 	"github.com/updeb/updeb/internal/yamlfile"
 	"github.com/updeb/updeb/pkg/debversion"
 	"github.com/updeb/updeb/pkg/digest"
@@ -38,6 +37,14 @@ func Load(file string, opts LoadOptions) (*Recipe, error) {
 	if err != nil {
 		return nil, fmt.Errorf("recipe: %w", err)
 	}
+	return LoadBytes(file, data, opts)
+}
+
+// LoadBytes is Load with the recipe's content given as data, as if it were the
+// content of file (which need not exist): its folder, files-dir and keyrings
+// are checked on disk as Load checks them. updeb bump lints a rewritten
+// recipe with it before writing the file.
+func LoadBytes(file string, data []byte, opts LoadOptions) (*Recipe, error) {
 	abs, err := filepath.Abs(file)
 	if err != nil {
 		return nil, fmt.Errorf("recipe: %w", err)
@@ -52,17 +59,18 @@ func Load(file string, opts LoadOptions) (*Recipe, error) {
 	r, fs := parse(file, data)
 	if r != nil {
 		r.Root = root
-		r.FilesDir = filepath.Join(filepath.Dir(abs), strings.TrimSuffix(filepath.Base(abs), filepath.Ext(abs)))
+		r.dir, r.filesRel = filepath.Dir(abs), strings.TrimSuffix(filepath.Base(abs), filepath.Ext(abs))
 		if fd := valueOf(r.node, "files-dir"); fd != r.node {
-			r.FilesDir = filepath.Join(filepath.Dir(abs), filepath.FromSlash(fd.Value))
+			r.filesRel = fd.Value
 		}
+		r.FilesDir = filepath.Join(r.dir, filepath.FromSlash(r.filesRel))
 		{
 			// Render every architecture: templates, rendered names and paths,
 			// and (here only, Plan does no I/O) the files the recipe names.
 			// Fields that failed to decode are empty and render to nothing,
 			// so this adds no findings about them.
 			for _, a := range r.Architectures {
-				r.plan(a.Debian, planOptions{lint: true, stat: statRegular}, fs)
+				r.plan(a.Debian, planOptions{lint: true, stat: r.checkLocal}, fs)
 			}
 		}
 	}
@@ -71,20 +79,6 @@ func Load(file string, opts LoadOptions) (*Recipe, error) {
 	}
 	r.Content = data
 	return r, nil
-}
-
-func statRegular(p string) error {
-	fi, err := os.Stat(p)
-	if err != nil {
-		if errors.Is(err, os.ErrNotExist) {
-			return fmt.Errorf("%s does not exist", p)
-		}
-		return err
-	}
-	if !fi.Mode().IsRegular() {
-		return fmt.Errorf("%s is not a regular file", p)
-	}
-	return nil
 }
 
 // Parse decodes and checks a recipe from memory without touching the file
@@ -439,8 +433,17 @@ func (r *Recipe) ArchNames() []string {
 	return out
 }
 
+// url checks a URL field: a template only for its scheme (Plan checks what
+// it renders to), anything else with the fetcher's grammar (package srcurl).
 func (d *decoder) url(v *yaml.Node, name string, dst *string) {
-	if d.NonEmpty(v, name, dst) && !strings.HasPrefix(*dst, "https://") && !strings.HasPrefix(*dst, "http://") {
+	if !d.NonEmpty(v, name, dst) {
+		return
+	}
+	if !strings.Contains(*dst, "{{") {
+		if _, err := srcurl.Check(*dst); err != nil {
+			d.at(v, "%s: %v", name, err)
+		}
+	} else if !strings.HasPrefix(*dst, "https://") && !strings.HasPrefix(*dst, "http://") {
 		d.at(v, "%s: %q is not an http(s) URL", name, *dst)
 	}
 }

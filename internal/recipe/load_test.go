@@ -8,6 +8,9 @@ import (
 	"testing"
 )
 
+// onlyValues ends the finding for a template action that is not a value.
+const onlyValues = "only a value such as {{.Version}} may appear between {{ and }} (known: .Arch .DebArch .Major .Minor .Name .Patch .Version); functions, pipelines, range, if and template calls are not part of recipe templates"
+
 const (
 	hexA = "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"
 	hexB = "bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb"
@@ -128,11 +131,23 @@ func TestLoadErrors(t *testing.T) {
 			}},
 		{"bad template", []edit{{"x-{{.Arch}}.tar.gz\n", "x-{{.Arch}.tar.gz\n"}, {"path: x,", "path: \"{{.Os}}/x\","}},
 			[]string{
-				"recipes/x.yaml:9:10: url: template \"https://example.org/x-{{.Arch}.tar.gz\": bad character U+007D '}'",
-				"recipes/x.yaml:18:29: path: template \"{{.Os}}/x\": executing \"path\" at <.Os>: map has no entry for key \"Os\"",
+				"recipes/x.yaml:9:10: url: template \"https://example.org/x-{{.Arch}.tar.gz\": \"{{\" at byte 22 has no closing \"}}\"",
+				"recipes/x.yaml:18:29: path: template \"{{.Os}}/x\": {{.Os}} at byte 0: no value named .Os (known: .Arch .DebArch .Major .Minor .Name .Patch .Version)",
 			}},
-		{"text/template builtins render", []edit{{"dest: /usr/bin/x}", "dest: \"/usr/bin/{{printf \\\"%s\\\" .Name}}\"}"}},
-			nil}, // text/template's builtins (printf, len, ...) stay available: they cannot do I/O
+		{"template functions refused", []edit{{"dest: /usr/bin/x}", "dest: \"/usr/bin/{{printf \\\"%s\\\" .Name}}\"}"}},
+			[]string{"recipes/x.yaml:18:38: dest: template \"/usr/bin/{{printf \\\"%s\\\" .Name}}\": {{printf \"%s\" .Name}} at byte 9: " + onlyValues}},
+		{"URL with CR after rendering", []edit{{"    url: https://example.org/x-{{.Arch}}.tar.gz\n", "    url: \"https://example.org/x\\r-{{.Arch}}.tar.gz\"\n"}},
+			[]string{
+				"recipes/x.yaml:9:10: url: \"https://example.org/x\\r-amd64.tar.gz\" is not an acceptable download URL: byte 21 is CR; percent-encode it or remove it",
+				"recipes/x.yaml:9:10: url: \"https://example.org/x\\r-arm64.tar.gz\" is not an acceptable download URL: byte 21 is CR; percent-encode it or remove it",
+			}},
+		{"URL climbing with dots", []edit{{"x-{{.Arch}}.tar.gz.asc", "%2e%2e/x-{{.Arch}}.tar.gz.asc"}},
+			[]string{
+				"recipes/x.yaml:11:22: signature.url: \"https://example.org/%2e%2e/x-amd64.tar.gz.asc\" is not an acceptable download URL: path segment \"%2e%2e\" holds a dot segment (\"..\"); write the path without \".\" and \"..\"",
+				"recipes/x.yaml:11:22: signature.url: \"https://example.org/%2e%2e/x-arm64.tar.gz.asc\" is not an acceptable download URL: path segment \"%2e%2e\" holds a dot segment (\"..\"); write the path without \".\" and \"..\"",
+			}},
+		{"static URL with NUL", []edit{{"    systemd-units: [x.service]\n", "    systemd-units: [x.service]\nwatch: {url: \"https://example.org/\\0\", pattern: \"x-(.*)\"}\n"}},
+			[]string{"recipes/x.yaml:21:14: watch.url: \"https://example.org/\\x00\" is not an acceptable download URL: byte 20 is NUL; percent-encode it or remove it"}},
 		{"malformed digests", []edit{{"amd64: " + hexA, "amd64: " + hexA[:10]}, {"arm64: " + hexB, "arm64: " + strings.Repeat("z", 64)}},
 			[]string{
 				"recipes/x.yaml:10:21: sha256.amd64: malformed digest: sha256 digest must be 64 hex characters, found 10 in \"aaaaaaaaaa\"",

@@ -10,7 +10,6 @@ import (
 	"sort"
 	"strconv"
 	"strings"
-	"text/template"
 	"time"
 
 	"github.com/updeb/updeb/pkg/control"
@@ -164,31 +163,6 @@ func (r *Recipe) templateData(a Arch) map[string]string {
 	}
 }
 
-var templateErrRE = regexp.MustCompile(`^template: [^:]*:\d+(:\d+)?: `)
-
-// renderer renders templates for one architecture, recording failures.
-type renderer struct {
-	fs   *findings
-	data map[string]string
-}
-
-// render executes text as a text/template with no functions and
-// missingkey=error; what names the field in messages.
-func (rd *renderer) render(n *yaml.Node, what, text string) string {
-	if !strings.Contains(text, "{{") {
-		return text
-	}
-	t, err := template.New(what).Option("missingkey=error").Parse(text)
-	if err == nil {
-		var b strings.Builder
-		if err = t.Execute(&b, rd.data); err == nil {
-			return b.String()
-		}
-	}
-	rd.fs.at(n, "%s: template %q: %s", what, text, templateErrRE.ReplaceAllString(err.Error(), ""))
-	return ""
-}
-
 var (
 	localSuffixRE   = regexp.MustCompile(`^[A-Za-z0-9.+~]*$`)
 	componentRE     = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._+-]*(/[A-Za-z0-9][A-Za-z0-9._+-]*)*$`)
@@ -320,14 +294,14 @@ func (r *Recipe) planSource(s Source, arch string, rd *renderer, checkFile func(
 		return abs
 	}
 	ps := PlannedSource{Name: s.Name, Kind: s.Kind, Pinned: digest.Set{}}
-	ps.URL = rd.render(valueOf(s.node, "url"), "url", s.URL)
+	ps.URL = rd.url(valueOf(s.node, "url"), "url", s.URL)
 	for alg, hex := range s.Digests[arch] {
 		ps.Pinned[alg] = hex
 	}
 	sn := valueOf(s.node, "signature")
 	if s.Signature.URL != "" {
 		ps.Signature = &PlannedSignature{
-			URL:         rd.render(valueOf(sn, "url"), "signature.url", s.Signature.URL),
+			URL:         rd.url(valueOf(sn, "url"), "signature.url", s.Signature.URL),
 			KeyringPath: keyringPath(valueOf(sn, "keyring"), "signature.keyring", s.Signature.Keyring),
 			Signers:     s.Signature.Signers,
 		}
@@ -336,7 +310,7 @@ func (r *Recipe) planSource(s Source, arch string, rd *renderer, checkFile func(
 	}
 	if c := s.Checksums; c != nil {
 		cn := valueOf(s.node, "checksums")
-		pc := &PlannedChecksums{URL: rd.render(valueOf(cn, "url"), "checksums.url", c.URL)}
+		pc := &PlannedChecksums{URL: rd.url(valueOf(cn, "url"), "checksums.url", c.URL)}
 		if c.Name != "" {
 			pc.Name = rd.render(valueOf(cn, "name"), "checksums.name", c.Name)
 		} else {

@@ -75,7 +75,9 @@ type Recipe struct {
 	Watch         *Watch            // validated only; used by updeb outdated/bump
 	Requires      map[string]string // component -> version range, validated only; used by updeb compat
 
-	node *yaml.Node // the document's top mapping, for positions
+	node     *yaml.Node // the document's top mapping, for positions
+	dir      string     // absolute folder of the recipe file (Load only)
+	filesRel string     // FilesDir relative to dir, slash-separated (Load only)
 }
 
 // Arch maps a Debian architecture to the upstream's name for it ({{.Arch}}).

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"path/filepath"
 	"strings"
 	"time"
 
@@ -76,6 +75,18 @@ func Bump(ctx context.Context, r *recipe.Recipe, o BumpOptions) (*BumpResult, er
 	if err != nil {
 		return nil, err
 	}
+	return bump(ctx, r, original, o, func(updated []byte) error {
+		fi, err := os.Stat(r.Path)
+		if err != nil {
+			return err
+		}
+		return atomicfile.WriteFile(r.Path, updated, fi.Mode().Perm())
+	})
+}
+
+// bump is Bump on r's text original; write puts the bumped, linted text in
+// place.
+func bump(ctx context.Context, r *recipe.Recipe, original []byte, o BumpOptions, write func(updated []byte) error) (*BumpResult, error) {
 	res := &BumpResult{Recipe: r.Name, File: r.Path, From: r.Version, To: o.To}
 	var published time.Time
 	if res.To == "" || (o.Date.IsZero() && res.To != r.Version) {
@@ -130,14 +141,10 @@ func Bump(ctx context.Context, r *recipe.Recipe, o BumpOptions) (*BumpResult, er
 	if err != nil {
 		return nil, err
 	}
-	if err := lintBytes(r, updated); err != nil {
+	if _, err := loadBytes(r.Path, r.Root, updated); err != nil {
 		return nil, fmt.Errorf("the bumped recipe does not pass lint (not written): %w", err)
 	}
-	fi, err := os.Stat(r.Path)
-	if err != nil {
-		return nil, err
-	}
-	if err := atomicfile.WriteFile(r.Path, updated, fi.Mode().Perm()); err != nil {
+	if err := write(updated); err != nil {
 		return nil, err
 	}
 	res.Changed = true
@@ -254,41 +261,8 @@ func rewrite(r *recipe.Recipe, data []byte, res *BumpResult) ([]byte, error) {
 	return splice(r.Path, data, edits)
 }
 
-// lintBytes loads the new content as updeb lint would, from a scratch copy of
-// the recipe folder (the other entries linked) so that files-dir and keyrings
-// resolve exactly as for the real file.
-func lintBytes(r *recipe.Recipe, data []byte) error {
-	abs, err := filepath.Abs(r.Path)
-	if err != nil {
-		return err
-	}
-	dir := filepath.Dir(abs)
-	scratch, err := os.MkdirTemp("", "updeb-bump-")
-	if err != nil {
-		return err
-	}
-	defer os.RemoveAll(scratch)
-	sdir := filepath.Join(scratch, filepath.Base(dir))
-	if err := os.Mkdir(sdir, 0o755); err != nil {
-		return err
-	}
-	entries, err := os.ReadDir(dir)
-	if err != nil {
-		return err
-	}
-	for _, e := range entries {
-		if e.Name() != filepath.Base(abs) {
-			if err := os.Symlink(filepath.Join(dir, e.Name()), filepath.Join(sdir, e.Name())); err != nil {
-				return err
-			}
-		}
-	}
-	tmp := filepath.Join(sdir, filepath.Base(abs))
-	if err := os.WriteFile(tmp, data, 0o644); err != nil {
-		return err
-	}
-	if _, err := recipe.Load(tmp, recipe.LoadOptions{Root: r.Root}); err != nil {
-		return fmt.Errorf("%w:\n%s", recipe.ErrInvalid, strings.ReplaceAll(err.Error(), tmp, r.Path))
-	}
-	return nil
+// loadBytes loads data as the content of the recipe file path, as updeb lint
+// would, without writing it.
+func loadBytes(path, root string, data []byte) (*recipe.Recipe, error) {
+	return recipe.LoadBytes(path, data, recipe.LoadOptions{Root: root})
 }
