@@ -16,7 +16,7 @@ func demoProject(t *testing.T) (args []string, mirror string) {
 	dir := t.TempDir()
 	testenv.Run(t, "cp", "-a", filepath.Join("..", "..", "testdata", "demo"), filepath.Join(dir, "demo"))
 	cfg := filepath.Join(dir, "demo", "updeb.yaml")
-	if err := os.WriteFile(cfg, []byte("mirrors:\n  - {prefix: https://releases.example.org/, to: mirror/releases.example.org/}\nbuild:\n  maintainer: t <t@example.org>\nsigstore: {trusted-root: sigstore/trusted_root.json}\n"), 0o644); err != nil {
+	if err := os.WriteFile(cfg, []byte("mirrors:\n  - {prefix: https://releases.example.org/, to: mirror/releases.example.org/}\nsigstore: {trusted-root: sigstore/trusted_root.json}\nbuild:\n  maintainer: t <t@example.org>\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	return []string{"--config", cfg, "--recipes", filepath.Join(dir, "demo", "recipes"), "--cache", filepath.Join(dir, "cache"), "-q"},

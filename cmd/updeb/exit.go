@@ -19,6 +19,7 @@ import (
 	"github.com/updeb/updeb/internal/gate"
 	"github.com/updeb/updeb/internal/recipe"
 	"github.com/updeb/updeb/internal/repo"
+	"github.com/updeb/updeb/internal/signkey"
 	"github.com/updeb/updeb/internal/srcurl"
 	"github.com/updeb/updeb/internal/supportdata"
 	"github.com/updeb/updeb/internal/track"
@@ -26,6 +27,8 @@ import (
 	"github.com/updeb/updeb/pkg/archive"
 	"github.com/updeb/updeb/pkg/deb"
 	"github.com/updeb/updeb/pkg/digest"
+	"github.com/updeb/updeb/pkg/dsse"
+	"github.com/updeb/updeb/pkg/provenance"
 	"github.com/updeb/updeb/pkg/verify"
 	"github.com/updeb/updeb/pkg/verify/sigstore"
 )
@@ -126,6 +129,7 @@ const (
 	hintSource   = "a source failed verification: nothing from it was packaged. Check the recipe's pins and the upstream release"
 	hintRecipe   = "fix the recipe; 'updeb lint' checks it offline"
 	hintUpstream = "the release source answered something unusable; try again later, or check --github-api / watch: url"
+	hintRecord   = "a provenance record is the DSSE envelope 'updeb build' writes beside each package (DEB.intoto.json)"
 	hintRefused  = "a file updeb was to read lies outside its folder (a symlink out of it) or is not a regular file; nothing was read"
 )
 
@@ -145,6 +149,9 @@ var exitRules = []exitRule{
 	is(deb.ErrMalformed, exitUsage, "the file is not a valid .deb; dpkg-deb --info gives a second opinion"),
 
 	// 1: a check failed.
+	is(dsse.ErrUnsigned, exitCheck, "sign provenance records: set build: provenance-key: in updeb.yaml (a key from 'updeb keys generate', such as the repository's) and build again"),
+	exitRule{exitCheck, provenanceHint}, // before refusalHint: a record's refusal wraps the signature's
+	is(provenance.ErrSubject, exitCheck, "the record is not this package's: the .deb or its record was swapped or changed after the build; trust neither"),
 	as(exitCheck, auxHint),
 	as(exitCheck, refusalHint),
 	as(exitCheck, sigstoreRefusalHint),
@@ -176,6 +183,8 @@ var exitRules = []exitRule{
 	is(verify.ErrKeyring, exitUsage, "a keyring is armored public key blocks (gpg --armor --export) or a binary keyring (gpg --export)"),
 	is(verify.ErrPolicy, exitUsage, "a signer is a full primary key fingerprint; see 'updeb keys list'"),
 	is(digest.ErrNoPin, exitUsage, ""),
+	is(dsse.ErrMalformed, exitUsage, hintRecord),
+	is(provenance.ErrRecord, exitUsage, hintRecord),
 	is(srcurl.ErrInvalid, exitUsage, "write the URL plainly: no \"..\" or \".\" segments (however encoded), no control characters or spaces"),
 	is(track.ErrNoWatch, exitUsage, "add a watch: section to the recipe (recipes/README.md)"),
 	is(track.ErrDowngrade, exitUsage, "bump only moves forward; edit the recipe by hand to go back"),
@@ -184,9 +193,9 @@ var exitRules = []exitRule{
 	is(track.ErrNoDate, exitUsage, "give the upstream release day with --date YYYY-MM-DD"),
 	asIf(exitUsage, func(e *track.APIError) bool { return e.Status == 404 && !e.RateLimit },
 		"check watch: github: OWNER/REPO in the recipe (and GITHUB_TOKEN for a private repository)"),
-	is(repo.ErrWeakKey, exitUsage, "generate an Ed25519 key with 'updeb keys generate'"),
+	is(signkey.ErrWeakKey, exitUsage, "generate an Ed25519 key with 'updeb keys generate'"),
 	is(repo.ErrClock, exitUsage, "the repository is unchanged"),
-	is(repo.ErrKey, exitUsage, "give --key the armored secret key 'updeb keys generate' wrote (PREFIX.secret.asc)"),
+	is(signkey.ErrKey, exitUsage, "a signing key (--key, repo: key:, build: provenance-key:) is the armored secret key 'updeb keys generate' wrote (PREFIX.secret.asc)"),
 	is(repo.ErrInvalid, exitUsage, ""),
 	is(repo.ErrNotFound, exitUsage, ""),
 	is(repo.ErrNotManaged, exitUsage, ""),
@@ -295,6 +304,23 @@ func sigstoreRefusalHint(re *sigstore.RefusedError) string {
 		return "is it really cosign's .sig/.cert or a Sigstore bundle (v0.1 to v0.3)? compare with what upstream publishes"
 	}
 	return "the Sigstore material does not verify (see 'updeb help verify-signature')"
+}
+
+// provenanceHint says what to do about a refused provenance record.
+func provenanceHint(err error) (string, bool) {
+	if !errors.Is(err, provenance.ErrSignature) {
+		return "", false
+	}
+	re, _ := errors.AsType[*verify.RefusedError](err)
+	switch {
+	case re == nil:
+		return "the record's key ID names another key than the one that signed it: the record was altered", true
+	case re.Has(verify.ReasonUnknownSigner), re.Has(verify.ReasonNotAllowed):
+		return "the record was signed by a key other than the one given: check --key/--keyring (the key of build: provenance-key:, such as the repository's archive-keyring.asc)", true
+	case re.Has(verify.ReasonBadSignature), re.Has(verify.ReasonMalformed), re.Has(verify.ReasonNoSignature):
+		return "the record was changed after it was signed (or its signature was): trust neither it nor the package; build again", true
+	}
+	return refusalHint(re), true
 }
 
 // printError writes "error: ..." and, when there is one, "hint: ..." lines.

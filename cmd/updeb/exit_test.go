@@ -26,6 +26,8 @@ import (
 	"github.com/updeb/updeb/pkg/archive"
 	"github.com/updeb/updeb/pkg/deb"
 	"github.com/updeb/updeb/pkg/digest"
+	"github.com/updeb/updeb/pkg/dsse"
+	"github.com/updeb/updeb/pkg/provenance"
 	"github.com/updeb/updeb/pkg/verify"
 	"github.com/updeb/updeb/pkg/verify/sigstore"
 )
@@ -49,6 +51,10 @@ func TestExitStatus(t *testing.T) {
 	}
 	pathErr := &fs.PathError{Op: "open", Path: "/x", Err: syscall.ENOENT}
 	netErr := &fetch.NetworkError{URL: "https://example.org/a", Attempts: 6, Err: syscall.ECONNREFUSED}
+	provenanceRefusal := func(r verify.Reason) error {
+		re := &verify.RefusedError{Keyring: "repo.asc", Refusals: []verify.Refusal{{Reason: r, Detail: string(r)}}}
+		return fmt.Errorf("x.deb.intoto.json: %w: %w", provenance.ErrSignature, errors.Join(re))
+	}
 	tests := []struct {
 		name string
 		err  error
@@ -87,6 +93,13 @@ func TestExitStatus(t *testing.T) {
 		{"publish conflict", &repo.ConflictError{Package: "x=1 (amd64)"}, exitCheck, "repository is unchanged"},
 		{"field change", &repo.FieldChangeError{Suite: "stable", Changes: []repo.FieldChange{{Field: "Origin", From: "a", To: "b"}}}, exitCheck, "--allow-field-change"},
 		{"gate failed", fmt.Errorf("verify: %w", gate.ErrFailed), exitCheck, "FAIL lines"},
+		{"unsigned record", fmt.Errorf("x.deb.intoto.json: %w", dsse.ErrUnsigned), exitCheck, "build: provenance-key:"},
+		{"record by another key", provenanceRefusal(verify.ReasonUnknownSigner), exitCheck, "signed by a key other than the one given"},
+		{"record changed", provenanceRefusal(verify.ReasonBadSignature), exitCheck, "changed after it was signed"},
+		{"record signature damaged", provenanceRefusal(verify.ReasonMalformed), exitCheck, "changed after it was signed"},
+		{"record signed by an expired key", provenanceRefusal(verify.ReasonKeyExpired), exitCheck, "updeb keys list"},
+		{"record key ID altered", fmt.Errorf("%w: %w", provenance.ErrSignature, errors.New("signature with key ID A was made by key B")), exitCheck, "key ID names another key"},
+		{"record of another package", fmt.Errorf("%w: the record is about a.deb, not b.deb", provenance.ErrSubject), exitCheck, "not this package's"},
 		{"support data lost cycles", &supportdata.DroppedError{Dropped: map[string][]string{"kubernetes": {"1.36"}}}, exitCheck, "--allow-dropped"},
 		{"sigstore wrong identity", sigRefusal(sigstore.ReasonIdentity), exitCheck, "signer is not the one the recipe names"},
 		{"sigstore wrong issuer", sigRefusal(sigstore.ReasonIssuer), exitCheck, "signer is not the one the recipe names"},
@@ -123,6 +136,8 @@ func TestExitStatus(t *testing.T) {
 		{"repo invalid", fmt.Errorf("%w: suite", repo.ErrInvalid), exitUsage, ""},
 		{"not published", fmt.Errorf("%w: kubectl", repo.ErrNotFound), exitUsage, ""},
 		{"not managed", repo.ErrNotManaged, exitUsage, ""},
+		{"malformed envelope", fmt.Errorf("x.intoto.json: %w: not a JSON object", dsse.ErrMalformed), exitUsage, "DSSE envelope"},
+		{"not a provenance record", fmt.Errorf("x.intoto.json: %w: predicate type", provenance.ErrRecord), exitUsage, "DSSE envelope"},
 		{"unreadable base", fmt.Errorf("verify: %w", fmt.Errorf("%w: nope is not a commit", gate.ErrBase)), exitUsage, "--base"},
 		{"sigstore policy", fmt.Errorf("%w: no identity", sigstore.ErrPolicy), exitUsage, "anchored regexp"},
 		{"bad trusted root", fmt.Errorf("%w: x.json: not JSON", sigstore.ErrTrustedRoot), exitUsage, "updeb trust refresh"},

@@ -1,7 +1,8 @@
 // Package build is updeb's pipeline: plan -> fetch -> verify -> select ->
 // assemble -> write, for one recipe and one architecture at a time, streaming
 // from the verified cache into .deb files, with a provenance record beside each
-// package and a state record that makes an unchanged rebuild a no-op.
+// package (a DSSE envelope, signed with Options.ProvenanceKey; provenance.go)
+// and a state record that makes an unchanged rebuild a no-op.
 //
 // Nothing unverified reaches a package: every source is fetched against its
 // pinned digest (the cache re-hashes on every use), its detached OpenPGP
@@ -29,6 +30,7 @@ import (
 	"github.com/updeb/updeb/internal/fetch"
 	"github.com/updeb/updeb/internal/lockfile"
 	"github.com/updeb/updeb/internal/recipe"
+	"github.com/updeb/updeb/internal/signkey"
 	"github.com/updeb/updeb/pkg/archive"
 	"github.com/updeb/updeb/pkg/deb"
 	"github.com/updeb/updeb/pkg/verify/sigstore"
@@ -56,6 +58,9 @@ type Options struct {
 	// package that first uses them (same bytes, more disk and time; see
 	// select.go). For measurements, and a way out should streaming misbehave.
 	SpoolAll bool
+	// ProvenanceKey signs each package's provenance record; nil writes the
+	// records unsigned (a DSSE envelope without signatures).
+	ProvenanceKey *signkey.Key
 }
 
 // Job is one recipe built for one architecture.
@@ -229,7 +234,7 @@ func buildOne(ctx context.Context, j Job, opts Options) (Result, *staged, error)
 	}
 	st := statePath(opts.OutDir, plan)
 	if !opts.Force {
-		if outs, ok := upToDate(st, key, opts.OutDir); ok {
+		if outs, ok := upToDate(st, key, opts.OutDir); ok && refreshProvenance(j.Recipe, plan, outs, opts) == nil {
 			log.Info("up to date", "version", plan.DebianVersion)
 			res.Skipped, res.Outputs = true, outs
 			return res, nil, nil

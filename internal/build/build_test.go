@@ -20,6 +20,8 @@ import (
 
 	"github.com/updeb/updeb/internal/fetch"
 	"github.com/updeb/updeb/internal/recipe"
+	"github.com/updeb/updeb/internal/repo"
+	"github.com/updeb/updeb/internal/signkey"
 	"github.com/updeb/updeb/internal/testenv"
 	"github.com/updeb/updeb/internal/trust"
 	"github.com/updeb/updeb/pkg/archive"
@@ -151,47 +153,29 @@ func TestDemoBuildEndToEnd(t *testing.T) {
 	testenv.Run(t, "dpkg", append(dpkg, "-r", "hello")...)
 
 	// The provenance record names the package's digest and the signer.
-	var st struct {
-		Subject []struct {
-			Name   string
-			Digest map[string]string
-		}
-		Predicate struct {
-			BuildDefinition struct {
-				ResolvedDependencies []struct {
-					URI         string
-					Annotations map[string][]string
-				}
-			}
-		}
-	}
 	hello := filepath.Join(out, "hello_1.2.0-1_amd64.deb")
-	data, err := os.ReadFile(hello + ProvenanceSuffix)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := json.Unmarshal(data, &st); err != nil {
-		t.Fatal(err)
+	st, env := readRecord(t, hello+ProvenanceSuffix)
+	if len(env.Signatures) != 0 {
+		t.Fatalf("no provenance key configured, yet the record is signed: %+v", env.Signatures)
 	}
 	if len(st.Subject) != 1 || st.Subject[0].Digest["sha256"] != sha256File(t, hello) {
 		t.Fatalf("provenance subject %+v does not match the package", st.Subject)
 	}
 	found := false
 	for _, d := range st.Predicate.BuildDefinition.ResolvedDependencies {
-		for _, v := range d.Annotations["verifiedBy"] {
+		vs, _ := d.Annotations["verifiedBy"].([]any)
+		for _, v := range vs {
 			if v == "openpgp:BF6DE05C1AE1CEB285DE5044F3CB238093D0BB4B" {
 				found = true
 			}
 		}
 	}
 	if !found {
-		t.Fatalf("provenance does not record the signer:\n%s", data)
+		t.Fatalf("provenance does not record the signer:\n%s", env.Payload)
 	}
 	// pingd's record names its Sigstore signer and keeps the bundle as an input.
-	pingdRecord, err := os.ReadFile(filepath.Join(out, "pingd_0.9.1-1_amd64.deb") + ProvenanceSuffix)
-	if err != nil {
-		t.Fatal(err)
-	}
+	_, pingdEnv := readRecord(t, filepath.Join(out, "pingd_0.9.1-1_amd64.deb")+ProvenanceSuffix)
+	pingdRecord := pingdEnv.Payload
 	for _, want := range []string{
 		`"sigstore:https://github.com/updeb-demo/pingd/.github/workflows/release.yml@refs/tags/v0.9.1 issuer=https://token.actions.githubusercontent.com rekor=`,
 		`"uri": "https://releases.example.org/pingd/v0.9.1/pingd.amd64.sigstore.json"`,
@@ -361,8 +345,20 @@ func helperMain() int {
 		}
 		js = append(js, Job{Recipe: r, Arch: "amd64"})
 	}
+	var key *signkey.Key
+	if k := os.Getenv("HELPER_KEY"); k != "" {
+		data, err := os.ReadFile(k)
+		if err == nil {
+			key, err = signkey.Read(bytes.NewReader(data), k)
+		}
+		if err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			return 1
+		}
+	}
 	_, err = Run(context.Background(), js, Options{
-		Fetcher: f, Sigstore: ss, OutDir: os.Getenv("HELPER_OUT"), Now: time.Now, UpdebVersion: "test",
+		ProvenanceKey: key,
+		Fetcher:       f, Sigstore: ss, OutDir: os.Getenv("HELPER_OUT"), Now: time.Now, UpdebVersion: "test",
 		Logger:      slog.New(slog.NewTextHandler(os.Stderr, nil)),
 		PlanOptions: recipe.PlanOptions{DefaultMaintainer: "updeb tests <tests@example.org>"},
 		Parallel:    2,
@@ -376,10 +372,15 @@ func helperMain() int {
 }
 
 func TestReproducibleAcrossEnvironments(t *testing.T) {
+	// Two copies of the project in different folders, and a signed record.
 	root, mirror := project(t)
+	rootB, mirrorB := project(t)
+	_, key := testKey(t, repo.Ed25519)
+	keyFile := filepath.Join(t.TempDir(), "key.secret.asc")
+	os.WriteFile(keyFile, key.SecretArmored, 0o600)
 	outA, outB := filepath.Join(t.TempDir(), "a"), filepath.Join(t.TempDir(), "b")
-	a := helperBuild(t, root, mirror, outA, "TZ=UTC", "LC_ALL=C", "HELPER_UMASK=022", "HELPER_CWD=/")
-	b := helperBuild(t, root, mirror, outB, "TZ=Pacific/Kiritimati", "LC_ALL=C.UTF-8", "LANG=de_DE.UTF-8", "HELPER_UMASK=077", "HELPER_CWD="+t.TempDir())
+	a := helperBuild(t, root, mirror, outA, "TZ=UTC", "LC_ALL=C", "HELPER_UMASK=022", "HELPER_CWD=/", "HELPER_KEY="+keyFile)
+	b := helperBuild(t, rootB, mirrorB, outB, "TZ=Pacific/Kiritimati", "LC_ALL=C.UTF-8", "LANG=de_DE.UTF-8", "HELPER_UMASK=077", "HELPER_CWD="+t.TempDir(), "HELPER_KEY="+keyFile)
 	for _, c := range []*exec.Cmd{a, b} {
 		if out, err := c.CombinedOutput(); err != nil {
 			t.Fatalf("%v\n%s", err, out)
@@ -392,6 +393,9 @@ func TestReproducibleAcrossEnvironments(t *testing.T) {
 		}
 		if sha256File(t, p+ProvenanceSuffix) != sha256File(t, q+ProvenanceSuffix) {
 			t.Errorf("%s provenance differs between the two builds", filepath.Base(p))
+		}
+		if _, env := readRecord(t, p+ProvenanceSuffix); len(env.Signatures) != 1 {
+			t.Errorf("%s: the record is not signed", filepath.Base(p))
 		}
 	}
 	if len(debs(t, outA)) != 2 || len(debs(t, outB)) != 2 {

@@ -6,9 +6,9 @@
 // in the middle of a build; the CLI merges the file with flags (flag > config >
 // environment) and turns the values into the options of the library packages.
 //
-// Relative paths in the file (cache, out, ca-bundle, repo.dir, repo.key, a
-// mirror's folder, sigstore.trusted-root and sigstore.tuf-root) are relative
-// to the folder of the config file.
+// Relative paths in the file (cache, out, ca-bundle, repo.dir, repo.key,
+// build.provenance-key, a mirror's folder, sigstore.trusted-root and
+// sigstore.tuf-root) are relative to the folder of the config file.
 //
 //	proxy: http://proxy.example:3128      # every download goes through it
 //	no-proxy: [mirror.internal, 10.0.0.0/8] # reached directly (curl's NO_PROXY syntax)
@@ -41,6 +41,7 @@
 //	  compression: xz     # xz, gzip, zstd or none
 //	  parallel: 2         # 1 to 256
 //	  xz-workers: 2       # 1 to 64
+//	  provenance-key: /etc/updeb/repo.secret.asc   # signs the provenance records
 package config
 
 import (
@@ -182,6 +183,10 @@ type Build struct {
 	// (default 2). It changes speed and memory (about 45 MB each), never the
 	// bytes of the package.
 	XZWorkers int
+	// ProvenanceKey is the armored secret key (as `updeb keys generate`
+	// writes it) that signs each package's provenance record; "" leaves the
+	// records unsigned.
+	ProvenanceKey string
 }
 
 // Repo is the apt repository `updeb publish` and `updeb repo` work on. Flags
@@ -463,6 +468,7 @@ func (p *parser) build(b *Build, n *yaml.Node) {
 	p.mapping(n, "build", "config.Build", fields{
 		"version-suffix": field(func(v *yaml.Node) { p.str(v, "build.version-suffix", &b.VersionSuffix) }),
 		"maintainer":     field(func(v *yaml.Node) { p.str(v, "build.maintainer", &b.Maintainer) }),
+		"provenance-key": field(func(v *yaml.Node) { p.path(v, "build.provenance-key", &b.ProvenanceKey) }),
 		"compression": field(func(v *yaml.Node) {
 			if p.str(v, "build.compression", &b.Compression) {
 				if err := CheckCompression(b.Compression); err != nil {

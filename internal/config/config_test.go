@@ -317,3 +317,22 @@ func TestParseNulls(t *testing.T) {
 		t.Errorf("no-proxy null: %v %+v", err, c)
 	}
 }
+
+func TestProvenanceKeyIsRelativeToTheFile(t *testing.T) {
+	for src, want := range map[string]string{
+		"build:\n  provenance-key: keys/prov.secret.asc\n": "/etc/updeb/keys/prov.secret.asc",
+		"build:\n  provenance-key: /srv/k.asc\n":           "/srv/k.asc",
+		"build:\n  provenance-key:\n":                      "",
+	} {
+		c, err := Parse("/etc/updeb/config.yaml", []byte(src))
+		if err != nil {
+			t.Fatalf("%q: %v", src, err)
+		}
+		if c.Build.ProvenanceKey != want {
+			t.Errorf("%q: %q, want %q", src, c.Build.ProvenanceKey, want)
+		}
+	}
+	if _, err := Parse("c.yaml", []byte("build:\n  provenance-key: [a]\n")); err == nil || !strings.Contains(err.Error(), "c.yaml:2:19: build.provenance-key must be a single value") {
+		t.Errorf("a list: %v", err)
+	}
+}

@@ -84,6 +84,7 @@ func LoadBytes(file string, data []byte, opts LoadOptions) (*Recipe, error) {
 	if err := fs.err(); err != nil {
 		return nil, err
 	}
+	r.Content = data
 	return r, nil
 }
 

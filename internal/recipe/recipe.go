@@ -54,6 +54,7 @@ func (e *Error) Unwrap() []error {
 // package names, relations, paths) are kept unrendered; Plan renders them.
 type Recipe struct {
 	Path        string    // the recipe file, as given to Load
+	Content     []byte    // the recipe file's bytes as Load read them (its provenance record names their digest)
 	Root        string    // absolute project root (the folder that holds recipes/): keyrings are relative to it
 	FilesDir    string    // absolute folder of the recipe's own files (recipes/<file base name>/ unless files-dir says otherwise)
 	Name        string    // source name
