@@ -27,9 +27,11 @@ func newFetchCmd(g *globalOptions) *cobra.Command {
 		Use:   "fetch [RECIPE...] | fetch URL...",
 		Short: "Download and verify sources into the cache",
 		Long: `fetch downloads every source of each RECIPE (none means all recipes), with its
-signature and checksum file, through the configured proxy into the cache, and
-verifies them exactly as build does (pinned digests, OpenPGP signatures, checksum
-cross-checks), without building: fill the cache before an --offline build.
+signature files (and a cosign signature's Rekor entry) and checksum file, through
+the configured proxy into the cache, and verifies them exactly as build does
+(pinned digests, OpenPGP and Sigstore signatures, checksum cross-checks), without
+building: fill the cache before an --offline build. (GitHub attestations are
+asked of GitHub's API at build time.)
 
 Given URLs instead, it downloads each one and verifies it against its pin:
 --sha256/--sha512 (one URL only) or a fragment, URL#sha256=HEX.
@@ -100,7 +102,11 @@ func fetchRecipes(cmd *cobra.Command, g *globalOptions, o *fetchOptions, args []
 		return err
 	}
 	defer s.Close()
-	res, err := build.Fetch(cmd.Context(), s.jobs, build.Options{Fetcher: s.fetcher, Now: time.Now, Logger: g.logger(), PlanOptions: planOptions(s.cfg)})
+	ss, err := s.sigstore()
+	if err != nil {
+		return err
+	}
+	res, err := build.Fetch(cmd.Context(), s.jobs, build.Options{Fetcher: s.fetcher, Sigstore: ss, Now: time.Now, Logger: g.logger(), PlanOptions: planOptions(s.cfg)})
 	if perr := printFetchResults(cmd, g, res); perr != nil && err == nil {
 		err = perr
 	}

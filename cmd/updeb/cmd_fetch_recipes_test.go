@@ -17,7 +17,7 @@ func demoProject(t *testing.T) (args []string, mirror string) {
 	dir := t.TempDir()
 	testenv.Run(t, "cp", "-a", filepath.Join("..", "..", "testdata", "demo"), filepath.Join(dir, "demo"))
 	cfg := filepath.Join(dir, "demo", "updeb.yaml")
-	if err := os.WriteFile(cfg, []byte("mirrors:\n  - {prefix: https://releases.example.org/, to: mirror/releases.example.org/}\nbuild:\n  maintainer: t <t@example.org>\n"), 0o644); err != nil {
+	if err := os.WriteFile(cfg, []byte("mirrors:\n  - {prefix: https://releases.example.org/, to: mirror/releases.example.org/}\nsigstore: {trusted-root: sigstore/trusted_root.json}\nbuild:\n  maintainer: t <t@example.org>\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	return []string{"--config", cfg, "--recipes", filepath.Join(dir, "demo", "recipes"), "--cache", filepath.Join(dir, "cache"), "-q"},
@@ -35,7 +35,7 @@ func TestFetchRecipes(t *testing.T) {
 		t.Fatalf("offline fetch of cached sources: exit %d: %s", code, stderr)
 	}
 	code, _, stderr = runCLI(t, append(args, "--offline", "fetch", "pingd")...)
-	if code != exitNetwork || !strings.Contains(stderr, "3 file(s) not in the cache") || !strings.Contains(stderr, "pingd.sha256sum") {
+	if code != exitNetwork || !strings.Contains(stderr, "5 file(s) not in the cache") || !strings.Contains(stderr, "pingd.sha256sum") {
 		t.Fatalf("offline fetch of missing sources: exit %d: %s", code, stderr)
 	}
 	// A tampered upstream file fails verification (exit 1), nothing is cached.

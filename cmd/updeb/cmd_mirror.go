@@ -50,7 +50,11 @@ manifest DIR/updeb-mirror.json lists every file with its URL, size and digests
 				return err
 			}
 			defer s.Close()
-			res, err := mirror.Export(cmd.Context(), s.jobs, build.Options{Fetcher: s.fetcher, Now: time.Now, Logger: g.logger(), PlanOptions: planOptions(s.cfg)}, args[0])
+			ss, err := s.sigstore()
+			if err != nil {
+				return err
+			}
+			res, err := mirror.Export(cmd.Context(), s.jobs, build.Options{Fetcher: s.fetcher, Sigstore: ss, Now: time.Now, Logger: g.logger(), PlanOptions: planOptions(s.cfg)}, args[0])
 			if err != nil {
 				return err
 			}

@@ -27,17 +27,18 @@ func TestMirrorExportAirGapped(t *testing.T) {
 		}
 		Mirrors []struct{ Prefix, To string }
 	}
-	if code != 0 || json.Unmarshal([]byte(stdout), &exp) != nil || len(exp.Files) != 9 || len(exp.Mirrors) != 1 {
+	if code != 0 || json.Unmarshal([]byte(stdout), &exp) != nil || len(exp.Files) != 11 || len(exp.Mirrors) != 1 {
 		t.Fatalf("mirror export: exit %d\n%s%s", code, stdout, stderr)
 	}
-	if code, out, stderr := runCLI(t, "mirror", "verify", dir); code != 0 || !strings.Contains(out, "9 file(s): 9 ok, 0 missing, 0 corrupt") {
+	if code, out, stderr := runCLI(t, "mirror", "verify", dir); code != 0 || !strings.Contains(out, "11 file(s): 11 ok, 0 missing, 0 corrupt") {
 		t.Fatalf("mirror verify: exit %d\n%s%s", code, out, stderr)
 	}
 
 	// The far side: only the folder.
 	far := t.TempDir()
 	cfg := filepath.Join(far, "updeb.yaml")
-	os.WriteFile(cfg, []byte("mirrors:\n  - {prefix: "+exp.Mirrors[0].Prefix+", to: "+exp.Mirrors[0].To+"}\nbuild: {maintainer: t <t@example.org>}\nfetch: {retries: 0}\n"), 0o644)
+	root := filepath.Join(filepath.Dir(args[3]), "sigstore", "trusted_root.json") // the demo's release workflow's test CA
+	os.WriteFile(cfg, []byte("mirrors:\n  - {prefix: "+exp.Mirrors[0].Prefix+", to: "+exp.Mirrors[0].To+"}\nsigstore: {trusted-root: "+root+"}\nbuild: {maintainer: t <t@example.org>}\nfetch: {retries: 0}\n"), 0o644)
 	dead, _ := squid.DeadURL()
 	farArgs := []string{"--config", cfg, "--recipes", args[3], "--proxy", dead, "-q"}
 	build := func(cache string, extra ...string) (int, string) {
@@ -55,7 +56,7 @@ func TestMirrorExportAirGapped(t *testing.T) {
 	os.WriteFile(filepath.Join(pingd, "pingd.amd64"), []byte("not pingd"), 0o644)
 	code, out, _ := runCLI(t, "mirror", "verify", dir)
 	if code != exitCheck || !strings.Contains(out, "MISSING  releases.example.org/pingd/v0.9.1/pingd.arm64 (https://releases.example.org/pingd/v0.9.1/pingd.arm64)") ||
-		!strings.Contains(out, "CORRUPT  releases.example.org/pingd/v0.9.1/pingd.amd64: 9 bytes") || !strings.Contains(out, "7 ok, 1 missing, 1 corrupt") {
+		!strings.Contains(out, "CORRUPT  releases.example.org/pingd/v0.9.1/pingd.amd64: 9 bytes") || !strings.Contains(out, "9 ok, 1 missing, 1 corrupt") {
 		t.Errorf("verify of a damaged folder: exit %d\n%s", code, out)
 	}
 	code, out = build(filepath.Join(far, "cache2"), "pingd")

@@ -9,7 +9,6 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/updeb/updeb/internal/eol"
 	"github.com/updeb/updeb/internal/track"
 )
 
@@ -52,16 +51,16 @@ func runOutdated(cmd *cobra.Command, g *globalOptions, o *outdatedOptions, args 
 	if err != nil {
 		return err
 	}
-	data, err := eol.Load()
+	data, err := g.supportData(s.cfg, opts.Now())
 	if err != nil {
-		return fmt.Errorf("bundled end-of-life data: %w", err)
+		return err
 	}
 	var (
 		rows []*track.Status
 		errs []error
 	)
 	for _, r := range rs {
-		s, err := track.Outdated(cmd.Context(), r, data, opts)
+		s, err := track.Outdated(cmd.Context(), r, data.Data, opts)
 		if err != nil {
 			errs = append(errs, err)
 			continue

@@ -128,7 +128,7 @@ func TestBumpDayFailsFast(t *testing.T) {
 	}
 	// With the API up, the day is its published_at.
 	api.down = false
-	code, stdout, stderr := runCLI(t, append(append([]string{"bump", "tool", "--to", "1.1.0"}, common...), "--config", cfg)...)
+	code, stdout, stderr := runCLI(t, append(append([]string{"bump", "tool", "--to", "1.1.0", "--trust-on-first-use"}, common...), "--config", cfg)...)
 	if code != 0 || !strings.Contains(stdout, "tool: 1.0.0 -> 1.1.0 (release-date 2026-02-01)") {
 		t.Fatalf("bump --to without --date: exit %d: %s%s", code, stdout, stderr)
 	}

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/base64"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -126,7 +127,9 @@ func TestPublishTargetPrecedence(t *testing.T) {
 	os.WriteFile(cfg, []byte("repo:\n  dir: repo\n  key: k.secret.asc\n  suite: bookworm-test\n  component: main\n  origin: Example Org\n"), 0o644)
 
 	fromRecipe := buildDeb(t, dir, "kubectl", "1.36.0-1", "a")
-	os.WriteFile(fromRecipe+".intoto.json", []byte(`{"predicate":{"buildDefinition":{"externalParameters":{"component":"component/kubernetes136"}}}}`), 0o644)
+	// The record as build writes it: a DSSE envelope (here unsigned).
+	statement := base64.StdEncoding.EncodeToString([]byte(`{"predicate":{"buildDefinition":{"externalParameters":{"component":"component/kubernetes136"}}}}`))
+	os.WriteFile(fromRecipe+".intoto.json", []byte(`{"payloadType":"application/vnd.in-toto+json","payload":"`+statement+`","signatures":[]}`), 0o644)
 	plain := buildDeb(t, dir, "tool", "1.0-1", "b")
 	code, out, stderr := runCLI(t, "--config", cfg, "publish", fromRecipe, plain)
 	if code != 0 {
@@ -142,7 +145,8 @@ func TestPublishTargetPrecedence(t *testing.T) {
 	if err != nil || !strings.Contains(string(rel), "Origin: Example Org") || !strings.Contains(string(rel), "Components: component/kubernetes136 main") {
 		t.Fatalf("Release from the config's repo section: %v\n%s", err, rel)
 	}
-	// The flag wins over the recipe.
+	// The flag wins over the recipe (whose record here is a bare statement,
+	// as updeb wrote them before it signed them).
 	other := buildDeb(t, dir, "kubectl", "1.36.1-1", "c")
 	os.WriteFile(other+".intoto.json", []byte(`{"predicate":{"buildDefinition":{"externalParameters":{"component":"component/kubernetes136"}}}}`), 0o644)
 	if code, out, stderr := runCLI(t, "--config", cfg, "publish", "--component", "extra", other); code != 0 || !strings.Contains(out, "component extra") {

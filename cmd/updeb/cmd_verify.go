@@ -26,7 +26,8 @@ func newVerifyCmd(g *globalOptions) *cobra.Command {
 		Use:   "verify [RECIPE...]",
 		Short: "CI gate for recipes: verify, build twice, lintian, and compare with a base git revision",
 		Long: `verify checks recipes (typically a version bump) before they are merged:
-lint; fetch every source and verify its pinned digest and OpenPGP signature;
+lint; fetch every source and verify its pinned digest and its signature
+(OpenPGP, or Sigstore: the identity and issuer the recipe names);
 cross-check the pins against the upstream checksum file (or say that none is
 available); build into a temporary folder; lintian --fail-on error on every
 package (when lintian is installed); build again into a fresh folder and
@@ -64,9 +65,13 @@ func runVerify(cmd *cobra.Command, g *globalOptions, o *verifyOptions, args []st
 		return err
 	}
 	defer os.RemoveAll(tmp)
+	ss, err := s.sigstore()
+	if err != nil {
+		return err
+	}
 	opts := gate.Options{
 		Build: build.Options{
-			Fetcher: s.fetcher, Now: time.Now, Logger: g.logger(), UpdebVersion: version,
+			Fetcher: s.fetcher, Sigstore: ss, Now: time.Now, Logger: g.logger(), UpdebVersion: version,
 			Parallel: runtime.NumCPU(), PlanOptions: planOptions(s.cfg), Progress: g.buildProgress(),
 		},
 		Arches:  o.arches,

@@ -31,12 +31,21 @@ var dataKeyed = map[string]bool{
 	"cells":    true, // compat: component -> cell
 }
 
+// standardDocs are the keys of embedded documents in a standard's own form
+// (an in-toto statement), whose keys are not updeb's to name.
+var standardDocs = map[string]bool{
+	"statement": true,
+}
+
 // checkKeys walks v and reports every object key that is not snake_case.
 func checkKeys(t *testing.T, where, path string, v any) {
 	t.Helper()
 	switch x := v.(type) {
 	case map[string]any:
 		last := path[strings.LastIndexByte(path, '.')+1:]
+		if standardDocs[last] {
+			return
+		}
 		for k, e := range x {
 			if !dataKeyed[last] && !snakeKey.MatchString(k) {
 				t.Errorf("%s: key %q at %s is not snake_case", where, k, path)
@@ -48,6 +57,45 @@ func checkKeys(t *testing.T, where, path string, v any) {
 			checkKeys(t, where, path+"[]", e)
 		}
 	}
+}
+
+// jsonCheckedElsewhere are the commands whose --json output a test with the
+// fixtures they need checks (with checkJSON): command -> its test file.
+var jsonCheckedElsewhere = map[string]string{
+	"plan":              "cmd_plan_test.go",
+	"data refresh":      "cmd_plan_test.go",
+	"data status":       "cmd_plan_test.go",
+	"trust show":        "sigstore_cli_test.go",
+	"trust refresh":     "sigstore_cli_test.go",
+	"verify-provenance": "cmd_verify_provenance_test.go",
+}
+
+// checkJSON checks one --json output of command (its path after "updeb")
+// against the convention: one JSON object, "schema": "updeb/<command>/v1"
+// first, snake_case keys, no null. It returns the object.
+func checkJSON(t *testing.T, command, stdout string) map[string]any {
+	t.Helper()
+	where := "updeb " + command + " --json"
+	dec := json.NewDecoder(strings.NewReader(stdout))
+	var v map[string]any
+	if err := dec.Decode(&v); err != nil {
+		t.Fatalf("%s: not a JSON object: %v\n%s", where, err, stdout)
+	}
+	if dec.More() {
+		t.Errorf("%s: more than one JSON value:\n%s", where, stdout)
+	}
+	if want := "updeb/" + strings.ReplaceAll(command, " ", "-") + "/v1"; v["schema"] != want {
+		t.Errorf("%s: schema %v, want %s", where, v["schema"], want)
+	}
+	if !strings.HasPrefix(stdout, "{\n  \"schema\": ") {
+		t.Errorf("%s: schema is not the first key:\n%.200s", where, stdout)
+	}
+	checkKeys(t, where, "", v)
+	noNulls(t, where, "", v)
+	if d := os.Getenv("UPDEB_JSON_EXAMPLES"); d != "" { // material for README's examples
+		os.WriteFile(filepath.Join(d, strings.ReplaceAll(command, " ", "-")+".json"), []byte(stdout), 0o644)
+	}
+	return v
 }
 
 // TestJSONOutputs runs every command that declares JSON output (jsonOutput)
@@ -90,40 +138,30 @@ func TestJSONOutputs(t *testing.T) {
 		{"verify-signature", []string{"verify-signature", "--keyring", key + ".asc", filepath.Join(repoDir, "dists", "production", "InRelease")}},
 		{"compat", []string{"compat", "--set", set, "--recipes", recipes, "--now", "2026-08-22"}},
 		{"outdated", append([]string{"outdated"}, tool...)},
-		{"bump", append([]string{"bump", "tool", "--to", "1.1.0", "--date", "2026-02-01"}, tool...)},
+		{"bump", append([]string{"bump", "tool", "--to", "1.1.0", "--date", "2026-02-01", "--trust-on-first-use"}, tool...)},
 		{"mirror export", append([]string{"mirror", "export", filepath.Join(dir, "mirror"), "hello", "--arch", "amd64"}, args...)},
 		{"mirror verify", []string{"mirror", "verify", filepath.Join(dir, "mirror")}},
 	}
 	covered := map[string]bool{}
 	for _, s := range steps {
 		code, stdout, stderr := runCLI(t, append(s.args, "--json")...)
-		where := "updeb " + strings.Join(s.args, " ") + " --json"
 		if code != 0 {
-			t.Fatalf("%s: exit %d\n%s%s", where, code, stdout, stderr)
+			t.Fatalf("updeb %s --json: exit %d\n%s%s", strings.Join(s.args, " "), code, stdout, stderr)
 		}
-		dec := json.NewDecoder(strings.NewReader(stdout))
-		var v map[string]any
-		if err := dec.Decode(&v); err != nil {
-			t.Fatalf("%s: not a JSON object: %v\n%s", where, err, stdout)
-		}
-		if dec.More() {
-			t.Errorf("%s: more than one JSON value:\n%s", where, stdout)
-		}
-		if want := "updeb/" + strings.ReplaceAll(s.command, " ", "-") + "/v1"; v["schema"] != want {
-			t.Errorf("%s: schema %v, want %s", where, v["schema"], want)
-		}
-		if !strings.HasPrefix(stdout, "{\n  \"schema\": ") {
-			t.Errorf("%s: schema is not the first key:\n%.200s", where, stdout)
-		}
-		checkKeys(t, where, "", v)
-		noNulls(t, where, "", v)
+		checkJSON(t, s.command, stdout)
 		covered[s.command] = true
-		if d := os.Getenv("UPDEB_JSON_EXAMPLES"); d != "" { // material for README's examples
-			os.WriteFile(filepath.Join(d, strings.ReplaceAll(s.command, " ", "-")+".json"), []byte(stdout), 0o644)
-		}
 	}
 
-	// Every command declaring JSON has a step; every other refuses --json.
+	// Every command declaring JSON has a step, or a test elsewhere checks it;
+	// every other refuses --json.
+	for command, file := range jsonCheckedElsewhere {
+		src, err := os.ReadFile(file)
+		if err != nil || !strings.Contains(string(src), "checkJSON(t, \""+command+"\",") {
+			t.Errorf("%s: no checkJSON(t, %q, ...) of updeb %s --json (%v)", file, command, command, err)
+			continue
+		}
+		covered[command] = true
+	}
 	g := &globalOptions{stdout: &bytes.Buffer{}, stderr: &bytes.Buffer{}}
 	walk(newRootCmd(g), func(c *cobra.Command) {
 		name := strings.TrimPrefix(c.CommandPath(), "updeb ")
@@ -189,7 +227,14 @@ func TestPrintJSON(t *testing.T) {
 	}{in, map[string]inner{"k": {}}, []inner{{}}, inner{}}); err != nil || strings.Contains(b.String(), "null") || strings.Count(b.String(), "[]") != 4 {
 		t.Errorf("nil lists: %q, %v", b.String(), err)
 	}
-	for _, bad := range []any{[]int{1}, "s", map[string]int{"schema": 1}} {
+	b.Reset()
+	if err := printJSON(&b, cmd, struct {
+		Schema string `json:"schema"`
+		A      int    `json:"a"`
+	}{"updeb/x/v2", 1}); err != nil || b.String() != "{\n  \"schema\": \"updeb/x/v2\",\n  \"a\": 1\n}\n" {
+		t.Errorf("own schema: %q, %v", b.String(), err)
+	}
+	for _, bad := range []any{[]int{1}, "s", map[string]int{"schema": 1}, map[string]string{"schema": "updeb/y/v1"}} {
 		if err := printJSON(&b, cmd, bad); err == nil {
 			t.Errorf("printJSON(%v) accepted", bad)
 		}

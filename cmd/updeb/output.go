@@ -100,15 +100,21 @@ func printJSON(w io.Writer, cmd *cobra.Command, v any) error {
 	if err := json.Unmarshal(obj, &probe); err != nil {
 		return err
 	}
-	if _, ok := probe["schema"]; ok {
-		return fmt.Errorf("internal error: %s: JSON output has its own \"schema\" key", cmd.CommandPath())
-	}
 	var flat bytes.Buffer
-	flat.WriteString(`{"schema":` + strconv.Quote(schema))
-	if rest := bytes.TrimSpace(obj[1:]); !bytes.Equal(rest, []byte("}")) {
-		flat.WriteByte(',')
+	if own, ok := probe["schema"]; ok {
+		// A library type that names its own schema (plan.Schema) must
+		// name the command's, first.
+		if !bytes.HasPrefix(obj, []byte(`{"schema":`)) || string(own) != strconv.Quote(schema) {
+			return fmt.Errorf("internal error: %s: JSON output has its own \"schema\" key, %s, not %q first", cmd.CommandPath(), own, schema)
+		}
+		flat.Write(obj)
+	} else {
+		flat.WriteString(`{"schema":` + strconv.Quote(schema))
+		if rest := bytes.TrimSpace(obj[1:]); !bytes.Equal(rest, []byte("}")) {
+			flat.WriteByte(',')
+		}
+		flat.Write(obj[1:])
 	}
-	flat.Write(obj[1:])
 	var out bytes.Buffer
 	if err := json.Indent(&out, flat.Bytes(), "", "  "); err != nil {
 		return err

@@ -46,7 +46,7 @@ func newRootCmd(g *globalOptions) *cobra.Command {
 		Use:   "updeb",
 		Short: "Turn verified upstream release binaries into reproducible Debian packages",
 		Long: `updeb fetches upstream release binaries through the configured web proxy, verifies
-them against pinned digests and OpenPGP signatures, writes reproducible .deb files
+them against pinned digests and OpenPGP or Sigstore signatures, writes reproducible .deb files
 itself, and publishes them to a signed apt repository.
 
 Exit codes: 0 success; 1 a check failed (signature, checksum, verification);
@@ -88,6 +88,8 @@ behind).`,
 		newRepoCmd(g),
 		newKeysCmd(g),
 		newVerifySignatureCmd(g),
+		newTrustCmd(g),
+		newVerifyProvenanceCmd(g),
 		newCompatCmd(g),
 		newInspectCmd(g),
 		newLintCmd(g),
@@ -97,6 +99,8 @@ behind).`,
 		newBumpCmd(g),
 		newVerifyCmd(g),
 		newMirrorCmd(g),
+		newDataCmd(g),
+		newPlanCmd(g),
 	)
 	// Bad arguments are usage errors (exit 2) for every command, and an unknown
 	// command is one too, with a suggestion ("did you mean build?") when one

@@ -1,11 +1,13 @@
 // Package build is updeb's pipeline: plan -> fetch -> verify -> select ->
 // assemble -> write, for one recipe and one architecture at a time, streaming
 // from the verified cache into .deb files, with a provenance record beside each
-// package and a state record that makes an unchanged rebuild a no-op.
+// package (a DSSE envelope, signed with Options.ProvenanceKey; provenance.go)
+// and a state record that makes an unchanged rebuild a no-op.
 //
 // Nothing unverified reaches a package: every source is fetched against its
 // pinned digest (the cache re-hashes on every use), its detached OpenPGP
-// signature is verified when the recipe names one, and the pinned digest is
+// signature or Sigstore material is verified when the recipe names one, and
+// the pinned digest is
 // cross-checked against the upstream checksum file (itself verified when it
 // is clearsigned) before a single byte is extracted.
 package build
@@ -27,16 +29,21 @@ import (
 	"github.com/updeb/updeb/internal/fetch"
 	"github.com/updeb/updeb/internal/lockfile"
 	"github.com/updeb/updeb/internal/recipe"
+	"github.com/updeb/updeb/internal/signkey"
 	"github.com/updeb/updeb/pkg/archive"
 	"github.com/updeb/updeb/pkg/deb"
+	"github.com/updeb/updeb/pkg/verify/sigstore"
 )
 
 // Options configure a build run. The caller (the CLI) fills them from flags,
 // config and environment; this package reads neither.
 type Options struct {
-	Fetcher      *fetch.Fetcher
-	OutDir       string
-	Now          func() time.Time // the clock signatures are checked against
+	Fetcher *fetch.Fetcher
+	OutDir  string
+	Now     func() time.Time // the clock OpenPGP signatures are checked against
+	// Sigstore verifies the sources that name Sigstore material (its HTTP
+	// client should be Fetcher.Transport()); nil refuses them.
+	Sigstore     *sigstore.Verifier
 	Logger       *slog.Logger
 	UpdebVersion string
 	Compression  deb.Compression
@@ -50,6 +57,9 @@ type Options struct {
 	// package that first uses them (same bytes, more disk and time; see
 	// select.go). For measurements, and a way out should streaming misbehave.
 	SpoolAll bool
+	// ProvenanceKey signs each package's provenance record; nil writes the
+	// records unsigned (a DSSE envelope without signatures).
+	ProvenanceKey *signkey.Key
 	// Progress, when set, receives reports about each package being written
 	// (its compression is the long part of a build). It is called from
 	// several goroutines; a package's last report has Done set.
@@ -86,8 +96,11 @@ type Result struct {
 	Skipped  bool          `json:"skipped"` // up to date: nothing fetched or written
 	Outputs  []Output      `json:"outputs"`
 	Duration time.Duration `json:"duration_ns"`
-	Err      error         `json:"-"`
-	Error    string        `json:"error,omitempty"`
+	// VerifiedBy says, per source name, what vouched for it besides its pin
+	// (trust.Source's words); empty for a skipped job.
+	VerifiedBy map[string][]string `json:"verified_by,omitempty"`
+	Err        error               `json:"-"`
+	Error      string              `json:"error,omitempty"`
 }
 
 // validate fills the defaults and refuses options a caller must set.
@@ -232,7 +245,7 @@ func buildOne(ctx context.Context, j Job, opts Options) (Result, *staged, error)
 	}
 	st := statePath(opts.OutDir, plan)
 	if !opts.Force {
-		if outs, ok := upToDate(st, key, opts.OutDir); ok {
+		if outs, ok := upToDate(st, key, opts.OutDir); ok && refreshProvenance(j.Recipe, plan, outs, opts) == nil {
 			log.Info("up to date", "version", plan.DebianVersion)
 			res.Skipped, res.Outputs = true, outs
 			return res, nil, nil
@@ -242,6 +255,10 @@ func buildOne(ctx context.Context, j Job, opts Options) (Result, *staged, error)
 	srcs, err := fetchAndVerify(ctx, plan, opts, log)
 	if err != nil {
 		return res, nil, err
+	}
+	res.VerifiedBy = map[string][]string{}
+	for name, vs := range srcs {
+		res.VerifiedBy[name] = vs.verifiedBy[1:] // after "pinned-digest"
 	}
 
 	tmp, err := os.MkdirTemp(opts.OutDir, ".updeb-build-*")
@@ -320,11 +337,8 @@ func fetchAndVerify(ctx context.Context, plan *recipe.Plan, opts Options, log *s
 	var reqs []fetch.Request
 	for _, s := range plan.Sources {
 		reqs = append(reqs, fetch.Request{URL: s.URL, Pinned: s.Pinned, Key: sourceKey(plan)})
-		if s.Signature != nil {
-			reqs = append(reqs, fetch.Request{URL: s.Signature.URL, AllowUnpinned: true, Key: sourceKey(plan)})
-		}
-		if s.Checksums != nil {
-			reqs = append(reqs, fetch.Request{URL: s.Checksums.URL, AllowUnpinned: true, Key: sourceKey(plan)})
+		for _, u := range s.AuxURLs() {
+			reqs = append(reqs, fetch.Request{URL: u, AllowUnpinned: true, Key: sourceKey(plan)})
 		}
 	}
 	got, err := opts.Fetcher.FetchAll(ctx, reqs)

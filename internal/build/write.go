@@ -11,14 +11,9 @@ import (
 	"time"
 
 	"github.com/updeb/updeb/internal/recipe"
-	"github.com/updeb/updeb/pkg/atomicfile"
 	"github.com/updeb/updeb/pkg/deb"
 	"github.com/updeb/updeb/pkg/digest"
-	"github.com/updeb/updeb/pkg/provenance"
 )
-
-// ProvenanceSuffix is appended to a .deb's name for its provenance record.
-const ProvenanceSuffix = ".intoto.json"
 
 // assemble turns a planned package into the deb writer's input. The files'
 // bytes are watched on their way (binaries), for the lintian overrides.
@@ -152,52 +147,10 @@ func writePackage(ctx context.Context, r *recipe.Recipe, plan *recipe.Plan, pp *
 	if err := os.Rename(staged, path); err != nil {
 		return Output{}, err
 	}
-	if err := writeProvenance(path+ProvenanceSuffix, plan, pp, res, srcs, opts); err != nil {
+	if err := writeProvenance(path+ProvenanceSuffix, r, plan, pp, res, srcs, opts); err != nil {
 		return Output{}, err
 	}
 	return Output{Package: pp.Name, File: pp.OutputFile, Size: res.Size, SHA256: res.SHA256}, nil
-}
-
-func writeProvenance(path string, plan *recipe.Plan, pp *recipe.PlannedPackage, res *deb.Result, srcs map[string]*verifiedSource, opts Options) error {
-	b := provenance.Build{
-		Recipe:          plan.Recipe,
-		Architecture:    plan.Arch,
-		DebianVersion:   plan.DebianVersion,
-		Component:       plan.Component,
-		Suite:           plan.Suite,
-		SourceDateEpoch: plan.SourceDateEpoch,
-		UpdebVersion:    opts.UpdebVersion,
-		Outputs:         map[string]digest.Set{pp.OutputFile: {digest.SHA256: res.SHA256}},
-	}
-	used := map[string]bool{}
-	for _, f := range pp.Files {
-		used[f.Source] = true
-	}
-	for _, name := range sortedKeys(srcs) {
-		vs := srcs[name]
-		if !used[name] {
-			continue
-		}
-		b.Inputs = append(b.Inputs, provenance.Input{URI: vs.plan.URL, Digests: vs.fetched.Digests, VerifiedBy: vs.verifiedBy})
-		for _, a := range vs.aux {
-			b.Inputs = append(b.Inputs, provenance.Input{URI: a.URL, Digests: a.Digests, VerifiedBy: []string{auxRole(vs, a.URL)}})
-		}
-	}
-	data, err := provenance.New(b).Marshal()
-	if err != nil {
-		return err
-	}
-	return atomicfile.WriteFile(path, data, 0o644)
-}
-
-func auxRole(vs *verifiedSource, url string) string {
-	if vs.plan.Signature != nil && vs.plan.Signature.URL == url {
-		return "signature-of:" + vs.plan.URL
-	}
-	if vs.plan.Checksums != nil && vs.plan.Checksums.URL == url {
-		return "checksums-for:" + vs.plan.URL
-	}
-	return "auxiliary"
 }
 
 // progressEvery paces the reports of one package.

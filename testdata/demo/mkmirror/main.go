@@ -9,11 +9,21 @@
 //
 //	go run ./testdata/demo/mkmirror
 //
-// The stand-in k9s release of the README's walk-through (a goreleaser layout
-// under github.com/derailed/k9s) is made on its own, leaving the demo's files
-// as they are:
+// pingd's binaries also carry Sigstore bundles (pingd.ARCH.sigstore.json), made
+// with sigstore-go's test CA as the demo's release workflow, and the test CA's
+// trusted root is testdata/demo/sigstore/trusted_root.json, which the demo's
+// config selects. The CA's keys are thrown away, so a bundle that still
+// verifies for its binary is kept byte for byte; when one does not (a rebuilt
+// binary), a new CA signs them all and replaces the root. To make only that
+// step, keeping every other file:
 //
-//	go run ./testdata/demo/mkmirror k9s
+//	go run ./testdata/demo/mkmirror -sigstore
+//
+// The stand-in k9s release of the README's walk-through (a goreleaser layout
+// under github.com/derailed/k9s) is made on its own too, leaving the demo's
+// files as they are:
+//
+//	go run ./testdata/demo/mkmirror -k9s
 //
 // This is test tooling: it uses gpg, which the product itself never does.
 package main
@@ -22,14 +32,20 @@ import (
 	"archive/tar"
 	"bytes"
 	"compress/gzip"
+	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"flag"
 	"fmt"
 	"log"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"time"
+
+	"github.com/updeb/updeb/pkg/digest"
+	"github.com/updeb/updeb/pkg/verify/sigstore"
+	"github.com/updeb/updeb/pkg/verify/sigstore/sigstoretest"
 )
 
 const (
@@ -47,8 +63,16 @@ var (
 
 func main() {
 	log.SetFlags(0)
-	if len(os.Args) > 1 && os.Args[1] == "k9s" {
+	sigstoreOnly := flag.Bool("sigstore", false, "only make pingd's Sigstore bundles (where they no longer verify) and the test trusted root")
+	k9sOnly := flag.Bool("k9s", false, "only make the README walk-through's stand-in k9s release")
+	flag.Parse()
+	if *k9sOnly {
 		k9s()
+		return
+	}
+	pingdDir := filepath.Join(base, "mirror", host, "pingd", "v"+pingdVer)
+	if *sigstoreOnly {
+		sigstoreBundles(pingdDir)
 		return
 	}
 	gnupg, err := os.MkdirTemp("", "mkmirror-gnupg")
@@ -57,7 +81,6 @@ func main() {
 	importOrCreateKey(gnupg)
 
 	helloDir := filepath.Join(base, "mirror", host, "hello", "v"+helloVer)
-	pingdDir := filepath.Join(base, "mirror", host, "pingd", "v"+pingdVer)
 	check(os.MkdirAll(helloDir, 0o755))
 	check(os.MkdirAll(pingdDir, 0o755))
 
@@ -85,7 +108,65 @@ func main() {
 	check(os.WriteFile(plain, sums.Bytes(), 0o644))
 	gpg(gnupg, "--yes", "--clearsign", "--output", filepath.Join(pingdDir, "pingd.sha256sum"), plain)
 	check(os.Remove(plain))
+	sigstoreBundles(pingdDir)
 	log.Printf("mirror written under %s/mirror; now update the digests in %s/recipes", base, base)
+}
+
+// The demo's release workflow, as pingd's recipe names it.
+const (
+	workflowIdentity = "https://github.com/updeb-demo/pingd/.github/workflows/release.yml@refs/tags/v" + pingdVer
+	workflowIssuer   = "https://token.actions.githubusercontent.com"
+)
+
+// sigstoreBundles makes pingd.ARCH.sigstore.json beside each pingd binary and
+// the test trusted root that verifies them, keeping what still verifies.
+func sigstoreBundles(pingdDir string) {
+	rootFile := filepath.Join(base, "sigstore", "trusted_root.json")
+	bundleFile := func(arch string) string { return filepath.Join(pingdDir, "pingd."+arch+".sigstore.json") }
+	binary := func(arch string) []byte {
+		b, err := os.ReadFile(filepath.Join(pingdDir, "pingd."+arch))
+		check(err)
+		return b
+	}
+	if stillVerify(rootFile, bundleFile, binary) {
+		log.Printf("Sigstore bundles and %s kept: they verify", rootFile)
+		return
+	}
+	vs, err := sigstoretest.New()
+	check(err)
+	for _, arch := range arches {
+		b, err := vs.Bundle(workflowIdentity, workflowIssuer, binary(arch))
+		check(err)
+		check(os.WriteFile(bundleFile(arch), b, 0o644))
+	}
+	check(os.MkdirAll(filepath.Dir(rootFile), 0o755))
+	check(os.WriteFile(rootFile, vs.TrustedRoot(), 0o644))
+	log.Printf("new Sigstore bundles, and a new test trusted root in %s", rootFile)
+}
+
+// stillVerify reports whether every bundle verifies for its binary with the
+// committed root.
+func stillVerify(rootFile string, bundleFile func(string) string, binary func(string) []byte) bool {
+	tr, err := sigstore.LoadTrustedRoot(rootFile)
+	if err != nil {
+		return false
+	}
+	v, err := sigstore.New(tr, sigstore.Options{})
+	check(err)
+	for _, arch := range arches {
+		b, err := os.ReadFile(bundleFile(arch))
+		if err != nil {
+			return false
+		}
+		h := digest.NewHasher()
+		h.Write(binary(arch))
+		pol := sigstore.Policy{Identity: workflowIdentity, Issuer: workflowIssuer}
+		if _, err := v.VerifyBundle(context.Background(), pol, h.Sum(), b, bundleFile(arch)); err != nil {
+			log.Printf("%v", err)
+			return false
+		}
+	}
+	return true
 }
 
 func goBuild(tool, arch, version string) []byte {
