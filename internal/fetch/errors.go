@@ -2,6 +2,7 @@ package fetch
 
 import (
 	"errors"
+	"io/fs"
 	"fmt"
 	"net/http"
 	"slices"
@@ -103,6 +104,9 @@ type MissingError struct {
 func (e *MissingError) Error() string {
 	return fmt.Sprintf("fetch %s: missing from the %s", e.URL, e.Where)
 }
+
+// Unwrap makes a MissingError an fs.ErrNotExist.
+func (e *MissingError) Unwrap() error { return fs.ErrNotExist }
 
 // ErrProxyUnreachable is wrapped when nothing answered at the proxy itself
 // (connection refused, no route, unknown host) after a few quick tries.
