@@ -1,8 +1,6 @@
 package main
 
 import (
-	"time"
-
 	"fmt"
 	"strings"
 
@@ -102,11 +100,11 @@ func fetchRecipes(cmd *cobra.Command, g *globalOptions, o *fetchOptions, args []
 		return err
 	}
 	defer s.Close()
-	ss, err := s.sigstore()
+	opts, err := s.fetchOptions()
 	if err != nil {
 		return err
 	}
-	res, err := build.Fetch(cmd.Context(), s.jobs, build.Options{Fetcher: s.fetcher, Sigstore: ss, Now: time.Now, Logger: g.logger(), PlanOptions: planOptions(s.cfg)})
+	res, err := build.Fetch(cmd.Context(), s.jobs, opts)
 	if perr := printFetchResults(cmd, g, res); perr != nil && err == nil {
 		err = perr
 	}

@@ -2,11 +2,9 @@ package main
 
 import (
 	"fmt"
-	"time"
 
 	"github.com/spf13/cobra"
 
-	"github.com/updeb/updeb/internal/build"
 	"github.com/updeb/updeb/internal/mirror"
 )
 
@@ -50,11 +48,11 @@ manifest DIR/updeb-mirror.json lists every file with its URL, size and digests
 				return err
 			}
 			defer s.Close()
-			ss, err := s.sigstore()
+			opts, err := s.fetchOptions()
 			if err != nil {
 				return err
 			}
-			res, err := mirror.Export(cmd.Context(), s.jobs, build.Options{Fetcher: s.fetcher, Sigstore: ss, Now: time.Now, Logger: g.logger(), PlanOptions: planOptions(s.cfg)}, args[0])
+			res, err := mirror.Export(cmd.Context(), s.jobs, opts, args[0])
 			if err != nil {
 				return err
 			}

@@ -2,8 +2,8 @@ package fetch
 
 import (
 	"errors"
-	"io/fs"
 	"fmt"
+	"io/fs"
 	"net/http"
 	"slices"
 	"strings"
