@@ -47,7 +47,7 @@ RECIPE is a name in the recipes folder (helm) or a path; none means all.`,
 		Example: `  updeb build helm
   updeb build --arch amd64 kubernetes-1.36 etcd --out /srv/debs
   updeb --config testdata/demo/updeb.yaml --recipes testdata/demo/recipes build
-  updeb build --json | jq '.[] | select(.skipped == false)'`,
+  updeb build --json | jq '.builds[] | select(.skipped == false)'`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return runBuild(cmd, g, o, args)
 		},
@@ -58,7 +58,7 @@ RECIPE is a name in the recipes folder (helm) or a path; none means all.`,
 	f.IntVarP(&o.jobs, "jobs", "j", 0, "builds at once (default: config build.parallel, else the number of CPUs)")
 	f.StringVar(&o.compression, "compression", "", "xz (default), gzip, zstd or none")
 	f.StringVar(&o.provenanceKey, "provenance-key", "", "armored secret key that signs the provenance records (default: config build.provenance-key; none: unsigned records)")
-	return cmd
+	return jsonOutput(cmd, 1)
 }
 
 // loadRecipes resolves and loads RECIPE arguments; any invalid recipe stops
@@ -145,10 +145,13 @@ func runBuild(cmd *cobra.Command, g *globalOptions, o *buildOptions, args []stri
 		XZWorkers:     cfg.Build.XZWorkers,
 		PlanOptions:   planOptions(cfg),
 		ProvenanceKey: key,
+		Progress:      g.buildProgress(),
 	}
 	results, runErr := build.Run(cmd.Context(), s.jobs, opts)
 	if g.json {
-		if err := writeJSON(cmd.OutOrStdout(), results); err != nil {
+		if err := printJSON(cmd.OutOrStdout(), cmd, struct {
+			Builds []build.Result `json:"builds"`
+		}{results}); err != nil {
 			return err
 		}
 	} else {

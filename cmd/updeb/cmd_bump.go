@@ -80,7 +80,7 @@ existing target is refused.`,
 	cmd.Flags().StringArrayVar(&o.sha256, "sha256", nil, "a source's sha256 from elsewhere, [SOURCE:][ARCH=]HEX (repeatable): checked, and vouches for a source nothing else does")
 	cmd.Flags().StringArrayVar(&o.sha512, "sha512", nil, "a source's sha512 from elsewhere, [SOURCE:][ARCH=]HEX (repeatable)")
 	cmd.Flags().BoolVar(&o.trustOnFirstUse, "trust-on-first-use", false, "pin sources nothing vouches for anyway (recorded in the recipe)")
-	return cmd
+	return jsonOutput(cmd, 1)
 }
 
 func runBump(cmd *cobra.Command, g *globalOptions, o *bumpOptions, name string) error {
@@ -107,6 +107,17 @@ func runBump(cmd *cobra.Command, g *globalOptions, o *bumpOptions, name string) 
 		if bo.Date, err = time.Parse(time.DateOnly, o.date); err != nil {
 			return usageErrorf("--date %q: want a day as YYYY-MM-DD", o.date)
 		}
+	} else if o.to != "" {
+		// The day is all the release source is asked for: once, without
+		// retries, so that an unreachable API fails in seconds naming --date.
+		noRetries, none := *s.cfg, 0
+		noRetries.Fetch.Retries = &none
+		once, err := g.newFetcher(&noRetries)
+		if err != nil {
+			return err
+		}
+		defer once.Close()
+		bo.DayClient = once
 	}
 	var res *track.BumpResult
 	if o.newMinor != "" {
@@ -129,7 +140,7 @@ func runBump(cmd *cobra.Command, g *globalOptions, o *bumpOptions, name string) 
 	}
 	out := cmd.OutOrStdout()
 	if g.json {
-		return writeJSON(out, struct {
+		return printJSON(out, cmd, struct {
 			*track.BumpResult
 			ReleaseSetValues int `json:"release_set_values"`
 		}{res, synced})

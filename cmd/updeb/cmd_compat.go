@@ -47,7 +47,7 @@ Exit 1 on a violation or an end-of-life component; warnings do not change the ex
 	f.StringVar(&o.format, "format", "table", "output format: table, markdown, csv or html")
 	f.StringVarP(&o.output, "output", "o", "", "write the report to this file instead of stdout")
 	f.StringVar(&o.now, "now", "", "check end-of-life as of this day, YYYY-MM-DD (default: today, UTC)")
-	return cmd
+	return jsonOutput(cmd, 1)
 }
 
 func runCompat(cmd *cobra.Command, g *globalOptions, o *compatOptions) error {
@@ -105,7 +105,7 @@ func runCompat(cmd *cobra.Command, g *globalOptions, o *compatOptions) error {
 
 	var out strings.Builder
 	if g.json {
-		err = writeJSON(&out, report)
+		err = printJSON(&out, cmd, report)
 	} else {
 		err = compat.Render(&out, report, format)
 	}

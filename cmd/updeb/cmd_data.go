@@ -51,7 +51,7 @@ are missing (accept that with --allow-dropped after checking why).`,
 		RunE: func(cmd *cobra.Command, _ []string) error { return runDataRefresh(cmd, g, o) },
 	}
 	cmd.Flags().BoolVar(&o.allowDropped, "allow-dropped", false, "accept new data that lacks release cycles the copy in use has (recorded in its header)")
-	return cmd
+	return jsonOutput(cmd, 1)
 }
 
 func runDataRefresh(cmd *cobra.Command, g *globalOptions, o *dataRefreshOptions) error {
@@ -76,7 +76,7 @@ func runDataRefresh(cmd *cobra.Command, g *globalOptions, o *dataRefreshOptions)
 	}
 	out := cmd.OutOrStdout()
 	if g.json {
-		return writeJSON(out, res)
+		return printJSON(out, cmd, res)
 	}
 	fmt.Fprintf(out, "support data refreshed: %s (as of %s; replaced the %s copy)\n", res.Path, res.AsOf.Format(time.RFC3339), res.Replaced)
 	for _, p := range res.Products {
@@ -99,7 +99,7 @@ func runDataRefresh(cmd *cobra.Command, g *globalOptions, o *dataRefreshOptions)
 }
 
 func newDataStatusCmd(g *globalOptions) *cobra.Command {
-	return &cobra.Command{
+	return jsonOutput(&cobra.Command{
 		Use:   "status",
 		Short: "Show which copy of the support data commands use, and how old it is",
 		Args:  cobra.NoArgs,
@@ -115,13 +115,13 @@ func newDataStatusCmd(g *globalOptions) *cobra.Command {
 			out := cmd.OutOrStdout()
 			if g.json {
 				days, _ := c.Age(time.Now())
-				return writeJSON(out, map[string]any{"copy": c.Name(), "as_of": c.Data.AsOf, "age_days": days,
+				return printJSON(out, cmd, map[string]any{"copy": c.Name(), "as_of": c.Data.AsOf, "age_days": days,
 					"max_age_days": int(cfg.Data.MaxAge().Hours() / 24), "products": c.Data.Products()})
 			}
 			fmt.Fprintf(out, "%s\nproducts: %s\n", c.Describe(time.Now()), strings.Join(c.Data.Products(), ", "))
 			return nil
 		},
-	}
+	}, 1)
 }
 
 // supportData loads the support data the commands use (supportdata.Load)

@@ -51,7 +51,7 @@ type keysListOptions struct {
 
 func newKeysListCmd(g *globalOptions) *cobra.Command {
 	o := &keysListOptions{}
-	return &cobra.Command{
+	return jsonOutput(&cobra.Command{
 		Use:   "list [FILE...]",
 		Short: "Show each key and subkey of keyrings, and the Sigstore signers the recipes accept",
 		Long: `Show each primary key and subkey of the given keyring files (default: keys/*.asc in the
@@ -65,9 +65,9 @@ where the signature comes from.`,
   updeb keys list --json keys/runc.asc`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.files = args
-			return runKeysList(cmd.OutOrStdout(), g, o, time.Now())
+			return runKeysList(cmd, g, o, time.Now())
 		},
-	}
+	}, 1)
 }
 
 // keyringListing is one file's keys, or one recipe source's Sigstore
@@ -90,7 +90,8 @@ type sigstoreSigner struct {
 	Issuer         string `json:"issuer"`
 }
 
-func runKeysList(w io.Writer, g *globalOptions, o *keysListOptions, now time.Time) error {
+func runKeysList(cmd *cobra.Command, g *globalOptions, o *keysListOptions, now time.Time) error {
+	w := cmd.OutOrStdout()
 	files := o.files
 	var recipes []*recipe.Recipe
 	if len(files) == 0 {
@@ -115,7 +116,9 @@ func runKeysList(w io.Writer, g *globalOptions, o *keysListOptions, now time.Tim
 		out = append(out, sigstoreSigners(recipes)...)
 	}
 	if g.json {
-		return writeJSON(w, out)
+		return printJSON(w, cmd, struct {
+			Keyrings []keyringListing `json:"keyrings"`
+		}{out})
 	}
 	signersShown := false
 	for i, l := range out {

@@ -37,7 +37,7 @@ GITHUB_TOKEN, when set, is sent to the GitHub API (higher rate limit).`,
 	}
 	o.trackFlags.add(cmd)
 	cmd.Flags().BoolVar(&o.exitCode, "exit-code", false, "exit 1 when a recipe is outdated (newer in its track) or its version is end-of-life")
-	return cmd
+	return jsonOutput(cmd, 1)
 }
 
 func runOutdated(cmd *cobra.Command, g *globalOptions, o *outdatedOptions, args []string) error {
@@ -72,7 +72,9 @@ func runOutdated(cmd *cobra.Command, g *globalOptions, o *outdatedOptions, args 
 		if rows == nil {
 			rows = []*track.Status{}
 		}
-		if err := writeJSON(out, rows); err != nil {
+		if err := printJSON(out, cmd, struct {
+			Recipes []*track.Status `json:"recipes"`
+		}{rows}); err != nil {
 			return err
 		}
 	} else if len(rows) > 0 {

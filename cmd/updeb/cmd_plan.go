@@ -40,7 +40,7 @@ GITHUB_TOKEN, when set, is sent to the GitHub API (higher rate limit).`,
 	}
 	o.trackFlags.add(cmd)
 	cmd.Flags().BoolVar(&o.exitCode, "exit-code", false, "exit 1 when an action is needed (a minor to add, a patch to bump, a recipe to retire)")
-	return cmd
+	return jsonOutput(cmd, 1)
 }
 
 func runPlan(cmd *cobra.Command, g *globalOptions, o *planCmdOptions) error {
@@ -80,7 +80,7 @@ func runPlan(cmd *cobra.Command, g *globalOptions, o *planCmdOptions) error {
 	p := plan.Make(s.recipes, data, po)
 	out := cmd.OutOrStdout()
 	if g.json {
-		err = writeJSON(out, p)
+		err = printJSON(out, cmd, p)
 	} else {
 		err = plan.Render(out, p)
 	}

@@ -183,6 +183,17 @@ func TestDataAndPlanCommands(t *testing.T) {
 			stdout: []string{"etcd    3.6.14"}, stderr: []string{"updeb: support data: refreshed copy"}},
 		{name: "bad --now", args: []string{"plan", "--offline", "--now", "soon"}, code: 2, stderr: []string{`--now "soon"`}},
 	})
+	// The JSON convention (TestJSONOutputs leaves these commands to this test).
+	json := func(args ...string) string {
+		code, stdout, stderr := runUpdeb(append(append([]string{}, common...), append(args, "--json")...)...)
+		if code != 0 {
+			t.Fatalf("%v --json: exit %d: %s", args, code, stderr)
+		}
+		return stdout
+	}
+	checkJSON(t, "plan", json("plan", "--offline", "--now", "2026-11-25"))
+	checkJSON(t, "data status", json("data", "status"))
+	checkJSON(t, "data refresh", json("data", "refresh"))
 	if log := sq.Log(); !strings.Contains(log, "GET "+api.URL+"/api/kubernetes.json") || !strings.Contains(log, "GET "+gh.URL+"/api/repos/demo/kubernetes/releases") {
 		t.Errorf("squid's log lacks the API requests:\n%s", log)
 	}

@@ -266,7 +266,7 @@ change apt clients refuse (Origin, Label, Codename, dropping a signing key) is r
 				}
 			}
 			if g.json {
-				return writeJSON(cmd.OutOrStdout(), res)
+				return printJSON(cmd.OutOrStdout(), cmd, res)
 			}
 			out := cmd.OutOrStdout()
 			for _, e := range res.Added {
@@ -280,5 +280,5 @@ change apt clients refuse (Origin, Label, Codename, dropping a signing key) is r
 		},
 	}
 	o.addFlags(cmd, true)
-	return cmd
+	return jsonOutput(cmd, 1)
 }

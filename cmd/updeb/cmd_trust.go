@@ -3,7 +3,6 @@ package main
 import (
 	"bytes"
 	"fmt"
-	"io"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -63,17 +62,18 @@ type trustedParty struct {
 }
 
 func newTrustShowCmd(g *globalOptions) *cobra.Command {
-	return &cobra.Command{
+	return jsonOutput(&cobra.Command{
 		Use:   "show",
 		Short: "Say which Sigstore trusted root is in use, where it comes from, its age and what it trusts",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			return runTrustShow(cmd.OutOrStdout(), g, time.Now())
+			return runTrustShow(cmd, g, time.Now())
 		},
-	}
+	}, 1)
 }
 
-func runTrustShow(w io.Writer, g *globalOptions, now time.Time) error {
+func runTrustShow(cmd *cobra.Command, g *globalOptions, now time.Time) error {
+	w := cmd.OutOrStdout()
 	cfg, err := g.loadConfig()
 	if err != nil {
 		return err
@@ -102,7 +102,7 @@ func runTrustShow(w io.Writer, g *globalOptions, now time.Time) error {
 		out.Authorities = append(out.Authorities, p)
 	}
 	if g.json {
-		return writeJSON(w, out)
+		return printJSON(w, cmd, out)
 	}
 	from := map[string]string{
 		"config":    "the config's sigstore: trusted-root:",
@@ -171,7 +171,7 @@ Exit codes: 0 refreshed; 1 the repository's answer did not verify; 2 usage or a 
 	f := cmd.Flags()
 	f.StringVar(&o.tufURL, "tuf-url", "", "TUF repository (default: sigstore: tuf-url: in the config, else Sigstore's public-good "+sigstore.DefaultTUFURL+")")
 	f.StringVar(&o.tufRoot, "tuf-root", "", "TUF root.json to start from (default: sigstore: tuf-root: in the config, else the public-good root built in)")
-	return cmd
+	return jsonOutput(cmd, 1)
 }
 
 func runTrustRefresh(cmd *cobra.Command, g *globalOptions, o *trustRefreshOptions) error {
@@ -222,7 +222,7 @@ func runTrustRefresh(cmd *cobra.Command, g *globalOptions, o *trustRefreshOption
 		return err
 	}
 	if g.json {
-		return writeJSON(cmd.OutOrStdout(), res)
+		return printJSON(cmd.OutOrStdout(), cmd, res)
 	}
 	w := cmd.OutOrStdout()
 	changed := "changed"

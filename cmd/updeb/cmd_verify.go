@@ -51,7 +51,7 @@ Exit codes: 0 every check passed (warnings allowed), 1 a check failed,
 	f := cmd.Flags()
 	f.StringVar(&o.base, "base", "", "git revision to compare each recipe with (e.g. origin/main)")
 	f.StringSliceVar(&o.arches, "arch", nil, "architectures to build (default: every architecture of each recipe)")
-	return cmd
+	return jsonOutput(cmd, 1)
 }
 
 func runVerify(cmd *cobra.Command, g *globalOptions, o *verifyOptions, args []string) error {
@@ -72,7 +72,7 @@ func runVerify(cmd *cobra.Command, g *globalOptions, o *verifyOptions, args []st
 	opts := gate.Options{
 		Build: build.Options{
 			Fetcher: s.fetcher, Sigstore: ss, Now: time.Now, Logger: g.logger(), UpdebVersion: version,
-			Parallel: runtime.NumCPU(), PlanOptions: planOptions(s.cfg),
+			Parallel: runtime.NumCPU(), PlanOptions: planOptions(s.cfg), Progress: g.buildProgress(),
 		},
 		Arches:  o.arches,
 		TempDir: tmp,
@@ -92,7 +92,7 @@ func runVerify(cmd *cobra.Command, g *globalOptions, o *verifyOptions, args []st
 		return err
 	}
 	if g.json {
-		if err := writeJSON(cmd.OutOrStdout(), rep); err != nil {
+		if err := printJSON(cmd.OutOrStdout(), cmd, rep); err != nil {
 			return err
 		}
 	} else {

@@ -50,7 +50,7 @@ printed), 2 usage or unreadable input (a malformed record, a missing file).`,
 			return invalidInput(cobra.ExactArgs(1)(cmd, args), "see 'updeb help verify-provenance'")
 		},
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return runVerifyProvenance(cmd.OutOrStdout(), cmd.ErrOrStderr(), g, o, args[0], time.Now())
+			return runVerifyProvenance(cmd, g, o, args[0], time.Now())
 		},
 	}
 	f := cmd.Flags()
@@ -58,7 +58,7 @@ printed), 2 usage or unreadable input (a malformed record, a missing file).`,
 	f.StringVar(&o.keyring, "keyring", "", "a keyring: any of its keys may have signed the record")
 	f.StringArrayVar(&o.signers, "signer", nil, "with --keyring: allowed primary key fingerprint (repeatable)")
 	f.StringVar(&o.provenance, "provenance", "", "the record (default: DEB.intoto.json)")
-	return cmd
+	return jsonOutput(cmd, 1)
 }
 
 // verifiedRecord is verify-provenance's --json output.
@@ -66,12 +66,13 @@ type verifiedRecord struct {
 	Package   string                `json:"package"`
 	SHA256    string                `json:"sha256"`
 	Record    string                `json:"record"`
-	KeyID     string                `json:"keyid"`
-	Signature *verify.Result        `json:"signature"`
+	KeyID     string                `json:"key_id"`
+	Signature signatureJSON         `json:"signature"`
 	Statement *provenance.Statement `json:"statement"`
 }
 
-func runVerifyProvenance(stdout, stderr io.Writer, g *globalOptions, o *verifyProvenanceOptions, deb string, now time.Time) error {
+func runVerifyProvenance(cmd *cobra.Command, g *globalOptions, o *verifyProvenanceOptions, deb string, now time.Time) error {
+	stdout, stderr := cmd.OutOrStdout(), cmd.ErrOrStderr()
 	if o.key != "" && o.keyring != "" {
 		return usageErrorf("give --key or --keyring, not both")
 	}
@@ -99,7 +100,7 @@ func runVerifyProvenance(stdout, stderr io.Writer, g *globalOptions, o *verifyPr
 		fmt.Fprintf(stderr, "updeb: warning: %s\n", w)
 	}
 	if g.json {
-		return writeJSON(stdout, verifiedRecord{Package: deb, SHA256: sum, Record: record, KeyID: v.KeyID, Signature: v.Signature, Statement: v.Statement})
+		return printJSON(stdout, cmd, verifiedRecord{Package: deb, SHA256: sum, Record: record, KeyID: v.KeyID, Signature: signatureOf(v.Signature), Statement: v.Statement})
 	}
 	printVerifiedRecord(stdout, v, sum)
 	return nil

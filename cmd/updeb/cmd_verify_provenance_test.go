@@ -32,11 +32,14 @@ func provenanceProject(t *testing.T, keyType string) (deb, key string) {
 func keyCreated(t *testing.T, file string) time.Time {
 	t.Helper()
 	code, out, stderr := runCLI(t, "--json", "keys", "list", file)
-	var keys []struct{ Keys []struct{ Created time.Time } }
-	if code != 0 || json.Unmarshal([]byte(out), &keys) != nil || len(keys) != 1 || len(keys[0].Keys) != 1 {
+	var list struct {
+		Keyrings []struct{ Keys []struct{ Created time.Time } }
+	}
+	keys := &list.Keyrings
+	if code != 0 || json.Unmarshal([]byte(out), &list) != nil || len(*keys) != 1 || len((*keys)[0].Keys) != 1 {
 		t.Fatalf("keys list: exit %d %s\n%s", code, stderr, out)
 	}
-	return keys[0].Keys[0].Created
+	return (*keys)[0].Keys[0].Created
 }
 
 // rewriteEnvelope changes one field of a record with f and writes the
@@ -91,12 +94,13 @@ func TestVerifyProvenanceCLI(t *testing.T) {
 
 	// --json: the package, the signature and the whole statement.
 	code, out, stderr = runCLI(t, "--json", "verify-provenance", "--keyring", key+".gpg", deb)
+	checkJSON(t, "verify-provenance", out)
 	var js struct {
 		SHA256    string
-		KeyID     string
+		KeyID     string `json:"key_id"`
 		Signature struct {
-			PrimaryFingerprint string
-			Created            time.Time
+			PrimaryFingerprint string    `json:"primary_fingerprint"`
+			Created            time.Time `json:"created"`
 		}
 		Statement struct {
 			Subject []struct{ Name string }

@@ -69,7 +69,7 @@ input, 3 Rekor could not be asked.`,
 			if o.sigstoreMode() {
 				return runVerifySigstore(cmd, g, o, args[0])
 			}
-			return runVerifySignature(cmd.OutOrStdout(), cmd.ErrOrStderr(), g, o, args, time.Now())
+			return runVerifySignature(cmd, g, o, args, time.Now())
 		},
 	}
 	f := cmd.Flags()
@@ -83,10 +83,11 @@ input, 3 Rekor could not be asked.`,
 	f.StringVar(&o.identityRE, "sigstore-identity-regexp", "", "Sigstore: a regexp the signer's whole identity must match")
 	f.StringVar(&o.issuer, "sigstore-issuer", "", "Sigstore: the OIDC issuer URL (e.g. https://accounts.google.com)")
 	f.StringVar(&o.trustedRootFile, "trusted-root", "", "Sigstore: trusted_root.json (default: the root 'updeb trust show' names)")
-	return cmd
+	return jsonOutput(cmd, 1)
 }
 
-func runVerifySignature(stdout, stderr io.Writer, g *globalOptions, o *verifySignatureOptions, args []string, now time.Time) error {
+func runVerifySignature(cmd *cobra.Command, g *globalOptions, o *verifySignatureOptions, args []string, now time.Time) error {
+	stdout, stderr := cmd.OutOrStdout(), cmd.ErrOrStderr()
 	if o.keyring == "" {
 		return usageErrorf("--keyring is required (or the Sigstore forms: --bundle, or --sig and --cert)")
 	}
@@ -134,7 +135,7 @@ func runVerifySignature(stdout, stderr io.Writer, g *globalOptions, o *verifySig
 		}
 	}
 	if g.json {
-		return writeJSON(report, res)
+		return printJSON(report, cmd, signatureOf(res))
 	}
 	fmt.Fprintf(report, "Good signature from %s\n", res.UserID)
 	fmt.Fprintf(report, "  primary key  %s\n", res.PrimaryFingerprint)
@@ -149,6 +150,28 @@ func runVerifySignature(stdout, stderr io.Writer, g *globalOptions, o *verifySig
 	return nil
 }
 
+// signatureJSON is verify-signature's --json object for a good signature.
+type signatureJSON struct {
+	Kind                  string     `json:"kind"` // "openpgp"
+	PrimaryFingerprint    string     `json:"primary_fingerprint"`
+	SigningKeyFingerprint string     `json:"signing_key_fingerprint"`
+	UserID                string     `json:"user_id"`
+	Created               time.Time  `json:"created"`
+	Hash                  string     `json:"hash"`
+	Warnings              []string   `json:"warnings"`
+	Size                  int64      `json:"size"`
+	Digests               digest.Set `json:"digests"`
+}
+
+// signatureOf is res as the JSON of verify-signature and verify-provenance
+// shows it.
+func signatureOf(res *verify.Result) signatureJSON {
+	return signatureJSON{Kind: "openpgp",
+		PrimaryFingerprint: res.PrimaryFingerprint, SigningKeyFingerprint: res.SigningKeyFingerprint, UserID: res.UserID,
+		Created: res.Created.UTC(), Hash: res.Hash, Warnings: res.Warnings, Size: res.Size, Digests: res.Digests,
+	}
+}
+
 // refusedFor names the signature file in a refusal (the library does not know it).
 func refusedFor(err error, subject string) error {
 	if re, ok := errors.AsType[*verify.RefusedError](err); ok {
@@ -160,6 +183,7 @@ func refusedFor(err error, subject string) error {
 // sigstoreVerified is what verify-signature --json writes for a good
 // Sigstore signature.
 type sigstoreVerified struct {
+	Kind           string   `json:"kind"` // "sigstore"
 	Shape          string   `json:"shape"`
 	Identity       string   `json:"identity"`
 	Issuer         string   `json:"issuer"`
@@ -247,7 +271,7 @@ func runVerifySigstore(cmd *cobra.Command, g *globalOptions, o *verifySignatureO
 			return err
 		}
 	}
-	out := sigstoreVerified{Shape: string(res.Shape), Identity: res.Identity, Issuer: res.Issuer, LogIndex: res.LogIndex, LogID: res.LogID,
+	out := sigstoreVerified{Kind: "sigstore", Shape: string(res.Shape), Identity: res.Identity, Issuer: res.Issuer, LogIndex: res.LogIndex, LogID: res.LogID,
 		LogURL: res.LogURL, Source: res.Source, TrustedRoot: res.TrustedRoot, Artifact: artifact, Size: size, SHA256: art[digest.SHA256], Warnings: res.Warnings}
 	if !res.IntegratedTime.IsZero() {
 		out.IntegratedTime = res.IntegratedTime.UTC().Format(time.RFC3339)
@@ -257,7 +281,7 @@ func runVerifySigstore(cmd *cobra.Command, g *globalOptions, o *verifySignatureO
 	}
 	w := cmd.OutOrStdout()
 	if g.json {
-		return writeJSON(w, out)
+		return printJSON(w, cmd, out)
 	}
 	fmt.Fprintf(w, "Good Sigstore signature (%s) by %s\n", out.Shape, out.Identity)
 	fmt.Fprintf(w, "  issuer       %s\n", out.Issuer)

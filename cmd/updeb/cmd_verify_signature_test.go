@@ -67,9 +67,9 @@ func TestVerifySignatureCLI(t *testing.T) {
 	}
 	code, stdout, _ := runCLI(t, "verify-signature", "--json", "--keyring", fx.Keyring, fx.Path("old.asc"), fx.Data)
 	var res struct {
-		PrimaryFingerprint string
-		Warnings           []string
-		Digests            map[string]string
+		PrimaryFingerprint string            `json:"primary_fingerprint"`
+		Warnings           []string          `json:"warnings"`
+		Digests            map[string]string `json:"digests"`
 	}
 	if code != 0 || json.Unmarshal([]byte(stdout), &res) != nil || res.PrimaryFingerprint != fx.Keys["old"] || len(res.Warnings) != 1 || len(res.Digests["sha256"]) != 64 {
 		t.Fatalf("--json: exit %d, %s", code, stdout)
@@ -94,15 +94,18 @@ func TestKeysListCLI(t *testing.T) {
 		}
 	}
 	code, stdout, _ = runCLI(t, "keys", "list", "--json", "../../keys/runc.asc")
-	var listing []struct {
-		File string
-		Keys []struct {
-			Fingerprint  string
-			Capabilities []string
-			Subkeys      []struct{ Fingerprint, Algorithm string }
+	var out struct {
+		Keyrings []struct {
+			File string
+			Keys []struct {
+				Fingerprint  string
+				Capabilities []string
+				Subkeys      []struct{ Fingerprint, Algorithm string }
+			}
 		}
 	}
-	if code != 0 || json.Unmarshal([]byte(stdout), &listing) != nil || len(listing) != 1 || len(listing[0].Keys) != 3 || len(listing[0].Keys[0].Subkeys) != 6 {
+	listing := &out.Keyrings
+	if code != 0 || json.Unmarshal([]byte(stdout), &out) != nil || len(*listing) != 1 || len((*listing)[0].Keys) != 3 || len((*listing)[0].Keys[0].Subkeys) != 6 {
 		t.Fatalf("--json: exit %d\n%s", code, stdout)
 	}
 	for _, c := range []struct {
@@ -142,25 +145,31 @@ func TestKeysListSigstoreSigners(t *testing.T) {
 		}
 	}
 	code, stdout, _ = runCLI(t, "--recipes", "../../recipes", "--json", "keys", "list", "../../keys/helm.asc")
-	var listing []struct {
-		File   string   `json:"file"`
-		UsedBy []string `json:"used_by"`
+	var one struct {
+		Keyrings []struct {
+			File   string   `json:"file"`
+			UsedBy []string `json:"used_by"`
+		} `json:"keyrings"`
 	}
-	if code != 0 || json.Unmarshal([]byte(stdout), &listing) != nil || len(listing) != 1 || strings.Join(listing[0].UsedBy, ",") != "helm helm (signature)" {
+	listing := &one.Keyrings
+	if code != 0 || json.Unmarshal([]byte(stdout), &one) != nil || len(*listing) != 1 || strings.Join((*listing)[0].UsedBy, ",") != "helm helm (signature)" {
 		t.Errorf("keyring users: exit %d\n%s", code, stdout)
 	}
 	code, stdout, _ = runCLI(t, "--recipes", "../../recipes", "--json", "keys", "list")
-	var all []struct {
-		Sigstore *struct {
-			Recipe, Source, Form, Material, Identity, Issuer string
-			IdentityRegexp                                   string `json:"identity_regexp"`
-		} `json:"sigstore"`
+	var every struct {
+		Keyrings []struct {
+			Sigstore *struct {
+				Recipe, Source, Form, Material, Identity, Issuer string
+				IdentityRegexp                                   string `json:"identity_regexp"`
+			} `json:"sigstore"`
+		} `json:"keyrings"`
 	}
-	if code != 0 || json.Unmarshal([]byte(stdout), &all) != nil {
+	all := &every.Keyrings
+	if code != 0 || json.Unmarshal([]byte(stdout), &every) != nil {
 		t.Fatalf("--json: exit %d\n%s", code, stdout)
 	}
 	var signers []string
-	for _, l := range all {
+	for _, l := range *all {
 		if l.Sigstore != nil {
 			signers = append(signers, l.Sigstore.Recipe+" "+l.Sigstore.Source+" "+l.Sigstore.Form+" "+l.Sigstore.Issuer)
 		}

@@ -17,6 +17,7 @@ import (
 	"github.com/updeb/updeb/internal/eol"
 	"github.com/updeb/updeb/internal/fetch"
 	"github.com/updeb/updeb/internal/gate"
+	"github.com/updeb/updeb/internal/mirror"
 	"github.com/updeb/updeb/internal/recipe"
 	"github.com/updeb/updeb/internal/repo"
 	"github.com/updeb/updeb/internal/signkey"
@@ -162,7 +163,7 @@ var exitRules = []exitRule{
 	is(verify.ErrChecksums, exitCheck, hintSource),
 	is(archive.ErrUnsafe, exitCheck, hintSource),
 	is(archive.ErrCorrupt, exitCheck, hintSource),
-	is(archive.ErrMissing, exitCheck, hintSource),
+	is(archive.ErrMissing, exitCheck, "the archive holds no file of that name: list it (tar -tf, unzip -l) and fix the recipe's files: path:, or find out whether upstream changed its layout"),
 	as(exitCheck, fixed[*fetch.SizeError]("raise fetch: max-size: in the config if this artifact really is that large")),
 	as(exitCheck, fixed[*fetch.DowngradeError]("the upstream redirected to plain http; updeb never downloads over a downgraded connection")),
 	as(exitCheck, fixed[*fetch.MirrorError](hintRefused)),
@@ -173,6 +174,7 @@ var exitRules = []exitRule{
 	as(exitCheck, fixed[*repo.ConflictError]("the repository is unchanged; give the new build a new version or revision")),
 	as(exitCheck, fixed[*repo.FieldChangeError]("the repository is unchanged; to make the change anyway, repeat with --allow-field-change")),
 	is(gate.ErrFailed, exitCheck, "see the FAIL lines above"),
+	is(mirror.ErrFailed, exitCheck, "bring the missing and corrupt files over again: 'updeb mirror export' where there is a way out, then copy the folder whole"),
 	is(supportdata.ErrDropped, exitCheck, "the copy in use was kept. Find out why the data source lost those cycles (a partial mirror?); if they really are gone, run again with --allow-dropped"),
 
 	// 2: usage or invalid input.
@@ -199,19 +201,23 @@ var exitRules = []exitRule{
 	is(repo.ErrInvalid, exitUsage, ""),
 	is(repo.ErrNotFound, exitUsage, ""),
 	is(repo.ErrNotManaged, exitUsage, ""),
+	is(mirror.ErrManifest, exitUsage, "name a folder 'updeb mirror export' wrote (it holds updeb-mirror.json)"),
 	is(gate.ErrBase, exitUsage, "--base must name a commit of the git repository that holds the recipes"),
 	is(sigstore.ErrPolicy, exitUsage, "a Sigstore policy names one identity (exact, or an anchored regexp that matches only the signer) and the OIDC issuer"),
 	is(sigstore.ErrTrustedRoot, exitUsage, "a trusted root is Sigstore's trusted_root.json: 'updeb trust refresh' fetches the public-good one"),
 	is(trust.ErrNoSigstore, exitUsage, ""),
 
 	// 3: network or I/O failure after retries.
+	as(exitNetwork, fixed[*track.DayUnknownError]("give the release day with --date YYYY-MM-DD, or try again once the release source answers")),
 	asIf(exitNetwork, func(e *track.APIError) bool { return e.RateLimit },
 		"set GITHUB_TOKEN to a GitHub token: the API allows 60 requests an hour without one, 5000 with one"),
 	as(exitNetwork, fixed[*track.APIError](hintUpstream)),
 	is(track.ErrUpstream, exitNetwork, hintUpstream),
 	is(eol.ErrAPI, exitNetwork, "the support data source answered something unusable; the copy in use was kept. Check data: endoflife-url: in the config, or try again later"),
 	as(exitNetwork, fixed[*fetch.OfflineError]("run without --offline to download them, or bring them into the cache or a mirror")),
+	as(exitNetwork, fixed[*fetch.MissingError]("the mirror folder lacks the file: bring it over again ('updeb mirror export' where there is a way out, 'updeb mirror verify' here)")),
 	is(fetch.ErrRetryTime, exitNetwork, "the download did not finish within fetch: retry-time; raise it in the config for a slow link, or check the proxy"),
+	is(fetch.ErrProxyUnreachable, exitNetwork, "nothing answers at that proxy (3 tries over about 3 s, for a proxy being restarted): start it, or fix --proxy, proxy: in the config or HTTPS_PROXY"),
 	as(exitNetwork, fixed[*fetch.NetworkError]("check the proxy (--proxy, proxy: in the config, HTTPS_PROXY) and that it reaches the host")),
 	is(sigstore.ErrUnavailable, exitNetwork, "Rekor, GitHub's API or the TUF repository could not be asked: check the proxy, mirrors:, and sigstore: rekor-url / github-api in the config (GITHUB_TOKEN raises GitHub's rate limit)"),
 	is(context.Canceled, exitInterrupted, "interrupted: run the command again to finish"),

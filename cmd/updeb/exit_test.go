@@ -17,6 +17,7 @@ import (
 	"github.com/updeb/updeb/internal/eol"
 	"github.com/updeb/updeb/internal/fetch"
 	"github.com/updeb/updeb/internal/gate"
+	"github.com/updeb/updeb/internal/mirror"
 	"github.com/updeb/updeb/internal/recipe"
 	"github.com/updeb/updeb/internal/repo"
 	"github.com/updeb/updeb/internal/srcurl"
@@ -84,7 +85,7 @@ func TestExitStatus(t *testing.T) {
 		{"hostile archive", wrap(&archive.Error{Kind: archive.ErrUnsafe, Msg: "path traversal"}), exitCheck, "failed verification"},
 		{"decompression bomb", wrap(&archive.Error{Kind: archive.ErrLimit, Msg: "too large"}), exitCheck, "failed verification"},
 		{"corrupt archive", wrap(&archive.Error{Kind: archive.ErrCorrupt}), exitCheck, "failed verification"},
-		{"member missing", wrap(&archive.Error{Kind: archive.ErrMissing}), exitCheck, "failed verification"},
+		{"member missing", wrap(&archive.Error{Kind: archive.ErrMissing}), exitCheck, "holds no file of that name"},
 		{"too large", &fetch.SizeError{URL: "u", Limit: 1, Size: 2}, exitCheck, "max-size"},
 		{"https downgrade", &fetch.DowngradeError{From: "https://a", To: "http://a"}, exitCheck, "downgraded"},
 		{"incomplete release", &track.IncompleteError{Version: "1.2.0"}, exitCheck, "not uploaded every artifact"},
@@ -136,6 +137,8 @@ func TestExitStatus(t *testing.T) {
 		{"repo invalid", fmt.Errorf("%w: suite", repo.ErrInvalid), exitUsage, ""},
 		{"not published", fmt.Errorf("%w: kubectl", repo.ErrNotFound), exitUsage, ""},
 		{"not managed", repo.ErrNotManaged, exitUsage, ""},
+		{"mirror manifest", fmt.Errorf("%w: schema \"x\"", mirror.ErrManifest), exitUsage, "updeb-mirror.json"},
+		{"mirror folder incomplete", fmt.Errorf("%w: 1 missing", mirror.ErrFailed), exitCheck, "bring the missing and corrupt files over again"},
 		{"malformed envelope", fmt.Errorf("x.intoto.json: %w: not a JSON object", dsse.ErrMalformed), exitUsage, "DSSE envelope"},
 		{"not a provenance record", fmt.Errorf("x.intoto.json: %w: predicate type", provenance.ErrRecord), exitUsage, "DSSE envelope"},
 		{"unreadable base", fmt.Errorf("verify: %w", fmt.Errorf("%w: nope is not a commit", gate.ErrBase)), exitUsage, "--base"},
@@ -150,7 +153,10 @@ func TestExitStatus(t *testing.T) {
 		{"unusable upstream", fmt.Errorf("%w: no versions", track.ErrUpstream), exitNetwork, "try again later"},
 		{"unusable support data", fmt.Errorf("%w: u: the answer is HTML", eol.ErrAPI), exitNetwork, "copy in use was kept"},
 		{"offline miss", &fetch.OfflineError{Missing: []string{"u"}}, exitNetwork, "without --offline"},
+		{"missing from the mirror", wrap(&fetch.MissingError{URL: "u", Where: "mirror file:///m/u"}), exitNetwork, "updeb mirror export"},
 		{"download failed", wrap(netErr), exitNetwork, "check the proxy"},
+		{"release day unknown", wrap(&track.DayUnknownError{Recipe: "runc", Version: "1.4.4", Err: netErr}), exitNetwork, "--date YYYY-MM-DD"},
+		{"proxy down", wrap(&fetch.NetworkError{URL: "u", Proxy: "http://p:3128", Attempts: 3, Err: fmt.Errorf("%w: refused", fetch.ErrProxyUnreachable)}), exitNetwork, "nothing answers at that proxy"},
 		{"download too slow", wrap(&fetch.NetworkError{URL: "u", Attempts: 3, Err: fmt.Errorf("%w: x", fetch.ErrRetryTime)}), exitNetwork, "retry-time"},
 		{"interrupted", wrap(context.Canceled), exitInterrupted, "interrupted"},
 		{"stopped by a signal", &interruptedError{msg: "interrupted (signal: terminated)", err: context.Canceled}, exitInterrupted, "nothing half-done"},

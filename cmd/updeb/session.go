@@ -1,6 +1,8 @@
 package main
 
 import (
+	"time"
+
 	"github.com/updeb/updeb/internal/build"
 	"github.com/updeb/updeb/internal/config"
 	"github.com/updeb/updeb/internal/fetch"
@@ -50,6 +52,16 @@ func (g *globalOptions) openSessionWith(args, arches []string, lo recipe.LoadOpt
 // trusted root by the config's precedence, requests through the fetcher.
 func (s *session) sigstore() (*sigstore.Verifier, error) {
 	return s.g.newSigstoreVerifier(s.cfg, s.fetcher)
+}
+
+// fetchOptions are the build options of the commands that fetch and verify
+// the sources without building (fetch, mirror export).
+func (s *session) fetchOptions() (build.Options, error) {
+	ss, err := s.sigstore()
+	if err != nil {
+		return build.Options{}, err
+	}
+	return build.Options{Fetcher: s.fetcher, Sigstore: ss, Now: time.Now, Logger: s.g.logger(), PlanOptions: planOptions(s.cfg)}, nil
 }
 
 func (s *session) Close() { s.fetcher.Close() }

@@ -477,6 +477,7 @@ func TestTrustRefreshCLI(t *testing.T) {
 		t.Errorf("TUF not asked through squid:\n%s", f.sq.Log())
 	}
 	code, stdout, _ = run("--json", "trust", "show")
+	checkJSON(t, "trust show", stdout)
 	var show struct {
 		Source, File, SHA256 string
 		AgeDays              int `json:"age_days"`
@@ -488,6 +489,9 @@ func TestTrustRefreshCLI(t *testing.T) {
 		t.Errorf("with the refreshed root: exit %d: %s", code, stderr)
 	}
 	// Again: unchanged.
+	if code, stdout, _ := run("--json", "trust", "refresh", "--tuf-url", srv.URL, "--tuf-root", filepath.Join(f.dir, "tuf-root.json")); code != 0 || checkJSON(t, "trust refresh", stdout)["changed"] != false {
+		t.Errorf("refresh --json: exit %d: %s", code, stdout)
+	}
 	if code, stdout, _ := run("trust", "refresh", "--tuf-url", srv.URL, "--tuf-root", filepath.Join(f.dir, "tuf-root.json")); code != 0 || !strings.Contains(stdout, "(unchanged)") {
 		t.Errorf("second refresh: %s", stdout)
 	}

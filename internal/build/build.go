@@ -19,7 +19,6 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
-	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -61,6 +60,18 @@ type Options struct {
 	// ProvenanceKey signs each package's provenance record; nil writes the
 	// records unsigned (a DSSE envelope without signatures).
 	ProvenanceKey *signkey.Key
+	// Progress, when set, receives reports about each package being written
+	// (its compression is the long part of a build). It is called from
+	// several goroutines; a package's last report has Done set.
+	Progress func(Progress)
+}
+
+// Progress is one report about one package being written.
+type Progress struct {
+	File string // the .deb's base name
+	In   int64  // bytes of data.tar so far (files and tar headers, before compression)
+	Out  int64  // compressed bytes written so far
+	Done bool
 }
 
 // Job is one recipe built for one architecture.
@@ -313,8 +324,11 @@ type verifiedSource struct {
 	aux        []*fetch.Result // signature and checksum files, for provenance
 }
 
+// sourceKey is the cache key of a recipe version's signature and checksum
+// files. It names no architecture: a checksum file that lists every
+// architecture's artifacts (runc.sha256sum) is fetched once for all of them.
 func sourceKey(plan *recipe.Plan) string {
-	return plan.Recipe + " " + plan.UpstreamVersion + " " + plan.Arch
+	return plan.Recipe + " " + plan.UpstreamVersion
 }
 
 // fetchAndVerify downloads every source (pinned) and its signature and checksum
@@ -364,10 +378,12 @@ func Fetch(ctx context.Context, jobs []Job, opts Options) ([]*fetch.Result, erro
 	var (
 		out     []*fetch.Result
 		errs    []error
-		missing []string
+		offline = &fetch.OfflineError{}
 	)
+	po := opts.PlanOptions
+	po.SourcesOnly = true // fetching builds nothing: no maintainer needed
 	for _, j := range jobs {
-		plan, err := j.Recipe.Plan(j.Arch, opts.PlanOptions)
+		plan, err := j.Recipe.Plan(j.Arch, po)
 		if err != nil {
 			errs = append(errs, err)
 			continue
@@ -376,7 +392,7 @@ func Fetch(ctx context.Context, jobs []Job, opts Options) ([]*fetch.Result, erro
 		var off *fetch.OfflineError
 		switch {
 		case errors.As(err, &off):
-			missing = append(missing, off.Missing...)
+			offline.Add(off)
 			continue
 		case err != nil:
 			errs = append(errs, fmt.Errorf("%s (%s): %w", j.Recipe.Name, j.Arch, err))
@@ -387,9 +403,8 @@ func Fetch(ctx context.Context, jobs []Job, opts Options) ([]*fetch.Result, erro
 			out = append(out, srcs[name].aux...)
 		}
 	}
-	if len(missing) > 0 {
-		sort.Strings(missing)
-		errs = append(errs, &fetch.OfflineError{Missing: slices.Compact(missing)})
+	if len(offline.Missing)+len(offline.Corrupt) > 0 {
+		errs = append(errs, offline)
 	}
 	return out, errors.Join(errs...)
 }

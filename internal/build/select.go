@@ -188,6 +188,13 @@ func (ms *members) open(k memberKey) (io.ReadCloser, int64, error) {
 	return openMember(m)
 }
 
+// onDisk returns the file that holds member k when there is one now (a raw
+// source, or a member spooled by an earlier package).
+func (ms *members) onDisk(k memberKey) (string, bool) {
+	m, ok := ms.read[k]
+	return m.path, ok && ms.feeding[k.source] == nil
+}
+
 func openMember(m member) (io.ReadCloser, int64, error) {
 	f, err := os.Open(m.path)
 	return f, m.size, err

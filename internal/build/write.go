@@ -8,31 +8,52 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"time"
 
 	"github.com/updeb/updeb/internal/recipe"
 	"github.com/updeb/updeb/pkg/deb"
 	"github.com/updeb/updeb/pkg/digest"
 )
 
-// assemble turns a planned package into the deb writer's input.
+// assemble turns a planned package into the deb writer's input. The files'
+// bytes are watched on their way (binaries), for the lintian overrides.
 func assemble(r *recipe.Recipe, plan *recipe.Plan, pp *recipe.PlannedPackage, ms *members) (*deb.Package, error) {
 	p := &deb.Package{
 		Control:         pp.DebControl(),
 		Conffiles:       pp.Conffiles,
 		SourceDateEpoch: plan.SourceDateEpoch,
 	}
+	bins := newBinaries()
 	for _, f := range pp.Files {
 		e := deb.Entry{Path: f.Dest, Type: deb.TypeFile, Mode: f.Mode}
+		dest := f.Dest
 		if f.LocalPath != "" {
 			fh, st, err := r.OpenLocal(f.LocalPath)
 			if err != nil {
 				return nil, err
 			}
 			fh.Close()
-			e.Size, e.Open = st.Size(), openLocal(r, f.LocalPath, st)
+			open := openLocal(r, f.LocalPath, st)
+			bins.files[dest] = open
+			e.Size, e.Open = st.Size(), func() (io.ReadCloser, error) {
+				rc, err := open()
+				if err != nil {
+					return nil, err
+				}
+				return bins.watch(dest, rc), nil
+			}
 		} else {
 			k := keyOf(f)
-			e.OpenSized = func() (io.ReadCloser, int64, error) { return ms.open(k) }
+			if path, ok := ms.onDisk(k); ok {
+				bins.files[dest] = onDisk(path)
+			}
+			e.OpenSized = func() (io.ReadCloser, int64, error) {
+				rc, n, err := ms.open(k)
+				if err != nil {
+					return nil, 0, err
+				}
+				return bins.watch(dest, rc), n, nil
+			}
 		}
 		p.Entries = append(p.Entries, e)
 	}
@@ -44,8 +65,12 @@ func assemble(r *recipe.Recipe, plan *recipe.Plan, pp *recipe.PlannedPackage, ms
 	}
 	for _, g := range pp.GeneratedFiles {
 		content := g.Content
-		p.Entries = append(p.Entries, deb.Entry{Path: g.Dest, Type: deb.TypeFile, Mode: g.Mode, Size: int64(len(content)),
-			Open: func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(content)), nil }})
+		e := deb.Entry{Path: g.Dest, Type: deb.TypeFile, Mode: g.Mode, Size: int64(len(content)),
+			Open: func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(content)), nil }}
+		if g.Dest == recipe.OverridesPath(pp.Name) {
+			e.Size, e.Open, e.OpenSized = 0, nil, bins.overrides(pp)
+		}
+		p.Entries = append(p.Entries, e)
 	}
 	for _, s := range pp.Scripts {
 		p.Scripts = append(p.Scripts, deb.Script{Name: s.Name, Content: []byte(s.Content)})
@@ -82,6 +107,10 @@ func writePackage(ctx context.Context, r *recipe.Recipe, plan *recipe.Plan, pp *
 		return Output{}, err
 	}
 	p.Compression, p.XZWorkers = opts.Compression, opts.XZWorkers
+	if opts.Progress != nil {
+		p.Progress = progressOf(pp.OutputFile, opts.Progress)
+		defer opts.Progress(Progress{File: pp.OutputFile, Done: true})
+	}
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	ms.start(ctx, pp.Name, ms.streamable(pp.Name))
@@ -122,4 +151,19 @@ func writePackage(ctx context.Context, r *recipe.Recipe, plan *recipe.Plan, pp *
 		return Output{}, err
 	}
 	return Output{Package: pp.Name, File: pp.OutputFile, Size: res.Size, SHA256: res.SHA256}, nil
+}
+
+// progressEvery paces the reports of one package.
+const progressEvery = 100 * time.Millisecond
+
+// progressOf turns deb.Package.Progress calls (one per write into data.tar)
+// into a report at most every progressEvery.
+func progressOf(file string, report func(Progress)) func(in, out int64) {
+	var last time.Time
+	return func(in, out int64) {
+		if now := time.Now(); now.Sub(last) >= progressEvery {
+			last = now
+			report(Progress{File: file, In: in, Out: out})
+		}
+	}
 }

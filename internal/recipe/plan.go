@@ -23,6 +23,9 @@ import (
 type PlanOptions struct {
 	LocalSuffix       string // appended to the Debian version, e.g. "~wmf1": 3.18.4-1~wmf1
 	DefaultMaintainer string // "Name <email>", used when the recipe names no maintainer
+	// SourcesOnly plans for fetching and verifying the sources, not for
+	// building: no maintainer is asked for (the packages' may be empty).
+	SourcesOnly bool
 }
 
 // Plan is everything needed to build one recipe for one Debian architecture,
@@ -147,9 +150,13 @@ type PlannedPackage struct {
 	Directories    []string `json:",omitempty"` // absolute; parents are implied
 	Symlinks       []Link   `json:",omitempty"`
 	GeneratedFiles []GeneratedFile
-	Scripts        []Script `json:",omitempty"` // postinst, prerm, postrm (in that order, only those needed)
-	Conffiles      []string `json:",omitempty"` // absolute, sorted
-	OutputFile     string   // <name>_<version without epoch>_<arch>.deb
+	// LintianOverrides are the recipe's own (lintian-overrides), which
+	// Overrides adds to the ones updeb knows to write.
+	LintianOverrides []string `json:",omitempty"`
+	dynamic          bool     // the recipe says its binaries are dynamically linked
+	Scripts          []Script `json:",omitempty"` // postinst, prerm, postrm (in that order, only those needed)
+	Conffiles        []string `json:",omitempty"` // absolute, sorted
+	OutputFile       string   // <name>_<version without epoch>_<arch>.deb
 }
 
 // PlannedFile is one file of the package: from a source (Source, and Path
@@ -315,7 +322,7 @@ func (r *Recipe) maintainer(opts planOptions, fs *findings) string {
 		return r.Maintainer
 	}
 	m := opts.DefaultMaintainer
-	if m == "" && !opts.lint {
+	if m == "" && !opts.lint && !opts.SourcesOnly {
 		fs.because(ErrNoMaintainer, r.node, "maintainer: the recipe names none and no default maintainer is configured")
 	} else if m != "" && !maintainerRE.MatchString(m) {
 		fs.at(nil, "default maintainer %q is not \"Full Name <email@address>\"", m)
@@ -446,7 +453,7 @@ func (pl *packagePlanner) identity(dv debversion.Version) {
 	pl.pp = pp
 	pl.generated = map[string]bool{
 		docDir(pp.Name) + "copyright": true, docDir(pp.Name) + changelogName(pp): true,
-		"/usr/share/lintian/overrides/" + pp.Name: true,
+		OverridesPath(pp.Name): true,
 	}
 }
 

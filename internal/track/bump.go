@@ -36,6 +36,10 @@ type BumpOptions struct {
 	Options
 	To   string    // target upstream version; "" means the newest complete one in the track
 	Date time.Time // release-date; zero means the GitHub release's published_at
+	// DayClient, when set, asks the release source for the day of a --to
+	// version (when Date is zero) instead of Client: one that does not retry
+	// makes an unreachable API fail at once (see ReleaseDay).
+	DayClient Client
 	// Operator are digests the operator vouches for: source name -> Debian
 	// architecture -> digests. Upstream's bytes must match them; a source
 	// nothing upstream vouches for is pinned on them.
@@ -110,28 +114,29 @@ func Bump(ctx context.Context, r *recipe.Recipe, o BumpOptions) (*BumpResult, er
 func bump(ctx context.Context, r *recipe.Recipe, original []byte, o BumpOptions, write func(updated []byte) error) (*BumpResult, error) {
 	res := &BumpResult{Recipe: r.Name, File: r.Path, From: r.Version, To: o.To}
 	var published time.Time
-	if res.To == "" || (o.Date.IsZero() && res.To != r.Version) {
+	if res.To == "" {
 		c, err := Newest(ctx, r, o.Options)
 		if err != nil {
 			return nil, err
 		}
-		if res.To == "" {
-			res.To, published = c.InTrack.Version, c.InTrack.Published
-		} else if rels, err := Releases(ctx, r.Watch, o.Options); err == nil {
-			for _, rel := range rels {
-				if rel.Version == res.To {
-					published = rel.Published
-				}
-			}
-		} else {
-			return nil, err
-		}
+		res.To, published = c.InTrack.Version, c.InTrack.Published
 	}
 	if debianOf(res.To) == "" {
 		return nil, fmt.Errorf("%w: --to %q is not an upstream version", recipe.ErrInvalid, res.To)
 	}
 	if compareVersions(res.To, r.Version) < 0 {
 		return nil, fmt.Errorf("%w: %s is at %s, asked for %s", ErrDowngrade, r.Name, r.Version, res.To)
+	}
+	if o.Date.IsZero() && published.IsZero() && res.To != r.Version {
+		day := o.Options
+		if o.DayClient != nil {
+			day.Client = o.DayClient
+		}
+		publishedDay, err := ReleaseDay(ctx, r, res.To, day)
+		if err != nil {
+			return nil, err
+		}
+		published = publishedDay
 	}
 	if res.To != r.Version {
 		missing, err := Missing(ctx, r, res.To, o.Options)

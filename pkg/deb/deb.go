@@ -135,6 +135,11 @@ type Package struct {
 	// DefaultXZWorkers). It changes speed and memory, never the bytes: set it
 	// from configuration, not from the CPU count, to keep memory predictable.
 	XZWorkers int
+	// Progress, when set, is called as data.tar is written, with the bytes of
+	// data.tar so far (in) and the compressed bytes written so far (out): a
+	// caller can show a long compression moving. It is called on the writing
+	// goroutine, often: keep it cheap.
+	Progress func(in, out int64)
 }
 
 // FileResult describes one regular file of the written package (hardlinks too).

@@ -19,6 +19,12 @@
 //
 //	go run ./testdata/demo/mkmirror -sigstore
 //
+// The stand-in k9s release of the README's walk-through (a goreleaser layout
+// under github.com/derailed/k9s) is made on its own too, leaving the demo's
+// files as they are:
+//
+//	go run ./testdata/demo/mkmirror -k9s
+//
 // This is test tooling: it uses gpg, which the product itself never does.
 package main
 
@@ -58,7 +64,12 @@ var (
 func main() {
 	log.SetFlags(0)
 	sigstoreOnly := flag.Bool("sigstore", false, "only make pingd's Sigstore bundles (where they no longer verify) and the test trusted root")
+	k9sOnly := flag.Bool("k9s", false, "only make the README walk-through's stand-in k9s release")
 	flag.Parse()
+	if *k9sOnly {
+		k9s()
+		return
+	}
 	pingdDir := filepath.Join(base, "mirror", host, "pingd", "v"+pingdVer)
 	if *sigstoreOnly {
 		sigstoreBundles(pingdDir)
@@ -78,9 +89,9 @@ func main() {
 		// hello: a tarball with the binary and a LICENSE, signed detached (like Helm).
 		bin := goBuild("hello", arch, helloVer)
 		name := fmt.Sprintf("hello-v%s-linux-%s.tar.gz", helloVer, arch)
-		tgz := tarGz(fmt.Sprintf("linux-%s/", arch), map[string][]byte{
-			"hello":   bin,
-			"LICENSE": []byte("Demo fixture for updeb. Licensed under the Apache License, Version 2.0.\n"),
+		tgz := tarGz(fmt.Sprintf("linux-%s/", arch), []file{
+			{"LICENSE", []byte("Demo fixture for updeb. Licensed under the Apache License, Version 2.0.\n"), 0o644},
+			{"hello", bin, 0o755},
 		})
 		path := filepath.Join(helloDir, name)
 		check(os.WriteFile(path, tgz, 0o644))
@@ -170,24 +181,52 @@ func goBuild(tool, arch, version string) []byte {
 	return b
 }
 
-// tarGz writes a deterministic GNU tarball: fixed order, owner, mode and mtime.
-func tarGz(prefix string, files map[string][]byte) []byte {
+// file is one member of a fixture tarball.
+type file struct {
+	name string
+	data []byte
+	mode int64
+}
+
+// tarGz writes a deterministic GNU tarball: the folder prefix (none when
+// ""), then files in order, with fixed owner and mtime.
+func tarGz(prefix string, files []file) []byte {
 	var buf bytes.Buffer
 	zw, _ := gzip.NewWriterLevel(&buf, gzip.BestCompression)
 	tw := tar.NewWriter(zw)
-	check(tw.WriteHeader(&tar.Header{Typeflag: tar.TypeDir, Name: prefix, Mode: 0o755, ModTime: epoch, Format: tar.FormatGNU}))
-	for _, name := range []string{"LICENSE", "hello"} {
-		mode := int64(0o644)
-		if name == "hello" {
-			mode = 0o755
-		}
-		check(tw.WriteHeader(&tar.Header{Typeflag: tar.TypeReg, Name: prefix + name, Mode: mode, Size: int64(len(files[name])), ModTime: epoch, Format: tar.FormatGNU}))
-		_, err := tw.Write(files[name])
+	if prefix != "" {
+		check(tw.WriteHeader(&tar.Header{Typeflag: tar.TypeDir, Name: prefix, Mode: 0o755, ModTime: epoch, Format: tar.FormatGNU}))
+	}
+	for _, f := range files {
+		check(tw.WriteHeader(&tar.Header{Typeflag: tar.TypeReg, Name: prefix + f.name, Mode: f.mode, Size: int64(len(f.data)), ModTime: epoch, Format: tar.FormatGNU}))
+		_, err := tw.Write(f.data)
 		check(err)
 	}
 	check(tw.Close())
 	check(zw.Close())
 	return buf.Bytes()
+}
+
+// k9s writes the walk-through's stand-in k9s release: k9s_Linux_ARCH.tar.gz
+// (LICENSE, README.md, k9s at the top) and checksums.sha256, as goreleaser
+// publishes them, at the real URL path under github.com.
+func k9s() {
+	const ver = "0.50.16"
+	dir := filepath.Join(base, "mirror", "github.com", "derailed", "k9s", "releases", "download", "v"+ver)
+	check(os.MkdirAll(dir, 0o755))
+	var sums bytes.Buffer
+	for _, arch := range arches {
+		name := "k9s_Linux_" + arch + ".tar.gz"
+		tgz := tarGz("", []file{
+			{"LICENSE", []byte("Stand-in for k9s in updeb's walk-through. Licensed under the Apache License, Version 2.0.\n"), 0o644},
+			{"README.md", []byte("# k9s stand-in\n\nNot k9s: a fixture for updeb's README walk-through.\n"), 0o644},
+			{"k9s", goBuild("k9s", arch, ver), 0o755},
+		})
+		check(os.WriteFile(filepath.Join(dir, name), tgz, 0o644))
+		fmt.Fprintf(&sums, "%s  %s\n", sha(tgz), name)
+	}
+	check(os.WriteFile(filepath.Join(dir, "checksums.sha256"), sums.Bytes(), 0o644))
+	log.Printf("k9s stand-in written under %s:\n%s", dir, sums.String())
 }
 
 func importOrCreateKey(gnupg string) {
