@@ -100,7 +100,9 @@ func runCompat(cmd *cobra.Command, g *globalOptions, o *compatOptions) error {
 	in.EOL, in.EOLCopy = data.Data, data.Name()
 	report := compat.Evaluate(sets, in)
 	if format == compat.FormatHTML && rs != nil {
-		report.Plan = plan.Make(rs, data, plan.Options{Now: now})
+		if report.Extra, err = plan.HTML(plan.Make(rs, data, plan.Options{Now: now})); err != nil {
+			return err
+		}
 	}
 
 	var out strings.Builder

@@ -18,12 +18,12 @@ package compat
 
 import (
 	"fmt"
+	"html/template"
 	"sort"
 	"strings"
 	"time"
 
 	"github.com/updeb/updeb/internal/eol"
-	"github.com/updeb/updeb/internal/plan"
 	"github.com/updeb/updeb/pkg/debversion"
 )
 
@@ -105,9 +105,10 @@ type Report struct {
 	Components []string    `json:"components"`
 	Findings   []Finding   `json:"findings"`
 	Sources    []Source    `json:"sources"`
-	// Plan, when set, is shown as a section of the HTML page (updeb compat
-	// sets it from the recipes and the support data).
-	Plan *plan.Plan `json:"plan,omitempty"`
+	// Extra, when set, is an HTML section shown in the HTML page (updeb
+	// compat puts the plan of supported minors there, rendered by package
+	// plan); other formats leave it out.
+	Extra template.HTML `json:"-"`
 }
 
 // Count returns how many findings have the given severity.

@@ -5,8 +5,6 @@ import (
 	"io"
 	"strings"
 	"time"
-
-	"github.com/updeb/updeb/internal/plan"
 )
 
 // The page is self-contained: inline CSS, no script, no external resource.
@@ -106,13 +104,7 @@ func renderHTML(w io.Writer, r *Report) error {
 	for _, s := range r.Sources {
 		data.Sources = append(data.Sources, htmlSource{Title: s.title(), Text: s.Text})
 	}
-	if r.Plan != nil {
-		section, err := plan.HTML(r.Plan)
-		if err != nil {
-			return err
-		}
-		data.Plan = section
-	}
+	data.Plan = r.Extra
 	for _, comp := range r.Components {
 		row := htmlRow{Component: comp}
 		for _, s := range r.Sets {
