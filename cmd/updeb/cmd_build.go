@@ -1,9 +1,11 @@
 package main
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"runtime"
 	"runtime/debug"
 	"strings"
@@ -12,20 +14,19 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/updeb/updeb/pkg/archive"
-	"github.com/updeb/updeb/pkg/build"
-	"github.com/updeb/updeb/pkg/config"
+	"github.com/updeb/updeb/internal/build"
+	"github.com/updeb/updeb/internal/config"
+	"github.com/updeb/updeb/internal/recipe"
+	"github.com/updeb/updeb/internal/signkey"
 	"github.com/updeb/updeb/pkg/deb"
-	"github.com/updeb/updeb/pkg/digest"
-	"github.com/updeb/updeb/pkg/recipe"
-	"github.com/updeb/updeb/pkg/verify"
 )
 
 type buildOptions struct {
-	arches      []string
-	force       bool
-	jobs        int
-	compression string
+	arches        []string
+	force         bool
+	jobs          int
+	compression   string
+	provenanceKey string
 }
 
 func newBuildCmd(g *globalOptions) *cobra.Command {
@@ -35,16 +36,18 @@ func newBuildCmd(g *globalOptions) *cobra.Command {
 		Short: "Fetch, verify and build .deb packages (with provenance) into the output folder",
 		Long: `build runs the main job for each recipe and architecture: fetch every source
 through the proxy (or the mirror) into the verifying cache, check the pinned
-digests, OpenPGP signatures and upstream checksum files, take only the named
+digests, OpenPGP or Sigstore signatures and upstream checksum files, take only the named
 files out of the archives, and write reproducible .deb files and an in-toto
-provenance record beside each one. A recipe and architecture whose inputs and
+provenance record beside each one (DEB.intoto.json, a DSSE envelope signed with
+build: provenance-key: or --provenance-key; unsigned without a key; check one
+with 'updeb verify-provenance'). A recipe and architecture whose inputs and
 outputs are unchanged is skipped; --force rebuilds it.
 
 RECIPE is a name in the recipes folder (helm) or a path; none means all.`,
 		Example: `  updeb build helm
   updeb build --arch amd64 kubernetes-1.36 etcd --out /srv/debs
   updeb --config testdata/demo/updeb.yaml --recipes testdata/demo/recipes build
-  updeb build --json | jq '.[] | select(.skipped == false)'`,
+  updeb build --json | jq '.builds[] | select(.skipped == false)'`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return runBuild(cmd, g, o, args)
 		},
@@ -54,12 +57,18 @@ RECIPE is a name in the recipes folder (helm) or a path; none means all.`,
 	f.BoolVar(&o.force, "force", false, "rebuild even when nothing changed")
 	f.IntVarP(&o.jobs, "jobs", "j", 0, "builds at once (default: config build.parallel, else the number of CPUs)")
 	f.StringVar(&o.compression, "compression", "", "xz (default), gzip, zstd or none")
-	return cmd
+	f.StringVar(&o.provenanceKey, "provenance-key", "", "armored secret key that signs the provenance records (default: config build.provenance-key; none: unsigned records)")
+	return jsonOutput(cmd, 1)
 }
 
 // loadRecipes resolves and loads RECIPE arguments; any invalid recipe stops
 // everything (exit 2) with every finding listed.
 func loadRecipes(g *globalOptions, args []string) ([]*recipe.Recipe, error) {
+	return loadRecipesWith(g, args, recipe.LoadOptions{})
+}
+
+// loadRecipesWith is loadRecipes loading with lo.
+func loadRecipesWith(g *globalOptions, args []string, lo recipe.LoadOptions) ([]*recipe.Recipe, error) {
 	paths, err := resolveRecipes(g, args)
 	if err != nil {
 		return nil, err
@@ -69,7 +78,7 @@ func loadRecipes(g *globalOptions, args []string) ([]*recipe.Recipe, error) {
 		errs []error
 	)
 	for _, p := range paths {
-		r, err := recipe.Load(p, recipe.LoadOptions{})
+		r, err := recipe.Load(p, lo)
 		if err != nil {
 			errs = append(errs, err)
 			continue
@@ -77,7 +86,7 @@ func loadRecipes(g *globalOptions, args []string) ([]*recipe.Recipe, error) {
 		out = append(out, r)
 	}
 	if len(errs) > 0 {
-		return nil, withCode(exitUsage, errors.Join(errs...), "run 'updeb lint' for the full report")
+		return nil, invalidInput(errors.Join(errs...), "run 'updeb lint' for the full report")
 	}
 	return out, nil
 }
@@ -102,15 +111,8 @@ func runBuild(cmd *cobra.Command, g *globalOptions, o *buildOptions, args []stri
 	defer s.Close()
 	cfg := s.cfg
 	comp := first(o.compression, cfg.Build.Compression)
-	switch deb.Compression(comp) {
-	case "", deb.CompressionXZ, deb.CompressionGzip, deb.CompressionZstd, deb.CompressionNone:
-	default:
-		return usageErrorf("compression %q: want xz, gzip, zstd or none", comp)
-	}
-	switch deb.XZMode(cfg.Build.XZMode) {
-	case "", deb.XZFast, deb.XZBest:
-	default:
-		return usageErrorf("build.xz-mode %q in %s: want fast or best", cfg.Build.XZMode, cfg.File)
+	if err := config.CheckCompression(comp); err != nil {
+		return &inputError{err: err}
 	}
 	parallel := o.jobs
 	if parallel <= 0 {
@@ -122,28 +124,53 @@ func runBuild(cmd *cobra.Command, g *globalOptions, o *buildOptions, args []stri
 	if n := min(parallel, len(s.jobs)); getenv("GOMEMLIMIT") == "" && n > 1 {
 		debug.SetMemoryLimit(int64(n) * memoryLimit) // each build's encoders hold their own memory
 	}
+	ss, err := s.sigstore()
+	if err != nil {
+		return err
+	}
+	key, err := readProvenanceKey(first(o.provenanceKey, cfg.Build.ProvenanceKey))
+	if err != nil {
+		return err
+	}
 	opts := build.Options{
-		Fetcher:      s.fetcher,
-		OutDir:       g.outFolder(cfg),
-		Now:          time.Now,
-		Logger:       g.logger(),
-		UpdebVersion: version,
-		Compression:  deb.Compression(comp),
-		Force:        o.force,
-		Parallel:     parallel,
-		XZWorkers:    cfg.Build.XZWorkers,
-		XZMode:       deb.XZMode(cfg.Build.XZMode),
-		PlanOptions:  planOptions(cfg),
+		Fetcher:       s.fetcher,
+		Sigstore:      ss,
+		OutDir:        g.outFolder(cfg),
+		Now:           time.Now,
+		Logger:        g.logger(),
+		UpdebVersion:  version,
+		Compression:   deb.Compression(comp),
+		Force:         o.force,
+		Parallel:      parallel,
+		XZWorkers:     cfg.Build.XZWorkers,
+		XZMode:        deb.XZMode(cfg.Build.XZMode),
+		PlanOptions:   planOptions(cfg),
+		ProvenanceKey: key,
+		Progress:      g.buildProgress(),
 	}
 	results, runErr := build.Run(cmd.Context(), s.jobs, opts)
 	if g.json {
-		if err := writeJSON(cmd.OutOrStdout(), results); err != nil {
+		if err := printJSON(cmd.OutOrStdout(), cmd, struct {
+			Builds []build.Result `json:"builds"`
+		}{results}); err != nil {
 			return err
 		}
 	} else {
 		printBuildSummary(cmd.OutOrStdout(), opts.OutDir, results)
 	}
-	return buildExit(runErr)
+	return runErr
+}
+
+// readProvenanceKey loads the key that signs provenance records ("" for none).
+func readProvenanceKey(path string) (*signkey.Key, error) {
+	if path == "" {
+		return nil, nil
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, invalidInput(err, "build: provenance-key: names the armored secret key 'updeb keys generate' wrote (PREFIX.secret.asc)")
+	}
+	return signkey.Read(bytes.NewReader(data), path)
 }
 
 // buildJobs pairs each recipe with the requested architectures it has.
@@ -194,26 +221,4 @@ func printBuildSummary(w io.Writer, out string, results []build.Result) {
 	}
 	tw.Flush()
 	fmt.Fprintf(w, "%d built, %d up to date, %d failed; packages in %s\n", built, skipped, failed, out)
-}
-
-// buildExit maps a build failure to an exit code: a failed check (digest,
-// signature, checksum cross-check, hostile archive) is 1, a bad recipe or
-// config 2, and network or I/O 3.
-func buildExit(err error) error {
-	var mismatch *digest.MismatchError
-	switch {
-	case err == nil:
-		return nil
-	case errors.As(err, &mismatch), errors.Is(err, verify.ErrSignature), errors.Is(err, build.ErrCrossCheck),
-		errors.Is(err, archive.ErrUnsafe), errors.Is(err, archive.ErrCorrupt), errors.Is(err, archive.ErrMissing):
-		return withCode(exitCheck, err, "a source failed verification: nothing from it was packaged. Check the recipe's pins and the upstream release")
-	case errors.Is(err, recipe.ErrInvalid), errors.Is(err, deb.ErrInvalid), errors.Is(err, verify.ErrKeyring), errors.Is(err, archive.ErrWant):
-		hint := "fix the recipe; 'updeb lint' checks it offline"
-		if strings.Contains(err.Error(), "no default maintainer is configured") {
-			hint = "set build: maintainer: \"Name <email>\" in updeb.yaml (or maintainer: in the recipe)"
-		}
-		return withCode(exitUsage, err, hint)
-	}
-	// Network failures, offline misses and I/O errors: as updeb fetch reports them.
-	return fetchExit(err)
 }

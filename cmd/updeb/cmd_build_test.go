@@ -11,7 +11,7 @@ import (
 
 // TestBuildXZMode: build.xz-mode best writes other (smaller) data.tar.xz
 // bytes than the default fast mode, with the same content; an unknown mode is
-// a usage error that names the file.
+// a usage error that names the file, line and column.
 func TestBuildXZMode(t *testing.T) {
 	args, _ := demoProject(t)
 	cfg := args[1]
@@ -55,7 +55,7 @@ func TestBuildXZMode(t *testing.T) {
 		}
 	}
 	code, msg, _ = build("fastest")
-	if code != exitUsage || !strings.Contains(msg, `build.xz-mode "fastest" in `+cfg+`: want fast or best`) {
+	if code != exitUsage || !strings.Contains(msg, cfg+`:6:12: build.xz-mode "fastest": want fast or best`) {
 		t.Fatalf("xz-mode fastest: exit %d, want %d and a message naming the setting\n%s", code, exitUsage, msg)
 	}
 }

@@ -10,10 +10,12 @@ import (
 	"net/http/httptest"
 	"os"
 	"os/exec"
+	"os/signal"
 	"path/filepath"
 	"strings"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"testing"
 	"time"
 
@@ -21,8 +23,9 @@ import (
 	"github.com/updeb/updeb/internal/testenv"
 )
 
-// TestFetchHelperProcess is not a test: it is updeb's main when the test binary
-// re-executes itself as a second updeb process.
+// TestFetchHelperProcess is not a test: it is updeb's main, signal-aware
+// context included, when the test binary re-executes itself as a second
+// updeb process.
 func TestFetchHelperProcess(t *testing.T) {
 	if os.Getenv("UPDEB_TEST_HELPER") != "1" {
 		t.Skip("helper process only")
@@ -34,7 +37,9 @@ func TestFetchHelperProcess(t *testing.T) {
 			break
 		}
 	}
-	os.Exit(run(context.Background(), args, os.Stdout, os.Stderr))
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	os.Exit(run(ctx, args, os.Stdout, os.Stderr))
 }
 
 func runUpdeb(args ...string) (code int, stdout, stderr string) {
@@ -66,6 +71,8 @@ func TestFetchCommand(t *testing.T) {
 	os.WriteFile(conf, []byte("fetch:\n  retries: 1\n  retry-time: 5s\n  timeouts: {connect: 2s, idle: 2s}\n"), 0o644)
 	badConf := filepath.Join(dir, "bad.yaml")
 	os.WriteFile(badConf, []byte("fetch:\n  retries: 1\n  retrys: 2\n"), 0o644)
+	hugeConf := filepath.Join(dir, "huge.yaml")
+	os.WriteFile(hugeConf, []byte("build:\n  xz-workers: 100000\n  compression: rar\n"), 0o644)
 
 	tests := []struct {
 		name       string
@@ -84,7 +91,9 @@ func TestFetchCommand(t *testing.T) {
 			3, "", "updeb: error: fetch " + up.URL + "/b.tgz via proxy " + dead + ": failed after 2 attempts: "},
 		{"offline lists what is missing", []string{"--offline", "fetch", up.URL + "/c.tgz#sha256=" + strings.Repeat("c", 64), up.URL + "/a.tgz#sha256=" + sha},
 			3, "", "offline: 1 file(s) not in the cache:\n  " + up.URL + "/c.tgz\n"},
-		{"bad config", []string{"--config", badConf, "fetch", up.URL + "/a.tgz#sha256=" + sha}, 2, "", badConf + `:3: unknown field "retrys"`},
+		{"bad config", []string{"--config", badConf, "fetch", up.URL + "/a.tgz#sha256=" + sha}, 2, "", badConf + `:3:3: unknown field "retrys"`},
+		{"config value out of range", []string{"--config", hugeConf, "fetch", up.URL + "/a.tgz#sha256=" + sha}, 2, "",
+			hugeConf + ":2:15: build.xz-workers: 100000 is out of range: want 1 to 64\n" + hugeConf + `:3:16: build.compression "rar": want xz, gzip, zstd or none`},
 	}
 	cache := filepath.Join(dir, "cache")
 	for _, tc := range tests {

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"errors"
 	"fmt"
 	"io"
 	"io/fs"
@@ -10,17 +9,20 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/updeb/updeb/pkg/archive"
 	"github.com/updeb/updeb/pkg/deb"
 )
 
 func newInspectCmd(g *globalOptions) *cobra.Command {
-	return &cobra.Command{
+	return jsonOutput(&cobra.Command{
 		Use:   "inspect FILE.deb",
 		Short: "Show the members, control fields, scripts and file list of a .deb",
 		Long: `inspect reads any .deb (updeb's or dpkg-deb's; xz, gzip, zstd or no compression) and
 prints its ar members, control fields, conffiles, maintainer scripts and every data
 entry with mode, owner, size and mtime. With --json the output is meant for diffing
-two builds. A malformed archive exits 2, an unreadable file 3.`,
+two builds. A malformed archive exits 2, an unreadable file 3. Whatever dpkg-deb or
+dpkg would refuse is refused, and so is a decompression bomb (more than 100 times
+the file's size, plus 64 MiB, or 8 GiB in all).`,
 		Example: `  updeb inspect out/helm_3.15.4-1_amd64.deb
   updeb inspect --json a.deb > a.json && updeb inspect --json b.deb | diff a.json -`,
 		Args: func(_ *cobra.Command, args []string) error {
@@ -30,19 +32,16 @@ two builds. A malformed archive exits 2, an unreadable file 3.`,
 			return nil
 		},
 		RunE: func(cmd *cobra.Command, args []string) error {
-			info, err := deb.InspectFile(args[0])
-			if errors.Is(err, deb.ErrMalformed) {
-				return withCode(exitUsage, err, "the file is not a valid .deb; dpkg-deb --info gives a second opinion")
-			}
+			info, err := deb.InspectFile(cmd.Context(), args[0], archive.Limits{})
 			if err != nil {
-				return withCode(exitNetwork, err, "")
+				return err
 			}
 			if g.json {
-				return writeJSON(cmd.OutOrStdout(), info)
+				return printJSON(cmd.OutOrStdout(), cmd, info)
 			}
 			return printInfo(cmd.OutOrStdout(), info)
 		},
-	}
+	}, 1)
 }
 
 func printInfo(out io.Writer, info *deb.Info) error {

@@ -5,7 +5,7 @@ import (
 	"fmt"
 
 	"github.com/spf13/cobra"
-	"github.com/updeb/updeb/pkg/recipe"
+	"github.com/updeb/updeb/internal/recipe"
 )
 
 type lintResult struct {
@@ -15,7 +15,7 @@ type lintResult struct {
 }
 
 func newLintCmd(g *globalOptions) *cobra.Command {
-	return &cobra.Command{
+	return jsonOutput(&cobra.Command{
 		Use:   "lint [RECIPE...]",
 		Short: "Validate recipes offline",
 		Long: `Lint loads each recipe strictly: unknown fields, wrong types, missing fields,
@@ -42,7 +42,7 @@ Each finding is printed as FILE:LINE:COL: message. Exit 2 when there is any.`,
 				case errors.As(err, &e):
 					res.OK, res.Findings = false, e.Findings
 				case err != nil:
-					return withCode(exitNetwork, err, "")
+					return err
 				}
 				if !res.OK {
 					nBad++
@@ -56,16 +56,16 @@ Each finding is printed as FILE:LINE:COL: message. Exit 2 when there is any.`,
 				}
 			}
 			if g.json {
-				if err := writeJSON(out, map[string]any{"recipes": results, "findings": nFindings}); err != nil {
+				if err := printJSON(out, cmd, map[string]any{"recipes": results, "findings": nFindings}); err != nil {
 					return err
 				}
 			} else {
 				fmt.Fprintf(out, "%d recipe(s) checked: %d ok, %d with %d finding(s)\n", len(paths), len(paths)-nBad, nBad, nFindings)
 			}
 			if nFindings > 0 {
-				return withCode(exitUsage, fmt.Errorf("%d of %d recipe(s) are invalid", nBad, len(paths)), "fix the findings above (FILE:LINE:COL: message); recipes/README.md documents every field")
+				return invalidInput(fmt.Errorf("%d of %d recipe(s) are invalid", nBad, len(paths)), "fix the findings above (FILE:LINE:COL: message); recipes/README.md documents every field")
 			}
 			return nil
 		},
-	}
+	}, 1)
 }

@@ -11,28 +11,13 @@ import (
 )
 
 func TestLintCommand(t *testing.T) {
-	fixtures := filepath.Join("..", "..", "pkg", "recipe", "testdata", "recipes")
+	fixtures := filepath.Join("..", "..", "internal", "recipe", "testdata", "recipes")
 	good, err := os.ReadFile(filepath.Join(fixtures, "hello.yaml"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	// A copy of the fixture project with one broken field.
-	root := t.TempDir()
-	dir := filepath.Join(root, "recipes")
-	for name, content := range map[string]string{
-		"recipes/hello.yaml":          strings.Replace(string(good), "section: net", "sektion: net", 1),
-		"recipes/hello/hello.service": "[Service]\n",
-		"recipes/hello/hello.default": "DAEMON_ARGS=\n",
-		"keys/hello.asc":              "placeholder\n",
-	} {
-		p := filepath.Join(root, name)
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	dir := filepath.Join(helloProject(t, strings.Replace(string(good), "section: net", "sektion: net", 1)), "recipes")
 	tests := []struct {
 		args     []string
 		code     int
@@ -76,4 +61,27 @@ func TestLintCommand(t *testing.T) {
 			t.Errorf("updeb %v: exit %d, stdout:\n%s\nstderr:\n%s\nwant exit %d, stdout:\n%s\nstderr containing %q", tt.args, code, stdout.String(), stderr.String(), tt.code, tt.stdout, tt.stderrIn)
 		}
 	}
+}
+
+// helloProject writes a copy of the hello fixture project (recipes/hello.yaml
+// with the given text, its unit and default files, its keyring) and returns
+// its root.
+func helloProject(t *testing.T, hello string) string {
+	t.Helper()
+	root := t.TempDir()
+	for name, content := range map[string]string{
+		"recipes/hello.yaml":          hello,
+		"recipes/hello/hello.service": "[Service]\n",
+		"recipes/hello/hello.default": "DAEMON_ARGS=\n",
+		"keys/hello.asc":              "placeholder\n",
+	} {
+		p := filepath.Join(root, name)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return root
 }

@@ -1,25 +1,33 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
+	"maps"
 	"os"
+	"os/user"
+	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
 
-	"github.com/updeb/updeb/pkg/build"
-	"github.com/updeb/updeb/pkg/config"
+	"github.com/updeb/updeb/internal/build"
+	"github.com/updeb/updeb/internal/config"
+	"github.com/updeb/updeb/internal/repo"
+	"github.com/updeb/updeb/pkg/archive"
 	"github.com/updeb/updeb/pkg/control"
 	"github.com/updeb/updeb/pkg/deb"
-	"github.com/updeb/updeb/pkg/repo"
+	"github.com/updeb/updeb/pkg/dsse"
 )
 
-// readControl returns a .deb's control paragraph, read by our own reader.
-func readControl(path string) (control.Paragraph, error) {
-	info, err := deb.InspectFile(path)
+// readControl returns a .deb's control paragraph, read by our own reader,
+// which refuses a package that dpkg would refuse or that would break the
+// repository's index (see deb.Inspect).
+func readControl(ctx context.Context, path string) (control.Paragraph, error) {
+	info, err := deb.InspectFile(ctx, path, archive.Limits{})
 	if err != nil {
 		return control.Paragraph{}, err
 	}
@@ -30,19 +38,26 @@ func readControl(path string) (control.Paragraph, error) {
 // Each falls back to the config file's repo: section, then to a default (see
 // resolve); for publish, a package's own recipe may name its suite and
 // component (recorded in its provenance record) and wins over the config.
+// Suite settings (origin, label, ...) given by a flag or the config are
+// changes asked of the suite; those given by neither keep what the suite
+// stores.
 type repoOptions struct {
-	dir           string
-	suite         string
-	component     string
-	keyFile       string
-	origin        string
-	label         string
-	codename      string
-	description   string
-	architectures []string
-	validFor      time.Duration
+	dir              string
+	suite            string
+	component        string
+	keyFiles         []string
+	origin           string
+	label            string
+	codename         string
+	description      string
+	architectures    []string
+	validFor         time.Duration
+	keep             int
+	allowFieldChange bool
 
-	cfgSuite, cfgComponent string // from the config, filled by resolve
+	changed                func(flag string) bool // nil for commands that do not write
+	cfgSuite, cfgComponent string                 // from the config, filled by resolve
+	settings               repo.SettingsChange
 }
 
 func (o *repoOptions) addFlags(cmd *cobra.Command, writes bool) {
@@ -52,14 +67,17 @@ func (o *repoOptions) addFlags(cmd *cobra.Command, writes bool) {
 	if !writes {
 		return
 	}
+	o.changed = f.Changed
 	f.StringVar(&o.component, "component", "", "component, for example component/kubernetes131 (default: the recipe's, else config repo.component, else main)")
-	f.StringVar(&o.keyFile, "key", "", "armored secret signing key (from 'updeb keys generate'); default $UPDEB_SIGNING_KEY")
-	f.StringVar(&o.origin, "origin", "", "Release Origin field")
-	f.StringVar(&o.label, "label", "", "Release Label field")
-	f.StringVar(&o.codename, "codename", "", "Release Codename field (default: the suite)")
-	f.StringVar(&o.description, "description", "", "Release Description field")
-	f.StringSliceVar(&o.architectures, "architectures", nil, "architectures that always get an index (Architecture: all packages go to each)")
-	f.DurationVar(&o.validFor, "valid-for", 0, "add Valid-Until = Date + this duration (0: none)")
+	f.StringArrayVar(&o.keyFiles, "key", nil, "armored secret signing key (from 'updeb keys generate'), repeatable: every suite written is signed by each (a key rotation); default: config repo.key and repo.keys, else $UPDEB_SIGNING_KEY")
+	f.StringVar(&o.origin, "origin", "", "Release Origin field (stored with the suite; default: the suite's)")
+	f.StringVar(&o.label, "label", "", "Release Label field (stored with the suite; default: the suite's)")
+	f.StringVar(&o.codename, "codename", "", "Release Codename field (stored with the suite; default: the suite's, at creation the suite name)")
+	f.StringVar(&o.description, "description", "", "Release Description field (stored with the suite)")
+	f.StringSliceVar(&o.architectures, "architectures", nil, "architectures that always get an index, added to the suite's (Architecture: all packages go to each)")
+	f.DurationVar(&o.validFor, "valid-for", 0, "Valid-Until = Date + this duration, stored with the suite (0: none); renew with 'updeb repo refresh'")
+	f.IntVar(&o.keep, "keep", 0, fmt.Sprintf("generations with distinct packages kept for rollback, stored with the suite (default: the suite's, at creation %d)", repo.DefaultKeep))
+	f.BoolVar(&o.allowFieldChange, "allow-field-change", false, "make a change apt clients refuse until an administrator accepts it on each (Origin, Label, Codename) or that drops a signing key")
 }
 
 // resolve fills what no flag gave from the config's repo: section and the
@@ -68,18 +86,52 @@ func (o *repoOptions) addFlags(cmd *cobra.Command, writes bool) {
 func (o *repoOptions) resolve(c *config.Config) {
 	r := c.Repo
 	o.dir = first(o.dir, r.Dir, "repo")
-	o.keyFile = first(o.keyFile, r.Key, getenv("UPDEB_SIGNING_KEY"))
-	o.origin = first(o.origin, r.Origin)
-	o.label = first(o.label, r.Label)
-	o.codename = first(o.codename, r.Codename)
-	o.description = first(o.description, r.Description)
-	if len(o.architectures) == 0 {
-		o.architectures = r.Architectures
+	if len(o.keyFiles) == 0 {
+		for _, k := range append([]string{r.Key}, r.Keys...) {
+			if k != "" {
+				o.keyFiles = append(o.keyFiles, k)
+			}
+		}
 	}
-	if o.validFor == 0 {
-		o.validFor = time.Duration(r.ValidFor)
+	if len(o.keyFiles) == 0 && getenv("UPDEB_SIGNING_KEY") != "" {
+		o.keyFiles = []string{getenv("UPDEB_SIGNING_KEY")}
 	}
 	o.cfgSuite, o.cfgComponent = r.Suite, r.Component
+	if o.changed == nil {
+		return // a command that does not write
+	}
+	s := &o.settings
+	s.Origin = o.given("origin", o.origin, r.Origin)
+	s.Label = o.given("label", o.label, r.Label)
+	s.Codename = o.given("codename", o.codename, r.Codename)
+	s.Description = o.given("description", o.description, r.Description)
+	s.Architectures = o.architectures
+	if len(s.Architectures) == 0 {
+		s.Architectures = r.Architectures
+	}
+	if d := time.Duration(r.ValidFor); o.changed("valid-for") {
+		s.ValidFor = &o.validFor
+	} else if d > 0 {
+		s.ValidFor = &d
+	}
+	if o.changed("keep") {
+		s.Keep = &o.keep
+	} else if r.Keep > 0 {
+		s.Keep = &r.Keep
+	}
+	s.AllowFieldChange = o.allowFieldChange
+}
+
+// given returns the flag's value when it was given (even empty), else the
+// config's when set, else nil: keep what the suite stores.
+func (o *repoOptions) given(flag, value, cfg string) *string {
+	if o.changed(flag) {
+		return &value
+	}
+	if cfg != "" {
+		return &cfg
+	}
+	return nil
 }
 
 // target is where one .deb goes: the flag, else the suite and component its
@@ -97,55 +149,64 @@ func (o *repoOptions) target(deb string) (suite, component string) {
 		} `json:"predicate"`
 	}
 	if data, err := os.ReadFile(deb + build.ProvenanceSuffix); err == nil {
+		if env, err := dsse.Parse(data); err == nil {
+			data = env.Payload // (records of updeb before 2026-11 are the bare statement)
+		}
 		json.Unmarshal(data, &st) //nolint:errcheck // no record means no recipe preference
 	}
 	p := st.Predicate.BuildDefinition.ExternalParameters
 	return first(o.suite, p.Suite, o.cfgSuite, "stable"), first(o.component, p.Component, o.cfgComponent, "main")
 }
 
-// open loads the config and signing key and returns the repository.
+// open loads the config and the signing keys and returns the repository.
 func (o *repoOptions) open(g *globalOptions) (*repo.Repo, error) {
 	cfg, err := g.loadConfig()
 	if err != nil {
 		return nil, err
 	}
 	o.resolve(cfg)
-	keyFile := o.keyFile
-	if keyFile == "" {
+	if len(o.keyFiles) == 0 {
 		return nil, usageErrorf("no signing key: pass --key FILE or set UPDEB_SIGNING_KEY")
 	}
-	f, err := os.Open(keyFile)
-	if err != nil {
-		return nil, withCode(exitUsage, err, "create one with 'updeb keys generate'")
+	var signers []*repo.Signer
+	for _, keyFile := range o.keyFiles {
+		f, err := os.Open(keyFile)
+		if err != nil {
+			return nil, invalidInput(err, "create one with 'updeb keys generate'")
+		}
+		s, err := repo.ReadSigner(f, keyFile)
+		f.Close()
+		if err != nil {
+			return nil, err
+		}
+		signers = append(signers, s)
 	}
-	defer f.Close()
-	signer, err := repo.ReadSigner(f, keyFile)
+	signer, err := repo.JoinSigners(signers...)
 	if err != nil {
-		return nil, classifyRepoError(err)
+		return nil, err
 	}
-	return repo.Open(o.dir, repo.Options{
-		Release: repo.ReleaseConfig{Origin: o.origin, Label: o.label, Codename: o.codename, Description: o.description,
-			Architectures: o.architectures, ValidFor: o.validFor},
-		Signer: signer,
-		Now:    time.Now,
-		Logger: g.logger(),
-	}), nil
+	return repo.Open(o.dir, repo.Options{Settings: o.settings, Signer: signer, Actor: actor(), Now: time.Now, Logger: g.logger()}), nil
 }
 
-// classifyRepoError maps pkg/repo errors onto exit codes.
-func classifyRepoError(err error) error {
-	var conflict *repo.ConflictError
-	switch {
-	case err == nil:
-		return nil
-	case errors.As(err, &conflict):
-		return withCode(exitCheck, err, "the repository is unchanged; give the new build a new version or revision")
-	case errors.Is(err, repo.ErrWeakKey):
-		return withCode(exitUsage, err, "generate an Ed25519 key with 'updeb keys generate'")
-	case errors.Is(err, repo.ErrInvalid), errors.Is(err, repo.ErrKey), errors.Is(err, repo.ErrNotFound), errors.Is(err, repo.ErrNotManaged):
-		return withCode(exitUsage, err, "")
+// actor names who runs updeb, user@host, for the repository's history.
+func actor() string {
+	name := getenv("USER")
+	if u, err := user.Current(); err == nil {
+		name = u.Username
 	}
-	return withCode(exitNetwork, err, "")
+	host, _ := os.Hostname()
+	return name + "@" + host
+}
+
+// openReadOnly loads the config and returns the repository for commands that
+// do not sign (list, history, gc).
+func (o *repoOptions) openReadOnly(g *globalOptions) (*repo.Repo, *config.Config, error) {
+	cfg, err := g.loadConfig()
+	if err != nil {
+		return nil, nil, err
+	}
+	o.resolve(cfg)
+	return repo.Open(o.dir, repo.Options{Logger: g.logger()}), cfg, nil
 }
 
 func newPublishCmd(g *globalOptions) *cobra.Command {
@@ -156,7 +217,12 @@ func newPublishCmd(g *globalOptions) *cobra.Command {
 		Long: `publish copies .deb files into the repository's pool and switches in a new signed
 generation of the suite's metadata atomically. Every version stays listed. A package
 already published with the same bytes is left as it is; with other bytes the publish is
-refused (exit 1) and the repository is unchanged.`,
+refused (exit 1) and the repository is unchanged.
+
+A suite keeps its settings (Origin, Label, Codename, Description, architectures, signing
+keys, valid-for, keep): a flag or the config changes them, nothing given keeps them. A
+change apt clients refuse (Origin, Label, Codename, dropping a signing key) is refused
+(exit 1) unless --allow-field-change.`,
 		Example: `  updeb publish --repo /srv/apt --key repo.secret.asc out/*.deb
   updeb publish --suite bookworm-wikimedia --component component/kubernetes131 \
       --origin Wikimedia --architectures amd64,arm64 kubernetes-client_1.31.4-1_amd64.deb`,
@@ -166,36 +232,41 @@ refused (exit 1) and the repository is unchanged.`,
 			if err != nil {
 				return err
 			}
-			// One generation per suite and component; each is atomic.
-			type dest struct{ suite, component string }
-			groups := map[dest][]repo.Package{}
-			var order []dest
+			// One generation per suite, with every component of it: atomic.
+			groups := map[string]map[string][]repo.Package{}
+			var order []string
 			for _, path := range args {
-				ctl, err := readControl(path)
+				if dir := filepath.Dir(path); build.PendingCommit(dir) {
+					return invalidInput(fmt.Errorf("%s: the build that wrote %s was killed while it moved a recipe's packages in; some may be missing", path, dir),
+						"run 'updeb build' with the same output folder (it finishes the move), then publish again")
+				}
+				ctl, err := readControl(cmd.Context(), path)
 				if err != nil {
-					return withCode(exitUsage, err, "")
+					return invalidInput(err, "the repository is unchanged; nothing is published when one package is refused")
 				}
 				s, c := o.target(path)
-				d := dest{s, c}
-				if groups[d] == nil {
-					order = append(order, d)
+				if groups[s] == nil {
+					groups[s] = map[string][]repo.Package{}
+					order = append(order, s)
 				}
-				groups[d] = append(groups[d], repo.Package{Path: path, Control: ctl})
+				groups[s][c] = append(groups[s][c], repo.Package{Path: path, Control: ctl})
 			}
 			res := &repo.PublishResult{}
 			var summary []string
-			for _, d := range order {
-				one, err := r.Publish(cmd.Context(), d.suite, d.component, groups[d])
+			for _, suite := range order {
+				one, err := r.PublishComponents(cmd.Context(), suite, groups[suite])
 				if err != nil {
-					return classifyRepoError(err)
+					return err
 				}
 				res.Added = append(res.Added, one.Added...)
 				res.Unchanged = append(res.Unchanged, one.Unchanged...)
 				res.Generation = one.Generation
-				summary = append(summary, fmt.Sprintf("suite %s component %s: generation %d in %s", d.suite, d.component, one.Generation, strings.TrimSuffix(o.dir, "/")))
+				for _, c := range slices.Sorted(maps.Keys(groups[suite])) {
+					summary = append(summary, fmt.Sprintf("suite %s component %s: generation %d in %s", suite, c, one.Generation, strings.TrimSuffix(o.dir, "/")))
+				}
 			}
 			if g.json {
-				return writeJSON(cmd.OutOrStdout(), res)
+				return printJSON(cmd.OutOrStdout(), cmd, res)
 			}
 			out := cmd.OutOrStdout()
 			for _, e := range res.Added {
@@ -209,5 +280,5 @@ refused (exit 1) and the repository is unchanged.`,
 		},
 	}
 	o.addFlags(cmd, true)
-	return cmd
+	return jsonOutput(cmd, 1)
 }

@@ -7,7 +7,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/updeb/updeb/pkg/repo"
+	"github.com/updeb/updeb/internal/repo"
 )
 
 func newRepoCmd(g *globalOptions) *cobra.Command {
@@ -15,9 +15,15 @@ func newRepoCmd(g *globalOptions) *cobra.Command {
 		Use:   "repo",
 		Short: "Inspect and maintain the apt repository",
 		Example: `  updeb repo list --repo /srv/apt
-  updeb repo remove --repo /srv/apt --key repo.secret.asc kubectl=1.30.0-1`,
+  updeb repo remove --repo /srv/apt --key repo.secret.asc kubectl=1.30.0-1
+  updeb repo refresh --repo /srv/apt --key repo.secret.asc
+  updeb repo promote --repo /srv/apt --key repo.secret.asc --from staging --to production kubectl=1.31.4-1
+  updeb repo history --repo /srv/apt production
+  updeb repo rollback --repo /srv/apt --key repo.secret.asc production
+  updeb repo gc --repo /srv/apt --dry-run`,
 	}
-	cmd.AddCommand(newRepoListCmd(g), newRepoRemoveCmd(g))
+	cmd.AddCommand(newRepoListCmd(g), newRepoRemoveCmd(g), newRepoRefreshCmd(g), newRepoPromoteCmd(g),
+		newRepoHistoryCmd(g), newRepoRollbackCmd(g), newRepoGCCmd(g))
 	return cmd
 }
 
@@ -30,24 +36,22 @@ func newRepoListCmd(g *globalOptions) *cobra.Command {
   updeb repo list --repo /srv/apt --suite bookworm-wikimedia --json`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			cfg, err := g.loadConfig()
+			r, cfg, err := o.openReadOnly(g)
 			if err != nil {
 				return err
 			}
-			o.resolve(cfg)
-			suite := o.suite // every suite unless --suite or the config names one
-			if suite == "" {
-				suite = cfg.Repo.Suite
-			}
-			entries, err := repo.Open(o.dir, repo.Options{Logger: g.logger()}).List(suite)
+			suite := first(o.suite, cfg.Repo.Suite) // every suite unless --suite or the config names one
+			entries, err := r.List(suite)
 			if err != nil {
-				return classifyRepoError(err)
+				return err
 			}
 			if g.json {
 				if entries == nil {
 					entries = []repo.Entry{}
 				}
-				return writeJSON(cmd.OutOrStdout(), entries)
+				return printJSON(cmd.OutOrStdout(), cmd, struct {
+					Packages []repo.Entry `json:"packages"`
+				}{entries})
 			}
 			tw := tabwriter.NewWriter(cmd.OutOrStdout(), 0, 4, 2, ' ', 0)
 			fmt.Fprintln(tw, "SUITE\tCOMPONENT\tPACKAGE\tVERSION\tARCH\tSIZE")
@@ -59,7 +63,7 @@ func newRepoListCmd(g *globalOptions) *cobra.Command {
 	}
 	o.addFlags(cmd, false)
 	cmd.Flags().Lookup("suite").Usage = "only this suite (default: every suite)"
-	return cmd
+	return jsonOutput(cmd, 1)
 }
 
 func newRepoRemoveCmd(g *globalOptions) *cobra.Command {
@@ -82,12 +86,17 @@ func newRepoRemoveCmd(g *globalOptions) *cobra.Command {
 				name, version, _ := strings.Cut(a, "=")
 				rm, err := r.Remove(cmd.Context(), suite, component, name, version, arch)
 				if err != nil {
-					return classifyRepoError(err)
+					return err
 				}
 				removed = append(removed, rm...)
 			}
 			if g.json {
-				return writeJSON(cmd.OutOrStdout(), removed)
+				if removed == nil {
+					removed = []repo.Entry{}
+				}
+				return printJSON(cmd.OutOrStdout(), cmd, struct {
+					Removed []repo.Entry `json:"removed"`
+				}{removed})
 			}
 			for _, e := range removed {
 				if _, err := fmt.Fprintf(cmd.OutOrStdout(), "removed %s %s %s from %s/%s\n", e.Package, e.Version, e.Architecture, e.Suite, e.Component); err != nil {
@@ -99,7 +108,5 @@ func newRepoRemoveCmd(g *globalOptions) *cobra.Command {
 	}
 	o.addFlags(cmd, true)
 	cmd.Flags().StringVar(&arch, "arch", "", "only this architecture (default: every one)")
-	return cmd
+	return jsonOutput(cmd, 1)
 }
-
-// writeJSON prints v as indented JSON.

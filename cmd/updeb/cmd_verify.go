@@ -11,8 +11,8 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/updeb/updeb/pkg/build"
-	"github.com/updeb/updeb/pkg/check"
+	"github.com/updeb/updeb/internal/build"
+	"github.com/updeb/updeb/internal/gate"
 )
 
 type verifyOptions struct {
@@ -26,7 +26,8 @@ func newVerifyCmd(g *globalOptions) *cobra.Command {
 		Use:   "verify [RECIPE...]",
 		Short: "CI gate for recipes: verify, build twice, lintian, and compare with a base git revision",
 		Long: `verify checks recipes (typically a version bump) before they are merged:
-lint; fetch every source and verify its pinned digest and OpenPGP signature;
+lint; fetch every source and verify its pinned digest and its signature
+(OpenPGP, or Sigstore: the identity and issuer the recipe names);
 cross-check the pins against the upstream checksum file (or say that none is
 available); build into a temporary folder; lintian --fail-on error on every
 package (when lintian is installed); build again into a fresh folder and
@@ -50,7 +51,7 @@ Exit codes: 0 every check passed (warnings allowed), 1 a check failed,
 	f := cmd.Flags()
 	f.StringVar(&o.base, "base", "", "git revision to compare each recipe with (e.g. origin/main)")
 	f.StringSliceVar(&o.arches, "arch", nil, "architectures to build (default: every architecture of each recipe)")
-	return cmd
+	return jsonOutput(cmd, 1)
 }
 
 func runVerify(cmd *cobra.Command, g *globalOptions, o *verifyOptions, args []string) error {
@@ -61,13 +62,17 @@ func runVerify(cmd *cobra.Command, g *globalOptions, o *verifyOptions, args []st
 	defer s.Close()
 	tmp, err := os.MkdirTemp("", "updeb-verify-")
 	if err != nil {
-		return withCode(exitNetwork, err, "")
+		return err
 	}
 	defer os.RemoveAll(tmp)
-	opts := check.Options{
+	ss, err := s.sigstore()
+	if err != nil {
+		return err
+	}
+	opts := gate.Options{
 		Build: build.Options{
-			Fetcher: s.fetcher, Now: time.Now, Logger: g.logger(), UpdebVersion: version,
-			Parallel: runtime.NumCPU(), PlanOptions: planOptions(s.cfg),
+			Fetcher: s.fetcher, Sigstore: ss, Now: time.Now, Logger: g.logger(), UpdebVersion: version,
+			Parallel: runtime.NumCPU(), PlanOptions: planOptions(s.cfg), Progress: g.buildProgress(),
 		},
 		Arches:  o.arches,
 		TempDir: tmp,
@@ -80,51 +85,26 @@ func runVerify(cmd *cobra.Command, g *globalOptions, o *verifyOptions, args []st
 		if err != nil {
 			return usageErrorf("--base needs git: %v", err)
 		}
-		opts.Base = &check.Base{Git: git, Rev: o.base}
+		opts.Base = &gate.Base{Git: git, Rev: o.base}
 	}
-	rep, err := check.Run(cmd.Context(), s.recipes, opts)
+	rep, err := gate.Run(cmd.Context(), s.recipes, opts)
 	if err != nil {
-		return withCode(exitUsage, err, "")
+		return err
 	}
 	if g.json {
-		if err := writeJSON(cmd.OutOrStdout(), rep); err != nil {
+		if err := printJSON(cmd.OutOrStdout(), cmd, rep); err != nil {
 			return err
 		}
 	} else {
 		printVerifyReport(cmd.OutOrStdout(), rep)
 	}
-	return verifyExit(rep)
+	if err := rep.Err(); err != nil {
+		return fmt.Errorf("verify: %w", err)
+	}
+	return nil
 }
 
-// verifyExit: a failed check is 1, except that an unreadable base is invalid
-// input (2) and a download failure with no failed check beyond it is 3.
-func verifyExit(rep *check.Report) error {
-	if rep.Failed == 0 {
-		return nil
-	}
-	var causes []string
-	baseOnly, fetchOnly := true, true
-	for _, r := range rep.Recipes {
-		for _, x := range r.Results {
-			if x.Status != check.Fail {
-				continue
-			}
-			causes = append(causes, r.Recipe+": "+x.Check)
-			baseOnly = baseOnly && x.Check == "base"
-			fetchOnly = fetchOnly && x.Check == "fetch"
-		}
-	}
-	err := fmt.Errorf("verify: %d check(s) failed: %s", rep.Failed, strings.Join(causes, ", "))
-	switch {
-	case baseOnly:
-		return withCode(exitUsage, err, "--base must name a commit of the git repository that holds the recipes")
-	case fetchOnly && rep.Network:
-		return withCode(exitNetwork, err, "check the proxy and mirrors; nothing was verified")
-	}
-	return withCode(exitCheck, err, "see the FAIL lines above")
-}
-
-func printVerifyReport(w io.Writer, rep *check.Report) {
+func printVerifyReport(w io.Writer, rep *gate.Report) {
 	for _, r := range rep.Recipes {
 		v := r.Version
 		if r.Base != "" && r.Base != r.Version {
@@ -133,7 +113,7 @@ func printVerifyReport(w io.Writer, rep *check.Report) {
 		fmt.Fprintf(w, "== %s %s (%s)\n", r.Recipe, v, r.File)
 		for _, x := range r.Results {
 			label := strings.ToUpper(string(x.Status))
-			if x.Status == check.Warn {
+			if x.Status == gate.Warn {
 				label = "REVIEW"
 			}
 			detail := strings.ReplaceAll(x.Detail, "\n", "\n        ")

@@ -9,9 +9,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/updeb/updeb/internal/gate"
 	"github.com/updeb/updeb/internal/pgptest"
 	"github.com/updeb/updeb/internal/testenv"
-	"github.com/updeb/updeb/pkg/check"
 )
 
 // verifyRepo makes a git repository holding a copy of the demo project
@@ -25,9 +25,10 @@ func verifyRepo(t *testing.T) (repo, mirror string) {
 	if err := os.MkdirAll(repo, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	testenv.Run(t, "cp", "-a", filepath.Join(demo, "recipes"), filepath.Join(demo, "keys"), repo)
+	testenv.Run(t, "cp", "-a", filepath.Join(demo, "recipes"), filepath.Join(demo, "keys"), filepath.Join(demo, "sigstore"), repo)
 	testenv.Run(t, "cp", "-a", filepath.Join(demo, "mirror"), mirror)
-	cfg := "mirrors:\n  - {prefix: https://releases.example.org/, to: ../mirror/releases.example.org/}\nbuild:\n  maintainer: updeb tests <tests@example.org>\n"
+	cfg := "mirrors:\n  - {prefix: https://releases.example.org/, to: ../mirror/releases.example.org/}\nbuild:\n  maintainer: updeb tests <tests@example.org>\n" +
+		"sigstore: {trusted-root: sigstore/trusted_root.json}\n"
 	if err := os.WriteFile(filepath.Join(repo, "updeb.yaml"), []byte(cfg), 0o644); err != nil {
 		t.Fatal(err)
 	}
@@ -75,14 +76,14 @@ func TestVerifyBump(t *testing.T) {
 		name    string
 		change  func(t *testing.T)
 		code    int
-		checks  map[string]check.Status // check -> status it must have (for hello)
-		detail  string                  // in the failing (or warning) check's detail
-		changes []string                // in hello's changes
+		checks  map[string]gate.Status // check -> status it must have (for hello)
+		detail  string                 // in the failing (or warning) check's detail
+		changes []string               // in hello's changes
 	}{
 		{"good bump", func(t *testing.T) {
 			edit(t, hello, `revision: "1"`, `revision: "2"`)
 			edit(t, hello, "section: utils", "section: net")
-		}, 0, map[string]check.Status{"version": check.Pass, "lintian": check.Pass, "reproducible": check.Pass, "signature": check.Pass, "cross-check": check.Pass, "trust": check.Pass},
+		}, 0, map[string]gate.Status{"version": gate.Pass, "lintian": gate.Pass, "reproducible": gate.Pass, "signature": gate.Pass, "cross-check": gate.Pass, "trust": gate.Pass},
 			"1.2.0-1 -> 1.2.0-2", []string{`hello [amd64]: Section: "utils" -> "net"`}},
 		{"key rotation is flagged, not failed", func(t *testing.T) {
 			edit(t, hello, `revision: "1"`, `revision: "2"`)
@@ -92,23 +93,23 @@ func TestVerifyBump(t *testing.T) {
 			}
 			f.Write(outsider)
 			f.Close()
-		}, 0, map[string]check.Status{"trust": check.Warn, "version": check.Pass},
+		}, 0, map[string]gate.Status{"trust": gate.Warn, "version": gate.Pass},
 			"keyring keys/demo-upstream.asc changed", nil},
 		{"digest mismatch", func(t *testing.T) {
 			edit(t, hello, `revision: "1"`, `revision: "2"`)
 			edit(t, hello, "019250d9e08f5242159d5dcea64c8c7cf77924cd8c69460ae7af5d4ad51d032e", "119250d9e08f5242159d5dcea64c8c7cf77924cd8c69460ae7af5d4ad51d032e")
-		}, 1, map[string]check.Status{"digest": check.Fail}, "119250d9e08f5242159d5dcea64c8c7cf77924cd8c69460ae7af5d4ad51d032e", nil},
+		}, 1, map[string]gate.Status{"digest": gate.Fail}, "119250d9e08f5242159d5dcea64c8c7cf77924cd8c69460ae7af5d4ad51d032e", nil},
 		{"version does not increase", func(t *testing.T) {
 			edit(t, hello, "section: utils", "section: net")
-		}, 1, map[string]check.Status{"version": check.Fail, "lintian": check.Pass}, "does not increase over 1.2.0-1", nil},
+		}, 1, map[string]gate.Status{"version": gate.Fail, "lintian": gate.Pass}, "does not increase over 1.2.0-1", nil},
 		{"signature by a key outside the keyring", func(t *testing.T) {
 			edit(t, hello, `revision: "1"`, `revision: "2"`)
 			signer.Sign("Outsider <outsider@example.org>", tarball, tarball+".asc")
-		}, 1, map[string]check.Status{"signature": check.Fail}, "signature", nil},
+		}, 1, map[string]gate.Status{"signature": gate.Fail}, "signature", nil},
 		{"lintian error", func(t *testing.T) {
 			edit(t, hello, `revision: "1"`, `revision: "2"`)
 			edit(t, hello, "dest: /usr/bin/hello,", "dest: /usr/local/bin/hello,")
-		}, 1, map[string]check.Status{"lintian": check.Fail}, "file-in-usr-local", []string{"hello [amd64]: + /usr/local/bin/hello (0755)", "hello [amd64]: - /usr/bin/hello (0755)"}},
+		}, 1, map[string]gate.Status{"lintian": gate.Fail}, "file-in-usr-local", []string{"hello [amd64]: + /usr/local/bin/hello (0755)", "hello [amd64]: - /usr/bin/hello (0755)"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -123,13 +124,13 @@ func TestVerifyBump(t *testing.T) {
 			if code != tt.code {
 				t.Fatalf("exit %d, want %d\nstdout:\n%s\nstderr:\n%s", code, tt.code, stdout.String(), stderr.String())
 			}
-			var rep check.Report
+			var rep gate.Report
 			if err := json.Unmarshal(stdout.Bytes(), &rep); err != nil || len(rep.Recipes) != 1 {
 				t.Fatalf("report: %v\n%s", err, stdout.String())
 			}
-			got := map[string]check.Result{}
+			got := map[string]gate.Result{}
 			for _, x := range rep.Recipes[0].Results {
-				if prev, ok := got[x.Check]; !ok || prev.Status != check.Fail {
+				if prev, ok := got[x.Check]; !ok || prev.Status != gate.Fail {
 					got[x.Check] = x
 				}
 			}

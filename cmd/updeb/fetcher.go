@@ -2,17 +2,14 @@ package main
 
 import (
 	"crypto/x509"
-	"errors"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"strings"
 	"time"
 
-	"github.com/updeb/updeb/pkg/config"
-	"github.com/updeb/updeb/pkg/digest"
-	"github.com/updeb/updeb/pkg/fetch"
+	"github.com/updeb/updeb/internal/config"
+	"github.com/updeb/updeb/internal/fetch"
 )
 
 // defaultConfigFiles are read, first found wins, when --config is not given.
@@ -22,7 +19,7 @@ var defaultConfigFiles = []string{"updeb.yaml", "/etc/updeb/config.yaml"}
 func (g *globalOptions) loadConfig() (*config.Config, error) {
 	c, err := config.Load(g.configFile, defaultConfigFiles...)
 	if err != nil {
-		return nil, withCode(exitUsage, err, "fix the config file, or name another with --config")
+		return nil, invalidInput(err, "fix the config file, or name another with --config")
 	}
 	return c, nil
 }
@@ -40,6 +37,23 @@ func (g *globalOptions) cacheDirFor(c *config.Config) (string, error) {
 		return filepath.Join(getenv("HOME"), ".cache", "updeb"), nil
 	}
 	return "", usageErrorf("no cache folder: set --cache, cache: in the config, XDG_CACHE_HOME or HOME")
+}
+
+// stateDirFor is --state, else the config's state, else $XDG_STATE_HOME/updeb
+// or ~/.local/state/updeb: where refreshed support data and the refreshed
+// Sigstore trusted root live.
+func (g *globalOptions) stateDirFor(c *config.Config) (string, error) {
+	switch {
+	case g.stateDir != "":
+		return g.stateDir, nil
+	case c.State != "":
+		return c.State, nil
+	case getenv("XDG_STATE_HOME") != "":
+		return filepath.Join(getenv("XDG_STATE_HOME"), "updeb"), nil
+	case getenv("HOME") != "":
+		return filepath.Join(getenv("HOME"), ".local", "state", "updeb"), nil
+	}
+	return "", usageErrorf("no state folder: set --state, state: in the config, XDG_STATE_HOME or HOME")
 }
 
 // proxySetting applies the precedence flag > config > environment and says
@@ -90,7 +104,13 @@ func (g *globalOptions) newFetcher(c *config.Config) (*fetch.Fetcher, error) {
 		Offline:        g.offline,
 	}
 	for _, m := range c.Mirrors {
-		o.Mirrors = append(o.Mirrors, m.Mirror)
+		o.Mirrors = append(o.Mirrors, fetch.Mirror{Prefix: m.Prefix, To: m.To})
+	}
+	if mr := c.Fetch.MinRate; mr != nil {
+		o.MinRate, o.MinRateTime = int64(mr.BytesPerSecond), time.Duration(mr.Over)
+		if mr.None {
+			o.MinRate = -1
+		}
 	}
 	if r := c.Fetch.Retries; r != nil {
 		o.Retries = *r
@@ -101,7 +121,7 @@ func (g *globalOptions) newFetcher(c *config.Config) (*fetch.Fetcher, error) {
 	proxy, from := g.proxySetting(c)
 	u, err := config.ProxyURL(proxy)
 	if err != nil {
-		return nil, withCode(exitUsage, fmt.Errorf("%s: %w", from, err), "")
+		return nil, invalidInput(fmt.Errorf("%s: %w", from, err), "")
 	}
 	o.Proxy = u
 	if u != nil {
@@ -110,22 +130,17 @@ func (g *globalOptions) newFetcher(c *config.Config) (*fetch.Fetcher, error) {
 	if c.CABundle != "" {
 		pool, err := caPool(c.CABundle)
 		if err != nil {
-			return nil, withCode(exitUsage, err, "ca-bundle must name a PEM file of CA certificates")
+			return nil, invalidInput(err, "ca-bundle must name a PEM file of CA certificates")
 		}
 		o.RootCAs = pool
 	}
-	if !g.quiet && isTerminal(g.stderr) {
-		o.Progress = fetch.Bars(g.stderr)
-	}
+	o.Progress = g.fetchProgress()
 	dir, err := g.cacheDirFor(c)
 	if err != nil {
 		return nil, err
 	}
-	f, err := fetch.New(dir, o)
-	if err != nil {
-		return nil, withCode(exitNetwork, err, "")
-	}
-	return f, nil
+	g.shortenCache(dir)
+	return fetch.New(dir, o)
 }
 
 // caPool returns the system roots plus the certificates of a PEM bundle.
@@ -142,42 +157,4 @@ func caPool(file string) (*x509.CertPool, error) {
 		return nil, fmt.Errorf("ca-bundle %s: no PEM certificate in it", file)
 	}
 	return pool, nil
-}
-
-// isTerminal reports whether w is a character device (a terminal).
-func isTerminal(w io.Writer) bool {
-	f, ok := w.(*os.File)
-	if !ok {
-		return false
-	}
-	st, err := f.Stat()
-	return err == nil && st.Mode()&os.ModeCharDevice != 0
-}
-
-// fetchExit classifies an error of package fetch into an exit code and a hint.
-func fetchExit(err error) error {
-	var (
-		mismatch *digest.MismatchError
-		size     *fetch.SizeError
-		down     *fetch.DowngradeError
-		offline  *fetch.OfflineError
-		netErr   *fetch.NetworkError
-	)
-	switch {
-	case err == nil:
-		return nil
-	case errors.As(err, &mismatch):
-		return withCode(exitCheck, err, "the downloaded bytes differ from the pinned digest; nothing was cached. Check the pin and the upstream release")
-	case errors.As(err, &size):
-		return withCode(exitCheck, err, "raise fetch: max-size: in the config if this artifact really is that large")
-	case errors.As(err, &down):
-		return withCode(exitCheck, err, "the upstream redirected to plain http; updeb never downloads over a downgraded connection")
-	case errors.Is(err, digest.ErrNoPin):
-		return withCode(exitUsage, err, "")
-	case errors.As(err, &offline):
-		return withCode(exitNetwork, err, "run without --offline to download them, or bring them into the cache or a mirror")
-	case errors.As(err, &netErr):
-		return withCode(exitNetwork, err, "check the proxy (--proxy, proxy: in the config, HTTPS_PROXY) and that it reaches the host")
-	}
-	return withCode(exitNetwork, err, "")
 }

@@ -1,6 +1,7 @@
 // Command updeb turns verified upstream release binaries into reproducible Debian
 // packages and a signed apt repository. This file only wires the signal-aware
-// context and maps errors to the documented exit codes; commands live in cmd_*.go.
+// context; run (root.go) executes a command, exit.go maps its error to the
+// documented exit code and hint, and the commands live in cmd_*.go.
 package main
 
 import (
@@ -16,7 +17,7 @@ import (
 // formula: at the default fast mode and two workers about 220 MiB on binaries,
 // the blocks, encoders and outputs being allocated once and reused) and small
 // buffers; without a limit the garbage collector lets the heap grow to twice
-// the live size, which would double the peak RSS.
+// the live size, which would double the peak RSS (internal/bench/README.md).
 const memoryLimit = 256 << 20
 
 func main() {

@@ -1,16 +1,15 @@
 package main
 
 import (
-	"errors"
-	"maps"
 	"time"
 
 	"github.com/spf13/cobra"
 
-	"github.com/updeb/updeb/pkg/config"
-	"github.com/updeb/updeb/pkg/fetch"
-	"github.com/updeb/updeb/pkg/recipe"
-	"github.com/updeb/updeb/pkg/track"
+	"github.com/updeb/updeb/internal/compat"
+	"github.com/updeb/updeb/internal/config"
+	"github.com/updeb/updeb/internal/fetch"
+	"github.com/updeb/updeb/internal/recipe"
+	"github.com/updeb/updeb/internal/track"
 )
 
 // trackFlags are the options updeb outdated and bump share.
@@ -41,47 +40,16 @@ func (t *trackFlags) options(g *globalOptions, c *config.Config, f *fetch.Fetche
 	return o, nil
 }
 
-// trackExit classifies errors of package track (and what it calls).
-func trackExit(err error) error {
-	var api *track.APIError
-	switch {
-	case err == nil:
-		return nil
-	case errors.As(err, &api) && api.RateLimit:
-		return withCode(exitNetwork, err, "set GITHUB_TOKEN to a GitHub token: the API allows 60 requests an hour without one, 5000 with one")
-	case errors.As(err, &api) && api.Status == 404:
-		return withCode(exitUsage, err, "check watch: github: OWNER/REPO in the recipe (and GITHUB_TOKEN for a private repository)")
-	case errors.As(err, &api), errors.Is(err, track.ErrUpstream):
-		return withCode(exitNetwork, err, "the release source answered something unusable; try again later, or check --github-api / watch: url")
-	case errors.Is(err, track.ErrNoWatch):
-		return withCode(exitUsage, err, "add a watch: section to the recipe (recipes/README.md)")
-	case errors.Is(err, track.ErrIncomplete):
-		return withCode(exitCheck, err, "upstream has not uploaded every artifact yet: try later, or --to an older complete version")
-	case errors.Is(err, track.ErrReupload):
-		return withCode(exitCheck, err, "ALARM: upstream bytes changed for a pinned version. Do not re-pin blindly: find out why (a compromised release?) before anything else")
-	case errors.Is(err, track.ErrDowngrade):
-		return withCode(exitUsage, err, "bump only moves forward; edit the recipe by hand to go back")
-	case errors.Is(err, track.ErrNoDate):
-		return withCode(exitUsage, err, "give the upstream release day with --date YYYY-MM-DD")
-	}
-	return buildExit(err)
-}
-
-// recipeComponentRequires collects the recipes' requires by component name
-// (track.Component: the recipe name without a -MAJOR.MINOR suffix). Two
-// recipes of one component must agree.
-func recipeComponentRequires(rs []*recipe.Recipe) (map[string]map[string]string, error) {
-	out := map[string]map[string]string{}
-	from := map[string]string{}
+// recipeRequirements collects the recipes' requires: each applies to the
+// version its recipe ships of its component (track.Component: the recipe name
+// without a -MAJOR.MINOR suffix), so that cri-tools-1.35 and cri-tools-1.36
+// may each require their own Kubernetes minor.
+func recipeRequirements(rs []*recipe.Recipe) []compat.Requirement {
+	var out []compat.Requirement
 	for _, r := range rs {
-		if len(r.Requires) == 0 {
-			continue
+		if len(r.Requires) > 0 {
+			out = append(out, compat.Requirement{Component: track.Component(r), Version: r.Version, Requires: r.Requires})
 		}
-		c := track.Component(r)
-		if prev, ok := out[c]; ok && !maps.Equal(prev, r.Requires) {
-			return nil, withCode(exitUsage, errors.New(r.Path+" and "+from[c]+" are both component "+c+" but declare different requires"), "give the recipes of one component the same requires")
-		}
-		out[c], from[c] = r.Requires, r.Path
 	}
-	return out, nil
+	return out
 }

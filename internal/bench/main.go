@@ -42,17 +42,20 @@ var sections = []section{
 	{"deb", "deb: one package of Go binaries (GOROOT amd64, arm64 cmd/..., ppc64le compile/go/pprof/trace), from the same tree", benchDeb},
 	{"pipeline", "end to end: fetch through squid, verify (sha512 + OpenPGP), extract, build one package from a tarball of the same binaries", benchPipeline},
 	{"fetch", "fetch: updeb vs curl through squid", benchFetch},
+	{"repo", "repository: publish into a suite of N package versions, publish 1 more, refresh; vs apt-ftparchive + gzip + xz + gpg on the same pool", benchRepo},
 	{"xz", "xz and zstd: pkg/deb's xz modes vs dpkg-deb -Zxz and xz -6, its zstd vs dpkg-deb -Zzstd, on one amd64 package (~30 MiB) and the whole payload", benchXZ},
 }
 
 // children are the modes the program runs in when re-executed as a child.
 var children = map[string]func(args []string) error{
-	"deb-write": childDebWrite,
+	"deb-write":    childDebWrite,
+	"repo-publish": childRepoPublish,
+	"repo-refresh": childRepoRefresh,
 }
 
 func main() {
 	child := flag.String("child", "", "internal: run as a measured child process")
-	only := flag.String("only", "", "comma-separated sections to run (deb, pipeline, fetch, xz); default all")
+	only := flag.String("only", "", "comma-separated sections to run (deb, pipeline, fetch, repo, xz); default all")
 	flag.Parse()
 	if *child != "" {
 		f, ok := children[*child]

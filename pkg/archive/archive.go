@@ -11,6 +11,12 @@
 // twice), refuses the whole archive with ErrUnsafe. updeb never extracts, so an
 // unwanted escaping link could not hurt it; but an archive that carries one is
 // not a clean release and a human should look before it is packaged.
+//
+// The contract of Select: every refusal is an *Error whose Kind is one of the
+// Err* sentinels (errors.Is works on both); what the callback produced must be
+// discarded unless Select returns nil, since a tar archive's verdict may come
+// at its end; reads are bounded by Limits (decompressed bytes, file size,
+// entries) whatever the archive claims.
 package archive
 
 import (
@@ -78,12 +84,18 @@ type Limits struct {
 	MaxTotal int64
 	// MaxEntries bounds the number of entries (of any type) in the archive.
 	MaxEntries int
+	// MaxRatio bounds the decompressed bytes to MaxRatio times the
+	// archive's compressed size, plus RatioFloor: a bomb is refused after
+	// a few hundred MB instead of MaxTotal.
+	MaxRatio int64
 }
 
 // DefaultLimits fit Kubernetes server tarballs (several hundred MB, with image
-// tars inside) with a wide margin.
+// tars inside) with a wide margin. The ratio, 100, is twenty times what xz
+// reaches on Go binaries (about 4) and far below what a bomb of zeros
+// reaches (gzip 1000, xz 7000).
 func DefaultLimits() Limits {
-	return Limits{MaxFileSize: 2 << 30, MaxTotal: 8 << 30, MaxEntries: 100000}
+	return Limits{MaxFileSize: 2 << 30, MaxTotal: 8 << 30, MaxEntries: 100000, MaxRatio: 100}
 }
 
 func (l Limits) withDefaults() Limits {
@@ -96,6 +108,9 @@ func (l Limits) withDefaults() Limits {
 	}
 	if l.MaxEntries <= 0 {
 		l.MaxEntries = d.MaxEntries
+	}
+	if l.MaxRatio <= 0 {
+		l.MaxRatio = d.MaxRatio
 	}
 	return l
 }
@@ -212,7 +227,7 @@ func newScan(ctx context.Context, path string, want []string, lim Limits, fn fun
 	if err != nil {
 		return nil, err
 	}
-	return &scan{ctx: ctx, archive: path, lim: lim, want: w, fn: fn, seen: map[string]bool{}, links: map[string]string{}}, nil
+	return &scan{ctx: ctx, archive: path, lim: lim, bud: NewBudget(ctx, lim, -1), want: w, fn: fn, seen: map[string]bool{}, links: map[string]string{}}, nil
 }
 
 // wantSet holds the cleaned wanted names and which were found.
@@ -255,6 +270,7 @@ type scan struct {
 	ctx     context.Context
 	archive string
 	lim     Limits
+	bud     *Budget // every decompressed byte of the archive counts against it
 	want    *wantSet
 	fn      func(Member, io.Reader) error
 	entries int

@@ -13,7 +13,7 @@ func selectRaw(ctx context.Context, path string, want []string, lim Limits, fn f
 	if len(want) != 1 || want[0] != "" {
 		return fmt.Errorf("%w %q: a raw artifact is itself the one file; want must be exactly [\"\"]", ErrWant, want)
 	}
-	s := &scan{ctx: ctx, archive: path, lim: lim, fn: fn}
+	s := &scan{ctx: ctx, archive: path, lim: lim, bud: NewBudget(ctx, lim, -1), fn: fn}
 	f, err := os.Open(path)
 	if err != nil {
 		return fmt.Errorf("archive: %w", err)

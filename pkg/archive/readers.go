@@ -5,34 +5,20 @@ import (
 	"io"
 )
 
-// budget counts decompressed bytes against Limits.MaxTotal and checks the
-// context. Every byte any entry, header or padding costs passes through one.
+// budget reads src through the scan's Budget (MaxTotal, MaxRatio, the
+// context) and names the entry being read when the allowance is spent.
 type budget struct {
 	s     *scan
 	src   io.Reader
-	total int64
 	entry string // the entry being read, for the message
 }
 
 func (b *budget) Read(p []byte) (int, error) {
-	if err := b.s.ctx.Err(); err != nil {
-		return 0, err
+	n, err := b.s.bud.read(b.src, p)
+	var be *BudgetError
+	if errors.As(err, &be) {
+		return n, b.s.errorf(ErrLimit, b.entry, nil, "%s", be.Error())
 	}
-	left := b.s.lim.MaxTotal - b.total
-	if left <= 0 {
-		// Exactly MaxTotal bytes is allowed; one more is not.
-		var probe [1]byte
-		n, err := b.src.Read(probe[:])
-		if n > 0 {
-			return 0, b.s.errorf(ErrLimit, b.entry, nil, "decompressed data exceeds %d bytes (Limits.MaxTotal): refusing a possible decompression bomb", b.s.lim.MaxTotal)
-		}
-		return 0, err
-	}
-	if int64(len(p)) > left {
-		p = p[:left]
-	}
-	n, err := b.src.Read(p)
-	b.total += int64(n)
 	return n, err
 }
 

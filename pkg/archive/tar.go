@@ -23,6 +23,11 @@ func (s *scan) selectTarFile(kind Kind) error {
 		return fmt.Errorf("archive: %w", err)
 	}
 	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return fmt.Errorf("archive: %w", err)
+	}
+	s.bud = NewBudget(s.ctx, s.lim, fi.Size())
 	return s.selectTar(kind, bufio.NewReaderSize(f, readBufferSize))
 }
 

@@ -26,6 +26,7 @@ func (s *scan) selectZip() error {
 	if err != nil {
 		return fmt.Errorf("archive: %w", err)
 	}
+	s.bud = NewBudget(s.ctx, s.lim, fi.Size())
 	return s.selectZipReader(f, fi.Size())
 }
 

@@ -1,6 +1,13 @@
 // Package control reads and writes Debian control data (deb822 paragraphs), as
 // used by DEBIAN/control, apt's Packages and Release files. A Paragraph keeps its
 // fields in order; writing folds multi-line values the way dpkg expects.
+//
+// The contract: field names are matched case-insensitively, as dpkg does, and
+// written as given; a parsed paragraph written again gives the same fields
+// and values (continuation lines fold with one space, an empty line is ".");
+// every parse error wraps ErrSyntax or names the input and line
+// ("name:LINE: message"); a line is at most 16 MiB. WriteTo writes what it is
+// given: check values with ValidateFieldName and ValidateValue first.
 package control
 
 import (
@@ -19,13 +26,13 @@ var ErrSyntax = errors.New("control: syntax error")
 // by "\n" without the leading space of continuation lines; an empty line inside
 // a value is stored as ".", exactly as deb822 writes it.
 type Field struct {
-	Name  string
-	Value string
+	Name  string `json:"name"`
+	Value string `json:"value"`
 }
 
 // Paragraph is an ordered list of fields.
 type Paragraph struct {
-	Fields []Field
+	Fields []Field `json:"fields"`
 }
 
 // Get returns the value of the named field (case-insensitive) and whether it exists.

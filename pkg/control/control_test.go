@@ -78,3 +78,57 @@ func FuzzParse(f *testing.F) {
 		}
 	})
 }
+
+// FuzzParseStrict: no panic; what ParseStrict accepts, WriteTo writes and
+// ParseStrict reads back to the same fields (the repository writes what a
+// .deb's control file holds into its index).
+func FuzzParseStrict(f *testing.F) {
+	f.Add([]byte("Package: a\nVersion: 1\nDescription: x\n y\n .\n  verbatim\n"))
+	f.Add([]byte("A: 1\n\nB: 2\n"))
+	f.Add([]byte("X-Big: \x01\n"))
+	f.Fuzz(func(t *testing.T, in []byte) {
+		p, err := ParseStrict(in, "fuzz")
+		if err != nil {
+			if !errors.Is(err, ErrSyntax) {
+				t.Fatalf("error without ErrSyntax: %v", err)
+			}
+			return
+		}
+		again, err := ParseStrict(p.Bytes(), "again")
+		if err != nil {
+			t.Fatalf("re-parse of %q: %v", p.Bytes(), err)
+		}
+		if len(again.Fields) != len(p.Fields) {
+			t.Fatalf("%d fields, %d after a round trip", len(p.Fields), len(again.Fields))
+		}
+		for i := range p.Fields {
+			if again.Fields[i] != p.Fields[i] {
+				t.Fatalf("field %d: %q, %q after a round trip", i, p.Fields[i], again.Fields[i])
+			}
+		}
+	})
+}
+
+func TestParseStrict(t *testing.T) {
+	p, err := ParseStrict([]byte("Package: a\nDescription: short\n long\n .\n   verbatim\n"), "c")
+	if err != nil || p.Value("Description") != "short\nlong\n.\n  verbatim" {
+		t.Fatalf("%q, %v", p.Value("Description"), err)
+	}
+	for _, tc := range []struct{ in, want string }{
+		{"Package: a\nPackage: b\n", "c:2: duplicate field Package"},
+		{"# c\nA1: b\n", "c:1: \"# c\": control files have no comments"},
+		{"A1: b\n \nB1: c\n", "c:2: field A1: a line of only whitespace"},
+		{"A1: b\n\nB1: c\n", "c:3: a second paragraph"},
+		{"A1: b", "c:1: no newline at the end"},
+		{"A1: b\r\n", `c:1: field "A1": control character '\r'`},
+		{"A1: caf\xe9\n", "c:1: not UTF-8"},
+		{"A: b\n", `field name "A" is shorter than two characters`},
+		{"A B: c\n", `field name "A B" contains ' '`},
+		{"", "c: no fields"},
+		{"X-Big: " + strings.Repeat("x", MaxStanzaSize) + "\n", `c: 262152 bytes (the field "X-Big" alone has 262152), more than the 262144`},
+	} {
+		if _, err := ParseStrict([]byte(tc.in), "c"); err == nil || !errors.Is(err, ErrSyntax) || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("ParseStrict(%.40q) = %v, want %q", tc.in, err, tc.want)
+		}
+	}
+}

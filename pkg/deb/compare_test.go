@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/updeb/updeb/internal/testenv"
+	"github.com/updeb/updeb/pkg/archive"
 )
 
 // The same tree built by dpkg-deb --root-owner-group --build (with
@@ -111,11 +112,11 @@ Description: the synopsis
 	if _, err := Write(context.Background(), ours, p); err != nil {
 		t.Fatal(err)
 	}
-	want, err := InspectFile(ref)
+	want, err := InspectFile(context.Background(), ref, archive.Limits{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	got, err := InspectFile(ours)
+	got, err := InspectFile(context.Background(), ours, archive.Limits{})
 	if err != nil {
 		t.Fatal(err)
 	}

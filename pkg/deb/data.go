@@ -43,22 +43,11 @@ func (it *item) tarName() string {
 	return "." + it.path
 }
 
-// plan validates entries and returns them in dpkg-deb's order: "./" first, then
-// depth-first with each directory's children sorted by byte order, symlinks
-// after all other entries (in the same walk order). Checked against dpkg-deb
-// 1.21 on nested trees: a directory's whole subtree comes before a sibling whose
-// name sorts after it ("./a/", "./a/z/f", "./a-b", "./a.b/").
+// plan validates entries and returns them in dpkg-deb's order (see
+// tree.dpkgOrder), with implicit parents added and hardlink groups resolved,
+// and every item by path. It reports every problem it finds.
 func plan(p *Package) (ordered []*item, byPath map[string]*item, errs []error) {
-	sde := p.SourceDateEpoch
-	clamp := func(t time.Time) time.Time {
-		if t.IsZero() || t.Unix() <= 0 || t.After(sde) {
-			return sde
-		}
-		return t
-	}
-	root := &item{path: "/", typ: TypeDir, mode: 0o755, mtime: sde}
-	byPath = map[string]*item{"/": root}
-	explicit := map[string]bool{}
+	t := newTree(p.SourceDateEpoch)
 	var hardlinks []*item
 	for i := range p.Entries {
 		e := &p.Entries[i]
@@ -66,78 +55,127 @@ func plan(p *Package) (ordered []*item, byPath map[string]*item, errs []error) {
 			errs = append(errs, err)
 			continue
 		}
-		if explicit[e.Path] {
+		if t.explicit[e.Path] {
 			errs = append(errs, invalidf("entry %q: duplicate path", e.Path))
 			continue
 		}
-		explicit[e.Path] = true
-		if e.Mode&(fs.ModeSetuid|fs.ModeSetgid|fs.ModeSticky) != 0 {
-			errs = append(errs, invalidf("entry %q: mode %v has setuid, setgid or sticky bits, which the writer refuses", e.Path, e.Mode))
+		t.explicit[e.Path] = true
+		it, ierrs := t.item(e)
+		errs = append(errs, ierrs...)
+		if it == nil {
 			continue
 		}
-		it := &item{path: e.Path, typ: e.Type, mtime: clamp(e.ModTime), linkname: e.Linkname}
-		switch e.Type {
-		case TypeFile:
-			it.mode = 0o644
-			if e.Mode&0o111 != 0 {
-				it.mode = 0o755
-			}
-			it.size, it.open, it.openSized = e.Size, e.Open, e.OpenSized
-			if e.Size < 0 {
-				errs = append(errs, invalidf("entry %q: negative size %d", e.Path, e.Size))
-			}
-			switch {
-			case e.Open == nil && e.OpenSized == nil:
-				errs = append(errs, invalidf("entry %q: regular file without an Open function", e.Path))
-			case e.OpenSized != nil && (e.Open != nil || e.Size != 0):
-				errs = append(errs, invalidf("entry %q: OpenSized set together with Open or Size %d (it replaces both)", e.Path, e.Size))
-			}
-		case TypeDir:
-			it.mode = 0o755
-		case TypeSymlink:
-			it.mode = 0o777
-			if e.Linkname == "" || strings.ContainsAny(e.Linkname, "\n\r\x00") {
-				errs = append(errs, invalidf("entry %q: symlink target %q must be non-empty, without newline or NUL", e.Path, e.Linkname))
-			}
-		case TypeHardlink:
+		if it.typ == TypeHardlink {
 			hardlinks = append(hardlinks, it)
-		default:
-			errs = append(errs, invalidf("entry %q: unknown type %d", e.Path, e.Type))
-			continue
 		}
-		if e.Type != TypeSymlink && e.Type != TypeHardlink && e.Linkname != "" {
-			errs = append(errs, invalidf("entry %q: a %s with Linkname %q", e.Path, e.Type, e.Linkname))
-		}
-		if old, ok := byPath[e.Path]; ok {
-			// Only an implicit parent can be here already.
-			if e.Type != TypeDir {
-				errs = append(errs, invalidf("entry %q: is a %s, but other entries are inside it", e.Path, e.Type))
-				continue
-			}
-			old.mode, old.mtime = it.mode, it.mtime
-			continue
-		}
-		// Add the entry and every missing parent.
-		child := it
-		byPath[e.Path] = it
-		for dir := path.Dir(e.Path); ; dir = path.Dir(dir) {
-			parent, ok := byPath[dir]
-			if ok {
-				if parent.typ != TypeDir {
-					errs = append(errs, invalidf("entry %q: parent %q is a %s, not a directory", e.Path, dir, parent.typ))
-					break
-				}
-				parent.children = append(parent.children, child)
-				break
-			}
-			parent = &item{path: dir, typ: TypeDir, mode: 0o755, mtime: sde, children: []*item{child}}
-			byPath[dir] = parent
-			child = parent
+		if err := t.add(it); err != nil {
+			errs = append(errs, err)
 		}
 	}
+	errs = append(errs, t.linkHardlinks(hardlinks)...)
+	if len(errs) > 0 {
+		return nil, nil, errs
+	}
+	ordered = t.dpkgOrder()
+	shareHardlinkData(ordered)
+	return ordered, t.byPath, nil
+}
+
+// tree is data.tar's entries as a directory tree, from "/".
+type tree struct {
+	root     *item
+	byPath   map[string]*item
+	explicit map[string]bool // paths given as entries (not implicit parents)
+	sde      time.Time
+}
+
+func newTree(sde time.Time) *tree {
+	root := &item{path: "/", typ: TypeDir, mode: 0o755, mtime: sde}
+	return &tree{root: root, byPath: map[string]*item{"/": root}, explicit: map[string]bool{}, sde: sde}
+}
+
+// item normalises one entry as dpkg-deb's packages have it (mode by type,
+// mtime clamped to SourceDateEpoch) and validates it. It returns a nil item
+// for an entry that cannot be placed at all.
+func (t *tree) item(e *Entry) (*item, []error) {
+	if e.Mode&(fs.ModeSetuid|fs.ModeSetgid|fs.ModeSticky) != 0 {
+		return nil, []error{invalidf("entry %q: mode %v has setuid, setgid or sticky bits, which the writer refuses", e.Path, e.Mode)}
+	}
+	mtime := e.ModTime
+	if mtime.IsZero() || mtime.Unix() <= 0 || mtime.After(t.sde) {
+		mtime = t.sde
+	}
+	it := &item{path: e.Path, typ: e.Type, mtime: mtime, linkname: e.Linkname}
+	var errs []error
+	switch e.Type {
+	case TypeFile:
+		it.mode = 0o644
+		if e.Mode&0o111 != 0 {
+			it.mode = 0o755
+		}
+		it.size, it.open, it.openSized = e.Size, e.Open, e.OpenSized
+		if e.Size < 0 {
+			errs = append(errs, invalidf("entry %q: negative size %d", e.Path, e.Size))
+		}
+		switch {
+		case e.Open == nil && e.OpenSized == nil:
+			errs = append(errs, invalidf("entry %q: regular file without an Open function", e.Path))
+		case e.OpenSized != nil && (e.Open != nil || e.Size != 0):
+			errs = append(errs, invalidf("entry %q: OpenSized set together with Open or Size %d (it replaces both)", e.Path, e.Size))
+		}
+	case TypeDir:
+		it.mode = 0o755
+	case TypeSymlink:
+		it.mode = 0o777
+		if e.Linkname == "" || strings.ContainsAny(e.Linkname, "\n\r\x00") {
+			errs = append(errs, invalidf("entry %q: symlink target %q must be non-empty, without newline or NUL", e.Path, e.Linkname))
+		}
+	case TypeHardlink:
+	default:
+		return nil, append(errs, invalidf("entry %q: unknown type %d", e.Path, e.Type))
+	}
+	if e.Type != TypeSymlink && e.Type != TypeHardlink && e.Linkname != "" {
+		errs = append(errs, invalidf("entry %q: a %s with Linkname %q", e.Path, e.Type, e.Linkname))
+	}
+	return it, errs
+}
+
+// add places it in the tree with every missing parent directory. A
+// directory entry for a path already there as an implicit parent gives it
+// its mode and mtime.
+func (t *tree) add(it *item) error {
+	if old, ok := t.byPath[it.path]; ok {
+		// Only an implicit parent can be here already.
+		if it.typ != TypeDir {
+			return invalidf("entry %q: is a %s, but other entries are inside it", it.path, it.typ)
+		}
+		old.mode, old.mtime = it.mode, it.mtime
+		return nil
+	}
+	child := it
+	t.byPath[it.path] = it
+	for dir := path.Dir(it.path); ; dir = path.Dir(dir) {
+		parent, ok := t.byPath[dir]
+		if ok {
+			if parent.typ != TypeDir {
+				return invalidf("entry %q: parent %q is a %s, not a directory", it.path, dir, parent.typ)
+			}
+			parent.children = append(parent.children, child)
+			return nil
+		}
+		parent = &item{path: dir, typ: TypeDir, mode: 0o755, mtime: t.sde, children: []*item{child}}
+		t.byPath[dir] = parent
+		child = parent
+	}
+}
+
+// linkHardlinks joins each hardlink to the group of its target, which must
+// be a regular file given as an entry.
+func (t *tree) linkHardlinks(hardlinks []*item) []error {
+	var errs []error
 	for _, h := range hardlinks {
-		target, ok := byPath[h.linkname]
-		if !ok || target.typ != TypeFile || !explicit[h.linkname] {
+		target, ok := t.byPath[h.linkname]
+		if !ok || target.typ != TypeFile || !t.explicit[h.linkname] {
 			kind := "missing"
 			if ok {
 				kind = "a " + target.typ.String()
@@ -151,10 +189,16 @@ func plan(p *Package) (ordered []*item, byPath map[string]*item, errs []error) {
 		*target.group = append(*target.group, h)
 		h.group = target.group
 	}
-	if len(errs) > 0 {
-		return nil, nil, errs
-	}
-	var symlinks []*item
+	return errs
+}
+
+// dpkgOrder returns the items in dpkg-deb's order: "./" first, then
+// depth-first with each directory's children sorted by byte order, symlinks
+// after all other entries (in the same walk order). Checked against dpkg-deb
+// 1.21 on nested trees: a directory's whole subtree comes before a sibling
+// whose name sorts after it ("./a/", "./a/z/f", "./a-b", "./a.b/").
+func (t *tree) dpkgOrder() []*item {
+	var ordered, symlinks []*item
 	var walk func(*item)
 	walk = func(it *item) {
 		if it.typ == TypeSymlink {
@@ -167,10 +211,13 @@ func plan(p *Package) (ordered []*item, byPath map[string]*item, errs []error) {
 			walk(c)
 		}
 	}
-	walk(root)
-	ordered = append(ordered, symlinks...)
-	// As GNU tar does: the first member of a hardlink group in output order
-	// carries the data, the others link to it.
+	walk(t.root)
+	return append(ordered, symlinks...)
+}
+
+// shareHardlinkData does what GNU tar does: the first member of a hardlink
+// group in output order carries the data, the others link to it.
+func shareHardlinkData(ordered []*item) {
 	done := map[*[]*item]bool{}
 	for _, it := range ordered {
 		if it.group == nil || done[it.group] {
@@ -191,7 +238,6 @@ func plan(p *Package) (ordered []*item, byPath map[string]*item, errs []error) {
 			m.typ, m.mode, m.size, m.open, m.openSized, m.linkname = TypeHardlink, carrier.mode, carrier.size, nil, nil, it.path
 		}
 	}
-	return ordered, byPath, nil
 }
 
 // installedSize is dpkg-gencontrol's; call it after writeData, which learns

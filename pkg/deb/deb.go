@@ -1,11 +1,22 @@
 // Package deb writes Debian binary packages (.deb) the way dpkg-deb --build does,
 // from entries whose content is streamed, and reads them back for inspection.
 //
-// Write produces byte-identical output for the same Package on every machine:
-// entry order, owners, modes and mtimes are normalised, every compressor setting
-// is pinned, and nothing is read from the host (no umask, clock, user names or
-// locale). data.tar is compressed into a temporary file next to the output, so
-// memory stays flat however large the payload is.
+// The contract of Write:
+//   - It validates the whole Package before a byte is written and reports every
+//     problem in one error wrapping ErrInvalid.
+//   - The output path is then either the complete package or untouched: the
+//     package is written to a temporary file in the same folder, fsynced and
+//     renamed, and every temporary file is removed on every path.
+//   - The same Package gives byte-identical output on every machine: entry
+//     order is dpkg-deb's, owners, modes and mtimes are normalised, every
+//     compressor setting is pinned, and nothing is read from the host (no
+//     umask, clock, user names or locale).
+//   - Content is streamed: each entry is opened once, in output order, and
+//     data.tar is compressed into a temporary file next to the output, so
+//     memory stays flat however large the payload is.
+//
+// Inspect and InspectFile read any .deb (dpkg-deb's too); damage is an error
+// wrapping ErrMalformed, an I/O error is returned as it is.
 //
 // xz members are written by pkg/xzpar's LZMA2 encoder in one of two modes
 // (Package.XZMode): fast, the default (lazy matching, 32 MiB blocks, 16 MiB
@@ -137,6 +148,11 @@ type Package struct {
 	XZWorkers int
 	// XZMode is the xz encoder's mode ("" means XZFast). It changes the bytes.
 	XZMode XZMode
+	// Progress, when set, is called as data.tar is written, with the bytes of
+	// data.tar so far (in) and the compressed bytes written so far (out): a
+	// caller can show a long compression moving. It is called on the writing
+	// goroutine, often: keep it cheap.
+	Progress func(in, out int64)
 }
 
 // XZMode selects the xz encoder: XZFast (lazy matching) or XZBest (optimal

@@ -1,9 +1,9 @@
 package deb
 
 import (
-	"archive/tar"
 	"bufio"
 	"bytes"
+	"context"
 	"crypto/md5"
 	"encoding/hex"
 	"errors"
@@ -11,9 +11,11 @@ import (
 	"io"
 	"io/fs"
 	"os"
+	"path"
 	"strings"
 	"time"
 
+	"github.com/updeb/updeb/pkg/archive"
 	"github.com/updeb/updeb/pkg/control"
 )
 
@@ -62,9 +64,10 @@ func malformed(format string, args ...any) error {
 	return fmt.Errorf("%w: "+format, append([]any{ErrMalformed}, args...)...)
 }
 
-// InspectFile reads the .deb at path. Errors about its content wrap ErrMalformed;
-// others are I/O errors.
-func InspectFile(path string) (*Info, error) {
+// InspectFile reads the .deb at path (see Inspect). Errors about its content
+// wrap ErrMalformed and name the file; a stopped context's error is returned
+// as it is; others are I/O errors.
+func InspectFile(ctx context.Context, path string, lim archive.Limits) (*Info, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, err
@@ -74,25 +77,55 @@ func InspectFile(path string) (*Info, error) {
 	if err != nil {
 		return nil, err
 	}
-	info, err := Inspect(f, st.Size())
+	if !st.Mode().IsRegular() {
+		return nil, malformed("%s: not a regular file (%s)", path, st.Mode().Type())
+	}
+	info, err := Inspect(ctx, f, st.Size(), lim)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
 	return info, nil
 }
 
-// maxControlFile bounds each file read from control.tar into memory.
-const maxControlFile = 64 << 20
+// maxControlMember bounds each file other than control read from
+// control.tar into memory (md5sums of 100,000 files is about 7 MB).
+const maxControlMember = 16 << 20
 
-// Inspect reads a .deb of the given size. It accepts what dpkg-deb accepts:
-// debian-binary 2.x first, members named "_..." skipped, control.tar and
-// data.tar in xz, gzip, zstd or no compression.
-func Inspect(r io.ReaderAt, size int64) (*Info, error) {
+// Inspect reads a .deb of the given size and refuses, with ErrMalformed and
+// a message naming the member, entry or field, every package that dpkg-deb
+// (--info, --contents, --fsys-tarfile) or dpkg -i would refuse, and a few
+// that they accept but that have no place in a repository (each marked
+// "stricter than dpkg" below):
+//
+//   - the ar container as dpkg-deb reads it: debian-binary 2.x first, then
+//     control.tar, then data.tar, each once, members named "_..." skipped
+//     anywhere; stricter: no other member after data.tar, sizes without
+//     embedded spaces, only the compressions dpkg-deb writes (none, gzip,
+//     xz, zstd; dpkg also reads data.tar.bz2 and .lzma);
+//   - control.tar and data.tar as dpkg's own tar reader sees them
+//     (tarread.go): header checksums, entry types, no PAX headers;
+//     stricter: nothing but zeros after the end-of-archive block;
+//   - control.tar holds only regular files with plain names (no "/", no
+//     "..", nothing absolute) and its root directory, each once, control
+//     among them (stricter: GNU tar, which dpkg-deb runs on it, would also
+//     create links, devices and sub-directories);
+//   - data.tar entry names without a ".." component or a newline, each
+//     once; stricter: not absolute, no device nodes, a hardlink only to a
+//     regular file earlier in data.tar (dpkg links to whatever the target
+//     path is on the installing system);
+//   - the control file as dpkg parses it, plus what apt needs to keep the
+//     repository's index readable (control.ParseStrict, checkControl);
+//   - lim's bounds (archive.Budget): decompressed bytes in total and as a
+//     ratio of the file's size, entries, the size of one file; and ctx,
+//     checked between reads, so a long read stops promptly.
+func Inspect(ctx context.Context, r io.ReaderAt, size int64, lim archive.Limits) (*Info, error) {
 	members, err := readAr(r, size)
 	if err != nil {
 		return nil, err
 	}
-	info := &Info{MD5Sums: map[string]string{}, Conffiles: []string{}, Scripts: []ScriptInfo{}}
+	in := &inspector{ctx: ctx, lim: withDefaults(lim), bud: archive.NewBudget(ctx, lim, size),
+		info:    &Info{MD5Sums: map[string]string{}, Conffiles: []string{}, Scripts: []ScriptInfo{}},
+		control: map[string]bool{}, data: map[string]byte{}}
 	var sawControl, sawData bool
 	for i, m := range members {
 		mem := Member{Name: m.name, Size: m.size}
@@ -102,39 +135,35 @@ func Inspect(r io.ReaderAt, size int64) (*Info, error) {
 			if m.name != "debian-binary" {
 				return nil, malformed("first ar member is %q, expected debian-binary", m.name)
 			}
-			b := make([]byte, min(m.size, 64))
-			if _, err := sec.ReadAt(b, 0); err != nil {
+			if err := checkDebianBinary(sec, m.size); err != nil {
 				return nil, err
 			}
-			if !bytes.HasPrefix(b, []byte("2.")) || !bytes.HasSuffix(b, []byte("\n")) || m.size > 64 {
-				return nil, malformed("debian-binary is %q, expected \"2.0\\n\"", b)
-			}
-		case strings.HasPrefix(m.name, "_") && !sawControl:
-			// dpkg-deb ignores these.
-		case !sawControl && strings.HasPrefix(m.name, "control.tar"):
+		case strings.HasPrefix(m.name, "_"):
+			// dpkg-deb skips these (debsigs appends _gpgorigin after data.tar).
+		case strings.HasPrefix(m.name, "control.tar") && !sawControl && !sawData:
 			cdc, ok := codecForMember(m.name, "control.tar")
 			if !ok {
-				return nil, malformed("ar member %q: unsupported compression", m.name)
+				return nil, malformed("ar member %q: unsupported compression: expected control.tar, control.tar.gz, control.tar.xz or control.tar.zst", m.name)
 			}
 			mem.Compression = cdc.compression
-			if err := readTar(sec, cdc, m.name, info.addControl); err != nil {
+			if err := in.readTar(sec, cdc, m.name, in.addControl); err != nil {
 				return nil, err
 			}
 			sawControl = true
-		case sawControl && !sawData && strings.HasPrefix(m.name, "data.tar"):
+		case strings.HasPrefix(m.name, "data.tar") && sawControl && !sawData:
 			cdc, ok := codecForMember(m.name, "data.tar")
 			if !ok {
-				return nil, malformed("ar member %q: unsupported compression", m.name)
+				return nil, malformed("ar member %q: unsupported compression: expected data.tar, data.tar.gz, data.tar.xz or data.tar.zst", m.name)
 			}
 			mem.Compression = cdc.compression
-			if err := readTar(sec, cdc, m.name, info.addData); err != nil {
+			if err := in.readTar(sec, cdc, m.name, in.addData); err != nil {
 				return nil, err
 			}
 			sawData = true
 		default:
-			return nil, malformed("unexpected ar member %q at position %d: expected debian-binary, control.tar[.gz|.xz|.zst], data.tar[.gz|.xz|.zst]", m.name, i+1)
+			return nil, malformed("unexpected ar member %q at position %d: expected debian-binary, control.tar[.gz|.xz|.zst], data.tar[.gz|.xz|.zst] once each in that order (and members named _*)", m.name, i+1)
 		}
-		info.Members = append(info.Members, mem)
+		in.info.Members = append(in.info.Members, mem)
 	}
 	switch {
 	case len(members) == 0:
@@ -143,38 +172,103 @@ func Inspect(r io.ReaderAt, size int64) (*Info, error) {
 		return nil, malformed("no control.tar member")
 	case !sawData:
 		return nil, malformed("no data.tar member")
-	case info.Control.Fields == nil:
+	case in.info.Control.Fields == nil:
 		return nil, malformed("control.tar has no control file")
 	}
-	return info, nil
+	return in.info, nil
 }
 
-// readTar decompresses a member and calls add for each entry. Decoder and tar
-// errors are the archive's fault (ErrMalformed); errors reading the file are not.
-func readTar(r io.Reader, cdc codec, member string, add func(*tar.Header, io.Reader) error) error {
+// withDefaults fills lim's zero fields (archive.DefaultLimits).
+func withDefaults(lim archive.Limits) archive.Limits {
+	d := archive.DefaultLimits()
+	if lim.MaxFileSize <= 0 {
+		lim.MaxFileSize = d.MaxFileSize
+	}
+	if lim.MaxEntries <= 0 {
+		lim.MaxEntries = d.MaxEntries
+	}
+	return lim
+}
+
+// checkDebianBinary checks the format version as dpkg-deb does: "X.Y" and
+// a newline, major 2 (stricter: at most 64 bytes).
+func checkDebianBinary(r io.ReaderAt, size int64) error {
+	if size > 64 {
+		return malformed("debian-binary has %d bytes, expected \"2.0\\n\"", size)
+	}
+	b := make([]byte, size)
+	if _, err := r.ReadAt(b, 0); err != nil && err != io.EOF {
+		return err
+	}
+	line, _, ok := bytes.Cut(b, []byte("\n"))
+	major, minor, dot := bytes.Cut(line, []byte("."))
+	if !ok || !dot || !allDigits(major) || !allDigits(minor) || len(major) > 9 || len(minor) > 9 || strings.TrimLeft(string(major), "0") != "2" {
+		return malformed("debian-binary is %q, expected \"2.0\\n\" (format version 2.x and a newline)", b)
+	}
+	return nil
+}
+
+func allDigits(b []byte) bool {
+	for _, c := range b {
+		if c < '0' || c > '9' {
+			return false
+		}
+	}
+	return len(b) > 0
+}
+
+// inspector is the state of one Inspect.
+type inspector struct {
+	ctx     context.Context
+	lim     archive.Limits
+	bud     *archive.Budget
+	info    *Info
+	entries int
+	control map[string]bool // control.tar file names
+	data    map[string]byte // data.tar paths (cleaned) -> type, for duplicates and hardlinks
+}
+
+// readTar decompresses a member and calls add for each entry. Decoder, tar
+// and limit errors are the archive's fault (ErrMalformed); errors reading
+// the file and a stopped context are not.
+func (in *inspector) readTar(r io.Reader, cdc codec, member string, add func(*tarEntry, io.Reader) error) error {
 	bad := func(err error) error {
 		var pe *fs.PathError
-		if errors.As(err, &pe) || errors.Is(err, ErrMalformed) {
+		switch {
+		case in.ctx.Err() != nil && errors.Is(err, in.ctx.Err()):
+			return err
+		case errors.As(err, &pe):
 			return fmt.Errorf("%s: %w", member, err)
+		case errors.Is(err, ErrMalformed):
+			return fmt.Errorf("%s: %w", member, err)
+		case errors.Is(err, archive.ErrLimit):
+			return fmt.Errorf("%w: %s: %w", ErrMalformed, member, err)
+		case errors.Is(err, io.ErrUnexpectedEOF) && cdc.compression != CompressionNone:
+			return malformed("%s: truncated, or followed by bytes that are not %s: %v", member, cdc.compression, err)
+		case errors.Is(err, io.ErrUnexpectedEOF):
+			return malformed("%s: truncated: %v", member, err)
 		}
 		return malformed("%s: %v", member, err)
 	}
-	zr, err := cdc.newReader(bufio.NewReader(r))
+	zr, err := cdc.newReader(bufio.NewReaderSize(r, 256<<10))
 	if err != nil {
 		return bad(err)
 	}
 	defer zr.Close()
-	tr := tar.NewReader(zr)
+	tr := newTarReader(in.bud.Reader(zr))
 	n := 0
 	for {
 		h, err := tr.Next()
-		if err == io.EOF {
+		if err == errTarEnd {
 			break
 		}
 		if err != nil {
 			return bad(err)
 		}
 		n++
+		if in.entries++; in.entries > in.lim.MaxEntries {
+			return bad(fmt.Errorf("%w: more than %d entries (Limits.MaxEntries)", archive.ErrLimit, in.lim.MaxEntries))
+		}
 		if err := add(h, tr); err != nil {
 			return bad(err)
 		}
@@ -182,48 +276,76 @@ func readTar(r io.Reader, cdc codec, member string, add func(*tar.Header, io.Rea
 	if n == 0 {
 		return malformed("%s: empty tar archive", member)
 	}
-	// Trailing bytes after the end-of-archive blocks are fine for tar, but the
-	// compressed stream must still be complete and intact.
-	if _, err := io.Copy(io.Discard, zr); err != nil {
+	// Reading to the end also makes the decompressor check the whole stream.
+	if err := tr.drain(); err != nil {
 		return bad(err)
 	}
 	return nil
 }
 
-func readSmall(name string, r io.Reader) ([]byte, error) {
-	b, err := io.ReadAll(io.LimitReader(r, maxControlFile+1))
+func readSmall(name string, r io.Reader, limit int64) ([]byte, error) {
+	b, err := io.ReadAll(io.LimitReader(r, limit+1))
 	if err != nil {
 		return nil, err
 	}
-	if len(b) > maxControlFile {
-		return nil, malformed("%s is larger than %d bytes", name, maxControlFile)
+	if int64(len(b)) > limit {
+		return nil, malformed("%s is larger than %d bytes", name, limit)
 	}
 	return b, nil
 }
 
-func (info *Info) addControl(h *tar.Header, r io.Reader) error {
+// controlName returns a control.tar entry's file name ("" for the root
+// directory), or an error for anything dpkg-deb --build does not write.
+func controlName(h *tarEntry) (string, error) {
 	name := strings.TrimPrefix(h.Name, "./")
-	if h.Typeflag != tar.TypeReg || name == "" {
-		return nil
+	if name == "" || name == "." || name == "./" {
+		if h.Type != tarDir {
+			return "", malformed("control.tar entry %q is a %s; the root must be a directory", h.Name, tarTypeName(h.Type))
+		}
+		return "", nil
 	}
+	if strings.Contains(name, "/") || name == ".." || strings.ContainsAny(name, "\x00\n") {
+		return "", malformed("control.tar entry %q: expected a plain file name such as ./control (no directories, \"..\" or absolute names)", h.Name)
+	}
+	if h.Type != tarReg {
+		return "", malformed("control.tar entry %q is a %s; control.tar holds only regular files", h.Name, tarTypeName(h.Type))
+	}
+	return name, nil
+}
+
+func (in *inspector) addControl(h *tarEntry, r io.Reader) error {
+	name, err := controlName(h)
+	if err != nil || name == "" {
+		return err
+	}
+	if in.control[name] {
+		return malformed("control.tar entry %q appears twice", h.Name)
+	}
+	in.control[name] = true
+	info := in.info
 	var content []byte
-	read := func() error {
+	read := func(limit int64) error {
 		var err error
-		content, err = readSmall(name, r)
+		content, err = readSmall(name, r, limit)
 		return err
 	}
 	switch name {
 	case "control":
-		if err := read(); err != nil {
+		// Read past the limit, so that ParseStrict can name the field
+		// that makes the file too large.
+		if err := read(16 * control.MaxStanzaSize); err != nil {
 			return err
 		}
-		p, err := control.ParseOne(bytes.NewReader(content), "control")
+		p, err := control.ParseStrict(content, "control")
 		if err != nil {
 			return malformed("%v", err)
 		}
+		if errs := checkControl(p); len(errs) > 0 {
+			return malformed("control: %w", errors.Join(errs...))
+		}
 		info.Control = p
 	case "conffiles":
-		if err := read(); err != nil {
+		if err := read(maxControlMember); err != nil {
 			return err
 		}
 		for _, l := range strings.Split(string(content), "\n") {
@@ -232,7 +354,7 @@ func (info *Info) addControl(h *tar.Header, r io.Reader) error {
 			}
 		}
 	case "md5sums":
-		if err := read(); err != nil {
+		if err := read(maxControlMember); err != nil {
 			return err
 		}
 		for i, l := range strings.Split(strings.TrimSuffix(string(content), "\n"), "\n") {
@@ -243,12 +365,12 @@ func (info *Info) addControl(h *tar.Header, r io.Reader) error {
 			info.MD5Sums[p] = sum
 		}
 	case "triggers":
-		if err := read(); err != nil {
+		if err := read(maxControlMember); err != nil {
 			return err
 		}
 		info.Triggers = string(content)
 	case "preinst", "postinst", "prerm", "postrm", "config":
-		if err := read(); err != nil {
+		if err := read(maxControlMember); err != nil {
 			return err
 		}
 		info.Scripts = append(info.Scripts, ScriptInfo{Name: name, Mode: fs.FileMode(h.Mode) & fs.ModePerm,
@@ -257,14 +379,52 @@ func (info *Info) addControl(h *tar.Header, r io.Reader) error {
 	return nil
 }
 
-var tarTypes = map[byte]string{tar.TypeReg: "file", tar.TypeDir: "dir", tar.TypeSymlink: "symlink",
-	tar.TypeLink: "hardlink", tar.TypeChar: "char", tar.TypeBlock: "block", tar.TypeFifo: "fifo"}
-
-func (info *Info) addData(h *tar.Header, r io.Reader) error {
-	typ, ok := tarTypes[h.Typeflag]
-	if !ok {
-		return malformed("data.tar entry %q has unsupported type %q", h.Name, h.Typeflag)
+// dataPath checks a data.tar entry name and returns it cleaned ("." for
+// the root).
+func dataPath(name string) (string, error) {
+	switch {
+	case strings.ContainsAny(name, "\n\x00"):
+		return "", malformed("data.tar entry %q: a newline in a name, which dpkg refuses", name)
+	case strings.HasPrefix(name, "/"):
+		return "", malformed("data.tar entry %q: an absolute name; dpkg-deb writes ./path (stricter than dpkg)", name)
 	}
+	for _, c := range strings.Split(name, "/") {
+		if c == ".." {
+			return "", malformed("data.tar entry %q: a \"..\" component, which could write outside the installation root", name)
+		}
+	}
+	return path.Clean(name), nil
+}
+
+func (in *inspector) addData(h *tarEntry, r io.Reader) error {
+	clean, err := dataPath(h.Name)
+	if err != nil {
+		return err
+	}
+	if _, dup := in.data[clean]; dup {
+		return malformed("data.tar entry %q: %q appears twice (which one dpkg installs is not what a reviewer sees)", h.Name, clean)
+	}
+	switch h.Type {
+	case tarChar, tarBlockDv:
+		return malformed("data.tar entry %q is a device node; packages in a repository carry none (stricter than dpkg)", h.Name)
+	case tarLink:
+		target, err := dataPath(h.Linkname)
+		if err != nil {
+			return malformed("data.tar hardlink %q to %q: %v", h.Name, h.Linkname, err)
+		}
+		if in.data[target] != tarReg {
+			return malformed("data.tar hardlink %q to %q: the target must be a regular file earlier in data.tar (dpkg would link to whatever is at that path on the system)", h.Name, h.Linkname)
+		}
+	case tarSymlink:
+		if h.Linkname == "" {
+			return malformed("data.tar symlink %q has an empty target", h.Name)
+		}
+	case tarReg:
+		if h.Size > in.lim.MaxFileSize {
+			return fmt.Errorf("%w: data.tar entry %q: %d bytes, more than the %d-byte limit for one file (Limits.MaxFileSize)", archive.ErrLimit, h.Name, h.Size, in.lim.MaxFileSize)
+		}
+	}
+	in.data[clean] = h.Type
 	mode := fs.FileMode(h.Mode) & fs.ModePerm
 	if h.Mode&0o4000 != 0 {
 		mode |= fs.ModeSetuid
@@ -275,15 +435,15 @@ func (info *Info) addData(h *tar.Header, r io.Reader) error {
 	if h.Mode&0o1000 != 0 {
 		mode |= fs.ModeSticky
 	}
-	fi := FileInfo{Path: h.Name, Type: typ, Mode: mode, UID: h.Uid, GID: h.Gid, Uname: h.Uname, Gname: h.Gname,
-		Size: h.Size, MTime: h.ModTime.UTC(), Linkname: h.Linkname}
-	if h.Typeflag == tar.TypeReg {
+	fi := FileInfo{Path: h.Name, Type: tarTypeName(h.Type), Mode: mode, UID: int(h.UID), GID: int(h.GID), Uname: h.Uname,
+		Gname: h.Gname, Size: h.Size, MTime: time.Unix(h.MTime, 0).UTC(), Linkname: h.Linkname}
+	if h.Type == tarReg {
 		m := md5.New()
 		if _, err := io.Copy(m, r); err != nil {
 			return err
 		}
 		fi.MD5 = hex.EncodeToString(m.Sum(nil))
 	}
-	info.Files = append(info.Files, fi)
+	in.info.Files = append(in.info.Files, fi)
 	return nil
 }

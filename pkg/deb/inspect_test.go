@@ -7,6 +7,8 @@ import (
 	"os"
 	"strings"
 	"testing"
+
+	"github.com/updeb/updeb/pkg/archive"
 )
 
 func sampleBytes(t *testing.T, c Compression) []byte {
@@ -17,7 +19,9 @@ func sampleBytes(t *testing.T, c Compression) []byte {
 	return mustRead(t, path)
 }
 
-func inspectBytes(b []byte) (*Info, error) { return Inspect(bytes.NewReader(b), int64(len(b))) }
+func inspectBytes(b []byte) (*Info, error) {
+	return Inspect(context.Background(), bytes.NewReader(b), int64(len(b)), archive.Limits{})
+}
 
 // Malformed archives are refused with ErrMalformed and a message that says
 // what was expected and what was found.

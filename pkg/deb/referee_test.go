@@ -95,21 +95,8 @@ func TestDpkgInstallRemove(t *testing.T) {
 	p.Control.Depends = nil
 	p.Scripts[0].Content = []byte("#!/bin/sh\nset -e\necho installed > \"$DPKG_ROOT/var/lib/sample/marker\"\n")
 	path, _ := writeTemp(t, p)
-	root := t.TempDir()
-	admin := filepath.Join(root, "var/lib/dpkg")
-	for _, d := range []string{"info", "updates", "triggers"} {
-		if err := os.MkdirAll(filepath.Join(admin, d), 0o755); err != nil {
-			t.Fatal(err)
-		}
-	}
-	for _, f := range []string{"status", "available"} {
-		if err := os.WriteFile(filepath.Join(admin, f), nil, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	root, base := dpkgRoot(t)
 	dpkg := func(args ...string) string {
-		base := []string{"--root=" + root, "--admindir=" + admin, "--force-script-chrootless", "--force-not-root",
-			"--force-unsafe-io", "--log=/dev/null", "--no-triggers"}
 		cmd := exec.Command("dpkg", append(base, args...)...)
 		cmd.Env = append(os.Environ(), "PATH=/usr/sbin:/usr/bin:/sbin:/bin")
 		out, err := cmd.CombinedOutput()
@@ -138,4 +125,23 @@ func TestDpkgInstallRemove(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(root, "etc/sample/sample.conf")); err != nil {
 		t.Errorf("conffile must stay after dpkg -r (not purge): %v", err)
 	}
+}
+
+// dpkgRoot makes a throwaway root with an empty dpkg database and returns
+// it with the dpkg options that install into it.
+func dpkgRoot(t *testing.T) (root string, opts []string) {
+	root = t.TempDir()
+	admin := filepath.Join(root, "var/lib/dpkg")
+	for _, d := range []string{"info", "updates", "triggers"} {
+		if err := os.MkdirAll(filepath.Join(admin, d), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, f := range []string{"status", "available"} {
+		if err := os.WriteFile(filepath.Join(admin, f), nil, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return root, []string{"--root=" + root, "--admindir=" + admin, "--force-script-chrootless", "--force-not-root",
+		"--force-unsafe-io", "--log=/dev/null", "--no-triggers"}
 }

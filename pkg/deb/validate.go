@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io/fs"
 	"path"
+	"strconv"
 	"strings"
 
 	"github.com/updeb/updeb/pkg/control"
@@ -44,6 +45,9 @@ func checkVersionSyntax(v string) error {
 		epoch := v[:i]
 		if epoch == "" || strings.Trim(epoch, "0123456789") != "" {
 			return fmt.Errorf("epoch %q is not a number", epoch)
+		}
+		if n, err := strconv.ParseInt(epoch, 10, 32); err != nil || n < 0 {
+			return fmt.Errorf("epoch %q is too big (dpkg's limit is 2147483647)", epoch)
 		}
 		rest, hasEpoch = v[i+1:], true
 	}
@@ -162,6 +166,19 @@ func validateControl(c *Control) []error {
 			add(invalidf("control field %s in Extra: empty value", f.Name))
 		} else if err := control.ValidateValue(f.Name, f.Value, true); err != nil {
 			add(invalidf("control field %s in Extra: %v", f.Name, err))
+		}
+	}
+	if len(errs) == 0 {
+		// What Write writes must pass what Inspect checks, so that every
+		// package built can be published: the same parser and field checks
+		// (relationship syntax, control characters, size, ...).
+		rendered := c.Paragraph(0)
+		p, err := control.ParseStrict(rendered.Bytes(), "DEBIAN/control")
+		if err != nil {
+			return []error{invalidf("%v", err)}
+		}
+		for _, err := range checkControl(p) {
+			add(invalidf("%v", err))
 		}
 	}
 	return errs

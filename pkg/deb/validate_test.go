@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/updeb/updeb/pkg/archive"
 	"github.com/updeb/updeb/pkg/control"
 )
 
@@ -147,7 +148,7 @@ func TestContentSizeMismatch(t *testing.T) {
 func TestHardlinkCarrierAndInstalledSize(t *testing.T) {
 	p := samplePackage()
 	path, res := writeTemp(t, p)
-	info, err := InspectFile(path)
+	info, err := InspectFile(context.Background(), path, archive.Limits{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -227,6 +228,31 @@ func TestOpenSized(t *testing.T) {
 			}
 			if left := dirEntries(t, dir); len(left) != 0 {
 				t.Errorf("files left behind: %v", left)
+			}
+		})
+	}
+}
+
+// What Write refuses through the reader's checks: relationship syntax,
+// control characters, a control file too large for apt.
+func TestValidationSharedWithInspect(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		mutate func(*Package)
+		want   string
+	}{
+		{"unterminated relation", func(p *Package) { p.Control.Depends = []string{"libc6 (>= 2.36"} }, `control field Depends: "libc6 (>= 2.36"`},
+		{"arch list in relation", func(p *Package) { p.Control.Depends = []string{"libc6 [amd64]"} }, "control field Depends"},
+		{"alternatives in Conflicts", func(p *Package) { p.Control.Conflicts = []string{"a | b"} }, "alternatives (|) are not allowed"},
+		{"control character", func(p *Package) { p.Control.Summary = "bell\x07" }, "control character"},
+		{"too large", func(p *Package) { p.Control.Description = strings.Repeat("long line of text\n", 20000) }, "more than the 262144"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			p := samplePackage()
+			tc.mutate(p)
+			_, err := Write(context.Background(), filepath.Join(t.TempDir(), "x.deb"), p)
+			if !errors.Is(err, ErrInvalid) || !strings.Contains(err.Error(), tc.want) {
+				t.Fatalf("error %v, want ErrInvalid containing %q", err, tc.want)
 			}
 		})
 	}

@@ -11,8 +11,9 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"sync/atomic"
 
-	"github.com/updeb/updeb/internal/atomicfile"
+	"github.com/updeb/updeb/pkg/atomicfile"
 )
 
 // Write validates p and writes it as a .deb to path: into a temporary file in
@@ -37,9 +38,10 @@ func Write(ctx context.Context, path string, p *Package) (res *Result, err error
 		dataTmp.Close()
 		os.Remove(dataTmp.Name())
 	}()
+	pr := &progress{report: p.Progress}
 	opts := writerOptions{workers: p.XZWorkers, xzMode: p.XZMode}
-	files, err := compressInto(dataTmp, cdc.forData(p.Control.Architecture), opts, func(w io.Writer) ([]FileResult, error) {
-		return writeData(ctx, w, items)
+	files, err := compressInto(pr.out(dataTmp), cdc.forData(p.Control.Architecture), opts, func(w io.Writer) ([]FileResult, error) {
+		return writeData(ctx, pr.in(w), items)
 	})
 	if err != nil {
 		return nil, err
@@ -48,6 +50,7 @@ func Write(ctx context.Context, path string, p *Package) (res *Result, err error
 	if err != nil {
 		return nil, err
 	}
+	pr.finish()
 	isize := installedSize(items)
 	ctl, err := controlTar(p, isize, files)
 	if err != nil {
@@ -150,5 +153,51 @@ func compressInto[T any](w io.Writer, cdc codec, opts writerOptions, fill func(i
 }
 
 type countWriter struct{ n int64 }
+
+// progress counts data.tar's bytes into the compressor and out of it for
+// Package.Progress. The compressor may write from its own goroutines, so the
+// bytes out are counted atomically; the report is made from the writer's
+// goroutine, on its writes of data.tar.
+type progress struct {
+	report func(in, out int64)
+	inN    int64
+	outN   atomic.Int64
+}
+
+func (p *progress) in(w io.Writer) io.Writer {
+	if p.report == nil {
+		return w
+	}
+	return writerFunc(func(b []byte) (int, error) {
+		n, err := w.Write(b)
+		if n > 0 {
+			p.inN += int64(n)
+			p.report(p.inN, p.outN.Load())
+		}
+		return n, err
+	})
+}
+
+func (p *progress) out(w io.Writer) io.Writer {
+	if p.report == nil {
+		return w
+	}
+	return writerFunc(func(b []byte) (int, error) {
+		n, err := w.Write(b)
+		p.outN.Add(int64(n))
+		return n, err
+	})
+}
+
+// finish makes the last report, with every byte in and out.
+func (p *progress) finish() {
+	if p.report != nil {
+		p.report(p.inN, p.outN.Load())
+	}
+}
+
+type writerFunc func([]byte) (int, error)
+
+func (f writerFunc) Write(b []byte) (int, error) { return f(b) }
 
 func (c *countWriter) Write(p []byte) (int, error) { c.n += int64(len(p)); return len(p), nil }

@@ -2,6 +2,7 @@ package deb
 
 import (
 	"bytes"
+	"context"
 	"crypto/md5"
 	"encoding/hex"
 	"io"
@@ -11,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/updeb/updeb/internal/testenv"
+	"github.com/updeb/updeb/pkg/archive"
 )
 
 // xzFilters returns xz -lvv's filter chain of each block of an xz file.
@@ -106,7 +108,7 @@ func TestX86FilterByArchitecture(t *testing.T) {
 			if !bytes.Contains(tarData, code[:4096]) {
 				t.Fatalf("dpkg-deb --fsys-tarfile: the binary's first page is not in the tar")
 			}
-			info, err := InspectFile(path)
+			info, err := InspectFile(context.Background(), path, archive.Limits{})
 			if err != nil {
 				t.Fatalf("InspectFile: %v", err)
 			}

@@ -3,6 +3,7 @@ package deb
 import (
 	"archive/tar"
 	"bytes"
+	"context"
 	"crypto/sha256"
 	"fmt"
 	"io"
@@ -11,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/updeb/updeb/internal/testenv"
+	"github.com/updeb/updeb/pkg/archive"
 )
 
 // wordsPayload is n bytes of pseudo-random words: compressible like text, and
@@ -105,7 +107,7 @@ func checkWorkersSameBytes(t *testing.T, c Compression, mode XZMode, big []byte)
 	if !found {
 		t.Fatal("dpkg-deb --fsys-tarfile: no ./usr/lib/sample/big")
 	}
-	info, err := InspectFile(path)
+	info, err := InspectFile(context.Background(), path, archive.Limits{})
 	if err != nil {
 		t.Fatalf("InspectFile: %v", err)
 	}

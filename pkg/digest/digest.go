@@ -1,5 +1,12 @@
 // Package digest holds the content digests updeb pins and checks (sha256, sha512),
 // and a hasher that computes several of them in the one pass that reads the bytes.
+//
+// The contract: only strong algorithms exist here (md5 is never a trust
+// anchor); a Digest's hex is lower case and of the algorithm's length, and
+// every parse error wraps ErrMalformed. Hasher.Check compares the pinned
+// algorithms the hasher computed: all must match, at least one must be
+// compared (ErrNoPin otherwise), and a mismatch is a *MismatchError that
+// carries both values.
 package digest
 
 import (
@@ -9,6 +16,8 @@ import (
 	"errors"
 	"fmt"
 	"hash"
+	"io"
+	"os"
 	"sort"
 	"strings"
 	"sync"
@@ -217,4 +226,19 @@ func (h *Hasher) Check(subject string, pinned Set) error {
 		return fmt.Errorf("%s: %w", subject, ErrNoPin)
 	}
 	return nil
+}
+
+// File returns the digests of the file at path (sha256 and sha512 when no
+// algorithm is given), read in one pass.
+func File(path string, algs ...Algorithm) (Set, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	h := NewHasher(algs...)
+	if _, err := io.Copy(h, f); err != nil {
+		return nil, err
+	}
+	return h.Sum(), nil
 }

@@ -181,7 +181,9 @@ func readEntities(r io.Reader) ([]*openpgp.Entity, error) {
 }
 
 // settle checks the cryptographic validity of every self-signature once, at
-// load time, and records it in the signature's Valid field. go-crypto checks
+// load time (refusing unknown critical notations and subpackets, which
+// go-crypto's lazy check would also refuse), and records it in the
+// signature's Valid field. go-crypto checks
 // lazily and caches the answer computed for the first date it was asked about
 // (which mixes expiry into the cached validity, and races between goroutines);
 // after settle, it only reads the cache, so every later question about "valid at
@@ -191,6 +193,12 @@ func settle(e *openpgp.Entity) {
 	mark := func(s *packet.VerifiableSignature, err error) {
 		if err == nil && acceptableCertHash(s.Packet) != nil {
 			err = errors.New("weak hash")
+		}
+		// A self-signature or binding with a critical notation or
+		// subpacket updeb does not understand does not count, as in gpgv;
+		// nor does a binding whose back-signature carries one.
+		if err == nil && (criticalProblem(s.Packet) != "" || s.Packet.EmbeddedSignature != nil && criticalProblem(s.Packet.EmbeddedSignature) != "") {
+			err = errors.New("critical notation or subpacket")
 		}
 		ok := err == nil
 		s.Valid = &ok

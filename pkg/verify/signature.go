@@ -108,6 +108,7 @@ func (r Refusal) String() string {
 // RefusedError is returned when no signature counts. It wraps ErrSignature.
 type RefusedError struct {
 	Subject  string // what was verified: a file name or URL, when known
+	Keyring  string // the Name of the keyring the signatures were checked against
 	Refusals []Refusal
 }
 
@@ -137,11 +138,20 @@ func (e *RefusedError) Has(r Reason) bool {
 
 func refused(r Refusal) *RefusedError { return &RefusedError{Refusals: []Refusal{r}} }
 
+// refusedBy records kr as the keyring of a refusal, for the message a caller builds.
+func refusedBy(kr *Keyring, err error) error {
+	if re, ok := errors.AsType[*RefusedError](err); ok && kr != nil {
+		re.Keyring = kr.Name()
+	}
+	return err
+}
+
 // VerifyDetached checks a detached signature (armored or binary) over data,
 // which is read once, to its end, in the same pass that computes its sha256 and
 // sha512 (returned in the Result). A refusal is a *RefusedError wrapping
 // ErrSignature; an error reading data is returned as is.
-func VerifyDetached(kr *Keyring, pol Policy, signature io.Reader, data io.Reader) (*Result, error) {
+func VerifyDetached(kr *Keyring, pol Policy, signature io.Reader, data io.Reader) (res *Result, err error) {
+	defer func() { err = refusedBy(kr, err) }()
 	allowed, err := pol.allowList()
 	if err != nil {
 		return nil, err
@@ -159,6 +169,7 @@ func VerifyDetached(kr *Keyring, pol Policy, signature io.Reader, data io.Reader
 // message after it, or a Hash: header that does not name the signature's digest,
 // is refused. Only the returned content is covered by the signature.
 func VerifyClearsigned(kr *Keyring, pol Policy, message io.Reader) (content []byte, res *Result, err error) {
+	defer func() { err = refusedBy(kr, err) }()
 	allowed, err := pol.allowList()
 	if err != nil {
 		return nil, nil, err
@@ -382,6 +393,9 @@ func precheck(s *packet.Signature) *Refusal {
 	}
 	if id == "" && s.IssuerFingerprint == nil {
 		return &Refusal{Reason: ReasonMalformed, Detail: "signature names no issuer key"}
+	}
+	if p := criticalProblem(s); p != "" {
+		return &Refusal{Reason: ReasonUnsupported, KeyID: id, Fingerprint: fprOrEmpty(s.IssuerFingerprint), Detail: p}
 	}
 	if weakHash(s.Hash) {
 		return &Refusal{Reason: ReasonWeakHash, KeyID: id, Fingerprint: fprOrEmpty(s.IssuerFingerprint),

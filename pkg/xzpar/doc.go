@@ -40,7 +40,15 @@
 //
 // NewReader reads what this package, xz and dpkg-deb write: it parses the
 // container itself (streams, block headers, index, footer, every CRC32 and
-// check), decodes each block's LZMA2 data with github.com/ulikunitz/xz/lzma
-// and undoes the x86 BCJ filter where the block's filter chain has it, which
-// github.com/ulikunitz/xz's own reader cannot.
+// check), decodes each block's LZMA2 data with its own decoder (lzma2.go),
+// which refuses every corruption liblzma refuses (an end-of-payload marker
+// inside a chunk, chunk sizes that disagree with the data, a range coder not
+// finished at a chunk's end; ulikunitz's LZMA2 reader accepts these), and
+// undoes the x86 BCJ filter where the block's filter chain has it, which
+// github.com/ulikunitz/xz's own reader cannot. xz-utils' decoder test files
+// (testdata/xz-utils) and generated hostile LZMA2 data are tested against
+// `xz -dc`.
+//
+// Blocks, EncodeBlock and WriteStream build a stream from blocks of earlier
+// streams without compressing them again.
 package xzpar

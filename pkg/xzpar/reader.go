@@ -11,8 +11,6 @@ import (
 	"hash/crc32"
 	"hash/crc64"
 	"io"
-
-	"github.com/ulikunitz/xz/lzma"
 )
 
 // MaxReadDictCap is the largest LZMA2 dictionary the reader allocates for a
@@ -91,7 +89,8 @@ type reader struct {
 	check   byte    // its check ID
 	records []indexRecord
 	blk     *blockReader
-	err     error // sticky, io.EOF at the end
+	lzma2   lzma2Reader // the current block's decoder; its buffers serve every block
+	err     error       // sticky, io.EOF at the end
 }
 
 func (x *reader) Read(p []byte) (int, error) {
@@ -276,24 +275,27 @@ func (x *reader) parseBlockHeader(h []byte, num int, start int64) (*blockReader,
 	}
 	for i, f := range chain {
 		last := i == len(chain)-1
+		if _, known := filterNames[f.id]; !known {
+			return nil, errAt(ErrUnsupported, start, "block %d header: filter %s is not one this reader knows (it decodes x86 BCJ (0x04) and LZMA2 (0x21))", num, filterName(f.id))
+		}
 		switch {
 		case f.id == filterLZMA2 && last:
 			if len(f.props) != 1 || f.props[0] > 40 {
 				return nil, bad("LZMA2 properties % x, expected one byte of at most 40", f.props)
 			}
-		case f.id == filterX86 && !last:
+		case f.id == filterLZMA2 || last:
+			return nil, bad("filter %d of %d is %s: LZMA2 must be the last filter, and only it", i+1, len(chain), filterName(f.id))
+		case f.id == filterX86:
 			if len(f.props) != 0 && len(f.props) != 4 {
 				return nil, bad("x86 BCJ properties % x, expected none or a 4-byte start offset", f.props)
 			}
-		case f.id == filterLZMA2 || last:
-			return nil, bad("filter %d of %d is %s: LZMA2 must be the last filter, and only it", i+1, len(chain), filterName(f.id))
 		default:
 			return nil, errAt(ErrUnsupported, start, "block %d header: filter %s: this reader decodes only x86 BCJ (0x04) and LZMA2 (0x21)", num, filterName(f.id))
 		}
 	}
-	dictCap, _ := lzma.DecodeDictCap(chain[len(chain)-1].props[0])
+	dictCap := decodeDictCap(chain[len(chain)-1].props[0])
 	if blk.uncompressed >= 0 {
-		dictCap = min(dictCap, max(blk.uncompressed, lzma.MinDictCap))
+		dictCap = min(dictCap, max(blk.uncompressed, lzmaMinDict))
 	}
 	if dictCap > MaxReadDictCap {
 		return nil, errAt(ErrUnsupported, start, "block %d header: LZMA2 dictionary of %d bytes, more than this reader's limit of %d", num, dictCap, MaxReadDictCap)
@@ -305,12 +307,9 @@ func (x *reader) parseBlockHeader(h []byte, num int, start int64) (*blockReader,
 		blk.limit = &io.LimitedReader{R: &x.in, N: blk.compressed}
 		in = blk.limit
 	}
-	blk.dataStart = x.in.n // NewReader2 reads the first chunk header
-	var r io.Reader
-	r, err := lzma.Reader2Config{DictCap: int(dictCap)}.NewReader2(in)
-	if err != nil {
-		return nil, errAt(ErrFormat, blk.dataStart, "block %d: LZMA2 data: %v", num, err)
-	}
+	blk.dataStart = x.in.n
+	x.lzma2.reset(in, dictCap)
+	var r io.Reader = &x.lzma2
 	for i := len(chain) - 2; i >= 0; i-- {
 		var startOffset uint32
 		if props := chain[i].props; len(props) == 4 {
@@ -334,7 +333,10 @@ func allZero(b []byte) bool {
 // blockErr explains an error decoding the current block.
 func (x *reader) blockErr(err error) error {
 	blk := x.blk
+	var le *lzma2Error
 	switch {
+	case errors.As(err, &le):
+		return errAt(ErrFormat, blk.dataStart+le.off, "block %d: %v", blk.num, err)
 	case x.in.err != nil:
 		return x.readErr(fmt.Sprintf("block %d", blk.num))
 	case err == errTooLong:

@@ -1,0 +1,54 @@
+package main
+
+import (
+	"fmt"
+
+	"github.com/spf13/cobra"
+
+	"github.com/updeb/updeb/internal/repo"
+)
+
+func newRepoRefreshCmd(g *globalOptions) *cobra.Command {
+	o := &repoOptions{}
+	cmd := &cobra.Command{
+		Use:   "refresh [SUITE...]",
+		Short: "Re-sign suites with a new Date and Valid-Until (every suite when none is named)",
+		Long: `refresh writes each suite (every suite when none is named) as a new generation with
+the same packages, a new Date and, for a suite with a valid-for, a new Valid-Until, signed
+with the keys given (--key, repeatable: during a key rotation sign with the old and the new
+key, so clients trusting either accept the repository). It reads no package and recompresses
+no index, so it is cheap to run from a timer; clients that already updated pick up the new
+signature with no warning. Settings flags change the suites' stored settings as in publish.`,
+		Example: `  updeb repo refresh --repo /srv/apt --key /etc/updeb/repo-signing.secret.asc
+  updeb repo refresh --repo /srv/apt --valid-for 336h bookworm-wikimedia
+  updeb repo refresh --repo /srv/apt --key old.secret.asc --key new.secret.asc`,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			r, err := o.open(g)
+			if err != nil {
+				return err
+			}
+			if o.suite != "" {
+				args = append(args, o.suite)
+			}
+			res, err := r.Refresh(cmd.Context(), args)
+			if err != nil {
+				return err
+			}
+			if g.json {
+				return printJSON(cmd.OutOrStdout(), cmd, struct {
+					Suites []repo.RefreshResult `json:"suites"`
+				}{res})
+			}
+			for _, s := range res {
+				if _, err := fmt.Fprintf(cmd.OutOrStdout(), "refreshed suite %s: generation %d\n", s.Suite, s.Generation); err != nil {
+					return err
+				}
+			}
+			return nil
+		},
+	}
+	o.addFlags(cmd, true)
+	cmd.Flags().Lookup("suite").Usage = "a suite to refresh (as an argument)"
+	cmd.Flags().MarkHidden("component") //nolint:errcheck // the flag exists
+	return jsonOutput(cmd, 1)
+}

@@ -1,0 +1,120 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/updeb/updeb/internal/repo"
+	"github.com/updeb/updeb/internal/testenv"
+)
+
+// The repository's life at the command line: settings that persist, refused
+// field changes (exit 1), promote, refresh, history, rollback and gc, and
+// bad input (exit 2).
+func TestRepoLifeCLI(t *testing.T) {
+	testenv.RequireTool(t, "dpkg-deb")
+	dir := t.TempDir()
+	key := generateKey(t, dir)
+	repoDir := filepath.Join(dir, "repo")
+	cfg := filepath.Join(dir, "updeb.yaml")
+	os.WriteFile(cfg, []byte("repo:\n  dir: repo\n  key: k.secret.asc\n  origin: Example Org\n  label: Example\n  keep: 5\n"), 0o644)
+	cli := func(wantCode int, args ...string) (string, string) {
+		t.Helper()
+		code, out, stderr := runCLI(t, args...)
+		if code != wantCode {
+			t.Fatalf("updeb %s: exit %d, want %d\n%s%s", strings.Join(args, " "), code, wantCode, out, stderr)
+		}
+		return out, stderr
+	}
+	release := func(suite string) string {
+		data, err := os.ReadFile(filepath.Join(repoDir, "dists", suite, "Release"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return string(data)
+	}
+	good := buildDeb(t, dir, "kubectl", "1.31.4-1", "good")
+	cli(0, "--config", cfg, "publish", "--suite", "staging", good)
+
+	// Without the config and without --origin: the suite keeps its Origin.
+	flags := []string{"--repo", repoDir, "--key", key + ".secret.asc"}
+	cli(0, append(append([]string{"publish", "--suite", "staging"}, flags...), buildDeb(t, dir, "kubectl", "1.31.5-1", "newer"))...)
+	if rel := release("staging"); !strings.Contains(rel, "Origin: Example Org\nLabel: Example\n") {
+		t.Fatalf("publish without --origin dropped the suite's Origin:\n%s", rel)
+	}
+	before := release("staging")
+	_, stderr := cli(exitCheck, append(append([]string{"publish", "--suite", "staging", "--origin", "Other"}, flags...), good)...)
+	if !strings.Contains(stderr, `Origin "Example Org" -> "Other"`) || !strings.Contains(stderr, "--allow-field-change") || release("staging") != before {
+		t.Fatalf("an Origin change: %s", stderr)
+	}
+
+	// Promote one version, then refuse other bytes for a version the target has.
+	out, _ := cli(0, append([]string{"repo", "promote", "--from", "staging", "--to", "production", "kubectl=1.31.4-1"}, flags...)...)
+	if !strings.Contains(out, "promoted  kubectl 1.31.4-1 amd64 -> production/main (pool/main/k/kubectl/kubectl_1.31.4-1_amd64.deb") {
+		t.Fatalf("promote: %s", out)
+	}
+	cli(0, append(append([]string{"publish", "--suite", "production", "--component", "extra"}, flags...), buildDeb(t, dir, "kubectl", "1.31.5-1", "rebuilt"))...)
+	_, stderr = cli(exitCheck, append([]string{"repo", "promote", "--from", "staging", "--to", "production/extra", "kubectl=1.31.5-1"}, flags...)...)
+	if !strings.Contains(stderr, "is already published") {
+		t.Fatalf("promoting other bytes: %s", stderr)
+	}
+	for _, bad := range [][]string{
+		{"repo", "promote", "--from", "staging", "--to", "production", "nope"},
+		{"repo", "promote", "--from", "nowhere", "--to", "production"},
+		{"repo", "promote", "--from", "../x", "--to", "production"},
+		{"repo", "promote", "--to", "production"},
+		{"repo", "refresh", "nosuch"},
+		{"repo", "rollback", "production", "--to", "99"},
+		{"repo", "rollback", "production", "--to", "0"},
+		{"repo", "history", "nosuch"},
+	} {
+		_, stderr := cli(exitUsage, append(bad, flags...)...)
+		if !strings.Contains(stderr, "updeb: error:") {
+			t.Errorf("%v: %s", bad, stderr)
+		}
+	}
+
+	out, _ = cli(0, append([]string{"repo", "refresh"}, flags...)...)
+	if !strings.Contains(out, "refreshed suite production: generation 3") || !strings.Contains(out, "refreshed suite staging: generation 3") {
+		t.Fatalf("refresh: %s", out)
+	}
+	out, _ = cli(0, "repo", "history", "--repo", repoDir, "production")
+	for _, want := range []string{"promote", "+kubectl=1.31.4-1 (amd64), from staging generation 2", "publish", "+kubectl=1.31.5-1 (amd64)", "live", "refresh", "@"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("history lacks %q:\n%s", want, out)
+		}
+	}
+	out, _ = cli(0, "--json", "repo", "history", "--repo", repoDir)
+	var h struct {
+		Generations []struct {
+			repo.HistoryEntry
+			SigningKeys []string `json:"signing_keys"`
+		} `json:"generations"`
+	}
+	err := json.Unmarshal([]byte(out), &h)
+	hist := h.Generations
+	if err != nil || len(hist) != 6 || hist[0].Added[0].SHA256 == "" || !strings.Contains(hist[0].By, "@") || len(hist[0].SigningKeys) != 1 || strings.Contains(out, "signing-keys") {
+		t.Fatalf("history --json: %v\n%s", err, out)
+	}
+
+	out, _ = cli(0, append([]string{"repo", "rollback", "production"}, flags...)...)
+	if !strings.Contains(out, "withdrawn kubectl 1.31.5-1 amd64 (extra)") || !strings.Contains(out, "are live as generation 4") {
+		t.Fatalf("rollback: %s", out)
+	}
+	out, _ = cli(0, "repo", "gc", "--repo", repoDir, "--dry-run")
+	if !strings.Contains(out, "would remove 0 generations, 0 pool files") {
+		t.Fatalf("gc --dry-run: %s", out)
+	}
+	cli(0, "repo", "gc", "--repo", repoDir)
+
+	// A damaged settings file is named, with what to do.
+	settings := filepath.Join(repoDir, "dists/.gen/staging/3/updeb-suite.json")
+	os.WriteFile(settings, []byte("{"), 0o644)
+	_, stderr = cli(exitUsage, append([]string{"repo", "refresh", "staging"}, flags...)...)
+	if !strings.Contains(stderr, settings) || !strings.Contains(stderr, "delete this file") {
+		t.Fatalf("damaged settings: %s", stderr)
+	}
+}

@@ -1,0 +1,34 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+)
+
+// interrupted turns the error of a command stopped by main's signal-aware
+// context into one clear message and exit code. Commands pass the context
+// down to every long read, which returns its error at the next read; they
+// remove what they had half-written on the way out.
+func interrupted(ctx context.Context, err error) error {
+	if ctx.Err() == nil || !errors.Is(err, ctx.Err()) {
+		return err
+	}
+	where := strings.TrimSuffix(err.Error(), ": "+ctx.Err().Error())
+	msg := fmt.Sprintf("interrupted (%v)", context.Cause(ctx))
+	if where != ctx.Err().Error() {
+		msg += " in: " + where
+	}
+	return &interruptedError{msg: msg, err: err}
+}
+
+// interruptedError prints its message and wraps the original error (whose
+// text ends in "context canceled").
+type interruptedError struct {
+	msg string
+	err error
+}
+
+func (e *interruptedError) Error() string { return e.msg }
+func (e *interruptedError) Unwrap() error { return e.err }

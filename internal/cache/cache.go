@@ -1,0 +1,342 @@
+// Package cache is updeb's download cache: a content-addressed store of verified
+// files, named by their sha256 (DIR/sha256/ab/abcdef...), and an index from a
+// download's identity (URL and recipe key) to the digests of what it returned.
+//
+// Every write goes to a temporary file in DIR/tmp, is fsynced, renamed into place
+// and the directory fsynced, so a crash never leaves a partial file at a final
+// path. Every read re-hashes the file: a blob whose bytes no longer match its name
+// is evicted and reported as a miss (ErrCorrupt), never returned. Cross-process
+// safety comes from flock(2) lock files (DIR/locks), one per download identity;
+// blobs and index entries themselves are replaced atomically, so readers never
+// need a lock.
+package cache
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/updeb/updeb/internal/lockfile"
+	"github.com/updeb/updeb/pkg/atomicfile"
+
+	"github.com/updeb/updeb/pkg/digest"
+)
+
+// ErrCorrupt is wrapped when a cached blob no longer matches its own name; the
+// blob has been removed by the time the error is returned.
+var ErrCorrupt = errors.New("cache: corrupt entry evicted")
+
+// ErrMiss is returned by Lookup when the cache does not hold what was asked for.
+var ErrMiss = errors.New("cache: not cached")
+
+// Cache is a cache folder. Its methods are safe for concurrent use by several
+// goroutines and several processes.
+type Cache struct {
+	dir string
+}
+
+// Open creates (when needed) and opens the cache in dir.
+func Open(dir string) (*Cache, error) {
+	if dir == "" {
+		return nil, errors.New("cache: no cache folder given")
+	}
+	for _, sub := range []string{"sha256", "index", "tmp", "locks"} {
+		if err := os.MkdirAll(filepath.Join(dir, sub), 0o755); err != nil {
+			return nil, fmt.Errorf("cache: %w", err)
+		}
+	}
+	return &Cache{dir: dir}, nil
+}
+
+// Dir returns the cache folder.
+func (c *Cache) Dir() string { return c.dir }
+
+// BlobPath returns where the blob with this sha256 (lowercase hex) lives.
+func (c *Cache) BlobPath(sha256Hex string) string {
+	return filepath.Join(c.dir, "sha256", sha256Hex[:2], sha256Hex)
+}
+
+// Entry is what the index records about one download.
+type Entry struct {
+	URL    string `json:"url"`
+	Key    string `json:"key,omitempty"`
+	SHA256 string `json:"sha256"`
+	SHA512 string `json:"sha512,omitempty"`
+	Size   int64  `json:"size"`
+}
+
+// Digests returns the entry's digests as a set.
+func (e Entry) Digests() digest.Set {
+	s := digest.Set{digest.SHA256: e.SHA256}
+	if e.SHA512 != "" {
+		s[digest.SHA512] = e.SHA512
+	}
+	return s
+}
+
+// ID returns the identity of a download (URL and key) as a file-name-safe hex string.
+func ID(url, key string) string {
+	sum := sha256.Sum256([]byte(url + "\n" + key))
+	return hex.EncodeToString(sum[:])
+}
+
+func (c *Cache) indexPath(id string) string {
+	return filepath.Join(c.dir, "index", id[:2], id+".json")
+}
+
+// Index returns the index entry for (url, key), or ErrMiss.
+func (c *Cache) Index(url, key string) (Entry, error) {
+	b, err := os.ReadFile(c.indexPath(ID(url, key)))
+	if errors.Is(err, fs.ErrNotExist) {
+		return Entry{}, ErrMiss
+	}
+	if err != nil {
+		return Entry{}, fmt.Errorf("cache: %w", err)
+	}
+	var e Entry
+	if err := json.Unmarshal(b, &e); err != nil || e.URL != url || e.Key != key || len(e.SHA256) != 64 {
+		// An unreadable index entry is only a miss: the blob it named is re-verified anyway.
+		return Entry{}, ErrMiss
+	}
+	return e, nil
+}
+
+// SetIndex records e (atomically replacing any previous entry for e.URL, e.Key).
+// Call it holding Lock(ID(e.URL, e.Key)): its temporary file is named after
+// the lock, so that Sweep can tell a killed writer's leftover from a live one.
+func (c *Cache) SetIndex(e Entry) error {
+	b, err := json.MarshalIndent(e, "", "  ")
+	if err != nil {
+		return err
+	}
+	f, err := os.CreateTemp(filepath.Join(c.dir, "tmp"), indexPrefix+ID(e.URL, e.Key)+"-*")
+	if err != nil {
+		return fmt.Errorf("cache: %w", err)
+	}
+	if _, err := f.Write(append(b, '\n')); err != nil {
+		f.Close()
+		os.Remove(f.Name())
+		return fmt.Errorf("cache: %w", err)
+	}
+	return c.place(f, c.indexPath(ID(e.URL, e.Key)))
+}
+
+// DropIndex removes the index entry for (url, key), if any: the next lookup
+// misses. The blob stays (others may name it).
+func (c *Cache) DropIndex(url, key string) error {
+	err := os.Remove(c.indexPath(ID(url, key)))
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return fmt.Errorf("cache: %w", err)
+	}
+	return nil
+}
+
+// TempFile returns a new empty file in the cache's tmp folder, on the same file
+// system as the final paths so that Commit can rename it.
+func (c *Cache) TempFile() (*os.File, error) {
+	f, err := os.CreateTemp(filepath.Join(c.dir, "tmp"), "part-*")
+	if err != nil {
+		return nil, fmt.Errorf("cache: %w", err)
+	}
+	return f, nil
+}
+
+// Temporary files named after a download identity (its lock): partial
+// downloads, part-ID (the bytes so far) and part-ID.json (what a resume
+// needs, the fetcher's business), and index entries being written,
+// index-ID-RANDOM.
+const (
+	partPrefix  = "part-"
+	indexPrefix = "index-"
+)
+
+// Partial opens (creating it when needed) the partial download of identity
+// id in the tmp folder, keeping what an earlier, interrupted run left in it.
+// It also returns the path of its metadata file. Call it only while holding
+// Lock(id): the lock is what makes the partial file one process's.
+func (c *Cache) Partial(id string) (f *os.File, meta string, err error) {
+	p := filepath.Join(c.dir, "tmp", partPrefix+id)
+	f, err = os.OpenFile(p, os.O_RDWR|os.O_CREATE, 0o644)
+	if err != nil {
+		return nil, "", fmt.Errorf("cache: %w", err)
+	}
+	return f, p + ".json", nil
+}
+
+// Sweep removes what interrupted runs left in the tmp folder: a partial
+// download (Partial) not touched for partialAge and not in use (its lock is
+// free), an index entry being written whose lock is free (its writer died),
+// and any other temporary file older than an hour (they live for
+// milliseconds). It returns how many files it removed.
+func (c *Cache) Sweep(partialAge time.Duration) int {
+	dir := filepath.Join(c.dir, "tmp")
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return 0
+	}
+	now := time.Now()
+	removed := 0
+	for _, e := range entries {
+		fi, err := e.Info()
+		if err != nil {
+			continue
+		}
+		name := e.Name()
+		id, age := lockOf(name), now.Sub(fi.ModTime())
+		if id == "" {
+			if age > time.Hour && os.RemoveAll(filepath.Join(dir, name)) == nil {
+				removed++
+			}
+			continue
+		}
+		if strings.HasPrefix(name, partPrefix) && age <= partialAge {
+			continue // kept for a resume
+		}
+		done, cancel := context.WithCancel(context.Background())
+		cancel() // try the lock once, without waiting
+		l, err := lockfile.Acquire(done, filepath.Join(c.dir, "locks", id+".lock"), time.Hour)
+		if err != nil {
+			continue // a download is using it
+		}
+		if os.Remove(filepath.Join(dir, name)) == nil {
+			removed++
+		}
+		l.Unlock()
+	}
+	return removed
+}
+
+// lockOf returns the download identity a temporary file is named after, or "".
+func lockOf(name string) string {
+	var id string
+	switch {
+	case strings.HasPrefix(name, partPrefix):
+		id, _, _ = strings.Cut(name[len(partPrefix):], ".")
+	case strings.HasPrefix(name, indexPrefix):
+		id, _, _ = strings.Cut(name[len(indexPrefix):], "-")
+	}
+	if len(id) != 64 || strings.Trim(id, "0123456789abcdef") != "" {
+		return ""
+	}
+	return id
+}
+
+// Commit moves the fully written temp file f, whose sha256 is sha256Hex, to its
+// blob path and returns that path. f is closed; on error it is removed.
+func (c *Cache) Commit(f *os.File, sha256Hex string) (string, error) {
+	if len(sha256Hex) != 64 {
+		f.Close()
+		os.Remove(f.Name())
+		return "", fmt.Errorf("cache: bad sha256 %q", sha256Hex)
+	}
+	p := c.BlobPath(sha256Hex)
+	return p, c.place(f, p)
+}
+
+// place fsyncs and closes f, renames it to dst and fsyncs dst's folder.
+func (c *Cache) place(f *os.File, dst string) error {
+	fail := func(err error) error {
+		f.Close()
+		os.Remove(f.Name())
+		return fmt.Errorf("cache: %w", err)
+	}
+	if err := f.Chmod(0o644); err != nil {
+		return fail(err)
+	}
+	if err := f.Sync(); err != nil {
+		return fail(err)
+	}
+	if err := f.Close(); err != nil {
+		return fail(err)
+	}
+	dir := filepath.Dir(dst)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return fail(err)
+	}
+	if err := os.Rename(f.Name(), dst); err != nil {
+		return fail(err)
+	}
+	if err := atomicfile.SyncDir(dir); err != nil {
+		return fmt.Errorf("cache: %w", err)
+	}
+	return nil
+}
+
+// Verify re-hashes the blob named sha256Hex and returns its path, size and
+// digests: sha256 and the algorithms in algs, computed in one pass. It returns
+// ErrMiss when there is no such blob, and an error wrapping ErrCorrupt (after
+// removing the blob) when its bytes do not match its name.
+func (c *Cache) Verify(sha256Hex string, algs ...digest.Algorithm) (path string, size int64, sums digest.Set, err error) {
+	return c.VerifyReporting(sha256Hex, nil, algs...)
+}
+
+// VerifyReporting is Verify that calls report (when not nil) as the blob is
+// re-hashed, with the bytes hashed so far and the blob's size.
+func (c *Cache) VerifyReporting(sha256Hex string, report func(done, total int64), algs ...digest.Algorithm) (path string, size int64, sums digest.Set, err error) {
+	p := c.BlobPath(sha256Hex)
+	f, err := os.Open(p)
+	if errors.Is(err, fs.ErrNotExist) {
+		return "", 0, nil, ErrMiss
+	}
+	if err != nil {
+		return "", 0, nil, fmt.Errorf("cache: %w", err)
+	}
+	defer f.Close()
+	h := digest.NewHasher(digest.Needed(nil, algs...)...)
+	// struct{ io.Reader } hides *os.File's WriteTo, which would copy in 32 KiB
+	// writes: too small for the hasher to run its algorithms in parallel.
+	var r io.Reader = struct{ io.Reader }{f}
+	if report != nil {
+		r = &reportingReader{r: f, report: report, total: -1}
+		if fi, err := f.Stat(); err == nil {
+			r.(*reportingReader).total = fi.Size()
+		}
+	}
+	if _, err := io.CopyBuffer(h, r, make([]byte, readBuffer)); err != nil {
+		return "", 0, nil, fmt.Errorf("cache: reading %s: %w", p, err)
+	}
+	sums = h.Sum()
+	if sums[digest.SHA256] != sha256Hex {
+		rmErr := os.Remove(p)
+		return "", 0, nil, errors.Join(fmt.Errorf("%w: %s hashes to sha256:%s", ErrCorrupt, p, sums[digest.SHA256]), rmErr)
+	}
+	return p, h.Size(), sums, nil
+}
+
+// reportingReader calls report with the bytes read so far.
+type reportingReader struct {
+	r      io.Reader
+	report func(done, total int64)
+	n      int64
+	total  int64
+}
+
+func (r *reportingReader) Read(b []byte) (int, error) {
+	n, err := r.r.Read(b)
+	r.n += int64(n)
+	r.report(r.n, r.total)
+	return n, err
+}
+
+// readBuffer is Verify's read size: large enough for the hasher to compute
+// several algorithms in parallel (see digest.Hasher.Write).
+const readBuffer = 256 << 10
+
+// Lock takes an exclusive flock on the lock file for id (see ID), waiting until
+// it is free or ctx is done. The returned function releases it.
+func (c *Cache) Lock(ctx context.Context, id string) (unlock func(), err error) {
+	l, err := lockfile.Acquire(ctx, filepath.Join(c.dir, "locks", id+".lock"), 10*time.Millisecond)
+	if err != nil {
+		return nil, fmt.Errorf("cache: %w", err)
+	}
+	return func() { l.Unlock() }, nil
+}

@@ -1,0 +1,671 @@
+// Package compat checks that the versions deployed together work together:
+// Kubernetes' version-skew policy (built in), Helm's and containerd's upstream
+// tables (bundled in data/compat.yaml with their sources), the constraints
+// recipes declare on other components (`requires`, in the grammar of
+// debversion.ParseConstraint, which the tables' ranges use too), and end-of-life dates
+// (internal/eol). It renders the result as a terminal table, Markdown, CSV or one
+// self-contained HTML page.
+//
+// Severity, decided here:
+//   - Violation: a Kubernetes skew rule, Helm's n-3 table, a recipe's
+//     requires, or a component whose release cycle is end-of-life. The command
+//     exits 1.
+//   - Warning: containerd outside containerd's recommended list (upstream calls
+//     it "recommended", not an exclusive support list), a Helm minor or a
+//     Kubernetes minor missing from the bundled tables, a cycle missing from the
+//     end-of-life snapshot. Reported, exit 0.
+package compat
+
+import (
+	"fmt"
+	"html/template"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/updeb/updeb/internal/eol"
+	"github.com/updeb/updeb/pkg/debversion"
+)
+
+// Severity of a finding.
+type Severity string
+
+const (
+	Violation Severity = "violation"
+	Warning   Severity = "warning"
+)
+
+// Rule names, as they appear in reports.
+const (
+	RuleKubeletSkew           = "kubelet-skew"
+	RuleKubeProxySkew         = "kube-proxy-skew"
+	RuleKubectlSkew           = "kubectl-skew"
+	RuleControllerManagerSkew = "kube-controller-manager-skew"
+	RuleSchedulerSkew         = "kube-scheduler-skew"
+	RuleHelmSkew              = "helm-skew"
+	RuleContainerd            = "containerd-recommended"
+	RuleRequires              = "requires"
+	RuleEOL                   = "eol"
+	RuleEOLUnknown            = "eol-unknown"
+	RuleIstio                 = "istio-kubernetes"
+	RuleKubeadmEtcd           = "kubeadm-etcd"
+	RuleShipped               = "shipped"
+)
+
+// Finding is one rule's verdict on one component of one set.
+type Finding struct {
+	Set          string   `json:"set"`
+	Rule         string   `json:"rule"`
+	Severity     Severity `json:"severity"`
+	Component    string   `json:"component"`
+	Version      string   `json:"version"`
+	Other        string   `json:"other,omitempty"` // the component it was checked against, if any
+	OtherVersion string   `json:"other_version,omitempty"`
+	Message      string   `json:"message"`
+}
+
+// Cell is one component's version in one set.
+type Cell struct {
+	Version string `json:"version"`
+	// To is the version a range (a rolling upgrade) moves to, "" for none.
+	To string `json:"to,omitempty"`
+	// Recipe and ToRecipe name the recipes the set took Version and To from
+	// ("recipe:NAME" in the set file), "" for a version written out.
+	Recipe    string `json:"recipe,omitempty"`
+	ToRecipe  string `json:"to_recipe,omitempty"`
+	Defaulted bool   `json:"defaulted,omitempty"` // taken from "kubernetes"
+	// Cycle and Support are set when the end-of-life data covers the component.
+	Cycle   string `json:"cycle,omitempty"`
+	Support string `json:"support,omitempty"` // eol.Status.String()
+	State   string `json:"state,omitempty"`   // eol.State.String()
+}
+
+// SetResult is one column of the matrix.
+type SetResult struct {
+	Name       string          `json:"name"`
+	Kubernetes string          `json:"kubernetes"`
+	Cells      map[string]Cell `json:"cells"`
+}
+
+// Source names a data file, which copy of it was used (bundled, or refreshed
+// by updeb data refresh), the day it is true of, and its provenance (its
+// header comment).
+type Source struct {
+	Name string `json:"name"`
+	Copy string `json:"copy"`
+	AsOf string `json:"as_of,omitempty"`
+	Text string `json:"text"`
+}
+
+// Report is the outcome of Evaluate. Sets are sorted by Kubernetes version, then
+// name; Components is the row order; Findings are sorted by set, component, rule.
+type Report struct {
+	Now        time.Time   `json:"now"`
+	Sets       []SetResult `json:"sets"`
+	Components []string    `json:"components"`
+	Findings   []Finding   `json:"findings"`
+	Sources    []Source    `json:"sources"`
+	// Extra, when set, is an HTML section shown in the HTML page (updeb
+	// compat puts the plan of supported minors there, rendered by package
+	// plan); other formats leave it out.
+	Extra template.HTML `json:"-"`
+}
+
+// Count returns how many findings have the given severity.
+func (r *Report) Count(s Severity) int {
+	n := 0
+	for _, f := range r.Findings {
+		if f.Severity == s {
+			n++
+		}
+	}
+	return n
+}
+
+// FindingsFor returns the findings about one component of one set.
+func (r *Report) FindingsFor(set, component string) []Finding {
+	var out []Finding
+	for _, f := range r.Findings {
+		if f.Set == set && f.Component == component {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+// Requirement is one recipe's requires: what version Version of Component
+// works with (other component -> constraint).
+type Requirement struct {
+	Component string
+	// Version is the version the recipe ships; "" applies to every version.
+	Version  string
+	Requires map[string]string
+}
+
+// Requirements turns component -> other component -> constraint (one set of
+// requires per component, whatever its version) into Requirements.
+func Requirements(byComponent map[string]map[string]string) []Requirement {
+	var out []Requirement
+	for _, c := range sortedKeys(byComponent) {
+		out = append(out, Requirement{Component: c, Requires: byComponent[c]})
+	}
+	return out
+}
+
+// ValidateRequires parses every constraint and returns the first error,
+// naming the component.
+func ValidateRequires(reqs []Requirement) error {
+	for _, r := range reqs {
+		for _, o := range sortedKeys(r.Requires) {
+			if _, err := debversion.ParseConstraint(r.Requires[o]); err != nil {
+				return fmt.Errorf("%s requires %s: %w", r.Component, o, err)
+			}
+		}
+	}
+	return nil
+}
+
+// requirementFor picks the requires that apply to version of comp: those of
+// the recipe that ships that version, else of one that ships its
+// MAJOR.MINOR, else those declared for every version, else those of the
+// component's only recipe; nil when none applies (several recipes of the
+// component, none of that version: the shipped rule reports the version).
+func requirementFor(reqs []Requirement, comp, version string) map[string]string {
+	var cands []Requirement
+	for _, r := range reqs {
+		if r.Component == comp {
+			cands = append(cands, r)
+		}
+	}
+	vm, vn, vok := minorOf(version)
+	for _, match := range []func(r Requirement) bool{
+		func(r Requirement) bool { return r.Version != "" && shipsVersion([]string{r.Version}, version) },
+		func(r Requirement) bool { m, n, ok := minorOf(r.Version); return ok && vok && m == vm && n == vn },
+		func(r Requirement) bool { return r.Version == "" },
+		func(Requirement) bool { return len(cands) == 1 },
+	} {
+		for _, r := range cands {
+			if match(r) {
+				return r.Requires
+			}
+		}
+	}
+	return nil
+}
+
+// Inputs are what Evaluate checks release sets against besides the bundled
+// tables and Kubernetes' skew policy.
+type Inputs struct {
+	// Requires are the recipes' requires (nil for none).
+	Requires []Requirement
+	// EOL is the end-of-life data (nil: no end-of-life check); EOLCopy says
+	// which copy it is, for the report ("bundled" when empty).
+	EOL     *eol.Data
+	EOLCopy string
+	Now     time.Time
+	// Shipped is component -> the upstream versions the recipes ship (nil:
+	// not checked). A set version no recipe of its component ships is a
+	// violation; a component no recipe ships is a warning.
+	Shipped map[string][]string
+}
+
+// Evaluate checks every release set against the built-in rules, the bundled
+// tables and in. A set with ranges (rolling upgrades) is checked in three
+// states: at the start (every range at its first version), with the control
+// plane upgraded (kubernetes, kube-controller-manager, kube-scheduler and
+// etcd at their last version, everything else still at its first: nodes at
+// n-1), and at the end (every range at its last version). It panics only if
+// the tables embedded in the binary do not parse, which the package's tests
+// rule out.
+func Evaluate(sets []ReleaseSet, in Inputs) *Report {
+	tables, err := LoadTables()
+	if err != nil {
+		panic(err)
+	}
+	r := &Report{Now: in.Now, Findings: []Finding{}, Sources: []Source{{Name: "compat.yaml", Copy: "bundled", AsOf: day(tables.AsOf), Text: tables.Source}}}
+	if in.EOL != nil {
+		copyName := in.EOLCopy
+		if copyName == "" {
+			copyName = "bundled"
+		}
+		r.Sources = append(r.Sources, Source{Name: "eol.yaml", Copy: copyName, AsOf: day(in.EOL.AsOf), Text: in.EOL.Source})
+	}
+	rows := map[string]bool{}
+	for _, s := range sets {
+		res := SetResult{Name: s.Name, Kubernetes: s.Components["kubernetes"], Cells: map[string]Cell{}}
+		for c, v := range s.Components {
+			res.Cells[c] = Cell{Version: v, To: s.Upgrades[c], Recipe: s.Recipes[c].From, ToRecipe: s.Recipes[c].To}
+		}
+		if k := res.Cells["kubernetes"]; res.Kubernetes != "" {
+			for _, c := range defaulted() {
+				if _, ok := res.Cells[c]; !ok {
+					res.Cells[c] = Cell{Version: k.Version, To: k.To, Defaulted: true}
+				}
+			}
+		}
+		for c := range res.Cells {
+			rows[c] = true
+		}
+		r.Findings = append(r.Findings, evaluateStates(&res, tables, in)...)
+		r.Findings = append(r.Findings, shipped(&res, in.Shipped)...)
+		r.Sets = append(r.Sets, res)
+	}
+	sort.SliceStable(r.Sets, func(i, j int) bool {
+		a, b := r.Sets[i], r.Sets[j]
+		if c, err := debversion.CompareStrings(a.Kubernetes+"-0", b.Kubernetes+"-0"); err == nil && c != 0 {
+			return c < 0
+		}
+		return a.Name < b.Name
+	})
+	r.Components = rowOrder(rows)
+	order := map[string]int{}
+	for i, s := range r.Sets {
+		order[s.Name] = i
+	}
+	rowIdx := map[string]int{}
+	for i, c := range r.Components {
+		rowIdx[c] = i
+	}
+	sort.SliceStable(r.Findings, func(i, j int) bool {
+		a, b := r.Findings[i], r.Findings[j]
+		if order[a.Set] != order[b.Set] {
+			return order[a.Set] < order[b.Set]
+		}
+		if rowIdx[a.Component] != rowIdx[b.Component] {
+			return rowIdx[a.Component] < rowIdx[b.Component]
+		}
+		if a.Rule != b.Rule {
+			return a.Rule < b.Rule
+		}
+		return a.Other < b.Other
+	})
+	return r
+}
+
+// rowOrder puts the Kubernetes rows first in a fixed order, then the other
+// components alphabetically.
+func rowOrder(rows map[string]bool) []string {
+	var out []string
+	for _, c := range append([]string{"kubernetes"}, defaulted()...) {
+		if rows[c] {
+			out = append(out, c)
+			delete(rows, c)
+		}
+	}
+	return append(out, sortedKeys(rows)...)
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// controlPlane are the components a rolling upgrade moves first.
+var controlPlane = map[string]bool{"kubernetes": true, "kube-controller-manager": true, "kube-scheduler": true, "etcd": true}
+
+// evaluateStates checks a set in each state of its upgrade (one state when
+// it has no range) and returns the findings, each once. The cells keep the
+// support status of the first state (what runs today).
+func evaluateStates(res *SetResult, t *Tables, in Inputs) []Finding {
+	type state struct {
+		label string
+		last  func(comp string) bool // whether comp is at its last version
+	}
+	states := []state{{"", func(string) bool { return false }}}
+	ranged := false
+	for _, c := range res.Cells {
+		ranged = ranged || c.To != ""
+	}
+	if ranged {
+		states = []state{
+			{"upgrade start", func(string) bool { return false }},
+			{"control plane upgraded", func(comp string) bool { return controlPlane[comp] }},
+			{"upgrade end", func(string) bool { return true }},
+		}
+	}
+	var out []Finding
+	seen := map[string]bool{}
+	for i, st := range states {
+		cur := SetResult{Name: res.Name, Cells: map[string]Cell{}}
+		for comp, c := range res.Cells {
+			v := c.Version
+			if c.To != "" && st.last(comp) {
+				v = c.To
+			}
+			cur.Cells[comp] = Cell{Version: v, Defaulted: c.Defaulted}
+		}
+		cur.Kubernetes = cur.Cells["kubernetes"].Version
+		for _, f := range evaluateSet(&cur, t, in) {
+			key := f.Rule + "\x00" + f.Component + "\x00" + f.Version + "\x00" + f.Other + "\x00" + f.OtherVersion
+			if seen[key] {
+				continue
+			}
+			seen[key] = true
+			if st.label != "" {
+				f.Message = st.label + ": " + f.Message
+			}
+			out = append(out, f)
+		}
+		if i == 0 {
+			for comp, c := range cur.Cells {
+				rc := res.Cells[comp]
+				rc.Cycle, rc.Support, rc.State = c.Cycle, c.Support, c.State
+				res.Cells[comp] = rc
+			}
+		}
+	}
+	return out
+}
+
+// shipped checks every version a set names (not those taken from kubernetes)
+// against the versions the recipes ship (nil: no check). The Kubernetes
+// binaries (kubelet, kubectl, ...) are shipped by the kubernetes recipes.
+func shipped(res *SetResult, ship map[string][]string) []Finding {
+	if ship == nil {
+		return nil
+	}
+	var out []Finding
+	for _, comp := range sortedKeys(res.Cells) {
+		c := res.Cells[comp]
+		if c.Defaulted {
+			continue
+		}
+		key := comp
+		if _, ok := ship[key]; !ok && eol.ProductOf(comp) == "kubernetes" {
+			key = "kubernetes"
+		}
+		versions, ok := ship[key]
+		f := Finding{Set: res.Name, Rule: RuleShipped, Component: comp, Version: c.Version}
+		if !ok {
+			f.Severity, f.Message = Warning, fmt.Sprintf("no recipe ships %s: the set's version is not checked against a recipe", comp)
+			out = append(out, f)
+			continue
+		}
+		for _, v := range []string{c.Version, c.To} {
+			if v == "" || shipsVersion(versions, v) {
+				continue
+			}
+			f.Version = v
+			f.Severity, f.Message = Violation, fmt.Sprintf("%s %s: no recipe ships it (recipes ship %s); bump the recipe or fix the set", comp, v, strings.Join(versions, ", "))
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+// shipsVersion reports whether v is one of versions, compared as Debian
+// upstream versions (v1.36.4 and 1.36.4 are the same).
+func shipsVersion(versions []string, v string) bool {
+	dv := debianOf(v)
+	for _, s := range versions {
+		if s == v || (dv != "" && debianOf(s) == dv) {
+			return true
+		}
+	}
+	return false
+}
+
+// day formats a date as YYYY-MM-DD, "" for the zero time.
+func day(t time.Time) string {
+	if t.IsZero() {
+		return ""
+	}
+	return t.UTC().Format(time.DateOnly)
+}
+
+func evaluateSet(s *SetResult, t *Tables, in Inputs) []Finding {
+	requires, eolData, now := in.Requires, in.EOL, in.Now
+	var out []Finding
+	add := func(rule string, sev Severity, comp, other, format string, args ...any) {
+		f := Finding{Set: s.Name, Rule: rule, Severity: sev, Component: comp, Version: s.Cells[comp].Version, Message: fmt.Sprintf(format, args...)}
+		if other != "" {
+			f.Other, f.OtherVersion = other, s.Cells[other].Version
+		}
+		out = append(out, f)
+	}
+	out = append(out, kubeSkew(s)...)
+	if h, ok := s.Cells["helm"]; ok && s.Kubernetes != "" {
+		evaluateHelm(s, h.Version, t, add)
+	}
+	if c, ok := s.Cells["containerd"]; ok && s.Kubernetes != "" {
+		evaluateContainerd(s, c.Version, t, add)
+	}
+	for _, comp := range sortedKeys(s.Cells) {
+		if eol.ProductOf(comp) == "istio" && s.Kubernetes != "" {
+			evaluateIstio(s, comp, t, eolData, add)
+		}
+	}
+	if c, ok := s.Cells["etcd"]; ok && s.Kubernetes != "" {
+		evaluateEtcd(s, c.Version, t, add)
+	}
+	for _, comp := range sortedKeys(s.Cells) {
+		reqs := requirementFor(requires, comp, s.Cells[comp].Version)
+		for _, other := range sortedKeys(reqs) {
+			text := reqs[other]
+			con, err := debversion.ParseConstraint(text)
+			if err != nil {
+				add(RuleRequires, Violation, comp, "", "%s declares an invalid requirement on %s: %v", comp, other, err)
+				continue
+			}
+			ov, ok := s.Cells[other]
+			if !ok {
+				add(RuleRequires, Violation, comp, "", "%s requires %s %s, but the set has no %s", comp, other, text, other)
+				continue
+			}
+			allowed, err := con.Allows(ov.Version)
+			if err != nil {
+				add(RuleRequires, Violation, comp, other, "%s requires %s %s; %s %q is not a valid version: %v", comp, other, text, other, ov.Version, err)
+			} else if !allowed {
+				add(RuleRequires, Violation, comp, other, "%s %s requires %s %s, the set has %s %s", comp, s.Cells[comp].Version, other, text, other, ov.Version)
+			}
+		}
+	}
+	if eolData != nil {
+		for _, comp := range sortedKeys(s.Cells) {
+			product := eol.ProductOf(comp)
+			if len(eolData.Cycles(product)) == 0 {
+				continue
+			}
+			cell := s.Cells[comp]
+			cyc, ok := eolData.Cycle(product, cell.Version)
+			if !ok {
+				add(RuleEOLUnknown, Warning, comp, "", "%s %s: no %s release cycle for it in the bundled end-of-life data", comp, cell.Version, product)
+				continue
+			}
+			st := cyc.Status(now)
+			cell.Cycle, cell.Support, cell.State = cyc.Name, st.String(), st.State.String()
+			s.Cells[comp] = cell
+			if st.State == eol.EndOfLife {
+				add(RuleEOL, Violation, comp, "", "%s %s: %s cycle %s is end-of-life (%s)", comp, cell.Version, product, cyc.Name, st)
+			}
+		}
+	}
+	return out
+}
+
+// kubeSkew applies the Kubernetes version-skew policy
+// (https://kubernetes.io/releases/version-skew-policy/), with "kubernetes" as
+// the kube-apiserver version.
+func kubeSkew(s *SetResult) []Finding {
+	api, ok := s.Cells["kubernetes"]
+	if !ok {
+		return nil
+	}
+	am, an, ok := minorOf(api.Version)
+	if !ok {
+		return nil
+	}
+	var out []Finding
+	rule := func(rule, comp, against string, minOlder, maxNewer int, policy string) {
+		c, ok := s.Cells[comp]
+		if !ok {
+			return
+		}
+		ref := s.Cells[against]
+		rm, rn := am, an
+		if against != "kubernetes" {
+			if rm, rn, ok = minorOf(ref.Version); !ok {
+				return
+			}
+		}
+		refName := against
+		if against == "kubernetes" {
+			refName = "kube-apiserver (kubernetes)"
+		}
+		f := Finding{Set: s.Name, Rule: rule, Severity: Violation, Component: comp, Version: c.Version, Other: against, OtherVersion: ref.Version}
+		cm, cn, ok := minorOf(c.Version)
+		switch {
+		case !ok:
+			f.Message = fmt.Sprintf("%s %q has no MAJOR.MINOR to compare with %s %s", comp, c.Version, refName, ref.Version)
+		case cm != rm:
+			f.Message = fmt.Sprintf("%s %s and %s %s differ in major version; %s", comp, c.Version, refName, ref.Version, policy)
+		case cn-rn > maxNewer:
+			f.Message = fmt.Sprintf("%s %s is %s newer than %s %s; %s", comp, c.Version, minors(cn-rn), refName, ref.Version, policy)
+		case rn-cn > minOlder:
+			f.Message = fmt.Sprintf("%s %s is %s older than %s %s; %s", comp, c.Version, minors(rn-cn), refName, ref.Version, policy)
+		default:
+			return
+		}
+		out = append(out, f)
+	}
+	const nodePolicy = "must not be newer than kube-apiserver and at most 3 minors older"
+	rule(RuleKubeletSkew, "kubelet", "kubernetes", 3, 0, "kubelet "+nodePolicy)
+	rule(RuleKubeProxySkew, "kube-proxy", "kubernetes", 3, 0, "kube-proxy "+nodePolicy)
+	rule(RuleKubeProxySkew, "kube-proxy", "kubelet", 3, 3, "kube-proxy must be within 3 minors of the kubelet beside it")
+	rule(RuleKubectlSkew, "kubectl", "kubernetes", 1, 1, "kubectl must be within 1 minor (older or newer) of kube-apiserver")
+	rule(RuleControllerManagerSkew, "kube-controller-manager", "kubernetes", 1, 0, "kube-controller-manager must be the same minor as kube-apiserver or 1 older")
+	rule(RuleSchedulerSkew, "kube-scheduler", "kubernetes", 1, 0, "kube-scheduler must be the same minor as kube-apiserver or 1 older")
+	return out
+}
+
+func minors(n int) string {
+	if n == 1 {
+		return "1 minor"
+	}
+	return fmt.Sprintf("%d minors", n)
+}
+
+type addFunc func(rule string, sev Severity, comp, other, format string, args ...any)
+
+func evaluateHelm(s *SetResult, helm string, t *Tables, add addFunc) {
+	hm, hn, ok := minorOf(helm)
+	if _, _, kok := minorOf(s.Kubernetes); !ok || !kok {
+		add(RuleHelmSkew, Violation, "helm", "kubernetes", "helm %q or kubernetes %q has no MAJOR.MINOR", helm, s.Kubernetes)
+		return
+	}
+	for _, row := range t.Helm {
+		if rm, rn, _ := minorOf(row.Helm); rm != hm || rn != hn {
+			continue
+		}
+		if ok, err := row.kubernetes.Allows(s.Kubernetes); ok && err == nil {
+			return
+		}
+		add(RuleHelmSkew, Violation, "helm", "kubernetes",
+			"helm %s supports Kubernetes %s.x to %s.x (Helm's n-3 table), the set has kubernetes %s",
+			helm, row.KubernetesMin, row.KubernetesMax, s.Kubernetes)
+		return
+	}
+	add(RuleHelmSkew, Warning, "helm", "kubernetes", "helm %d.%d is not in the bundled Helm version-skew table; its Kubernetes range is unknown", hm, hn)
+}
+
+func evaluateContainerd(s *SetResult, containerd string, t *Tables, add addFunc) {
+	km, kn, ok := minorOf(s.Kubernetes)
+	if !ok {
+		return
+	}
+	for _, row := range t.Containerd {
+		if rm, rn, _ := minorOf(row.Kubernetes); rm != km || rn != kn {
+			continue
+		}
+		for _, rec := range row.containerd {
+			if ok, err := rec.Allows(containerd); ok && err == nil {
+				return
+			}
+		}
+		add(RuleContainerd, Warning, "containerd", "kubernetes",
+			"containerd %s is not in containerd's recommended list for Kubernetes %d.%d (%s); the list is recommended, not exclusive",
+			containerd, km, kn, strings.Join(row.Containerd, ", "))
+		return
+	}
+	add(RuleContainerd, Warning, "containerd", "kubernetes", "containerd's recommended table has no row for Kubernetes %d.%d", km, kn)
+}
+
+// minorOf returns the major and minor numbers of an upstream version; ok is
+// false when it has fewer than two numeric components.
+func minorOf(version string) (major, minor int, ok bool) {
+	n := leadingNumbers(version)
+	if len(n) < 2 {
+		return 0, 0, false
+	}
+	return n[0], n[1], true
+}
+
+// leadingNumbers are the leading numeric components of an upstream version
+// (nil when it is not a valid version).
+func leadingNumbers(version string) []int {
+	norm, err := debversion.FromUpstream(version)
+	if err != nil {
+		return nil
+	}
+	return debversion.LeadingNumbers(norm)
+}
+
+func evaluateIstio(s *SetResult, comp string, t *Tables, eolData *eol.Data, add addFunc) {
+	v := s.Cells[comp].Version
+	im, in, ok := minorOf(v)
+	if !ok {
+		add(RuleIstio, Violation, comp, "kubernetes", "%s %q has no MAJOR.MINOR", comp, v)
+		return
+	}
+	cycle := fmt.Sprintf("%d.%d", im, in)
+	lo, hi, from := "", "", ""
+	if eolData != nil {
+		if c, ok := eolData.Cycle("istio", v); ok && c.SupportedKubernetes != "" {
+			if l, h, found := strings.Cut(c.SupportedKubernetes, "-"); found {
+				lo, hi, from = strings.TrimSpace(l), strings.TrimSpace(h), "the end-of-life data"
+			}
+		}
+	}
+	if lo == "" {
+		for _, row := range t.Istio {
+			if row.Istio == cycle {
+				lo, hi, from = row.KubernetesMin, row.KubernetesMax, "Istio's support table"
+			}
+		}
+	}
+	if lo == "" {
+		add(RuleIstio, Warning, comp, "kubernetes", "istio %s is in neither the end-of-life data nor the bundled Istio table; its Kubernetes range is unknown", cycle)
+		return
+	}
+	con, err := debversion.ParseConstraint(">=" + lo + " <=" + hi)
+	if ok, _ := con.Allows(s.Kubernetes); err != nil || !ok {
+		add(RuleIstio, Violation, comp, "kubernetes", "istio %s supports Kubernetes %s.x to %s.x (%s), the set has kubernetes %s", cycle, lo, hi, from, s.Kubernetes)
+	}
+}
+
+func evaluateEtcd(s *SetResult, etcd string, t *Tables, add addFunc) {
+	km, kn, ok := minorOf(s.Kubernetes)
+	em, en, eok := minorOf(etcd)
+	if !ok || !eok {
+		add(RuleKubeadmEtcd, Violation, "etcd", "kubernetes", "etcd %q or kubernetes %q has no MAJOR.MINOR", etcd, s.Kubernetes)
+		return
+	}
+	if c, err := debversion.CompareStrings(debianOf(etcd), debianOf(t.Kubeadm.MinExternal)); err == nil && c < 0 {
+		add(RuleKubeadmEtcd, Violation, "etcd", "kubernetes", "etcd %s is older than %s, the oldest external etcd kubeadm accepts (MinExternalEtcdVersion)", etcd, t.Kubeadm.MinExternal)
+		return
+	}
+	for _, row := range t.Kubeadm.Supported {
+		if rm, rn, _ := minorOf(row.Kubernetes); rm != km || rn != kn {
+			continue
+		}
+		if wm, wn, _ := minorOf(row.Etcd); wm != em || wn != en {
+			add(RuleKubeadmEtcd, Warning, "etcd", "kubernetes", "kubeadm %d.%d deploys etcd %s (SupportedEtcdVersion); the set has etcd %s, another minor", km, kn, row.Etcd, etcd)
+		}
+		return
+	}
+	add(RuleKubeadmEtcd, Warning, "etcd", "kubernetes", "the bundled kubeadm table has no etcd version for Kubernetes %d.%d", km, kn)
+}

@@ -1,0 +1,280 @@
+package compat
+
+import (
+	"encoding/csv"
+	"fmt"
+	"io"
+	"strings"
+	"text/tabwriter"
+	"time"
+)
+
+// Format is an output format of Render.
+type Format string
+
+const (
+	FormatTable    Format = "table"
+	FormatMarkdown Format = "markdown"
+	FormatCSV      Format = "csv"
+	FormatHTML     Format = "html"
+)
+
+// Formats lists the formats Render accepts.
+func Formats() []Format { return []Format{FormatTable, FormatMarkdown, FormatCSV, FormatHTML} }
+
+// Render writes the report in the given format. The output depends only on
+// the report (the "now" it was checked at included), never on the clock.
+func Render(w io.Writer, r *Report, f Format) error {
+	switch f {
+	case FormatTable:
+		return renderTable(w, r)
+	case FormatMarkdown:
+		return renderMarkdown(w, r)
+	case FormatCSV:
+		return renderCSV(w, r)
+	case FormatHTML:
+		return renderHTML(w, r)
+	}
+	return fmt.Errorf("compat: unknown format %q (want table, markdown, csv or html)", f)
+}
+
+// Cell marks, worst first. The status of a cell is its worst mark, "ok" if none.
+const (
+	markViolation = "violation"
+	markEOL       = "eol"
+	markWarning   = "warning"
+	markSecurity  = "security-only"
+	markOK        = "ok"
+)
+
+var markSymbols = map[string]string{markViolation: "!", markEOL: "EOL", markWarning: "?", markSecurity: "sec"}
+
+// legend explains the marks, in the order the renderers print them.
+var legend = [][2]string{
+	{markViolation, "violates a compatibility rule (exit 1)"},
+	{markEOL, "release cycle is end-of-life (exit 1)"},
+	{markWarning, "outside a recommendation, or not covered by the bundled data"},
+	{markSecurity, "release cycle past end of active support: security fixes only"},
+}
+
+// cellView is what every renderer shows about one cell.
+type cellView struct {
+	Present   bool
+	Version   string
+	Defaulted bool
+	Marks     []string // worst first
+	Status    string   // worst mark, or "ok"
+	Reasons   []string // one line per finding, plus the support status
+	Support   string
+}
+
+func (r *Report) view(set SetResult, comp string) cellView {
+	c, ok := set.Cells[comp]
+	if !ok {
+		return cellView{}
+	}
+	v := cellView{Present: true, Version: c.Version, Defaulted: c.Defaulted, Support: c.Support}
+	if c.To != "" {
+		v.Version += ".." + c.To
+		v.Reasons = append(v.Reasons, fmt.Sprintf("rolling upgrade from %s to %s", c.Version, c.To))
+	}
+	for _, ref := range []string{c.Recipe, c.ToRecipe} {
+		if ref != "" {
+			v.Reasons = append(v.Reasons, "version of recipe "+ref)
+		}
+	}
+	has := map[string]bool{}
+	for _, f := range r.FindingsFor(set.Name, comp) {
+		switch {
+		case f.Rule == RuleEOL:
+			has[markEOL] = true
+		case f.Severity == Violation:
+			has[markViolation] = true
+		default:
+			has[markWarning] = true
+		}
+		v.Reasons = append(v.Reasons, findingText(f))
+	}
+	if c.State == markSecurity {
+		has[markSecurity] = true
+	}
+	if c.Support != "" {
+		v.Reasons = append(v.Reasons, fmt.Sprintf("%s cycle %s: %s", comp, c.Cycle, c.Support))
+	}
+	if c.Defaulted {
+		v.Reasons = append(v.Reasons, "version taken from kubernetes (not set explicitly)")
+	}
+	for _, m := range []string{markViolation, markEOL, markWarning, markSecurity} {
+		if has[m] {
+			v.Marks = append(v.Marks, m)
+		}
+	}
+	v.Status = markOK
+	if len(v.Marks) > 0 {
+		v.Status = v.Marks[0]
+	}
+	return v
+}
+
+// findingText is a finding without its set and component, for a cell.
+func findingText(f Finding) string { return string(f.Severity) + " (" + f.Rule + "): " + f.Message }
+
+// text is the cell as plain text: "1.35.8", "1.35.8*" (defaulted), "1.36.0 [!]".
+func (v cellView) text() string {
+	if !v.Present {
+		return "-"
+	}
+	s := v.Version
+	if v.Defaulted {
+		s += "*"
+	}
+	if len(v.Marks) > 0 {
+		syms := make([]string, len(v.Marks))
+		for i, m := range v.Marks {
+			syms[i] = markSymbols[m]
+		}
+		s += " [" + strings.Join(syms, ",") + "]"
+	}
+	return s
+}
+
+func (r *Report) summary() string {
+	return fmt.Sprintf("%d release set(s), %d violation(s), %d warning(s); checked on %s",
+		len(r.Sets), r.Count(Violation), r.Count(Warning), r.Now.UTC().Format(time.DateOnly))
+}
+
+func legendText() []string {
+	out := []string{"* = version taken from kubernetes"}
+	for _, l := range legend {
+		out = append(out, fmt.Sprintf("[%s] = %s: %s", markSymbols[l[0]], l[0], l[1]))
+	}
+	return out
+}
+
+func findingLine(f Finding) string {
+	return fmt.Sprintf("%s %s %s (%s): %s", f.Severity, f.Set, f.Component, f.Rule, f.Message)
+}
+
+func renderTable(w io.Writer, r *Report) error {
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	head := []string{"COMPONENT"}
+	for _, s := range r.Sets {
+		head = append(head, s.Name)
+	}
+	fmt.Fprintln(tw, strings.Join(head, "\t"))
+	for _, comp := range r.Components {
+		row := []string{comp}
+		for _, s := range r.Sets {
+			row = append(row, r.view(s, comp).text())
+		}
+		fmt.Fprintln(tw, strings.Join(row, "\t"))
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	var b strings.Builder
+	b.WriteString("\n")
+	for _, l := range legendText() {
+		b.WriteString(l + "\n")
+	}
+	b.WriteString("\n" + r.summary() + "\n")
+	for _, f := range r.Findings {
+		b.WriteString("  " + findingLine(f) + "\n")
+	}
+	b.WriteString("\nData:\n")
+	for _, l := range sourceLines(r) {
+		b.WriteString("  " + l + "\n")
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+// sourceLines picks from each data header the lines naming a source and the
+// line after each (which carries the snapshot commit and date).
+func sourceLines(r *Report) []string {
+	var out []string
+	for _, src := range r.Sources {
+		lines := strings.Split(src.Text, "\n")
+		for i, l := range lines {
+			if !strings.Contains(l, "Source:") {
+				continue
+			}
+			s := strings.TrimSpace(l)
+			if i+1 < len(lines) && strings.TrimSpace(lines[i+1]) != "" {
+				s += " " + strings.TrimSpace(lines[i+1])
+			}
+			out = append(out, src.title()+": "+s)
+		}
+	}
+	return out
+}
+
+// title names a source with its copy and date: "eol.yaml (bundled, as of 2026-08-22)".
+func (s Source) title() string {
+	t := s.Name + " (" + s.Copy
+	if s.AsOf != "" {
+		t += ", as of " + s.AsOf
+	}
+	return t + ")"
+}
+
+func mdEscape(s string) string {
+	return strings.NewReplacer("|", `\|`, "*", `\*`, "[", `\[`, "]", `\]`, "\n", " ").Replace(s)
+}
+
+func renderMarkdown(w io.Writer, r *Report) error {
+	var b strings.Builder
+	b.WriteString("# Compatibility matrix\n\n" + r.summary() + "\n\n")
+	b.WriteString("| component |")
+	for _, s := range r.Sets {
+		b.WriteString(" " + mdEscape(s.Name) + " |")
+	}
+	b.WriteString("\n|---|" + strings.Repeat("---|", len(r.Sets)) + "\n")
+	for _, comp := range r.Components {
+		b.WriteString("| " + mdEscape(comp) + " |")
+		for _, s := range r.Sets {
+			b.WriteString(" " + mdEscape(r.view(s, comp).text()) + " |")
+		}
+		b.WriteString("\n")
+	}
+	b.WriteString("\nLegend:\n\n")
+	for _, l := range legendText() {
+		b.WriteString("- " + mdEscape(l) + "\n")
+	}
+	b.WriteString("\n## Findings\n\n")
+	if len(r.Findings) == 0 {
+		b.WriteString("None.\n")
+	}
+	for _, f := range r.Findings {
+		b.WriteString("- **" + string(f.Severity) + "** " + mdEscape(f.Set+" "+f.Component+" ("+f.Rule+"): "+f.Message) + "\n")
+	}
+	b.WriteString("\n## Data sources\n")
+	for _, s := range r.Sources {
+		b.WriteString("\n" + mdEscape(s.title()) + ":\n\n```text\n" + s.Text + "\n```\n")
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+// renderCSV writes one row per cell (long format, for spreadsheets and scripts):
+// set, kubernetes, component, version, defaulted, cycle, support, status, findings.
+func renderCSV(w io.Writer, r *Report) error {
+	cw := csv.NewWriter(w)
+	_ = cw.Write([]string{"set", "kubernetes", "component", "version", "defaulted", "cycle", "support", "status", "findings"})
+	for _, s := range r.Sets {
+		for _, comp := range r.Components {
+			v := r.view(s, comp)
+			if !v.Present {
+				continue
+			}
+			var msgs []string
+			for _, f := range r.FindingsFor(s.Name, comp) {
+				msgs = append(msgs, findingText(f))
+			}
+			_ = cw.Write([]string{s.Name, s.Kubernetes, comp, v.Version, fmt.Sprint(v.Defaulted), s.Cells[comp].Cycle,
+				v.Support, v.Status, strings.Join(msgs, " | ")})
+		}
+	}
+	cw.Flush()
+	return cw.Error()
+}

@@ -1,0 +1,706 @@
+// Package config reads updeb's config file through internal/yamlfile: strict
+// YAML (unknown fields, keys given twice, anchors and aliases are errors), at
+// most yamlfile.MaxSize bytes, every problem as "FILE:LINE:COL: message", all
+// of them reported together. Each concern has its own sub-struct of plain
+// values, checked when the file is read so that a bad value fails here and not
+// in the middle of a build; the CLI merges the file with flags (flag > config >
+// environment) and turns the values into the options of the library packages.
+//
+// Relative paths in the file (cache, out, ca-bundle, repo.dir, repo.key,
+// build.provenance-key, a mirror's folder, sigstore.trusted-root and
+// sigstore.tuf-root) are relative to the folder of the config file.
+//
+//	proxy: http://proxy.example:3128      # every download goes through it
+//	no-proxy: [mirror.internal, 10.0.0.0/8] # reached directly (curl's NO_PROXY syntax)
+//	ca-bundle: /etc/ssl/corp-ca.pem       # extra trusted roots, PEM
+//	cache: /var/cache/updeb
+//	state: /var/lib/updeb                # refreshed data (updeb data refresh, updeb trust refresh)
+//	out: out
+//	mirrors:                              # longest prefix wins; no fallback to upstream
+//	  - {prefix: https://github.com/, to: file:///srv/mirror/github.com/}
+//	  - {prefix: https://dl.k8s.io/, to: http://mirror.internal/k8s/}
+//	fetch:
+//	  timeouts: {connect: 30s, header: 60s, idle: 60s}  # each at most 1h
+//	  retries: 5          # after the first attempt; 0 means none; at most 100
+//	  retry-time: 5m      # total time budget of one download, retries included; at most 24h
+//	  min-rate: {bytes-per-second: 1KiB, over: 30s}  # slower ends an attempt; "none" disables
+//	  max-size: 4GiB      # bytes, or with a unit: KiB MiB GiB TiB (also kB MB GB TB); at most 1TiB
+//	  parallel: 4         # 1 to 64
+//	github-api: https://api.github.com   # for watch: github (updeb outdated, bump)
+//	data:                                # support data (end-of-life dates) for updeb data refresh
+//	  endoflife-url: https://endoflife.date/api/{product}.json  # or a mirror; a base URL gets /{product}.json
+//	  max-age-days: 30                   # warn when the data in use is older (1 to 3650)
+//	  products: [nodejs]                 # endoflife.date products to fetch besides the bundled ones
+//	sigstore:
+//	  trusted-root: /etc/updeb/trusted_root.json  # instead of the refreshed or bundled public-good root
+//	  rekor-url: https://rekor.sigstore.dev       # Rekor (v1 API) for cosign signatures; mirrors apply
+//	  github-api: https://api.github.com          # for github-attestations; default github-api above
+//	  tuf-url: https://tuf-repo-cdn.sigstore.dev  # what updeb trust refresh reads
+//	  tuf-root: /etc/updeb/tuf-root.json          # its TUF root (a private deployment's); default public-good
+//	build:
+//	  compression: xz     # xz, gzip, zstd or none
+//	  parallel: 2         # 1 to 256
+//	  xz-workers: 2       # 1 to 64
+//	  provenance-key: /etc/updeb/repo.secret.asc   # signs the provenance records
+package config
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"maps"
+	"net/url"
+	"path"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"go.yaml.in/yaml/v3"
+
+	"github.com/updeb/updeb/internal/srcurl"
+	"github.com/updeb/updeb/internal/yamlfile"
+	"github.com/updeb/updeb/pkg/deb"
+)
+
+// Config is the whole file.
+type Config struct {
+	Proxy    Proxy
+	NoProxy  []string
+	CABundle string
+	Cache    string
+	// State is updeb's state folder: data it refreshes on request (support
+	// data, the Sigstore trusted root), never during a build.
+	State   string
+	Out     string
+	Mirrors []Mirror
+	Fetch   Fetch
+	Build   Build
+	Repo    Repo
+	// GitHubAPI is the GitHub REST API base URL for watch: github (updeb
+	// outdated/bump); "" means https://api.github.com (GitHub Enterprise: its /api/v3).
+	GitHubAPI string
+	Data      Data
+	Sigstore  Sigstore
+
+	// File is the file the config was read from ("" when none was found).
+	File string
+}
+
+// Data configures the support data updeb data refresh fetches and the
+// commands that read it (outdated, compat, plan).
+type Data struct {
+	// EndOfLifeURL is where a product's release cycles are, with "{product}"
+	// where its name goes ("" means DefaultEndOfLifeURL). A URL without
+	// "{product}" is a base: "/{product}.json" is added to it.
+	EndOfLifeURL string
+	// MaxAgeDays: older data gets a warning (0 means DefaultMaxAgeDays).
+	MaxAgeDays int
+	// Products are endoflife.date product names to fetch besides those of
+	// the bundled snapshot (a recipe's component name is its product).
+	Products []string
+}
+
+// DefaultEndOfLifeURL is endoflife.date's API (v0) for one product.
+const DefaultEndOfLifeURL = "https://endoflife.date/api/{product}.json"
+
+// DefaultMaxAgeDays is the age past which support data gets a warning.
+const DefaultMaxAgeDays = 30
+
+// MaxMaxAgeDays bounds data.max-age-days.
+const MaxMaxAgeDays = 3650
+
+// ProductURL returns the URL of product's release cycles.
+func (d Data) ProductURL(product string) string {
+	u := d.EndOfLifeURL
+	if u == "" {
+		u = DefaultEndOfLifeURL
+	}
+	if !strings.Contains(u, "{product}") {
+		u = strings.TrimRight(u, "/") + "/{product}.json"
+	}
+	return strings.ReplaceAll(u, "{product}", url.PathEscape(product))
+}
+
+// MaxAge is the age past which support data gets a warning.
+func (d Data) MaxAge() time.Duration {
+	days := d.MaxAgeDays
+	if days == 0 {
+		days = DefaultMaxAgeDays
+	}
+	return time.Duration(days) * 24 * time.Hour
+}
+
+// Mirror maps upstream URLs that start with Prefix (an http(s) URL prefix) to
+// To: a file:///ABSOLUTE/PATH/ or an http(s) URL. A plain folder in the file
+// is turned into a file:// URL, relative to the config file's folder.
+type Mirror struct {
+	Prefix string
+	To     string
+}
+
+// Fetch configures downloads. Zero values mean the defaults of package fetch.
+type Fetch struct {
+	Timeouts  Timeouts
+	Retries   *int // nil: the default; 0: no retries
+	RetryTime Duration
+	MaxSize   Size
+	Parallel  int
+	MinRate   *MinRate // nil: the default of package fetch
+}
+
+// MinRate is the slowest transfer accepted (curl's --speed-limit and
+// --speed-time): an attempt that receives fewer than BytesPerSecond on
+// average over Over is ended (and retried). Written
+// {bytes-per-second: 1KiB, over: 30s}, either field optional, or "none".
+type MinRate struct {
+	BytesPerSecond Size     // 0: the default
+	Over           Duration // 0: the default
+	None           bool     // no minimum
+}
+
+// Timeouts of one download.
+type Timeouts struct {
+	Connect Duration
+	Header  Duration
+	Idle    Duration
+}
+
+// Build are the site settings every package build uses.
+type Build struct {
+	// VersionSuffix is appended to every Debian version, e.g. "~wmf1" makes
+	// 3.18.4-1~wmf1 (it sorts before 3.18.4-1, so Debian's own build wins).
+	VersionSuffix string
+	// Maintainer is "Name <email>", used where a recipe names none.
+	Maintainer string
+	// Compression of control.tar and data.tar: xz (default), gzip, zstd or none.
+	Compression string
+	// Parallel is how many recipe+architecture builds run at once (default: CPUs).
+	Parallel int
+	// XZWorkers is how many xz blocks (or zstd jobs) of one package are
+	// compressed at once (default 2). It changes speed and memory, never the
+	// bytes of the package.
+	XZWorkers int
+	// XZMode is the xz encoder: fast (default) or best (smaller, about twice
+	// the CPU). It changes the bytes of the package.
+	XZMode string
+	// ProvenanceKey is the armored secret key (as `updeb keys generate`
+	// writes it) that signs each package's provenance record; "" leaves the
+	// records unsigned.
+	ProvenanceKey string
+}
+
+// Repo is the apt repository `updeb publish` and `updeb repo` work on. Flags
+// override each field.
+type Repo struct {
+	Dir         string // repository folder (pool/, dists/)
+	Suite       string // default: the recipe's, else "stable"
+	Component   string // default: the recipe's, else "main"
+	Key         string // armored secret signing key
+	Origin      string
+	Label       string
+	Codename    string
+	Description string
+	// Architectures always get an index, even before a package of theirs exists.
+	Architectures []string
+	// ValidFor adds Valid-Until = Date + ValidFor to Release (0: none).
+	ValidFor Duration
+	// Keep is how many generations of each suite are kept for rollback (0: updeb's default).
+	Keep int
+	// Keys are more signing keys beside Key: every suite is signed by each
+	// (a key rotation window).
+	Keys []string
+}
+
+// Sigstore configures the verification of Sigstore signatures. Empty fields
+// mean the public-good defaults.
+type Sigstore struct {
+	// TrustedRoot is a trusted_root.json (a private Sigstore deployment's, or
+	// a copy for an air-gapped site) used instead of the one refreshed into
+	// the state folder or the bundled public-good snapshot.
+	TrustedRoot string
+	// RekorURL is the Rekor (v1 API) base URL cosign signatures are looked
+	// up in; "" means https://rekor.sigstore.dev. mirrors: apply to it.
+	RekorURL string
+	// GitHubAPI is the API github-attestations are read from; "" means the
+	// top-level github-api, then https://api.github.com.
+	GitHubAPI string
+	// TUFURL is the TUF repository updeb trust refresh reads; "" means
+	// Sigstore's public-good one.
+	TUFURL string
+	// TUFRoot is the TUF root.json that repository's metadata must chain to;
+	// "" means the public-good root built into updeb.
+	TUFRoot string
+}
+
+// Duration is a time.Duration written as "30s", "2m", "1h30m".
+type Duration time.Duration
+
+// Size is a byte count written as 1048576, "512KiB", "200MiB", "4GiB" or "1GB".
+type Size int64
+
+// Bounds of the numeric settings: beyond them a value is a typo, not a
+// configuration (100000 xz workers would exhaust memory mid-build).
+const (
+	MaxRetries       = 100
+	MaxFetchParallel = 64
+	MaxParallel      = 256
+	MaxXZWorkers     = 64
+	MaxTimeout       = time.Hour
+	MaxRetryTime     = 24 * time.Hour
+	MaxMaxSize       = 1 << 40
+)
+
+// Error is a config file that cannot be read at all. Problems in its content
+// are a *yamlfile.Error.
+type Error struct {
+	File string
+	Msg  string
+}
+
+func (e *Error) Error() string { return e.File + ": " + e.Msg }
+
+// Load reads explicit when it is not empty (it must exist), else the first of
+// defaults that exists; with none, it returns an empty Config.
+func Load(explicit string, defaults ...string) (*Config, error) {
+	if explicit != "" {
+		data, err := yamlfile.ReadFile(explicit, 0)
+		if err != nil {
+			return nil, &Error{File: explicit, Msg: "cannot read the config file: " + reason(err)}
+		}
+		return Parse(explicit, data)
+	}
+	for _, p := range defaults {
+		data, err := yamlfile.ReadFile(p, 0)
+		if errors.Is(err, fs.ErrNotExist) {
+			continue
+		}
+		if err != nil {
+			return nil, &Error{File: p, Msg: "cannot read the config file: " + reason(err)}
+		}
+		return Parse(p, data)
+	}
+	return &Config{}, nil
+}
+
+// reason is an I/O error without the path the message already names.
+func reason(err error) string {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return pe.Err.Error()
+	}
+	return err.Error()
+}
+
+// Parse decodes data, read from file name, strictly and checks every value.
+// Every problem is reported, in one *yamlfile.Error.
+func Parse(name string, data []byte) (*Config, error) {
+	d := &yamlfile.Decoder{File: name}
+	c := &Config{File: name}
+	if top := d.Document(data, yamlfile.Options{What: "config file"}); top != nil {
+		p := &parser{Decoder: d, dir: filepath.Dir(name)}
+		p.config(c, top)
+	}
+	if err := d.Err(); err != nil {
+		return nil, err
+	}
+	return c, nil
+}
+
+// parser decodes one config file.
+type parser struct {
+	*yamlfile.Decoder
+	dir string // the config file's folder, for relative paths
+}
+
+type fields = map[string]yamlfile.Field
+
+// field decodes a setting; a null value ("fetch:" with everything under it
+// commented out) leaves it unset, as it always has.
+func field(decode func(v *yaml.Node)) yamlfile.Field {
+	return yamlfile.Field{Decode: func(v *yaml.Node) {
+		if v.Kind != yaml.ScalarNode || v.ShortTag() != "!!null" {
+			decode(v)
+		}
+	}}
+}
+
+// mapping decodes a mapping of the config; what is its dotted name ("" for
+// the top). Messages keep the wording of the config's earlier yaml.v3
+// decoding: `unknown field "x"`, `mapping key "x" already defined at line N`.
+func (p *parser) mapping(n *yaml.Node, what, goType string, fs fields) {
+	if n.Kind != yaml.MappingNode {
+		p.At(n, "cannot unmarshal %s into %s: %s", tagOf(n), goType, wantMapping(what))
+		return
+	}
+	p.Map(n, yamlfile.Map{
+		Fields: fs,
+		Unknown: func(k *yaml.Node) string {
+			return fmt.Sprintf("unknown field %q (known: %s)", k.Value, strings.Join(slices.Sorted(maps.Keys(fs)), ", "))
+		},
+		Twice: func(k, first *yaml.Node) string {
+			return fmt.Sprintf("mapping key %q already defined at line %d", k.Value, first.Line)
+		},
+	})
+}
+
+func wantMapping(what string) string {
+	if what == "" {
+		return "a config file is a mapping (proxy:, mirrors:, fetch:, build:, repo:, ...)"
+	}
+	return what + " is a mapping"
+}
+
+// tagOf is how yaml.v3 names a value in its messages: !!str `x`, !!seq.
+func tagOf(n *yaml.Node) string {
+	if n.Kind == yaml.ScalarNode {
+		return fmt.Sprintf("%s `%s`", n.ShortTag(), n.Value)
+	}
+	return n.ShortTag()
+}
+
+func (p *parser) config(c *Config, n *yaml.Node) {
+	p.mapping(n, "", "config.Config", fields{
+		"proxy": field(func(v *yaml.Node) {
+			if s, ok := p.scalar(v, "proxy"); ok {
+				if _, err := ProxyURL(s); err != nil {
+					p.At(v, "%v", err)
+				}
+				c.Proxy = Proxy(s)
+			}
+		}),
+		"no-proxy": field(func(v *yaml.Node) {
+			c.NoProxy = []string{} // set, even empty: it overrides NO_PROXY
+			p.StrList(v, "no-proxy", &c.NoProxy)
+		}),
+		"ca-bundle": field(func(v *yaml.Node) { p.path(v, "ca-bundle", &c.CABundle) }),
+		"cache":     field(func(v *yaml.Node) { p.path(v, "cache", &c.Cache) }),
+		"state":     field(func(v *yaml.Node) { p.path(v, "state", &c.State) }),
+		"out":       field(func(v *yaml.Node) { p.path(v, "out", &c.Out) }),
+		"mirrors": field(func(v *yaml.Node) {
+			p.List(v, "mirrors", func(_ int, v *yaml.Node) { c.Mirrors = append(c.Mirrors, p.mirror(v)) })
+		}),
+		"fetch":      field(func(v *yaml.Node) { p.fetch(&c.Fetch, v) }),
+		"build":      field(func(v *yaml.Node) { p.build(&c.Build, v) }),
+		"repo":       field(func(v *yaml.Node) { p.repo(&c.Repo, v) }),
+		"github-api": field(func(v *yaml.Node) { p.httpURL(v, "github-api", &c.GitHubAPI) }),
+		"sigstore":   field(func(v *yaml.Node) { p.sigstore(&c.Sigstore, v) }),
+		"data":       field(func(v *yaml.Node) { p.data(&c.Data, v) }),
+	})
+}
+
+func (p *parser) data(d *Data, n *yaml.Node) {
+	p.mapping(n, "data", "config.Data", fields{
+		"endoflife-url": field(func(v *yaml.Node) {
+			if p.str(v, "data.endoflife-url", &d.EndOfLifeURL) && !httpURL(strings.ReplaceAll(d.EndOfLifeURL, "{product}", "p")) {
+				p.At(v, "data.endoflife-url %q: want an http:// or https:// URL (with {product} where the product name goes, or a base URL)", d.EndOfLifeURL)
+			}
+		}),
+		"max-age-days": field(func(v *yaml.Node) { p.integer(v, "data.max-age-days", 1, MaxMaxAgeDays, &d.MaxAgeDays) }),
+		"products": field(func(v *yaml.Node) {
+			p.StrList(v, "data.products", &d.Products)
+			for _, n := range v.Content {
+				if n.Kind == yaml.ScalarNode && !productRE.MatchString(n.Value) {
+					p.At(n, "data.products: %q is not an endoflife.date product name (lower-case letters, digits, '-', '.', '_')", n.Value)
+				}
+			}
+		}),
+	})
+}
+
+func (p *parser) sigstore(s *Sigstore, n *yaml.Node) {
+	p.mapping(n, "sigstore", "config.Sigstore", fields{
+		"trusted-root": field(func(v *yaml.Node) { p.path(v, "sigstore.trusted-root", &s.TrustedRoot) }),
+		"rekor-url":    field(func(v *yaml.Node) { p.httpURL(v, "sigstore.rekor-url", &s.RekorURL) }),
+		"github-api":   field(func(v *yaml.Node) { p.httpURL(v, "sigstore.github-api", &s.GitHubAPI) }),
+		"tuf-url":      field(func(v *yaml.Node) { p.httpURL(v, "sigstore.tuf-url", &s.TUFURL) }),
+		"tuf-root":     field(func(v *yaml.Node) { p.path(v, "sigstore.tuf-root", &s.TUFRoot) }),
+	})
+}
+
+// httpURL decodes an http(s) base URL.
+func (p *parser) httpURL(v *yaml.Node, what string, dst *string) {
+	if s, ok := p.scalar(v, what); ok {
+		if !httpURL(s) {
+			p.At(v, "%s %q: want an http:// or https:// URL", what, s)
+		}
+		*dst = s
+	}
+}
+
+func (p *parser) fetch(f *Fetch, n *yaml.Node) {
+	p.mapping(n, "fetch", "config.Fetch", fields{
+		"timeouts": field(func(v *yaml.Node) {
+			t := &f.Timeouts
+			p.mapping(v, "fetch.timeouts", "config.Timeouts", fields{
+				"connect": field(func(v *yaml.Node) { p.duration(v, "fetch.timeouts.connect", MaxTimeout, &t.Connect) }),
+				"header":  field(func(v *yaml.Node) { p.duration(v, "fetch.timeouts.header", MaxTimeout, &t.Header) }),
+				"idle":    field(func(v *yaml.Node) { p.duration(v, "fetch.timeouts.idle", MaxTimeout, &t.Idle) }),
+			})
+		}),
+		"retries": field(func(v *yaml.Node) {
+			var r int
+			if p.integer(v, "fetch.retries", 0, MaxRetries, &r) {
+				f.Retries = &r
+			}
+		}),
+		"retry-time": field(func(v *yaml.Node) { p.duration(v, "fetch.retry-time", MaxRetryTime, &f.RetryTime) }),
+		"max-size":   field(func(v *yaml.Node) { p.size(v, &f.MaxSize) }),
+		"parallel":   field(func(v *yaml.Node) { p.integer(v, "fetch.parallel", 1, MaxFetchParallel, &f.Parallel) }),
+		"min-rate": field(func(v *yaml.Node) {
+			m := &MinRate{}
+			f.MinRate = m
+			if v.Kind == yaml.ScalarNode {
+				if v.Value != "none" {
+					p.At(v, "fetch.min-rate: want {bytes-per-second: SIZE, over: DURATION} or none, found %q", v.Value)
+				}
+				m.None = true
+				return
+			}
+			p.mapping(v, "fetch.min-rate", "config.MinRate", fields{
+				"bytes-per-second": field(func(v *yaml.Node) { p.size(v, &m.BytesPerSecond) }),
+				"over":             field(func(v *yaml.Node) { p.duration(v, "fetch.min-rate.over", MaxTimeout, &m.Over) }),
+			})
+		}),
+	})
+}
+
+func (p *parser) build(b *Build, n *yaml.Node) {
+	p.mapping(n, "build", "config.Build", fields{
+		"version-suffix": field(func(v *yaml.Node) { p.str(v, "build.version-suffix", &b.VersionSuffix) }),
+		"maintainer":     field(func(v *yaml.Node) { p.str(v, "build.maintainer", &b.Maintainer) }),
+		"provenance-key": field(func(v *yaml.Node) { p.path(v, "build.provenance-key", &b.ProvenanceKey) }),
+		"compression": field(func(v *yaml.Node) {
+			if p.str(v, "build.compression", &b.Compression) {
+				if err := CheckCompression(b.Compression); err != nil {
+					p.At(v, "build.%v", err)
+				}
+			}
+		}),
+		"parallel":   field(func(v *yaml.Node) { p.integer(v, "build.parallel", 1, MaxParallel, &b.Parallel) }),
+		"xz-workers": field(func(v *yaml.Node) { p.integer(v, "build.xz-workers", 1, MaxXZWorkers, &b.XZWorkers) }),
+		"xz-mode": field(func(v *yaml.Node) {
+			if p.str(v, "build.xz-mode", &b.XZMode) {
+				if err := CheckXZMode(b.XZMode); err != nil {
+					p.At(v, "build.%v", err)
+				}
+			}
+		}),
+	})
+}
+
+func (p *parser) repo(r *Repo, n *yaml.Node) {
+	p.mapping(n, "repo", "config.Repo", fields{
+		"dir":           field(func(v *yaml.Node) { p.path(v, "repo.dir", &r.Dir) }),
+		"key":           field(func(v *yaml.Node) { p.path(v, "repo.key", &r.Key) }),
+		"suite":         field(func(v *yaml.Node) { p.str(v, "repo.suite", &r.Suite) }),
+		"component":     field(func(v *yaml.Node) { p.str(v, "repo.component", &r.Component) }),
+		"origin":        field(func(v *yaml.Node) { p.str(v, "repo.origin", &r.Origin) }),
+		"label":         field(func(v *yaml.Node) { p.str(v, "repo.label", &r.Label) }),
+		"codename":      field(func(v *yaml.Node) { p.str(v, "repo.codename", &r.Codename) }),
+		"description":   field(func(v *yaml.Node) { p.str(v, "repo.description", &r.Description) }),
+		"architectures": field(func(v *yaml.Node) { p.StrList(v, "repo.architectures", &r.Architectures) }),
+		"valid-for":     field(func(v *yaml.Node) { p.duration(v, "repo.valid-for", 0, &r.ValidFor) }),
+		"keep":          field(func(v *yaml.Node) { p.integer(v, "repo.keep", 1, 100000, &r.Keep) }),
+		"keys": field(func(v *yaml.Node) {
+			p.StrList(v, "repo.keys", &r.Keys)
+			for i, k := range r.Keys {
+				if !filepath.IsAbs(k) {
+					r.Keys[i] = filepath.Join(p.dir, k)
+				}
+			}
+		}),
+	})
+}
+
+// CheckCompression checks a compression name (of build.compression or the
+// --compression flag); "" means the default.
+func CheckCompression(name string) error {
+	switch deb.Compression(name) {
+	case "", deb.CompressionXZ, deb.CompressionGzip, deb.CompressionZstd, deb.CompressionNone:
+		return nil
+	}
+	return fmt.Errorf("compression %q: want xz, gzip, zstd or none", name)
+}
+
+// CheckXZMode is the check of build.xz-mode: "" (fast), fast or best.
+func CheckXZMode(name string) error {
+	switch deb.XZMode(name) {
+	case "", deb.XZFast, deb.XZBest:
+		return nil
+	}
+	return fmt.Errorf("xz-mode %q: want fast or best", name)
+}
+
+// scalar returns a single value (null is ""), or records that it is not one.
+func (p *parser) scalar(n *yaml.Node, what string) (string, bool) {
+	if n.Kind != yaml.ScalarNode {
+		p.At(n, "%s must be a single value", what)
+		return "", false
+	}
+	if n.ShortTag() == "!!null" {
+		return "", true
+	}
+	return n.Value, true
+}
+
+// str decodes a one-line text value.
+func (p *parser) str(n *yaml.Node, what string, dst *string) bool {
+	s, ok := p.scalar(n, what)
+	if ok && strings.ContainsAny(s, "\n\r") {
+		p.At(n, "%s must be one line", what)
+		return false
+	}
+	*dst = s
+	return ok
+}
+
+// path decodes a path, relative to the config file's folder.
+func (p *parser) path(n *yaml.Node, what string, dst *string) {
+	if p.str(n, what, dst) && *dst != "" && !filepath.IsAbs(*dst) {
+		*dst = filepath.Join(p.dir, *dst)
+	}
+}
+
+// integer decodes a whole number from lo to hi.
+func (p *parser) integer(n *yaml.Node, what string, lo, hi int, dst *int) bool {
+	var v int
+	if n.Kind != yaml.ScalarNode || n.ShortTag() != "!!int" || n.Decode(&v) != nil {
+		p.At(n, "cannot unmarshal %s into int: %s is a whole number from %d to %d", tagOf(n), what, lo, hi)
+		return false
+	}
+	if v < lo || v > hi {
+		p.At(n, "%s: %d is out of range: want %d to %d", what, v, lo, hi)
+		return false
+	}
+	*dst = v
+	return true
+}
+
+// duration decodes a positive Go duration ("90s", "5m"), at most limit (0:
+// any).
+func (p *parser) duration(n *yaml.Node, what string, limit time.Duration, dst *Duration) {
+	s, ok := p.scalar(n, "a duration")
+	if !ok {
+		return
+	}
+	v, err := time.ParseDuration(s)
+	switch {
+	case err != nil || v <= 0:
+		p.At(n, "invalid duration %q (want a positive duration like 30s, 2m, 1h)", s)
+	case limit > 0 && v > limit:
+		p.At(n, "%s: %s is too long: at most %s", what, s, limit)
+	default:
+		*dst = Duration(v)
+	}
+}
+
+var productRE = regexp.MustCompile(`^[a-z0-9][a-z0-9._-]{0,63}$`)
+
+var sizeRe = regexp.MustCompile(`^(\d+)\s*([KMGT]i?B|[kKMGT]B|B)?$`)
+
+// size decodes a byte count with an optional unit, from 1 byte to MaxMaxSize.
+func (p *parser) size(n *yaml.Node, dst *Size) {
+	s, ok := p.scalar(n, "a size")
+	if !ok {
+		return
+	}
+	m := sizeRe.FindStringSubmatch(strings.TrimSpace(s))
+	if m == nil {
+		p.At(n, "invalid size %q (want bytes, or a number with KiB, MiB, GiB, TiB, kB, MB, GB or TB)", s)
+		return
+	}
+	v, err := strconv.ParseInt(m[1], 10, 64)
+	mult := map[string]int64{"": 1, "B": 1, "KiB": 1 << 10, "MiB": 1 << 20, "GiB": 1 << 30, "TiB": 1 << 40,
+		"kB": 1e3, "KB": 1e3, "MB": 1e6, "GB": 1e9, "TB": 1e12}[m[2]]
+	if err != nil || v <= 0 || v > MaxMaxSize/mult {
+		p.At(n, "size %q is out of range: want 1 byte to 1TiB", s)
+		return
+	}
+	*dst = Size(v * mult)
+}
+
+// mirror decodes {prefix, to} and checks both URLs; a "to" that is a plain
+// folder becomes a file:// URL, relative to the config file's folder.
+func (p *parser) mirror(n *yaml.Node) Mirror {
+	var m Mirror
+	if n.Kind != yaml.MappingNode {
+		p.At(n, "a mirror must be a mapping {prefix: URL, to: URL}")
+		return m
+	}
+	prefix, to := n, n
+	before := p.Len()
+	p.Map(n, yamlfile.Map{
+		Fields: fields{
+			"prefix": field(func(v *yaml.Node) { prefix = v; p.str(v, "prefix", &m.Prefix) }),
+			"to":     field(func(v *yaml.Node) { to = v; p.str(v, "to", &m.To) }),
+		},
+		Unknown: func(k *yaml.Node) string {
+			return fmt.Sprintf("unknown field %q in a mirror (want prefix and to)", k.Value)
+		},
+	})
+	if p.Len() > before {
+		return m
+	}
+	if u, err := srcurl.Check(m.Prefix); err != nil || u.RawQuery != "" {
+		p.At(prefix, "mirror prefix %q: want an http:// or https:// URL prefix without . or .. segments, query or fragment", m.Prefix)
+		return m
+	}
+	if m.To != "" && !strings.Contains(m.To, "://") {
+		folder := m.To
+		if !filepath.IsAbs(folder) {
+			folder = filepath.Join(p.dir, folder)
+		}
+		if abs, err := filepath.Abs(folder); err == nil {
+			m.To = "file://" + filepath.ToSlash(filepath.Clean(abs)) + "/"
+			return m
+		}
+	}
+	if !mirrorTarget(m.To) {
+		p.At(to, "mirror %q: to %q: want file:///ABSOLUTE/PATH/, http:// or https://, without . or .. segments", m.Prefix, m.To)
+	}
+	return m
+}
+
+// mirrorTarget accepts a mirror's to: a file:// URL of a clean absolute path,
+// or an http(s) URL in the download URL grammar (package srcurl), without a
+// query: a mirror maps below it, so it must not climb itself.
+func mirrorTarget(to string) bool {
+	t, err := url.Parse(to)
+	switch {
+	case err != nil || t.RawQuery != "" || t.Fragment != "" || strings.ContainsAny(to, "\x00\r\n"):
+		return false
+	case t.Scheme == "file":
+		c := path.Clean(t.Path)
+		return strings.HasPrefix(t.Path, "/") && (t.Host == "" || t.Host == "localhost") && (c == t.Path || c+"/" == t.Path)
+	}
+	_, err = srcurl.Check(to)
+	return err == nil
+}
+
+// httpURL reports whether s is an http:// or https:// URL with a host.
+func httpURL(s string) bool {
+	u, err := url.Parse(s)
+	return err == nil && (u.Scheme == "http" || u.Scheme == "https") && u.Host != ""
+}
+
+// ProxyURL parses a proxy setting (from the config, a flag or the environment):
+// "" gives nil; a bare host:port is taken as http://host:port.
+func ProxyURL(s string) (*url.URL, error) {
+	if s == "" {
+		return nil, nil
+	}
+	if !strings.Contains(s, "://") {
+		s = "http://" + s
+	}
+	u, err := url.Parse(s)
+	if err != nil || !httpURL(s) {
+		return nil, fmt.Errorf("proxy %q: want http://HOST:PORT or https://HOST:PORT", s)
+	}
+	return u, nil
+}
+
+// Proxy is a proxy URL, checked when read.
+type Proxy string

@@ -1,0 +1,133 @@
+// Package confined opens files that must lie inside a folder and be regular
+// files: a recipe's own files, keyrings, the artifacts of a file:// mirror.
+//
+// The walk is done by the kernel relative to an open folder (os.Root: openat
+// with O_NOFOLLOW on every component), so no spelling of the name and no
+// symlink on the way, even one swapped in while the file is opened, reaches a
+// file outside the folder; symlinks that stay inside are followed. The opened
+// file itself is checked (fstat), never the name, so what is checked is what
+// is read: a device, FIFO, socket or folder is refused without reading from
+// it, and opening a FIFO never blocks (O_NONBLOCK).
+package confined
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path"
+	"path/filepath"
+	"strings"
+	"syscall"
+)
+
+// ErrRefused is wrapped when a name resolves outside its folder or is not a
+// regular file.
+var ErrRefused = errors.New("refused")
+
+// Open opens for reading the regular file reached from dir by names: each
+// name but the last is a folder that becomes the new confinement (so
+// Open(recipes, "helm", "etc/helm.conf") keeps helm/ inside recipes/ and
+// etc/helm.conf inside helm/), the last is the file. Names are
+// slash-separated and relative. A file that does not exist is an error
+// wrapping fs.ErrNotExist; one that escapes or is not a regular file wraps
+// ErrRefused. The caller closes the file.
+func Open(dir string, names ...string) (*os.File, fs.FileInfo, error) {
+	if len(names) == 0 {
+		return nil, nil, errors.New("confined: no file name")
+	}
+	display := filepath.Join(append([]string{dir}, names...)...)
+	refuse := func(format string, args ...any) error {
+		return fmt.Errorf("%s: %w: %s", display, ErrRefused, fmt.Sprintf(format, args...))
+	}
+	root, err := os.OpenRoot(dir)
+	if err != nil {
+		return nil, nil, err
+	}
+	defer root.Close()
+	for i, n := range names {
+		if err := checkName(n); err != nil {
+			return nil, nil, refuse("%v", err)
+		}
+		if i == len(names)-1 {
+			break
+		}
+		sub, err := root.OpenRoot(n)
+		if err != nil {
+			return nil, nil, classify(err, refuse, "folder "+n)
+		}
+		root.Close()
+		root = sub
+	}
+	last := names[len(names)-1]
+	f, err := root.OpenFile(last, os.O_RDONLY|syscall.O_NONBLOCK|syscall.O_NOCTTY, 0)
+	if err != nil {
+		return nil, nil, classify(err, refuse, last)
+	}
+	fi, err := f.Stat()
+	if err != nil {
+		f.Close()
+		return nil, nil, err
+	}
+	if !fi.Mode().IsRegular() {
+		f.Close()
+		return nil, nil, refuse("not a regular file (%s)", kind(fi.Mode()))
+	}
+	return f, fi, nil
+}
+
+// Check is Open without keeping the file: what lint uses.
+func Check(dir string, names ...string) error {
+	f, _, err := Open(dir, names...)
+	if err != nil {
+		return err
+	}
+	return f.Close()
+}
+
+func checkName(n string) error {
+	switch {
+	case n == "":
+		return errors.New("empty name")
+	case strings.HasPrefix(n, "/"):
+		return fmt.Errorf("%q is not a relative path", n)
+	case strings.ContainsRune(n, 0):
+		return fmt.Errorf("%q contains NUL", n)
+	case path.Clean(n) == "..", strings.HasPrefix(path.Clean(n), "../"):
+		return fmt.Errorf("%q climbs out with \"..\"", n)
+	}
+	return nil
+}
+
+// classify keeps "does not exist" and "permission denied" as they are (the
+// caller's message says so) and reports anything else os.Root refuses (a
+// path that escapes through a symlink or "..", a symlink loop) as a refusal.
+func classify(err error, refuse func(string, ...any) error, what string) error {
+	if errors.Is(err, fs.ErrNotExist) || errors.Is(err, fs.ErrPermission) {
+		return err
+	}
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		err = pe.Err
+	}
+	if errors.Is(err, syscall.ENOTDIR) {
+		return refuse("%s: a path component is not a folder", what)
+	}
+	return refuse("%s resolves outside the folder (%v)", what, err)
+}
+
+func kind(m fs.FileMode) string {
+	switch {
+	case m.IsDir():
+		return "a folder"
+	case m&fs.ModeNamedPipe != 0:
+		return "a FIFO"
+	case m&fs.ModeSocket != 0:
+		return "a socket"
+	case m&fs.ModeCharDevice != 0:
+		return "a character device"
+	case m&fs.ModeDevice != 0:
+		return "a block device"
+	}
+	return m.Type().String()
+}

@@ -1,0 +1,164 @@
+package confined
+
+import (
+	"errors"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sync"
+	"sync/atomic"
+	"syscall"
+	"testing"
+	"time"
+)
+
+func write(t *testing.T, p, s string) {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(p, []byte(s), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestOpen(t *testing.T) {
+	top := t.TempDir()
+	dir := filepath.Join(top, "recipes")
+	write(t, filepath.Join(dir, "helm", "etc", "helm.conf"), "inside")
+	write(t, filepath.Join(dir, "other", "x"), "sibling")
+	write(t, filepath.Join(top, "secret"), "outside")
+	links := map[string]string{
+		"helm/abs":         "/etc/passwd",
+		"helm/rel-out":     "../../secret",
+		"helm/sibling":     "../other/x",
+		"helm/inner":       "etc/helm.conf",
+		"helm/chain":       "inner",
+		"helm/loop":        "loop",
+		"helm/devnull":     "/dev/null",
+		"helm/dirlink-out": "/etc",
+		"linked-out":       "/etc",
+		"linked-in":        "helm",
+	}
+	for l, target := range links {
+		if err := os.Symlink(target, filepath.Join(dir, l)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := syscall.Mkfifo(filepath.Join(dir, "helm", "fifo"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := syscall.Mknod(filepath.Join(dir, "helm", "zero"), syscall.S_IFCHR|0o644, 1<<8|5); err != nil && os.Getuid() == 0 {
+		t.Fatal(err)
+	}
+
+	accepted := []struct {
+		names []string
+		want  string
+	}{
+		{[]string{"helm", "etc/helm.conf"}, "inside"},
+		{[]string{"helm", "inner"}, "inside"},
+		{[]string{"helm", "chain"}, "inside"},
+		{[]string{"linked-in", "etc/helm.conf"}, "inside"}, // files-dir a symlink inside recipes/
+		{[]string{"helm/etc", "helm.conf"}, "inside"},
+	}
+	for _, tc := range accepted {
+		f, fi, err := Open(dir, tc.names...)
+		if err != nil {
+			t.Errorf("Open(%q) = %v", tc.names, err)
+			continue
+		}
+		b, _ := io.ReadAll(f)
+		f.Close()
+		if string(b) != tc.want || fi.Size() != int64(len(tc.want)) {
+			t.Errorf("Open(%q) read %q (size %d)", tc.names, b, fi.Size())
+		}
+	}
+
+	refused := [][]string{
+		{"helm", "abs"},
+		{"helm", "rel-out"},
+		{"helm", "sibling"}, // inside recipes/, outside helm/
+		{"helm", "loop"},
+		{"helm", "devnull"},
+		{"helm", "dirlink-out/passwd"},
+		{"helm", "../other/x"},
+		{"helm", "etc/../../other/x"},
+		{"helm", "/etc/passwd"},
+		{"helm", "fifo"},
+		{"helm", "etc"},
+		{"helm", "etc/helm.conf/x"},
+		{"linked-out", "passwd"},
+		{"..", "secret"},
+		{"helm", "a\x00b"},
+	}
+	if os.Getuid() == 0 {
+		refused = append(refused, []string{"helm", "zero"})
+	}
+	for _, names := range refused {
+		done := make(chan error, 1)
+		go func() {
+			f, _, err := Open(dir, names...)
+			if f != nil {
+				f.Close()
+			}
+			done <- err
+		}()
+		select {
+		case err := <-done:
+			if !errors.Is(err, ErrRefused) {
+				t.Errorf("Open(%q) = %v, want a refusal", names, err)
+			}
+		case <-time.After(5 * time.Second):
+			t.Fatalf("Open(%q) blocked", names)
+		}
+	}
+	if _, _, err := Open(dir, "helm", "missing"); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("missing file: %v, want not-exist", err)
+	}
+}
+
+// A symlink swapped back and forth between a file inside and one outside,
+// while the file is opened over and over: what is read is never the outside.
+func TestSymlinkSwapRace(t *testing.T) {
+	top := t.TempDir()
+	dir := filepath.Join(top, "files")
+	write(t, filepath.Join(dir, "real"), "inside")
+	write(t, filepath.Join(top, "secret"), "outside")
+	link := filepath.Join(dir, "f")
+	var stop atomic.Bool
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		for i := 0; !stop.Load(); i++ {
+			target := "real"
+			if i%2 == 1 {
+				target = filepath.Join(top, "secret")
+			}
+			tmp := link + ".new"
+			os.Remove(tmp)
+			os.Symlink(target, tmp)
+			os.Rename(tmp, link)
+		}
+	}()
+	opened := 0
+	for deadline := time.Now().Add(300 * time.Millisecond); time.Now().Before(deadline); {
+		f, _, err := Open(dir, "f")
+		if err != nil {
+			continue
+		}
+		b, _ := io.ReadAll(f)
+		f.Close()
+		opened++
+		if string(b) != "inside" {
+			t.Fatalf("read %q through a swapped symlink", b)
+		}
+	}
+	stop.Store(true)
+	wg.Wait()
+	if opened == 0 {
+		t.Fatal("never opened the file inside")
+	}
+}

@@ -1,0 +1,422 @@
+package fetch
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"net/http"
+	"net/url"
+	"os"
+	"strconv"
+	"strings"
+	"sync/atomic"
+	"time"
+
+	"github.com/updeb/updeb/pkg/digest"
+)
+
+// writebackEvery is how many downloaded bytes are written to the temp file
+// before the kernel is asked to start writing them to disk.
+const writebackEvery = 8 << 20
+
+// maxBackoff caps one retry delay.
+const maxBackoff = 30 * time.Second
+
+// partial is what a download has so far, carried from one attempt to the next.
+type partial struct {
+	file      *os.File
+	hasher    *digest.Hasher
+	written   int64  // bytes in file, all of them hashed
+	flushed   int64  // bytes in file whose writeback was started
+	total     int64  // full size when a response announced it, else -1
+	validator string // ETag (strong) or Last-Modified, for If-Range
+	ranges    bool   // the server said Accept-Ranges: bytes
+	meta      string // where what a resume needs is saved ("" for none)
+}
+
+// partialMeta is what the next run needs to resume an interrupted download
+// (saved beside the partial file): the same URL, and a validator for If-Range
+// so that a changed file is sent whole instead of being spliced.
+type partialMeta struct {
+	Target    string `json:"target"`
+	Validator string `json:"validator"`
+	Total     int64  `json:"total"`
+}
+
+// saveMeta records what a later run needs to resume into p, once the server
+// said it can (ranges and a validator); otherwise it removes the record.
+func (p *partial) saveMeta(target string) {
+	if p.meta == "" {
+		return
+	}
+	if !p.ranges || p.validator == "" {
+		os.Remove(p.meta)
+		return
+	}
+	b, _ := json.Marshal(partialMeta{Target: target, Validator: p.validator, Total: p.total})
+	tmp := p.meta + ".new"
+	if os.WriteFile(tmp, b, 0o644) == nil {
+		os.Rename(tmp, p.meta)
+	}
+}
+
+// keep says whether p is worth keeping after a download failed with err: the
+// bytes are good so far (the failure was the network, or the user stopping
+// it) and the server can resume them. A digest mismatch or a size error
+// never keeps them.
+func (p *partial) keep(err error) bool {
+	var ne *NetworkError
+	stopped := errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded)
+	return (errors.As(err, &ne) || stopped) && p.written > 0 && p.ranges && p.validator != ""
+}
+
+// resumeFrom prepares p for downloading target: what an interrupted run left
+// in p's file is kept (re-hashed) when that run recorded the same target and
+// a validator, and dropped otherwise.
+func (f *Fetcher) resumeFrom(p *partial, upstream, target string) error {
+	var m partialMeta
+	b, err := os.ReadFile(p.meta)
+	fi, serr := p.file.Stat()
+	if err != nil || serr != nil || json.Unmarshal(b, &m) != nil || m.Target != target || m.Validator == "" ||
+		fi.Size() == 0 || fi.Size() > f.o.MaxSize || (m.Total >= 0 && fi.Size() > m.Total) {
+		os.Remove(p.meta)
+		return p.reset()
+	}
+	if _, err := p.file.Seek(0, io.SeekStart); err != nil {
+		return err
+	}
+	n, err := io.CopyBuffer(p.hasher, struct{ io.Reader }{p.file}, make([]byte, copyBuffer))
+	if err != nil {
+		return err
+	}
+	p.written, p.flushed, p.validator, p.ranges, p.total = n, n, m.Validator, true, m.Total
+	f.log.Info("resuming a download an earlier run left unfinished", "url", upstream, "have", n)
+	return nil
+}
+
+// reset drops what was received (the server sent the whole body again).
+func (p *partial) reset() error {
+	if _, err := p.file.Seek(0, io.SeekStart); err != nil {
+		return err
+	}
+	if err := p.file.Truncate(0); err != nil {
+		return err
+	}
+	p.hasher.Reset()
+	p.written, p.flushed = 0, 0
+	return nil
+}
+
+// get downloads target (the mirror-mapped form of upstream) into p with
+// retries, resuming where the server allows it.
+func (f *Fetcher) get(ctx context.Context, upstream, target string, p *partial) error {
+	tu, err := url.Parse(target)
+	if err != nil {
+		return fmt.Errorf("fetch: %q: %w", target, err)
+	}
+	f.progress(Progress{URL: upstream, Received: p.written, Total: p.total})
+	err = f.retry(ctx, upstream, tu, func(ctx context.Context) (bool, time.Duration, error) {
+		return f.attempt(ctx, upstream, target, p)
+	})
+	if err == nil {
+		f.progress(Progress{URL: upstream, Received: p.written, Total: p.written, Done: true})
+		return nil
+	}
+	if ctx.Err() == nil {
+		f.progress(Progress{URL: upstream, Received: p.written, Total: p.total, Done: true, Err: err})
+	}
+	return err
+}
+
+// retry runs attempt until it succeeds, fails for good, or the retry count or
+// time budget runs out, sleeping with backoff (or the server's Retry-After) in
+// between. The budget (MaxRetryTime) bounds the whole: attempt gets a context
+// that ends when it is spent, even in the middle of a transfer. Failures come
+// back as *NetworkError, except *SizeError and the caller's context's error.
+func (f *Fetcher) retry(parent context.Context, upstream string, tu *url.URL, attempt func(context.Context) (retry bool, after time.Duration, err error)) error {
+	ctx, cancel := context.WithTimeoutCause(parent, f.o.MaxRetryTime, ErrRetryTime)
+	defer cancel()
+	target := tu.String()
+	netErr := func(attempts int, err error) error {
+		ne := &NetworkError{URL: upstream, Proxy: f.proxyFor(tu), Attempts: attempts, Err: err}
+		if target != upstream {
+			ne.Target = target
+		}
+		return ne
+	}
+	start := f.now()
+	outOfTime := func(n int, err error) error {
+		return netErr(n, fmt.Errorf("%w (fetch: retry-time: %s, %d attempt(s)); last error: %v", ErrRetryTime, f.o.MaxRetryTime, n, err))
+	}
+	for n := 1; ; n++ {
+		retry, after, err := attempt(ctx)
+		if err == nil {
+			return nil
+		}
+		if parent.Err() != nil {
+			return parent.Err()
+		}
+		if ctx.Err() != nil {
+			return outOfTime(n, err)
+		}
+		if !retry {
+			var se *SizeError
+			if errors.As(err, &se) {
+				return err
+			}
+			return netErr(n, err)
+		}
+		delay := f.backoff(n)
+		if proxyUnreachable(err) {
+			// Nothing listens at the proxy: a proxy being restarted comes
+			// back in a moment, a stopped or mistyped one never does. A few
+			// quick tries tell them apart in seconds, not the full budget.
+			if n >= proxyAttempts || n > f.o.Retries {
+				return netErr(n, fmt.Errorf("%w: %w", ErrProxyUnreachable, err))
+			}
+			delay = f.o.Backoff << (n - 1)
+		} else if n > f.o.Retries {
+			return netErr(n, err)
+		}
+		if after > 0 {
+			delay = after
+		}
+		if spent := f.now().Sub(start); spent+delay > f.o.MaxRetryTime {
+			return netErr(n, fmt.Errorf("%w (giving up: retrying in %s would pass the %s retry budget)", err, delay.Round(time.Millisecond), f.o.MaxRetryTime))
+		}
+		f.log.Warn("request failed; retrying", "url", upstream, "attempt", n, "in", delay.Round(time.Millisecond), "err", err)
+		if serr := f.sleep(ctx, delay); serr != nil {
+			if parent.Err() != nil {
+				return parent.Err()
+			}
+			return outOfTime(n, err)
+		}
+	}
+}
+
+// backoff is the delay before retry n (1-based): exponential with full jitter
+// in [d/2, d], so that parallel clients do not retry in step.
+func (f *Fetcher) backoff(n int) time.Duration {
+	d := f.o.Backoff << min(n-1, 20)
+	if d > maxBackoff || d <= 0 {
+		d = maxBackoff
+	}
+	return d/2 + rand.N(d/2+1)
+}
+
+// attempt makes one request and appends what it receives to p. It reports
+// whether a failure is worth retrying and how long the server asked us to wait.
+func (f *Fetcher) attempt(ctx context.Context, upstream, target string, p *partial) (retry bool, after time.Duration, err error) {
+	actx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+	req, err := http.NewRequestWithContext(actx, http.MethodGet, target, nil)
+	if err != nil {
+		return false, 0, err
+	}
+	req.Header.Set("User-Agent", f.o.UserAgent)
+	resuming := p.written > 0 && p.ranges
+	if resuming {
+		req.Header.Set("Range", fmt.Sprintf("bytes=%d-", p.written))
+		if p.validator != "" {
+			req.Header.Set("If-Range", p.validator)
+		}
+	} else if p.written > 0 {
+		if err := p.reset(); err != nil {
+			return false, 0, err
+		}
+	}
+	resp, err := f.client.Do(req)
+	if err != nil {
+		return isRetryable(err), 0, err
+	}
+	defer resp.Body.Close()
+
+	switch {
+	case resp.StatusCode == http.StatusPartialContent && resuming:
+		if err := p.checkContentRange(resp); err != nil {
+			// The server's idea of the range is not ours: start over.
+			p.ranges = false
+			return true, 0, err
+		}
+		f.log.Info("resuming download", "url", upstream, "from", p.written)
+	case resp.StatusCode == http.StatusOK:
+		if p.written > 0 {
+			if err := p.reset(); err != nil {
+				return false, 0, err
+			}
+		}
+		p.total = resp.ContentLength
+		p.ranges = resp.Header.Get("Accept-Ranges") == "bytes"
+		p.validator = validator(resp.Header)
+		p.saveMeta(target)
+	case resp.StatusCode == http.StatusRequestedRangeNotSatisfiable && resuming:
+		p.ranges = false
+		return true, 0, fmt.Errorf("%s refused the range from byte %d", target, p.written)
+	default:
+		return statusFailure(resp, f.now())
+	}
+	if p.total > f.o.MaxSize {
+		return false, 0, &SizeError{URL: upstream, Limit: f.o.MaxSize, Size: p.total}
+	}
+
+	// The idle timer cancels the attempt when no byte arrives for
+	// IdleTimeout, the rate watch when too few arrive over MinRateTime.
+	idle := time.AfterFunc(f.o.IdleTimeout, func() { cancel(errIdle) })
+	defer idle.Stop()
+	body := &idleReader{r: resp.Body, timer: idle, d: f.o.IdleTimeout}
+	defer f.watchRate(actx, body, cancel)()
+	want := resp.ContentLength // bytes this response announced, -1 when chunked
+	n, err := f.copyBody(p, body, upstream)
+	switch cause := context.Cause(actx); {
+	case errors.Is(cause, errIdle):
+		return true, 0, fmt.Errorf("%s: %w (%s)", target, errIdle, f.o.IdleTimeout)
+	case errors.Is(cause, errSlow):
+		return true, 0, fmt.Errorf("%s: %w", target, cause)
+	}
+	if err != nil {
+		var se *SizeError
+		if errors.As(err, &se) {
+			return false, 0, err
+		}
+		return true, 0, fmt.Errorf("%s: body cut after %d bytes: %w", target, p.written, err)
+	}
+	if want >= 0 && n != want {
+		return true, 0, fmt.Errorf("%s: Content-Length announced %d bytes, body had %d", target, want, n)
+	}
+	if p.total >= 0 && p.written != p.total {
+		return true, 0, fmt.Errorf("%s: expected %d bytes in total, have %d", target, p.total, p.written)
+	}
+	return false, 0, nil
+}
+
+// copyBody appends body to p's file and hasher, enforcing the size limit. One
+// goroutine reads, writes and hashes in turn, with a large buffer: the kernel's
+// socket buffer is the read-ahead while a chunk is written and hashed, and no
+// chunk is handed between threads (on a busy machine every such hand-off is a
+// futex wake-up that costs more than it overlaps). Every writebackEvery bytes
+// the kernel is told to start writing them to disk, so the final fsync is short.
+// The measurements are in internal/bench/README.md ("Download loop").
+func (f *Fetcher) copyBody(p *partial, body io.Reader, upstream string) (int64, error) {
+	buf := make([]byte, copyBuffer)
+	var n int64
+	last := time.Time{}
+	for {
+		k, rerr := body.Read(buf)
+		if k > 0 {
+			if p.written+int64(k) > f.o.MaxSize {
+				return n, &SizeError{URL: upstream, Limit: f.o.MaxSize, Size: p.written + int64(k)}
+			}
+			if _, err := p.file.Write(buf[:k]); err != nil {
+				return n, err
+			}
+			p.hasher.Write(buf[:k])
+			p.written += int64(k)
+			n += int64(k)
+			if p.written-p.flushed >= writebackEvery {
+				startWriteback(p.file, p.flushed, p.written-p.flushed)
+				p.flushed = p.written
+			}
+			if f.o.Progress != nil {
+				if now := time.Now(); now.Sub(last) >= progressEvery {
+					last = now
+					f.progress(Progress{URL: upstream, Received: p.written, Total: p.total})
+				}
+			}
+		}
+		if rerr == io.EOF {
+			return n, nil
+		}
+		if rerr != nil {
+			return n, rerr
+		}
+	}
+}
+
+// checkContentRange accepts a 206 only when it starts where we stopped and
+// agrees with the total size we know.
+func (p *partial) checkContentRange(resp *http.Response) error {
+	cr := resp.Header.Get("Content-Range")
+	var first, last, total int64
+	if _, err := fmt.Sscanf(cr, "bytes %d-%d/%d", &first, &last, &total); err != nil {
+		return fmt.Errorf("unusable Content-Range %q", cr)
+	}
+	if first != p.written || last < first || last >= total || (p.total >= 0 && total != p.total) {
+		return fmt.Errorf("Content-Range %q does not continue %d bytes of %d", cr, p.written, p.total)
+	}
+	p.total = total
+	return nil
+}
+
+// validator returns what If-Range may carry: a strong ETag, else Last-Modified.
+func validator(h http.Header) string {
+	if et := h.Get("ETag"); et != "" && !strings.HasPrefix(et, "W/") {
+		return et
+	}
+	return h.Get("Last-Modified")
+}
+
+// retryAfter reads Retry-After (seconds or an HTTP date); 0 when absent or past.
+func retryAfter(v string, now time.Time) time.Duration {
+	if v == "" {
+		return 0
+	}
+	if s, err := strconv.Atoi(strings.TrimSpace(v)); err == nil && s >= 0 {
+		return time.Duration(s) * time.Second
+	}
+	if t, err := http.ParseTime(v); err == nil && t.After(now) {
+		return t.Sub(now)
+	}
+	return 0
+}
+
+// idleReader pushes the idle deadline back every time bytes arrive, and
+// counts them for the rate watch.
+type idleReader struct {
+	r     io.Reader
+	timer *time.Timer
+	d     time.Duration
+	got   atomic.Int64
+}
+
+func (r *idleReader) Read(b []byte) (int, error) {
+	n, err := r.r.Read(b)
+	if n > 0 {
+		r.timer.Reset(r.d)
+		r.got.Add(int64(n))
+	}
+	return n, err
+}
+
+// watchRate cancels ctx (cause errSlow) when body receives fewer than
+// MinRate*MinRateTime bytes in a MinRateTime window. It returns the function
+// that stops the watch.
+func (f *Fetcher) watchRate(ctx context.Context, body *idleReader, cancel context.CancelCauseFunc) (stop func()) {
+	if f.o.MinRate < 0 {
+		return func() {}
+	}
+	done := make(chan struct{})
+	go func() {
+		t := time.NewTicker(f.o.MinRateTime)
+		defer t.Stop()
+		var last int64
+		for {
+			select {
+			case <-done:
+				return
+			case <-ctx.Done():
+				return
+			case <-t.C:
+				n := body.got.Load()
+				if min := float64(f.o.MinRate) * f.o.MinRateTime.Seconds(); float64(n-last) < min {
+					cancel(fmt.Errorf("%w: %d bytes in the last %s, want at least %d bytes/s (fetch: min-rate)", errSlow, n-last, f.o.MinRateTime, f.o.MinRate))
+					return
+				}
+				last = n
+			}
+		}
+	}()
+	return func() { close(done) }
+}

@@ -1,0 +1,128 @@
+package fetch
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"net/http"
+	"slices"
+	"strings"
+	"time"
+)
+
+// NetworkError is a download that failed for good: after the last retry, or at
+// once for an answer retrying cannot change (404). The CLI maps it to exit 3.
+type NetworkError struct {
+	URL      string // the upstream URL asked for
+	Target   string // the URL actually requested when a mirror rewrote it, else ""
+	Proxy    string // the proxy used, "" for a direct connection
+	Attempts int
+	Err      error // the last error
+}
+
+func (e *NetworkError) Error() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "fetch %s", e.URL)
+	if e.Target != "" {
+		fmt.Fprintf(&b, " (mirror %s)", e.Target)
+	}
+	if e.Proxy != "" {
+		fmt.Fprintf(&b, " via proxy %s", e.Proxy)
+	} else {
+		b.WriteString(" (direct, no proxy)")
+	}
+	fmt.Fprintf(&b, ": failed after %d attempt", e.Attempts)
+	if e.Attempts != 1 {
+		b.WriteString("s")
+	}
+	fmt.Fprintf(&b, ": %v", e.Err)
+	return b.String()
+}
+
+func (e *NetworkError) Unwrap() error { return e.Err }
+
+// StatusError is an HTTP answer other than 200/206.
+type StatusError struct {
+	URL        string
+	StatusCode int
+	Status     string
+	RetryAfter time.Duration // from a 429 or 503's Retry-After, 0 when absent
+	Header     http.Header   // the answer's headers (rate-limit state, ...)
+	Body       string        // the start of the answer's body (an API's error message)
+}
+
+func (e *StatusError) Error() string {
+	return fmt.Sprintf("%s answered %q", e.URL, e.Status)
+}
+
+// DowngradeError is a redirect from https to http, which is always refused.
+type DowngradeError struct{ From, To string }
+
+func (e *DowngradeError) Error() string {
+	return fmt.Sprintf("refusing redirect from https to plain http: %s -> %s", e.From, e.To)
+}
+
+// SizeError is an artifact larger than Options.MaxSize.
+type SizeError struct {
+	URL   string
+	Limit int64
+	Size  int64 // the announced Content-Length, or the bytes read when it passed the limit
+}
+
+func (e *SizeError) Error() string {
+	return fmt.Sprintf("%s is larger than the size limit of %d bytes (at least %d bytes)", e.URL, e.Limit, e.Size)
+}
+
+// OfflineError lists what offline mode needed but the cache does not hold:
+// files it never had (Missing), and files whose cached copy failed its
+// digest and was removed (Corrupt).
+type OfflineError struct{ Missing, Corrupt []string }
+
+func (e *OfflineError) Error() string {
+	var parts []string
+	if len(e.Missing) > 0 {
+		parts = append(parts, fmt.Sprintf("%d file(s) not in the cache:\n  %s", len(e.Missing), strings.Join(e.Missing, "\n  ")))
+	}
+	if len(e.Corrupt) > 0 {
+		parts = append(parts, fmt.Sprintf("%d file(s) in the cache failed their digest and were removed:\n  %s", len(e.Corrupt), strings.Join(e.Corrupt, "\n  ")))
+	}
+	return "offline: " + strings.Join(parts, "\n")
+}
+
+// Add merges o's lists into e's, sorted and without repeats.
+func (e *OfflineError) Add(o *OfflineError) {
+	e.Missing = slices.Compact(slices.Sorted(slices.Values(append(e.Missing, o.Missing...))))
+	e.Corrupt = slices.Compact(slices.Sorted(slices.Values(append(e.Corrupt, o.Corrupt...))))
+}
+
+// MissingError is a file a file mirror does not hold: nothing to download.
+type MissingError struct {
+	URL   string // the upstream URL
+	Where string // "mirror file:///srv/mirror/x"
+}
+
+func (e *MissingError) Error() string {
+	return fmt.Sprintf("fetch %s: missing from the %s", e.URL, e.Where)
+}
+
+// Unwrap makes a MissingError an fs.ErrNotExist.
+func (e *MissingError) Unwrap() error { return fs.ErrNotExist }
+
+// ErrProxyUnreachable is wrapped when nothing answered at the proxy itself
+// (connection refused, no route, unknown host) after a few quick tries.
+var ErrProxyUnreachable = errors.New("nothing answers at the proxy")
+
+// ErrTooManyRedirects is wrapped when a download is redirected more than 10 times.
+var ErrTooManyRedirects = errors.New("fetch: stopped after 10 redirects")
+
+// ErrRetryTime is wrapped when a download's whole time budget
+// (Options.MaxRetryTime, config fetch: retry-time) ran out, in the middle of
+// an attempt or between two.
+var ErrRetryTime = errors.New("the download's time budget is spent")
+
+// errSlow is wrapped in the cause of an attempt cancelled for receiving less
+// than Options.MinRate.
+var errSlow = errors.New("transfer too slow")
+
+// errIdle is the cause of an attempt cancelled because no bytes arrived in time.
+var errIdle = errors.New("no data received within the idle timeout")

@@ -1,0 +1,979 @@
+package fetch
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"crypto/sha512"
+	"crypto/x509"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io/fs"
+	"maps"
+	"math/rand/v2"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/updeb/updeb/internal/squid"
+	"github.com/updeb/updeb/internal/srcurl"
+	"github.com/updeb/updeb/internal/testenv"
+	"github.com/updeb/updeb/pkg/digest"
+)
+
+// One squid for the whole test binary: starting one takes about a second.
+var (
+	proxy    *squid.Squid
+	proxyErr error
+)
+
+func TestMain(m *testing.M) {
+	if os.Getenv("UPDEB_FETCH_HELPER") != "" {
+		os.Exit(fetchHelper())
+	}
+	proxy, proxyErr = squid.Start()
+	code := m.Run()
+	if proxy != nil {
+		proxy.Stop()
+	}
+	os.Exit(code)
+}
+
+// requireSquid returns the shared squid's URL, skipping (failing in CI) without squid.
+func requireSquid(t *testing.T) *url.URL {
+	t.Helper()
+	testenv.RequireTool(t, "squid")
+	if proxyErr != nil {
+		t.Fatalf("starting squid: %v", proxyErr)
+	}
+	u, _ := url.Parse(proxy.URL)
+	return u
+}
+
+// payload returns n deterministic pseudo-random bytes and their sha256.
+func payload(n int, seed uint64) ([]byte, string) {
+	r := rand.New(rand.NewPCG(seed, seed))
+	b := make([]byte, n)
+	for i := range b {
+		b[i] = byte(r.Uint32())
+	}
+	sum := sha256.Sum256(b)
+	return b, hex.EncodeToString(sum[:])
+}
+
+// upstream is a test origin server that records what it was asked.
+type upstream struct {
+	*httptest.Server
+	mu   sync.Mutex
+	reqs []http.Header // headers of each request, in order
+}
+
+// newUpstream serves handle(w, r, n) where n is the 1-based request number.
+func newUpstream(t *testing.T, useTLS bool, handle func(w http.ResponseWriter, r *http.Request, n int)) *upstream {
+	u := &upstream{}
+	h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		u.mu.Lock()
+		u.reqs = append(u.reqs, r.Header.Clone())
+		n := len(u.reqs)
+		u.mu.Unlock()
+		handle(w, r, n)
+	})
+	if useTLS {
+		u.Server = httptest.NewTLSServer(h)
+	} else {
+		u.Server = httptest.NewServer(h)
+	}
+	t.Cleanup(u.Close)
+	return u
+}
+
+func (u *upstream) count() int {
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	return len(u.reqs)
+}
+
+func (u *upstream) header(i int) http.Header {
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	return u.reqs[i]
+}
+
+// serveBytes answers with body, honouring Range (like a static file server).
+func serveBytes(body []byte) func(http.ResponseWriter, *http.Request, int) {
+	return func(w http.ResponseWriter, r *http.Request, _ int) {
+		http.ServeContent(w, r, "f", time.Unix(1700000000, 0), bytes.NewReader(body))
+	}
+}
+
+// testOptions are short timeouts and ms-level backoff, through squid.
+func testOptions(t *testing.T) Options {
+	return Options{
+		Proxy:          requireSquid(t),
+		ConnectTimeout: 2 * time.Second,
+		HeaderTimeout:  3 * time.Second,
+		IdleTimeout:    400 * time.Millisecond,
+		Retries:        3,
+		Backoff:        10 * time.Millisecond,
+		MaxRetryTime:   20 * time.Second,
+	}
+}
+
+func newTestFetcher(t *testing.T, o Options) *Fetcher {
+	t.Helper()
+	f, err := New(t.TempDir(), o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return f
+}
+
+// waitLog waits a little for s to appear in squid's access log.
+func waitLog(s string) bool {
+	for range 50 {
+		if strings.Contains(proxy.Log(), s) {
+			return true
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	return false
+}
+
+func pin(sha string) digest.Set { return digest.Set{digest.SHA256: sha} }
+
+func checkFile(t *testing.T, res *Result, want []byte) {
+	t.Helper()
+	got, err := os.ReadFile(res.Path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(got, want) {
+		t.Fatalf("cached file has %d bytes, want the %d bytes served", len(got), len(want))
+	}
+}
+
+// blobs lists the files in the cache's content store.
+func blobs(t *testing.T, f *Fetcher) []string {
+	var out []string
+	filepath.WalkDir(filepath.Join(f.cache.Dir(), "sha256"), func(p string, d fs.DirEntry, err error) error {
+		if err == nil && !d.IsDir() {
+			out = append(out, p)
+		}
+		return nil
+	})
+	return out
+}
+
+func TestFetchThroughSquid(t *testing.T) {
+	body, sha := payload(300<<10, 1)
+	for _, useTLS := range []bool{false, true} {
+		t.Run(fmt.Sprintf("tls=%v", useTLS), func(t *testing.T) {
+			up := newUpstream(t, useTLS, serveBytes(body))
+			o := testOptions(t)
+			if useTLS {
+				o.RootCAs = x509.NewCertPool()
+				o.RootCAs.AddCert(up.Certificate())
+			}
+			f := newTestFetcher(t, o)
+			u := up.URL + "/pkg/tool.tar.gz"
+			res, err := f.Fetch(context.Background(), Request{URL: u, Pinned: pin(sha)})
+			if err != nil {
+				t.Fatal(err)
+			}
+			checkFile(t, res, body)
+			if res.FromCache || res.Via != "proxy "+proxy.URL || res.Size != int64(len(body)) {
+				t.Errorf("result %+v: want a download via proxy %s", res, proxy.URL)
+			}
+			// Squid's access log proves the request went through it (squid logs a
+			// CONNECT tunnel when it closes).
+			f.Close()
+			wantLog := "GET " + u
+			if useTLS {
+				wantLog = "CONNECT " + strings.TrimPrefix(up.URL, "https://")
+			} else if via := up.header(0).Get("Via"); !strings.Contains(via, "squid") {
+				t.Errorf("upstream saw Via %q, want squid's", via)
+			}
+			if !waitLog(wantLog) {
+				t.Errorf("squid access log lacks %q:\n%s", wantLog, proxy.Log())
+			}
+			// A second fetch is served from the cache, re-verified, without a request.
+			res2, err := f.Fetch(context.Background(), Request{URL: u, Pinned: pin(sha)})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !res2.FromCache || res2.Path != res.Path || up.count() != 1 {
+				t.Errorf("second fetch: FromCache=%v, upstream requests %d; want from cache, 1 request", res2.FromCache, up.count())
+			}
+		})
+	}
+}
+
+func TestTLSIsVerified(t *testing.T) {
+	body, sha := payload(1000, 2)
+	up := newUpstream(t, true, serveBytes(body))
+	f := newTestFetcher(t, testOptions(t)) // system roots: the test CA is unknown
+	_, err := f.Fetch(context.Background(), Request{URL: up.URL + "/x", Pinned: pin(sha)})
+	var ce x509.UnknownAuthorityError
+	if !errors.As(err, &ce) {
+		t.Fatalf("err = %v, want an unknown-authority error", err)
+	}
+	var ne *NetworkError
+	if !errors.As(err, &ne) || ne.Attempts != 1 {
+		t.Errorf("err = %v: want a NetworkError after 1 attempt (a bad certificate is not retried)", err)
+	}
+}
+
+func TestDeadProxyNeverGoesDirect(t *testing.T) {
+	body, sha := payload(1000, 3)
+	for _, useTLS := range []bool{false, true} {
+		t.Run(fmt.Sprintf("tls=%v", useTLS), func(t *testing.T) {
+			up := newUpstream(t, useTLS, serveBytes(body))
+			dead, err := squid.DeadURL()
+			if err != nil {
+				t.Fatal(err)
+			}
+			o := testOptions(t)
+			o.Proxy, _ = url.Parse(dead)
+			o.Retries = 2
+			f := newTestFetcher(t, o)
+			_, err = f.Fetch(context.Background(), Request{URL: up.URL + "/x", Pinned: pin(sha)})
+			var ne *NetworkError
+			if !errors.As(err, &ne) {
+				t.Fatalf("err = %v, want *NetworkError", err)
+			}
+			if ne.Proxy != dead || ne.Attempts != 3 || !strings.Contains(err.Error(), "via proxy "+dead) ||
+				!strings.Contains(err.Error(), "connection refused") {
+				t.Errorf("error %q: want the URL, proxy %s, 3 attempts and the last error", err, dead)
+			}
+			if up.count() != 0 {
+				t.Errorf("upstream saw %d direct requests, want none", up.count())
+			}
+		})
+	}
+}
+
+func TestNoProxyGoesDirect(t *testing.T) {
+	body, sha := payload(1000, 4)
+	up := newUpstream(t, false, serveBytes(body))
+	o := testOptions(t)
+	o.NoProxy = []string{"127.0.0.1"}
+	f := newTestFetcher(t, o)
+	u := up.URL + "/noproxy"
+	res, err := f.Fetch(context.Background(), Request{URL: u, Pinned: pin(sha)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Via != "direct" || strings.Contains(proxy.Log(), u) || up.header(0).Get("Via") != "" {
+		t.Errorf("via %q; want a direct request that squid never saw", res.Via)
+	}
+}
+
+// abortAfter writes the first n bytes of body with a 200 and then kills the connection.
+func abortAfter(w http.ResponseWriter, body []byte, n int, extra http.Header) {
+	for k, v := range extra {
+		w.Header()[k] = v
+	}
+	w.Header().Set("Content-Length", strconv.Itoa(len(body)))
+	w.WriteHeader(http.StatusOK)
+	w.Write(body[:n])
+	w.(http.Flusher).Flush()
+	time.Sleep(50 * time.Millisecond)
+	panic(http.ErrAbortHandler)
+}
+
+func TestFaults(t *testing.T) {
+	body, sha := payload(256<<10, 5)
+	half := len(body) / 2
+	ranged := http.Header{"Accept-Ranges": {"bytes"}, "Etag": {`"v1"`}}
+	tests := []struct {
+		name    string
+		handle  func(w http.ResponseWriter, r *http.Request, n int)
+		opts    func(*Options)
+		wantErr string // "" for success
+		wantN   int    // requests the upstream must have seen
+		check   func(t *testing.T, up *upstream, err error, elapsed time.Duration)
+	}{
+		{
+			name: "reset mid-body resumes with Range",
+			handle: func(w http.ResponseWriter, r *http.Request, n int) {
+				if n == 1 {
+					abortAfter(w, body, half, ranged)
+				}
+				w.Header().Set("Etag", `"v1"`)
+				http.ServeContent(w, r, "f", time.Time{}, bytes.NewReader(body))
+			},
+			wantN: 2,
+			check: func(t *testing.T, up *upstream, _ error, _ time.Duration) {
+				h := up.header(1)
+				if rg := h.Get("Range"); !strings.HasPrefix(rg, "bytes=") || rg == "bytes=0-" || h.Get("If-Range") != `"v1"` {
+					t.Errorf("second request Range %q If-Range %q, want a resume from >0 with the ETag", rg, h.Get("If-Range"))
+				}
+			},
+		},
+		{
+			name: "reset mid-body without ranges starts over",
+			handle: func(w http.ResponseWriter, r *http.Request, n int) {
+				if n == 1 {
+					abortAfter(w, body, half, nil)
+				}
+				w.Write(body)
+			},
+			wantN: 2,
+			check: func(t *testing.T, up *upstream, _ error, _ time.Duration) {
+				if rg := up.header(1).Get("Range"); rg != "" {
+					t.Errorf("second request has Range %q; the server did not offer ranges", rg)
+				}
+			},
+		},
+		{
+			name: "500 then 200",
+			handle: func(w http.ResponseWriter, r *http.Request, n int) {
+				if n == 1 {
+					http.Error(w, "boom", http.StatusInternalServerError)
+					return
+				}
+				w.Write(body)
+			},
+			wantN: 2,
+		},
+		{
+			name: "429 with Retry-After",
+			handle: func(w http.ResponseWriter, r *http.Request, n int) {
+				if n == 1 {
+					w.Header().Set("Retry-After", "1")
+					http.Error(w, "slow down", http.StatusTooManyRequests)
+					return
+				}
+				w.Write(body)
+			},
+			wantN: 2,
+			check: func(t *testing.T, _ *upstream, _ error, elapsed time.Duration) {
+				if elapsed < time.Second {
+					t.Errorf("retried after %s, want Retry-After's 1s honoured", elapsed)
+				}
+			},
+		},
+		{
+			name: "Retry-After beyond the retry budget gives up",
+			handle: func(w http.ResponseWriter, r *http.Request, n int) {
+				w.Header().Set("Retry-After", "3600")
+				http.Error(w, "slow down", http.StatusTooManyRequests)
+			},
+			wantErr: `answered "429 Too Many Requests" (giving up: retrying in 1h0m0s would pass the 20s retry budget)`,
+			wantN:   1,
+		},
+		{
+			name: "stall past the idle timeout",
+			handle: func(w http.ResponseWriter, r *http.Request, n int) {
+				if n == 1 {
+					w.Header().Set("Content-Length", strconv.Itoa(len(body)))
+					w.Write(body[:half])
+					w.(http.Flusher).Flush()
+					select {
+					case <-r.Context().Done():
+					case <-time.After(5 * time.Second):
+					}
+					return
+				}
+				w.Write(body)
+			},
+			wantN: 2,
+		},
+		{
+			name: "every attempt stalls",
+			handle: func(w http.ResponseWriter, r *http.Request, n int) {
+				w.Header().Set("Content-Length", strconv.Itoa(len(body)))
+				w.Write(body[:10])
+				w.(http.Flusher).Flush()
+				select {
+				case <-r.Context().Done():
+				case <-time.After(5 * time.Second):
+				}
+			},
+			wantErr: "failed after 4 attempts: " + "URL/x: no data received within the idle timeout (400ms)",
+			wantN:   4,
+		},
+		{
+			name: "Content-Length shorter than the body",
+			handle: func(w http.ResponseWriter, r *http.Request, n int) {
+				// net/http refuses to send more than Content-Length: write the answer raw.
+				conn, buf, err := w.(http.Hijacker).Hijack()
+				if err != nil {
+					panic(err)
+				}
+				defer conn.Close()
+				fmt.Fprintf(buf, "HTTP/1.1 200 OK\r\nContent-Length: %d\r\nConnection: close\r\n\r\n", len(body)-10)
+				buf.Write(body)
+				buf.Flush()
+			},
+			wantErr: "sha256 digest mismatch for URL/x: pinned " + sha,
+			wantN:   1,
+		},
+		{
+			name: "truncated body",
+			handle: func(w http.ResponseWriter, r *http.Request, n int) {
+				w.Header().Set("Content-Length", strconv.Itoa(len(body)+100))
+				w.Write(body)
+			},
+			wantErr: "failed after 4 attempts: URL/x: body cut after 262144 bytes: unexpected EOF",
+			wantN:   4,
+		},
+		{
+			name: "wrong content",
+			handle: func(w http.ResponseWriter, r *http.Request, n int) {
+				w.Write(append([]byte("evil"), body[4:]...))
+			},
+			wantErr: "sha256 digest mismatch for URL/x: pinned " + sha + ", got ",
+			wantN:   1,
+		},
+		{
+			name:    "404 is not retried",
+			handle:  func(w http.ResponseWriter, r *http.Request, n int) { http.NotFound(w, r) },
+			wantErr: `failed after 1 attempt: URL/x answered "404 Not Found"`,
+			wantN:   1,
+		},
+		{
+			name:    "size limit from Content-Length",
+			handle:  serveBytes(body),
+			opts:    func(o *Options) { o.MaxSize = 1000 },
+			wantErr: "URL/x is larger than the size limit of 1000 bytes (at least 262144 bytes)",
+			wantN:   1,
+		},
+		{
+			name: "size limit while reading a chunked body",
+			handle: func(w http.ResponseWriter, r *http.Request, n int) {
+				w.Write(body[:1000])
+				w.(http.Flusher).Flush()
+				w.Write(body[1000:])
+			},
+			opts:    func(o *Options) { o.MaxSize = 100 << 10 },
+			wantErr: "URL/x is larger than the size limit of 102400 bytes (at least ",
+			wantN:   1,
+		},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			up := newUpstream(t, false, tc.handle)
+			o := testOptions(t)
+			if tc.opts != nil {
+				tc.opts(&o)
+			}
+			f := newTestFetcher(t, o)
+			start := time.Now()
+			res, err := f.Fetch(context.Background(), Request{URL: up.URL + "/x", Pinned: pin(sha)})
+			elapsed := time.Since(start)
+			if tc.wantErr == "" {
+				if err != nil {
+					t.Fatal(err)
+				}
+				checkFile(t, res, body)
+			} else {
+				want := strings.ReplaceAll(tc.wantErr, "URL", up.URL)
+				if err == nil || !strings.Contains(err.Error(), want) {
+					t.Fatalf("err = %v\nwant it to contain %q", err, want)
+				}
+				if b := blobs(t, f); len(b) != 0 {
+					t.Errorf("a failed download left %v in the cache", b)
+				}
+			}
+			if up.count() != tc.wantN {
+				t.Errorf("upstream saw %d requests, want %d", up.count(), tc.wantN)
+			}
+			if tc.check != nil {
+				tc.check(t, up, err, elapsed)
+			}
+		})
+	}
+}
+
+func TestMismatchIsTyped(t *testing.T) {
+	body, _ := payload(1000, 6)
+	_, other := payload(1000, 7)
+	up := newUpstream(t, false, serveBytes(body))
+	f := newTestFetcher(t, testOptions(t))
+	_, err := f.Fetch(context.Background(), Request{URL: up.URL + "/x", Pinned: pin(other)})
+	var me *digest.MismatchError
+	if !errors.As(err, &me) || me.Want != other || me.Subject != up.URL+"/x" {
+		t.Fatalf("err = %v, want *digest.MismatchError pinned %s", err, other)
+	}
+	if _, err := f.cache.Index(up.URL+"/x", ""); err == nil {
+		t.Error("a mismatching download was indexed")
+	}
+}
+
+// TestOnlyNeededDigests: the fetcher computes sha256 and the pinned algorithms
+// (plus Request.Algorithms), and every pin is checked, on a download and on
+// every cache hit, whichever algorithm it uses.
+func TestOnlyNeededDigests(t *testing.T) {
+	body, sha := payload(300<<10, 20) // > the hasher's parallel threshold
+	s512 := sha512.Sum512(body)
+	sha5 := hex.EncodeToString(s512[:])
+	bad256, bad512 := strings.Repeat("0", 64), strings.Repeat("0", 128)
+	for _, tc := range []struct {
+		name    string
+		pinned  digest.Set
+		algs    []digest.Algorithm
+		want    digest.Set // Result.Digests
+		mismAlg digest.Algorithm
+	}{
+		{"sha256 pin", digest.Set{digest.SHA256: sha}, nil, digest.Set{digest.SHA256: sha}, ""},
+		{"sha256 pin, wrong", digest.Set{digest.SHA256: bad256}, nil, nil, digest.SHA256},
+		{"sha512-only pin", digest.Set{digest.SHA512: sha5}, nil, digest.Set{digest.SHA256: sha, digest.SHA512: sha5}, ""},
+		{"sha512-only pin, wrong", digest.Set{digest.SHA512: bad512}, nil, nil, digest.SHA512},
+		{"both pinned, sha512 wrong", digest.Set{digest.SHA256: sha, digest.SHA512: bad512}, nil, nil, digest.SHA512},
+		{"both pinned, sha256 wrong", digest.Set{digest.SHA256: bad256, digest.SHA512: sha5}, nil, nil, digest.SHA256},
+		{"sha256 pin, sha512 asked for", digest.Set{digest.SHA256: sha}, []digest.Algorithm{digest.SHA512}, digest.Set{digest.SHA256: sha, digest.SHA512: sha5}, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			up := newUpstream(t, false, serveBytes(body))
+			f := newTestFetcher(t, testOptions(t))
+			r := Request{URL: up.URL + "/x", Pinned: tc.pinned, Algorithms: tc.algs}
+			res, err := f.Fetch(context.Background(), r)
+			if tc.mismAlg != "" {
+				var me *digest.MismatchError
+				if !errors.As(err, &me) || me.Algorithm != tc.mismAlg || me.Want != tc.pinned[tc.mismAlg] {
+					t.Fatalf("err = %v, want a %s *digest.MismatchError", err, tc.mismAlg)
+				}
+				if b := blobs(t, f); len(b) != 0 {
+					t.Errorf("a mismatching download was cached: %v", b)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			checkFile(t, res, body)
+			if !maps.Equal(res.Digests, tc.want) {
+				t.Errorf("Digests = %v, want %v", res.Digests, tc.want)
+			}
+			// A cache hit re-hashes and checks the same pins.
+			res2, err := f.Fetch(context.Background(), r)
+			if err != nil || !res2.FromCache || !maps.Equal(res2.Digests, tc.want) {
+				t.Fatalf("second fetch: %v %+v, want a cache hit with %v", err, res2, tc.want)
+			}
+			// Bit rot in the cache is caught and fetched again, whatever is pinned.
+			if err := os.WriteFile(res.Path, []byte("bit rot"), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			res3, err := f.Fetch(context.Background(), r)
+			if err != nil || res3.FromCache || up.count() != 2 {
+				t.Fatalf("after bit rot: %v FromCache=%v after %d requests, want a fresh download", err, res3 != nil && res3.FromCache, up.count())
+			}
+			checkFile(t, res3, body)
+			// The same URL and key under a wrong pin of each pinned algorithm:
+			// never served from the cache, downloaded and refused.
+			for a := range tc.pinned {
+				wrong := maps.Clone(tc.pinned)
+				wrong[a] = map[digest.Algorithm]string{digest.SHA256: bad256, digest.SHA512: bad512}[a]
+				_, err := f.Fetch(context.Background(), Request{URL: r.URL, Pinned: wrong})
+				var me *digest.MismatchError
+				if !errors.As(err, &me) || me.Algorithm != a {
+					t.Errorf("wrong %s pin over a cached file: err = %v, want a %s mismatch", a, err, a)
+				}
+			}
+		})
+	}
+	t.Run("unknown algorithm asked for", func(t *testing.T) {
+		f := newTestFetcher(t, testOptions(t))
+		_, err := f.Fetch(context.Background(), Request{URL: "http://example.org/x", Pinned: pin(sha), Algorithms: []digest.Algorithm{"md5"}})
+		if want := `fetch http://example.org/x: unknown digest algorithm "md5" (want sha256 or sha512)`; fmt.Sprint(err) != want {
+			t.Errorf("err = %v, want %s", err, want)
+		}
+	})
+}
+
+// TestLargeDownloadCut: a download longer than writebackEvery, cut after
+// more than writebackEvery bytes, resumed or started over, is whole and right.
+func TestLargeDownloadCut(t *testing.T) {
+	body, sha := payload(2*writebackEvery+12345, 21)
+	cut := writebackEvery + 777
+	for _, ranged := range []bool{true, false} {
+		t.Run(fmt.Sprintf("ranges %v", ranged), func(t *testing.T) {
+			up := newUpstream(t, false, func(w http.ResponseWriter, r *http.Request, n int) {
+				if n == 1 {
+					h := http.Header{}
+					if ranged {
+						h.Set("Accept-Ranges", "bytes")
+					}
+					abortAfter(w, body, cut, h)
+				}
+				if ranged {
+					http.ServeContent(w, r, "f", time.Time{}, bytes.NewReader(body))
+				} else {
+					w.Write(body)
+				}
+			})
+			f := newTestFetcher(t, testOptions(t))
+			res, err := f.Fetch(context.Background(), Request{URL: up.URL + "/big", Pinned: pin(sha)})
+			if err != nil {
+				t.Fatal(err)
+			}
+			checkFile(t, res, body)
+			if rg := up.header(1).Get("Range"); (rg != "") != ranged {
+				t.Errorf("second request Range %q, server offers ranges: %v", rg, ranged)
+			}
+		})
+	}
+}
+
+func TestRedirects(t *testing.T) {
+	body, sha := payload(2000, 8)
+	t.Run("to another host, still through the proxy", func(t *testing.T) {
+		other := newUpstream(t, false, serveBytes(body))
+		first := newUpstream(t, false, func(w http.ResponseWriter, r *http.Request, _ int) {
+			http.Redirect(w, r, other.URL+"/asset", http.StatusFound)
+		})
+		f := newTestFetcher(t, testOptions(t))
+		if _, err := f.Fetch(context.Background(), Request{URL: first.URL + "/release", Pinned: pin(sha)}); err != nil {
+			t.Fatal(err)
+		}
+		for _, u := range []string{first.URL + "/release", other.URL + "/asset"} {
+			if !strings.Contains(proxy.Log(), "GET "+u) {
+				t.Errorf("squid access log lacks %s", u)
+			}
+		}
+	})
+	t.Run("https to http is refused", func(t *testing.T) {
+		plain := newUpstream(t, false, serveBytes(body))
+		secure := newUpstream(t, true, func(w http.ResponseWriter, r *http.Request, _ int) {
+			http.Redirect(w, r, plain.URL+"/asset", http.StatusFound)
+		})
+		o := testOptions(t)
+		o.RootCAs = x509.NewCertPool()
+		o.RootCAs.AddCert(secure.Certificate())
+		f := newTestFetcher(t, o)
+		_, err := f.Fetch(context.Background(), Request{URL: secure.URL + "/release", Pinned: pin(sha)})
+		var de *DowngradeError
+		if !errors.As(err, &de) || de.To != plain.URL+"/asset" {
+			t.Fatalf("err = %v, want *DowngradeError to %s", err, plain.URL+"/asset")
+		}
+		if plain.count() != 0 || secure.count() != 1 {
+			t.Errorf("requests: secure %d plain %d, want 1 and 0", secure.count(), plain.count())
+		}
+	})
+	t.Run("more than 10 redirects", func(t *testing.T) {
+		loop := newUpstream(t, false, func(w http.ResponseWriter, r *http.Request, n int) {
+			http.Redirect(w, r, fmt.Sprintf("/r%d", n), http.StatusFound)
+		})
+		f := newTestFetcher(t, testOptions(t))
+		_, err := f.Fetch(context.Background(), Request{URL: loop.URL + "/r0", Pinned: pin(sha)})
+		if !errors.Is(err, ErrTooManyRedirects) || loop.count() != 11 {
+			t.Fatalf("err = %v after %d requests, want ErrTooManyRedirects after 11", err, loop.count())
+		}
+	})
+}
+
+func TestCorruptCacheEntryIsRefetched(t *testing.T) {
+	body, sha := payload(5000, 9)
+	up := newUpstream(t, false, serveBytes(body))
+	f := newTestFetcher(t, testOptions(t))
+	r := Request{URL: up.URL + "/x", Pinned: pin(sha)}
+	res, err := f.Fetch(context.Background(), r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(res.Path, []byte("bit rot"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	res2, err := f.Fetch(context.Background(), r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkFile(t, res2, body)
+	if res2.FromCache || up.count() != 2 {
+		t.Errorf("FromCache=%v after %d requests: want a fresh download", res2.FromCache, up.count())
+	}
+}
+
+func TestOffline(t *testing.T) {
+	body, sha := payload(5000, 10)
+	up := newUpstream(t, false, serveBytes(body))
+	dir := t.TempDir()
+	online, err := New(dir, testOptions(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	have := Request{URL: up.URL + "/have", Pinned: pin(sha)}
+	sig := Request{URL: up.URL + "/have.asc", AllowUnpinned: true, Key: "tool 1.0"}
+	if _, err := online.FetchAll(context.Background(), []Request{have, sig}); err != nil {
+		t.Fatal(err)
+	}
+	o := testOptions(t)
+	o.Offline = true
+	offline, err := New(dir, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := offline.FetchAll(context.Background(), []Request{have, sig})
+	if err != nil || !res[0].FromCache || !res[1].FromCache {
+		t.Fatalf("offline fetch of cached files: %v", err)
+	}
+	_, err = offline.FetchAll(context.Background(), []Request{
+		have,
+		{URL: up.URL + "/b", Pinned: pin(strings.Repeat("1", 64))},
+		{URL: up.URL + "/same-bytes-elsewhere", Pinned: pin(sha)}, // content-addressed: a hit
+		{URL: up.URL + "/a", Pinned: pin(strings.Repeat("0", 64))},
+		{URL: up.URL + "/have.asc", AllowUnpinned: true, Key: "tool 2.0"},
+	})
+	var oe *OfflineError
+	if !errors.As(err, &oe) {
+		t.Fatalf("err = %v, want *OfflineError", err)
+	}
+	want := []string{up.URL + "/a", up.URL + "/b", up.URL + "/have.asc"}
+	if fmt.Sprint(oe.Missing) != fmt.Sprint(want) {
+		t.Errorf("missing %v, want %v", oe.Missing, want)
+	}
+	if up.count() != 2 {
+		t.Errorf("upstream saw %d requests, want the 2 online ones", up.count())
+	}
+}
+
+func TestUnpinned(t *testing.T) {
+	body, _ := payload(100, 11)
+	up := newUpstream(t, false, serveBytes(body))
+	f := newTestFetcher(t, testOptions(t))
+	if _, err := f.Fetch(context.Background(), Request{URL: up.URL + "/x.asc"}); !errors.Is(err, digest.ErrNoPin) {
+		t.Fatalf("err = %v, want digest.ErrNoPin", err)
+	}
+	r := Request{URL: up.URL + "/x.asc", AllowUnpinned: true, Key: "x 1"}
+	a, err := f.Fetch(context.Background(), r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := f.Fetch(context.Background(), r)
+	if err != nil || !b.FromCache || b.Digests[digest.SHA256] != a.Digests[digest.SHA256] {
+		t.Fatalf("second fetch: %v %+v, want the cached copy", err, b)
+	}
+	if up.count() != 1 {
+		t.Errorf("upstream saw %d requests, want 1", up.count())
+	}
+}
+
+func TestFetchAllOneDownloadPerURL(t *testing.T) {
+	body, sha := payload(64<<10, 12)
+	up := newUpstream(t, false, func(w http.ResponseWriter, r *http.Request, n int) {
+		time.Sleep(100 * time.Millisecond) // let the concurrent requests pile up
+		w.Write(body)
+	})
+	o := testOptions(t)
+	var mu sync.Mutex
+	var events []Progress
+	o.Progress = func(p Progress) { mu.Lock(); events = append(events, p); mu.Unlock() }
+	f := newTestFetcher(t, o)
+	var rs []Request
+	for range 6 {
+		rs = append(rs, Request{URL: up.URL + "/same", Pinned: pin(sha)})
+	}
+	res, err := f.FetchAll(context.Background(), rs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range res {
+		checkFile(t, r, body)
+	}
+	if up.count() != 1 {
+		t.Errorf("upstream saw %d requests for one URL, want 1", up.count())
+	}
+	if last := events[len(events)-1]; !last.Done || last.Received != int64(len(body)) {
+		t.Errorf("last progress event %+v, want done with %d bytes", last, len(body))
+	}
+}
+
+func TestMirrors(t *testing.T) {
+	body, sha := payload(3000, 13)
+	dir := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(dir, "helm", "v1"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "helm", "v1", "helm.tgz"), body, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	body2, sha2 := payload(3000, 14)
+	mirror := newUpstream(t, false, serveBytes(body2))
+	o := testOptions(t)
+	o.Mirrors = []Mirror{
+		{Prefix: "https://github.com/", To: mirror.URL + "/gh/"},
+		{Prefix: "https://github.com/helm/", To: "file://" + dir + "/helm/"},
+	}
+	f := newTestFetcher(t, o)
+	res, err := f.Fetch(context.Background(), Request{URL: "https://github.com/helm/v1/helm.tgz", Pinned: pin(sha)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Via != "mirror file://"+dir+"/helm/v1/helm.tgz" {
+		t.Errorf("via %q, want the longest prefix's folder", res.Via)
+	}
+	res, err = f.Fetch(context.Background(), Request{URL: "https://github.com/etcd/etcd.tgz", Pinned: pin(sha2)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !waitLog("GET "+mirror.URL+"/gh/etcd/etcd.tgz") || !strings.HasPrefix(res.Via, "mirror "+mirror.URL) {
+		t.Errorf("via %q: want the HTTP mirror through squid", res.Via)
+	}
+	_, err = f.Fetch(context.Background(), Request{URL: "https://github.com/helm/v2/helm.tgz", Pinned: pin(strings.Repeat("2", 64))})
+	var me *MissingError
+	if !errors.As(err, &me) || !errors.Is(err, fs.ErrNotExist) || me.Where != "mirror file://"+dir+"/helm/v2/helm.tgz" {
+		t.Errorf("missing mirror file: err = %v, want a MissingError naming the mirror file", err)
+	}
+}
+
+func TestMatchNoProxy(t *testing.T) {
+	tests := []struct {
+		entries []string
+		url     string
+		want    bool
+	}{
+		{nil, "https://github.com/x", false},
+		{[]string{"*"}, "https://github.com/x", true},
+		{[]string{"github.com"}, "https://github.com/x", true},
+		{[]string{"github.com"}, "https://api.github.com/x", true},
+		{[]string{".github.com"}, "https://github.com/x", true},
+		{[]string{"github.com"}, "https://notgithub.com/x", false},
+		{[]string{"github.com:8443"}, "https://github.com/x", false},
+		{[]string{"github.com:443"}, "https://github.com/x", true},
+		{[]string{"10.0.0.0/8"}, "http://10.1.2.3/x", true},
+		{[]string{"10.0.0.0/8"}, "http://11.1.2.3/x", false},
+		{[]string{"127.0.0.1"}, "http://127.0.0.1:8080/x", true},
+		{[]string{" Mirror.Internal "}, "http://mirror.internal/x", true},
+	}
+	for _, tc := range tests {
+		u, _ := url.Parse(tc.url)
+		if got := matchNoProxy(tc.entries, u); got != tc.want {
+			t.Errorf("matchNoProxy(%q, %s) = %v, want %v", tc.entries, tc.url, got, tc.want)
+		}
+	}
+}
+
+func TestRetryAfter(t *testing.T) {
+	now := time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC)
+	tests := map[string]time.Duration{
+		"":                              0,
+		"7":                             7 * time.Second,
+		"-1":                            0,
+		"soon":                          0,
+		"Wed, 01 Jan 2025 00:00:30 GMT": 30 * time.Second,
+		"Tue, 31 Dec 2024 00:00:30 GMT": 0,
+	}
+	for in, want := range tests {
+		if got := retryAfter(in, now); got != want {
+			t.Errorf("retryAfter(%q) = %s, want %s", in, got, want)
+		}
+	}
+}
+
+func TestBadMirrors(t *testing.T) {
+	for _, m := range []Mirror{
+		{Prefix: "github.com/", To: "file:///srv/"},
+		{Prefix: "https://github.com/", To: "file://srv/mirror/"},
+		{Prefix: "https://github.com/", To: "ftp://mirror/"},
+		{Prefix: "https://github.com/", To: "file:///srv/mirror/../../etc/"},
+		{Prefix: "https://github.com/", To: "http://mirror/a/%2e%2e/"},
+		{Prefix: "https://github.com/%2e%2e/", To: "file:///srv/"},
+		{Prefix: "https://github.com/?x=1", To: "file:///srv/"},
+	} {
+		if _, err := New(t.TempDir(), Options{Mirrors: []Mirror{m}}); err == nil {
+			t.Errorf("mirror %+v accepted", m)
+		}
+	}
+}
+
+// A file mirror serves only regular files inside its folder: no spelling of
+// ".." in the URL, no symlink out, no device or FIFO is ever read, and the
+// refusal names the URL. Nothing is cached.
+func TestMirrorConfinement(t *testing.T) {
+	top := t.TempDir()
+	dir := filepath.Join(top, "mirror")
+	secret := []byte("root:x:0:0:secret\n")
+	os.MkdirAll(filepath.Join(dir, "rel"), 0o755)
+	if err := os.WriteFile(filepath.Join(top, "secret"), secret, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	body, sha := payload(100, 21)
+	os.WriteFile(filepath.Join(dir, "rel", "ok.tgz"), body, 0o644)
+	os.Symlink(filepath.Join(top, "secret"), filepath.Join(dir, "rel", "abs.tgz"))
+	os.Symlink("../../secret", filepath.Join(dir, "rel", "up.tgz"))
+	os.Symlink("/dev/zero", filepath.Join(dir, "rel", "zero.tgz"))
+	os.Symlink("ok.tgz", filepath.Join(dir, "rel", "inside.tgz"))
+	syscall.Mkfifo(filepath.Join(dir, "rel", "fifo.tgz"), 0o644)
+	o := Options{Mirrors: []Mirror{{Prefix: "https://h.example/", To: "file://" + dir + "/"}}, Retries: -1, MaxSize: 1 << 20}
+	f := newTestFetcher(t, o)
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	for _, u := range []string{"https://h.example/rel/ok.tgz", "https://h.example/rel/inside.tgz"} {
+		res, err := f.Fetch(ctx, Request{URL: u, Pinned: pin(sha)})
+		if err != nil {
+			t.Fatalf("%s: %v", u, err)
+		}
+		checkFile(t, res, body)
+	}
+	badURL := []string{
+		"https://h.example/../secret", "https://h.example/rel/../../secret", "https://h.example/%2e%2e/secret",
+		"https://h.example/rel/%2E%2E/%2e%2e/secret", "https://h.example/..%2fsecret", "https://h.example/%252e%252e/secret",
+		"https://h.example/..%5csecret", "https://h.example/..;/secret", "https://h.example/rel/./ok.tgz",
+		"https://h.example//secret", "https://h.example/rel/ok.tgz%00", "https://h.example/rel/ok.tgz\r\n",
+	}
+	for _, u := range badURL {
+		_, err := f.Fetch(ctx, Request{URL: u, AllowUnpinned: true})
+		if !errors.Is(err, srcurl.ErrInvalid) {
+			t.Errorf("%q: err = %v, want a refused URL", u, err)
+		}
+	}
+	for _, name := range []string{"abs.tgz", "up.tgz", "zero.tgz", "fifo.tgz"} {
+		u := "https://h.example/rel/" + name
+		_, err := f.Fetch(ctx, Request{URL: u, AllowUnpinned: true})
+		var me *MirrorError
+		if !errors.As(err, &me) || !strings.Contains(err.Error(), u) {
+			t.Errorf("%s: err = %v, want a MirrorError naming the URL", name, err)
+		}
+	}
+	if ctx.Err() != nil {
+		t.Fatal("a refused mirror file blocked")
+	}
+	if got := blobs(t, f); len(got) != 1 {
+		t.Errorf("cache holds %d blobs, want only the good one", len(got))
+	}
+	if entries, _ := os.ReadDir(filepath.Join(f.cache.Dir(), "tmp")); len(entries) != 0 {
+		t.Errorf("cache tmp holds %d leftovers", len(entries))
+	}
+}
+
+func TestMapMirror(t *testing.T) {
+	ms := []Mirror{
+		{Prefix: "https://github.com/helm", To: "file:///srv/helm/"},
+		{Prefix: "https://dl.k8s.io/", To: "http://mirror.internal/k8s/"},
+		{Prefix: "https://example.org/a", To: "http://mirror.internal/x"},
+	}
+	for u, want := range map[string]string{
+		"https://github.com/helm/v1/h.tgz":      "file:///srv/helm/v1/h.tgz",
+		"https://github.com/helmfile/v1/h.tgz":  "https://github.com/helmfile/v1/h.tgz", // not at a segment boundary
+		"https://dl.k8s.io/v1/kubectl":          "http://mirror.internal/k8s/v1/kubectl",
+		"https://dl.k8s.io/v1/kubectl?x=../..":  "http://mirror.internal/k8s/v1/kubectl?x=../..",
+		"https://example.org/a/b":               "http://mirror.internal/x/b",
+		"https://example.org/ab":                "https://example.org/ab",
+		"https://github.com/helm/v1%2B1/h%20.x": "file:///srv/helm/v1%2B1/h%20.x",
+		"https://github.com/helm/k%2Fv5/x.tgz":  "file:///srv/helm/k%2Fv5/x.tgz",
+	} {
+		got, err := mapMirror(ms, u)
+		if err != nil || got.url != want {
+			t.Errorf("mapMirror(%s) = %q, %v; want %s", u, got.url, err, want)
+		}
+	}
+	if got, _ := mapMirror(ms, "https://github.com/helm/v1%2B1/h%20.x"); got.name != "v1+1/h .x" || got.dir != "/srv/helm/" {
+		t.Errorf("file mirror maps to %q in %q, want the decoded name", got.name, got.dir)
+	}
+	if got, _ := mapMirror(ms, "https://github.com/helm/k%2Fv5/x.tgz"); got.name != "k/v5/x.tgz" {
+		t.Errorf("an encoded slash maps to %q, want a folder", got.name)
+	}
+	if _, err := mapMirror(ms, "https://github.com/helm/v1/"); err == nil {
+		t.Error("a folder was mapped")
+	}
+}

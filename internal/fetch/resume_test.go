@@ -1,0 +1,210 @@
+package fetch
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"net/http"
+	"net/url"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/updeb/updeb/internal/cache"
+)
+
+// fetchHelper is the child process of the kill tests (see TestMain): it
+// downloads HELPER_URL into the cache HELPER_CACHE through HELPER_PROXY.
+func fetchHelper() int {
+	proxy, _ := url.Parse(os.Getenv("HELPER_PROXY"))
+	f, err := New(os.Getenv("HELPER_CACHE"), Options{Proxy: proxy, Retries: -1, IdleTimeout: time.Minute})
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	if _, err := f.Fetch(context.Background(), Request{URL: os.Getenv("HELPER_URL"), Pinned: pin(os.Getenv("HELPER_SHA256"))}); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	return 0
+}
+
+// slowServe serves body with ETag and ranges (http.ServeContent), the first
+// full answer throttled so that a test can kill the client mid-download.
+func slowServe(body []byte, ranges bool) func(http.ResponseWriter, *http.Request, int) {
+	return func(w http.ResponseWriter, r *http.Request, n int) {
+		if !ranges {
+			w.Header().Set("Content-Length", fmt.Sprint(len(body)))
+			w.WriteHeader(http.StatusOK)
+			for i := 0; i < len(body); i += 64 << 10 {
+				if _, err := w.Write(body[i:min(i+64<<10, len(body))]); err != nil {
+					return
+				}
+				w.(http.Flusher).Flush()
+				if n == 1 {
+					time.Sleep(20 * time.Millisecond)
+				}
+			}
+			return
+		}
+		w.Header().Set("ETag", `"v1"`)
+		if n == 1 {
+			w = &throttled{ResponseWriter: w}
+		}
+		http.ServeContent(w, r, "f", time.Unix(1700000000, 0), bytes.NewReader(body))
+	}
+}
+
+type throttled struct{ http.ResponseWriter }
+
+func (t *throttled) Write(b []byte) (int, error) {
+	n := 0
+	for len(b) > 0 {
+		k := min(len(b), 64<<10)
+		m, err := t.ResponseWriter.Write(b[:k])
+		n += m
+		if err != nil {
+			return n, err
+		}
+		t.ResponseWriter.(http.Flusher).Flush()
+		time.Sleep(20 * time.Millisecond)
+		b = b[k:]
+	}
+	return n, nil
+}
+
+// killMidDownload starts the helper on u and kills it with SIGKILL once its
+// partial file holds at least 512 KiB; it returns the cache folder.
+func killMidDownload(t *testing.T, u, sha string) string {
+	dir := t.TempDir()
+	cmd := exec.Command(os.Args[0])
+	cmd.Env = append(os.Environ(), "UPDEB_FETCH_HELPER=1", "HELPER_CACHE="+dir, "HELPER_URL="+u, "HELPER_SHA256="+sha, "HELPER_PROXY="+requireSquid(t).String())
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(5 * time.Millisecond) {
+		parts, _ := filepath.Glob(filepath.Join(dir, "tmp", "part-*[0-9a-f]"))
+		if len(parts) == 1 {
+			if fi, err := os.Stat(parts[0]); err == nil && fi.Size() >= 512<<10 {
+				break
+			}
+		}
+		if time.Now().After(deadline) {
+			cmd.Process.Kill()
+			cmd.Wait()
+			t.Fatalf("the helper never got half way: %s", stderr.String())
+		}
+	}
+	cmd.Process.Kill()
+	cmd.Wait()
+	return dir
+}
+
+// A download killed with SIGKILL leaves its partial file; the next run
+// resumes it (Range + If-Range) when the server allows, and the cache's tmp
+// folder is empty afterwards.
+func TestResumeAfterKill(t *testing.T) {
+	body, sha := payload(4<<20, 31)
+	up := newUpstream(t, false, slowServe(body, true))
+	dir := killMidDownload(t, up.URL+"/big.tgz", sha)
+	if m, _ := filepath.Glob(filepath.Join(dir, "tmp", "part-*.json")); len(m) != 1 {
+		t.Fatalf("no resume record after the kill: %v", m)
+	}
+	refetch(t, dir, up.URL+"/big.tgz", sha, body)
+	last := up.header(up.count() - 1)
+	if !strings.HasPrefix(last.Get("Range"), "bytes=") || last.Get("Range") == "bytes=0-" || last.Get("If-Range") != `"v1"` {
+		t.Errorf("second run asked Range %q If-Range %q, want a resume", last.Get("Range"), last.Get("If-Range"))
+	}
+}
+
+// refetch downloads u into the cache dir a killed run left, checks the bytes
+// and that the cache's tmp folder is empty afterwards.
+func refetch(t *testing.T, dir, u, sha string, body []byte) {
+	t.Helper()
+	f, err := New(dir, testOptions(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := f.Fetch(context.Background(), Request{URL: u, Pinned: pin(sha)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkFile(t, res, body)
+	if tmp, _ := os.ReadDir(filepath.Join(dir, "tmp")); len(tmp) != 0 {
+		t.Errorf("tmp holds %d files after the download", len(tmp))
+	}
+}
+
+// When the server cannot resume, or the file changed (If-Range fails), the
+// partial bytes are dropped and the file is downloaded whole.
+func TestKilledDownloadWithoutResume(t *testing.T) {
+	body, sha := payload(4<<20, 32)
+	up := newUpstream(t, false, slowServe(body, false))
+	dir := killMidDownload(t, up.URL+"/big.tgz", sha)
+	refetch(t, dir, up.URL+"/big.tgz", sha, body)
+	if r := up.header(up.count() - 1).Get("Range"); r != "" {
+		t.Errorf("asked Range %q of a server without ranges", r)
+	}
+
+	// The file changed upstream since the kill: If-Range gets the whole new one.
+	body2, sha2 := payload(4<<20, 33)
+	var changed atomic.Bool
+	up2 := newUpstream(t, false, func(w http.ResponseWriter, r *http.Request, n int) {
+		if changed.Load() {
+			w.Header().Set("ETag", `"v2"`)
+			http.ServeContent(w, r, "f", time.Unix(1700000001, 0), bytes.NewReader(body2))
+			return
+		}
+		slowServe(body, true)(w, r, n)
+	})
+	dir = killMidDownload(t, up2.URL+"/big.tgz", sha2)
+	changed.Store(true)
+	refetch(t, dir, up2.URL+"/big.tgz", sha2, body2)
+}
+
+// New sweeps the tmp folder: partial downloads older than PartialMaxAge and
+// not in use, and stray temporary files older than an hour; a young partial
+// (kept for a resume) and one whose lock is held stay.
+func TestSweep(t *testing.T) {
+	dir := t.TempDir()
+	c, err := cache.Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	old := time.Now().Add(-PartialMaxAge - time.Hour)
+	idOld, idYoung, idBusy := cache.ID("https://h/old", ""), cache.ID("https://h/young", ""), cache.ID("https://h/busy", "")
+	touch := func(name string, mtime time.Time) string {
+		p := filepath.Join(dir, "tmp", name)
+		os.WriteFile(p, []byte("x"), 0o644)
+		os.Chtimes(p, mtime, mtime)
+		return p
+	}
+	gone := []string{touch("part-"+idOld, old), touch("part-"+idOld+".json", old), touch("part-123456", time.Now().Add(-2*time.Hour)),
+		touch("index-"+idYoung+"-42", time.Now())} // a killed index writer: its lock is free
+	stay := []string{touch("part-"+idYoung, time.Now()), touch("part-"+idBusy, old), touch("part-654321", time.Now()),
+		touch("index-"+idBusy+"-43", time.Now())}
+	unlock, err := c.Lock(context.Background(), idBusy)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer unlock()
+	if _, err := New(dir, Options{}); err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range gone {
+		if _, err := os.Stat(p); err == nil {
+			t.Errorf("%s not swept", filepath.Base(p))
+		}
+	}
+	for _, p := range stay {
+		if _, err := os.Stat(p); err != nil {
+			t.Errorf("%s swept: %v", filepath.Base(p), err)
+		}
+	}
+}

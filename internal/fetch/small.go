@@ -1,0 +1,190 @@
+package fetch
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"net/http"
+	"net/url"
+	"time"
+
+	"github.com/updeb/updeb/internal/confined"
+	"github.com/updeb/updeb/internal/srcurl"
+)
+
+// DefaultGetLimit is the size cap of Get when the caller gives none.
+const DefaultGetLimit = 8 << 20
+
+// maxErrorBody is how much of an error answer's body a StatusError keeps.
+const maxErrorBody = 1024
+
+// Get returns the body of a small document (an API answer, a directory
+// listing) without caching it: same client, proxy, mirrors, timeouts and retry
+// policy as downloads, at most limit bytes (<= 0: DefaultGetLimit). header is
+// sent as given (e.g. Authorization); it is never logged. An answer other than
+// 200 is a *StatusError (with the response headers and the start of the body)
+// inside a *NetworkError.
+func (f *Fetcher) Get(ctx context.Context, rawURL string, header http.Header, limit int64) ([]byte, error) {
+	if limit <= 0 {
+		limit = DefaultGetLimit
+	}
+	t, tu, err := f.smallTarget(rawURL)
+	if err != nil {
+		return nil, err
+	}
+	if t.dir != "" {
+		return f.readMirrorFile(rawURL, t, limit)
+	}
+	var body []byte
+	err = f.retry(ctx, rawURL, tu, func(ctx context.Context) (bool, time.Duration, error) {
+		resp, cancel, err := f.small(ctx, http.MethodGet, tu, header)
+		if err != nil {
+			return isRetryable(err), 0, err
+		}
+		defer cancel()
+		defer resp.Body.Close()
+		if resp.StatusCode != http.StatusOK {
+			return statusFailure(resp, f.now())
+		}
+		b, err := io.ReadAll(io.LimitReader(resp.Body, limit+1))
+		if err != nil {
+			return true, 0, fmt.Errorf("%s: body: %w", tu, err)
+		}
+		if int64(len(b)) > limit {
+			return false, 0, &SizeError{URL: rawURL, Limit: limit, Size: int64(len(b))}
+		}
+		body = b
+		return false, 0, nil
+	})
+	return body, err
+}
+
+// Exists reports whether rawURL can be downloaded, without downloading it: a
+// HEAD request, and when the server refuses HEAD (403, 405, 501: signed
+// object-store redirects often allow only GET) a GET of the first byte.
+// 404 and 410 mean false; other failures are errors after the retry policy.
+func (f *Fetcher) Exists(ctx context.Context, rawURL string) (bool, error) {
+	t, tu, err := f.smallTarget(rawURL)
+	if err != nil {
+		return false, err
+	}
+	if t.dir != "" {
+		err := confined.Check(t.dir, t.name)
+		switch {
+		case errors.Is(err, fs.ErrNotExist):
+			return false, nil
+		case errors.Is(err, confined.ErrRefused):
+			return false, &MirrorError{URL: rawURL, Target: t.url, Err: err}
+		case err != nil:
+			return false, &NetworkError{URL: rawURL, Target: t.url, Attempts: 1, Err: err}
+		}
+		return true, nil
+	}
+	exists := false
+	probe := func(method string, header http.Header) error {
+		return f.retry(ctx, rawURL, tu, func(ctx context.Context) (bool, time.Duration, error) {
+			resp, cancel, err := f.small(ctx, method, tu, header)
+			if err != nil {
+				return isRetryable(err), 0, err
+			}
+			defer cancel()
+			resp.Body.Close()
+			switch resp.StatusCode {
+			case http.StatusOK, http.StatusPartialContent:
+				exists = true
+				return false, 0, nil
+			case http.StatusNotFound, http.StatusGone:
+				return false, 0, nil
+			}
+			return statusFailure(resp, f.now())
+		})
+	}
+	err = probe(http.MethodHead, nil)
+	var se *StatusError
+	if errors.As(err, &se) && (se.StatusCode == http.StatusForbidden || se.StatusCode == http.StatusMethodNotAllowed || se.StatusCode == http.StatusNotImplemented) {
+		f.log.Debug("HEAD refused; probing with a one-byte GET", "url", rawURL, "status", se.Status)
+		err = probe(http.MethodGet, http.Header{"Range": {"bytes=0-0"}})
+	}
+	return exists, err
+}
+
+// smallTarget checks rawURL, applies the mirrors and refuses offline mode.
+func (f *Fetcher) smallTarget(rawURL string) (target, *url.URL, error) {
+	if _, err := srcurl.Check(rawURL); err != nil {
+		return target{}, nil, fmt.Errorf("fetch: %w", err)
+	}
+	if f.o.Offline {
+		return target{}, nil, &OfflineError{Missing: []string{rawURL}}
+	}
+	t, err := mapMirror(f.o.Mirrors, rawURL)
+	if err != nil {
+		return target{}, nil, err
+	}
+	tu, err := url.Parse(t.url)
+	if err != nil {
+		return target{}, nil, fmt.Errorf("fetch: mirror URL %q: %w", t.url, err)
+	}
+	return t, tu, nil
+}
+
+// small sends one request whose whole exchange (headers and body) must fit in
+// the header and idle timeouts; call cancel after reading the body.
+func (f *Fetcher) small(ctx context.Context, method string, tu *url.URL, header http.Header) (*http.Response, context.CancelFunc, error) {
+	actx, cancel := context.WithTimeout(ctx, f.o.HeaderTimeout+f.o.IdleTimeout)
+	req, err := http.NewRequestWithContext(actx, method, tu.String(), nil)
+	if err != nil {
+		cancel()
+		return nil, nil, err
+	}
+	for k, v := range header {
+		req.Header[k] = v
+	}
+	req.Header.Set("User-Agent", f.o.UserAgent)
+	resp, err := f.client.Do(req)
+	if err != nil {
+		cancel()
+		return nil, nil, err
+	}
+	return resp, cancel, nil
+}
+
+// statusFailure turns an unexpected answer into a *StatusError and says
+// whether it is worth retrying (5xx, 408, 429).
+func statusFailure(resp *http.Response, now time.Time) (bool, time.Duration, error) {
+	se := &StatusError{URL: resp.Request.URL.String(), StatusCode: resp.StatusCode, Status: resp.Status, Header: resp.Header.Clone()}
+	if b, err := io.ReadAll(io.LimitReader(resp.Body, maxErrorBody)); err == nil {
+		se.Body = string(b)
+	}
+	if resp.StatusCode == http.StatusTooManyRequests || resp.StatusCode == http.StatusServiceUnavailable {
+		se.RetryAfter = retryAfter(resp.Header.Get("Retry-After"), now)
+	}
+	retry := resp.StatusCode >= 500 || resp.StatusCode == http.StatusTooManyRequests || resp.StatusCode == http.StatusRequestTimeout
+	return retry, se.RetryAfter, se
+}
+
+// readMirrorFile reads a file:// mirror document with the size limit; a
+// missing file is a 404-like *StatusError so callers see one kind of "absent".
+func (f *Fetcher) readMirrorFile(upstream string, t target, limit int64) ([]byte, error) {
+	fail := func(err error) error { return &NetworkError{URL: upstream, Target: t.url, Attempts: 1, Err: err} }
+	src, _, err := confined.Open(t.dir, t.name)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, fail(&StatusError{URL: t.url, StatusCode: http.StatusNotFound, Status: "404 Not Found (no such file in the mirror)"})
+	}
+	if errors.Is(err, confined.ErrRefused) {
+		return nil, &MirrorError{URL: upstream, Target: t.url, Err: err}
+	}
+	if err != nil {
+		return nil, fail(err)
+	}
+	defer src.Close()
+	b, err := io.ReadAll(io.LimitReader(src, limit+1))
+	if err != nil {
+		return nil, fail(err)
+	}
+	if int64(len(b)) > limit {
+		return nil, &SizeError{URL: upstream, Limit: limit, Size: int64(len(b))}
+	}
+	return b, nil
+}

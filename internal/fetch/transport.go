@@ -1,0 +1,147 @@
+package fetch
+
+import (
+	"crypto/tls"
+	"errors"
+	"net"
+	"net/http"
+	"net/url"
+	"strings"
+	"syscall"
+	"time"
+)
+
+// maxRedirects is how many redirects one download may follow.
+const maxRedirects = 10
+
+// newClient builds the one HTTP client of a Fetcher: the proxy for every request
+// (redirects included, since the transport asks proxyFor on each), verified TLS,
+// connect and header timeouts, no transparent decompression (we want the bytes
+// the upstream publishes), and the redirect policy.
+func newClient(o *Options) *http.Client {
+	rt := o.Transport
+	if rt == nil {
+		d := &net.Dialer{Timeout: o.ConnectTimeout, KeepAlive: 30 * time.Second}
+		rt = &http.Transport{
+			Proxy:                 proxyFunc(o.Proxy, o.NoProxy),
+			DialContext:           d.DialContext,
+			TLSClientConfig:       &tls.Config{RootCAs: o.RootCAs, MinVersion: tls.VersionTLS12},
+			TLSHandshakeTimeout:   o.ConnectTimeout,
+			ResponseHeaderTimeout: o.HeaderTimeout,
+			ExpectContinueTimeout: time.Second,
+			DisableCompression:    true,
+			ForceAttemptHTTP2:     true,
+			MaxIdleConnsPerHost:   max(o.Parallel, 2),
+			IdleConnTimeout:       90 * time.Second,
+		}
+	}
+	return &http.Client{Transport: rt, CheckRedirect: checkRedirect}
+}
+
+func checkRedirect(req *http.Request, via []*http.Request) error {
+	if len(via) > maxRedirects {
+		return ErrTooManyRedirects
+	}
+	prev := via[len(via)-1].URL
+	if prev.Scheme == "https" && req.URL.Scheme != "https" {
+		return &DowngradeError{From: prev.String(), To: req.URL.String()}
+	}
+	return nil
+}
+
+// proxyFunc returns the transport's proxy chooser: proxy for every request
+// unless its host matches noProxy. A nil proxy means direct connections.
+func proxyFunc(proxy *url.URL, noProxy []string) func(*http.Request) (*url.URL, error) {
+	return func(req *http.Request) (*url.URL, error) {
+		if proxy == nil || matchNoProxy(noProxy, req.URL) {
+			return nil, nil
+		}
+		return proxy, nil
+	}
+}
+
+// matchNoProxy reports whether u's host is exempt from the proxy. Entries follow
+// curl's NO_PROXY: "*" matches everything; "example.com" and ".example.com"
+// match that domain and its subdomains; an IP address or CIDR block matches
+// literal addresses; "host:port" matches that port only.
+func matchNoProxy(entries []string, u *url.URL) bool {
+	host := strings.ToLower(u.Hostname())
+	port := u.Port()
+	if port == "" {
+		port = map[string]string{"http": "80", "https": "443"}[u.Scheme]
+	}
+	ip := net.ParseIP(host)
+	for _, e := range entries {
+		e = strings.ToLower(strings.TrimSpace(e))
+		if e == "" {
+			continue
+		}
+		if e == "*" {
+			return true
+		}
+		if _, cidr, err := net.ParseCIDR(e); err == nil {
+			if ip != nil && cidr.Contains(ip) {
+				return true
+			}
+			continue
+		}
+		eh, ep := e, ""
+		if h, p, err := net.SplitHostPort(e); err == nil {
+			eh, ep = h, p
+		}
+		if ep != "" && ep != port {
+			continue
+		}
+		if eip := net.ParseIP(strings.Trim(eh, "[]")); eip != nil {
+			if ip != nil && eip.Equal(ip) {
+				return true
+			}
+			continue
+		}
+		eh = strings.TrimPrefix(eh, ".")
+		if host == eh || strings.HasSuffix(host, "."+eh) {
+			return true
+		}
+	}
+	return false
+}
+
+// proxyFor returns the proxy a request to u uses ("" for direct).
+func (f *Fetcher) proxyFor(u *url.URL) string {
+	if f.o.Transport != nil || f.o.Proxy == nil || matchNoProxy(f.o.NoProxy, u) {
+		return ""
+	}
+	return redact(f.o.Proxy)
+}
+
+// redact hides a password in a proxy URL before it reaches a log or an error.
+func redact(u *url.URL) string { return u.Redacted() }
+
+// proxyAttempts is how many times a request is made while nothing answers at
+// the proxy: 1 + 2 retries, Options.Backoff then twice that apart (3 s in all
+// with the default backoff), enough for a proxy being restarted.
+const proxyAttempts = 3
+
+// proxyUnreachable reports whether err is a failure to connect to the proxy
+// itself (refused, no route, unknown host), not to the host behind it.
+func proxyUnreachable(err error) bool {
+	var oe *net.OpError
+	if !errors.As(err, &oe) || oe.Op != "proxyconnect" {
+		return false
+	}
+	var dns *net.DNSError
+	return errors.Is(err, syscall.ECONNREFUSED) || errors.Is(err, syscall.EHOSTUNREACH) ||
+		errors.Is(err, syscall.ENETUNREACH) || errors.As(err, &dns)
+}
+
+// isRetryable reports whether a transport error may go away by trying again.
+func isRetryable(err error) bool {
+	var de *DowngradeError
+	var se *SizeError
+	switch {
+	case errors.As(err, &de), errors.As(err, &se), errors.Is(err, ErrTooManyRedirects):
+		return false
+	}
+	var ce *tls.CertificateVerificationError
+	return !errors.As(err, &ce)
+}

@@ -1,0 +1,425 @@
+// Package gate is what `updeb verify` runs in CI on recipes (typically a
+// bump): fetch and verify every source (pins, OpenPGP or Sigstore signatures, the
+// cross-check against upstream checksum files), build, lintian, build again
+// into a fresh folder and compare bytes, and, against a base git revision,
+// check that the Debian version increases, flag keyring and signer changes
+// for review, and diff the packages' file lists and control fields.
+//
+// The base comparison diffs Plans, not built packages: updeb takes only the
+// files a recipe names (never globs), so a plan fixes every package's file
+// list and control fields (all but Installed-Size). Diffing plans needs
+// neither the old release's artifacts nor the network, and says exactly what
+// the bump changes.
+package gate
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"sort"
+	"strings"
+
+	"github.com/updeb/updeb/internal/build"
+	"github.com/updeb/updeb/internal/fetch"
+	"github.com/updeb/updeb/internal/recipe"
+	"github.com/updeb/updeb/internal/trust"
+	"github.com/updeb/updeb/pkg/digest"
+	"github.com/updeb/updeb/pkg/verify"
+	"github.com/updeb/updeb/pkg/verify/sigstore"
+)
+
+// Status is the outcome of one check.
+type Status string
+
+// The outcomes. Only Fail makes the report fail; Warn asks a human to review
+// (a keyring change), Skip says the check could not apply (no lintian, no
+// upstream checksum file).
+const (
+	Pass Status = "pass"
+	Fail Status = "fail"
+	Warn Status = "warn"
+	Skip Status = "skip"
+)
+
+// Result is one check of one recipe.
+type Result struct {
+	Check  string `json:"check"`
+	Status Status `json:"status"`
+	Detail string `json:"detail,omitempty"`
+
+	cause error // why a Fail failed, when it is not the check itself: ErrBase, a download error
+}
+
+// RecipeReport is everything verify found about one recipe.
+type RecipeReport struct {
+	Recipe  string   `json:"recipe"`
+	File    string   `json:"file"`
+	Version string   `json:"version"`           // Debian version at HEAD
+	Base    string   `json:"base,omitempty"`    // Debian version at the base revision; "" when new or no base
+	Results []Result `json:"results"`           // in the order they ran
+	Changes []string `json:"changes,omitempty"` // package differences from the base
+}
+
+// Report is the whole run.
+type Report struct {
+	Recipes  []RecipeReport `json:"recipes"`
+	Failed   int            `json:"failed"`   // failed checks
+	Warnings int            `json:"warnings"` // checks flagged for review
+	// Network is set when a source could not be fetched (network or I/O), as
+	// opposed to a failed check.
+	Network bool `json:"network"`
+}
+
+// ErrFailed is wrapped by Report.Err when a check failed.
+var ErrFailed = errors.New("gate: a check failed")
+
+// FailedError is a report's failure: how many checks failed, and which.
+type FailedError struct {
+	Failed int      // failed checks
+	Checks []string // "RECIPE: CHECK" for each, in report order
+	cause  error
+}
+
+func (e *FailedError) Error() string {
+	return fmt.Sprintf("%d check(s) failed: %s", e.Failed, strings.Join(e.Checks, ", "))
+}
+
+// Unwrap returns what the failures have in common (see Report.Err).
+func (e *FailedError) Unwrap() error { return e.cause }
+
+// Err is nil when no check failed, else a *FailedError that wraps what the
+// failures have in common, for the caller to tell them apart: ErrBase when
+// only the base revision could not be read or loaded (invalid input), the
+// download errors when only downloads failed (a *fetch.NetworkError or
+// *fetch.OfflineError: nothing was verified), and ErrFailed otherwise.
+func (rep *Report) Err() error {
+	if rep.Failed == 0 {
+		return nil
+	}
+	e := &FailedError{Failed: rep.Failed}
+	var downloads []error
+	baseOnly, downloadOnly := true, true
+	for _, r := range rep.Recipes {
+		for _, x := range r.Results {
+			if x.Status != Fail {
+				continue
+			}
+			e.Checks = append(e.Checks, r.Recipe+": "+x.Check)
+			baseOnly = baseOnly && errors.Is(x.cause, ErrBase)
+			downloadOnly = downloadOnly && isNetwork(x.cause)
+			downloads = append(downloads, x.cause)
+		}
+	}
+	switch {
+	case baseOnly:
+		e.cause = ErrBase
+	case downloadOnly:
+		e.cause = errors.Join(downloads...)
+	default:
+		e.cause = ErrFailed
+	}
+	return e
+}
+
+// Options configure Run. Build's OutDir and Force are set by Run.
+type Options struct {
+	Build   build.Options
+	Arches  []string // architectures to build; nil means every one of each recipe
+	TempDir string   // parent of the two build folders (and the base checkout)
+	Lintian string   // the lintian executable; "" when not installed (the check is skipped)
+	Base    *Base    // nil: no base comparison
+}
+
+// Run verifies the recipes. It returns an error only when it could not run at
+// all; failed checks are in the report.
+func Run(ctx context.Context, recipes []*recipe.Recipe, opts Options) (*Report, error) {
+	var jobs []build.Job
+	for _, r := range recipes {
+		for _, a := range r.ArchNames() {
+			if len(opts.Arches) == 0 || slices.Contains(opts.Arches, a) {
+				jobs = append(jobs, build.Job{Recipe: r, Arch: a})
+			}
+		}
+	}
+	if len(jobs) == 0 {
+		return nil, fmt.Errorf("gate: no recipe has the architecture(s) %s", strings.Join(opts.Arches, ", "))
+	}
+	first, second := filepath.Join(opts.TempDir, "build-1"), filepath.Join(opts.TempDir, "build-2")
+	bo := opts.Build
+	bo.Force, bo.OutDir = true, first
+	res1, err := build.Run(ctx, jobs, bo)
+	if res1 == nil && err != nil {
+		return nil, err // the build could not start (output folder, lock): nothing was checked
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	var again []build.Job
+	for i, r := range res1 {
+		if r.Err == nil {
+			again = append(again, jobs[i])
+		}
+	}
+	var res2 []build.Result
+	if len(again) > 0 {
+		bo.OutDir = second
+		res2, _ = build.Run(ctx, again, bo)
+	}
+
+	rep := &Report{}
+	for _, r := range recipes {
+		rr := RecipeReport{Recipe: r.Name, File: r.Path}
+		var c checks
+		c.add("lint", Pass, "the recipe loads clean")
+		mine, mine2 := resultsOf(r.Name, res1), resultsOf(r.Name, res2)
+		if len(mine) > 0 {
+			rr.Version = mine[0].Version
+		}
+		if sourceChecks(r, mine, &c) {
+			var debs []string
+			for _, x := range mine {
+				for _, o := range x.Outputs {
+					debs = append(debs, filepath.Join(first, o.File))
+				}
+			}
+			lintian(ctx, opts.Lintian, debs, &c)
+			reproducible(mine, mine2, first, second, &c)
+		}
+		if opts.Base != nil {
+			compareBase(ctx, r, opts, &rr, &c)
+		}
+		rr.Results = c
+		rep.add(rr)
+	}
+	return rep, nil
+}
+
+// resultsOf returns the build results of the recipe named name.
+func resultsOf(name string, results []build.Result) []build.Result {
+	var out []build.Result
+	for _, x := range results {
+		if x.Recipe == name {
+			out = append(out, x)
+		}
+	}
+	return out
+}
+
+// add appends a recipe's report and counts its failures and warnings.
+func (rep *Report) add(rr RecipeReport) {
+	for _, x := range rr.Results {
+		switch x.Status {
+		case Fail:
+			rep.Failed++
+			rep.Network = rep.Network || isNetwork(x.cause)
+		case Warn:
+			rep.Warnings++
+		}
+	}
+	rep.Recipes = append(rep.Recipes, rr)
+}
+
+// checks collects one recipe's results in the order the checks ran.
+type checks []Result
+
+func (c *checks) add(check string, st Status, format string, args ...any) {
+	*c = append(*c, Result{Check: check, Status: st, Detail: fmt.Sprintf(format, args...)})
+}
+
+// fail adds a failed check whose cause is not the check itself: the base
+// revision could not be read, a download failed (see Report.Err).
+func (c *checks) fail(check string, cause error, format string, args ...any) {
+	c.add(check, Fail, format, args...)
+	(*c)[len(*c)-1].cause = cause
+}
+
+// sourceChecks reports fetch, digest, signature, cross-check and build from
+// the first build's results; it returns whether every job built.
+func sourceChecks(r *recipe.Recipe, results []build.Result, c *checks) bool {
+	var failed bool
+	for _, x := range results {
+		if x.Err == nil {
+			continue
+		}
+		failed = true
+		var mismatch *digest.MismatchError
+		switch {
+		case errors.As(x.Err, &mismatch):
+			c.add("digest", Fail, "%v", x.Err)
+		case errors.Is(x.Err, verify.ErrSignature), errors.Is(x.Err, sigstore.ErrRefused):
+			c.add("signature", Fail, "%v", x.Err)
+		case errors.Is(x.Err, trust.ErrCrossCheck):
+			c.add("cross-check", Fail, "%v", x.Err)
+		case errors.Is(x.Err, recipe.ErrInvalid), errors.Is(x.Err, verify.ErrKeyring):
+			c.add("build", Fail, "%v", x.Err)
+		case isNetwork(x.Err):
+			c.fail("fetch", x.Err, "%v", x.Err)
+		default:
+			c.add("build", Fail, "%v", x.Err)
+		}
+	}
+	if failed {
+		return false
+	}
+	// Everything verified: say how, per source.
+	var signed, sigstored, unsigned, crossed, uncrossed []string
+	for _, s := range r.Sources {
+		switch {
+		case s.Signature.Sigstore != nil:
+			sigstored = append(sigstored, s.Name+" ("+sigstoreEvidence(results, s.Name)+")")
+		case s.Signature.URL != "":
+			signed = append(signed, s.Name)
+		default:
+			unsigned = append(unsigned, s.Name+" ("+s.Signature.None+")")
+		}
+		if s.Checksums != nil {
+			crossed = append(crossed, s.Name)
+		} else {
+			uncrossed = append(uncrossed, s.Name)
+		}
+	}
+	c.add("digest", Pass, "every source matches its pinned digest")
+	if len(signed) > 0 {
+		c.add("signature", Pass, "OpenPGP signature verified: %s", strings.Join(signed, ", "))
+	}
+	if len(sigstored) > 0 {
+		c.add("signature", Pass, "Sigstore signature verified: %s", strings.Join(sigstored, "; "))
+	}
+	if len(unsigned) > 0 {
+		c.add("signature", Skip, "no signature: %s", strings.Join(unsigned, "; "))
+	}
+	if len(crossed) > 0 {
+		c.add("cross-check", Pass, "pins agree with the upstream checksum file: %s", strings.Join(crossed, ", "))
+	}
+	if len(uncrossed) > 0 {
+		c.add("cross-check", Skip, "no cross-check available (the recipe names no upstream checksum file): %s", strings.Join(uncrossed, ", "))
+	}
+	var files []string
+	for _, x := range results {
+		for _, o := range x.Outputs {
+			files = append(files, o.File)
+		}
+	}
+	c.add("build", Pass, "%s", strings.Join(files, " "))
+	return true
+}
+
+// sigstoreEvidence says, per architecture built, who signed the source and
+// where the transparency log holds it.
+func sigstoreEvidence(results []build.Result, source string) string {
+	var out []string
+	for _, x := range results {
+		for _, by := range x.VerifiedBy[source] {
+			if ev, ok := strings.CutPrefix(by, "sigstore:"); ok {
+				out = append(out, x.Arch+": "+ev)
+			}
+		}
+	}
+	return strings.Join(out, ", ")
+}
+
+// isNetwork reports a download that failed (network, offline miss, a
+// Sigstore service that could not be asked), as opposed to a check that
+// failed.
+func isNetwork(err error) bool {
+	var (
+		netErr  *fetch.NetworkError
+		offline *fetch.OfflineError
+	)
+	return errors.As(err, &netErr) || errors.As(err, &offline) || errors.Is(err, sigstore.ErrUnavailable)
+}
+
+// lintian runs lintian --fail-on error over every package at once.
+func lintian(ctx context.Context, exe string, debs []string, c *checks) {
+	if exe == "" {
+		c.add("lintian", Skip, "lintian is not installed")
+		return
+	}
+	args := append([]string{"--fail-on", "error", "--tag-display-limit", "0"}, debs...)
+	out, err := exec.CommandContext(ctx, exe, args...).CombinedOutput()
+	if err != nil {
+		c.add("lintian", Fail, "lintian --fail-on error: %v\n%s", err, strings.TrimSpace(string(out)))
+		return
+	}
+	c.add("lintian", Pass, "no error-level tag in %d package(s)", len(debs))
+}
+
+// reproducible compares the two builds byte for byte.
+func reproducible(a, b []build.Result, dirA, dirB string, c *checks) {
+	second := map[string]build.Output{}
+	for _, x := range b {
+		for _, o := range x.Outputs {
+			second[o.File] = o
+		}
+	}
+	var diffs []string
+	n := 0
+	for _, x := range a {
+		for _, o := range x.Outputs {
+			n++
+			o2, ok := second[o.File]
+			if !ok {
+				diffs = append(diffs, o.File+": missing from the second build")
+				continue
+			}
+			same, err := sameBytes(filepath.Join(dirA, o.File), filepath.Join(dirB, o2.File))
+			if err != nil {
+				diffs = append(diffs, fmt.Sprintf("%s: %v", o.File, err))
+			} else if !same {
+				diffs = append(diffs, fmt.Sprintf("%s: sha256 %s, then %s", o.File, o.SHA256, o2.SHA256))
+			}
+		}
+	}
+	if len(diffs) > 0 {
+		c.add("reproducible", Fail, "a second build into a fresh folder differs: %s", strings.Join(diffs, "; "))
+		return
+	}
+	c.add("reproducible", Pass, "%d package(s) byte-identical on a second build", n)
+}
+
+func sameBytes(a, b string) (bool, error) {
+	fa, err := os.Open(a)
+	if err != nil {
+		return false, err
+	}
+	defer fa.Close()
+	fb, err := os.Open(b)
+	if err != nil {
+		return false, err
+	}
+	defer fb.Close()
+	bufA, bufB := make([]byte, 64<<10), make([]byte, 64<<10)
+	for {
+		na, errA := io.ReadFull(fa, bufA)
+		nb, errB := io.ReadFull(fb, bufB)
+		if na != nb || !bytes.Equal(bufA[:na], bufB[:nb]) {
+			return false, nil
+		}
+		if errA == io.EOF || errA == io.ErrUnexpectedEOF {
+			return errB == io.EOF || errB == io.ErrUnexpectedEOF, nil
+		}
+		if errA != nil {
+			return false, errA
+		}
+		if errB != nil {
+			return false, errB
+		}
+	}
+}
+
+func sortedUnique(list []string) []string {
+	sort.Strings(list)
+	out := list[:0]
+	for i, s := range list {
+		if i == 0 || s != list[i-1] {
+			out = append(out, s)
+		}
+	}
+	return out
+}

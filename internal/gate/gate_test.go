@@ -1,0 +1,403 @@
+package gate
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"syscall"
+	"testing"
+
+	"github.com/updeb/updeb/internal/build"
+	"github.com/updeb/updeb/internal/fetch"
+	"github.com/updeb/updeb/internal/recipe"
+	"github.com/updeb/updeb/internal/testenv"
+	"github.com/updeb/updeb/internal/trust"
+	"github.com/updeb/updeb/pkg/digest"
+	"github.com/updeb/updeb/pkg/verify"
+)
+
+const fpr = "BF6DE05C1AE1CEB285DE5044F3CB238093D0BB4B"
+
+// helloRecipe is a recipe with a signed source and a checksum file, the shape
+// the gate compares most often (a bump of version or revision).
+const helloRecipe = `name: hello
+version: 1.2.0
+revision: "1"
+release-date: 2026-03-14
+license: Apache-2.0
+copyright: The hello authors
+maintainer: Hello Packager <hello@example.org>
+architectures: {amd64: amd64}
+sources:
+  - name: hello
+    url: https://example.org/v{{.Version}}/hello-{{.Arch}}.tar.gz
+    sha256: {amd64: 019250d9e08f5242159d5dcea64c8c7cf77924cd8c69460ae7af5d4ad51d032e}
+    signature: {url: "https://example.org/v{{.Version}}/hello-{{.Arch}}.tar.gz.asc", keyring: keys/upstream.asc, signers: [` + fpr + `]}
+    checksums: {url: "https://example.org/v{{.Version}}/SHA256SUMS"}
+packages:
+  - name: hello
+    summary: friendly greeting
+    description: Says hello.
+    section: utils
+    files:
+      - {source: hello, path: hello, dest: /usr/bin/hello}
+      - {source: hello, path: LICENSE, dest: /usr/share/doc/hello/LICENSE}
+`
+
+// loadProject writes a project (recipes/hello.yaml and its keyring) into a
+// folder of its own and loads the recipe, as the gate sees HEAD and the base.
+func loadProject(t *testing.T, text, keyring string) *recipe.Recipe {
+	t.Helper()
+	dir := t.TempDir()
+	for name, content := range map[string]string{"recipes/hello.yaml": text, "keys/upstream.asc": keyring} {
+		p := filepath.Join(dir, name)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	r, err := recipe.Load(filepath.Join(dir, "recipes", "hello.yaml"), recipe.LoadOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r
+}
+
+// edit applies old -> new replacements to text, failing when one is absent.
+func edit(t *testing.T, text string, pairs ...string) string {
+	t.Helper()
+	for i := 0; i < len(pairs); i += 2 {
+		if !strings.Contains(text, pairs[i]) {
+			t.Fatalf("recipe has no %q", pairs[i])
+		}
+		text = strings.Replace(text, pairs[i], pairs[i+1], 1)
+	}
+	return text
+}
+
+// TestDiffRecipes compares a recipe at HEAD with its base version, from their
+// plans alone: what the packages gain and lose, control fields, architectures,
+// and the trust anchors a human must review. A recipe in another folder with
+// the same content is unchanged (paths compare relative to their roots).
+func TestDiffRecipes(t *testing.T) {
+	const key = "-----BEGIN PGP PUBLIC KEY BLOCK-----\nold\n-----END PGP PUBLIC KEY BLOCK-----\n"
+	tests := []struct {
+		name        string
+		head        string // the recipe at HEAD
+		headKey     string // its keyring
+		changed     bool   // the plans or the local files they read (keyrings too) differ
+		newV, oldV  string
+		changes     []string // exactly these
+		trust       []string // each a part of one trust line; nil means none
+		trustAbsent bool
+	}{
+		{"same recipe elsewhere", helloRecipe, key, false, "1.2.0-1", "1.2.0-1", nil, nil, true},
+		{"revision only", edit(t, helloRecipe, `revision: "1"`, `revision: "2"`), key, true, "1.2.0-2", "1.2.0-1", nil, nil, true},
+		{"control field", edit(t, helloRecipe, `revision: "1"`, `revision: "2"`, "section: utils", "section: net"), key, true, "1.2.0-2", "1.2.0-1",
+			[]string{`hello [amd64]: Section: "utils" -> "net"`}, nil, true},
+		{"summary is the Description's first line", edit(t, helloRecipe, "summary: friendly greeting", "summary: greeting"), key, true, "1.2.0-1", "1.2.0-1",
+			[]string{`hello [amd64]: Description: "friendly greeting\nSays hello." -> "greeting\nSays hello."`}, nil, true},
+		{"relation", edit(t, helloRecipe, "section: utils", "section: utils\n    depends: [ca-certificates]"), key, true, "1.2.0-1", "1.2.0-1",
+			[]string{`hello [amd64]: Depends: "" -> "ca-certificates"`}, nil, true},
+		{"file moved", edit(t, helloRecipe, "dest: /usr/bin/hello}", "dest: /usr/sbin/hello}"), key, true, "1.2.0-1", "1.2.0-1",
+			[]string{"hello [amd64]: + /usr/sbin/hello (0755)", "hello [amd64]: - /usr/bin/hello (0755)"}, nil, true},
+		{"mode", edit(t, helloRecipe, "dest: /usr/share/doc/hello/LICENSE}", `dest: /usr/share/doc/hello/LICENSE, mode: "0600"}`), key, true, "1.2.0-1", "1.2.0-1",
+			[]string{"hello [amd64]: + /usr/share/doc/hello/LICENSE (0600)", "hello [amd64]: - /usr/share/doc/hello/LICENSE (0644)"}, nil, true},
+		{"package added", edit(t, helloRecipe, "packages:\n", "packages:\n  - {name: hello-doc, architecture: all, summary: docs, description: Docs., section: doc, files: [{source: hello, path: README, dest: /usr/share/doc/hello-doc/README}]}\n"), key, true, "1.2.0-1", "1.2.0-1",
+			[]string{"hello-doc [amd64]: new package"}, nil, true},
+		{"architecture added", edit(t, helloRecipe, "{amd64: amd64}", "{amd64: amd64, arm64: arm64}", "{amd64: 0192", "{arm64: 7f4b9b5c6bc993bd427c4ba7fd1aea86dab4083b51cb8c84ab533926ddb71665, amd64: 0192"), key, true, "1.2.0-1", "1.2.0-1",
+			[]string{"architecture arm64 added"}, nil, true},
+		{"keyring content", helloRecipe, key + "rotated\n", true, "1.2.0-1", "1.2.0-1", nil,
+			[]string{"keyring keys/upstream.asc changed"}, false},
+		{"signer list", edit(t, helloRecipe, "signers: ["+fpr+"]", "signers: ["+fpr+", 0123456789ABCDEF0123456789ABCDEF01234567]"), key, true, "1.2.0-1", "1.2.0-1", nil,
+			[]string{"source hello signature: signers [" + fpr + " 0123456789ABCDEF0123456789ABCDEF01234567], were [" + fpr + "]"}, false},
+		{"signature dropped", edit(t, helloRecipe, `signature: {url: "https://example.org/v{{.Version}}/hello-{{.Arch}}.tar.gz.asc", keyring: keys/upstream.asc, signers: [`+fpr+`]}`, `signature: {none: upstream does not sign}`), key, true, "1.2.0-1", "1.2.0-1", nil,
+			[]string{"source hello signature: no longer verified (keyring keys/upstream.asc dropped)"}, false},
+		{"Sigstore signer replaces the keyring", edit(t, helloRecipe, `signature: {url: "https://example.org/v{{.Version}}/hello-{{.Arch}}.tar.gz.asc", keyring: keys/upstream.asc, signers: [`+fpr+`]}`,
+			`signature: {bundle-url: "https://example.org/v{{.Version}}/hello-{{.Arch}}.sigstore.json", identity: rel@example.org, issuer: https://accounts.google.com}`), key, true, "1.2.0-1", "1.2.0-1", nil,
+			[]string{"source hello signature: Sigstore identity rel@example.org, issuer https://accounts.google.com replaces keyring keys/upstream.asc"}, false},
+	}
+	old := loadProject(t, helloRecipe, key)
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			head := loadProject(t, tt.head, tt.headKey)
+			d, err := diffRecipes(head, old, recipe.PlanOptions{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if d.changed != tt.changed || d.newVersion != tt.newV || d.oldVersion != tt.oldV {
+				t.Errorf("changed %v, versions %s over %s; want %v, %s over %s", d.changed, d.newVersion, d.oldVersion, tt.changed, tt.newV, tt.oldV)
+			}
+			want := slices.Clone(tt.changes)
+			slices.Sort(want)
+			if !slices.Equal(d.changes, want) {
+				t.Errorf("changes:\n  %s\nwant:\n  %s", strings.Join(d.changes, "\n  "), strings.Join(want, "\n  "))
+			}
+			if tt.trustAbsent != (len(d.trust) == 0) {
+				t.Errorf("trust changes %q", d.trust)
+			}
+			for _, w := range tt.trust {
+				if !slices.ContainsFunc(d.trust, func(s string) bool { return strings.Contains(s, w) }) {
+					t.Errorf("trust changes %q lack %q", d.trust, w)
+				}
+			}
+		})
+	}
+}
+
+// TestVersionCheck is the rule the gate enforces on a bump: changed packages
+// need a Debian version that dpkg orders after the base's.
+func TestVersionCheck(t *testing.T) {
+	tests := []struct {
+		newV, oldV string
+		changed    bool
+		want       Status
+		detail     string
+	}{
+		{"1.2.0-2", "1.2.0-1", true, Pass, "1.2.0-1 -> 1.2.0-2"},
+		{"1.10.0-1", "1.9.0-1", true, Pass, "1.9.0-1 -> 1.10.0-1"},                   // numerically, not as text
+		{"1.2.0-1", "1.2.0~rc.1-1", true, Pass, "1.2.0~rc.1-1 -> 1.2.0-1"},           // a release after its candidate
+		{"1:1.0.0-1", "2.0.0-1", true, Pass, "2.0.0-1 -> 1:1.0.0-1"},                 // the epoch wins
+		{"1.2.0-1~wmf2", "1.2.0-1~wmf1", true, Pass, "1.2.0-1~wmf1 -> 1.2.0-1~wmf2"}, // the local suffix counts
+		{"1.2.0-1", "1.2.0-1", true, Fail, "does not increase over 1.2.0-1 at BASE"},
+		{"1.2.0~rc.1-1", "1.2.0-1", true, Fail, "1.2.0~rc.1-1 does not increase"},
+		{"1.9.0-1", "1.10.0-1", true, Fail, "does not increase"},
+		{"1.2.0-1", "1.2.0-1", false, Pass, "unchanged since BASE (1.2.0-1)"},
+		{"1.2.0-1", "", true, Fail, ""}, // no base version to order against
+	}
+	for _, tt := range tests {
+		st, detail := versionCheck(recipeDiff{newVersion: tt.newV, oldVersion: tt.oldV, changed: tt.changed}, "BASE")
+		if st != tt.want || !strings.Contains(detail, tt.detail) {
+			t.Errorf("%s over %s (changed %v): %s %q, want %s %q", tt.newV, tt.oldV, tt.changed, st, detail, tt.want, tt.detail)
+		}
+	}
+}
+
+// TestSourceChecks names each kind of build failure after the check it
+// failed, and says how every source was verified when all built.
+func TestSourceChecks(t *testing.T) {
+	r := &recipe.Recipe{Sources: []recipe.Source{
+		{Name: "signed", Signature: recipe.Signature{URL: "https://example.org/a.asc"}, Checksums: &recipe.Checksums{URL: "https://example.org/SUMS"}},
+		{Name: "bare", Signature: recipe.Signature{None: "upstream does not sign"}},
+	}}
+	netErr := &fetch.NetworkError{URL: "https://example.org/a", Attempts: 2, Err: syscall.ECONNREFUSED}
+	failures := []struct {
+		err   error
+		check string
+		cause bool // the failure is a download: Report.Err must see it
+	}{
+		{&digest.MismatchError{Subject: "a", Algorithm: digest.SHA256, Want: "aa", Got: "bb"}, "digest", false},
+		{fmt.Errorf("signature a.asc: %w", &verify.RefusedError{}), "signature", false},
+		{fmt.Errorf("%w: SUMS lists other", trust.ErrCrossCheck), "cross-check", false},
+		{fmt.Errorf("%w: bad", recipe.ErrInvalid), "build", false},
+		{fmt.Errorf("%w: bad", verify.ErrKeyring), "build", false},
+		{netErr, "fetch", true},
+		{&fetch.OfflineError{Missing: []string{"https://example.org/a"}}, "fetch", true},
+		{errors.New("disk full"), "build", false},
+	}
+	for _, f := range failures {
+		var c checks
+		if sourceChecks(r, []build.Result{{}, {Err: fmt.Errorf("hello (amd64): %w", f.err)}}, &c) {
+			t.Errorf("%v: reported as built", f.err)
+		}
+		if len(c) != 1 || c[0].Check != f.check || c[0].Status != Fail || !strings.Contains(c[0].Detail, f.err.Error()) {
+			t.Errorf("%v: %+v, want one failed %s check", f.err, c, f.check)
+		}
+		if len(c) == 1 && (c[0].cause != nil) != f.cause {
+			t.Errorf("%v: cause %v", f.err, c[0].cause)
+		}
+	}
+
+	var c checks
+	ok := sourceChecks(r, []build.Result{{Outputs: []build.Output{{File: "a_1_amd64.deb"}}}, {Outputs: []build.Output{{File: "b_1_amd64.deb"}}}}, &c)
+	want := []Result{
+		{Check: "digest", Status: Pass, Detail: "every source matches its pinned digest"},
+		{Check: "signature", Status: Pass, Detail: "OpenPGP signature verified: signed"},
+		{Check: "signature", Status: Skip, Detail: "no signature: bare (upstream does not sign)"},
+		{Check: "cross-check", Status: Pass, Detail: "pins agree with the upstream checksum file: signed"},
+		{Check: "cross-check", Status: Skip, Detail: "no cross-check available (the recipe names no upstream checksum file): bare"},
+		{Check: "build", Status: Pass, Detail: "a_1_amd64.deb b_1_amd64.deb"},
+	}
+	if !ok || !slices.Equal(c, want) {
+		t.Errorf("all built: %v\n%+v\nwant\n%+v", ok, c, want)
+	}
+}
+
+// TestReproducible compares the two builds' packages byte for byte.
+func TestReproducible(t *testing.T) {
+	dirA, dirB := t.TempDir(), t.TempDir()
+	big := bytes.Repeat([]byte("0123456789abcdef"), 10000) // beyond one 64 KiB read
+	write := func(dir, name string, data []byte) {
+		if err := os.WriteFile(filepath.Join(dir, name), data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	changedTail := slices.Clone(big)
+	changedTail[len(changedTail)-1] = 'X'
+	write(dirA, "same.deb", big)
+	write(dirB, "same.deb", big)
+	write(dirA, "tail.deb", big)
+	write(dirB, "tail.deb", changedTail)
+	write(dirA, "short.deb", big)
+	write(dirB, "short.deb", big[:len(big)-1])
+	write(dirA, "only.deb", big)
+
+	outs := func(names ...string) []build.Result {
+		var r build.Result
+		for _, n := range names {
+			r.Outputs = append(r.Outputs, build.Output{File: n, SHA256: n + "-sha"})
+		}
+		return []build.Result{r}
+	}
+	tests := []struct {
+		a, b   []build.Result
+		want   Status
+		detail string
+	}{
+		{outs("same.deb"), outs("same.deb"), Pass, "1 package(s) byte-identical"},
+		{outs("same.deb", "tail.deb"), outs("same.deb", "tail.deb"), Fail, "tail.deb: sha256 tail.deb-sha, then tail.deb-sha"},
+		{outs("short.deb"), outs("short.deb"), Fail, "short.deb: sha256"},
+		{outs("same.deb", "only.deb"), outs("same.deb"), Fail, "only.deb: missing from the second build"},
+	}
+	for _, tt := range tests {
+		var c checks
+		reproducible(tt.a, tt.b, dirA, dirB, &c)
+		if len(c) != 1 || c[0].Check != "reproducible" || c[0].Status != tt.want || !strings.Contains(c[0].Detail, tt.detail) {
+			t.Errorf("%v vs %v: %+v, want %s %q", tt.a, tt.b, c, tt.want, tt.detail)
+		}
+	}
+}
+
+// TestLintianNotInstalled: without lintian the check is skipped, never passed.
+func TestLintianNotInstalled(t *testing.T) {
+	var c checks
+	lintian(context.Background(), "", []string{"a.deb"}, &c)
+	if len(c) != 1 || c[0].Status != Skip {
+		t.Errorf("%+v, want one skipped check", c)
+	}
+}
+
+// TestReportErr: a report fails when any check failed; what the failures
+// have in common tells the caller why (the CLI's exit code).
+func TestReportErr(t *testing.T) {
+	netErr := &fetch.NetworkError{URL: "https://example.org/a", Attempts: 6, Err: syscall.ECONNREFUSED}
+	baseErr := fmt.Errorf("%w: HEAD~9 is not a commit", ErrBase)
+	report := func(results ...[]Result) *Report {
+		rep := &Report{}
+		for i, rs := range results {
+			rep.add(RecipeReport{Recipe: fmt.Sprintf("r%d", i), Results: rs})
+		}
+		return rep
+	}
+	pass := Result{Check: "digest", Status: Pass}
+	warn := Result{Check: "trust", Status: Warn}
+	base := Result{Check: "base", Status: Fail, cause: baseErr}
+	fetchFail := Result{Check: "fetch", Status: Fail, cause: netErr}
+	digestFail := Result{Check: "digest", Status: Fail}
+
+	tests := []struct {
+		name     string
+		rep      *Report
+		is       error // nil: Err is nil
+		network  bool
+		failed   int
+		warnings int
+		message  string
+	}{
+		{"warnings do not fail", report([]Result{pass, warn}), nil, false, 0, 1, ""},
+		{"a failed check", report([]Result{pass, digestFail}, []Result{warn}), ErrFailed, false, 1, 1, "1 check(s) failed: r0: digest"},
+		{"only the base", report([]Result{base}, []Result{pass, base}), ErrBase, false, 2, 0, "2 check(s) failed: r0: base, r1: base"},
+		{"only downloads", report([]Result{fetchFail}, []Result{fetchFail}), netErr, true, 2, 0, "r0: fetch, r1: fetch"},
+		{"a download and a check", report([]Result{fetchFail}, []Result{digestFail}), ErrFailed, true, 2, 0, "r0: fetch, r1: digest"},
+		{"the base and a check", report([]Result{base, digestFail}), ErrFailed, false, 2, 0, "r0: base, r0: digest"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if tt.rep.Failed != tt.failed || tt.rep.Warnings != tt.warnings || tt.rep.Network != tt.network {
+				t.Errorf("failed %d, warnings %d, network %v; want %d, %d, %v", tt.rep.Failed, tt.rep.Warnings, tt.rep.Network, tt.failed, tt.warnings, tt.network)
+			}
+			err := tt.rep.Err()
+			if tt.is == nil {
+				if err != nil {
+					t.Errorf("Err() = %v, want nil", err)
+				}
+				return
+			}
+			var fe *FailedError
+			if !errors.Is(err, tt.is) || !errors.As(err, &fe) || !strings.Contains(err.Error(), tt.message) {
+				t.Errorf("Err() = %v, want a *FailedError wrapping %v, saying %q", err, tt.is, tt.message)
+			}
+			for _, other := range []error{ErrFailed, ErrBase} {
+				if other != tt.is && errors.Is(err, other) {
+					t.Errorf("Err() = %v also wraps %v", err, other)
+				}
+			}
+		})
+	}
+}
+
+// TestBaseLoad reads a recipe as it was at a git revision: an unknown
+// revision or a folder outside git is invalid input (ErrBase), a recipe the
+// revision does not have is new, and one it has loads with its keyring as it
+// was then.
+func TestBaseLoad(t *testing.T) {
+	tools := testenv.RequireTool(t, "git", "tar")
+	dir := t.TempDir()
+	git := func(args ...string) {
+		testenv.Run(t, tools[0], append([]string{"-C", dir, "-c", "user.email=t@example.org", "-c", "user.name=t"}, args...)...)
+	}
+	write := func(name, content string) {
+		p := filepath.Join(dir, name)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write("recipes/hello.yaml", helloRecipe)
+	write("keys/upstream.asc", "old key\n")
+	git("init", "-q")
+	git("add", "-A")
+	git("commit", "-q", "-m", "base")
+	write("recipes/hello.yaml", edit(t, helloRecipe, `revision: "1"`, `revision: "2"`))
+	write("keys/upstream.asc", "new key\n")
+	write("recipes/new.yaml", strings.Replace(helloRecipe, "name: hello", "name: new", 1))
+
+	load := func(file string) *recipe.Recipe {
+		r, err := recipe.Load(filepath.Join(dir, "recipes", file), recipe.LoadOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return r
+	}
+	b := &Base{Git: tools[0], Rev: "HEAD"}
+	ctx := context.Background()
+	old, err := b.load(ctx, load("hello.yaml"), filepath.Join(t.TempDir(), "base"))
+	if err != nil || old == nil {
+		t.Fatalf("load at HEAD: %v, %v", old, err)
+	}
+	if old.Revision != "1" {
+		t.Errorf("the base recipe has revision %q, want 1", old.Revision)
+	}
+	if k, err := os.ReadFile(filepath.Join(old.Root, "keys", "upstream.asc")); err != nil || string(k) != "old key\n" {
+		t.Errorf("the base keyring is %q (%v), want the committed one", k, err)
+	}
+	if r, err := b.load(ctx, load("new.yaml"), filepath.Join(t.TempDir(), "base")); r != nil || err != nil {
+		t.Errorf("a recipe HEAD does not have: %v, %v; want nil, nil", r, err)
+	}
+	if _, err := (&Base{Git: tools[0], Rev: "no-such-rev"}).load(ctx, load("hello.yaml"), t.TempDir()); !errors.Is(err, ErrBase) {
+		t.Errorf("unknown revision: %v, want ErrBase", err)
+	}
+	outside := loadProject(t, helloRecipe, "key\n")
+	if _, err := b.load(ctx, outside, t.TempDir()); !errors.Is(err, ErrBase) {
+		t.Errorf("recipe outside git: %v, want ErrBase", err)
+	}
+}

@@ -1,0 +1,60 @@
+package recipe
+
+import (
+	"go.yaml.in/yaml/v3"
+
+	"github.com/updeb/updeb/internal/yamlfile"
+)
+
+// findings collects the positioned problems of one recipe file (load, lint
+// and plan all add to it).
+type findings struct {
+	file string
+	yamlfile.Decoder
+	// unpinned lets a source have no digest at all (LoadOptions.AllowUnpinned).
+	unpinned bool
+}
+
+func (f *findings) at(n *yaml.Node, format string, args ...any) { f.At(n, format, args...) }
+
+// because records a finding that callers can tell by cause (errors.Is).
+func (f *findings) because(cause error, n *yaml.Node, format string, args ...any) {
+	f.Because(cause, n, format, args...)
+}
+
+// err returns the sorted, de-duplicated findings as an *Error, or nil.
+func (f *findings) err() error {
+	f.File = f.file
+	if f.Len() == 0 {
+		return nil
+	}
+	return &Error{Findings: f.Findings()}
+}
+
+// decoder walks a recipe's yaml.Node tree (with yamlfile.Decoder's methods)
+// so that every problem keeps its line and column, and decoding goes on after
+// the first problem.
+type decoder struct {
+	*findings
+}
+
+type field struct {
+	required bool
+	decode   func(v *yaml.Node)
+}
+
+// mapping decodes the keys of a mapping node through fields: unknown keys,
+// duplicate keys and missing required keys are findings. what names the
+// mapping in messages ("source", "package helm", ...).
+func (d *decoder) mapping(n *yaml.Node, what string, fields map[string]field) bool {
+	fs := make(map[string]yamlfile.Field, len(fields))
+	for name, f := range fields {
+		fs[name] = yamlfile.Field{Required: f.required, Decode: f.decode}
+	}
+	return d.Mapping(n, what, fs)
+}
+
+var (
+	valueOf = yamlfile.ValueOf
+	keyOf   = yamlfile.KeyOf
+)

@@ -1,0 +1,310 @@
+package recipe
+
+import (
+	"bytes"
+	"compress/gzip"
+	"fmt"
+	"path"
+	"regexp"
+	"slices"
+	"sort"
+	"strings"
+)
+
+// docDir is where a package's copyright and changelog go.
+func docDir(pkg string) string { return "/usr/share/doc/" + pkg + "/" }
+
+// changelogName is changelog.Debian.gz for versions with a Debian revision,
+// changelog.gz otherwise (lintian's rule).
+func changelogName(p *PlannedPackage) string {
+	if strings.Contains(p.Version, "-") {
+		return "changelog.Debian.gz"
+	}
+	return "changelog.gz"
+}
+
+// generatedFiles returns copyright, changelog and (when there are any tags)
+// lintian overrides for one package.
+func generatedFiles(r *Recipe, p *Plan, pp *PlannedPackage, rp Package) []GeneratedFile {
+	out := []GeneratedFile{
+		{Dest: docDir(pp.Name) + "copyright", Content: copyrightFile(r), Mode: 0o644},
+		{Dest: docDir(pp.Name) + changelogName(pp), Content: changelogFile(r, p, pp), Mode: 0o644},
+	}
+	pp.LintianOverrides, pp.dynamic = rp.Lintian, rp.Dynamic
+	if o := pp.Overrides(nil); o != nil {
+		out = append(out, GeneratedFile{Dest: OverridesPath(pp.Name), Content: o, Mode: 0o644})
+	}
+	return out
+}
+
+// OverridesPath is where a package's lintian overrides file goes.
+func OverridesPath(pkg string) string { return "/usr/share/lintian/overrides/" + pkg }
+
+// copyrightFile is a machine-readable (DEP-5) copyright file. It names no
+// URL or architecture, so it is the same in every architecture's package.
+func copyrightFile(r *Recipe) []byte {
+	var b bytes.Buffer
+	b.WriteString("Format: https://www.debian.org/doc/packaging-manuals/copyright-format/1.0/\n")
+	fmt.Fprintf(&b, "Upstream-Name: %s\n", r.Name)
+	if r.Homepage != "" {
+		fmt.Fprintf(&b, "Source: %s\n", r.Homepage)
+	}
+	b.WriteString("Comment: Upstream release binaries, verified and repackaged by updeb.\n\n")
+	fmt.Fprintf(&b, "Files: *\nCopyright: %s\nLicense: %s\n", copyrightNotice(r), r.License)
+	if r.LicenseText != "" {
+		for _, l := range strings.Split(strings.TrimRight(r.LicenseText, "\n"), "\n") {
+			l = strings.TrimRight(l, " \t")
+			if l == "" {
+				l = "."
+			}
+			b.WriteString(" " + l + "\n")
+		}
+	} else {
+		fmt.Fprintf(&b, " On Debian systems, the full text of the %s license can be found in\n /usr/share/common-licenses/%s.\n", r.License, commonLicenses[r.License])
+	}
+	return b.Bytes()
+}
+
+// copyrightNotice is the Copyright field: the recipe's holder line, with the
+// release year in front when it names no year (the release is a work published
+// that year; lintian's copyright-without-copyright-notice asks for a year).
+func copyrightNotice(r *Recipe) string {
+	if yearPattern.MatchString(r.Copyright) {
+		return r.Copyright
+	}
+	return fmt.Sprintf("%d %s", r.ReleaseDate.UTC().Year(), r.Copyright)
+}
+
+var yearPattern = regexp.MustCompile(`\b\d{4}\b`)
+
+// changelogFile is a one-entry Debian changelog dated the release date,
+// compressed with gzip -9, with no file name and mtime 0 in the header.
+func changelogFile(r *Recipe, p *Plan, pp *PlannedPackage) []byte {
+	text := fmt.Sprintf("%s (%s) unstable; urgency=medium\n\n  * Repackaged upstream release %s by updeb.\n\n -- %s  %s\n",
+		r.Name, p.DebianVersion, r.Version, pp.Maintainer, p.SourceDateEpoch.UTC().Format("Mon, 02 Jan 2006 15:04:05 -0700"))
+	var b bytes.Buffer
+	zw, _ := gzip.NewWriterLevel(&b, gzip.BestCompression) // the level is valid
+	zw.Write([]byte(text))                                 //nolint:errcheck // bytes.Buffer does not fail
+	zw.Close()                                             //nolint:errcheck // bytes.Buffer does not fail
+	return b.Bytes()
+}
+
+// BinaryFacts are what lintian's binary checks see in one installed file,
+// learnt from its bytes at build time (internal/elfinfo).
+type BinaryFacts struct {
+	ELF        bool
+	Unstripped bool // a symbol table (file(1): "not stripped"): unstripped-binary-or-object
+	Static     bool // an executable that needs no shared library: statically-linked-binary
+}
+
+// Justifications of the overrides updeb writes; lintian shows each with the
+// tag it overrides (--show-overrides).
+const (
+	whyUnstripped = "Upstream's release binary, packaged byte for byte as published and verified: updeb never rebuilds or strips it."
+	whyStatic     = "Upstream builds it statically (Go programs are, by design); lintian exempts Go programs it sees built from source, this one was built upstream."
+	whyNoManual   = "Upstream publishes no manual page; the program documents itself (--help)."
+	whyLicense    = "Upstream's own license file, installed as upstream ships it; the copyright file names the license too."
+	whySystemd    = "A systemd service for systemd hosts (Debian's default init); no System V init script is provided."
+	whyInitial    = "Not an upload to Debian: a repackaged upstream release for a local apt repository, so there is no ITP bug to close."
+	whyRecipe     = "From the recipe's lintian-overrides (its comments say why)."
+)
+
+// override is one line of an overrides file: a tag, optionally limited to a
+// file (lintian's pointer, without the leading /).
+type override struct{ tag, pointer, why string }
+
+// Overrides renders the package's lintian overrides file: for each tag
+// lintian raises on what updeb makes of repackaged upstream binaries, an
+// override limited to the files it concerns, under its justification, and
+// the recipe's lintian-overrides. A tag is overridden only where it fires:
+// the binary tags where facts say a file is an unstripped or a static ELF
+// binary; facts nil, or not knowing a file (before its bytes are seen),
+// means the worst for each executable from an upstream source (static
+// unless the recipe says dynamic: true). It returns
+// nil when there is nothing to override.
+func (pp *PlannedPackage) Overrides(facts func(dest string) (BinaryFacts, bool)) []byte {
+	var ovs []override
+	add := func(tag, dest, why string) { ovs = append(ovs, override{tag, strings.TrimPrefix(dest, "/"), why}) }
+	for _, f := range pp.Files {
+		bf, ok := BinaryFacts{}, false
+		if facts != nil {
+			bf, ok = facts(f.Dest)
+		}
+		if !ok && f.Source != "" && f.Mode&0o111 != 0 {
+			bf, ok = BinaryFacts{ELF: true, Unstripped: true, Static: !pp.dynamic}, true
+		}
+		if ok && bf.ELF && bf.Unstripped && unstrippedFires(pp.Name, f.Dest) {
+			add("unstripped-binary-or-object", f.Dest, whyUnstripped)
+		}
+		if ok && bf.ELF && bf.Static && staticFires(pp.Name, f.Dest) {
+			add("statically-linked-binary", f.Dest, whyStatic)
+		}
+		if f.Mode&0o111 == 0 && licenseFileRE.MatchString(path.Base(f.Dest)) && strings.HasPrefix(f.Dest, "/usr/share/doc/") && !bf.ELF {
+			add("extra-license-file", f.Dest, whyLicense)
+		}
+	}
+	for _, c := range pp.commands() {
+		add("no-manual-page", c, whyNoManual)
+	}
+	for _, u := range pp.servicesWithoutInitScript() {
+		add("package-supports-alternative-init-but-no-init.d-script", u, whySystemd)
+	}
+	if strings.HasSuffix(pp.Version, "-1") {
+		// One changelog entry, for a Debian revision 1, closing no bug.
+		add("initial-upload-closes-no-bugs", docDir(pp.Name)+changelogName(pp)+":1", whyInitial)
+	}
+	var b bytes.Buffer
+	last := ""
+	for _, o := range ovs {
+		if o.why != last {
+			fmt.Fprintf(&b, "# %s\n", o.why)
+			last = o.why
+		}
+		fmt.Fprintf(&b, "%s: %s [%s]\n", pp.Name, o.tag, o.pointer)
+	}
+	first := true
+	for _, t := range pp.LintianOverrides {
+		tag, _, _ := strings.Cut(t, " ")
+		if slices.ContainsFunc(ovs, func(o override) bool { return o.tag == tag }) {
+			continue // updeb writes it, for exactly the files it concerns
+		}
+		if first {
+			fmt.Fprintf(&b, "# %s\n", whyRecipe)
+			first = false
+		}
+		fmt.Fprintf(&b, "%s: %s\n", pp.Name, t)
+	}
+	if b.Len() == 0 {
+		return nil
+	}
+	return b.Bytes()
+}
+
+// licenseFileRE is lintian's name of a license file (Files/Licenses.pm).
+var licenseFileRE = regexp.MustCompile(`(?i)^(?:copying|licen[cs]e|l?gpl|bsd|artistic)[v0-9._-]*(?:\..*)?$`)
+
+// unstrippedFires follows lintian's exceptions to unstripped-binary-or-object.
+func unstrippedFires(pkg, dest string) bool {
+	return !strings.HasSuffix(dest, ".o") && !strings.HasSuffix(dest, ".ko") && !strings.HasSuffix(pkg, "-dbg") &&
+		!strings.HasPrefix(dest, "/usr/lib/debug/") && !strings.HasPrefix(dest, "/lib/debug/")
+}
+
+// staticFires follows lintian's exceptions to statically-linked-binary.
+func staticFires(pkg, dest string) bool {
+	return !strings.HasPrefix(dest, "/boot/") && !strings.HasSuffix(dest, "-static") && !strings.HasSuffix(dest, ".static") &&
+		!strings.HasSuffix(pkg, "-static") && !strings.HasPrefix(dest, "/usr/lib/debug/") && dest != "/sbin/ldconfig"
+}
+
+// commandDirs are where lintian looks for commands that need a manual page.
+var commandDirs = []string{"/bin/", "/usr/bin/", "/usr/bin/X11/", "/usr/bin/mh/", "/usr/games/", "/sbin/", "/usr/sbin/", "/usr/libexec/"}
+
+// commands are the files and links the package puts directly in a command
+// folder without a manual page of the same name in the package.
+func (pp *PlannedPackage) commands() []string {
+	var dests []string
+	for _, f := range pp.Files {
+		dests = append(dests, f.Dest)
+	}
+	for _, l := range pp.Symlinks {
+		dests = append(dests, l.Dest)
+	}
+	manuals := map[string]bool{}
+	for _, d := range dests {
+		if strings.HasPrefix(d, "/usr/share/man/") {
+			name := path.Base(d)
+			name = strings.TrimSuffix(name, ".gz")
+			manuals[strings.TrimSuffix(name, path.Ext(name))] = true
+		}
+	}
+	var out []string
+	for _, d := range dests {
+		if slices.Contains(commandDirs, path.Dir(d)+"/") && !manuals[path.Base(d)] {
+			out = append(out, d)
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+// servicesWithoutInitScript are the package's systemd service units with no
+// /etc/init.d script (nor a .path or .timer unit) of the same name.
+func (pp *PlannedPackage) servicesWithoutInitScript() []string {
+	have := map[string]bool{}
+	for _, f := range pp.Files {
+		have[f.Dest] = true
+	}
+	var out []string
+	for _, f := range pp.Files {
+		dir, base := path.Dir(f.Dest)+"/", path.Base(f.Dest)
+		svc, ok := strings.CutSuffix(base, ".service")
+		if !ok || strings.Contains(svc, "@") || !slices.Contains(systemdUnitDirs, dir) {
+			continue
+		}
+		if !have["/etc/init.d/"+svc] && !have[dir+svc+".path"] && !have[dir+svc+".timer"] {
+			out = append(out, f.Dest)
+		}
+	}
+	return out
+}
+
+var shellSafeRE = regexp.MustCompile(`^[A-Za-z0-9_./+:@=,-]+$`)
+
+// shellQuote quotes s for sh when it needs it.
+func shellQuote(s string) string {
+	if shellSafeRE.MatchString(s) {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}
+
+const daemonReload = "\t\tif [ -d /run/systemd/system ]; then\n\t\t\tsystemctl --system daemon-reload >/dev/null || true\n\t\tfi\n"
+
+// script assembles a maintainer script: one case per argument group; the
+// action runs for the first group, the others are accepted and do nothing,
+// anything else is an error (Debian policy 6.5).
+func script(name, pkg, actionCase, action, quietCases string) Script {
+	var b strings.Builder
+	fmt.Fprintf(&b, "#!/bin/sh\n# %s for %s, generated by updeb.\nset -e\n\ncase \"$1\" in\n", name, pkg)
+	fmt.Fprintf(&b, "\t%s)\n%s\t\t;;\n", actionCase, action)
+	fmt.Fprintf(&b, "\t%s)\n\t\t;;\n", quietCases)
+	fmt.Fprintf(&b, "\t*)\n\t\techo \"%s called with unknown argument '$1'\" >&2\n\t\texit 1\n\t\t;;\nesac\n\nexit 0\n", name)
+	return Script{Name: name, Content: b.String()}
+}
+
+// maintainerScripts generates postinst, prerm and postrm for the common
+// cases: a system user, systemd units (installed, never started or enabled:
+// only daemon-reload), and update-alternatives. Every action is idempotent.
+func maintainerScripts(name string, rp Package, alts []Alternative) []Script {
+	var postinst, prerm, postrm strings.Builder
+	if u := rp.SystemUser; u != nil {
+		args := "--system --quiet"
+		if u.Group {
+			args += " --group"
+		}
+		if u.Home != "" {
+			args += " --home " + shellQuote(u.Home)
+		} else {
+			args += " --no-create-home --home /nonexistent"
+		}
+		fmt.Fprintf(&postinst, "\t\tif ! getent passwd %s >/dev/null; then\n\t\t\tadduser %s %s\n\t\tfi\n", u.Name, args, u.Name)
+	}
+	for _, a := range alts {
+		fmt.Fprintf(&postinst, "\t\tupdate-alternatives --install %s %s %s %d\n", shellQuote(a.Link), shellQuote(a.Name), shellQuote(a.Path), a.Priority)
+		fmt.Fprintf(&prerm, "\t\tupdate-alternatives --remove %s %s\n", shellQuote(a.Name), shellQuote(a.Path))
+	}
+	if len(rp.SystemdUnits) > 0 {
+		postinst.WriteString(daemonReload)
+		postrm.WriteString(daemonReload)
+	}
+	var out []Script
+	if postinst.Len() > 0 {
+		out = append(out, script("postinst", name, "configure", postinst.String(), "abort-upgrade|abort-remove|abort-deconfigure|triggered"))
+	}
+	if prerm.Len() > 0 {
+		out = append(out, script("prerm", name, "remove|deconfigure", prerm.String(), "upgrade|failed-upgrade"))
+	}
+	if postrm.Len() > 0 {
+		out = append(out, script("postrm", name, "remove|purge", postrm.String(), "upgrade|failed-upgrade|abort-install|abort-upgrade|disappear"))
+	}
+	return out
+}

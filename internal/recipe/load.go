@@ -1,0 +1,871 @@
+package recipe
+
+import (
+	"fmt"
+	"net/url"
+	"path"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"time"
+
+	"go.yaml.in/yaml/v3"
+
+	"github.com/updeb/updeb/internal/srcurl"
+	"github.com/updeb/updeb/internal/yamlfile"
+	"github.com/updeb/updeb/pkg/debversion"
+	"github.com/updeb/updeb/pkg/digest"
+	"github.com/updeb/updeb/pkg/verify/sigstore"
+)
+
+// MaxSize is the largest recipe file Load reads.
+const MaxSize = 1 << 20
+
+// LoadOptions tune Load. The zero value is what the CLI uses.
+type LoadOptions struct {
+	// Root is the project root keyrings are relative to; "" means the parent
+	// of the folder that holds the recipe file.
+	Root string
+	// AllowUnpinned accepts sources that pin no digest at all (a new recipe
+	// that updeb bump is to pin); a source that pins some architectures and
+	// not others is still refused. Only bump loads recipes this way: a build
+	// needs every pin.
+	AllowUnpinned bool
+}
+
+// Load reads, decodes and validates the recipe at file. It reports every
+// problem it finds in an *Error wrapping ErrInvalid; an I/O failure reading the
+// file itself is returned as is. Besides the recipe's own consistency it
+// checks that every template renders for every architecture and that the
+// recipe-local files and keyrings exist.
+func Load(file string, opts LoadOptions) (*Recipe, error) {
+	data, err := yamlfile.ReadFile(file, MaxSize)
+	if err != nil {
+		return nil, fmt.Errorf("recipe: %w", err)
+	}
+	return LoadBytes(file, data, opts)
+}
+
+// LoadBytes is Load with the recipe's content given as data, as if it were the
+// content of file (which need not exist): its folder, files-dir and keyrings
+// are checked on disk as Load checks them. updeb bump lints a rewritten
+// recipe with it before writing the file.
+func LoadBytes(file string, data []byte, opts LoadOptions) (*Recipe, error) {
+	abs, err := filepath.Abs(file)
+	if err != nil {
+		return nil, fmt.Errorf("recipe: %w", err)
+	}
+	root := opts.Root
+	if root == "" {
+		root = filepath.Dir(filepath.Dir(abs))
+	}
+	if root, err = filepath.Abs(root); err != nil {
+		return nil, fmt.Errorf("recipe: %w", err)
+	}
+	r, fs := parse(file, data, opts.AllowUnpinned)
+	if r != nil {
+		r.Root = root
+		r.dir, r.filesRel = filepath.Dir(abs), strings.TrimSuffix(filepath.Base(abs), filepath.Ext(abs))
+		if fd := valueOf(r.node, "files-dir"); fd != r.node {
+			r.filesRel = fd.Value
+		}
+		r.FilesDir = filepath.Join(r.dir, filepath.FromSlash(r.filesRel))
+		{
+			// Render every architecture: templates, rendered names and paths,
+			// and (here only, Plan does no I/O) the files the recipe names.
+			// Fields that failed to decode are empty and render to nothing,
+			// so this adds no findings about them.
+			for _, a := range r.Architectures {
+				r.plan(a.Debian, planOptions{lint: true, stat: r.checkLocal}, fs)
+			}
+		}
+	}
+	if err := fs.err(); err != nil {
+		return nil, err
+	}
+	r.Content = data
+	return r, nil
+}
+
+// Parse decodes and checks a recipe from memory without touching the file
+// system (no file-existence checks, templates not rendered). file names the
+// recipe in findings. It is what the fuzz test drives.
+func Parse(file string, data []byte) (*Recipe, error) {
+	r, fs := parse(file, data, false)
+	if err := fs.err(); err != nil {
+		return nil, err
+	}
+	return r, nil
+}
+
+// documentOptions are how a recipe file is read: at most MaxSize bytes, one
+// YAML document, no anchors or aliases.
+var documentOptions = yamlfile.Options{What: "recipe", MaxSize: MaxSize, Empty: "recipe is empty", SyntaxPrefix: "YAML syntax: "}
+
+// Document reads the YAML document of a recipe file as Load does, without
+// decoding it, for tools that edit a recipe in place (updeb bump). Problems
+// are an *Error wrapping ErrInvalid.
+func Document(file string, data []byte) (*yaml.Node, error) {
+	fs := &findings{file: file}
+	top := fs.Document(data, documentOptions)
+	return top, fs.err()
+}
+
+func parse(file string, data []byte, unpinned bool) (*Recipe, *findings) {
+	fs := &findings{file: file, unpinned: unpinned}
+	top := fs.Document(data, documentOptions)
+	if top == nil {
+		return nil, fs
+	}
+	d := &decoder{fs}
+	r := &Recipe{Path: file, node: top}
+	d.recipe(r, top)
+	return r, fs
+}
+
+var (
+	packageNameRE  = regexp.MustCompile(`^[a-z0-9][a-z0-9+.-]+$`)
+	sourceNameRE   = regexp.MustCompile(`^[a-z0-9][a-z0-9._-]*$`)
+	upstreamArchRE = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_.-]*$`)
+	fingerprintRE  = regexp.MustCompile(`^[0-9A-Fa-f]{40}$`)
+	maintainerRE   = regexp.MustCompile(`^[^<>,\n]+ <[^<>@\s,]+@[^<>\s,]+>$`)
+	userNameRE     = regexp.MustCompile(`^[a-z_][a-z0-9_-]{0,31}$`)
+	lintianTagRE   = regexp.MustCompile(`^[a-z0-9][a-z0-9+.-]*( [^\n]+)?$`)
+	githubRepoRE   = regexp.MustCompile(`^[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+$`)
+	unitNameRE     = regexp.MustCompile(`^[A-Za-z0-9@_.:-]+\.(service|socket|timer|path|target|mount)$`)
+	sectionRE      = regexp.MustCompile(`^([a-z-]+/)?[a-z0-9-]+$`)
+)
+
+// debianArchs are the architectures a recipe may list (Debian's release and
+// ports architectures): a typo such as "amd46" must not pass silently.
+var debianArchs = map[string]bool{
+	"amd64": true, "arm64": true, "armel": true, "armhf": true, "i386": true, "mips64el": true,
+	"ppc64el": true, "riscv64": true, "s390x": true, "loong64": true, "ppc64": true,
+}
+
+var priorities = map[string]bool{"required": true, "important": true, "standard": true, "optional": true}
+
+func (d *decoder) recipe(r *Recipe, n *yaml.Node) {
+	r.Revision = "1"
+	d.mapping(n, "recipe", map[string]field{
+		"name": {true, func(v *yaml.Node) {
+			if d.Str(v, "name", &r.Name) && !packageNameRE.MatchString(r.Name) {
+				d.at(v, "name: %q is not a valid Debian source name (want [a-z0-9][a-z0-9+.-]+)", r.Name)
+			}
+		}},
+		"version": {true, func(v *yaml.Node) {
+			if d.NonEmpty(v, "version", &r.Version) {
+				if _, err := debversion.FromUpstream(r.Version); err != nil {
+					d.at(v, "version: %v", err)
+				}
+			}
+		}},
+		"revision": {false, func(v *yaml.Node) {
+			if d.Str(v, "revision", &r.Revision) && r.Revision != "" {
+				if _, err := debversion.Parse("0-" + r.Revision); err != nil || strings.Contains(r.Revision, "-") {
+					d.at(v, "revision: %q is not a valid Debian revision (digits, letters and + . ~ only)", r.Revision)
+				}
+			}
+		}},
+		"epoch": {false, func(v *yaml.Node) {
+			if d.Int(v, "epoch", &r.Epoch) && r.Epoch < 0 {
+				d.at(v, "epoch: must be 0 or more, found %d", r.Epoch)
+			}
+		}},
+		"release-date": {true, func(v *yaml.Node) {
+			var s string
+			if d.Str(v, "release-date", &s) {
+				t, err := parseDate(s)
+				if err != nil {
+					d.at(v, "release-date: %q is neither YYYY-MM-DD nor RFC 3339 (2006-01-02T15:04:05Z)", s)
+				}
+				r.ReleaseDate = t
+			}
+		}},
+		"homepage": {false, func(v *yaml.Node) {
+			if d.NonEmpty(v, "homepage", &r.Homepage) && !strings.HasPrefix(r.Homepage, "https://") && !strings.HasPrefix(r.Homepage, "http://") {
+				d.at(v, "homepage: %q is not an http(s) URL", r.Homepage)
+			}
+		}},
+		"license":      {true, func(v *yaml.Node) { d.license(v, &r.License) }},
+		"license-text": {false, func(v *yaml.Node) { d.NonEmpty(v, "license-text", &r.LicenseText) }},
+		"copyright":    {true, func(v *yaml.Node) { d.singleLine(v, "copyright", &r.Copyright) }},
+		"maintainer": {false, func(v *yaml.Node) {
+			if d.Str(v, "maintainer", &r.Maintainer) && !maintainerRE.MatchString(r.Maintainer) {
+				d.at(v, "maintainer: %q is not \"Full Name <email@address>\"", r.Maintainer)
+			}
+		}},
+		"files-dir": {false, func(v *yaml.Node) {
+			var s string
+			if d.NonEmpty(v, "files-dir", &s) {
+				d.relPath(v, "files-dir", s)
+			}
+		}},
+		"architectures": {true, func(v *yaml.Node) { d.architectures(r, v) }},
+		"repo": {false, func(v *yaml.Node) {
+			d.mapping(v, "repo", map[string]field{
+				"component": {false, func(v *yaml.Node) { d.NonEmpty(v, "repo.component", &r.Repo.Component) }},
+				"suite":     {false, func(v *yaml.Node) { d.NonEmpty(v, "repo.suite", &r.Repo.Suite) }},
+			})
+		}},
+		"sources": {false, func(v *yaml.Node) {
+			d.List(v, "sources", func(i int, v *yaml.Node) {
+				s := Source{node: v, Digests: map[string]map[digest.Algorithm]string{}}
+				d.source(r, &s, v)
+				r.Sources = append(r.Sources, s)
+			})
+		}},
+		"packages": {true, func(v *yaml.Node) {
+			d.List(v, "packages", func(i int, v *yaml.Node) {
+				p := Package{node: v, Architecture: "any", Priority: "optional", Relations: map[string][]string{}}
+				d.pkg(&p, v)
+				r.Packages = append(r.Packages, p)
+			})
+			if v.Kind == yaml.SequenceNode && len(v.Content) == 0 {
+				d.at(v, "packages: a recipe builds at least one package")
+			}
+		}},
+		"watch":    {false, func(v *yaml.Node) { r.Watch = d.watch(v) }},
+		"requires": {false, func(v *yaml.Node) { r.Requires = d.requires(v) }},
+	})
+	if r.Repo.Component == "" {
+		r.Repo.Component = "main"
+	}
+	d.consistency(r)
+}
+
+func parseDate(s string) (time.Time, error) {
+	if t, err := time.Parse("2006-01-02", s); err == nil {
+		return t.UTC(), nil
+	}
+	t, err := time.Parse(time.RFC3339, s)
+	return t.UTC(), err
+}
+
+func (d *decoder) singleLine(v *yaml.Node, name string, dst *string) bool {
+	if !d.NonEmpty(v, name, dst) {
+		return false
+	}
+	if strings.ContainsAny(*dst, "\n\r") {
+		d.at(v, "%s: must be a single line", name)
+		return false
+	}
+	return true
+}
+
+// relPath checks a path that must stay inside the folder it is relative to.
+func (d *decoder) relPath(v *yaml.Node, name, p string) bool {
+	switch {
+	case hasControlChar(p):
+		d.at(v, "%s: %q contains a control character", name, p)
+	case strings.HasPrefix(p, "/"):
+		d.at(v, "%s: %q must be a relative path", name, p)
+	case p != path.Clean(p) || p == ".." || strings.HasPrefix(p, "../") || strings.Contains(p, "\\"):
+		d.at(v, "%s: %q must be a clean relative path without \"..\"", name, p)
+	default:
+		return true
+	}
+	return false
+}
+
+func (d *decoder) architectures(r *Recipe, v *yaml.Node) {
+	add := func(n *yaml.Node, deb, up string) {
+		if !debianArchs[deb] {
+			d.at(n, "architectures: %q is not a Debian architecture (e.g. amd64, arm64)", deb)
+			return
+		}
+		if !upstreamArchRE.MatchString(up) {
+			d.at(n, "architectures: upstream name %q for %s is not [A-Za-z0-9_.-]+", up, deb)
+			return
+		}
+		for _, a := range r.Architectures {
+			if a.Debian == deb {
+				d.at(n, "architectures: %s listed twice", deb)
+				return
+			}
+		}
+		r.Architectures = append(r.Architectures, Arch{Debian: deb, Upstream: up})
+	}
+	switch v.Kind {
+	case yaml.SequenceNode:
+		d.List(v, "architectures", func(i int, n *yaml.Node) {
+			var s string
+			if d.NonEmpty(n, fmt.Sprintf("architectures[%d]", i), &s) {
+				add(n, s, s)
+			}
+		})
+	case yaml.MappingNode:
+		d.Pairs(v, "architectures", func(k, n *yaml.Node) {
+			var s string
+			if d.NonEmpty(n, "architectures."+k.Value, &s) {
+				add(k, k.Value, s)
+			}
+		})
+	default:
+		d.at(v, "architectures: expected a list [amd64, arm64] or a mapping {amd64: x86_64}, found %s", yamlfile.KindName(v))
+		return
+	}
+	if len(r.Architectures) == 0 && len(v.Content) == 0 {
+		d.at(v, "architectures: at least one architecture is required")
+	}
+}
+
+// commonLicenses maps SPDX identifiers to the files base-files ships in
+// /usr/share/common-licenses (Debian 12), which the copyright file refers to
+// instead of carrying the text.
+var commonLicenses = map[string]string{
+	"Apache-2.0": "Apache-2.0", "MPL-1.1": "MPL-1.1", "MPL-2.0": "MPL-2.0", "CC0-1.0": "CC0-1.0",
+	"GPL-1.0-only": "GPL-1", "GPL-2.0-only": "GPL-2", "GPL-2.0-or-later": "GPL-2", "GPL-3.0-only": "GPL-3",
+	"GPL-3.0-or-later": "GPL-3", "LGPL-2.1-only": "LGPL-2.1", "LGPL-2.1-or-later": "LGPL-2.1",
+	"LGPL-3.0-only": "LGPL-3", "LGPL-3.0-or-later": "LGPL-3", "GFDL-1.3-only": "GFDL-1.3",
+}
+
+var licenseRE = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9.+-]*$`)
+
+func (d *decoder) license(v *yaml.Node, dst *string) {
+	if d.NonEmpty(v, "license", dst) && !licenseRE.MatchString(*dst) {
+		d.at(v, "license: %q is not an SPDX license identifier (e.g. Apache-2.0, MIT)", *dst)
+	}
+}
+
+var sourceKinds = map[string]bool{"tar.gz": true, "tgz": true, "tar.xz": true, "tar": true, "zip": true, "raw": true}
+
+// kindFromURL infers an archive kind from a URL's suffix; raw otherwise.
+func kindFromURL(u string) string {
+	u, _, _ = strings.Cut(u, "?")
+	for _, k := range []string{"tar.gz", "tgz", "tar.xz", "tar", "zip"} {
+		if strings.HasSuffix(u, "."+k) {
+			return k
+		}
+	}
+	return "raw"
+}
+
+func (d *decoder) source(r *Recipe, s *Source, n *yaml.Node) {
+	digests := map[digest.Algorithm]*yaml.Node{}
+	d.mapping(n, "source", map[string]field{
+		"name": {true, func(v *yaml.Node) {
+			if d.Str(v, "source name", &s.Name) && !sourceNameRE.MatchString(s.Name) {
+				d.at(v, "source name: %q is not [a-z0-9][a-z0-9._-]*", s.Name)
+			}
+		}},
+		"url": {true, func(v *yaml.Node) { d.url(v, "url", &s.URL) }},
+		"kind": {false, func(v *yaml.Node) {
+			if d.Str(v, "kind", &s.Kind) && !sourceKinds[s.Kind] {
+				d.at(v, "kind: %q is not one of tar.gz, tgz, tar.xz, tar, zip, raw", s.Kind)
+			}
+		}},
+		"sha256":    {false, func(v *yaml.Node) { digests[digest.SHA256] = v }},
+		"sha512":    {false, func(v *yaml.Node) { digests[digest.SHA512] = v }},
+		"signature": {true, func(v *yaml.Node) { d.signature(&s.Signature, v) }},
+		"checksums": {false, func(v *yaml.Node) {
+			s.Checksums = &Checksums{}
+			d.mapping(v, "checksums", map[string]field{
+				"url":         {true, func(v *yaml.Node) { d.url(v, "checksums.url", &s.Checksums.URL) }},
+				"name":        {false, func(v *yaml.Node) { d.NonEmpty(v, "checksums.name", &s.Checksums.Name) }},
+				"clearsigned": {false, func(v *yaml.Node) { s.Checksums.Clearsigned = d.keyring(v, "checksums.clearsigned") }},
+			})
+		}},
+	})
+	if s.Kind == "" {
+		s.Kind = kindFromURL(s.URL)
+	}
+	s.digestNodes = digests
+}
+
+// digests decodes a source's pinned digests; it runs after the whole recipe
+// is decoded because architectures may come after sources in the file.
+func (d *decoder) digests(r *Recipe, s *Source) {
+	if len(r.Architectures) == 0 {
+		return // already reported; every digest would be "not in architectures"
+	}
+	for _, alg := range []digest.Algorithm{digest.SHA256, digest.SHA512} {
+		v, ok := s.digestNodes[alg]
+		if !ok {
+			continue
+		}
+		set := func(at *yaml.Node, arch, hex string) {
+			if s.Digests[arch] == nil {
+				s.Digests[arch] = map[digest.Algorithm]string{}
+			}
+			dg, err := digest.New(alg, hex)
+			if err != nil {
+				d.at(at, "%s.%s: %v", alg, arch, err)
+				return
+			}
+			s.Digests[arch][alg] = dg.Hex
+		}
+		switch v.Kind {
+		case yaml.ScalarNode: // one value for every architecture (an arch-independent URL)
+			var hex string
+			if d.NonEmpty(v, string(alg), &hex) {
+				for _, a := range r.Architectures {
+					set(v, a.Debian, hex)
+				}
+			}
+		case yaml.MappingNode:
+			d.Pairs(v, string(alg), func(k, val *yaml.Node) {
+				if !r.hasArch(k.Value) {
+					d.at(k, "%s: architecture %q is not in architectures (%s)", alg, k.Value, strings.Join(r.ArchNames(), ", "))
+					return
+				}
+				var hex string
+				if d.NonEmpty(val, string(alg)+"."+k.Value, &hex) {
+					set(val, k.Value, hex)
+				}
+			})
+		default:
+			d.at(v, "%s: expected a mapping {ARCH: HEX} or one HEX value, found %s", alg, yamlfile.KindName(v))
+		}
+	}
+}
+
+func (r *Recipe) hasArch(a string) bool {
+	for _, x := range r.Architectures {
+		if x.Debian == a {
+			return true
+		}
+	}
+	return false
+}
+
+// ArchNames returns the recipe's Debian architectures in the order the
+// recipe lists them.
+func (r *Recipe) ArchNames() []string {
+	out := make([]string, len(r.Architectures))
+	for i, a := range r.Architectures {
+		out[i] = a.Debian
+	}
+	return out
+}
+
+// url checks a URL field: a template only for its scheme (Plan checks what
+// it renders to), anything else with the fetcher's grammar (package srcurl).
+func (d *decoder) url(v *yaml.Node, name string, dst *string) {
+	if !d.NonEmpty(v, name, dst) {
+		return
+	}
+	if !strings.Contains(*dst, "{{") {
+		if _, err := srcurl.Check(*dst); err != nil {
+			d.at(v, "%s: %v", name, err)
+		}
+	} else if !strings.HasPrefix(*dst, "https://") && !strings.HasPrefix(*dst, "http://") {
+		d.at(v, "%s: %q is not an http(s) URL", name, *dst)
+	}
+}
+
+func (d *decoder) signers(v *yaml.Node, name string) []string {
+	var out []string
+	d.List(v, name, func(i int, n *yaml.Node) {
+		var s string
+		if !d.Str(n, fmt.Sprintf("%s[%d]", name, i), &s) {
+			return
+		}
+		if !fingerprintRE.MatchString(s) {
+			d.at(n, "%s: %q is not a primary-key fingerprint (40 hex digits, no spaces)", name, s)
+			return
+		}
+		out = append(out, strings.ToUpper(s))
+	})
+	if v.Kind == yaml.SequenceNode && len(v.Content) == 0 {
+		d.at(v, "%s: an empty allow-list allows nobody; leave it out to allow every key in the keyring", name)
+	}
+	return out
+}
+
+func (d *decoder) keyring(n *yaml.Node, what string) *Keyring {
+	k := &Keyring{}
+	d.mapping(n, what, map[string]field{
+		"keyring": {true, func(v *yaml.Node) {
+			if d.NonEmpty(v, what+".keyring", &k.Keyring) {
+				d.relPath(v, what+".keyring", k.Keyring)
+			}
+		}},
+		"signers": {false, func(v *yaml.Node) { k.Signers = d.signers(v, what+".signers") }},
+	})
+	return k
+}
+
+// signatureForms says what signature: may hold, for messages.
+const signatureForms = "url + keyring (OpenPGP), sig-url + cert-url (cosign), bundle-url (Sigstore bundle), github-attestations: OWNER/REPO, or none: REASON"
+
+func (d *decoder) signature(sig *Signature, n *yaml.Node) {
+	if n.Kind == yaml.ScalarNode && n.Value == "none" {
+		d.at(n, "signature: \"none\" needs a reason: signature: {none: \"upstream publishes no signature; trust = pinned digest\"}")
+		return
+	}
+	ss := &Sigstore{}
+	d.mapping(n, "signature", map[string]field{
+		"url": {false, func(v *yaml.Node) { d.url(v, "signature.url", &sig.URL) }},
+		"keyring": {false, func(v *yaml.Node) {
+			if d.NonEmpty(v, "signature.keyring", &sig.Keyring) {
+				d.relPath(v, "signature.keyring", sig.Keyring)
+			}
+		}},
+		"signers":    {false, func(v *yaml.Node) { sig.Signers = d.signers(v, "signature.signers") }},
+		"none":       {false, func(v *yaml.Node) { d.singleLine(v, "signature.none", &sig.None) }},
+		"sig-url":    {false, func(v *yaml.Node) { d.url(v, "signature.sig-url", &ss.SigURL) }},
+		"cert-url":   {false, func(v *yaml.Node) { d.url(v, "signature.cert-url", &ss.CertURL) }},
+		"bundle-url": {false, func(v *yaml.Node) { d.url(v, "signature.bundle-url", &ss.BundleURL) }},
+		"github-attestations": {false, func(v *yaml.Node) {
+			if d.Str(v, "signature.github-attestations", &ss.GitHubAttestations) && !githubRepoRE.MatchString(ss.GitHubAttestations) {
+				d.at(v, "signature.github-attestations: %q is not OWNER/REPO", ss.GitHubAttestations)
+			}
+		}},
+		"identity":        {false, func(v *yaml.Node) { d.singleLine(v, "signature.identity", &ss.Identity) }},
+		"identity-regexp": {false, func(v *yaml.Node) { d.identityRegexp(v, &ss.IdentityRegexp) }},
+		"issuer":          {false, func(v *yaml.Node) { d.issuer(v, &ss.Issuer) }},
+	})
+	if n.Kind != yaml.MappingNode {
+		return
+	}
+	has := func(k string) bool { return keyOf(n, k) != n }
+	openpgp := has("url") || has("keyring") || has("signers")
+	cosign := has("sig-url") || has("cert-url")
+	forms := 0
+	for _, f := range []bool{openpgp, cosign, has("bundle-url"), has("github-attestations"), has("none")} {
+		if f {
+			forms++
+		}
+	}
+	who := has("identity") || has("identity-regexp") || has("issuer")
+	switch {
+	case forms > 1:
+		d.at(n, "signature: give one form, not several: %s", signatureForms)
+	case forms == 0 && who:
+		d.at(n, "signature: identity and issuer say who must have signed Sigstore material: add sig-url + cert-url, bundle-url or github-attestations")
+	case forms == 0:
+		d.at(n, "signature: needs %s", signatureForms)
+	case (has("none") || openpgp) && who:
+		d.at(n, "signature: identity, identity-regexp and issuer belong to the Sigstore forms (sig-url + cert-url, bundle-url, github-attestations)")
+	case has("none"):
+	case openpgp && !has("url"):
+		d.at(n, "signature: keyring given without url")
+	case openpgp && !has("keyring"):
+		d.at(n, "signature: url given without keyring")
+	case openpgp:
+	case cosign && !has("sig-url"):
+		d.at(n, "signature: cert-url given without sig-url (cosign publishes FILE.sig beside FILE.cert)")
+	case cosign && !has("cert-url"):
+		d.at(n, "signature: sig-url given without cert-url (cosign keyless signatures come with FILE.cert)")
+	case !has("identity") && !has("identity-regexp"):
+		d.at(n, "signature: a Sigstore signature needs identity: (the certificate's exact identity) or identity-regexp: (an anchored regexp); there is no \"any identity\" form")
+	case has("identity") && has("identity-regexp"):
+		d.at(n, "signature: give identity or identity-regexp, not both")
+	case !has("issuer"):
+		d.at(n, "signature: a Sigstore signature needs issuer: the OIDC issuer URL (e.g. https://accounts.google.com, https://token.actions.githubusercontent.com)")
+	default:
+		sig.Sigstore = ss
+	}
+}
+
+// identityRegexp decodes a Sigstore identity regexp: it must compile, be
+// anchored at both ends (as it is applied, so the recipe says what it means),
+// and not match anybody's identity.
+func (d *decoder) identityRegexp(v *yaml.Node, dst *string) {
+	const name = "signature.identity-regexp"
+	if !d.singleLine(v, name, dst) {
+		return
+	}
+	re := *dst
+	if _, err := regexp.Compile(re); err != nil {
+		d.at(v, "%s: %v", name, err)
+		return
+	}
+	if !strings.HasPrefix(re, "^") || !strings.HasSuffix(re, "$") || strings.HasSuffix(re, `\$`) {
+		d.at(v, "%s: %q must be anchored: start with ^ and end with $ (the whole identity must match)", name, re)
+		return
+	}
+	if err := (sigstore.Policy{IdentityRegexp: re, Issuer: "https://issuer.invalid"}).Validate(); err != nil {
+		d.at(v, "%s: %v", name, strings.TrimPrefix(err.Error(), sigstore.ErrPolicy.Error()+": "))
+	}
+}
+
+// issuer decodes an OIDC issuer: an http(s) URL.
+func (d *decoder) issuer(v *yaml.Node, dst *string) {
+	if !d.singleLine(v, "signature.issuer", dst) {
+		return
+	}
+	u, err := url.Parse(*dst)
+	if err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" || strings.ContainsAny(*dst, " {}") {
+		d.at(v, "signature.issuer: %q is not an OIDC issuer URL (e.g. https://accounts.google.com)", *dst)
+	}
+}
+
+func (d *decoder) pkg(p *Package, n *yaml.Node) {
+	fields := map[string]field{
+		"name": {true, func(v *yaml.Node) { d.NonEmpty(v, "package name", &p.Name) }},
+		"architecture": {false, func(v *yaml.Node) {
+			if d.Str(v, "architecture", &p.Architecture) && p.Architecture != "any" && p.Architecture != "all" {
+				d.at(v, "architecture: %q must be any (each recipe architecture) or all", p.Architecture)
+			}
+		}},
+		"summary":     {true, func(v *yaml.Node) { d.singleLine(v, "summary", &p.Summary) }},
+		"description": {true, func(v *yaml.Node) { d.NonEmpty(v, "description", &p.Description) }},
+		"section": {true, func(v *yaml.Node) {
+			if d.Str(v, "section", &p.Section) && !sectionRE.MatchString(p.Section) {
+				d.at(v, "section: %q is not a Debian section (e.g. admin, net, utils)", p.Section)
+			}
+		}},
+		"priority": {false, func(v *yaml.Node) {
+			if d.Str(v, "priority", &p.Priority) && !priorities[p.Priority] {
+				d.at(v, "priority: %q is not one of required, important, standard, optional", p.Priority)
+			}
+		}},
+		"files": {false, func(v *yaml.Node) {
+			d.List(v, "files", func(i int, v *yaml.Node) {
+				f := File{node: v}
+				d.file(&f, v)
+				p.Files = append(p.Files, f)
+			})
+		}},
+		"directories": {false, func(v *yaml.Node) { d.StrList(v, "directories", &p.Directories) }},
+		"symlinks": {false, func(v *yaml.Node) {
+			d.List(v, "symlinks", func(i int, v *yaml.Node) {
+				s := Symlink{node: v}
+				d.mapping(v, "symlink", map[string]field{
+					"dest":   {true, func(v *yaml.Node) { d.NonEmpty(v, "symlink dest", &s.Dest) }},
+					"target": {true, func(v *yaml.Node) { d.NonEmpty(v, "symlink target", &s.Target) }},
+				})
+				p.Symlinks = append(p.Symlinks, s)
+			})
+		}},
+		"system-user": {false, func(v *yaml.Node) {
+			u := &SystemUser{Group: true}
+			d.mapping(v, "system-user", map[string]field{
+				"name": {true, func(v *yaml.Node) {
+					if d.Str(v, "system-user.name", &u.Name) && !userNameRE.MatchString(u.Name) {
+						d.at(v, "system-user.name: %q is not a valid user name ([a-z_][a-z0-9_-]*, at most 32)", u.Name)
+					}
+				}},
+				"home": {false, func(v *yaml.Node) {
+					if d.NonEmpty(v, "system-user.home", &u.Home) {
+						d.absPath(v, "system-user.home", u.Home)
+					}
+				}},
+				"group": {false, func(v *yaml.Node) { d.Bool(v, "system-user.group", &u.Group) }},
+			})
+			p.SystemUser = u
+		}},
+		"systemd-units": {false, func(v *yaml.Node) {
+			d.List(v, "systemd-units", func(i int, v *yaml.Node) {
+				var s string
+				if d.NonEmpty(v, "systemd-units", &s) {
+					if !unitNameRE.MatchString(s) {
+						d.at(v, "systemd-units: %q is not a unit file name (NAME.service, .socket, .timer, ...)", s)
+					}
+					p.SystemdUnits = append(p.SystemdUnits, s)
+				}
+			})
+		}},
+		"alternatives": {false, func(v *yaml.Node) {
+			d.List(v, "alternatives", func(i int, v *yaml.Node) {
+				a := Alternative{node: v}
+				d.mapping(v, "alternative", map[string]field{
+					"name":     {true, func(v *yaml.Node) { d.NonEmpty(v, "alternative name", &a.Name) }},
+					"link":     {true, func(v *yaml.Node) { d.NonEmpty(v, "alternative link", &a.Link) }},
+					"path":     {true, func(v *yaml.Node) { d.NonEmpty(v, "alternative path", &a.Path) }},
+					"priority": {true, func(v *yaml.Node) { d.Int(v, "alternative priority", &a.Priority) }},
+				})
+				p.Alternatives = append(p.Alternatives, a)
+			})
+		}},
+		"lintian-overrides": {false, func(v *yaml.Node) {
+			d.List(v, "lintian-overrides", func(i int, v *yaml.Node) {
+				var s string
+				if d.NonEmpty(v, "lintian-overrides", &s) {
+					if !lintianTagRE.MatchString(s) {
+						d.at(v, "lintian-overrides: %q is not \"TAG [CONTEXT]\" on one line", s)
+					}
+					p.Lintian = append(p.Lintian, s)
+				}
+			})
+		}},
+		"dynamic": {false, func(v *yaml.Node) { d.Bool(v, "dynamic", &p.Dynamic) }},
+	}
+	for _, rf := range relationFields {
+		rf := rf
+		fields[rf.key] = field{false, func(v *yaml.Node) {
+			var l []string
+			d.StrList(v, rf.key, &l)
+			p.Relations[rf.field] = l
+		}}
+	}
+	d.mapping(n, "package", fields)
+}
+
+func (d *decoder) absPath(v *yaml.Node, name, p string) bool {
+	switch {
+	case hasControlChar(p):
+		d.at(v, "%s: %q contains a control character", name, p)
+	case !strings.HasPrefix(p, "/"):
+		d.at(v, "%s: %q must be an absolute path", name, p)
+	case p == "/":
+		d.at(v, "%s: \"/\" is not allowed", name)
+	case p != path.Clean(p) || strings.Contains(p, "/../") || strings.HasSuffix(p, "/.."):
+		d.at(v, "%s: %q must be a clean absolute path (no \"..\", \"//\" or trailing \"/\")", name, p)
+	default:
+		return true
+	}
+	return false
+}
+
+func (d *decoder) file(f *File, n *yaml.Node) {
+	d.mapping(n, "file mapping", map[string]field{
+		"source": {false, func(v *yaml.Node) { d.NonEmpty(v, "source", &f.Source) }},
+		"path":   {false, func(v *yaml.Node) { d.NonEmpty(v, "path", &f.Path) }},
+		"file":   {false, func(v *yaml.Node) { d.NonEmpty(v, "file", &f.Local) }},
+		"dest":   {true, func(v *yaml.Node) { d.NonEmpty(v, "dest", &f.Dest) }},
+		"mode": {false, func(v *yaml.Node) {
+			var s string
+			if !d.Str(v, "mode", &s) {
+				return
+			}
+			m, err := strconv.ParseUint(s, 8, 32)
+			if err != nil || len(s) < 3 || len(s) > 4 || m > 0o777 || m&0o400 == 0 {
+				d.at(v, "mode: %q is not an octal permission such as \"0755\" or \"0644\" (no setuid, setgid or sticky bits; owner-readable)", s)
+				return
+			}
+			f.Mode = uint32(m)
+		}},
+		"conffile": {false, func(v *yaml.Node) {
+			var b bool
+			if d.Bool(v, "conffile", &b) {
+				f.Conffile = &b
+			}
+		}},
+	})
+	hasSource, hasLocal := keyOf(n, "source") != n, keyOf(n, "file") != n
+	switch {
+	case n.Kind != yaml.MappingNode:
+	case hasSource && hasLocal:
+		d.at(n, "file mapping: give either source (+ path) or file, not both")
+	case !hasSource && !hasLocal:
+		d.at(n, "file mapping: names no source: give source (+ path) or file")
+	case hasLocal && keyOf(n, "path") != n:
+		d.at(keyOf(n, "path"), "file mapping: path is for files inside a source archive; a recipe-local file has only file")
+	case hasLocal:
+		d.relPath(valueOf(n, "file"), "file", f.Local)
+	}
+}
+
+func (d *decoder) watch(n *yaml.Node) *Watch {
+	w := &Watch{}
+	d.mapping(n, "watch", map[string]field{
+		"github": {false, func(v *yaml.Node) {
+			if d.Str(v, "watch.github", &w.GitHub) && !githubRepoRE.MatchString(w.GitHub) {
+				d.at(v, "watch.github: %q is not OWNER/REPO", w.GitHub)
+			}
+		}},
+		"tag-prefix":  {false, func(v *yaml.Node) { d.Str(v, "watch.tag-prefix", &w.TagPrefix) }},
+		"track":       {false, func(v *yaml.Node) { d.constraint(v, "watch.track", &w.Track) }},
+		"prereleases": {false, func(v *yaml.Node) { d.Bool(v, "watch.prereleases", &w.Prereleases) }},
+		"url":         {false, func(v *yaml.Node) { d.url(v, "watch.url", &w.URL) }},
+		"pattern": {false, func(v *yaml.Node) {
+			if d.NonEmpty(v, "watch.pattern", &w.Pattern) {
+				if re, err := regexp.Compile(w.Pattern); err != nil {
+					d.at(v, "watch.pattern: %v", err)
+				} else if re.NumSubexp() < 1 {
+					d.at(v, "watch.pattern: needs a capture group for the version")
+				}
+			}
+		}},
+	})
+	if n.Kind == yaml.MappingNode {
+		switch {
+		case w.GitHub != "" && (w.URL != "" || w.Pattern != ""):
+			d.at(n, "watch: either github or url + pattern, not both")
+		case w.GitHub == "" && (w.URL == "") != (w.Pattern == ""):
+			d.at(n, "watch: url and pattern go together")
+		case w.GitHub == "" && w.URL == "" && keyOf(n, "github") == n && keyOf(n, "url") == n:
+			d.at(n, "watch: needs github: OWNER/REPO or url + pattern")
+		}
+	}
+	return w
+}
+
+func (d *decoder) requires(n *yaml.Node) map[string]string {
+	out := map[string]string{}
+	d.Pairs(n, "requires", func(k, v *yaml.Node) {
+		var s string
+		if d.constraint(v, "requires."+k.Value, &s) {
+			out[k.Value] = s
+		}
+	})
+	return out
+}
+
+// constraint decodes a version constraint (debversion.ParseConstraint's
+// grammar, the one updeb compat and updeb outdated evaluate).
+func (d *decoder) constraint(n *yaml.Node, name string, dst *string) bool {
+	if !d.NonEmpty(n, name, dst) {
+		return false
+	}
+	if _, err := debversion.ParseConstraint(*dst); err != nil {
+		d.at(n, "%s: %v", name, err)
+		return false
+	}
+	return true
+}
+
+// consistency validates the fields that refer to each other (a name used twice,
+// a digest per architecture, files that name a source, ...).
+func (d *decoder) consistency(r *Recipe) {
+	names := map[string]bool{}
+	for i := range r.Sources {
+		s := &r.Sources[i]
+		d.digests(r, s)
+		if s.Name != "" && names[s.Name] {
+			d.at(valueOf(s.node, "name"), "source name: %q used by two sources", s.Name)
+		}
+		names[s.Name] = true
+		for _, a := range r.Architectures {
+			if _, given := s.Digests[a.Debian]; !given && !(d.unpinned && len(s.digestNodes) == 0) {
+				d.at(s.node, "source %s: no sha256 or sha512 digest pinned for %s (every listed architecture needs one)", s.Name, a.Debian)
+			}
+		}
+	}
+	if r.License != "" && commonLicenses[r.License] == "" && r.LicenseText == "" {
+		d.at(valueOf(r.node, "license"), "license: %s has no file in /usr/share/common-licenses: add license-text with the full text", r.License)
+	}
+	for _, p := range r.Packages {
+		for _, f := range p.Files {
+			if f.Source == "" {
+				continue
+			}
+			src := r.source(f.Source)
+			switch {
+			case src == nil:
+				d.at(valueOf(f.node, "source"), "file mapping: source %q is not defined (sources: %s)", f.Source, strings.Join(r.sourceNames(), ", "))
+			case src.Kind == "raw" && f.Path != "":
+				d.at(keyOf(f.node, "path"), "file mapping: source %q is a raw file: leave out path", f.Source)
+			case src.Kind != "raw" && f.Path == "":
+				d.at(f.node, "file mapping: source %q is a %s archive: path (the file inside it) is required", f.Source, src.Kind)
+			}
+		}
+	}
+}
+
+func (r *Recipe) source(name string) *Source {
+	for i := range r.Sources {
+		if r.Sources[i].Name == name {
+			return &r.Sources[i]
+		}
+	}
+	return nil
+}
+
+func (r *Recipe) sourceNames() []string {
+	out := make([]string, len(r.Sources))
+	for i, s := range r.Sources {
+		out[i] = s.Name
+	}
+	return out
+}
+
+// hasControlChar reports a byte that would break md5sums, conffiles or a
+// maintainer script line (newline, tab, NUL, DEL, ...).
+func hasControlChar(s string) bool {
+	return strings.IndexFunc(s, func(r rune) bool { return r < 0x20 || r == 0x7f }) >= 0
+}

@@ -1,0 +1,278 @@
+package recipe
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// onlyValues ends the finding for a template action that is not a value.
+const onlyValues = "only a value such as {{.Version}} may appear between {{ and }} (known: .Arch .DebArch .Major .Minor .Name .Patch .Version); functions, pipelines, range, if and template calls are not part of recipe templates"
+
+const (
+	hexA = "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"
+	hexB = "bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb"
+)
+
+// sigOpenPGP is baseRecipe's signature, which the Sigstore cases replace.
+const sigOpenPGP = "{url: \"https://example.org/x-{{.Arch}}.tar.gz.asc\", keyring: keys/k.asc}"
+
+// baseRecipe is valid; each case edits it. Line numbers in the expected
+// messages refer to this text (line 1 is "name: x").
+const baseRecipe = `name: xx
+version: 1.0.0
+release-date: 2025-01-02
+license: Apache-2.0
+copyright: X Authors
+architectures: [amd64, arm64]
+sources:
+  - name: bin
+    url: https://example.org/x-{{.Arch}}.tar.gz
+    sha256: {amd64: ` + hexA + `, arm64: ` + hexB + `}
+    signature: {url: "https://example.org/x-{{.Arch}}.tar.gz.asc", keyring: keys/k.asc}
+packages:
+  - name: xx
+    summary: X tool
+    description: The X tool.
+    section: admin
+    files:
+      - {source: bin, path: x, dest: /usr/bin/x}
+      - {file: x.service, dest: /lib/systemd/system/x.service}
+    systemd-units: [x.service]
+`
+
+// writeProject writes a project root with recipes/x.yaml, its keyring and its
+// unit file, and returns the recipe path.
+func writeProject(t *testing.T, text string) (dir, file string) {
+	t.Helper()
+	dir = t.TempDir()
+	for name, content := range map[string]string{
+		"recipes/x.yaml":          text,
+		"recipes/x/x.service":     "[Service]\nExecStart=/usr/bin/x\n",
+		"recipes/x/x.default":     "DAEMON_ARGS=\n",
+		"keys/k.asc":              "placeholder\n",
+		"recipes/x/sub/x.default": "DAEMON_ARGS=\n",
+	} {
+		p := filepath.Join(dir, name)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return dir, filepath.Join(dir, "recipes", "x.yaml")
+}
+
+// loadFindings loads text as recipes/x.yaml and returns its findings with
+// the temporary folder removed from the file names.
+func loadFindings(t *testing.T, text string) []string {
+	t.Helper()
+	dir, file := writeProject(t, text)
+	_, err := Load(file, LoadOptions{})
+	if err == nil {
+		return nil
+	}
+	var e *Error
+	if !errors.As(err, &e) || !errors.Is(err, ErrInvalid) {
+		t.Fatalf("Load error is not a *recipe.Error wrapping ErrInvalid: %v", err)
+	}
+	var out []string
+	for _, f := range e.Findings {
+		s := strings.ReplaceAll(f.String(), dir, "$DIR")
+		out = append(out, strings.TrimPrefix(s, "$DIR/"))
+	}
+	return out
+}
+
+func TestLoadValid(t *testing.T) {
+	if got := loadFindings(t, baseRecipe); got != nil {
+		t.Fatalf("base recipe has findings:\n%s", strings.Join(got, "\n"))
+	}
+}
+
+func TestLoadErrors(t *testing.T) {
+	type edit struct{ old, new string }
+	tests := []struct {
+		name  string
+		edits []edit
+		want  []string
+	}{
+		{"unknown top-level field", []edit{{"copyright: X Authors\n", "copyright: X Authors\ncolour: blue\n"}},
+			[]string{"recipes/x.yaml:6:1: recipe: unknown field \"colour\" (known: architectures, copyright, epoch, files-dir, homepage, license, license-text, maintainer, name, packages, release-date, repo, requires, revision, sources, version, watch)"}},
+		{"unknown nested field", []edit{{"    section: admin\n", "    section: admin\n    sektion: admin\n"}},
+			[]string{"recipes/x.yaml:17:5: package: unknown field \"sektion\" (known: alternatives, architecture, breaks, conflicts, depends, description, directories, dynamic, files, lintian-overrides, name, pre-depends, priority, provides, recommends, replaces, section, suggests, summary, symlinks, system-user, systemd-units)"}},
+		{"duplicate field", []edit{{"license: Apache-2.0\n", "license: Apache-2.0\nlicense: MIT\n"}},
+			[]string{"recipes/x.yaml:5:1: recipe: field \"license\" given twice"}},
+		{"missing required fields", []edit{{"name: xx\n", ""}, {"    section: admin\n", ""}},
+			[]string{
+				"recipes/x.yaml:1:1: recipe: missing required field \"name\"",
+				"recipes/x.yaml:12:5: package: missing required field \"section\"",
+			}},
+		{"wrong types", []edit{{"name: xx\n", "name: [x]\n"}, {"architectures: [amd64, arm64]", "architectures: amd64"}, {"summary: X tool", "summary: {a: b}"}},
+			[]string{
+				"recipes/x.yaml:1:7: name: expected a string, found a list",
+				"recipes/x.yaml:6:16: architectures: expected a list [amd64, arm64] or a mapping {amd64: x86_64}, found \"amd64\"",
+				"recipes/x.yaml:14:14: summary: expected a string, found a mapping",
+			}},
+		{"epoch and bool types", []edit{{"version: 1.0.0\n", "version: 1.0.0\nepoch: one\n"}, {"    section: admin\n", "    section: admin\n    dynamic: yes\n"}},
+			[]string{
+				"recipes/x.yaml:3:8: epoch: expected an integer, found \"one\"",
+				"recipes/x.yaml:18:14: dynamic: expected true or false, found \"yes\"",
+			}},
+		{"bad version and release date", []edit{{"version: 1.0.0", "version: release-1"}, {"release-date: 2025-01-02", "release-date: 2025-13-02"}},
+			[]string{
+				"recipes/x.yaml:2:10: version: invalid Debian version: upstream version \"release-1\" must start with a digit (after an optional v)",
+				"recipes/x.yaml:3:15: release-date: \"2025-13-02\" is neither YYYY-MM-DD nor RFC 3339 (2006-01-02T15:04:05Z)",
+			}},
+		{"bad package and source names", []edit{{"  - name: xx\n", "  - name: X_tool\n"}, {"  - name: bin\n", "  - name: Bin!\n"}, {"source: bin,", "source: Bin!,"}},
+			[]string{
+				"recipes/x.yaml:8:11: source name: \"Bin!\" is not [a-z0-9][a-z0-9._-]*",
+				"recipes/x.yaml:13:11: package name: \"X_tool\" is not a valid Debian package name (want [a-z0-9][a-z0-9+.-]+, lower case)",
+			}},
+		{"bad template", []edit{{"x-{{.Arch}}.tar.gz\n", "x-{{.Arch}.tar.gz\n"}, {"path: x,", "path: \"{{.Os}}/x\","}},
+			[]string{
+				"recipes/x.yaml:9:10: url: template \"https://example.org/x-{{.Arch}.tar.gz\": \"{{\" at byte 22 has no closing \"}}\"",
+				"recipes/x.yaml:18:29: path: template \"{{.Os}}/x\": {{.Os}} at byte 0: no value named .Os (known: .Arch .DebArch .Major .Minor .Name .Patch .Version)",
+			}},
+		{"template functions refused", []edit{{"dest: /usr/bin/x}", "dest: \"/usr/bin/{{printf \\\"%s\\\" .Name}}\"}"}},
+			[]string{"recipes/x.yaml:18:38: dest: template \"/usr/bin/{{printf \\\"%s\\\" .Name}}\": {{printf \"%s\" .Name}} at byte 9: " + onlyValues}},
+		{"URL with CR after rendering", []edit{{"    url: https://example.org/x-{{.Arch}}.tar.gz\n", "    url: \"https://example.org/x\\r-{{.Arch}}.tar.gz\"\n"}},
+			[]string{
+				"recipes/x.yaml:9:10: url: \"https://example.org/x\\r-amd64.tar.gz\" is not an acceptable download URL: byte 21 is CR; percent-encode it or remove it",
+				"recipes/x.yaml:9:10: url: \"https://example.org/x\\r-arm64.tar.gz\" is not an acceptable download URL: byte 21 is CR; percent-encode it or remove it",
+			}},
+		{"URL climbing with dots", []edit{{"x-{{.Arch}}.tar.gz.asc", "%2e%2e/x-{{.Arch}}.tar.gz.asc"}},
+			[]string{
+				"recipes/x.yaml:11:22: signature.url: \"https://example.org/%2e%2e/x-amd64.tar.gz.asc\" is not an acceptable download URL: path segment \"%2e%2e\" holds a dot segment (\"..\"); write the path without \".\" and \"..\"",
+				"recipes/x.yaml:11:22: signature.url: \"https://example.org/%2e%2e/x-arm64.tar.gz.asc\" is not an acceptable download URL: path segment \"%2e%2e\" holds a dot segment (\"..\"); write the path without \".\" and \"..\"",
+			}},
+		{"static URL with NUL", []edit{{"    systemd-units: [x.service]\n", "    systemd-units: [x.service]\nwatch: {url: \"https://example.org/\\0\", pattern: \"x-(.*)\"}\n"}},
+			[]string{"recipes/x.yaml:21:14: watch.url: \"https://example.org/\\x00\" is not an acceptable download URL: byte 20 is NUL; percent-encode it or remove it"}},
+		{"malformed digests", []edit{{"amd64: " + hexA, "amd64: " + hexA[:10]}, {"arm64: " + hexB, "arm64: " + strings.Repeat("z", 64)}},
+			[]string{
+				"recipes/x.yaml:10:21: sha256.amd64: malformed digest: sha256 digest must be 64 hex characters, found 10 in \"aaaaaaaaaa\"",
+				"recipes/x.yaml:10:40: sha256.arm64: malformed digest: sha256 digest \"" + strings.Repeat("z", 64) + "\" is not hexadecimal",
+			}},
+		{"digest missing for an architecture", []edit{{", arm64: " + hexB, ""}},
+			[]string{"recipes/x.yaml:8:5: source bin: no sha256 or sha512 digest pinned for arm64 (every listed architecture needs one)"}},
+		{"digest for an unknown architecture", []edit{{"arm64: " + hexB, "arm64: " + hexB + ", riscv64: " + hexB}},
+			[]string{"recipes/x.yaml:10:160: sha256: architecture \"riscv64\" is not in architectures (amd64, arm64)"}},
+		{"unknown architecture", []edit{{"[amd64, arm64]", "[amd64, arm46]"}},
+			[]string{
+				"recipes/x.yaml:6:24: architectures: \"arm46\" is not a Debian architecture (e.g. amd64, arm64)",
+				"recipes/x.yaml:10:87: sha256: architecture \"arm64\" is not in architectures (amd64)",
+			}},
+		{"file mapping names no source", []edit{{"source: bin, path: x,", "path: x,"}},
+			[]string{"recipes/x.yaml:18:9: file mapping: names no source: give source (+ path) or file"}},
+		{"file mapping names an undefined source", []edit{{"source: bin,", "source: bim,"}},
+			[]string{"recipes/x.yaml:18:18: file mapping: source \"bim\" is not defined (sources: bin)"}},
+		{"path on a raw source", []edit{{"x-{{.Arch}}.tar.gz\n", "x-{{.Arch}}\n"}},
+			[]string{"recipes/x.yaml:18:23: file mapping: source \"bin\" is a raw file: leave out path"}},
+		{"missing path on an archive source", []edit{{"source: bin, path: x,", "source: bin,"}},
+			[]string{"recipes/x.yaml:18:9: file mapping: source \"bin\" is a tar.gz archive: path (the file inside it) is required"}},
+		{"dest not absolute or not clean", []edit{{"dest: /usr/bin/x}", "dest: usr/bin/x}"}, {"dest: /lib/systemd/system/x.service}", "dest: /lib/systemd/../x.service}"}},
+			[]string{
+				"recipes/x.yaml:18:38: dest: \"usr/bin/x\" must be an absolute path",
+				"recipes/x.yaml:19:33: dest: \"/lib/systemd/../x.service\" must be a clean absolute path (no \"..\", \"//\" or trailing \"/\")",
+				"recipes/x.yaml:20:21: systemd-units: x.service is not installed by package xx (add a file with dest /lib/systemd/system/x.service)",
+			}},
+		{"control character in dest", []edit{{"dest: /usr/bin/x}", "dest: \"/usr/bin/x\\ny\"}"}},
+			[]string{"recipes/x.yaml:18:38: dest: \"/usr/bin/x\\ny\" contains a control character"}},
+		{"source path escapes", []edit{{"path: x,", "path: ../x,"}},
+			[]string{"recipes/x.yaml:18:29: path: \"../x\" must be a clean relative path without \"..\""}},
+		{"recipe-local file missing or escaping", []edit{{"{file: x.service,", "{file: y.service,"}},
+			[]string{"recipes/x.yaml:19:16: file: $DIR/recipes/x/y.service does not exist"}},
+		{"recipe-local file escapes its folder", []edit{{"{file: x.service,", "{file: ../x.yaml,"}},
+			[]string{"recipes/x.yaml:19:16: file: \"../x.yaml\" must be a clean relative path without \"..\""}},
+		{"keyring missing", []edit{{"keyring: keys/k.asc", "keyring: keys/helm.asc"}},
+			[]string{"recipes/x.yaml:11:77: signature.keyring: $DIR/keys/helm.asc does not exist"}},
+		{"conffile outside /etc", []edit{{"dest: /usr/bin/x}", "dest: /usr/bin/x, conffile: true}"}},
+			[]string{"recipes/x.yaml:18:60: conffile: /usr/bin/x is outside /etc; only files under /etc/ may be conffiles (lintian non-etc-file-marked-as-conffile)"}},
+		{"duplicate dests", []edit{{"      - {file: x.service,", "      - {file: x.default, dest: /usr/bin/x}\n      - {file: x.service,"}},
+			[]string{"recipes/x.yaml:19:33: dest: /usr/bin/x is installed twice in package xx"}},
+		{"dest of a generated file", []edit{{"dest: /usr/bin/x}", "dest: /usr/share/doc/xx/copyright}"}},
+			[]string{"recipes/x.yaml:18:38: dest: /usr/share/doc/xx/copyright is generated by updeb (copyright, changelog, lintian overrides); leave it out"}},
+		{"systemd unit not installed", []edit{{"[x.service]", "[x.service, y.service]"}},
+			[]string{"recipes/x.yaml:20:32: systemd-units: y.service is not installed by package xx (add a file with dest /lib/systemd/system/y.service)"}},
+		{"signature neither url+keyring nor none", []edit{{"{url: \"https://example.org/x-{{.Arch}}.tar.gz.asc\", keyring: keys/k.asc}", "{url: https://example.org/x.asc}"}},
+			[]string{"recipes/x.yaml:11:16: signature: url given without keyring"}},
+		{"signature none without a reason", []edit{{"{url: \"https://example.org/x-{{.Arch}}.tar.gz.asc\", keyring: keys/k.asc}", "none"}},
+			[]string{"recipes/x.yaml:11:16: signature: \"none\" needs a reason: signature: {none: \"upstream publishes no signature; trust = pinned digest\"}"}},
+		{"signature both", []edit{{"keyring: keys/k.asc}", "keyring: keys/k.asc, none: unsigned}"}},
+			[]string{"recipes/x.yaml:11:16: signature: give one form, not several: " + signatureForms}},
+		{"sigstore without identity", []edit{{sigOpenPGP, "{sig-url: https://example.org/x.sig, cert-url: https://example.org/x.cert, issuer: https://accounts.google.com}"}},
+			[]string{"recipes/x.yaml:11:16: signature: a Sigstore signature needs identity: (the certificate's exact identity) or identity-regexp: (an anchored regexp); there is no \"any identity\" form"}},
+		{"sigstore without issuer", []edit{{sigOpenPGP, "{bundle-url: https://example.org/x.json, identity: a@example.org}"}},
+			[]string{"recipes/x.yaml:11:16: signature: a Sigstore signature needs issuer: the OIDC issuer URL (e.g. https://accounts.google.com, https://token.actions.githubusercontent.com)"}},
+		{"sigstore both identity forms", []edit{{sigOpenPGP, "{bundle-url: https://example.org/x.json, identity: a@example.org, identity-regexp: '^a@example\\.org$', issuer: https://accounts.google.com}"}},
+			[]string{"recipes/x.yaml:11:16: signature: give identity or identity-regexp, not both"}},
+		{"sigstore regexp not anchored", []edit{{sigOpenPGP, "{bundle-url: https://example.org/x.json, identity-regexp: 'a@example\\.org', issuer: https://accounts.google.com}"}},
+			[]string{"recipes/x.yaml:11:74: signature.identity-regexp: \"a@example\\\\.org\" must be anchored: start with ^ and end with $ (the whole identity must match)"}},
+		{"sigstore regexp does not compile", []edit{{sigOpenPGP, "{bundle-url: https://example.org/x.json, identity-regexp: '^(a$', issuer: https://accounts.google.com}"}},
+			[]string{"recipes/x.yaml:11:74: signature.identity-regexp: error parsing regexp: missing closing ): `^(a$`"}},
+		{"sigstore regexp matches anybody", []edit{{sigOpenPGP, "{bundle-url: https://example.org/x.json, identity-regexp: '^.+@.+$', issuer: https://accounts.google.com}"}},
+			[]string{"recipes/x.yaml:11:74: signature.identity-regexp: IdentityRegexp \"^.+@.+$\" matches the identity of anyone (it matches \"attacker@example.com\"): name the signer; there is no \"any identity\" policy"}},
+		{"sigstore issuer not a URL", []edit{{sigOpenPGP, "{github-attestations: a/b, identity: a@example.org, issuer: accounts.google.com}"}},
+			[]string{"recipes/x.yaml:11:76: signature.issuer: \"accounts.google.com\" is not an OIDC issuer URL (e.g. https://accounts.google.com)"}},
+		{"sigstore cert without sig", []edit{{sigOpenPGP, "{cert-url: https://example.org/x.cert, identity: a@example.org, issuer: https://accounts.google.com}"}},
+			[]string{"recipes/x.yaml:11:16: signature: cert-url given without sig-url (cosign publishes FILE.sig beside FILE.cert)"}},
+		{"sigstore two forms", []edit{{sigOpenPGP, "{bundle-url: https://example.org/x.json, github-attestations: a/b, identity: a@example.org, issuer: https://accounts.google.com}"}},
+			[]string{"recipes/x.yaml:11:16: signature: give one form, not several: " + signatureForms}},
+		{"sigstore identity on an OpenPGP signature", []edit{{"keyring: keys/k.asc}", "keyring: keys/k.asc, identity: a@example.org}"}},
+			[]string{"recipes/x.yaml:11:16: signature: identity, identity-regexp and issuer belong to the Sigstore forms (sig-url + cert-url, bundle-url, github-attestations)"}},
+		{"sigstore identity alone", []edit{{sigOpenPGP, "{identity: a@example.org, issuer: https://accounts.google.com}"}},
+			[]string{"recipes/x.yaml:11:16: signature: identity and issuer say who must have signed Sigstore material: add sig-url + cert-url, bundle-url or github-attestations"}},
+		{"sigstore bad repository and URL", []edit{{sigOpenPGP, "{github-attestations: a, identity: a@example.org, issuer: https://accounts.google.com}"}},
+			[]string{"recipes/x.yaml:11:38: signature.github-attestations: \"a\" is not OWNER/REPO"}},
+		{"sigstore template that does not render", []edit{{sigOpenPGP, "{sig-url: \"https://example.org/{{.Os}}.sig\", cert-url: https://example.org/x.cert, identity: a@example.org, issuer: https://accounts.google.com}"}},
+			[]string{"recipes/x.yaml:11:26: signature.sig-url: template \"https://example.org/{{.Os}}.sig\": {{.Os}} at byte 20: no value named .Os (known: .Arch .DebArch .Major .Minor .Name .Patch .Version)"}},
+		{"signature missing", []edit{{"    signature: {url: \"https://example.org/x-{{.Arch}}.tar.gz.asc\", keyring: keys/k.asc}\n", ""}},
+			[]string{"recipes/x.yaml:8:5: source: missing required field \"signature\""}},
+		{"bad signer fingerprint", []edit{{"keyring: keys/k.asc}", "keyring: keys/k.asc, signers: [ABCD]}"}},
+			[]string{"recipes/x.yaml:11:99: signature.signers: \"ABCD\" is not a primary-key fingerprint (40 hex digits, no spaces)"}},
+		{"YAML syntax", []edit{{"summary: X tool", "summary: [X tool"}},
+			[]string{"recipes/x.yaml:13:1: YAML syntax: did not find expected ',' or ']'"}},
+		{"anchors refused", []edit{{"    section: admin\n", "    section: &s admin\n"}},
+			[]string{"recipes/x.yaml:16:14: section: YAML anchors and aliases are not supported"}},
+		{"empty recipe", []edit{{baseRecipe, "# nothing\n"}},
+			[]string{"recipes/x.yaml:1:1: recipe is empty"}},
+		{"bad relation and priority", []edit{{"    section: admin\n", "    section: admin\n    priority: extra\n    depends: [\"libc6 (> 2)\"]\n"}},
+			[]string{
+				"recipes/x.yaml:17:15: priority: \"extra\" is not one of required, important, standard, optional",
+				"recipes/x.yaml:18:15: depends: \"libc6 (> 2)\": not NAME [(OP VERSION)] [| ...] (e.g. \"libc6 (>= 2.34)\")",
+			}},
+		{"license without common-licenses file", []edit{{"license: Apache-2.0", "license: MIT"}},
+			[]string{"recipes/x.yaml:4:10: license: MIT has no file in /usr/share/common-licenses: add license-text with the full text"}},
+		{"alternative path not shipped", []edit{{"    systemd-units: [x.service]\n", "    systemd-units: [x.service]\n    alternatives: [{name: x, link: /usr/bin/xx, path: /usr/bin/x2, priority: 10}]\n"}},
+			[]string{"recipes/x.yaml:21:55: alternative path: /usr/bin/x2 is not installed by package xx"}},
+		{"watch and requires", []edit{{"    systemd-units: [x.service]\n", "    systemd-units: [x.service]\nwatch: {url: https://example.org/}\nrequires: {kubernetes: \"~>1.30\"}\n"}},
+			[]string{
+				"recipes/x.yaml:21:8: watch: url and pattern go together",
+				"recipes/x.yaml:22:24: requires.kubernetes: invalid constraint \"~>1.30\": unexpected operator inside \"~>1.30\"",
+			}},
+		{"watch track", []edit{{"    systemd-units: [x.service]\n", "    systemd-units: [x.service]\nwatch: {github: a/b, track: \"1.30 || 1.31\"}\n"}},
+			[]string{
+				"recipes/x.yaml:21:29: watch.track: invalid constraint \"1.30 || 1.31\": version \"||\": invalid Debian version: upstream version \"||\" must start with a digit (after an optional v)",
+			}},
+		{"bad mode", []edit{{"dest: /usr/bin/x}", "dest: /usr/bin/x, mode: \"4755\"}"}},
+			[]string{"recipes/x.yaml:18:56: mode: \"4755\" is not an octal permission such as \"0755\" or \"0644\" (no setuid, setgid or sticky bits; owner-readable)"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			text := baseRecipe
+			for _, e := range tt.edits {
+				if !strings.Contains(text, e.old) {
+					t.Fatalf("edit %q does not apply", e.old)
+				}
+				text = strings.Replace(text, e.old, e.new, 1)
+			}
+			got := loadFindings(t, text)
+			if strings.Join(got, "\n") != strings.Join(tt.want, "\n") {
+				t.Errorf("findings:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(tt.want, "\n"))
+			}
+		})
+	}
+}

@@ -1,0 +1,50 @@
+package recipe
+
+import (
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/updeb/updeb/internal/confined"
+)
+
+// OpenLocal opens a file the plan reads besides the sources (see
+// Plan.LocalFiles), confined to where it belongs: a file of the recipe's
+// folder (PlannedFile.LocalPath) inside that folder, the folder itself inside
+// the one that holds the recipe file; a keyring inside the project root. A
+// symlink that leads out, or anything but a regular file (a device, a FIFO),
+// is refused with an error wrapping confined.ErrRefused. Lint checks every
+// such file this way, and the build reads them only through it, so what lint
+// passed is what the build packages.
+func (r *Recipe) OpenLocal(abs string) (*os.File, fs.FileInfo, error) {
+	if rel, ok := below(r.FilesDir, abs); ok && r.dir != "" {
+		return confined.Open(r.dir, r.filesRel, rel)
+	}
+	if rel, ok := below(r.Root, abs); ok {
+		return confined.Open(r.Root, rel)
+	}
+	return nil, nil, fmt.Errorf("%s: %w: neither in the recipe's folder %s nor in the project %s", abs, confined.ErrRefused, r.FilesDir, r.Root)
+}
+
+// below returns p relative to dir, slash-separated, when p is inside dir.
+func below(dir, p string) (string, bool) {
+	if dir == "" || !strings.HasPrefix(p, dir+string(filepath.Separator)) {
+		return "", false
+	}
+	return filepath.ToSlash(p[len(dir)+1:]), true
+}
+
+// checkLocal is Load's file check: OpenLocal, with a message for a file that
+// does not exist.
+func (r *Recipe) checkLocal(abs string) error {
+	f, _, err := r.OpenLocal(abs)
+	if err != nil {
+		if os.IsNotExist(err) {
+			return fmt.Errorf("%s does not exist", abs)
+		}
+		return err
+	}
+	return f.Close()
+}

@@ -1,0 +1,736 @@
+package recipe
+
+import (
+	"fmt"
+	"io/fs"
+	"path"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/updeb/updeb/pkg/control"
+	"github.com/updeb/updeb/pkg/deb"
+	"github.com/updeb/updeb/pkg/debversion"
+	"github.com/updeb/updeb/pkg/digest"
+	"go.yaml.in/yaml/v3"
+)
+
+// PlanOptions are the site settings a plan depends on (from the config).
+type PlanOptions struct {
+	LocalSuffix       string // appended to the Debian version, e.g. "~wmf1": 3.18.4-1~wmf1
+	DefaultMaintainer string // "Name <email>", used when the recipe names no maintainer
+	// SourcesOnly plans for fetching and verifying the sources, not for
+	// building: no maintainer is asked for (the packages' may be empty).
+	SourcesOnly bool
+}
+
+// Plan is everything needed to build one recipe for one Debian architecture,
+// fully rendered: no templates, no defaults left to apply.
+type Plan struct {
+	Recipe          string    // source name
+	Arch            string    // Debian architecture
+	UpstreamArch    string    // the upstream's name for it
+	UpstreamVersion string    // as in the recipe (and in URLs)
+	DebianVersion   string    // [epoch:]upstream[-revision]local-suffix
+	SourceDateEpoch time.Time // UTC; the release date
+	Component       string    // apt component to publish to
+	Suite           string    `json:",omitempty"` // "" means the repository's default suite
+	Sources         []PlannedSource
+	Packages        []PlannedPackage
+}
+
+// PlannedSource is one artifact to fetch and how to trust it.
+type PlannedSource struct {
+	Name              string
+	URL               string
+	Kind              string            // tar.gz, tgz, tar.xz, tar, zip or raw
+	Pinned            digest.Set        // at least one of sha256, sha512
+	Signature         *PlannedSignature `json:",omitempty"` // an OpenPGP signature
+	Sigstore          *PlannedSigstore  `json:",omitempty"` // Sigstore material
+	NoSignatureReason string            `json:",omitempty"` // set when Signature and Sigstore are nil
+	Checksums         *PlannedChecksums `json:",omitempty"`
+}
+
+// AuxURLs are the URLs of the files that vouch for the source, in the order
+// they are checked: its OpenPGP signature, its Sigstore files, its checksum
+// file. (GitHub attestations come from an API, not a file.)
+func (s *PlannedSource) AuxURLs() []string {
+	var out []string
+	if s.Signature != nil {
+		out = append(out, s.Signature.URL)
+	}
+	if s.Sigstore != nil {
+		for _, u := range []string{s.Sigstore.SigURL, s.Sigstore.CertURL, s.Sigstore.BundleURL} {
+			if u != "" {
+				out = append(out, u)
+			}
+		}
+	}
+	if s.Checksums != nil {
+		out = append(out, s.Checksums.URL)
+	}
+	return out
+}
+
+// PlannedSigstore is Sigstore material that must vouch for the artifact, and
+// who must have signed it: one of cosign's detached signature (SigURL and
+// CertURL), a bundle (BundleURL) or GitHub attestations (GitHubAttestations,
+// OWNER/REPO); Identity (exact) or IdentityRegexp (anchored); Issuer.
+type PlannedSigstore struct {
+	SigURL             string `json:",omitempty"`
+	CertURL            string `json:",omitempty"`
+	BundleURL          string `json:",omitempty"`
+	GitHubAttestations string `json:",omitempty"`
+	Identity           string `json:",omitempty"`
+	IdentityRegexp     string `json:",omitempty"`
+	Issuer             string
+}
+
+// Form names the shape of the material: "cosign" (sig + cert), "bundle" or
+// "github-attestations".
+func (p *PlannedSigstore) Form() string {
+	switch {
+	case p.SigURL != "":
+		return "cosign"
+	case p.BundleURL != "":
+		return "bundle"
+	}
+	return "github-attestations"
+}
+
+// Signer says who must have signed, for people: "identity X, issuer Y" or
+// "identity matching RE, issuer Y".
+func (p *PlannedSigstore) Signer() string {
+	if p.IdentityRegexp != "" {
+		return fmt.Sprintf("identity matching %s, issuer %s", p.IdentityRegexp, p.Issuer)
+	}
+	return fmt.Sprintf("identity %s, issuer %s", p.Identity, p.Issuer)
+}
+
+// PlannedSignature is a detached OpenPGP signature over the artifact.
+type PlannedSignature struct {
+	URL         string
+	KeyringPath string   // absolute
+	Signers     []string `json:",omitempty"` // allowed primary fingerprints; empty means any key in the keyring
+}
+
+// PlannedChecksums is an upstream checksum file to cross-check the pins with.
+type PlannedChecksums struct {
+	URL         string
+	Name        string          // the entry to look up
+	Clearsigned *PlannedKeyring `json:",omitempty"` // the file is a clearsigned OpenPGP message
+}
+
+// PlannedKeyring is a keyring and an optional signer allow-list.
+type PlannedKeyring struct {
+	KeyringPath string   // absolute
+	Signers     []string `json:",omitempty"`
+}
+
+// PlannedPackage is one .deb to write.
+type PlannedPackage struct {
+	Name         string
+	Version      string // the Debian version (same as Plan.DebianVersion)
+	Architecture string // a concrete Debian architecture, or "all"
+	Maintainer   string
+	Section      string
+	Priority     string
+	Homepage     string `json:",omitempty"`
+	Summary      string
+	Description  string // extended description, plain text lines (empty lines allowed)
+
+	PreDepends, Depends, Recommends, Suggests []string `json:",omitempty"`
+	Conflicts, Breaks, Replaces, Provides     []string `json:",omitempty"`
+
+	Files          []PlannedFile
+	Directories    []string `json:",omitempty"` // absolute; parents are implied
+	Symlinks       []Link   `json:",omitempty"`
+	GeneratedFiles []GeneratedFile
+	// LintianOverrides are the recipe's own (lintian-overrides), which
+	// Overrides adds to the ones updeb knows to write.
+	LintianOverrides []string `json:",omitempty"`
+	dynamic          bool     // the recipe says its binaries are dynamically linked
+	Scripts          []Script `json:",omitempty"` // postinst, prerm, postrm (in that order, only those needed)
+	Conffiles        []string `json:",omitempty"` // absolute, sorted
+	OutputFile       string   // <name>_<version without epoch>_<arch>.deb
+}
+
+// PlannedFile is one file of the package: from a source (Source, and Path
+// inside it unless the source is raw) or from the recipe's folder (LocalPath).
+type PlannedFile struct {
+	Source    string      `json:",omitempty"`
+	Path      string      `json:",omitempty"`
+	LocalPath string      `json:",omitempty"` // absolute
+	Dest      string      // absolute
+	Mode      fs.FileMode // permission bits only
+	Conffile  bool        `json:",omitempty"`
+}
+
+// Link is a symbolic link Dest -> Target.
+type Link struct {
+	Dest   string
+	Target string
+}
+
+// GeneratedFile is a file updeb writes itself (copyright, changelog, overrides).
+type GeneratedFile struct {
+	Dest    string
+	Content []byte
+	Mode    fs.FileMode
+}
+
+// Script is a maintainer script (mode 0755 in control.tar).
+type Script struct {
+	Name    string // postinst, prerm or postrm
+	Content string
+}
+
+// Plan renders the recipe for one Debian architecture. It does no I/O. It
+// fails (wrapping ErrInvalid) when arch is not one of the recipe's, when the
+// options make an invalid version, or when neither the recipe nor opts name
+// a maintainer (then it wraps ErrNoMaintainer too).
+func (r *Recipe) Plan(arch string, opts PlanOptions) (*Plan, error) {
+	if !r.hasArch(arch) {
+		return nil, fmt.Errorf("%w: %s: architecture %q is not one of the recipe's (%s)", ErrInvalid, r.Path, arch, strings.Join(r.ArchNames(), ", "))
+	}
+	fs := &findings{file: r.Path}
+	p := r.plan(arch, planOptions{PlanOptions: opts}, fs)
+	if err := fs.err(); err != nil {
+		return nil, err
+	}
+	return p, nil
+}
+
+// planOptions adds what only Load uses: lint mode (no maintainer needed)
+// and a file-existence check.
+type planOptions struct {
+	PlanOptions
+	lint bool
+	stat func(path string) error
+}
+
+var versionPartsRE = regexp.MustCompile(`^[vV]?(\d+)(?:\.(\d+))?(?:\.(\d+))?`)
+
+// templateData is what templates see: .Name .Version .Major .Minor .Patch .Arch .DebArch.
+func (r *Recipe) templateData(a Arch) map[string]string {
+	m := versionPartsRE.FindStringSubmatch(r.Version)
+	if m == nil {
+		m = make([]string, 4)
+	}
+	return map[string]string{
+		"Name": r.Name, "Version": r.Version, "Major": m[1], "Minor": m[2], "Patch": m[3],
+		"Arch": a.Upstream, "DebArch": a.Debian,
+	}
+}
+
+var (
+	localSuffixRE   = regexp.MustCompile(`^[A-Za-z0-9.+~]*$`)
+	componentRE     = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._+-]*(/[A-Za-z0-9][A-Za-z0-9._+-]*)*$`)
+	alternativeRE   = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._+-]*$`)
+	relationAltRE   = regexp.MustCompile(`^([a-z0-9][a-z0-9+.-]+)(:[a-z0-9-]+)?(?:\s*\(\s*(<<|<=|=|>=|>>)\s*([^\s()]+)\s*\))?(?:\s*\[[!a-z0-9 -]+\])?$`)
+	binDirs         = []string{"/usr/bin/", "/usr/sbin/", "/bin/", "/sbin/", "/usr/libexec/", "/usr/games/"}
+	systemdUnitDirs = []string{"/lib/systemd/system/", "/usr/lib/systemd/system/"}
+)
+
+func inBinDir(p string) bool {
+	for _, d := range binDirs {
+		if strings.HasPrefix(p, d) && !strings.Contains(p[len(d):], "/") {
+			return true
+		}
+	}
+	return false
+}
+
+// plan renders the recipe for arch, recording every problem in fs: the
+// version, the maintainer, where to publish, the sources, then each package.
+func (r *Recipe) plan(arch string, opts planOptions, fs *findings) *Plan {
+	var a Arch
+	for _, x := range r.Architectures {
+		if x.Debian == arch {
+			a = x
+		}
+	}
+	rd := &renderer{fs: fs, data: r.templateData(a)}
+	p := &Plan{
+		Recipe: r.Name, Arch: a.Debian, UpstreamArch: a.Upstream, UpstreamVersion: r.Version,
+		SourceDateEpoch: r.ReleaseDate,
+	}
+	p.DebianVersion = r.debianVersion(opts.LocalSuffix, fs)
+	dv, _ := debversion.Parse(p.DebianVersion)
+	maintainer := r.maintainer(opts, fs)
+	p.Component, p.Suite = r.repoTarget(rd)
+
+	checkFile := func(n *yaml.Node, what, abs string) {
+		if opts.stat != nil {
+			if err := opts.stat(abs); err != nil {
+				fs.at(n, "%s: %v", what, err)
+			}
+		}
+	}
+	for _, s := range r.Sources {
+		p.Sources = append(p.Sources, r.planSource(s, arch, rd, checkFile))
+	}
+
+	names := map[string]bool{}
+	dests := map[string]string{} // dest -> package that ships it
+	for _, rp := range r.Packages {
+		pp := r.planPackage(rp, rd, dests, checkFile, dv)
+		pp.Maintainer = maintainer
+		if pp.Name != "" {
+			if names[pp.Name] {
+				fs.at(valueOf(rp.node, "name"), "package name: %q is built twice", pp.Name)
+			}
+			names[pp.Name] = true
+		}
+		p.Packages = append(p.Packages, *pp)
+	}
+	for i := range p.Packages {
+		pp := &p.Packages[i]
+		pp.GeneratedFiles = generatedFiles(r, p, pp, r.Packages[i])
+	}
+	return p
+}
+
+// debianVersion is [epoch:]upstream[-revision] with the site's local suffix.
+func (r *Recipe) debianVersion(localSuffix string, fs *findings) string {
+	up, _ := debversion.FromUpstream(r.Version)
+	v := up
+	if r.Epoch > 0 {
+		v = strconv.Itoa(r.Epoch) + ":" + v
+	}
+	if r.Revision != "" {
+		v += "-" + r.Revision
+	}
+	if !localSuffixRE.MatchString(localSuffix) {
+		fs.at(nil, "local suffix %q: only letters, digits and . + ~ are allowed", localSuffix)
+	}
+	v += localSuffix
+	if _, err := debversion.Parse(v); err != nil && up != "" {
+		fs.at(valueOf(r.node, "version"), "version: Debian version %q: %v", v, err)
+	}
+	return v
+}
+
+// maintainer is the recipe's, else the site's default; only lint may do
+// without one.
+func (r *Recipe) maintainer(opts planOptions, fs *findings) string {
+	if r.Maintainer != "" {
+		return r.Maintainer
+	}
+	m := opts.DefaultMaintainer
+	if m == "" && !opts.lint && !opts.SourcesOnly {
+		fs.because(ErrNoMaintainer, r.node, "maintainer: the recipe names none and no default maintainer is configured")
+	} else if m != "" && !maintainerRE.MatchString(m) {
+		fs.at(nil, "default maintainer %q is not \"Full Name <email@address>\"", m)
+	}
+	return m
+}
+
+// repoTarget renders the apt component and suite the packages go to.
+func (r *Recipe) repoTarget(rd *renderer) (component, suite string) {
+	at := valueOf(r.node, "repo")
+	component = rd.render(at, "repo.component", r.Repo.Component)
+	if component != "" && !componentRE.MatchString(component) {
+		rd.fs.at(at, "repo.component: %q is not a valid apt component", component)
+	}
+	if r.Repo.Suite != "" {
+		suite = rd.render(at, "repo.suite", r.Repo.Suite)
+		if suite != "" && !componentRE.MatchString(suite) {
+			rd.fs.at(at, "repo.suite: %q is not a valid apt suite", suite)
+		}
+	}
+	return component, suite
+}
+
+// planSource renders one source for arch: its URL and pins, and what vouches
+// for it (signature, checksum file) with keyrings made absolute.
+func (r *Recipe) planSource(s Source, arch string, rd *renderer, checkFile func(*yaml.Node, string, string)) PlannedSource {
+	keyringPath := func(n *yaml.Node, what, rel string) string {
+		if rel == "" {
+			return "" // already reported by the decoder
+		}
+		abs := filepath.Join(r.Root, filepath.FromSlash(rel))
+		checkFile(n, what, abs)
+		return abs
+	}
+	ps := PlannedSource{Name: s.Name, Kind: s.Kind, Pinned: digest.Set{}}
+	ps.URL = rd.url(valueOf(s.node, "url"), "url", s.URL)
+	for alg, hex := range s.Digests[arch] {
+		ps.Pinned[alg] = hex
+	}
+	sn := valueOf(s.node, "signature")
+	if s.Signature.URL != "" {
+		ps.Signature = &PlannedSignature{
+			URL:         rd.url(valueOf(sn, "url"), "signature.url", s.Signature.URL),
+			KeyringPath: keyringPath(valueOf(sn, "keyring"), "signature.keyring", s.Signature.Keyring),
+			Signers:     s.Signature.Signers,
+		}
+	} else if ss := s.Signature.Sigstore; ss != nil {
+		ps.Sigstore = &PlannedSigstore{
+			SigURL:             rd.render(valueOf(sn, "sig-url"), "signature.sig-url", ss.SigURL),
+			CertURL:            rd.render(valueOf(sn, "cert-url"), "signature.cert-url", ss.CertURL),
+			BundleURL:          rd.render(valueOf(sn, "bundle-url"), "signature.bundle-url", ss.BundleURL),
+			GitHubAttestations: ss.GitHubAttestations,
+			Identity:           rd.render(valueOf(sn, "identity"), "signature.identity", ss.Identity),
+			IdentityRegexp:     ss.IdentityRegexp,
+			Issuer:             ss.Issuer,
+		}
+		if ss.Identity != "" && (ps.Sigstore.Identity == "" || strings.ContainsAny(ps.Sigstore.Identity, "\n\r")) {
+			rd.fs.at(valueOf(sn, "identity"), "signature.identity: renders to %q, not one line", ps.Sigstore.Identity)
+		}
+	} else {
+		ps.NoSignatureReason = s.Signature.None
+	}
+	if c := s.Checksums; c != nil {
+		cn := valueOf(s.node, "checksums")
+		pc := &PlannedChecksums{URL: rd.url(valueOf(cn, "url"), "checksums.url", c.URL)}
+		if c.Name != "" {
+			pc.Name = rd.render(valueOf(cn, "name"), "checksums.name", c.Name)
+		} else {
+			u, _, _ := strings.Cut(ps.URL, "?")
+			pc.Name = path.Base(u)
+		}
+		if k := c.Clearsigned; k != nil {
+			kn := valueOf(cn, "clearsigned")
+			pc.Clearsigned = &PlannedKeyring{KeyringPath: keyringPath(valueOf(kn, "keyring"), "checksums.clearsigned.keyring", k.Keyring), Signers: k.Signers}
+		}
+		ps.Checksums = pc
+	}
+	return ps
+}
+
+// packagePlanner renders one package of the recipe, recording findings.
+type packagePlanner struct {
+	r         *Recipe
+	rd        *renderer
+	fs        *findings
+	rp        Package
+	pp        *PlannedPackage
+	dests     map[string]string // dest -> package that ships it, over all the recipe's packages
+	generated map[string]bool   // what updeb writes into the package itself
+	checkFile func(*yaml.Node, string, string)
+}
+
+// planPackage renders rp in named steps: its identity, relations, contents
+// (files, directories, symlinks, each claimed once across the recipe), the
+// systemd units it must ship, and its alternatives and maintainer scripts.
+func (r *Recipe) planPackage(rp Package, rd *renderer, dests map[string]string, checkFile func(*yaml.Node, string, string), dv debversion.Version) *PlannedPackage {
+	pl := &packagePlanner{r: r, rd: rd, fs: rd.fs, rp: rp, dests: dests, checkFile: checkFile}
+	pl.identity(dv)
+	pl.relations()
+	pl.files()
+	pl.directories()
+	pl.symlinks()
+	pl.systemdUnits()
+	pl.pp.Scripts = maintainerScripts(pl.pp.Name, rp, pl.alternatives())
+	return pl.pp
+}
+
+// identity: name, version, architecture, section, texts and the output file.
+func (pl *packagePlanner) identity(dv debversion.Version) {
+	rp, n, rd := pl.rp, pl.rp.node, pl.rd
+	pp := &PlannedPackage{
+		Architecture: rp.Architecture, Section: rp.Section, Priority: rp.Priority, Homepage: pl.r.Homepage,
+		Version: dv.String(),
+	}
+	if pp.Architecture == "any" {
+		pp.Architecture = rd.data["DebArch"]
+	}
+	pp.Name = rd.render(valueOf(n, "name"), "package name", rp.Name)
+	if pp.Name != "" && !packageNameRE.MatchString(pp.Name) {
+		pl.fs.at(valueOf(n, "name"), "package name: %q is not a valid Debian package name (want [a-z0-9][a-z0-9+.-]+, lower case)", pp.Name)
+	}
+	pp.Summary = rd.render(valueOf(n, "summary"), "summary", rp.Summary)
+	if len(pp.Summary) > 80 {
+		pl.fs.at(valueOf(n, "summary"), "summary: %d characters; at most 80 (lintian synopsis-too-long)", len(pp.Summary))
+	}
+	pp.Description = strings.TrimRight(rd.render(valueOf(n, "description"), "description", rp.Description), "\n")
+	pp.OutputFile = fmt.Sprintf("%s_%s_%s.deb", pp.Name, dv.WithoutEpoch(), pp.Architecture)
+	pl.pp = pp
+	pl.generated = map[string]bool{
+		docDir(pp.Name) + "copyright": true, docDir(pp.Name) + changelogName(pp): true,
+		OverridesPath(pp.Name): true,
+	}
+}
+
+// relations renders the recipe's relation fields and adds the ones updeb's
+// own choices require (adduser for a system user, libc6 for a dynamic binary).
+func (pl *packagePlanner) relations() {
+	rp, pp := pl.rp, pl.pp
+	rels := map[string][]string{}
+	for _, rf := range relationFields {
+		rn := valueOf(rp.node, rf.key)
+		for i, t := range rp.Relations[rf.field] {
+			at := elementAt(rn, i)
+			s := pl.rd.render(at, rf.key, t)
+			if s == "" {
+				continue
+			}
+			if err := checkRelation(s, rf.field == "Provides"); err != nil {
+				pl.fs.at(at, "%s: %q: %v", rf.key, s, err)
+			}
+			rels[rf.field] = append(rels[rf.field], s)
+		}
+	}
+	if rp.SystemUser != nil {
+		rels["Depends"] = addRelation(rels["Depends"], "adduser")
+	}
+	if rp.Dynamic {
+		rels["Depends"] = addRelation(rels["Depends"], "libc6")
+	}
+	pp.PreDepends, pp.Depends, pp.Recommends, pp.Suggests = rels["Pre-Depends"], rels["Depends"], rels["Recommends"], rels["Suggests"]
+	pp.Conflicts, pp.Breaks, pp.Replaces, pp.Provides = rels["Conflicts"], rels["Breaks"], rels["Replaces"], rels["Provides"]
+}
+
+// elementAt is the i-th element of sequence n, for positions; n itself when it is
+// not a sequence that long.
+func elementAt(n *yaml.Node, i int) *yaml.Node {
+	if n != nil && n.Kind == yaml.SequenceNode && i < len(n.Content) {
+		return n.Content[i]
+	}
+	return n
+}
+
+// claim records that this package installs dest; a path updeb generates, or
+// one installed twice (here or by another package of the recipe), is refused.
+func (pl *packagePlanner) claim(at *yaml.Node, what, dest string) {
+	name := pl.pp.Name
+	if pl.generated[dest] {
+		pl.fs.at(at, "%s: %s is generated by updeb (copyright, changelog, lintian overrides); leave it out", what, dest)
+		return
+	}
+	if other, ok := pl.dests[dest]; ok {
+		if other == name {
+			pl.fs.at(at, "%s: %s is installed twice in package %s", what, dest, name)
+		} else {
+			pl.fs.at(at, "%s: %s is already installed by package %s", what, dest, other)
+		}
+		return
+	}
+	pl.dests[dest] = name
+}
+
+// absDest reports whether p is a usable absolute path in the package.
+func (pl *packagePlanner) absDest(at *yaml.Node, what, p string) bool {
+	d := &decoder{pl.fs}
+	return p != "" && d.absPath(at, what, p)
+}
+
+// files renders the file mappings and lists the conffiles among them.
+func (pl *packagePlanner) files() {
+	pp := pl.pp
+	for _, f := range pl.rp.Files {
+		pf, ok := pl.file(f)
+		if !ok {
+			continue
+		}
+		if pf.Conffile {
+			pp.Conffiles = append(pp.Conffiles, pf.Dest)
+		}
+		pp.Files = append(pp.Files, pf)
+	}
+	sort.Strings(pp.Conffiles)
+}
+
+// file renders one mapping: its destination (claimed for this package), its
+// origin (a source's member or a recipe-folder file), mode and conffile
+// status. It reports false when there is no usable destination.
+func (pl *packagePlanner) file(f File) (PlannedFile, bool) {
+	fn, rd := f.node, pl.rd
+	pf := PlannedFile{Source: f.Source}
+	pf.Dest = rd.render(valueOf(fn, "dest"), "dest", f.Dest)
+	if !pl.absDest(valueOf(fn, "dest"), "dest", pf.Dest) {
+		return pf, false
+	}
+	pl.claim(valueOf(fn, "dest"), "dest", pf.Dest)
+	if f.Path != "" {
+		pf.Path = rd.render(valueOf(fn, "path"), "path", f.Path)
+		if pf.Path != "" {
+			(&decoder{pl.fs}).relPath(valueOf(fn, "path"), "path", strings.TrimPrefix(pf.Path, "./"))
+		}
+	}
+	if f.Local != "" {
+		local := rd.render(valueOf(fn, "file"), "file", f.Local)
+		if local != "" && (&decoder{pl.fs}).relPath(valueOf(fn, "file"), "file", local) {
+			pf.LocalPath = filepath.Join(pl.r.FilesDir, filepath.FromSlash(local))
+			pl.checkFile(valueOf(fn, "file"), "file", pf.LocalPath)
+		}
+	}
+	pf.Mode = 0o644
+	if inBinDir(pf.Dest) {
+		pf.Mode = 0o755
+	}
+	if f.Mode != 0 {
+		pf.Mode = permMode(f.Mode)
+	}
+	inEtc := strings.HasPrefix(pf.Dest, "/etc/")
+	pf.Conffile = inEtc
+	if f.Conffile != nil {
+		pf.Conffile = *f.Conffile
+		if pf.Conffile && !inEtc {
+			pl.fs.at(valueOf(fn, "conffile"), "conffile: %s is outside /etc; only files under /etc/ may be conffiles (lintian non-etc-file-marked-as-conffile)", pf.Dest)
+		}
+	}
+	return pf, true
+}
+
+// directories renders the empty directories the package creates.
+func (pl *packagePlanner) directories() {
+	dn := valueOf(pl.rp.node, "directories")
+	for i, d := range pl.rp.Directories {
+		at := elementAt(dn, i)
+		s := pl.rd.render(at, "directories", d)
+		if pl.absDest(at, "directories", s) {
+			pl.claim(at, "directories", s)
+			pl.pp.Directories = append(pl.pp.Directories, s)
+		}
+	}
+}
+
+// symlinks renders the package's symbolic links.
+func (pl *packagePlanner) symlinks() {
+	for _, l := range pl.rp.Symlinks {
+		dest := pl.rd.render(valueOf(l.node, "dest"), "symlink dest", l.Dest)
+		target := pl.rd.render(valueOf(l.node, "target"), "symlink target", l.Target)
+		if strings.ContainsAny(target, "\n\x00") {
+			pl.fs.at(valueOf(l.node, "target"), "symlink target: must be one line")
+		}
+		if pl.absDest(valueOf(l.node, "dest"), "symlink dest", dest) {
+			pl.claim(valueOf(l.node, "dest"), "symlink dest", dest)
+			pl.pp.Symlinks = append(pl.pp.Symlinks, Link{Dest: dest, Target: target})
+		}
+	}
+}
+
+// ships reports whether the package installs dest as a file or a symlink.
+func (pl *packagePlanner) ships(dest string) bool {
+	return slices.ContainsFunc(pl.pp.Files, func(f PlannedFile) bool { return f.Dest == dest }) ||
+		slices.ContainsFunc(pl.pp.Symlinks, func(l Link) bool { return l.Dest == dest })
+}
+
+// systemdUnits checks that every unit the maintainer scripts enable is
+// installed by the package.
+func (pl *packagePlanner) systemdUnits() {
+	un := valueOf(pl.rp.node, "systemd-units")
+	for i, u := range pl.rp.SystemdUnits {
+		installed := false
+		for _, d := range systemdUnitDirs {
+			installed = installed || pl.ships(d+u)
+		}
+		if !installed {
+			pl.fs.at(elementAt(un, i), "systemd-units: %s is not installed by package %s (add a file with dest /lib/systemd/system/%s)", u, pl.rp.Name, u)
+		}
+	}
+}
+
+// alternatives renders the update-alternatives entries: the path must be a
+// file of the package, the link must not be.
+func (pl *packagePlanner) alternatives() []Alternative {
+	var alts []Alternative
+	rd, name := pl.rd, pl.rp.Name
+	for _, al := range pl.rp.Alternatives {
+		x := Alternative{Priority: al.Priority, node: al.node}
+		x.Name = rd.render(valueOf(al.node, "name"), "alternative name", al.Name)
+		x.Link = rd.render(valueOf(al.node, "link"), "alternative link", al.Link)
+		x.Path = rd.render(valueOf(al.node, "path"), "alternative path", al.Path)
+		if x.Name != "" && !alternativeRE.MatchString(x.Name) {
+			pl.fs.at(valueOf(al.node, "name"), "alternative name: %q is not [A-Za-z0-9][A-Za-z0-9._+-]*", x.Name)
+		}
+		pl.absDest(valueOf(al.node, "link"), "alternative link", x.Link)
+		if pl.absDest(valueOf(al.node, "path"), "alternative path", x.Path) && !pl.ships(x.Path) {
+			pl.fs.at(valueOf(al.node, "path"), "alternative path: %s is not installed by package %s", x.Path, name)
+		}
+		if x.Link != "" && pl.ships(x.Link) {
+			pl.fs.at(valueOf(al.node, "link"), "alternative link: %s is also a file of package %s; update-alternatives manages the link", x.Link, name)
+		}
+		alts = append(alts, x)
+	}
+	return alts
+}
+
+// permMode keeps only the permission bits of a recipe mode.
+func permMode(m uint32) fs.FileMode { return fs.FileMode(m) & fs.ModePerm }
+
+func addRelation(list []string, name string) []string {
+	for _, r := range list {
+		for _, alt := range strings.Split(r, "|") {
+			if m := relationAltRE.FindStringSubmatch(strings.TrimSpace(alt)); m != nil && m[1] == name {
+				return list
+			}
+		}
+	}
+	return append(list, name)
+}
+
+// checkRelation checks one relation ("a (>= 1) | b [amd64]"); provides allow
+// only "=" versions and no alternatives, as dpkg does.
+func checkRelation(s string, provides bool) error {
+	alts := strings.Split(s, "|")
+	if provides && len(alts) > 1 {
+		return fmt.Errorf("alternatives (|) are not allowed in Provides")
+	}
+	for _, alt := range alts {
+		m := relationAltRE.FindStringSubmatch(strings.TrimSpace(alt))
+		if m == nil {
+			return fmt.Errorf("not NAME [(OP VERSION)] [| ...] (e.g. \"libc6 (>= 2.34)\")")
+		}
+		if m[4] != "" {
+			if provides && m[3] != "=" {
+				return fmt.Errorf("a Provides version must use \"=\"")
+			}
+			if _, err := debversion.Parse(m[4]); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// DebControl returns the package's control fields as pkg/deb writes them.
+func (pp *PlannedPackage) DebControl() deb.Control {
+	return deb.Control{
+		Package: pp.Name, Version: pp.Version, Architecture: pp.Architecture, Maintainer: pp.Maintainer,
+		PreDepends: pp.PreDepends, Depends: pp.Depends, Recommends: pp.Recommends, Suggests: pp.Suggests,
+		Conflicts: pp.Conflicts, Breaks: pp.Breaks, Replaces: pp.Replaces, Provides: pp.Provides,
+		Section: pp.Section, Priority: pp.Priority, Homepage: pp.Homepage,
+		Summary: pp.Summary, Description: pp.Description,
+	}
+}
+
+// Control returns the package's DEBIAN/control paragraph with the given
+// Installed-Size (KiB, which the .deb writer computes from the data it
+// writes): the same renderer, deb.Control.Paragraph, that writes the shipped
+// package, so that what `updeb verify --base` diffs is what ships.
+func (pp *PlannedPackage) Control(installedSizeKiB int64) control.Paragraph {
+	c := pp.DebControl()
+	return c.Paragraph(installedSizeKiB)
+}
+
+// LocalFiles returns the files on disk the plan reads besides the sources:
+// keyrings and recipe-folder files, sorted and without duplicates. A build's
+// output depends on their content, so incremental builds and `updeb verify
+// --base` hash them.
+func (p *Plan) LocalFiles() []string {
+	var out []string
+	for _, s := range p.Sources {
+		if s.Signature != nil {
+			out = append(out, s.Signature.KeyringPath)
+		}
+		if s.Checksums != nil && s.Checksums.Clearsigned != nil {
+			out = append(out, s.Checksums.Clearsigned.KeyringPath)
+		}
+	}
+	for _, pp := range p.Packages {
+		for _, f := range pp.Files {
+			if f.LocalPath != "" {
+				out = append(out, f.LocalPath)
+			}
+		}
+	}
+	sort.Strings(out)
+	return slices.Compact(out)
+}

@@ -1,0 +1,220 @@
+// Package recipe loads updeb recipes (recipes/<name>.yaml) strictly and turns
+// one recipe and one Debian architecture into a Plan: fully rendered, concrete
+// build instructions (URLs, pinned digests, trust anchors, package contents,
+// generated copyright, changelog, lintian overrides and maintainer scripts).
+//
+// Loading reports every problem it finds, each as "FILE:LINE:COL: message",
+// sorted by position, in an *Error that wraps ErrInvalid. Plan does no I/O;
+// Load does the file-existence checks (recipe-local files, keyrings).
+// The format is documented field by field in recipes/README.md.
+package recipe
+
+import (
+	"errors"
+	"time"
+
+	"go.yaml.in/yaml/v3"
+
+	"github.com/updeb/updeb/internal/yamlfile"
+	"github.com/updeb/updeb/pkg/digest"
+)
+
+// ErrInvalid is wrapped by every error that says a recipe (or the options a
+// plan is made with) is invalid. The CLI maps it to exit code 2.
+var ErrInvalid = errors.New("recipe: invalid recipe")
+
+// ErrNoMaintainer is wrapped (besides ErrInvalid) when a plan needs a
+// maintainer and neither the recipe nor PlanOptions.DefaultMaintainer names
+// one: the site's configuration lacks it, not the recipe.
+var ErrNoMaintainer = errors.New("recipe: no maintainer")
+
+// Finding is one problem in a recipe file, with the position it was found at.
+type Finding = yamlfile.Finding
+
+// Error lists every finding of one load (or plan), sorted by position.
+type Error struct {
+	Findings []Finding
+}
+
+func (e *Error) Error() string { return (&yamlfile.Error{Findings: e.Findings}).Error() }
+
+// Unwrap makes errors.Is(err, ErrInvalid) true, and errors.Is(err,
+// ErrNoMaintainer) when a finding is that.
+func (e *Error) Unwrap() []error {
+	out := []error{ErrInvalid}
+	for _, f := range e.Findings {
+		if f.Cause != nil {
+			out = append(out, f.Cause)
+		}
+	}
+	return out
+}
+
+// Recipe is a loaded, validated recipe. Strings that are templates (URLs,
+// package names, relations, paths) are kept unrendered; Plan renders them.
+type Recipe struct {
+	Path        string    // the recipe file, as given to Load
+	Content     []byte    // the recipe file's bytes as Load read them (its provenance record names their digest)
+	Root        string    // absolute project root (the folder that holds recipes/): keyrings are relative to it
+	FilesDir    string    // absolute folder of the recipe's own files (recipes/<file base name>/ unless files-dir says otherwise)
+	Name        string    // source name
+	Version     string    // upstream version as used in URLs ({{.Version}})
+	Revision    string    // Debian revision; "" means none (then changelog.gz instead of changelog.Debian.gz)
+	Epoch       int       // Debian epoch, 0 for none
+	ReleaseDate time.Time // SOURCE_DATE_EPOCH of every build of this version (UTC)
+	Homepage    string
+	License     string // SPDX identifier
+	LicenseText string // full license text, required when License has no file in /usr/share/common-licenses
+	Copyright   string // copyright holder(s)
+	Maintainer  string // "Name <email>", or "" for the plan's default
+
+	Architectures []Arch // in recipe order
+	Repo          Repo
+	Sources       []Source
+	Packages      []Package
+	Watch         *Watch            // validated only; used by updeb outdated/bump
+	Requires      map[string]string // component -> version range, validated only; used by updeb compat
+
+	node     *yaml.Node // the document's top mapping, for positions
+	dir      string     // absolute folder of the recipe file (Load only)
+	filesRel string     // FilesDir relative to dir, slash-separated (Load only)
+}
+
+// Arch maps a Debian architecture to the upstream's name for it ({{.Arch}}).
+type Arch struct {
+	Debian   string
+	Upstream string
+}
+
+// Repo says where the packages are published; both fields are templates.
+type Repo struct {
+	Component string // default "main"
+	Suite     string // "" means the repository's default suite
+}
+
+// Source is one upstream artifact per architecture.
+type Source struct {
+	Name      string
+	URL       string                                 // template
+	Kind      string                                 // tar.gz, tgz, tar.xz, tar, zip or raw
+	Digests   map[string]map[digest.Algorithm]string // Debian arch -> algorithm -> hex (lower case)
+	Signature Signature
+	Checksums *Checksums
+
+	node        *yaml.Node
+	digestNodes map[digest.Algorithm]*yaml.Node
+}
+
+// Signature says what vouches for a source besides its pin: an OpenPGP
+// detached signature (URL + keyring), Sigstore material (Sigstore), or an
+// explicit statement that there is none, with the reason.
+type Signature struct {
+	URL      string    // template
+	Keyring  string    // relative to Root
+	Signers  []string  // allowed primary-key fingerprints (40 upper-case hex); empty means any key in the keyring
+	Sigstore *Sigstore // set for the Sigstore forms
+	None     string    // the reason there is no signature, when URL is "" and Sigstore nil
+}
+
+// Sigstore is a Sigstore keyless signature over the source: one form of
+// material (SigURL + CertURL, BundleURL or GitHubAttestations), and who must
+// have signed it: Identity or IdentityRegexp, under Issuer. There is no "any
+// identity" form.
+type Sigstore struct {
+	SigURL             string // template: cosign's detached FILE.sig
+	CertURL            string // template: cosign's FILE.cert (the Fulcio leaf certificate)
+	BundleURL          string // template: a Sigstore bundle (.sigstore.json, .bundle)
+	GitHubAttestations string // OWNER/REPO whose GitHub artifact attestations vouch for the source
+	Identity           string // template: the certificate's exact SAN
+	IdentityRegexp     string // a Go regexp anchored with ^ and $ the SAN must match
+	Issuer             string // the OIDC issuer URL
+}
+
+// Checksums is an upstream checksum file cross-checked against the pins.
+type Checksums struct {
+	URL         string // template
+	Name        string // template: the name to look up; "" means the base name of the source URL
+	Clearsigned *Keyring
+}
+
+// Keyring is a keyring file plus an optional signer allow-list.
+type Keyring struct {
+	Keyring string
+	Signers []string
+}
+
+// Package is one binary package the recipe builds.
+type Package struct {
+	Name         string // template
+	Architecture string // "any" or "all"
+	Summary      string // template
+	Description  string // template
+	Section      string
+	Priority     string
+	Relations    map[string][]string // control field name (Depends, ...) -> templates
+	Files        []File
+	Directories  []string // templates
+	Symlinks     []Symlink
+	SystemUser   *SystemUser
+	SystemdUnits []string
+	Alternatives []Alternative
+	Lintian      []string // extra lintian override tags
+	Dynamic      bool
+
+	node *yaml.Node
+}
+
+// File maps a file from a source (Source, Path) or from the recipe's own
+// folder (Local) to a destination in the package.
+type File struct {
+	Source   string
+	Path     string // template; inside the archive; "" for raw sources
+	Local    string // template; relative to the recipe's files folder
+	Dest     string // template
+	Mode     uint32 // 0 means the default for Dest
+	Conffile *bool  // nil means: true under /etc/
+
+	node *yaml.Node
+}
+
+// Symlink is a symbolic link Dest -> Target; both are templates.
+type Symlink struct {
+	Dest, Target string
+	node         *yaml.Node
+}
+
+// SystemUser is a system account the postinst creates with adduser --system.
+type SystemUser struct {
+	Name  string
+	Home  string // "" means /nonexistent, not created
+	Group bool   // also create a group of the same name (default true)
+}
+
+// Alternative is an update-alternatives link group member.
+type Alternative struct {
+	Name, Link, Path string // templates
+	Priority         int
+	node             *yaml.Node
+}
+
+// Watch says how to find new upstream releases.
+type Watch struct {
+	GitHub      string // owner/repo
+	TagPrefix   string
+	Track       string
+	Prereleases bool
+	URL         string
+	Pattern     string
+}
+
+// relationFields are the relation fields a package may set, in dpkg's order.
+var relationFields = []struct{ key, field string }{
+	{"pre-depends", "Pre-Depends"},
+	{"depends", "Depends"},
+	{"recommends", "Recommends"},
+	{"suggests", "Suggests"},
+	{"conflicts", "Conflicts"},
+	{"breaks", "Breaks"},
+	{"replaces", "Replaces"},
+	{"provides", "Provides"},
+}

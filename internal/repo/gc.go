@@ -1,0 +1,305 @@
+package repo
+
+import (
+	"bytes"
+	"compress/gzip"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path"
+	"path/filepath"
+	"sort"
+	"strings"
+	"syscall"
+
+	"github.com/updeb/updeb/pkg/atomicfile"
+	"github.com/updeb/updeb/pkg/xzpar"
+)
+
+// GCResult says what garbage collection removed (or, dry, would remove).
+type GCResult struct {
+	DryRun      bool     `json:"dry_run"`
+	Generations []string `json:"generations"` // SUITE/N
+	PoolFiles   []string `json:"pool_files"`  // paths relative to the repository
+	Bytes       int64    `json:"bytes"`       // size of the pool files
+}
+
+// GC removes what nothing may still fetch: every generation a suite does not
+// keep (see Settings.Keep), leftovers of killed writes, and every pool file
+// that no kept generation lists, neither in its own indexes nor in the
+// previous generation's indexes it serves by hash to clients mid-update. A
+// removed pool file's digest is kept under .updeb/removed/, so its version can
+// never come back with other bytes. With dryRun, nothing is removed. A
+// repository with a suite updeb does not manage is refused: what it refers to
+// is unknown.
+func (r *Repo) GC(ctx context.Context, dryRun bool) (*GCResult, error) {
+	unlock, err := r.lock(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer unlock()
+	if err := r.checkAllManaged(); err != nil {
+		return nil, err
+	}
+	suites, err := r.managedSuites()
+	if err != nil {
+		return nil, err
+	}
+	res := &GCResult{DryRun: dryRun, Generations: []string{}, PoolFiles: []string{}}
+	var keptDirs []string
+	kept := map[string]map[int]bool{}
+	for _, s := range suites {
+		g, err := r.live(s)
+		if err != nil {
+			return nil, err
+		}
+		if kept[s], err = r.generationsToKeep(s, g.n, g.settings.Keep); err != nil {
+			return nil, err
+		}
+		for n := range kept[s] {
+			keptDirs = append(keptDirs, r.genDir(s, n))
+		}
+		gens, err := r.keptGenerations(s, g.n)
+		if err != nil {
+			return nil, err
+		}
+		for _, n := range gens {
+			if !kept[s][n] {
+				res.Generations = append(res.Generations, fmt.Sprintf("%s/%d", s, n))
+			}
+		}
+	}
+	referenced, err := referencedPoolFiles(ctx, keptDirs)
+	if err != nil {
+		return nil, err
+	}
+	if err := r.unreferencedPoolFiles(referenced, res); err != nil {
+		return nil, err
+	}
+	if dryRun {
+		return res, nil
+	}
+	r.hook("gc")
+	for _, s := range suites {
+		live, _ := r.liveGeneration(s)
+		r.prune(s, live, r.keepOf(s, live))
+	}
+	return res, r.removePoolFiles(ctx, res.PoolFiles)
+}
+
+// keepOf returns the live generation's keep setting.
+func (r *Repo) keepOf(suite string, live int) int {
+	if g, err := r.readGeneration(suite, live); err == nil {
+		return g.settings.Keep
+	}
+	return DefaultKeep
+}
+
+// checkAllManaged refuses a dists/ holding anything but updeb's suites.
+func (r *Repo) checkAllManaged() error {
+	des, err := os.ReadDir(r.distsDir())
+	if errors.Is(err, os.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	for _, de := range des {
+		name := de.Name()
+		if name == ".gen" || (strings.HasPrefix(name, ".") && strings.HasSuffix(name, ".link")) {
+			continue
+		}
+		if _, err := r.liveGeneration(name); err != nil || validSuite(name) != nil {
+			return fmt.Errorf("%w: %s is not a suite updeb manages: garbage collection cannot know which pool files it refers to, so it removes nothing", ErrNotManaged, filepath.Join(r.distsDir(), name))
+		}
+	}
+	return nil
+}
+
+// referencedPoolFiles returns every pool path listed by an index file in
+// dirs: each Packages form and every file under by-hash/, decompressed by its
+// magic bytes. Hard links (by-hash names, carried-over files) are read once.
+func referencedPoolFiles(ctx context.Context, dirs []string) (map[string]bool, error) {
+	type inode struct{ dev, ino uint64 }
+	seen := map[inode]bool{}
+	out := map[string]bool{}
+	for _, dir := range dirs {
+		err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+			if err != nil || !d.Type().IsRegular() {
+				return err
+			}
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+			base := d.Name()
+			inByHash := strings.Contains(filepath.ToSlash(p), "/by-hash/")
+			if !inByHash && !strings.HasPrefix(base, "Packages") {
+				return nil
+			}
+			fi, err := d.Info()
+			if err != nil {
+				return err
+			}
+			if st, ok := fi.Sys().(*syscall.Stat_t); ok {
+				id := inode{uint64(st.Dev), st.Ino} //nolint:unconvert // Dev is not uint64 on every platform
+				if seen[id] {
+					return nil
+				}
+				seen[id] = true
+			}
+			data, err := readIndex(p)
+			if err != nil {
+				return fmt.Errorf("%s: %w (garbage collection removes nothing while an index is unreadable)", p, err)
+			}
+			for line := range bytes.Lines(data) {
+				if name, ok := bytes.CutPrefix(line, []byte("Filename:")); ok {
+					out[path.Clean(strings.TrimSpace(string(name)))] = true
+				}
+			}
+			return nil
+		})
+		if err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
+// readIndex reads an index file, decompressing gzip and xz.
+func readIndex(name string) ([]byte, error) {
+	data, err := os.ReadFile(name)
+	if err != nil {
+		return nil, err
+	}
+	var r io.Reader
+	switch {
+	case bytes.HasPrefix(data, []byte{0x1f, 0x8b}):
+		r, err = gzip.NewReader(bytes.NewReader(data))
+	case bytes.HasPrefix(data, []byte{0xfd, '7', 'z', 'X', 'Z', 0}):
+		r, err = xzpar.NewReader(bytes.NewReader(data))
+	default:
+		return data, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	return io.ReadAll(r)
+}
+
+// unreferencedPoolFiles adds to res every file under pool/ that referenced
+// lacks (leftover temporary files of killed publishes included).
+func (r *Repo) unreferencedPoolFiles(referenced map[string]bool, res *GCResult) error {
+	pool := filepath.Join(r.root, "pool")
+	err := filepath.WalkDir(pool, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		rel, err := filepath.Rel(r.root, p)
+		if err != nil {
+			return err
+		}
+		rel = filepath.ToSlash(rel)
+		if referenced[rel] {
+			return nil
+		}
+		if fi, err := d.Info(); err == nil {
+			res.Bytes += fi.Size()
+		}
+		res.PoolFiles = append(res.PoolFiles, rel)
+		return nil
+	})
+	if errors.Is(err, os.ErrNotExist) {
+		return nil
+	}
+	sort.Strings(res.PoolFiles)
+	return err
+}
+
+// removePoolFiles removes each pool file after recording its digest under
+// .updeb/removed/, then the directories left empty.
+func (r *Repo) removePoolFiles(ctx context.Context, files []string) error {
+	dirs := map[string]bool{}
+	for _, rel := range files {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		name := filepath.Join(r.root, filepath.FromSlash(rel))
+		if strings.HasSuffix(rel, ".deb") && !strings.HasPrefix(path.Base(rel), ".") {
+			if err := r.recordCollected(rel, name); err != nil {
+				return err
+			}
+		}
+		if err := os.Remove(name); err != nil && !errors.Is(err, os.ErrNotExist) {
+			return err
+		}
+		dirs[filepath.Dir(name)] = true
+	}
+	for d := range dirs {
+		if err := atomicfile.SyncDir(d); err != nil && !errors.Is(err, os.ErrNotExist) {
+			return err
+		}
+	}
+	removeEmptyDirs(filepath.Join(r.root, "pool"), dirs)
+	return nil
+}
+
+// removeEmptyDirs removes the empty ones of dirs and their empty parents,
+// up to (not including) top.
+func removeEmptyDirs(top string, dirs map[string]bool) {
+	list := make([]string, 0, len(dirs))
+	for d := range dirs {
+		list = append(list, d)
+	}
+	sort.Sort(sort.Reverse(sort.StringSlice(list))) // children before parents
+	for _, d := range list {
+		for d != top && strings.HasPrefix(d, top+string(filepath.Separator)) {
+			if os.Remove(d) != nil {
+				break
+			}
+			d = filepath.Dir(d)
+		}
+	}
+}
+
+func (r *Repo) collectedFile(rel string) string {
+	return filepath.Join(r.root, ".updeb", "removed", filepath.FromSlash(rel)+".sha256")
+}
+
+// recordCollected writes the SHA256 of the pool file name (at rel) under
+// .updeb/removed/ before it is removed.
+func (r *Repo) recordCollected(rel, name string) error {
+	sum, err := existingDigest(name)
+	if err != nil || sum == "" {
+		return err
+	}
+	dst := r.collectedFile(rel)
+	if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
+		return err
+	}
+	return atomicfile.WriteFile(dst, []byte(sum+"\n"), 0o644)
+}
+
+// collectedDigest returns the SHA256 a collected pool file had, or "" when
+// the pool file at rel was never collected.
+func (r *Repo) collectedDigest(rel string) (string, error) {
+	if strings.Contains(rel, "..") {
+		return "", fmt.Errorf("%w: pool path %q", ErrInvalid, rel)
+	}
+	data, err := os.ReadFile(r.collectedFile(rel))
+	if errors.Is(err, os.ErrNotExist) {
+		return "", nil
+	}
+	if err != nil {
+		return "", err
+	}
+	sum := strings.TrimSpace(string(data))
+	if _, err := hex.DecodeString(sum); err != nil || len(sum) != 2*sha256.Size {
+		return "", fmt.Errorf("%w: %s: not a SHA256 digest; it records the bytes a collected pool file had: restore it or delete it to allow any bytes for %s", ErrInvalid, r.collectedFile(rel), rel)
+	}
+	return sum, nil
+}

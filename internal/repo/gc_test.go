@@ -1,0 +1,248 @@
+package repo
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"reflect"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// keepRepo is testRepo keeping keep generations of each suite.
+func keepRepo(t *testing.T, root string, keep int) *Repo {
+	change := testSettings("amd64")
+	change.Keep = &keep
+	return Open(root, Options{Settings: change, Signer: testSigner(t), Now: testClock(), Logger: slog.New(slog.DiscardHandler)})
+}
+
+// gc removes exactly the pool files no kept generation lists, in its own
+// indexes or in those it serves by hash to clients mid-update; a collected
+// version cannot return with other bytes.
+func TestGCRemovesExactlyTheUnreferenced(t *testing.T) {
+	dir, root := testDirs(t)
+	ctx := context.Background()
+	r := keepRepo(t, root, 1)
+	var debs []string
+	for _, v := range []string{"1", "2", "3"} {
+		debs = append(debs, testDeb(t, dir, "app", v, "amd64", "v"+v))
+		_, err := r.Publish(ctx, "s", "main", []Package{pkgOf(t, debs[len(debs)-1])})
+		must(t, err)
+	}
+	_, err := r.Publish(ctx, "other", "main", []Package{pkgOf(t, testDeb(t, dir, "lib", "1", "amd64", "lib"))})
+	must(t, err)
+	_, err = r.Remove(ctx, "s", "main", "app", "1", "")
+	must(t, err)
+	leftover := filepath.Join(root, "pool/main/a/app/.tmp-123.deb") // a killed publish's
+	must(t, os.WriteFile(leftover, []byte("partial"), 0o644))
+
+	// app=1 left the live index, but the live generation still serves the
+	// previous one by hash: only the leftover goes (with keep 1, each write
+	// already removed the generation before its own).
+	res, err := r.GC(ctx, false)
+	must(t, err)
+	if !slices.Equal(res.PoolFiles, []string{"pool/main/a/app/.tmp-123.deb"}) || len(res.Generations) != 0 {
+		t.Fatalf("first gc: %+v", res)
+	}
+	// Once no kept generation serves that index, app=1 goes too; a dry run
+	// says so and removes nothing.
+	_, err = r.Refresh(ctx, []string{"s"})
+	must(t, err)
+	before := snapshot(t, root)
+	res, err = r.GC(ctx, true)
+	must(t, err)
+	want := []string{"pool/main/a/app/app_1_amd64.deb"}
+	if !slices.Equal(res.PoolFiles, want) || !res.DryRun {
+		t.Fatalf("dry run: %+v, want %v", res, want)
+	}
+	if after := snapshot(t, root); !reflect.DeepEqual(before, after) {
+		t.Fatal("a dry run changed the repository")
+	}
+	res, err = r.GC(ctx, false)
+	must(t, err)
+	if !slices.Equal(res.PoolFiles, want) {
+		t.Fatalf("gc: %+v, want %v", res, want)
+	}
+	var pool []string
+	filepath.WalkDir(filepath.Join(root, "pool"), func(p string, d os.DirEntry, err error) error {
+		if err == nil && !d.IsDir() {
+			rel, _ := filepath.Rel(root, p)
+			pool = append(pool, rel)
+		}
+		return err
+	})
+	if !slices.Equal(pool, []string{"pool/main/a/app/app_2_amd64.deb", "pool/main/a/app/app_3_amd64.deb", "pool/main/l/lib/lib_1_amd64.deb"}) {
+		t.Fatalf("pool after gc: %v", pool)
+	}
+	a := newAptClient(t, root, "s", "main")
+	a.update()
+	a.install("app", "3", "v3")
+
+	// The collected version keeps its bytes: other bytes are refused, the
+	// same bytes come back.
+	var ce *ConflictError
+	if _, err := r.Publish(ctx, "s", "main", []Package{pkgOf(t, testDeb(t, t.TempDir(), "app", "1", "amd64", "other"))}); !errors.As(err, &ce) {
+		t.Fatalf("republishing a collected version with other bytes: %v", err)
+	}
+	_, err = r.Publish(ctx, "s", "main", []Package{pkgOf(t, debs[0])})
+	must(t, err)
+	a.update()
+	a.install("app", "1", "v1")
+}
+
+// gc refuses a repository with a suite it does not manage: it cannot know
+// which pool files that suite lists.
+func TestGCRefusesUnmanagedSuite(t *testing.T) {
+	dir, root := testDirs(t)
+	_, err := testRepo(t, root).Publish(context.Background(), "s", "main", []Package{pkgOf(t, testDeb(t, dir, "app", "1", "amd64", "v1"))})
+	must(t, err)
+	must(t, os.MkdirAll(filepath.Join(root, "dists/foreign/main/binary-amd64"), 0o755))
+	before := snapshot(t, root)
+	if _, err := testRepo(t, root).GC(context.Background(), false); !errors.Is(err, ErrNotManaged) || !strings.Contains(err.Error(), "dists/foreign") {
+		t.Fatalf("gc with dists/foreign: %v", err)
+	}
+	if after := snapshot(t, root); !reflect.DeepEqual(before, after) {
+		t.Fatal("a refused gc changed the repository")
+	}
+}
+
+// Generations that only re-signed do not push a rollback target out of the
+// kept ones; rollback to an unknown generation names the kept ones.
+func TestKeepCountsDistinctContents(t *testing.T) {
+	dir, root := testDirs(t)
+	ctx := context.Background()
+	r := keepRepo(t, root, 2)
+	for _, v := range []string{"1", "2"} {
+		_, err := r.Publish(ctx, "s", "main", []Package{pkgOf(t, testDeb(t, dir, "app", v, "amd64", "v"+v))})
+		must(t, err)
+	}
+	for range 3 {
+		_, err := r.Refresh(ctx, nil)
+		must(t, err)
+	}
+	gens, err := r.keptGenerations("s", 5)
+	must(t, err)
+	if !slices.Equal(gens, []int{5, 1}) { // 5 is 2's content re-signed; 1 the other
+		t.Fatalf("kept generations %v, want [5 1]", gens)
+	}
+	_, err = r.Rollback(ctx, "s", 3)
+	if !errors.Is(err, ErrNotFound) || !strings.Contains(err.Error(), "kept generations of s: 5, 1") {
+		t.Fatalf("rollback to a collected generation: %v", err)
+	}
+	res, err := r.Rollback(ctx, "s", 0)
+	must(t, err)
+	if res.To != 1 || res.Generation != 6 || len(res.Removed) != 1 || res.Removed[0].Version != "2" {
+		t.Fatalf("rollback: %+v", res)
+	}
+	hist, err := r.History("s")
+	must(t, err)
+	var states []string
+	for _, h := range hist {
+		states = append(states, h.Operation+map[bool]string{true: " live", false: ""}[h.Live]+map[bool]string{true: " kept", false: ""}[h.Kept])
+	}
+	// The rollback has generation 1's packages: 1 is no longer needed, 5
+	// (the other content) is.
+	if want := []string{"publish", "publish", "refresh", "refresh", "refresh kept", "rollback live kept"}; !slices.Equal(states, want) {
+		t.Fatalf("history: %v, want %v", states, want)
+	}
+}
+
+// Bad input gets an error naming the file and what to do.
+func TestDamagedStateNamed(t *testing.T) {
+	dir, root := testDirs(t)
+	ctx := context.Background()
+	r := testRepo(t, root)
+	deb := pkgOf(t, testDeb(t, dir, "app", "1", "amd64", "v1"))
+	_, err := r.Publish(ctx, "s", "main", []Package{deb})
+	must(t, err)
+	settings := filepath.Join(root, "dists/.gen/s/1", settingsFile)
+	good, err := os.ReadFile(settings)
+	must(t, err)
+	for _, bad := range []string{"{", `{"format": 1, "suite": "s", "keep": 1, "surprise": true}`, `{"format": 9}`, `{"format": 1, "suite": "t", "keep": 1}`, `{"format": 1, "suite": "s", "keep": 0}`, ""} {
+		must(t, os.WriteFile(settings, []byte(bad), 0o644))
+		_, err := r.Refresh(ctx, nil)
+		if !errors.Is(err, ErrInvalid) || !strings.Contains(err.Error(), settings) {
+			t.Errorf("settings %q: %v, want ErrInvalid naming %s", bad, err, settings)
+		}
+	}
+	// Deleting it (as the message says) rebuilds it from Release/InRelease.
+	must(t, os.Remove(settings))
+	_, err = r.Refresh(ctx, nil)
+	must(t, err)
+	again, err := os.ReadFile(filepath.Join(root, "dists/s", settingsFile))
+	must(t, err)
+	if string(again) != string(good) {
+		t.Fatalf("settings rebuilt from the Release:\n%s\nwant\n%s", again, good)
+	}
+
+	hist := filepath.Join(root, ".updeb/history/s.jsonl")
+	data, err := os.ReadFile(hist)
+	must(t, err)
+	must(t, os.WriteFile(hist, append([]byte("garbage\n"), data...), 0o644))
+	if _, err := r.History("s"); !errors.Is(err, ErrInvalid) || !strings.Contains(err.Error(), hist+":1:") {
+		t.Fatalf("damaged history: %v", err)
+	}
+	// A line cut short by a killed write is ignored, then replaced.
+	must(t, os.WriteFile(hist, append(data, []byte(`{"suite":"s","gener`)...), 0o644))
+	h, err := r.History("s")
+	must(t, err)
+	if len(h) != 2 {
+		t.Fatalf("history with a cut line: %+v", h)
+	}
+	_, err = r.Refresh(ctx, nil)
+	must(t, err)
+	if h, err = r.History("s"); err != nil || len(h) != 3 {
+		t.Fatalf("history after appending to a cut line: %v %+v", err, h)
+	}
+
+	for _, tt := range []struct {
+		name string
+		run  func() error
+	}{
+		{"refresh of a missing suite", func() error { _, err := r.Refresh(ctx, []string{"nope"}); return err }},
+		{"rollback of a missing suite", func() error { _, err := r.Rollback(ctx, "nope", 0); return err }},
+		{"rollback to an unknown generation", func() error { _, err := r.Rollback(ctx, "s", 99); return err }},
+		{"history of a missing suite", func() error { _, err := r.History("nope"); return err }},
+		{"promote from a missing suite", func() error { _, err := r.Promote(ctx, Place{"nope", ""}, Place{"s", ""}, nil); return err }},
+	} {
+		if err := tt.run(); !errors.Is(err, ErrNotFound) {
+			t.Errorf("%s: %v, want ErrNotFound", tt.name, err)
+		}
+	}
+}
+
+// A publish reads no pool file but its own, and carries over (links,
+// unread) the indexes of components it does not touch: its cost follows what
+// changed, not the size of the repository.
+func TestPublishReadsOnlyWhatChanges(t *testing.T) {
+	dir, root := testDirs(t)
+	ctx := context.Background()
+	r := testRepo(t, root)
+	var pkgs []Package
+	for _, v := range []string{"1", "2", "3", "4", "5"} {
+		pkgs = append(pkgs, pkgOf(t, testDeb(t, dir, "app", v, "amd64", "v"+v)))
+	}
+	_, err := r.Publish(ctx, "s", "main", pkgs)
+	must(t, err)
+	_, err = r.Publish(ctx, "s", "other", []Package{pkgOf(t, testDeb(t, dir, "tool", "1", "amd64", "t"))})
+	must(t, err)
+	// Every published pool file goes away: a publish that read them fails.
+	must(t, os.RemoveAll(filepath.Join(root, "pool")))
+	before, err := os.Stat(filepath.Join(root, "dists/s/main/binary-amd64/Packages.xz"))
+	must(t, err)
+	_, err = r.Publish(ctx, "s", "other", []Package{pkgOf(t, testDeb(t, dir, "tool", "2", "amd64", "t2"))})
+	must(t, err)
+	after, err := os.Stat(filepath.Join(root, "dists/s/main/binary-amd64/Packages.xz"))
+	must(t, err)
+	if !os.SameFile(before, after) {
+		t.Fatal("main's index was rewritten by a publish into other")
+	}
+	list, err := r.List("s")
+	must(t, err)
+	if len(list) != 7 {
+		t.Fatalf("%d packages listed, want 7", len(list))
+	}
+}

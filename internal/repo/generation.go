@@ -1,0 +1,492 @@
+package repo
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"os"
+	"path"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/updeb/updeb/pkg/atomicfile"
+)
+
+// ErrClock is wrapped when the live generation is dated too far ahead of this
+// machine's clock for a new generation to follow it.
+var ErrClock = errors.New("repo: clock behind the live generation")
+
+// maxClockWait is the longest a write waits for the clock to pass the live
+// generation's Date. Two writes in the same second wait less than a second;
+// a longer wait means the clock was set back.
+const maxClockWait = 30 * time.Second
+
+// releaseDate is the Date of a new generation: the current second, once the
+// clock has passed the live generation's Date. Never ahead of the clock:
+// apt refuses a Release dated in the future ("not valid yet"). Always after
+// the live one: apt asks for InRelease with If-Modified-Since set to the
+// Last-Modified it got (the file's mtime, which is the Date, in whole
+// seconds), so a generation in the same second as the one a client fetched
+// would be answered 304 and missed until the next; and apt keeps the Release
+// it has when a newer-fetched one carries an older Date. So a write in the
+// same second as the last one waits for the next second.
+func (r *Repo) releaseDate(ctx context.Context, live *generation) (time.Time, error) {
+	deadline := time.Now().Add(maxClockWait)
+	for {
+		now := r.opts.Now()
+		date := now.UTC().Truncate(time.Second)
+		if live == nil || live.release.date.IsZero() || date.After(live.release.date) {
+			return date, nil
+		}
+		next := live.release.date.Add(time.Second)
+		wait := next.Sub(now)
+		if time.Now().Add(wait).After(deadline) {
+			return time.Time{}, fmt.Errorf("%w: suite %s's live generation %d is dated %s, %s ahead of this machine's clock (%s): a generation dated earlier would be ignored by clients that have the live one, and one dated later refused as not valid yet; correct the clock (timedatectl) or wait until then",
+				ErrClock, live.suite, live.n, live.release.date.Format(dateFormat), live.release.date.Sub(date), date.Format(dateFormat))
+		}
+		r.opts.Logger.Debug("waiting for the next second: the live generation has this second's Date", "suite", live.suite, "wait", wait)
+		select {
+		case <-ctx.Done():
+			return time.Time{}, ctx.Err()
+		case <-time.After(wait):
+		}
+	}
+}
+
+// writeGeneration writes st as the suite's next generation, records rec
+// (with st's settings changes) in the suite's history and makes the
+// generation live. See the package documentation for the order of
+// operations and why.
+func (r *Repo) writeGeneration(ctx context.Context, st *suiteState, rec Record) (int, error) {
+	next, err := r.render(ctx, st)
+	if err != nil {
+		return 0, err
+	}
+	rec.Settings = st.changed
+	if err := r.install(ctx, st, next, rec); err != nil {
+		return 0, err
+	}
+	r.opts.Logger.Info(rec.Operation, "suite", st.suite, "generation", next.n, "components", next.set.Components, "architectures", next.set.Architectures)
+	return next.n, nil
+}
+
+// nextGeneration is a generation made in memory, before it is written.
+type nextGeneration struct {
+	n     int
+	set   Settings
+	files []indexFile // the indexes
+	meta  []indexFile // Release, InRelease, Release.gpg
+	date  time.Time
+}
+
+// render makes st's next generation in memory: what it lists, its indexes,
+// its Date and its signed Release.
+func (r *Repo) render(ctx context.Context, st *suiteState) (*nextGeneration, error) {
+	next := &nextGeneration{n: st.generation() + 1}
+	var err error
+	if next.set, err = st.layout(st.set); err != nil {
+		return nil, err
+	}
+	if next.files, err = st.indexes(next.set); err != nil {
+		return nil, err
+	}
+	if next.date, err = r.releaseDate(ctx, st.live); err != nil {
+		return nil, err
+	}
+	if next.meta, err = r.signRelease(next.set, next.date, next.files); err != nil {
+		return nil, err
+	}
+	return next, ctx.Err()
+}
+
+// install writes next and switches it in: the public keys, the staged
+// generation, its history record, the rename to its number, the switch of
+// the suite's link, and the pruning of generations no longer kept.
+func (r *Repo) install(ctx context.Context, st *suiteState, next *nextGeneration, rec Record) error {
+	if err := r.writeKeyring(); err != nil {
+		return err
+	}
+	staging, err := r.stage(st, next.files, next.meta, next.set, next.date)
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(staging) // a no-op once renamed
+	if err := r.appendHistory(rec.complete(st.suite, next.n, next.date, next.set, r.opts.Actor)); err != nil {
+		return err
+	}
+	if err := r.commit(st.suite, next.n, staging); err != nil {
+		return err
+	}
+	r.hook("staged")
+	if err := r.switchTo(st.suite, next.n); err != nil {
+		return err
+	}
+	r.hook("switched")
+	r.prune(st.suite, next.n, next.set.Keep)
+	return nil
+}
+
+// layout completes set with what the next generation lists: every component
+// and architecture listed before (never fewer: a client configured for one
+// would warn on every update), those of base (a rollback target), and those
+// of the changed components' packages.
+func (st *suiteState) layout(set Settings) (Settings, error) {
+	for _, g := range []*generation{st.live, st.base} {
+		if g == nil {
+			continue
+		}
+		for _, c := range g.release.comps {
+			set.Components = addSorted(set.Components, c)
+		}
+		for _, a := range g.release.archs {
+			set.Architectures = addSorted(set.Architectures, a)
+		}
+	}
+	for comp := range st.dirty {
+		set.Components = addSorted(set.Components, comp)
+		for k := range st.comps[comp] {
+			if k.arch != "all" {
+				set.Architectures = addSorted(set.Architectures, k.arch)
+			}
+		}
+	}
+	if len(set.Architectures) == 0 {
+		return set, fmt.Errorf("%w: suite %s has only Architecture: all packages and no configured architecture: say which binary-<arch> indexes to write", ErrInvalid, st.suite)
+	}
+	return set, nil
+}
+
+// indexes returns the Packages files of the next generation: rendered for
+// the components the operation changed (and for a component's new
+// architectures), carried over unchanged from base for every other, so that
+// a publish costs the size of the component it touches, not of the suite.
+func (st *suiteState) indexes(set Settings) ([]indexFile, error) {
+	var files []indexFile
+	for _, comp := range set.Components {
+		for _, arch := range set.Architectures {
+			dir := comp + "/binary-" + arch
+			if !st.dirty[comp] {
+				if fs, ok := st.base.carried(dir); ok {
+					files = append(files, fs...)
+					continue
+				}
+			}
+			c, err := st.component(comp)
+			if err != nil {
+				return nil, err
+			}
+			fs, err := compressed(dir, c.packagesFor(arch), st.base.previous(dir))
+			if err != nil {
+				return nil, err
+			}
+			files = append(files, fs...)
+		}
+	}
+	return files, nil
+}
+
+// carried returns g's index files of dir (every form, with the sizes and
+// digests g's Release lists), or false when g does not have them all.
+func (g *generation) carried(dir string) ([]indexFile, bool) {
+	if g == nil {
+		return nil, false
+	}
+	var out []indexFile
+	for _, form := range indexForms {
+		f := indexFile{path: dir + "/" + form, src: filepath.Join(g.dir, filepath.FromSlash(dir), form), sums: map[string]string{}}
+		for _, h := range hashAlgorithms {
+			e, ok := g.release.file(h.field, f.path)
+			if !ok {
+				return nil, false
+			}
+			f.sums[h.field], f.size = e.hex, e.size
+		}
+		out = append(out, f)
+	}
+	return out, true
+}
+
+// previous returns g's Packages and Packages.xz of dir when both are there
+// with the digests g's Release lists (nil otherwise), for reusing blocks.
+func (g *generation) previous(dir string) *prevIndex {
+	if g == nil {
+		return nil
+	}
+	read := func(form string) []byte {
+		e, ok := g.release.file("SHA256", dir+"/"+form)
+		if !ok {
+			return nil
+		}
+		data, err := os.ReadFile(filepath.Join(g.dir, filepath.FromSlash(dir), form))
+		if err != nil {
+			return nil
+		}
+		if sum := sha256.Sum256(data); hex.EncodeToString(sum[:]) != e.hex {
+			return nil
+		}
+		return data
+	}
+	p := &prevIndex{plain: read(indexForms[0]), xz: read(indexForms[2])}
+	if p.plain == nil || p.xz == nil {
+		return nil
+	}
+	return p
+}
+
+// signRelease renders the Release for files and signs it: Release, InRelease
+// and Release.gpg.
+func (r *Repo) signRelease(set Settings, date time.Time, files []indexFile) ([]indexFile, error) {
+	release := releaseFile(set, date, files)
+	inRelease, err := r.opts.Signer.ClearSign(release, date)
+	if err != nil {
+		return nil, err
+	}
+	detached, err := r.opts.Signer.DetachSign(release, date)
+	if err != nil {
+		return nil, err
+	}
+	return []indexFile{{path: "Release", data: release}, {path: "InRelease", data: inRelease}, {path: "Release.gpg", data: detached}}, nil
+}
+
+// stage writes the next generation complete in a staging directory beside
+// the generations and fsyncs it: the index files, the signed Release, the
+// settings, and by-hash/ with this generation's indexes and the live
+// generation's, so a client holding the live InRelease finds what it lists.
+func (r *Repo) stage(st *suiteState, files, meta []indexFile, set Settings, date time.Time) (string, error) {
+	parent := r.suiteGenDir(st.suite)
+	if err := os.MkdirAll(parent, 0o755); err != nil {
+		return "", err
+	}
+	staging, err := os.MkdirTemp(parent, ".staging-")
+	if err != nil {
+		return "", err
+	}
+	dirs := map[string]bool{staging: true}
+	err = os.Chmod(staging, 0o755)
+	all := append(append(append([]indexFile(nil), files...), meta...), indexFile{path: settingsFile, data: set.marshal()})
+	for _, f := range all {
+		if err == nil {
+			err = placeFile(staging, f, date, st.copyBase, dirs)
+		}
+	}
+	if err == nil {
+		err = linkByHash(staging, files, dirs)
+	}
+	if err == nil && st.live != nil {
+		err = carryByHash(staging, st.live, dirs)
+	}
+	if err == nil {
+		err = syncDirs(dirs)
+	}
+	if err != nil {
+		os.RemoveAll(staging)
+		return "", err
+	}
+	return staging, nil
+}
+
+// placeFile puts f into the staging directory: new bytes are written with
+// mtime date (a web server's Last-Modified, which must move forward with
+// every generation: see releaseDate); an unchanged file is linked from its
+// generation (keeping the mtime it got when its content was new), or copied
+// with mtime date when copy is set.
+func placeFile(staging string, f indexFile, date time.Time, copyFile bool, dirs map[string]bool) error {
+	name := filepath.Join(staging, filepath.FromSlash(f.path))
+	if err := os.MkdirAll(filepath.Dir(name), 0o755); err != nil {
+		return err
+	}
+	dirs[filepath.Dir(name)] = true
+	if f.src != "" {
+		if st, err := os.Stat(f.src); err != nil || st.Size() != f.size {
+			return fmt.Errorf("%w: %s: expected %d bytes as its Release lists (%v): the generation was changed outside updeb", ErrInvalid, f.src, f.size, err)
+		}
+		if !copyFile && os.Link(f.src, name) == nil {
+			return nil
+		}
+		data, err := os.ReadFile(f.src)
+		if err != nil {
+			return err
+		}
+		f.data = data
+	}
+	if err := writeFileSync(name, f.data); err != nil {
+		return err
+	}
+	return os.Chtimes(name, date, date)
+}
+
+// linkByHash links each index file under by-hash/<algorithm>/<digest>.
+func linkByHash(staging string, files []indexFile, dirs map[string]bool) error {
+	for _, f := range files {
+		for _, h := range hashAlgorithms {
+			dir := filepath.Join(staging, filepath.FromSlash(path.Dir(f.path)), "by-hash", h.field)
+			if err := linkOrCopy(filepath.Join(staging, filepath.FromSlash(f.path)), filepath.Join(dir, f.sums[h.field])); err != nil {
+				return err
+			}
+			dirs[dir] = true
+		}
+	}
+	return nil
+}
+
+// carryByHash links the live generation's index files into the staging
+// by-hash directories, for clients that read the live InRelease just before
+// the switch.
+func carryByHash(staging string, live *generation, dirs map[string]bool) error {
+	for _, e := range live.release.files {
+		if strings.Contains(e.path, "..") || len(e.hex) < 64 || strings.ContainsAny(e.hex, "/.") {
+			continue
+		}
+		rel := filepath.Join(filepath.FromSlash(path.Dir(e.path)), "by-hash", e.algorithm, e.hex)
+		src := filepath.Join(live.dir, rel)
+		if _, err := os.Stat(src); err != nil {
+			continue // not served by the live generation either
+		}
+		if err := linkOrCopy(src, filepath.Join(staging, rel)); err != nil {
+			return err
+		}
+		dirs[filepath.Dir(filepath.Join(staging, rel))] = true
+	}
+	return nil
+}
+
+// commit renames the staging directory to generation n. A leftover
+// generation n can only come from a write killed before its switch: it was
+// never live, so it is replaced.
+func (r *Repo) commit(suite string, n int, staging string) error {
+	final := r.genDir(suite, n)
+	if err := os.RemoveAll(final); err != nil {
+		return err
+	}
+	if err := os.Rename(staging, final); err != nil {
+		return err
+	}
+	return atomicfile.SyncDir(filepath.Dir(final))
+}
+
+// switchTo makes generation n live: a new symbolic link renamed over
+// dists/<suite>, which replaces it atomically.
+func (r *Repo) switchTo(suite string, n int) error {
+	tmpLink := filepath.Join(r.distsDir(), "."+suite+".link")
+	if err := os.Remove(tmpLink); err != nil && !errors.Is(err, os.ErrNotExist) {
+		return err
+	}
+	if err := os.Symlink(path.Join(".gen", suite, strconv.Itoa(n)), tmpLink); err != nil {
+		return err
+	}
+	if err := os.Rename(tmpLink, filepath.Join(r.distsDir(), suite)); err != nil {
+		return err
+	}
+	return atomicfile.SyncDir(r.distsDir())
+}
+
+// generationsToKeep returns the generations of suite to keep: the live one
+// and, newest first, the newest generation of each of the keep most recent
+// distinct contents (a refresh only re-signs, so it does not push a rollback
+// target out). A generation that cannot be read is kept, for an operator to
+// look at.
+func (r *Repo) generationsToKeep(suite string, live, keep int) (map[int]bool, error) {
+	gens, err := r.keptGenerations(suite, live)
+	if err != nil {
+		return nil, err
+	}
+	kept := map[int]bool{}
+	seen := map[string]bool{}
+	for _, n := range gens {
+		g, err := r.readGeneration(suite, n)
+		if err != nil {
+			r.opts.Logger.Warn("cannot read a generation; keeping it", "suite", suite, "generation", n, "err", err)
+			kept[n] = true
+			continue
+		}
+		id := g.release.contentID()
+		switch {
+		case n == live:
+		case seen[id]:
+			continue // an older copy of a kept content
+		case len(seen) >= keep:
+			return kept, nil
+		}
+		kept[n] = true
+		seen[id] = true
+	}
+	return kept, nil
+}
+
+// prune removes suite's generations that are not kept, generations after the
+// live one (never live: written by a killed write) and staging directories.
+// Failures are only logged: the repository is already consistent.
+func (r *Repo) prune(suite string, live, keep int) []int {
+	kept, err := r.generationsToKeep(suite, live, keep)
+	if err != nil {
+		r.opts.Logger.Warn("cannot list old generations", "suite", suite, "err", err)
+		return nil
+	}
+	parent := r.suiteGenDir(suite)
+	des, err := os.ReadDir(parent)
+	if err != nil {
+		r.opts.Logger.Warn("cannot list old generations", "dir", parent, "err", err)
+		return nil
+	}
+	var removed []int
+	for _, de := range des {
+		n, err := strconv.Atoi(de.Name())
+		if err == nil && kept[n] {
+			continue
+		}
+		if err := os.RemoveAll(filepath.Join(parent, de.Name())); err != nil {
+			r.opts.Logger.Warn("cannot remove an old generation", "dir", filepath.Join(parent, de.Name()), "err", err)
+			continue
+		}
+		if n > 0 {
+			removed = append(removed, n)
+		}
+	}
+	return removed
+}
+
+// writeKeyring writes the signers' public keys at the repository root, binary
+// (archive-keyring.gpg, for signed-by) and armored (archive-keyring.asc).
+func (r *Repo) writeKeyring() error {
+	bin, asc, err := r.opts.Signer.PublicKey()
+	if err != nil {
+		return err
+	}
+	for name, data := range map[string][]byte{"archive-keyring.gpg": bin, "archive-keyring.asc": asc} {
+		// 0644: a new client fetches the key from the same web server.
+		if err := atomicfile.WriteFile(filepath.Join(r.root, name), data, 0o644); err != nil {
+			return err
+		}
+	}
+	return atomicfile.SyncDir(r.root)
+}
+
+// linkOrCopy hard-links src to dst (creating dst's directory), copying when
+// the file system refuses links. An existing dst is the same content by name.
+func linkOrCopy(src, dst string) error {
+	if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
+		return err
+	}
+	err := os.Link(src, dst)
+	if err == nil || errors.Is(err, os.ErrExist) {
+		return nil
+	}
+	data, rerr := os.ReadFile(src)
+	if rerr != nil {
+		return rerr
+	}
+	return writeFileSync(dst, data)
+}
+
+func syncDirs(dirs map[string]bool) error {
+	for d := range dirs {
+		if err := atomicfile.SyncDir(d); err != nil {
+			return err
+		}
+	}
+	return nil
+}

@@ -1,0 +1,235 @@
+package repo
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"slices"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/updeb/updeb/pkg/atomicfile"
+)
+
+// Record is one generation in a suite's history: when it was made, by which
+// operation, and what it changed. Promotions name where the packages came
+// from, so the history is the provenance of every package in the suite.
+type Record struct {
+	Suite      string    `json:"suite"`
+	Generation int       `json:"generation"`
+	Date       time.Time `json:"date"` // the Release Date
+	// Operation is publish, remove, refresh, promote or rollback.
+	Operation string `json:"operation"`
+	By        string `json:"by,omitempty"` // who ran it (Options.Actor)
+	// From is where a promotion's packages come from (SUITE/COMPONENT and its
+	// generation), or the generation a rollback returned to.
+	From    string  `json:"from,omitempty"`
+	Added   []Entry `json:"added,omitempty"`
+	Removed []Entry `json:"removed,omitempty"`
+	// Settings are the settings the operation changed, as "Field: old -> new".
+	Settings    []string   `json:"settings,omitempty"`
+	SigningKeys []string   `json:"signing-keys,omitempty"`
+	ValidUntil  *time.Time `json:"valid-until,omitempty"`
+}
+
+// complete fills what only writeGeneration knows.
+func (rec Record) complete(suite string, n int, date time.Time, set Settings, by string) Record {
+	rec.Suite, rec.Generation, rec.Date, rec.SigningKeys, rec.By = suite, n, date, set.SigningKeys, by
+	if set.ValidFor > 0 {
+		vu := date.Add(time.Duration(set.ValidFor))
+		rec.ValidUntil = &vu
+	}
+	return rec
+}
+
+// HistoryEntry is a Record as `repo history` shows it: whether the generation
+// is live and whether it is still kept (can be rolled back to).
+type HistoryEntry struct {
+	Record
+	Live bool `json:"live"`
+	Kept bool `json:"kept"`
+}
+
+func (r *Repo) historyFile(suite string) string {
+	return filepath.Join(r.root, ".updeb", "history", suite+".jsonl")
+}
+
+// appendHistory adds rec to its suite's history, a JSON line per generation,
+// before the generation is switched in. A write killed before the switch
+// leaves a record of a generation that never went live: readers skip records
+// after the live generation, and the next write's record of that number
+// replaces it. A line cut short by a kill is removed before appending.
+func (r *Repo) appendHistory(rec Record) error {
+	name := r.historyFile(rec.Suite)
+	if err := os.MkdirAll(filepath.Dir(name), 0o755); err != nil {
+		return err
+	}
+	line, err := json.Marshal(rec)
+	if err != nil {
+		return err
+	}
+	f, err := os.OpenFile(name, os.O_RDWR|os.O_CREATE, 0o644)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	if err := f.Chmod(0o644); err != nil {
+		return err
+	}
+	end, err := completeLinesEnd(f)
+	if err != nil {
+		return fmt.Errorf("%s: %w", name, err)
+	}
+	if err := f.Truncate(end); err != nil {
+		return err
+	}
+	if _, err := f.WriteAt(append(line, '\n'), end); err != nil {
+		return err
+	}
+	if err := f.Sync(); err != nil {
+		return err
+	}
+	if end == 0 {
+		return atomicfile.SyncDir(filepath.Dir(name))
+	}
+	return nil
+}
+
+// completeLinesEnd returns the length of f up to its last newline: the part
+// made of complete lines.
+func completeLinesEnd(f *os.File) (int64, error) {
+	st, err := f.Stat()
+	if err != nil {
+		return 0, err
+	}
+	size := st.Size()
+	if size == 0 {
+		return 0, nil
+	}
+	last := make([]byte, 1)
+	if _, err := f.ReadAt(last, size-1); err != nil {
+		return 0, err
+	}
+	if last[0] == '\n' {
+		return size, nil
+	}
+	data, err := io.ReadAll(io.NewSectionReader(f, 0, size))
+	if err != nil {
+		return 0, err
+	}
+	return int64(bytes.LastIndexByte(data, '\n') + 1), nil
+}
+
+// readHistory returns suite's records up to generation live, the last record
+// of each generation, oldest first.
+func (r *Repo) readHistory(suite string, live int) ([]Record, error) {
+	name := r.historyFile(suite)
+	data, err := os.ReadFile(name)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	byGen := map[int]Record{}
+	n := 0
+	for line := range bytes.Lines(data) {
+		n++
+		if line[len(line)-1] != '\n' {
+			break // cut short by a killed write; never live
+		}
+		var rec Record
+		if err := json.Unmarshal(line, &rec); err != nil || rec.Generation < 1 {
+			return nil, fmt.Errorf("%w: %s:%d: not a history record (%v): the history is only a record, the repository does not depend on it; move the file away to start a new one", ErrInvalid, name, n, err)
+		}
+		if rec.Generation <= live {
+			byGen[rec.Generation] = rec
+		}
+	}
+	out := make([]Record, 0, len(byGen))
+	for _, rec := range byGen {
+		out = append(out, rec)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Generation < out[j].Generation })
+	return out, nil
+}
+
+// History returns suite's history (every suite's when suite is empty), oldest
+// first: every recorded generation, whether it is live and whether it is
+// still kept. Generations written before updeb kept a history appear with the
+// operation "unrecorded".
+func (r *Repo) History(suite string) ([]HistoryEntry, error) {
+	suites, err := r.suitesOrAll(suite)
+	if err != nil {
+		return nil, err
+	}
+	var out []HistoryEntry
+	for _, s := range suites {
+		live, err := r.liveGeneration(s)
+		if err != nil {
+			return nil, err
+		}
+		kept, err := r.keptGenerations(s, live)
+		if err != nil {
+			return nil, err
+		}
+		recs, err := r.readHistory(s, live)
+		if err != nil {
+			return nil, err
+		}
+		recorded := map[int]bool{}
+		for _, rec := range recs {
+			recorded[rec.Generation] = true
+			out = append(out, HistoryEntry{Record: rec, Live: rec.Generation == live, Kept: slices.Contains(kept, rec.Generation)})
+		}
+		for _, n := range kept {
+			if recorded[n] {
+				continue
+			}
+			g, err := r.readGeneration(s, n)
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, HistoryEntry{Record: Record{Suite: s, Generation: n, Date: g.release.date, Operation: "unrecorded", SigningKeys: g.settings.SigningKeys}, Live: n == live, Kept: true})
+		}
+	}
+	sort.SliceStable(out, func(i, j int) bool {
+		if out[i].Suite != out[j].Suite {
+			return out[i].Suite < out[j].Suite
+		}
+		return out[i].Generation < out[j].Generation
+	})
+	return out, nil
+}
+
+// suitesOrAll returns []string{suite} for an existing suite, or every suite
+// when suite is empty; a suite that does not exist is ErrNotFound.
+func (r *Repo) suitesOrAll(suite string) ([]string, error) {
+	all, err := r.managedSuites()
+	if err != nil {
+		return nil, err
+	}
+	if suite == "" {
+		return all, nil
+	}
+	if err := validSuite(suite); err != nil {
+		return nil, err
+	}
+	if !slices.Contains(all, suite) {
+		return nil, r.noSuite(suite, all)
+	}
+	return []string{suite}, nil
+}
+
+// noSuite is the error for a suite that does not exist, naming those that do.
+func (r *Repo) noSuite(suite string, all []string) error {
+	if len(all) == 0 {
+		return fmt.Errorf("%w: suite %s does not exist: %s has no published suite (publish creates one)", ErrNotFound, suite, r.root)
+	}
+	return fmt.Errorf("%w: suite %s does not exist in %s (suites: %s)", ErrNotFound, suite, r.root, strings.Join(all, ", "))
+}

@@ -1,0 +1,78 @@
+package repo
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"testing"
+
+	"github.com/updeb/updeb/internal/testenv"
+	"github.com/updeb/updeb/pkg/xzpar"
+)
+
+// packagesText is a Packages file of n stanzas shaped like real ones.
+func packagesText(n int) []byte {
+	var b bytes.Buffer
+	for i := range n {
+		if i > 0 {
+			b.WriteByte('\n')
+		}
+		fmt.Fprintf(&b, "Package: kube%d\nArchitecture: amd64\nVersion: 1.%d.%d-1\nMaintainer: K <k@example.org>\nInstalled-Size: %d\nFilename: pool/main/k/kube%d/kube%d_1.%d.%d-1_amd64.deb\nSize: %d\nSHA256: %064x\nDescription: Kubernetes\n kubectl controls the Kubernetes cluster manager.\n",
+			i%8, i/100, i%100, 40000+i*7, i%8, i%8, i/100, i%100, 12000000+i*13, uint64(i)*0x9e3779b97f4a7c15)
+	}
+	return b.Bytes()
+}
+
+// Packages.xz is one block per chunk of stanzas: the same bytes whether its
+// blocks are compressed anew or taken from the index before, xz decodes it
+// to the Packages file, and a change of one stanza recompresses one block.
+func TestPackagesXZReusesUnchangedBlocks(t *testing.T) {
+	testenv.RequireTool(t, "xz")
+	before := packagesText(3000)
+	files, err := compressed("main/binary-amd64", before, nil)
+	must(t, err)
+	prev := &prevIndex{plain: before, xz: files[2].data}
+	old, err := xzpar.Blocks(prev.xz)
+	must(t, err)
+	if len(old) < 10 {
+		t.Fatalf("%d blocks for 3000 stanzas, want about 3000/%d", len(old), chunkMask+1)
+	}
+
+	// One stanza more in the middle.
+	i := len(before)/2 + bytes.Index(before[len(before)/2:], []byte("\n\nPackage: ")) + 2
+	after := append(append(append([]byte(nil), before[:i]...), []byte("Package: new\nArchitecture: amd64\nVersion: 1\nFilename: x\nSize: 1\nSHA256: 00\n\n")...), before[i:]...)
+	fresh, err := compressed("main/binary-amd64", after, nil)
+	must(t, err)
+	reused, err := compressed("main/binary-amd64", after, prev)
+	must(t, err)
+	if !bytes.Equal(fresh[2].data, reused[2].data) {
+		t.Fatal("reusing blocks changed the bytes of Packages.xz")
+	}
+	if got := testenv.Run(t, "xz", "-dc", writeTemp(t, reused[2].data)); !bytes.Equal(got, after) {
+		t.Fatalf("xz -dc gives %d bytes, want the %d of Packages", len(got), len(after))
+	}
+	_, encoded, err := xzIndex(after, prev)
+	must(t, err)
+	blocks, err := xzpar.Blocks(reused[2].data)
+	must(t, err)
+	if encoded > 2 {
+		t.Fatalf("%d of %d blocks compressed again after adding one stanza, want 1 or 2", encoded, len(blocks))
+	}
+	if _, encoded, _ := xzIndex(after, nil); encoded != len(blocks) {
+		t.Fatalf("with no earlier index %d of %d blocks compressed", encoded, len(blocks))
+	}
+	// A damaged earlier index is not reused: compressed anew, still right.
+	bad := &prevIndex{plain: before, xz: append([]byte(nil), prev.xz[:len(prev.xz)-1]...)}
+	again, err := compressed("main/binary-amd64", after, bad)
+	must(t, err)
+	if !bytes.Equal(again[2].data, fresh[2].data) {
+		t.Fatal("a damaged earlier Packages.xz changed the new one")
+	}
+}
+
+func writeTemp(t *testing.T, data []byte) string {
+	t.Helper()
+	p := t.TempDir() + "/Packages.xz"
+	must(t, os.WriteFile(p, data, 0o644))
+	return p
+}

@@ -1,0 +1,273 @@
+package repo
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"math/rand/v2"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/updeb/updeb/pkg/control"
+)
+
+// The kill and concurrency tests re-execute the test binary in this helper
+// mode: it runs one write on suite s (UPDEB_TEST_OP: "publish DEB",
+// "refresh", "promote FROM", "rollback", "remove NAME=VERSION" or "gc") and,
+// when UPDEB_TEST_STOP_AT names a step, announces it on stdout ("at STEP")
+// and waits there: to be killed, or until a line arrives on stdin.
+func TestMain(m *testing.M) {
+	if os.Getenv("UPDEB_TEST_WRITE_HELPER") == "1" {
+		os.Exit(writeHelper())
+	}
+	os.Exit(m.Run())
+}
+
+func writeHelper() int {
+	fail := func(err error) int {
+		fmt.Fprintln(os.Stderr, "helper:", err)
+		if errors.Is(err, ErrNotFound) {
+			return 3
+		}
+		return 2
+	}
+	keyFile, err := os.Open(os.Getenv("UPDEB_TEST_KEY"))
+	if err != nil {
+		return fail(err)
+	}
+	signer, err := ReadSigner(keyFile, keyFile.Name())
+	if err != nil {
+		return fail(err)
+	}
+	stopAt := os.Getenv("UPDEB_TEST_STOP_AT")
+	r := Open(os.Getenv("UPDEB_TEST_REPO"), Options{
+		Settings: testSettings("amd64"),
+		Signer:   signer,
+		Logger:   slog.New(slog.DiscardHandler),
+		Hook: func(step string) {
+			if step == stopAt {
+				fmt.Println("at", step)
+				bufio.NewReader(os.Stdin).ReadString('\n') //nolint:errcheck // any line, or EOF, goes on
+			}
+		},
+	})
+	ctx := context.Background()
+	op, arg, _ := strings.Cut(os.Getenv("UPDEB_TEST_OP"), " ")
+	switch op {
+	case "publish":
+		var out []byte
+		var ctl control.Paragraph
+		if out, err = exec.Command("dpkg-deb", "-f", arg).Output(); err == nil {
+			ctl, err = control.ParseOne(bytes.NewReader(out), arg)
+		}
+		if err == nil {
+			_, err = r.Publish(ctx, "s", "main", []Package{{Path: arg, Control: ctl}})
+		}
+	case "refresh":
+		_, err = r.Refresh(ctx, []string{"s"})
+	case "promote":
+		_, err = r.Promote(ctx, Place{Suite: arg}, Place{Suite: "s"}, nil)
+	case "rollback":
+		_, err = r.Rollback(ctx, "s", 0)
+	case "remove":
+		name, version, _ := strings.Cut(arg, "=")
+		_, err = r.Remove(ctx, "s", "main", name, version, "")
+	case "gc":
+		_, err = r.GC(ctx, false)
+	default:
+		err = fmt.Errorf("unknown operation %q", op)
+	}
+	if err != nil {
+		return fail(err)
+	}
+	fmt.Println("done")
+	return 0
+}
+
+// helperCmd runs the write helper on repository root.
+func helperCmd(t *testing.T, root, keyFile, op, stopAt string) *exec.Cmd {
+	cmd := exec.Command(os.Args[0], "-test.run=^$")
+	cmd.Env = append(os.Environ(), "UPDEB_TEST_WRITE_HELPER=1", "UPDEB_TEST_KEY="+keyFile,
+		"UPDEB_TEST_REPO="+root, "UPDEB_TEST_OP="+op, "UPDEB_TEST_STOP_AT="+stopAt)
+	cmd.Stderr = os.Stderr
+	return cmd
+}
+
+// startStopped starts the helper and waits until it announces stopAt.
+func startStopped(t *testing.T, cmd *exec.Cmd, stopAt string) io.WriteCloser {
+	t.Helper()
+	stdin, err := cmd.StdinPipe()
+	must(t, err)
+	stdout, err := cmd.StdoutPipe()
+	must(t, err)
+	must(t, cmd.Start())
+	line, err := bufio.NewReader(stdout).ReadString('\n')
+	if err != nil || line != "at "+stopAt+"\n" {
+		t.Fatalf("helper: read %q, %v; want \"at %s\"", line, err, stopAt)
+	}
+	return stdin
+}
+
+func writeTestKey(t *testing.T, dir string) string {
+	keyFile := filepath.Join(dir, "key.asc")
+	testSigner(t)
+	must(t, os.WriteFile(keyFile, testKey.SecretArmored, 0o600))
+	return keyFile
+}
+
+// TestKilledWritesLeaveRepositoryWorking kills every kind of write with
+// SIGKILL at each of its steps and at random times, and checks after each
+// that apt still updates (no warning, no error) and installs from the
+// repository, and that the write then completes.
+func TestKilledWritesLeaveRepositoryWorking(t *testing.T) {
+	t.Parallel() // mostly waiting: for the clock, for apt, for a helper
+	dir, root := testDirs(t)
+	keyFile := writeTestKey(t, dir)
+	r := realRepo(t, root, testSettings("amd64"), nil)
+	ctx := context.Background()
+	var first []Package
+	for _, v := range []string{"0.1-1", "0.2-1", "0.3-1", "1.0-1"} {
+		first = append(first, pkgOf(t, testDeb(t, dir, "app", v, "amd64", "v"+v)))
+	}
+	_, err := r.Publish(ctx, "s", "main", first)
+	must(t, err)
+	a := newAptClient(t, root, "s", "main")
+	a.update()
+
+	versions := 0
+	newDeb := func() string {
+		versions++
+		v := fmt.Sprintf("2.%d-1", versions)
+		return testDeb(t, dir, "app", v, "amd64", "v"+v)
+	}
+	removable := []string{"0.1-1", "0.2-1", "0.3-1"}
+	writes := []struct {
+		op    string
+		steps []string
+		arg   func() string
+	}{
+		{"publish", []string{"pool", "staged", "switched", "random"}, newDeb},
+		{"refresh", []string{"staged", "switched", "random"}, nil},
+		{"promote", []string{"staged", "switched", "random"}, func() string {
+			_, err := r.Publish(ctx, "staging", "main", []Package{pkgOf(t, newDeb())})
+			must(t, err)
+			return "staging"
+		}},
+		{"rollback", []string{"staged", "switched", "random"}, nil},
+		{"remove", []string{"staged", "switched", "random"}, func() string {
+			v := removable[0]
+			removable = removable[1:]
+			return "app=" + v
+		}},
+		{"gc", []string{"gc", "random"}, nil},
+	}
+	for _, w := range writes {
+		for _, step := range w.steps {
+			op := w.op
+			if w.arg != nil {
+				op += " " + w.arg()
+			}
+			cmd := helperCmd(t, root, keyFile, op, step)
+			if step == "random" {
+				must(t, cmd.Start())
+				time.Sleep(time.Duration(rand.IntN(80)) * time.Millisecond)
+			} else {
+				startStopped(t, cmd, step)
+			}
+			must(t, cmd.Process.Signal(syscall.SIGKILL))
+			cmd.Wait() //nolint:errcheck // killed on purpose
+
+			a.update()
+			list, err := r.List("s")
+			must(t, err)
+			newest := list[len(list)-1].Version
+			for _, e := range list {
+				if e.Version > newest {
+					newest = e.Version
+				}
+			}
+			a.install("app", newest, "v"+newest)
+			t.Logf("%s killed at %s: %d versions listed", op, step, len(list))
+
+			// The same write then completes (no stale lock; leftovers
+			// reused or cleaned). A removal that went live before the kill
+			// finds nothing left to remove.
+			done := helperCmd(t, root, keyFile, op, "")
+			out, err := done.Output()
+			var exit *exec.ExitError
+			if w.op == "remove" && errors.As(err, &exit) && exit.ExitCode() == 3 {
+				err, out = nil, []byte("done\n")
+			}
+			if err != nil || !strings.HasSuffix(string(out), "done\n") {
+				t.Fatalf("%s after a kill at %s: %v: %s", op, step, err, out)
+			}
+			a.update()
+		}
+	}
+	// Leftovers of killed writes are cleaned: no staging directory, no
+	// generation after the live one, no temporary pool file.
+	live, err := os.Readlink(filepath.Join(root, "dists/s"))
+	must(t, err)
+	n, err := strconv.Atoi(strings.TrimPrefix(live, ".gen/s/"))
+	must(t, err)
+	gens, err := os.ReadDir(filepath.Join(root, "dists/.gen/s"))
+	must(t, err)
+	for _, g := range gens {
+		if m, err := strconv.Atoi(g.Name()); err != nil || m > n {
+			t.Errorf("dists/.gen/s holds %s with generation %d live", g.Name(), n)
+		}
+	}
+	tmps, err := filepath.Glob(filepath.Join(root, "pool/main/a/app/.tmp-*"))
+	must(t, err)
+	if len(tmps) > 0 {
+		t.Errorf("temporary pool files of killed publishes left: %v", tmps)
+	}
+}
+
+// Two writes at once serialise on the repository lock: the second waits
+// until the first has switched in its generation, then writes the next one.
+func TestConcurrentWritesSerialise(t *testing.T) {
+	t.Parallel() // mostly waiting: for the clock, for apt, for a helper
+	dir, root := testDirs(t)
+	keyFile := writeTestKey(t, dir)
+	_, err := realRepo(t, root, testSettings("amd64"), nil).Publish(context.Background(), "s", "main", []Package{pkgOf(t, testDeb(t, dir, "app", "1-1", "amd64", "v1"))})
+	must(t, err)
+
+	first := helperCmd(t, root, keyFile, "publish "+testDeb(t, dir, "app", "2-1", "amd64", "v2"), "staged")
+	release := startStopped(t, first, "staged")
+	second := helperCmd(t, root, keyFile, "publish "+testDeb(t, dir, "other", "3-1", "amd64", "v3"), "")
+	var out bytes.Buffer
+	second.Stdout = &out
+	must(t, second.Start())
+	secondDone := make(chan error, 1)
+	go func() { secondDone <- second.Wait() }()
+	select {
+	case err := <-secondDone:
+		t.Fatalf("the second write finished while the first held the lock: %v %s", err, out.String())
+	case <-time.After(time.Second):
+	}
+	fmt.Fprintln(release, "go on")
+	must(t, first.Wait())
+	if err := <-secondDone; err != nil || out.String() != "done\n" {
+		t.Fatalf("second write: %v %q", err, out.String())
+	}
+	hist, err := realRepo(t, root, SettingsChange{}, nil).History("s")
+	must(t, err)
+	if len(hist) != 3 || hist[1].Added[0].Package != "app" || hist[2].Added[0].Package != "other" || !hist[2].Live {
+		t.Fatalf("history after two writes at once: %+v", hist)
+	}
+	a := newAptClient(t, root, "s", "main")
+	a.update()
+	a.install("app", "2-1", "v2")
+	a.install("other", "3-1", "v3")
+}

@@ -1,0 +1,419 @@
+package repo
+
+import (
+	"bytes"
+	"context"
+	"crypto/rand"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"reflect"
+	"slices"
+	"sort"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/updeb/updeb/internal/testenv"
+	"github.com/updeb/updeb/pkg/control"
+)
+
+// testDirs returns a scratch folder for .debs and a repository folder in it;
+// dpkg-deb makes the test packages.
+func testDirs(t *testing.T) (dir, root string) {
+	t.Helper()
+	testenv.RequireTool(t, "dpkg-deb")
+	dir = t.TempDir()
+	return dir, filepath.Join(dir, "repo")
+}
+
+// realRepo is a repository on the real clock (apt checks Date and
+// Valid-Until against it), created with the test settings.
+func realRepo(t *testing.T, root string, change SettingsChange, signer *Signer) *Repo {
+	t.Helper()
+	if signer == nil {
+		signer = testSigner(t)
+	}
+	return Open(root, Options{Settings: change, Signer: signer, Logger: slog.New(slog.DiscardHandler)})
+}
+
+// madison returns the versions of name apt sees, sorted.
+func (a *aptClient) madison(name string) []string {
+	a.t.Helper()
+	out, err := a.run("apt-cache", "madison", name)
+	if err != nil {
+		a.t.Fatalf("apt-cache madison %s: %v\n%s", name, err, out)
+	}
+	var vs []string
+	for _, line := range strings.Split(out, "\n") {
+		if f := strings.Split(line, "|"); len(f) >= 2 && strings.TrimSpace(f[0]) == name {
+			vs = append(vs, strings.TrimSpace(f[1]))
+		}
+	}
+	sort.Strings(vs)
+	return vs
+}
+
+func (a *aptClient) wantVersions(name string, want ...string) {
+	a.t.Helper()
+	sort.Strings(want)
+	if got := a.madison(name); !slices.Equal(got, want) {
+		a.t.Fatalf("apt sees %s at %v, want %v", name, got, want)
+	}
+}
+
+// listsRelease returns the InRelease apt keeps for suite, parsed.
+func (a *aptClient) listsRelease(suite string) *parsedRelease {
+	a.t.Helper()
+	matches, _ := filepath.Glob(filepath.Join(a.dir, "state/lists", "*_dists_"+suite+"_InRelease"))
+	if len(matches) != 1 {
+		a.t.Fatalf("apt's lists hold %v for suite %s", matches, suite)
+	}
+	data, err := os.ReadFile(matches[0])
+	must(a.t, err)
+	i := bytes.Index(data, []byte("\n\n"))
+	j := bytes.Index(data, []byte("\n-----BEGIN PGP SIGNATURE"))
+	rel, err := parseRelease(data[i+2:j+1], matches[0])
+	must(a.t, err)
+	return rel
+}
+
+func sha256File(t *testing.T, name string) string {
+	t.Helper()
+	data, err := os.ReadFile(name)
+	must(t, err)
+	s := sha256.Sum256(data)
+	return hex.EncodeToString(s[:])
+}
+
+// A client that has updated keeps working, with no warning and no error,
+// across every operation: a publish without settings, refresh, promote,
+// rollback and gc; and it sees what each did.
+func TestClientKeepsWorkingAcrossTheRepositoryLife(t *testing.T) {
+	t.Parallel() // mostly waiting: for the clock, for apt, for a helper
+	dir, root := testDirs(t)
+	ctx := context.Background()
+	create := realRepo(t, root, SettingsChange{Origin: ptr("Example Org"), Label: ptr("Example"), Architectures: []string{"amd64"}, Keep: ptr(3)}, nil)
+	_, err := create.Publish(ctx, "stable", "main", []Package{pkgOf(t, testDeb(t, dir, "app", "1.0-1", "amd64", "v1"))})
+	must(t, err)
+	a := newAptClient(t, root, "stable", "main")
+	a.update()
+	a.install("app", "1.0-1", "v1")
+
+	// Later writes give no settings at all: the suite keeps its own.
+	r := realRepo(t, root, SettingsChange{}, nil)
+	_, err = r.Publish(ctx, "stable", "main", []Package{pkgOf(t, testDeb(t, dir, "app", "1.1-1", "amd64", "v1.1"))})
+	must(t, err)
+	a.update()
+	a.wantVersions("app", "1.0-1", "1.1-1")
+	if rel := a.listsRelease("stable"); rel.origin != "Example Org" || rel.label != "Example" {
+		t.Fatalf("publish without settings: Origin %q, Label %q", rel.origin, rel.label)
+	}
+
+	before := a.listsRelease("stable").date
+	_, err = r.Refresh(ctx, nil)
+	must(t, err)
+	a.update()
+	if after := a.listsRelease("stable").date; !after.After(before) {
+		t.Fatalf("after refresh apt still has the Release of %v (refreshed: want later)", after)
+	}
+	a.wantVersions("app", "1.0-1", "1.1-1")
+
+	// Promote from staging: the same pool file, the same bytes.
+	staged := testDeb(t, dir, "app", "2.0-1", "amd64", "v2")
+	_, err = r.Publish(ctx, "staging", "main", []Package{pkgOf(t, staged)})
+	must(t, err)
+	_, err = r.Promote(ctx, Place{Suite: "staging"}, Place{Suite: "stable"}, []Selector{{Name: "app", Version: "2.0-1"}})
+	must(t, err)
+	a.update()
+	a.wantVersions("app", "1.0-1", "1.1-1", "2.0-1")
+	a.install("app", "2.0-1", "v2")
+	stable, err := r.List("stable")
+	must(t, err)
+	stagingList, err := r.List("staging")
+	must(t, err)
+	pool := filepath.Join(root, filepath.FromSlash(stagingList[0].Filename))
+	if got := sha256File(t, pool); stable[2].SHA256 != got || stagingList[0].SHA256 != got || stable[2].Filename != stagingList[0].Filename || sha256File(t, staged) != got {
+		t.Fatalf("promoted entry %+v, staging entry %+v, pool file sha256 %s", stable[2], stagingList[0], got)
+	}
+
+	// README's apt preferences for Puppet: pin by origin and component.
+	must(t, os.WriteFile(filepath.Join(a.dir, "etc/preferences.d/updeb.pref"),
+		[]byte("Explanation: app comes from Example Org's main component\nPackage: app\nPin: release o=Example Org,c=main\nPin-Priority: 990\n"), 0o644))
+	if out, err := a.run("apt-cache", "policy", "app"); err != nil || !strings.Contains(out, " 2.0-1 990\n") || !strings.Contains(out, " 1.0-1 990\n") {
+		t.Fatalf("apt-cache policy with a pin by origin and component: %v\n%s", err, out)
+	}
+	must(t, os.Remove(filepath.Join(a.dir, "etc/preferences.d/updeb.pref")))
+
+	// Roll back the promotion: the client sees the earlier packages.
+	res, err := r.Rollback(ctx, "stable", 0)
+	must(t, err)
+	if len(res.Removed) != 1 || res.Removed[0].Version != "2.0-1" || len(res.Added) != 0 {
+		t.Fatalf("rollback: %+v", res)
+	}
+	a.update()
+	a.wantVersions("app", "1.0-1", "1.1-1")
+	a.install("app", "1.1-1", "v1.1")
+
+	// gc keeps what kept generations (and by-hash) list: 2.0-1 is still
+	// staging's, so nothing is removed; every listed package still installs.
+	gc, err := r.GC(ctx, false)
+	must(t, err)
+	a.update()
+	a.install("app", "1.0-1", "v1")
+	if len(gc.PoolFiles) != 0 {
+		t.Fatalf("gc removed %v, which staging lists", gc.PoolFiles)
+	}
+	hist, err := r.History("stable")
+	must(t, err)
+	var ops []string
+	for _, h := range hist {
+		ops = append(ops, h.Operation)
+	}
+	if want := []string{"publish", "publish", "refresh", "promote", "rollback"}; !slices.Equal(ops, want) {
+		t.Fatalf("history of stable: %v, want %v", ops, want)
+	}
+	if h := hist[3]; h.From != "staging generation 1" || len(h.Added) != 1 || h.Added[0].SHA256 != stagingList[0].SHA256 {
+		t.Fatalf("the promotion's record: %+v", h)
+	}
+}
+
+// Publishes in quick succession date every Release at or before the clock
+// (apt refuses a Release from the future: "not valid yet"), and a client
+// that updates right after each one, in the same second, sees every one.
+func TestQuickPublishesNeverAheadOfTheClock(t *testing.T) {
+	t.Parallel() // mostly waiting: for the clock, for apt, for a helper
+	dir, root := testDirs(t)
+	ctx := context.Background()
+	r := realRepo(t, root, testSettings("amd64"), nil)
+	deb := testDeb(t, dir, "app", "0-1", "amd64", "v0")
+	_, err := r.Publish(ctx, "s", "main", []Package{pkgOf(t, deb)})
+	must(t, err)
+	a := newAptClient(t, root, "s", "main")
+	a.update()
+	want := []string{"0-1"}
+	for i := 1; i <= 20; i++ {
+		version := fmt.Sprintf("%d-1", i)
+		_, err := r.Publish(ctx, "s", "main", []Package{pkgOf(t, testDeb(t, dir, "app", version, "amd64", "v"+version))})
+		must(t, err)
+		a.update()
+		want = append(want, version)
+		a.wantVersions("app", want...)
+		if date := a.listsRelease("s").date; date.After(time.Now()) {
+			t.Fatalf("publish %d: Release Date %v is ahead of the clock", i, date)
+		}
+	}
+}
+
+// Valid-Until is renewed by refresh, and apt sees it: an expired suite is
+// refused, and accepted once refreshed.
+func TestRefreshRenewsValidUntilForApt(t *testing.T) {
+	t.Parallel() // mostly waiting: for the clock, for apt, for a helper
+	dir, root := testDirs(t)
+	ctx := context.Background()
+	deb := pkgOf(t, testDeb(t, dir, "app", "1.0-1", "amd64", "v1"))
+	for _, tt := range []struct {
+		suite   string
+		age     time.Duration
+		expired bool
+	}{{"fresh", 90 * time.Minute, false}, {"stale", 3 * time.Hour, true}} {
+		past := Open(root, Options{Settings: SettingsChange{Architectures: []string{"amd64"}, ValidFor: ptr(2 * time.Hour)}, Signer: testSigner(t),
+			Now: func() time.Time { return time.Now().Add(-tt.age) }, Logger: slog.New(slog.DiscardHandler)})
+		_, err := past.Publish(ctx, tt.suite, "main", []Package{deb})
+		must(t, err)
+		a := newAptClient(t, root, tt.suite, "main")
+		if out, err := a.run("apt-get", "update", "-q"); tt.expired != strings.Contains(out, "is expired") || tt.expired != (err != nil) {
+			t.Fatalf("%s: apt-get update before refresh (expired: %v): %v\n%s", tt.suite, tt.expired, err, out)
+		}
+		_, err = realRepo(t, root, SettingsChange{}, nil).Refresh(ctx, []string{tt.suite})
+		must(t, err)
+		a.update()
+		rel := a.listsRelease(tt.suite)
+		if left := time.Until(rel.validUntil); left < 110*time.Minute || left > 2*time.Hour {
+			t.Fatalf("%s: after refresh apt has Valid-Until %v (%v from now), want 2h from now", tt.suite, rel.validUntil, left)
+		}
+		a.install("app", "1.0-1", "v1")
+	}
+}
+
+// A change clients refuse is refused, with what they will do; allowed, apt
+// indeed refuses it. Dropping a signing key is refused the same way.
+func TestFieldChangeRefused(t *testing.T) {
+	dir, root := testDirs(t)
+	ctx := context.Background()
+	_, err := realRepo(t, root, SettingsChange{Origin: ptr("Example Org"), Label: ptr("Example"), Architectures: []string{"amd64"}}, nil).
+		Publish(ctx, "s", "main", []Package{pkgOf(t, testDeb(t, dir, "app", "1.0-1", "amd64", "v1"))})
+	must(t, err)
+	a := newAptClient(t, root, "s", "main")
+	a.update()
+	before := snapshot(t, root)
+	next := pkgOf(t, testDeb(t, dir, "app", "1.1-1", "amd64", "v1.1"))
+	for _, change := range []SettingsChange{{Origin: ptr("")}, {Label: ptr("Other")}, {Codename: ptr("trixie")}, {Origin: ptr("Other"), Description: ptr("fine")}} {
+		_, err := realRepo(t, root, change, nil).Publish(ctx, "s", "main", []Package{next})
+		var fc *FieldChangeError
+		if !errors.As(err, &fc) || len(fc.Changes) != 1 || !strings.Contains(err.Error(), "--allow-releaseinfo-change-") {
+			t.Fatalf("change %+v: got %v, want one refused field saying what clients do", change, err)
+		}
+	}
+	other, err := GenerateKey("other", "other@example.com", Ed25519, time.Unix(1700000000, 0), rand.Reader)
+	must(t, err)
+	otherSigner, err := ReadSigner(bytes.NewReader(other.SecretArmored), "other")
+	must(t, err)
+	var fc *FieldChangeError
+	if _, err := realRepo(t, root, SettingsChange{}, otherSigner).Publish(ctx, "s", "main", []Package{next}); !errors.As(err, &fc) || !strings.Contains(err.Error(), "NO_PUBKEY") {
+		t.Fatalf("signing with another key: %v, want a refused change naming NO_PUBKEY", err)
+	}
+	if after := snapshot(t, root); !reflect.DeepEqual(before, after) {
+		t.Fatal("a refused change changed the repository")
+	}
+
+	// Allowed, apt does what the message says.
+	_, err = realRepo(t, root, SettingsChange{Origin: ptr("Other"), AllowFieldChange: true}, nil).Publish(ctx, "s", "main", []Package{next})
+	must(t, err)
+	out, err := a.run("apt-get", "update", "-q")
+	if err == nil || !strings.Contains(out, "changed its 'Origin' value from 'Example Org' to 'Other'") {
+		t.Fatalf("apt-get update after an allowed Origin change: %v\n%s", err, out)
+	}
+}
+
+// During a key rotation the suite is signed by both keys: clients trusting
+// either update without a warning. Dropping the old key needs
+// --allow-field-change, after which only clients with the new key update.
+func TestKeyRotationWithTwoKeys(t *testing.T) {
+	t.Parallel() // mostly waiting: for the clock, for apt, for a helper
+	dir, root := testDirs(t)
+	ctx := context.Background()
+	oldKey := testSigner(t)
+	_, err := realRepo(t, root, testSettings("amd64"), oldKey).Publish(ctx, "s", "main", []Package{pkgOf(t, testDeb(t, dir, "app", "1.0-1", "amd64", "v1"))})
+	must(t, err)
+	oldClient := newAptClient(t, root, "s", "main")
+	oldClient.update()
+
+	gen, err := GenerateKey("new key", "new@example.com", Ed25519, time.Unix(1700000000, 0), rand.Reader)
+	must(t, err)
+	newKey, err := ReadSigner(bytes.NewReader(gen.SecretArmored), "new")
+	must(t, err)
+	both, err := JoinSigners(oldKey, newKey)
+	must(t, err)
+	_, err = realRepo(t, root, SettingsChange{}, both).Refresh(ctx, nil)
+	must(t, err)
+	oldClient.update()
+	newClient := newAptClient(t, root, "s", "main") // fetches archive-keyring.gpg: both keys
+	must(t, os.WriteFile(filepath.Join(newClient.dir, "keyring.gpg"), gen.PublicBinary, 0o644))
+	newClient.update()
+	newClient.install("app", "1.0-1", "v1")
+
+	var fc *FieldChangeError
+	if _, err := realRepo(t, root, SettingsChange{}, newKey).Refresh(ctx, nil); !errors.As(err, &fc) {
+		t.Fatalf("dropping the old key: %v, want a refused change", err)
+	}
+	_, err = realRepo(t, root, SettingsChange{AllowFieldChange: true}, newKey).Refresh(ctx, nil)
+	must(t, err)
+	newClient.update()
+	if out, err := oldClient.run("apt-get", "update", "-q"); err == nil && !strings.Contains(out, "NO_PUBKEY") {
+		t.Fatalf("a client trusting only the dropped key updated without complaint:\n%s", out)
+	}
+}
+
+// Promotion copies the very entry (same pool file and bytes), refuses a
+// version the target has with other bytes without changing anything, and
+// reports names it cannot find.
+func TestPromote(t *testing.T) {
+	dir, root := testDirs(t)
+	ctx := context.Background()
+	clock := testClock()
+	r := Open(root, Options{Settings: testSettings("amd64", "arm64"), Signer: testSigner(t), Now: clock, Logger: slog.New(slog.DiscardHandler)})
+	bare := Open(root, Options{Signer: testSigner(t), Now: clock, Logger: slog.New(slog.DiscardHandler)})
+	a1 := testDeb(t, dir, "app", "1.0-1", "amd64", "app1")
+	tool := testDeb(t, dir, "tool", "3-1", "all", "tool3")
+	_, err := r.Publish(ctx, "staging", "main", []Package{pkgOf(t, a1), pkgOf(t, tool)})
+	must(t, err)
+	_, err = r.Publish(ctx, "staging", "extra", []Package{pkgOf(t, testDeb(t, dir, "other", "1", "amd64", "o"))})
+	must(t, err)
+
+	// Every package of one component, into another component of a new
+	// suite, which starts with the source's settings.
+	res, err := bare.Promote(ctx, Place{"staging", "main"}, Place{"prod", "component/k8s"}, nil)
+	must(t, err)
+	if len(res.Added) != 2 || res.Generation != 1 {
+		t.Fatalf("promote all of staging/main: %+v", res)
+	}
+	if rel, err := os.ReadFile(filepath.Join(root, "dists/prod/Release")); err != nil || !strings.Contains(string(rel), "Origin: updeb-test\nLabel: updeb test\nSuite: prod\nCodename: prod\n") {
+		t.Fatalf("a new suite made by promotion: %v\n%s", err, rel)
+	}
+	stanzas := func(suite, comp string) map[string]string {
+		out := map[string]string{}
+		data, err := os.ReadFile(filepath.Join(root, "dists", suite, comp, "binary-amd64/Packages"))
+		must(t, err)
+		ps, err := control.Parse(bytes.NewReader(data), suite)
+		must(t, err)
+		for _, p := range ps {
+			out[p.Value("Package")] = string(p.Bytes())
+		}
+		return out
+	}
+	if from, to := stanzas("staging", "main"), stanzas("prod", "component/k8s"); !reflect.DeepEqual(from, to) {
+		t.Fatalf("promoted stanzas differ:\n%v\n%v", from, to)
+	}
+	// Again: nothing new, nothing written.
+	res, err = r.Promote(ctx, Place{"staging", "main"}, Place{"prod", "component/k8s"}, []Selector{{Name: "app"}})
+	must(t, err)
+	if len(res.Added) != 0 || len(res.Unchanged) != 1 || res.Generation != 1 {
+		t.Fatalf("promoting again: %+v", res)
+	}
+
+	// Every component, each into its own.
+	res, err = r.Promote(ctx, Place{"staging", ""}, Place{"prod", ""}, nil)
+	must(t, err)
+	if len(res.Added) != 3 || res.Generation != 2 {
+		t.Fatalf("promote all of staging: %+v", res)
+	}
+	if got := stanzas("prod", "extra"); len(got) != 1 || got["other"] != stanzas("staging", "extra")["other"] {
+		t.Fatalf("prod/extra after promoting every component: %v", got)
+	}
+	var before map[string]string
+	for _, tt := range []struct {
+		sel  []Selector
+		from Place
+		want error
+	}{
+		{[]Selector{{Name: "nope"}}, Place{"staging", ""}, ErrNotFound},
+		{[]Selector{{Name: "app", Version: "9"}}, Place{"staging", ""}, ErrNotFound},
+		{nil, Place{"missing", ""}, ErrNotFound},
+		{nil, Place{"staging", "none"}, ErrNotFound},
+		{nil, Place{"prod", "component/k8s"}, ErrInvalid},
+	} {
+		before = snapshot(t, root)
+		_, err := r.Promote(ctx, tt.from, Place{"prod", "component/k8s"}, tt.sel)
+		if !errors.Is(err, tt.want) {
+			t.Errorf("promote %v from %v: %v, want %v", tt.sel, tt.from, err, tt.want)
+		}
+		if after := snapshot(t, root); !reflect.DeepEqual(before, after) {
+			t.Errorf("a refused promotion changed the repository")
+		}
+	}
+}
+
+// Promoting a version the target lists with other bytes is refused (exit 1
+// at the CLI) and changes nothing.
+func TestPromoteRefusesOtherBytes(t *testing.T) {
+	dir, root := testDirs(t)
+	ctx := context.Background()
+	r := testRepo(t, root)
+	_, err := r.Publish(ctx, "staging", "one", []Package{pkgOf(t, testDeb(t, dir, "app", "1", "amd64", "staging bytes"))})
+	must(t, err)
+	_, err = r.Publish(ctx, "prod", "two", []Package{pkgOf(t, testDeb(t, t.TempDir(), "app", "1", "amd64", "prod bytes"))})
+	must(t, err)
+	before := snapshot(t, root)
+	var ce *ConflictError
+	if _, err := r.Promote(ctx, Place{"staging", "one"}, Place{"prod", "two"}, nil); !errors.As(err, &ce) || ce.Have == ce.New {
+		t.Fatalf("promoting other bytes: %v", err)
+	}
+	if after := snapshot(t, root); !reflect.DeepEqual(before, after) {
+		t.Fatal("a refused promotion changed the repository")
+	}
+}

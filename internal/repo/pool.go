@@ -1,0 +1,239 @@
+package repo
+
+import (
+	"crypto/md5" //nolint:gosec // MD5sum is a Packages field for old tools, never a trust anchor
+	"crypto/sha256"
+	"crypto/sha512"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path"
+	"path/filepath"
+	"regexp"
+	"strings"
+
+	"github.com/updeb/updeb/pkg/control"
+)
+
+// Package is one .deb to publish: where it is, its control paragraph (read by
+// the caller, for example with deb.InspectFile) and, once copied into the pool,
+// its size, digests and pool path. Publish fills Size, the digests and Filename.
+type Package struct {
+	Path    string            // the .deb file to publish
+	Control control.Paragraph // its DEBIAN/control paragraph
+
+	Filename string // path in the repository, "pool/<component>/<prefix>/<source>/<file>.deb"
+	Size     int64
+	MD5      string // for the Packages MD5sum field only; apt verifies SHA256/SHA512
+	SHA256   string
+	SHA512   string
+}
+
+var (
+	namePattern    = regexp.MustCompile(`^[a-z0-9][a-z0-9+.-]+$`)
+	versionPattern = regexp.MustCompile(`^([0-9]+:)?[0-9][A-Za-z0-9.+~-]*$`)
+	archPattern    = regexp.MustCompile(`^[a-z0-9][a-z0-9-]*$`)
+	// Suites and components become directory names: no "..", no leading dot.
+	suitePattern     = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9.+_-]*$`)
+	componentPattern = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9.+_-]*(/[A-Za-z0-9][A-Za-z0-9.+_-]*)*$`)
+)
+
+// ErrInvalid is wrapped by every error about a malformed package, suite,
+// component or architecture (the caller's input, not the repository's state).
+var ErrInvalid = errors.New("repo: invalid input")
+
+// key identifies a published binary package within a component.
+type key struct{ name, version, arch string }
+
+func (k key) String() string { return k.name + "=" + k.version + " (" + k.arch + ")" }
+
+// identity checks the fields a Packages stanza and the pool path need.
+func identity(p control.Paragraph, subject string) (key, error) {
+	k := key{p.Value("Package"), p.Value("Version"), p.Value("Architecture")}
+	switch {
+	case !namePattern.MatchString(k.name):
+		return k, fmt.Errorf("%w: %s: Package %q is not a valid package name ([a-z0-9][a-z0-9+.-]+)", ErrInvalid, subject, k.name)
+	case !versionPattern.MatchString(k.version) || strings.Contains(k.version, ".."):
+		return k, fmt.Errorf("%w: %s: Version %q is not a valid Debian version", ErrInvalid, subject, k.version)
+	case !archPattern.MatchString(k.arch):
+		return k, fmt.Errorf("%w: %s: Architecture %q is not a valid architecture", ErrInvalid, subject, k.arch)
+	}
+	return k, nil
+}
+
+// sourceName returns the Source field's package name (without a version in
+// parentheses), or the binary package name when there is no Source field.
+func sourceName(p control.Paragraph) string {
+	src := strings.TrimSpace(p.Value("Source"))
+	if i := strings.IndexByte(src, ' '); i >= 0 {
+		src = src[:i]
+	}
+	if !namePattern.MatchString(src) {
+		return p.Value("Package")
+	}
+	return src
+}
+
+// PoolPath returns where a package lives in the repository, the Debian way:
+// pool/<component>/<prefix>/<source>/<name>_<version without epoch>_<arch>.deb,
+// where prefix is the source's first letter, or "libX" for lib* sources.
+func PoolPath(component string, p control.Paragraph) (string, error) {
+	if !componentPattern.MatchString(component) {
+		return "", fmt.Errorf("%w: component %q (want letters, digits, . + _ - and / between parts)", ErrInvalid, component)
+	}
+	k, err := identity(p, "control")
+	if err != nil {
+		return "", err
+	}
+	src := sourceName(p)
+	prefix := src[:1]
+	if strings.HasPrefix(src, "lib") && len(src) > 3 {
+		prefix = src[:4]
+	}
+	version := k.version
+	if _, after, ok := strings.Cut(version, ":"); ok {
+		version = after
+	}
+	return path.Join("pool", component, prefix, src, k.name+"_"+version+"_"+k.arch+".deb"), nil
+}
+
+// ConflictError reports a package that is already published (or already in the
+// pool) with other bytes. Publishing it is refused and the repository is left
+// unchanged: clients that cached the old bytes would fail with hash mismatches.
+type ConflictError struct {
+	Package  string // name=version (arch)
+	Filename string // pool path
+	Have     string // SHA256 of the published bytes
+	New      string // SHA256 of the refused file
+	Path     string // the refused file
+}
+
+func (e *ConflictError) Error() string {
+	return fmt.Sprintf("repo: %s is already published as %s with sha256 %s; %s has sha256 %s: a published version never changes its bytes (publish a new version or revision)",
+		e.Package, e.Filename, e.Have, e.Path, e.New)
+}
+
+// stagedFile is a .deb copied next to its pool path, hashed, not yet linked.
+type stagedFile struct {
+	tmp   string // temporary file in the final directory
+	final string // absolute final path
+}
+
+// stageIntoPool copies p.Path into a temporary file in its pool directory,
+// computing size and digests in the same pass, and fills p's Filename, Size and
+// digests. The temporary file is fsynced; link moves it to its final name.
+// cleaned records the directories whose leftovers were already removed in
+// this publish (so that this publish's own temporary files stay).
+func stageIntoPool(root, component string, p *Package, cleaned map[string]bool) (*stagedFile, error) {
+	rel, err := PoolPath(component, p.Control)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", p.Path, err)
+	}
+	final := filepath.Join(root, filepath.FromSlash(rel))
+	if err := os.MkdirAll(filepath.Dir(final), 0o755); err != nil {
+		return nil, err
+	}
+	// Temporary files of publishes killed earlier: nobody else writes here
+	// while we hold the lock.
+	if dir := filepath.Dir(final); !cleaned[dir] {
+		cleaned[dir] = true
+		old, _ := filepath.Glob(filepath.Join(dir, ".tmp-*.deb"))
+		for _, o := range old {
+			os.Remove(o)
+		}
+	}
+	in, err := os.Open(p.Path)
+	if err != nil {
+		return nil, err
+	}
+	defer in.Close()
+	tmp, err := os.CreateTemp(filepath.Dir(final), ".tmp-*.deb")
+	if err != nil {
+		return nil, err
+	}
+	ok := false
+	defer func() {
+		if !ok {
+			tmp.Close()
+			os.Remove(tmp.Name())
+		}
+	}()
+	m5, s256, s512 := md5.New(), sha256.New(), sha512.New() //nolint:gosec // see Package.MD5
+	n, err := io.Copy(io.MultiWriter(tmp, m5, s256, s512), in)
+	if err != nil {
+		return nil, fmt.Errorf("copy %s into the pool: %w", p.Path, err)
+	}
+	if err := tmp.Chmod(0o644); err != nil {
+		return nil, err
+	}
+	if err := tmp.Sync(); err != nil {
+		return nil, err
+	}
+	if err := tmp.Close(); err != nil {
+		return nil, err
+	}
+	p.Filename, p.Size = rel, n
+	p.MD5, p.SHA256, p.SHA512 = hex.EncodeToString(m5.Sum(nil)), hex.EncodeToString(s256.Sum(nil)), hex.EncodeToString(s512.Sum(nil))
+	ok = true
+	return &stagedFile{tmp: tmp.Name(), final: final}, nil
+}
+
+// existingDigest returns the SHA256 of the file already at the final pool
+// path, or "" when there is none.
+func existingDigest(final string) (string, error) {
+	f, err := os.Open(final)
+	if errors.Is(err, os.ErrNotExist) {
+		return "", nil
+	}
+	if err != nil {
+		return "", err
+	}
+	defer f.Close()
+	h := sha256.New()
+	if _, err := io.Copy(h, f); err != nil {
+		return "", fmt.Errorf("read %s: %w", final, err)
+	}
+	return hex.EncodeToString(h.Sum(nil)), nil
+}
+
+// linkAll moves each staged file to its final name without ever replacing an
+// existing file (link(2) fails if the name exists), then syncs each
+// directory once.
+func linkAll(staged []*stagedFile) error {
+	dirs := map[string]bool{}
+	for _, s := range staged {
+		err := os.Link(s.tmp, s.final)
+		os.Remove(s.tmp)
+		if err != nil && !errors.Is(err, os.ErrExist) { // existing: same bytes, checked under the lock
+			return err
+		}
+		dirs[filepath.Dir(s.final)] = true
+	}
+	return syncDirs(dirs)
+}
+
+func (s *stagedFile) discard() { os.Remove(s.tmp) }
+
+// writeFileSync writes data to name (mode 0644 whatever the umask: the
+// repository is served by a web server) and fsyncs it.
+func writeFileSync(name string, data []byte) error {
+	f, err := os.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o644)
+	if err != nil {
+		return err
+	}
+	if err := f.Chmod(0o644); err != nil {
+		f.Close()
+		return err
+	}
+	if _, err := f.Write(data); err != nil {
+		f.Close()
+		return err
+	}
+	if err := f.Sync(); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
+}

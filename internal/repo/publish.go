@@ -1,0 +1,186 @@
+package repo
+
+import (
+	"context"
+	"fmt"
+	"maps"
+	"slices"
+	"sort"
+)
+
+// PublishResult says what a publish did.
+type PublishResult struct {
+	Added      []Entry `json:"added"`      // newly listed
+	Unchanged  []Entry `json:"unchanged"`  // already published with the same bytes (a no-op)
+	Generation int     `json:"generation"` // the live generation after the publish
+}
+
+// Publish adds packages to suite/component: each .deb is copied into the pool
+// (filling its Filename, Size and digests), then the suite's next generation is
+// written, signed and switched in. A package already published with the same
+// bytes is left as it is; one published (or in the pool, or collected from
+// it) with other bytes makes the whole publish fail with *ConflictError,
+// before anything is changed. With nothing new and no settings to change, no
+// generation is written.
+func (r *Repo) Publish(ctx context.Context, suite, comp string, pkgs []Package) (*PublishResult, error) {
+	return r.PublishComponents(ctx, suite, map[string][]Package{comp: pkgs})
+}
+
+// PublishComponents is Publish into several components of suite at once, as
+// one generation: the packages appear together or not at all.
+func (r *Repo) PublishComponents(ctx context.Context, suite string, pkgs map[string][]Package) (*PublishResult, error) {
+	comps := slices.Sorted(maps.Keys(pkgs))
+	for _, comp := range comps {
+		if len(pkgs[comp]) == 0 {
+			return nil, fmt.Errorf("%w: no packages to publish in component %s", ErrInvalid, comp)
+		}
+	}
+	if len(comps) == 0 {
+		return nil, fmt.Errorf("%w: no packages to publish", ErrInvalid)
+	}
+	unlock, st, err := r.begin(ctx, suite, comps...)
+	if err != nil {
+		return nil, err
+	}
+	defer unlock()
+	res := &PublishResult{Generation: st.generation()}
+	var toLink []*stagedFile
+	for _, comp := range comps {
+		c, err := st.component(comp)
+		if err != nil {
+			return nil, err
+		}
+		staged, cleanup, err := r.stagePackages(ctx, suite, comp, c, pkgs[comp], res)
+		defer cleanup()
+		if err != nil {
+			return nil, err
+		}
+		toLink = append(toLink, staged...)
+	}
+	if len(res.Added) == 0 && len(st.changed) == 0 {
+		r.opts.Logger.Info("nothing to publish: every package is already published with the same bytes", "suite", suite, "components", comps)
+		return res, nil
+	}
+	if err := linkAll(toLink); err != nil {
+		return nil, err
+	}
+	r.hook("pool")
+	for _, e := range res.Added {
+		c, err := st.edit(e.Component)
+		if err != nil {
+			return nil, err
+		}
+		c[e.key()] = e
+	}
+	if res.Generation, err = r.writeGeneration(ctx, st, Record{Operation: "publish", Added: res.Added}); err != nil {
+		return nil, err
+	}
+	return res, nil
+}
+
+// stagePackages copies each package into its pool directory under a
+// temporary name and checks it against what the component, the pool and the
+// collected files say about its name, version and architecture. It fills
+// res.Added and res.Unchanged and returns the files to link; cleanup removes
+// the temporary files that remain.
+func (r *Repo) stagePackages(ctx context.Context, suite, comp string, c component, pkgs []Package, res *PublishResult) (toLink []*stagedFile, cleanup func(), err error) {
+	var staged []*stagedFile
+	cleanup = func() {
+		for _, s := range staged {
+			s.discard()
+		}
+	}
+	batch := map[key]Entry{}
+	cleaned := map[string]bool{}
+	for i := range pkgs {
+		if err := ctx.Err(); err != nil {
+			return nil, cleanup, err
+		}
+		p := &pkgs[i]
+		for _, f := range poolFields {
+			if _, ok := p.Control.Get(f); ok {
+				return nil, cleanup, fmt.Errorf("%w: %s: control file has a %s field, which only a repository index may have", ErrInvalid, p.Path, f)
+			}
+		}
+		s, err := stageIntoPool(r.root, comp, p, cleaned)
+		if err != nil {
+			return nil, cleanup, err
+		}
+		staged = append(staged, s)
+		sp := stanza(p)
+		e, err := entryFromStanza(suite, comp, sp, p.Path)
+		if err != nil {
+			return nil, cleanup, err
+		}
+		e.raw = sp.Bytes()
+		conflict := func(have string) error {
+			return &ConflictError{Package: e.key().String(), Filename: e.Filename, Have: have, New: e.SHA256, Path: p.Path}
+		}
+		if old, ok := batch[e.key()]; ok {
+			if old.SHA256 != e.SHA256 {
+				return nil, cleanup, conflict(old.SHA256)
+			}
+			continue
+		}
+		batch[e.key()] = e
+		if old, ok := c[e.key()]; ok {
+			if old.SHA256 != e.SHA256 {
+				return nil, cleanup, conflict(old.SHA256)
+			}
+			res.Unchanged = append(res.Unchanged, old)
+			continue
+		}
+		have, err := existingDigest(s.final)
+		if err == nil && have == "" {
+			have, err = r.collectedDigest(e.Filename)
+		}
+		if err != nil {
+			return nil, cleanup, err
+		}
+		if have != "" && have != e.SHA256 {
+			return nil, cleanup, conflict(have)
+		}
+		toLink = append(toLink, s)
+		res.Added = append(res.Added, e)
+	}
+	return toLink, cleanup, nil
+}
+
+// Remove retires packages from suite/component: every version of name when
+// version is empty, on every architecture when arch is empty. Their pool files
+// stay (other suites, kept generations and clients mid-update may still fetch
+// them) until GC finds nothing refers to them; a removed version can never
+// come back with other bytes.
+func (r *Repo) Remove(ctx context.Context, suite, comp, name, version, arch string) ([]Entry, error) {
+	unlock, st, err := r.begin(ctx, suite, comp)
+	if err != nil {
+		return nil, err
+	}
+	defer unlock()
+	c, err := st.edit(comp)
+	if err != nil {
+		return nil, err
+	}
+	var removed []Entry
+	for k, e := range c {
+		if k.name == name && (version == "" || k.version == version) && (arch == "" || k.arch == arch) {
+			removed = append(removed, e)
+			delete(c, k)
+		}
+	}
+	if len(removed) == 0 {
+		what := name
+		if version != "" {
+			what += "=" + version
+		}
+		if arch != "" {
+			what += " (" + arch + ")"
+		}
+		return nil, fmt.Errorf("%w: %s is not published in suite %s component %s", ErrNotFound, what, suite, comp)
+	}
+	sort.Slice(removed, func(i, j int) bool { return removed[i].key().String() < removed[j].key().String() })
+	if _, err := r.writeGeneration(ctx, st, Record{Operation: "remove", Removed: removed}); err != nil {
+		return nil, err
+	}
+	return removed, nil
+}

@@ -1,0 +1,199 @@
+// Package repo publishes .deb packages into a signed apt repository that keeps
+// every published version, never changes the bytes of one, is never seen
+// half-written, and lives for years: suites keep their settings, are
+// re-signed before they expire (Refresh), receive exactly the bytes tested in
+// another suite (Promote), go back to an earlier generation (Rollback) and
+// give back the disk nothing refers to any more (GC).
+//
+// On disk, REPO/pool/<component>/<prefix>/<source>/<file>.deb holds the
+// packages (added before any metadata refers to them, never overwritten), and
+// each suite's metadata is a generation directory REPO/dists/.gen/<suite>/<n>/
+// (Packages{,.gz,.xz}, Release, InRelease, Release.gpg, by-hash/, and the
+// suite's settings, updeb-suite.json). The live suite REPO/dists/<suite> is a
+// symbolic link to its current generation. REPO/.updeb/history/<suite>.jsonl
+// records what each generation changed.
+//
+// Atomicity. Every write takes an exclusive flock on REPO/.updeb-lock, writes
+// the pool files (temporary name, fsync, link(2) to the final name, so a file
+// is never replaced), then writes generation n+1 completely in a staging
+// directory, fsyncs it, records it in the history, renames it to
+// .gen/<suite>/<n+1>, and finally renames a new symbolic link over
+// dists/<suite>. rename(2) replaces the link atomically: an HTTP server
+// resolving dists/<suite>/... sees either the whole generation n or the whole
+// generation n+1, never a Release of one with the Packages of the other. A
+// write killed at any point leaves dists/<suite> pointing at a complete
+// generation; its leftovers (temporary pool files, staging directories, a
+// never-live generation and its history record, an unreferenced pool file)
+// are cleaned, replaced or reused by the next write. Generation n+1's by-hash
+// directories also carry the index files of generation n, so a client that
+// read the old InRelease just before the switch still finds every file it
+// asks for by hash.
+//
+// Dates. Every generation's Release Date is the second it was written,
+// strictly after the previous generation's and never ahead of the clock (see
+// releaseDate); its files' mtimes are that Date, which web servers send as
+// Last-Modified and apt compares with If-Modified-Since.
+//
+// State. A generation's Packages files and settings are the suite's state: a
+// write reads the live generation's, changes them and writes the next
+// generation. Components a write does not touch are carried over by link,
+// unread, so the cost of a publish is the size of the component it changes.
+package repo
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/updeb/updeb/internal/lockfile"
+)
+
+// Options are a repository's collaborators and configuration.
+type Options struct {
+	// Settings are the changes an operation asks of the suites it writes (nil
+	// fields keep each suite's stored settings).
+	Settings SettingsChange
+	Signer   *Signer          // required to write
+	Actor    string           // who writes (user@host), recorded in the history
+	Now      func() time.Time // the Release Date and signature time; time.Now when nil
+	Logger   *slog.Logger     // slog.Default() when nil
+	// Hook, when set, is called at each step of a write, by name: "pool"
+	// (new packages linked into the pool), "staged" (next generation complete,
+	// not live), "switched" (next generation live, old ones not yet cleaned),
+	// "gc" (garbage collection about to remove its first file). Tests use it
+	// to kill a write at a known point.
+	Hook func(step string)
+}
+
+// Repo is an apt repository rooted at a folder.
+type Repo struct {
+	root string
+	opts Options
+}
+
+// ErrNotFound is wrapped when a suite or the packages to remove do not exist.
+var ErrNotFound = errors.New("repo: not found")
+
+// ErrNotManaged is wrapped when dists/<suite> exists but is not a generation
+// link this package made (a repository written by another tool).
+var ErrNotManaged = errors.New("repo: suite not managed by updeb")
+
+// Open returns the repository at root (created on first publish).
+func Open(root string, opts Options) *Repo {
+	if opts.Now == nil {
+		opts.Now = time.Now
+	}
+	if opts.Logger == nil {
+		opts.Logger = slog.Default()
+	}
+	return &Repo{root: root, opts: opts}
+}
+
+func (r *Repo) hook(step string) {
+	if r.opts.Hook != nil {
+		r.opts.Hook(step)
+	}
+}
+
+// begin starts a change of suite (and checks the components named): it
+// checks there is a signing key, takes the publishers' lock and prepares the
+// suite. Call unlock when done.
+func (r *Repo) begin(ctx context.Context, suite string, comps ...string) (unlock func(), st *suiteState, err error) {
+	if err := validSuite(suite); err != nil {
+		return nil, nil, err
+	}
+	for _, c := range comps {
+		if err := validComponent(c); err != nil {
+			return nil, nil, err
+		}
+	}
+	if r.opts.Signer == nil {
+		return nil, nil, fmt.Errorf("%w: no signing key", ErrKey)
+	}
+	unlock, err = r.lock(ctx)
+	if err != nil {
+		return nil, nil, err
+	}
+	if st, err = r.prepare(suite); err != nil {
+		unlock()
+		return nil, nil, err
+	}
+	return unlock, st, nil
+}
+
+// prepare loads suite's live generation and the settings of its next one:
+// the stored settings changed as Options.Settings asks and signed by
+// Options.Signer's keys. A change clients reject is a *FieldChangeError.
+func (r *Repo) prepare(suite string) (*suiteState, error) {
+	st, err := r.loadSuite(suite)
+	if err != nil {
+		return nil, err
+	}
+	return st, r.settle(st, st.settings())
+}
+
+// settle sets st's next settings: old changed as Options.Settings asks.
+func (r *Repo) settle(st *suiteState, old Settings) error {
+	set, err := old.apply(r.opts.Settings, r.opts.Signer, st.live != nil)
+	if err != nil {
+		return err
+	}
+	st.set, st.changed = set, settingsDiff(old, set)
+	return nil
+}
+
+// lock takes the publishers' exclusive lock; the returned function releases it.
+// The kernel releases a flock when its process dies, so a killed publish never
+// leaves the repository locked.
+func (r *Repo) lock(ctx context.Context) (func(), error) {
+	if err := os.MkdirAll(r.root, 0o755); err != nil {
+		return nil, err
+	}
+	l, err := lockfile.Acquire(ctx, filepath.Join(r.root, ".updeb-lock"), 100*time.Millisecond)
+	if err != nil {
+		return nil, err
+	}
+	return func() { l.Unlock() }, nil
+}
+
+func validSuite(suite string) error {
+	if !suitePattern.MatchString(suite) {
+		return fmt.Errorf("%w: suite %q (want letters, digits and . + _ -, not starting with a dot)", ErrInvalid, suite)
+	}
+	return nil
+}
+
+func validComponent(comp string) error {
+	if !componentPattern.MatchString(comp) {
+		return fmt.Errorf("%w: component %q (want letters, digits, . + _ - and / between parts)", ErrInvalid, comp)
+	}
+	return nil
+}
+
+// List returns what is published in suite, or in every suite when suite is
+// empty, sorted by suite, component, package, version and architecture.
+func (r *Repo) List(suite string) ([]Entry, error) {
+	suites, err := r.suitesOrAll(suite)
+	if err != nil {
+		return nil, err
+	}
+	var out []Entry
+	for _, s := range suites {
+		g, err := r.live(s)
+		if err != nil {
+			return nil, err
+		}
+		for _, comp := range sortedCopy(g.release.comps) {
+			c, err := g.component(comp)
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, c.sortedEntries()...)
+		}
+	}
+	return out, nil
+}

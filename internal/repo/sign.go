@@ -1,0 +1,301 @@
+package repo
+
+import (
+	"bytes"
+	"crypto"
+	"fmt"
+	"io"
+	"strings"
+	"time"
+
+	"github.com/ProtonMail/go-crypto/openpgp"
+	"github.com/ProtonMail/go-crypto/openpgp/armor"
+	"github.com/ProtonMail/go-crypto/openpgp/clearsign"
+	"github.com/ProtonMail/go-crypto/openpgp/packet"
+
+	"github.com/updeb/updeb/internal/signkey"
+)
+
+// ErrWeakKey, ErrKey and MinRSABits are package signkey's, which loads the
+// keys that both the repository and provenance records are signed with.
+var (
+	ErrWeakKey = signkey.ErrWeakKey
+	ErrKey     = signkey.ErrKey
+)
+
+// MinRSABits is the smallest RSA key updeb signs with or generates.
+const MinRSABits = signkey.MinRSABits
+
+// Signer signs Release files with one or more OpenPGP secret keys (several
+// during a key rotation, so that clients trusting either key accept the
+// repository). Signatures use SHA-512 and carry the time they are given (the
+// Release Date), without the random salt notation go-crypto adds by default,
+// so the same Release and time give the same signature bytes (Ed25519 and RSA
+// PKCS#1 v1.5 are deterministic).
+type Signer struct {
+	entities []*openpgp.Entity
+}
+
+// ReadSigner reads an armored OpenPGP secret key (as `updeb keys generate`
+// writes it). name is used in error messages. Passphrase-protected keys are
+// refused: the publisher runs unattended.
+func ReadSigner(r io.Reader, name string) (*Signer, error) {
+	k, err := signkey.Read(r, name)
+	if err != nil {
+		return nil, err
+	}
+	return &Signer{entities: []*openpgp.Entity{k.Entity}}, nil
+}
+
+// JoinSigners returns a Signer that signs with every key of signers, in
+// order (a rotation window: the old key and the new one). The same key twice
+// is refused.
+func JoinSigners(signers ...*Signer) (*Signer, error) {
+	out := &Signer{}
+	seen := map[string]bool{}
+	for _, s := range signers {
+		for _, e := range s.entities {
+			fp := fingerprint(e)
+			if seen[fp] {
+				return nil, fmt.Errorf("%w: key %s is given twice", ErrKey, fp)
+			}
+			seen[fp] = true
+			out.entities = append(out.entities, e)
+		}
+	}
+	if len(out.entities) == 0 {
+		return nil, fmt.Errorf("%w: no signing key", ErrKey)
+	}
+	return out, nil
+}
+
+func fingerprint(e *openpgp.Entity) string { return signkey.Fingerprint(e) }
+
+// Fingerprints returns the keys' fingerprints in upper-case hex, in signing order.
+func (s *Signer) Fingerprints() []string {
+	out := make([]string, len(s.entities))
+	for i, e := range s.entities {
+		out[i] = fingerprint(e)
+	}
+	return out
+}
+
+// signs reports whether fpr is one of the keys or subkeys the signer holds:
+// a signature by it (its issuer) is a signature the signer can make.
+func (s *Signer) signs(fpr string) bool {
+	for _, e := range s.entities {
+		if fingerprint(e) == fpr {
+			return true
+		}
+		for _, sub := range e.Subkeys {
+			if strings.ToUpper(fmt.Sprintf("%x", sub.PublicKey.Fingerprint)) == fpr {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+func signConfig(t time.Time) *packet.Config { return signkey.Config(t) }
+
+// signingKeys returns each entity's key valid for signing at t.
+func (s *Signer) signingKeys(t time.Time) ([]*packet.PrivateKey, error) {
+	var keys []*packet.PrivateKey
+	for _, e := range s.entities {
+		key, ok := e.SigningKey(t)
+		if !ok || key.PrivateKey == nil {
+			return nil, fmt.Errorf("%w: %s has no valid signing key at %s", ErrKey, fingerprint(e), t.UTC().Format(time.RFC3339))
+		}
+		keys = append(keys, key.PrivateKey)
+	}
+	return keys, nil
+}
+
+// ClearSign returns data clearsigned (InRelease) by every key, with the
+// signing time t.
+func (s *Signer) ClearSign(data []byte, t time.Time) ([]byte, error) {
+	keys, err := s.signingKeys(t)
+	if err != nil {
+		return nil, err
+	}
+	var b bytes.Buffer
+	w, err := clearsign.EncodeMulti(&b, keys, signConfig(t))
+	if err != nil {
+		return nil, err
+	}
+	if _, err := w.Write(data); err != nil {
+		return nil, err
+	}
+	if err := w.Close(); err != nil {
+		return nil, err
+	}
+	return rearmorSignature(b.Bytes())
+}
+
+// rearmorSignature rewrites the signature block of a clearsigned message with
+// a CRC line and a final newline. go-crypto writes neither, and gpgv 2.2 then
+// reads "-----END PGP SIGNATURE-----" as base64 whenever the signature's
+// base64 has no padding (about one RSA signature in three), and apt refuses
+// the InRelease. The signed text is unchanged.
+func rearmorSignature(clear []byte) ([]byte, error) {
+	const begin = "\n-----BEGIN PGP SIGNATURE-----"
+	i := bytes.Index(clear, []byte(begin))
+	if i < 0 {
+		return nil, fmt.Errorf("%w: clearsigned output has no signature block", ErrKey)
+	}
+	block, err := armor.Decode(bytes.NewReader(clear[i+1:]))
+	if err != nil {
+		return nil, fmt.Errorf("%w: re-read clearsignature: %v", ErrKey, err)
+	}
+	var out bytes.Buffer
+	out.Write(clear[:i+1])
+	w, err := armor.Encode(&out, block.Type, nil)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := io.Copy(w, block.Body); err != nil {
+		return nil, fmt.Errorf("%w: re-read clearsignature: %v", ErrKey, err)
+	}
+	if err := w.Close(); err != nil {
+		return nil, err
+	}
+	return endLine(out.Bytes()), nil
+}
+
+// endLine ends armored output with a newline (go-crypto stops right after
+// the closing dashes).
+func endLine(b []byte) []byte {
+	if len(b) > 0 && b[len(b)-1] != '\n' {
+		b = append(b, '\n')
+	}
+	return b
+}
+
+// DetachSign returns an armored detached signature of data (Release.gpg): one
+// signature packet per key, in one armored block, as gpg writes for several -u.
+func (s *Signer) DetachSign(data []byte, t time.Time) ([]byte, error) {
+	var sigs bytes.Buffer
+	for _, e := range s.entities {
+		if err := openpgp.DetachSign(&sigs, e, bytes.NewReader(data), signConfig(t)); err != nil {
+			return nil, fmt.Errorf("%w: sign with %s: %v", ErrKey, fingerprint(e), err)
+		}
+	}
+	var b bytes.Buffer
+	w, err := armor.Encode(&b, openpgp.SignatureType, nil)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := w.Write(sigs.Bytes()); err != nil {
+		return nil, err
+	}
+	if err := w.Close(); err != nil {
+		return nil, err
+	}
+	return endLine(b.Bytes()), nil
+}
+
+// PublicKey returns the public keys in binary form (for apt's signed-by, as
+// archive-keyring.gpg) and armored (archive-keyring.asc). With several keys,
+// both hold all of them: a new client then trusts either.
+func (s *Signer) PublicKey() (binary, armored []byte, err error) {
+	return publicKey(s.entities...)
+}
+
+func publicKey(es ...*openpgp.Entity) (binary, armored []byte, err error) {
+	var bin bytes.Buffer
+	for _, e := range es {
+		if err := e.Serialize(&bin); err != nil {
+			return nil, nil, err
+		}
+	}
+	var asc bytes.Buffer
+	w, err := armor.Encode(&asc, openpgp.PublicKeyType, nil)
+	if err != nil {
+		return nil, nil, err
+	}
+	if _, err := w.Write(bin.Bytes()); err != nil {
+		return nil, nil, err
+	}
+	if err := w.Close(); err != nil {
+		return nil, nil, err
+	}
+	asc.WriteByte('\n')
+	return bin.Bytes(), asc.Bytes(), nil
+}
+
+// KeyType is a signing key algorithm `updeb keys generate` makes.
+type KeyType string
+
+const (
+	Ed25519 KeyType = "ed25519"
+	RSA3072 KeyType = "rsa3072"
+	RSA4096 KeyType = "rsa4096"
+)
+
+// ParseKeyType accepts ed25519, rsa3072 and rsa4096; rsa1024/rsa2048 and
+// anything else are refused with ErrWeakKey or ErrInvalid.
+func ParseKeyType(s string) (KeyType, error) {
+	switch t := KeyType(strings.ToLower(s)); t {
+	case Ed25519, RSA3072, RSA4096:
+		return t, nil
+	case "rsa1024", "rsa2048", "dsa", "rsa":
+		return "", fmt.Errorf("%w: key type %q; use ed25519 (default), rsa3072 or rsa4096", ErrWeakKey, s)
+	}
+	return "", fmt.Errorf("%w: unknown key type %q (want ed25519, rsa3072 or rsa4096)", ErrInvalid, s)
+}
+
+// GeneratedKey is a new repository signing key in the three forms it is stored in.
+type GeneratedKey struct {
+	Fingerprint   string
+	SecretArmored []byte // keep with mode 0600; ReadSigner reads it
+	PublicBinary  []byte // for apt's signed-by (archive-keyring.gpg)
+	PublicArmored []byte // archive-keyring.asc
+}
+
+// GenerateKey makes a signing-only OpenPGP v4 key (no encryption subkey: a
+// repository key only signs) for "name <email>", created at now, drawing
+// randomness from rand.
+func GenerateKey(name, email string, kind KeyType, now time.Time, rand io.Reader) (*GeneratedKey, error) {
+	cfg := &packet.Config{
+		Rand:        rand,
+		Time:        func() time.Time { return now },
+		DefaultHash: crypto.SHA512,
+	}
+	switch kind {
+	case Ed25519:
+		cfg.Algorithm, cfg.Curve = packet.PubKeyAlgoEdDSA, packet.Curve25519
+	case RSA3072:
+		cfg.Algorithm, cfg.RSABits = packet.PubKeyAlgoRSA, 3072
+	case RSA4096:
+		cfg.Algorithm, cfg.RSABits = packet.PubKeyAlgoRSA, 4096
+	default:
+		if _, err := ParseKeyType(string(kind)); err != nil {
+			return nil, err
+		}
+	}
+	if strings.ContainsAny(name+email, "()<>\x00") || name == "" || !strings.Contains(email, "@") {
+		return nil, fmt.Errorf("%w: key user ID needs a name and an email address without ()<> (got %q, %q)", ErrInvalid, name, email)
+	}
+	e, err := openpgp.NewEntity(name, "", email, cfg)
+	if err != nil {
+		return nil, fmt.Errorf("%w: generate %s key: %v", ErrKey, kind, err)
+	}
+	e.Subkeys = nil
+	var sec bytes.Buffer
+	w, err := armor.Encode(&sec, openpgp.PrivateKeyType, nil)
+	if err != nil {
+		return nil, err
+	}
+	if err := e.SerializePrivate(w, cfg); err != nil {
+		return nil, err
+	}
+	if err := w.Close(); err != nil {
+		return nil, err
+	}
+	sec.WriteByte('\n')
+	bin, asc, err := publicKey(e)
+	if err != nil {
+		return nil, err
+	}
+	return &GeneratedKey{Fingerprint: fingerprint(e), SecretArmored: sec.Bytes(), PublicBinary: bin, PublicArmored: asc}, nil
+}

@@ -1,0 +1,128 @@
+package repo
+
+import (
+	"bytes"
+	"context"
+	"crypto"
+	"crypto/rand"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/ProtonMail/go-crypto/openpgp"
+	"github.com/ProtonMail/go-crypto/openpgp/armor"
+	"github.com/ProtonMail/go-crypto/openpgp/packet"
+
+	"github.com/updeb/updeb/internal/testenv"
+)
+
+func TestGenerateKeyAndSignVerifiedByGpgv(t *testing.T) {
+	testenv.RequireTool(t, "gpg", "gpgv")
+	for _, kind := range []KeyType{Ed25519, RSA3072} {
+		t.Run(string(kind), func(t *testing.T) {
+			dir := t.TempDir()
+			k, err := GenerateKey("Repo Signer", "repo@example.com", kind, time.Unix(1700000000, 0), rand.Reader)
+			must(t, err)
+			keyring := filepath.Join(dir, "keyring.gpg")
+			must(t, os.WriteFile(keyring, k.PublicBinary, 0o644))
+			shown := string(testenv.Run(t, "gpg", "--homedir", dir, "--with-colons", "--show-keys", keyring))
+			if !strings.Contains(shown, k.Fingerprint) || !strings.Contains(shown, "Repo Signer <repo@example.com>") || strings.Contains(shown, "\nsub:") {
+				t.Fatalf("gpg --show-keys: want fingerprint %s, the user ID and no subkey:\n%s", k.Fingerprint, shown)
+			}
+			s, err := ReadSigner(bytes.NewReader(k.SecretArmored), "key")
+			must(t, err)
+			release := []byte("Origin: test\nSuite: s\n-dash: line\n")
+			when := time.Date(2024, 8, 14, 0, 0, 0, 0, time.UTC)
+			in, err := s.ClearSign(release, when)
+			must(t, err)
+			det, err := s.DetachSign(release, when)
+			must(t, err)
+			must(t, os.WriteFile(filepath.Join(dir, "InRelease"), in, 0o644))
+			must(t, os.WriteFile(filepath.Join(dir, "Release"), release, 0o644))
+			must(t, os.WriteFile(filepath.Join(dir, "Release.gpg"), det, 0o644))
+			testenv.Run(t, "gpgv", "--keyring", keyring, filepath.Join(dir, "InRelease"))
+			testenv.Run(t, "gpgv", "--keyring", keyring, filepath.Join(dir, "Release.gpg"), filepath.Join(dir, "Release"))
+
+			// Deterministic: same data and time, same signature bytes; the
+			// signature carries the given time.
+			again, err := s.ClearSign(release, when)
+			must(t, err)
+			if !bytes.Equal(in, again) {
+				t.Errorf("two clearsignatures of the same Release at the same time differ")
+			}
+			block, _ := armor.Decode(bytes.NewReader(det))
+			p, err := packet.Read(block.Body)
+			must(t, err)
+			sig := p.(*packet.Signature)
+			if !sig.CreationTime.Equal(when) || sig.Hash != crypto.SHA512 || len(sig.Notations) != 0 {
+				t.Errorf("signature time %v hash %v notations %d; want %v, SHA-512, none", sig.CreationTime, sig.Hash, len(sig.Notations), when)
+			}
+		})
+	}
+}
+
+func TestWeakKeysRefused(t *testing.T) {
+	for _, s := range []string{"rsa2048", "rsa1024", "dsa"} {
+		if _, err := ParseKeyType(s); !errors.Is(err, ErrWeakKey) {
+			t.Errorf("ParseKeyType(%q) = %v, want ErrWeakKey", s, err)
+		}
+	}
+	if _, err := ParseKeyType("ed448x"); !errors.Is(err, ErrInvalid) {
+		t.Errorf("ParseKeyType(ed448x) = %v, want ErrInvalid", err)
+	}
+}
+
+func FuzzParseRelease(f *testing.F) {
+	f.Add([]byte("Suite: s\nArchitectures: amd64\nComponents: main\nSHA256:\n " + strings.Repeat("a", 64) + " 12 main/binary-amd64/Packages\n"))
+	f.Add([]byte("SHA512:\n x y\n"))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		r, err := parseRelease(data, "fuzz")
+		if err != nil {
+			return
+		}
+		for _, e := range r.files {
+			if e.size < 0 && e.path == "" {
+				t.Fatalf("entry %+v", e)
+			}
+		}
+	})
+}
+
+// A repository signed by a key's signing subkey (settings derived from its
+// InRelease, as for repositories written before settings were stored) is
+// still signed by the same key: no refused change.
+func TestSigningSubkeyIsTheSameKey(t *testing.T) {
+	dir, root := testDirs(t)
+	cfg := &packet.Config{Algorithm: packet.PubKeyAlgoEdDSA, Time: func() time.Time { return time.Unix(1700000000, 0) }}
+	e, err := openpgp.NewEntity("subkey signer", "", "sub@example.com", cfg)
+	must(t, err)
+	must(t, e.AddSigningSubkey(cfg))
+	var armored bytes.Buffer
+	w, err := armor.Encode(&armored, openpgp.PrivateKeyType, nil)
+	must(t, err)
+	must(t, e.SerializePrivate(w, cfg))
+	must(t, w.Close())
+	signer, err := ReadSigner(&armored, "subkey signer")
+	must(t, err)
+	r := realRepo(t, root, testSettings("amd64"), signer)
+	_, err = r.Publish(context.Background(), "s", "main", []Package{pkgOf(t, testDeb(t, dir, "app", "1", "amd64", "v1"))})
+	must(t, err)
+	issuers := signatureIssuers(mustRead(t, filepath.Join(root, "dists/s/InRelease")))
+	if len(issuers) != 1 || issuers[0] == signer.Fingerprints()[0] {
+		t.Fatalf("InRelease issuers %v: want the subkey, not the primary %s", issuers, signer.Fingerprints()[0])
+	}
+	must(t, os.Remove(filepath.Join(root, "dists/s", settingsFile)))
+	if _, err := r.Refresh(context.Background(), nil); err != nil {
+		t.Fatalf("refresh with the key whose subkey signed the live generation: %v", err)
+	}
+}
+
+func mustRead(t *testing.T, name string) []byte {
+	t.Helper()
+	data, err := os.ReadFile(name)
+	must(t, err)
+	return data
+}

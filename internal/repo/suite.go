@@ -1,0 +1,212 @@
+package repo
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path"
+	"path/filepath"
+	"slices"
+	"sort"
+	"strconv"
+	"strings"
+)
+
+// generation is one written generation of a suite, read back: its Release
+// and settings. Its components are read only when an operation needs them.
+type generation struct {
+	suite    string
+	n        int
+	dir      string
+	release  *parsedRelease
+	settings Settings
+}
+
+func (r *Repo) distsDir() string { return filepath.Join(r.root, "dists") }
+
+func (r *Repo) suiteGenDir(suite string) string {
+	return filepath.Join(r.distsDir(), ".gen", suite)
+}
+
+func (r *Repo) genDir(suite string, n int) string {
+	return filepath.Join(r.suiteGenDir(suite), strconv.Itoa(n))
+}
+
+// liveGeneration returns the number of suite's live generation, 0 when the
+// suite does not exist.
+func (r *Repo) liveGeneration(suite string) (int, error) {
+	link := filepath.Join(r.distsDir(), suite)
+	target, err := os.Readlink(link)
+	if errors.Is(err, os.ErrNotExist) {
+		if _, serr := os.Lstat(link); serr == nil {
+			return 0, fmt.Errorf("%w: %s is not a symbolic link to a generation", ErrNotManaged, link)
+		}
+		return 0, nil
+	}
+	if err != nil {
+		return 0, fmt.Errorf("%w: %s is not a symbolic link to a generation (%v)", ErrNotManaged, link, err)
+	}
+	prefix := path.Join(".gen", suite) + "/"
+	n, err := strconv.Atoi(strings.TrimPrefix(target, prefix))
+	if !strings.HasPrefix(target, prefix) || err != nil || n < 1 {
+		return 0, fmt.Errorf("%w: %s points to %q, expected %s<n>", ErrNotManaged, link, target, prefix)
+	}
+	return n, nil
+}
+
+// readGeneration reads generation n of suite (its Release and settings).
+func (r *Repo) readGeneration(suite string, n int) (*generation, error) {
+	g := &generation{suite: suite, n: n, dir: r.genDir(suite, n)}
+	name := filepath.Join(g.dir, "Release")
+	data, err := os.ReadFile(name)
+	if err != nil {
+		return nil, err
+	}
+	if g.release, err = parseRelease(data, name); err != nil {
+		return nil, err
+	}
+	for _, c := range g.release.comps {
+		if err := validComponent(c); err != nil {
+			return nil, fmt.Errorf("%s: %w", name, err)
+		}
+	}
+	for _, a := range g.release.archs {
+		if !archPattern.MatchString(a) {
+			return nil, fmt.Errorf("%w: %s: architecture %q", ErrInvalid, name, a)
+		}
+	}
+	if g.settings, err = readSettings(g.dir, suite, g.release); err != nil {
+		return nil, err
+	}
+	return g, nil
+}
+
+// live returns suite's live generation, nil when the suite does not exist.
+func (r *Repo) live(suite string) (*generation, error) {
+	n, err := r.liveGeneration(suite)
+	if err != nil || n == 0 {
+		return nil, err
+	}
+	return r.readGeneration(suite, n)
+}
+
+// component reads every package of comp in g (empty when g does not list it).
+func (g *generation) component(comp string) (component, error) {
+	c := component{}
+	if g == nil || !slices.Contains(g.release.comps, comp) {
+		return c, nil
+	}
+	for _, arch := range g.release.archs {
+		rel := comp + "/binary-" + arch + "/Packages"
+		if _, ok := g.release.file("SHA256", rel); !ok {
+			continue
+		}
+		entries, err := readPackages(filepath.Join(g.dir, filepath.FromSlash(rel)), g.suite, comp)
+		if err != nil {
+			return nil, err
+		}
+		for _, e := range entries {
+			c[e.key()] = e
+		}
+	}
+	return c, nil
+}
+
+// suiteState is what an operation changes in a suite: the live generation,
+// the generation whose indexes the next one starts from (base: the live one,
+// or for a rollback the one rolled back to), and the components it loaded
+// and changed. Indexes of components it did not change are carried over
+// from base without being read.
+type suiteState struct {
+	suite    string
+	live     *generation // nil: the suite does not exist yet
+	base     *generation // nil: nothing to carry over
+	copyBase bool        // copy base's files rather than link them (see Rollback)
+	comps    map[string]component
+	dirty    map[string]bool
+	set      Settings // the next generation's settings
+	changed  []string // how they differ from the live ones, for the history
+}
+
+// loadSuite reads suite's live generation (nothing else) for a change.
+func (r *Repo) loadSuite(suite string) (*suiteState, error) {
+	live, err := r.live(suite)
+	if err != nil {
+		return nil, err
+	}
+	return &suiteState{suite: suite, live: live, base: live, comps: map[string]component{}, dirty: map[string]bool{}}, nil
+}
+
+// generation returns the live generation number (0 for a new suite).
+func (st *suiteState) generation() int {
+	if st.live == nil {
+		return 0
+	}
+	return st.live.n
+}
+
+// component returns comp's packages as the next generation starts from them.
+func (st *suiteState) component(comp string) (component, error) {
+	if c, ok := st.comps[comp]; ok {
+		return c, nil
+	}
+	c, err := st.base.component(comp)
+	if err != nil {
+		return nil, err
+	}
+	st.comps[comp] = c
+	return c, nil
+}
+
+// edit returns comp's packages for changing: its indexes are written anew.
+func (st *suiteState) edit(comp string) (component, error) {
+	c, err := st.component(comp)
+	if err == nil {
+		st.dirty[comp] = true
+	}
+	return c, err
+}
+
+// settings returns the live settings, or a new suite's defaults.
+func (st *suiteState) settings() Settings {
+	if st.live == nil {
+		return defaultSettings(st.suite)
+	}
+	return st.live.settings
+}
+
+// managedSuites returns the suites under dists/ that updeb manages, sorted.
+func (r *Repo) managedSuites() ([]string, error) {
+	des, err := os.ReadDir(r.distsDir())
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	var out []string
+	for _, de := range des {
+		if de.Type()&os.ModeSymlink != 0 && validSuite(de.Name()) == nil {
+			out = append(out, de.Name())
+		}
+	}
+	sort.Strings(out)
+	return out, nil
+}
+
+// keptGenerations returns the numbers of suite's generation directories up
+// to the live one, newest first.
+func (r *Repo) keptGenerations(suite string, live int) ([]int, error) {
+	des, err := os.ReadDir(r.suiteGenDir(suite))
+	if err != nil {
+		return nil, err
+	}
+	var out []int
+	for _, de := range des {
+		if n, err := strconv.Atoi(de.Name()); err == nil && n >= 1 && n <= live && de.IsDir() {
+			out = append(out, n)
+		}
+	}
+	sort.Sort(sort.Reverse(sort.IntSlice(out)))
+	return out, nil
+}

@@ -1,0 +1,162 @@
+// Package srcurl is the one grammar of the URLs updeb downloads: recipe
+// sources, signatures, checksum files, watch pages and `updeb fetch URL`. Lint
+// and the fetcher both call Check, so lint refuses exactly what a build would.
+//
+// A URL is refused unless it is printable ASCII (no control characters, spaces
+// or other bytes that need percent-encoding), http or https with a host, no
+// user name or password and no fragment, and its path is canonical: no empty,
+// "." or ".." segment, however it is spelled. A segment is judged after full
+// percent-decoding (repeated, so %252e%252e counts as ..), with an encoded
+// "/" taken as a separator and ";parameters" dropped, and must then be
+// printable ASCII without "\".
+// Mirrors map a URL's path below a folder or an internal URL (package fetch):
+// with this grammar no spelling of the path can climb out of it.
+package srcurl
+
+import (
+	"errors"
+	"fmt"
+	"net/url"
+	"strings"
+)
+
+// MaxLen is the longest URL accepted.
+const MaxLen = 4096
+
+// ErrInvalid is wrapped by every refusal.
+var ErrInvalid = errors.New("not an acceptable download URL")
+
+// Error says why a URL is refused.
+type Error struct {
+	URL    string
+	Reason string
+}
+
+func (e *Error) Error() string {
+	u := e.URL
+	if len(u) > 200 {
+		u = u[:200] + "..."
+	}
+	return fmt.Sprintf("%q is not an acceptable download URL: %s", u, e.Reason)
+}
+
+// Unwrap makes errors.Is(err, ErrInvalid) true.
+func (e *Error) Unwrap() error { return ErrInvalid }
+
+// Check returns the parsed URL, or an *Error saying why s is refused.
+func Check(s string) (*url.URL, error) {
+	bad := func(format string, args ...any) (*url.URL, error) {
+		return nil, &Error{URL: s, Reason: fmt.Sprintf(format, args...)}
+	}
+	if len(s) > MaxLen {
+		return bad("longer than %d bytes", MaxLen)
+	}
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c <= ' ' || c >= 0x7f {
+			return bad("byte %d is %s; percent-encode it or remove it", i, describe(c))
+		}
+	}
+	if !strings.HasPrefix(s, "https://") && !strings.HasPrefix(s, "http://") {
+		return bad("not an http:// or https:// URL")
+	}
+	u, err := url.Parse(s)
+	if err != nil {
+		var ue *url.Error
+		if errors.As(err, &ue) {
+			err = ue.Err
+		}
+		return bad("%v", err)
+	}
+	switch {
+	case u.Host == "" || u.Hostname() == "":
+		return bad("no host")
+	case u.User != nil:
+		return bad("a user name or password does not belong in a download URL")
+	case strings.Trim(u.Host, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789.-:[]") != "" ||
+		!strings.HasPrefix(s[len(u.Scheme)+3:], u.Host):
+		return bad("host %q: want a DNS name or an IP address, with an optional port", u.Host)
+	case strings.Contains(s, "#"):
+		return bad("a fragment (#...) is never sent to the server; remove it")
+	}
+	path := u.EscapedPath()
+	if path == "" {
+		return u, nil
+	}
+	if _, err := Segments(path[1:]); err != nil {
+		return bad("path %s", err)
+	}
+	return u, nil
+}
+
+// Segments splits an escaped URL path (without its leading "/") into its
+// percent-decoded segments, refusing what Check refuses in a path. A trailing
+// "/" gives a last empty segment; any other empty segment is refused.
+func Segments(escaped string) ([]string, error) {
+	raw := strings.Split(escaped, "/")
+	out := make([]string, 0, len(raw))
+	for i, seg := range raw {
+		if seg == "" && i == len(raw)-1 {
+			out = append(out, "")
+			break
+		}
+		d, err := url.PathUnescape(seg)
+		if err != nil {
+			return nil, fmt.Errorf("segment %q: %v", seg, err)
+		}
+		if err := checkSegment(seg); err != nil {
+			return nil, err
+		}
+		out = append(out, d)
+	}
+	return out, nil
+}
+
+// checkSegment judges one escaped segment as the most lenient server would
+// read it: decoded again and again, an encoded "/" taken as a separator
+// (GitHub's kustomize%2Fv5.8.1 tags are real; a file mirror maps them to
+// folders), parameters dropped.
+func checkSegment(seg string) error {
+	full := seg
+	for range 8 {
+		d, err := url.PathUnescape(full)
+		if err != nil || d == full {
+			break
+		}
+		full = d
+	}
+	for i := 0; i < len(full); i++ {
+		switch c := full[i]; {
+		case c == '\\':
+			return fmt.Errorf("segment %q holds a backslash", seg)
+		case c < ' ' || c >= 0x7f:
+			return fmt.Errorf("segment %q decodes to %s", seg, describe(c))
+		}
+	}
+	for _, part := range strings.Split(full, "/") {
+		name, _, _ := strings.Cut(part, ";")
+		if strings.Trim(name, ". ") != "" {
+			continue
+		}
+		if name == "" {
+			return fmt.Errorf("has an empty segment in %q (\"//\", an encoded \"/\" at an end, or parameters only)", seg)
+		}
+		return fmt.Errorf("segment %q holds a dot segment (%q); write the path without \".\" and \"..\"", seg, name)
+	}
+	return nil
+}
+
+func describe(c byte) string {
+	switch {
+	case c == 0:
+		return "NUL"
+	case c == '\r':
+		return "CR"
+	case c == '\n':
+		return "LF"
+	case c == ' ':
+		return "a space"
+	case c < ' ' || c == 0x7f:
+		return fmt.Sprintf("the control character 0x%02x", c)
+	}
+	return fmt.Sprintf("the non-ASCII byte 0x%02x", c)
+}

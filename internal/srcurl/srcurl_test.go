@@ -1,0 +1,153 @@
+package srcurl
+
+import (
+	"errors"
+	"net/http"
+	"net/url"
+	"path"
+	"strings"
+	"testing"
+)
+
+func TestAccepted(t *testing.T) {
+	for _, s := range []string{
+		"https://get.helm.sh/helm-v3.15.4-linux-amd64.tar.gz",
+		"https://github.com/k3s-io/k3s/releases/download/v1.30.2%2Bk3s1/k3s",
+		"http://127.0.0.1:8080/a/b.tar.xz?raw=true",
+		"https://dl.k8s.io/v1.31.4/bin/linux/amd64/kubectl",
+		"https://example.org/",
+		"https://example.org",
+		"https://example.org/dir/",
+		"https://example.org/a..b/.hidden/x...y",
+		"https://example.org/%2e%2ex", // a name that starts with two dots
+		"https://example.org/a;b/c",
+		"https://github.com/kubernetes-sigs/kustomize/releases/download/kustomize%2Fv5.8.1/checksums.txt",
+	} {
+		if _, err := Check(s); err != nil {
+			t.Errorf("Check(%q) = %v, want accepted", s, err)
+		}
+	}
+}
+
+// Hostile spellings of a path that climbs out, and bytes that do not belong
+// in a URL: every one is refused, wrapping ErrInvalid.
+func TestRefused(t *testing.T) {
+	for _, s := range []string{
+		"https://h/a/../../etc/passwd",
+		"https://h/..",
+		"https://h/a/..",
+		"https://h/./a",
+		"https://h/a/./b",
+		"https://h/%2e%2e/%2e%2e/etc/passwd",
+		"https://h/%2E%2E/etc/passwd",
+		"https://h/.%2e/etc/passwd",
+		"https://h/%2e./etc/passwd",
+		"https://h/..%2fetc%2fpasswd",
+		"https://h/..%2Fetc",
+		"https://h/a%2f..%2fb",               // an encoded separator around dots
+		"https://h/a%2f%2fb",                 // an encoded empty segment
+		"https://h/a%2f",                     // an encoded separator at the end
+		"https://h/%252e%252e/etc/passwd",    // double encoding
+		"https://h/%25252e%25252e/etc",       // triple
+		"https://h/..%5c..%5cetc",            // backslash
+		"https://h/..\\..\\etc",              // raw backslash
+		"https://h/a%5cb",                    // backslash in a name
+		"https://h/..;/etc/passwd",           // Tomcat-style parameters
+		"https://h/..;jsessionid=1/etc",      // parameters after dots
+		"https://h/.;x/a",                    // dot with a parameter
+		"https://h/a//b",                     // empty segment
+		"https://h//etc/passwd",              // leading empty segment
+		"https://h/%2e",                      // encoded single dot
+		"https://h/...",                      // only dots
+		"https://h/.. /x",                    // dots and a space (raw)
+		"https://h/..%20/x",                  // dots and an encoded space
+		"https://h/a%00b",                    // encoded NUL
+		"https://h/a\x00b",                   // raw NUL
+		"https://h/a\rb",                     // CR
+		"https://h/a\nb",                     // LF
+		"https://h/a\tb",                     // tab
+		"https://h/a b",                      // space
+		"https://h/a\x7fb",                   // DEL
+		"https://h/caf\xc3\xa9",              // raw non-ASCII
+		"https://h/%c0%ae%c0%ae/etc",         // overlong UTF-8 dots
+		"https://h/%ef%bc%8e%ef%bc%8e/etc",   // fullwidth dots
+		"https://h/a%0d%0aX-Injected:%20yes", // header injection
+		"https://h/a%zz",                     // bad escape
+		"https://user:pw@h/a",
+		"https://h/a#frag",
+		"ftp://h/a",
+		"file:///etc/passwd",
+		"https:///a",
+		"//h/a",
+		"h/a",
+		"",
+		"HTTPS://h/a",
+		"https://h/" + strings.Repeat("a", MaxLen),
+	} {
+		_, err := Check(s)
+		if err == nil {
+			t.Errorf("Check(%q) accepted", s)
+			continue
+		}
+		if !errors.Is(err, ErrInvalid) {
+			t.Errorf("Check(%q) = %v, does not wrap ErrInvalid", s, err)
+		}
+	}
+}
+
+// staysInside is the property every accepted URL has: its path, mapped below
+// a folder or below an HTTP prefix, stays there however it is decoded.
+func staysInside(t *testing.T, s string) {
+	u, err := Check(s)
+	if err != nil {
+		return
+	}
+	if _, err := http.NewRequest(http.MethodGet, s, nil); err != nil {
+		t.Fatalf("Check accepted %q, which net/http refuses: %v", s, err)
+	}
+	p := u.EscapedPath()
+	if p == "" {
+		return
+	}
+	segs, err := Segments(p[1:])
+	if err != nil {
+		t.Fatalf("Check accepted %q, Segments refuses it: %v", s, err)
+	}
+	const root = "/srv/mirror"
+	joined := root + "/" + strings.Join(segs, "/")
+	if c := path.Clean(joined); c != root && !strings.HasPrefix(c, root+"/") {
+		t.Fatalf("%q maps to %s, outside %s", s, c, root)
+	}
+	// Decoding once more (a lenient server) keeps it inside too.
+	if d, err := url.PathUnescape(joined); err == nil {
+		if c := path.Clean(strings.ReplaceAll(d, "\\", "/")); c != root && !strings.HasPrefix(c, root+"/") {
+			t.Fatalf("%q decoded twice maps to %s, outside %s", s, c, root)
+		}
+	}
+	// An HTTP mirror: the prefix, then the rest of the URL as it is.
+	mapped := "http://mirror.internal/pre/" + strings.TrimPrefix(s[len(u.Scheme)+3+len(u.Host):], "/")
+	m, err := Check(mapped)
+	if err != nil {
+		t.Fatalf("%q accepted, mapped below an HTTP mirror %q refused: %v", s, mapped, err)
+	}
+	if !strings.HasPrefix(m.EscapedPath(), "/pre/") || m.Host != "mirror.internal" {
+		t.Fatalf("%q under http://mirror.internal/pre/ is %s", s, m)
+	}
+}
+
+func FuzzCheck(f *testing.F) {
+	for _, s := range []string{
+		"https://h/a/b.tar.gz", "https://h/%2e%2e/x", "https://h/..;/x", "https://h/%252e%252e/x",
+		"https://h/a%2fb", "https://h/a?b=../c", "https://h/a%5c..", "http://h:1/a/./b",
+	} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) { staysInside(t, s) })
+}
+
+func TestSegments(t *testing.T) {
+	got, err := Segments("v1.30.2%2Bk3s1/k3s%20x/")
+	if err != nil || strings.Join(got, "|") != "v1.30.2+k3s1|k3s x|" {
+		t.Fatalf("Segments = %q, %v", got, err)
+	}
+}

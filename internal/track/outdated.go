@@ -1,0 +1,223 @@
+package track
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"golang.org/x/sync/errgroup"
+
+	"github.com/updeb/updeb/internal/eol"
+	"github.com/updeb/updeb/internal/recipe"
+)
+
+// withVersion returns a copy of r at another upstream version (for rendering
+// its URLs); the copy shares everything else with r.
+// urlPlan is enough to render URLs: the maintainer is only a placeholder for
+// recipes that name none (the site's default applies when they are built).
+var urlPlan = recipe.PlanOptions{DefaultMaintainer: "updeb <updeb@localhost>"}
+
+func withVersion(r *recipe.Recipe, version string) *recipe.Recipe {
+	c := *r
+	c.Version = version
+	return &c
+}
+
+// Artifacts returns every URL r would fetch at version, for every
+// architecture: sources, detached signatures (OpenPGP, cosign's .sig and
+// .cert, Sigstore bundles) and checksum files, without
+// duplicates, in recipe order.
+func Artifacts(r *recipe.Recipe, version string) ([]string, error) {
+	c := withVersion(r, version)
+	var out []string
+	seen := map[string]bool{}
+	add := func(u string) {
+		if u != "" && !seen[u] {
+			seen[u] = true
+			out = append(out, u)
+		}
+	}
+	for _, a := range r.Architectures {
+		p, err := c.Plan(a.Debian, urlPlan)
+		if err != nil {
+			return nil, fmt.Errorf("%s at version %s: %w", r.Name, version, err)
+		}
+		for _, s := range p.Sources {
+			add(s.URL)
+			for _, u := range s.AuxURLs() {
+				add(u)
+			}
+		}
+	}
+	return out, nil
+}
+
+// Missing returns the artifacts of r at version that do not exist upstream
+// (through the Client: the proxy and mirrors), in Artifacts order.
+func Missing(ctx context.Context, r *recipe.Recipe, version string, o Options) ([]string, error) {
+	urls, err := Artifacts(r, version)
+	if err != nil {
+		return nil, err
+	}
+	exists := make([]bool, len(urls))
+	g, gctx := errgroup.WithContext(ctx)
+	limit := o.Parallel
+	if limit <= 0 {
+		limit = 4
+	}
+	g.SetLimit(limit)
+	for i, u := range urls {
+		g.Go(func() error {
+			ok, err := o.Client.Exists(gctx, u)
+			exists[i] = ok
+			return err
+		})
+	}
+	if err := g.Wait(); err != nil {
+		return nil, err
+	}
+	var missing []string
+	for i, u := range urls {
+		if !exists[i] {
+			missing = append(missing, u)
+		}
+	}
+	return missing, nil
+}
+
+// Incomplete is a newer version skipped because some artifacts are not
+// uploaded (yet).
+type Incomplete struct {
+	Version string   `json:"version"`
+	Missing []string `json:"missing"`
+}
+
+// Candidates are the versions a recipe could move to.
+type Candidates struct {
+	Current string `json:"current"`
+	Track   string `json:"track,omitempty"`
+	// InTrack is the newest complete release in the track, or the current
+	// version when there is none newer.
+	InTrack Release `json:"newest_in_track"`
+	// Latest is the newest complete release in any track, or the current
+	// version when there is none newer.
+	Latest     Release      `json:"newest"`
+	Incomplete []Incomplete `json:"incomplete,omitempty"` // newer releases skipped, newest first
+}
+
+// Newest finds r's candidates: it lists the releases (see Releases) and, from
+// the newest down, takes the first release whose artifacts all exist, once in
+// the track and once overall. Releases not newer than the current version are
+// never probed.
+func Newest(ctx context.Context, r *recipe.Recipe, o Options) (*Candidates, error) {
+	if r.Watch == nil {
+		return nil, fmt.Errorf("%s: %w", r.Name, ErrNoWatch)
+	}
+	rels, err := Releases(ctx, r.Watch, o)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", r.Name, err)
+	}
+	current := Release{Version: r.Version}
+	for _, rel := range rels {
+		if rel.Version == r.Version {
+			current = rel
+		}
+	}
+	c := &Candidates{Current: r.Version, Track: r.Watch.Track, InTrack: current, Latest: current}
+	probed := map[string][]string{} // version -> missing artifacts, each probed once
+	complete := func(rel Release) (bool, error) {
+		missing, done := probed[rel.Version]
+		if !done {
+			var err error
+			if missing, err = Missing(ctx, r, rel.Version, o); err != nil {
+				return false, err
+			}
+			probed[rel.Version] = missing
+			if len(missing) > 0 {
+				c.Incomplete = append(c.Incomplete, Incomplete{Version: rel.Version, Missing: missing})
+			}
+		}
+		return len(missing) == 0, nil
+	}
+	first := func(keep func(Release) (bool, error)) (Release, bool, error) {
+		for _, rel := range rels {
+			if compareVersions(rel.Version, r.Version) <= 0 {
+				break // newest first: nothing newer follows
+			}
+			if ok, err := keep(rel); err != nil || !ok {
+				if err != nil {
+					return Release{}, false, err
+				}
+				continue
+			}
+			if ok, err := complete(rel); err != nil || ok {
+				return rel, ok, err
+			}
+		}
+		return Release{}, false, nil
+	}
+	rel, ok, err := first(func(rel Release) (bool, error) { return inTrack(r.Watch.Track, rel.Version) })
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", r.Name, err)
+	}
+	if ok {
+		c.InTrack = rel
+	}
+	if rel, ok, err = first(func(Release) (bool, error) { return true, nil }); err != nil {
+		return nil, fmt.Errorf("%s: %w", r.Name, err)
+	} else if ok {
+		c.Latest = rel
+	}
+	return c, nil
+}
+
+// Support is the end-of-life status of a recipe's current version.
+type Support struct {
+	Product string `json:"product"` // the product in the end-of-life data
+	Cycle   string `json:"cycle,omitempty"`
+	State   string `json:"state"`          // supported, security-only, eol or unknown
+	Date    string `json:"date,omitempty"` // YYYY-MM-DD: next boundary, EOL date, or since when EOL
+	Text    string `json:"text"`           // "supported until 2026-10-28"
+}
+
+// SupportOf looks r's current version up in the end-of-life data on now's day.
+// Products the data does not cover are "unknown".
+func SupportOf(r *recipe.Recipe, data *eol.Data, now time.Time) Support {
+	product := eol.ProductOf(Component(r))
+	s := Support{Product: product, State: "unknown", Text: "unknown"}
+	if data == nil {
+		return s
+	}
+	cy, ok := data.Cycle(product, r.Version)
+	if !ok {
+		return s
+	}
+	st := cy.Status(now)
+	s.Cycle, s.State, s.Text = cy.Name, st.State.String(), st.String()
+	if !st.Date.IsZero() {
+		s.Date = st.Date.Format(time.DateOnly)
+	}
+	return s
+}
+
+// Status is one row of updeb outdated.
+type Status struct {
+	Recipe string `json:"recipe"`
+	File   string `json:"file"`
+	Candidates
+	Outdated     bool    `json:"outdated"`       // a newer complete release in the track
+	OutOfSupport bool    `json:"out_of_support"` // the current version's cycle is end-of-life
+	Support      Support `json:"support"`
+}
+
+// Outdated is Newest plus the support status: everything updeb outdated shows.
+func Outdated(ctx context.Context, r *recipe.Recipe, data *eol.Data, o Options) (*Status, error) {
+	c, err := Newest(ctx, r, o)
+	if err != nil {
+		return nil, err
+	}
+	s := &Status{Recipe: r.Name, File: r.Path, Candidates: *c, Support: SupportOf(r, data, o.now())}
+	s.Outdated = compareVersions(c.InTrack.Version, r.Version) > 0
+	s.OutOfSupport = s.Support.State == "eol"
+	return s, nil
+}

@@ -1,0 +1,175 @@
+package track
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/updeb/updeb/internal/fetch"
+	"github.com/updeb/updeb/internal/recipe"
+)
+
+const (
+	perPage = 100
+	// maxPages bounds the GitHub listing: 1000 releases, newest first, reach
+	// back years even for Kubernetes (which publishes several lines at once).
+	maxPages = 10
+	// maxDocument is the size cap of one API page or listing.
+	maxDocument = 16 << 20
+)
+
+// Releases lists the versions w names, newest first: drafts never, and
+// pre-releases (flagged by GitHub, or with a semver pre-release part such as
+// -rc.1) only with w.Prereleases. Tags without w.TagPrefix are not this
+// component's (kustomize's repository also tags kyaml/v0.17.0) and are skipped,
+// and so are versions that are not valid upstream versions. The track is not
+// applied here.
+func Releases(ctx context.Context, w *recipe.Watch, o Options) ([]Release, error) {
+	var all []Release
+	switch {
+	case w == nil:
+		return nil, ErrNoWatch
+	case w.GitHub != "":
+		for page := 1; page <= maxPages; page++ {
+			u := fmt.Sprintf("%s/repos/%s/releases?per_page=%d&page=%d", o.api(), w.GitHub, perPage, page)
+			body, err := o.Client.Get(ctx, u, githubHeader(o.GitHubToken), maxDocument)
+			if err != nil {
+				return nil, apiError(u, err)
+			}
+			rs, n, err := ParseGitHubReleases(body, w.TagPrefix)
+			if err != nil {
+				return nil, fmt.Errorf("%w: %s: %v", ErrUpstream, u, err)
+			}
+			all = append(all, rs...)
+			if n < perPage {
+				break
+			}
+		}
+	default:
+		body, err := o.Client.Get(ctx, w.URL, nil, maxDocument)
+		if err != nil {
+			return nil, err
+		}
+		rs, err := ParseListing(body, w.Pattern, w.TagPrefix)
+		if err != nil {
+			return nil, fmt.Errorf("%w: %s: %v", ErrUpstream, w.URL, err)
+		}
+		all = rs
+	}
+	out := all[:0]
+	for _, r := range all {
+		if (r.Prerelease || isPrerelease(r.Version)) && !w.Prereleases {
+			continue
+		}
+		out = append(out, r)
+	}
+	slices.SortStableFunc(out, func(a, b Release) int { return compareVersions(b.Version, a.Version) })
+	return slices.CompactFunc(out, func(a, b Release) bool { return a.Version == b.Version }), nil
+}
+
+func githubHeader(token string) http.Header {
+	h := http.Header{
+		"Accept":               {"application/vnd.github+json"},
+		"X-Github-Api-Version": {"2022-11-28"},
+	}
+	if token != "" {
+		h.Set("Authorization", "Bearer "+token)
+	}
+	return h
+}
+
+// githubRelease is the part of GitHub's release object updeb reads.
+type githubRelease struct {
+	TagName     string `json:"tag_name"`
+	Draft       bool   `json:"draft"`
+	Prerelease  bool   `json:"prerelease"`
+	PublishedAt string `json:"published_at"`
+}
+
+// ParseGitHubReleases reads one page of GitHub's "list releases" answer. It
+// returns the usable releases (drafts, tags without prefix and invalid versions
+// left out) and how many entries the page had (for pagination).
+func ParseGitHubReleases(body []byte, prefix string) ([]Release, int, error) {
+	var page []githubRelease
+	dec := json.NewDecoder(bytes.NewReader(body))
+	if err := dec.Decode(&page); err != nil {
+		return nil, 0, fmt.Errorf("malformed JSON release list: %v", err)
+	}
+	var out []Release
+	for _, g := range page {
+		v, ok := strings.CutPrefix(g.TagName, prefix)
+		if g.Draft || !ok || debianOf(v) == "" {
+			continue
+		}
+		r := Release{Version: v, Tag: g.TagName, Prerelease: g.Prerelease}
+		if g.PublishedAt != "" {
+			t, err := time.Parse(time.RFC3339, g.PublishedAt)
+			if err != nil {
+				return nil, 0, fmt.Errorf("release %q: published_at %q is not an RFC 3339 time", g.TagName, g.PublishedAt)
+			}
+			r.Published = t.UTC()
+		}
+		out = append(out, r)
+	}
+	return out, len(page), nil
+}
+
+// ParseListing finds versions in a listing (an HTML index, a text file) with
+// pattern, whose first capture group is the version; a prefix is stripped when
+// present. No version at all is an error: the pattern or the page changed.
+func ParseListing(body []byte, pattern, prefix string) ([]Release, error) {
+	re, err := regexp.Compile(pattern)
+	if err != nil {
+		return nil, fmt.Errorf("pattern %q: %v", pattern, err)
+	}
+	if re.NumSubexp() < 1 {
+		return nil, fmt.Errorf("pattern %q has no capture group for the version", pattern)
+	}
+	var out []Release
+	seen := map[string]bool{}
+	for _, m := range re.FindAllSubmatch(body, -1) {
+		v := strings.TrimPrefix(string(m[1]), prefix)
+		if seen[v] || debianOf(v) == "" {
+			continue
+		}
+		seen[v] = true
+		out = append(out, Release{Version: v, Tag: string(m[1])})
+	}
+	if len(out) == 0 {
+		return nil, fmt.Errorf("pattern %q matched no version", pattern)
+	}
+	return out, nil
+}
+
+// apiError explains a failed GitHub API request; other errors pass through.
+func apiError(u string, err error) error {
+	var se *fetch.StatusError
+	if !errors.As(err, &se) {
+		return err
+	}
+	e := &APIError{URL: u, Status: se.StatusCode, Message: strings.TrimSpace(se.Body), Err: err}
+	var msg struct {
+		Message string `json:"message"`
+	}
+	if json.Unmarshal([]byte(se.Body), &msg) == nil && msg.Message != "" {
+		e.Message = msg.Message
+	}
+	if len(e.Message) > 200 {
+		e.Message = e.Message[:200] + "..."
+	}
+	if se.StatusCode == http.StatusForbidden || se.StatusCode == http.StatusTooManyRequests {
+		e.RateLimit = se.Header.Get("X-Ratelimit-Remaining") == "0" || strings.Contains(strings.ToLower(e.Message), "rate limit")
+		if s, err := strconv.ParseInt(se.Header.Get("X-Ratelimit-Reset"), 10, 64); err == nil && s > 0 {
+			e.Reset = time.Unix(s, 0)
+		}
+	}
+	return e
+}

@@ -1,0 +1,307 @@
+package track
+
+import (
+	"context"
+	"crypto/sha256"
+	"crypto/sha512"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/updeb/updeb/internal/build"
+	"github.com/updeb/updeb/internal/eol"
+	"github.com/updeb/updeb/internal/fetch"
+	"github.com/updeb/updeb/internal/trust"
+	"github.com/updeb/updeb/pkg/verify"
+)
+
+// scenario: 1.2.0 current; 1.3.0 complete; 1.3.1 released but arm64 not
+// uploaded; 1.4.0-rc.1 a pre-release; 1.5.0 a draft; 2.0.0 complete but out of
+// the 1.x track; kyaml/v9.0.0 another component's tag.
+func scenario(t *testing.T) (*upstream, string) {
+	u := newUpstream(t)
+	pins := u.publish("1.2.0")
+	u.release("v1.2.0", false, false, "2026-03-14T10:00:00Z")
+	u.publish("1.3.0")
+	u.release("v1.3.0", false, false, "2026-05-02T23:30:00Z")
+	u.publish("1.3.1")
+	u.set(artifactPath("1.3.1", "arm64"), nil)
+	u.release("v1.3.1", false, false, "2026-06-01T00:00:00Z")
+	u.publish("1.4.0-rc.1")
+	u.release("v1.4.0-rc.1", true, false, "2026-06-10T00:00:00Z")
+	u.publish("1.5.0")
+	u.release("v1.5.0", false, true, "")
+	u.publish("2.0.0")
+	u.release("v2.0.0", false, false, "2026-07-01T00:00:00Z")
+	u.release("kyaml/v9.0.0", false, false, "2026-07-02T00:00:00Z")
+	return u, project(t, u, pins)
+}
+
+func TestNewest(t *testing.T) {
+	u, file := scenario(t)
+	r := load(t, file)
+	o := testOptions(t, u, fetch.Options{})
+	for _, tc := range []struct {
+		track       string
+		prereleases bool
+		inTrack     string
+		latest      string
+		incomplete  string
+	}{
+		{"1.x", false, "1.3.0", "2.0.0", "1.3.1"},
+		{"1.2.x", false, "1.2.0", "2.0.0", ""},
+		{"", false, "2.0.0", "2.0.0", ""},
+		{"1.x", true, "1.4.0-rc.1", "2.0.0", ""},
+	} {
+		t.Run(fmt.Sprintf("%s/%v", tc.track, tc.prereleases), func(t *testing.T) {
+			w := *r.Watch
+			w.Track, w.Prereleases = tc.track, tc.prereleases
+			rr := *r
+			rr.Watch = &w
+			c, err := Newest(context.Background(), &rr, o)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var inc []string
+			for _, i := range c.Incomplete {
+				inc = append(inc, i.Version)
+			}
+			if c.InTrack.Version != tc.inTrack || c.Latest.Version != tc.latest || strings.Join(inc, ",") != tc.incomplete {
+				t.Errorf("got in track %s, latest %s, incomplete %v; want %s, %s, %s", c.InTrack.Version, c.Latest.Version, inc, tc.inTrack, tc.latest, tc.incomplete)
+			}
+		})
+	}
+	c, err := Newest(context.Background(), r, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := u.srv.URL + artifactPath("1.3.1", "arm64")
+	if len(c.Incomplete) != 1 || len(c.Incomplete[0].Missing) != 1 || c.Incomplete[0].Missing[0] != want {
+		t.Errorf("incomplete = %+v, want 1.3.1 missing only %s", c.Incomplete, want)
+	}
+	if !c.InTrack.Published.Equal(time.Date(2026, 5, 2, 23, 30, 0, 0, time.UTC)) {
+		t.Errorf("published = %v", c.InTrack.Published)
+	}
+}
+
+func TestCheckSupport(t *testing.T) {
+	u, file := scenario(t)
+	o := testOptions(t, u, fetch.Options{})
+	data, err := eol.Load()
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := Outdated(context.Background(), load(t, file), data, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !s.Outdated || s.OutOfSupport || s.Support.State != "unknown" || s.Support.Product != "hello" {
+		t.Errorf("status = %+v", s)
+	}
+	// A product in the data: kubernetes-1.35 is component kubernetes.
+	r := load(t, file)
+	r.Name, r.Version = "kubernetes-1.31", "1.31.4"
+	sup := SupportOf(r, data, o.now())
+	if sup.Product != "kubernetes" || sup.State != "eol" || sup.Cycle != "1.31" || !strings.HasPrefix(sup.Text, "eol since ") {
+		t.Errorf("support = %+v", sup)
+	}
+}
+
+func TestAPIErrors(t *testing.T) {
+	u, file := scenario(t)
+	r := load(t, file)
+	for _, tc := range []struct {
+		name   string
+		answer func(w http.ResponseWriter)
+		want   string
+		check  func(error) bool
+	}{
+		{"rate limit", func(w http.ResponseWriter) {
+			w.Header().Set("X-RateLimit-Remaining", "0")
+			w.Header().Set("X-RateLimit-Reset", "1787400000")
+			w.WriteHeader(http.StatusForbidden)
+			fmt.Fprint(w, `{"message":"API rate limit exceeded for 127.0.0.1."}`)
+		}, "GitHub API rate limit exceeded at " + u.srv.URL + "/api/repos/demo/hello/releases?per_page=100&page=1 (resets 2026-08-22T12:00:00Z): API rate limit exceeded for 127.0.0.1.",
+			func(err error) bool { var a *APIError; return errors.As(err, &a) && a.RateLimit }},
+		{"not found", func(w http.ResponseWriter) {
+			w.WriteHeader(http.StatusNotFound)
+			fmt.Fprint(w, `{"message":"Not Found"}`)
+		}, "(no such repository, or it is private): Not Found",
+			func(err error) bool { var a *APIError; return errors.As(err, &a) && a.Status == 404 }},
+		{"malformed", func(w http.ResponseWriter) { fmt.Fprint(w, `[{"tag_name": "v1.3.0"`) },
+			"track: unusable answer from upstream: " + u.srv.URL + "/api/repos/demo/hello/releases?per_page=100&page=1: malformed JSON release list: unexpected EOF",
+			func(err error) bool { return errors.Is(err, ErrUpstream) }},
+		{"not a list", func(w http.ResponseWriter) { fmt.Fprint(w, `{"message":"hi"}`) },
+			"malformed JSON release list: json: cannot unmarshal object into Go value of type []track.githubRelease",
+			func(err error) bool { return errors.Is(err, ErrUpstream) }},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			u.mu.Lock()
+			u.api = func(w http.ResponseWriter, _ *http.Request) bool { tc.answer(w); return true }
+			u.mu.Unlock()
+			o := testOptions(t, u, fetch.Options{})
+			o.GitHubToken = "s3cret"
+			_, err := Newest(context.Background(), r, o)
+			if err == nil || !strings.Contains(err.Error(), tc.want) || !tc.check(err) {
+				t.Errorf("err = %v\nwant %q", err, tc.want)
+			}
+			if strings.Contains(fmt.Sprint(err), "s3cret") {
+				t.Errorf("the token leaked into the error: %v", err)
+			}
+		})
+	}
+	if last := u.auth[len(u.auth)-1]; last != "Bearer s3cret" {
+		t.Errorf("Authorization = %q, want the token as Bearer", last)
+	}
+}
+
+func TestBump(t *testing.T) {
+	u, file := scenario(t)
+	before, _ := os.ReadFile(file)
+	o := testOptions(t, u, fetch.Options{})
+	res, err := Bump(context.Background(), load(t, file), BumpOptions{Options: o})
+	if err != nil {
+		t.Fatal(err)
+	}
+	after, _ := os.ReadFile(file)
+	if res.To != "1.3.0" || res.ReleaseDate != "2026-05-02" || !res.Changed || len(res.VerifiedBy) != 4 {
+		t.Errorf("result = %+v", res)
+	}
+	// Exactly the intended lines changed, comments and layout kept.
+	bl, al := strings.Split(string(before), "\n"), strings.Split(string(after), "\n")
+	if len(bl) != len(al) {
+		t.Fatalf("line count changed: %d -> %d", len(bl), len(al))
+	}
+	var changed []string
+	for i := range bl {
+		if bl[i] != al[i] {
+			changed = append(changed, al[i])
+		}
+	}
+	r := load(t, file)
+	for _, arch := range arches {
+		sum := sha256.Sum256(u.get(artifactPath("1.3.0", arch)))
+		if got := r.Sources[0].Digests[arch]["sha256"]; got != hex.EncodeToString(sum[:]) {
+			t.Errorf("%s pinned %s, upstream has %x", arch, got, sum)
+		}
+	}
+	want := []string{
+		"version: 1.3.0   # the version in use",
+		`revision: "1"`,
+		"release-date: 2026-05-02",
+		"      amd64: " + r.Sources[0].Digests["amd64"]["sha256"] + "  # pinned at the last bump",
+		"      arm64: " + r.Sources[0].Digests["arm64"]["sha256"],
+	}
+	if strings.Join(changed, "\n") != strings.Join(want, "\n") {
+		t.Errorf("changed lines:\n%s\nwant:\n%s", strings.Join(changed, "\n"), strings.Join(want, "\n"))
+	}
+	// The bumped recipe builds: fetch with the new pins, verify, package.
+	out := t.TempDir()
+	results, err := build.Run(context.Background(), []build.Job{{Recipe: r, Arch: "amd64"}, {Recipe: r, Arch: "arm64"}},
+		build.Options{Fetcher: o.Client.(*fetch.Fetcher), OutDir: out, Now: o.Now, PlanOptions: urlPlan})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, br := range results {
+		if br.Version != "1.3.0-1" || len(br.Outputs) != 1 {
+			t.Errorf("build result %+v", br)
+		}
+	}
+	// Again: already at the newest; the pins match upstream.
+	res, err = Bump(context.Background(), r, BumpOptions{Options: o})
+	if err != nil || res.Changed {
+		t.Errorf("second bump: %+v, %v", res, err)
+	}
+}
+
+func TestBumpRefuses(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		to     string
+		breakf func(u *upstream)
+		is     error
+		want   string
+	}{
+		{"re-upload of the pinned version", "1.2.0", func(u *upstream) {
+			u.upload("1.2.0", "arm64", "re-uploaded, validly signed")
+		}, ErrReupload, "hello 1.2.0 was already pinned and its bytes changed upstream"},
+		{"missing architecture", "1.3.1", nil, ErrIncomplete, "version 1.3.1 is not complete upstream: 1 artifact(s) missing"},
+		{"bad signature", "1.3.0", func(u *upstream) {
+			u.set(artifactPath("1.3.0", "arm64")+".asc", sign(t, []byte("other bytes")))
+		}, verify.ErrSignature, "signature " + "BASE" + artifactPath("1.3.0", "arm64") + ".asc"},
+		{"checksum file mismatch", "1.3.0", func(u *upstream) {
+			p := artifactPath("1.3.0", "amd64")
+			u.set(p+".sha256sum", []byte(strings.Repeat("ab", 32)+"  "+filepath.Base(p)+"\n"))
+		}, trust.ErrCrossCheck, "lists sha256 " + strings.Repeat("ab", 32)},
+		{"older version", "1.1.0", nil, ErrDowngrade, "hello is at 1.2.0, asked for 1.1.0"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			u, file := scenario(t)
+			if tc.breakf != nil {
+				tc.breakf(u)
+			}
+			before, _ := os.ReadFile(file)
+			o := testOptions(t, u, fetch.Options{})
+			_, err := Bump(context.Background(), load(t, file), BumpOptions{Options: o, To: tc.to})
+			want := strings.ReplaceAll(tc.want, "BASE", u.srv.URL)
+			if !errors.Is(err, tc.is) || !strings.Contains(fmt.Sprint(err), want) {
+				t.Errorf("err = %v\nwant %v containing %q", err, tc.is, want)
+			}
+			if after, _ := os.ReadFile(file); string(after) != string(before) {
+				t.Errorf("the recipe changed:\n%s", after)
+			}
+			if left, _ := filepath.Glob(filepath.Join(filepath.Dir(file), ".*")); len(left) != 0 {
+				t.Errorf("files left behind: %v", left)
+			}
+		})
+	}
+}
+
+// TestBumpSHA512 pins sha512 only (as Kubernetes recipes do): the fetcher
+// computes sha512 for bump because the recipe pins it, and the new pins are
+// upstream's sha512, cross-checked against a .sha512sum file and built.
+func TestBumpSHA512(t *testing.T) {
+	u, file := scenario(t)
+	sha512sum := func(version, arch string) string {
+		sum := sha512.Sum512(u.get(artifactPath(version, arch)))
+		return hex.EncodeToString(sum[:])
+	}
+	text, _ := os.ReadFile(file)
+	rep := []string{"sha256:", "sha512:", ".sha256sum", ".sha512sum"}
+	for _, v := range []string{"1.2.0", "1.3.0"} {
+		for _, arch := range arches {
+			p := artifactPath(v, arch)
+			u.set(p+".sha512sum", []byte(sha512sum(v, arch)+"  "+filepath.Base(p)+"\n"))
+			if v == "1.2.0" {
+				sum := sha256.Sum256(u.get(p))
+				rep = append(rep, hex.EncodeToString(sum[:]), sha512sum(v, arch))
+			}
+		}
+	}
+	if err := os.WriteFile(file, []byte(strings.NewReplacer(rep...).Replace(string(text))), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	o := testOptions(t, u, fetch.Options{})
+	if _, err := Bump(context.Background(), load(t, file), BumpOptions{Options: o}); err != nil {
+		t.Fatal(err)
+	}
+	r := load(t, file)
+	for _, arch := range arches {
+		if got, want := r.Sources[0].Digests[arch]["sha512"], sha512sum("1.3.0", arch); got != want {
+			t.Errorf("%s pinned sha512 %q, upstream has %s", arch, got, want)
+		}
+		if _, ok := r.Sources[0].Digests[arch]["sha256"]; ok {
+			t.Errorf("%s: bump added a sha256 pin the recipe did not have", arch)
+		}
+	}
+	if _, err := build.Run(context.Background(), []build.Job{{Recipe: r, Arch: "amd64"}},
+		build.Options{Fetcher: o.Client.(*fetch.Fetcher), OutDir: t.TempDir(), Now: o.Now, PlanOptions: urlPlan}); err != nil {
+		t.Fatal(err)
+	}
+}

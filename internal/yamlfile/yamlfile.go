@@ -1,0 +1,319 @@
+// Package yamlfile reads the YAML files updeb takes as input (recipes, the
+// config file, release sets, the bundled compatibility and end-of-life data)
+// one way: strictly, with a position for every problem, and bounded.
+//
+//   - A file is exactly one YAML document, at most a given size (MaxSize by
+//     default); anchors and aliases are refused wherever they appear, so no
+//     document can expand (no "billion laughs").
+//   - Decoding walks the yaml.Node tree (Decoder.Map, Str, Int, List, ...):
+//     unknown keys, keys given twice, missing required keys and values of the
+//     wrong kind are findings, and decoding carries on after one so that a
+//     file's problems are reported together.
+//   - Every finding reads "FILE:LINE:COL: message" on one line: control and
+//     format characters in the file name or message are escaped.
+//
+// yaml.v3 reports a syntax error only as text ("yaml: line N: message");
+// Document is the one place that reads that line number (see syntaxError).
+// Every other position comes from a node.
+package yamlfile
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"sort"
+	"strconv"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+
+	"go.yaml.in/yaml/v3"
+)
+
+// MaxSize is the default size limit of a file, in bytes: updeb's input files
+// are hand-written and a few KiB; a YAML node tree takes far more memory than
+// its text, so the limit also bounds memory.
+const MaxSize = 1 << 20
+
+// maxAnchorFindings bounds the findings about anchors and aliases: one says
+// what is wrong, a thousand would only fill the terminal.
+const maxAnchorFindings = 10
+
+// MaxFindings bounds the findings one Decoder keeps (a 1 MiB file of
+// repeated keys would otherwise print 200000 lines): beyond it, one last
+// finding says how many more there were.
+const MaxFindings = 100
+
+// Finding is one problem at a position of a file (line and column from 1).
+type Finding struct {
+	File    string `json:"file"`
+	Line    int    `json:"line"`
+	Col     int    `json:"col"`
+	Message string `json:"message"`
+	// Cause is a sentinel error callers can branch on (errors.Is through the
+	// file's error), or nil.
+	Cause error `json:"-"`
+}
+
+// String returns "FILE:LINE:COL: message", one line.
+func (f Finding) String() string {
+	return fmt.Sprintf("%s:%d:%d: %s", Escape(f.File), f.Line, f.Col, Escape(f.Message))
+}
+
+// Error lists the findings of one file, sorted by position.
+type Error struct {
+	Findings []Finding
+}
+
+func (e *Error) Error() string {
+	lines := make([]string, len(e.Findings))
+	for i, f := range e.Findings {
+		lines[i] = f.String()
+	}
+	return strings.Join(lines, "\n")
+}
+
+// Escape makes s safe to print on one line of a terminal: control characters
+// (line breaks, tabs, escape sequences), Unicode format characters (bidi
+// overrides, zero-width characters), line and paragraph separators and invalid
+// UTF-8 become Go escapes (\n, \x1b, \u202e, \xff). Everything else is kept.
+func Escape(s string) string {
+	clean := true
+	for _, r := range s {
+		if unsafeRune(r) {
+			clean = false
+			break
+		}
+	}
+	if clean {
+		return s
+	}
+	var b strings.Builder
+	for i := 0; i < len(s); {
+		r, size := utf8.DecodeRuneInString(s[i:])
+		switch {
+		case r == utf8.RuneError && size == 1:
+			fmt.Fprintf(&b, `\x%02x`, s[i])
+		case unsafeRune(r):
+			q := strconv.QuoteRune(r) // '\n', '\x1b', '\u202e'
+			b.WriteString(q[1 : len(q)-1])
+		default:
+			b.WriteString(s[i : i+size])
+		}
+		i += size
+	}
+	return b.String()
+}
+
+func unsafeRune(r rune) bool {
+	return r == utf8.RuneError || unicode.IsControl(r) || unicode.Is(unicode.Cf, r) || r == '\u2028' || r == '\u2029'
+}
+
+// Decoder collects the findings of one file and decodes its nodes. The zero
+// value is ready to use; File names the file in findings and may be set any
+// time before Findings or Err.
+type Decoder struct {
+	File string
+	list []Finding
+	// more counts the findings beyond MaxFindings; firstMore is the first.
+	more      int
+	firstMore Finding
+}
+
+// At records a finding at node n (1:1 when n is nil or has no position).
+func (d *Decoder) At(n *yaml.Node, format string, args ...any) {
+	d.Because(nil, n, format, args...)
+}
+
+// Because records a finding at node n that callers can tell by cause.
+func (d *Decoder) Because(cause error, n *yaml.Node, format string, args ...any) {
+	line, col := 1, 1
+	if n != nil && n.Line > 0 {
+		line, col = n.Line, max(n.Column, 1)
+	}
+	d.add(Finding{Line: line, Col: col, Message: fmt.Sprintf(format, args...), Cause: cause})
+}
+
+func (d *Decoder) add(f Finding) {
+	if len(d.list) < MaxFindings {
+		d.list = append(d.list, f)
+		return
+	}
+	if d.more == 0 {
+		d.firstMore = f
+	}
+	d.more++
+}
+
+// Len returns how many findings have been recorded.
+func (d *Decoder) Len() int { return len(d.list) + d.more }
+
+// Findings returns the findings so far, sorted by position, without
+// duplicates, each naming File.
+func (d *Decoder) Findings() []Finding {
+	out := make([]Finding, 0, len(d.list))
+	seen := map[Finding]bool{}
+	for _, f := range d.list {
+		f.File = d.File
+		if !seen[f] {
+			seen[f] = true
+			out = append(out, f)
+		}
+	}
+	sort.SliceStable(out, func(i, j int) bool {
+		if out[i].Line != out[j].Line {
+			return out[i].Line < out[j].Line
+		}
+		return out[i].Col < out[j].Col
+	})
+	if d.more > 0 {
+		f := d.firstMore
+		f.File, f.Message = d.File, fmt.Sprintf("%d more problems not shown, the first: %s", d.more, f.Message)
+		out = append(out, f)
+	}
+	return out
+}
+
+// Err returns the findings as an *Error, or nil when there are none.
+func (d *Decoder) Err() error {
+	if d.Len() == 0 {
+		return nil
+	}
+	return &Error{Findings: d.Findings()}
+}
+
+// Record decodes one record of a file (a release set, a release cycle) with
+// decode, on a decoder of its own, and keeps only the first problem decode
+// found there: within one record, later problems mostly follow from the
+// first ("no name", then "components missing" for a misspelt key). Records
+// after it are still decoded, so the file's problems are reported together.
+// It reports whether the record had no problem.
+func (d *Decoder) Record(decode func(rd *Decoder)) bool {
+	rd := &Decoder{}
+	decode(rd)
+	if len(rd.list) == 0 {
+		return true
+	}
+	d.add(rd.list[0])
+	return false
+}
+
+// ReadFile reads file, but at most limit+1 bytes of it (limit <= 0 means
+// MaxSize), so that Document refuses an oversized file without reading it all.
+func ReadFile(file string, limit int) ([]byte, error) {
+	if limit <= 0 {
+		limit = MaxSize
+	}
+	f, err := os.Open(file)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return io.ReadAll(io.LimitReader(f, int64(limit)+1))
+}
+
+// Options say what a file is and how large it may be.
+type Options struct {
+	// What names the file in messages: "recipe" gives "recipe is larger than
+	// ..." and "a recipe is one YAML document".
+	What string
+	// MaxSize is the size limit in bytes; <= 0 means MaxSize.
+	MaxSize int
+	// Empty is the finding for a file without content (only comments, or
+	// nothing); "" means an empty file is fine and Document returns nil.
+	Empty string
+	// SyntaxPrefix starts the message of a YAML syntax error ("YAML syntax: ").
+	SyntaxPrefix string
+}
+
+// Document parses data as one YAML document and returns its top node, or nil
+// when the file is empty or unusable (too large, not YAML, with anchors or
+// aliases); every problem is recorded. A second document is a finding too,
+// and the first is still returned so that its problems are reported as well.
+func (d *Decoder) Document(data []byte, o Options) *yaml.Node {
+	limit := o.MaxSize
+	if limit <= 0 {
+		limit = MaxSize
+	}
+	if len(data) > limit {
+		d.At(nil, "%s is larger than %d bytes", o.What, limit)
+		return nil
+	}
+	dec := yaml.NewDecoder(bytes.NewReader(data))
+	var doc yaml.Node
+	if err := dec.Decode(&doc); err != nil {
+		if errors.Is(err, io.EOF) {
+			d.empty(o)
+		} else {
+			d.syntax(err, o)
+		}
+		return nil
+	}
+	var extra yaml.Node
+	if err := dec.Decode(&extra); err == nil {
+		d.At(&extra, "a %s is one YAML document; found another one here", o.What)
+	} else if !errors.Is(err, io.EOF) {
+		d.syntax(err, o)
+	}
+	if len(doc.Content) != 1 || doc.Content[0].ShortTag() == "!!null" {
+		d.empty(o)
+		return nil
+	}
+	top := doc.Content[0]
+	if n := d.anchors(top, "", 0); n > 0 {
+		return nil
+	}
+	return top
+}
+
+func (d *Decoder) empty(o Options) {
+	if o.Empty != "" {
+		d.At(nil, "%s", o.Empty)
+	}
+}
+
+func (d *Decoder) syntax(err error, o Options) {
+	line, msg := syntaxError(err)
+	d.add(Finding{Line: line, Col: 1, Message: o.SyntaxPrefix + msg})
+}
+
+// syntaxError splits a yaml.v3 parse error, "yaml: line N: MESSAGE" or
+// "yaml: MESSAGE", into its line (1 when it names none) and message. yaml.v3
+// keeps the position of a syntax error nowhere else; TestSyntaxErrorFormat
+// pins the format so that a yaml.v3 upgrade that changes it fails loudly.
+func syntaxError(err error) (line int, msg string) {
+	msg = strings.TrimPrefix(err.Error(), "yaml: ")
+	if rest, ok := strings.CutPrefix(msg, "line "); ok {
+		if num, after, ok := strings.Cut(rest, ": "); ok {
+			if n, err := strconv.Atoi(num); err == nil && n > 0 {
+				return n, after
+			}
+		}
+	}
+	return 1, msg
+}
+
+// anchors records every anchor and alias under n (up to maxAnchorFindings in
+// all), naming the key they sit under, and returns how many it found.
+func (d *Decoder) anchors(n *yaml.Node, key string, found int) int {
+	if found >= maxAnchorFindings {
+		return found
+	}
+	if n.Anchor != "" || n.Kind == yaml.AliasNode {
+		d.at(n, key, "YAML anchors and aliases are not supported")
+		return found + 1
+	}
+	if n.Kind == yaml.MappingNode {
+		for i := 0; i+1 < len(n.Content); i += 2 {
+			found = d.anchors(n.Content[i], key, found)
+			found = d.anchors(n.Content[i+1], n.Content[i].Value, found)
+		}
+		return found
+	}
+	for _, c := range n.Content {
+		found = d.anchors(c, key, found)
+	}
+	return found
+}

@@ -1,0 +1,108 @@
+// Package atomicfile writes files so that readers (and a crash, even kill -9)
+// only ever see the old content or the complete new content: a temporary file
+// in the same directory, fsync, rename over the target, fsync the directory.
+//
+// The contract: the permission bits given are applied exactly, whatever the
+// umask; the target changes only in Commit (WriteFile and WriteFrom commit
+// when all was written); on any failure, and on Abort, the temporary file is
+// removed and the target is as it was. A crash may leave a temporary file
+// (".NAME.tmp-*") beside the target, never a partial target.
+package atomicfile
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+)
+
+// File is a pending write to Path. Write to it, then Commit; Abort (safe to
+// defer after Commit) removes the temporary file.
+type File struct {
+	*os.File
+	path string
+	done bool
+}
+
+// Create starts an atomic write of path with the given permission bits (applied
+// exactly, whatever the umask).
+func Create(path string, perm os.FileMode) (*File, error) {
+	dir := filepath.Dir(path)
+	f, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp-*")
+	if err != nil {
+		return nil, err
+	}
+	if err := f.Chmod(perm); err != nil {
+		f.Close()
+		os.Remove(f.Name())
+		return nil, err
+	}
+	return &File{File: f, path: path}, nil
+}
+
+// Commit flushes the data to disk and renames the file into place.
+func (f *File) Commit() error {
+	if f.done {
+		return fmt.Errorf("atomicfile: %s already committed or aborted", f.path)
+	}
+	f.done = true
+	tmp := f.File.Name()
+	if err := f.File.Sync(); err != nil {
+		f.File.Close()
+		os.Remove(tmp)
+		return err
+	}
+	if err := f.File.Close(); err != nil {
+		os.Remove(tmp)
+		return err
+	}
+	if err := os.Rename(tmp, f.path); err != nil {
+		os.Remove(tmp)
+		return err
+	}
+	return SyncDir(filepath.Dir(f.path))
+}
+
+// Abort discards the pending write; it does nothing after Commit.
+func (f *File) Abort() {
+	if f.done {
+		return
+	}
+	f.done = true
+	f.File.Close()
+	os.Remove(f.File.Name())
+}
+
+// WriteFile atomically replaces path with data.
+func WriteFile(path string, data []byte, perm os.FileMode) error {
+	return WriteFrom(path, perm, func(w io.Writer) error {
+		_, err := w.Write(data)
+		return err
+	})
+}
+
+// WriteFrom atomically replaces path with what fill writes.
+func WriteFrom(path string, perm os.FileMode, fill func(io.Writer) error) error {
+	f, err := Create(path, perm)
+	if err != nil {
+		return err
+	}
+	defer f.Abort()
+	if err := fill(f); err != nil {
+		return err
+	}
+	return f.Commit()
+}
+
+// SyncDir fsyncs a directory so that a rename in it survives a crash.
+func SyncDir(dir string) error {
+	d, err := os.Open(dir)
+	if err != nil {
+		return err
+	}
+	defer d.Close()
+	if err := d.Sync(); err != nil {
+		return fmt.Errorf("sync %s: %w", dir, err)
+	}
+	return nil
+}

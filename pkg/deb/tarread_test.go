@@ -1,0 +1,54 @@
+package deb
+
+import (
+	"bytes"
+	"errors"
+	"io"
+	"testing"
+)
+
+// FuzzTarReader: no panic, no more data than the input holds, and every
+// entry the reader returns has a name and a type dpkg unpacks.
+func FuzzTarReader(f *testing.F) {
+	f.Add(buildTar(false, dataEntries(tent{name: "./usr/share/hostile/" + string(bytes.Repeat([]byte("n"), 150)), data: []byte("x")},
+		tent{name: "./l", typ: tarSymlink, link: "/etc/passwd"})...))
+	f.Add(buildTar(true, tent{name: "./f", size: 1 << 40}))
+	f.Add(make([]byte, 1024))
+	f.Fuzz(func(t *testing.T, in []byte) {
+		tr := newTarReader(bytes.NewReader(in))
+		var read int64
+		for range 10000 {
+			h, err := tr.Next()
+			if err == errTarEnd || err != nil {
+				return
+			}
+			if h.Name == "" || tarTypeName(h.Type) == "" {
+				t.Fatalf("entry %+v", h)
+			}
+			n, err := io.Copy(io.Discard, tr)
+			read += n
+			if read > int64(len(in)) {
+				t.Fatalf("read %d data bytes from %d input bytes", read, len(in))
+			}
+			if err != nil && !errors.Is(err, io.ErrUnexpectedEOF) {
+				t.Fatalf("data: %v", err)
+			}
+		}
+	})
+}
+
+// FuzzCheckRelations: no panic; an accepted value, split and joined again
+// as Write does, is accepted again.
+func FuzzCheckRelations(f *testing.F) {
+	f.Add("Depends", "libc6 (>= 2.36), adduser | passwd, foo:any (<< 2:1.0~rc1-1)")
+	f.Add("Provides", "virtual (= 1.0)")
+	f.Add("Conflicts", "a | b")
+	f.Fuzz(func(t *testing.T, field, value string) {
+		if checkRelations(field, value) != nil {
+			return
+		}
+		if err := checkRelations(field, " "+value+" "); err != nil {
+			t.Fatalf("%q accepted, with spaces around refused: %v", value, err)
+		}
+	})
+}

@@ -1,0 +1,72 @@
+package verify_test
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/updeb/updeb/pkg/verify"
+)
+
+// Check a detached signature over a release artifact with a keyring and an
+// allow-list of signers; the same pass hashes the data.
+func ExampleVerifyDetached() {
+	const dir = "../../testdata/demo/"
+	kr, err := verify.LoadKeyring(dir + "keys/demo-upstream.asc")
+	if err != nil {
+		panic(err)
+	}
+	release := dir + "mirror/releases.example.org/hello/v1.2.0/hello-v1.2.0-linux-amd64.tar.gz"
+	sig, err := os.Open(release + ".asc")
+	if err != nil {
+		panic(err)
+	}
+	defer sig.Close()
+	data, err := os.Open(release)
+	if err != nil {
+		panic(err)
+	}
+	defer data.Close()
+	pol := verify.Policy{
+		Signers: []string{"BF6DE05C1AE1CEB285DE5044F3CB238093D0BB4B"},
+		Now:     time.Date(2026, 12, 1, 0, 0, 0, 0, time.UTC),
+	}
+	res, err := verify.VerifyDetached(kr, pol, sig, data)
+	if err != nil {
+		panic(err)
+	}
+	fmt.Println(res.PrimaryFingerprint, res.Hash)
+	fmt.Println(res.Digests["sha256"])
+
+	// The same signature over other bytes is refused, and says why.
+	sig.Seek(0, 0)
+	_, err = verify.VerifyDetached(kr, pol, sig, strings.NewReader("other bytes"))
+	var re *verify.RefusedError
+	fmt.Println(errors.As(err, &re), re.Has(verify.ReasonBadSignature), errors.Is(err, verify.ErrSignature))
+	// Output:
+	// BF6DE05C1AE1CEB285DE5044F3CB238093D0BB4B SHA-256
+	// 019250d9e08f5242159d5dcea64c8c7cf77924cd8c69460ae7af5d4ad51d032e
+	// true true true
+}
+
+// Find an artifact's digest in an upstream checksum file.
+func ExampleParseChecksums() {
+	sums := `# release 1.2.0
+019250d9e08f5242159d5dcea64c8c7cf77924cd8c69460ae7af5d4ad51d032e  hello-v1.2.0-linux-amd64.tar.gz
+7f4b9b5c6bc993bd427c4ba7fd1aea86dab4083b51cb8c84ab533926ddb71665 *dist/hello-v1.2.0-linux-arm64.tar.gz
+`
+	list, err := verify.ParseChecksums(strings.NewReader(sums), "SHA256SUMS")
+	if err != nil {
+		panic(err)
+	}
+	for _, name := range []string{"hello-v1.2.0-linux-amd64.tar.gz", "hello-v1.2.0-linux-arm64.tar.gz", "hello-v1.2.0-linux-riscv64.tar.gz"} {
+		d, err := list.Lookup(name)
+		fmt.Println(d, err)
+	}
+	// Output:
+	// map[sha256:019250d9e08f5242159d5dcea64c8c7cf77924cd8c69460ae7af5d4ad51d032e] <nil>
+	// map[sha256:7f4b9b5c6bc993bd427c4ba7fd1aea86dab4083b51cb8c84ab533926ddb71665] <nil>
+	// map[] verify: bad checksum file: SHA256SUMS has no entry for "hello-v1.2.0-linux-riscv64.tar.gz" (2 entries)
+}

@@ -1,0 +1,67 @@
+package sigstore
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/sigstore/sigstore-go/pkg/bundle"
+
+	"github.com/updeb/updeb/pkg/digest"
+)
+
+// maxBundleSize caps a bundle: real ones are under 100 KB, SLSA provenance
+// included.
+const maxBundleSize = 16 << 20
+
+// VerifyBundle checks a Sigstore bundle (.sigstore.json, .bundle; media types
+// v0.1 to v0.3) for the artifact whose digests are given, offline: with the
+// transparency-log entry it carries (and its RFC 3161 timestamps when the root
+// lists their authority). A message-signature bundle must sign one of the
+// given digests; a DSSE bundle's in-toto statement must name one among its
+// subjects. source names the bundle (file or URL) in messages. ctx is only
+// checked for cancellation.
+func (v *Verifier) VerifyBundle(ctx context.Context, pol Policy, artifact digest.Set, bundleJSON []byte, source string) (*Result, error) {
+	id, err := pol.compile()
+	if err != nil {
+		return nil, err
+	}
+	if len(artifact) == 0 {
+		return nil, fmt.Errorf("%w: no artifact digest", ErrPolicy)
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	b, r := parseBundle(bundleJSON)
+	if r != nil {
+		r.Source = source
+		return nil, &RefusedError{Subject: source, Refusals: []Refusal{*r}}
+	}
+	res, r := v.verifyEntity(source, b, id, artifact)
+	if r != nil {
+		return nil, &RefusedError{Subject: source, Refusals: []Refusal{*r}}
+	}
+	res.Shape = ShapeBundle
+	res.Bundle = bytes.Clone(bundleJSON)
+	return res, nil
+}
+
+// parseBundle loads a bundle's JSON with sigstore-go's validation (media type,
+// inclusion proof or promise as the version requires).
+func parseBundle(b []byte) (*bundle.Bundle, *Refusal) {
+	if len(b) > maxBundleSize {
+		return nil, &Refusal{Reason: ReasonMalformed, Detail: fmt.Sprintf("larger than %d bytes: not a Sigstore bundle", maxBundleSize)}
+	}
+	if len(bytes.TrimSpace(b)) == 0 {
+		return nil, &Refusal{Reason: ReasonMalformed, Detail: "empty bundle"}
+	}
+	var bd bundle.Bundle
+	if err := bd.UnmarshalJSON(b); err != nil {
+		if errors.Is(err, bundle.ErrUnsupportedMediaType) {
+			return nil, &Refusal{Reason: ReasonUnsupported, Detail: fmt.Sprintf("not a bundle version this package verifies (v0.1 to v0.3): %v", err)}
+		}
+		return nil, &Refusal{Reason: ReasonMalformed, Detail: fmt.Sprintf("not a valid Sigstore bundle: %v", err)}
+	}
+	return &bd, nil
+}

@@ -1,0 +1,226 @@
+package sigstore
+
+import (
+	"bytes"
+	"encoding/base64"
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"github.com/updeb/updeb/pkg/digest"
+)
+
+const (
+	sigstoreJSRelease = "https://github.com/sigstore/sigstore-js/.github/workflows/release.yml@refs/heads/main"
+	actionsIssuer     = "https://token.actions.githubusercontent.com"
+	githubOAuth       = "https://github.com/login/oauth"
+)
+
+// realBundle is one real bundle from testdata/ and what it must verify for
+// (testdata/README.md; ../../../../shared/upstream/sigstore/SOURCES.md).
+type realBundle struct {
+	file     string
+	root     string // testdata trusted root; "" for the bundled public-good one
+	alg      digest.Algorithm
+	digest   string
+	identity string
+	issuer   string
+	logIndex int64
+}
+
+var realBundles = []realBundle{
+	{"bundle-provenance.json", "", digest.SHA512, "76176ffa33808b54602c7c35de5c6e9a4deb96066dba6533f50ac234f4f1f4c6b3527515dc17c06fbe2860030f410eee69ea20079bd3a2c6f3dcf3b329b10751", sigstoreJSRelease, actionsIssuer, -1},
+	{"sigstore.js@2.0.0-provenance.sigstore.json", "", digest.SHA512, "46d4e2f74c4877316640000a6fdf8a8b59f1e0847667973e9859f774dd31b8f1e0937813b777fb66a2ac67d50540fe34640966eee9fc2ccca387082b4c85cd3c", sigstoreJSRelease, actionsIssuer, -1},
+	{"dsse.sigstore.json", "", digest.SHA512, "bbfd372fc9beeb777fe35d05bb10c0c70a9733d366a75fed7dd18866c7391de3ee7e88ba74dd47abf3e15c845e547fcf0e5c3da80854c751554224d3a6d4e55f", "brian@dehamer.com", githubOAuth, -1},
+	{"oci-attestation.sigstore.json", "", digest.SHA256, "732112270d7e59418a8c080b134b24cabd67d250d0d0147a97ed95ba5c280aa4", "cody@soyland.com", githubOAuth, 175508996},
+	{"othername.sigstore.json", "trusted_root_scaffolding.json", digest.SHA256, "bc103b4a84971ef6459b294a2b98568a2bfb72cded09d4acd1e16366a401f95b", "foo!oidc.local", "http://oidc.local:8080", -1},
+}
+
+func (c realBundle) trustedRoot(t *testing.T) *TrustedRoot {
+	if c.root == "" {
+		return goodRoot(t)
+	}
+	return loadRoot(t, c.root)
+}
+
+func (c realBundle) policy() Policy { return Policy{Identity: c.identity, Issuer: c.issuer} }
+
+func (c realBundle) digests() digest.Set { return digest.Set{c.alg: c.digest} }
+
+// flipDigit changes one hex digit of a digest: one changed byte of the artifact
+// changes its digest.
+func flipDigit(h string) string {
+	b := []byte(h)
+	if b[10] == '0' {
+		b[10] = '1'
+	} else {
+		b[10] = '0'
+	}
+	return string(b)
+}
+
+func TestVerifyRealBundles(t *testing.T) {
+	for _, c := range realBundles {
+		t.Run(c.file, func(t *testing.T) {
+			tr := c.trustedRoot(t)
+			ver := newVerifier(t, tr, Options{})
+			b := readTestdata(t, c.file)
+			res, err := ver.VerifyBundle(ctx(t), c.policy(), c.digests(), b, c.file)
+			if err != nil {
+				t.Fatalf("valid bundle refused: %v", err)
+			}
+			if res.Shape != ShapeBundle || res.Identity != c.identity || res.Issuer != c.issuer || res.Source != c.file ||
+				res.LogID == "" || res.IntegratedTime.IsZero() || !bytes.Equal(res.Bundle, b) {
+				t.Errorf("result %+v", res)
+			}
+			if c.logIndex >= 0 && res.LogIndex != c.logIndex {
+				t.Errorf("log index %d, want %d", res.LogIndex, c.logIndex)
+			}
+			if c.root == "" && res.LogURL != "https://rekor.sigstore.dev" {
+				t.Errorf("log URL %q", res.LogURL)
+			}
+
+			// Both digests at hand (the app computes sha256 and sha512): still fine.
+			both := c.digests()
+			other := digest.SHA256
+			if c.alg == digest.SHA256 {
+				other = digest.SHA512
+			}
+			both[other] = strings.Repeat("0", other.Size()*2)
+			if _, err := ver.VerifyBundle(ctx(t), c.policy(), both, b, c.file); err != nil {
+				t.Errorf("with an unrelated %s beside: %v", other, err)
+			}
+
+			_, err = ver.VerifyBundle(ctx(t), c.policy(), digest.Set{c.alg: flipDigit(c.digest)}, b, c.file)
+			refusedWith(t, err, ReasonDigestMismatch, c.file, flipDigit(c.digest))
+
+			wrong := c.policy()
+			wrong.Identity = "someone-else@example.com"
+			_, err = ver.VerifyBundle(ctx(t), wrong, c.digests(), b, c.file)
+			refusedWith(t, err, ReasonIdentity, c.identity, "someone-else@example.com")
+
+			wrongRE := c.policy()
+			wrongRE.Identity, wrongRE.IdentityRegexp = "", strings.ToUpper(c.identity[:3])+".*"
+			_, err = ver.VerifyBundle(ctx(t), wrongRE, c.digests(), b, c.file)
+			refusedWith(t, err, ReasonIdentity)
+
+			iss := c.policy()
+			iss.Issuer = "https://accounts.google.com"
+			_, err = ver.VerifyBundle(ctx(t), iss, c.digests(), b, c.file)
+			refusedWith(t, err, ReasonIssuer, c.issuer)
+
+			otherCA := loadRoot(t, "trusted_root_scaffolding.json")
+			if c.root != "" {
+				otherCA = goodRoot(t)
+			}
+			_, err = newVerifier(t, withoutFulcio(t, tr, otherCA), Options{}).VerifyBundle(ctx(t), c.policy(), c.digests(), b, c.file)
+			refusedWith(t, err, ReasonUntrustedCertificate, "does not chain")
+		})
+	}
+}
+
+// The regexp form matches the whole SAN.
+func TestVerifyBundleIdentityRegexp(t *testing.T) {
+	c := realBundles[0]
+	ver := newVerifier(t, goodRoot(t), Options{})
+	b := readTestdata(t, c.file)
+	for re, ok := range map[string]bool{
+		`https://github\.com/sigstore/sigstore-js/\.github/workflows/release\.yml@refs/heads/.*`: true,
+		`^https://github\.com/sigstore/.*$`:        true,
+		`https://github\.com/sigstore/sigstore-js`: false, // a prefix is not a match
+		`.*release\.yml`:                           false,
+	} {
+		_, err := ver.VerifyBundle(ctx(t), Policy{IdentityRegexp: re, Issuer: actionsIssuer}, c.digests(), b, c.file)
+		if ok && err != nil {
+			t.Errorf("%s: %v", re, err)
+		}
+		if !ok {
+			refusedWith(t, err, ReasonIdentity, "does not match")
+		}
+	}
+}
+
+func TestVerifyBundleRefusals(t *testing.T) {
+	good := goodRoot(t)
+	ver := newVerifier(t, good, Options{})
+	sha512 := digest.Set{digest.SHA512: "bbfd372fc9beeb777fe35d05bb10c0c70a9733d366a75fed7dd18866c7391de3ee7e88ba74dd47abf3e15c845e547fcf0e5c3da80854c751554224d3a6d4e55f"}
+	npm := digest.Set{digest.SHA512: realBundles[0].digest}
+
+	// Tamper with a real bundle's fields.
+	edit := func(file string, f func(map[string]any)) []byte {
+		var m map[string]any
+		if err := json.Unmarshal(readTestdata(t, file), &m); err != nil {
+			t.Fatal(err)
+		}
+		f(m)
+		b, _ := json.Marshal(m)
+		return b
+	}
+	tlogEntry := func(m map[string]any) map[string]any {
+		return m["verificationMaterial"].(map[string]any)["tlogEntries"].([]any)[0].(map[string]any)
+	}
+	flipB64 := func(s string) string {
+		b, _ := base64.StdEncoding.DecodeString(s)
+		b[len(b)/2] ^= 1
+		return base64.StdEncoding.EncodeToString(b)
+	}
+
+	cases := []struct {
+		name     string
+		bundle   []byte
+		pol      Policy
+		digests  digest.Set
+		reason   Reason
+		mentions []string
+	}{
+		{"two DSSE signatures", readTestdata(t, "dsse-2sigs.sigstore.json"), Policy{Identity: "brian@dehamer.com", Issuer: githubOAuth}, sha512, ReasonUnsupported, []string{"2 signatures"}},
+		{"key-signed (npm registry key)", readTestdata(t, "bundle-publish.json"), Policy{Identity: "x", Issuer: "y"}, npm, ReasonUnsupported, []string{"public key"}},
+		{"key-signed, TSA only", readTestdata(t, "public-key-validity.sigstore.json"), Policy{Identity: "x", Issuer: "y"},
+			digest.Set{digest.SHA256: "6a8ba75555209fd6c44157c0aed8016e763ff435a19cf186f76863140143ff72"}, ReasonUnsupported, []string{"public key"}},
+		{"the log entry's time changed", edit("dsse.sigstore.json", func(m map[string]any) { tlogEntry(m)["integratedTime"] = "1661794800" }),
+			Policy{Identity: "brian@dehamer.com", Issuer: githubOAuth}, sha512, ReasonBadLogEntry, []string{"signed entry timestamp", "https://rekor.sigstore.dev"}},
+		{"the signed entry timestamp changed", edit("oci-attestation.sigstore.json", func(m map[string]any) {
+			p := tlogEntry(m)["inclusionPromise"].(map[string]any)
+			p["signedEntryTimestamp"] = flipB64(p["signedEntryTimestamp"].(string))
+		}), Policy{Identity: "cody@soyland.com", Issuer: githubOAuth}, digest.Set{digest.SHA256: realBundles[3].digest}, ReasonBadLogEntry, []string{"signed entry timestamp"}},
+		{"the inclusion proof changed", edit("oci-attestation.sigstore.json", func(m map[string]any) {
+			p := tlogEntry(m)["inclusionProof"].(map[string]any)
+			p["rootHash"] = flipB64(p["rootHash"].(string))
+		}), Policy{Identity: "cody@soyland.com", Issuer: githubOAuth}, digest.Set{digest.SHA256: realBundles[3].digest}, ReasonBadLogEntry, nil},
+		{"the envelope's signature changed", edit("oci-attestation.sigstore.json", func(m map[string]any) {
+			s := m["dsseEnvelope"].(map[string]any)["signatures"].([]any)[0].(map[string]any)
+			s["sig"] = flipB64(s["sig"].(string))
+		}), Policy{Identity: "cody@soyland.com", Issuer: githubOAuth}, digest.Set{digest.SHA256: realBundles[3].digest}, ReasonBadLogEntry, []string{"does not match"}},
+		{"no log entry", edit("oci-attestation.sigstore.json", func(m map[string]any) {
+			m["verificationMaterial"].(map[string]any)["tlogEntries"] = []any{}
+		}), Policy{Identity: "cody@soyland.com", Issuer: githubOAuth}, digest.Set{digest.SHA256: realBundles[3].digest}, ReasonNoLogEntry, []string{"no transparency-log entry"}},
+		{"digest algorithm not at hand", readTestdata(t, "othername.sigstore.json"), Policy{Identity: "foo!oidc.local", Issuer: "http://oidc.local:8080"},
+			digest.Set{digest.SHA512: strings.Repeat("0", 128)}, ReasonUnsupported, []string{"SHA2_256"}},
+		{"bundle v0.4", edit("oci-attestation.sigstore.json", func(m map[string]any) { m["mediaType"] = "application/vnd.dev.sigstore.bundle.v0.4+json" }),
+			Policy{Identity: "cody@soyland.com", Issuer: githubOAuth}, digest.Set{digest.SHA256: realBundles[3].digest}, ReasonUnsupported, []string{"v0.4"}},
+		{"unknown media type", edit("oci-attestation.sigstore.json", func(m map[string]any) { m["mediaType"] = "application/json" }),
+			Policy{Identity: "cody@soyland.com", Issuer: githubOAuth}, digest.Set{digest.SHA256: realBundles[3].digest}, ReasonUnsupported, nil},
+		{"empty", nil, Policy{Identity: "x", Issuer: "y"}, npm, ReasonMalformed, []string{"empty"}},
+		{"not JSON", []byte("-----BEGIN CERTIFICATE-----"), Policy{Identity: "x", Issuer: "y"}, npm, ReasonMalformed, nil},
+		{"truncated", readTestdata(t, "dsse.sigstore.json")[:4000], Policy{Identity: "x", Issuer: "y"}, npm, ReasonMalformed, nil},
+		{"huge", append([]byte(`{"mediaType":"`), bytes.Repeat([]byte("a"), maxBundleSize)...), Policy{Identity: "x", Issuer: "y"}, npm, ReasonMalformed, []string{"larger than"}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			_, err := ver.VerifyBundle(ctx(t), c.pol, c.digests, c.bundle, "upstream.sigstore.json")
+			refusedWith(t, err, c.reason, append(c.mentions, "upstream.sigstore.json")...)
+		})
+	}
+}
+
+// A bundle from the production root verifies with an older public-good root
+// too (same Rekor and Fulcio), and not with a private instance's root.
+func TestVerifyBundleOtherRoots(t *testing.T) {
+	c := realBundles[3]
+	b := readTestdata(t, c.file)
+	if _, err := newVerifier(t, loadRoot(t, "trusted_root_public_good_2023.json"), Options{}).VerifyBundle(ctx(t), c.policy(), c.digests(), b, c.file); err != nil {
+		t.Errorf("2023 public-good root: %v", err)
+	}
+	_, err := newVerifier(t, loadRoot(t, "trusted_root_scaffolding.json"), Options{}).VerifyBundle(ctx(t), c.policy(), c.digests(), b, c.file)
+	refusedWith(t, err, ReasonBadLogEntry, "does not list")
+}

@@ -1,0 +1,59 @@
+// Package sigstore verifies Sigstore keyless signatures over release artifacts,
+// on github.com/sigstore/sigstore-go, for three shapes of upstream material:
+//
+//   - cosign's detached signature and certificate (FILE.sig, FILE.cert, as
+//     Kubernetes publishes them on dl.k8s.io): VerifyDetached, which looks the
+//     signature's Rekor entry up through the caller's HTTP client, or takes
+//     the answer the caller fetched itself from RekorEntryURL (through a
+//     cache, so that a signature verified once verifies again offline);
+//   - a Sigstore bundle file (.sigstore.json, .bundle; v0.1 to v0.3):
+//     VerifyBundle, offline;
+//   - GitHub artifact attestations, fetched from GitHub's attestations API:
+//     VerifyGitHubAttestations.
+//
+// It lives apart from package verify (OpenPGP) so that its dependencies stay out
+// of programs that only check OpenPGP signatures. Package sigstoretest makes
+// test material (with sigstore-go's test CA) and fake Rekor, GitHub and TUF
+// servers for the tests of programs that use this one.
+//
+// # Contract
+//
+// Material vouches for an artifact only when every one of these holds:
+//
+//   - it is signed with a short-lived Fulcio certificate (key-signed bundles
+//     are refused: they name no identity);
+//   - the certificate's OIDC issuer is Policy.Issuer and its Subject
+//     Alternative Name is Policy.Identity, or matches Policy.IdentityRegexp as a
+//     whole. An empty identity or issuer is refused before anything else
+//     (ErrPolicy): there is no "any identity" policy;
+//   - what it signs is the artifact: the signature verifies over the artifact's
+//     digest (message signatures), or the in-toto statement of a DSSE envelope
+//     (exactly one signature) names the artifact's digest among its subjects.
+//     Digests, not files, are passed in (a pkg/digest Set), so the caller hashes
+//     while streaming; the detached form needs the sha256;
+//   - at least one transparency-log entry of a log in the trusted root vouches
+//     for it: the entry's signed entry timestamp and, when present, its
+//     inclusion proof verify with the log's key, and its body is exactly this
+//     signature, certificate and digest (or envelope);
+//   - the certificate chains to a certificate authority of the trusted root,
+//     and was valid, at a verified time: the log's integrated time, or an
+//     RFC 3161 timestamp from an authority of the root; when the root lists CT
+//     logs, the certificate carries a valid signed certificate timestamp.
+//
+// Verification never reads the clock: short-lived certificates are judged at
+// the verified signing time, as Sigstore specifies. It never fetches a trusted
+// root either: the caller passes one (PublicGood, the bundled snapshot;
+// LoadTrustedRoot, e.g. one stored by Refresh, which updates it through TUF
+// when the caller asks).
+//
+// # Errors
+//
+// A refusal is a *RefusedError wrapping ErrRefused, whose Refusals each carry a
+// Reason a caller may branch on, the file or URL of the refused material, and
+// a sentence saying what was expected and what was found. A service that could
+// not be asked (network failure, timeout, 5xx, rate limit) is a *FetchError
+// wrapping ErrUnavailable: nothing was decided. Malformed, oversized or
+// truncated answers are refused (ReasonMalformed) naming the URL. Every request
+// goes through Options.HTTPClient and is bounded by Options.Timeout and the
+// context; http.DefaultClient is never used.
+package sigstore

@@ -1,0 +1,234 @@
+package sigstore
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"regexp"
+	"slices"
+	"strings"
+
+	"github.com/klauspost/compress/snappy"
+
+	"github.com/updeb/updeb/pkg/digest"
+)
+
+// Bounds of the GitHub attestations API walk.
+const (
+	maxAttestationPage  = 32 << 20 // one page of up to 100 inline bundles
+	maxAttestationPages = 10
+	attestationsPerPage = 100
+)
+
+var repoPattern = regexp.MustCompile(`^[A-Za-z0-9](?:[A-Za-z0-9-]{0,38})/[A-Za-z0-9._-]{1,100}$`)
+
+// attestationPage is one page of GET /repos/OWNER/REPO/attestations/DIGEST.
+type attestationPage struct {
+	Attestations []struct {
+		Bundle    json.RawMessage `json:"bundle"`
+		BundleURL string          `json:"bundle_url"`
+	} `json:"attestations"`
+}
+
+// VerifyGitHubAttestations fetches the artifact attestations GitHub holds for
+// the artifact's sha256 in repository repo ("OWNER/REPO"), through
+// Options.HTTPClient from Options.GitHubAPIURL, following pagination, and
+// verifies each bundle as VerifyBundle does: the in-toto statement's subjects
+// must include the artifact's digest. The first bundle that verifies under the
+// Policy suffices; the refusals of those tried before it are Result.Warnings.
+// Bundles GitHub serves by reference (bundle_url, snappy-compressed) are
+// fetched without the token.
+func (v *Verifier) VerifyGitHubAttestations(ctx context.Context, pol Policy, artifact digest.Set, repo string) (*Result, error) {
+	id, err := pol.compile()
+	if err != nil {
+		return nil, err
+	}
+	if !repoPattern.MatchString(repo) || strings.Contains(repo, "..") {
+		return nil, fmt.Errorf("%w: repository %q is not OWNER/REPO", ErrPolicy, repo)
+	}
+	if _, err := artifactSHA256(artifact); err != nil {
+		return nil, err
+	}
+	subject := fmt.Sprintf("GitHub attestations of %s for sha256:%s", repo, artifact[digest.SHA256])
+	next := v.github.JoinPath("repos", repo, "attestations", "sha256:"+strings.ToLower(artifact[digest.SHA256])).String() +
+		fmt.Sprintf("?per_page=%d", attestationsPerPage)
+	var refusals []Refusal
+	for page := 0; next != ""; page++ {
+		if page == maxAttestationPages {
+			refusals = append(refusals, Refusal{Reason: ReasonNoAttestation, Source: next,
+				Detail: fmt.Sprintf("stopped after %d pages of attestations", maxAttestationPages)})
+			break
+		}
+		pageURL := next
+		body, links, err := v.getAttestationPage(ctx, subject, pageURL)
+		if err != nil {
+			return nil, err
+		}
+		if body == nil { // 404: GitHub holds none
+			break
+		}
+		var p attestationPage
+		if err := json.Unmarshal(body, &p); err != nil {
+			return nil, refuse(subject, ReasonMalformed, pageURL, "malformed attestations response: %v", err)
+		}
+		for i, a := range p.Attestations {
+			source := fmt.Sprintf("%s (attestation %d)", pageURL, i+1)
+			raw := []byte(a.Bundle)
+			if len(bytes.TrimSpace(raw)) == 0 || string(bytes.TrimSpace(raw)) == "null" {
+				if a.BundleURL == "" {
+					refusals = append(refusals, Refusal{Reason: ReasonMalformed, Source: source, Detail: "neither a bundle nor a bundle_url"})
+					continue
+				}
+				source = a.BundleURL
+				if raw, err = v.fetchBundle(ctx, subject, a.BundleURL); err != nil {
+					var re *RefusedError
+					if errors.As(err, &re) {
+						refusals = append(refusals, re.Refusals...)
+						continue
+					}
+					return nil, err
+				}
+			}
+			res, r := v.verifyAttestation(raw, source, id, artifact)
+			if r != nil {
+				refusals = append(refusals, *r)
+				continue
+			}
+			for _, r := range refusals {
+				res.Warnings = append(res.Warnings, "another attestation does not count: "+r.String())
+			}
+			return res, nil
+		}
+		if next, err = v.nextPage(links); err != nil {
+			return nil, refuse(subject, ReasonMalformed, pageURL, "%v", err)
+		}
+	}
+	if len(refusals) == 0 {
+		return nil, refuse(subject, ReasonNoAttestation, v.github.JoinPath("repos", repo, "attestations").String(),
+			"GitHub holds no attestation of %s for sha256:%s", repo, artifact[digest.SHA256])
+	}
+	return nil, &RefusedError{Subject: subject, Refusals: refusals}
+}
+
+func (v *Verifier) verifyAttestation(raw []byte, source string, id *identity, artifact digest.Set) (*Result, *Refusal) {
+	b, r := parseBundle(raw)
+	if r != nil {
+		r.Source = source
+		return nil, r
+	}
+	res, r := v.verifyEntity(source, b, id, artifact)
+	if r != nil {
+		return nil, r
+	}
+	res.Shape = ShapeGitHubAttestation
+	res.Bundle = bytes.Clone(raw)
+	return res, nil
+}
+
+// getAttestationPage fetches one page with the API's headers (and the token,
+// only to the API's own origin). A 404 gives a nil body.
+func (v *Verifier) getAttestationPage(ctx context.Context, subject, u string) ([]byte, string, error) {
+	h := http.Header{"Accept": {"application/vnd.github+json"}, "X-Github-Api-Version": {"2022-11-28"}}
+	if v.o.GitHubToken != "" {
+		h.Set("Authorization", "Bearer "+v.o.GitHubToken)
+	}
+	var links string
+	body, status, err := v.getWith(ctx, subject, u, h, maxAttestationPage, func(r *http.Response) { links = r.Header.Get("Link") })
+	if err != nil || status == http.StatusNotFound {
+		return nil, "", err
+	}
+	return body, links, nil
+}
+
+// nextPage returns the rel="next" URL of a Link header, which must stay on the
+// API's origin (the token goes there), or "".
+func (v *Verifier) nextPage(link string) (string, error) {
+	next := parseNextLink(link)
+	if next == "" {
+		return "", nil
+	}
+	u, err := url.Parse(next)
+	if err != nil || u.Scheme != v.github.Scheme || u.Host != v.github.Host {
+		return "", fmt.Errorf("the next page %q is not on %s://%s", next, v.github.Scheme, v.github.Host)
+	}
+	return next, nil
+}
+
+// parseNextLink extracts the rel="next" target of an RFC 8288 Link header.
+func parseNextLink(h string) string {
+	for _, part := range strings.Split(h, ",") {
+		target, params, ok := strings.Cut(strings.TrimSpace(part), ";")
+		if !ok || !strings.HasPrefix(target, "<") || !strings.HasSuffix(target, ">") {
+			continue
+		}
+		for _, p := range strings.Split(params, ";") {
+			k, val, _ := strings.Cut(strings.TrimSpace(p), "=")
+			if strings.EqualFold(k, "rel") && slices.ContainsFunc(strings.Fields(strings.Trim(val, `"`)), isNext) {
+				return target[1 : len(target)-1]
+			}
+		}
+	}
+	return ""
+}
+
+func isNext(rel string) bool { return strings.EqualFold(rel, "next") }
+
+// fetchBundle fetches a bundle GitHub serves by reference (a pre-signed
+// storage URL: no token) and decodes it: snappy block (what GitHub serves),
+// snappy stream, or plain JSON.
+func (v *Verifier) fetchBundle(ctx context.Context, subject, u string) ([]byte, error) {
+	pu, err := url.Parse(u)
+	if err != nil || (pu.Scheme != "https" && pu.Scheme != "http") || pu.Host == "" {
+		return nil, refuse(subject, ReasonMalformed, u, "bundle_url is not an http(s) URL")
+	}
+	b, status, err := v.get(ctx, subject, u, nil, maxBundleSize)
+	if err != nil {
+		return nil, err
+	}
+	if status == http.StatusNotFound {
+		return nil, refuse(subject, ReasonNoAttestation, u, "the attestation's bundle is gone (HTTP 404)")
+	}
+	out, err := decodeBundleBlob(b)
+	if err != nil {
+		return nil, refuse(subject, ReasonMalformed, u, "%v", err)
+	}
+	return out, nil
+}
+
+var snappyStreamMagic = []byte("\xff\x06\x00\x00sNaPpY")
+
+// decodeBundleBlob undoes the compression of a bundle served by reference,
+// refusing anything that would decode to more than maxBundleSize.
+func decodeBundleBlob(b []byte) ([]byte, error) {
+	t := bytes.TrimSpace(b)
+	switch {
+	case len(t) > 0 && t[0] == '{':
+		return b, nil
+	case bytes.HasPrefix(b, snappyStreamMagic):
+		out, err := io.ReadAll(io.LimitReader(snappy.NewReader(bytes.NewReader(b)), maxBundleSize+1))
+		if err != nil {
+			return nil, fmt.Errorf("damaged snappy stream: %v", err)
+		}
+		if len(out) > maxBundleSize {
+			return nil, fmt.Errorf("decompresses to more than %d bytes", maxBundleSize)
+		}
+		return out, nil
+	}
+	n, err := snappy.DecodedLen(b)
+	if err != nil {
+		return nil, fmt.Errorf("neither JSON nor snappy-compressed JSON: %v", err)
+	}
+	if n > maxBundleSize {
+		return nil, fmt.Errorf("decompresses to %d bytes, more than %d", n, maxBundleSize)
+	}
+	out, err := snappy.Decode(nil, b)
+	if err != nil {
+		return nil, fmt.Errorf("damaged snappy block: %v", err)
+	}
+	return out, nil
+}

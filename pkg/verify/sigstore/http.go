@@ -1,0 +1,83 @@
+package sigstore
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"strings"
+)
+
+// get fetches u through the caller's client, within Options.Timeout (the body
+// included), and returns at most max bytes of a 200 answer. A 404 is returned
+// as a status with no error: the caller decides what absence means. A larger
+// body is refused (*RefusedError, ReasonMalformed); a network failure, a
+// timeout, a body cut short, or any other status is a *FetchError.
+func (v *Verifier) get(ctx context.Context, subject, u string, h http.Header, max int64) ([]byte, int, error) {
+	return v.getWith(ctx, subject, u, h, max, nil)
+}
+
+// getWith is get, calling onResponse (when set) with a 200 or 404 response.
+func (v *Verifier) getWith(ctx context.Context, subject, u string, h http.Header, max int64, onResponse func(*http.Response)) ([]byte, int, error) {
+	if v.o.HTTPClient == nil {
+		return nil, 0, fmt.Errorf("%w: no HTTPClient in Options: %s cannot be asked", ErrPolicy, u)
+	}
+	ctx, cancel := context.WithTimeout(ctx, v.o.Timeout)
+	defer cancel()
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u, nil)
+	if err != nil {
+		return nil, 0, &FetchError{URL: u, Err: err}
+	}
+	for k, vs := range h {
+		req.Header[k] = vs
+	}
+	if v.o.UserAgent != "" {
+		req.Header.Set("User-Agent", v.o.UserAgent)
+	}
+	resp, err := v.o.HTTPClient.Do(req)
+	if err != nil {
+		return nil, 0, &FetchError{URL: u, Err: timeoutNote(ctx, err, v)}
+	}
+	defer resp.Body.Close()
+	if onResponse != nil && (resp.StatusCode == http.StatusOK || resp.StatusCode == http.StatusNotFound) {
+		onResponse(resp)
+	}
+	switch {
+	case resp.StatusCode == http.StatusNotFound:
+		return nil, resp.StatusCode, nil
+	case resp.StatusCode != http.StatusOK:
+		snippet, _ := io.ReadAll(io.LimitReader(resp.Body, 512))
+		return nil, resp.StatusCode, &FetchError{URL: u, Status: resp.StatusCode, Err: errors.New(statusNote(resp, snippet))}
+	case resp.ContentLength > max:
+		return nil, resp.StatusCode, refuse(subject, ReasonMalformed, u, "response of %d bytes is larger than the %d this service ever needs", resp.ContentLength, max)
+	}
+	b, err := io.ReadAll(io.LimitReader(resp.Body, max+1))
+	if err != nil {
+		return nil, resp.StatusCode, &FetchError{URL: u, Status: resp.StatusCode, Err: fmt.Errorf("reading the response: %w", timeoutNote(ctx, err, v))}
+	}
+	if int64(len(b)) > max {
+		return nil, resp.StatusCode, refuse(subject, ReasonMalformed, u, "response larger than the %d bytes this service ever needs", max)
+	}
+	return b, resp.StatusCode, nil
+}
+
+func timeoutNote(ctx context.Context, err error, v *Verifier) error {
+	if errors.Is(ctx.Err(), context.DeadlineExceeded) {
+		return fmt.Errorf("no complete answer within %s: %w", v.o.Timeout, err)
+	}
+	return err
+}
+
+func statusNote(resp *http.Response, body []byte) string {
+	s := resp.Status
+	if resp.Header.Get("X-RateLimit-Remaining") == "0" {
+		s += " (rate limit reached: wait, or set a GitHub token)"
+	} else if resp.StatusCode == http.StatusUnauthorized || resp.StatusCode == http.StatusForbidden {
+		s += " (access denied: check the token)"
+	}
+	if t := strings.TrimSpace(strings.ToValidUTF8(string(body), "?")); t != "" {
+		s += ": " + t
+	}
+	return s
+}

@@ -1,0 +1,83 @@
+package sigstore
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+// The bundled root is the recorded upstream file, byte for byte.
+func TestBundledRootRecord(t *testing.T) {
+	sum := sha256.Sum256(publicGoodJSON)
+	if got, want := hex.EncodeToString(sum[:]), recordField(PublicGoodRecord(), "sha256"); got != want {
+		t.Errorf("data/trusted_root.json sha256 %s, record says %s", got, want)
+	}
+	if got, want := strconv.Itoa(len(publicGoodJSON)), recordField(PublicGoodRecord(), "length"); got != want {
+		t.Errorf("length %s, record says %s", got, want)
+	}
+	for _, k := range []string{"source", "snapshot", "changed"} {
+		if recordField(PublicGoodRecord(), k) == "" {
+			t.Errorf("record lacks %q", k)
+		}
+	}
+	tr, err := PublicGood()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(tr.Name(), "2026-08-21") || !strings.Contains(tr.Name(), recordField(PublicGoodRecord(), "sha256")) || tr.SHA256() != recordField(PublicGoodRecord(), "sha256") {
+		t.Errorf("name %q, sha256 %s", tr.Name(), tr.SHA256())
+	}
+	if !bytes.Equal(tr.JSON(), publicGoodJSON) {
+		t.Error("JSON() is not the file")
+	}
+	if d := PublicGoodDate(); d.Format("2006-01-02") != "2026-08-21" {
+		t.Errorf("PublicGoodDate() = %s", d)
+	}
+	var urls []string
+	for _, a := range tr.Authorities() {
+		urls = append(urls, a.Kind+" "+a.URL)
+	}
+	want := "ca https://fulcio.sigstore.dev|ca https://fulcio.sigstore.dev|ctlog https://ctfe.sigstore.dev/2022|ctlog https://ctfe.sigstore.dev/test|tlog https://log2025-1.rekor.sigstore.dev|tlog https://rekor.sigstore.dev|tsa https://timestamp.sigstore.dev/api/v1/timestamp"
+	if got := strings.Join(urls, "|"); got != want {
+		t.Errorf("authorities\n got %s\nwant %s", got, want)
+	}
+}
+
+func TestLoadTrustedRoot(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name string, b []byte) string {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	if _, err := LoadTrustedRoot(write("ok.json", publicGoodJSON)); err != nil {
+		t.Fatal(err)
+	}
+	noCA := bytes.Replace(publicGoodJSON, []byte(`"certificateAuthorities"`), []byte(`"ignored"`), 1)
+	for name, b := range map[string][]byte{
+		"empty":      nil,
+		"not JSON":   []byte("trusted root"),
+		"truncated":  publicGoodJSON[:3000],
+		"other type": []byte(`{"mediaType":"application/vnd.dev.sigstore.bundle.v0.3+json"}`),
+		"no tlogs":   []byte(`{"mediaType":"application/vnd.dev.sigstore.trustedroot+json;version=0.1"}`),
+		"no CA":      noCA,
+		"huge":       bytes.Repeat([]byte(" "), maxTrustedRootSize+1),
+	} {
+		p := write(strings.ReplaceAll(name, " ", "_"), b)
+		_, err := LoadTrustedRoot(p)
+		if !errors.Is(err, ErrTrustedRoot) || !strings.Contains(err.Error(), p) {
+			t.Errorf("%s: want ErrTrustedRoot naming the file, got %v", name, err)
+		}
+	}
+	if _, err := LoadTrustedRoot(filepath.Join(dir, "missing.json")); !errors.Is(err, ErrTrustedRoot) || !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("missing: %v", err)
+	}
+}

@@ -1,0 +1,237 @@
+package sigstore
+
+import (
+	"bytes"
+	"crypto"
+	"crypto/ed25519"
+	"crypto/rand"
+	"errors"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/sigstore/sigstore/pkg/signature"
+	"github.com/theupdateframework/go-tuf/v2/metadata"
+)
+
+// tufRepo is a TUF repository made with go-tuf's metadata API, in the layout
+// Sigstore's has (consistent snapshots: N.root.json, timestamp.json,
+// N.snapshot.json, N.targets.json, targets/HASH.trusted_root.json), served on
+// 127.0.0.1.
+type tufRepo struct {
+	t       *testing.T
+	srv     *httptest.Server
+	keys    map[string]ed25519.PrivateKey
+	root    *metadata.Metadata[metadata.RootType]
+	mu      sync.Mutex
+	files   map[string][]byte
+	status  map[string]int
+	version int64
+	anchor  []byte   // 1.root.json
+	olds    [][]byte // every timestamp.json published
+}
+
+func newTUFRepo(t *testing.T) *tufRepo {
+	r := &tufRepo{t: t, keys: map[string]ed25519.PrivateKey{}, files: map[string][]byte{}, status: map[string]int{}}
+	r.root = metadata.Root(time.Now().Add(365 * 24 * time.Hour))
+	for _, role := range []string{metadata.ROOT, metadata.TARGETS, metadata.SNAPSHOT, metadata.TIMESTAMP} {
+		_, k, err := ed25519.GenerateKey(rand.Reader)
+		if err != nil {
+			t.Fatal(err)
+		}
+		r.keys[role] = k
+		key, err := metadata.KeyFromPublicKey(k.Public())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := r.root.Signed.AddKey(key, role); err != nil {
+			t.Fatal(err)
+		}
+	}
+	r.sign(r.root, metadata.ROOT)
+	r.anchor = r.bytes(r.root)
+	r.files["/1.root.json"] = r.anchor
+	r.srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
+		r.mu.Lock()
+		defer r.mu.Unlock()
+		if s := r.status[req.URL.Path]; s != 0 {
+			http.Error(w, "unavailable", s)
+			return
+		}
+		b, ok := r.files[req.URL.Path]
+		if !ok {
+			http.NotFound(w, req)
+			return
+		}
+		w.Write(b)
+	}))
+	t.Cleanup(r.srv.Close)
+	return r
+}
+
+func (r *tufRepo) sign(m interface {
+	Sign(signature.Signer) (*metadata.Signature, error)
+}, role string) {
+	r.t.Helper()
+	s, err := signature.LoadSigner(r.keys[role], crypto.Hash(0))
+	if err != nil {
+		r.t.Fatal(err)
+	}
+	if _, err := m.Sign(s); err != nil {
+		r.t.Fatal(err)
+	}
+}
+
+func (r *tufRepo) bytes(m interface{ ToBytes(bool) ([]byte, error) }) []byte {
+	r.t.Helper()
+	b, err := m.ToBytes(false)
+	if err != nil {
+		r.t.Fatal(err)
+	}
+	return b
+}
+
+// publish makes a new version listing target as trusted_root.json; expires
+// is the timestamp's expiry.
+func (r *tufRepo) publish(target []byte, expires time.Time) {
+	r.t.Helper()
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.version++
+	week := time.Now().Add(7 * 24 * time.Hour)
+	targets := metadata.Targets(week)
+	targets.Signed.Version = r.version
+	tf, err := metadata.TargetFile().FromBytes(trustedRootTarget, target, "sha256")
+	if err != nil {
+		r.t.Fatal(err)
+	}
+	targets.Signed.Targets[trustedRootTarget] = tf
+	r.sign(targets, metadata.TARGETS)
+	snapshot := metadata.Snapshot(week)
+	snapshot.Signed.Version = r.version
+	snapshot.Signed.Meta["targets.json"] = metadata.MetaFile(r.version)
+	r.sign(snapshot, metadata.SNAPSHOT)
+	ts := metadata.Timestamp(expires)
+	ts.Signed.Version = r.version
+	ts.Signed.Meta["snapshot.json"] = metadata.MetaFile(r.version)
+	r.sign(ts, metadata.TIMESTAMP)
+	r.files[fmt.Sprintf("/%d.targets.json", r.version)] = r.bytes(targets)
+	r.files[fmt.Sprintf("/%d.snapshot.json", r.version)] = r.bytes(snapshot)
+	r.files["/timestamp.json"] = r.bytes(ts)
+	r.olds = append(r.olds, r.files["/timestamp.json"])
+	r.files[fmt.Sprintf("/targets/%s.%s", tf.Hashes["sha256"], trustedRootTarget)] = target
+}
+
+func (r *tufRepo) refresh(dir string) (*TrustedRoot, error) {
+	return Refresh(r.t.Context(), RefreshOptions{HTTPClient: &http.Client{}, RepositoryURL: r.srv.URL, Root: r.anchor, Dir: dir, Timeout: 5 * time.Second})
+}
+
+func TestRefresh(t *testing.T) {
+	r := newTUFRepo(t)
+	first := newVirtual(t).root.JSON()
+	r.publish(first, time.Now().Add(24*time.Hour))
+	dir := t.TempDir()
+	tr, err := r.refresh(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(tr.JSON(), first) || !strings.Contains(tr.Name(), r.srv.URL) {
+		t.Errorf("refreshed %s: not the target", tr.Name())
+	}
+	cached, _ := filepath.Glob(filepath.Join(dir, "*", "timestamp.json"))
+	if len(cached) != 1 {
+		t.Errorf("TUF metadata not kept in %s: %v", dir, cached)
+	}
+
+	// A new version of the target is picked up by the next refresh.
+	second := goodRoot(t).JSON()
+	r.publish(second, time.Now().Add(24*time.Hour))
+	if tr, err = r.refresh(dir); err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(tr.JSON(), second) {
+		t.Error("second refresh did not return the new target")
+	}
+
+	// A mirror serving the older timestamp again is a rollback attack.
+	r.mu.Lock()
+	r.files["/timestamp.json"] = r.olds[0]
+	r.mu.Unlock()
+	if _, err := r.refresh(dir); err == nil {
+		t.Error("a rolled-back timestamp was accepted")
+	} else {
+		t.Log(err)
+	}
+}
+
+func TestRefreshRefusals(t *testing.T) {
+	target := newVirtual(t).root.JSON()
+	for _, c := range []struct {
+		name        string
+		setup       func(r *tufRepo)
+		unavailable bool
+	}{
+		{"target altered", func(r *tufRepo) {
+			r.publish(target, time.Now().Add(time.Hour))
+			for p := range r.files {
+				if strings.HasPrefix(p, "/targets/") {
+					r.files[p] = append(bytes.Clone(target[:len(target)-1]), ' ')
+				}
+			}
+		}, false},
+		{"timestamp signed by another key", func(r *tufRepo) {
+			r.publish(target, time.Now().Add(time.Hour))
+			_, k, _ := ed25519.GenerateKey(rand.Reader)
+			r.keys[metadata.TIMESTAMP] = k
+			r.publish(target, time.Now().Add(time.Hour))
+		}, false},
+		{"timestamp expired", func(r *tufRepo) { r.publish(target, time.Now().Add(-time.Hour)) }, false},
+		{"target is no trusted root", func(r *tufRepo) { r.publish([]byte(`{"mediaType":"x"}`), time.Now().Add(time.Hour)) }, false},
+		{"no timestamp (500)", func(r *tufRepo) {
+			r.publish(target, time.Now().Add(time.Hour))
+			r.status["/timestamp.json"] = 500
+		}, true},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			r := newTUFRepo(t)
+			c.setup(r)
+			tr, err := r.refresh(t.TempDir())
+			if err == nil {
+				t.Fatalf("refreshed %s", tr.Name())
+			}
+			t.Log(err)
+			if got := errors.Is(err, ErrUnavailable); got != c.unavailable {
+				t.Errorf("errors.Is(ErrUnavailable) = %v: %v", got, err)
+			}
+			if got := errors.Is(err, ErrTUF); got == c.unavailable {
+				t.Errorf("errors.Is(ErrTUF) = %v: %v", got, err)
+			}
+		})
+	}
+}
+
+func TestRefreshCallerMistakes(t *testing.T) {
+	for name, o := range map[string]RefreshOptions{
+		"no client": {Dir: t.TempDir()},
+		"no dir":    {HTTPClient: &http.Client{}},
+		"bad URL":   {HTTPClient: &http.Client{}, Dir: t.TempDir(), RepositoryURL: "tuf-repo-cdn.sigstore.dev"},
+	} {
+		if _, err := Refresh(t.Context(), o); !errors.Is(err, ErrPolicy) {
+			t.Errorf("%s: want ErrPolicy, got %v", name, err)
+		}
+	}
+	// Nothing is written when nothing could be asked.
+	dir := t.TempDir()
+	if _, err := Refresh(t.Context(), RefreshOptions{Dir: dir}); err == nil {
+		t.Fatal("no error")
+	}
+	if ents, _ := os.ReadDir(dir); len(ents) != 0 {
+		t.Errorf("wrote %v", ents)
+	}
+}

@@ -1,0 +1,375 @@
+package sigstore
+
+import (
+	"crypto/x509"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"net/http"
+	"net/url"
+	"strings"
+	"time"
+
+	"github.com/sigstore/sigstore-go/pkg/bundle"
+	"github.com/sigstore/sigstore-go/pkg/fulcio/certificate"
+	"github.com/sigstore/sigstore-go/pkg/tlog"
+	sgverify "github.com/sigstore/sigstore-go/pkg/verify"
+
+	"github.com/updeb/updeb/pkg/digest"
+)
+
+// Defaults for Options.
+const (
+	DefaultRekorURL     = "https://rekor.sigstore.dev"
+	DefaultGitHubAPIURL = "https://api.github.com"
+	DefaultTimeout      = 60 * time.Second
+)
+
+// Options are a Verifier's collaborators. Only VerifyDetached and
+// VerifyGitHubAttestations use the network, and only through HTTPClient.
+type Options struct {
+	// HTTPClient makes every request (proxy, TLS roots, retries are its
+	// business). Required by VerifyDetached and VerifyGitHubAttestations;
+	// http.DefaultClient is never used.
+	HTTPClient *http.Client
+	// RekorURL is the Rekor (v1 API) base URL, or a mirror serving the same
+	// paths; default DefaultRekorURL. Only GET /api/v1/log/entries/{uuid} is
+	// asked, so a static mirror of those files works.
+	RekorURL string
+	// GitHubAPIURL is the GitHub REST API base URL; default DefaultGitHubAPIURL.
+	GitHubAPIURL string
+	// GitHubToken is optional (public repositories need none; it raises the
+	// rate limit). It is sent only to GitHubAPIURL's scheme and host, never to
+	// the storage URLs that serve attestation bundles.
+	GitHubToken string
+	// Timeout bounds each request, its body included; default DefaultTimeout.
+	Timeout time.Duration
+	// UserAgent is sent with every request when set.
+	UserAgent string
+}
+
+// Verifier checks Sigstore material against one trusted root. It is safe for
+// concurrent use.
+type Verifier struct {
+	root   *TrustedRoot
+	o      Options
+	rekor  *url.URL
+	github *url.URL
+	sg     *sgverify.Verifier
+}
+
+// New returns a Verifier trusting root. Besides the transparency-log entry and
+// the certificate chain it requires a signed certificate timestamp in the
+// certificate when the root lists CT logs (as the public-good root does).
+func New(tr *TrustedRoot, o Options) (*Verifier, error) {
+	if tr == nil {
+		return nil, fmt.Errorf("%w: no trusted root", ErrPolicy)
+	}
+	if o.RekorURL == "" {
+		o.RekorURL = DefaultRekorURL
+	}
+	if o.GitHubAPIURL == "" {
+		o.GitHubAPIURL = DefaultGitHubAPIURL
+	}
+	if o.Timeout <= 0 {
+		o.Timeout = DefaultTimeout
+	}
+	v := &Verifier{root: tr, o: o}
+	var err error
+	if v.rekor, err = baseURL("RekorURL", o.RekorURL); err != nil {
+		return nil, err
+	}
+	if v.github, err = baseURL("GitHubAPIURL", o.GitHubAPIURL); err != nil {
+		return nil, err
+	}
+	opts := []sgverify.VerifierOption{sgverify.WithTransparencyLog(1), sgverify.WithObserverTimestamps(1)}
+	if len(tr.tr.CTLogs()) > 0 {
+		opts = append(opts, sgverify.WithSignedCertificateTimestamps(1))
+	}
+	if v.sg, err = sgverify.NewVerifier(tr.tr, opts...); err != nil {
+		return nil, fmt.Errorf("%w: %v", ErrPolicy, err)
+	}
+	return v, nil
+}
+
+func baseURL(field, s string) (*url.URL, error) {
+	u, err := url.Parse(strings.TrimSuffix(s, "/"))
+	if err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" || u.RawQuery != "" || u.Fragment != "" {
+		return nil, fmt.Errorf("%w: %s %q is not an http(s) base URL", ErrPolicy, field, s)
+	}
+	return u, nil
+}
+
+// TrustedRoot is the root the Verifier trusts.
+func (v *Verifier) TrustedRoot() *TrustedRoot { return v.root }
+
+// Shape names the kind of Sigstore material that was verified.
+type Shape string
+
+const (
+	ShapeDetached          Shape = "cosign-detached"    // .sig + .cert, with the Rekor entry looked up
+	ShapeBundle            Shape = "bundle"             // a Sigstore bundle file
+	ShapeGitHubAttestation Shape = "github-attestation" // a bundle from GitHub's attestations API
+)
+
+// Result describes the Sigstore material that vouched for the artifact. Every
+// field is verified; none is taken on trust from the material.
+type Result struct {
+	Shape    Shape
+	Identity string // the certificate's SAN that matched the Policy
+	Issuer   string // the OIDC issuer in the certificate
+	// The transparency-log entry that verified: its index, the log's ID (hex
+	// sha256 of its public key), the log's base URL in the trusted root, and
+	// the time the log integrated it, when its signed entry timestamp vouches
+	// for it (zero otherwise, e.g. for Rekor v2 entries; see Timestamps).
+	LogIndex       int64
+	LogID          string
+	LogURL         string
+	IntegratedTime time.Time
+	// Timestamps are the verified RFC 3161 timestamps, when the material has
+	// them and the root lists their authority.
+	Timestamps []time.Time
+	// Source is where the verified material came from: the Rekor entry URL
+	// (detached), the bundle's file or URL, or the attestation's URL.
+	Source string
+	// Bundle is the verified material as a Sigstore bundle (JSON): keep it to
+	// re-verify offline later (VerifyBundle), e.g. beside a provenance record.
+	Bundle []byte
+	// PredicateType is the in-toto statement's predicate type for DSSE
+	// material (attestations), empty for a plain signature.
+	PredicateType string
+	// TrustedRoot names the root that verified (its Name and SHA256).
+	TrustedRoot string
+	// Warnings are other attestations' refusals (VerifyGitHubAttestations).
+	Warnings []string
+}
+
+// verifyEntity verifies a parsed bundle for artifact under the policy. It
+// returns a refusal naming source, or the Result.
+func (v *Verifier) verifyEntity(source string, b *bundle.Bundle, id *identity, artifact digest.Set) (*Result, *Refusal) {
+	no := func(r Reason, format string, args ...any) (*Result, *Refusal) {
+		return nil, &Refusal{Reason: r, Source: source, Detail: fmt.Sprintf(format, args...)}
+	}
+	vc, err := b.VerificationContent()
+	if err != nil {
+		return no(ReasonMalformed, "verification material: %v", err)
+	}
+	cert := vc.Certificate()
+	if cert == nil {
+		return no(ReasonUnsupported, "signed with a public key, not a Fulcio certificate: only keyless signatures, which name an identity, are accepted")
+	}
+	summary, err := certificate.SummarizeCertificate(cert)
+	if err != nil {
+		return no(ReasonMalformed, "certificate: %v", err)
+	}
+	if r, why := id.check(summary); r != "" {
+		return no(r, "%s", why)
+	}
+	alg, sum, r := signedDigest(b, artifact)
+	if r != nil {
+		r.Source = source
+		return nil, r
+	}
+	entries, err := b.TlogEntries()
+	if err != nil {
+		return no(ReasonMalformed, "transparency-log entries: %v", err)
+	}
+	if len(entries) == 0 {
+		return no(ReasonNoLogEntry, "carries no transparency-log entry: a short-lived certificate proves nothing without one")
+	}
+	ci, err := id.sigstoreGo()
+	if err != nil {
+		return no(ReasonInvalid, "policy: %v", err)
+	}
+	res, err := v.sg.Verify(b, sgverify.NewPolicy(sgverify.WithArtifactDigest(alg, sum), sgverify.WithCertificateIdentity(ci)))
+	if err != nil {
+		reason, detail := v.classify(err, entries, cert)
+		return no(reason, "%s", detail)
+	}
+	out := &Result{
+		Identity:    summary.SubjectAlternativeName,
+		Issuer:      summary.Issuer,
+		Source:      source,
+		TrustedRoot: fmt.Sprintf("%s, sha256 %s", v.root.Name(), v.root.SHA256()),
+	}
+	if e := v.countedEntry(entries); e != nil {
+		out.LogIndex = e.LogIndex()
+		out.LogID = hex.EncodeToString([]byte(e.LogKeyID()))
+		out.LogURL = v.root.logURL([]byte(e.LogKeyID()))
+		if e.HasInclusionPromise() { // only the signed entry timestamp vouches for the time
+			out.IntegratedTime = e.IntegratedTime().UTC()
+		}
+	}
+	for _, ts := range res.VerifiedTimestamps {
+		if ts.Type == "TimestampAuthority" {
+			out.Timestamps = append(out.Timestamps, ts.Timestamp.UTC())
+		}
+	}
+	if res.Statement != nil {
+		out.PredicateType = res.Statement.PredicateType
+	}
+	if out.Bundle, err = b.MarshalJSON(); err != nil {
+		return no(ReasonMalformed, "re-encoding the bundle: %v", err)
+	}
+	return out, nil
+}
+
+// countedEntry is the first entry from a log of the trusted root whose signed
+// entry timestamp, if any, verifies: the one verification counted.
+func (v *Verifier) countedEntry(entries []*tlog.Entry) *tlog.Entry {
+	logs := v.root.tr.RekorLogs()
+	for _, e := range entries {
+		if _, ok := logs[hex.EncodeToString([]byte(e.LogKeyID()))]; !ok {
+			continue
+		}
+		if e.HasInclusionPromise() && tlog.VerifySET(e, logs) != nil {
+			continue
+		}
+		return e
+	}
+	return nil
+}
+
+// signedDigest finds what the bundle signs and checks it names the artifact:
+// a message signature's digest, or a DSSE statement's subject digests. It
+// returns the algorithm and digest to hand sigstore-go.
+func signedDigest(b *bundle.Bundle, artifact digest.Set) (string, []byte, *Refusal) {
+	sc, err := b.SignatureContent()
+	if err != nil {
+		return "", nil, &Refusal{Reason: ReasonMalformed, Detail: fmt.Sprintf("signature content: %v", err)}
+	}
+	if m := sc.MessageSignatureContent(); m != nil {
+		alg := digestAlgorithm(m.DigestAlgorithm())
+		want, ok := artifact[alg]
+		if alg == "" || !ok {
+			return "", nil, &Refusal{Reason: ReasonUnsupported, Detail: fmt.Sprintf("signs a %s digest, and the artifact's is not at hand (have %v)", m.DigestAlgorithm(), artifact.Algorithms())}
+		}
+		if !strings.EqualFold(hex.EncodeToString(m.Digest()), want) {
+			return "", nil, &Refusal{Reason: ReasonDigestMismatch, Detail: fmt.Sprintf("signs %s:%x, the artifact is %s:%s: the artifact was altered, or the bundle belongs to another artifact", alg, m.Digest(), alg, want)}
+		}
+		return string(alg), m.Digest(), nil
+	}
+	env := sc.EnvelopeContent()
+	if env == nil {
+		return "", nil, &Refusal{Reason: ReasonMalformed, Detail: "neither a message signature nor a DSSE envelope"}
+	}
+	if raw := env.RawEnvelope(); raw != nil && len(raw.Signatures) != 1 {
+		return "", nil, &Refusal{Reason: ReasonUnsupported, Detail: fmt.Sprintf("DSSE envelope carries %d signatures; exactly one is required", len(raw.Signatures))}
+	}
+	st, err := env.Statement()
+	if err != nil {
+		return "", nil, &Refusal{Reason: ReasonMalformed, Detail: fmt.Sprintf("DSSE payload is not an in-toto statement: %v", err)}
+	}
+	var named []string
+	for _, s := range st.Subject {
+		for _, alg := range []digest.Algorithm{digest.SHA256, digest.SHA512} {
+			got, ok := s.Digest[string(alg)]
+			if !ok {
+				continue
+			}
+			if want, ok := artifact[alg]; ok && strings.EqualFold(got, want) {
+				sum, err := hex.DecodeString(want)
+				if err != nil {
+					return "", nil, &Refusal{Reason: ReasonMalformed, Detail: fmt.Sprintf("artifact digest %s:%s is not hex", alg, want)}
+				}
+				return string(alg), sum, nil
+			}
+			if len(named) < 5 {
+				named = append(named, fmt.Sprintf("%s (%s:%s)", s.Name, alg, got))
+			}
+		}
+	}
+	if len(st.Subject) > 5 {
+		named = append(named, fmt.Sprintf("and %d more", len(st.Subject)-5))
+	}
+	return "", nil, &Refusal{Reason: ReasonDigestMismatch, Detail: fmt.Sprintf("the statement's subjects %s do not include the artifact %s: the artifact was altered, or the attestation belongs to another artifact",
+		strings.Join(named, ", "), describeDigests(artifact))}
+}
+
+func describeDigests(s digest.Set) string {
+	var parts []string
+	for _, a := range s.Algorithms() {
+		parts = append(parts, string(a)+":"+s[a])
+	}
+	return strings.Join(parts, " / ")
+}
+
+// digestAlgorithm maps a bundle's hash algorithm name (SHA2_256) to ours.
+func digestAlgorithm(s string) digest.Algorithm {
+	switch s {
+	case "SHA2_256", "sha256":
+		return digest.SHA256
+	case "SHA2_512", "sha512":
+		return digest.SHA512
+	}
+	return ""
+}
+
+// classify turns a failure of sigstore-go's verification into a Reason and a
+// sentence. sigstore-go's errors are untyped; the stage prefix of its message
+// says which check failed, and our own look at the entries says more.
+func (v *Verifier) classify(err error, entries []*tlog.Entry, cert *x509.Certificate) (Reason, string) {
+	// sigstore-go formats a nil error into one message; drop that noise.
+	msg := oneLine(strings.ReplaceAll(err.Error(), "; error: %!w(<nil>)", ""))
+	switch {
+	case errors.Is(err, sgverify.ErrDSSEInvalidSignatureCount):
+		return ReasonUnsupported, msg
+	case strings.Contains(msg, "failed to verify log inclusion"):
+		if strings.Contains(msg, "integrated time outside certificate validity") {
+			return ReasonCertificateTime, fmt.Sprintf("the log integrated the entry at %s, outside the certificate's validity %s to %s",
+				entryTimes(entries), stamp(cert.NotBefore), stamp(cert.NotAfter))
+		}
+		return ReasonBadLogEntry, v.diagnoseEntries(entries, msg)
+	case strings.Contains(msg, "failed to verify timestamps"):
+		return ReasonNoTimestamp, "no verified time to check the certificate at: " + msg
+	case strings.Contains(msg, "failed to verify leaf certificate"), strings.Contains(msg, "signed certificate timestamp"):
+		return ReasonUntrustedCertificate, fmt.Sprintf("certificate issued by %q does not chain to a certificate authority of %s at the signing time: %s",
+			cert.Issuer.String(), v.root.Name(), msg)
+	case strings.Contains(msg, "failed to verify signature"):
+		if strings.Contains(msg, "digest") && strings.Contains(msg, "artifact") {
+			return ReasonDigestMismatch, msg
+		}
+		return ReasonBadSignature, "the signature does not verify: " + msg
+	case strings.Contains(msg, "certificate identit"):
+		return ReasonIdentity, msg
+	}
+	return ReasonInvalid, msg
+}
+
+// diagnoseEntries says why no log entry counted.
+func (v *Verifier) diagnoseEntries(entries []*tlog.Entry, msg string) string {
+	logs := v.root.tr.RekorLogs()
+	var why []string
+	for _, e := range entries {
+		id := hex.EncodeToString([]byte(e.LogKeyID()))
+		l, ok := logs[id]
+		switch {
+		case !ok:
+			why = append(why, fmt.Sprintf("entry %d is from log %s, which %s does not list", e.LogIndex(), id, v.root.Name()))
+		case e.HasInclusionPromise() && tlog.VerifySET(e, logs) != nil:
+			why = append(why, fmt.Sprintf("the signed entry timestamp of entry %d does not verify with the key of log %s (%s): the entry was altered", e.LogIndex(), l.BaseURL, id))
+		}
+	}
+	switch {
+	case len(why) > 0:
+		return strings.Join(why, "; ")
+	case strings.Contains(msg, "calculated root") || strings.Contains(msg, "inclusion proof"):
+		return "the inclusion proof does not lead to the tree head the log signed: the entry or its proof was altered (" + msg + ")"
+	case strings.Contains(msg, "does not match"):
+		return "the log entry records another signature, key or digest than the material's: the material or the entry was altered (" + msg + ")"
+	}
+	return "log entry refused: " + msg
+}
+
+// oneLine folds a multi-line message into one line.
+func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
+
+func entryTimes(entries []*tlog.Entry) string {
+	var ts []string
+	for _, e := range entries {
+		ts = append(ts, stamp(e.IntegratedTime()))
+	}
+	return strings.Join(ts, ", ")
+}
+
+func stamp(t time.Time) string { return t.UTC().Format("2006-01-02 15:04:05 UTC") }
