@@ -1,9 +1,11 @@
 package main
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"runtime"
 	"runtime/debug"
 	"strings"
@@ -15,14 +17,16 @@ import (
 	"github.com/updeb/updeb/internal/build"
 	"github.com/updeb/updeb/internal/config"
 	"github.com/updeb/updeb/internal/recipe"
+	"github.com/updeb/updeb/internal/signkey"
 	"github.com/updeb/updeb/pkg/deb"
 )
 
 type buildOptions struct {
-	arches      []string
-	force       bool
-	jobs        int
-	compression string
+	arches        []string
+	force         bool
+	jobs          int
+	compression   string
+	provenanceKey string
 }
 
 func newBuildCmd(g *globalOptions) *cobra.Command {
@@ -32,16 +36,18 @@ func newBuildCmd(g *globalOptions) *cobra.Command {
 		Short: "Fetch, verify and build .deb packages (with provenance) into the output folder",
 		Long: `build runs the main job for each recipe and architecture: fetch every source
 through the proxy (or the mirror) into the verifying cache, check the pinned
-digests, OpenPGP signatures and upstream checksum files, take only the named
+digests, OpenPGP or Sigstore signatures and upstream checksum files, take only the named
 files out of the archives, and write reproducible .deb files and an in-toto
-provenance record beside each one. A recipe and architecture whose inputs and
+provenance record beside each one (DEB.intoto.json, a DSSE envelope signed with
+build: provenance-key: or --provenance-key; unsigned without a key; check one
+with 'updeb verify-provenance'). A recipe and architecture whose inputs and
 outputs are unchanged is skipped; --force rebuilds it.
 
 RECIPE is a name in the recipes folder (helm) or a path; none means all.`,
 		Example: `  updeb build helm
   updeb build --arch amd64 kubernetes-1.36 etcd --out /srv/debs
   updeb --config testdata/demo/updeb.yaml --recipes testdata/demo/recipes build
-  updeb build --json | jq '.[] | select(.skipped == false)'`,
+  updeb build --json | jq '.builds[] | select(.skipped == false)'`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return runBuild(cmd, g, o, args)
 		},
@@ -51,12 +57,18 @@ RECIPE is a name in the recipes folder (helm) or a path; none means all.`,
 	f.BoolVar(&o.force, "force", false, "rebuild even when nothing changed")
 	f.IntVarP(&o.jobs, "jobs", "j", 0, "builds at once (default: config build.parallel, else the number of CPUs)")
 	f.StringVar(&o.compression, "compression", "", "xz (default), gzip, zstd or none")
-	return cmd
+	f.StringVar(&o.provenanceKey, "provenance-key", "", "armored secret key that signs the provenance records (default: config build.provenance-key; none: unsigned records)")
+	return jsonOutput(cmd, 1)
 }
 
 // loadRecipes resolves and loads RECIPE arguments; any invalid recipe stops
 // everything (exit 2) with every finding listed.
 func loadRecipes(g *globalOptions, args []string) ([]*recipe.Recipe, error) {
+	return loadRecipesWith(g, args, recipe.LoadOptions{})
+}
+
+// loadRecipesWith is loadRecipes loading with lo.
+func loadRecipesWith(g *globalOptions, args []string, lo recipe.LoadOptions) ([]*recipe.Recipe, error) {
 	paths, err := resolveRecipes(g, args)
 	if err != nil {
 		return nil, err
@@ -66,7 +78,7 @@ func loadRecipes(g *globalOptions, args []string) ([]*recipe.Recipe, error) {
 		errs []error
 	)
 	for _, p := range paths {
-		r, err := recipe.Load(p, recipe.LoadOptions{})
+		r, err := recipe.Load(p, lo)
 		if err != nil {
 			errs = append(errs, err)
 			continue
@@ -112,27 +124,53 @@ func runBuild(cmd *cobra.Command, g *globalOptions, o *buildOptions, args []stri
 	if n := min(parallel, len(s.jobs)); getenv("GOMEMLIMIT") == "" && n > 1 {
 		debug.SetMemoryLimit(int64(n) * memoryLimit) // each build's encoders hold their own memory
 	}
+	ss, err := s.sigstore()
+	if err != nil {
+		return err
+	}
+	key, err := readProvenanceKey(first(o.provenanceKey, cfg.Build.ProvenanceKey))
+	if err != nil {
+		return err
+	}
 	opts := build.Options{
-		Fetcher:      s.fetcher,
-		OutDir:       g.outFolder(cfg),
-		Now:          time.Now,
-		Logger:       g.logger(),
-		UpdebVersion: version,
-		Compression:  deb.Compression(comp),
-		Force:        o.force,
-		Parallel:     parallel,
-		XZWorkers:    cfg.Build.XZWorkers,
-		PlanOptions:  planOptions(cfg),
+		Fetcher:       s.fetcher,
+		Sigstore:      ss,
+		OutDir:        g.outFolder(cfg),
+		Now:           time.Now,
+		Logger:        g.logger(),
+		UpdebVersion:  version,
+		Compression:   deb.Compression(comp),
+		Force:         o.force,
+		Parallel:      parallel,
+		XZWorkers:     cfg.Build.XZWorkers,
+		XZMode:        deb.XZMode(cfg.Build.XZMode),
+		PlanOptions:   planOptions(cfg),
+		ProvenanceKey: key,
+		Progress:      g.buildProgress(),
 	}
 	results, runErr := build.Run(cmd.Context(), s.jobs, opts)
 	if g.json {
-		if err := writeJSON(cmd.OutOrStdout(), results); err != nil {
+		if err := printJSON(cmd.OutOrStdout(), cmd, struct {
+			Builds []build.Result `json:"builds"`
+		}{results}); err != nil {
 			return err
 		}
 	} else {
 		printBuildSummary(cmd.OutOrStdout(), opts.OutDir, results)
 	}
 	return runErr
+}
+
+// readProvenanceKey loads the key that signs provenance records ("" for none).
+func readProvenanceKey(path string) (*signkey.Key, error) {
+	if path == "" {
+		return nil, nil
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, invalidInput(err, "build: provenance-key: names the armored secret key 'updeb keys generate' wrote (PREFIX.secret.asc)")
+	}
+	return signkey.Read(bytes.NewReader(data), path)
 }
 
 // buildJobs pairs each recipe with the requested architectures it has.

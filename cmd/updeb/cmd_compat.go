@@ -14,7 +14,9 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/updeb/updeb/internal/compat"
-	"github.com/updeb/updeb/internal/eol"
+	"github.com/updeb/updeb/internal/plan"
+	"github.com/updeb/updeb/internal/recipe"
+	"github.com/updeb/updeb/internal/track"
 )
 
 type compatOptions struct {
@@ -23,9 +25,6 @@ type compatOptions struct {
 	output  string
 	now     string // YYYY-MM-DD; empty = today (UTC)
 
-	// requires holds each recipe's `requires` (component -> other component ->
-	// constraint), filled from the recipes folder by compatRequires.
-	requires map[string]map[string]string
 }
 
 func newCompatCmd(g *globalOptions) *cobra.Command {
@@ -48,7 +47,7 @@ Exit 1 on a violation or an end-of-life component; warnings do not change the ex
 	f.StringVar(&o.format, "format", "table", "output format: table, markdown, csv or html")
 	f.StringVarP(&o.output, "output", "o", "", "write the report to this file instead of stdout")
 	f.StringVar(&o.now, "now", "", "check end-of-life as of this day, YYYY-MM-DD (default: today, UTC)")
-	return cmd
+	return jsonOutput(cmd, 1)
 }
 
 func runCompat(cmd *cobra.Command, g *globalOptions, o *compatOptions) error {
@@ -75,23 +74,40 @@ func runCompat(cmd *cobra.Command, g *globalOptions, o *compatOptions) error {
 	case err != nil:
 		return invalidInput(err, "")
 	}
-	if o.requires == nil {
-		if o.requires, err = compatRequires(cmd, g); err != nil {
+	cfg, err := g.loadConfig()
+	if err != nil {
+		return err
+	}
+	rs, err := compatRecipes(cmd, g)
+	if err != nil {
+		return err
+	}
+	in := compat.Inputs{Now: now}
+	in.Requires = recipeRequirements(rs)
+	if err := compat.ValidateRequires(in.Requires); err != nil {
+		return invalidInput(err, "fix the recipe's requires")
+	}
+	if err := compat.Resolve(sets, recipeVersions(rs)); err != nil {
+		return invalidInput(fmt.Errorf("%s: %w", o.setFile, err), "a release set's recipe:NAME must name a recipe of the --recipes folder (NAME.yaml there)")
+	}
+	if rs != nil {
+		in.Shipped = shippedVersions(rs)
+	}
+	data, err := g.supportData(cfg, now)
+	if err != nil {
+		return err
+	}
+	in.EOL, in.EOLCopy = data.Data, data.Name()
+	report := compat.Evaluate(sets, in)
+	if format == compat.FormatHTML && rs != nil {
+		if report.Extra, err = plan.HTML(plan.Make(rs, data, plan.Options{Now: now})); err != nil {
 			return err
 		}
 	}
-	if err := compat.ValidateRequires(o.requires); err != nil {
-		return invalidInput(err, "fix the recipe's requires")
-	}
-	data, err := eol.Load()
-	if err != nil {
-		return fmt.Errorf("bundled end-of-life data: %w", err)
-	}
-	report := compat.Evaluate(sets, o.requires, data, now)
 
 	var out strings.Builder
 	if g.json {
-		err = writeJSON(&out, report)
+		err = printJSON(&out, cmd, report)
 	} else {
 		err = compat.Render(&out, report, format)
 	}
@@ -112,16 +128,32 @@ func runCompat(cmd *cobra.Command, g *globalOptions, o *compatOptions) error {
 	return nil
 }
 
-// compatRequires loads every recipe in the --recipes folder and returns their
-// requires by component (see recipeComponentRequires). Without a recipes
-// folder there are none, unless --recipes named it explicitly.
-func compatRequires(cmd *cobra.Command, g *globalOptions) (map[string]map[string]string, error) {
+// compatRecipes loads every recipe in the --recipes folder. Without a
+// recipes folder there are none (nil), unless --recipes named it explicitly.
+func compatRecipes(cmd *cobra.Command, g *globalOptions) ([]*recipe.Recipe, error) {
 	if fi, err := os.Stat(g.recipesDir); (err != nil || !fi.IsDir()) && !cmd.Flags().Changed("recipes") {
-		return map[string]map[string]string{}, nil
+		return nil, nil
 	}
-	rs, err := loadRecipes(g, nil)
-	if err != nil {
-		return nil, err
+	return loadRecipes(g, nil)
+}
+
+// recipeVersions maps each recipe's name (its file name without .yaml, as
+// commands and release sets name it) to its version.
+func recipeVersions(rs []*recipe.Recipe) map[string]string {
+	out := map[string]string{}
+	for _, r := range rs {
+		out[plan.RecipeName(r)] = r.Version
 	}
-	return recipeComponentRequires(rs)
+	return out
+}
+
+// shippedVersions maps each component (track.Component) to the versions its
+// recipes ship.
+func shippedVersions(rs []*recipe.Recipe) map[string][]string {
+	out := map[string][]string{}
+	for _, r := range rs {
+		c := track.Component(r)
+		out[c] = append(out[c], r.Version)
+	}
+	return out
 }

@@ -1,8 +1,6 @@
 package main
 
 import (
-	"time"
-
 	"fmt"
 	"strings"
 
@@ -27,9 +25,11 @@ func newFetchCmd(g *globalOptions) *cobra.Command {
 		Use:   "fetch [RECIPE...] | fetch URL...",
 		Short: "Download and verify sources into the cache",
 		Long: `fetch downloads every source of each RECIPE (none means all recipes), with its
-signature and checksum file, through the configured proxy into the cache, and
-verifies them exactly as build does (pinned digests, OpenPGP signatures, checksum
-cross-checks), without building: fill the cache before an --offline build.
+signature files (and a cosign signature's Rekor entry) and checksum file, through
+the configured proxy into the cache, and verifies them exactly as build does
+(pinned digests, OpenPGP and Sigstore signatures, checksum cross-checks), without
+building: fill the cache before an --offline build. (GitHub attestations are
+asked of GitHub's API at build time.)
 
 Given URLs instead, it downloads each one and verifies it against its pin:
 --sha256/--sha512 (one URL only) or a fragment, URL#sha256=HEX.
@@ -73,7 +73,7 @@ re-verified and not downloaded again.`,
 	fl.BoolVar(&o.unpinned, "unpinned", false, "allow URLs without a pin (signatures, checksum files)")
 	fl.StringVar(&o.key, "key", "", "cache index key, e.g. \"helm 3.15.4\" (unpinned files are cached per URL and key)")
 	fl.StringSliceVar(&o.arches, "arch", nil, "with recipes: only these architectures (default: every one)")
-	return cmd
+	return jsonOutput(cmd, 1)
 }
 
 // isURLArgs tells URL mode (every argument a URL) from recipe mode; a mix is
@@ -100,7 +100,11 @@ func fetchRecipes(cmd *cobra.Command, g *globalOptions, o *fetchOptions, args []
 		return err
 	}
 	defer s.Close()
-	res, err := build.Fetch(cmd.Context(), s.jobs, build.Options{Fetcher: s.fetcher, Now: time.Now, Logger: g.logger(), PlanOptions: planOptions(s.cfg)})
+	opts, err := s.fetchOptions()
+	if err != nil {
+		return err
+	}
+	res, err := build.Fetch(cmd.Context(), s.jobs, opts)
 	if perr := printFetchResults(cmd, g, res); perr != nil && err == nil {
 		err = perr
 	}
@@ -163,7 +167,9 @@ func printFetchResults(cmd *cobra.Command, g *globalOptions, res []*fetch.Result
 			}
 			rows = append(rows, row{r.URL, r.Path, r.Size, d, r.FromCache, r.Via})
 		}
-		return writeJSON(w, rows)
+		return printJSON(w, cmd, struct {
+			Files []row `json:"files"`
+		}{rows})
 	}
 	for _, r := range res {
 		if _, err := fmt.Fprintf(w, "%s  %d  %s  %s\n", r.Digests[digest.SHA256], r.Size, r.Path, r.URL); err != nil {

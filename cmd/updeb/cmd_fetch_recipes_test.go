@@ -5,7 +5,9 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
+	"github.com/updeb/updeb/internal/squid"
 	"github.com/updeb/updeb/internal/testenv"
 )
 
@@ -16,7 +18,7 @@ func demoProject(t *testing.T) (args []string, mirror string) {
 	dir := t.TempDir()
 	testenv.Run(t, "cp", "-a", filepath.Join("..", "..", "testdata", "demo"), filepath.Join(dir, "demo"))
 	cfg := filepath.Join(dir, "demo", "updeb.yaml")
-	if err := os.WriteFile(cfg, []byte("mirrors:\n  - {prefix: https://releases.example.org/, to: mirror/releases.example.org/}\nbuild:\n  maintainer: t <t@example.org>\n"), 0o644); err != nil {
+	if err := os.WriteFile(cfg, []byte("mirrors:\n  - {prefix: https://releases.example.org/, to: mirror/releases.example.org/}\nsigstore: {trusted-root: sigstore/trusted_root.json}\nbuild:\n  maintainer: t <t@example.org>\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	return []string{"--config", cfg, "--recipes", filepath.Join(dir, "demo", "recipes"), "--cache", filepath.Join(dir, "cache"), "-q"},
@@ -34,7 +36,7 @@ func TestFetchRecipes(t *testing.T) {
 		t.Fatalf("offline fetch of cached sources: exit %d: %s", code, stderr)
 	}
 	code, _, stderr = runCLI(t, append(args, "--offline", "fetch", "pingd")...)
-	if code != exitNetwork || !strings.Contains(stderr, "3 file(s) not in the cache") || !strings.Contains(stderr, "pingd.sha256sum") {
+	if code != exitNetwork || !strings.Contains(stderr, "5 file(s) not in the cache") || !strings.Contains(stderr, "pingd.sha256sum") {
 		t.Fatalf("offline fetch of missing sources: exit %d: %s", code, stderr)
 	}
 	// A tampered upstream file fails verification (exit 1), nothing is cached.
@@ -51,5 +53,36 @@ func TestFetchRecipes(t *testing.T) {
 	// URL-mode flags make no sense with recipes.
 	if code, _, stderr := runCLI(t, append(args, "fetch", "--unpinned", "hello")...); code != exitUsage {
 		t.Fatalf("--unpinned with a recipe: exit %d: %s", code, stderr)
+	}
+}
+
+// TestFetchNeedsNoBuildSettings: fetching builds nothing, so a real recipe
+// without a maintainer is fetched with a config that has no build: section:
+// its downloads reach the proxy (squid's log is the witness; this machine has
+// no way out, so squid answers 503 and updeb exits 3).
+func TestFetchNeedsNoBuildSettings(t *testing.T) {
+	testenv.RequireTool(t, "squid")
+	sq, err := squid.Start()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(sq.Stop)
+	cfg := filepath.Join(t.TempDir(), "updeb.yaml")
+	os.WriteFile(cfg, []byte("fetch: {retries: 0}\n"), 0o644)
+	code, _, stderr := runCLI(t, "--config", cfg, "--recipes", filepath.Join("..", "..", "recipes"), "--cache", t.TempDir(), "--proxy", sq.URL,
+		"fetch", "helm", "--arch", "amd64")
+	if code != exitNetwork || strings.Contains(stderr, "maintainer") {
+		t.Fatalf("fetch helm without build settings: exit %d, want 3 (no way out): %s", code, stderr)
+	}
+	// The first refusal cancels the other downloads: one request is the
+	// witness. Squid writes its log when a request ends: wait for it.
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(50 * time.Millisecond) {
+		log := sq.Log()
+		if strings.Contains(log, "CONNECT get.helm.sh:443") || strings.Contains(log, "CONNECT github.com:443") {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("squid saw no request for helm's files:\n%s", log)
+		}
 	}
 }

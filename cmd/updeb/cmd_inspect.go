@@ -14,7 +14,7 @@ import (
 )
 
 func newInspectCmd(g *globalOptions) *cobra.Command {
-	return &cobra.Command{
+	return jsonOutput(&cobra.Command{
 		Use:   "inspect FILE.deb",
 		Short: "Show the members, control fields, scripts and file list of a .deb",
 		Long: `inspect reads any .deb (updeb's or dpkg-deb's; xz, gzip, zstd or no compression) and
@@ -37,11 +37,11 @@ the file's size, plus 64 MiB, or 8 GiB in all).`,
 				return err
 			}
 			if g.json {
-				return writeJSON(cmd.OutOrStdout(), info)
+				return printJSON(cmd.OutOrStdout(), cmd, info)
 			}
 			return printInfo(cmd.OutOrStdout(), info)
 		},
-	}
+	}, 1)
 }
 
 func printInfo(out io.Writer, info *deb.Info) error {

@@ -6,11 +6,13 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"sort"
 	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
 
+	"github.com/updeb/updeb/internal/recipe"
 	"github.com/updeb/updeb/pkg/verify"
 )
 
@@ -49,35 +51,58 @@ type keysListOptions struct {
 
 func newKeysListCmd(g *globalOptions) *cobra.Command {
 	o := &keysListOptions{}
-	return &cobra.Command{
+	return jsonOutput(&cobra.Command{
 		Use:   "list [FILE...]",
-		Short: "Show each key and subkey of keyrings: fingerprint, algorithm, UIDs, dates, capabilities, warnings",
+		Short: "Show each key and subkey of keyrings, and the Sigstore signers the recipes accept",
 		Long: `Show each primary key and subkey of the given keyring files (default: keys/*.asc in the
 working folder): fingerprint, algorithm and size, user IDs, creation, expiry, revocation
-and capabilities, with warnings for weak, expired or revoked keys.`,
+and capabilities, with warnings for weak, expired or revoked keys, and which recipes'
+sources use each keyring. Without FILE it also lists, for every recipe source signed
+with Sigstore (in the --recipes folder), the identity and OIDC issuer it accepts and
+where the signature comes from.`,
 		Example: `  updeb keys list
   updeb keys list keys/helm.asc
   updeb keys list --json keys/runc.asc`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.files = args
-			return runKeysList(cmd.OutOrStdout(), g, o, time.Now())
+			return runKeysList(cmd, g, o, time.Now())
 		},
-	}
+	}, 1)
 }
 
-// keyringListing is one file's keys, as printed by keys list --json.
+// keyringListing is one file's keys, or one recipe source's Sigstore
+// signer, as printed by keys list --json.
 type keyringListing struct {
-	File string                  `json:"file"`
-	Keys []verify.PrimaryKeyInfo `json:"keys"`
+	File     string                  `json:"file,omitempty"`
+	Keys     []verify.PrimaryKeyInfo `json:"keys,omitempty"`
+	UsedBy   []string                `json:"used_by,omitempty"` // "RECIPE SOURCE (signature|checksum file)"
+	Sigstore *sigstoreSigner         `json:"sigstore,omitempty"`
 }
 
-func runKeysList(w io.Writer, g *globalOptions, o *keysListOptions, now time.Time) error {
+// sigstoreSigner is who a recipe source accepts as its Sigstore signer.
+type sigstoreSigner struct {
+	Recipe         string `json:"recipe"`
+	Source         string `json:"source"`
+	Form           string `json:"form"`     // cosign, bundle, github-attestations
+	Material       string `json:"material"` // the .sig URL, bundle URL or OWNER/REPO (templates unrendered)
+	Identity       string `json:"identity,omitempty"`
+	IdentityRegexp string `json:"identity_regexp,omitempty"`
+	Issuer         string `json:"issuer"`
+}
+
+func runKeysList(cmd *cobra.Command, g *globalOptions, o *keysListOptions, now time.Time) error {
+	w := cmd.OutOrStdout()
 	files := o.files
+	var recipes []*recipe.Recipe
 	if len(files) == 0 {
-		var err error
-		if files, err = filepath.Glob(filepath.Join("keys", "*.asc")); err != nil || len(files) == 0 {
-			return usageErrorf("no keyring given and no keys/*.asc in the working folder")
+		files, _ = filepath.Glob(filepath.Join("keys", "*.asc"))
+		recipes = recipesForKeys(g)
+		if len(files) == 0 && len(recipes) == 0 {
+			return usageErrorf("no keyring given, no keys/*.asc in the working folder and no recipes in %s", g.recipesDir)
 		}
+	}
+	if len(o.files) > 0 {
+		recipes = recipesForKeys(g)
 	}
 	var out []keyringListing
 	for _, f := range files {
@@ -85,16 +110,41 @@ func runKeysList(w io.Writer, g *globalOptions, o *keysListOptions, now time.Tim
 		if err != nil {
 			return err
 		}
-		out = append(out, keyringListing{File: f, Keys: kr.List(now)})
+		out = append(out, keyringListing{File: f, Keys: kr.List(now), UsedBy: keyringUsers(recipes, f)})
+	}
+	if len(o.files) == 0 {
+		out = append(out, sigstoreSigners(recipes)...)
 	}
 	if g.json {
-		return writeJSON(w, out)
+		return printJSON(w, cmd, struct {
+			Keyrings []keyringListing `json:"keyrings"`
+		}{out})
 	}
+	signersShown := false
 	for i, l := range out {
+		if l.Sigstore != nil {
+			if !signersShown {
+				if i > 0 {
+					fmt.Fprintln(w)
+				}
+				fmt.Fprintf(w, "Sigstore signers the recipes in %s accept:\n", g.recipesDir)
+				signersShown = true
+			}
+			ss := l.Sigstore
+			who := "identity " + ss.Identity
+			if ss.IdentityRegexp != "" {
+				who = "identity matching " + ss.IdentityRegexp
+			}
+			fmt.Fprintf(w, "  %s %s: %s, issuer %s\n      %s %s\n", ss.Recipe, ss.Source, who, ss.Issuer, ss.Form, ss.Material)
+			continue
+		}
 		if i > 0 {
 			fmt.Fprintln(w)
 		}
 		fmt.Fprintf(w, "%s: %d primary keys\n", l.File, len(l.Keys))
+		if len(l.UsedBy) > 0 {
+			fmt.Fprintf(w, "  used by %s\n", strings.Join(l.UsedBy, ", "))
+		}
 		for _, k := range l.Keys {
 			printKey(w, "pub", k.KeyInfo)
 			for _, u := range k.UserIDs {
@@ -106,6 +156,68 @@ func runKeysList(w io.Writer, g *globalOptions, o *keysListOptions, now time.Tim
 		}
 	}
 	return nil
+}
+
+// recipesForKeys loads the recipes of the --recipes folder for keys list; one
+// that does not load is left out with a warning (updeb lint says why).
+func recipesForKeys(g *globalOptions) []*recipe.Recipe {
+	paths, _ := filepath.Glob(filepath.Join(g.recipesDir, "*.yaml"))
+	sort.Strings(paths)
+	var out []*recipe.Recipe
+	for _, p := range paths {
+		r, err := recipe.Load(p, recipe.LoadOptions{AllowUnpinned: true})
+		if err != nil {
+			fmt.Fprintf(g.stderr, "updeb: warning: %s left out: it does not load ('updeb lint %s' says why)\n", p, p)
+			continue
+		}
+		out = append(out, r)
+	}
+	return out
+}
+
+// keyringUsers names the recipe sources whose signature or checksum file is
+// verified with keyring file.
+func keyringUsers(recipes []*recipe.Recipe, file string) []string {
+	abs, err := filepath.Abs(file)
+	if err != nil {
+		return nil
+	}
+	var out []string
+	for _, r := range recipes {
+		for _, s := range r.Sources {
+			if s.Signature.Keyring != "" && filepath.Join(r.Root, s.Signature.Keyring) == abs {
+				out = append(out, r.Name+" "+s.Name+" (signature)")
+			}
+			if c := s.Checksums; c != nil && c.Clearsigned != nil && filepath.Join(r.Root, c.Clearsigned.Keyring) == abs {
+				out = append(out, r.Name+" "+s.Name+" (checksum file)")
+			}
+		}
+	}
+	return out
+}
+
+// sigstoreSigners lists who each Sigstore-signed recipe source accepts.
+func sigstoreSigners(recipes []*recipe.Recipe) []keyringListing {
+	var out []keyringListing
+	for _, r := range recipes {
+		for _, s := range r.Sources {
+			ss := s.Signature.Sigstore
+			if ss == nil {
+				continue
+			}
+			signer := &sigstoreSigner{Recipe: r.Name, Source: s.Name, Identity: ss.Identity, IdentityRegexp: ss.IdentityRegexp, Issuer: ss.Issuer}
+			switch {
+			case ss.SigURL != "":
+				signer.Form, signer.Material = "cosign", ss.SigURL+" (+ .cert)"
+			case ss.BundleURL != "":
+				signer.Form, signer.Material = "bundle", ss.BundleURL
+			default:
+				signer.Form, signer.Material = "github-attestations", ss.GitHubAttestations
+			}
+			out = append(out, keyringListing{Sigstore: signer})
+		}
+	}
+	return out
 }
 
 func printKey(w io.Writer, kind string, k verify.KeyInfo) {

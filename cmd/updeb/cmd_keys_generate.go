@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -19,7 +20,9 @@ func newKeysGenerateCmd(g *globalOptions) *cobra.Command {
 		Short: "Make a repository signing key (Ed25519 by default)",
 		Long: `generate writes PREFIX.secret.asc (the armored secret key, mode 0600, for --key),
 PREFIX.gpg (the public key in the binary form apt's signed-by wants) and PREFIX.asc
-(the public key, armored). It never overwrites an existing file.`,
+(the public key, armored). It never overwrites an existing file. PREFIX's folder is
+created when missing (mode 0755: the public keys in it are for others to read; the
+secret key file is 0600 from the moment it exists).`,
 		Example: `  updeb keys generate --name "Example apt repository" --email apt@example.com --out /etc/updeb/repo
   updeb keys generate --name "Example apt repository" --email apt@example.com --type rsa4096 --out repo`,
 		Args: cobra.NoArgs,
@@ -49,13 +52,16 @@ PREFIX.gpg (the public key in the binary form apt's signed-by wants) and PREFIX.
 					return invalidInput(fmt.Errorf("%s already exists", f.name), "choose another --out prefix; updeb never overwrites a key")
 				}
 			}
+			if err := os.MkdirAll(filepath.Dir(prefix), 0o755); err != nil {
+				return invalidInput(err, "--out PREFIX names the key files: PREFIX.secret.asc, PREFIX.gpg, PREFIX.asc")
+			}
 			for _, f := range files {
 				if err := writeNewFile(f.name, f.data, f.mode); err != nil {
 					return err
 				}
 			}
 			if g.json {
-				return writeJSON(cmd.OutOrStdout(), map[string]string{"fingerprint": k.Fingerprint, "secret": files[0].name, "public": files[1].name, "public_armored": files[2].name})
+				return printJSON(cmd.OutOrStdout(), cmd, map[string]string{"fingerprint": k.Fingerprint, "secret": files[0].name, "public": files[1].name, "public_armored": files[2].name})
 			}
 			_, err = fmt.Fprintf(cmd.OutOrStdout(), "key %s\nsecret key  %s (keep it private)\npublic key  %s (for signed-by), %s\n", k.Fingerprint, files[0].name, files[1].name, files[2].name)
 			return err
@@ -66,7 +72,7 @@ PREFIX.gpg (the public key in the binary form apt's signed-by wants) and PREFIX.
 	f.StringVar(&email, "email", "", "user ID email address")
 	f.StringVar(&kind, "type", string(repo.Ed25519), "ed25519, rsa3072 or rsa4096")
 	f.StringVar(&prefix, "out", "", "output prefix: writes PREFIX.secret.asc, PREFIX.gpg and PREFIX.asc")
-	return cmd
+	return jsonOutput(cmd, 1)
 }
 
 // writeNewFile creates name (failing if it exists) with mode, writes and fsyncs data.

@@ -15,7 +15,7 @@ type lintResult struct {
 }
 
 func newLintCmd(g *globalOptions) *cobra.Command {
-	return &cobra.Command{
+	return jsonOutput(&cobra.Command{
 		Use:   "lint [RECIPE...]",
 		Short: "Validate recipes offline",
 		Long: `Lint loads each recipe strictly: unknown fields, wrong types, missing fields,
@@ -56,7 +56,7 @@ Each finding is printed as FILE:LINE:COL: message. Exit 2 when there is any.`,
 				}
 			}
 			if g.json {
-				if err := writeJSON(out, map[string]any{"recipes": results, "findings": nFindings}); err != nil {
+				if err := printJSON(out, cmd, map[string]any{"recipes": results, "findings": nFindings}); err != nil {
 					return err
 				}
 			} else {
@@ -67,5 +67,5 @@ Each finding is printed as FILE:LINE:COL: message. Exit 2 when there is any.`,
 			}
 			return nil
 		},
-	}
+	}, 1)
 }

@@ -9,7 +9,6 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/updeb/updeb/internal/eol"
 	"github.com/updeb/updeb/internal/track"
 )
 
@@ -38,7 +37,7 @@ GITHUB_TOKEN, when set, is sent to the GitHub API (higher rate limit).`,
 	}
 	o.trackFlags.add(cmd)
 	cmd.Flags().BoolVar(&o.exitCode, "exit-code", false, "exit 1 when a recipe is outdated (newer in its track) or its version is end-of-life")
-	return cmd
+	return jsonOutput(cmd, 1)
 }
 
 func runOutdated(cmd *cobra.Command, g *globalOptions, o *outdatedOptions, args []string) error {
@@ -52,16 +51,16 @@ func runOutdated(cmd *cobra.Command, g *globalOptions, o *outdatedOptions, args 
 	if err != nil {
 		return err
 	}
-	data, err := eol.Load()
+	data, err := g.supportData(s.cfg, opts.Now())
 	if err != nil {
-		return fmt.Errorf("bundled end-of-life data: %w", err)
+		return err
 	}
 	var (
 		rows []*track.Status
 		errs []error
 	)
 	for _, r := range rs {
-		s, err := track.Outdated(cmd.Context(), r, data, opts)
+		s, err := track.Outdated(cmd.Context(), r, data.Data, opts)
 		if err != nil {
 			errs = append(errs, err)
 			continue
@@ -73,7 +72,9 @@ func runOutdated(cmd *cobra.Command, g *globalOptions, o *outdatedOptions, args 
 		if rows == nil {
 			rows = []*track.Status{}
 		}
-		if err := writeJSON(out, rows); err != nil {
+		if err := printJSON(out, cmd, struct {
+			Recipes []*track.Status `json:"recipes"`
+		}{rows}); err != nil {
 			return err
 		}
 	} else if len(rows) > 0 {

@@ -9,16 +9,25 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"testing"
+	"time"
 )
 
-// TestOutdatedAndBumpCommands: exit codes, --json, --exit-code and the
-// GitHub rate-limit hint, against a fake GitHub API and release server.
-func TestOutdatedAndBumpCommands(t *testing.T) {
-	limited := false
+// toolProject is a recipe "tool" (1.0.0, pins that match nothing) whose
+// watch asks a fake GitHub API that knows 1.0.0 and 1.1.0, and a release
+// server for both; it returns the flags that point updeb at them, and the
+// API's switches and count.
+func toolProject(t *testing.T) (common []string, api *fakeAPI) {
+	api = &fakeAPI{}
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if strings.HasPrefix(r.URL.Path, "/api/") {
+			api.hits.Add(1)
+		}
 		switch {
-		case r.URL.Path == "/api/repos/demo/tool/releases" && limited:
+		case strings.HasPrefix(r.URL.Path, "/api/") && api.down:
+			http.Error(w, "upstream unreachable", http.StatusServiceUnavailable)
+		case r.URL.Path == "/api/repos/demo/tool/releases" && api.limited:
 			w.Header().Set("X-RateLimit-Remaining", "0")
 			w.WriteHeader(http.StatusForbidden)
 			fmt.Fprint(w, `{"message":"API rate limit exceeded"}`)
@@ -32,7 +41,7 @@ func TestOutdatedAndBumpCommands(t *testing.T) {
 			http.NotFound(w, r)
 		}
 	}))
-	defer srv.Close()
+	t.Cleanup(srv.Close)
 	dir := t.TempDir()
 	os.MkdirAll(filepath.Join(dir, "recipes"), 0o755)
 	recipe := fmt.Sprintf(`name: tool
@@ -56,8 +65,21 @@ packages:
 watch: {github: demo/tool, tag-prefix: v}
 `, srv.URL)
 	os.WriteFile(filepath.Join(dir, "recipes", "tool.yaml"), []byte(recipe), 0o644)
-	common := []string{"--recipes", filepath.Join(dir, "recipes"), "--cache", filepath.Join(dir, "cache"), "--config", filepath.Join(dir, "none.yaml"), "--github-api", srv.URL + "/api"}
 	os.WriteFile(filepath.Join(dir, "none.yaml"), []byte("fetch: {retries: 0}\n"), 0o644)
+	return []string{"--recipes", filepath.Join(dir, "recipes"), "--cache", filepath.Join(dir, "cache"), "--config", filepath.Join(dir, "none.yaml"), "--github-api", srv.URL + "/api"}, api
+}
+
+// fakeAPI switches toolProject's GitHub API: rate limited, or down (503, as
+// a proxy answers for a host it cannot reach); hits counts its requests.
+type fakeAPI struct {
+	limited, down bool
+	hits          atomic.Int32
+}
+
+// TestOutdatedAndBumpCommands: exit codes, --json, --exit-code and the
+// GitHub rate-limit hint, against a fake GitHub API and release server.
+func TestOutdatedAndBumpCommands(t *testing.T) {
+	common, api := toolProject(t)
 	for _, tc := range []struct {
 		args    []string
 		limited bool
@@ -67,7 +89,7 @@ watch: {github: demo/tool, tag-prefix: v}
 	}{
 		{[]string{"outdated"}, false, 0, "tool    1.0.0    -      1.1.0            1.1.0   unknown  outdated", ""},
 		{[]string{"outdated", "--json"}, false, 0, `"newest_in_track": {
-      "version": "1.1.0"`, ""},
+        "version": "1.1.0"`, ""},
 		{[]string{"outdated", "--exit-code"}, false, 1, "outdated", "1 recipe(s) outdated or out of support: tool"},
 		{[]string{"outdated"}, true, 3, "", "hint: set GITHUB_TOKEN"},
 		{[]string{"bump", "tool", "--to", "1.0.0"}, false, 1, "", "upstream re-uploaded an artifact"},
@@ -75,11 +97,39 @@ watch: {github: demo/tool, tag-prefix: v}
 		{[]string{"bump", "tool", "--to", "1.1.0", "--date", "Feb 1"}, false, 2, "", `--date "Feb 1"`},
 		{[]string{"bump"}, false, 2, "", "accepts 1 arg(s)"},
 	} {
-		limited = tc.limited
+		api.limited = tc.limited
 		var stdout, stderr bytes.Buffer
 		code := run(context.Background(), append(tc.args, common...), &stdout, &stderr)
 		if code != tc.code || !strings.Contains(stdout.String(), tc.stdout) || !strings.Contains(stderr.String(), tc.stderr) {
 			t.Errorf("updeb %v: exit %d, want %d\nstdout (want %q):\n%s\nstderr (want %q):\n%s", tc.args, code, tc.code, tc.stdout, stdout.String(), tc.stderr, stderr.String())
 		}
+	}
+}
+
+// TestBumpDayFailsFast: bump --to V without --date asks the release source
+// for V's day once, without the retries of a download: an API that does not
+// answer fails the bump in a second, and the hint names --date.
+func TestBumpDayFailsFast(t *testing.T) {
+	common, api := toolProject(t)
+	cfg := filepath.Join(t.TempDir(), "retries.yaml")
+	os.WriteFile(cfg, []byte("fetch: {retries: 5}\n"), 0o644)
+	api.down = true
+	start := time.Now()
+	code, _, stderr := runCLI(t, append(append([]string{"bump", "tool", "--to", "1.1.0"}, common...), "--config", cfg)...)
+	if code != exitNetwork || !strings.Contains(stderr, "tool 1.1.0: the release day comes from the release source, which did not answer") ||
+		!strings.Contains(stderr, "hint: give the release day with --date YYYY-MM-DD") {
+		t.Fatalf("bump --to without --date, API down: exit %d: %s", code, stderr)
+	}
+	if n := api.hits.Load(); n != 1 {
+		t.Errorf("the API was asked %d times, want once", n)
+	}
+	if d := time.Since(start); d > 5*time.Second {
+		t.Errorf("took %s", d)
+	}
+	// With the API up, the day is its published_at.
+	api.down = false
+	code, stdout, stderr := runCLI(t, append(append([]string{"bump", "tool", "--to", "1.1.0", "--trust-on-first-use"}, common...), "--config", cfg)...)
+	if code != 0 || !strings.Contains(stdout, "tool: 1.0.0 -> 1.1.0 (release-date 2026-02-01)") {
+		t.Fatalf("bump --to without --date: exit %d: %s%s", code, stdout, stderr)
 	}
 }

@@ -20,6 +20,7 @@ import (
 	"github.com/updeb/updeb/pkg/archive"
 	"github.com/updeb/updeb/pkg/control"
 	"github.com/updeb/updeb/pkg/deb"
+	"github.com/updeb/updeb/pkg/dsse"
 )
 
 // readControl returns a .deb's control paragraph, read by our own reader,
@@ -148,6 +149,9 @@ func (o *repoOptions) target(deb string) (suite, component string) {
 		} `json:"predicate"`
 	}
 	if data, err := os.ReadFile(deb + build.ProvenanceSuffix); err == nil {
+		if env, err := dsse.Parse(data); err == nil {
+			data = env.Payload // (records of updeb before 2026-11 are the bare statement)
+		}
 		json.Unmarshal(data, &st) //nolint:errcheck // no record means no recipe preference
 	}
 	p := st.Predicate.BuildDefinition.ExternalParameters
@@ -262,7 +266,7 @@ change apt clients refuse (Origin, Label, Codename, dropping a signing key) is r
 				}
 			}
 			if g.json {
-				return writeJSON(cmd.OutOrStdout(), res)
+				return printJSON(cmd.OutOrStdout(), cmd, res)
 			}
 			out := cmd.OutOrStdout()
 			for _, e := range res.Added {
@@ -276,5 +280,5 @@ change apt clients refuse (Origin, Label, Codename, dropping a signing key) is r
 		},
 	}
 	o.addFlags(cmd, true)
-	return cmd
+	return jsonOutput(cmd, 1)
 }

@@ -1,11 +1,13 @@
 package main
 
 import (
+	"encoding/base64"
 	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 
 	"github.com/updeb/updeb/internal/repo"
@@ -52,6 +54,14 @@ func TestPublishListRemoveCLI(t *testing.T) {
 	if code, _, stderr := runCLI(t, "keys", "generate", "--name", "Test", "--email", "t@example.com", "--out", key); code != exitUsage || !strings.Contains(stderr, "already exists") {
 		t.Fatalf("keys generate over an existing key: exit %d: %s", code, stderr)
 	}
+	// A folder that does not exist yet is made; the secret stays 0600 under any umask.
+	nested := filepath.Join(dir, "keys", "new", "repo")
+	old := syscall.Umask(0)
+	code, _, stderr := runCLI(t, "keys", "generate", "--name", "Test", "--email", "t@example.com", "--out", nested)
+	syscall.Umask(old)
+	if st, err := os.Stat(nested + ".secret.asc"); code != 0 || err != nil || st.Mode().Perm() != 0o600 {
+		t.Fatalf("keys generate into a new folder: exit %d, %v %v: %s", code, st, err, stderr)
+	}
 	if code, _, stderr := runCLI(t, "keys", "generate", "--name", "Test", "--email", "t@example.com", "--type", "rsa2048", "--out", filepath.Join(dir, "weak")); code != exitUsage {
 		t.Fatalf("keys generate --type rsa2048: exit %d, want 2: %s", code, stderr)
 	}
@@ -68,14 +78,17 @@ func TestPublishListRemoveCLI(t *testing.T) {
 		}
 	}
 	other := buildDeb(t, dir, "kubectl", "1.31.4-1", "other")
-	code, _, stderr := runCLI(t, append([]string{"publish"}, append(common, other)...)...)
+	code, _, stderr = runCLI(t, append([]string{"publish"}, append(common, other)...)...)
 	if code != exitCheck || !strings.Contains(stderr, "is already published as pool/component/k8s131/k/kubectl/kubectl_1.31.4-1_amd64.deb") {
 		t.Fatalf("republish with other bytes: exit %d, want 1: %s", code, stderr)
 	}
 
 	code, out, stderr := runCLI(t, "--json", "repo", "list", "--repo", repoDir)
-	var entries []repo.Entry
-	if code != 0 || json.Unmarshal([]byte(out), &entries) != nil || len(entries) != 1 || entries[0].Version != "1.31.4-1" || entries[0].Component != "component/k8s131" {
+	var list struct {
+		Packages []repo.Entry `json:"packages"`
+	}
+	entries := &list.Packages
+	if code != 0 || json.Unmarshal([]byte(out), &list) != nil || len(*entries) != 1 || (*entries)[0].Version != "1.31.4-1" || (*entries)[0].Component != "component/k8s131" {
 		t.Fatalf("repo list --json: exit %d: %s%s", code, out, stderr)
 	}
 	code, out, _ = runCLI(t, "repo", "list", "--repo", repoDir)
@@ -114,7 +127,9 @@ func TestPublishTargetPrecedence(t *testing.T) {
 	os.WriteFile(cfg, []byte("repo:\n  dir: repo\n  key: k.secret.asc\n  suite: bookworm-test\n  component: main\n  origin: Example Org\n"), 0o644)
 
 	fromRecipe := buildDeb(t, dir, "kubectl", "1.36.0-1", "a")
-	os.WriteFile(fromRecipe+".intoto.json", []byte(`{"predicate":{"buildDefinition":{"externalParameters":{"component":"component/kubernetes136"}}}}`), 0o644)
+	// The record as build writes it: a DSSE envelope (here unsigned).
+	statement := base64.StdEncoding.EncodeToString([]byte(`{"predicate":{"buildDefinition":{"externalParameters":{"component":"component/kubernetes136"}}}}`))
+	os.WriteFile(fromRecipe+".intoto.json", []byte(`{"payloadType":"application/vnd.in-toto+json","payload":"`+statement+`","signatures":[]}`), 0o644)
 	plain := buildDeb(t, dir, "tool", "1.0-1", "b")
 	code, out, stderr := runCLI(t, "--config", cfg, "publish", fromRecipe, plain)
 	if code != 0 {
@@ -130,7 +145,8 @@ func TestPublishTargetPrecedence(t *testing.T) {
 	if err != nil || !strings.Contains(string(rel), "Origin: Example Org") || !strings.Contains(string(rel), "Components: component/kubernetes136 main") {
 		t.Fatalf("Release from the config's repo section: %v\n%s", err, rel)
 	}
-	// The flag wins over the recipe.
+	// The flag wins over the recipe (whose record here is a bare statement,
+	// as updeb wrote them before it signed them).
 	other := buildDeb(t, dir, "kubectl", "1.36.1-1", "c")
 	os.WriteFile(other+".intoto.json", []byte(`{"predicate":{"buildDefinition":{"externalParameters":{"component":"component/kubernetes136"}}}}`), 0o644)
 	if code, out, stderr := runCLI(t, "--config", cfg, "publish", "--component", "extra", other); code != 0 || !strings.Contains(out, "component extra") {

@@ -49,7 +49,9 @@ func newRepoListCmd(g *globalOptions) *cobra.Command {
 				if entries == nil {
 					entries = []repo.Entry{}
 				}
-				return writeJSON(cmd.OutOrStdout(), entries)
+				return printJSON(cmd.OutOrStdout(), cmd, struct {
+					Packages []repo.Entry `json:"packages"`
+				}{entries})
 			}
 			tw := tabwriter.NewWriter(cmd.OutOrStdout(), 0, 4, 2, ' ', 0)
 			fmt.Fprintln(tw, "SUITE\tCOMPONENT\tPACKAGE\tVERSION\tARCH\tSIZE")
@@ -61,7 +63,7 @@ func newRepoListCmd(g *globalOptions) *cobra.Command {
 	}
 	o.addFlags(cmd, false)
 	cmd.Flags().Lookup("suite").Usage = "only this suite (default: every suite)"
-	return cmd
+	return jsonOutput(cmd, 1)
 }
 
 func newRepoRemoveCmd(g *globalOptions) *cobra.Command {
@@ -89,7 +91,12 @@ func newRepoRemoveCmd(g *globalOptions) *cobra.Command {
 				removed = append(removed, rm...)
 			}
 			if g.json {
-				return writeJSON(cmd.OutOrStdout(), removed)
+				if removed == nil {
+					removed = []repo.Entry{}
+				}
+				return printJSON(cmd.OutOrStdout(), cmd, struct {
+					Removed []repo.Entry `json:"removed"`
+				}{removed})
 			}
 			for _, e := range removed {
 				if _, err := fmt.Fprintf(cmd.OutOrStdout(), "removed %s %s %s from %s/%s\n", e.Package, e.Version, e.Architecture, e.Suite, e.Component); err != nil {
@@ -101,7 +108,5 @@ func newRepoRemoveCmd(g *globalOptions) *cobra.Command {
 	}
 	o.addFlags(cmd, true)
 	cmd.Flags().StringVar(&arch, "arch", "", "only this architecture (default: every one)")
-	return cmd
+	return jsonOutput(cmd, 1)
 }
-
-// writeJSON prints v as indented JSON.

@@ -31,7 +31,7 @@ A repository with a suite updeb does not manage is refused (exit 2).`,
 				return err
 			}
 			if g.json {
-				return writeJSON(cmd.OutOrStdout(), res)
+				return printJSON(cmd.OutOrStdout(), cmd, res)
 			}
 			out := cmd.OutOrStdout()
 			verb := "removed"
@@ -51,5 +51,5 @@ A repository with a suite updeb does not manage is refused (exit 2).`,
 	o.addFlags(cmd, false)
 	cmd.Flags().MarkHidden("suite") //nolint:errcheck // the flag exists
 	cmd.Flags().BoolVar(&dryRun, "dry-run", false, "list what would be removed; remove nothing")
-	return cmd
+	return jsonOutput(cmd, 1)
 }

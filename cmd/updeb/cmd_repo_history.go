@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 	"text/tabwriter"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -37,10 +38,13 @@ package with its pool file and SHA256: the suite's provenance.`,
 				return err
 			}
 			if g.json {
-				if hist == nil {
-					hist = []repo.HistoryEntry{}
+				gens := []historyJSON{}
+				for _, h := range hist {
+					gens = append(gens, historyOf(h))
 				}
-				return writeJSON(cmd.OutOrStdout(), hist)
+				return printJSON(cmd.OutOrStdout(), cmd, struct {
+					Generations []historyJSON `json:"generations"`
+				}{gens})
 			}
 			tw := tabwriter.NewWriter(cmd.OutOrStdout(), 0, 4, 2, ' ', 0)
 			fmt.Fprintln(tw, "SUITE\tGEN\tDATE\tSTATE\tOPERATION\tBY\tCHANGES")
@@ -59,7 +63,7 @@ package with its pool file and SHA256: the suite's provenance.`,
 	}
 	o.addFlags(cmd, false)
 	cmd.Flags().Lookup("suite").Usage = "only this suite (or as an argument; default: every suite)"
-	return cmd
+	return jsonOutput(cmd, 1)
 }
 
 // summary is one line saying what a generation changed.
@@ -87,4 +91,19 @@ func summary(rec repo.Record) string {
 		return "-"
 	}
 	return strings.Join(parts, ", ")
+}
+
+// historyJSON is a generation as --json shows it: the stored record's
+// hyphenated keys (signing-keys, valid-until, kept as they are in the
+// repository's history files) in snake_case like every other key.
+type historyJSON struct {
+	repo.HistoryEntry
+	SigningKeys []string   `json:"signing_keys,omitempty"`
+	ValidUntil  *time.Time `json:"valid_until,omitempty"`
+}
+
+func historyOf(h repo.HistoryEntry) historyJSON {
+	out := historyJSON{HistoryEntry: h, SigningKeys: h.SigningKeys, ValidUntil: h.ValidUntil}
+	out.HistoryEntry.SigningKeys, out.HistoryEntry.ValidUntil = nil, nil // omitempty: hidden
+	return out
 }

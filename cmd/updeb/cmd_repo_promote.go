@@ -54,7 +54,7 @@ each package and where it came from ('updeb repo history').`,
 				return err
 			}
 			if g.json {
-				return writeJSON(cmd.OutOrStdout(), res)
+				return printJSON(cmd.OutOrStdout(), cmd, res)
 			}
 			out := cmd.OutOrStdout()
 			for _, e := range res.Added {
@@ -73,5 +73,5 @@ each package and where it came from ('updeb repo history').`,
 	f.StringVar(&to, "to", "", "target SUITE or SUITE/COMPONENT (required; without a component, each package keeps its own)")
 	f.MarkHidden("suite")     //nolint:errcheck // the flag exists
 	f.MarkHidden("component") //nolint:errcheck // the flag exists
-	return cmd
+	return jsonOutput(cmd, 1)
 }

@@ -4,6 +4,8 @@ import (
 	"fmt"
 
 	"github.com/spf13/cobra"
+
+	"github.com/updeb/updeb/internal/repo"
 )
 
 func newRepoRefreshCmd(g *globalOptions) *cobra.Command {
@@ -33,7 +35,9 @@ signature with no warning. Settings flags change the suites' stored settings as 
 				return err
 			}
 			if g.json {
-				return writeJSON(cmd.OutOrStdout(), res)
+				return printJSON(cmd.OutOrStdout(), cmd, struct {
+					Suites []repo.RefreshResult `json:"suites"`
+				}{res})
 			}
 			for _, s := range res {
 				if _, err := fmt.Fprintf(cmd.OutOrStdout(), "refreshed suite %s: generation %d\n", s.Suite, s.Generation); err != nil {
@@ -46,5 +50,5 @@ signature with no warning. Settings flags change the suites' stored settings as 
 	o.addFlags(cmd, true)
 	cmd.Flags().Lookup("suite").Usage = "a suite to refresh (as an argument)"
 	cmd.Flags().MarkHidden("component") //nolint:errcheck // the flag exists
-	return cmd
+	return jsonOutput(cmd, 1)
 }

@@ -33,7 +33,7 @@ the earlier packages. 'updeb repo history SUITE' lists the kept generations.`,
 				return err
 			}
 			if g.json {
-				return writeJSON(cmd.OutOrStdout(), res)
+				return printJSON(cmd.OutOrStdout(), cmd, res)
 			}
 			out := cmd.OutOrStdout()
 			for _, e := range res.Removed {
@@ -50,5 +50,5 @@ the earlier packages. 'updeb repo history SUITE' lists the kept generations.`,
 	cmd.Flags().IntVar(&to, "to", 0, "the generation to return to (default: the newest kept one with other packages than the live one)")
 	cmd.Flags().MarkHidden("suite")     //nolint:errcheck // the flag exists
 	cmd.Flags().MarkHidden("component") //nolint:errcheck // the flag exists
-	return cmd
+	return jsonOutput(cmd, 1)
 }

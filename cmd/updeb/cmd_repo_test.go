@@ -88,8 +88,15 @@ func TestRepoLifeCLI(t *testing.T) {
 		}
 	}
 	out, _ = cli(0, "--json", "repo", "history", "--repo", repoDir)
-	var hist []repo.HistoryEntry
-	if err := json.Unmarshal([]byte(out), &hist); err != nil || len(hist) != 6 || hist[0].Added[0].SHA256 == "" || !strings.Contains(hist[0].By, "@") {
+	var h struct {
+		Generations []struct {
+			repo.HistoryEntry
+			SigningKeys []string `json:"signing_keys"`
+		} `json:"generations"`
+	}
+	err := json.Unmarshal([]byte(out), &h)
+	hist := h.Generations
+	if err != nil || len(hist) != 6 || hist[0].Added[0].SHA256 == "" || !strings.Contains(hist[0].By, "@") || len(hist[0].SigningKeys) != 1 || strings.Contains(out, "signing-keys") {
 		t.Fatalf("history --json: %v\n%s", err, out)
 	}
 

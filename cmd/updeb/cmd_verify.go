@@ -26,7 +26,8 @@ func newVerifyCmd(g *globalOptions) *cobra.Command {
 		Use:   "verify [RECIPE...]",
 		Short: "CI gate for recipes: verify, build twice, lintian, and compare with a base git revision",
 		Long: `verify checks recipes (typically a version bump) before they are merged:
-lint; fetch every source and verify its pinned digest and OpenPGP signature;
+lint; fetch every source and verify its pinned digest and its signature
+(OpenPGP, or Sigstore: the identity and issuer the recipe names);
 cross-check the pins against the upstream checksum file (or say that none is
 available); build into a temporary folder; lintian --fail-on error on every
 package (when lintian is installed); build again into a fresh folder and
@@ -50,7 +51,7 @@ Exit codes: 0 every check passed (warnings allowed), 1 a check failed,
 	f := cmd.Flags()
 	f.StringVar(&o.base, "base", "", "git revision to compare each recipe with (e.g. origin/main)")
 	f.StringSliceVar(&o.arches, "arch", nil, "architectures to build (default: every architecture of each recipe)")
-	return cmd
+	return jsonOutput(cmd, 1)
 }
 
 func runVerify(cmd *cobra.Command, g *globalOptions, o *verifyOptions, args []string) error {
@@ -64,10 +65,14 @@ func runVerify(cmd *cobra.Command, g *globalOptions, o *verifyOptions, args []st
 		return err
 	}
 	defer os.RemoveAll(tmp)
+	ss, err := s.sigstore()
+	if err != nil {
+		return err
+	}
 	opts := gate.Options{
 		Build: build.Options{
-			Fetcher: s.fetcher, Now: time.Now, Logger: g.logger(), UpdebVersion: version,
-			Parallel: runtime.NumCPU(), PlanOptions: planOptions(s.cfg),
+			Fetcher: s.fetcher, Sigstore: ss, Now: time.Now, Logger: g.logger(), UpdebVersion: version,
+			Parallel: runtime.NumCPU(), PlanOptions: planOptions(s.cfg), Progress: g.buildProgress(),
 		},
 		Arches:  o.arches,
 		TempDir: tmp,
@@ -87,7 +92,7 @@ func runVerify(cmd *cobra.Command, g *globalOptions, o *verifyOptions, args []st
 		return err
 	}
 	if g.json {
-		if err := writeJSON(cmd.OutOrStdout(), rep); err != nil {
+		if err := printJSON(cmd.OutOrStdout(), cmd, rep); err != nil {
 			return err
 		}
 	} else {

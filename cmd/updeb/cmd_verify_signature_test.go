@@ -11,8 +11,17 @@ import (
 )
 
 func TestMain(m *testing.M) {
+	// No test reads the support data a developer refreshed on this machine:
+	// the state folder defaults to an empty one (tests that refresh name
+	// theirs with --state).
+	state, err := os.MkdirTemp("", "updeb-test-state-")
+	if err != nil {
+		panic(err)
+	}
+	os.Setenv("XDG_STATE_HOME", state)
 	code := m.Run()
 	pgptest.Cleanup()
+	os.RemoveAll(state)
 	os.Exit(code)
 }
 
@@ -58,9 +67,9 @@ func TestVerifySignatureCLI(t *testing.T) {
 	}
 	code, stdout, _ := runCLI(t, "verify-signature", "--json", "--keyring", fx.Keyring, fx.Path("old.asc"), fx.Data)
 	var res struct {
-		PrimaryFingerprint string
-		Warnings           []string
-		Digests            map[string]string
+		PrimaryFingerprint string            `json:"primary_fingerprint"`
+		Warnings           []string          `json:"warnings"`
+		Digests            map[string]string `json:"digests"`
 	}
 	if code != 0 || json.Unmarshal([]byte(stdout), &res) != nil || res.PrimaryFingerprint != fx.Keys["old"] || len(res.Warnings) != 1 || len(res.Digests["sha256"]) != 64 {
 		t.Fatalf("--json: exit %d, %s", code, stdout)
@@ -85,15 +94,18 @@ func TestKeysListCLI(t *testing.T) {
 		}
 	}
 	code, stdout, _ = runCLI(t, "keys", "list", "--json", "../../keys/runc.asc")
-	var listing []struct {
-		File string
-		Keys []struct {
-			Fingerprint  string
-			Capabilities []string
-			Subkeys      []struct{ Fingerprint, Algorithm string }
+	var out struct {
+		Keyrings []struct {
+			File string
+			Keys []struct {
+				Fingerprint  string
+				Capabilities []string
+				Subkeys      []struct{ Fingerprint, Algorithm string }
+			}
 		}
 	}
-	if code != 0 || json.Unmarshal([]byte(stdout), &listing) != nil || len(listing) != 1 || len(listing[0].Keys) != 3 || len(listing[0].Keys[0].Subkeys) != 6 {
+	listing := &out.Keyrings
+	if code != 0 || json.Unmarshal([]byte(stdout), &out) != nil || len(*listing) != 1 || len((*listing)[0].Keys) != 3 || len((*listing)[0].Keys[0].Subkeys) != 6 {
 		t.Fatalf("--json: exit %d\n%s", code, stdout)
 	}
 	for _, c := range []struct {
@@ -103,12 +115,68 @@ func TestKeysListCLI(t *testing.T) {
 	}{
 		{[]string{"keys", "list", "/nonexistent.asc"}, 2, "no such file"},
 		{[]string{"keys", "list", "cmd_keys.go"}, 2, "cmd_keys.go: no OpenPGP public key found"},
-		{[]string{"keys", "list"}, 2, "no keyring given and no keys/*.asc"},
+		{[]string{"keys", "list"}, 2, "no keyring given, no keys/*.asc in the working folder and no recipes in recipes"},
 		{[]string{"keys"}, 2, "keys needs a subcommand: generate, list"},
 	} {
 		code, _, stderr := runCLI(t, c.args...)
 		if code != c.code || !strings.Contains(stderr, c.want) {
 			t.Errorf("%v: exit %d, stderr %q; want %d, %q", c.args, code, stderr, c.code, c.want)
 		}
+	}
+}
+
+// keys list names the Sigstore signer of every Sigstore-signed recipe source,
+// and which recipes use each keyring.
+func TestKeysListSigstoreSigners(t *testing.T) {
+	code, stdout, stderr := runCLI(t, "--recipes", "../../recipes", "keys", "list")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	for _, want := range []string{
+		"Sigstore signers the recipes in ../../recipes accept:\n",
+		"  kubernetes-1.36 server: identity krel-staging@k8s-releng-prod.iam.gserviceaccount.com, issuer https://accounts.google.com\n" +
+			"      cosign https://dl.k8s.io/v{{.Version}}/kubernetes-server-linux-{{.Arch}}.tar.gz.sig (+ .cert)\n",
+		"  kubernetes-1.35 node: identity krel-staging@k8s-releng-prod.iam.gserviceaccount.com, issuer https://accounts.google.com\n",
+		"  containerd containerd: identity matching ^https://github\\.com/containerd/containerd/",
+		"      github-attestations containerd/containerd\n",
+	} {
+		if !strings.Contains(stdout, want) {
+			t.Errorf("keys list lacks %q:\n%s", want, stdout)
+		}
+	}
+	code, stdout, _ = runCLI(t, "--recipes", "../../recipes", "--json", "keys", "list", "../../keys/helm.asc")
+	var one struct {
+		Keyrings []struct {
+			File   string   `json:"file"`
+			UsedBy []string `json:"used_by"`
+		} `json:"keyrings"`
+	}
+	listing := &one.Keyrings
+	if code != 0 || json.Unmarshal([]byte(stdout), &one) != nil || len(*listing) != 1 || strings.Join((*listing)[0].UsedBy, ",") != "helm helm (signature)" {
+		t.Errorf("keyring users: exit %d\n%s", code, stdout)
+	}
+	code, stdout, _ = runCLI(t, "--recipes", "../../recipes", "--json", "keys", "list")
+	var every struct {
+		Keyrings []struct {
+			Sigstore *struct {
+				Recipe, Source, Form, Material, Identity, Issuer string
+				IdentityRegexp                                   string `json:"identity_regexp"`
+			} `json:"sigstore"`
+		} `json:"keyrings"`
+	}
+	all := &every.Keyrings
+	if code != 0 || json.Unmarshal([]byte(stdout), &every) != nil {
+		t.Fatalf("--json: exit %d\n%s", code, stdout)
+	}
+	var signers []string
+	for _, l := range *all {
+		if l.Sigstore != nil {
+			signers = append(signers, l.Sigstore.Recipe+" "+l.Sigstore.Source+" "+l.Sigstore.Form+" "+l.Sigstore.Issuer)
+		}
+	}
+	if want := "containerd containerd github-attestations https://token.actions.githubusercontent.com," +
+		"kubernetes-1.35 server cosign https://accounts.google.com,kubernetes-1.35 node cosign https://accounts.google.com," +
+		"kubernetes-1.36 server cosign https://accounts.google.com,kubernetes-1.36 node cosign https://accounts.google.com"; strings.Join(signers, ",") != want {
+		t.Errorf("signers %v", signers)
 	}
 }

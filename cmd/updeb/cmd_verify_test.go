@@ -25,9 +25,10 @@ func verifyRepo(t *testing.T) (repo, mirror string) {
 	if err := os.MkdirAll(repo, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	testenv.Run(t, "cp", "-a", filepath.Join(demo, "recipes"), filepath.Join(demo, "keys"), repo)
+	testenv.Run(t, "cp", "-a", filepath.Join(demo, "recipes"), filepath.Join(demo, "keys"), filepath.Join(demo, "sigstore"), repo)
 	testenv.Run(t, "cp", "-a", filepath.Join(demo, "mirror"), mirror)
-	cfg := "mirrors:\n  - {prefix: https://releases.example.org/, to: ../mirror/releases.example.org/}\nbuild:\n  maintainer: updeb tests <tests@example.org>\n"
+	cfg := "mirrors:\n  - {prefix: https://releases.example.org/, to: ../mirror/releases.example.org/}\nbuild:\n  maintainer: updeb tests <tests@example.org>\n" +
+		"sigstore: {trusted-root: sigstore/trusted_root.json}\n"
 	if err := os.WriteFile(filepath.Join(repo, "updeb.yaml"), []byte(cfg), 0o644); err != nil {
 		t.Fatal(err)
 	}

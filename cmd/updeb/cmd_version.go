@@ -8,15 +8,19 @@ import (
 )
 
 func newVersionCmd(g *globalOptions) *cobra.Command {
-	return &cobra.Command{
+	return jsonOutput(&cobra.Command{
 		Use:   "version",
 		Short: "Print updeb's version",
 		Example: `  updeb version
-  updeb --version`,
+  updeb --version
+  updeb version --json | jq -r .version`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			if g.json {
+				return printJSON(cmd.OutOrStdout(), cmd, map[string]string{"version": version, "go": runtime.Version(), "os": runtime.GOOS, "arch": runtime.GOARCH})
+			}
 			_, err := fmt.Fprintf(cmd.OutOrStdout(), "updeb %s (%s, %s/%s)\n", version, runtime.Version(), runtime.GOOS, runtime.GOARCH)
 			return err
 		},
-	}
+	}, 1)
 }

@@ -111,7 +111,7 @@ func TestConstraintsAgree(t *testing.T) {
 			// The compat package on its own (what the command calls once the
 			// recipes are loaded) agrees too.
 			requires := map[string]map[string]string{"hello": {"kubernetes": tc.constraint}}
-			err := compat.ValidateRequires(requires)
+			err := compat.ValidateRequires(compat.Requirements(requires))
 			if (err == nil) != (tc.want != invalid) {
 				t.Errorf("compat.ValidateRequires: %v, want the constraint %s", err, tc.want)
 			}
@@ -120,7 +120,7 @@ func TestConstraintsAgree(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				r := compat.Evaluate(sets, requires, nil, time.Date(2026, 8, 22, 0, 0, 0, 0, time.UTC))
+				r := compat.Evaluate(sets, compat.Inputs{Requires: compat.Requirements(requires), Now: time.Date(2026, 8, 22, 0, 0, 0, 0, time.UTC)})
 				pkgGot := allows
 				for _, f := range r.Findings {
 					if f.Rule == compat.RuleRequires {

@@ -14,17 +14,24 @@ import (
 
 	"github.com/updeb/updeb/internal/build"
 	"github.com/updeb/updeb/internal/confined"
+	"github.com/updeb/updeb/internal/eol"
 	"github.com/updeb/updeb/internal/fetch"
 	"github.com/updeb/updeb/internal/gate"
+	"github.com/updeb/updeb/internal/mirror"
 	"github.com/updeb/updeb/internal/recipe"
 	"github.com/updeb/updeb/internal/repo"
+	"github.com/updeb/updeb/internal/signkey"
 	"github.com/updeb/updeb/internal/srcurl"
+	"github.com/updeb/updeb/internal/supportdata"
 	"github.com/updeb/updeb/internal/track"
 	"github.com/updeb/updeb/internal/trust"
 	"github.com/updeb/updeb/pkg/archive"
 	"github.com/updeb/updeb/pkg/deb"
 	"github.com/updeb/updeb/pkg/digest"
+	"github.com/updeb/updeb/pkg/dsse"
+	"github.com/updeb/updeb/pkg/provenance"
 	"github.com/updeb/updeb/pkg/verify"
+	"github.com/updeb/updeb/pkg/verify/sigstore"
 )
 
 // Exit codes, as documented in README.md ("Exit codes"). exitRules is the one
@@ -123,6 +130,7 @@ const (
 	hintSource   = "a source failed verification: nothing from it was packaged. Check the recipe's pins and the upstream release"
 	hintRecipe   = "fix the recipe; 'updeb lint' checks it offline"
 	hintUpstream = "the release source answered something unusable; try again later, or check --github-api / watch: url"
+	hintRecord   = "a provenance record is the DSSE envelope 'updeb build' writes beside each package (DEB.intoto.json)"
 	hintRefused  = "a file updeb was to read lies outside its folder (a symlink out of it) or is not a regular file; nothing was read"
 )
 
@@ -142,23 +150,32 @@ var exitRules = []exitRule{
 	is(deb.ErrMalformed, exitUsage, "the file is not a valid .deb; dpkg-deb --info gives a second opinion"),
 
 	// 1: a check failed.
-	as(exitCheck, fixed[*build.AuxError]("nothing was packaged and the file is no longer cached: run the build again to fetch it anew; if it keeps failing, compare it with upstream's (a proxy may be serving an error page) before touching the recipe")),
+	is(dsse.ErrUnsigned, exitCheck, "sign provenance records: set build: provenance-key: in updeb.yaml (a key from 'updeb keys generate', such as the repository's) and build again"),
+	exitRule{exitCheck, provenanceHint}, // before refusalHint: a record's refusal wraps the signature's
+	is(provenance.ErrSubject, exitCheck, "the record is not this package's: the .deb or its record was swapped or changed after the build; trust neither"),
+	as(exitCheck, auxHint),
 	as(exitCheck, refusalHint),
+	as(exitCheck, sigstoreRefusalHint),
+	is(sigstore.ErrTUF, exitCheck, "the TUF repository's answer does not verify from its root (expired, wrongly signed, rolled back or altered): nothing was stored, the root in use is unchanged"),
+	is(track.ErrUnvouched, exitCheck, "compare these digests with a value from elsewhere (upstream's release notes, a second mirror), then pass them with --sha256/--sha512 [SOURCE:]ARCH=HEX, or say --trust-on-first-use; the recipe records either"),
 	as(exitCheck, fixed[*digest.MismatchError]("the bytes differ from the pinned digest: nothing was cached or packaged. Check the pin and the upstream release")),
 	is(trust.ErrCrossCheck, exitCheck, hintSource),
 	is(verify.ErrChecksums, exitCheck, hintSource),
 	is(archive.ErrUnsafe, exitCheck, hintSource),
 	is(archive.ErrCorrupt, exitCheck, hintSource),
-	is(archive.ErrMissing, exitCheck, hintSource),
+	is(archive.ErrMissing, exitCheck, "the archive holds no file of that name: list it (tar -tf, unzip -l) and fix the recipe's files: path:, or find out whether upstream changed its layout"),
 	as(exitCheck, fixed[*fetch.SizeError]("raise fetch: max-size: in the config if this artifact really is that large")),
 	as(exitCheck, fixed[*fetch.DowngradeError]("the upstream redirected to plain http; updeb never downloads over a downgraded connection")),
 	as(exitCheck, fixed[*fetch.MirrorError](hintRefused)),
 	is(confined.ErrRefused, exitCheck, hintRefused),
+	is(track.ErrNoRelease, exitCheck, "upstream has no complete release of that minor yet: try later, or name one with --to"),
 	is(track.ErrIncomplete, exitCheck, "upstream has not uploaded every artifact yet: try later, or --to an older complete version"),
 	is(track.ErrReupload, exitCheck, "ALARM: upstream bytes changed for a pinned version. Do not re-pin blindly: find out why (a compromised release?) before anything else"),
 	as(exitCheck, fixed[*repo.ConflictError]("the repository is unchanged; give the new build a new version or revision")),
 	as(exitCheck, fixed[*repo.FieldChangeError]("the repository is unchanged; to make the change anyway, repeat with --allow-field-change")),
 	is(gate.ErrFailed, exitCheck, "see the FAIL lines above"),
+	is(mirror.ErrFailed, exitCheck, "bring the missing and corrupt files over again: 'updeb mirror export' where there is a way out, then copy the folder whole"),
+	is(supportdata.ErrDropped, exitCheck, "the copy in use was kept. Find out why the data source lost those cycles (a partial mirror?); if they really are gone, run again with --allow-dropped"),
 
 	// 2: usage or invalid input.
 	is(recipe.ErrNoMaintainer, exitUsage, "set build: maintainer: \"Name <email>\" in updeb.yaml (or maintainer: in the recipe)"),
@@ -168,28 +185,41 @@ var exitRules = []exitRule{
 	is(verify.ErrKeyring, exitUsage, "a keyring is armored public key blocks (gpg --armor --export) or a binary keyring (gpg --export)"),
 	is(verify.ErrPolicy, exitUsage, "a signer is a full primary key fingerprint; see 'updeb keys list'"),
 	is(digest.ErrNoPin, exitUsage, ""),
+	is(dsse.ErrMalformed, exitUsage, hintRecord),
+	is(provenance.ErrRecord, exitUsage, hintRecord),
 	is(srcurl.ErrInvalid, exitUsage, "write the URL plainly: no \"..\" or \".\" segments (however encoded), no control characters or spaces"),
 	is(track.ErrNoWatch, exitUsage, "add a watch: section to the recipe (recipes/README.md)"),
 	is(track.ErrDowngrade, exitUsage, "bump only moves forward; edit the recipe by hand to go back"),
+	is(track.ErrExists, exitUsage, ""),
+	is(track.ErrNotVersioned, exitUsage, "--new-minor works on recipes named NAME-MAJOR.MINOR; move a single recipe with --to VERSION after editing its watch track"),
 	is(track.ErrNoDate, exitUsage, "give the upstream release day with --date YYYY-MM-DD"),
 	asIf(exitUsage, func(e *track.APIError) bool { return e.Status == 404 && !e.RateLimit },
 		"check watch: github: OWNER/REPO in the recipe (and GITHUB_TOKEN for a private repository)"),
-	is(repo.ErrWeakKey, exitUsage, "generate an Ed25519 key with 'updeb keys generate'"),
+	is(signkey.ErrWeakKey, exitUsage, "generate an Ed25519 key with 'updeb keys generate'"),
 	is(repo.ErrClock, exitUsage, "the repository is unchanged"),
-	is(repo.ErrKey, exitUsage, "give --key the armored secret key 'updeb keys generate' wrote (PREFIX.secret.asc)"),
+	is(signkey.ErrKey, exitUsage, "a signing key (--key, repo: key:, build: provenance-key:) is the armored secret key 'updeb keys generate' wrote (PREFIX.secret.asc)"),
 	is(repo.ErrInvalid, exitUsage, ""),
 	is(repo.ErrNotFound, exitUsage, ""),
 	is(repo.ErrNotManaged, exitUsage, ""),
+	is(mirror.ErrManifest, exitUsage, "name a folder 'updeb mirror export' wrote (it holds updeb-mirror.json)"),
 	is(gate.ErrBase, exitUsage, "--base must name a commit of the git repository that holds the recipes"),
+	is(sigstore.ErrPolicy, exitUsage, "a Sigstore policy names one identity (exact, or an anchored regexp that matches only the signer) and the OIDC issuer"),
+	is(sigstore.ErrTrustedRoot, exitUsage, "a trusted root is Sigstore's trusted_root.json: 'updeb trust refresh' fetches the public-good one"),
+	is(trust.ErrNoSigstore, exitUsage, ""),
 
 	// 3: network or I/O failure after retries.
+	as(exitNetwork, fixed[*track.DayUnknownError]("give the release day with --date YYYY-MM-DD, or try again once the release source answers")),
 	asIf(exitNetwork, func(e *track.APIError) bool { return e.RateLimit },
 		"set GITHUB_TOKEN to a GitHub token: the API allows 60 requests an hour without one, 5000 with one"),
 	as(exitNetwork, fixed[*track.APIError](hintUpstream)),
 	is(track.ErrUpstream, exitNetwork, hintUpstream),
+	is(eol.ErrAPI, exitNetwork, "the support data source answered something unusable; the copy in use was kept. Check data: endoflife-url: in the config, or try again later"),
 	as(exitNetwork, fixed[*fetch.OfflineError]("run without --offline to download them, or bring them into the cache or a mirror")),
+	as(exitNetwork, fixed[*fetch.MissingError]("the mirror folder lacks the file: bring it over again ('updeb mirror export' where there is a way out, 'updeb mirror verify' here)")),
 	is(fetch.ErrRetryTime, exitNetwork, "the download did not finish within fetch: retry-time; raise it in the config for a slow link, or check the proxy"),
+	is(fetch.ErrProxyUnreachable, exitNetwork, "nothing answers at that proxy (3 tries over about 3 s, for a proxy being restarted): start it, or fix --proxy, proxy: in the config or HTTPS_PROXY"),
 	as(exitNetwork, fixed[*fetch.NetworkError]("check the proxy (--proxy, proxy: in the config, HTTPS_PROXY) and that it reaches the host")),
+	is(sigstore.ErrUnavailable, exitNetwork, "Rekor, GitHub's API or the TUF repository could not be asked: check the proxy, mirrors:, and sigstore: rekor-url / github-api in the config (GITHUB_TOKEN raises GitHub's rate limit)"),
 	is(context.Canceled, exitInterrupted, "interrupted: run the command again to finish"),
 	is(context.DeadlineExceeded, exitNetwork, ""),
 	as(exitNetwork, fixed[*fs.PathError]("")),
@@ -222,6 +252,22 @@ func exitRuleFor(err error) (int, string) {
 }
 
 // refusalHint says what to do about a refused signature, from why it was refused.
+// auxHint is the hint for a signature, checksum or Sigstore file refused
+// twice: what the refusal itself suggests, and that the file is gone from
+// the cache.
+func auxHint(e *build.AuxError) string {
+	const refetch = "nothing was packaged and the file is no longer cached: run the build again to fetch it anew; if it keeps failing, compare it with upstream's (a proxy may be serving an error page) before touching the recipe"
+	var sr *sigstore.RefusedError
+	var vr *verify.RefusedError
+	switch {
+	case errors.As(e.Err, &sr):
+		return sigstoreRefusalHint(sr) + "; " + refetch
+	case errors.As(e.Err, &vr):
+		return refusalHint(vr) + "; " + refetch
+	}
+	return refetch
+}
+
 func refusalHint(re *verify.RefusedError) string {
 	keyring := re.Keyring
 	if keyring == "" {
@@ -244,6 +290,43 @@ func refusalHint(re *verify.RefusedError) string {
 		return "is " + subject + " really an OpenPGP signature (.asc/.sig) or a clearsigned file?"
 	}
 	return "the signature's properties break updeb's policy (see 'updeb help verify-signature')"
+}
+
+// sigstoreRefusalHint says what to do about refused Sigstore material, from
+// why it was refused.
+func sigstoreRefusalHint(re *sigstore.RefusedError) string {
+	switch {
+	case re.Has(sigstore.ReasonIdentity), re.Has(sigstore.ReasonIssuer):
+		return "the signer is not the one the recipe names: change identity/issuer only if upstream announced a new signer (see keys/README.md)"
+	case re.Has(sigstore.ReasonDigestMismatch):
+		return "the artifact is not what was signed: it was altered, or the signature or bundle belongs to another file"
+	case re.Has(sigstore.ReasonUntrustedCertificate):
+		return "the certificate does not chain to the trusted root in use ('updeb trust show'): a private Sigstore needs sigstore: trusted-root:, a stale root 'updeb trust refresh'"
+	case re.Has(sigstore.ReasonNoLogEntry), re.Has(sigstore.ReasonBadLogEntry), re.Has(sigstore.ReasonCertificateTime), re.Has(sigstore.ReasonNoTimestamp):
+		return "the transparency log does not vouch for this signature: without a valid log entry a keyless signature proves nothing (check sigstore: rekor-url and mirrors: if they point elsewhere)"
+	case re.Has(sigstore.ReasonNoAttestation):
+		return "GitHub holds no attestation of these bytes in that repository: check github-attestations: in the recipe"
+	case re.Has(sigstore.ReasonMalformed), re.Has(sigstore.ReasonUnsupported):
+		return "is it really cosign's .sig/.cert or a Sigstore bundle (v0.1 to v0.3)? compare with what upstream publishes"
+	}
+	return "the Sigstore material does not verify (see 'updeb help verify-signature')"
+}
+
+// provenanceHint says what to do about a refused provenance record.
+func provenanceHint(err error) (string, bool) {
+	if !errors.Is(err, provenance.ErrSignature) {
+		return "", false
+	}
+	re, _ := errors.AsType[*verify.RefusedError](err)
+	switch {
+	case re == nil:
+		return "the record's key ID names another key than the one that signed it: the record was altered", true
+	case re.Has(verify.ReasonUnknownSigner), re.Has(verify.ReasonNotAllowed):
+		return "the record was signed by a key other than the one given: check --key/--keyring (the key of build: provenance-key:, such as the repository's archive-keyring.asc)", true
+	case re.Has(verify.ReasonBadSignature), re.Has(verify.ReasonMalformed), re.Has(verify.ReasonNoSignature):
+		return "the record was changed after it was signed (or its signature was): trust neither it nor the package; build again", true
+	}
+	return refusalHint(re), true
 }
 
 // printError writes "error: ..." and, when there is one, "hint: ..." lines.

@@ -14,17 +14,23 @@ import (
 
 	"github.com/updeb/updeb/internal/build"
 	"github.com/updeb/updeb/internal/confined"
+	"github.com/updeb/updeb/internal/eol"
 	"github.com/updeb/updeb/internal/fetch"
 	"github.com/updeb/updeb/internal/gate"
+	"github.com/updeb/updeb/internal/mirror"
 	"github.com/updeb/updeb/internal/recipe"
 	"github.com/updeb/updeb/internal/repo"
 	"github.com/updeb/updeb/internal/srcurl"
+	"github.com/updeb/updeb/internal/supportdata"
 	"github.com/updeb/updeb/internal/track"
 	"github.com/updeb/updeb/internal/trust"
 	"github.com/updeb/updeb/pkg/archive"
 	"github.com/updeb/updeb/pkg/deb"
 	"github.com/updeb/updeb/pkg/digest"
+	"github.com/updeb/updeb/pkg/dsse"
+	"github.com/updeb/updeb/pkg/provenance"
 	"github.com/updeb/updeb/pkg/verify"
+	"github.com/updeb/updeb/pkg/verify/sigstore"
 )
 
 // TestExitStatus is the exit-code table of README.md ("Exit codes"), error by
@@ -41,8 +47,15 @@ func TestExitStatus(t *testing.T) {
 		}
 		return wrap(re)
 	}
+	sigRefusal := func(r sigstore.Reason) error {
+		return wrap(fmt.Errorf("sigstore signature of u: %w", &sigstore.RefusedError{Subject: "x.sig", Refusals: []sigstore.Refusal{{Reason: r, Source: "x.cert", Detail: string(r)}}}))
+	}
 	pathErr := &fs.PathError{Op: "open", Path: "/x", Err: syscall.ENOENT}
 	netErr := &fetch.NetworkError{URL: "https://example.org/a", Attempts: 6, Err: syscall.ECONNREFUSED}
+	provenanceRefusal := func(r verify.Reason) error {
+		re := &verify.RefusedError{Keyring: "repo.asc", Refusals: []verify.Refusal{{Reason: r, Detail: string(r)}}}
+		return fmt.Errorf("x.deb.intoto.json: %w: %w", provenance.ErrSignature, errors.Join(re))
+	}
 	tests := []struct {
 		name string
 		err  error
@@ -72,14 +85,35 @@ func TestExitStatus(t *testing.T) {
 		{"hostile archive", wrap(&archive.Error{Kind: archive.ErrUnsafe, Msg: "path traversal"}), exitCheck, "failed verification"},
 		{"decompression bomb", wrap(&archive.Error{Kind: archive.ErrLimit, Msg: "too large"}), exitCheck, "failed verification"},
 		{"corrupt archive", wrap(&archive.Error{Kind: archive.ErrCorrupt}), exitCheck, "failed verification"},
-		{"member missing", wrap(&archive.Error{Kind: archive.ErrMissing}), exitCheck, "failed verification"},
+		{"member missing", wrap(&archive.Error{Kind: archive.ErrMissing}), exitCheck, "holds no file of that name"},
 		{"too large", &fetch.SizeError{URL: "u", Limit: 1, Size: 2}, exitCheck, "max-size"},
 		{"https downgrade", &fetch.DowngradeError{From: "https://a", To: "http://a"}, exitCheck, "downgraded"},
 		{"incomplete release", &track.IncompleteError{Version: "1.2.0"}, exitCheck, "not uploaded every artifact"},
 		{"re-upload", wrap(track.ErrReupload), exitCheck, "ALARM"},
+		{"new minor unreleased", fmt.Errorf("%w: 1.37", track.ErrNoRelease), exitCheck, "--to"},
 		{"publish conflict", &repo.ConflictError{Package: "x=1 (amd64)"}, exitCheck, "repository is unchanged"},
 		{"field change", &repo.FieldChangeError{Suite: "stable", Changes: []repo.FieldChange{{Field: "Origin", From: "a", To: "b"}}}, exitCheck, "--allow-field-change"},
 		{"gate failed", fmt.Errorf("verify: %w", gate.ErrFailed), exitCheck, "FAIL lines"},
+		{"unsigned record", fmt.Errorf("x.deb.intoto.json: %w", dsse.ErrUnsigned), exitCheck, "build: provenance-key:"},
+		{"record by another key", provenanceRefusal(verify.ReasonUnknownSigner), exitCheck, "signed by a key other than the one given"},
+		{"record changed", provenanceRefusal(verify.ReasonBadSignature), exitCheck, "changed after it was signed"},
+		{"record signature damaged", provenanceRefusal(verify.ReasonMalformed), exitCheck, "changed after it was signed"},
+		{"record signed by an expired key", provenanceRefusal(verify.ReasonKeyExpired), exitCheck, "updeb keys list"},
+		{"record key ID altered", fmt.Errorf("%w: %w", provenance.ErrSignature, errors.New("signature with key ID A was made by key B")), exitCheck, "key ID names another key"},
+		{"record of another package", fmt.Errorf("%w: the record is about a.deb, not b.deb", provenance.ErrSubject), exitCheck, "not this package's"},
+		{"support data lost cycles", &supportdata.DroppedError{Dropped: map[string][]string{"kubernetes": {"1.36"}}}, exitCheck, "--allow-dropped"},
+		{"sigstore wrong identity", sigRefusal(sigstore.ReasonIdentity), exitCheck, "signer is not the one the recipe names"},
+		{"sigstore wrong issuer", sigRefusal(sigstore.ReasonIssuer), exitCheck, "signer is not the one the recipe names"},
+		{"sigstore altered artifact", sigRefusal(sigstore.ReasonDigestMismatch), exitCheck, "not what was signed"},
+		{"sigstore untrusted certificate", sigRefusal(sigstore.ReasonUntrustedCertificate), exitCheck, "updeb trust show"},
+		{"sigstore missing log entry", sigRefusal(sigstore.ReasonNoLogEntry), exitCheck, "transparency log does not vouch"},
+		{"sigstore tampered log entry", sigRefusal(sigstore.ReasonBadLogEntry), exitCheck, "transparency log does not vouch"},
+		{"sigstore time outside validity", sigRefusal(sigstore.ReasonCertificateTime), exitCheck, "transparency log does not vouch"},
+		{"sigstore no attestation", sigRefusal(sigstore.ReasonNoAttestation), exitCheck, "github-attestations"},
+		{"sigstore malformed", sigRefusal(sigstore.ReasonMalformed), exitCheck, "cosign's .sig/.cert"},
+		{"sigstore other", sigRefusal(sigstore.ReasonInvalid), exitCheck, "does not verify"},
+		{"TUF refused", fmt.Errorf("%w: refresh from u: expired", sigstore.ErrTUF), exitCheck, "nothing was stored"},
+		{"unvouched", wrap(&track.UnvouchedError{Recipe: "k", Sources: []string{"server amd64: sha512 x"}}), exitCheck, "--trust-on-first-use"},
 
 		// 2: usage or invalid input.
 		{"no maintainer", wrap(errors.Join(recipe.ErrInvalid, recipe.ErrNoMaintainer)), exitUsage, "build: maintainer:"},
@@ -93,6 +127,8 @@ func TestExitStatus(t *testing.T) {
 		{"malformed deb", fmt.Errorf("x.deb: %w: ar", deb.ErrMalformed), exitUsage, "dpkg-deb --info"},
 		{"no watch", track.ErrNoWatch, exitUsage, "watch:"},
 		{"downgrade", track.ErrDowngrade, exitUsage, "bump only moves forward"},
+		{"new minor exists", fmt.Errorf("%w: recipes/k-1.37.yaml", track.ErrExists), exitUsage, ""},
+		{"new minor of a single recipe", fmt.Errorf("%w: recipes/etcd.yaml", track.ErrNotVersioned), exitUsage, "NAME-MAJOR.MINOR"},
 		{"no date", track.ErrNoDate, exitUsage, "--date"},
 		{"no such repository", &track.APIError{URL: "u", Status: 404}, exitUsage, "watch: github: OWNER/REPO"},
 		{"weak key", fmt.Errorf("%w: rsa1024", repo.ErrWeakKey), exitUsage, "Ed25519"},
@@ -101,18 +137,31 @@ func TestExitStatus(t *testing.T) {
 		{"repo invalid", fmt.Errorf("%w: suite", repo.ErrInvalid), exitUsage, ""},
 		{"not published", fmt.Errorf("%w: kubectl", repo.ErrNotFound), exitUsage, ""},
 		{"not managed", repo.ErrNotManaged, exitUsage, ""},
+		{"mirror manifest", fmt.Errorf("%w: schema \"x\"", mirror.ErrManifest), exitUsage, "updeb-mirror.json"},
+		{"mirror folder incomplete", fmt.Errorf("%w: 1 missing", mirror.ErrFailed), exitCheck, "bring the missing and corrupt files over again"},
+		{"malformed envelope", fmt.Errorf("x.intoto.json: %w: not a JSON object", dsse.ErrMalformed), exitUsage, "DSSE envelope"},
+		{"not a provenance record", fmt.Errorf("x.intoto.json: %w: predicate type", provenance.ErrRecord), exitUsage, "DSSE envelope"},
 		{"unreadable base", fmt.Errorf("verify: %w", fmt.Errorf("%w: nope is not a commit", gate.ErrBase)), exitUsage, "--base"},
+		{"sigstore policy", fmt.Errorf("%w: no identity", sigstore.ErrPolicy), exitUsage, "anchored regexp"},
+		{"bad trusted root", fmt.Errorf("%w: x.json: not JSON", sigstore.ErrTrustedRoot), exitUsage, "updeb trust refresh"},
+		{"no sigstore verifier", wrap(fmt.Errorf("%w: u", trust.ErrNoSigstore)), exitUsage, ""},
 
 		// 3: network or I/O failure after retries.
 		{"rate limit", wrap(&track.APIError{URL: "u", Status: 403, RateLimit: true}), exitNetwork, "GITHUB_TOKEN"},
 		{"rate limit on 404", &track.APIError{URL: "u", Status: 404, RateLimit: true}, exitNetwork, "GITHUB_TOKEN"},
 		{"API error", &track.APIError{URL: "u", Status: 502}, exitNetwork, "try again later"},
 		{"unusable upstream", fmt.Errorf("%w: no versions", track.ErrUpstream), exitNetwork, "try again later"},
+		{"unusable support data", fmt.Errorf("%w: u: the answer is HTML", eol.ErrAPI), exitNetwork, "copy in use was kept"},
 		{"offline miss", &fetch.OfflineError{Missing: []string{"u"}}, exitNetwork, "without --offline"},
+		{"missing from the mirror", wrap(&fetch.MissingError{URL: "u", Where: "mirror file:///m/u"}), exitNetwork, "updeb mirror export"},
 		{"download failed", wrap(netErr), exitNetwork, "check the proxy"},
+		{"release day unknown", wrap(&track.DayUnknownError{Recipe: "runc", Version: "1.4.4", Err: netErr}), exitNetwork, "--date YYYY-MM-DD"},
+		{"proxy down", wrap(&fetch.NetworkError{URL: "u", Proxy: "http://p:3128", Attempts: 3, Err: fmt.Errorf("%w: refused", fetch.ErrProxyUnreachable)}), exitNetwork, "nothing answers at that proxy"},
 		{"download too slow", wrap(&fetch.NetworkError{URL: "u", Attempts: 3, Err: fmt.Errorf("%w: x", fetch.ErrRetryTime)}), exitNetwork, "retry-time"},
 		{"interrupted", wrap(context.Canceled), exitInterrupted, "interrupted"},
 		{"stopped by a signal", &interruptedError{msg: "interrupted (signal: terminated)", err: context.Canceled}, exitInterrupted, "nothing half-done"},
+		{"rekor unavailable", wrap(&sigstore.FetchError{URL: "https://rekor.sigstore.dev/api/v1/log/entries/x", Status: 503, Err: errors.New("busy")}), exitNetwork, "rekor-url"},
+		{"rekor through the fetcher", wrap(&sigstore.FetchError{URL: "u", Err: netErr}), exitNetwork, "check the proxy"},
 		{"deadline", context.DeadlineExceeded, exitNetwork, ""},
 		{"file I/O", fmt.Errorf("writing: %w", pathErr), exitNetwork, ""},
 		{"rename", &os.LinkError{Op: "rename", Old: "a", New: "b", Err: syscall.EXDEV}, exitNetwork, ""},

@@ -3,7 +3,6 @@ package main
 import (
 	"crypto/x509"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -135,13 +134,12 @@ func (g *globalOptions) newFetcher(c *config.Config) (*fetch.Fetcher, error) {
 		}
 		o.RootCAs = pool
 	}
-	if !g.quiet && isTerminal(g.stderr) {
-		o.Progress = fetch.Bars(g.stderr)
-	}
+	o.Progress = g.fetchProgress()
 	dir, err := g.cacheDirFor(c)
 	if err != nil {
 		return nil, err
 	}
+	g.shortenCache(dir)
 	return fetch.New(dir, o)
 }
 
@@ -159,14 +157,4 @@ func caPool(file string) (*x509.CertPool, error) {
 		return nil, fmt.Errorf("ca-bundle %s: no PEM certificate in it", file)
 	}
 	return pool, nil
-}
-
-// isTerminal reports whether w is a character device (a terminal).
-func isTerminal(w io.Writer) bool {
-	f, ok := w.(*os.File)
-	if !ok {
-		return false
-	}
-	st, err := f.Stat()
-	return err == nil && st.Mode()&os.ModeCharDevice != 0
 }

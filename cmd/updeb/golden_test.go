@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/updeb/updeb/internal/build"
 )
 
 // Regenerate with: go test ./cmd/updeb -run TestGoldenDemoPackages -update
@@ -15,8 +17,9 @@ var update = flag.Bool("update", false, "rewrite golden files")
 // TestGoldenDemoPackages builds the demo's fixture recipes and compares
 // `updeb inspect --json` of every package they produce with the golden files
 // in testdata/golden: members, control fields, conffiles, scripts and every
-// file's mode, owner, size, mtime and md5. Any change to what a recipe turns
-// into shows up here as a diff to review.
+// file's mode, owner, size, mtime and md5; and each package's provenance
+// statement (DEB.intoto.json). Any change to what a recipe turns into, or to
+// what its record says, shows up here as a diff to review.
 func TestGoldenDemoPackages(t *testing.T) {
 	args, _ := demoProject(t)
 	out := filepath.Join(t.TempDir(), "out")
@@ -34,22 +37,13 @@ func TestGoldenDemoPackages(t *testing.T) {
 			t.Fatalf("inspect %s: exit %d: %s", d, code, stderr)
 		}
 		name := strings.TrimSuffix(filepath.Base(d), ".deb") + ".json"
-		seen[name] = true
-		golden := filepath.Join("testdata", "golden", name)
-		if *update {
-			os.MkdirAll(filepath.Dir(golden), 0o755)
-			if err := os.WriteFile(golden, []byte(js), 0o644); err != nil {
-				t.Fatal(err)
-			}
-			continue
-		}
-		want, err := os.ReadFile(golden)
+		compareGolden(t, name, []byte(js), seen)
+		// The provenance statement (the payload of the unsigned envelope).
+		env, err := readEnvelope(d + build.ProvenanceSuffix)
 		if err != nil {
-			t.Fatalf("%v (run with -update to create it)", err)
+			t.Fatal(err)
 		}
-		if !bytes.Equal(want, []byte(js)) {
-			t.Errorf("%s differs from %s (review, then -update):\n--- got\n%s", filepath.Base(d), golden, js)
-		}
+		compareGolden(t, filepath.Base(d)+build.ProvenanceSuffix, env.Payload, seen)
 	}
 	// No stale goldens for packages the recipes no longer produce.
 	files, _ := filepath.Glob(filepath.Join("testdata", "golden", "*.json"))
@@ -57,5 +51,27 @@ func TestGoldenDemoPackages(t *testing.T) {
 		if !seen[filepath.Base(f)] {
 			t.Errorf("%s: no package produces it any more", f)
 		}
+	}
+}
+
+// compareGolden compares got with testdata/golden/name (or writes it with
+// -update) and notes the name as seen.
+func compareGolden(t *testing.T, name string, got []byte, seen map[string]bool) {
+	t.Helper()
+	seen[name] = true
+	golden := filepath.Join("testdata", "golden", name)
+	if *update {
+		os.MkdirAll(filepath.Dir(golden), 0o755)
+		if err := os.WriteFile(golden, got, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(golden)
+	if err != nil {
+		t.Fatalf("%v (run with -update to create it)", err)
+	}
+	if !bytes.Equal(want, got) {
+		t.Errorf("%s differs from %s (review, then -update):\n--- got\n%s", name, golden, got)
 	}
 }

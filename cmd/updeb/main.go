@@ -13,11 +13,12 @@ import (
 )
 
 // memoryLimit is the Go heap's soft limit per build running at once, unless
-// GOMEMLIMIT is set. One build's live memory is about 75 MiB at most (two xz
-// encoders of about 21 MiB each, three 8 MiB input blocks, buffers); without a
-// limit the garbage collector lets the heap grow to twice the live size. With
-// it a build stays near 100 MB peak RSS (internal/bench/README.md).
-const memoryLimit = 96 << 20
+// GOMEMLIMIT is set. One build's live memory is its xz writer's (pkg/xzpar's
+// formula: at the default fast mode and two workers about 220 MiB on binaries,
+// the blocks, encoders and outputs being allocated once and reused) and small
+// buffers; without a limit the garbage collector lets the heap grow to twice
+// the live size, which would double the peak RSS (internal/bench/README.md).
+const memoryLimit = 256 << 20
 
 func main() {
 	if os.Getenv("GOMEMLIMIT") == "" {

@@ -1,15 +1,189 @@
 package main
 
 import (
+	"bytes"
 	"encoding/json"
+	"fmt"
 	"io"
+	"reflect"
+	"strconv"
+	"strings"
+
+	"github.com/spf13/cobra"
 )
 
-// writeJSON is every command's --json output: indented, and without HTML
-// escaping, so that "Name <email>" stays readable for people and jq alike.
-func writeJSON(w io.Writer, v any) error {
-	enc := json.NewEncoder(w)
-	enc.SetIndent("", "  ")
+// JSON output, one convention for every command (README "JSON output"):
+//
+//   - --json prints one JSON object, indented, whose first key is "schema":
+//     "updeb/<command>/v<N>", <command> being the command path after
+//     "updeb" with its words joined by "-" (updeb/repo-history/v1);
+//   - every key at every depth is snake_case (lower case, digits, "_");
+//   - an empty list is [], never null;
+//   - a change that removes or renames a key or changes a value's type bumps
+//     N; adding a key does not.
+//
+// A command that prints JSON declares it in its constructor with jsonOutput
+// and prints with printJSON; --json given to any other command is a usage
+// error. TestJSONOutputs finds the declaring commands in the command tree and
+// runs each one: a new one without a test case fails it.
+
+// schemaAnnotation holds a command's JSON schema version ("1") in
+// cobra.Command.Annotations.
+const schemaAnnotation = "updeb.json-schema-version"
+
+// jsonOutput declares that cmd prints JSON under --json, schema version v.
+func jsonOutput(cmd *cobra.Command, v int) *cobra.Command {
+	if cmd.Annotations == nil {
+		cmd.Annotations = map[string]string{}
+	}
+	cmd.Annotations[schemaAnnotation] = strconv.Itoa(v)
+	return cmd
+}
+
+// jsonSchema is cmd's schema name, "" when cmd prints no JSON.
+func jsonSchema(cmd *cobra.Command) string {
+	v, ok := cmd.Annotations[schemaAnnotation]
+	if !ok {
+		return ""
+	}
+	name := strings.ReplaceAll(strings.TrimPrefix(cmd.CommandPath(), cmd.Root().Name()+" "), " ", "-")
+	return "updeb/" + name + "/v" + v
+}
+
+// checkJSONFlag refuses --json for a command that prints no JSON (cobra's
+// help and completion commands aside).
+func checkJSONFlag(cmd *cobra.Command, json bool) error {
+	if !json || jsonSchema(cmd) != "" {
+		return nil
+	}
+	for c := cmd; c != nil; c = c.Parent() {
+		if c.Name() == "help" || c.Name() == "completion" || strings.HasPrefix(c.Name(), cobra.ShellCompRequestCmd) {
+			return nil
+		}
+	}
+	var with []string
+	walk(cmd.Root(), func(c *cobra.Command) {
+		if jsonSchema(c) != "" {
+			with = append(with, strings.TrimPrefix(c.CommandPath(), c.Root().Name()+" "))
+		}
+	})
+	return invalidInput(fmt.Errorf("--json: %s prints no JSON", cmd.CommandPath()), "these commands do: "+strings.Join(with, ", "))
+}
+
+// walk calls f on c and every command below it, depth first.
+func walk(c *cobra.Command, f func(*cobra.Command)) {
+	f(c)
+	for _, sub := range c.Commands() {
+		walk(sub, f)
+	}
+}
+
+// printJSON writes v, which must encode as a JSON object, under cmd's schema:
+// {"schema": "updeb/<command>/vN", ...v's keys}. HTML characters are not
+// escaped, so that "Name <email>" stays readable for people and jq alike.
+func printJSON(w io.Writer, cmd *cobra.Command, v any) error {
+	schema := jsonSchema(cmd)
+	if schema == "" {
+		return fmt.Errorf("internal error: %s prints JSON without declaring it (jsonOutput)", cmd.CommandPath())
+	}
+	var body bytes.Buffer
+	enc := json.NewEncoder(&body)
 	enc.SetEscapeHTML(false)
-	return enc.Encode(v)
+	if err := enc.Encode(emptyLists(v)); err != nil {
+		return err
+	}
+	obj := bytes.TrimSpace(body.Bytes())
+	if len(obj) < 2 || obj[0] != '{' {
+		return fmt.Errorf("internal error: %s: JSON output must be an object, not %.20s", cmd.CommandPath(), obj)
+	}
+	var probe map[string]json.RawMessage
+	if err := json.Unmarshal(obj, &probe); err != nil {
+		return err
+	}
+	var flat bytes.Buffer
+	if own, ok := probe["schema"]; ok {
+		// A library type that names its own schema (plan.Schema) must
+		// name the command's, first.
+		if !bytes.HasPrefix(obj, []byte(`{"schema":`)) || string(own) != strconv.Quote(schema) {
+			return fmt.Errorf("internal error: %s: JSON output has its own \"schema\" key, %s, not %q first", cmd.CommandPath(), own, schema)
+		}
+		flat.Write(obj)
+	} else {
+		flat.WriteString(`{"schema":` + strconv.Quote(schema))
+		if rest := bytes.TrimSpace(obj[1:]); !bytes.Equal(rest, []byte("}")) {
+			flat.WriteByte(',')
+		}
+		flat.Write(obj[1:])
+	}
+	var out bytes.Buffer
+	if err := json.Indent(&out, flat.Bytes(), "", "  "); err != nil {
+		return err
+	}
+	out.WriteByte('\n')
+	_, err := w.Write(out.Bytes())
+	return err
+}
+
+// emptyLists returns v with every nil slice it holds (in structs, maps,
+// slices and through pointers) made empty, so that it encodes as [] rather
+// than null. Values behind pointers are changed in place; v itself is
+// copied first.
+func emptyLists(v any) any {
+	if v == nil {
+		return nil
+	}
+	c := reflect.New(reflect.TypeOf(v)).Elem()
+	c.Set(reflect.ValueOf(v))
+	fillLists(c, 0)
+	return c.Interface()
+}
+
+// fillLists makes the nil slices below the settable value v empty; depth
+// bounds a self-referencing value.
+func fillLists(v reflect.Value, depth int) {
+	if depth > 32 {
+		return
+	}
+	switch v.Kind() {
+	case reflect.Pointer, reflect.Interface:
+		if !v.IsNil() {
+			e := v.Elem()
+			if v.Kind() == reflect.Interface { // not settable: work on a copy
+				c := reflect.New(e.Type()).Elem()
+				c.Set(e)
+				fillLists(c, depth+1)
+				v.Set(c)
+				return
+			}
+			fillLists(e, depth+1)
+		}
+	case reflect.Struct:
+		for i := range v.NumField() {
+			if f := v.Field(i); f.CanSet() {
+				fillLists(f, depth+1)
+			}
+		}
+	case reflect.Slice:
+		if v.IsNil() {
+			v.Set(reflect.MakeSlice(v.Type(), 0, 0)) // a []byte becomes ""
+			return
+		}
+		for i := range v.Len() {
+			fillLists(v.Index(i), depth+1)
+		}
+	case reflect.Array:
+		for i := range v.Len() {
+			fillLists(v.Index(i), depth+1)
+		}
+	case reflect.Map:
+		if v.IsNil() {
+			return
+		}
+		for _, k := range v.MapKeys() {
+			c := reflect.New(v.Type().Elem()).Elem()
+			c.Set(v.MapIndex(k))
+			fillLists(c, depth+1)
+			v.SetMapIndex(k, c)
+		}
+	}
 }

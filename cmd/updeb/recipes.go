@@ -36,9 +36,56 @@ func resolveRecipes(g *globalOptions, args []string) ([]string, error) {
 		}
 		fi, err := os.Stat(p)
 		if err != nil || !fi.Mode().IsRegular() {
-			return nil, invalidInput(fmt.Errorf("recipe %q: %s is not a recipe file", a, p), "recipes are named after their file in "+dir+" (helm -> "+filepath.Join(dir, "helm.yaml")+"), or given as a path")
+			hint := "recipes are named after their file in " + dir + " (helm -> " + filepath.Join(dir, "helm.yaml") + "), or given as a path"
+			if s := closest(a, recipeNames(dir)); len(s) > 0 {
+				hint = "did you mean " + strings.Join(s, " or ") + "? (" + hint + ")"
+			}
+			return nil, invalidInput(fmt.Errorf("recipe %q: %s is not a recipe file", a, p), hint)
 		}
 		out = append(out, p)
 	}
 	return out, nil
+}
+
+// closest returns the names nearest to word: within two edits, or starting
+// with it (cobra's rule for commands, so that both read alike), nearest first.
+func closest(word string, names []string) []string {
+	type cand struct {
+		name string
+		d    int
+	}
+	var cs []cand
+	for _, n := range names {
+		d := editDistance(strings.ToLower(word), strings.ToLower(n))
+		if d <= 2 || (len(word) >= 3 && strings.HasPrefix(n, word)) {
+			cs = append(cs, cand{n, d})
+		}
+	}
+	sort.SliceStable(cs, func(i, j int) bool { return cs[i].d < cs[j].d })
+	var out []string
+	for _, c := range cs {
+		out = append(out, c.name)
+	}
+	return out
+}
+
+// editDistance is the Levenshtein distance between a and b, in bytes.
+func editDistance(a, b string) int {
+	prev := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur := make([]int, len(b)+1)
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev = cur
+	}
+	return prev[len(b)]
 }

@@ -26,7 +26,7 @@ func TestReprotestDemo(t *testing.T) {
 	}
 	testenv.Run(t, "cp", "-a", filepath.Join("..", "..", "testdata", "demo"), filepath.Join(dir, "demo"))
 	cfg := "mirrors:\n  - {prefix: https://releases.example.org/, to: mirror/releases.example.org/}\n" +
-		"cache: cache\nout: ../out\nbuild:\n  maintainer: updeb demo <demo@example.org>\n"
+		"cache: cache\nout: ../out\nbuild:\n  maintainer: updeb demo <demo@example.org>\nsigstore: {trusted-root: sigstore/trusted_root.json}\n"
 	if err := os.WriteFile(filepath.Join(dir, "demo", "reprotest.yaml"), []byte(cfg), 0o644); err != nil {
 		t.Fatal(err)
 	}

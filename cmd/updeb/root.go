@@ -7,9 +7,12 @@ import (
 	"io"
 	"log/slog"
 	"os"
+	"slices"
 	"strings"
 
 	"github.com/spf13/cobra"
+
+	"github.com/updeb/updeb/internal/console"
 )
 
 // version is set at build time with -ldflags "-X main.version=...".
@@ -28,21 +31,14 @@ type globalOptions struct {
 	json       bool
 	verbose    bool
 	quiet      bool
+	logFormat  string
 
 	stdout io.Writer
 	stderr io.Writer
-}
+	term   terminalInfo // of stderr, read once by run
 
-// logger returns the slog logger the flags ask for (-v debug, -q errors only).
-func (g *globalOptions) logger() *slog.Logger {
-	level := slog.LevelInfo
-	switch {
-	case g.verbose:
-		level = slog.LevelDebug
-	case g.quiet:
-		level = slog.LevelError
-	}
-	return slog.New(slog.NewTextHandler(g.stderr, &slog.HandlerOptions{Level: level}))
+	con *console.Console // stderr's log lines and bars (console.go), made on first use
+	log *slog.Logger
 }
 
 func newRootCmd(g *globalOptions) *cobra.Command {
@@ -50,7 +46,7 @@ func newRootCmd(g *globalOptions) *cobra.Command {
 		Use:   "updeb",
 		Short: "Turn verified upstream release binaries into reproducible Debian packages",
 		Long: `updeb fetches upstream release binaries through the configured web proxy, verifies
-them against pinned digests and OpenPGP signatures, writes reproducible .deb files
+them against pinned digests and OpenPGP or Sigstore signatures, writes reproducible .deb files
 itself, and publishes them to a signed apt repository.
 
 Exit codes: 0 success; 1 a check failed (signature, checksum, verification);
@@ -74,9 +70,16 @@ behind).`,
 	f.StringVar(&g.stateDir, "state", "", "state folder: refreshed support data and Sigstore trusted root (default $XDG_STATE_HOME/updeb)")
 	f.StringVar(&g.outDir, "out", "", "output folder for packages")
 	f.BoolVar(&g.offline, "offline", false, "use the cache only; never touch the network")
-	f.BoolVar(&g.json, "json", false, "print machine-readable JSON")
-	f.BoolVarP(&g.verbose, "verbose", "v", false, "more detail on stderr")
+	f.BoolVar(&g.json, "json", false, "print the result as one JSON object, {\"schema\": \"updeb/COMMAND/v1\", ...} (commands that say so in their help)")
+	f.BoolVarP(&g.verbose, "verbose", "v", false, "debug detail on stderr")
 	f.BoolVarP(&g.quiet, "quiet", "q", false, "only errors on stderr")
+	f.StringVar(&g.logFormat, "log-format", "human", "stderr's format: human (progress bars and no timestamps on a terminal; warnings and errors only elsewhere) or json (one object per line, for machines)")
+	root.PersistentPreRunE = func(c *cobra.Command, _ []string) error {
+		if !slices.Contains(logFormats, g.logFormat) {
+			return usageErrorf("--log-format %q: want %s", g.logFormat, strings.Join(logFormats, " or "))
+		}
+		return checkJSONFlag(c, g.json)
+	}
 
 	// Each command lives in its own cmd_<verb>.go file.
 	root.AddCommand(
@@ -85,6 +88,8 @@ behind).`,
 		newRepoCmd(g),
 		newKeysCmd(g),
 		newVerifySignatureCmd(g),
+		newTrustCmd(g),
+		newVerifyProvenanceCmd(g),
 		newCompatCmd(g),
 		newInspectCmd(g),
 		newLintCmd(g),
@@ -93,23 +98,47 @@ behind).`,
 		newOutdatedCmd(g),
 		newBumpCmd(g),
 		newVerifyCmd(g),
+		newMirrorCmd(g),
+		newDataCmd(g),
+		newPlanCmd(g),
 	)
 	// Bad arguments are usage errors (exit 2) for every command, and an unknown
-	// command is one too, with a hint.
-	root.RunE = func(c *cobra.Command, _ []string) error { return c.Help() }
-	root.Args = func(c *cobra.Command, args []string) error {
-		if len(args) > 0 {
-			return invalidInput(fmt.Errorf("unknown command %q", args[0]), "see 'updeb help' for the list of commands")
+	// command is one too, with a suggestion ("did you mean build?") when one
+	// is near, at the top and in every group of commands (repo, keys, ...).
+	walk(root, func(c *cobra.Command) {
+		if c == root || c.HasSubCommands() {
+			c.Args = unknownCommand
+			c.SuggestionsMinimumDistance = 2
+			if !c.Runnable() {
+				c.RunE = func(c *cobra.Command, _ []string) error { return c.Help() }
+			}
 		}
-		return nil
-	}
+	})
 	wrapArgs(root)
+	addCompletions(g, root)
 	return root
 }
 
+// unknownCommand refuses arguments to a group of commands: the first is an
+// unknown command, and the hint names the nearest commands.
+func unknownCommand(c *cobra.Command, args []string) error {
+	if len(args) == 0 {
+		return nil
+	}
+	path := strings.TrimPrefix(c.CommandPath(), "updeb")
+	hint := "see 'updeb" + path + " --help' for the list of commands"
+	if s := c.SuggestionsFor(args[0]); len(s) > 0 {
+		hint = "did you mean " + strings.Join(s, " or ") + "? (" + hint + ")"
+	}
+	return invalidInput(fmt.Errorf("unknown command %q for %q", args[0], c.CommandPath()), hint)
+}
+
 // wrapArgs makes every command's argument validator return a usage error.
-func wrapArgs(c *cobra.Command) {
-	if c.Args != nil {
+func wrapArgs(root *cobra.Command) {
+	walk(root, func(c *cobra.Command) {
+		if c.Args == nil {
+			return
+		}
 		validate := c.Args
 		c.Args = func(cmd *cobra.Command, args []string) error {
 			if err := validate(cmd, args); err != nil {
@@ -120,18 +149,22 @@ func wrapArgs(c *cobra.Command) {
 			}
 			return nil
 		}
-	}
-	for _, sub := range c.Commands() {
-		wrapArgs(sub)
-	}
+	})
 }
 
 // run executes the command line and returns the process exit code.
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
-	g := &globalOptions{stdout: stdout, stderr: stderr}
+	return runOn(ctx, args, stdout, stderr, detectTerminal(stderr))
+}
+
+// runOn is run with what is known of stderr's terminal (tests pass their own).
+func runOn(ctx context.Context, args []string, stdout, stderr io.Writer, tty terminalInfo) int {
+	g := &globalOptions{stdout: stdout, stderr: stderr, term: tty}
 	root := newRootCmd(g)
 	root.SetArgs(args)
-	if err := root.ExecuteContext(ctx); err != nil {
+	err := root.ExecuteContext(ctx)
+	g.closeConsole()
+	if err != nil {
 		err = interrupted(ctx, err)
 		printError(stderr, err)
 		code, _ := exitStatus(err)

@@ -1,16 +1,20 @@
 package main
 
 import (
+	"time"
+
 	"github.com/updeb/updeb/internal/build"
 	"github.com/updeb/updeb/internal/config"
 	"github.com/updeb/updeb/internal/fetch"
 	"github.com/updeb/updeb/internal/recipe"
+	"github.com/updeb/updeb/pkg/verify/sigstore"
 )
 
 // session is what every command that works on recipes starts with: the
 // config, the recipes named on the command line (all of them when none), their
 // build jobs for the requested architectures, and a fetcher for downloads.
 type session struct {
+	g       *globalOptions
 	cfg     *config.Config
 	recipes []*recipe.Recipe
 	jobs    []build.Job
@@ -20,11 +24,16 @@ type session struct {
 // openSession loads all of it, failing with the exit code of the first
 // problem (a bad config or recipe is 2). Close the session when done.
 func (g *globalOptions) openSession(args, arches []string) (*session, error) {
+	return g.openSessionWith(args, arches, recipe.LoadOptions{})
+}
+
+// openSessionWith is openSession loading the recipes with lo.
+func (g *globalOptions) openSessionWith(args, arches []string, lo recipe.LoadOptions) (*session, error) {
 	cfg, err := g.loadConfig()
 	if err != nil {
 		return nil, err
 	}
-	recipes, err := loadRecipes(g, args)
+	recipes, err := loadRecipesWith(g, args, lo)
 	if err != nil {
 		return nil, err
 	}
@@ -36,7 +45,23 @@ func (g *globalOptions) openSession(args, arches []string) (*session, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &session{cfg: cfg, recipes: recipes, jobs: jobs, fetcher: f}, nil
+	return &session{g: g, cfg: cfg, recipes: recipes, jobs: jobs, fetcher: f}, nil
+}
+
+// sigstore returns the Sigstore verifier for the session's sources: the
+// trusted root by the config's precedence, requests through the fetcher.
+func (s *session) sigstore() (*sigstore.Verifier, error) {
+	return s.g.newSigstoreVerifier(s.cfg, s.fetcher)
+}
+
+// fetchOptions are the build options of the commands that fetch and verify
+// the sources without building (fetch, mirror export).
+func (s *session) fetchOptions() (build.Options, error) {
+	ss, err := s.sigstore()
+	if err != nil {
+		return build.Options{}, err
+	}
+	return build.Options{Fetcher: s.fetcher, Sigstore: ss, Now: time.Now, Logger: s.g.logger(), PlanOptions: planOptions(s.cfg)}, nil
 }
 
 func (s *session) Close() { s.fetcher.Close() }

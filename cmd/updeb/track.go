@@ -1,12 +1,11 @@
 package main
 
 import (
-	"errors"
-	"maps"
 	"time"
 
 	"github.com/spf13/cobra"
 
+	"github.com/updeb/updeb/internal/compat"
 	"github.com/updeb/updeb/internal/config"
 	"github.com/updeb/updeb/internal/fetch"
 	"github.com/updeb/updeb/internal/recipe"
@@ -41,21 +40,16 @@ func (t *trackFlags) options(g *globalOptions, c *config.Config, f *fetch.Fetche
 	return o, nil
 }
 
-// recipeComponentRequires collects the recipes' requires by component name
-// (track.Component: the recipe name without a -MAJOR.MINOR suffix). Two
-// recipes of one component must agree.
-func recipeComponentRequires(rs []*recipe.Recipe) (map[string]map[string]string, error) {
-	out := map[string]map[string]string{}
-	from := map[string]string{}
+// recipeRequirements collects the recipes' requires: each applies to the
+// version its recipe ships of its component (track.Component: the recipe name
+// without a -MAJOR.MINOR suffix), so that cri-tools-1.35 and cri-tools-1.36
+// may each require their own Kubernetes minor.
+func recipeRequirements(rs []*recipe.Recipe) []compat.Requirement {
+	var out []compat.Requirement
 	for _, r := range rs {
-		if len(r.Requires) == 0 {
-			continue
+		if len(r.Requires) > 0 {
+			out = append(out, compat.Requirement{Component: track.Component(r), Version: r.Version, Requires: r.Requires})
 		}
-		c := track.Component(r)
-		if prev, ok := out[c]; ok && !maps.Equal(prev, r.Requires) {
-			return nil, invalidInput(errors.New(r.Path+" and "+from[c]+" are both component "+c+" but declare different requires"), "give the recipes of one component the same requires")
-		}
-		out[c], from[c] = r.Requires, r.Path
 	}
-	return out, nil
+	return out
 }

@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"sort"
 	"strings"
 	"time"
 
@@ -18,44 +19,42 @@ const benchEpoch = 1723636800 // 2024-08-14T12:00:00Z
 
 // updebMemLimit is what cmd/updeb sets for one build (debug.SetMemoryLimit
 // when GOMEMLIMIT is unset); the pkg/deb child gets it through GOMEMLIMIT.
-const updebMemLimit = "GOMEMLIMIT=96MiB"
+const updebMemLimit = "GOMEMLIMIT=256MiB"
 
 // nfpmVersion is installed with go install into .bench/bin (the newest
 // release needs modules the Go module proxy refuses to serve here).
 const nfpmVersion = "v2.43.0"
 
-// debInputs are the packages the deb section writes: one of the size most
-// of our packages have (a single amd64 program of about 30 MiB) and the
-// whole payload; each is one table group.
+// onePackageSize is the size of the "one amd64 package" input: most of
+// updeb's packages are one or a few Go binaries of about this size.
+const onePackageSize = 30 << 20
+
+// debInputs are the packages the deb section writes, each one table group:
+// the largest amd64 binaries of the payload up to about 30 MiB (one
+// package: one or two xz blocks) and the whole payload (many blocks).
 var debInputs = []struct {
-	name string
-	pick func(rel string) bool // which payload files (relative paths) it holds
+	name  string
+	files func(payloadDir string) ([]string, error) // payload files, relative to payloadDir
 }{
-	{"30 MiB", func(rel string) bool { return rel == "amd64/linux_amd64/compile" || rel == "amd64/linux_amd64/link" }},
-	{"335 MiB", func(string) bool { return true }},
+	{"one amd64 package", func(dir string) ([]string, error) { return largestBinaries(dir, "amd64", onePackageSize) }},
+	{"whole payload", payloadFiles},
 }
 
 // debWriters are updeb's rows of the deb section, each compared with
-// dpkg-deb in the same compression. mode is pkg/deb's xz mode ("" for the
-// default): a mode is one line here, and childDebWrite passes it on.
+// dpkg-deb in the same compression; mode is pkg/deb's xz mode ("" for
+// none), passed on by childDebWrite.
 var debWriters = []struct{ comp, mode string }{
-	{"xz", ""},
+	{"xz", "fast"},
+	{"xz", "best"},
 	{"zstd", ""},
 }
 
-// stageTree hardlinks the payload files that pick selects into
-// TREE/usr/lib/go-bench and writes DEBIAN/control, as a dpkg-deb --build
-// input, and returns TREE and the size of the files.
-func stageTree(tree, payloadDir string, pick func(string) bool) (int64, error) {
-	files, err := payloadFiles(payloadDir)
-	if err != nil {
-		return 0, err
-	}
+// stageTree hardlinks files (relative to payloadDir) into TREE/usr/lib/go-bench
+// and writes DEBIAN/control, as a dpkg-deb --build input, and returns the
+// size of the files.
+func stageTree(tree, payloadDir string, files []string) (int64, error) {
 	var total int64
 	for _, rel := range files {
-		if !pick(filepath.ToSlash(rel)) {
-			continue
-		}
 		dst := filepath.Join(tree, "usr/lib/go-bench", rel)
 		if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
 			return 0, err
@@ -76,9 +75,39 @@ func stageTree(tree, payloadDir string, pick func(string) bool) (int64, error) {
 	return total, os.WriteFile(filepath.Join(tree, "DEBIAN/control"), []byte(ctl), 0o644)
 }
 
+// largestBinaries returns the paths (relative to dir) of the largest files
+// under dir/sub, largest first, while their total stays within limit (at
+// least one).
+func largestBinaries(dir, sub string, limit int64) ([]string, error) {
+	files, err := payloadFiles(filepath.Join(dir, sub))
+	if err != nil {
+		return nil, err
+	}
+	sizes := map[string]int64{}
+	for _, f := range files {
+		if sizes[f], err = fileSize(filepath.Join(dir, sub, f)); err != nil {
+			return nil, err
+		}
+	}
+	sort.Slice(files, func(i, j int) bool {
+		return sizes[files[i]] > sizes[files[j]] || sizes[files[i]] == sizes[files[j]] && files[i] < files[j]
+	})
+	var out []string
+	var total int64
+	for _, f := range files {
+		if len(out) > 0 && total+sizes[f] > limit {
+			continue
+		}
+		out = append(out, filepath.Join(sub, f))
+		total += sizes[f]
+	}
+	return out, nil
+}
+
 // benchDeb builds each of debInputs with dpkg-deb (xz and zstd), updeb's
-// pkg/deb (debWriters) and nfpm (xz). Every run writes into a folder of its
-// own, its TMPDIR too, whose peak size is the run's peak disk.
+// pkg/deb (debWriters), nfpm (xz) and, on the same data.tar as GNU tar writes
+// it, xz -6 -T1 (what dpkg-deb runs) and -T2. Every run writes into a folder
+// of its own, its TMPDIR too, whose peak size is the run's peak disk.
 func benchDeb(work string) ([]row, error) {
 	dir, total, err := payload()
 	if err != nil {
@@ -91,14 +120,18 @@ func benchDeb(work string) ([]row, error) {
 	}
 	var rows []row
 	for i, in := range debInputs {
-		tree := filepath.Join(work, fmt.Sprintf("tree-%d", i))
-		size, err := stageTree(tree, dir, in.pick)
+		files, err := in.files(dir)
 		if err != nil {
 			return nil, err
 		}
-		fmt.Printf("%s: %.1f MiB of files\n", in.name, float64(size)/(1<<20))
+		tree := filepath.Join(work, fmt.Sprintf("tree-%d", i))
+		size, err := stageTree(tree, dir, files)
+		if err != nil {
+			return nil, err
+		}
+		fmt.Printf("%s: %d files, %.1f MiB\n", in.name, len(files), float64(size)/(1<<20))
 		n := 0
-		// run measures cmd writing OUT.deb in a folder of its own (made by
+		// run measures cmd writing OUT in a folder of its own (made by
 		// args); the row is compared with ref.
 		run := func(name, mode, ref string, args func(out string) (*exec.Cmd, error)) error {
 			n++
@@ -106,14 +139,22 @@ func benchDeb(work string) ([]row, error) {
 			if err := os.MkdirAll(runDir, 0o755); err != nil {
 				return err
 			}
-			out := filepath.Join(runDir, "out.deb")
+			out := filepath.Join(runDir, "out")
 			cmd, err := args(out)
 			if err != nil {
 				return err
 			}
-			cmd.Stdout = io.Discard
-			cmd.Env = append(cmd.Environ(), "TMPDIR="+runDir, fmt.Sprintf("SOURCE_DATE_EPOCH=%d", benchEpoch))
+			if cmd.Stdout == nil {
+				cmd.Stdout = io.Discard
+			}
+			if cmd.Env == nil {
+				cmd.Env = os.Environ()
+			}
+			cmd.Env = append(cmd.Env, "TMPDIR="+runDir, fmt.Sprintf("SOURCE_DATE_EPOCH=%d", benchEpoch))
 			r, err := measureDisk(name, cmd, runDir)
+			if f, ok := cmd.Stdout.(*os.File); ok {
+				f.Close()
+			}
 			if err != nil {
 				return err
 			}
@@ -126,7 +167,7 @@ func benchDeb(work string) ([]row, error) {
 		}
 		for _, c := range []string{"xz", "zstd"} {
 			ref := "dpkg-deb -Z" + c
-			err := run(ref, "dpkg-deb's", "", func(out string) (*exec.Cmd, error) {
+			err := run(ref, "", "", func(out string) (*exec.Cmd, error) {
 				return exec.Command("dpkg-deb", "--root-owner-group", "-Z"+c, "--build", tree, out), nil
 			})
 			if err != nil {
@@ -136,11 +177,7 @@ func benchDeb(work string) ([]row, error) {
 				if wr.comp != c {
 					continue
 				}
-				mode := wr.mode
-				if mode == "" {
-					mode = "default"
-				}
-				err := run("updeb (pkg/deb) "+c, mode, ref, func(out string) (*exec.Cmd, error) {
+				err := run("updeb (pkg/deb) "+c, wr.mode, ref, func(out string) (*exec.Cmd, error) {
 					cmd, err := self("deb-write", tree, out, c, wr.mode)
 					if err == nil {
 						cmd.Env = append(os.Environ(), updebMemLimit)
@@ -151,14 +188,20 @@ func benchDeb(work string) ([]row, error) {
 					return nil, err
 				}
 			}
-			if c == "xz" && nfpm != "" {
-				err := run("nfpm "+nfpmVersion+" xz", "nfpm's", ref, func(out string) (*exec.Cmd, error) {
+			if c != "xz" {
+				continue
+			}
+			if nfpm != "" {
+				err := run("nfpm "+nfpmVersion+" xz", "", ref, func(out string) (*exec.Cmd, error) {
 					cfg, err := nfpmConfig(filepath.Dir(out), tree)
 					return exec.Command(nfpm, "package", "-f", cfg, "-p", "deb", "-t", out), err
 				})
 				if err != nil {
 					return nil, err
 				}
+			}
+			if err := xzRows(work, tree, ref, run); err != nil {
+				return nil, err
 			}
 		}
 		// nfpm against updeb, the other Go .deb writer.
@@ -172,6 +215,33 @@ func benchDeb(work string) ([]row, error) {
 		}
 	}
 	return rows, nil
+}
+
+// xzRows runs xz -6 -T1 and -T2 on TREE's data.tar as GNU tar writes it
+// (made beforehand, not measured): the compressor alone, without a .deb
+// writer around it.
+func xzRows(work, tree, ref string, run func(name, mode, ref string, args func(out string) (*exec.Cmd, error)) error) error {
+	dataTar := filepath.Join(work, "data.tar")
+	tarCmd := exec.Command("tar", "--sort=name", "--owner=0", "--group=0", "--numeric-owner", "--exclude=./DEBIAN", "-cf", dataTar, "-C", tree, ".")
+	if b, err := tarCmd.CombinedOutput(); err != nil {
+		return fmt.Errorf("tar: %v\n%s", err, b)
+	}
+	defer os.Remove(dataTar)
+	for _, threads := range []string{"-T1", "-T2"} {
+		err := run("xz -6 "+threads+" (data.tar)", "", ref, func(out string) (*exec.Cmd, error) {
+			f, err := os.Create(out)
+			if err != nil {
+				return nil, err
+			}
+			cmd := exec.Command("xz", "-6", threads, "-c", dataTar)
+			cmd.Stdout = f
+			return cmd, nil
+		})
+		if err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // rowNamed is the first row of pkg named name.
@@ -233,16 +303,16 @@ func nfpmConfig(work, tree string) (string, error) {
 	return cfg, os.WriteFile(cfg, []byte(b.String()), 0o644)
 }
 
-// childDebWrite packs TREE (without DEBIAN/) into OUT with COMPRESSION and
-// xz MODE ("" for the default).
+// childDebWrite packs TREE (without DEBIAN/) into OUT with COMPRESSION (and
+// the xz mode XZMODE, default fast).
 func childDebWrite(args []string) error {
-	if len(args) != 4 {
-		return fmt.Errorf("usage: -child deb-write TREE OUT COMPRESSION MODE")
+	if len(args) != 3 && len(args) != 4 {
+		return fmt.Errorf("usage: -child deb-write TREE OUT COMPRESSION [XZMODE]")
 	}
-	tree, out, comp, mode := args[0], args[1], args[2], args[3]
-	if mode != "" {
-		// pkg/deb has one xz mode so far: set Package's mode field from it here.
-		return fmt.Errorf("xz mode %q: pkg/deb has no xz mode setting", mode)
+	tree, out, comp := args[0], args[1], args[2]
+	var mode deb.XZMode
+	if len(args) == 4 {
+		mode = deb.XZMode(args[3])
 	}
 	var entries []deb.Entry
 	err := filepath.WalkDir(tree, func(p string, d fs.DirEntry, err error) error {
@@ -271,7 +341,7 @@ func childDebWrite(args []string) error {
 	_, err = deb.Write(context.Background(), out, &deb.Package{
 		Control: deb.Control{Package: "go-bench", Version: "1.0-1", Architecture: "amd64",
 			Maintainer: "bench <bench@updeb.invalid>", Summary: "bench", Description: "bench"},
-		Entries: entries, SourceDateEpoch: time.Unix(benchEpoch, 0), Compression: deb.Compression(comp),
+		Entries: entries, SourceDateEpoch: time.Unix(benchEpoch, 0), Compression: deb.Compression(comp), XZMode: mode,
 	})
 	return err
 }

@@ -45,7 +45,7 @@ type section struct {
 }
 
 var sections = []section{
-	{"deb", "deb: one package of Go binaries (GOROOT amd64, arm64 cmd/..., ppc64le compile/go/pprof/trace), from the same tree", benchDeb},
+	{"deb", "deb: one amd64 package (~30 MiB) and the whole payload (GOROOT amd64, arm64 cmd/..., ppc64le compile/go/pprof/trace) from the same tree: pkg/deb's xz modes vs dpkg-deb -Zxz, nfpm and xz -6; its zstd vs dpkg-deb -Zzstd", benchDeb},
 	{"pipeline", "end to end: fetch through squid, verify (sha512 + OpenPGP), extract, build one package from a tarball of the same binaries", benchPipeline},
 	{"fetch", "fetch: updeb vs curl through squid", benchFetch},
 	{"repo", "repository: publish into a suite of N package versions, publish 1 more, refresh; vs apt-ftparchive + gzip + xz + gpg on the same pool", benchRepo},
@@ -61,7 +61,7 @@ var children = map[string]func(args []string) error{
 
 func main() {
 	child := flag.String("child", "", "internal: run as a measured child process")
-	only := flag.String("only", "", "comma-separated sections to run (deb, pipeline, fetch, repo, scaling); default all")
+	only := flag.String("only", "", "comma-separated sections to run (deb or its old name xz, pipeline, fetch, repo, scaling); default all")
 	flag.Parse()
 	if *child != "" {
 		f, ok := children[*child]
@@ -83,7 +83,7 @@ func main() {
 	fmt.Printf("bench on %d CPUs, load average at start: %s", runtime.NumCPU(), load)
 	failed := false
 	for _, s := range sections {
-		if *only != "" && !slices.Contains(strings.Split(*only, ","), s.id) {
+		if *only != "" && !slices.Contains(strings.Split(strings.ReplaceAll(*only, "xz", "deb"), ","), s.id) {
 			continue
 		}
 		dir, err := os.MkdirTemp(benchCache, "work-") // beside the payload: hardlinks work

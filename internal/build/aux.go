@@ -5,12 +5,14 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"sort"
 	"strings"
 
 	"github.com/updeb/updeb/internal/fetch"
 	"github.com/updeb/updeb/internal/recipe"
 	"github.com/updeb/updeb/internal/trust"
 	"github.com/updeb/updeb/pkg/verify"
+	"github.com/updeb/updeb/pkg/verify/sigstore"
 )
 
 // Signature and checksum files are not pinned: the cache keeps them per URL
@@ -38,58 +40,95 @@ func (e *AuxError) Error() string {
 
 func (e *AuxError) Unwrap() error { return e.Err }
 
-// auxFiles lists s's unpinned files: URL -> what it is, in messages.
-func auxFiles(s recipe.PlannedSource) map[string]string {
-	m := map[string]string{}
-	if s.Signature != nil {
-		m[s.Signature.URL] = "the signature file fetched from " + s.Signature.URL
-	}
-	if s.Checksums != nil {
-		m[s.Checksums.URL] = "the checksum file fetched from " + s.Checksums.URL
-	}
-	return m
+// refusedByFile reports whether err is a verdict on what an unpinned file
+// says (a refused signature or Sigstore material, a checksum file that
+// disagrees or does not parse), which a fresh copy may change; not a
+// failure to get the file, nor the recipe's own mistake (a bad keyring).
+func refusedByFile(err error) bool {
+	return errors.Is(err, verify.ErrSignature) || errors.Is(err, sigstore.ErrRefused) ||
+		errors.Is(err, trust.ErrCrossCheck) || errors.Is(err, verify.ErrChecksums)
 }
 
 // verifySource checks what vouches for vs (see trust.Source), with the
-// signature and checksum files in byURL, handling a failure as above.
+// signature and checksum files in byURL, handling a failure as above. A file
+// trust.Source asks for that byURL lacks (a Rekor entry, whose URL the
+// signature decides) is fetched, and dropped like the others on a refusal.
 func verifySource(ctx context.Context, vs *verifiedSource, byURL map[string]*fetch.Result, key string, opts Options, log *slog.Logger) ([]string, error) {
 	s := vs.plan
+	used := map[string]bool{} // the unpinned files the last check read
 	check := func() ([]string, error) {
 		vs.aux = nil
-		return trust.Source(&s, s.Pinned, vs.fetched, func(u string) (*fetch.Result, error) {
-			vs.aux = append(vs.aux, byURL[u])
-			return byURL[u], nil
-		}, opts.Now())
+		clear(used)
+		get := func(u string) (*fetch.Result, error) {
+			r, ok := byURL[u]
+			if !ok {
+				var err error
+				if r, err = opts.Fetcher.Fetch(ctx, fetch.Request{URL: u, AllowUnpinned: true, Key: key}); err != nil {
+					return nil, err
+				}
+				byURL[u] = r
+			}
+			used[u] = true
+			vs.aux = append(vs.aux, r)
+			return r, nil
+		}
+		return trust.Source(ctx, &s, s.Pinned, vs.fetched, trust.Verifiers{Get: get, Now: opts.Now(), Sigstore: opts.Sigstore})
 	}
 	by, err := check()
-	aux := auxFiles(s)
-	if err == nil || len(aux) == 0 || errors.Is(err, verify.ErrKeyring) {
+	if err == nil || len(used) == 0 || !refusedByFile(err) {
 		return by, err
 	}
-	var names []string
-	for u, what := range aux {
-		names = append(names, what)
-		if ferr := opts.Fetcher.Forget(ctx, u, key); ferr != nil {
-			return nil, errors.Join(err, ferr)
+	// forget drops the files the check read from the cache's index (and
+	// byURL), so that nothing serves them again.
+	forget := func() ([]string, error) {
+		names := make([]string, 0, len(used))
+		for u := range used {
+			names = append(names, u)
 		}
+		sort.Strings(names)
+		for _, u := range names {
+			delete(byURL, u)
+			if ferr := opts.Fetcher.Forget(ctx, u, key); ferr != nil {
+				return nil, ferr
+			}
+		}
+		return names, nil
+	}
+	if _, ferr := forget(); ferr != nil {
+		return nil, errors.Join(err, ferr)
 	}
 	log.Warn("verification failed; fetching the signature and checksum files again", "source", s.Name, "err", err)
-	for u := range aux {
-		r, ferr := opts.Fetcher.Fetch(ctx, fetch.Request{URL: u, AllowUnpinned: true, Key: key})
-		if ferr != nil {
-			return nil, fmt.Errorf("%w (fetching it again after: %v)", ferr, err)
-		}
-		byURL[u] = r
-	}
 	if by, err = check(); err == nil {
 		log.Warn("verified with freshly fetched files: the earlier copies were damaged", "source", s.Name)
 		return by, nil
 	}
-	for u := range aux {
-		opts.Fetcher.Forget(ctx, u, key)
-	}
-	if errors.Is(err, verify.ErrKeyring) {
+	if !refusedByFile(err) {
 		return nil, err
 	}
-	return nil, &AuxError{Source: s.Name, Files: names, Err: err}
+	names, ferr := forget()
+	if ferr != nil {
+		return nil, errors.Join(err, ferr)
+	}
+	files := make([]string, len(names))
+	for i, u := range names {
+		files[i] = "the " + auxFileName(s, u) + " fetched from " + u
+	}
+	return nil, &AuxError{Source: s.Name, Files: files, Err: err}
+}
+
+// auxFileName names what the unpinned file at u is to s, in messages.
+func auxFileName(s recipe.PlannedSource, u string) string {
+	switch {
+	case s.Signature != nil && u == s.Signature.URL:
+		return "signature file"
+	case s.Checksums != nil && u == s.Checksums.URL:
+		return "checksum file"
+	case s.Sigstore != nil && u == s.Sigstore.SigURL:
+		return "Sigstore signature file"
+	case s.Sigstore != nil && u == s.Sigstore.CertURL:
+		return "Sigstore certificate file"
+	case s.Sigstore != nil && u == s.Sigstore.BundleURL:
+		return "Sigstore bundle"
+	}
+	return "transparency log entry"
 }

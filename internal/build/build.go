@@ -1,11 +1,13 @@
 // Package build is updeb's pipeline: plan -> fetch -> verify -> select ->
 // assemble -> write, for one recipe and one architecture at a time, streaming
 // from the verified cache into .deb files, with a provenance record beside each
-// package and a state record that makes an unchanged rebuild a no-op.
+// package (a DSSE envelope, signed with Options.ProvenanceKey; provenance.go)
+// and a state record that makes an unchanged rebuild a no-op.
 //
 // Nothing unverified reaches a package: every source is fetched against its
 // pinned digest (the cache re-hashes on every use), its detached OpenPGP
-// signature is verified when the recipe names one, and the pinned digest is
+// signature or Sigstore material is verified when the recipe names one, and
+// the pinned digest is
 // cross-checked against the upstream checksum file (itself verified when it
 // is clearsigned) before a single byte is extracted.
 package build
@@ -17,7 +19,6 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
-	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -28,16 +29,21 @@ import (
 	"github.com/updeb/updeb/internal/fetch"
 	"github.com/updeb/updeb/internal/lockfile"
 	"github.com/updeb/updeb/internal/recipe"
+	"github.com/updeb/updeb/internal/signkey"
 	"github.com/updeb/updeb/pkg/archive"
 	"github.com/updeb/updeb/pkg/deb"
+	"github.com/updeb/updeb/pkg/verify/sigstore"
 )
 
 // Options configure a build run. The caller (the CLI) fills them from flags,
 // config and environment; this package reads neither.
 type Options struct {
-	Fetcher      *fetch.Fetcher
-	OutDir       string
-	Now          func() time.Time // the clock signatures are checked against
+	Fetcher *fetch.Fetcher
+	OutDir  string
+	Now     func() time.Time // the clock OpenPGP signatures are checked against
+	// Sigstore verifies the sources that name Sigstore material (its HTTP
+	// client should be Fetcher.Transport()); nil refuses them.
+	Sigstore     *sigstore.Verifier
 	Logger       *slog.Logger
 	UpdebVersion string
 	Compression  deb.Compression
@@ -45,12 +51,28 @@ type Options struct {
 	Force        bool // rebuild even when the state record says nothing changed
 	Parallel     int  // builds at once; <= 0 means 1
 	XZWorkers    int  // xz blocks compressed at once per package (deb.Package.XZWorkers); never changes the bytes
+	XZMode       deb.XZMode
 	PlanOptions  recipe.PlanOptions
 	// SpoolAll reads every archive member a build needs into a spool file
 	// before writing any package, instead of streaming members into the
 	// package that first uses them (same bytes, more disk and time; see
 	// select.go). For measurements, and a way out should streaming misbehave.
 	SpoolAll bool
+	// ProvenanceKey signs each package's provenance record; nil writes the
+	// records unsigned (a DSSE envelope without signatures).
+	ProvenanceKey *signkey.Key
+	// Progress, when set, receives reports about each package being written
+	// (its compression is the long part of a build). It is called from
+	// several goroutines; a package's last report has Done set.
+	Progress func(Progress)
+}
+
+// Progress is one report about one package being written.
+type Progress struct {
+	File string // the .deb's base name
+	In   int64  // bytes of data.tar so far (files and tar headers, before compression)
+	Out  int64  // compressed bytes written so far
+	Done bool
 }
 
 // Job is one recipe built for one architecture.
@@ -75,8 +97,11 @@ type Result struct {
 	Skipped  bool          `json:"skipped"` // up to date: nothing fetched or written
 	Outputs  []Output      `json:"outputs"`
 	Duration time.Duration `json:"duration_ns"`
-	Err      error         `json:"-"`
-	Error    string        `json:"error,omitempty"`
+	// VerifiedBy says, per source name, what vouched for it besides its pin
+	// (trust.Source's words); empty for a skipped job.
+	VerifiedBy map[string][]string `json:"verified_by,omitempty"`
+	Err        error               `json:"-"`
+	Error      string              `json:"error,omitempty"`
 }
 
 // validate fills the defaults and refuses options a caller must set.
@@ -221,7 +246,7 @@ func buildOne(ctx context.Context, j Job, opts Options) (Result, *staged, error)
 	}
 	st := statePath(opts.OutDir, plan)
 	if !opts.Force {
-		if outs, ok := upToDate(st, key, opts.OutDir); ok {
+		if outs, ok := upToDate(st, key, opts.OutDir); ok && refreshProvenance(j.Recipe, plan, outs, opts) == nil {
 			log.Info("up to date", "version", plan.DebianVersion)
 			res.Skipped, res.Outputs = true, outs
 			return res, nil, nil
@@ -231,6 +256,10 @@ func buildOne(ctx context.Context, j Job, opts Options) (Result, *staged, error)
 	srcs, err := fetchAndVerify(ctx, plan, opts, log)
 	if err != nil {
 		return res, nil, err
+	}
+	res.VerifiedBy = map[string][]string{}
+	for name, vs := range srcs {
+		res.VerifiedBy[name] = vs.verifiedBy[1:] // after "pinned-digest"
 	}
 
 	tmp, err := os.MkdirTemp(opts.OutDir, ".updeb-build-*")
@@ -296,8 +325,11 @@ type verifiedSource struct {
 	aux        []*fetch.Result // signature and checksum files, for provenance
 }
 
+// sourceKey is the cache key of a recipe version's signature and checksum
+// files. It names no architecture: a checksum file that lists every
+// architecture's artifacts (runc.sha256sum) is fetched once for all of them.
 func sourceKey(plan *recipe.Plan) string {
-	return plan.Recipe + " " + plan.UpstreamVersion + " " + plan.Arch
+	return plan.Recipe + " " + plan.UpstreamVersion
 }
 
 // fetchAndVerify downloads every source (pinned) and its signature and checksum
@@ -306,11 +338,8 @@ func fetchAndVerify(ctx context.Context, plan *recipe.Plan, opts Options, log *s
 	var reqs []fetch.Request
 	for _, s := range plan.Sources {
 		reqs = append(reqs, fetch.Request{URL: s.URL, Pinned: s.Pinned, Key: sourceKey(plan)})
-		if s.Signature != nil {
-			reqs = append(reqs, fetch.Request{URL: s.Signature.URL, AllowUnpinned: true, Key: sourceKey(plan)})
-		}
-		if s.Checksums != nil {
-			reqs = append(reqs, fetch.Request{URL: s.Checksums.URL, AllowUnpinned: true, Key: sourceKey(plan)})
+		for _, u := range s.AuxURLs() {
+			reqs = append(reqs, fetch.Request{URL: u, AllowUnpinned: true, Key: sourceKey(plan)})
 		}
 	}
 	got, err := opts.Fetcher.FetchAll(ctx, reqs)
@@ -350,10 +379,12 @@ func Fetch(ctx context.Context, jobs []Job, opts Options) ([]*fetch.Result, erro
 	var (
 		out     []*fetch.Result
 		errs    []error
-		missing []string
+		offline = &fetch.OfflineError{}
 	)
+	po := opts.PlanOptions
+	po.SourcesOnly = true // fetching builds nothing: no maintainer needed
 	for _, j := range jobs {
-		plan, err := j.Recipe.Plan(j.Arch, opts.PlanOptions)
+		plan, err := j.Recipe.Plan(j.Arch, po)
 		if err != nil {
 			errs = append(errs, err)
 			continue
@@ -362,7 +393,7 @@ func Fetch(ctx context.Context, jobs []Job, opts Options) ([]*fetch.Result, erro
 		var off *fetch.OfflineError
 		switch {
 		case errors.As(err, &off):
-			missing = append(missing, off.Missing...)
+			offline.Add(off)
 			continue
 		case err != nil:
 			errs = append(errs, fmt.Errorf("%s (%s): %w", j.Recipe.Name, j.Arch, err))
@@ -373,9 +404,8 @@ func Fetch(ctx context.Context, jobs []Job, opts Options) ([]*fetch.Result, erro
 			out = append(out, srcs[name].aux...)
 		}
 	}
-	if len(missing) > 0 {
-		sort.Strings(missing)
-		errs = append(errs, &fetch.OfflineError{Missing: slices.Compact(missing)})
+	if len(offline.Missing)+len(offline.Corrupt) > 0 {
+		errs = append(errs, offline)
 	}
 	return out, errors.Join(errs...)
 }

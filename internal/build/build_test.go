@@ -20,12 +20,15 @@ import (
 
 	"github.com/updeb/updeb/internal/fetch"
 	"github.com/updeb/updeb/internal/recipe"
+	"github.com/updeb/updeb/internal/repo"
+	"github.com/updeb/updeb/internal/signkey"
 	"github.com/updeb/updeb/internal/testenv"
 	"github.com/updeb/updeb/internal/trust"
 	"github.com/updeb/updeb/pkg/archive"
 	"github.com/updeb/updeb/pkg/deb"
 	"github.com/updeb/updeb/pkg/digest"
 	"github.com/updeb/updeb/pkg/verify"
+	"github.com/updeb/updeb/pkg/verify/sigstore"
 )
 
 const demoHost = "https://releases.example.org/"
@@ -50,7 +53,25 @@ func project(t testing.TB) (root, mirror string) {
 	return root, mirror
 }
 
+// demoSigstore verifies the demo's Sigstore bundles: it trusts the test CA
+// root the demo's config names (testdata/demo/sigstore/trusted_root.json).
+func demoSigstore() (*sigstore.Verifier, error) {
+	p, err := filepath.Abs("../../testdata/demo/sigstore/trusted_root.json")
+	if err != nil {
+		return nil, err
+	}
+	tr, err := sigstore.LoadTrustedRoot(p)
+	if err != nil {
+		return nil, err
+	}
+	return sigstore.New(tr, sigstore.Options{})
+}
+
 func options(t testing.TB, mirror, out string) Options {
+	ss, err := demoSigstore()
+	if err != nil {
+		t.Fatal(err)
+	}
 	f, err := fetch.New(filepath.Join(t.TempDir(), "cache"), fetch.Options{
 		Mirrors: []fetch.Mirror{{Prefix: demoHost, To: "file://" + mirror + "/"}},
 		Retries: -1,
@@ -59,7 +80,7 @@ func options(t testing.TB, mirror, out string) Options {
 		t.Fatal(err)
 	}
 	return Options{
-		Fetcher: f, OutDir: out, Now: time.Now, UpdebVersion: "test",
+		Fetcher: f, Sigstore: ss, OutDir: out, Now: time.Now, UpdebVersion: "test",
 		Logger:      slog.New(slog.DiscardHandler),
 		PlanOptions: recipe.PlanOptions{DefaultMaintainer: "updeb tests <tests@example.org>"},
 		Parallel:    2,
@@ -109,11 +130,9 @@ func TestDemoBuildEndToEnd(t *testing.T) {
 		t.Fatalf("outputs %v, results %+v", files, res)
 	}
 
-	// lintian at error level, on every package.
-	args := append([]string{"--fail-on", "error", "--no-tag-display-limit"}, files...)
-	if out, err := exec.Command("lintian", args...).CombinedOutput(); err != nil {
-		t.Fatalf("lintian: %v\n%s", err, out)
-	}
+	// lintian at every level, on every package: only the overrides the
+	// packages carry, with their justifications.
+	testenv.Lintian(t, nil, files...)
 
 	// dpkg installs both into a throwaway root and removes them again.
 	dpkgRoot := t.TempDir()
@@ -132,41 +151,37 @@ func TestDemoBuildEndToEnd(t *testing.T) {
 	testenv.Run(t, "dpkg", append(dpkg, "-r", "hello")...)
 
 	// The provenance record names the package's digest and the signer.
-	var st struct {
-		Subject []struct {
-			Name   string
-			Digest map[string]string
-		}
-		Predicate struct {
-			BuildDefinition struct {
-				ResolvedDependencies []struct {
-					URI         string
-					Annotations map[string][]string
-				}
-			}
-		}
-	}
 	hello := filepath.Join(out, "hello_1.2.0-1_amd64.deb")
-	data, err := os.ReadFile(hello + ProvenanceSuffix)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := json.Unmarshal(data, &st); err != nil {
-		t.Fatal(err)
+	st, env := readRecord(t, hello+ProvenanceSuffix)
+	if len(env.Signatures) != 0 {
+		t.Fatalf("no provenance key configured, yet the record is signed: %+v", env.Signatures)
 	}
 	if len(st.Subject) != 1 || st.Subject[0].Digest["sha256"] != sha256File(t, hello) {
 		t.Fatalf("provenance subject %+v does not match the package", st.Subject)
 	}
 	found := false
 	for _, d := range st.Predicate.BuildDefinition.ResolvedDependencies {
-		for _, v := range d.Annotations["verifiedBy"] {
+		vs, _ := d.Annotations["verifiedBy"].([]any)
+		for _, v := range vs {
 			if v == "openpgp:BF6DE05C1AE1CEB285DE5044F3CB238093D0BB4B" {
 				found = true
 			}
 		}
 	}
 	if !found {
-		t.Fatalf("provenance does not record the signer:\n%s", data)
+		t.Fatalf("provenance does not record the signer:\n%s", env.Payload)
+	}
+	// pingd's record names its Sigstore signer and keeps the bundle as an input.
+	_, pingdEnv := readRecord(t, filepath.Join(out, "pingd_0.9.1-1_amd64.deb")+ProvenanceSuffix)
+	pingdRecord := pingdEnv.Payload
+	for _, want := range []string{
+		`"sigstore:https://github.com/updeb-demo/pingd/.github/workflows/release.yml@refs/tags/v0.9.1 issuer=https://token.actions.githubusercontent.com rekor=`,
+		`"uri": "https://releases.example.org/pingd/v0.9.1/pingd.amd64.sigstore.json"`,
+		`"signature-of:https://releases.example.org/pingd/v0.9.1/pingd.amd64"`,
+	} {
+		if !strings.Contains(string(pingdRecord), want) {
+			t.Errorf("pingd's provenance lacks %s:\n%s", want, pingdRecord)
+		}
 	}
 
 	// A rerun with nothing changed rebuilds nothing; --force gives the same bytes.
@@ -294,6 +309,11 @@ func TestMain(m *testing.M) {
 }
 
 func helperMain() int {
+	ss, err := demoSigstore()
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
 	if u := os.Getenv("HELPER_UMASK"); u != "" {
 		var m int
 		fmt.Sscanf(u, "%o", &m)
@@ -323,8 +343,20 @@ func helperMain() int {
 		}
 		js = append(js, Job{Recipe: r, Arch: "amd64"})
 	}
+	var key *signkey.Key
+	if k := os.Getenv("HELPER_KEY"); k != "" {
+		data, err := os.ReadFile(k)
+		if err == nil {
+			key, err = signkey.Read(bytes.NewReader(data), k)
+		}
+		if err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			return 1
+		}
+	}
 	_, err = Run(context.Background(), js, Options{
-		Fetcher: f, OutDir: os.Getenv("HELPER_OUT"), Now: time.Now, UpdebVersion: "test",
+		ProvenanceKey: key,
+		Fetcher:       f, Sigstore: ss, OutDir: os.Getenv("HELPER_OUT"), Now: time.Now, UpdebVersion: "test",
 		Logger:      slog.New(slog.NewTextHandler(os.Stderr, nil)),
 		PlanOptions: recipe.PlanOptions{DefaultMaintainer: "updeb tests <tests@example.org>"},
 		Parallel:    2,
@@ -338,10 +370,15 @@ func helperMain() int {
 }
 
 func TestReproducibleAcrossEnvironments(t *testing.T) {
+	// Two copies of the project in different folders, and a signed record.
 	root, mirror := project(t)
+	rootB, mirrorB := project(t)
+	_, key := testKey(t, repo.Ed25519)
+	keyFile := filepath.Join(t.TempDir(), "key.secret.asc")
+	os.WriteFile(keyFile, key.SecretArmored, 0o600)
 	outA, outB := filepath.Join(t.TempDir(), "a"), filepath.Join(t.TempDir(), "b")
-	a := helperBuild(t, root, mirror, outA, "TZ=UTC", "LC_ALL=C", "HELPER_UMASK=022", "HELPER_CWD=/")
-	b := helperBuild(t, root, mirror, outB, "TZ=Pacific/Kiritimati", "LC_ALL=C.UTF-8", "LANG=de_DE.UTF-8", "HELPER_UMASK=077", "HELPER_CWD="+t.TempDir())
+	a := helperBuild(t, root, mirror, outA, "TZ=UTC", "LC_ALL=C", "HELPER_UMASK=022", "HELPER_CWD=/", "HELPER_KEY="+keyFile)
+	b := helperBuild(t, rootB, mirrorB, outB, "TZ=Pacific/Kiritimati", "LC_ALL=C.UTF-8", "LANG=de_DE.UTF-8", "HELPER_UMASK=077", "HELPER_CWD="+t.TempDir(), "HELPER_KEY="+keyFile)
 	for _, c := range []*exec.Cmd{a, b} {
 		if out, err := c.CombinedOutput(); err != nil {
 			t.Fatalf("%v\n%s", err, out)
@@ -354,6 +391,9 @@ func TestReproducibleAcrossEnvironments(t *testing.T) {
 		}
 		if sha256File(t, p+ProvenanceSuffix) != sha256File(t, q+ProvenanceSuffix) {
 			t.Errorf("%s provenance differs between the two builds", filepath.Base(p))
+		}
+		if _, env := readRecord(t, p+ProvenanceSuffix); len(env.Signatures) != 1 {
+			t.Errorf("%s: the record is not signed", filepath.Base(p))
 		}
 	}
 	if len(debs(t, outA)) != 2 || len(debs(t, outB)) != 2 {
@@ -500,5 +540,35 @@ func TestShippedControlIsPlanned(t *testing.T) {
 	}
 	if n < 2 {
 		t.Fatalf("compared %d packages", n)
+	}
+}
+
+// A Sigstore refusal stops the build before anything is written: here
+// pingd's amd64 binary with the arm64 binary's bundle; and a build without a
+// Sigstore verifier refuses a Sigstore-signed source rather than skip it.
+func TestSigstoreRefusedBuildsNothing(t *testing.T) {
+	root, mirror := project(t)
+	dir := filepath.Join(mirror, "pingd", "v0.9.1")
+	arm, err := os.ReadFile(filepath.Join(dir, "pingd.arm64.sigstore.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "pingd.amd64.sigstore.json"), arm, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(t.TempDir(), "out")
+	_, err = Run(context.Background(), jobs(t, root, "amd64", "pingd"), options(t, mirror, out))
+	if !errors.Is(err, sigstore.ErrRefused) || !strings.Contains(err.Error(), "https://releases.example.org/pingd/v0.9.1/pingd.amd64.sigstore.json") ||
+		!strings.Contains(err.Error(), "belongs to another artifact") {
+		t.Fatalf("err = %v", err)
+	}
+	if d := debs(t, out); len(d) != 0 {
+		t.Fatalf("refused build left %v", d)
+	}
+	root, mirror = project(t)
+	opts := options(t, mirror, out)
+	opts.Sigstore = nil
+	if _, err := Run(context.Background(), jobs(t, root, "amd64", "pingd"), opts); !errors.Is(err, trust.ErrNoSigstore) {
+		t.Fatalf("without a verifier: %v", err)
 	}
 }

@@ -35,8 +35,9 @@ import (
 // dominates). Several packages of one source (Kubernetes' server tarball:
 // master, node, client) are written one after the other, so only the first
 // streams and the others' members are spooled: writing them at once would
-// multiply the xz encoders' memory for no CPU gain. The measurements are in
-// internal/bench/README.md ("Streaming vs spooling").
+// multiply the xz encoders' memory (about 220 MiB per package with the
+// defaults) for no CPU gain. The measurements are in internal/bench/README.md
+// ("Streaming vs spooling").
 //
 // An archive's verdict comes at its end (a later hostile entry, the gzip or
 // xz checksum): the package is written into the build folder and moved to
@@ -191,6 +192,20 @@ func (ms *members) open(k memberKey) (io.ReadCloser, int64, error) {
 		return nil, 0, fmt.Errorf("source %s has no member %q", k.source, k.path)
 	}
 	return openMember(m, last)
+}
+
+// onDisk returns an opener of member k when a file holds it now (a raw
+// source, or a member spooled by an earlier package). Opening it does not
+// count as a use: a spool file stays for the use that writes it.
+func (ms *members) onDisk(k memberKey) (func() (io.ReadCloser, error), bool) {
+	m, ok := ms.read[k]
+	if !ok || ms.feeding[k.source] != nil {
+		return nil, false
+	}
+	return func() (io.ReadCloser, error) {
+		rc, _, err := openMember(m, false)
+		return rc, err
+	}, true
 }
 
 // feed runs archive.Select over one source and serves the writer's requests.

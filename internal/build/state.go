@@ -11,6 +11,7 @@ import (
 
 	"github.com/updeb/updeb/internal/recipe"
 	"github.com/updeb/updeb/pkg/atomicfile"
+	"github.com/updeb/updeb/pkg/deb"
 )
 
 // StateDir holds one record per recipe and architecture in the output folder.
@@ -28,15 +29,21 @@ func statePath(out string, plan *recipe.Plan) string {
 
 // inputKey digests everything a build's output depends on: the rendered plan
 // (URLs, pins, versions, control fields, generated files), the content of the
-// recipe-local files and keyrings it uses, updeb's version and the compression.
+// recipe-local files and keyrings it uses, updeb's version and the compression
+// (with the xz mode, when not the default).
 func inputKey(r *recipe.Recipe, plan *recipe.Plan, opts Options) (string, error) {
 	h := sha256.New()
 	enc := json.NewEncoder(h)
+	xzMode := opts.XZMode
+	if xzMode == deb.XZFast {
+		xzMode = ""
+	}
 	if err := enc.Encode(struct {
 		Plan        *recipe.Plan
 		Version     string
 		Compression string
-	}{plan, opts.UpdebVersion, string(opts.Compression)}); err != nil {
+		XZMode      string `json:",omitempty"`
+	}{plan, opts.UpdebVersion, string(opts.Compression), string(xzMode)}); err != nil {
 		return "", err
 	}
 	for _, f := range plan.LocalFiles() {

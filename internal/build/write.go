@@ -8,36 +8,52 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"time"
 
 	"github.com/updeb/updeb/internal/recipe"
-	"github.com/updeb/updeb/pkg/atomicfile"
 	"github.com/updeb/updeb/pkg/deb"
 	"github.com/updeb/updeb/pkg/digest"
-	"github.com/updeb/updeb/pkg/provenance"
 )
 
-// ProvenanceSuffix is appended to a .deb's name for its provenance record.
-const ProvenanceSuffix = ".intoto.json"
-
-// assemble turns a planned package into the deb writer's input.
+// assemble turns a planned package into the deb writer's input. The files'
+// bytes are watched on their way (binaries), for the lintian overrides.
 func assemble(r *recipe.Recipe, plan *recipe.Plan, pp *recipe.PlannedPackage, ms *members) (*deb.Package, error) {
 	p := &deb.Package{
 		Control:         pp.DebControl(),
 		Conffiles:       pp.Conffiles,
 		SourceDateEpoch: plan.SourceDateEpoch,
 	}
+	bins := newBinaries()
 	for _, f := range pp.Files {
 		e := deb.Entry{Path: f.Dest, Type: deb.TypeFile, Mode: f.Mode}
+		dest := f.Dest
 		if f.LocalPath != "" {
 			fh, st, err := r.OpenLocal(f.LocalPath)
 			if err != nil {
 				return nil, err
 			}
 			fh.Close()
-			e.Size, e.Open = st.Size(), openLocal(r, f.LocalPath, st)
+			open := openLocal(r, f.LocalPath, st)
+			bins.files[dest] = open
+			e.Size, e.Open = st.Size(), func() (io.ReadCloser, error) {
+				rc, err := open()
+				if err != nil {
+					return nil, err
+				}
+				return bins.watch(dest, rc), nil
+			}
 		} else {
 			k := keyOf(f)
-			e.OpenSized = func() (io.ReadCloser, int64, error) { return ms.open(k) }
+			if open, ok := ms.onDisk(k); ok {
+				bins.files[dest] = open
+			}
+			e.OpenSized = func() (io.ReadCloser, int64, error) {
+				rc, n, err := ms.open(k)
+				if err != nil {
+					return nil, 0, err
+				}
+				return bins.watch(dest, rc), n, nil
+			}
 		}
 		p.Entries = append(p.Entries, e)
 	}
@@ -49,8 +65,12 @@ func assemble(r *recipe.Recipe, plan *recipe.Plan, pp *recipe.PlannedPackage, ms
 	}
 	for _, g := range pp.GeneratedFiles {
 		content := g.Content
-		p.Entries = append(p.Entries, deb.Entry{Path: g.Dest, Type: deb.TypeFile, Mode: g.Mode, Size: int64(len(content)),
-			Open: func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(content)), nil }})
+		e := deb.Entry{Path: g.Dest, Type: deb.TypeFile, Mode: g.Mode, Size: int64(len(content)),
+			Open: func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(content)), nil }}
+		if g.Dest == recipe.OverridesPath(pp.Name) {
+			e.Size, e.Open, e.OpenSized = 0, nil, bins.overrides(pp)
+		}
+		p.Entries = append(p.Entries, e)
 	}
 	for _, s := range pp.Scripts {
 		p.Scripts = append(p.Scripts, deb.Script{Name: s.Name, Content: []byte(s.Content)})
@@ -86,7 +106,11 @@ func writePackage(ctx context.Context, r *recipe.Recipe, plan *recipe.Plan, pp *
 	if err != nil {
 		return Output{}, err
 	}
-	p.Compression, p.XZWorkers = opts.Compression, opts.XZWorkers
+	p.Compression, p.XZWorkers, p.XZMode = opts.Compression, opts.XZWorkers, opts.XZMode
+	if opts.Progress != nil {
+		p.Progress = progressOf(pp.OutputFile, opts.Progress)
+		defer opts.Progress(Progress{File: pp.OutputFile, Done: true})
+	}
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	ms.start(ctx, pp.Name, ms.streamable(pp.Name))
@@ -123,50 +147,23 @@ func writePackage(ctx context.Context, r *recipe.Recipe, plan *recipe.Plan, pp *
 	if err := os.Rename(staged, path); err != nil {
 		return Output{}, err
 	}
-	if err := writeProvenance(path+ProvenanceSuffix, plan, pp, res, srcs, opts); err != nil {
+	if err := writeProvenance(path+ProvenanceSuffix, r, plan, pp, res, srcs, opts); err != nil {
 		return Output{}, err
 	}
 	return Output{Package: pp.Name, File: pp.OutputFile, Size: res.Size, SHA256: res.SHA256}, nil
 }
 
-func writeProvenance(path string, plan *recipe.Plan, pp *recipe.PlannedPackage, res *deb.Result, srcs map[string]*verifiedSource, opts Options) error {
-	b := provenance.Build{
-		Recipe:          plan.Recipe,
-		Architecture:    plan.Arch,
-		DebianVersion:   plan.DebianVersion,
-		Component:       plan.Component,
-		Suite:           plan.Suite,
-		SourceDateEpoch: plan.SourceDateEpoch,
-		UpdebVersion:    opts.UpdebVersion,
-		Outputs:         map[string]digest.Set{pp.OutputFile: {digest.SHA256: res.SHA256}},
-	}
-	used := map[string]bool{}
-	for _, f := range pp.Files {
-		used[f.Source] = true
-	}
-	for _, name := range sortedKeys(srcs) {
-		vs := srcs[name]
-		if !used[name] {
-			continue
-		}
-		b.Inputs = append(b.Inputs, provenance.Input{URI: vs.plan.URL, Digests: vs.fetched.Digests, VerifiedBy: vs.verifiedBy})
-		for _, a := range vs.aux {
-			b.Inputs = append(b.Inputs, provenance.Input{URI: a.URL, Digests: a.Digests, VerifiedBy: []string{auxRole(vs, a.URL)}})
-		}
-	}
-	data, err := provenance.New(b).Marshal()
-	if err != nil {
-		return err
-	}
-	return atomicfile.WriteFile(path, data, 0o644)
-}
+// progressEvery paces the reports of one package.
+const progressEvery = 100 * time.Millisecond
 
-func auxRole(vs *verifiedSource, url string) string {
-	if vs.plan.Signature != nil && vs.plan.Signature.URL == url {
-		return "signature-of:" + vs.plan.URL
+// progressOf turns deb.Package.Progress calls (one per write into data.tar)
+// into a report at most every progressEvery.
+func progressOf(file string, report func(Progress)) func(in, out int64) {
+	var last time.Time
+	return func(in, out int64) {
+		if now := time.Now(); now.Sub(last) >= progressEvery {
+			last = now
+			report(Progress{File: file, In: in, Out: out})
+		}
 	}
-	if vs.plan.Checksums != nil && vs.plan.Checksums.URL == url {
-		return "checksums-for:" + vs.plan.URL
-	}
-	return "auxiliary"
 }

@@ -276,6 +276,12 @@ func (c *Cache) place(f *os.File, dst string) error {
 // ErrMiss when there is no such blob, and an error wrapping ErrCorrupt (after
 // removing the blob) when its bytes do not match its name.
 func (c *Cache) Verify(sha256Hex string, algs ...digest.Algorithm) (path string, size int64, sums digest.Set, err error) {
+	return c.VerifyReporting(sha256Hex, nil, algs...)
+}
+
+// VerifyReporting is Verify that calls report (when not nil) as the blob is
+// re-hashed, with the bytes hashed so far and the blob's size.
+func (c *Cache) VerifyReporting(sha256Hex string, report func(done, total int64), algs ...digest.Algorithm) (path string, size int64, sums digest.Set, err error) {
 	p := c.BlobPath(sha256Hex)
 	f, err := os.Open(p)
 	if errors.Is(err, fs.ErrNotExist) {
@@ -288,7 +294,14 @@ func (c *Cache) Verify(sha256Hex string, algs ...digest.Algorithm) (path string,
 	h := digest.NewHasher(digest.Needed(nil, algs...)...)
 	// struct{ io.Reader } hides *os.File's WriteTo, which would copy in 32 KiB
 	// writes: too small for the hasher to run its algorithms in parallel.
-	if _, err := io.CopyBuffer(h, struct{ io.Reader }{f}, make([]byte, readBuffer)); err != nil {
+	var r io.Reader = struct{ io.Reader }{f}
+	if report != nil {
+		r = &reportingReader{r: f, report: report, total: -1}
+		if fi, err := f.Stat(); err == nil {
+			r.(*reportingReader).total = fi.Size()
+		}
+	}
+	if _, err := io.CopyBuffer(h, r, make([]byte, readBuffer)); err != nil {
 		return "", 0, nil, fmt.Errorf("cache: reading %s: %w", p, err)
 	}
 	sums = h.Sum()
@@ -297,6 +310,21 @@ func (c *Cache) Verify(sha256Hex string, algs ...digest.Algorithm) (path string,
 		return "", 0, nil, errors.Join(fmt.Errorf("%w: %s hashes to sha256:%s", ErrCorrupt, p, sums[digest.SHA256]), rmErr)
 	}
 	return p, h.Size(), sums, nil
+}
+
+// reportingReader calls report with the bytes read so far.
+type reportingReader struct {
+	r      io.Reader
+	report func(done, total int64)
+	n      int64
+	total  int64
+}
+
+func (r *reportingReader) Read(b []byte) (int, error) {
+	n, err := r.r.Read(b)
+	r.n += int64(n)
+	r.report(r.n, r.total)
+	return n, err
 }
 
 // readBuffer is Verify's read size: large enough for the hasher to compute

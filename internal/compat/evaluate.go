@@ -18,6 +18,7 @@ package compat
 
 import (
 	"fmt"
+	"html/template"
 	"sort"
 	"strings"
 	"time"
@@ -46,6 +47,9 @@ const (
 	RuleRequires              = "requires"
 	RuleEOL                   = "eol"
 	RuleEOLUnknown            = "eol-unknown"
+	RuleIstio                 = "istio-kubernetes"
+	RuleKubeadmEtcd           = "kubeadm-etcd"
+	RuleShipped               = "shipped"
 )
 
 // Finding is one rule's verdict on one component of one set.
@@ -62,7 +66,13 @@ type Finding struct {
 
 // Cell is one component's version in one set.
 type Cell struct {
-	Version   string `json:"version"`
+	Version string `json:"version"`
+	// To is the version a range (a rolling upgrade) moves to, "" for none.
+	To string `json:"to,omitempty"`
+	// Recipe and ToRecipe name the recipes the set took Version and To from
+	// ("recipe:NAME" in the set file), "" for a version written out.
+	Recipe    string `json:"recipe,omitempty"`
+	ToRecipe  string `json:"to_recipe,omitempty"`
 	Defaulted bool   `json:"defaulted,omitempty"` // taken from "kubernetes"
 	// Cycle and Support are set when the end-of-life data covers the component.
 	Cycle   string `json:"cycle,omitempty"`
@@ -77,9 +87,13 @@ type SetResult struct {
 	Cells      map[string]Cell `json:"cells"`
 }
 
-// Source names a bundled data file and its provenance (its header comment).
+// Source names a data file, which copy of it was used (bundled, or refreshed
+// by updeb data refresh), the day it is true of, and its provenance (its
+// header comment).
 type Source struct {
 	Name string `json:"name"`
+	Copy string `json:"copy"`
+	AsOf string `json:"as_of,omitempty"`
 	Text string `json:"text"`
 }
 
@@ -91,6 +105,10 @@ type Report struct {
 	Components []string    `json:"components"`
 	Findings   []Finding   `json:"findings"`
 	Sources    []Source    `json:"sources"`
+	// Extra, when set, is an HTML section shown in the HTML page (updeb
+	// compat puts the plan of supported minors there, rendered by package
+	// plan); other formats leave it out.
+	Extra template.HTML `json:"-"`
 }
 
 // Count returns how many findings have the given severity.
@@ -115,50 +133,121 @@ func (r *Report) FindingsFor(set, component string) []Finding {
 	return out
 }
 
-// ValidateRequires parses every constraint of requires (component -> other
-// component -> constraint) and returns the first error, naming the component.
-func ValidateRequires(requires map[string]map[string]string) error {
-	for _, c := range sortedKeys(requires) {
-		for _, o := range sortedKeys(requires[c]) {
-			if _, err := debversion.ParseConstraint(requires[c][o]); err != nil {
-				return fmt.Errorf("%s requires %s: %w", c, o, err)
+// Requirement is one recipe's requires: what version Version of Component
+// works with (other component -> constraint).
+type Requirement struct {
+	Component string
+	// Version is the version the recipe ships; "" applies to every version.
+	Version  string
+	Requires map[string]string
+}
+
+// Requirements turns component -> other component -> constraint (one set of
+// requires per component, whatever its version) into Requirements.
+func Requirements(byComponent map[string]map[string]string) []Requirement {
+	var out []Requirement
+	for _, c := range sortedKeys(byComponent) {
+		out = append(out, Requirement{Component: c, Requires: byComponent[c]})
+	}
+	return out
+}
+
+// ValidateRequires parses every constraint and returns the first error,
+// naming the component.
+func ValidateRequires(reqs []Requirement) error {
+	for _, r := range reqs {
+		for _, o := range sortedKeys(r.Requires) {
+			if _, err := debversion.ParseConstraint(r.Requires[o]); err != nil {
+				return fmt.Errorf("%s requires %s: %w", r.Component, o, err)
 			}
 		}
 	}
 	return nil
 }
 
+// requirementFor picks the requires that apply to version of comp: those of
+// the recipe that ships that version, else of one that ships its
+// MAJOR.MINOR, else those declared for every version, else those of the
+// component's only recipe; nil when none applies (several recipes of the
+// component, none of that version: the shipped rule reports the version).
+func requirementFor(reqs []Requirement, comp, version string) map[string]string {
+	var cands []Requirement
+	for _, r := range reqs {
+		if r.Component == comp {
+			cands = append(cands, r)
+		}
+	}
+	vm, vn, vok := minorOf(version)
+	for _, match := range []func(r Requirement) bool{
+		func(r Requirement) bool { return r.Version != "" && shipsVersion([]string{r.Version}, version) },
+		func(r Requirement) bool { m, n, ok := minorOf(r.Version); return ok && vok && m == vm && n == vn },
+		func(r Requirement) bool { return r.Version == "" },
+		func(Requirement) bool { return len(cands) == 1 },
+	} {
+		for _, r := range cands {
+			if match(r) {
+				return r.Requires
+			}
+		}
+	}
+	return nil
+}
+
+// Inputs are what Evaluate checks release sets against besides the bundled
+// tables and Kubernetes' skew policy.
+type Inputs struct {
+	// Requires are the recipes' requires (nil for none).
+	Requires []Requirement
+	// EOL is the end-of-life data (nil: no end-of-life check); EOLCopy says
+	// which copy it is, for the report ("bundled" when empty).
+	EOL     *eol.Data
+	EOLCopy string
+	Now     time.Time
+	// Shipped is component -> the upstream versions the recipes ship (nil:
+	// not checked). A set version no recipe of its component ships is a
+	// violation; a component no recipe ships is a warning.
+	Shipped map[string][]string
+}
+
 // Evaluate checks every release set against the built-in rules, the bundled
-// tables, requires (component -> other component -> constraint, as recipes
-// declare them; nil for none) and eolData at now (nil eolData: no end-of-life
-// check). It panics only if the tables embedded in the binary do not parse,
-// which the package's tests rule out.
-func Evaluate(sets []ReleaseSet, requires map[string]map[string]string, eolData *eol.Data, now time.Time) *Report {
+// tables and in. A set with ranges (rolling upgrades) is checked in three
+// states: at the start (every range at its first version), with the control
+// plane upgraded (kubernetes, kube-controller-manager, kube-scheduler and
+// etcd at their last version, everything else still at its first: nodes at
+// n-1), and at the end (every range at its last version). It panics only if
+// the tables embedded in the binary do not parse, which the package's tests
+// rule out.
+func Evaluate(sets []ReleaseSet, in Inputs) *Report {
 	tables, err := LoadTables()
 	if err != nil {
 		panic(err)
 	}
-	r := &Report{Now: now, Findings: []Finding{}, Sources: []Source{{Name: "compat.yaml", Text: tables.Source}}}
-	if eolData != nil {
-		r.Sources = append(r.Sources, Source{Name: "eol.yaml", Text: eolData.Source})
+	r := &Report{Now: in.Now, Findings: []Finding{}, Sources: []Source{{Name: "compat.yaml", Copy: "bundled", AsOf: day(tables.AsOf), Text: tables.Source}}}
+	if in.EOL != nil {
+		copyName := in.EOLCopy
+		if copyName == "" {
+			copyName = "bundled"
+		}
+		r.Sources = append(r.Sources, Source{Name: "eol.yaml", Copy: copyName, AsOf: day(in.EOL.AsOf), Text: in.EOL.Source})
 	}
 	rows := map[string]bool{}
 	for _, s := range sets {
 		res := SetResult{Name: s.Name, Kubernetes: s.Components["kubernetes"], Cells: map[string]Cell{}}
 		for c, v := range s.Components {
-			res.Cells[c] = Cell{Version: v}
+			res.Cells[c] = Cell{Version: v, To: s.Upgrades[c], Recipe: s.Recipes[c].From, ToRecipe: s.Recipes[c].To}
 		}
-		if res.Kubernetes != "" {
+		if k := res.Cells["kubernetes"]; res.Kubernetes != "" {
 			for _, c := range defaulted() {
 				if _, ok := res.Cells[c]; !ok {
-					res.Cells[c] = Cell{Version: res.Kubernetes, Defaulted: true}
+					res.Cells[c] = Cell{Version: k.Version, To: k.To, Defaulted: true}
 				}
 			}
 		}
 		for c := range res.Cells {
 			rows[c] = true
 		}
-		r.Findings = append(r.Findings, evaluateSet(&res, tables, requires, eolData, now)...)
+		r.Findings = append(r.Findings, evaluateStates(&res, tables, in)...)
+		r.Findings = append(r.Findings, shipped(&res, in.Shipped)...)
 		r.Sets = append(r.Sets, res)
 	}
 	sort.SliceStable(r.Sets, func(i, j int) bool {
@@ -215,7 +304,121 @@ func sortedKeys[V any](m map[string]V) []string {
 	return out
 }
 
-func evaluateSet(s *SetResult, t *Tables, requires map[string]map[string]string, eolData *eol.Data, now time.Time) []Finding {
+// controlPlane are the components a rolling upgrade moves first.
+var controlPlane = map[string]bool{"kubernetes": true, "kube-controller-manager": true, "kube-scheduler": true, "etcd": true}
+
+// evaluateStates checks a set in each state of its upgrade (one state when
+// it has no range) and returns the findings, each once. The cells keep the
+// support status of the first state (what runs today).
+func evaluateStates(res *SetResult, t *Tables, in Inputs) []Finding {
+	type state struct {
+		label string
+		last  func(comp string) bool // whether comp is at its last version
+	}
+	states := []state{{"", func(string) bool { return false }}}
+	ranged := false
+	for _, c := range res.Cells {
+		ranged = ranged || c.To != ""
+	}
+	if ranged {
+		states = []state{
+			{"upgrade start", func(string) bool { return false }},
+			{"control plane upgraded", func(comp string) bool { return controlPlane[comp] }},
+			{"upgrade end", func(string) bool { return true }},
+		}
+	}
+	var out []Finding
+	seen := map[string]bool{}
+	for i, st := range states {
+		cur := SetResult{Name: res.Name, Cells: map[string]Cell{}}
+		for comp, c := range res.Cells {
+			v := c.Version
+			if c.To != "" && st.last(comp) {
+				v = c.To
+			}
+			cur.Cells[comp] = Cell{Version: v, Defaulted: c.Defaulted}
+		}
+		cur.Kubernetes = cur.Cells["kubernetes"].Version
+		for _, f := range evaluateSet(&cur, t, in) {
+			key := f.Rule + "\x00" + f.Component + "\x00" + f.Version + "\x00" + f.Other + "\x00" + f.OtherVersion
+			if seen[key] {
+				continue
+			}
+			seen[key] = true
+			if st.label != "" {
+				f.Message = st.label + ": " + f.Message
+			}
+			out = append(out, f)
+		}
+		if i == 0 {
+			for comp, c := range cur.Cells {
+				rc := res.Cells[comp]
+				rc.Cycle, rc.Support, rc.State = c.Cycle, c.Support, c.State
+				res.Cells[comp] = rc
+			}
+		}
+	}
+	return out
+}
+
+// shipped checks every version a set names (not those taken from kubernetes)
+// against the versions the recipes ship (nil: no check). The Kubernetes
+// binaries (kubelet, kubectl, ...) are shipped by the kubernetes recipes.
+func shipped(res *SetResult, ship map[string][]string) []Finding {
+	if ship == nil {
+		return nil
+	}
+	var out []Finding
+	for _, comp := range sortedKeys(res.Cells) {
+		c := res.Cells[comp]
+		if c.Defaulted {
+			continue
+		}
+		key := comp
+		if _, ok := ship[key]; !ok && eol.ProductOf(comp) == "kubernetes" {
+			key = "kubernetes"
+		}
+		versions, ok := ship[key]
+		f := Finding{Set: res.Name, Rule: RuleShipped, Component: comp, Version: c.Version}
+		if !ok {
+			f.Severity, f.Message = Warning, fmt.Sprintf("no recipe ships %s: the set's version is not checked against a recipe", comp)
+			out = append(out, f)
+			continue
+		}
+		for _, v := range []string{c.Version, c.To} {
+			if v == "" || shipsVersion(versions, v) {
+				continue
+			}
+			f.Version = v
+			f.Severity, f.Message = Violation, fmt.Sprintf("%s %s: no recipe ships it (recipes ship %s); bump the recipe or fix the set", comp, v, strings.Join(versions, ", "))
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+// shipsVersion reports whether v is one of versions, compared as Debian
+// upstream versions (v1.36.4 and 1.36.4 are the same).
+func shipsVersion(versions []string, v string) bool {
+	dv := debianOf(v)
+	for _, s := range versions {
+		if s == v || (dv != "" && debianOf(s) == dv) {
+			return true
+		}
+	}
+	return false
+}
+
+// day formats a date as YYYY-MM-DD, "" for the zero time.
+func day(t time.Time) string {
+	if t.IsZero() {
+		return ""
+	}
+	return t.UTC().Format(time.DateOnly)
+}
+
+func evaluateSet(s *SetResult, t *Tables, in Inputs) []Finding {
+	requires, eolData, now := in.Requires, in.EOL, in.Now
 	var out []Finding
 	add := func(rule string, sev Severity, comp, other, format string, args ...any) {
 		f := Finding{Set: s.Name, Rule: rule, Severity: sev, Component: comp, Version: s.Cells[comp].Version, Message: fmt.Sprintf(format, args...)}
@@ -231,12 +434,18 @@ func evaluateSet(s *SetResult, t *Tables, requires map[string]map[string]string,
 	if c, ok := s.Cells["containerd"]; ok && s.Kubernetes != "" {
 		evaluateContainerd(s, c.Version, t, add)
 	}
-	for _, comp := range sortedKeys(requires) {
-		if _, deployed := s.Cells[comp]; !deployed {
-			continue
+	for _, comp := range sortedKeys(s.Cells) {
+		if eol.ProductOf(comp) == "istio" && s.Kubernetes != "" {
+			evaluateIstio(s, comp, t, eolData, add)
 		}
-		for _, other := range sortedKeys(requires[comp]) {
-			text := requires[comp][other]
+	}
+	if c, ok := s.Cells["etcd"]; ok && s.Kubernetes != "" {
+		evaluateEtcd(s, c.Version, t, add)
+	}
+	for _, comp := range sortedKeys(s.Cells) {
+		reqs := requirementFor(requires, comp, s.Cells[comp].Version)
+		for _, other := range sortedKeys(reqs) {
+			text := reqs[other]
 			con, err := debversion.ParseConstraint(text)
 			if err != nil {
 				add(RuleRequires, Violation, comp, "", "%s declares an invalid requirement on %s: %v", comp, other, err)
@@ -388,13 +597,75 @@ func evaluateContainerd(s *SetResult, containerd string, t *Tables, add addFunc)
 // minorOf returns the major and minor numbers of an upstream version; ok is
 // false when it has fewer than two numeric components.
 func minorOf(version string) (major, minor int, ok bool) {
-	norm, err := debversion.FromUpstream(version)
-	if err != nil {
-		return 0, 0, false
-	}
-	n := debversion.LeadingNumbers(norm)
+	n := leadingNumbers(version)
 	if len(n) < 2 {
 		return 0, 0, false
 	}
 	return n[0], n[1], true
+}
+
+// leadingNumbers are the leading numeric components of an upstream version
+// (nil when it is not a valid version).
+func leadingNumbers(version string) []int {
+	norm, err := debversion.FromUpstream(version)
+	if err != nil {
+		return nil
+	}
+	return debversion.LeadingNumbers(norm)
+}
+
+func evaluateIstio(s *SetResult, comp string, t *Tables, eolData *eol.Data, add addFunc) {
+	v := s.Cells[comp].Version
+	im, in, ok := minorOf(v)
+	if !ok {
+		add(RuleIstio, Violation, comp, "kubernetes", "%s %q has no MAJOR.MINOR", comp, v)
+		return
+	}
+	cycle := fmt.Sprintf("%d.%d", im, in)
+	lo, hi, from := "", "", ""
+	if eolData != nil {
+		if c, ok := eolData.Cycle("istio", v); ok && c.SupportedKubernetes != "" {
+			if l, h, found := strings.Cut(c.SupportedKubernetes, "-"); found {
+				lo, hi, from = strings.TrimSpace(l), strings.TrimSpace(h), "the end-of-life data"
+			}
+		}
+	}
+	if lo == "" {
+		for _, row := range t.Istio {
+			if row.Istio == cycle {
+				lo, hi, from = row.KubernetesMin, row.KubernetesMax, "Istio's support table"
+			}
+		}
+	}
+	if lo == "" {
+		add(RuleIstio, Warning, comp, "kubernetes", "istio %s is in neither the end-of-life data nor the bundled Istio table; its Kubernetes range is unknown", cycle)
+		return
+	}
+	con, err := debversion.ParseConstraint(">=" + lo + " <=" + hi)
+	if ok, _ := con.Allows(s.Kubernetes); err != nil || !ok {
+		add(RuleIstio, Violation, comp, "kubernetes", "istio %s supports Kubernetes %s.x to %s.x (%s), the set has kubernetes %s", cycle, lo, hi, from, s.Kubernetes)
+	}
+}
+
+func evaluateEtcd(s *SetResult, etcd string, t *Tables, add addFunc) {
+	km, kn, ok := minorOf(s.Kubernetes)
+	em, en, eok := minorOf(etcd)
+	if !ok || !eok {
+		add(RuleKubeadmEtcd, Violation, "etcd", "kubernetes", "etcd %q or kubernetes %q has no MAJOR.MINOR", etcd, s.Kubernetes)
+		return
+	}
+	if c, err := debversion.CompareStrings(debianOf(etcd), debianOf(t.Kubeadm.MinExternal)); err == nil && c < 0 {
+		add(RuleKubeadmEtcd, Violation, "etcd", "kubernetes", "etcd %s is older than %s, the oldest external etcd kubeadm accepts (MinExternalEtcdVersion)", etcd, t.Kubeadm.MinExternal)
+		return
+	}
+	for _, row := range t.Kubeadm.Supported {
+		if rm, rn, _ := minorOf(row.Kubernetes); rm != km || rn != kn {
+			continue
+		}
+		if wm, wn, _ := minorOf(row.Etcd); wm != em || wn != en {
+			add(RuleKubeadmEtcd, Warning, "etcd", "kubernetes", "kubeadm %d.%d deploys etcd %s (SupportedEtcdVersion); the set has etcd %s, another minor", km, kn, row.Etcd, etcd)
+		}
+		return
+	}
+	add(RuleKubeadmEtcd, Warning, "etcd", "kubernetes", "the bundled kubeadm table has no etcd version for Kubernetes %d.%d", km, kn)
 }

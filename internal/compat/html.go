@@ -39,6 +39,10 @@ ul.legend span.swatch { display: inline-block; width: 1.2em; height: 1em; border
 .swatch.status-eol { background: #d9b3e6; } .swatch.status-warning { background: #fbe8b0; }
 .swatch.status-security-only { background: #dde8f8; }
 li.violation { color: #8b0000; } li.warning { color: #6b4e00; }
+table.plan tr.add td { background: #fbe8b0; font-weight: bold; }
+table.plan-recipes tr[data-action="bump"] td { background: #dde8f8; }
+table.plan-recipes tr[data-action="retire"] td { background: #d9b3e6; }
+ul.actions code { font-size: 0.9em; }
 footer { margin-top: 2em; border-top: 1px solid #ccc; font-size: 0.8em; color: #444; }
 footer pre { white-space: pre-wrap; background: #f6f6f6; padding: 0.6em; }
 </style>
@@ -64,9 +68,9 @@ footer pre { white-space: pre-wrap; background: #f6f6f6; padding: 0.6em; }
 {{if .Findings}}<ul class="findings">
 {{range .Findings}}<li class="{{.Severity}}"><b>{{.Severity}}</b> {{.Set}} {{.Component}} ({{.Rule}}): {{.Message}}</li>
 {{end}}</ul>{{else}}<p>None.</p>{{end}}
-<footer>
-<p>Checked on {{.Now}}. Rules: Kubernetes version-skew policy (https://kubernetes.io/releases/version-skew-policy/), built into updeb; the tables and dates below are bundled with it.</p>
-{{range .Sources}}<h3>{{.Name}}</h3>
+{{.Plan}}<footer>
+<p>Checked on {{.Now}}. Rules: Kubernetes version-skew policy (https://kubernetes.io/releases/version-skew-policy/), built into updeb; the tables and dates below, each with the copy used (bundled with updeb, or refreshed by updeb data refresh).</p>
+{{range .Sources}}<h3>{{.Title}}</h3>
 <pre>{{.Text}}</pre>
 {{end}}</footer>
 </body>
@@ -78,6 +82,8 @@ type htmlCell struct {
 	Title string
 	Shown []string // findings shown under the version (support status stays in the title)
 }
+
+type htmlSource struct{ Title, Text string }
 
 type htmlRow struct {
 	Component string
@@ -92,8 +98,13 @@ func renderHTML(w io.Writer, r *Report) error {
 		Rows     []htmlRow
 		Legend   [][2]string
 		Findings []Finding
-		Sources  []Source
-	}{Summary: r.summary(), Now: r.Now.UTC().Format(time.DateOnly), Sets: r.Sets, Legend: legend, Findings: r.Findings, Sources: r.Sources}
+		Sources  []htmlSource
+		Plan     template.HTML
+	}{Summary: r.summary(), Now: r.Now.UTC().Format(time.DateOnly), Sets: r.Sets, Legend: legend, Findings: r.Findings}
+	for _, s := range r.Sources {
+		data.Sources = append(data.Sources, htmlSource{Title: s.title(), Text: s.Text})
+	}
+	data.Plan = r.Extra
 	for _, comp := range r.Components {
 		row := htmlRow{Component: comp}
 		for _, s := range r.Sets {

@@ -52,7 +52,7 @@ func TestHTMLRendersInChromium(t *testing.T) {
 		t.Fatal(err)
 	}
 	var page bytes.Buffer
-	if err := Render(&page, Evaluate(sets, nil, data, checkDay), FormatHTML); err != nil {
+	if err := Render(&page, Evaluate(sets, Inputs{EOL: data, Now: checkDay}), FormatHTML); err != nil {
 		t.Fatal(err)
 	}
 	for _, forbidden := range []string{"<script", "http-equiv", "<link", "src=", "@import", "url("} {

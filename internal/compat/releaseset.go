@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"regexp"
+	"strings"
 
 	"go.yaml.in/yaml/v3"
 
@@ -21,9 +22,60 @@ var ErrReleaseSet = errors.New("compat: invalid release set file")
 // "kubernetes" is the control plane's version (kube-apiserver) and is required.
 // kubelet, kube-proxy, kubectl, kubeadm, kube-controller-manager and
 // kube-scheduler default to it when not given (Check fills them in).
+//
+// A component may also be a range, the versions of a rolling upgrade (nodes
+// stay at the older version while the control plane moves): Components holds
+// its first version and Upgrades the one it moves to. Either version may name
+// a recipe instead ("recipe:kubernetes-1.36"): Recipes holds the references
+// and its Components/Upgrades entry stays empty until Resolve.
 type ReleaseSet struct {
 	Name       string
 	Components map[string]string
+	Upgrades   map[string]string    // component -> the version a range moves to; nil when no range
+	Recipes    map[string]RecipeRef // component -> the recipes it names; nil when none
+}
+
+// RecipeRef is a component's "recipe:NAME" references: From for its version
+// (or a range's first), To for a range's last; "" where the value is a version.
+type RecipeRef struct {
+	From, To string
+}
+
+// RecipePrefix starts a value that names a recipe instead of a version.
+const RecipePrefix = "recipe:"
+
+// ErrUnresolved is wrapped when a set names a recipe Resolve does not know.
+var ErrUnresolved = errors.New("compat: release set names an unknown recipe")
+
+// Resolve fills in the versions of recipe references from versions (recipe
+// name -> upstream version), in place. A name it does not know is an error
+// naming the set and component.
+func Resolve(sets []ReleaseSet, versions map[string]string) error {
+	var errs []error
+	for i := range sets {
+		s := &sets[i]
+		for _, comp := range sortedKeys(s.Recipes) {
+			ref := s.Recipes[comp]
+			for _, end := range []struct {
+				name string
+				dst  map[string]string
+			}{{ref.From, s.Components}, {ref.To, s.Upgrades}} {
+				if end.name == "" {
+					continue
+				}
+				v, ok := versions[end.name]
+				if !ok {
+					errs = append(errs, fmt.Errorf("%w: set %q, component %q: %s%s (no recipes/%s.yaml)", ErrUnresolved, s.Name, comp, RecipePrefix, end.name, end.name))
+					continue
+				}
+				end.dst[comp] = v
+			}
+		}
+		if ref := s.Recipes["kubernetes"].From; ref != "" && versions[ref] != "" && !hasMinor(s.Components["kubernetes"]) {
+			errs = append(errs, fmt.Errorf("%w: set %q: kubernetes %s%s has version %q, not MAJOR.MINOR[.PATCH]", ErrReleaseSet, s.Name, RecipePrefix, s.Recipes["kubernetes"].From, s.Components["kubernetes"]))
+		}
+	}
+	return errors.Join(errs...)
 }
 
 // defaulted lists the components that take the "kubernetes" version when a
@@ -35,6 +87,8 @@ func defaulted() []string {
 var (
 	setNameRE   = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]*$`)
 	componentRE = regexp.MustCompile(`^[a-z0-9][a-z0-9.+-]*$`)
+	// recipeNameRE is a recipe's name as recipes/NAME.yaml (the recipe loader's package name rule).
+	recipeNameRE = regexp.MustCompile(`^[a-z0-9][a-z0-9+.-]+$`)
 )
 
 // LoadReleaseSets reads a release set file. Its format:
@@ -45,6 +99,8 @@ var (
 //	      kubernetes: 1.35.8         # required: the kube-apiserver version
 //	      kubelet: 1.35.8            # optional, defaults to kubernetes
 //	      helm: 3.20.2
+//	      cri-tools: recipe:cri-tools-1.35               # the version recipes/cri-tools-1.35.yaml ships (Resolve)
+//	      etcd: {from: 3.5.24, to: recipe:etcd}          # a rolling upgrade: first and last version
 //
 // Decoding is strict (internal/yamlfile): unknown keys, duplicate keys,
 // missing names, empty sets and invalid versions are errors, reported as
@@ -140,7 +196,7 @@ func decodeSet(d *yamlfile.Decoder, n *yaml.Node, names map[string]int) ReleaseS
 	decodeComponents(d, &rs, components)
 	if _, ok := rs.Components["kubernetes"]; !ok {
 		d.At(componentsKey, `set %q: component "kubernetes" (the kube-apiserver version) is required`, rs.Name)
-	} else if _, _, ok := minorOf(rs.Components["kubernetes"]); !ok {
+	} else if _, _, ok := minorOf(rs.Components["kubernetes"]); !ok && rs.Recipes["kubernetes"].From == "" {
 		d.At(yamlfile.ValueOf(components, "kubernetes"), "set %q: kubernetes version %q: expected MAJOR.MINOR[.PATCH]", rs.Name, rs.Components["kubernetes"])
 	}
 	return rs
@@ -160,7 +216,8 @@ func setName(d *yamlfile.Decoder, v *yaml.Node, names map[string]int) string {
 	return v.Value
 }
 
-// decodeComponents decodes a set's component -> upstream version mapping.
+// decodeComponents decodes a set's component -> value mapping. A value is a
+// version, "recipe:NAME", or a range {from: VALUE, to: VALUE}.
 func decodeComponents(d *yamlfile.Decoder, rs *ReleaseSet, n *yaml.Node) {
 	d.Map(n, yamlfile.Map{
 		Each: func(k, v *yaml.Node) {
@@ -169,16 +226,95 @@ func decodeComponents(d *yamlfile.Decoder, rs *ReleaseSet, n *yaml.Node) {
 				d.At(k, "set %q: component name %q: expected lower-case letters, digits, '.', '+', '-'", rs.Name, k.Value)
 			case k.Value == "kube-apiserver":
 				d.At(k, `set %q: give the kube-apiserver version as "kubernetes"`, rs.Name)
-			case v.Kind != yaml.ScalarNode || v.Value == "":
-				d.At(v, "set %q: component %q: expected a version", rs.Name, k.Value)
+			case v.Kind == yaml.MappingNode:
+				decodeRange(d, rs, k.Value, v)
 			default:
-				if _, err := debversion.FromUpstream(v.Value); err != nil {
-					d.At(v, "set %q: component %q: %v", rs.Name, k.Value, err)
-					return
+				if ver, recipe, ok := decodeValue(d, rs.Name, k.Value, v); ok {
+					rs.Components[k.Value] = ver
+					rs.ref(k.Value, func(r *RecipeRef) { r.From = recipe })
 				}
-				rs.Components[k.Value] = v.Value
 			}
 		},
 		Twice: func(k, _ *yaml.Node) string { return fmt.Sprintf("set %q: component %q given twice", rs.Name, k.Value) },
 	})
+}
+
+// ref updates the component's recipe references, keeping Recipes nil while
+// the set names none.
+func (rs *ReleaseSet) ref(comp string, set func(r *RecipeRef)) {
+	r := rs.Recipes[comp]
+	set(&r)
+	if r == (RecipeRef{}) {
+		return
+	}
+	if rs.Recipes == nil {
+		rs.Recipes = map[string]RecipeRef{}
+	}
+	rs.Recipes[comp] = r
+}
+
+// decodeRange decodes {from: VALUE, to: VALUE}: both ends required, the first
+// not newer than the last when both are versions.
+func decodeRange(d *yamlfile.Decoder, rs *ReleaseSet, comp string, n *yaml.Node) {
+	var from, to, fromRecipe, toRecipe string
+	ok := true
+	end := func(ver, recipe *string) yamlfile.Field {
+		return yamlfile.Field{Required: true, Decode: func(v *yaml.Node) {
+			var good bool
+			if *ver, *recipe, good = decodeValue(d, rs.Name, comp, v); !good {
+				ok = false
+			}
+		}}
+	}
+	before := d.Len()
+	d.Map(n, yamlfile.Map{
+		What:   fmt.Sprintf("set %q: component %q", rs.Name, comp),
+		Fields: map[string]yamlfile.Field{"from": end(&from, &fromRecipe), "to": end(&to, &toRecipe)},
+	})
+	if !ok || d.Len() > before {
+		return
+	}
+	if from != "" && to != "" {
+		if c, err := debversion.CompareStrings(debianOf(from), debianOf(to)); err == nil && c > 0 {
+			d.At(n, "set %q: component %q: range from %s to %s goes backwards", rs.Name, comp, from, to)
+			return
+		}
+	}
+	rs.Components[comp] = from
+	if rs.Upgrades == nil {
+		rs.Upgrades = map[string]string{}
+	}
+	rs.Upgrades[comp] = to
+	rs.ref(comp, func(r *RecipeRef) { r.From, r.To = fromRecipe, toRecipe })
+}
+
+// decodeValue decodes a version or "recipe:NAME" (version "" then).
+func decodeValue(d *yamlfile.Decoder, set, comp string, v *yaml.Node) (version, recipe string, ok bool) {
+	if v.Kind != yaml.ScalarNode || v.Value == "" {
+		d.At(v, "set %q: component %q: expected a version, recipe:NAME or {from: ..., to: ...}", set, comp)
+		return "", "", false
+	}
+	if name, isRef := strings.CutPrefix(v.Value, RecipePrefix); isRef {
+		if !recipeNameRE.MatchString(name) {
+			d.At(v, "set %q: component %q: %q is not a recipe name (recipe:NAME, NAME as in recipes/NAME.yaml)", set, comp, v.Value)
+			return "", "", false
+		}
+		return "", name, true
+	}
+	if _, err := debversion.FromUpstream(v.Value); err != nil {
+		d.At(v, "set %q: component %q: %v", set, comp, err)
+		return "", "", false
+	}
+	return v.Value, "", true
+}
+
+func hasMinor(v string) bool { _, _, ok := minorOf(v); return ok }
+
+// debianOf is an upstream version's Debian form, "" when it is not valid.
+func debianOf(v string) string {
+	d, err := debversion.FromUpstream(v)
+	if err != nil {
+		return ""
+	}
+	return d
 }

@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"strings"
 	"testing"
 )
 
@@ -53,7 +54,7 @@ func TestParseReleaseSetsErrors(t *testing.T) {
 		{"sets:\n  - name: a\n    components:\n      kubernetes: 1.35.8\n      kube-apiserver: 1.35.8\n",
 			p + `5:7: set "a": give the kube-apiserver version as "kubernetes"`},
 		{"sets:\n  - name: a\n    components:\n      kubernetes: 1.35.8\n      helm: [3]\n",
-			p + `5:13: set "a": component "helm": expected a version`},
+			p + `5:13: set "a": component "helm": expected a version, recipe:NAME or {from: ..., to: ...}`},
 		{"sets:\n  - name: a\n    components:\n      kubernetes: 1.35.8\n      helm: latest\n",
 			p + `5:13: set "a": component "helm": invalid Debian version: upstream version "latest" must start with a digit (after an optional v)`},
 		{"sets:\n  - name: a\n    components:\n      etcd: 3.6.14\n",
@@ -100,7 +101,7 @@ func TestExampleReleaseSets(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(sets) != 2 || sets[0].Components["kubernetes"] == "" {
+	if len(sets) != 2 || sets[0].Recipes["kubernetes"].From != "kubernetes-1.35" || sets[1].Recipes["kubernetes"].To != "kubernetes-1.36" {
 		t.Fatalf("example has %d sets: %+v", len(sets), sets)
 	}
 	if _, err := LoadReleaseSets(filepath.Join(t.TempDir(), "none.yaml")); !errors.Is(err, os.ErrNotExist) {
@@ -111,6 +112,7 @@ func TestExampleReleaseSets(t *testing.T) {
 func FuzzParseReleaseSets(f *testing.F) {
 	f.Add("sets:\n  - name: a\n    components: {kubernetes: 1.35.8, kubelet: 1.34.1, helm: 3.21.4, containerd: 2.2.7}\n")
 	f.Add("sets:\n  - name: b\n    components: {kubernetes: 1.31.14, etcd: 3.5.33}\n")
+	f.Add("sets:\n  - name: c\n    components: {kubernetes: {from: recipe:k-1.35, to: 1.36.4}, kubelet: {from: 1.35.8, to: 1.36.4}, istioctl: 1.30.3}\n")
 	f.Fuzz(func(t *testing.T, in string) {
 		sets, err := ParseReleaseSets("f.yaml", []byte(in))
 		if err != nil {
@@ -119,8 +121,22 @@ func FuzzParseReleaseSets(f *testing.F) {
 			}
 			return
 		}
+		// Every recipe it names resolves to a version of its own.
+		names := map[string]string{}
+		for _, s := range sets {
+			for _, ref := range s.Recipes {
+				for _, n := range []string{ref.From, ref.To} {
+					if n != "" {
+						names[n] = "1.36.0"
+					}
+				}
+			}
+		}
+		if err := Resolve(sets, names); err != nil {
+			t.Fatalf("Resolve: %v", err)
+		}
 		// Whatever parses must check and render without failing.
-		r := Evaluate(sets, nil, nil, checkDay)
+		r := Evaluate(sets, Inputs{Now: checkDay})
 		for _, f := range Formats() {
 			if err := Render(discard{}, r, f); err != nil {
 				t.Fatal(err)
@@ -132,3 +148,81 @@ func FuzzParseReleaseSets(f *testing.F) {
 type discard struct{}
 
 func (discard) Write(b []byte) (int, error) { return len(b), nil }
+
+func TestRecipeReferencesAndRanges(t *testing.T) {
+	sets, err := ParseReleaseSets("r.yaml", []byte(`sets:
+  - name: upgrade
+    components:
+      kubernetes: {from: recipe:kubernetes-1.35, to: recipe:kubernetes-1.36}
+      kubelet: {from: 1.35.4, to: recipe:kubernetes-1.36}
+      helm: 3.21.4
+      cri-tools: recipe:cri-tools-1.36
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := ReleaseSet{Name: "upgrade",
+		Components: map[string]string{"kubernetes": "", "kubelet": "1.35.4", "helm": "3.21.4", "cri-tools": ""},
+		Upgrades:   map[string]string{"kubernetes": "", "kubelet": ""},
+		Recipes: map[string]RecipeRef{"kubernetes": {From: "kubernetes-1.35", To: "kubernetes-1.36"},
+			"kubelet": {To: "kubernetes-1.36"}, "cri-tools": {From: "cri-tools-1.36"}},
+	}
+	if !reflect.DeepEqual(sets[0], want) {
+		t.Fatalf("parsed %+v\nwant   %+v", sets[0], want)
+	}
+	if err := Resolve(sets, map[string]string{"kubernetes-1.35": "1.35.4", "kubernetes-1.36": "1.36.0"}); !errors.Is(err, ErrUnresolved) ||
+		!strings.Contains(err.Error(), `set "upgrade", component "cri-tools": recipe:cri-tools-1.36 (no recipes/cri-tools-1.36.yaml)`) {
+		t.Errorf("Resolve without cri-tools-1.36: %v", err)
+	}
+	if err := Resolve(sets, map[string]string{"kubernetes-1.35": "1.35.4", "kubernetes-1.36": "1.36.0", "cri-tools-1.36": "1.36.0"}); err != nil {
+		t.Fatal(err)
+	}
+	if got := []string{sets[0].Components["kubernetes"], sets[0].Upgrades["kubernetes"], sets[0].Upgrades["kubelet"], sets[0].Components["cri-tools"]}; strings.Join(got, " ") != "1.35.4 1.36.0 1.36.0 1.36.0" {
+		t.Errorf("resolved %v", got)
+	}
+	const p = "compat: invalid release set file: r.yaml:"
+	for _, tc := range []struct{ in, want string }{
+		{"sets:\n  - name: a\n    components:\n      kubernetes: recipe:Kubernetes 1.36\n",
+			p + `4:19: set "a": component "kubernetes": "recipe:Kubernetes 1.36" is not a recipe name (recipe:NAME, NAME as in recipes/NAME.yaml)`},
+		{"sets:\n  - name: a\n    components:\n      kubernetes: {from: 1.36.0, to: 1.35.4}\n",
+			p + `4:19: set "a": component "kubernetes": range from 1.36.0 to 1.35.4 goes backwards`},
+		{"sets:\n  - name: a\n    components:\n      kubernetes: {from: 1.35.4}\n",
+			p + `4:19: set "a": component "kubernetes": missing required field "to"`},
+		{"sets:\n  - name: a\n    components:\n      kubernetes: {from: 1.35.4, to: 1.36.0, via: 1.35.8}\n",
+			p + `4:46: set "a": component "kubernetes": unknown field "via" (known: from, to)`},
+		{"sets:\n  - name: a\n    components:\n      kubernetes: {from: latest, to: 1.36.0}\n",
+			p + `4:26: set "a": component "kubernetes": invalid Debian version`},
+	} {
+		_, err := ParseReleaseSets("r.yaml", []byte(tc.in))
+		if err == nil || !strings.HasPrefix(err.Error(), tc.want) {
+			t.Errorf("ParseReleaseSets(%q):\n got %v\nwant %s", tc.in, err, tc.want)
+		}
+	}
+}
+
+// TestRequirementsPerVersion: two recipes of one component (cri-tools-1.35,
+// cri-tools-1.36) each require their own Kubernetes minor; a set is checked
+// against the requires of the recipe that ships its version.
+func TestRequirementsPerVersion(t *testing.T) {
+	reqs := []Requirement{
+		{Component: "cri-tools", Version: "1.35.0", Requires: map[string]string{"kubernetes": ">=1.35 <1.36"}},
+		{Component: "cri-tools", Version: "1.36.0", Requires: map[string]string{"kubernetes": ">=1.36 <1.37"}},
+	}
+	sets, err := ParseReleaseSets("r.yaml", []byte(`sets:
+  - {name: a, components: {kubernetes: 1.35.8, cri-tools: 1.35.0}}
+  - {name: b, components: {kubernetes: 1.36.4, cri-tools: 1.36.0}}
+  - {name: c, components: {kubernetes: 1.35.8, cri-tools: 1.36.0}}
+  - {name: d, components: {kubernetes: 1.36.4, cri-tools: 1.36.2}}
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := Evaluate(sets, Inputs{Requires: reqs, Now: checkDay})
+	var got []string
+	for _, f := range r.Findings {
+		got = append(got, f.Set+" "+f.Rule)
+	}
+	if strings.Join(got, ",") != "c requires" {
+		t.Errorf("findings %v, want only c's requires", got)
+	}
+}

@@ -74,6 +74,15 @@ func (r *Report) view(set SetResult, comp string) cellView {
 		return cellView{}
 	}
 	v := cellView{Present: true, Version: c.Version, Defaulted: c.Defaulted, Support: c.Support}
+	if c.To != "" {
+		v.Version += ".." + c.To
+		v.Reasons = append(v.Reasons, fmt.Sprintf("rolling upgrade from %s to %s", c.Version, c.To))
+	}
+	for _, ref := range []string{c.Recipe, c.ToRecipe} {
+		if ref != "" {
+			v.Reasons = append(v.Reasons, "version of recipe "+ref)
+		}
+	}
 	has := map[string]bool{}
 	for _, f := range r.FindingsFor(set.Name, comp) {
 		switch {
@@ -172,7 +181,7 @@ func renderTable(w io.Writer, r *Report) error {
 	for _, f := range r.Findings {
 		b.WriteString("  " + findingLine(f) + "\n")
 	}
-	b.WriteString("\nData (bundled):\n")
+	b.WriteString("\nData:\n")
 	for _, l := range sourceLines(r) {
 		b.WriteString("  " + l + "\n")
 	}
@@ -194,10 +203,19 @@ func sourceLines(r *Report) []string {
 			if i+1 < len(lines) && strings.TrimSpace(lines[i+1]) != "" {
 				s += " " + strings.TrimSpace(lines[i+1])
 			}
-			out = append(out, src.Name+": "+s)
+			out = append(out, src.title()+": "+s)
 		}
 	}
 	return out
+}
+
+// title names a source with its copy and date: "eol.yaml (bundled, as of 2026-08-22)".
+func (s Source) title() string {
+	t := s.Name + " (" + s.Copy
+	if s.AsOf != "" {
+		t += ", as of " + s.AsOf
+	}
+	return t + ")"
 }
 
 func mdEscape(s string) string {
@@ -232,7 +250,7 @@ func renderMarkdown(w io.Writer, r *Report) error {
 	}
 	b.WriteString("\n## Data sources\n")
 	for _, s := range r.Sources {
-		b.WriteString("\n" + s.Name + ":\n\n```text\n" + s.Text + "\n```\n")
+		b.WriteString("\n" + mdEscape(s.title()) + ":\n\n```text\n" + s.Text + "\n```\n")
 	}
 	_, err := io.WriteString(w, b.String())
 	return err

@@ -6,8 +6,9 @@
 // in the middle of a build; the CLI merges the file with flags (flag > config >
 // environment) and turns the values into the options of the library packages.
 //
-// Relative paths in the file (cache, out, ca-bundle, repo.dir, repo.key, a
-// mirror's folder) are relative to the folder of the config file.
+// Relative paths in the file (cache, out, ca-bundle, repo.dir, repo.key,
+// build.provenance-key, a mirror's folder, sigstore.trusted-root and
+// sigstore.tuf-root) are relative to the folder of the config file.
 //
 //	proxy: http://proxy.example:3128      # every download goes through it
 //	no-proxy: [mirror.internal, 10.0.0.0/8] # reached directly (curl's NO_PROXY syntax)
@@ -26,10 +27,21 @@
 //	  max-size: 4GiB      # bytes, or with a unit: KiB MiB GiB TiB (also kB MB GB TB); at most 1TiB
 //	  parallel: 4         # 1 to 64
 //	github-api: https://api.github.com   # for watch: github (updeb outdated, bump)
+//	data:                                # support data (end-of-life dates) for updeb data refresh
+//	  endoflife-url: https://endoflife.date/api/{product}.json  # or a mirror; a base URL gets /{product}.json
+//	  max-age-days: 30                   # warn when the data in use is older (1 to 3650)
+//	  products: [nodejs]                 # endoflife.date products to fetch besides the bundled ones
+//	sigstore:
+//	  trusted-root: /etc/updeb/trusted_root.json  # instead of the refreshed or bundled public-good root
+//	  rekor-url: https://rekor.sigstore.dev       # Rekor (v1 API) for cosign signatures; mirrors apply
+//	  github-api: https://api.github.com          # for github-attestations; default github-api above
+//	  tuf-url: https://tuf-repo-cdn.sigstore.dev  # what updeb trust refresh reads
+//	  tuf-root: /etc/updeb/tuf-root.json          # its TUF root (a private deployment's); default public-good
 //	build:
 //	  compression: xz     # xz, gzip, zstd or none
 //	  parallel: 2         # 1 to 256
 //	  xz-workers: 2       # 1 to 64
+//	  provenance-key: /etc/updeb/repo.secret.asc   # signs the provenance records
 package config
 
 import (
@@ -70,9 +82,55 @@ type Config struct {
 	// GitHubAPI is the GitHub REST API base URL for watch: github (updeb
 	// outdated/bump); "" means https://api.github.com (GitHub Enterprise: its /api/v3).
 	GitHubAPI string
+	Data      Data
+	Sigstore  Sigstore
 
 	// File is the file the config was read from ("" when none was found).
 	File string
+}
+
+// Data configures the support data updeb data refresh fetches and the
+// commands that read it (outdated, compat, plan).
+type Data struct {
+	// EndOfLifeURL is where a product's release cycles are, with "{product}"
+	// where its name goes ("" means DefaultEndOfLifeURL). A URL without
+	// "{product}" is a base: "/{product}.json" is added to it.
+	EndOfLifeURL string
+	// MaxAgeDays: older data gets a warning (0 means DefaultMaxAgeDays).
+	MaxAgeDays int
+	// Products are endoflife.date product names to fetch besides those of
+	// the bundled snapshot (a recipe's component name is its product).
+	Products []string
+}
+
+// DefaultEndOfLifeURL is endoflife.date's API (v0) for one product.
+const DefaultEndOfLifeURL = "https://endoflife.date/api/{product}.json"
+
+// DefaultMaxAgeDays is the age past which support data gets a warning.
+const DefaultMaxAgeDays = 30
+
+// MaxMaxAgeDays bounds data.max-age-days.
+const MaxMaxAgeDays = 3650
+
+// ProductURL returns the URL of product's release cycles.
+func (d Data) ProductURL(product string) string {
+	u := d.EndOfLifeURL
+	if u == "" {
+		u = DefaultEndOfLifeURL
+	}
+	if !strings.Contains(u, "{product}") {
+		u = strings.TrimRight(u, "/") + "/{product}.json"
+	}
+	return strings.ReplaceAll(u, "{product}", url.PathEscape(product))
+}
+
+// MaxAge is the age past which support data gets a warning.
+func (d Data) MaxAge() time.Duration {
+	days := d.MaxAgeDays
+	if days == 0 {
+		days = DefaultMaxAgeDays
+	}
+	return time.Duration(days) * 24 * time.Hour
 }
 
 // Mirror maps upstream URLs that start with Prefix (an http(s) URL prefix) to
@@ -121,10 +179,17 @@ type Build struct {
 	Compression string
 	// Parallel is how many recipe+architecture builds run at once (default: CPUs).
 	Parallel int
-	// XZWorkers is how many xz blocks of one package are compressed at once
-	// (default 2). It changes speed and memory (about 45 MB each), never the
+	// XZWorkers is how many xz blocks (or zstd jobs) of one package are
+	// compressed at once (default 2). It changes speed and memory, never the
 	// bytes of the package.
 	XZWorkers int
+	// XZMode is the xz encoder: fast (default) or best (smaller, about twice
+	// the CPU). It changes the bytes of the package.
+	XZMode string
+	// ProvenanceKey is the armored secret key (as `updeb keys generate`
+	// writes it) that signs each package's provenance record; "" leaves the
+	// records unsigned.
+	ProvenanceKey string
 }
 
 // Repo is the apt repository `updeb publish` and `updeb repo` work on. Flags
@@ -147,6 +212,27 @@ type Repo struct {
 	// Keys are more signing keys beside Key: every suite is signed by each
 	// (a key rotation window).
 	Keys []string
+}
+
+// Sigstore configures the verification of Sigstore signatures. Empty fields
+// mean the public-good defaults.
+type Sigstore struct {
+	// TrustedRoot is a trusted_root.json (a private Sigstore deployment's, or
+	// a copy for an air-gapped site) used instead of the one refreshed into
+	// the state folder or the bundled public-good snapshot.
+	TrustedRoot string
+	// RekorURL is the Rekor (v1 API) base URL cosign signatures are looked
+	// up in; "" means https://rekor.sigstore.dev. mirrors: apply to it.
+	RekorURL string
+	// GitHubAPI is the API github-attestations are read from; "" means the
+	// top-level github-api, then https://api.github.com.
+	GitHubAPI string
+	// TUFURL is the TUF repository updeb trust refresh reads; "" means
+	// Sigstore's public-good one.
+	TUFURL string
+	// TUFRoot is the TUF root.json that repository's metadata must chain to;
+	// "" means the public-good root built into updeb.
+	TUFRoot string
 }
 
 // Duration is a time.Duration written as "30s", "2m", "1h30m".
@@ -296,18 +382,52 @@ func (p *parser) config(c *Config, n *yaml.Node) {
 		"mirrors": field(func(v *yaml.Node) {
 			p.List(v, "mirrors", func(_ int, v *yaml.Node) { c.Mirrors = append(c.Mirrors, p.mirror(v)) })
 		}),
-		"fetch": field(func(v *yaml.Node) { p.fetch(&c.Fetch, v) }),
-		"build": field(func(v *yaml.Node) { p.build(&c.Build, v) }),
-		"repo":  field(func(v *yaml.Node) { p.repo(&c.Repo, v) }),
-		"github-api": field(func(v *yaml.Node) {
-			if s, ok := p.scalar(v, "github-api"); ok {
-				if !httpURL(s) {
-					p.At(v, "github-api %q: want an http:// or https:// URL", s)
+		"fetch":      field(func(v *yaml.Node) { p.fetch(&c.Fetch, v) }),
+		"build":      field(func(v *yaml.Node) { p.build(&c.Build, v) }),
+		"repo":       field(func(v *yaml.Node) { p.repo(&c.Repo, v) }),
+		"github-api": field(func(v *yaml.Node) { p.httpURL(v, "github-api", &c.GitHubAPI) }),
+		"sigstore":   field(func(v *yaml.Node) { p.sigstore(&c.Sigstore, v) }),
+		"data":       field(func(v *yaml.Node) { p.data(&c.Data, v) }),
+	})
+}
+
+func (p *parser) data(d *Data, n *yaml.Node) {
+	p.mapping(n, "data", "config.Data", fields{
+		"endoflife-url": field(func(v *yaml.Node) {
+			if p.str(v, "data.endoflife-url", &d.EndOfLifeURL) && !httpURL(strings.ReplaceAll(d.EndOfLifeURL, "{product}", "p")) {
+				p.At(v, "data.endoflife-url %q: want an http:// or https:// URL (with {product} where the product name goes, or a base URL)", d.EndOfLifeURL)
+			}
+		}),
+		"max-age-days": field(func(v *yaml.Node) { p.integer(v, "data.max-age-days", 1, MaxMaxAgeDays, &d.MaxAgeDays) }),
+		"products": field(func(v *yaml.Node) {
+			p.StrList(v, "data.products", &d.Products)
+			for _, n := range v.Content {
+				if n.Kind == yaml.ScalarNode && !productRE.MatchString(n.Value) {
+					p.At(n, "data.products: %q is not an endoflife.date product name (lower-case letters, digits, '-', '.', '_')", n.Value)
 				}
-				c.GitHubAPI = s
 			}
 		}),
 	})
+}
+
+func (p *parser) sigstore(s *Sigstore, n *yaml.Node) {
+	p.mapping(n, "sigstore", "config.Sigstore", fields{
+		"trusted-root": field(func(v *yaml.Node) { p.path(v, "sigstore.trusted-root", &s.TrustedRoot) }),
+		"rekor-url":    field(func(v *yaml.Node) { p.httpURL(v, "sigstore.rekor-url", &s.RekorURL) }),
+		"github-api":   field(func(v *yaml.Node) { p.httpURL(v, "sigstore.github-api", &s.GitHubAPI) }),
+		"tuf-url":      field(func(v *yaml.Node) { p.httpURL(v, "sigstore.tuf-url", &s.TUFURL) }),
+		"tuf-root":     field(func(v *yaml.Node) { p.path(v, "sigstore.tuf-root", &s.TUFRoot) }),
+	})
+}
+
+// httpURL decodes an http(s) base URL.
+func (p *parser) httpURL(v *yaml.Node, what string, dst *string) {
+	if s, ok := p.scalar(v, what); ok {
+		if !httpURL(s) {
+			p.At(v, "%s %q: want an http:// or https:// URL", what, s)
+		}
+		*dst = s
+	}
 }
 
 func (p *parser) fetch(f *Fetch, n *yaml.Node) {
@@ -351,6 +471,7 @@ func (p *parser) build(b *Build, n *yaml.Node) {
 	p.mapping(n, "build", "config.Build", fields{
 		"version-suffix": field(func(v *yaml.Node) { p.str(v, "build.version-suffix", &b.VersionSuffix) }),
 		"maintainer":     field(func(v *yaml.Node) { p.str(v, "build.maintainer", &b.Maintainer) }),
+		"provenance-key": field(func(v *yaml.Node) { p.path(v, "build.provenance-key", &b.ProvenanceKey) }),
 		"compression": field(func(v *yaml.Node) {
 			if p.str(v, "build.compression", &b.Compression) {
 				if err := CheckCompression(b.Compression); err != nil {
@@ -360,6 +481,13 @@ func (p *parser) build(b *Build, n *yaml.Node) {
 		}),
 		"parallel":   field(func(v *yaml.Node) { p.integer(v, "build.parallel", 1, MaxParallel, &b.Parallel) }),
 		"xz-workers": field(func(v *yaml.Node) { p.integer(v, "build.xz-workers", 1, MaxXZWorkers, &b.XZWorkers) }),
+		"xz-mode": field(func(v *yaml.Node) {
+			if p.str(v, "build.xz-mode", &b.XZMode) {
+				if err := CheckXZMode(b.XZMode); err != nil {
+					p.At(v, "build.%v", err)
+				}
+			}
+		}),
 	})
 }
 
@@ -395,6 +523,15 @@ func CheckCompression(name string) error {
 		return nil
 	}
 	return fmt.Errorf("compression %q: want xz, gzip, zstd or none", name)
+}
+
+// CheckXZMode is the check of build.xz-mode: "" (fast), fast or best.
+func CheckXZMode(name string) error {
+	switch deb.XZMode(name) {
+	case "", deb.XZFast, deb.XZBest:
+		return nil
+	}
+	return fmt.Errorf("xz-mode %q: want fast or best", name)
 }
 
 // scalar returns a single value (null is ""), or records that it is not one.
@@ -459,6 +596,8 @@ func (p *parser) duration(n *yaml.Node, what string, limit time.Duration, dst *D
 		*dst = Duration(v)
 	}
 }
+
+var productRE = regexp.MustCompile(`^[a-z0-9][a-z0-9._-]{0,63}$`)
 
 var sizeRe = regexp.MustCompile(`^(\d+)\s*([KMGT]i?B|[kKMGT]B|B)?$`)
 

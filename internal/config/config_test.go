@@ -27,6 +27,13 @@ fetch:
   max-size: 200MiB
   parallel: 8
   min-rate: {bytes-per-second: 2KiB, over: 20s}
+data: {endoflife-url: "https://mirror.internal/eol/{product}.json", max-age-days: 14, products: [nodejs]}
+sigstore:
+  trusted-root: sigstore/trusted_root.json
+  rekor-url: https://rekor.mirror.internal
+  github-api: https://ghe.internal/api/v3
+  tuf-url: https://tuf.internal/
+  tuf-root: /srv/tuf/root.json
 `
 	c, err := Parse("/etc/updeb/config.yaml", []byte(src))
 	if err != nil {
@@ -45,10 +52,32 @@ fetch:
 			Retries:  &zero, RetryTime: Duration(2 * time.Minute), MaxSize: 200 << 20, Parallel: 8,
 			MinRate: &MinRate{BytesPerSecond: 2 << 10, Over: Duration(20 * time.Second)},
 		},
+		Data: Data{EndOfLifeURL: "https://mirror.internal/eol/{product}.json", MaxAgeDays: 14, Products: []string{"nodejs"}},
+		Sigstore: Sigstore{TrustedRoot: "/etc/updeb/sigstore/trusted_root.json", RekorURL: "https://rekor.mirror.internal",
+			GitHubAPI: "https://ghe.internal/api/v3", TUFURL: "https://tuf.internal/", TUFRoot: "/srv/tuf/root.json"},
 		File: "/etc/updeb/config.yaml",
 	}
 	if !reflect.DeepEqual(c, &want) {
 		t.Errorf("got  %+v\nwant %+v", *c, want)
+	}
+}
+
+func TestDataSettings(t *testing.T) {
+	for _, tc := range []struct{ url, want string }{
+		{"", "https://endoflife.date/api/kubernetes.json"},
+		{"https://mirror.internal/eol", "https://mirror.internal/eol/kubernetes.json"},
+		{"https://mirror.internal/eol/", "https://mirror.internal/eol/kubernetes.json"},
+		{"https://endoflife.date/api/v1/products/{product}", "https://endoflife.date/api/v1/products/kubernetes"},
+	} {
+		if got := (Data{EndOfLifeURL: tc.url}).ProductURL("kubernetes"); got != tc.want {
+			t.Errorf("ProductURL with %q = %s, want %s", tc.url, got, tc.want)
+		}
+	}
+	if got := (Data{}).MaxAge(); got != 30*24*time.Hour {
+		t.Errorf("default max age %s", got)
+	}
+	if got := (Data{MaxAgeDays: 7}).MaxAge(); got != 7*24*time.Hour {
+		t.Errorf("max age %s", got)
 	}
 }
 
@@ -72,6 +101,10 @@ func TestParseErrors(t *testing.T) {
 		{"mirrors:\n  - {prefix: \"https://a/%2e%2e/\", to: \"file:///srv/\"}\n", `c.yaml:2:14: mirror prefix "https://a/%2e%2e/": want an http:// or https:// URL prefix without . or .. segments`},
 		{"mirrors:\n  - {prefix: https://a/, to: \"file:///srv/../etc/\"}\n", `c.yaml:2:30: mirror "https://a/": to "file:///srv/../etc/": want file:///ABSOLUTE/PATH/, http:// or https://, without . or .. segments`},
 		{"mirrors:\n  - {prefix: https://a/, to: \"http://m/a/%2e%2e/\"}\n", `c.yaml:2:30: mirror "https://a/": to "http://m/a/%2e%2e/"`},
+		{"sigstore:\n  rekor-url: rekor.sigstore.dev\n", `c.yaml:2:14: sigstore.rekor-url "rekor.sigstore.dev": want an http:// or https:// URL`},
+		{"sigstore:\n  trusted-roots: x\n", `c.yaml:2:3: unknown field "trusted-roots" (known: github-api, rekor-url, trusted-root, tuf-root, tuf-url)`},
+		{"sigstore: [x]\n", "c.yaml:1:11: cannot unmarshal !!seq into config.Sigstore: sigstore is a mapping"},
+		{"sigstore:\n  trusted-root: [a, b]\n", "c.yaml:2:17: sigstore.trusted-root must be a single value"},
 		// Every bad value is reported, not only the first.
 		{"fetch:\n  timeouts: {idle: x}\n  max-size: y\n", "c.yaml:2:20: invalid duration \"x\" (want a positive duration like 30s, 2m, 1h)\nc.yaml:3:13: invalid size \"y\""},
 	}
@@ -143,6 +176,7 @@ func FuzzParse(f *testing.F) {
 	f.Add([]byte("mirrors:\n  - {prefix: https://a/, to: file:///b/}\n"))
 	f.Add([]byte("cache: [\n"))
 	f.Add([]byte("fetch: {min-rate: {bytes-per-second: 1KiB, over: 2s}}\nmirrors: [{prefix: \"https://a/%2e%2e/\", to: none}]\n"))
+	f.Add([]byte("sigstore: {trusted-root: r.json, rekor-url: https://rekor.internal, github-api: https://ghe/api/v3, tuf-url: https://tuf/, tuf-root: t.json}\n"))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		_, err := Parse("c.yaml", data)
 		if err != nil {
@@ -185,6 +219,7 @@ func TestParseBounds(t *testing.T) {
 		{"build:\n  parallel: -1\n", "c.yaml:2:13: build.parallel: -1 is out of range: want 1 to 256"},
 		{"build:\n  parallel: 2.5\n", "c.yaml:2:13: cannot unmarshal !!float `2.5` into int: build.parallel is a whole number from 1 to 256"},
 		{"build:\n  compression: rar\n", `c.yaml:2:16: build.compression "rar": want xz, gzip, zstd or none`},
+		{"build:\n  xz-mode: fastest\n", `c.yaml:2:12: build.xz-mode "fastest": want fast or best`},
 		{"build:\n  maintainer: [a]\n", "c.yaml:2:15: build.maintainer must be a single value"},
 		{"fetch:\n  retries: -1\n", "c.yaml:2:12: fetch.retries: -1 is out of range: want 0 to 100"},
 		{"fetch:\n  retries: 1000000000000000000000\n", "c.yaml:2:12: cannot unmarshal !!float `1000000000000000000000` into int: fetch.retries is a whole number from 0 to 100"},
@@ -198,6 +233,10 @@ func TestParseBounds(t *testing.T) {
 		{"fetch: 3\n", "c.yaml:1:8: cannot unmarshal !!int `3` into config.Fetch: fetch is a mapping"},
 		{"fetch:\n  timeouts: [1s]\n", "c.yaml:2:13: cannot unmarshal !!seq into config.Timeouts: fetch.timeouts is a mapping"},
 		{"github-api: ftp://x\n", `c.yaml:1:13: github-api "ftp://x": want an http:// or https:// URL`},
+		{"data: {endoflife-url: \"file:///x/{product}\"}\n", `c.yaml:1:23: data.endoflife-url "file:///x/{product}": want an http:// or https:// URL`},
+		{"data: {max-age-days: 0}\n", `c.yaml:1:22: data.max-age-days: 0 is out of range: want 1 to 3650`},
+		{"data: {max-age: 30}\n", `c.yaml:1:8: unknown field "max-age" (known: endoflife-url, max-age-days, products)`},
+		{"data: {products: [../etc]}\n", `c.yaml:1:19: data.products: "../etc" is not an endoflife.date product name`},
 		{"repo:\n  valid-for: soon\n", `c.yaml:2:14: invalid duration "soon" (want a positive duration like 30s, 2m, 1h)`},
 		{"repo:\n  suite: \"a\\nb\"\n", `c.yaml:2:10: repo.suite must be one line`},
 		{"mirrors: {prefix: x}\n", "c.yaml:1:10: mirrors: expected a list, found a mapping"},
@@ -216,7 +255,7 @@ func TestParseBounds(t *testing.T) {
 			t.Errorf("Parse(%q)\n got %v\nwant %s", tc.src, err, tc.want)
 		}
 	}
-	for _, ok := range []string{"build: {xz-workers: 64, parallel: 256, compression: zstd}", "fetch: {retries: 100, parallel: 64, max-size: 1TiB, timeouts: {connect: 1h}, retry-time: 24h}", "build: {compression: none}", "cache: ~"} {
+	for _, ok := range []string{"build: {xz-workers: 64, parallel: 256, compression: zstd, xz-mode: best}", "build: {xz-mode: fast}", "fetch: {retries: 100, parallel: 64, max-size: 1TiB, timeouts: {connect: 1h}, retry-time: 24h}", "build: {compression: none}", "cache: ~"} {
 		if _, err := Parse("c.yaml", []byte(ok)); err != nil {
 			t.Errorf("Parse(%q): %v", ok, err)
 		}
@@ -277,5 +316,24 @@ func TestParseNulls(t *testing.T) {
 	}
 	if c, err := Parse("c.yaml", []byte("no-proxy:\nbuild: {parallel: 0x10}\n")); err != nil || c.NoProxy != nil || c.Build.Parallel != 16 {
 		t.Errorf("no-proxy null: %v %+v", err, c)
+	}
+}
+
+func TestProvenanceKeyIsRelativeToTheFile(t *testing.T) {
+	for src, want := range map[string]string{
+		"build:\n  provenance-key: keys/prov.secret.asc\n": "/etc/updeb/keys/prov.secret.asc",
+		"build:\n  provenance-key: /srv/k.asc\n":           "/srv/k.asc",
+		"build:\n  provenance-key:\n":                      "",
+	} {
+		c, err := Parse("/etc/updeb/config.yaml", []byte(src))
+		if err != nil {
+			t.Fatalf("%q: %v", src, err)
+		}
+		if c.Build.ProvenanceKey != want {
+			t.Errorf("%q: %q, want %q", src, c.Build.ProvenanceKey, want)
+		}
+	}
+	if _, err := Parse("c.yaml", []byte("build:\n  provenance-key: [a]\n")); err == nil || !strings.Contains(err.Error(), "c.yaml:2:19: build.provenance-key must be a single value") {
+		t.Errorf("a list: %v", err)
 	}
 }

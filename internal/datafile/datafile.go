@@ -2,7 +2,11 @@
 // internal/compat/data) share: their header comment names the source and snapshot.
 package datafile
 
-import "strings"
+import (
+	"fmt"
+	"strings"
+	"time"
+)
 
 // Header returns the leading comment block of a YAML file, with each line's
 // "#" and one following space removed, and outer blank lines trimmed.
@@ -16,4 +20,30 @@ func Header(b []byte) string {
 		lines = append(lines, strings.TrimPrefix(strings.TrimPrefix(s, "#"), " "))
 	}
 	return strings.TrimSpace(strings.Join(lines, "\n"))
+}
+
+// AsOfLabel starts the header line that dates a data file: "As of: 2026-08-22"
+// (a snapshot's day) or "As of: 2026-11-24T10:11:12Z" (when a refresh fetched
+// it). The age a command reports and warns about is counted from it.
+const AsOfLabel = "As of:"
+
+// AsOf returns the date of the header's "As of:" line (see AsOfLabel); ok is
+// false when there is none. A line that is there but does not hold a day or
+// an RFC 3339 time is an error: the file's age would be unknown.
+func AsOf(header string) (t time.Time, ok bool, err error) {
+	for _, l := range strings.Split(header, "\n") {
+		v, found := strings.CutPrefix(strings.TrimSpace(l), AsOfLabel)
+		if !found {
+			continue
+		}
+		v = strings.TrimSpace(v)
+		if t, err := time.Parse(time.RFC3339, v); err == nil {
+			return t.UTC(), true, nil
+		}
+		if t, err := time.Parse(time.DateOnly, v); err == nil {
+			return t, true, nil
+		}
+		return time.Time{}, true, fmt.Errorf("header line %q: want %s YYYY-MM-DD or an RFC 3339 time", strings.TrimSpace(l), AsOfLabel)
+	}
+	return time.Time{}, false, nil
 }

@@ -36,7 +36,11 @@ var ErrData = errors.New("eol: invalid data")
 type Data struct {
 	// Source is the header comment of the data file (without the leading "# "):
 	// where the data comes from, its licence and its snapshot date.
-	Source   string
+	Source string
+	// AsOf is the day the data was true of upstream: the header's "As of:"
+	// line (a snapshot's day, or when updeb data refresh fetched it); zero
+	// when the header has none.
+	AsOf     time.Time
 	products map[string][]Cycle
 }
 
@@ -75,6 +79,9 @@ func Load() (*Data, error) { return Parse("eol.yaml", embedded) }
 func Parse(name string, b []byte) (*Data, error) {
 	d := &yamlfile.Decoder{File: name}
 	data := &Data{Source: datafile.Header(b), products: map[string][]Cycle{}}
+	if err := data.setAsOf(); err != nil {
+		return nil, fmt.Errorf("%w: %s: %w", ErrData, name, err)
+	}
 	const want = "expected a mapping of product -> cycles"
 	if top := d.Document(b, yamlfile.Options{What: "end-of-life data file", Empty: want}); top != nil {
 		if top.Kind != yaml.MappingNode {
@@ -90,6 +97,13 @@ func Parse(name string, b []byte) (*Data, error) {
 		return nil, fmt.Errorf("%w: %w", ErrData, err)
 	}
 	return data, nil
+}
+
+// setAsOf reads AsOf from the header's "As of:" line.
+func (d *Data) setAsOf() error {
+	asOf, _, err := datafile.AsOf(d.Source)
+	d.AsOf = asOf
+	return err
 }
 
 // cycles decodes a product's list of cycles; a cycle name is given once.

@@ -169,10 +169,18 @@ func (f *Fetcher) retry(parent context.Context, upstream string, tu *url.URL, at
 			}
 			return netErr(n, err)
 		}
-		if n > f.o.Retries {
+		delay := f.backoff(n)
+		if proxyUnreachable(err) {
+			// Nothing listens at the proxy: a proxy being restarted comes
+			// back in a moment, a stopped or mistyped one never does. A few
+			// quick tries tell them apart in seconds, not the full budget.
+			if n >= proxyAttempts || n > f.o.Retries {
+				return netErr(n, fmt.Errorf("%w: %w", ErrProxyUnreachable, err))
+			}
+			delay = f.o.Backoff << (n - 1)
+		} else if n > f.o.Retries {
 			return netErr(n, err)
 		}
-		delay := f.backoff(n)
 		if after > 0 {
 			delay = after
 		}

@@ -3,7 +3,9 @@ package fetch
 import (
 	"errors"
 	"fmt"
+	"io/fs"
 	"net/http"
+	"slices"
 	"strings"
 	"time"
 )
@@ -71,12 +73,44 @@ func (e *SizeError) Error() string {
 	return fmt.Sprintf("%s is larger than the size limit of %d bytes (at least %d bytes)", e.URL, e.Limit, e.Size)
 }
 
-// OfflineError lists what offline mode needed but the cache does not hold.
-type OfflineError struct{ Missing []string }
+// OfflineError lists what offline mode needed but the cache does not hold:
+// files it never had (Missing), and files whose cached copy failed its
+// digest and was removed (Corrupt).
+type OfflineError struct{ Missing, Corrupt []string }
 
 func (e *OfflineError) Error() string {
-	return fmt.Sprintf("offline: %d file(s) not in the cache:\n  %s", len(e.Missing), strings.Join(e.Missing, "\n  "))
+	var parts []string
+	if len(e.Missing) > 0 {
+		parts = append(parts, fmt.Sprintf("%d file(s) not in the cache:\n  %s", len(e.Missing), strings.Join(e.Missing, "\n  ")))
+	}
+	if len(e.Corrupt) > 0 {
+		parts = append(parts, fmt.Sprintf("%d file(s) in the cache failed their digest and were removed:\n  %s", len(e.Corrupt), strings.Join(e.Corrupt, "\n  ")))
+	}
+	return "offline: " + strings.Join(parts, "\n")
 }
+
+// Add merges o's lists into e's, sorted and without repeats.
+func (e *OfflineError) Add(o *OfflineError) {
+	e.Missing = slices.Compact(slices.Sorted(slices.Values(append(e.Missing, o.Missing...))))
+	e.Corrupt = slices.Compact(slices.Sorted(slices.Values(append(e.Corrupt, o.Corrupt...))))
+}
+
+// MissingError is a file a file mirror does not hold: nothing to download.
+type MissingError struct {
+	URL   string // the upstream URL
+	Where string // "mirror file:///srv/mirror/x"
+}
+
+func (e *MissingError) Error() string {
+	return fmt.Sprintf("fetch %s: missing from the %s", e.URL, e.Where)
+}
+
+// Unwrap makes a MissingError an fs.ErrNotExist.
+func (e *MissingError) Unwrap() error { return fs.ErrNotExist }
+
+// ErrProxyUnreachable is wrapped when nothing answered at the proxy itself
+// (connection refused, no route, unknown host) after a few quick tries.
+var ErrProxyUnreachable = errors.New("nothing answers at the proxy")
 
 // ErrTooManyRedirects is wrapped when a download is redirected more than 10 times.
 var ErrTooManyRedirects = errors.New("fetch: stopped after 10 redirects")

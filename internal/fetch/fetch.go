@@ -42,7 +42,7 @@ import (
 	"net/http"
 	"net/url"
 	"os"
-	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -234,20 +234,27 @@ func (f *Fetcher) fetchLocked(ctx context.Context, r Request, algs []digest.Algo
 		return nil, err
 	}
 	defer unlock()
-	if res, err := f.lookup(r, algs); err == nil {
+	res, err := f.lookup(r, algs)
+	switch {
+	case err == nil:
 		f.log.Debug("cached", "url", r.URL, "path", res.Path)
 		return res, nil
-	} else if !errors.Is(err, cache.ErrMiss) {
-		return nil, err
-	}
-	if f.o.Offline {
+	case f.o.Offline && errors.Is(err, errEvicted):
+		return nil, &OfflineError{Corrupt: []string{r.URL}}
+	case f.o.Offline && errors.Is(err, cache.ErrMiss):
 		return nil, &OfflineError{Missing: []string{r.URL}}
+	case !errors.Is(err, cache.ErrMiss):
+		return nil, err
 	}
 	return f.download(ctx, r, algs)
 }
 
+// errEvicted is a cache miss because the cached copy failed its digest (and
+// was removed): it wraps cache.ErrMiss.
+var errEvicted = fmt.Errorf("%w: the cached copy failed its digest and was removed", cache.ErrMiss)
+
 // lookup finds r in the cache and re-verifies it, computing algs; cache.ErrMiss
-// when absent, corrupt (then evicted) or not matching the pin.
+// when absent or not matching the pin, errEvicted when corrupt (then removed).
 func (f *Fetcher) lookup(r Request, algs []digest.Algorithm) (*Result, error) {
 	sha := r.Pinned[digest.SHA256]
 	expect := r.Pinned
@@ -261,10 +268,21 @@ func (f *Fetcher) lookup(r Request, algs []digest.Algorithm) (*Result, error) {
 			expect = e.Digests()
 		}
 	}
-	path, size, sums, err := f.cache.Verify(sha, digest.Needed(expect, algs...)...)
+	var report func(done, total int64)
+	reported := false
+	if f.o.Progress != nil {
+		report = func(done, total int64) {
+			reported = true
+			f.progress(Progress{URL: r.URL, Received: done, Total: total, Cached: true})
+		}
+	}
+	path, size, sums, err := f.cache.VerifyReporting(sha, report, digest.Needed(expect, algs...)...)
+	if reported {
+		f.progress(Progress{URL: r.URL, Received: size, Total: size, Done: true, Err: err, Cached: true})
+	}
 	if errors.Is(err, cache.ErrCorrupt) {
-		f.log.Warn("evicted a corrupt cache entry; fetching again", "url", r.URL, "err", err)
-		return nil, cache.ErrMiss
+		f.log.Warn("evicted a corrupt cache entry", "url", r.URL, "err", err)
+		return nil, errEvicted
 	}
 	if err != nil {
 		return nil, err
@@ -328,7 +346,9 @@ func (f *Fetcher) download(ctx context.Context, r Request, algs []digest.Algorit
 	sums := h.Sum()
 	if len(r.Pinned) > 0 {
 		if err := h.Check(r.URL, r.Pinned); err != nil {
-			f.log.Error("digest mismatch: not cached", "url", r.URL, "err", err)
+			if t.dir != "" {
+				err = fmt.Errorf("the copy in the %s is corrupt: %w", via, err)
+			}
 			return nil, err
 		}
 	}
@@ -342,7 +362,8 @@ func (f *Fetcher) download(ctx context.Context, r Request, algs []digest.Algorit
 	if err := f.cache.SetIndex(e); err != nil {
 		return nil, err
 	}
-	f.log.Info("fetched", "url", r.URL, "size", h.Size(), "sha256", sums[digest.SHA256], "via", via)
+	f.log.Info("fetched", "url", r.URL, "size", h.Size(), "via", strings.Fields(via)[0])
+	f.log.Debug("fetched", "url", r.URL, "sha256", sums[digest.SHA256], "via", via, "path", path)
 	return &Result{URL: r.URL, Path: path, Size: h.Size(), Digests: sums, Via: via}, nil
 }
 
@@ -369,16 +390,15 @@ func (f *Fetcher) Close() { f.client.CloseIdleConnections() }
 func (f *Fetcher) FetchAll(ctx context.Context, rs []Request) ([]*Result, error) {
 	out := make([]*Result, len(rs))
 	var mu sync.Mutex
-	var missing []string
+	offline := &OfflineError{}
 	g, gctx := errgroup.WithContext(ctx)
 	g.SetLimit(f.o.Parallel)
 	for i, r := range rs {
 		g.Go(func() error {
 			res, err := f.Fetch(gctx, r)
-			var oe *OfflineError
-			if errors.As(err, &oe) {
+			if oe, ok := errors.AsType[*OfflineError](err); ok {
 				mu.Lock()
-				missing = append(missing, oe.Missing...)
+				offline.Add(oe)
 				mu.Unlock()
 				return nil
 			}
@@ -389,9 +409,8 @@ func (f *Fetcher) FetchAll(ctx context.Context, rs []Request) ([]*Result, error)
 	if err := g.Wait(); err != nil {
 		return nil, err
 	}
-	if len(missing) > 0 {
-		slices.Sort(missing)
-		return nil, &OfflineError{Missing: slices.Compact(missing)}
+	if len(offline.Missing)+len(offline.Corrupt) > 0 {
+		return nil, offline
 	}
 	return out, nil
 }

@@ -820,9 +820,9 @@ func TestMirrors(t *testing.T) {
 		t.Errorf("via %q: want the HTTP mirror through squid", res.Via)
 	}
 	_, err = f.Fetch(context.Background(), Request{URL: "https://github.com/helm/v2/helm.tgz", Pinned: pin(strings.Repeat("2", 64))})
-	var ne *NetworkError
-	if !errors.As(err, &ne) || !errors.Is(err, fs.ErrNotExist) {
-		t.Errorf("missing mirror file: err = %v, want a NetworkError wrapping not-exist", err)
+	var me *MissingError
+	if !errors.As(err, &me) || !errors.Is(err, fs.ErrNotExist) || me.Where != "mirror file://"+dir+"/helm/v2/helm.tgz" {
+		t.Errorf("missing mirror file: err = %v, want a MissingError naming the mirror file", err)
 	}
 }
 

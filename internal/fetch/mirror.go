@@ -4,10 +4,12 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"net/url"
 	"os"
 	"path"
 	"strings"
+	"time"
 
 	"github.com/updeb/updeb/internal/confined"
 	"github.com/updeb/updeb/internal/srcurl"
@@ -115,6 +117,23 @@ func mapMirror(ms []Mirror, u string) (target, error) {
 	return target{url: mapped, mirrored: true}, nil
 }
 
+// MirrorFile returns the file, slash-separated below a file mirror's
+// folder, that a file mirror m maps u to: the layout a mirrors: entry with a
+// folder reads (what updeb mirror export writes).
+func MirrorFile(m Mirror, u string) (string, error) {
+	if _, err := srcurl.Check(u); err != nil {
+		return "", err
+	}
+	t, err := mapMirror([]Mirror{m}, u)
+	if err != nil {
+		return "", err
+	}
+	if t.dir == "" {
+		return "", fmt.Errorf("%s is not below the file mirror %s", u, m.Prefix)
+	}
+	return t.name, nil
+}
+
 // matchPrefix reports whether prefix starts u and ends at a segment
 // boundary: https://github.com/helm matches .../helm/x, not .../helmfile/x.
 func matchPrefix(prefix, u string) bool {
@@ -131,15 +150,23 @@ func matchPrefix(prefix, u string) bool {
 // is opened inside the mirror's folder (confined.Open): a symlink out of it,
 // a device or a FIFO is refused before a byte is read.
 func (f *Fetcher) copyFile(t target, upstream string, tmp *os.File, h *digest.Hasher) error {
-	src, _, err := confined.Open(t.dir, t.name)
+	src, fi, err := confined.Open(t.dir, t.name)
 	if errors.Is(err, confined.ErrRefused) {
 		return &MirrorError{URL: upstream, Target: t.url, Err: err}
+	}
+	if errors.Is(err, fs.ErrNotExist) {
+		return &MissingError{URL: upstream, Where: "mirror " + t.url}
 	}
 	if err != nil {
 		return &NetworkError{URL: upstream, Target: t.url, Attempts: 1, Err: err}
 	}
 	defer src.Close()
-	n, err := io.CopyBuffer(io.MultiWriter(tmp, h), io.LimitReader(src, f.o.MaxSize+1), make([]byte, copyBuffer))
+	var r io.Reader = io.LimitReader(src, f.o.MaxSize+1)
+	if f.o.Progress != nil {
+		r = &copyProgress{r: r, f: f, p: Progress{URL: upstream, Total: fi.Size()}}
+	}
+	n, err := io.CopyBuffer(io.MultiWriter(tmp, h), r, make([]byte, copyBuffer))
+	f.progress(Progress{URL: upstream, Received: n, Total: fi.Size(), Done: true, Err: err})
 	if err != nil {
 		return &NetworkError{URL: upstream, Target: t.url, Attempts: 1, Err: err}
 	}
@@ -147,4 +174,22 @@ func (f *Fetcher) copyFile(t target, upstream string, tmp *os.File, h *digest.Ha
 		return &SizeError{URL: upstream, Limit: f.o.MaxSize, Size: n}
 	}
 	return nil
+}
+
+// copyProgress reports a mirror copy's progress every progressEvery.
+type copyProgress struct {
+	r    io.Reader
+	f    *Fetcher
+	p    Progress
+	last time.Time
+}
+
+func (c *copyProgress) Read(b []byte) (int, error) {
+	n, err := c.r.Read(b)
+	c.p.Received += int64(n)
+	if now := time.Now(); now.Sub(c.last) >= progressEvery {
+		c.last = now
+		c.f.progress(c.p)
+	}
+	return n, err
 }

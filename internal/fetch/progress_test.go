@@ -1,23 +1,51 @@
 package fetch
 
 import (
-	"bytes"
-	"errors"
+	"context"
+	"os"
+	"path/filepath"
+	"sync"
 	"testing"
 )
 
-func TestBars(t *testing.T) {
-	var out bytes.Buffer
-	p := Bars(&out)
-	p(Progress{URL: "https://x/a.tgz", Total: 2048})
-	p(Progress{URL: "https://x/b.tgz", Total: -1, Received: 1536})
-	p(Progress{URL: "https://x/a.tgz", Received: 2048, Total: 2048, Done: true})
-	p(Progress{URL: "https://x/b.tgz", Received: 1536, Total: -1, Done: true, Err: errors.New("x")})
-	want := "\x1b[2Ka.tgz                            [                              ]   0% 0 B / 2.0 KiB \n" +
-		"\x1b[1A\x1b[2Ka.tgz                            [                              ]   0% 0 B / 2.0 KiB \n\x1b[2Kb.tgz                            1.5 KiB \n" +
-		"\x1b[2A\x1b[2Ka.tgz                            [==============================] 100% 2.0 KiB / 2.0 KiB done\n\x1b[2Kb.tgz                            1.5 KiB \n" +
-		"\x1b[1A\x1b[2Kb.tgz                            1.5 KiB failed\n"
-	if out.String() != want {
-		t.Errorf("got  %q\nwant %q", out.String(), want)
+// TestProgressReports: a copy from a folder mirror and the re-hash of the
+// cached copy each report their bytes, then end with one Done report.
+func TestProgressReports(t *testing.T) {
+	body, sha := payload(3<<20, 5)
+	dir := t.TempDir()
+	os.MkdirAll(filepath.Join(dir, "v1"), 0o755)
+	os.WriteFile(filepath.Join(dir, "v1", "x.tgz"), body, 0o644)
+	var mu sync.Mutex
+	var got []Progress
+	o := Options{Mirrors: []Mirror{{Prefix: "https://h.example/", To: "file://" + dir + "/"}}, Retries: -1,
+		Progress: func(p Progress) { mu.Lock(); got = append(got, p); mu.Unlock() }}
+	f := newTestFetcher(t, o)
+	req := Request{URL: "https://h.example/v1/x.tgz", Pinned: pin(sha)}
+	check := func(what string, cached bool) {
+		t.Helper()
+		mu.Lock()
+		defer mu.Unlock()
+		if len(got) == 0 {
+			t.Fatalf("%s: no report", what)
+		}
+		last := got[len(got)-1]
+		if !last.Done || last.Err != nil || last.Received != int64(len(body)) || last.Cached != cached {
+			t.Errorf("%s: last report %+v, want Done with %d bytes (cached %v)", what, last, len(body), cached)
+		}
+		for _, p := range got[:len(got)-1] {
+			if p.Done || p.Cached != cached || p.Received > int64(len(body)) || p.URL != req.URL {
+				t.Errorf("%s: report %+v", what, p)
+			}
+		}
+		got = nil
 	}
+	if _, err := f.Fetch(context.Background(), req); err != nil {
+		t.Fatal(err)
+	}
+	check("mirror copy", false)
+	res, err := f.Fetch(context.Background(), req)
+	if err != nil || !res.FromCache {
+		t.Fatalf("second fetch: %v, %+v", err, res)
+	}
+	check("re-hash of the cached copy", true)
 }

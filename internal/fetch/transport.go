@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
+	"syscall"
 	"time"
 )
 
@@ -115,6 +116,23 @@ func (f *Fetcher) proxyFor(u *url.URL) string {
 
 // redact hides a password in a proxy URL before it reaches a log or an error.
 func redact(u *url.URL) string { return u.Redacted() }
+
+// proxyAttempts is how many times a request is made while nothing answers at
+// the proxy: 1 + 2 retries, Options.Backoff then twice that apart (3 s in all
+// with the default backoff), enough for a proxy being restarted.
+const proxyAttempts = 3
+
+// proxyUnreachable reports whether err is a failure to connect to the proxy
+// itself (refused, no route, unknown host), not to the host behind it.
+func proxyUnreachable(err error) bool {
+	var oe *net.OpError
+	if !errors.As(err, &oe) || oe.Op != "proxyconnect" {
+		return false
+	}
+	var dns *net.DNSError
+	return errors.Is(err, syscall.ECONNREFUSED) || errors.Is(err, syscall.EHOSTUNREACH) ||
+		errors.Is(err, syscall.ENETUNREACH) || errors.As(err, &dns)
+}
 
 // isRetryable reports whether a transport error may go away by trying again.
 func isRetryable(err error) bool {

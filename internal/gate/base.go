@@ -252,6 +252,9 @@ func diffTrust(np, op *recipe.Plan, newRoot, oldRoot string) []string {
 			if s.Signature != nil {
 				m["source "+s.Name+" signature"] = anchor{strings.TrimPrefix(s.Signature.KeyringPath, root+"/"), s.Signature.Signers}
 			}
+			if s.Sigstore != nil { // the signer is the anchor: a change is for review, like a keyring's
+				m["source "+s.Name+" signature"] = anchor{"Sigstore " + s.Sigstore.Signer(), nil}
+			}
 			if s.Checksums != nil && s.Checksums.Clearsigned != nil {
 				m["source "+s.Name+" checksum file"] = anchor{strings.TrimPrefix(s.Checksums.Clearsigned.KeyringPath, root+"/"), s.Checksums.Clearsigned.Signers}
 			}
@@ -259,15 +262,22 @@ func diffTrust(np, op *recipe.Plan, newRoot, oldRoot string) []string {
 		return m
 	}
 	na, oa := anchors(np, newRoot), anchors(op, oldRoot)
+	name := func(k string) string {
+		if strings.HasPrefix(k, "Sigstore ") {
+			return k
+		}
+		return "keyring " + k
+	}
 	var out []string
 	for what, n := range na {
 		o, ok := oa[what]
 		switch {
 		case !ok:
-			out = append(out, fmt.Sprintf("%s: now verified with keyring %s (new)", what, n.keyring))
+			out = append(out, fmt.Sprintf("%s: now verified with %s (new)", what, name(n.keyring)))
 			continue
 		case o.keyring != n.keyring:
-			out = append(out, fmt.Sprintf("%s: keyring %s replaces %s", what, n.keyring, o.keyring))
+			out = append(out, fmt.Sprintf("%s: %s replaces %s", what, name(n.keyring), name(o.keyring)))
+		case strings.HasPrefix(n.keyring, "Sigstore "):
 		default:
 			ca, _ := os.ReadFile(filepath.Join(newRoot, n.keyring))
 			cb, _ := os.ReadFile(filepath.Join(oldRoot, o.keyring))
@@ -281,7 +291,7 @@ func diffTrust(np, op *recipe.Plan, newRoot, oldRoot string) []string {
 	}
 	for what, o := range oa {
 		if _, ok := na[what]; !ok {
-			out = append(out, fmt.Sprintf("%s: no longer verified (keyring %s dropped)", what, o.keyring))
+			out = append(out, fmt.Sprintf("%s: no longer verified (%s dropped)", what, name(o.keyring)))
 		}
 	}
 	return out

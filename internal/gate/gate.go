@@ -1,5 +1,5 @@
 // Package gate is what `updeb verify` runs in CI on recipes (typically a
-// bump): fetch and verify every source (pins, OpenPGP signatures, the
+// bump): fetch and verify every source (pins, OpenPGP or Sigstore signatures, the
 // cross-check against upstream checksum files), build, lintian, build again
 // into a fresh folder and compare bytes, and, against a base git revision,
 // check that the Debian version increases, flag keyring and signer changes
@@ -31,6 +31,7 @@ import (
 	"github.com/updeb/updeb/internal/trust"
 	"github.com/updeb/updeb/pkg/digest"
 	"github.com/updeb/updeb/pkg/verify"
+	"github.com/updeb/updeb/pkg/verify/sigstore"
 )
 
 // Status is the outcome of one check.
@@ -251,7 +252,7 @@ func sourceChecks(r *recipe.Recipe, results []build.Result, c *checks) bool {
 		switch {
 		case errors.As(x.Err, &mismatch):
 			c.add("digest", Fail, "%v", x.Err)
-		case errors.Is(x.Err, verify.ErrSignature):
+		case errors.Is(x.Err, verify.ErrSignature), errors.Is(x.Err, sigstore.ErrRefused):
 			c.add("signature", Fail, "%v", x.Err)
 		case errors.Is(x.Err, trust.ErrCrossCheck):
 			c.add("cross-check", Fail, "%v", x.Err)
@@ -267,11 +268,14 @@ func sourceChecks(r *recipe.Recipe, results []build.Result, c *checks) bool {
 		return false
 	}
 	// Everything verified: say how, per source.
-	var signed, unsigned, crossed, uncrossed []string
+	var signed, sigstored, unsigned, crossed, uncrossed []string
 	for _, s := range r.Sources {
-		if s.Signature.URL != "" {
+		switch {
+		case s.Signature.Sigstore != nil:
+			sigstored = append(sigstored, s.Name+" ("+sigstoreEvidence(results, s.Name)+")")
+		case s.Signature.URL != "":
 			signed = append(signed, s.Name)
-		} else {
+		default:
 			unsigned = append(unsigned, s.Name+" ("+s.Signature.None+")")
 		}
 		if s.Checksums != nil {
@@ -284,8 +288,11 @@ func sourceChecks(r *recipe.Recipe, results []build.Result, c *checks) bool {
 	if len(signed) > 0 {
 		c.add("signature", Pass, "OpenPGP signature verified: %s", strings.Join(signed, ", "))
 	}
+	if len(sigstored) > 0 {
+		c.add("signature", Pass, "Sigstore signature verified: %s", strings.Join(sigstored, "; "))
+	}
 	if len(unsigned) > 0 {
-		c.add("signature", Skip, "no OpenPGP signature: %s", strings.Join(unsigned, "; "))
+		c.add("signature", Skip, "no signature: %s", strings.Join(unsigned, "; "))
 	}
 	if len(crossed) > 0 {
 		c.add("cross-check", Pass, "pins agree with the upstream checksum file: %s", strings.Join(crossed, ", "))
@@ -303,14 +310,29 @@ func sourceChecks(r *recipe.Recipe, results []build.Result, c *checks) bool {
 	return true
 }
 
-// isNetwork reports a download that failed (network, offline miss), as
-// opposed to a check that failed.
+// sigstoreEvidence says, per architecture built, who signed the source and
+// where the transparency log holds it.
+func sigstoreEvidence(results []build.Result, source string) string {
+	var out []string
+	for _, x := range results {
+		for _, by := range x.VerifiedBy[source] {
+			if ev, ok := strings.CutPrefix(by, "sigstore:"); ok {
+				out = append(out, x.Arch+": "+ev)
+			}
+		}
+	}
+	return strings.Join(out, ", ")
+}
+
+// isNetwork reports a download that failed (network, offline miss, a
+// Sigstore service that could not be asked), as opposed to a check that
+// failed.
 func isNetwork(err error) bool {
 	var (
 		netErr  *fetch.NetworkError
 		offline *fetch.OfflineError
 	)
-	return errors.As(err, &netErr) || errors.As(err, &offline)
+	return errors.As(err, &netErr) || errors.As(err, &offline) || errors.Is(err, sigstore.ErrUnavailable)
 }
 
 // lintian runs lintian --fail-on error over every package at once.

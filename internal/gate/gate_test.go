@@ -120,6 +120,9 @@ func TestDiffRecipes(t *testing.T) {
 			[]string{"source hello signature: signers [" + fpr + " 0123456789ABCDEF0123456789ABCDEF01234567], were [" + fpr + "]"}, false},
 		{"signature dropped", edit(t, helloRecipe, `signature: {url: "https://example.org/v{{.Version}}/hello-{{.Arch}}.tar.gz.asc", keyring: keys/upstream.asc, signers: [`+fpr+`]}`, `signature: {none: upstream does not sign}`), key, true, "1.2.0-1", "1.2.0-1", nil,
 			[]string{"source hello signature: no longer verified (keyring keys/upstream.asc dropped)"}, false},
+		{"Sigstore signer replaces the keyring", edit(t, helloRecipe, `signature: {url: "https://example.org/v{{.Version}}/hello-{{.Arch}}.tar.gz.asc", keyring: keys/upstream.asc, signers: [`+fpr+`]}`,
+			`signature: {bundle-url: "https://example.org/v{{.Version}}/hello-{{.Arch}}.sigstore.json", identity: rel@example.org, issuer: https://accounts.google.com}`), key, true, "1.2.0-1", "1.2.0-1", nil,
+			[]string{"source hello signature: Sigstore identity rel@example.org, issuer https://accounts.google.com replaces keyring keys/upstream.asc"}, false},
 	}
 	old := loadProject(t, helloRecipe, key)
 	for _, tt := range tests {
@@ -217,7 +220,7 @@ func TestSourceChecks(t *testing.T) {
 	want := []Result{
 		{Check: "digest", Status: Pass, Detail: "every source matches its pinned digest"},
 		{Check: "signature", Status: Pass, Detail: "OpenPGP signature verified: signed"},
-		{Check: "signature", Status: Skip, Detail: "no OpenPGP signature: bare (upstream does not sign)"},
+		{Check: "signature", Status: Skip, Detail: "no signature: bare (upstream does not sign)"},
 		{Check: "cross-check", Status: Pass, Detail: "pins agree with the upstream checksum file: signed"},
 		{Check: "cross-check", Status: Skip, Detail: "no cross-check available (the recipe names no upstream checksum file): bare"},
 		{Check: "build", Status: Pass, Detail: "a_1_amd64.deb b_1_amd64.deb"},

@@ -8,20 +8,29 @@ import (
 	"crypto/sha512"
 	"encoding/hex"
 	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
 	"os"
-	"os/exec"
 	"path"
 	"path/filepath"
+	"regexp"
+	"slices"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/updeb/updeb/internal/build"
+	"github.com/updeb/updeb/internal/config"
 	"github.com/updeb/updeb/internal/fetch"
+	"github.com/updeb/updeb/internal/gate"
 	"github.com/updeb/updeb/internal/pgptest"
 	"github.com/updeb/updeb/internal/recipe"
+	"github.com/updeb/updeb/internal/squid"
 	"github.com/updeb/updeb/internal/testenv"
 	"github.com/updeb/updeb/pkg/digest"
+	"github.com/updeb/updeb/pkg/verify/sigstore"
+	"github.com/updeb/updeb/pkg/verify/sigstore/sigstoretest"
 )
 
 // The stand-ins below are written from ARTIFACTS.md (the upstream release
@@ -41,11 +50,15 @@ type artifact struct {
 	sums    string  // URL of the checksum file that lists it ("" none)
 	sumsFmt string  // "sha256sum" (hex  name), "bare" (hex only), "clearsigned"
 	sig     string  // URL of its detached signature ("" none)
+	cosign  bool    // signed with cosign keyless: url.sig and url.cert, logged in Rekor
 }
 
 type standin struct {
-	recipe    string
-	keyring   string // the recipe's keyring, replaced by the test key ("" none)
+	recipe  string
+	keyring string // the recipe's keyring, replaced by the test key ("" none)
+	// signature replaces the recipe's signature: block ("" keeps it): for
+	// a form the stand-in mirror does not fake (GitHub attestations).
+	signature string
 	artifacts []artifact
 	installed map[string]string // installed path -> the member (URL#name) it must hold, or "-> target" for a symlink
 }
@@ -65,10 +78,23 @@ func k8sServer(v string) []entry {
 	return es
 }
 
+func k8sNode() []entry {
+	return []entry{{name: "kubernetes/"}, {name: "kubernetes/node/bin/kubelet"}, {name: "kubernetes/node/bin/kube-proxy"},
+		{name: "kubernetes/node/bin/kubeadm"}, {name: "kubernetes/node/bin/kubectl"}, {name: "kubernetes/LICENSES/LICENSE"}}
+}
+
 var cniPlugins = []string{"bandwidth", "bridge", "dhcp", "dummy", "firewall", "host-device", "host-local", "ipvlan", "loopback", "macvlan", "portmap", "ptp", "sbr", "static", "tap", "tuning", "vlan", "vrf"}
+
+// The signer of Kubernetes release artifacts (kubernetes/website, "Verify
+// Signed Kubernetes Artifacts"); the stand-ins are signed as it by a test CA.
+const (
+	k8sIdentity = "krel-staging@k8s-releng-prod.iam.gserviceaccount.com"
+	k8sIssuer   = "https://accounts.google.com"
+)
 
 func standins() []standin {
 	const k8s = "https://dl.k8s.io/v1.36.0/"
+	const k8s135 = "https://dl.k8s.io/v1.35.4/"
 	cni := gh + "containernetworking/plugins/releases/download/v1.9.1/cni-plugins-linux-amd64-v1.9.1.tgz"
 	cniMembers := []entry{{name: "./"}, {name: "./LICENSE"}, {name: "./README.md"}}
 	cniInstalled := map[string]string{}
@@ -79,15 +105,15 @@ func standins() []standin {
 	}
 	etcd := gh + "etcd-io/etcd/releases/download/v3.6.14/etcd-v3.6.14-linux-amd64.tar.gz"
 	etcdDir := "etcd-v3.6.14-linux-amd64/"
-	helm := "https://get.helm.sh/helm-v3.18.4-linux-amd64.tar.gz"
+	helm := "https://get.helm.sh/helm-v3.21.4-linux-amd64.tar.gz"
 	runc := gh + "opencontainers/runc/releases/download/v1.4.3/"
+	containerd := gh + "containerd/containerd/releases/download/v2.3.4/containerd-2.3.4-linux-amd64.tar.gz"
 	return []standin{
 		{
 			recipe: "kubernetes-1.36",
 			artifacts: []artifact{
-				{url: k8s + "kubernetes-server-linux-amd64.tar.gz", members: k8sServer("1.36.0")},
-				{url: k8s + "kubernetes-node-linux-amd64.tar.gz", members: []entry{{name: "kubernetes/"}, {name: "kubernetes/node/bin/kubelet"},
-					{name: "kubernetes/node/bin/kube-proxy"}, {name: "kubernetes/node/bin/kubeadm"}, {name: "kubernetes/node/bin/kubectl"}, {name: "kubernetes/LICENSES/LICENSE"}}},
+				{url: k8s + "kubernetes-server-linux-amd64.tar.gz", members: k8sServer("1.36.0"), cosign: true},
+				{url: k8s + "kubernetes-node-linux-amd64.tar.gz", members: k8sNode(), cosign: true},
 			},
 			installed: map[string]string{
 				"/usr/bin/kube-apiserver":                    k8s + "kubernetes-server-linux-amd64.tar.gz#kubernetes/server/bin/kube-apiserver",
@@ -103,10 +129,21 @@ func standins() []standin {
 			},
 		},
 		{
+			recipe: "kubernetes-1.35",
+			artifacts: []artifact{
+				{url: k8s135 + "kubernetes-server-linux-amd64.tar.gz", members: k8sServer("1.35.4"), cosign: true},
+				{url: k8s135 + "kubernetes-node-linux-amd64.tar.gz", members: k8sNode(), cosign: true},
+			},
+			installed: map[string]string{
+				"/usr/bin/kubectl-1.35": k8s135 + "kubernetes-server-linux-amd64.tar.gz#kubernetes/server/bin/kubectl",
+				"/usr/bin/kubelet":      k8s135 + "kubernetes-node-linux-amd64.tar.gz#kubernetes/node/bin/kubelet",
+			},
+		},
+		{
 			recipe:  "helm",
 			keyring: "keys/helm.asc",
 			artifacts: []artifact{{url: helm, members: []entry{{name: "linux-amd64/"}, {name: "linux-amd64/helm"}, {name: "linux-amd64/LICENSE"}, {name: "linux-amd64/README.md"}},
-				sums: helm + ".sha256sum", sumsFmt: "sha256sum", sig: gh + "helm/helm/releases/download/v3.18.4/helm-v3.18.4-linux-amd64.tar.gz.asc"}},
+				sums: helm + ".sha256sum", sumsFmt: "sha256sum", sig: gh + "helm/helm/releases/download/v3.21.4/helm-v3.21.4-linux-amd64.tar.gz.asc"}},
 			installed: map[string]string{"/usr/bin/helm3": helm + "#linux-amd64/helm", "/usr/share/doc/helm3/LICENSE": helm + "#linux-amd64/LICENSE"},
 		},
 		{
@@ -114,6 +151,14 @@ func standins() []standin {
 			keyring:   "keys/runc.asc",
 			artifacts: []artifact{{url: runc + "runc.amd64", sums: runc + "runc.sha256sum", sumsFmt: "clearsigned", sig: runc + "runc.amd64.asc"}},
 			installed: map[string]string{"/usr/sbin/runc": runc + "runc.amd64"},
+		},
+		{
+			recipe:    "containerd",
+			signature: `{none: "stand-in: GitHub attestations are not faked here; trust = the pin, cross-checked against the .sha256sum"}`,
+			artifacts: []artifact{{url: containerd, members: []entry{{name: "bin/"}, {name: "bin/containerd"}, {name: "bin/containerd-shim-runc-v2"},
+				{name: "bin/containerd-stress"}, {name: "bin/ctr"}}, sums: containerd + ".sha256sum", sumsFmt: "sha256sum"}},
+			installed: map[string]string{"/usr/bin/containerd": containerd + "#bin/containerd", "/usr/bin/ctr": containerd + "#bin/ctr",
+				"/lib/systemd/system/containerd.service": "", "/etc/default/containerd": ""},
 		},
 		{
 			recipe:    "cni-plugins",
@@ -198,26 +243,38 @@ func fileDigests(t *testing.T, p string) digest.Set {
 	return digest.Set{digest.SHA256: hex.EncodeToString(s256[:]), digest.SHA512: hex.EncodeToString(s512[:])}
 }
 
-// TestRealRecipesFromStandInMirror builds kubernetes-1.36, helm, runc,
-// cni-plugins and etcd for amd64 from stand-in artifacts at their real URL
-// paths (through mirrors), with the real recipes' pins replaced by the
-// stand-ins' digests and the upstream keyrings by a test key, and checks the
-// packages with lintian and by unpacking them with dpkg.
-func TestRealRecipesFromStandInMirror(t *testing.T) {
-	testenv.RequireTool(t, "lintian", "dpkg")
-	signer := pgptest.NewSigner(t)
-	const uid = "Stand-in Upstream <standin@example.org>"
-	root := t.TempDir()
+// mirrorSigners sign what upstream signs: OpenPGP with a test key (which
+// replaces the recipe's keyring), cosign keyless with sigstore-go's test CA
+// as the real signer (its Rekor entries published on rekor).
+type mirrorSigners struct {
+	pgp   *pgptest.Signer
+	uid   string
+	pub   string // the test key's public keyring
+	vs    *sigstoretest.Sigstore
+	rekor *sigstoretest.Rekor
+}
+
+func newMirrorSigners(t *testing.T, root string) *mirrorSigners {
+	m := &mirrorSigners{pgp: pgptest.NewSigner(t), uid: "Stand-in Upstream <standin@example.org>", pub: filepath.Join(root, "standin.asc"), rekor: sigstoretest.NewRekor()}
+	m.pgp.NewKey(m.uid, m.pub)
+	var err error
+	if m.vs, err = sigstoretest.New(); err != nil {
+		t.Fatal(err)
+	}
+	return m
+}
+
+// standinMirror writes the stand-ins of sets under root/mirror, at their real
+// URL paths, signed as upstream signs them, and copies the real recipes to
+// root/recipes with their amd64 pins replaced by the stand-ins' digests (and
+// keyrings by the test key). It returns the rewritten recipes.
+func standinMirror(t *testing.T, root string, sets []standin, sg *mirrorSigners) []*recipe.Recipe {
 	mirror := filepath.Join(root, "mirror")
-	pub := filepath.Join(root, "standin.asc")
-	signer.NewKey(uid, pub)
 	testenv.Run(t, "cp", "-a", recipesDir, filepath.Join(root, "recipes"))
 	if err := os.MkdirAll(filepath.Join(root, "keys"), 0o755); err != nil {
 		t.Fatal(err)
 	}
-
-	var jobs []build.Job
-	sets := standins()
+	var out []*recipe.Recipe
 	for _, s := range sets {
 		file := filepath.Join(root, "recipes", s.recipe+".yaml")
 		orig, err := recipe.Load(filepath.Join(recipesDir, s.recipe+".yaml"), recipe.LoadOptions{})
@@ -233,6 +290,13 @@ func TestRealRecipesFromStandInMirror(t *testing.T) {
 			t.Fatal(err)
 		}
 		yaml := string(text)
+		if s.signature != "" {
+			block := regexp.MustCompile(`(?m)^    signature:\n(?:      .*\n)+`)
+			if len(block.FindAllString(yaml, -1)) != 1 {
+				t.Fatalf("%s: not one signature: block to replace", s.recipe)
+			}
+			yaml = block.ReplaceAllLiteralString(yaml, "    signature: "+s.signature+"\n")
+		}
 		byURL := map[string]recipe.PlannedSource{}
 		for _, ps := range plan.Sources {
 			byURL[ps.URL] = ps
@@ -271,7 +335,28 @@ func TestRealRecipesFromStandInMirror(t *testing.T) {
 				if err := os.MkdirAll(filepath.Dir(local(mirror, a.sig)), 0o755); err != nil {
 					t.Fatal(err)
 				}
-				signer.Sign(uid, p, local(mirror, a.sig))
+				sg.pgp.Sign(sg.uid, p, local(mirror, a.sig))
+			}
+			if a.cosign {
+				want := recipe.PlannedSigstore{SigURL: a.url + ".sig", CertURL: a.url + ".cert", Identity: k8sIdentity, Issuer: k8sIssuer}
+				if ps.Sigstore == nil || *ps.Sigstore != want {
+					t.Errorf("%s: source %s: Sigstore %+v, upstream publishes %+v", s.recipe, ps.Name, ps.Sigstore, want)
+				}
+				data, err := os.ReadFile(p)
+				if err != nil {
+					t.Fatal(err)
+				}
+				sig, err := sg.vs.Sign(k8sIdentity, k8sIssuer, data)
+				if err != nil {
+					t.Fatal(err)
+				}
+				writeFile(t, local(mirror, a.url+".sig"), sig.Sig)
+				writeFile(t, local(mirror, a.url+".cert"), sig.Cert)
+				answer, err := sg.vs.Answer(sig.Entry)
+				if err != nil {
+					t.Fatal(err)
+				}
+				sg.rekor.Publish(sig.Entry.UUID(), answer)
 			}
 		}
 		for _, a := range s.artifacts {
@@ -284,36 +369,106 @@ func TestRealRecipesFromStandInMirror(t *testing.T) {
 			if a.sumsFmt == "clearsigned" {
 				plain := filepath.Join(root, "plain-sums")
 				writeFile(t, plain, body)
-				signer.Clearsign(uid, plain, local(mirror, a.sums))
+				sg.pgp.Clearsign(sg.uid, plain, local(mirror, a.sums))
 				continue
 			}
 			writeFile(t, local(mirror, a.sums), body)
 		}
 		if s.keyring != "" {
-			testenv.Run(t, "cp", pub, filepath.Join(root, s.keyring))
+			testenv.Run(t, "cp", sg.pub, filepath.Join(root, s.keyring))
 		}
 		writeFile(t, file, []byte(yaml))
 		r, err := recipe.Load(file, recipe.LoadOptions{})
 		if err != nil {
 			t.Fatalf("rewritten %s: %v", s.recipe, err)
 		}
-		jobs = append(jobs, build.Job{Recipe: r, Arch: "amd64"})
+		out = append(out, r)
 	}
 	if t.Failed() {
 		t.FailNow()
 	}
+	return out
+}
 
-	f, err := fetch.New(filepath.Join(root, "cache"), fetch.Options{Retries: -1, Mirrors: []fetch.Mirror{
+// standinFetcher fetches from the stand-in mirror, and asks the fake Rekor
+// (for https://rekor.sigstore.dev/, as a mirrors: entry would) through squid.
+func standinFetcher(t *testing.T, root, cache, rekor string) *fetch.Fetcher {
+	mirror := filepath.Join(root, "mirror")
+	o := fetch.Options{Retries: -1, Mirrors: []fetch.Mirror{
 		{Prefix: "https://dl.k8s.io/", To: "file://" + mirror + "/dl.k8s.io/"},
 		{Prefix: "https://get.helm.sh/", To: "file://" + mirror + "/get.helm.sh/"},
 		{Prefix: gh, To: "file://" + mirror + "/github.com/"},
-	}})
+		{Prefix: "https://rekor.sigstore.dev/", To: rekor + "/"},
+	}}
+	if sq != nil {
+		u, err := url.Parse(sq.URL)
+		if err != nil {
+			t.Fatal(err)
+		}
+		o.Proxy = u
+	}
+	f, err := fetch.New(cache, o)
 	if err != nil {
 		t.Fatal(err)
 	}
+	t.Cleanup(f.Close)
+	return f
+}
+
+// sigstoreVerifier trusts the test CA's root, read as the config names it
+// (sigstore: trusted-root:), and asks Rekor through the fetcher.
+func sigstoreVerifier(t *testing.T, root string, sg *mirrorSigners, f *fetch.Fetcher) *sigstore.Verifier {
+	writeFile(t, filepath.Join(root, "sigstore", "trusted_root.json"), sg.vs.TrustedRoot())
+	cfgFile := filepath.Join(root, "updeb.yaml")
+	writeFile(t, cfgFile, []byte("sigstore:\n  trusted-root: sigstore/trusted_root.json\n"))
+	cfg, err := config.Load(cfgFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tr, err := sigstore.LoadTrustedRoot(cfg.Sigstore.TrustedRoot)
+	if err != nil {
+		t.Fatal(err)
+	}
+	v, err := sigstore.New(tr, sigstore.Options{HTTPClient: &http.Client{Transport: f.Transport()}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return v
+}
+
+// without returns sets but those of the named recipes.
+func without(sets []standin, names ...string) []standin {
+	var out []standin
+	for _, s := range sets {
+		if !slices.Contains(names, s.recipe) {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// TestRealRecipesFromStandInMirror builds kubernetes-1.36, helm, runc,
+// cni-plugins and etcd for amd64 from stand-in artifacts at their real URL
+// paths (through mirrors), with the real recipes' pins replaced by the
+// stand-ins' digests, the upstream keyrings by a test key, and Kubernetes'
+// cosign signer by sigstore-go's test CA, and checks the packages with
+// lintian and by unpacking them with dpkg.
+func TestRealRecipesFromStandInMirror(t *testing.T) {
+	testenv.RequireTool(t, "lintian", "dpkg")
+	root := t.TempDir()
+	sg := newMirrorSigners(t, root)
+	sets := without(standins(), "kubernetes-1.35") // the same packages as 1.36: not unpacked together
+	var jobs []build.Job
+	for _, r := range standinMirror(t, root, sets, sg) {
+		jobs = append(jobs, build.Job{Recipe: r, Arch: "amd64"})
+	}
+	rekor := httptest.NewServer(sg.rekor)
+	t.Cleanup(rekor.Close)
+	f := standinFetcher(t, root, t.TempDir(), rekor.URL)
+
 	out := filepath.Join(root, "out")
 	res, err := build.Run(context.Background(), jobs, build.Options{
-		Fetcher: f, OutDir: out, Now: time.Now, UpdebVersion: "test", Logger: slog.New(slog.DiscardHandler),
+		Fetcher: f, Sigstore: sigstoreVerifier(t, root, sg, f), OutDir: out, Now: time.Now, UpdebVersion: "test", Logger: slog.New(slog.DiscardHandler),
 		PlanOptions: recipe.PlanOptions{DefaultMaintainer: "updeb tests <tests@example.org>"}, Parallel: 2,
 	})
 	if err != nil {
@@ -325,14 +480,13 @@ func TestRealRecipesFromStandInMirror(t *testing.T) {
 			debs = append(debs, filepath.Join(out, o.File))
 		}
 	}
-	if len(debs) != 9 { // 4 kubernetes (master, node, client, client136), helm3, runc, cni-plugins, etcd-server, etcd-client
-		t.Errorf("built %d packages, want 9: %v", len(debs), debs)
+	if len(debs) != 10 { // 4 kubernetes (master, node, client, client136), helm3, runc, containerd, cni-plugins, etcd-server, etcd-client
+		t.Errorf("built %d packages, want 10: %v", len(debs), debs)
 	}
 
-	lint := exec.Command("lintian", append([]string{"--fail-on", "error", "--no-tag-display-limit"}, debs...)...)
-	if b, err := lint.CombinedOutput(); err != nil {
-		t.Errorf("lintian --fail-on error: %v\n%s", err, b)
-	}
+	testenv.Lintian(t, map[string]string{
+		"package-contains-no-arch-dependent-files": "the stand-ins for upstream binaries are shell scripts",
+	}, debs...)
 
 	// Unpack into a throwaway root. --unpack, not -i: the postinst would run
 	// adduser and update-alternatives on this machine (chrootless).
@@ -371,5 +525,111 @@ func TestRealRecipesFromStandInMirror(t *testing.T) {
 				}
 			}
 		}
+	}
+}
+
+// sq is the squid every fake service of these tests is asked through (nil
+// without squid: RequireTool fails the tests that need it under CI).
+var sq *squid.Squid
+
+func TestMain(m *testing.M) {
+	if s, err := squid.Start(); err == nil {
+		sq = s
+	}
+	code := m.Run()
+	if sq != nil {
+		sq.Stop()
+	}
+	os.Exit(code)
+}
+
+// TestRealKubernetesRecipesVerify runs updeb verify's gate on the real
+// kubernetes-1.35 and -1.36 recipes over the stand-in mirror: the signature
+// check passes (not skipped) with the real identity and issuer and the log
+// index of the fake Rekor, asked through squid; a stand-in signed by anyone
+// else fails it, naming the certificate's URL and both identities.
+func TestRealKubernetesRecipesVerify(t *testing.T) {
+	testenv.RequireTool(t, "squid")
+	if sq == nil {
+		t.Fatal("squid did not start")
+	}
+	root := t.TempDir()
+	sg := newMirrorSigners(t, root)
+	var sets []standin
+	for _, s := range standins() {
+		if strings.HasPrefix(s.recipe, "kubernetes-") {
+			sets = append(sets, s)
+		}
+	}
+	recipes := standinMirror(t, root, sets, sg)
+	rekor := httptest.NewServer(sg.rekor)
+	t.Cleanup(rekor.Close)
+	f := standinFetcher(t, root, t.TempDir(), rekor.URL)
+	opts := gate.Options{
+		Build: build.Options{Fetcher: f, Sigstore: sigstoreVerifier(t, root, sg, f), Now: time.Now, UpdebVersion: "test",
+			Logger: slog.New(slog.DiscardHandler), PlanOptions: recipe.PlanOptions{DefaultMaintainer: "updeb tests <tests@example.org>"}, Parallel: 2},
+		Arches: []string{"amd64"}, TempDir: t.TempDir(),
+	}
+	rep, err := gate.Run(context.Background(), recipes, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.Failed != 0 {
+		t.Fatalf("verify failed: %+v", rep)
+	}
+	for _, r := range rep.Recipes {
+		var sig []gate.Result
+		for _, x := range r.Results {
+			if x.Check == "signature" {
+				sig = append(sig, x)
+			}
+		}
+		if len(sig) != 1 || sig[0].Status != gate.Pass {
+			t.Errorf("%s: signature checks %+v, want one PASS", r.Recipe, sig)
+			continue
+		}
+		for _, src := range []string{"server", "node"} {
+			want := src + " (amd64: " + k8sIdentity + " issuer=" + k8sIssuer + " rekor="
+			if !strings.Contains(sig[0].Detail, want) {
+				t.Errorf("%s: %q does not name %q", r.Recipe, sig[0].Detail, want)
+			}
+		}
+		t.Logf("%s: PASS %s", r.Recipe, sig[0].Detail)
+	}
+	if log := sq.Log(); !strings.Contains(log, rekor.URL+"/api/v1/log/entries/") {
+		t.Errorf("Rekor was not asked through squid:\n%s", log)
+	}
+
+	// The 1.36 server tarball signed by someone else (logged, with a valid
+	// certificate from the same CA): refused, nothing built.
+	p := local(filepath.Join(root, "mirror"), "https://dl.k8s.io/v1.36.0/kubernetes-server-linux-amd64.tar.gz")
+	data, err := os.ReadFile(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	other, err := sg.vs.Sign("attacker@example.com", k8sIssuer, data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	writeFile(t, p+".sig", other.Sig)
+	writeFile(t, p+".cert", other.Cert)
+	answer, _ := sg.vs.Answer(other.Entry)
+	sg.rekor.Publish(other.Entry.UUID(), answer)
+	opts.TempDir = t.TempDir()
+	opts.Build.Fetcher = standinFetcher(t, root, t.TempDir(), rekor.URL) // a cold cache: the cached .sig and .cert would be used again
+	rep, err = gate.Run(context.Background(), recipes[:1], opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var failed []gate.Result
+	for _, x := range rep.Recipes[0].Results {
+		if x.Status == gate.Fail {
+			failed = append(failed, x)
+		}
+	}
+	if rep.Recipes[0].Recipe != "kubernetes-1.36" || len(failed) != 1 || failed[0].Check != "signature" ||
+		!strings.Contains(failed[0].Detail, `certificate identity "attacker@example.com", want "`+k8sIdentity+`"`) ||
+		!strings.Contains(failed[0].Detail, "https://dl.k8s.io/v1.36.0/kubernetes-server-linux-amd64.tar.gz.cert") {
+		t.Errorf("another signer: %+v", rep.Recipes[0].Results)
 	}
 }

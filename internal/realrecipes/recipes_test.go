@@ -85,7 +85,7 @@ func TestRealRecipesSayWhereTrustComesFrom(t *testing.T) {
 			t.Errorf("%s: the header comment does not say where trust comes from (# Trust: ...)", r.Path)
 		}
 		for _, s := range r.Sources {
-			if s.Signature.URL == "" && s.Signature.None == "" {
+			if s.Signature.URL == "" && s.Signature.Sigstore == nil && s.Signature.None == "" {
 				t.Errorf("%s: source %s: neither a signature nor a reason for none", r.Path, s.Name)
 			}
 		}

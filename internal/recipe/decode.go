@@ -11,6 +11,8 @@ import (
 type findings struct {
 	file string
 	yamlfile.Decoder
+	// unpinned lets a source have no digest at all (LoadOptions.AllowUnpinned).
+	unpinned bool
 }
 
 func (f *findings) at(n *yaml.Node, format string, args ...any) { f.At(n, format, args...) }

@@ -3,6 +3,7 @@ package recipe
 import (
 	"errors"
 	"os"
+	"strings"
 	"testing"
 )
 
@@ -10,6 +11,9 @@ import (
 // ErrInvalid whose findings all carry a position in the file.
 func FuzzParse(f *testing.F) {
 	f.Add([]byte(baseRecipe))
+	for _, sig := range sigstoreForms {
+		f.Add([]byte(strings.Replace(baseRecipe, sigOpenPGP, sig, 1)))
+	}
 	if b, err := os.ReadFile("testdata/recipes/hello.yaml"); err == nil {
 		f.Add(b)
 	}

@@ -4,8 +4,10 @@ import (
 	"bytes"
 	"compress/gzip"
 	"fmt"
+	"path"
 	"regexp"
 	"slices"
+	"sort"
 	"strings"
 )
 
@@ -28,11 +30,15 @@ func generatedFiles(r *Recipe, p *Plan, pp *PlannedPackage, rp Package) []Genera
 		{Dest: docDir(pp.Name) + "copyright", Content: copyrightFile(r), Mode: 0o644},
 		{Dest: docDir(pp.Name) + changelogName(pp), Content: changelogFile(r, p, pp), Mode: 0o644},
 	}
-	if o := overrides(pp, rp); o != nil {
-		out = append(out, GeneratedFile{Dest: "/usr/share/lintian/overrides/" + pp.Name, Content: o, Mode: 0o644})
+	pp.LintianOverrides, pp.dynamic = rp.Lintian, rp.Dynamic
+	if o := pp.Overrides(nil); o != nil {
+		out = append(out, GeneratedFile{Dest: OverridesPath(pp.Name), Content: o, Mode: 0o644})
 	}
 	return out
 }
+
+// OverridesPath is where a package's lintian overrides file goes.
+func OverridesPath(pkg string) string { return "/usr/share/lintian/overrides/" + pkg }
 
 // copyrightFile is a machine-readable (DEP-5) copyright file. It names no
 // URL or architecture, so it is the same in every architecture's package.
@@ -83,41 +89,162 @@ func changelogFile(r *Recipe, p *Plan, pp *PlannedPackage) []byte {
 	return b.Bytes()
 }
 
-// overrides lists the lintian tags that are true by design for repacked
-// upstream binaries, plus the recipe's own.
-func overrides(pp *PlannedPackage, rp Package) []byte {
-	var tags []string
-	binary, inBin := false, false
+// BinaryFacts are what lintian's binary checks see in one installed file,
+// learnt from its bytes at build time (internal/elfinfo).
+type BinaryFacts struct {
+	ELF        bool
+	Unstripped bool // a symbol table (file(1): "not stripped"): unstripped-binary-or-object
+	Static     bool // an executable that needs no shared library: statically-linked-binary
+}
+
+// Justifications of the overrides updeb writes; lintian shows each with the
+// tag it overrides (--show-overrides).
+const (
+	whyUnstripped = "Upstream's release binary, packaged byte for byte as published and verified: updeb never rebuilds or strips it."
+	whyStatic     = "Upstream builds it statically (Go programs are, by design); lintian exempts Go programs it sees built from source, this one was built upstream."
+	whyNoManual   = "Upstream publishes no manual page; the program documents itself (--help)."
+	whyLicense    = "Upstream's own license file, installed as upstream ships it; the copyright file names the license too."
+	whySystemd    = "A systemd service for systemd hosts (Debian's default init); no System V init script is provided."
+	whyInitial    = "Not an upload to Debian: a repackaged upstream release for a local apt repository, so there is no ITP bug to close."
+	whyRecipe     = "From the recipe's lintian-overrides (its comments say why)."
+)
+
+// override is one line of an overrides file: a tag, optionally limited to a
+// file (lintian's pointer, without the leading /).
+type override struct{ tag, pointer, why string }
+
+// Overrides renders the package's lintian overrides file: for each tag
+// lintian raises on what updeb makes of repackaged upstream binaries, an
+// override limited to the files it concerns, under its justification, and
+// the recipe's lintian-overrides. A tag is overridden only where it fires:
+// the binary tags where facts say a file is an unstripped or a static ELF
+// binary; facts nil, or not knowing a file (before its bytes are seen),
+// means the worst for each executable from an upstream source (static
+// unless the recipe says dynamic: true). It returns
+// nil when there is nothing to override.
+func (pp *PlannedPackage) Overrides(facts func(dest string) (BinaryFacts, bool)) []byte {
+	var ovs []override
+	add := func(tag, dest, why string) { ovs = append(ovs, override{tag, strings.TrimPrefix(dest, "/"), why}) }
 	for _, f := range pp.Files {
-		if f.Source != "" && f.Mode&0o111 != 0 {
-			binary = true
+		bf, ok := BinaryFacts{}, false
+		if facts != nil {
+			bf, ok = facts(f.Dest)
 		}
-		if inBinDir(f.Dest) {
-			inBin = true
+		if !ok && f.Source != "" && f.Mode&0o111 != 0 {
+			bf, ok = BinaryFacts{ELF: true, Unstripped: true, Static: !pp.dynamic}, true
 		}
-	}
-	if binary {
-		if !rp.Dynamic {
-			tags = append(tags, "statically-linked-binary")
+		if ok && bf.ELF && bf.Unstripped && unstrippedFires(pp.Name, f.Dest) {
+			add("unstripped-binary-or-object", f.Dest, whyUnstripped)
 		}
-		tags = append(tags, "unstripped-binary-or-object")
-	}
-	if inBin {
-		tags = append(tags, "no-manual-page")
-	}
-	for _, t := range rp.Lintian {
-		if !slices.Contains(tags, t) {
-			tags = append(tags, t)
+		if ok && bf.ELF && bf.Static && staticFires(pp.Name, f.Dest) {
+			add("statically-linked-binary", f.Dest, whyStatic)
+		}
+		if f.Mode&0o111 == 0 && licenseFileRE.MatchString(path.Base(f.Dest)) && strings.HasPrefix(f.Dest, "/usr/share/doc/") && !bf.ELF {
+			add("extra-license-file", f.Dest, whyLicense)
 		}
 	}
-	if len(tags) == 0 {
-		return nil
+	for _, c := range pp.commands() {
+		add("no-manual-page", c, whyNoManual)
+	}
+	for _, u := range pp.servicesWithoutInitScript() {
+		add("package-supports-alternative-init-but-no-init.d-script", u, whySystemd)
+	}
+	if strings.HasSuffix(pp.Version, "-1") {
+		// One changelog entry, for a Debian revision 1, closing no bug.
+		add("initial-upload-closes-no-bugs", docDir(pp.Name)+changelogName(pp)+":1", whyInitial)
 	}
 	var b bytes.Buffer
-	for _, t := range tags {
+	last := ""
+	for _, o := range ovs {
+		if o.why != last {
+			fmt.Fprintf(&b, "# %s\n", o.why)
+			last = o.why
+		}
+		fmt.Fprintf(&b, "%s: %s [%s]\n", pp.Name, o.tag, o.pointer)
+	}
+	first := true
+	for _, t := range pp.LintianOverrides {
+		tag, _, _ := strings.Cut(t, " ")
+		if slices.ContainsFunc(ovs, func(o override) bool { return o.tag == tag }) {
+			continue // updeb writes it, for exactly the files it concerns
+		}
+		if first {
+			fmt.Fprintf(&b, "# %s\n", whyRecipe)
+			first = false
+		}
 		fmt.Fprintf(&b, "%s: %s\n", pp.Name, t)
 	}
+	if b.Len() == 0 {
+		return nil
+	}
 	return b.Bytes()
+}
+
+// licenseFileRE is lintian's name of a license file (Files/Licenses.pm).
+var licenseFileRE = regexp.MustCompile(`(?i)^(?:copying|licen[cs]e|l?gpl|bsd|artistic)[v0-9._-]*(?:\..*)?$`)
+
+// unstrippedFires follows lintian's exceptions to unstripped-binary-or-object.
+func unstrippedFires(pkg, dest string) bool {
+	return !strings.HasSuffix(dest, ".o") && !strings.HasSuffix(dest, ".ko") && !strings.HasSuffix(pkg, "-dbg") &&
+		!strings.HasPrefix(dest, "/usr/lib/debug/") && !strings.HasPrefix(dest, "/lib/debug/")
+}
+
+// staticFires follows lintian's exceptions to statically-linked-binary.
+func staticFires(pkg, dest string) bool {
+	return !strings.HasPrefix(dest, "/boot/") && !strings.HasSuffix(dest, "-static") && !strings.HasSuffix(dest, ".static") &&
+		!strings.HasSuffix(pkg, "-static") && !strings.HasPrefix(dest, "/usr/lib/debug/") && dest != "/sbin/ldconfig"
+}
+
+// commandDirs are where lintian looks for commands that need a manual page.
+var commandDirs = []string{"/bin/", "/usr/bin/", "/usr/bin/X11/", "/usr/bin/mh/", "/usr/games/", "/sbin/", "/usr/sbin/", "/usr/libexec/"}
+
+// commands are the files and links the package puts directly in a command
+// folder without a manual page of the same name in the package.
+func (pp *PlannedPackage) commands() []string {
+	var dests []string
+	for _, f := range pp.Files {
+		dests = append(dests, f.Dest)
+	}
+	for _, l := range pp.Symlinks {
+		dests = append(dests, l.Dest)
+	}
+	manuals := map[string]bool{}
+	for _, d := range dests {
+		if strings.HasPrefix(d, "/usr/share/man/") {
+			name := path.Base(d)
+			name = strings.TrimSuffix(name, ".gz")
+			manuals[strings.TrimSuffix(name, path.Ext(name))] = true
+		}
+	}
+	var out []string
+	for _, d := range dests {
+		if slices.Contains(commandDirs, path.Dir(d)+"/") && !manuals[path.Base(d)] {
+			out = append(out, d)
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+// servicesWithoutInitScript are the package's systemd service units with no
+// /etc/init.d script (nor a .path or .timer unit) of the same name.
+func (pp *PlannedPackage) servicesWithoutInitScript() []string {
+	have := map[string]bool{}
+	for _, f := range pp.Files {
+		have[f.Dest] = true
+	}
+	var out []string
+	for _, f := range pp.Files {
+		dir, base := path.Dir(f.Dest)+"/", path.Base(f.Dest)
+		svc, ok := strings.CutSuffix(base, ".service")
+		if !ok || strings.Contains(svc, "@") || !slices.Contains(systemdUnitDirs, dir) {
+			continue
+		}
+		if !have["/etc/init.d/"+svc] && !have[dir+svc+".path"] && !have[dir+svc+".timer"] {
+			out = append(out, f.Dest)
+		}
+	}
+	return out
 }
 
 var shellSafeRE = regexp.MustCompile(`^[A-Za-z0-9_./+:@=,-]+$`)

@@ -4,7 +4,6 @@ import (
 	"crypto/md5"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -14,7 +13,7 @@ import (
 
 // TestPlanPassesLintian materialises the fixture's plan as a folder tree,
 // builds it with dpkg-deb (the referee, not updeb's own writer, which lives in
-// pkg/deb) and runs lintian --fail-on error on it: the generated copyright,
+// pkg/deb) and runs lintian at -I -E --pedantic on it: the generated copyright,
 // changelog, overrides, maintainer scripts, conffiles and control fields must
 // be what lintian accepts. Upstream binaries are stand-in shell scripts.
 func TestPlanPassesLintian(t *testing.T) {
@@ -55,6 +54,11 @@ func TestPlanPassesLintian(t *testing.T) {
 			write(f.Dest, content, f.Mode)
 		}
 		for _, g := range pkg.GeneratedFiles {
+			if g.Dest == OverridesPath(pkg.Name) {
+				// What a build writes once it has seen the stand-ins'
+				// bytes: shell scripts, no ELF binary.
+				g.Content = pkg.Overrides(func(string) (BinaryFacts, bool) { return BinaryFacts{}, true })
+			}
 			write(g.Dest, g.Content, g.Mode)
 		}
 		for _, d := range pkg.Directories {
@@ -83,17 +87,7 @@ func TestPlanPassesLintian(t *testing.T) {
 		testenv.Run(t, tools[0], "--root-owner-group", "--build", root, deb)
 		debs = append(debs, deb)
 	}
-	cmd := exec.Command(tools[1], append([]string{"--fail-on", "error", "--display-info", "--tag-display-limit", "0"}, debs...)...)
-	res, err := cmd.CombinedOutput()
-	t.Logf("lintian:\n%s", res)
-	if err != nil {
-		t.Fatalf("lintian --fail-on error failed: %v\n%s", err, res)
-	}
-	for _, tag := range []string{"maintainer-script", "copyright", "changelog", "conffile", "override"} {
-		for _, line := range strings.Split(string(res), "\n") {
-			if strings.HasPrefix(line, "W:") && strings.Contains(line, tag) {
-				t.Errorf("lintian warns about a generated part: %s", line)
-			}
-		}
-	}
+	testenv.Lintian(t, map[string]string{
+		"package-contains-no-arch-dependent-files": "the stand-ins for upstream binaries are shell scripts",
+	}, debs...)
 }

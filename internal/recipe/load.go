@@ -2,6 +2,7 @@ package recipe
 
 import (
 	"fmt"
+	"net/url"
 	"path"
 	"path/filepath"
 	"regexp"
@@ -15,6 +16,7 @@ import (
 	"github.com/updeb/updeb/internal/yamlfile"
 	"github.com/updeb/updeb/pkg/debversion"
 	"github.com/updeb/updeb/pkg/digest"
+	"github.com/updeb/updeb/pkg/verify/sigstore"
 )
 
 // MaxSize is the largest recipe file Load reads.
@@ -25,6 +27,11 @@ type LoadOptions struct {
 	// Root is the project root keyrings are relative to; "" means the parent
 	// of the folder that holds the recipe file.
 	Root string
+	// AllowUnpinned accepts sources that pin no digest at all (a new recipe
+	// that updeb bump is to pin); a source that pins some architectures and
+	// not others is still refused. Only bump loads recipes this way: a build
+	// needs every pin.
+	AllowUnpinned bool
 }
 
 // Load reads, decodes and validates the recipe at file. It reports every
@@ -37,6 +44,14 @@ func Load(file string, opts LoadOptions) (*Recipe, error) {
 	if err != nil {
 		return nil, fmt.Errorf("recipe: %w", err)
 	}
+	return LoadBytes(file, data, opts)
+}
+
+// LoadBytes is Load with the recipe's content given as data, as if it were the
+// content of file (which need not exist): its folder, files-dir and keyrings
+// are checked on disk as Load checks them. updeb bump lints a rewritten
+// recipe with it before writing the file.
+func LoadBytes(file string, data []byte, opts LoadOptions) (*Recipe, error) {
 	abs, err := filepath.Abs(file)
 	if err != nil {
 		return nil, fmt.Errorf("recipe: %w", err)
@@ -48,7 +63,7 @@ func Load(file string, opts LoadOptions) (*Recipe, error) {
 	if root, err = filepath.Abs(root); err != nil {
 		return nil, fmt.Errorf("recipe: %w", err)
 	}
-	r, fs := parse(file, data)
+	r, fs := parse(file, data, opts.AllowUnpinned)
 	if r != nil {
 		r.Root = root
 		r.dir, r.filesRel = filepath.Dir(abs), strings.TrimSuffix(filepath.Base(abs), filepath.Ext(abs))
@@ -69,6 +84,7 @@ func Load(file string, opts LoadOptions) (*Recipe, error) {
 	if err := fs.err(); err != nil {
 		return nil, err
 	}
+	r.Content = data
 	return r, nil
 }
 
@@ -76,7 +92,7 @@ func Load(file string, opts LoadOptions) (*Recipe, error) {
 // system (no file-existence checks, templates not rendered). file names the
 // recipe in findings. It is what the fuzz test drives.
 func Parse(file string, data []byte) (*Recipe, error) {
-	r, fs := parse(file, data)
+	r, fs := parse(file, data, false)
 	if err := fs.err(); err != nil {
 		return nil, err
 	}
@@ -96,8 +112,8 @@ func Document(file string, data []byte) (*yaml.Node, error) {
 	return top, fs.err()
 }
 
-func parse(file string, data []byte) (*Recipe, *findings) {
-	fs := &findings{file: file}
+func parse(file string, data []byte, unpinned bool) (*Recipe, *findings) {
+	fs := &findings{file: file, unpinned: unpinned}
 	top := fs.Document(data, documentOptions)
 	if top == nil {
 		return nil, fs
@@ -471,11 +487,15 @@ func (d *decoder) keyring(n *yaml.Node, what string) *Keyring {
 	return k
 }
 
+// signatureForms says what signature: may hold, for messages.
+const signatureForms = "url + keyring (OpenPGP), sig-url + cert-url (cosign), bundle-url (Sigstore bundle), github-attestations: OWNER/REPO, or none: REASON"
+
 func (d *decoder) signature(sig *Signature, n *yaml.Node) {
 	if n.Kind == yaml.ScalarNode && n.Value == "none" {
-		d.at(n, "signature: \"none\" needs a reason: signature: {none: \"upstream publishes no OpenPGP signature; trust = pinned digest\"}")
+		d.at(n, "signature: \"none\" needs a reason: signature: {none: \"upstream publishes no signature; trust = pinned digest\"}")
 		return
 	}
+	ss := &Sigstore{}
 	d.mapping(n, "signature", map[string]field{
 		"url": {false, func(v *yaml.Node) { d.url(v, "signature.url", &sig.URL) }},
 		"keyring": {false, func(v *yaml.Node) {
@@ -483,23 +503,93 @@ func (d *decoder) signature(sig *Signature, n *yaml.Node) {
 				d.relPath(v, "signature.keyring", sig.Keyring)
 			}
 		}},
-		"signers": {false, func(v *yaml.Node) { sig.Signers = d.signers(v, "signature.signers") }},
-		"none":    {false, func(v *yaml.Node) { d.singleLine(v, "signature.none", &sig.None) }},
+		"signers":    {false, func(v *yaml.Node) { sig.Signers = d.signers(v, "signature.signers") }},
+		"none":       {false, func(v *yaml.Node) { d.singleLine(v, "signature.none", &sig.None) }},
+		"sig-url":    {false, func(v *yaml.Node) { d.url(v, "signature.sig-url", &ss.SigURL) }},
+		"cert-url":   {false, func(v *yaml.Node) { d.url(v, "signature.cert-url", &ss.CertURL) }},
+		"bundle-url": {false, func(v *yaml.Node) { d.url(v, "signature.bundle-url", &ss.BundleURL) }},
+		"github-attestations": {false, func(v *yaml.Node) {
+			if d.Str(v, "signature.github-attestations", &ss.GitHubAttestations) && !githubRepoRE.MatchString(ss.GitHubAttestations) {
+				d.at(v, "signature.github-attestations: %q is not OWNER/REPO", ss.GitHubAttestations)
+			}
+		}},
+		"identity":        {false, func(v *yaml.Node) { d.singleLine(v, "signature.identity", &ss.Identity) }},
+		"identity-regexp": {false, func(v *yaml.Node) { d.identityRegexp(v, &ss.IdentityRegexp) }},
+		"issuer":          {false, func(v *yaml.Node) { d.issuer(v, &ss.Issuer) }},
 	})
 	if n.Kind != yaml.MappingNode {
 		return
 	}
-	hasURL, hasKeyring, hasNone := keyOf(n, "url") != n, keyOf(n, "keyring") != n, keyOf(n, "none") != n
+	has := func(k string) bool { return keyOf(n, k) != n }
+	openpgp := has("url") || has("keyring") || has("signers")
+	cosign := has("sig-url") || has("cert-url")
+	forms := 0
+	for _, f := range []bool{openpgp, cosign, has("bundle-url"), has("github-attestations"), has("none")} {
+		if f {
+			forms++
+		}
+	}
+	who := has("identity") || has("identity-regexp") || has("issuer")
 	switch {
-	case hasNone && (hasURL || hasKeyring || keyOf(n, "signers") != n):
-		d.at(n, "signature: either url + keyring (+ signers) or none: REASON, not both")
-	case hasNone:
-	case !hasURL && !hasKeyring:
-		d.at(n, "signature: needs url + keyring, or none: REASON")
-	case !hasURL:
+	case forms > 1:
+		d.at(n, "signature: give one form, not several: %s", signatureForms)
+	case forms == 0 && who:
+		d.at(n, "signature: identity and issuer say who must have signed Sigstore material: add sig-url + cert-url, bundle-url or github-attestations")
+	case forms == 0:
+		d.at(n, "signature: needs %s", signatureForms)
+	case (has("none") || openpgp) && who:
+		d.at(n, "signature: identity, identity-regexp and issuer belong to the Sigstore forms (sig-url + cert-url, bundle-url, github-attestations)")
+	case has("none"):
+	case openpgp && !has("url"):
 		d.at(n, "signature: keyring given without url")
-	case !hasKeyring:
+	case openpgp && !has("keyring"):
 		d.at(n, "signature: url given without keyring")
+	case openpgp:
+	case cosign && !has("sig-url"):
+		d.at(n, "signature: cert-url given without sig-url (cosign publishes FILE.sig beside FILE.cert)")
+	case cosign && !has("cert-url"):
+		d.at(n, "signature: sig-url given without cert-url (cosign keyless signatures come with FILE.cert)")
+	case !has("identity") && !has("identity-regexp"):
+		d.at(n, "signature: a Sigstore signature needs identity: (the certificate's exact identity) or identity-regexp: (an anchored regexp); there is no \"any identity\" form")
+	case has("identity") && has("identity-regexp"):
+		d.at(n, "signature: give identity or identity-regexp, not both")
+	case !has("issuer"):
+		d.at(n, "signature: a Sigstore signature needs issuer: the OIDC issuer URL (e.g. https://accounts.google.com, https://token.actions.githubusercontent.com)")
+	default:
+		sig.Sigstore = ss
+	}
+}
+
+// identityRegexp decodes a Sigstore identity regexp: it must compile, be
+// anchored at both ends (as it is applied, so the recipe says what it means),
+// and not match anybody's identity.
+func (d *decoder) identityRegexp(v *yaml.Node, dst *string) {
+	const name = "signature.identity-regexp"
+	if !d.singleLine(v, name, dst) {
+		return
+	}
+	re := *dst
+	if _, err := regexp.Compile(re); err != nil {
+		d.at(v, "%s: %v", name, err)
+		return
+	}
+	if !strings.HasPrefix(re, "^") || !strings.HasSuffix(re, "$") || strings.HasSuffix(re, `\$`) {
+		d.at(v, "%s: %q must be anchored: start with ^ and end with $ (the whole identity must match)", name, re)
+		return
+	}
+	if err := (sigstore.Policy{IdentityRegexp: re, Issuer: "https://issuer.invalid"}).Validate(); err != nil {
+		d.at(v, "%s: %v", name, strings.TrimPrefix(err.Error(), sigstore.ErrPolicy.Error()+": "))
+	}
+}
+
+// issuer decodes an OIDC issuer: an http(s) URL.
+func (d *decoder) issuer(v *yaml.Node, dst *string) {
+	if !d.singleLine(v, "signature.issuer", dst) {
+		return
+	}
+	u, err := url.Parse(*dst)
+	if err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" || strings.ContainsAny(*dst, " {}") {
+		d.at(v, "signature.issuer: %q is not an OIDC issuer URL (e.g. https://accounts.google.com)", *dst)
 	}
 }
 
@@ -731,7 +821,7 @@ func (d *decoder) consistency(r *Recipe) {
 		}
 		names[s.Name] = true
 		for _, a := range r.Architectures {
-			if _, given := s.Digests[a.Debian]; !given {
+			if _, given := s.Digests[a.Debian]; !given && !(d.unpinned && len(s.digestNodes) == 0) {
 				d.at(s.node, "source %s: no sha256 or sha512 digest pinned for %s (every listed architecture needs one)", s.Name, a.Debian)
 			}
 		}

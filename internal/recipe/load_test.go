@@ -16,6 +16,9 @@ const (
 	hexB = "bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb"
 )
 
+// sigOpenPGP is baseRecipe's signature, which the Sigstore cases replace.
+const sigOpenPGP = "{url: \"https://example.org/x-{{.Arch}}.tar.gz.asc\", keyring: keys/k.asc}"
+
 // baseRecipe is valid; each case edits it. Line numbers in the expected
 // messages refer to this text (line 1 is "name: x").
 const baseRecipe = `name: xx
@@ -197,9 +200,35 @@ func TestLoadErrors(t *testing.T) {
 		{"signature neither url+keyring nor none", []edit{{"{url: \"https://example.org/x-{{.Arch}}.tar.gz.asc\", keyring: keys/k.asc}", "{url: https://example.org/x.asc}"}},
 			[]string{"recipes/x.yaml:11:16: signature: url given without keyring"}},
 		{"signature none without a reason", []edit{{"{url: \"https://example.org/x-{{.Arch}}.tar.gz.asc\", keyring: keys/k.asc}", "none"}},
-			[]string{"recipes/x.yaml:11:16: signature: \"none\" needs a reason: signature: {none: \"upstream publishes no OpenPGP signature; trust = pinned digest\"}"}},
+			[]string{"recipes/x.yaml:11:16: signature: \"none\" needs a reason: signature: {none: \"upstream publishes no signature; trust = pinned digest\"}"}},
 		{"signature both", []edit{{"keyring: keys/k.asc}", "keyring: keys/k.asc, none: unsigned}"}},
-			[]string{"recipes/x.yaml:11:16: signature: either url + keyring (+ signers) or none: REASON, not both"}},
+			[]string{"recipes/x.yaml:11:16: signature: give one form, not several: " + signatureForms}},
+		{"sigstore without identity", []edit{{sigOpenPGP, "{sig-url: https://example.org/x.sig, cert-url: https://example.org/x.cert, issuer: https://accounts.google.com}"}},
+			[]string{"recipes/x.yaml:11:16: signature: a Sigstore signature needs identity: (the certificate's exact identity) or identity-regexp: (an anchored regexp); there is no \"any identity\" form"}},
+		{"sigstore without issuer", []edit{{sigOpenPGP, "{bundle-url: https://example.org/x.json, identity: a@example.org}"}},
+			[]string{"recipes/x.yaml:11:16: signature: a Sigstore signature needs issuer: the OIDC issuer URL (e.g. https://accounts.google.com, https://token.actions.githubusercontent.com)"}},
+		{"sigstore both identity forms", []edit{{sigOpenPGP, "{bundle-url: https://example.org/x.json, identity: a@example.org, identity-regexp: '^a@example\\.org$', issuer: https://accounts.google.com}"}},
+			[]string{"recipes/x.yaml:11:16: signature: give identity or identity-regexp, not both"}},
+		{"sigstore regexp not anchored", []edit{{sigOpenPGP, "{bundle-url: https://example.org/x.json, identity-regexp: 'a@example\\.org', issuer: https://accounts.google.com}"}},
+			[]string{"recipes/x.yaml:11:74: signature.identity-regexp: \"a@example\\\\.org\" must be anchored: start with ^ and end with $ (the whole identity must match)"}},
+		{"sigstore regexp does not compile", []edit{{sigOpenPGP, "{bundle-url: https://example.org/x.json, identity-regexp: '^(a$', issuer: https://accounts.google.com}"}},
+			[]string{"recipes/x.yaml:11:74: signature.identity-regexp: error parsing regexp: missing closing ): `^(a$`"}},
+		{"sigstore regexp matches anybody", []edit{{sigOpenPGP, "{bundle-url: https://example.org/x.json, identity-regexp: '^.+@.+$', issuer: https://accounts.google.com}"}},
+			[]string{"recipes/x.yaml:11:74: signature.identity-regexp: IdentityRegexp \"^.+@.+$\" matches the identity of anyone (it matches \"attacker@example.com\"): name the signer; there is no \"any identity\" policy"}},
+		{"sigstore issuer not a URL", []edit{{sigOpenPGP, "{github-attestations: a/b, identity: a@example.org, issuer: accounts.google.com}"}},
+			[]string{"recipes/x.yaml:11:76: signature.issuer: \"accounts.google.com\" is not an OIDC issuer URL (e.g. https://accounts.google.com)"}},
+		{"sigstore cert without sig", []edit{{sigOpenPGP, "{cert-url: https://example.org/x.cert, identity: a@example.org, issuer: https://accounts.google.com}"}},
+			[]string{"recipes/x.yaml:11:16: signature: cert-url given without sig-url (cosign publishes FILE.sig beside FILE.cert)"}},
+		{"sigstore two forms", []edit{{sigOpenPGP, "{bundle-url: https://example.org/x.json, github-attestations: a/b, identity: a@example.org, issuer: https://accounts.google.com}"}},
+			[]string{"recipes/x.yaml:11:16: signature: give one form, not several: " + signatureForms}},
+		{"sigstore identity on an OpenPGP signature", []edit{{"keyring: keys/k.asc}", "keyring: keys/k.asc, identity: a@example.org}"}},
+			[]string{"recipes/x.yaml:11:16: signature: identity, identity-regexp and issuer belong to the Sigstore forms (sig-url + cert-url, bundle-url, github-attestations)"}},
+		{"sigstore identity alone", []edit{{sigOpenPGP, "{identity: a@example.org, issuer: https://accounts.google.com}"}},
+			[]string{"recipes/x.yaml:11:16: signature: identity and issuer say who must have signed Sigstore material: add sig-url + cert-url, bundle-url or github-attestations"}},
+		{"sigstore bad repository and URL", []edit{{sigOpenPGP, "{github-attestations: a, identity: a@example.org, issuer: https://accounts.google.com}"}},
+			[]string{"recipes/x.yaml:11:38: signature.github-attestations: \"a\" is not OWNER/REPO"}},
+		{"sigstore template that does not render", []edit{{sigOpenPGP, "{sig-url: \"https://example.org/{{.Os}}.sig\", cert-url: https://example.org/x.cert, identity: a@example.org, issuer: https://accounts.google.com}"}},
+			[]string{"recipes/x.yaml:11:26: signature.sig-url: template \"https://example.org/{{.Os}}.sig\": {{.Os}} at byte 20: no value named .Os (known: .Arch .DebArch .Major .Minor .Name .Patch .Version)"}},
 		{"signature missing", []edit{{"    signature: {url: \"https://example.org/x-{{.Arch}}.tar.gz.asc\", keyring: keys/k.asc}\n", ""}},
 			[]string{"recipes/x.yaml:8:5: source: missing required field \"signature\""}},
 		{"bad signer fingerprint", []edit{{"keyring: keys/k.asc}", "keyring: keys/k.asc, signers: [ABCD]}"}},

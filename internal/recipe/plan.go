@@ -23,6 +23,9 @@ import (
 type PlanOptions struct {
 	LocalSuffix       string // appended to the Debian version, e.g. "~wmf1": 3.18.4-1~wmf1
 	DefaultMaintainer string // "Name <email>", used when the recipe names no maintainer
+	// SourcesOnly plans for fetching and verifying the sources, not for
+	// building: no maintainer is asked for (the packages' may be empty).
+	SourcesOnly bool
 }
 
 // Plan is everything needed to build one recipe for one Debian architecture,
@@ -46,9 +49,66 @@ type PlannedSource struct {
 	URL               string
 	Kind              string            // tar.gz, tgz, tar.xz, tar, zip or raw
 	Pinned            digest.Set        // at least one of sha256, sha512
-	Signature         *PlannedSignature `json:",omitempty"`
-	NoSignatureReason string            `json:",omitempty"` // set when Signature is nil
+	Signature         *PlannedSignature `json:",omitempty"` // an OpenPGP signature
+	Sigstore          *PlannedSigstore  `json:",omitempty"` // Sigstore material
+	NoSignatureReason string            `json:",omitempty"` // set when Signature and Sigstore are nil
 	Checksums         *PlannedChecksums `json:",omitempty"`
+}
+
+// AuxURLs are the URLs of the files that vouch for the source, in the order
+// they are checked: its OpenPGP signature, its Sigstore files, its checksum
+// file. (GitHub attestations come from an API, not a file.)
+func (s *PlannedSource) AuxURLs() []string {
+	var out []string
+	if s.Signature != nil {
+		out = append(out, s.Signature.URL)
+	}
+	if s.Sigstore != nil {
+		for _, u := range []string{s.Sigstore.SigURL, s.Sigstore.CertURL, s.Sigstore.BundleURL} {
+			if u != "" {
+				out = append(out, u)
+			}
+		}
+	}
+	if s.Checksums != nil {
+		out = append(out, s.Checksums.URL)
+	}
+	return out
+}
+
+// PlannedSigstore is Sigstore material that must vouch for the artifact, and
+// who must have signed it: one of cosign's detached signature (SigURL and
+// CertURL), a bundle (BundleURL) or GitHub attestations (GitHubAttestations,
+// OWNER/REPO); Identity (exact) or IdentityRegexp (anchored); Issuer.
+type PlannedSigstore struct {
+	SigURL             string `json:",omitempty"`
+	CertURL            string `json:",omitempty"`
+	BundleURL          string `json:",omitempty"`
+	GitHubAttestations string `json:",omitempty"`
+	Identity           string `json:",omitempty"`
+	IdentityRegexp     string `json:",omitempty"`
+	Issuer             string
+}
+
+// Form names the shape of the material: "cosign" (sig + cert), "bundle" or
+// "github-attestations".
+func (p *PlannedSigstore) Form() string {
+	switch {
+	case p.SigURL != "":
+		return "cosign"
+	case p.BundleURL != "":
+		return "bundle"
+	}
+	return "github-attestations"
+}
+
+// Signer says who must have signed, for people: "identity X, issuer Y" or
+// "identity matching RE, issuer Y".
+func (p *PlannedSigstore) Signer() string {
+	if p.IdentityRegexp != "" {
+		return fmt.Sprintf("identity matching %s, issuer %s", p.IdentityRegexp, p.Issuer)
+	}
+	return fmt.Sprintf("identity %s, issuer %s", p.Identity, p.Issuer)
 }
 
 // PlannedSignature is a detached OpenPGP signature over the artifact.
@@ -90,9 +150,13 @@ type PlannedPackage struct {
 	Directories    []string `json:",omitempty"` // absolute; parents are implied
 	Symlinks       []Link   `json:",omitempty"`
 	GeneratedFiles []GeneratedFile
-	Scripts        []Script `json:",omitempty"` // postinst, prerm, postrm (in that order, only those needed)
-	Conffiles      []string `json:",omitempty"` // absolute, sorted
-	OutputFile     string   // <name>_<version without epoch>_<arch>.deb
+	// LintianOverrides are the recipe's own (lintian-overrides), which
+	// Overrides adds to the ones updeb knows to write.
+	LintianOverrides []string `json:",omitempty"`
+	dynamic          bool     // the recipe says its binaries are dynamically linked
+	Scripts          []Script `json:",omitempty"` // postinst, prerm, postrm (in that order, only those needed)
+	Conffiles        []string `json:",omitempty"` // absolute, sorted
+	OutputFile       string   // <name>_<version without epoch>_<arch>.deb
 }
 
 // PlannedFile is one file of the package: from a source (Source, and Path
@@ -258,7 +322,7 @@ func (r *Recipe) maintainer(opts planOptions, fs *findings) string {
 		return r.Maintainer
 	}
 	m := opts.DefaultMaintainer
-	if m == "" && !opts.lint {
+	if m == "" && !opts.lint && !opts.SourcesOnly {
 		fs.because(ErrNoMaintainer, r.node, "maintainer: the recipe names none and no default maintainer is configured")
 	} else if m != "" && !maintainerRE.MatchString(m) {
 		fs.at(nil, "default maintainer %q is not \"Full Name <email@address>\"", m)
@@ -304,6 +368,19 @@ func (r *Recipe) planSource(s Source, arch string, rd *renderer, checkFile func(
 			URL:         rd.url(valueOf(sn, "url"), "signature.url", s.Signature.URL),
 			KeyringPath: keyringPath(valueOf(sn, "keyring"), "signature.keyring", s.Signature.Keyring),
 			Signers:     s.Signature.Signers,
+		}
+	} else if ss := s.Signature.Sigstore; ss != nil {
+		ps.Sigstore = &PlannedSigstore{
+			SigURL:             rd.render(valueOf(sn, "sig-url"), "signature.sig-url", ss.SigURL),
+			CertURL:            rd.render(valueOf(sn, "cert-url"), "signature.cert-url", ss.CertURL),
+			BundleURL:          rd.render(valueOf(sn, "bundle-url"), "signature.bundle-url", ss.BundleURL),
+			GitHubAttestations: ss.GitHubAttestations,
+			Identity:           rd.render(valueOf(sn, "identity"), "signature.identity", ss.Identity),
+			IdentityRegexp:     ss.IdentityRegexp,
+			Issuer:             ss.Issuer,
+		}
+		if ss.Identity != "" && (ps.Sigstore.Identity == "" || strings.ContainsAny(ps.Sigstore.Identity, "\n\r")) {
+			rd.fs.at(valueOf(sn, "identity"), "signature.identity: renders to %q, not one line", ps.Sigstore.Identity)
 		}
 	} else {
 		ps.NoSignatureReason = s.Signature.None
@@ -376,7 +453,7 @@ func (pl *packagePlanner) identity(dv debversion.Version) {
 	pl.pp = pp
 	pl.generated = map[string]bool{
 		docDir(pp.Name) + "copyright": true, docDir(pp.Name) + changelogName(pp): true,
-		"/usr/share/lintian/overrides/" + pp.Name: true,
+		OverridesPath(pp.Name): true,
 	}
 }
 

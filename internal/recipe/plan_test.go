@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -262,5 +263,50 @@ func TestPlanNoMaintainer(t *testing.T) {
 	}
 	if _, err := r.Plan("amd64", PlanOptions{DefaultMaintainer: "nobody"}); errors.Is(err, ErrNoMaintainer) || !errors.Is(err, ErrInvalid) {
 		t.Errorf("Plan with a malformed maintainer = %v, want ErrInvalid only", err)
+	}
+}
+
+// sigstoreForms are the three Sigstore forms of signature:, each valid.
+var sigstoreForms = []string{
+	"{sig-url: \"https://example.org/x-{{.Arch}}.tar.gz.sig\", cert-url: \"https://example.org/x-{{.Arch}}.tar.gz.cert\", identity: krel-staging@k8s-releng-prod.iam.gserviceaccount.com, issuer: https://accounts.google.com}",
+	"{bundle-url: \"https://example.org/v{{.Version}}/x-{{.Arch}}.sigstore.json\", identity: \"https://github.com/o/x/.github/workflows/release.yml@refs/tags/v{{.Version}}\", issuer: https://token.actions.githubusercontent.com}",
+	"{github-attestations: o/x, identity-regexp: '^https://github\\.com/o/x/\\.github/workflows/release\\.yml@refs/tags/v.*$', issuer: https://token.actions.githubusercontent.com}",
+}
+
+// Each Sigstore form plans with its templates rendered, and names what to
+// fetch besides the source.
+func TestPlanSigstore(t *testing.T) {
+	want := []struct {
+		ss   PlannedSigstore
+		aux  []string
+		form string
+	}{
+		{PlannedSigstore{SigURL: "https://example.org/x-arm64.tar.gz.sig", CertURL: "https://example.org/x-arm64.tar.gz.cert",
+			Identity: "krel-staging@k8s-releng-prod.iam.gserviceaccount.com", Issuer: "https://accounts.google.com"},
+			[]string{"https://example.org/x-arm64.tar.gz.sig", "https://example.org/x-arm64.tar.gz.cert"}, "cosign"},
+		{PlannedSigstore{BundleURL: "https://example.org/v1.0.0/x-arm64.sigstore.json",
+			Identity: "https://github.com/o/x/.github/workflows/release.yml@refs/tags/v1.0.0", Issuer: "https://token.actions.githubusercontent.com"},
+			[]string{"https://example.org/v1.0.0/x-arm64.sigstore.json"}, "bundle"},
+		{PlannedSigstore{GitHubAttestations: "o/x", IdentityRegexp: `^https://github\.com/o/x/\.github/workflows/release\.yml@refs/tags/v.*$`,
+			Issuer: "https://token.actions.githubusercontent.com"}, nil, "github-attestations"},
+	}
+	for i, sig := range sigstoreForms {
+		_, file := writeProject(t, strings.Replace(baseRecipe, sigOpenPGP, sig, 1))
+		r, err := Load(file, LoadOptions{})
+		if err != nil {
+			t.Fatalf("form %d: %v", i, err)
+		}
+		p, err := r.Plan("arm64", PlanOptions{DefaultMaintainer: "t <t@example.org>"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		s := p.Sources[0]
+		if s.Signature != nil || s.NoSignatureReason != "" || s.Sigstore == nil || *s.Sigstore != want[i].ss {
+			t.Errorf("form %d: planned %+v, want %+v", i, s.Sigstore, want[i].ss)
+			continue
+		}
+		if got := s.AuxURLs(); !slices.Equal(got, want[i].aux) || s.Sigstore.Form() != want[i].form {
+			t.Errorf("form %d: aux %v form %s, want %v %s", i, got, s.Sigstore.Form(), want[i].aux, want[i].form)
+		}
 	}
 }

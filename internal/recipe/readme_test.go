@@ -90,3 +90,37 @@ func TestReadmeConstraints(t *testing.T) {
 		t.Errorf("found %d valid and %d refused examples; the section's layout changed", valid, refused)
 	}
 }
+
+// TestReadmeSignatures keeps every signature: example of recipes/README.md's
+// Signatures section valid: each one, put in a recipe, loads.
+func TestReadmeSignatures(t *testing.T) {
+	doc, err := os.ReadFile(filepath.Join("..", "..", "recipes", "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, section, ok := strings.Cut(string(doc), "\n## Signatures\n")
+	section, _, _ = strings.Cut(section, "\n## ")
+	if !ok {
+		t.Fatal("recipes/README.md has no Signatures section")
+	}
+	n := 0
+	for _, block := range strings.Split(section, "```yaml\n")[1:] {
+		example, _, _ := strings.Cut(block, "```")
+		lines := strings.Split(strings.TrimRight(example, " \n"), "\n")
+		indent := len(lines[0]) - len(strings.TrimLeft(lines[0], " "))
+		for i, l := range lines { // dedent, then indent as a source's field
+			lines[i] = "    " + l[min(indent, len(l)-len(strings.TrimLeft(l, " "))):]
+		}
+		sig := strings.Join(lines, "\n")
+		text := strings.Replace(baseRecipe, "    signature: "+sigOpenPGP, sig, 1)
+		text = strings.ReplaceAll(text, "keys/helm.asc", "keys/k.asc")
+		_, file := writeProject(t, text)
+		if _, err := Load(file, LoadOptions{}); err != nil {
+			t.Errorf("example %d does not load:\n%s\n%v", n+1, sig, err)
+		}
+		n++
+	}
+	if n != 4 {
+		t.Errorf("%d examples, want the 4 forms", n)
+	}
+}

@@ -54,6 +54,7 @@ func (e *Error) Unwrap() []error {
 // package names, relations, paths) are kept unrendered; Plan renders them.
 type Recipe struct {
 	Path        string    // the recipe file, as given to Load
+	Content     []byte    // the recipe file's bytes as Load read them (its provenance record names their digest)
 	Root        string    // absolute project root (the folder that holds recipes/): keyrings are relative to it
 	FilesDir    string    // absolute folder of the recipe's own files (recipes/<file base name>/ unless files-dir says otherwise)
 	Name        string    // source name
@@ -104,13 +105,29 @@ type Source struct {
 	digestNodes map[digest.Algorithm]*yaml.Node
 }
 
-// Signature is either an OpenPGP detached signature (URL + keyring) or an
+// Signature says what vouches for a source besides its pin: an OpenPGP
+// detached signature (URL + keyring), Sigstore material (Sigstore), or an
 // explicit statement that there is none, with the reason.
 type Signature struct {
-	URL     string   // template
-	Keyring string   // relative to Root
-	Signers []string // allowed primary-key fingerprints (40 upper-case hex); empty means any key in the keyring
-	None    string   // the reason there is no signature, when URL is ""
+	URL      string    // template
+	Keyring  string    // relative to Root
+	Signers  []string  // allowed primary-key fingerprints (40 upper-case hex); empty means any key in the keyring
+	Sigstore *Sigstore // set for the Sigstore forms
+	None     string    // the reason there is no signature, when URL is "" and Sigstore nil
+}
+
+// Sigstore is a Sigstore keyless signature over the source: one form of
+// material (SigURL + CertURL, BundleURL or GitHubAttestations), and who must
+// have signed it: Identity or IdentityRegexp, under Issuer. There is no "any
+// identity" form.
+type Sigstore struct {
+	SigURL             string // template: cosign's detached FILE.sig
+	CertURL            string // template: cosign's FILE.cert (the Fulcio leaf certificate)
+	BundleURL          string // template: a Sigstore bundle (.sigstore.json, .bundle)
+	GitHubAttestations string // OWNER/REPO whose GitHub artifact attestations vouch for the source
+	Identity           string // template: the certificate's exact SAN
+	IdentityRegexp     string // a Go regexp anchored with ^ and $ the SAN must match
+	Issuer             string // the OIDC issuer URL
 }
 
 // Checksums is an upstream checksum file cross-checked against the pins.

@@ -53,9 +53,9 @@ func (s Selector) matches(k key) bool {
 
 // PromoteResult says what a promotion did.
 type PromoteResult struct {
-	Added      []Entry // now listed in the target
-	Unchanged  []Entry // already there with the same bytes
-	Generation int     // the target's live generation afterwards
+	Added      []Entry `json:"added"`      // now listed in the target
+	Unchanged  []Entry `json:"unchanged"`  // already there with the same bytes
+	Generation int     `json:"generation"` // the target's live generation afterwards
 }
 
 // Promote lists in to exactly the packages published in from: the same pool

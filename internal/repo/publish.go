@@ -10,9 +10,9 @@ import (
 
 // PublishResult says what a publish did.
 type PublishResult struct {
-	Added      []Entry // newly listed
-	Unchanged  []Entry // already published with the same bytes (a no-op)
-	Generation int     // the live generation after the publish
+	Added      []Entry `json:"added"`      // newly listed
+	Unchanged  []Entry `json:"unchanged"`  // already published with the same bytes (a no-op)
+	Generation int     `json:"generation"` // the live generation after the publish
 }
 
 // Publish adds packages to suite/component: each .deb is copied into the pool

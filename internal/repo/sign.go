@@ -3,7 +3,6 @@ package repo
 import (
 	"bytes"
 	"crypto"
-	"errors"
 	"fmt"
 	"io"
 	"strings"
@@ -13,17 +12,19 @@ import (
 	"github.com/ProtonMail/go-crypto/openpgp/armor"
 	"github.com/ProtonMail/go-crypto/openpgp/clearsign"
 	"github.com/ProtonMail/go-crypto/openpgp/packet"
+
+	"github.com/updeb/updeb/internal/signkey"
 )
 
-// ErrWeakKey is wrapped when a key's algorithm or size is below what apt will
-// keep accepting: Ed25519, or RSA of 3072 bits or more.
-var ErrWeakKey = errors.New("repo: signing key too weak")
-
-// ErrKey is wrapped by every other problem with a signing key file.
-var ErrKey = errors.New("repo: unusable signing key")
+// ErrWeakKey, ErrKey and MinRSABits are package signkey's, which loads the
+// keys that both the repository and provenance records are signed with.
+var (
+	ErrWeakKey = signkey.ErrWeakKey
+	ErrKey     = signkey.ErrKey
+)
 
 // MinRSABits is the smallest RSA key updeb signs with or generates.
-const MinRSABits = 3072
+const MinRSABits = signkey.MinRSABits
 
 // Signer signs Release files with one or more OpenPGP secret keys (several
 // during a key rotation, so that clients trusting either key accept the
@@ -39,24 +40,11 @@ type Signer struct {
 // writes it). name is used in error messages. Passphrase-protected keys are
 // refused: the publisher runs unattended.
 func ReadSigner(r io.Reader, name string) (*Signer, error) {
-	list, err := openpgp.ReadArmoredKeyRing(r)
+	k, err := signkey.Read(r, name)
 	if err != nil {
-		return nil, fmt.Errorf("%w: %s: %v", ErrKey, name, err)
+		return nil, err
 	}
-	if len(list) != 1 {
-		return nil, fmt.Errorf("%w: %s: expected one key, found %d", ErrKey, name, len(list))
-	}
-	e := list[0]
-	if e.PrivateKey == nil {
-		return nil, fmt.Errorf("%w: %s: %s is a public key; the secret key is needed to sign", ErrKey, name, fingerprint(e))
-	}
-	if e.PrivateKey.Encrypted {
-		return nil, fmt.Errorf("%w: %s: key %s is protected by a passphrase; updeb signs unattended and needs an unprotected key file (mode 0600)", ErrKey, name, fingerprint(e))
-	}
-	if err := checkStrength(e.PrimaryKey); err != nil {
-		return nil, fmt.Errorf("%s: %w", name, err)
-	}
-	return &Signer{entities: []*openpgp.Entity{e}}, nil
+	return &Signer{entities: []*openpgp.Entity{k.Entity}}, nil
 }
 
 // JoinSigners returns a Signer that signs with every key of signers, in
@@ -81,9 +69,7 @@ func JoinSigners(signers ...*Signer) (*Signer, error) {
 	return out, nil
 }
 
-func fingerprint(e *openpgp.Entity) string {
-	return strings.ToUpper(fmt.Sprintf("%x", e.PrimaryKey.Fingerprint))
-}
+func fingerprint(e *openpgp.Entity) string { return signkey.Fingerprint(e) }
 
 // Fingerprints returns the keys' fingerprints in upper-case hex, in signing order.
 func (s *Signer) Fingerprints() []string {
@@ -110,31 +96,7 @@ func (s *Signer) signs(fpr string) bool {
 	return false
 }
 
-func checkStrength(pk *packet.PublicKey) error {
-	switch pk.PubKeyAlgo {
-	case packet.PubKeyAlgoEdDSA, packet.PubKeyAlgoEd25519, packet.PubKeyAlgoEd448:
-		return nil
-	case packet.PubKeyAlgoRSA, packet.PubKeyAlgoRSASignOnly:
-		bits, err := pk.BitLength()
-		if err != nil {
-			return fmt.Errorf("%w: %v", ErrKey, err)
-		}
-		if bits < MinRSABits {
-			return fmt.Errorf("%w: RSA key of %d bits; apt needs %d or more (or use Ed25519)", ErrWeakKey, bits, MinRSABits)
-		}
-		return nil
-	}
-	return fmt.Errorf("%w: public key algorithm %d; use Ed25519 or RSA %d+", ErrWeakKey, pk.PubKeyAlgo, MinRSABits)
-}
-
-func signConfig(t time.Time) *packet.Config {
-	salt := false
-	return &packet.Config{
-		DefaultHash:                           crypto.SHA512,
-		Time:                                  func() time.Time { return t },
-		NonDeterministicSignaturesViaNotation: &salt,
-	}
-}
+func signConfig(t time.Time) *packet.Config { return signkey.Config(t) }
 
 // signingKeys returns each entity's key valid for signing at t.
 func (s *Signer) signingKeys(t time.Time) ([]*packet.PrivateKey, error) {

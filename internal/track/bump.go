@@ -5,7 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -36,6 +36,17 @@ type BumpOptions struct {
 	Options
 	To   string    // target upstream version; "" means the newest complete one in the track
 	Date time.Time // release-date; zero means the GitHub release's published_at
+	// DayClient, when set, asks the release source for the day of a --to
+	// version (when Date is zero) instead of Client: one that does not retry
+	// makes an unreachable API fail at once (see ReleaseDay).
+	DayClient Client
+	// Operator are digests the operator vouches for: source name -> Debian
+	// architecture -> digests. Upstream's bytes must match them; a source
+	// nothing upstream vouches for is pinned on them.
+	Operator map[string]map[string]digest.Set
+	// TrustOnFirstUse pins sources nothing vouches for anyway; each is named
+	// in BumpResult.Unvouched and marked in the recipe.
+	TrustOnFirstUse bool
 }
 
 // BumpResult says what Bump did.
@@ -48,6 +59,9 @@ type BumpResult struct {
 	Changed     bool                                    `json:"changed"` // false: already at To, bytes unchanged upstream
 	Digests     map[string]map[string]map[string]string `json:"digests"` // source -> arch -> algorithm -> hex, as pinned now
 	VerifiedBy  []string                                `json:"verified_by"`
+	// Unvouched names the sources ("SOURCE ARCH: how") pinned on the
+	// operator's word alone: their digests or --trust-on-first-use.
+	Unvouched []string `json:"unvouched,omitempty"`
 }
 
 // IncompleteError lists the target version's missing artifacts.
@@ -64,42 +78,65 @@ func (e *IncompleteError) Unwrap() error { return ErrIncomplete }
 
 // Bump moves the recipe at r.Path to a new upstream version: it checks every
 // artifact exists, downloads the sources (fresh, through the Client), verifies
-// their OpenPGP signatures, cross-checks the computed digests against the
-// upstream checksum files, and rewrites version, release-date, revision ("1")
-// and the pinned digests (only the algorithms the recipe already pins) in
-// place: every other byte of the file is kept. The new file must load
-// (recipe.Load, the same check as updeb lint) before it replaces the old one,
-// atomically. When the target is the current version, nothing is written: the
-// pins are compared with upstream's bytes and a difference is ErrReupload.
+// their signatures (OpenPGP or Sigstore), cross-checks the computed digests
+// against the upstream checksum files, and rewrites version, release-date,
+// revision ("1") and the pinned digests (only the algorithms the recipe
+// already pins) in place: every other byte of the file is kept. The new file
+// must load (recipe.Load, the same check as updeb lint) before it replaces the
+// old one, atomically.
+//
+// Nothing is pinned that nothing vouches for: a source without a verified
+// signature or a matching upstream checksum file is pinned only on the
+// operator's digests (BumpOptions.Operator) or with TrustOnFirstUse, and then
+// a comment above its pins records it; otherwise Bump refuses
+// (*UnvouchedError) and writes nothing. A source without pins (a new recipe,
+// loaded with recipe.LoadOptions.AllowUnpinned) gets them, after its url.
+//
+// When the target is the current version, the pins are compared with
+// upstream's bytes and a difference is ErrReupload; only sources without pins
+// are written.
 func Bump(ctx context.Context, r *recipe.Recipe, o BumpOptions) (*BumpResult, error) {
 	original, err := os.ReadFile(r.Path)
 	if err != nil {
 		return nil, err
 	}
+	return bump(ctx, r, original, o, func(updated []byte) error {
+		fi, err := os.Stat(r.Path)
+		if err != nil {
+			return err
+		}
+		return atomicfile.WriteFile(r.Path, updated, fi.Mode().Perm())
+	})
+}
+
+// bump is Bump on r's text original; write puts the bumped, linted text in
+// place.
+func bump(ctx context.Context, r *recipe.Recipe, original []byte, o BumpOptions, write func(updated []byte) error) (*BumpResult, error) {
 	res := &BumpResult{Recipe: r.Name, File: r.Path, From: r.Version, To: o.To}
 	var published time.Time
-	if res.To == "" || (o.Date.IsZero() && res.To != r.Version) {
+	if res.To == "" {
 		c, err := Newest(ctx, r, o.Options)
 		if err != nil {
 			return nil, err
 		}
-		if res.To == "" {
-			res.To, published = c.InTrack.Version, c.InTrack.Published
-		} else if rels, err := Releases(ctx, r.Watch, o.Options); err == nil {
-			for _, rel := range rels {
-				if rel.Version == res.To {
-					published = rel.Published
-				}
-			}
-		} else {
-			return nil, err
-		}
+		res.To, published = c.InTrack.Version, c.InTrack.Published
 	}
 	if debianOf(res.To) == "" {
 		return nil, fmt.Errorf("%w: --to %q is not an upstream version", recipe.ErrInvalid, res.To)
 	}
 	if compareVersions(res.To, r.Version) < 0 {
 		return nil, fmt.Errorf("%w: %s is at %s, asked for %s", ErrDowngrade, r.Name, r.Version, res.To)
+	}
+	if o.Date.IsZero() && published.IsZero() && res.To != r.Version {
+		day := o.Options
+		if o.DayClient != nil {
+			day.Client = o.DayClient
+		}
+		publishedDay, err := ReleaseDay(ctx, r, res.To, day)
+		if err != nil {
+			return nil, err
+		}
+		published = publishedDay
 	}
 	if res.To != r.Version {
 		missing, err := Missing(ctx, r, res.To, o.Options)
@@ -110,44 +147,60 @@ func Bump(ctx context.Context, r *recipe.Recipe, o BumpOptions) (*BumpResult, er
 			return nil, fmt.Errorf("%s: %w", r.Name, &IncompleteError{Version: res.To, Missing: missing})
 		}
 	}
-	pins, by, err := fetchVerified(ctx, r, res.To, o.Options)
+	fetched, err := fetchVerified(ctx, r, res.To, o.Options)
 	if err != nil {
 		return nil, err
 	}
-	res.Digests, res.VerifiedBy = pins, by
+	edits, err := decide(r, res, fetched, o)
+	if err != nil {
+		return nil, err
+	}
+	newPins := slices.ContainsFunc(r.Sources, func(s recipe.Source) bool { return len(s.Digests) == 0 })
 	if res.To == r.Version {
-		return res, checkReupload(r, pins)
+		if err := checkReupload(r, res.Digests); err != nil || !newPins {
+			return res, err
+		}
+		res.ReleaseDate = r.ReleaseDate.Format(time.DateOnly)
+	} else {
+		date := o.Date
+		if date.IsZero() {
+			date = published
+		}
+		if date.IsZero() {
+			return nil, fmt.Errorf("%w for %s %s: the release source gives none", ErrNoDate, r.Name, res.To)
+		}
+		res.ReleaseDate = date.UTC().Format(time.DateOnly)
 	}
-	date := o.Date
-	if date.IsZero() {
-		date = published
-	}
-	if date.IsZero() {
-		return nil, fmt.Errorf("%w for %s %s: the release source gives none", ErrNoDate, r.Name, res.To)
-	}
-	res.ReleaseDate = date.UTC().Format(time.DateOnly)
 	updated, err := rewrite(r, original, res)
 	if err != nil {
 		return nil, err
 	}
-	if err := lintBytes(r, updated); err != nil {
-		return nil, fmt.Errorf("the bumped recipe does not pass lint (not written): %w", err)
-	}
-	fi, err := os.Stat(r.Path)
+	lines, err := pinLines(r, original, res, edits)
 	if err != nil {
 		return nil, err
 	}
-	if err := atomicfile.WriteFile(r.Path, updated, fi.Mode().Perm()); err != nil {
+	updated = lines.apply(updated)
+	if _, err := loadBytes(r.Path, r.Root, updated); err != nil {
+		return nil, fmt.Errorf("the bumped recipe does not pass lint (not written): %w", err)
+	}
+	if err := write(updated); err != nil {
 		return nil, err
 	}
 	res.Changed = true
 	return res, nil
 }
 
+// fetched is one source file fetched for one architecture: its digests and
+// what vouched for it (trust.Source's words).
+type fetched struct {
+	digests digest.Set
+	by      []string
+}
+
 // fetchVerified downloads every source of r at version for every architecture
-// and returns the digests to pin (only the algorithms r pins, per source and
-// architecture) after each source's signature and checksum file verified.
-func fetchVerified(ctx context.Context, r *recipe.Recipe, version string, o Options) (map[string]map[string]map[string]string, []string, error) {
+// and verifies each one's signature and checksum file. It returns source ->
+// architecture -> what was fetched; decide says what may be pinned.
+func fetchVerified(ctx context.Context, r *recipe.Recipe, version string, o Options) (map[string]map[string]*fetched, error) {
 	c := withVersion(r, version)
 	now := o.now()
 	// A key unique to this run: bump must see upstream's bytes as they are now,
@@ -156,47 +209,107 @@ func fetchVerified(ctx context.Context, r *recipe.Recipe, version string, o Opti
 	get := func(u string, algs ...digest.Algorithm) (*fetch.Result, error) {
 		return o.Client.Fetch(ctx, fetch.Request{URL: u, AllowUnpinned: true, Key: key, Algorithms: algs})
 	}
-	pins := map[string]map[string]map[string]string{}
-	var by []string
+	out := map[string]map[string]*fetched{}
 	for _, a := range r.Architectures {
 		p, err := c.Plan(a.Debian, urlPlan)
 		if err != nil {
-			return nil, nil, err
+			return nil, err
 		}
-		for i, s := range p.Sources {
-			// The fetcher computes sha256 and what is asked for: the
-			// algorithms the recipe pins (the new pins), and sha512 too, so
-			// that the cross-check compares every algorithm an upstream
-			// checksum file may list (sha256 or sha512).
-			algs := []digest.Algorithm{digest.SHA512}
-			for alg := range r.Sources[i].Digests[a.Debian] {
-				algs = append(algs, alg)
-			}
-			art, err := get(s.URL, algs...)
+		for _, s := range p.Sources {
+			// The fetcher computes sha256 and what is asked for: sha512 too,
+			// so that the cross-check compares every algorithm an upstream
+			// checksum file may list, and either can be pinned.
+			art, err := get(s.URL, digest.SHA512)
 			if err != nil {
-				return nil, nil, err
+				return nil, err
 			}
-			vouched, err := trust.Source(&s, art.Digests, art, func(u string) (*fetch.Result, error) { return get(u) }, now)
+			vouched, err := trust.Source(ctx, &s, art.Digests, art, trust.Verifiers{
+				Get: func(u string) (*fetch.Result, error) { return get(u) }, Now: now, Sigstore: o.Sigstore})
 			if err != nil {
-				return nil, nil, fmt.Errorf("%s %s (%s): %w", r.Name, version, a.Debian, err)
+				return nil, fmt.Errorf("%s %s (%s): %w", r.Name, version, a.Debian, err)
 			}
-			for _, x := range vouched {
-				by = append(by, fmt.Sprintf("%s %s: %s", s.Name, a.Debian, x))
+			if out[s.Name] == nil {
+				out[s.Name] = map[string]*fetched{}
 			}
-			if pins[s.Name] == nil {
-				pins[s.Name] = map[string]map[string]string{}
-			}
-			pins[s.Name][a.Debian] = map[string]string{}
-			for alg := range r.Sources[i].Digests[a.Debian] {
-				v, ok := art.Digests[alg]
-				if !ok {
-					return nil, nil, fmt.Errorf("%s: the fetcher computed no %s digest to pin", s.URL, alg)
-				}
-				pins[s.Name][a.Debian][string(alg)] = v
-			}
+			out[s.Name][a.Debian] = &fetched{digests: art.Digests, by: vouched}
 		}
 	}
-	return pins, by, nil
+	return out, nil
+}
+
+// decide is bump's one vouching decision, over every source and
+// architecture: what may be pinned (vouch), the digests to pin (the
+// algorithms the recipe pins; for a source without pins, sha512 when the
+// operator gave sha512 for it, else sha256), the evidence to report, and
+// what to write besides the digests. Sources nothing vouches for are
+// refused together (*UnvouchedError), pinning nothing.
+func decide(r *recipe.Recipe, res *BumpResult, got map[string]map[string]*fetched, o BumpOptions) (map[string]sourceEdit, error) {
+	day := o.now().UTC().Format(time.DateOnly)
+	res.Digests = map[string]map[string]map[string]string{}
+	edits := map[string]sourceEdit{}
+	unvouched := &UnvouchedError{Recipe: r.Name, Version: res.To}
+	for _, s := range r.Sources {
+		ed := sourceEdit{}
+		if len(s.Digests) == 0 {
+			ed.alg = string(digest.SHA256)
+			for _, d := range o.Operator[s.Name] {
+				if _, ok := d[digest.SHA512]; ok {
+					ed.alg = string(digest.SHA512)
+				}
+			}
+		}
+		how := map[string]bool{}
+		var algs []string
+		res.Digests[s.Name] = map[string]map[string]string{}
+		for _, a := range r.ArchNames() {
+			f := got[s.Name][a]
+			by := f.by
+			if res.To == r.Version && len(s.Digests[a]) > 0 {
+				by = append([]string{"pinned-digest"}, by...) // a re-check: the pins vouch (checkReupload compares)
+			}
+			evidence, operator, none, err := vouch(s.Name, a, f.digests, by, o)
+			if err != nil {
+				return nil, err
+			}
+			if none {
+				unvouched.Sources = append(unvouched.Sources, fmt.Sprintf("%s %s: %s", s.Name, a, describeDigests(f.digests)))
+				continue
+			}
+			for _, x := range evidence {
+				res.VerifiedBy = append(res.VerifiedBy, fmt.Sprintf("%s %s: %s", s.Name, a, x))
+			}
+			if operator != "" {
+				how[operator] = true
+				res.Unvouched = append(res.Unvouched, fmt.Sprintf("%s %s: %s", s.Name, a, operator))
+				algs = append(algs, algNames(o.Operator[s.Name][a])...)
+			}
+			pin := map[string]string{}
+			for alg := range s.Digests[a] {
+				pin[string(alg)] = f.digests[alg]
+			}
+			if ed.alg != "" {
+				pin[ed.alg] = f.digests[digest.Algorithm(ed.alg)]
+			}
+			for alg, v := range pin {
+				if v == "" {
+					return nil, fmt.Errorf("%s: the fetcher computed no %s digest to pin for %s", s.Name, alg, a)
+				}
+			}
+			res.Digests[s.Name][a] = pin
+		}
+		switch {
+		case how[byTrustOnFirstUse]:
+			ed.mark = mark(byTrustOnFirstUse, day, nil)
+		case how[byOperatorDigest]:
+			slices.Sort(algs)
+			ed.mark = mark(byOperatorDigest, day, slices.Compact(algs))
+		}
+		edits[s.Name] = ed
+	}
+	if len(unvouched.Sources) > 0 {
+		return nil, unvouched
+	}
+	return edits, nil
 }
 
 // checkReupload compares upstream's bytes for the current version with the pins.
@@ -226,9 +339,12 @@ func rewrite(r *recipe.Recipe, data []byte, res *BumpResult) ([]byte, error) {
 	if n.version == nil || n.releaseDate == nil {
 		return nil, fmt.Errorf("%s: no version or release-date to rewrite", r.Path)
 	}
-	edits := []edit{{n.version, res.To}, {n.releaseDate, res.ReleaseDate}}
-	if n.revision != nil && n.revision.Value != "1" {
-		edits = append(edits, edit{n.revision, "1"})
+	var edits []edit
+	if res.To != r.Version { // else: pinning a new source, the release stays
+		edits = append(edits, edit{n.version, res.To}, edit{n.releaseDate, res.ReleaseDate})
+		if n.revision != nil && n.revision.Value != "1" {
+			edits = append(edits, edit{n.revision, "1"})
+		}
 	}
 	for _, s := range r.Sources {
 		for alg, v := range n.digests[s.Name] {
@@ -254,41 +370,8 @@ func rewrite(r *recipe.Recipe, data []byte, res *BumpResult) ([]byte, error) {
 	return splice(r.Path, data, edits)
 }
 
-// lintBytes loads the new content as updeb lint would, from a scratch copy of
-// the recipe folder (the other entries linked) so that files-dir and keyrings
-// resolve exactly as for the real file.
-func lintBytes(r *recipe.Recipe, data []byte) error {
-	abs, err := filepath.Abs(r.Path)
-	if err != nil {
-		return err
-	}
-	dir := filepath.Dir(abs)
-	scratch, err := os.MkdirTemp("", "updeb-bump-")
-	if err != nil {
-		return err
-	}
-	defer os.RemoveAll(scratch)
-	sdir := filepath.Join(scratch, filepath.Base(dir))
-	if err := os.Mkdir(sdir, 0o755); err != nil {
-		return err
-	}
-	entries, err := os.ReadDir(dir)
-	if err != nil {
-		return err
-	}
-	for _, e := range entries {
-		if e.Name() != filepath.Base(abs) {
-			if err := os.Symlink(filepath.Join(dir, e.Name()), filepath.Join(sdir, e.Name())); err != nil {
-				return err
-			}
-		}
-	}
-	tmp := filepath.Join(sdir, filepath.Base(abs))
-	if err := os.WriteFile(tmp, data, 0o644); err != nil {
-		return err
-	}
-	if _, err := recipe.Load(tmp, recipe.LoadOptions{Root: r.Root}); err != nil {
-		return fmt.Errorf("%w:\n%s", recipe.ErrInvalid, strings.ReplaceAll(err.Error(), tmp, r.Path))
-	}
-	return nil
+// loadBytes loads data as the content of the recipe file path, as updeb lint
+// would, without writing it.
+func loadBytes(path, root string, data []byte) (*recipe.Recipe, error) {
+	return recipe.LoadBytes(path, data, recipe.LoadOptions{Root: root})
 }

@@ -24,7 +24,8 @@ func withVersion(r *recipe.Recipe, version string) *recipe.Recipe {
 }
 
 // Artifacts returns every URL r would fetch at version, for every
-// architecture: sources, detached signatures and checksum files, without
+// architecture: sources, detached signatures (OpenPGP, cosign's .sig and
+// .cert, Sigstore bundles) and checksum files, without
 // duplicates, in recipe order.
 func Artifacts(r *recipe.Recipe, version string) ([]string, error) {
 	c := withVersion(r, version)
@@ -43,11 +44,8 @@ func Artifacts(r *recipe.Recipe, version string) ([]string, error) {
 		}
 		for _, s := range p.Sources {
 			add(s.URL)
-			if s.Signature != nil {
-				add(s.Signature.URL)
-			}
-			if s.Checksums != nil {
-				add(s.Checksums.URL)
+			for _, u := range s.AuxURLs() {
+				add(u)
 			}
 		}
 	}

@@ -25,6 +25,7 @@ import (
 	"github.com/updeb/updeb/internal/fetch"
 	"github.com/updeb/updeb/internal/recipe"
 	"github.com/updeb/updeb/pkg/debversion"
+	"github.com/updeb/updeb/pkg/verify/sigstore"
 )
 
 // DefaultGitHubAPI is the GitHub REST API base URL.
@@ -46,6 +47,9 @@ type Options struct {
 	GitHubToken string // sent as "Authorization: Bearer"; "" sends none
 	Now         func() time.Time
 	Parallel    int // existence probes at once; <= 0 means 4
+	// Sigstore verifies the Sigstore material of sources when Bump fetches
+	// them (nil refuses sources that name some).
+	Sigstore *sigstore.Verifier
 }
 
 func (o Options) api() string {

@@ -1,15 +1,21 @@
 // Package trust decides whether a fetched upstream artifact is vouched for
 // beyond the digest pinned in its recipe (which the fetcher already checked):
-// by a detached signature under the recipe's keyring and signer allow-list,
-// and by the upstream checksum file, which must agree with the pins. Builds,
-// `updeb bump` and `updeb verify` all verify through it, so they decide the
-// same way.
+// by a detached OpenPGP signature under the recipe's keyring and signer
+// allow-list, by Sigstore material (cosign's .sig and .cert with their Rekor
+// entry, a Sigstore bundle, GitHub attestations) signed by the recipe's
+// identity under its issuer, and by the upstream checksum file, which must
+// agree with the pins. Builds, `updeb bump` and `updeb verify` all verify
+// through it, so they decide the same way.
 package trust
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
+	"io"
+	"io/fs"
+	"net/http"
 	"os"
 	"time"
 
@@ -17,26 +23,46 @@ import (
 	"github.com/updeb/updeb/internal/recipe"
 	"github.com/updeb/updeb/pkg/digest"
 	"github.com/updeb/updeb/pkg/verify"
+	"github.com/updeb/updeb/pkg/verify/sigstore"
 )
 
 // ErrCrossCheck is wrapped when a pinned digest disagrees with the upstream
 // checksum file, or the file has no entry for the artifact.
 var ErrCrossCheck = errors.New("pinned digest does not match the upstream checksum file")
 
-// Source checks what vouches for art, the fetched artifact of s: the detached
-// signature, then the cross-check of pinned (the digests to compare with the
-// checksum file) against the upstream checksum file. get returns the fetched
-// signature or checksum file for a URL. It returns what vouched for the
-// artifact, in the provenance record's words ("openpgp:FPR",
-// "checksum-file:URL", ...).
-func Source(s *recipe.PlannedSource, pinned digest.Set, art *fetch.Result, get func(url string) (*fetch.Result, error), now time.Time) ([]string, error) {
+// ErrNoSigstore is wrapped when a source names Sigstore material and the
+// caller gave no Sigstore verifier.
+var ErrNoSigstore = errors.New("trust: no Sigstore verifier")
+
+// Verifiers are what Source checks a source with.
+type Verifiers struct {
+	// Get returns the fetched signature, certificate, bundle, checksum file
+	// or Rekor entry at a URL (through the cache). A Rekor entry Get cannot
+	// find (404) is asked for by the Sigstore verifier itself, which then
+	// refuses in its own words.
+	Get func(url string) (*fetch.Result, error)
+	// Now is the time OpenPGP signatures and keys are checked at. (Sigstore
+	// verification never reads the clock: it uses the log's verified time.)
+	Now time.Time
+	// Sigstore verifies Sigstore material; nil refuses sources that name some
+	// (ErrNoSigstore).
+	Sigstore *sigstore.Verifier
+}
+
+// Source checks what vouches for art, the fetched artifact of s: the OpenPGP
+// signature or the Sigstore material, then the cross-check of pinned (the
+// digests to compare with the checksum file) against the upstream checksum
+// file. It returns what vouched for the artifact, in the provenance record's
+// words ("openpgp:FPR", "sigstore:IDENTITY issuer=URL rekor=INDEX",
+// "checksum-file:URL", ...); none for a source with nothing but its pin.
+func Source(ctx context.Context, s *recipe.PlannedSource, pinned digest.Set, art *fetch.Result, v Verifiers) ([]string, error) {
 	var by []string
 	if s.Signature != nil {
-		sig, err := get(s.Signature.URL)
+		sig, err := v.Get(s.Signature.URL)
 		if err != nil {
 			return nil, err
 		}
-		res, err := VerifySignature(art.Path, sig.Path, s.Signature, now)
+		res, err := VerifySignature(art.Path, sig.Path, s.Signature, v.Now)
 		if err != nil {
 			return nil, fmt.Errorf("signature %s: %w", s.Signature.URL, err)
 		}
@@ -47,18 +73,133 @@ func Source(s *recipe.PlannedSource, pinned digest.Set, art *fetch.Result, get f
 		}
 		by = append(by, "openpgp:"+res.PrimaryFingerprint)
 	}
+	if s.Sigstore != nil {
+		res, err := VerifySigstore(ctx, s, art.Digests, v)
+		if err != nil {
+			return nil, err
+		}
+		by = append(by, SigstoreEvidence(res))
+	}
 	if s.Checksums != nil {
-		sums, err := get(s.Checksums.URL)
+		sums, err := v.Get(s.Checksums.URL)
 		if err != nil {
 			return nil, err
 		}
-		v, err := CrossCheck(pinned, sums.Path, s.Checksums, now)
+		c, err := CrossCheck(pinned, sums.Path, s.Checksums, v.Now)
 		if err != nil {
 			return nil, err
 		}
-		by = append(by, v...)
+		by = append(by, c...)
 	}
 	return by, nil
+}
+
+// SigstoreEvidence is how a Sigstore verification is named in the provenance
+// record and in reports: who signed, under which issuer, and where the
+// transparency log holds it.
+func SigstoreEvidence(r *sigstore.Result) string {
+	return fmt.Sprintf("sigstore:%s issuer=%s rekor=%d", r.Identity, r.Issuer, r.LogIndex)
+}
+
+// Policy is the Sigstore policy of a planned source: its identity and issuer.
+func Policy(p *recipe.PlannedSigstore) sigstore.Policy {
+	return sigstore.Policy{Identity: p.Identity, IdentityRegexp: p.IdentityRegexp, Issuer: p.Issuer}
+}
+
+// maxSigstoreFile bounds what is read of a .sig, .cert, bundle or Rekor
+// answer; the verifier refuses anything larger than it ever needs.
+const maxSigstoreFile = 32 << 20
+
+// VerifySigstore verifies the Sigstore material of s over the artifact with
+// these digests (sha256 among them): cosign's .sig and .cert (whose Rekor
+// entry is fetched through v.Get, so that it is cached, mirrored and listed
+// in the provenance record), a bundle, or the GitHub attestations of the
+// repository.
+func VerifySigstore(ctx context.Context, s *recipe.PlannedSource, artifact digest.Set, v Verifiers) (*sigstore.Result, error) {
+	p := s.Sigstore
+	if v.Sigstore == nil {
+		return nil, fmt.Errorf("%w: %s is signed with Sigstore", ErrNoSigstore, s.URL)
+	}
+	pol := Policy(p)
+	var (
+		res *sigstore.Result
+		err error
+	)
+	switch p.Form() {
+	case "cosign":
+		var d sigstore.Detached
+		if d, err = detached(p, v); err != nil {
+			return nil, err
+		}
+		var u string
+		if u, err = v.Sigstore.RekorEntryURL(pol, artifact, d); err == nil {
+			var entry *fetch.Result
+			entry, err = v.Get(u)
+			switch {
+			case err == nil:
+				d.RekorEntry, err = readSmall(entry.Path)
+			case isAbsent(err):
+				err = nil // the verifier asks, and says "never logged" in its words
+			}
+			if err == nil {
+				res, err = v.Sigstore.VerifyDetached(ctx, pol, artifact, d)
+			}
+		}
+	case "bundle":
+		var b *fetch.Result
+		if b, err = v.Get(p.BundleURL); err != nil {
+			return nil, err
+		}
+		var raw []byte
+		if raw, err = readSmall(b.Path); err == nil {
+			res, err = v.Sigstore.VerifyBundle(ctx, pol, artifact, raw, p.BundleURL)
+		}
+	default:
+		res, err = v.Sigstore.VerifyGitHubAttestations(ctx, pol, artifact, p.GitHubAttestations)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("sigstore signature of %s: %w", s.URL, err)
+	}
+	return res, nil
+}
+
+// detached reads cosign's fetched .sig and .cert.
+func detached(p *recipe.PlannedSigstore, v Verifiers) (sigstore.Detached, error) {
+	d := sigstore.Detached{SignatureSource: p.SigURL, CertificateSource: p.CertURL}
+	for _, f := range []struct {
+		url string
+		dst *[]byte
+	}{{p.SigURL, &d.Signature}, {p.CertURL, &d.Certificate}} {
+		r, err := v.Get(f.url)
+		if err != nil {
+			return d, err
+		}
+		if *f.dst, err = readSmall(r.Path); err != nil {
+			return d, err
+		}
+	}
+	return d, nil
+}
+
+// readSmall reads at most maxSigstoreFile+1 bytes of a cached file: the
+// verifier refuses what is larger, naming the URL.
+func readSmall(path string) ([]byte, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return io.ReadAll(io.LimitReader(f, maxSigstoreFile+1))
+}
+
+// isAbsent reports a download that failed because the file does not exist
+// (HTTP 404 or 410, or no such file in a file:// mirror).
+func isAbsent(err error) bool {
+	var se *fetch.StatusError
+	if errors.As(err, &se) {
+		return se.StatusCode == http.StatusNotFound || se.StatusCode == http.StatusGone
+	}
+	return errors.Is(err, fs.ErrNotExist)
 }
 
 // VerifySignature verifies the detached signature at sigPath over the file at

@@ -26,13 +26,13 @@ var ErrSyntax = errors.New("control: syntax error")
 // by "\n" without the leading space of continuation lines; an empty line inside
 // a value is stored as ".", exactly as deb822 writes it.
 type Field struct {
-	Name  string
-	Value string
+	Name  string `json:"name"`
+	Value string `json:"value"`
 }
 
 // Paragraph is an ordered list of fields.
 type Paragraph struct {
-	Fields []Field
+	Fields []Field `json:"fields"`
 }
 
 // Get returns the value of the named field (case-insensitive) and whether it exists.

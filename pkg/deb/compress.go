@@ -24,20 +24,27 @@ const (
 
 // codec is one compression format: its member-name suffix and how to write and
 // read it. The settings are pinned, because compressed bytes depend on them and
-// the output must be byte-identical on every machine. workers is how many
-// goroutines may compress (xz only); it never changes the bytes.
+// the output must be byte-identical on every machine.
 type codec struct {
 	compression Compression
 	suffix      string // appended to "control.tar" and "data.tar"
-	newWriter   func(w io.Writer, workers int) (io.WriteCloser, error)
+	newWriter   func(w io.Writer, o writerOptions) (io.WriteCloser, error)
 	newReader   func(r io.Reader) (io.ReadCloser, error)
+}
+
+// writerOptions are a package's compression settings: workers is how many
+// goroutines may compress (xz and zstd), which never changes the bytes;
+// xzMode is the xz encoder's mode, which does.
+type writerOptions struct {
+	workers int
+	xzMode  XZMode
 }
 
 var codecs = []codec{
 	{CompressionXZ, ".xz", newXZWriter, newXZReader},
 	{CompressionGzip, ".gz", newGzipWriter, newGzipReader},
 	{CompressionZstd, ".zst", newZstdWriter, newZstdReader},
-	{CompressionNone, "", func(w io.Writer, _ int) (io.WriteCloser, error) { return nopCloser{w}, nil }, func(r io.Reader) (io.ReadCloser, error) { return io.NopCloser(r), nil }},
+	{CompressionNone, "", func(w io.Writer, _ writerOptions) (io.WriteCloser, error) { return nopCloser{w}, nil }, func(r io.Reader) (io.ReadCloser, error) { return io.NopCloser(r), nil }},
 }
 
 func codecFor(c Compression) (codec, error) {
@@ -66,36 +73,64 @@ func codecForMember(name, base string) (codec, bool) {
 	return codec{}, false
 }
 
-// XZ settings of data.tar and control.tar. They determine the bytes, so they
-// are constants, never derived from the machine; Package.XZWorkers only
-// changes how many blocks are compressed at once. Chosen for "peak RSS <= 128
-// MB for any payload size" with two workers (measurements in the package doc):
-// each worker's encoder holds about 5*xzDictCap (ulikunitz's hash-table matcher:
-// a 4-byte entry per dictionary byte, an 8 MiB head table and the window) and
-// the writer up to workers+1 input blocks.
-const (
-	xzBlockSize = 8 << 20
-	xzDictCap   = 4 << 20
-	// DefaultXZWorkers is the number of xz blocks compressed at once when
-	// Package.XZWorkers is 0.
-	DefaultXZWorkers = 2
-)
+// XZ settings of data.tar and control.tar, per mode. They determine the bytes,
+// so they are constants, never derived from the machine; Package.XZWorkers
+// only changes how many blocks are compressed at once. A package smaller than
+// a block is one block whose dictionary is the package's size (the encoder
+// never uses more); larger ones are cut into blocks that compress in
+// parallel. Memory: see xzpar.Config (measurements in internal/bench/README.md).
+var xzLayouts = map[XZMode]struct{ blockSize, dictCap int }{
+	XZFast: {32 << 20, 16 << 20},
+	XZBest: {16 << 20, 16 << 20},
+}
+
+// DefaultXZWorkers is the number of xz blocks (and zstd jobs) compressed at
+// once when Package.XZWorkers is 0.
+const DefaultXZWorkers = 2
+
+// xzModeOf maps a package's XZMode to the encoder's.
+func xzModeOf(m XZMode) (xzpar.Mode, error) {
+	switch m {
+	case "", XZFast:
+		return xzpar.ModeFast, nil
+	case XZBest:
+		return xzpar.ModeBest, nil
+	}
+	return 0, invalidf("xz mode %q: expected %s or %s", m, XZFast, XZBest)
+}
 
 // xzConfig is the xzpar configuration of one member: one stream of
 // independent blocks with CRC64 checks, after the x86 BCJ filter if x86.
-func xzConfig(workers int, x86 bool) xzpar.Config {
+func xzConfig(o writerOptions, x86 bool) (xzpar.Config, error) {
+	mode, err := xzModeOf(o.xzMode)
+	if err != nil {
+		return xzpar.Config{}, err
+	}
+	if o.xzMode == "" {
+		o.xzMode = XZFast
+	}
+	l := xzLayouts[o.xzMode]
+	workers := o.workers
 	if workers <= 0 {
 		workers = DefaultXZWorkers
 	}
-	return xzpar.Config{BlockSize: xzBlockSize, DictCap: xzDictCap, Workers: workers, Matcher: xzpar.DefaultMatcher, X86: x86}
+	return xzpar.Config{BlockSize: l.blockSize, DictCap: l.dictCap, Workers: workers, Mode: mode, X86: x86}, nil
 }
 
-func newXZWriter(w io.Writer, workers int) (io.WriteCloser, error) {
-	return xzpar.NewWriter(w, xzConfig(workers, false))
+func newXZWriter(w io.Writer, o writerOptions) (io.WriteCloser, error) {
+	return newXZWriterFilter(w, o, false)
 }
 
-func newXZX86Writer(w io.Writer, workers int) (io.WriteCloser, error) {
-	return xzpar.NewWriter(w, xzConfig(workers, true))
+func newXZX86Writer(w io.Writer, o writerOptions) (io.WriteCloser, error) {
+	return newXZWriterFilter(w, o, true)
+}
+
+func newXZWriterFilter(w io.Writer, o writerOptions, x86 bool) (io.WriteCloser, error) {
+	cfg, err := xzConfig(o, x86)
+	if err != nil {
+		return nil, err
+	}
+	return xzpar.NewWriter(w, cfg)
 }
 
 // x86Architectures are the Debian architectures whose binaries are x86 code,
@@ -129,17 +164,27 @@ func newXZReader(r io.Reader) (io.ReadCloser, error) {
 }
 
 // gzip level 9 (dpkg-deb's default), no name, mtime 0.
-func newGzipWriter(w io.Writer, _ int) (io.WriteCloser, error) {
+func newGzipWriter(w io.Writer, _ writerOptions) (io.WriteCloser, error) {
 	return gzip.NewWriterLevel(w, gzip.BestCompression)
 }
 
 func newGzipReader(r io.Reader) (io.ReadCloser, error) { return gzip.NewReader(r) }
 
-// zstd at the default level (dpkg-deb's 3) with one encoder goroutine, so that the
-// block layout does not depend on the CPU count.
-func newZstdWriter(w io.Writer, _ int) (io.WriteCloser, error) {
-	return zstd.NewWriter(w, zstd.WithEncoderLevel(zstd.SpeedDefault), zstd.WithEncoderConcurrency(1),
-		zstd.WithEncoderCRC(true), zstd.WithWindowSize(8<<20))
+// zstd at the default level (dpkg-deb's 3), with the input cut into jobs of
+// four windows compressed in parallel (each primed with the end of the job
+// before it). The job layout depends only on the window, never on the worker
+// count: klauspost's encoder runs jobs only with a concurrency of two or more
+// (with one it writes other bytes), so the concurrency is never below two;
+// workers beyond two only run more jobs at once.
+const zstdWindow = 4 << 20
+
+func newZstdWriter(w io.Writer, o writerOptions) (io.WriteCloser, error) {
+	workers := o.workers
+	if workers <= 0 {
+		workers = DefaultXZWorkers
+	}
+	return zstd.NewWriter(w, zstd.WithEncoderLevel(zstd.SpeedDefault), zstd.WithEncoderConcurrency(max(workers, 2)),
+		zstd.WithConcurrentBlocks(true), zstd.WithEncoderCRC(true), zstd.WithWindowSize(zstdWindow))
 }
 
 func newZstdReader(r io.Reader) (io.ReadCloser, error) {

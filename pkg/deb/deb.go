@@ -18,11 +18,21 @@
 // Inspect and InspectFile read any .deb (dpkg-deb's too); damage is an error
 // wrapping ErrMalformed, an I/O error is returned as it is.
 //
-// The chosen xz setting: pkg/xzpar writes one stream of independent 8 MiB
-// blocks with a 4 MiB dictionary, Package.XZWorkers blocks at once (the bytes
-// do not depend on the count), and data.tar of amd64 and i386 packages gets
-// the x86 BCJ filter, which dpkg's liblzma decodes. It keeps a build's memory
-// near 100 MB; the measurements behind it are in internal/bench/README.md.
+// xz members are written by pkg/xzpar's LZMA2 encoder in one of two modes
+// (Package.XZMode): fast, the default (lazy matching, 32 MiB blocks, 16 MiB
+// dictionary), or best (optimal parsing, 16 MiB blocks, 16 MiB dictionary,
+// about twice the CPU for 2 to 4% less). A package smaller than a block is
+// one block whose dictionary is the package's size; larger ones are cut into
+// blocks compressed Package.XZWorkers at once, with the same bytes for any
+// count. Two workers hold about 220 MiB (pkg/xzpar's formula). data.tar of
+// amd64 and i386 packages gets the x86 BCJ filter (5% smaller on Go
+// binaries); dpkg's liblzma decodes it, and so does pkg/xzpar's NewReader,
+// which InspectFile uses. zstd members are level 3 in 16 MiB jobs compressed
+// Package.XZWorkers (at least two) at once, again the same bytes for any
+// count. Measured on Go binaries (29 and 335 MiB, 2 cores): fast takes 0.23-0.34x
+// dpkg-deb -Zxz's wall time at 1.00-1.03x its size, best 0.41-0.53x at
+// 0.97-1.01x; zstd 1.4-1.7x dpkg-deb -Zzstd's wall at 1.005-1.017x its size.
+// Tables: internal/bench/README.md.
 package deb
 
 import (
@@ -131,11 +141,28 @@ type Package struct {
 	// clamped to it). Required, and after 1970-01-01T00:00:00Z.
 	SourceDateEpoch time.Time
 	Compression     Compression // "" means xz
-	// XZWorkers is how many xz blocks of data.tar are compressed at once (0:
-	// DefaultXZWorkers). It changes speed and memory, never the bytes: set it
-	// from configuration, not from the CPU count, to keep memory predictable.
+	// XZWorkers is how many xz blocks (or zstd jobs) of data.tar are
+	// compressed at once (0: DefaultXZWorkers). It changes speed and memory,
+	// never the bytes: set it from configuration, not from the CPU count, to
+	// keep memory predictable.
 	XZWorkers int
+	// XZMode is the xz encoder's mode ("" means XZFast). It changes the bytes.
+	XZMode XZMode
+	// Progress, when set, is called as data.tar is written, with the bytes of
+	// data.tar so far (in) and the compressed bytes written so far (out): a
+	// caller can show a long compression moving. It is called on the writing
+	// goroutine, often: keep it cheap.
+	Progress func(in, out int64)
 }
+
+// XZMode selects the xz encoder: XZFast (lazy matching) or XZBest (optimal
+// parsing: smaller, about twice the CPU).
+type XZMode string
+
+const (
+	XZFast XZMode = "fast"
+	XZBest XZMode = "best"
+)
 
 // FileResult describes one regular file of the written package (hardlinks too).
 type FileResult struct {

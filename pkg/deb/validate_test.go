@@ -83,6 +83,7 @@ func TestValidation(t *testing.T) {
 		{"no epoch", func(p *Package) { p.SourceDateEpoch = time.Time{} }, `SourceDateEpoch 0001-01-01 00:00:00 +0000 UTC: required`},
 		{"epoch zero", func(p *Package) { p.SourceDateEpoch = time.Unix(0, 0) }, `SourceDateEpoch 1970-01-01`},
 		{"compression", func(p *Package) { p.Compression = "bzip2" }, `compression "bzip2": expected one of xz, gzip, zstd, none`},
+		{"xz mode", func(p *Package) { p.XZMode = "fastest" }, `xz mode "fastest": expected fast or best`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

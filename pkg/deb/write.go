@@ -11,6 +11,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"sync/atomic"
 
 	"github.com/updeb/updeb/pkg/atomicfile"
 )
@@ -37,8 +38,10 @@ func Write(ctx context.Context, path string, p *Package) (res *Result, err error
 		dataTmp.Close()
 		os.Remove(dataTmp.Name())
 	}()
-	files, err := compressInto(dataTmp, cdc.forData(p.Control.Architecture), p.XZWorkers, func(w io.Writer) ([]FileResult, error) {
-		return writeData(ctx, w, items)
+	pr := &progress{report: p.Progress}
+	opts := writerOptions{workers: p.XZWorkers, xzMode: p.XZMode}
+	files, err := compressInto(pr.out(dataTmp), cdc.forData(p.Control.Architecture), opts, func(w io.Writer) ([]FileResult, error) {
+		return writeData(ctx, pr.in(w), items)
 	})
 	if err != nil {
 		return nil, err
@@ -47,13 +50,15 @@ func Write(ctx context.Context, path string, p *Package) (res *Result, err error
 	if err != nil {
 		return nil, err
 	}
+	pr.finish()
 	isize := installedSize(items)
 	ctl, err := controlTar(p, isize, files)
 	if err != nil {
 		return nil, err
 	}
 	var ctlZ bytes.Buffer
-	if _, err := compressInto(&ctlZ, cdc, 1, func(w io.Writer) (struct{}, error) {
+	opts.workers = 1
+	if _, err := compressInto(&ctlZ, cdc, opts, func(w io.Writer) (struct{}, error) {
 		_, err := w.Write(ctl)
 		return struct{}{}, err
 	}); err != nil {
@@ -106,6 +111,9 @@ func validate(p *Package) ([]*item, codec, error) {
 	if err != nil {
 		errs = append(errs, err)
 	}
+	if _, err := xzModeOf(p.XZMode); err != nil {
+		errs = append(errs, err)
+	}
 	if p.SourceDateEpoch.Unix() <= 0 {
 		errs = append(errs, invalidf("SourceDateEpoch %v: required, and after 1970-01-01 (an mtime of 0 is an ancient file to lintian)", p.SourceDateEpoch))
 	}
@@ -126,10 +134,10 @@ func validate(p *Package) ([]*item, codec, error) {
 }
 
 // compressInto runs fill with a writer that compresses into w.
-func compressInto[T any](w io.Writer, cdc codec, workers int, fill func(io.Writer) (T, error)) (T, error) {
+func compressInto[T any](w io.Writer, cdc codec, opts writerOptions, fill func(io.Writer) (T, error)) (T, error) {
 	var zero T
 	bw := bufio.NewWriterSize(w, 1<<20)
-	zw, err := cdc.newWriter(bw, workers)
+	zw, err := cdc.newWriter(bw, opts)
 	if err != nil {
 		return zero, err
 	}
@@ -166,5 +174,51 @@ func (r *punchingReader) Read(p []byte) (int, error) {
 }
 
 type countWriter struct{ n int64 }
+
+// progress counts data.tar's bytes into the compressor and out of it for
+// Package.Progress. The compressor may write from its own goroutines, so the
+// bytes out are counted atomically; the report is made from the writer's
+// goroutine, on its writes of data.tar.
+type progress struct {
+	report func(in, out int64)
+	inN    int64
+	outN   atomic.Int64
+}
+
+func (p *progress) in(w io.Writer) io.Writer {
+	if p.report == nil {
+		return w
+	}
+	return writerFunc(func(b []byte) (int, error) {
+		n, err := w.Write(b)
+		if n > 0 {
+			p.inN += int64(n)
+			p.report(p.inN, p.outN.Load())
+		}
+		return n, err
+	})
+}
+
+func (p *progress) out(w io.Writer) io.Writer {
+	if p.report == nil {
+		return w
+	}
+	return writerFunc(func(b []byte) (int, error) {
+		n, err := w.Write(b)
+		p.outN.Add(int64(n))
+		return n, err
+	})
+}
+
+// finish makes the last report, with every byte in and out.
+func (p *progress) finish() {
+	if p.report != nil {
+		p.report(p.inN, p.outN.Load())
+	}
+}
+
+type writerFunc func([]byte) (int, error)
+
+func (f writerFunc) Write(b []byte) (int, error) { return f(b) }
 
 func (c *countWriter) Write(p []byte) (int, error) { c.n += int64(len(p)); return len(p), nil }

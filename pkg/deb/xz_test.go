@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"math/rand/v2"
+	"runtime"
 	"testing"
 
 	"github.com/updeb/updeb/internal/testenv"
@@ -29,24 +30,58 @@ func wordsPayload(n int) []byte {
 	return b.Bytes()[:n]
 }
 
-// data.tar.xz is a stream of several independent blocks; the bytes must not
-// depend on the number of workers (which the configuration sets, not the CPU
-// count), and dpkg-deb and our reader must read every block.
-func TestXZWorkersSameBytes(t *testing.T) {
+// data.tar.xz is a stream of several independent blocks, data.tar.zst of
+// several jobs; the bytes must not depend on the number of workers (which the
+// configuration sets, not the CPU count) nor on GOMAXPROCS, and dpkg-deb and
+// our reader must read every block. xz uses 128 KiB blocks here (the property
+// does not depend on the size, and the real 16 MiB would take minutes under
+// the race detector); zstd its real jobs (4 windows: 16 MiB).
+func TestWorkersSameBytes(t *testing.T) {
 	testenv.RequireTool(t, "dpkg-deb")
-	big := wordsPayload(xzBlockSize + 12345) // two blocks
-	var outs [][]byte
+	for _, mode := range []XZMode{XZFast, XZBest} {
+		saved := xzLayouts[mode]
+		xzLayouts[mode] = struct{ blockSize, dictCap int }{128 << 10, 128 << 10}
+		t.Cleanup(func() { xzLayouts[mode] = saved })
+	}
+	for _, tc := range []struct {
+		name        string
+		compression Compression
+		mode        XZMode
+		size        int
+	}{
+		{"xz fast", CompressionXZ, XZFast, 2<<17 + 12345},
+		{"xz best", CompressionXZ, XZBest, 2<<17 + 12345},
+		{"zstd", CompressionZstd, "", 4*zstdWindow*2 + 12345},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			checkWorkersSameBytes(t, tc.compression, tc.mode, wordsPayload(tc.size))
+		})
+	}
+}
+
+func checkWorkersSameBytes(t *testing.T, c Compression, mode XZMode, big []byte) {
+	var first []byte
 	var path string
-	for _, workers := range []int{1, 4} {
+	procs := runtime.GOMAXPROCS(0)
+	t.Cleanup(func() { runtime.GOMAXPROCS(procs) })
+	for _, run := range []struct{ workers, procs int }{{1, 0}, {2, 0}, {3, 0}, {8, 0}, {2, 1}, {1, 4}} {
 		p := samplePackage()
+		p.Compression, p.XZMode = c, mode
 		p.Entries = append(p.Entries, Entry{Path: "/usr/lib/sample/big", Type: TypeFile, Mode: 0o644, Size: int64(len(big)),
 			Open: func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(big)), nil }})
-		p.XZWorkers = workers
+		p.XZWorkers = run.workers
+		if run.procs > 0 {
+			runtime.GOMAXPROCS(run.procs)
+		} else {
+			runtime.GOMAXPROCS(procs)
+		}
 		path, _ = writeTemp(t, p)
-		outs = append(outs, mustRead(t, path))
-	}
-	if !bytes.Equal(outs[0], outs[1]) {
-		t.Fatalf("XZWorkers 1 and 4 give different packages: %d and %d bytes", len(outs[0]), len(outs[1]))
+		out := mustRead(t, path)
+		if first == nil {
+			first = out
+		} else if !bytes.Equal(out, first) {
+			t.Fatalf("%d workers, GOMAXPROCS %d: %d bytes, differ from 1 worker's %d", run.workers, run.procs, len(out), len(first))
+		}
 	}
 	tr := tar.NewReader(bytes.NewReader(testenv.Run(t, "dpkg-deb", "--fsys-tarfile", path)))
 	found := false

@@ -16,6 +16,8 @@ import (
 	"errors"
 	"fmt"
 	"hash"
+	"io"
+	"os"
 	"sort"
 	"strings"
 	"sync"
@@ -228,4 +230,19 @@ func (h *Hasher) Check(subject string, pinned Set) error {
 		return fmt.Errorf("%s: %w", subject, ErrNoPin)
 	}
 	return nil
+}
+
+// File returns the digests of the file at path (sha256 and sha512 when no
+// algorithm is given), read in one pass.
+func File(path string, algs ...Algorithm) (Set, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	h := NewHasher(algs...)
+	if _, err := io.Copy(h, f); err != nil {
+		return nil, err
+	}
+	return h.Sum(), nil
 }

@@ -4,9 +4,16 @@
 // build's SOURCE_DATE_EPOCH.
 //
 // The contract: New is a pure function of its Build, and Marshal gives the
-// same bytes for the same Build (subjects sorted by name, dependencies by URI,
-// each input's verifiedBy sorted, JSON map keys sorted); the reader of a
-// record finds how each input was trusted in its "verifiedBy" annotation.
+// same bytes for the same Build (subjects sorted by name, local inputs by
+// name before downloads by URI, each input's verifiedBy sorted, JSON map keys
+// sorted); the reader of a record finds how each input was trusted in its
+// "verifiedBy" annotation, and what a local input is in its "role".
+//
+// A record travels as the payload of a DSSE envelope (package dsse, payload
+// type application/vnd.in-toto+json): Statement.Envelope signs it, Verify
+// checks an envelope's OpenPGP signature (a binary detached signature over
+// the PAE bytes, by a key of a keyring, under pkg/verify's policy) and that
+// the record is about the package at hand.
 package provenance
 
 import (
@@ -34,10 +41,12 @@ type Subject struct {
 	Digest map[string]string `json:"digest"`
 }
 
-// Dependency is one verified input: an upstream artifact, a signature or
-// checksum file, a keyring, or the recipe itself.
+// Dependency is one input: an upstream artifact, a signature or checksum
+// file (each with a URI), or a local file (with a Name): the recipe, a file
+// from the recipe's folder, a keyring.
 type Dependency struct {
-	URI         string            `json:"uri"`
+	URI         string            `json:"uri,omitempty"`
+	Name        string            `json:"name,omitempty"`
 	Digest      map[string]string `json:"digest"`
 	Annotations map[string]any    `json:"annotations,omitempty"`
 }
@@ -78,19 +87,39 @@ type Metadata struct {
 	InvocationID string `json:"invocationId"`
 }
 
-// Input describes one verified input for New.
+// Input describes one input for New: a download (URI) or a local file
+// (Name, its slash-separated path relative to the project).
 type Input struct {
 	URI     string
+	Name    string
 	Digests digest.Set
 	// VerifiedBy lists how the input was trusted, e.g. "pinned-digest",
 	// "openpgp:<primary fingerprint>", "checksum-file:<url>".
 	VerifiedBy []string
+	// Annotations are other facts about the input, e.g. "role": "recipe".
+	Annotations map[string]string
 }
+
+// Roles of local inputs (the "role" annotation), and the recipe's git facts.
+const (
+	AnnotationRole      = "role"
+	RoleRecipe          = "recipe"      // the recipe file
+	RoleRecipeFile      = "recipe-file" // a file from the recipe's folder (files-dir)
+	RoleKeyring         = "keyring"     // a keyring a signature was verified with
+	AnnotationGitCommit = "gitCommit"   // the commit whose tree holds the recipe's exact bytes
+	// AnnotationGitState is, for a recipe in a git checkout, how the file
+	// compares with the checkout's HEAD commit: "clean" (then gitCommit names
+	// the commit), "modified", "untracked" or "unreadable" (updeb could not
+	// read the repository); absent outside a git checkout.
+	AnnotationGitState = "gitState"
+	// AnnotationGitPath is the recipe's path inside its git repository
+	// (slash-separated), so that `git show COMMIT:PATH` gives its bytes.
+	AnnotationGitPath = "gitPath"
+)
 
 // Build is what New needs to know about one build.
 type Build struct {
 	Recipe          string // recipe name
-	RecipeDigest    digest.Set
 	Architecture    string
 	DebianVersion   string
 	Component       string // apt component the recipe publishes to ("" = none given)
@@ -122,15 +151,9 @@ func New(b Build) *Statement {
 	}
 	deps := make([]Dependency, 0, len(b.Inputs))
 	for _, in := range b.Inputs {
-		d := Dependency{URI: in.URI, Digest: digestMap(in.Digests)}
-		if len(in.VerifiedBy) > 0 {
-			v := append([]string(nil), in.VerifiedBy...)
-			sort.Strings(v)
-			d.Annotations = map[string]any{"verifiedBy": v}
-		}
-		deps = append(deps, d)
+		deps = append(deps, dependency(in))
 	}
-	sort.SliceStable(deps, func(i, j int) bool { return deps[i].URI < deps[j].URI })
+	sortDependencies(deps)
 	st.Predicate = Predicate{
 		BuildDefinition: BuildDefinition{
 			BuildType: BuildType,
@@ -154,10 +177,48 @@ func New(b Build) *Statement {
 			st.Predicate.BuildDefinition.ExternalParameters[k] = v
 		}
 	}
-	if len(b.RecipeDigest) > 0 {
-		st.Predicate.BuildDefinition.ExternalParameters["recipeDigest"] = digestMap(b.RecipeDigest)
-	}
 	return st
+}
+
+func dependency(in Input) Dependency {
+	d := Dependency{URI: in.URI, Name: in.Name, Digest: digestMap(in.Digests)}
+	if len(in.VerifiedBy) > 0 || len(in.Annotations) > 0 {
+		d.Annotations = map[string]any{}
+		for k, v := range in.Annotations {
+			d.Annotations[k] = v
+		}
+		if len(in.VerifiedBy) > 0 {
+			v := append([]string(nil), in.VerifiedBy...)
+			sort.Strings(v)
+			d.Annotations["verifiedBy"] = v
+		}
+	}
+	return d
+}
+
+// sortDependencies orders downloads by URI after local files by name.
+func sortDependencies(deps []Dependency) {
+	sort.SliceStable(deps, func(i, j int) bool {
+		if deps[i].URI != deps[j].URI {
+			return deps[i].URI < deps[j].URI
+		}
+		return deps[i].Name < deps[j].Name
+	})
+}
+
+// SetRecipe replaces the statement's recipe input (the dependency whose role
+// is "recipe") with in: what a record written earlier needs when only the
+// recipe's bytes outside the plan (comments) or its git commit changed.
+func (s *Statement) SetRecipe(in Input) {
+	bd := &s.Predicate.BuildDefinition
+	deps := bd.ResolvedDependencies[:0]
+	for _, d := range bd.ResolvedDependencies {
+		if d.Annotations[AnnotationRole] != RoleRecipe {
+			deps = append(deps, d)
+		}
+	}
+	bd.ResolvedDependencies = append(deps, dependency(in))
+	sortDependencies(bd.ResolvedDependencies)
 }
 
 // Marshal returns the statement as indented JSON with a final newline.

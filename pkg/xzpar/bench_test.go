@@ -42,11 +42,15 @@ func goBinaries(b *testing.B) []byte {
 	return payload.Bytes()
 }
 
-// BenchmarkGoBinaries compares this writer at several settings with
-// ulikunitz's single-threaded writer and with xz itself on the Go toolchain's
-// binaries; "ratio" is output/input. It is long: run one case at a time, e.g.
+// BenchmarkGoBinaries compares this writer's modes, at the default layout
+// and at a few others, with ulikunitz's single-threaded writer and with xz
+// itself on the Go toolchain's binaries; "ratio" is output/input. It is long:
+// run one case at a time, e.g.
 //
-//	go test ./pkg/xzpar -run '^$' -bench 'GoBinaries/xzpar-default' -benchtime 1x
+//	go test ./pkg/xzpar -run '^$' -bench 'GoBinaries/fast-default' -benchtime 1x
+//
+// internal/bench's xz section measures the same against dpkg-deb, with CPU
+// time and peak RSS, on one package and on the whole bench payload.
 func BenchmarkGoBinaries(b *testing.B) {
 	payload := goBinaries(b)
 	run := func(b *testing.B, compress func(io.Writer) error) {
@@ -63,14 +67,15 @@ func BenchmarkGoBinaries(b *testing.B) {
 	}
 	for _, cfg := range []Config{
 		{X86: true},
-		{BlockSize: DefaultBlockSize, DictCap: DefaultDictCap},
-		{X86: true, BlockSize: 8 << 20, DictCap: 8 << 20},
-		{X86: true, BlockSize: 32 << 20, DictCap: 8 << 20},
+		{X86: true, Mode: ModeBest},
+		{X86: true, BlockSize: 16 << 20, DictCap: 16 << 20},
+		{X86: true, BlockSize: 16 << 20, DictCap: 8 << 20, Mode: ModeBest},
 		{X86: true, BlockSize: 32 << 20, DictCap: 32 << 20},
+		{BlockSize: DefaultBlockSize, DictCap: DefaultDictCap},
 	} {
-		name := fmt.Sprintf("xzpar-bs%dM-dict%dM-x86=%v", cfg.BlockSize>>20, cfg.DictCap>>20, cfg.X86)
-		if cfg == (Config{X86: true}) {
-			name = "xzpar-default"
+		name := fmt.Sprintf("%v-bs%dM-dict%dM-x86=%v", cfg.Mode, cfg.BlockSize>>20, cfg.DictCap>>20, cfg.X86)
+		if cfg.BlockSize == 0 {
+			name = cfg.Mode.String() + "-default"
 		}
 		b.Run(name, func(b *testing.B) {
 			run(b, func(w io.Writer) error {
@@ -105,6 +110,23 @@ func BenchmarkGoBinaries(b *testing.B) {
 				cmd.Stdin, cmd.Stdout = bytes.NewReader(payload), w
 				return cmd.Run()
 			})
+		})
+	}
+}
+
+// BenchmarkEncode measures the LZMA2 encoder alone, one block in one
+// goroutine, per mode, on the first 8 MiB of the payload (MB/s of input).
+func BenchmarkEncode(b *testing.B) {
+	payload := goBinaries(b)[:8<<20]
+	for _, mode := range []Mode{ModeFast, ModeBest} {
+		b.Run(mode.String(), func(b *testing.B) {
+			enc := newLZMAEncoder(mode)
+			var out []byte
+			b.SetBytes(int64(len(payload)))
+			for b.Loop() {
+				out = enc.encode(out[:0], payload, uint32(len(payload)), finderFor(mode, len(payload), len(payload)))
+			}
+			b.ReportMetric(float64(len(out))/float64(len(payload)), "ratio")
 		})
 	}
 }

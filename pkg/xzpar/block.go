@@ -1,13 +1,12 @@
 package xzpar
 
 import (
-	"bytes"
 	"encoding/binary"
-	"fmt"
 	"hash/crc64"
-
-	"github.com/ulikunitz/xz/lzma"
 )
+
+// MinDictCap is the smallest LZMA2 dictionary the format describes.
+const MinDictCap = 4096
 
 // encodedBlock is one complete xz block, kept in pieces to avoid copying the
 // compressed data: header, data, padding and check are written in that order.
@@ -23,44 +22,46 @@ type encodedBlock struct {
 // configured capacity, but never more than the block itself (a larger one
 // only costs memory, in the encoder and in every decoder).
 func blockDictCap(cfg Config, n int) int {
-	return max(min(cfg.DictCap, n), lzma.MinDictCap)
+	return max(min(cfg.DictCap, n), MinDictCap)
 }
 
-// encodeBlock compresses in as one independent block: fresh filter state and
-// dictionary, so it depends on nothing but its own bytes and cfg. With cfg.X86
-// it overwrites in with the filtered bytes.
-func encodeBlock(in []byte, cfg Config, crcTable *crc64.Table) (*encodedBlock, error) {
+// dictSizeByte is the LZMA2 property byte of the smallest dictionary size the
+// format can state (2^k or 3*2^k, from 4 KiB) that is at least n.
+func dictSizeByte(n int) byte {
+	for b := byte(0); b < 40; b++ {
+		if dictSizeOf(b) >= uint64(n) {
+			return b
+		}
+	}
+	return 40
+}
+
+// dictSizeOf is the dictionary size that property byte b (below 40) states.
+func dictSizeOf(b byte) uint64 {
+	return uint64(2|b&1) << (b/2 + 11)
+}
+
+// encodeBlock compresses in as one independent block with enc: fresh filter
+// state, model and dictionary, so it depends on nothing but its own bytes and
+// cfg. With cfg.X86 it overwrites in with the filtered bytes. The data is
+// appended to out[:0].
+func encodeBlock(enc *lzmaEncoder, in, out []byte, cfg Config, crcTable *crc64.Table) *encodedBlock {
 	dictCap := blockDictCap(cfg, len(in))
 	var check [checkSize]byte
 	binary.LittleEndian.PutUint64(check[:], crc64.Checksum(in, crcTable))
 	if cfg.X86 {
 		x86Convert(in, true) // in place: in is the writer's own buffer
 	}
-	var data bytes.Buffer
-	data.Grow(len(in)/3 + 64)
-	enc, err := lzma.Writer2Config{DictCap: dictCap, Matcher: cfg.Matcher}.NewWriter2(&data)
-	if err != nil {
-		return nil, fmt.Errorf("xzpar: LZMA2 encoder (dictionary %d bytes, matcher %v): %w", dictCap, cfg.Matcher, err)
-	}
-	if _, err := enc.Write(in); err != nil {
-		return nil, fmt.Errorf("xzpar: LZMA2 encoding: %w", err)
-	}
-	// Writer2.Close swallows a Flush error, so flush first to see it.
-	if err := enc.Flush(); err != nil {
-		return nil, fmt.Errorf("xzpar: LZMA2 encoding: %w", err)
-	}
-	if err := enc.Close(); err != nil {
-		return nil, fmt.Errorf("xzpar: LZMA2 end marker: %w", err)
-	}
+	data := enc.encode(out[:0], in, uint32(dictCap), finderFor(cfg.Mode, dictCap, cfg.DictCap))
 	b := &encodedBlock{
-		header:  blockHeader(uint64(data.Len()), uint64(len(in)), cfg.X86, lzma.EncodeDictCap(int64(dictCap))),
-		data:    data.Bytes(),
-		padding: blockPadding(data.Len()),
+		header:  blockHeader(uint64(len(data)), uint64(len(in)), cfg.X86, dictSizeByte(dictCap)),
+		data:    data,
+		padding: blockPadding(len(data)),
 		check:   check,
 	}
 	b.record = indexRecord{
 		unpadded:     uint64(len(b.header) + len(b.data) + checkSize),
 		uncompressed: uint64(len(in)),
 	}
-	return b, nil
+	return b
 }

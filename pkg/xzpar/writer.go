@@ -5,26 +5,17 @@ import (
 	"fmt"
 	"hash/crc64"
 	"io"
-
-	"github.com/ulikunitz/xz/lzma"
 )
 
-// Defaults, measured on 86 MB of Go binaries with 2 workers on 2 cores
-// (BenchmarkGoBinaries; the table is in doc.go): with X86 set, 1.19x
-// the size of xz -6 in under half its wall time. Blocks cost ratio because each
-// starts with an empty dictionary (8 MiB blocks: 1.35x, 32 MiB: 1.25x at the
-// same 8 MiB dictionary), and the dictionary is the other lever (32 MiB blocks
-// with 8/16/32 MiB dictionaries: 1.25x/1.19x/1.18x). The binary tree matcher
-// is far too slow to use (seconds per 100 kB on repetitive text).
+// Defaults: ModeFast's layout in pkg/deb (see the package doc for memory).
 const (
 	DefaultBlockSize = 32 << 20
 	DefaultDictCap   = 16 << 20
 	DefaultWorkers   = 2
-	DefaultMatcher   = lzma.HashTable4
 )
 
 // Limits on the configuration. MaxBlockSize bounds the memory a writer holds:
-// about (Workers+1) blocks of input plus Workers encoders and outputs.
+// Workers blocks of input, encoders and outputs (the package doc's formula).
 const (
 	MaxBlockSize = 1 << 30
 	MaxDictCap   = 1 << 30
@@ -32,14 +23,9 @@ const (
 )
 
 // Config sets up a Writer. The zero value means the defaults above. BlockSize,
-// DictCap, Matcher and X86 determine the output bytes; Workers changes only
-// speed and memory.
-//
-// Memory: up to Workers+1 input blocks, Workers outputs (about a third of a
-// block each on binaries), and Workers encoders of about 5*DictCap+8 MiB each
-// with the hash-table matcher; the defaults hold about 300 MB live (the Go
-// heap may grow to twice that unless the program sets a memory limit). For
-// about 128 MB, use BlockSize and DictCap 8 MiB (1.35x xz -6 on binaries).
+// DictCap, Mode and X86 determine the output bytes; Workers changes only
+// speed and memory (Workers × (BlockSize + output + 4 × dictionary + 5 MiB):
+// see the package doc).
 type Config struct {
 	// BlockSize is the number of uncompressed bytes per block (the last block
 	// may be shorter). Smaller blocks parallelise finer and cost ratio.
@@ -48,10 +34,10 @@ type Config struct {
 	// configuration, not from the CPU count, to keep memory predictable.
 	Workers int
 	// DictCap is the LZMA2 dictionary capacity; a block never uses more than
-	// its own length (and never less than lzma.MinDictCap).
+	// its own length (and never less than MinDictCap).
 	DictCap int
-	// Matcher is the LZMA match finder (lzma.HashTable4 or lzma.BinaryTree).
-	Matcher lzma.MatchAlgorithm
+	// Mode is the LZMA encoder's parser and match finder.
+	Mode Mode
 	// X86 puts the x86 BCJ filter before LZMA2 (like `xz --x86`): smaller
 	// output for amd64/386 machine code, slightly larger for other data.
 	// liblzma (xz, dpkg) and NewReader decode it; github.com/ulikunitz/xz's
@@ -79,22 +65,21 @@ func (c Config) withDefaults() (Config, error) {
 	if c.Workers < 1 || c.Workers > MaxWorkers {
 		return c, fmt.Errorf("xzpar: %d workers out of range: want 1 to %d", c.Workers, MaxWorkers)
 	}
-	if c.DictCap < lzma.MinDictCap || c.DictCap > MaxDictCap {
-		return c, fmt.Errorf("xzpar: dictionary capacity %d out of range: want %d to %d bytes", c.DictCap, lzma.MinDictCap, MaxDictCap)
+	if c.DictCap < MinDictCap || c.DictCap > MaxDictCap {
+		return c, fmt.Errorf("xzpar: dictionary capacity %d out of range: want %d to %d bytes", c.DictCap, MinDictCap, MaxDictCap)
 	}
-	if c.Matcher != lzma.HashTable4 && c.Matcher != lzma.BinaryTree {
-		return c, fmt.Errorf("xzpar: unknown matcher %d: want lzma.HashTable4 or lzma.BinaryTree", c.Matcher)
+	if c.Mode != ModeFast && c.Mode != ModeBest {
+		return c, fmt.Errorf("xzpar: unknown mode %d: want ModeFast or ModeBest", c.Mode)
 	}
 	return c, nil
 }
 
 // job is one block being encoded by its own goroutine; done is closed when
-// out or err is set.
+// out is set.
 type job struct {
 	in   []byte
 	done chan struct{}
 	out  *encodedBlock
-	err  error
 }
 
 // writer is the io.WriteCloser NewWriter returns. It is not safe for
@@ -107,7 +92,10 @@ type writer struct {
 	cur     []byte   // the block being filled, cap BlockSize
 	pending []*job   // submitted blocks in stream order, at most Workers
 	free    [][]byte // input buffers of written blocks, for reuse
-	records []indexRecord
+	freeOut [][]byte // output buffers of written blocks, for reuse
+	// encoders are the idle LZMA encoders, at most Workers.
+	encoders chan *lzmaEncoder
+	records  []indexRecord
 
 	wroteHeader bool
 	closed      bool
@@ -121,11 +109,12 @@ func NewWriter(w io.Writer, cfg Config) (io.WriteCloser, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &writer{w: w, cfg: cfg, crcTable: crc64.MakeTable(crc64.ECMA)}, nil
+	return &writer{w: w, cfg: cfg, crcTable: crc64.MakeTable(crc64.ECMA), encoders: make(chan *lzmaEncoder, cfg.Workers)}, nil
 }
 
-// Write buffers p into blocks and hands each full block to a worker. It blocks
-// while Workers blocks are already in flight, writing out the oldest.
+// Write buffers p into blocks and hands each full block to a worker. Before
+// it fills a new block it waits, while Workers blocks are in memory, for the
+// oldest and writes it out.
 func (x *writer) Write(p []byte) (int, error) {
 	if x.closed {
 		return 0, ErrClosed
@@ -136,10 +125,18 @@ func (x *writer) Write(p []byte) (int, error) {
 	n := 0
 	for len(p) > 0 {
 		if x.cur == nil {
+			// At most Workers blocks in memory, the one being filled
+			// included: wait for the oldest to be written first.
+			for len(x.pending) >= x.cfg.Workers && x.err == nil {
+				x.writeOldest()
+			}
+			if x.err != nil {
+				return n, x.err
+			}
 			x.cur = x.newBuffer()
 		}
 		k := min(len(p), x.cfg.BlockSize-len(x.cur))
-		x.cur = append(x.cur, p[:k]...)
+		x.appendInput(p[:k])
 		p = p[k:]
 		n += k
 		if len(x.cur) == x.cfg.BlockSize {
@@ -165,7 +162,7 @@ func (x *writer) Close() error {
 	for len(x.pending) > 0 {
 		x.writeOldest()
 	}
-	x.free, x.pending = nil, nil
+	x.free, x.freeOut, x.pending, x.encoders = nil, nil, nil, nil
 	if x.err != nil {
 		return x.err
 	}
@@ -176,31 +173,67 @@ func (x *writer) Close() error {
 	return x.err
 }
 
+// newBuffer returns an input buffer for the next block: a written block's,
+// or a small one that Write grows up to BlockSize, so a short stream does not
+// allocate a whole block.
 func (x *writer) newBuffer() []byte {
 	if n := len(x.free); n > 0 {
 		b := x.free[n-1]
 		x.free = x.free[:n-1]
 		return b[:0]
 	}
-	return make([]byte, 0, x.cfg.BlockSize)
+	return make([]byte, 0, min(x.cfg.BlockSize, 64<<10))
 }
 
-// submit starts encoding x.cur, first writing out the oldest block if Workers
-// are busy, so at most Workers blocks are in flight plus the one being filled.
-func (x *writer) submit() error {
-	for len(x.pending) >= x.cfg.Workers && x.err == nil {
-		x.writeOldest()
+// appendInput appends p to the block being filled, growing its buffer by
+// doubling but never past BlockSize.
+func (x *writer) appendInput(p []byte) {
+	if need := len(x.cur) + len(p); need > cap(x.cur) {
+		b := make([]byte, len(x.cur), min(x.cfg.BlockSize, max(need, 2*cap(x.cur))))
+		adviseHugePages(b) // the match finder reads it at random
+		copy(b, x.cur)
+		x.cur = b
 	}
+	x.cur = append(x.cur, p...)
+}
+
+// idleEncoder returns an encoder from pool, or a new one while fewer than
+// Workers exist: workers hand theirs back before they signal done, and at
+// most Workers blocks are in flight.
+func idleEncoder(pool chan *lzmaEncoder, mode Mode) *lzmaEncoder {
+	select {
+	case e := <-pool:
+		return e
+	default:
+		return newLZMAEncoder(mode)
+	}
+}
+
+// submit starts encoding x.cur; Write made room for it among the Workers
+// blocks in flight before it started filling it.
+func (x *writer) submit() error {
 	if x.err != nil {
 		return x.err
 	}
 	j := &job{in: x.cur, done: make(chan struct{})}
 	x.cur = nil
 	x.pending = append(x.pending, j)
-	cfg, table := x.cfg, x.crcTable
+	var out []byte
+	if n := len(x.freeOut); n > 0 {
+		out = x.freeOut[n-1]
+		x.freeOut = x.freeOut[:n-1]
+	} else {
+		// Room for incompressible data (stored chunks add 3 bytes per
+		// 64 KiB), so the buffer never grows by copying; only the pages
+		// written to count in memory.
+		out = make([]byte, 0, len(j.in)+len(j.in)/16+4096)
+	}
+	cfg, table, pool := x.cfg, x.crcTable, x.encoders
 	go func() {
 		defer close(j.done)
-		j.out, j.err = encodeBlock(j.in, cfg, table)
+		enc := idleEncoder(pool, cfg.Mode)
+		j.out = encodeBlock(enc, j.in, out, cfg, table)
+		pool <- enc
 	}()
 	return nil
 }
@@ -213,15 +246,12 @@ func (x *writer) writeOldest() {
 	x.pending = x.pending[1:]
 	<-j.done
 	x.free = append(x.free, j.in)
+	b := j.out
+	defer func() { x.freeOut = append(x.freeOut, b.data) }()
 	if x.err != nil {
 		return
 	}
-	if j.err != nil {
-		x.err = j.err
-		return
-	}
 	x.writeHeader()
-	b := j.out
 	x.write(b.header)
 	x.write(b.data)
 	x.write(b.padding)

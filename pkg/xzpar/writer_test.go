@@ -20,7 +20,6 @@ import (
 	"time"
 
 	"github.com/ulikunitz/xz"
-	"github.com/ulikunitz/xz/lzma"
 
 	"github.com/updeb/updeb/internal/testenv"
 )
@@ -53,12 +52,19 @@ func compress(t testing.TB, in []byte, cfg Config) []byte {
 func decodeGo(t testing.TB, xzData []byte) []byte {
 	t.Helper()
 	r, err := xz.ReaderConfig{SingleStream: true}.NewReader(bytes.NewReader(xzData))
+	return readAll(t, "xz.Reader", r, err)
+}
+
+// readAll reads r to the end, failing t on err (from creating the reader
+// named name) or on a read error.
+func readAll(t testing.TB, name string, r io.Reader, err error) []byte {
+	t.Helper()
 	if err != nil {
-		t.Fatalf("xz.NewReader: %v", err)
+		t.Fatalf("%s: %v", name, err)
 	}
 	got, err := io.ReadAll(r)
 	if err != nil {
-		t.Fatalf("xz.Reader: %v", err)
+		t.Fatalf("%s: %v", name, err)
 	}
 	return got
 }
@@ -102,7 +108,7 @@ func randomData(n int, seed uint64) []byte {
 }
 
 // machineCode returns n bytes of x86-64 code: the text of the test binary.
-func machineCode(t *testing.T, n int) []byte {
+func machineCode(t testing.TB, n int) []byte {
 	t.Helper()
 	exe, err := os.Executable()
 	if err != nil {
@@ -134,9 +140,8 @@ func TestRoundTrip(t *testing.T) {
 		// Random data makes the encoder emit LZMA2 uncompressed chunks.
 		{"incompressible", randomData(2*bs+100, 1), Config{BlockSize: bs}},
 		{"mixed random and text", append(randomData(bs/2, 2), textData(2*bs)...), Config{BlockSize: bs}},
-		// The binary tree is slow on repetitive text: keep this one small.
-		{"binary tree matcher", append(textData(9000), randomData(3000, 6)...), Config{BlockSize: 5000, Matcher: lzma.BinaryTree}},
-		{"dictionary smaller than a block", textData(2 * bs), Config{BlockSize: bs, DictCap: lzma.MinDictCap}},
+		{"best mode", append(textData(9000), randomData(3000, 6)...), Config{BlockSize: 5000, Mode: ModeBest}},
+		{"dictionary smaller than a block", textData(2 * bs), Config{BlockSize: bs, DictCap: MinDictCap}},
 		{"tiny blocks", textData(5000), Config{BlockSize: 1000}},
 		{"x86 filter on machine code", machineCode(t, 3*bs+10), Config{BlockSize: bs, X86: true}},
 		{"x86 filter on random data", randomData(bs+5, 7), Config{BlockSize: bs, X86: true}},
@@ -397,7 +402,7 @@ func TestConfigErrors(t *testing.T) {
 		{Config{BlockSize: MaxBlockSize + 1}, "xzpar: block size 1073741825 out of range: want 1 to 1073741824 bytes"},
 		{Config{Workers: -2}, "xzpar: -2 workers out of range: want 1 to 256"},
 		{Config{DictCap: 100}, "xzpar: dictionary capacity 100 out of range: want 4096 to 1073741824 bytes"},
-		{Config{Matcher: 7}, "xzpar: unknown matcher 7: want lzma.HashTable4 or lzma.BinaryTree"},
+		{Config{Mode: 7}, "xzpar: unknown mode 7: want ModeFast or ModeBest"},
 	} {
 		if _, err := NewWriter(io.Discard, tc.cfg); err == nil || err.Error() != tc.want {
 			t.Errorf("NewWriter(%+v) = %v, want %q", tc.cfg, err, tc.want)

@@ -45,20 +45,28 @@ type Detached struct {
 	Certificate []byte
 	// CertificateSource names it in messages.
 	CertificateSource string
+	// RekorEntry, when not nil, is Rekor's answer at RekorEntryURL, which the
+	// caller fetched itself (through its cache, so that a signature verified
+	// once verifies again offline); VerifyDetached then asks nothing. It is
+	// verified exactly as an answer VerifyDetached fetched. nil: VerifyDetached
+	// asks Options.HTTPClient.
+	RekorEntry []byte
 }
 
-// VerifyDetached checks a cosign keyless signature over the artifact whose
-// digests are given (sha256 is required: cosign signs the sha256). The
-// certificate alone proves nothing (it was valid for ten minutes), so the
-// Rekor entry of this signature is fetched through Options.HTTPClient from
-// Options.RekorURL and verified offline: its signed entry timestamp (and
-// inclusion proof) against a log of the trusted root, its body being exactly
-// this signature, certificate and digest, the certificate chaining to a Fulcio
-// CA of the root and valid at the entry's integrated time, and the Policy.
-//
-// The signature, certificate and Policy are checked before any request, so a
-// wrong identity or an altered artifact is refused offline.
-func (v *Verifier) VerifyDetached(ctx context.Context, pol Policy, artifact digest.Set, d Detached) (*Result, error) {
+// detached is a cosign signature checked offline: the policy, the
+// certificate and the signature over the artifact's sha256, and the body of
+// the Rekor entry that must exist for it.
+type detached struct {
+	id      *identity
+	subject string
+	sum     []byte
+	sig     []byte
+	cert    *x509.Certificate
+	body    []byte
+}
+
+// checkDetached does every check of VerifyDetached that needs no log entry.
+func checkDetached(pol Policy, artifact digest.Set, d Detached) (*detached, error) {
 	id, err := pol.compile()
 	if err != nil {
 		return nil, err
@@ -86,21 +94,62 @@ func (v *Verifier) VerifyDetached(ctx context.Context, pol Policy, artifact dige
 	if r, why := checkSignature(cert, sig, sum); r != "" {
 		return nil, refuse(subject, r, d.SignatureSource, "%s", why)
 	}
-	body := canonicalBody(hex.EncodeToString(sum), sig, cert)
-	entryURL, entries, err := v.lookupRekor(ctx, subject, body)
+	return &detached{id: id, subject: subject, sum: sum, sig: sig, cert: cert,
+		body: canonicalBody(hex.EncodeToString(sum), sig, cert)}, nil
+}
+
+// RekorEntryURL checks d offline as VerifyDetached does (the policy, the
+// certificate, the signature over the artifact) and returns the URL of the
+// Rekor entry VerifyDetached would fetch, for a caller that fetches it itself
+// and passes the answer in Detached.RekorEntry.
+func (v *Verifier) RekorEntryURL(pol Policy, artifact digest.Set, d Detached) (string, error) {
+	c, err := checkDetached(pol, artifact, d)
+	if err != nil {
+		return "", err
+	}
+	return v.entryURL(c.body), nil
+}
+
+// VerifyDetached checks a cosign keyless signature over the artifact whose
+// digests are given (sha256 is required: cosign signs the sha256). The
+// certificate alone proves nothing (it was valid for ten minutes), so the
+// Rekor entry of this signature is fetched through Options.HTTPClient from
+// Options.RekorURL (or taken from Detached.RekorEntry) and verified offline:
+// its signed entry timestamp (and inclusion proof) against a log of the
+// trusted root, its body being exactly this signature, certificate and
+// digest, the certificate chaining to a Fulcio CA of the root and valid at
+// the entry's integrated time, and the Policy.
+//
+// The signature, certificate and Policy are checked before any request, so a
+// wrong identity or an altered artifact is refused offline.
+func (v *Verifier) VerifyDetached(ctx context.Context, pol Policy, artifact digest.Set, d Detached) (*Result, error) {
+	c, err := checkDetached(pol, artifact, d)
 	if err != nil {
 		return nil, err
 	}
-	tle, r := matchingEntry(entries, body)
+	subject := c.subject
+	var (
+		entryURL string
+		entries  []*protorekor.TransparencyLogEntry
+	)
+	if d.RekorEntry != nil {
+		entryURL = v.entryURL(c.body)
+		if entries, err = v.parseAnswer(subject, entryURL, d.RekorEntry); err != nil {
+			return nil, err
+		}
+	} else if entryURL, entries, err = v.lookupRekor(ctx, subject, c.body); err != nil {
+		return nil, err
+	}
+	tle, r := matchingEntry(entries, c.body)
 	if r != nil {
 		r.Source = entryURL
 		return nil, &RefusedError{Subject: subject, Refusals: []Refusal{*r}}
 	}
-	b, err := detachedBundle(cert, sig, sum, tle)
+	b, err := detachedBundle(c.cert, c.sig, c.sum, tle)
 	if err != nil {
 		return nil, refuse(subject, ReasonMalformed, entryURL, "the log entry does not make a valid bundle: %v", err)
 	}
-	res, ref := v.verifyEntity(entryURL, b, id, artifact)
+	res, ref := v.verifyEntity(entryURL, b, c.id, artifact)
 	if ref != nil {
 		return nil, &RefusedError{Subject: subject, Refusals: []Refusal{*ref}}
 	}

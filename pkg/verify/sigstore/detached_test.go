@@ -288,6 +288,9 @@ func TestVerifyDetachedCallerMistakes(t *testing.T) {
 		"no issuer":       {Identity: k8sIdentity},
 		"both forms":      {Identity: k8sIdentity, IdentityRegexp: ".*", Issuer: k8sIssuer},
 		"bad regexp":      {IdentityRegexp: "(", Issuer: k8sIssuer},
+		"any identity":    {IdentityRegexp: ".*", Issuer: k8sIssuer},
+		"any e-mail":      {IdentityRegexp: `^[^@]+@[a-z.]+$`, Issuer: k8sIssuer},
+		"any workflow":    {IdentityRegexp: `https://github\.com/.+/release\.yml@refs/tags/.*`, Issuer: k8sIssuer},
 		"spaces":          {Identity: " " + k8sIdentity, Issuer: k8sIssuer},
 		"only whitespace": {Identity: "  ", Issuer: k8sIssuer},
 	} {
@@ -455,5 +458,32 @@ func TestParseCertificateFile(t *testing.T) {
 		if (err == nil) != c.ok || (err != nil && !strings.Contains(err.Error(), c.mention)) {
 			t.Errorf("%s: got %v", c.name, err)
 		}
+	}
+}
+
+// A Rekor answer the caller fetched itself is verified like one fetched
+// here, and nothing is asked.
+func TestVerifyDetachedGivenEntry(t *testing.T) {
+	v, s, rk, ver := setup(t, true)
+	d := s.detached()
+	u, err := ver.RekorEntryURL(k8sPolicy, s.digests, d)
+	if want := rk.srv.URL + "/api/v1/log/entries/" + entryUUID(s.body); err != nil || u != want {
+		t.Fatalf("RekorEntryURL = %q, %v; want %s", u, err, want)
+	}
+	d.RekorEntry = v.answer(v.signSET(s.entry()))
+	if _, err := ver.VerifyDetached(ctx(t), k8sPolicy, s.digests, d); err != nil {
+		t.Fatal(err)
+	}
+	d.RekorEntry = []byte("<html>captive portal</html>")
+	_, err = ver.VerifyDetached(ctx(t), k8sPolicy, s.digests, d)
+	refusedWith(t, err, ReasonMalformed, u, "malformed Rekor response")
+	d.RekorEntry = bytes.Repeat([]byte("a"), maxRekorResponse+1)
+	_, err = ver.VerifyDetached(ctx(t), k8sPolicy, s.digests, d)
+	refusedWith(t, err, ReasonMalformed, u, "larger")
+	if _, err := ver.RekorEntryURL(Policy{Identity: "x@example.org", Issuer: k8sIssuer}, s.digests, d); !errors.Is(err, ErrRefused) {
+		t.Errorf("RekorEntryURL with a wrong identity: %v", err)
+	}
+	if n := rk.count(); n != 0 {
+		t.Errorf("Rekor asked %d times", n)
 	}
 }

@@ -3,14 +3,18 @@
 //
 //   - cosign's detached signature and certificate (FILE.sig, FILE.cert, as
 //     Kubernetes publishes them on dl.k8s.io): VerifyDetached, which looks the
-//     signature's Rekor entry up through the caller's HTTP client;
+//     signature's Rekor entry up through the caller's HTTP client, or takes
+//     the answer the caller fetched itself from RekorEntryURL (through a
+//     cache, so that a signature verified once verifies again offline);
 //   - a Sigstore bundle file (.sigstore.json, .bundle; v0.1 to v0.3):
 //     VerifyBundle, offline;
 //   - GitHub artifact attestations, fetched from GitHub's attestations API:
 //     VerifyGitHubAttestations.
 //
 // It lives apart from package verify (OpenPGP) so that its dependencies stay out
-// of programs that only check OpenPGP signatures.
+// of programs that only check OpenPGP signatures. Package sigstoretest makes
+// test material (with sigstore-go's test CA) and fake Rekor, GitHub and TUF
+// servers for the tests of programs that use this one.
 //
 // # Contract
 //

@@ -21,6 +21,8 @@ type Policy struct {
 	// IdentityRegexp is a Go regular expression the whole SAN must match: it
 	// is anchored at both ends whether or not it says so, e.g.
 	// `https://github\.com/cilium/cilium-cli/\.github/workflows/release\.yaml@refs/tags/v.*`.
+	// One that matches anybody's identity (".*", any e-mail address, any
+	// repository's workflow) is refused.
 	IdentityRegexp string
 	// Issuer is the exact OIDC issuer URL, e.g. "https://accounts.google.com"
 	// or "https://token.actions.githubusercontent.com".
@@ -58,9 +60,23 @@ func (p Policy) compile() (*identity, error) {
 		if err != nil {
 			return nil, fmt.Errorf("%w: IdentityRegexp %q: %v", ErrPolicy, p.IdentityRegexp, err)
 		}
+		for _, who := range anyone {
+			if re.MatchString(who) {
+				return nil, fmt.Errorf("%w: IdentityRegexp %q matches the identity of anyone (it matches %q): name the signer; there is no \"any identity\" policy", ErrPolicy, p.IdentityRegexp, who)
+			}
+		}
 		id.re = re
 	}
 	return id, nil
+}
+
+// anyone are identities an IdentityRegexp must not match: one that does
+// would accept signatures by anybody with an account at the issuer.
+var anyone = []string{
+	"",
+	"x",
+	"attacker@example.com",
+	"https://github.com/attacker/attacker/.github/workflows/release.yml@refs/tags/v1.0.0",
 }
 
 // anchor makes re match whole strings only.

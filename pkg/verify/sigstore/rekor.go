@@ -187,11 +187,16 @@ func parseRekorEntry(raw json.RawMessage) (*protorekor.TransparencyLogEntry, err
 	return tle, nil
 }
 
+// entryURL is where Rekor serves the entry whose body is body.
+func (v *Verifier) entryURL(body []byte) string {
+	return v.rekor.JoinPath("api/v1/log/entries", entryUUID(body)).String()
+}
+
 // lookupRekor fetches the log entry whose body is body. It returns the entry
 // URL and the entries served there; a *RefusedError when Rekor has none or
 // answers nonsense, a *FetchError when it cannot be asked.
 func (v *Verifier) lookupRekor(ctx context.Context, subject string, body []byte) (string, []*protorekor.TransparencyLogEntry, error) {
-	u := v.rekor.JoinPath("api/v1/log/entries", entryUUID(body)).String()
+	u := v.entryURL(body)
 	b, status, err := v.get(ctx, subject, u, http.Header{"Accept": {"application/json"}}, maxRekorResponse)
 	if err != nil {
 		return u, nil, err
@@ -200,9 +205,19 @@ func (v *Verifier) lookupRekor(ctx context.Context, subject string, body []byte)
 		return u, nil, refuse(subject, ReasonNoLogEntry, u,
 			"Rekor has no entry for this signature and certificate (HTTP 404): it was never logged, or %s is not the log (or a mirror of the log) it was logged in", v.rekor)
 	}
+	entries, err := v.parseAnswer(subject, u, b)
+	return u, entries, err
+}
+
+// parseAnswer reads Rekor's answer at u, refusing one that is too large or
+// malformed.
+func (v *Verifier) parseAnswer(subject, u string, b []byte) ([]*protorekor.TransparencyLogEntry, error) {
+	if len(b) > maxRekorResponse {
+		return nil, refuse(subject, ReasonMalformed, u, "response larger than the %d bytes this service ever needs", maxRekorResponse)
+	}
 	entries, err := parseRekorEntries(b)
 	if err != nil {
-		return u, nil, refuse(subject, ReasonMalformed, u, "malformed Rekor response: %v", err)
+		return nil, refuse(subject, ReasonMalformed, u, "malformed Rekor response: %v", err)
 	}
-	return u, entries, nil
+	return entries, nil
 }

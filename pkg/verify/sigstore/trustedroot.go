@@ -90,6 +90,18 @@ func PublicGood() (*TrustedRoot, error) { return publicGood() }
 // length and sha256.
 func PublicGoodRecord() string { return publicGoodSource }
 
+// PublicGoodDate is the day of the bundled root's snapshot (zero when the
+// record does not say).
+func PublicGoodDate() time.Time {
+	s := recordField(publicGoodSource, "snapshot")
+	if i, j := strings.LastIndex(s, "("), strings.LastIndex(s, ")"); i >= 0 && j > i {
+		if t, err := time.Parse(time.DateOnly, s[i+1:j]); err == nil {
+			return t
+		}
+	}
+	return time.Time{}
+}
+
 func publicGoodName() string {
 	return fmt.Sprintf("bundled Sigstore public-good trusted root (snapshot %s, sha256 %s)",
 		recordField(publicGoodSource, "snapshot"), recordField(publicGoodSource, "sha256"))

@@ -36,6 +36,9 @@ func TestBundledRootRecord(t *testing.T) {
 	if !bytes.Equal(tr.JSON(), publicGoodJSON) {
 		t.Error("JSON() is not the file")
 	}
+	if d := PublicGoodDate(); d.Format("2006-01-02") != "2026-08-21" {
+		t.Errorf("PublicGoodDate() = %s", d)
+	}
 	var urls []string
 	for _, a := range tr.Authorities() {
 		urls = append(urls, a.Kind+" "+a.URL)

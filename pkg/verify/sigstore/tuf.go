@@ -2,6 +2,7 @@ package sigstore
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -40,7 +41,8 @@ type RefreshOptions struct {
 // Refresh updates the trusted root through TUF, the way Sigstore clients do:
 // it verifies the TUF metadata chain from the root anchor (signatures,
 // thresholds, expiry, rollback) and returns the trusted_root.json target it
-// vouches for. It never runs on its own: verification uses whatever root the
+// vouches for. A repository that cannot be asked is a *FetchError
+// (ErrUnavailable); one whose answer does not verify wraps ErrTUF. It never runs on its own: verification uses whatever root the
 // caller loaded; the caller stores TrustedRoot.JSON() where it keeps its root.
 func Refresh(ctx context.Context, o RefreshOptions) (*TrustedRoot, error) {
 	if o.HTTPClient == nil {
@@ -70,13 +72,31 @@ func Refresh(ctx context.Context, o RefreshOptions) (*TrustedRoot, error) {
 	}
 	c, err := tuf.New(opts) // with no cache validity, New refreshes from the repository
 	if err != nil {
-		return nil, fmt.Errorf("sigstore: TUF refresh from %s: %w", o.RepositoryURL, err)
+		return nil, tufError(o.RepositoryURL, err)
 	}
 	b, err := c.GetTarget(trustedRootTarget)
 	if err != nil {
-		return nil, fmt.Errorf("sigstore: TUF refresh from %s: %w", o.RepositoryURL, err)
+		return nil, tufError(o.RepositoryURL, err)
 	}
-	return ParseTrustedRoot(fmt.Sprintf("%s from TUF repository %s", trustedRootTarget, o.RepositoryURL), b)
+	tr, err := ParseTrustedRoot(fmt.Sprintf("%s from TUF repository %s", trustedRootTarget, o.RepositoryURL), b)
+	if err != nil {
+		return nil, tufError(o.RepositoryURL, err)
+	}
+	return tr, nil
+}
+
+// ErrTUF is wrapped when a TUF repository answered and its metadata or
+// target does not verify from the root anchor: expired, signed by the wrong
+// keys, rolled back, altered, or a target that is no trusted root.
+var ErrTUF = errors.New("sigstore: TUF repository refused")
+
+// tufError tells a repository that could not be asked (ErrUnavailable) from
+// one whose answer was refused (ErrTUF).
+func tufError(repo string, err error) error {
+	if errors.Is(err, ErrUnavailable) || errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+		return fmt.Errorf("sigstore: TUF refresh from %s: %w", repo, err)
+	}
+	return fmt.Errorf("%w: refresh from %s: %w", ErrTUF, repo, err)
 }
 
 // tufFetcher downloads TUF files through the caller's client, bounded in size

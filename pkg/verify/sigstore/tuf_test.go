@@ -209,6 +209,9 @@ func TestRefreshRefusals(t *testing.T) {
 			if got := errors.Is(err, ErrUnavailable); got != c.unavailable {
 				t.Errorf("errors.Is(ErrUnavailable) = %v: %v", got, err)
 			}
+			if got := errors.Is(err, ErrTUF); got == c.unavailable {
+				t.Errorf("errors.Is(ErrTUF) = %v: %v", got, err)
+			}
 		})
 	}
 }

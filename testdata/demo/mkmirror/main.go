@@ -9,6 +9,22 @@
 //
 //	go run ./testdata/demo/mkmirror
 //
+// pingd's binaries also carry Sigstore bundles (pingd.ARCH.sigstore.json), made
+// with sigstore-go's test CA as the demo's release workflow, and the test CA's
+// trusted root is testdata/demo/sigstore/trusted_root.json, which the demo's
+// config selects. The CA's keys are thrown away, so a bundle that still
+// verifies for its binary is kept byte for byte; when one does not (a rebuilt
+// binary), a new CA signs them all and replaces the root. To make only that
+// step, keeping every other file:
+//
+//	go run ./testdata/demo/mkmirror -sigstore
+//
+// The stand-in k9s release of the README's walk-through (a goreleaser layout
+// under github.com/derailed/k9s) is made on its own too, leaving the demo's
+// files as they are:
+//
+//	go run ./testdata/demo/mkmirror -k9s
+//
 // This is test tooling: it uses gpg, which the product itself never does.
 package main
 
@@ -16,14 +32,20 @@ import (
 	"archive/tar"
 	"bytes"
 	"compress/gzip"
+	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"flag"
 	"fmt"
 	"log"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"time"
+
+	"github.com/updeb/updeb/pkg/digest"
+	"github.com/updeb/updeb/pkg/verify/sigstore"
+	"github.com/updeb/updeb/pkg/verify/sigstore/sigstoretest"
 )
 
 const (
@@ -41,13 +63,24 @@ var (
 
 func main() {
 	log.SetFlags(0)
+	sigstoreOnly := flag.Bool("sigstore", false, "only make pingd's Sigstore bundles (where they no longer verify) and the test trusted root")
+	k9sOnly := flag.Bool("k9s", false, "only make the README walk-through's stand-in k9s release")
+	flag.Parse()
+	if *k9sOnly {
+		k9s()
+		return
+	}
+	pingdDir := filepath.Join(base, "mirror", host, "pingd", "v"+pingdVer)
+	if *sigstoreOnly {
+		sigstoreBundles(pingdDir)
+		return
+	}
 	gnupg, err := os.MkdirTemp("", "mkmirror-gnupg")
 	check(err)
 	defer os.RemoveAll(gnupg)
 	importOrCreateKey(gnupg)
 
 	helloDir := filepath.Join(base, "mirror", host, "hello", "v"+helloVer)
-	pingdDir := filepath.Join(base, "mirror", host, "pingd", "v"+pingdVer)
 	check(os.MkdirAll(helloDir, 0o755))
 	check(os.MkdirAll(pingdDir, 0o755))
 
@@ -56,9 +89,9 @@ func main() {
 		// hello: a tarball with the binary and a LICENSE, signed detached (like Helm).
 		bin := goBuild("hello", arch, helloVer)
 		name := fmt.Sprintf("hello-v%s-linux-%s.tar.gz", helloVer, arch)
-		tgz := tarGz(fmt.Sprintf("linux-%s/", arch), map[string][]byte{
-			"hello":   bin,
-			"LICENSE": []byte("Demo fixture for updeb. Licensed under the Apache License, Version 2.0.\n"),
+		tgz := tarGz(fmt.Sprintf("linux-%s/", arch), []file{
+			{"LICENSE", []byte("Demo fixture for updeb. Licensed under the Apache License, Version 2.0.\n"), 0o644},
+			{"hello", bin, 0o755},
 		})
 		path := filepath.Join(helloDir, name)
 		check(os.WriteFile(path, tgz, 0o644))
@@ -75,7 +108,65 @@ func main() {
 	check(os.WriteFile(plain, sums.Bytes(), 0o644))
 	gpg(gnupg, "--yes", "--clearsign", "--output", filepath.Join(pingdDir, "pingd.sha256sum"), plain)
 	check(os.Remove(plain))
+	sigstoreBundles(pingdDir)
 	log.Printf("mirror written under %s/mirror; now update the digests in %s/recipes", base, base)
+}
+
+// The demo's release workflow, as pingd's recipe names it.
+const (
+	workflowIdentity = "https://github.com/updeb-demo/pingd/.github/workflows/release.yml@refs/tags/v" + pingdVer
+	workflowIssuer   = "https://token.actions.githubusercontent.com"
+)
+
+// sigstoreBundles makes pingd.ARCH.sigstore.json beside each pingd binary and
+// the test trusted root that verifies them, keeping what still verifies.
+func sigstoreBundles(pingdDir string) {
+	rootFile := filepath.Join(base, "sigstore", "trusted_root.json")
+	bundleFile := func(arch string) string { return filepath.Join(pingdDir, "pingd."+arch+".sigstore.json") }
+	binary := func(arch string) []byte {
+		b, err := os.ReadFile(filepath.Join(pingdDir, "pingd."+arch))
+		check(err)
+		return b
+	}
+	if stillVerify(rootFile, bundleFile, binary) {
+		log.Printf("Sigstore bundles and %s kept: they verify", rootFile)
+		return
+	}
+	vs, err := sigstoretest.New()
+	check(err)
+	for _, arch := range arches {
+		b, err := vs.Bundle(workflowIdentity, workflowIssuer, binary(arch))
+		check(err)
+		check(os.WriteFile(bundleFile(arch), b, 0o644))
+	}
+	check(os.MkdirAll(filepath.Dir(rootFile), 0o755))
+	check(os.WriteFile(rootFile, vs.TrustedRoot(), 0o644))
+	log.Printf("new Sigstore bundles, and a new test trusted root in %s", rootFile)
+}
+
+// stillVerify reports whether every bundle verifies for its binary with the
+// committed root.
+func stillVerify(rootFile string, bundleFile func(string) string, binary func(string) []byte) bool {
+	tr, err := sigstore.LoadTrustedRoot(rootFile)
+	if err != nil {
+		return false
+	}
+	v, err := sigstore.New(tr, sigstore.Options{})
+	check(err)
+	for _, arch := range arches {
+		b, err := os.ReadFile(bundleFile(arch))
+		if err != nil {
+			return false
+		}
+		h := digest.NewHasher()
+		h.Write(binary(arch))
+		pol := sigstore.Policy{Identity: workflowIdentity, Issuer: workflowIssuer}
+		if _, err := v.VerifyBundle(context.Background(), pol, h.Sum(), b, bundleFile(arch)); err != nil {
+			log.Printf("%v", err)
+			return false
+		}
+	}
+	return true
 }
 
 func goBuild(tool, arch, version string) []byte {
@@ -90,24 +181,52 @@ func goBuild(tool, arch, version string) []byte {
 	return b
 }
 
-// tarGz writes a deterministic GNU tarball: fixed order, owner, mode and mtime.
-func tarGz(prefix string, files map[string][]byte) []byte {
+// file is one member of a fixture tarball.
+type file struct {
+	name string
+	data []byte
+	mode int64
+}
+
+// tarGz writes a deterministic GNU tarball: the folder prefix (none when
+// ""), then files in order, with fixed owner and mtime.
+func tarGz(prefix string, files []file) []byte {
 	var buf bytes.Buffer
 	zw, _ := gzip.NewWriterLevel(&buf, gzip.BestCompression)
 	tw := tar.NewWriter(zw)
-	check(tw.WriteHeader(&tar.Header{Typeflag: tar.TypeDir, Name: prefix, Mode: 0o755, ModTime: epoch, Format: tar.FormatGNU}))
-	for _, name := range []string{"LICENSE", "hello"} {
-		mode := int64(0o644)
-		if name == "hello" {
-			mode = 0o755
-		}
-		check(tw.WriteHeader(&tar.Header{Typeflag: tar.TypeReg, Name: prefix + name, Mode: mode, Size: int64(len(files[name])), ModTime: epoch, Format: tar.FormatGNU}))
-		_, err := tw.Write(files[name])
+	if prefix != "" {
+		check(tw.WriteHeader(&tar.Header{Typeflag: tar.TypeDir, Name: prefix, Mode: 0o755, ModTime: epoch, Format: tar.FormatGNU}))
+	}
+	for _, f := range files {
+		check(tw.WriteHeader(&tar.Header{Typeflag: tar.TypeReg, Name: prefix + f.name, Mode: f.mode, Size: int64(len(f.data)), ModTime: epoch, Format: tar.FormatGNU}))
+		_, err := tw.Write(f.data)
 		check(err)
 	}
 	check(tw.Close())
 	check(zw.Close())
 	return buf.Bytes()
+}
+
+// k9s writes the walk-through's stand-in k9s release: k9s_Linux_ARCH.tar.gz
+// (LICENSE, README.md, k9s at the top) and checksums.sha256, as goreleaser
+// publishes them, at the real URL path under github.com.
+func k9s() {
+	const ver = "0.50.16"
+	dir := filepath.Join(base, "mirror", "github.com", "derailed", "k9s", "releases", "download", "v"+ver)
+	check(os.MkdirAll(dir, 0o755))
+	var sums bytes.Buffer
+	for _, arch := range arches {
+		name := "k9s_Linux_" + arch + ".tar.gz"
+		tgz := tarGz("", []file{
+			{"LICENSE", []byte("Stand-in for k9s in updeb's walk-through. Licensed under the Apache License, Version 2.0.\n"), 0o644},
+			{"README.md", []byte("# k9s stand-in\n\nNot k9s: a fixture for updeb's README walk-through.\n"), 0o644},
+			{"k9s", goBuild("k9s", arch, ver), 0o755},
+		})
+		check(os.WriteFile(filepath.Join(dir, name), tgz, 0o644))
+		fmt.Fprintf(&sums, "%s  %s\n", sha(tgz), name)
+	}
+	check(os.WriteFile(filepath.Join(dir, "checksums.sha256"), sums.Bytes(), 0o644))
+	log.Printf("k9s stand-in written under %s:\n%s", dir, sums.String())
 }
 
 func importOrCreateKey(gnupg string) {

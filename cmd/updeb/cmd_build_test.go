@@ -1,0 +1,85 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestBuildXZMode: build.xz-mode best writes other (smaller) data.tar.xz
+// bytes than the default fast mode, with the same content; an unknown mode is
+// a usage error that names the file, line and column.
+func TestBuildXZMode(t *testing.T) {
+	args, _ := demoProject(t)
+	cfg := args[1]
+	base, err := os.ReadFile(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	build := func(mode string) (int, string, map[string][]byte) {
+		t.Helper()
+		if err := os.WriteFile(cfg, append(append([]byte(nil), base...), "  xz-mode: "+mode+"\n"...), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		out := filepath.Join(t.TempDir(), "out")
+		code, stdout, stderr := runCLI(t, append(args, "--out", out, "build", "hello", "--arch", "amd64")...)
+		debs := map[string][]byte{}
+		paths, _ := filepath.Glob(filepath.Join(out, "*.deb"))
+		for _, p := range paths {
+			b, err := os.ReadFile(p)
+			if err != nil {
+				t.Fatal(err)
+			}
+			debs[filepath.Base(p)] = b
+		}
+		return code, stdout + stderr, debs
+	}
+	code, msg, fast := build("fast")
+	if code != 0 || len(fast) != 1 {
+		t.Fatalf("xz-mode fast: exit %d, %d packages\n%s", code, len(fast), msg)
+	}
+	code, msg, best := build("best")
+	if code != 0 || len(best) != 1 {
+		t.Fatalf("xz-mode best: exit %d, %d packages\n%s", code, len(best), msg)
+	}
+	for name, f := range fast {
+		b := best[name]
+		if bytes.Equal(b, f) {
+			t.Errorf("%s: xz-mode best wrote the same bytes as fast", name)
+		}
+		if fc, bc := inspectContent(t, name, f), inspectContent(t, name, b); fc != bc {
+			t.Errorf("%s: best and fast packages differ in content:\n%s\n%s", name, fc, bc)
+		}
+	}
+	code, msg, _ = build("fastest")
+	if code != exitUsage || !strings.Contains(msg, cfg+`:6:12: build.xz-mode "fastest": want fast or best`) {
+		t.Fatalf("xz-mode fastest: exit %d, want %d and a message naming the setting\n%s", code, exitUsage, msg)
+	}
+}
+
+// inspectContent returns `updeb inspect --json` of package data (named
+// name) without the member sizes: what the package holds.
+func inspectContent(t *testing.T, name string, data []byte) string {
+	t.Helper()
+	p := filepath.Join(t.TempDir(), name)
+	if err := os.WriteFile(p, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, js, stderr := runCLI(t, "inspect", "--json", p)
+	if code != 0 {
+		t.Fatalf("inspect %s: exit %d: %s", name, code, stderr)
+	}
+	var v map[string]any
+	if err := json.Unmarshal([]byte(js), &v); err != nil {
+		t.Fatal(err)
+	}
+	delete(v, "members")
+	b, err := json.Marshal(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}

@@ -1,0 +1,118 @@
+package main
+
+import (
+	"fmt"
+
+	"github.com/spf13/cobra"
+
+	"github.com/updeb/updeb/internal/mirror"
+)
+
+func newMirrorCmd(g *globalOptions) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "mirror",
+		Short: "Carry recipes' downloads to a host without a way out (export, verify)",
+		Long: `mirror export writes every artifact, signature and checksum file of the recipes into a
+folder, at their upstream URL paths (HOST/PATH), with a manifest of digests
+(updeb-mirror.json). Carry the folder to the air-gapped host, check it there with
+mirror verify, and point a mirrors: entry per host at it: the build reads the
+folder as it would the upstream and verifies every byte again.`,
+		Example: `  updeb mirror export /media/usb/updeb-mirror               # every recipe, every architecture
+  updeb mirror export /media/usb/updeb-mirror helm runc --arch amd64
+  updeb mirror verify /media/usb/updeb-mirror               # on the far side`,
+	}
+	cmd.AddCommand(newMirrorExportCmd(g), newMirrorVerifyCmd(g))
+	return cmd
+}
+
+type mirrorExportOptions struct {
+	arches []string
+}
+
+func newMirrorExportCmd(g *globalOptions) *cobra.Command {
+	o := &mirrorExportOptions{}
+	cmd := &cobra.Command{
+		Use:   "export DIR [RECIPE...]",
+		Short: "Write the recipes' verified downloads into DIR at their URL paths, with a manifest",
+		Long: `export fetches and verifies every source of the recipes (none named: all) with its
+signature and checksum file, exactly as build does, and copies each into DIR at
+HOST/PATH of its upstream URL: the layout a mirrors: entry with a folder reads. The
+manifest DIR/updeb-mirror.json lists every file with its URL, size and digests
+(exporting again adds to it). It prints the mirrors: entries for the far side.`,
+		Example: `  updeb mirror export /media/usb/updeb-mirror
+  updeb mirror export out/mirror hello pingd --arch amd64 --json`,
+		Args: cobra.MinimumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			s, err := g.openSession(args[1:], o.arches)
+			if err != nil {
+				return err
+			}
+			defer s.Close()
+			opts, err := s.fetchOptions()
+			if err != nil {
+				return err
+			}
+			res, err := mirror.Export(cmd.Context(), s.jobs, opts, args[0])
+			if err != nil {
+				return err
+			}
+			w := cmd.OutOrStdout()
+			if g.json {
+				return printJSON(w, cmd, res)
+			}
+			for _, f := range res.Files {
+				fmt.Fprintf(w, "%s  %d  %s\n", f.SHA256, f.Size, f.Path)
+			}
+			fmt.Fprintf(w, "%d file(s) in %s (manifest %s)\nOn the far side: updeb mirror verify DIR, then in the config:\nmirrors:\n", len(res.Files), res.Dir, mirror.ManifestName)
+			for _, m := range res.Mirrors {
+				fmt.Fprintf(w, "  - {prefix: %s, to: %s}\n", m.Prefix, m.To)
+			}
+			return nil
+		},
+	}
+	cmd.Flags().StringSliceVar(&o.arches, "arch", nil, "only these architectures (default: every one)")
+	return jsonOutput(cmd, 1)
+}
+
+func newMirrorVerifyCmd(g *globalOptions) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "verify DIR",
+		Short: "Check a mirror folder against its manifest: missing and corrupt files",
+		Long: `verify re-reads every file DIR/updeb-mirror.json lists: a file that is not there is
+missing, one whose size or digest differs is corrupt, one that is not a regular file
+inside DIR (a symlink out of it, a device) is refused. Exit 0 when every file is as
+listed, 1 otherwise, 2 when DIR holds no manifest updeb wrote.`,
+		Example: `  updeb mirror verify /media/usb/updeb-mirror
+  updeb mirror verify /srv/mirror --json | jq '.files[] | select(.status != "ok")'`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			rep, verr := mirror.Verify(cmd.Context(), args[0])
+			if rep == nil {
+				return verr
+			}
+			w := cmd.OutOrStdout()
+			if g.json {
+				if err := printJSON(w, cmd, rep); err != nil {
+					return err
+				}
+			} else {
+				for _, c := range rep.Files {
+					switch c.Status {
+					case mirror.Missing:
+						fmt.Fprintf(w, "MISSING  %s (%s)\n", c.Path, c.URL)
+					case mirror.Corrupt:
+						fmt.Fprintf(w, "CORRUPT  %s: %d bytes, sha256 %s; the manifest says %d bytes, sha256 %s\n", c.Path, c.GotSize, c.GotSHA256, c.Size, c.SHA256)
+					case mirror.Refused:
+						fmt.Fprintf(w, "REFUSED  %s: %s\n", c.Path, c.Detail)
+					}
+				}
+				for _, u := range rep.Unlisted {
+					fmt.Fprintf(w, "unlisted %s (not in the manifest; updeb does not use it)\n", u)
+				}
+				fmt.Fprintf(w, "%d file(s): %d ok, %d missing, %d corrupt, %d refused\n", len(rep.Files), rep.Count(mirror.OK), rep.Count(mirror.Missing), rep.Count(mirror.Corrupt), rep.Count(mirror.Refused))
+			}
+			return verr
+		},
+	}
+	return jsonOutput(cmd, 1)
+}

@@ -1,0 +1,268 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/updeb/updeb/internal/eol"
+	"github.com/updeb/updeb/internal/eoltest"
+	"github.com/updeb/updeb/internal/squid"
+	"github.com/updeb/updeb/internal/testenv"
+)
+
+// fakeGitHub serves the releases of demo/REPO (newest first, tag
+// "v"+version) and answers every artifact path with a few bytes.
+func fakeGitHub(t *testing.T, releases map[string][]string) *httptest.Server {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		repo, ok := strings.CutSuffix(strings.TrimPrefix(r.URL.Path, "/api/repos/demo/"), "/releases")
+		switch {
+		case ok && r.URL.Query().Get("page") == "1":
+			var list []map[string]any
+			for _, v := range releases[repo] {
+				list = append(list, map[string]any{"tag_name": "v" + v, "published_at": "2026-09-23T12:00:00Z"})
+			}
+			json.NewEncoder(w).Encode(list)
+		case ok:
+			fmt.Fprint(w, "[]")
+		case strings.HasPrefix(r.URL.Path, "/files/"):
+			fmt.Fprint(w, "artifact")
+		default:
+			http.NotFound(w, r)
+		}
+	}))
+	t.Cleanup(srv.Close)
+	return srv
+}
+
+// planProject writes recipes of a Kubernetes series (1.34, 1.35, 1.36), etcd
+// and helm whose sources are on base, watched on demo/kubernetes and demo/etcd.
+func planProject(t *testing.T, base string) string {
+	root := t.TempDir()
+	write := func(name, version, track, repo string) {
+		text := fmt.Sprintf(`name: %s
+version: %s
+release-date: 2026-01-01
+license: Apache-2.0
+copyright: test
+maintainer: Test <test@example.org>
+architectures: [amd64]
+sources:
+  - name: bin
+    url: %s/files/%s/v{{.Version}}/bin.{{.Arch}}
+    sha256: %s
+    signature: {none: "test fixture"}
+packages:
+  - name: %s
+    summary: a test package
+    description: test
+    section: utils
+    files: [{source: bin, dest: /usr/bin/%s}]
+watch: {github: demo/%s, tag-prefix: v, track: "%s"}
+`, name, version, base, repo, strings.Repeat("0", 64), strings.TrimSuffix(strings.ReplaceAll(name, ".", ""), "-"), name, repo, track)
+		p := filepath.Join(root, "recipes", name+".yaml")
+		os.MkdirAll(filepath.Dir(p), 0o755)
+		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write("kubernetes-1.34", "1.34.7", "1.34.x", "kubernetes")
+	write("kubernetes-1.35", "1.35.4", "1.35.x", "kubernetes")
+	write("kubernetes-1.36", "1.36.0", "1.36.x", "kubernetes")
+	write("etcd", "3.6.14", "3.6.x", "etcd")
+	write("helm", "3.21.4", "3.x", "helm")
+	return root
+}
+
+// TestDataAndPlanCommands: updeb data refresh and updeb plan through squid
+// against a fake endoflife.date and a fake GitHub API: the bundled data and
+// its stale warning, a refresh that brings a new minor, the plan offline
+// (the data's latest patches) and online (the watch's), --json, --exit-code,
+// a recipe going end-of-life, refused answers that keep the old copy, and
+// --offline never fetching.
+func TestDataAndPlanCommands(t *testing.T) {
+	testenv.RequireTool(t, "squid")
+	sq, err := squid.Start()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(sq.Stop)
+	bundled, err := eol.Load()
+	if err != nil {
+		t.Fatal(err)
+	}
+	api := eoltest.New(bundled, t.Cleanup)
+	k137 := eoltest.Cycle("kubernetes", "1.37", "2026-08-26", "2027-08-28", "2027-10-28", "1.37.1")
+	api.Set("kubernetes", append([]eol.Cycle{k137}, api.Cycles("kubernetes")...))
+	gh := fakeGitHub(t, map[string][]string{
+		"kubernetes": {"1.37.1", "1.37.0", "1.36.5", "1.36.0", "1.35.9", "1.35.4", "1.34.12", "1.34.7"},
+		"etcd":       {"3.7.2", "3.6.15", "3.6.14"},
+		"helm":       {"3.21.5", "3.21.4"},
+	})
+	root := planProject(t, gh.URL)
+	state := filepath.Join(t.TempDir(), "state")
+	conf := filepath.Join(root, "updeb.yaml")
+	os.WriteFile(conf, fmt.Appendf(nil, "proxy: %s\nfetch: {retries: 0}\ngithub-api: %s/api\ndata: {endoflife-url: %q}\n", sq.URL, gh.URL, api.Template()), 0o644)
+	lenient := filepath.Join(root, "lenient.yaml")
+	os.WriteFile(lenient, fmt.Appendf(nil, "proxy: %s\ndata: {max-age-days: 1000}\n", sq.URL), 0o644)
+	common := []string{"--config", conf, "--recipes", filepath.Join(root, "recipes"), "--state", state, "--cache", filepath.Join(root, "cache")}
+	dataFile := filepath.Join(state, "support", "eol.yaml")
+
+	type step struct {
+		name           string
+		args           []string
+		code           int
+		stdout, stderr []string // each must appear
+		notStdout      []string
+		notStderr      []string
+	}
+	runSteps := func(steps []step) {
+		for _, s := range steps {
+			t.Run(s.name, func(t *testing.T) {
+				code, stdout, stderr := runUpdeb(append(append([]string{}, common...), s.args...)...)
+				fail := code != s.code
+				for _, w := range s.stdout {
+					fail = fail || !strings.Contains(stdout, w)
+				}
+				for _, w := range s.stderr {
+					fail = fail || !strings.Contains(stderr, w)
+				}
+				for _, w := range s.notStdout {
+					fail = fail || strings.Contains(stdout, w)
+				}
+				for _, w := range s.notStderr {
+					fail = fail || strings.Contains(stderr, w)
+				}
+				if fail {
+					t.Errorf("updeb %v: exit %d, want %d\nstdout (want %q, not %q):\n%s\nstderr (want %q, not %q):\n%s",
+						s.args, code, s.code, s.stdout, s.notStdout, stdout, s.stderr, s.notStderr, stderr)
+				}
+			})
+		}
+	}
+
+	runSteps([]step{
+		{name: "status before any refresh", args: []string{"data", "status"}, stdout: []string{"bundled copy, as of 2026-08-22"}},
+		{name: "plan offline on the bundled data", args: []string{"plan", "--offline", "--now", "2026-11-24"},
+			stdout: []string{"Support data: bundled copy (as of 2026-08-22, 94 day(s) old). Newest patches from the support data (offline).",
+				"retire kubernetes 1.34 is end-of-life (eol since 2026-10-27)",
+				"$ updeb bump kubernetes-1.36 --to 1.36.4", "$ updeb bump etcd --to 3.7.1"},
+			notStdout: []string{"helm", "1.37"},
+			stderr:    []string{"updeb: support data: bundled copy, as of 2026-08-22 (94 days old)", "updeb: warning: the support data is older than 30 days"}},
+		{name: "a longer max age", args: []string{"plan", "--offline", "--now", "2026-11-24", "--config", lenient},
+			stderr: []string{"support data: bundled copy"}, notStderr: []string{"warning"}},
+		{name: "offline refresh never fetches", args: []string{"--offline", "data", "refresh"}, code: 3, stderr: []string{"without --offline"}},
+	})
+	if n := len(api.Requests()); n != 0 {
+		t.Fatalf("%d requests reached endoflife.date before the refresh", n)
+	}
+	runSteps([]step{
+		{name: "refresh", args: []string{"data", "refresh"},
+			stdout: []string{"support data refreshed: " + dataFile, "replaced the bundled copy", "kubernetes   ", "new cycles 1.37"}},
+		{name: "status after refresh", args: []string{"data", "status"}, stdout: []string{"refreshed copy " + dataFile}},
+		{name: "plan offline on the refreshed data", args: []string{"plan", "--offline", "--now", "2026-11-25"},
+			stdout: []string{"Support data: refreshed copy " + dataFile,
+				"add    kubernetes 1.37 is supported and newer than every recipe (newest: kubernetes-1.36 1.36.0)",
+				"$ updeb bump kubernetes-1.36 --new-minor 1.37"},
+			stderr: []string{"updeb: support data: refreshed copy " + dataFile}, notStderr: []string{"warning"}},
+		{name: "plan online", args: []string{"plan", "--now", "2026-11-25"},
+			stdout: []string{"Newest patches from the recipes' watch", "$ updeb bump kubernetes-1.36 --to 1.36.5", "$ updeb bump etcd --to 3.6.15"}},
+		{name: "plan --json", args: []string{"plan", "--offline", "--json", "--now", "2026-11-25"},
+			stdout: []string{`"schema": "updeb/plan/v1"`, `"copy": "refreshed"`, `"action_needed": true`, `"command": "updeb bump kubernetes-1.36 --new-minor 1.37"`}},
+		{name: "plan --exit-code", args: []string{"plan", "--offline", "--exit-code", "--now", "2026-11-25"}, code: 1,
+			stderr: []string{"action(s) needed"}},
+		{name: "a recipe going end-of-life", args: []string{"plan", "--offline", "--now", "2027-03-01"},
+			stdout: []string{"retire kubernetes 1.35 is end-of-life (eol since 2027-02-28)"}},
+		{name: "outdated says which copy", args: []string{"outdated", "etcd", "--now", "2026-11-25"},
+			stdout: []string{"etcd    3.6.14"}, stderr: []string{"updeb: support data: refreshed copy"}},
+		{name: "bad --now", args: []string{"plan", "--offline", "--now", "soon"}, code: 2, stderr: []string{`--now "soon"`}},
+	})
+	// The JSON convention (TestJSONOutputs leaves these commands to this test).
+	json := func(args ...string) string {
+		code, stdout, stderr := runUpdeb(append(append([]string{}, common...), append(args, "--json")...)...)
+		if code != 0 {
+			t.Fatalf("%v --json: exit %d: %s", args, code, stderr)
+		}
+		return stdout
+	}
+	checkJSON(t, "plan", json("plan", "--offline", "--now", "2026-11-25"))
+	checkJSON(t, "data status", json("data", "status"))
+	checkJSON(t, "data refresh", json("data", "refresh"))
+	if log := sq.Log(); !strings.Contains(log, "GET "+api.URL+"/api/kubernetes.json") || !strings.Contains(log, "GET "+gh.URL+"/api/repos/demo/kubernetes/releases") {
+		t.Errorf("squid's log lacks the API requests:\n%s", log)
+	}
+
+	good, err := os.ReadFile(dataFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	kept := func(t *testing.T) {
+		if after, _ := os.ReadFile(dataFile); !bytes.Equal(after, good) {
+			t.Error("the refreshed copy changed")
+		}
+	}
+	t.Run("corrupt answer refused", func(t *testing.T) {
+		api.Raw("etcd", eoltest.Answer{Body: []byte("<!DOCTYPE html><title>Just a moment...</title>")})
+		code, _, stderr := runUpdeb(append([]string{"data", "refresh"}, common...)...)
+		if code != 3 || !strings.Contains(stderr, "the answer is HTML") || !strings.Contains(stderr, "the copy in use was kept") {
+			t.Errorf("exit %d\n%s", code, stderr)
+		}
+		kept(t)
+	})
+	t.Run("truncated answer refused", func(t *testing.T) {
+		full := eoltest.V0(bundled.Cycles("etcd"))
+		api.Raw("etcd", eoltest.Answer{Body: full[:len(full)/3]})
+		code, _, stderr := runUpdeb(append([]string{"data", "refresh"}, common...)...)
+		if code != 3 || !strings.Contains(stderr, "truncated") {
+			t.Errorf("exit %d\n%s", code, stderr)
+		}
+		kept(t)
+	})
+	t.Run("lost cycles refused, then accepted", func(t *testing.T) {
+		api.Set("etcd", bundled.Cycles("etcd")[1:])
+		code, _, stderr := runUpdeb(append([]string{"data", "refresh"}, common...)...)
+		if code != 1 || !strings.Contains(stderr, "lacks release cycles the copy in use has: etcd 3.7") || !strings.Contains(stderr, "--allow-dropped") {
+			t.Errorf("exit %d\n%s", code, stderr)
+		}
+		kept(t)
+		code, stdout, stderr := runUpdeb(append([]string{"data", "refresh", "--allow-dropped"}, common...)...)
+		if code != 0 || !strings.Contains(stdout, "dropped 3.7") {
+			t.Errorf("exit %d\n%s%s", code, stdout, stderr)
+		}
+	})
+	t.Run("compat's page has the plan", func(t *testing.T) {
+		sets := filepath.Join(root, "sets.yaml")
+		os.WriteFile(sets, []byte("sets:\n  - name: k136\n    components: {kubernetes: recipe:kubernetes-1.36, etcd: 3.6.14}\n"), 0o644)
+		page := filepath.Join(root, "compat.html")
+		code, _, stderr := runUpdeb(append([]string{"compat", "--set", sets, "--format", "html", "--output", page, "--now", "2026-11-25"}, common...)...)
+		html, _ := os.ReadFile(page)
+		if code != 0 || !strings.Contains(string(html), `<section id="plan">`) || !strings.Contains(string(html), "updeb bump kubernetes-1.36 --new-minor 1.37") {
+			t.Errorf("exit %d\n%s", code, stderr)
+		}
+	})
+}
+
+// TestRepositoryPassesItsOwnChecks: updeb compat on this repository's own
+// release-sets.yaml and recipes finds no violation (on the day of the data
+// the recipes were last moved to: istio 1.30 goes end-of-life 2026-11-30,
+// after which the plan says to move istioctl).
+func TestRepositoryPassesItsOwnChecks(t *testing.T) {
+	empty := filepath.Join(t.TempDir(), "updeb.yaml") // not the machine's /etc/updeb/config.yaml
+	os.WriteFile(empty, nil, 0o644)
+	code, stdout, stderr := runUpdeb("compat", "--set", "../../release-sets.yaml", "--recipes", "../../recipes",
+		"--state", t.TempDir(), "--now", "2026-11-24", "--config", empty)
+	if code != 0 || !strings.Contains(stdout, "0 violation(s)") {
+		t.Errorf("updeb compat on the repository: exit %d\n%s%s", code, stdout, stderr)
+	}
+	for _, want := range []string{"cri-tools                1.35.0         1.36.0", "helm                     3.21.4         3.21.4"} {
+		if !strings.Contains(stdout, want) {
+			t.Errorf("the matrix lacks %q:\n%s", want, stdout)
+		}
+	}
+}

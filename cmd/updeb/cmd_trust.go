@@ -1,0 +1,237 @@
+package main
+
+import (
+	"bytes"
+	"fmt"
+	"net/http"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/updeb/updeb/pkg/atomicfile"
+	"github.com/updeb/updeb/pkg/verify/sigstore"
+)
+
+// newTrustCmd is the parent of the commands about the Sigstore trusted root.
+func newTrustCmd(g *globalOptions) *cobra.Command {
+	trust := &cobra.Command{
+		Use:   "trust",
+		Short: "Show and refresh the Sigstore trusted root (Fulcio CAs, Rekor logs) verification uses",
+		Long: `Sigstore signatures are verified against a trusted root: the certificate authorities
+(Fulcio), transparency logs (Rekor), CT logs and timestamp authorities to trust. The
+root in use is, first found: the config's sigstore: trusted-root: FILE (a private
+Sigstore deployment, or a copy on an air-gapped site); the one 'updeb trust refresh'
+stored in the state folder; the public-good snapshot bundled with updeb. A build never
+downloads one.`,
+		Example: `  updeb trust show
+  updeb trust refresh
+  updeb trust refresh --tuf-url https://tuf.internal/ --tuf-root /etc/updeb/tuf-root.json`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			return usageErrorf("trust needs a subcommand: %s", subcommandNames(cmd))
+		},
+	}
+	trust.AddCommand(
+		newTrustShowCmd(g),
+		newTrustRefreshCmd(g),
+	)
+	return trust
+}
+
+// trustShow is what updeb trust show prints (and --json writes).
+type trustShow struct {
+	Source      string         `json:"source"` // config, refreshed or bundled
+	File        string         `json:"file,omitempty"`
+	Name        string         `json:"name"`
+	SHA256      string         `json:"sha256"`
+	Since       string         `json:"since,omitempty"` // RFC 3339: refreshed or copied, or the bundled snapshot's day
+	AgeDays     int            `json:"age_days"`
+	RefreshedAt string         `json:"refreshed_file"` // where updeb trust refresh stores a root
+	RekorURL    string         `json:"rekor_url"`
+	Authorities []trustedParty `json:"authorities"`
+}
+
+type trustedParty struct {
+	Kind  string `json:"kind"`
+	URL   string `json:"url"`
+	ID    string `json:"id,omitempty"`
+	Start string `json:"start,omitempty"`
+	End   string `json:"end,omitempty"`
+}
+
+func newTrustShowCmd(g *globalOptions) *cobra.Command {
+	return jsonOutput(&cobra.Command{
+		Use:   "show",
+		Short: "Say which Sigstore trusted root is in use, where it comes from, its age and what it trusts",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			return runTrustShow(cmd, g, time.Now())
+		},
+	}, 1)
+}
+
+func runTrustShow(cmd *cobra.Command, g *globalOptions, now time.Time) error {
+	w := cmd.OutOrStdout()
+	cfg, err := g.loadConfig()
+	if err != nil {
+		return err
+	}
+	tr, err := g.trustedRootFor(cfg)
+	if err != nil {
+		return err
+	}
+	out := trustShow{Source: tr.Source, File: tr.File, Name: tr.root.Name(), SHA256: tr.root.SHA256(),
+		RekorURL: first(cfg.Sigstore.RekorURL, sigstore.DefaultRekorURL)}
+	if dir, err := g.stateDirFor(cfg); err == nil {
+		out.RefreshedAt = filepath.Join(dir, refreshedRootFile)
+	}
+	if !tr.Since.IsZero() {
+		out.Since = tr.Since.UTC().Format(time.RFC3339)
+		out.AgeDays = int(now.Sub(tr.Since).Hours() / 24)
+	}
+	for _, a := range tr.root.Authorities() {
+		p := trustedParty{Kind: a.Kind, URL: a.URL, ID: a.ID}
+		if !a.Start.IsZero() {
+			p.Start = a.Start.UTC().Format(time.DateOnly)
+		}
+		if !a.End.IsZero() {
+			p.End = a.End.UTC().Format(time.DateOnly)
+		}
+		out.Authorities = append(out.Authorities, p)
+	}
+	if g.json {
+		return printJSON(w, cmd, out)
+	}
+	from := map[string]string{
+		"config":    "the config's sigstore: trusted-root:",
+		"refreshed": "refreshed by 'updeb trust refresh'",
+		"bundled":   "the public-good snapshot bundled with updeb",
+	}[tr.Source]
+	fmt.Fprintf(w, "trusted root: %s\n", from)
+	if tr.File != "" {
+		fmt.Fprintf(w, "  file     %s\n", tr.File)
+	}
+	fmt.Fprintf(w, "  name     %s\n  sha256   %s\n", out.Name, out.SHA256)
+	if out.Since != "" {
+		fmt.Fprintf(w, "  since    %s (%d days ago)\n", tr.Since.UTC().Format(time.DateOnly), out.AgeDays)
+	}
+	fmt.Fprintf(w, "  rekor    %s (where cosign signatures are looked up)\n", out.RekorURL)
+	if out.RefreshedAt != "" && tr.Source != "refreshed" {
+		fmt.Fprintf(w, "  refresh  'updeb trust refresh' stores %s\n", out.RefreshedAt)
+	}
+	for _, p := range out.Authorities {
+		valid := p.Start + ".."
+		if p.End != "" {
+			valid += p.End
+		}
+		fmt.Fprintf(w, "  %-6s %s (valid %s)\n", p.Kind, p.URL, valid)
+	}
+	return nil
+}
+
+type trustRefreshOptions struct {
+	tufURL  string
+	tufRoot string
+}
+
+// trustRefreshed is what updeb trust refresh --json writes.
+type trustRefreshed struct {
+	Repository     string `json:"repository"`
+	File           string `json:"file"`
+	SHA256         string `json:"sha256"`
+	PreviousSHA256 string `json:"previous_sha256,omitempty"`
+	Changed        bool   `json:"changed"`
+	InUse          bool   `json:"in_use"` // false when the config's sigstore: trusted-root: takes precedence
+}
+
+func newTrustRefreshCmd(g *globalOptions) *cobra.Command {
+	o := &trustRefreshOptions{}
+	cmd := &cobra.Command{
+		Use:   "refresh",
+		Short: "Update the Sigstore trusted root through TUF (through the proxy) into the state folder",
+		Long: `refresh fetches Sigstore's trusted root the way Sigstore clients do, through the
+proxy and mirrors: the TUF repository's metadata must chain to the TUF root anchor
+(signatures, thresholds, expiry, no rollback) before its trusted_root.json is stored,
+atomically, as STATE/sigstore/trusted_root.json (--state, state: in the config, else
+$XDG_STATE_HOME/updeb). Verification then uses it instead of the bundled snapshot,
+unless the config names sigstore: trusted-root:. Nothing is stored when anything fails.
+An air-gapped site copies the file (and names it with sigstore: trusted-root:).
+
+Exit codes: 0 refreshed; 1 the repository's answer did not verify; 2 usage or a bad
+--tuf-root; 3 the repository could not be reached.`,
+		Example: `  updeb trust refresh
+  updeb trust refresh --tuf-url https://tuf.internal/ --tuf-root /etc/updeb/tuf-root.json`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			return runTrustRefresh(cmd, g, o)
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&o.tufURL, "tuf-url", "", "TUF repository (default: sigstore: tuf-url: in the config, else Sigstore's public-good "+sigstore.DefaultTUFURL+")")
+	f.StringVar(&o.tufRoot, "tuf-root", "", "TUF root.json to start from (default: sigstore: tuf-root: in the config, else the public-good root built in)")
+	return jsonOutput(cmd, 1)
+}
+
+func runTrustRefresh(cmd *cobra.Command, g *globalOptions, o *trustRefreshOptions) error {
+	cfg, err := g.loadConfig()
+	if err != nil {
+		return err
+	}
+	if g.offline {
+		return usageErrorf("trust refresh asks the TUF repository: it cannot run --offline")
+	}
+	state, err := g.stateDirFor(cfg)
+	if err != nil {
+		return err
+	}
+	ro := sigstore.RefreshOptions{
+		RepositoryURL: first(o.tufURL, cfg.Sigstore.TUFURL),
+		Dir:           filepath.Join(state, "sigstore", "tuf"),
+		UserAgent:     "updeb/" + version,
+	}
+	if anchor := first(o.tufRoot, cfg.Sigstore.TUFRoot); anchor != "" {
+		if ro.Root, err = os.ReadFile(anchor); err != nil {
+			return invalidInput(err, "--tuf-root (sigstore: tuf-root:) names the TUF root.json of the repository")
+		}
+	}
+	f, err := g.newFetcher(cfg)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	ro.HTTPClient = &http.Client{Transport: f.Transport()}
+	if err := os.MkdirAll(ro.Dir, 0o755); err != nil {
+		return err
+	}
+	tr, err := sigstore.Refresh(cmd.Context(), ro)
+	if err != nil {
+		return err
+	}
+	file := filepath.Join(state, refreshedRootFile)
+	res := trustRefreshed{Repository: first(ro.RepositoryURL, sigstore.DefaultTUFURL), File: file, SHA256: tr.SHA256(), Changed: true,
+		InUse: cfg.Sigstore.TrustedRoot == ""}
+	if old, err := os.ReadFile(file); err == nil {
+		if prev, err := sigstore.ParseTrustedRoot(file, old); err == nil {
+			res.PreviousSHA256 = prev.SHA256()
+		}
+		res.Changed = !bytes.Equal(old, tr.JSON())
+	}
+	if err := atomicfile.WriteFile(file, tr.JSON(), 0o644); err != nil {
+		return err
+	}
+	if g.json {
+		return printJSON(cmd.OutOrStdout(), cmd, res)
+	}
+	w := cmd.OutOrStdout()
+	changed := "changed"
+	if !res.Changed {
+		changed = "unchanged"
+	}
+	fmt.Fprintf(w, "refreshed the Sigstore trusted root from %s (%s)\n  stored  %s\n  sha256  %s\n", res.Repository, changed, file, res.SHA256)
+	if !res.InUse {
+		fmt.Fprintf(cmd.ErrOrStderr(), "updeb: warning: %s names sigstore: trusted-root: %s, which verification uses instead of the refreshed root\n", cfg.File, cfg.Sigstore.TrustedRoot)
+	}
+	return nil
+}

@@ -1,0 +1,207 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"maps"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/updeb/updeb/internal/build"
+	"github.com/updeb/updeb/pkg/digest"
+	"github.com/updeb/updeb/pkg/dsse"
+	"github.com/updeb/updeb/pkg/provenance"
+	"github.com/updeb/updeb/pkg/verify"
+)
+
+type verifyProvenanceOptions struct {
+	key        string
+	keyring    string
+	signers    []string
+	provenance string
+}
+
+func newVerifyProvenanceCmd(g *globalOptions) *cobra.Command {
+	o := &verifyProvenanceOptions{}
+	cmd := &cobra.Command{
+		Use:   "verify-provenance DEB (--key FILE | --keyring FILE) [--signer FPR]... [--provenance FILE]",
+		Short: "Check a .deb against its signed provenance record and show where its bytes came from",
+		Long: `Check the provenance record 'updeb build' wrote beside a package (DEB.intoto.json, or
+--provenance FILE): a DSSE envelope whose signature must be an OpenPGP signature over its
+PAE bytes by the public key of --key (one key, such as the repository's
+archive-keyring.asc) or by a key of --keyring (on the --signer allow-list when given),
+under the policy of 'updeb verify-signature'; and a record whose subject is this
+package: its file name and its sha256. Then print the recipe, every input with its
+digests and what vouched for it, and the signer.
+
+Exit codes: 0 good, 1 refused (unsigned record, another key, a record or signature
+changed after signing, a record of other bytes or another package; the reason is
+printed), 2 usage or unreadable input (a malformed record, a missing file).`,
+		Example: `  updeb verify-provenance --key /etc/updeb/repo.asc out/pingd_0.9.1-1_amd64.deb
+  updeb verify-provenance --keyring trusted-builders.asc --json out/helm_3.15.4-1_amd64.deb | jq .statement
+  updeb verify-provenance --key repo.asc --provenance saved/helm.intoto.json /var/cache/apt/archives/helm_3.15.4-1_amd64.deb`,
+		Args: func(cmd *cobra.Command, args []string) error {
+			return invalidInput(cobra.ExactArgs(1)(cmd, args), "see 'updeb help verify-provenance'")
+		},
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return runVerifyProvenance(cmd, g, o, args[0], time.Now())
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&o.key, "key", "", "the public key the record must be signed by (a file holding one key)")
+	f.StringVar(&o.keyring, "keyring", "", "a keyring: any of its keys may have signed the record")
+	f.StringArrayVar(&o.signers, "signer", nil, "with --keyring: allowed primary key fingerprint (repeatable)")
+	f.StringVar(&o.provenance, "provenance", "", "the record (default: DEB.intoto.json)")
+	return jsonOutput(cmd, 1)
+}
+
+// verifiedRecord is verify-provenance's --json output.
+type verifiedRecord struct {
+	Package   string                `json:"package"`
+	SHA256    string                `json:"sha256"`
+	Record    string                `json:"record"`
+	KeyID     string                `json:"key_id"`
+	Signature signatureJSON         `json:"signature"`
+	Statement *provenance.Statement `json:"statement"`
+}
+
+func runVerifyProvenance(cmd *cobra.Command, g *globalOptions, o *verifyProvenanceOptions, deb string, now time.Time) error {
+	stdout, stderr := cmd.OutOrStdout(), cmd.ErrOrStderr()
+	if o.key != "" && o.keyring != "" {
+		return usageErrorf("give --key or --keyring, not both")
+	}
+	record := first(o.provenance, deb+build.ProvenanceSuffix)
+	sum, err := fileSHA256(deb)
+	if err != nil {
+		return invalidInput(err, "")
+	}
+	env, err := readEnvelope(record)
+	if err != nil {
+		return err
+	}
+	if len(env.Signatures) == 0 {
+		return fmt.Errorf("%s: %w: it was written without a provenance key, and says nothing anyone can trust", record, dsse.ErrUnsigned)
+	}
+	kr, err := trustedKeys(o)
+	if err != nil {
+		return err
+	}
+	v, err := provenance.Verify(env, kr, verify.Policy{Signers: o.signers, Now: now}, filepath.Base(deb), sum)
+	if err != nil {
+		return fmt.Errorf("%s: %w", record, err)
+	}
+	for _, w := range v.Signature.Warnings {
+		fmt.Fprintf(stderr, "updeb: warning: %s\n", w)
+	}
+	if g.json {
+		return printJSON(stdout, cmd, verifiedRecord{Package: deb, SHA256: sum, Record: record, KeyID: v.KeyID, Signature: signatureOf(v.Signature), Statement: v.Statement})
+	}
+	printVerifiedRecord(stdout, v, sum)
+	return nil
+}
+
+// readEnvelope reads a provenance record file: exit 2 when it is missing or
+// malformed.
+func readEnvelope(path string) (*dsse.Envelope, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, invalidInput(err, "'updeb build' writes DEB.intoto.json beside each package; name another record with --provenance FILE")
+	}
+	defer f.Close()
+	env, err := dsse.Read(f)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return env, nil
+}
+
+// trustedKeys loads --key (exactly one key) or --keyring.
+func trustedKeys(o *verifyProvenanceOptions) (*verify.Keyring, error) {
+	switch {
+	case o.key != "":
+		kr, err := loadKeyring(o.key)
+		if err != nil {
+			return nil, err
+		}
+		if kr.Len() != 1 {
+			return nil, usageErrorf("--key %s holds %d keys (%s): give one key, or use --keyring", o.key, kr.Len(), strings.Join(kr.Fingerprints(), ", "))
+		}
+		if len(o.signers) > 0 {
+			return nil, usageErrorf("--signer narrows a --keyring; --key already names one key")
+		}
+		return kr, nil
+	case o.keyring != "":
+		return loadKeyring(o.keyring)
+	}
+	return nil, usageErrorf("the record is signed: give the key it must be signed by (--key FILE, such as the repository's archive-keyring.asc) or a --keyring")
+}
+
+// fileSHA256 hashes the package (a regular file).
+func fileSHA256(path string) (string, error) {
+	if fi, err := os.Stat(path); err != nil || !fi.Mode().IsRegular() {
+		return "", errors.Join(err, fmt.Errorf("%s is not a regular file", path))
+	}
+	d, err := digest.File(path, digest.SHA256)
+	return d[digest.SHA256], err
+}
+
+// printVerifiedRecord says who signed the record, what it was built from,
+// and how each input was trusted.
+func printVerifiedRecord(w io.Writer, v *provenance.Verified, sum string) {
+	bd := v.Statement.Predicate.BuildDefinition
+	p := bd.ExternalParameters
+	sig := v.Signature
+	fmt.Fprintf(w, "Good provenance record for %s\n", v.Subject.Name)
+	fmt.Fprintf(w, "  package      sha256 %s\n", sum)
+	fmt.Fprintf(w, "  signed by    %s\n", sig.UserID)
+	fmt.Fprintf(w, "  key          %s\n", sig.PrimaryFingerprint)
+	if sig.SigningKeyFingerprint != sig.PrimaryFingerprint {
+		fmt.Fprintf(w, "  subkey       %s\n", sig.SigningKeyFingerprint)
+	}
+	fmt.Fprintf(w, "  signed       %s with %s\n", sig.Created.UTC().Format(time.RFC3339), sig.Hash)
+	fmt.Fprintf(w, "  built        %v %v for %v by updeb %s\n", p["recipe"], p["debianVersion"], p["architecture"], v.Statement.Predicate.RunDetails.Builder.Version["updeb"])
+	for _, d := range bd.ResolvedDependencies {
+		if d.Annotations[provenance.AnnotationRole] == provenance.RoleRecipe {
+			fmt.Fprintf(w, "  recipe       %s (%s)\n", d.Name, recipeOrigin(d))
+		}
+	}
+	fmt.Fprintln(w, "inputs:")
+	for _, d := range bd.ResolvedDependencies {
+		what := d.URI
+		if what == "" {
+			what = fmt.Sprintf("%s (%v)", d.Name, d.Annotations[provenance.AnnotationRole])
+		}
+		fmt.Fprintf(w, "  %s\n", what)
+		for _, a := range slices.Sorted(maps.Keys(d.Digest)) {
+			fmt.Fprintf(w, "      %-12s %s\n", a, d.Digest[a])
+		}
+		if by, ok := d.Annotations["verifiedBy"].([]any); ok {
+			var s []string
+			for _, x := range by {
+				s = append(s, fmt.Sprint(x))
+			}
+			fmt.Fprintf(w, "      %-12s %s\n", "verified by", strings.Join(s, ", "))
+		}
+	}
+}
+
+// recipeOrigin says where the recipe's bytes come from, in words.
+func recipeOrigin(d provenance.Dependency) string {
+	switch d.Annotations[provenance.AnnotationGitState] {
+	case nil:
+		return "not in a git checkout"
+	case "clean":
+		return fmt.Sprintf("git commit %v, %v", d.Annotations[provenance.AnnotationGitCommit], d.Annotations[provenance.AnnotationGitPath])
+	case "modified":
+		return "modified since its checkout's commit: no commit holds these bytes"
+	case "untracked":
+		return "not committed in its git checkout"
+	}
+	return fmt.Sprintf("git state %v", d.Annotations[provenance.AnnotationGitState])
+}

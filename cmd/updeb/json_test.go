@@ -1,0 +1,282 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/spf13/cobra"
+
+	"github.com/updeb/updeb/internal/testenv"
+)
+
+// snakeKey is a key of updeb's JSON: lower case, digits and "_" (a map keyed
+// by data, such as a digest algorithm, file path or package name, is allowed
+// its own keys: see dataKeyed).
+var snakeKey = regexp.MustCompile(`^[a-z0-9]+(_[a-z0-9]+)*$`)
+
+// dataKeyed are the JSON paths ("digests", "files.*.digests") of objects
+// whose keys are data (a package name, an architecture, a path), not field
+// names. Only the last element is compared.
+var dataKeyed = map[string]bool{
+	"digests":  true, // algorithm -> hex
+	"fields":   true, // control fields as Debian names them (Package, Version)
+	"control":  true,
+	"requires": true, // component -> constraint
+	"md5sums":  true, // path -> hex
+	"cells":    true, // compat: component -> cell
+}
+
+// standardDocs are the keys of embedded documents in a standard's own form
+// (an in-toto statement), whose keys are not updeb's to name.
+var standardDocs = map[string]bool{
+	"statement": true,
+}
+
+// checkKeys walks v and reports every object key that is not snake_case.
+func checkKeys(t *testing.T, where, path string, v any) {
+	t.Helper()
+	switch x := v.(type) {
+	case map[string]any:
+		last := path[strings.LastIndexByte(path, '.')+1:]
+		if standardDocs[last] {
+			return
+		}
+		for k, e := range x {
+			if !dataKeyed[last] && !snakeKey.MatchString(k) {
+				t.Errorf("%s: key %q at %s is not snake_case", where, k, path)
+			}
+			checkKeys(t, where, path+"."+k, e)
+		}
+	case []any:
+		for _, e := range x {
+			checkKeys(t, where, path+"[]", e)
+		}
+	}
+}
+
+// jsonCheckedElsewhere are the commands whose --json output a test with the
+// fixtures they need checks (with checkJSON): command -> its test file.
+var jsonCheckedElsewhere = map[string]string{
+	"plan":              "cmd_plan_test.go",
+	"data refresh":      "cmd_plan_test.go",
+	"data status":       "cmd_plan_test.go",
+	"trust show":        "sigstore_cli_test.go",
+	"trust refresh":     "sigstore_cli_test.go",
+	"verify-provenance": "cmd_verify_provenance_test.go",
+}
+
+// checkJSON checks one --json output of command (its path after "updeb")
+// against the convention: one JSON object, "schema": "updeb/<command>/v1"
+// first, snake_case keys, no null. It returns the object.
+func checkJSON(t *testing.T, command, stdout string) map[string]any {
+	t.Helper()
+	where := "updeb " + command + " --json"
+	dec := json.NewDecoder(strings.NewReader(stdout))
+	var v map[string]any
+	if err := dec.Decode(&v); err != nil {
+		t.Fatalf("%s: not a JSON object: %v\n%s", where, err, stdout)
+	}
+	if dec.More() {
+		t.Errorf("%s: more than one JSON value:\n%s", where, stdout)
+	}
+	if want := "updeb/" + strings.ReplaceAll(command, " ", "-") + "/v1"; v["schema"] != want {
+		t.Errorf("%s: schema %v, want %s", where, v["schema"], want)
+	}
+	if !strings.HasPrefix(stdout, "{\n  \"schema\": ") {
+		t.Errorf("%s: schema is not the first key:\n%.200s", where, stdout)
+	}
+	checkKeys(t, where, "", v)
+	noNulls(t, where, "", v)
+	if d := os.Getenv("UPDEB_JSON_EXAMPLES"); d != "" { // material for README's examples
+		os.WriteFile(filepath.Join(d, strings.ReplaceAll(command, " ", "-")+".json"), []byte(stdout), 0o644)
+	}
+	return v
+}
+
+// TestJSONOutputs runs every command that declares JSON output (jsonOutput)
+// with --json on a demo project: the output must be one JSON object whose
+// "schema" is "updeb/<command>/v1" and whose keys are snake_case. Commands
+// are found in the command tree: a new one without a case here fails. Every
+// other command must refuse --json.
+func TestJSONOutputs(t *testing.T) {
+	testenv.RequireTool(t, "dpkg-deb", "lintian")
+	args, _ := demoProject(t)
+	dir := t.TempDir()
+	out, repoDir, key := filepath.Join(dir, "out"), filepath.Join(dir, "repo"), filepath.Join(dir, "k")
+	tool, _ := toolProject(t)
+	recipes := args[3] // demoProject: --config CFG --recipes DIR
+	repo := []string{"--repo", repoDir, "--key", key + ".secret.asc"}
+	set := filepath.Join(dir, "set.yaml")
+	os.WriteFile(set, []byte("sets:\n  - name: k135\n    components: {kubernetes: 1.35.8, helm: 3.21.4}\n"), 0o644)
+
+	// In order: later steps use what earlier ones made.
+	steps := []struct {
+		command string // the command path after "updeb"
+		args    []string
+	}{
+		{"version", []string{"version"}},
+		{"lint", append([]string{"lint"}, args...)},
+		{"fetch", append([]string{"fetch", "hello", "--arch", "amd64"}, args...)},
+		{"build", append([]string{"build", "--out", out}, args...)},
+		{"inspect", []string{"inspect", filepath.Join(out, "hello_1.2.0-1_amd64.deb")}},
+		{"verify", append([]string{"verify", "hello", "--arch", "amd64"}, args...)},
+		{"keys generate", []string{"keys", "generate", "--name", "JSON test", "--email", "json@example.org", "--out", key}},
+		{"keys list", []string{"keys", "list", key + ".asc"}},
+		{"publish", append([]string{"publish", "--suite", "staging", filepath.Join(out, "hello_1.2.0-1_amd64.deb")}, repo...)},
+		{"repo list", []string{"repo", "list", "--repo", repoDir}},
+		{"repo promote", append([]string{"repo", "promote", "--from", "staging", "--to", "production"}, repo...)},
+		{"repo refresh", append([]string{"repo", "refresh", "production"}, repo...)},
+		{"repo remove", append([]string{"repo", "remove", "--suite", "staging", "hello"}, repo...)},
+		{"repo rollback", append([]string{"repo", "rollback", "staging"}, repo...)},
+		{"repo history", []string{"repo", "history", "--repo", repoDir, "staging"}},
+		{"repo gc", []string{"repo", "gc", "--repo", repoDir, "--dry-run"}},
+		{"verify-signature", []string{"verify-signature", "--keyring", key + ".asc", filepath.Join(repoDir, "dists", "production", "InRelease")}},
+		{"compat", []string{"compat", "--set", set, "--recipes", recipes, "--now", "2026-08-22"}},
+		{"outdated", append([]string{"outdated"}, tool...)},
+		{"bump", append([]string{"bump", "tool", "--to", "1.1.0", "--date", "2026-02-01", "--trust-on-first-use"}, tool...)},
+		{"mirror export", append([]string{"mirror", "export", filepath.Join(dir, "mirror"), "hello", "--arch", "amd64"}, args...)},
+		{"mirror verify", []string{"mirror", "verify", filepath.Join(dir, "mirror")}},
+	}
+	covered := map[string]bool{}
+	for _, s := range steps {
+		code, stdout, stderr := runCLI(t, append(s.args, "--json")...)
+		if code != 0 {
+			t.Fatalf("updeb %s --json: exit %d\n%s%s", strings.Join(s.args, " "), code, stdout, stderr)
+		}
+		checkJSON(t, s.command, stdout)
+		covered[s.command] = true
+	}
+
+	// Every command declaring JSON has a step, or a test elsewhere checks it;
+	// every other refuses --json.
+	for command, file := range jsonCheckedElsewhere {
+		src, err := os.ReadFile(file)
+		if err != nil || !strings.Contains(string(src), "checkJSON(t, \""+command+"\",") {
+			t.Errorf("%s: no checkJSON(t, %q, ...) of updeb %s --json (%v)", file, command, command, err)
+			continue
+		}
+		covered[command] = true
+	}
+	g := &globalOptions{stdout: &bytes.Buffer{}, stderr: &bytes.Buffer{}}
+	walk(newRootCmd(g), func(c *cobra.Command) {
+		name := strings.TrimPrefix(c.CommandPath(), "updeb ")
+		if jsonSchema(c) != "" {
+			if !covered[name] {
+				t.Errorf("updeb %s prints JSON but TestJSONOutputs has no step for it: add one", name)
+			}
+			return
+		}
+		if c.Runnable() && checkJSONFlag(c, true) == nil && name != "help" && name != "completion" && !strings.HasPrefix(name, "completion ") && !strings.HasPrefix(name, "__") {
+			t.Errorf("updeb %s declares no JSON output but accepts --json", name)
+		}
+	})
+	if code, _, stderr := runCLI(t, "--json", "keys"); code != exitUsage || !strings.Contains(stderr, "--json: updeb keys prints no JSON") || !strings.Contains(stderr, "hint: these commands do: build, bump") {
+		t.Errorf("--json on a command without JSON: exit %d: %s", code, stderr)
+	}
+}
+
+// noNulls reports the paths of the nulls in v: updeb's JSON has none (an
+// empty list is [], an absent value is left out).
+func noNulls(t *testing.T, where, path string, v any) {
+	t.Helper()
+	switch x := v.(type) {
+	case nil:
+		t.Errorf("%s: null at %s", where, path)
+	case map[string]any:
+		for k, e := range x {
+			noNulls(t, where, path+"."+k, e)
+		}
+	case []any:
+		for _, e := range x {
+			noNulls(t, where, path+"[]", e)
+		}
+	}
+}
+
+func TestPrintJSON(t *testing.T) {
+	cmd := jsonOutput(&cobra.Command{Use: "x"}, 2)
+	root := &cobra.Command{Use: "updeb"}
+	root.AddCommand(cmd)
+	var b bytes.Buffer
+	if err := printJSON(&b, cmd, map[string]any{"a": "<b>", "z": []int{}}); err != nil {
+		t.Fatal(err)
+	}
+	if want := "{\n  \"schema\": \"updeb/x/v2\",\n  \"a\": \"<b>\",\n  \"z\": []\n}\n"; b.String() != want {
+		t.Errorf("got %q, want %q", b.String(), want)
+	}
+	b.Reset()
+	if err := printJSON(&b, cmd, struct{}{}); err != nil || b.String() != "{\n  \"schema\": \"updeb/x/v2\"\n}\n" {
+		t.Errorf("empty object: %q, %v", b.String(), err)
+	}
+	type inner struct {
+		L []string `json:"l"`
+		B []byte   `json:"b"`
+	}
+	b.Reset()
+	in := &inner{}
+	if err := printJSON(&b, cmd, struct {
+		P *inner           `json:"p"`
+		M map[string]inner `json:"m"`
+		S []inner          `json:"s"`
+		A any              `json:"a"`
+	}{in, map[string]inner{"k": {}}, []inner{{}}, inner{}}); err != nil || strings.Contains(b.String(), "null") || strings.Count(b.String(), "[]") != 4 {
+		t.Errorf("nil lists: %q, %v", b.String(), err)
+	}
+	b.Reset()
+	if err := printJSON(&b, cmd, struct {
+		Schema string `json:"schema"`
+		A      int    `json:"a"`
+	}{"updeb/x/v2", 1}); err != nil || b.String() != "{\n  \"schema\": \"updeb/x/v2\",\n  \"a\": 1\n}\n" {
+		t.Errorf("own schema: %q, %v", b.String(), err)
+	}
+	for _, bad := range []any{[]int{1}, "s", map[string]int{"schema": 1}, map[string]string{"schema": "updeb/y/v1"}} {
+		if err := printJSON(&b, cmd, bad); err == nil {
+			t.Errorf("printJSON(%v) accepted", bad)
+		}
+	}
+	if err := printJSON(&b, root, map[string]int{}); err == nil {
+		t.Error("printJSON on a command that declares no JSON accepted")
+	}
+}
+
+// TestReadmeJSON: README's "JSON output" section has one example per
+// command that prints JSON, and each follows the convention.
+func TestReadmeJSON(t *testing.T) {
+	doc, err := os.ReadFile(filepath.Join("..", "..", "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, sec, ok := strings.Cut(string(doc), "### JSON output\n")
+	sec, _, _ = strings.Cut(sec, "\n### ")
+	if !ok {
+		t.Fatal("README.md has no JSON output section")
+	}
+	examples := map[string]bool{}
+	for _, block := range strings.Split(sec, "```json\n")[1:] {
+		block, _, _ = strings.Cut(block, "```")
+		var v map[string]any
+		if err := json.Unmarshal([]byte(block), &v); err != nil {
+			t.Errorf("README example does not parse: %v\n%s", err, block)
+			continue
+		}
+		schema, _ := v["schema"].(string)
+		checkKeys(t, "README "+schema, "", v)
+		noNulls(t, "README "+schema, "", v)
+		examples[schema] = true
+	}
+	g := &globalOptions{stdout: &bytes.Buffer{}, stderr: &bytes.Buffer{}}
+	walk(newRootCmd(g), func(c *cobra.Command) {
+		if s := jsonSchema(c); s != "" && !examples[s] {
+			t.Errorf("README.md has no JSON example of %s (%s)", c.CommandPath(), s)
+		}
+		delete(examples, jsonSchema(c))
+	})
+	for s := range examples {
+		t.Errorf("README.md has a JSON example of %q, which no command prints", s)
+	}
+}

@@ -1,0 +1,87 @@
+package main
+
+import (
+	"net/http"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/updeb/updeb/internal/config"
+	"github.com/updeb/updeb/internal/fetch"
+	"github.com/updeb/updeb/pkg/verify/sigstore"
+)
+
+// refreshedRootFile is where updeb trust refresh stores the trusted root,
+// under the state folder.
+const refreshedRootFile = "sigstore/trusted_root.json"
+
+// trustedRoot is the Sigstore trusted root in use and where it came from.
+type trustedRoot struct {
+	root *sigstore.TrustedRoot
+	// Source is "config" (sigstore.trusted-root), "refreshed" (updeb trust
+	// refresh, in the state folder), "flag" (--trusted-root) or "bundled".
+	Source string
+	File   string    // the file read; "" for the bundled snapshot
+	Since  time.Time // the file's modification time (when it was refreshed or copied); the snapshot's date for the bundled one
+}
+
+// trustedRootFor applies the precedence: the config's sigstore.trusted-root,
+// else the root updeb trust refresh stored in the state folder, else the
+// bundled public-good snapshot. Roots are never downloaded here. A file that
+// is named but unusable is invalid input (exit 2).
+func (g *globalOptions) trustedRootFor(c *config.Config) (*trustedRoot, error) {
+	if c.Sigstore.TrustedRoot != "" {
+		return loadTrustedRoot("config", c.Sigstore.TrustedRoot, "fix sigstore: trusted-root: in "+c.File+" (a trusted_root.json)")
+	}
+	if dir, err := g.stateDirFor(c); err == nil {
+		p := filepath.Join(dir, refreshedRootFile)
+		if _, err := os.Stat(p); err == nil {
+			return loadTrustedRoot("refreshed", p, "run 'updeb trust refresh' again, or remove "+p+" to use the bundled root")
+		}
+	}
+	r, err := sigstore.PublicGood()
+	if err != nil {
+		return nil, err
+	}
+	return &trustedRoot{root: r, Source: "bundled", Since: sigstore.PublicGoodDate()}, nil
+}
+
+// loadTrustedRoot reads a trusted_root.json the user (or updeb trust
+// refresh) put somewhere.
+func loadTrustedRoot(source, path, hint string) (*trustedRoot, error) {
+	r, err := sigstore.LoadTrustedRoot(path)
+	if err != nil {
+		return nil, invalidInput(err, hint)
+	}
+	tr := &trustedRoot{root: r, Source: source, File: path}
+	if fi, err := os.Stat(path); err == nil {
+		tr.Since = fi.ModTime().UTC()
+	}
+	return tr, nil
+}
+
+// sigstoreOptions are the verifier's settings from the config: Rekor and
+// GitHub API bases, the GitHub token, and every request through the fetcher
+// (proxy, mirrors, retries, offline mode).
+func sigstoreOptions(c *config.Config, f *fetch.Fetcher) sigstore.Options {
+	return sigstore.Options{
+		HTTPClient:   &http.Client{Transport: f.Transport()},
+		RekorURL:     c.Sigstore.RekorURL,
+		GitHubAPIURL: first(c.Sigstore.GitHubAPI, c.GitHubAPI),
+		GitHubToken:  getenv("GITHUB_TOKEN"),
+		UserAgent:    "updeb/" + version,
+	}
+}
+
+// newSigstoreVerifier is the verifier builds, bump and verify use.
+func (g *globalOptions) newSigstoreVerifier(c *config.Config, f *fetch.Fetcher) (*sigstore.Verifier, error) {
+	tr, err := g.trustedRootFor(c)
+	if err != nil {
+		return nil, err
+	}
+	v, err := sigstore.New(tr.root, sigstoreOptions(c, f))
+	if err != nil {
+		return nil, invalidInput(err, "check sigstore: in the config")
+	}
+	return v, nil
+}

@@ -1,0 +1,240 @@
+package build
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"slices"
+
+	"github.com/updeb/updeb/internal/gitread"
+	"github.com/updeb/updeb/internal/recipe"
+	"github.com/updeb/updeb/pkg/atomicfile"
+	"github.com/updeb/updeb/pkg/deb"
+	"github.com/updeb/updeb/pkg/digest"
+	"github.com/updeb/updeb/pkg/dsse"
+	"github.com/updeb/updeb/pkg/provenance"
+)
+
+// ProvenanceSuffix is appended to a .deb's name for its provenance record.
+const ProvenanceSuffix = ".intoto.json"
+
+// writeProvenance writes the provenance record of one package: its sources
+// with what vouched for them, the recipe, the recipe-folder files and the
+// keyrings it used, in a DSSE envelope signed with Options.ProvenanceKey (or
+// unsigned without one).
+func writeProvenance(path string, r *recipe.Recipe, plan *recipe.Plan, pp *recipe.PlannedPackage, res *deb.Result, srcs map[string]*verifiedSource, opts Options) error {
+	b := provenance.Build{
+		Recipe:          plan.Recipe,
+		Architecture:    plan.Arch,
+		DebianVersion:   plan.DebianVersion,
+		Component:       plan.Component,
+		Suite:           plan.Suite,
+		SourceDateEpoch: plan.SourceDateEpoch,
+		UpdebVersion:    opts.UpdebVersion,
+		Outputs:         map[string]digest.Set{pp.OutputFile: {digest.SHA256: res.SHA256}},
+	}
+	used := map[string]bool{}
+	for _, f := range pp.Files {
+		used[f.Source] = true
+	}
+	keyrings := map[string]bool{}
+	for _, name := range sortedKeys(srcs) {
+		vs := srcs[name]
+		if !used[name] {
+			continue
+		}
+		b.Inputs = append(b.Inputs, provenance.Input{URI: vs.plan.URL, Digests: vs.fetched.Digests, VerifiedBy: vs.verifiedBy})
+		for _, a := range vs.aux {
+			b.Inputs = append(b.Inputs, provenance.Input{URI: a.URL, Digests: a.Digests, VerifiedBy: []string{auxRole(vs, a.URL)}})
+		}
+		if s := vs.plan.Signature; s != nil {
+			keyrings[s.KeyringPath] = true
+		}
+		if c := vs.plan.Checksums; c != nil && c.Clearsigned != nil {
+			keyrings[c.Clearsigned.KeyringPath] = true
+		}
+	}
+	for _, k := range sortedKeys(keyrings) {
+		d, err := localSHA256(r, k)
+		if err != nil {
+			return err
+		}
+		b.Inputs = append(b.Inputs, localInput(r, k, provenance.RoleKeyring, d))
+	}
+	// A recipe-folder file is named with the digest of the bytes the writer
+	// packaged, not of a second read.
+	packaged := map[string]string{}
+	for _, fr := range res.Files {
+		packaged[fr.Path] = fr.SHA256
+	}
+	seen := map[string]bool{}
+	for _, f := range pp.Files {
+		if f.LocalPath != "" && !seen[f.LocalPath] {
+			seen[f.LocalPath] = true
+			b.Inputs = append(b.Inputs, localInput(r, f.LocalPath, provenance.RoleRecipeFile, packaged[f.Dest]))
+		}
+	}
+	if rec, ok := recipeInput(r, opts.Logger); ok {
+		b.Inputs = append(b.Inputs, rec)
+	}
+	data, err := seal(provenance.New(b), plan, opts)
+	if err != nil {
+		return err
+	}
+	return atomicfile.WriteFile(path, data, 0o644)
+}
+
+// auxRole says what an unpinned input was to its source, in the record.
+func auxRole(vs *verifiedSource, url string) string {
+	switch {
+	case vs.plan.Checksums != nil && vs.plan.Checksums.URL == url:
+		return "checksums-for:" + vs.plan.URL
+	case slices.Contains(vs.plan.AuxURLs(), url): // OpenPGP signature, cosign .sig/.cert, Sigstore bundle
+		return "signature-of:" + vs.plan.URL
+	case vs.plan.Sigstore != nil:
+		return "transparency-log-entry-of:" + vs.plan.URL // the Rekor entry of its cosign signature
+	}
+	return "auxiliary"
+}
+
+// seal returns the statement's envelope, signed when a key is configured.
+// The signature is dated by the build (see signkey.Key.DSSE), so the bytes
+// are the same on every rebuild.
+func seal(st *provenance.Statement, plan *recipe.Plan, opts Options) ([]byte, error) {
+	var signers []dsse.Signer
+	if opts.ProvenanceKey != nil {
+		s, err := opts.ProvenanceKey.DSSE(plan.SourceDateEpoch, opts.Now())
+		if err != nil {
+			return nil, fmt.Errorf("provenance key: %w", err)
+		}
+		signers = append(signers, s)
+	}
+	env, err := st.Envelope(signers...)
+	if err != nil {
+		return nil, err
+	}
+	return env.Marshal()
+}
+
+// localInput names a file of the project by its path relative to the
+// project root, so that the record is the same wherever the project is.
+func localInput(r *recipe.Recipe, path, role, sha256Hex string) provenance.Input {
+	return provenance.Input{Name: projectPath(r.Root, path), Digests: digest.Set{digest.SHA256: sha256Hex},
+		Annotations: map[string]string{provenance.AnnotationRole: role}}
+}
+
+func projectPath(root, path string) string {
+	if rel, err := filepath.Rel(root, path); err == nil {
+		return filepath.ToSlash(rel)
+	}
+	return filepath.ToSlash(path)
+}
+
+// recipeInput describes the recipe file: its path, the digest of the bytes
+// the recipe was loaded from, and, in a git checkout, whether HEAD holds
+// exactly these bytes (then the commit is named). Reading git never fails a
+// build: a repository updeb cannot read is recorded as "unreadable".
+func recipeInput(r *recipe.Recipe, log *slog.Logger) (provenance.Input, bool) {
+	if r.Content == nil {
+		return provenance.Input{}, false // not loaded from a file
+	}
+	sum := sha256.Sum256(r.Content)
+	abs, err := filepath.Abs(r.Path)
+	if err != nil {
+		abs = r.Path
+	}
+	in := localInput(r, abs, provenance.RoleRecipe, hex.EncodeToString(sum[:]))
+	g, err := gitread.FileAtHead(abs, r.Content)
+	switch {
+	case err != nil:
+		log.Warn("cannot tell which git commit the recipe comes from; its provenance record says so", "recipe", r.Path, "err", err)
+		in.Annotations[provenance.AnnotationGitState] = "unreadable"
+	case g != nil:
+		in.Annotations[provenance.AnnotationGitState] = string(g.State)
+		in.Annotations[provenance.AnnotationGitPath] = g.Path
+		if g.State == gitread.Clean {
+			in.Annotations[provenance.AnnotationGitCommit] = g.Commit
+		}
+	}
+	return in, true
+}
+
+// refreshProvenance brings the records of an up-to-date job in line with
+// what a fresh build would write now. The state key covers everything the
+// packages depend on, but not what only the records say: the recipe's bytes
+// outside its plan (comments), its path and git commit, and the signing key.
+// It rewrites a record only when its bytes change. An error means the
+// records cannot be trusted as they are, and the job is rebuilt.
+func refreshProvenance(r *recipe.Recipe, plan *recipe.Plan, outs []Output, opts Options) (err error) {
+	defer func() {
+		if err != nil {
+			opts.Logger.Info("rebuilding: the provenance records cannot be brought up to date", "recipe", plan.Recipe, "arch", plan.Arch, "err", err)
+		}
+	}()
+	rec, hasRecipe := recipeInput(r, opts.Logger)
+	for _, o := range outs {
+		path := filepath.Join(opts.OutDir, o.File) + ProvenanceSuffix
+		old, err := readBounded(path, dsse.MaxSize)
+		if err != nil {
+			return err
+		}
+		env, err := dsse.Parse(old)
+		if err != nil {
+			return fmt.Errorf("%s: %w", path, err)
+		}
+		st, err := provenance.FromEnvelope(env)
+		if err != nil {
+			return fmt.Errorf("%s: %w", path, err)
+		}
+		if len(st.Subject) != 1 || st.Subject[0].Name != o.File || st.Subject[0].Digest[string(digest.SHA256)] != o.SHA256 {
+			return fmt.Errorf("%s is not the record of %s", path, o.File)
+		}
+		if hasRecipe {
+			st.SetRecipe(rec)
+		}
+		data, err := seal(st, plan, opts)
+		if err != nil {
+			return err
+		}
+		if !bytes.Equal(data, old) {
+			if err := atomicfile.WriteFile(path, data, 0o644); err != nil {
+				return err
+			}
+			opts.Logger.Info("provenance record updated", "file", filepath.Base(path))
+		}
+	}
+	return nil
+}
+
+func readBounded(path string, limit int64) ([]byte, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	data, err := io.ReadAll(io.LimitReader(f, limit+1))
+	if err == nil && int64(len(data)) > limit {
+		err = fmt.Errorf("%s: larger than %d bytes", path, limit)
+	}
+	return data, err
+}
+
+// localSHA256 hashes a file of the project, opened as every read of the
+// plan's local files is (confined to the project, see recipe.OpenLocal).
+func localSHA256(r *recipe.Recipe, path string) (string, error) {
+	f, _, err := r.OpenLocal(path)
+	if err != nil {
+		return "", err
+	}
+	defer f.Close()
+	h := digest.NewHasher(digest.SHA256)
+	if _, err := io.Copy(h, f); err != nil {
+		return "", err
+	}
+	return h.Sum()[digest.SHA256], nil
+}

@@ -1,0 +1,68 @@
+package compat
+
+import (
+	"fmt"
+
+	"go.yaml.in/yaml/v3"
+
+	"github.com/updeb/updeb/internal/yamlfile"
+)
+
+// SyncVersions keeps a release set file in step with a recipe bump: in data
+// (the file's content; name for messages), every version written out for a
+// component that match selects and equal to from (a plain value, or an end of
+// a range) becomes to. Each is rewritten in place, in its quoting style;
+// every other byte (comments, layout, recipe:NAME values) is kept. It returns
+// the new content and how many values changed; the new content must still
+// parse as a release set file.
+func SyncVersions(name string, data []byte, match func(component string) bool, from, to string) ([]byte, int, error) {
+	if _, err := ParseReleaseSets(name, data); err != nil {
+		return nil, 0, err
+	}
+	d := &yamlfile.Decoder{File: name}
+	top := d.Document(data, yamlfile.Options{What: "release set file"})
+	if err := d.Err(); err != nil {
+		return nil, 0, err
+	}
+	var edits []yamlfile.Edit
+	same := func(v *yaml.Node) bool {
+		return v.Kind == yaml.ScalarNode && (v.Value == from || (debianOf(v.Value) != "" && debianOf(v.Value) == debianOf(from)))
+	}
+	for _, set := range valueOf(top, "sets").Content {
+		comps := valueOf(set, "components")
+		for i := 0; i+1 < len(comps.Content); i += 2 {
+			k, v := comps.Content[i], comps.Content[i+1]
+			if !match(k.Value) {
+				continue
+			}
+			ends := []*yaml.Node{v}
+			if v.Kind == yaml.MappingNode {
+				ends = []*yaml.Node{valueOf(v, "from"), valueOf(v, "to")}
+			}
+			for _, e := range ends {
+				if same(e) {
+					edits = append(edits, yamlfile.Edit{Node: e, Value: to})
+				}
+			}
+		}
+	}
+	if len(edits) == 0 {
+		return data, 0, nil
+	}
+	out, err := yamlfile.Splice(name, data, edits)
+	if err != nil {
+		return nil, 0, err
+	}
+	if _, err := ParseReleaseSets(name, out); err != nil {
+		return nil, 0, fmt.Errorf("%s after setting %s to %s (not written): %w", name, from, to, err)
+	}
+	return out, len(edits), nil
+}
+
+// valueOf is the value of key in mapping m, or an empty node.
+func valueOf(m *yaml.Node, key string) *yaml.Node {
+	if v := yamlfile.ValueOf(m, key); v != m {
+		return v
+	}
+	return &yaml.Node{}
+}

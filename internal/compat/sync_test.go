@@ -1,0 +1,63 @@
+package compat
+
+import (
+	"strings"
+	"testing"
+)
+
+// TestSyncVersions: bump's rewrite of a release set file keeps every other
+// byte (comments, quoting, recipe references) and only touches the versions
+// of the matched components equal to the old version, range ends included.
+func TestSyncVersions(t *testing.T) {
+	src := `# clusters
+sets:
+  - name: a   # production
+    components:
+      kubernetes: 1.36.0     # the control plane
+      kubelet: {from: 1.35.4, to: "1.36.0"}
+      kubectl: 'v1.36.0'
+      helm: 1.36.0
+  - name: b
+    components:
+      kubernetes: recipe:kubernetes-1.36
+      kube-proxy: 1.36.1
+`
+	isKube := func(c string) bool { return c == "kubernetes" || strings.HasPrefix(c, "kube") }
+	out, n, err := SyncVersions("s.yaml", []byte(src), isKube, "1.36.0", "1.36.4")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := strings.NewReplacer(
+		"kubernetes: 1.36.0 ", "kubernetes: 1.36.4 ",
+		`to: "1.36.0"`, `to: "1.36.4"`,
+		`'v1.36.0'`, `'1.36.4'`,
+	).Replace(src)
+	if n != 3 || string(out) != want {
+		t.Errorf("%d values changed:\n%s\nwant:\n%s", n, out, want)
+	}
+	if same, n, err := SyncVersions("s.yaml", []byte(src), isKube, "1.30.0", "1.30.1"); err != nil || n != 0 || string(same) != src {
+		t.Errorf("no match: %d, %v", n, err)
+	}
+	if _, _, err := SyncVersions("s.yaml", []byte("sets: []\n"), isKube, "1", "2"); err == nil {
+		t.Error("an invalid file was accepted")
+	}
+	if _, _, err := SyncVersions("s.yaml", []byte(src), isKube, "1.36.0", "not a version"); err == nil || !strings.Contains(err.Error(), "not written") {
+		t.Errorf("a rewrite that breaks the file: %v", err)
+	}
+}
+
+// FuzzSyncVersions: no input panics, and whatever SyncVersions returns is a
+// release set file.
+func FuzzSyncVersions(f *testing.F) {
+	f.Add([]byte("sets:\n  - name: a\n    components: {kubernetes: 1.36.0, kubelet: {from: 1.35.4, to: '1.36.0'}}\n"), "1.36.0", "1.36.4")
+	f.Add([]byte("sets:\n  - name: a\n    components:\n      kubernetes: \"1.36.0\" # x\n"), "1.36.0", "v1.36.1")
+	f.Fuzz(func(t *testing.T, data []byte, from, to string) {
+		out, _, err := SyncVersions("f.yaml", data, func(string) bool { return true }, from, to)
+		if err != nil {
+			return
+		}
+		if _, err := ParseReleaseSets("f.yaml", out); err != nil {
+			t.Fatalf("the result does not parse: %v\n%s", err, out)
+		}
+	})
+}

@@ -1,0 +1,137 @@
+package elfinfo
+
+import (
+	"bytes"
+	"debug/elf"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/updeb/updeb/internal/testenv"
+)
+
+// goBinary is the go command's own binary: a static, unstripped Go program.
+func goBinary(t *testing.T) string {
+	p, err := exec.LookPath(testenv.RequireTool(t, "go")[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r, err := filepath.EvalSymlinks(p); err == nil {
+		p = r
+	}
+	return p
+}
+
+// sniff feeds data to a Sniffer in chunks of n bytes.
+func sniff(data []byte, n int) Info {
+	var s Sniffer
+	for len(data) > 0 {
+		k := min(n, len(data))
+		s.Write(data[:k])
+		data = data[k:]
+	}
+	return s.Info()
+}
+
+// reference is what debug/elf says, read with random access.
+func reference(data []byte) (Info, bool) {
+	f, err := elf.NewFile(bytes.NewReader(data))
+	if err != nil {
+		return Info{}, false
+	}
+	i := Info{ELF: true, Known: true, Type: uint16(f.Type)}
+	for _, s := range f.Sections {
+		if s.Type == elf.SHT_SYMTAB {
+			i.SymbolTable = true
+		}
+	}
+	for _, p := range f.Progs {
+		if p.Type == elf.PT_INTERP {
+			i.Interp = true
+		}
+	}
+	if libs, err := f.ImportedLibraries(); err == nil && len(libs) > 0 {
+		i.Needed = true
+	}
+	return i, true
+}
+
+// TestRealBinaries: binaries on this machine, judged by file(1), as lintian
+// does ("not stripped", "statically linked" executables), and by debug/elf,
+// in every chunking.
+func TestRealBinaries(t *testing.T) {
+	testenv.RequireTool(t, "file")
+	goBin := goBinary(t)
+	stripped := filepath.Join(t.TempDir(), "stripped")
+	testenv.Run(t, "sh", "-c", "cp "+goBin+" "+stripped+" && strip "+stripped)
+	shared, _ := filepath.Glob("/usr/lib/*-linux-gnu/libc.so.6")
+	files := append([]string{goBin, stripped, "/bin/ls", "/bin/sh"}, shared...)
+	for _, path := range files {
+		data, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out, err := exec.Command("file", "-L", path).Output()
+		if err != nil {
+			t.Fatal(err)
+		}
+		desc := string(out)
+		want, ok := reference(data)
+		if !ok {
+			t.Fatalf("%s: debug/elf cannot read it", path)
+		}
+		for _, n := range []int{1, 7, 4096, 1 << 20, len(data)} {
+			got := sniff(data, n)
+			if got != want {
+				t.Errorf("%s in %d-byte writes: %+v, debug/elf says %+v", path, n, got, want)
+			}
+		}
+		if got := sniff(data, 1<<20); got.SymbolTable != strings.Contains(desc, "not stripped") ||
+			got.Static() != (strings.Contains(desc, "statically linked") && strings.Contains(desc, " executable") && !strings.Contains(desc, "pie executable")) {
+			t.Errorf("%s: %+v (static %v), file(1) says %s", path, got, got.Static(), desc)
+		}
+	}
+}
+
+func TestNotELF(t *testing.T) {
+	for _, data := range [][]byte{nil, []byte("#!/bin/sh\necho hi\n"), []byte("\x7fELF"), append([]byte("\x7fELF\x03\x01"), make([]byte, 100)...)} {
+		if got := sniff(data, 3); got.ELF || got.Known {
+			t.Errorf("%q: %+v", data, got)
+		}
+	}
+}
+
+// TestTruncated: a binary cut before its section headers (at the end of a
+// GNU ld binary) is not known.
+func TestTruncated(t *testing.T) {
+	data, err := os.ReadFile("/bin/ls")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := sniff(data[:len(data)/2], 4096); !got.ELF || got.Known {
+		t.Errorf("half a binary: %+v, want ELF and not known", got)
+	}
+}
+
+// FuzzSniffer: whatever the bytes and the chunking, no panic, and what the
+// sniffer claims to know agrees with debug/elf.
+func FuzzSniffer(f *testing.F) {
+	for _, p := range []string{"/bin/ls", "/bin/sh"} {
+		if data, err := os.ReadFile(p); err == nil {
+			f.Add(data[:min(len(data), 1<<16)], uint16(100))
+		}
+	}
+	f.Add([]byte("\x7fELF\x02\x01\x01"), uint16(1))
+	f.Fuzz(func(t *testing.T, data []byte, chunk uint16) {
+		got := sniff(data, max(int(chunk), 1))
+		if !got.Known {
+			return
+		}
+		want, ok := reference(data)
+		if ok && (got.Type != want.Type || got.SymbolTable != want.SymbolTable || got.Interp != want.Interp || got.Needed != want.Needed) {
+			t.Errorf("sniffer %+v, debug/elf %+v", got, want)
+		}
+	})
+}

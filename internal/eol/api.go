@@ -1,0 +1,360 @@
+package eol
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/updeb/updeb/pkg/debversion"
+)
+
+// ErrAPI is wrapped by every error about an endoflife.date API answer that
+// cannot be used: not JSON (an HTML error page), truncated, the wrong shape, a
+// field of the wrong type, a cycle given twice.
+var ErrAPI = errors.New("eol: unusable endoflife.date answer")
+
+// MaxCycles bounds the cycles of one product in an API answer: the largest
+// products of endoflife.date have a few hundred.
+const MaxCycles = 2000
+
+// ParseAPI parses one product's answer from the endoflife.date API, in
+// either of its shapes:
+//
+//   - v0, GET /api/PRODUCT.json: a list of cycles
+//     [{"cycle": "1.36", "releaseDate": "2026-04-22", "support": "2027-04-28",
+//     "eol": "2027-06-28", "latest": "1.36.4", "latestReleaseDate": "2026-08-20",
+//     "lts": false}, ...]; eol, support and lts are a date or a boolean.
+//   - v1, GET /api/v1/products/PRODUCT: {"schema_version": "1...", "result":
+//     {"name": PRODUCT, "releases": [{"name": "1.36", "releaseDate": ...,
+//     "isLts": false, "eoasFrom": ..., "isEol": false, "eolFrom": ...,
+//     "latest": {"name": "1.36.4", "date": ...}, "custom": {...}}]}}.
+//
+// It is strict where updeb depends on the answer: the document is one JSON
+// value and nothing after it; every cycle has a name of MAJOR[.MINOR], a
+// release date, an end of life (a date or a boolean), and a latest release
+// that is a version; every date is YYYY-MM-DD; a cycle is given once; there
+// are 1 to MaxCycles of them. Fields updeb does not use are not checked, so
+// that upstream may add some. url names the answer in messages. Cycles come
+// back in the answer's order (newest first).
+func ParseAPI(product, url string, body []byte) ([]Cycle, error) {
+	fail := func(format string, args ...any) error {
+		return fmt.Errorf("%w: %s: %s", ErrAPI, url, fmt.Sprintf(format, args...))
+	}
+	trimmed := bytes.TrimSpace(body)
+	switch {
+	case len(trimmed) == 0:
+		return nil, fail("empty answer")
+	case trimmed[0] == '<':
+		return nil, fail("the answer is HTML, not JSON (an error page, a login page of a proxy?): %q", excerpt(trimmed))
+	}
+	dec := json.NewDecoder(bytes.NewReader(trimmed))
+	dec.UseNumber()
+	var doc any
+	if err := dec.Decode(&doc); err != nil {
+		return nil, fail("not valid JSON (truncated?): %v", err)
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		return nil, fail("more data after the JSON document")
+	}
+	var raw []any
+	v1 := false
+	switch d := doc.(type) {
+	case []any:
+		raw = d
+	case map[string]any:
+		result, ok := d["result"].(map[string]any)
+		if !ok {
+			return nil, fail(`expected a list of cycles (API v0) or {"result": {"releases": [...]}} (API v1)`)
+		}
+		if name, ok := result["name"].(string); ok && name != product {
+			return nil, fail("the answer is for product %q, not %q", name, product)
+		}
+		if raw, ok = result["releases"].([]any); !ok {
+			return nil, fail(`"result" has no list "releases"`)
+		}
+		v1 = true
+	default:
+		return nil, fail(`expected a list of cycles (API v0) or {"result": {"releases": [...]}} (API v1)`)
+	}
+	if len(raw) == 0 {
+		return nil, fail("no release cycles")
+	}
+	if len(raw) > MaxCycles {
+		return nil, fail("%d release cycles, more than the %d updeb accepts", len(raw), MaxCycles)
+	}
+	out := make([]Cycle, 0, len(raw))
+	seen := map[string]bool{}
+	for i, r := range raw {
+		obj, ok := r.(map[string]any)
+		if !ok {
+			return nil, fail("cycle %d: expected an object, found %s", i+1, jsonKind(r))
+		}
+		var c Cycle
+		var err error
+		if v1 {
+			c, err = cycleV1(product, obj)
+		} else {
+			c, err = cycleV0(product, obj)
+		}
+		if err != nil {
+			return nil, fail("cycle %d: %v", i+1, err)
+		}
+		if seen[c.Name] {
+			return nil, fail("cycle %q given twice", c.Name)
+		}
+		seen[c.Name] = true
+		out = append(out, c)
+	}
+	return out, nil
+}
+
+// cycleV0 decodes a cycle of the v0 API.
+func cycleV0(product string, o map[string]any) (Cycle, error) {
+	c := Cycle{Product: product}
+	f := fields{o}
+	var err error
+	if c.Name, err = f.cycleName("cycle"); err != nil {
+		return c, err
+	}
+	if c.ReleaseDate, err = f.date("releaseDate", true); err != nil {
+		return c, err
+	}
+	if c.EOL, c.EOLPassed, err = f.dateOrBool("eol", true); err != nil {
+		return c, err
+	}
+	if c.EOAS, c.EOASPassed, err = f.dateOrBool("support", false); err != nil {
+		return c, err
+	}
+	if c.LTS, err = f.lts("lts"); err != nil {
+		return c, err
+	}
+	if c.Latest, err = f.version("latest"); err != nil {
+		return c, err
+	}
+	if c.LatestReleaseDate, err = f.date("latestReleaseDate", false); err != nil {
+		return c, err
+	}
+	c.SupportedKubernetes, err = f.text("supportedKubernetesVersions")
+	return c, err
+}
+
+// cycleV1 decodes a release of the v1 API.
+func cycleV1(product string, o map[string]any) (Cycle, error) {
+	c := Cycle{Product: product}
+	f := fields{o}
+	var err error
+	if c.Name, err = f.cycleName("name"); err != nil {
+		return c, err
+	}
+	if c.ReleaseDate, err = f.date("releaseDate", true); err != nil {
+		return c, err
+	}
+	isEol, err := f.boolean("isEol", true)
+	if err != nil {
+		return c, err
+	}
+	if c.EOL, err = f.date("eolFrom", false); err != nil {
+		return c, err
+	}
+	c.EOLPassed = isEol && c.EOL.IsZero()
+	isEoas, err := f.boolean("isEoas", false)
+	if err != nil {
+		return c, err
+	}
+	if c.EOAS, err = f.date("eoasFrom", false); err != nil {
+		return c, err
+	}
+	c.EOASPassed = isEoas && c.EOAS.IsZero()
+	if c.LTS, err = f.boolean("isLts", false); err != nil {
+		return c, err
+	}
+	latest, ok := o["latest"].(map[string]any)
+	if !ok {
+		return c, fmt.Errorf(`%q: field "latest": expected an object {"name": VERSION, "date": ...}`, c.Name)
+	}
+	lf := fields{latest}
+	if c.Latest, err = lf.version("name"); err != nil {
+		return c, fmt.Errorf(`%q: field "latest": %w`, c.Name, err)
+	}
+	if c.LatestReleaseDate, err = lf.date("date", false); err != nil {
+		return c, fmt.Errorf(`%q: field "latest": %w`, c.Name, err)
+	}
+	if custom, ok := o["custom"].(map[string]any); ok {
+		c.SupportedKubernetes, err = fields{custom}.text("supportedKubernetesVersions")
+	}
+	return c, err
+}
+
+// fields reads typed values out of a decoded JSON object.
+type fields struct{ o map[string]any }
+
+func (f fields) cycleName(key string) (string, error) {
+	s, ok := f.o[key].(string)
+	if !ok {
+		return "", fmt.Errorf("field %q: expected the cycle's name as a string, found %s", key, jsonKind(f.o[key]))
+	}
+	if _, _, ok := majorMinor(s); !ok || strings.ContainsAny(s, "\n\r\"\\") {
+		return "", fmt.Errorf("field %q: %q is not MAJOR or MAJOR.MINOR", key, s)
+	}
+	return s, nil
+}
+
+func (f fields) date(key string, required bool) (time.Time, error) {
+	v, present := f.o[key]
+	if !present || v == nil {
+		if required {
+			return time.Time{}, fmt.Errorf("missing field %q", key)
+		}
+		return time.Time{}, nil
+	}
+	s, ok := v.(string)
+	if !ok {
+		return time.Time{}, fmt.Errorf("field %q: expected a date YYYY-MM-DD, found %s", key, jsonKind(v))
+	}
+	t, err := time.Parse(time.DateOnly, s)
+	if err != nil {
+		return time.Time{}, fmt.Errorf("field %q: expected a date YYYY-MM-DD, found %q", key, s)
+	}
+	return t, nil
+}
+
+func (f fields) dateOrBool(key string, required bool) (time.Time, bool, error) {
+	if b, ok := f.o[key].(bool); ok {
+		return time.Time{}, b, nil
+	}
+	t, err := f.date(key, required)
+	if err != nil {
+		return time.Time{}, false, fmt.Errorf("%w (or true/false)", err)
+	}
+	return t, false, nil
+}
+
+func (f fields) boolean(key string, required bool) (bool, error) {
+	v, present := f.o[key]
+	if !present || v == nil {
+		if required {
+			return false, fmt.Errorf("missing field %q", key)
+		}
+		return false, nil
+	}
+	b, ok := v.(bool)
+	if !ok {
+		return false, fmt.Errorf("field %q: expected true or false, found %s", key, jsonKind(v))
+	}
+	return b, nil
+}
+
+// lts is v0's lts: a boolean, or the date the cycle became LTS (true then).
+func (f fields) lts(key string) (bool, error) {
+	t, b, err := f.dateOrBool(key, false)
+	return b || !t.IsZero(), err
+}
+
+func (f fields) version(key string) (string, error) {
+	s, ok := f.o[key].(string)
+	if !ok {
+		return "", fmt.Errorf("field %q: expected a version string, found %s", key, jsonKind(f.o[key]))
+	}
+	if _, err := debversion.Parse(s); err != nil || strings.ContainsAny(s, "\n\r\"\\") {
+		return "", fmt.Errorf("field %q: %q is not a version", key, s)
+	}
+	return s, nil
+}
+
+// text is an optional one-line string of at most 200 bytes.
+func (f fields) text(key string) (string, error) {
+	v, present := f.o[key]
+	if !present || v == nil {
+		return "", nil
+	}
+	s, ok := v.(string)
+	if !ok || len(s) > 200 || strings.ContainsAny(s, "\n\r\"\\") {
+		return "", fmt.Errorf("field %q: expected one short line of text, found %s", key, jsonKind(v))
+	}
+	return s, nil
+}
+
+// jsonKind names a decoded JSON value for messages.
+func jsonKind(v any) string {
+	switch x := v.(type) {
+	case nil:
+		return "null"
+	case bool:
+		return strconv.FormatBool(x)
+	case json.Number:
+		return "the number " + x.String()
+	case string:
+		return strconv.Quote(excerpt([]byte(x)))
+	case []any:
+		return "a list"
+	case map[string]any:
+		return "an object"
+	}
+	return fmt.Sprintf("%T", v)
+}
+
+// excerpt is the start of b, for messages.
+func excerpt(b []byte) string {
+	const n = 80
+	if len(b) > n {
+		return string(b[:n]) + "..."
+	}
+	return string(b)
+}
+
+// New makes end-of-life data from products' cycles (each newest first) and
+// the header text (see Data.Source; its "As of:" line is read like Parse's).
+func New(source string, products map[string][]Cycle) (*Data, error) {
+	d := &Data{Source: source, products: map[string][]Cycle{}}
+	for p, cs := range products {
+		d.products[p] = append([]Cycle(nil), cs...)
+	}
+	return d, d.setAsOf()
+}
+
+// Encode writes the data in the format of data/eol.yaml (Parse reads it back
+// to the same data): the header as "# " comment lines, then each product's
+// cycles, products sorted by name.
+func (d *Data) Encode() []byte {
+	var b bytes.Buffer
+	for _, l := range strings.Split(d.Source, "\n") {
+		b.WriteString(strings.TrimRight("# "+l, " ") + "\n")
+	}
+	ps := d.Products()
+	sort.Strings(ps)
+	for _, p := range ps {
+		fmt.Fprintf(&b, "\n%s:\n", strconv.Quote(p))
+		for _, c := range d.products[p] {
+			fmt.Fprintf(&b, "  - releaseCycle: %s\n", strconv.Quote(c.Name))
+			fmt.Fprintf(&b, "    releaseDate: %s\n", c.ReleaseDate.Format(time.DateOnly))
+			if !c.EOAS.IsZero() || c.EOASPassed {
+				fmt.Fprintf(&b, "    eoas: %s\n", dateOrBoolText(c.EOAS, c.EOASPassed))
+			}
+			fmt.Fprintf(&b, "    eol: %s\n", dateOrBoolText(c.EOL, c.EOLPassed))
+			if c.LTS {
+				b.WriteString("    lts: true\n")
+			}
+			if c.SupportedKubernetes != "" {
+				fmt.Fprintf(&b, "    supportedKubernetesVersions: %s\n", strconv.Quote(c.SupportedKubernetes))
+			}
+			fmt.Fprintf(&b, "    latest: %s\n", strconv.Quote(c.Latest))
+			if !c.LatestReleaseDate.IsZero() {
+				fmt.Fprintf(&b, "    latestReleaseDate: %s\n", c.LatestReleaseDate.Format(time.DateOnly))
+			}
+		}
+	}
+	return b.Bytes()
+}
+
+func dateOrBoolText(t time.Time, passed bool) string {
+	if t.IsZero() {
+		return strconv.FormatBool(passed)
+	}
+	return t.Format(time.DateOnly)
+}

@@ -1,0 +1,383 @@
+// Package mirror carries recipes' downloads to a host without a way out: Export
+// writes every artifact, signature and checksum file of the recipes into a
+// folder at their upstream URL paths (HOST/PATH, the layout a mirrors: entry
+// with a folder reads), with a manifest of digests; Verify re-checks the folder
+// against its manifest on the far side. Only files verified as a build
+// verifies them (pins, signatures, checksum files) are exported.
+package mirror
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"net/url"
+	"os"
+	"path"
+	"path/filepath"
+	"slices"
+	"sort"
+	"strings"
+
+	"github.com/updeb/updeb/internal/build"
+	"github.com/updeb/updeb/internal/confined"
+	"github.com/updeb/updeb/internal/fetch"
+	"github.com/updeb/updeb/pkg/atomicfile"
+	"github.com/updeb/updeb/pkg/digest"
+)
+
+// ManifestName is the manifest's file name in the folder.
+const ManifestName = "updeb-mirror.json"
+
+// maxManifest bounds the manifest read back (about 40000 entries).
+const maxManifest = 16 << 20
+
+// Manifest lists what a mirror folder holds.
+type Manifest struct {
+	Schema string  `json:"schema"` // "updeb/mirror/v1"
+	Files  []Entry `json:"files"`  // sorted by Path
+}
+
+const schema = "updeb/mirror/v1"
+
+// Entry is one file of the folder.
+type Entry struct {
+	URL    string `json:"url"`  // the upstream URL it stands in for
+	Path   string `json:"path"` // slash-separated, below the folder: HOST/PATH
+	Size   int64  `json:"size"`
+	SHA256 string `json:"sha256"`
+	SHA512 string `json:"sha512,omitempty"`
+}
+
+// Mirror is a mirrors: entry that reads the folder for one host.
+type Mirror struct {
+	Prefix string `json:"prefix"` // https://HOST/
+	To     string `json:"to"`     // file:///ABSOLUTE/DIR/HOST/ (where it was exported: adjust to where it lies)
+}
+
+// ExportResult says what Export wrote.
+type ExportResult struct {
+	Dir     string   `json:"dir"`
+	Files   []Entry  `json:"files"`   // the recipes' files, now in the folder
+	Mirrors []Mirror `json:"mirrors"` // what to put in the far side's config
+}
+
+// Export fetches and verifies every source, signature and checksum file of
+// jobs (build.Fetch: the cache, the proxy, pins, signatures, checksum
+// cross-checks), copies each into dir at HOST/PATH, and merges them into the
+// folder's manifest. A file already there with the same digest is left as
+// it is; another is replaced. The copy is hashed as it is written and must
+// equal what was verified.
+func Export(ctx context.Context, jobs []build.Job, opts build.Options, dir string) (*ExportResult, error) {
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return nil, err
+	}
+	got, err := build.Fetch(ctx, jobs, opts)
+	if err != nil {
+		return nil, err
+	}
+	m, err := readManifest(abs, true)
+	if err != nil {
+		return nil, err
+	}
+	byPath := map[string]Entry{}
+	for _, e := range m.Files {
+		byPath[e.Path] = e
+	}
+	res := &ExportResult{Dir: dir}
+	hosts := map[string]Mirror{}
+	for _, r := range got {
+		e, mi, err := place(abs, r)
+		if err != nil {
+			return nil, err
+		}
+		hosts[mi.Prefix] = Mirror{Prefix: mi.Prefix, To: "file://" + filepath.ToSlash(filepath.Join(abs, mi.To)) + "/"}
+		if prev, ok := byPath[e.Path]; ok && prev.URL != e.URL {
+			return nil, fmt.Errorf("%s and %s both map to %s", prev.URL, e.URL, e.Path)
+		}
+		byPath[e.Path] = e
+		if !slices.ContainsFunc(res.Files, func(x Entry) bool { return x.Path == e.Path }) {
+			res.Files = append(res.Files, e)
+		}
+	}
+	m.Files = m.Files[:0]
+	for _, e := range byPath {
+		m.Files = append(m.Files, e)
+	}
+	sort.Slice(m.Files, func(i, j int) bool { return m.Files[i].Path < m.Files[j].Path })
+	if err := writeManifest(abs, m); err != nil {
+		return nil, err
+	}
+	sort.Slice(res.Files, func(i, j int) bool { return res.Files[i].Path < res.Files[j].Path })
+	for _, h := range hosts {
+		res.Mirrors = append(res.Mirrors, h)
+	}
+	sort.Slice(res.Mirrors, func(i, j int) bool { return res.Mirrors[i].Prefix < res.Mirrors[j].Prefix })
+	return res, nil
+}
+
+// place copies the verified file r into dir at its mirror path and returns
+// its manifest entry and its host's mirror (To relative to dir).
+func place(dir string, r *fetch.Result) (Entry, Mirror, error) {
+	u, err := url.Parse(r.URL)
+	if err != nil {
+		return Entry{}, Mirror{}, err
+	}
+	host := u.Host
+	if host == "" || strings.ContainsAny(host, "/\\") || host == "." || host == ".." {
+		return Entry{}, Mirror{}, fmt.Errorf("%s: no host to file it under", r.URL)
+	}
+	mi := Mirror{Prefix: u.Scheme + "://" + host + "/", To: host}
+	name, err := fetch.MirrorFile(fetch.Mirror{Prefix: mi.Prefix, To: "file://" + dir + "/" + host + "/"}, r.URL)
+	if err != nil {
+		return Entry{}, Mirror{}, err
+	}
+	e := Entry{URL: r.URL, Path: host + "/" + name, Size: r.Size, SHA256: r.Digests[digest.SHA256], SHA512: r.Digests[digest.SHA512]}
+	dest := filepath.Join(dir, filepath.FromSlash(e.Path))
+	if sums, size, err := hashFile(dest, e.algorithms()); err == nil && size == e.Size && e.matches(sums) {
+		return e, mi, nil // already there
+	}
+	if err := os.MkdirAll(filepath.Dir(dest), 0o755); err != nil {
+		return Entry{}, Mirror{}, err
+	}
+	src, err := os.Open(r.Path)
+	if err != nil {
+		return Entry{}, Mirror{}, err
+	}
+	defer src.Close()
+	h := digest.NewHasher(e.algorithms()...)
+	err = atomicfile.WriteFrom(dest, 0o644, func(w io.Writer) error {
+		if _, err := io.Copy(io.MultiWriter(w, h), src); err != nil {
+			return err
+		}
+		if h.Size() != e.Size || !e.matches(h.Sum()) {
+			return fmt.Errorf("%s changed in the cache while it was copied to %s", r.URL, dest)
+		}
+		return nil
+	})
+	return e, mi, err
+}
+
+func (e Entry) algorithms() []digest.Algorithm {
+	if e.SHA512 != "" {
+		return []digest.Algorithm{digest.SHA256, digest.SHA512}
+	}
+	return []digest.Algorithm{digest.SHA256}
+}
+
+func (e Entry) matches(s digest.Set) bool {
+	return s[digest.SHA256] == e.SHA256 && (e.SHA512 == "" || s[digest.SHA512] == e.SHA512)
+}
+
+// hashFile hashes a file that must be a regular file inside nothing in
+// particular (the exporter's own folder).
+func hashFile(p string, algs []digest.Algorithm) (digest.Set, int64, error) {
+	f, err := os.Open(p)
+	if err != nil {
+		return nil, 0, err
+	}
+	defer f.Close()
+	h := digest.NewHasher(algs...)
+	if _, err := io.Copy(h, f); err != nil {
+		return nil, 0, err
+	}
+	return h.Sum(), h.Size(), nil
+}
+
+// Status of one file on the far side.
+const (
+	OK      = "ok"
+	Missing = "missing" // listed, not in the folder
+	Corrupt = "corrupt" // in the folder, but its size or digest is not the manifest's
+	Refused = "refused" // not a regular file inside the folder (a symlink out of it, a device)
+)
+
+// Check is what Verify found for one file.
+type Check struct {
+	Entry
+	Status    string `json:"status"`
+	GotSize   int64  `json:"got_size,omitempty"`
+	GotSHA256 string `json:"got_sha256,omitempty"`
+	Detail    string `json:"detail,omitempty"`
+}
+
+// Report is Verify's result.
+type Report struct {
+	Dir      string   `json:"dir"`
+	Files    []Check  `json:"files"`
+	Unlisted []string `json:"unlisted"` // files in the folder the manifest does not name (not used by updeb)
+}
+
+// Count returns how many files have status s.
+func (r *Report) Count(s string) int {
+	n := 0
+	for _, c := range r.Files {
+		if c.Status == s {
+			n++
+		}
+	}
+	return n
+}
+
+// ErrFailed is wrapped by Verify's error when a file is missing, corrupt or
+// refused (the report says which).
+var ErrFailed = errors.New("mirror: the folder does not hold what its manifest lists")
+
+// Verify re-checks every file of dir's manifest: present, a regular file
+// inside dir (never followed out of it), of the listed size and digests. It
+// returns the report and, when a file failed, an error wrapping ErrFailed.
+// A folder without a manifest, or with a manifest it cannot read, is an
+// error wrapping ErrManifest.
+func Verify(ctx context.Context, dir string) (*Report, error) {
+	m, err := readManifest(dir, false)
+	if err != nil {
+		return nil, err
+	}
+	rep := &Report{Dir: dir, Unlisted: []string{}}
+	listed := map[string]bool{ManifestName: true}
+	for _, e := range m.Files {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		listed[e.Path] = true
+		rep.Files = append(rep.Files, check(dir, e))
+	}
+	err = filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		rel, _ := filepath.Rel(dir, p)
+		if rel = filepath.ToSlash(rel); !listed[rel] {
+			rep.Unlisted = append(rep.Unlisted, rel)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	if n := len(rep.Files) - rep.Count(OK); n > 0 {
+		return rep, fmt.Errorf("%w: %d missing, %d corrupt, %d refused of %d", ErrFailed, rep.Count(Missing), rep.Count(Corrupt), rep.Count(Refused), len(rep.Files))
+	}
+	return rep, nil
+}
+
+func check(dir string, e Entry) Check {
+	c := Check{Entry: e, Status: OK}
+	f, _, err := confined.Open(dir, e.Path)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		c.Status = Missing
+		return c
+	case errors.Is(err, confined.ErrRefused):
+		c.Status, c.Detail = Refused, err.Error()
+		return c
+	case err != nil:
+		c.Status, c.Detail = Missing, err.Error()
+		return c
+	}
+	defer f.Close()
+	h := digest.NewHasher(e.algorithms()...)
+	if _, err := io.Copy(h, struct{ io.Reader }{f}); err != nil {
+		c.Status, c.Detail = Corrupt, err.Error()
+		return c
+	}
+	sums := h.Sum()
+	if h.Size() != e.Size || !e.matches(sums) {
+		c.Status, c.GotSize, c.GotSHA256 = Corrupt, h.Size(), sums[digest.SHA256]
+	}
+	return c
+}
+
+// ErrManifest is wrapped when the manifest is absent or not one updeb wrote.
+var ErrManifest = errors.New("mirror: unusable manifest")
+
+// readManifest reads dir's manifest; with missingOK, an absent one is empty.
+func readManifest(dir string, missingOK bool) (*Manifest, error) {
+	name := filepath.Join(dir, ManifestName)
+	f, _, err := confined.Open(dir, ManifestName)
+	if errors.Is(err, fs.ErrNotExist) && missingOK {
+		return &Manifest{Schema: schema}, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("%w: %v", ErrManifest, err)
+	}
+	defer f.Close()
+	data, err := io.ReadAll(io.LimitReader(f, maxManifest+1))
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", name, err)
+	}
+	if len(data) > maxManifest {
+		return nil, fmt.Errorf("%w: %s is larger than %d bytes", ErrManifest, name, maxManifest)
+	}
+	m, err := ParseManifest(data)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", name, err)
+	}
+	return m, nil
+}
+
+// ParseManifest reads a manifest strictly: known keys only, the schema
+// updeb writes, every path relative, clean and unique (HOST/...), digests
+// of the right length.
+func ParseManifest(data []byte) (*Manifest, error) {
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.DisallowUnknownFields()
+	var m Manifest
+	if err := dec.Decode(&m); err != nil {
+		return nil, fmt.Errorf("%w: %v", ErrManifest, err)
+	}
+	if dec.More() {
+		return nil, fmt.Errorf("%w: more than one JSON value", ErrManifest)
+	}
+	if m.Schema != schema {
+		return nil, fmt.Errorf("%w: schema %q, want %q", ErrManifest, m.Schema, schema)
+	}
+	seen := map[string]bool{}
+	for i, e := range m.Files {
+		bad := func(why string) error { return fmt.Errorf("%w: files[%d] (%q): %s", ErrManifest, i, e.Path, why) }
+		switch {
+		case e.Path == "" || path.Clean(e.Path) != e.Path || strings.HasPrefix(e.Path, "/") || e.Path == ".." || strings.HasPrefix(e.Path, "../") ||
+			strings.ContainsAny(e.Path, "\\\x00") || !strings.Contains(e.Path, "/") || e.Path == ManifestName:
+			return nil, bad("want a clean relative path HOST/PATH")
+		case seen[e.Path]:
+			return nil, bad("listed twice")
+		case e.Size < 0:
+			return nil, bad("negative size")
+		case !isHex(e.SHA256, 64) || (e.SHA512 != "" && !isHex(e.SHA512, 128)):
+			return nil, bad("want a sha256 of 64 and a sha512 of 128 lower-case hex digits")
+		}
+		seen[e.Path] = true
+	}
+	return &m, nil
+}
+
+func isHex(s string, n int) bool {
+	if len(s) != n {
+		return false
+	}
+	for _, c := range s {
+		if (c < '0' || c > '9') && (c < 'a' || c > 'f') {
+			return false
+		}
+	}
+	return true
+}
+
+func writeManifest(dir string, m *Manifest) error {
+	m.Schema = schema
+	if m.Files == nil {
+		m.Files = []Entry{}
+	}
+	data, err := json.MarshalIndent(m, "", "  ")
+	if err != nil {
+		return err
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	return atomicfile.WriteFile(filepath.Join(dir, ManifestName), append(data, '\n'), 0o644)
+}

@@ -1,0 +1,72 @@
+package recipe
+
+import (
+	"strings"
+	"testing"
+)
+
+// TestOverrides: each tag is overridden where lintian raises it, for the
+// files it concerns, and nowhere else.
+func TestOverrides(t *testing.T) {
+	pp := &PlannedPackage{Name: "tool", Version: "1.0.0-1",
+		Files: []PlannedFile{
+			{Source: "s", Dest: "/usr/bin/stripped", Mode: 0o755},
+			{Source: "s", Dest: "/usr/bin/unstripped-dynamic", Mode: 0o755},
+			{Source: "s", Dest: "/usr/lib/tool/script", Mode: 0o755},
+			{Source: "s", Dest: "/usr/sbin/toold-static", Mode: 0o755},
+			{Source: "s", Dest: "/usr/share/doc/tool/LICENSE.txt", Mode: 0o644},
+			{Source: "s", Dest: "/usr/share/doc/tool/README.md", Mode: 0o644},
+			{LocalPath: "/r/tool.service", Dest: "/lib/systemd/system/tool.service", Mode: 0o644},
+			{LocalPath: "/r/other.service", Dest: "/lib/systemd/system/other.service", Mode: 0o644},
+			{LocalPath: "/r/other", Dest: "/etc/init.d/other", Mode: 0o755},
+			{LocalPath: "/r/tool.1.gz", Dest: "/usr/share/man/man1/unstripped-dynamic.1.gz", Mode: 0o644},
+		},
+		Symlinks:         []Link{{Dest: "/usr/bin/tool", Target: "stripped"}},
+		LintianOverrides: []string{"package-supports-alternative-init-but-no-init.d-script", "dir-or-file-in-opt"},
+	}
+	facts := map[string]BinaryFacts{
+		"/usr/bin/stripped":           {ELF: true, Static: true},
+		"/usr/bin/unstripped-dynamic": {ELF: true, Unstripped: true},
+		"/usr/lib/tool/script":        {},
+		"/usr/sbin/toold-static":      {ELF: true, Static: true, Unstripped: true},
+	}
+	got := string(pp.Overrides(func(d string) (BinaryFacts, bool) { f, ok := facts[d]; return f, ok }))
+	var lines []string
+	for _, l := range strings.Split(got, "\n") {
+		if l != "" && !strings.HasPrefix(l, "#") {
+			lines = append(lines, l)
+		}
+	}
+	want := []string{
+		"tool: statically-linked-binary [usr/bin/stripped]",
+		"tool: unstripped-binary-or-object [usr/bin/unstripped-dynamic]",
+		"tool: unstripped-binary-or-object [usr/sbin/toold-static]", // *-static: not statically-linked-binary
+		"tool: extra-license-file [usr/share/doc/tool/LICENSE.txt]",
+		"tool: no-manual-page [usr/bin/stripped]",
+		"tool: no-manual-page [usr/bin/tool]",
+		"tool: no-manual-page [usr/sbin/toold-static]",
+		"tool: package-supports-alternative-init-but-no-init.d-script [lib/systemd/system/tool.service]",
+		"tool: initial-upload-closes-no-bugs [usr/share/doc/tool/changelog.Debian.gz:1]",
+		"tool: dir-or-file-in-opt", // the recipe's; its duplicate of ours is dropped
+	}
+	if strings.Join(lines, "\n") != strings.Join(want, "\n") {
+		t.Errorf("got\n%s\nwant\n%s", strings.Join(lines, "\n"), strings.Join(want, "\n"))
+	}
+	if !strings.Contains(got, "# "+whyUnstripped+"\n") || !strings.Contains(got, "# "+whyRecipe+"\n") {
+		t.Errorf("justifications missing:\n%s", got)
+	}
+
+	// Before any byte is seen: the worst for every executable from a source.
+	worst := string(pp.Overrides(nil))
+	for _, l := range []string{"unstripped-binary-or-object [usr/lib/tool/script]", "statically-linked-binary [usr/bin/unstripped-dynamic]"} {
+		if !strings.Contains(worst, l) {
+			t.Errorf("plan-time overrides lack %q:\n%s", l, worst)
+		}
+	}
+
+	// A later revision, or a local suffix, is no initial upload.
+	pp.Version = "1.0.0-1~wmf1"
+	if strings.Contains(string(pp.Overrides(nil)), "initial-upload-closes-no-bugs") {
+		t.Error("initial-upload-closes-no-bugs overridden for 1.0.0-1~wmf1")
+	}
+}

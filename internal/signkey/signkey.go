@@ -1,0 +1,161 @@
+// Package signkey loads the OpenPGP secret keys updeb signs with (the apt
+// repository's Release files, the provenance records of builds) and holds the
+// settings that make its signatures deterministic. A key file is the armored
+// secret key `updeb keys generate` writes: one key, not passphrase-protected
+// (updeb signs unattended), Ed25519 or RSA of MinRSABits or more.
+//
+// Signatures use SHA-512, carry the time the caller gives (never the clock),
+// and leave out the random salt notation go-crypto adds by default, so the
+// same data, key and time give the same bytes: Ed25519 and RSA PKCS#1 v1.5
+// signatures are deterministic. (An OpenPGP v6 key salts every signature, as
+// its standard requires; its signatures verify but differ from run to run.)
+package signkey
+
+import (
+	"bytes"
+	"crypto"
+	"errors"
+	"fmt"
+	"io"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/ProtonMail/go-crypto/openpgp"
+	"github.com/ProtonMail/go-crypto/openpgp/packet"
+)
+
+// ErrWeakKey is wrapped when a key's algorithm or size is below what apt will
+// keep accepting: Ed25519, or RSA of 3072 bits or more.
+var ErrWeakKey = errors.New("signing key too weak")
+
+// ErrKey is wrapped by every other problem with a signing key file.
+var ErrKey = errors.New("unusable signing key")
+
+// MinRSABits is the smallest RSA key updeb signs with or generates.
+const MinRSABits = 3072
+
+// Key is one loaded secret key.
+type Key struct {
+	Entity *openpgp.Entity
+}
+
+// Read reads an armored OpenPGP secret key (as `updeb keys generate` writes
+// it). name is used in error messages. Passphrase-protected keys are refused:
+// updeb signs unattended.
+func Read(r io.Reader, name string) (*Key, error) {
+	list, err := openpgp.ReadArmoredKeyRing(r)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %s: %v", ErrKey, name, err)
+	}
+	if len(list) != 1 {
+		return nil, fmt.Errorf("%w: %s: expected one key, found %d", ErrKey, name, len(list))
+	}
+	e := list[0]
+	if e.PrivateKey == nil {
+		return nil, fmt.Errorf("%w: %s: %s is a public key; the secret key is needed to sign", ErrKey, name, Fingerprint(e))
+	}
+	if e.PrivateKey.Encrypted {
+		return nil, fmt.Errorf("%w: %s: key %s is protected by a passphrase; updeb signs unattended and needs an unprotected key file (mode 0600)", ErrKey, name, Fingerprint(e))
+	}
+	if err := checkStrength(e.PrimaryKey); err != nil {
+		return nil, fmt.Errorf("%s: %w", name, err)
+	}
+	return &Key{Entity: e}, nil
+}
+
+// Fingerprint returns e's primary key fingerprint in upper-case hex.
+func Fingerprint(e *openpgp.Entity) string {
+	return strings.ToUpper(fmt.Sprintf("%x", e.PrimaryKey.Fingerprint))
+}
+
+// Fingerprint returns the key's primary fingerprint in upper-case hex.
+func (k *Key) Fingerprint() string { return Fingerprint(k.Entity) }
+
+func checkStrength(pk *packet.PublicKey) error {
+	switch pk.PubKeyAlgo {
+	case packet.PubKeyAlgoEdDSA, packet.PubKeyAlgoEd25519, packet.PubKeyAlgoEd448:
+		return nil
+	case packet.PubKeyAlgoRSA, packet.PubKeyAlgoRSASignOnly:
+		bits, err := pk.BitLength()
+		if err != nil {
+			return fmt.Errorf("%w: %v", ErrKey, err)
+		}
+		if bits < MinRSABits {
+			return fmt.Errorf("%w: RSA key of %d bits; apt needs %d or more (or use Ed25519)", ErrWeakKey, bits, MinRSABits)
+		}
+		return nil
+	}
+	return fmt.Errorf("%w: public key algorithm %d; use Ed25519 or RSA %d+", ErrWeakKey, pk.PubKeyAlgo, MinRSABits)
+}
+
+// Config is the go-crypto configuration of a deterministic signature made
+// at t: SHA-512, creation time t, no salt notation.
+func Config(t time.Time) *packet.Config {
+	salt := false
+	return &packet.Config{
+		DefaultHash:                           crypto.SHA512,
+		Time:                                  func() time.Time { return t },
+		NonDeterministicSignaturesViaNotation: &salt,
+	}
+}
+
+// DSSESigner signs DSSE envelopes (package dsse) with one key: each
+// signature is a binary detached OpenPGP signature over the PAE bytes, and
+// KeyID is the key's primary fingerprint.
+type DSSESigner struct {
+	key *Key
+	at  time.Time
+}
+
+// DSSE returns the key's envelope signer for a build dated t (its
+// SOURCE_DATE_EPOCH). Signatures are made at t, or at the key's creation when
+// the key is younger than t (a signature older than its key would be refused
+// by every verifier), so that their bytes depend on the data, the key and t
+// only, never on the clock. now is the clock all the same: a key that can no
+// longer sign at now (expired, revoked) is refused.
+func (k *Key) DSSE(t, now time.Time) (*DSSESigner, error) {
+	if _, ok := k.Entity.SigningKey(now); !ok {
+		return nil, fmt.Errorf("%w: %s cannot sign at %s: expired, revoked or without a signing key (see 'updeb keys list')", ErrKey, k.Fingerprint(), now.UTC().Format(time.RFC3339))
+	}
+	at, ok := k.firstSigningTime(t)
+	if !ok {
+		return nil, fmt.Errorf("%w: %s has no signing key valid at or after %s", ErrKey, k.Fingerprint(), t.UTC().Format(time.RFC3339))
+	}
+	return &DSSESigner{key: k, at: at}, nil
+}
+
+// firstSigningTime is the earliest time not before t at which the key can
+// sign: t, or the creation of the primary key or a subkey after t.
+func (k *Key) firstSigningTime(t time.Time) (time.Time, bool) {
+	t = t.Truncate(time.Second) // OpenPGP times are whole seconds
+	times := []time.Time{t, k.Entity.PrimaryKey.CreationTime}
+	for _, sk := range k.Entity.Subkeys {
+		times = append(times, sk.PublicKey.CreationTime)
+	}
+	slices.SortFunc(times, time.Time.Compare)
+	for _, c := range times {
+		if c.Before(t) {
+			continue
+		}
+		if _, ok := k.Entity.SigningKey(c); ok {
+			return c, true
+		}
+	}
+	return time.Time{}, false
+}
+
+// KeyID is the key's primary fingerprint, upper-case hex.
+func (s *DSSESigner) KeyID() string { return s.key.Fingerprint() }
+
+// Time is the creation time every signature of s carries.
+func (s *DSSESigner) Time() time.Time { return s.at }
+
+// Sign returns a binary detached OpenPGP signature (type 0x00, SHA-512) of pae.
+func (s *DSSESigner) Sign(pae []byte) ([]byte, error) {
+	var b bytes.Buffer
+	if err := openpgp.DetachSign(&b, s.key.Entity, bytes.NewReader(pae), Config(s.at)); err != nil {
+		return nil, fmt.Errorf("%w: sign with %s: %v", ErrKey, s.KeyID(), err)
+	}
+	return b.Bytes(), nil
+}

@@ -1,0 +1,177 @@
+package signkey_test
+
+import (
+	"bytes"
+	"crypto/rand"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/ProtonMail/go-crypto/openpgp"
+	"github.com/ProtonMail/go-crypto/openpgp/armor"
+	"github.com/ProtonMail/go-crypto/openpgp/packet"
+
+	"github.com/updeb/updeb/internal/repo"
+	"github.com/updeb/updeb/internal/signkey"
+	"github.com/updeb/updeb/internal/testenv"
+	"github.com/updeb/updeb/pkg/verify"
+)
+
+var created = time.Date(2026, 1, 10, 12, 0, 0, 0, time.UTC)
+
+func generate(t *testing.T, kind repo.KeyType) (*signkey.Key, *repo.GeneratedKey) {
+	t.Helper()
+	g, err := repo.GenerateKey("Provenance Signer", "prov@example.org", kind, created, rand.Reader)
+	if err != nil {
+		t.Fatal(err)
+	}
+	k, err := signkey.Read(bytes.NewReader(g.SecretArmored), "key.asc")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return k, g
+}
+
+func armored(t *testing.T, e *openpgp.Entity, private bool, cfg *packet.Config) *bytes.Buffer {
+	t.Helper()
+	var b bytes.Buffer
+	typ := openpgp.PublicKeyType
+	if private {
+		typ = openpgp.PrivateKeyType
+	}
+	w, err := armor.Encode(&b, typ, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if private {
+		err = e.SerializePrivateWithoutSigning(w, cfg)
+	} else {
+		err = e.Serialize(w)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	w.Close()
+	return &b
+}
+
+func TestReadRefusals(t *testing.T) {
+	weak, err := openpgp.NewEntity("weak", "", "weak@example.com", &packet.Config{Algorithm: packet.PubKeyAlgoRSA, RSABits: 2048})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ed := func() *openpgp.Entity {
+		e, err := openpgp.NewEntity("ed", "", "ed@example.com", &packet.Config{Algorithm: packet.PubKeyAlgoEdDSA})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return e
+	}
+	locked := ed()
+	if err := locked.EncryptPrivateKeys([]byte("secret"), nil); err != nil {
+		t.Fatal(err)
+	}
+	// Two secret keys in one armored block.
+	var two bytes.Buffer
+	w, _ := armor.Encode(&two, openpgp.PrivateKeyType, nil)
+	ed().SerializePrivateWithoutSigning(w, nil)
+	ed().SerializePrivateWithoutSigning(w, nil)
+	w.Close()
+	for _, tc := range []struct {
+		name, in string
+		is       error
+		want     string
+	}{
+		{"weak.asc", armored(t, weak, true, nil).String(), signkey.ErrWeakKey, "weak.asc: signing key too weak: RSA key of 2048 bits; apt needs 3072 or more (or use Ed25519)"},
+		{"empty", "", signkey.ErrKey, "unusable signing key: empty: openpgp: invalid argument: no armored data found"},
+		{"truncated", "-----BEGIN PGP PRIVATE KEY BLOCK-----\n\nAAAA\n-----END PGP PRIVATE KEY BLOCK-----\n", signkey.ErrKey, "unusable signing key: truncated: openpgp: invalid data: tag byte does not have MSB set"},
+		{"public.asc", armored(t, ed(), false, nil).String(), signkey.ErrKey, "is a public key; the secret key is needed to sign"},
+		{"locked.asc", armored(t, locked, true, nil).String(), signkey.ErrKey, "is protected by a passphrase"},
+		{"two.asc", two.String(), signkey.ErrKey, "two.asc: expected one key, found 2"},
+	} {
+		_, err := signkey.Read(strings.NewReader(tc.in), tc.name)
+		if !errors.Is(err, tc.is) || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("Read(%s) = %v, want %v with %q", tc.name, err, tc.is, tc.want)
+		}
+	}
+}
+
+// DSSE signatures are deterministic, dated by the build (or by the key when
+// it is younger), and what pkg/verify and gpgv accept over the PAE bytes.
+func TestDSSESignatures(t *testing.T) {
+	testenv.RequireTool(t, "gpgv")
+	for _, kind := range []repo.KeyType{repo.Ed25519, repo.RSA3072} {
+		t.Run(string(kind), func(t *testing.T) {
+			k, g := generate(t, kind)
+			kr, err := verify.ParseKeyring(bytes.NewReader(g.PublicArmored), "pub.asc")
+			if err != nil {
+				t.Fatal(err)
+			}
+			pae := []byte("DSSEv1 28 application/vnd.in-toto+json 2 {}")
+			now := created.Add(400 * 24 * time.Hour)
+			for _, tc := range []struct {
+				name     string
+				sde, was time.Time
+			}{
+				{"build after the key", created.Add(30 * 24 * time.Hour), created.Add(30 * 24 * time.Hour)},
+				{"build before the key", time.Date(2024, 3, 14, 0, 0, 0, 0, time.UTC), created},
+			} {
+				s, err := k.DSSE(tc.sde, now)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if s.KeyID() != g.Fingerprint || !s.Time().Equal(tc.was) {
+					t.Fatalf("%s: keyid %s time %v, want %s %v", tc.name, s.KeyID(), s.Time(), g.Fingerprint, tc.was)
+				}
+				sig, err := s.Sign(pae)
+				if err != nil {
+					t.Fatal(err)
+				}
+				again, _ := s.Sign(pae)
+				if !bytes.Equal(sig, again) {
+					t.Fatalf("%s: two signatures of the same bytes differ", tc.name)
+				}
+				res, err := verify.VerifyDetached(kr, verify.Policy{Now: now, Signers: []string{g.Fingerprint}}, bytes.NewReader(sig), bytes.NewReader(pae))
+				if err != nil {
+					t.Fatalf("%s: pkg/verify: %v", tc.name, err)
+				}
+				if !res.Created.Equal(tc.was) || res.Hash != "SHA-512" {
+					t.Fatalf("%s: signature made %v with %s", tc.name, res.Created, res.Hash)
+				}
+				dir := t.TempDir()
+				for n, b := range map[string][]byte{"pae": pae, "sig": sig, "pub.gpg": g.PublicBinary} {
+					os.WriteFile(filepath.Join(dir, n), b, 0o644)
+				}
+				testenv.Run(t, "gpgv", "--keyring", filepath.Join(dir, "pub.gpg"), filepath.Join(dir, "sig"), filepath.Join(dir, "pae"))
+				if _, err := verify.VerifyDetached(kr, verify.Policy{Now: now}, bytes.NewReader(sig), bytes.NewReader(append(pae, ' '))); !errors.Is(err, verify.ErrSignature) {
+					t.Fatalf("%s: signature verified over other bytes: %v", tc.name, err)
+				}
+			}
+		})
+	}
+}
+
+func TestDSSERefusesAKeyThatCannotSign(t *testing.T) {
+	life := uint32(24 * 3600)
+	cfg := &packet.Config{Algorithm: packet.PubKeyAlgoEdDSA, KeyLifetimeSecs: life, Time: func() time.Time { return created }}
+	e, err := openpgp.NewEntity("short", "", "short@example.com", cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	k, err := signkey.Read(armored(t, e, true, cfg), "short.asc")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := k.DSSE(created, created.Add(time.Hour)); err != nil {
+		t.Fatalf("a key valid now: %v", err)
+	}
+	if _, err := k.DSSE(created, created.Add(48*time.Hour)); !errors.Is(err, signkey.ErrKey) || !strings.Contains(err.Error(), "cannot sign at") {
+		t.Fatalf("an expired key: %v", err)
+	}
+	if _, err := k.DSSE(created.Add(48*time.Hour), created.Add(time.Hour)); !errors.Is(err, signkey.ErrKey) || !strings.Contains(err.Error(), "no signing key valid at or after") {
+		t.Fatalf("a build after the key's expiry: %v", err)
+	}
+}

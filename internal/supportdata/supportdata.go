@@ -1,0 +1,337 @@
+// Package supportdata keeps updeb's support data current: the end-of-life
+// dates (release cycles, their end of support and end of life, latest patch,
+// Istio's supported Kubernetes range) that updeb outdated, compat and plan
+// read. Two copies exist: the snapshot bundled in the binary (internal/eol),
+// always there, and the copy `updeb data refresh` fetched from the
+// endoflife.date API into the state folder. Load picks the newer valid one and
+// says which; Refresh fetches, verifies and replaces the refreshed copy
+// atomically, or leaves the old one as it was.
+//
+// The refreshed copy is STATE/support/eol.yaml, in the format of the bundled
+// file (eol.Parse reads both), its header naming the URLs it came from and an
+// "As of:" line with the time it was fetched.
+package supportdata
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"maps"
+	"net/http"
+	"os"
+	"path/filepath"
+	"reflect"
+	"slices"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/updeb/updeb/internal/datafile"
+	"github.com/updeb/updeb/internal/eol"
+	"github.com/updeb/updeb/internal/fetch"
+	"github.com/updeb/updeb/internal/yamlfile"
+	"github.com/updeb/updeb/pkg/atomicfile"
+)
+
+// File is the refreshed copy's path inside the state folder.
+var File = filepath.Join("support", "eol.yaml")
+
+// DefaultMaxAnswer bounds one product's API answer, in bytes: the largest
+// products' answers are tens of KiB.
+const DefaultMaxAnswer = 1 << 20
+
+// Copy is the support data a command uses, and where it came from.
+type Copy struct {
+	Data *eol.Data
+	// Path is the refreshed copy's file; "" for the bundled snapshot.
+	Path string
+}
+
+// Refreshed reports whether the copy is the one updeb data refresh wrote.
+func (c *Copy) Refreshed() bool { return c.Path != "" }
+
+// Name is "bundled" or "refreshed PATH", for reports.
+func (c *Copy) Name() string {
+	if c.Refreshed() {
+		return "refreshed " + c.Path
+	}
+	return "bundled"
+}
+
+// Age is how old the data is on now's day (whole days, never negative); ok
+// is false when the data carries no date.
+func (c *Copy) Age(now time.Time) (days int, ok bool) {
+	if c.Data.AsOf.IsZero() {
+		return 0, false
+	}
+	d := int(now.Sub(c.Data.AsOf).Hours() / 24)
+	return max(d, 0), true
+}
+
+// Describe says which copy it is and how old: "bundled copy, as of
+// 2026-08-22 (94 days old)".
+func (c *Copy) Describe(now time.Time) string {
+	s := "bundled copy"
+	if c.Refreshed() {
+		s = "refreshed copy " + c.Path
+	}
+	days, ok := c.Age(now)
+	if !ok {
+		return s + ", of unknown date"
+	}
+	return fmt.Sprintf("%s, as of %s (%d day%s old)", s, c.Data.AsOf.Format(time.DateOnly), days, plural(days))
+}
+
+// Stale reports whether the data is older than maxAge on now's day (data
+// without a date is stale).
+func (c *Copy) Stale(now time.Time, maxAge time.Duration) bool {
+	return c.Data.AsOf.IsZero() || now.Sub(c.Data.AsOf) > maxAge
+}
+
+func plural(n int) string {
+	if n == 1 {
+		return ""
+	}
+	return "s"
+}
+
+// Load returns the copy to use: the refreshed one in stateDir when it is
+// there, parses and is not older than the bundled snapshot; else the bundled
+// one. Every reason a refreshed copy was passed over is a warning, for the
+// user: the bundled data is always usable, so Load itself only fails when the
+// bundled data does not parse (which the package's tests rule out).
+func Load(stateDir string) (*Copy, []string, error) {
+	bundled, err := eol.Load()
+	if err != nil {
+		return nil, nil, fmt.Errorf("bundled end-of-life data: %w", err)
+	}
+	fallback := &Copy{Data: bundled}
+	if stateDir == "" {
+		return fallback, nil, nil
+	}
+	path := filepath.Join(stateDir, File)
+	data, err := readRefreshed(path)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return fallback, nil, nil
+	case err != nil:
+		return fallback, []string{fmt.Sprintf("the refreshed support data cannot be used (%v); using the bundled copy: run 'updeb data refresh'", err)}, nil
+	case data.AsOf.Before(bundled.AsOf):
+		return fallback, []string{fmt.Sprintf("the refreshed support data %s (as of %s) is older than the bundled copy (as of %s); using the bundled copy",
+			path, data.AsOf.Format(time.DateOnly), bundled.AsOf.Format(time.DateOnly))}, nil
+	}
+	return &Copy{Data: data, Path: path}, nil, nil
+}
+
+// readRefreshed reads and parses a refreshed copy, which must carry its date.
+func readRefreshed(path string) (*eol.Data, error) {
+	b, err := yamlfile.ReadFile(path, 0)
+	if err != nil {
+		return nil, err
+	}
+	d, err := eol.Parse(path, b)
+	if err != nil {
+		return nil, err
+	}
+	if d.AsOf.IsZero() {
+		return nil, fmt.Errorf("%s: no %q line in its header", path, datafile.AsOfLabel)
+	}
+	return d, nil
+}
+
+// Getter fetches small documents; *fetch.Fetcher is one (proxy, mirrors,
+// retries, offline mode).
+type Getter interface {
+	Get(ctx context.Context, url string, header http.Header, limit int64) ([]byte, error)
+}
+
+// RefreshOptions say what Refresh fetches and where it writes.
+type RefreshOptions struct {
+	Client Getter
+	// ProductURL returns the URL of a product's release cycles.
+	ProductURL func(product string) string
+	// Products to fetch besides those of the bundled snapshot and of the
+	// copy in use.
+	Products []string
+	StateDir string
+	Now      time.Time
+	// AllowDropped accepts an answer that lacks release cycles the copy in
+	// use has (recorded in the new file's header); without it such an
+	// answer is refused with a *DroppedError.
+	AllowDropped bool
+	// MaxAnswer bounds one answer in bytes (0: DefaultMaxAnswer).
+	MaxAnswer int64
+}
+
+// ErrDropped is wrapped when an answer lacks release cycles the copy in use
+// has: endoflife.date does not delete cycles, so this is a sign of a broken
+// mirror or a partial answer.
+var ErrDropped = errors.New("supportdata: release cycles missing from the new data")
+
+// DroppedError lists, per product, the cycles the new data lacks.
+type DroppedError struct {
+	Dropped map[string][]string
+}
+
+func (e *DroppedError) Error() string {
+	var parts []string
+	for _, p := range slices.Sorted(maps.Keys(e.Dropped)) {
+		parts = append(parts, fmt.Sprintf("%s %s", p, strings.Join(e.Dropped[p], ", ")))
+	}
+	return "the new data lacks release cycles the copy in use has: " + strings.Join(parts, "; ")
+}
+
+func (e *DroppedError) Unwrap() error { return ErrDropped }
+
+// Result says what Refresh did.
+type Result struct {
+	Path     string          `json:"path"`
+	AsOf     time.Time       `json:"as_of"`
+	Replaced string          `json:"replaced"` // the copy in use before: "bundled" or "refreshed PATH"
+	Products []ProductResult `json:"products"`
+}
+
+// ProductResult is one product's part of a refresh.
+type ProductResult struct {
+	Product string   `json:"product"`
+	URL     string   `json:"url"`
+	Cycles  int      `json:"cycles"`
+	Added   []string `json:"added,omitempty"`   // cycles the copy in use did not have
+	Dropped []string `json:"dropped,omitempty"` // cycles accepted as gone (AllowDropped)
+	Latest  []string `json:"latest,omitempty"`  // "1.36: 1.36.4 -> 1.36.5", latest patches that moved
+}
+
+// Refresh fetches every product's release cycles, checks them (eol.ParseAPI:
+// the answer is complete and well-formed; no cycle of the copy in use is
+// missing unless AllowDropped), writes them with their sources and the time
+// to STATE/support/eol.yaml through a temporary file, reads that back with
+// the parser every command uses, and only then renames it into place. On any
+// failure the copy that was there stays as it was.
+func Refresh(ctx context.Context, o RefreshOptions) (*Result, error) {
+	if o.StateDir == "" {
+		return nil, errors.New("supportdata: no state folder")
+	}
+	current, _, err := Load(o.StateDir)
+	if err != nil {
+		return nil, err
+	}
+	bundled, err := eol.Load()
+	if err != nil {
+		return nil, err
+	}
+	products := union(union(bundled.Products(), current.Data.Products()), o.Products)
+	limit := o.MaxAnswer
+	if limit <= 0 {
+		limit = DefaultMaxAnswer
+	}
+	res := &Result{Path: filepath.Join(o.StateDir, File), AsOf: o.Now.UTC().Truncate(time.Second), Replaced: current.Name()}
+	fetched := map[string][]eol.Cycle{}
+	dropped := map[string][]string{}
+	for _, p := range products {
+		url := o.ProductURL(p)
+		body, err := o.Client.Get(ctx, url, http.Header{"Accept": {"application/json"}}, limit)
+		if se, ok := errors.AsType[*fetch.SizeError](err); ok {
+			return nil, fmt.Errorf("%w: %s: the answer is larger than %d bytes: refused", eol.ErrAPI, url, se.Limit)
+		}
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", p, err)
+		}
+		cycles, err := eol.ParseAPI(p, url, body)
+		if err != nil {
+			return nil, err
+		}
+		pr := compare(p, url, current.Data.Cycles(p), cycles)
+		if len(pr.Dropped) > 0 {
+			dropped[p] = pr.Dropped
+		}
+		fetched[p] = cycles
+		res.Products = append(res.Products, pr)
+	}
+	if len(dropped) > 0 && !o.AllowDropped {
+		return nil, &DroppedError{Dropped: dropped}
+	}
+	data, err := eol.New(header(res, dropped), fetched)
+	if err != nil {
+		return nil, err
+	}
+	if err := write(res.Path, data); err != nil {
+		return nil, err
+	}
+	return res, nil
+}
+
+// compare lists what changed for one product between the copy in use and
+// the new answer.
+func compare(product, url string, old, fresh []eol.Cycle) ProductResult {
+	pr := ProductResult{Product: product, URL: url, Cycles: len(fresh)}
+	inNew := map[string]eol.Cycle{}
+	for _, c := range fresh {
+		inNew[c.Name] = c
+	}
+	inOld := map[string]bool{}
+	for _, c := range old {
+		inOld[c.Name] = true
+		n, ok := inNew[c.Name]
+		switch {
+		case !ok:
+			pr.Dropped = append(pr.Dropped, c.Name)
+		case n.Latest != c.Latest:
+			pr.Latest = append(pr.Latest, fmt.Sprintf("%s: %s -> %s", c.Name, c.Latest, n.Latest))
+		}
+	}
+	for _, c := range fresh {
+		if !inOld[c.Name] {
+			pr.Added = append(pr.Added, c.Name)
+		}
+	}
+	return pr
+}
+
+// header is the refreshed file's header: the sources, what it replaced, the
+// cycles accepted as dropped, and the "As of:" line.
+func header(res *Result, dropped map[string][]string) string {
+	lines := []string{
+		"Source: endoflife.date API (data: MIT License, https://github.com/endoflife-date/endoflife.date), fetched by updeb data refresh from:",
+	}
+	for _, p := range res.Products {
+		lines = append(lines, "  "+p.Product+": "+p.URL)
+	}
+	lines = append(lines, "Replaced: the "+res.Replaced+" copy.")
+	for _, p := range slices.Sorted(maps.Keys(dropped)) {
+		lines = append(lines, fmt.Sprintf("Dropped (accepted with --allow-dropped): %s %s", p, strings.Join(dropped[p], ", ")))
+	}
+	return strings.Join(append(lines, datafile.AsOfLabel+" "+res.AsOf.Format(time.RFC3339)), "\n")
+}
+
+// write checks that the encoded data reads back as the same data, then
+// replaces path atomically.
+func write(path string, data *eol.Data) error {
+	b := data.Encode()
+	back, err := eol.Parse(path, b)
+	if err != nil {
+		return fmt.Errorf("supportdata: the new data does not read back (not written): %w", err)
+	}
+	for _, p := range data.Products() {
+		if !reflect.DeepEqual(back.Cycles(p), data.Cycles(p)) {
+			return fmt.Errorf("supportdata: product %s does not read back as fetched (not written)", p)
+		}
+	}
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return err
+	}
+	return atomicfile.WriteFile(path, b, 0o644)
+}
+
+func union(a, b []string) []string {
+	seen := map[string]bool{}
+	var out []string
+	for _, s := range append(append([]string(nil), a...), b...) {
+		if !seen[s] {
+			seen[s] = true
+			out = append(out, s)
+		}
+	}
+	sort.Strings(out)
+	return out
+}

@@ -1,0 +1,192 @@
+package supportdata
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/updeb/updeb/internal/eol"
+	"github.com/updeb/updeb/internal/eoltest"
+	"github.com/updeb/updeb/internal/fetch"
+	"github.com/updeb/updeb/internal/squid"
+	"github.com/updeb/updeb/internal/testenv"
+)
+
+func bundled(t *testing.T) *eol.Data {
+	t.Helper()
+	d, err := eol.Load()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return d
+}
+
+// TestRefreshThroughSquid: updeb data refresh's library against a fake
+// endoflife.date reached through a real squid: a good refresh (a new minor
+// appearing), then every kind of bad answer refused with the refreshed copy
+// left byte for byte as it was, then cycles lost (refused, or accepted and
+// recorded), and what Load makes of it all.
+func TestRefreshThroughSquid(t *testing.T) {
+	testenv.RequireTool(t, "squid")
+	sq, err := squid.Start()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(sq.Stop)
+	proxy, _ := url.Parse(sq.URL)
+	f, err := fetch.New(t.TempDir(), fetch.Options{Proxy: proxy, Retries: -1, HeaderTimeout: 5 * time.Second, IdleTimeout: 5 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(f.Close)
+
+	srv := eoltest.New(bundled(t), t.Cleanup)
+	k137 := eoltest.Cycle("kubernetes", "1.37", "2026-08-26", "2027-08-28", "2027-10-28", "1.37.1")
+	srv.Set("kubernetes", append([]eol.Cycle{k137}, srv.Cycles("kubernetes")...))
+	srv.Set("nodejs", []eol.Cycle{eoltest.Cycle("nodejs", "24", "2025-05-06", "2026-10-20", "2028-04-30", "24.11.1")})
+	state := t.TempDir()
+	now := time.Date(2026, 11, 24, 10, 11, 12, 0, time.UTC)
+	opts := RefreshOptions{Client: f, StateDir: state, Now: now, Products: []string{"nodejs"},
+		ProductURL: func(p string) string { return strings.ReplaceAll(srv.Template(), "{product}", p) }}
+	path := filepath.Join(state, File)
+
+	c, warnings, err := Load(state)
+	if err != nil || c.Refreshed() || len(warnings) > 0 {
+		t.Fatalf("before any refresh: %v, %v, %v", c.Name(), warnings, err)
+	}
+
+	res, err := Refresh(context.Background(), opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Products) != 6 || res.Replaced != "bundled" || res.Path != path {
+		t.Errorf("result %+v", res)
+	}
+	for _, p := range res.Products {
+		if p.Product == "kubernetes" && (len(p.Added) != 1 || p.Added[0] != "1.37") {
+			t.Errorf("kubernetes: added %v, want [1.37]", p.Added)
+		}
+	}
+	c, warnings, err = Load(state)
+	if err != nil || !c.Refreshed() || len(warnings) > 0 {
+		t.Fatalf("after refresh: %v, %v, %v", c.Name(), warnings, err)
+	}
+	if got, ok := c.Data.Cycle("kubernetes", "1.37.1"); !ok || got.EOL.Format(time.DateOnly) != "2027-10-28" {
+		t.Errorf("1.37 after refresh: %+v, %v", got, ok)
+	}
+	if _, ok := c.Data.Cycle("nodejs", "24.11.0"); !ok {
+		t.Error("the extra product is missing")
+	}
+	if !c.Data.AsOf.Equal(now) {
+		t.Errorf("as of %s, want %s", c.Data.AsOf, now)
+	}
+	if d := c.Describe(now.Add(72 * time.Hour)); d != "refreshed copy "+path+", as of 2026-11-24 (3 days old)" {
+		t.Errorf("Describe: %s", d)
+	}
+	if c.Stale(now.Add(29*24*time.Hour), 30*24*time.Hour) || !c.Stale(now.Add(31*24*time.Hour), 30*24*time.Hour) {
+		t.Error("Stale does not turn at 30 days")
+	}
+	good, _ := os.ReadFile(path)
+	if !strings.Contains(string(good), "kubernetes: "+srv.URL+"/api/kubernetes.json") || !strings.Contains(string(good), "# As of: 2026-11-24T10:11:12Z") {
+		t.Errorf("header does not name the sources and the date:\n%s", good[:400])
+	}
+	if log := sq.Log(); !strings.Contains(log, "GET "+srv.URL+"/api/istio.json") {
+		t.Errorf("squid's log lacks the API requests:\n%s", log)
+	}
+
+	full := eoltest.V0(srv.Cycles("kubernetes"))
+	for _, tc := range []struct {
+		name   string
+		answer eoltest.Answer
+		is     error
+		msg    string
+	}{
+		{"HTML error page", eoltest.Answer{Body: []byte("<html><body><h1>503 Service Unavailable</h1></body></html>")}, eol.ErrAPI, "the answer is HTML"},
+		{"truncated", eoltest.Answer{Body: full[:len(full)-40]}, eol.ErrAPI, "not valid JSON (truncated?)"},
+		{"corrupt", eoltest.Answer{Body: bytes.Replace(full, []byte(`"2027-10-28"`), []byte(`"2027-13-45"`), 1)}, eol.ErrAPI, `field "eol": expected a date YYYY-MM-DD, found "2027-13-45"`},
+		{"huge", eoltest.Answer{Body: append([]byte("["), bytes.Repeat([]byte(" "), DefaultMaxAnswer+10)...)}, eol.ErrAPI, "larger than 1048576 bytes"},
+		{"server error", eoltest.Answer{Status: 500, Body: []byte("oops")}, nil, "500"},
+		{"not found", eoltest.Answer{Status: 404, Body: []byte(`{"message": "Product not found"}`)}, nil, "404"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			srv.Raw("kubernetes", tc.answer)
+			_, err := Refresh(context.Background(), opts)
+			if err == nil || (tc.is != nil && !errors.Is(err, tc.is)) || !strings.Contains(err.Error(), tc.msg) {
+				t.Errorf("err %v, want %v containing %q", err, tc.is, tc.msg)
+			}
+			if after, _ := os.ReadFile(path); !bytes.Equal(after, good) {
+				t.Error("the refreshed copy changed")
+			}
+			if leftovers, _ := filepath.Glob(filepath.Join(state, "support", ".*")); len(leftovers) > 0 {
+				t.Errorf("temporary files left behind: %v", leftovers)
+			}
+		})
+	}
+
+	t.Run("a cycle lost", func(t *testing.T) {
+		srv.Set("kubernetes", srv.Cycles("kubernetes")[1:]) // 1.37 gone
+		_, err := Refresh(context.Background(), opts)
+		var de *DroppedError
+		if !errors.As(err, &de) || !errors.Is(err, ErrDropped) || strings.Join(de.Dropped["kubernetes"], ",") != "1.37" {
+			t.Fatalf("err %v, want a DroppedError for kubernetes 1.37", err)
+		}
+		if after, _ := os.ReadFile(path); !bytes.Equal(after, good) {
+			t.Error("the refreshed copy changed")
+		}
+		o := opts
+		o.AllowDropped, o.Now = true, now.Add(time.Hour)
+		res, err := Refresh(context.Background(), o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.Replaced != "refreshed "+path {
+			t.Errorf("replaced %q", res.Replaced)
+		}
+		after, _ := os.ReadFile(path)
+		if !strings.Contains(string(after), "# Dropped (accepted with --allow-dropped): kubernetes 1.37") {
+			t.Errorf("the header does not record the dropped cycle:\n%s", after[:500])
+		}
+	})
+
+	t.Run("a refreshed copy that does not parse", func(t *testing.T) {
+		bad := filepath.Join(t.TempDir(), "state")
+		os.MkdirAll(filepath.Join(bad, "support"), 0o755)
+		os.WriteFile(filepath.Join(bad, File), []byte("# As of: 2026-11-24\nkubernetes: [\n"), 0o644)
+		c, warnings, err := Load(bad)
+		if err != nil || c.Refreshed() || len(warnings) != 1 || !strings.Contains(warnings[0], "using the bundled copy") {
+			t.Errorf("Load: %s, %v, %v", c.Name(), warnings, err)
+		}
+	})
+	t.Run("a refreshed copy older than the bundled one", func(t *testing.T) {
+		old := filepath.Join(t.TempDir(), "state")
+		os.MkdirAll(filepath.Join(old, "support"), 0o755)
+		d, _ := eol.New("Source: test\nAs of: 2026-01-01", map[string][]eol.Cycle{"kubernetes": bundled(t).Cycles("kubernetes")})
+		os.WriteFile(filepath.Join(old, File), d.Encode(), 0o644)
+		c, warnings, err := Load(old)
+		if err != nil || c.Refreshed() || len(warnings) != 1 || !strings.Contains(warnings[0], "older than the bundled copy") {
+			t.Errorf("Load: %s, %v, %v", c.Name(), warnings, err)
+		}
+	})
+	t.Run("offline never fetches", func(t *testing.T) {
+		off, err := fetch.New(t.TempDir(), fetch.Options{Offline: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer off.Close()
+		before := len(srv.Requests())
+		o := opts
+		o.Client = off
+		if _, err := Refresh(context.Background(), o); !errors.As(err, new(*fetch.OfflineError)) {
+			t.Errorf("err %v, want an OfflineError", err)
+		}
+		if len(srv.Requests()) != before {
+			t.Error("an offline refresh reached the server")
+		}
+	})
+}

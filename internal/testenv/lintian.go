@@ -1,0 +1,37 @@
+package testenv
+
+import (
+	"os/exec"
+	"regexp"
+	"strings"
+	"testing"
+)
+
+// LintianLevel is the level every package the tests build is judged at:
+// errors, warnings, info, pedantic and experimental tags alike.
+var LintianLevel = []string{"-I", "-E", "--pedantic", "--tag-display-limit", "0"}
+
+var hintRE = regexp.MustCompile(`^([EWIPX]): (\S+?)(?: \S+)?: (\S+)`)
+
+// Lintian runs lintian at LintianLevel on debs and fails the test for every
+// tag it raises that allowed does not name (tag -> why it is expected of
+// these packages, for the reader). Overridden tags (the packages' own,
+// justified overrides) pass. It returns lintian's output.
+func Lintian(t testing.TB, allowed map[string]string, debs ...string) string {
+	t.Helper()
+	bin := RequireTool(t, "lintian")[0]
+	out, err := exec.Command(bin, append(LintianLevel, debs...)...).CombinedOutput()
+	if err != nil && !strings.Contains(string(out), ": ") {
+		t.Fatalf("lintian: %v\n%s", err, out)
+	}
+	for _, line := range strings.Split(string(out), "\n") {
+		m := hintRE.FindStringSubmatch(line)
+		if m == nil {
+			continue
+		}
+		if _, ok := allowed[m[3]]; !ok {
+			t.Errorf("lintian at %s: %s", strings.Join(LintianLevel[:3], " "), line)
+		}
+	}
+	return string(out)
+}

@@ -1,0 +1,309 @@
+package track
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+
+	"go.yaml.in/yaml/v3"
+
+	"github.com/updeb/updeb/internal/recipe"
+	"github.com/updeb/updeb/internal/yamlfile"
+	"github.com/updeb/updeb/pkg/atomicfile"
+	"github.com/updeb/updeb/pkg/debversion"
+	"github.com/updeb/updeb/pkg/digest"
+)
+
+// Errors NewMinor refuses with.
+var (
+	// ErrExists: the new minor's recipe file is already there (exit 2).
+	ErrExists = errors.New("track: the recipe of that minor exists")
+	// ErrNotVersioned: the recipe is not one of a series NAME-MAJOR.MINOR (exit 2).
+	ErrNotVersioned = errors.New("track: not a recipe of a versioned series (NAME-MAJOR.MINOR)")
+	// ErrNoRelease: upstream has no complete release of the new minor yet (exit 1).
+	ErrNoRelease = errors.New("track: no release of the new minor upstream")
+)
+
+var minorRE = regexp.MustCompile(`^([0-9]+)\.([0-9]+)$`)
+
+// NewMinorPath is the file the recipe of minor would be written to, from r
+// (kubernetes-1.36.yaml, 1.37 -> kubernetes-1.37.yaml).
+func NewMinorPath(r *recipe.Recipe, minor string) (string, error) {
+	base := strings.TrimSuffix(filepath.Base(r.Path), filepath.Ext(r.Path))
+	m := versionSuffixRE.FindStringSubmatch(base)
+	if m == nil {
+		return "", fmt.Errorf("%w: %s", ErrNotVersioned, r.Path)
+	}
+	if !minorRE.MatchString(minor) {
+		return "", fmt.Errorf("%w: --new-minor %q: want MAJOR.MINOR", recipe.ErrInvalid, minor)
+	}
+	return filepath.Join(filepath.Dir(r.Path), m[1]+"-"+minor+filepath.Ext(r.Path)), nil
+}
+
+// NewMinor writes the recipe of the next minor of r's series (r is usually
+// the newest one): the recipe text of r with its minor moved to minor
+// everywhere it names it (the name, the watch track, versioned package and
+// component names such as kubernetes-client136 -> kubernetes-client137,
+// version ranges, comments), and the files-dir of r shared; then the normal
+// Bump flow on that text gives it the newest complete release of the minor
+// (or o.To), its release date and freshly verified pins, and lints it. The
+// file is only created when all of that succeeded; r's file is untouched.
+func NewMinor(ctx context.Context, r *recipe.Recipe, minor string, o BumpOptions) (*BumpResult, error) {
+	target, err := NewMinorPath(r, minor)
+	if err != nil {
+		return nil, err
+	}
+	if err := absent(target); err != nil {
+		return nil, err
+	}
+	if !newerMinor(minor, r.Version) {
+		return nil, fmt.Errorf("%w: --new-minor %s is not newer than %s %s", ErrDowngrade, minor, r.Name, r.Version)
+	}
+	original, err := os.ReadFile(r.Path)
+	if err != nil {
+		return nil, err
+	}
+	// First the text with the new names and track, to find the release.
+	text, err := deriveMinor(r, original, minor, "")
+	if err != nil {
+		return nil, err
+	}
+	next, err := loadBytes(target, r.Root, text)
+	if err != nil {
+		return nil, fmt.Errorf("the recipe derived for %s does not pass lint (not written): %w", minor, err)
+	}
+	if o.To == "" {
+		c, err := Newest(ctx, next, o.Options)
+		if err != nil {
+			return nil, err
+		}
+		if !inMinor(c.InTrack.Version, minor) {
+			return nil, fmt.Errorf("%w: %s has no complete %s.x release in its track %q", ErrNoRelease, next.Name, minor, next.Watch.Track)
+		}
+		o.To = c.InTrack.Version
+		if o.Date.IsZero() {
+			o.Date = c.InTrack.Published
+		}
+	} else if !inMinor(o.To, minor) {
+		return nil, fmt.Errorf("%w: --to %s is not a %s.x version", recipe.ErrInvalid, o.To, minor)
+	}
+	// Then the text that names the new version too (comments, reasons).
+	if text, err = deriveMinor(r, original, minor, o.To); err != nil {
+		return nil, err
+	}
+	perm := os.FileMode(0o644)
+	if fi, err := os.Stat(r.Path); err == nil {
+		perm = fi.Mode().Perm()
+	}
+	res, err := bump(ctx, next, text, o, func(updated []byte) error {
+		if err := absent(target); err != nil {
+			return err
+		}
+		return atomicfile.WriteFile(target, updated, perm)
+	})
+	return res, err
+}
+
+// absent refuses a path that exists.
+func absent(path string) error {
+	_, err := os.Lstat(path)
+	switch {
+	case err == nil:
+		return fmt.Errorf("%w: %s (remove it first, or bump it: updeb bump %s)", ErrExists, path, strings.TrimSuffix(filepath.Base(path), filepath.Ext(path)))
+	case errors.Is(err, fs.ErrNotExist):
+		return nil
+	}
+	return err
+}
+
+// deriveMinor returns r's text (original) moved to minor: see NewMinor. Every
+// MAJOR.K with K from the recipe's minor - 3 to its minor + 1 (its own minor,
+// skew bounds, the exclusive upper bound of a range) moves by the same
+// number of minors, MAJOR and MINOR written together after a letter or
+// hyphen (kubernetes136) move too, and the recipe's old version becomes
+// newVersion when that is given. The values bump sets (version, release-date,
+// digests) and files-dir are left alone; a recipe without files-dir gets one
+// naming its own folder, when it has one, so that both share it.
+func deriveMinor(r *recipe.Recipe, original []byte, minor, newVersion string) ([]byte, error) {
+	nums := numbersOf(r.Version)
+	m := minorRE.FindStringSubmatch(minor)
+	if len(nums) < 2 || m == nil {
+		return nil, fmt.Errorf("%w: %s version %q has no MAJOR.MINOR", recipe.ErrInvalid, r.Name, r.Version)
+	}
+	major, oldMinor := nums[0], nums[1]
+	newMinor, _ := strconv.Atoi(m[2])
+	if mj, _ := strconv.Atoi(m[1]); mj != major {
+		return nil, fmt.Errorf("%w: --new-minor %s changes the major version of %s %s", recipe.ErrInvalid, minor, r.Name, r.Version)
+	}
+	delta := newMinor - oldMinor
+	top, err := recipe.Document(r.Path, original)
+	if err != nil {
+		return nil, err
+	}
+	keep := keptSpans(top, original)
+	mj := strconv.Itoa(major)
+	// One pass: the old version, then MAJOR.K, then MAJORMINOR glued to a name.
+	re := regexp.MustCompile(`(^|[^0-9.])(` + regexp.QuoteMeta(r.Version) + `|` + regexp.QuoteMeta(mj) + `\.([0-9]+)|` +
+		regexp.QuoteMeta(mj+strconv.Itoa(oldMinor)) + `)([^0-9]|$)`)
+	var out []byte
+	last := 0
+	for pos := 0; pos < len(original); {
+		loc := re.FindSubmatchIndex(original[pos:])
+		if loc == nil {
+			break
+		}
+		for i := range loc {
+			if loc[i] >= 0 {
+				loc[i] += pos
+			}
+		}
+		start, end := loc[4], loc[5] // the token (group 2)
+		pos = end                    // the character after it may start the next match
+		if inSpans(keep, start) {
+			continue
+		}
+		tok := string(original[start:end])
+		var repl string
+		switch {
+		case tok == r.Version:
+			if newVersion == "" {
+				repl = mj + "." + strconv.Itoa(newMinor) + strings.TrimPrefix(tok, mj+"."+strconv.Itoa(oldMinor))
+			} else {
+				repl = newVersion
+			}
+		case loc[6] >= 0: // MAJOR.K
+			k, _ := strconv.Atoi(string(original[loc[6]:loc[7]]))
+			if k < oldMinor-3 || k > oldMinor+1 {
+				continue
+			}
+			repl = mj + "." + strconv.Itoa(k+delta)
+		default: // MAJORMINOR glued to a name
+			if start == 0 || !isNameChar(original[start-1]) {
+				continue
+			}
+			repl = mj + strconv.Itoa(newMinor)
+		}
+		out = append(out, original[last:start]...)
+		out = append(out, repl...)
+		last = end
+	}
+	out = append(out, original[last:]...)
+	if fd := mapValue(top, "files-dir"); fd == nil {
+		if own := filepath.Join(filepath.Dir(r.Path), strings.TrimSuffix(filepath.Base(r.Path), filepath.Ext(r.Path))); isDir(own) {
+			out = insertAfterKey(out, top, "name", "files-dir: "+filepath.Base(own))
+		}
+	}
+	return out, nil
+}
+
+// keptSpans are the byte ranges deriveMinor leaves alone: the values of
+// version, release-date and files-dir, and the pinned digests.
+func keptSpans(top *yaml.Node, data []byte) [][2]int {
+	var nodes []*yaml.Node
+	for _, k := range []string{"version", "release-date", "files-dir"} {
+		if v := mapValue(top, k); v != nil {
+			nodes = append(nodes, v)
+		}
+	}
+	if srcs := mapValue(top, "sources"); srcs != nil {
+		for _, s := range srcs.Content {
+			for _, a := range []digest.Algorithm{digest.SHA256, digest.SHA512} {
+				if v := mapValue(s, string(a)); v != nil {
+					nodes = append(nodes, v)
+				}
+			}
+		}
+	}
+	lines := lineStarts(data)
+	var spans [][2]int
+	var walk func(n *yaml.Node)
+	walk = func(n *yaml.Node) {
+		if n.Kind == yaml.ScalarNode && n.Line >= 1 && n.Line <= len(lines) {
+			start, quotes := lines[n.Line-1]+n.Column-1, 0
+			if n.Style&(yaml.DoubleQuotedStyle|yaml.SingleQuotedStyle) != 0 {
+				quotes = 2
+			}
+			spans = append(spans, [2]int{start, start + len(n.Value) + quotes})
+		}
+		for _, c := range n.Content {
+			walk(c)
+		}
+	}
+	for _, n := range nodes {
+		walk(n)
+	}
+	sort.Slice(spans, func(i, j int) bool { return spans[i][0] < spans[j][0] })
+	return spans
+}
+
+func inSpans(spans [][2]int, off int) bool {
+	for _, s := range spans {
+		if off >= s[0] && off < s[1] {
+			return true
+		}
+	}
+	return false
+}
+
+func lineStarts(data []byte) []int {
+	out := []int{0}
+	for i, c := range data {
+		if c == '\n' {
+			out = append(out, i+1)
+		}
+	}
+	return out
+}
+
+// insertAfterKey inserts line after the line of top-level key (at the end
+// when there is no such key). The derivation only adds lines, so the key's
+// line number from the original document still holds.
+func insertAfterKey(data []byte, top *yaml.Node, key, line string) []byte {
+	lines := lineStarts(data)
+	at := len(data)
+	if k := yamlfile.KeyOf(top, key); k != top && k.Line < len(lines) {
+		at = lines[k.Line]
+	}
+	out := append([]byte(nil), data[:at]...)
+	if at > 0 && data[at-1] != '\n' {
+		out = append(out, '\n')
+	}
+	return append(append(out, line+"\n"...), data[at:]...)
+}
+
+func isNameChar(c byte) bool {
+	return c == '-' || c == '_' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z'
+}
+
+func isDir(p string) bool {
+	fi, err := os.Stat(p)
+	return err == nil && fi.IsDir()
+}
+
+// numbersOf are a version's leading numbers (nil when it is not valid).
+func numbersOf(v string) []int {
+	d := debianOf(v)
+	if d == "" {
+		return nil
+	}
+	return debversion.LeadingNumbers(d)
+}
+
+// inMinor reports whether version is a MAJOR.MINOR.x of minor.
+func inMinor(version, minor string) bool {
+	v, m := numbersOf(version), numbersOf(minor)
+	return len(v) >= 2 && len(m) == 2 && v[0] == m[0] && v[1] == m[1]
+}
+
+// newerMinor reports whether minor is newer than version's minor.
+func newerMinor(minor, version string) bool {
+	v, m := numbersOf(version), numbersOf(minor)
+	return len(v) >= 2 && len(m) == 2 && (m[0] > v[0] || m[0] == v[0] && m[1] > v[1])
+}

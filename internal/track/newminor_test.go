@@ -1,0 +1,90 @@
+package track
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/updeb/updeb/internal/recipe"
+)
+
+// TestDeriveMinor: the text of a recipe whose names are written out (not
+// templated): every name, range and comment that names the minor moves, the
+// values bump sets and the digests (whatever digits they hold) stay, numbers
+// of other things stay, and the recipe's own folder becomes a shared files-dir.
+func TestDeriveMinor(t *testing.T) {
+	const src = `# kube 1.36: from v1.36.0 (see CHANGELOG-1.36.md); works with kubectl 1.35 to 1.37.
+name: kube-1.36
+version: 1.36.0
+release-date: 2026-04-22
+license: Apache-2.0
+copyright: test
+maintainer: Test <test@example.org>
+architectures: [amd64]
+repo: {component: kubernetes136, suite: stable}
+sources:
+  - name: bin
+    url: https://dl.example.org/v{{.Version}}/kube-{{.Arch}}
+    sha256: 1360000000000000000000000000000000000000000000000000000000001136
+    signature: {none: "fixture; pinned from the v1.36.0 notes"}
+packages:
+  - name: kubernetes-client136
+    summary: client 1.36 (iptables 1.8, libc 2.36)
+    description: test
+    section: admin
+    depends: [iptables (>= 1.8.7)]
+    files:
+      - {source: bin, dest: /usr/bin/kubectl-1.36}
+      - {file: kube.conf, dest: /etc/kube-1.36.conf}
+watch: {github: demo/kube, tag-prefix: v, track: "1.36.x"}
+requires: {etcd: ">=3.5", kubernetes: ">=1.33 <1.37"}
+`
+	dir := t.TempDir()
+	os.MkdirAll(filepath.Join(dir, "recipes", "kube-1.36"), 0o755)
+	os.WriteFile(filepath.Join(dir, "recipes", "kube-1.36", "kube.conf"), []byte("x\n"), 0o644)
+	path := filepath.Join(dir, "recipes", "kube-1.36.yaml")
+	os.WriteFile(path, []byte(src), 0o644)
+	r, err := recipe.Load(path, recipe.LoadOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := deriveMinor(r, []byte(src), "1.37", "1.37.2")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := strings.NewReplacer(
+		"# kube 1.36: from v1.36.0 (see CHANGELOG-1.36.md); works with kubectl 1.35 to 1.37.",
+		"# kube 1.37: from v1.37.2 (see CHANGELOG-1.37.md); works with kubectl 1.36 to 1.38.",
+		"name: kube-1.36\n", "name: kube-1.37\nfiles-dir: kube-1.36\n",
+		"component: kubernetes136", "component: kubernetes137",
+		"from the v1.36.0 notes", "from the v1.37.2 notes",
+		"name: kubernetes-client136", "name: kubernetes-client137",
+		"client 1.36 (iptables 1.8, libc 2.36)", "client 1.37 (iptables 1.8, libc 2.36)",
+		"kubectl-1.36}", "kubectl-1.37}", "/etc/kube-1.36.conf", "/etc/kube-1.37.conf",
+		`track: "1.36.x"`, `track: "1.37.x"`, `">=1.33 <1.37"`, `">=1.34 <1.38"`,
+	).Replace(src)
+	if string(got) != want {
+		t.Errorf("derived:\n%s\nwant:\n%s", got, want)
+	}
+	// Without the new version yet, the old one moves by the minor only.
+	first, _ := deriveMinor(r, []byte(src), "1.37", "")
+	if !strings.Contains(string(first), "from v1.37.0 (see") || !strings.Contains(string(first), "version: 1.36.0\n") {
+		t.Errorf("first pass:\n%s", first)
+	}
+	// The derived recipe loads with the old recipe's folder.
+	next, err := loadBytes(filepath.Join(dir, "recipes", "kube-1.37.yaml"), r.Root, got)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if next.FilesDir != r.FilesDir || next.Name != "kube-1.37" || next.Watch.Track != "1.37.x" {
+		t.Errorf("loaded: files-dir %s (want %s), name %s, track %s", next.FilesDir, r.FilesDir, next.Name, next.Watch.Track)
+	}
+	for _, tc := range []struct{ minor, want string }{
+		{"2.0", "changes the major version"},
+	} {
+		if _, err := deriveMinor(r, []byte(src), tc.minor, ""); err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("deriveMinor %s: %v", tc.minor, err)
+		}
+	}
+}

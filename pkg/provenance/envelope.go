@@ -1,0 +1,130 @@
+package provenance
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/updeb/updeb/pkg/dsse"
+	"github.com/updeb/updeb/pkg/verify"
+)
+
+// PayloadType is the DSSE payload type of an in-toto statement.
+const PayloadType = "application/vnd.in-toto+json"
+
+var (
+	// ErrRecord is wrapped when an envelope does not hold an in-toto
+	// statement with a SLSA provenance predicate.
+	ErrRecord = errors.New("provenance: not a provenance record")
+	// ErrSignature is wrapped when no signature of a record counts.
+	ErrSignature = errors.New("provenance record refused")
+	// ErrSubject is wrapped when a record is not about the package at hand.
+	ErrSubject = errors.New("provenance: record does not match the package")
+)
+
+// Envelope returns the statement as the payload of a DSSE envelope signed by
+// each signer; with none, the envelope is unsigned (an empty signature list).
+// The payload is Marshal's output, so equal statements and keys give equal
+// envelopes.
+func (s *Statement) Envelope(signers ...dsse.Signer) (*dsse.Envelope, error) {
+	payload, err := s.Marshal()
+	if err != nil {
+		return nil, err
+	}
+	return dsse.Sign(PayloadType, payload, signers...)
+}
+
+// FromEnvelope decodes the statement in e's payload. The signature is not
+// checked here (see Verify). Unknown fields are kept out of the statement
+// but are no error, so that older readers accept newer records.
+func FromEnvelope(e *dsse.Envelope) (*Statement, error) {
+	if e.PayloadType != PayloadType {
+		return nil, fmt.Errorf("%w: payload type %q, want %q", ErrRecord, e.PayloadType, PayloadType)
+	}
+	var st Statement
+	dec := json.NewDecoder(bytes.NewReader(e.Payload))
+	dec.UseNumber() // numbers come out of Marshal as they went in
+	if err := dec.Decode(&st); err != nil {
+		return nil, fmt.Errorf("%w: payload: %v", ErrRecord, err)
+	}
+	if dec.More() {
+		return nil, fmt.Errorf("%w: payload: data after the statement", ErrRecord)
+	}
+	switch {
+	case st.Type != StatementType:
+		return nil, fmt.Errorf("%w: statement type %q, want %q", ErrRecord, st.Type, StatementType)
+	case st.PredicateType != PredicateType:
+		return nil, fmt.Errorf("%w: predicate type %q, want %q", ErrRecord, st.PredicateType, PredicateType)
+	case len(st.Subject) == 0:
+		return nil, fmt.Errorf("%w: no subject", ErrRecord)
+	}
+	return &st, nil
+}
+
+// Verified is a record whose signature and subject were checked.
+type Verified struct {
+	Statement *Statement
+	Subject   Subject
+	KeyID     string         // the envelope signature's key ID (the signer's fingerprint)
+	Signature *verify.Result // the OpenPGP signature that counted
+}
+
+// Verify checks a record against a package: that a signature of the
+// envelope is an OpenPGP signature over its PAE by a key of kr, under pkg/
+// verify's policy pol, whose key ID (when given) names that key; that the
+// payload is a provenance statement; and that it has a subject called name
+// whose sha256 is sha256Hex. It returns dsse.ErrUnsigned for an envelope
+// without signatures, and errors wrapping ErrSignature (with each
+// signature's refusal), ErrRecord or ErrSubject.
+func Verify(e *dsse.Envelope, kr *verify.Keyring, pol verify.Policy, name, sha256Hex string) (*Verified, error) {
+	var res *verify.Result
+	sig, err := e.Verify(func(s dsse.Signature, pae []byte) error {
+		r, err := verify.VerifyDetached(kr, pol, bytes.NewReader(s.Sig), bytes.NewReader(pae))
+		if err != nil {
+			return err
+		}
+		if s.KeyID != "" && !strings.EqualFold(s.KeyID, r.PrimaryFingerprint) && !strings.EqualFold(s.KeyID, r.SigningKeyFingerprint) {
+			return fmt.Errorf("signature with key ID %s was made by key %s", s.KeyID, r.PrimaryFingerprint)
+		}
+		res = r
+		return nil
+	})
+	if errors.Is(err, dsse.ErrUnsigned) {
+		return nil, err
+	}
+	if se, ok := errors.AsType[*dsse.SignatureError](err); ok {
+		return nil, fmt.Errorf("%w: %w", ErrSignature, errors.Join(se.Errs...))
+	}
+	if err != nil {
+		return nil, err
+	}
+	st, err := FromEnvelope(e)
+	if err != nil {
+		return nil, err
+	}
+	v := &Verified{Statement: st, KeyID: sig.KeyID, Signature: res}
+	for _, sub := range st.Subject {
+		if sub.Name != name {
+			continue
+		}
+		if got := sub.Digest["sha256"]; !strings.EqualFold(got, sha256Hex) {
+			return nil, fmt.Errorf("%w: the record gives %s sha256 %s, the package has %s", ErrSubject, name, orNone(got), sha256Hex)
+		}
+		v.Subject = sub
+		return v, nil
+	}
+	var names []string
+	for _, sub := range st.Subject {
+		names = append(names, sub.Name)
+	}
+	return nil, fmt.Errorf("%w: the record is about %s, not %s", ErrSubject, strings.Join(names, ", "), name)
+}
+
+func orNone(s string) string {
+	if s == "" {
+		return "(none)"
+	}
+	return s
+}

@@ -1,0 +1,136 @@
+package sigstoretest_test
+
+import (
+	"bytes"
+	"net/http"
+	"net/http/httptest"
+	"testing"
+	"time"
+
+	"github.com/updeb/updeb/pkg/digest"
+	"github.com/updeb/updeb/pkg/verify/sigstore"
+	"github.com/updeb/updeb/pkg/verify/sigstore/sigstoretest"
+)
+
+const (
+	identity = "krel-staging@k8s-releng-prod.iam.gserviceaccount.com"
+	issuer   = "https://accounts.google.com"
+	workflow = "https://github.com/containerd/containerd/.github/workflows/release.yml@refs/tags/v2.3.4"
+	actions  = "https://token.actions.githubusercontent.com"
+)
+
+func digestsOf(b []byte) digest.Set {
+	h := digest.NewHasher()
+	h.Write(b)
+	return h.Sum()
+}
+
+// Every kind of material the package makes verifies with package sigstore
+// against the trusted root made with it, and not against another's.
+func TestMaterialVerifies(t *testing.T) {
+	s, err := sigstoretest.New()
+	if err != nil {
+		t.Fatal(err)
+	}
+	tr, err := sigstore.ParseTrustedRoot("virtual", s.TrustedRoot())
+	if err != nil {
+		t.Fatal(err)
+	}
+	artifact := []byte("kubernetes-server-linux-amd64.tar.gz stand-in\n")
+	ds := digestsOf(artifact)
+
+	rekor := sigstoretest.NewRekor()
+	gh := sigstoretest.NewGitHub()
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if bytes.HasPrefix([]byte(r.URL.Path), []byte("/repos/")) {
+			gh.ServeHTTP(w, r)
+			return
+		}
+		rekor.ServeHTTP(w, r)
+	}))
+	defer srv.Close()
+	v, err := sigstore.New(tr, sigstore.Options{HTTPClient: srv.Client(), RekorURL: srv.URL, GitHubAPIURL: srv.URL})
+	if err != nil {
+		t.Fatal(err)
+	}
+	pol := sigstore.Policy{Identity: identity, Issuer: issuer}
+
+	sig, err := s.Sign(identity, issuer, artifact)
+	if err != nil {
+		t.Fatal(err)
+	}
+	answer, err := s.Answer(sig.Entry)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rekor.Publish(sig.Entry.UUID(), answer)
+	d := sigstore.Detached{Signature: sig.Sig, SignatureSource: "x.sig", Certificate: sig.Cert, CertificateSource: "x.cert"}
+	res, err := v.VerifyDetached(t.Context(), pol, ds, d)
+	if err != nil {
+		t.Fatalf("detached: %v", err)
+	}
+	if res.LogIndex != sig.Entry.LogIndex || res.Identity != identity || res.Source != srv.URL+sig.Entry.Path() {
+		t.Errorf("detached result %+v", res)
+	}
+	u, err := v.RekorEntryURL(pol, ds, d)
+	if err != nil || u != srv.URL+sig.Entry.Path() {
+		t.Errorf("RekorEntryURL = %q, %v", u, err)
+	}
+	d.RekorEntry = answer
+	before := rekor.Requests()
+	if _, err := v.VerifyDetached(t.Context(), pol, ds, d); err != nil || rekor.Requests() != before {
+		t.Errorf("detached with the entry given: %v (%d requests)", err, rekor.Requests()-before)
+	}
+
+	b, err := s.Bundle(identity, issuer, artifact)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res, err := v.VerifyBundle(t.Context(), pol, ds, b, "x.sigstore.json"); err != nil || res.LogIndex == sig.Entry.LogIndex {
+		t.Errorf("bundle: %v (a new log index each time: %+v)", err, res)
+	}
+
+	att, err := s.Attestation(workflow, actions, sigstoretest.Subject{Name: "containerd.tar.gz", Digest: map[string]string{"sha256": ds[digest.SHA256]}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	gh.Add("containerd/containerd", ds[digest.SHA256], att)
+	wpol := sigstore.Policy{IdentityRegexp: `^https://github\.com/containerd/containerd/\.github/workflows/release\.yml@refs/tags/v.*$`, Issuer: actions}
+	if _, err := v.VerifyGitHubAttestations(t.Context(), wpol, ds, "containerd/containerd"); err != nil {
+		t.Errorf("attestation: %v", err)
+	}
+	if len(gh.Requests()) != 1 {
+		t.Errorf("GitHub requests %v", gh.Requests())
+	}
+
+	// Another deployment's root trusts none of it.
+	other, err := sigstoretest.New()
+	if err != nil {
+		t.Fatal(err)
+	}
+	otr, _ := sigstore.ParseTrustedRoot("other", other.TrustedRoot())
+	ov, _ := sigstore.New(otr, sigstore.Options{})
+	if _, err := ov.VerifyBundle(t.Context(), pol, ds, b, "x.sigstore.json"); err == nil {
+		t.Error("another deployment's root accepted the bundle")
+	}
+}
+
+func TestTUFRefresh(t *testing.T) {
+	s, _ := sigstoretest.New()
+	repo, err := sigstoretest.NewTUF()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := repo.Publish(s.TrustedRoot(), time.Now().Add(24*time.Hour)); err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewServer(repo)
+	defer srv.Close()
+	tr, err := sigstore.Refresh(t.Context(), sigstore.RefreshOptions{HTTPClient: srv.Client(), RepositoryURL: srv.URL, Root: repo.Root(), Dir: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(tr.JSON(), s.TrustedRoot()) {
+		t.Error("refreshed root differs from the published one")
+	}
+}

@@ -1,0 +1,5 @@
+//go:build !linux
+
+package xzpar
+
+func adviseHugePages[T uint32 | byte]([]T) {}

@@ -1,0 +1,189 @@
+package xzpar
+
+import "strconv"
+
+// LZMA2 framing, after the xz file format and liblzma's decoder: the data is
+// a sequence of chunks, each either LZMA-coded (at most 2 MiB uncompressed
+// and 64 KiB compressed, with its own range coder; control byte 0x80 plus
+// reset bits) or stored (at most 64 KiB, control byte 1 or 2), ended by a 0
+// byte. The model (state, distances, probabilities) carries over from one
+// LZMA chunk to the next; a stored chunk does not touch it, so the LZMA chunk
+// after one resets the state, and the encoder resets its model with it.
+
+const (
+	chunkMaxUnpacked = 1 << 21
+	chunkMaxPacked   = 1 << 16
+	storedMax        = 1 << 16
+	// symbolMaxBytes bounds the range coder output of one symbol: at most 22
+	// modelled bits (6.05 bits of output each at the lowest probability) and
+	// 26 direct bits.
+	symbolMaxBytes = 32
+
+	// Chunk reset levels, bits 5-6 of an LZMA chunk's control byte.
+	resetNone        = 0
+	resetState       = 1
+	resetStateProps  = 2
+	resetDictionary  = 3
+	controlLZMA      = 0x80
+	controlStoredNew = 1 // stored chunk that resets the dictionary
+	controlStored    = 2
+	controlEnd       = 0
+)
+
+// Mode selects the LZMA parser and match finder.
+type Mode uint8
+
+const (
+	// ModeFast is lazy matching with hash chains, like xz -1 to -3.
+	ModeFast Mode = iota
+	// ModeBest is price-based optimal parsing, like xz -4 to -9, with binary
+	// trees or hash chains (see finderFor): about twice the CPU of ModeFast
+	// for 2 to 4% smaller output on binaries.
+	ModeBest
+)
+
+func (m Mode) String() string {
+	switch m {
+	case ModeFast:
+		return "fast"
+	case ModeBest:
+		return "best"
+	}
+	return "Mode(" + strconv.Itoa(int(m)) + ")"
+}
+
+// finder is a match finder and its search limits: a search stops at a match
+// of niceLen bytes or after depth candidates.
+type finder struct {
+	kind    mfKind
+	niceLen int
+	depth   uint32
+}
+
+// The finders, measured on Go binaries (internal/bench/README.md): hash
+// chains searched four deep are as good as deeper searches at a fraction of
+// the CPU, with either parser; binary trees find 3 to 5% smaller output for
+// the optimal parser at about 40% more CPU and twice the memory per
+// dictionary byte.
+var (
+	chainFinder = finder{hc4, 32, 4}
+	treeFinder  = finder{bt4, 32, 12}
+)
+
+// finderFor returns the finder of a block whose dictionary is dict bytes in
+// a writer configured for dictCap. ModeBest uses binary trees where they fit
+// in the memory the hash chains take at the full dictionary (a dictionary of
+// at most half of dictCap: small packages and last blocks), hash chains
+// elsewhere, so the memory bound is that of the chains.
+func finderFor(mode Mode, dict, dictCap int) finder {
+	if mode == ModeBest && 2*dict <= dictCap {
+		return treeFinder
+	}
+	return chainFinder
+}
+
+// lzmaEncoder encodes blocks into LZMA2 data; one per worker, reused so that
+// its tables are allocated once.
+type lzmaEncoder struct {
+	mode Mode
+	mf   matchFinder
+	m    model
+	rc   rangeEncoder
+	fast fastParser
+	opt  *optimalParser
+	// chunk is the range coder's buffer for one chunk.
+	chunk []byte
+}
+
+func newLZMAEncoder(mode Mode) *lzmaEncoder {
+	e := &lzmaEncoder{mode: mode, chunk: make([]byte, 0, chunkMaxPacked+symbolMaxBytes)}
+	e.fast.mf = &e.mf
+	if mode == ModeBest {
+		e.opt = newOptimalParser(&e.mf, &e.m)
+	}
+	return e
+}
+
+// chunkWriter tracks the chunk being coded and appends finished chunks to out.
+type chunkWriter struct {
+	out      []byte
+	start    int  // block offset of the chunk's first byte
+	first    bool // no chunk written yet: the next one resets the dictionary
+	needProp bool // no LZMA chunk yet: the next one sets the properties
+	reset    bool // a stored chunk was written: the next LZMA chunk resets the state
+}
+
+// encode appends the LZMA2 data of block in, with matches at most dictSize
+// back found by f, to dst, end marker included.
+func (e *lzmaEncoder) encode(dst, in []byte, dictSize uint32, f finder) []byte {
+	e.mf.reset(in, dictSize, f)
+	defer e.mf.release()
+	e.m.reset()
+	e.fast.reset()
+	if e.opt != nil {
+		e.opt.reset(dictSize)
+	}
+	e.rc.reset(e.chunk)
+	cw := chunkWriter{out: dst, first: true, needProp: true}
+	for pos := 0; pos < len(in); {
+		var length, dist uint32
+		if e.opt != nil {
+			length, dist = e.opt.next(pos)
+		} else {
+			length, dist = e.fast.next(pos, &e.m.reps)
+		}
+		if pos+int(length)-cw.start > chunkMaxUnpacked || e.rc.pending()+symbolMaxBytes > chunkMaxPacked {
+			e.endChunk(&cw, in, pos)
+		}
+		e.m.encodeSymbol(&e.rc, in, pos, length, dist)
+		pos += int(length)
+	}
+	if cw.start < len(in) {
+		e.endChunk(&cw, in, len(in))
+	}
+	return append(cw.out, controlEnd)
+}
+
+// endChunk finishes the chunk of in[cw.start:end]: LZMA-coded if that is
+// smaller, else stored (and the model reset, as the decoder will).
+func (e *lzmaEncoder) endChunk(cw *chunkWriter, in []byte, end int) {
+	e.rc.flush()
+	packed := e.rc.out
+	unpacked := in[cw.start:end]
+	storedCost := len(unpacked) + 3*((len(unpacked)+storedMax-1)/storedMax)
+	if len(packed)+6 < storedCost {
+		level := resetNone
+		switch {
+		case cw.first:
+			level = resetDictionary
+		case cw.needProp:
+			level = resetStateProps
+		case cw.reset:
+			level = resetState
+		}
+		u, c := len(unpacked)-1, len(packed)-1
+		cw.out = append(cw.out, byte(controlLZMA|level<<5|u>>16), byte(u>>8), byte(u), byte(c>>8), byte(c))
+		if level >= resetStateProps {
+			cw.out = append(cw.out, propsByte)
+		}
+		cw.out = append(cw.out, packed...)
+		cw.needProp, cw.reset = false, false
+	} else {
+		for p := unpacked; len(p) > 0; {
+			k := min(len(p), storedMax)
+			control := byte(controlStored)
+			if cw.first {
+				control = controlStoredNew
+			}
+			cw.out = append(cw.out, control, byte((k-1)>>8), byte(k-1))
+			cw.out = append(cw.out, p[:k]...)
+			p = p[k:]
+			cw.first = false
+		}
+		e.m.reset()
+		cw.reset = true
+	}
+	cw.first = false
+	cw.start = end
+	e.rc.reset(e.chunk)
+}

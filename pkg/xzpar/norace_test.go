@@ -1,0 +1,5 @@
+//go:build !race
+
+package xzpar
+
+const raceEnabled = false
