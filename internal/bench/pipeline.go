@@ -316,5 +316,5 @@ func benchFetch(work string) ([]row, error) {
 		return nil, err
 	}
 	fmt.Println()
-	return nil, fetchbench.Run(context.Background(), os.Stdout, fetchbench.Config{Updeb: updeb, Size: 200e6, Runs: 3})
+	return nil, fetchbench.Run(context.Background(), os.Stdout, fetchbench.Config{Updeb: updeb, Size: 200e6, Runs: 7})
 }

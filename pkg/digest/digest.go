@@ -166,13 +166,10 @@ const parallelMin = 64 << 10
 
 // Write feeds every hash; it never fails and does not retain p. A write of
 // parallelMin bytes or more with several algorithms computes them at once,
-// one goroutine each, and returns when all are done: reads from a file
-// (cache.Verify's 256 KiB, a file mirror's 1 MiB) hash at the speed of the
-// slowest algorithm, not of the sum. A download's writes are what each read
-// from its socket returns, mostly under 64 KiB: they are hashed one algorithm
-// after the other, in the writer's goroutine. Gathering them and hashing off
-// the read path was measured slower where the proxy shares the CPUs
-// (internal/bench/README.md, "Download loop").
+// one goroutine each, and returns when all are done: such a write hashes at
+// the speed of the slowest algorithm, not of the sum. Writers that receive
+// small pieces (a socket's reads) gather them into larger writes to get
+// this (internal/fetch gathers 1 MiB).
 func (h *Hasher) Write(p []byte) (int, error) {
 	if len(h.hashes) < 2 || len(p) < parallelMin {
 		for _, x := range h.hashes {
