@@ -49,7 +49,7 @@ var sections = []section{
 	{"pipeline", "end to end: fetch through squid, verify (sha512 + OpenPGP), extract, build one package from a tarball of the same binaries", benchPipeline},
 	{"fetch", "fetch: updeb vs curl through squid", benchFetch},
 	{"repo", "repository: publish into a suite of N package versions, publish 1 more, refresh; vs apt-ftparchive + gzip + xz + gpg on the same pool", benchRepo},
-	{"scaling", "scaling: `updeb build` of every recipe of a stand-in mirror (small and large packages of the payload's binaries) at build.parallel 1 and 2", benchScaling},
+	{"scaling", "scaling: `updeb build` of every recipe of a stand-in mirror (small and large packages of the payload's binaries) at build.parallel 1 and 2 (publishing into suites of 10 to 10000 versions: the repo section)", benchScaling},
 }
 
 // children are the modes the program runs in when re-executed as a child.
