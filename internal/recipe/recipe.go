@@ -11,6 +11,7 @@ package recipe
 
 import (
 	"errors"
+	"regexp"
 	"time"
 
 	"go.yaml.in/yaml/v3"
@@ -217,4 +218,16 @@ var relationFields = []struct{ key, field string }{
 	{"breaks", "Breaks"},
 	{"replaces", "Replaces"},
 	{"provides", "Provides"},
+}
+
+var seriesSuffixRE = regexp.MustCompile(`^(.+)-[0-9]+\.[0-9]+$`)
+
+// Component is the name updeb compat, release sets and the end-of-life data
+// know a recipe named name by: the name without the "-MAJOR.MINOR" suffix
+// that versioned recipe series add (kubernetes-1.35 -> kubernetes).
+func Component(name string) string {
+	if m := seriesSuffixRE.FindStringSubmatch(name); m != nil {
+		return m[1]
+	}
+	return name
 }
