@@ -240,6 +240,51 @@ func TestRefreshRenewsValidUntilForApt(t *testing.T) {
 	}
 }
 
+// A timer refreshing every suite keeps refreshing the healthy ones when one
+// cannot be refreshed (here a suite signed by another key, which refresh
+// must not drop): apt sees the healthy suite's new Valid-Until, the other
+// suite is unchanged, and the error names it.
+func TestRefreshGoesOnPastAFailingSuite(t *testing.T) {
+	t.Parallel() // mostly waiting: for the clock, for apt
+	dir, root := testDirs(t)
+	ctx := context.Background()
+	deb := pkgOf(t, testDeb(t, dir, "app", "1.0-1", "amd64", "v1"))
+	gen, err := GenerateKey("other key", "other@example.com", Ed25519, time.Unix(1700000000, 0), rand.Reader)
+	must(t, err)
+	other, err := ReadSigner(bytes.NewReader(gen.SecretArmored), "other")
+	must(t, err)
+	// "alpha" sorts first, so a refresh that stopped at the first failure
+	// would never reach "beta".
+	for suite, signer := range map[string]*Signer{"alpha": other, "beta": testSigner(t)} {
+		past := Open(root, Options{Settings: SettingsChange{Architectures: []string{"amd64"}, ValidFor: ptr(2 * time.Hour)}, Signer: signer,
+			Now: func() time.Time { return time.Now().Add(-90 * time.Minute) }, Logger: slog.New(slog.DiscardHandler)})
+		_, err := past.Publish(ctx, suite, "main", []Package{deb})
+		must(t, err)
+	}
+	a := newAptClient(t, root, "beta", "main")
+	must(t, os.WriteFile(filepath.Join(a.dir, "keyring.gpg"), testKey.PublicBinary, 0o644))
+	a.update()
+	alphaBefore, err := os.Readlink(filepath.Join(root, "dists", "alpha"))
+	must(t, err)
+
+	res, err := realRepo(t, root, SettingsChange{}, nil).Refresh(ctx, nil)
+	var fc *FieldChangeError
+	if !errors.As(err, &fc) || fc.Suite != "alpha" {
+		t.Fatalf("refresh of every suite: %v, want suite alpha's refused key change", err)
+	}
+	if len(res) != 1 || res[0].Suite != "beta" || res[0].Generation != 2 {
+		t.Fatalf("refresh of every suite refreshed %+v, want beta's generation 2", res)
+	}
+	if after, _ := os.Readlink(filepath.Join(root, "dists", "alpha")); after != alphaBefore {
+		t.Fatalf("the refused suite alpha moved from %s to %s", alphaBefore, after)
+	}
+	a.update()
+	if left := time.Until(a.listsRelease("beta").validUntil); left < 110*time.Minute || left > 2*time.Hour {
+		t.Fatalf("after refresh apt has beta valid for %v more, want 2h", left)
+	}
+	a.install("app", "1.0-1", "v1")
+}
+
 // A change clients refuse is refused, with what they will do; allowed, apt
 // indeed refuses it. Dropping a signing key is refused the same way.
 func TestFieldChangeRefused(t *testing.T) {
