@@ -18,6 +18,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ProtonMail/go-crypto/openpgp"
+
 	"github.com/updeb/updeb/internal/testenv"
 	"github.com/updeb/updeb/pkg/control"
 )
@@ -283,6 +285,67 @@ func TestRefreshGoesOnPastAFailingSuite(t *testing.T) {
 		t.Fatalf("after refresh apt has beta valid for %v more, want 2h", left)
 	}
 	a.install("app", "1.0-1", "v1")
+}
+
+// Suites signed by different keys (a staging key, a production key) all
+// verify, for a new client, with the one keyring at the repository's root,
+// whichever suite was written last; a key no live suite uses any longer
+// leaves it. A suite whose live generation predates the stored keys keeps
+// its keys in the keyring.
+func TestKeyringServesEverySuite(t *testing.T) {
+	t.Parallel() // mostly waiting: for the clock, for apt
+	dir, root := testDirs(t)
+	ctx := context.Background()
+	deb := pkgOf(t, testDeb(t, dir, "app", "1.0-1", "amd64", "v1"))
+	gen, err := GenerateKey("staging key", "staging@example.com", Ed25519, time.Unix(1700000000, 0), rand.Reader)
+	must(t, err)
+	stagingKey, err := ReadSigner(bytes.NewReader(gen.SecretArmored), "staging")
+	must(t, err)
+	newClients := func(when string) {
+		t.Helper()
+		for _, suite := range []string{"production", "staging"} {
+			a := newAptClient(t, root, suite, "main") // trusts archive-keyring.gpg as it is now
+			if out, err := a.run("apt-get", "update", "-q"); err != nil || strings.Contains(out, "W: ") || strings.Contains(out, "E: ") {
+				t.Fatalf("%s: a new client of %s with the repository's keyring: %v\n%s", when, suite, err, out)
+			}
+		}
+	}
+	keyring := func() []string {
+		t.Helper()
+		data, err := os.ReadFile(filepath.Join(root, "archive-keyring.gpg"))
+		must(t, err)
+		list, err := openpgp.ReadKeyRing(bytes.NewReader(data))
+		must(t, err)
+		var fps []string
+		for _, e := range list {
+			fps = append(fps, fingerprint(e))
+		}
+		sort.Strings(fps)
+		return fps
+	}
+	_, err = realRepo(t, root, testSettings("amd64"), nil).Publish(ctx, "production", "main", []Package{deb})
+	must(t, err)
+	_, err = realRepo(t, root, testSettings("amd64"), stagingKey).Publish(ctx, "staging", "main", []Package{deb})
+	must(t, err)
+	newClients("after publishing to staging")
+	_, err = realRepo(t, root, SettingsChange{}, nil).Refresh(ctx, []string{"production"})
+	must(t, err)
+	newClients("after refreshing production")
+
+	// A live generation without its keys file (written by an older updeb):
+	// its keys stay, taken from the keyring as it was.
+	must(t, os.Remove(filepath.Join(root, "dists/staging", keysFile)))
+	_, err = realRepo(t, root, SettingsChange{}, nil).Refresh(ctx, []string{"production"})
+	must(t, err)
+	newClients("after refreshing production, staging's keys file gone")
+
+	// Staging moves to the production key: the staging key leaves the keyring.
+	_, err = realRepo(t, root, SettingsChange{AllowFieldChange: true}, nil).Refresh(ctx, []string{"staging"})
+	must(t, err)
+	if got, want := keyring(), testSigner(t).Fingerprints(); !slices.Equal(got, want) {
+		t.Fatalf("with every suite signed by %v the keyring holds %v", want, got)
+	}
+	newClients("after staging dropped its key")
 }
 
 // A change clients refuse is refused, with what they will do; allowed, apt
