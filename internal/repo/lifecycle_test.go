@@ -43,6 +43,16 @@ func realRepo(t *testing.T, root string, change SettingsChange, signer *Signer) 
 	return Open(root, Options{Settings: change, Signer: signer, Logger: slog.New(slog.DiscardHandler)})
 }
 
+// newSigner returns a signer with a new Ed25519 key, other than the test key.
+func newSigner(t *testing.T, name string) *Signer {
+	t.Helper()
+	gen, err := GenerateKey(name+" key", name+"@example.com", Ed25519, time.Unix(1700000000, 0), rand.Reader)
+	must(t, err)
+	s, err := ReadSigner(bytes.NewReader(gen.SecretArmored), name)
+	must(t, err)
+	return s
+}
+
 // madison returns the versions of name apt sees, sorted.
 func (a *aptClient) madison(name string) []string {
 	a.t.Helper()
@@ -251,10 +261,7 @@ func TestRefreshGoesOnPastAFailingSuite(t *testing.T) {
 	dir, root := testDirs(t)
 	ctx := context.Background()
 	deb := pkgOf(t, testDeb(t, dir, "app", "1.0-1", "amd64", "v1"))
-	gen, err := GenerateKey("other key", "other@example.com", Ed25519, time.Unix(1700000000, 0), rand.Reader)
-	must(t, err)
-	other, err := ReadSigner(bytes.NewReader(gen.SecretArmored), "other")
-	must(t, err)
+	other := newSigner(t, "other")
 	// "alpha" sorts first, so a refresh that stopped at the first failure
 	// would never reach "beta".
 	for suite, signer := range map[string]*Signer{"alpha": other, "beta": testSigner(t)} {
@@ -297,10 +304,7 @@ func TestKeyringServesEverySuite(t *testing.T) {
 	dir, root := testDirs(t)
 	ctx := context.Background()
 	deb := pkgOf(t, testDeb(t, dir, "app", "1.0-1", "amd64", "v1"))
-	gen, err := GenerateKey("staging key", "staging@example.com", Ed25519, time.Unix(1700000000, 0), rand.Reader)
-	must(t, err)
-	stagingKey, err := ReadSigner(bytes.NewReader(gen.SecretArmored), "staging")
-	must(t, err)
+	stagingKey := newSigner(t, "staging")
 	newClients := func(when string) {
 		t.Helper()
 		for _, suite := range []string{"production", "staging"} {
@@ -323,7 +327,7 @@ func TestKeyringServesEverySuite(t *testing.T) {
 		sort.Strings(fps)
 		return fps
 	}
-	_, err = realRepo(t, root, testSettings("amd64"), nil).Publish(ctx, "production", "main", []Package{deb})
+	_, err := realRepo(t, root, testSettings("amd64"), nil).Publish(ctx, "production", "main", []Package{deb})
 	must(t, err)
 	_, err = realRepo(t, root, testSettings("amd64"), stagingKey).Publish(ctx, "staging", "main", []Package{deb})
 	must(t, err)
