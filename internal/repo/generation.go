@@ -1,6 +1,7 @@
 package repo
 
 import (
+	"bytes"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -9,9 +10,12 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/ProtonMail/go-crypto/openpgp"
 
 	"github.com/updeb/updeb/pkg/atomicfile"
 )
@@ -107,6 +111,10 @@ func (r *Repo) render(ctx context.Context, st *suiteState) (*nextGeneration, err
 // generation, its history record, the rename to its number, the switch of
 // the suite's link, and the pruning of generations no longer kept.
 func (r *Repo) install(ctx context.Context, st *suiteState, next *nextGeneration, rec Record) error {
+	// The keyring at the root holds every live suite's keys: written once
+	// before the switch (the keys of the generation going live and of the
+	// one it replaces), and once after (without a key no suite uses any
+	// longer).
 	if err := r.writeKeyring(); err != nil {
 		return err
 	}
@@ -126,6 +134,9 @@ func (r *Repo) install(ctx context.Context, st *suiteState, next *nextGeneration
 		return err
 	}
 	r.hook("switched")
+	if err := r.writeKeyring(); err != nil {
+		r.opts.Logger.Warn("cannot rewrite the repository's keyring; the next write does", "err", err)
+	}
 	r.prune(st.suite, next.n, next.set.Keep)
 	return nil
 }
@@ -257,6 +268,10 @@ func (r *Repo) signRelease(set Settings, date time.Time, files []indexFile) ([]i
 // settings, and by-hash/ with this generation's indexes and the live
 // generation's, so a client holding the live InRelease finds what it lists.
 func (r *Repo) stage(st *suiteState, files, meta []indexFile, set Settings, date time.Time) (string, error) {
+	keys, _, err := r.opts.Signer.PublicKey()
+	if err != nil {
+		return "", err
+	}
 	parent := r.suiteGenDir(st.suite)
 	if err := os.MkdirAll(parent, 0o755); err != nil {
 		return "", err
@@ -267,7 +282,8 @@ func (r *Repo) stage(st *suiteState, files, meta []indexFile, set Settings, date
 	}
 	dirs := map[string]bool{staging: true}
 	err = os.Chmod(staging, 0o755)
-	all := append(append(append([]indexFile(nil), files...), meta...), indexFile{path: settingsFile, data: set.marshal()})
+	all := append(append(append([]indexFile(nil), files...), meta...),
+		indexFile{path: settingsFile, data: set.marshal()}, indexFile{path: keysFile, data: keys})
 	for _, f := range all {
 		if err == nil {
 			err = placeFile(staging, f, date, st.copyBase, dirs)
@@ -449,12 +465,63 @@ func (r *Repo) prune(suite string, live, keep int) []int {
 	return removed
 }
 
-// writeKeyring writes the signers' public keys at the repository root, binary
-// (archive-keyring.gpg, for signed-by) and armored (archive-keyring.asc).
+// keysFile is the public signing keys of a generation, beside its settings:
+// what the repository's keyring is assembled from.
+const keysFile = "updeb-keys.gpg"
+
+// writeKeyring writes, at the repository root, the public keys a client of
+// any suite needs, binary (archive-keyring.gpg, for signed-by) and armored
+// (archive-keyring.asc): the keys of this write's signer and of every suite's
+// live generation. Suites signed by different keys (a staging key and a
+// production key) then all verify with the one keyring clients are told to
+// fetch, whichever suite was written last. A live generation written before
+// generations kept their keys contributes the keys of the existing keyring
+// that its settings name. Leftover temporary files of a killed write of the
+// keyring are removed.
 func (r *Repo) writeKeyring() error {
-	bin, asc, err := r.opts.Signer.PublicKey()
+	old, _ := os.ReadFile(filepath.Join(r.root, "archive-keyring.gpg"))
+	existing, _ := openpgp.ReadKeyRing(bytes.NewReader(old))
+	var es []*openpgp.Entity
+	seen := map[string]bool{}
+	add := func(e *openpgp.Entity) {
+		if fp := fingerprint(e); !seen[fp] {
+			seen[fp] = true
+			es = append(es, e)
+		}
+	}
+	for _, e := range r.opts.Signer.entities {
+		add(e)
+	}
+	suites, err := r.managedSuites()
 	if err != nil {
 		return err
+	}
+	for _, suite := range suites {
+		g, err := r.live(suite)
+		if err != nil || g == nil {
+			continue // a damaged suite is named by the operations on it
+		}
+		if data, err := os.ReadFile(filepath.Join(g.dir, keysFile)); err == nil {
+			if list, err := openpgp.ReadKeyRing(bytes.NewReader(data)); err == nil {
+				for _, e := range list {
+					add(e)
+				}
+				continue
+			}
+		}
+		for _, e := range existing {
+			if slices.ContainsFunc(g.settings.SigningKeys, (&Signer{entities: []*openpgp.Entity{e}}).signs) {
+				add(e)
+			}
+		}
+	}
+	bin, asc, err := publicKey(es...)
+	if err != nil {
+		return err
+	}
+	leftovers, _ := filepath.Glob(filepath.Join(r.root, ".archive-keyring.*.tmp-*"))
+	for _, f := range leftovers {
+		os.Remove(f)
 	}
 	for name, data := range map[string][]byte{"archive-keyring.gpg": bin, "archive-keyring.asc": asc} {
 		// 0644: a new client fetches the key from the same web server.

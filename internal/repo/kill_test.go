@@ -232,6 +232,9 @@ func TestKilledWritesLeaveRepositoryWorking(t *testing.T) {
 	if len(tmps) > 0 {
 		t.Errorf("temporary pool files of killed publishes left: %v", tmps)
 	}
+	if tmps, _ = filepath.Glob(filepath.Join(root, ".archive-keyring.*.tmp-*")); len(tmps) > 0 {
+		t.Errorf("temporary keyrings of killed writes left: %v", tmps)
+	}
 }
 
 // Two writes at once serialise on the repository lock: the second waits
