@@ -375,7 +375,7 @@ func carryByHash(staging string, live *generation, dirs map[string]bool) error {
 // never live, so it is replaced.
 func (r *Repo) commit(suite string, n int, staging string) error {
 	final := r.genDir(suite, n)
-	if err := os.RemoveAll(final); err != nil {
+	if err := r.removeAside(final); err != nil {
 		return err
 	}
 	if err := os.Rename(staging, final); err != nil {
@@ -434,8 +434,10 @@ func (r *Repo) generationsToKeep(suite string, live, keep int) (map[int]bool, er
 }
 
 // prune removes suite's generations that are not kept, generations after the
-// live one (never live: written by a killed write) and staging directories.
-// Failures are only logged: the repository is already consistent.
+// live one (never live: written by a killed write), and the dot-named
+// leftovers of killed writes: staging directories and generations renamed
+// aside (see removeAside). Failures are only logged: the repository is
+// already consistent.
 func (r *Repo) prune(suite string, live, keep int) []int {
 	kept, err := r.generationsToKeep(suite, live, keep)
 	if err != nil {
@@ -454,8 +456,13 @@ func (r *Repo) prune(suite string, live, keep int) []int {
 		if err == nil && kept[n] {
 			continue
 		}
-		if err := os.RemoveAll(filepath.Join(parent, de.Name())); err != nil {
-			r.opts.Logger.Warn("cannot remove an old generation", "dir", filepath.Join(parent, de.Name()), "err", err)
+		dir := filepath.Join(parent, de.Name())
+		remove := r.removeAside
+		if strings.HasPrefix(de.Name(), ".") {
+			remove = os.RemoveAll // already aside: nothing reads it
+		}
+		if err := remove(dir); err != nil {
+			r.opts.Logger.Warn("cannot remove an old generation", "dir", dir, "err", err)
 			continue
 		}
 		if n > 0 {
@@ -463,6 +470,35 @@ func (r *Repo) prune(suite string, live, keep int) []int {
 		}
 	}
 	return removed
+}
+
+// asidePrefix starts the name a generation directory is renamed to before it
+// is removed.
+const asidePrefix = ".removing-"
+
+// removeAside removes a generation directory without it ever being seen
+// half-removed: it is renamed to a dot name first, which history, rollback
+// and gc ignore (they read numbered directories only), and removed from
+// there. A removal killed after the rename leaves a dot directory that the
+// next prune of the suite (its next write, or gc) removes; a numbered
+// directory is always whole. A directory that does not exist is removed.
+func (r *Repo) removeAside(dir string) error {
+	aside := filepath.Join(filepath.Dir(dir), asidePrefix+filepath.Base(dir))
+	if err := os.RemoveAll(aside); err != nil { // a leftover of an earlier removal
+		return err
+	}
+	err := os.Rename(dir, aside)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	if err := atomicfile.SyncDir(filepath.Dir(dir)); err != nil {
+		return err
+	}
+	r.hook("aside")
+	return os.RemoveAll(aside)
 }
 
 // keysFile is the public signing keys of a generation, beside its settings:

@@ -529,3 +529,84 @@ func TestPromoteRefusesOtherBytes(t *testing.T) {
 		t.Fatal("a refused promotion changed the repository")
 	}
 }
+
+// A version has one build in a suite, whichever component lists it: other
+// bytes for it in another component, by publish or by promote, are refused
+// (exit 1 at the CLI) with the repository unchanged; the same bytes are
+// allowed, and apt, using both components, then sees one build of it.
+func TestOneBuildPerVersionAcrossComponents(t *testing.T) {
+	t.Parallel() // mostly waiting: for the clock, for apt
+	dir, root := testDirs(t)
+	ctx := context.Background()
+	r := realRepo(t, root, testSettings("amd64"), nil)
+	debA := testDeb(t, dir, "app", "1-1", "amd64", "main build")
+	debB := testDeb(t, t.TempDir(), "app", "1-1", "amd64", "other build")
+	shaA, shaB := sha256File(t, debA), sha256File(t, debB)
+	_, err := r.Publish(ctx, "production", "main", []Package{pkgOf(t, debA)})
+	must(t, err)
+	_, err = r.Publish(ctx, "production", "extra", []Package{pkgOf(t, testDeb(t, dir, "tool", "1", "amd64", "tool"))})
+	must(t, err)
+	_, err = r.Publish(ctx, "staging", "beta", []Package{pkgOf(t, debB)})
+	must(t, err)
+	a := newAptClient(t, root, "production", "main extra")
+	a.update()
+
+	refused := func(what string, op func() error, have, into string, sums ...string) {
+		t.Helper()
+		before := snapshot(t, root)
+		err := op()
+		var ce *ConflictError
+		if !errors.As(err, &ce) || ce.Suite != "production" || ce.Component != have || ce.Into != into {
+			t.Fatalf("%s: got %v, want a *ConflictError between production/%s and production/%s", what, err, have, into)
+		}
+		for _, s := range append([]string{"suite production", "component " + have, "component " + into}, sums...) {
+			if !strings.Contains(err.Error(), s) {
+				t.Errorf("%s: the message does not say %q: %v", what, s, err)
+			}
+		}
+		if after := snapshot(t, root); !reflect.DeepEqual(before, after) {
+			t.Fatalf("%s: a refused write changed the repository", what)
+		}
+	}
+	refused("publish into another component", func() error {
+		_, err := r.Publish(ctx, "production", "beta", []Package{pkgOf(t, debB)})
+		return err
+	}, "main", "beta", shaA, shaB, debB)
+	refused("promote into another component", func() error {
+		_, err := r.Promote(ctx, Place{"staging", "beta"}, Place{"production", ""}, nil)
+		return err
+	}, "main", "beta", shaA, shaB, "staging/beta's pool/beta/a/app/app_1-1_amd64.deb")
+	refused("promote named into another component", func() error {
+		_, err := r.Promote(ctx, Place{"staging", ""}, Place{"production", "other"}, []Selector{{Name: "app", Version: "1-1"}})
+		return err
+	}, "main", "other", shaA, shaB)
+	refused("one publish, two builds in two components", func() error {
+		_, err := r.PublishComponents(ctx, "production", map[string][]Package{
+			"main":  {pkgOf(t, testDeb(t, dir, "app", "2-1", "amd64", "two"))},
+			"other": {pkgOf(t, testDeb(t, t.TempDir(), "app", "2-1", "amd64", "another two"))},
+		})
+		return err
+	}, "main", "other")
+
+	// The same bytes in another component: allowed, publish and promote.
+	res, err := r.Publish(ctx, "production", "extra", []Package{pkgOf(t, debA)})
+	must(t, err)
+	if len(res.Added) != 1 || res.Added[0].SHA256 != shaA {
+		t.Fatalf("publishing the same bytes into another component: %+v", res)
+	}
+	pres, err := r.Promote(ctx, Place{"production", "main"}, Place{"production", "other"}, nil)
+	must(t, err)
+	if len(pres.Added) != 1 || pres.Added[0].Filename != "pool/main/a/app/app_1-1_amd64.deb" {
+		t.Fatalf("promoting the same bytes into another component: %+v", pres)
+	}
+	a = newAptClient(t, root, "production", "main extra other")
+	a.update()
+	out, err := a.run("apt-cache", "show", "app=1-1")
+	if err != nil || strings.Count(out, "SHA256: ") != 1 || !strings.Contains(out, "SHA256: "+shaA) {
+		t.Fatalf("apt-cache show app=1-1 with the same bytes in main and extra: want one build, sha256 %s: %v\n%s", shaA, err, out)
+	}
+	if out, err := a.run("apt-cache", "madison", "app"); err != nil || !strings.Contains(out, "production/main") || !strings.Contains(out, "production/extra") {
+		t.Fatalf("apt-cache madison app: want it from both components: %v\n%s", err, out)
+	}
+	a.install("app", "1-1", "main build")
+}

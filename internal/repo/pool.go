@@ -100,17 +100,27 @@ func PoolPath(component string, p control.Paragraph) (string, error) {
 }
 
 // ConflictError reports a package that is already published (or already in the
-// pool) with other bytes. Publishing it is refused and the repository is left
-// unchanged: clients that cached the old bytes would fail with hash mismatches.
+// pool) with other bytes, in the same component or, when Component and Into
+// differ, in another component of the same suite. Publishing or promoting it
+// is refused and the repository is left unchanged: clients that cached the
+// old bytes would fail with hash mismatches, and a client of both components
+// would see two builds of one version.
 type ConflictError struct {
 	Package  string // name=version (arch)
 	Filename string // pool path
 	Have     string // SHA256 of the published bytes
 	New      string // SHA256 of the refused file
 	Path     string // the refused file
+	// Suite, Component and Into are set for a conflict across components:
+	// the suite, the component that lists Have, the one New was going to.
+	Suite, Component, Into string
 }
 
 func (e *ConflictError) Error() string {
+	if e.Component != e.Into {
+		return fmt.Sprintf("repo: %s is already published in suite %s component %s as %s with sha256 %s; %s, for component %s, has sha256 %s: a version has one build in a suite, whichever component lists it, or a client of both components sees two builds of one version (publish a new version or revision, or the same bytes)",
+			e.Package, e.Suite, e.Component, e.Filename, e.Have, e.Path, e.Into, e.New)
+	}
 	return fmt.Sprintf("repo: %s is already published as %s with sha256 %s; %s has sha256 %s: a published version never changes its bytes (publish a new version or revision)",
 		e.Package, e.Filename, e.Have, e.Path, e.New)
 }
