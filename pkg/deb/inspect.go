@@ -13,6 +13,7 @@ import (
 	"os"
 	"path"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/updeb/updeb/pkg/archive"
@@ -68,7 +69,8 @@ func malformed(format string, args ...any) error {
 // wrap ErrMalformed and name the file; a stopped context's error is returned
 // as it is; others are I/O errors.
 func InspectFile(ctx context.Context, path string, lim archive.Limits) (*Info, error) {
-	f, err := os.Open(path)
+	// O_NONBLOCK: a FIFO must not block the open; it is refused below.
+	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
 	if err != nil {
 		return nil, err
 	}
