@@ -4,11 +4,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"time"
 
 	"github.com/spf13/cobra"
 
+	"github.com/updeb/updeb/internal/confined"
 	"github.com/updeb/updeb/pkg/atomicfile"
 	"github.com/updeb/updeb/pkg/digest"
 	"github.com/updeb/updeb/pkg/verify"
@@ -99,7 +99,7 @@ func runVerifySignature(cmd *cobra.Command, g *globalOptions, o *verifySignature
 	if err != nil {
 		return err
 	}
-	sig, err := os.Open(args[0])
+	sig, _, err := confined.OpenFile(args[0])
 	if err != nil {
 		return invalidInput(err, "")
 	}
@@ -108,7 +108,7 @@ func runVerifySignature(cmd *cobra.Command, g *globalOptions, o *verifySignature
 	var res *verify.Result
 	var content []byte
 	if len(args) == 2 {
-		data, err := os.Open(args[1])
+		data, _, err := confined.OpenFile(args[1])
 		if err != nil {
 			return invalidInput(err, "")
 		}
@@ -231,7 +231,7 @@ func runVerifySigstore(cmd *cobra.Command, g *globalOptions, o *verifySignatureO
 		return invalidInput(err, "")
 	}
 	read := func(p string) ([]byte, error) {
-		b, err := readBounded(p, 32<<20)
+		b, err := confined.ReadFile(p, 32<<20) // the verifier refuses what is larger than it ever needs
 		if err != nil {
 			return nil, invalidInput(err, "")
 		}
@@ -299,7 +299,7 @@ func runVerifySigstore(cmd *cobra.Command, g *globalOptions, o *verifySignatureO
 
 // hashFile streams a file through sha256 and sha512.
 func hashFile(p string) (digest.Set, int64, error) {
-	f, err := os.Open(p)
+	f, _, err := confined.OpenFile(p)
 	if err != nil {
 		return nil, 0, err
 	}
@@ -310,15 +310,4 @@ func hashFile(p string) (digest.Set, int64, error) {
 		return nil, 0, err
 	}
 	return h.Sum(), n, nil
-}
-
-// readBounded reads at most limit+1 bytes of a file the user named: the
-// verifier refuses what is larger than it ever needs.
-func readBounded(p string, limit int64) ([]byte, error) {
-	f, err := os.Open(p)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	return io.ReadAll(io.LimitReader(f, limit+1))
 }

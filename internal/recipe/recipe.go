@@ -78,8 +78,13 @@ type Recipe struct {
 
 	node     *yaml.Node // the document's top mapping, for positions
 	dir      string     // absolute folder of the recipe file (Load only)
-	filesRel string     // FilesDir relative to dir, slash-separated (Load only)
+	filesRel string     // FilesDir relative to dir, slash-separated (see FilesRel)
 }
+
+// FilesRel is the folder of the recipe's own files relative to the recipe
+// file's folder, slash-separated: files-dir, or else the file's name without
+// its extension. Parse sets it too (it needs no file system).
+func (r *Recipe) FilesRel() string { return r.filesRel }
 
 // Arch maps a Debian architecture to the upstream's name for it ({{.Arch}}).
 type Arch struct {

@@ -12,6 +12,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"syscall"
 	"time"
 
 	"github.com/sigstore/sigstore-go/pkg/root"
@@ -62,11 +63,14 @@ func ParseTrustedRoot(name string, b []byte) (*TrustedRoot, error) {
 
 // LoadTrustedRoot reads and parses a trusted_root.json file.
 func LoadTrustedRoot(path string) (*TrustedRoot, error) {
-	f, err := os.Open(path)
+	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0) // a FIFO must not block; refused below
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrTrustedRoot, err)
 	}
 	defer f.Close()
+	if fi, err := f.Stat(); err != nil || !fi.Mode().IsRegular() {
+		return nil, fmt.Errorf("%w: %s: not a regular file", ErrTrustedRoot, path)
+	}
 	b, err := io.ReadAll(io.LimitReader(f, maxTrustedRootSize+1))
 	if err != nil {
 		return nil, fmt.Errorf("%w: %s: %w", ErrTrustedRoot, path, err)
