@@ -371,6 +371,14 @@ func TestFieldChangeRefused(t *testing.T) {
 			t.Fatalf("change %+v: got %v, want one refused field saying what clients do", change, err)
 		}
 	}
+	// A value the Release file cannot carry is invalid input, whether or
+	// not the change is allowed.
+	for _, change := range []SettingsChange{{Origin: ptr("a\nSuite: evil")}, {Label: ptr(" padded")}, {Codename: ptr("book worm")},
+		{Description: ptr("bell\a")}, {Origin: ptr("x\ty"), AllowFieldChange: true}} {
+		if _, err := realRepo(t, root, change, nil).Publish(ctx, "s", "main", []Package{next}); !errors.Is(err, ErrInvalid) {
+			t.Fatalf("change %+v: got %v, want %v", change, err, ErrInvalid)
+		}
+	}
 	other, err := GenerateKey("other", "other@example.com", Ed25519, time.Unix(1700000000, 0), rand.Reader)
 	must(t, err)
 	otherSigner, err := ReadSigner(bytes.NewReader(other.SecretArmored), "other")

@@ -14,6 +14,7 @@ import (
 	"regexp"
 	"strings"
 
+	"github.com/updeb/updeb/internal/aptname"
 	"github.com/updeb/updeb/pkg/control"
 )
 
@@ -34,10 +35,6 @@ type Package struct {
 var (
 	namePattern    = regexp.MustCompile(`^[a-z0-9][a-z0-9+.-]+$`)
 	versionPattern = regexp.MustCompile(`^([0-9]+:)?[0-9][A-Za-z0-9.+~-]*$`)
-	archPattern    = regexp.MustCompile(`^[a-z0-9][a-z0-9-]*$`)
-	// Suites and components become directory names: no "..", no leading dot.
-	suitePattern     = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9.+_-]*$`)
-	componentPattern = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9.+_-]*(/[A-Za-z0-9][A-Za-z0-9.+_-]*)*$`)
 )
 
 // ErrInvalid is wrapped by every error about a malformed package, suite,
@@ -57,7 +54,7 @@ func identity(p control.Paragraph, subject string) (key, error) {
 		return k, fmt.Errorf("%w: %s: Package %q is not a valid package name ([a-z0-9][a-z0-9+.-]+)", ErrInvalid, subject, k.name)
 	case !versionPattern.MatchString(k.version) || strings.Contains(k.version, ".."):
 		return k, fmt.Errorf("%w: %s: Version %q is not a valid Debian version", ErrInvalid, subject, k.version)
-	case !archPattern.MatchString(k.arch):
+	case aptname.Architecture(k.arch) != nil:
 		return k, fmt.Errorf("%w: %s: Architecture %q is not a valid architecture", ErrInvalid, subject, k.arch)
 	}
 	return k, nil
@@ -80,8 +77,8 @@ func sourceName(p control.Paragraph) string {
 // pool/<component>/<prefix>/<source>/<name>_<version without epoch>_<arch>.deb,
 // where prefix is the source's first letter, or "libX" for lib* sources.
 func PoolPath(component string, p control.Paragraph) (string, error) {
-	if !componentPattern.MatchString(component) {
-		return "", fmt.Errorf("%w: component %q (want letters, digits, . + _ - and / between parts)", ErrInvalid, component)
+	if err := validComponent(component); err != nil {
+		return "", err
 	}
 	k, err := identity(p, "control")
 	if err != nil {

@@ -50,6 +50,7 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/updeb/updeb/internal/aptname"
 	"github.com/updeb/updeb/internal/lockfile"
 )
 
@@ -162,19 +163,17 @@ func (r *Repo) lock(ctx context.Context) (func(), error) {
 	return func() { l.Unlock() }, nil
 }
 
-func validSuite(suite string) error {
-	if !suitePattern.MatchString(suite) {
-		return fmt.Errorf("%w: suite %q (want letters, digits and . + _ -, not starting with a dot)", ErrInvalid, suite)
+// invalid wraps a refusal of internal/aptname as ErrInvalid.
+func invalid(err error) error {
+	if err != nil {
+		return fmt.Errorf("%w: %w", ErrInvalid, err)
 	}
 	return nil
 }
 
-func validComponent(comp string) error {
-	if !componentPattern.MatchString(comp) {
-		return fmt.Errorf("%w: component %q (want letters, digits, . + _ - and / between parts)", ErrInvalid, comp)
-	}
-	return nil
-}
+func validSuite(suite string) error { return invalid(aptname.Suite(suite)) }
+
+func validComponent(comp string) error { return invalid(aptname.Component(comp)) }
 
 // List returns what is published in suite, or in every suite when suite is
 // empty, sorted by suite, component, package, version and architecture.

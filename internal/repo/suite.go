@@ -11,6 +11,8 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+
+	"github.com/updeb/updeb/internal/aptname"
 )
 
 // generation is one written generation of a suite, read back: its Release
@@ -72,7 +74,7 @@ func (r *Repo) readGeneration(suite string, n int) (*generation, error) {
 		}
 	}
 	for _, a := range g.release.archs {
-		if !archPattern.MatchString(a) {
+		if aptname.Architecture(a) != nil {
 			return nil, fmt.Errorf("%w: %s: architecture %q", ErrInvalid, name, a)
 		}
 	}
