@@ -42,8 +42,11 @@ type TrustedRoot struct {
 
 // ParseTrustedRoot parses a trusted_root.json (media type
 // application/vnd.dev.sigstore.trustedroot+json;version=0.1); name labels it in
-// messages. A root without a transparency log or a certificate authority is
-// refused: it could verify nothing this package accepts.
+// messages. A root that lists neither a transparency log nor a timestamp
+// authority is refused: it could vouch for no signing time. (A root of a
+// timestamp authority alone verifies key-signed bundles; one without
+// certificate authorities verifies no keyless signature, which is refused
+// when it is met.)
 func ParseTrustedRoot(name string, b []byte) (*TrustedRoot, error) {
 	if len(b) > maxTrustedRootSize {
 		return nil, fmt.Errorf("%w: %s: larger than %d bytes", ErrTrustedRoot, name, maxTrustedRootSize)
@@ -52,11 +55,8 @@ func ParseTrustedRoot(name string, b []byte) (*TrustedRoot, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%w: %s: not a Sigstore trusted_root.json: %v", ErrTrustedRoot, name, err)
 	}
-	if len(tr.RekorLogs()) == 0 {
-		return nil, fmt.Errorf("%w: %s: lists no transparency log (tlogs)", ErrTrustedRoot, name)
-	}
-	if len(tr.FulcioCertificateAuthorities()) == 0 {
-		return nil, fmt.Errorf("%w: %s: lists no certificate authority (certificateAuthorities)", ErrTrustedRoot, name)
+	if len(tr.RekorLogs()) == 0 && len(tr.TimestampingAuthorities()) == 0 {
+		return nil, fmt.Errorf("%w: %s: lists neither a transparency log (tlogs) nor a timestamp authority (timestampAuthorities): it vouches for no signing time", ErrTrustedRoot, name)
 	}
 	return &TrustedRoot{name: name, raw: bytes.Clone(b), tr: tr}, nil
 }
