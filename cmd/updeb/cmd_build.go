@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"runtime"
 	"runtime/debug"
 	"strings"
@@ -16,6 +15,7 @@ import (
 
 	"github.com/updeb/updeb/internal/build"
 	"github.com/updeb/updeb/internal/config"
+	"github.com/updeb/updeb/internal/confined"
 	"github.com/updeb/updeb/internal/recipe"
 	"github.com/updeb/updeb/internal/signkey"
 	"github.com/updeb/updeb/pkg/deb"
@@ -181,7 +181,7 @@ func readProvenanceKey(path string) (*signkey.Key, error) {
 	if path == "" {
 		return nil, nil
 	}
-	data, err := os.ReadFile(path)
+	data, err := confined.ReadFile(path, signkey.MaxFileSize)
 	if err != nil {
 		return nil, invalidInput(err, "build: provenance-key: names the armored secret key 'updeb keys generate' wrote (PREFIX.secret.asc)")
 	}

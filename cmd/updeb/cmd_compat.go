@@ -88,7 +88,7 @@ func runCompat(cmd *cobra.Command, g *globalOptions, o *compatOptions) error {
 		return invalidInput(err, "fix the recipe's requires")
 	}
 	if err := compat.Resolve(sets, recipeVersions(rs)); err != nil {
-		return invalidInput(fmt.Errorf("%s: %w", o.setFile, err), "a release set's recipe:NAME must name a recipe of the --recipes folder (NAME.yaml there)")
+		return invalidInput(fmt.Errorf("%s: %w", o.setFile, err), "a release set's recipe:NAME must name a recipe of the --recipes folder (NAME.yaml there) that ships that component (COMPONENT.yaml or COMPONENT-MAJOR.MINOR.yaml)")
 	}
 	if rs != nil {
 		in.Shipped = shippedVersions(rs)

@@ -40,7 +40,9 @@ func newDataRefreshCmd(g *globalOptions) *cobra.Command {
 		Short: "Fetch current end-of-life data from endoflife.date into the state folder",
 		Long: `refresh fetches every product's release cycles from the endoflife.date API through
 the configured proxy, checks each answer (JSON of the expected shape, bounded in size,
-every cycle with its dates and latest release; no cycle the copy in use has may be
+every cycle with its dates and latest release, which must hold together: the latest
+release is one of the cycle, nothing released after today, no end of support or life
+before the release or decades after it; no cycle the copy in use has may be
 missing), and replaces STATE/support/eol.yaml atomically. Anything wrong and the copy
 that was there stays: exit 3 for an unusable or unreachable answer, exit 1 when cycles
 are missing (accept that with --allow-dropped after checking why).`,

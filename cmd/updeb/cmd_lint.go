@@ -41,8 +41,8 @@ Each finding is printed as FILE:LINE:COL: message. Exit 2 when there is any.`,
 				switch {
 				case errors.As(err, &e):
 					res.OK, res.Findings = false, e.Findings
-				case err != nil:
-					return err
+				case err != nil: // unreadable (missing, a FIFO, too large): invalid input, as for build
+					return invalidInput(err, "name a recipe file (recipes/NAME.yaml) that is a regular file")
 				}
 				if !res.OK {
 					nBad++

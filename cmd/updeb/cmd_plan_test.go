@@ -224,6 +224,23 @@ func TestDataAndPlanCommands(t *testing.T) {
 		}
 		kept(t)
 	})
+	t.Run("implausible answers refused", func(t *testing.T) {
+		api.Set("etcd", bundled.Cycles("etcd"))
+		for _, c := range []struct{ from, to, want string }{
+			{`"latest": "1.36.4"`, `"latest": "99.0.0"`, `latest release "99.0.0" is not a release of cycle 1.36`},
+			{`"releaseDate": "2026-04-22"`, `"releaseDate": "9999-01-01"`, `release date 9999-01-01 is after today`},
+			{`"eol": "2027-06-28"`, `"eol": "9999-01-01"`, `end of life 9999-01-01 is more than 30 years after the release date`},
+		} {
+			body := bytes.Replace(eoltest.V0(api.Cycles("kubernetes")), []byte(c.from), []byte(c.to), 1)
+			api.Raw("kubernetes", eoltest.Answer{Body: body})
+			code, _, stderr := runUpdeb(append([]string{"data", "refresh"}, common...)...)
+			if code != 3 || !strings.Contains(stderr, c.want) || !strings.Contains(stderr, api.URL+"/api/kubernetes.json") || !strings.Contains(stderr, "the copy in use was kept") {
+				t.Errorf("%s: exit %d\n%s", c.want, code, stderr)
+			}
+			kept(t)
+		}
+		api.Set("kubernetes", api.Cycles("kubernetes"))
+	})
 	t.Run("lost cycles refused, then accepted", func(t *testing.T) {
 		api.Set("etcd", bundled.Cycles("etcd")[1:])
 		code, _, stderr := runUpdeb(append([]string{"data", "refresh"}, common...)...)

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -16,7 +17,9 @@ import (
 
 	"github.com/updeb/updeb/internal/build"
 	"github.com/updeb/updeb/internal/config"
+	"github.com/updeb/updeb/internal/confined"
 	"github.com/updeb/updeb/internal/repo"
+	"github.com/updeb/updeb/internal/signkey"
 	"github.com/updeb/updeb/pkg/archive"
 	"github.com/updeb/updeb/pkg/control"
 	"github.com/updeb/updeb/pkg/deb"
@@ -148,7 +151,7 @@ func (o *repoOptions) target(deb string) (suite, component string) {
 			} `json:"buildDefinition"`
 		} `json:"predicate"`
 	}
-	if data, err := os.ReadFile(deb + build.ProvenanceSuffix); err == nil {
+	if data, err := confined.ReadFile(deb+build.ProvenanceSuffix, dsse.MaxSize); err == nil {
 		if env, err := dsse.Parse(data); err == nil {
 			data = env.Payload // (records of updeb before 2026-11 are the bare statement)
 		}
@@ -170,12 +173,11 @@ func (o *repoOptions) open(g *globalOptions) (*repo.Repo, error) {
 	}
 	var signers []*repo.Signer
 	for _, keyFile := range o.keyFiles {
-		f, err := os.Open(keyFile)
+		data, err := confined.ReadFile(keyFile, signkey.MaxFileSize)
 		if err != nil {
 			return nil, invalidInput(err, "create one with 'updeb keys generate'")
 		}
-		s, err := repo.ReadSigner(f, keyFile)
-		f.Close()
+		s, err := repo.ReadSigner(bytes.NewReader(data), keyFile)
 		if err != nil {
 			return nil, err
 		}

@@ -18,7 +18,8 @@ the same packages, a new Date and, for a suite with a valid-for, a new Valid-Unt
 with the keys given (--key, repeatable: during a key rotation sign with the old and the new
 key, so clients trusting either accept the repository). It reads no package and recompresses
 no index, so it is cheap to run from a timer; clients that already updated pick up the new
-signature with no warning. Settings flags change the suites' stored settings as in publish.`,
+signature with no warning. A suite that cannot be refreshed (exit 1 or 2, with the reason)
+does not stop the others: every other suite is refreshed. Settings flags change the suites' stored settings as in publish.`,
 		Example: `  updeb repo refresh --repo /srv/apt --key /etc/updeb/repo-signing.secret.asc
   updeb repo refresh --repo /srv/apt --valid-for 336h bookworm-wikimedia
   updeb repo refresh --repo /srv/apt --key old.secret.asc --key new.secret.asc`,
@@ -30,21 +31,26 @@ signature with no warning. Settings flags change the suites' stored settings as 
 			if o.suite != "" {
 				args = append(args, o.suite)
 			}
+			// One suite that fails does not stop the others (see
+			// repo.Refresh): those refreshed are printed, then the failures.
 			res, err := r.Refresh(cmd.Context(), args)
-			if err != nil {
+			if len(res) == 0 && err != nil {
 				return err
 			}
 			if g.json {
-				return printJSON(cmd.OutOrStdout(), cmd, struct {
+				if perr := printJSON(cmd.OutOrStdout(), cmd, struct {
 					Suites []repo.RefreshResult `json:"suites"`
-				}{res})
+				}{res}); perr != nil {
+					return perr
+				}
+				return err
 			}
 			for _, s := range res {
-				if _, err := fmt.Fprintf(cmd.OutOrStdout(), "refreshed suite %s: generation %d\n", s.Suite, s.Generation); err != nil {
-					return err
+				if _, perr := fmt.Fprintf(cmd.OutOrStdout(), "refreshed suite %s: generation %d\n", s.Suite, s.Generation); perr != nil {
+					return perr
 				}
 			}
-			return nil
+			return err
 		},
 	}
 	o.addFlags(cmd, true)

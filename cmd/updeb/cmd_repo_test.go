@@ -61,6 +61,11 @@ func TestRepoLifeCLI(t *testing.T) {
 	if !strings.Contains(stderr, "is already published") {
 		t.Fatalf("promoting other bytes: %s", stderr)
 	}
+	// ... and into another component of that suite: one build per version.
+	_, stderr = cli(exitCheck, append([]string{"repo", "promote", "--from", "staging", "--to", "production/main", "kubectl=1.31.5-1"}, flags...)...)
+	if !strings.Contains(stderr, "in suite production component extra") || !strings.Contains(stderr, "for component main") || !strings.Contains(stderr, "repository is unchanged") {
+		t.Fatalf("promoting other bytes into another component: %s", stderr)
+	}
 	for _, bad := range [][]string{
 		{"repo", "promote", "--from", "staging", "--to", "production", "nope"},
 		{"repo", "promote", "--from", "nowhere", "--to", "production"},

@@ -10,11 +10,17 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/updeb/updeb/internal/confined"
 	"github.com/updeb/updeb/pkg/atomicfile"
 	"github.com/updeb/updeb/pkg/verify/sigstore"
 )
 
 // newTrustCmd is the parent of the commands about the Sigstore trusted root.
+
+// maxTUFRoot bounds the TUF root.json given with --tuf-root (Sigstore's is
+// about 7 KB).
+const maxTUFRoot = 1 << 20
+
 func newTrustCmd(g *globalOptions) *cobra.Command {
 	trust := &cobra.Command{
 		Use:   "trust",
@@ -192,7 +198,7 @@ func runTrustRefresh(cmd *cobra.Command, g *globalOptions, o *trustRefreshOption
 		UserAgent:     "updeb/" + version,
 	}
 	if anchor := first(o.tufRoot, cfg.Sigstore.TUFRoot); anchor != "" {
-		if ro.Root, err = os.ReadFile(anchor); err != nil {
+		if ro.Root, err = confined.ReadFile(anchor, maxTUFRoot); err != nil {
 			return invalidInput(err, "--tuf-root (sigstore: tuf-root:) names the TUF root.json of the repository")
 		}
 	}

@@ -14,6 +14,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/updeb/updeb/internal/build"
+	"github.com/updeb/updeb/internal/confined"
 	"github.com/updeb/updeb/pkg/digest"
 	"github.com/updeb/updeb/pkg/dsse"
 	"github.com/updeb/updeb/pkg/provenance"
@@ -109,7 +110,7 @@ func runVerifyProvenance(cmd *cobra.Command, g *globalOptions, o *verifyProvenan
 // readEnvelope reads a provenance record file: exit 2 when it is missing or
 // malformed.
 func readEnvelope(path string) (*dsse.Envelope, error) {
-	f, err := os.Open(path)
+	f, _, err := confined.OpenFile(path)
 	if err != nil {
 		return nil, invalidInput(err, "'updeb build' writes DEB.intoto.json beside each package; name another record with --provenance FILE")
 	}

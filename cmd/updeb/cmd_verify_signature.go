@@ -1,14 +1,18 @@
 package main
 
 import (
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
+	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
 
+	"github.com/updeb/updeb/internal/confined"
 	"github.com/updeb/updeb/pkg/atomicfile"
 	"github.com/updeb/updeb/pkg/digest"
 	"github.com/updeb/updeb/pkg/verify"
@@ -24,17 +28,18 @@ type verifySignatureOptions struct {
 	bundle, sig, cert       string
 	identity, identityRE    string
 	issuer, trustedRootFile string
+	key                     string
 }
 
 // sigstoreMode reports whether a Sigstore flag was given.
 func (o *verifySignatureOptions) sigstoreMode() bool {
-	return o.bundle != "" || o.sig != "" || o.cert != "" || o.identity != "" || o.identityRE != "" || o.issuer != "" || o.trustedRootFile != ""
+	return o.bundle != "" || o.sig != "" || o.cert != "" || o.identity != "" || o.identityRE != "" || o.issuer != "" || o.trustedRootFile != "" || o.key != ""
 }
 
 func newVerifySignatureCmd(g *globalOptions) *cobra.Command {
 	o := &verifySignatureOptions{}
 	cmd := &cobra.Command{
-		Use:   "verify-signature --keyring FILE [--signer FPR]... SIGNATURE [DATA] | --bundle FILE | --sig FILE --cert FILE ... ARTIFACT",
+		Use:   "verify-signature --keyring FILE [--signer FPR]... SIGNATURE [DATA] | --bundle FILE | --sig FILE --cert FILE ... ARTIFACT|sha256:HEX",
 		Short: "Check an OpenPGP or Sigstore signature the way updeb does, and say why it is refused",
 		Long: `OpenPGP: check a detached signature (SIGNATURE DATA, armored or binary) or a clearsigned
 message (SIGNATURE alone) against a keyring, with updeb's policy: a signing-capable key of
@@ -46,9 +51,18 @@ verified offline with the log entry it carries) or cosign's detached keyless sig
 (--sig FILE --cert FILE, as dl.k8s.io publishes them; the signature's Rekor entry is
 looked up through the proxy, at sigstore: rekor-url: or Rekor, mirrors applied). The
 signer must be --sigstore-identity (exact) or match --sigstore-identity-regexp (the
-whole identity), under --sigstore-issuer; there is no "any identity" form. The trusted
-root is --trusted-root FILE, else the one 'updeb trust show' names (the config's, the
-refreshed one, or the bundled public-good snapshot).
+whole identity), under --sigstore-issuer; there is no "any identity" form. A bundle
+signed with a long-lived key instead of a certificate (npm's registry key, say) verifies
+only under --sigstore-key KEY.pub (PEM): the pinned key is the expected signer, in place
+of the identity and issuer. The trusted root is --trusted-root FILE, else the one 'updeb
+trust show' names (the config's, the refreshed one, or the bundled public-good snapshot).
+A bundle needs a log entry when the root lists a log, and its RFC 3161 timestamps must
+verify when the root lists a timestamp authority, as Sigstore's conformance suite expects.
+
+ARTIFACT is the file the signature is for, or its digest as sha256:HEX (64 hex digits)
+or sha512:HEX (128) when no file of that name exists: a bundle or signature that signs
+another digest, or a statement that names another subject, is refused. cosign's --sig
+and --cert need the sha256.
 
 Exit codes: 0 good signature, 1 refused (the reason is printed), 2 usage or unreadable
 input, 3 Rekor could not be asked.`,
@@ -58,7 +72,10 @@ input, 3 Rekor could not be asked.`,
   updeb verify-signature --sig kubectl.sig --cert kubectl.cert \
     --sigstore-identity krel-staging@k8s-releng-prod.iam.gserviceaccount.com --sigstore-issuer https://accounts.google.com kubectl
   updeb verify-signature --bundle cilium-linux-amd64.tar.gz.sigstore.json --sigstore-issuer https://token.actions.githubusercontent.com \
-    --sigstore-identity-regexp '^https://github\.com/cilium/cilium-cli/\.github/workflows/release\.yaml@refs/tags/v.*$' cilium-linux-amd64.tar.gz`,
+    --sigstore-identity-regexp '^https://github\.com/cilium/cilium-cli/\.github/workflows/release\.yaml@refs/tags/v.*$' cilium-linux-amd64.tar.gz
+  updeb verify-signature --bundle tool.sigstore.json --sigstore-identity dev@example.com --sigstore-issuer https://github.com/login/oauth \
+    sha256:bc103b4a84971ef6459b294a2b98568a2bfb72cded09d4acd1e16366a401f95b
+  updeb verify-signature --bundle bundle-publish.json --sigstore-key publish_key.pub sigstore-1.3.0.tgz`,
 		Args: func(cmd *cobra.Command, args []string) error {
 			if o.sigstoreMode() {
 				return invalidInput(cobra.ExactArgs(1)(cmd, args), "the Sigstore forms take the ARTIFACT the signature is for")
@@ -83,6 +100,7 @@ input, 3 Rekor could not be asked.`,
 	f.StringVar(&o.identityRE, "sigstore-identity-regexp", "", "Sigstore: a regexp the signer's whole identity must match")
 	f.StringVar(&o.issuer, "sigstore-issuer", "", "Sigstore: the OIDC issuer URL (e.g. https://accounts.google.com)")
 	f.StringVar(&o.trustedRootFile, "trusted-root", "", "Sigstore: trusted_root.json (default: the root 'updeb trust show' names)")
+	f.StringVar(&o.key, "sigstore-key", "", "Sigstore: the public key (PEM) a key-signed --bundle must be signed with, in place of identity and issuer")
 	return jsonOutput(cmd, 1)
 }
 
@@ -99,7 +117,7 @@ func runVerifySignature(cmd *cobra.Command, g *globalOptions, o *verifySignature
 	if err != nil {
 		return err
 	}
-	sig, err := os.Open(args[0])
+	sig, _, err := confined.OpenFile(args[0])
 	if err != nil {
 		return invalidInput(err, "")
 	}
@@ -108,7 +126,7 @@ func runVerifySignature(cmd *cobra.Command, g *globalOptions, o *verifySignature
 	var res *verify.Result
 	var content []byte
 	if len(args) == 2 {
-		data, err := os.Open(args[1])
+		data, _, err := confined.OpenFile(args[1])
 		if err != nil {
 			return invalidInput(err, "")
 		}
@@ -194,9 +212,11 @@ type sigstoreVerified struct {
 	Timestamps     []string `json:"timestamps,omitempty"`
 	Source         string   `json:"source"`
 	TrustedRoot    string   `json:"trusted_root"`
+	PublicKey      string   `json:"public_key,omitempty"` // the pinned key that verified (--sigstore-key)
 	Artifact       string   `json:"artifact"`
-	Size           int64    `json:"size"`
-	SHA256         string   `json:"sha256"`
+	Size           *int64   `json:"size,omitempty"`   // absent when ARTIFACT is a digest
+	SHA256         string   `json:"sha256,omitempty"` // absent when ARTIFACT is a sha512 digest
+	SHA512         string   `json:"sha512,omitempty"` // when ARTIFACT is a sha512 digest
 	Warnings       []string `json:"warnings,omitempty"`
 }
 
@@ -208,9 +228,22 @@ func runVerifySigstore(cmd *cobra.Command, g *globalOptions, o *verifySignatureO
 		return usageErrorf("give --bundle FILE, or --sig FILE and --cert FILE (cosign's detached signature)")
 	case o.bundle == "" && (o.sig == "" || o.cert == ""):
 		return usageErrorf("--sig and --cert go together")
+	case o.key != "" && (o.identity != "" || o.identityRE != "" || o.issuer != ""):
+		return usageErrorf("--sigstore-key pins the signer's key; it excludes --sigstore-identity, --sigstore-identity-regexp and --sigstore-issuer, which name a certificate's signer")
+	case o.key != "" && o.bundle == "":
+		return usageErrorf("--sigstore-key is for key-signed bundles (--bundle); cosign's --sig/--cert are keyless and name an identity and issuer")
 	}
 	pol := sigstore.Policy{Identity: o.identity, IdentityRegexp: o.identityRE, Issuer: o.issuer}
+	if o.key != "" {
+		var err error
+		if pol.PublicKey, err = confined.ReadFile(o.key, 1<<20); err != nil {
+			return invalidInput(err, "")
+		}
+	}
 	if err := pol.Validate(); err != nil {
+		if o.key != "" {
+			return invalidInput(fmt.Errorf("%s: %w", o.key, err), "--sigstore-key names a PEM public key (-----BEGIN PUBLIC KEY-----)")
+		}
 		return invalidInput(err, "give --sigstore-identity (or --sigstore-identity-regexp) and --sigstore-issuer: who must have signed")
 	}
 	cfg, err := g.loadConfig()
@@ -226,12 +259,12 @@ func runVerifySigstore(cmd *cobra.Command, g *globalOptions, o *verifySignatureO
 	if err != nil {
 		return err
 	}
-	art, size, err := hashFile(artifact)
+	art, size, err := artifactDigests(artifact)
 	if err != nil {
 		return invalidInput(err, "")
 	}
 	read := func(p string) ([]byte, error) {
-		b, err := readBounded(p, 32<<20)
+		b, err := confined.ReadFile(p, 32<<20) // the verifier refuses what is larger than it ever needs
 		if err != nil {
 			return nil, invalidInput(err, "")
 		}
@@ -272,7 +305,12 @@ func runVerifySigstore(cmd *cobra.Command, g *globalOptions, o *verifySignatureO
 		}
 	}
 	out := sigstoreVerified{Kind: "sigstore", Shape: string(res.Shape), Identity: res.Identity, Issuer: res.Issuer, LogIndex: res.LogIndex, LogID: res.LogID,
-		LogURL: res.LogURL, Source: res.Source, TrustedRoot: res.TrustedRoot, Artifact: artifact, Size: size, SHA256: art[digest.SHA256], Warnings: res.Warnings}
+		LogURL: res.LogURL, Source: res.Source, TrustedRoot: res.TrustedRoot, PublicKey: res.PublicKey, Artifact: artifact, SHA256: art[digest.SHA256], Warnings: res.Warnings}
+	if size >= 0 {
+		out.Size = &size
+	} else if out.SHA256 == "" {
+		out.SHA512 = art[digest.SHA512]
+	}
 	if !res.IntegratedTime.IsZero() {
 		out.IntegratedTime = res.IntegratedTime.UTC().Format(time.RFC3339)
 	}
@@ -283,23 +321,62 @@ func runVerifySigstore(cmd *cobra.Command, g *globalOptions, o *verifySignatureO
 	if g.json {
 		return printJSON(w, cmd, out)
 	}
-	fmt.Fprintf(w, "Good Sigstore signature (%s) by %s\n", out.Shape, out.Identity)
-	fmt.Fprintf(w, "  issuer       %s\n", out.Issuer)
-	fmt.Fprintf(w, "  logged       %s index %d", out.LogURL, out.LogIndex)
-	if out.IntegratedTime != "" {
-		fmt.Fprintf(w, " at %s", out.IntegratedTime)
+	if out.PublicKey != "" {
+		fmt.Fprintf(w, "Good Sigstore signature (%s) by public key %s\n", out.Shape, out.PublicKey)
+	} else {
+		fmt.Fprintf(w, "Good Sigstore signature (%s) by %s\n", out.Shape, out.Identity)
+		fmt.Fprintf(w, "  issuer       %s\n", out.Issuer)
 	}
-	fmt.Fprintf(w, "\n  source       %s\n  trusted root %s\n", out.Source, out.TrustedRoot)
-	fmt.Fprintf(w, "  data         %d bytes, sha256 %s\n", out.Size, out.SHA256)
+	if out.LogURL != "" {
+		fmt.Fprintf(w, "  logged       %s index %d", out.LogURL, out.LogIndex)
+		if out.IntegratedTime != "" {
+			fmt.Fprintf(w, " at %s", out.IntegratedTime)
+		}
+		fmt.Fprintln(w)
+	}
+	if len(out.Timestamps) > 0 {
+		fmt.Fprintf(w, "  timestamped  %s\n", strings.Join(out.Timestamps, ", "))
+	}
+	fmt.Fprintf(w, "  source       %s\n  trusted root %s\n", out.Source, out.TrustedRoot)
+	switch {
+	case out.Size != nil:
+		fmt.Fprintf(w, "  data         %d bytes, sha256 %s\n", *out.Size, out.SHA256)
+	case out.SHA256 != "":
+		fmt.Fprintf(w, "  data         sha256 %s (digest given)\n", out.SHA256)
+	default:
+		fmt.Fprintf(w, "  data         sha512 %s (digest given)\n", out.SHA512)
+	}
 	for _, warn := range out.Warnings {
 		fmt.Fprintf(cmd.ErrOrStderr(), "updeb: warning: %s\n", warn)
 	}
 	return nil
 }
 
+// artifactDigests is the digests of ARTIFACT: the file's, or, when no file
+// of that name exists, the digest it spells as sha256:HEX (64 hex digits,
+// the rule of Sigstore's conformance suite) or sha512:HEX (128), with size
+// -1.
+func artifactDigests(arg string) (digest.Set, int64, error) {
+	for _, alg := range []digest.Algorithm{digest.SHA256, digest.SHA512} {
+		hexSum, ok := strings.CutPrefix(arg, string(alg)+":")
+		if !ok || len(hexSum) != alg.Size()*2 || !isHex(hexSum) {
+			continue
+		}
+		if _, err := os.Lstat(arg); errors.Is(err, fs.ErrNotExist) {
+			return digest.Set{alg: strings.ToLower(hexSum)}, -1, nil
+		}
+	}
+	return hashFile(arg)
+}
+
+func isHex(s string) bool {
+	_, err := hex.DecodeString(s)
+	return err == nil
+}
+
 // hashFile streams a file through sha256 and sha512.
 func hashFile(p string) (digest.Set, int64, error) {
-	f, err := os.Open(p)
+	f, _, err := confined.OpenFile(p)
 	if err != nil {
 		return nil, 0, err
 	}
@@ -310,15 +387,4 @@ func hashFile(p string) (digest.Set, int64, error) {
 		return nil, 0, err
 	}
 	return h.Sum(), n, nil
-}
-
-// readBounded reads at most limit+1 bytes of a file the user named: the
-// verifier refuses what is larger than it ever needs.
-func readBounded(p string, limit int64) ([]byte, error) {
-	f, err := os.Open(p)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	return io.ReadAll(io.LimitReader(f, limit+1))
 }

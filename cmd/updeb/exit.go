@@ -172,7 +172,7 @@ var exitRules = []exitRule{
 	is(track.ErrIncomplete, exitCheck, "upstream has not uploaded every artifact yet: try later, or --to an older complete version"),
 	is(track.ErrReupload, exitCheck, "ALARM: upstream bytes changed for a pinned version. Do not re-pin blindly: find out why (a compromised release?) before anything else"),
 	as(exitCheck, fixed[*repo.ConflictError]("the repository is unchanged; give the new build a new version or revision")),
-	as(exitCheck, fixed[*repo.FieldChangeError]("the repository is unchanged; to make the change anyway, repeat with --allow-field-change")),
+	as(exitCheck, fixed[*repo.FieldChangeError]("a refused suite is unchanged; to make the change anyway, repeat with --allow-field-change")),
 	is(gate.ErrFailed, exitCheck, "see the FAIL lines above"),
 	is(mirror.ErrFailed, exitCheck, "bring the missing and corrupt files over again: 'updeb mirror export' where there is a way out, then copy the folder whole"),
 	is(supportdata.ErrDropped, exitCheck, "the copy in use was kept. Find out why the data source lost those cycles (a partial mirror?); if they really are gone, run again with --allow-dropped"),
@@ -304,6 +304,10 @@ func sigstoreRefusalHint(re *sigstore.RefusedError) string {
 		return "the certificate does not chain to the trusted root in use ('updeb trust show'): a private Sigstore needs sigstore: trusted-root:, a stale root 'updeb trust refresh'"
 	case re.Has(sigstore.ReasonNoLogEntry), re.Has(sigstore.ReasonBadLogEntry), re.Has(sigstore.ReasonCertificateTime), re.Has(sigstore.ReasonNoTimestamp):
 		return "the transparency log does not vouch for this signature: without a valid log entry a keyless signature proves nothing (check sigstore: rekor-url and mirrors: if they point elsewhere)"
+	case re.Has(sigstore.ReasonBadSignature):
+		return "the signature does not verify over what the material itself names: the signature or envelope was altered after signing; fetch it again, and if it persists do not trust this release"
+	case re.Has(sigstore.ReasonKeyValidity):
+		return "the signature was made outside the pinned key's validity window: a key used after it was retired or before it was issued vouches for nothing; ask upstream which key signed it"
 	case re.Has(sigstore.ReasonNoAttestation):
 		return "GitHub holds no attestation of these bytes in that repository: check github-attestations: in the recipe"
 	case re.Has(sigstore.ReasonMalformed), re.Has(sigstore.ReasonUnsupported):

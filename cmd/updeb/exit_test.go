@@ -217,3 +217,20 @@ func TestPrintError(t *testing.T) {
 		t.Errorf("got %q, want %q", b.String(), want)
 	}
 }
+
+// Every Sigstore refusal reason gets advice of its own, not the catch-all.
+func TestSigstoreRefusalHints(t *testing.T) {
+	generic := sigstoreRefusalHint(&sigstore.RefusedError{})
+	seen := map[string]sigstore.Reason{}
+	for _, r := range []sigstore.Reason{sigstore.ReasonMalformed, sigstore.ReasonIdentity, sigstore.ReasonUntrustedCertificate,
+		sigstore.ReasonKeyValidity, sigstore.ReasonBadSignature, sigstore.ReasonNoLogEntry, sigstore.ReasonDigestMismatch, sigstore.ReasonNoAttestation} {
+		h := sigstoreRefusalHint(&sigstore.RefusedError{Refusals: []sigstore.Refusal{{Reason: r}}})
+		if h == generic {
+			t.Errorf("reason %s: only the generic hint %q", r, h)
+		}
+		if other, dup := seen[h]; dup {
+			t.Errorf("reasons %s and %s share the hint %q", other, r, h)
+		}
+		seen[h] = r
+	}
+}

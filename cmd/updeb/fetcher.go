@@ -3,12 +3,12 @@ package main
 import (
 	"crypto/x509"
 	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
 	"time"
 
 	"github.com/updeb/updeb/internal/config"
+	"github.com/updeb/updeb/internal/confined"
 	"github.com/updeb/updeb/internal/fetch"
 )
 
@@ -143,9 +143,13 @@ func (g *globalOptions) newFetcher(c *config.Config) (*fetch.Fetcher, error) {
 	return fetch.New(dir, o)
 }
 
+// maxCABundle bounds a ca-bundle file: Debian's whole
+// /etc/ssl/certs/ca-certificates.crt is about 220 KB.
+const maxCABundle = 16 << 20
+
 // caPool returns the system roots plus the certificates of a PEM bundle.
 func caPool(file string) (*x509.CertPool, error) {
-	pem, err := os.ReadFile(file)
+	pem, err := confined.ReadFile(file, maxCABundle)
 	if err != nil {
 		return nil, fmt.Errorf("ca-bundle: %w", err)
 	}

@@ -7,10 +7,11 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"os"
+
 	"path/filepath"
 	"slices"
 
+	"github.com/updeb/updeb/internal/confined"
 	"github.com/updeb/updeb/internal/gitread"
 	"github.com/updeb/updeb/internal/recipe"
 	"github.com/updeb/updeb/pkg/atomicfile"
@@ -179,7 +180,7 @@ func refreshProvenance(r *recipe.Recipe, plan *recipe.Plan, outs []Output, opts 
 	rec, hasRecipe := recipeInput(r, opts.Logger)
 	for _, o := range outs {
 		path := filepath.Join(opts.OutDir, o.File) + ProvenanceSuffix
-		old, err := readBounded(path, dsse.MaxSize)
+		old, err := confined.ReadFile(path, dsse.MaxSize)
 		if err != nil {
 			return err
 		}
@@ -209,19 +210,6 @@ func refreshProvenance(r *recipe.Recipe, plan *recipe.Plan, outs []Output, opts 
 		}
 	}
 	return nil
-}
-
-func readBounded(path string, limit int64) ([]byte, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	data, err := io.ReadAll(io.LimitReader(f, limit+1))
-	if err == nil && int64(len(data)) > limit {
-		err = fmt.Errorf("%s: larger than %d bytes", path, limit)
-	}
-	return data, err
 }
 
 // localSHA256 hashes a file of the project, opened as every read of the

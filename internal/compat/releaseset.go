@@ -8,6 +8,8 @@ import (
 
 	"go.yaml.in/yaml/v3"
 
+	"github.com/updeb/updeb/internal/eol"
+	"github.com/updeb/updeb/internal/recipe"
 	"github.com/updeb/updeb/internal/yamlfile"
 	"github.com/updeb/updeb/pkg/debversion"
 )
@@ -48,8 +50,10 @@ const RecipePrefix = "recipe:"
 var ErrUnresolved = errors.New("compat: release set names an unknown recipe")
 
 // Resolve fills in the versions of recipe references from versions (recipe
-// name -> upstream version), in place. A name it does not know is an error
-// naming the set and component.
+// name -> upstream version), in place. A name it does not know, or a recipe
+// of another component (kubernetes: recipe:helm; the Kubernetes binaries
+// kubelet, kubectl, ... take a kubernetes recipe), is an error naming the set
+// and component.
 func Resolve(sets []ReleaseSet, versions map[string]string) error {
 	var errs []error
 	for i := range sets {
@@ -68,10 +72,15 @@ func Resolve(sets []ReleaseSet, versions map[string]string) error {
 					errs = append(errs, fmt.Errorf("%w: set %q, component %q: %s%s (no recipes/%s.yaml)", ErrUnresolved, s.Name, comp, RecipePrefix, end.name, end.name))
 					continue
 				}
+				if of := recipe.Component(end.name); of != comp && !(of == "kubernetes" && eol.ProductOf(comp) == "kubernetes") {
+					errs = append(errs, fmt.Errorf("%w: set %q, component %q: %s%s ships %s, not %s (a recipe of %s is named %s or %s-MAJOR.MINOR)",
+						ErrUnresolved, s.Name, comp, RecipePrefix, end.name, of, comp, comp, comp, comp))
+					continue
+				}
 				end.dst[comp] = v
 			}
 		}
-		if ref := s.Recipes["kubernetes"].From; ref != "" && versions[ref] != "" && !hasMinor(s.Components["kubernetes"]) {
+		if ref := s.Recipes["kubernetes"].From; ref != "" && s.Components["kubernetes"] != "" && !hasMinor(s.Components["kubernetes"]) {
 			errs = append(errs, fmt.Errorf("%w: set %q: kubernetes %s%s has version %q, not MAJOR.MINOR[.PATCH]", ErrReleaseSet, s.Name, RecipePrefix, s.Recipes["kubernetes"].From, s.Components["kubernetes"]))
 		}
 	}

@@ -112,7 +112,7 @@ func TestExampleReleaseSets(t *testing.T) {
 func FuzzParseReleaseSets(f *testing.F) {
 	f.Add("sets:\n  - name: a\n    components: {kubernetes: 1.35.8, kubelet: 1.34.1, helm: 3.21.4, containerd: 2.2.7}\n")
 	f.Add("sets:\n  - name: b\n    components: {kubernetes: 1.31.14, etcd: 3.5.33}\n")
-	f.Add("sets:\n  - name: c\n    components: {kubernetes: {from: recipe:k-1.35, to: 1.36.4}, kubelet: {from: 1.35.8, to: 1.36.4}, istioctl: 1.30.3}\n")
+	f.Add("sets:\n  - name: c\n    components: {kubernetes: {from: recipe:kubernetes-1.35, to: 1.36.4}, kubelet: {from: 1.35.8, to: 1.36.4}, istioctl: 1.30.3}\n")
 	f.Fuzz(func(t *testing.T, in string) {
 		sets, err := ParseReleaseSets("f.yaml", []byte(in))
 		if err != nil {
@@ -121,7 +121,8 @@ func FuzzParseReleaseSets(f *testing.F) {
 			}
 			return
 		}
-		// Every recipe it names resolves to a version of its own.
+		// Every recipe it names resolves to a version of its own, unless it
+		// is a recipe of another component.
 		names := map[string]string{}
 		for _, s := range sets {
 			for _, ref := range s.Recipes {
@@ -133,7 +134,10 @@ func FuzzParseReleaseSets(f *testing.F) {
 			}
 		}
 		if err := Resolve(sets, names); err != nil {
-			t.Fatalf("Resolve: %v", err)
+			if !errors.Is(err, ErrUnresolved) || !strings.Contains(err.Error(), " ships ") {
+				t.Fatalf("Resolve: %v", err)
+			}
+			return
 		}
 		// Whatever parses must check and render without failing.
 		r := Evaluate(sets, Inputs{Now: checkDay})
@@ -203,6 +207,35 @@ func TestRecipeReferencesAndRanges(t *testing.T) {
 // TestRequirementsPerVersion: two recipes of one component (cri-tools-1.35,
 // cri-tools-1.36) each require their own Kubernetes minor; a set is checked
 // against the requires of the recipe that ships its version.
+func TestRecipeOfAnotherComponent(t *testing.T) {
+	// A recipe of another component is refused, however its version reads;
+	// the Kubernetes binaries take a kubernetes recipe, and a recipe without
+	// a series suffix is its own component.
+	all := map[string]string{"kubernetes-1.35": "1.35.4", "kubernetes-1.36": "1.36.0", "cri-tools-1.36": "1.36.0", "helm": "3.21.4", "etcd": "3.6.14", "etcd-3.7": "3.7.2", "kubernetes-extras": "1.36.0"}
+	for in, want := range map[string]string{
+		"kubernetes: recipe:helm":                    `set "a", component "kubernetes": recipe:helm ships helm, not kubernetes (a recipe of kubernetes is named kubernetes or kubernetes-MAJOR.MINOR)`,
+		"etcd: recipe:kubernetes-1.36":               `set "a", component "etcd": recipe:kubernetes-1.36 ships kubernetes, not etcd`,
+		"cri-tools: {from: 1.36.0, to: recipe:helm}": `set "a", component "cri-tools": recipe:helm ships helm, not cri-tools`,
+		"kubelet: recipe:cri-tools-1.36":             `set "a", component "kubelet": recipe:cri-tools-1.36 ships cri-tools, not kubelet`,
+		"kubectl: recipe:kubernetes-extras":          `set "a", component "kubectl": recipe:kubernetes-extras ships kubernetes-extras, not kubectl`,
+		"etcd: recipe:etcd-3.7":                      "",
+		"kubectl: recipe:kubernetes-1.35":            "",
+	} {
+		text := "sets:\n  - name: a\n    components:\n      " + in + "\n"
+		if !strings.HasPrefix(in, "kubernetes:") {
+			text += "      kubernetes: recipe:kubernetes-1.36\n"
+		}
+		sets, err := ParseReleaseSets("r.yaml", []byte(text))
+		if err != nil {
+			t.Fatalf("%s: %v", in, err)
+		}
+		err = Resolve(sets, all)
+		if want == "" && err != nil || want != "" && (!errors.Is(err, ErrUnresolved) || !strings.Contains(err.Error(), want)) {
+			t.Errorf("%s: %v\nwant %q", in, err, want)
+		}
+	}
+}
+
 func TestRequirementsPerVersion(t *testing.T) {
 	reqs := []Requirement{
 		{Component: "cri-tools", Version: "1.35.0", Requires: map[string]string{"kubernetes": ">=1.35 <1.36"}},

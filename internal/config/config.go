@@ -60,6 +60,7 @@ import (
 
 	"go.yaml.in/yaml/v3"
 
+	"github.com/updeb/updeb/internal/aptname"
 	"github.com/updeb/updeb/internal/srcurl"
 	"github.com/updeb/updeb/internal/yamlfile"
 	"github.com/updeb/updeb/pkg/deb"
@@ -494,17 +495,27 @@ func (p *parser) build(b *Build, n *yaml.Node) {
 
 func (p *parser) repo(r *Repo, n *yaml.Node) {
 	p.mapping(n, "repo", "config.Repo", fields{
-		"dir":           field(func(v *yaml.Node) { p.path(v, "repo.dir", &r.Dir) }),
-		"key":           field(func(v *yaml.Node) { p.path(v, "repo.key", &r.Key) }),
-		"suite":         field(func(v *yaml.Node) { p.str(v, "repo.suite", &r.Suite) }),
-		"component":     field(func(v *yaml.Node) { p.str(v, "repo.component", &r.Component) }),
-		"origin":        field(func(v *yaml.Node) { p.str(v, "repo.origin", &r.Origin) }),
-		"label":         field(func(v *yaml.Node) { p.str(v, "repo.label", &r.Label) }),
-		"codename":      field(func(v *yaml.Node) { p.str(v, "repo.codename", &r.Codename) }),
-		"description":   field(func(v *yaml.Node) { p.str(v, "repo.description", &r.Description) }),
-		"architectures": field(func(v *yaml.Node) { p.StrList(v, "repo.architectures", &r.Architectures) }),
-		"valid-for":     field(func(v *yaml.Node) { p.duration(v, "repo.valid-for", 0, &r.ValidFor) }),
-		"keep":          field(func(v *yaml.Node) { p.integer(v, "repo.keep", 1, 100000, &r.Keep) }),
+		"dir":         field(func(v *yaml.Node) { p.path(v, "repo.dir", &r.Dir) }),
+		"key":         field(func(v *yaml.Node) { p.path(v, "repo.key", &r.Key) }),
+		"suite":       field(func(v *yaml.Node) { p.aptName(v, "repo.suite", &r.Suite, aptname.Suite) }),
+		"component":   field(func(v *yaml.Node) { p.aptName(v, "repo.component", &r.Component, aptname.Component) }),
+		"origin":      field(func(v *yaml.Node) { p.aptName(v, "repo.origin", &r.Origin, releaseField("Origin")) }),
+		"label":       field(func(v *yaml.Node) { p.aptName(v, "repo.label", &r.Label, releaseField("Label")) }),
+		"codename":    field(func(v *yaml.Node) { p.aptName(v, "repo.codename", &r.Codename, aptname.Codename) }),
+		"description": field(func(v *yaml.Node) { p.aptName(v, "repo.description", &r.Description, releaseField("Description")) }),
+		"architectures": field(func(v *yaml.Node) {
+			p.List(v, "repo.architectures", func(i int, e *yaml.Node) {
+				var a string
+				if p.NonEmpty(e, fmt.Sprintf("repo.architectures[%d]", i), &a) {
+					if err := aptname.IndexArchitecture(a); err != nil {
+						p.At(e, "repo.architectures[%d]: %v", i, err)
+					}
+					r.Architectures = append(r.Architectures, a)
+				}
+			})
+		}),
+		"valid-for": field(func(v *yaml.Node) { p.duration(v, "repo.valid-for", 0, &r.ValidFor) }),
+		"keep":      field(func(v *yaml.Node) { p.integer(v, "repo.keep", 1, 100000, &r.Keep) }),
 		"keys": field(func(v *yaml.Node) {
 			p.StrList(v, "repo.keys", &r.Keys)
 			for i, k := range r.Keys {
@@ -556,6 +567,21 @@ func (p *parser) str(n *yaml.Node, what string, dst *string) bool {
 	}
 	*dst = s
 	return ok
+}
+
+// aptName decodes a name or Release field value of the repository and checks
+// it with check (internal/aptname), as the repository will when it writes it.
+func (p *parser) aptName(n *yaml.Node, what string, dst *string, check func(string) error) {
+	if p.str(n, what, dst) {
+		if err := check(*dst); err != nil {
+			p.At(n, "%s: %v", what, err)
+		}
+	}
+}
+
+// releaseField checks the value of the one-line Release field name.
+func releaseField(name string) func(string) error {
+	return func(v string) error { return aptname.Field(name, v) }
 }
 
 // path decodes a path, relative to the config file's folder.

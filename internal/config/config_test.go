@@ -239,6 +239,14 @@ func TestParseBounds(t *testing.T) {
 		{"data: {products: [../etc]}\n", `c.yaml:1:19: data.products: "../etc" is not an endoflife.date product name`},
 		{"repo:\n  valid-for: soon\n", `c.yaml:2:14: invalid duration "soon" (want a positive duration like 30s, 2m, 1h)`},
 		{"repo:\n  suite: \"a\\nb\"\n", `c.yaml:2:10: repo.suite must be one line`},
+		{"repo:\n  suite: .hidden\n", `c.yaml:2:10: repo.suite: suite ".hidden": want up to 100 letters`},
+		{"repo:\n  suite: a b\n", `c.yaml:2:10: repo.suite: suite "a b": want`},
+		{"repo:\n  component: ../main\n", `c.yaml:2:14: repo.component: component "../main": want`},
+		{"repo:\n  codename: \"book worm\"\n", `c.yaml:2:13: repo.codename: codename "book worm": want`},
+		{"repo:\n  origin: \"tab\\there\"\n", `c.yaml:2:11: repo.origin: Origin "tab\there": a control or non-printing character (U+0009)`},
+		{"repo:\n  label: \"Corp \"\n", `c.yaml:2:10: repo.label: Label "Corp ": leading or trailing white space`},
+		{"repo:\n  architectures: [amd64, all]\n", `c.yaml:2:26: repo.architectures[1]: architecture "all": "all" packages go to every architecture's index`},
+		{"repo:\n  architectures: [AMD64]\n", `c.yaml:2:19: repo.architectures[0]: architecture "AMD64": want a Debian architecture`},
 		{"mirrors: {prefix: x}\n", "c.yaml:1:10: mirrors: expected a list, found a mapping"},
 		{"mirrors:\n  - https://a/\n", "c.yaml:2:5: a mirror must be a mapping {prefix: URL, to: URL}"},
 		{"cache: &c /a\nout: *c\n", "c.yaml:1:8: cache: YAML anchors and aliases are not supported\nc.yaml:2:6: out: YAML anchors and aliases are not supported"},
@@ -255,7 +263,8 @@ func TestParseBounds(t *testing.T) {
 			t.Errorf("Parse(%q)\n got %v\nwant %s", tc.src, err, tc.want)
 		}
 	}
-	for _, ok := range []string{"build: {xz-workers: 64, parallel: 256, compression: zstd, xz-mode: best}", "build: {xz-mode: fast}", "fetch: {retries: 100, parallel: 64, max-size: 1TiB, timeouts: {connect: 1h}, retry-time: 24h}", "build: {compression: none}", "cache: ~"} {
+	for _, ok := range []string{"build: {xz-workers: 64, parallel: 256, compression: zstd, xz-mode: best}", "build: {xz-mode: fast}", "fetch: {retries: 100, parallel: 64, max-size: 1TiB, timeouts: {connect: 1h}, retry-time: 24h}", "build: {compression: none}", "cache: ~",
+		"repo: {suite: k8s-1.36, component: updates/main, codename: stable, origin: Example Corp., label: \"Kubernetes packages\", architectures: [amd64, arm64]}"} {
 		if _, err := Parse("c.yaml", []byte(ok)); err != nil {
 			t.Errorf("Parse(%q): %v", ok, err)
 		}

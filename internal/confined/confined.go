@@ -1,5 +1,7 @@
 // Package confined opens files that must lie inside a folder and be regular
-// files: a recipe's own files, keyrings, the artifacts of a file:// mirror.
+// files: a recipe's own files, keyrings, the artifacts of a file:// mirror
+// (Open); and files a user names anywhere that must be regular files of a
+// bounded size: keys, certificate bundles, config files (OpenFile, ReadFile).
 //
 // The walk is done by the kernel relative to an open folder (os.Root: openat
 // with O_NOFOLLOW on every component), so no spelling of the name and no
@@ -13,6 +15,7 @@ package confined
 import (
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path"
@@ -60,10 +63,19 @@ func Open(dir string, names ...string) (*os.File, fs.FileInfo, error) {
 		root = sub
 	}
 	last := names[len(names)-1]
-	f, err := root.OpenFile(last, os.O_RDONLY|syscall.O_NONBLOCK|syscall.O_NOCTTY, 0)
+	f, err := root.OpenFile(last, openFlags, 0)
 	if err != nil {
 		return nil, nil, classify(err, refuse, last)
 	}
+	return regular(f, refuse)
+}
+
+// openFlags open for reading without blocking on a FIFO (and without making
+// a terminal the controlling one): the file is checked before it is read.
+const openFlags = os.O_RDONLY | syscall.O_NONBLOCK | syscall.O_NOCTTY
+
+// regular returns f and its fstat when it is a regular file, or closes it.
+func regular(f *os.File, refuse func(string, ...any) error) (*os.File, fs.FileInfo, error) {
 	fi, err := f.Stat()
 	if err != nil {
 		f.Close()
@@ -74,6 +86,40 @@ func Open(dir string, names ...string) (*os.File, fs.FileInfo, error) {
 		return nil, nil, refuse("not a regular file (%s)", kind(fi.Mode()))
 	}
 	return f, fi, nil
+}
+
+// OpenFile opens for reading the regular file at name, a path the user gave
+// (no folder confines it: symlinks are followed). As with Open, a FIFO does
+// not block the open and is refused, like a device (/dev/zero would never
+// end), a socket or a folder: the error wraps ErrRefused. A file that does
+// not exist is an error wrapping fs.ErrNotExist. The caller closes the file.
+func OpenFile(name string) (*os.File, fs.FileInfo, error) {
+	f, err := os.OpenFile(name, openFlags, 0)
+	if err != nil {
+		return nil, nil, err
+	}
+	return regular(f, func(format string, args ...any) error {
+		return fmt.Errorf("%s: %w: %s", name, ErrRefused, fmt.Sprintf(format, args...))
+	})
+}
+
+// ReadFile reads the regular file at name (OpenFile), refusing one of more
+// than limit bytes (an error wrapping ErrRefused that names the file and the
+// limit) after reading at most limit+1 bytes of it.
+func ReadFile(name string, limit int64) ([]byte, error) {
+	f, _, err := OpenFile(name)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	data, err := io.ReadAll(io.LimitReader(f, limit+1))
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", name, err)
+	}
+	if int64(len(data)) > limit {
+		return nil, fmt.Errorf("%s: %w: larger than %d bytes", name, ErrRefused, limit)
+	}
+	return data, nil
 }
 
 // Check is Open without keeping the file: what lint uses.

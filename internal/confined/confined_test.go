@@ -6,6 +6,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"syscall"
@@ -160,5 +161,52 @@ func TestSymlinkSwapRace(t *testing.T) {
 	wg.Wait()
 	if opened == 0 {
 		t.Fatal("never opened the file inside")
+	}
+}
+
+// TestOpenFile: a file the user names is read when it is a regular file (a
+// symlink to one included) of at most the limit, and refused at once, without
+// reading, when it is a FIFO (whose open would block for ever), a device that
+// never ends, a folder, or larger than the limit.
+func TestOpenFile(t *testing.T) {
+	dir := t.TempDir()
+	ok := filepath.Join(dir, "key.asc")
+	write(t, ok, "0123456789")
+	link := filepath.Join(dir, "link.asc")
+	if err := os.Symlink(ok, link); err != nil {
+		t.Fatal(err)
+	}
+	fifo := filepath.Join(dir, "fifo")
+	if err := syscall.Mkfifo(fifo, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{ok, link} {
+		if b, err := ReadFile(name, 10); err != nil || string(b) != "0123456789" {
+			t.Errorf("ReadFile(%s, 10) = %q, %v; want the content", name, b, err)
+		}
+	}
+	refused := map[string]string{
+		fifo:        "a FIFO",
+		"/dev/zero": "a character device",
+		dir:         "a folder",
+		ok:          "larger than 9 bytes",
+	}
+	for name, want := range refused {
+		done := make(chan error, 1)
+		go func() {
+			_, err := ReadFile(name, 9)
+			done <- err
+		}()
+		select {
+		case err := <-done:
+			if !errors.Is(err, ErrRefused) || !strings.Contains(err.Error(), want) || !strings.Contains(err.Error(), name) {
+				t.Errorf("ReadFile(%s): %v; want ErrRefused naming the file and %q", name, err, want)
+			}
+		case <-time.After(10 * time.Second):
+			t.Fatalf("ReadFile(%s) blocked", name)
+		}
+	}
+	if _, _, err := OpenFile(filepath.Join(dir, "missing")); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("OpenFile(missing): %v; want fs.ErrNotExist", err)
 	}
 }

@@ -39,10 +39,13 @@ const MaxCycles = 2000
 // value and nothing after it; every cycle has a name of MAJOR[.MINOR], a
 // release date, an end of life (a date or a boolean), and a latest release
 // that is a version; every date is YYYY-MM-DD; a cycle is given once; there
-// are 1 to MaxCycles of them. Fields updeb does not use are not checked, so
-// that upstream may add some. url names the answer in messages. Cycles come
-// back in the answer's order (newest first).
-func ParseAPI(product, url string, body []byte) ([]Cycle, error) {
+// are 1 to MaxCycles of them. Each cycle must hold together (Cycle.plausible):
+// its latest release belongs to it, no end comes before its release, and
+// nothing was released after now (the time of the request), give or take a
+// day for time zones. Fields updeb does not use are not checked, so that
+// upstream may add some. url names the answer in messages. Cycles come back in
+// the answer's order (newest first).
+func ParseAPI(product, url string, body []byte, now time.Time) ([]Cycle, error) {
 	fail := func(format string, args ...any) error {
 		return fmt.Errorf("%w: %s: %s", ErrAPI, url, fmt.Sprintf(format, args...))
 	}
@@ -102,6 +105,9 @@ func ParseAPI(product, url string, body []byte) ([]Cycle, error) {
 		} else {
 			c, err = cycleV0(product, obj)
 		}
+		if err == nil {
+			err = c.plausible(now)
+		}
 		if err != nil {
 			return nil, fail("cycle %d: %v", i+1, err)
 		}
@@ -112,6 +118,46 @@ func ParseAPI(product, url string, body []byte) ([]Cycle, error) {
 		out = append(out, c)
 	}
 	return out, nil
+}
+
+// Bounds of a plausible cycle: the slack allowed for "released after now"
+// (time zones, a clock a little behind), and the longest support updeb
+// believes in (no product it tracks supports a cycle for decades).
+const (
+	clockSlack     = 48 * time.Hour
+	maxSupportSpan = 30 * 365 * 24 * time.Hour
+)
+
+// plausible reports a cycle that does not hold together, so that a broken
+// or hostile answer cannot make updeb suggest a bump to a release of another
+// cycle, keep an end-of-life cycle alive for ever, or add a minor that was
+// not released yet.
+func (c Cycle) plausible(now time.Time) error {
+	if c.Latest != c.Name && !strings.HasPrefix(c.Latest, c.Name+".") {
+		return fmt.Errorf("%q: latest release %q is not a release of cycle %s", c.Name, c.Latest, c.Name)
+	}
+	limit := now.UTC().Add(clockSlack)
+	for _, d := range []struct {
+		what string
+		t    time.Time
+	}{{"release date", c.ReleaseDate}, {"latest release date", c.LatestReleaseDate}} {
+		if d.t.After(limit) {
+			return fmt.Errorf("%q: %s %s is after today (%s): a broken answer, or a wrong clock here", c.Name, d.what, d.t.Format(time.DateOnly), now.UTC().Format(time.DateOnly))
+		}
+	}
+	for _, d := range []struct {
+		what string
+		t    time.Time
+	}{{"end of active support", c.EOAS}, {"end of life", c.EOL}, {"latest release date", c.LatestReleaseDate}} {
+		switch {
+		case d.t.IsZero():
+		case d.t.Before(c.ReleaseDate):
+			return fmt.Errorf("%q: %s %s is before the release date %s", c.Name, d.what, d.t.Format(time.DateOnly), c.ReleaseDate.Format(time.DateOnly))
+		case d.t.Sub(c.ReleaseDate) > maxSupportSpan:
+			return fmt.Errorf("%q: %s %s is more than 30 years after the release date %s: not plausible", c.Name, d.what, d.t.Format(time.DateOnly), c.ReleaseDate.Format(time.DateOnly))
+		}
+	}
+	return nil
 }
 
 // cycleV0 decodes a cycle of the v0 API.

@@ -28,8 +28,11 @@ const apiV1 = `{"schema_version": "1.2.0", "generated_at": "2026-11-24T00:00:00+
    "isMaintained": false, "latest": {"name": "1.7.8", "date": null}, "custom": null}
  ]}}`
 
+// apiNow is the time of the requests in these tests.
+var apiNow = time.Date(2026, 11, 24, 10, 0, 0, 0, time.UTC)
+
 func TestParseAPI(t *testing.T) {
-	v0, err := ParseAPI("kubernetes", "u0", []byte(apiV0))
+	v0, err := ParseAPI("kubernetes", "u0", []byte(apiV0), apiNow)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -42,7 +45,7 @@ func TestParseAPI(t *testing.T) {
 	if !reflect.DeepEqual(v0, want0) {
 		t.Errorf("v0:\n got %+v\nwant %+v", v0, want0)
 	}
-	v1, err := ParseAPI("istio", "u1", []byte(apiV1))
+	v1, err := ParseAPI("istio", "u1", []byte(apiV1), apiNow)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -78,15 +81,24 @@ func TestParseAPIRefuses(t *testing.T) {
 		{"v1 no releases", `{"result": {"name": "kubernetes"}}`, p + `"result" has no list "releases"`},
 		{"v1 latest", `{"result": {"releases": [{"name": "1.36", "releaseDate": "2026-04-22", "isEol": false, "latest": "1.36.4"}]}}`, p + `cycle 1: "1.36": field "latest": expected an object {"name": VERSION, "date": ...}`},
 		{"v1 no isEol", `{"result": {"releases": [{"name": "1.36", "releaseDate": "2026-04-22", "latest": {"name": "1.36.4"}}]}}`, p + `cycle 1: missing field "isEol"`},
+		{"latest of another cycle", `[{"cycle": "1.36", "releaseDate": "2026-04-22", "eol": false, "latest": "99.0.0"}]`, p + `cycle 1: "1.36": latest release "99.0.0" is not a release of cycle 1.36`},
+		{"latest of a longer cycle", `[{"cycle": "1.3", "releaseDate": "2016-04-22", "eol": true, "latest": "1.36.4"}]`, p + `cycle 1: "1.3": latest release "1.36.4" is not a release of cycle 1.3`},
+		{"released in the future", `[{"cycle": "1.99", "releaseDate": "9999-01-01", "eol": "9999-12-31", "latest": "1.99.0"}]`, p + `cycle 1: "1.99": release date 9999-01-01 is after today (2026-11-24): a broken answer, or a wrong clock here`},
+		{"latest released in the future", `[{"cycle": "1.36", "releaseDate": "2026-04-22", "eol": false, "latest": "1.36.9", "latestReleaseDate": "2026-11-27"}]`, p + `cycle 1: "1.36": latest release date 2026-11-27 is after today (2026-11-24): a broken answer, or a wrong clock here`},
+		{"eol before release", `[{"cycle": "1.36", "releaseDate": "2026-04-22", "eol": "1999-01-01", "latest": "1.36.4"}]`, p + `cycle 1: "1.36": end of life 1999-01-01 is before the release date 2026-04-22`},
+		{"eoas before release", `[{"cycle": "1.36", "releaseDate": "2026-04-22", "support": "2026-04-21", "eol": false, "latest": "1.36.4"}]`, p + `cycle 1: "1.36": end of active support 2026-04-21 is before the release date 2026-04-22`},
+		{"eol for ever", `[{"cycle": "1.36", "releaseDate": "2026-04-22", "eol": "9999-12-31", "latest": "1.36.4"}]`, p + `cycle 1: "1.36": end of life 9999-12-31 is more than 30 years after the release date 2026-04-22: not plausible`},
+		{"v1 eol for ever", `{"result": {"releases": [{"name": "1.36", "releaseDate": "2026-04-22", "isEol": false, "eolFrom": "2999-01-01", "latest": {"name": "1.36.4"}}]}}`, p + `cycle 1: "1.36": end of life 2999-01-01 is more than 30 years after the release date 2026-04-22: not plausible`},
+		{"v1 latest of another cycle", `{"result": {"releases": [{"name": "1.36", "releaseDate": "2026-04-22", "isEol": false, "latest": {"name": "1.37.0"}}]}}`, p + `cycle 1: "1.36": latest release "1.37.0" is not a release of cycle 1.36`},
 		{"long text", `[{"cycle": "1.36", "releaseDate": "2026-04-22", "eol": false, "latest": "1.36.4", "supportedKubernetesVersions": "` + strings.Repeat("x", 300) + `"}]`, p + `cycle 1: field "supportedKubernetesVersions": expected one short line of text, found "` + strings.Repeat("x", 80) + `..."`},
 	} {
-		_, err := ParseAPI("kubernetes", "https://e.test/api/kubernetes.json", []byte(tc.body))
+		_, err := ParseAPI("kubernetes", "https://e.test/api/kubernetes.json", []byte(tc.body), apiNow)
 		if !errors.Is(err, ErrAPI) || err.Error() != tc.want {
 			t.Errorf("%s:\n got %v\nwant %s", tc.name, err, tc.want)
 		}
 	}
 	many := "[" + strings.Repeat(`{"cycle": "1.1", "releaseDate": "2026-04-22", "eol": false, "latest": "1.1.0"},`, MaxCycles) + `{}]`
-	if _, err := ParseAPI("kubernetes", "u", []byte(many)); err == nil || !strings.Contains(err.Error(), "more than the 2000") {
+	if _, err := ParseAPI("kubernetes", "u", []byte(many), apiNow); err == nil || !strings.Contains(err.Error(), "more than the 2000") {
 		t.Errorf("too many cycles: %v", err)
 	}
 }
@@ -98,8 +110,8 @@ func TestEncodeRoundTrip(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	k, _ := ParseAPI("kubernetes", "u0", []byte(apiV0))
-	i, _ := ParseAPI("istio", "u1", []byte(apiV1))
+	k, _ := ParseAPI("kubernetes", "u0", []byte(apiV0), apiNow)
+	i, _ := ParseAPI("istio", "u1", []byte(apiV1), apiNow)
 	fresh, err := New("Source: test\n\nAs of: 2026-11-24T10:11:12Z", map[string][]Cycle{"kubernetes": k, "istio": i})
 	if err != nil {
 		t.Fatal(err)
@@ -126,7 +138,7 @@ func FuzzParseAPI(f *testing.F) {
 	f.Add([]byte(`[{"cycle": "3", "releaseDate": "2026-04-22", "eol": "2026-05-01", "support": true, "lts": "2026-01-01", "latest": "3.0.1"}]`))
 	f.Add([]byte(`<html>`))
 	f.Fuzz(func(t *testing.T, body []byte) {
-		cs, err := ParseAPI("p", "u", body)
+		cs, err := ParseAPI("p", "u", body, apiNow)
 		if err != nil {
 			return
 		}

@@ -14,7 +14,6 @@ import (
 
 	"github.com/updeb/updeb/internal/recipe"
 	"github.com/updeb/updeb/pkg/debversion"
-	"go.yaml.in/yaml/v3"
 )
 
 // ErrBase is wrapped when the base revision cannot be read (not a git
@@ -81,9 +80,11 @@ func (b *Base) load(ctx context.Context, r *recipe.Recipe, dir string) (*recipe.
 		return nil, fmt.Errorf("%w: %v", ErrBase, err)
 	}
 	// The old recipe's folder and keyrings, as they were at the revision.
+	filesDir := strings.TrimSuffix(relFile, filepath.Ext(relFile))
 	paths := []string{relFile}
 	old, err := recipe.Parse(relFile, text)
 	if err == nil {
+		filesDir = filepath.Join(filepath.Dir(relFile), filepath.FromSlash(old.FilesRel()))
 		for _, s := range old.Sources {
 			if s.Signature.Keyring != "" {
 				paths = append(paths, filepath.Join(relRoot, s.Signature.Keyring))
@@ -92,14 +93,6 @@ func (b *Base) load(ctx context.Context, r *recipe.Recipe, dir string) (*recipe.
 				paths = append(paths, filepath.Join(relRoot, s.Checksums.Clearsigned.Keyring))
 			}
 		}
-	}
-	var fd struct {
-		FilesDir string `yaml:"files-dir"`
-	}
-	_ = yaml.Unmarshal(text, &fd)
-	filesDir := strings.TrimSuffix(relFile, filepath.Ext(relFile))
-	if fd.FilesDir != "" {
-		filesDir = filepath.Join(filepath.Dir(relFile), fd.FilesDir)
 	}
 	paths = append(paths, filesDir)
 	var present []string

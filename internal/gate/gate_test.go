@@ -364,6 +364,11 @@ func TestBaseLoad(t *testing.T) {
 	}
 	write("recipes/hello.yaml", helloRecipe)
 	write("keys/upstream.asc", "old key\n")
+	// A recipe whose own files are in the folder its files-dir names.
+	shared := strings.Replace(helloRecipe, "name: hello\n", "name: shared\nfiles-dir: common\n", 1) +
+		"      - {file: shared.conf, dest: /etc/shared.conf}\n"
+	write("recipes/shared.yaml", shared)
+	write("recipes/common/shared.conf", "old conf\n")
 	git("init", "-q")
 	git("add", "-A")
 	git("commit", "-q", "-m", "base")
@@ -389,6 +394,14 @@ func TestBaseLoad(t *testing.T) {
 	}
 	if k, err := os.ReadFile(filepath.Join(old.Root, "keys", "upstream.asc")); err != nil || string(k) != "old key\n" {
 		t.Errorf("the base keyring is %q (%v), want the committed one", k, err)
+	}
+	write("recipes/common/shared.conf", "new conf\n")
+	oldShared, err := b.load(ctx, load("shared.yaml"), filepath.Join(t.TempDir(), "base"))
+	if err != nil || oldShared == nil {
+		t.Fatalf("load shared.yaml at HEAD: %v, %v", oldShared, err)
+	}
+	if c, err := os.ReadFile(filepath.Join(oldShared.FilesDir, "shared.conf")); err != nil || string(c) != "old conf\n" {
+		t.Errorf("the base's files-dir file is %q (%v), want the committed one", c, err)
 	}
 	if r, err := b.load(ctx, load("new.yaml"), filepath.Join(t.TempDir(), "base")); r != nil || err != nil {
 		t.Errorf("a recipe HEAD does not have: %v, %v; want nil, nil", r, err)

@@ -91,7 +91,7 @@ func Export(ctx context.Context, jobs []build.Job, opts build.Options, dir strin
 	res := &ExportResult{Dir: dir}
 	hosts := map[string]Mirror{}
 	for _, r := range got {
-		e, mi, err := place(abs, r)
+		e, mi, err := place(ctx, abs, r)
 		if err != nil {
 			return nil, err
 		}
@@ -122,7 +122,7 @@ func Export(ctx context.Context, jobs []build.Job, opts build.Options, dir strin
 
 // place copies the verified file r into dir at its mirror path and returns
 // its manifest entry and its host's mirror (To relative to dir).
-func place(dir string, r *fetch.Result) (Entry, Mirror, error) {
+func place(ctx context.Context, dir string, r *fetch.Result) (Entry, Mirror, error) {
 	u, err := url.Parse(r.URL)
 	if err != nil {
 		return Entry{}, Mirror{}, err
@@ -138,7 +138,7 @@ func place(dir string, r *fetch.Result) (Entry, Mirror, error) {
 	}
 	e := Entry{URL: r.URL, Path: host + "/" + name, Size: r.Size, SHA256: r.Digests[digest.SHA256], SHA512: r.Digests[digest.SHA512]}
 	dest := filepath.Join(dir, filepath.FromSlash(e.Path))
-	if sums, size, err := hashFile(dest, e.algorithms()); err == nil && size == e.Size && e.matches(sums) {
+	if sums, size, err := hashFile(ctx, dest, e.algorithms()); err == nil && size == e.Size && e.matches(sums) {
 		return e, mi, nil // already there
 	}
 	if err := os.MkdirAll(filepath.Dir(dest), 0o755); err != nil {
@@ -151,7 +151,7 @@ func place(dir string, r *fetch.Result) (Entry, Mirror, error) {
 	defer src.Close()
 	h := digest.NewHasher(e.algorithms()...)
 	err = atomicfile.WriteFrom(dest, 0o644, func(w io.Writer) error {
-		if _, err := io.Copy(io.MultiWriter(w, h), src); err != nil {
+		if _, err := copyCtx(ctx, io.MultiWriter(w, h), src); err != nil {
 			return err
 		}
 		if h.Size() != e.Size || !e.matches(h.Sum()) {
@@ -175,17 +175,44 @@ func (e Entry) matches(s digest.Set) bool {
 
 // hashFile hashes a file that must be a regular file inside nothing in
 // particular (the exporter's own folder).
-func hashFile(p string, algs []digest.Algorithm) (digest.Set, int64, error) {
-	f, err := os.Open(p)
+func hashFile(ctx context.Context, p string, algs []digest.Algorithm) (digest.Set, int64, error) {
+	f, _, err := confined.OpenFile(p)
 	if err != nil {
 		return nil, 0, err
 	}
 	defer f.Close()
 	h := digest.NewHasher(algs...)
-	if _, err := io.Copy(h, f); err != nil {
+	if _, err := copyCtx(ctx, h, f); err != nil {
 		return nil, 0, err
 	}
 	return h.Sum(), h.Size(), nil
+}
+
+// copyCtx is io.Copy that stops with ctx's error once ctx is done, checked
+// every MiB: a mirror's files run to gigabytes, and a signal must stop a
+// copy or a hash within a moment, not at the file's end.
+func copyCtx(ctx context.Context, dst io.Writer, src io.Reader) (int64, error) {
+	buf := make([]byte, 1<<20)
+	var n int64
+	for {
+		if err := ctx.Err(); err != nil {
+			return n, err
+		}
+		k, err := io.ReadFull(src, buf)
+		if k > 0 {
+			w, werr := dst.Write(buf[:k])
+			n += int64(w)
+			if werr != nil {
+				return n, werr
+			}
+		}
+		switch {
+		case err == io.EOF || err == io.ErrUnexpectedEOF:
+			return n, nil
+		case err != nil:
+			return n, err
+		}
+	}
 }
 
 // Status of one file on the far side.
@@ -244,7 +271,11 @@ func Verify(ctx context.Context, dir string) (*Report, error) {
 			return nil, err
 		}
 		listed[e.Path] = true
-		rep.Files = append(rep.Files, check(dir, e))
+		c, err := check(ctx, dir, e)
+		if err != nil {
+			return nil, err
+		}
+		rep.Files = append(rep.Files, c)
 	}
 	err = filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
 		if err != nil || d.IsDir() {
@@ -265,31 +296,35 @@ func Verify(ctx context.Context, dir string) (*Report, error) {
 	return rep, nil
 }
 
-func check(dir string, e Entry) Check {
+// check hashes one listed file; the error is only ctx's.
+func check(ctx context.Context, dir string, e Entry) (Check, error) {
 	c := Check{Entry: e, Status: OK}
 	f, _, err := confined.Open(dir, e.Path)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
 		c.Status = Missing
-		return c
+		return c, nil
 	case errors.Is(err, confined.ErrRefused):
 		c.Status, c.Detail = Refused, err.Error()
-		return c
+		return c, nil
 	case err != nil:
 		c.Status, c.Detail = Missing, err.Error()
-		return c
+		return c, nil
 	}
 	defer f.Close()
 	h := digest.NewHasher(e.algorithms()...)
-	if _, err := io.Copy(h, struct{ io.Reader }{f}); err != nil {
+	if _, err := copyCtx(ctx, h, f); err != nil {
+		if ctx.Err() != nil {
+			return c, ctx.Err()
+		}
 		c.Status, c.Detail = Corrupt, err.Error()
-		return c
+		return c, nil
 	}
 	sums := h.Sum()
 	if h.Size() != e.Size || !e.matches(sums) {
 		c.Status, c.GotSize, c.GotSHA256 = Corrupt, h.Size(), sums[digest.SHA256]
 	}
-	return c
+	return c, nil
 }
 
 // ErrManifest is wrapped when the manifest is absent or not one updeb wrote.

@@ -57,6 +57,31 @@ func TestVerifyStaysInside(t *testing.T) {
 	}
 }
 
+// TestStopsInsideAFile: hashing a listed file (verify) or one already in the
+// export folder stops with the context's error as soon as it is done, inside
+// the file rather than at its end (a mirror's files run to gigabytes, and a
+// signal must stop updeb mirror verify within a moment).
+func TestStopsInsideAFile(t *testing.T) {
+	dir := t.TempDir()
+	os.MkdirAll(filepath.Join(dir, "h"), 0o755)
+	big := filepath.Join(dir, "h", "a")
+	if err := os.WriteFile(big, make([]byte, 4<<20), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	e := Entry{URL: "https://h/a", Path: "h/a", Size: 4 << 20, SHA256: hex64}
+	if c, err := check(ctx, dir, e); !errors.Is(err, context.Canceled) {
+		t.Errorf("check with a stopped context: %+v, %v; want context.Canceled", c, err)
+	}
+	if _, _, err := hashFile(ctx, big, e.algorithms()); !errors.Is(err, context.Canceled) {
+		t.Errorf("hashFile with a stopped context: %v; want context.Canceled", err)
+	}
+	if c, err := check(context.Background(), dir, e); err != nil || c.Status != Corrupt || c.GotSize != 4<<20 {
+		t.Errorf("check: %+v, %v; want the whole file read, and corrupt", c, err)
+	}
+}
+
 func FuzzParseManifest(f *testing.F) {
 	f.Add([]byte(`{"schema":"updeb/mirror/v1","files":[{"url":"https://h/a","path":"h/a","size":1,"sha256":"` + hex64 + `"}]}`))
 	f.Add([]byte(`{"schema":"updeb/mirror/v1","files":null}`))

@@ -157,7 +157,7 @@ func product(name string, rs []*recipe.Recipe, data *eol.Data, o Options) (Produ
 	newest := rs[0] // the recipe of the newest version
 	for _, c := range data.Cycles(name) {
 		st := c.Status(o.Now)
-		if st.State == eol.EndOfLife {
+		if st.State == eol.EndOfLife || !released(c, o.Now) {
 			continue
 		}
 		m := Minor{Cycle: c.Name, State: st.State.String(), EndOfActiveSupport: day(c.EOAS), EndOfLife: day(c.EOL), Latest: c.Latest, Recipes: []string{}}
@@ -254,11 +254,18 @@ func recipeStatus(product string, r *recipe.Recipe, data *eol.Data, o Options) (
 // newestSupported is the product's newest cycle that is not end-of-life.
 func newestSupported(data *eol.Data, product string, now time.Time) *eol.Cycle {
 	for _, c := range data.Cycles(product) {
-		if c.Status(now).State != eol.EndOfLife {
+		if c.Status(now).State != eol.EndOfLife && released(c, now) {
 			return &c
 		}
 	}
 	return nil
+}
+
+// released reports whether the cycle was released by now's day (a plan for a
+// past day does not list the minors that came later).
+func released(c eol.Cycle, now time.Time) bool {
+	y, m, d := now.UTC().Date()
+	return !c.ReleaseDate.After(time.Date(y, m, d, 0, 0, 0, 0, time.UTC))
 }
 
 // versioned reports whether the recipe is one of a series, one per minor

@@ -196,3 +196,40 @@ func TestHTMLSection(t *testing.T) {
 		}
 	}
 }
+
+// A plan for a day before a cycle's release does not list the cycle: on
+// 2026-08-01 Kubernetes 1.37 (released 2026-08-26) is nothing to add, and
+// etcd 3.7 (released 2026-07-08) still is.
+func TestUnreleasedCycles(t *testing.T) {
+	rs, data := fixture(t)
+	p := Make(rs, data, Options{Now: time.Date(2026, 8, 1, 15, 0, 0, 0, time.UTC)})
+	var adds []string
+	for _, a := range p.Actions {
+		if a.Kind == ActAdd {
+			adds = append(adds, a.Product+" "+a.Minor)
+		}
+	}
+	if strings.Join(adds, ",") != "etcd 3.7" {
+		t.Errorf("adds %v, want [etcd 3.7]", adds)
+	}
+	for _, pr := range p.Products {
+		for _, m := range pr.Supported {
+			if pr.Name == "kubernetes" && m.Cycle == "1.37" {
+				t.Error("kubernetes 1.37 listed as supported before its release")
+			}
+		}
+	}
+	// On its release day it is.
+	p = Make(rs, data, Options{Now: time.Date(2026, 8, 26, 0, 0, 0, 0, time.UTC)})
+	if !strings.Contains(commands(p), "updeb bump kubernetes-1.36 --new-minor 1.37") {
+		t.Errorf("on the release day: %s", commands(p))
+	}
+}
+
+func commands(p *Plan) string {
+	var out []string
+	for _, a := range p.Actions {
+		out = append(out, a.Command)
+	}
+	return strings.Join(out, "\n")
+}

@@ -66,10 +66,7 @@ func LoadBytes(file string, data []byte, opts LoadOptions) (*Recipe, error) {
 	r, fs := parse(file, data, opts.AllowUnpinned)
 	if r != nil {
 		r.Root = root
-		r.dir, r.filesRel = filepath.Dir(abs), strings.TrimSuffix(filepath.Base(abs), filepath.Ext(abs))
-		if fd := valueOf(r.node, "files-dir"); fd != r.node {
-			r.filesRel = fd.Value
-		}
+		r.dir = filepath.Dir(abs)
 		r.FilesDir = filepath.Join(r.dir, filepath.FromSlash(r.filesRel))
 		{
 			// Render every architecture: templates, rendered names and paths,
@@ -119,7 +116,10 @@ func parse(file string, data []byte, unpinned bool) (*Recipe, *findings) {
 		return nil, fs
 	}
 	d := &decoder{fs}
-	r := &Recipe{Path: file, node: top}
+	r := &Recipe{Path: file, node: top, filesRel: strings.TrimSuffix(filepath.Base(file), filepath.Ext(file))}
+	if fd := valueOf(top, "files-dir"); fd != top {
+		r.filesRel = fd.Value
+	}
 	d.recipe(r, top)
 	return r, fs
 }

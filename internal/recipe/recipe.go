@@ -11,6 +11,7 @@ package recipe
 
 import (
 	"errors"
+	"regexp"
 	"time"
 
 	"go.yaml.in/yaml/v3"
@@ -77,8 +78,13 @@ type Recipe struct {
 
 	node     *yaml.Node // the document's top mapping, for positions
 	dir      string     // absolute folder of the recipe file (Load only)
-	filesRel string     // FilesDir relative to dir, slash-separated (Load only)
+	filesRel string     // FilesDir relative to dir, slash-separated (see FilesRel)
 }
+
+// FilesRel is the folder of the recipe's own files relative to the recipe
+// file's folder, slash-separated: files-dir, or else the file's name without
+// its extension. Parse sets it too (it needs no file system).
+func (r *Recipe) FilesRel() string { return r.filesRel }
 
 // Arch maps a Debian architecture to the upstream's name for it ({{.Arch}}).
 type Arch struct {
@@ -217,4 +223,16 @@ var relationFields = []struct{ key, field string }{
 	{"breaks", "Breaks"},
 	{"replaces", "Replaces"},
 	{"provides", "Provides"},
+}
+
+var seriesSuffixRE = regexp.MustCompile(`^(.+)-[0-9]+\.[0-9]+$`)
+
+// Component is the name updeb compat, release sets and the end-of-life data
+// know a recipe named name by: the name without the "-MAJOR.MINOR" suffix
+// that versioned recipe series add (kubernetes-1.35 -> kubernetes).
+func Component(name string) string {
+	if m := seriesSuffixRE.FindStringSubmatch(name); m != nil {
+		return m[1]
+	}
+	return name
 }

@@ -1,6 +1,7 @@
 package repo
 
 import (
+	"bytes"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -9,9 +10,12 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/ProtonMail/go-crypto/openpgp"
 
 	"github.com/updeb/updeb/pkg/atomicfile"
 )
@@ -107,6 +111,10 @@ func (r *Repo) render(ctx context.Context, st *suiteState) (*nextGeneration, err
 // generation, its history record, the rename to its number, the switch of
 // the suite's link, and the pruning of generations no longer kept.
 func (r *Repo) install(ctx context.Context, st *suiteState, next *nextGeneration, rec Record) error {
+	// The keyring at the root holds every live suite's keys: written once
+	// before the switch (the keys of the generation going live and of the
+	// one it replaces), and once after (without a key no suite uses any
+	// longer).
 	if err := r.writeKeyring(); err != nil {
 		return err
 	}
@@ -126,6 +134,9 @@ func (r *Repo) install(ctx context.Context, st *suiteState, next *nextGeneration
 		return err
 	}
 	r.hook("switched")
+	if err := r.writeKeyring(); err != nil {
+		r.opts.Logger.Warn("cannot rewrite the repository's keyring; the next write does", "err", err)
+	}
 	r.prune(st.suite, next.n, next.set.Keep)
 	return nil
 }
@@ -257,6 +268,10 @@ func (r *Repo) signRelease(set Settings, date time.Time, files []indexFile) ([]i
 // settings, and by-hash/ with this generation's indexes and the live
 // generation's, so a client holding the live InRelease finds what it lists.
 func (r *Repo) stage(st *suiteState, files, meta []indexFile, set Settings, date time.Time) (string, error) {
+	keys, _, err := r.opts.Signer.PublicKey()
+	if err != nil {
+		return "", err
+	}
 	parent := r.suiteGenDir(st.suite)
 	if err := os.MkdirAll(parent, 0o755); err != nil {
 		return "", err
@@ -267,7 +282,8 @@ func (r *Repo) stage(st *suiteState, files, meta []indexFile, set Settings, date
 	}
 	dirs := map[string]bool{staging: true}
 	err = os.Chmod(staging, 0o755)
-	all := append(append(append([]indexFile(nil), files...), meta...), indexFile{path: settingsFile, data: set.marshal()})
+	all := append(append(append([]indexFile(nil), files...), meta...),
+		indexFile{path: settingsFile, data: set.marshal()}, indexFile{path: keysFile, data: keys})
 	for _, f := range all {
 		if err == nil {
 			err = placeFile(staging, f, date, st.copyBase, dirs)
@@ -359,7 +375,7 @@ func carryByHash(staging string, live *generation, dirs map[string]bool) error {
 // never live, so it is replaced.
 func (r *Repo) commit(suite string, n int, staging string) error {
 	final := r.genDir(suite, n)
-	if err := os.RemoveAll(final); err != nil {
+	if err := r.removeAside(final); err != nil {
 		return err
 	}
 	if err := os.Rename(staging, final); err != nil {
@@ -418,8 +434,10 @@ func (r *Repo) generationsToKeep(suite string, live, keep int) (map[int]bool, er
 }
 
 // prune removes suite's generations that are not kept, generations after the
-// live one (never live: written by a killed write) and staging directories.
-// Failures are only logged: the repository is already consistent.
+// live one (never live: written by a killed write), and the dot-named
+// leftovers of killed writes: staging directories and generations renamed
+// aside (see removeAside). Failures are only logged: the repository is
+// already consistent.
 func (r *Repo) prune(suite string, live, keep int) []int {
 	kept, err := r.generationsToKeep(suite, live, keep)
 	if err != nil {
@@ -438,8 +456,13 @@ func (r *Repo) prune(suite string, live, keep int) []int {
 		if err == nil && kept[n] {
 			continue
 		}
-		if err := os.RemoveAll(filepath.Join(parent, de.Name())); err != nil {
-			r.opts.Logger.Warn("cannot remove an old generation", "dir", filepath.Join(parent, de.Name()), "err", err)
+		dir := filepath.Join(parent, de.Name())
+		remove := r.removeAside
+		if strings.HasPrefix(de.Name(), ".") {
+			remove = os.RemoveAll // already aside: nothing reads it
+		}
+		if err := remove(dir); err != nil {
+			r.opts.Logger.Warn("cannot remove an old generation", "dir", dir, "err", err)
 			continue
 		}
 		if n > 0 {
@@ -449,12 +472,92 @@ func (r *Repo) prune(suite string, live, keep int) []int {
 	return removed
 }
 
-// writeKeyring writes the signers' public keys at the repository root, binary
-// (archive-keyring.gpg, for signed-by) and armored (archive-keyring.asc).
-func (r *Repo) writeKeyring() error {
-	bin, asc, err := r.opts.Signer.PublicKey()
+// asidePrefix starts the name a generation directory is renamed to before it
+// is removed.
+const asidePrefix = ".removing-"
+
+// removeAside removes a generation directory without it ever being seen
+// half-removed: it is renamed to a dot name first, which history, rollback
+// and gc ignore (they read numbered directories only), and removed from
+// there. A removal killed after the rename leaves a dot directory that the
+// next prune of the suite (its next write, or gc) removes; a numbered
+// directory is always whole. A directory that does not exist is removed.
+func (r *Repo) removeAside(dir string) error {
+	aside := filepath.Join(filepath.Dir(dir), asidePrefix+filepath.Base(dir))
+	if err := os.RemoveAll(aside); err != nil { // a leftover of an earlier removal
+		return err
+	}
+	err := os.Rename(dir, aside)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil
+	}
 	if err != nil {
 		return err
+	}
+	if err := atomicfile.SyncDir(filepath.Dir(dir)); err != nil {
+		return err
+	}
+	r.hook("aside")
+	return os.RemoveAll(aside)
+}
+
+// keysFile is the public signing keys of a generation, beside its settings:
+// what the repository's keyring is assembled from.
+const keysFile = "updeb-keys.gpg"
+
+// writeKeyring writes, at the repository root, the public keys a client of
+// any suite needs, binary (archive-keyring.gpg, for signed-by) and armored
+// (archive-keyring.asc): the keys of this write's signer and of every suite's
+// live generation. Suites signed by different keys (a staging key and a
+// production key) then all verify with the one keyring clients are told to
+// fetch, whichever suite was written last. A live generation written before
+// generations kept their keys contributes the keys of the existing keyring
+// that its settings name. Leftover temporary files of a killed write of the
+// keyring are removed.
+func (r *Repo) writeKeyring() error {
+	old, _ := os.ReadFile(filepath.Join(r.root, "archive-keyring.gpg"))
+	existing, _ := openpgp.ReadKeyRing(bytes.NewReader(old))
+	var es []*openpgp.Entity
+	seen := map[string]bool{}
+	add := func(e *openpgp.Entity) {
+		if fp := fingerprint(e); !seen[fp] {
+			seen[fp] = true
+			es = append(es, e)
+		}
+	}
+	for _, e := range r.opts.Signer.entities {
+		add(e)
+	}
+	suites, err := r.managedSuites()
+	if err != nil {
+		return err
+	}
+	for _, suite := range suites {
+		g, err := r.live(suite)
+		if err != nil || g == nil {
+			continue // a damaged suite is named by the operations on it
+		}
+		if data, err := os.ReadFile(filepath.Join(g.dir, keysFile)); err == nil {
+			if list, err := openpgp.ReadKeyRing(bytes.NewReader(data)); err == nil {
+				for _, e := range list {
+					add(e)
+				}
+				continue
+			}
+		}
+		for _, e := range existing {
+			if slices.ContainsFunc(g.settings.SigningKeys, (&Signer{entities: []*openpgp.Entity{e}}).signs) {
+				add(e)
+			}
+		}
+	}
+	bin, asc, err := publicKey(es...)
+	if err != nil {
+		return err
+	}
+	leftovers, _ := filepath.Glob(filepath.Join(r.root, ".archive-keyring.*.tmp-*"))
+	for _, f := range leftovers {
+		os.Remove(f)
 	}
 	for name, data := range map[string][]byte{"archive-keyring.gpg": bin, "archive-keyring.asc": asc} {
 		// 0644: a new client fetches the key from the same web server.

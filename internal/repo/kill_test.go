@@ -232,6 +232,9 @@ func TestKilledWritesLeaveRepositoryWorking(t *testing.T) {
 	if len(tmps) > 0 {
 		t.Errorf("temporary pool files of killed publishes left: %v", tmps)
 	}
+	if tmps, _ = filepath.Glob(filepath.Join(root, ".archive-keyring.*.tmp-*")); len(tmps) > 0 {
+		t.Errorf("temporary keyrings of killed writes left: %v", tmps)
+	}
 }
 
 // Two writes at once serialise on the repository lock: the second waits
@@ -270,4 +273,76 @@ func TestConcurrentWritesSerialise(t *testing.T) {
 	a.update()
 	a.install("app", "2-1", "v2")
 	a.install("other", "3-1", "v3")
+}
+
+// An old generation is renamed aside before it is removed: a write killed
+// while pruning never leaves a numbered generation half-removed (which
+// history would fail to read and rollback would offer), only a dot folder
+// that history and rollback ignore and the next write or gc sweeps.
+func TestPruneNeverLeavesAHalfRemovedGeneration(t *testing.T) {
+	t.Parallel() // mostly waiting: for the clock, for apt, for a helper
+	dir, root := testDirs(t)
+	keyFile := writeTestKey(t, dir)
+	change := testSettings("amd64")
+	change.Keep = ptr(1)
+	r := realRepo(t, root, change, nil)
+	ctx := context.Background()
+	_, err := r.Publish(ctx, "s", "main", []Package{pkgOf(t, testDeb(t, dir, "app", "1-1", "amd64", "v1"))})
+	must(t, err)
+	a := newAptClient(t, root, "s", "main")
+	a.update()
+
+	// Killed after generation 1 was renamed aside, before its removal; then
+	// half of it removed, as a kill during the removal would leave it.
+	cmd := helperCmd(t, root, keyFile, "publish "+testDeb(t, dir, "app", "2-1", "amd64", "v2"), "aside")
+	startStopped(t, cmd, "aside")
+	must(t, cmd.Process.Signal(syscall.SIGKILL))
+	cmd.Wait() //nolint:errcheck // killed on purpose
+	gens := filepath.Join(root, "dists/.gen/s")
+	aside := filepath.Join(gens, asidePrefix+"1")
+	for _, f := range []string{"Release", "InRelease", "main/binary-amd64/Packages"} {
+		must(t, os.Remove(filepath.Join(aside, f)))
+	}
+	wholeGenerations := func() []string {
+		t.Helper()
+		des, err := os.ReadDir(gens)
+		must(t, err)
+		var names []string
+		for _, de := range des {
+			names = append(names, de.Name())
+			if n, err := strconv.Atoi(de.Name()); err == nil {
+				if _, err := r.readGeneration("s", n); err != nil {
+					t.Fatalf("generation %d is visible but not whole: %v", n, err)
+				}
+			}
+		}
+		return names
+	}
+	if names := wholeGenerations(); strings.Join(names, " ") != asidePrefix+"1 2" {
+		t.Fatalf("after a kill while pruning, dists/.gen/s holds %v, want %s1 (aside) and 2", names, asidePrefix)
+	}
+	a.update()
+	a.install("app", "2-1", "v2")
+	hist, err := r.History("s")
+	must(t, err)
+	if len(hist) != 2 || hist[0].Generation != 1 || hist[0].Kept || !hist[1].Live || !hist[1].Kept {
+		t.Fatalf("history with generation 1 half-removed aside: %+v", hist)
+	}
+	if _, err := r.Rollback(ctx, "s", 1); !errors.Is(err, ErrNotFound) {
+		t.Fatalf("rollback to the generation removed aside: %v, want ErrNotFound", err)
+	}
+
+	// The next write sweeps it; so does gc, for a suite not written since.
+	_, err = r.Refresh(ctx, nil)
+	must(t, err)
+	if names := wholeGenerations(); strings.Join(names, " ") != "3" {
+		t.Fatalf("after the next write, dists/.gen/s holds %v, want 3", names)
+	}
+	must(t, os.MkdirAll(filepath.Join(gens, asidePrefix+"2", "main"), 0o755))
+	_, err = r.GC(ctx, false)
+	must(t, err)
+	if names := wholeGenerations(); strings.Join(names, " ") != "3" {
+		t.Fatalf("after gc, dists/.gen/s holds %v, want 3", names)
+	}
+	a.update()
 }

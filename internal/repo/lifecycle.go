@@ -2,6 +2,7 @@ package repo
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"sort"
@@ -21,6 +22,11 @@ type RefreshResult struct {
 // timer as often as wanted. The signing keys are Options.Signer's (two during
 // a key rotation); Options.Settings may change settings as for any write.
 // A suite that does not exist is ErrNotFound, before anything is written.
+// A suite that cannot be refreshed (a refused settings change, a damaged
+// generation) does not stop the others: a timer refreshing every suite keeps
+// each healthy suite's Valid-Until ahead of the clock whatever happens to
+// one. The result lists the suites refreshed; the error joins every
+// failure, each naming its suite.
 func (r *Repo) Refresh(ctx context.Context, suites []string) ([]RefreshResult, error) {
 	if r.opts.Signer == nil {
 		return nil, fmt.Errorf("%w: no signing key", ErrKey)
@@ -45,18 +51,37 @@ func (r *Repo) Refresh(ctx context.Context, suites []string) ([]RefreshResult, e
 		}
 	}
 	var out []RefreshResult
+	var failed []error
 	for _, s := range suites {
-		st, err := r.prepare(s)
-		if err != nil {
+		if err := ctx.Err(); err != nil {
 			return out, err
 		}
-		n, err := r.writeGeneration(ctx, st, Record{Operation: "refresh"})
+		n, err := r.refreshSuite(ctx, s)
 		if err != nil {
-			return out, err
+			if ctx.Err() != nil {
+				return out, err
+			}
+			failed = append(failed, err)
+			continue
 		}
 		out = append(out, RefreshResult{Suite: s, Generation: n})
 	}
-	return out, nil
+	return out, errors.Join(failed...)
+}
+
+// refreshSuite writes suite's refresh generation; an error names the suite.
+func (r *Repo) refreshSuite(ctx context.Context, suite string) (int, error) {
+	st, err := r.prepare(suite)
+	if err == nil {
+		var n int
+		if n, err = r.writeGeneration(ctx, st, Record{Operation: "refresh"}); err == nil {
+			return n, nil
+		}
+	}
+	if _, named := errors.AsType[*FieldChangeError](err); named {
+		return 0, err // its message names the suite
+	}
+	return 0, fmt.Errorf("suite %s not refreshed: %w", suite, err)
 }
 
 // RollbackResult says what a rollback did.

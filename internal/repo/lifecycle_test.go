@@ -18,6 +18,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ProtonMail/go-crypto/openpgp"
+
 	"github.com/updeb/updeb/internal/testenv"
 	"github.com/updeb/updeb/pkg/control"
 )
@@ -39,6 +41,16 @@ func realRepo(t *testing.T, root string, change SettingsChange, signer *Signer) 
 		signer = testSigner(t)
 	}
 	return Open(root, Options{Settings: change, Signer: signer, Logger: slog.New(slog.DiscardHandler)})
+}
+
+// newSigner returns a signer with a new Ed25519 key, other than the test key.
+func newSigner(t *testing.T, name string) *Signer {
+	t.Helper()
+	gen, err := GenerateKey(name+" key", name+"@example.com", Ed25519, time.Unix(1700000000, 0), rand.Reader)
+	must(t, err)
+	s, err := ReadSigner(bytes.NewReader(gen.SecretArmored), name)
+	must(t, err)
+	return s
 }
 
 // madison returns the versions of name apt sees, sorted.
@@ -240,6 +252,106 @@ func TestRefreshRenewsValidUntilForApt(t *testing.T) {
 	}
 }
 
+// A timer refreshing every suite keeps refreshing the healthy ones when one
+// cannot be refreshed (here a suite signed by another key, which refresh
+// must not drop): apt sees the healthy suite's new Valid-Until, the other
+// suite is unchanged, and the error names it.
+func TestRefreshGoesOnPastAFailingSuite(t *testing.T) {
+	t.Parallel() // mostly waiting: for the clock, for apt
+	dir, root := testDirs(t)
+	ctx := context.Background()
+	deb := pkgOf(t, testDeb(t, dir, "app", "1.0-1", "amd64", "v1"))
+	other := newSigner(t, "other")
+	// "alpha" sorts first, so a refresh that stopped at the first failure
+	// would never reach "beta".
+	for suite, signer := range map[string]*Signer{"alpha": other, "beta": testSigner(t)} {
+		past := Open(root, Options{Settings: SettingsChange{Architectures: []string{"amd64"}, ValidFor: ptr(2 * time.Hour)}, Signer: signer,
+			Now: func() time.Time { return time.Now().Add(-90 * time.Minute) }, Logger: slog.New(slog.DiscardHandler)})
+		_, err := past.Publish(ctx, suite, "main", []Package{deb})
+		must(t, err)
+	}
+	a := newAptClient(t, root, "beta", "main")
+	must(t, os.WriteFile(filepath.Join(a.dir, "keyring.gpg"), testKey.PublicBinary, 0o644))
+	a.update()
+	alphaBefore, err := os.Readlink(filepath.Join(root, "dists", "alpha"))
+	must(t, err)
+
+	res, err := realRepo(t, root, SettingsChange{}, nil).Refresh(ctx, nil)
+	var fc *FieldChangeError
+	if !errors.As(err, &fc) || fc.Suite != "alpha" {
+		t.Fatalf("refresh of every suite: %v, want suite alpha's refused key change", err)
+	}
+	if len(res) != 1 || res[0].Suite != "beta" || res[0].Generation != 2 {
+		t.Fatalf("refresh of every suite refreshed %+v, want beta's generation 2", res)
+	}
+	if after, _ := os.Readlink(filepath.Join(root, "dists", "alpha")); after != alphaBefore {
+		t.Fatalf("the refused suite alpha moved from %s to %s", alphaBefore, after)
+	}
+	a.update()
+	if left := time.Until(a.listsRelease("beta").validUntil); left < 110*time.Minute || left > 2*time.Hour {
+		t.Fatalf("after refresh apt has beta valid for %v more, want 2h", left)
+	}
+	a.install("app", "1.0-1", "v1")
+}
+
+// Suites signed by different keys (a staging key, a production key) all
+// verify, for a new client, with the one keyring at the repository's root,
+// whichever suite was written last; a key no live suite uses any longer
+// leaves it. A suite whose live generation predates the stored keys keeps
+// its keys in the keyring.
+func TestKeyringServesEverySuite(t *testing.T) {
+	t.Parallel() // mostly waiting: for the clock, for apt
+	dir, root := testDirs(t)
+	ctx := context.Background()
+	deb := pkgOf(t, testDeb(t, dir, "app", "1.0-1", "amd64", "v1"))
+	stagingKey := newSigner(t, "staging")
+	newClients := func(when string) {
+		t.Helper()
+		for _, suite := range []string{"production", "staging"} {
+			a := newAptClient(t, root, suite, "main") // trusts archive-keyring.gpg as it is now
+			if out, err := a.run("apt-get", "update", "-q"); err != nil || strings.Contains(out, "W: ") || strings.Contains(out, "E: ") {
+				t.Fatalf("%s: a new client of %s with the repository's keyring: %v\n%s", when, suite, err, out)
+			}
+		}
+	}
+	keyring := func() []string {
+		t.Helper()
+		data, err := os.ReadFile(filepath.Join(root, "archive-keyring.gpg"))
+		must(t, err)
+		list, err := openpgp.ReadKeyRing(bytes.NewReader(data))
+		must(t, err)
+		var fps []string
+		for _, e := range list {
+			fps = append(fps, fingerprint(e))
+		}
+		sort.Strings(fps)
+		return fps
+	}
+	_, err := realRepo(t, root, testSettings("amd64"), nil).Publish(ctx, "production", "main", []Package{deb})
+	must(t, err)
+	_, err = realRepo(t, root, testSettings("amd64"), stagingKey).Publish(ctx, "staging", "main", []Package{deb})
+	must(t, err)
+	newClients("after publishing to staging")
+	_, err = realRepo(t, root, SettingsChange{}, nil).Refresh(ctx, []string{"production"})
+	must(t, err)
+	newClients("after refreshing production")
+
+	// A live generation without its keys file (written by an older updeb):
+	// its keys stay, taken from the keyring as it was.
+	must(t, os.Remove(filepath.Join(root, "dists/staging", keysFile)))
+	_, err = realRepo(t, root, SettingsChange{}, nil).Refresh(ctx, []string{"production"})
+	must(t, err)
+	newClients("after refreshing production, staging's keys file gone")
+
+	// Staging moves to the production key: the staging key leaves the keyring.
+	_, err = realRepo(t, root, SettingsChange{AllowFieldChange: true}, nil).Refresh(ctx, []string{"staging"})
+	must(t, err)
+	if got, want := keyring(), testSigner(t).Fingerprints(); !slices.Equal(got, want) {
+		t.Fatalf("with every suite signed by %v the keyring holds %v", want, got)
+	}
+	newClients("after staging dropped its key")
+}
+
 // A change clients refuse is refused, with what they will do; allowed, apt
 // indeed refuses it. Dropping a signing key is refused the same way.
 func TestFieldChangeRefused(t *testing.T) {
@@ -257,6 +369,14 @@ func TestFieldChangeRefused(t *testing.T) {
 		var fc *FieldChangeError
 		if !errors.As(err, &fc) || len(fc.Changes) != 1 || !strings.Contains(err.Error(), "--allow-releaseinfo-change-") {
 			t.Fatalf("change %+v: got %v, want one refused field saying what clients do", change, err)
+		}
+	}
+	// A value the Release file cannot carry is invalid input, whether or
+	// not the change is allowed.
+	for _, change := range []SettingsChange{{Origin: ptr("a\nSuite: evil")}, {Label: ptr(" padded")}, {Codename: ptr("book worm")},
+		{Description: ptr("bell\a")}, {Origin: ptr("x\ty"), AllowFieldChange: true}} {
+		if _, err := realRepo(t, root, change, nil).Publish(ctx, "s", "main", []Package{next}); !errors.Is(err, ErrInvalid) {
+			t.Fatalf("change %+v: got %v, want %v", change, err, ErrInvalid)
 		}
 	}
 	other, err := GenerateKey("other", "other@example.com", Ed25519, time.Unix(1700000000, 0), rand.Reader)
@@ -416,4 +536,85 @@ func TestPromoteRefusesOtherBytes(t *testing.T) {
 	if after := snapshot(t, root); !reflect.DeepEqual(before, after) {
 		t.Fatal("a refused promotion changed the repository")
 	}
+}
+
+// A version has one build in a suite, whichever component lists it: other
+// bytes for it in another component, by publish or by promote, are refused
+// (exit 1 at the CLI) with the repository unchanged; the same bytes are
+// allowed, and apt, using both components, then sees one build of it.
+func TestOneBuildPerVersionAcrossComponents(t *testing.T) {
+	t.Parallel() // mostly waiting: for the clock, for apt
+	dir, root := testDirs(t)
+	ctx := context.Background()
+	r := realRepo(t, root, testSettings("amd64"), nil)
+	debA := testDeb(t, dir, "app", "1-1", "amd64", "main build")
+	debB := testDeb(t, t.TempDir(), "app", "1-1", "amd64", "other build")
+	shaA, shaB := sha256File(t, debA), sha256File(t, debB)
+	_, err := r.Publish(ctx, "production", "main", []Package{pkgOf(t, debA)})
+	must(t, err)
+	_, err = r.Publish(ctx, "production", "extra", []Package{pkgOf(t, testDeb(t, dir, "tool", "1", "amd64", "tool"))})
+	must(t, err)
+	_, err = r.Publish(ctx, "staging", "beta", []Package{pkgOf(t, debB)})
+	must(t, err)
+	a := newAptClient(t, root, "production", "main extra")
+	a.update()
+
+	refused := func(what string, op func() error, have, into string, sums ...string) {
+		t.Helper()
+		before := snapshot(t, root)
+		err := op()
+		var ce *ConflictError
+		if !errors.As(err, &ce) || ce.Suite != "production" || ce.Component != have || ce.Into != into {
+			t.Fatalf("%s: got %v, want a *ConflictError between production/%s and production/%s", what, err, have, into)
+		}
+		for _, s := range append([]string{"suite production", "component " + have, "component " + into}, sums...) {
+			if !strings.Contains(err.Error(), s) {
+				t.Errorf("%s: the message does not say %q: %v", what, s, err)
+			}
+		}
+		if after := snapshot(t, root); !reflect.DeepEqual(before, after) {
+			t.Fatalf("%s: a refused write changed the repository", what)
+		}
+	}
+	refused("publish into another component", func() error {
+		_, err := r.Publish(ctx, "production", "beta", []Package{pkgOf(t, debB)})
+		return err
+	}, "main", "beta", shaA, shaB, debB)
+	refused("promote into another component", func() error {
+		_, err := r.Promote(ctx, Place{"staging", "beta"}, Place{"production", ""}, nil)
+		return err
+	}, "main", "beta", shaA, shaB, "staging/beta's pool/beta/a/app/app_1-1_amd64.deb")
+	refused("promote named into another component", func() error {
+		_, err := r.Promote(ctx, Place{"staging", ""}, Place{"production", "other"}, []Selector{{Name: "app", Version: "1-1"}})
+		return err
+	}, "main", "other", shaA, shaB)
+	refused("one publish, two builds in two components", func() error {
+		_, err := r.PublishComponents(ctx, "production", map[string][]Package{
+			"main":  {pkgOf(t, testDeb(t, dir, "app", "2-1", "amd64", "two"))},
+			"other": {pkgOf(t, testDeb(t, t.TempDir(), "app", "2-1", "amd64", "another two"))},
+		})
+		return err
+	}, "main", "other")
+
+	// The same bytes in another component: allowed, publish and promote.
+	res, err := r.Publish(ctx, "production", "extra", []Package{pkgOf(t, debA)})
+	must(t, err)
+	if len(res.Added) != 1 || res.Added[0].SHA256 != shaA {
+		t.Fatalf("publishing the same bytes into another component: %+v", res)
+	}
+	pres, err := r.Promote(ctx, Place{"production", "main"}, Place{"production", "other"}, nil)
+	must(t, err)
+	if len(pres.Added) != 1 || pres.Added[0].Filename != "pool/main/a/app/app_1-1_amd64.deb" {
+		t.Fatalf("promoting the same bytes into another component: %+v", pres)
+	}
+	a = newAptClient(t, root, "production", "main extra other")
+	a.update()
+	out, err := a.run("apt-cache", "show", "app=1-1")
+	if err != nil || strings.Count(out, "SHA256: ") != 1 || !strings.Contains(out, "SHA256: "+shaA) {
+		t.Fatalf("apt-cache show app=1-1 with the same bytes in main and extra: want one build, sha256 %s: %v\n%s", shaA, err, out)
+	}
+	if out, err := a.run("apt-cache", "madison", "app"); err != nil || !strings.Contains(out, "production/main") || !strings.Contains(out, "production/extra") {
+		t.Fatalf("apt-cache madison app: want it from both components: %v\n%s", err, out)
+	}
+	a.install("app", "1-1", "main build")
 }

@@ -14,6 +14,7 @@ import (
 	"regexp"
 	"strings"
 
+	"github.com/updeb/updeb/internal/aptname"
 	"github.com/updeb/updeb/pkg/control"
 )
 
@@ -34,10 +35,6 @@ type Package struct {
 var (
 	namePattern    = regexp.MustCompile(`^[a-z0-9][a-z0-9+.-]+$`)
 	versionPattern = regexp.MustCompile(`^([0-9]+:)?[0-9][A-Za-z0-9.+~-]*$`)
-	archPattern    = regexp.MustCompile(`^[a-z0-9][a-z0-9-]*$`)
-	// Suites and components become directory names: no "..", no leading dot.
-	suitePattern     = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9.+_-]*$`)
-	componentPattern = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9.+_-]*(/[A-Za-z0-9][A-Za-z0-9.+_-]*)*$`)
 )
 
 // ErrInvalid is wrapped by every error about a malformed package, suite,
@@ -57,7 +54,7 @@ func identity(p control.Paragraph, subject string) (key, error) {
 		return k, fmt.Errorf("%w: %s: Package %q is not a valid package name ([a-z0-9][a-z0-9+.-]+)", ErrInvalid, subject, k.name)
 	case !versionPattern.MatchString(k.version) || strings.Contains(k.version, ".."):
 		return k, fmt.Errorf("%w: %s: Version %q is not a valid Debian version", ErrInvalid, subject, k.version)
-	case !archPattern.MatchString(k.arch):
+	case aptname.Architecture(k.arch) != nil:
 		return k, fmt.Errorf("%w: %s: Architecture %q is not a valid architecture", ErrInvalid, subject, k.arch)
 	}
 	return k, nil
@@ -80,8 +77,8 @@ func sourceName(p control.Paragraph) string {
 // pool/<component>/<prefix>/<source>/<name>_<version without epoch>_<arch>.deb,
 // where prefix is the source's first letter, or "libX" for lib* sources.
 func PoolPath(component string, p control.Paragraph) (string, error) {
-	if !componentPattern.MatchString(component) {
-		return "", fmt.Errorf("%w: component %q (want letters, digits, . + _ - and / between parts)", ErrInvalid, component)
+	if err := validComponent(component); err != nil {
+		return "", err
 	}
 	k, err := identity(p, "control")
 	if err != nil {
@@ -100,17 +97,27 @@ func PoolPath(component string, p control.Paragraph) (string, error) {
 }
 
 // ConflictError reports a package that is already published (or already in the
-// pool) with other bytes. Publishing it is refused and the repository is left
-// unchanged: clients that cached the old bytes would fail with hash mismatches.
+// pool) with other bytes, in the same component or, when Component and Into
+// differ, in another component of the same suite. Publishing or promoting it
+// is refused and the repository is left unchanged: clients that cached the
+// old bytes would fail with hash mismatches, and a client of both components
+// would see two builds of one version.
 type ConflictError struct {
 	Package  string // name=version (arch)
 	Filename string // pool path
 	Have     string // SHA256 of the published bytes
 	New      string // SHA256 of the refused file
 	Path     string // the refused file
+	// Suite, Component and Into are set for a conflict across components:
+	// the suite, the component that lists Have, the one New was going to.
+	Suite, Component, Into string
 }
 
 func (e *ConflictError) Error() string {
+	if e.Component != e.Into {
+		return fmt.Sprintf("repo: %s is already published in suite %s component %s as %s with sha256 %s; %s, for component %s, has sha256 %s: a version has one build in a suite, whichever component lists it, or a client of both components sees two builds of one version (publish a new version or revision, or the same bytes)",
+			e.Package, e.Suite, e.Component, e.Filename, e.Have, e.Path, e.Into, e.New)
+	}
 	return fmt.Sprintf("repo: %s is already published as %s with sha256 %s; %s has sha256 %s: a published version never changes its bytes (publish a new version or revision)",
 		e.Package, e.Filename, e.Have, e.Path, e.New)
 }

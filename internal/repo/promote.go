@@ -63,8 +63,9 @@ type PromoteResult struct {
 // picked by sel (every package of from when sel is empty); each goes to
 // to.Component, or to the component it comes from when to names none. A new
 // target suite starts with the source's settings under its own name. A
-// version the target already lists with other bytes makes the whole
-// promotion fail with *ConflictError before anything changes. The target's
+// version the target already lists with other bytes, in the target
+// component or another, makes the whole promotion fail with *ConflictError
+// before anything changes. The target's
 // history records each package and where it came from.
 func (r *Repo) Promote(ctx context.Context, from, to Place, sel []Selector) (*PromoteResult, error) {
 	if from.Suite == to.Suite && (to.Component == "" || from.Component == to.Component) {
@@ -98,6 +99,13 @@ func (r *Repo) Promote(ctx context.Context, from, to Place, sel []Selector) (*Pr
 	}
 	res := &PromoteResult{Generation: st.generation()}
 	if err := r.checkPromotion(st, picked, to, res); err != nil {
+		return nil, err
+	}
+	origin := map[string]string{}
+	for _, e := range picked {
+		origin[e.Filename] = promotedFrom(e)
+	}
+	if err := st.checkOneBuild(res.Added, origin); err != nil {
 		return nil, err
 	}
 	if len(res.Added) == 0 && len(st.changed) == 0 {
@@ -155,6 +163,11 @@ func pick(src *generation, from Place, sel []Selector) ([]Entry, error) {
 	return out, nil
 }
 
+// promotedFrom names where a picked entry comes from, for messages.
+func promotedFrom(e Entry) string {
+	return fmt.Sprintf("%s/%s's %s", e.Suite, e.Component, e.Filename)
+}
+
 // checkPromotion sorts the picked entries into res.Added and res.Unchanged
 // for the target, refusing other bytes for a listed version, and checks each
 // added pool file is still there with its size.
@@ -179,8 +192,7 @@ func (r *Repo) checkPromotion(st *suiteState, picked []Entry, to Place, res *Pro
 		}
 		if ok {
 			if old.SHA256 != e.SHA256 {
-				return &ConflictError{Package: e.key().String(), Filename: old.Filename, Have: old.SHA256, New: e.SHA256,
-					Path: fmt.Sprintf("%s/%s's %s", e.Suite, e.Component, e.Filename)}
+				return &ConflictError{Package: e.key().String(), Filename: old.Filename, Have: old.SHA256, New: e.SHA256, Path: promotedFrom(e)}
 			}
 			res.Unchanged = append(res.Unchanged, old)
 			continue

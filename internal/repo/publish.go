@@ -19,8 +19,8 @@ type PublishResult struct {
 // (filling its Filename, Size and digests), then the suite's next generation is
 // written, signed and switched in. A package already published with the same
 // bytes is left as it is; one published (or in the pool, or collected from
-// it) with other bytes makes the whole publish fail with *ConflictError,
-// before anything is changed. With nothing new and no settings to change, no
+// it) with other bytes, in this component or another of the suite, makes the
+// whole publish fail with *ConflictError, before anything is changed. With nothing new and no settings to change, no
 // generation is written.
 func (r *Repo) Publish(ctx context.Context, suite, comp string, pkgs []Package) (*PublishResult, error) {
 	return r.PublishComponents(ctx, suite, map[string][]Package{comp: pkgs})
@@ -45,17 +45,21 @@ func (r *Repo) PublishComponents(ctx context.Context, suite string, pkgs map[str
 	defer unlock()
 	res := &PublishResult{Generation: st.generation()}
 	var toLink []*stagedFile
+	origin := map[string]string{}
 	for _, comp := range comps {
 		c, err := st.component(comp)
 		if err != nil {
 			return nil, err
 		}
-		staged, cleanup, err := r.stagePackages(ctx, suite, comp, c, pkgs[comp], res)
+		staged, cleanup, err := r.stagePackages(ctx, suite, comp, c, pkgs[comp], res, origin)
 		defer cleanup()
 		if err != nil {
 			return nil, err
 		}
 		toLink = append(toLink, staged...)
+	}
+	if err := st.checkOneBuild(res.Added, origin); err != nil {
+		return nil, err
 	}
 	if len(res.Added) == 0 && len(st.changed) == 0 {
 		r.opts.Logger.Info("nothing to publish: every package is already published with the same bytes", "suite", suite, "components", comps)
@@ -81,9 +85,9 @@ func (r *Repo) PublishComponents(ctx context.Context, suite string, pkgs map[str
 // stagePackages copies each package into its pool directory under a
 // temporary name and checks it against what the component, the pool and the
 // collected files say about its name, version and architecture. It fills
-// res.Added and res.Unchanged and returns the files to link; cleanup removes
-// the temporary files that remain.
-func (r *Repo) stagePackages(ctx context.Context, suite, comp string, c component, pkgs []Package, res *PublishResult) (toLink []*stagedFile, cleanup func(), err error) {
+// res.Added and res.Unchanged (and origin: each added pool path's .deb) and
+// returns the files to link; cleanup removes the temporary files that remain.
+func (r *Repo) stagePackages(ctx context.Context, suite, comp string, c component, pkgs []Package, res *PublishResult, origin map[string]string) (toLink []*stagedFile, cleanup func(), err error) {
 	var staged []*stagedFile
 	cleanup = func() {
 		for _, s := range staged {
@@ -142,6 +146,7 @@ func (r *Repo) stagePackages(ctx context.Context, suite, comp string, c componen
 		}
 		toLink = append(toLink, s)
 		res.Added = append(res.Added, e)
+		origin[e.Filename] = p.Path
 	}
 	return toLink, cleanup, nil
 }

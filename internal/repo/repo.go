@@ -23,8 +23,9 @@
 // generation n+1, never a Release of one with the Packages of the other. A
 // write killed at any point leaves dists/<suite> pointing at a complete
 // generation; its leftovers (temporary pool files, staging directories, a
-// never-live generation and its history record, an unreferenced pool file)
-// are cleaned, replaced or reused by the next write. Generation n+1's by-hash
+// never-live generation and its history record, an old generation renamed
+// aside to be removed, an unreferenced pool file) are cleaned, replaced or
+// reused by the next write. Generation n+1's by-hash
 // directories also carry the index files of generation n, so a client that
 // read the old InRelease just before the switch still finds every file it
 // asks for by hash.
@@ -49,6 +50,7 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/updeb/updeb/internal/aptname"
 	"github.com/updeb/updeb/internal/lockfile"
 )
 
@@ -64,8 +66,9 @@ type Options struct {
 	// Hook, when set, is called at each step of a write, by name: "pool"
 	// (new packages linked into the pool), "staged" (next generation complete,
 	// not live), "switched" (next generation live, old ones not yet cleaned),
-	// "gc" (garbage collection about to remove its first file). Tests use it
-	// to kill a write at a known point.
+	// "gc" (garbage collection about to remove its first file), "aside" (a
+	// generation directory renamed aside, not yet removed). Tests use it to
+	// kill a write at a known point.
 	Hook func(step string)
 }
 
@@ -160,19 +163,17 @@ func (r *Repo) lock(ctx context.Context) (func(), error) {
 	return func() { l.Unlock() }, nil
 }
 
-func validSuite(suite string) error {
-	if !suitePattern.MatchString(suite) {
-		return fmt.Errorf("%w: suite %q (want letters, digits and . + _ -, not starting with a dot)", ErrInvalid, suite)
+// invalid wraps a refusal of internal/aptname as ErrInvalid.
+func invalid(err error) error {
+	if err != nil {
+		return fmt.Errorf("%w: %w", ErrInvalid, err)
 	}
 	return nil
 }
 
-func validComponent(comp string) error {
-	if !componentPattern.MatchString(comp) {
-		return fmt.Errorf("%w: component %q (want letters, digits, . + _ - and / between parts)", ErrInvalid, comp)
-	}
-	return nil
-}
+func validSuite(suite string) error { return invalid(aptname.Suite(suite)) }
+
+func validComponent(comp string) error { return invalid(aptname.Component(comp)) }
 
 // List returns what is published in suite, or in every suite when suite is
 // empty, sorted by suite, component, package, version and architecture.

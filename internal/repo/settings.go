@@ -14,6 +14,8 @@ import (
 
 	"github.com/ProtonMail/go-crypto/openpgp/clearsign"
 	"github.com/ProtonMail/go-crypto/openpgp/packet"
+
+	"github.com/updeb/updeb/internal/aptname"
 )
 
 // settingsFile is the name of a suite's settings in each of its generation
@@ -114,9 +116,31 @@ func defaultSettings(suite string) Settings {
 	return Settings{Format: settingsFormat, Suite: suite, Codename: suite, Keep: DefaultKeep}
 }
 
+// check refuses a value the Release file cannot carry, before anything
+// is compared or written.
+func (c SettingsChange) check() error {
+	for _, f := range []struct {
+		name string
+		v    *string
+	}{{"Origin", c.Origin}, {"Label", c.Label}, {"Description", c.Description}} {
+		if f.v != nil {
+			if err := aptname.Field(f.name, *f.v); err != nil {
+				return err
+			}
+		}
+	}
+	if c.Codename != nil && *c.Codename != "" {
+		return aptname.Codename(*c.Codename)
+	}
+	return nil
+}
+
 // apply returns s changed by c and signed by signer; exists says whether
 // the suite has been published (only then can a change break clients).
 func (s Settings) apply(c SettingsChange, signer *Signer, exists bool) (Settings, error) {
+	if err := c.check(); err != nil {
+		return s, invalid(err)
+	}
 	signingKeys := signer.Fingerprints()
 	out := s
 	out.Architectures = slices.Clone(s.Architectures)
@@ -143,8 +167,8 @@ func (s Settings) apply(c SettingsChange, signer *Signer, exists bool) (Settings
 	set("Codename", &out.Codename, codename, true)
 	set("Description", &out.Description, c.Description, false)
 	for _, a := range c.Architectures {
-		if !archPattern.MatchString(a) || a == "all" {
-			return s, fmt.Errorf("%w: architecture %q (want a Debian architecture such as amd64; \"all\" packages go to every one)", ErrInvalid, a)
+		if err := aptname.IndexArchitecture(a); err != nil {
+			return s, invalid(err)
 		}
 		out.Architectures = addSorted(out.Architectures, a)
 	}
@@ -226,7 +250,7 @@ func readSettings(genDir, suite string, rel *parsedRelease) (Settings, error) {
 		return Settings{}, bad("keep %d (want 1 or more)", s.Keep)
 	}
 	for _, a := range s.Architectures {
-		if !archPattern.MatchString(a) {
+		if aptname.Architecture(a) != nil {
 			return Settings{}, bad("architecture %q", a)
 		}
 	}

@@ -3,6 +3,7 @@ package repo
 import (
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"path"
 	"path/filepath"
@@ -10,6 +11,8 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+
+	"github.com/updeb/updeb/internal/aptname"
 )
 
 // generation is one written generation of a suite, read back: its Release
@@ -71,7 +74,7 @@ func (r *Repo) readGeneration(suite string, n int) (*generation, error) {
 		}
 	}
 	for _, a := range g.release.archs {
-		if !archPattern.MatchString(a) {
+		if aptname.Architecture(a) != nil {
 			return nil, fmt.Errorf("%w: %s: architecture %q", ErrInvalid, name, a)
 		}
 	}
@@ -165,6 +168,50 @@ func (st *suiteState) edit(comp string) (component, error) {
 		st.dirty[comp] = true
 	}
 	return c, err
+}
+
+// checkOneBuild refuses an added entry whose package, version and
+// architecture another component of the suite lists, or another added entry
+// brings into another component, with other bytes: a client of both
+// components would see two builds of one version. The same bytes in two
+// components are allowed. Other components are read as any state is
+// (scanPackages: six fields a stanza, no pool file), and only when
+// something is added. origin names where each added entry comes from, by
+// Filename, for the message.
+func (st *suiteState) checkOneBuild(added []Entry, origin map[string]string) error {
+	if len(added) == 0 {
+		return nil
+	}
+	conflict := func(old, e Entry) error {
+		return &ConflictError{Package: e.key().String(), Filename: old.Filename, Have: old.SHA256, New: e.SHA256,
+			Path: origin[e.Filename], Suite: st.suite, Component: old.Component, Into: e.Component}
+	}
+	comps := map[string]bool{}
+	if st.base != nil {
+		for _, c := range st.base.release.comps {
+			comps[c] = true
+		}
+	}
+	batch := map[key]Entry{}
+	for _, e := range added {
+		comps[e.Component] = true
+		if old, ok := batch[e.key()]; ok && old.SHA256 != e.SHA256 {
+			return conflict(old, e)
+		}
+		batch[e.key()] = e
+	}
+	for _, comp := range slices.Sorted(maps.Keys(comps)) {
+		c, err := st.component(comp)
+		if err != nil {
+			return err
+		}
+		for _, e := range added {
+			if old, ok := c[e.key()]; ok && e.Component != comp && old.SHA256 != e.SHA256 {
+				return conflict(old, e)
+			}
+		}
+	}
+	return nil
 }
 
 // settings returns the live settings, or a new suite's defaults.

@@ -35,6 +35,10 @@ var ErrKey = errors.New("unusable signing key")
 // MinRSABits is the smallest RSA key updeb signs with or generates.
 const MinRSABits = 3072
 
+// MaxFileSize bounds a secret key file: an armored RSA-4096 secret key with
+// its self-signatures is about 7 KB.
+const MaxFileSize = 1 << 20
+
 // Key is one loaded secret key.
 type Key struct {
 	Entity *openpgp.Entity

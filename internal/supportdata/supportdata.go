@@ -237,7 +237,7 @@ func Refresh(ctx context.Context, o RefreshOptions) (*Result, error) {
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", p, err)
 		}
-		cycles, err := eol.ParseAPI(p, url, body)
+		cycles, err := eol.ParseAPI(p, url, body, o.Now)
 		if err != nil {
 			return nil, err
 		}

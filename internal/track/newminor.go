@@ -37,14 +37,14 @@ var minorRE = regexp.MustCompile(`^([0-9]+)\.([0-9]+)$`)
 // (kubernetes-1.36.yaml, 1.37 -> kubernetes-1.37.yaml).
 func NewMinorPath(r *recipe.Recipe, minor string) (string, error) {
 	base := strings.TrimSuffix(filepath.Base(r.Path), filepath.Ext(r.Path))
-	m := versionSuffixRE.FindStringSubmatch(base)
-	if m == nil {
+	series := recipe.Component(base)
+	if series == base {
 		return "", fmt.Errorf("%w: %s", ErrNotVersioned, r.Path)
 	}
 	if !minorRE.MatchString(minor) {
 		return "", fmt.Errorf("%w: --new-minor %q: want MAJOR.MINOR", recipe.ErrInvalid, minor)
 	}
-	return filepath.Join(filepath.Dir(r.Path), m[1]+"-"+minor+filepath.Ext(r.Path)), nil
+	return filepath.Join(filepath.Dir(r.Path), series+"-"+minor+filepath.Ext(r.Path)), nil
 }
 
 // NewMinor writes the recipe of the next minor of r's series (r is usually

@@ -18,7 +18,6 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
-	"regexp"
 	"strings"
 	"time"
 
@@ -141,14 +140,7 @@ func inTrack(track, version string) (bool, error) {
 	return c.Allows(version)
 }
 
-var versionSuffixRE = regexp.MustCompile(`^(.+)-[0-9]+\.[0-9]+$`)
-
 // Component is the name updeb compat and the end-of-life data know a recipe
 // by: its name, without a "-MAJOR.MINOR" suffix that versioned recipe series
 // add (kubernetes-1.35 -> kubernetes).
-func Component(r *recipe.Recipe) string {
-	if m := versionSuffixRE.FindStringSubmatch(r.Name); m != nil {
-		return m[1]
-	}
-	return r.Name
-}
+func Component(r *recipe.Recipe) string { return recipe.Component(r.Name) }

@@ -22,13 +22,13 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"sort"
 	"strconv"
 	"strings"
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/updeb/updeb/internal/confined"
 	"go.yaml.in/yaml/v3"
 )
 
@@ -202,11 +202,13 @@ func (d *Decoder) Record(decode func(rd *Decoder)) bool {
 
 // ReadFile reads file, but at most limit+1 bytes of it (limit <= 0 means
 // MaxSize), so that Document refuses an oversized file without reading it all.
+// It must be a regular file (confined.OpenFile): a FIFO or a device is refused
+// without being read.
 func ReadFile(file string, limit int) ([]byte, error) {
 	if limit <= 0 {
 		limit = MaxSize
 	}
-	f, err := os.Open(file)
+	f, _, err := confined.OpenFile(file)
 	if err != nil {
 		return nil, err
 	}

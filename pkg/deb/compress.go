@@ -1,6 +1,7 @@
 package deb
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"strings"
@@ -36,6 +37,9 @@ type codec struct {
 // goroutines may compress (xz and zstd), which never changes the bytes;
 // xzMode is the xz encoder's mode, which does.
 type writerOptions struct {
+	// ctx stops a compression that is cancelled midway (xz: within one
+	// LZMA2 chunk of each block in flight); nil means never.
+	ctx     context.Context
 	workers int
 	xzMode  XZMode
 }
@@ -130,7 +134,11 @@ func newXZWriterFilter(w io.Writer, o writerOptions, x86 bool) (io.WriteCloser, 
 	if err != nil {
 		return nil, err
 	}
-	return xzpar.NewWriter(w, cfg)
+	ctx := o.ctx
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	return xzpar.NewWriterContext(ctx, w, cfg)
 }
 
 // x86Architectures are the Debian architectures whose binaries are x86 code,

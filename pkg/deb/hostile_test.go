@@ -95,6 +95,22 @@ func hostileDebs(t testing.TB) []hostileCase {
 			stricter: "dpkg-deb builds control.tar in GNU format and dpkg's own tar reader refuses PAX headers; GNU tar would read them"},
 		{name: "control-bad-checksum", data: good(hCtlTar(hostileControl, tent{name: "./md5sums", data: []byte("x"), tweak: func(h *[512]byte) { h[148] = '7' }}), data), want: "checksum"},
 
+		// conffiles (dpkg's deb_parse_conffiles, and its unpacking).
+		{name: "ok-conffiles", data: withConffiles(t, "/usr/share/hostile/file\n"), accept: true},
+		{name: "ok-conffiles-remove-on-upgrade", data: withConffiles(t, "\n/usr/share/hostile/file  \nremove-on-upgrade /usr/share/hostile/old\n"), accept: true},
+		{name: "conffiles-relative", data: withConffiles(t, "usr/share/hostile/file\n"), want: "is not an absolute path"},
+		{name: "conffiles-unknown-flag", data: withConffiles(t, "keep /usr/share/hostile/file\n"), want: `unknown flag "keep"`},
+		{name: "conffiles-leading-space", data: withConffiles(t, " /usr/share/hostile/file\n"), want: `unknown flag ""`},
+		{name: "conffiles-no-final-newline", data: withConffiles(t, "/usr/share/hostile/file"), want: "conffiles: no newline at the end"},
+		{name: "conffiles-remove-on-upgrade-shipped", data: withConffiles(t, "remove-on-upgrade /usr/share/hostile/file\n"), want: "but data.tar ships it"},
+		{name: "conffiles-folder", data: withConffiles(t, "/usr/share/hostile\n"), want: "is a dir in data.tar"},
+		{name: "conffiles-not-shipped", data: withConffiles(t, "/usr/share/hostile/missing\n"), want: "is not in data.tar",
+			stricter: "dpkg accepts it; a conffile the package does not ship is a package built wrong (lintian: conffile-is-not-in-package)"},
+		{name: "conffiles-dotdot", data: withConffiles(t, "/usr/share/../share/hostile/file\n"), want: "expected an absolute, clean path",
+			stricter: "dpkg records the name as written, which no file has"},
+		{name: "conffiles-twice", data: withConffiles(t, "/usr/share/hostile/file\n/usr/share/hostile/file\n"), want: "is listed twice",
+			stricter: "dpkg records it twice"},
+
 		// The control file.
 		{name: "field-1MiB", data: withControl(t, setField("X-Big", huge)), want: `(the field "X-Big" alone has 1048584), more than the 262144 a control file may have`,
 			stricter: "dpkg accepts it; apt refuses the whole Packages index that carries it"},
@@ -211,6 +227,11 @@ func hostileDebs(t testing.TB) []hostileCase {
 			stricter: "a 10 GiB file: over the one-file limit (2 GiB)", slow: true},
 		{name: "nested-gzip-in-gzip", data: buildAr(bin, ctlM, arMem{name: "data.tar.gz", data: gz(t, gz(t, data))}), want: "data.tar.gz"},
 	}
+}
+
+// withConffiles is a valid .deb whose control.tar holds conffiles.
+func withConffiles(t testing.TB, conffiles string) []byte {
+	return hdeb(t, hCtlTar(hostileControl, tent{name: "./conffiles", data: []byte(conffiles)}), buildTar(false, dataEntries()...))
 }
 
 // flipLast flips a byte n bytes before the end.

@@ -13,6 +13,7 @@ import (
 	"os"
 	"path"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/updeb/updeb/pkg/archive"
@@ -68,7 +69,8 @@ func malformed(format string, args ...any) error {
 // wrap ErrMalformed and name the file; a stopped context's error is returned
 // as it is; others are I/O errors.
 func InspectFile(ctx context.Context, path string, lim archive.Limits) (*Info, error) {
-	f, err := os.Open(path)
+	// O_NONBLOCK: a FIFO must not block the open; it is refused below.
+	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
 	if err != nil {
 		return nil, err
 	}
@@ -175,6 +177,9 @@ func Inspect(ctx context.Context, r io.ReaderAt, size int64, lim archive.Limits)
 	case in.info.Control.Fields == nil:
 		return nil, malformed("control.tar has no control file")
 	}
+	if err := in.checkConffiles(); err != nil {
+		return nil, err
+	}
 	return in.info, nil
 }
 
@@ -225,7 +230,8 @@ type inspector struct {
 	info    *Info
 	entries int
 	control map[string]bool // control.tar file names
-	data    map[string]byte // data.tar paths (cleaned) -> type, for duplicates and hardlinks
+	data    map[string]byte // data.tar paths (cleaned) -> type, for duplicates, hardlinks and conffiles
+	conf    []conffile      // control.tar's conffiles, checked against data.tar at the end
 }
 
 // readTar decompresses a member and calls add for each entry. Decoder, tar
@@ -348,10 +354,11 @@ func (in *inspector) addControl(h *tarEntry, r io.Reader) error {
 		if err := read(maxControlMember); err != nil {
 			return err
 		}
-		for _, l := range strings.Split(string(content), "\n") {
-			if l = strings.TrimSpace(l); l != "" {
-				info.Conffiles = append(info.Conffiles, l)
-			}
+		if in.conf, err = parseConffiles(content); err != nil {
+			return err
+		}
+		for _, c := range in.conf {
+			info.Conffiles = append(info.Conffiles, c.line)
 		}
 	case "md5sums":
 		if err := read(maxControlMember); err != nil {
@@ -375,6 +382,79 @@ func (in *inspector) addControl(h *tarEntry, r io.Reader) error {
 		}
 		info.Scripts = append(info.Scripts, ScriptInfo{Name: name, Mode: fs.FileMode(h.Mode) & fs.ModePerm,
 			Size: int64(len(content)), Content: string(content)})
+	}
+	return nil
+}
+
+// conffile is one line of control.tar's conffiles.
+type conffile struct {
+	line   string // as written, without trailing whitespace
+	path   string // the absolute path
+	remove bool   // flagged remove-on-upgrade: the package must not ship it
+}
+
+// conffileFlagRemove is the one flag dpkg (1.20.1 and later) knows.
+const conffileFlagRemove = "remove-on-upgrade"
+
+// parseConffiles reads conffiles as dpkg does (deb_parse_conffiles): one
+// name a line, trailing whitespace ignored, blank lines skipped, a final
+// newline, an optional flag before the name ("remove-on-upgrade /etc/x";
+// any other flag, an empty one from a leading space included, is refused),
+// and an absolute name. Stricter: the name is clean (no "." or ".."
+// component, no "//" or trailing "/"), as dpkg's database and md5sums
+// record it, and listed once.
+func parseConffiles(content []byte) ([]conffile, error) {
+	s := string(content)
+	if s != "" && !strings.HasSuffix(s, "\n") {
+		return nil, malformed("conffiles: no newline at the end (dpkg refuses it)")
+	}
+	var out []conffile
+	seen := map[string]bool{}
+	for i, l := range strings.Split(strings.TrimSuffix(s, "\n"), "\n") {
+		l = strings.TrimRight(l, " \t\r\v\f")
+		if l == "" {
+			continue
+		}
+		c := conffile{line: l, path: l}
+		if !strings.HasPrefix(l, "/") {
+			flag, name, ok := strings.Cut(l, " ")
+			switch {
+			case !ok || name == "" || name[0] != '/':
+				return nil, malformed("conffiles line %d: %q is not an absolute path (dpkg refuses it)", i+1, l)
+			case flag != conffileFlagRemove:
+				return nil, malformed("conffiles line %d: unknown flag %q before %q: dpkg knows only %s", i+1, flag, name, conffileFlagRemove)
+			}
+			c.path, c.remove = name, true
+		}
+		if c.path == "/" || path.Clean(c.path) != c.path || strings.ContainsAny(c.path, "\x00") {
+			return nil, malformed("conffiles line %d: %q: expected an absolute, clean path below / (no ., .., // or trailing /; stricter than dpkg, which would record a name no file has)", i+1, c.path)
+		}
+		if seen[c.path] {
+			return nil, malformed("conffiles line %d: %q is listed twice (stricter than dpkg)", i+1, c.path)
+		}
+		seen[c.path] = true
+		out = append(out, c)
+	}
+	return out, nil
+}
+
+// checkConffiles checks the conffiles against data.tar: dpkg refuses a
+// remove-on-upgrade conffile the package ships, and fails to unpack one that
+// is a folder; stricter, a conffile must be a regular file (or a hardlink to
+// one) of data.tar: one the package does not ship is a package built wrong
+// (lintian: conffile-is-not-in-package).
+func (in *inspector) checkConffiles() error {
+	for _, c := range in.conf {
+		typ, shipped := in.data[strings.TrimPrefix(c.path, "/")]
+		switch {
+		case c.remove && shipped:
+			return malformed("conffiles: %q is marked %s but data.tar ships it (dpkg refuses it)", c.path, conffileFlagRemove)
+		case c.remove:
+		case !shipped:
+			return malformed("conffiles: %q is not in data.tar (stricter than dpkg: a conffile the package does not ship is a package built wrong)", c.path)
+		case typ != tarReg && typ != tarLink:
+			return malformed("conffiles: %q is a %s in data.tar; a conffile is a regular file", c.path, tarTypeName(typ))
+		}
 	}
 	return nil
 }

@@ -39,7 +39,7 @@ func Write(ctx context.Context, path string, p *Package) (res *Result, err error
 		os.Remove(dataTmp.Name())
 	}()
 	pr := &progress{report: p.Progress}
-	opts := writerOptions{workers: p.XZWorkers, xzMode: p.XZMode}
+	opts := writerOptions{ctx: ctx, workers: p.XZWorkers, xzMode: p.XZMode}
 	files, err := compressInto(pr.out(dataTmp), cdc.forData(p.Control.Architecture), opts, func(w io.Writer) ([]FileResult, error) {
 		return writeData(ctx, pr.in(w), items)
 	})

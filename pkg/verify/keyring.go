@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"strings"
+	"syscall"
 
 	"github.com/ProtonMail/go-crypto/openpgp/armor"
 	"github.com/ProtonMail/go-crypto/openpgp/packet"
@@ -48,13 +49,17 @@ func (kr *Keyring) Fingerprints() []string {
 	return out
 }
 
-// LoadKeyring reads a keyring file: see ParseKeyring.
+// LoadKeyring reads a keyring file: see ParseKeyring. It must be a regular
+// file (a FIFO or a device is refused without being read).
 func LoadKeyring(path string) (*Keyring, error) {
-	f, err := os.Open(path)
+	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
+	if fi, err := f.Stat(); err != nil || !fi.Mode().IsRegular() {
+		return nil, fmt.Errorf("%w: %s: not a regular file", ErrKeyring, path)
+	}
 	return ParseKeyring(f, path)
 }
 

@@ -44,7 +44,7 @@ func dictSizeOf(b byte) uint64 {
 // encodeBlock compresses in as one independent block with enc: fresh filter
 // state, model and dictionary, so it depends on nothing but its own bytes and
 // cfg. With cfg.X86 it overwrites in with the filtered bytes. The data is
-// appended to out[:0].
+// appended to out[:0]. It returns nil if enc was told to stop.
 func encodeBlock(enc *lzmaEncoder, in, out []byte, cfg Config, crcTable *crc64.Table) *encodedBlock {
 	dictCap := blockDictCap(cfg, len(in))
 	var check [checkSize]byte
@@ -53,6 +53,9 @@ func encodeBlock(enc *lzmaEncoder, in, out []byte, cfg Config, crcTable *crc64.T
 		x86Convert(in, true) // in place: in is the writer's own buffer
 	}
 	data := enc.encode(out[:0], in, uint32(dictCap), finderFor(cfg.Mode, dictCap, cfg.DictCap))
+	if data == nil {
+		return nil // stopped: see lzmaEncoder.stopped
+	}
 	b := &encodedBlock{
 		header:  blockHeader(uint64(len(data)), uint64(len(in)), cfg.X86, dictSizeByte(dictCap)),
 		data:    data,

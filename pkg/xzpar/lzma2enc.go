@@ -93,6 +93,9 @@ type lzmaEncoder struct {
 	opt  *optimalParser
 	// chunk is the range coder's buffer for one chunk.
 	chunk []byte
+	// stopped, when set, is asked at every chunk's end (at most 2 MiB of
+	// input); once it says yes, encode gives up and returns nil.
+	stopped func() bool
 }
 
 func newLZMAEncoder(mode Mode) *lzmaEncoder {
@@ -114,7 +117,8 @@ type chunkWriter struct {
 }
 
 // encode appends the LZMA2 data of block in, with matches at most dictSize
-// back found by f, to dst, end marker included.
+// back found by f, to dst, end marker included. It returns nil if e.stopped
+// said to stop.
 func (e *lzmaEncoder) encode(dst, in []byte, dictSize uint32, f finder) []byte {
 	e.mf.reset(in, dictSize, f)
 	defer e.mf.release()
@@ -133,6 +137,9 @@ func (e *lzmaEncoder) encode(dst, in []byte, dictSize uint32, f finder) []byte {
 			length, dist = e.fast.next(pos, &e.m.reps)
 		}
 		if pos+int(length)-cw.start > chunkMaxUnpacked || e.rc.pending()+symbolMaxBytes > chunkMaxPacked {
+			if e.stopped != nil && e.stopped() {
+				return nil
+			}
 			e.endChunk(&cw, in, pos)
 		}
 		e.m.encodeSymbol(&e.rc, in, pos, length, dist)

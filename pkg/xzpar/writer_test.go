@@ -4,6 +4,7 @@ import (
 	"archive/tar"
 	"bytes"
 	"compress/gzip"
+	"context"
 	"errors"
 	"flag"
 	"fmt"
@@ -466,4 +467,49 @@ func FuzzX86Inverse(f *testing.F) {
 			t.Fatalf("x86 decode(encode(% x)) = % x", in, buf)
 		}
 	})
+}
+
+// TestCancelStopsWithinAChunk: a cancelled writer's encoders give up at the
+// end of the chunk they are in, Write and Close return the context's error,
+// nothing more reaches the output, and no worker outlives Close.
+func TestCancelStopsWithinAChunk(t *testing.T) {
+	// The encoder asks at every chunk's end: with the answer yes it stops
+	// at the first one, having coded one chunk of a 16 MiB block.
+	for _, v := range variants {
+		e := newLZMAEncoder(v.mode)
+		asked := 0
+		e.stopped = func() bool { asked++; return true }
+		if out := e.encode(nil, textData(16<<20), 16<<20, v.f); out != nil || asked != 1 {
+			t.Errorf("%s: encode after stop = %d bytes, asked %d times; want nil after one question", v.name, len(out), asked)
+		}
+	}
+
+	before := runtime.NumGoroutine()
+	ctx, cancel := context.WithCancel(context.Background())
+	var out bytes.Buffer
+	w, err := NewWriterContext(ctx, &out, Config{BlockSize: 8 << 20, Workers: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := w.Write(textData(16 << 20)); err != nil { // two blocks in flight
+		t.Fatal(err)
+	}
+	cancel()
+	written := out.Len()
+	if _, err := w.Write([]byte("more")); !errors.Is(err, context.Canceled) {
+		t.Errorf("Write after cancel = %v, want %v", err, context.Canceled)
+	}
+	if err := w.Close(); !errors.Is(err, context.Canceled) {
+		t.Errorf("Close after cancel = %v, want %v", err, context.Canceled)
+	}
+	if out.Len() != written {
+		t.Errorf("%d bytes written after the cancel", out.Len()-written)
+	}
+	after := runtime.NumGoroutine()
+	for deadline := time.Now().Add(2 * time.Second); after > before && time.Now().Before(deadline); after = runtime.NumGoroutine() {
+		time.Sleep(time.Millisecond)
+	}
+	if after > before {
+		t.Fatalf("%d goroutines before, %d 2 s after Close", before, after)
+	}
 }

@@ -16,12 +16,15 @@ import (
 const maxBundleSize = 16 << 20
 
 // VerifyBundle checks a Sigstore bundle (.sigstore.json, .bundle; media types
-// v0.1 to v0.3) for the artifact whose digests are given, offline: with the
-// transparency-log entry it carries (and its RFC 3161 timestamps when the root
+// v0.1 to v0.3) for the artifact whose digests are given (the artifact itself
+// is never needed: a digest passed in, e.g. sha256:HEX, is as good), offline:
+// with the transparency-log entry it carries (required when the trusted root
+// lists a log) and its RFC 3161 timestamps (required to verify when the root
 // lists their authority). A message-signature bundle must sign one of the
 // given digests; a DSSE bundle's in-toto statement must name one among its
-// subjects. source names the bundle (file or URL) in messages. ctx is only
-// checked for cancellation.
+// subjects. The Policy names a certificate identity and issuer, or pins the
+// public key of a key-signed bundle. source names the bundle (file or URL) in
+// messages. ctx is only checked for cancellation.
 func (v *Verifier) VerifyBundle(ctx context.Context, pol Policy, artifact digest.Set, bundleJSON []byte, source string) (*Result, error) {
 	id, err := pol.compile()
 	if err != nil {
@@ -38,7 +41,7 @@ func (v *Verifier) VerifyBundle(ctx context.Context, pol Policy, artifact digest
 		r.Source = source
 		return nil, &RefusedError{Subject: source, Refusals: []Refusal{*r}}
 	}
-	res, r := v.verifyEntity(source, b, id, artifact)
+	res, r := v.verifyEntity(source, b, id, artifact, false)
 	if r != nil {
 		return nil, &RefusedError{Subject: source, Refusals: []Refusal{*r}}
 	}

@@ -213,14 +213,56 @@ func TestVerifyBundleRefusals(t *testing.T) {
 	}
 }
 
-// A bundle from the production root verifies with an older public-good root
-// too (same Rekor and Fulcio), and not with a private instance's root.
+// Every public-good bundle verifies with every public-good root of the
+// shared material (the production root-signing snapshot bundled here, the
+// 2023 root of sigstore-go's examples, which is byte for byte its unit tests'
+// public-good.json, and cosign's trusted_root_pgi.json: the same Rekor v1
+// log and Fulcio CAs), and with none of them once that Fulcio is gone; and
+// with a private instance's root not at all.
 func TestVerifyBundleOtherRoots(t *testing.T) {
-	c := realBundles[3]
-	b := readTestdata(t, c.file)
-	if _, err := newVerifier(t, loadRoot(t, "trusted_root_public_good_2023.json"), Options{}).VerifyBundle(ctx(t), c.policy(), c.digests(), b, c.file); err != nil {
-		t.Errorf("2023 public-good root: %v", err)
+	roots := map[string]*TrustedRoot{
+		"bundled production":                 goodRoot(t),
+		"trusted_root_public_good_2023.json": loadRoot(t, "trusted_root_public_good_2023.json"),
+		"trusted_root_pgi.json":              loadRoot(t, "trusted_root_pgi.json"),
 	}
-	_, err := newVerifier(t, loadRoot(t, "trusted_root_scaffolding.json"), Options{}).VerifyBundle(ctx(t), c.policy(), c.digests(), b, c.file)
+	private := loadRoot(t, "trusted_root_scaffolding.json")
+	for _, c := range realBundles {
+		if c.root != "" {
+			continue
+		}
+		b := readTestdata(t, c.file)
+		for name, tr := range roots {
+			t.Run(c.file+"/"+name, func(t *testing.T) {
+				res, err := newVerifier(t, tr, Options{}).VerifyBundle(ctx(t), c.policy(), c.digests(), b, c.file)
+				if err != nil {
+					t.Fatalf("refused: %v", err)
+				}
+				if res.Identity != c.identity || res.LogURL != "https://rekor.sigstore.dev" {
+					t.Errorf("result %+v", res)
+				}
+				_, err = newVerifier(t, withoutFulcio(t, tr, private), Options{}).VerifyBundle(ctx(t), c.policy(), c.digests(), b, c.file)
+				refusedWith(t, err, ReasonUntrustedCertificate, "does not chain")
+			})
+		}
+		_, err := newVerifier(t, private, Options{}).VerifyBundle(ctx(t), c.policy(), c.digests(), b, c.file)
+		refusedWith(t, err, ReasonBadLogEntry, "does not list")
+	}
+}
+
+// The private instance's bundle names its signer by an otherName SAN,
+// foo!oidc.local: the e-mail address foo@oidc.local is another identity
+// (sigstore-go's TestEntityWithOthernameSan), and the public-good root does
+// not know its log.
+func TestVerifyBundleOtherName(t *testing.T) {
+	c := realBundles[4]
+	b := readTestdata(t, c.file)
+	ver := newVerifier(t, c.trustedRoot(t), Options{})
+	for _, id := range []string{"foo@oidc.local", "foo", "foo!oidc.local.attacker"} {
+		p := c.policy()
+		p.Identity = id
+		_, err := ver.VerifyBundle(ctx(t), p, c.digests(), b, c.file)
+		refusedWith(t, err, ReasonIdentity, c.identity, id)
+	}
+	_, err := newVerifier(t, goodRoot(t), Options{}).VerifyBundle(ctx(t), c.policy(), c.digests(), b, c.file)
 	refusedWith(t, err, ReasonBadLogEntry, "does not list")
 }

@@ -71,6 +71,9 @@ func checkDetached(pol Policy, artifact digest.Set, d Detached) (*detached, erro
 	if err != nil {
 		return nil, err
 	}
+	if err := id.keyless("cosign's detached signatures with a certificate"); err != nil {
+		return nil, err
+	}
 	sum, err := artifactSHA256(artifact)
 	if err != nil {
 		return nil, err
@@ -149,7 +152,7 @@ func (v *Verifier) VerifyDetached(ctx context.Context, pol Policy, artifact dige
 	if err != nil {
 		return nil, refuse(subject, ReasonMalformed, entryURL, "the log entry does not make a valid bundle: %v", err)
 	}
-	res, ref := v.verifyEntity(entryURL, b, c.id, artifact)
+	res, ref := v.verifyEntity(entryURL, b, c.id, artifact, true)
 	if ref != nil {
 		return nil, &RefusedError{Subject: subject, Refusals: []Refusal{*ref}}
 	}

@@ -20,12 +20,14 @@
 //
 // Material vouches for an artifact only when every one of these holds:
 //
-//   - it is signed with a short-lived Fulcio certificate (key-signed bundles
-//     are refused: they name no identity);
-//   - the certificate's OIDC issuer is Policy.Issuer and its Subject
-//     Alternative Name is Policy.Identity, or matches Policy.IdentityRegexp as a
-//     whole. An empty identity or issuer is refused before anything else
-//     (ErrPolicy): there is no "any identity" policy;
+//   - it is signed with a short-lived Fulcio certificate whose OIDC issuer
+//     is Policy.Issuer and whose Subject Alternative Name is Policy.Identity,
+//     or matches Policy.IdentityRegexp as a whole; or, for a key-signed
+//     bundle, it is signed with the key the Policy pins (Policy.PublicKey,
+//     the expected identity itself), at a time within the key's validity
+//     window when one is given. An empty identity or issuer is refused before
+//     anything else (ErrPolicy): there is no "any identity" policy, and a
+//     key-signed bundle counts only under its pinned key;
 //   - what it signs is the artifact: the signature verifies over the artifact's
 //     digest (message signatures), or the in-toto statement of a DSSE envelope
 //     (exactly one signature) names the artifact's digest among its subjects.
@@ -33,12 +35,23 @@
 //     while streaming; the detached form needs the sha256;
 //   - at least one transparency-log entry of a log in the trusted root vouches
 //     for it: the entry's signed entry timestamp and, when present, its
-//     inclusion proof verify with the log's key, and its body is exactly this
-//     signature, certificate and digest (or envelope);
+//     inclusion proof (Rekor v2: its checkpoint) verify with the log's key, and
+//     its body is exactly this signature, certificate or key, and digest (or
+//     envelope). A bundle needs one when the trusted root lists a log (a root
+//     of a timestamp authority alone, as some private deployments use, cannot
+//     vouch for one); cosign's detached signatures always do;
+//   - RFC 3161 timestamps the material carries verify (at least one) when the
+//     root lists a timestamp authority;
 //   - the certificate chains to a certificate authority of the trusted root,
-//     and was valid, at a verified time: the log's integrated time, or an
-//     RFC 3161 timestamp from an authority of the root; when the root lists CT
+//     and was valid, at every verified time: the log's integrated time (signed
+//     entry timestamp), and the RFC 3161 timestamps; when the root lists CT
 //     logs, the certificate carries a valid signed certificate timestamp.
+//
+// These are the verifier options sigstore-go's own conformance client takes
+// (test/conformance in sigstore-go), so that what Sigstore's conformance
+// suite expects to verify verifies here and what it expects refused is
+// refused; the one difference is that SCTs are required only when the root
+// lists a CT log.
 //
 // Verification never reads the clock: short-lived certificates are judged at
 // the verified signing time, as Sigstore specifies. It never fetches a trusted

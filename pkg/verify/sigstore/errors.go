@@ -26,7 +26,7 @@ type Reason string
 
 const (
 	ReasonMalformed   Reason = "malformed"   // not a parseable signature, certificate, bundle, trusted root or service response
-	ReasonUnsupported Reason = "unsupported" // a form this package does not accept: key-signed bundle, bundle v0.4+, DSSE with several signatures, digest algorithm
+	ReasonUnsupported Reason = "unsupported" // a form this package does not accept: key-signed bundle under an identity policy, bundle v0.4+, DSSE with several signatures, digest algorithm
 	ReasonIdentity    Reason = "wrong-identity"
 	ReasonIssuer      Reason = "wrong-issuer"
 	// ReasonUntrustedCertificate: the certificate does not chain to a
@@ -36,8 +36,11 @@ const (
 	// ReasonCertificateTime: the log entry's time lies outside the short-lived
 	// certificate's validity.
 	ReasonCertificateTime Reason = "outside-certificate-validity"
+	// ReasonKeyValidity: the verified signing time lies outside the pinned
+	// public key's validity window (Policy.KeyValidFrom, KeyValidUntil).
+	ReasonKeyValidity Reason = "outside-key-validity"
 	// ReasonNoLogEntry: no transparency-log entry for this signature (Rekor has
-	// none, or the bundle carries none).
+	// none, or the bundle carries none while the trusted root lists a log).
 	ReasonNoLogEntry Reason = "no-log-entry"
 	// ReasonBadLogEntry: a log entry that does not count: its signed entry
 	// timestamp or inclusion proof does not verify against a log of the trusted

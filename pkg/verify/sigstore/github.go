@@ -48,6 +48,9 @@ func (v *Verifier) VerifyGitHubAttestations(ctx context.Context, pol Policy, art
 	if err != nil {
 		return nil, err
 	}
+	if err := id.keyless("GitHub's artifact attestations"); err != nil {
+		return nil, err
+	}
 	if !repoPattern.MatchString(repo) || strings.Contains(repo, "..") {
 		return nil, fmt.Errorf("%w: repository %q is not OWNER/REPO", ErrPolicy, repo)
 	}
@@ -121,7 +124,7 @@ func (v *Verifier) verifyAttestation(raw []byte, source string, id *identity, ar
 		r.Source = source
 		return nil, r
 	}
-	res, r := v.verifyEntity(source, b, id, artifact)
+	res, r := v.verifyEntity(source, b, id, artifact, false)
 	if r != nil {
 		return nil, r
 	}

@@ -335,29 +335,44 @@ func TestParseNextLink(t *testing.T) {
 	}
 }
 
-// bundleOf makes a v0.3 bundle of a test entity as it stands: its
-// certificate, envelope, log entries and RFC 3161 timestamps.
-func bundleOf(t *testing.T, e interface {
+// testEntity is what sigstore-go's test CA makes.
+type testEntity interface {
 	VerificationContent() (sgverify.VerificationContent, error)
 	SignatureContent() (sgverify.SignatureContent, error)
 	TlogEntries() ([]*tlog.Entry, error)
 	Timestamps() ([][]byte, error)
-}, withTimestamps bool) []byte {
+}
+
+// bundleOf makes a v0.3 bundle of a test entity as it stands: its
+// certificate, envelope, log entries and RFC 3161 timestamps.
+func bundleOf(t *testing.T, e testEntity, withTimestamps bool) []byte {
+	t.Helper()
+	entries, _ := e.TlogEntries()
+	var tss [][]byte
+	if withTimestamps {
+		tss, _ = e.Timestamps()
+	}
+	return bundleWith(t, e, entries, tss)
+}
+
+// bundleWith makes a v0.3 bundle of a test entity's certificate and envelope
+// with the log entries and RFC 3161 timestamps given.
+func bundleWith(t *testing.T, e testEntity, entries []*tlog.Entry, timestamps [][]byte) []byte {
 	t.Helper()
 	vc, _ := e.VerificationContent()
 	sc, _ := e.SignatureContent()
 	env := sc.EnvelopeContent().RawEnvelope()
-	entries, _ := e.TlogEntries()
 	payload, _ := base64.StdEncoding.DecodeString(env.Payload)
 	sig, _ := base64.StdEncoding.DecodeString(env.Signatures[0].Sig)
 	vm := &protobundle.VerificationMaterial{
-		Content:     &protobundle.VerificationMaterial_Certificate{Certificate: &protocommon.X509Certificate{RawBytes: vc.Certificate().Raw}},
-		TlogEntries: []*protorekor.TransparencyLogEntry{entries[0].TransparencyLogEntry()},
+		Content: &protobundle.VerificationMaterial_Certificate{Certificate: &protocommon.X509Certificate{RawBytes: vc.Certificate().Raw}},
 	}
-	if withTimestamps {
-		tss, _ := e.Timestamps()
+	for _, e := range entries {
+		vm.TlogEntries = append(vm.TlogEntries, e.TransparencyLogEntry())
+	}
+	if len(timestamps) > 0 {
 		vm.TimestampVerificationData = &protobundle.TimestampVerificationData{}
-		for _, ts := range tss {
+		for _, ts := range timestamps {
 			vm.TimestampVerificationData.Rfc3161Timestamps = append(vm.TimestampVerificationData.Rfc3161Timestamps, &protocommon.RFC3161SignedTimestamp{SignedTimestamp: ts})
 		}
 	}

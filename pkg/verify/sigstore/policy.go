@@ -1,19 +1,28 @@
 package sigstore
 
 import (
+	"crypto/sha256"
+	"crypto/x509"
+	"encoding/base64"
 	"fmt"
 	"regexp"
 	"strings"
+	"time"
 
 	"github.com/sigstore/sigstore-go/pkg/fulcio/certificate"
+	"github.com/sigstore/sigstore-go/pkg/root"
 	sgverify "github.com/sigstore/sigstore-go/pkg/verify"
+	"github.com/sigstore/sigstore/pkg/cryptoutils"
+	"github.com/sigstore/sigstore/pkg/signature"
 )
 
 // Policy names who must have signed: the identity in the Fulcio certificate
 // (its Subject Alternative Name: an e-mail address, a URI such as a GitHub
 // Actions workflow, or an otherName) and the OIDC issuer that vouched for it.
 // There is no "any identity" form: exactly one of Identity and IdentityRegexp,
-// and Issuer, are required.
+// and Issuer, are required; or, for a bundle signed with a long-lived key
+// instead of a Fulcio certificate, PublicKey alone: the pinned key is then
+// the expected identity.
 type Policy struct {
 	// Identity is the exact SAN, e.g.
 	// "krel-staging@k8s-releng-prod.iam.gserviceaccount.com".
@@ -27,13 +36,32 @@ type Policy struct {
 	// Issuer is the exact OIDC issuer URL, e.g. "https://accounts.google.com"
 	// or "https://token.actions.githubusercontent.com".
 	Issuer string
+
+	// PublicKey pins the signer's public key (PEM, "PUBLIC KEY": ECDSA,
+	// RSA or Ed25519), e.g. npm's registry key: only a bundle signed with
+	// this key and no certificate counts. It excludes Identity,
+	// IdentityRegexp and Issuer, and only VerifyBundle takes it.
+	PublicKey []byte
+	// KeyValidFrom and KeyValidUntil bound the verified signing time (the
+	// log's integrated time, an RFC 3161 timestamp) at which a signature by
+	// PublicKey counts, as a trusted root bounds its own keys; zero is
+	// unbounded.
+	KeyValidFrom, KeyValidUntil time.Time
 }
 
-// identity is a validated Policy.
+// identity is a validated Policy: a certificate identity, or a pinned key.
 type identity struct {
 	exact  string
 	re     *regexp.Regexp
 	issuer string
+	key    *pinnedKey
+}
+
+// pinnedKey is a validated Policy.PublicKey.
+type pinnedKey struct {
+	verifier    signature.Verifier
+	fingerprint string // SHA256:base64 of the DER SubjectPublicKeyInfo
+	from, until time.Time
 }
 
 // Validate reports an unusable Policy (wrapping ErrPolicy). Every Verify method
@@ -44,6 +72,12 @@ func (p Policy) Validate() error {
 }
 
 func (p Policy) compile() (*identity, error) {
+	if len(p.PublicKey) > 0 {
+		return p.compileKey()
+	}
+	if !p.KeyValidFrom.IsZero() || !p.KeyValidUntil.IsZero() {
+		return nil, fmt.Errorf("%w: a key validity window without PublicKey", ErrPolicy)
+	}
 	switch {
 	case strings.TrimSpace(p.Identity) == "" && strings.TrimSpace(p.IdentityRegexp) == "":
 		return nil, fmt.Errorf("%w: no identity: set Identity (the exact certificate SAN) or IdentityRegexp; there is no \"any identity\" policy", ErrPolicy)
@@ -70,6 +104,59 @@ func (p Policy) compile() (*identity, error) {
 	return id, nil
 }
 
+func (p Policy) compileKey() (*identity, error) {
+	if p.Identity != "" || p.IdentityRegexp != "" || p.Issuer != "" {
+		return nil, fmt.Errorf("%w: PublicKey pins the signer's key; it excludes Identity, IdentityRegexp and Issuer, which name a certificate's signer", ErrPolicy)
+	}
+	if !p.KeyValidFrom.IsZero() && !p.KeyValidUntil.IsZero() && p.KeyValidUntil.Before(p.KeyValidFrom) {
+		return nil, fmt.Errorf("%w: key validity ends (%s) before it starts (%s)", ErrPolicy, stamp(p.KeyValidUntil), stamp(p.KeyValidFrom))
+	}
+	pub, err := cryptoutils.UnmarshalPEMToPublicKey(p.PublicKey)
+	if err != nil {
+		return nil, fmt.Errorf("%w: PublicKey is not a PEM public key: %v", ErrPolicy, err)
+	}
+	v, err := signature.LoadDefaultVerifier(pub)
+	if err != nil {
+		return nil, fmt.Errorf("%w: PublicKey: %v", ErrPolicy, err)
+	}
+	der, err := x509.MarshalPKIXPublicKey(pub)
+	if err != nil {
+		return nil, fmt.Errorf("%w: PublicKey: %v", ErrPolicy, err)
+	}
+	sum := sha256.Sum256(der)
+	return &identity{key: &pinnedKey{verifier: v, fingerprint: "SHA256:" + base64.StdEncoding.EncodeToString(sum[:]),
+		from: p.KeyValidFrom, until: p.KeyValidUntil}}, nil
+}
+
+// material is the pinned key as sigstore-go's trusted material: whatever key
+// hint a bundle names, its signature must verify with this key.
+func (k *pinnedKey) material() root.TrustedMaterial {
+	return root.NewTrustedPublicKeyMaterial(func(string) (root.TimeConstrainedVerifier, error) {
+		return root.NewExpiringKey(k.verifier, k.from, k.until), nil
+	})
+}
+
+func (k *pinnedKey) window() string {
+	from, until := "the beginning", "no end"
+	if !k.from.IsZero() {
+		from = stamp(k.from)
+	}
+	if !k.until.IsZero() {
+		until = stamp(k.until)
+	}
+	return from + " to " + until
+}
+
+// keyless refuses a pinned-key policy for material that is always signed
+// with a certificate (cosign's detached keyless signatures, GitHub's
+// attestations).
+func (id *identity) keyless(what string) error {
+	if id.key != nil {
+		return fmt.Errorf("%w: %s are keyless and name an identity and issuer; a pinned PublicKey is for key-signed bundles", ErrPolicy, what)
+	}
+	return nil
+}
+
 // anyone are identities an IdentityRegexp must not match: one that does
 // would accept signatures by anybody with an account at the issuer.
 var anyone = []string{
@@ -83,6 +170,9 @@ var anyone = []string{
 func anchor(re string) string { return `^(?:` + re + `)$` }
 
 func (id *identity) String() string {
+	if id.key != nil {
+		return "public key " + id.key.fingerprint
+	}
 	if id.re != nil {
 		return fmt.Sprintf("identity matching %s, issuer %s", id.re, id.issuer)
 	}

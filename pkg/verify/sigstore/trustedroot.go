@@ -12,6 +12,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"syscall"
 	"time"
 
 	"github.com/sigstore/sigstore-go/pkg/root"
@@ -41,8 +42,11 @@ type TrustedRoot struct {
 
 // ParseTrustedRoot parses a trusted_root.json (media type
 // application/vnd.dev.sigstore.trustedroot+json;version=0.1); name labels it in
-// messages. A root without a transparency log or a certificate authority is
-// refused: it could verify nothing this package accepts.
+// messages. A root that lists neither a transparency log nor a timestamp
+// authority is refused: it could vouch for no signing time. (A root of a
+// timestamp authority alone verifies key-signed bundles; one without
+// certificate authorities verifies no keyless signature, which is refused
+// when it is met.)
 func ParseTrustedRoot(name string, b []byte) (*TrustedRoot, error) {
 	if len(b) > maxTrustedRootSize {
 		return nil, fmt.Errorf("%w: %s: larger than %d bytes", ErrTrustedRoot, name, maxTrustedRootSize)
@@ -51,22 +55,22 @@ func ParseTrustedRoot(name string, b []byte) (*TrustedRoot, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%w: %s: not a Sigstore trusted_root.json: %v", ErrTrustedRoot, name, err)
 	}
-	if len(tr.RekorLogs()) == 0 {
-		return nil, fmt.Errorf("%w: %s: lists no transparency log (tlogs)", ErrTrustedRoot, name)
-	}
-	if len(tr.FulcioCertificateAuthorities()) == 0 {
-		return nil, fmt.Errorf("%w: %s: lists no certificate authority (certificateAuthorities)", ErrTrustedRoot, name)
+	if len(tr.RekorLogs()) == 0 && len(tr.TimestampingAuthorities()) == 0 {
+		return nil, fmt.Errorf("%w: %s: lists neither a transparency log (tlogs) nor a timestamp authority (timestampAuthorities): it vouches for no signing time", ErrTrustedRoot, name)
 	}
 	return &TrustedRoot{name: name, raw: bytes.Clone(b), tr: tr}, nil
 }
 
 // LoadTrustedRoot reads and parses a trusted_root.json file.
 func LoadTrustedRoot(path string) (*TrustedRoot, error) {
-	f, err := os.Open(path)
+	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0) // a FIFO must not block; refused below
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrTrustedRoot, err)
 	}
 	defer f.Close()
+	if fi, err := f.Stat(); err != nil || !fi.Mode().IsRegular() {
+		return nil, fmt.Errorf("%w: %s: not a regular file", ErrTrustedRoot, path)
+	}
 	b, err := io.ReadAll(io.LimitReader(f, maxTrustedRootSize+1))
 	if err != nil {
 		return nil, fmt.Errorf("%w: %s: %w", ErrTrustedRoot, path, err)

@@ -61,14 +61,14 @@ func TestLoadTrustedRoot(t *testing.T) {
 	if _, err := LoadTrustedRoot(write("ok.json", publicGoodJSON)); err != nil {
 		t.Fatal(err)
 	}
-	noCA := bytes.Replace(publicGoodJSON, []byte(`"certificateAuthorities"`), []byte(`"ignored"`), 1)
+	noTime := bytes.Replace(bytes.Replace(publicGoodJSON, []byte(`"tlogs"`), []byte(`"ignored"`), 1), []byte(`"timestampAuthorities"`), []byte(`"ignored2"`), 1)
 	for name, b := range map[string][]byte{
 		"empty":      nil,
 		"not JSON":   []byte("trusted root"),
 		"truncated":  publicGoodJSON[:3000],
 		"other type": []byte(`{"mediaType":"application/vnd.dev.sigstore.bundle.v0.3+json"}`),
 		"no tlogs":   []byte(`{"mediaType":"application/vnd.dev.sigstore.trustedroot+json;version=0.1"}`),
-		"no CA":      noCA,
+		"no time":    noTime,
 		"huge":       bytes.Repeat([]byte(" "), maxTrustedRootSize+1),
 	} {
 		p := write(strings.ReplaceAll(name, " ", "_"), b)

@@ -12,6 +12,7 @@ import (
 
 	"github.com/sigstore/sigstore-go/pkg/bundle"
 	"github.com/sigstore/sigstore-go/pkg/fulcio/certificate"
+	"github.com/sigstore/sigstore-go/pkg/root"
 	"github.com/sigstore/sigstore-go/pkg/tlog"
 	sgverify "github.com/sigstore/sigstore-go/pkg/verify"
 
@@ -55,7 +56,6 @@ type Verifier struct {
 	o      Options
 	rekor  *url.URL
 	github *url.URL
-	sg     *sgverify.Verifier
 }
 
 // New returns a Verifier trusting root. Besides the transparency-log entry and
@@ -82,14 +82,60 @@ func New(tr *TrustedRoot, o Options) (*Verifier, error) {
 	if v.github, err = baseURL("GitHubAPIURL", o.GitHubAPIURL); err != nil {
 		return nil, err
 	}
-	opts := []sgverify.VerifierOption{sgverify.WithTransparencyLog(1), sgverify.WithObserverTimestamps(1)}
-	if len(tr.tr.CTLogs()) > 0 {
+	return v, nil
+}
+
+// verifierFor is sigstore-go's verifier for one bundle. Its options are
+// those sigstore-go's own conformance client (test/conformance) takes, so
+// that a bundle counts here exactly when it counts for Sigstore's
+// conformance suite:
+//
+//   - a transparency-log entry is required when the trusted root lists a
+//     log (always for detached signatures: requireLog), and its signed entry
+//     timestamp is required and trusted as the signing time when the bundle
+//     carries one;
+//   - RFC 3161 timestamps are required to verify (at least one, each one
+//     that fails is ignored) when the bundle carries some and the root lists
+//     a timestamp authority;
+//   - a certificate carries a valid SCT when the root lists CT logs;
+//   - a pinned key is trusted beside the root, within its validity window.
+//
+// A bundle with no time sigstore-go would count is refused here, as
+// sigstore-go refuses to build a verifier without one.
+func (v *Verifier) verifierFor(b *bundle.Bundle, id *identity, requireLog bool) (*sgverify.Verifier, *Refusal) {
+	tr := v.root.tr
+	var tm root.TrustedMaterial = tr
+	var opts []sgverify.VerifierOption
+	if id.key != nil {
+		tm = root.TrustedMaterialCollection{id.key.material(), tr}
+	} else if len(tr.CTLogs()) > 0 {
 		opts = append(opts, sgverify.WithSignedCertificateTimestamps(1))
 	}
-	if v.sg, err = sgverify.NewVerifier(tr.tr, opts...); err != nil {
-		return nil, fmt.Errorf("%w: %v", ErrPolicy, err)
+	timed := false
+	if requireLog || len(tr.RekorLogs()) > 0 {
+		opts = append(opts, sgverify.WithTransparencyLog(1))
+		if b.HasInclusionPromise() {
+			opts = append(opts, sgverify.WithIntegratedTimestamps(1))
+			timed = true
+		}
 	}
-	return v, nil
+	ts, err := b.Timestamps()
+	if err != nil {
+		return nil, &Refusal{Reason: ReasonMalformed, Detail: fmt.Sprintf("timestamps: %v", err)}
+	}
+	if len(ts) > 0 && len(tr.TimestampingAuthorities()) > 0 {
+		opts = append(opts, sgverify.WithSignedTimestamps(1))
+		timed = true
+	}
+	if !timed {
+		return nil, &Refusal{Reason: ReasonNoTimestamp, Detail: fmt.Sprintf("no verifiable signing time: the bundle carries %d RFC 3161 timestamps and %s lists %d timestamp authorities, and no log entry with a signed entry timestamp counts",
+			len(ts), v.root.Name(), len(tr.TimestampingAuthorities()))}
+	}
+	sg, err := sgverify.NewVerifier(tm, opts...)
+	if err != nil {
+		return nil, &Refusal{Reason: ReasonInvalid, Detail: fmt.Sprintf("verifier: %v", err)}
+	}
+	return sg, nil
 }
 
 func baseURL(field, s string) (*url.URL, error) {
@@ -118,7 +164,11 @@ type Result struct {
 	Shape    Shape
 	Identity string // the certificate's SAN that matched the Policy
 	Issuer   string // the OIDC issuer in the certificate
-	// The transparency-log entry that verified: its index, the log's ID (hex
+	// PublicKey is the pinned key that verified (SHA256:base64 of its DER
+	// form) for a key-signed bundle; Identity and Issuer are then empty.
+	PublicKey string
+	// The transparency-log entry that verified (none when the trusted root
+	// lists no log and an RFC 3161 timestamp vouched for the time): its index, the log's ID (hex
 	// sha256 of its public key), the log's base URL in the trusted root, and
 	// the time the log integrated it, when its signed entry timestamp vouches
 	// for it (zero otherwise, e.g. for Rekor v2 entries; see Timestamps).
@@ -144,9 +194,10 @@ type Result struct {
 	Warnings []string
 }
 
-// verifyEntity verifies a parsed bundle for artifact under the policy. It
-// returns a refusal naming source, or the Result.
-func (v *Verifier) verifyEntity(source string, b *bundle.Bundle, id *identity, artifact digest.Set) (*Result, *Refusal) {
+// verifyEntity verifies a parsed bundle for artifact under the policy. A
+// transparency-log entry is required when requireLog is set or the trusted
+// root lists a log. It returns a refusal naming source, or the Result.
+func (v *Verifier) verifyEntity(source string, b *bundle.Bundle, id *identity, artifact digest.Set, requireLog bool) (*Result, *Refusal) {
 	no := func(r Reason, format string, args ...any) (*Result, *Refusal) {
 		return nil, &Refusal{Reason: r, Source: source, Detail: fmt.Sprintf(format, args...)}
 	}
@@ -155,15 +206,23 @@ func (v *Verifier) verifyEntity(source string, b *bundle.Bundle, id *identity, a
 		return no(ReasonMalformed, "verification material: %v", err)
 	}
 	cert := vc.Certificate()
-	if cert == nil {
-		return no(ReasonUnsupported, "signed with a public key, not a Fulcio certificate: only keyless signatures, which name an identity, are accepted")
-	}
-	summary, err := certificate.SummarizeCertificate(cert)
-	if err != nil {
-		return no(ReasonMalformed, "certificate: %v", err)
-	}
-	if r, why := id.check(summary); r != "" {
-		return no(r, "%s", why)
+	var summary certificate.Summary
+	switch {
+	case id.key != nil && cert != nil:
+		s, _ := certificate.SummarizeCertificate(cert)
+		return no(ReasonIdentity, "signed with a Fulcio certificate (identity %q, issuer %q), want a signature by the pinned %s", s.SubjectAlternativeName, s.Issuer, id)
+	case id.key != nil && vc.PublicKey() == nil:
+		return no(ReasonMalformed, "neither a certificate nor a public key in the verification material")
+	case id.key != nil: // the signature must verify with the pinned key, below
+	case cert == nil:
+		return no(ReasonUnsupported, "signed with a public key (hint %q), not a Fulcio certificate: a key names no identity; pin the key (a PublicKey policy) to accept it", keyHint(vc))
+	default:
+		if summary, err = certificate.SummarizeCertificate(cert); err != nil {
+			return no(ReasonMalformed, "certificate: %v", err)
+		}
+		if r, why := id.check(summary); r != "" {
+			return no(r, "%s", why)
+		}
 	}
 	alg, sum, r := signedDigest(b, artifact)
 	if r != nil {
@@ -174,16 +233,25 @@ func (v *Verifier) verifyEntity(source string, b *bundle.Bundle, id *identity, a
 	if err != nil {
 		return no(ReasonMalformed, "transparency-log entries: %v", err)
 	}
-	if len(entries) == 0 {
-		return no(ReasonNoLogEntry, "carries no transparency-log entry: a short-lived certificate proves nothing without one")
+	if len(entries) == 0 && (requireLog || len(v.root.tr.RekorLogs()) > 0) {
+		return no(ReasonNoLogEntry, "carries no transparency-log entry, and %s lists transparency logs: a signature proves nothing without an entry in one", v.root.Name())
 	}
-	ci, err := id.sigstoreGo()
-	if err != nil {
-		return no(ReasonInvalid, "policy: %v", err)
+	sg, r := v.verifierFor(b, id, requireLog)
+	if r != nil {
+		r.Source = source
+		return nil, r
 	}
-	res, err := v.sg.Verify(b, sgverify.NewPolicy(sgverify.WithArtifactDigest(alg, sum), sgverify.WithCertificateIdentity(ci)))
+	pol := sgverify.WithKey()
+	if id.key == nil {
+		ci, err := id.sigstoreGo()
+		if err != nil {
+			return no(ReasonInvalid, "policy: %v", err)
+		}
+		pol = sgverify.WithCertificateIdentity(ci)
+	}
+	res, err := sg.Verify(b, sgverify.NewPolicy(sgverify.WithArtifactDigest(alg, sum), pol))
 	if err != nil {
-		reason, detail := v.classify(err, entries, cert)
+		reason, detail := v.classify(err, entries, cert, id, vc)
 		return no(reason, "%s", detail)
 	}
 	out := &Result{
@@ -191,6 +259,9 @@ func (v *Verifier) verifyEntity(source string, b *bundle.Bundle, id *identity, a
 		Issuer:      summary.Issuer,
 		Source:      source,
 		TrustedRoot: fmt.Sprintf("%s, sha256 %s", v.root.Name(), v.root.SHA256()),
+	}
+	if id.key != nil {
+		out.PublicKey = id.key.fingerprint
 	}
 	if e := v.countedEntry(entries); e != nil {
 		out.LogIndex = e.LogIndex()
@@ -308,10 +379,16 @@ func digestAlgorithm(s string) digest.Algorithm {
 // classify turns a failure of sigstore-go's verification into a Reason and a
 // sentence. sigstore-go's errors are untyped; the stage prefix of its message
 // says which check failed, and our own look at the entries says more.
-func (v *Verifier) classify(err error, entries []*tlog.Entry, cert *x509.Certificate) (Reason, string) {
+func (v *Verifier) classify(err error, entries []*tlog.Entry, cert *x509.Certificate, id *identity, vc sgverify.VerificationContent) (Reason, string) {
 	// sigstore-go formats a nil error into one message; drop that noise.
 	msg := oneLine(strings.ReplaceAll(err.Error(), "; error: %!w(<nil>)", ""))
 	switch {
+	// For a key, sigstore-go says "certificate" of the key the log entry
+	// records and of the key's validity at the entry's integrated time.
+	case id.key != nil && (strings.Contains(msg, "public key validity window") || strings.Contains(msg, "integrated time outside certificate validity")):
+		return ReasonKeyValidity, fmt.Sprintf("signed at a time outside the pinned %s's validity, %s (%s)", id, id.key.window(), msg)
+	case id.key != nil && (strings.Contains(msg, "failed to verify signature") || strings.Contains(msg, "transparency log certificate does not match")):
+		return ReasonBadSignature, fmt.Sprintf("the signature does not verify with the pinned %s: signed with another key (the bundle's hint is %q), or altered (%s)", id, keyHint(vc), msg)
 	case errors.Is(err, sgverify.ErrDSSEInvalidSignatureCount):
 		return ReasonUnsupported, msg
 	case strings.Contains(msg, "failed to verify log inclusion"):
@@ -334,6 +411,14 @@ func (v *Verifier) classify(err error, entries []*tlog.Entry, cert *x509.Certifi
 		return ReasonIdentity, msg
 	}
 	return ReasonInvalid, msg
+}
+
+// keyHint is the key hint of a key-signed bundle.
+func keyHint(vc sgverify.VerificationContent) string {
+	if pk := vc.PublicKey(); pk != nil {
+		return pk.Hint()
+	}
+	return ""
 }
 
 // diagnoseEntries says why no log entry counted.

@@ -1,0 +1,110 @@
+package main
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// realSigstore is pkg/verify/sigstore's copy of the real material in
+// ../shared/upstream/sigstore (SOURCES.md gives each verdict).
+func realSigstore(name string) string {
+	return filepath.Join("..", "..", "pkg", "verify", "sigstore", "testdata", name)
+}
+
+// Every verdict of SOURCES.md through the CLI, with ARTIFACT as a digest as
+// Sigstore's conformance suite passes it (sha256:HEX; sha512:HEX for the npm
+// material, whose statements name only a sha512), and the pinned-key form.
+func TestVerifySignatureRealMaterialCLI(t *testing.T) {
+	const (
+		npm512     = "sha512:76176ffa33808b54602c7c35de5c6e9a4deb96066dba6533f50ac234f4f1f4c6b3527515dc17c06fbe2860030f410eee69ea20079bd3a2c6f3dcf3b329b10751"
+		js512      = "sha512:46d4e2f74c4877316640000a6fdf8a8b59f1e0847667973e9859f774dd31b8f1e0937813b777fb66a2ac67d50540fe34640966eee9fc2ccca387082b4c85cd3c"
+		slsa512    = "sha512:bbfd372fc9beeb777fe35d05bb10c0c70a9733d366a75fed7dd18866c7391de3ee7e88ba74dd47abf3e15c845e547fcf0e5c3da80854c751554224d3a6d4e55f"
+		oci256     = "sha256:732112270d7e59418a8c080b134b24cabd67d250d0d0147a97ed95ba5c280aa4"
+		other256   = "sha256:bc103b4a84971ef6459b294a2b98568a2bfb72cded09d4acd1e16366a401f95b"
+		jsWorkflow = "https://github.com/sigstore/sigstore-js/.github/workflows/release.yml@refs/heads/main"
+		oauth      = "https://github.com/login/oauth"
+	)
+	tmp := t.TempDir()
+	tampered := filepath.Join(tmp, "tampered.txt")
+	if err := os.WriteFile(tampered, []byte("test content\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	js := []string{"--sigstore-identity", jsWorkflow, "--sigstore-issuer", actionsIssuer}
+	scaffold := []string{"--trusted-root", realSigstore("trusted_root_scaffolding.json")}
+	tsaRoot := []string{"--trusted-root", realSigstore("trusted_root_public_key_validity.json")}
+	pgi := []string{"--trusted-root", realSigstore("trusted_root_pgi.json")}
+	for _, c := range []struct {
+		name   string
+		args   []string
+		code   int
+		stdout string
+		stderr string
+	}{
+		{"bundle-provenance", append([]string{"--bundle", realSigstore("bundle-provenance.json")}, append(js, npm512)...), 0, "by " + jsWorkflow, ""},
+		{"bundle-provenance, other digest", append([]string{"--bundle", realSigstore("bundle-provenance.json")}, append(js, js512)...), 1, "", "do not include the artifact"},
+		{"sigstore.js provenance", append([]string{"--bundle", realSigstore("sigstore.js@2.0.0-provenance.sigstore.json")}, append(js, js512)...), 0, "data         sha512 " + js512[7:] + " (digest given)", ""},
+		{"sigstore.js provenance, one nibble changed", append([]string{"--bundle", realSigstore("sigstore.js@2.0.0-provenance.sigstore.json")}, append(js, "sha512:56"+js512[9:])...), 1, "", "do not include the artifact sha512:56d4e2f7"},
+		{"dsse", []string{"--bundle", realSigstore("dsse.sigstore.json"), "--sigstore-identity", "brian@dehamer.com", "--sigstore-issuer", oauth, slsa512}, 0, "by brian@dehamer.com", ""},
+		{"dsse, two signatures", []string{"--bundle", realSigstore("dsse-2sigs.sigstore.json"), "--sigstore-identity", "brian@dehamer.com", "--sigstore-issuer", oauth, slsa512}, 1, "", "2 signatures"},
+		{"othername", append(append([]string{"--bundle", realSigstore("othername.sigstore.json")}, scaffold...), "--sigstore-identity", "foo!oidc.local", "--sigstore-issuer", "http://oidc.local:8080", other256), 0,
+			"data         sha256 " + other256[7:] + " (digest given)", ""},
+		{"othername as e-mail", append(append([]string{"--bundle", realSigstore("othername.sigstore.json")}, scaffold...), "--sigstore-identity", "foo@oidc.local", "--sigstore-issuer", "http://oidc.local:8080", other256), 1, "", "foo!oidc.local"},
+		{"othername, other digest", append(append([]string{"--bundle", realSigstore("othername.sigstore.json")}, scaffold...), "--sigstore-identity", "foo!oidc.local", "--sigstore-issuer", "http://oidc.local:8080", oci256), 1, "", "another artifact"},
+		{"oci attestation, cosign's root", append(append([]string{"--bundle", realSigstore("oci-attestation.sigstore.json")}, pgi...), "--sigstore-identity", "cody@soyland.com", "--sigstore-issuer", oauth, oci256), 0, "index 175508996", ""},
+		{"oci attestation, upper-case hex", []string{"--bundle", realSigstore("oci-attestation.sigstore.json"), "--sigstore-identity", "cody@soyland.com", "--sigstore-issuer", oauth, "sha256:" + strings.ToUpper(oci256[7:])}, 0, "index 175508996", ""},
+		{"npm publish, pinned key", []string{"--bundle", realSigstore("bundle-publish.json"), "--sigstore-key", realSigstore("publish_key.pub"), npm512}, 0,
+			"Good Sigstore signature (bundle) by public key SHA256:HpCKVUWf5t2sHMvBN+qGMe6DcDL+wqLMxSizjYHxcQg=\n  logged       https://rekor.sigstore.dev index ", ""},
+		{"npm publish, other key", []string{"--bundle", realSigstore("bundle-publish.json"), "--sigstore-key", realSigstore("public-key-validity.pem"), npm512}, 1, "", "pinned public key SHA256:IpekKjxVkmTfB4YqY8q5sGEAeVtF9x3m7jHdhAxpgjQ="},
+		{"npm publish, altered package", []string{"--bundle", realSigstore("bundle-publish.json"), "--sigstore-key", realSigstore("publish_key.pub"), js512}, 1, "", "do not include the artifact"},
+		{"npm publish under an identity", append([]string{"--bundle", realSigstore("bundle-publish.json")}, append(js, npm512)...), 1, "", "pin the key"},
+		{"public-key-validity, TSA root", append(append([]string{"--bundle", realSigstore("public-key-validity.sigstore.json"), "--sigstore-key", realSigstore("public-key-validity.pem")}, tsaRoot...), realSigstore("public-key-validity.artifact.txt")), 0,
+			"by public key SHA256:IpekKjxVkmTfB4YqY8q5sGEAeVtF9x3m7jHdhAxpgjQ=\n  timestamped  2026-06-04T17:43:29Z\n", ""},
+		{"public-key-validity, altered artifact", append(append([]string{"--bundle", realSigstore("public-key-validity.sigstore.json"), "--sigstore-key", realSigstore("public-key-validity.pem")}, tsaRoot...), tampered), 1, "", "the bundle belongs to another artifact"},
+		{"public-key-validity, other key", append(append([]string{"--bundle", realSigstore("public-key-validity.sigstore.json"), "--sigstore-key", realSigstore("publish_key.pub")}, tsaRoot...), realSigstore("public-key-validity.artifact.txt")), 1, "", "does not verify with the pinned public key"},
+		{"public-key-validity, root with a log", []string{"--bundle", realSigstore("public-key-validity.sigstore.json"), "--sigstore-key", realSigstore("public-key-validity.pem"), realSigstore("public-key-validity.artifact.txt")}, 1, "", "no transparency-log entry"},
+		{"key and identity", append([]string{"--bundle", realSigstore("bundle-publish.json"), "--sigstore-key", realSigstore("publish_key.pub")}, append(js, npm512)...), 2, "", "excludes --sigstore-identity"},
+		{"key with sig and cert", []string{"--sig", tampered, "--cert", tampered, "--sigstore-key", realSigstore("publish_key.pub"), oci256}, 2, "", "--sigstore-key is for key-signed bundles"},
+		{"key that is none", []string{"--bundle", realSigstore("bundle-publish.json"), "--sigstore-key", tampered, npm512}, 2, "", "not a PEM public key"},
+		{"short digest is a file name", append([]string{"--bundle", realSigstore("bundle-provenance.json")}, append(js, "sha256:abc")...), 2, "", "sha256:abc"},
+		{"digest not hex is a file name", append([]string{"--bundle", realSigstore("bundle-provenance.json")}, append(js, "sha256:"+strings.Repeat("g", 64))...), 2, "", "no such file"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			code, stdout, stderr := runCLI(t, append([]string{"--cache", t.TempDir(), "verify-signature"}, c.args...)...)
+			if code != c.code || !strings.Contains(stdout, c.stdout) || !strings.Contains(stderr, c.stderr) {
+				t.Fatalf("exit %d (want %d)\nstdout: %s\nstderr: %s\nwant stdout %q, stderr %q", code, c.code, stdout, stderr, c.stdout, c.stderr)
+			}
+		})
+	}
+}
+
+// A file named like a digest wins over the digest it spells.
+func TestVerifySignatureDigestFileWinsCLI(t *testing.T) {
+	f := newSigFix(t)
+	f.bundle(toolWorkflow, actionsIssuer, f.artifact)
+	bundle := filepath.Join(f.mirror, "tool", "v1.0.0", "tool-amd64.sigstore.json")
+	root := filepath.Join(f.dir, "root.json")
+	sum := sha256.Sum256(f.artifact)
+	arg := "sha256:" + hex.EncodeToString(sum[:])
+	wf := []string{"--bundle", bundle, "--trusted-root", root, "--sigstore-identity", toolWorkflow, "--sigstore-issuer", actionsIssuer}
+	dir := t.TempDir()
+	t.Chdir(dir)
+	code, stdout, stderr := runCLI(t, append([]string{"--cache", t.TempDir(), "verify-signature"}, append(wf, arg)...)...)
+	if code != 0 || !strings.Contains(stdout, "(digest given)") {
+		t.Fatalf("digest: exit %d\n%s%s", code, stdout, stderr)
+	}
+	if err := os.WriteFile(filepath.Join(dir, arg), []byte("other bytes"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, stdout, stderr = runCLI(t, append([]string{"--cache", t.TempDir(), "verify-signature"}, append(wf, arg)...)...)
+	if code != exitCheck || !strings.Contains(stderr, "another artifact") {
+		t.Fatalf("file named like the digest: exit %d\n%s%s", code, stdout, stderr)
+	}
+	code, stdout, stderr = runCLI(t, append([]string{"--cache", t.TempDir(), "--json", "verify-signature"}, append(wf, "sha256:"+strings.Repeat("0", 64))...)...)
+	if code != exitCheck || !strings.Contains(stderr, "the artifact is sha256:"+strings.Repeat("0", 64)) {
+		t.Fatalf("other digest: exit %d\n%s%s", code, stdout, stderr)
+	}
+}

@@ -1,0 +1,125 @@
+package sigstore
+
+import (
+	"encoding/json"
+	"testing"
+
+	protobundle "github.com/sigstore/protobuf-specs/gen/pb-go/bundle/v1"
+	protocommon "github.com/sigstore/protobuf-specs/gen/pb-go/common/v1"
+	protorekor "github.com/sigstore/protobuf-specs/gen/pb-go/rekor/v1"
+	"github.com/sigstore/sigstore-go/pkg/testing/ca"
+	"google.golang.org/protobuf/encoding/protojson"
+	"google.golang.org/protobuf/proto"
+
+	"github.com/updeb/updeb/pkg/digest"
+)
+
+// withoutLogs returns tr without its transparency logs: a private deployment
+// that vouches for signing times with a timestamp authority only.
+func withoutLogs(t *testing.T, tr *TrustedRoot) *TrustedRoot {
+	t.Helper()
+	var a map[string]json.RawMessage
+	if err := json.Unmarshal(tr.JSON(), &a); err != nil {
+		t.Fatal(err)
+	}
+	delete(a, "tlogs")
+	j, err := json.Marshal(a)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := ParseTrustedRoot("root without logs", j)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r
+}
+
+// The verifier options follow sigstore-go's conformance client
+// (test/conformance/main.go): what it accepts is accepted, what it refuses is
+// refused, for bundles with and without log entries and RFC 3161 timestamps.
+func TestVerifyBundleTimestampPolicy(t *testing.T) {
+	v := newVirtual(t)
+	art := digestsOf([]byte("cilium-linux-amd64.tar.gz"))
+	// Rekor v1: signed entry timestamp and inclusion proof.
+	var v1 protobundle.Bundle
+	if err := protojson.Unmarshal(v.attest(workflow, actionsIssuer, map[string]digest.Set{"cilium": art}), &v1); err != nil {
+		t.Fatal(err)
+	}
+	entries := v1.VerificationMaterial.TlogEntries
+	good, err := v.vs.TimestampResponse(v1.GetDsseEnvelope().Signatures[0].Sig)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// An RFC 3161 timestamp over the same signature by a TSA the root does not list.
+	other, err := ca.NewVirtualSigstore()
+	if err != nil {
+		t.Fatal(err)
+	}
+	foreign, err := other.TimestampResponse(v1.GetDsseEnvelope().Signatures[0].Sig)
+	if err != nil {
+		t.Fatal(err)
+	}
+	with := func(entries []*protorekor.TransparencyLogEntry, timestamps ...[]byte) []byte {
+		b := proto.Clone(&v1).(*protobundle.Bundle)
+		b.VerificationMaterial.TlogEntries = entries
+		if len(timestamps) > 0 {
+			b.VerificationMaterial.TimestampVerificationData = &protobundle.TimestampVerificationData{}
+			for _, ts := range timestamps {
+				b.VerificationMaterial.TimestampVerificationData.Rfc3161Timestamps = append(b.VerificationMaterial.TimestampVerificationData.Rfc3161Timestamps,
+					&protocommon.RFC3161SignedTimestamp{SignedTimestamp: ts})
+			}
+		}
+		j, err := protojson.Marshal(b)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return j
+	}
+	// Rekor v2: inclusion proof and checkpoint, no time.
+	stmt, _ := json.Marshal(map[string]any{"_type": "https://in-toto.io/Statement/v1", "predicateType": "https://slsa.dev/provenance/v1",
+		"subject": []any{map[string]any{"name": "cilium", "digest": map[string]string{"sha256": art[digest.SHA256]}}}, "predicate": map[string]any{}})
+	v2, err := v.vs.AttestHashedRekordV2(workflow, actionsIssuer, stmt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	noLogs := withoutLogs(t, v.root)
+	for _, c := range []struct {
+		name       string
+		bundle     []byte
+		root       *TrustedRoot
+		reason     Reason // "" accepted
+		integrated bool   // the result names the log's integrated time
+		stamped    int    // verified RFC 3161 timestamps in the result
+		logged     bool   // the result names the log
+	}{
+		{"log entry with signed entry timestamp", with(entries), v.root, "", true, 0, true},
+		{"log entry and a timestamp", with(entries, good), v.root, "", true, 1, true},
+		// sigstore-go's client requires the bundle's timestamps to verify when
+		// the root lists a TSA; a good log entry does not make up for them.
+		{"log entry and a timestamp of a TSA the root does not list", with(entries, foreign), v.root, ReasonNoTimestamp, false, 0, false},
+		{"log entry, a foreign and a good timestamp", with(entries, foreign, good), v.root, "", true, 1, true},
+		{"timestamp, no log entry, root lists a log", with(nil, good), v.root, ReasonNoLogEntry, false, 0, false},
+		{"timestamp, no log entry, root lists no log", with(nil, good), noLogs, "", false, 1, false},
+		{"foreign timestamp, no log entry, root lists no log", with(nil, foreign), noLogs, ReasonNoTimestamp, false, 0, false},
+		{"nothing, root lists no log", with(nil), noLogs, ReasonNoTimestamp, false, 0, false},
+		// A root that lists no log does not vouch for any log's time: the
+		// time must come from a timestamp.
+		{"log entry, root lists no log", with(entries), noLogs, ReasonNoTimestamp, false, 0, false},
+		{"Rekor v2 entry and a timestamp", bundleOf(t, v2, true), v.root, "", false, 1, true},
+		{"Rekor v2 entry alone", bundleOf(t, v2, false), v.root, ReasonNoTimestamp, false, 0, false},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			res, err := newVerifier(t, c.root, Options{}).VerifyBundle(ctx(t), workflowPolicy, art, c.bundle, "cilium.sigstore.json")
+			if c.reason != "" {
+				refusedWith(t, err, c.reason, "cilium.sigstore.json")
+				return
+			}
+			if err != nil {
+				t.Fatalf("refused: %v", err)
+			}
+			if res.IntegratedTime.IsZero() == c.integrated || len(res.Timestamps) != c.stamped || (res.LogURL != "") != c.logged {
+				t.Errorf("result %+v", res)
+			}
+		})
+	}
+}
