@@ -11,6 +11,7 @@
 package fetchbench
 
 import (
+	"bytes"
 	"context"
 	"crypto/sha256"
 	"crypto/sha512"
@@ -79,6 +80,11 @@ func Run(ctx context.Context, w io.Writer, c Config) error {
 		return err
 	}
 	defer os.RemoveAll(tmp)
+	// An empty config: every setting at its default.
+	cfg := filepath.Join(tmp, "updeb.yaml")
+	if err := os.WriteFile(cfg, nil, 0o644); err != nil {
+		return err
+	}
 
 	// The runs of each tool are interleaved, so that a burst of load on the
 	// machine hits them alike.
@@ -98,7 +104,7 @@ func Run(ctx context.Context, w io.Writer, c Config) error {
 	updebRun := func(i int, pin string) (Measure, error) {
 		cache := filepath.Join(tmp, fmt.Sprintf("cache-%d", i))
 		defer os.RemoveAll(cache)
-		m, err := withServers(c.Updeb, "-q", "--config", os.DevNull, "--proxy", sq.URL, "--cache", cache,
+		m, err := withServers(c.Updeb, "-q", "--config", cfg, "--proxy", sq.URL, "--cache", cache,
 			"fetch", fmt.Sprintf("%s/updeb-%d.tgz#%s", srv.URL, i, pin))
 		if err != nil {
 			return m, fmt.Errorf("updeb (%s): %w", pin[:6], err)
@@ -150,16 +156,13 @@ func Run(ctx context.Context, w io.Writer, c Config) error {
 // measure runs a process and reads its rusage.
 func measure(ctx context.Context, name string, args ...string) (Measure, error) {
 	cmd := exec.CommandContext(ctx, name, args...)
-	var stderr []byte
-	pr, pw := io.Pipe()
-	cmd.Stderr = pw
-	go func() { stderr, _ = io.ReadAll(pr) }()
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
 	start := time.Now()
 	err := cmd.Run()
 	wall := time.Since(start)
-	pw.Close()
 	if err != nil {
-		return Measure{}, fmt.Errorf("%w: %s", err, stderr)
+		return Measure{}, fmt.Errorf("%w: %s", err, stderr.Bytes())
 	}
 	ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage)
 	if !ok {
