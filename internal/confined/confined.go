@@ -92,11 +92,18 @@ func regular(f *os.File, refuse func(string, ...any) error) (*os.File, fs.FileIn
 // (no folder confines it: symlinks are followed). As with Open, a FIFO does
 // not block the open and is refused, like a device (/dev/zero would never
 // end), a socket or a folder: the error wraps ErrRefused. A file that does
-// not exist is an error wrapping fs.ErrNotExist. The caller closes the file.
+// not exist is an error wrapping fs.ErrNotExist. The null device (os.DevNull,
+// or a link to it) is the one device allowed: it reads as an empty file, as
+// in the common `--config /dev/null`. The caller closes the file.
 func OpenFile(name string) (*os.File, fs.FileInfo, error) {
 	f, err := os.OpenFile(name, openFlags, 0)
 	if err != nil {
 		return nil, nil, err
+	}
+	if fi, err := f.Stat(); err == nil && fi.Mode()&fs.ModeCharDevice != 0 {
+		if null, err := os.Stat(os.DevNull); err == nil && os.SameFile(fi, null) {
+			return f, fi, nil
+		}
 	}
 	return regular(f, func(format string, args ...any) error {
 		return fmt.Errorf("%s: %w: %s", name, ErrRefused, fmt.Sprintf(format, args...))

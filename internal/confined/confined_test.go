@@ -185,6 +185,16 @@ func TestOpenFile(t *testing.T) {
 			t.Errorf("ReadFile(%s, 10) = %q, %v; want the content", name, b, err)
 		}
 	}
+	// The null device, or a link to it, is an empty file (--config /dev/null).
+	null := filepath.Join(dir, "null")
+	if err := os.Symlink(os.DevNull, null); err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{os.DevNull, null} {
+		if b, err := ReadFile(name, 10); err != nil || len(b) != 0 {
+			t.Errorf("ReadFile(%s) = %q, %v; want empty", name, b, err)
+		}
+	}
 	refused := map[string]string{
 		fifo:        "a FIFO",
 		"/dev/zero": "a character device",
