@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"sort"
 	"strings"
 	"time"
 
@@ -24,98 +25,229 @@ const updebMemLimit = "GOMEMLIMIT=256MiB"
 // release needs modules the Go module proxy refuses to serve here).
 const nfpmVersion = "v2.43.0"
 
-// stageTree hardlinks the payload into TREE/usr/lib/go-bench and writes
-// DEBIAN/control, as a dpkg-deb --build input.
-func stageTree(work, payloadDir string) (string, error) {
-	tree := filepath.Join(work, "tree")
-	if err := os.MkdirAll(filepath.Join(tree, "usr/lib"), 0o755); err != nil {
-		return "", err
-	}
-	if out, err := exec.Command("cp", "-al", payloadDir, filepath.Join(tree, "usr/lib/go-bench")).CombinedOutput(); err != nil {
-		return "", fmt.Errorf("cp -al: %v\n%s", err, out)
-	}
-	os.Remove(filepath.Join(tree, "usr/lib/go-bench/.complete"))
-	ctl := "Package: go-bench\nVersion: 1.0-1\nArchitecture: amd64\nMaintainer: bench <bench@updeb.invalid>\nDescription: bench\n bench\n"
-	if err := os.MkdirAll(filepath.Join(tree, "DEBIAN"), 0o755); err != nil {
-		return "", err
-	}
-	return tree, os.WriteFile(filepath.Join(tree, "DEBIAN/control"), []byte(ctl), 0o644)
+// onePackageSize is the size of the "one amd64 package" input: most of
+// updeb's packages are one or a few Go binaries of about this size.
+const onePackageSize = 30 << 20
+
+// debInputs are the packages the deb section writes, each one table group:
+// the largest amd64 binaries of the payload up to about 30 MiB (one
+// package: one or two xz blocks) and the whole payload (many blocks).
+var debInputs = []struct {
+	name  string
+	files func(payloadDir string) ([]string, error) // payload files, relative to payloadDir
+}{
+	{"one amd64 package", func(dir string) ([]string, error) { return largestBinaries(dir, "amd64", onePackageSize) }},
+	{"whole payload", payloadFiles},
 }
 
-// benchDeb builds one package of the payload with dpkg-deb, pkg/deb and nfpm
-// in xz, and with dpkg-deb and pkg/deb in zstd.
-func benchDeb(work string) ([]row, error) {
-	dir, total, err := payload()
+// debWriters are updeb's rows of the deb section, each compared with
+// dpkg-deb in the same compression; mode is pkg/deb's xz mode ("" for
+// none), passed on by childDebWrite.
+var debWriters = []struct{ comp, mode string }{
+	{"xz", "fast"},
+	{"xz", "best"},
+	{"zstd", ""},
+}
+
+// stageTree hardlinks files (relative to payloadDir) into TREE/usr/lib/go-bench
+// and writes DEBIAN/control, as a dpkg-deb --build input, and returns the
+// size of the files.
+func stageTree(tree, payloadDir string, files []string) (int64, error) {
+	var total int64
+	for _, rel := range files {
+		dst := filepath.Join(tree, "usr/lib/go-bench", rel)
+		if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
+			return 0, err
+		}
+		if err := os.Link(filepath.Join(payloadDir, rel), dst); err != nil {
+			return 0, err
+		}
+		size, err := fileSize(dst)
+		if err != nil {
+			return 0, err
+		}
+		total += size
+	}
+	ctl := "Package: go-bench\nVersion: 1.0-1\nArchitecture: amd64\nMaintainer: bench <bench@updeb.invalid>\nDescription: bench\n bench\n"
+	if err := os.MkdirAll(filepath.Join(tree, "DEBIAN"), 0o755); err != nil {
+		return 0, err
+	}
+	return total, os.WriteFile(filepath.Join(tree, "DEBIAN/control"), []byte(ctl), 0o644)
+}
+
+// largestBinaries returns the paths (relative to dir) of the largest files
+// under dir/sub, largest first, while their total stays within limit (at
+// least one).
+func largestBinaries(dir, sub string, limit int64) ([]string, error) {
+	files, err := payloadFiles(filepath.Join(dir, sub))
 	if err != nil {
 		return nil, err
 	}
-	tree, err := stageTree(work, dir)
+	sizes := map[string]int64{}
+	for _, f := range files {
+		if sizes[f], err = fileSize(filepath.Join(dir, sub, f)); err != nil {
+			return nil, err
+		}
+	}
+	sort.Slice(files, func(i, j int) bool {
+		return sizes[files[i]] > sizes[files[j]] || sizes[files[i]] == sizes[files[j]] && files[i] < files[j]
+	})
+	var out []string
+	var total int64
+	for _, f := range files {
+		if len(out) > 0 && total+sizes[f] > limit {
+			continue
+		}
+		out = append(out, filepath.Join(sub, f))
+		total += sizes[f]
+	}
+	return out, nil
+}
+
+// benchDeb builds each of debInputs with dpkg-deb (xz and zstd), updeb's
+// pkg/deb (debWriters), nfpm (xz) and, on the same data.tar as GNU tar writes
+// it, xz -6 -T1 (what dpkg-deb runs) and -T2. Every run writes into a folder
+// of its own, its TMPDIR too, whose peak size is the run's peak disk.
+func benchDeb(work string) ([]row, error) {
+	dir, total, err := payload()
 	if err != nil {
 		return nil, err
 	}
 	fmt.Printf("payload: %.1f MiB of Go binaries in %s\n", float64(total)/(1<<20), dir)
 	nfpm, nfpmErr := installNfpm()
 	if nfpmErr != nil {
-		fmt.Printf("nfpm: %v (row left out)\n", nfpmErr)
+		fmt.Printf("nfpm: %v (rows left out)\n", nfpmErr)
 	}
 	var rows []row
-	run := func(name, ref, out string, cmd *exec.Cmd) error {
-		cmd.Stdout = io.Discard
-		r, err := measure(name, cmd)
-		if err != nil {
-			return err
-		}
-		if r.outSize, err = fileSize(out); err != nil {
-			return err
-		}
-		r.ref = ref
-		rows = append(rows, r)
-		return nil
-	}
-	for _, c := range []string{"xz", "zstd"} {
-		ref := "dpkg-deb -Z" + c
-		out := filepath.Join(work, "dpkg-"+c+".deb")
-		cmd := exec.Command("dpkg-deb", "--root-owner-group", "-Z"+c, "--build", tree, out)
-		cmd.Env = append(os.Environ(), fmt.Sprintf("SOURCE_DATE_EPOCH=%d", benchEpoch))
-		if err := run(ref, "", out, cmd); err != nil {
-			return nil, err
-		}
-		out = filepath.Join(work, "updeb-"+c+".deb")
-		cmd, err = self("deb-write", tree, out, c)
+	for i, in := range debInputs {
+		files, err := in.files(dir)
 		if err != nil {
 			return nil, err
 		}
-		cmd.Env = append(os.Environ(), updebMemLimit)
-		if err := run("updeb (pkg/deb) "+c, ref, out, cmd); err != nil {
+		tree := filepath.Join(work, fmt.Sprintf("tree-%d", i))
+		size, err := stageTree(tree, dir, files)
+		if err != nil {
 			return nil, err
 		}
-		if c == "xz" && nfpm != "" {
-			out = filepath.Join(work, "nfpm-xz.deb")
-			cfg, err := nfpmConfig(work, tree)
+		fmt.Printf("%s: %d files, %.1f MiB\n", in.name, len(files), float64(size)/(1<<20))
+		n := 0
+		// run measures cmd writing OUT in a folder of its own (made by
+		// args); the row is compared with ref.
+		run := func(name, mode, ref string, args func(out string) (*exec.Cmd, error)) error {
+			n++
+			runDir := filepath.Join(work, fmt.Sprintf("run-%d-%d", i, n))
+			if err := os.MkdirAll(runDir, 0o755); err != nil {
+				return err
+			}
+			out := filepath.Join(runDir, "out")
+			cmd, err := args(out)
+			if err != nil {
+				return err
+			}
+			if cmd.Stdout == nil {
+				cmd.Stdout = io.Discard
+			}
+			if cmd.Env == nil {
+				cmd.Env = os.Environ()
+			}
+			cmd.Env = append(cmd.Env, "TMPDIR="+runDir, fmt.Sprintf("SOURCE_DATE_EPOCH=%d", benchEpoch))
+			r, err := measureDisk(name, cmd, runDir)
+			if f, ok := cmd.Stdout.(*os.File); ok {
+				f.Close()
+			}
+			if err != nil {
+				return err
+			}
+			if r.outSize, err = fileSize(out); err != nil {
+				return err
+			}
+			r.pkg, r.mode, r.ref = in.name, mode, ref
+			rows = append(rows, r)
+			return os.RemoveAll(runDir)
+		}
+		for _, c := range []string{"xz", "zstd"} {
+			ref := "dpkg-deb -Z" + c
+			err := run(ref, "", "", func(out string) (*exec.Cmd, error) {
+				return exec.Command("dpkg-deb", "--root-owner-group", "-Z"+c, "--build", tree, out), nil
+			})
 			if err != nil {
 				return nil, err
 			}
-			cmd := exec.Command(nfpm, "package", "-f", cfg, "-p", "deb", "-t", out)
-			cmd.Env = append(os.Environ(), fmt.Sprintf("SOURCE_DATE_EPOCH=%d", benchEpoch))
-			if err := run("nfpm "+nfpmVersion+" xz", ref, out, cmd); err != nil {
+			for _, wr := range debWriters {
+				if wr.comp != c {
+					continue
+				}
+				err := run("updeb (pkg/deb) "+c, wr.mode, ref, func(out string) (*exec.Cmd, error) {
+					cmd, err := self("deb-write", tree, out, c, wr.mode)
+					if err == nil {
+						cmd.Env = append(os.Environ(), updebMemLimit)
+					}
+					return cmd, err
+				})
+				if err != nil {
+					return nil, err
+				}
+			}
+			if c != "xz" {
+				continue
+			}
+			if nfpm != "" {
+				err := run("nfpm "+nfpmVersion+" xz", "", ref, func(out string) (*exec.Cmd, error) {
+					cfg, err := nfpmConfig(filepath.Dir(out), tree)
+					return exec.Command(nfpm, "package", "-f", cfg, "-p", "deb", "-t", out), err
+				})
+				if err != nil {
+					return nil, err
+				}
+			}
+			if err := xzRows(work, tree, ref, run); err != nil {
 				return nil, err
 			}
 		}
-	}
-	// nfpm against updeb, the other Go .deb writer.
-	for _, r := range rows {
-		if strings.HasPrefix(r.name, "nfpm") {
-			u := rowNamed(rows, "updeb (pkg/deb) xz")
+		// nfpm against updeb, the other Go .deb writer.
+		if r := rowNamed(rows, in.name, "nfpm "+nfpmVersion+" xz"); r.name != "" {
+			u := rowNamed(rows, in.name, "updeb (pkg/deb) xz")
 			u.name, u.ref = "updeb (pkg/deb) xz, vs nfpm", r.name
 			rows = append(rows, u)
+		}
+		if err := os.RemoveAll(tree); err != nil {
+			return nil, err
 		}
 	}
 	return rows, nil
 }
 
-func rowNamed(rows []row, name string) row {
+// xzRows runs xz -6 -T1 and -T2 on TREE's data.tar as GNU tar writes it
+// (made beforehand, not measured): the compressor alone, without a .deb
+// writer around it.
+func xzRows(work, tree, ref string, run func(name, mode, ref string, args func(out string) (*exec.Cmd, error)) error) error {
+	dataTar := filepath.Join(work, "data.tar")
+	tarCmd := exec.Command("tar", "--sort=name", "--owner=0", "--group=0", "--numeric-owner", "--exclude=./DEBIAN", "-cf", dataTar, "-C", tree, ".")
+	if b, err := tarCmd.CombinedOutput(); err != nil {
+		return fmt.Errorf("tar: %v\n%s", err, b)
+	}
+	defer os.Remove(dataTar)
+	for _, threads := range []string{"-T1", "-T2"} {
+		err := run("xz -6 "+threads+" (data.tar)", "", ref, func(out string) (*exec.Cmd, error) {
+			f, err := os.Create(out)
+			if err != nil {
+				return nil, err
+			}
+			cmd := exec.Command("xz", "-6", threads, "-c", dataTar)
+			cmd.Stdout = f
+			return cmd, nil
+		})
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// rowNamed is the first row of pkg named name.
+func rowNamed(rows []row, pkg, name string) row {
 	for _, r := range rows {
-		if r.name == name {
+		if r.pkg == pkg && r.name == name {
 			return r
 		}
 	}

@@ -12,6 +12,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/updeb/updeb/internal/bench/fetchbench"
@@ -20,34 +21,57 @@ import (
 
 const (
 	tarballName = "go-bench-1.0-linux-amd64.tar.gz"
-	benchHost   = "https://bench.updeb.invalid/"
+	// reversedName holds the same files in reverse name order: a package
+	// written from it cannot take its members as they stream, and spools them.
+	reversedName = "go-bench-1.0-linux-amd64-reversed.tar.gz"
+	benchHost    = "https://bench.updeb.invalid/"
 )
 
 // upstream makes (once) the release an upstream would publish: a tarball of
 // the payload's amd64 part (the toolchain's own binaries, 86 MiB: the size of
 // a Kubernetes server tarball's binaries for one architecture is 4 times that,
-// but dpkg-deb -Zxz would then take minutes in this section too) and its
-// SHA512SUMS, in .bench/upstream-GOVERSION.
+// but dpkg-deb -Zxz would then take minutes in this section too), the same in
+// reverse order, and their SHA512SUMS, in .bench/upstream-GOVERSION.
 func upstream(payloadDir string) (string, error) {
 	dir := filepath.Join(filepath.Dir(payloadDir), "upstream-"+strings.TrimPrefix(filepath.Base(payloadDir), "payload-"))
 	if _, err := os.Stat(filepath.Join(dir, "SHA512SUMS")); err == nil {
 		return dir, nil
 	}
-	fmt.Printf("making the upstream tarball in %s (once)\n", dir)
+	fmt.Printf("making the upstream tarballs in %s (once)\n", dir)
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return "", err
 	}
-	tgz := filepath.Join(dir, tarballName)
-	cmd := exec.Command("tar", "--sort=name", "--owner=0", "--group=0", "--exclude=.complete",
-		"--transform", "s,^\\.,go-bench-1.0,", "-czf", tgz, "-C", filepath.Join(payloadDir, "amd64"), ".")
-	if out, err := cmd.CombinedOutput(); err != nil {
-		return "", fmt.Errorf("tar: %v\n%s", err, out)
-	}
-	sum, err := sha512File(tgz)
+	amd64 := filepath.Join(payloadDir, "amd64")
+	files, err := payloadFiles(amd64)
 	if err != nil {
 		return "", err
 	}
-	return dir, os.WriteFile(filepath.Join(dir, "SHA512SUMS"), []byte(sum+"  "+tarballName+"\n"), 0o644)
+	slices.Reverse(files)
+	var list strings.Builder
+	for _, f := range files {
+		list.WriteString("./" + filepath.ToSlash(f) + "\n")
+	}
+	var sums strings.Builder
+	for _, t := range []struct {
+		name string
+		args []string
+	}{
+		{tarballName, []string{"--sort=name", "--exclude=.complete", "."}},
+		{reversedName, []string{"--no-recursion", "-T", "-"}},
+	} {
+		tgz := filepath.Join(dir, t.name)
+		cmd := exec.Command("tar", append([]string{"--owner=0", "--group=0", "--transform", "s,^\\.,go-bench-1.0,", "-czf", tgz, "-C", amd64}, t.args...)...)
+		cmd.Stdin = strings.NewReader(list.String())
+		if out, err := cmd.CombinedOutput(); err != nil {
+			return "", fmt.Errorf("tar: %v\n%s", err, out)
+		}
+		sum, err := sha512File(tgz)
+		if err != nil {
+			return "", err
+		}
+		sums.WriteString(sum + "  " + t.name + "\n")
+	}
+	return dir, os.WriteFile(filepath.Join(dir, "SHA512SUMS"), []byte(sums.String()), 0o644)
 }
 
 func sha512File(p string) (string, error) {
@@ -63,10 +87,10 @@ func sha512File(p string) (string, error) {
 	return hex.EncodeToString(h.Sum(nil)), nil
 }
 
-// signer makes a throwaway gpg key in work and signs file (detached, armored).
-// It returns the armored public key and the binary keyring for gpgv, and the
-// fingerprint.
-func signer(work, file string) (asc, keyring, fpr string, err error) {
+// signer makes a throwaway gpg key in work and signs files (detached,
+// armored). It returns the armored public key and the binary keyring for
+// gpgv, and the fingerprint.
+func signer(work string, files ...string) (asc, keyring, fpr string, err error) {
 	home := filepath.Join(work, "gnupg")
 	if err := os.MkdirAll(home, 0o700); err != nil {
 		return "", "", "", err
@@ -100,8 +124,10 @@ func signer(work, file string) (asc, keyring, fpr string, err error) {
 	if _, err := gpg("--output", keyring, "--export"); err != nil {
 		return "", "", "", err
 	}
-	if _, err := gpg("--armor", "--detach-sign", "--output", file+".asc", file); err != nil {
-		return "", "", "", err
+	for _, f := range files {
+		if _, err := gpg("--armor", "--detach-sign", "--output", f+".asc", f); err != nil {
+			return "", "", "", err
+		}
 	}
 	return asc, keyring, fpr, nil
 }
@@ -123,12 +149,12 @@ func benchPipeline(work string) ([]row, error) {
 	if err := os.MkdirAll(serve, 0o755); err != nil {
 		return nil, err
 	}
-	for _, f := range []string{tarballName, "SHA512SUMS"} {
+	for _, f := range []string{tarballName, reversedName, "SHA512SUMS"} {
 		if err := os.Link(filepath.Join(up, f), filepath.Join(serve, f)); err != nil {
 			return nil, err
 		}
 	}
-	asc, keyring, fpr, err := signer(work, filepath.Join(serve, tarballName))
+	asc, keyring, fpr, err := signer(work, filepath.Join(serve, tarballName), filepath.Join(serve, reversedName))
 	if err != nil {
 		return nil, err
 	}
@@ -151,7 +177,7 @@ func benchPipeline(work string) ([]row, error) {
 	}
 	script := fmt.Sprintf(`set -e
 for f in %[1]s %[1]s.asc SHA512SUMS; do curl -sS --fail -x "$PROXY" -O "$URL/$f"; done
-sha512sum --quiet -c SHA512SUMS
+sha512sum --quiet --ignore-missing -c SHA512SUMS
 gpgv --quiet --keyring "$KEYRING" %[1]s.asc %[1]s 2>/dev/null
 mkdir x && tar -xzf %[1]s -C x
 mkdir -p tree/usr/lib tree/DEBIAN && mv x/go-bench-1.0 tree/usr/lib/go-bench-amd64
@@ -163,7 +189,7 @@ dpkg-deb --root-owner-group -Zxz --build tree go-bench_1.0-1_amd64.deb >/dev/nul
 	cmd.Env = append(os.Environ(), "PROXY="+sq.URL, "URL="+srv.URL, "KEYRING="+keyring, fmt.Sprintf("SOURCE_DATE_EPOCH=%d", benchEpoch))
 	const ref = "shell: curl, sha512sum -c, gpgv, tar -x, dpkg-deb -Zxz"
 	var rows []row
-	r, err := measure(ref, cmd)
+	r, err := measureDisk(ref, cmd, shellDir)
 	if err != nil {
 		return nil, err
 	}
@@ -180,14 +206,18 @@ dpkg-deb --root-owner-group -Zxz --build tree go-bench_1.0-1_amd64.deb >/dev/nul
 	if err != nil {
 		return nil, err
 	}
-	out := filepath.Join(work, "project", "out", "go-bench_1.0.0-1_amd64.deb")
-	for _, name := range []string{"updeb build", "updeb build (no-op rebuild)"} {
-		cmd := exec.Command(updeb, "-q", "--config", cfg, "--recipes", filepath.Join(work, "project", "recipes"), "build")
-		r, err := measure(name, cmd)
+	proj := filepath.Join(work, "project")
+	for _, b := range []struct{ name, recipe, deb string }{
+		{"updeb build", "go-bench", "go-bench_1.0.0-1_amd64.deb"},
+		{"updeb build (no-op rebuild)", "go-bench", "go-bench_1.0.0-1_amd64.deb"},
+		{"updeb build, tarball in reverse order (members spooled)", "go-bench-reversed", "go-bench-reversed_1.0.0-1_amd64.deb"},
+	} {
+		cmd := exec.Command(updeb, "-q", "--config", cfg, "--recipes", filepath.Join(proj, "recipes"), "build", b.recipe)
+		r, err := measureDisk(b.name, cmd, proj)
 		if err != nil {
 			return nil, err
 		}
-		if r.outSize, err = fileSize(out); err != nil {
+		if r.outSize, err = fileSize(filepath.Join(proj, "out", b.deb)); err != nil {
 			return nil, err
 		}
 		r.ref = ref
@@ -205,8 +235,8 @@ func buildUpdeb(work string) (string, error) {
 	return bin, nil
 }
 
-// benchProject writes an updeb project (config, keyring, one recipe that
-// ships every file of the tarball) and returns the config's path.
+// benchProject writes an updeb project (config, keyring, and for each
+// tarball a recipe that ships every file of it) and returns the config's path.
 func benchProject(work, payloadDir, serverURL, proxy, asc, fpr, sums string) (string, error) {
 	proj := filepath.Join(work, "project")
 	for _, d := range []string{"recipes", "keys"} {
@@ -221,13 +251,19 @@ func benchProject(work, payloadDir, serverURL, proxy, asc, fpr, sums string) (st
 	if err != nil {
 		return "", err
 	}
-	sha512 := strings.Fields(string(sumsData))[0]
+	sha512 := map[string]string{}
+	for _, l := range strings.Split(strings.TrimSpace(string(sumsData)), "\n") {
+		if f := strings.Fields(l); len(f) == 2 {
+			sha512[f[1]] = f[0]
+		}
+	}
 	files, err := payloadFiles(filepath.Join(payloadDir, "amd64"))
 	if err != nil {
 		return "", err
 	}
-	var b strings.Builder
-	fmt.Fprintf(&b, `name: go-bench
+	for _, t := range []struct{ name, tarball string }{{"go-bench", tarballName}, {"go-bench-reversed", reversedName}} {
+		var b strings.Builder
+		fmt.Fprintf(&b, `name: %[5]s
 version: 1.0.0
 revision: "1"
 release-date: 2024-08-14
@@ -247,18 +283,19 @@ sources:
     checksums:
       url: %[1]sSHA512SUMS
 packages:
-  - name: go-bench
+  - name: %[5]s
     summary: Go binaries for the updeb benchmark
     description: |
       The Go toolchain's binaries for several architectures.
     section: devel
     files:
-`, benchHost, tarballName, sha512, fpr)
-	for _, f := range files {
-		fmt.Fprintf(&b, "      - {source: go-bench, path: %q, dest: %q, mode: \"0755\"}\n", "go-bench-1.0/"+f, "/usr/lib/go-bench-amd64/"+f)
-	}
-	if err := os.WriteFile(filepath.Join(proj, "recipes", "go-bench.yaml"), []byte(b.String()), 0o644); err != nil {
-		return "", err
+`, benchHost, t.tarball, sha512[t.tarball], fpr, t.name)
+		for _, f := range files {
+			fmt.Fprintf(&b, "      - {source: go-bench, path: %q, dest: %q, mode: \"0755\"}\n", "go-bench-1.0/"+f, "/usr/lib/go-bench-amd64/"+f)
+		}
+		if err := os.WriteFile(filepath.Join(proj, "recipes", t.name+".yaml"), []byte(b.String()), 0o644); err != nil {
+			return "", err
+		}
 	}
 	cfg := fmt.Sprintf(`proxy: %s
 mirrors:
@@ -279,5 +316,5 @@ func benchFetch(work string) ([]row, error) {
 		return nil, err
 	}
 	fmt.Println()
-	return nil, fetchbench.Run(context.Background(), os.Stdout, fetchbench.Config{Updeb: updeb, Size: 200e6, Runs: 3})
+	return nil, fetchbench.Run(context.Background(), os.Stdout, fetchbench.Config{Updeb: updeb, Size: 200e6, Runs: 7})
 }

@@ -103,7 +103,7 @@ func benchRepoSize(work string, n int, key *repo.GeneratedKey, gnupg string) ([]
 		return nil, err
 	}
 	// The same publish against the reference without a cache.
-	u := rowNamed(rows, label("updeb publish 1 more", n))
+	u := rowNamed(rows, "", label("updeb publish 1 more", n))
 	u.name, u.ref = label("updeb publish 1 more, vs no cache", n), refCold
 	rows = append(rows, u)
 	return rows, nil

@@ -3,7 +3,6 @@ package build
 import (
 	"bytes"
 	"io"
-	"os"
 
 	"github.com/updeb/updeb/internal/elfinfo"
 	"github.com/updeb/updeb/internal/recipe"
@@ -82,9 +81,4 @@ func (b *binaries) overrides(pp *recipe.PlannedPackage) func() (io.ReadCloser, i
 		}
 		return io.NopCloser(bytes.NewReader(content)), int64(len(content)), nil
 	}
-}
-
-// onDisk opens a file that lies on disk as is.
-func onDisk(path string) func() (io.ReadCloser, error) {
-	return func() (io.ReadCloser, error) { return os.Open(path) }
 }

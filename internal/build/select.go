@@ -6,11 +6,11 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"os"
 	"path"
-	"path/filepath"
 	"sort"
 	"sync"
+
+	"github.com/klauspost/compress/zstd"
 
 	"github.com/updeb/updeb/internal/recipe"
 	"github.com/updeb/updeb/pkg/archive"
@@ -44,10 +44,11 @@ import (
 // the output folder only once every feed it read from returned nil.
 
 // member is a file taken from a source: either the verified cache file itself
-// (raw sources) or a spool file holding one archive member.
+// (raw sources) or a spool file holding one archive member (spool.go).
 type member struct {
-	path string
-	size int64
+	path    string
+	size    int64 // of the member, not of its spool file
+	spooled bool
 }
 
 // memberKey names a file inside a source; path is "" for raw sources.
@@ -61,6 +62,7 @@ type members struct {
 	log     *slog.Logger
 	srcs    map[string]*verifiedSource
 	uses    map[memberKey]int            // how many files of the plan each member becomes
+	left    map[memberKey]int            // how many of those are still to be opened
 	read    map[memberKey]member         // raw sources and every member of finished feeds
 	done    map[string]bool              // archive sources already read
 	feeding map[string]*feed             // sources being read for the package being written
@@ -68,8 +70,8 @@ type members struct {
 }
 
 func newMembers(plan *recipe.Plan, srcs map[string]*verifiedSource, dir string, lim archive.Limits, log *slog.Logger) (*members, error) {
-	ms := &members{dir: dir, lim: lim, log: log, srcs: srcs, uses: map[memberKey]int{}, read: map[memberKey]member{},
-		done: map[string]bool{}, users: map[string]map[memberKey]int{}}
+	ms := &members{dir: dir, lim: lim, log: log, srcs: srcs, uses: map[memberKey]int{}, left: map[memberKey]int{},
+		read: map[memberKey]member{}, done: map[string]bool{}, users: map[string]map[memberKey]int{}}
 	for _, p := range plan.Packages {
 		ms.users[p.Name] = map[memberKey]int{}
 		for _, f := range p.Files {
@@ -86,6 +88,7 @@ func newMembers(plan *recipe.Plan, srcs map[string]*verifiedSource, dir string, 
 				continue
 			}
 			ms.uses[k]++
+			ms.left[k]++
 			ms.users[p.Name][k]++
 		}
 	}
@@ -179,26 +182,30 @@ func (ms *members) finish() error {
 
 // open is deb.Entry.OpenSized for the member k.
 func (ms *members) open(k memberKey) (io.ReadCloser, int64, error) {
+	ms.left[k]--
+	last := ms.left[k] <= 0
 	if f := ms.feeding[k.source]; f != nil {
-		return f.open(k.path)
+		return f.open(k.path, last)
 	}
 	m, ok := ms.read[k]
 	if !ok {
 		return nil, 0, fmt.Errorf("source %s has no member %q", k.source, k.path)
 	}
-	return openMember(m)
+	return openMember(m, last)
 }
 
-// onDisk returns the file that holds member k when there is one now (a raw
-// source, or a member spooled by an earlier package).
-func (ms *members) onDisk(k memberKey) (string, bool) {
+// onDisk returns an opener of member k when a file holds it now (a raw
+// source, or a member spooled by an earlier package). Opening it does not
+// count as a use: a spool file stays for the use that writes it.
+func (ms *members) onDisk(k memberKey) (func() (io.ReadCloser, error), bool) {
 	m, ok := ms.read[k]
-	return m.path, ok && ms.feeding[k.source] == nil
-}
-
-func openMember(m member) (io.ReadCloser, int64, error) {
-	f, err := os.Open(m.path)
-	return f, m.size, err
+	if !ok || ms.feeding[k.source] != nil {
+		return nil, false
+	}
+	return func() (io.ReadCloser, error) {
+		rc, _, err := openMember(m, false)
+		return rc, err
+	}, true
 }
 
 // feed runs archive.Select over one source and serves the writer's requests.
@@ -215,11 +222,13 @@ type feed struct {
 	// Written by run before finished is closed; read by others only after.
 	spooled map[string]member
 	err     error
-	n       int // spool files made
+	n       int           // spool files made
+	enc     *zstd.Encoder // the spool's, made at the first spool file
 }
 
 type request struct {
 	name  string
+	last  bool       // no later request names this member: its spool file may go
 	reply chan reply // buffered: the feed never waits for the writer to read it
 }
 
@@ -312,36 +321,14 @@ func (f *feed) answer(q *request) {
 	case !ok:
 		q.reply <- reply{err: fmt.Errorf("source %s (%s): member %q was not read", f.name, f.vs.plan.URL, q.name)}
 	default:
-		rc, size, err := openMember(m)
+		rc, size, err := openMember(m, q.last)
 		q.reply <- reply{rc: rc, size: size, err: err}
 	}
 }
 
-func (f *feed) spool(m archive.Member, r io.Reader) error {
-	f.n++
-	p := filepath.Join(f.dir, fmt.Sprintf("%s-%d", f.name, f.n))
-	out, err := os.OpenFile(p, os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o600)
-	if err != nil {
-		return err
-	}
-	written, err := io.Copy(out, r)
-	if cerr := out.Close(); err == nil {
-		err = cerr
-	}
-	if err != nil {
-		return err
-	}
-	if written != m.Size {
-		return fmt.Errorf("%s: %s: read %d bytes, header says %d", f.vs.plan.URL, m.Name, written, m.Size)
-	}
-	f.log.Debug("spooled", "source", f.name, "member", m.Name, "size", m.Size)
-	f.spooled[m.Name] = member{path: p, size: m.Size}
-	return nil
-}
-
 // open asks the feed for a member, from the writer's goroutine.
-func (f *feed) open(name string) (io.ReadCloser, int64, error) {
-	q := request{name: name, reply: make(chan reply, 1)}
+func (f *feed) open(name string, last bool) (io.ReadCloser, int64, error) {
+	q := request{name: name, last: last, reply: make(chan reply, 1)}
 	select {
 	case f.req <- q:
 		r := <-q.reply

@@ -5,22 +5,25 @@ import (
 	"compress/gzip"
 	"context"
 	"fmt"
-	"io"
 	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
-	"sync"
 	"testing"
 	"time"
+
+	"github.com/updeb/updeb/internal/bench/diskwatch"
 )
 
 // BenchmarkStreamVsSpool builds one package from a tar.gz of Go binaries
-// (GOROOT's bin/ and pkg/tool/, four copies: about 330 MiB) by streaming and
-// by spooling every member first (Options.SpoolAll), and reports the wall
-// time and the peak disk use of the output folder (spool, data.tar temp file,
-// package). Run: go test ./internal/build -run '^$' -bench StreamVsSpool -benchtime 1x
+// (GOROOT's bin/ and pkg/tool/, four copies: about 330 MiB) by streaming, by
+// spooling every member first (Options.SpoolAll), and by streaming from a
+// tarball of the same files in reverse order (the writer takes none of them
+// as they stream: all are spooled), and reports the wall time and the peak
+// disk use of the output folder (spool, data.tar temp file, package). Run:
+// go test ./internal/build -run '^$' -bench StreamVsSpool -benchtime 1x
 //
 // The numbers measured are in internal/bench/README.md ("Streaming vs spooling").
 func BenchmarkStreamVsSpool(b *testing.B) {
@@ -31,32 +34,36 @@ func BenchmarkStreamVsSpool(b *testing.B) {
 	}
 	payload := filepath.Join(strings.TrimSpace(string(goroot)), "pkg", "tool")
 	bin := filepath.Join(strings.TrimSpace(string(goroot)), "bin")
-	tgz := filepath.Join(b.TempDir(), "gobench.tar.gz")
-	names, size := writeBenchTarball(b, tgz, []string{bin, payload}, 4)
-	data, err := os.ReadFile(tgz)
-	if err != nil {
-		b.Fatal(err)
+	for _, rec := range []struct {
+		name    string
+		reverse bool
+	}{{"gobench", false}, {"gobenchrev", true}} {
+		tgz := filepath.Join(b.TempDir(), rec.name+".tar.gz")
+		names, size := writeBenchTarball(b, tgz, []string{bin, payload}, 4, rec.reverse)
+		data, err := os.ReadFile(tgz)
+		if err != nil {
+			b.Fatal(err)
+		}
+		var r strings.Builder
+		r.WriteString("  - name: " + rec.name + "\n    summary: Go binaries\n    description: |\n      Benchmark payload.\n    section: devel\n    files:\n")
+		for _, n := range names {
+			fmt.Fprintf(&r, "      - {source: %s, path: %q, dest: %q, mode: \"0755\"}\n", rec.name, n, "/usr/lib/gobench/"+n)
+		}
+		tarballRecipe(b, root, mirror, rec.name, data, r.String())
+		b.Logf("%s: payload %d MiB in %d files, tar.gz %d MiB", rec.name, size>>20, len(names), len(data)>>20)
 	}
-	var r strings.Builder
-	r.WriteString("  - name: gobench\n    summary: Go binaries\n    description: |\n      Benchmark payload.\n    section: devel\n    files:\n")
-	for _, n := range names {
-		fmt.Fprintf(&r, "      - {source: gobench, path: %q, dest: %q, mode: \"0755\"}\n", n, "/usr/lib/gobench/"+n)
-	}
-	tarballRecipe(b, root, mirror, "gobench", data, r.String())
-	b.Logf("payload %d MiB in %d files, tar.gz %d MiB", size>>20, len(names), len(data)>>20)
-	data = nil
 	opts := options(b, mirror, "")
 	opts.Force, opts.XZWorkers = true, 2
 	for _, mode := range []struct {
-		name     string
-		spoolAll bool
-	}{{"stream", false}, {"spool", true}} {
+		name, recipe string
+		spoolAll     bool
+	}{{"stream", "gobench", false}, {"spool", "gobench", true}, {"reversed", "gobenchrev", false}} {
 		b.Run(mode.name, func(b *testing.B) {
 			for i := 0; i < b.N; i++ {
 				opts.OutDir, opts.SpoolAll = b.TempDir(), mode.spoolAll
-				peak := watchDisk(opts.OutDir)
+				peak := diskwatch.Start(opts.OutDir)
 				start := time.Now()
-				if _, err := Run(context.Background(), jobs(b, root, "amd64", "gobench"), opts); err != nil {
+				if _, err := Run(context.Background(), jobs(b, root, "amd64", mode.recipe), opts); err != nil {
 					b.Fatal(err)
 				}
 				wall := time.Since(start)
@@ -68,8 +75,29 @@ func BenchmarkStreamVsSpool(b *testing.B) {
 }
 
 // writeBenchTarball writes copies times the regular files under dirs into a
-// tar.gz, in dpkg's order (WalkDir's lexical order), and returns the names.
-func writeBenchTarball(b *testing.B, out string, dirs []string, copies int) ([]string, int64) {
+// tar.gz, in dpkg's order (WalkDir's lexical order) or its reverse, and
+// returns the names.
+func writeBenchTarball(b *testing.B, out string, dirs []string, copies int, reverse bool) ([]string, int64) {
+	type file struct{ name, path string }
+	var files []file
+	for c := 0; c < copies; c++ {
+		for _, d := range dirs {
+			err := filepath.WalkDir(d, func(p string, e fs.DirEntry, err error) error {
+				if err != nil || !e.Type().IsRegular() {
+					return err
+				}
+				rel, _ := filepath.Rel(filepath.Dir(d), p)
+				files = append(files, file{fmt.Sprintf("copy%d/%s", c, filepath.ToSlash(rel)), p})
+				return nil
+			})
+			if err != nil {
+				b.Fatal(err)
+			}
+		}
+	}
+	if reverse {
+		slices.Reverse(files)
+	}
 	f, err := os.Create(out)
 	if err != nil {
 		b.Fatal(err)
@@ -79,34 +107,18 @@ func writeBenchTarball(b *testing.B, out string, dirs []string, copies int) ([]s
 	tw := tar.NewWriter(zw)
 	var names []string
 	var size int64
-	for c := 0; c < copies; c++ {
-		for _, d := range dirs {
-			err := filepath.WalkDir(d, func(p string, e fs.DirEntry, err error) error {
-				if err != nil || !e.Type().IsRegular() {
-					return err
-				}
-				rel, _ := filepath.Rel(filepath.Dir(d), p)
-				name := fmt.Sprintf("copy%d/%s", c, filepath.ToSlash(rel))
-				info, err := e.Info()
-				if err != nil {
-					return err
-				}
-				if err := tw.WriteHeader(&tar.Header{Name: name, Mode: 0o755, Size: info.Size(), Typeflag: tar.TypeReg, Format: tar.FormatGNU}); err != nil {
-					return err
-				}
-				src, err := os.Open(p)
-				if err != nil {
-					return err
-				}
-				defer src.Close()
-				n, err := io.Copy(tw, src)
-				names, size = append(names, name), size+n
-				return err
-			})
-			if err != nil {
-				b.Fatal(err)
-			}
+	for _, fl := range files {
+		data, err := os.ReadFile(fl.path)
+		if err != nil {
+			b.Fatal(err)
 		}
+		if err := tw.WriteHeader(&tar.Header{Name: fl.name, Mode: 0o755, Size: int64(len(data)), Typeflag: tar.TypeReg, Format: tar.FormatGNU}); err != nil {
+			b.Fatal(err)
+		}
+		if _, err := tw.Write(data); err != nil {
+			b.Fatal(err)
+		}
+		names, size = append(names, fl.name), size+int64(len(data))
 	}
 	if err := tw.Close(); err != nil {
 		b.Fatal(err)
@@ -115,44 +127,4 @@ func writeBenchTarball(b *testing.B, out string, dirs []string, copies int) ([]s
 		b.Fatal(err)
 	}
 	return names, size
-}
-
-// watchDisk samples the bytes under dir every 20 ms until the returned
-// function is called, which reports the largest sum seen.
-func watchDisk(dir string) func() int64 {
-	var (
-		mu   sync.Mutex
-		peak int64
-	)
-	stop := make(chan struct{})
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		for {
-			var n int64
-			filepath.WalkDir(dir, func(_ string, e fs.DirEntry, err error) error {
-				if err == nil && e.Type().IsRegular() {
-					if info, err := e.Info(); err == nil {
-						n += info.Size()
-					}
-				}
-				return nil
-			})
-			mu.Lock()
-			peak = max(peak, n)
-			mu.Unlock()
-			select {
-			case <-stop:
-				return
-			case <-time.After(20 * time.Millisecond):
-			}
-		}
-	}()
-	return func() int64 {
-		close(stop)
-		<-done
-		mu.Lock()
-		defer mu.Unlock()
-		return peak
-	}
 }

@@ -13,6 +13,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/updeb/updeb/internal/testenv"
 	"github.com/updeb/updeb/pkg/archive"
 )
 
@@ -148,4 +149,44 @@ func TestArchiveErrorAfterLastMember(t *testing.T) {
 			}
 		})
 	}
+}
+
+// A package's lintian overrides come before its files under /usr/share/m...
+// and later: such a file's facts are read ahead from the disk when a file
+// holds it, and a spooled member is read through the spool's decoder, not as
+// the compressed bytes it is stored as. The member here is a relocatable
+// object with a symbol table: unstripped, not a static executable.
+func TestOverridesReadSpooledMember(t *testing.T) {
+	testenv.RequireTool(t, "dpkg-deb")
+	obj, err := os.ReadFile("/usr/lib/x86_64-linux-gnu/crt1.o") // libc6-dev (.ci/run)
+	if err != nil {
+		if testenv.InCI() {
+			t.Fatal(err)
+		}
+		t.Skip(err)
+	}
+	root, mirror := project(t)
+	// The member belongs to two packages: the second one's copy is spooled.
+	multiRecipe(t, root, mirror, tarballOf(t, "multi/obj", string(obj)),
+		"multi: obj>/usr/lib/multi/obj", "multi-extra: obj>/usr/share/multi/obj")
+	built, spooled := buildMulti(t, root, mirror, false)
+	if !slices.Equal(spooled, []string{"obj"}) {
+		t.Fatalf("spooled %q, want [obj]", spooled)
+	}
+	for name, data := range built {
+		if !strings.HasPrefix(name, "multi-extra_") {
+			continue
+		}
+		dir := t.TempDir()
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		ovs := string(testenv.Run(t, "sh", "-c", "dpkg-deb --fsys-tarfile "+p+" | tar -xOf - ./usr/share/lintian/overrides/multi-extra"))
+		if !strings.Contains(ovs, "multi-extra: unstripped-binary-or-object [usr/share/multi/obj]") || strings.Contains(ovs, "statically-linked-binary") {
+			t.Errorf("overrides of multi-extra, want the unstripped tag only for usr/share/multi/obj:\n%s", ovs)
+		}
+		return
+	}
+	t.Fatalf("no multi-extra package among %d built", len(built))
 }

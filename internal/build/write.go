@@ -44,8 +44,8 @@ func assemble(r *recipe.Recipe, plan *recipe.Plan, pp *recipe.PlannedPackage, ms
 			}
 		} else {
 			k := keyOf(f)
-			if path, ok := ms.onDisk(k); ok {
-				bins.files[dest] = onDisk(path)
+			if open, ok := ms.onDisk(k); ok {
+				bins.files[dest] = open
 			}
 			e.OpenSized = func() (io.ReadCloser, int64, error) {
 				rc, n, err := ms.open(k)

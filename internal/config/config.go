@@ -178,7 +178,8 @@ type Build struct {
 	Maintainer string
 	// Compression of control.tar and data.tar: xz (default), gzip, zstd or none.
 	Compression string
-	// Parallel is how many recipe+architecture builds run at once (default: CPUs).
+	// Parallel is how many recipe+architecture builds run at once (default:
+	// CPUs / XZWorkers, at least 1; the command layer applies it).
 	Parallel int
 	// XZWorkers is how many xz blocks (or zstd jobs) of one package are
 	// compressed at once (default 2). It changes speed and memory, never the

@@ -293,36 +293,55 @@ func (f *Fetcher) attempt(ctx context.Context, upstream, target string, p *parti
 }
 
 // copyBody appends body to p's file and hasher, enforcing the size limit. One
-// goroutine reads, writes and hashes in turn, with a large buffer: the kernel's
-// socket buffer is the read-ahead while a chunk is written and hashed, and no
-// chunk is handed between threads (on a busy machine every such hand-off is a
-// futex wake-up that costs more than it overlaps). Every writebackEvery bytes
-// the kernel is told to start writing them to disk, so the final fsync is short.
-// The measurements are in internal/bench/README.md ("Download loop").
-func (f *Fetcher) copyBody(p *partial, body io.Reader, upstream string) (int64, error) {
+// goroutine reads into a copyBuffer-sized chunk until it is full (a socket
+// read returns 13-36 KB on average), then writes the chunk and hashes it:
+// a write of a chunk lets digest.Hasher compute sha256 and sha512 at once,
+// one goroutine each, where each socket read's bytes were hashed one
+// algorithm after the other; and one write per chunk, not per read, saves
+// system calls. The kernel's socket buffer is the read-ahead meanwhile.
+// Reading and hashing on separate goroutines took as long on 2 CPUs shared
+// with the proxy and more CPU. Every writebackEvery bytes the kernel is told
+// to start writing them to disk, so the final fsync is short. The
+// measurements are in internal/bench/README.md ("Download loop").
+func (f *Fetcher) copyBody(p *partial, body io.Reader, upstream string) (n int64, err error) {
 	buf := make([]byte, copyBuffer)
-	var n int64
+	fill := 0 // bytes of buf read and not yet written
 	last := time.Time{}
+	// flush writes and hashes what buf holds: p.written bytes are in the
+	// file and the hasher, whatever ends the copy.
+	flush := func() error {
+		k, err := p.file.Write(buf[:fill])
+		p.hasher.Write(buf[:k])
+		p.written += int64(k)
+		fill = 0
+		if p.written-p.flushed >= writebackEvery {
+			startWriteback(p.file, p.flushed, p.written-p.flushed)
+			p.flushed = p.written
+		}
+		if f.o.Progress != nil {
+			if now := time.Now(); now.Sub(last) >= progressEvery {
+				last = now
+				f.progress(Progress{URL: upstream, Received: p.written, Total: p.total})
+			}
+		}
+		return err
+	}
+	defer func() {
+		if ferr := flush(); err == nil {
+			err = ferr
+		}
+	}()
 	for {
-		k, rerr := body.Read(buf)
+		k, rerr := body.Read(buf[fill:])
 		if k > 0 {
-			if p.written+int64(k) > f.o.MaxSize {
-				return n, &SizeError{URL: upstream, Limit: f.o.MaxSize, Size: p.written + int64(k)}
+			if size := p.written + int64(fill+k); size > f.o.MaxSize {
+				return n, &SizeError{URL: upstream, Limit: f.o.MaxSize, Size: size}
 			}
-			if _, err := p.file.Write(buf[:k]); err != nil {
-				return n, err
-			}
-			p.hasher.Write(buf[:k])
-			p.written += int64(k)
+			fill += k
 			n += int64(k)
-			if p.written-p.flushed >= writebackEvery {
-				startWriteback(p.file, p.flushed, p.written-p.flushed)
-				p.flushed = p.written
-			}
-			if f.o.Progress != nil {
-				if now := time.Now(); now.Sub(last) >= progressEvery {
-					last = now
-					f.progress(Progress{URL: upstream, Received: p.written, Total: p.total})
+			if fill == len(buf) {
+				if err := flush(); err != nil {
+					return n, err
 				}
 			}
 		}

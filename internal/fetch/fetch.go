@@ -426,10 +426,11 @@ func sleepCtx(ctx context.Context, d time.Duration) error {
 	}
 }
 
-// copyBuffer is the read size of downloads: a read takes what the socket holds
-// (often more than 256 KiB while the previous chunk was written and hashed),
-// and each write is large enough for the hasher to run sha256 and sha512 in
-// parallel.
+// copyBuffer is the read buffer of downloads. A read from a socket returns
+// what it holds, mostly under 64 KiB (13-36 KB on average through squid), and
+// the hasher computes its digests one after the other on it; file mirrors and
+// resumed partial files fill the buffer, and the hasher computes the digests
+// of those 1 MiB writes in parallel (digest.Hasher.Write).
 const copyBuffer = 1 << 20
 
 var _ io.Writer = (*digest.Hasher)(nil)

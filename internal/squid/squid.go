@@ -12,6 +12,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"syscall"
 	"time"
 )
@@ -125,3 +126,31 @@ func DeadURL() (string, error) {
 	}
 	return "http://127.0.0.1:" + strconv.Itoa(p), nil
 }
+
+// CPU returns the CPU time (user + system) squid's process has used so far,
+// from /proc (Linux).
+func (s *Squid) CPU() (time.Duration, error) {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", s.cmd.Process.Pid))
+	if err != nil {
+		return 0, err
+	}
+	// Fields after the command name, which is in parentheses and may hold spaces.
+	i := bytes.LastIndexByte(b, ')')
+	var f []string
+	if i >= 0 {
+		f = strings.Fields(string(b[i+1:]))
+	}
+	if len(f) < 13 {
+		return 0, fmt.Errorf("squid: unreadable /proc stat %q", b)
+	}
+	utime, err1 := strconv.ParseInt(f[11], 10, 64)
+	stime, err2 := strconv.ParseInt(f[12], 10, 64)
+	if err := errors.Join(err1, err2); err != nil {
+		return 0, fmt.Errorf("squid: /proc stat: %w", err)
+	}
+	return time.Duration(utime+stime) * time.Second / clockTicks, nil
+}
+
+// clockTicks is sysconf(_SC_CLK_TCK), the unit of /proc's CPU times: 100 on
+// every Linux architecture Go supports.
+const clockTicks = 100

@@ -88,7 +88,7 @@ func Write(ctx context.Context, path string, p *Package) (res *Result, err error
 	}{
 		{"debian-binary", 4, bytes.NewReader([]byte("2.0\n"))},
 		{"control.tar" + cdc.suffix, int64(ctlZ.Len()), &ctlZ},
-		{"data.tar" + cdc.suffix, dataSize, dataTmp},
+		{"data.tar" + cdc.suffix, dataSize, &punchingReader{f: dataTmp}},
 	} {
 		if err = aw.member(m.name, p.SourceDateEpoch, m.size, m.r); err != nil {
 			return nil, fmt.Errorf("writing %s: %w", path, err)
@@ -150,6 +150,27 @@ func compressInto[T any](w io.Writer, cdc codec, opts writerOptions, fill func(i
 		return zero, fmt.Errorf("%s compression: %w", cdc.compression, err)
 	}
 	return v, bw.Flush()
+}
+
+// punchingReader reads f from the start and gives the blocks of what it has
+// read back to the file system every punchEvery bytes: the compressed data.tar
+// is copied into the package, and the output folder holds it about once, not
+// twice, while the copy runs.
+type punchingReader struct {
+	f             *os.File
+	read, punched int64
+}
+
+const punchEvery = 8 << 20
+
+func (r *punchingReader) Read(p []byte) (int, error) {
+	n, err := r.f.Read(p)
+	r.read += int64(n)
+	if r.read-r.punched >= punchEvery {
+		punchHole(r.f, r.punched, r.read-r.punched)
+		r.punched = r.read
+	}
+	return n, err
 }
 
 type countWriter struct{ n int64 }

@@ -164,11 +164,12 @@ func NewHasher(algs ...Algorithm) *Hasher {
 // below it, starting goroutines costs more than it saves.
 const parallelMin = 64 << 10
 
-// Write feeds every hash; it never fails. A write of parallelMin bytes or
-// more with several algorithms computes them at once, one goroutine each (the
-// fetcher writes chunks of up to 1 MiB, so a sha512-pinned download is not
-// bound by sha256 + sha512 one after the other), and returns when all are
-// done, so p is not retained.
+// Write feeds every hash; it never fails and does not retain p. A write of
+// parallelMin bytes or more with several algorithms computes them at once,
+// one goroutine each, and returns when all are done: such a write hashes at
+// the speed of the slowest algorithm, not of the sum. Writers that receive
+// small pieces (a socket's reads) gather them into larger writes to get
+// this (internal/fetch gathers 1 MiB).
 func (h *Hasher) Write(p []byte) (int, error) {
 	if len(h.hashes) < 2 || len(p) < parallelMin {
 		for _, x := range h.hashes {

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math/rand/v2"
 	"strings"
 	"testing"
 )
@@ -51,34 +52,122 @@ func TestHasherCheck(t *testing.T) {
 	}
 }
 
-// Writes below and above parallelMin, mixed, give the digests of the whole.
-func TestHasherParallelWrites(t *testing.T) {
+// sums returns the sha256 and sha512 of data as a Set.
+func sums(data []byte) Set {
+	s256, s512 := sha256.Sum256(data), sha512.Sum512(data)
+	return Set{SHA256: hex.EncodeToString(s256[:]), SHA512: hex.EncodeToString(s512[:])}
+}
+
+func fill(data []byte, r *rand.Rand) {
+	for i := range data {
+		data[i] = byte(r.Uint32())
+	}
+}
+
+// writeInPieces writes data to h in pieces whose lengths come from r (0 to
+// max bytes each, so empty writes too).
+func writeInPieces(h *Hasher, data []byte, r *rand.Rand, max int) {
+	for rest := data; len(rest) > 0; {
+		k := min(r.IntN(max+1), len(rest))
+		h.Write(rest[:k])
+		rest = rest[k:]
+	}
+}
+
+// Writes of any size, below, at and above parallelMin, give the digests of
+// the whole, whatever the algorithms.
+func TestHasherChunking(t *testing.T) {
 	data := make([]byte, 3*parallelMin+17)
 	for i := range data {
 		data[i] = byte(i * 7 / 5)
 	}
-	s256, s512 := sha256.Sum256(data), sha512.Sum512(data)
-	for _, chunk := range []int{1000, parallelMin - 1, parallelMin, 2*parallelMin + 5, len(data)} {
-		h := NewHasher()
-		for rest := data; len(rest) > 0; {
-			k := min(chunk, len(rest))
-			h.Write(rest[:k])
-			rest = rest[k:]
-		}
-		got := h.Sum()
-		if got[SHA256] != hex.EncodeToString(s256[:]) || got[SHA512] != hex.EncodeToString(s512[:]) || h.Size() != int64(len(data)) {
-			t.Errorf("chunks of %d: got %v, size %d", chunk, got, h.Size())
+	want := sums(data)
+	for _, piece := range []int{1, 1000, 16 << 10, parallelMin - 1, parallelMin, parallelMin + 1, 2*parallelMin + 5, len(data)} {
+		for _, algs := range [][]Algorithm{{SHA256}, {SHA512}, {SHA256, SHA512}} {
+			h := NewHasher(algs...)
+			for rest := data; len(rest) > 0; {
+				k := min(piece, len(rest))
+				h.Write(rest[:k])
+				rest = rest[k:]
+			}
+			got := h.Sum()
+			for _, a := range algs {
+				if got[a] != want[a] {
+					t.Errorf("pieces of %d, %v: %s = %s, want %s", piece, algs, a, got[a], want[a])
+				}
+			}
+			if len(got) != len(algs) || h.Size() != int64(len(data)) {
+				t.Errorf("pieces of %d, %v: got %v, size %d", piece, algs, got, h.Size())
+			}
 		}
 	}
 }
 
-// BenchmarkHasher is the fetcher's hashing: sha256 and sha512 of 256 KiB writes.
-func BenchmarkHasher(b *testing.B) {
-	buf := make([]byte, 256<<10)
-	b.SetBytes(int64(len(buf)))
+// The hasher does not keep p: a caller reusing its buffer at once (as a read
+// loop does) changes nothing, for small and parallel writes.
+func TestHasherDoesNotRetain(t *testing.T) {
+	data := make([]byte, 5*parallelMin/2)
+	fill(data, rand.New(rand.NewPCG(1, 1)))
 	h := NewHasher()
-	for b.Loop() {
-		h.Write(buf)
+	buf := make([]byte, parallelMin+48<<10)
+	for i, rest := 0, data; len(rest) > 0; i++ {
+		k := copy(buf[:len(buf)>>(i%2*4)], rest) // 112 KiB and 7 KiB writes in turn
+		h.Write(buf[:k])
+		clear(buf)
+		rest = rest[k:]
+	}
+	if got, want := h.Sum(), sums(data); got[SHA256] != want[SHA256] || got[SHA512] != want[SHA512] {
+		t.Errorf("got %v, want %v", got, want)
+	}
+}
+
+// Sum in the middle gives the digests so far, and writing goes on after it.
+func TestHasherSumMidway(t *testing.T) {
+	data := make([]byte, 2*parallelMin+99)
+	fill(data, rand.New(rand.NewPCG(2, 2)))
+	h := NewHasher()
+	cut := parallelMin + 12345
+	h.Write(data[:cut])
+	if got, want := h.Sum(), sums(data[:cut]); got[SHA512] != want[SHA512] {
+		t.Errorf("midway: got %v, want %v", got, want)
+	}
+	h.Write(data[cut:])
+	if got, want := h.Sum(), sums(data); got[SHA256] != want[SHA256] || got[SHA512] != want[SHA512] {
+		t.Errorf("end: got %v, want %v", got, want)
+	}
+}
+
+// FuzzHasherShortWrites: whatever the lengths of the writes (a socket's
+// short reads), the digests are those of the bytes in order.
+func FuzzHasherShortWrites(f *testing.F) {
+	f.Add(uint64(1), uint32(3*parallelMin/2), uint16(64<<10-1))
+	f.Add(uint64(2), uint32(parallelMin), uint16(1))
+	f.Add(uint64(3), uint32(0), uint16(100))
+	f.Fuzz(func(t *testing.T, seed uint64, size uint32, maxPiece uint16) {
+		size %= 4 * parallelMin
+		data := make([]byte, size)
+		r := rand.New(rand.NewPCG(seed, 7))
+		fill(data, r)
+		h := NewHasher()
+		writeInPieces(h, data, r, int(maxPiece)+1)
+		if got, want := h.Sum(), sums(data); got[SHA256] != want[SHA256] || got[SHA512] != want[SHA512] || h.Size() != int64(size) {
+			t.Fatalf("%d bytes in pieces up to %d: got %v (size %d), want %v", size, maxPiece, got, h.Size(), want)
+		}
+	})
+}
+
+// BenchmarkHasher: sha256 and sha512 of 16 KiB writes (what a read from a
+// socket returns) and of 256 KiB writes (cache.Verify's reads).
+func BenchmarkHasher(b *testing.B) {
+	for _, size := range []int{16 << 10, 256 << 10} {
+		b.Run(fmt.Sprint(size>>10, "KiB"), func(b *testing.B) {
+			buf := make([]byte, size)
+			b.SetBytes(int64(len(buf)))
+			h := NewHasher()
+			for b.Loop() {
+				h.Write(buf)
+			}
+		})
 	}
 }
 

@@ -22,7 +22,7 @@ func TestRunSmall(t *testing.T) {
 	if err := Run(context.Background(), &out, Config{Updeb: bin, Size: 8 << 20, Runs: 1}); err != nil {
 		t.Fatal(err)
 	}
-	if !regexp.MustCompile(`(?m)^updeb/curl throughput ratio: \d+\.\d\dx sha256-pinned, \d+\.\d\dx sha512-pinned`).Match(out.Bytes()) {
+	if !regexp.MustCompile(`(?m)^updeb/curl throughput ratio: \d+\.\d\dx sha256-pinned, \d+\.\d\dx sha512-pinned.*\nratio of all CPU \(curl.s run / updeb.s\): \d+\.\d\dx sha256-pinned, \d+\.\d\dx sha512-pinned`).Match(out.Bytes()) {
 		t.Errorf("no ratio line in:\n%s", out.String())
 	}
 }
