@@ -64,14 +64,12 @@ func (r *Repo) GC(ctx context.Context, dryRun bool) (*GCResult, error) {
 		for n := range kept[s] {
 			keptDirs = append(keptDirs, r.genDir(s, n))
 		}
-		gens, err := r.keptGenerations(s, g.n)
+		names, err := r.prunable(s, g.n, g.settings.Keep)
 		if err != nil {
 			return nil, err
 		}
-		for _, n := range gens {
-			if !kept[s][n] {
-				res.Generations = append(res.Generations, fmt.Sprintf("%s/%d", s, n))
-			}
+		for _, name := range names {
+			res.Generations = append(res.Generations, s+"/"+name)
 		}
 	}
 	referenced, err := referencedPoolFiles(ctx, keptDirs)

@@ -433,39 +433,64 @@ func (r *Repo) generationsToKeep(suite string, live, keep int) (map[int]bool, er
 	return kept, nil
 }
 
-// prune removes suite's generations that are not kept, generations after the
-// live one (never live: written by a killed write), and the dot-named
-// leftovers of killed writes: staging directories and generations renamed
-// aside (see removeAside). Failures are only logged: the repository is
-// already consistent.
-func (r *Repo) prune(suite string, live, keep int) []int {
+// prunable returns the names, in suite's generations folder, of what prune
+// removes: generations that are not kept, generations after the live one
+// (never live: written by a killed write), and the dot-named leftovers of
+// killed writes (staging directories, generations renamed aside).
+func (r *Repo) prunable(suite string, live, keep int) ([]string, error) {
 	kept, err := r.generationsToKeep(suite, live, keep)
+	if err != nil {
+		return nil, err
+	}
+	des, err := os.ReadDir(r.suiteGenDir(suite))
+	if err != nil {
+		return nil, err
+	}
+	var out []string
+	for _, de := range des {
+		if n, err := strconv.Atoi(de.Name()); err == nil && kept[n] {
+			continue
+		}
+		out = append(out, de.Name())
+	}
+	// Newest generation first, as history lists them; leftovers last.
+	slices.SortFunc(out, func(a, b string) int {
+		na, errA := strconv.Atoi(a)
+		nb, errB := strconv.Atoi(b)
+		switch {
+		case errA == nil && errB == nil:
+			return nb - na
+		case errA == nil:
+			return -1
+		case errB == nil:
+			return 1
+		}
+		return strings.Compare(a, b)
+	})
+	return out, nil
+}
+
+// prune removes what prunable lists and returns the numbers of the
+// generations it removed. Failures are only logged: the repository is already
+// consistent.
+func (r *Repo) prune(suite string, live, keep int) []int {
+	names, err := r.prunable(suite, live, keep)
 	if err != nil {
 		r.opts.Logger.Warn("cannot list old generations", "suite", suite, "err", err)
 		return nil
 	}
-	parent := r.suiteGenDir(suite)
-	des, err := os.ReadDir(parent)
-	if err != nil {
-		r.opts.Logger.Warn("cannot list old generations", "dir", parent, "err", err)
-		return nil
-	}
 	var removed []int
-	for _, de := range des {
-		n, err := strconv.Atoi(de.Name())
-		if err == nil && kept[n] {
-			continue
-		}
-		dir := filepath.Join(parent, de.Name())
+	for _, name := range names {
+		dir := filepath.Join(r.suiteGenDir(suite), name)
 		remove := r.removeAside
-		if strings.HasPrefix(de.Name(), ".") {
+		if strings.HasPrefix(name, ".") {
 			remove = os.RemoveAll // already aside: nothing reads it
 		}
 		if err := remove(dir); err != nil {
 			r.opts.Logger.Warn("cannot remove an old generation", "dir", dir, "err", err)
 			continue
 		}
-		if n > 0 {
+		if n, err := strconv.Atoi(name); err == nil && n > 0 {
 			removed = append(removed, n)
 		}
 	}

@@ -13,6 +13,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strconv"
+	"slices"
 	"strings"
 	"syscall"
 	"testing"
@@ -339,8 +340,24 @@ func TestPruneNeverLeavesAHalfRemovedGeneration(t *testing.T) {
 		t.Fatalf("after the next write, dists/.gen/s holds %v, want 3", names)
 	}
 	must(t, os.MkdirAll(filepath.Join(gens, asidePrefix+"2", "main"), 0o755))
-	_, err = r.GC(ctx, false)
+	// A whole generation after the live one: what a write killed before its switch leaves.
+	if out, err := exec.Command("cp", "-a", filepath.Join(gens, "3"), filepath.Join(gens, "7")).CombinedOutput(); err != nil {
+		t.Fatalf("cp: %v\n%s", err, out)
+	}
+	// The dry run lists exactly what gc then removes.
+	dry, err := r.GC(ctx, true)
 	must(t, err)
+	if got := strings.Join(dry.Generations, " "); got != "s/7 s/"+asidePrefix+"2" {
+		t.Fatalf("gc --dry-run lists generations %q, want s/7 and s/%s2", got, asidePrefix)
+	}
+	if names := wholeGenerations(); strings.Join(names, " ") != asidePrefix+"2 3 7" {
+		t.Fatalf("after gc --dry-run, dists/.gen/s holds %v, want it untouched", names)
+	}
+	res, err := r.GC(ctx, false)
+	must(t, err)
+	if !slices.Equal(res.Generations, dry.Generations) {
+		t.Fatalf("gc removed %v, its dry run said %v", res.Generations, dry.Generations)
+	}
 	if names := wholeGenerations(); strings.Join(names, " ") != "3" {
 		t.Fatalf("after gc, dists/.gen/s holds %v, want 3", names)
 	}
