@@ -59,8 +59,9 @@ func newKeysListCmd(g *globalOptions) *cobra.Command {
 working folder): fingerprint, algorithm and size, user IDs, creation, expiry, revocation
 and capabilities, with warnings for weak, expired or revoked keys, and which recipes'
 sources use each keyring. Without FILE it also lists, for every recipe source signed
-with Sigstore (in the --recipes folder), the identity and OIDC issuer it accepts and
-where the signature comes from.`,
+with Sigstore (in the --recipes folder), the identity and OIDC issuer it accepts (or,
+for a key-signed bundle, the pinned key file and its SHA256 fingerprint) and where the
+signature comes from.`,
 		Example: `  updeb keys list
   updeb keys list keys/helm.asc
   updeb keys list --json keys/runc.asc`,
