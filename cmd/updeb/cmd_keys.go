@@ -13,6 +13,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/updeb/updeb/internal/recipe"
+	"github.com/updeb/updeb/internal/trust"
 	"github.com/updeb/updeb/pkg/verify"
 )
 
@@ -58,8 +59,9 @@ func newKeysListCmd(g *globalOptions) *cobra.Command {
 working folder): fingerprint, algorithm and size, user IDs, creation, expiry, revocation
 and capabilities, with warnings for weak, expired or revoked keys, and which recipes'
 sources use each keyring. Without FILE it also lists, for every recipe source signed
-with Sigstore (in the --recipes folder), the identity and OIDC issuer it accepts and
-where the signature comes from.`,
+with Sigstore (in the --recipes folder), the identity and OIDC issuer it accepts (or,
+for a key-signed bundle, the pinned key file and its SHA256 fingerprint) and where the
+signature comes from.`,
 		Example: `  updeb keys list
   updeb keys list keys/helm.asc
   updeb keys list --json keys/runc.asc`,
@@ -87,7 +89,12 @@ type sigstoreSigner struct {
 	Material       string `json:"material"` // the .sig URL, bundle URL or OWNER/REPO (templates unrendered)
 	Identity       string `json:"identity,omitempty"`
 	IdentityRegexp string `json:"identity_regexp,omitempty"`
-	Issuer         string `json:"issuer"`
+	Issuer         string `json:"issuer,omitempty"`
+	// PublicKey is the pinned key file of a key-signed bundle (relative to
+	// the recipe's folder) and KeyFingerprint its SHA256:base64 name, or
+	// why it could not be read.
+	PublicKey      string `json:"public_key,omitempty"`
+	KeyFingerprint string `json:"key_fingerprint,omitempty"`
 }
 
 func runKeysList(cmd *cobra.Command, g *globalOptions, o *keysListOptions, now time.Time) error {
@@ -131,11 +138,14 @@ func runKeysList(cmd *cobra.Command, g *globalOptions, o *keysListOptions, now t
 				signersShown = true
 			}
 			ss := l.Sigstore
-			who := "identity " + ss.Identity
-			if ss.IdentityRegexp != "" {
-				who = "identity matching " + ss.IdentityRegexp
+			who := "identity " + ss.Identity + ", issuer " + ss.Issuer
+			switch {
+			case ss.PublicKey != "":
+				who = "public key " + ss.PublicKey + " (" + ss.KeyFingerprint + ")"
+			case ss.IdentityRegexp != "":
+				who = "identity matching " + ss.IdentityRegexp + ", issuer " + ss.Issuer
 			}
-			fmt.Fprintf(w, "  %s %s: %s, issuer %s\n      %s %s\n", ss.Recipe, ss.Source, who, ss.Issuer, ss.Form, ss.Material)
+			fmt.Fprintf(w, "  %s %s: %s\n      %s %s\n", ss.Recipe, ss.Source, who, ss.Form, ss.Material)
 			continue
 		}
 		if i > 0 {
@@ -206,6 +216,14 @@ func sigstoreSigners(recipes []*recipe.Recipe) []keyringListing {
 				continue
 			}
 			signer := &sigstoreSigner{Recipe: r.Name, Source: s.Name, Identity: ss.Identity, IdentityRegexp: ss.IdentityRegexp, Issuer: ss.Issuer}
+			if ss.PublicKey != "" {
+				signer.PublicKey = ss.PublicKey
+				fpr, err := trust.KeyFingerprint(&recipe.PlannedSigstore{PublicKeyPath: filepath.Join(r.FilesDir, filepath.FromSlash(ss.PublicKey))})
+				if err != nil {
+					fpr = "unusable: " + err.Error()
+				}
+				signer.KeyFingerprint = fpr
+			}
 			switch {
 			case ss.SigURL != "":
 				signer.Form, signer.Material = "cosign", ss.SigURL+" (+ .cert)"

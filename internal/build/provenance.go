@@ -43,7 +43,7 @@ func writeProvenance(path string, r *recipe.Recipe, plan *recipe.Plan, pp *recip
 	for _, f := range pp.Files {
 		used[f.Source] = true
 	}
-	keyrings := map[string]bool{}
+	keys := map[string]string{} // keyring or Sigstore public key -> role
 	for _, name := range sortedKeys(srcs) {
 		vs := srcs[name]
 		if !used[name] {
@@ -54,18 +54,21 @@ func writeProvenance(path string, r *recipe.Recipe, plan *recipe.Plan, pp *recip
 			b.Inputs = append(b.Inputs, provenance.Input{URI: a.URL, Digests: a.Digests, VerifiedBy: []string{auxRole(vs, a.URL)}})
 		}
 		if s := vs.plan.Signature; s != nil {
-			keyrings[s.KeyringPath] = true
+			keys[s.KeyringPath] = provenance.RoleKeyring
+		}
+		if s := vs.plan.Sigstore; s != nil && s.PublicKeyPath != "" {
+			keys[s.PublicKeyPath] = provenance.RoleSigstoreKey
 		}
 		if c := vs.plan.Checksums; c != nil && c.Clearsigned != nil {
-			keyrings[c.Clearsigned.KeyringPath] = true
+			keys[c.Clearsigned.KeyringPath] = provenance.RoleKeyring
 		}
 	}
-	for _, k := range sortedKeys(keyrings) {
+	for _, k := range sortedKeys(keys) {
 		d, err := localSHA256(r, k)
 		if err != nil {
 			return err
 		}
-		b.Inputs = append(b.Inputs, localInput(r, k, provenance.RoleKeyring, d))
+		b.Inputs = append(b.Inputs, localInput(r, k, keys[k], d))
 	}
 	// A recipe-folder file is named with the digest of the bytes the writer
 	// packaged, not of a second read.

@@ -13,6 +13,7 @@ import (
 	"strings"
 
 	"github.com/updeb/updeb/internal/recipe"
+	"github.com/updeb/updeb/internal/trust"
 	"github.com/updeb/updeb/pkg/debversion"
 )
 
@@ -246,7 +247,15 @@ func diffTrust(np, op *recipe.Plan, newRoot, oldRoot string) []string {
 				m["source "+s.Name+" signature"] = anchor{strings.TrimPrefix(s.Signature.KeyringPath, root+"/"), s.Signature.Signers}
 			}
 			if s.Sigstore != nil { // the signer is the anchor: a change is for review, like a keyring's
-				m["source "+s.Name+" signature"] = anchor{"Sigstore " + s.Sigstore.Signer(), nil}
+				who := "Sigstore " + s.Sigstore.Signer()
+				if s.Sigstore.PublicKeyPath != "" { // the key itself, so that a changed file is seen
+					fpr, err := trust.KeyFingerprint(s.Sigstore)
+					if err != nil {
+						fpr = "unreadable"
+					}
+					who += " (" + fpr + ")"
+				}
+				m["source "+s.Name+" signature"] = anchor{who, nil}
 			}
 			if s.Checksums != nil && s.Checksums.Clearsigned != nil {
 				m["source "+s.Name+" checksum file"] = anchor{strings.TrimPrefix(s.Checksums.Clearsigned.KeyringPath, root+"/"), s.Checksums.Clearsigned.Signers}

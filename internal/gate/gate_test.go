@@ -53,8 +53,14 @@ packages:
 // folder of its own and loads the recipe, as the gate sees HEAD and the base.
 func loadProject(t *testing.T, text, keyring string) *recipe.Recipe {
 	t.Helper()
+	return loadFiles(t, map[string]string{"recipes/hello.yaml": text, "keys/upstream.asc": keyring})
+}
+
+// loadFiles writes a project of these files and loads recipes/hello.yaml.
+func loadFiles(t *testing.T, files map[string]string) *recipe.Recipe {
+	t.Helper()
 	dir := t.TempDir()
-	for name, content := range map[string]string{"recipes/hello.yaml": text, "keys/upstream.asc": keyring} {
+	for name, content := range files {
 		p := filepath.Join(dir, name)
 		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
 			t.Fatal(err)
@@ -149,6 +155,29 @@ func TestDiffRecipes(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// A pinned Sigstore key is a trust anchor like a keyring: a key file
+// replaced under the same name is shown for review, with both fingerprints.
+func TestDiffTrustSigstoreKey(t *testing.T) {
+	const oldKey = "-----BEGIN PUBLIC KEY-----\nMFkwEwYHKoZIzj0CAQYIKoZIzj0DAQcDQgAE1Olb3zMAFFxXKHiIkQO5cJ3Yhl5i6UPp+IhuteBJbuHcA5UogKo0EWtlWwW6KSaKoTNEYL7JlCQiVnkhBktUgg==\n-----END PUBLIC KEY-----\n"
+	const newKey = "-----BEGIN PUBLIC KEY-----\nMFkwEwYHKoZIzj0CAQYIKoZIzj0DAQcDQgAET7r0mMHLkFQJQjSbWeSrZUb+NGV+\nxPADUoBUEYtif5QS0Tucec+6FNUlIz0NJW1jlQnBTRQry1TMO8QGRqv4TQ==\n-----END PUBLIC KEY-----\n"
+	text := edit(t, helloRecipe, `signature: {url: "https://example.org/v{{.Version}}/hello-{{.Arch}}.tar.gz.asc", keyring: keys/upstream.asc, signers: [`+fpr+`]}`,
+		`signature: {bundle-url: "https://example.org/v{{.Version}}/hello-{{.Arch}}.sigstore.json", public-key: hello.pub}`)
+	load := func(key string) *recipe.Recipe {
+		return loadFiles(t, map[string]string{"recipes/hello.yaml": text, "recipes/hello/hello.pub": key})
+	}
+	d, err := diffRecipes(load(newKey), load(oldKey), recipe.PlanOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "source hello signature: Sigstore public key hello.pub (SHA256:"
+	if len(d.trust) != 1 || !strings.HasPrefix(d.trust[0], want) || !strings.Contains(d.trust[0], "replaces Sigstore public key hello.pub (SHA256:HpCKVUWf5t2sHMvBN+qGMe6DcDL+wqLMxSizjYHxcQg=)") {
+		t.Errorf("trust changes %q, want one starting %q", d.trust, want)
+	}
+	if d, err := diffRecipes(load(oldKey), load(oldKey), recipe.PlanOptions{}); err != nil || len(d.trust) != 0 {
+		t.Errorf("same key: trust changes %q, %v", d.trust, err)
 	}
 }
 

@@ -11,7 +11,7 @@ import (
 // ErrInvalid whose findings all carry a position in the file.
 func FuzzParse(f *testing.F) {
 	f.Add([]byte(baseRecipe))
-	for _, sig := range sigstoreForms {
+	for _, sig := range append(sigstoreForms, sigKey) {
 		f.Add([]byte(strings.Replace(baseRecipe, sigOpenPGP, sig, 1)))
 	}
 	if b, err := os.ReadFile("testdata/recipes/hello.yaml"); err == nil {

@@ -488,7 +488,7 @@ func (d *decoder) keyring(n *yaml.Node, what string) *Keyring {
 }
 
 // signatureForms says what signature: may hold, for messages.
-const signatureForms = "url + keyring (OpenPGP), sig-url + cert-url (cosign), bundle-url (Sigstore bundle), github-attestations: OWNER/REPO, or none: REASON"
+const signatureForms = "url + keyring (OpenPGP), sig-url + cert-url (cosign), bundle-url (Sigstore bundle, with identity + issuer or public-key), github-attestations: OWNER/REPO, or none: REASON"
 
 func (d *decoder) signature(sig *Signature, n *yaml.Node) {
 	if n.Kind == yaml.ScalarNode && n.Value == "none" {
@@ -516,6 +516,11 @@ func (d *decoder) signature(sig *Signature, n *yaml.Node) {
 		"identity":        {false, func(v *yaml.Node) { d.singleLine(v, "signature.identity", &ss.Identity) }},
 		"identity-regexp": {false, func(v *yaml.Node) { d.identityRegexp(v, &ss.IdentityRegexp) }},
 		"issuer":          {false, func(v *yaml.Node) { d.issuer(v, &ss.Issuer) }},
+		"public-key": {false, func(v *yaml.Node) {
+			if d.NonEmpty(v, "signature.public-key", &ss.PublicKey) && !d.relPath(v, "signature.public-key", ss.PublicKey) {
+				ss.PublicKey = "" // reported; not a path to read
+			}
+		}},
 	})
 	if n.Kind != yaml.MappingNode {
 		return
@@ -533,12 +538,18 @@ func (d *decoder) signature(sig *Signature, n *yaml.Node) {
 	switch {
 	case forms > 1:
 		d.at(n, "signature: give one form, not several: %s", signatureForms)
+	case forms == 0 && has("public-key"):
+		d.at(n, "signature: public-key pins the key of a key-signed Sigstore bundle: add bundle-url")
 	case forms == 0 && who:
 		d.at(n, "signature: identity and issuer say who must have signed Sigstore material: add sig-url + cert-url, bundle-url or github-attestations")
 	case forms == 0:
 		d.at(n, "signature: needs %s", signatureForms)
 	case (has("none") || openpgp) && who:
 		d.at(n, "signature: identity, identity-regexp and issuer belong to the Sigstore forms (sig-url + cert-url, bundle-url, github-attestations)")
+	case (has("none") || openpgp || cosign || has("github-attestations")) && has("public-key"):
+		d.at(keyOf(n, "public-key"), "signature: public-key pins the key of a key-signed Sigstore bundle: it goes with bundle-url only")
+	case has("public-key") && who:
+		d.at(keyOf(n, "public-key"), "signature: public-key pins the signer's key; identity, identity-regexp and issuer name a certificate's signer: give one or the other")
 	case has("none"):
 	case openpgp && !has("url"):
 		d.at(n, "signature: keyring given without url")
@@ -549,6 +560,8 @@ func (d *decoder) signature(sig *Signature, n *yaml.Node) {
 		d.at(n, "signature: cert-url given without sig-url (cosign publishes FILE.sig beside FILE.cert)")
 	case cosign && !has("cert-url"):
 		d.at(n, "signature: sig-url given without cert-url (cosign keyless signatures come with FILE.cert)")
+	case has("public-key"):
+		sig.Sigstore = ss
 	case !has("identity") && !has("identity-regexp"):
 		d.at(n, "signature: a Sigstore signature needs identity: (the certificate's exact identity) or identity-regexp: (an anchored regexp); there is no \"any identity\" form")
 	case has("identity") && has("identity-regexp"):

@@ -16,6 +16,13 @@ const (
 	hexB = "bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb"
 )
 
+// testPublicKey is a PEM public key (npm's registry key, as
+// pkg/verify/sigstore's testdata holds it) for the pinned-key form.
+const testPublicKey = "-----BEGIN PUBLIC KEY-----\nMFkwEwYHKoZIzj0CAQYIKoZIzj0DAQcDQgAE1Olb3zMAFFxXKHiIkQO5cJ3Yhl5i6UPp+IhuteBJbuHcA5UogKo0EWtlWwW6KSaKoTNEYL7JlCQiVnkhBktUgg==\n-----END PUBLIC KEY-----\n"
+
+// sigKey is the pinned-key Sigstore form, valid with writeProject's files.
+const sigKey = "{bundle-url: \"https://example.org/x-{{.Arch}}.sigstore.json\", public-key: tool.pub}"
+
 // sigOpenPGP is baseRecipe's signature, which the Sigstore cases replace.
 const sigOpenPGP = "{url: \"https://example.org/x-{{.Arch}}.tar.gz.asc\", keyring: keys/k.asc}"
 
@@ -54,6 +61,7 @@ func writeProject(t *testing.T, text string) (dir, file string) {
 		"recipes/x/x.default":     "DAEMON_ARGS=\n",
 		"keys/k.asc":              "placeholder\n",
 		"recipes/x/sub/x.default": "DAEMON_ARGS=\n",
+		"recipes/x/tool.pub":      testPublicKey,
 	} {
 		p := filepath.Join(dir, name)
 		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
@@ -90,6 +98,9 @@ func loadFindings(t *testing.T, text string) []string {
 func TestLoadValid(t *testing.T) {
 	if got := loadFindings(t, baseRecipe); got != nil {
 		t.Fatalf("base recipe has findings:\n%s", strings.Join(got, "\n"))
+	}
+	if got := loadFindings(t, strings.Replace(baseRecipe, sigOpenPGP, sigKey, 1)); got != nil {
+		t.Fatalf("pinned-key recipe has findings:\n%s", strings.Join(got, "\n"))
 	}
 }
 
@@ -229,6 +240,26 @@ func TestLoadErrors(t *testing.T) {
 			[]string{"recipes/x.yaml:11:38: signature.github-attestations: \"a\" is not OWNER/REPO"}},
 		{"sigstore template that does not render", []edit{{sigOpenPGP, "{sig-url: \"https://example.org/{{.Os}}.sig\", cert-url: https://example.org/x.cert, identity: a@example.org, issuer: https://accounts.google.com}"}},
 			[]string{"recipes/x.yaml:11:26: signature.sig-url: template \"https://example.org/{{.Os}}.sig\": {{.Os}} at byte 20: no value named .Os (known: .Arch .DebArch .Major .Minor .Name .Patch .Version)"}},
+		{"sigstore key and identity", []edit{{sigOpenPGP, "{bundle-url: https://example.org/x.json, public-key: tool.pub, identity: a@example.org, issuer: https://accounts.google.com}"}},
+			[]string{"recipes/x.yaml:11:57: signature: public-key pins the signer's key; identity, identity-regexp and issuer name a certificate's signer: give one or the other"}},
+		{"sigstore key and issuer alone", []edit{{sigOpenPGP, "{bundle-url: https://example.org/x.json, issuer: https://accounts.google.com, public-key: tool.pub}"}},
+			[]string{"recipes/x.yaml:11:94: signature: public-key pins the signer's key; identity, identity-regexp and issuer name a certificate's signer: give one or the other"}},
+		{"sigstore key with cosign", []edit{{sigOpenPGP, "{sig-url: https://example.org/x.sig, cert-url: https://example.org/x.cert, public-key: tool.pub}"}},
+			[]string{"recipes/x.yaml:11:91: signature: public-key pins the key of a key-signed Sigstore bundle: it goes with bundle-url only"}},
+		{"sigstore key with attestations", []edit{{sigOpenPGP, "{github-attestations: a/b, public-key: tool.pub}"}},
+			[]string{"recipes/x.yaml:11:43: signature: public-key pins the key of a key-signed Sigstore bundle: it goes with bundle-url only"}},
+		{"sigstore key with OpenPGP", []edit{{"keyring: keys/k.asc}", "keyring: keys/k.asc, public-key: tool.pub}"}},
+			[]string{"recipes/x.yaml:11:89: signature: public-key pins the key of a key-signed Sigstore bundle: it goes with bundle-url only"}},
+		{"sigstore key alone", []edit{{sigOpenPGP, "{public-key: tool.pub}"}},
+			[]string{"recipes/x.yaml:11:16: signature: public-key pins the key of a key-signed Sigstore bundle: add bundle-url"}},
+		{"sigstore key file missing", []edit{{sigOpenPGP, strings.Replace(sigKey, "tool.pub", "other.pub", 1)}},
+			[]string{"recipes/x.yaml:11:90: signature.public-key: $DIR/recipes/x/other.pub does not exist"}},
+		{"sigstore key file escapes", []edit{{sigOpenPGP, strings.Replace(sigKey, "tool.pub", "../../keys/k.asc", 1)}},
+			[]string{"recipes/x.yaml:11:90: signature.public-key: \"../../keys/k.asc\" must be a clean relative path without \"..\""}},
+		{"sigstore key file not a key", []edit{{sigOpenPGP, strings.Replace(sigKey, "tool.pub", "x.service", 1)}},
+			[]string{"recipes/x.yaml:11:90: signature.public-key: $DIR/recipes/x/x.service is not a PEM public key: PEM decoding failed"}},
+		{"sigstore key empty", []edit{{sigOpenPGP, strings.Replace(sigKey, "tool.pub", "\"\"", 1)}},
+			[]string{"recipes/x.yaml:11:90: signature.public-key: must not be empty"}},
 		{"signature missing", []edit{{"    signature: {url: \"https://example.org/x-{{.Arch}}.tar.gz.asc\", keyring: keys/k.asc}\n", ""}},
 			[]string{"recipes/x.yaml:8:5: source: missing required field \"signature\""}},
 		{"bad signer fingerprint", []edit{{"keyring: keys/k.asc}", "keyring: keys/k.asc, signers: [ABCD]}"}},

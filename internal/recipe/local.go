@@ -2,12 +2,14 @@ package recipe
 
 import (
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
 
 	"github.com/updeb/updeb/internal/confined"
+	"github.com/updeb/updeb/pkg/verify/sigstore"
 )
 
 // OpenLocal opens a file the plan reads besides the sources (see
@@ -47,4 +49,30 @@ func (r *Recipe) checkLocal(abs string) error {
 		return err
 	}
 	return f.Close()
+}
+
+// maxPublicKey bounds what lint reads of a pinned Sigstore public key: a PEM
+// key is well under a kilobyte, an RSA-16384 one under 3.
+const maxPublicKey = 64 << 10
+
+// checkPublicKey is Load's check of a pinned Sigstore key: read through
+// OpenLocal, it must be one PEM public key sigstore.Policy accepts.
+func (r *Recipe) checkPublicKey(abs string) error {
+	f, _, err := r.OpenLocal(abs)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	key, err := io.ReadAll(io.LimitReader(f, maxPublicKey+1))
+	if err != nil {
+		return err
+	}
+	if len(key) > maxPublicKey {
+		return fmt.Errorf("%s is larger than %d KiB: not a PEM public key", abs, maxPublicKey>>10)
+	}
+	if _, err := sigstore.KeyFingerprint(key); err != nil {
+		// "PublicKey is not a PEM public key: ...", "PublicKey: ...": name the file instead.
+		return fmt.Errorf("%s%s", abs, strings.TrimPrefix(strings.TrimPrefix(err.Error(), sigstore.ErrPolicy.Error()+": "), "PublicKey"))
+	}
+	return nil
 }

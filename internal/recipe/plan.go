@@ -79,7 +79,8 @@ func (s *PlannedSource) AuxURLs() []string {
 // PlannedSigstore is Sigstore material that must vouch for the artifact, and
 // who must have signed it: one of cosign's detached signature (SigURL and
 // CertURL), a bundle (BundleURL) or GitHub attestations (GitHubAttestations,
-// OWNER/REPO); Identity (exact) or IdentityRegexp (anchored); Issuer.
+// OWNER/REPO); Identity (exact) or IdentityRegexp (anchored); Issuer; or,
+// for a key-signed bundle, PublicKeyPath, the pinned key.
 type PlannedSigstore struct {
 	SigURL             string `json:",omitempty"`
 	CertURL            string `json:",omitempty"`
@@ -87,7 +88,9 @@ type PlannedSigstore struct {
 	GitHubAttestations string `json:",omitempty"`
 	Identity           string `json:",omitempty"`
 	IdentityRegexp     string `json:",omitempty"`
-	Issuer             string
+	Issuer             string `json:",omitempty"`
+	PublicKeyPath      string `json:",omitempty"` // absolute: a PEM public key in the recipe's folder
+	PublicKey          string `json:",omitempty"` // the key file as the recipe names it (for people)
 }
 
 // Form names the shape of the material: "cosign" (sig + cert), "bundle" or
@@ -102,9 +105,12 @@ func (p *PlannedSigstore) Form() string {
 	return "github-attestations"
 }
 
-// Signer says who must have signed, for people: "identity X, issuer Y" or
-// "identity matching RE, issuer Y".
+// Signer says who must have signed, for people: "identity X, issuer Y",
+// "identity matching RE, issuer Y" or "public key FILE".
 func (p *PlannedSigstore) Signer() string {
+	if p.PublicKeyPath != "" {
+		return "public key " + p.PublicKey
+	}
 	if p.IdentityRegexp != "" {
 		return fmt.Sprintf("identity matching %s, issuer %s", p.IdentityRegexp, p.Issuer)
 	}
@@ -271,8 +277,18 @@ func (r *Recipe) plan(arch string, opts planOptions, fs *findings) *Plan {
 			}
 		}
 	}
+	// A pinned Sigstore key must also be one: lint reads it as the build will.
+	checkKey := func(n *yaml.Node, what, abs string) {
+		if opts.stat != nil {
+			if err := opts.stat(abs); err != nil {
+				fs.at(n, "%s: %v", what, err)
+			} else if err := r.checkPublicKey(abs); err != nil {
+				fs.at(n, "%s: %v", what, err)
+			}
+		}
+	}
 	for _, s := range r.Sources {
-		p.Sources = append(p.Sources, r.planSource(s, arch, rd, checkFile))
+		p.Sources = append(p.Sources, r.planSource(s, arch, rd, checkFile, checkKey))
 	}
 
 	names := map[string]bool{}
@@ -348,7 +364,7 @@ func (r *Recipe) repoTarget(rd *renderer) (component, suite string) {
 
 // planSource renders one source for arch: its URL and pins, and what vouches
 // for it (signature, checksum file) with keyrings made absolute.
-func (r *Recipe) planSource(s Source, arch string, rd *renderer, checkFile func(*yaml.Node, string, string)) PlannedSource {
+func (r *Recipe) planSource(s Source, arch string, rd *renderer, checkFile, checkKey func(*yaml.Node, string, string)) PlannedSource {
 	keyringPath := func(n *yaml.Node, what, rel string) string {
 		if rel == "" {
 			return "" // already reported by the decoder
@@ -378,6 +394,11 @@ func (r *Recipe) planSource(s Source, arch string, rd *renderer, checkFile func(
 			Identity:           rd.render(valueOf(sn, "identity"), "signature.identity", ss.Identity),
 			IdentityRegexp:     ss.IdentityRegexp,
 			Issuer:             ss.Issuer,
+			PublicKey:          ss.PublicKey,
+		}
+		if ss.PublicKey != "" {
+			ps.Sigstore.PublicKeyPath = filepath.Join(r.FilesDir, filepath.FromSlash(ss.PublicKey))
+			checkKey(valueOf(sn, "public-key"), "signature.public-key", ps.Sigstore.PublicKeyPath)
 		}
 		if ss.Identity != "" && (ps.Sigstore.Identity == "" || strings.ContainsAny(ps.Sigstore.Identity, "\n\r")) {
 			rd.fs.at(valueOf(sn, "identity"), "signature.identity: renders to %q, not one line", ps.Sigstore.Identity)
@@ -711,7 +732,7 @@ func (pp *PlannedPackage) Control(installedSizeKiB int64) control.Paragraph {
 }
 
 // LocalFiles returns the files on disk the plan reads besides the sources:
-// keyrings and recipe-folder files, sorted and without duplicates. A build's
+// keyrings, Sigstore public keys and recipe-folder files, sorted and without duplicates. A build's
 // output depends on their content, so incremental builds and `updeb verify
 // --base` hash them.
 func (p *Plan) LocalFiles() []string {
@@ -719,6 +740,9 @@ func (p *Plan) LocalFiles() []string {
 	for _, s := range p.Sources {
 		if s.Signature != nil {
 			out = append(out, s.Signature.KeyringPath)
+		}
+		if s.Sigstore != nil && s.Sigstore.PublicKeyPath != "" {
+			out = append(out, s.Sigstore.PublicKeyPath)
 		}
 		if s.Checksums != nil && s.Checksums.Clearsigned != nil {
 			out = append(out, s.Checksums.Clearsigned.KeyringPath)

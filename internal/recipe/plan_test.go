@@ -310,3 +310,26 @@ func TestPlanSigstore(t *testing.T) {
 		}
 	}
 }
+
+// The pinned-key form plans the key file's absolute path in the recipe's
+// folder, names it for people, and lists it among the plan's local files
+// (so that incremental builds and verify --base hash it).
+func TestPlanSigstoreKey(t *testing.T) {
+	dir, file := writeProject(t, strings.Replace(baseRecipe, sigOpenPGP, sigKey, 1))
+	r, err := Load(file, LoadOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := r.Plan("arm64", PlanOptions{DefaultMaintainer: "t <t@example.org>"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	key := filepath.Join(dir, "recipes", "x", "tool.pub")
+	want := PlannedSigstore{BundleURL: "https://example.org/x-arm64.sigstore.json", PublicKey: "tool.pub", PublicKeyPath: key}
+	if got := p.Sources[0].Sigstore; got == nil || *got != want || got.Form() != "bundle" || got.Signer() != "public key tool.pub" {
+		t.Fatalf("planned %+v, want %+v", got, want)
+	}
+	if !slices.Contains(p.LocalFiles(), key) {
+		t.Errorf("LocalFiles %v lacks %s", p.LocalFiles(), key)
+	}
+}

@@ -120,7 +120,7 @@ func TestReadmeSignatures(t *testing.T) {
 		}
 		n++
 	}
-	if n != 4 {
-		t.Errorf("%d examples, want the 4 forms", n)
+	if n != 5 {
+		t.Errorf("%d examples, want the 5 forms", n)
 	}
 }

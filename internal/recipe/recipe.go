@@ -122,9 +122,10 @@ type Signature struct {
 	None     string    // the reason there is no signature, when URL is "" and Sigstore nil
 }
 
-// Sigstore is a Sigstore keyless signature over the source: one form of
-// material (SigURL + CertURL, BundleURL or GitHubAttestations), and who must
-// have signed it: Identity or IdentityRegexp, under Issuer. There is no "any
+// Sigstore is a Sigstore signature over the source: one form of material
+// (SigURL + CertURL, BundleURL or GitHubAttestations), and who must have
+// signed it: Identity or IdentityRegexp, under Issuer; or, for a bundle
+// signed with a long-lived key, PublicKey, the key pinned. There is no "any
 // identity" form.
 type Sigstore struct {
 	SigURL             string // template: cosign's detached FILE.sig
@@ -134,6 +135,7 @@ type Sigstore struct {
 	Identity           string // template: the certificate's exact SAN
 	IdentityRegexp     string // a Go regexp anchored with ^ and $ the SAN must match
 	Issuer             string // the OIDC issuer URL
+	PublicKey          string // a PEM public key file in the recipe's folder (relative to FilesDir), for a key-signed bundle
 }
 
 // Checksums is an upstream checksum file cross-checked against the pins.

@@ -19,6 +19,7 @@ import (
 	"os"
 	"time"
 
+	"github.com/updeb/updeb/internal/confined"
 	"github.com/updeb/updeb/internal/fetch"
 	"github.com/updeb/updeb/internal/recipe"
 	"github.com/updeb/updeb/pkg/digest"
@@ -54,7 +55,8 @@ type Verifiers struct {
 // digests to compare with the checksum file) against the upstream checksum
 // file. It returns what vouched for the artifact, in the provenance record's
 // words ("openpgp:FPR", "sigstore:IDENTITY issuer=URL rekor=INDEX",
-// "checksum-file:URL", ...); none for a source with nothing but its pin.
+// "sigstore:public-key=SHA256:... rekor=INDEX", "checksum-file:URL", ...);
+// none for a source with nothing but its pin.
 func Source(ctx context.Context, s *recipe.PlannedSource, pinned digest.Set, art *fetch.Result, v Verifiers) ([]string, error) {
 	var by []string
 	if s.Signature != nil {
@@ -98,12 +100,48 @@ func Source(ctx context.Context, s *recipe.PlannedSource, pinned digest.Set, art
 // record and in reports: who signed, under which issuer, and where the
 // transparency log holds it.
 func SigstoreEvidence(r *sigstore.Result) string {
+	if r.PublicKey != "" {
+		return fmt.Sprintf("sigstore:public-key=%s rekor=%d", r.PublicKey, r.LogIndex)
+	}
 	return fmt.Sprintf("sigstore:%s issuer=%s rekor=%d", r.Identity, r.Issuer, r.LogIndex)
 }
 
-// Policy is the Sigstore policy of a planned source: its identity and issuer.
-func Policy(p *recipe.PlannedSigstore) sigstore.Policy {
-	return sigstore.Policy{Identity: p.Identity, IdentityRegexp: p.IdentityRegexp, Issuer: p.Issuer}
+// Policy is the Sigstore policy of a planned source: its identity and
+// issuer, or its pinned public key (read from the recipe's folder).
+func Policy(p *recipe.PlannedSigstore) (sigstore.Policy, error) {
+	if p.PublicKeyPath != "" {
+		key, err := PublicKey(p)
+		return sigstore.Policy{PublicKey: key}, err
+	}
+	return sigstore.Policy{Identity: p.Identity, IdentityRegexp: p.IdentityRegexp, Issuer: p.Issuer}, nil
+}
+
+// maxPublicKey bounds what is read of a pinned public key file: a PEM key
+// is well under a kilobyte, an RSA-16384 one under 3.
+const maxPublicKey = 64 << 10
+
+// PublicKey reads the pinned public key file of p (a regular file, at most
+// 64 KiB; lint confined it to the recipe's folder) and checks it is a PEM
+// public key, naming the file when it is not.
+func PublicKey(p *recipe.PlannedSigstore) ([]byte, error) {
+	key, err := confined.ReadFile(p.PublicKeyPath, maxPublicKey)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := sigstore.KeyFingerprint(key); err != nil {
+		return nil, fmt.Errorf("%s: %w", p.PublicKeyPath, err)
+	}
+	return key, nil
+}
+
+// KeyFingerprint names the pinned public key of p as Sigstore results do
+// (SHA256:base64).
+func KeyFingerprint(p *recipe.PlannedSigstore) (string, error) {
+	key, err := PublicKey(p)
+	if err != nil {
+		return "", err
+	}
+	return sigstore.KeyFingerprint(key)
 }
 
 // maxSigstoreFile bounds what is read of a .sig, .cert, bundle or Rekor
@@ -120,11 +158,11 @@ func VerifySigstore(ctx context.Context, s *recipe.PlannedSource, artifact diges
 	if v.Sigstore == nil {
 		return nil, fmt.Errorf("%w: %s is signed with Sigstore", ErrNoSigstore, s.URL)
 	}
-	pol := Policy(p)
-	var (
-		res *sigstore.Result
-		err error
-	)
+	pol, err := Policy(p)
+	if err != nil {
+		return nil, err
+	}
+	var res *sigstore.Result
 	switch p.Form() {
 	case "cosign":
 		var d sigstore.Detached

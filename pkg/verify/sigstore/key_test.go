@@ -107,3 +107,14 @@ func TestKeyPolicyErrors(t *testing.T) {
 		t.Errorf("attestations with a key: %v", err)
 	}
 }
+
+// KeyFingerprint names a key as results do, and refuses what is not one.
+func TestKeyFingerprint(t *testing.T) {
+	fpr, err := KeyFingerprint(readTestdata(t, "publish_key.pub"))
+	if err != nil || fpr != "SHA256:HpCKVUWf5t2sHMvBN+qGMe6DcDL+wqLMxSizjYHxcQg=" {
+		t.Fatalf("KeyFingerprint = %q, %v", fpr, err)
+	}
+	if _, err := KeyFingerprint([]byte("ssh-ed25519 AAAA")); !errors.Is(err, ErrPolicy) {
+		t.Fatalf("not PEM: want ErrPolicy, got %v", err)
+	}
+}

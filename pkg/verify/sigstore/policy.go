@@ -128,6 +128,17 @@ func (p Policy) compileKey() (*identity, error) {
 		from: p.KeyValidFrom, until: p.KeyValidUntil}}, nil
 }
 
+// KeyFingerprint is how a pinned public key (PEM, as Policy.PublicKey) is
+// named in results and reports: "SHA256:" and the base64 of the sha256 of
+// its DER SubjectPublicKeyInfo. It refuses what Policy.Validate refuses.
+func KeyFingerprint(pemKey []byte) (string, error) {
+	id, err := Policy{PublicKey: pemKey}.compileKey()
+	if err != nil {
+		return "", err
+	}
+	return id.key.fingerprint, nil
+}
+
 // material is the pinned key as sigstore-go's trusted material: whatever key
 // hint a bundle names, its signature must verify with this key.
 func (k *pinnedKey) material() root.TrustedMaterial {

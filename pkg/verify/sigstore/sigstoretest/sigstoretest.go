@@ -12,6 +12,8 @@
 package sigstoretest
 
 import (
+	"crypto/ecdsa"
+	"crypto/rand"
 	"crypto/sha256"
 	"crypto/x509"
 	"encoding/base64"
@@ -254,6 +256,53 @@ func (s *Sigstore) Bundle(identity, issuer string, artifact []byte) ([]byte, err
 			Signature:     sig.Raw,
 		}},
 	})
+}
+
+// KeyBundle signs artifact with key (a long-lived key, no certificate), logs
+// it as a hashedrekord entry naming the key, and returns the Sigstore bundle
+// (v0.3, message signature over the sha256, the key named by a hint), as
+// cosign sign-blob --key --bundle writes it; and the key's public half as PEM,
+// which a verifier pins.
+func (s *Sigstore) KeyBundle(key *ecdsa.PrivateKey, artifact []byte) (bundle, publicPEM []byte, err error) {
+	der, err := x509.MarshalPKIXPublicKey(&key.PublicKey)
+	if err != nil {
+		return nil, nil, err
+	}
+	publicPEM = pem.EncodeToMemory(&pem.Block{Type: "PUBLIC KEY", Bytes: der})
+	sum := sha256.Sum256(artifact)
+	sig, err := ecdsa.SignASN1(rand.Reader, key, sum[:])
+	if err != nil {
+		return nil, nil, err
+	}
+	body, err := json.Marshal(map[string]any{"apiVersion": "0.0.1", "kind": "hashedrekord", "spec": map[string]any{
+		"data": map[string]any{"hash": map[string]any{"algorithm": "sha256", "value": hex.EncodeToString(sum[:])}},
+		"signature": map[string]any{"content": base64.StdEncoding.EncodeToString(sig),
+			"publicKey": map[string]any{"content": base64.StdEncoding.EncodeToString(publicPEM)}},
+	}})
+	if err != nil {
+		return nil, nil, err
+	}
+	entry, err := s.integrate(body, signingTime())
+	if err != nil {
+		return nil, nil, err
+	}
+	tle, err := s.tlogEntry(entry, "hashedrekord")
+	if err != nil {
+		return nil, nil, err
+	}
+	hint := sha256.Sum256(der)
+	bundle, err = marshalBundle(&protobundle.Bundle{
+		MediaType: "application/vnd.dev.sigstore.bundle.v0.3+json",
+		VerificationMaterial: &protobundle.VerificationMaterial{
+			Content:     &protobundle.VerificationMaterial_PublicKey{PublicKey: &protocommon.PublicKeyIdentifier{Hint: base64.StdEncoding.EncodeToString(hint[:])}},
+			TlogEntries: []*protorekor.TransparencyLogEntry{tle},
+		},
+		Content: &protobundle.Bundle_MessageSignature{MessageSignature: &protocommon.MessageSignature{
+			MessageDigest: &protocommon.HashOutput{Algorithm: protocommon.HashAlgorithm_SHA2_256, Digest: sum[:]},
+			Signature:     sig,
+		}},
+	})
+	return bundle, publicPEM, err
 }
 
 // Subject is one subject of an in-toto statement: a file name and its

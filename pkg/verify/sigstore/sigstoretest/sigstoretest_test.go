@@ -2,6 +2,10 @@ package sigstoretest_test
 
 import (
 	"bytes"
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	"crypto/rand"
+	"errors"
 	"net/http"
 	"net/http/httptest"
 	"testing"
@@ -88,6 +92,25 @@ func TestMaterialVerifies(t *testing.T) {
 	}
 	if res, err := v.VerifyBundle(t.Context(), pol, ds, b, "x.sigstore.json"); err != nil || res.LogIndex == sig.Entry.LogIndex {
 		t.Errorf("bundle: %v (a new log index each time: %+v)", err, res)
+	}
+
+	// A key-signed bundle verifies under its pinned key, not another.
+	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		t.Fatal(err)
+	}
+	kb, pub, err := s.KeyBundle(key, artifact)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fpr, _ := sigstore.KeyFingerprint(pub)
+	if res, err := v.VerifyBundle(t.Context(), sigstore.Policy{PublicKey: pub}, ds, kb, "k.sigstore.json"); err != nil || res.PublicKey != fpr || fpr == "" {
+		t.Errorf("key-signed bundle: %v (%+v)", err, res)
+	}
+	otherKey, _ := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	_, otherPub, _ := s.KeyBundle(otherKey, artifact)
+	if _, err := v.VerifyBundle(t.Context(), sigstore.Policy{PublicKey: otherPub}, ds, kb, "k.sigstore.json"); !errors.Is(err, sigstore.ErrRefused) {
+		t.Errorf("key-signed bundle under another key: %v", err)
 	}
 
 	att, err := s.Attestation(workflow, actions, sigstoretest.Subject{Name: "containerd.tar.gz", Digest: map[string]string{"sha256": ds[digest.SHA256]}})
