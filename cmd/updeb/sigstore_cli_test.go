@@ -247,7 +247,7 @@ func TestSigstoreRefusalsCLI(t *testing.T) {
 		{"wrong identity", "cosign-tool", func() string {
 			f.cosign(f.vs, "attacker@example.com", googleIssuer, f.artifact, soon(), true)
 			return certURL
-		}, 1, []string{`certificate identity "attacker@example.com", want "` + k8sIdentity + `"`, "hint: the signer is not the one the recipe names"}},
+		}, 1, []string{`certificate identity "attacker@example.com", want "` + k8sIdentity + `"`, "hint: the signer is not the one named (the recipe's identity/issuer"}},
 		{"wrong issuer", "cosign-tool", func() string {
 			f.cosign(f.vs, k8sIdentity, "https://issuer.example.com", f.artifact, soon(), true)
 			return certURL

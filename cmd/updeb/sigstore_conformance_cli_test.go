@@ -4,6 +4,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -106,5 +107,58 @@ func TestVerifySignatureDigestFileWinsCLI(t *testing.T) {
 	code, stdout, stderr = runCLI(t, append([]string{"--cache", t.TempDir(), "--json", "verify-signature"}, append(wf, "sha256:"+strings.Repeat("0", 64))...)...)
 	if code != exitCheck || !strings.Contains(stderr, "the artifact is sha256:"+strings.Repeat("0", 64)) {
 		t.Fatalf("other digest: exit %d\n%s%s", code, stdout, stderr)
+	}
+}
+
+// scripts/sigstore-conformance speaks the conformance suite's protocol
+// (verify-bundle with --certificate-identity/--certificate-oidc-issuer or
+// --key, FILE_OR_DIGEST last) over this updeb: real material accepted and
+// refused, signing and staging without a root refused as usage.
+func TestSigstoreConformanceWrapper(t *testing.T) {
+	shim := filepath.Join(t.TempDir(), "updeb")
+	self, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(shim, []byte("#!/bin/sh\nUPDEB_TEST_HELPER=1 exec '"+self+"' -test.run='^TestFetchHelperProcess$' -- \"$@\"\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	const (
+		oci256 = "sha256:732112270d7e59418a8c080b134b24cabd67d250d0d0147a97ed95ba5c280aa4"
+		npm512 = "sha512:76176ffa33808b54602c7c35de5c6e9a4deb96066dba6533f50ac234f4f1f4c6b3527515dc17c06fbe2860030f410eee69ea20079bd3a2c6f3dcf3b329b10751"
+		oauth  = "https://github.com/login/oauth"
+	)
+	oci := []string{"verify-bundle", "--bundle", realSigstore("oci-attestation.sigstore.json")}
+	for _, c := range []struct {
+		name string
+		args []string
+		code int
+		out  string
+	}{
+		{"good", append(oci, "--certificate-identity", "cody@soyland.com", "--certificate-oidc-issuer", oauth, oci256), 0, "Good Sigstore signature (bundle) by cody@soyland.com"},
+		{"cosign's root", append(oci, "--certificate-identity", "cody@soyland.com", "--certificate-oidc-issuer", oauth, "--trusted-root", realSigstore("trusted_root_pgi.json"), oci256), 0, "index 175508996"},
+		{"wrong identity", append(oci, "--certificate-identity", "cody@soyland.org", "--certificate-oidc-issuer", oauth, oci256), 1, `want "cody@soyland.org"`},
+		{"wrong issuer", append(oci, "--certificate-identity", "cody@soyland.com", "--certificate-oidc-issuer", "https://accounts.google.com", oci256), 1, "issuer"},
+		{"other digest", append(oci, "--certificate-identity", "cody@soyland.com", "--certificate-oidc-issuer", oauth, "sha256:"+strings.Repeat("0", 64)), 1, "another artifact"},
+		{"pinned key", []string{"verify-bundle", "--bundle", realSigstore("bundle-publish.json"), "--key", realSigstore("publish_key.pub"), npm512}, 0, "by public key"},
+		{"sign", []string{"sign-bundle", "--identity-token", "t", "--bundle", "b", "f"}, 2, "does not sign"},
+		{"staging without a root", append(append([]string{"verify-bundle", "--staging"}, oci[1:]...), "--certificate-identity", "cody@soyland.com", "--certificate-oidc-issuer", oauth, oci256), 2, "--staging needs --trusted-root"},
+		{"no artifact", append(oci, "--certificate-identity", "cody@soyland.com", "--certificate-oidc-issuer", oauth), 2, "usage:"},
+		{"unknown option", append(oci, "--rekor-url", "x", oci256), 2, "unknown option --rekor-url"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			cmd := exec.Command(filepath.Join("..", "..", "scripts", "sigstore-conformance"), c.args...)
+			cmd.Env = append(os.Environ(), "UPDEB="+shim)
+			out, err := cmd.CombinedOutput()
+			code := 0
+			if ee, ok := err.(*exec.ExitError); ok {
+				code = ee.ExitCode()
+			} else if err != nil {
+				t.Fatal(err)
+			}
+			if code != c.code || !strings.Contains(string(out), c.out) {
+				t.Fatalf("exit %d (want %d), output:\n%s\nwant it to contain %q", code, c.code, out, c.out)
+			}
+		})
 	}
 }
