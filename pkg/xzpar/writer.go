@@ -130,15 +130,15 @@ func (x *writer) Write(p []byte) (int, error) {
 	if x.closed {
 		return 0, ErrClosed
 	}
-	if x.err == nil {
-		x.err = x.ctx.Err()
-	}
 	if x.err != nil {
 		return 0, x.err
 	}
 	n := 0
 	for len(p) > 0 {
 		if x.cur == nil {
+			if x.checkCtx() != nil { // no new block once ctx is done
+				return n, x.err
+			}
 			// At most Workers blocks in memory, the one being filled
 			// included: wait for the oldest to be written first.
 			for len(x.pending) >= x.cfg.Workers && x.err == nil {
@@ -170,10 +170,7 @@ func (x *writer) Close() error {
 		return ErrClosed
 	}
 	x.closed = true
-	if x.err == nil {
-		x.err = x.ctx.Err()
-	}
-	if x.err == nil && len(x.cur) > 0 {
+	if x.checkCtx() == nil && len(x.cur) > 0 {
 		x.err = x.submit()
 	}
 	for len(x.pending) > 0 {
@@ -266,9 +263,7 @@ func (x *writer) writeOldest() {
 	x.free = append(x.free, j.in)
 	b := j.out
 	if b == nil { // the encoder stopped: ctx is done
-		if x.err == nil {
-			x.err = x.ctx.Err()
-		}
+		x.checkCtx()
 		return
 	}
 	defer func() { x.freeOut = append(x.freeOut, b.data) }()
@@ -288,6 +283,15 @@ func (x *writer) writeHeader() {
 		x.wroteHeader = true
 		x.write(streamHeader())
 	}
+}
+
+// checkCtx makes ctx's error, once ctx is done, the writer's error (unless
+// another came first) and returns the writer's error.
+func (x *writer) checkCtx() error {
+	if x.err == nil {
+		x.err = x.ctx.Err()
+	}
+	return x.err
 }
 
 // write writes p unless an error happened before; the first error sticks.
