@@ -64,7 +64,7 @@ func (r *Repo) GC(ctx context.Context, dryRun bool) (*GCResult, error) {
 		for n := range kept[s] {
 			keptDirs = append(keptDirs, r.genDir(s, n))
 		}
-		names, err := r.prunable(s, g.n, g.settings.Keep)
+		names, err := r.prunable(s, kept[s])
 		if err != nil {
 			return nil, err
 		}

@@ -434,14 +434,10 @@ func (r *Repo) generationsToKeep(suite string, live, keep int) (map[int]bool, er
 }
 
 // prunable returns the names, in suite's generations folder, of what prune
-// removes: generations that are not kept, generations after the live one
-// (never live: written by a killed write), and the dot-named leftovers of
-// killed writes (staging directories, generations renamed aside).
-func (r *Repo) prunable(suite string, live, keep int) ([]string, error) {
-	kept, err := r.generationsToKeep(suite, live, keep)
-	if err != nil {
-		return nil, err
-	}
+// removes: generations not in kept (see generationsToKeep), generations after
+// the live one (never live: written by a killed write), and the dot-named
+// leftovers of killed writes (staging directories, generations renamed aside).
+func (r *Repo) prunable(suite string, kept map[int]bool) ([]string, error) {
 	des, err := os.ReadDir(r.suiteGenDir(suite))
 	if err != nil {
 		return nil, err
@@ -474,7 +470,12 @@ func (r *Repo) prunable(suite string, live, keep int) ([]string, error) {
 // generations it removed. Failures are only logged: the repository is already
 // consistent.
 func (r *Repo) prune(suite string, live, keep int) []int {
-	names, err := r.prunable(suite, live, keep)
+	kept, err := r.generationsToKeep(suite, live, keep)
+	if err != nil {
+		r.opts.Logger.Warn("cannot list old generations", "suite", suite, "err", err)
+		return nil
+	}
+	names, err := r.prunable(suite, kept)
 	if err != nil {
 		r.opts.Logger.Warn("cannot list old generations", "suite", suite, "err", err)
 		return nil
