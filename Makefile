@@ -6,7 +6,7 @@ STATICCHECK_VERSION := v0.8.2
 # The test suite's total budget; CI gives 90 minutes, we stay well under 20.
 TEST_TIMEOUT ?= 20m
 
-.PHONY: all build test unit hostile lint tidy-check size-check bench demo fuzz clean
+.PHONY: all build test unit hostile lint fmt-check tidy-check size-check bench demo fuzz clean
 
 all: build
 
@@ -23,9 +23,14 @@ unit:
 hostile: build
 	UPDEB_BIN=$(CURDIR)/bin/updeb $(GO) test -count=1 -timeout $(TEST_TIMEOUT) -run '^TestHostile(Verdicts)?$$' ./internal/hostile
 
-lint: tidy-check size-check
+lint: fmt-check tidy-check size-check
 	$(GO) vet ./...
 	$(GO) run honnef.co/go/tools/cmd/staticcheck@$(STATICCHECK_VERSION) ./...
+
+## fmt-check: every tracked Go file as gofmt writes it.
+fmt-check:
+	@unformatted=$$(git ls-files -z '*.go' | xargs -0 -r "$$($(GO) env GOROOT)/bin/gofmt" -l); \
+	if [ -n "$$unformatted" ]; then echo "not gofmt-formatted (run gofmt -w):"; echo "$$unformatted"; exit 1; fi
 
 tidy-check:
 	@$(GO) mod tidy
