@@ -13,7 +13,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/updeb/updeb/internal/build"
+	"github.com/updeb/updeb/internal/pipeline"
 	"github.com/updeb/updeb/internal/config"
 	"github.com/updeb/updeb/internal/confined"
 	"github.com/updeb/updeb/internal/recipe"
@@ -147,7 +147,7 @@ func runBuild(cmd *cobra.Command, g *globalOptions, o *buildOptions, args []stri
 	if err != nil {
 		return err
 	}
-	opts := build.Options{
+	opts := pipeline.Options{
 		Fetcher:       s.fetcher,
 		Sigstore:      ss,
 		OutDir:        g.outFolder(cfg),
@@ -163,10 +163,10 @@ func runBuild(cmd *cobra.Command, g *globalOptions, o *buildOptions, args []stri
 		ProvenanceKey: key,
 		Progress:      g.buildProgress(),
 	}
-	results, runErr := build.Run(cmd.Context(), s.jobs, opts)
+	results, runErr := pipeline.Run(cmd.Context(), s.jobs, opts)
 	if g.json {
 		if err := printJSON(cmd.OutOrStdout(), cmd, struct {
-			Builds []build.Result `json:"builds"`
+			Builds []pipeline.Result `json:"builds"`
 		}{results}); err != nil {
 			return err
 		}
@@ -189,14 +189,14 @@ func readProvenanceKey(path string) (*signkey.Key, error) {
 }
 
 // buildJobs pairs each recipe with the requested architectures it has.
-func buildJobs(recipes []*recipe.Recipe, arches []string) ([]build.Job, error) {
-	var jobs []build.Job
+func buildJobs(recipes []*recipe.Recipe, arches []string) ([]pipeline.Job, error) {
+	var jobs []pipeline.Job
 	for _, r := range recipes {
 		for _, a := range r.ArchNames() {
 			if len(arches) > 0 && !contains(arches, a) {
 				continue
 			}
-			jobs = append(jobs, build.Job{Recipe: r, Arch: a})
+			jobs = append(jobs, pipeline.Job{Recipe: r, Arch: a})
 		}
 	}
 	if len(jobs) == 0 {
@@ -214,7 +214,7 @@ func contains(list []string, s string) bool {
 	return false
 }
 
-func printBuildSummary(w io.Writer, out string, results []build.Result) {
+func printBuildSummary(w io.Writer, out string, results []pipeline.Result) {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "RECIPE\tARCH\tVERSION\tSTATUS\tPACKAGES\tTIME")
 	built, skipped, failed := 0, 0, 0

@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/updeb/updeb/internal/build"
+	"github.com/updeb/updeb/internal/pipeline"
 
 	"github.com/spf13/cobra"
 
@@ -104,7 +104,7 @@ func fetchRecipes(cmd *cobra.Command, g *globalOptions, o *fetchOptions, args []
 	if err != nil {
 		return err
 	}
-	res, err := build.Fetch(cmd.Context(), s.jobs, opts)
+	res, err := pipeline.Fetch(cmd.Context(), s.jobs, opts)
 	if perr := printFetchResults(cmd, g, res); perr != nil && err == nil {
 		err = perr
 	}

@@ -15,7 +15,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/updeb/updeb/internal/build"
+	"github.com/updeb/updeb/internal/pipeline"
 	"github.com/updeb/updeb/internal/config"
 	"github.com/updeb/updeb/internal/confined"
 	"github.com/updeb/updeb/internal/repo"
@@ -151,7 +151,7 @@ func (o *repoOptions) target(deb string) (suite, component string) {
 			} `json:"buildDefinition"`
 		} `json:"predicate"`
 	}
-	if data, err := confined.ReadFile(deb+build.ProvenanceSuffix, dsse.MaxSize); err == nil {
+	if data, err := confined.ReadFile(deb+pipeline.ProvenanceSuffix, dsse.MaxSize); err == nil {
 		if env, err := dsse.Parse(data); err == nil {
 			data = env.Payload // (records of updeb before 2026-11 are the bare statement)
 		}
@@ -238,7 +238,7 @@ change apt clients refuse (Origin, Label, Codename, dropping a signing key) is r
 			groups := map[string]map[string][]repo.Package{}
 			var order []string
 			for _, path := range args {
-				if dir := filepath.Dir(path); build.PendingCommit(dir) {
+				if dir := filepath.Dir(path); pipeline.PendingCommit(dir) {
 					return invalidInput(fmt.Errorf("%s: the build that wrote %s was killed while it moved a recipe's packages in; some may be missing", path, dir),
 						"run 'updeb build' with the same output folder (it finishes the move), then publish again")
 				}

@@ -10,7 +10,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/updeb/updeb/internal/build"
+	"github.com/updeb/updeb/internal/pipeline"
 	"github.com/updeb/updeb/internal/gate"
 )
 
@@ -69,7 +69,7 @@ func runVerify(cmd *cobra.Command, g *globalOptions, o *verifyOptions, args []st
 		return err
 	}
 	opts := gate.Options{
-		Build: build.Options{
+		Build: pipeline.Options{
 			Fetcher: s.fetcher, Sigstore: ss, Now: time.Now, Logger: g.logger(), UpdebVersion: version,
 			Parallel: buildParallel(0, s.cfg.Build), XZWorkers: s.cfg.Build.XZWorkers, PlanOptions: planOptions(s.cfg), Progress: g.buildProgress(),
 		},

@@ -13,7 +13,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/updeb/updeb/internal/build"
+	"github.com/updeb/updeb/internal/pipeline"
 	"github.com/updeb/updeb/internal/confined"
 	"github.com/updeb/updeb/pkg/digest"
 	"github.com/updeb/updeb/pkg/dsse"
@@ -77,7 +77,7 @@ func runVerifyProvenance(cmd *cobra.Command, g *globalOptions, o *verifyProvenan
 	if o.key != "" && o.keyring != "" {
 		return usageErrorf("give --key or --keyring, not both")
 	}
-	record := first(o.provenance, deb+build.ProvenanceSuffix)
+	record := first(o.provenance, deb+pipeline.ProvenanceSuffix)
 	sum, err := fileSHA256(deb)
 	if err != nil {
 		return invalidInput(err, "")

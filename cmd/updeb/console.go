@@ -9,7 +9,7 @@ import (
 
 	"golang.org/x/term"
 
-	"github.com/updeb/updeb/internal/build"
+	"github.com/updeb/updeb/internal/pipeline"
 	"github.com/updeb/updeb/internal/console"
 	"github.com/updeb/updeb/internal/fetch"
 )
@@ -127,12 +127,12 @@ func (g *globalOptions) fetchProgress() fetch.ProgressFunc {
 }
 
 // buildProgress shows each package being compressed: bytes in, bytes out.
-func (g *globalOptions) buildProgress() func(build.Progress) {
+func (g *globalOptions) buildProgress() func(pipeline.Progress) {
 	con := g.console()
 	if !con.Bars() {
 		return nil
 	}
-	return func(p build.Progress) {
+	return func(p pipeline.Progress) {
 		id := "write " + p.File
 		if p.Done {
 			con.Finish(id)

@@ -12,7 +12,7 @@ import (
 	"strings"
 	"syscall"
 
-	"github.com/updeb/updeb/internal/build"
+	"github.com/updeb/updeb/internal/pipeline"
 	"github.com/updeb/updeb/internal/confined"
 	"github.com/updeb/updeb/internal/eol"
 	"github.com/updeb/updeb/internal/fetch"
@@ -255,7 +255,7 @@ func exitRuleFor(err error) (int, string) {
 // auxHint is the hint for a signature, checksum or Sigstore file refused
 // twice: what the refusal itself suggests, and that the file is gone from
 // the cache.
-func auxHint(e *build.AuxError) string {
+func auxHint(e *pipeline.AuxError) string {
 	const refetch = "nothing was packaged and the file is no longer cached: run the build again to fetch it anew; if it keeps failing, compare it with upstream's (a proxy may be serving an error page) before touching the recipe"
 	var sr *sigstore.RefusedError
 	var vr *verify.RefusedError

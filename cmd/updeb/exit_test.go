@@ -12,7 +12,7 @@ import (
 	"syscall"
 	"testing"
 
-	"github.com/updeb/updeb/internal/build"
+	"github.com/updeb/updeb/internal/pipeline"
 	"github.com/updeb/updeb/internal/confined"
 	"github.com/updeb/updeb/internal/eol"
 	"github.com/updeb/updeb/internal/fetch"
@@ -70,7 +70,7 @@ func TestExitStatus(t *testing.T) {
 		{"failed report", checkFailed(errors.New("2 compatibility violation(s)"), "see the findings above"), exitCheck, "see the findings above"},
 
 		// 1: a check failed.
-		{"bad signature file", wrap(&build.AuxError{Source: "helm", Files: []string{"the signature file fetched from u"}, Err: refusal("", verify.ReasonMalformed)}), exitCheck, "no longer cached"},
+		{"bad signature file", wrap(&pipeline.AuxError{Source: "helm", Files: []string{"the signature file fetched from u"}, Err: refusal("", verify.ReasonMalformed)}), exitCheck, "no longer cached"},
 		{"mirror file refused", wrap(&fetch.MirrorError{URL: "u", Target: "file:///m/u", Err: fmt.Errorf("x: %w", confined.ErrRefused)}), exitCheck, "outside its folder"},
 		{"recipe file refused", wrap(fmt.Errorf("/r/x/evil: %w: resolves outside", confined.ErrRefused)), exitCheck, "outside its folder"},
 		{"unknown signer", refusal("helm.tgz.asc", verify.ReasonUnknownSigner), exitCheck, "the signer is not in keys/helm.asc"},

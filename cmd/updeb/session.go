@@ -3,7 +3,7 @@ package main
 import (
 	"time"
 
-	"github.com/updeb/updeb/internal/build"
+	"github.com/updeb/updeb/internal/pipeline"
 	"github.com/updeb/updeb/internal/config"
 	"github.com/updeb/updeb/internal/fetch"
 	"github.com/updeb/updeb/internal/recipe"
@@ -17,7 +17,7 @@ type session struct {
 	g       *globalOptions
 	cfg     *config.Config
 	recipes []*recipe.Recipe
-	jobs    []build.Job
+	jobs    []pipeline.Job
 	fetcher *fetch.Fetcher
 }
 
@@ -56,12 +56,12 @@ func (s *session) sigstore() (*sigstore.Verifier, error) {
 
 // fetchOptions are the build options of the commands that fetch and verify
 // the sources without building (fetch, mirror export).
-func (s *session) fetchOptions() (build.Options, error) {
+func (s *session) fetchOptions() (pipeline.Options, error) {
 	ss, err := s.sigstore()
 	if err != nil {
-		return build.Options{}, err
+		return pipeline.Options{}, err
 	}
-	return build.Options{Fetcher: s.fetcher, Sigstore: ss, Now: time.Now, Logger: s.g.logger(), PlanOptions: planOptions(s.cfg)}, nil
+	return pipeline.Options{Fetcher: s.fetcher, Sigstore: ss, Now: time.Now, Logger: s.g.logger(), PlanOptions: planOptions(s.cfg)}, nil
 }
 
 func (s *session) Close() { s.fetcher.Close() }

@@ -25,7 +25,7 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/updeb/updeb/internal/build"
+	"github.com/updeb/updeb/internal/pipeline"
 	"github.com/updeb/updeb/internal/fetch"
 	"github.com/updeb/updeb/internal/recipe"
 	"github.com/updeb/updeb/internal/trust"
@@ -129,7 +129,7 @@ func (rep *Report) Err() error {
 
 // Options configure Run. Build's OutDir and Force are set by Run.
 type Options struct {
-	Build   build.Options
+	Build   pipeline.Options
 	Arches  []string // architectures to build; nil means every one of each recipe
 	TempDir string   // parent of the two build folders (and the base checkout)
 	Lintian string   // the lintian executable; "" when not installed (the check is skipped)
@@ -139,11 +139,11 @@ type Options struct {
 // Run verifies the recipes. It returns an error only when it could not run at
 // all; failed checks are in the report.
 func Run(ctx context.Context, recipes []*recipe.Recipe, opts Options) (*Report, error) {
-	var jobs []build.Job
+	var jobs []pipeline.Job
 	for _, r := range recipes {
 		for _, a := range r.ArchNames() {
 			if len(opts.Arches) == 0 || slices.Contains(opts.Arches, a) {
-				jobs = append(jobs, build.Job{Recipe: r, Arch: a})
+				jobs = append(jobs, pipeline.Job{Recipe: r, Arch: a})
 			}
 		}
 	}
@@ -153,23 +153,23 @@ func Run(ctx context.Context, recipes []*recipe.Recipe, opts Options) (*Report, 
 	first, second := filepath.Join(opts.TempDir, "build-1"), filepath.Join(opts.TempDir, "build-2")
 	bo := opts.Build
 	bo.Force, bo.OutDir = true, first
-	res1, err := build.Run(ctx, jobs, bo)
+	res1, err := pipeline.Run(ctx, jobs, bo)
 	if res1 == nil && err != nil {
 		return nil, err // the build could not start (output folder, lock): nothing was checked
 	}
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	var again []build.Job
+	var again []pipeline.Job
 	for i, r := range res1 {
 		if r.Err == nil {
 			again = append(again, jobs[i])
 		}
 	}
-	var res2 []build.Result
+	var res2 []pipeline.Result
 	if len(again) > 0 {
 		bo.OutDir = second
-		res2, _ = build.Run(ctx, again, bo)
+		res2, _ = pipeline.Run(ctx, again, bo)
 	}
 
 	rep := &Report{}
@@ -201,8 +201,8 @@ func Run(ctx context.Context, recipes []*recipe.Recipe, opts Options) (*Report, 
 }
 
 // resultsOf returns the build results of the recipe named name.
-func resultsOf(name string, results []build.Result) []build.Result {
-	var out []build.Result
+func resultsOf(name string, results []pipeline.Result) []pipeline.Result {
+	var out []pipeline.Result
 	for _, x := range results {
 		if x.Recipe == name {
 			out = append(out, x)
@@ -241,7 +241,7 @@ func (c *checks) fail(check string, cause error, format string, args ...any) {
 
 // sourceChecks reports fetch, digest, signature, cross-check and build from
 // the first build's results; it returns whether every job built.
-func sourceChecks(r *recipe.Recipe, results []build.Result, c *checks) bool {
+func sourceChecks(r *recipe.Recipe, results []pipeline.Result, c *checks) bool {
 	var failed bool
 	for _, x := range results {
 		if x.Err == nil {
@@ -312,7 +312,7 @@ func sourceChecks(r *recipe.Recipe, results []build.Result, c *checks) bool {
 
 // sigstoreEvidence says, per architecture built, who signed the source and
 // where the transparency log holds it.
-func sigstoreEvidence(results []build.Result, source string) string {
+func sigstoreEvidence(results []pipeline.Result, source string) string {
 	var out []string
 	for _, x := range results {
 		for _, by := range x.VerifiedBy[source] {
@@ -351,8 +351,8 @@ func lintian(ctx context.Context, exe string, debs []string, c *checks) {
 }
 
 // reproducible compares the two builds byte for byte.
-func reproducible(a, b []build.Result, dirA, dirB string, c *checks) {
-	second := map[string]build.Output{}
+func reproducible(a, b []pipeline.Result, dirA, dirB string, c *checks) {
+	second := map[string]pipeline.Output{}
 	for _, x := range b {
 		for _, o := range x.Outputs {
 			second[o.File] = o

@@ -12,7 +12,7 @@ import (
 	"syscall"
 	"testing"
 
-	"github.com/updeb/updeb/internal/build"
+	"github.com/updeb/updeb/internal/pipeline"
 	"github.com/updeb/updeb/internal/fetch"
 	"github.com/updeb/updeb/internal/recipe"
 	"github.com/updeb/updeb/internal/testenv"
@@ -233,7 +233,7 @@ func TestSourceChecks(t *testing.T) {
 	}
 	for _, f := range failures {
 		var c checks
-		if sourceChecks(r, []build.Result{{}, {Err: fmt.Errorf("hello (amd64): %w", f.err)}}, &c) {
+		if sourceChecks(r, []pipeline.Result{{}, {Err: fmt.Errorf("hello (amd64): %w", f.err)}}, &c) {
 			t.Errorf("%v: reported as built", f.err)
 		}
 		if len(c) != 1 || c[0].Check != f.check || c[0].Status != Fail || !strings.Contains(c[0].Detail, f.err.Error()) {
@@ -245,7 +245,7 @@ func TestSourceChecks(t *testing.T) {
 	}
 
 	var c checks
-	ok := sourceChecks(r, []build.Result{{Outputs: []build.Output{{File: "a_1_amd64.deb"}}}, {Outputs: []build.Output{{File: "b_1_amd64.deb"}}}}, &c)
+	ok := sourceChecks(r, []pipeline.Result{{Outputs: []pipeline.Output{{File: "a_1_amd64.deb"}}}, {Outputs: []pipeline.Output{{File: "b_1_amd64.deb"}}}}, &c)
 	want := []Result{
 		{Check: "digest", Status: Pass, Detail: "every source matches its pinned digest"},
 		{Check: "signature", Status: Pass, Detail: "OpenPGP signature verified: signed"},
@@ -278,15 +278,15 @@ func TestReproducible(t *testing.T) {
 	write(dirB, "short.deb", big[:len(big)-1])
 	write(dirA, "only.deb", big)
 
-	outs := func(names ...string) []build.Result {
-		var r build.Result
+	outs := func(names ...string) []pipeline.Result {
+		var r pipeline.Result
 		for _, n := range names {
-			r.Outputs = append(r.Outputs, build.Output{File: n, SHA256: n + "-sha"})
+			r.Outputs = append(r.Outputs, pipeline.Output{File: n, SHA256: n + "-sha"})
 		}
-		return []build.Result{r}
+		return []pipeline.Result{r}
 	}
 	tests := []struct {
-		a, b   []build.Result
+		a, b   []pipeline.Result
 		want   Status
 		detail string
 	}{

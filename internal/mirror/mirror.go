@@ -22,7 +22,7 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/updeb/updeb/internal/build"
+	"github.com/updeb/updeb/internal/pipeline"
 	"github.com/updeb/updeb/internal/confined"
 	"github.com/updeb/updeb/internal/fetch"
 	"github.com/updeb/updeb/pkg/atomicfile"
@@ -71,12 +71,12 @@ type ExportResult struct {
 // folder's manifest. A file already there with the same digest is left as
 // it is; another is replaced. The copy is hashed as it is written and must
 // equal what was verified.
-func Export(ctx context.Context, jobs []build.Job, opts build.Options, dir string) (*ExportResult, error) {
+func Export(ctx context.Context, jobs []pipeline.Job, opts pipeline.Options, dir string) (*ExportResult, error) {
 	abs, err := filepath.Abs(dir)
 	if err != nil {
 		return nil, err
 	}
-	got, err := build.Fetch(ctx, jobs, opts)
+	got, err := pipeline.Fetch(ctx, jobs, opts)
 	if err != nil {
 		return nil, err
 	}

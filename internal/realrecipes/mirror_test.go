@@ -20,7 +20,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/updeb/updeb/internal/build"
+	"github.com/updeb/updeb/internal/pipeline"
 	"github.com/updeb/updeb/internal/config"
 	"github.com/updeb/updeb/internal/fetch"
 	"github.com/updeb/updeb/internal/gate"
@@ -458,16 +458,16 @@ func TestRealRecipesFromStandInMirror(t *testing.T) {
 	root := t.TempDir()
 	sg := newMirrorSigners(t, root)
 	sets := without(standins(), "kubernetes-1.35") // the same packages as 1.36: not unpacked together
-	var jobs []build.Job
+	var jobs []pipeline.Job
 	for _, r := range standinMirror(t, root, sets, sg) {
-		jobs = append(jobs, build.Job{Recipe: r, Arch: "amd64"})
+		jobs = append(jobs, pipeline.Job{Recipe: r, Arch: "amd64"})
 	}
 	rekor := httptest.NewServer(sg.rekor)
 	t.Cleanup(rekor.Close)
 	f := standinFetcher(t, root, t.TempDir(), rekor.URL)
 
 	out := filepath.Join(root, "out")
-	res, err := build.Run(context.Background(), jobs, build.Options{
+	res, err := pipeline.Run(context.Background(), jobs, pipeline.Options{
 		Fetcher: f, Sigstore: sigstoreVerifier(t, root, sg, f), OutDir: out, Now: time.Now, UpdebVersion: "test", Logger: slog.New(slog.DiscardHandler),
 		PlanOptions: recipe.PlanOptions{DefaultMaintainer: "updeb tests <tests@example.org>"}, Parallel: 2,
 	})
@@ -566,7 +566,7 @@ func TestRealKubernetesRecipesVerify(t *testing.T) {
 	t.Cleanup(rekor.Close)
 	f := standinFetcher(t, root, t.TempDir(), rekor.URL)
 	opts := gate.Options{
-		Build: build.Options{Fetcher: f, Sigstore: sigstoreVerifier(t, root, sg, f), Now: time.Now, UpdebVersion: "test",
+		Build: pipeline.Options{Fetcher: f, Sigstore: sigstoreVerifier(t, root, sg, f), Now: time.Now, UpdebVersion: "test",
 			Logger: slog.New(slog.DiscardHandler), PlanOptions: recipe.PlanOptions{DefaultMaintainer: "updeb tests <tests@example.org>"}, Parallel: 2},
 		Arches: []string{"amd64"}, TempDir: t.TempDir(),
 	}

@@ -14,7 +14,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/updeb/updeb/internal/build"
+	"github.com/updeb/updeb/internal/pipeline"
 	"github.com/updeb/updeb/internal/eol"
 	"github.com/updeb/updeb/internal/fetch"
 	"github.com/updeb/updeb/internal/trust"
@@ -203,8 +203,8 @@ func TestBump(t *testing.T) {
 	}
 	// The bumped recipe builds: fetch with the new pins, verify, package.
 	out := t.TempDir()
-	results, err := build.Run(context.Background(), []build.Job{{Recipe: r, Arch: "amd64"}, {Recipe: r, Arch: "arm64"}},
-		build.Options{Fetcher: o.Client.(*fetch.Fetcher), OutDir: out, Now: o.Now, PlanOptions: urlPlan})
+	results, err := pipeline.Run(context.Background(), []pipeline.Job{{Recipe: r, Arch: "amd64"}, {Recipe: r, Arch: "arm64"}},
+		pipeline.Options{Fetcher: o.Client.(*fetch.Fetcher), OutDir: out, Now: o.Now, PlanOptions: urlPlan})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -300,8 +300,8 @@ func TestBumpSHA512(t *testing.T) {
 			t.Errorf("%s: bump added a sha256 pin the recipe did not have", arch)
 		}
 	}
-	if _, err := build.Run(context.Background(), []build.Job{{Recipe: r, Arch: "amd64"}},
-		build.Options{Fetcher: o.Client.(*fetch.Fetcher), OutDir: t.TempDir(), Now: o.Now, PlanOptions: urlPlan}); err != nil {
+	if _, err := pipeline.Run(context.Background(), []pipeline.Job{{Recipe: r, Arch: "amd64"}},
+		pipeline.Options{Fetcher: o.Client.(*fetch.Fetcher), OutDir: t.TempDir(), Now: o.Now, PlanOptions: urlPlan}); err != nil {
 		t.Fatal(err)
 	}
 }

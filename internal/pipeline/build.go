@@ -10,7 +10,7 @@
 // the pinned digest is
 // cross-checked against the upstream checksum file (itself verified when it
 // is clearsigned) before a single byte is extracted.
-package build
+package pipeline
 
 import (
 	"context"
