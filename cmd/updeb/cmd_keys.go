@@ -14,7 +14,7 @@ import (
 
 	"github.com/updeb/updeb/internal/recipe"
 	"github.com/updeb/updeb/internal/trust"
-	"github.com/updeb/updeb/pkg/verify"
+	"github.com/updeb/updeb/pkg/verify/openpgp"
 )
 
 // newKeysCmd is the parent of the key commands; each subcommand is one line in
@@ -75,10 +75,10 @@ signature comes from.`,
 // keyringListing is one file's keys, or one recipe source's Sigstore
 // signer, as printed by keys list --json.
 type keyringListing struct {
-	File     string                  `json:"file,omitempty"`
-	Keys     []verify.PrimaryKeyInfo `json:"keys,omitempty"`
-	UsedBy   []string                `json:"used_by,omitempty"` // "RECIPE SOURCE (signature|checksum file)"
-	Sigstore *sigstoreSigner         `json:"sigstore,omitempty"`
+	File     string                   `json:"file,omitempty"`
+	Keys     []openpgp.PrimaryKeyInfo `json:"keys,omitempty"`
+	UsedBy   []string                 `json:"used_by,omitempty"` // "RECIPE SOURCE (signature|checksum file)"
+	Sigstore *sigstoreSigner          `json:"sigstore,omitempty"`
 }
 
 // sigstoreSigner is who a recipe source accepts as its Sigstore signer.
@@ -238,7 +238,7 @@ func sigstoreSigners(recipes []*recipe.Recipe) []keyringListing {
 	return out
 }
 
-func printKey(w io.Writer, kind string, k verify.KeyInfo) {
+func printKey(w io.Writer, kind string, k openpgp.KeyInfo) {
 	line := fmt.Sprintf("%s %-9s %s created %s", kind, k.Algorithm, k.Fingerprint, k.Created.Format(time.DateOnly))
 	if k.Expires != nil {
 		line += " expires " + k.Expires.Format(time.DateOnly)
@@ -254,14 +254,14 @@ func printKey(w io.Writer, kind string, k verify.KeyInfo) {
 
 // loadKeyring opens a keyring file the user named: one that cannot be read is
 // invalid input (exit 2), like a malformed one (verify.ErrKeyring).
-func loadKeyring(path string) (*verify.Keyring, error) {
-	kr, err := verify.LoadKeyring(path)
+func loadKeyring(path string) (*openpgp.Keyring, error) {
+	kr, err := openpgp.LoadKeyring(path)
 	switch {
 	case err == nil:
 		return kr, nil
 	case errors.Is(err, os.ErrNotExist):
 		return nil, invalidInput(err, "give the path of an OpenPGP keyring, such as keys/helm.asc")
-	case errors.Is(err, verify.ErrKeyring):
+	case errors.Is(err, openpgp.ErrKeyring):
 		return nil, err
 	}
 	return nil, invalidInput(err, "")

@@ -10,8 +10,8 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/updeb/updeb/internal/pipeline"
 	"github.com/updeb/updeb/internal/gate"
+	"github.com/updeb/updeb/internal/pipeline"
 )
 
 type verifyOptions struct {

@@ -13,12 +13,12 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/updeb/updeb/internal/pipeline"
 	"github.com/updeb/updeb/internal/confined"
+	"github.com/updeb/updeb/internal/pipeline"
 	"github.com/updeb/updeb/pkg/digest"
 	"github.com/updeb/updeb/pkg/dsse"
 	"github.com/updeb/updeb/pkg/provenance"
-	"github.com/updeb/updeb/pkg/verify"
+	"github.com/updeb/updeb/pkg/verify/openpgp"
 )
 
 type verifyProvenanceOptions struct {
@@ -93,7 +93,7 @@ func runVerifyProvenance(cmd *cobra.Command, g *globalOptions, o *verifyProvenan
 	if err != nil {
 		return err
 	}
-	v, err := provenance.Verify(env, kr, verify.Policy{Signers: o.signers, Now: now}, filepath.Base(deb), sum)
+	v, err := provenance.Verify(env, kr, openpgp.Policy{Signers: o.signers, Now: now}, filepath.Base(deb), sum)
 	if err != nil {
 		return fmt.Errorf("%s: %w", record, err)
 	}
@@ -123,7 +123,7 @@ func readEnvelope(path string) (*dsse.Envelope, error) {
 }
 
 // trustedKeys loads --key (exactly one key) or --keyring.
-func trustedKeys(o *verifyProvenanceOptions) (*verify.Keyring, error) {
+func trustedKeys(o *verifyProvenanceOptions) (*openpgp.Keyring, error) {
 	switch {
 	case o.key != "":
 		kr, err := loadKeyring(o.key)

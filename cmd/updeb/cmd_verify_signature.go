@@ -15,7 +15,7 @@ import (
 	"github.com/updeb/updeb/internal/confined"
 	"github.com/updeb/updeb/pkg/atomicfile"
 	"github.com/updeb/updeb/pkg/digest"
-	"github.com/updeb/updeb/pkg/verify"
+	"github.com/updeb/updeb/pkg/verify/openpgp"
 	"github.com/updeb/updeb/pkg/verify/sigstore"
 )
 
@@ -112,7 +112,7 @@ func runVerifySignature(cmd *cobra.Command, g *globalOptions, o *verifySignature
 	if len(args) == 2 && o.output != "" {
 		return usageErrorf("--output is for clearsigned messages; a detached signature's data is already in %s", args[1])
 	}
-	pol := verify.Policy{Signers: o.signers, Now: now}
+	pol := openpgp.Policy{Signers: o.signers, Now: now}
 	kr, err := loadKeyring(o.keyring)
 	if err != nil {
 		return err
@@ -123,7 +123,7 @@ func runVerifySignature(cmd *cobra.Command, g *globalOptions, o *verifySignature
 	}
 	defer sig.Close()
 
-	var res *verify.Result
+	var res *openpgp.Result
 	var content []byte
 	if len(args) == 2 {
 		data, _, err := confined.OpenFile(args[1])
@@ -131,12 +131,12 @@ func runVerifySignature(cmd *cobra.Command, g *globalOptions, o *verifySignature
 			return invalidInput(err, "")
 		}
 		defer data.Close()
-		res, err = verify.VerifyDetached(kr, pol, sig, data)
+		res, err = openpgp.VerifyDetached(kr, pol, sig, data)
 		if err != nil {
 			return refusedFor(err, args[0])
 		}
 	} else {
-		content, res, err = verify.VerifyClearsigned(kr, pol, sig)
+		content, res, err = openpgp.VerifyClearsigned(kr, pol, sig)
 		if err != nil {
 			return refusedFor(err, args[0])
 		}
@@ -183,7 +183,7 @@ type signatureJSON struct {
 
 // signatureOf is res as the JSON of verify-signature and verify-provenance
 // shows it.
-func signatureOf(res *verify.Result) signatureJSON {
+func signatureOf(res *openpgp.Result) signatureJSON {
 	return signatureJSON{Kind: "openpgp",
 		PrimaryFingerprint: res.PrimaryFingerprint, SigningKeyFingerprint: res.SigningKeyFingerprint, UserID: res.UserID,
 		Created: res.Created.UTC(), Hash: res.Hash, Warnings: res.Warnings, Size: res.Size, Digests: res.Digests,
@@ -192,7 +192,7 @@ func signatureOf(res *verify.Result) signatureJSON {
 
 // refusedFor names the signature file in a refusal (the library does not know it).
 func refusedFor(err error, subject string) error {
-	if re, ok := errors.AsType[*verify.RefusedError](err); ok {
+	if re, ok := errors.AsType[*openpgp.RefusedError](err); ok {
 		re.Subject = subject
 	}
 	return err

@@ -9,9 +9,9 @@ import (
 
 	"golang.org/x/term"
 
-	"github.com/updeb/updeb/internal/pipeline"
 	"github.com/updeb/updeb/internal/console"
 	"github.com/updeb/updeb/internal/fetch"
+	"github.com/updeb/updeb/internal/pipeline"
 )
 
 // What goes to stderr, decided here once (the libraries only get a logger):

@@ -12,12 +12,12 @@ import (
 	"strings"
 	"syscall"
 
-	"github.com/updeb/updeb/internal/pipeline"
 	"github.com/updeb/updeb/internal/confined"
 	"github.com/updeb/updeb/internal/eol"
 	"github.com/updeb/updeb/internal/fetch"
 	"github.com/updeb/updeb/internal/gate"
 	"github.com/updeb/updeb/internal/mirror"
+	"github.com/updeb/updeb/internal/pipeline"
 	"github.com/updeb/updeb/internal/recipe"
 	"github.com/updeb/updeb/internal/repo"
 	"github.com/updeb/updeb/internal/signkey"
@@ -30,7 +30,7 @@ import (
 	"github.com/updeb/updeb/pkg/digest"
 	"github.com/updeb/updeb/pkg/dsse"
 	"github.com/updeb/updeb/pkg/provenance"
-	"github.com/updeb/updeb/pkg/verify"
+	"github.com/updeb/updeb/pkg/verify/openpgp"
 	"github.com/updeb/updeb/pkg/verify/sigstore"
 )
 
@@ -160,7 +160,7 @@ var exitRules = []exitRule{
 	is(track.ErrUnvouched, exitCheck, "compare these digests with a value from elsewhere (upstream's release notes, a second mirror), then pass them with --sha256/--sha512 [SOURCE:]ARCH=HEX, or say --trust-on-first-use; the recipe records either"),
 	as(exitCheck, fixed[*digest.MismatchError]("the bytes differ from the pinned digest: nothing was cached or packaged. Check the pin and the upstream release")),
 	is(trust.ErrCrossCheck, exitCheck, hintSource),
-	is(verify.ErrChecksums, exitCheck, hintSource),
+	is(openpgp.ErrChecksums, exitCheck, hintSource),
 	is(archive.ErrUnsafe, exitCheck, hintSource),
 	is(archive.ErrCorrupt, exitCheck, hintSource),
 	is(archive.ErrMissing, exitCheck, "the archive holds no file of that name: list it (tar -tf, unzip -l) and fix the recipe's files: path:, or find out whether upstream changed its layout"),
@@ -182,8 +182,8 @@ var exitRules = []exitRule{
 	is(recipe.ErrInvalid, exitUsage, hintRecipe),
 	is(deb.ErrInvalid, exitUsage, hintRecipe),
 	is(archive.ErrWant, exitUsage, hintRecipe),
-	is(verify.ErrKeyring, exitUsage, "a keyring is armored public key blocks (gpg --armor --export) or a binary keyring (gpg --export)"),
-	is(verify.ErrPolicy, exitUsage, "a signer is a full primary key fingerprint; see 'updeb keys list'"),
+	is(openpgp.ErrKeyring, exitUsage, "a keyring is armored public key blocks (gpg --armor --export) or a binary keyring (gpg --export)"),
+	is(openpgp.ErrPolicy, exitUsage, "a signer is a full primary key fingerprint; see 'updeb keys list'"),
 	is(digest.ErrNoPin, exitUsage, ""),
 	is(dsse.ErrMalformed, exitUsage, hintRecord),
 	is(provenance.ErrRecord, exitUsage, hintRecord),
@@ -258,7 +258,7 @@ func exitRuleFor(err error) (int, string) {
 func auxHint(e *pipeline.AuxError) string {
 	const refetch = "nothing was packaged and the file is no longer cached: run the build again to fetch it anew; if it keeps failing, compare it with upstream's (a proxy may be serving an error page) before touching the recipe"
 	var sr *sigstore.RefusedError
-	var vr *verify.RefusedError
+	var vr *openpgp.RefusedError
 	switch {
 	case errors.As(e.Err, &sr):
 		return sigstoreRefusalHint(sr) + "; " + refetch
@@ -268,21 +268,21 @@ func auxHint(e *pipeline.AuxError) string {
 	return refetch
 }
 
-func refusalHint(re *verify.RefusedError) string {
+func refusalHint(re *openpgp.RefusedError) string {
 	keyring := re.Keyring
 	if keyring == "" {
 		keyring = "the keyring"
 	}
 	switch {
-	case re.Has(verify.ReasonBadSignature):
+	case re.Has(openpgp.ReasonBadSignature):
 		return "the data is not what was signed: re-download both files and compare their sizes and digests with upstream's"
-	case re.Has(verify.ReasonUnknownSigner):
+	case re.Has(openpgp.ReasonUnknownSigner):
 		return fmt.Sprintf("the signer is not in %s: get the upstream project's current KEYS file and check who signed (gpg --list-packets on the signature)", keyring)
-	case re.Has(verify.ReasonNotAllowed):
+	case re.Has(openpgp.ReasonNotAllowed):
 		return "the signer's key is in the keyring but not on the allow-list: add its fingerprint with --signer (a recipe's signers:) only if upstream says it signs releases"
-	case re.Has(verify.ReasonKeyExpired), re.Has(verify.ReasonKeyRevoked):
+	case re.Has(openpgp.ReasonKeyExpired), re.Has(openpgp.ReasonKeyRevoked):
 		return fmt.Sprintf("see 'updeb keys list %s' for the key's dates; a refreshed key from upstream may carry a newer expiry", keyring)
-	case re.Has(verify.ReasonMalformed), re.Has(verify.ReasonNoSignature):
+	case re.Has(openpgp.ReasonMalformed), re.Has(openpgp.ReasonNoSignature):
 		subject := "the signature"
 		if re.Subject != "" {
 			subject = filepath.Base(re.Subject)
@@ -321,13 +321,13 @@ func provenanceHint(err error) (string, bool) {
 	if !errors.Is(err, provenance.ErrSignature) {
 		return "", false
 	}
-	re, _ := errors.AsType[*verify.RefusedError](err)
+	re, _ := errors.AsType[*openpgp.RefusedError](err)
 	switch {
 	case re == nil:
 		return "the record's key ID names another key than the one that signed it: the record was altered", true
-	case re.Has(verify.ReasonUnknownSigner), re.Has(verify.ReasonNotAllowed):
+	case re.Has(openpgp.ReasonUnknownSigner), re.Has(openpgp.ReasonNotAllowed):
 		return "the record was signed by a key other than the one given: check --key/--keyring (the key of build: provenance-key:, such as the repository's archive-keyring.asc)", true
-	case re.Has(verify.ReasonBadSignature), re.Has(verify.ReasonMalformed), re.Has(verify.ReasonNoSignature):
+	case re.Has(openpgp.ReasonBadSignature), re.Has(openpgp.ReasonMalformed), re.Has(openpgp.ReasonNoSignature):
 		return "the record was changed after it was signed (or its signature was): trust neither it nor the package; build again", true
 	}
 	return refusalHint(re), true

@@ -12,12 +12,12 @@ import (
 	"syscall"
 	"testing"
 
-	"github.com/updeb/updeb/internal/pipeline"
 	"github.com/updeb/updeb/internal/confined"
 	"github.com/updeb/updeb/internal/eol"
 	"github.com/updeb/updeb/internal/fetch"
 	"github.com/updeb/updeb/internal/gate"
 	"github.com/updeb/updeb/internal/mirror"
+	"github.com/updeb/updeb/internal/pipeline"
 	"github.com/updeb/updeb/internal/recipe"
 	"github.com/updeb/updeb/internal/repo"
 	"github.com/updeb/updeb/internal/srcurl"
@@ -29,7 +29,7 @@ import (
 	"github.com/updeb/updeb/pkg/digest"
 	"github.com/updeb/updeb/pkg/dsse"
 	"github.com/updeb/updeb/pkg/provenance"
-	"github.com/updeb/updeb/pkg/verify"
+	"github.com/updeb/updeb/pkg/verify/openpgp"
 	"github.com/updeb/updeb/pkg/verify/sigstore"
 )
 
@@ -40,10 +40,10 @@ import (
 // earlier one is dead).
 func TestExitStatus(t *testing.T) {
 	wrap := func(err error) error { return fmt.Errorf("helm (amd64): source helm: %w", err) }
-	refusal := func(subject string, reasons ...verify.Reason) error {
-		re := &verify.RefusedError{Subject: subject, Keyring: "keys/helm.asc"}
+	refusal := func(subject string, reasons ...openpgp.Reason) error {
+		re := &openpgp.RefusedError{Subject: subject, Keyring: "keys/helm.asc"}
 		for _, r := range reasons {
-			re.Refusals = append(re.Refusals, verify.Refusal{Reason: r, Detail: string(r)})
+			re.Refusals = append(re.Refusals, openpgp.Refusal{Reason: r, Detail: string(r)})
 		}
 		return wrap(re)
 	}
@@ -52,8 +52,8 @@ func TestExitStatus(t *testing.T) {
 	}
 	pathErr := &fs.PathError{Op: "open", Path: "/x", Err: syscall.ENOENT}
 	netErr := &fetch.NetworkError{URL: "https://example.org/a", Attempts: 6, Err: syscall.ECONNREFUSED}
-	provenanceRefusal := func(r verify.Reason) error {
-		re := &verify.RefusedError{Keyring: "repo.asc", Refusals: []verify.Refusal{{Reason: r, Detail: string(r)}}}
+	provenanceRefusal := func(r openpgp.Reason) error {
+		re := &openpgp.RefusedError{Keyring: "repo.asc", Refusals: []openpgp.Refusal{{Reason: r, Detail: string(r)}}}
 		return fmt.Errorf("x.deb.intoto.json: %w: %w", provenance.ErrSignature, errors.Join(re))
 	}
 	tests := []struct {
@@ -70,18 +70,18 @@ func TestExitStatus(t *testing.T) {
 		{"failed report", checkFailed(errors.New("2 compatibility violation(s)"), "see the findings above"), exitCheck, "see the findings above"},
 
 		// 1: a check failed.
-		{"bad signature file", wrap(&pipeline.AuxError{Source: "helm", Files: []string{"the signature file fetched from u"}, Err: refusal("", verify.ReasonMalformed)}), exitCheck, "no longer cached"},
+		{"bad signature file", wrap(&pipeline.AuxError{Source: "helm", Files: []string{"the signature file fetched from u"}, Err: refusal("", openpgp.ReasonMalformed)}), exitCheck, "no longer cached"},
 		{"mirror file refused", wrap(&fetch.MirrorError{URL: "u", Target: "file:///m/u", Err: fmt.Errorf("x: %w", confined.ErrRefused)}), exitCheck, "outside its folder"},
 		{"recipe file refused", wrap(fmt.Errorf("/r/x/evil: %w: resolves outside", confined.ErrRefused)), exitCheck, "outside its folder"},
-		{"unknown signer", refusal("helm.tgz.asc", verify.ReasonUnknownSigner), exitCheck, "the signer is not in keys/helm.asc"},
-		{"bad signature", refusal("", verify.ReasonBadSignature, verify.ReasonUnknownSigner), exitCheck, "the data is not what was signed"},
-		{"signer not allowed", refusal("", verify.ReasonNotAllowed), exitCheck, "not on the allow-list"},
-		{"key expired", refusal("", verify.ReasonKeyExpired), exitCheck, "'updeb keys list keys/helm.asc'"},
-		{"not a signature", refusal("/tmp/x/helm.tgz.asc", verify.ReasonMalformed), exitCheck, "is helm.tgz.asc really an OpenPGP signature"},
-		{"weak digest", refusal("", verify.ReasonWeakHash), exitCheck, "break updeb's policy"},
+		{"unknown signer", refusal("helm.tgz.asc", openpgp.ReasonUnknownSigner), exitCheck, "the signer is not in keys/helm.asc"},
+		{"bad signature", refusal("", openpgp.ReasonBadSignature, openpgp.ReasonUnknownSigner), exitCheck, "the data is not what was signed"},
+		{"signer not allowed", refusal("", openpgp.ReasonNotAllowed), exitCheck, "not on the allow-list"},
+		{"key expired", refusal("", openpgp.ReasonKeyExpired), exitCheck, "'updeb keys list keys/helm.asc'"},
+		{"not a signature", refusal("/tmp/x/helm.tgz.asc", openpgp.ReasonMalformed), exitCheck, "is helm.tgz.asc really an OpenPGP signature"},
+		{"weak digest", refusal("", openpgp.ReasonWeakHash), exitCheck, "break updeb's policy"},
 		{"digest mismatch", wrap(&digest.MismatchError{Subject: "a", Algorithm: digest.SHA256, Want: "aa", Got: "bb"}), exitCheck, "differ from the pinned digest"},
 		{"cross-check", wrap(fmt.Errorf("%w: sums lists other", trust.ErrCrossCheck)), exitCheck, "failed verification"},
-		{"bad checksum file", wrap(fmt.Errorf("%w: line 3", verify.ErrChecksums)), exitCheck, "failed verification"},
+		{"bad checksum file", wrap(fmt.Errorf("%w: line 3", openpgp.ErrChecksums)), exitCheck, "failed verification"},
 		{"hostile archive", wrap(&archive.Error{Kind: archive.ErrUnsafe, Msg: "path traversal"}), exitCheck, "failed verification"},
 		{"decompression bomb", wrap(&archive.Error{Kind: archive.ErrLimit, Msg: "too large"}), exitCheck, "failed verification"},
 		{"corrupt archive", wrap(&archive.Error{Kind: archive.ErrCorrupt}), exitCheck, "failed verification"},
@@ -95,10 +95,10 @@ func TestExitStatus(t *testing.T) {
 		{"field change", &repo.FieldChangeError{Suite: "stable", Changes: []repo.FieldChange{{Field: "Origin", From: "a", To: "b"}}}, exitCheck, "--allow-field-change"},
 		{"gate failed", fmt.Errorf("verify: %w", gate.ErrFailed), exitCheck, "FAIL lines"},
 		{"unsigned record", fmt.Errorf("x.deb.intoto.json: %w", dsse.ErrUnsigned), exitCheck, "build: provenance-key:"},
-		{"record by another key", provenanceRefusal(verify.ReasonUnknownSigner), exitCheck, "signed by a key other than the one given"},
-		{"record changed", provenanceRefusal(verify.ReasonBadSignature), exitCheck, "changed after it was signed"},
-		{"record signature damaged", provenanceRefusal(verify.ReasonMalformed), exitCheck, "changed after it was signed"},
-		{"record signed by an expired key", provenanceRefusal(verify.ReasonKeyExpired), exitCheck, "updeb keys list"},
+		{"record by another key", provenanceRefusal(openpgp.ReasonUnknownSigner), exitCheck, "signed by a key other than the one given"},
+		{"record changed", provenanceRefusal(openpgp.ReasonBadSignature), exitCheck, "changed after it was signed"},
+		{"record signature damaged", provenanceRefusal(openpgp.ReasonMalformed), exitCheck, "changed after it was signed"},
+		{"record signed by an expired key", provenanceRefusal(openpgp.ReasonKeyExpired), exitCheck, "updeb keys list"},
 		{"record key ID altered", fmt.Errorf("%w: %w", provenance.ErrSignature, errors.New("signature with key ID A was made by key B")), exitCheck, "key ID names another key"},
 		{"record of another package", fmt.Errorf("%w: the record is about a.deb, not b.deb", provenance.ErrSubject), exitCheck, "not this package's"},
 		{"support data lost cycles", &supportdata.DroppedError{Dropped: map[string][]string{"kubernetes": {"1.36"}}}, exitCheck, "--allow-dropped"},
@@ -120,8 +120,8 @@ func TestExitStatus(t *testing.T) {
 		{"invalid recipe", wrap(recipe.ErrInvalid), exitUsage, "'updeb lint'"},
 		{"invalid package", wrap(fmt.Errorf("%w: Package %q", deb.ErrInvalid, "A")), exitUsage, "'updeb lint'"},
 		{"bad want list", wrap(fmt.Errorf("%w %q: listed twice", archive.ErrWant, "x")), exitUsage, "'updeb lint'"},
-		{"bad keyring", wrap(fmt.Errorf("%w: no key", verify.ErrKeyring)), exitUsage, "gpg --armor --export"},
-		{"bad signer", fmt.Errorf("%w: fingerprint", verify.ErrPolicy), exitUsage, "full primary key fingerprint"},
+		{"bad keyring", wrap(fmt.Errorf("%w: no key", openpgp.ErrKeyring)), exitUsage, "gpg --armor --export"},
+		{"bad signer", fmt.Errorf("%w: fingerprint", openpgp.ErrPolicy), exitUsage, "full primary key fingerprint"},
 		{"no pin", fmt.Errorf("%w for u", digest.ErrNoPin), exitUsage, ""},
 		{"bad URL", fmt.Errorf("fetch: %w", &srcurl.Error{URL: "https://h/%2e%2e/x", Reason: "dot segment"}), exitUsage, "however encoded"},
 		{"malformed deb", fmt.Errorf("x.deb: %w: ar", deb.ErrMalformed), exitUsage, "dpkg-deb --info"},

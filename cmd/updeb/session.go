@@ -3,9 +3,9 @@ package main
 import (
 	"time"
 
-	"github.com/updeb/updeb/internal/pipeline"
 	"github.com/updeb/updeb/internal/config"
 	"github.com/updeb/updeb/internal/fetch"
+	"github.com/updeb/updeb/internal/pipeline"
 	"github.com/updeb/updeb/internal/recipe"
 	"github.com/updeb/updeb/pkg/verify/sigstore"
 )

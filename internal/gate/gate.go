@@ -25,12 +25,12 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/updeb/updeb/internal/pipeline"
 	"github.com/updeb/updeb/internal/fetch"
+	"github.com/updeb/updeb/internal/pipeline"
 	"github.com/updeb/updeb/internal/recipe"
 	"github.com/updeb/updeb/internal/trust"
 	"github.com/updeb/updeb/pkg/digest"
-	"github.com/updeb/updeb/pkg/verify"
+	"github.com/updeb/updeb/pkg/verify/openpgp"
 	"github.com/updeb/updeb/pkg/verify/sigstore"
 )
 
@@ -252,11 +252,11 @@ func sourceChecks(r *recipe.Recipe, results []pipeline.Result, c *checks) bool {
 		switch {
 		case errors.As(x.Err, &mismatch):
 			c.add("digest", Fail, "%v", x.Err)
-		case errors.Is(x.Err, verify.ErrSignature), errors.Is(x.Err, sigstore.ErrRefused):
+		case errors.Is(x.Err, openpgp.ErrSignature), errors.Is(x.Err, sigstore.ErrRefused):
 			c.add("signature", Fail, "%v", x.Err)
 		case errors.Is(x.Err, trust.ErrCrossCheck):
 			c.add("cross-check", Fail, "%v", x.Err)
-		case errors.Is(x.Err, recipe.ErrInvalid), errors.Is(x.Err, verify.ErrKeyring):
+		case errors.Is(x.Err, recipe.ErrInvalid), errors.Is(x.Err, openpgp.ErrKeyring):
 			c.add("build", Fail, "%v", x.Err)
 		case isNetwork(x.Err):
 			c.fail("fetch", x.Err, "%v", x.Err)

@@ -12,13 +12,13 @@ import (
 	"syscall"
 	"testing"
 
-	"github.com/updeb/updeb/internal/pipeline"
 	"github.com/updeb/updeb/internal/fetch"
+	"github.com/updeb/updeb/internal/pipeline"
 	"github.com/updeb/updeb/internal/recipe"
 	"github.com/updeb/updeb/internal/testenv"
 	"github.com/updeb/updeb/internal/trust"
 	"github.com/updeb/updeb/pkg/digest"
-	"github.com/updeb/updeb/pkg/verify"
+	"github.com/updeb/updeb/pkg/verify/openpgp"
 )
 
 const fpr = "BF6DE05C1AE1CEB285DE5044F3CB238093D0BB4B"
@@ -223,10 +223,10 @@ func TestSourceChecks(t *testing.T) {
 		cause bool // the failure is a download: Report.Err must see it
 	}{
 		{&digest.MismatchError{Subject: "a", Algorithm: digest.SHA256, Want: "aa", Got: "bb"}, "digest", false},
-		{fmt.Errorf("signature a.asc: %w", &verify.RefusedError{}), "signature", false},
+		{fmt.Errorf("signature a.asc: %w", &openpgp.RefusedError{}), "signature", false},
 		{fmt.Errorf("%w: SUMS lists other", trust.ErrCrossCheck), "cross-check", false},
 		{fmt.Errorf("%w: bad", recipe.ErrInvalid), "build", false},
-		{fmt.Errorf("%w: bad", verify.ErrKeyring), "build", false},
+		{fmt.Errorf("%w: bad", openpgp.ErrKeyring), "build", false},
 		{netErr, "fetch", true},
 		{&fetch.OfflineError{Missing: []string{"https://example.org/a"}}, "fetch", true},
 		{errors.New("disk full"), "build", false},

@@ -22,9 +22,9 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/updeb/updeb/internal/pipeline"
 	"github.com/updeb/updeb/internal/confined"
 	"github.com/updeb/updeb/internal/fetch"
+	"github.com/updeb/updeb/internal/pipeline"
 	"github.com/updeb/updeb/pkg/atomicfile"
 	"github.com/updeb/updeb/pkg/digest"
 )

@@ -11,7 +11,7 @@ import (
 	"github.com/updeb/updeb/internal/fetch"
 	"github.com/updeb/updeb/internal/recipe"
 	"github.com/updeb/updeb/internal/trust"
-	"github.com/updeb/updeb/pkg/verify"
+	"github.com/updeb/updeb/pkg/verify/openpgp"
 	"github.com/updeb/updeb/pkg/verify/sigstore"
 )
 
@@ -45,8 +45,8 @@ func (e *AuxError) Unwrap() error { return e.Err }
 // disagrees or does not parse), which a fresh copy may change; not a
 // failure to get the file, nor the recipe's own mistake (a bad keyring).
 func refusedByFile(err error) bool {
-	return errors.Is(err, verify.ErrSignature) || errors.Is(err, sigstore.ErrRefused) ||
-		errors.Is(err, trust.ErrCrossCheck) || errors.Is(err, verify.ErrChecksums)
+	return errors.Is(err, openpgp.ErrSignature) || errors.Is(err, sigstore.ErrRefused) ||
+		errors.Is(err, trust.ErrCrossCheck) || errors.Is(err, openpgp.ErrChecksums)
 }
 
 // verifySource checks what vouches for vs (see trust.Source), with the

@@ -10,7 +10,7 @@ import (
 
 	"github.com/updeb/updeb/internal/fetch"
 	"github.com/updeb/updeb/internal/testenv"
-	"github.com/updeb/updeb/pkg/verify"
+	"github.com/updeb/updeb/pkg/verify/openpgp"
 )
 
 const helloAsset = "hello/v1.2.0/hello-v1.2.0-linux-amd64.tar.gz"
@@ -27,8 +27,8 @@ func TestBadAuxFileIsDiscarded(t *testing.T) {
 		name, file, what string
 		want             error
 	}{
-		{"signature page", helloAsset + ".asc", "the signature file fetched from", verify.ErrSignature},
-		{"checksum page", helloAsset + ".sha256sum", "the checksum file fetched from", verify.ErrChecksums},
+		{"signature page", helloAsset + ".asc", "the signature file fetched from", openpgp.ErrSignature},
+		{"checksum page", helloAsset + ".sha256sum", "the checksum file fetched from", openpgp.ErrChecksums},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			root, mirror := project(t)

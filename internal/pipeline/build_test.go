@@ -27,7 +27,7 @@ import (
 	"github.com/updeb/updeb/pkg/archive"
 	"github.com/updeb/updeb/pkg/deb"
 	"github.com/updeb/updeb/pkg/digest"
-	"github.com/updeb/updeb/pkg/verify"
+	"github.com/updeb/updeb/pkg/verify/openpgp"
 	"github.com/updeb/updeb/pkg/verify/sigstore"
 )
 
@@ -221,7 +221,7 @@ func TestRefusals(t *testing.T) {
 		}, func(err error) bool { var me *digest.MismatchError; return errors.As(err, &me) }, "digest mismatch"},
 		{"signature by a key outside the keyring", func(t *testing.T, _, mirror string) {
 			signWithNewKey(t, filepath.Join(mirror, tarball))
-		}, func(err error) bool { return errors.Is(err, verify.ErrSignature) }, "signature"},
+		}, func(err error) bool { return errors.Is(err, openpgp.ErrSignature) }, "signature"},
 		{"checksum file disagrees with the pin", func(t *testing.T, _, mirror string) {
 			os.WriteFile(filepath.Join(mirror, tarball+".sha256sum"), []byte(strings.Repeat("0", 64)+"  hello-v1.2.0-linux-amd64.tar.gz\n"), 0o644)
 		}, func(err error) bool { return errors.Is(err, trust.ErrCrossCheck) }, "checksum file"},

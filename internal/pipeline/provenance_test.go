@@ -18,7 +18,7 @@ import (
 	"github.com/updeb/updeb/internal/testenv"
 	"github.com/updeb/updeb/pkg/dsse"
 	"github.com/updeb/updeb/pkg/provenance"
-	"github.com/updeb/updeb/pkg/verify"
+	"github.com/updeb/updeb/pkg/verify/openpgp"
 )
 
 // readRecord reads a provenance record: its envelope and statement.
@@ -121,11 +121,11 @@ func TestSignedProvenanceRecord(t *testing.T) {
 	os.WriteFile(filepath.Join(dir, "pub.gpg"), pub.PublicBinary, 0o644)
 	testenv.Run(t, "gpgv", "--keyring", filepath.Join(dir, "pub.gpg"), filepath.Join(dir, "sig"), filepath.Join(dir, "pae"))
 
-	kr, err := verify.ParseKeyring(bytes.NewReader(pub.PublicArmored), "pub.asc")
+	kr, err := openpgp.ParseKeyring(bytes.NewReader(pub.PublicArmored), "pub.asc")
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := provenance.Verify(env, kr, verify.Policy{Now: time.Now()}, filepath.Base(deb), sha256File(t, deb)); err != nil {
+	if _, err := provenance.Verify(env, kr, openpgp.Policy{Now: time.Now()}, filepath.Base(deb), sha256File(t, deb)); err != nil {
 		t.Fatal(err)
 	}
 

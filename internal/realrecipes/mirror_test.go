@@ -20,11 +20,11 @@ import (
 	"testing"
 	"time"
 
-	"github.com/updeb/updeb/internal/pipeline"
 	"github.com/updeb/updeb/internal/config"
 	"github.com/updeb/updeb/internal/fetch"
 	"github.com/updeb/updeb/internal/gate"
 	"github.com/updeb/updeb/internal/pgptest"
+	"github.com/updeb/updeb/internal/pipeline"
 	"github.com/updeb/updeb/internal/recipe"
 	"github.com/updeb/updeb/internal/squid"
 	"github.com/updeb/updeb/internal/testenv"

@@ -14,11 +14,11 @@ import (
 	"testing"
 	"time"
 
-	"github.com/updeb/updeb/internal/pipeline"
 	"github.com/updeb/updeb/internal/eol"
 	"github.com/updeb/updeb/internal/fetch"
+	"github.com/updeb/updeb/internal/pipeline"
 	"github.com/updeb/updeb/internal/trust"
-	"github.com/updeb/updeb/pkg/verify"
+	"github.com/updeb/updeb/pkg/verify/openpgp"
 )
 
 // scenario: 1.2.0 current; 1.3.0 complete; 1.3.1 released but arm64 not
@@ -234,7 +234,7 @@ func TestBumpRefuses(t *testing.T) {
 		{"missing architecture", "1.3.1", nil, ErrIncomplete, "version 1.3.1 is not complete upstream: 1 artifact(s) missing"},
 		{"bad signature", "1.3.0", func(u *upstream) {
 			u.set(artifactPath("1.3.0", "arm64")+".asc", sign(t, []byte("other bytes")))
-		}, verify.ErrSignature, "signature " + "BASE" + artifactPath("1.3.0", "arm64") + ".asc"},
+		}, openpgp.ErrSignature, "signature " + "BASE" + artifactPath("1.3.0", "arm64") + ".asc"},
 		{"checksum file mismatch", "1.3.0", func(u *upstream) {
 			p := artifactPath("1.3.0", "amd64")
 			u.set(p+".sha256sum", []byte(strings.Repeat("ab", 32)+"  "+filepath.Base(p)+"\n"))

@@ -23,7 +23,7 @@ import (
 	"github.com/updeb/updeb/internal/fetch"
 	"github.com/updeb/updeb/internal/recipe"
 	"github.com/updeb/updeb/pkg/digest"
-	"github.com/updeb/updeb/pkg/verify"
+	"github.com/updeb/updeb/pkg/verify/openpgp"
 	"github.com/updeb/updeb/pkg/verify/sigstore"
 )
 
@@ -242,8 +242,8 @@ func isAbsent(err error) bool {
 
 // VerifySignature verifies the detached signature at sigPath over the file at
 // dataPath with s's keyring and signer allow-list.
-func VerifySignature(dataPath, sigPath string, s *recipe.PlannedSignature, now time.Time) (*verify.Result, error) {
-	kr, err := verify.LoadKeyring(s.KeyringPath)
+func VerifySignature(dataPath, sigPath string, s *recipe.PlannedSignature, now time.Time) (*openpgp.Result, error) {
+	kr, err := openpgp.LoadKeyring(s.KeyringPath)
 	if err != nil {
 		return nil, err
 	}
@@ -257,7 +257,7 @@ func VerifySignature(dataPath, sigPath string, s *recipe.PlannedSignature, now t
 		return nil, err
 	}
 	defer sig.Close()
-	return verify.VerifyDetached(kr, verify.Policy{Signers: s.Signers, Now: now}, sig, data)
+	return openpgp.VerifyDetached(kr, openpgp.Policy{Signers: s.Signers, Now: now}, sig, data)
 }
 
 // CrossCheck compares the pinned digests with the checksum file's entry
@@ -272,18 +272,18 @@ func CrossCheck(pinned digest.Set, sumsPath string, pc *recipe.PlannedChecksums,
 	var by []string
 	content := raw
 	if pc.Clearsigned != nil {
-		kr, err := verify.LoadKeyring(pc.Clearsigned.KeyringPath)
+		kr, err := openpgp.LoadKeyring(pc.Clearsigned.KeyringPath)
 		if err != nil {
 			return nil, err
 		}
-		c, res, err := verify.VerifyClearsigned(kr, verify.Policy{Signers: pc.Clearsigned.Signers, Now: now}, bytes.NewReader(raw))
+		c, res, err := openpgp.VerifyClearsigned(kr, openpgp.Policy{Signers: pc.Clearsigned.Signers, Now: now}, bytes.NewReader(raw))
 		if err != nil {
 			return nil, fmt.Errorf("checksum file %s: %w", pc.URL, err)
 		}
 		content = c
 		by = append(by, "openpgp-clearsigned-checksums:"+res.PrimaryFingerprint)
 	}
-	list, err := verify.ParseChecksums(bytes.NewReader(content), pc.URL)
+	list, err := openpgp.ParseChecksums(bytes.NewReader(content), pc.URL)
 	if err != nil {
 		return nil, err
 	}

@@ -8,7 +8,7 @@ import (
 	"strings"
 
 	"github.com/updeb/updeb/pkg/dsse"
-	"github.com/updeb/updeb/pkg/verify"
+	"github.com/updeb/updeb/pkg/verify/openpgp"
 )
 
 // PayloadType is the DSSE payload type of an in-toto statement.
@@ -67,8 +67,8 @@ func FromEnvelope(e *dsse.Envelope) (*Statement, error) {
 type Verified struct {
 	Statement *Statement
 	Subject   Subject
-	KeyID     string         // the envelope signature's key ID (the signer's fingerprint)
-	Signature *verify.Result // the OpenPGP signature that counted
+	KeyID     string          // the envelope signature's key ID (the signer's fingerprint)
+	Signature *openpgp.Result // the OpenPGP signature that counted
 }
 
 // Verify checks a record against a package: that a signature of the
@@ -78,10 +78,10 @@ type Verified struct {
 // whose sha256 is sha256Hex. It returns dsse.ErrUnsigned for an envelope
 // without signatures, and errors wrapping ErrSignature (with each
 // signature's refusal), ErrRecord or ErrSubject.
-func Verify(e *dsse.Envelope, kr *verify.Keyring, pol verify.Policy, name, sha256Hex string) (*Verified, error) {
-	var res *verify.Result
+func Verify(e *dsse.Envelope, kr *openpgp.Keyring, pol openpgp.Policy, name, sha256Hex string) (*Verified, error) {
+	var res *openpgp.Result
 	sig, err := e.Verify(func(s dsse.Signature, pae []byte) error {
-		r, err := verify.VerifyDetached(kr, pol, bytes.NewReader(s.Sig), bytes.NewReader(pae))
+		r, err := openpgp.VerifyDetached(kr, pol, bytes.NewReader(s.Sig), bytes.NewReader(pae))
 		if err != nil {
 			return err
 		}

@@ -53,4 +53,4 @@
 // sha512. Lookup matches a name exactly first, then by base name ("./runc.amd64"
 // or "bin/runc.amd64" match "runc.amd64") when exactly one entry has that base
 // name.
-package verify
+package openpgp

@@ -1,4 +1,4 @@
-package verify_test
+package openpgp_test
 
 import (
 	"errors"
@@ -7,14 +7,14 @@ import (
 	"strings"
 	"time"
 
-	"github.com/updeb/updeb/pkg/verify"
+	"github.com/updeb/updeb/pkg/verify/openpgp"
 )
 
 // Check a detached signature over a release artifact with a keyring and an
 // allow-list of signers; the same pass hashes the data.
 func ExampleVerifyDetached() {
 	const dir = "../../testdata/demo/"
-	kr, err := verify.LoadKeyring(dir + "keys/demo-upstream.asc")
+	kr, err := openpgp.LoadKeyring(dir + "keys/demo-upstream.asc")
 	if err != nil {
 		panic(err)
 	}
@@ -29,11 +29,11 @@ func ExampleVerifyDetached() {
 		panic(err)
 	}
 	defer data.Close()
-	pol := verify.Policy{
+	pol := openpgp.Policy{
 		Signers: []string{"BF6DE05C1AE1CEB285DE5044F3CB238093D0BB4B"},
 		Now:     time.Date(2026, 12, 1, 0, 0, 0, 0, time.UTC),
 	}
-	res, err := verify.VerifyDetached(kr, pol, sig, data)
+	res, err := openpgp.VerifyDetached(kr, pol, sig, data)
 	if err != nil {
 		panic(err)
 	}
@@ -42,9 +42,9 @@ func ExampleVerifyDetached() {
 
 	// The same signature over other bytes is refused, and says why.
 	sig.Seek(0, 0)
-	_, err = verify.VerifyDetached(kr, pol, sig, strings.NewReader("other bytes"))
-	var re *verify.RefusedError
-	fmt.Println(errors.As(err, &re), re.Has(verify.ReasonBadSignature), errors.Is(err, verify.ErrSignature))
+	_, err = openpgp.VerifyDetached(kr, pol, sig, strings.NewReader("other bytes"))
+	var re *openpgp.RefusedError
+	fmt.Println(errors.As(err, &re), re.Has(openpgp.ReasonBadSignature), errors.Is(err, openpgp.ErrSignature))
 	// Output:
 	// BF6DE05C1AE1CEB285DE5044F3CB238093D0BB4B SHA-256
 	// 019250d9e08f5242159d5dcea64c8c7cf77924cd8c69460ae7af5d4ad51d032e
@@ -57,7 +57,7 @@ func ExampleParseChecksums() {
 019250d9e08f5242159d5dcea64c8c7cf77924cd8c69460ae7af5d4ad51d032e  hello-v1.2.0-linux-amd64.tar.gz
 7f4b9b5c6bc993bd427c4ba7fd1aea86dab4083b51cb8c84ab533926ddb71665 *dist/hello-v1.2.0-linux-arm64.tar.gz
 `
-	list, err := verify.ParseChecksums(strings.NewReader(sums), "SHA256SUMS")
+	list, err := openpgp.ParseChecksums(strings.NewReader(sums), "SHA256SUMS")
 	if err != nil {
 		panic(err)
 	}
