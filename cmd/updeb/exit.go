@@ -160,7 +160,7 @@ var exitRules = []exitRule{
 	is(track.ErrUnvouched, exitCheck, "compare these digests with a value from elsewhere (upstream's release notes, a second mirror), then pass them with --sha256/--sha512 [SOURCE:]ARCH=HEX, or say --trust-on-first-use; the recipe records either"),
 	as(exitCheck, fixed[*digest.MismatchError]("the bytes differ from the pinned digest: nothing was cached or packaged. Check the pin and the upstream release")),
 	is(trust.ErrCrossCheck, exitCheck, hintSource),
-	is(openpgp.ErrChecksums, exitCheck, hintSource),
+	is(digest.ErrChecksums, exitCheck, hintSource),
 	is(archive.ErrUnsafe, exitCheck, hintSource),
 	is(archive.ErrCorrupt, exitCheck, hintSource),
 	is(archive.ErrMissing, exitCheck, "the archive holds no file of that name: list it (tar -tf, unzip -l) and fix the recipe's files: path:, or find out whether upstream changed its layout"),

@@ -81,7 +81,7 @@ func TestExitStatus(t *testing.T) {
 		{"weak digest", refusal("", openpgp.ReasonWeakHash), exitCheck, "break updeb's policy"},
 		{"digest mismatch", wrap(&digest.MismatchError{Subject: "a", Algorithm: digest.SHA256, Want: "aa", Got: "bb"}), exitCheck, "differ from the pinned digest"},
 		{"cross-check", wrap(fmt.Errorf("%w: sums lists other", trust.ErrCrossCheck)), exitCheck, "failed verification"},
-		{"bad checksum file", wrap(fmt.Errorf("%w: line 3", openpgp.ErrChecksums)), exitCheck, "failed verification"},
+		{"bad checksum file", wrap(fmt.Errorf("%w: line 3", digest.ErrChecksums)), exitCheck, "failed verification"},
 		{"hostile archive", wrap(&archive.Error{Kind: archive.ErrUnsafe, Msg: "path traversal"}), exitCheck, "failed verification"},
 		{"decompression bomb", wrap(&archive.Error{Kind: archive.ErrLimit, Msg: "too large"}), exitCheck, "failed verification"},
 		{"corrupt archive", wrap(&archive.Error{Kind: archive.ErrCorrupt}), exitCheck, "failed verification"},

@@ -11,6 +11,7 @@ import (
 	"github.com/updeb/updeb/internal/fetch"
 	"github.com/updeb/updeb/internal/recipe"
 	"github.com/updeb/updeb/internal/trust"
+	"github.com/updeb/updeb/pkg/digest"
 	"github.com/updeb/updeb/pkg/verify/openpgp"
 	"github.com/updeb/updeb/pkg/verify/sigstore"
 )
@@ -46,7 +47,7 @@ func (e *AuxError) Unwrap() error { return e.Err }
 // failure to get the file, nor the recipe's own mistake (a bad keyring).
 func refusedByFile(err error) bool {
 	return errors.Is(err, openpgp.ErrSignature) || errors.Is(err, sigstore.ErrRefused) ||
-		errors.Is(err, trust.ErrCrossCheck) || errors.Is(err, openpgp.ErrChecksums)
+		errors.Is(err, trust.ErrCrossCheck) || errors.Is(err, digest.ErrChecksums)
 }
 
 // verifySource checks what vouches for vs (see trust.Source), with the

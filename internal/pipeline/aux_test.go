@@ -10,6 +10,7 @@ import (
 
 	"github.com/updeb/updeb/internal/fetch"
 	"github.com/updeb/updeb/internal/testenv"
+	"github.com/updeb/updeb/pkg/digest"
 	"github.com/updeb/updeb/pkg/verify/openpgp"
 )
 
@@ -28,7 +29,7 @@ func TestBadAuxFileIsDiscarded(t *testing.T) {
 		want             error
 	}{
 		{"signature page", helloAsset + ".asc", "the signature file fetched from", openpgp.ErrSignature},
-		{"checksum page", helloAsset + ".sha256sum", "the checksum file fetched from", openpgp.ErrChecksums},
+		{"checksum page", helloAsset + ".sha256sum", "the checksum file fetched from", digest.ErrChecksums},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			root, mirror := project(t)

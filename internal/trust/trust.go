@@ -283,7 +283,7 @@ func CrossCheck(pinned digest.Set, sumsPath string, pc *recipe.PlannedChecksums,
 		content = c
 		by = append(by, "openpgp-clearsigned-checksums:"+res.PrimaryFingerprint)
 	}
-	list, err := openpgp.ParseChecksums(bytes.NewReader(content), pc.URL)
+	list, err := digest.ParseChecksums(bytes.NewReader(content), pc.URL)
 	if err != nil {
 		return nil, err
 	}

@@ -42,15 +42,4 @@
 //
 // Every refusal wraps ErrSignature and is a *RefusedError whose Refusals say why,
 // with a Reason a caller can branch on and a message for a person.
-//
-// # Checksum files
-//
-// ParseChecksums reads the shapes upstream projects publish: a bare hex digest
-// (one digest, no file name), "hex  name" (sha256sum), "hex name", "hex *name"
-// (binary mode), BSD-style "SHA256 (name) = hex", multi-entry lists such as
-// goreleaser's checksums.txt, and, after VerifyClearsigned, clearsigned lists.
-// The algorithm is inferred from the digest length: 64 hex digits sha256, 128
-// sha512. Lookup matches a name exactly first, then by base name ("./runc.amd64"
-// or "bin/runc.amd64" match "runc.amd64") when exactly one entry has that base
-// name.
 package openpgp

@@ -230,7 +230,7 @@ func TestCriticalNotations(t *testing.T) {
 
 var updateSig = flag.Bool("update", false, "rewrite testdata/hostile/sig from the generator")
 
-const sigCorpus = "../../testdata/hostile/sig"
+const sigCorpus = "../../../testdata/hostile/sig"
 
 // TestHostileSigFiles: testdata/hostile/sig holds the cases' files and
 // VERDICTS.tsv for a runner of the built binary (updeb verify-signature);

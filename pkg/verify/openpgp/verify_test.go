@@ -249,13 +249,13 @@ func TestRealKeyrings(t *testing.T) {
 		file string
 		want []string
 	}{
-		{"../../keys/helm.asc", []string{
+		{"../../../keys/helm.asc", []string{
 			"672C657BE06B4B30969C4A57461449C25E36B98E", "F1261BDE929012C8FF2E501D6EA5D7598529A53E",
 			"967F8AC5E2216F9F4FD270AD92AA783CBAAE8E3B", "76939899B137D575D3274E756DCCB9D752D35BA8",
 			"49D09C86C3DC8DA3F0A076221EF612347F8A9958", "ABA2529598F6626C420D335B62F49E747D911B60",
 			"4AB45F1CB0D292975C6371436E2A23D806B6E6DD", "208DD36ED5BB3745A16743A4C7C6FBB5B91C1155",
 			"7FEC81FACC7FFB2A010ADD13C2D40F4D8196E874", "BF888333D96A1C18E2682AAED79D67C9EC016739"}},
-		{"../../keys/runc.asc", []string{
+		{"../../../keys/runc.asc", []string{
 			"C9C370B246B09F6DBCFC744C34401015D1D2D386", "C2428CD75720FACDCF76B6EA17DE5ECB75A1100E",
 			"C020EA876CE4E06C7AB95AEF49524C6F9F638F1A"}},
 	} {
@@ -265,7 +265,7 @@ func TestRealKeyrings(t *testing.T) {
 		}
 	}
 	// runc: Aleksa Sarai's primary certifies only and signs through an ed25519 subkey.
-	list := mustKeyring(t, "../../keys/runc.asc").List(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC))
+	list := mustKeyring(t, "../../../keys/runc.asc").List(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC))
 	cyphar := list[0]
 	if strings.Join(cyphar.Capabilities, ",") != "certify" || !cyphar.CanSign {
 		t.Fatalf("cyphar primary: %+v", cyphar.KeyInfo)
@@ -310,4 +310,23 @@ func TestListWarnings(t *testing.T) {
 	if k := byFpr[fx.Keys["rsa4096"]]; k.Algorithm != "RSA 4096" {
 		t.Errorf("rsa4096 algorithm %q", k.Algorithm)
 	}
+}
+
+func FuzzParseKeyring(f *testing.F) {
+	f.Add("prose\n-----BEGIN PGP PUBLIC KEY BLOCK-----\n\nmDMEXQxvLxYJKwYBBAHaRw8BAQdA\n=abcd\n-----END PGP PUBLIC KEY BLOCK-----\n")
+	f.Add("\x99\x00\x33\x04")
+	f.Add("-----BEGIN PGP PUBLIC KEY BLOCK-----\n-----BEGIN PGP PUBLIC KEY BLOCK-----\n")
+	f.Fuzz(func(t *testing.T, in string) {
+		kr, err := ParseKeyring(strings.NewReader(in), "f.asc")
+		if err != nil {
+			if !errors.Is(err, ErrKeyring) {
+				t.Fatalf("error does not wrap ErrKeyring: %v", err)
+			}
+			return
+		}
+		if kr.Len() == 0 {
+			t.Fatal("keyring without keys accepted")
+		}
+		kr.List(kr.entities[0].PrimaryKey.CreationTime)
+	})
 }

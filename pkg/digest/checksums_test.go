@@ -1,11 +1,9 @@
-package openpgp
+package digest
 
 import (
 	"errors"
 	"strings"
 	"testing"
-
-	"github.com/updeb/updeb/pkg/digest"
 )
 
 var (
@@ -17,21 +15,21 @@ var (
 func TestParseChecksums(t *testing.T) {
 	cases := []struct {
 		name, in, lookup string
-		want             digest.Set
+		want             Set
 	}{
-		{"bare hex", h256 + "\n", "anything.tar.gz", digest.Set{digest.SHA256: h256}},
-		{"bare sha512 uppercase", strings.ToUpper(h512), "x", digest.Set{digest.SHA512: h512}},
-		{"two spaces", h256 + "  helm-v3.15.4-linux-amd64.tar.gz\n", "helm-v3.15.4-linux-amd64.tar.gz", digest.Set{digest.SHA256: h256}},
-		{"one space", h256 + " istioctl-1.22.3-linux-amd64.tar.gz\n", "istioctl-1.22.3-linux-amd64.tar.gz", digest.Set{digest.SHA256: h256}},
-		{"binary mode", h256 + " *runc.amd64\n", "runc.amd64", digest.Set{digest.SHA256: h256}},
-		{"tab", h256 + "\trunc.amd64\n", "runc.amd64", digest.Set{digest.SHA256: h256}},
-		{"goreleaser", h256b + "  helmfile_0.169.2_darwin_amd64.tar.gz\n" + h256 + "  helmfile_0.169.2_linux_amd64.tar.gz\n", "helmfile_0.169.2_linux_amd64.tar.gz", digest.Set{digest.SHA256: h256}},
-		{"base name", h256 + "  ./bin/runc.arm64\n" + h256b + "  runc.amd64\n", "runc.arm64", digest.Set{digest.SHA256: h256}},
-		{"exact beats base name", h256 + "  runc.amd64\n" + h256b + "  old/runc.amd64\n", "runc.amd64", digest.Set{digest.SHA256: h256}},
-		{"bsd", "SHA256 (etcd.tar.gz) = " + h256 + "\nSHA512 (etcd.tar.gz) = " + h512 + "\n", "etcd.tar.gz", digest.Set{digest.SHA256: h256, digest.SHA512: h512}},
-		{"comments and blanks", "# sums\n\n" + h256 + "  a\n", "a", digest.Set{digest.SHA256: h256}},
-		{"crlf", h256 + "  a\r\n", "a", digest.Set{digest.SHA256: h256}},
-		{"space in name", h256 + "  my file.tgz\n", "my file.tgz", digest.Set{digest.SHA256: h256}},
+		{"bare hex", h256 + "\n", "anything.tar.gz", Set{SHA256: h256}},
+		{"bare sha512 uppercase", strings.ToUpper(h512), "x", Set{SHA512: h512}},
+		{"two spaces", h256 + "  helm-v3.15.4-linux-amd64.tar.gz\n", "helm-v3.15.4-linux-amd64.tar.gz", Set{SHA256: h256}},
+		{"one space", h256 + " istioctl-1.22.3-linux-amd64.tar.gz\n", "istioctl-1.22.3-linux-amd64.tar.gz", Set{SHA256: h256}},
+		{"binary mode", h256 + " *runc.amd64\n", "runc.amd64", Set{SHA256: h256}},
+		{"tab", h256 + "\trunc.amd64\n", "runc.amd64", Set{SHA256: h256}},
+		{"goreleaser", h256b + "  helmfile_0.169.2_darwin_amd64.tar.gz\n" + h256 + "  helmfile_0.169.2_linux_amd64.tar.gz\n", "helmfile_0.169.2_linux_amd64.tar.gz", Set{SHA256: h256}},
+		{"base name", h256 + "  ./bin/runc.arm64\n" + h256b + "  runc.amd64\n", "runc.arm64", Set{SHA256: h256}},
+		{"exact beats base name", h256 + "  runc.amd64\n" + h256b + "  old/runc.amd64\n", "runc.amd64", Set{SHA256: h256}},
+		{"bsd", "SHA256 (etcd.tar.gz) = " + h256 + "\nSHA512 (etcd.tar.gz) = " + h512 + "\n", "etcd.tar.gz", Set{SHA256: h256, SHA512: h512}},
+		{"comments and blanks", "# sums\n\n" + h256 + "  a\n", "a", Set{SHA256: h256}},
+		{"crlf", h256 + "  a\r\n", "a", Set{SHA256: h256}},
+		{"space in name", h256 + "  my file.tgz\n", "my file.tgz", Set{SHA256: h256}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -43,7 +41,7 @@ func TestParseChecksums(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if len(got) != len(c.want) || got[digest.SHA256] != c.want[digest.SHA256] || got[digest.SHA512] != c.want[digest.SHA512] {
+			if len(got) != len(c.want) || got[SHA256] != c.want[SHA256] || got[SHA512] != c.want[SHA512] {
 				t.Fatalf("Lookup = %v, want %v", got, c.want)
 			}
 		})
@@ -100,24 +98,5 @@ func FuzzParseChecksums(f *testing.F) {
 				t.Fatalf("Lookup(%q) = %v lacks %s", e.Name, set, e.Digest.Algorithm)
 			}
 		}
-	})
-}
-
-func FuzzParseKeyring(f *testing.F) {
-	f.Add("prose\n-----BEGIN PGP PUBLIC KEY BLOCK-----\n\nmDMEXQxvLxYJKwYBBAHaRw8BAQdA\n=abcd\n-----END PGP PUBLIC KEY BLOCK-----\n")
-	f.Add("\x99\x00\x33\x04")
-	f.Add("-----BEGIN PGP PUBLIC KEY BLOCK-----\n-----BEGIN PGP PUBLIC KEY BLOCK-----\n")
-	f.Fuzz(func(t *testing.T, in string) {
-		kr, err := ParseKeyring(strings.NewReader(in), "f.asc")
-		if err != nil {
-			if !errors.Is(err, ErrKeyring) {
-				t.Fatalf("error does not wrap ErrKeyring: %v", err)
-			}
-			return
-		}
-		if kr.Len() == 0 {
-			t.Fatal("keyring without keys accepted")
-		}
-		kr.List(kr.entities[0].PrimaryKey.CreationTime)
 	})
 }

@@ -1,4 +1,4 @@
-package openpgp
+package digest
 
 import (
 	"bufio"
@@ -8,8 +8,6 @@ import (
 	"io"
 	"path"
 	"strings"
-
-	"github.com/updeb/updeb/pkg/digest"
 )
 
 // ErrChecksums is wrapped by every checksum-file parse error and failed lookup.
@@ -21,7 +19,7 @@ const maxChecksumsSize = 4 << 20
 // ChecksumEntry is one line of a checksum file.
 type ChecksumEntry struct {
 	Name   string // as written ("" for a bare digest file)
-	Digest digest.Digest
+	Digest Digest
 	Line   int
 }
 
@@ -102,11 +100,11 @@ func parseChecksumLine(line string) (ChecksumEntry, error) {
 			return ChecksumEntry{}, fmt.Errorf("BSD-style line %q lacks \") = \"", clip(line))
 		}
 		name, hexValue := rest[:i], strings.TrimSpace(rest[i+4:])
-		a := digest.Algorithm(strings.ToLower(alg))
+		a := Algorithm(strings.ToLower(alg))
 		if a.Size() == 0 {
 			return ChecksumEntry{}, fmt.Errorf("algorithm %q is not accepted (want SHA256 or SHA512)", alg)
 		}
-		d, err := digest.New(a, hexValue)
+		d, err := New(a, hexValue)
 		if err != nil {
 			return ChecksumEntry{}, err
 		}
@@ -132,16 +130,16 @@ func parseChecksumLine(line string) (ChecksumEntry, error) {
 }
 
 // digestFromHex infers the algorithm from the length.
-func digestFromHex(h string) (digest.Digest, error) {
+func digestFromHex(h string) (Digest, error) {
 	switch len(h) {
 	case 64:
-		return digest.New(digest.SHA256, h)
+		return New(SHA256, h)
 	case 128:
-		return digest.New(digest.SHA512, h)
+		return New(SHA512, h)
 	case 32, 40:
-		return digest.Digest{}, fmt.Errorf("%d hex digits is an MD5 or SHA-1 digest, which is not accepted (want sha256: 64 or sha512: 128)", len(h))
+		return Digest{}, fmt.Errorf("%d hex digits is an MD5 or SHA-1 digest, which is not accepted (want sha256: 64 or sha512: 128)", len(h))
 	}
-	return digest.Digest{}, fmt.Errorf("%q is not a sha256 (64 hex digits) or sha512 (128 hex digits) digest", clip(h))
+	return Digest{}, fmt.Errorf("%q is not a sha256 (64 hex digits) or sha512 (128 hex digits) digest", clip(h))
 }
 
 func isHex(s string) bool {
@@ -166,9 +164,9 @@ func clip(s string) string {
 // base name (after "./" or "dir/") equals name match when there is exactly one
 // per algorithm. Both a sha256 and a sha512 entry may match: they come back as
 // a Set.
-func (c *Checksums) Lookup(name string) (digest.Set, error) {
+func (c *Checksums) Lookup(name string) (Set, error) {
 	if len(c.Entries) == 1 && c.Entries[0].Name == "" {
-		return digest.Set{c.Entries[0].Digest.Algorithm: c.Entries[0].Digest.Hex}, nil
+		return Set{c.Entries[0].Digest.Algorithm: c.Entries[0].Digest.Hex}, nil
 	}
 	if set, err := c.collect(name, func(e ChecksumEntry) bool { return e.Name == name }); err != nil || len(set) > 0 {
 		return set, err
@@ -183,9 +181,9 @@ func (c *Checksums) Lookup(name string) (digest.Set, error) {
 	return set, nil
 }
 
-func (c *Checksums) collect(name string, match func(ChecksumEntry) bool) (digest.Set, error) {
-	set := digest.Set{}
-	lines := map[digest.Algorithm]int{}
+func (c *Checksums) collect(name string, match func(ChecksumEntry) bool) (Set, error) {
+	set := Set{}
+	lines := map[Algorithm]int{}
 	for _, e := range c.Entries {
 		if !match(e) {
 			continue
