@@ -104,7 +104,7 @@ func planOptions(c *config.Config) recipe.PlanOptions {
 // package of several xz blocks keeps xz-workers CPUs busy, and each build
 // more holds an xz writer's memory: measured on 2 CPUs, two builds at once
 // took 0.69-0.88x the wall time of one on a quiet machine, 0.95-1.11x on a
-// loaded one, at 1.3-1.9x the peak RSS (internal/bench/README.md, "Builds at
+// loaded one, at 1.3-1.9x the peak RSS (cmd/updeb-bench/README.md, "Builds at
 // once"), so the default keeps one build's memory per xz-workers CPUs.
 func buildParallel(flag int, b config.Build) int {
 	if flag > 0 {

@@ -16,8 +16,8 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/updeb/updeb/internal/squid"
-	"github.com/updeb/updeb/internal/testenv"
+	"github.com/updeb/updeb/internal/testkit/squid"
+	"github.com/updeb/updeb/internal/testkit/testenv"
 )
 
 // criMirror is a stand-in for github.com (cri-tools releases, at their real

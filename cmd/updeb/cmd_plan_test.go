@@ -12,9 +12,9 @@ import (
 	"testing"
 
 	"github.com/updeb/updeb/internal/eol"
-	"github.com/updeb/updeb/internal/eoltest"
-	"github.com/updeb/updeb/internal/squid"
-	"github.com/updeb/updeb/internal/testenv"
+	"github.com/updeb/updeb/internal/testkit/eoltest"
+	"github.com/updeb/updeb/internal/testkit/squid"
+	"github.com/updeb/updeb/internal/testkit/testenv"
 )
 
 // fakeGitHub serves the releases of demo/REPO (newest first, tag

@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	"github.com/updeb/updeb/internal/repo"
-	"github.com/updeb/updeb/internal/testenv"
+	"github.com/updeb/updeb/internal/testkit/testenv"
 )
 
 // The repository's life at the command line: settings that persist, refused

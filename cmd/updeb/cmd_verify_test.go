@@ -10,8 +10,8 @@ import (
 	"testing"
 
 	"github.com/updeb/updeb/internal/gate"
-	"github.com/updeb/updeb/internal/pgptest"
-	"github.com/updeb/updeb/internal/testenv"
+	"github.com/updeb/updeb/internal/testkit/pgptest"
+	"github.com/updeb/updeb/internal/testkit/testenv"
 )
 
 // verifyRepo makes a git repository holding a copy of the demo project

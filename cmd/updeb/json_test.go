@@ -11,7 +11,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/updeb/updeb/internal/testenv"
+	"github.com/updeb/updeb/internal/testkit/testenv"
 )
 
 // snakeKey is a key of updeb's JSON: lower case, digits and "_" (a map keyed

@@ -17,7 +17,7 @@ import (
 // formula: at the default fast mode and two workers about 220 MiB on binaries,
 // the blocks, encoders and outputs being allocated once and reused) and small
 // buffers; without a limit the garbage collector lets the heap grow to twice
-// the live size, which would double the peak RSS (internal/bench/README.md).
+// the live size, which would double the peak RSS (cmd/updeb-bench/README.md).
 const memoryLimit = 256 << 20
 
 func main() {

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/updeb/updeb/internal/testenv"
+	"github.com/updeb/updeb/internal/testkit/testenv"
 )
 
 // runnableMarker precedes each README shell block the tests run.

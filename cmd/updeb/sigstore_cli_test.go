@@ -14,8 +14,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/updeb/updeb/internal/squid"
-	"github.com/updeb/updeb/internal/testenv"
+	"github.com/updeb/updeb/internal/testkit/squid"
+	"github.com/updeb/updeb/internal/testkit/testenv"
 	"github.com/updeb/updeb/pkg/verify/sigstore/sigstoretest"
 )
 

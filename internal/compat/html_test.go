@@ -12,7 +12,7 @@ import (
 	"time"
 
 	"github.com/updeb/updeb/internal/eol"
-	"github.com/updeb/updeb/internal/testenv"
+	"github.com/updeb/updeb/internal/testkit/testenv"
 )
 
 // chromium runs headless Chromium on a local file with the given extra

@@ -302,7 +302,7 @@ func (f *Fetcher) attempt(ctx context.Context, upstream, target string, p *parti
 // Reading and hashing on separate goroutines took as long on 2 CPUs shared
 // with the proxy and more CPU. Every writebackEvery bytes the kernel is told
 // to start writing them to disk, so the final fsync is short. The
-// measurements are in internal/bench/README.md ("Download loop").
+// measurements are in cmd/updeb-bench/README.md ("Download loop").
 func (f *Fetcher) copyBody(p *partial, body io.Reader, upstream string) (n int64, err error) {
 	buf := make([]byte, copyBuffer)
 	fill := 0 // bytes of buf read and not yet written

@@ -10,7 +10,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/updeb/updeb/internal/testenv"
+	"github.com/updeb/updeb/internal/testkit/testenv"
 )
 
 // git runs the real git (the referee) in dir with a fixed identity and no

@@ -9,7 +9,7 @@ import (
 	"testing"
 
 	"github.com/updeb/updeb/internal/fetch"
-	"github.com/updeb/updeb/internal/testenv"
+	"github.com/updeb/updeb/internal/testkit/testenv"
 	"github.com/updeb/updeb/pkg/digest"
 	"github.com/updeb/updeb/pkg/verify/openpgp"
 )

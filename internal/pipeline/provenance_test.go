@@ -15,7 +15,7 @@ import (
 
 	"github.com/updeb/updeb/internal/repo"
 	"github.com/updeb/updeb/internal/signkey"
-	"github.com/updeb/updeb/internal/testenv"
+	"github.com/updeb/updeb/internal/testkit/testenv"
 	"github.com/updeb/updeb/pkg/dsse"
 	"github.com/updeb/updeb/pkg/provenance"
 	"github.com/updeb/updeb/pkg/verify/openpgp"

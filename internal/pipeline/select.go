@@ -36,7 +36,7 @@ import (
 // master, node, client) are written one after the other, so only the first
 // streams and the others' members are spooled: writing them at once would
 // multiply the xz encoders' memory (about 220 MiB per package with the
-// defaults) for no CPU gain. The measurements are in internal/bench/README.md
+// defaults) for no CPU gain. The measurements are in cmd/updeb-bench/README.md
 // ("Streaming vs spooling").
 //
 // An archive's verdict comes at its end (a later hostile entry, the gzip or

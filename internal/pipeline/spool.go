@@ -17,7 +17,7 @@ import (
 // binaries to about a third, at several hundred MB/s: little next to the xz
 // the members go into), and a spool file is removed as soon as the writer
 // opens it for the last time, so that the spool holds only members still to
-// be written. The measurements are in internal/bench/README.md ("Streaming
+// be written. The measurements are in cmd/updeb-bench/README.md ("Streaming
 // vs spooling").
 
 // spoolWindow is the zstd window of spool files: larger windows gain nothing

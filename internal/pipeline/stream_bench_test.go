@@ -14,7 +14,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/updeb/updeb/internal/bench/diskwatch"
+	"github.com/updeb/updeb/internal/testkit/diskwatch"
 )
 
 // BenchmarkStreamVsSpool builds one package from a tar.gz of Go binaries
@@ -23,9 +23,9 @@ import (
 // tarball of the same files in reverse order (the writer takes none of them
 // as they stream: all are spooled), and reports the wall time and the peak
 // disk use of the output folder (spool, data.tar temp file, package). Run:
-// go test ./internal/build -run '^$' -bench StreamVsSpool -benchtime 1x
+// go test ./internal/pipeline -run '^$' -bench StreamVsSpool -benchtime 1x
 //
-// The numbers measured are in internal/bench/README.md ("Streaming vs spooling").
+// The numbers measured are in cmd/updeb-bench/README.md ("Streaming vs spooling").
 func BenchmarkStreamVsSpool(b *testing.B) {
 	root, mirror := project(b)
 	goroot, err := exec.Command("go", "env", "GOROOT").Output()

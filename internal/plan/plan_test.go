@@ -12,9 +12,9 @@ import (
 	"time"
 
 	"github.com/updeb/updeb/internal/eol"
-	"github.com/updeb/updeb/internal/eoltest"
 	"github.com/updeb/updeb/internal/recipe"
 	"github.com/updeb/updeb/internal/supportdata"
+	"github.com/updeb/updeb/internal/testkit/eoltest"
 )
 
 // Regenerate the golden files after an intended change with:

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/updeb/updeb/internal/testenv"
+	"github.com/updeb/updeb/internal/testkit/testenv"
 )
 
 // TestPlanPassesLintian materialises the fixture's plan as a folder tree,

@@ -14,7 +14,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/updeb/updeb/internal/testenv"
+	"github.com/updeb/updeb/internal/testkit/testenv"
 )
 
 // Regenerate the golden plans with: go test ./internal/recipe -run TestPlanGolden -update

@@ -16,7 +16,7 @@ import (
 
 	"github.com/updeb/updeb/internal/repo"
 	"github.com/updeb/updeb/internal/signkey"
-	"github.com/updeb/updeb/internal/testenv"
+	"github.com/updeb/updeb/internal/testkit/testenv"
 	verifypgp "github.com/updeb/updeb/pkg/verify/openpgp"
 )
 
@@ -100,7 +100,7 @@ func TestReadRefusals(t *testing.T) {
 }
 
 // DSSE signatures are deterministic, dated by the build (or by the key when
-// it is younger), and what pkg/verify and gpgv accept over the PAE bytes.
+// it is younger), and what pkg/verify/openpgp and gpgv accept over the PAE bytes.
 func TestDSSESignatures(t *testing.T) {
 	testenv.RequireTool(t, "gpgv")
 	for _, kind := range []repo.KeyType{repo.Ed25519, repo.RSA3072} {
@@ -136,7 +136,7 @@ func TestDSSESignatures(t *testing.T) {
 				}
 				res, err := verifypgp.VerifyDetached(kr, verifypgp.Policy{Now: now, Signers: []string{g.Fingerprint}}, bytes.NewReader(sig), bytes.NewReader(pae))
 				if err != nil {
-					t.Fatalf("%s: pkg/verify: %v", tc.name, err)
+					t.Fatalf("%s: pkg/verify/openpgp: %v", tc.name, err)
 				}
 				if !res.Created.Equal(tc.was) || res.Hash != "SHA-512" {
 					t.Fatalf("%s: signature made %v with %s", tc.name, res.Created, res.Hash)

@@ -12,10 +12,10 @@ import (
 	"time"
 
 	"github.com/updeb/updeb/internal/eol"
-	"github.com/updeb/updeb/internal/eoltest"
 	"github.com/updeb/updeb/internal/fetch"
-	"github.com/updeb/updeb/internal/squid"
-	"github.com/updeb/updeb/internal/testenv"
+	"github.com/updeb/updeb/internal/testkit/eoltest"
+	"github.com/updeb/updeb/internal/testkit/squid"
+	"github.com/updeb/updeb/internal/testkit/testenv"
 )
 
 func bundled(t *testing.T) *eol.Data {

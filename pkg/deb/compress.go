@@ -82,7 +82,7 @@ func codecForMember(name, base string) (codec, bool) {
 // only changes how many blocks are compressed at once. A package smaller than
 // a block is one block whose dictionary is the package's size (the encoder
 // never uses more); larger ones are cut into blocks that compress in
-// parallel. Memory: see xzpar.Config (measurements in internal/bench/README.md).
+// parallel. Memory: see xzpar.Config (measurements in cmd/updeb-bench/README.md).
 var xzLayouts = map[XZMode]struct{ blockSize, dictCap int }{
 	XZFast: {32 << 20, 16 << 20},
 	XZBest: {16 << 20, 16 << 20},

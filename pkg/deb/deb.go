@@ -32,7 +32,7 @@
 // count. Measured on Go binaries (29 and 335 MiB, 2 cores): fast takes 0.23-0.34x
 // dpkg-deb -Zxz's wall time at 1.00-1.03x its size, best 0.41-0.53x at
 // 0.97-1.01x; zstd 1.4-1.7x dpkg-deb -Zzstd's wall at 1.005-1.017x its size.
-// Tables: internal/bench/README.md.
+// Tables: cmd/updeb-bench/README.md.
 package deb
 
 import (

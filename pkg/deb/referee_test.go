@@ -10,7 +10,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/updeb/updeb/internal/testenv"
+	"github.com/updeb/updeb/internal/testkit/testenv"
 )
 
 // Every compression: dpkg-deb reads what Write wrote, and sees the entries in

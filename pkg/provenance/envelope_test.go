@@ -13,7 +13,7 @@ import (
 	"github.com/ProtonMail/go-crypto/openpgp"
 	"github.com/ProtonMail/go-crypto/openpgp/packet"
 
-	"github.com/updeb/updeb/internal/pgptest"
+	"github.com/updeb/updeb/internal/testkit/pgptest"
 	"github.com/updeb/updeb/pkg/digest"
 	"github.com/updeb/updeb/pkg/dsse"
 	verifypgp "github.com/updeb/updeb/pkg/verify/openpgp"

@@ -12,7 +12,7 @@
 // A record travels as the payload of a DSSE envelope (package dsse, payload
 // type application/vnd.in-toto+json): Statement.Envelope signs it, Verify
 // checks an envelope's OpenPGP signature (a binary detached signature over
-// the PAE bytes, by a key of a keyring, under pkg/verify's policy) and that
+// the PAE bytes, by a key of a keyring, under pkg/verify/openpgp's policy) and that
 // the record is about the package at hand.
 package provenance
 

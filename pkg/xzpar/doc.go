@@ -36,7 +36,7 @@
 // MiB on binaries and 270 MiB at worst; set a Go memory limit near that
 // (the encoder allocates little else, so the heap stays near its live size).
 // The measurements behind the defaults and pkg/deb's settings are in
-// internal/bench/README.md.
+// cmd/updeb-bench/README.md.
 //
 // NewReader reads what this package, xz and dpkg-deb write: it parses the
 // container itself (streams, block headers, index, footer, every CRC32 and

@@ -15,8 +15,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/updeb/updeb/internal/pgptest"
-	"github.com/updeb/updeb/internal/testenv"
+	"github.com/updeb/updeb/internal/testkit/pgptest"
+	"github.com/updeb/updeb/internal/testkit/testenv"
 )
 
 // sigCase is one signature of the critical-notation class: the files it
@@ -235,7 +235,7 @@ const sigCorpus = "../../../testdata/hostile/sig"
 // TestHostileSigFiles: testdata/hostile/sig holds the cases' files and
 // VERDICTS.tsv for a runner of the built binary (updeb verify-signature);
 // each committed case gets the verdict the table gives. go test
-// ./pkg/verify -run HostileSigFiles -update regenerates them with gpg.
+// ./pkg/verify/openpgp -run HostileSigFiles -update regenerates them with gpg.
 func TestHostileSigFiles(t *testing.T) {
 	if *updateSig {
 		if err := os.RemoveAll(sigCorpus); err != nil {
@@ -264,7 +264,7 @@ func TestHostileSigFiles(t *testing.T) {
 	}
 	f, err := os.Open(filepath.Join(sigCorpus, "VERDICTS.tsv"))
 	if err != nil {
-		t.Fatalf("%v (run go test ./pkg/verify -run HostileSigFiles -update)", err)
+		t.Fatalf("%v (run go test ./pkg/verify/openpgp -run HostileSigFiles -update)", err)
 	}
 	defer f.Close()
 	var rows []string

@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/updeb/updeb/internal/pgptest"
+	"github.com/updeb/updeb/internal/testkit/pgptest"
 )
 
 func TestMain(m *testing.M) {

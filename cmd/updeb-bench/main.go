@@ -20,7 +20,7 @@ import (
 	"text/tabwriter"
 	"time"
 
-	"github.com/updeb/updeb/internal/bench/diskwatch"
+	"github.com/updeb/updeb/internal/testkit/diskwatch"
 )
 
 // row is one measured run.

@@ -23,7 +23,7 @@ import (
 
 // repoRoot is the repository's top folder.
 func repoRoot(t testing.TB) string {
-	d, err := filepath.Abs("../..")
+	d, err := filepath.Abs("../../..")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -15,8 +15,8 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/updeb/updeb/internal/bench/fetchbench"
-	"github.com/updeb/updeb/internal/squid"
+	"github.com/updeb/updeb/cmd/updeb-bench/fetchbench"
+	"github.com/updeb/updeb/internal/testkit/squid"
 )
 
 const (

@@ -1,5 +1,5 @@
 // Package pgptest makes OpenPGP keys and signatures with the real gpg, once per
-// test binary, for the tests of pkg/verify and of the CLI. Every key and file is
+// test binary, for the tests of pkg/verify/openpgp and of the CLI. Every key and file is
 // generated when first asked for (a few seconds) in a temporary GNUPGHOME;
 // call Cleanup from TestMain to stop the gpg-agent and remove it.
 package pgptest
@@ -14,7 +14,7 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/updeb/updeb/internal/testenv"
+	"github.com/updeb/updeb/internal/testkit/testenv"
 )
 
 // Fixture is the generated material. Keys maps a key's short name to its primary

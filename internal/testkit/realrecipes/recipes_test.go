@@ -10,10 +10,10 @@ import (
 	"testing"
 
 	"github.com/updeb/updeb/internal/recipe"
-	"github.com/updeb/updeb/internal/testenv"
+	"github.com/updeb/updeb/internal/testkit/testenv"
 )
 
-const recipesDir = "../../recipes"
+const recipesDir = "../../../recipes"
 
 // loadAll loads every real recipe; a finding fails the test (updeb lint's check).
 func loadAll(t *testing.T) []*recipe.Recipe {

@@ -30,7 +30,7 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/updeb/updeb/internal/squid"
+	"github.com/updeb/updeb/internal/testkit/squid"
 )
 
 // Config says what to measure.

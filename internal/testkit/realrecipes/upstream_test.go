@@ -14,7 +14,7 @@ import (
 )
 
 // upstreamDir is the copy of ../shared/upstream the recipes were written from.
-const upstreamDir = "../../testdata/upstream"
+const upstreamDir = "../../../testdata/upstream"
 
 // pin is one digest value the upstream data vouches for, and what for.
 type pin struct {

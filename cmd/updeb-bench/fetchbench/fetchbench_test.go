@@ -8,7 +8,7 @@ import (
 	"regexp"
 	"testing"
 
-	"github.com/updeb/updeb/internal/testenv"
+	"github.com/updeb/updeb/internal/testkit/testenv"
 )
 
 // TestRunSmall runs the benchmark on 8 MB once, to keep it working.
