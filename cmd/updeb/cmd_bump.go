@@ -12,8 +12,8 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/updeb/updeb/internal/compat"
-	"github.com/updeb/updeb/internal/eol"
 	"github.com/updeb/updeb/internal/recipe"
+	"github.com/updeb/updeb/internal/supportdata"
 	"github.com/updeb/updeb/internal/track"
 	"github.com/updeb/updeb/internal/yamlfile"
 	"github.com/updeb/updeb/pkg/atomicfile"
@@ -175,7 +175,7 @@ func syncReleaseSets(cmd *cobra.Command, file, component, from, to string) (int,
 		return 0, invalidInput(err, "name the release set file with --set")
 	}
 	match := func(c string) bool {
-		return c == component || component == "kubernetes" && eol.ProductOf(c) == "kubernetes"
+		return c == component || component == "kubernetes" && supportdata.ProductOf(c) == "kubernetes"
 	}
 	updated, n, err := compat.SyncVersions(file, data, match, from, to)
 	if err != nil {

@@ -11,7 +11,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/updeb/updeb/internal/eol"
+	"github.com/updeb/updeb/internal/supportdata"
 	"github.com/updeb/updeb/internal/testkit/eoltest"
 	"github.com/updeb/updeb/internal/testkit/squid"
 	"github.com/updeb/updeb/internal/testkit/testenv"
@@ -93,13 +93,13 @@ func TestDataAndPlanCommands(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(sq.Stop)
-	bundled, err := eol.Load()
+	bundled, err := supportdata.Bundled()
 	if err != nil {
 		t.Fatal(err)
 	}
 	api := eoltest.New(bundled, t.Cleanup)
 	k137 := eoltest.Cycle("kubernetes", "1.37", "2026-08-26", "2027-08-28", "2027-10-28", "1.37.1")
-	api.Set("kubernetes", append([]eol.Cycle{k137}, api.Cycles("kubernetes")...))
+	api.Set("kubernetes", append([]supportdata.Cycle{k137}, api.Cycles("kubernetes")...))
 	gh := fakeGitHub(t, map[string][]string{
 		"kubernetes": {"1.37.1", "1.37.0", "1.36.5", "1.36.0", "1.35.9", "1.35.4", "1.34.12", "1.34.7"},
 		"etcd":       {"3.7.2", "3.6.15", "3.6.14"},

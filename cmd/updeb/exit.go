@@ -13,7 +13,6 @@ import (
 	"syscall"
 
 	"github.com/updeb/updeb/internal/confined"
-	"github.com/updeb/updeb/internal/eol"
 	"github.com/updeb/updeb/internal/fetch"
 	"github.com/updeb/updeb/internal/gate"
 	"github.com/updeb/updeb/internal/mirror"
@@ -213,7 +212,7 @@ var exitRules = []exitRule{
 		"set GITHUB_TOKEN to a GitHub token: the API allows 60 requests an hour without one, 5000 with one"),
 	as(exitNetwork, fixed[*track.APIError](hintUpstream)),
 	is(track.ErrUpstream, exitNetwork, hintUpstream),
-	is(eol.ErrAPI, exitNetwork, "the support data source answered something unusable; the copy in use was kept. Check data: endoflife-url: in the config, or try again later"),
+	is(supportdata.ErrAPI, exitNetwork, "the support data source answered something unusable; the copy in use was kept. Check data: endoflife-url: in the config, or try again later"),
 	as(exitNetwork, fixed[*fetch.OfflineError]("run without --offline to download them, or bring them into the cache or a mirror")),
 	as(exitNetwork, fixed[*fetch.MissingError]("the mirror folder lacks the file: bring it over again ('updeb mirror export' where there is a way out, 'updeb mirror verify' here)")),
 	is(fetch.ErrRetryTime, exitNetwork, "the download did not finish within fetch: retry-time; raise it in the config for a slow link, or check the proxy"),

@@ -13,7 +13,6 @@ import (
 	"testing"
 
 	"github.com/updeb/updeb/internal/confined"
-	"github.com/updeb/updeb/internal/eol"
 	"github.com/updeb/updeb/internal/fetch"
 	"github.com/updeb/updeb/internal/gate"
 	"github.com/updeb/updeb/internal/mirror"
@@ -151,7 +150,7 @@ func TestExitStatus(t *testing.T) {
 		{"rate limit on 404", &track.APIError{URL: "u", Status: 404, RateLimit: true}, exitNetwork, "GITHUB_TOKEN"},
 		{"API error", &track.APIError{URL: "u", Status: 502}, exitNetwork, "try again later"},
 		{"unusable upstream", fmt.Errorf("%w: no versions", track.ErrUpstream), exitNetwork, "try again later"},
-		{"unusable support data", fmt.Errorf("%w: u: the answer is HTML", eol.ErrAPI), exitNetwork, "copy in use was kept"},
+		{"unusable support data", fmt.Errorf("%w: u: the answer is HTML", supportdata.ErrAPI), exitNetwork, "copy in use was kept"},
 		{"offline miss", &fetch.OfflineError{Missing: []string{"u"}}, exitNetwork, "without --offline"},
 		{"missing from the mirror", wrap(&fetch.MissingError{URL: "u", Where: "mirror file:///m/u"}), exitNetwork, "updeb mirror export"},
 		{"download failed", wrap(netErr), exitNetwork, "check the proxy"},

@@ -3,7 +3,7 @@
 // tables (bundled in data/compat.yaml with their sources), the constraints
 // recipes declare on other components (`requires`, in the grammar of
 // debversion.ParseConstraint, which the tables' ranges use too), and end-of-life dates
-// (internal/eol). It renders the result as a terminal table, Markdown, CSV or one
+// (internal/supportdata). It renders the result as a terminal table, Markdown, CSV or one
 // self-contained HTML page.
 //
 // Severity, decided here:
@@ -23,7 +23,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/updeb/updeb/internal/eol"
+	"github.com/updeb/updeb/internal/supportdata"
 	"github.com/updeb/updeb/pkg/debversion"
 )
 
@@ -76,8 +76,8 @@ type Cell struct {
 	Defaulted bool   `json:"defaulted,omitempty"` // taken from "kubernetes"
 	// Cycle and Support are set when the end-of-life data covers the component.
 	Cycle   string `json:"cycle,omitempty"`
-	Support string `json:"support,omitempty"` // eol.Status.String()
-	State   string `json:"state,omitempty"`   // eol.State.String()
+	Support string `json:"support,omitempty"` // supportdata.Status.String()
+	State   string `json:"state,omitempty"`   // supportdata.State.String()
 }
 
 // SetResult is one column of the matrix.
@@ -200,7 +200,7 @@ type Inputs struct {
 	Requires []Requirement
 	// EOL is the end-of-life data (nil: no end-of-life check); EOLCopy says
 	// which copy it is, for the report ("bundled" when empty).
-	EOL     *eol.Data
+	EOL     *supportdata.Data
 	EOLCopy string
 	Now     time.Time
 	// Shipped is component -> the upstream versions the recipes ship (nil:
@@ -375,7 +375,7 @@ func shipped(res *SetResult, ship map[string][]string) []Finding {
 			continue
 		}
 		key := comp
-		if _, ok := ship[key]; !ok && eol.ProductOf(comp) == "kubernetes" {
+		if _, ok := ship[key]; !ok && supportdata.ProductOf(comp) == "kubernetes" {
 			key = "kubernetes"
 		}
 		versions, ok := ship[key]
@@ -435,7 +435,7 @@ func evaluateSet(s *SetResult, t *Tables, in Inputs) []Finding {
 		evaluateContainerd(s, c.Version, t, add)
 	}
 	for _, comp := range sortedKeys(s.Cells) {
-		if eol.ProductOf(comp) == "istio" && s.Kubernetes != "" {
+		if supportdata.ProductOf(comp) == "istio" && s.Kubernetes != "" {
 			evaluateIstio(s, comp, t, eolData, add)
 		}
 	}
@@ -466,7 +466,7 @@ func evaluateSet(s *SetResult, t *Tables, in Inputs) []Finding {
 	}
 	if eolData != nil {
 		for _, comp := range sortedKeys(s.Cells) {
-			product := eol.ProductOf(comp)
+			product := supportdata.ProductOf(comp)
 			if len(eolData.Cycles(product)) == 0 {
 				continue
 			}
@@ -479,7 +479,7 @@ func evaluateSet(s *SetResult, t *Tables, in Inputs) []Finding {
 			st := cyc.Status(now)
 			cell.Cycle, cell.Support, cell.State = cyc.Name, st.String(), st.State.String()
 			s.Cells[comp] = cell
-			if st.State == eol.EndOfLife {
+			if st.State == supportdata.EndOfLife {
 				add(RuleEOL, Violation, comp, "", "%s %s: %s cycle %s is end-of-life (%s)", comp, cell.Version, product, cyc.Name, st)
 			}
 		}
@@ -614,7 +614,7 @@ func leadingNumbers(version string) []int {
 	return debversion.LeadingNumbers(norm)
 }
 
-func evaluateIstio(s *SetResult, comp string, t *Tables, eolData *eol.Data, add addFunc) {
+func evaluateIstio(s *SetResult, comp string, t *Tables, eolData *supportdata.Data, add addFunc) {
 	v := s.Cells[comp].Version
 	im, in, ok := minorOf(v)
 	if !ok {

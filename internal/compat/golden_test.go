@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/updeb/updeb/internal/eol"
+	"github.com/updeb/updeb/internal/supportdata"
 )
 
 // Regenerate the golden files after an intended change with:
@@ -71,7 +71,7 @@ func loadCase(t *testing.T, name string) []ReleaseSet {
 }
 
 func TestGolden(t *testing.T) {
-	data, err := eol.Load()
+	data, err := supportdata.Bundled()
 	if err != nil {
 		t.Fatal(err)
 	}

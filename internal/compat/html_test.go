@@ -11,7 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/updeb/updeb/internal/eol"
+	"github.com/updeb/updeb/internal/supportdata"
 	"github.com/updeb/updeb/internal/testkit/testenv"
 )
 
@@ -38,7 +38,7 @@ func chromium(t *testing.T, page string, args ...string) []byte {
 // in headless Chromium: the DOM it builds must hold the matrix with the expected
 // cells, and a screenshot must show more than a blank page.
 func TestHTMLRendersInChromium(t *testing.T) {
-	data, err := eol.Load()
+	data, err := supportdata.Bundled()
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -8,8 +8,8 @@ import (
 
 	"go.yaml.in/yaml/v3"
 
-	"github.com/updeb/updeb/internal/eol"
 	"github.com/updeb/updeb/internal/recipe"
+	"github.com/updeb/updeb/internal/supportdata"
 	"github.com/updeb/updeb/internal/yamlfile"
 	"github.com/updeb/updeb/pkg/debversion"
 )
@@ -72,7 +72,7 @@ func Resolve(sets []ReleaseSet, versions map[string]string) error {
 					errs = append(errs, fmt.Errorf("%w: set %q, component %q: %s%s (no recipes/%s.yaml)", ErrUnresolved, s.Name, comp, RecipePrefix, end.name, end.name))
 					continue
 				}
-				if of := recipe.Component(end.name); of != comp && !(of == "kubernetes" && eol.ProductOf(comp) == "kubernetes") {
+				if of := recipe.Component(end.name); of != comp && !(of == "kubernetes" && supportdata.ProductOf(comp) == "kubernetes") {
 					errs = append(errs, fmt.Errorf("%w: set %q, component %q: %s%s ships %s, not %s (a recipe of %s is named %s or %s-MAJOR.MINOR)",
 						ErrUnresolved, s.Name, comp, RecipePrefix, end.name, of, comp, comp, comp, comp))
 					continue

@@ -8,7 +8,7 @@ import (
 
 	"go.yaml.in/yaml/v3"
 
-	"github.com/updeb/updeb/internal/datafile"
+	"github.com/updeb/updeb/internal/supportdata"
 	"github.com/updeb/updeb/internal/yamlfile"
 	"github.com/updeb/updeb/pkg/debversion"
 )
@@ -80,8 +80,8 @@ func LoadTables() (*Tables, error) { return parseTables("compat.yaml", embeddedT
 
 func parseTables(name string, b []byte) (*Tables, error) {
 	d := &yamlfile.Decoder{File: name}
-	t := &Tables{Source: datafile.Header(b)}
-	if asOf, _, err := datafile.AsOf(t.Source); err != nil {
+	t := &Tables{Source: supportdata.Header(b)}
+	if asOf, _, err := supportdata.AsOf(t.Source); err != nil {
 		d.At(&yaml.Node{Line: 1, Column: 1}, "%v", err)
 	} else {
 		t.AsOf = asOf

@@ -16,7 +16,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/updeb/updeb/internal/eol"
 	"github.com/updeb/updeb/internal/recipe"
 	"github.com/updeb/updeb/internal/supportdata"
 	"github.com/updeb/updeb/internal/track"
@@ -123,7 +122,7 @@ func Make(rs []*recipe.Recipe, data *supportdata.Copy, o Options) *Plan {
 	}
 	byProduct := map[string][]*recipe.Recipe{}
 	for _, r := range rs {
-		prod := eol.ProductOf(track.Component(r))
+		prod := supportdata.ProductOf(track.Component(r))
 		if len(data.Data.Cycles(prod)) > 0 {
 			byProduct[prod] = append(byProduct[prod], r)
 		}
@@ -143,7 +142,7 @@ func Make(rs []*recipe.Recipe, data *supportdata.Copy, o Options) *Plan {
 }
 
 // product plans one product.
-func product(name string, rs []*recipe.Recipe, data *eol.Data, o Options) (Product, []Action) {
+func product(name string, rs []*recipe.Recipe, data *supportdata.Data, o Options) (Product, []Action) {
 	sort.SliceStable(rs, func(i, j int) bool { return compare(rs[i].Version, rs[j].Version) > 0 })
 	out := Product{Name: name, Supported: []Minor{}}
 	var acts, adds []Action
@@ -157,7 +156,7 @@ func product(name string, rs []*recipe.Recipe, data *eol.Data, o Options) (Produ
 	newest := rs[0] // the recipe of the newest version
 	for _, c := range data.Cycles(name) {
 		st := c.Status(o.Now)
-		if st.State == eol.EndOfLife || !released(c, o.Now) {
+		if st.State == supportdata.EndOfLife || !released(c, o.Now) {
 			continue
 		}
 		m := Minor{Cycle: c.Name, State: st.State.String(), EndOfActiveSupport: day(c.EOAS), EndOfLife: day(c.EOL), Latest: c.Latest, Recipes: []string{}}
@@ -190,7 +189,7 @@ func movesTo(acts []Action, version string) bool {
 // addAction is the action for a supported minor newer than every recipe:
 // --new-minor from the newest recipe of a versioned series (NAME-MAJOR.MINOR),
 // else a bump of the single recipe to the minor's latest release.
-func addAction(product string, newest *recipe.Recipe, c eol.Cycle) Action {
+func addAction(product string, newest *recipe.Recipe, c supportdata.Cycle) Action {
 	a := Action{Kind: ActAdd, Product: product, Minor: c.Name, Version: c.Latest}
 	n := RecipeName(newest)
 	if versioned(newest) {
@@ -204,14 +203,14 @@ func addAction(product string, newest *recipe.Recipe, c eol.Cycle) Action {
 }
 
 // recipeStatus is a recipe's support status, newest patch and action.
-func recipeStatus(product string, r *recipe.Recipe, data *eol.Data, o Options) (Recipe, *Action) {
+func recipeStatus(product string, r *recipe.Recipe, data *supportdata.Data, o Options) (Recipe, *Action) {
 	n := RecipeName(r)
 	rec := Recipe{Name: n, Version: r.Version, State: "unknown", Support: "unknown"}
 	c, ok := data.Cycle(product, r.Version)
 	if ok {
 		st := c.Status(o.Now)
 		rec.Cycle, rec.State, rec.Support = c.Name, st.State.String(), st.String()
-		if st.State == eol.EndOfLife {
+		if st.State == supportdata.EndOfLife {
 			rec.Action = ActRetire
 			a := &Action{Kind: ActRetire, Product: product, Recipe: n, Minor: c.Name,
 				Reason: fmt.Sprintf("%s %s is end-of-life (%s)", product, c.Name, st)}
@@ -252,9 +251,9 @@ func recipeStatus(product string, r *recipe.Recipe, data *eol.Data, o Options) (
 }
 
 // newestSupported is the product's newest cycle that is not end-of-life.
-func newestSupported(data *eol.Data, product string, now time.Time) *eol.Cycle {
+func newestSupported(data *supportdata.Data, product string, now time.Time) *supportdata.Cycle {
 	for _, c := range data.Cycles(product) {
-		if c.Status(now).State != eol.EndOfLife && released(c, now) {
+		if c.Status(now).State != supportdata.EndOfLife && released(c, now) {
 			return &c
 		}
 	}
@@ -263,7 +262,7 @@ func newestSupported(data *eol.Data, product string, now time.Time) *eol.Cycle {
 
 // released reports whether the cycle was released by now's day (a plan for a
 // past day does not list the minors that came later).
-func released(c eol.Cycle, now time.Time) bool {
+func released(c supportdata.Cycle, now time.Time) bool {
 	y, m, d := now.UTC().Date()
 	return !c.ReleaseDate.After(time.Date(y, m, d, 0, 0, 0, 0, time.UTC))
 }

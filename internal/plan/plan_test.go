@@ -11,7 +11,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/updeb/updeb/internal/eol"
 	"github.com/updeb/updeb/internal/recipe"
 	"github.com/updeb/updeb/internal/supportdata"
 	"github.com/updeb/updeb/internal/testkit/eoltest"
@@ -35,7 +34,7 @@ func fixture(t *testing.T) ([]*recipe.Recipe, *supportdata.Copy) {
 	t.Helper()
 	c := eoltest.Cycle
 	istio129 := c("istio", "1.29", "2026-02-16", "", "2026-08-31", "1.29.6")
-	data, err := eol.New("Source: test\nAs of: 2026-11-20T08:00:00Z", map[string][]eol.Cycle{
+	data, err := supportdata.New("Source: test\nAs of: 2026-11-20T08:00:00Z", map[string][]supportdata.Cycle{
 		"kubernetes": {
 			c("kubernetes", "1.37", "2026-08-26", "2027-08-28", "2027-10-28", "1.37.1"),
 			c("kubernetes", "1.36", "2026-04-22", "2027-04-28", "2027-06-28", "1.36.5"),
@@ -172,7 +171,7 @@ func TestJSONKeys(t *testing.T) {
 
 // TestNothingToDo: recipes at the newest patch of every supported minor.
 func TestNothingToDo(t *testing.T) {
-	data, _ := eol.New("Source: t\nAs of: 2026-11-20", map[string][]eol.Cycle{
+	data, _ := supportdata.New("Source: t\nAs of: 2026-11-20", map[string][]supportdata.Cycle{
 		"kubernetes": {eoltest.Cycle("kubernetes", "1.36", "2026-04-22", "2027-04-28", "2027-06-28", "1.36.5")},
 	})
 	p := Make([]*recipe.Recipe{{Path: "r/kubernetes-1.36.yaml", Name: "kubernetes-1.36", Version: "1.36.5"}}, &supportdata.Copy{Data: data}, Options{Now: today})

@@ -14,9 +14,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/updeb/updeb/internal/eol"
 	"github.com/updeb/updeb/internal/fetch"
 	"github.com/updeb/updeb/internal/pipeline"
+	"github.com/updeb/updeb/internal/supportdata"
 	"github.com/updeb/updeb/internal/trust"
 	"github.com/updeb/updeb/pkg/verify/openpgp"
 )
@@ -93,7 +93,7 @@ func TestNewest(t *testing.T) {
 func TestCheckSupport(t *testing.T) {
 	u, file := scenario(t)
 	o := testOptions(t, u, fetch.Options{})
-	data, err := eol.Load()
+	data, err := supportdata.Bundled()
 	if err != nil {
 		t.Fatal(err)
 	}

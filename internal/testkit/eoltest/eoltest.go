@@ -13,14 +13,14 @@ import (
 	"sync"
 	"time"
 
-	"github.com/updeb/updeb/internal/eol"
+	"github.com/updeb/updeb/internal/supportdata"
 )
 
 // Server is a running fake endoflife.date.
 type Server struct {
 	*httptest.Server
 	mu       sync.Mutex
-	products map[string][]eol.Cycle
+	products map[string][]supportdata.Cycle
 	raw      map[string]Answer
 	requests []string
 }
@@ -32,8 +32,8 @@ type Answer struct {
 }
 
 // New starts a server that knows the products of data, and stops it with cleanup.
-func New(data *eol.Data, cleanup func(func())) *Server {
-	s := &Server{products: map[string][]eol.Cycle{}, raw: map[string]Answer{}}
+func New(data *supportdata.Data, cleanup func(func())) *Server {
+	s := &Server{products: map[string][]supportdata.Cycle{}, raw: map[string]Answer{}}
 	for _, p := range data.Products() {
 		s.products[p] = data.Cycles(p)
 	}
@@ -46,7 +46,7 @@ func New(data *eol.Data, cleanup func(func())) *Server {
 func (s *Server) Template() string { return s.URL + "/api/{product}.json" }
 
 // Set replaces a product's cycles (nil removes the product: 404).
-func (s *Server) Set(product string, cycles []eol.Cycle) {
+func (s *Server) Set(product string, cycles []supportdata.Cycle) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	delete(s.raw, product)
@@ -58,10 +58,10 @@ func (s *Server) Set(product string, cycles []eol.Cycle) {
 }
 
 // Cycles returns a product's cycles as served.
-func (s *Server) Cycles(product string) []eol.Cycle {
+func (s *Server) Cycles(product string) []supportdata.Cycle {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return append([]eol.Cycle(nil), s.products[product]...)
+	return append([]supportdata.Cycle(nil), s.products[product]...)
 }
 
 // Raw makes the server answer a product with a, until Set.
@@ -105,7 +105,7 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 
 // V0 encodes cycles as the v0 API does: a list of {"cycle", "releaseDate",
 // "support", "eol", "latest", "latestReleaseDate", "lts", ...}.
-func V0(cycles []eol.Cycle) []byte {
+func V0(cycles []supportdata.Cycle) []byte {
 	list := make([]map[string]any, 0, len(cycles))
 	for _, c := range cycles {
 		m := map[string]any{
@@ -141,7 +141,7 @@ func dateOrBool(t time.Time, passed bool) any {
 
 // Cycle is a cycle for tests: released on released, end of active support
 // eoas and end of life eol (YYYY-MM-DD, "" for none), latest patch latest.
-func Cycle(product, name, released, eoas, eolDay, latest string) eol.Cycle {
+func Cycle(product, name, released, eoas, eolDay, latest string) supportdata.Cycle {
 	parse := func(s string) time.Time {
 		if s == "" {
 			return time.Time{}
@@ -152,5 +152,5 @@ func Cycle(product, name, released, eoas, eolDay, latest string) eol.Cycle {
 		}
 		return t
 	}
-	return eol.Cycle{Product: product, Name: name, ReleaseDate: parse(released), EOAS: parse(eoas), EOL: parse(eolDay), Latest: latest}
+	return supportdata.Cycle{Product: product, Name: name, ReleaseDate: parse(released), EOAS: parse(eoas), EOL: parse(eolDay), Latest: latest}
 }

@@ -1,4 +1,4 @@
-package eol
+package supportdata
 
 import (
 	"errors"
@@ -16,7 +16,7 @@ func day(s string) time.Time {
 }
 
 func TestLoadEmbedded(t *testing.T) {
-	d, err := Load()
+	d, err := Bundled()
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,4 +1,4 @@
-package eol
+package supportdata
 
 import (
 	"fmt"

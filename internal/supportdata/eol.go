@@ -1,15 +1,13 @@
-// Package eol holds the bundled end-of-life data (release cycles, their dates of
-// end of active support and end of life, latest patch) of the products updeb
-// packages, and answers "is this version still supported on that day?".
+// The bundled end-of-life data (release cycles, their dates of end of active
+// support and end of life, latest patch) of the products updeb packages, and
+// "is this version still supported on that day?".
 //
 // The data is data/eol.yaml, embedded in the binary. It is a snapshot of
 // endoflife.date; its header comments name the source commit and snapshot date
 // and are kept verbatim (see Data.Source). Refresh it by copying the new
 // snapshot over data/eol.yaml, header included, and running the tests.
-//
-// Dates are calendar days. A date boundary takes effect at 00:00 UTC of that
-// day: a cycle whose eol is 2026-10-27 is end-of-life on 2026-10-27 itself.
-package eol
+
+package supportdata
 
 import (
 	_ "embed"
@@ -21,7 +19,6 @@ import (
 
 	"go.yaml.in/yaml/v3"
 
-	"github.com/updeb/updeb/internal/datafile"
 	"github.com/updeb/updeb/internal/yamlfile"
 	"github.com/updeb/updeb/pkg/debversion"
 )
@@ -69,16 +66,16 @@ type Cycle struct {
 	SupportedKubernetes string
 }
 
-// Load parses the embedded data strictly (unknown fields, duplicate cycles and
+// Bundled parses the embedded data strictly (unknown fields, duplicate cycles and
 // malformed dates are errors).
-func Load() (*Data, error) { return Parse("eol.yaml", embedded) }
+func Bundled() (*Data, error) { return Parse("eol.yaml", embedded) }
 
 // Parse parses end-of-life data in the format of data/eol.yaml, strictly
 // (internal/yamlfile); name is used in error messages as NAME:LINE:COL. Every
 // cycle is checked and the first problem of each is reported.
 func Parse(name string, b []byte) (*Data, error) {
 	d := &yamlfile.Decoder{File: name}
-	data := &Data{Source: datafile.Header(b), products: map[string][]Cycle{}}
+	data := &Data{Source: Header(b), products: map[string][]Cycle{}}
 	if err := data.setAsOf(); err != nil {
 		return nil, fmt.Errorf("%w: %s: %w", ErrData, name, err)
 	}
@@ -101,7 +98,7 @@ func Parse(name string, b []byte) (*Data, error) {
 
 // setAsOf reads AsOf from the header's "As of:" line.
 func (d *Data) setAsOf() error {
-	asOf, _, err := datafile.AsOf(d.Source)
+	asOf, _, err := AsOf(d.Source)
 	d.AsOf = asOf
 	return err
 }

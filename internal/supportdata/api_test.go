@@ -1,4 +1,4 @@
-package eol
+package supportdata
 
 import (
 	"errors"
@@ -106,7 +106,7 @@ func TestParseAPIRefuses(t *testing.T) {
 // TestEncodeRoundTrip: the bundled data and API answers come back unchanged
 // through Encode and Parse.
 func TestEncodeRoundTrip(t *testing.T) {
-	bundled, err := Load()
+	bundled, err := Bundled()
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,6 +1,7 @@
-// Package datafile holds what the bundled data files (internal/eol/data,
+// Data files' headers: what the bundled data files (data/eol.yaml here and
 // internal/compat/data) share: their header comment names the source and snapshot.
-package datafile
+
+package supportdata
 
 import (
 	"fmt"
