@@ -91,12 +91,12 @@ func loadRecipesWith(g *globalOptions, args []string, lo recipe.LoadOptions) ([]
 	return out, nil
 }
 
-// planOptions are the site settings of the config that shape every plan.
+// resolveOptions are the site settings of the config that shape every plan.
 // There is no built-in maintainer: an invented address (updeb@localhost) is
 // what lintian calls bogus-mail-host, so a recipe without one needs
 // build: maintainer: in the config, and says so (exit 2).
-func planOptions(c *config.Config) recipe.PlanOptions {
-	return recipe.PlanOptions{LocalSuffix: c.Build.VersionSuffix, DefaultMaintainer: c.Build.Maintainer}
+func resolveOptions(c *config.Config) recipe.ResolveOptions {
+	return recipe.ResolveOptions{LocalSuffix: c.Build.VersionSuffix, DefaultMaintainer: c.Build.Maintainer}
 }
 
 // buildParallel is how many builds run at once: the flag's value, else
@@ -148,20 +148,20 @@ func runBuild(cmd *cobra.Command, g *globalOptions, o *buildOptions, args []stri
 		return err
 	}
 	opts := pipeline.Options{
-		Fetcher:       s.fetcher,
-		Sigstore:      ss,
-		OutDir:        g.outFolder(cfg),
-		Now:           time.Now,
-		Logger:        g.logger(),
-		UpdebVersion:  version,
-		Compression:   deb.Compression(comp),
-		Force:         o.force,
-		Parallel:      parallel,
-		XZWorkers:     cfg.Build.XZWorkers,
-		XZMode:        deb.XZMode(cfg.Build.XZMode),
-		PlanOptions:   planOptions(cfg),
-		ProvenanceKey: key,
-		Progress:      g.buildProgress(),
+		Fetcher:        s.fetcher,
+		Sigstore:       ss,
+		OutDir:         g.outFolder(cfg),
+		Now:            time.Now,
+		Logger:         g.logger(),
+		UpdebVersion:   version,
+		Compression:    deb.Compression(comp),
+		Force:          o.force,
+		Parallel:       parallel,
+		XZWorkers:      cfg.Build.XZWorkers,
+		XZMode:         deb.XZMode(cfg.Build.XZMode),
+		ResolveOptions: resolveOptions(cfg),
+		ProvenanceKey:  key,
+		Progress:       g.buildProgress(),
 	}
 	results, runErr := pipeline.Run(cmd.Context(), s.jobs, opts)
 	if g.json {

@@ -218,7 +218,7 @@ func sigstoreSigners(recipes []*recipe.Recipe) []keyringListing {
 			signer := &sigstoreSigner{Recipe: r.Name, Source: s.Name, Identity: ss.Identity, IdentityRegexp: ss.IdentityRegexp, Issuer: ss.Issuer}
 			if ss.PublicKey != "" {
 				signer.PublicKey = ss.PublicKey
-				fpr, err := trust.KeyFingerprint(&recipe.PlannedSigstore{PublicKeyPath: filepath.Join(r.FilesDir, filepath.FromSlash(ss.PublicKey))})
+				fpr, err := trust.KeyFingerprint(&recipe.ResolvedSigstore{PublicKeyPath: filepath.Join(r.FilesDir, filepath.FromSlash(ss.PublicKey))})
 				if err != nil {
 					fpr = "unusable: " + err.Error()
 				}

@@ -71,7 +71,7 @@ func runVerify(cmd *cobra.Command, g *globalOptions, o *verifyOptions, args []st
 	opts := gate.Options{
 		Build: pipeline.Options{
 			Fetcher: s.fetcher, Sigstore: ss, Now: time.Now, Logger: g.logger(), UpdebVersion: version,
-			Parallel: buildParallel(0, s.cfg.Build), XZWorkers: s.cfg.Build.XZWorkers, PlanOptions: planOptions(s.cfg), Progress: g.buildProgress(),
+			Parallel: buildParallel(0, s.cfg.Build), XZWorkers: s.cfg.Build.XZWorkers, ResolveOptions: resolveOptions(s.cfg), Progress: g.buildProgress(),
 		},
 		Arches:  o.arches,
 		TempDir: tmp,

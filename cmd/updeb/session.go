@@ -61,7 +61,7 @@ func (s *session) fetchOptions() (pipeline.Options, error) {
 	if err != nil {
 		return pipeline.Options{}, err
 	}
-	return pipeline.Options{Fetcher: s.fetcher, Sigstore: ss, Now: time.Now, Logger: s.g.logger(), PlanOptions: planOptions(s.cfg)}, nil
+	return pipeline.Options{Fetcher: s.fetcher, Sigstore: ss, Now: time.Now, Logger: s.g.logger(), ResolveOptions: resolveOptions(s.cfg)}, nil
 }
 
 func (s *session) Close() { s.fetcher.Close() }

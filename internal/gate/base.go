@@ -130,7 +130,7 @@ func compareBase(ctx context.Context, r *recipe.Recipe, opts Options, rr *Recipe
 		c.add("version", Pass, "new recipe (not at %s)", base.Rev)
 		return
 	}
-	d, err := diffRecipes(r, old, opts.Build.PlanOptions)
+	d, err := diffRecipes(r, old, opts.Build.ResolveOptions)
 	if err != nil {
 		c.fail("base", fmt.Errorf("%w: %w", ErrBase, err), "%v", err)
 		return
@@ -157,7 +157,7 @@ type recipeDiff struct {
 
 // diffRecipes compares the plans of r and old, architecture by architecture.
 // An architecture only one of them plans is added or removed.
-func diffRecipes(r, old *recipe.Recipe, po recipe.PlanOptions) (recipeDiff, error) {
+func diffRecipes(r, old *recipe.Recipe, po recipe.ResolveOptions) (recipeDiff, error) {
 	var d recipeDiff
 	for _, a := range sortedUnique(append(r.ArchNames(), old.ArchNames()...)) {
 		np, nerr := planFor(r, a, po)
@@ -202,17 +202,17 @@ func versionCheck(d recipeDiff, rev string) (Status, string) {
 	}
 }
 
-func planFor(r *recipe.Recipe, arch string, po recipe.PlanOptions) (*recipe.Plan, error) {
+func planFor(r *recipe.Recipe, arch string, po recipe.ResolveOptions) (*recipe.Resolved, error) {
 	if !slices.Contains(r.ArchNames(), arch) {
 		return nil, fmt.Errorf("no architecture %s", arch)
 	}
-	return r.Plan(arch, po)
+	return r.Resolve(arch, po)
 }
 
 // samePlan compares two plans whose recipes live under different roots:
 // paths are compared relative to their roots and the files they name by
 // content.
-func samePlan(a, b *recipe.Plan, rootA, rootB string) (bool, error) {
+func samePlan(a, b *recipe.Resolved, rootA, rootB string) (bool, error) {
 	ja, err := json.Marshal(a)
 	if err != nil {
 		return false, err
@@ -235,12 +235,12 @@ func samePlan(a, b *recipe.Plan, rootA, rootB string) (bool, error) {
 }
 
 // diffTrust lists keyring and signer changes: a reviewer must see them.
-func diffTrust(np, op *recipe.Plan, newRoot, oldRoot string) []string {
+func diffTrust(np, op *recipe.Resolved, newRoot, oldRoot string) []string {
 	type anchor struct {
 		keyring string
 		signers []string
 	}
-	anchors := func(p *recipe.Plan, root string) map[string]anchor {
+	anchors := func(p *recipe.Resolved, root string) map[string]anchor {
 		m := map[string]anchor{}
 		for _, s := range p.Sources {
 			if s.Signature != nil {
@@ -302,9 +302,9 @@ func diffTrust(np, op *recipe.Plan, newRoot, oldRoot string) []string {
 // diffPackages lists packages added or removed and, per package, files added
 // or removed and control fields changed (Version aside: the version check
 // covers it).
-func diffPackages(arch string, np, op *recipe.Plan) []string {
-	index := func(p *recipe.Plan) map[string]*recipe.PlannedPackage {
-		m := map[string]*recipe.PlannedPackage{}
+func diffPackages(arch string, np, op *recipe.Resolved) []string {
+	index := func(p *recipe.Resolved) map[string]*recipe.ResolvedPackage {
+		m := map[string]*recipe.ResolvedPackage{}
 		for i := range p.Packages {
 			m[p.Packages[i].Name] = &p.Packages[i]
 		}
@@ -353,7 +353,7 @@ func diffPackages(arch string, np, op *recipe.Plan) []string {
 }
 
 // fileList is every path a package installs, with its mode or link target.
-func fileList(p *recipe.PlannedPackage) map[string]bool {
+func fileList(p *recipe.ResolvedPackage) map[string]bool {
 	m := map[string]bool{}
 	for _, f := range p.Files {
 		m[fmt.Sprintf("%s (%04o)", f.Dest, f.Mode)] = true

@@ -134,7 +134,7 @@ func TestDiffRecipes(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			head := loadProject(t, tt.head, tt.headKey)
-			d, err := diffRecipes(head, old, recipe.PlanOptions{})
+			d, err := diffRecipes(head, old, recipe.ResolveOptions{})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -168,7 +168,7 @@ func TestDiffTrustSigstoreKey(t *testing.T) {
 	load := func(key string) *recipe.Recipe {
 		return loadFiles(t, map[string]string{"recipes/hello.yaml": text, "recipes/hello/hello.pub": key})
 	}
-	d, err := diffRecipes(load(newKey), load(oldKey), recipe.PlanOptions{})
+	d, err := diffRecipes(load(newKey), load(oldKey), recipe.ResolveOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -176,7 +176,7 @@ func TestDiffTrustSigstoreKey(t *testing.T) {
 	if len(d.trust) != 1 || !strings.HasPrefix(d.trust[0], want) || !strings.Contains(d.trust[0], "replaces Sigstore public key hello.pub (SHA256:HpCKVUWf5t2sHMvBN+qGMe6DcDL+wqLMxSizjYHxcQg=)") {
 		t.Errorf("trust changes %q, want one starting %q", d.trust, want)
 	}
-	if d, err := diffRecipes(load(oldKey), load(oldKey), recipe.PlanOptions{}); err != nil || len(d.trust) != 0 {
+	if d, err := diffRecipes(load(oldKey), load(oldKey), recipe.ResolveOptions{}); err != nil || len(d.trust) != 0 {
 		t.Errorf("same key: trust changes %q, %v", d.trust, err)
 	}
 }

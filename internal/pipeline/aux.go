@@ -118,7 +118,7 @@ func verifySource(ctx context.Context, vs *verifiedSource, byURL map[string]*fet
 }
 
 // auxFileName names what the unpinned file at u is to s, in messages.
-func auxFileName(s recipe.PlannedSource, u string) string {
+func auxFileName(s recipe.ResolvedSource, u string) string {
 	switch {
 	case s.Signature != nil && u == s.Signature.URL:
 		return "signature file"

@@ -69,7 +69,7 @@ func TestBadCachedAuxFileIsRefetched(t *testing.T) {
 	out := filepath.Join(t.TempDir(), "out")
 	opts := options(t, mirror, out)
 	js := jobs(t, root, "amd64", "hello")
-	plan, err := js[0].Recipe.Plan("amd64", opts.PlanOptions)
+	plan, err := js[0].Recipe.Resolve("amd64", opts.ResolveOptions)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -47,7 +47,7 @@ func (r *sniffing) Read(p []byte) (int, error) {
 	return n, err
 }
 
-// facts is recipe.PlannedPackage.Overrides' view of dest.
+// facts is recipe.ResolvedPackage.Overrides' view of dest.
 func (b *binaries) facts(dest string) (recipe.BinaryFacts, bool) {
 	if !b.done[dest] {
 		open := b.files[dest]
@@ -73,7 +73,7 @@ func (b *binaries) facts(dest string) (recipe.BinaryFacts, bool) {
 
 // overrides is the overrides file's entry content, rendered when the writer
 // reaches it.
-func (b *binaries) overrides(pp *recipe.PlannedPackage) func() (io.ReadCloser, int64, error) {
+func (b *binaries) overrides(pp *recipe.ResolvedPackage) func() (io.ReadCloser, int64, error) {
 	return func() (io.ReadCloser, int64, error) {
 		content := pp.Overrides(b.facts)
 		if len(content) == 0 {

@@ -43,16 +43,16 @@ type Options struct {
 	Now     func() time.Time // the clock OpenPGP signatures are checked against
 	// Sigstore verifies the sources that name Sigstore material (its HTTP
 	// client should be Fetcher.Transport()); nil refuses them.
-	Sigstore     *sigstore.Verifier
-	Logger       *slog.Logger
-	UpdebVersion string
-	Compression  deb.Compression
-	Limits       archive.Limits
-	Force        bool // rebuild even when the state record says nothing changed
-	Parallel     int  // builds at once; <= 0 means 1
-	XZWorkers    int  // xz blocks compressed at once per package (deb.Package.XZWorkers); never changes the bytes
-	XZMode       deb.XZMode
-	PlanOptions  recipe.PlanOptions
+	Sigstore       *sigstore.Verifier
+	Logger         *slog.Logger
+	UpdebVersion   string
+	Compression    deb.Compression
+	Limits         archive.Limits
+	Force          bool // rebuild even when the state record says nothing changed
+	Parallel       int  // builds at once; <= 0 means 1
+	XZWorkers      int  // xz blocks compressed at once per package (deb.Package.XZWorkers); never changes the bytes
+	XZMode         deb.XZMode
+	ResolveOptions recipe.ResolveOptions
 	// SpoolAll reads every archive member a build needs into a spool file
 	// before writing any package, instead of streaming members into the
 	// package that first uses them (same bytes, more disk and time; see
@@ -235,7 +235,7 @@ func finishUnit(r *recipe.Recipe, jobs []Job, results []Result, stagedBy []*stag
 // the job was up to date). The caller commits it or removes it.
 func buildOne(ctx context.Context, j Job, opts Options) (Result, *staged, error) {
 	log := opts.Logger.With("recipe", j.Recipe.Name, "arch", j.Arch)
-	plan, err := j.Recipe.Plan(j.Arch, opts.PlanOptions)
+	plan, err := j.Recipe.Resolve(j.Arch, opts.ResolveOptions)
 	if err != nil {
 		return Result{}, nil, err
 	}
@@ -319,7 +319,7 @@ func sweepStale(dir string, log *slog.Logger) {
 
 // verifiedSource is a fetched artifact and the evidence that it is genuine.
 type verifiedSource struct {
-	plan       recipe.PlannedSource
+	plan       recipe.ResolvedSource
 	fetched    *fetch.Result
 	verifiedBy []string
 	aux        []*fetch.Result // signature and checksum files, for provenance
@@ -328,13 +328,13 @@ type verifiedSource struct {
 // sourceKey is the cache key of a recipe version's signature and checksum
 // files. It names no architecture: a checksum file that lists every
 // architecture's artifacts (runc.sha256sum) is fetched once for all of them.
-func sourceKey(plan *recipe.Plan) string {
+func sourceKey(plan *recipe.Resolved) string {
 	return plan.Recipe + " " + plan.UpstreamVersion
 }
 
 // fetchAndVerify downloads every source (pinned) and its signature and checksum
 // file (unpinned, verified here), then checks them all.
-func fetchAndVerify(ctx context.Context, plan *recipe.Plan, opts Options, log *slog.Logger) (map[string]*verifiedSource, error) {
+func fetchAndVerify(ctx context.Context, plan *recipe.Resolved, opts Options, log *slog.Logger) (map[string]*verifiedSource, error) {
 	var reqs []fetch.Request
 	for _, s := range plan.Sources {
 		reqs = append(reqs, fetch.Request{URL: s.URL, Pinned: s.Pinned, Key: sourceKey(plan)})
@@ -381,10 +381,10 @@ func Fetch(ctx context.Context, jobs []Job, opts Options) ([]*fetch.Result, erro
 		errs    []error
 		offline = &fetch.OfflineError{}
 	)
-	po := opts.PlanOptions
+	po := opts.ResolveOptions
 	po.SourcesOnly = true // fetching builds nothing: no maintainer needed
 	for _, j := range jobs {
-		plan, err := j.Recipe.Plan(j.Arch, po)
+		plan, err := j.Recipe.Resolve(j.Arch, po)
 		if err != nil {
 			errs = append(errs, err)
 			continue

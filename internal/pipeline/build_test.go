@@ -81,9 +81,9 @@ func options(t testing.TB, mirror, out string) Options {
 	}
 	return Options{
 		Fetcher: f, Sigstore: ss, OutDir: out, Now: time.Now, UpdebVersion: "test",
-		Logger:      slog.New(slog.DiscardHandler),
-		PlanOptions: recipe.PlanOptions{DefaultMaintainer: "updeb tests <tests@example.org>"},
-		Parallel:    2,
+		Logger:         slog.New(slog.DiscardHandler),
+		ResolveOptions: recipe.ResolveOptions{DefaultMaintainer: "updeb tests <tests@example.org>"},
+		Parallel:       2,
 	}
 }
 
@@ -357,10 +357,10 @@ func helperMain() int {
 	_, err = Run(context.Background(), js, Options{
 		ProvenanceKey: key,
 		Fetcher:       f, Sigstore: ss, OutDir: os.Getenv("HELPER_OUT"), Now: time.Now, UpdebVersion: "test",
-		Logger:      slog.New(slog.NewTextHandler(os.Stderr, nil)),
-		PlanOptions: recipe.PlanOptions{DefaultMaintainer: "updeb tests <tests@example.org>"},
-		Parallel:    2,
-		Compression: deb.Compression(os.Getenv("HELPER_COMPRESSION")),
+		Logger:         slog.New(slog.NewTextHandler(os.Stderr, nil)),
+		ResolveOptions: recipe.ResolveOptions{DefaultMaintainer: "updeb tests <tests@example.org>"},
+		Parallel:       2,
+		Compression:    deb.Compression(os.Getenv("HELPER_COMPRESSION")),
 	})
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
@@ -506,7 +506,7 @@ packages:
 }
 
 // TestShippedControlIsPlanned: the control file of every package a build
-// writes is the plan's (recipe.PlannedPackage.Control), byte for byte, so the
+// writes is the plan's (recipe.ResolvedPackage.Control), byte for byte, so the
 // control fields `updeb verify --base` diffs from plans are those that ship.
 func TestShippedControlIsPlanned(t *testing.T) {
 	root, mirror := project(t)
@@ -518,7 +518,7 @@ func TestShippedControlIsPlanned(t *testing.T) {
 	}
 	n := 0
 	for _, j := range js {
-		plan, err := j.Recipe.Plan(j.Arch, opts.PlanOptions)
+		plan, err := j.Recipe.Resolve(j.Arch, opts.ResolveOptions)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -28,7 +28,7 @@ const ProvenanceSuffix = ".intoto.json"
 // with what vouched for them, the recipe, the recipe-folder files and the
 // keyrings it used, in a DSSE envelope signed with Options.ProvenanceKey (or
 // unsigned without one).
-func writeProvenance(path string, r *recipe.Recipe, plan *recipe.Plan, pp *recipe.PlannedPackage, res *deb.Result, srcs map[string]*verifiedSource, opts Options) error {
+func writeProvenance(path string, r *recipe.Recipe, plan *recipe.Resolved, pp *recipe.ResolvedPackage, res *deb.Result, srcs map[string]*verifiedSource, opts Options) error {
 	b := provenance.Build{
 		Recipe:          plan.Recipe,
 		Architecture:    plan.Arch,
@@ -109,7 +109,7 @@ func auxRole(vs *verifiedSource, url string) string {
 // seal returns the statement's envelope, signed when a key is configured.
 // The signature is dated by the build (see signkey.Key.DSSE), so the bytes
 // are the same on every rebuild.
-func seal(st *provenance.Statement, plan *recipe.Plan, opts Options) ([]byte, error) {
+func seal(st *provenance.Statement, plan *recipe.Resolved, opts Options) ([]byte, error) {
 	var signers []dsse.Signer
 	if opts.ProvenanceKey != nil {
 		s, err := opts.ProvenanceKey.DSSE(plan.SourceDateEpoch, opts.Now())
@@ -174,7 +174,7 @@ func recipeInput(r *recipe.Recipe, log *slog.Logger) (provenance.Input, bool) {
 // outside its plan (comments), its path and git commit, and the signing key.
 // It rewrites a record only when its bytes change. An error means the
 // records cannot be trusted as they are, and the job is rebuilt.
-func refreshProvenance(r *recipe.Recipe, plan *recipe.Plan, outs []Output, opts Options) (err error) {
+func refreshProvenance(r *recipe.Recipe, plan *recipe.Resolved, outs []Output, opts Options) (err error) {
 	defer func() {
 		if err != nil {
 			opts.Logger.Info("rebuilding: the provenance records cannot be brought up to date", "recipe", plan.Recipe, "arch", plan.Arch, "err", err)

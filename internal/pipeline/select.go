@@ -69,7 +69,7 @@ type members struct {
 	users   map[string]map[memberKey]int // per package: members it takes, and how often
 }
 
-func newMembers(plan *recipe.Plan, srcs map[string]*verifiedSource, dir string, lim archive.Limits, log *slog.Logger) (*members, error) {
+func newMembers(plan *recipe.Resolved, srcs map[string]*verifiedSource, dir string, lim archive.Limits, log *slog.Logger) (*members, error) {
 	ms := &members{dir: dir, lim: lim, log: log, srcs: srcs, uses: map[memberKey]int{}, left: map[memberKey]int{},
 		read: map[memberKey]member{}, done: map[string]bool{}, users: map[string]map[memberKey]int{}}
 	for _, p := range plan.Packages {
@@ -97,7 +97,7 @@ func newMembers(plan *recipe.Plan, srcs map[string]*verifiedSource, dir string, 
 
 // keyOf is the member a planned file comes from. The archive reader hands out
 // cleaned names ("./bridge" -> "bridge").
-func keyOf(f recipe.PlannedFile) memberKey {
+func keyOf(f recipe.ResolvedFile) memberKey {
 	name := f.Path
 	if name != "" {
 		name = path.Clean(name)

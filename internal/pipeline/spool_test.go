@@ -16,7 +16,7 @@ import (
 
 func testFeed(t *testing.T) *feed {
 	return &feed{name: "src", dir: t.TempDir(), log: slog.New(slog.DiscardHandler), spooled: map[string]member{},
-		vs: &verifiedSource{plan: recipe.PlannedSource{URL: "https://example.org/src.tar.gz"}}}
+		vs: &verifiedSource{plan: recipe.ResolvedSource{URL: "https://example.org/src.tar.gz"}}}
 }
 
 func readAllClose(t *testing.T, rc io.ReadCloser) []byte {

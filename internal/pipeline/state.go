@@ -23,7 +23,7 @@ type state struct {
 	Stats   map[string]fileStat `json:"stats"` // by Output.File, as written
 }
 
-func statePath(out string, plan *recipe.Plan) string {
+func statePath(out string, plan *recipe.Resolved) string {
 	return filepath.Join(out, StateDir, plan.Recipe+"_"+plan.Arch+".json")
 }
 
@@ -31,7 +31,7 @@ func statePath(out string, plan *recipe.Plan) string {
 // (URLs, pins, versions, control fields, generated files), the content of the
 // recipe-local files and keyrings it uses, updeb's version and the compression
 // (with the xz mode, when not the default).
-func inputKey(r *recipe.Recipe, plan *recipe.Plan, opts Options) (string, error) {
+func inputKey(r *recipe.Recipe, plan *recipe.Resolved, opts Options) (string, error) {
 	h := sha256.New()
 	enc := json.NewEncoder(h)
 	xzMode := opts.XZMode
@@ -39,7 +39,7 @@ func inputKey(r *recipe.Recipe, plan *recipe.Plan, opts Options) (string, error)
 		xzMode = ""
 	}
 	if err := enc.Encode(struct {
-		Plan        *recipe.Plan
+		Plan        *recipe.Resolved
 		Version     string
 		Compression string
 		XZMode      string `json:",omitempty"`

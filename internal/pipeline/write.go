@@ -17,7 +17,7 @@ import (
 
 // assemble turns a planned package into the deb writer's input. The files'
 // bytes are watched on their way (binaries), for the lintian overrides.
-func assemble(r *recipe.Recipe, plan *recipe.Plan, pp *recipe.PlannedPackage, ms *members) (*deb.Package, error) {
+func assemble(r *recipe.Recipe, plan *recipe.Resolved, pp *recipe.ResolvedPackage, ms *members) (*deb.Package, error) {
 	p := &deb.Package{
 		Control:         pp.DebControl(),
 		Conffiles:       pp.Conffiles,
@@ -101,7 +101,7 @@ func openLocal(r *recipe.Recipe, path string, was os.FileInfo) func() (io.ReadCl
 // members), and moved to stage only once those reads succeeded and the raw
 // sources' digests are checked. Nothing reaches the output folder here: the
 // whole recipe is committed at once (see commit.go).
-func writePackage(ctx context.Context, r *recipe.Recipe, plan *recipe.Plan, pp *recipe.PlannedPackage, ms *members, tmp, stage string, srcs map[string]*verifiedSource, opts Options) (Output, error) {
+func writePackage(ctx context.Context, r *recipe.Recipe, plan *recipe.Resolved, pp *recipe.ResolvedPackage, ms *members, tmp, stage string, srcs map[string]*verifiedSource, opts Options) (Output, error) {
 	p, err := assemble(r, plan, pp, ms)
 	if err != nil {
 		return Output{}, err

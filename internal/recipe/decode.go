@@ -7,7 +7,7 @@ import (
 )
 
 // findings collects the positioned problems of one recipe file (load, lint
-// and plan all add to it).
+// and resolve all add to it).
 type findings struct {
 	file string
 	yamlfile.Decoder

@@ -16,7 +16,7 @@ func docDir(pkg string) string { return "/usr/share/doc/" + pkg + "/" }
 
 // changelogName is changelog.Debian.gz for versions with a Debian revision,
 // changelog.gz otherwise (lintian's rule).
-func changelogName(p *PlannedPackage) string {
+func changelogName(p *ResolvedPackage) string {
 	if strings.Contains(p.Version, "-") {
 		return "changelog.Debian.gz"
 	}
@@ -25,7 +25,7 @@ func changelogName(p *PlannedPackage) string {
 
 // generatedFiles returns copyright, changelog and (when there are any tags)
 // lintian overrides for one package.
-func generatedFiles(r *Recipe, p *Plan, pp *PlannedPackage, rp Package) []GeneratedFile {
+func generatedFiles(r *Recipe, p *Resolved, pp *ResolvedPackage, rp Package) []GeneratedFile {
 	out := []GeneratedFile{
 		{Dest: docDir(pp.Name) + "copyright", Content: copyrightFile(r), Mode: 0o644},
 		{Dest: docDir(pp.Name) + changelogName(pp), Content: changelogFile(r, p, pp), Mode: 0o644},
@@ -79,7 +79,7 @@ var yearPattern = regexp.MustCompile(`\b\d{4}\b`)
 
 // changelogFile is a one-entry Debian changelog dated the release date,
 // compressed with gzip -9, with no file name and mtime 0 in the header.
-func changelogFile(r *Recipe, p *Plan, pp *PlannedPackage) []byte {
+func changelogFile(r *Recipe, p *Resolved, pp *ResolvedPackage) []byte {
 	text := fmt.Sprintf("%s (%s) unstable; urgency=medium\n\n  * Repackaged upstream release %s by updeb.\n\n -- %s  %s\n",
 		r.Name, p.DebianVersion, r.Version, pp.Maintainer, p.SourceDateEpoch.UTC().Format("Mon, 02 Jan 2006 15:04:05 -0700"))
 	var b bytes.Buffer
@@ -122,7 +122,7 @@ type override struct{ tag, pointer, why string }
 // means the worst for each executable from an upstream source (static
 // unless the recipe says dynamic: true). It returns
 // nil when there is nothing to override.
-func (pp *PlannedPackage) Overrides(facts func(dest string) (BinaryFacts, bool)) []byte {
+func (pp *ResolvedPackage) Overrides(facts func(dest string) (BinaryFacts, bool)) []byte {
 	var ovs []override
 	add := func(tag, dest, why string) { ovs = append(ovs, override{tag, strings.TrimPrefix(dest, "/"), why}) }
 	for _, f := range pp.Files {
@@ -200,7 +200,7 @@ var commandDirs = []string{"/bin/", "/usr/bin/", "/usr/bin/X11/", "/usr/bin/mh/"
 
 // commands are the files and links the package puts directly in a command
 // folder without a manual page of the same name in the package.
-func (pp *PlannedPackage) commands() []string {
+func (pp *ResolvedPackage) commands() []string {
 	var dests []string
 	for _, f := range pp.Files {
 		dests = append(dests, f.Dest)
@@ -228,7 +228,7 @@ func (pp *PlannedPackage) commands() []string {
 
 // servicesWithoutInitScript are the package's systemd service units with no
 // /etc/init.d script (nor a .path or .timer unit) of the same name.
-func (pp *PlannedPackage) servicesWithoutInitScript() []string {
+func (pp *ResolvedPackage) servicesWithoutInitScript() []string {
 	have := map[string]bool{}
 	for _, f := range pp.Files {
 		have[f.Dest] = true

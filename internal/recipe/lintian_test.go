@@ -18,7 +18,7 @@ import (
 // be what lintian accepts. Upstream binaries are stand-in shell scripts.
 func TestPlanPassesLintian(t *testing.T) {
 	tools := testenv.RequireTool(t, "dpkg-deb", "lintian")
-	p, err := loadFixture(t).Plan("amd64", fixtureOpts)
+	p, err := loadFixture(t).Resolve("amd64", fixtureOpts)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -70,11 +70,11 @@ func LoadBytes(file string, data []byte, opts LoadOptions) (*Recipe, error) {
 		r.FilesDir = filepath.Join(r.dir, filepath.FromSlash(r.filesRel))
 		{
 			// Render every architecture: templates, rendered names and paths,
-			// and (here only, Plan does no I/O) the files the recipe names.
+			// and (here only, Resolved does no I/O) the files the recipe names.
 			// Fields that failed to decode are empty and render to nothing,
 			// so this adds no findings about them.
 			for _, a := range r.Architectures {
-				r.plan(a.Debian, planOptions{lint: true, stat: r.checkLocal}, fs)
+				r.resolve(a.Debian, resolveOptions{lint: true, stat: r.checkLocal}, fs)
 			}
 		}
 	}
@@ -440,7 +440,7 @@ func (r *Recipe) ArchNames() []string {
 	return out
 }
 
-// url checks a URL field: a template only for its scheme (Plan checks what
+// url checks a URL field: a template only for its scheme (Resolved checks what
 // it renders to), anything else with the fetcher's grammar (package srcurl).
 func (d *decoder) url(v *yaml.Node, name string, dst *string) {
 	if !d.NonEmpty(v, name, dst) {

@@ -12,9 +12,9 @@ import (
 	"github.com/updeb/updeb/pkg/verify/sigstore"
 )
 
-// OpenLocal opens a file the plan reads besides the sources (see
-// Plan.LocalFiles), confined to where it belongs: a file of the recipe's
-// folder (PlannedFile.LocalPath) inside that folder, the folder itself inside
+// OpenLocal opens a file the resolved recipe reads besides the sources (see
+// Resolved.LocalFiles), confined to where it belongs: a file of the recipe's
+// folder (ResolvedFile.LocalPath) inside that folder, the folder itself inside
 // the one that holds the recipe file; a keyring inside the project root. A
 // symlink that leads out, or anything but a regular file (a device, a FIFO),
 // is refused with an error wrapping confined.ErrRefused. Lint checks every

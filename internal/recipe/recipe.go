@@ -1,10 +1,10 @@
 // Package recipe loads updeb recipes (recipes/<name>.yaml) strictly and turns
-// one recipe and one Debian architecture into a Plan: fully rendered, concrete
+// one recipe and one Debian architecture into a Resolved recipe: fully rendered, concrete
 // build instructions (URLs, pinned digests, trust anchors, package contents,
 // generated copyright, changelog, lintian overrides and maintainer scripts).
 //
 // Loading reports every problem it finds, each as "FILE:LINE:COL: message",
-// sorted by position, in an *Error that wraps ErrInvalid. Plan does no I/O;
+// sorted by position, in an *Error that wraps ErrInvalid. Resolve does no I/O;
 // Load does the file-existence checks (recipe-local files, keyrings).
 // The format is documented field by field in recipes/README.md.
 package recipe
@@ -21,18 +21,18 @@ import (
 )
 
 // ErrInvalid is wrapped by every error that says a recipe (or the options a
-// plan is made with) is invalid. The CLI maps it to exit code 2.
+// recipe is resolved with) is invalid. The CLI maps it to exit code 2.
 var ErrInvalid = errors.New("recipe: invalid recipe")
 
-// ErrNoMaintainer is wrapped (besides ErrInvalid) when a plan needs a
-// maintainer and neither the recipe nor PlanOptions.DefaultMaintainer names
+// ErrNoMaintainer is wrapped (besides ErrInvalid) when resolving needs a
+// maintainer and neither the recipe nor ResolveOptions.DefaultMaintainer names
 // one: the site's configuration lacks it, not the recipe.
 var ErrNoMaintainer = errors.New("recipe: no maintainer")
 
 // Finding is one problem in a recipe file, with the position it was found at.
 type Finding = yamlfile.Finding
 
-// Error lists every finding of one load (or plan), sorted by position.
+// Error lists every finding of one load (or resolve), sorted by position.
 type Error struct {
 	Findings []Finding
 }
@@ -52,7 +52,7 @@ func (e *Error) Unwrap() []error {
 }
 
 // Recipe is a loaded, validated recipe. Strings that are templates (URLs,
-// package names, relations, paths) are kept unrendered; Plan renders them.
+// package names, relations, paths) are kept unrendered; Resolved renders them.
 type Recipe struct {
 	Path        string    // the recipe file, as given to Load
 	Content     []byte    // the recipe file's bytes as Load read them (its provenance record names their digest)
@@ -67,7 +67,7 @@ type Recipe struct {
 	License     string // SPDX identifier
 	LicenseText string // full license text, required when License has no file in /usr/share/common-licenses
 	Copyright   string // copyright holder(s)
-	Maintainer  string // "Name <email>", or "" for the plan's default
+	Maintainer  string // "Name <email>", or "" for the site default (ResolveOptions)
 
 	Architectures []Arch // in recipe order
 	Repo          Repo

@@ -211,7 +211,7 @@ func fetchVerified(ctx context.Context, r *recipe.Recipe, version string, o Opti
 	}
 	out := map[string]map[string]*fetched{}
 	for _, a := range r.Architectures {
-		p, err := c.Plan(a.Debian, urlPlan)
+		p, err := c.Resolve(a.Debian, urlPlan)
 		if err != nil {
 			return nil, err
 		}

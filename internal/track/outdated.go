@@ -15,7 +15,7 @@ import (
 // its URLs); the copy shares everything else with r.
 // urlPlan is enough to render URLs: the maintainer is only a placeholder for
 // recipes that name none (the site's default applies when they are built).
-var urlPlan = recipe.PlanOptions{DefaultMaintainer: "updeb <updeb@localhost>"}
+var urlPlan = recipe.ResolveOptions{DefaultMaintainer: "updeb <updeb@localhost>"}
 
 func withVersion(r *recipe.Recipe, version string) *recipe.Recipe {
 	c := *r
@@ -38,7 +38,7 @@ func Artifacts(r *recipe.Recipe, version string) ([]string, error) {
 		}
 	}
 	for _, a := range r.Architectures {
-		p, err := c.Plan(a.Debian, urlPlan)
+		p, err := c.Resolve(a.Debian, urlPlan)
 		if err != nil {
 			return nil, fmt.Errorf("%s at version %s: %w", r.Name, version, err)
 		}

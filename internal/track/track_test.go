@@ -204,7 +204,7 @@ func TestBump(t *testing.T) {
 	// The bumped recipe builds: fetch with the new pins, verify, package.
 	out := t.TempDir()
 	results, err := pipeline.Run(context.Background(), []pipeline.Job{{Recipe: r, Arch: "amd64"}, {Recipe: r, Arch: "arm64"}},
-		pipeline.Options{Fetcher: o.Client.(*fetch.Fetcher), OutDir: out, Now: o.Now, PlanOptions: urlPlan})
+		pipeline.Options{Fetcher: o.Client.(*fetch.Fetcher), OutDir: out, Now: o.Now, ResolveOptions: urlPlan})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -301,7 +301,7 @@ func TestBumpSHA512(t *testing.T) {
 		}
 	}
 	if _, err := pipeline.Run(context.Background(), []pipeline.Job{{Recipe: r, Arch: "amd64"}},
-		pipeline.Options{Fetcher: o.Client.(*fetch.Fetcher), OutDir: t.TempDir(), Now: o.Now, PlanOptions: urlPlan}); err != nil {
+		pipeline.Options{Fetcher: o.Client.(*fetch.Fetcher), OutDir: t.TempDir(), Now: o.Now, ResolveOptions: urlPlan}); err != nil {
 		t.Fatal(err)
 	}
 }

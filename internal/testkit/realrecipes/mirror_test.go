@@ -281,7 +281,7 @@ func standinMirror(t *testing.T, root string, sets []standin, sg *mirrorSigners)
 		if err != nil {
 			t.Fatal(err)
 		}
-		plan, err := orig.Plan("amd64", recipe.PlanOptions{DefaultMaintainer: "t <t@example.org>"})
+		plan, err := orig.Resolve("amd64", recipe.ResolveOptions{DefaultMaintainer: "t <t@example.org>"})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -297,7 +297,7 @@ func standinMirror(t *testing.T, root string, sets []standin, sg *mirrorSigners)
 			}
 			yaml = block.ReplaceAllLiteralString(yaml, "    signature: "+s.signature+"\n")
 		}
-		byURL := map[string]recipe.PlannedSource{}
+		byURL := map[string]recipe.ResolvedSource{}
 		for _, ps := range plan.Sources {
 			byURL[ps.URL] = ps
 		}
@@ -338,7 +338,7 @@ func standinMirror(t *testing.T, root string, sets []standin, sg *mirrorSigners)
 				sg.pgp.Sign(sg.uid, p, local(mirror, a.sig))
 			}
 			if a.cosign {
-				want := recipe.PlannedSigstore{SigURL: a.url + ".sig", CertURL: a.url + ".cert", Identity: k8sIdentity, Issuer: k8sIssuer}
+				want := recipe.ResolvedSigstore{SigURL: a.url + ".sig", CertURL: a.url + ".cert", Identity: k8sIdentity, Issuer: k8sIssuer}
 				if ps.Sigstore == nil || *ps.Sigstore != want {
 					t.Errorf("%s: source %s: Sigstore %+v, upstream publishes %+v", s.recipe, ps.Name, ps.Sigstore, want)
 				}
@@ -469,7 +469,7 @@ func TestRealRecipesFromStandInMirror(t *testing.T) {
 	out := filepath.Join(root, "out")
 	res, err := pipeline.Run(context.Background(), jobs, pipeline.Options{
 		Fetcher: f, Sigstore: sigstoreVerifier(t, root, sg, f), OutDir: out, Now: time.Now, UpdebVersion: "test", Logger: slog.New(slog.DiscardHandler),
-		PlanOptions: recipe.PlanOptions{DefaultMaintainer: "updeb tests <tests@example.org>"}, Parallel: 2,
+		ResolveOptions: recipe.ResolveOptions{DefaultMaintainer: "updeb tests <tests@example.org>"}, Parallel: 2,
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -567,7 +567,7 @@ func TestRealKubernetesRecipesVerify(t *testing.T) {
 	f := standinFetcher(t, root, t.TempDir(), rekor.URL)
 	opts := gate.Options{
 		Build: pipeline.Options{Fetcher: f, Sigstore: sigstoreVerifier(t, root, sg, f), Now: time.Now, UpdebVersion: "test",
-			Logger: slog.New(slog.DiscardHandler), PlanOptions: recipe.PlanOptions{DefaultMaintainer: "updeb tests <tests@example.org>"}, Parallel: 2},
+			Logger: slog.New(slog.DiscardHandler), ResolveOptions: recipe.ResolveOptions{DefaultMaintainer: "updeb tests <tests@example.org>"}, Parallel: 2},
 		Arches: []string{"amd64"}, TempDir: t.TempDir(),
 	}
 	rep, err := gate.Run(context.Background(), recipes, opts)

@@ -47,7 +47,7 @@ func TestRealRecipesPinsFromUpstream(t *testing.T) {
 	}
 	for _, r := range recipes {
 		for _, a := range r.ArchNames() {
-			plan, err := r.Plan(a, recipe.PlanOptions{DefaultMaintainer: "t <t@example.org>"})
+			plan, err := r.Resolve(a, recipe.ResolveOptions{DefaultMaintainer: "t <t@example.org>"})
 			if err != nil {
 				t.Fatalf("%s: %v", r.Path, err)
 			}
@@ -123,7 +123,7 @@ func TestRealRecipesUnits(t *testing.T) {
 	var names []string
 	seen := map[string]bool{}
 	for _, r := range loadAll(t) {
-		plan, err := r.Plan(r.ArchNames()[0], recipe.PlanOptions{DefaultMaintainer: "t <t@example.org>"})
+		plan, err := r.Resolve(r.ArchNames()[0], recipe.ResolveOptions{DefaultMaintainer: "t <t@example.org>"})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -20,7 +20,7 @@ import (
 // Regenerate the golden plans with: go test ./internal/recipe -run TestPlanGolden -update
 var update = flag.Bool("update", false, "rewrite testdata/*.golden.json from the current output")
 
-var fixtureOpts = PlanOptions{LocalSuffix: "~wmf1", DefaultMaintainer: "Default Maintainer <default@example.org>"}
+var fixtureOpts = ResolveOptions{LocalSuffix: "~wmf1", DefaultMaintainer: "Default Maintainer <default@example.org>"}
 
 func loadFixture(t *testing.T) *Recipe {
 	t.Helper()
@@ -33,7 +33,7 @@ func loadFixture(t *testing.T) *Recipe {
 
 // goldenView makes a plan readable and machine-independent for the golden
 // file: absolute paths relative to testdata, gzip content as its text.
-func goldenView(t *testing.T, p *Plan, root string) []byte {
+func goldenView(t *testing.T, p *Resolved, root string) []byte {
 	t.Helper()
 	b, err := json.MarshalIndent(p, "", "  ")
 	if err != nil {
@@ -80,7 +80,7 @@ func TestPlanGolden(t *testing.T) {
 	r := loadFixture(t)
 	for _, arch := range []string{"amd64", "arm64"} {
 		t.Run(arch, func(t *testing.T) {
-			p, err := r.Plan(arch, fixtureOpts)
+			p, err := r.Resolve(arch, fixtureOpts)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -104,7 +104,7 @@ func TestPlanGolden(t *testing.T) {
 
 func TestMaintainerScriptsParse(t *testing.T) {
 	shells := testenv.RequireTool(t, "sh", "dash")
-	p, err := loadFixture(t).Plan("amd64", fixtureOpts)
+	p, err := loadFixture(t).Resolve("amd64", fixtureOpts)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -134,7 +134,7 @@ func TestMaintainerScriptsParse(t *testing.T) {
 
 func TestChangelogGzip(t *testing.T) {
 	gz := testenv.RequireTool(t, "gzip")[0]
-	p, err := loadFixture(t).Plan("arm64", fixtureOpts)
+	p, err := loadFixture(t).Resolve("arm64", fixtureOpts)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -166,7 +166,7 @@ func TestChangelogWithoutRevision(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	p, err := r.Plan("amd64", PlanOptions{DefaultMaintainer: "A B <a@example.org>"})
+	p, err := r.Resolve("amd64", ResolveOptions{DefaultMaintainer: "A B <a@example.org>"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -184,15 +184,15 @@ func TestPlanErrors(t *testing.T) {
 	}
 	for _, tt := range []struct {
 		arch string
-		opts PlanOptions
+		opts ResolveOptions
 		want string
 	}{
-		{"riscv64", PlanOptions{DefaultMaintainer: "A B <a@example.org>"}, "architecture \"riscv64\" is not one of the recipe's (amd64, arm64)"},
-		{"amd64", PlanOptions{}, "recipes/x.yaml:1:1: maintainer: the recipe names none and no default maintainer is configured"},
-		{"amd64", PlanOptions{DefaultMaintainer: "nobody"}, "recipes/x.yaml:1:1: default maintainer \"nobody\" is not \"Full Name <email@address>\""},
-		{"amd64", PlanOptions{DefaultMaintainer: "A B <a@example.org>", LocalSuffix: "-wmf1"}, "recipes/x.yaml:1:1: local suffix \"-wmf1\": only letters, digits and . + ~ are allowed"},
+		{"riscv64", ResolveOptions{DefaultMaintainer: "A B <a@example.org>"}, "architecture \"riscv64\" is not one of the recipe's (amd64, arm64)"},
+		{"amd64", ResolveOptions{}, "recipes/x.yaml:1:1: maintainer: the recipe names none and no default maintainer is configured"},
+		{"amd64", ResolveOptions{DefaultMaintainer: "nobody"}, "recipes/x.yaml:1:1: default maintainer \"nobody\" is not \"Full Name <email@address>\""},
+		{"amd64", ResolveOptions{DefaultMaintainer: "A B <a@example.org>", LocalSuffix: "-wmf1"}, "recipes/x.yaml:1:1: local suffix \"-wmf1\": only letters, digits and . + ~ are allowed"},
 	} {
-		_, err := r.Plan(tt.arch, tt.opts)
+		_, err := r.Resolve(tt.arch, tt.opts)
 		if !errors.Is(err, ErrInvalid) || !strings.HasSuffix(err.Error(), tt.want) {
 			t.Errorf("Plan(%s, %+v) = %v, want ...%s", tt.arch, tt.opts, err, tt.want)
 		}
@@ -200,7 +200,7 @@ func TestPlanErrors(t *testing.T) {
 }
 
 func TestControl(t *testing.T) {
-	p, err := loadFixture(t).Plan("amd64", fixtureOpts)
+	p, err := loadFixture(t).Resolve("amd64", fixtureOpts)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -229,7 +229,7 @@ func TestKubernetesShape(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	p, err := r.Plan("arm64", PlanOptions{DefaultMaintainer: "Ops <ops@example.org>"})
+	p, err := r.Resolve("arm64", ResolveOptions{DefaultMaintainer: "Ops <ops@example.org>"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -258,11 +258,11 @@ func TestPlanNoMaintainer(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := r.Plan("amd64", PlanOptions{}); !errors.Is(err, ErrNoMaintainer) || !errors.Is(err, ErrInvalid) {
-		t.Errorf("Plan without a maintainer = %v, want ErrNoMaintainer and ErrInvalid", err)
+	if _, err := r.Resolve("amd64", ResolveOptions{}); !errors.Is(err, ErrNoMaintainer) || !errors.Is(err, ErrInvalid) {
+		t.Errorf("Resolved without a maintainer = %v, want ErrNoMaintainer and ErrInvalid", err)
 	}
-	if _, err := r.Plan("amd64", PlanOptions{DefaultMaintainer: "nobody"}); errors.Is(err, ErrNoMaintainer) || !errors.Is(err, ErrInvalid) {
-		t.Errorf("Plan with a malformed maintainer = %v, want ErrInvalid only", err)
+	if _, err := r.Resolve("amd64", ResolveOptions{DefaultMaintainer: "nobody"}); errors.Is(err, ErrNoMaintainer) || !errors.Is(err, ErrInvalid) {
+		t.Errorf("Resolved with a malformed maintainer = %v, want ErrInvalid only", err)
 	}
 }
 
@@ -277,17 +277,17 @@ var sigstoreForms = []string{
 // fetch besides the source.
 func TestPlanSigstore(t *testing.T) {
 	want := []struct {
-		ss   PlannedSigstore
+		ss   ResolvedSigstore
 		aux  []string
 		form string
 	}{
-		{PlannedSigstore{SigURL: "https://example.org/x-arm64.tar.gz.sig", CertURL: "https://example.org/x-arm64.tar.gz.cert",
+		{ResolvedSigstore{SigURL: "https://example.org/x-arm64.tar.gz.sig", CertURL: "https://example.org/x-arm64.tar.gz.cert",
 			Identity: "krel-staging@k8s-releng-prod.iam.gserviceaccount.com", Issuer: "https://accounts.google.com"},
 			[]string{"https://example.org/x-arm64.tar.gz.sig", "https://example.org/x-arm64.tar.gz.cert"}, "cosign"},
-		{PlannedSigstore{BundleURL: "https://example.org/v1.0.0/x-arm64.sigstore.json",
+		{ResolvedSigstore{BundleURL: "https://example.org/v1.0.0/x-arm64.sigstore.json",
 			Identity: "https://github.com/o/x/.github/workflows/release.yml@refs/tags/v1.0.0", Issuer: "https://token.actions.githubusercontent.com"},
 			[]string{"https://example.org/v1.0.0/x-arm64.sigstore.json"}, "bundle"},
-		{PlannedSigstore{GitHubAttestations: "o/x", IdentityRegexp: `^https://github\.com/o/x/\.github/workflows/release\.yml@refs/tags/v.*$`,
+		{ResolvedSigstore{GitHubAttestations: "o/x", IdentityRegexp: `^https://github\.com/o/x/\.github/workflows/release\.yml@refs/tags/v.*$`,
 			Issuer: "https://token.actions.githubusercontent.com"}, nil, "github-attestations"},
 	}
 	for i, sig := range sigstoreForms {
@@ -296,7 +296,7 @@ func TestPlanSigstore(t *testing.T) {
 		if err != nil {
 			t.Fatalf("form %d: %v", i, err)
 		}
-		p, err := r.Plan("arm64", PlanOptions{DefaultMaintainer: "t <t@example.org>"})
+		p, err := r.Resolve("arm64", ResolveOptions{DefaultMaintainer: "t <t@example.org>"})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -320,12 +320,12 @@ func TestPlanSigstoreKey(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	p, err := r.Plan("arm64", PlanOptions{DefaultMaintainer: "t <t@example.org>"})
+	p, err := r.Resolve("arm64", ResolveOptions{DefaultMaintainer: "t <t@example.org>"})
 	if err != nil {
 		t.Fatal(err)
 	}
 	key := filepath.Join(dir, "recipes", "x", "tool.pub")
-	want := PlannedSigstore{BundleURL: "https://example.org/x-arm64.sigstore.json", PublicKey: "tool.pub", PublicKeyPath: key}
+	want := ResolvedSigstore{BundleURL: "https://example.org/x-arm64.sigstore.json", PublicKey: "tool.pub", PublicKeyPath: key}
 	if got := p.Sources[0].Sigstore; got == nil || *got != want || got.Form() != "bundle" || got.Signer() != "public key tool.pub" {
 		t.Fatalf("planned %+v, want %+v", got, want)
 	}

@@ -19,18 +19,18 @@ import (
 	"go.yaml.in/yaml/v3"
 )
 
-// PlanOptions are the site settings a plan depends on (from the config).
-type PlanOptions struct {
+// ResolveOptions are the site settings resolving a recipe depends on (from the config).
+type ResolveOptions struct {
 	LocalSuffix       string // appended to the Debian version, e.g. "~wmf1": 3.18.4-1~wmf1
 	DefaultMaintainer string // "Name <email>", used when the recipe names no maintainer
-	// SourcesOnly plans for fetching and verifying the sources, not for
+	// SourcesOnly resolves for fetching and verifying the sources, not for
 	// building: no maintainer is asked for (the packages' may be empty).
 	SourcesOnly bool
 }
 
-// Plan is everything needed to build one recipe for one Debian architecture,
+// Resolved is everything needed to build one recipe for one Debian architecture,
 // fully rendered: no templates, no defaults left to apply.
-type Plan struct {
+type Resolved struct {
 	Recipe          string    // source name
 	Arch            string    // Debian architecture
 	UpstreamArch    string    // the upstream's name for it
@@ -39,26 +39,26 @@ type Plan struct {
 	SourceDateEpoch time.Time // UTC; the release date
 	Component       string    // apt component to publish to
 	Suite           string    `json:",omitempty"` // "" means the repository's default suite
-	Sources         []PlannedSource
-	Packages        []PlannedPackage
+	Sources         []ResolvedSource
+	Packages        []ResolvedPackage
 }
 
-// PlannedSource is one artifact to fetch and how to trust it.
-type PlannedSource struct {
+// ResolvedSource is one artifact to fetch and how to trust it.
+type ResolvedSource struct {
 	Name              string
 	URL               string
-	Kind              string            // tar.gz, tgz, tar.xz, tar, zip or raw
-	Pinned            digest.Set        // at least one of sha256, sha512
-	Signature         *PlannedSignature `json:",omitempty"` // an OpenPGP signature
-	Sigstore          *PlannedSigstore  `json:",omitempty"` // Sigstore material
-	NoSignatureReason string            `json:",omitempty"` // set when Signature and Sigstore are nil
-	Checksums         *PlannedChecksums `json:",omitempty"`
+	Kind              string             // tar.gz, tgz, tar.xz, tar, zip or raw
+	Pinned            digest.Set         // at least one of sha256, sha512
+	Signature         *ResolvedSignature `json:",omitempty"` // an OpenPGP signature
+	Sigstore          *ResolvedSigstore  `json:",omitempty"` // Sigstore material
+	NoSignatureReason string             `json:",omitempty"` // set when Signature and Sigstore are nil
+	Checksums         *ResolvedChecksums `json:",omitempty"`
 }
 
 // AuxURLs are the URLs of the files that vouch for the source, in the order
 // they are checked: its OpenPGP signature, its Sigstore files, its checksum
 // file. (GitHub attestations come from an API, not a file.)
-func (s *PlannedSource) AuxURLs() []string {
+func (s *ResolvedSource) AuxURLs() []string {
 	var out []string
 	if s.Signature != nil {
 		out = append(out, s.Signature.URL)
@@ -76,12 +76,12 @@ func (s *PlannedSource) AuxURLs() []string {
 	return out
 }
 
-// PlannedSigstore is Sigstore material that must vouch for the artifact, and
+// ResolvedSigstore is Sigstore material that must vouch for the artifact, and
 // who must have signed it: one of cosign's detached signature (SigURL and
 // CertURL), a bundle (BundleURL) or GitHub attestations (GitHubAttestations,
 // OWNER/REPO); Identity (exact) or IdentityRegexp (anchored); Issuer; or,
 // for a key-signed bundle, PublicKeyPath, the pinned key.
-type PlannedSigstore struct {
+type ResolvedSigstore struct {
 	SigURL             string `json:",omitempty"`
 	CertURL            string `json:",omitempty"`
 	BundleURL          string `json:",omitempty"`
@@ -95,7 +95,7 @@ type PlannedSigstore struct {
 
 // Form names the shape of the material: "cosign" (sig + cert), "bundle" or
 // "github-attestations".
-func (p *PlannedSigstore) Form() string {
+func (p *ResolvedSigstore) Form() string {
 	switch {
 	case p.SigURL != "":
 		return "cosign"
@@ -107,7 +107,7 @@ func (p *PlannedSigstore) Form() string {
 
 // Signer says who must have signed, for people: "identity X, issuer Y",
 // "identity matching RE, issuer Y" or "public key FILE".
-func (p *PlannedSigstore) Signer() string {
+func (p *ResolvedSigstore) Signer() string {
 	if p.PublicKeyPath != "" {
 		return "public key " + p.PublicKey
 	}
@@ -117,30 +117,30 @@ func (p *PlannedSigstore) Signer() string {
 	return fmt.Sprintf("identity %s, issuer %s", p.Identity, p.Issuer)
 }
 
-// PlannedSignature is a detached OpenPGP signature over the artifact.
-type PlannedSignature struct {
+// ResolvedSignature is a detached OpenPGP signature over the artifact.
+type ResolvedSignature struct {
 	URL         string
 	KeyringPath string   // absolute
 	Signers     []string `json:",omitempty"` // allowed primary fingerprints; empty means any key in the keyring
 }
 
-// PlannedChecksums is an upstream checksum file to cross-check the pins with.
-type PlannedChecksums struct {
+// ResolvedChecksums is an upstream checksum file to cross-check the pins with.
+type ResolvedChecksums struct {
 	URL         string
-	Name        string          // the entry to look up
-	Clearsigned *PlannedKeyring `json:",omitempty"` // the file is a clearsigned OpenPGP message
+	Name        string           // the entry to look up
+	Clearsigned *ResolvedKeyring `json:",omitempty"` // the file is a clearsigned OpenPGP message
 }
 
-// PlannedKeyring is a keyring and an optional signer allow-list.
-type PlannedKeyring struct {
+// ResolvedKeyring is a keyring and an optional signer allow-list.
+type ResolvedKeyring struct {
 	KeyringPath string   // absolute
 	Signers     []string `json:",omitempty"`
 }
 
-// PlannedPackage is one .deb to write.
-type PlannedPackage struct {
+// ResolvedPackage is one .deb to write.
+type ResolvedPackage struct {
 	Name         string
-	Version      string // the Debian version (same as Plan.DebianVersion)
+	Version      string // the Debian version (same as Resolved.DebianVersion)
 	Architecture string // a concrete Debian architecture, or "all"
 	Maintainer   string
 	Section      string
@@ -152,7 +152,7 @@ type PlannedPackage struct {
 	PreDepends, Depends, Recommends, Suggests []string `json:",omitempty"`
 	Conflicts, Breaks, Replaces, Provides     []string `json:",omitempty"`
 
-	Files          []PlannedFile
+	Files          []ResolvedFile
 	Directories    []string `json:",omitempty"` // absolute; parents are implied
 	Symlinks       []Link   `json:",omitempty"`
 	GeneratedFiles []GeneratedFile
@@ -165,9 +165,9 @@ type PlannedPackage struct {
 	OutputFile       string   // <name>_<version without epoch>_<arch>.deb
 }
 
-// PlannedFile is one file of the package: from a source (Source, and Path
+// ResolvedFile is one file of the package: from a source (Source, and Path
 // inside it unless the source is raw) or from the recipe's folder (LocalPath).
-type PlannedFile struct {
+type ResolvedFile struct {
 	Source    string      `json:",omitempty"`
 	Path      string      `json:",omitempty"`
 	LocalPath string      `json:",omitempty"` // absolute
@@ -195,26 +195,26 @@ type Script struct {
 	Content string
 }
 
-// Plan renders the recipe for one Debian architecture. It does no I/O. It
+// Resolve renders the recipe for one Debian architecture. It does no I/O. It
 // fails (wrapping ErrInvalid) when arch is not one of the recipe's, when the
 // options make an invalid version, or when neither the recipe nor opts name
 // a maintainer (then it wraps ErrNoMaintainer too).
-func (r *Recipe) Plan(arch string, opts PlanOptions) (*Plan, error) {
+func (r *Recipe) Resolve(arch string, opts ResolveOptions) (*Resolved, error) {
 	if !r.hasArch(arch) {
 		return nil, fmt.Errorf("%w: %s: architecture %q is not one of the recipe's (%s)", ErrInvalid, r.Path, arch, strings.Join(r.ArchNames(), ", "))
 	}
 	fs := &findings{file: r.Path}
-	p := r.plan(arch, planOptions{PlanOptions: opts}, fs)
+	p := r.resolve(arch, resolveOptions{ResolveOptions: opts}, fs)
 	if err := fs.err(); err != nil {
 		return nil, err
 	}
 	return p, nil
 }
 
-// planOptions adds what only Load uses: lint mode (no maintainer needed)
+// resolveOptions adds what only Load uses: lint mode (no maintainer needed)
 // and a file-existence check.
-type planOptions struct {
-	PlanOptions
+type resolveOptions struct {
+	ResolveOptions
 	lint bool
 	stat func(path string) error
 }
@@ -251,9 +251,9 @@ func inBinDir(p string) bool {
 	return false
 }
 
-// plan renders the recipe for arch, recording every problem in fs: the
+// resolve renders the recipe for arch, recording every problem in fs: the
 // version, the maintainer, where to publish, the sources, then each package.
-func (r *Recipe) plan(arch string, opts planOptions, fs *findings) *Plan {
+func (r *Recipe) resolve(arch string, opts resolveOptions, fs *findings) *Resolved {
 	var a Arch
 	for _, x := range r.Architectures {
 		if x.Debian == arch {
@@ -261,7 +261,7 @@ func (r *Recipe) plan(arch string, opts planOptions, fs *findings) *Plan {
 		}
 	}
 	rd := &renderer{fs: fs, data: r.templateData(a)}
-	p := &Plan{
+	p := &Resolved{
 		Recipe: r.Name, Arch: a.Debian, UpstreamArch: a.Upstream, UpstreamVersion: r.Version,
 		SourceDateEpoch: r.ReleaseDate,
 	}
@@ -288,13 +288,13 @@ func (r *Recipe) plan(arch string, opts planOptions, fs *findings) *Plan {
 		}
 	}
 	for _, s := range r.Sources {
-		p.Sources = append(p.Sources, r.planSource(s, arch, rd, checkFile, checkKey))
+		p.Sources = append(p.Sources, r.resolveSource(s, arch, rd, checkFile, checkKey))
 	}
 
 	names := map[string]bool{}
 	dests := map[string]string{} // dest -> package that ships it
 	for _, rp := range r.Packages {
-		pp := r.planPackage(rp, rd, dests, checkFile, dv)
+		pp := r.resolvePackage(rp, rd, dests, checkFile, dv)
 		pp.Maintainer = maintainer
 		if pp.Name != "" {
 			if names[pp.Name] {
@@ -333,7 +333,7 @@ func (r *Recipe) debianVersion(localSuffix string, fs *findings) string {
 
 // maintainer is the recipe's, else the site's default; only lint may do
 // without one.
-func (r *Recipe) maintainer(opts planOptions, fs *findings) string {
+func (r *Recipe) maintainer(opts resolveOptions, fs *findings) string {
 	if r.Maintainer != "" {
 		return r.Maintainer
 	}
@@ -362,9 +362,9 @@ func (r *Recipe) repoTarget(rd *renderer) (component, suite string) {
 	return component, suite
 }
 
-// planSource renders one source for arch: its URL and pins, and what vouches
+// resolveSource renders one source for arch: its URL and pins, and what vouches
 // for it (signature, checksum file) with keyrings made absolute.
-func (r *Recipe) planSource(s Source, arch string, rd *renderer, checkFile, checkKey func(*yaml.Node, string, string)) PlannedSource {
+func (r *Recipe) resolveSource(s Source, arch string, rd *renderer, checkFile, checkKey func(*yaml.Node, string, string)) ResolvedSource {
 	keyringPath := func(n *yaml.Node, what, rel string) string {
 		if rel == "" {
 			return "" // already reported by the decoder
@@ -373,20 +373,20 @@ func (r *Recipe) planSource(s Source, arch string, rd *renderer, checkFile, chec
 		checkFile(n, what, abs)
 		return abs
 	}
-	ps := PlannedSource{Name: s.Name, Kind: s.Kind, Pinned: digest.Set{}}
+	ps := ResolvedSource{Name: s.Name, Kind: s.Kind, Pinned: digest.Set{}}
 	ps.URL = rd.url(valueOf(s.node, "url"), "url", s.URL)
 	for alg, hex := range s.Digests[arch] {
 		ps.Pinned[alg] = hex
 	}
 	sn := valueOf(s.node, "signature")
 	if s.Signature.URL != "" {
-		ps.Signature = &PlannedSignature{
+		ps.Signature = &ResolvedSignature{
 			URL:         rd.url(valueOf(sn, "url"), "signature.url", s.Signature.URL),
 			KeyringPath: keyringPath(valueOf(sn, "keyring"), "signature.keyring", s.Signature.Keyring),
 			Signers:     s.Signature.Signers,
 		}
 	} else if ss := s.Signature.Sigstore; ss != nil {
-		ps.Sigstore = &PlannedSigstore{
+		ps.Sigstore = &ResolvedSigstore{
 			SigURL:             rd.render(valueOf(sn, "sig-url"), "signature.sig-url", ss.SigURL),
 			CertURL:            rd.render(valueOf(sn, "cert-url"), "signature.cert-url", ss.CertURL),
 			BundleURL:          rd.render(valueOf(sn, "bundle-url"), "signature.bundle-url", ss.BundleURL),
@@ -408,7 +408,7 @@ func (r *Recipe) planSource(s Source, arch string, rd *renderer, checkFile, chec
 	}
 	if c := s.Checksums; c != nil {
 		cn := valueOf(s.node, "checksums")
-		pc := &PlannedChecksums{URL: rd.url(valueOf(cn, "url"), "checksums.url", c.URL)}
+		pc := &ResolvedChecksums{URL: rd.url(valueOf(cn, "url"), "checksums.url", c.URL)}
 		if c.Name != "" {
 			pc.Name = rd.render(valueOf(cn, "name"), "checksums.name", c.Name)
 		} else {
@@ -417,30 +417,30 @@ func (r *Recipe) planSource(s Source, arch string, rd *renderer, checkFile, chec
 		}
 		if k := c.Clearsigned; k != nil {
 			kn := valueOf(cn, "clearsigned")
-			pc.Clearsigned = &PlannedKeyring{KeyringPath: keyringPath(valueOf(kn, "keyring"), "checksums.clearsigned.keyring", k.Keyring), Signers: k.Signers}
+			pc.Clearsigned = &ResolvedKeyring{KeyringPath: keyringPath(valueOf(kn, "keyring"), "checksums.clearsigned.keyring", k.Keyring), Signers: k.Signers}
 		}
 		ps.Checksums = pc
 	}
 	return ps
 }
 
-// packagePlanner renders one package of the recipe, recording findings.
-type packagePlanner struct {
+// packageResolver renders one package of the recipe, recording findings.
+type packageResolver struct {
 	r         *Recipe
 	rd        *renderer
 	fs        *findings
 	rp        Package
-	pp        *PlannedPackage
+	pp        *ResolvedPackage
 	dests     map[string]string // dest -> package that ships it, over all the recipe's packages
 	generated map[string]bool   // what updeb writes into the package itself
 	checkFile func(*yaml.Node, string, string)
 }
 
-// planPackage renders rp in named steps: its identity, relations, contents
+// resolvePackage renders rp in named steps: its identity, relations, contents
 // (files, directories, symlinks, each claimed once across the recipe), the
 // systemd units it must ship, and its alternatives and maintainer scripts.
-func (r *Recipe) planPackage(rp Package, rd *renderer, dests map[string]string, checkFile func(*yaml.Node, string, string), dv debversion.Version) *PlannedPackage {
-	pl := &packagePlanner{r: r, rd: rd, fs: rd.fs, rp: rp, dests: dests, checkFile: checkFile}
+func (r *Recipe) resolvePackage(rp Package, rd *renderer, dests map[string]string, checkFile func(*yaml.Node, string, string), dv debversion.Version) *ResolvedPackage {
+	pl := &packageResolver{r: r, rd: rd, fs: rd.fs, rp: rp, dests: dests, checkFile: checkFile}
 	pl.identity(dv)
 	pl.relations()
 	pl.files()
@@ -452,9 +452,9 @@ func (r *Recipe) planPackage(rp Package, rd *renderer, dests map[string]string, 
 }
 
 // identity: name, version, architecture, section, texts and the output file.
-func (pl *packagePlanner) identity(dv debversion.Version) {
+func (pl *packageResolver) identity(dv debversion.Version) {
 	rp, n, rd := pl.rp, pl.rp.node, pl.rd
-	pp := &PlannedPackage{
+	pp := &ResolvedPackage{
 		Architecture: rp.Architecture, Section: rp.Section, Priority: rp.Priority, Homepage: pl.r.Homepage,
 		Version: dv.String(),
 	}
@@ -480,7 +480,7 @@ func (pl *packagePlanner) identity(dv debversion.Version) {
 
 // relations renders the recipe's relation fields and adds the ones updeb's
 // own choices require (adduser for a system user, libc6 for a dynamic binary).
-func (pl *packagePlanner) relations() {
+func (pl *packageResolver) relations() {
 	rp, pp := pl.rp, pl.pp
 	rels := map[string][]string{}
 	for _, rf := range relationFields {
@@ -518,7 +518,7 @@ func elementAt(n *yaml.Node, i int) *yaml.Node {
 
 // claim records that this package installs dest; a path updeb generates, or
 // one installed twice (here or by another package of the recipe), is refused.
-func (pl *packagePlanner) claim(at *yaml.Node, what, dest string) {
+func (pl *packageResolver) claim(at *yaml.Node, what, dest string) {
 	name := pl.pp.Name
 	if pl.generated[dest] {
 		pl.fs.at(at, "%s: %s is generated by updeb (copyright, changelog, lintian overrides); leave it out", what, dest)
@@ -536,13 +536,13 @@ func (pl *packagePlanner) claim(at *yaml.Node, what, dest string) {
 }
 
 // absDest reports whether p is a usable absolute path in the package.
-func (pl *packagePlanner) absDest(at *yaml.Node, what, p string) bool {
+func (pl *packageResolver) absDest(at *yaml.Node, what, p string) bool {
 	d := &decoder{pl.fs}
 	return p != "" && d.absPath(at, what, p)
 }
 
 // files renders the file mappings and lists the conffiles among them.
-func (pl *packagePlanner) files() {
+func (pl *packageResolver) files() {
 	pp := pl.pp
 	for _, f := range pl.rp.Files {
 		pf, ok := pl.file(f)
@@ -560,9 +560,9 @@ func (pl *packagePlanner) files() {
 // file renders one mapping: its destination (claimed for this package), its
 // origin (a source's member or a recipe-folder file), mode and conffile
 // status. It reports false when there is no usable destination.
-func (pl *packagePlanner) file(f File) (PlannedFile, bool) {
+func (pl *packageResolver) file(f File) (ResolvedFile, bool) {
 	fn, rd := f.node, pl.rd
-	pf := PlannedFile{Source: f.Source}
+	pf := ResolvedFile{Source: f.Source}
 	pf.Dest = rd.render(valueOf(fn, "dest"), "dest", f.Dest)
 	if !pl.absDest(valueOf(fn, "dest"), "dest", pf.Dest) {
 		return pf, false
@@ -600,7 +600,7 @@ func (pl *packagePlanner) file(f File) (PlannedFile, bool) {
 }
 
 // directories renders the empty directories the package creates.
-func (pl *packagePlanner) directories() {
+func (pl *packageResolver) directories() {
 	dn := valueOf(pl.rp.node, "directories")
 	for i, d := range pl.rp.Directories {
 		at := elementAt(dn, i)
@@ -613,7 +613,7 @@ func (pl *packagePlanner) directories() {
 }
 
 // symlinks renders the package's symbolic links.
-func (pl *packagePlanner) symlinks() {
+func (pl *packageResolver) symlinks() {
 	for _, l := range pl.rp.Symlinks {
 		dest := pl.rd.render(valueOf(l.node, "dest"), "symlink dest", l.Dest)
 		target := pl.rd.render(valueOf(l.node, "target"), "symlink target", l.Target)
@@ -628,14 +628,14 @@ func (pl *packagePlanner) symlinks() {
 }
 
 // ships reports whether the package installs dest as a file or a symlink.
-func (pl *packagePlanner) ships(dest string) bool {
-	return slices.ContainsFunc(pl.pp.Files, func(f PlannedFile) bool { return f.Dest == dest }) ||
+func (pl *packageResolver) ships(dest string) bool {
+	return slices.ContainsFunc(pl.pp.Files, func(f ResolvedFile) bool { return f.Dest == dest }) ||
 		slices.ContainsFunc(pl.pp.Symlinks, func(l Link) bool { return l.Dest == dest })
 }
 
 // systemdUnits checks that every unit the maintainer scripts enable is
 // installed by the package.
-func (pl *packagePlanner) systemdUnits() {
+func (pl *packageResolver) systemdUnits() {
 	un := valueOf(pl.rp.node, "systemd-units")
 	for i, u := range pl.rp.SystemdUnits {
 		installed := false
@@ -650,7 +650,7 @@ func (pl *packagePlanner) systemdUnits() {
 
 // alternatives renders the update-alternatives entries: the path must be a
 // file of the package, the link must not be.
-func (pl *packagePlanner) alternatives() []Alternative {
+func (pl *packageResolver) alternatives() []Alternative {
 	var alts []Alternative
 	rd, name := pl.rd, pl.rp.Name
 	for _, al := range pl.rp.Alternatives {
@@ -712,7 +712,7 @@ func checkRelation(s string, provides bool) error {
 }
 
 // DebControl returns the package's control fields as pkg/deb writes them.
-func (pp *PlannedPackage) DebControl() deb.Control {
+func (pp *ResolvedPackage) DebControl() deb.Control {
 	return deb.Control{
 		Package: pp.Name, Version: pp.Version, Architecture: pp.Architecture, Maintainer: pp.Maintainer,
 		PreDepends: pp.PreDepends, Depends: pp.Depends, Recommends: pp.Recommends, Suggests: pp.Suggests,
@@ -726,16 +726,16 @@ func (pp *PlannedPackage) DebControl() deb.Control {
 // Installed-Size (KiB, which the .deb writer computes from the data it
 // writes): the same renderer, deb.Control.Paragraph, that writes the shipped
 // package, so that what `updeb verify --base` diffs is what ships.
-func (pp *PlannedPackage) Control(installedSizeKiB int64) control.Paragraph {
+func (pp *ResolvedPackage) Control(installedSizeKiB int64) control.Paragraph {
 	c := pp.DebControl()
 	return c.Paragraph(installedSizeKiB)
 }
 
-// LocalFiles returns the files on disk the plan reads besides the sources:
+// LocalFiles returns the files on disk the resolved recipe reads besides the sources:
 // keyrings, Sigstore public keys and recipe-folder files, sorted and without duplicates. A build's
 // output depends on their content, so incremental builds and `updeb verify
 // --base` hash them.
-func (p *Plan) LocalFiles() []string {
+func (p *Resolved) LocalFiles() []string {
 	var out []string
 	for _, s := range p.Sources {
 		if s.Signature != nil {
