@@ -139,7 +139,7 @@ func runBuild(cmd *cobra.Command, g *globalOptions, o *buildOptions, args []stri
 	if n := min(parallel, len(s.jobs)); getenv("GOMEMLIMIT") == "" && n > 1 {
 		debug.SetMemoryLimit(int64(n) * memoryLimit) // each build's encoders hold their own memory
 	}
-	ss, err := s.sigstore()
+	so, err := s.sourceOptions()
 	if err != nil {
 		return err
 	}
@@ -148,11 +148,8 @@ func runBuild(cmd *cobra.Command, g *globalOptions, o *buildOptions, args []stri
 		return err
 	}
 	opts := pipeline.Options{
-		Fetcher:        s.fetcher,
-		Sigstore:       ss,
+		Source:         so,
 		OutDir:         g.outFolder(cfg),
-		Now:            time.Now,
-		Logger:         g.logger(),
 		UpdebVersion:   version,
 		Compression:    deb.Compression(comp),
 		Force:          o.force,

@@ -48,11 +48,11 @@ manifest DIR/updeb-mirror.json lists every file with its URL, size and digests
 				return err
 			}
 			defer s.Close()
-			opts, err := s.fetchOptions()
+			opts, err := s.sourceOptions()
 			if err != nil {
 				return err
 			}
-			res, err := mirror.Export(cmd.Context(), s.jobs, opts, args[0])
+			res, err := mirror.Export(cmd.Context(), s.jobs, resolveOptions(s.cfg), opts, args[0])
 			if err != nil {
 				return err
 			}

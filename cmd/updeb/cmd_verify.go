@@ -6,7 +6,6 @@ import (
 	"os"
 	"os/exec"
 	"strings"
-	"time"
 
 	"github.com/spf13/cobra"
 
@@ -64,13 +63,13 @@ func runVerify(cmd *cobra.Command, g *globalOptions, o *verifyOptions, args []st
 		return err
 	}
 	defer os.RemoveAll(tmp)
-	ss, err := s.sigstore()
+	so, err := s.sourceOptions()
 	if err != nil {
 		return err
 	}
 	opts := gate.Options{
 		Build: pipeline.Options{
-			Fetcher: s.fetcher, Sigstore: ss, Now: time.Now, Logger: g.logger(), UpdebVersion: version,
+			Source: so, UpdebVersion: version,
 			Parallel: buildParallel(0, s.cfg.Build), XZWorkers: s.cfg.Build.XZWorkers, ResolveOptions: resolveOptions(s.cfg), Progress: g.buildProgress(),
 		},
 		Arches:  o.arches,

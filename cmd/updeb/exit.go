@@ -16,10 +16,10 @@ import (
 	"github.com/updeb/updeb/internal/fetch"
 	"github.com/updeb/updeb/internal/gate"
 	"github.com/updeb/updeb/internal/mirror"
-	"github.com/updeb/updeb/internal/pipeline"
 	"github.com/updeb/updeb/internal/recipe"
 	"github.com/updeb/updeb/internal/repo"
 	"github.com/updeb/updeb/internal/signkey"
+	"github.com/updeb/updeb/internal/source"
 	"github.com/updeb/updeb/internal/srcurl"
 	"github.com/updeb/updeb/internal/supportdata"
 	"github.com/updeb/updeb/internal/track"
@@ -254,7 +254,7 @@ func exitRuleFor(err error) (int, string) {
 // auxHint is the hint for a signature, checksum or Sigstore file refused
 // twice: what the refusal itself suggests, and that the file is gone from
 // the cache.
-func auxHint(e *pipeline.AuxError) string {
+func auxHint(e *source.AuxError) string {
 	const refetch = "nothing was packaged and the file is no longer cached: run the build again to fetch it anew; if it keeps failing, compare it with upstream's (a proxy may be serving an error page) before touching the recipe"
 	var sr *sigstore.RefusedError
 	var vr *openpgp.RefusedError

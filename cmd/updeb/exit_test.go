@@ -16,9 +16,9 @@ import (
 	"github.com/updeb/updeb/internal/fetch"
 	"github.com/updeb/updeb/internal/gate"
 	"github.com/updeb/updeb/internal/mirror"
-	"github.com/updeb/updeb/internal/pipeline"
 	"github.com/updeb/updeb/internal/recipe"
 	"github.com/updeb/updeb/internal/repo"
+	"github.com/updeb/updeb/internal/source"
 	"github.com/updeb/updeb/internal/srcurl"
 	"github.com/updeb/updeb/internal/supportdata"
 	"github.com/updeb/updeb/internal/track"
@@ -69,7 +69,7 @@ func TestExitStatus(t *testing.T) {
 		{"failed report", checkFailed(errors.New("2 compatibility violation(s)"), "see the findings above"), exitCheck, "see the findings above"},
 
 		// 1: a check failed.
-		{"bad signature file", wrap(&pipeline.AuxError{Source: "helm", Files: []string{"the signature file fetched from u"}, Err: refusal("", openpgp.ReasonMalformed)}), exitCheck, "no longer cached"},
+		{"bad signature file", wrap(&source.AuxError{Source: "helm", Files: []string{"the signature file fetched from u"}, Err: refusal("", openpgp.ReasonMalformed)}), exitCheck, "no longer cached"},
 		{"mirror file refused", wrap(&fetch.MirrorError{URL: "u", Target: "file:///m/u", Err: fmt.Errorf("x: %w", confined.ErrRefused)}), exitCheck, "outside its folder"},
 		{"recipe file refused", wrap(fmt.Errorf("/r/x/evil: %w: resolves outside", confined.ErrRefused)), exitCheck, "outside its folder"},
 		{"unknown signer", refusal("helm.tgz.asc", openpgp.ReasonUnknownSigner), exitCheck, "the signer is not in keys/helm.asc"},

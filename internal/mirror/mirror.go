@@ -24,7 +24,8 @@ import (
 
 	"github.com/updeb/updeb/internal/confined"
 	"github.com/updeb/updeb/internal/fetch"
-	"github.com/updeb/updeb/internal/pipeline"
+	"github.com/updeb/updeb/internal/recipe"
+	"github.com/updeb/updeb/internal/source"
 	"github.com/updeb/updeb/pkg/atomicfile"
 	"github.com/updeb/updeb/pkg/digest"
 )
@@ -66,17 +67,17 @@ type ExportResult struct {
 }
 
 // Export fetches and verifies every source, signature and checksum file of
-// jobs (build.Fetch: the cache, the proxy, pins, signatures, checksum
+// jobs (source.Fetch: the cache, the proxy, pins, signatures, checksum
 // cross-checks), copies each into dir at HOST/PATH, and merges them into the
 // folder's manifest. A file already there with the same digest is left as
 // it is; another is replaced. The copy is hashed as it is written and must
 // equal what was verified.
-func Export(ctx context.Context, jobs []pipeline.Job, opts pipeline.Options, dir string) (*ExportResult, error) {
+func Export(ctx context.Context, jobs []source.Job, ro recipe.ResolveOptions, opts source.Options, dir string) (*ExportResult, error) {
 	abs, err := filepath.Abs(dir)
 	if err != nil {
 		return nil, err
 	}
-	got, err := pipeline.Fetch(ctx, jobs, opts)
+	got, err := source.Fetch(ctx, jobs, ro, opts)
 	if err != nil {
 		return nil, err
 	}

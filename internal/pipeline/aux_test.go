@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/updeb/updeb/internal/fetch"
+	"github.com/updeb/updeb/internal/source"
 	"github.com/updeb/updeb/internal/testkit/testenv"
 	"github.com/updeb/updeb/pkg/digest"
 	"github.com/updeb/updeb/pkg/verify/openpgp"
@@ -41,7 +42,7 @@ func TestBadAuxFileIsDiscarded(t *testing.T) {
 			out := filepath.Join(t.TempDir(), "out")
 			opts := options(t, mirror, out)
 			_, err = Run(context.Background(), jobs(t, root, "amd64", "hello"), opts)
-			var ae *AuxError
+			var ae *source.AuxError
 			if !errors.As(err, &ae) || !errors.Is(err, tc.want) || !strings.Contains(err.Error(), tc.what+" https://releases.example.org/"+tc.file) ||
 				!strings.Contains(err.Error(), "upstream may be compromised or the proxy is serving something else") {
 				t.Fatalf("err = %v, want an AuxError naming %s", err, tc.file)
@@ -74,7 +75,7 @@ func TestBadCachedAuxFileIsRefetched(t *testing.T) {
 		t.Fatal(err)
 	}
 	// The bad copy goes into the cache under the build's own key.
-	if _, err := opts.Fetcher.Fetch(context.Background(), fetch.Request{URL: plan.Sources[0].Signature.URL, AllowUnpinned: true, Key: sourceKey(plan)}); err != nil {
+	if _, err := opts.Source.Fetcher.Fetch(context.Background(), fetch.Request{URL: plan.Sources[0].Signature.URL, AllowUnpinned: true, Key: source.CacheKey(plan)}); err != nil {
 		t.Fatal(err)
 	}
 	os.WriteFile(sig, good, 0o644)

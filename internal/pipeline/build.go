@@ -1,5 +1,7 @@
-// Package build is updeb's pipeline: plan -> fetch -> verify -> select ->
-// assemble -> write, for one recipe and one architecture at a time, streaming
+// Package pipeline is updeb's build pipeline: resolve the recipe for an
+// architecture (internal/recipe) -> fetch and verify its sources
+// (internal/source) -> select the archive members -> assemble -> write, for
+// one recipe and one architecture at a time, streaming
 // from the verified cache into .deb files, with a provenance record beside each
 // package (a DSSE envelope, signed with Options.ProvenanceKey; provenance.go)
 // and a state record that makes an unchanged rebuild a no-op.
@@ -26,25 +28,21 @@ import (
 
 	"golang.org/x/sync/errgroup"
 
-	"github.com/updeb/updeb/internal/fetch"
 	"github.com/updeb/updeb/internal/lockfile"
 	"github.com/updeb/updeb/internal/recipe"
 	"github.com/updeb/updeb/internal/signkey"
+	"github.com/updeb/updeb/internal/source"
 	"github.com/updeb/updeb/pkg/archive"
 	"github.com/updeb/updeb/pkg/deb"
-	"github.com/updeb/updeb/pkg/verify/sigstore"
 )
 
 // Options configure a build run. The caller (the CLI) fills them from flags,
 // config and environment; this package reads neither.
 type Options struct {
-	Fetcher *fetch.Fetcher
-	OutDir  string
-	Now     func() time.Time // the clock OpenPGP signatures are checked against
-	// Sigstore verifies the sources that name Sigstore material (its HTTP
-	// client should be Fetcher.Transport()); nil refuses them.
-	Sigstore       *sigstore.Verifier
-	Logger         *slog.Logger
+	// Source fetches and verifies the sources (and its Logger and Now serve
+	// the whole build).
+	Source         source.Options
+	OutDir         string
 	UpdebVersion   string
 	Compression    deb.Compression
 	Limits         archive.Limits
@@ -76,10 +74,7 @@ type Progress struct {
 }
 
 // Job is one recipe built for one architecture.
-type Job struct {
-	Recipe *recipe.Recipe
-	Arch   string
-}
+type Job = source.Job
 
 // Output is one package a job wrote (or found up to date).
 type Output struct {
@@ -106,11 +101,11 @@ type Result struct {
 
 // validate fills the defaults and refuses options a caller must set.
 func (o *Options) validate() error {
-	if o.Now == nil {
-		return errors.New("build: Options.Now is required")
+	if o.Source.Now == nil {
+		return errors.New("pipeline: Options.Source.Now is required")
 	}
-	if o.Logger == nil {
-		o.Logger = slog.New(slog.DiscardHandler)
+	if o.Source.Logger == nil {
+		o.Source.Logger = slog.New(slog.DiscardHandler)
 	}
 	if o.Parallel <= 0 {
 		o.Parallel = 1
@@ -135,10 +130,10 @@ func Run(ctx context.Context, jobs []Job, opts Options) ([]Result, error) {
 		return nil, err
 	}
 	defer lock.Unlock()
-	if err := recoverCommits(opts.OutDir, opts.Logger); err != nil {
+	if err := recoverCommits(opts.OutDir, opts.Source.Logger); err != nil {
 		return nil, err
 	}
-	sweepStale(opts.OutDir, opts.Logger)
+	sweepStale(opts.OutDir, opts.Source.Logger)
 	results := make([]Result, len(jobs))
 	stagedBy := make([]*staged, len(jobs))
 	// A recipe is one unit: the last of its jobs to finish commits the
@@ -234,7 +229,7 @@ func finishUnit(r *recipe.Recipe, jobs []Job, results []Result, stagedBy []*stag
 // buildOne builds one job into a staging folder, which it returns (nil when
 // the job was up to date). The caller commits it or removes it.
 func buildOne(ctx context.Context, j Job, opts Options) (Result, *staged, error) {
-	log := opts.Logger.With("recipe", j.Recipe.Name, "arch", j.Arch)
+	log := opts.Source.Logger.With("recipe", j.Recipe.Name, "arch", j.Arch)
 	plan, err := j.Recipe.Resolve(j.Arch, opts.ResolveOptions)
 	if err != nil {
 		return Result{}, nil, err
@@ -253,13 +248,15 @@ func buildOne(ctx context.Context, j Job, opts Options) (Result, *staged, error)
 		}
 	}
 
-	srcs, err := fetchAndVerify(ctx, plan, opts, log)
+	so := opts.Source
+	so.Logger = log
+	srcs, err := source.Verify(ctx, plan, so)
 	if err != nil {
 		return res, nil, err
 	}
 	res.VerifiedBy = map[string][]string{}
 	for name, vs := range srcs {
-		res.VerifiedBy[name] = vs.verifiedBy[1:] // after "pinned-digest"
+		res.VerifiedBy[name] = vs.By[1:] // after "pinned-digest"
 	}
 
 	tmp, err := os.MkdirTemp(opts.OutDir, ".updeb-build-*")
@@ -315,97 +312,4 @@ func sweepStale(dir string, log *slog.Logger) {
 			os.RemoveAll(filepath.Join(dir, n))
 		}
 	}
-}
-
-// verifiedSource is a fetched artifact and the evidence that it is genuine.
-type verifiedSource struct {
-	plan       recipe.ResolvedSource
-	fetched    *fetch.Result
-	verifiedBy []string
-	aux        []*fetch.Result // signature and checksum files, for provenance
-}
-
-// sourceKey is the cache key of a recipe version's signature and checksum
-// files. It names no architecture: a checksum file that lists every
-// architecture's artifacts (runc.sha256sum) is fetched once for all of them.
-func sourceKey(plan *recipe.Resolved) string {
-	return plan.Recipe + " " + plan.UpstreamVersion
-}
-
-// fetchAndVerify downloads every source (pinned) and its signature and checksum
-// file (unpinned, verified here), then checks them all.
-func fetchAndVerify(ctx context.Context, plan *recipe.Resolved, opts Options, log *slog.Logger) (map[string]*verifiedSource, error) {
-	var reqs []fetch.Request
-	for _, s := range plan.Sources {
-		reqs = append(reqs, fetch.Request{URL: s.URL, Pinned: s.Pinned, Key: sourceKey(plan)})
-		for _, u := range s.AuxURLs() {
-			reqs = append(reqs, fetch.Request{URL: u, AllowUnpinned: true, Key: sourceKey(plan)})
-		}
-	}
-	got, err := opts.Fetcher.FetchAll(ctx, reqs)
-	if err != nil {
-		return nil, err
-	}
-	byURL := map[string]*fetch.Result{}
-	for _, r := range got {
-		byURL[r.URL] = r
-	}
-	out := map[string]*verifiedSource{}
-	for _, s := range plan.Sources {
-		vs := &verifiedSource{plan: s, fetched: byURL[s.URL]}
-		by, err := verifySource(ctx, vs, byURL, sourceKey(plan), opts, log)
-		var ae *AuxError
-		if errors.As(err, &ae) {
-			return nil, err
-		}
-		if err != nil {
-			return nil, fmt.Errorf("source %s: %w", s.Name, err)
-		}
-		vs.verifiedBy = append([]string{"pinned-digest"}, by...)
-		log.Debug("verified", "source", s.Name, "by", strings.Join(vs.verifiedBy, ", "))
-		out[s.Name] = vs
-	}
-	return out, nil
-}
-
-// Fetch downloads every job's sources, signatures and checksum files into the
-// cache and verifies them (pins, signatures, checksum cross-checks), without
-// building: what `updeb fetch RECIPE...` runs to fill a cache ahead of an
-// offline build. Offline misses of all jobs are reported together.
-func Fetch(ctx context.Context, jobs []Job, opts Options) ([]*fetch.Result, error) {
-	if err := opts.validate(); err != nil {
-		return nil, err
-	}
-	var (
-		out     []*fetch.Result
-		errs    []error
-		offline = &fetch.OfflineError{}
-	)
-	po := opts.ResolveOptions
-	po.SourcesOnly = true // fetching builds nothing: no maintainer needed
-	for _, j := range jobs {
-		plan, err := j.Recipe.Resolve(j.Arch, po)
-		if err != nil {
-			errs = append(errs, err)
-			continue
-		}
-		srcs, err := fetchAndVerify(ctx, plan, opts, opts.Logger.With("recipe", j.Recipe.Name, "arch", j.Arch))
-		var off *fetch.OfflineError
-		switch {
-		case errors.As(err, &off):
-			offline.Add(off)
-			continue
-		case err != nil:
-			errs = append(errs, fmt.Errorf("%s (%s): %w", j.Recipe.Name, j.Arch, err))
-			continue
-		}
-		for _, name := range sortedKeys(srcs) {
-			out = append(out, srcs[name].fetched)
-			out = append(out, srcs[name].aux...)
-		}
-	}
-	if len(offline.Missing)+len(offline.Corrupt) > 0 {
-		errs = append(errs, offline)
-	}
-	return out, errors.Join(errs...)
 }

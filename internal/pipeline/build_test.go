@@ -22,6 +22,7 @@ import (
 	"github.com/updeb/updeb/internal/recipe"
 	"github.com/updeb/updeb/internal/repo"
 	"github.com/updeb/updeb/internal/signkey"
+	"github.com/updeb/updeb/internal/source"
 	"github.com/updeb/updeb/internal/testkit/testenv"
 	"github.com/updeb/updeb/internal/trust"
 	"github.com/updeb/updeb/pkg/archive"
@@ -80,8 +81,8 @@ func options(t testing.TB, mirror, out string) Options {
 		t.Fatal(err)
 	}
 	return Options{
-		Fetcher: f, Sigstore: ss, OutDir: out, Now: time.Now, UpdebVersion: "test",
-		Logger:         slog.New(slog.DiscardHandler),
+		Source: source.Options{Fetcher: f, Sigstore: ss, Now: time.Now, Logger: slog.New(slog.DiscardHandler)},
+		OutDir: out, UpdebVersion: "test",
 		ResolveOptions: recipe.ResolveOptions{DefaultMaintainer: "updeb tests <tests@example.org>"},
 		Parallel:       2,
 	}
@@ -356,8 +357,8 @@ func helperMain() int {
 	}
 	_, err = Run(context.Background(), js, Options{
 		ProvenanceKey: key,
-		Fetcher:       f, Sigstore: ss, OutDir: os.Getenv("HELPER_OUT"), Now: time.Now, UpdebVersion: "test",
-		Logger:         slog.New(slog.NewTextHandler(os.Stderr, nil)),
+		Source:        source.Options{Fetcher: f, Sigstore: ss, Now: time.Now, Logger: slog.New(slog.NewTextHandler(os.Stderr, nil))},
+		OutDir:        os.Getenv("HELPER_OUT"), UpdebVersion: "test",
 		ResolveOptions: recipe.ResolveOptions{DefaultMaintainer: "updeb tests <tests@example.org>"},
 		Parallel:       2,
 		Compression:    deb.Compression(os.Getenv("HELPER_COMPRESSION")),
@@ -567,7 +568,7 @@ func TestSigstoreRefusedBuildsNothing(t *testing.T) {
 	}
 	root, mirror = project(t)
 	opts := options(t, mirror, out)
-	opts.Sigstore = nil
+	opts.Source.Sigstore = nil
 	if _, err := Run(context.Background(), jobs(t, root, "amd64", "pingd"), opts); !errors.Is(err, trust.ErrNoSigstore) {
 		t.Fatalf("without a verifier: %v", err)
 	}

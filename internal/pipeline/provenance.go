@@ -14,6 +14,7 @@ import (
 	"github.com/updeb/updeb/internal/confined"
 	"github.com/updeb/updeb/internal/gitread"
 	"github.com/updeb/updeb/internal/recipe"
+	"github.com/updeb/updeb/internal/source"
 	"github.com/updeb/updeb/pkg/atomicfile"
 	"github.com/updeb/updeb/pkg/deb"
 	"github.com/updeb/updeb/pkg/digest"
@@ -28,7 +29,7 @@ const ProvenanceSuffix = ".intoto.json"
 // with what vouched for them, the recipe, the recipe-folder files and the
 // keyrings it used, in a DSSE envelope signed with Options.ProvenanceKey (or
 // unsigned without one).
-func writeProvenance(path string, r *recipe.Recipe, plan *recipe.Resolved, pp *recipe.ResolvedPackage, res *deb.Result, srcs map[string]*verifiedSource, opts Options) error {
+func writeProvenance(path string, r *recipe.Recipe, plan *recipe.Resolved, pp *recipe.ResolvedPackage, res *deb.Result, srcs map[string]*source.Verified, opts Options) error {
 	b := provenance.Build{
 		Recipe:          plan.Recipe,
 		Architecture:    plan.Arch,
@@ -44,22 +45,22 @@ func writeProvenance(path string, r *recipe.Recipe, plan *recipe.Resolved, pp *r
 		used[f.Source] = true
 	}
 	keys := map[string]string{} // keyring or Sigstore public key -> role
-	for _, name := range sortedKeys(srcs) {
+	for _, name := range source.SortedNames(srcs) {
 		vs := srcs[name]
 		if !used[name] {
 			continue
 		}
-		b.Inputs = append(b.Inputs, provenance.Input{URI: vs.plan.URL, Digests: vs.fetched.Digests, VerifiedBy: vs.verifiedBy})
-		for _, a := range vs.aux {
+		b.Inputs = append(b.Inputs, provenance.Input{URI: vs.Source.URL, Digests: vs.Artifact.Digests, VerifiedBy: vs.By})
+		for _, a := range vs.Aux {
 			b.Inputs = append(b.Inputs, provenance.Input{URI: a.URL, Digests: a.Digests, VerifiedBy: []string{auxRole(vs, a.URL)}})
 		}
-		if s := vs.plan.Signature; s != nil {
+		if s := vs.Source.Signature; s != nil {
 			keys[s.KeyringPath] = provenance.RoleKeyring
 		}
-		if s := vs.plan.Sigstore; s != nil && s.PublicKeyPath != "" {
+		if s := vs.Source.Sigstore; s != nil && s.PublicKeyPath != "" {
 			keys[s.PublicKeyPath] = provenance.RoleSigstoreKey
 		}
-		if c := vs.plan.Checksums; c != nil && c.Clearsigned != nil {
+		if c := vs.Source.Checksums; c != nil && c.Clearsigned != nil {
 			keys[c.Clearsigned.KeyringPath] = provenance.RoleKeyring
 		}
 	}
@@ -83,7 +84,7 @@ func writeProvenance(path string, r *recipe.Recipe, plan *recipe.Resolved, pp *r
 			b.Inputs = append(b.Inputs, localInput(r, f.LocalPath, provenance.RoleRecipeFile, packaged[f.Dest]))
 		}
 	}
-	if rec, ok := recipeInput(r, opts.Logger); ok {
+	if rec, ok := recipeInput(r, opts.Source.Logger); ok {
 		b.Inputs = append(b.Inputs, rec)
 	}
 	data, err := seal(provenance.New(b), plan, opts)
@@ -94,14 +95,14 @@ func writeProvenance(path string, r *recipe.Recipe, plan *recipe.Resolved, pp *r
 }
 
 // auxRole says what an unpinned input was to its source, in the record.
-func auxRole(vs *verifiedSource, url string) string {
+func auxRole(vs *source.Verified, url string) string {
 	switch {
-	case vs.plan.Checksums != nil && vs.plan.Checksums.URL == url:
-		return "checksums-for:" + vs.plan.URL
-	case slices.Contains(vs.plan.AuxURLs(), url): // OpenPGP signature, cosign .sig/.cert, Sigstore bundle
-		return "signature-of:" + vs.plan.URL
-	case vs.plan.Sigstore != nil:
-		return "transparency-log-entry-of:" + vs.plan.URL // the Rekor entry of its cosign signature
+	case vs.Source.Checksums != nil && vs.Source.Checksums.URL == url:
+		return "checksums-for:" + vs.Source.URL
+	case slices.Contains(vs.Source.AuxURLs(), url): // OpenPGP signature, cosign .sig/.cert, Sigstore bundle
+		return "signature-of:" + vs.Source.URL
+	case vs.Source.Sigstore != nil:
+		return "transparency-log-entry-of:" + vs.Source.URL // the Rekor entry of its cosign signature
 	}
 	return "auxiliary"
 }
@@ -112,7 +113,7 @@ func auxRole(vs *verifiedSource, url string) string {
 func seal(st *provenance.Statement, plan *recipe.Resolved, opts Options) ([]byte, error) {
 	var signers []dsse.Signer
 	if opts.ProvenanceKey != nil {
-		s, err := opts.ProvenanceKey.DSSE(plan.SourceDateEpoch, opts.Now())
+		s, err := opts.ProvenanceKey.DSSE(plan.SourceDateEpoch, opts.Source.Now())
 		if err != nil {
 			return nil, fmt.Errorf("provenance key: %w", err)
 		}
@@ -177,10 +178,10 @@ func recipeInput(r *recipe.Recipe, log *slog.Logger) (provenance.Input, bool) {
 func refreshProvenance(r *recipe.Recipe, plan *recipe.Resolved, outs []Output, opts Options) (err error) {
 	defer func() {
 		if err != nil {
-			opts.Logger.Info("rebuilding: the provenance records cannot be brought up to date", "recipe", plan.Recipe, "arch", plan.Arch, "err", err)
+			opts.Source.Logger.Info("rebuilding: the provenance records cannot be brought up to date", "recipe", plan.Recipe, "arch", plan.Arch, "err", err)
 		}
 	}()
-	rec, hasRecipe := recipeInput(r, opts.Logger)
+	rec, hasRecipe := recipeInput(r, opts.Source.Logger)
 	for _, o := range outs {
 		path := filepath.Join(opts.OutDir, o.File) + ProvenanceSuffix
 		old, err := confined.ReadFile(path, dsse.MaxSize)
@@ -209,7 +210,7 @@ func refreshProvenance(r *recipe.Recipe, plan *recipe.Resolved, outs []Output, o
 			if err := atomicfile.WriteFile(path, data, 0o644); err != nil {
 				return err
 			}
-			opts.Logger.Info("provenance record updated", "file", filepath.Base(path))
+			opts.Source.Logger.Info("provenance record updated", "file", filepath.Base(path))
 		}
 	}
 	return nil

@@ -13,6 +13,7 @@ import (
 	"github.com/klauspost/compress/zstd"
 
 	"github.com/updeb/updeb/internal/recipe"
+	"github.com/updeb/updeb/internal/source"
 	"github.com/updeb/updeb/pkg/archive"
 )
 
@@ -60,7 +61,7 @@ type members struct {
 	dir     string // spool folder, private to the build
 	lim     archive.Limits
 	log     *slog.Logger
-	srcs    map[string]*verifiedSource
+	srcs    map[string]*source.Verified
 	uses    map[memberKey]int            // how many files of the plan each member becomes
 	left    map[memberKey]int            // how many of those are still to be opened
 	read    map[memberKey]member         // raw sources and every member of finished feeds
@@ -69,7 +70,7 @@ type members struct {
 	users   map[string]map[memberKey]int // per package: members it takes, and how often
 }
 
-func newMembers(plan *recipe.Resolved, srcs map[string]*verifiedSource, dir string, lim archive.Limits, log *slog.Logger) (*members, error) {
+func newMembers(plan *recipe.Resolved, srcs map[string]*source.Verified, dir string, lim archive.Limits, log *slog.Logger) (*members, error) {
 	ms := &members{dir: dir, lim: lim, log: log, srcs: srcs, uses: map[memberKey]int{}, left: map[memberKey]int{},
 		read: map[memberKey]member{}, done: map[string]bool{}, users: map[string]map[memberKey]int{}}
 	for _, p := range plan.Packages {
@@ -83,8 +84,8 @@ func newMembers(plan *recipe.Resolved, srcs map[string]*verifiedSource, dir stri
 				return nil, fmt.Errorf("no source named %q", f.Source)
 			}
 			k := keyOf(f)
-			if archive.Kind(vs.plan.Kind) == archive.Raw {
-				ms.read[k] = member{path: vs.fetched.Path, size: vs.fetched.Size}
+			if archive.Kind(vs.Source.Kind) == archive.Raw {
+				ms.read[k] = member{path: vs.Artifact.Path, size: vs.Artifact.Size}
 				continue
 			}
 			ms.uses[k]++
@@ -211,7 +212,7 @@ func (ms *members) onDisk(k memberKey) (func() (io.ReadCloser, error), bool) {
 // feed runs archive.Select over one source and serves the writer's requests.
 type feed struct {
 	name   string
-	vs     *verifiedSource
+	vs     *source.Verified
 	dir    string
 	log    *slog.Logger
 	stream map[string]bool // members handed over as they stream, if asked for in time
@@ -239,11 +240,11 @@ type reply struct {
 }
 
 func (f *feed) run(ctx context.Context, want []string, lim archive.Limits) {
-	err := archive.Select(ctx, f.vs.fetched.Path, archive.Kind(f.vs.plan.Kind), want, lim, func(m archive.Member, r io.Reader) error {
+	err := archive.Select(ctx, f.vs.Artifact.Path, archive.Kind(f.vs.Source.Kind), want, lim, func(m archive.Member, r io.Reader) error {
 		return f.member(ctx, m, r)
 	})
 	if err != nil {
-		f.err = fmt.Errorf("source %s (%s): %w", f.name, f.vs.plan.URL, err)
+		f.err = fmt.Errorf("source %s (%s): %w", f.name, f.vs.Source.URL, err)
 	}
 	if f.held != nil {
 		f.answer(f.held)
@@ -319,7 +320,7 @@ func (f *feed) answer(q *request) {
 	case f.err != nil:
 		q.reply <- reply{err: f.err}
 	case !ok:
-		q.reply <- reply{err: fmt.Errorf("source %s (%s): member %q was not read", f.name, f.vs.plan.URL, q.name)}
+		q.reply <- reply{err: fmt.Errorf("source %s (%s): member %q was not read", f.name, f.vs.Source.URL, q.name)}
 	default:
 		rc, size, err := openMember(m, q.last)
 		q.reply <- reply{rc: rc, size: size, err: err}

@@ -54,7 +54,7 @@ func (f *feed) spool(m archive.Member, r io.Reader) error {
 		err = cerr
 	}
 	if err == nil && written != m.Size {
-		err = fmt.Errorf("%s: %s: read %d bytes, header says %d", f.vs.plan.URL, m.Name, written, m.Size)
+		err = fmt.Errorf("%s: %s: read %d bytes, header says %d", f.vs.Source.URL, m.Name, written, m.Size)
 	}
 	if err != nil {
 		os.Remove(p)

@@ -11,12 +11,13 @@ import (
 	"testing/iotest"
 
 	"github.com/updeb/updeb/internal/recipe"
+	"github.com/updeb/updeb/internal/source"
 	"github.com/updeb/updeb/pkg/archive"
 )
 
 func testFeed(t *testing.T) *feed {
 	return &feed{name: "src", dir: t.TempDir(), log: slog.New(slog.DiscardHandler), spooled: map[string]member{},
-		vs: &verifiedSource{plan: recipe.ResolvedSource{URL: "https://example.org/src.tar.gz"}}}
+		vs: &source.Verified{Source: recipe.ResolvedSource{URL: "https://example.org/src.tar.gz"}}}
 }
 
 func readAllClose(t *testing.T, rc io.ReadCloser) []byte {

@@ -53,7 +53,7 @@ func buildMulti(t *testing.T, root, mirror string, spoolAll bool) (map[string][]
 	out := filepath.Join(t.TempDir(), "out")
 	opts := options(t, mirror, out)
 	var log bytes.Buffer
-	opts.Logger = slog.New(slog.NewTextHandler(&log, &slog.HandlerOptions{Level: slog.LevelDebug}))
+	opts.Source.Logger = slog.New(slog.NewTextHandler(&log, &slog.HandlerOptions{Level: slog.LevelDebug}))
 	opts.SpoolAll = spoolAll
 	if _, err := Run(context.Background(), jobs(t, root, "amd64", "multi"), opts); err != nil {
 		t.Fatal(err)

@@ -19,6 +19,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/updeb/updeb/internal/source"
 	"github.com/updeb/updeb/internal/testkit/testenv"
 	"github.com/updeb/updeb/pkg/archive"
 )
@@ -194,7 +195,7 @@ func TestInterruptedCommitIsFinished(t *testing.T) {
 	if !PendingCommit(out) {
 		t.Fatal("PendingCommit does not see the journal")
 	}
-	if _, err := Run(context.Background(), nil, Options{OutDir: out, Now: time.Now}); err != nil {
+	if _, err := Run(context.Background(), nil, Options{OutDir: out, Source: source.Options{Now: time.Now}}); err != nil {
 		t.Fatal(err)
 	}
 	for _, o := range outs {

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/updeb/updeb/internal/recipe"
+	"github.com/updeb/updeb/internal/source"
 	"github.com/updeb/updeb/pkg/deb"
 	"github.com/updeb/updeb/pkg/digest"
 )
@@ -101,7 +102,7 @@ func openLocal(r *recipe.Recipe, path string, was os.FileInfo) func() (io.ReadCl
 // members), and moved to stage only once those reads succeeded and the raw
 // sources' digests are checked. Nothing reaches the output folder here: the
 // whole recipe is committed at once (see commit.go).
-func writePackage(ctx context.Context, r *recipe.Recipe, plan *recipe.Resolved, pp *recipe.ResolvedPackage, ms *members, tmp, stage string, srcs map[string]*verifiedSource, opts Options) (Output, error) {
+func writePackage(ctx context.Context, r *recipe.Recipe, plan *recipe.Resolved, pp *recipe.ResolvedPackage, ms *members, tmp, stage string, srcs map[string]*source.Verified, opts Options) (Output, error) {
 	p, err := assemble(r, plan, pp, ms)
 	if err != nil {
 		return Output{}, err
@@ -136,11 +137,11 @@ func writePackage(ctx context.Context, r *recipe.Recipe, plan *recipe.Resolved, 
 	}
 	for _, f := range pp.Files {
 		vs := srcs[f.Source]
-		if vs == nil || vs.plan.Kind != "raw" {
+		if vs == nil || vs.Source.Kind != "raw" {
 			continue
 		}
-		if want := vs.plan.Pinned[digest.SHA256]; want != "" && byDest[f.Dest].SHA256 != want {
-			return Output{}, &digest.MismatchError{Subject: f.Dest + " (from " + vs.plan.URL + ")", Algorithm: digest.SHA256, Want: want, Got: byDest[f.Dest].SHA256}
+		if want := vs.Source.Pinned[digest.SHA256]; want != "" && byDest[f.Dest].SHA256 != want {
+			return Output{}, &digest.MismatchError{Subject: f.Dest + " (from " + vs.Source.URL + ")", Algorithm: digest.SHA256, Want: want, Got: byDest[f.Dest].SHA256}
 		}
 	}
 	path := filepath.Join(stage, pp.OutputFile)

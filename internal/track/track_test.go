@@ -16,6 +16,7 @@ import (
 
 	"github.com/updeb/updeb/internal/fetch"
 	"github.com/updeb/updeb/internal/pipeline"
+	"github.com/updeb/updeb/internal/source"
 	"github.com/updeb/updeb/internal/supportdata"
 	"github.com/updeb/updeb/internal/trust"
 	"github.com/updeb/updeb/pkg/verify/openpgp"
@@ -204,7 +205,7 @@ func TestBump(t *testing.T) {
 	// The bumped recipe builds: fetch with the new pins, verify, package.
 	out := t.TempDir()
 	results, err := pipeline.Run(context.Background(), []pipeline.Job{{Recipe: r, Arch: "amd64"}, {Recipe: r, Arch: "arm64"}},
-		pipeline.Options{Fetcher: o.Client.(*fetch.Fetcher), OutDir: out, Now: o.Now, ResolveOptions: urlPlan})
+		pipeline.Options{Source: source.Options{Fetcher: o.Client.(*fetch.Fetcher), Now: o.Now}, OutDir: out, ResolveOptions: urlPlan})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -301,7 +302,7 @@ func TestBumpSHA512(t *testing.T) {
 		}
 	}
 	if _, err := pipeline.Run(context.Background(), []pipeline.Job{{Recipe: r, Arch: "amd64"}},
-		pipeline.Options{Fetcher: o.Client.(*fetch.Fetcher), OutDir: t.TempDir(), Now: o.Now, ResolveOptions: urlPlan}); err != nil {
+		pipeline.Options{Source: source.Options{Fetcher: o.Client.(*fetch.Fetcher), Now: o.Now}, OutDir: t.TempDir(), ResolveOptions: urlPlan}); err != nil {
 		t.Fatal(err)
 	}
 }

@@ -25,6 +25,7 @@ import (
 	"github.com/updeb/updeb/internal/gate"
 	"github.com/updeb/updeb/internal/pipeline"
 	"github.com/updeb/updeb/internal/recipe"
+	"github.com/updeb/updeb/internal/source"
 	"github.com/updeb/updeb/internal/testkit/pgptest"
 	"github.com/updeb/updeb/internal/testkit/squid"
 	"github.com/updeb/updeb/internal/testkit/testenv"
@@ -468,7 +469,8 @@ func TestRealRecipesFromStandInMirror(t *testing.T) {
 
 	out := filepath.Join(root, "out")
 	res, err := pipeline.Run(context.Background(), jobs, pipeline.Options{
-		Fetcher: f, Sigstore: sigstoreVerifier(t, root, sg, f), OutDir: out, Now: time.Now, UpdebVersion: "test", Logger: slog.New(slog.DiscardHandler),
+		Source: source.Options{Fetcher: f, Sigstore: sigstoreVerifier(t, root, sg, f), Now: time.Now, Logger: slog.New(slog.DiscardHandler)},
+		OutDir: out, UpdebVersion: "test",
 		ResolveOptions: recipe.ResolveOptions{DefaultMaintainer: "updeb tests <tests@example.org>"}, Parallel: 2,
 	})
 	if err != nil {
@@ -566,8 +568,8 @@ func TestRealKubernetesRecipesVerify(t *testing.T) {
 	t.Cleanup(rekor.Close)
 	f := standinFetcher(t, root, t.TempDir(), rekor.URL)
 	opts := gate.Options{
-		Build: pipeline.Options{Fetcher: f, Sigstore: sigstoreVerifier(t, root, sg, f), Now: time.Now, UpdebVersion: "test",
-			Logger: slog.New(slog.DiscardHandler), ResolveOptions: recipe.ResolveOptions{DefaultMaintainer: "updeb tests <tests@example.org>"}, Parallel: 2},
+		Build: pipeline.Options{Source: source.Options{Fetcher: f, Sigstore: sigstoreVerifier(t, root, sg, f), Now: time.Now, Logger: slog.New(slog.DiscardHandler)},
+			UpdebVersion: "test", ResolveOptions: recipe.ResolveOptions{DefaultMaintainer: "updeb tests <tests@example.org>"}, Parallel: 2},
 		Arches: []string{"amd64"}, TempDir: t.TempDir(),
 	}
 	rep, err := gate.Run(context.Background(), recipes, opts)
@@ -616,7 +618,7 @@ func TestRealKubernetesRecipesVerify(t *testing.T) {
 	answer, _ := sg.vs.Answer(other.Entry)
 	sg.rekor.Publish(other.Entry.UUID(), answer)
 	opts.TempDir = t.TempDir()
-	opts.Build.Fetcher = standinFetcher(t, root, t.TempDir(), rekor.URL) // a cold cache: the cached .sig and .cert would be used again
+	opts.Build.Source.Fetcher = standinFetcher(t, root, t.TempDir(), rekor.URL) // a cold cache: the cached .sig and .cert would be used again
 	rep, err = gate.Run(context.Background(), recipes[:1], opts)
 	if err != nil {
 		t.Fatal(err)

@@ -1,4 +1,4 @@
-package pipeline
+package source
 
 import (
 	"context"
@@ -54,11 +54,11 @@ func refusedByFile(err error) bool {
 // signature and checksum files in byURL, handling a failure as above. A file
 // trust.Source asks for that byURL lacks (a Rekor entry, whose URL the
 // signature decides) is fetched, and dropped like the others on a refusal.
-func verifySource(ctx context.Context, vs *verifiedSource, byURL map[string]*fetch.Result, key string, opts Options, log *slog.Logger) ([]string, error) {
-	s := vs.plan
+func verifySource(ctx context.Context, vs *Verified, byURL map[string]*fetch.Result, key string, opts Options, log *slog.Logger) ([]string, error) {
+	s := vs.Source
 	used := map[string]bool{} // the unpinned files the last check read
 	check := func() ([]string, error) {
-		vs.aux = nil
+		vs.Aux = nil
 		clear(used)
 		get := func(u string) (*fetch.Result, error) {
 			r, ok := byURL[u]
@@ -70,10 +70,10 @@ func verifySource(ctx context.Context, vs *verifiedSource, byURL map[string]*fet
 				byURL[u] = r
 			}
 			used[u] = true
-			vs.aux = append(vs.aux, r)
+			vs.Aux = append(vs.Aux, r)
 			return r, nil
 		}
-		return trust.Source(ctx, &s, s.Pinned, vs.fetched, trust.Verifiers{Get: get, Now: opts.Now(), Sigstore: opts.Sigstore})
+		return trust.Source(ctx, &s, s.Pinned, vs.Artifact, trust.Verifiers{Get: get, Now: opts.Now(), Sigstore: opts.Sigstore})
 	}
 	by, err := check()
 	if err == nil || len(used) == 0 || !refusedByFile(err) {
