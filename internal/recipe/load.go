@@ -183,6 +183,16 @@ func (d *decoder) recipe(r *Recipe, n *yaml.Node) {
 				r.ReleaseDate = t
 			}
 		}},
+		"end-of-life": {false, func(v *yaml.Node) {
+			var s string
+			if d.Str(v, "end-of-life", &s) {
+				t, err := time.Parse(time.DateOnly, s)
+				if err != nil {
+					d.at(v, "end-of-life: %q is not a day as YYYY-MM-DD (the day the version line lost upstream support)", s)
+				}
+				r.EndOfLife = t.UTC()
+			}
+		}},
 		"homepage": {false, func(v *yaml.Node) {
 			if d.NonEmpty(v, "homepage", &r.Homepage) && !strings.HasPrefix(r.Homepage, "https://") && !strings.HasPrefix(r.Homepage, "http://") {
 				d.at(v, "homepage: %q is not an http(s) URL", r.Homepage)

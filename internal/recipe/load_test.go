@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 )
 
 // onlyValues ends the finding for a template action that is not a value.
@@ -104,6 +105,18 @@ func TestLoadValid(t *testing.T) {
 	}
 }
 
+// TestLoadEndOfLife: the end-of-life mark is a day, kept as UTC midnight.
+func TestLoadEndOfLife(t *testing.T) {
+	_, p := writeProject(t, strings.Replace(baseRecipe, "release-date: 2025-01-02\n", "release-date: 2025-01-02\nend-of-life: 2026-10-27\n", 1))
+	r, err := Load(p, LoadOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := time.Date(2026, 10, 27, 0, 0, 0, 0, time.UTC); !r.EndOfLife.Equal(want) {
+		t.Errorf("end-of-life %v, want %v", r.EndOfLife, want)
+	}
+}
+
 func TestLoadErrors(t *testing.T) {
 	type edit struct{ old, new string }
 	tests := []struct {
@@ -112,7 +125,7 @@ func TestLoadErrors(t *testing.T) {
 		want  []string
 	}{
 		{"unknown top-level field", []edit{{"copyright: X Authors\n", "copyright: X Authors\ncolour: blue\n"}},
-			[]string{"recipes/x.yaml:6:1: recipe: unknown field \"colour\" (known: architectures, copyright, epoch, files-dir, homepage, license, license-text, maintainer, name, packages, release-date, repo, requires, revision, sources, version, watch)"}},
+			[]string{"recipes/x.yaml:6:1: recipe: unknown field \"colour\" (known: architectures, copyright, end-of-life, epoch, files-dir, homepage, license, license-text, maintainer, name, packages, release-date, repo, requires, revision, sources, version, watch)"}},
 		{"unknown nested field", []edit{{"    section: admin\n", "    section: admin\n    sektion: admin\n"}},
 			[]string{"recipes/x.yaml:17:5: package: unknown field \"sektion\" (known: alternatives, architecture, breaks, conflicts, depends, description, directories, dynamic, files, lintian-overrides, name, pre-depends, priority, provides, recommends, replaces, section, suggests, summary, symlinks, system-user, systemd-units)"}},
 		{"duplicate field", []edit{{"license: Apache-2.0\n", "license: Apache-2.0\nlicense: MIT\n"}},
@@ -138,6 +151,8 @@ func TestLoadErrors(t *testing.T) {
 				"recipes/x.yaml:2:10: version: invalid Debian version: upstream version \"release-1\" must start with a digit (after an optional v)",
 				"recipes/x.yaml:3:15: release-date: \"2025-13-02\" is neither YYYY-MM-DD nor RFC 3339 (2006-01-02T15:04:05Z)",
 			}},
+		{"bad end-of-life", []edit{{"release-date: 2025-01-02\n", "release-date: 2025-01-02\nend-of-life: soon\n"}},
+			[]string{"recipes/x.yaml:4:14: end-of-life: \"soon\" is not a day as YYYY-MM-DD (the day the version line lost upstream support)"}},
 		{"bad package and source names", []edit{{"  - name: xx\n", "  - name: X_tool\n"}, {"  - name: bin\n", "  - name: Bin!\n"}, {"source: bin,", "source: Bin!,"}},
 			[]string{
 				"recipes/x.yaml:8:11: source name: \"Bin!\" is not [a-z0-9][a-z0-9._-]*",

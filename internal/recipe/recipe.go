@@ -63,6 +63,11 @@ type Recipe struct {
 	Revision    string    // Debian revision; "" means none (then changelog.gz instead of changelog.Debian.gz)
 	Epoch       int       // Debian epoch, 0 for none
 	ReleaseDate time.Time // SOURCE_DATE_EPOCH of every build of this version (UTC)
+	// EndOfLife, when set, marks the recipe's version line as past upstream
+	// support since that day (updeb plan --apply writes it): the recipe still
+	// builds, but updeb plan lists it as end-of-life and updeb compat refuses
+	// a release set that deploys its version.
+	EndOfLife time.Time
 	Homepage    string
 	License     string // SPDX identifier
 	LicenseText string // full license text, required when License has no file in /usr/share/common-licenses
