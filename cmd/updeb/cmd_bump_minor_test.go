@@ -157,7 +157,8 @@ func TestBumpNewMinorOnStandInMirror(t *testing.T) {
 		{"the target exists", []string{"bump", "cri-tools-1.36", "--new-minor", "1.37"}, 2, "the recipe of that minor exists: " + target},
 		{"not released", []string{"bump", "cri-tools-1.36", "--new-minor", "1.38"}, 1, "no complete 1.38.x release"},
 		{"not newer", []string{"bump", "cri-tools-1.36", "--new-minor", "1.35"}, 2, "--new-minor 1.35 is not newer than cri-tools-1.36 1.36.0"},
-		{"not a series", []string{"bump", "crictl", "--new-minor", "1.37"}, 2, "NAME-MAJOR.MINOR"},
+		{"not a series, not newer", []string{"bump", "crictl", "--new-minor", "1.36"}, 2, "--new-minor 1.36 is not newer than crictl 1.36.0"},
+		{"not a series, bad minor", []string{"bump", "crictl", "--new-minor", "1"}, 2, `--new-minor "1": want MAJOR.MINOR`},
 		{"a --to outside the minor", []string{"bump", "cri-tools-1.36", "--new-minor", "1.38", "--to", "1.37.0"}, 2, "--to 1.37.0 is not a 1.38.x version"},
 		{"bad minor", []string{"bump", "cri-tools-1.36", "--new-minor", "next"}, 2, `--new-minor "next": want MAJOR.MINOR`},
 	} {
@@ -173,6 +174,23 @@ func TestBumpNewMinorOnStandInMirror(t *testing.T) {
 			t.Errorf("%s was written", f)
 		}
 	}
+
+	t.Run("a recipe not of a series moves in place", func(t *testing.T) {
+		file := filepath.Join(recipes, "crictl.yaml")
+		before, _ := os.ReadFile(file)
+		code, stdout, stderr := bump("bump", "crictl", "--new-minor", "1.37")
+		if code != 0 || !strings.Contains(stdout, "crictl: 1.36.0 -> 1.37.0 (release-date 2026-08-20), "+file+" rewritten") {
+			t.Fatalf("exit %d\n%s%s", code, stdout, stderr)
+		}
+		after, _ := os.ReadFile(file)
+		want := strings.NewReplacer("version: 1.36.0", "version: 1.37.0", "release-date: 2026-04-24", "release-date: 2026-08-20",
+			"83855e114566a8a8c44c548d515670f51de3a5e1da8b2effb59870e2f10c25a3", sums["amd64"],
+			"68328594ccf780a80ae2b092d9f6ce484eec7cf540c275242e8fd954bfd95332", sums["arm64"],
+			`track: "1.36.x"`, `track: "1.37.x"`).Replace(string(before))
+		if string(after) != want {
+			t.Errorf("crictl.yaml:\n%s\nwant:\n%s", after, want)
+		}
+	})
 
 	t.Run("a checksum file that disagrees", func(t *testing.T) {
 		os.Remove(target)
@@ -199,4 +217,44 @@ func TestBumpNewMinorOnStandInMirror(t *testing.T) {
 			t.Errorf("release sets:\n%s\nwant:\n%s", after, want)
 		}
 	})
+}
+
+// TestBumpNewMinorReleaseSet: bump --new-minor names the new recipe in the
+// release set of its Kubernetes minor, in place, comments kept, so that
+// compat checks it at once; a set file that breaks is refused with the
+// recipe kept.
+func TestBumpNewMinorReleaseSet(t *testing.T) {
+	testenv.RequireTool(t, "squid")
+	sq, err := squid.Start()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(sq.Stop)
+	m := newCRIMirror(t)
+	m.publish(t, "1.36.0")
+	m.publish(t, "1.37.0")
+	root := t.TempDir()
+	recipes := filepath.Join(root, "recipes")
+	os.MkdirAll(recipes, 0o755)
+	original, err := os.ReadFile("../../recipes/cri-tools-1.36.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(filepath.Join(recipes, "cri-tools-1.36.yaml"), original, 0o644)
+	conf := filepath.Join(root, "updeb.yaml")
+	os.WriteFile(conf, fmt.Appendf(nil, "proxy: %s\nfetch: {retries: 0}\ngithub-api: %s/api\nmirrors:\n  - {prefix: https://github.com/, to: %s/gh/}\n", sq.URL, m.srv.URL, m.srv.URL), 0o644)
+	sets := filepath.Join(root, "release-sets.yaml")
+	text := "# ours\nsets:\n  - name: k136\n    components:\n      kubernetes: 1.36.4\n      cri-tools: recipe:cri-tools-1.36\n  - name: k137   # new\n    components:\n      kubernetes: 1.37.0\n      cri-tools: recipe:cri-tools-1.36   # until 1.37 is out\n"
+	os.WriteFile(sets, []byte(text), 0o644)
+	code, stdout, stderr := runUpdeb("--config", conf, "--recipes", recipes, "--cache", filepath.Join(root, "cache"), "bump", "cri-tools-1.36", "--new-minor", "1.37", "--set", sets)
+	if code != 0 || !strings.Contains(stdout, sets+": release set k137 now names recipe:cri-tools-1.37") {
+		t.Fatalf("exit %d\n%s%s", code, stdout, stderr)
+	}
+	if after, _ := os.ReadFile(sets); string(after) != strings.Replace(text, "cri-tools: recipe:cri-tools-1.36   # until", "cri-tools: recipe:cri-tools-1.37   # until", 1) {
+		t.Errorf("release sets:\n%s", after)
+	}
+	code, stdout, stderr = runUpdeb("--recipes", recipes, "--config", conf, "compat", "--set", sets, "--now", "2026-11-24", "--state", t.TempDir())
+	if !strings.Contains(stdout, "cri-tools") || strings.Contains(stdout+stderr, "unknown recipe") {
+		t.Errorf("compat after the new minor: exit %d\n%s%s", code, stdout, stderr)
+	}
 }

@@ -16,7 +16,6 @@ import (
 	"github.com/updeb/updeb/internal/compat"
 	"github.com/updeb/updeb/internal/plan"
 	"github.com/updeb/updeb/internal/recipe"
-	"github.com/updeb/updeb/internal/track"
 )
 
 type compatOptions struct {
@@ -83,15 +82,16 @@ func runCompat(cmd *cobra.Command, g *globalOptions, o *compatOptions) error {
 		return err
 	}
 	in := compat.Inputs{Now: now}
-	in.Requires = recipeRequirements(rs)
+	var shipped map[string][]string
+	in.Requires, shipped, in.Retired = compat.FromRecipes(rs)
 	if err := compat.ValidateRequires(in.Requires); err != nil {
 		return invalidInput(err, "fix the recipe's requires")
 	}
-	if err := compat.Resolve(sets, recipeVersions(rs)); err != nil {
+	if err := compat.Resolve(sets, compat.RecipeVersions(rs)); err != nil {
 		return invalidInput(fmt.Errorf("%s: %w", o.setFile, err), "a release set's recipe:NAME must name a recipe of the --recipes folder (NAME.yaml there) that ships that component (COMPONENT.yaml or COMPONENT-MAJOR.MINOR.yaml)")
 	}
 	if rs != nil {
-		in.Shipped = shippedVersions(rs)
+		in.Shipped = shipped
 	}
 	data, err := g.supportData(cfg, now)
 	if err != nil {
@@ -135,25 +135,4 @@ func compatRecipes(cmd *cobra.Command, g *globalOptions) ([]*recipe.Recipe, erro
 		return nil, nil
 	}
 	return loadRecipes(g, nil)
-}
-
-// recipeVersions maps each recipe's name (its file name without .yaml, as
-// commands and release sets name it) to its version.
-func recipeVersions(rs []*recipe.Recipe) map[string]string {
-	out := map[string]string{}
-	for _, r := range rs {
-		out[plan.RecipeName(r)] = r.Version
-	}
-	return out
-}
-
-// shippedVersions maps each component (track.Component) to the versions its
-// recipes ship.
-func shippedVersions(rs []*recipe.Recipe) map[string][]string {
-	out := map[string][]string{}
-	for _, r := range rs {
-		c := track.Component(r)
-		out[c] = append(out[c], r.Version)
-	}
-	return out
 }

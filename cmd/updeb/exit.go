@@ -190,7 +190,7 @@ var exitRules = []exitRule{
 	is(track.ErrNoWatch, exitUsage, "add a watch: section to the recipe (recipes/README.md)"),
 	is(track.ErrDowngrade, exitUsage, "bump only moves forward; edit the recipe by hand to go back"),
 	is(track.ErrExists, exitUsage, ""),
-	is(track.ErrNotVersioned, exitUsage, "--new-minor works on recipes named NAME-MAJOR.MINOR; move a single recipe with --to VERSION after editing its watch track"),
+	is(track.ErrNotVersioned, exitUsage, "a new recipe per minor needs a series named NAME-MAJOR.MINOR; 'updeb bump RECIPE --new-minor MINOR' moves a single recipe in place"),
 	is(track.ErrNoDate, exitUsage, "give the upstream release day with --date YYYY-MM-DD"),
 	asIf(exitUsage, func(e *track.APIError) bool { return e.Status == 404 && !e.RateLimit },
 		"check watch: github: OWNER/REPO in the recipe (and GITHUB_TOKEN for a private repository)"),

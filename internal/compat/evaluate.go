@@ -207,6 +207,9 @@ type Inputs struct {
 	// not checked). A set version no recipe of its component ships is a
 	// violation; a component no recipe ships is a warning.
 	Shipped map[string][]string
+	// Retired are the recipes marked end-of-life: a set that deploys one of
+	// their versions violates rule eol, with or without support data.
+	Retired []Retired
 }
 
 // Evaluate checks every release set against the built-in rules, the bundled
@@ -464,6 +467,7 @@ func evaluateSet(s *SetResult, t *Tables, in Inputs) []Finding {
 			}
 		}
 	}
+	eol := map[string]bool{} // components the support data finds end-of-life
 	if eolData != nil {
 		for _, comp := range sortedKeys(s.Cells) {
 			product := supportdata.ProductOf(comp)
@@ -480,8 +484,17 @@ func evaluateSet(s *SetResult, t *Tables, in Inputs) []Finding {
 			cell.Cycle, cell.Support, cell.State = cyc.Name, st.String(), st.State.String()
 			s.Cells[comp] = cell
 			if st.State == supportdata.EndOfLife {
+				eol[comp] = true
 				add(RuleEOL, Violation, comp, "", "%s %s: %s cycle %s is end-of-life (%s)", comp, cell.Version, product, cyc.Name, st)
 			}
+		}
+	}
+	for _, comp := range sortedKeys(s.Cells) {
+		if r, ok := retiredAt(in.Retired, comp, s.Cells[comp].Version, now); ok && !eol[comp] {
+			cell := s.Cells[comp]
+			cell.State, cell.Support = supportdata.EndOfLife.String(), fmt.Sprintf("eol since %s (marked in recipes/%s.yaml)", day(r.Since), r.Recipe)
+			s.Cells[comp] = cell
+			add(RuleEOL, Violation, comp, "", "%s %s: recipes/%s.yaml marks it end-of-life since %s", comp, s.Cells[comp].Version, r.Recipe, day(r.Since))
 		}
 	}
 	return out

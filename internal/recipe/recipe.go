@@ -11,7 +11,9 @@ package recipe
 
 import (
 	"errors"
+	"path/filepath"
 	"regexp"
+	"strings"
 	"time"
 
 	"go.yaml.in/yaml/v3"
@@ -242,4 +244,11 @@ func Component(name string) string {
 		return m[1]
 	}
 	return name
+}
+
+// Ref is the name the recipe goes by on the command line and in release
+// sets (recipe:NAME): its file's name without the extension
+// (recipes/kubernetes-1.36.yaml -> kubernetes-1.36).
+func (r *Recipe) Ref() string {
+	return strings.TrimSuffix(filepath.Base(r.Path), filepath.Ext(r.Path))
 }
