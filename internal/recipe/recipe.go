@@ -69,7 +69,7 @@ type Recipe struct {
 	// support since that day (updeb plan --apply writes it): the recipe still
 	// builds, but updeb plan lists it as end-of-life and updeb compat refuses
 	// a release set that deploys its version.
-	EndOfLife time.Time
+	EndOfLife   time.Time
 	Homepage    string
 	License     string // SPDX identifier
 	LicenseText string // full license text, required when License has no file in /usr/share/common-licenses
