@@ -100,7 +100,11 @@ func runCompat(cmd *cobra.Command, g *globalOptions, o *compatOptions) error {
 	in.EOL, in.EOLCopy = data.Data, data.Name()
 	report := compat.Evaluate(sets, in)
 	if format == compat.FormatHTML && rs != nil {
-		if report.Extra, err = plan.HTML(plan.Make(rs, data, plan.Options{Now: now})); err != nil {
+		p, err := plan.Make(rs, data, plan.Options{Now: now})
+		if err != nil {
+			return err
+		}
+		if report.Extra, err = plan.HTML(p); err != nil {
 			return err
 		}
 	}

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"io"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -84,7 +85,7 @@ func checkJSON(t *testing.T, command, stdout string) map[string]any {
 	if dec.More() {
 		t.Errorf("%s: more than one JSON value:\n%s", where, stdout)
 	}
-	if want := "updeb/" + strings.ReplaceAll(command, " ", "-") + "/v1"; v["schema"] != want {
+	if want := "updeb/" + strings.ReplaceAll(command, " ", "-") + "/v" + declaredSchema(t, command); v["schema"] != want {
 		t.Errorf("%s: schema %v, want %s", where, v["schema"], want)
 	}
 	if !strings.HasPrefix(stdout, "{\n  \"schema\": ") {
@@ -96,6 +97,17 @@ func checkJSON(t *testing.T, command, stdout string) map[string]any {
 		os.WriteFile(filepath.Join(d, strings.ReplaceAll(command, " ", "-")+".json"), []byte(stdout), 0o644)
 	}
 	return v
+}
+
+// declaredSchema is the JSON schema version command declares (jsonOutput).
+func declaredSchema(t *testing.T, command string) string {
+	t.Helper()
+	root := newRootCmd(&globalOptions{stdout: io.Discard, stderr: io.Discard})
+	c, _, err := root.Find(strings.Fields(command))
+	if err != nil || c.Annotations[schemaAnnotation] == "" {
+		t.Fatalf("updeb %s declares no JSON schema: %v", command, err)
+	}
+	return c.Annotations[schemaAnnotation]
 }
 
 // TestJSONOutputs runs every command that declares JSON output (jsonOutput)

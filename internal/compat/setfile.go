@@ -49,16 +49,22 @@ func UpdateFile(path string, edit func(data []byte) ([]byte, error)) (changed bo
 // equal to from becomes to (SyncVersions). It returns how many values
 // changed; an absent file is fs.ErrNotExist.
 func FollowBump(path, component, from, to string) (int, error) {
-	match := func(c string) bool {
-		return c == component || component == "kubernetes" && supportdata.ProductOf(c) == "kubernetes"
-	}
 	var n int
 	_, err := UpdateFile(path, func(data []byte) ([]byte, error) {
-		out, changed, err := SyncVersions(path, data, match, from, to)
+		out, changed, err := SyncBump(path, data, component, from, to)
 		n = changed
 		return out, err
 	})
 	return n, err
+}
+
+// SyncBump is SyncVersions for a bump of a recipe of component: the values
+// of the component (for kubernetes, of its binaries too) follow.
+func SyncBump(name string, data []byte, component, from, to string) ([]byte, int, error) {
+	match := func(c string) bool {
+		return c == component || component == "kubernetes" && supportdata.ProductOf(c) == "kubernetes"
+	}
+	return SyncVersions(name, data, match, from, to)
 }
 
 // NewMinor is a new minor of a versioned recipe series (bump --new-minor):

@@ -421,3 +421,27 @@ func newerMinor(minor, version string) bool {
 	v, m := numbersOf(version), numbersOf(minor)
 	return len(v) >= 2 && len(m) == 2 && (m[0] > v[0] || m[0] == v[0] && m[1] > v[1])
 }
+
+// Derive returns the recipe NewMinor would write for minor at version,
+// without fetching anything: r's text moved to the minor, loaded as lint
+// would (its pins are still r's). The plan reads what it requires.
+func Derive(r *recipe.Recipe, minor, version string) (*recipe.Recipe, error) {
+	target, err := NewMinorPath(r, minor)
+	if err != nil {
+		return nil, err
+	}
+	original, err := os.ReadFile(r.Path)
+	if err != nil {
+		return nil, err
+	}
+	text, err := deriveMinor(r, original, minor, version)
+	if err != nil {
+		return nil, err
+	}
+	next, err := recipe.LoadBytes(target, text, recipe.LoadOptions{Root: r.Root, AllowUnpinned: true})
+	if err != nil {
+		return nil, err
+	}
+	next.Version = version
+	return next, nil
+}
