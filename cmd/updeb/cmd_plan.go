@@ -3,7 +3,10 @@ package main
 import (
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
+	"slices"
+	"strings"
 	"sync"
 
 	"github.com/spf13/cobra"
@@ -12,12 +15,18 @@ import (
 	"github.com/updeb/updeb/internal/recipe"
 	"github.com/updeb/updeb/internal/track"
 	"github.com/updeb/updeb/internal/yamlfile"
+	"github.com/updeb/updeb/pkg/atomicfile"
 )
 
 type planCmdOptions struct {
 	trackFlags
 	setFile  string
 	exitCode bool
+	apply    bool
+	only     string
+	dryRun   bool
+	message  string
+	base     string
 }
 
 func newPlanCmd(g *globalOptions) *cobra.Command {
@@ -45,17 +54,43 @@ Each action says which release sets it breaks or fixes: the plan plays the actio
 order on a copy of the recipes and the release set file and runs compat on each state.
 It says which copy of the support data it used and how old.
 
+--apply carries the plan out in the working tree: every add and bump is fetched,
+verified and pinned exactly as 'updeb bump' does (a source nothing vouches for is not
+pinned: that recipe fails, with the digests upstream serves, and the others go on), the
+release set file follows, and each retire writes the recipe's end-of-life: mark. A bump
+or add that would break a release set that exists is held back and said why; a bump in
+a recipe's track gives way to its move to a newer minor. --only RECIPE limits it to one
+recipe's actions, --dry-run says what it would do. Run it again and it does nothing.
+--message FILE writes a change description beside the edits (a commit message: a
+summary line, then per recipe the old and new version, release date, what vouched for
+the new bytes and the release notes, what was held back or failed, the release set
+violations left for a person, and 'updeb verify --base' on the changed recipes with
+every REVIEW line, run in-process against --base, HEAD by default). updeb never commits
+or pushes: the scheduled job does, with the site's own tooling (docs/tracking.md).
+
+Exit codes of --apply: 0 nothing to do; 1 changes written (or a recipe refused by a
+check: a signature, a source nothing vouches for, re-uploaded bytes; the description
+says which); 2 invalid input (a recipe, the release set file, the flags); 3 a download
+failed. A failure's code wins over "changes written"; the changes stay written.
+
 GITHUB_TOKEN, when set, is sent to the GitHub API (higher rate limit).`,
 		Example: `  updeb plan
   updeb plan --offline --json
   updeb plan --exit-code          # exit 1 when there is an action
-  updeb plan --now 2027-03-01     # the plan as of another day`,
+  updeb plan --now 2027-03-01     # the plan as of another day
+  updeb plan --apply --message change.txt
+  updeb plan --apply --only kubernetes-1.36 --dry-run`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error { return runPlan(cmd, g, o) },
 	}
 	o.trackFlags.add(cmd)
 	cmd.Flags().StringVar(&o.setFile, "set", "release-sets.yaml", "release set file whose sets the actions break or fix (skipped when the default is absent)")
 	cmd.Flags().BoolVar(&o.exitCode, "exit-code", false, "exit 1 when an action is needed")
+	cmd.Flags().BoolVar(&o.apply, "apply", false, "carry the plan out in the working tree: bumps, new minors with their release sets, end-of-life marks")
+	cmd.Flags().StringVar(&o.only, "only", "", "with --apply: only the actions on this recipe")
+	cmd.Flags().BoolVar(&o.dryRun, "dry-run", false, "with --apply: say what would be done, write nothing")
+	cmd.Flags().StringVar(&o.message, "message", "", "with --apply: write the change description (a commit message) to this file")
+	cmd.Flags().StringVar(&o.base, "base", "HEAD", "with --message: the git revision the changed recipes are verified against")
 	return jsonOutput(cmd, 2)
 }
 
@@ -65,9 +100,19 @@ func runPlan(cmd *cobra.Command, g *globalOptions, o *planCmdOptions) error {
 		return err
 	}
 	defer s.Close()
+	if !o.apply {
+		for _, f := range []string{"only", "dry-run", "message"} {
+			if cmd.Flags().Changed(f) {
+				return usageErrorf("--%s goes with --apply", f)
+			}
+		}
+	}
 	p, errs, err := makePlan(cmd, g, s, &o.trackFlags, o.setFile)
 	if err != nil {
 		return err
+	}
+	if o.apply {
+		return applyPlan(cmd, g, s, o, p, errs)
 	}
 	out := cmd.OutOrStdout()
 	if g.json {
@@ -131,4 +176,145 @@ func makePlan(cmd *cobra.Command, g *globalOptions, s *session, tf *trackFlags, 
 		return nil, nil, invalidInput(err, "fix the release set file (updeb compat checks it)")
 	}
 	return p, errs, nil
+}
+
+// applyPlan is plan --apply: plan.Apply, the change description, the exit
+// code (see the command's help).
+func applyPlan(cmd *cobra.Command, g *globalOptions, s *session, o *planCmdOptions, p *plan.Plan, listErrs []error) error {
+	if o.only != "" && !slices.ContainsFunc(s.recipes, func(r *recipe.Recipe) bool { return r.Ref() == o.only }) {
+		return usageErrorf("--only %s: no such recipe in %s", o.only, g.recipesDir)
+	}
+	opts, err := o.options(g, s.cfg, s.fetcher)
+	if err != nil {
+		return err
+	}
+	if opts.Sigstore, err = s.sigstore(); err != nil {
+		return err
+	}
+	ao := plan.ApplyOptions{Bump: track.BumpOptions{Options: opts}, Only: o.only, DryRun: o.dryRun}
+	if p.SetsFile != "" {
+		ao.SetsFile = o.setFile
+	}
+	res, err := plan.Apply(cmd.Context(), p, s.recipes, ao)
+	if err != nil {
+		return err
+	}
+	var verification *plan.Verification
+	if o.message != "" && !o.dryRun {
+		verification = verifyChanges(cmd, s, res, o.base)
+	}
+	out := cmd.OutOrStdout()
+	if g.json {
+		err = printJSON(out, cmd, struct {
+			*plan.Plan
+			Apply  *plan.ApplyResult  `json:"apply"`
+			Verify *plan.Verification `json:"verify,omitempty"`
+		}{p, res, verification})
+	} else {
+		err = printApply(out, p, res)
+	}
+	if err != nil {
+		return err
+	}
+	if o.message != "" && !o.dryRun {
+		if err := atomicfile.WriteFile(o.message, plan.Describe(p, res, verification), 0o644); err != nil {
+			return err
+		}
+	}
+	errs := append(listErrs, res.Errors()...)
+	if verification != nil && verification.Failed > 0 {
+		errs = append(errs, checkFailed(fmt.Errorf("updeb verify --base %s: %d failed check(s) on the changed recipes", o.base, verification.Failed), "see the description"))
+	}
+	if len(errs) > 0 {
+		return errors.Join(errs...)
+	}
+	written := 0
+	for _, c := range res.Changes {
+		if !c.DryRun {
+			written++
+		}
+	}
+	if written > 0 {
+		return &changedError{n: written, message: o.message}
+	}
+	return nil
+}
+
+// verifyChanges runs the gate on the recipes the apply changed, against
+// base, in-process, for the description.
+func verifyChanges(cmd *cobra.Command, s *session, res *plan.ApplyResult, base string) *plan.Verification {
+	v := &plan.Verification{Base: base}
+	var rs []*recipe.Recipe
+	seen := map[string]bool{}
+	for _, c := range res.Changes {
+		if seen[c.File] || c.DryRun {
+			continue
+		}
+		seen[c.File] = true
+		r, err := recipe.Load(c.File, recipe.LoadOptions{})
+		if err != nil {
+			v.Err = err.Error()
+			return v
+		}
+		rs = append(rs, r)
+	}
+	if len(rs) == 0 {
+		v.Text = "no recipe changed"
+		return v
+	}
+	rep, err := runGate(cmd, s, rs, nil, base)
+	if err != nil {
+		v.Err = err.Error()
+		return v
+	}
+	var b strings.Builder
+	printVerifyReport(&b, rep)
+	v.Text, v.Failed, v.Reviews = b.String(), rep.Failed, rep.Warnings
+	return v
+}
+
+// printApply says what plan --apply did.
+func printApply(w io.Writer, p *plan.Plan, res *plan.ApplyResult) error {
+	var b strings.Builder
+	verb := "done"
+	if res.DryRun {
+		verb = "would do (dry run)"
+	}
+	fmt.Fprintf(&b, "%s\n", p.Summary())
+	if len(res.Changes) == 0 {
+		fmt.Fprintf(&b, "Nothing to do.\n")
+	} else {
+		fmt.Fprintf(&b, "%s:\n", verb)
+	}
+	for _, c := range res.Changes {
+		switch c.Kind {
+		case plan.ActAdd:
+			fmt.Fprintf(&b, "  add    %s (from %s) at %s: %s\n", c.Recipe, c.DerivedOf, dashed(c.To), c.File)
+		case plan.ActRetire:
+			fmt.Fprintf(&b, "  retire %s: end-of-life: %s\n", c.Recipe, c.EndOfLife)
+		default:
+			fmt.Fprintf(&b, "  bump   %s %s -> %s\n", c.Recipe, c.From, c.To)
+		}
+		if c.Sets != "" {
+			fmt.Fprintf(&b, "         release sets: %s\n", c.Sets)
+		}
+	}
+	for _, k := range res.Skipped {
+		fmt.Fprintf(&b, "  not done: %s %s %s: %s\n", k.Action.Kind, k.Action.Recipe, k.Action.Version, k.Why)
+	}
+	for _, f := range res.Failures {
+		fmt.Fprintf(&b, "  FAILED %s %s %s: %s\n", f.Action.Kind, f.Action.Recipe, f.Action.Version, strings.ReplaceAll(f.Error, "\n", "\n    "))
+	}
+	for _, a := range res.Open {
+		fmt.Fprintf(&b, "  for a person: %s\n", a.Reason)
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+func dashed(s string) string {
+	if s == "" {
+		return "the newest release of the minor"
+	}
+	return s
 }

@@ -11,6 +11,7 @@ import (
 
 	"github.com/updeb/updeb/internal/gate"
 	"github.com/updeb/updeb/internal/pipeline"
+	"github.com/updeb/updeb/internal/recipe"
 )
 
 type verifyOptions struct {
@@ -58,34 +59,7 @@ func runVerify(cmd *cobra.Command, g *globalOptions, o *verifyOptions, args []st
 		return err
 	}
 	defer s.Close()
-	tmp, err := os.MkdirTemp("", "updeb-verify-")
-	if err != nil {
-		return err
-	}
-	defer os.RemoveAll(tmp)
-	so, err := s.sourceOptions()
-	if err != nil {
-		return err
-	}
-	opts := gate.Options{
-		Build: pipeline.Options{
-			Source: so, UpdebVersion: version,
-			Parallel: buildParallel(0, s.cfg.Build), XZWorkers: s.cfg.Build.XZWorkers, ResolveOptions: resolveOptions(s.cfg), Progress: g.buildProgress(),
-		},
-		Arches:  o.arches,
-		TempDir: tmp,
-	}
-	if p, err := exec.LookPath("lintian"); err == nil {
-		opts.Lintian = p
-	}
-	if o.base != "" {
-		git, err := exec.LookPath("git")
-		if err != nil {
-			return usageErrorf("--base needs git: %v", err)
-		}
-		opts.Base = &gate.Base{Git: git, Rev: o.base}
-	}
-	rep, err := gate.Run(cmd.Context(), s.recipes, opts)
+	rep, err := runGate(cmd, s, s.recipes, o.arches, o.base)
 	if err != nil {
 		return err
 	}
@@ -100,6 +74,41 @@ func runVerify(cmd *cobra.Command, g *globalOptions, o *verifyOptions, args []st
 		return fmt.Errorf("verify: %w", err)
 	}
 	return nil
+}
+
+// runGate runs the gate (internal/gate) on recipes with the session's
+// settings: builds in a temporary folder, lintian when installed, and the
+// comparison with the git revision base ("" for none).
+func runGate(cmd *cobra.Command, s *session, recipes []*recipe.Recipe, arches []string, base string) (*gate.Report, error) {
+	g := s.g
+	tmp, err := os.MkdirTemp("", "updeb-verify-")
+	if err != nil {
+		return nil, err
+	}
+	defer os.RemoveAll(tmp)
+	so, err := s.sourceOptions()
+	if err != nil {
+		return nil, err
+	}
+	opts := gate.Options{
+		Build: pipeline.Options{
+			Source: so, UpdebVersion: version,
+			Parallel: buildParallel(0, s.cfg.Build), XZWorkers: s.cfg.Build.XZWorkers, ResolveOptions: resolveOptions(s.cfg), Progress: g.buildProgress(),
+		},
+		Arches:  arches,
+		TempDir: tmp,
+	}
+	if p, err := exec.LookPath("lintian"); err == nil {
+		opts.Lintian = p
+	}
+	if base != "" {
+		git, err := exec.LookPath("git")
+		if err != nil {
+			return nil, usageErrorf("--base needs git: %v", err)
+		}
+		opts.Base = &gate.Base{Git: git, Rev: base}
+	}
+	return gate.Run(cmd.Context(), recipes, opts)
 }
 
 func printVerifyReport(w io.Writer, rep *gate.Report) {

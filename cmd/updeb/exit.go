@@ -75,6 +75,21 @@ type failedError struct {
 func (e *failedError) Error() string { return e.err.Error() }
 func (e *failedError) Unwrap() error { return e.err }
 
+// changedError is not a failure: a command (plan --apply) wrote changes for
+// someone to review and commit. Exit 1, printed as a notice, not an error.
+type changedError struct {
+	n       int
+	message string // the change description written, "" for none
+}
+
+func (e *changedError) Error() string {
+	s := fmt.Sprintf("%d change(s) written", e.n)
+	if e.message != "" {
+		s += "; the change description is in " + e.message
+	}
+	return s
+}
+
 // invalidInput marks err as the user's input (exit 2), with a hint that may be empty.
 func invalidInput(err error, hint string) error {
 	if err == nil {
@@ -142,6 +157,7 @@ var exitRules = []exitRule{
 	as(exitInterrupted, fixed[*interruptedError]("nothing half-done was left behind; run the command again to finish")),
 	as(exitUsage, func(e *inputError) string { return e.hint }),
 	as(exitCheck, func(e *failedError) string { return e.hint }),
+	as(exitCheck, fixed[*changedError]("review them (git diff), then commit them")),
 
 	// A .deb that inspect or publish refuses is invalid input (2), even when
 	// the refusal is the archive reader's bomb or traversal check, which for
@@ -334,7 +350,11 @@ func provenanceHint(err error) (string, bool) {
 
 // printError writes "error: ..." and, when there is one, "hint: ..." lines.
 func printError(w io.Writer, err error) {
-	fmt.Fprintf(w, "updeb: error: %s\n", strings.TrimSpace(err.Error()))
+	if c, ok := err.(*changedError); ok {
+		fmt.Fprintf(w, "updeb: %s\n", c.Error()) // a notice: nothing failed
+	} else {
+		fmt.Fprintf(w, "updeb: error: %s\n", strings.TrimSpace(err.Error()))
+	}
 	if _, hint := exitStatus(err); hint != "" {
 		fmt.Fprintf(w, "updeb: hint: %s\n", hint)
 	}

@@ -67,6 +67,8 @@ func TestExitStatus(t *testing.T) {
 		{"bad flag", usageErrorf("--now %q: want a day as YYYY-MM-DD", "today"), exitUsage, ""},
 		{"file the user named", invalidInput(pathErr, "create one with 'updeb keys generate'"), exitUsage, "updeb keys generate"},
 		{"failed report", checkFailed(errors.New("2 compatibility violation(s)"), "see the findings above"), exitCheck, "see the findings above"},
+		{"changes written (plan --apply)", &changedError{n: 3, message: "change.txt"}, exitCheck, "review them (git diff), then commit them"},
+		{"plan --apply: a download failed beside a recipe refused", errors.Join(wrap(netErr), fmt.Errorf("etcd: %w", track.ErrUnvouched)), exitCheck, "compare these digests"},
 
 		// 1: a check failed.
 		{"bad signature file", wrap(&source.AuxError{Source: "helm", Files: []string{"the signature file fetched from u"}, Err: refusal("", openpgp.ReasonMalformed)}), exitCheck, "no longer cached"},

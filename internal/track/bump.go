@@ -100,13 +100,18 @@ func Bump(ctx context.Context, r *recipe.Recipe, o BumpOptions) (*BumpResult, er
 	if err != nil {
 		return nil, err
 	}
-	return bump(ctx, r, original, o, func(updated []byte) error {
-		fi, err := os.Stat(r.Path)
-		if err != nil {
-			return err
-		}
-		return atomicfile.WriteFile(r.Path, updated, fi.Mode().Perm())
-	})
+	return bump(ctx, r, original, o, func(updated []byte) error { return writeInPlace(r.Path, updated) })
+}
+
+// writeInPlace replaces the recipe file path with updated, atomically and
+// with its permissions: the one way track rewrites a recipe it read (bump,
+// a single recipe's new minor, the end-of-life mark).
+func writeInPlace(path string, updated []byte) error {
+	fi, err := os.Stat(path)
+	if err != nil {
+		return err
+	}
+	return atomicfile.WriteFile(path, updated, fi.Mode().Perm())
 }
 
 // bump is Bump on r's text original; write puts the bumped, linted text in

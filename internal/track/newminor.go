@@ -158,13 +158,7 @@ func moveMinor(ctx context.Context, r *recipe.Recipe, minor string, o BumpOption
 	if err := resolveMinorTarget(ctx, next, minor, &o); err != nil {
 		return nil, err
 	}
-	res, err := bump(ctx, next, text, o, func(updated []byte) error {
-		fi, err := os.Stat(r.Path)
-		if err != nil {
-			return err
-		}
-		return atomicfile.WriteFile(r.Path, updated, fi.Mode().Perm())
-	})
+	res, err := bump(ctx, next, text, o, func(updated []byte) error { return writeInPlace(r.Path, updated) })
 	if res != nil {
 		res.From = r.Version
 	}
