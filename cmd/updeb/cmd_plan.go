@@ -281,9 +281,12 @@ func printApply(w io.Writer, p *plan.Plan, res *plan.ApplyResult) error {
 		verb = "would do (dry run)"
 	}
 	fmt.Fprintf(&b, "%s\n", p.Summary())
-	if len(res.Changes) == 0 {
+	switch {
+	case len(res.Changes) == 0 && len(res.Failures)+len(res.Skipped)+len(res.Open) == 0:
 		fmt.Fprintf(&b, "Nothing to do.\n")
-	} else {
+	case len(res.Changes) == 0:
+		fmt.Fprintf(&b, "Nothing done:\n")
+	default:
 		fmt.Fprintf(&b, "%s:\n", verb)
 	}
 	for _, c := range res.Changes {

@@ -52,7 +52,7 @@ func (r *ApplyResult) Summary(p *Plan) string {
 func Describe(p *Plan, r *ApplyResult, v *Verification) []byte {
 	var b bytes.Buffer
 	b.WriteString(r.Summary(p) + "\n\n")
-	fmt.Fprintf(&b, "Made by updeb plan --apply from the plan of %s (%s).\n", p.Now, strings.TrimPrefix(p.Summary(), "Plan for "+p.Now+". "))
+	fmt.Fprintf(&b, "Made by updeb plan --apply. %s\n", p.Summary())
 	if len(r.Changes) > 0 {
 		b.WriteString("\nChanges:\n")
 	}
