@@ -198,3 +198,34 @@ func (r *Repo) List(suite string) ([]Entry, error) {
 	}
 	return out, nil
 }
+
+// Suite is a suite's live Release, as a status page shows it.
+type Suite struct {
+	Name          string    `json:"name"`
+	Generation    int       `json:"generation"`
+	Date          time.Time `json:"date"`
+	ValidUntil    time.Time `json:"valid_until,omitzero"` // zero when the Release has none
+	Components    []string  `json:"components"`
+	Architectures []string  `json:"architectures"`
+}
+
+// Suites returns every suite's live Release, sorted by name.
+func (r *Repo) Suites() ([]Suite, error) {
+	names, err := r.managedSuites()
+	if err != nil {
+		return nil, err
+	}
+	out := []Suite{}
+	for _, s := range names {
+		g, err := r.live(s)
+		if err != nil {
+			return nil, err
+		}
+		if g == nil {
+			continue
+		}
+		out = append(out, Suite{Name: s, Generation: g.n, Date: g.release.date, ValidUntil: g.release.validUntil,
+			Components: sortedCopy(g.release.comps), Architectures: sortedCopy(g.release.archs)})
+	}
+	return out, nil
+}
