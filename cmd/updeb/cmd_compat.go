@@ -81,24 +81,17 @@ func runCompat(cmd *cobra.Command, g *globalOptions, o *compatOptions) error {
 	if err != nil {
 		return err
 	}
-	in := compat.Inputs{Now: now}
-	var shipped map[string][]string
-	in.Requires, shipped, in.Retired = compat.FromRecipes(rs)
-	if err := compat.ValidateRequires(in.Requires); err != nil {
-		return invalidInput(err, "fix the recipe's requires")
-	}
-	if err := compat.Resolve(sets, compat.RecipeVersions(rs)); err != nil {
-		return invalidInput(fmt.Errorf("%s: %w", o.setFile, err), "a release set's recipe:NAME must name a recipe of the --recipes folder (NAME.yaml there) that ships that component (COMPONENT.yaml or COMPONENT-MAJOR.MINOR.yaml)")
-	}
-	if rs != nil {
-		in.Shipped = shipped
-	}
 	data, err := g.supportData(cfg, now)
 	if err != nil {
 		return err
 	}
-	in.EOL, in.EOLCopy = data.Data, data.Name()
-	report := compat.Evaluate(sets, in)
+	report, err := compat.Check(sets, rs, data.Data, data.Name(), now)
+	switch {
+	case errors.Is(err, compat.ErrRequires):
+		return invalidInput(err, "fix the recipe's requires")
+	case err != nil:
+		return invalidInput(fmt.Errorf("%s: %w", o.setFile, err), "a release set's recipe:NAME must name a recipe of the --recipes folder (NAME.yaml there) that ships that component (COMPONENT.yaml or COMPONENT-MAJOR.MINOR.yaml)")
+	}
 	if format == compat.FormatHTML && rs != nil {
 		p, err := plan.Make(rs, data, plan.Options{Now: now})
 		if err != nil {

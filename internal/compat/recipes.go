@@ -1,6 +1,8 @@
 package compat
 
 import (
+	"errors"
+	"fmt"
 	"time"
 
 	"github.com/updeb/updeb/internal/recipe"
@@ -55,4 +57,28 @@ func retiredAt(retired []Retired, comp, version string, now time.Time) (Retired,
 		}
 	}
 	return Retired{}, false
+}
+
+// ErrRequires is wrapped when a recipe's requires does not parse.
+var ErrRequires = errors.New("compat: invalid requires")
+
+// Check resolves the sets' recipe:NAME references against the recipes rs
+// and evaluates the sets with what the recipes say (requires, the versions
+// they ship, their end-of-life marks) and the support data (eolCopy names
+// the copy). Without recipes (rs nil) a reference is an error and what the
+// sets name is not checked against recipes. The sets are resolved in place.
+func Check(sets []ReleaseSet, rs []*recipe.Recipe, eol *supportdata.Data, eolCopy string, now time.Time) (*Report, error) {
+	in := Inputs{Now: now, EOL: eol, EOLCopy: eolCopy}
+	var shipped map[string][]string
+	in.Requires, shipped, in.Retired = FromRecipes(rs)
+	if err := ValidateRequires(in.Requires); err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrRequires, err)
+	}
+	if err := Resolve(sets, RecipeVersions(rs)); err != nil {
+		return nil, err
+	}
+	if rs != nil {
+		in.Shipped = shipped
+	}
+	return Evaluate(sets, in), nil
 }

@@ -121,12 +121,10 @@ func (w *world) evaluate(file string, data *supportdata.Data, now time.Time) (ve
 	if err != nil {
 		return v, err
 	}
-	if err := compat.Resolve(sets, compat.RecipeVersions(w.recipes)); err != nil {
+	rep, err := compat.Check(sets, w.recipes, data, "", now)
+	if err != nil {
 		return v, fmt.Errorf("%s: %w", file, err)
 	}
-	in := compat.Inputs{EOL: data, Now: now}
-	in.Requires, in.Shipped, in.Retired = compat.FromRecipes(w.recipes)
-	rep := compat.Evaluate(sets, in)
 	for _, s := range rep.Sets {
 		v.order = append(v.order, s.Name)
 		v.kubernetes[s.Name] = s.Kubernetes
