@@ -101,6 +101,7 @@ behind).`,
 		newMirrorCmd(g),
 		newDataCmd(g),
 		newPlanCmd(g),
+		newReportCmd(g),
 	)
 	// Bad arguments are usage errors (exit 2) for every command, and an unknown
 	// command is one too, with a suggestion ("did you mean build?") when one

@@ -48,7 +48,7 @@ var pageTemplate = template.Must(template.New("report").Parse(`<!DOCTYPE html>
 <h1>updeb status</h1>
 <div class="verdict level-{{.Verdict.Level}}" id="verdict" role="status" data-level="{{.Verdict.Level}}">
 <h2>{{.Verdict.Text}}</h2>
-{{if .Verdict.Reasons}}<ul>{{range .Verdict.Reasons}}<li>{{.}}</li>{{end}}</ul>{{end}}
+{{with .Verdict.More}}<p>Also:</p><ul>{{range .}}<li>{{.}}</li>{{end}}</ul>{{end}}
 <p>Generated {{.Generated}}.</p>
 </div>
 <h2 id="sets">Release sets</h2>

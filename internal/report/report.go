@@ -50,6 +50,14 @@ type Verdict struct {
 	Reasons []string `json:"reasons"`
 }
 
+// More are the reasons after the first (the headline's).
+func (v Verdict) More() []string {
+	if len(v.Reasons) < 2 {
+		return nil
+	}
+	return v.Reasons[1:]
+}
+
 // Recipe is a recipe against upstream.
 type Recipe struct {
 	Name      string `json:"name"`
