@@ -6,6 +6,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -106,7 +107,9 @@ func runReport(cmd *cobra.Command, g *globalOptions, o *reportOptions) error {
 	if err != nil {
 		return invalidInput(fmt.Errorf("%s: %w", o.setFile, err), "updeb compat says the same")
 	}
-	in := report.Inputs{Now: now.UTC(), Plan: p, Compat: cr}
+	// The page's time, the Releases' expiry and the data's age are the
+	// clock's, whatever day --now plans for.
+	in := report.Inputs{Now: time.Now().UTC(), Plan: p, Compat: cr}
 	if o.repoDir != "" {
 		if in.Repository, err = repositoryInputs(o); err != nil {
 			return err
