@@ -261,3 +261,182 @@ func TestPlanApply(t *testing.T) {
 		t.Errorf("the second run changed the tree:\n%s", st)
 	}
 }
+
+// TestTrackingMonth plays a month of the tracking loop as the timer runs it
+// (contrib/tracking/updeb-tracking, with the updeb built from this tree),
+// against the fixture's fake upstreams on 127.0.0.1 behind squid and a real
+// apt repository. On 2026-10-26 nothing is to do: the page is green, no
+// branch. Then upstream releases a new patch of a supported minor
+// (Kubernetes 1.36.5), a new minor (Kubernetes 1.37.1, cri-tools 1.37.0,
+// Istio 1.31.1) and components reach end of life (Kubernetes 1.34, Istio
+// 1.30). On 2026-12-01 one run leaves a branch with verified recipe edits
+// and release sets, its commit message the change description; the page and
+// the metrics say what main still lacks. Once it is merged, a run has
+// nothing to do.
+func TestTrackingMonth(t *testing.T) {
+	testenv.RequireTool(t, "bash", "go", "promtool", "dpkg-deb")
+	w := newTrackingWorld(t)
+	dir := filepath.Dir(w.root)
+	bin := filepath.Join(dir, "bin")
+	build := exec.Command("go", "build", "-o", filepath.Join(bin, "updeb"), ".")
+	build.Env = append(os.Environ(), "CGO_ENABLED=0")
+	if out, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	site, metrics, apt := filepath.Join(dir, "site"), filepath.Join(dir, "updeb.prom"), filepath.Join(dir, "apt")
+	job := func(day string) (int, string) {
+		t.Helper()
+		defer func(start time.Time) { t.Logf("the job on %s took %v", day, time.Since(start)) }(time.Now())
+		script, _ := filepath.Abs("../../contrib/tracking/updeb-tracking")
+		cmd := exec.Command("bash", script)
+		cmd.Env = append(os.Environ(), "PATH="+bin+":"+os.Getenv("PATH"), "HOME="+dir, "GIT_CONFIG_GLOBAL=/dev/null",
+			"GIT_AUTHOR_NAME=updeb tracking", "GIT_AUTHOR_EMAIL=tracking@example.org", "GIT_COMMITTER_NAME=updeb tracking", "GIT_COMMITTER_EMAIL=tracking@example.org",
+			"GIT_AUTHOR_DATE="+day+"T05:00:00Z", "GIT_COMMITTER_DATE="+day+"T05:00:00Z",
+			"UPDEB_TRACKING_REPO="+w.root, "UPDEB_TRACKING_SITE="+site, "UPDEB_TRACKING_METRICS="+metrics, "UPDEB_TRACKING_APT="+apt,
+			"UPDEB_ARGS=--config "+w.config+" --state "+w.state+" --cache "+w.cache+" -q", "UPDEB_TRACKING_NOW="+day)
+		out, err := cmd.CombinedOutput()
+		code := 0
+		if err != nil {
+			ee, ok := err.(*exec.ExitError)
+			if !ok {
+				t.Fatalf("the job: %v\n%s", err, out)
+			}
+			code = ee.ExitCode()
+		}
+		return code, string(out)
+	}
+	promtool := func() string {
+		t.Helper()
+		b, err := os.ReadFile(metrics)
+		if err != nil {
+			t.Fatal(err)
+		}
+		cmd := exec.Command("promtool", "check", "metrics")
+		cmd.Stdin = strings.NewReader(string(b))
+		if out, err := cmd.CombinedOutput(); err != nil || len(strings.TrimSpace(string(out))) > 0 {
+			t.Errorf("promtool check metrics: %v\n%s", err, out)
+		}
+		return string(b)
+	}
+	// The operator's first refresh (the fake data has fewer cycles than the
+	// bundled copy), and an apt repository: Kubernetes 1.36.4 in staging and
+	// production, 1.35.9 in staging only.
+	if code, out, errs := w.updeb("data", "refresh", "--allow-dropped"); code != 0 {
+		t.Fatalf("data refresh: exit %d\n%s%s", code, out, errs)
+	}
+	key := filepath.Join(dir, "repo-key")
+	debs := filepath.Join(dir, "debs")
+	for _, args := range [][]string{
+		{"keys", "generate", "--name", "tracking test", "--email", "apt@example.org", "--out", key},
+		{"build", "kubernetes-1.35", "kubernetes-1.36", "--out", debs},
+		{"publish", "--repo", apt, "--key", key + ".secret.asc", "--suite", "production", "--component", "kubernetes136", "--valid-for", "168h", filepath.Join(debs, "kubernetes-client136_1.36.4-1_amd64.deb")},
+		{"publish", "--repo", apt, "--key", key + ".secret.asc", "--suite", "staging", "--component", "kubernetes136", filepath.Join(debs, "kubernetes-client136_1.36.4-1_amd64.deb")},
+		{"publish", "--repo", apt, "--key", key + ".secret.asc", "--suite", "staging", "--component", "kubernetes135", filepath.Join(debs, "kubernetes-client135_1.35.9-1_amd64.deb")},
+	} {
+		if code, out, errs := w.updeb(args...); code != 0 {
+			t.Fatalf("updeb %v: exit %d\n%s%s", args, code, out, errs)
+		}
+	}
+
+	// 2026-10-26: nothing to do.
+	code, out := job("2026-10-26")
+	if code != 0 || !strings.Contains(out, "updeb-tracking: nothing to do") || strings.Contains(w.git("branch"), "updeb/tracking") {
+		t.Fatalf("the first run: exit %d\n%s", code, out)
+	}
+	page, _ := os.ReadFile(filepath.Join(site, "index.html"))
+	if !strings.Contains(string(page), `<div class="verdict level-ok" id="verdict"`) {
+		t.Errorf("the first page is not green:\n%s", page)
+	}
+	if m := promtool(); !strings.Contains(m, "updeb_tracking_last_run_success 1\n") || !strings.Contains(m, "updeb_recipes_behind_upstream 0\n") ||
+		!strings.Contains(m, `updeb_release_valid_until_timestamp_seconds{suite="production"} `) {
+		t.Errorf("the first metrics:\n%s", m)
+	}
+
+	// A month passes upstream.
+	for _, r := range []struct{ comp, version, day string }{
+		{"istioctl", "1.31.1", "2026-11-05"}, {"kubernetes", "1.36.5", "2026-11-12"},
+		{"kubernetes", "1.37.0", "2026-11-18"}, {"cri-tools", "1.37.0", "2026-11-20"}, {"kubernetes", "1.37.1", "2026-11-25"},
+	} {
+		w.release(r.comp, r.version, r.day)
+	}
+	c := eoltest.Cycle
+	istio131 := c("istio", "1.31", "2026-11-05", "", "2027-05-30", "1.31.1")
+	istio131.SupportedKubernetes = "1.32 - 1.37"
+	for _, cy := range []supportdata.Cycle{c("kubernetes", "1.37", "2026-11-18", "2027-10-28", "2027-12-28", "1.37.1"),
+		c("kubernetes", "1.36", "2026-04-22", "2027-04-28", "2027-06-28", "1.36.5"), istio131} {
+		w.cycle(cy)
+	}
+
+	// 2026-12-01: one run proposes the month's changes.
+	code, out = job("2026-12-01")
+	if code != 0 || !strings.Contains(out, "updeb-tracking: branch updeb/tracking is ready to push: Tracking 2026-12-01: 2 new minors, 2 bumps, 1 end-of-life mark") {
+		t.Fatalf("the month's run: exit %d\n%s", code, out)
+	}
+	if st := w.git("status", "--porcelain"); st != "" || strings.TrimSpace(w.git("rev-parse", "--abbrev-ref", "HEAD")) != "main" {
+		t.Errorf("the job left the tree dirty or off main:\n%s", st)
+	}
+	if files := w.git("diff", "--name-status", "main", "updeb/tracking"); files != "A\trecipes/cri-tools-1.37.yaml\nM\trecipes/istioctl.yaml\nM\trecipes/kubernetes-1.34.yaml\nM\trecipes/kubernetes-1.36.yaml\nA\trecipes/kubernetes-1.37.yaml\nM\trelease-sets.yaml\n" {
+		t.Errorf("the branch changes:\n%s", files)
+	}
+	show := func(path string) string { return w.git("show", "updeb/tracking:"+path) }
+	pin := func(bin, version string) string { return "amd64: " + ghfake.SHA256(ghfake.Artifact(bin, version, "amd64")) + "\n" }
+	for path, wants := range map[string][]string{
+		"recipes/kubernetes-1.36.yaml": {"version: 1.36.5\n", "release-date: 2026-11-12\n", pin("kubectl", "1.36.5")},
+		"recipes/kubernetes-1.37.yaml": {"name: kubernetes-1.37\n", "version: 1.37.1\n", "release-date: 2026-11-25\n", pin("kubectl", "1.37.1"), `track: "1.37.x"`},
+		"recipes/cri-tools-1.37.yaml":  {"version: 1.37.0\n", pin("crictl", "1.37.0"), `requires: {kubernetes: ">=1.37 <1.38"}`},
+		"recipes/istioctl.yaml":        {"version: 1.31.1\n", pin("istioctl", "1.31.1"), `track: "1.31.x"`},
+		"recipes/kubernetes-1.34.yaml": {"release-date: 2026-04-15\nend-of-life: 2026-10-27\n", "version: 1.34.7\n"},
+		"release-sets.yaml": {"      istioctl: 1.31.1\n", "  - name: kubernetes137\n    components:\n      kubernetes: recipe:kubernetes-1.37\n      cri-tools: recipe:cri-tools-1.37   # crictl follows the Kubernetes minor\n"},
+	} {
+		got := show(path)
+		for _, want := range wants {
+			if !strings.Contains(got, want) {
+				t.Errorf("%s lacks %q:\n%s", path, want, got)
+			}
+		}
+	}
+	message := w.git("log", "-1", "--format=%B", "updeb/tracking")
+	for _, want := range []string{
+		"Tracking 2026-12-01: 2 new minors, 2 bumps, 1 end-of-life mark\n\n",
+		"- kubernetes-1.36: 1.36.4 -> 1.36.5, released 2026-11-12\n  vouched for by:\n    bin amd64: checksum-file:https://github.com/kubernetes/kubernetes/releases/download/v1.36.5/SHA256SUMS\n  release notes: https://github.com/kubernetes/kubernetes/releases/tag/v1.36.5\n",
+		"- istioctl: 1.30.3 -> 1.31.1, released 2026-11-05\n  watch track: 1.31.x\n",
+		"- kubernetes-1.37: new recipe (the next minor after kubernetes-1.36) at 1.37.1, released 2026-11-25\n",
+		"  release sets: release set kubernetes137 added for Kubernetes 1.37, copied from kubernetes136\n",
+		"  release sets: release set kubernetes137 now names recipe:cri-tools-1.37\n",
+		"- kubernetes-1.34: marked end-of-life since 2026-10-27",
+		"- release set kubernetes137: helm: helm 3.21.4 supports Kubernetes 1.33.x to 1.36.x (Helm's n-3 table), the set has kubernetes 1.37.1; no action of the plan resolves it\n",
+		"updeb verify --base HEAD on the changed recipes:\n", "  PASS: 5 recipe(s), 0 failed check(s)",
+	} {
+		if !strings.Contains(message, want) {
+			t.Errorf("the commit message lacks %q:\n%s", want, message)
+		}
+	}
+	// The page and the metrics: main still lacks the month's changes.
+	page, _ = os.ReadFile(filepath.Join(site, "index.html"))
+	for _, want := range []string{`<div class="verdict level-violation" id="verdict"`,
+		"VIOLATION: 2 compatibility violation(s) in release set(s) kubernetes135, kubernetes136",
+		`<code>updeb bump kubernetes-1.36 --new-minor 1.37</code>`, `<td>kubernetes-client135</td><td>kubernetes135</td><td>1.35.9-1</td><td>(none)</td>`,
+		`<tr data-suite="production"><td>production</td>`} {
+		if !strings.Contains(string(page), want) {
+			t.Errorf("the page lacks %q", want)
+		}
+	}
+	m := promtool()
+	for _, want := range []string{"updeb_tracking_last_run_success 1\n", "updeb_recipes_behind_upstream 1\n", "updeb_release_sets_violating 2\n",
+		`updeb_plan_actions{kind="add"} 2` + "\n", `updeb_plan_actions{kind="retire"} 1` + "\n", "updeb_components_end_of_life 1\n"} {
+		if !strings.Contains(m, want) {
+			t.Errorf("the metrics lack %q:\n%s", want, m)
+		}
+	}
+	// Merged: nothing to do.
+	w.git("merge", "-q", "--ff-only", "updeb/tracking")
+	head := w.git("rev-parse", "HEAD")
+	code, out = job("2026-12-01")
+	if code != 0 || !strings.Contains(out, "updeb-tracking: nothing to do") || w.git("rev-parse", "updeb/tracking") != head {
+		t.Errorf("after the merge: exit %d\n%s", code, out)
+	}
+	if m := promtool(); !strings.Contains(m, "updeb_release_sets_violating 1\n") || !strings.Contains(m, `updeb_plan_actions{kind="compat"} 1`+"\n") ||
+		!strings.Contains(m, "updeb_recipes_behind_upstream 0\n") {
+		t.Errorf("the metrics after the merge:\n%s", m)
+	}
+}

@@ -220,9 +220,11 @@ func Make(rs []*recipe.Recipe, data *supportdata.Copy, o Options) (*Plan, error)
 	return p, nil
 }
 
-// order puts adds first (oldest minor first: a chain of them derives each
-// from the one before), then bumps, retires and what compat finds; within a
-// kind, by component and recipe.
+// order puts adds first (Kubernetes' first, whose new minor brings its
+// release set, which the other series' new minors then join; the oldest
+// minor first, as a chain of them derives each from the one before), then
+// bumps, retires and what compat finds; within a kind, by component and
+// recipe.
 func order(acts []Action) []Action {
 	rank := map[string]int{ActAdd: 0, ActBump: 1, ActRetire: 2, ActCompat: 3}
 	sort.SliceStable(acts, func(i, j int) bool {
@@ -231,6 +233,9 @@ func order(acts []Action) []Action {
 			return rank[a.Kind] < rank[b.Kind]
 		}
 		if a.Component != b.Component {
+			if a.Kind == ActAdd && (a.Component == "kubernetes" || b.Component == "kubernetes") {
+				return a.Component == "kubernetes"
+			}
 			return a.Component < b.Component
 		}
 		if a.Kind == ActAdd {

@@ -116,8 +116,8 @@ func TestGolden(t *testing.T) {
 		want []string // "kind recipe -> new recipe version: command"
 	}{
 		{"watch", fixtureOptions(t, today, watch), []string{
-			"add cri-tools-1.36 -> cri-tools-1.37 1.37.0: updeb bump cri-tools-1.36 --new-minor 1.37",
 			"add kubernetes-1.36 -> kubernetes-1.37 1.37.1: updeb bump kubernetes-1.36 --new-minor 1.37",
+			"add cri-tools-1.36 -> cri-tools-1.37 1.37.0: updeb bump cri-tools-1.36 --new-minor 1.37",
 			"bump calicoctl 3.32.0: updeb bump calicoctl --new-minor 3.32 --to 3.32.0",
 			"bump etcd 3.6.15: updeb bump etcd --to 3.6.15",
 			"bump etcd 3.7.2: updeb bump etcd --new-minor 3.7 --to 3.7.2",
