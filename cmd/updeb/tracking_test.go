@@ -379,14 +379,16 @@ func TestTrackingMonth(t *testing.T) {
 		t.Errorf("the branch changes:\n%s", files)
 	}
 	show := func(path string) string { return w.git("show", "updeb/tracking:"+path) }
-	pin := func(bin, version string) string { return "amd64: " + ghfake.SHA256(ghfake.Artifact(bin, version, "amd64")) + "\n" }
+	pin := func(bin, version string) string {
+		return "amd64: " + ghfake.SHA256(ghfake.Artifact(bin, version, "amd64")) + "\n"
+	}
 	for path, wants := range map[string][]string{
 		"recipes/kubernetes-1.36.yaml": {"version: 1.36.5\n", "release-date: 2026-11-12\n", pin("kubectl", "1.36.5")},
 		"recipes/kubernetes-1.37.yaml": {"name: kubernetes-1.37\n", "version: 1.37.1\n", "release-date: 2026-11-25\n", pin("kubectl", "1.37.1"), `track: "1.37.x"`},
 		"recipes/cri-tools-1.37.yaml":  {"version: 1.37.0\n", pin("crictl", "1.37.0"), `requires: {kubernetes: ">=1.37 <1.38"}`},
 		"recipes/istioctl.yaml":        {"version: 1.31.1\n", pin("istioctl", "1.31.1"), `track: "1.31.x"`},
 		"recipes/kubernetes-1.34.yaml": {"release-date: 2026-04-15\nend-of-life: 2026-10-27\n", "version: 1.34.7\n"},
-		"release-sets.yaml": {"      istioctl: 1.31.1\n", "  - name: kubernetes137\n    components:\n      kubernetes: recipe:kubernetes-1.37\n      cri-tools: recipe:cri-tools-1.37   # crictl follows the Kubernetes minor\n"},
+		"release-sets.yaml":            {"      istioctl: 1.31.1\n", "  - name: kubernetes137\n    components:\n      kubernetes: recipe:kubernetes-1.37\n      cri-tools: recipe:cri-tools-1.37   # crictl follows the Kubernetes minor\n"},
 	} {
 		got := show(path)
 		for _, want := range wants {
