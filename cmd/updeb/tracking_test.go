@@ -1,6 +1,8 @@
 package main
 
 import (
+	"regexp"
+
 	"fmt"
 	"io/fs"
 	"os"
@@ -9,6 +11,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"go.yaml.in/yaml/v3"
 
 	"github.com/updeb/updeb/internal/supportdata"
 	"github.com/updeb/updeb/internal/testkit/eoltest"
@@ -440,5 +444,82 @@ func TestTrackingMonth(t *testing.T) {
 	if m := promtool(); !strings.Contains(m, "updeb_release_sets_violating 1\n") || !strings.Contains(m, `updeb_plan_actions{kind="compat"} 1`+"\n") ||
 		!strings.Contains(m, "updeb_recipes_behind_upstream 0\n") {
 		t.Errorf("the metrics after the merge:\n%s", m)
+	}
+}
+
+// TestTrackingUnits checks the files that schedule the job: the systemd
+// service and timer pass systemd-analyze verify (in a root with the host's
+// units and the job installed where the service runs it), the job script
+// passes shellcheck, and the GitLab CI example is a scheduled job that runs
+// the installed job with every setting the job requires, as the systemd
+// unit's defaults file gives them.
+func TestTrackingUnits(t *testing.T) {
+	testenv.RequireTool(t, "systemd-analyze", "shellcheck")
+	root := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(root, "usr/lib/systemd"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	testenv.Run(t, "cp", "-a", "/usr/lib/systemd/system", filepath.Join(root, "usr/lib/systemd/"))
+	units := filepath.Join(root, "etc/systemd/system")
+	os.MkdirAll(units, 0o755)
+	service, err := os.ReadFile("../../contrib/systemd/updeb-tracking.service")
+	if err != nil {
+		t.Fatal(err)
+	}
+	exe := regexp.MustCompile(`(?m)^ExecStart=(/\S+)$`).FindStringSubmatch(string(service))
+	if exe == nil {
+		t.Fatal("the service has no ExecStart=/PATH")
+	}
+	job, err := os.ReadFile("../../contrib/tracking/updeb-tracking")
+	if err != nil {
+		t.Fatal(err)
+	}
+	os.MkdirAll(filepath.Join(root, filepath.Dir(exe[1])), 0o755)
+	if err := os.WriteFile(filepath.Join(root, exe[1]), job, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for _, u := range []string{"updeb-tracking.service", "updeb-tracking.timer"} {
+		testenv.Run(t, "cp", filepath.Join("..", "..", "contrib", "systemd", u), units)
+	}
+	out, err := exec.Command("systemd-analyze", "verify", "--man=no", "--root="+root, "updeb-tracking.service", "updeb-tracking.timer").CombinedOutput()
+	if err != nil || len(out) > 0 {
+		t.Errorf("systemd-analyze verify: %v\n%s", err, out)
+	}
+	if out, err := exec.Command("shellcheck", "../../contrib/tracking/updeb-tracking").CombinedOutput(); err != nil {
+		t.Errorf("shellcheck: %v\n%s", err, out)
+	}
+
+	required := regexp.MustCompile(`(?m)^: "\$\{(UPDEB_TRACKING_[A-Z]+):\?`).FindAllStringSubmatch(string(job), -1)
+	if len(required) != 3 {
+		t.Fatalf("the job requires %v, want its three settings", required)
+	}
+	defaults, err := os.ReadFile("../../contrib/systemd/updeb-tracking.default")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ci struct {
+		Job struct {
+			Rules     []map[string]string `yaml:"rules"`
+			Variables map[string]string   `yaml:"variables"`
+			Script    []string            `yaml:"script"`
+		} `yaml:"updeb-tracking"`
+	}
+	text, err := os.ReadFile("../../contrib/gitlab/updeb-tracking.gitlab-ci.yml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := yaml.Unmarshal(text, &ci); err != nil {
+		t.Fatal(err)
+	}
+	if len(ci.Job.Rules) != 1 || ci.Job.Rules[0]["if"] != `$CI_PIPELINE_SOURCE == "schedule"` || len(ci.Job.Script) != 1 || ci.Job.Script[0] != exe[1] {
+		t.Errorf("the GitLab job is not a scheduled run of %s: %+v", exe[1], ci.Job)
+	}
+	for _, r := range required {
+		if ci.Job.Variables[r[1]] == "" {
+			t.Errorf("the GitLab job does not set %s", r[1])
+		}
+		if !regexp.MustCompile(`(?m)^` + r[1] + `=\S`).Match(defaults) {
+			t.Errorf("updeb-tracking.default does not set %s", r[1])
+		}
 	}
 }
