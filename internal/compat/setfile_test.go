@@ -211,3 +211,31 @@ func TestUpdateFile(t *testing.T) {
 		t.Error("a refused change was written")
 	}
 }
+
+// FuzzAddMinor: whatever the release set file holds, AddMinor does not
+// panic, and what it returns parses as a release set file and keeps every
+// set the input had.
+func FuzzAddMinor(f *testing.F) {
+	f.Add([]byte(repoSets), "kubernetes", "1.37")
+	f.Add([]byte("sets:\n  - {name: kubernetes136, components: {kubernetes: recipe:kubernetes-1.36}}"), "kubernetes", "1.37")
+	f.Add([]byte("sets:\n  - name: k\n    components: {kubernetes: {from: recipe:kubernetes-1.35, to: recipe:kubernetes-1.36}, cri-tools: recipe:cri-tools-1.36}\n"), "cri-tools", "1.37")
+	f.Fuzz(func(t *testing.T, data []byte, component, minor string) {
+		if len(data) > 1<<16 {
+			return
+		}
+		nm := NewMinor{Component: component, From: component + "-1.36", To: component + "-" + minor, Minor: minor,
+			Versions: versions(component+"-1.36", "1.36.5", component+"-"+minor, minor+".1")}
+		out, _, err := AddMinor("f.yaml", data, nm)
+		if err != nil {
+			return
+		}
+		after, err := ParseReleaseSets("f.yaml", out)
+		if err != nil {
+			t.Fatalf("AddMinor wrote a file that does not parse: %v\n%s", err, out)
+		}
+		before, _ := ParseReleaseSets("f.yaml", data)
+		if len(after) < len(before) {
+			t.Fatalf("AddMinor lost sets:\n%s", out)
+		}
+	})
+}
