@@ -4,63 +4,31 @@ import (
 	"archive/tar"
 	"bytes"
 	"compress/gzip"
-	"crypto/sha256"
-	"encoding/hex"
-	"encoding/json"
 	"fmt"
-	"net/http"
-	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
+	"time"
 
+	"github.com/updeb/updeb/internal/testkit/ghfake"
 	"github.com/updeb/updeb/internal/testkit/squid"
 	"github.com/updeb/updeb/internal/testkit/testenv"
 )
 
-// criMirror is a stand-in for github.com (cri-tools releases, at their real
-// paths, served through the mirror setting) and its API.
-type criMirror struct {
-	srv      *httptest.Server
-	mu       sync.Mutex
-	files    map[string][]byte
-	releases []string // newest first
-}
+// criMirror is a stand-in for github.com's cri-tools releases (ghfake: the
+// API and the files at their real paths, through the mirror setting).
+type criMirror struct{ *ghfake.Server }
 
-func newCRIMirror(t *testing.T) *criMirror {
-	m := &criMirror{files: map[string][]byte{}}
-	m.srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		m.mu.Lock()
-		defer m.mu.Unlock()
-		if r.URL.Path == "/api/repos/kubernetes-sigs/cri-tools/releases" {
-			var list []map[string]any
-			if r.URL.Query().Get("page") == "1" {
-				for _, v := range m.releases {
-					list = append(list, map[string]any{"tag_name": "v" + v, "published_at": "2026-08-20T10:00:00Z"})
-				}
-			}
-			json.NewEncoder(w).Encode(list)
-			return
-		}
-		b, ok := m.files[strings.TrimPrefix(r.URL.Path, "/gh")]
-		if !ok {
-			http.NotFound(w, r)
-			return
-		}
-		w.Write(b)
-	}))
-	t.Cleanup(m.srv.Close)
-	return m
-}
+func newCRIMirror(t *testing.T) *criMirror { return &criMirror{ghfake.New(t.Cleanup)} }
+
+const criRepo = "kubernetes-sigs/cri-tools"
 
 // publish uploads crictl VERSION for amd64 and arm64 with its .sha256 files
 // and returns the tarballs' sha256 by architecture.
 func (m *criMirror) publish(t *testing.T, version string) map[string]string {
-	m.mu.Lock()
-	defer m.mu.Unlock()
 	sums := map[string]string{}
+	files := map[string][]byte{}
 	for _, arch := range []string{"amd64", "arm64"} {
 		var buf bytes.Buffer
 		gz := gzip.NewWriter(&buf)
@@ -70,20 +38,12 @@ func (m *criMirror) publish(t *testing.T, version string) map[string]string {
 		tw.Write(body)
 		tw.Close()
 		gz.Close()
-		sum := sha256.Sum256(buf.Bytes())
-		sums[arch] = hex.EncodeToString(sum[:])
-		p := fmt.Sprintf("/kubernetes-sigs/cri-tools/releases/download/v%s/crictl-v%s-linux-%s.tar.gz", version, version, arch)
-		m.files[p] = buf.Bytes()
-		m.files[p+".sha256"] = []byte(sums[arch] + "\n")
+		sums[arch] = ghfake.SHA256(buf.Bytes())
+		name := fmt.Sprintf("crictl-v%s-linux-%s.tar.gz", version, arch)
+		files[name], files[name+".sha256"] = buf.Bytes(), []byte(sums[arch]+"\n")
 	}
-	m.releases = append([]string{version}, m.releases...)
+	m.Publish(criRepo, "v"+version, time.Date(2026, 8, 20, 10, 0, 0, 0, time.UTC), files)
 	return sums
-}
-
-func (m *criMirror) corrupt(path string, b []byte) {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	m.files[path] = b
 }
 
 // TestBumpNewMinorOnStandInMirror: updeb bump cri-tools-1.36 --new-minor 1.37
@@ -116,7 +76,7 @@ func TestBumpNewMinorOnStandInMirror(t *testing.T) {
 	os.WriteFile(old, original, 0o644)
 	os.WriteFile(filepath.Join(recipes, "crictl.yaml"), bytes.Replace(original, []byte("name: cri-tools-1.36"), []byte("name: crictl"), 1), 0o644)
 	conf := filepath.Join(root, "updeb.yaml")
-	os.WriteFile(conf, fmt.Appendf(nil, "proxy: %s\nfetch: {retries: 0}\ngithub-api: %s/api\nmirrors:\n  - {prefix: https://github.com/, to: %s/gh/}\n", sq.URL, m.srv.URL, m.srv.URL), 0o644)
+	os.WriteFile(conf, fmt.Appendf(nil, "proxy: %s\nfetch: {retries: 0}\ngithub-api: %s\nmirrors:\n  - {prefix: https://github.com/, to: %s}\n", sq.URL, m.API(), m.Mirror()), 0o644)
 	common := []string{"--config", conf, "--recipes", recipes, "--cache", filepath.Join(root, "cache")}
 	bump := func(args ...string) (int, string, string) {
 		return runUpdeb(append(append([]string{}, common...), args...)...)
@@ -194,7 +154,7 @@ func TestBumpNewMinorOnStandInMirror(t *testing.T) {
 
 	t.Run("a checksum file that disagrees", func(t *testing.T) {
 		os.Remove(target)
-		m.corrupt("/kubernetes-sigs/cri-tools/releases/download/v1.37.0/crictl-v1.37.0-linux-arm64.tar.gz.sha256", []byte(strings.Repeat("ab", 32)+"\n"))
+		m.Set(criRepo, "v1.37.0", "crictl-v1.37.0-linux-arm64.tar.gz.sha256", []byte(strings.Repeat("ab", 32)+"\n"))
 		code, _, stderr := bump("bump", "cri-tools-1.36", "--new-minor", "1.37")
 		if code != 1 || !strings.Contains(stderr, "does not match the upstream checksum file") {
 			t.Errorf("exit %d\n%s", code, stderr)
@@ -217,44 +177,26 @@ func TestBumpNewMinorOnStandInMirror(t *testing.T) {
 			t.Errorf("release sets:\n%s\nwant:\n%s", after, want)
 		}
 	})
-}
 
-// TestBumpNewMinorReleaseSet: bump --new-minor names the new recipe in the
-// release set of its Kubernetes minor, in place, comments kept, so that
-// compat checks it at once; a set file that breaks is refused with the
-// recipe kept.
-func TestBumpNewMinorReleaseSet(t *testing.T) {
-	testenv.RequireTool(t, "squid")
-	sq, err := squid.Start()
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(sq.Stop)
-	m := newCRIMirror(t)
-	m.publish(t, "1.36.0")
-	m.publish(t, "1.37.0")
-	root := t.TempDir()
-	recipes := filepath.Join(root, "recipes")
-	os.MkdirAll(recipes, 0o755)
-	original, err := os.ReadFile("../../recipes/cri-tools-1.36.yaml")
-	if err != nil {
-		t.Fatal(err)
-	}
-	os.WriteFile(filepath.Join(recipes, "cri-tools-1.36.yaml"), original, 0o644)
-	conf := filepath.Join(root, "updeb.yaml")
-	os.WriteFile(conf, fmt.Appendf(nil, "proxy: %s\nfetch: {retries: 0}\ngithub-api: %s/api\nmirrors:\n  - {prefix: https://github.com/, to: %s/gh/}\n", sq.URL, m.srv.URL, m.srv.URL), 0o644)
-	sets := filepath.Join(root, "release-sets.yaml")
-	text := "# ours\nsets:\n  - name: k136\n    components:\n      kubernetes: 1.36.4\n      cri-tools: recipe:cri-tools-1.36\n  - name: k137   # new\n    components:\n      kubernetes: 1.37.0\n      cri-tools: recipe:cri-tools-1.36   # until 1.37 is out\n"
-	os.WriteFile(sets, []byte(text), 0o644)
-	code, stdout, stderr := runUpdeb("--config", conf, "--recipes", recipes, "--cache", filepath.Join(root, "cache"), "bump", "cri-tools-1.36", "--new-minor", "1.37", "--set", sets)
-	if code != 0 || !strings.Contains(stdout, sets+": release set k137 now names recipe:cri-tools-1.37") {
-		t.Fatalf("exit %d\n%s%s", code, stdout, stderr)
-	}
-	if after, _ := os.ReadFile(sets); string(after) != strings.Replace(text, "cri-tools: recipe:cri-tools-1.36   # until", "cri-tools: recipe:cri-tools-1.37   # until", 1) {
-		t.Errorf("release sets:\n%s", after)
-	}
-	code, stdout, stderr = runUpdeb("--recipes", recipes, "--config", conf, "compat", "--set", sets, "--now", "2026-11-24", "--state", t.TempDir())
-	if !strings.Contains(stdout, "cri-tools") || strings.Contains(stdout+stderr, "unknown recipe") {
-		t.Errorf("compat after the new minor: exit %d\n%s%s", code, stdout, stderr)
-	}
+	// bump --new-minor names the new recipe in the release set of its
+	// Kubernetes minor, in place, comments kept, so that compat checks it
+	// at once.
+	t.Run("the new minor joins its release set", func(t *testing.T) {
+		os.Remove(target)
+		m.publish(t, "1.37.0") // the checksum file the case before broke, mended
+		sets := filepath.Join(root, "release-sets.yaml")
+		text := "# ours\nsets:\n  - name: k136\n    components:\n      kubernetes: 1.36.4\n      cri-tools: recipe:cri-tools-1.36\n  - name: k137   # new\n    components:\n      kubernetes: 1.37.0\n      cri-tools: recipe:cri-tools-1.36   # until 1.37 is out\n"
+		os.WriteFile(sets, []byte(text), 0o644)
+		code, stdout, stderr := bump("bump", "cri-tools-1.36", "--new-minor", "1.37", "--set", sets)
+		if code != 0 || !strings.Contains(stdout, sets+": release set k137 now names recipe:cri-tools-1.37") {
+			t.Fatalf("exit %d\n%s%s", code, stdout, stderr)
+		}
+		if after, _ := os.ReadFile(sets); string(after) != strings.Replace(text, "cri-tools: recipe:cri-tools-1.36   # until", "cri-tools: recipe:cri-tools-1.37   # until", 1) {
+			t.Errorf("release sets:\n%s", after)
+		}
+		code, stdout, stderr = bump("compat", "--set", sets, "--now", "2026-11-24", "--state", t.TempDir())
+		if !strings.Contains(stdout, "cri-tools") || strings.Contains(stdout+stderr, "unknown recipe") {
+			t.Errorf("compat after the new minor: exit %d\n%s%s", code, stdout, stderr)
+		}
+	})
 }

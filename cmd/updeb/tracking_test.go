@@ -19,6 +19,7 @@ import (
 	"github.com/updeb/updeb/internal/testkit/ghfake"
 	"github.com/updeb/updeb/internal/testkit/squid"
 	"github.com/updeb/updeb/internal/testkit/testenv"
+	"github.com/updeb/updeb/internal/testkit/trackingfixture"
 )
 
 // trackingWorld is the tracking fixture (testdata/tracking) in a throwaway
@@ -96,7 +97,7 @@ func newTrackingWorld(t *testing.T) *trackingWorld {
 		t.Fatal(err)
 	}
 	w.eol = eoltest.New(empty, t.Cleanup)
-	if err := copyTree("../../testdata/tracking", w.root); err != nil {
+	if err := copyTree(trackingfixture.Dir(), w.root); err != nil {
 		t.Fatal(err)
 	}
 	// Upstream as the fixture last saw it.

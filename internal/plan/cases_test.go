@@ -9,12 +9,13 @@ import (
 	"github.com/updeb/updeb/internal/recipe"
 	"github.com/updeb/updeb/internal/supportdata"
 	"github.com/updeb/updeb/internal/testkit/eoltest"
+	"github.com/updeb/updeb/internal/testkit/trackingfixture"
 	"github.com/updeb/updeb/internal/track"
 )
 
 // TestJSONKeys: the JSON form has its schema name and snake_case keys only.
 func TestJSONKeys(t *testing.T) {
-	p, err := Make(loadFixture(t), fixtureData(t), fixtureOptions(t, today, watch))
+	p, err := Make(trackingfixture.Recipes(t), fixtureData(t), fixtureOptions(t, today, watch))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -132,7 +133,7 @@ func TestRefusedSets(t *testing.T) {
 }
 
 func TestHTMLSection(t *testing.T) {
-	p, err := Make(loadFixture(t), fixtureData(t), fixtureOptions(t, today, watch))
+	p, err := Make(trackingfixture.Recipes(t), fixtureData(t), fixtureOptions(t, today, watch))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -153,7 +154,7 @@ func TestHTMLSection(t *testing.T) {
 // 2026-11-10 Kubernetes 1.37 (released 2026-11-18 in the fixture's data) is
 // nothing to add offline, and Calico 3.32 (2026-11-10) is a move.
 func TestUnreleasedCycles(t *testing.T) {
-	p, err := Make(loadFixture(t), fixtureData(t), fixtureOptions(t, time.Date(2026, 11, 10, 15, 0, 0, 0, time.UTC), nil))
+	p, err := Make(trackingfixture.Recipes(t), fixtureData(t), fixtureOptions(t, time.Date(2026, 11, 10, 15, 0, 0, 0, time.UTC), nil))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -15,6 +15,7 @@ import (
 	"github.com/updeb/updeb/internal/recipe"
 	"github.com/updeb/updeb/internal/supportdata"
 	"github.com/updeb/updeb/internal/testkit/eoltest"
+	"github.com/updeb/updeb/internal/testkit/trackingfixture"
 	"github.com/updeb/updeb/internal/track"
 )
 
@@ -27,29 +28,6 @@ var update = flag.Bool("update", false, "rewrite the golden files in testdata")
 
 // today is the fixture's day: a month after the recipes were last moved.
 var today = time.Date(2026, 12, 1, 0, 0, 0, 0, time.UTC)
-
-// fixtureDir is the fixture repository with every recipe shape (see its
-// recipes' comments): versioned series the support data covers and does
-// not, single recipes with a track on one minor, on a major and none, a
-// recipe marked end-of-life, one without a watch.
-const fixtureDir = "../../testdata/tracking"
-
-func loadFixture(t *testing.T) []*recipe.Recipe {
-	t.Helper()
-	paths, err := filepath.Glob(filepath.Join(fixtureDir, "recipes", "*.yaml"))
-	if err != nil || len(paths) == 0 {
-		t.Fatalf("no fixture recipes: %v", err)
-	}
-	var rs []*recipe.Recipe
-	for _, p := range paths {
-		r, err := recipe.Load(p, recipe.LoadOptions{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		rs = append(rs, r)
-	}
-	return rs
-}
 
 // fixtureData is the support data of the fixture's day: Kubernetes 1.37 out,
 // 1.34 end-of-life since 2026-10-27; etcd 3.7 and Calico 3.32 out; Istio 1.30
@@ -101,15 +79,11 @@ func watch(r *recipe.Recipe) (*track.Candidates, error) {
 }
 
 func fixtureOptions(t *testing.T, now time.Time, newest func(*recipe.Recipe) (*track.Candidates, error)) Options {
-	sets, err := os.ReadFile(filepath.Join(fixtureDir, "release-sets.yaml"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	return Options{Now: now, Newest: newest, Sets: sets, SetsFile: "release-sets.yaml", Derive: track.Derive}
+	return Options{Now: now, Newest: newest, Sets: trackingfixture.Sets(t), SetsFile: "release-sets.yaml", Derive: track.Derive}
 }
 
 func TestGolden(t *testing.T) {
-	rs, data := loadFixture(t), fixtureData(t)
+	rs, data := trackingfixture.Recipes(t), fixtureData(t)
 	for _, tc := range []struct {
 		name string
 		o    Options

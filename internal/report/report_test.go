@@ -2,7 +2,6 @@ package report
 
 import (
 	"bytes"
-	"context"
 	"encoding/csv"
 	"encoding/json"
 	"os"
@@ -15,11 +14,11 @@ import (
 
 	"github.com/updeb/updeb/internal/compat"
 	"github.com/updeb/updeb/internal/plan"
-	"github.com/updeb/updeb/internal/recipe"
 	"github.com/updeb/updeb/internal/repo"
 	"github.com/updeb/updeb/internal/supportdata"
 	"github.com/updeb/updeb/internal/testkit/eoltest"
 	"github.com/updeb/updeb/internal/testkit/testenv"
+	"github.com/updeb/updeb/internal/testkit/trackingfixture"
 )
 
 var now = time.Date(2026, 12, 1, 6, 0, 0, 0, time.UTC)
@@ -29,15 +28,7 @@ var now = time.Date(2026, 12, 1, 6, 0, 0, 0, time.UTC)
 // lacks and whose production Release expires within a day.
 func fixtureReport(t *testing.T, withRepo bool) *Report {
 	t.Helper()
-	paths, _ := filepath.Glob("../../testdata/tracking/recipes/*.yaml")
-	var rs []*recipe.Recipe
-	for _, p := range paths {
-		r, err := recipe.Load(p, recipe.LoadOptions{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		rs = append(rs, r)
-	}
+	rs := trackingfixture.Recipes(t)
 	c := eoltest.Cycle
 	istio := c("istio", "1.30", "2026-05-18", "", "2026-11-30", "1.30.3")
 	istio.SupportedKubernetes = "1.32 - 1.36"
@@ -49,10 +40,7 @@ func fixtureReport(t *testing.T, withRepo bool) *Report {
 		t.Fatal(err)
 	}
 	copyOf := &supportdata.Copy{Data: data, Path: "/var/lib/updeb/support/eol.yaml"}
-	text, err := os.ReadFile("../../testdata/tracking/release-sets.yaml")
-	if err != nil {
-		t.Fatal(err)
-	}
+	text := trackingfixture.Sets(t)
 	p, err := plan.Make(rs, copyOf, plan.Options{Now: now, Sets: text, SetsFile: "release-sets.yaml"})
 	if err != nil {
 		t.Fatal(err)
@@ -191,25 +179,6 @@ func TestMetricsPromtool(t *testing.T) {
 	}
 }
 
-// chromium runs headless Chromium on a local file with the given extra
-// arguments, bounded by a timeout, and returns its stdout.
-func chromium(t *testing.T, page string, args ...string) []byte {
-	t.Helper()
-	bin := testenv.RequireTool(t, "chromium")[0]
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
-	defer cancel()
-	base := []string{"--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-		"--disable-background-networking", "--disable-component-update", "--disable-sync",
-		"--user-data-dir=" + t.TempDir()}
-	cmd := exec.CommandContext(ctx, bin, append(append(base, args...), "file://"+page)...)
-	var stdout, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	if err := cmd.Run(); err != nil {
-		t.Fatalf("chromium %v: %v\n%s", args, err, stderr.String())
-	}
-	return stdout.Bytes()
-}
-
 // probe is a script the test adds to a copy of the page (the page itself
 // has none): it records, as the body's data-probe attribute, what a person
 // on a 1366x768 laptop screen would see: whether the page scrolls sideways,
@@ -245,7 +214,7 @@ func TestPageInChromium(t *testing.T) {
 	page, _ := os.ReadFile(filepath.Join(dir, "index.html"))
 	probed := filepath.Join(dir, "probed.html")
 	os.WriteFile(probed, bytes.Replace(page, []byte("</body>"), []byte(probe+"</body>"), 1), 0o644)
-	dom := string(chromium(t, probed, "--window-size=1366,768", "--dump-dom", "--virtual-time-budget=5000"))
+	dom := string(testenv.Chromium(t, probed, "--window-size=1366,768", "--dump-dom", "--virtual-time-budget=5000"))
 	m := regexp.MustCompile(`data-probe="([^"]*)"`).FindStringSubmatch(dom)
 	if m == nil {
 		t.Fatalf("the probe did not run:\n%.2000s", dom)
@@ -277,7 +246,7 @@ func TestPageInChromium(t *testing.T) {
 		}
 	}
 	png := filepath.Join(dir, "page.png")
-	chromium(t, filepath.Join(dir, "index.html"), "--screenshot="+png, "--window-size=1366,768", "--hide-scrollbars")
+	testenv.Chromium(t, filepath.Join(dir, "index.html"), "--screenshot="+png, "--window-size=1366,768", "--hide-scrollbars")
 	b, err := os.ReadFile(png)
 	if err != nil || !bytes.HasPrefix(b, []byte("\x89PNG\r\n\x1a\n")) || len(b) < 30_000 {
 		t.Errorf("screenshot: %v, %d bytes (want a PNG over 30 KB, not a blank page)", err, len(b))
