@@ -30,7 +30,7 @@ func (doc document) lines() ([]string, error) {
 	case !utf8.Valid(body) || bytes.IndexByte(body, 0) >= 0:
 		return nil, errors.New("the answer is not UTF-8 text")
 	}
-	ls := strings.Split(string(body), "\n")
+	ls := strings.Split(strings.TrimSuffix(string(body), "\n"), "\n")
 	for i, l := range ls {
 		ls[i] = strings.TrimSuffix(l, "\r")
 	}
@@ -132,10 +132,7 @@ func pipeTable(lines []string, from, to int, lead string, want ...string) ([]pip
 			cols[strings.ToLower(h)] = j
 		}
 		end := i + 2
-		for end < to {
-			if _, ok := cells(lines[end]); !ok {
-				break
-			}
+		for end < to && strings.HasPrefix(strings.TrimSpace(lines[end]), "|") {
 			end++
 		}
 		if !hasAll(cols, want) || lead != "" && !strings.EqualFold(head[0], lead) {
@@ -147,7 +144,10 @@ func pipeTable(lines []string, from, to int, lead string, want ...string) ([]pip
 		}
 		found = i
 		for r := i + 2; r < end; r++ {
-			cs, _ := cells(lines[r])
+			cs, ok := cells(lines[r])
+			if !ok {
+				return nil, lineError(r+1, "a row that does not end with \"|\" (a malformed or truncated table?): %q", lines[r])
+			}
 			if len(cs) != len(head) {
 				return nil, lineError(r+1, "%d cells, the header has %d (a malformed or truncated table?): %q", len(cs), len(head), lines[r])
 			}
