@@ -298,7 +298,6 @@ func fmtResult(r compatdata.TableResult) string {
 
 func list(s []string) string { return "[" + strings.Join(s, " ") + "]" }
 
-
 // TestWriteRepositoryFile: data refresh --write into a recipes repository:
 // one file with every table and the end-of-life data, which Load then uses
 // (and nothing in the state folder), an override that survives the next
