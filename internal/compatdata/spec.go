@@ -177,7 +177,7 @@ func CheckSource(table, url string) error {
 		return fmt.Errorf("unknown table %q (known: %s)", table, strings.Join(Names(), ", "))
 	}
 	if _, err := srcurl.Check(strings.ReplaceAll(url, MinorPlaceholder, "1.0")); err != nil {
-		return fmt.Errorf("%q: want an http:// or https:// URL: %w", url, err)
+		return err
 	}
 	if s.perMinor != "" && s.perMinor != "kubernetes" && !strings.Contains(url, MinorPlaceholder) {
 		return fmt.Errorf("%q: %s is published per %s minor: the URL needs %s where the minor goes", url, s.what, s.perMinor, MinorPlaceholder)
