@@ -23,8 +23,7 @@ import (
 var compatSources = filepath.Join("..", "..", "testdata", "compat-sources")
 
 // fakeTables serves the real upstream copies of every compatibility table
-// (kubeadm's on the release-1.37 branch, Istio's status file as the bundled
-// rows: istio.io's newest copy here is from 2024) and returns the server and
+// (kubeadm's on the release-1.37 branch; see compatsrc.ServeCopies) and returns the server and
 // the config's data: sources: pointing at it, as flow YAML.
 func fakeTables(t *testing.T) (*compatsrc.Server, string) {
 	t.Helper()
@@ -32,16 +31,6 @@ func fakeTables(t *testing.T) (*compatsrc.Server, string) {
 	if err := up.ServeCopies(compatSources, "1.37", []string{"3.31", "3.32"}, []string{"1.18", "1.19", "1.20"}); err != nil {
 		t.Fatal(err)
 	}
-	b, err := compatdata.Bundled()
-	if err != nil {
-		t.Fatal(err)
-	}
-	var istio [][3]string
-	for _, r := range b.Table(compatdata.Istio).Rows {
-		ir := r.(compatdata.IstioRow)
-		istio = append(istio, [3]string{ir.Istio, ir.KubernetesMin, ir.KubernetesMax})
-	}
-	up.Put(compatsrc.Path(compatdata.Istio, "", 0), compatsrc.Answer{Body: compatsrc.IstioStatus(istio)})
 	var parts []string
 	for _, table := range compatdata.Names() {
 		urls, _ := json.Marshal(up.Sources()[table])

@@ -191,6 +191,14 @@ func (rd rowDecoder) minor(name string, dst *string, optional bool) yamlfile.Fie
 	}}
 }
 
+// keyAndRange are the fields of a row keyed by a component's minor with a
+// Kubernetes range: {KEY: MINOR, kubernetes_min: MINOR, kubernetes_max: MINOR}.
+func (rd rowDecoder) keyAndRange(key string, dst *string, r *KubernetesRange) map[string]yamlfile.Field {
+	return map[string]yamlfile.Field{key: rd.minor(key, dst, false),
+		"kubernetes_min": rd.minor("kubernetes_min", &r.KubernetesMin, false),
+		"kubernetes_max": rd.minor("kubernetes_max", &r.KubernetesMax, false)}
+}
+
 // minors is a required list of MAJOR.MINOR.
 func (rd rowDecoder) minors(name string, dst *KubernetesList) yamlfile.Field {
 	return yamlfile.Field{Required: true, Decode: func(v *yaml.Node) {

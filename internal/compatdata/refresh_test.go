@@ -62,25 +62,9 @@ func newWorld(t *testing.T) *world {
 	if err := w.up.ServeCopies(copiesDir, "1.37", []string{"3.31", "3.32"}, []string{"1.18", "1.19", "1.20"}); err != nil {
 		t.Fatal(err)
 	}
-	w.up.Put(compatsrc.Path(compatdata.Istio, "", 0), compatsrc.Answer{Body: compatsrc.IstioStatus(bundledIstio(t))})
 	w.opts = compatdata.RefreshOptions{Client: f, Sources: w.up.Sources(), StateDir: w.state, Now: refreshNow,
 		ProductURL: func(p string) string { return strings.ReplaceAll(w.eol.Template(), "{product}", p) }}
 	return w
-}
-
-// bundledIstio are the bundled Istio rows, for a supportStatus.yml that
-// agrees with them (istio.io's newest copy here is from 2024).
-func bundledIstio(t *testing.T) [][3]string {
-	b, err := compatdata.Bundled()
-	if err != nil {
-		t.Fatal(err)
-	}
-	var out [][3]string
-	for _, r := range b.Table(compatdata.Istio).Rows {
-		ir := r.(compatdata.IstioRow)
-		out = append(out, [3]string{ir.Istio, ir.KubernetesMin, ir.KubernetesMax})
-	}
-	return out
 }
 
 func result(res *compatdata.Result, table string) compatdata.TableResult {

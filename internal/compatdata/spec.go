@@ -49,9 +49,7 @@ var specs = []*spec{
 		},
 		decode: func(rd rowDecoder, n *yaml.Node, extra map[string]yamlfile.Field) Row {
 			var r HelmRow
-			rd.mapping(n, map[string]yamlfile.Field{"helm": rd.minor("helm", &r.Helm, false),
-				"kubernetes_min": rd.minor("kubernetes_min", &r.KubernetesMin, false),
-				"kubernetes_max": rd.minor("kubernetes_max", &r.KubernetesMax, false)}, extra)
+			rd.mapping(n, rd.keyAndRange("helm", &r.Helm, &r.KubernetesRange), extra)
 			return r
 		},
 		parse: parseHelm,
@@ -83,9 +81,7 @@ var specs = []*spec{
 		sources: []string{raw + "istio/istio.io/master/data/compatibility/supportStatus.yml"},
 		decode: func(rd rowDecoder, n *yaml.Node, extra map[string]yamlfile.Field) Row {
 			var r IstioRow
-			rd.mapping(n, map[string]yamlfile.Field{"istio": rd.minor("istio", &r.Istio, false),
-				"kubernetes_min": rd.minor("kubernetes_min", &r.KubernetesMin, false),
-				"kubernetes_max": rd.minor("kubernetes_max", &r.KubernetesMax, false)}, extra)
+			rd.mapping(n, rd.keyAndRange("istio", &r.Istio, &r.KubernetesRange), extra)
 			return r
 		},
 		parse: parseIstio,
@@ -109,8 +105,7 @@ var specs = []*spec{
 		perMinor: "calico",
 		decode: func(rd rowDecoder, n *yaml.Node, extra map[string]yamlfile.Field) Row {
 			var r CalicoRow
-			rd.mapping(n, map[string]yamlfile.Field{"calico": rd.minor("calico", &r.Calico, false),
-				"kubernetes": rd.minors("kubernetes", &r.Kubernetes)}, extra)
+			rd.mapping(n, map[string]yamlfile.Field{"calico": rd.minor("calico", &r.Calico, false), "kubernetes": rd.minors("kubernetes", &r.Kubernetes)}, extra)
 			return r
 		},
 		parse: parseCalico,
@@ -121,8 +116,7 @@ var specs = []*spec{
 		perMinor: "cilium",
 		decode: func(rd rowDecoder, n *yaml.Node, extra map[string]yamlfile.Field) Row {
 			var r CiliumRow
-			rd.mapping(n, map[string]yamlfile.Field{"cilium": rd.minor("cilium", &r.Cilium, false),
-				"kubernetes": rd.minors("kubernetes", &r.Kubernetes)}, extra)
+			rd.mapping(n, map[string]yamlfile.Field{"cilium": rd.minor("cilium", &r.Cilium, false), "kubernetes": rd.minors("kubernetes", &r.Kubernetes)}, extra)
 			return r
 		},
 		parse: parseCilium,

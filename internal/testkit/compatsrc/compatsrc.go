@@ -100,8 +100,19 @@ var Copies = map[string][]string{
 // branch of kubernetesMinor, each Calico minor's own system requirements,
 // and for each Cilium minor the one requirements.rst copy there is (which
 // Cilium branch it came from is not known). Istio's newest copy is from
-// 2024: tests serve IstioStatus instead.
+// 2024, older than the bundled rows: its status file holds the bundled rows
+// instead (IstioStatus).
 func (s *Server) ServeCopies(dir, kubernetesMinor string, calico, cilium []string) error {
+	bundled, err := compatdata.Bundled()
+	if err != nil {
+		return err
+	}
+	var istio [][3]string
+	for _, r := range bundled.Table(compatdata.Istio).Rows {
+		ir := r.(compatdata.IstioRow)
+		istio = append(istio, [3]string{ir.Istio, ir.KubernetesMin, ir.KubernetesMax})
+	}
+	s.Put(Path(compatdata.Istio, "", 0), Answer{Body: IstioStatus(istio)})
 	read := func(f string) ([]byte, error) { return os.ReadFile(filepath.Join(dir, f)) }
 	for table, files := range Copies {
 		for i, f := range files {
