@@ -177,7 +177,7 @@ func TestRefreshThroughSquid(t *testing.T) {
 		{"a containerd that does not exist", ctrPath, compatsrc.Answer{Body: edit(ctr, "| 2.3.0+, 2.2.0+ ", "| 9.1.0+, 2.2.0+ ")}, compatdata.ErrSource,
 			[]string{"names containerd 9.1, which the end-of-life data does not know (newest: 2.3)"}, 0},
 		{"bounds out of order", helmPath, compatsrc.Answer{Body: edit(helm, "| 3.21.x       | 1.36.x - 1.33.x ", "| 3.21.x       | 1.33.x - 1.36.x ")}, compatdata.ErrSource,
-			[]string{"helm: " + w.up.URL + helmPath + ": line 49: Kubernetes range 1.36-1.33: the bounds are out of order"}, 0},
+			[]string{"helm: " + w.up.URL + helmPath + ": line 49: the Kubernetes range 1.36-1.33: the bounds are out of order"}, 0},
 		{"two sources disagree", helmPath, compatsrc.Answer{Body: edit(helm, "| 3.21.x       | 1.36.x - 1.33.x ", "| 3.21.x       | 1.36.x - 1.32.x |\n| 4.2.x        | 1.36.x - 1.32.x ")}, compatdata.ErrSource,
 			[]string{`"helm 4.2: Kubernetes 1.32-1.36", but ` + w.up.URL + compatsrc.Path(compatdata.Helm, "", 0) + ` says "helm 4.2: Kubernetes 1.33-1.36"`}, 0},
 		{"100 MB", ctrPath, compatsrc.Answer{Size: 100 << 20}, compatdata.ErrSource,

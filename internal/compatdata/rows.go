@@ -62,7 +62,7 @@ func (r KubernetesRange) check() error {
 	lo, _ := parseMinor(r.KubernetesMin)
 	hi, _ := parseMinor(r.KubernetesMax)
 	if hi.less(lo) {
-		return fmt.Errorf("Kubernetes range %s: the bounds are out of order", r)
+		return fmt.Errorf("the Kubernetes range %s: the bounds are out of order", r)
 	}
 	return nil
 }
@@ -104,7 +104,7 @@ func (l KubernetesList) check() error {
 	ms := l.minors()
 	for i := 1; i < len(ms); i++ {
 		if ms[i].major != ms[i-1].major || ms[i].minor != ms[i-1].minor+1 {
-			return fmt.Errorf("Kubernetes versions %s: not ascending one minor at a time (%s after %s)", l, ms[i], ms[i-1])
+			return fmt.Errorf("the Kubernetes versions %s: not ascending one minor at a time (%s after %s)", l, ms[i], ms[i-1])
 		}
 	}
 	return nil
@@ -315,7 +315,7 @@ func (r CRIToolsRow) minors() []minor {
 func (r CRIToolsRow) check() error {
 	ms := r.minors()
 	if len(ms) == 2 && ms[1].less(ms[0]) {
-		return fmt.Errorf("Kubernetes range %s-%s: the bounds are out of order", r.KubernetesMin, r.KubernetesMax)
+		return fmt.Errorf("the Kubernetes range %s-%s: the bounds are out of order", r.KubernetesMin, r.KubernetesMax)
 	}
 	if r.CRITools != SameMinor && !criToolsVersionRE.MatchString(r.CRITools) {
 		return fmt.Errorf("cri-tools %q: expected %s or a version", r.CRITools, SameMinor)
