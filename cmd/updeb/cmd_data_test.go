@@ -178,13 +178,13 @@ func TestDataFileInRepository(t *testing.T) {
 	t.Cleanup(sq.Stop)
 	api := fakeEndOfLife(t)
 	up, sources := fakeTables(t)
-	repo := t.TempDir()
+	repo := planProject(t, "http://127.0.0.1:9") // recipes/: kubernetes-1.34 to 1.36, etcd, helm
+	// The default place: beside the recipes folder (no data: file: in the config).
 	dataFile := filepath.Join(repo, compatdata.RepositoryFile)
 	conf := filepath.Join(repo, "updeb.yaml")
-	os.WriteFile(conf, fmt.Appendf(nil, "proxy: %s\nfetch: {retries: 0}\ndata: {endoflife-url: %q, file: %s, sources: %s}\n",
-		sq.URL, api.Template(), compatdata.RepositoryFile, sources), 0o644)
+	os.WriteFile(conf, fmt.Appendf(nil, "proxy: %s\nfetch: {retries: 0}\ndata: {endoflife-url: %q, sources: %s}\n", sq.URL, api.Template(), sources), 0o644)
 	state := filepath.Join(repo, "state")
-	common := []string{"--config", conf, "--state", state, "--cache", filepath.Join(repo, "cache")}
+	common := []string{"--config", conf, "--state", state, "--cache", filepath.Join(repo, "cache"), "--recipes", filepath.Join(repo, "recipes")}
 	run := func(args ...string) (int, string, string) { return runUpdeb(append(args, common...)...) }
 
 	code, stdout, stderr := run("data", "refresh", "--write", dataFile)
@@ -200,11 +200,17 @@ func TestDataFileInRepository(t *testing.T) {
 	}())
 
 	sets := filepath.Join(repo, "release-sets.yaml")
-	os.WriteFile(sets, []byte("sets:\n  - name: k136\n    components: {kubernetes: 1.36.4, helm: 3.21.4, containerd: 2.3.4}\n"), 0o644)
+	os.WriteFile(sets, []byte("sets:\n  - name: k136\n    components: {kubernetes: 1.36.0, helm: 3.21.4, containerd: 2.3.4}\n"), 0o644)
 	code, stdout, stderr = run("compat", "--set", sets, "--now", "2026-11-25")
 	if code != 0 || !strings.Contains(stderr, "updeb: compatibility tables: repository "+dataFile+" copy") ||
 		!strings.Contains(stderr, "updeb: support data: repository data file "+dataFile) || !strings.Contains(stdout, "helm (repository "+dataFile) {
 		t.Errorf("compat on the repository's data: exit %d\n%s%s", code, stdout, stderr)
+	}
+	// plan reads the repository's end-of-life data (which knows 1.37), not the bundled copy.
+	code, stdout, stderr = run("plan", "--offline", "--now", "2026-11-25")
+	if code != 0 || !strings.Contains(stderr, "updeb: support data: repository data file "+dataFile) || !strings.Contains(stdout, "Support data: repository copy "+dataFile) ||
+		!strings.Contains(stdout, "updeb bump kubernetes-1.36 --new-minor 1.37") {
+		t.Errorf("plan on the repository's data: exit %d\n%s%s", code, stdout, stderr)
 	}
 
 	// The operator narrows Helm 3.21 with a reason.

@@ -244,7 +244,7 @@ func Evaluate(sets []ReleaseSet, in Inputs) *Report {
 		if copyName == "" {
 			copyName = "bundled"
 		}
-		r.Sources = append(r.Sources, Source{Name: "eol.yaml", Copy: copyName, AsOf: day(in.EOL.AsOf), Text: in.EOL.Source})
+		r.Sources = append(r.Sources, Source{Name: compatdata.EndOfLife, Copy: copyName, AsOf: day(in.EOL.AsOf), Text: in.EOL.Source})
 	}
 	rows := map[string]bool{}
 	for _, s := range sets {
