@@ -217,19 +217,40 @@ func TestSourceChecks(t *testing.T) {
 		}
 	}
 
+	// Who signed comes from the words trust.Source returned for each
+	// architecture: once when they agree, per architecture when not.
+	r.Sources = append(r.Sources,
+		recipe.Source{Name: "sig", Signature: recipe.Signature{Sigstore: &recipe.Sigstore{BundleURL: "https://example.org/a.sigstore.json"}}},
+		recipe.Source{Name: "clear", Signature: recipe.Signature{URL: "https://example.org/c.asc"}, Checksums: &recipe.Checksums{URL: "https://example.org/SUMS.asc", Clearsigned: &recipe.Keyring{}}})
+	built := func(arch, file string) pipeline.Result {
+		return pipeline.Result{Arch: arch, Outputs: []pipeline.Output{{File: file}}, VerifiedBy: map[string][]string{
+			"signed": {"openpgp:" + fpr, "checksum-file:https://example.org/SUMS"},
+			"sig":    {"sigstore:rel@example.org issuer=https://accounts.google.com rekor=" + map[string]string{"amd64": "7", "arm64": "8"}[arch]},
+			"clear":  {"openpgp:" + map[string]string{"amd64": fpr, "arm64": "0123456789ABCDEF0123456789ABCDEF01234567"}[arch], "openpgp-clearsigned-checksums:" + fpr},
+		}}
+	}
 	var c checks
-	ok := sourceChecks(r, []pipeline.Result{{Outputs: []pipeline.Output{{File: "a_1_amd64.deb"}}}, {Outputs: []pipeline.Output{{File: "b_1_amd64.deb"}}}}, &c)
+	ok := sourceChecks(r, []pipeline.Result{built("amd64", "a_1_amd64.deb"), built("arm64", "a_1_arm64.deb")}, &c)
 	want := []Result{
 		{Check: "digest", Status: Pass, Detail: "every source matches its pinned digest"},
-		{Check: "signature", Status: Pass, Detail: "OpenPGP signature verified: signed"},
+		{Check: "signature", Status: Pass, Detail: "OpenPGP signature verified: signed (key " + fpr + "); clear (key amd64: " + fpr + ", arm64: 0123456789ABCDEF0123456789ABCDEF01234567)"},
+		{Check: "signature", Status: Pass, Detail: "Sigstore signature verified: sig (amd64: rel@example.org issuer=https://accounts.google.com rekor=7, arm64: rel@example.org issuer=https://accounts.google.com rekor=8)"},
 		{Check: "signature", Status: Skip, Detail: "no signature: bare (upstream does not sign)"},
-		{Check: "cross-check", Status: Pass, Detail: "pins agree with the upstream checksum file: signed"},
-		{Check: "cross-check", Status: Skip, Detail: "no cross-check available (the recipe names no upstream checksum file): bare"},
-		{Check: "build", Status: Pass, Detail: "a_1_amd64.deb b_1_amd64.deb"},
+		{Check: "cross-check", Status: Pass, Detail: "pins agree with the upstream checksum file: signed; clear (clearsigned by key " + fpr + ")"},
+		{Check: "cross-check", Status: Skip, Detail: "no cross-check available (the recipe names no upstream checksum file): bare, sig"},
+		{Check: "build", Status: Pass, Detail: "a_1_amd64.deb a_1_arm64.deb"},
 	}
 	if !ok || !slices.Equal(c, want) {
-		t.Errorf("all built: %v\n%+v\nwant\n%+v", ok, c, want)
+		t.Errorf("all built:\n%s\nwant\n%s", resultLines(c), resultLines(want))
 	}
+}
+
+func resultLines(rs []Result) string {
+	var b strings.Builder
+	for _, r := range rs {
+		fmt.Fprintf(&b, "  %s %s %s\n", r.Status, r.Check, r.Detail)
+	}
+	return b.String()
 }
 
 // TestReproducible compares the two builds' packages byte for byte.

@@ -248,7 +248,7 @@ func diffSource(name string, n, o *anchors, rv *reviews) {
 	switch {
 	case n.checksums != "" && o.checksums == "":
 		rv.add(ReviewItem{Kind: KindCrossCheck, Source: name, New: []string{n.checksums}},
-			fmt.Sprintf("cross-check against the upstream checksum file %s added%s", n.checksums, suffix))
+			fmt.Sprintf("cross-check against the upstream checksum file %s%s", n.checksums, orNew(suffix)))
 	case n.checksums == "" && o.checksums != "":
 		rv.add(ReviewItem{Kind: KindCrossCheck, Source: name, Old: []string{o.checksums}},
 			fmt.Sprintf("cross-check against the upstream checksum file %s removed", o.checksums))
@@ -261,6 +261,15 @@ func diffSource(name string, n, o *anchors, rv *reviews) {
 	}
 }
 
+// orNew is the suffix that says a source is new, or else " (new)" for an
+// anchor new to a source that was there.
+func orNew(suffix string) string {
+	if suffix == "" {
+		return " (new)"
+	}
+	return suffix
+}
+
 // diffValue reviews a setting with one value (an identity, an issuer, a
 // key's fingerprint) that appeared, changed or went away.
 func diffValue(kind Kind, what, source, subject, n, o, suffix string, rv *reviews) {
@@ -270,7 +279,7 @@ func diffValue(kind Kind, what, source, subject, n, o, suffix string, rv *review
 		return
 	case o == "":
 		it.New = []string{n}
-		rv.add(it, fmt.Sprintf("%s %s%s", what, n, suffix))
+		rv.add(it, fmt.Sprintf("%s %s%s", what, n, orNew(suffix)))
 	case n == "":
 		it.Old = []string{o}
 		rv.add(it, fmt.Sprintf("%s no longer required (was %s)", what, o))
@@ -291,16 +300,16 @@ func diffKeyring(kind Kind, what, source string, n, o *keyringFacts, suffix stri
 	case o == nil:
 		it := ReviewItem{Kind: kind, Source: source, Subject: n.path, New: n.fprs, Added: n.fprs}
 		if n.err != nil {
-			rv.add(it, fmt.Sprintf("%s %s%s: unreadable: %v", what, n.path, suffix, n.err))
+			rv.add(it, fmt.Sprintf("%s %s%s: unreadable: %v", what, n.path, orNew(suffix), n.err))
 			return
 		}
-		rv.add(it, fmt.Sprintf("%s %s%s: %d key(s): %s", what, n.path, suffix, len(n.fprs), joinOr(n.fprs, "none")))
+		rv.add(it, fmt.Sprintf("%s %s%s: %d key(s): %s", what, n.path, orNew(suffix), len(n.fprs), joinOr(n.fprs, "none")))
 		return
 	case n == nil:
 		rv.add(ReviewItem{Kind: kind, Source: source, Subject: o.path, Old: o.fprs, Removed: o.fprs},
 			fmt.Sprintf("%s %s no longer used (it held %s)", what, o.path, joinOr(o.fprs, "no key")))
 		return
-	case bytes.Equal(n.data, o.data) && n.err == nil && o.err == nil:
+	case n.data != nil && bytes.Equal(n.data, o.data): // the same bytes, unreadable or not, under any name
 		return
 	}
 	it := ReviewItem{Kind: kind, Source: source, Subject: n.path, Old: o.fprs, New: n.fprs}
@@ -351,19 +360,17 @@ func diffSigners(kind Kind, what, source string, n, o []string, newKeyring, oldK
 	}
 	it := ReviewItem{Kind: kind, Source: source, Old: o, New: n}
 	it.Added, it.Removed = listDiff(o, n)
-	anyKey := func(k *keyringFacts) string {
-		if k == nil {
-			return "none"
-		}
-		return "any key of " + k.path
-	}
 	switch {
 	case suffix != "":
 		rv.add(it, fmt.Sprintf("%s %s%s", what, strings.Join(n, ", "), suffix))
+	case len(o) == 0 && oldKeyring == nil:
+		rv.add(it, fmt.Sprintf("%s %s (new)", what, strings.Join(n, ", ")))
+	case len(n) == 0 && newKeyring == nil:
+		rv.add(it, fmt.Sprintf("%s no longer apply (were %s)", what, strings.Join(o, ", ")))
 	case len(n) == 0:
-		rv.add(it, fmt.Sprintf("%s: %s now (were %s)", what, anyKey(newKeyring), strings.Join(o, ", ")))
+		rv.add(it, fmt.Sprintf("%s: any key of %s now (were %s)", what, newKeyring.path, strings.Join(o, ", ")))
 	case len(o) == 0:
-		rv.add(it, fmt.Sprintf("%s: only %s now (was %s)", what, strings.Join(n, ", "), anyKey(oldKeyring)))
+		rv.add(it, fmt.Sprintf("%s: only %s now (was any key of %s)", what, strings.Join(n, ", "), oldKeyring.path))
 	default:
 		var parts []string
 		if len(it.Added) > 0 {
