@@ -254,6 +254,8 @@ type recipeDiff struct {
 // Trust is compared apart (diffTrust): it never changes the packages.
 func diffRecipes(r, old *recipe.Recipe, po recipe.ResolveOptions) (recipeDiff, error) {
 	var d recipeDiff
+	byArch := map[string][]string{} // change -> the architectures it is seen in
+	var keys []string
 	for _, a := range sortedUnique(append(r.ArchNames(), old.ArchNames()...)) {
 		np, nerr := resolveFor(r, a, po)
 		op, oerr := resolveFor(old, a, po)
@@ -275,12 +277,26 @@ func diffRecipes(r, old *recipe.Recipe, po recipe.ResolveOptions) (recipeDiff, e
 			return d, err
 		}
 		d.changed = d.changed || !same
-		d.changes = append(d.changes, notes...)
-		d.changes = append(d.changes, diffPackages(a, np, op)...)
+		for _, c := range append(notes, diffPackages(np, op)...) {
+			key := c.subject + "\x00" + c.what
+			if byArch[key] == nil {
+				keys = append(keys, key)
+			}
+			byArch[key] = append(byArch[key], a)
+		}
+	}
+	// A change every architecture shares is shown once, naming them all.
+	for _, key := range keys {
+		subject, what, _ := strings.Cut(key, "\x00")
+		d.changes = append(d.changes, fmt.Sprintf("%s [%s]: %s", subject, strings.Join(byArch[key], ", "), what))
 	}
 	d.changes = sortedUnique(d.changes)
 	return d, nil
 }
+
+// change is one difference of a package or source: its subject ("hello",
+// "source hello") and what changed, for one architecture.
+type change struct{ subject, what string }
 
 // versionCheck is the version rule: when the packages change, the Debian
 // version must increase (dpkg's ordering); unchanged packages may keep it.
@@ -345,7 +361,7 @@ func trustFiles(p *recipe.Resolved) map[string]bool {
 // algorithms both have (one at least), and the local files the packages
 // read have the same bytes. notes say which sources moved to another URL
 // with the same pins.
-func sameContent(a, b *recipe.Resolved, rootA, rootB string) (bool, []string, error) {
+func sameContent(a, b *recipe.Resolved, rootA, rootB string) (bool, []change, error) {
 	ja, err := json.Marshal(contentView(a))
 	if err != nil {
 		return false, nil, err
@@ -355,7 +371,7 @@ func sameContent(a, b *recipe.Resolved, rootA, rootB string) (bool, []string, er
 		return false, nil, err
 	}
 	same := bytes.Equal(bytes.ReplaceAll(ja, []byte(rootA), nil), bytes.ReplaceAll(jb, []byte(rootB), nil))
-	var notes []string
+	var notes []change
 	for _, sa := range a.Sources {
 		i := slices.IndexFunc(b.Sources, func(s recipe.ResolvedSource) bool { return s.Name == sa.Name })
 		if i < 0 {
@@ -366,7 +382,7 @@ func sameContent(a, b *recipe.Resolved, rootA, rootB string) (bool, []string, er
 		if !samePins(sa.Pinned, sb.Pinned) {
 			same = false
 		} else if sa.URL != sb.URL {
-			notes = append(notes, fmt.Sprintf("source %s [%s]: downloaded from %s, was %s (the same pinned bytes)", sa.Name, a.Arch, sa.URL, sb.URL))
+			notes = append(notes, change{"source " + sa.Name, fmt.Sprintf("downloaded from %s, was %s (the same pinned bytes)", sa.URL, sb.URL)})
 		}
 	}
 	if !same {
@@ -404,7 +420,7 @@ func samePins(a, b digest.Set) bool {
 // diffPackages lists packages added or removed and, per package, files added
 // or removed and control fields changed (Version aside: the version check
 // covers it); a field of several lines (Description) as a diff of its lines.
-func diffPackages(arch string, np, op *recipe.Resolved) []string {
+func diffPackages(np, op *recipe.Resolved) []change {
 	index := func(p *recipe.Resolved) map[string]*recipe.ResolvedPackage {
 		m := map[string]*recipe.ResolvedPackage{}
 		for i := range p.Packages {
@@ -413,22 +429,22 @@ func diffPackages(arch string, np, op *recipe.Resolved) []string {
 		return m
 	}
 	ni, oi := index(np), index(op)
-	var out []string
+	var out []change
 	for name, n := range ni {
 		o, ok := oi[name]
 		if !ok {
-			out = append(out, fmt.Sprintf("%s [%s]: new package", name, arch))
+			out = append(out, change{name, "new package"})
 			continue
 		}
 		nf, of := fileList(n), fileList(o)
 		for f := range nf {
 			if !of[f] {
-				out = append(out, fmt.Sprintf("%s [%s]: + %s", name, arch, f))
+				out = append(out, change{name, "+ " + f})
 			}
 		}
 		for f := range of {
 			if !nf[f] {
-				out = append(out, fmt.Sprintf("%s [%s]: - %s", name, arch, f))
+				out = append(out, change{name, "- " + f})
 			}
 		}
 		nc, oc := n.Control(0), o.Control(0)
@@ -445,15 +461,15 @@ func diffPackages(arch string, np, op *recipe.Resolved) []string {
 			case nv == ov:
 			case strings.Contains(nv, "\n") || strings.Contains(ov, "\n"):
 				// A Description: its changed lines, not both texts in full.
-				out = append(out, fmt.Sprintf("%s [%s]: %s:\n%s", name, arch, f, lineDiff(ov, nv)))
+				out = append(out, change{name, f + ":\n" + lineDiff(ov, nv)})
 			default:
-				out = append(out, fmt.Sprintf("%s [%s]: %s: %q -> %q", name, arch, f, ov, nv))
+				out = append(out, change{name, fmt.Sprintf("%s: %q -> %q", f, ov, nv)})
 			}
 		}
 	}
 	for name := range oi {
 		if _, ok := ni[name]; !ok {
-			out = append(out, fmt.Sprintf("%s [%s]: package removed", name, arch))
+			out = append(out, change{name, "package removed"})
 		}
 	}
 	return out

@@ -154,6 +154,15 @@ func TestDiffRecipes(t *testing.T) {
 	}
 }
 
+// A change every architecture shares is shown once, naming them all.
+func TestDiffRecipesSharedChange(t *testing.T) {
+	two := edit(t, helloRecipe, "{amd64: amd64}", "{amd64: amd64, arm64: arm64}", "{amd64: 0192", "{arm64: 7f4b9b5c6bc993bd427c4ba7fd1aea86dab4083b51cb8c84ab533926ddb71665, amd64: 0192")
+	d, err := diffRecipes(loadProject(t, edit(t, two, "section: utils", "section: net"), "k"), loadProject(t, two, "k"), recipe.ResolveOptions{})
+	if want := []string{`hello [amd64, arm64]: Section: "utils" -> "net"`}; err != nil || !slices.Equal(d.changes, want) {
+		t.Errorf("changes %q (%v), want %q", d.changes, err, want)
+	}
+}
+
 // TestVersionCheck is the rule the gate enforces on a bump: changed packages
 // need a Debian version that dpkg orders after the base's.
 func TestVersionCheck(t *testing.T) {

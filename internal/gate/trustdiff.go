@@ -360,21 +360,32 @@ func diffSigners(kind Kind, what, source string, n, o []string, newKeyring, oldK
 	}
 	it := ReviewItem{Kind: kind, Source: source, Old: o, New: n}
 	it.Added, it.Removed = listDiff(o, n)
+	// A signer the keyring does not hold can never sign: say so.
+	named := func(list []string) string {
+		var out []string
+		for _, f := range list {
+			if newKeyring != nil && newKeyring.err == nil && !slices.Contains(newKeyring.fprs, f) {
+				f += " (not in " + newKeyring.path + ")"
+			}
+			out = append(out, f)
+		}
+		return strings.Join(out, ", ")
+	}
 	switch {
 	case suffix != "":
-		rv.add(it, fmt.Sprintf("%s %s%s", what, strings.Join(n, ", "), suffix))
+		rv.add(it, fmt.Sprintf("%s %s%s", what, named(n), suffix))
 	case len(o) == 0 && oldKeyring == nil:
-		rv.add(it, fmt.Sprintf("%s %s (new)", what, strings.Join(n, ", ")))
+		rv.add(it, fmt.Sprintf("%s %s (new)", what, named(n)))
 	case len(n) == 0 && newKeyring == nil:
 		rv.add(it, fmt.Sprintf("%s no longer apply (were %s)", what, strings.Join(o, ", ")))
 	case len(n) == 0:
 		rv.add(it, fmt.Sprintf("%s: any key of %s now (were %s)", what, newKeyring.path, strings.Join(o, ", ")))
 	case len(o) == 0:
-		rv.add(it, fmt.Sprintf("%s: only %s now (was any key of %s)", what, strings.Join(n, ", "), oldKeyring.path))
+		rv.add(it, fmt.Sprintf("%s: only %s now (was any key of %s)", what, named(n), oldKeyring.path))
 	default:
 		var parts []string
 		if len(it.Added) > 0 {
-			parts = append(parts, strings.Join(it.Added, ", ")+" added")
+			parts = append(parts, named(it.Added)+" added")
 		}
 		if len(it.Removed) > 0 {
 			parts = append(parts, strings.Join(it.Removed, ", ")+" removed")
