@@ -2,14 +2,18 @@
 // bump): fetch and verify every source (pins, OpenPGP or Sigstore signatures, the
 // cross-check against upstream checksum files), build, lintian, build again
 // into a fresh folder and compare bytes, and, against a base git revision,
-// check that the Debian version increases, flag keyring and signer changes
-// for review, and diff the packages' file lists and control fields.
+// check that the Debian version increases when the packages change, flag
+// every trust change for review (a ReviewItem each: review.go), and diff the
+// packages' file lists and control fields.
 //
-// The base comparison diffs Plans, not built packages: updeb takes only the
-// files a recipe names (never globs), so a plan fixes every package's file
-// list and control fields (all but Installed-Size). Diffing plans needs
-// neither the old release's artifacts nor the network, and says exactly what
-// the bump changes.
+// The base comparison diffs resolved recipes, not built packages: updeb
+// takes only the files a recipe names (never globs), so a resolved recipe
+// fixes every package's file list and control fields (all but
+// Installed-Size). Diffing them needs neither the old release's artifacts
+// nor the network, and says exactly what the bump changes. What only
+// decides trust (signatures, Sigstore policies, keyrings, checksum files)
+// is compared apart (trustdiff.go): it never changes the package bytes, so
+// it needs a reviewer, not a new version.
 package gate
 
 import (

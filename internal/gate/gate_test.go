@@ -380,7 +380,7 @@ func TestReportErr(t *testing.T) {
 // revision does not have is new, and one it has loads with its keyring as it
 // was then.
 func TestBaseLoad(t *testing.T) {
-	tools := testenv.RequireTool(t, "git", "tar")
+	tools := testenv.RequireTool(t, "git")
 	dir := t.TempDir()
 	git := func(args ...string) {
 		testenv.Run(t, tools[0], append([]string{"-C", dir, "-c", "user.email=t@example.org", "-c", "user.name=t"}, args...)...)

@@ -1,6 +1,8 @@
 package gate
 
 import (
+	"archive/tar"
+	"bytes"
 	"context"
 	"crypto/ecdsa"
 	"crypto/elliptic"
@@ -390,5 +392,54 @@ func TestLineDiff(t *testing.T) {
 	}
 	if got := strings.Count(lineDiff(strings.Join(x, "\n"), strings.Join(y, "\n")), "\n"); got != 9999 {
 		t.Errorf("5000 lines replaced: %d lines of diff, want 10000", got+1)
+	}
+}
+
+// TestUntar extracts what git archive writes (folders, files, links that
+// stay inside) and refuses a path out of the folder; a link out is left
+// out, for the recipe's checks to refuse what needs it.
+func TestUntar(t *testing.T) {
+	build := func(entries ...*tar.Header) []byte {
+		var b bytes.Buffer
+		tw := tar.NewWriter(&b)
+		for _, h := range entries {
+			if err := tw.WriteHeader(h); err != nil {
+				t.Fatal(err)
+			}
+			if h.Typeflag == tar.TypeReg {
+				tw.Write(bytes.Repeat([]byte("x"), int(h.Size)))
+			}
+		}
+		tw.Close()
+		return b.Bytes()
+	}
+	dir := t.TempDir()
+	good := build(
+		&tar.Header{Typeflag: tar.TypeXGlobalHeader, Name: "pax_global_header", PAXRecords: map[string]string{"comment": "abc"}},
+		&tar.Header{Typeflag: tar.TypeDir, Name: "recipes/", Mode: 0o755},
+		&tar.Header{Typeflag: tar.TypeReg, Name: "recipes/hello.yaml", Mode: 0o644, Size: 3},
+		&tar.Header{Typeflag: tar.TypeSymlink, Name: "recipes/in", Linkname: "hello.yaml"},
+		&tar.Header{Typeflag: tar.TypeSymlink, Name: "recipes/out", Linkname: "../../etc/passwd"},
+		&tar.Header{Typeflag: tar.TypeSymlink, Name: "recipes/abs", Linkname: "/etc/passwd"},
+	)
+	if err := untar(bytes.NewReader(good), dir); err != nil {
+		t.Fatal(err)
+	}
+	if b, err := os.ReadFile(filepath.Join(dir, "recipes", "in")); err != nil || string(b) != "xxx" {
+		t.Errorf("file through an inside link: %q, %v", b, err)
+	}
+	for _, l := range []string{"out", "abs"} {
+		if _, err := os.Lstat(filepath.Join(dir, "recipes", l)); !errors.Is(err, os.ErrNotExist) {
+			t.Errorf("link %s out of the folder was made: %v", l, err)
+		}
+	}
+	bad := build(&tar.Header{Typeflag: tar.TypeReg, Name: "../escape", Mode: 0o644, Size: 1})
+	if err := untar(bytes.NewReader(bad), t.TempDir()); err == nil || !strings.Contains(err.Error(), "outside") {
+		t.Errorf("a path out of the folder: %v", err)
+	}
+	for _, n := range []int{1536 + 100, 2048 + 1} { // in the file's header, in its data
+		if err := untar(bytes.NewReader(good[:n]), t.TempDir()); err == nil {
+			t.Errorf("an archive cut at %d of %d bytes extracted without an error", n, len(good))
+		}
 	}
 }
