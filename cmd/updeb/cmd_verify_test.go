@@ -85,7 +85,7 @@ func TestVerifyBump(t *testing.T) {
 			edit(t, hello, `revision: "1"`, `revision: "2"`)
 			edit(t, hello, "section: utils", "section: net")
 		}, 0, map[string]gate.Status{"version": gate.Pass, "lintian": gate.Pass, "reproducible": gate.Pass, "signature": gate.Pass, "cross-check": gate.Pass, "trust": gate.Pass},
-			"1.2.0-1 -> 1.2.0-2", []string{`hello [amd64]: Section: "utils" -> "net"`}},
+			"1.2.0-1 -> 1.2.0-2", []string{`hello [amd64, arm64]: Section: "utils" -> "net"`}},
 		{"key rotation is flagged, not failed", func(t *testing.T) {
 			edit(t, hello, `revision: "1"`, `revision: "2"`)
 			f, err := os.OpenFile(filepath.Join(repo, "keys", "demo-upstream.asc"), os.O_APPEND|os.O_WRONLY, 0)
@@ -110,7 +110,7 @@ func TestVerifyBump(t *testing.T) {
 		{"lintian error", func(t *testing.T) {
 			edit(t, hello, `revision: "1"`, `revision: "2"`)
 			edit(t, hello, "dest: /usr/bin/hello,", "dest: /usr/local/bin/hello,")
-		}, 1, map[string]gate.Status{"lintian": gate.Fail}, "file-in-usr-local", []string{"hello [amd64]: + /usr/local/bin/hello (0755)", "hello [amd64]: - /usr/bin/hello (0755)"}},
+		}, 1, map[string]gate.Status{"lintian": gate.Fail}, "file-in-usr-local", []string{"hello [amd64, arm64]: + /usr/local/bin/hello (0755)", "hello [amd64, arm64]: - /usr/bin/hello (0755)"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -152,7 +152,7 @@ func TestVerifyBump(t *testing.T) {
 					t.Errorf("changes %q lack %q", rep.Recipes[0].Changes, c)
 				}
 			}
-			if sig := got["signature"]; sig.Status == gate.Pass && sig.Detail != "OpenPGP signature verified: hello (key BF6DE05C1AE1CEB285DE5044F3CB238093D0BB4B)" {
+			if sig := got["signature"]; sig.Status == gate.Pass && sig.Detail != "OpenPGP signature verified: hello (amd64: key BF6DE05C1AE1CEB285DE5044F3CB238093D0BB4B)" {
 				t.Errorf("the signature PASS line does not name the signer: %q", sig.Detail)
 			}
 			if tt.code != 0 && !strings.Contains(stderr.String(), "hello: ") {
@@ -238,7 +238,7 @@ func TestVerifyTrustChanges(t *testing.T) {
 		if got := lines(stdout, "REVIEW"); !slices.Equal(got, want) {
 			t.Errorf("REVIEW lines:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 		}
-		for _, w := range []string{"PASS   signature    OpenPGP signature verified: hello (key " + demoKey + ")",
+		for _, w := range []string{"PASS   signature    OpenPGP signature verified: hello (amd64: key " + demoKey + ")",
 			"PASS: 1 recipe(s), 0 failed check(s), 4 flagged for review",
 			"!! 4 change(s) flagged REVIEW above"} {
 			if !strings.Contains(stdout, w) {

@@ -283,15 +283,15 @@ func sourceChecks(r *recipe.Recipe, results []pipeline.Result, c *checks) bool {
 	for _, s := range r.Sources {
 		switch {
 		case s.Signature.Sigstore != nil:
-			sigstored = append(sigstored, named(s.Name, "", evidence(results, s.Name, "sigstore:")))
+			sigstored = append(sigstored, named(s.Name, evidence(results, s.Name, "sigstore:", "")))
 		case s.Signature.URL != "":
-			signed = append(signed, named(s.Name, "key ", evidence(results, s.Name, "openpgp:")))
+			signed = append(signed, named(s.Name, evidence(results, s.Name, "openpgp:", "key ")))
 		default:
 			unsigned = append(unsigned, s.Name+" ("+s.Signature.None+")")
 		}
 		switch {
 		case s.Checksums != nil && s.Checksums.Clearsigned != nil:
-			crossed = append(crossed, named(s.Name, "clearsigned by key ", evidence(results, s.Name, "openpgp-clearsigned-checksums:")))
+			crossed = append(crossed, named(s.Name, evidence(results, s.Name, "openpgp-clearsigned-checksums:", "clearsigned by key ")))
 		case s.Checksums != nil:
 			crossed = append(crossed, s.Name)
 		default:
@@ -324,34 +324,34 @@ func sourceChecks(r *recipe.Recipe, results []pipeline.Result, c *checks) bool {
 	return true
 }
 
-// evidence names who vouched for the source in the words that begin with
-// prefix (trust.Source's: "openpgp:FPR", "sigstore:IDENTITY issuer=URL
-// rekor=N"): once when every architecture built says the same, else per
-// architecture.
-func evidence(results []pipeline.Result, source, prefix string) string {
+// evidence names who vouched for the source: the words of trust.Source
+// that begin with prefix ("openpgp:FPR", "sigstore:IDENTITY issuer=URL
+// rekor=N"), after label, per architecture ("amd64: key FPR"), or once when
+// several architectures agree. "" when the results say nothing.
+func evidence(results []pipeline.Result, source, prefix, label string) string {
 	var per, distinct []string
 	for _, x := range results {
 		for _, by := range x.VerifiedBy[source] {
 			if ev, ok := strings.CutPrefix(by, prefix); ok {
-				per = append(per, x.Arch+": "+ev)
+				per = append(per, x.Arch+": "+label+ev)
 				if !slices.Contains(distinct, ev) {
 					distinct = append(distinct, ev)
 				}
 			}
 		}
 	}
-	if len(distinct) == 1 {
-		return distinct[0]
+	if len(per) > 1 && len(distinct) == 1 {
+		return label + distinct[0]
 	}
 	return strings.Join(per, ", ")
 }
 
 // named is a source's name with who vouched for it, when that is known.
-func named(source, label, by string) string {
+func named(source, by string) string {
 	if by == "" {
 		return source
 	}
-	return source + " (" + label + by + ")"
+	return source + " (" + by + ")"
 }
 
 // isNetwork reports a download that failed (network, offline miss, a

@@ -242,7 +242,7 @@ func TestSourceChecks(t *testing.T) {
 	ok := sourceChecks(r, []pipeline.Result{built("amd64", "a_1_amd64.deb"), built("arm64", "a_1_arm64.deb")}, &c)
 	want := []Result{
 		{Check: "digest", Status: Pass, Detail: "every source matches its pinned digest"},
-		{Check: "signature", Status: Pass, Detail: "OpenPGP signature verified: signed (key " + fpr + "); clear (key amd64: " + fpr + ", arm64: 0123456789ABCDEF0123456789ABCDEF01234567)"},
+		{Check: "signature", Status: Pass, Detail: "OpenPGP signature verified: signed (key " + fpr + "); clear (amd64: key " + fpr + ", arm64: key 0123456789ABCDEF0123456789ABCDEF01234567)"},
 		{Check: "signature", Status: Pass, Detail: "Sigstore signature verified: sig (amd64: rel@example.org issuer=https://accounts.google.com rekor=7, arm64: rel@example.org issuer=https://accounts.google.com rekor=8)"},
 		{Check: "signature", Status: Skip, Detail: "no signature: bare (upstream does not sign)"},
 		{Check: "cross-check", Status: Pass, Detail: "pins agree with the upstream checksum file: signed; clear (clearsigned by key " + fpr + ")"},
