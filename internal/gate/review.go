@@ -92,21 +92,26 @@ func (rv *reviews) add(it ReviewItem, message string) {
 }
 
 // listDiff returns what b has that a lacks, and what a has that b lacks,
-// each sorted.
+// each sorted (keyrings may hold thousands of keys: sets, not scans).
 func listDiff(a, b []string) (added, removed []string) {
+	inA, inB := map[string]bool{}, map[string]bool{}
+	for _, x := range a {
+		inA[x] = true
+	}
 	for _, x := range b {
-		if !slices.Contains(a, x) {
+		inB[x] = true
+		if !inA[x] {
 			added = append(added, x)
 		}
 	}
 	for _, x := range a {
-		if !slices.Contains(b, x) {
+		if !inB[x] {
 			removed = append(removed, x)
 		}
 	}
 	slices.Sort(added)
 	slices.Sort(removed)
-	return added, removed
+	return slices.Compact(added), slices.Compact(removed)
 }
 
 // sameSet reports whether a and b hold the same strings, in any order.
