@@ -33,7 +33,10 @@ func newCompatCmd(g *globalOptions) *cobra.Command {
 		Short: "Check that the versions deployed together work together",
 		Long: `compat reads a release set file (the versions deployed together, one set per cluster or
 Kubernetes minor) and checks Kubernetes' version-skew policy, Helm's n-3 table,
-containerd's recommended table, the recipes' requires, and end-of-life dates.
+containerd's recommended table, Istio's, Calico's and Cilium's supported Kubernetes
+versions, kubeadm's etcd, cri-tools' matrix, the recipes' requires, and end-of-life
+dates. The tables come from the recipes repository's data file when there is one (see
+'updeb data'), else the newer of the bundled and refreshed copies; stderr says which.
 Exit 1 on a violation or an end-of-life component; warnings do not change the exit code.`,
 		Example: `  updeb compat                                  # release-sets.yaml in the working folder
   updeb compat --set clusters.yaml --format markdown
@@ -81,11 +84,11 @@ func runCompat(cmd *cobra.Command, g *globalOptions, o *compatOptions) error {
 	if err != nil {
 		return err
 	}
-	data, err := g.supportData(cfg, now)
+	data, err := g.dataSet(cfg, now, true)
 	if err != nil {
 		return err
 	}
-	report, err := compat.Check(sets, rs, data.Data, data.Name(), now)
+	report, err := compat.Check(sets, rs, compat.Inputs{Now: now, Tables: data.Tables, EOL: data.EOL.Data, EOLCopy: data.EOL.Name()})
 	switch {
 	case errors.Is(err, compat.ErrRequires):
 		return invalidInput(err, "fix the recipe's requires")
@@ -93,7 +96,7 @@ func runCompat(cmd *cobra.Command, g *globalOptions, o *compatOptions) error {
 		return invalidInput(fmt.Errorf("%s: %w", o.setFile, err), "a release set's recipe:NAME must name a recipe of the --recipes folder (NAME.yaml there) that ships that component (COMPONENT.yaml or COMPONENT-MAJOR.MINOR.yaml)")
 	}
 	if format == compat.FormatHTML && rs != nil {
-		p, err := plan.Make(rs, data, plan.Options{Now: now})
+		p, err := plan.Make(rs, data.EOL, plan.Options{Now: now, Tables: data.Tables})
 		if err != nil {
 			return err
 		}

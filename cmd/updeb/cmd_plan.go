@@ -11,6 +11,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/updeb/updeb/internal/compatdata"
 	"github.com/updeb/updeb/internal/plan"
 	"github.com/updeb/updeb/internal/recipe"
 	"github.com/updeb/updeb/internal/track"
@@ -107,7 +108,7 @@ func runPlan(cmd *cobra.Command, g *globalOptions, o *planCmdOptions) error {
 			}
 		}
 	}
-	p, errs, err := makePlan(cmd, g, s, &o.trackFlags, o.setFile)
+	p, _, errs, err := makePlan(cmd, g, s, &o.trackFlags, o.setFile)
 	if err != nil {
 		return err
 	}
@@ -135,26 +136,27 @@ func runPlan(cmd *cobra.Command, g *globalOptions, o *planCmdOptions) error {
 // makePlan makes the plan of the session's recipes (plan, plan --apply,
 // report): the support data by the config, each recipe's newest releases
 // from its watch (unless --offline), the release set file setFile (the
-// default may be absent). It returns the plan, the errors of the recipes
-// whose releases could not be listed (the plan says "unknown" for them), or
-// an error when there is no plan at all.
-func makePlan(cmd *cobra.Command, g *globalOptions, s *session, tf *trackFlags, setFile string) (*plan.Plan, []error, error) {
+// default may be absent), checked against the data tables in use. It
+// returns the plan, the data it used, the errors of the recipes whose
+// releases could not be listed (the plan says "unknown" for them), or an
+// error when there is no plan at all.
+func makePlan(cmd *cobra.Command, g *globalOptions, s *session, tf *trackFlags, setFile string) (*plan.Plan, *compatdata.Set, []error, error) {
 	opts, err := tf.options(g, s.cfg, s.fetcher)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	now := opts.Now()
-	data, err := g.supportData(s.cfg, now)
+	data, err := g.dataSet(s.cfg, now, true)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
-	po := plan.Options{Now: now, Derive: track.Derive, SetsFile: setFile}
+	po := plan.Options{Now: now, Derive: track.Derive, SetsFile: setFile, Tables: data.Tables}
 	po.Sets, err = yamlfile.ReadFile(setFile, 0)
 	switch {
 	case errors.Is(err, fs.ErrNotExist) && !cmd.Flags().Changed("set"):
 		po.Sets, po.SetsFile = nil, ""
 	case err != nil:
-		return nil, nil, invalidInput(err, "name the release set file with --set")
+		return nil, nil, nil, invalidInput(err, "name the release set file with --set")
 	}
 	var (
 		mu   sync.Mutex
@@ -171,11 +173,11 @@ func makePlan(cmd *cobra.Command, g *globalOptions, s *session, tf *trackFlags, 
 			return c, err
 		}
 	}
-	p, err := plan.Make(s.recipes, data, po)
+	p, err := plan.Make(s.recipes, data.EOL, po)
 	if err != nil {
-		return nil, nil, invalidInput(err, "fix the release set file (updeb compat checks it)")
+		return nil, nil, nil, invalidInput(err, "fix the release set file (updeb compat checks it)")
 	}
-	return p, errs, nil
+	return p, data, errs, nil
 }
 
 // applyPlan is plan --apply: plan.Apply, the change description, the exit

@@ -80,7 +80,7 @@ func runReport(cmd *cobra.Command, g *globalOptions, o *reportOptions) error {
 		return err
 	}
 	defer s.Close()
-	p, errs, err := makePlan(cmd, g, s, &o.trackFlags, o.setFile)
+	p, data, errs, err := makePlan(cmd, g, s, &o.trackFlags, o.setFile)
 	if err != nil {
 		return err
 	}
@@ -89,10 +89,6 @@ func runReport(cmd *cobra.Command, g *globalOptions, o *reportOptions) error {
 		return err
 	}
 	now := opts.Now()
-	data, err := g.supportData(s.cfg, now)
-	if err != nil {
-		return err
-	}
 	var sets []compat.ReleaseSet
 	if p.SetsFile != "" {
 		text, err := yamlfile.ReadFile(o.setFile, 0)
@@ -103,7 +99,7 @@ func runReport(cmd *cobra.Command, g *globalOptions, o *reportOptions) error {
 			return invalidInput(err, "")
 		}
 	}
-	cr, err := compat.Check(sets, s.recipes, data.Data, data.Name(), now)
+	cr, err := compat.Check(sets, s.recipes, compat.Inputs{Now: now, Tables: data.Tables, EOL: data.EOL.Data, EOLCopy: data.EOL.Name()})
 	if err != nil {
 		return invalidInput(fmt.Errorf("%s: %w", o.setFile, err), "updeb compat says the same")
 	}

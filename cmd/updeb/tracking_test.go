@@ -14,7 +14,9 @@ import (
 
 	"go.yaml.in/yaml/v3"
 
+	"github.com/updeb/updeb/internal/compatdata"
 	"github.com/updeb/updeb/internal/supportdata"
+	"github.com/updeb/updeb/internal/testkit/compatsrc"
 	"github.com/updeb/updeb/internal/testkit/eoltest"
 	"github.com/updeb/updeb/internal/testkit/ghfake"
 	"github.com/updeb/updeb/internal/testkit/squid"
@@ -35,6 +37,7 @@ type trackingWorld struct {
 	state    string
 	cache    string
 	products map[string][]supportdata.Cycle
+	tables   *compatsrc.Server // upstream's compatibility tables
 }
 
 // upstreamOf says where each fixture recipe's releases are: repository,
@@ -120,9 +123,17 @@ func newTrackingWorld(t *testing.T) *trackingWorld {
 		c("calico", "3.31", "2025-11-10", "", "", "3.31.7"),
 		istio130,
 		c("containerd", "2.3", "2026-04-30", "2028-04-30", "2028-04-30", "2.3.4"),
+		c("cilium", "1.20", "2026-07-29", "", "", "1.20.1"),
 	} {
 		w.cycle(cy)
 	}
+	// Upstream's compatibility tables: the real copies, kubeadm's on the
+	// release branches of 1.36 and 1.37.
+	tables, sources := fakeTables(t)
+	kubeadm := compatsrc.Path(compatdata.KubeadmEtcd, "1.37", 0)
+	tables.Put(compatsrc.Path(compatdata.KubeadmEtcd, "1.36", 0), compatsrc.Answer{Body: tables.Get(kubeadm)})
+	w.tables = tables
+	w.istioRows(false)
 	dir := filepath.Dir(w.root)
 	w.state, w.cache, w.config = filepath.Join(dir, "state"), filepath.Join(dir, "cache"), filepath.Join(dir, "updeb.yaml")
 	conf := fmt.Sprintf(`proxy: %s
@@ -130,10 +141,10 @@ fetch: {retries: 0}
 github-api: %s
 mirrors:
   - {prefix: "https://github.com/", to: "%s"}
-data: {endoflife-url: "%s"}
+data: {endoflife-url: "%s", sources: %s}
 build:
   maintainer: Tracking Test <tracking@example.org>
-`, sq.URL, w.gh.API(), w.gh.Mirror(), w.eol.Template())
+`, sq.URL, w.gh.API(), w.gh.Mirror(), w.eol.Template(), sources)
 	if err := os.WriteFile(w.config, []byte(conf), 0o644); err != nil {
 		t.Fatal(err)
 	}
@@ -141,6 +152,22 @@ build:
 	w.git("add", "-A")
 	w.git("commit", "-q", "-m", "fixture")
 	return w
+}
+
+// istioRows serves Istio's supportStatus.yml with the bundled rows, the
+// 1.31 row (Kubernetes 1.32 to 1.37) only once it is out.
+func (w *trackingWorld) istioRows(with131 bool) {
+	bundled, err := compatdata.Bundled()
+	if err != nil {
+		w.t.Fatal(err)
+	}
+	var rows [][3]string
+	for _, r := range bundled.Table(compatdata.Istio).Rows {
+		if ir := r.(compatdata.IstioRow); ir.Istio != "1.31" || with131 {
+			rows = append(rows, [3]string{ir.Istio, ir.KubernetesMin, ir.KubernetesMax})
+		}
+	}
+	w.tables.Put(compatsrc.Path(compatdata.Istio, "", 0), compatsrc.Answer{Body: compatsrc.IstioStatus(rows)})
 }
 
 // git runs git in the repository as a fixed author, and returns its output.
@@ -273,11 +300,12 @@ func TestPlanApply(t *testing.T) {
 // apt repository. On 2026-10-26 nothing is to do: the page is green, no
 // branch. Then upstream releases a new patch of a supported minor
 // (Kubernetes 1.36.5), a new minor (Kubernetes 1.37.1, cri-tools 1.37.0,
-// Istio 1.31.1) and components reach end of life (Kubernetes 1.34, Istio
-// 1.30). On 2026-12-01 one run leaves a branch with verified recipe edits
+// Istio 1.31.1), components reach end of life (Kubernetes 1.34, Istio 1.30)
+// and a compatibility table gains a row (Helm 3.22, released too, supports
+// Kubernetes 1.37; Istio's table its 1.31). On 2026-12-01 one run leaves a branch with verified recipe edits
 // and release sets, its commit message the change description; the page and
 // the metrics say what main still lacks. Once it is merged, a run has
-// nothing to do.
+// nothing to do and the page is green.
 func TestTrackingMonth(t *testing.T) {
 	testenv.RequireTool(t, "bash", "go", "promtool", "dpkg-deb")
 	w := newTrackingWorld(t)
@@ -323,12 +351,15 @@ func TestTrackingMonth(t *testing.T) {
 		}
 		return string(b)
 	}
-	// The operator's first refresh (the fake data has fewer cycles than the
-	// bundled copy), and an apt repository: Kubernetes 1.36.4 in staging and
-	// production, 1.35.9 in staging only.
-	if code, out, errs := w.updeb("data", "refresh", "--allow-dropped"); code != 0 {
+	// The operator's first refresh, into the repository's data file (the
+	// fake data has fewer cycles than the bundled copy), and an apt
+	// repository: Kubernetes 1.36.4 in staging and production, 1.35.9 in
+	// staging only.
+	if code, out, errs := w.updeb("data", "refresh", "--allow-dropped", "--write", "compat-data.yaml"); code != 0 {
 		t.Fatalf("data refresh: exit %d\n%s%s", code, out, errs)
 	}
+	w.git("add", "compat-data.yaml")
+	w.git("commit", "-q", "-m", "the data tables this repository relies on")
 	key := filepath.Join(dir, "repo-key")
 	debs := filepath.Join(dir, "debs")
 	for _, args := range [][]string{
@@ -364,6 +395,12 @@ func TestTrackingMonth(t *testing.T) {
 	} {
 		w.release(r.comp, r.version, r.day)
 	}
+	// and a compatibility table gains a row: Helm 3.22 supports Kubernetes
+	// 1.34 to 1.37 (and Istio's table its 1.31).
+	w.release("helm", "3.22.0", "2026-11-24")
+	helm3 := compatsrc.Path(compatdata.Helm, "", 1)
+	w.tables.Put(helm3, compatsrc.Answer{Body: insert(t, w.tables.Get(helm3), "|--------------|", "| 3.22.x       | 1.37.x - 1.34.x               |\n")})
+	w.istioRows(true)
 	c := eoltest.Cycle
 	istio131 := c("istio", "1.31", "2026-11-05", "", "2027-05-30", "1.31.1")
 	istio131.SupportedKubernetes = "1.32 - 1.37"
@@ -374,13 +411,13 @@ func TestTrackingMonth(t *testing.T) {
 
 	// 2026-12-01: one run proposes the month's changes.
 	code, out = job("2026-12-01")
-	if code != 0 || !strings.Contains(out, "updeb-tracking: branch updeb/tracking is ready to push: Tracking 2026-12-01: 2 new minors, 2 bumps, 1 end-of-life mark") {
+	if code != 0 || !strings.Contains(out, "updeb-tracking: branch updeb/tracking is ready to push: Tracking 2026-12-01: 2 new minors, 3 bumps, 1 end-of-life mark") {
 		t.Fatalf("the month's run: exit %d\n%s", code, out)
 	}
 	if st := w.git("status", "--porcelain"); st != "" || strings.TrimSpace(w.git("rev-parse", "--abbrev-ref", "HEAD")) != "main" {
 		t.Errorf("the job left the tree dirty or off main:\n%s", st)
 	}
-	if files := w.git("diff", "--name-status", "main", "updeb/tracking"); files != "A\trecipes/cri-tools-1.37.yaml\nM\trecipes/istioctl.yaml\nM\trecipes/kubernetes-1.34.yaml\nM\trecipes/kubernetes-1.36.yaml\nA\trecipes/kubernetes-1.37.yaml\nM\trelease-sets.yaml\n" {
+	if files := w.git("diff", "--name-status", "main", "updeb/tracking"); files != "M\tcompat-data.yaml\nA\trecipes/cri-tools-1.37.yaml\nM\trecipes/helm.yaml\nM\trecipes/istioctl.yaml\nM\trecipes/kubernetes-1.34.yaml\nM\trecipes/kubernetes-1.36.yaml\nA\trecipes/kubernetes-1.37.yaml\nM\trelease-sets.yaml\n" {
 		t.Errorf("the branch changes:\n%s", files)
 	}
 	show := func(path string) string { return w.git("show", "updeb/tracking:"+path) }
@@ -402,17 +439,21 @@ func TestTrackingMonth(t *testing.T) {
 			}
 		}
 	}
+	// The table's new row is a reviewable diff in the branch.
+	if d := w.git("diff", "main", "updeb/tracking", "--", "compat-data.yaml"); !strings.Contains(d, "+") || !strings.Contains(d, "3.22") {
+		t.Errorf("the data file's diff lacks Helm 3.22:\n%s", d)
+	}
 	message := w.git("log", "-1", "--format=%B", "updeb/tracking")
 	for _, want := range []string{
-		"Tracking 2026-12-01: 2 new minors, 2 bumps, 1 end-of-life mark\n\n",
+		"Tracking 2026-12-01: 2 new minors, 3 bumps, 1 end-of-life mark\n\n",
 		"- kubernetes-1.36: 1.36.4 -> 1.36.5, released 2026-11-12\n  vouched for by:\n    bin amd64: checksum-file:https://github.com/kubernetes/kubernetes/releases/download/v1.36.5/SHA256SUMS\n  release notes: https://github.com/kubernetes/kubernetes/releases/tag/v1.36.5\n",
 		"- istioctl: 1.30.3 -> 1.31.1, released 2026-11-05\n  watch track: 1.31.x\n",
 		"- kubernetes-1.37: new recipe (the next minor after kubernetes-1.36) at 1.37.1, released 2026-11-25\n",
 		"  release sets: release set kubernetes137 added for Kubernetes 1.37, copied from kubernetes136\n",
 		"  release sets: release set kubernetes137 now names recipe:cri-tools-1.37\n",
 		"- kubernetes-1.34: marked end-of-life since 2026-10-27",
-		"- release set kubernetes137: helm: helm 3.21.4 supports Kubernetes 1.33.x to 1.36.x (Helm's n-3 table), the set has kubernetes 1.37.1; no action of the plan resolves it\n",
-		"updeb verify --base HEAD on the changed recipes:\n", "  PASS: 5 recipe(s), 0 failed check(s)",
+		"- helm: 3.21.4 -> 3.22.0, released 2026-11-24\n",
+		"updeb verify --base HEAD on the changed recipes:\n", "  PASS: 6 recipe(s), 0 failed check(s)",
 	} {
 		if !strings.Contains(message, want) {
 			t.Errorf("the commit message lacks %q:\n%s", want, message)
@@ -429,7 +470,7 @@ func TestTrackingMonth(t *testing.T) {
 		}
 	}
 	m := promtool()
-	for _, want := range []string{"updeb_tracking_last_run_success 1\n", "updeb_recipes_behind_upstream 1\n", "updeb_release_sets_violating 2\n",
+	for _, want := range []string{"updeb_tracking_last_run_success 1\n", "updeb_recipes_behind_upstream 2\n", "updeb_release_sets_violating 2\n",
 		`updeb_plan_actions{kind="add"} 2` + "\n", `updeb_plan_actions{kind="retire"} 1` + "\n", "updeb_components_end_of_life 1\n"} {
 		if !strings.Contains(m, want) {
 			t.Errorf("the metrics lack %q:\n%s", want, m)
@@ -442,9 +483,13 @@ func TestTrackingMonth(t *testing.T) {
 	if code != 0 || !strings.Contains(out, "updeb-tracking: nothing to do") || w.git("rev-parse", "updeb/tracking") != head {
 		t.Errorf("after the merge: exit %d\n%s", code, out)
 	}
-	if m := promtool(); !strings.Contains(m, "updeb_release_sets_violating 1\n") || !strings.Contains(m, `updeb_plan_actions{kind="compat"} 1`+"\n") ||
-		!strings.Contains(m, "updeb_recipes_behind_upstream 0\n") {
+	if m := promtool(); !strings.Contains(m, "updeb_release_sets_violating 0\n") || !strings.Contains(m, `updeb_plan_actions{kind="compat"} 0`+"\n") ||
+		!strings.Contains(m, "updeb_recipes_behind_upstream 0\n") || !strings.Contains(m, `updeb_data_table_age_seconds{table="helm",copy="repository compat-data.yaml"} `) {
 		t.Errorf("the metrics after the merge:\n%s", m)
+	}
+	page, _ = os.ReadFile(filepath.Join(site, "index.html"))
+	if !strings.Contains(string(page), `<div class="verdict level-ok" id="verdict"`) || strings.Contains(string(page), "helm 3.22.0 is not in") {
+		t.Errorf("the page after the merge is not green, or Helm's new row was not read:\n%s", page)
 	}
 }
 

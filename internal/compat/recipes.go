@@ -63,12 +63,12 @@ func retiredAt(retired []Retired, comp, version string, now time.Time) (Retired,
 var ErrRequires = errors.New("compat: invalid requires")
 
 // Check resolves the sets' recipe:NAME references against the recipes rs
-// and evaluates the sets with what the recipes say (requires, the versions
-// they ship, their end-of-life marks) and the support data (eolCopy names
-// the copy). Without recipes (rs nil) a reference is an error and what the
-// sets name is not checked against recipes. The sets are resolved in place.
-func Check(sets []ReleaseSet, rs []*recipe.Recipe, eol *supportdata.Data, eolCopy string, now time.Time) (*Report, error) {
-	in := Inputs{Now: now, EOL: eol, EOLCopy: eolCopy}
+// and evaluates the sets with in (the tables, the support data, the day)
+// and what the recipes say: their requires, the versions they ship, their
+// end-of-life marks. Without recipes (rs nil) a reference is an error and
+// what the sets name is not checked against recipes. The sets are resolved
+// in place.
+func Check(sets []ReleaseSet, rs []*recipe.Recipe, in Inputs) (*Report, error) {
 	var shipped map[string][]string
 	in.Requires, shipped, in.Retired = FromRecipes(rs)
 	if err := ValidateRequires(in.Requires); err != nil {

@@ -54,7 +54,7 @@ func effects(p *Plan, rs []*recipe.Recipe, data *supportdata.Data, o Options) er
 		file = "release-sets.yaml"
 	}
 	w := &world{text: o.Sets, recipes: rs}
-	before, err := w.evaluate(file, data, o.Now)
+	before, err := w.evaluate(file, data, o)
 	if err != nil {
 		return err
 	}
@@ -66,7 +66,7 @@ func effects(p *Plan, rs []*recipe.Recipe, data *supportdata.Data, o Options) er
 			a.Reason += fmt.Sprintf(" (what it does to %s is unknown: %v)", file, err)
 			continue
 		}
-		after, err := next.evaluate(file, data, o.Now)
+		after, err := next.evaluate(file, data, o)
 		if err != nil {
 			a.Reason += fmt.Sprintf(" (what it does to %s is unknown: %v)", file, err)
 			continue
@@ -115,13 +115,13 @@ func diff(from, to verdicts) []SetEffect {
 }
 
 // evaluate runs compat on the world (as updeb compat would on the files).
-func (w *world) evaluate(file string, data *supportdata.Data, now time.Time) (verdicts, error) {
+func (w *world) evaluate(file string, data *supportdata.Data, o Options) (verdicts, error) {
 	v := verdicts{kubernetes: map[string]string{}, violations: map[string][]string{}}
 	sets, err := compat.ParseReleaseSets(file, w.text)
 	if err != nil {
 		return v, err
 	}
-	rep, err := compat.Check(sets, w.recipes, data, "", now)
+	rep, err := compat.Check(sets, w.recipes, compat.Inputs{Now: o.Now, Tables: o.Tables, EOL: data})
 	if err != nil {
 		return v, fmt.Errorf("%s: %w", file, err)
 	}

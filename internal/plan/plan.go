@@ -20,6 +20,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/updeb/updeb/internal/compatdata"
 	"github.com/updeb/updeb/internal/recipe"
 	"github.com/updeb/updeb/internal/supportdata"
 	"github.com/updeb/updeb/internal/track"
@@ -68,7 +69,7 @@ type Plan struct {
 
 // Data says which copy of the support data the plan used.
 type Data struct {
-	Copy    string `json:"copy"`           // "bundled" or "refreshed"
+	Copy    string `json:"copy"`           // "bundled", "refreshed" or "repository" (supportdata.Copy.Kind)
 	Path    string `json:"path,omitempty"` // the refreshed copy's file
 	AsOf    string `json:"as_of,omitempty"`
 	AgeDays int    `json:"age_days"`
@@ -177,6 +178,9 @@ type Options struct {
 	// Derive returns the recipe a new minor of a series would be, for what
 	// it requires (nil, or an error: its requires are unknown).
 	Derive func(r *recipe.Recipe, minor, version string) (*recipe.Recipe, error)
+	// Tables are the compatibility tables the release sets are checked
+	// against (nil: the bundled copy).
+	Tables *compatdata.Tables
 }
 
 // Make computes the plan of every recipe of rs. It fails only when the
@@ -186,10 +190,7 @@ func Make(rs []*recipe.Recipe, data *supportdata.Copy, o Options) (*Plan, error)
 	if o.Newest != nil {
 		p.NewestFrom = FromWatch
 	}
-	p.Data = Data{Copy: "bundled", Path: data.Path}
-	if data.Refreshed() {
-		p.Data.Copy = "refreshed"
-	}
+	p.Data = Data{Copy: data.Kind(), Path: data.Path}
 	if !data.Data.AsOf.IsZero() {
 		p.Data.AsOf = data.Data.AsOf.Format(time.DateOnly)
 		p.Data.AgeDays, _ = data.Age(o.Now)

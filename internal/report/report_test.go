@@ -49,7 +49,7 @@ func fixtureReport(t *testing.T, withRepo bool) *Report {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cr, err := compat.Check(sets, rs, data, copyOf.Name(), now)
+	cr, err := compat.Check(sets, rs, compat.Inputs{Now: now, EOL: data, EOLCopy: copyOf.Name()})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -91,7 +91,8 @@ func TestBuild(t *testing.T) {
 	if c := r.Repository.Suites[1].Components[0]; c.Packages[1].Version != "1.36.5-1" || strings.Join(c.Packages[1].Architectures, " ") != "amd64 arm64" {
 		t.Errorf("staging lists %+v", c)
 	}
-	if d := r.Data[1]; d.Name != "eol.yaml" || d.AgeDays != 42 || d.AsOf != "2026-10-20" {
+	// Every table compat read, the end-of-life data last.
+	if d := r.Data[len(r.Data)-1]; len(r.Data) != 8 || d.Name != "endoflife" || d.AgeDays != 42 || d.AsOf != "2026-10-20" || r.Data[0].Name != "helm" {
 		t.Errorf("data %+v", r.Data)
 	}
 	// Nothing wrong: ok.
@@ -153,7 +154,7 @@ func TestMetricsPromtool(t *testing.T) {
 		`updeb_recipe_behind_upstream{recipe="kubernetes-1.36"} 1` + "\n",
 		"updeb_release_sets_violating 2\n", `updeb_release_set_violations{set="kubernetes136"} 1` + "\n",
 		"updeb_components_end_of_life 1\n",
-		`updeb_data_table_age_seconds{table="eol.yaml",copy="refreshed /var/lib/updeb/support/eol.yaml"} 3650400` + "\n",
+		`updeb_data_table_age_seconds{table="endoflife",copy="refreshed /var/lib/updeb/support/eol.yaml"} 3650400` + "\n",
 		`updeb_plan_actions{kind="bump"} `,
 		"updeb_tracking_last_run_timestamp_seconds 1796104800\n", "updeb_tracking_last_run_success 1\n",
 		"updeb_tracking_last_success_timestamp_seconds 1796104800\n",
@@ -240,7 +241,7 @@ func TestPageInChromium(t *testing.T) {
 	}
 	for _, want := range []string{`<table class="matrix" id="matrix">`, `<tr data-recipe="kubernetes-1.36"><td>kubernetes-1.36</td><td>1.36.4</td><td>1.36.5</td>`,
 		`<td class="state-behind">behind</td>`, `<td class="state-expires-soon">expires in 20 hours: refresh it</td>`,
-		`<td>kubernetes-client136</td><td>kubernetes136</td><td>1.36.5-1</td><td>1.36.4-1</td>`, `<section id="plan">`, `<td>eol.yaml</td>`} {
+		`<td>kubernetes-client136</td><td>kubernetes136</td><td>1.36.5-1</td><td>1.36.4-1</td>`, `<section id="plan">`, `<td>endoflife</td>`} {
 		if !strings.Contains(dom, want) {
 			t.Errorf("the page lacks %q", want)
 		}
