@@ -11,6 +11,7 @@ import (
 	"github.com/updeb/updeb/internal/recipe"
 	"github.com/updeb/updeb/internal/supportdata"
 	"github.com/updeb/updeb/internal/yamlfile"
+	"github.com/updeb/updeb/pkg/deb"
 	"github.com/updeb/updeb/pkg/debversion"
 )
 
@@ -96,8 +97,6 @@ func defaulted() []string {
 var (
 	setNameRE   = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]*$`)
 	componentRE = regexp.MustCompile(`^[a-z0-9][a-z0-9.+-]*$`)
-	// recipeNameRE is a recipe's name as recipes/NAME.yaml (the recipe loader's package name rule).
-	recipeNameRE = regexp.MustCompile(`^[a-z0-9][a-z0-9+.-]+$`)
 )
 
 // LoadReleaseSets reads a release set file. Its format:
@@ -304,7 +303,7 @@ func decodeValue(d *yamlfile.Decoder, set, comp string, v *yaml.Node) (version, 
 		return "", "", false
 	}
 	if name, isRef := strings.CutPrefix(v.Value, RecipePrefix); isRef {
-		if !recipeNameRE.MatchString(name) {
+		if !deb.ValidPackageName(name) { // a recipe's name is a Debian source name
 			d.At(v, "set %q: component %q: %q is not a recipe name (recipe:NAME, NAME as in recipes/NAME.yaml)", set, comp, v.Value)
 			return "", "", false
 		}

@@ -528,22 +528,33 @@ func (p *parser) repo(r *Repo, n *yaml.Node) {
 }
 
 // CheckCompression checks a compression name (of build.compression or the
-// --compression flag); "" means the default.
+// --compression flag) against pkg/deb's list; "" means the default.
 func CheckCompression(name string) error {
-	switch deb.Compression(name) {
-	case "", deb.CompressionXZ, deb.CompressionGzip, deb.CompressionZstd, deb.CompressionNone:
+	if name == "" || slices.Contains(deb.Compressions(), deb.Compression(name)) {
 		return nil
 	}
-	return fmt.Errorf("compression %q: want xz, gzip, zstd or none", name)
+	return fmt.Errorf("compression %q: want %s", name, orList(deb.Compressions()))
 }
 
-// CheckXZMode is the check of build.xz-mode: "" (fast), fast or best.
+// CheckXZMode is the check of build.xz-mode: "" (the default) or one of
+// pkg/deb's modes.
 func CheckXZMode(name string) error {
-	switch deb.XZMode(name) {
-	case "", deb.XZFast, deb.XZBest:
+	if name == "" || slices.Contains(deb.XZModes(), deb.XZMode(name)) {
 		return nil
 	}
-	return fmt.Errorf("xz-mode %q: want fast or best", name)
+	return fmt.Errorf("xz-mode %q: want %s", name, orList(deb.XZModes()))
+}
+
+// orList writes names as "a, b or c".
+func orList[S ~string](names []S) string {
+	s := make([]string, len(names))
+	for i, n := range names {
+		s[i] = string(n)
+	}
+	if len(s) < 2 {
+		return strings.Join(s, "")
+	}
+	return strings.Join(s[:len(s)-1], ", ") + " or " + s[len(s)-1]
 }
 
 // scalar returns a single value (null is ""), or records that it is not one.

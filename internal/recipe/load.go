@@ -14,6 +14,7 @@ import (
 
 	"github.com/updeb/updeb/internal/srcurl"
 	"github.com/updeb/updeb/internal/yamlfile"
+	"github.com/updeb/updeb/pkg/deb"
 	"github.com/updeb/updeb/pkg/debversion"
 	"github.com/updeb/updeb/pkg/digest"
 	"github.com/updeb/updeb/pkg/verify/sigstore"
@@ -125,7 +126,6 @@ func parse(file string, data []byte, unpinned bool) (*Recipe, *findings) {
 }
 
 var (
-	packageNameRE  = regexp.MustCompile(`^[a-z0-9][a-z0-9+.-]+$`)
 	sourceNameRE   = regexp.MustCompile(`^[a-z0-9][a-z0-9._-]*$`)
 	upstreamArchRE = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_.-]*$`)
 	fingerprintRE  = regexp.MustCompile(`^[0-9A-Fa-f]{40}$`)
@@ -150,8 +150,8 @@ func (d *decoder) recipe(r *Recipe, n *yaml.Node) {
 	r.Revision = "1"
 	d.mapping(n, "recipe", map[string]field{
 		"name": {true, func(v *yaml.Node) {
-			if d.Str(v, "name", &r.Name) && !packageNameRE.MatchString(r.Name) {
-				d.at(v, "name: %q is not a valid Debian source name (want [a-z0-9][a-z0-9+.-]+)", r.Name)
+			if d.Str(v, "name", &r.Name) && !deb.ValidPackageName(r.Name) {
+				d.at(v, "name: %q is not a valid Debian source name (want %s)", r.Name, deb.PackageNamePattern)
 			}
 		}},
 		"version": {true, func(v *yaml.Node) {
