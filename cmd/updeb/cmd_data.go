@@ -7,7 +7,6 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/updeb/updeb/internal/config"
 	"github.com/updeb/updeb/internal/supportdata"
 )
 
@@ -124,29 +123,4 @@ func newDataStatusCmd(g *globalOptions) *cobra.Command {
 			return nil
 		},
 	}, 1)
-}
-
-// supportData loads the support data the commands use (supportdata.Load)
-// from the state folder, says on stderr which copy it is and how old on now's
-// day, and warns when it is older than the config allows. Without a state
-// folder (no HOME) the bundled copy is used.
-func (g *globalOptions) supportData(cfg *config.Config, now time.Time) (*supportdata.Copy, error) {
-	state, err := g.stateDirFor(cfg)
-	if err != nil {
-		state = ""
-	}
-	c, warnings, err := supportdata.Load(state)
-	if err != nil {
-		return nil, err
-	}
-	if !g.quiet {
-		for _, w := range warnings {
-			fmt.Fprintf(g.stderr, "updeb: warning: %s\n", w)
-		}
-		fmt.Fprintf(g.stderr, "updeb: support data: %s\n", c.Describe(now))
-		if c.Stale(now, cfg.Data.MaxAge()) {
-			fmt.Fprintf(g.stderr, "updeb: warning: the support data is older than %d days (data: max-age-days:): run 'updeb data refresh'\n", int(cfg.Data.MaxAge().Hours()/24))
-		}
-	}
-	return c, nil
 }

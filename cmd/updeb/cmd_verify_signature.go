@@ -168,28 +168,6 @@ func runVerifySignature(cmd *cobra.Command, g *globalOptions, o *verifySignature
 	return nil
 }
 
-// signatureJSON is verify-signature's --json object for a good signature.
-type signatureJSON struct {
-	Kind                  string     `json:"kind"` // "openpgp"
-	PrimaryFingerprint    string     `json:"primary_fingerprint"`
-	SigningKeyFingerprint string     `json:"signing_key_fingerprint"`
-	UserID                string     `json:"user_id"`
-	Created               time.Time  `json:"created"`
-	Hash                  string     `json:"hash"`
-	Warnings              []string   `json:"warnings"`
-	Size                  int64      `json:"size"`
-	Digests               digest.Set `json:"digests"`
-}
-
-// signatureOf is res as the JSON of verify-signature and verify-provenance
-// shows it.
-func signatureOf(res *openpgp.Result) signatureJSON {
-	return signatureJSON{Kind: "openpgp",
-		PrimaryFingerprint: res.PrimaryFingerprint, SigningKeyFingerprint: res.SigningKeyFingerprint, UserID: res.UserID,
-		Created: res.Created.UTC(), Hash: res.Hash, Warnings: res.Warnings, Size: res.Size, Digests: res.Digests,
-	}
-}
-
 // refusedFor names the signature file in a refusal (the library does not know it).
 func refusedFor(err error, subject string) error {
 	if re, ok := errors.AsType[*openpgp.RefusedError](err); ok {
