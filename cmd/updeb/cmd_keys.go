@@ -167,7 +167,7 @@ func recipesForKeys(g *globalOptions) []*recipe.Recipe {
 	for _, p := range paths {
 		r, err := recipe.Load(p, recipe.LoadOptions{AllowUnpinned: true})
 		if err != nil {
-			fmt.Fprintf(g.stderr, "updeb: warning: %s left out: it does not load ('updeb lint %s' says why)\n", p, p)
+			g.warnf("%s left out: it does not load ('updeb lint %s' says why)", p, p)
 			continue
 		}
 		out = append(out, r)

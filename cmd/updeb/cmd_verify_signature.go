@@ -163,7 +163,7 @@ func runVerifySignature(cmd *cobra.Command, g *globalOptions, o *verifySignature
 	fmt.Fprintf(report, "  made         %s with %s\n", res.Created.UTC().Format(time.RFC3339), res.Hash)
 	fmt.Fprintf(report, "  data         %d bytes, sha256 %s\n", res.Size, res.Digests["sha256"])
 	for _, w := range res.Warnings {
-		fmt.Fprintf(stderr, "updeb: warning: %s\n", w)
+		g.warnf("%s", w)
 	}
 	return nil
 }
@@ -325,7 +325,7 @@ func runVerifySigstore(cmd *cobra.Command, g *globalOptions, o *verifySignatureO
 		fmt.Fprintf(w, "  data         sha512 %s (digest given)\n", out.SHA512)
 	}
 	for _, warn := range out.Warnings {
-		fmt.Fprintf(cmd.ErrOrStderr(), "updeb: warning: %s\n", warn)
+		g.warnf("%s", warn)
 	}
 	return nil
 }

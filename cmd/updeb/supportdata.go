@@ -4,7 +4,6 @@ package main
 // status) load it.
 
 import (
-	"fmt"
 	"time"
 
 	"github.com/updeb/updeb/internal/config"
@@ -24,14 +23,12 @@ func (g *globalOptions) supportData(cfg *config.Config, now time.Time) (*support
 	if err != nil {
 		return nil, err
 	}
-	if !g.quiet {
-		for _, w := range warnings {
-			fmt.Fprintf(g.stderr, "updeb: warning: %s\n", w)
-		}
-		fmt.Fprintf(g.stderr, "updeb: support data: %s\n", c.Describe(now))
-		if c.Stale(now, cfg.Data.MaxAge()) {
-			fmt.Fprintf(g.stderr, "updeb: warning: the support data is older than %d days (data: max-age-days:): run 'updeb data refresh'\n", int(cfg.Data.MaxAge().Hours()/24))
-		}
+	for _, w := range warnings {
+		g.warnf("%s", w)
+	}
+	g.note("support data: %s", c.Describe(now))
+	if c.Stale(now, cfg.Data.MaxAge()) {
+		g.warnf("the support data is older than %d days (data: max-age-days:): run 'updeb data refresh'", int(cfg.Data.MaxAge().Hours()/24))
 	}
 	return c, nil
 }
