@@ -2,10 +2,12 @@ package recipe
 
 import (
 	"fmt"
+	"maps"
 	"net/url"
 	"path"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -14,6 +16,7 @@ import (
 
 	"github.com/updeb/updeb/internal/srcurl"
 	"github.com/updeb/updeb/internal/yamlfile"
+	"github.com/updeb/updeb/pkg/deb"
 	"github.com/updeb/updeb/pkg/debversion"
 	"github.com/updeb/updeb/pkg/digest"
 	"github.com/updeb/updeb/pkg/verify/sigstore"
@@ -96,6 +99,20 @@ func Parse(file string, data []byte) (*Recipe, error) {
 	return r, nil
 }
 
+// JSONSchema is the JSON Schema of a recipe file, made by running the recipe
+// decoder (decoder.recipe) as a schema run (yamlfile.Describe). Templates
+// ({{.Version}}) and what only resolving checks (rendered names, relations,
+// files on disk) are not in it: a recipe the schema accepts may still have
+// findings, but one it refuses has.
+func JSONSchema() *yamlfile.Schema {
+	s := yamlfile.Describe(func(yd *yamlfile.Decoder, top *yaml.Node) {
+		d := &decoder{&findings{Decoder: *yd}} // the copy shares the schema run
+		d.recipe(&Recipe{node: top}, top)
+	})
+	s.Title = "updeb recipe (recipes/NAME.yaml; every field in recipes/README.md)"
+	return s
+}
+
 // documentOptions are how a recipe file is read: at most MaxSize bytes, one
 // YAML document, no anchors or aliases.
 var documentOptions = yamlfile.Options{What: "recipe", MaxSize: MaxSize, Empty: "recipe is empty", SyntaxPrefix: "YAML syntax: "}
@@ -125,7 +142,6 @@ func parse(file string, data []byte, unpinned bool) (*Recipe, *findings) {
 }
 
 var (
-	packageNameRE  = regexp.MustCompile(`^[a-z0-9][a-z0-9+.-]+$`)
 	sourceNameRE   = regexp.MustCompile(`^[a-z0-9][a-z0-9._-]*$`)
 	upstreamArchRE = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_.-]*$`)
 	fingerprintRE  = regexp.MustCompile(`^[0-9A-Fa-f]{40}$`)
@@ -150,8 +166,9 @@ func (d *decoder) recipe(r *Recipe, n *yaml.Node) {
 	r.Revision = "1"
 	d.mapping(n, "recipe", map[string]field{
 		"name": {true, func(v *yaml.Node) {
-			if d.Str(v, "name", &r.Name) && !packageNameRE.MatchString(r.Name) {
-				d.at(v, "name: %q is not a valid Debian source name (want [a-z0-9][a-z0-9+.-]+)", r.Name)
+			d.Describe(v, yamlfile.Schema{Pattern: "^" + deb.PackageNamePattern + "$"})
+			if d.Str(v, "name", &r.Name) && !deb.ValidPackageName(r.Name) {
+				d.at(v, "name: %q is not a valid Debian source name (want %s)", r.Name, deb.PackageNamePattern)
 			}
 		}},
 		"version": {true, func(v *yaml.Node) {
@@ -169,11 +186,13 @@ func (d *decoder) recipe(r *Recipe, n *yaml.Node) {
 			}
 		}},
 		"epoch": {false, func(v *yaml.Node) {
+			d.Describe(v, yamlfile.Schema{Minimum: yamlfile.Int64(0)})
 			if d.Int(v, "epoch", &r.Epoch) && r.Epoch < 0 {
 				d.at(v, "epoch: must be 0 or more, found %d", r.Epoch)
 			}
 		}},
 		"release-date": {true, func(v *yaml.Node) {
+			d.Describe(v, yamlfile.Schema{Pattern: `^[0-9]{4}-[0-9]{2}-[0-9]{2}(T|$)`})
 			var s string
 			if d.Str(v, "release-date", &s) {
 				t, err := parseDate(s)
@@ -184,6 +203,7 @@ func (d *decoder) recipe(r *Recipe, n *yaml.Node) {
 			}
 		}},
 		"homepage": {false, func(v *yaml.Node) {
+			d.Describe(v, yamlfile.Schema{Pattern: "^https?://"})
 			if d.NonEmpty(v, "homepage", &r.Homepage) && !strings.HasPrefix(r.Homepage, "https://") && !strings.HasPrefix(r.Homepage, "http://") {
 				d.at(v, "homepage: %q is not an http(s) URL", r.Homepage)
 			}
@@ -192,6 +212,7 @@ func (d *decoder) recipe(r *Recipe, n *yaml.Node) {
 		"license-text": {false, func(v *yaml.Node) { d.NonEmpty(v, "license-text", &r.LicenseText) }},
 		"copyright":    {true, func(v *yaml.Node) { d.singleLine(v, "copyright", &r.Copyright) }},
 		"maintainer": {false, func(v *yaml.Node) {
+			d.Describe(v, yamlfile.Schema{Pattern: maintainerRE.String()})
 			if d.Str(v, "maintainer", &r.Maintainer) && !maintainerRE.MatchString(r.Maintainer) {
 				d.at(v, "maintainer: %q is not \"Full Name <email@address>\"", r.Maintainer)
 			}
@@ -217,6 +238,7 @@ func (d *decoder) recipe(r *Recipe, n *yaml.Node) {
 			})
 		}},
 		"packages": {true, func(v *yaml.Node) {
+			d.Describe(v, yamlfile.Schema{MinItems: 1})
 			d.List(v, "packages", func(i int, v *yaml.Node) {
 				p := Package{node: v, Architecture: "any", Priority: "optional", Relations: map[string][]string{}}
 				d.pkg(&p, v)
@@ -287,17 +309,22 @@ func (d *decoder) architectures(r *Recipe, v *yaml.Node) {
 		}
 		r.Architectures = append(r.Architectures, Arch{Debian: deb, Upstream: up})
 	}
+	archs := yamlfile.Schema{Enum: slices.Sorted(maps.Keys(debianArchs))}
 	switch v.Kind {
 	case yaml.SequenceNode:
+		d.Describe(v, yamlfile.Schema{MinItems: 1})
 		d.List(v, "architectures", func(i int, n *yaml.Node) {
 			var s string
+			d.Describe(n, archs)
 			if d.NonEmpty(n, fmt.Sprintf("architectures[%d]", i), &s) {
 				add(n, s, s)
 			}
 		})
 	case yaml.MappingNode:
+		d.Describe(v, yamlfile.Schema{PropertyNames: &archs, MinProperties: 1})
 		d.Pairs(v, "architectures", func(k, n *yaml.Node) {
 			var s string
+			d.Describe(n, yamlfile.Schema{Pattern: upstreamArchRE.String()})
 			if d.NonEmpty(n, "architectures."+k.Value, &s) {
 				add(k, k.Value, s)
 			}
@@ -324,6 +351,7 @@ var commonLicenses = map[string]string{
 var licenseRE = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9.+-]*$`)
 
 func (d *decoder) license(v *yaml.Node, dst *string) {
+	d.Describe(v, yamlfile.Schema{Pattern: licenseRE.String()})
 	if d.NonEmpty(v, "license", dst) && !licenseRE.MatchString(*dst) {
 		d.at(v, "license: %q is not an SPDX license identifier (e.g. Apache-2.0, MIT)", *dst)
 	}
@@ -346,18 +374,20 @@ func (d *decoder) source(r *Recipe, s *Source, n *yaml.Node) {
 	digests := map[digest.Algorithm]*yaml.Node{}
 	d.mapping(n, "source", map[string]field{
 		"name": {true, func(v *yaml.Node) {
+			d.Describe(v, yamlfile.Schema{Pattern: sourceNameRE.String()})
 			if d.Str(v, "source name", &s.Name) && !sourceNameRE.MatchString(s.Name) {
 				d.at(v, "source name: %q is not [a-z0-9][a-z0-9._-]*", s.Name)
 			}
 		}},
 		"url": {true, func(v *yaml.Node) { d.url(v, "url", &s.URL) }},
 		"kind": {false, func(v *yaml.Node) {
+			d.Describe(v, yamlfile.Schema{Enum: slices.Sorted(maps.Keys(sourceKinds))})
 			if d.Str(v, "kind", &s.Kind) && !sourceKinds[s.Kind] {
 				d.at(v, "kind: %q is not one of tar.gz, tgz, tar.xz, tar, zip, raw", s.Kind)
 			}
 		}},
-		"sha256":    {false, func(v *yaml.Node) { digests[digest.SHA256] = v }},
-		"sha512":    {false, func(v *yaml.Node) { digests[digest.SHA512] = v }},
+		"sha256":    {false, func(v *yaml.Node) { digests[digest.SHA256] = v; d.describeDigests(v, digest.SHA256) }},
+		"sha512":    {false, func(v *yaml.Node) { digests[digest.SHA512] = v; d.describeDigests(v, digest.SHA512) }},
 		"signature": {true, func(v *yaml.Node) { d.signature(&s.Signature, v) }},
 		"checksums": {false, func(v *yaml.Node) {
 			s.Checksums = &Checksums{}
@@ -372,6 +402,17 @@ func (d *decoder) source(r *Recipe, s *Source, n *yaml.Node) {
 		s.Kind = kindFromURL(s.URL)
 	}
 	s.digestNodes = digests
+}
+
+// describeDigests states, for the schema, what digests decodes later: one HEX
+// for every architecture, or a mapping ARCH: HEX.
+func (d *decoder) describeDigests(v *yaml.Node, alg digest.Algorithm) {
+	// A string, or a number when every digit is decimal (the loader reads the
+	// value's text either way).
+	hex := &yamlfile.Schema{Type: []string{"string", "number"}, Pattern: fmt.Sprintf("^[0-9A-Fa-f]{%d}$", 2*alg.Size())}
+	d.Describe(v, yamlfile.Schema{AnyOf: []*yamlfile.Schema{hex, {
+		Type: []string{"object"}, PropertyNames: &yamlfile.Schema{Enum: slices.Sorted(maps.Keys(debianArchs))}, Values: hex, MinProperties: 1,
+	}}})
 }
 
 // digests decodes a source's pinned digests; it runs after the whole recipe
@@ -443,6 +484,7 @@ func (r *Recipe) ArchNames() []string {
 // url checks a URL field: a template only for its scheme (Resolved checks what
 // it renders to), anything else with the fetcher's grammar (package srcurl).
 func (d *decoder) url(v *yaml.Node, name string, dst *string) {
+	d.Describe(v, yamlfile.Schema{Pattern: "^https?://"})
 	if !d.NonEmpty(v, name, dst) {
 		return
 	}
@@ -457,8 +499,10 @@ func (d *decoder) url(v *yaml.Node, name string, dst *string) {
 
 func (d *decoder) signers(v *yaml.Node, name string) []string {
 	var out []string
+	d.Describe(v, yamlfile.Schema{MinItems: 1})
 	d.List(v, name, func(i int, n *yaml.Node) {
 		var s string
+		d.Describe(n, yamlfile.Schema{Pattern: fingerprintRE.String()})
 		if !d.Str(n, fmt.Sprintf("%s[%d]", name, i), &s) {
 			return
 		}
@@ -509,6 +553,7 @@ func (d *decoder) signature(sig *Signature, n *yaml.Node) {
 		"cert-url":   {false, func(v *yaml.Node) { d.url(v, "signature.cert-url", &ss.CertURL) }},
 		"bundle-url": {false, func(v *yaml.Node) { d.url(v, "signature.bundle-url", &ss.BundleURL) }},
 		"github-attestations": {false, func(v *yaml.Node) {
+			d.Describe(v, yamlfile.Schema{Pattern: githubRepoRE.String()})
 			if d.Str(v, "signature.github-attestations", &ss.GitHubAttestations) && !githubRepoRE.MatchString(ss.GitHubAttestations) {
 				d.at(v, "signature.github-attestations: %q is not OWNER/REPO", ss.GitHubAttestations)
 			}
@@ -597,6 +642,7 @@ func (d *decoder) identityRegexp(v *yaml.Node, dst *string) {
 
 // issuer decodes an OIDC issuer: an http(s) URL.
 func (d *decoder) issuer(v *yaml.Node, dst *string) {
+	d.Describe(v, yamlfile.Schema{Pattern: "^https?://"})
 	if !d.singleLine(v, "signature.issuer", dst) {
 		return
 	}
@@ -610,6 +656,7 @@ func (d *decoder) pkg(p *Package, n *yaml.Node) {
 	fields := map[string]field{
 		"name": {true, func(v *yaml.Node) { d.NonEmpty(v, "package name", &p.Name) }},
 		"architecture": {false, func(v *yaml.Node) {
+			d.Describe(v, yamlfile.Schema{Enum: []string{"any", "all"}})
 			if d.Str(v, "architecture", &p.Architecture) && p.Architecture != "any" && p.Architecture != "all" {
 				d.at(v, "architecture: %q must be any (each recipe architecture) or all", p.Architecture)
 			}
@@ -617,11 +664,13 @@ func (d *decoder) pkg(p *Package, n *yaml.Node) {
 		"summary":     {true, func(v *yaml.Node) { d.singleLine(v, "summary", &p.Summary) }},
 		"description": {true, func(v *yaml.Node) { d.NonEmpty(v, "description", &p.Description) }},
 		"section": {true, func(v *yaml.Node) {
+			d.Describe(v, yamlfile.Schema{Pattern: sectionRE.String()})
 			if d.Str(v, "section", &p.Section) && !sectionRE.MatchString(p.Section) {
 				d.at(v, "section: %q is not a Debian section (e.g. admin, net, utils)", p.Section)
 			}
 		}},
 		"priority": {false, func(v *yaml.Node) {
+			d.Describe(v, yamlfile.Schema{Enum: slices.Sorted(maps.Keys(priorities))})
 			if d.Str(v, "priority", &p.Priority) && !priorities[p.Priority] {
 				d.at(v, "priority: %q is not one of required, important, standard, optional", p.Priority)
 			}
@@ -648,6 +697,7 @@ func (d *decoder) pkg(p *Package, n *yaml.Node) {
 			u := &SystemUser{Group: true}
 			d.mapping(v, "system-user", map[string]field{
 				"name": {true, func(v *yaml.Node) {
+					d.Describe(v, yamlfile.Schema{Pattern: userNameRE.String()})
 					if d.Str(v, "system-user.name", &u.Name) && !userNameRE.MatchString(u.Name) {
 						d.at(v, "system-user.name: %q is not a valid user name ([a-z_][a-z0-9_-]*, at most 32)", u.Name)
 					}
@@ -664,6 +714,7 @@ func (d *decoder) pkg(p *Package, n *yaml.Node) {
 		"systemd-units": {false, func(v *yaml.Node) {
 			d.List(v, "systemd-units", func(i int, v *yaml.Node) {
 				var s string
+				d.Describe(v, yamlfile.Schema{Pattern: unitNameRE.String()})
 				if d.NonEmpty(v, "systemd-units", &s) {
 					if !unitNameRE.MatchString(s) {
 						d.at(v, "systemd-units: %q is not a unit file name (NAME.service, .socket, .timer, ...)", s)
@@ -687,6 +738,7 @@ func (d *decoder) pkg(p *Package, n *yaml.Node) {
 		"lintian-overrides": {false, func(v *yaml.Node) {
 			d.List(v, "lintian-overrides", func(i int, v *yaml.Node) {
 				var s string
+				d.Describe(v, yamlfile.Schema{Pattern: lintianTagRE.String()})
 				if d.NonEmpty(v, "lintian-overrides", &s) {
 					if !lintianTagRE.MatchString(s) {
 						d.at(v, "lintian-overrides: %q is not \"TAG [CONTEXT]\" on one line", s)
@@ -731,6 +783,7 @@ func (d *decoder) file(f *File, n *yaml.Node) {
 		"file":   {false, func(v *yaml.Node) { d.NonEmpty(v, "file", &f.Local) }},
 		"dest":   {true, func(v *yaml.Node) { d.NonEmpty(v, "dest", &f.Dest) }},
 		"mode": {false, func(v *yaml.Node) {
+			d.Describe(v, yamlfile.Schema{Pattern: "^0?[4-7][0-7]{2}$"})
 			var s string
 			if !d.Str(v, "mode", &s) {
 				return
@@ -767,6 +820,7 @@ func (d *decoder) watch(n *yaml.Node) *Watch {
 	w := &Watch{}
 	d.mapping(n, "watch", map[string]field{
 		"github": {false, func(v *yaml.Node) {
+			d.Describe(v, yamlfile.Schema{Pattern: githubRepoRE.String()})
 			if d.Str(v, "watch.github", &w.GitHub) && !githubRepoRE.MatchString(w.GitHub) {
 				d.at(v, "watch.github: %q is not OWNER/REPO", w.GitHub)
 			}

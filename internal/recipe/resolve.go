@@ -1,6 +1,7 @@
 package recipe
 
 import (
+	"errors"
 	"fmt"
 	"io/fs"
 	"path"
@@ -237,7 +238,6 @@ var (
 	localSuffixRE   = regexp.MustCompile(`^[A-Za-z0-9.+~]*$`)
 	componentRE     = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._+-]*(/[A-Za-z0-9][A-Za-z0-9._+-]*)*$`)
 	alternativeRE   = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._+-]*$`)
-	relationAltRE   = regexp.MustCompile(`^([a-z0-9][a-z0-9+.-]+)(:[a-z0-9-]+)?(?:\s*\(\s*(<<|<=|=|>=|>>)\s*([^\s()]+)\s*\))?(?:\s*\[[!a-z0-9 -]+\])?$`)
 	binDirs         = []string{"/usr/bin/", "/usr/sbin/", "/bin/", "/sbin/", "/usr/libexec/", "/usr/games/"}
 	systemdUnitDirs = []string{"/lib/systemd/system/", "/usr/lib/systemd/system/"}
 )
@@ -462,8 +462,8 @@ func (pl *packageResolver) identity(dv debversion.Version) {
 		pp.Architecture = rd.data["DebArch"]
 	}
 	pp.Name = rd.render(valueOf(n, "name"), "package name", rp.Name)
-	if pp.Name != "" && !packageNameRE.MatchString(pp.Name) {
-		pl.fs.at(valueOf(n, "name"), "package name: %q is not a valid Debian package name (want [a-z0-9][a-z0-9+.-]+, lower case)", pp.Name)
+	if pp.Name != "" && !deb.ValidPackageName(pp.Name) {
+		pl.fs.at(valueOf(n, "name"), "package name: %q is not a valid Debian package name (want %s, lower case)", pp.Name, deb.PackageNamePattern)
 	}
 	pp.Summary = rd.render(valueOf(n, "summary"), "summary", rp.Summary)
 	if len(pp.Summary) > 80 {
@@ -491,7 +491,7 @@ func (pl *packageResolver) relations() {
 			if s == "" {
 				continue
 			}
-			if err := checkRelation(s, rf.field == "Provides"); err != nil {
+			if err := checkRelation(rf.field, s); err != nil {
 				pl.fs.at(at, "%s: %q: %v", rf.key, s, err)
 			}
 			rels[rf.field] = append(rels[rf.field], s)
@@ -676,39 +676,31 @@ func (pl *packageResolver) alternatives() []Alternative {
 // permMode keeps only the permission bits of a recipe mode.
 func permMode(m uint32) fs.FileMode { return fs.FileMode(m) & fs.ModePerm }
 
+// addRelation adds a dependency on name unless an element of list (a
+// relation a recipe wrote, already checked) names it among its alternatives.
 func addRelation(list []string, name string) []string {
 	for _, r := range list {
-		for _, alt := range strings.Split(r, "|") {
-			if m := relationAltRE.FindStringSubmatch(strings.TrimSpace(alt)); m != nil && m[1] == name {
-				return list
+		groups, _ := deb.ParseRelations("Depends", r)
+		for _, g := range groups {
+			for _, alt := range g {
+				if alt.Name == name {
+					return list
+				}
 			}
 		}
 	}
 	return append(list, name)
 }
 
-// checkRelation checks one relation ("a (>= 1) | b [amd64]"); provides allow
-// only "=" versions and no alternatives, as dpkg does.
-func checkRelation(s string, provides bool) error {
-	alts := strings.Split(s, "|")
-	if provides && len(alts) > 1 {
-		return fmt.Errorf("alternatives (|) are not allowed in Provides")
+// checkRelation checks one element of a recipe's relation field (control
+// field name field: "a (>= 1) | b") by pkg/deb's grammar, the one Write
+// checks the package with.
+func checkRelation(field, s string) error {
+	_, err := deb.ParseRelations(field, s)
+	if errors.Is(err, deb.ErrRelationSyntax) {
+		return fmt.Errorf("not NAME [(OP VERSION)] [| ...] (e.g. \"libc6 (>= 2.34)\")")
 	}
-	for _, alt := range alts {
-		m := relationAltRE.FindStringSubmatch(strings.TrimSpace(alt))
-		if m == nil {
-			return fmt.Errorf("not NAME [(OP VERSION)] [| ...] (e.g. \"libc6 (>= 2.34)\")")
-		}
-		if m[4] != "" {
-			if provides && m[3] != "=" {
-				return fmt.Errorf("a Provides version must use \"=\"")
-			}
-			if _, err := debversion.Parse(m[4]); err != nil {
-				return err
-			}
-		}
-	}
-	return nil
+	return err
 }
 
 // DebControl returns the package's control fields as pkg/deb writes them.

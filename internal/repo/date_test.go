@@ -66,3 +66,12 @@ func TestReleaseDateRoundTrip(t *testing.T) {
 		t.Fatalf("parsed Date %v, Valid-Until %v", p.date, p.validUntil)
 	}
 }
+
+// A nil Logger discards, as in every library of updeb (never slog.Default,
+// which would print around the command's own logger).
+func TestNilLoggerDiscards(t *testing.T) {
+	r := Open(t.TempDir(), Options{})
+	if r.opts.Logger.Enabled(context.Background(), slog.LevelError) {
+		t.Error("a nil Logger logs")
+	}
+}

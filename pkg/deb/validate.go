@@ -15,22 +15,6 @@ func invalidf(format string, args ...any) error {
 	return fmt.Errorf("%w: "+format, append([]any{ErrInvalid}, args...)...)
 }
 
-// validPackageName is dpkg's rule, without dpkg-deb's silent lowercasing.
-func validPackageName(s string) bool {
-	if len(s) < 2 || !isLowerAlnum(s[0]) {
-		return false
-	}
-	for i := 1; i < len(s); i++ {
-		if c := s[i]; !isLowerAlnum(c) && c != '+' && c != '.' && c != '-' {
-			return false
-		}
-	}
-	return true
-}
-
-func isLowerAlnum(c byte) bool { return c >= 'a' && c <= 'z' || c >= '0' && c <= '9' }
-func isAlnum(c byte) bool      { return isLowerAlnum(c) || c >= 'A' && c <= 'Z' }
-
 // checkVersionSyntax checks [epoch:]upstream[-revision] per deb-version(7):
 // numeric epoch; upstream starts with a digit and holds [A-Za-z0-9.+~-] (and ':'
 // only with an epoch, '-' only with a revision); revision holds [A-Za-z0-9.+~].
@@ -75,20 +59,6 @@ func checkVersionSyntax(v string) error {
 	return nil
 }
 
-// validArchitecture accepts Debian architecture names (amd64, arm64, armhf,
-// ppc64el, musl-linux-amd64, all). "any" is for source packages only.
-func validArchitecture(s string) bool {
-	if s == "" || s == "any" || !isLowerAlnum(s[0]) {
-		return false
-	}
-	for i := 0; i < len(s); i++ {
-		if !isLowerAlnum(s[i]) && s[i] != '-' {
-			return false
-		}
-	}
-	return true
-}
-
 // ownFields are written from Control's own members or computed; Extra must not
 // set them.
 var ownFields = []string{"Package", "Version", "Architecture", "Maintainer", "Installed-Size",
@@ -109,15 +79,17 @@ func validateControl(c *Control) []error {
 			errs = append(errs, err)
 		}
 	}
-	if !validPackageName(c.Package) {
-		add(invalidf("control field Package: %q is not a package name: expected [a-z0-9][a-z0-9+.-]+ (lowercase, at least 2 characters)", c.Package))
+	// The rules of single fields are checkControl's (controlcheck.go), which
+	// runs them again on the rendered paragraph below: the same functions, so
+	// a package Write accepts is one Inspect accepts.
+	field := func(name string, err error) {
+		if err != nil {
+			add(invalidf("control field %s: %v", name, err))
+		}
 	}
-	if err := checkVersionSyntax(c.Version); err != nil {
-		add(invalidf("control field Version: %q is not a Debian version: %v", c.Version, err))
-	}
-	if !validArchitecture(c.Architecture) {
-		add(invalidf("control field Architecture: %q is not a Debian architecture: expected all or a name like amd64, arm64 ([a-z0-9-])", c.Architecture))
-	}
+	field("Package", checkPackageField(c.Package))
+	field("Version", checkVersionField(c.Version))
+	field("Architecture", checkArchitectureField(c.Architecture))
 	for _, f := range []struct{ name, value string }{
 		{"Maintainer", c.Maintainer}, {"Description", c.Summary},
 	} {
@@ -131,11 +103,7 @@ func validateControl(c *Control) []error {
 	} {
 		add(singleLine(f.name, f.value))
 	}
-	switch c.MultiArch {
-	case "", "same", "foreign", "allowed", "no":
-	default:
-		add(invalidf("control field Multi-Arch: %q: expected same, foreign, allowed or no", c.MultiArch))
-	}
+	field("Multi-Arch", checkMultiArchField(c.MultiArch, c.Architecture))
 	for _, rel := range c.relations() {
 		for _, r := range rel.values {
 			if strings.TrimSpace(r) == "" {
