@@ -52,9 +52,9 @@ func TestDpkgDebAccepts(t *testing.T) {
 			if strings.Join(got, " ") != strings.Join(wantOrder, " ") {
 				t.Errorf("entry order:\n got %v\nwant %v", got, wantOrder)
 			}
-			for _, want := range []string{"-rwxr-xr-x root/root        22 2024-08-14 12:00 ./usr/bin/sample\n",
-				"-rw-r--r-- root/root        12 2024-08-14 12:00 ./etc/sample/sample.conf\n",
-				"drwxr-xr-x root/root         0 2024-08-14 12:00 ./usr/share/doc/updeb-sample/\n",
+			for _, want := range []string{"-rwx------ root/root        22 2024-08-14 12:00 ./usr/bin/sample\n",
+				"-rw------- root/root        12 2024-08-14 12:00 ./etc/sample/sample.conf\n",
+				"drwx------ root/root         0 2024-08-14 12:00 ./usr/share/doc/updeb-sample/\n",
 				"hrw-r--r-- root/root         0 2024-08-14 12:00 ./usr/lib/sample/a-b link to ./usr/lib/sample/a/data\n",
 				"lrwxrwxrwx root/root         0 2024-08-14 12:00 ./usr/bin/sample-link -> sample\n"} {
 				if !strings.Contains(contents, want) {

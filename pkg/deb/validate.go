@@ -230,14 +230,29 @@ func scriptMode(s Script) fs.FileMode {
 	return m
 }
 
-// checkPath refuses anything but an absolute, clean path that dpkg can list in
-// md5sums and conffiles (one path per line).
+// checkPath refuses what dpkg refuses in a data.tar name (NUL, a newline)
+// and anything but an absolute, clean path, which md5sums and conffiles
+// list one a line. Every other byte is dpkg's to take: spaces, backslashes
+// (systemd's "\x2d"), UTF-8 and other bytes, tabs, carriage returns.
 func checkPath(what, p string) error {
+	if strings.ContainsAny(p, "\n\x00") {
+		return invalidf("%s %q: contains a newline or NUL, which dpkg refuses in a file name", what, p)
+	}
 	if !strings.HasPrefix(p, "/") || p == "/" || path.Clean(p) != p {
 		return invalidf("%s %q: expected an absolute, clean path below / (no ., .., // or trailing /)", what, p)
 	}
-	if strings.ContainsAny(p, "\n\r\x00") {
-		return invalidf("%s %q: contains a newline, carriage return or NUL", what, p)
+	return nil
+}
+
+// checkConffile adds dpkg's conffile rules to checkPath's: dpkg records
+// conffiles as "PATH DIGEST" lines of its status file, which keep neither
+// a carriage return nor white space at the end of a path.
+func checkConffile(c string) error {
+	if err := checkPath("conffile", c); err != nil {
+		return err
+	}
+	if strings.ContainsRune(c, '\r') || strings.TrimRight(c, " \t") != c {
+		return invalidf("conffile %q: a carriage return or trailing white space, which dpkg's record of conffiles loses", c)
 	}
 	return nil
 }
@@ -246,7 +261,7 @@ func validateConffiles(conffiles []string, byPath map[string]*item) []error {
 	var errs []error
 	seen := map[string]bool{}
 	for _, c := range conffiles {
-		if err := checkPath("conffile", c); err != nil {
+		if err := checkConffile(c); err != nil {
 			errs = append(errs, err)
 			continue
 		}

@@ -57,11 +57,35 @@ func TestValidation(t *testing.T) {
 		{"dotdot path", func(p *Package) { p.Entries[0].Path = "/usr/../etc/x" }, `entry "/usr/../etc/x": expected an absolute, clean path`},
 		{"trailing slash", func(p *Package) { p.Entries[0].Path = "/usr/bin/" }, `entry "/usr/bin/": expected an absolute, clean path`},
 		{"root path", func(p *Package) { p.Entries[0].Path = "/" }, `entry "/": expected an absolute, clean path`},
-		{"newline in path", func(p *Package) { p.Entries[0].Path = "/usr/bin/a\nb" }, `entry "/usr/bin/a\nb": contains a newline`},
+		{"newline in path", func(p *Package) { p.Entries[0].Path = "/usr/bin/a\nb" }, `entry "/usr/bin/a\nb": contains a newline or NUL, which dpkg refuses in a file name`},
+		{"NUL in path", func(p *Package) { p.Entries[0].Path = "/usr/bin/a\x00b" }, `entry "/usr/bin/a\x00b": contains a newline or NUL, which dpkg refuses`},
+		{"dot component", func(p *Package) { p.Entries[0].Path = "/usr/./bin/x" }, `entry "/usr/./bin/x": expected an absolute, clean path`},
+		{"double slash", func(p *Package) { p.Entries[0].Path = "/usr//bin/x" }, `entry "/usr//bin/x": expected an absolute, clean path`},
+		{"conffile trailing space", func(p *Package) {
+			p.Entries[1].Path = "/etc/sample/sample.conf "
+			p.Conffiles = []string{"/etc/sample/sample.conf "}
+		}, `conffile "/etc/sample/sample.conf ": a carriage return or trailing white space, which dpkg's record of conffiles loses`},
+		{"conffile CR", func(p *Package) {
+			p.Entries[1].Path = "/etc/sample/a\rb"
+			p.Conffiles = []string{"/etc/sample/a\rb"}
+		}, `conffile "/etc/sample/a\rb": a carriage return`},
 		{"duplicate path", func(p *Package) { p.Entries[1].Path = p.Entries[0].Path }, `entry "/usr/bin/sample": duplicate path`},
 		{"file with children", func(p *Package) { p.Entries = append(p.Entries, fileEntry("/usr/bin/sample/x", 0, "")) }, `entry "/usr/bin/sample/x": parent "/usr/bin/sample" is a file, not a directory`},
 		{"file over implicit dir", func(p *Package) { p.Entries = append(p.Entries, fileEntry("/usr/lib/sample", 0, "")) }, `entry "/usr/lib/sample": is a file, but other entries are inside it`},
-		{"setuid", func(p *Package) { p.Entries[0].Mode |= fs.ModeSetuid }, `entry "/usr/bin/sample": mode urwx------ has setuid, setgid or sticky bits`},
+		{"type bit in mode", func(p *Package) { p.Entries[2].Mode |= fs.ModeDir }, `entry "/usr/share/doc/updeb-sample": mode drwx------ has bits other than the permission bits, setuid, setgid and sticky`},
+		{"device bit in mode", func(p *Package) { p.Entries[0].Mode |= fs.ModeDevice }, `entry "/usr/bin/sample": mode Drwx------ has bits other than`},
+		{"symlink mode", func(p *Package) { p.Entries[4].Mode = 0o755 }, `entry "/usr/bin/sample-link": a symlink has mode 0777, found -rwxr-xr-x`},
+		{"setuid symlink", func(p *Package) { p.Entries[4].Mode = 0o777 | fs.ModeSetuid }, `entry "/usr/bin/sample-link": a symlink has mode 0777`},
+		{"hardlink mode", func(p *Package) { p.Entries[5].Mode = 0o600 }, `entry "/usr/lib/sample/a-b": a hardlink has its target's mode and owner`},
+		{"hardlink owner", func(p *Package) { p.Entries[5].Owner.Group, p.Entries[5].Owner.GID = "staff", 50 }, `entry "/usr/lib/sample/a-b": a hardlink has its target's mode and owner`},
+		{"uid without name", func(p *Package) { p.Entries[0].Owner.UID = 7 }, `entry "/usr/bin/sample": user id 7 without a name`},
+		{"gid without name", func(p *Package) { p.Entries[0].Owner.GID = 42 }, `entry "/usr/bin/sample": group id 42 without a name`},
+		{"negative uid", func(p *Package) { p.Entries[0].Owner = Owner{User: "x", UID: -1} }, `entry "/usr/bin/sample": user id -1 is out of range`},
+		{"huge gid", func(p *Package) { p.Entries[0].Owner = Owner{Group: "x", GID: 1 << 32} }, `entry "/usr/bin/sample": group id 4294967296 is out of range`},
+		{"user name with colon", func(p *Package) { p.Entries[0].Owner.User = "a:b" }, `entry "/usr/bin/sample": user name "a:b" is not a user or group name`},
+		{"user name too long", func(p *Package) { p.Entries[0].Owner.User = strings.Repeat("u", 32) }, `user name "uuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuu" is not`},
+		{"group name with space", func(p *Package) { p.Entries[0].Owner.Group = "a b" }, `group name "a b" is not`},
+		{"numeric user name", func(p *Package) { p.Entries[0].Owner.User = "42" }, `user name "42" is not`},
 		{"negative size", func(p *Package) { p.Entries[0].Size = -1 }, `entry "/usr/bin/sample": negative size -1`},
 		{"no open", func(p *Package) { p.Entries[0].Open = nil }, `entry "/usr/bin/sample": regular file without an Open function`},
 		{"open and open sized", func(p *Package) { p.Entries[0].OpenSized = sized("x", 1) }, `entry "/usr/bin/sample": OpenSized set together with Open or Size 22 (it replaces both)`},
