@@ -8,9 +8,10 @@
 //     package is written to a temporary file in the same folder, fsynced and
 //     renamed, and every temporary file is removed on every path.
 //   - The same Package gives byte-identical output on every machine: entry
-//     order is dpkg-deb's, owners, modes and mtimes are normalised, every
-//     compressor setting is pinned, and nothing is read from the host (no
-//     umask, clock, user names or locale).
+//     order is dpkg-deb's, modes and owners are the Package's (written as
+//     given, never from the host), mtimes are clamped, every compressor
+//     setting is pinned, and nothing is read from the host (no umask,
+//     clock, user names or locale).
 //   - Content is streamed: each entry is opened once, in output order, and
 //     data.tar is compressed into a temporary file next to the output, so
 //     memory stays flat however large the payload is.
