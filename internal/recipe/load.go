@@ -6,6 +6,7 @@ import (
 	"path"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -254,19 +255,46 @@ func (d *decoder) singleLine(v *yaml.Node, name string, dst *string) bool {
 	return true
 }
 
-// relPath checks a path that must stay inside the folder it is relative to.
+// relPath checks a path that must stay inside the folder it is relative to:
+// relative, clean, without a ".." component. Every other character dpkg
+// takes in a file name is taken (see pathProblem).
 func (d *decoder) relPath(v *yaml.Node, name, p string) bool {
+	if problem := pathProblem(p); problem != "" {
+		d.at(v, "%s: %q %s", name, p, problem)
+		return false
+	}
 	switch {
-	case hasControlChar(p):
-		d.at(v, "%s: %q contains a control character", name, p)
 	case strings.HasPrefix(p, "/"):
 		d.at(v, "%s: %q must be a relative path", name, p)
-	case p != path.Clean(p) || p == ".." || strings.HasPrefix(p, "../") || strings.Contains(p, "\\"):
-		d.at(v, "%s: %q must be a clean relative path without \"..\"", name, p)
+	case hasDotDot(p):
+		d.at(v, "%s: %q has a \"..\" component, which would leave the folder it is relative to", name, p)
+	case p != path.Clean(p):
+		d.at(v, "%s: %q is not a clean path (an empty or \".\" component, or a trailing \"/\"): write %q", name, p, path.Clean(p))
 	default:
 		return true
 	}
 	return false
+}
+
+// pathProblem is why a path in a recipe cannot be a file name, or "": dpkg
+// refuses a newline (and no file name holds a NUL); updeb refuses the other
+// control characters in recipes, where they would be invisible in review
+// (lint, the gate's diff, a terminal), though dpkg would take them. Spaces,
+// backslashes (systemd's "\x2d") and UTF-8 are file names like any other.
+func pathProblem(p string) string {
+	i := strings.IndexFunc(p, func(r rune) bool { return r < 0x20 || r == 0x7f })
+	switch {
+	case i < 0:
+		return ""
+	case p[i] == '\n' || p[i] == 0:
+		return "contains a newline or NUL, which dpkg refuses in a file name"
+	}
+	return fmt.Sprintf("contains a control character (U+%04X): dpkg would take it, but updeb refuses it in recipes, where it is invisible in review", p[i])
+}
+
+// hasDotDot reports a ".." component.
+func hasDotDot(p string) bool {
+	return slices.Contains(strings.Split(p, "/"), "..")
 }
 
 func (d *decoder) architectures(r *Recipe, v *yaml.Node) {
@@ -708,16 +736,23 @@ func (d *decoder) pkg(p *Package, n *yaml.Node) {
 	d.mapping(n, "package", fields)
 }
 
+// absPath checks an absolute path in the package: clean, below /, without a
+// ".." component; every character dpkg takes in a file name is taken (see
+// pathProblem).
 func (d *decoder) absPath(v *yaml.Node, name, p string) bool {
+	if problem := pathProblem(p); problem != "" {
+		d.at(v, "%s: %q %s", name, p, problem)
+		return false
+	}
 	switch {
-	case hasControlChar(p):
-		d.at(v, "%s: %q contains a control character", name, p)
 	case !strings.HasPrefix(p, "/"):
 		d.at(v, "%s: %q must be an absolute path", name, p)
 	case p == "/":
 		d.at(v, "%s: \"/\" is not allowed", name)
-	case p != path.Clean(p) || strings.Contains(p, "/../") || strings.HasSuffix(p, "/.."):
-		d.at(v, "%s: %q must be a clean absolute path (no \"..\", \"//\" or trailing \"/\")", name, p)
+	case hasDotDot(p):
+		d.at(v, "%s: %q has a \"..\" component: name the path itself", name, p)
+	case p != path.Clean(p):
+		d.at(v, "%s: %q is not a clean path (an empty or \".\" component, or a trailing \"/\"): write %q", name, p, path.Clean(p))
 	default:
 		return true
 	}
@@ -877,8 +912,3 @@ func (r *Recipe) sourceNames() []string {
 	return out
 }
 
-// hasControlChar reports a byte that would break md5sums, conffiles or a
-// maintainer script line (newline, tab, NUL, DEL, ...).
-func hasControlChar(s string) bool {
-	return strings.IndexFunc(s, func(r rune) bool { return r < 0x20 || r == 0x7f }) >= 0
-}

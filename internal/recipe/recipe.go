@@ -161,14 +161,39 @@ type Package struct {
 	Priority     string
 	Relations    map[string][]string // control field name (Depends, ...) -> templates
 	Files        []File
-	Directories  []string // templates
+	Directories  []Directory
 	Symlinks     []Symlink
 	SystemUser   *SystemUser
 	SystemdUnits []string
 	Alternatives []Alternative
 	Lintian      []string // extra lintian override tags
 	Dynamic      bool
+	// Scripts are the package's own maintainer-script fragments: script
+	// name (preinst, postinst, prerm, postrm) -> file in the recipe's
+	// folder, merged with what updeb generates (MergeScripts).
+	Scripts map[string]string
+	// Triggers are the lines of DEBIAN/triggers: "interest NAME",
+	// "activate-noawait NAME", ... (deb.CheckTrigger's grammar).
+	Triggers []string
 
+	node *yaml.Node
+}
+
+// Access is what a file or directory mapping says about its mode and owner.
+type Access struct {
+	Mode  uint32 // permission bits and 04000/02000/01000; 0 means the default for the path
+	Owner string // user name; "" means root
+	Group string // group name; "" means root
+	// SpecialBits is the reason the recipe gives for a setuid, setgid or
+	// sticky bit in Mode: required with one, refused without.
+	SpecialBits string
+}
+
+// Directory is a directory the package creates (empty unless files go
+// into it), with its own mode and owner.
+type Directory struct {
+	Path string // template
+	Access
 	node *yaml.Node
 }
 
@@ -179,8 +204,8 @@ type File struct {
 	Path     string // template; inside the archive; "" for raw sources
 	Local    string // template; relative to the recipe's files folder
 	Dest     string // template
-	Mode     uint32 // 0 means the default for Dest
-	Conffile *bool  // nil means: true under /etc/
+	Access
+	Conffile *bool // nil means: true under /etc/
 
 	node *yaml.Node
 }

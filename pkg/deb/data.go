@@ -191,8 +191,8 @@ func checkOwner(p string, o Owner) (Owner, []error) {
 			}
 			return "root"
 		}
-		if !validOwnerName(name) {
-			errs = append(errs, invalidf("entry %q: %s name %q is not a user or group name a tar member can carry (at most 31 bytes of letters, digits, _ - . and a final $, not starting with - or a digit)", p, what, name))
+		if err := CheckOwnerName(name); err != nil {
+			errs = append(errs, invalidf("entry %q: %s %v", p, what, err))
 		}
 		return name
 	}
@@ -202,23 +202,21 @@ func checkOwner(p string, o Owner) (Owner, []error) {
 	return out, errs
 }
 
-// validOwnerName accepts the names of useradd's and adduser's rules
-// (NAME_REGEX, with the upper case that --allow-bad-names permits, as
-// Debian-exim), short enough for a tar member's 32-byte field.
-func validOwnerName(s string) bool {
-	if s == "" || len(s) > 31 || s[0] == '-' || s[0] >= '0' && s[0] <= '9' {
-		return false
-	}
-	for i := 0; i < len(s); i++ {
+// CheckOwnerName accepts the user and group names of useradd's and
+// adduser's rules (NAME_REGEX, with the upper case --allow-bad-names
+// permits, as Debian-exim), short enough for a tar member's 32-byte field:
+// at most 31 bytes of letters, digits, "_", "-", "." and a final "$", not
+// starting with "-" or a digit.
+func CheckOwnerName(s string) error {
+	ok := s != "" && len(s) <= 31 && s[0] != '-' && (s[0] < '0' || s[0] > '9')
+	for i := 0; ok && i < len(s); i++ {
 		c := s[i]
-		switch {
-		case isAlnum(c), c == '_', c == '-', c == '.':
-		case c == '$' && i == len(s)-1:
-		default:
-			return false
-		}
+		ok = isAlnum(c) || c == '_' || c == '-' || c == '.' || c == '$' && i == len(s)-1
 	}
-	return true
+	if !ok {
+		return fmt.Errorf("name %q is not a user or group name a tar member can carry (at most 31 bytes of letters, digits, _ - . and a final $, not starting with - or a digit)", s)
+	}
+	return nil
 }
 
 // add places it in the tree with every missing parent directory. A

@@ -280,9 +280,50 @@ func validateConffiles(conffiles []string, byPath map[string]*item) []error {
 	return errs
 }
 
-func validateTriggers(t string) error {
+func validateTriggers(t string) []error {
 	if strings.ContainsAny(t, "\r\x00") {
-		return invalidf("triggers %q: contains a carriage return or NUL", t)
+		return []error{invalidf("triggers %q: contains a carriage return or NUL", t)}
+	}
+	var errs []error
+	for i, line := range strings.Split(t, "\n") {
+		if line = strings.TrimSpace(line); line == "" || strings.HasPrefix(line, "#") {
+			continue
+		}
+		if err := CheckTrigger(line); err != nil {
+			errs = append(errs, invalidf("triggers line %d: %v", i+1, err))
+		}
+	}
+	return errs
+}
+
+// triggerDirectives are the directives of DEBIAN/triggers (deb-triggers(5)).
+var triggerDirectives = []string{"interest", "interest-await", "interest-noawait", "activate", "activate-await", "activate-noawait"}
+
+// CheckTrigger checks one line of DEBIAN/triggers as dpkg reads it
+// (deb-triggers(5)): a directive (interest, interest-await,
+// interest-noawait, activate, activate-await, activate-noawait) and one
+// trigger name: a file trigger is an absolute path, an explicit trigger a
+// word of printable ASCII; neither holds white space.
+func CheckTrigger(line string) error {
+	f := strings.Fields(line)
+	if len(f) != 2 {
+		return fmt.Errorf("%q: expected DIRECTIVE NAME (one of %s, then one trigger name)", line, strings.Join(triggerDirectives, ", "))
+	}
+	directive, name := f[0], f[1]
+	known := false
+	for _, d := range triggerDirectives {
+		known = known || d == directive
+	}
+	if !known {
+		return fmt.Errorf("%q: unknown directive %q: expected one of %s", line, directive, strings.Join(triggerDirectives, ", "))
+	}
+	for i := 0; i < len(name); i++ {
+		if name[i] <= ' ' || name[i] >= 0x7f {
+			return fmt.Errorf("%q: trigger name %q: printable ASCII only (dpkg's rule)", line, name)
+		}
+	}
+	if strings.HasPrefix(name, "/") && path.Clean(name) != name {
+		return fmt.Errorf("%q: file trigger %q is not a clean absolute path (write %q)", line, name, path.Clean(name))
 	}
 	return nil
 }
