@@ -2,10 +2,12 @@ package gate
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -14,6 +16,7 @@ import (
 
 	"github.com/updeb/updeb/internal/recipe"
 	"github.com/updeb/updeb/internal/trust"
+	"github.com/updeb/updeb/pkg/deb"
 	"github.com/updeb/updeb/pkg/debversion"
 )
 
@@ -128,6 +131,9 @@ func compareBase(ctx context.Context, r *recipe.Recipe, opts Options, rr *Recipe
 		return
 	case old == nil:
 		c.add("version", Pass, "new recipe (not at %s)", base.Rev)
+		if review := newRecipeReview(r, opts.Build.ResolveOptions); len(review) > 0 {
+			c.add("privileges", Warn, "REVIEW: %s", strings.Join(review, "; "))
+		}
 		return
 	}
 	d, err := diffRecipes(r, old, opts.Build.ResolveOptions)
@@ -143,6 +149,11 @@ func compareBase(ctx context.Context, r *recipe.Recipe, opts Options, rr *Recipe
 	} else {
 		c.add("trust", Pass, "keyrings and signer lists unchanged since %s", base.Rev)
 	}
+	if len(d.review) > 0 {
+		c.add("privileges", Warn, "REVIEW: %s", strings.Join(d.review, "; "))
+	} else {
+		c.add("privileges", Pass, "modes, owners, special bits, maintainer-script fragments and triggers unchanged since %s", base.Rev)
+	}
 	rr.Changes = d.changes
 }
 
@@ -153,6 +164,9 @@ type recipeDiff struct {
 	changed                bool     // the packages change: plans or the local files they read differ
 	changes                []string // per package: added, removed, files and control fields (sorted)
 	trust                  []string // keyring and signer changes (sorted)
+	// review: special bits, owners and modes added or changed,
+	// maintainer-script fragments and triggers changed (sorted)
+	review []string
 }
 
 // diffRecipes compares the plans of r and old, architecture by architecture.
@@ -182,9 +196,160 @@ func diffRecipes(r, old *recipe.Recipe, po recipe.ResolveOptions) (recipeDiff, e
 		d.changed = d.changed || !same
 		d.changes = append(d.changes, diffPackages(a, np, op)...)
 		d.trust = append(d.trust, diffTrust(np, op, r.Root, old.Root)...)
+		d.review = append(d.review, diffPrivileges(a, np, op)...)
 	}
-	d.changes, d.trust = sortedUnique(d.changes), sortedUnique(d.trust)
+	for _, a := range r.ArchNames() {
+		if np, err := planFor(r, a, po); err == nil && !slices.Contains(old.ArchNames(), a) {
+			d.review = append(d.review, diffPrivileges(a, np, nil)...)
+		}
+	}
+	d.changes, d.trust, d.review = sortedUnique(d.changes), sortedUnique(d.trust), sortedUnique(d.review)
 	return d, nil
+}
+
+// newRecipeReview lists what a new recipe asks for that a reviewer must
+// see: special bits, owners other than root, modes other than the
+// defaults, maintainer-script fragments and triggers.
+func newRecipeReview(r *recipe.Recipe, po recipe.ResolveOptions) []string {
+	var out []string
+	for _, a := range r.ArchNames() {
+		if np, err := planFor(r, a, po); err == nil {
+			out = append(out, diffPrivileges(a, np, nil)...)
+		}
+	}
+	return sortedUnique(out)
+}
+
+// access is what the gate reviews of one path: its mode (with the special
+// bits), its owner, and the recipe's reason for a special bit.
+type access struct {
+	mode    fs.FileMode
+	owner   deb.Owner
+	special string
+	dir     bool
+}
+
+func (a access) String() string {
+	s := fmt.Sprintf("%04o", unixMode(a.mode))
+	if own := ownerString(a.owner); own != "root:root" {
+		s += " " + own
+	}
+	if a.special != "" {
+		s += fmt.Sprintf(" (special-bits: %q)", a.special)
+	}
+	return s
+}
+
+func ownerString(o deb.Owner) string {
+	u, g := cmp.Or(o.User, "root"), cmp.Or(o.Group, "root")
+	return u + ":" + g
+}
+
+// defaultAccess reports a path that is what updeb gives without being asked.
+func (a access) isDefault() bool {
+	if ownerString(a.owner) != "root:root" || a.special != "" || a.mode&^fs.ModePerm != 0 {
+		return false
+	}
+	return a.mode == 0o755 || !a.dir && a.mode == 0o644
+}
+
+// accessOf maps each file and directory of a package to its access.
+func accessOf(p *recipe.ResolvedPackage) map[string]access {
+	m := map[string]access{}
+	for _, f := range p.Files {
+		m[f.Dest] = access{mode: f.Mode, owner: f.Owner, special: f.SpecialBits}
+	}
+	for _, d := range p.Directories {
+		m[d.Path+"/"] = access{mode: d.Mode, owner: d.Owner, special: d.SpecialBits, dir: true}
+	}
+	return m
+}
+
+// diffPrivileges lists, for a reviewer, what the new plan np asks for that
+// the old plan op (nil: none) did not: a path with a special bit, an owner
+// other than root or a mode other than the defaults that is new, or whose
+// mode or owner changed; a maintainer-script fragment added, removed or
+// changed (by content); triggers changed.
+func diffPrivileges(arch string, np, op *recipe.Resolved) []string {
+	olds := map[string]*recipe.ResolvedPackage{}
+	if op != nil {
+		for i := range op.Packages {
+			olds[op.Packages[i].Name] = &op.Packages[i]
+		}
+	}
+	var out []string
+	for i := range np.Packages {
+		n := &np.Packages[i]
+		o := olds[n.Name]
+		at := fmt.Sprintf("%s [%s]", n.Name, arch)
+		oldAccess := map[string]access{}
+		if o != nil {
+			oldAccess = accessOf(o)
+		}
+		for p, a := range accessOf(n) {
+			was, existed := oldAccess[p]
+			switch {
+			case !existed && !a.isDefault():
+				out = append(out, fmt.Sprintf("%s: %s is %s", at, p, a))
+			case existed && a != was:
+				out = append(out, fmt.Sprintf("%s: %s: %s -> %s", at, p, was, a))
+			}
+		}
+		var oldFrag []recipe.Fragment
+		var oldTriggers []string
+		if o != nil {
+			oldFrag, oldTriggers = o.Fragments, o.Triggers
+		}
+		out = append(out, diffFragments(at, n.Fragments, oldFrag)...)
+		if !slices.Equal(n.Triggers, oldTriggers) {
+			out = append(out, fmt.Sprintf("%s: triggers %q, were %q", at, n.Triggers, oldTriggers))
+		}
+	}
+	return out
+}
+
+// diffFragments compares maintainer-script fragments by content.
+func diffFragments(at string, nf, of []recipe.Fragment) []string {
+	read := func(f recipe.Fragment) string {
+		b, err := os.ReadFile(f.LocalPath)
+		if err != nil {
+			return "unreadable: " + err.Error()
+		}
+		return string(b)
+	}
+	olds := map[string]recipe.Fragment{}
+	for _, f := range of {
+		olds[f.Script] = f
+	}
+	var out []string
+	for _, f := range nf {
+		o, ok := olds[f.Script]
+		delete(olds, f.Script)
+		switch {
+		case !ok:
+			out = append(out, fmt.Sprintf("%s: %s fragment %s added (runs as root at every installation)", at, f.Script, f.File))
+		case read(f) != read(o):
+			out = append(out, fmt.Sprintf("%s: %s fragment %s changed: diff it against the base revision", at, f.Script, f.File))
+		}
+	}
+	for _, o := range olds {
+		out = append(out, fmt.Sprintf("%s: %s fragment %s removed", at, o.Script, o.File))
+	}
+	return out
+}
+
+// unixMode is m as chmod writes it (04000 setuid, 02000 setgid, 01000 sticky).
+func unixMode(m fs.FileMode) uint32 {
+	out := uint32(m.Perm())
+	for _, b := range []struct {
+		mode fs.FileMode
+		unix uint32
+	}{{fs.ModeSetuid, 0o4000}, {fs.ModeSetgid, 0o2000}, {fs.ModeSticky, 0o1000}} {
+		if m&b.mode != 0 {
+			out |= b.unix
+		}
+	}
+	return out
 }
 
 // versionCheck is the version rule: when the packages change, the Debian
@@ -352,14 +517,15 @@ func diffPackages(arch string, np, op *recipe.Resolved) []string {
 	return out
 }
 
-// fileList is every path a package installs, with its mode or link target.
+// fileList is every path a package installs, with its mode (and owner
+// when it is not root) or link target.
 func fileList(p *recipe.ResolvedPackage) map[string]bool {
 	m := map[string]bool{}
 	for _, f := range p.Files {
-		m[fmt.Sprintf("%s (%04o)", f.Dest, f.Mode)] = true
+		m[fmt.Sprintf("%s (%s)", f.Dest, access{mode: f.Mode, owner: f.Owner})] = true
 	}
 	for _, d := range p.Directories {
-		m[d+"/"] = true
+		m[fmt.Sprintf("%s/ (%s)", d.Path, access{mode: d.Mode, owner: d.Owner})] = true
 	}
 	for _, l := range p.Symlinks {
 		m[l.Dest+" -> "+l.Target] = true

@@ -443,3 +443,59 @@ func TestBaseLoad(t *testing.T) {
 		t.Errorf("recipe outside git: %v, want ErrBase", err)
 	}
 }
+
+// TestDiffPrivileges: every special bit, owner or mode added or changed,
+// and every maintainer-script fragment or trigger added, changed or
+// removed, is for a reviewer; a bump that changes none of them is not.
+func TestDiffPrivileges(t *testing.T) {
+	const key = "key\n"
+	withFragment := edit(t, helloRecipe, "section: utils", "section: utils\n    scripts: {postinst: hello.postinst}\n    triggers: [activate-noawait ldconfig]")
+	project := func(text, fragment string) *recipe.Recipe {
+		files := map[string]string{"recipes/hello.yaml": text, "keys/upstream.asc": key}
+		if fragment != "" {
+			files["recipes/hello/hello.postinst"] = fragment
+		}
+		return loadFiles(t, files)
+	}
+	old := project(withFragment, "echo one\n")
+	for _, tt := range []struct {
+		name     string
+		head     *recipe.Recipe
+		review   []string
+		noReview bool
+	}{
+		{"revision bump", project(edit(t, withFragment, `revision: "1"`, `revision: "2"`), "echo one\n"), nil, true},
+		{"setuid added", project(edit(t, withFragment, "dest: /usr/bin/hello}", `dest: /usr/bin/hello, mode: "4755", special-bits: "binds port 80"}`), "echo one\n"),
+			[]string{`hello [amd64]: /usr/bin/hello: 0755 -> 4755 (special-bits: "binds port 80")`}, false},
+		{"owner and mode", project(edit(t, withFragment, "dest: /usr/share/doc/hello/LICENSE}", `dest: /usr/share/doc/hello/LICENSE, mode: "0640", group: adm}`), "echo one\n"),
+			[]string{`hello [amd64]: /usr/share/doc/hello/LICENSE: 0644 -> 0640 root:adm`}, false},
+		{"new private directory", project(edit(t, withFragment, "    files:\n", "    directories: [/var/lib/hello, {path: /var/lib/hello/keys, mode: \"0700\"}]\n    files:\n"), "echo one\n"),
+			[]string{`hello [amd64]: /var/lib/hello/keys/ is 0700`}, false},
+		{"fragment changed", project(withFragment, "echo two\n"), []string{"hello [amd64]: postinst fragment hello.postinst changed: diff it against the base revision"}, false},
+		{"fragment and trigger removed", project(helloRecipe, ""),
+			[]string{"hello [amd64]: postinst fragment hello.postinst removed", `hello [amd64]: triggers [], were ["activate-noawait ldconfig"]`}, false},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			d, err := diffRecipes(tt.head, old, recipe.ResolveOptions{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if tt.noReview && len(d.review) > 0 {
+				t.Errorf("review %q, want none", d.review)
+			}
+			if !tt.noReview && !slices.Equal(d.review, tt.review) {
+				t.Errorf("review:\n  %s\nwant:\n  %s", strings.Join(d.review, "\n  "), strings.Join(tt.review, "\n  "))
+			}
+		})
+	}
+	// A new recipe's special bits, fragments and triggers are for review too.
+	got := newRecipeReview(project(edit(t, withFragment, "dest: /usr/bin/hello}", `dest: /usr/bin/hello, mode: "2755", group: shadow, special-bits: "reads shadow"}`), "echo one\n"), recipe.ResolveOptions{})
+	want := []string{
+		`hello [amd64]: /usr/bin/hello is 2755 root:shadow (special-bits: "reads shadow")`,
+		"hello [amd64]: postinst fragment hello.postinst added (runs as root at every installation)",
+		`hello [amd64]: triggers ["activate-noawait ldconfig"], were []`,
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("new recipe review:\n  %s\nwant:\n  %s", strings.Join(got, "\n  "), strings.Join(want, "\n  "))
+	}
+}

@@ -1,6 +1,7 @@
 package recipe
 
 import (
+	"cmp"
 	"fmt"
 	"net/url"
 	"path"
@@ -15,6 +16,7 @@ import (
 
 	"github.com/updeb/updeb/internal/srcurl"
 	"github.com/updeb/updeb/internal/yamlfile"
+	"github.com/updeb/updeb/pkg/deb"
 	"github.com/updeb/updeb/pkg/debversion"
 	"github.com/updeb/updeb/pkg/digest"
 	"github.com/updeb/updeb/pkg/verify/sigstore"
@@ -83,6 +85,8 @@ func LoadBytes(file string, data []byte, opts LoadOptions) (*Recipe, error) {
 		return nil, err
 	}
 	r.Content = data
+	r.Warnings = fs.warnings
+	slices.SortStableFunc(r.Warnings, func(a, b Finding) int { return cmp.Or(a.Line-b.Line, a.Col-b.Col) })
 	return r, nil
 }
 
@@ -219,7 +223,7 @@ func (d *decoder) recipe(r *Recipe, n *yaml.Node) {
 		}},
 		"packages": {true, func(v *yaml.Node) {
 			d.List(v, "packages", func(i int, v *yaml.Node) {
-				p := Package{node: v, Architecture: "any", Priority: "optional", Relations: map[string][]string{}}
+				p := Package{node: v, Architecture: "any", Priority: "optional", Relations: map[string][]string{}, Scripts: map[string]string{}}
 				d.pkg(&p, v)
 				r.Packages = append(r.Packages, p)
 			})
@@ -661,7 +665,15 @@ func (d *decoder) pkg(p *Package, n *yaml.Node) {
 				p.Files = append(p.Files, f)
 			})
 		}},
-		"directories": {false, func(v *yaml.Node) { d.StrList(v, "directories", &p.Directories) }},
+		"directories": {false, func(v *yaml.Node) {
+			d.List(v, "directories", func(i int, v *yaml.Node) {
+				dir := Directory{node: v}
+				d.directory(&dir, v)
+				p.Directories = append(p.Directories, dir)
+			})
+		}},
+		"scripts":  {false, func(v *yaml.Node) { d.scripts(p, v) }},
+		"triggers": {false, func(v *yaml.Node) { d.triggers(p, v) }},
 		"symlinks": {false, func(v *yaml.Node) {
 			d.List(v, "symlinks", func(i int, v *yaml.Node) {
 				s := Symlink{node: v}
@@ -760,30 +772,21 @@ func (d *decoder) absPath(v *yaml.Node, name, p string) bool {
 }
 
 func (d *decoder) file(f *File, n *yaml.Node) {
-	d.mapping(n, "file mapping", map[string]field{
+	fields := map[string]field{
 		"source": {false, func(v *yaml.Node) { d.NonEmpty(v, "source", &f.Source) }},
 		"path":   {false, func(v *yaml.Node) { d.NonEmpty(v, "path", &f.Path) }},
 		"file":   {false, func(v *yaml.Node) { d.NonEmpty(v, "file", &f.Local) }},
 		"dest":   {true, func(v *yaml.Node) { d.NonEmpty(v, "dest", &f.Dest) }},
-		"mode": {false, func(v *yaml.Node) {
-			var s string
-			if !d.Str(v, "mode", &s) {
-				return
-			}
-			m, err := strconv.ParseUint(s, 8, 32)
-			if err != nil || len(s) < 3 || len(s) > 4 || m > 0o777 || m&0o400 == 0 {
-				d.at(v, "mode: %q is not an octal permission such as \"0755\" or \"0644\" (no setuid, setgid or sticky bits; owner-readable)", s)
-				return
-			}
-			f.Mode = uint32(m)
-		}},
 		"conffile": {false, func(v *yaml.Node) {
 			var b bool
 			if d.Bool(v, "conffile", &b) {
 				f.Conffile = &b
 			}
 		}},
-	})
+	}
+	d.accessFields(fields, &f.Access)
+	d.mapping(n, "file mapping", fields)
+	d.checkAccess(n, &f.Access)
 	hasSource, hasLocal := keyOf(n, "source") != n, keyOf(n, "file") != n
 	switch {
 	case n.Kind != yaml.MappingNode:
@@ -796,6 +799,118 @@ func (d *decoder) file(f *File, n *yaml.Node) {
 	case hasLocal:
 		d.relPath(valueOf(n, "file"), "file", f.Local)
 	}
+}
+
+// accessFields adds mode, owner, group and special-bits to the fields of a
+// file or directory mapping.
+func (d *decoder) accessFields(fields map[string]field, a *Access) {
+	fields["mode"] = field{false, func(v *yaml.Node) {
+		var s string
+		if !d.Str(v, "mode", &s) {
+			return
+		}
+		m, err := strconv.ParseUint(s, 8, 32)
+		if err != nil || len(s) < 3 || len(s) > 4 || m > 0o7777 {
+			d.at(v, "mode: %q is not an octal mode such as \"0755\", \"0640\" or \"4755\" (quoted, 3 or 4 digits)", s)
+			return
+		}
+		if m&0o400 == 0 {
+			d.at(v, "mode: %q: the owner cannot read it; updeb refuses such a mode (give at least 0400)", s)
+			return
+		}
+		a.Mode = uint32(m)
+	}}
+	for _, k := range []struct {
+		key string
+		dst *string
+	}{{"owner", &a.Owner}, {"group", &a.Group}} {
+		fields[k.key] = field{false, func(v *yaml.Node) {
+			if d.NonEmpty(v, k.key, k.dst) {
+				if err := deb.CheckOwnerName(*k.dst); err != nil {
+					d.at(v, "%s: %v", k.key, err)
+				}
+			}
+		}}
+	}
+	fields["special-bits"] = field{false, func(v *yaml.Node) { d.singleLine(v, "special-bits", &a.SpecialBits) }}
+}
+
+// checkAccess: a setuid, setgid or sticky bit needs special-bits, the
+// reason for it, and special-bits needs one of them.
+func (d *decoder) checkAccess(n *yaml.Node, a *Access) {
+	if n.Kind != yaml.MappingNode {
+		return
+	}
+	special := a.Mode&0o7000 != 0
+	switch {
+	case special && a.SpecialBits == "" && keyOf(n, "special-bits") == n:
+		d.at(valueOf(n, "mode"), "mode: %04o sets %s: say why with special-bits: \"REASON\" (a setuid or setgid file runs with its owner's or group's rights; updeb sets these bits only when the recipe says why)", a.Mode, specialBitNames(a.Mode))
+	case !special && a.SpecialBits != "":
+		d.at(keyOf(n, "special-bits"), "special-bits: the mode sets no setuid, setgid or sticky bit (mode %04o)", a.Mode)
+	}
+}
+
+// specialBitNames names the setuid, setgid and sticky bits of a mode.
+func specialBitNames(m uint32) string {
+	var out []string
+	for _, b := range []struct {
+		bit  uint32
+		name string
+	}{{0o4000, "setuid"}, {0o2000, "setgid"}, {0o1000, "sticky"}} {
+		if m&b.bit != 0 {
+			out = append(out, b.name)
+		}
+	}
+	return strings.Join(out, " and ")
+}
+
+// directory decodes a directories element: a path, or a mapping with the
+// path and its mode and owner.
+func (d *decoder) directory(dir *Directory, n *yaml.Node) {
+	if n.Kind == yaml.ScalarNode {
+		d.NonEmpty(n, "directories", &dir.Path)
+		return
+	}
+	fields := map[string]field{"path": {true, func(v *yaml.Node) { d.NonEmpty(v, "directories path", &dir.Path) }}}
+	d.accessFields(fields, &dir.Access)
+	if n.Kind != yaml.MappingNode {
+		d.at(n, "directories: expected a path or a mapping {path: ..., mode: ..., owner: ..., group: ...}, found %s", yamlfile.KindName(n))
+		return
+	}
+	d.mapping(n, "directory", fields)
+	d.checkAccess(n, &dir.Access)
+}
+
+// scriptNames are the maintainer scripts a recipe may give fragments for.
+var scriptNames = []string{"preinst", "postinst", "prerm", "postrm"}
+
+// scripts decodes a package's maintainer-script fragments: script name ->
+// file in the recipe's folder.
+func (d *decoder) scripts(p *Package, n *yaml.Node) {
+	fields := map[string]field{}
+	for _, name := range scriptNames {
+		fields[name] = field{false, func(v *yaml.Node) {
+			var s string
+			if d.NonEmpty(v, "scripts."+name, &s) && d.relPath(v, "scripts."+name, s) {
+				p.Scripts[name] = s
+			}
+		}}
+	}
+	d.mapping(n, "scripts", fields)
+}
+
+// triggers decodes a package's DEBIAN/triggers lines.
+func (d *decoder) triggers(p *Package, n *yaml.Node) {
+	d.List(n, "triggers", func(i int, v *yaml.Node) {
+		var s string
+		if d.NonEmpty(v, "triggers", &s) {
+			if err := deb.CheckTrigger(s); err != nil {
+				d.at(v, "triggers: %v", err)
+				return
+			}
+			p.Triggers = append(p.Triggers, strings.Join(strings.Fields(s), " "))
+		}
+	})
 }
 
 func (d *decoder) watch(n *yaml.Node) *Watch {

@@ -76,3 +76,24 @@ func (r *Recipe) checkPublicKey(abs string) error {
 	}
 	return nil
 }
+
+// MaintainerScripts returns the maintainer scripts package pp of this
+// recipe carries: updeb's generated parts merged with the recipe's
+// fragments (ResolvedPackage.MergeScripts), each fragment read through
+// OpenLocal, at most MaxFragment bytes.
+func (r *Recipe) MaintainerScripts(pp *ResolvedPackage) ([]Script, error) {
+	content := map[string][]byte{}
+	for _, f := range pp.Fragments {
+		fh, _, err := r.OpenLocal(f.LocalPath)
+		if err != nil {
+			return nil, fmt.Errorf("scripts.%s: %w", f.Script, err)
+		}
+		data, err := io.ReadAll(io.LimitReader(fh, MaxFragment+1))
+		fh.Close()
+		if err != nil {
+			return nil, fmt.Errorf("scripts.%s: %s: %w", f.Script, f.LocalPath, err)
+		}
+		content[f.Script] = data
+	}
+	return pp.MergeScripts(content)
+}

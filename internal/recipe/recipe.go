@@ -75,6 +75,10 @@ type Recipe struct {
 	Packages      []Package
 	Watch         *Watch            // validated only; used by updeb outdated/bump
 	Requires      map[string]string // component -> version range, validated only; used by updeb compat
+	// Warnings are what Load found worth a look without refusing the recipe
+	// (a world-writable file, an owner dpkg may not know at unpack time),
+	// sorted by position; updeb lint prints them.
+	Warnings []Finding
 
 	node     *yaml.Node // the document's top mapping, for positions
 	dir      string     // absolute folder of the recipe file (Load only)
