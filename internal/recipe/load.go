@@ -1026,4 +1026,3 @@ func (r *Recipe) sourceNames() []string {
 	}
 	return out
 }
-

@@ -204,10 +204,10 @@ type Directory struct {
 // File maps a file from a source (Source, Path) or from the recipe's own
 // folder (Local) to a destination in the package.
 type File struct {
-	Source   string
-	Path     string // template; inside the archive; "" for raw sources
-	Local    string // template; relative to the recipe's files folder
-	Dest     string // template
+	Source string
+	Path   string // template; inside the archive; "" for raw sources
+	Local  string // template; relative to the recipe's files folder
+	Dest   string // template
 	Access
 	Conffile *bool // nil means: true under /etc/
 

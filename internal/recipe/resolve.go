@@ -184,7 +184,7 @@ type Fragment struct {
 type ResolvedDir struct {
 	Path        string      // absolute
 	Mode        fs.FileMode // permission and special bits
-	Owner       deb.Owner   `json:",omitzero"` // zero: root:root
+	Owner       deb.Owner   `json:",omitzero"`  // zero: root:root
 	SpecialBits string      `json:",omitempty"` // the recipe's reason for a setuid, setgid or sticky bit
 }
 
