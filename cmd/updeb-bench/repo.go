@@ -215,7 +215,7 @@ func childRepoPublish(args []string) error {
 		if err != nil {
 			return err
 		}
-		pkgs = append(pkgs, repo.Package{Path: p, Control: info.Control})
+		pkgs = append(pkgs, repo.Package{Path: p, Control: info.Control, Contents: repo.ContentsOf(info)})
 	}
 	res, err := r.Publish(context.Background(), "bench", "main", pkgs)
 	if err == nil && len(res.Added) != len(pkgs) {

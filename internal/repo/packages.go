@@ -186,6 +186,9 @@ type indexFile struct {
 	src  string // an earlier generation's file with these exact bytes
 	size int64
 	sums map[string]string // hash field (SHA256, SHA512) -> hex digest
+	// listedOnly: the Release lists it, nothing serves it (an uncompressed
+	// Contents index, whose digests apt checks after decompressing).
+	listedOnly bool
 }
 
 // newIndexFile returns an index file of new bytes, with its digests.
