@@ -18,6 +18,8 @@ type findings struct {
 	// unpinned lets a source have no digest at all (LoadOptions.AllowUnpinned).
 	unpinned bool
 	warnings []Finding
+	// lintFragments: read and check each maintainer-script fragment (Load).
+	lintFragments bool
 }
 
 func (f *findings) at(n *yaml.Node, format string, args ...any) { f.At(n, format, args...) }

@@ -420,7 +420,7 @@ func (pp *ResolvedPackage) MergeScripts(content map[string][]byte) ([]Script, er
 		} else {
 			text, err := checkFragment(f, content[name])
 			if err != nil {
-				return nil, err
+				return nil, fmt.Errorf("%w: %w", ErrInvalid, err)
 			}
 			if hasGen {
 				gen = "# updeb's part:\n" + gen + "# end of updeb's part\n"
@@ -445,7 +445,7 @@ func (pp *ResolvedPackage) MergeScripts(content map[string][]byte) ([]Script, er
 // starts and ends with a newline.
 func checkFragment(f Fragment, data []byte) (string, error) {
 	bad := func(format string, args ...any) error {
-		return fmt.Errorf("%w: scripts.%s: %s: %s", ErrInvalid, f.Script, f.LocalPath, fmt.Sprintf(format, args...))
+		return fmt.Errorf("scripts.%s: %s: %s", f.Script, f.LocalPath, fmt.Sprintf(format, args...))
 	}
 	text := string(data)
 	switch {

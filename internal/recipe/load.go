@@ -76,6 +76,7 @@ func LoadBytes(file string, data []byte, opts LoadOptions) (*Recipe, error) {
 			// and (here only, Resolved does no I/O) the files the recipe names.
 			// Fields that failed to decode are empty and render to nothing,
 			// so this adds no findings about them.
+			fs.lintFragments = true
 			for _, a := range r.Architectures {
 				r.resolve(a.Debian, resolveOptions{lint: true, stat: r.checkLocal}, fs)
 			}

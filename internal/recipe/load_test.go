@@ -56,12 +56,13 @@ func writeProject(t *testing.T, text string) (dir, file string) {
 	t.Helper()
 	dir = t.TempDir()
 	for name, content := range map[string]string{
-		"recipes/x.yaml":          text,
-		"recipes/x/x.service":     "[Service]\nExecStart=/usr/bin/x\n",
-		"recipes/x/x.default":     "DAEMON_ARGS=\n",
-		"keys/k.asc":              "placeholder\n",
-		"recipes/x/sub/x.default": "DAEMON_ARGS=\n",
-		"recipes/x/tool.pub":      testPublicKey,
+		"recipes/x.yaml":           text,
+		"recipes/x/x.service":      "[Service]\nExecStart=/usr/bin/x\n",
+		"recipes/x/x.default":      "DAEMON_ARGS=\n",
+		"keys/k.asc":               "placeholder\n",
+		"recipes/x/sub/x.default":  "DAEMON_ARGS=\n",
+		"recipes/x/tool.pub":       testPublicKey,
+		"recipes/x/whole.postinst": "#!/bin/sh\nset -e\necho\n",
 	} {
 		p := filepath.Join(dir, name)
 		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
@@ -316,6 +317,8 @@ func TestLoadErrors(t *testing.T) {
 				"recipes/x.yaml:21:39: directory: missing required field \"path\"",
 				"recipes/x.yaml:21:40: directory: unknown field \"dir\" (known: group, mode, owner, path, special-bits)",
 			}},
+		{"fragment that is a whole script", []edit{{"    systemd-units: [x.service]\n", "    systemd-units: [x.service]\n    scripts: {postinst: whole.postinst}\n"}},
+			[]string{"recipes/x.yaml:21:25: scripts.postinst: $DIR/recipes/x/whole.postinst: starts with a #! line: updeb writes the script's #!/bin/sh and set -e; give only the commands"}},
 		{"scripts and triggers", []edit{{"    systemd-units: [x.service]\n", "    systemd-units: [x.service]\n    scripts: {postinst: ../x.postinst, config: x.config, prerm: missing.prerm}\n    triggers: [\"interest\", \"activate-soon x\", \"interest /usr//lib\"]\n"}},
 			[]string{
 				"recipes/x.yaml:21:25: scripts.postinst: \"../x.postinst\" has a \"..\" component, which would leave the folder it is relative to",

@@ -1,6 +1,7 @@
 package recipe
 
 import (
+	"errors"
 	"fmt"
 	"io/fs"
 	"path"
@@ -460,13 +461,31 @@ type packageResolver struct {
 	dests     map[string]string // dest -> package that ships it, over all the recipe's packages
 	generated map[string]bool   // what updeb writes into the package itself
 	checkFile func(*yaml.Node, string, string)
+	// checkFragment checks a fragment's file and its content (Load only).
+	checkFragment func(*yaml.Node, Fragment)
 }
 
 // resolvePackage renders rp in named steps: its identity, relations, contents
 // (files, directories, symlinks, each claimed once across the recipe), the
 // systemd units it must ship, and its alternatives and maintainer scripts.
 func (r *Recipe) resolvePackage(rp Package, rd *renderer, dests map[string]string, checkFile func(*yaml.Node, string, string), dv debversion.Version) *ResolvedPackage {
-	pl := &packageResolver{r: r, rd: rd, fs: rd.fs, rp: rp, dests: dests, checkFile: checkFile}
+	pl := &packageResolver{r: r, rd: rd, fs: rd.fs, rp: rp, dests: dests, checkFile: checkFile, checkFragment: func(n *yaml.Node, f Fragment) {
+		checkFile(n, "scripts."+f.Script, f.LocalPath)
+	}}
+	if r.dir != "" && rd.fs.lintFragments {
+		pl.checkFragment = func(n *yaml.Node, f Fragment) {
+			data, err := r.ReadFragment(f)
+			if err == nil {
+				_, err = checkFragment(f, data)
+			}
+			if err != nil {
+				if errors.Is(err, fs.ErrNotExist) {
+					err = fmt.Errorf("scripts.%s: %s does not exist", f.Script, f.LocalPath)
+				}
+				rd.fs.at(n, "%v", err)
+			}
+		}
+	}
 	pl.identity(dv)
 	pl.relations()
 	pl.files()
@@ -492,9 +511,9 @@ func (pl *packageResolver) fragments() {
 		if !ok {
 			continue
 		}
-		abs := filepath.Join(pl.r.FilesDir, filepath.FromSlash(rel))
-		pl.checkFile(valueOf(sn, name), "scripts."+name, abs)
-		pl.pp.Fragments = append(pl.pp.Fragments, Fragment{Script: name, File: rel, LocalPath: abs})
+		f := Fragment{Script: name, File: rel, LocalPath: filepath.Join(pl.r.FilesDir, filepath.FromSlash(rel))}
+		pl.checkFragment(valueOf(sn, name), f)
+		pl.pp.Fragments = append(pl.pp.Fragments, f)
 	}
 }
 
