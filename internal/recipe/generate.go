@@ -114,8 +114,96 @@ const (
 )
 
 // override is one line of an overrides file: a tag, optionally limited to a
-// file (lintian's pointer, without the leading /).
-type override struct{ tag, pointer, why string }
+// file (lintian's pointer, without the leading /) and to the hint's text
+// before the pointer (context).
+type override struct{ tag, pointer, why, context string }
+
+// permissionHints are the hints lintian's files/permissions check gives the
+// package's files and directories (Lintian::Check::Files::Permissions,
+// lintian 2.116, rule for rule), as overrides: every such mode is the
+// recipe's own statement (updeb's defaults raise none), a setuid or setgid
+// bit with the recipe's special-bits reason as the justification.
+func (pp *ResolvedPackage) permissionHints() []override {
+	var out []override
+	for _, f := range pp.Files {
+		out = append(out, fileHints(pp.Name, f)...)
+	}
+	for _, d := range pp.Directories {
+		if h, ok := dirHint(d); ok {
+			out = append(out, h)
+		}
+	}
+	return out
+}
+
+// whyMode justifies a mode the recipe states.
+func whyMode(m fs.FileMode, special string) string {
+	if special != "" {
+		return fmt.Sprintf("The recipe sets mode %04o on purpose (special-bits): %s", octal(m), special)
+	}
+	return fmt.Sprintf("The recipe states mode %04o for it: the file is meant to be so.", octal(m))
+}
+
+func fileHints(pkg string, f ResolvedFile) []override {
+	m, o := octal(f.Mode), ownerNames(f.Owner)
+	identity := o.User + "/" + o.Group
+	exec, setid := m&0o111 != 0, m&0o6000 != 0
+	hint := func(tag, context string) override {
+		return override{tag: tag, pointer: strings.TrimPrefix(f.Dest, "/"), why: whyMode(f.Mode, f.SpecialBits), context: context}
+	}
+	perm := fmt.Sprintf("%04o", m)
+	if exec && identity == "root/games" && (m&0o2000 == 0 || m&0o755 != 0o755) {
+		return []override{hint("non-standard-game-executable-perm", perm+" != 2755")}
+	}
+	var out []override
+	if exec && m&0o444 != 0o444 {
+		out = append(out, hint("executable-is-not-world-readable", perm))
+	}
+	if setid && m&^0o6000 != 0o755 && m != 0o4754 {
+		out = append(out, hint("non-standard-setuid-executable-perm", perm))
+	}
+	switch {
+	case setid && strings.Contains(pkg, "-suid"):
+	case m&0o2000 != 0 && m&0o4000 == 0 && o.Group == "games" && gameBinRE.MatchString(f.Dest):
+	case setid:
+		out = append(out, hint("elevated-privileges", perm+" "+identity))
+	case exec && m != 0o755:
+		out = append(out, hint("non-standard-executable-perm", perm+" != 0755"))
+	case exec:
+	case m == 0o664 && identity == "root/games" && gameDataRE.MatchString(f.Dest):
+	case strings.HasPrefix(f.Dest, "/usr/lib/") && strings.HasSuffix(f.Dest, ".ali") && m != 0o444:
+		out = append(out, hint("bad-permissions-for-ali-file", ""))
+	case m == 0o600 && strings.HasPrefix(f.Dest, "/etc/backup.d/"):
+	case strings.HasPrefix(f.Dest, "/etc/sudoers.d/"):
+		if m != 0o440 {
+			out = append(out, hint("bad-perm-for-file-in-etc-sudoers.d", perm+" != 0440"))
+		}
+	case m != 0o644:
+		out = append(out, hint("non-standard-file-perm", perm+" != 0644"))
+	}
+	return out
+}
+
+// Lintian's exceptions for games and temporary folders.
+var (
+	gameBinRE  = regexp.MustCompile(`^/usr/(lib/)?games/\S+`)
+	gameDataRE = regexp.MustCompile(`^/var/(lib/)?games/\S+`)
+	tmpDirRE   = regexp.MustCompile(`^(var/)?tmp/`)
+)
+
+func dirHint(d ResolvedDir) (override, bool) {
+	m, o := octal(d.Mode), ownerNames(d.Owner)
+	identity, name := o.User+"/"+o.Group, strings.TrimPrefix(d.Path, "/")+"/"
+	switch {
+	case m == 0o2775 && identity == "root/games" && gameDataRE.MatchString("/"+name):
+	case m == 0o1777 && identity == "root/root" && (tmpDirRE.MatchString(name) || name == "var/lock/"):
+	case m == 0o2775 && identity == "root/staff" && name == "var/local/":
+	case m == 0o2775 && identity == "root/src" && name == "usr/src/":
+	case m != 0o755:
+		return override{tag: "non-standard-dir-perm", pointer: name, why: whyMode(d.Mode, d.SpecialBits), context: fmt.Sprintf("%04o != 0755", m)}, true
+	}
+	return override{}, false
+}
 
 // Overrides renders the package's lintian overrides file: for each tag
 // lintian raises on what updeb makes of repackaged upstream binaries, an
@@ -128,7 +216,9 @@ type override struct{ tag, pointer, why string }
 // nil when there is nothing to override.
 func (pp *ResolvedPackage) Overrides(facts func(dest string) (BinaryFacts, bool)) []byte {
 	var ovs []override
-	add := func(tag, dest, why string) { ovs = append(ovs, override{tag, strings.TrimPrefix(dest, "/"), why}) }
+	add := func(tag, dest, why string) {
+		ovs = append(ovs, override{tag: tag, pointer: strings.TrimPrefix(dest, "/"), why: why})
+	}
 	for _, f := range pp.Files {
 		bf, ok := BinaryFacts{}, false
 		if facts != nil {
@@ -147,6 +237,7 @@ func (pp *ResolvedPackage) Overrides(facts func(dest string) (BinaryFacts, bool)
 			add("extra-license-file", f.Dest, whyLicense)
 		}
 	}
+	ovs = append(ovs, pp.permissionHints()...)
 	for _, c := range pp.commands() {
 		add("no-manual-page", c, whyNoManual)
 	}
@@ -164,7 +255,11 @@ func (pp *ResolvedPackage) Overrides(facts func(dest string) (BinaryFacts, bool)
 			fmt.Fprintf(&b, "# %s\n", o.why)
 			last = o.why
 		}
-		fmt.Fprintf(&b, "%s: %s [%s]\n", pp.Name, o.tag, o.pointer)
+		if o.context != "" {
+			fmt.Fprintf(&b, "%s: %s %s [%s]\n", pp.Name, o.tag, o.context, o.pointer)
+		} else {
+			fmt.Fprintf(&b, "%s: %s [%s]\n", pp.Name, o.tag, o.pointer)
+		}
 	}
 	first := true
 	for _, t := range pp.LintianOverrides {

@@ -909,6 +909,9 @@ func (d *decoder) triggers(p *Package, n *yaml.Node) {
 				d.at(v, "triggers: %v", err)
 				return
 			}
+			if directive := strings.Fields(s)[0]; directive == "interest" || directive == "activate" {
+				d.warn(v, "triggers: %q: say %s-noawait (the triggering package need not wait) or %s-await: the default awaits, which lintian flags (uses-implicit-await-trigger) and which can leave packages triggers-pending", s, directive, directive)
+			}
 			p.Triggers = append(p.Triggers, strings.Join(strings.Fields(s), " "))
 		}
 	})
