@@ -111,6 +111,15 @@ usr/share/hello/ünïcödé                                 utils/hello
 	expect("ünïcödé", "hello: /usr/share/hello/ünïcödé")
 	expect("guide.txt", "hello-doc: /usr/share/doc/hello-doc/guide.txt")
 	expect("/usr/bin/tool") // arm64: not this amd64 client's
+	// apt installs them under the same names.
+	if out, err := a.run("apt-get", "install", "-y", "-q", "--no-install-recommends", "hello=1.0-1"); err != nil {
+		t.Fatalf("apt-get install: %v\n%s", err, out)
+	}
+	for _, p := range []string{`lib/systemd/system/hello\x2dworld.service`, "usr/share/hello/read me.txt", "usr/share/hello/ünïcödé"} {
+		if got, err := os.ReadFile(filepath.Join(a.root, p)); err != nil || string(got) != p+"\n" {
+			t.Errorf("installed %s: %q, %v", p, got, err)
+		}
+	}
 
 	// A second version adds its paths; the first keeps its own.
 	_, err = r.Publish(ctx, "s", "main", []Package{pkgOf(t, hello2)})
