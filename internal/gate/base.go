@@ -230,7 +230,7 @@ type access struct {
 }
 
 func (a access) String() string {
-	s := fmt.Sprintf("%04o", unixMode(a.mode))
+	s := fmt.Sprintf("%04o", deb.UnixMode(a.mode))
 	if own := ownerString(a.owner); own != "root:root" {
 		s += " " + own
 	}
@@ -338,19 +338,6 @@ func diffFragments(at string, nf, of []recipe.Fragment) []string {
 	return out
 }
 
-// unixMode is m as chmod writes it (04000 setuid, 02000 setgid, 01000 sticky).
-func unixMode(m fs.FileMode) uint32 {
-	out := uint32(m.Perm())
-	for _, b := range []struct {
-		mode fs.FileMode
-		unix uint32
-	}{{fs.ModeSetuid, 0o4000}, {fs.ModeSetgid, 0o2000}, {fs.ModeSticky, 0o1000}} {
-		if m&b.mode != 0 {
-			out |= b.unix
-		}
-	}
-	return out
-}
 
 // versionCheck is the version rule: when the packages change, the Debian
 // version must increase (dpkg's ordering); unchanged packages may keep it.

@@ -116,15 +116,7 @@ func TestModesScriptsTriggersEndToEnd(t *testing.T) {
 		t.Errorf("acc's triggers: %q", info)
 	}
 
-	dpkgRoot := filepath.Join(t.TempDir(), "root")
-	for _, d := range []string{"var/lib/dpkg/info", "var/lib/dpkg/updates", "var/lib/dpkg/triggers"} {
-		if err := os.MkdirAll(filepath.Join(dpkgRoot, d), 0o755); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if err := os.WriteFile(filepath.Join(dpkgRoot, "var/lib/dpkg/status"), nil, 0o644); err != nil {
-		t.Fatal(err)
-	}
+	dpkgRoot := testenv.DpkgRoot(t)
 	got := testenv.AsRoot(t, `dpkg() { command dpkg --root="$ROOT" --admindir="$ROOT/var/lib/dpkg" --force-script-chrootless --force-not-root --log=/dev/null "$@" >/dev/null; }
 dpkg -i "$ACC"
 dpkg -i "$PLUGIN"
@@ -235,15 +227,7 @@ func TestRebuildRealDebianPackages(t *testing.T) {
 			// dpkg --unpack makes the same tree of both (but updeb's own files).
 			trees := map[string]string{}
 			for which, p := range map[string]string{"original": originalOf(t, originals, orig), "rebuilt": rebuilt} {
-				dpkgRoot := filepath.Join(t.TempDir(), "root")
-				for _, d := range []string{"var/lib/dpkg/info", "var/lib/dpkg/updates"} {
-					if err := os.MkdirAll(filepath.Join(dpkgRoot, d), 0o755); err != nil {
-						t.Fatal(err)
-					}
-				}
-				if err := os.WriteFile(filepath.Join(dpkgRoot, "var/lib/dpkg/status"), nil, 0o644); err != nil {
-					t.Fatal(err)
-				}
+				dpkgRoot := testenv.DpkgRoot(t)
 				trees[which] = string(testenv.AsRoot(t, `dpkg --root="$ROOT" --admindir="$ROOT/var/lib/dpkg" --force-script-chrootless --force-not-root --force-depends --log=/dev/null --unpack "$DEB" >"$ROOT.log" 2>&1 || { cat "$ROOT.log"; exit 1; }
 cd "$ROOT" && find . \( -path ./var/lib/dpkg -o -path "./usr/share/doc/$OURS" -o -path "./usr/share/lintian/overrides/$OURS" \) -prune -o -printf '%p %y %m %u:%g %U:%G %s %l\n' | LC_ALL=C sort
 find . -type f ! -path './var/lib/dpkg/*' ! -path "./usr/share/doc/$OURS/*" ! -path "./usr/share/lintian/overrides/$OURS" -print0 | LC_ALL=C sort -z | xargs -0r md5sum`,
@@ -354,7 +338,7 @@ func rebuildRecipe(t *testing.T, name string, info *deb.Info) string {
 	p := pkg{Name: name + "-rebuilt", Architecture: arch, Summary: summary, Description: "Debian's " + name + ", rebuilt by updeb's tests.",
 		Section: info.Control.Value("Section")}
 	for _, f := range info.Files {
-		a := access{Mode: fmt.Sprintf("%04o", octalMode(f.Mode))}
+		a := access{Mode: fmt.Sprintf("%04o", deb.UnixMode(f.Mode))}
 		if f.Uname != "root" {
 			a.Owner = f.Uname
 		}
@@ -391,17 +375,3 @@ func rebuildRecipe(t *testing.T, name string, info *deb.Info) string {
 	return b.String()
 }
 
-// octalMode is m as chmod writes it.
-func octalMode(m fs.FileMode) uint32 {
-	out := uint32(m.Perm())
-	if m&fs.ModeSetuid != 0 {
-		out |= 0o4000
-	}
-	if m&fs.ModeSetgid != 0 {
-		out |= 0o2000
-	}
-	if m&fs.ModeSticky != 0 {
-		out |= 0o1000
-	}
-	return out
-}

@@ -46,9 +46,16 @@ packages:
       - {path: /var/x/open, mode: "0777"}
 `
 
-func loadAccess(t *testing.T, text string) (*Recipe, *Resolved) {
+// loadAccess loads text as recipes/x.yaml, with these files added to the
+// recipe folder, and resolves it for amd64.
+func loadAccess(t *testing.T, text string, files map[string]string) (*Recipe, *Resolved) {
 	t.Helper()
-	_, file := writeProject(t, text)
+	dir, file := writeProject(t, text)
+	for name, content := range files {
+		if err := os.WriteFile(filepath.Join(dir, "recipes/x", name), []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
 	r, err := Load(file, LoadOptions{})
 	if err != nil {
 		t.Fatal(err)
@@ -65,7 +72,7 @@ func loadAccess(t *testing.T, text string) (*Recipe, *Resolved) {
 // postinst gives it the paths), any other name id 0 and a warning; a
 // world-writable file (or a directory without the sticky bit) a warning.
 func TestModesAndOwners(t *testing.T) {
-	r, p := loadAccess(t, accessRecipe)
+	r, p := loadAccess(t, accessRecipe, nil)
 	pp := p.Packages[0]
 	files := map[string]ResolvedFile{}
 	for _, f := range pp.Files {
@@ -152,24 +159,13 @@ func TestMergeScripts(t *testing.T) {
     triggers: [interest-noawait /usr/lib/x/plugins, activate-noawait ldconfig]
     directories:
 `, 1)
-	dir, file := writeProject(t, text)
-	write := func(name, content string) {
-		if err := os.WriteFile(filepath.Join(dir, "recipes/x", name), []byte(content), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	write("x.preinst", "echo preinst \"$1\"\n")
-	write("x.postinst", "echo before\n#UPDEB#\necho after \"$@\"\n")
-	write("x.prerm", "echo prerm\n")
-	write("x.postrm", "echo postrm")
-	r, err := Load(file, LoadOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	p, err := r.Resolve("amd64", fixtureOpts)
-	if err != nil {
-		t.Fatal(err)
-	}
+	r, p := loadAccess(t, text, map[string]string{
+		"x.preinst":  "echo preinst \"$1\"\n",
+		"x.postinst": "echo before\n#UPDEB#\necho after \"$@\"\n",
+		"x.prerm":    "echo prerm\n",
+		"x.postrm":   "echo postrm",
+	})
+	fragment := filepath.Join(r.FilesDir, "x.postinst")
 	pp := p.Packages[0]
 	if strings.Join(pp.Triggers, "|") != "interest-noawait /usr/lib/x/plugins|activate-noawait ldconfig" {
 		t.Errorf("triggers %q", pp.Triggers)
@@ -211,9 +207,11 @@ func TestMergeScripts(t *testing.T) {
 		{"not UTF-8", "echo \xff\n", "is not UTF-8 text"},
 		{"too big", strings.Repeat("#", MaxFragment+1), "262145 bytes, more than the 256 KiB a fragment may have"},
 	} {
-		write("x.postinst", tc.content)
+		if err := os.WriteFile(fragment, []byte(tc.content), 0o644); err != nil {
+			t.Fatal(err)
+		}
 		_, err := r.MaintainerScripts(&pp)
-		if !errors.Is(err, ErrInvalid) || !strings.Contains(err.Error(), "scripts.postinst: "+filepath.Join(dir, "recipes/x/x.postinst")+": "+tc.want) {
+		if !errors.Is(err, ErrInvalid) || !strings.Contains(err.Error(), "scripts.postinst: "+fragment+": "+tc.want) {
 			t.Errorf("%s: %v, want %q", tc.name, err, tc.want)
 		}
 	}

@@ -139,13 +139,13 @@ func (pp *ResolvedPackage) permissionHints() []override {
 // whyMode justifies a mode the recipe states.
 func whyMode(m fs.FileMode, special string) string {
 	if special != "" {
-		return fmt.Sprintf("The recipe sets mode %04o on purpose (special-bits): %s", octal(m), special)
+		return fmt.Sprintf("The recipe sets mode %04o on purpose (special-bits): %s", deb.UnixMode(m), special)
 	}
-	return fmt.Sprintf("The recipe states mode %04o for it: the file is meant to be so.", octal(m))
+	return fmt.Sprintf("The recipe states mode %04o for it: the file is meant to be so.", deb.UnixMode(m))
 }
 
 func fileHints(pkg string, f ResolvedFile) []override {
-	m, o := octal(f.Mode), ownerNames(f.Owner)
+	m, o := deb.UnixMode(f.Mode), ownerNames(f.Owner)
 	identity := o.User + "/" + o.Group
 	exec, setid := m&0o111 != 0, m&0o6000 != 0
 	hint := func(tag, context string) override {
@@ -192,7 +192,7 @@ var (
 )
 
 func dirHint(d ResolvedDir) (override, bool) {
-	m, o := octal(d.Mode), ownerNames(d.Owner)
+	m, o := deb.UnixMode(d.Mode), ownerNames(d.Owner)
 	identity, name := o.User+"/"+o.Group, strings.TrimPrefix(d.Path, "/")+"/"
 	switch {
 	case m == 0o2775 && identity == "root/games" && gameDataRE.MatchString("/"+name):
@@ -392,7 +392,7 @@ func maintainerScripts(pp *ResolvedPackage, rp Package, alts []Alternative) []Sc
 			fmt.Fprintf(&postinst, "\t\tif ! dpkg-statoverride --list %s >/dev/null 2>&1; then\n\t\t\tchown %s:%s %s\n", shellQuote(o.path), o.owner.User, o.owner.Group, shellQuote(o.path))
 			if o.mode&(fs.ModeSetuid|fs.ModeSetgid) != 0 {
 				// chown clears setuid and setgid: set the mode again.
-				fmt.Fprintf(&postinst, "\t\t\tchmod %04o %s\n", octal(o.mode), shellQuote(o.path))
+				fmt.Fprintf(&postinst, "\t\t\tchmod %04o %s\n", deb.UnixMode(o.mode), shellQuote(o.path))
 			}
 			postinst.WriteString("\t\tfi\n")
 		}
@@ -452,21 +452,6 @@ func ownerNames(o deb.Owner) deb.Owner {
 		o.Group = "root"
 	}
 	return o
-}
-
-// octal is m as chmod and the recipe write it: 4755, 2775, 0640.
-func octal(m fs.FileMode) uint32 {
-	out := uint32(m.Perm())
-	if m&fs.ModeSetuid != 0 {
-		out |= 0o4000
-	}
-	if m&fs.ModeSetgid != 0 {
-		out |= 0o2000
-	}
-	if m&fs.ModeSticky != 0 {
-		out |= 0o1000
-	}
-	return out
 }
 
 // fragmentToken is the line of a fragment that updeb's generated part

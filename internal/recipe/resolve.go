@@ -652,7 +652,7 @@ func (pl *packageResolver) file(f File) (ResolvedFile, bool) {
 		pf.Mode = 0o755
 	}
 	if f.Mode != 0 {
-		pf.Mode = unixMode(f.Mode)
+		pf.Mode = deb.FileMode(f.Mode)
 	}
 	pf.Owner, pf.SpecialBits = pl.owner(fn, f.Access), f.SpecialBits
 	if pf.Mode&0o002 != 0 {
@@ -684,7 +684,7 @@ func (pl *packageResolver) directories() {
 		pl.claim(at, "directories", s)
 		rd := ResolvedDir{Path: s, Mode: 0o755, Owner: pl.owner(d.node, d.Access), SpecialBits: d.SpecialBits}
 		if d.Mode != 0 {
-			rd.Mode = unixMode(d.Mode)
+			rd.Mode = deb.FileMode(d.Mode)
 		}
 		if rd.Mode&0o002 != 0 && rd.Mode&fs.ModeSticky == 0 {
 			pl.fs.warn(valueOf(d.node, "mode"), "mode: directory %s is world-writable (%04o) without the sticky bit: any local user can remove or replace what is in it", s, d.Mode)
@@ -774,21 +774,6 @@ func (pl *packageResolver) alternatives() []Alternative {
 		alts = append(alts, x)
 	}
 	return alts
-}
-
-// unixMode turns a recipe's octal mode (04000 setuid, 02000 setgid, 01000
-// sticky) into an fs.FileMode.
-func unixMode(m uint32) fs.FileMode {
-	out := fs.FileMode(m) & fs.ModePerm
-	for _, b := range []struct {
-		unix uint32
-		mode fs.FileMode
-	}{{0o4000, fs.ModeSetuid}, {0o2000, fs.ModeSetgid}, {0o1000, fs.ModeSticky}} {
-		if m&b.unix != 0 {
-			out |= b.mode
-		}
-	}
-	return out
 }
 
 func addRelation(list []string, name string) []string {

@@ -13,8 +13,6 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/klauspost/compress/gzip"
-
 	"github.com/updeb/updeb/pkg/archive"
 	"github.com/updeb/updeb/pkg/atomicfile"
 	"github.com/updeb/updeb/pkg/deb"
@@ -195,18 +193,14 @@ func (s *contentsStore) contentsFiles(comp string, c component, arch string) ([]
 	if err != nil {
 		return nil, err
 	}
-	var gz bytes.Buffer
-	zw := gzip.NewWriter(&gz)
-	if _, err := zw.Write(data); err != nil {
-		return nil, err
-	}
-	if err := zw.Close(); err != nil {
+	gz, err := gzipped(data)
+	if err != nil {
 		return nil, err
 	}
 	plain, packed := contentsPaths(comp, arch)
 	listed := newIndexFile(plain, data)
 	listed.data, listed.listedOnly = nil, true
-	return []indexFile{listed, newIndexFile(packed, gz.Bytes())}, nil
+	return []indexFile{listed, newIndexFile(packed, gz)}, nil
 }
 
 // stanzaValue returns a field of a Packages stanza, "" when absent.

@@ -68,17 +68,13 @@ func (s *scan) hardlinkPass(kind Kind, r io.Reader) error {
 	b := &budget{s: s, src: dec}
 	tr := tar.NewReader(b)
 	for {
-		hdr, err := tr.Next()
-		if err == io.EOF {
+		hdr, err := s.next(tr, b)
+		if err != nil {
+			return err
+		}
+		if hdr == nil {
 			break
 		}
-		if errors.Is(err, tar.ErrInsecurePath) {
-			err = nil // as in selectTar
-		}
-		if err != nil {
-			return s.tarError(b.entry, err)
-		}
-		b.entry = hdr.Name
 		name, _ := cleanName(hdr.Name)
 		h, ok := pending[name]
 		if !ok || tarEntry(hdr).typ != typeFile {
@@ -141,17 +137,13 @@ func (s *scan) selectTar(kind Kind, r io.Reader) error {
 	b := &budget{s: s, src: dec}
 	tr := tar.NewReader(b)
 	for {
-		hdr, err := tr.Next()
-		if err == io.EOF {
+		hdr, err := s.next(tr, b)
+		if err != nil {
+			return err
+		}
+		if hdr == nil {
 			break
 		}
-		if errors.Is(err, tar.ErrInsecurePath) {
-			err = nil // only with GODEBUG=tarinsecurepath=0; check() decides
-		}
-		if err != nil {
-			return s.tarError(b.entry, err)
-		}
-		b.entry = hdr.Name
 		if hdr.Typeflag == tar.TypeXGlobalHeader {
 			// pax_global_header (git archive writes one): metadata, not a member;
 			// counted so a flood of them still meets MaxEntries.
@@ -175,6 +167,23 @@ func (s *scan) selectTar(kind Kind, r io.Reader) error {
 		}
 	}
 	return s.drainTail(b)
+}
+
+// next reads the next tar header, naming it as the entry being read; nil
+// at the end of the archive.
+func (s *scan) next(tr *tar.Reader, b *budget) (*tar.Header, error) {
+	hdr, err := tr.Next()
+	if err == io.EOF {
+		return nil, nil
+	}
+	if errors.Is(err, tar.ErrInsecurePath) {
+		err = nil // only with GODEBUG=tarinsecurepath=0; check() decides
+	}
+	if err != nil {
+		return nil, s.tarError(b.entry, err)
+	}
+	b.entry = hdr.Name
+	return hdr, nil
 }
 
 // tarError classifies an error from tar.Reader.Next: the entry named is the

@@ -152,24 +152,42 @@ func (t *tree) item(e *Entry) (*item, []error) {
 // member may carry.
 const specialBits = fs.ModeSetuid | fs.ModeSetgid | fs.ModeSticky
 
-// tarMode is m as a tar member's mode (permission bits and 04000 setuid,
-// 02000 setgid, 01000 sticky), or def when m is zero.
+// tarMode is m as a tar member's mode, or def when m is zero.
 func tarMode(m fs.FileMode, def int64) int64 {
 	if m == 0 {
 		return def
 	}
-	out := int64(m.Perm())
-	if m&fs.ModeSetuid != 0 {
-		out |= 0o4000
-	}
-	if m&fs.ModeSetgid != 0 {
-		out |= 0o2000
-	}
-	if m&fs.ModeSticky != 0 {
-		out |= 0o1000
+	return int64(UnixMode(m))
+}
+
+// UnixMode is m as chmod and a tar member write it: the permission bits
+// and 04000 setuid, 02000 setgid, 01000 sticky (other bits are dropped).
+func UnixMode(m fs.FileMode) uint32 {
+	out := uint32(m.Perm())
+	for _, b := range specialModes {
+		if m&b.mode != 0 {
+			out |= b.unix
+		}
 	}
 	return out
 }
+
+// FileMode is the reverse of UnixMode: the low 12 bits of a Unix mode as
+// an fs.FileMode.
+func FileMode(unix uint32) fs.FileMode {
+	out := fs.FileMode(unix) & fs.ModePerm
+	for _, b := range specialModes {
+		if unix&b.unix != 0 {
+			out |= b.mode
+		}
+	}
+	return out
+}
+
+var specialModes = []struct {
+	mode fs.FileMode
+	unix uint32
+}{{fs.ModeSetuid, 0o4000}, {fs.ModeSetgid, 0o2000}, {fs.ModeSticky, 0o1000}}
 
 // rootOwner is root:root, as data.tar carries it.
 var rootOwner = Owner{User: "root", Group: "root"}

@@ -13,7 +13,6 @@ import (
 	"testing"
 
 	"github.com/updeb/updeb/internal/testkit/testenv"
-	"github.com/updeb/updeb/pkg/archive"
 )
 
 // modeCase is one entry of TestModesOwnersNames: what a recipe may ask for,
@@ -118,14 +117,7 @@ func TestModesOwnersNames(t *testing.T) {
 	if _, err := Write(context.Background(), ours, p); err != nil {
 		t.Fatal(err)
 	}
-	want, err := InspectFile(context.Background(), ref, archive.Limits{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	got, err := InspectFile(context.Background(), ours, archive.Limits{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	got, want := inspectBoth(t, ours, ref)
 	if !reflect.DeepEqual(got.Files, want.Files) {
 		t.Errorf("entries differ from dpkg-deb's")
 		for i := range max(len(got.Files), len(want.Files)) {
@@ -163,14 +155,7 @@ func TestModesOwnersNames(t *testing.T) {
 	}
 
 	// dpkg --unpack installs every entry with its mode and owner.
-	root := filepath.Join(dir, "root")
-	admin := filepath.Join(root, "var/lib/dpkg")
-	for _, d := range []string{"info", "updates", "triggers"} {
-		if err := os.MkdirAll(filepath.Join(admin, d), 0o755); err != nil {
-			t.Fatal(err)
-		}
-	}
-	writeFile(t, filepath.Join(admin, "status"), "")
+	root := testenv.DpkgRoot(t)
 	out := testenv.AsRoot(t, `dpkg --root="$ROOT" --admindir="$ROOT/var/lib/dpkg" --force-script-chrootless --force-not-root --log=/dev/null --unpack "$DEB" >/dev/null
 cd "$ROOT" && find . -path ./var/lib/dpkg -prune -o -printf '%P\0%y %m %u %g %U %G %l\0'`, "ROOT="+root, "DEB="+ours)
 	installed := map[string]string{}

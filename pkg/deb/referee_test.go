@@ -130,18 +130,7 @@ func TestDpkgInstallRemove(t *testing.T) {
 // dpkgRoot makes a throwaway root with an empty dpkg database and returns
 // it with the dpkg options that install into it.
 func dpkgRoot(t *testing.T) (root string, opts []string) {
-	root = t.TempDir()
-	admin := filepath.Join(root, "var/lib/dpkg")
-	for _, d := range []string{"info", "updates", "triggers"} {
-		if err := os.MkdirAll(filepath.Join(admin, d), 0o755); err != nil {
-			t.Fatal(err)
-		}
-	}
-	for _, f := range []string{"status", "available"} {
-		if err := os.WriteFile(filepath.Join(admin, f), nil, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	return root, []string{"--root=" + root, "--admindir=" + admin, "--force-script-chrootless", "--force-not-root",
+	root = testenv.DpkgRoot(t)
+	return root, []string{"--root=" + root, "--admindir=" + filepath.Join(root, "var/lib/dpkg"), "--force-script-chrootless", "--force-not-root",
 		"--force-unsafe-io", "--log=/dev/null", "--no-triggers"}
 }

@@ -214,16 +214,7 @@ func scriptMode(s Script) fs.FileMode {
 	if s.Mode == 0 {
 		return 0o755
 	}
-	m := s.Mode.Perm()
-	if s.Mode&fs.ModeSetuid != 0 {
-		m |= 0o4000
-	}
-	if s.Mode&fs.ModeSetgid != 0 {
-		m |= 0o2000
-	}
-	if s.Mode&fs.ModeSticky != 0 {
-		m |= 0o1000
-	}
+	m := fs.FileMode(UnixMode(s.Mode))
 	if s.Mode&fs.ModeType != 0 {
 		m |= 0o10000
 	}

@@ -3,6 +3,7 @@ package testenv
 import (
 	"os"
 	"os/exec"
+	"path/filepath"
 	"testing"
 )
 
@@ -24,4 +25,23 @@ func AsRoot(t testing.TB, script string, env ...string) []byte {
 		t.Fatalf("as root: %v\n%s\n--- script:\n%s", err, out, script)
 	}
 	return out
+}
+
+// DpkgRoot makes a throwaway root with an empty dpkg database under a new
+// temporary folder and returns it: dpkg --root=ROOT --admindir=ROOT/var/lib/dpkg
+// installs into it.
+func DpkgRoot(t testing.TB) string {
+	t.Helper()
+	root := filepath.Join(t.TempDir(), "root")
+	for _, d := range []string{"info", "updates", "triggers"} {
+		if err := os.MkdirAll(filepath.Join(root, "var/lib/dpkg", d), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, f := range []string{"status", "available"} {
+		if err := os.WriteFile(filepath.Join(root, "var/lib/dpkg", f), nil, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return root
 }
