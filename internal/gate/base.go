@@ -338,7 +338,6 @@ func diffFragments(at string, nf, of []recipe.Fragment) []string {
 	return out
 }
 
-
 // versionCheck is the version rule: when the packages change, the Debian
 // version must increase (dpkg's ordering); unchanged packages may keep it.
 func versionCheck(d recipeDiff, rev string) (Status, string) {

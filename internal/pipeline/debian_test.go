@@ -374,4 +374,3 @@ func rebuildRecipe(t *testing.T, name string, info *deb.Info) string {
 	}
 	return b.String()
 }
-

@@ -61,6 +61,31 @@ func (s *scan) hardlinkPass(kind Kind, r io.Reader) error {
 		pending[h.target.raw] = h
 	}
 	s.hardlinks = later
+	err := s.eachTarEntry(kind, r, func(hdr *tar.Header, tr *tar.Reader) error {
+		name, _ := cleanName(hdr.Name)
+		h, ok := pending[name]
+		if !ok || tarEntry(hdr).typ != typeFile {
+			return nil
+		}
+		delete(pending, name)
+		if hdr.Size != h.target.size {
+			return s.errorf(ErrCorrupt, hdr.Name, nil, "changed while it was read: %d bytes, %d the first time", hdr.Size, h.target.size)
+		}
+		return s.deliver(Member{Name: h.name, Size: h.target.size, Mode: h.target.mode}, hdr.Name, tr)
+	})
+	if err != nil {
+		return err
+	}
+	for target, h := range pending {
+		return s.errorf(ErrCorrupt, h.raw, nil, "the archive changed while it was read: the file %q this hardlink points to is gone", target)
+	}
+	return nil
+}
+
+// eachTarEntry decompresses r as kind says and calls fn for each header of
+// the tar stream, with the reader of its data; then it checks what follows
+// the end-of-archive marker (drainTail).
+func (s *scan) eachTarEntry(kind Kind, r io.Reader, fn func(*tar.Header, *tar.Reader) error) error {
 	dec, err := s.decompressor(kind, r)
 	if err != nil {
 		return err
@@ -68,28 +93,20 @@ func (s *scan) hardlinkPass(kind Kind, r io.Reader) error {
 	b := &budget{s: s, src: dec}
 	tr := tar.NewReader(b)
 	for {
-		hdr, err := s.next(tr, b)
-		if err != nil {
-			return err
-		}
-		if hdr == nil {
+		hdr, err := tr.Next()
+		if err == io.EOF {
 			break
 		}
-		name, _ := cleanName(hdr.Name)
-		h, ok := pending[name]
-		if !ok || tarEntry(hdr).typ != typeFile {
-			continue
+		if errors.Is(err, tar.ErrInsecurePath) {
+			err = nil // only with GODEBUG=tarinsecurepath=0; check() decides
 		}
-		delete(pending, name)
-		if hdr.Size != h.target.size {
-			return s.errorf(ErrCorrupt, hdr.Name, nil, "changed while it was read: %d bytes, %d the first time", hdr.Size, h.target.size)
+		if err != nil {
+			return s.tarError(b.entry, err)
 		}
-		if err := s.deliver(Member{Name: h.name, Size: h.target.size, Mode: h.target.mode}, hdr.Name, tr); err != nil {
+		b.entry = hdr.Name
+		if err := fn(hdr, tr); err != nil {
 			return err
 		}
-	}
-	for target, h := range pending {
-		return s.errorf(ErrCorrupt, h.raw, nil, "the archive changed while it was read: the file %q this hardlink points to is gone", target)
 	}
 	return s.drainTail(b)
 }
@@ -130,20 +147,7 @@ func (s *scan) decompressor(kind Kind, r io.Reader) (io.Reader, error) {
 }
 
 func (s *scan) selectTar(kind Kind, r io.Reader) error {
-	dec, err := s.decompressor(kind, r)
-	if err != nil {
-		return err
-	}
-	b := &budget{s: s, src: dec}
-	tr := tar.NewReader(b)
-	for {
-		hdr, err := s.next(tr, b)
-		if err != nil {
-			return err
-		}
-		if hdr == nil {
-			break
-		}
+	return s.eachTarEntry(kind, r, func(hdr *tar.Header, tr *tar.Reader) error {
 		if hdr.Typeflag == tar.TypeXGlobalHeader {
 			// pax_global_header (git archive writes one): metadata, not a member;
 			// counted so a flood of them still meets MaxEntries.
@@ -151,39 +155,15 @@ func (s *scan) selectTar(kind Kind, r io.Reader) error {
 			if s.entries > s.lim.MaxEntries {
 				return s.errorf(ErrLimit, hdr.Name, nil, "more than %d entries (Limits.MaxEntries)", s.lim.MaxEntries)
 			}
-			continue
+			return nil
 		}
 		e := tarEntry(hdr)
 		name, wanted, err := s.check(e)
-		if err != nil {
+		if err != nil || !wanted {
 			return err
 		}
-		if !wanted {
-			continue
-		}
-		m := Member{Name: name, Size: e.size, Mode: e.mode}
-		if err := s.deliver(m, hdr.Name, tr); err != nil {
-			return err
-		}
-	}
-	return s.drainTail(b)
-}
-
-// next reads the next tar header, naming it as the entry being read; nil
-// at the end of the archive.
-func (s *scan) next(tr *tar.Reader, b *budget) (*tar.Header, error) {
-	hdr, err := tr.Next()
-	if err == io.EOF {
-		return nil, nil
-	}
-	if errors.Is(err, tar.ErrInsecurePath) {
-		err = nil // only with GODEBUG=tarinsecurepath=0; check() decides
-	}
-	if err != nil {
-		return nil, s.tarError(b.entry, err)
-	}
-	b.entry = hdr.Name
-	return hdr, nil
+		return s.deliver(Member{Name: name, Size: e.size, Mode: e.mode}, hdr.Name, tr)
+	})
 }
 
 // tarError classifies an error from tar.Reader.Next: the entry named is the
