@@ -112,6 +112,20 @@ func TestModesScriptsTriggersEndToEnd(t *testing.T) {
 		"systemd-service-file-missing-install-key":        "a test unit",
 		"systemd-service-file-missing-hardening-features": "a test unit",
 	}, acc, plugin)
+	// The provenance record names each fragment by its digest.
+	st, _ := readRecord(t, acc+ProvenanceSuffix)
+	fragments := 0
+	for _, d := range st.Predicate.BuildDefinition.ResolvedDependencies {
+		if d.Annotations["role"] == "script-fragment" {
+			fragments++
+			if want := sha256File(t, filepath.Join(root, d.Name)); d.Digest["sha256"] != want || !strings.HasPrefix(d.Name, "recipes/acc/acc.") {
+				t.Errorf("provenance input %s: %v, want sha256 %s", d.Name, d.Digest, want)
+			}
+		}
+	}
+	if fragments != 2 {
+		t.Errorf("provenance names %d script fragments, want 2", fragments)
+	}
 	if info := string(testenv.Run(t, "dpkg-deb", "-I", acc, "triggers")); info != "interest-noawait acc-reload\n" {
 		t.Errorf("acc's triggers: %q", info)
 	}
