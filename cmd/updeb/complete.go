@@ -10,6 +10,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/updeb/updeb/internal/compat"
+	"github.com/updeb/updeb/internal/compatdata"
 	"github.com/updeb/updeb/internal/recipe"
 	"github.com/updeb/updeb/internal/repo"
 	"github.com/updeb/updeb/pkg/deb"
@@ -25,9 +26,10 @@ import (
 //     --format (compat), --type (keys generate), --arch (the recipes'
 //     architectures, or the repository's for a command with --repo), --suite
 //     and --component (the repository's, from --repo or the config), repo
-//     promote's --from and --to (SUITE and SUITE/COMPONENT);
+//     promote's --from and --to (SUITE and SUITE/COMPONENT), data refresh's
+//     --table (the data tables);
 //   - SUITE and NAME arguments of the repo commands, .deb files for publish
-//     and inspect, YAML files for --config and --set, folders for --recipes,
+//     and inspect, YAML files for --config, --set and --write, folders for --recipes,
 //     --cache, --state and --out.
 //
 // Completion never fails: a folder or repository it cannot read completes
@@ -88,6 +90,10 @@ func addCompletions(g *globalOptions, root *cobra.Command) {
 		}
 		if local("set") {
 			c.MarkFlagFilename("set", "yaml", "yml")
+		}
+		if local("table") && path == "data refresh" {
+			c.RegisterFlagCompletionFunc("table", fixed(append(compatdata.Names(), compatdata.EndOfLife)...))
+			c.MarkFlagFilename("write", "yaml", "yml")
 		}
 		if local("arch") {
 			if hasRepo {

@@ -12,6 +12,7 @@ import (
 	"syscall"
 	"testing"
 
+	"github.com/updeb/updeb/internal/compatdata"
 	"github.com/updeb/updeb/internal/confined"
 	"github.com/updeb/updeb/internal/fetch"
 	"github.com/updeb/updeb/internal/gate"
@@ -101,6 +102,9 @@ func TestExitStatus(t *testing.T) {
 		{"record key ID altered", fmt.Errorf("%w: %w", provenance.ErrSignature, errors.New("signature with key ID A was made by key B")), exitCheck, "key ID names another key"},
 		{"record of another package", fmt.Errorf("%w: the record is about a.deb, not b.deb", provenance.ErrSubject), exitCheck, "not this package's"},
 		{"support data lost cycles", &supportdata.DroppedError{Dropped: map[string][]string{"kubernetes": {"1.36"}}}, exitCheck, "--allow-dropped"},
+		{"a compatibility table lost rows", &compatdata.DroppedError{Dropped: map[string][]string{"containerd": {"1.35"}}}, exitCheck, "--allow-dropped"},
+		{"a broken repository data file", fmt.Errorf("%w: compat-data.yaml:3:5: helm override: missing required field \"reason\"", compatdata.ErrFile), exitUsage, "each override needs a reason"},
+		{"an unknown table", fmt.Errorf("%w %q", compatdata.ErrUnknownTable, "flannel"), exitUsage, ""},
 		{"sigstore wrong identity", sigRefusal(sigstore.ReasonIdentity), exitCheck, "signer is not the one named"},
 		{"sigstore wrong issuer", sigRefusal(sigstore.ReasonIssuer), exitCheck, "signer is not the one named"},
 		{"sigstore altered artifact", sigRefusal(sigstore.ReasonDigestMismatch), exitCheck, "not what was signed"},
@@ -151,6 +155,7 @@ func TestExitStatus(t *testing.T) {
 		{"API error", &track.APIError{URL: "u", Status: 502}, exitNetwork, "try again later"},
 		{"unusable upstream", fmt.Errorf("%w: no versions", track.ErrUpstream), exitNetwork, "try again later"},
 		{"unusable support data", fmt.Errorf("%w: u: the answer is HTML", supportdata.ErrAPI), exitNetwork, "copy in use was kept"},
+		{"an unusable compatibility table", &compatdata.SourceError{Table: "helm", URL: "u", Err: errors.New("the answer is an HTML page")}, exitNetwork, "data: sources:"},
 		{"offline miss", &fetch.OfflineError{Missing: []string{"u"}}, exitNetwork, "without --offline"},
 		{"missing from the mirror", wrap(&fetch.MissingError{URL: "u", Where: "mirror file:///m/u"}), exitNetwork, "updeb mirror export"},
 		{"download failed", wrap(netErr), exitNetwork, "check the proxy"},

@@ -7,8 +7,8 @@
 // environment) and turns the values into the options of the library packages.
 //
 // Relative paths in the file (cache, out, ca-bundle, repo.dir, repo.key,
-// build.provenance-key, a mirror's folder, sigstore.trusted-root and
-// sigstore.tuf-root) are relative to the folder of the config file.
+// build.provenance-key, a mirror's folder, sigstore.trusted-root,
+// sigstore.tuf-root and data.file) are relative to the folder of the config file.
 //
 //	proxy: http://proxy.example:3128      # every download goes through it
 //	no-proxy: [mirror.internal, 10.0.0.0/8] # reached directly (curl's NO_PROXY syntax)
@@ -27,10 +27,14 @@
 //	  max-size: 4GiB      # bytes, or with a unit: KiB MiB GiB TiB (also kB MB GB TB); at most 1TiB
 //	  parallel: 4         # 1 to 64
 //	github-api: https://api.github.com   # for watch: github (updeb outdated, bump)
-//	data:                                # support data (end-of-life dates) for updeb data refresh
+//	data:                                # data tables (end-of-life dates, compatibility tables) for updeb data refresh
 //	  endoflife-url: https://endoflife.date/api/{product}.json  # or a mirror; a base URL gets /{product}.json
-//	  max-age-days: 30                   # warn when the data in use is older (1 to 3650)
+//	  max-age-days: 30                   # warn when a table in use is older (1 to 3650)
 //	  products: [nodejs]                 # endoflife.date products to fetch besides the bundled ones
+//	  file: ../compat-data.yaml          # the recipes repository's data file (default compat-data.yaml beside the recipes folder)
+//	  sources:                           # where a compatibility table is fetched from (default: upstream's own files)
+//	    helm: [https://mirror.internal/helm-www/docs/topics/version_skew.mdx, https://mirror.internal/helm-www/versioned_docs/version-3/topics/version_skew.md]
+//	    calico: https://mirror.internal/tigera-docs/calico_versioned_docs/version-{minor}/_includes/partials/_system-requirements.mdx
 //	sigstore:
 //	  trusted-root: /etc/updeb/trusted_root.json  # instead of the refreshed or bundled public-good root
 //	  rekor-url: https://rekor.sigstore.dev       # Rekor (v1 API) for cosign signatures; mirrors apply
@@ -61,6 +65,7 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/updeb/updeb/internal/aptname"
+	"github.com/updeb/updeb/internal/compatdata"
 	"github.com/updeb/updeb/internal/srcurl"
 	"github.com/updeb/updeb/internal/yamlfile"
 	"github.com/updeb/updeb/pkg/deb"
@@ -102,6 +107,14 @@ type Data struct {
 	// Products are endoflife.date product names to fetch besides those of
 	// the bundled snapshot (a recipe's component name is its product).
 	Products []string
+	// File is the recipes repository's data file (compatdata: the tables
+	// and end-of-life data compat, plan and outdated use when it exists);
+	// "" means compatdata.RepositoryFile in the folder above the recipes folder.
+	File string
+	// Sources are the URLs a compatibility table is fetched from, by table
+	// name (compatdata.Names), instead of compatdata.DefaultSources; each
+	// checked with compatdata.CheckSource.
+	Sources map[string][]string
 }
 
 // DefaultEndOfLifeURL is endoflife.date's API (v0) for one product.
@@ -401,6 +414,8 @@ func (p *parser) data(d *Data, n *yaml.Node) {
 			}
 		}),
 		"max-age-days": field(func(v *yaml.Node) { p.integer(v, "data.max-age-days", 1, MaxMaxAgeDays, &d.MaxAgeDays) }),
+		"file":         field(func(v *yaml.Node) { p.path(v, "data.file", &d.File) }),
+		"sources":      field(func(v *yaml.Node) { d.Sources = p.sources(v) }),
 		"products": field(func(v *yaml.Node) {
 			p.StrList(v, "data.products", &d.Products)
 			for _, n := range v.Content {
@@ -410,6 +425,30 @@ func (p *parser) data(d *Data, n *yaml.Node) {
 			}
 		}),
 	})
+}
+
+// sources decodes data.sources: table -> a URL or a list of URLs.
+func (p *parser) sources(n *yaml.Node) map[string][]string {
+	out := map[string][]string{}
+	p.Map(n, yamlfile.Map{What: "data.sources", Each: func(k, v *yaml.Node) {
+		var urls []string
+		if v.Kind == yaml.SequenceNode {
+			p.StrList(v, "data.sources."+k.Value, &urls)
+			if len(urls) == 0 {
+				p.At(v, "data.sources.%s: name at least one URL", k.Value)
+			}
+		} else if u, ok := p.scalar(v, "data.sources."+k.Value); ok {
+			urls = []string{u}
+		}
+		for _, u := range urls {
+			if err := compatdata.CheckSource(k.Value, u); err != nil {
+				p.At(v, "data.sources.%s: %v", k.Value, err)
+				return
+			}
+		}
+		out[k.Value] = urls
+	}})
+	return out
 }
 
 func (p *parser) sigstore(s *Sigstore, n *yaml.Node) {
