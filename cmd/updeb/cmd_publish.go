@@ -13,19 +13,19 @@ import (
 	"github.com/updeb/updeb/internal/pipeline"
 	"github.com/updeb/updeb/internal/repo"
 	"github.com/updeb/updeb/pkg/archive"
-	"github.com/updeb/updeb/pkg/control"
 	"github.com/updeb/updeb/pkg/deb"
 )
 
-// readControl returns a .deb's control paragraph, read by our own reader,
-// which refuses a package that dpkg would refuse or that would break the
-// repository's index (see deb.Inspect).
-func readControl(ctx context.Context, path string) (control.Paragraph, error) {
+// readPackage reads a .deb to publish with our own reader, which refuses a
+// package that dpkg would refuse or that would break the repository's
+// index (see deb.Inspect): its control paragraph and, from the same
+// reading, the paths it installs (for the Contents indices).
+func readPackage(ctx context.Context, path string) (repo.Package, error) {
 	info, err := deb.InspectFile(ctx, path, archive.Limits{})
 	if err != nil {
-		return control.Paragraph{}, err
+		return repo.Package{}, err
 	}
-	return info.Control, nil
+	return repo.Package{Path: path, Control: info.Control, Contents: repo.ContentsOf(info)}, nil
 }
 
 func newPublishCmd(g *globalOptions) *cobra.Command {
@@ -59,7 +59,7 @@ change apt clients refuse (Origin, Label, Codename, dropping a signing key) is r
 					return invalidInput(fmt.Errorf("%s: the build that wrote %s was killed while it moved a recipe's packages in; some may be missing", path, dir),
 						"run 'updeb build' with the same output folder (it finishes the move), then publish again")
 				}
-				ctl, err := readControl(cmd.Context(), path)
+				pkg, err := readPackage(cmd.Context(), path)
 				if err != nil {
 					return invalidInput(err, "the repository is unchanged; nothing is published when one package is refused")
 				}
@@ -68,7 +68,7 @@ change apt clients refuse (Origin, Label, Codename, dropping a signing key) is r
 					groups[s] = map[string][]repo.Package{}
 					order = append(order, s)
 				}
-				groups[s][c] = append(groups[s][c], repo.Package{Path: path, Control: ctl})
+				groups[s][c] = append(groups[s][c], pkg)
 			}
 			res := &repo.PublishResult{}
 			var summary []string

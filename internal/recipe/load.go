@@ -1,6 +1,7 @@
 package recipe
 
 import (
+	"cmp"
 	"fmt"
 	"maps"
 	"net/url"
@@ -76,6 +77,7 @@ func LoadBytes(file string, data []byte, opts LoadOptions) (*Recipe, error) {
 			// and (here only, Resolved does no I/O) the files the recipe names.
 			// Fields that failed to decode are empty and render to nothing,
 			// so this adds no findings about them.
+			fs.lintFragments = true
 			for _, a := range r.Architectures {
 				r.resolve(a.Debian, resolveOptions{lint: true, stat: r.checkLocal}, fs)
 			}
@@ -85,6 +87,8 @@ func LoadBytes(file string, data []byte, opts LoadOptions) (*Recipe, error) {
 		return nil, err
 	}
 	r.Content = data
+	r.Warnings = fs.warnings
+	slices.SortStableFunc(r.Warnings, func(a, b Finding) int { return cmp.Or(a.Line-b.Line, a.Col-b.Col) })
 	return r, nil
 }
 
@@ -240,7 +244,7 @@ func (d *decoder) recipe(r *Recipe, n *yaml.Node) {
 		"packages": {true, func(v *yaml.Node) {
 			d.Describe(v, yamlfile.Schema{MinItems: 1})
 			d.List(v, "packages", func(i int, v *yaml.Node) {
-				p := Package{node: v, Architecture: "any", Priority: "optional", Relations: map[string][]string{}}
+				p := Package{node: v, Architecture: "any", Priority: "optional", Relations: map[string][]string{}, Scripts: map[string]string{}}
 				d.pkg(&p, v)
 				r.Packages = append(r.Packages, p)
 			})
@@ -276,19 +280,46 @@ func (d *decoder) singleLine(v *yaml.Node, name string, dst *string) bool {
 	return true
 }
 
-// relPath checks a path that must stay inside the folder it is relative to.
+// relPath checks a path that must stay inside the folder it is relative to:
+// relative, clean, without a ".." component. Every other character dpkg
+// takes in a file name is taken (see pathProblem).
 func (d *decoder) relPath(v *yaml.Node, name, p string) bool {
+	if problem := pathProblem(p); problem != "" {
+		d.at(v, "%s: %q %s", name, p, problem)
+		return false
+	}
 	switch {
-	case hasControlChar(p):
-		d.at(v, "%s: %q contains a control character", name, p)
 	case strings.HasPrefix(p, "/"):
 		d.at(v, "%s: %q must be a relative path", name, p)
-	case p != path.Clean(p) || p == ".." || strings.HasPrefix(p, "../") || strings.Contains(p, "\\"):
-		d.at(v, "%s: %q must be a clean relative path without \"..\"", name, p)
+	case hasDotDot(p):
+		d.at(v, "%s: %q has a \"..\" component, which would leave the folder it is relative to", name, p)
+	case p != path.Clean(p):
+		d.at(v, "%s: %q is not a clean path (an empty or \".\" component, or a trailing \"/\"): write %q", name, p, path.Clean(p))
 	default:
 		return true
 	}
 	return false
+}
+
+// pathProblem is why a path in a recipe cannot be a file name, or "": dpkg
+// refuses a newline (and no file name holds a NUL); updeb refuses the other
+// control characters in recipes, where they would be invisible in review
+// (lint, the gate's diff, a terminal), though dpkg would take them. Spaces,
+// backslashes (systemd's "\x2d") and UTF-8 are file names like any other.
+func pathProblem(p string) string {
+	i := strings.IndexFunc(p, func(r rune) bool { return r < 0x20 || r == 0x7f })
+	switch {
+	case i < 0:
+		return ""
+	case p[i] == '\n' || p[i] == 0:
+		return "contains a newline or NUL, which dpkg refuses in a file name"
+	}
+	return fmt.Sprintf("contains a control character (U+%04X): dpkg would take it, but updeb refuses it in recipes, where it is invisible in review", p[i])
+}
+
+// hasDotDot reports a ".." component.
+func hasDotDot(p string) bool {
+	return slices.Contains(strings.Split(p, "/"), "..")
 }
 
 func (d *decoder) architectures(r *Recipe, v *yaml.Node) {
@@ -682,7 +713,15 @@ func (d *decoder) pkg(p *Package, n *yaml.Node) {
 				p.Files = append(p.Files, f)
 			})
 		}},
-		"directories": {false, func(v *yaml.Node) { d.StrList(v, "directories", &p.Directories) }},
+		"directories": {false, func(v *yaml.Node) {
+			d.List(v, "directories", func(i int, v *yaml.Node) {
+				dir := Directory{node: v}
+				d.directory(&dir, v)
+				p.Directories = append(p.Directories, dir)
+			})
+		}},
+		"scripts":  {false, func(v *yaml.Node) { d.scripts(p, v) }},
+		"triggers": {false, func(v *yaml.Node) { d.triggers(p, v) }},
 		"symlinks": {false, func(v *yaml.Node) {
 			d.List(v, "symlinks", func(i int, v *yaml.Node) {
 				s := Symlink{node: v}
@@ -760,16 +799,23 @@ func (d *decoder) pkg(p *Package, n *yaml.Node) {
 	d.mapping(n, "package", fields)
 }
 
+// absPath checks an absolute path in the package: clean, below /, without a
+// ".." component; every character dpkg takes in a file name is taken (see
+// pathProblem).
 func (d *decoder) absPath(v *yaml.Node, name, p string) bool {
+	if problem := pathProblem(p); problem != "" {
+		d.at(v, "%s: %q %s", name, p, problem)
+		return false
+	}
 	switch {
-	case hasControlChar(p):
-		d.at(v, "%s: %q contains a control character", name, p)
 	case !strings.HasPrefix(p, "/"):
 		d.at(v, "%s: %q must be an absolute path", name, p)
 	case p == "/":
 		d.at(v, "%s: \"/\" is not allowed", name)
-	case p != path.Clean(p) || strings.Contains(p, "/../") || strings.HasSuffix(p, "/.."):
-		d.at(v, "%s: %q must be a clean absolute path (no \"..\", \"//\" or trailing \"/\")", name, p)
+	case hasDotDot(p):
+		d.at(v, "%s: %q has a \"..\" component: name the path itself", name, p)
+	case p != path.Clean(p):
+		d.at(v, "%s: %q is not a clean path (an empty or \".\" component, or a trailing \"/\"): write %q", name, p, path.Clean(p))
 	default:
 		return true
 	}
@@ -777,31 +823,21 @@ func (d *decoder) absPath(v *yaml.Node, name, p string) bool {
 }
 
 func (d *decoder) file(f *File, n *yaml.Node) {
-	d.mapping(n, "file mapping", map[string]field{
+	fields := map[string]field{
 		"source": {false, func(v *yaml.Node) { d.NonEmpty(v, "source", &f.Source) }},
 		"path":   {false, func(v *yaml.Node) { d.NonEmpty(v, "path", &f.Path) }},
 		"file":   {false, func(v *yaml.Node) { d.NonEmpty(v, "file", &f.Local) }},
 		"dest":   {true, func(v *yaml.Node) { d.NonEmpty(v, "dest", &f.Dest) }},
-		"mode": {false, func(v *yaml.Node) {
-			d.Describe(v, yamlfile.Schema{Pattern: "^0?[4-7][0-7]{2}$"})
-			var s string
-			if !d.Str(v, "mode", &s) {
-				return
-			}
-			m, err := strconv.ParseUint(s, 8, 32)
-			if err != nil || len(s) < 3 || len(s) > 4 || m > 0o777 || m&0o400 == 0 {
-				d.at(v, "mode: %q is not an octal permission such as \"0755\" or \"0644\" (no setuid, setgid or sticky bits; owner-readable)", s)
-				return
-			}
-			f.Mode = uint32(m)
-		}},
 		"conffile": {false, func(v *yaml.Node) {
 			var b bool
 			if d.Bool(v, "conffile", &b) {
 				f.Conffile = &b
 			}
 		}},
-	})
+	}
+	d.accessFields(fields, &f.Access)
+	d.mapping(n, "file mapping", fields)
+	d.checkAccess(n, &f.Access)
 	hasSource, hasLocal := keyOf(n, "source") != n, keyOf(n, "file") != n
 	switch {
 	case n.Kind != yaml.MappingNode:
@@ -814,6 +850,122 @@ func (d *decoder) file(f *File, n *yaml.Node) {
 	case hasLocal:
 		d.relPath(valueOf(n, "file"), "file", f.Local)
 	}
+}
+
+// accessFields adds mode, owner, group and special-bits to the fields of a
+// file or directory mapping.
+func (d *decoder) accessFields(fields map[string]field, a *Access) {
+	fields["mode"] = field{false, func(v *yaml.Node) {
+		d.Describe(v, yamlfile.Schema{Pattern: "^[0-7]?[4-7][0-7]{2}$"})
+		var s string
+		if !d.Str(v, "mode", &s) {
+			return
+		}
+		m, err := strconv.ParseUint(s, 8, 32)
+		if err != nil || len(s) < 3 || len(s) > 4 || m > 0o7777 {
+			d.at(v, "mode: %q is not an octal mode such as \"0755\", \"0640\" or \"4755\" (quoted, 3 or 4 digits)", s)
+			return
+		}
+		if m&0o400 == 0 {
+			d.at(v, "mode: %q: the owner cannot read it; updeb refuses such a mode (give at least 0400)", s)
+			return
+		}
+		a.Mode = uint32(m)
+	}}
+	for _, k := range []struct {
+		key string
+		dst *string
+	}{{"owner", &a.Owner}, {"group", &a.Group}} {
+		fields[k.key] = field{false, func(v *yaml.Node) {
+			if d.NonEmpty(v, k.key, k.dst) {
+				if err := deb.CheckOwnerName(*k.dst); err != nil {
+					d.at(v, "%s: %v", k.key, err)
+				}
+			}
+		}}
+	}
+	fields["special-bits"] = field{false, func(v *yaml.Node) { d.singleLine(v, "special-bits", &a.SpecialBits) }}
+}
+
+// checkAccess: a setuid, setgid or sticky bit needs special-bits, the
+// reason for it, and special-bits needs one of them.
+func (d *decoder) checkAccess(n *yaml.Node, a *Access) {
+	if n.Kind != yaml.MappingNode {
+		return
+	}
+	special := a.Mode&0o7000 != 0
+	switch {
+	case special && a.SpecialBits == "" && keyOf(n, "special-bits") == n:
+		d.at(valueOf(n, "mode"), "mode: %04o sets %s: say why with special-bits: \"REASON\" (a setuid or setgid file runs with its owner's or group's rights; updeb sets these bits only when the recipe says why)", a.Mode, specialBitNames(a.Mode))
+	case !special && a.SpecialBits != "":
+		d.at(keyOf(n, "special-bits"), "special-bits: the mode sets no setuid, setgid or sticky bit (mode %04o)", a.Mode)
+	}
+}
+
+// specialBitNames names the setuid, setgid and sticky bits of a mode.
+func specialBitNames(m uint32) string {
+	var out []string
+	for _, b := range []struct {
+		bit  uint32
+		name string
+	}{{0o4000, "setuid"}, {0o2000, "setgid"}, {0o1000, "sticky"}} {
+		if m&b.bit != 0 {
+			out = append(out, b.name)
+		}
+	}
+	return strings.Join(out, " and ")
+}
+
+// directory decodes a directories element: a path, or a mapping with the
+// path and its mode and owner.
+func (d *decoder) directory(dir *Directory, n *yaml.Node) {
+	if n.Kind == yaml.ScalarNode {
+		d.NonEmpty(n, "directories", &dir.Path)
+		return
+	}
+	fields := map[string]field{"path": {true, func(v *yaml.Node) { d.NonEmpty(v, "directories path", &dir.Path) }}}
+	d.accessFields(fields, &dir.Access)
+	if n.Kind != yaml.MappingNode {
+		d.at(n, "directories: expected a path or a mapping {path: ..., mode: ..., owner: ..., group: ...}, found %s", yamlfile.KindName(n))
+		return
+	}
+	d.mapping(n, "directory", fields)
+	d.checkAccess(n, &dir.Access)
+}
+
+// scriptNames are the maintainer scripts a recipe may give fragments for.
+var scriptNames = []string{"preinst", "postinst", "prerm", "postrm"}
+
+// scripts decodes a package's maintainer-script fragments: script name ->
+// file in the recipe's folder.
+func (d *decoder) scripts(p *Package, n *yaml.Node) {
+	fields := map[string]field{}
+	for _, name := range scriptNames {
+		fields[name] = field{false, func(v *yaml.Node) {
+			var s string
+			if d.NonEmpty(v, "scripts."+name, &s) && d.relPath(v, "scripts."+name, s) {
+				p.Scripts[name] = s
+			}
+		}}
+	}
+	d.mapping(n, "scripts", fields)
+}
+
+// triggers decodes a package's DEBIAN/triggers lines.
+func (d *decoder) triggers(p *Package, n *yaml.Node) {
+	d.List(n, "triggers", func(i int, v *yaml.Node) {
+		var s string
+		if d.NonEmpty(v, "triggers", &s) {
+			if err := deb.CheckTrigger(s); err != nil {
+				d.at(v, "triggers: %v", err)
+				return
+			}
+			if directive := strings.Fields(s)[0]; directive == "interest" || directive == "activate" {
+				d.warn(v, "triggers: %q: say %s-noawait (the triggering package need not wait) or %s-await: the default awaits, which lintian flags (uses-implicit-await-trigger) and which can leave packages triggers-pending", s, directive, directive)
+			}
+			p.Triggers = append(p.Triggers, strings.Join(strings.Fields(s), " "))
+		}
+	})
 }
 
 func (d *decoder) watch(n *yaml.Node) *Watch {
@@ -929,10 +1081,4 @@ func (r *Recipe) sourceNames() []string {
 		out[i] = s.Name
 	}
 	return out
-}
-
-// hasControlChar reports a byte that would break md5sums, conffiles or a
-// maintainer script line (newline, tab, NUL, DEL, ...).
-func hasControlChar(s string) bool {
-	return strings.IndexFunc(s, func(r rune) bool { return r < 0x20 || r == 0x7f }) >= 0
 }

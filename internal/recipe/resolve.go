@@ -154,16 +154,39 @@ type ResolvedPackage struct {
 	Conflicts, Breaks, Replaces, Provides     []string `json:",omitempty"`
 
 	Files          []ResolvedFile
-	Directories    []string `json:",omitempty"` // absolute; parents are implied
-	Symlinks       []Link   `json:",omitempty"`
+	Directories    []ResolvedDir `json:",omitempty"` // parents are implied (root:root 0755)
+	Symlinks       []Link        `json:",omitempty"`
 	GeneratedFiles []GeneratedFile
 	// LintianOverrides are the recipe's own (lintian-overrides), which
 	// Overrides adds to the ones updeb knows to write.
 	LintianOverrides []string `json:",omitempty"`
 	dynamic          bool     // the recipe says its binaries are dynamically linked
-	Scripts          []Script `json:",omitempty"` // postinst, prerm, postrm (in that order, only those needed)
-	Conffiles        []string `json:",omitempty"` // absolute, sorted
-	OutputFile       string   // <name>_<version without epoch>_<arch>.deb
+	// Scripts are the parts of the maintainer scripts updeb generates
+	// (postinst, prerm, postrm, in that order, only those needed); the
+	// scripts the package carries are these merged with Fragments
+	// (Recipe.MaintainerScripts).
+	Scripts []Script `json:",omitempty"`
+	// Fragments are the recipe's own maintainer-script fragments.
+	Fragments []Fragment `json:",omitempty"`
+	// Triggers are the lines of DEBIAN/triggers.
+	Triggers   []string `json:",omitempty"`
+	Conffiles  []string `json:",omitempty"` // absolute, sorted
+	OutputFile string   // <name>_<version without epoch>_<arch>.deb
+}
+
+// Fragment is a maintainer-script fragment from the recipe's folder.
+type Fragment struct {
+	Script    string // preinst, postinst, prerm or postrm
+	File      string // as the recipe names it, relative to the recipe's folder
+	LocalPath string // absolute
+}
+
+// ResolvedDir is a directory of the package with its mode and owner.
+type ResolvedDir struct {
+	Path        string      // absolute
+	Mode        fs.FileMode // permission and special bits
+	Owner       deb.Owner   `json:",omitzero"`  // zero: root:root
+	SpecialBits string      `json:",omitempty"` // the recipe's reason for a setuid, setgid or sticky bit
 }
 
 // ResolvedFile is one file of the package: from a source (Source, and Path
@@ -173,8 +196,11 @@ type ResolvedFile struct {
 	Path      string      `json:",omitempty"`
 	LocalPath string      `json:",omitempty"` // absolute
 	Dest      string      // absolute
-	Mode      fs.FileMode // permission bits only
-	Conffile  bool        `json:",omitempty"`
+	Mode      fs.FileMode // permission bits, and the special bits the recipe gives a reason for
+	Owner     deb.Owner   `json:",omitzero"` // zero: root:root
+	// SpecialBits is the recipe's reason for a setuid, setgid or sticky bit.
+	SpecialBits string `json:",omitempty"`
+	Conffile    bool   `json:",omitempty"`
 }
 
 // Link is a symbolic link Dest -> Target.
@@ -434,21 +460,60 @@ type packageResolver struct {
 	dests     map[string]string // dest -> package that ships it, over all the recipe's packages
 	generated map[string]bool   // what updeb writes into the package itself
 	checkFile func(*yaml.Node, string, string)
+	// checkFragment checks a fragment's file and its content (Load only).
+	checkFragment func(*yaml.Node, Fragment)
 }
 
 // resolvePackage renders rp in named steps: its identity, relations, contents
 // (files, directories, symlinks, each claimed once across the recipe), the
 // systemd units it must ship, and its alternatives and maintainer scripts.
 func (r *Recipe) resolvePackage(rp Package, rd *renderer, dests map[string]string, checkFile func(*yaml.Node, string, string), dv debversion.Version) *ResolvedPackage {
-	pl := &packageResolver{r: r, rd: rd, fs: rd.fs, rp: rp, dests: dests, checkFile: checkFile}
+	pl := &packageResolver{r: r, rd: rd, fs: rd.fs, rp: rp, dests: dests, checkFile: checkFile, checkFragment: func(n *yaml.Node, f Fragment) {
+		checkFile(n, "scripts."+f.Script, f.LocalPath)
+	}}
+	if r.dir != "" && rd.fs.lintFragments {
+		pl.checkFragment = func(n *yaml.Node, f Fragment) {
+			data, err := r.ReadFragment(f)
+			if err == nil {
+				_, err = checkFragment(f, data)
+			}
+			if err != nil {
+				if errors.Is(err, fs.ErrNotExist) {
+					err = fmt.Errorf("scripts.%s: %s does not exist", f.Script, f.LocalPath)
+				}
+				rd.fs.at(n, "%v", err)
+			}
+		}
+	}
 	pl.identity(dv)
 	pl.relations()
 	pl.files()
 	pl.directories()
 	pl.symlinks()
 	pl.systemdUnits()
-	pl.pp.Scripts = maintainerScripts(pl.pp.Name, rp, pl.alternatives())
+	pl.pp.Scripts = maintainerScripts(pl.pp, rp, pl.alternatives())
+	pl.fragments()
+	pl.pp.Triggers = rp.Triggers
+	if len(rp.Triggers) > 0 && slices.ContainsFunc(rp.Triggers, func(t string) bool { return strings.HasPrefix(t, "interest") }) &&
+		!slices.ContainsFunc(pl.pp.Fragments, func(f Fragment) bool { return f.Script == "postinst" }) {
+		pl.fs.warn(valueOf(rp.node, "triggers"), "triggers: package %s is interested in triggers but has no postinst fragment: dpkg runs \"postinst triggered NAME\" for them, and updeb's own postinst does nothing then", pl.pp.Name)
+	}
 	return pl.pp
+}
+
+// fragments resolves the recipe's maintainer-script fragments to files of
+// its folder (checked, confined, by Load).
+func (pl *packageResolver) fragments() {
+	sn := valueOf(pl.rp.node, "scripts")
+	for _, name := range scriptNames {
+		rel, ok := pl.rp.Scripts[name]
+		if !ok {
+			continue
+		}
+		f := Fragment{Script: name, File: rel, LocalPath: filepath.Join(pl.r.FilesDir, filepath.FromSlash(rel))}
+		pl.checkFragment(valueOf(sn, name), f)
+		pl.pp.Fragments = append(pl.pp.Fragments, f)
+	}
 }
 
 // identity: name, version, architecture, section, texts and the output file.
@@ -586,7 +651,11 @@ func (pl *packageResolver) file(f File) (ResolvedFile, bool) {
 		pf.Mode = 0o755
 	}
 	if f.Mode != 0 {
-		pf.Mode = permMode(f.Mode)
+		pf.Mode = deb.FileMode(f.Mode)
+	}
+	pf.Owner, pf.SpecialBits = pl.owner(fn, f.Access), f.SpecialBits
+	if pf.Mode&0o002 != 0 {
+		pl.fs.warn(valueOf(fn, "mode"), "mode: %s is world-writable (%04o): any local user can change it", pf.Dest, f.Mode)
 	}
 	inEtc := strings.HasPrefix(pf.Dest, "/etc/")
 	pf.Conffile = inEtc
@@ -599,17 +668,50 @@ func (pl *packageResolver) file(f File) (ResolvedFile, bool) {
 	return pf, true
 }
 
-// directories renders the empty directories the package creates.
+// directories renders the directories the package creates, with their
+// modes (default 0755) and owners.
 func (pl *packageResolver) directories() {
-	dn := valueOf(pl.rp.node, "directories")
-	for i, d := range pl.rp.Directories {
-		at := elementAt(dn, i)
-		s := pl.rd.render(at, "directories", d)
-		if pl.absDest(at, "directories", s) {
-			pl.claim(at, "directories", s)
-			pl.pp.Directories = append(pl.pp.Directories, s)
+	for _, d := range pl.rp.Directories {
+		at := d.node
+		if at.Kind == yaml.MappingNode {
+			at = valueOf(at, "path")
 		}
+		s := pl.rd.render(at, "directories", d.Path)
+		if !pl.absDest(at, "directories", s) {
+			continue
+		}
+		pl.claim(at, "directories", s)
+		rd := ResolvedDir{Path: s, Mode: 0o755, Owner: pl.owner(d.node, d.Access), SpecialBits: d.SpecialBits}
+		if d.Mode != 0 {
+			rd.Mode = deb.FileMode(d.Mode)
+		}
+		if rd.Mode&0o002 != 0 && rd.Mode&fs.ModeSticky == 0 {
+			pl.fs.warn(valueOf(d.node, "mode"), "mode: directory %s is world-writable (%04o) without the sticky bit: any local user can remove or replace what is in it", s, d.Mode)
+		}
+		pl.pp.Directories = append(pl.pp.Directories, rd)
 	}
+}
+
+// owner resolves a mapping's owner and group: a base-passwd account by
+// its name and id, the package's own system user (and its group) by name
+// with id 0 (it does not exist when dpkg unpacks a first installation: the
+// postinst gives it the path after creating the account), any other name
+// with id 0 and a warning.
+func (pl *packageResolver) owner(n *yaml.Node, a Access) deb.Owner {
+	own := deb.Owner{User: a.Owner, Group: a.Group}
+	u := pl.rp.SystemUser
+	resolve := func(key, name string, table map[string]int, own bool) int {
+		if id, ok := table[name]; ok || name == "" {
+			return id
+		}
+		if !own {
+			pl.fs.warn(valueOf(n, key), "%s: %q is neither a Debian base-passwd account nor this package's system-user: dpkg gives the path %s id 0 (root) unless %q exists when the package is unpacked (created by a package this one pre-depends on)", key, name, key, name)
+		}
+		return 0
+	}
+	own.UID = resolve("owner", a.Owner, baseUsers, u != nil && a.Owner == u.Name)
+	own.GID = resolve("group", a.Group, baseGroups, u != nil && u.Group && a.Group == u.Name)
+	return own
 }
 
 // symlinks renders the package's symbolic links.
@@ -672,9 +774,6 @@ func (pl *packageResolver) alternatives() []Alternative {
 	}
 	return alts
 }
-
-// permMode keeps only the permission bits of a recipe mode.
-func permMode(m uint32) fs.FileMode { return fs.FileMode(m) & fs.ModePerm }
 
 // addRelation adds a dependency on name unless an element of list (a
 // relation a recipe wrote, already checked) names it among its alternatives.
@@ -745,6 +844,9 @@ func (p *Resolved) LocalFiles() []string {
 			if f.LocalPath != "" {
 				out = append(out, f.LocalPath)
 			}
+		}
+		for _, f := range pp.Fragments {
+			out = append(out, f.LocalPath)
 		}
 	}
 	sort.Strings(out)

@@ -25,6 +25,10 @@ import (
 type Package struct {
 	Path    string            // the .deb file to publish
 	Control control.Paragraph // its DEBIAN/control paragraph
+	// Contents are the paths it installs, as ContentsOf gives them from
+	// the same reading of the .deb as Control (for the Contents indices);
+	// nil: Publish reads them from the .deb.
+	Contents []string
 
 	Filename string // path in the repository, "pool/<component>/<prefix>/<source>/<file>.deb"
 	Size     int64
