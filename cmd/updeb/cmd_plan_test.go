@@ -153,7 +153,7 @@ func TestDataAndPlanCommands(t *testing.T) {
 				"retire kubernetes 1.34 is end-of-life (eol since 2026-10-27)",
 				"$ updeb bump kubernetes-1.36 --to 1.36.4", "$ updeb bump etcd --new-minor 3.7 --to 3.7.1", "helm    3.21.4   3.x    unknown  unknown (offline, and the support data does not cover helm)"},
 			notStdout: []string{"1.37"},
-			stderr:    []string{"updeb: support data: bundled copy, as of 2026-08-22 (94 days old)", "updeb: warning: the support data is older than 30 days"}},
+			stderr:    []string{"updeb: support data: bundled copy, as of 2026-08-22 (94 days old)", "warning: the support data is older than 30 days"}},
 		{name: "a longer max age", args: []string{"plan", "--offline", "--now", "2026-11-24", "--config", lenient},
 			stderr: []string{"support data: bundled copy"}, notStderr: []string{"warning"}},
 		{name: "offline refresh never fetches", args: []string{"--offline", "data", "refresh"}, code: 3, stderr: []string{"without --offline"}},

@@ -37,9 +37,17 @@ import (
 
 // Closed sets of flag values.
 var (
-	compressions = []string{string(deb.CompressionXZ), string(deb.CompressionGzip), string(deb.CompressionZstd), string(deb.CompressionNone)}
-	keyTypes     = []string{string(repo.Ed25519), string(repo.RSA3072), string(repo.RSA4096)}
+	keyTypes = []string{string(repo.Ed25519), string(repo.RSA3072), string(repo.RSA4096)}
 )
+
+// compressions are pkg/deb's.
+func compressions() []string {
+	var out []string
+	for _, c := range deb.Compressions() {
+		out = append(out, string(c))
+	}
+	return out
+}
 
 func formats() []string {
 	var out []string
@@ -80,7 +88,7 @@ func addCompletions(g *globalOptions, root *cobra.Command) {
 			c.ValidArgsFunction = g.completeRecipes
 		}
 		if local("compression") {
-			c.RegisterFlagCompletionFunc("compression", fixed(compressions...))
+			c.RegisterFlagCompletionFunc("compression", fixed(compressions()...))
 		}
 		if local("format") && path == "compat" {
 			c.RegisterFlagCompletionFunc("format", fixed(formats()...))

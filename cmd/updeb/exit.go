@@ -34,8 +34,8 @@ import (
 	"github.com/updeb/updeb/pkg/verify/sigstore"
 )
 
-// Exit codes, as documented in README.md ("Exit codes"). exitRules is the one
-// place that maps an error to one of them.
+// Exit codes, as documented in docs/scripting.md ("Exit codes"). exitRules is
+// the one place that maps an error to one of them.
 const (
 	exitOK      = 0 // success
 	exitCheck   = 1 // a check failed: signature, checksum, cross-check, verification, a report with failures
@@ -149,10 +149,14 @@ const (
 	hintRefused  = "a file updeb was to read lies outside its folder (a symlink out of it) or is not a regular file; nothing was read"
 )
 
-// exitRules, first match wins. An error joined from several (one per recipe
-// or job) gets the code of the first rule any of them matches: a failed check
-// before invalid input before a network failure, so that an alarm is never
-// hidden behind a flaky download.
+// exitRules, first match wins, in this order (docs/scripting.md lists it, and
+// TestExitRuleOrderDocumented keeps the two alike): an interruption; what the
+// command knows (its usage errors, then its failed reports); a malformed .deb
+// (2); then the libraries' errors: failed checks (1) before invalid input (2)
+// before network and I/O failures (3), with a cancelled context (130) among
+// the last. An error joined from several (one per recipe or job) gets the
+// code of the first rule any of them matches, so an alarm is never hidden
+// behind a flaky download.
 var exitRules = []exitRule{
 	// What the command knows.
 	as(exitInterrupted, fixed[*interruptedError]("nothing half-done was left behind; run the command again to finish")),
@@ -271,7 +275,6 @@ func exitRuleFor(err error) (int, string) {
 	return -1, ""
 }
 
-// refusalHint says what to do about a refused signature, from why it was refused.
 // auxHint is the hint for a signature, checksum or Sigstore file refused
 // twice: what the refusal itself suggests, and that the file is gone from
 // the cache.
@@ -288,6 +291,7 @@ func auxHint(e *source.AuxError) string {
 	return refetch
 }
 
+// refusalHint says what to do about a refused signature, from why it was refused.
 func refusalHint(re *openpgp.RefusedError) string {
 	keyring := re.Keyring
 	if keyring == "" {
@@ -317,7 +321,7 @@ func refusalHint(re *openpgp.RefusedError) string {
 func sigstoreRefusalHint(re *sigstore.RefusedError) string {
 	switch {
 	case re.Has(sigstore.ReasonIdentity), re.Has(sigstore.ReasonIssuer):
-		return "the signer is not the one named (the recipe's identity/issuer, or --sigstore-identity/--sigstore-issuer): change them only if upstream announced a new signer (see keys/README.md)"
+		return "the signer is not the one named (the recipe's identity/issuer, or --sigstore-identity/--sigstore-issuer): change them only if upstream announced a new signer (see docs/trust.md)"
 	case re.Has(sigstore.ReasonDigestMismatch):
 		return "the artifact is not what was signed: it was altered, or the signature or bundle belongs to another file"
 	case re.Has(sigstore.ReasonUntrustedCertificate):

@@ -33,7 +33,7 @@ import (
 	"github.com/updeb/updeb/pkg/verify/sigstore"
 )
 
-// TestExitStatus is the exit-code table of README.md ("Exit codes"), error by
+// TestExitStatus is the exit-code table of docs/scripting.md ("Exit codes"), error by
 // error: the code and the hint each class of error gets, however deeply it
 // is wrapped, and which class wins when several failures are joined. Every
 // rule of exitRules must be reached by some case (a rule shadowed by an

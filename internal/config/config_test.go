@@ -304,20 +304,12 @@ func TestLoadTooLarge(t *testing.T) {
 	}
 }
 
-// TestReadmeExample keeps the config example in README.md valid.
+// TestReadmeExample keeps the config example in docs/configuration.md (once
+// README's) valid.
 func TestReadmeExample(t *testing.T) {
-	doc, err := os.ReadFile(filepath.Join("..", "..", "README.md"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	_, rest, ok := strings.Cut(string(doc), "## Configuration, proxy and mirrors\n")
-	if !ok {
-		t.Fatal("README.md has no configuration section")
-	}
-	_, rest, ok = strings.Cut(rest, "```yaml\n")
-	example, _, _ := strings.Cut(rest, "```")
-	if !ok || example == "" {
-		t.Fatal("README.md's configuration section has no example")
+	example := docExample(t)
+	if example == "" {
+		t.Fatal("docs/configuration.md has no example")
 	}
 	c, err := Parse("/etc/updeb/config.yaml", []byte(example))
 	if err != nil {
@@ -360,4 +352,20 @@ func TestProvenanceKeyIsRelativeToTheFile(t *testing.T) {
 	if _, err := Parse("c.yaml", []byte("build:\n  provenance-key: [a]\n")); err == nil || !strings.Contains(err.Error(), "c.yaml:2:19: build.provenance-key must be a single value") {
 		t.Errorf("a list: %v", err)
 	}
+}
+
+// docExample is the config example of docs/configuration.md: its first YAML
+// block.
+func docExample(t *testing.T) string {
+	t.Helper()
+	doc, err := os.ReadFile(filepath.Join("..", "..", "docs", "configuration.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, rest, ok := strings.Cut(string(doc), "```yaml\n")
+	if !ok {
+		t.Fatal("docs/configuration.md has no YAML example")
+	}
+	example, _, _ := strings.Cut(rest, "```")
+	return example
 }

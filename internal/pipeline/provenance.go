@@ -84,6 +84,14 @@ func writeProvenance(path string, r *recipe.Recipe, plan *recipe.Resolved, pp *r
 			b.Inputs = append(b.Inputs, localInput(r, f.LocalPath, provenance.RoleRecipeFile, packaged[f.Dest]))
 		}
 	}
+	for _, f := range pp.Fragments {
+		data, err := r.ReadFragment(f)
+		if err != nil {
+			return err
+		}
+		sum := sha256.Sum256(data)
+		b.Inputs = append(b.Inputs, localInput(r, f.LocalPath, provenance.RoleScriptFragment, hex.EncodeToString(sum[:])))
+	}
 	if rec, ok := recipeInput(r, opts.Source.Logger); ok {
 		b.Inputs = append(b.Inputs, rec)
 	}
