@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
 	"slices"
 	"strings"
 	"time"
@@ -16,7 +15,6 @@ import (
 	"github.com/updeb/updeb/internal/supportdata"
 	"github.com/updeb/updeb/internal/track"
 	"github.com/updeb/updeb/internal/yamlfile"
-	"github.com/updeb/updeb/pkg/atomicfile"
 	"github.com/updeb/updeb/pkg/digest"
 )
 
@@ -184,12 +182,12 @@ func syncReleaseSets(cmd *cobra.Command, file, component, from, to string) (int,
 	if n == 0 {
 		return 0, nil
 	}
-	fi, err := os.Stat(file)
-	if err != nil {
-		return 0, err
+	// SyncVersions verified the new text; Rewrite checks that the file reads
+	// back as it and still held data.
+	if err := yamlfile.Rewrite(file, data, updated, nil, 0); err != nil {
+		return 0, fmt.Errorf("the recipe was bumped, but %s was not updated: %w", file, err)
 	}
-	return n, atomicfile.WriteFile(file, updated, fi.Mode().Perm())
-
+	return n, nil
 }
 
 // operatorDigests adds the --sha256/--sha512 values ([SOURCE:][ARCH=]HEX) to

@@ -15,6 +15,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/updeb/updeb/internal/confined"
 	"github.com/updeb/updeb/pkg/digest"
 )
 
@@ -78,7 +79,7 @@ func (p *partial) keep(err error) bool {
 // a validator, and dropped otherwise.
 func (f *Fetcher) resumeFrom(p *partial, upstream, target string) error {
 	var m partialMeta
-	b, err := os.ReadFile(p.meta)
+	b, err := confined.ReadFile(p.meta, 64<<10)
 	fi, serr := p.file.Stat()
 	if err != nil || serr != nil || json.Unmarshal(b, &m) != nil || m.Target != target || m.Validator == "" ||
 		fi.Size() == 0 || fi.Size() > f.o.MaxSize || (m.Total >= 0 && fi.Size() > m.Total) {

@@ -12,6 +12,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/updeb/updeb/internal/confined"
 	"github.com/updeb/updeb/internal/recipe"
 	"github.com/updeb/updeb/internal/trust"
 	"github.com/updeb/updeb/pkg/debversion"
@@ -225,8 +226,8 @@ func samePlan(a, b *recipe.Resolved, rootA, rootB string) (bool, error) {
 		return false, nil
 	}
 	for _, f := range a.LocalFiles() {
-		ca, errA := os.ReadFile(f)
-		cb, errB := os.ReadFile(filepath.Join(rootB, strings.TrimPrefix(f, rootA)))
+		ca, errA := confined.ReadFile(f, maxCompared)
+		cb, errB := confined.ReadFile(filepath.Join(rootB, strings.TrimPrefix(f, rootA)), maxCompared)
 		if errA != nil || errB != nil || !bytes.Equal(ca, cb) {
 			return false, nil
 		}
@@ -281,8 +282,8 @@ func diffTrust(np, op *recipe.Resolved, newRoot, oldRoot string) []string {
 			out = append(out, fmt.Sprintf("%s: %s replaces %s", what, name(n.keyring), name(o.keyring)))
 		case strings.HasPrefix(n.keyring, "Sigstore "):
 		default:
-			ca, _ := os.ReadFile(filepath.Join(newRoot, n.keyring))
-			cb, _ := os.ReadFile(filepath.Join(oldRoot, o.keyring))
+			ca, _ := confined.ReadFile(filepath.Join(newRoot, n.keyring), maxCompared)
+			cb, _ := confined.ReadFile(filepath.Join(oldRoot, o.keyring), maxCompared)
 			if !bytes.Equal(ca, cb) {
 				out = append(out, fmt.Sprintf("keyring %s changed: check its keys with 'updeb keys list %s'", n.keyring, n.keyring))
 			}
@@ -369,3 +370,7 @@ func fileList(p *recipe.ResolvedPackage) map[string]bool {
 	}
 	return m
 }
+
+// maxCompared bounds a recipe-folder file or keyring the gate compares
+// between two trees (read whole; packaged files are megabytes at most).
+const maxCompared = 256 << 20

@@ -16,7 +16,6 @@ import (
 
 	"github.com/updeb/updeb/internal/recipe"
 	"github.com/updeb/updeb/internal/yamlfile"
-	"github.com/updeb/updeb/pkg/atomicfile"
 	"github.com/updeb/updeb/pkg/debversion"
 	"github.com/updeb/updeb/pkg/digest"
 )
@@ -66,7 +65,7 @@ func NewMinor(ctx context.Context, r *recipe.Recipe, minor string, o BumpOptions
 	if !newerMinor(minor, r.Version) {
 		return nil, fmt.Errorf("%w: --new-minor %s is not newer than %s %s", ErrDowngrade, minor, r.Name, r.Version)
 	}
-	original, err := os.ReadFile(r.Path)
+	original, err := yamlfile.ReadFile(r.Path, recipe.MaxSize)
 	if err != nil {
 		return nil, err
 	}
@@ -102,11 +101,11 @@ func NewMinor(ctx context.Context, r *recipe.Recipe, minor string, o BumpOptions
 	if fi, err := os.Stat(r.Path); err == nil {
 		perm = fi.Mode().Perm()
 	}
-	res, err := bump(ctx, next, text, o, func(updated []byte) error {
+	res, err := bump(ctx, next, text, o, func(updated []byte, check func([]byte) error) error {
 		if err := absent(target); err != nil {
 			return err
 		}
-		return atomicfile.WriteFile(target, updated, perm)
+		return yamlfile.Create(target, updated, check, perm)
 	})
 	return res, err
 }
