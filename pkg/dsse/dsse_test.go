@@ -115,13 +115,13 @@ func TestParseAcceptsEveryBase64Alphabet(t *testing.T) {
 
 func TestParseRefusals(t *testing.T) {
 	for _, tc := range []struct{ in, want string }{
-		{``, "not a JSON object"},
+		{``, "no JSON value"},
 		{`[]`, "not a JSON object"},
-		{`{"payloadType":"t","payload":"cA==","signatures":[]`, "bad JSON"},
-		{`{"payloadType":"t","payload":"cA==","signatures":[]}{}`, "data after the JSON object"},
-		{`{"payloadType":"t","payload":"cA==","signatures":[]} x`, "data after the JSON object"},
+		{`{"payloadType":"t","payload":"cA==","signatures":[]`, "cut short"},
+		{`{"payloadType":"t","payload":"cA==","signatures":[]}{}`, "data after the JSON value"},
+		{`{"payloadType":"t","payload":"cA==","signatures":[]} x`, "data after the JSON value"},
 		{`{"payloadType":"t","payload":"cA==","extra":1}`, `unknown field "extra"`},
-		{`{"payloadType":"t","payload":"cA==","payload":"cQ=="}`, `field "payload" given twice`},
+		{`{"payloadType":"t","payload":"cA==","payload":"cQ=="}`, `key "payload" given twice in the object at the top`},
 		{`{"payloadType":"t"}`, `no "payload" field`},
 		{`{"payload":"cA=="}`, `no "payloadType" field`},
 		{`{"payloadType":"","payload":"cA=="}`, "empty payloadType"},
@@ -129,11 +129,16 @@ func TestParseRefusals(t *testing.T) {
 		{`{"payloadType":"t","payload":7}`, "payload is not a string"},
 		{`{"payloadType":"t","payload":"c A=="}`, "payload is not canonical base64"},
 		{`{"payloadType":"t","payload":"cB=="}`, "payload is not canonical base64"}, // stray bits
+		{`{"payloadType":"t","payload":"cA\n=="}`, "payload is not canonical base64"}, // a line break (RFC 4648 3.3)
+		{`{"payloadType":"t","payload":"cA\r\n=="}`, "payload is not canonical base64"},
+		{`{"payloadType":"t","payload":"cA==","Payload":"cQ=="}`, `keys "payload" and "Payload" differ only in case`},
+		{`{"payloadType":"t","payload":"cA==","signatures":[]}]`, "data after the JSON value"},
+		{`{"payloadType":"t","payload":"cA==","signatures":[{"sig":"cA==","keyid":"a","keyid":"b"}]}`, `key "keyid" given twice`},
 		{`{"payloadType":"t","payload":"cA==","signatures":{}}`, "signatures is not a list"},
 		{`{"payloadType":"t","payload":"cA==","signatures":null}`, "signatures is not a list"},
 		{`{"payloadType":"t","payload":"cA==","signatures":[{"keyid":"a"}]}`, `signature 1: no "sig" field`},
 		{`{"payloadType":"t","payload":"cA==","signatures":[{"sig":""}]}`, "signature 1: empty sig"},
-		{`{"payloadType":"t","payload":"cA==","signatures":[{"sig":"cA==","sig":"cA=="}]}`, `signature 1: field "sig" given twice`},
+		{`{"payloadType":"t","payload":"cA==","signatures":[{"sig":"cA==","sig":"cA=="}]}`, `key "sig" given twice in the object at /signatures/0`},
 		{`{"payloadType":"t","payload":"cA==","signatures":[{"sig":"cA==","cert":"x"}]}`, `signature 1: unknown field "cert"`},
 		{`{"payloadType":"t","payload":"cA==","signatures":[{"sig":"cA==","keyid":1}]}`, "signature 1: keyid is not a string"},
 		{`{"payloadType":"t","payload":"cA==","signatures":[` + strings.Repeat(`{"sig":"cA=="},`, MaxSignatures) + `{"sig":"cA=="}]}`, "17 signatures, at most 16"},
