@@ -136,10 +136,17 @@ func TestAPIErrors(t *testing.T) {
 		}, "(no such repository, or it is private): Not Found",
 			func(err error) bool { var a *APIError; return errors.As(err, &a) && a.Status == 404 }},
 		{"malformed", func(w http.ResponseWriter) { fmt.Fprint(w, `[{"tag_name": "v1.3.0"`) },
-			"track: unusable answer from upstream: " + u.srv.URL + "/api/repos/demo/hello/releases?per_page=100&page=1: malformed JSON release list: unexpected EOF",
+			"track: unusable answer from upstream: " + u.srv.URL + "/api/repos/demo/hello/releases?per_page=100&page=1: malformed JSON release list: strictjson: invalid JSON: cut short (unexpected end of data)",
+			func(err error) bool { return errors.Is(err, ErrUpstream) }},
+		{"a tag twice", func(w http.ResponseWriter) {
+			fmt.Fprint(w, `[{"tag_name": "v9.9.9", "tag_name": "v1.3.0", "published_at": "2026-05-02T23:30:00Z"}]`)
+		}, `malformed JSON release list: strictjson: invalid JSON: key "tag_name" given twice in the object at /0`,
+			func(err error) bool { return errors.Is(err, ErrUpstream) }},
+		{"a stray bracket", func(w http.ResponseWriter) { fmt.Fprint(w, `[]]`) },
+			"malformed JSON release list: strictjson: invalid JSON: data after the JSON value",
 			func(err error) bool { return errors.Is(err, ErrUpstream) }},
 		{"not a list", func(w http.ResponseWriter) { fmt.Fprint(w, `{"message":"hi"}`) },
-			"malformed JSON release list: json: cannot unmarshal object into Go value of type []track.githubRelease",
+			"malformed JSON release list: strictjson: invalid JSON: cannot unmarshal JSON object into Go []track.githubRelease",
 			func(err error) bool { return errors.Is(err, ErrUpstream) }},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
