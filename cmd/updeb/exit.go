@@ -168,6 +168,7 @@ var exitRules = []exitRule{
 	as(exitCheck, fixed[*fetch.DowngradeError]("the upstream redirected to plain http; updeb never downloads over a downgraded connection")),
 	as(exitCheck, fixed[*fetch.MirrorError](hintRefused)),
 	is(confined.ErrRefused, exitCheck, hintRefused),
+	is(mirror.ErrOutside, exitCheck, "mirror export writes only inside its folder and follows no symlink there: remove the symlink (or use another folder) and export again; nothing was written through it"),
 	is(track.ErrNoRelease, exitCheck, "upstream has no complete release of that minor yet: try later, or name one with --to"),
 	is(track.ErrIncomplete, exitCheck, "upstream has not uploaded every artifact yet: try later, or --to an older complete version"),
 	is(track.ErrReupload, exitCheck, "ALARM: upstream bytes changed for a pinned version. Do not re-pin blindly: find out why (a compromised release?) before anything else"),

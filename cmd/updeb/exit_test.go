@@ -91,6 +91,7 @@ func TestExitStatus(t *testing.T) {
 		{"incomplete release", &track.IncompleteError{Version: "1.2.0"}, exitCheck, "not uploaded every artifact"},
 		{"re-upload", wrap(track.ErrReupload), exitCheck, "ALARM"},
 		{"rewrite refused", wrap(yamlfile.ErrNotRewritten), exitCheck, "the file was left as it was"},
+		{"mirror export through a symlink", wrap(mirror.ErrOutside), exitCheck, "writes only inside its folder"},
 		{"new minor unreleased", fmt.Errorf("%w: 1.37", track.ErrNoRelease), exitCheck, "--to"},
 		{"publish conflict", &repo.ConflictError{Package: "x=1 (amd64)"}, exitCheck, "repository is unchanged"},
 		{"field change", &repo.FieldChangeError{Suite: "stable", Changes: []repo.FieldChange{{Field: "Origin", From: "a", To: "b"}}}, exitCheck, "--allow-field-change"},
