@@ -13,6 +13,7 @@ import (
 	"syscall"
 
 	"github.com/updeb/updeb/internal/confined"
+	"github.com/updeb/updeb/internal/diskfull"
 	"github.com/updeb/updeb/internal/fetch"
 	"github.com/updeb/updeb/internal/gate"
 	"github.com/updeb/updeb/internal/mirror"
@@ -209,7 +210,9 @@ var exitRules = []exitRule{
 	is(sigstore.ErrTrustedRoot, exitUsage, "a trusted root is Sigstore's trusted_root.json: 'updeb trust refresh' fetches the public-good one"),
 	is(trust.ErrNoSigstore, exitUsage, ""),
 
-	// 3: network or I/O failure after retries.
+	// 3: network or I/O failure after retries. A full disk first: it is
+	// never the network's or the proxy's fault, and is not retried.
+	exitRule{exitNetwork, diskFullHint},
 	as(exitNetwork, fixed[*track.DayUnknownError]("give the release day with --date YYYY-MM-DD, or try again once the release source answers")),
 	asIf(exitNetwork, func(e *track.APIError) bool { return e.RateLimit },
 		"set GITHUB_TOKEN to a GitHub token: the API allows 60 requests an hour without one, 5000 with one"),
@@ -316,6 +319,20 @@ func sigstoreRefusalHint(re *sigstore.RefusedError) string {
 		return "is it really cosign's .sig/.cert or a Sigstore bundle (v0.1 to v0.3)? compare with what upstream publishes"
 	}
 	return "the Sigstore material does not verify (see 'updeb help verify-signature')"
+}
+
+// diskFullHint names the folder whose disk is full (ENOSPC) or whose quota
+// is spent (EDQUOT), wherever the write failed: the cache, the output
+// folder, the repository, the state folder.
+func diskFullHint(err error) (string, bool) {
+	if !diskfull.Is(err) {
+		return "", false
+	}
+	where := "the folder written to"
+	if d := diskfull.Dir(err); d != "" {
+		where = d
+	}
+	return fmt.Sprintf("the disk holding %s is full (or its quota is spent): free space there, or point the folder at a bigger disk, then run the command again; what was being written was discarded, nothing partial was kept", where), true
 }
 
 // provenanceHint says what to do about a refused provenance record.

@@ -13,6 +13,7 @@ import (
 	"testing"
 
 	"github.com/updeb/updeb/internal/confined"
+	"github.com/updeb/updeb/internal/diskfull"
 	"github.com/updeb/updeb/internal/fetch"
 	"github.com/updeb/updeb/internal/gate"
 	"github.com/updeb/updeb/internal/mirror"
@@ -156,6 +157,9 @@ func TestExitStatus(t *testing.T) {
 		{"unusable support data", fmt.Errorf("%w: u: the answer is HTML", supportdata.ErrAPI), exitNetwork, "copy in use was kept"},
 		{"offline miss", &fetch.OfflineError{Missing: []string{"u"}}, exitNetwork, "without --offline"},
 		{"missing from the mirror", wrap(&fetch.MissingError{URL: "u", Where: "mirror file:///m/u"}), exitNetwork, "updeb mirror export"},
+		{"full disk in the cache", wrap(&diskfull.Error{Dir: "/var/cache/updeb", Err: &fs.PathError{Op: "write", Path: "/var/cache/updeb/tmp/x", Err: syscall.ENOSPC}}), exitNetwork, "the disk holding /var/cache/updeb is full"},
+		{"full disk writing a package", wrap(&fs.PathError{Op: "write", Path: "/srv/out/.updeb-build-1/x.deb", Err: syscall.ENOSPC}), exitNetwork, "the disk holding /srv/out/.updeb-build-1 is full"},
+		{"quota behind a network error", wrap(&fetch.NetworkError{URL: "u", Err: syscall.EDQUOT}), exitNetwork, "quota is spent"},
 		{"download failed", wrap(netErr), exitNetwork, "check the proxy"},
 		{"release day unknown", wrap(&track.DayUnknownError{Recipe: "runc", Version: "1.4.4", Err: netErr}), exitNetwork, "--date YYYY-MM-DD"},
 		{"proxy down", wrap(&fetch.NetworkError{URL: "u", Proxy: "http://p:3128", Attempts: 3, Err: fmt.Errorf("%w: refused", fetch.ErrProxyUnreachable)}), exitNetwork, "nothing answers at that proxy"},

@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/updeb/updeb/internal/confined"
+	"github.com/updeb/updeb/internal/diskfull"
 	"github.com/updeb/updeb/pkg/digest"
 )
 
@@ -159,6 +160,11 @@ func (f *Fetcher) retry(parent context.Context, upstream string, tu *url.URL, at
 		}
 		if parent.Err() != nil {
 			return parent.Err()
+		}
+		if diskfull.Is(err) {
+			// the cache's disk is full: the next attempt would fail the
+			// same way, and it is no network failure
+			return diskfull.Wrap(err, f.cache.Dir())
 		}
 		if ctx.Err() != nil {
 			return outOfTime(n, err)
