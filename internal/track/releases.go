@@ -13,8 +13,8 @@ import (
 	"time"
 
 	"github.com/updeb/updeb/internal/fetch"
-	"github.com/updeb/updeb/pkg/strictjson"
 	"github.com/updeb/updeb/internal/recipe"
+	"github.com/updeb/updeb/pkg/strictjson"
 )
 
 const (

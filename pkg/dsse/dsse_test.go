@@ -128,7 +128,7 @@ func TestParseRefusals(t *testing.T) {
 		{`{"payloadType":null,"payload":"cA=="}`, "payloadType is not a string"},
 		{`{"payloadType":"t","payload":7}`, "payload is not a string"},
 		{`{"payloadType":"t","payload":"c A=="}`, "payload is not canonical base64"},
-		{`{"payloadType":"t","payload":"cB=="}`, "payload is not canonical base64"}, // stray bits
+		{`{"payloadType":"t","payload":"cB=="}`, "payload is not canonical base64"},   // stray bits
 		{`{"payloadType":"t","payload":"cA\n=="}`, "payload is not canonical base64"}, // a line break (RFC 4648 3.3)
 		{`{"payloadType":"t","payload":"cA\r\n=="}`, "payload is not canonical base64"},
 		{`{"payloadType":"t","payload":"cA==","Payload":"cQ=="}`, `keys "payload" and "Payload" differ only in case`},
