@@ -70,7 +70,19 @@ func sigstoreOptions(c *config.Config, f *fetch.Fetcher) sigstore.Options {
 		GitHubAPIURL: first(c.Sigstore.GitHubAPI, c.GitHubAPI),
 		GitHubToken:  getenv("GITHUB_TOKEN"),
 		UserAgent:    "updeb/" + version,
+		Timeout:      sigstoreTimeout(c),
 	}
+}
+
+// sigstoreTimeout bounds each request to Rekor, GitHub's API or a TUF
+// repository, its body included: the config's fetch: retry-time when it is
+// shorter than the Sigstore default, so that a proxy that answers and then
+// trickles is cut off as a download is.
+func sigstoreTimeout(c *config.Config) time.Duration {
+	if rt := time.Duration(c.Fetch.RetryTime); rt > 0 && rt < sigstore.DefaultTimeout {
+		return rt
+	}
+	return sigstore.DefaultTimeout
 }
 
 // newSigstoreVerifier is the verifier builds, bump and verify use.

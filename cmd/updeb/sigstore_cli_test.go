@@ -6,6 +6,8 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"io/fs"
+	"maps"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -496,7 +498,10 @@ func TestTrustRefreshCLI(t *testing.T) {
 		t.Errorf("second refresh: %s", stdout)
 	}
 
-	// A repository whose timestamp expired: refused, nothing stored.
+	// A repository whose timestamp expired: refused, nothing stored: neither
+	// the trusted root nor the TUF metadata kept for the next refresh.
+	tufDir := filepath.Join(state, "sigstore")
+	before := treeDigests(t, tufDir)
 	other, _ := sigstoretest.New()
 	repo.Publish(other.TrustedRoot(), time.Now().Add(-time.Hour))
 	code, _, stderr = run("trust", "refresh", "--tuf-url", srv.URL, "--tuf-root", filepath.Join(f.dir, "tuf-root.json"))
@@ -505,6 +510,29 @@ func TestTrustRefreshCLI(t *testing.T) {
 	}
 	if b, _ := os.ReadFile(stored); string(b) != string(f.vs.TrustedRoot()) {
 		t.Error("a refused refresh changed the stored root")
+	}
+	if after := treeDigests(t, tufDir); !maps.Equal(before, after) {
+		t.Errorf("a refused refresh changed the state folder:\nbefore %v\nafter  %v", before, after)
+	}
+	// A repository that answers and then trickles is cut off at fetch:
+	// retry-time (5s in this config), exit 3, nothing stored.
+	drip := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Length", "100000")
+		w.WriteHeader(http.StatusOK)
+		for i := 0; i < 60 && r.Context().Err() == nil; i++ {
+			w.Write([]byte("{"))
+			w.(http.Flusher).Flush()
+			time.Sleep(time.Second)
+		}
+	}))
+	defer drip.Close()
+	start := time.Now()
+	code, _, stderr = run("trust", "refresh", "--tuf-url", drip.URL, "--tuf-root", filepath.Join(f.dir, "tuf-root.json"))
+	if took := time.Since(start); code != exitNetwork || took > 15*time.Second {
+		t.Errorf("trickling repository: exit %d after %s: %s", code, took.Round(time.Second), stderr)
+	}
+	if after := treeDigests(t, tufDir); !maps.Equal(before, after) {
+		t.Errorf("a failed refresh changed the state folder:\nbefore %v\nafter  %v", before, after)
 	}
 	// Unreachable: exit 3. A TUF root that is none: exit 2. Offline: exit 2.
 	if code, _, stderr := run("trust", "refresh", "--tuf-url", "http://127.0.0.1:1", "--tuf-root", filepath.Join(f.dir, "tuf-root.json")); code != exitNetwork {
@@ -630,4 +658,22 @@ func sha256Of(b []byte) []byte {
 func sha512Hex(b []byte) string {
 	s := sha512.Sum512(b)
 	return hex.EncodeToString(s[:])
+}
+
+// treeDigests maps every file under dir to its sha256.
+func treeDigests(t *testing.T, dir string) map[string]string {
+	t.Helper()
+	out := map[string]string{}
+	filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		b, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		out[p] = hex.EncodeToString(sha256Of(b))
+		return nil
+	})
+	return out
 }
