@@ -168,6 +168,7 @@ func TestExitStatus(t *testing.T) {
 		{"stopped by a signal", &interruptedError{msg: "interrupted (signal: terminated)", err: context.Canceled}, exitInterrupted, "nothing half-done"},
 		{"rekor unavailable", wrap(&sigstore.FetchError{URL: "https://rekor.sigstore.dev/api/v1/log/entries/x", Status: 503, Err: errors.New("busy")}), exitNetwork, "rekor-url"},
 		{"rekor through the fetcher", wrap(&sigstore.FetchError{URL: "u", Err: netErr}), exitNetwork, "check the proxy"},
+		{"attestations not in the mirror", wrap(&sigstore.FetchError{URL: "u", Status: 404, Err: fmt.Errorf("%w: file:///usb/x", sigstore.ErrNotMirrored)}), exitNetwork, "the mirror folder lacks the file"},
 		{"deadline", context.DeadlineExceeded, exitNetwork, ""},
 		{"file I/O", fmt.Errorf("writing: %w", pathErr), exitNetwork, ""},
 		{"rename", &os.LinkError{Op: "rename", Old: "a", New: "b", Err: syscall.EXDEV}, exitNetwork, ""},
@@ -238,5 +239,13 @@ func TestSigstoreRefusalHints(t *testing.T) {
 			t.Errorf("reasons %s and %s share the hint %q", other, r, h)
 		}
 		seen[h] = r
+	}
+}
+
+// The fetcher marks a file mirror's 404 with the header the Sigstore
+// verifier reads (neither package imports the other).
+func TestMirrorMissingHeaderAgrees(t *testing.T) {
+	if fetch.MirrorMissingHeader != sigstore.MirrorMissingHeader {
+		t.Fatalf("fetch sets %q, sigstore reads %q", fetch.MirrorMissingHeader, sigstore.MirrorMissingHeader)
 	}
 }

@@ -87,11 +87,16 @@ func sigstoreTimeout(c *config.Config) time.Duration {
 
 // newSigstoreVerifier is the verifier builds, bump and verify use.
 func (g *globalOptions) newSigstoreVerifier(c *config.Config, f *fetch.Fetcher) (*sigstore.Verifier, error) {
+	return g.sigstoreVerifier(c, sigstoreOptions(c, f))
+}
+
+// sigstoreVerifier is newSigstoreVerifier with its options given.
+func (g *globalOptions) sigstoreVerifier(c *config.Config, o sigstore.Options) (*sigstore.Verifier, error) {
 	tr, err := g.trustedRootFor(c)
 	if err != nil {
 		return nil, err
 	}
-	v, err := sigstore.New(tr.root, sigstoreOptions(c, f))
+	v, err := sigstore.New(tr.root, o)
 	if err != nil {
 		return nil, invalidInput(err, "check sigstore: in the config")
 	}

@@ -677,3 +677,57 @@ func treeDigests(t *testing.T, dir string) map[string]string {
 	})
 	return out
 }
+
+// TestMirrorCarriesAttestations: a recipe trusted through GitHub
+// attestations is exported with GitHub's answers, and builds on the far side
+// from the folder alone (no proxy, no GitHub); a folder that lacks the
+// answer says "not in the mirror", naming the file, not the proxy.
+func TestMirrorCarriesAttestations(t *testing.T) {
+	f := newSigFix(t)
+	f.attest(toolWorkflow, actionsIssuer, f.artifact)
+	usb := filepath.Join(t.TempDir(), "usb")
+	code, stdout, stderr := f.run("--json", "mirror", "export", usb, "attest-tool")
+	var exp struct {
+		Files   []struct{ URL, Path string }
+		Mirrors []struct{ Prefix, To string }
+	}
+	if code != 0 || json.Unmarshal([]byte(stdout), &exp) != nil {
+		t.Fatalf("export: exit %d\n%s%s", code, stdout, stderr)
+	}
+	var page string
+	for _, fl := range exp.Files {
+		if strings.HasPrefix(fl.URL, f.ghURL+"/repos/demo/tool/attestations/sha256:") {
+			page = filepath.Join(usb, filepath.FromSlash(fl.Path))
+		}
+	}
+	if page == "" || len(exp.Mirrors) != 2 {
+		t.Fatalf("the export lacks GitHub's attestation answer, or its mirror: %s", stdout)
+	}
+	if code, out, _ := runCLI(t, "mirror", "verify", usb); code != 0 {
+		t.Fatalf("mirror verify: %s", out)
+	}
+
+	// the far side: the folder, a proxy nothing answers at, no GitHub
+	dead, _ := squid.DeadURL()
+	far := t.TempDir()
+	cfg := "proxy: " + dead + "\nno-proxy: []\nfetch: {retries: 0}\nbuild: {maintainer: t <t@example.org>}\nmirrors:\n"
+	for _, m := range exp.Mirrors {
+		cfg += "  - {prefix: " + m.Prefix + ", to: " + m.To + "}\n"
+	}
+	cfg += "sigstore: {github-api: " + f.ghURL + ", trusted-root: " + filepath.Join(f.dir, "root.json") + "}\n"
+	os.WriteFile(filepath.Join(far, "updeb.yaml"), []byte(cfg), 0o644)
+	build := func() (int, string) {
+		code, out, stderr := runCLI(t, "--config", filepath.Join(far, "updeb.yaml"), "--recipes", filepath.Join(f.dir, "recipes"),
+			"--cache", t.TempDir(), "--out", t.TempDir(), "-q", "build", "attest-tool")
+		return code, out + stderr
+	}
+	if code, out := build(); code != 0 {
+		t.Fatalf("build from the folder: exit %d\n%s", code, out)
+	}
+	os.Remove(page)
+	code, out := build()
+	if code != exitNetwork || !strings.Contains(out, "not in the mirror") || !strings.Contains(out, "attestations/sha256:") ||
+		strings.Contains(out, "check the proxy") {
+		t.Errorf("build from a folder without the answer: exit %d\n%s", code, out)
+	}
+}

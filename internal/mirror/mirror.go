@@ -71,8 +71,11 @@ type ExportResult struct {
 // cross-checks), copies each into dir at HOST/PATH, and merges them into the
 // folder's manifest. A file already there with the same digest is left as
 // it is; another is replaced. The copy is hashed as it is written and must
-// equal what was verified.
-func Export(ctx context.Context, jobs []source.Job, ro recipe.ResolveOptions, opts source.Options, dir string) (*ExportResult, error) {
+// equal what was verified. The answers rec recorded while the sources were
+// verified (rec is the transport of opts.Sigstore's HTTP client, or nil) are
+// written too: GitHub's attestations travel with the artifacts they vouch
+// for. Every write stays inside dir (writeIn).
+func Export(ctx context.Context, jobs []source.Job, ro recipe.ResolveOptions, opts source.Options, dir string, rec *Recorder) (*ExportResult, error) {
 	abs, err := filepath.Abs(dir)
 	if err != nil {
 		return nil, err
@@ -101,6 +104,20 @@ func Export(ctx context.Context, jobs []source.Job, ro recipe.ResolveOptions, op
 	hosts := map[string]Mirror{}
 	for _, r := range got {
 		e, mi, err := place(ctx, root, abs, r)
+		if err != nil {
+			return nil, err
+		}
+		hosts[mi.Prefix] = Mirror{Prefix: mi.Prefix, To: "file://" + filepath.ToSlash(filepath.Join(abs, mi.To)) + "/"}
+		if prev, ok := byPath[e.Path]; ok && prev.URL != e.URL {
+			return nil, fmt.Errorf("%s and %s both map to %s", prev.URL, e.URL, e.Path)
+		}
+		byPath[e.Path] = e
+		if !slices.ContainsFunc(res.Files, func(x Entry) bool { return x.Path == e.Path }) {
+			res.Files = append(res.Files, e)
+		}
+	}
+	for _, a := range rec.answers() {
+		e, mi, err := placeAnswer(root, abs, a)
 		if err != nil {
 			return nil, err
 		}
@@ -164,6 +181,25 @@ func place(ctx context.Context, root *os.Root, dir string, r *fetch.Result) (Ent
 			return fmt.Errorf("%s changed in the cache while it was copied to %s", r.URL, filepath.Join(dir, filepath.FromSlash(e.Path)))
 		}
 		return nil
+	})
+	return e, mi, err
+}
+
+// placeAnswer writes a recorded answer into the folder at its mirror path.
+func placeAnswer(root *os.Root, dir string, a answer) (Entry, Mirror, error) {
+	u, err := hostOf(a.url)
+	if err != nil {
+		return Entry{}, Mirror{}, err
+	}
+	mi := Mirror{Prefix: u.Scheme + "://" + u.Host + "/", To: u.Host}
+	name, err := fetch.MirrorFile(fetch.Mirror{Prefix: mi.Prefix, To: "file://" + dir + "/" + u.Host + "/"}, a.url)
+	if err != nil {
+		return Entry{}, Mirror{}, err
+	}
+	e := a.entry(name, u.Host)
+	err = writeIn(root, dir, e.Path, func(w io.Writer) error {
+		_, err := w.Write(a.body)
+		return err
 	})
 	return e, mi, err
 }
