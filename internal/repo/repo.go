@@ -52,6 +52,7 @@ import (
 	"time"
 
 	"github.com/updeb/updeb/internal/aptname"
+	"github.com/updeb/updeb/internal/confined"
 	"github.com/updeb/updeb/internal/lockfile"
 )
 
@@ -213,4 +214,16 @@ func (r *Repo) List(suite string) ([]Entry, error) {
 		}
 	}
 	return out, nil
+}
+
+// maxRepoFile bounds a file of the repository's own read whole (an index,
+// a Release, settings, the history): the largest, a Packages index of a big
+// repository, is tens of MiB.
+const maxRepoFile = 512 << 20
+
+// readFile reads a file of the repository: a regular file (a FIFO or device
+// planted in the folder is refused without blocking, confined.ReadFile) of
+// at most maxRepoFile bytes.
+func readFile(name string) ([]byte, error) {
+	return confined.ReadFile(name, maxRepoFile)
 }

@@ -270,7 +270,7 @@ func (s Settings) marshal() []byte {
 // Release and InRelease imply.
 func readSettings(genDir, suite string, rel *parsedRelease) (Settings, error) {
 	name := filepath.Join(genDir, settingsFile)
-	data, err := os.ReadFile(name)
+	data, err := readFile(name)
 	if errors.Is(err, os.ErrNotExist) {
 		return settingsFromRelease(genDir, suite, rel), nil
 	}
@@ -326,7 +326,7 @@ func settingsFromRelease(genDir, suite string, rel *parsedRelease) Settings {
 	if !rel.validUntil.IsZero() && rel.validUntil.After(rel.date) {
 		s.ValidFor = Duration(rel.validUntil.Sub(rel.date))
 	}
-	if data, err := os.ReadFile(filepath.Join(genDir, "InRelease")); err == nil {
+	if data, err := readFile(filepath.Join(genDir, "InRelease")); err == nil {
 		s.SigningKeys = signatureIssuers(data)
 	}
 	return s
