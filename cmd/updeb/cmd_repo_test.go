@@ -23,11 +23,7 @@ func TestRepoLifeCLI(t *testing.T) {
 	os.WriteFile(cfg, []byte("repo:\n  dir: repo\n  key: k.secret.asc\n  origin: Example Org\n  label: Example\n  keep: 5\n"), 0o644)
 	cli := func(wantCode int, args ...string) (string, string) {
 		t.Helper()
-		code, out, stderr := runCLI(t, args...)
-		if code != wantCode {
-			t.Fatalf("updeb %s: exit %d, want %d\n%s%s", strings.Join(args, " "), code, wantCode, out, stderr)
-		}
-		return out, stderr
+		return runCLIExit(t, wantCode, args...)
 	}
 	release := func(suite string) string {
 		data, err := os.ReadFile(filepath.Join(repoDir, "dists", suite, "Release"))
@@ -136,11 +132,7 @@ func TestRepoOperatorsBadDay(t *testing.T) {
 	flags := []string{"--repo", repoDir, "--key", key + ".secret.asc"}
 	cli := func(wantCode int, args ...string) (string, string) {
 		t.Helper()
-		code, out, stderr := runCLI(t, args...)
-		if code != wantCode {
-			t.Fatalf("updeb %s: exit %d, want %d\n%s%s", strings.Join(args, " "), code, wantCode, out, stderr)
-		}
-		return out, stderr
+		return runCLIExit(t, wantCode, args...)
 	}
 	release := func() string {
 		data, _ := os.ReadFile(filepath.Join(repoDir, "dists", "stable", "Release"))
@@ -182,4 +174,15 @@ func TestRepoOperatorsBadDay(t *testing.T) {
 	if !strings.Contains(out, "removed helm 3.15.3-1 amd64 from stable/extra") {
 		t.Errorf("remove with --component: %s", out)
 	}
+}
+
+// runCLIExit runs updeb and fails the test unless it exits wantCode; it
+// returns standard output and standard error.
+func runCLIExit(t *testing.T, wantCode int, args ...string) (string, string) {
+	t.Helper()
+	code, out, stderr := runCLI(t, args...)
+	if code != wantCode {
+		t.Fatalf("updeb %s: exit %d, want %d\n%s%s", strings.Join(args, " "), code, wantCode, out, stderr)
+	}
+	return out, stderr
 }

@@ -100,7 +100,7 @@ func regular(f *os.File, refuse func(string, ...any) error) (*os.File, fs.FileIn
 	}
 	if !fi.Mode().IsRegular() {
 		f.Close()
-		err := refuse("not a regular file (%s)", kind(fi.Mode()))
+		err := refuse("not a regular file (%s)", Kind(fi.Mode()))
 		return nil, nil, &refusal{msg: err.Error(), folder: fi.IsDir()}
 	}
 	return f, fi, nil
@@ -204,8 +204,12 @@ func classify(err error, refuse func(string, ...any) error, what string) error {
 	return refuse("%s resolves outside the folder (%v)", what, err)
 }
 
-func kind(m fs.FileMode) string {
+// Kind names what a file of mode m is, for messages: "a folder", "a FIFO",
+// "a symlink", "a character device", ...
+func Kind(m fs.FileMode) string {
 	switch {
+	case m&fs.ModeSymlink != 0:
+		return "a symlink"
 	case m.IsDir():
 		return "a folder"
 	case m&fs.ModeNamedPipe != 0:

@@ -181,7 +181,7 @@ func open(ctx context.Context, dir string) (*repo, error) {
 			}
 			return openAt(ctx, d, gd)
 		case err == nil:
-			return nil, fmt.Errorf("%w: %s is %s, not a folder or a \"gitdir:\" file", ErrRefused, dotgit, describe(fi.Mode()))
+			return nil, fmt.Errorf("%w: %s is %s, not a folder or a \"gitdir:\" file", ErrRefused, dotgit, confined.Kind(fi.Mode()))
 		case !errors.Is(err, fs.ErrNotExist):
 			return nil, err
 		}
@@ -191,20 +191,6 @@ func open(ctx context.Context, dir string) (*repo, error) {
 		}
 		d = parent
 	}
-}
-
-func describe(m fs.FileMode) string {
-	switch {
-	case m&fs.ModeSymlink != 0:
-		return "a symlink"
-	case m&fs.ModeNamedPipe != 0:
-		return "a FIFO"
-	case m&fs.ModeDevice != 0:
-		return "a device"
-	case m&fs.ModeSocket != 0:
-		return "a socket"
-	}
-	return "not a regular file"
 }
 
 // readGitFile reads top's ".git" file: "gitdir: PATH", relative to top.

@@ -102,32 +102,33 @@ func Export(ctx context.Context, jobs []source.Job, ro recipe.ResolveOptions, op
 	}
 	res := &ExportResult{Dir: dir}
 	hosts := map[string]Mirror{}
-	for _, r := range got {
-		e, mi, err := place(ctx, root, abs, r)
-		if err != nil {
-			return nil, err
-		}
+	add := func(e Entry, mi Mirror) error {
 		hosts[mi.Prefix] = Mirror{Prefix: mi.Prefix, To: "file://" + filepath.ToSlash(filepath.Join(abs, mi.To)) + "/"}
 		if prev, ok := byPath[e.Path]; ok && prev.URL != e.URL {
-			return nil, fmt.Errorf("%s and %s both map to %s", prev.URL, e.URL, e.Path)
+			return fmt.Errorf("%s and %s both map to %s", prev.URL, e.URL, e.Path)
 		}
 		byPath[e.Path] = e
 		if !slices.ContainsFunc(res.Files, func(x Entry) bool { return x.Path == e.Path }) {
 			res.Files = append(res.Files, e)
+		}
+		return nil
+	}
+	for _, r := range got {
+		e, mi, err := place(ctx, root, abs, r)
+		if err == nil {
+			err = add(e, mi)
+		}
+		if err != nil {
+			return nil, err
 		}
 	}
 	for _, a := range rec.answers() {
 		e, mi, err := placeAnswer(root, abs, a)
+		if err == nil {
+			err = add(e, mi)
+		}
 		if err != nil {
 			return nil, err
-		}
-		hosts[mi.Prefix] = Mirror{Prefix: mi.Prefix, To: "file://" + filepath.ToSlash(filepath.Join(abs, mi.To)) + "/"}
-		if prev, ok := byPath[e.Path]; ok && prev.URL != e.URL {
-			return nil, fmt.Errorf("%s and %s both map to %s", prev.URL, e.URL, e.Path)
-		}
-		byPath[e.Path] = e
-		if !slices.ContainsFunc(res.Files, func(x Entry) bool { return x.Path == e.Path }) {
-			res.Files = append(res.Files, e)
 		}
 	}
 	m.Files = m.Files[:0]
@@ -226,17 +227,10 @@ func mkdirIn(root *os.Root, dir, rel string) error {
 			return err
 		}
 		if !fi.IsDir() {
-			return fmt.Errorf("%w: %s is %s, not a folder; updeb writes only inside %s (remove it and export again)", ErrOutside, filepath.Join(dir, filepath.FromSlash(cur)), describe(fi.Mode()), dir)
+			return fmt.Errorf("%w: %s is %s, not a folder; updeb writes only inside %s (remove it and export again)", ErrOutside, filepath.Join(dir, filepath.FromSlash(cur)), confined.Kind(fi.Mode()), dir)
 		}
 	}
 	return nil
-}
-
-func describe(m fs.FileMode) string {
-	if m&fs.ModeSymlink != 0 {
-		return "a symlink"
-	}
-	return "not a folder"
 }
 
 // writeIn atomically replaces the file rel inside root with what fill
