@@ -31,14 +31,19 @@ available); build into a temporary folder; lintian --fail-on error on every
 package (when lintian is installed); build again into a fresh folder and
 compare the bytes. With --base REV it also compares each recipe with its
 version at that git revision: the Debian version must increase when the
-packages change; a changed keyring or signer list is flagged for REVIEW (a
-warning: a legitimate key rotation must still pass); the packages' file
-lists and control fields are diffed. The diff is computed from the plans,
-which fix every package's files and control fields, so the old release is
-never downloaded.
+packages change; every trust change is a REVIEW line naming exactly what
+changed (a new recipe and the anchors it brings, keys added to or removed
+from a keyring by fingerprint, signers, signature form, signature: none,
+Sigstore identity, issuer or pinned key, cross-check); a trust-only change
+leaves the packages as they were and needs no new version; the packages'
+file lists and changed control fields are diffed (a Description as a diff
+of its lines). The diff is computed from the resolved recipes, which fix
+every package's files and control fields, so the old release is never
+downloaded. See docs/ci-gate.md.
 
-Exit codes: 0 every check passed (warnings allowed), 1 a check failed,
-2 invalid input (recipe, config, --base), 3 a download failed.`,
+Exit codes: 0 every check passed (REVIEW lines allowed: a human reviews
+them; --json lists them under "review"), 1 a check failed, 2 invalid input
+(recipe, config, --base), 3 a download failed.`,
 		Example: `  updeb verify helm --base origin/main
   updeb verify --arch amd64 --json kubernetes-1.36
   git diff --name-only origin/main -- recipes/*.yaml | xargs updeb verify --base origin/main`,
@@ -120,7 +125,7 @@ func printVerifyReport(w io.Writer, rep *gate.Report) {
 		if len(r.Changes) > 0 {
 			fmt.Fprintln(w, "  changes:")
 			for _, c := range r.Changes {
-				fmt.Fprintf(w, "    %s\n", c)
+				fmt.Fprintf(w, "    %s\n", strings.ReplaceAll(c, "\n", "\n      "))
 			}
 		}
 	}
@@ -130,6 +135,6 @@ func printVerifyReport(w io.Writer, rep *gate.Report) {
 	}
 	fmt.Fprintf(w, "%s: %d recipe(s), %d failed check(s), %d flagged for review\n", status, len(rep.Recipes), rep.Failed, rep.Warnings)
 	if rep.Warnings > 0 {
-		fmt.Fprintln(w, "!! a keyring or signer list changed: a human must review the keys before merging")
+		fmt.Fprintf(w, "!! %d change(s) flagged REVIEW above: a human must review them (keys, signers, identities) before merging\n", rep.Warnings)
 	}
 }
