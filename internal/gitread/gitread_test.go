@@ -310,12 +310,12 @@ func FuzzPackEntry(f *testing.F) {
 // and changed by plant, in a goroutine, and fails when it blocks, panics or
 // lets secret (bytes planted outside the repository) into its error.
 func hostile(t *testing.T, template string, plant func(t *testing.T, dir string)) error {
-	err, _ := hostileAlloc(t, template, plant)
+	_, err := hostileAlloc(t, template, plant)
 	return err
 }
 
 // hostileAlloc is hostile, also returning the bytes FileAtHead allocated.
-func hostileAlloc(t *testing.T, template string, plant func(t *testing.T, dir string)) (error, uint64) {
+func hostileAlloc(t *testing.T, template string, plant func(t *testing.T, dir string)) (uint64, error) {
 	t.Helper()
 	dir := filepath.Join(t.TempDir(), "repo")
 	testenv.Run(t, "cp", "-a", template, dir)
@@ -339,11 +339,11 @@ func hostileAlloc(t *testing.T, template string, plant func(t *testing.T, dir st
 		if err != nil && strings.Contains(err.Error(), secret) {
 			t.Fatalf("the error quotes a file from outside: %v", err)
 		}
-		return err, after.TotalAlloc - before.TotalAlloc
+		return after.TotalAlloc - before.TotalAlloc, err
 	case <-time.After(20 * time.Second):
 		t.Fatal("FileAtHead blocked")
 	}
-	return nil, 0
+	return 0, nil
 }
 
 const secret = "SECRET-OUTSIDE-THE-REPOSITORY"
@@ -627,7 +627,7 @@ func TestHostilePacks(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			start := time.Now()
-			err, grown := hostileAlloc(t, template, tc.plant)
+			grown, err := hostileAlloc(t, template, tc.plant)
 			if err == nil || !strings.Contains(err.Error(), tc.want) {
 				t.Fatalf("err = %v, want one with %q", err, tc.want)
 			}
