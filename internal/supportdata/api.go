@@ -61,7 +61,7 @@ func ParseAPI(product, url string, body []byte, now time.Time) ([]Cycle, error) 
 	// case, anything after the document are refused.
 	var doc any
 	if err := strictjson.Unmarshal(trimmed, &doc); err != nil {
-		return nil, fail("not valid JSON, or ambiguous (%v)", err)
+		return nil, fail("not valid JSON (truncated?), or ambiguous (%v)", err)
 	}
 	var raw []any
 	v1 := false

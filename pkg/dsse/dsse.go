@@ -147,6 +147,9 @@ func Parse(data []byte) (*Envelope, error) {
 	}
 	// One reading for every reader: no key twice or differing only in
 	// case at any depth, nothing after the object (strictjson).
+	if t := bytes.TrimSpace(data); len(t) == 0 || t[0] != '{' {
+		return nil, fmt.Errorf("%w: not a JSON object", ErrMalformed)
+	}
 	if err := strictjson.Check(data); err != nil {
 		return nil, fmt.Errorf("%w: %v", ErrMalformed, err)
 	}

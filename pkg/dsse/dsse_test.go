@@ -115,7 +115,7 @@ func TestParseAcceptsEveryBase64Alphabet(t *testing.T) {
 
 func TestParseRefusals(t *testing.T) {
 	for _, tc := range []struct{ in, want string }{
-		{``, "no JSON value"},
+		{``, "not a JSON object"},
 		{`[]`, "not a JSON object"},
 		{`{"payloadType":"t","payload":"cA==","signatures":[]`, "cut short"},
 		{`{"payloadType":"t","payload":"cA==","signatures":[]}{}`, "data after the JSON value"},
