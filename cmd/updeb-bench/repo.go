@@ -22,9 +22,11 @@ var repoSizes = []int{10, 100, 1000, 10000}
 
 // benchRepo measures, for each size N, updeb publishing N packages into a
 // new suite, then one more into it, then a refresh, against apt-ftparchive
-// and gpg producing the same files (Packages, .gz, .xz, Release, InRelease,
-// Release.gpg) from the same pool: with no cache (every .deb read and hashed)
-// and with apt-ftparchive's --db cache warmed on the N packages.
+// and gpg producing the same files (Packages, .gz, .xz, Contents-amd64.gz,
+// Release, InRelease, Release.gpg) from the same pool: with no cache (every
+// .deb read and hashed) and with apt-ftparchive's --db cache warmed on the N
+// packages. updeb renders Contents from the file lists it stored when each
+// package was added, so one more publish reads one .deb.
 func benchRepo(work string) ([]row, error) {
 	for _, tool := range []string{"apt-ftparchive", "gpg", "gpgconf", "gzip", "xz"} {
 		if _, err := exec.LookPath(tool); err != nil {
@@ -144,6 +146,7 @@ cd %[2]s
 apt-ftparchive %[3]s packages pool > %[1]s/main/binary-amd64/Packages
 gzip -n -k -f %[1]s/main/binary-amd64/Packages
 xz -k -f %[1]s/main/binary-amd64/Packages
+apt-ftparchive %[3]s contents pool | gzip -n > %[1]s/main/Contents-amd64.gz
 apt-ftparchive -o APT::FTPArchive::Release::Suite=bench release %[1]s > %[1]s/../Release.new
 mv %[1]s/../Release.new %[1]s/Release
 gpg --homedir %[4]s --batch --yes --local-user %[5]s --clearsign -o %[1]s/InRelease %[1]s/Release
@@ -170,7 +173,11 @@ func makeBenchDebs(dir string, n int) ([]string, error) {
 				Section: "admin", Priority: "optional", Homepage: "https://kubernetes.io", Depends: []string{"libc6 (>= 2.34)"},
 				Summary:     name + " for the bench repository",
 				Description: "A package of the repository benchmark, with a description about as long\nas the real ones, so that the index has realistic stanzas."},
-			Entries:         []deb.Entry{{Path: "/usr/share/doc/" + name + "/version", Type: deb.TypeFile, Mode: 0o644, Size: int64(len(payload)), Open: func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(payload)), nil }}},
+			Entries: []deb.Entry{
+				{Path: "/usr/bin/" + name, Type: deb.TypeFile, Mode: 0o755, Size: int64(len(payload)), Open: func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(payload)), nil }},
+				{Path: "/usr/share/doc/" + name + "/version", Type: deb.TypeFile, Mode: 0o644, Size: int64(len(payload)), Open: func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(payload)), nil }},
+				{Path: "/usr/share/doc/" + name + "/" + version + ".txt", Type: deb.TypeFile, Mode: 0o644, Size: int64(len(payload)), Open: func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(payload)), nil }},
+			},
 			SourceDateEpoch: time.Unix(benchEpoch, 0),
 			Compression:     "gzip",
 		})
@@ -215,7 +222,7 @@ func childRepoPublish(args []string) error {
 		if err != nil {
 			return err
 		}
-		pkgs = append(pkgs, repo.Package{Path: p, Control: info.Control})
+		pkgs = append(pkgs, repo.Package{Path: p, Control: info.Control, Contents: repo.ContentsOf(info)})
 	}
 	res, err := r.Publish(context.Background(), "bench", "main", pkgs)
 	if err == nil && len(res.Added) != len(pkgs) {

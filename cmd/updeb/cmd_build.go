@@ -2,10 +2,8 @@ package main
 
 import (
 	"bytes"
-	"errors"
 	"fmt"
 	"io"
-	"runtime"
 	"runtime/debug"
 	"strings"
 	"text/tabwriter"
@@ -16,7 +14,6 @@ import (
 	"github.com/updeb/updeb/internal/config"
 	"github.com/updeb/updeb/internal/confined"
 	"github.com/updeb/updeb/internal/pipeline"
-	"github.com/updeb/updeb/internal/recipe"
 	"github.com/updeb/updeb/internal/signkey"
 	"github.com/updeb/updeb/pkg/deb"
 )
@@ -59,65 +56,6 @@ RECIPE is a name in the recipes folder (helm) or a path; none means all.`,
 	f.StringVar(&o.compression, "compression", "", "xz (default), gzip, zstd or none")
 	f.StringVar(&o.provenanceKey, "provenance-key", "", "armored secret key that signs the provenance records (default: config build.provenance-key; none: unsigned records)")
 	return jsonOutput(cmd, 1)
-}
-
-// loadRecipes resolves and loads RECIPE arguments; any invalid recipe stops
-// everything (exit 2) with every finding listed.
-func loadRecipes(g *globalOptions, args []string) ([]*recipe.Recipe, error) {
-	return loadRecipesWith(g, args, recipe.LoadOptions{})
-}
-
-// loadRecipesWith is loadRecipes loading with lo.
-func loadRecipesWith(g *globalOptions, args []string, lo recipe.LoadOptions) ([]*recipe.Recipe, error) {
-	paths, err := resolveRecipes(g, args)
-	if err != nil {
-		return nil, err
-	}
-	var (
-		out  []*recipe.Recipe
-		errs []error
-	)
-	for _, p := range paths {
-		r, err := recipe.Load(p, lo)
-		if err != nil {
-			errs = append(errs, err)
-			continue
-		}
-		out = append(out, r)
-	}
-	if len(errs) > 0 {
-		return nil, invalidInput(errors.Join(errs...), "run 'updeb lint' for the full report")
-	}
-	return out, nil
-}
-
-// resolveOptions are the site settings of the config that shape every plan.
-// There is no built-in maintainer: an invented address (updeb@localhost) is
-// what lintian calls bogus-mail-host, so a recipe without one needs
-// build: maintainer: in the config, and says so (exit 2).
-func resolveOptions(c *config.Config) recipe.ResolveOptions {
-	return recipe.ResolveOptions{LocalSuffix: c.Build.VersionSuffix, DefaultMaintainer: c.Build.Maintainer}
-}
-
-// buildParallel is how many builds run at once: the flag's value, else
-// build.parallel, else one build per xz-workers CPUs (at least one). A
-// package of several xz blocks keeps xz-workers CPUs busy, and each build
-// more holds an xz writer's memory: measured on 2 CPUs, two builds at once
-// took 0.69-0.88x the wall time of one on a quiet machine, 0.95-1.11x on a
-// loaded one, at 1.3-1.9x the peak RSS (cmd/updeb-bench/README.md, "Builds at
-// once"), so the default keeps one build's memory per xz-workers CPUs.
-func buildParallel(flag int, b config.Build) int {
-	if flag > 0 {
-		return flag
-	}
-	if b.Parallel > 0 {
-		return b.Parallel
-	}
-	workers := b.XZWorkers
-	if workers <= 0 {
-		workers = deb.DefaultXZWorkers
-	}
-	return max(1, runtime.NumCPU()/workers)
 }
 
 func (g *globalOptions) outFolder(c *config.Config) string {
@@ -183,32 +121,6 @@ func readProvenanceKey(path string) (*signkey.Key, error) {
 		return nil, invalidInput(err, "build: provenance-key: names the armored secret key 'updeb keys generate' wrote (PREFIX.secret.asc)")
 	}
 	return signkey.Read(bytes.NewReader(data), path)
-}
-
-// buildJobs pairs each recipe with the requested architectures it has.
-func buildJobs(recipes []*recipe.Recipe, arches []string) ([]pipeline.Job, error) {
-	var jobs []pipeline.Job
-	for _, r := range recipes {
-		for _, a := range r.ArchNames() {
-			if len(arches) > 0 && !contains(arches, a) {
-				continue
-			}
-			jobs = append(jobs, pipeline.Job{Recipe: r, Arch: a})
-		}
-	}
-	if len(jobs) == 0 {
-		return nil, usageErrorf("no recipe has the architecture(s) %s", strings.Join(arches, ", "))
-	}
-	return jobs, nil
-}
-
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }
 
 func printBuildSummary(w io.Writer, out string, results []pipeline.Result) {

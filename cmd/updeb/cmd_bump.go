@@ -134,7 +134,7 @@ func runBump(cmd *cobra.Command, g *globalOptions, o *bumpOptions, name string) 
 	}
 	for _, u := range res.Unvouched {
 		what, how, _ := strings.Cut(u, ": ")
-		fmt.Fprintf(cmd.ErrOrStderr(), "updeb: warning: %s %s pinned on your word alone (%s): no signature or upstream checksum file vouched for it; the recipe records it\n", r.Name, what, how)
+		g.warnf("%s %s pinned on your word alone (%s): no signature or upstream checksum file vouched for it; the recipe records it", r.Name, what, how)
 	}
 	out := cmd.OutOrStdout()
 	if g.json {

@@ -34,7 +34,10 @@ func newCompatCmd(g *globalOptions) *cobra.Command {
 		Short: "Check that the versions deployed together work together",
 		Long: `compat reads a release set file (the versions deployed together, one set per cluster or
 Kubernetes minor) and checks Kubernetes' version-skew policy, Helm's n-3 table,
-containerd's recommended table, the recipes' requires, and end-of-life dates.
+containerd's recommended table, Istio's, Calico's and Cilium's supported Kubernetes
+versions, kubeadm's etcd, cri-tools' matrix, the recipes' requires, and end-of-life
+dates. The tables come from the recipes repository's data file when there is one (see
+'updeb data'), else the newer of the bundled and refreshed copies; stderr says which.
 Exit 1 on a violation or an end-of-life component; warnings do not change the exit code.`,
 		Example: `  updeb compat                                  # release-sets.yaml in the working folder
   updeb compat --set clusters.yaml --format markdown
@@ -93,14 +96,14 @@ func runCompat(cmd *cobra.Command, g *globalOptions, o *compatOptions) error {
 	if rs != nil {
 		in.Shipped = shippedVersions(rs)
 	}
-	data, err := g.supportData(cfg, now)
+	data, err := g.dataSet(cfg, now, true)
 	if err != nil {
 		return err
 	}
-	in.EOL, in.EOLCopy = data.Data, data.Name()
+	in.Tables, in.EOL, in.EOLCopy = data.Tables, data.EOL.Data, data.EOL.Name()
 	report := compat.Evaluate(sets, in)
 	if format == compat.FormatHTML && rs != nil {
-		if report.Extra, err = plan.HTML(plan.Make(rs, data, plan.Options{Now: now})); err != nil {
+		if report.Extra, err = plan.HTML(plan.Make(rs, data.EOL, plan.Options{Now: now})); err != nil {
 			return err
 		}
 	}

@@ -1,10 +1,8 @@
 package main
 
 import (
-	"errors"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -36,14 +34,6 @@ func newKeysCmd(g *globalOptions) *cobra.Command {
 		newKeysGenerateCmd(g),
 	)
 	return keys
-}
-
-func subcommandNames(cmd *cobra.Command) string {
-	var names []string
-	for _, c := range cmd.Commands() {
-		names = append(names, c.Name())
-	}
-	return strings.Join(names, ", ")
 }
 
 type keysListOptions struct {
@@ -177,7 +167,7 @@ func recipesForKeys(g *globalOptions) []*recipe.Recipe {
 	for _, p := range paths {
 		r, err := recipe.Load(p, recipe.LoadOptions{AllowUnpinned: true})
 		if err != nil {
-			fmt.Fprintf(g.stderr, "updeb: warning: %s left out: it does not load ('updeb lint %s' says why)\n", p, p)
+			g.warnf("%s left out: it does not load ('updeb lint %s' says why)", p, p)
 			continue
 		}
 		out = append(out, r)
@@ -250,19 +240,4 @@ func printKey(w io.Writer, kind string, k openpgp.KeyInfo) {
 	for _, warn := range k.Warnings {
 		fmt.Fprintf(w, "      warning: %s\n", warn)
 	}
-}
-
-// loadKeyring opens a keyring file the user named: one that cannot be read is
-// invalid input (exit 2), like a malformed one (verify.ErrKeyring).
-func loadKeyring(path string) (*openpgp.Keyring, error) {
-	kr, err := openpgp.LoadKeyring(path)
-	switch {
-	case err == nil:
-		return kr, nil
-	case errors.Is(err, os.ErrNotExist):
-		return nil, invalidInput(err, "give the path of an OpenPGP keyring, such as keys/helm.asc")
-	case errors.Is(err, openpgp.ErrKeyring):
-		return nil, err
-	}
-	return nil, invalidInput(err, "")
 }

@@ -97,9 +97,7 @@ func TestDataAndPlanCommands(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	api := eoltest.New(bundled, t.Cleanup)
-	k137 := eoltest.Cycle("kubernetes", "1.37", "2026-08-26", "2027-08-28", "2027-10-28", "1.37.1")
-	api.Set("kubernetes", append([]supportdata.Cycle{k137}, api.Cycles("kubernetes")...))
+	api := fakeEndOfLife(t) // Kubernetes 1.37 is out
 	gh := fakeGitHub(t, map[string][]string{
 		"kubernetes": {"1.37.1", "1.37.0", "1.36.5", "1.36.0", "1.35.9", "1.35.4", "1.34.12", "1.34.7"},
 		"etcd":       {"3.7.2", "3.6.15", "3.6.14"},
@@ -108,7 +106,8 @@ func TestDataAndPlanCommands(t *testing.T) {
 	root := planProject(t, gh.URL)
 	state := filepath.Join(t.TempDir(), "state")
 	conf := filepath.Join(root, "updeb.yaml")
-	os.WriteFile(conf, fmt.Appendf(nil, "proxy: %s\nfetch: {retries: 0}\ngithub-api: %s/api\ndata: {endoflife-url: %q}\n", sq.URL, gh.URL, api.Template()), 0o644)
+	_, sources := fakeTables(t)
+	os.WriteFile(conf, fmt.Appendf(nil, "proxy: %s\nfetch: {retries: 0}\ngithub-api: %s/api\ndata: {endoflife-url: %q, sources: %s}\n", sq.URL, gh.URL, api.Template(), sources), 0o644)
 	lenient := filepath.Join(root, "lenient.yaml")
 	os.WriteFile(lenient, fmt.Appendf(nil, "proxy: %s\ndata: {max-age-days: 1000}\n", sq.URL), 0o644)
 	common := []string{"--config", conf, "--recipes", filepath.Join(root, "recipes"), "--state", state, "--cache", filepath.Join(root, "cache")}
@@ -154,7 +153,7 @@ func TestDataAndPlanCommands(t *testing.T) {
 				"retire kubernetes 1.34 is end-of-life (eol since 2026-10-27)",
 				"$ updeb bump kubernetes-1.36 --to 1.36.4", "$ updeb bump etcd --to 3.7.1"},
 			notStdout: []string{"helm", "1.37"},
-			stderr:    []string{"updeb: support data: bundled copy, as of 2026-08-22 (94 days old)", "updeb: warning: the support data is older than 30 days"}},
+			stderr:    []string{"updeb: support data: bundled copy, as of 2026-08-22 (94 days old)", "warning: the support data is older than 30 days"}},
 		{name: "a longer max age", args: []string{"plan", "--offline", "--now", "2026-11-24", "--config", lenient},
 			stderr: []string{"support data: bundled copy"}, notStderr: []string{"warning"}},
 		{name: "offline refresh never fetches", args: []string{"--offline", "data", "refresh"}, code: 3, stderr: []string{"without --offline"}},

@@ -234,7 +234,7 @@ func runTrustRefresh(cmd *cobra.Command, g *globalOptions, o *trustRefreshOption
 	}
 	fmt.Fprintf(w, "refreshed the Sigstore trusted root from %s (%s)\n  stored  %s\n  sha256  %s\n", res.Repository, changed, file, res.SHA256)
 	if !res.InUse {
-		fmt.Fprintf(cmd.ErrOrStderr(), "updeb: warning: %s names sigstore: trusted-root: %s, which verification uses instead of the refreshed root\n", cfg.File, cfg.Sigstore.TrustedRoot)
+		g.warnf("%s names sigstore: trusted-root: %s, which verification uses instead of the refreshed root", cfg.File, cfg.Sigstore.TrustedRoot)
 	}
 	return nil
 }

@@ -73,7 +73,7 @@ type verifiedRecord struct {
 }
 
 func runVerifyProvenance(cmd *cobra.Command, g *globalOptions, o *verifyProvenanceOptions, deb string, now time.Time) error {
-	stdout, stderr := cmd.OutOrStdout(), cmd.ErrOrStderr()
+	stdout := cmd.OutOrStdout()
 	if o.key != "" && o.keyring != "" {
 		return usageErrorf("give --key or --keyring, not both")
 	}
@@ -98,7 +98,7 @@ func runVerifyProvenance(cmd *cobra.Command, g *globalOptions, o *verifyProvenan
 		return fmt.Errorf("%s: %w", record, err)
 	}
 	for _, w := range v.Signature.Warnings {
-		fmt.Fprintf(stderr, "updeb: warning: %s\n", w)
+		g.warnf("%s", w)
 	}
 	if g.json {
 		return printJSON(stdout, cmd, verifiedRecord{Package: deb, SHA256: sum, Record: record, KeyID: v.KeyID, Signature: signatureOf(v.Signature), Statement: v.Statement})

@@ -163,31 +163,9 @@ func runVerifySignature(cmd *cobra.Command, g *globalOptions, o *verifySignature
 	fmt.Fprintf(report, "  made         %s with %s\n", res.Created.UTC().Format(time.RFC3339), res.Hash)
 	fmt.Fprintf(report, "  data         %d bytes, sha256 %s\n", res.Size, res.Digests["sha256"])
 	for _, w := range res.Warnings {
-		fmt.Fprintf(stderr, "updeb: warning: %s\n", w)
+		g.warnf("%s", w)
 	}
 	return nil
-}
-
-// signatureJSON is verify-signature's --json object for a good signature.
-type signatureJSON struct {
-	Kind                  string     `json:"kind"` // "openpgp"
-	PrimaryFingerprint    string     `json:"primary_fingerprint"`
-	SigningKeyFingerprint string     `json:"signing_key_fingerprint"`
-	UserID                string     `json:"user_id"`
-	Created               time.Time  `json:"created"`
-	Hash                  string     `json:"hash"`
-	Warnings              []string   `json:"warnings"`
-	Size                  int64      `json:"size"`
-	Digests               digest.Set `json:"digests"`
-}
-
-// signatureOf is res as the JSON of verify-signature and verify-provenance
-// shows it.
-func signatureOf(res *openpgp.Result) signatureJSON {
-	return signatureJSON{Kind: "openpgp",
-		PrimaryFingerprint: res.PrimaryFingerprint, SigningKeyFingerprint: res.SigningKeyFingerprint, UserID: res.UserID,
-		Created: res.Created.UTC(), Hash: res.Hash, Warnings: res.Warnings, Size: res.Size, Digests: res.Digests,
-	}
 }
 
 // refusedFor names the signature file in a refusal (the library does not know it).
@@ -347,7 +325,7 @@ func runVerifySigstore(cmd *cobra.Command, g *globalOptions, o *verifySignatureO
 		fmt.Fprintf(w, "  data         sha512 %s (digest given)\n", out.SHA512)
 	}
 	for _, warn := range out.Warnings {
-		fmt.Fprintf(cmd.ErrOrStderr(), "updeb: warning: %s\n", warn)
+		g.warnf("%s", warn)
 	}
 	return nil
 }

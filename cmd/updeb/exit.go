@@ -12,6 +12,7 @@ import (
 	"strings"
 	"syscall"
 
+	"github.com/updeb/updeb/internal/compatdata"
 	"github.com/updeb/updeb/internal/confined"
 	"github.com/updeb/updeb/internal/diskfull"
 	"github.com/updeb/updeb/internal/fetch"
@@ -35,8 +36,8 @@ import (
 	"github.com/updeb/updeb/pkg/verify/sigstore"
 )
 
-// Exit codes, as documented in README.md ("Exit codes"). exitRules is the one
-// place that maps an error to one of them.
+// Exit codes, as documented in docs/scripting.md ("Exit codes"). exitRules is
+// the one place that maps an error to one of them.
 const (
 	exitOK      = 0 // success
 	exitCheck   = 1 // a check failed: signature, checksum, cross-check, verification, a report with failures
@@ -135,10 +136,14 @@ const (
 	hintRefused  = "a file updeb was to read lies outside its folder (a symlink out of it) or is not a regular file; nothing was read"
 )
 
-// exitRules, first match wins. An error joined from several (one per recipe
-// or job) gets the code of the first rule any of them matches: a failed check
-// before invalid input before a network failure, so that an alarm is never
-// hidden behind a flaky download.
+// exitRules, first match wins, in this order (docs/scripting.md lists it, and
+// TestExitRuleOrderDocumented keeps the two alike): an interruption; what the
+// command knows (its usage errors, then its failed reports); a malformed .deb
+// (2); then the libraries' errors: failed checks (1) before invalid input (2)
+// before network and I/O failures (3), with a cancelled context (130) among
+// the last. An error joined from several (one per recipe or job) gets the
+// code of the first rule any of them matches, so an alarm is never hidden
+// behind a flaky download.
 var exitRules = []exitRule{
 	// What the command knows.
 	as(exitInterrupted, fixed[*interruptedError]("nothing half-done was left behind; run the command again to finish")),
@@ -179,6 +184,7 @@ var exitRules = []exitRule{
 	is(mirror.ErrFailed, exitCheck, "bring the missing and corrupt files over again: 'updeb mirror export' where there is a way out, then copy the folder whole"),
 	is(yamlfile.ErrNotRewritten, exitCheck, "the file was left as it was: the new text would not read back as exactly the new values (line breaks YAML counts that an editor may not show, U+2028, NEL or a lone CR?), or the file changed meanwhile; run again, or make the change by hand"),
 	is(supportdata.ErrDropped, exitCheck, "the copy in use was kept. Find out why the data source lost those cycles (a partial mirror?); if they really are gone, run again with --allow-dropped"),
+	is(compatdata.ErrDropped, exitCheck, "the copy in use was kept. Find out why upstream's table lost those rows (a partial mirror, a page rewritten?); if they really are gone, run again with --allow-dropped"),
 
 	// 2: usage or invalid input.
 	is(recipe.ErrNoMaintainer, exitUsage, "set build: maintainer: \"Name <email>\" in updeb.yaml (or maintainer: in the recipe)"),
@@ -209,6 +215,8 @@ var exitRules = []exitRule{
 	is(sigstore.ErrPolicy, exitUsage, "a Sigstore policy names one identity (exact, or an anchored regexp that matches only the signer) and the OIDC issuer"),
 	is(sigstore.ErrTrustedRoot, exitUsage, "a trusted root is Sigstore's trusted_root.json: 'updeb trust refresh' fetches the public-good one"),
 	is(trust.ErrNoSigstore, exitUsage, ""),
+	is(compatdata.ErrFile, exitUsage, "fix the data file (each override needs a reason:), or write it anew with 'updeb data refresh --write FILE'"),
+	is(compatdata.ErrUnknownTable, exitUsage, ""),
 
 	// 3: network or I/O failure after retries. A full disk first: it is
 	// never the network's or the proxy's fault, and is not retried.
@@ -219,6 +227,7 @@ var exitRules = []exitRule{
 	as(exitNetwork, fixed[*track.APIError](hintUpstream)),
 	is(track.ErrUpstream, exitNetwork, hintUpstream),
 	is(supportdata.ErrAPI, exitNetwork, "the support data source answered something unusable; the copy in use was kept. Check data: endoflife-url: in the config, or try again later"),
+	is(compatdata.ErrSource, exitNetwork, "the copy in use was kept. Check data: sources: (and mirrors:) in the config, or try again later; if upstream changed the page's layout, refresh the other tables with --table and report it"),
 	as(exitNetwork, fixed[*fetch.OfflineError]("run without --offline to download them, or bring them into the cache or a mirror")),
 	as(exitNetwork, fixed[*fetch.MissingError]("the mirror folder lacks the file: bring it over again ('updeb mirror export' where there is a way out, 'updeb mirror verify' here)")),
 	is(fetch.ErrRetryTime, exitNetwork, "the download did not finish within fetch: retry-time; raise it in the config for a slow link, or check the proxy"),
@@ -257,7 +266,6 @@ func exitRuleFor(err error) (int, string) {
 	return -1, ""
 }
 
-// refusalHint says what to do about a refused signature, from why it was refused.
 // auxHint is the hint for a signature, checksum or Sigstore file refused
 // twice: what the refusal itself suggests, and that the file is gone from
 // the cache.
@@ -274,6 +282,7 @@ func auxHint(e *source.AuxError) string {
 	return refetch
 }
 
+// refusalHint says what to do about a refused signature, from why it was refused.
 func refusalHint(re *openpgp.RefusedError) string {
 	keyring := re.Keyring
 	if keyring == "" {
@@ -303,7 +312,7 @@ func refusalHint(re *openpgp.RefusedError) string {
 func sigstoreRefusalHint(re *sigstore.RefusedError) string {
 	switch {
 	case re.Has(sigstore.ReasonIdentity), re.Has(sigstore.ReasonIssuer):
-		return "the signer is not the one named (the recipe's identity/issuer, or --sigstore-identity/--sigstore-issuer): change them only if upstream announced a new signer (see keys/README.md)"
+		return "the signer is not the one named (the recipe's identity/issuer, or --sigstore-identity/--sigstore-issuer): change them only if upstream announced a new signer (see docs/trust.md)"
 	case re.Has(sigstore.ReasonDigestMismatch):
 		return "the artifact is not what was signed: it was altered, or the signature or bundle belongs to another file"
 	case re.Has(sigstore.ReasonUntrustedCertificate):

@@ -12,6 +12,7 @@ import (
 	"syscall"
 	"testing"
 
+	"github.com/updeb/updeb/internal/compatdata"
 	"github.com/updeb/updeb/internal/confined"
 	"github.com/updeb/updeb/internal/diskfull"
 	"github.com/updeb/updeb/internal/fetch"
@@ -34,7 +35,7 @@ import (
 	"github.com/updeb/updeb/pkg/verify/sigstore"
 )
 
-// TestExitStatus is the exit-code table of README.md ("Exit codes"), error by
+// TestExitStatus is the exit-code table of docs/scripting.md ("Exit codes"), error by
 // error: the code and the hint each class of error gets, however deeply it
 // is wrapped, and which class wins when several failures are joined. Every
 // rule of exitRules must be reached by some case (a rule shadowed by an
@@ -105,6 +106,9 @@ func TestExitStatus(t *testing.T) {
 		{"record key ID altered", fmt.Errorf("%w: %w", provenance.ErrSignature, errors.New("signature with key ID A was made by key B")), exitCheck, "key ID names another key"},
 		{"record of another package", fmt.Errorf("%w: the record is about a.deb, not b.deb", provenance.ErrSubject), exitCheck, "not this package's"},
 		{"support data lost cycles", &supportdata.DroppedError{Dropped: map[string][]string{"kubernetes": {"1.36"}}}, exitCheck, "--allow-dropped"},
+		{"a compatibility table lost rows", &compatdata.DroppedError{Dropped: map[string][]string{"containerd": {"1.35"}}}, exitCheck, "--allow-dropped"},
+		{"a broken repository data file", fmt.Errorf("%w: compat-data.yaml:3:5: helm override: missing required field \"reason\"", compatdata.ErrFile), exitUsage, "each override needs a reason"},
+		{"an unknown table", fmt.Errorf("%w %q", compatdata.ErrUnknownTable, "flannel"), exitUsage, ""},
 		{"sigstore wrong identity", sigRefusal(sigstore.ReasonIdentity), exitCheck, "signer is not the one named"},
 		{"sigstore wrong issuer", sigRefusal(sigstore.ReasonIssuer), exitCheck, "signer is not the one named"},
 		{"sigstore altered artifact", sigRefusal(sigstore.ReasonDigestMismatch), exitCheck, "not what was signed"},
@@ -155,6 +159,7 @@ func TestExitStatus(t *testing.T) {
 		{"API error", &track.APIError{URL: "u", Status: 502}, exitNetwork, "try again later"},
 		{"unusable upstream", fmt.Errorf("%w: no versions", track.ErrUpstream), exitNetwork, "try again later"},
 		{"unusable support data", fmt.Errorf("%w: u: the answer is HTML", supportdata.ErrAPI), exitNetwork, "copy in use was kept"},
+		{"an unusable compatibility table", &compatdata.SourceError{Table: "helm", URL: "u", Err: errors.New("the answer is an HTML page")}, exitNetwork, "data: sources:"},
 		{"offline miss", &fetch.OfflineError{Missing: []string{"u"}}, exitNetwork, "without --offline"},
 		{"missing from the mirror", wrap(&fetch.MissingError{URL: "u", Where: "mirror file:///m/u"}), exitNetwork, "updeb mirror export"},
 		{"full disk in the cache", wrap(&diskfull.Error{Dir: "/var/cache/updeb", Err: &fs.PathError{Op: "write", Path: "/var/cache/updeb/tmp/x", Err: syscall.ENOSPC}}), exitNetwork, "the disk holding /var/cache/updeb is full"},

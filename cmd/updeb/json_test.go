@@ -92,7 +92,7 @@ func checkJSON(t *testing.T, command, stdout string) map[string]any {
 	}
 	checkKeys(t, where, "", v)
 	noNulls(t, where, "", v)
-	if d := os.Getenv("UPDEB_JSON_EXAMPLES"); d != "" { // material for README's examples
+	if d := os.Getenv("UPDEB_JSON_EXAMPLES"); d != "" { // material for docs/scripting.md's examples
 		os.WriteFile(filepath.Join(d, strings.ReplaceAll(command, " ", "-")+".json"), []byte(stdout), 0o644)
 	}
 	return v
@@ -244,39 +244,40 @@ func TestPrintJSON(t *testing.T) {
 	}
 }
 
-// TestReadmeJSON: README's "JSON output" section has one example per
-// command that prints JSON, and each follows the convention.
+// TestReadmeJSON: the "JSON output" section of docs/scripting.md (once
+// README's) has one example per command that prints JSON, and each follows
+// the convention.
 func TestReadmeJSON(t *testing.T) {
-	doc, err := os.ReadFile(filepath.Join("..", "..", "README.md"))
+	doc, err := os.ReadFile(filepath.Join("..", "..", "docs", "scripting.md"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, sec, ok := strings.Cut(string(doc), "### JSON output\n")
-	sec, _, _ = strings.Cut(sec, "\n### ")
+	_, sec, ok := strings.Cut(string(doc), "\n## JSON output\n")
+	sec, _, _ = strings.Cut(sec, "\n## ")
 	if !ok {
-		t.Fatal("README.md has no JSON output section")
+		t.Fatal("docs/scripting.md has no JSON output section")
 	}
 	examples := map[string]bool{}
 	for _, block := range strings.Split(sec, "```json\n")[1:] {
 		block, _, _ = strings.Cut(block, "```")
 		var v map[string]any
 		if err := json.Unmarshal([]byte(block), &v); err != nil {
-			t.Errorf("README example does not parse: %v\n%s", err, block)
+			t.Errorf("docs/scripting.md: example does not parse: %v\n%s", err, block)
 			continue
 		}
 		schema, _ := v["schema"].(string)
-		checkKeys(t, "README "+schema, "", v)
-		noNulls(t, "README "+schema, "", v)
+		checkKeys(t, "docs/scripting.md "+schema, "", v)
+		noNulls(t, "docs/scripting.md "+schema, "", v)
 		examples[schema] = true
 	}
 	g := &globalOptions{stdout: &bytes.Buffer{}, stderr: &bytes.Buffer{}}
 	walk(newRootCmd(g), func(c *cobra.Command) {
 		if s := jsonSchema(c); s != "" && !examples[s] {
-			t.Errorf("README.md has no JSON example of %s (%s)", c.CommandPath(), s)
+			t.Errorf("docs/scripting.md has no JSON example of %s (%s)", c.CommandPath(), s)
 		}
 		delete(examples, jsonSchema(c))
 	})
 	for s := range examples {
-		t.Errorf("README.md has a JSON example of %q, which no command prints", s)
+		t.Errorf("docs/scripting.md has a JSON example of %q, which no command prints", s)
 	}
 }

@@ -1,7 +1,8 @@
 // Command updeb turns verified upstream release binaries into reproducible Debian
-// packages and a signed apt repository. This file only wires the signal-aware
-// context; run (root.go) executes a command, exit.go maps its error to the
-// documented exit code and hint, and the commands live in cmd_*.go.
+// packages and a signed apt repository. This file sets the Go heap's soft
+// limit (memoryLimit) and wires the signal-aware context; run (root.go)
+// executes a command, exit.go maps its error to the documented exit code and
+// hint, and the commands live in cmd_*.go.
 package main
 
 import (

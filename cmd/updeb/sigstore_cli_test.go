@@ -551,6 +551,9 @@ func TestTrustRefreshCLI(t *testing.T) {
 	if code != 0 || !strings.Contains(stderr, "which verification uses instead of the refreshed root") {
 		t.Errorf("refresh under a config root: exit %d: %s", code, stderr)
 	}
+	warnsThroughLogger(t, func(global ...string) (int, string, string) {
+		return run(append(global, "trust", "refresh", "--tuf-url", srv.URL, "--tuf-root", filepath.Join(f.dir, "tuf-root.json"))...)
+	}, "which verification uses instead of the refreshed root")
 	if code, stdout, _ := run("trust", "show"); code != 0 || !strings.Contains(stdout, "trusted root: the config's sigstore: trusted-root:") {
 		t.Errorf("show, config: %s", stdout)
 	}
@@ -589,8 +592,20 @@ func TestBumpVouchingCLI(t *testing.T) {
 			t.Errorf("%v: exit %d: %s", bad, code, stderr)
 		}
 	}
-	code, stdout, stderr := bump("plain-tool", "--sha256", "tool:amd64="+sha)
-	if code != 0 || !strings.Contains(stderr, "updeb: warning: plain-tool tool amd64 pinned on your word alone (operator-digest)") ||
+	// The warning goes through the logger: none under -q (f.run's), a JSON
+	// record under --log-format json, a line without -q; the recipe is put
+	// back between the runs.
+	if code, _, stderr := bump("plain-tool", "--sha256", "tool:amd64="+sha); code != 0 || strings.Contains(stderr, "pinned on your word alone") {
+		t.Errorf("--sha256 -q: exit %d, and the warning is kept: %s", code, stderr)
+	}
+	f.write("recipes/plain-tool.yaml", []byte(plain))
+	if code, _, stderr := bump("plain-tool", "--sha256", "tool:amd64="+sha, "--quiet=false", "--log-format", "json"); code != 0 ||
+		!strings.Contains(stderr, `"level":"WARN","msg":"plain-tool tool amd64 pinned on your word alone (operator-digest)`) {
+		t.Errorf("--sha256 --log-format json: exit %d: %s", code, stderr)
+	}
+	f.write("recipes/plain-tool.yaml", []byte(plain))
+	code, stdout, stderr := bump("plain-tool", "--sha256", "tool:amd64="+sha, "--quiet=false")
+	if code != 0 || !strings.Contains(stderr, "warning: plain-tool tool amd64 pinned on your word alone (operator-digest)") ||
 		!strings.Contains(stdout, "verified: tool amd64: operator:sha256") {
 		t.Fatalf("--sha256: exit %d\n%s%s", code, stdout, stderr)
 	}
@@ -601,7 +616,7 @@ func TestBumpVouchingCLI(t *testing.T) {
 	// --trust-on-first-use on the next version.
 	v120 := []byte("#!/bin/sh\necho tool 1.2.0\n")
 	f.write("mirror/releases.example.org/tool/v1.2.0/tool-amd64", v120)
-	code, _, stderr = f.run("bump", "plain-tool", "--to", "1.2.0", "--date", "2026-03-01", "--now", "2026-11-25", "--trust-on-first-use")
+	code, _, stderr = f.run("bump", "plain-tool", "--to", "1.2.0", "--date", "2026-03-01", "--now", "2026-11-25", "--trust-on-first-use", "--quiet=false")
 	if code != 0 || !strings.Contains(stderr, "pinned on your word alone (trust-on-first-use)") {
 		t.Fatalf("--trust-on-first-use: exit %d: %s", code, stderr)
 	}
@@ -617,7 +632,7 @@ func TestBumpVouchingCLI(t *testing.T) {
 	f.write("mirror/releases.example.org/tool/v1.1.0/tool-amd64.sig", sig.Sig)
 	f.write("mirror/releases.example.org/tool/v1.1.0/tool-amd64.cert", sig.Cert)
 	f.rekor.Publish(sig.Entry.UUID(), f.answer(f.vs, sig.Entry))
-	code, stdout, stderr = bump("cosign-tool")
+	code, stdout, stderr = bump("cosign-tool", "--quiet=false")
 	if code != 0 || strings.Contains(stderr, "warning") || !strings.Contains(stdout, fmt.Sprintf("verified: tool amd64: sigstore:%s issuer=%s rekor=%d", k8sIdentity, googleIssuer, sig.Entry.LogIndex)) {
 		t.Fatalf("Sigstore-signed bump: exit %d\n%s%s", code, stdout, stderr)
 	}

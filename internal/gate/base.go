@@ -230,6 +230,7 @@ func compareBase(ctx context.Context, r *recipe.Recipe, opts Options, rr *Recipe
 		rr.Changes = d.changes
 	}
 	diffTrust(r, old, base.Rev, rv)
+	diffPrivileges(r, old, opts.Build.ResolveOptions, rv)
 	flagged := map[string]bool{}
 	for _, it := range rv.items {
 		check := reviewKinds[it.Kind]
@@ -238,6 +239,9 @@ func compareBase(ctx context.Context, r *recipe.Recipe, opts Options, rr *Recipe
 	}
 	if !flagged["trust"] {
 		c.add("trust", Pass, "no trust change since %s (signature forms, keyrings, signers, Sigstore identities, issuers and keys, cross-checks, pinned algorithms)", base.Rev)
+	}
+	if !flagged["privileges"] {
+		c.add("privileges", Pass, "no special bit, owner, mode, maintainer-script fragment or trigger added or changed since %s", base.Rev)
 	}
 	rr.review = rv.items
 }
@@ -476,14 +480,15 @@ func diffPackages(np, op *recipe.Resolved) []change {
 	return out
 }
 
-// fileList is every path a package installs, with its mode or link target.
+// fileList is every path a package installs, with its mode (and owner
+// when it is not root) or link target.
 func fileList(p *recipe.ResolvedPackage) map[string]bool {
 	m := map[string]bool{}
 	for _, f := range p.Files {
-		m[fmt.Sprintf("%s (%04o)", f.Dest, f.Mode)] = true
+		m[fmt.Sprintf("%s (%s)", f.Dest, access{mode: f.Mode, owner: f.Owner})] = true
 	}
 	for _, d := range p.Directories {
-		m[d+"/"] = true
+		m[fmt.Sprintf("%s/ (%s)", d.Path, access{mode: d.Mode, owner: d.Owner})] = true
 	}
 	for _, l := range p.Symlinks {
 		m[l.Dest+" -> "+l.Target] = true

@@ -446,3 +446,65 @@ func TestBaseLoad(t *testing.T) {
 		t.Errorf("recipe outside git: %v, want ErrBase", err)
 	}
 }
+
+// TestDiffPrivileges: every special bit, owner or mode added or changed,
+// and every maintainer-script fragment or trigger added, changed or
+// removed, is a review item of the privileges check; a bump that changes
+// none of them is not.
+func TestDiffPrivileges(t *testing.T) {
+	const key = "key\n"
+	withFragment := edit(t, helloRecipe, "section: utils", "section: utils\n    scripts: {postinst: hello.postinst}\n    triggers: [activate-noawait ldconfig]")
+	project := func(text, fragment string) *recipe.Recipe {
+		files := map[string]string{"recipes/hello.yaml": text, "keys/upstream.asc": key}
+		if fragment != "" {
+			files["recipes/hello/hello.postinst"] = fragment
+		}
+		return loadFiles(t, files)
+	}
+	review := func(head, old *recipe.Recipe) (kinds []Kind, lines []string) {
+		rv := &reviews{recipe: head.Name}
+		diffPrivileges(head, old, recipe.ResolveOptions{}, rv)
+		for _, it := range rv.items {
+			if reviewKinds[it.Kind] != "privileges" {
+				t.Errorf("%s: check %q, want privileges", it.Kind, reviewKinds[it.Kind])
+			}
+			kinds, lines = append(kinds, it.Kind), append(lines, it.Message)
+		}
+		return kinds, lines
+	}
+	old := project(withFragment, "echo one\n")
+	for _, tt := range []struct {
+		name  string
+		head  *recipe.Recipe
+		kinds []Kind
+		lines []string
+	}{
+		{"revision bump", project(edit(t, withFragment, `revision: "1"`, `revision: "2"`), "echo one\n"), nil, nil},
+		{"setuid added", project(edit(t, withFragment, "dest: /usr/bin/hello}", `dest: /usr/bin/hello, mode: "4755", special-bits: "binds port 80"}`), "echo one\n"),
+			[]Kind{KindSpecialBits}, []string{`package hello [amd64]: /usr/bin/hello: 0755 -> 4755 (special-bits: "binds port 80")`}},
+		{"owner and mode", project(edit(t, withFragment, "dest: /usr/share/doc/hello/LICENSE}", `dest: /usr/share/doc/hello/LICENSE, mode: "0640", group: adm}`), "echo one\n"),
+			[]Kind{KindOwner}, []string{`package hello [amd64]: /usr/share/doc/hello/LICENSE: 0644 -> 0640 root:adm`}},
+		{"new private directory", project(edit(t, withFragment, "    files:\n", "    directories: [/var/lib/hello, {path: /var/lib/hello/keys, mode: \"0700\"}]\n    files:\n"), "echo one\n"),
+			[]Kind{KindMode}, []string{`package hello [amd64]: /var/lib/hello/keys/ is 0700`}},
+		{"fragment changed", project(withFragment, "echo two\n"), []Kind{KindScriptFragment}, []string{"package hello [amd64]: postinst fragment hello.postinst changed: diff it against the base revision"}},
+		{"fragment and trigger removed", project(helloRecipe, ""), []Kind{KindScriptFragment, KindTriggers},
+			[]string{"package hello [amd64]: postinst fragment hello.postinst removed", "package hello [amd64]: triggers: none, were activate-noawait ldconfig"}},
+		{"new recipe", project(edit(t, withFragment, "dest: /usr/bin/hello}", `dest: /usr/bin/hello, mode: "2755", group: shadow, special-bits: "reads shadow"}`), "echo one\n"),
+			[]Kind{KindScriptFragment, KindSpecialBits, KindTriggers}, []string{
+				"package hello [amd64]: postinst fragment hello.postinst added (it runs as root at every installation)",
+				`package hello [amd64]: /usr/bin/hello is 2755 root:shadow (special-bits: "reads shadow")`,
+				"package hello [amd64]: triggers: activate-noawait ldconfig, were none",
+			}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			base := old
+			if tt.name == "new recipe" {
+				base = nil
+			}
+			kinds, lines := review(tt.head, base)
+			if !slices.Equal(kinds, tt.kinds) || !slices.Equal(lines, tt.lines) {
+				t.Errorf("review %v:\n  %s\nwant %v:\n  %s", kinds, strings.Join(lines, "\n  "), tt.kinds, strings.Join(tt.lines, "\n  "))
+			}
+		})
+	}
+}

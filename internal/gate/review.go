@@ -25,6 +25,13 @@ const (
 	KindChecksumsKeyring Kind = "checksums-keyring" // the keyring of a clearsigned checksum file
 	KindChecksumsSigners Kind = "checksums-signers" // its `signers:` allow-list
 	KindPins             Kind = "pins"              // the digest algorithms pinned (same bytes, other pins)
+	// What a package asks of the installing system (privileges.go): its
+	// bytes change, so they go with a version increase, and a human looks.
+	KindSpecialBits    Kind = "special-bits"    // a setuid, setgid or sticky bit added, changed or removed
+	KindOwner          Kind = "owner"           // an owner or group other than root, added or changed
+	KindMode           Kind = "mode"            // a mode other than updeb's defaults added, or a mode changed
+	KindScriptFragment Kind = "script-fragment" // a maintainer-script fragment added, changed or removed
+	KindTriggers       Kind = "triggers"        // the package's dpkg triggers changed
 )
 
 // reviewKinds maps each kind to the check whose REVIEW line shows it. A new
@@ -43,6 +50,11 @@ var reviewKinds = map[Kind]string{
 	KindChecksumsKeyring: "trust",
 	KindChecksumsSigners: "trust",
 	KindPins:             "trust",
+	KindSpecialBits:      "privileges",
+	KindOwner:            "privileges",
+	KindMode:             "privileges",
+	KindScriptFragment:   "privileges",
+	KindTriggers:         "privileges",
 }
 
 // ReviewItem is one change a human must review before merging: a REVIEW

@@ -26,9 +26,12 @@ import (
 //  2. the staged files are renamed to their final names and the folder synced;
 //  3. the state records are written and the journal removed.
 //
-// A run killed between 1 and 3 (even by kill -9) left a journal; the next run
-// (build or fetch, under the output folder's lock) finishes the renames before
-// it sweeps the staging folders, so the recipe ends up complete. While such a
+// A run killed between 1 and 3 (even by kill -9) left a journal; the next
+// build into the same output folder (Run, under the folder's lock: `updeb
+// build`, or the builds of `updeb verify` there) finishes the renames before
+// it sweeps the staging folders, so the recipe ends up complete. Nothing else
+// finishes a commit: `updeb fetch` and `mirror export` never touch the output
+// folder. While such a
 // journal exists the recipe's packages may be incomplete in the folder:
 // `updeb publish` refuses a package from a folder with a pending journal
 // (PendingCommit). Renames take microseconds, so that window is small.

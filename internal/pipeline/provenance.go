@@ -85,6 +85,14 @@ func writeProvenance(ctx context.Context, path string, r *recipe.Recipe, plan *r
 			b.Inputs = append(b.Inputs, localInput(r, f.LocalPath, provenance.RoleRecipeFile, packaged[f.Dest]))
 		}
 	}
+	for _, f := range pp.Fragments {
+		data, err := r.ReadFragment(f)
+		if err != nil {
+			return err
+		}
+		sum := sha256.Sum256(data)
+		b.Inputs = append(b.Inputs, localInput(r, f.LocalPath, provenance.RoleScriptFragment, hex.EncodeToString(sum[:])))
+	}
 	if rec, ok := recipeInput(ctx, r, opts.Source.Logger); ok {
 		b.Inputs = append(b.Inputs, rec)
 	}

@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/updeb/updeb/internal/recipe"
@@ -26,7 +27,7 @@ func assemble(r *recipe.Recipe, plan *recipe.Resolved, pp *recipe.ResolvedPackag
 	}
 	bins := newBinaries()
 	for _, f := range pp.Files {
-		e := deb.Entry{Path: f.Dest, Type: deb.TypeFile, Mode: f.Mode}
+		e := deb.Entry{Path: f.Dest, Type: deb.TypeFile, Mode: f.Mode, Owner: f.Owner}
 		dest := f.Dest
 		if f.LocalPath != "" {
 			fh, st, err := r.OpenLocal(f.LocalPath)
@@ -59,7 +60,7 @@ func assemble(r *recipe.Recipe, plan *recipe.Resolved, pp *recipe.ResolvedPackag
 		p.Entries = append(p.Entries, e)
 	}
 	for _, d := range pp.Directories {
-		p.Entries = append(p.Entries, deb.Entry{Path: d, Type: deb.TypeDir, Mode: 0o755})
+		p.Entries = append(p.Entries, deb.Entry{Path: d.Path, Type: deb.TypeDir, Mode: d.Mode, Owner: d.Owner})
 	}
 	for _, l := range pp.Symlinks {
 		p.Entries = append(p.Entries, deb.Entry{Path: l.Dest, Type: deb.TypeSymlink, Linkname: l.Target})
@@ -73,9 +74,14 @@ func assemble(r *recipe.Recipe, plan *recipe.Resolved, pp *recipe.ResolvedPackag
 		}
 		p.Entries = append(p.Entries, e)
 	}
-	for _, s := range pp.Scripts {
+	scripts, err := r.MaintainerScripts(pp)
+	if err != nil {
+		return nil, err
+	}
+	for _, s := range scripts {
 		p.Scripts = append(p.Scripts, deb.Script{Name: s.Name, Content: []byte(s.Content)})
 	}
+	p.Triggers = strings.Join(pp.Triggers, "\n")
 	return p, nil
 }
 

@@ -51,7 +51,7 @@ type Plan struct {
 
 // Data says which copy of the support data the plan used.
 type Data struct {
-	Copy    string `json:"copy"`           // "bundled" or "refreshed"
+	Copy    string `json:"copy"`           // "bundled", "refreshed" or "repository" (supportdata.Copy.Kind)
 	Path    string `json:"path,omitempty"` // the refreshed copy's file
 	AsOf    string `json:"as_of,omitempty"`
 	AgeDays int    `json:"age_days"`
@@ -112,10 +112,7 @@ func Make(rs []*recipe.Recipe, data *supportdata.Copy, o Options) *Plan {
 	if o.Newest != nil {
 		p.NewestFrom = FromWatch
 	}
-	p.Data = Data{Copy: "bundled", Path: data.Path}
-	if data.Refreshed() {
-		p.Data.Copy = "refreshed"
-	}
+	p.Data = Data{Copy: data.Kind(), Path: data.Path}
 	if !data.Data.AsOf.IsZero() {
 		p.Data.AsOf = data.Data.AsOf.Format(time.DateOnly)
 		p.Data.AgeDays, _ = data.Age(o.Now)

@@ -76,3 +76,56 @@ func (r *Recipe) checkPublicKey(abs string) error {
 	}
 	return nil
 }
+
+// MaintainerScripts returns the maintainer scripts package pp of this
+// recipe carries: updeb's generated parts merged with the recipe's
+// fragments (ResolvedPackage.MergeScripts), each fragment read through
+// OpenLocal, at most MaxFragment bytes.
+func (r *Recipe) MaintainerScripts(pp *ResolvedPackage) ([]Script, error) {
+	content := map[string][]byte{}
+	for _, f := range pp.Fragments {
+		data, err := r.ReadFragment(f)
+		if err != nil {
+			return nil, err
+		}
+		content[f.Script] = data
+	}
+	return pp.MergeScripts(content)
+}
+
+// ReadFragment reads a maintainer-script fragment through OpenLocal, at
+// most MaxFragment+1 bytes (MergeScripts refuses more).
+func (r *Recipe) ReadFragment(f Fragment) ([]byte, error) {
+	fh, _, err := r.OpenLocal(f.LocalPath)
+	if err != nil {
+		return nil, fmt.Errorf("scripts.%s: %w", f.Script, err)
+	}
+	defer fh.Close()
+	data, err := io.ReadAll(io.LimitReader(fh, MaxFragment+1))
+	if err != nil {
+		return nil, fmt.Errorf("scripts.%s: %s: %w", f.Script, f.LocalPath, err)
+	}
+	return data, nil
+}
+
+// Fragments returns the maintainer-script fragments of every package of
+// the recipe, resolved to their files (once each), for updeb lint's shell
+// checks.
+func (r *Recipe) Fragments() []Fragment {
+	var out []Fragment
+	seen := map[string]bool{}
+	for _, p := range r.Packages {
+		for _, name := range scriptNames {
+			rel, ok := p.Scripts[name]
+			if !ok {
+				continue
+			}
+			f := Fragment{Script: name, File: rel, LocalPath: filepath.Join(r.FilesDir, filepath.FromSlash(rel))}
+			if !seen[f.Script+"\x00"+f.LocalPath] {
+				seen[f.Script+"\x00"+f.LocalPath] = true
+				out = append(out, f)
+			}
+		}
+	}
+	return out
+}

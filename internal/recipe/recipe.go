@@ -75,6 +75,10 @@ type Recipe struct {
 	Packages      []Package
 	Watch         *Watch            // validated only; used by updeb outdated/bump
 	Requires      map[string]string // component -> version range, validated only; used by updeb compat
+	// Warnings are what Load found worth a look without refusing the recipe
+	// (a world-writable file, an owner dpkg may not know at unpack time),
+	// sorted by position; updeb lint prints them.
+	Warnings []Finding
 
 	node     *yaml.Node // the document's top mapping, for positions
 	dir      string     // absolute folder of the recipe file (Load only)
@@ -161,26 +165,51 @@ type Package struct {
 	Priority     string
 	Relations    map[string][]string // control field name (Depends, ...) -> templates
 	Files        []File
-	Directories  []string // templates
+	Directories  []Directory
 	Symlinks     []Symlink
 	SystemUser   *SystemUser
 	SystemdUnits []string
 	Alternatives []Alternative
 	Lintian      []string // extra lintian override tags
 	Dynamic      bool
+	// Scripts are the package's own maintainer-script fragments: script
+	// name (preinst, postinst, prerm, postrm) -> file in the recipe's
+	// folder, merged with what updeb generates (MergeScripts).
+	Scripts map[string]string
+	// Triggers are the lines of DEBIAN/triggers: "interest NAME",
+	// "activate-noawait NAME", ... (deb.CheckTrigger's grammar).
+	Triggers []string
 
+	node *yaml.Node
+}
+
+// Access is what a file or directory mapping says about its mode and owner.
+type Access struct {
+	Mode  uint32 // permission bits and 04000/02000/01000; 0 means the default for the path
+	Owner string // user name; "" means root
+	Group string // group name; "" means root
+	// SpecialBits is the reason the recipe gives for a setuid, setgid or
+	// sticky bit in Mode: required with one, refused without.
+	SpecialBits string
+}
+
+// Directory is a directory the package creates (empty unless files go
+// into it), with its own mode and owner.
+type Directory struct {
+	Path string // template
+	Access
 	node *yaml.Node
 }
 
 // File maps a file from a source (Source, Path) or from the recipe's own
 // folder (Local) to a destination in the package.
 type File struct {
-	Source   string
-	Path     string // template; inside the archive; "" for raw sources
-	Local    string // template; relative to the recipe's files folder
-	Dest     string // template
-	Mode     uint32 // 0 means the default for Dest
-	Conffile *bool  // nil means: true under /etc/
+	Source string
+	Path   string // template; inside the archive; "" for raw sources
+	Local  string // template; relative to the recipe's files folder
+	Dest   string // template
+	Access
+	Conffile *bool // nil means: true under /etc/
 
 	node *yaml.Node
 }

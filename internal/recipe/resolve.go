@@ -1,6 +1,7 @@
 package recipe
 
 import (
+	"errors"
 	"fmt"
 	"io/fs"
 	"path"
@@ -153,16 +154,39 @@ type ResolvedPackage struct {
 	Conflicts, Breaks, Replaces, Provides     []string `json:",omitempty"`
 
 	Files          []ResolvedFile
-	Directories    []string `json:",omitempty"` // absolute; parents are implied
-	Symlinks       []Link   `json:",omitempty"`
+	Directories    []ResolvedDir `json:",omitempty"` // parents are implied (root:root 0755)
+	Symlinks       []Link        `json:",omitempty"`
 	GeneratedFiles []GeneratedFile
 	// LintianOverrides are the recipe's own (lintian-overrides), which
 	// Overrides adds to the ones updeb knows to write.
 	LintianOverrides []string `json:",omitempty"`
 	dynamic          bool     // the recipe says its binaries are dynamically linked
-	Scripts          []Script `json:",omitempty"` // postinst, prerm, postrm (in that order, only those needed)
-	Conffiles        []string `json:",omitempty"` // absolute, sorted
-	OutputFile       string   // <name>_<version without epoch>_<arch>.deb
+	// Scripts are the parts of the maintainer scripts updeb generates
+	// (postinst, prerm, postrm, in that order, only those needed); the
+	// scripts the package carries are these merged with Fragments
+	// (Recipe.MaintainerScripts).
+	Scripts []Script `json:",omitempty"`
+	// Fragments are the recipe's own maintainer-script fragments.
+	Fragments []Fragment `json:",omitempty"`
+	// Triggers are the lines of DEBIAN/triggers.
+	Triggers   []string `json:",omitempty"`
+	Conffiles  []string `json:",omitempty"` // absolute, sorted
+	OutputFile string   // <name>_<version without epoch>_<arch>.deb
+}
+
+// Fragment is a maintainer-script fragment from the recipe's folder.
+type Fragment struct {
+	Script    string // preinst, postinst, prerm or postrm
+	File      string // as the recipe names it, relative to the recipe's folder
+	LocalPath string // absolute
+}
+
+// ResolvedDir is a directory of the package with its mode and owner.
+type ResolvedDir struct {
+	Path        string      // absolute
+	Mode        fs.FileMode // permission and special bits
+	Owner       deb.Owner   `json:",omitzero"`  // zero: root:root
+	SpecialBits string      `json:",omitempty"` // the recipe's reason for a setuid, setgid or sticky bit
 }
 
 // ResolvedFile is one file of the package: from a source (Source, and Path
@@ -172,8 +196,11 @@ type ResolvedFile struct {
 	Path      string      `json:",omitempty"`
 	LocalPath string      `json:",omitempty"` // absolute
 	Dest      string      // absolute
-	Mode      fs.FileMode // permission bits only
-	Conffile  bool        `json:",omitempty"`
+	Mode      fs.FileMode // permission bits, and the special bits the recipe gives a reason for
+	Owner     deb.Owner   `json:",omitzero"` // zero: root:root
+	// SpecialBits is the recipe's reason for a setuid, setgid or sticky bit.
+	SpecialBits string `json:",omitempty"`
+	Conffile    bool   `json:",omitempty"`
 }
 
 // Link is a symbolic link Dest -> Target.
@@ -237,7 +264,6 @@ var (
 	localSuffixRE   = regexp.MustCompile(`^[A-Za-z0-9.+~]*$`)
 	componentRE     = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._+-]*(/[A-Za-z0-9][A-Za-z0-9._+-]*)*$`)
 	alternativeRE   = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._+-]*$`)
-	relationAltRE   = regexp.MustCompile(`^([a-z0-9][a-z0-9+.-]+)(:[a-z0-9-]+)?(?:\s*\(\s*(<<|<=|=|>=|>>)\s*([^\s()]+)\s*\))?(?:\s*\[[!a-z0-9 -]+\])?$`)
 	binDirs         = []string{"/usr/bin/", "/usr/sbin/", "/bin/", "/sbin/", "/usr/libexec/", "/usr/games/"}
 	systemdUnitDirs = []string{"/lib/systemd/system/", "/usr/lib/systemd/system/"}
 )
@@ -434,21 +460,60 @@ type packageResolver struct {
 	dests     map[string]string // dest -> package that ships it, over all the recipe's packages
 	generated map[string]bool   // what updeb writes into the package itself
 	checkFile func(*yaml.Node, string, string)
+	// checkFragment checks a fragment's file and its content (Load only).
+	checkFragment func(*yaml.Node, Fragment)
 }
 
 // resolvePackage renders rp in named steps: its identity, relations, contents
 // (files, directories, symlinks, each claimed once across the recipe), the
 // systemd units it must ship, and its alternatives and maintainer scripts.
 func (r *Recipe) resolvePackage(rp Package, rd *renderer, dests map[string]string, checkFile func(*yaml.Node, string, string), dv debversion.Version) *ResolvedPackage {
-	pl := &packageResolver{r: r, rd: rd, fs: rd.fs, rp: rp, dests: dests, checkFile: checkFile}
+	pl := &packageResolver{r: r, rd: rd, fs: rd.fs, rp: rp, dests: dests, checkFile: checkFile, checkFragment: func(n *yaml.Node, f Fragment) {
+		checkFile(n, "scripts."+f.Script, f.LocalPath)
+	}}
+	if r.dir != "" && rd.fs.lintFragments {
+		pl.checkFragment = func(n *yaml.Node, f Fragment) {
+			data, err := r.ReadFragment(f)
+			if err == nil {
+				_, err = checkFragment(f, data)
+			}
+			if err != nil {
+				if errors.Is(err, fs.ErrNotExist) {
+					err = fmt.Errorf("scripts.%s: %s does not exist", f.Script, f.LocalPath)
+				}
+				rd.fs.at(n, "%v", err)
+			}
+		}
+	}
 	pl.identity(dv)
 	pl.relations()
 	pl.files()
 	pl.directories()
 	pl.symlinks()
 	pl.systemdUnits()
-	pl.pp.Scripts = maintainerScripts(pl.pp.Name, rp, pl.alternatives())
+	pl.pp.Scripts = maintainerScripts(pl.pp, rp, pl.alternatives())
+	pl.fragments()
+	pl.pp.Triggers = rp.Triggers
+	if len(rp.Triggers) > 0 && slices.ContainsFunc(rp.Triggers, func(t string) bool { return strings.HasPrefix(t, "interest") }) &&
+		!slices.ContainsFunc(pl.pp.Fragments, func(f Fragment) bool { return f.Script == "postinst" }) {
+		pl.fs.warn(valueOf(rp.node, "triggers"), "triggers: package %s is interested in triggers but has no postinst fragment: dpkg runs \"postinst triggered NAME\" for them, and updeb's own postinst does nothing then", pl.pp.Name)
+	}
 	return pl.pp
+}
+
+// fragments resolves the recipe's maintainer-script fragments to files of
+// its folder (checked, confined, by Load).
+func (pl *packageResolver) fragments() {
+	sn := valueOf(pl.rp.node, "scripts")
+	for _, name := range scriptNames {
+		rel, ok := pl.rp.Scripts[name]
+		if !ok {
+			continue
+		}
+		f := Fragment{Script: name, File: rel, LocalPath: filepath.Join(pl.r.FilesDir, filepath.FromSlash(rel))}
+		pl.checkFragment(valueOf(sn, name), f)
+		pl.pp.Fragments = append(pl.pp.Fragments, f)
+	}
 }
 
 // identity: name, version, architecture, section, texts and the output file.
@@ -462,8 +527,8 @@ func (pl *packageResolver) identity(dv debversion.Version) {
 		pp.Architecture = rd.data["DebArch"]
 	}
 	pp.Name = rd.render(valueOf(n, "name"), "package name", rp.Name)
-	if pp.Name != "" && !packageNameRE.MatchString(pp.Name) {
-		pl.fs.at(valueOf(n, "name"), "package name: %q is not a valid Debian package name (want [a-z0-9][a-z0-9+.-]+, lower case)", pp.Name)
+	if pp.Name != "" && !deb.ValidPackageName(pp.Name) {
+		pl.fs.at(valueOf(n, "name"), "package name: %q is not a valid Debian package name (want %s, lower case)", pp.Name, deb.PackageNamePattern)
 	}
 	pp.Summary = rd.render(valueOf(n, "summary"), "summary", rp.Summary)
 	if len(pp.Summary) > 80 {
@@ -491,7 +556,7 @@ func (pl *packageResolver) relations() {
 			if s == "" {
 				continue
 			}
-			if err := checkRelation(s, rf.field == "Provides"); err != nil {
+			if err := checkRelation(rf.field, s); err != nil {
 				pl.fs.at(at, "%s: %q: %v", rf.key, s, err)
 			}
 			rels[rf.field] = append(rels[rf.field], s)
@@ -586,7 +651,11 @@ func (pl *packageResolver) file(f File) (ResolvedFile, bool) {
 		pf.Mode = 0o755
 	}
 	if f.Mode != 0 {
-		pf.Mode = permMode(f.Mode)
+		pf.Mode = deb.FileMode(f.Mode)
+	}
+	pf.Owner, pf.SpecialBits = pl.owner(fn, f.Access), f.SpecialBits
+	if pf.Mode&0o002 != 0 {
+		pl.fs.warn(valueOf(fn, "mode"), "mode: %s is world-writable (%04o): any local user can change it", pf.Dest, f.Mode)
 	}
 	inEtc := strings.HasPrefix(pf.Dest, "/etc/")
 	pf.Conffile = inEtc
@@ -599,17 +668,50 @@ func (pl *packageResolver) file(f File) (ResolvedFile, bool) {
 	return pf, true
 }
 
-// directories renders the empty directories the package creates.
+// directories renders the directories the package creates, with their
+// modes (default 0755) and owners.
 func (pl *packageResolver) directories() {
-	dn := valueOf(pl.rp.node, "directories")
-	for i, d := range pl.rp.Directories {
-		at := elementAt(dn, i)
-		s := pl.rd.render(at, "directories", d)
-		if pl.absDest(at, "directories", s) {
-			pl.claim(at, "directories", s)
-			pl.pp.Directories = append(pl.pp.Directories, s)
+	for _, d := range pl.rp.Directories {
+		at := d.node
+		if at.Kind == yaml.MappingNode {
+			at = valueOf(at, "path")
 		}
+		s := pl.rd.render(at, "directories", d.Path)
+		if !pl.absDest(at, "directories", s) {
+			continue
+		}
+		pl.claim(at, "directories", s)
+		rd := ResolvedDir{Path: s, Mode: 0o755, Owner: pl.owner(d.node, d.Access), SpecialBits: d.SpecialBits}
+		if d.Mode != 0 {
+			rd.Mode = deb.FileMode(d.Mode)
+		}
+		if rd.Mode&0o002 != 0 && rd.Mode&fs.ModeSticky == 0 {
+			pl.fs.warn(valueOf(d.node, "mode"), "mode: directory %s is world-writable (%04o) without the sticky bit: any local user can remove or replace what is in it", s, d.Mode)
+		}
+		pl.pp.Directories = append(pl.pp.Directories, rd)
 	}
+}
+
+// owner resolves a mapping's owner and group: a base-passwd account by
+// its name and id, the package's own system user (and its group) by name
+// with id 0 (it does not exist when dpkg unpacks a first installation: the
+// postinst gives it the path after creating the account), any other name
+// with id 0 and a warning.
+func (pl *packageResolver) owner(n *yaml.Node, a Access) deb.Owner {
+	own := deb.Owner{User: a.Owner, Group: a.Group}
+	u := pl.rp.SystemUser
+	resolve := func(key, name string, table map[string]int, own bool) int {
+		if id, ok := table[name]; ok || name == "" {
+			return id
+		}
+		if !own {
+			pl.fs.warn(valueOf(n, key), "%s: %q is neither a Debian base-passwd account nor this package's system-user: dpkg gives the path %s id 0 (root) unless %q exists when the package is unpacked (created by a package this one pre-depends on)", key, name, key, name)
+		}
+		return 0
+	}
+	own.UID = resolve("owner", a.Owner, baseUsers, u != nil && a.Owner == u.Name)
+	own.GID = resolve("group", a.Group, baseGroups, u != nil && u.Group && a.Group == u.Name)
+	return own
 }
 
 // symlinks renders the package's symbolic links.
@@ -673,42 +775,31 @@ func (pl *packageResolver) alternatives() []Alternative {
 	return alts
 }
 
-// permMode keeps only the permission bits of a recipe mode.
-func permMode(m uint32) fs.FileMode { return fs.FileMode(m) & fs.ModePerm }
-
+// addRelation adds a dependency on name unless an element of list (a
+// relation a recipe wrote, already checked) names it among its alternatives.
 func addRelation(list []string, name string) []string {
 	for _, r := range list {
-		for _, alt := range strings.Split(r, "|") {
-			if m := relationAltRE.FindStringSubmatch(strings.TrimSpace(alt)); m != nil && m[1] == name {
-				return list
+		groups, _ := deb.ParseRelations("Depends", r)
+		for _, g := range groups {
+			for _, alt := range g {
+				if alt.Name == name {
+					return list
+				}
 			}
 		}
 	}
 	return append(list, name)
 }
 
-// checkRelation checks one relation ("a (>= 1) | b [amd64]"); provides allow
-// only "=" versions and no alternatives, as dpkg does.
-func checkRelation(s string, provides bool) error {
-	alts := strings.Split(s, "|")
-	if provides && len(alts) > 1 {
-		return fmt.Errorf("alternatives (|) are not allowed in Provides")
+// checkRelation checks one element of a recipe's relation field (control
+// field name field: "a (>= 1) | b") by pkg/deb's grammar, the one Write
+// checks the package with.
+func checkRelation(field, s string) error {
+	_, err := deb.ParseRelations(field, s)
+	if errors.Is(err, deb.ErrRelationSyntax) {
+		return fmt.Errorf("not NAME [(OP VERSION)] [| ...] (e.g. \"libc6 (>= 2.34)\")")
 	}
-	for _, alt := range alts {
-		m := relationAltRE.FindStringSubmatch(strings.TrimSpace(alt))
-		if m == nil {
-			return fmt.Errorf("not NAME [(OP VERSION)] [| ...] (e.g. \"libc6 (>= 2.34)\")")
-		}
-		if m[4] != "" {
-			if provides && m[3] != "=" {
-				return fmt.Errorf("a Provides version must use \"=\"")
-			}
-			if _, err := debversion.Parse(m[4]); err != nil {
-				return err
-			}
-		}
-	}
-	return nil
+	return err
 }
 
 // DebControl returns the package's control fields as pkg/deb writes them.
@@ -753,6 +844,9 @@ func (p *Resolved) LocalFiles() []string {
 			if f.LocalPath != "" {
 				out = append(out, f.LocalPath)
 			}
+		}
+		for _, f := range pp.Fragments {
+			out = append(out, f.LocalPath)
 		}
 	}
 	sort.Strings(out)

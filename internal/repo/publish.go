@@ -7,6 +7,9 @@ import (
 	"slices"
 	"sort"
 	"strings"
+
+	"github.com/updeb/updeb/pkg/archive"
+	"github.com/updeb/updeb/pkg/deb"
 )
 
 // PublishResult says what a publish did.
@@ -47,12 +50,13 @@ func (r *Repo) PublishComponents(ctx context.Context, suite string, pkgs map[str
 	res := &PublishResult{Generation: st.generation()}
 	var toLink []*stagedFile
 	origin := map[string]string{}
+	lists := map[string][]string{} // pool path -> the paths it installs
 	for _, comp := range comps {
 		c, err := st.component(comp)
 		if err != nil {
 			return nil, err
 		}
-		staged, cleanup, err := r.stagePackages(ctx, suite, comp, c, pkgs[comp], res, origin)
+		staged, cleanup, err := r.stagePackages(ctx, suite, comp, c, pkgs[comp], res, origin, lists)
 		defer cleanup()
 		if err != nil {
 			return nil, err
@@ -68,6 +72,13 @@ func (r *Repo) PublishComponents(ctx context.Context, suite string, pkgs map[str
 	}
 	if err := linkAll(toLink); err != nil {
 		return nil, err
+	}
+	// The file lists the Contents indices are made of: stored once, now
+	// (a list that fails to be stored is read from the pool file later).
+	for _, e := range res.Added {
+		if err := st.contents.store(e, lists[e.Filename]); err != nil {
+			return nil, err
+		}
 	}
 	r.hook("pool")
 	for _, e := range res.Added {
@@ -88,7 +99,7 @@ func (r *Repo) PublishComponents(ctx context.Context, suite string, pkgs map[str
 // collected files say about its name, version and architecture. It fills
 // res.Added and res.Unchanged (and origin: each added pool path's .deb) and
 // returns the files to link; cleanup removes the temporary files that remain.
-func (r *Repo) stagePackages(ctx context.Context, suite, comp string, c component, pkgs []Package, res *PublishResult, origin map[string]string) (toLink []*stagedFile, cleanup func(), err error) {
+func (r *Repo) stagePackages(ctx context.Context, suite, comp string, c component, pkgs []Package, res *PublishResult, origin map[string]string, lists map[string][]string) (toLink []*stagedFile, cleanup func(), err error) {
 	var staged []*stagedFile
 	cleanup = func() {
 		for _, s := range staged {
@@ -145,9 +156,18 @@ func (r *Repo) stagePackages(ctx context.Context, suite, comp string, c componen
 		if have != "" && have != e.SHA256 {
 			return nil, cleanup, conflict(have)
 		}
+		paths := p.Contents
+		if paths == nil {
+			info, err := deb.InspectFile(ctx, p.Path, archive.Limits{})
+			if err != nil {
+				return nil, cleanup, fmt.Errorf("%s: listing its files for the Contents index: %w", p.Path, err)
+			}
+			paths = ContentsOf(info)
+		}
 		toLink = append(toLink, s)
 		res.Added = append(res.Added, e)
 		origin[e.Filename] = p.Path
+		lists[e.Filename] = paths
 	}
 	return toLink, cleanup, nil
 }

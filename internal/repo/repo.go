@@ -70,7 +70,7 @@ type Options struct {
 	Signer   *Signer          // required to write
 	Actor    string           // who writes (user@host), recorded in the history
 	Now      func() time.Time // the Release Date and signature time; time.Now when nil
-	Logger   *slog.Logger     // slog.Default() when nil
+	Logger   *slog.Logger     // nil discards, as in every library of updeb
 	// Hook, when set, is called at each step of a write, by name: "pool"
 	// (new packages linked into the pool), "staged" (next generation complete,
 	// not live), "switched" (next generation live, old ones not yet cleaned),
@@ -99,7 +99,7 @@ func Open(root string, opts Options) *Repo {
 		opts.Now = time.Now
 	}
 	if opts.Logger == nil {
-		opts.Logger = slog.Default()
+		opts.Logger = slog.New(slog.DiscardHandler)
 	}
 	return &Repo{root: root, opts: opts}
 }

@@ -29,7 +29,7 @@ type Options struct {
 	// Sigstore verifies the sources that name Sigstore material (its HTTP
 	// client should be Fetcher.Transport()); nil refuses them.
 	Sigstore *sigstore.Verifier
-	Logger   *slog.Logger // nil discards
+	Logger   *slog.Logger // nil discards, as in every library of updeb
 }
 
 // validate fills the defaults and refuses options a caller must set.

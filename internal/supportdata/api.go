@@ -376,26 +376,40 @@ func (d *Data) Encode() []byte {
 	for _, l := range strings.Split(d.Source, "\n") {
 		b.WriteString(strings.TrimRight("# "+l, " ") + "\n")
 	}
+	b.WriteString("\n")
+	b.Write(d.EncodeProducts(""))
+	return b.Bytes()
+}
+
+// EncodeProducts writes the products and their cycles, products sorted by
+// name and separated by a blank line, every line starting with indent: what
+// DecodeProducts reads back.
+func (d *Data) EncodeProducts(indent string) []byte {
+	var b bytes.Buffer
 	ps := d.Products()
 	sort.Strings(ps)
-	for _, p := range ps {
-		fmt.Fprintf(&b, "\n%s:\n", strconv.Quote(p))
+	for i, p := range ps {
+		if i > 0 {
+			b.WriteString("\n")
+		}
+		fmt.Fprintf(&b, "%s%s:\n", indent, strconv.Quote(p))
+		line := func(format string, args ...any) { b.WriteString(indent + fmt.Sprintf(format, args...) + "\n") }
 		for _, c := range d.products[p] {
-			fmt.Fprintf(&b, "  - releaseCycle: %s\n", strconv.Quote(c.Name))
-			fmt.Fprintf(&b, "    releaseDate: %s\n", c.ReleaseDate.Format(time.DateOnly))
+			line("  - releaseCycle: %s", strconv.Quote(c.Name))
+			line("    releaseDate: %s", c.ReleaseDate.Format(time.DateOnly))
 			if !c.EOAS.IsZero() || c.EOASPassed {
-				fmt.Fprintf(&b, "    eoas: %s\n", dateOrBoolText(c.EOAS, c.EOASPassed))
+				line("    eoas: %s", dateOrBoolText(c.EOAS, c.EOASPassed))
 			}
-			fmt.Fprintf(&b, "    eol: %s\n", dateOrBoolText(c.EOL, c.EOLPassed))
+			line("    eol: %s", dateOrBoolText(c.EOL, c.EOLPassed))
 			if c.LTS {
-				b.WriteString("    lts: true\n")
+				line("    lts: true")
 			}
 			if c.SupportedKubernetes != "" {
-				fmt.Fprintf(&b, "    supportedKubernetesVersions: %s\n", strconv.Quote(c.SupportedKubernetes))
+				line("    supportedKubernetesVersions: %s", strconv.Quote(c.SupportedKubernetes))
 			}
-			fmt.Fprintf(&b, "    latest: %s\n", strconv.Quote(c.Latest))
+			line("    latest: %s", strconv.Quote(c.Latest))
 			if !c.LatestReleaseDate.IsZero() {
-				fmt.Fprintf(&b, "    latestReleaseDate: %s\n", c.LatestReleaseDate.Format(time.DateOnly))
+				line("    latestReleaseDate: %s", c.LatestReleaseDate.Format(time.DateOnly))
 			}
 		}
 	}

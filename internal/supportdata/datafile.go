@@ -37,14 +37,34 @@ func AsOf(header string) (t time.Time, ok bool, err error) {
 		if !found {
 			continue
 		}
-		v = strings.TrimSpace(v)
-		if t, err := time.Parse(time.RFC3339, v); err == nil {
-			return t.UTC(), true, nil
+		t, err := ParseAsOf(v)
+		if err != nil {
+			return time.Time{}, true, fmt.Errorf("header line %q: want %s YYYY-MM-DD or an RFC 3339 time", strings.TrimSpace(l), AsOfLabel)
 		}
-		if t, err := time.Parse(time.DateOnly, v); err == nil {
-			return t, true, nil
-		}
-		return time.Time{}, true, fmt.Errorf("header line %q: want %s YYYY-MM-DD or an RFC 3339 time", strings.TrimSpace(l), AsOfLabel)
+		return t, true, nil
 	}
 	return time.Time{}, false, nil
+}
+
+// ParseAsOf reads a data file's date: a day (YYYY-MM-DD, a snapshot's) or
+// an RFC 3339 time (when a refresh fetched it), in UTC.
+func ParseAsOf(v string) (time.Time, error) {
+	v = strings.TrimSpace(v)
+	if t, err := time.Parse(time.RFC3339, v); err == nil {
+		return t.UTC(), nil
+	}
+	if t, err := time.Parse(time.DateOnly, v); err == nil {
+		return t, nil
+	}
+	return time.Time{}, fmt.Errorf("%q is neither a day (YYYY-MM-DD) nor an RFC 3339 time", v)
+}
+
+// FormatAsOf writes t as ParseAsOf reads it back: a day when it is
+// midnight UTC, else an RFC 3339 time.
+func FormatAsOf(t time.Time) string {
+	t = t.UTC()
+	if t.Equal(t.Truncate(24 * time.Hour)) {
+		return t.Format(time.DateOnly)
+	}
+	return t.Format(time.RFC3339)
 }

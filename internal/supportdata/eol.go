@@ -79,21 +79,31 @@ func Parse(name string, b []byte) (*Data, error) {
 	if err := data.setAsOf(); err != nil {
 		return nil, fmt.Errorf("%w: %s: %w", ErrData, name, err)
 	}
-	const want = "expected a mapping of product -> cycles"
-	if top := d.Document(b, yamlfile.Options{What: "end-of-life data file", Empty: want}); top != nil {
-		if top.Kind != yaml.MappingNode {
-			d.At(top, want)
-		} else {
-			d.Map(top, yamlfile.Map{
-				Each:  func(k, v *yaml.Node) { data.products[k.Value] = cycles(d, k.Value, v) },
-				Twice: func(k, _ *yaml.Node) string { return fmt.Sprintf("product %q listed twice", k.Value) },
-			})
-		}
+	if top := d.Document(b, yamlfile.Options{What: "end-of-life data file", Empty: wantProducts}); top != nil {
+		data.products = DecodeProducts(d, top)
 	}
 	if err := d.Err(); err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrData, err)
 	}
 	return data, nil
+}
+
+const wantProducts = "expected a mapping of product -> cycles"
+
+// DecodeProducts decodes a mapping of product -> cycles in the format of
+// data/eol.yaml's top level, recording every problem in d. A recipes
+// repository's data file (internal/compatdata) holds one under a key of its own.
+func DecodeProducts(d *yamlfile.Decoder, n *yaml.Node) map[string][]Cycle {
+	products := map[string][]Cycle{}
+	if n.Kind != yaml.MappingNode {
+		d.At(n, wantProducts)
+		return products
+	}
+	d.Map(n, yamlfile.Map{
+		Each:  func(k, v *yaml.Node) { products[k.Value] = cycles(d, k.Value, v) },
+		Twice: func(k, _ *yaml.Node) string { return fmt.Sprintf("product %q listed twice", k.Value) },
+	})
+	return products
 }
 
 // setAsOf reads AsOf from the header's "As of:" line.

@@ -20,7 +20,7 @@ func TestLoadEmbedded(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got, want := strings.Join(d.Products(), ","), "calico,containerd,etcd,istio,kubernetes"; got != want {
+	if got, want := strings.Join(d.Products(), ","), "calico,cilium,containerd,etcd,istio,kubernetes"; got != want {
 		t.Errorf("Products() = %s, want %s", got, want)
 	}
 	if !strings.Contains(d.Source, "Snapshot commit a70eca337600e7d721dc48112c271f98661d208b (2026-08-22") {

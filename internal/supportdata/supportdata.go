@@ -46,17 +46,33 @@ const DefaultMaxAnswer = 1 << 20
 // Copy is the support data a command uses, and where it came from.
 type Copy struct {
 	Data *Data
-	// Path is the refreshed copy's file; "" for the bundled snapshot.
+	// Path is the file the data was read from: the refreshed copy, or a
+	// recipes repository's data file (Repository); "" for the bundled snapshot.
 	Path string
+	// Repository is set when Path is a recipes repository's data file
+	// (internal/compatdata), which commands use in preference to the others.
+	Repository bool
 }
 
-// Refreshed reports whether the copy is the one updeb data refresh wrote.
+// Refreshed reports whether the copy was read from a file (the state
+// folder's refreshed copy or a repository's data file), not bundled.
 func (c *Copy) Refreshed() bool { return c.Path != "" }
 
-// Name is "bundled" or "refreshed PATH", for reports.
+// Kind is "bundled", "refreshed" or "repository".
+func (c *Copy) Kind() string {
+	switch {
+	case c.Repository:
+		return "repository"
+	case c.Refreshed():
+		return "refreshed"
+	}
+	return "bundled"
+}
+
+// Name is "bundled", "refreshed PATH" or "repository PATH", for reports.
 func (c *Copy) Name() string {
 	if c.Refreshed() {
-		return "refreshed " + c.Path
+		return c.Kind() + " " + c.Path
 	}
 	return "bundled"
 }
@@ -75,7 +91,10 @@ func (c *Copy) Age(now time.Time) (days int, ok bool) {
 // 2026-08-22 (94 days old)".
 func (c *Copy) Describe(now time.Time) string {
 	s := "bundled copy"
-	if c.Refreshed() {
+	switch {
+	case c.Repository:
+		s = "repository data file " + c.Path
+	case c.Refreshed():
 		s = "refreshed copy " + c.Path
 	}
 	days, ok := c.Age(now)
@@ -218,30 +237,48 @@ func Refresh(ctx context.Context, o RefreshOptions) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	bundled, err := Bundled()
+	res, data, err := Fetch(ctx, o, current)
 	if err != nil {
 		return nil, err
+	}
+	res.Path = filepath.Join(o.StateDir, File)
+	if err := WriteFile(res.Path, data); err != nil {
+		return nil, err
+	}
+	return res, nil
+}
+
+// Fetch is Refresh short of writing: it fetches every product's release
+// cycles (those of the bundled snapshot, of current and o.Products), checks
+// each answer, compares it with current (the copy the new data replaces)
+// and returns the new data, its header naming the sources and the time.
+// Result.Path is left for the caller, who decides where the data goes
+// (WriteFile, or a recipes repository's data file).
+func Fetch(ctx context.Context, o RefreshOptions, current *Copy) (*Result, *Data, error) {
+	bundled, err := Bundled()
+	if err != nil {
+		return nil, nil, err
 	}
 	products := union(union(bundled.Products(), current.Data.Products()), o.Products)
 	limit := o.MaxAnswer
 	if limit <= 0 {
 		limit = DefaultMaxAnswer
 	}
-	res := &Result{Path: filepath.Join(o.StateDir, File), AsOf: o.Now.UTC().Truncate(time.Second), Replaced: current.Name()}
+	res := &Result{AsOf: o.Now.UTC().Truncate(time.Second), Replaced: current.Name()}
 	fetched := map[string][]Cycle{}
 	dropped := map[string][]string{}
 	for _, p := range products {
 		url := o.ProductURL(p)
 		body, err := o.Client.Get(ctx, url, http.Header{"Accept": {"application/json"}}, limit)
 		if se, ok := errors.AsType[*fetch.SizeError](err); ok {
-			return nil, fmt.Errorf("%w: %s: the answer is larger than %d bytes: refused", ErrAPI, url, se.Limit)
+			return nil, nil, fmt.Errorf("%w: %s: the answer is larger than %d bytes: refused", ErrAPI, url, se.Limit)
 		}
 		if err != nil {
-			return nil, fmt.Errorf("%s: %w", p, err)
+			return nil, nil, fmt.Errorf("%s: %w", p, err)
 		}
 		cycles, err := ParseAPI(p, url, body, o.Now)
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		pr := compare(p, url, current.Data.Cycles(p), cycles)
 		if len(pr.Dropped) > 0 {
@@ -251,16 +288,13 @@ func Refresh(ctx context.Context, o RefreshOptions) (*Result, error) {
 		res.Products = append(res.Products, pr)
 	}
 	if len(dropped) > 0 && !o.AllowDropped {
-		return nil, &DroppedError{Dropped: dropped}
+		return nil, nil, &DroppedError{Dropped: dropped}
 	}
 	data, err := New(header(res, dropped), fetched)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	if err := write(res.Path, data); err != nil {
-		return nil, err
-	}
-	return res, nil
+	return res, data, nil
 }
 
 // compare lists what changed for one product between the copy in use and
@@ -306,9 +340,9 @@ func header(res *Result, dropped map[string][]string) string {
 	return strings.Join(append(lines, AsOfLabel+" "+res.AsOf.Format(time.RFC3339)), "\n")
 }
 
-// write checks that the encoded data reads back as the same data, then
-// replaces path atomically.
-func write(path string, data *Data) error {
+// WriteFile checks that the encoded data reads back as the same data, then
+// replaces path atomically (its folder is made when missing).
+func WriteFile(path string, data *Data) error {
 	b := data.Encode()
 	back, err := Parse(path, b)
 	if err != nil {

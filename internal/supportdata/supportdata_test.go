@@ -65,7 +65,7 @@ func TestRefreshThroughSquid(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(res.Products) != 6 || res.Replaced != "bundled" || res.Path != path {
+	if len(res.Products) != 7 || res.Replaced != "bundled" || res.Path != path {
 		t.Errorf("result %+v", res)
 	}
 	for _, p := range res.Products {

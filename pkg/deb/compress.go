@@ -60,12 +60,26 @@ func codecFor(c Compression) (codec, error) {
 			return k, nil
 		}
 	}
-	names := make([]string, len(codecs))
-	for i, k := range codecs {
-		names[i] = string(k.compression)
+	var names []string
+	for _, k := range Compressions() {
+		names = append(names, string(k))
 	}
 	return codec{}, fmt.Errorf("%w: compression %q: expected one of %s", ErrInvalid, c, strings.Join(names, ", "))
 }
+
+// Compressions lists the compressions Write knows, the default (xz) first:
+// the one list of them that the configuration, the flags and their shell
+// completion use.
+func Compressions() []Compression {
+	out := make([]Compression, len(codecs))
+	for i, k := range codecs {
+		out[i] = k.compression
+	}
+	return out
+}
+
+// XZModes lists the xz encoder's modes, the default (fast) first.
+func XZModes() []XZMode { return []XZMode{XZFast, XZBest} }
 
 // codecForMember finds the codec of a member named base+suffix ("data.tar.xz").
 func codecForMember(name, base string) (codec, bool) {

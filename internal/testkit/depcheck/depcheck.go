@@ -12,7 +12,9 @@
 // Test files (_test.go) may import test infrastructure (pkg/'s tests too: the
 // referee tools are found by internal/testkit); otherwise the first two rules
 // hold for them as well. The test in this package runs Check on the repository;
-// `go test ./internal/testkit/depcheck` fails on a forbidden import.
+// `go test ./internal/testkit/depcheck` fails on a forbidden import. It also
+// holds the rule for loggers (TestNoDefaultLogger): no application code uses
+// slog's default logger; a library's nil *slog.Logger discards.
 package depcheck
 
 import (

@@ -89,3 +89,34 @@ func TestRulesCatchForbiddenImports(t *testing.T) {
 		}
 	}
 }
+
+// One rule for loggers: a library takes a *slog.Logger and a nil one
+// discards; nothing of the application uses slog's default logger, which
+// would write around the command's one logger (past -q and --log-format json,
+// over the progress bars).
+func TestNoDefaultLogger(t *testing.T) {
+	root, err := filepath.Abs("../../..")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, dir := range []string{"cmd/updeb", "internal", "pkg"} {
+		err := filepath.WalkDir(filepath.Join(root, dir), func(p string, d os.DirEntry, err error) error {
+			if err != nil || d.IsDir() || !strings.HasSuffix(p, ".go") || strings.HasSuffix(p, "_test.go") {
+				return err
+			}
+			b, err := os.ReadFile(p)
+			if err != nil {
+				return err
+			}
+			for _, bad := range []string{"slog.Default()", "slog.SetDefault(", "log.Print", "log.Fatal"} {
+				if strings.Contains(string(b), bad) {
+					t.Errorf("%s uses %s: take a *slog.Logger (nil discards) instead", p, bad)
+				}
+			}
+			return nil
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+}
