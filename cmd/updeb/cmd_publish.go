@@ -39,8 +39,9 @@ already published with the same bytes is left as it is; with other bytes the pub
 refused (exit 1) and the repository is unchanged.
 
 A suite keeps its settings (Origin, Label, Codename, Description, architectures, signing
-keys, valid-for, keep): a flag or the config changes them, nothing given keeps them. A
-change apt clients refuse (Origin, Label, Codename, dropping a signing key) is refused
+keys, valid-for, keep): a flag changes them; the config's repo: values set up a new suite
+only and never override what a suite stores (a warning names any that differ, and the
+flag that changes it); nothing given keeps them. A change apt clients refuse (Origin, Label, Codename, dropping a signing key) is refused
 (exit 1) unless --allow-field-change.`,
 		Example: `  updeb publish --repo /srv/apt --key repo.secret.asc out/*.deb
   updeb publish --suite bookworm-wikimedia --component component/kubernetes131 \

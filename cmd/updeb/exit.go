@@ -14,6 +14,7 @@ import (
 
 	"github.com/updeb/updeb/internal/compatdata"
 	"github.com/updeb/updeb/internal/confined"
+	"github.com/updeb/updeb/internal/diskfull"
 	"github.com/updeb/updeb/internal/fetch"
 	"github.com/updeb/updeb/internal/gate"
 	"github.com/updeb/updeb/internal/mirror"
@@ -25,6 +26,7 @@ import (
 	"github.com/updeb/updeb/internal/supportdata"
 	"github.com/updeb/updeb/internal/track"
 	"github.com/updeb/updeb/internal/trust"
+	"github.com/updeb/updeb/internal/yamlfile"
 	"github.com/updeb/updeb/pkg/archive"
 	"github.com/updeb/updeb/pkg/deb"
 	"github.com/updeb/updeb/pkg/digest"
@@ -188,6 +190,7 @@ var exitRules = []exitRule{
 	as(exitCheck, fixed[*fetch.DowngradeError]("the upstream redirected to plain http; updeb never downloads over a downgraded connection")),
 	as(exitCheck, fixed[*fetch.MirrorError](hintRefused)),
 	is(confined.ErrRefused, exitCheck, hintRefused),
+	is(mirror.ErrOutside, exitCheck, "mirror export writes only inside its folder and follows no symlink there: remove the symlink (or use another folder) and export again; nothing was written through it"),
 	is(track.ErrNoRelease, exitCheck, "upstream has no complete release of that minor yet: try later, or name one with --to"),
 	is(track.ErrIncomplete, exitCheck, "upstream has not uploaded every artifact yet: try later, or --to an older complete version"),
 	is(track.ErrReupload, exitCheck, "ALARM: upstream bytes changed for a pinned version. Do not re-pin blindly: find out why (a compromised release?) before anything else"),
@@ -195,6 +198,7 @@ var exitRules = []exitRule{
 	as(exitCheck, fixed[*repo.FieldChangeError]("a refused suite is unchanged; to make the change anyway, repeat with --allow-field-change")),
 	is(gate.ErrFailed, exitCheck, "see the FAIL lines above"),
 	is(mirror.ErrFailed, exitCheck, "bring the missing and corrupt files over again: 'updeb mirror export' where there is a way out, then copy the folder whole"),
+	is(yamlfile.ErrNotRewritten, exitCheck, "the file was left as it was: the new text would not read back as exactly the new values (line breaks YAML counts that an editor may not show, U+2028, NEL or a lone CR?), or the file changed meanwhile; run again, or make the change by hand"),
 	is(supportdata.ErrDropped, exitCheck, "the copy in use was kept. Find out why the data source lost those cycles (a partial mirror?); if they really are gone, run again with --allow-dropped"),
 	is(compatdata.ErrDropped, exitCheck, "the copy in use was kept. Find out why upstream's table lost those rows (a partial mirror, a page rewritten?); if they really are gone, run again with --allow-dropped"),
 
@@ -230,7 +234,9 @@ var exitRules = []exitRule{
 	is(compatdata.ErrFile, exitUsage, "fix the data file (each override needs a reason:), or write it anew with 'updeb data refresh --write FILE'"),
 	is(compatdata.ErrUnknownTable, exitUsage, ""),
 
-	// 3: network or I/O failure after retries.
+	// 3: network or I/O failure after retries. A full disk first: it is
+	// never the network's or the proxy's fault, and is not retried.
+	exitRule{exitNetwork, diskFullHint},
 	as(exitNetwork, fixed[*track.DayUnknownError]("give the release day with --date YYYY-MM-DD, or try again once the release source answers")),
 	asIf(exitNetwork, func(e *track.APIError) bool { return e.RateLimit },
 		"set GITHUB_TOKEN to a GitHub token: the API allows 60 requests an hour without one, 5000 with one"),
@@ -243,6 +249,7 @@ var exitRules = []exitRule{
 	is(fetch.ErrRetryTime, exitNetwork, "the download did not finish within fetch: retry-time; raise it in the config for a slow link, or check the proxy"),
 	is(fetch.ErrProxyUnreachable, exitNetwork, "nothing answers at that proxy (3 tries over about 3 s, for a proxy being restarted): start it, or fix --proxy, proxy: in the config or HTTPS_PROXY"),
 	as(exitNetwork, fixed[*fetch.NetworkError]("check the proxy (--proxy, proxy: in the config, HTTPS_PROXY) and that it reaches the host")),
+	is(sigstore.ErrNotMirrored, exitNetwork, "the mirror folder lacks the file named: export it again where there is a way out ('updeb mirror export' carries GitHub's attestation answers too), then 'updeb mirror verify' here"),
 	is(sigstore.ErrUnavailable, exitNetwork, "Rekor, GitHub's API or the TUF repository could not be asked: check the proxy, mirrors:, and sigstore: rekor-url / github-api in the config (GITHUB_TOKEN raises GitHub's rate limit)"),
 	is(context.Canceled, exitInterrupted, "interrupted: run the command again to finish"),
 	is(context.DeadlineExceeded, exitNetwork, ""),
@@ -338,6 +345,20 @@ func sigstoreRefusalHint(re *sigstore.RefusedError) string {
 		return "is it really cosign's .sig/.cert or a Sigstore bundle (v0.1 to v0.3)? compare with what upstream publishes"
 	}
 	return "the Sigstore material does not verify (see 'updeb help verify-signature')"
+}
+
+// diskFullHint names the folder whose disk is full (ENOSPC) or whose quota
+// is spent (EDQUOT), wherever the write failed: the cache, the output
+// folder, the repository, the state folder.
+func diskFullHint(err error) (string, bool) {
+	if !diskfull.Is(err) {
+		return "", false
+	}
+	where := "the folder written to"
+	if d := diskfull.Dir(err); d != "" {
+		where = d
+	}
+	return fmt.Sprintf("the disk holding %s is full (or its quota is spent): free space there, or point the folder at a bigger disk, then run the command again; what was being written was discarded, nothing partial was kept", where), true
 }
 
 // provenanceHint says what to do about a refused provenance record.

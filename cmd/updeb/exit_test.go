@@ -14,6 +14,7 @@ import (
 
 	"github.com/updeb/updeb/internal/compatdata"
 	"github.com/updeb/updeb/internal/confined"
+	"github.com/updeb/updeb/internal/diskfull"
 	"github.com/updeb/updeb/internal/fetch"
 	"github.com/updeb/updeb/internal/gate"
 	"github.com/updeb/updeb/internal/mirror"
@@ -24,6 +25,7 @@ import (
 	"github.com/updeb/updeb/internal/supportdata"
 	"github.com/updeb/updeb/internal/track"
 	"github.com/updeb/updeb/internal/trust"
+	"github.com/updeb/updeb/internal/yamlfile"
 	"github.com/updeb/updeb/pkg/archive"
 	"github.com/updeb/updeb/pkg/deb"
 	"github.com/updeb/updeb/pkg/digest"
@@ -92,6 +94,8 @@ func TestExitStatus(t *testing.T) {
 		{"https downgrade", &fetch.DowngradeError{From: "https://a", To: "http://a"}, exitCheck, "downgraded"},
 		{"incomplete release", &track.IncompleteError{Version: "1.2.0"}, exitCheck, "not uploaded every artifact"},
 		{"re-upload", wrap(track.ErrReupload), exitCheck, "ALARM"},
+		{"rewrite refused", wrap(yamlfile.ErrNotRewritten), exitCheck, "the file was left as it was"},
+		{"mirror export through a symlink", wrap(mirror.ErrOutside), exitCheck, "writes only inside its folder"},
 		{"new minor unreleased", fmt.Errorf("%w: 1.37", track.ErrNoRelease), exitCheck, "--to"},
 		{"publish conflict", &repo.ConflictError{Package: "x=1 (amd64)"}, exitCheck, "repository is unchanged"},
 		{"field change", &repo.FieldChangeError{Suite: "stable", Changes: []repo.FieldChange{{Field: "Origin", From: "a", To: "b"}}}, exitCheck, "--allow-field-change"},
@@ -160,6 +164,9 @@ func TestExitStatus(t *testing.T) {
 		{"an unusable compatibility table", &compatdata.SourceError{Table: "helm", URL: "u", Err: errors.New("the answer is an HTML page")}, exitNetwork, "data: sources:"},
 		{"offline miss", &fetch.OfflineError{Missing: []string{"u"}}, exitNetwork, "without --offline"},
 		{"missing from the mirror", wrap(&fetch.MissingError{URL: "u", Where: "mirror file:///m/u"}), exitNetwork, "updeb mirror export"},
+		{"full disk in the cache", wrap(&diskfull.Error{Dir: "/var/cache/updeb", Err: &fs.PathError{Op: "write", Path: "/var/cache/updeb/tmp/x", Err: syscall.ENOSPC}}), exitNetwork, "the disk holding /var/cache/updeb is full"},
+		{"full disk writing a package", wrap(&fs.PathError{Op: "write", Path: "/srv/out/.updeb-build-1/x.deb", Err: syscall.ENOSPC}), exitNetwork, "the disk holding /srv/out/.updeb-build-1 is full"},
+		{"quota behind a network error", wrap(&fetch.NetworkError{URL: "u", Err: syscall.EDQUOT}), exitNetwork, "quota is spent"},
 		{"download failed", wrap(netErr), exitNetwork, "check the proxy"},
 		{"release day unknown", wrap(&track.DayUnknownError{Recipe: "runc", Version: "1.4.4", Err: netErr}), exitNetwork, "--date YYYY-MM-DD"},
 		{"proxy down", wrap(&fetch.NetworkError{URL: "u", Proxy: "http://p:3128", Attempts: 3, Err: fmt.Errorf("%w: refused", fetch.ErrProxyUnreachable)}), exitNetwork, "nothing answers at that proxy"},
@@ -168,6 +175,7 @@ func TestExitStatus(t *testing.T) {
 		{"stopped by a signal", &interruptedError{msg: "interrupted (signal: terminated)", err: context.Canceled}, exitInterrupted, "nothing half-done"},
 		{"rekor unavailable", wrap(&sigstore.FetchError{URL: "https://rekor.sigstore.dev/api/v1/log/entries/x", Status: 503, Err: errors.New("busy")}), exitNetwork, "rekor-url"},
 		{"rekor through the fetcher", wrap(&sigstore.FetchError{URL: "u", Err: netErr}), exitNetwork, "check the proxy"},
+		{"attestations not in the mirror", wrap(&sigstore.FetchError{URL: "u", Status: 404, Err: fmt.Errorf("%w: file:///usb/x", sigstore.ErrNotMirrored)}), exitNetwork, "the mirror folder lacks the file"},
 		{"deadline", context.DeadlineExceeded, exitNetwork, ""},
 		{"file I/O", fmt.Errorf("writing: %w", pathErr), exitNetwork, ""},
 		{"rename", &os.LinkError{Op: "rename", Old: "a", New: "b", Err: syscall.EXDEV}, exitNetwork, ""},
@@ -238,5 +246,13 @@ func TestSigstoreRefusalHints(t *testing.T) {
 			t.Errorf("reasons %s and %s share the hint %q", other, r, h)
 		}
 		seen[h] = r
+	}
+}
+
+// The fetcher marks a file mirror's 404 with the header the Sigstore
+// verifier reads (neither package imports the other).
+func TestMirrorMissingHeaderAgrees(t *testing.T) {
+	if fetch.MirrorMissingHeader != sigstore.MirrorMissingHeader {
+		t.Fatalf("fetch sets %q, sigstore reads %q", fetch.MirrorMissingHeader, sigstore.MirrorMissingHeader)
 	}
 }

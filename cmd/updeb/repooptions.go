@@ -24,9 +24,10 @@ import (
 // Each falls back to the config file's repo: section, then to a default (see
 // resolve); for publish, a package's own recipe may name its suite and
 // component (recorded in its provenance record) and wins over the config.
-// Suite settings (origin, label, ...) given by a flag or the config are
-// changes asked of the suite; those given by neither keep what the suite
-// stores.
+// Suite settings (origin, label, ...) given by a flag are changes asked of
+// the suite; the config's only set up a new suite (a suite's stored setting
+// wins over the config, with a warning when they differ); neither keeps what
+// the suite stores.
 type repoOptions struct {
 	dir              string
 	suite            string
@@ -44,6 +45,7 @@ type repoOptions struct {
 	changed                func(flag string) bool // nil for commands that do not write
 	cfgSuite, cfgComponent string                 // from the config, filled by resolve
 	settings               repo.SettingsChange
+	defaults               repo.SettingsChange // the config's: a new suite's settings only
 }
 
 func (o *repoOptions) addFlags(cmd *cobra.Command, writes bool) {
@@ -86,38 +88,45 @@ func (o *repoOptions) resolve(c *config.Config) {
 	if o.changed == nil {
 		return // a command that does not write
 	}
-	s := &o.settings
-	s.Origin = o.given("origin", o.origin, r.Origin)
-	s.Label = o.given("label", o.label, r.Label)
-	s.Codename = o.given("codename", o.codename, r.Codename)
-	s.Description = o.given("description", o.description, r.Description)
-	s.Architectures = o.architectures
-	if len(s.Architectures) == 0 {
-		s.Architectures = r.Architectures
-	}
-	if d := time.Duration(r.ValidFor); o.changed("valid-for") {
+	// A flag changes the suite; the config's values only set up a new suite
+	// (repo.Options.Defaults): a suite's stored settings win over them, with
+	// a warning when they differ.
+	s, d := &o.settings, &o.defaults
+	s.Origin, d.Origin = o.flag("origin", o.origin), nonEmpty(r.Origin)
+	s.Label, d.Label = o.flag("label", o.label), nonEmpty(r.Label)
+	s.Codename, d.Codename = o.flag("codename", o.codename), nonEmpty(r.Codename)
+	s.Description, d.Description = o.flag("description", o.description), nonEmpty(r.Description)
+	s.Architectures, d.Architectures = o.architectures, r.Architectures
+	if o.changed("valid-for") {
 		s.ValidFor = &o.validFor
-	} else if d > 0 {
-		s.ValidFor = &d
+	}
+	if v := time.Duration(r.ValidFor); v > 0 {
+		d.ValidFor = &v
 	}
 	if o.changed("keep") {
 		s.Keep = &o.keep
-	} else if r.Keep > 0 {
-		s.Keep = &r.Keep
+	}
+	if r.Keep > 0 {
+		d.Keep = &r.Keep
 	}
 	s.AllowFieldChange = o.allowFieldChange
 }
 
-// given returns the flag's value when it was given (even empty), else the
-// config's when set, else nil: keep what the suite stores.
-func (o *repoOptions) given(flag, value, cfg string) *string {
+// flag returns the flag's value when it was given (even empty), else nil:
+// keep what the suite stores.
+func (o *repoOptions) flag(flag, value string) *string {
 	if o.changed(flag) {
 		return &value
 	}
-	if cfg != "" {
-		return &cfg
-	}
 	return nil
+}
+
+// nonEmpty is a config value, nil when unset.
+func nonEmpty(v string) *string {
+	if v == "" {
+		return nil
+	}
+	return &v
 }
 
 // target is where one .deb goes: the flag, else the suite and component its
@@ -170,7 +179,7 @@ func (o *repoOptions) open(g *globalOptions) (*repo.Repo, error) {
 	if err != nil {
 		return nil, err
 	}
-	return repo.Open(o.dir, repo.Options{Settings: o.settings, Signer: signer, Actor: actor(), Now: time.Now, Logger: g.logger()}), nil
+	return repo.Open(o.dir, repo.Options{Settings: o.settings, Defaults: o.defaults, Signer: signer, Actor: actor(), Now: time.Now, Logger: g.logger()}), nil
 }
 
 // actor names who runs updeb, user@host, for the repository's history.

@@ -5,8 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -15,15 +15,17 @@ import (
 	"github.com/updeb/updeb/internal/recipe"
 	"github.com/updeb/updeb/internal/supportdata"
 	"github.com/updeb/updeb/internal/yamlfile"
-	"github.com/updeb/updeb/pkg/atomicfile"
 )
 
 // UpdateFile is the one way updeb rewrites a release set file in place
 // (bump following a recipe, bump --new-minor adding a set, plan --apply):
 // edit gets the file's content and returns the new content, or the same
-// bytes when nothing changes. The new content must still parse as a release
-// set file; it replaces the old one atomically, with the same permissions.
-// A file that does not exist is fs.ErrNotExist, for the caller to decide.
+// bytes when nothing changes; edit has checked that the new content reads
+// as exactly its changes (yamlfile.Verify: SyncVersions and AddMinor do).
+// The new content must still parse as a release set file; yamlfile.Rewrite
+// puts it in place, reading it back, with the file's permissions, only if
+// the file still holds what was read. A file that does not exist is
+// fs.ErrNotExist, for the caller to decide.
 func UpdateFile(path string, edit func(data []byte) ([]byte, error)) (changed bool, err error) {
 	data, err := yamlfile.ReadFile(path, 0)
 	if err != nil {
@@ -33,14 +35,16 @@ func UpdateFile(path string, edit func(data []byte) ([]byte, error)) (changed bo
 	if err != nil || bytes.Equal(out, data) {
 		return false, err
 	}
-	if _, err := ParseReleaseSets(path, out); err != nil {
-		return false, fmt.Errorf("%s after the change (not written): %w", path, err)
+	check := func(written []byte) error {
+		if _, err := ParseReleaseSets(path, written); err != nil {
+			return fmt.Errorf("%s after the change (not written): %w", path, err)
+		}
+		return nil
 	}
-	fi, err := os.Stat(path)
-	if err != nil {
+	if err := check(out); err != nil {
 		return false, err
 	}
-	return true, atomicfile.WriteFile(path, out, fi.Mode().Perm())
+	return true, yamlfile.Rewrite(path, data, out, check, 0)
 }
 
 // FollowBump keeps the release set file at path in step with a bump of a
@@ -99,7 +103,7 @@ func IsNotExist(err error) bool { return errors.Is(err, fs.ErrNotExist) }
 //
 //   - A new Kubernetes minor gets a set of its own: a copy of the set of
 //     nm.From (the last set whose kubernetes is recipe:FROM, else of FROM's
-//     minor), written right after it with every byte of it kept (comments
+//     minor), written after the last set with every byte of it kept (comments
 //     and layout) but its name (kubernetes136 -> kubernetes137, k8s-1.36 ->
 //     k8s-1.37, else NAME-MINOR) and the values that name the old minor:
 //     recipe:SERIES-MAJOR.K of a series that follows Kubernetes minors moves
@@ -153,7 +157,7 @@ func AddMinor(name string, data []byte, nm NewMinor) ([]byte, string, error) {
 		}
 	}
 	if nm.Component != "kubernetes" {
-		return extendMinor(name, data, nm, resolved, nodes, nmMajor, nmMinor)
+		return extendMinor(name, data, top, nm, resolved, nodes, nmMajor, nmMinor)
 	}
 	// The set to copy: the last one of nm.From, else of its minor.
 	fromMajor, fromMinor, _ := minorOf(nm.Versions[nm.From])
@@ -174,29 +178,40 @@ func AddMinor(name string, data []byte, nm NewMinor) ([]byte, string, error) {
 		return data, fmt.Sprintf("no release set of %s (Kubernetes %d.%d) to copy for Kubernetes %s: add one by hand", nm.From, fromMajor, fromMinor, nm.Minor), nil
 	}
 	delta := nmMinor - fromMinor
-	first, end, err := setLines(name, data, nodes[tmpl])
+	// The copy goes after the last set (yamlfile.Verify: a list only gains
+	// entries at its end).
+	first, last, err := setLines(name, data, nodes[tmpl])
+	if err != nil {
+		return nil, "", err
+	}
+	_, end, err := setLines(name, data, nodes[len(nodes)-1])
 	if err != nil {
 		return nil, "", err
 	}
 	lines := lineStarts(data)
 	from, to := lines[first-1], len(data)
-	if end < len(lines) {
-		to = lines[end]
+	if last < len(lines) {
+		to = lines[last]
 	}
-	block := data[from:to]
+	block := append([]byte(nil), data[from:to]...)
 	if len(block) > 0 && block[len(block)-1] != '\n' {
-		block = append(append([]byte(nil), block...), '\n')
+		block = append(block, '\n')
 	}
-	doubled := append(append(append([]byte(nil), data[:to]...), block...), data[to:]...)
-	if to == len(data) && len(data) > 0 && data[len(data)-1] != '\n' {
-		doubled = append(append(append([]byte(nil), data...), '\n'), block...)
+	at := len(data)
+	if end < len(lines) {
+		at = lines[end]
 	}
+	head := append([]byte(nil), data[:at]...)
+	if len(head) > 0 && head[len(head)-1] != '\n' {
+		head = append(head, '\n')
+	}
+	doubled := append(append(head, block...), data[at:]...)
 	d2 := &yamlfile.Decoder{File: name}
 	top2 := d2.Document(doubled, yamlfile.Options{What: "release set file"})
 	if err := d2.Err(); err != nil {
 		return nil, "", err
 	}
-	copied := valueOf(top2, "sets").Content[tmpl+1]
+	copied := valueOf(top2, "sets").Content[len(nodes)]
 	names := map[string]bool{}
 	for _, s := range sets {
 		names[s.Name] = true
@@ -220,7 +235,38 @@ func AddMinor(name string, data []byte, nm NewMinor) ([]byte, string, error) {
 	if err != nil {
 		return nil, "", err
 	}
+	// What the file must read as: the old sets as they were, and a new one
+	// at the end holding exactly the values written (every scalar of it).
+	d3 := &yamlfile.Decoder{File: name}
+	top3 := d3.Document(out, yamlfile.Options{What: "release set file"})
+	if err := d3.Err(); err != nil {
+		return nil, "", err
+	}
+	if err := yamlfile.Verify(name, data, out, scalarsOf(valueOf(top3, "sets").Content[len(nodes)], []string{"sets", strconv.Itoa(len(nodes))})); err != nil {
+		return nil, "", err
+	}
 	return out, fmt.Sprintf("release set %s added for Kubernetes %s, copied from %s", newName, nm.Minor, sets[tmpl].Name), nil
+}
+
+// scalarsOf lists every scalar under n as a change at its path.
+func scalarsOf(n *yaml.Node, path []string) []yamlfile.Change {
+	switch n.Kind {
+	case yaml.ScalarNode:
+		return []yamlfile.Change{{Path: slices.Clone(path), Value: n.Value}}
+	case yaml.MappingNode:
+		var out []yamlfile.Change
+		for i := 0; i+1 < len(n.Content); i += 2 {
+			out = append(out, scalarsOf(n.Content[i+1], append(slices.Clone(path), n.Content[i].Value))...)
+		}
+		return out
+	case yaml.SequenceNode:
+		var out []yamlfile.Change
+		for i, c := range n.Content {
+			out = append(out, scalarsOf(c, append(slices.Clone(path), strconv.Itoa(i)))...)
+		}
+		return out
+	}
+	return nil
 }
 
 // movedValue is the value v of component comp in the copy of a set for a
@@ -273,7 +319,7 @@ func followsKubernetes(series string, sets []ReleaseSet) bool {
 }
 
 // extendMinor is AddMinor for a series other than kubernetes.
-func extendMinor(name string, data []byte, nm NewMinor, resolved []ReleaseSet, nodes []*yaml.Node, major, minor int) ([]byte, string, error) {
+func extendMinor(name string, data []byte, top *yaml.Node, nm NewMinor, resolved []ReleaseSet, nodes []*yaml.Node, major, minor int) ([]byte, string, error) {
 	if !followsKubernetes(nm.Component, resolved) {
 		return data, fmt.Sprintf("the release sets do not name %s recipes by Kubernetes minor: name recipe:%s in the sets that deploy it", nm.Component, nm.To), nil
 	}
@@ -298,6 +344,13 @@ func extendMinor(name string, data []byte, nm NewMinor, resolved []ReleaseSet, n
 	case len(extended) > 0:
 		out, err := yamlfile.Splice(name, data, edits)
 		if err != nil {
+			return nil, "", err
+		}
+		changes, err := yamlfile.ChangesOf(top, edits)
+		if err != nil {
+			return nil, "", err
+		}
+		if err := yamlfile.Verify(name, data, out, changes); err != nil {
 			return nil, "", err
 		}
 		return out, fmt.Sprintf("release set %s now names recipe:%s", strings.Join(extended, ", "), nm.To), nil

@@ -15,6 +15,8 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/updeb/updeb/internal/confined"
+	"github.com/updeb/updeb/internal/diskfull"
 	"github.com/updeb/updeb/pkg/digest"
 )
 
@@ -78,7 +80,7 @@ func (p *partial) keep(err error) bool {
 // a validator, and dropped otherwise.
 func (f *Fetcher) resumeFrom(p *partial, upstream, target string) error {
 	var m partialMeta
-	b, err := os.ReadFile(p.meta)
+	b, err := confined.ReadFile(p.meta, 64<<10)
 	fi, serr := p.file.Stat()
 	if err != nil || serr != nil || json.Unmarshal(b, &m) != nil || m.Target != target || m.Validator == "" ||
 		fi.Size() == 0 || fi.Size() > f.o.MaxSize || (m.Total >= 0 && fi.Size() > m.Total) {
@@ -158,6 +160,11 @@ func (f *Fetcher) retry(parent context.Context, upstream string, tu *url.URL, at
 		}
 		if parent.Err() != nil {
 			return parent.Err()
+		}
+		if diskfull.Is(err) {
+			// the cache's disk is full: the next attempt would fail the
+			// same way, and it is no network failure
+			return diskfull.Wrap(err, f.cache.Dir())
 		}
 		if ctx.Err() != nil {
 			return outOfTime(n, err)

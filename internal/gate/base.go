@@ -15,6 +15,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/updeb/updeb/internal/confined"
 	"github.com/updeb/updeb/internal/recipe"
 	"github.com/updeb/updeb/pkg/debversion"
 	"github.com/updeb/updeb/pkg/digest"
@@ -397,8 +398,8 @@ func sameContent(a, b *recipe.Resolved, rootA, rootB string) (bool, []change, er
 		if skip[f] {
 			continue
 		}
-		ca, errA := os.ReadFile(f)
-		cb, errB := os.ReadFile(filepath.Join(rootB, strings.TrimPrefix(f, rootA)))
+		ca, errA := confined.ReadFile(f, maxCompared)
+		cb, errB := confined.ReadFile(filepath.Join(rootB, strings.TrimPrefix(f, rootA)), maxCompared)
 		if errA != nil || errB != nil || !bytes.Equal(ca, cb) {
 			return false, notes, nil
 		}
@@ -497,3 +498,7 @@ func fileList(p *recipe.ResolvedPackage) map[string]bool {
 	}
 	return m
 }
+
+// maxCompared bounds a recipe-folder file or keyring the gate compares
+// between two trees (read whole; packaged files are megabytes at most).
+const maxCompared = 256 << 20

@@ -22,13 +22,13 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"os/exec"
 	"path/filepath"
 	"slices"
 	"sort"
 	"strings"
 
+	"github.com/updeb/updeb/internal/confined"
 	"github.com/updeb/updeb/internal/fetch"
 	"github.com/updeb/updeb/internal/pipeline"
 	"github.com/updeb/updeb/internal/recipe"
@@ -414,12 +414,12 @@ func reproducible(a, b []pipeline.Result, dirA, dirB string, c *checks) {
 }
 
 func sameBytes(a, b string) (bool, error) {
-	fa, err := os.Open(a)
+	fa, _, err := confined.OpenFile(a)
 	if err != nil {
 		return false, err
 	}
 	defer fa.Close()
-	fb, err := os.Open(b)
+	fb, _, err := confined.OpenFile(b)
 	if err != nil {
 		return false, err
 	}

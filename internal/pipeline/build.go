@@ -241,7 +241,7 @@ func buildOne(ctx context.Context, j Job, opts Options) (Result, *staged, error)
 	}
 	st := statePath(opts.OutDir, plan)
 	if !opts.Force {
-		if outs, ok := upToDate(st, key, opts.OutDir); ok && refreshProvenance(j.Recipe, plan, outs, opts) == nil {
+		if outs, ok := upToDate(st, key, opts.OutDir); ok && refreshProvenance(ctx, j.Recipe, plan, outs, opts) == nil {
 			log.Info("up to date", "version", plan.DebianVersion)
 			res.Skipped, res.Outputs = true, outs
 			return res, nil, nil

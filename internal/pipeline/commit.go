@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/updeb/updeb/internal/confined"
 	"github.com/updeb/updeb/pkg/atomicfile"
 )
 
@@ -146,7 +147,7 @@ func recoverCommits(out string, log *slog.Logger) error {
 	}
 	var errs []error
 	for _, jp := range matches {
-		data, err := os.ReadFile(jp)
+		data, err := confined.ReadFile(jp, maxStateFile)
 		if err != nil {
 			errs = append(errs, err)
 			continue

@@ -2,6 +2,7 @@ package pipeline
 
 import (
 	"bytes"
+	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
@@ -29,7 +30,7 @@ const ProvenanceSuffix = ".intoto.json"
 // with what vouched for them, the recipe, the recipe-folder files and the
 // keyrings it used, in a DSSE envelope signed with Options.ProvenanceKey (or
 // unsigned without one).
-func writeProvenance(path string, r *recipe.Recipe, plan *recipe.Resolved, pp *recipe.ResolvedPackage, res *deb.Result, srcs map[string]*source.Verified, opts Options) error {
+func writeProvenance(ctx context.Context, path string, r *recipe.Recipe, plan *recipe.Resolved, pp *recipe.ResolvedPackage, res *deb.Result, srcs map[string]*source.Verified, opts Options) error {
 	b := provenance.Build{
 		Recipe:          plan.Recipe,
 		Architecture:    plan.Arch,
@@ -92,7 +93,7 @@ func writeProvenance(path string, r *recipe.Recipe, plan *recipe.Resolved, pp *r
 		sum := sha256.Sum256(data)
 		b.Inputs = append(b.Inputs, localInput(r, f.LocalPath, provenance.RoleScriptFragment, hex.EncodeToString(sum[:])))
 	}
-	if rec, ok := recipeInput(r, opts.Source.Logger); ok {
+	if rec, ok := recipeInput(ctx, r, opts.Source.Logger); ok {
 		b.Inputs = append(b.Inputs, rec)
 	}
 	data, err := seal(provenance.New(b), plan, opts)
@@ -152,7 +153,7 @@ func projectPath(root, path string) string {
 // the recipe was loaded from, and, in a git checkout, whether HEAD holds
 // exactly these bytes (then the commit is named). Reading git never fails a
 // build: a repository updeb cannot read is recorded as "unreadable".
-func recipeInput(r *recipe.Recipe, log *slog.Logger) (provenance.Input, bool) {
+func recipeInput(ctx context.Context, r *recipe.Recipe, log *slog.Logger) (provenance.Input, bool) {
 	if r.Content == nil {
 		return provenance.Input{}, false // not loaded from a file
 	}
@@ -162,7 +163,7 @@ func recipeInput(r *recipe.Recipe, log *slog.Logger) (provenance.Input, bool) {
 		abs = r.Path
 	}
 	in := localInput(r, abs, provenance.RoleRecipe, hex.EncodeToString(sum[:]))
-	g, err := gitread.FileAtHead(abs, r.Content)
+	g, err := gitread.FileAtHead(ctx, abs, r.Content)
 	switch {
 	case err != nil:
 		log.Warn("cannot tell which git commit the recipe comes from; its provenance record says so", "recipe", r.Path, "err", err)
@@ -183,13 +184,13 @@ func recipeInput(r *recipe.Recipe, log *slog.Logger) (provenance.Input, bool) {
 // outside its plan (comments), its path and git commit, and the signing key.
 // It rewrites a record only when its bytes change. An error means the
 // records cannot be trusted as they are, and the job is rebuilt.
-func refreshProvenance(r *recipe.Recipe, plan *recipe.Resolved, outs []Output, opts Options) (err error) {
+func refreshProvenance(ctx context.Context, r *recipe.Recipe, plan *recipe.Resolved, outs []Output, opts Options) (err error) {
 	defer func() {
 		if err != nil {
 			opts.Source.Logger.Info("rebuilding: the provenance records cannot be brought up to date", "recipe", plan.Recipe, "arch", plan.Arch, "err", err)
 		}
 	}()
-	rec, hasRecipe := recipeInput(r, opts.Source.Logger)
+	rec, hasRecipe := recipeInput(ctx, r, opts.Source.Logger)
 	for _, o := range outs {
 		path := filepath.Join(opts.OutDir, o.File) + ProvenanceSuffix
 		old, err := confined.ReadFile(path, dsse.MaxSize)

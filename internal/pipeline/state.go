@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"syscall"
 
+	"github.com/updeb/updeb/internal/confined"
 	"github.com/updeb/updeb/internal/recipe"
 	"github.com/updeb/updeb/pkg/atomicfile"
 	"github.com/updeb/updeb/pkg/deb"
@@ -16,6 +17,9 @@ import (
 
 // StateDir holds one record per recipe and architecture in the output folder.
 const StateDir = ".updeb-state"
+
+// maxStateFile bounds a state record or commit journal (a few KiB each).
+const maxStateFile = 16 << 20
 
 type state struct {
 	Key     string              `json:"key"`
@@ -92,7 +96,7 @@ func statOf(path string) (fileStat, error) {
 // copied back) keep it up to date, and the record gets the new stat; other
 // bytes (damaged, replaced) mean a rebuild.
 func upToDate(path, key, out string) ([]Output, bool) {
-	data, err := os.ReadFile(path)
+	data, err := confined.ReadFile(path, maxStateFile)
 	if err != nil {
 		return nil, false
 	}
@@ -129,7 +133,7 @@ func upToDate(path, key, out string) ([]Output, bool) {
 
 // sameContent re-hashes an output against its record.
 func sameContent(p string, o Output) bool {
-	f, err := os.Open(p)
+	f, _, err := confined.OpenFile(p)
 	if err != nil {
 		return false
 	}

@@ -154,7 +154,7 @@ func writePackage(ctx context.Context, r *recipe.Recipe, plan *recipe.Resolved, 
 	if err := os.Rename(staged, path); err != nil {
 		return Output{}, err
 	}
-	if err := writeProvenance(path+ProvenanceSuffix, r, plan, pp, res, srcs, opts); err != nil {
+	if err := writeProvenance(ctx, path+ProvenanceSuffix, r, plan, pp, res, srcs, opts); err != nil {
 		return Output{}, err
 	}
 	return Output{Package: pp.Name, File: pp.OutputFile, Size: res.Size, SHA256: res.SHA256}, nil

@@ -6,6 +6,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/updeb/updeb/internal/confined"
 	"io"
 	"os"
 	"path/filepath"
@@ -95,7 +96,7 @@ func (s *contentsStore) store(e Entry, paths []string) error {
 // read returns the stored list of e's pool file, nil when there is none
 // or it describes other bytes.
 func (s *contentsStore) read(e Entry) ([]string, error) {
-	f, err := os.Open(contentsFile(s.root, e.Filename))
+	f, _, err := confined.OpenFile(contentsFile(s.root, e.Filename))
 	if errors.Is(err, os.ErrNotExist) {
 		return nil, nil
 	}

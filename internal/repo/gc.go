@@ -173,7 +173,7 @@ func referencedPoolFiles(ctx context.Context, dirs []string) (map[string]bool, e
 
 // readIndex reads an index file, decompressing gzip and xz.
 func readIndex(name string) ([]byte, error) {
-	data, err := os.ReadFile(name)
+	data, err := readFile(name)
 	if err != nil {
 		return nil, err
 	}
@@ -324,7 +324,7 @@ func (r *Repo) collectedDigest(rel string) (string, error) {
 	if strings.Contains(rel, "..") {
 		return "", fmt.Errorf("%w: pool path %q", ErrInvalid, rel)
 	}
-	data, err := os.ReadFile(r.collectedFile(rel))
+	data, err := readFile(r.collectedFile(rel))
 	if errors.Is(err, os.ErrNotExist) {
 		return "", nil
 	}

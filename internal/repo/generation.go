@@ -297,7 +297,7 @@ func (g *generation) previous(dir string) *prevIndex {
 		if !ok {
 			return nil
 		}
-		data, err := os.ReadFile(filepath.Join(g.dir, filepath.FromSlash(dir), form))
+		data, err := readFile(filepath.Join(g.dir, filepath.FromSlash(dir), form))
 		if err != nil {
 			return nil
 		}
@@ -388,7 +388,7 @@ func placeFile(staging string, f indexFile, date time.Time, copyFile bool, dirs 
 		if !copyFile && os.Link(f.src, name) == nil {
 			return nil
 		}
-		data, err := os.ReadFile(f.src)
+		data, err := readFile(f.src)
 		if err != nil {
 			return err
 		}
@@ -609,7 +609,7 @@ const keysFile = "updeb-keys.gpg"
 // that its settings name. Leftover temporary files of a killed write of the
 // keyring are removed.
 func (r *Repo) writeKeyring() error {
-	old, _ := os.ReadFile(filepath.Join(r.root, "archive-keyring.gpg"))
+	old, _ := readFile(filepath.Join(r.root, "archive-keyring.gpg"))
 	existing, _ := openpgp.ReadKeyRing(bytes.NewReader(old))
 	var es []*openpgp.Entity
 	seen := map[string]bool{}
@@ -631,7 +631,7 @@ func (r *Repo) writeKeyring() error {
 		if err != nil || g == nil {
 			continue // a damaged suite is named by the operations on it
 		}
-		if data, err := os.ReadFile(filepath.Join(g.dir, keysFile)); err == nil {
+		if data, err := readFile(filepath.Join(g.dir, keysFile)); err == nil {
 			if list, err := openpgp.ReadKeyRing(bytes.NewReader(data)); err == nil {
 				for _, e := range list {
 					add(e)
@@ -672,7 +672,7 @@ func linkOrCopy(src, dst string) error {
 	if err == nil || errors.Is(err, os.ErrExist) {
 		return nil
 	}
-	data, rerr := os.ReadFile(src)
+	data, rerr := readFile(src)
 	if rerr != nil {
 		return rerr
 	}

@@ -5,7 +5,6 @@ import (
 	"crypto/sha256"
 	"fmt"
 	"hash/fnv"
-	"os"
 	"path/filepath"
 	"slices"
 	"sort"
@@ -333,7 +332,7 @@ func (p *prevIndex) blocks() map[[32]byte]xzpar.Block {
 
 // readPackages reads one uncompressed Packages file of a generation.
 func readPackages(file, suite, comp string) ([]Entry, error) {
-	data, err := os.ReadFile(file)
+	data, err := readFile(file)
 	if err != nil {
 		return nil, err
 	}

@@ -7,6 +7,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"github.com/updeb/updeb/internal/confined"
 	"io"
 	"os"
 	"path"
@@ -151,7 +152,7 @@ func stageIntoPool(root, component string, p *Package, cleaned map[string]bool) 
 			os.Remove(o)
 		}
 	}
-	in, err := os.Open(p.Path)
+	in, _, err := confined.OpenFile(p.Path)
 	if err != nil {
 		return nil, err
 	}
@@ -190,7 +191,7 @@ func stageIntoPool(root, component string, p *Package, cleaned map[string]bool) 
 // existingDigest returns the SHA256 of the file already at the final pool
 // path, or "" when there is none.
 func existingDigest(final string) (string, error) {
-	f, err := os.Open(final)
+	f, _, err := confined.OpenFile(final)
 	if errors.Is(err, os.ErrNotExist) {
 		return "", nil
 	}

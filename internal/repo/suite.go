@@ -62,7 +62,7 @@ func (r *Repo) liveGeneration(suite string) (int, error) {
 func (r *Repo) readGeneration(suite string, n int) (*generation, error) {
 	g := &generation{suite: suite, n: n, dir: r.genDir(suite, n)}
 	name := filepath.Join(g.dir, "Release")
-	data, err := os.ReadFile(name)
+	data, err := readFile(name)
 	if err != nil {
 		return nil, err
 	}

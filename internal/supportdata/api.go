@@ -5,13 +5,13 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"sort"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/updeb/updeb/pkg/debversion"
+	"github.com/updeb/updeb/pkg/strictjson"
 )
 
 // ErrAPI is wrapped by every error about an endoflife.date API answer that
@@ -56,14 +56,12 @@ func ParseAPI(product, url string, body []byte, now time.Time) ([]Cycle, error) 
 	case trimmed[0] == '<':
 		return nil, fail("the answer is HTML, not JSON (an error page, a login page of a proxy?): %q", excerpt(trimmed))
 	}
-	dec := json.NewDecoder(bytes.NewReader(trimmed))
-	dec.UseNumber()
+	// One reading for every reader (strictjson): a key given twice at any
+	// depth (encoding/json would keep the last), keys differing only in
+	// case, anything after the document are refused.
 	var doc any
-	if err := dec.Decode(&doc); err != nil {
-		return nil, fail("not valid JSON (truncated?): %v", err)
-	}
-	if _, err := dec.Token(); err != io.EOF {
-		return nil, fail("more data after the JSON document")
+	if err := strictjson.Unmarshal(trimmed, &doc); err != nil {
+		return nil, fail("not valid JSON (truncated?), or ambiguous (%v)", err)
 	}
 	var raw []any
 	v1 := false
@@ -92,7 +90,7 @@ func ParseAPI(product, url string, body []byte, now time.Time) ([]Cycle, error) 
 		return nil, fail("%d release cycles, more than the %d updeb accepts", len(raw), MaxCycles)
 	}
 	out := make([]Cycle, 0, len(raw))
-	seen := map[string]bool{}
+	seen := map[string]string{} // MAJOR.MINOR as lookups compare it -> the name as given
 	for i, r := range raw {
 		obj, ok := r.(map[string]any)
 		if !ok {
@@ -111,10 +109,16 @@ func ParseAPI(product, url string, body []byte, now time.Time) ([]Cycle, error) 
 		if err != nil {
 			return nil, fail("cycle %d: %v", i+1, err)
 		}
-		if seen[c.Name] {
-			return nil, fail("cycle %q given twice", c.Name)
+		// Lookups compare MAJOR.MINOR without leading zeros: 01.36 is 1.36.
+		major, minor, _ := majorMinor(c.Name)
+		key := major + "." + minor
+		if first, ok := seen[key]; ok {
+			if first == c.Name {
+				return nil, fail("cycle %q given twice", c.Name)
+			}
+			return nil, fail("cycles %q and %q are the same cycle %s given twice", first, c.Name, strings.TrimSuffix(key, "."))
 		}
-		seen[c.Name] = true
+		seen[key] = c.Name
 		out = append(out, c)
 	}
 	return out, nil

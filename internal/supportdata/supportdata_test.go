@@ -108,9 +108,11 @@ func TestRefreshThroughSquid(t *testing.T) {
 		msg    string
 	}{
 		{"HTML error page", eoltest.Answer{Body: []byte("<html><body><h1>503 Service Unavailable</h1></body></html>")}, supportdata.ErrAPI, "the answer is HTML"},
-		{"truncated", eoltest.Answer{Body: full[:len(full)-40]}, supportdata.ErrAPI, "not valid JSON (truncated?)"},
+		{"truncated", eoltest.Answer{Body: full[:len(full)-40]}, supportdata.ErrAPI, "cut short"},
 		{"corrupt", eoltest.Answer{Body: bytes.Replace(full, []byte(`"2027-10-28"`), []byte(`"2027-13-45"`), 1)}, supportdata.ErrAPI, `field "eol": expected a date YYYY-MM-DD, found "2027-13-45"`},
 		{"huge", eoltest.Answer{Body: append([]byte("["), bytes.Repeat([]byte(" "), supportdata.DefaultMaxAnswer+10)...)}, supportdata.ErrAPI, "larger than 1048576 bytes"},
+		{"a key twice (the last would win)", eoltest.Answer{Body: bytes.Replace(full, []byte(`"eol": `), []byte(`"eol": "2020-01-01", "eol": `), 1)}, supportdata.ErrAPI, `key "eol" given twice`},
+		{"a cycle twice, once with a leading zero", eoltest.Answer{Body: bytes.Replace(full, []byte(`[`), []byte(`[{"cycle": "01.36", "releaseDate": "2026-04-22", "eol": "2026-05-01", "latest": "01.36.1"}, `), 1)}, supportdata.ErrAPI, `the same cycle 1.36 given twice`},
 		{"server error", eoltest.Answer{Status: 500, Body: []byte("oops")}, nil, "500"},
 		{"not found", eoltest.Answer{Status: 404, Body: []byte(`{"message": "Product not found"}`)}, nil, "404"},
 	} {

@@ -16,7 +16,6 @@ import (
 
 	"github.com/updeb/updeb/internal/recipe"
 	"github.com/updeb/updeb/internal/yamlfile"
-	"github.com/updeb/updeb/pkg/atomicfile"
 	"github.com/updeb/updeb/pkg/debversion"
 	"github.com/updeb/updeb/pkg/digest"
 )
@@ -75,7 +74,7 @@ func NewMinor(ctx context.Context, r *recipe.Recipe, minor string, o BumpOptions
 	if !newerMinor(minor, r.Version) {
 		return nil, fmt.Errorf("%w: --new-minor %s is not newer than %s %s", ErrDowngrade, minor, r.Name, r.Version)
 	}
-	original, err := os.ReadFile(r.Path)
+	original, err := yamlfile.ReadFile(r.Path, recipe.MaxSize)
 	if err != nil {
 		return nil, err
 	}
@@ -99,11 +98,11 @@ func NewMinor(ctx context.Context, r *recipe.Recipe, minor string, o BumpOptions
 	if fi, err := os.Stat(r.Path); err == nil {
 		perm = fi.Mode().Perm()
 	}
-	res, err := bump(ctx, next, text, o, func(updated []byte) error {
+	res, err := bump(ctx, next, text, o, func(updated []byte, check func([]byte) error) error {
 		if err := absent(target); err != nil {
 			return err
 		}
-		return atomicfile.WriteFile(target, updated, perm)
+		return yamlfile.Create(target, updated, check, perm)
 	})
 	return res, err
 }
@@ -158,7 +157,12 @@ func moveMinor(ctx context.Context, r *recipe.Recipe, minor string, o BumpOption
 	if err := resolveMinorTarget(ctx, next, minor, &o); err != nil {
 		return nil, err
 	}
-	res, err := bump(ctx, next, text, o, func(updated []byte) error { return writeInPlace(r.Path, updated) })
+	// text is original with the track moved (verified by moveTrack); bump's
+	// check verifies its own changes over text, and Rewrite that the file
+	// still holds original.
+	res, err := bump(ctx, next, text, o, func(updated []byte, check func([]byte) error) error {
+		return yamlfile.Rewrite(r.Path, original, updated, check, 0)
+	})
 	if res != nil {
 		res.From = r.Version
 	}
@@ -216,7 +220,14 @@ func moveTrack(r *recipe.Recipe, original []byte, minor string) ([]byte, error) 
 	if node == nil {
 		return nil, fmt.Errorf("%s: no watch track to move", r.Path)
 	}
-	return splice(r.Path, original, []edit{{node, moved}})
+	out, changes, err := splice(r.Path, top, original, []edit{{node, moved}})
+	if err != nil {
+		return nil, err
+	}
+	if err := yamlfile.Verify(r.Path, original, out, changes); err != nil {
+		return nil, err
+	}
+	return out, nil
 }
 
 // absent refuses a path that exists.

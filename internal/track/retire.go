@@ -6,12 +6,14 @@ import (
 	"time"
 
 	"github.com/updeb/updeb/internal/recipe"
+	"github.com/updeb/updeb/internal/yamlfile"
 )
 
 // MarkEndOfLife writes "end-of-life: DAY" into r's file in place: after
 // release-date, or over an older mark; every other byte is kept. The new
-// text must load as lint would before it replaces the file (writeInPlace).
-// It reports whether the file changed (false: already marked that day).
+// text must read as exactly that change (yamlfile.Verify) and load as lint
+// would, before yamlfile.Rewrite replaces the file, reading it back. It
+// reports whether the file changed (false: already marked that day).
 func MarkEndOfLife(r *recipe.Recipe, day time.Time) (bool, error) {
 	original, err := os.ReadFile(r.Path)
 	if err != nil {
@@ -27,7 +29,7 @@ func MarkEndOfLife(r *recipe.Recipe, day time.Time) (bool, error) {
 		if n.Value == value {
 			return false, nil
 		}
-		if updated, err = splice(r.Path, original, []edit{{n, value}}); err != nil {
+		if updated, _, err = splice(r.Path, top, original, []edit{{n, value}}); err != nil {
 			return false, err
 		}
 	} else {
@@ -36,8 +38,18 @@ func MarkEndOfLife(r *recipe.Recipe, day time.Time) (bool, error) {
 		}
 		updated = insertAfterKey(original, top, "release-date", "end-of-life: "+value)
 	}
-	if _, err := loadBytes(r.Path, r.Root, updated); err != nil {
-		return false, fmt.Errorf("the recipe marked end-of-life does not pass lint (not written): %w", err)
+	changes := []yamlfile.Change{{Path: []string{"end-of-life"}, Value: value}}
+	check := func(written []byte) error {
+		if err := yamlfile.Verify(r.Path, original, written, changes); err != nil {
+			return err
+		}
+		if _, err := loadBytes(r.Path, r.Root, written); err != nil {
+			return fmt.Errorf("the recipe marked end-of-life does not pass lint (not written): %w", err)
+		}
+		return nil
 	}
-	return true, writeInPlace(r.Path, updated)
+	if err := check(updated); err != nil {
+		return false, err
+	}
+	return true, yamlfile.Rewrite(r.Path, original, updated, check, 0)
 }

@@ -16,7 +16,6 @@ import (
 	"io"
 	"io/fs"
 	"net/http"
-	"os"
 	"time"
 
 	"github.com/updeb/updeb/internal/confined"
@@ -222,7 +221,7 @@ func detached(p *recipe.ResolvedSigstore, v Verifiers) (sigstore.Detached, error
 // readSmall reads at most maxSigstoreFile+1 bytes of a cached file: the
 // verifier refuses what is larger, naming the URL.
 func readSmall(path string) ([]byte, error) {
-	f, err := os.Open(path)
+	f, _, err := confined.OpenFile(path)
 	if err != nil {
 		return nil, err
 	}
@@ -247,12 +246,12 @@ func VerifySignature(dataPath, sigPath string, s *recipe.ResolvedSignature, now 
 	if err != nil {
 		return nil, err
 	}
-	data, err := os.Open(dataPath)
+	data, _, err := confined.OpenFile(dataPath)
 	if err != nil {
 		return nil, err
 	}
 	defer data.Close()
-	sig, err := os.Open(sigPath)
+	sig, _, err := confined.OpenFile(sigPath)
 	if err != nil {
 		return nil, err
 	}
@@ -265,7 +264,7 @@ func VerifySignature(dataPath, sigPath string, s *recipe.ResolvedSignature, now 
 // sides have must agree, and at least one must be shared. It returns what
 // verified the file, for provenance.
 func CrossCheck(pinned digest.Set, sumsPath string, pc *recipe.ResolvedChecksums, now time.Time) ([]string, error) {
-	raw, err := os.ReadFile(sumsPath)
+	raw, err := confined.ReadFile(sumsPath, maxChecksumFile)
 	if err != nil {
 		return nil, err
 	}
@@ -307,3 +306,7 @@ func CrossCheck(pinned digest.Set, sumsPath string, pc *recipe.ResolvedChecksums
 	}
 	return append(by, "checksum-file:"+pc.URL), nil
 }
+
+// maxChecksumFile bounds an upstream checksum file read whole (real ones
+// list a few hundred files in a few KiB; pkg/digest refuses more too).
+const maxChecksumFile = 4 << 20

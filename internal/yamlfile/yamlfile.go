@@ -15,6 +15,13 @@
 //     document and returns the JSON Schema of what it accepts: the schemas
 //     in docs/schemas are made that way, never written beside the loaders.
 //
+// Files updeb changes in place (a recipe by bump, a release set, a data
+// file) are changed one way: Splice puts new values into the old bytes, lines
+// counted as YAML counts them (LineStarts), and Rewrite replaces the file only
+// when the text, read back from disk, holds exactly the new values and is
+// otherwise the old file (Verify); else the file is untouched and the error
+// wraps ErrNotRewritten.
+//
 // yaml.v3 reports a syntax error only as text ("yaml: line N: message");
 // Document is the one place that reads that line number (see syntaxError).
 // Every other position comes from a node.

@@ -2,12 +2,12 @@ package provenance
 
 import (
 	"bytes"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
 
 	"github.com/updeb/updeb/pkg/dsse"
+	"github.com/updeb/updeb/pkg/strictjson"
 	"github.com/updeb/updeb/pkg/verify/openpgp"
 )
 
@@ -43,14 +43,12 @@ func FromEnvelope(e *dsse.Envelope) (*Statement, error) {
 	if e.PayloadType != PayloadType {
 		return nil, fmt.Errorf("%w: payload type %q, want %q", ErrRecord, e.PayloadType, PayloadType)
 	}
+	// One reading for every reader (strictjson): a key twice at any depth,
+	// keys that differ only in case, anything after the statement are
+	// refused; numbers come out of Marshal as they went in.
 	var st Statement
-	dec := json.NewDecoder(bytes.NewReader(e.Payload))
-	dec.UseNumber() // numbers come out of Marshal as they went in
-	if err := dec.Decode(&st); err != nil {
+	if err := strictjson.Unmarshal(e.Payload, &st); err != nil {
 		return nil, fmt.Errorf("%w: payload: %v", ErrRecord, err)
-	}
-	if dec.More() {
-		return nil, fmt.Errorf("%w: payload: data after the statement", ErrRecord)
 	}
 	switch {
 	case st.Type != StatementType:

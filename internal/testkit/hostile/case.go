@@ -43,6 +43,11 @@ type Setup struct {
 	Replace map[string]string `yaml:"replace"` // old -> new, each new repeated Times times
 	Times   int               `yaml:"times"`   // 0 means once
 	Remove  string            `yaml:"remove"`
+	// Git makes a git repository of this folder with the real git: every
+	// file under it committed (a fixed identity and date); Pack then packs
+	// its objects and refs (git repack -a -d, pack-refs, prune-packed).
+	Git  string `yaml:"git"`
+	Pack bool   `yaml:"pack"`
 }
 
 // Step is one command line and what it must do.
@@ -53,7 +58,8 @@ type Step struct {
 	Stderr    []string `yaml:"stderr"` // substrings that must all appear
 	Stdout    []string `yaml:"stdout"`
 	NotStderr []string `yaml:"not-stderr"` // substrings that must not appear
-	KillAfter Duration `yaml:"kill-after"` // SIGKILL after this long; the exit code is then not checked
+	KillAfter Duration `yaml:"kill-after"` // SIGKILL (or Signal) after this long; the exit code is then not checked, unless Signal is given
+	Signal    string   `yaml:"signal"`     // TERM or INT: sent at KillAfter instead of SIGKILL; Exit is then checked when given
 	Timeout   Duration `yaml:"timeout"`    // the command must end within it (default DefaultTimeout)
 }
 
@@ -98,6 +104,9 @@ func Parse(data []byte) (*Case, error) {
 		if s.Exit == nil && s.KillAfter == 0 {
 			errs = append(errs, fmt.Sprintf("run[%d]: exit is required (or kill-after)", i))
 		}
+		if s.Signal != "" && (s.KillAfter == 0 || (s.Signal != "TERM" && s.Signal != "INT")) {
+			errs = append(errs, fmt.Sprintf("run[%d]: signal is TERM or INT, with kill-after", i))
+		}
 		errs = append(errs, checkSetup(fmt.Sprintf("run[%d].setup", i), s.Setup)...)
 	}
 	errs = append(errs, checkSetup("setup", c.Setup)...)
@@ -114,16 +123,18 @@ func checkSetup(where string, ss []Setup) []string {
 	var errs []string
 	for i, s := range ss {
 		n := 0
-		for _, p := range []string{s.Symlink, s.FIFO, s.Mkdir, s.Write, s.Remove} {
+		for _, p := range []string{s.Symlink, s.FIFO, s.Mkdir, s.Write, s.Remove, s.Git} {
 			if p != "" {
 				n++
 			}
 		}
 		switch {
 		case n != 1:
-			errs = append(errs, fmt.Sprintf("%s[%d]: give exactly one of symlink, fifo, mkdir, write, remove", where, i))
+			errs = append(errs, fmt.Sprintf("%s[%d]: give exactly one of symlink, fifo, mkdir, write, remove, git", where, i))
 		case s.Symlink != "" && s.To == "":
 			errs = append(errs, fmt.Sprintf("%s[%d]: symlink needs to", where, i))
+		case s.Pack && s.Git == "":
+			errs = append(errs, fmt.Sprintf("%s[%d]: pack goes with git", where, i))
 		case s.Write != "" && s.From != "" && s.Content != "":
 			errs = append(errs, fmt.Sprintf("%s[%d]: write takes content or from, not both", where, i))
 		}

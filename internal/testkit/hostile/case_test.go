@@ -115,7 +115,7 @@ func run(t *testing.T, bin, root, classDir string, c *Case) {
 	for k, v := range c.Env {
 		env = append(env, k+"="+expand(v))
 	}
-	exec1 := func(args []string, timeout, killAfter time.Duration) (code int, stdout, stderr string) {
+	exec1 := func(args []string, timeout, killAfter time.Duration, sig os.Signal) (code int, stdout, stderr string) {
 		ctx, cancel := context.WithTimeout(context.Background(), timeout)
 		defer cancel()
 		var full []string
@@ -130,7 +130,7 @@ func run(t *testing.T, bin, root, classDir string, c *Case) {
 			t.Fatal(err)
 		}
 		if killAfter > 0 {
-			time.AfterFunc(killAfter, func() { cmd.Process.Kill() })
+			time.AfterFunc(killAfter, func() { cmd.Process.Signal(sig) })
 		}
 		err := cmd.Wait()
 		if ctx.Err() != nil {
@@ -146,7 +146,7 @@ func run(t *testing.T, bin, root, classDir string, c *Case) {
 		return code, o.String(), e.String()
 	}
 	for _, args := range c.Before {
-		if code, _, e := exec1(args, DefaultTimeout, 0); code != 0 {
+		if code, _, e := exec1(args, DefaultTimeout, 0, nil); code != 0 {
 			t.Fatalf("before: updeb %s: exit %d\n%s", strings.Join(args, " "), code, e)
 		}
 	}
@@ -160,9 +160,10 @@ func run(t *testing.T, bin, root, classDir string, c *Case) {
 		if s.Timeout > 0 {
 			timeout = time.Duration(s.Timeout)
 		}
-		code, stdout, stderr := exec1(s.Args, timeout, time.Duration(s.KillAfter))
+		sig := map[string]os.Signal{"": os.Kill, "TERM": syscall.SIGTERM, "INT": os.Interrupt}[s.Signal]
+		code, stdout, stderr := exec1(s.Args, timeout, time.Duration(s.KillAfter), sig)
 		what := fmt.Sprintf("run[%d] updeb %s (%s)", i, strings.Join(s.Args, " "), c.About)
-		if s.KillAfter == 0 && code != *s.Exit {
+		if (s.KillAfter == 0 || s.Signal != "") && s.Exit != nil && code != *s.Exit {
 			t.Errorf("%s: exit %d, want %d\nstdout:\n%s\nstderr:\n%s", what, code, *s.Exit, stdout, stderr)
 		}
 		for _, want := range s.Stderr {
@@ -231,6 +232,8 @@ func setup(t *testing.T, work string, ss []Setup, expand func(string) string) {
 			err = os.MkdirAll(filepath.Join(work, s.Mkdir), 0o755)
 		case s.Remove != "":
 			err = os.RemoveAll(filepath.Join(work, s.Remove))
+		case s.Git != "":
+			err = gitRepo(filepath.Join(work, s.Git), s.Pack)
 		case s.Write != "":
 			content := []byte(expand(s.Content))
 			if s.From != "" {
@@ -249,6 +252,25 @@ func setup(t *testing.T, work string, ss []Setup, expand func(string) string) {
 			t.Fatalf("setup %+v: %v", s, err)
 		}
 	}
+}
+
+// gitRepo makes dir a git repository holding every file under it, with the
+// real git (a fixed identity and date, no user or system config).
+func gitRepo(dir string, pack bool) error {
+	steps := [][]string{{"init", "-q", "-b", "main"}, {"add", "-A"}, {"commit", "-q", "-m", "fixture"}}
+	if pack {
+		steps = append(steps, []string{"repack", "-q", "-a", "-d"}, []string{"pack-refs", "--all"}, []string{"prune-packed"})
+	}
+	for _, args := range steps {
+		cmd := exec.Command("git", append([]string{"-C", dir}, args...)...)
+		cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "HOME=" + dir, "GIT_CONFIG_NOSYSTEM=1", "GIT_CONFIG_GLOBAL=/dev/null",
+			"GIT_AUTHOR_NAME=t", "GIT_AUTHOR_EMAIL=t@example.org", "GIT_COMMITTER_NAME=t", "GIT_COMMITTER_EMAIL=t@example.org",
+			"GIT_AUTHOR_DATE=2026-01-01T00:00:00Z", "GIT_COMMITTER_DATE=2026-01-01T00:00:00Z"}
+		if out, err := cmd.CombinedOutput(); err != nil {
+			return fmt.Errorf("git %s: %v\n%s", strings.Join(args, " "), err, out)
+		}
+	}
+	return nil
 }
 
 // copyTree copies src (a file or a folder, symlinks as symlinks) to dst.
