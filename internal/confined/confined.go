@@ -20,6 +20,7 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"syscall"
 )
@@ -60,7 +61,7 @@ func Open(dir string, names ...string) (*os.File, fs.FileInfo, error) {
 	refuse := func(format string, args ...any) error {
 		return fmt.Errorf("%s: %w: %s", display, ErrRefused, fmt.Sprintf(format, args...))
 	}
-	root, err := os.OpenRoot(dir)
+	root, err := OpenRoot(dir)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -85,6 +86,40 @@ func Open(dir string, names ...string) (*os.File, fs.FileInfo, error) {
 		return nil, nil, classify(err, refuse, last)
 	}
 	return regular(f, refuse)
+}
+
+// OpenRoot opens the folder dir (a path the caller trusts: symlinks in it
+// are followed) as an os.Root, without blocking. os.OpenRoot opens its
+// argument as a file first, without O_NONBLOCK or O_DIRECTORY, so a FIFO in
+// place of the folder (a "gitdir:" or "commondir" naming one, a mirror
+// folder replaced by one) would block that open(2) until a writer came,
+// deaf to signals. Here the folder is opened with O_DIRECTORY, which fails
+// at once on anything but a folder (an error wrapping ErrRefused naming
+// what it is), and the root is opened through that descriptor
+// (/proc/self/fd), so nothing swapped in between is opened.
+func OpenRoot(dir string) (*os.Root, error) {
+	var (
+		fd  int
+		err error = syscall.EINTR
+	)
+	for err == syscall.EINTR {
+		fd, err = syscall.Open(dir, syscall.O_RDONLY|syscall.O_DIRECTORY|syscall.O_NONBLOCK|syscall.O_NOCTTY|syscall.O_CLOEXEC, 0)
+	}
+	if err != nil {
+		if err == syscall.ENOTDIR {
+			if fi, serr := os.Stat(dir); serr == nil && !fi.IsDir() {
+				return nil, &refusal{msg: fmt.Sprintf("%s: %v: not a folder (%s)", dir, ErrRefused, Kind(fi.Mode()))}
+			}
+		}
+		return nil, &fs.PathError{Op: "open", Path: dir, Err: err}
+	}
+	defer syscall.Close(fd)
+	root, err := os.OpenRoot("/proc/self/fd/" + strconv.Itoa(fd))
+	if err != nil {
+		// no /proc: open the path itself (the folder was one a moment ago)
+		return os.OpenRoot(dir)
+	}
+	return root, nil
 }
 
 // openFlags open for reading without blocking on a FIFO (and without making
@@ -220,6 +255,8 @@ func Kind(m fs.FileMode) string {
 		return "a character device"
 	case m&fs.ModeDevice != 0:
 		return "a block device"
+	case m.IsRegular():
+		return "a regular file"
 	}
 	return m.Type().String()
 }

@@ -220,3 +220,59 @@ func TestOpenFile(t *testing.T) {
 		t.Errorf("OpenFile(missing): %v; want fs.ErrNotExist", err)
 	}
 }
+
+// TestOpenRoot: a folder opens as a root (through a symlink too); a FIFO,
+// a device or a file in its place is refused at once, naming what it is,
+// and the open never blocks (os.OpenRoot's blocks on a FIFO until a writer
+// comes).
+func TestOpenRoot(t *testing.T) {
+	dir := t.TempDir()
+	write(t, filepath.Join(dir, "folder", "f"), "x")
+	write(t, filepath.Join(dir, "file"), "x")
+	os.Symlink("folder", filepath.Join(dir, "link"))
+	if err := syscall.Mkfifo(filepath.Join(dir, "fifo"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	os.Symlink("fifo", filepath.Join(dir, "fifo-link"))
+	for _, ok := range []string{"folder", "link"} {
+		root, err := OpenRoot(filepath.Join(dir, ok))
+		if err != nil {
+			t.Fatalf("%s: %v", ok, err)
+		}
+		if _, err := root.Stat("f"); err != nil {
+			t.Errorf("%s: %v", ok, err)
+		}
+		root.Close()
+	}
+	for name, want := range map[string]string{
+		"fifo":      "not a folder (a FIFO)",
+		"fifo-link": "not a folder (a FIFO)",
+		"file":      "not a folder (a regular file)",
+		"/dev/null": "not a folder (a character device)",
+	} {
+		p := name
+		if !filepath.IsAbs(p) {
+			p = filepath.Join(dir, name)
+		}
+		done := make(chan error, 1)
+		go func() {
+			_, err := OpenRoot(p)
+			done <- err
+		}()
+		select {
+		case err := <-done:
+			if !errors.Is(err, ErrRefused) || !strings.Contains(err.Error(), want) {
+				t.Errorf("%s: %v, want a refusal saying %q", name, err, want)
+			}
+		case <-time.After(5 * time.Second):
+			t.Fatalf("%s: OpenRoot blocked", name)
+		}
+		// and every Open through it
+		if _, _, err := Open(p, "x"); !errors.Is(err, ErrRefused) {
+			t.Errorf("Open(%s, x): %v", name, err)
+		}
+	}
+	if _, err := OpenRoot(filepath.Join(dir, "none")); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("a missing folder: %v", err)
+	}
+}

@@ -211,6 +211,9 @@ func readGitFile(top string) (string, error) {
 
 func openAt(ctx context.Context, top, gitDir string) (*repo, error) {
 	r := &repo{ctx: ctx, top: top, gitDir: gitDir, common: gitDir, newHash: sha1.New, hexLen: 40, reading: map[string]bool{}}
+	if err := r.checkFolder("the git folder", gitDir); err != nil {
+		return nil, err
+	}
 	if c, err := firstLine(gitDir, "commondir"); err == nil {
 		if c == "" || strings.ContainsRune(c, 0) {
 			return nil, r.errorf(ErrCorrupt, "commondir names no folder")
@@ -219,6 +222,9 @@ func openAt(ctx context.Context, top, gitDir string) (*repo, error) {
 			c = filepath.Join(gitDir, c)
 		}
 		r.common = filepath.Clean(c)
+		if err := r.checkFolder("the folder commondir names", r.common); err != nil {
+			return nil, err
+		}
 	} else if !errors.Is(err, fs.ErrNotExist) {
 		return nil, r.fileError("commondir", err)
 	}
@@ -241,6 +247,17 @@ func openAt(ctx context.Context, top, gitDir string) (*repo, error) {
 		return nil, err
 	}
 	return r, nil
+}
+
+// checkFolder checks that dir, a folder the repository's files point at
+// ("gitdir:", "commondir", an alternate), is one: a FIFO or device there is
+// refused without blocking, and the error names the folder's role.
+func (r *repo) checkFolder(role, dir string) error {
+	root, err := confined.OpenRoot(dir)
+	if err != nil {
+		return r.fileError(role, err)
+	}
+	return root.Close()
 }
 
 // fileError describes an error reading the repository file name (its role,

@@ -420,6 +420,30 @@ func TestHostileFiles(t *testing.T) {
 		{"FIFO .git file of a worktree", loose, func(t *testing.T, dir string) {
 			syscall.Mkfifo(filepath.Join(dir, "recipes", ".git"), 0o644)
 		}},
+		// folders the repository's files point at, that are FIFOs: the
+		// folder's open must not block either (os.OpenRoot's would)
+		{"gitdir: naming a FIFO", loose, func(t *testing.T, dir string) {
+			fifo(".fifo")(t, dir)
+			write(t, filepath.Join(dir, "recipes", ".git"), "gitdir: "+filepath.Join(dir, ".fifo")+"\n")
+		}},
+		{"gitdir: naming a character device", loose, func(t *testing.T, dir string) {
+			write(t, filepath.Join(dir, "recipes", ".git"), "gitdir: /dev/null\n")
+		}},
+		{"commondir naming a FIFO", loose, func(t *testing.T, dir string) {
+			worktree("unused")(t, dir)
+			gd := filepath.Join(dir, ".git", "worktrees", "w")
+			fifo(".fifo")(t, dir)
+			write(t, filepath.Join(gd, "commondir"), "../../../.fifo\n")
+		}},
+		{"alternates naming a FIFO", loose, func(t *testing.T, dir string) {
+			fifo(".fifo")(t, dir)
+			write(t, filepath.Join(dir, ".git", "objects", "info", "alternates"), filepath.Join(dir, ".fifo")+"\n")
+		}},
+		{"objects folder a FIFO", loose, fifo(".git/objects")},
+		{"objects folder a symlink to a FIFO", loose, func(t *testing.T, dir string) {
+			fifo(".fifo")(t, dir)
+			link(".git/objects", filepath.Join(dir, ".fifo"))(t, dir)
+		}},
 		{"FIFO worktree HEAD", loose, worktree("HEAD")},
 		{"FIFO commondir", loose, worktree("commondir")},
 		{"folder HEAD", loose, func(t *testing.T, dir string) {

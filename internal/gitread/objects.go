@@ -38,6 +38,13 @@ func (r *repo) addStore(dir string, depth int) error {
 			return nil
 		}
 	}
+	role := "the objects folder"
+	if depth > 0 {
+		role = "an objects folder objects/info/alternates names"
+	}
+	if err := r.checkFolder(role, dir); err != nil {
+		return err
+	}
 	r.stores = append(r.stores, &store{dir: dir})
 	data, err := confined.ReadIn(dir, maxTextFile, "info/alternates")
 	if errors.Is(err, fs.ErrNotExist) {

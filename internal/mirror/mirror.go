@@ -91,7 +91,7 @@ func Export(ctx context.Context, jobs []source.Job, ro recipe.ResolveOptions, op
 	if err := os.MkdirAll(abs, 0o755); err != nil {
 		return nil, err
 	}
-	root, err := os.OpenRoot(abs)
+	root, err := confined.OpenRoot(abs)
 	if err != nil {
 		return nil, err
 	}
@@ -136,7 +136,7 @@ func Export(ctx context.Context, jobs []source.Job, ro recipe.ResolveOptions, op
 		m.Files = append(m.Files, e)
 	}
 	sort.Slice(m.Files, func(i, j int) bool { return m.Files[i].Path < m.Files[j].Path })
-	if err := writeManifest(root, m); err != nil {
+	if err := writeManifest(root, abs, m); err != nil {
 		return nil, err
 	}
 	sort.Slice(res.Files, func(i, j int) bool { return res.Files[i].Path < res.Files[j].Path })
@@ -529,7 +529,7 @@ func isHex(s string, n int) bool {
 	return true
 }
 
-func writeManifest(root *os.Root, m *Manifest) error {
+func writeManifest(root *os.Root, dir string, m *Manifest) error {
 	m.Schema = schema
 	if m.Files == nil {
 		m.Files = []Entry{}
@@ -538,7 +538,7 @@ func writeManifest(root *os.Root, m *Manifest) error {
 	if err != nil {
 		return err
 	}
-	return writeIn(root, root.Name(), ManifestName, func(w io.Writer) error {
+	return writeIn(root, dir, ManifestName, func(w io.Writer) error {
 		_, err := w.Write(append(data, '\n'))
 		return err
 	})

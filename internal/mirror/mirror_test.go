@@ -53,7 +53,7 @@ func TestVerifyStaysInside(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer root.Close()
-	if err := writeManifest(root, m); err != nil {
+	if err := writeManifest(root, dir, m); err != nil {
 		t.Fatal(err)
 	}
 	os.WriteFile(filepath.Join(dir, "h", "extra"), []byte("y"), 0o644)
