@@ -107,7 +107,7 @@ func OpenRoot(dir string) (*os.Root, error) {
 	}
 	if err != nil {
 		if err == syscall.ENOTDIR {
-			if fi, serr := os.Stat(dir); serr == nil && !fi.IsDir() {
+			if fi, serr := os.Stat(filepath.Clean(dir)); serr == nil && !fi.IsDir() {
 				return nil, &refusal{msg: fmt.Sprintf("%s: %v: not a folder (%s)", dir, ErrRefused, Kind(fi.Mode()))}
 			}
 		}
