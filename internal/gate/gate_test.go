@@ -11,6 +11,7 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+	"time"
 
 	"github.com/updeb/updeb/internal/fetch"
 	"github.com/updeb/updeb/internal/pipeline"
@@ -495,16 +496,44 @@ func TestDiffPrivileges(t *testing.T) {
 				`package hello [amd64]: /usr/bin/hello is 2755 root:shadow (special-bits: "reads shadow")`,
 				"package hello [amd64]: triggers: activate-noawait ldconfig, were none",
 			}},
+		{"fragment swapped for a FIFO after loading", fifoFragment(t, project(withFragment, "echo one\n")), []Kind{KindScriptFragment},
+			[]string{"package hello [amd64]: postinst fragment hello.postinst changed: diff it against the base revision"}},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			base := old
 			if tt.name == "new recipe" {
 				base = nil
 			}
-			kinds, lines := review(tt.head, base)
+			done := make(chan struct{})
+			var kinds []Kind
+			var lines []string
+			go func() {
+				defer close(done)
+				kinds, lines = review(tt.head, base)
+			}()
+			select {
+			case <-done:
+			case <-time.After(20 * time.Second):
+				t.Fatal("the review blocked reading a fragment")
+			}
 			if !slices.Equal(kinds, tt.kinds) || !slices.Equal(lines, tt.lines) {
 				t.Errorf("review %v:\n  %s\nwant %v:\n  %s", kinds, strings.Join(lines, "\n  "), tt.kinds, strings.Join(tt.lines, "\n  "))
 			}
 		})
 	}
+}
+
+// fifoFragment replaces r's postinst fragment by a FIFO (after r was
+// loaded, which refuses one), as a hostile change could between the load
+// and the gate's read.
+func fifoFragment(t *testing.T, r *recipe.Recipe) *recipe.Recipe {
+	t.Helper()
+	p := filepath.Join(r.FilesDir, "hello.postinst")
+	if err := os.Remove(p); err != nil {
+		t.Fatal(err)
+	}
+	if err := syscall.Mkfifo(p, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return r
 }

@@ -4,7 +4,6 @@ import (
 	"cmp"
 	"fmt"
 	"io/fs"
-	"os"
 	"slices"
 	"sort"
 	"strings"
@@ -36,7 +35,7 @@ func diffPrivileges(r, old *recipe.Recipe, po recipe.ResolveOptions, rv *reviews
 		if old != nil {
 			op, _ = resolveFor(old, a, po) // nil: the architecture is new
 		}
-		for _, f := range privilegeChanges(np, op) {
+		for _, f := range privilegeChanges(r, old, np, op) {
 			msg := fmt.Sprintf("package %s [ARCHS]: %s", f.pkg, f.msg)
 			key := string(f.it.Kind) + "\x00" + msg
 			if byKey[key] == nil {
@@ -120,8 +119,9 @@ func accessOf(p *recipe.ResolvedPackage) map[string]access {
 	return m
 }
 
-// privilegeChanges compares the packages of np with those of op (nil: none).
-func privilegeChanges(np, op *recipe.Resolved) []privilegeChange {
+// privilegeChanges compares the packages of np (resolved from r) with those
+// of op (nil: none; resolved from old).
+func privilegeChanges(r, old *recipe.Recipe, np, op *recipe.Resolved) []privilegeChange {
 	olds := map[string]*recipe.ResolvedPackage{}
 	if op != nil {
 		for i := range op.Packages {
@@ -149,7 +149,7 @@ func privilegeChanges(np, op *recipe.Resolved) []privilegeChange {
 		if o != nil {
 			oldFrag, oldTriggers = o.Fragments, o.Triggers
 		}
-		out = append(out, fragmentChanges(n.Name, n.Fragments, oldFrag)...)
+		out = append(out, fragmentChanges(n.Name, r, old, n.Fragments, oldFrag)...)
 		if !slices.Equal(n.Triggers, oldTriggers) {
 			added, removed := listDiff(oldTriggers, n.Triggers)
 			out = append(out, privilegeChange{n.Name, ReviewItem{Kind: KindTriggers, Subject: "triggers", Old: oldTriggers, New: n.Triggers, Added: added, Removed: removed},
@@ -159,10 +159,16 @@ func privilegeChanges(np, op *recipe.Resolved) []privilegeChange {
 	return out
 }
 
-// fragmentChanges compares maintainer-script fragments by content.
-func fragmentChanges(pkg string, nf, of []recipe.Fragment) []privilegeChange {
-	read := func(f recipe.Fragment) string {
-		b, err := os.ReadFile(f.LocalPath)
+// fragmentChanges compares maintainer-script fragments by content, each
+// read as a build reads it (Recipe.ReadFragment: inside the recipe's
+// folder, a regular file, bounded), so that a fragment planted as a FIFO or
+// a symlink out cannot stall or feed the gate.
+func fragmentChanges(pkg string, r, old *recipe.Recipe, nf, of []recipe.Fragment) []privilegeChange {
+	read := func(in *recipe.Recipe, f recipe.Fragment) string {
+		if in == nil {
+			return "unreadable"
+		}
+		b, err := in.ReadFragment(f)
 		if err != nil {
 			return "unreadable: " + err.Error()
 		}
@@ -180,7 +186,7 @@ func fragmentChanges(pkg string, nf, of []recipe.Fragment) []privilegeChange {
 		switch {
 		case !ok:
 			out = append(out, privilegeChange{pkg, it, fmt.Sprintf("%s fragment %s added (it runs as root at every installation)", f.Script, f.File)})
-		case read(f) != read(o):
+		case read(r, f) != read(old, o):
 			it.Old = []string{o.File}
 			out = append(out, privilegeChange{pkg, it, fmt.Sprintf("%s fragment %s changed: diff it against the base revision", f.Script, f.File)})
 		}
