@@ -11,6 +11,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/updeb/updeb/internal/compat"
+	"github.com/updeb/updeb/internal/confined"
 	"github.com/updeb/updeb/internal/repo"
 	"github.com/updeb/updeb/internal/report"
 	"github.com/updeb/updeb/internal/yamlfile"
@@ -27,6 +28,9 @@ type reportOptions struct {
 	metrics    string
 	runOK      bool
 }
+
+// maxMetrics bounds the metrics file report reads back (its own, a few KiB).
+const maxMetrics = 16 << 20
 
 func newReportCmd(g *globalOptions) *cobra.Command {
 	o := &reportOptions{}
@@ -111,15 +115,23 @@ func runReport(cmd *cobra.Command, g *globalOptions, o *reportOptions) error {
 			return err
 		}
 	}
+	// the metrics file is read back before anything is written, so that
+	// one refused writes nothing
+	var prev []byte
+	if o.metrics != "" {
+		prev, err = confined.ReadFile(o.metrics, maxMetrics)
+		if errors.Is(err, confined.ErrRefused) {
+			return invalidInput(err, "--metrics names the file of metrics report writes and reads back: a regular file (or none yet)")
+		}
+		if err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return err
+		}
+	}
 	rep := report.Build(in)
 	if err := report.Write(o.output, rep); err != nil {
 		return err
 	}
 	if o.metrics != "" {
-		prev, err := os.ReadFile(o.metrics)
-		if err != nil && !errors.Is(err, fs.ErrNotExist) {
-			return err
-		}
 		run := report.Run{OK: o.runOK && len(errs) == 0, LastSuccess: report.PreviousSuccess(prev)}
 		if err := atomicfile.WriteFile(o.metrics, report.Metrics(rep, run), 0o644); err != nil {
 			return err

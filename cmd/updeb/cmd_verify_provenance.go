@@ -1,11 +1,9 @@
 package main
 
 import (
-	"errors"
 	"fmt"
 	"io"
 	"maps"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -143,13 +141,20 @@ func trustedKeys(o *verifyProvenanceOptions) (*openpgp.Keyring, error) {
 	return nil, usageErrorf("the record is signed: give the key it must be signed by (--key FILE, such as the repository's archive-keyring.asc) or a --keyring")
 }
 
-// fileSHA256 hashes the package (a regular file).
+// fileSHA256 hashes the package, a regular file: what is checked is what
+// is opened (confined.OpenFile), so a FIFO swapped in after a check cannot
+// block the read.
 func fileSHA256(path string) (string, error) {
-	if fi, err := os.Stat(path); err != nil || !fi.Mode().IsRegular() {
-		return "", errors.Join(err, fmt.Errorf("%s is not a regular file", path))
+	f, _, err := confined.OpenFile(path)
+	if err != nil {
+		return "", err
 	}
-	d, err := digest.File(path, digest.SHA256)
-	return d[digest.SHA256], err
+	defer f.Close()
+	h := digest.NewHasher(digest.SHA256)
+	if _, err := io.Copy(h, f); err != nil {
+		return "", fmt.Errorf("%s: %w", path, err)
+	}
+	return h.Sum()[digest.SHA256], nil
 }
 
 // printVerifiedRecord says who signed the record, what it was built from,

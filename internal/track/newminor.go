@@ -142,7 +142,7 @@ func moveMinor(ctx context.Context, r *recipe.Recipe, minor string, o BumpOption
 	if r.Watch == nil {
 		return nil, fmt.Errorf("%s: %w", r.Name, ErrNoWatch)
 	}
-	original, err := os.ReadFile(r.Path)
+	original, err := yamlfile.ReadFile(r.Path, recipe.MaxSize)
 	if err != nil {
 		return nil, err
 	}
@@ -435,7 +435,7 @@ func Derive(r *recipe.Recipe, minor, version string) (*recipe.Recipe, error) {
 	if err != nil {
 		return nil, err
 	}
-	original, err := os.ReadFile(r.Path)
+	original, err := yamlfile.ReadFile(r.Path, recipe.MaxSize)
 	if err != nil {
 		return nil, err
 	}

@@ -2,7 +2,6 @@ package track
 
 import (
 	"fmt"
-	"os"
 	"time"
 
 	"github.com/updeb/updeb/internal/recipe"
@@ -15,7 +14,7 @@ import (
 // would, before yamlfile.Rewrite replaces the file, reading it back. It
 // reports whether the file changed (false: already marked that day).
 func MarkEndOfLife(r *recipe.Recipe, day time.Time) (bool, error) {
-	original, err := os.ReadFile(r.Path)
+	original, err := yamlfile.ReadFile(r.Path, recipe.MaxSize)
 	if err != nil {
 		return false, err
 	}
