@@ -19,6 +19,7 @@ import (
 	"github.com/updeb/updeb/internal/source"
 	"github.com/updeb/updeb/internal/supportdata"
 	"github.com/updeb/updeb/internal/trust"
+	"github.com/updeb/updeb/internal/yamlfile"
 	"github.com/updeb/updeb/pkg/verify/openpgp"
 )
 
@@ -352,5 +353,29 @@ func TestBumpYAMLLineBreaks(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestBumpSymlinkedRecipe: a recipe that is a symlink is not rewritten
+// (the rename would replace the link by a file and leave the recipe it
+// points to at the old version, reported as bumped): refused, both left
+// as they were.
+func TestBumpSymlinkedRecipe(t *testing.T) {
+	u, file := scenario(t)
+	real := filepath.Join(filepath.Dir(file), "hello-real.yml")
+	if err := os.Rename(file, real); err != nil {
+		t.Fatal(err)
+	}
+	os.Symlink("hello-real.yml", file)
+	before, _ := os.ReadFile(real)
+	res, err := Bump(context.Background(), load(t, file), BumpOptions{Options: testOptions(t, u, fetch.Options{})})
+	if !errors.Is(err, yamlfile.ErrNotRewritten) || !strings.Contains(err.Error(), "is a symlink") {
+		t.Fatalf("bump through a symlink: %+v, %v", res, err)
+	}
+	if fi, _ := os.Lstat(file); fi.Mode()&os.ModeSymlink == 0 {
+		t.Error("the link was replaced by a file")
+	}
+	if after, _ := os.ReadFile(real); string(after) != string(before) {
+		t.Error("the recipe changed")
 	}
 }

@@ -245,15 +245,22 @@ func (v *verifier) compare(a, b *yaml.Node, path []string) {
 // check is usually Verify(path, original, written, changes): the re-read text
 // holds exactly the new values and is otherwise the old file. perm 0 keeps
 // path's permission bits.
+//
+// A symlink at path is refused (ErrNotRewritten): the rename would replace
+// the link by a file and leave the file it points to as it was, a change
+// reported but not made where it counts.
 func Rewrite(path string, original, updated []byte, check func(written []byte) error, perm fs.FileMode) error {
+	fi, err := notLink(path)
+	if err != nil {
+		return err
+	}
 	if perm == 0 {
-		fi, err := os.Stat(path)
-		if err != nil {
-			return err
-		}
 		perm = fi.Mode().Perm()
 	}
 	return replace(path, updated, check, perm, func() error {
+		if _, err := notLink(path); err != nil {
+			return err
+		}
 		now, err := confined.ReadFile(path, int64(len(original)))
 		if err != nil && !errors.Is(err, confined.ErrRefused) {
 			return err
@@ -263,6 +270,19 @@ func Rewrite(path string, original, updated []byte, check func(written []byte) e
 		}
 		return nil
 	})
+}
+
+// notLink returns path's Lstat, refusing a symlink.
+func notLink(path string) (fs.FileInfo, error) {
+	fi, err := os.Lstat(path)
+	if err != nil {
+		return nil, err
+	}
+	if fi.Mode()&fs.ModeSymlink != 0 {
+		target, _ := os.Readlink(path)
+		return nil, fmt.Errorf("%s: %w: it is a symlink (to %s), and rewriting would replace the link, not the file it points to; run the command on that file, or replace the link by the file", path, ErrNotRewritten, Escape(target))
+	}
+	return fi, nil
 }
 
 // Create is Rewrite for a file that must not exist yet (bump --new-minor's

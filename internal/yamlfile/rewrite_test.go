@@ -2,6 +2,7 @@ package yamlfile
 
 import (
 	"errors"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -127,6 +128,46 @@ func TestRewrite(t *testing.T) {
 	}
 	if err := Create(p, updated, nil, 0o644); !errors.Is(err, ErrNotRewritten) {
 		t.Errorf("Create over an existing file: %v", err)
+	}
+	if left, _ := filepath.Glob(filepath.Join(dir, ".*")); len(left) != 0 {
+		t.Errorf("left behind: %v", left)
+	}
+}
+
+// TestRewriteSymlink: a file that is a symlink is refused, the link and the
+// file it points to left as they were (the rename would have replaced the
+// link by a file, leaving the file it points to unchanged), and so is a file
+// swapped for a symlink while it was being rewritten.
+func TestRewriteSymlink(t *testing.T) {
+	dir := t.TempDir()
+	real, link := filepath.Join(dir, "real.yaml"), filepath.Join(dir, "f.yaml")
+	orig, updated := []byte("version: 1.0\n"), []byte("version: 2.0\n")
+	os.WriteFile(real, orig, 0o644)
+	os.Symlink("real.yaml", link)
+	check := func(b []byte) error { return Verify(link, orig, b, []Change{{[]string{"version"}, "2.0"}}) }
+	err := Rewrite(link, orig, updated, check, 0)
+	if !errors.Is(err, ErrNotRewritten) || !strings.Contains(err.Error(), "is a symlink (to real.yaml)") {
+		t.Errorf("a symlink: %v", err)
+	}
+	if fi, _ := os.Lstat(link); fi.Mode()&fs.ModeSymlink == 0 {
+		t.Error("the link was replaced")
+	}
+	if b, _ := os.ReadFile(real); string(b) != string(orig) {
+		t.Errorf("the file it points to changed: %q", b)
+	}
+	// swapped while the text was checked
+	os.Remove(link)
+	os.WriteFile(link, orig, 0o644)
+	swap := func(b []byte) error {
+		os.Remove(link)
+		os.Symlink("real.yaml", link)
+		return check(b)
+	}
+	if err := Rewrite(link, orig, updated, swap, 0); !errors.Is(err, ErrNotRewritten) {
+		t.Errorf("swapped for a symlink: %v", err)
+	}
+	if fi, _ := os.Lstat(link); fi.Mode()&fs.ModeSymlink == 0 {
+		t.Error("the link swapped in was replaced")
 	}
 	if left, _ := filepath.Glob(filepath.Join(dir, ".*")); len(left) != 0 {
 		t.Errorf("left behind: %v", left)
