@@ -90,7 +90,7 @@ func ParseAPI(product, url string, body []byte, now time.Time) ([]Cycle, error) 
 		return nil, fail("%d release cycles, more than the %d updeb accepts", len(raw), MaxCycles)
 	}
 	out := make([]Cycle, 0, len(raw))
-	seen := map[string]string{} // MAJOR.MINOR as lookups compare it -> the name as given
+	seen := &cycleNames{}
 	for i, r := range raw {
 		obj, ok := r.(map[string]any)
 		if !ok {
@@ -109,16 +109,9 @@ func ParseAPI(product, url string, body []byte, now time.Time) ([]Cycle, error) 
 		if err != nil {
 			return nil, fail("cycle %d: %v", i+1, err)
 		}
-		// Lookups compare MAJOR.MINOR without leading zeros: 01.36 is 1.36.
-		major, minor, _ := majorMinor(c.Name)
-		key := major + "." + minor
-		if first, ok := seen[key]; ok {
-			if first == c.Name {
-				return nil, fail("cycle %q given twice", c.Name)
-			}
-			return nil, fail("cycles %q and %q are the same cycle %s given twice", first, c.Name, strings.TrimSuffix(key, "."))
+		if err := seen.add(c.Name); err != nil {
+			return nil, fail("%v", err)
 		}
-		seen[key] = c.Name
 		out = append(out, c)
 	}
 	return out, nil

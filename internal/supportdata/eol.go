@@ -119,21 +119,51 @@ func cycles(d *yamlfile.Decoder, product string, v *yaml.Node) []Cycle {
 		d.At(v, "product %q: expected a list of cycles", product)
 		return nil
 	}
-	seen := map[string]bool{}
+	seen := &cycleNames{}
 	out := make([]Cycle, 0, len(v.Content))
 	for _, n := range v.Content {
 		var c Cycle
 		if !d.Record(func(rd *yamlfile.Decoder) { c = parseCycle(rd, product, n) }) {
 			continue
 		}
-		if seen[c.Name] {
-			d.At(n, "%s: cycle %q listed twice", product, c.Name)
+		if err := seen.add(c.Name); err != nil {
+			d.At(n, "%s: %v", product, err)
 			continue
 		}
-		seen[c.Name] = true
 		out = append(out, c)
 	}
 	return out
+}
+
+// cycleNames holds a product's cycles as lookups (Data.Cycle) see them, in
+// the order given: MAJOR.MINOR without leading zeros, or MAJOR alone for a
+// cycle named by its major, which matches every version of that major.
+type cycleNames struct {
+	keys, names []string // "1.36" or "1." -> the name as given
+}
+
+// add adds a cycle, refusing one that a lookup could not tell from one
+// already there: the same cycle in any spelling ("1.36", "01.36", "1.036",
+// "1.36.0", "v1.36"), or a cycle of a major alone beside a cycle of that
+// major ("1" and "1.36": a version 1.36.x would match either, and the one
+// listed first would win).
+func (s *cycleNames) add(name string) error {
+	major, minor, _ := majorMinor(name)
+	key := major + "." + minor
+	for i, k := range s.keys {
+		other := s.names[i]
+		om, on, _ := strings.Cut(k, ".")
+		switch {
+		case k == key && other == name:
+			return fmt.Errorf("cycle %q given twice", name)
+		case k == key:
+			return fmt.Errorf("cycles %q and %q are the same cycle %s given twice", other, name, strings.TrimSuffix(key, "."))
+		case om == major && (on == "") != (minor == ""):
+			return fmt.Errorf("cycles %q and %q overlap: a version %s.%s.x would match either (a cycle named by its major alone covers all of it)", other, name, major, on+minor)
+		}
+	}
+	s.keys, s.names = append(s.keys, key), append(s.names, name)
+	return nil
 }
 
 // parseCycle decodes one cycle.

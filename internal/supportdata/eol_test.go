@@ -146,7 +146,15 @@ func TestParseErrors(t *testing.T) {
 		{"k:\n  - {releaseCycle: \"one\", releaseDate: 2020-01-01, eol: false, latest: \"1.2.3\"}\n",
 			`eol: invalid data: x.yaml:2:5: k: releaseCycle "one": expected MAJOR or MAJOR.MINOR`},
 		{"k:\n  - {releaseCycle: \"1.2\", releaseDate: 2020-01-01, eol: false, latest: \"1.2.3\"}\n  - {releaseCycle: \"1.2\", releaseDate: 2020-01-01, eol: false, latest: \"1.2.3\"}\n",
-			`eol: invalid data: x.yaml:3:5: k: cycle "1.2" listed twice`},
+			`eol: invalid data: x.yaml:3:5: k: cycle "1.2" given twice`},
+		// the same cycle as lookups see it, in another spelling, with another end of life
+		{"k:\n  - {releaseCycle: \"1.2\", releaseDate: 2020-01-01, eol: false, latest: \"1.2.3\"}\n  - {releaseCycle: \"01.2\", releaseDate: 2020-01-01, eol: true, latest: \"1.2.3\"}\n",
+			`eol: invalid data: x.yaml:3:5: k: cycles "1.2" and "01.2" are the same cycle 1.2 given twice`},
+		{"k:\n  - {releaseCycle: \"1.2\", releaseDate: 2020-01-01, eol: false, latest: \"1.2.3\"}\n  - {releaseCycle: \"1.2.0\", releaseDate: 2020-01-01, eol: true, latest: \"1.2.3\"}\n",
+			`eol: invalid data: x.yaml:3:5: k: cycles "1.2" and "1.2.0" are the same cycle 1.2 given twice`},
+		// a cycle of a major alone covers every minor of it: 1.2.x would match either
+		{"k:\n  - {releaseCycle: \"1\", releaseDate: 2020-01-01, eol: true, latest: \"1.9.0\"}\n  - {releaseCycle: \"1.2\", releaseDate: 2020-01-01, eol: false, latest: \"1.2.3\"}\n",
+			`eol: invalid data: x.yaml:3:5: k: cycles "1" and "1.2" overlap: a version 1.2.x would match either (a cycle named by its major alone covers all of it)`},
 		{"k:\n  - {releaseCycle: \"1.2\", releaseCycle: \"1.3\"}\n",
 			`eol: invalid data: x.yaml:2:27: k: field "releaseCycle" given twice`},
 		{"k: [\n", "eol: invalid data: x.yaml:1:1: did not find expected node content"},
