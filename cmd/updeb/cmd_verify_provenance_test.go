@@ -274,8 +274,8 @@ func TestVerifyProvenanceAmbiguous(t *testing.T) {
 		t.Fatalf("payload: %s", payload)
 	}
 	dir := t.TempDir()
-	signed := func(name, p string) string {
-		e, err := dsse.Sign(provenance.PayloadType, []byte(p), signer)
+	signedAs := func(payloadType, name, p string) string {
+		e, err := dsse.Sign(payloadType, []byte(p), signer)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -287,6 +287,7 @@ func TestVerifyProvenanceAmbiguous(t *testing.T) {
 		os.WriteFile(out, b, 0o644)
 		return out
 	}
+	signed := func(name, p string) string { return signedAs(provenance.PayloadType, name, p) }
 	// the signature itself is good: the unchanged payload, re-signed, verifies
 	if code, _, stderr := runCLI(t, "verify-provenance", "--key", key+".asc", "--provenance", signed("same", payload), deb); code != 0 {
 		t.Fatalf("re-signed record: exit %d %s", code, stderr)
@@ -298,6 +299,9 @@ func TestVerifyProvenanceAmbiguous(t *testing.T) {
 		"a stray ] after the statement":        {payload + "]", "data after the JSON value"},
 		"a stray } after the statement":        {payload + "}", "data after the JSON value"},
 		"a key twice deep inside":              {strings.Replace(payload, `"sha256":`, `"sha256":"00","sha256":`, 1), `key "sha256" given twice`},
+		// the package named twice among the subjects, another digest second:
+		// a reader taking the last (or every) entry of that name reads another
+		"the package twice in subject": {twinSubject(t, payload), `subject "` + filepath.Base(deb) + `" given twice`},
 	} {
 		t.Run(name, func(t *testing.T) {
 			code, out, stderr := runCLI(t, "verify-provenance", "--key", key+".asc", "--provenance", signed(strings.ReplaceAll(name, " ", "-"), tc.payload), deb)
@@ -305,6 +309,11 @@ func TestVerifyProvenanceAmbiguous(t *testing.T) {
 				t.Errorf("exit %d, stderr:\n%s\nstdout:\n%s\nwant exit 2 naming %q", code, stderr, out, tc.want)
 			}
 		})
+	}
+	// the payload type in another case: not an in-toto statement's
+	code, out, stderr := runCLI(t, "verify-provenance", "--key", key+".asc", "--provenance", signedAs(strings.ToUpper(provenance.PayloadType), "type-case", payload), deb)
+	if code != 2 || !strings.Contains(stderr, "payload type") || strings.Contains(out, "good provenance") {
+		t.Errorf("payload type in upper case: exit %d, stderr:\n%s", code, stderr)
 	}
 	// base64 with line breaks, and a stray bracket after the envelope
 	b64 := base64.StdEncoding.EncodeToString(env.Payload)
@@ -319,4 +328,27 @@ func TestVerifyProvenanceAmbiguous(t *testing.T) {
 			t.Errorf("%s: exit %d, stderr:\n%s", name, code, stderr)
 		}
 	}
+}
+
+// twinSubject returns the statement payload with its first subject given
+// again after it, with another digest.
+func twinSubject(t *testing.T, payload string) string {
+	t.Helper()
+	dec := json.NewDecoder(strings.NewReader(payload))
+	dec.UseNumber()
+	var st map[string]any
+	if err := dec.Decode(&st); err != nil {
+		t.Fatal(err)
+	}
+	subs, _ := st["subject"].([]any)
+	if len(subs) == 0 {
+		t.Fatalf("no subject in %s", payload)
+	}
+	first := subs[0].(map[string]any)
+	st["subject"] = append(subs, map[string]any{"name": first["name"], "digest": map[string]any{"sha256": strings.Repeat("0", 64)}})
+	b, err := json.Marshal(st)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
 }

@@ -58,6 +58,15 @@ func FromEnvelope(e *dsse.Envelope) (*Statement, error) {
 	case len(st.Subject) == 0:
 		return nil, fmt.Errorf("%w: no subject", ErrRecord)
 	}
+	// One subject per name: with a name twice, readers that take the first,
+	// the last or every entry of that name read different digests.
+	names := map[string]bool{}
+	for _, sub := range st.Subject {
+		if names[sub.Name] {
+			return nil, fmt.Errorf("%w: subject %q given twice", ErrRecord, sub.Name)
+		}
+		names[sub.Name] = true
+	}
 	return &st, nil
 }
 
