@@ -130,8 +130,10 @@ func (k *Key) DSSE(t, now time.Time) (*DSSESigner, error) {
 }
 
 // CannotSign says why e has no key that can sign at t, for a message: "was
-// revoked on DATE", "expired on DATE" (the primary key, or the last of its
-// signing subkeys), or "has no signing key"; "" when it can sign.
+// revoked on DATE", "expired on DATE" (the primary key), "expired on DATE
+// (its signing subkeys)" or "was revoked on DATE (its signing subkeys)"
+// (the one that lasted longest), "is valid only from DATE" (a key made
+// after t: a clock behind?), or "has no signing key"; "" when it can sign.
 func CannotSign(e *openpgp.Entity, t time.Time) string {
 	if _, ok := e.SigningKey(t); ok {
 		return ""
@@ -146,27 +148,51 @@ func CannotSign(e *openpgp.Entity, t time.Time) string {
 		}
 		return created.Add(time.Duration(*sig.KeyLifetimeSecs) * time.Second), true
 	}
+	if e.PrimaryKey.CreationTime.After(t) {
+		return "is valid only from " + day(e.PrimaryKey.CreationTime) + " (is the clock right?)"
+	}
 	if self, _ := e.PrimarySelfSignature(); self != nil {
 		if exp, ok := expiry(e.PrimaryKey.CreationTime, self); ok && !t.Before(exp) {
 			return "expired on " + day(exp)
 		}
 	}
-	var last time.Time
+	// Every signing subkey ended (expired or revoked) or starts later: name
+	// the one that lasted longest.
+	var (
+		last  time.Time
+		why   string
+		later time.Time
+	)
 	for _, sk := range e.Subkeys {
 		if sk.Sig == nil || !sk.Sig.FlagSign {
 			continue
 		}
-		exp, ok := expiry(sk.PublicKey.CreationTime, sk.Sig)
+		if sk.PublicKey.CreationTime.After(t) {
+			if later.IsZero() || sk.PublicKey.CreationTime.Before(later) {
+				later = sk.PublicKey.CreationTime
+			}
+			continue
+		}
+		end, ok := expiry(sk.PublicKey.CreationTime, sk.Sig)
+		what := "expired on "
+		for _, r := range sk.Revocations {
+			if !ok || r.CreationTime.Before(end) {
+				end, ok, what = r.CreationTime, true, "was revoked on "
+			}
+		}
 		if !ok {
-			last = time.Time{}
+			last, why = time.Time{}, "" // one that never ends: something else is wrong with it
 			break
 		}
-		if exp.After(last) {
-			last = exp
+		if !t.Before(end) && end.After(last) {
+			last, why = end, what+day(end)+" (its signing subkeys)"
 		}
 	}
-	if !last.IsZero() && !t.Before(last) {
-		return "expired on " + day(last) + " (its signing subkeys)"
+	switch {
+	case why != "":
+		return why
+	case !later.IsZero():
+		return "has a signing subkey valid only from " + day(later) + " (is the clock right?)"
 	}
 	return "has no key that can sign then (expired, revoked or without a signing key)"
 }

@@ -175,3 +175,52 @@ func TestDSSERefusesAKeyThatCannotSign(t *testing.T) {
 		t.Fatalf("a build after the key's expiry: %v", err)
 	}
 }
+
+// TestCannotSignSaysWhy: a key whose signing subkey expired or was revoked
+// (its primary certifying only, as gpg makes them) is named with the date,
+// and so is a key made after the time it is to sign at.
+func TestCannotSignSaysWhy(t *testing.T) {
+	c := time.Date(2025, 1, 2, 3, 4, 5, 0, time.UTC)
+	at := func(t time.Time) *packet.Config {
+		return &packet.Config{Algorithm: packet.PubKeyAlgoEdDSA, Time: func() time.Time { return t }}
+	}
+	certifyOnly := func() *openpgp.Entity {
+		e, err := openpgp.NewEntity("k", "", "k@example.org", at(c))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, id := range e.Identities {
+			id.SelfSignature.FlagSign = false
+			if err := id.SelfSignature.SignUserId(id.UserId.Id, e.PrimaryKey, e.PrivateKey, at(c)); err != nil {
+				t.Fatal(err)
+			}
+		}
+		e.Subkeys = nil
+		sub := at(c)
+		sub.KeyLifetimeSecs = 30 * 24 * 3600
+		if err := e.AddSigningSubkey(sub); err != nil {
+			t.Fatal(err)
+		}
+		return e
+	}
+	expired := certifyOnly()
+	revoked := certifyOnly()
+	if err := revoked.RevokeSubkey(&revoked.Subkeys[0], packet.KeyCompromised, "lost", at(c.Add(24*time.Hour))); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name string
+		e    *openpgp.Entity
+		t    time.Time
+		want string
+	}{
+		{"valid", expired, c.Add(time.Hour), ""},
+		{"signing subkey expired, primary valid", expired, c.Add(60 * 24 * time.Hour), "expired on 2025-02-01 (its signing subkeys)"},
+		{"signing subkey revoked, primary valid", revoked, c.Add(2 * 24 * time.Hour), "was revoked on 2025-01-03 (its signing subkeys)"},
+		{"made after the signing time", expired, c.Add(-time.Hour), "is valid only from 2025-01-02 (is the clock right?)"},
+	} {
+		if got := signkey.CannotSign(tc.e, tc.t); got != tc.want {
+			t.Errorf("%s: %q, want %q", tc.name, got, tc.want)
+		}
+	}
+}
