@@ -170,6 +170,19 @@ func TestRepoOperatorsBadDay(t *testing.T) {
 	if !strings.Contains(stderr, "nosuch is not published in any component of suite stable") {
 		t.Errorf("remove of a package nowhere: %s", stderr)
 	}
+	// the wrong component named: where the package is, nothing changed
+	before = release()
+	_, stderr = cli(exitUsage, append([]string{"--config", "/dev/null", "repo", "remove", "--component", "extra", "kubectl"}, flags...)...)
+	if !strings.Contains(stderr, "kubectl is not published in suite stable component extra") {
+		t.Errorf("remove in the wrong component: %s", stderr)
+	}
+	_, stderr = cli(exitUsage, append([]string{"--config", "/dev/null", "repo", "remove", "--component", "component/k8s131", "helm=3.15.3-1"}, flags...)...)
+	if !strings.Contains(stderr, "helm=3.15.3-1 is not published in suite stable component component/k8s131 (it is in component extra: give --component extra, or leave --component out)") {
+		t.Errorf("remove in the wrong component: %s", stderr)
+	}
+	if release() != before {
+		t.Error("a refused remove changed the suite")
+	}
 	out, _ = cli(0, append([]string{"--config", "/dev/null", "repo", "remove", "--component", "extra", "helm"}, flags...)...)
 	if !strings.Contains(out, "removed helm 3.15.3-1 amd64 from stable/extra") {
 		t.Errorf("remove with --component: %s", out)

@@ -2,6 +2,7 @@ package repo
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"maps"
 	"slices"
@@ -180,7 +181,8 @@ func (r *Repo) stagePackages(ctx context.Context, suite, comp string, c componen
 // come back with other bytes.
 func (r *Repo) Remove(ctx context.Context, suite, comp, name, version, arch string) ([]Entry, error) {
 	comps := []string{comp}
-	if comp == "" {
+	named := comp != ""
+	if !named {
 		comps = nil
 	}
 	unlock, st, err := r.begin(ctx, suite, comps...)
@@ -188,7 +190,7 @@ func (r *Repo) Remove(ctx context.Context, suite, comp, name, version, arch stri
 		return nil, err
 	}
 	defer unlock()
-	if comp == "" {
+	if !named {
 		if comp, err = st.holding(name, version, arch); err != nil {
 			return nil, err
 		}
@@ -205,14 +207,14 @@ func (r *Repo) Remove(ctx context.Context, suite, comp, name, version, arch stri
 		}
 	}
 	if len(removed) == 0 {
-		what := name
-		if version != "" {
-			what += "=" + version
+		// say where it is, when another component holds it
+		where := ""
+		if held, err := st.holding(name, version, arch); err == nil {
+			where = fmt.Sprintf(" (it is in component %s: give --component %s, or leave --component out)", held, held)
+		} else if errors.Is(err, ErrInvalid) {
+			where = " (" + strings.TrimPrefix(err.Error(), ErrInvalid.Error()+": ") + ")"
 		}
-		if arch != "" {
-			what += " (" + arch + ")"
-		}
-		return nil, fmt.Errorf("%w: %s is not published in suite %s component %s", ErrNotFound, what, suite, comp)
+		return nil, fmt.Errorf("%w: %s is not published in suite %s component %s%s", ErrNotFound, packageWhat(name, version, arch), suite, comp, where)
 	}
 	sort.Slice(removed, func(i, j int) bool { return removed[i].key().String() < removed[j].key().String() })
 	if _, err := r.writeGeneration(ctx, st, Record{Operation: "remove", Removed: removed}); err != nil {
@@ -221,11 +223,8 @@ func (r *Repo) Remove(ctx context.Context, suite, comp, name, version, arch stri
 	return removed, nil
 }
 
-// holding returns the one component of the suite's live generation that
-// holds name (at version and arch, when given): what remove works on when
-// no component is named. None is ErrNotFound; several are ErrInvalid,
-// listing them.
-func (st *suiteState) holding(name, version, arch string) (string, error) {
+// packageWhat names a package for messages: NAME[=VERSION][ (ARCH)].
+func packageWhat(name, version, arch string) string {
 	what := name
 	if version != "" {
 		what += "=" + version
@@ -233,6 +232,15 @@ func (st *suiteState) holding(name, version, arch string) (string, error) {
 	if arch != "" {
 		what += " (" + arch + ")"
 	}
+	return what
+}
+
+// holding returns the one component of the suite's live generation that
+// holds name (at version and arch, when given): what remove works on when
+// no component is named. None is ErrNotFound; several are ErrInvalid,
+// listing them.
+func (st *suiteState) holding(name, version, arch string) (string, error) {
+	what := packageWhat(name, version, arch)
 	if st.live == nil {
 		return "", fmt.Errorf("%w: suite %s has no packages", ErrNotFound, st.suite)
 	}
