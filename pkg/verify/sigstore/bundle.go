@@ -5,10 +5,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 
 	"github.com/sigstore/sigstore-go/pkg/bundle"
 
 	"github.com/updeb/updeb/pkg/digest"
+	"github.com/updeb/updeb/pkg/strictjson"
 )
 
 // maxBundleSize caps a bundle: real ones are under 100 KB, SLSA provenance
@@ -65,6 +67,15 @@ func parseBundle(b []byte) (*bundle.Bundle, *Refusal) {
 			return nil, &Refusal{Reason: ReasonUnsupported, Detail: fmt.Sprintf("not a bundle version this package verifies (v0.1 to v0.3): %v", err)}
 		}
 		return nil, &Refusal{Reason: ReasonMalformed, Detail: fmt.Sprintf("not a valid Sigstore bundle: %v", err)}
+	}
+	// The in-toto statement a DSSE bundle signs is read by sigstore-go with
+	// encoding/json (the last of a key given twice wins, keys match in any
+	// case) where other readers read it otherwise: one reading only
+	// (strictjson), before anything else is believed of it.
+	if env := bd.GetDsseEnvelope(); env != nil && strings.EqualFold(env.GetPayloadType(), bundle.IntotoMediaType) {
+		if err := strictjson.Check(env.GetPayload()); err != nil {
+			return nil, &Refusal{Reason: ReasonMalformed, Detail: fmt.Sprintf("the in-toto statement the bundle signs is not one reading of JSON: %v", err)}
+		}
 	}
 	return &bd, nil
 }

@@ -266,3 +266,40 @@ func TestVerifyBundleOtherName(t *testing.T) {
 	_, err := newVerifier(t, goodRoot(t), Options{}).VerifyBundle(ctx(t), c.policy(), c.digests(), b, c.file)
 	refusedWith(t, err, ReasonBadLogEntry, "does not list")
 }
+
+// TestBundleStatementOneReading: the in-toto statement a DSSE bundle signs
+// is refused, as malformed and before any signature is checked, when JSON
+// readers could read it differently (sigstore-go reads it with
+// encoding/json: the last of a key given twice wins, keys match in any
+// case): a subject given twice, "subject" beside "Subject", data after it.
+func TestBundleStatementOneReading(t *testing.T) {
+	data := readTestdata(t, "dsse.sigstore.json")
+	var b map[string]any
+	if err := json.Unmarshal(data, &b); err != nil {
+		t.Fatal(err)
+	}
+	env := b["dsseEnvelope"].(map[string]any)
+	payload, err := base64.StdEncoding.DecodeString(env["payload"].(string))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, r := parseBundle(data); r != nil {
+		t.Fatalf("the bundle as it is: %v", r)
+	}
+	other := `[{"name": "evil.tgz", "digest": {"sha512": "` + strings.Repeat("0", 128) + `"}}]`
+	for name, tc := range map[string]struct{ payload, want string }{
+		"subject twice":        {strings.Replace(string(payload), `"subject":`, `"subject": `+other+`, "subject":`, 1), `key "subject" given twice`},
+		"subject and Subject":  {strings.Replace(string(payload), `"subject":`, `"Subject": `+other+`, "subject":`, 1), `differ only in case`},
+		"data after statement": {string(payload) + "]", "data after the JSON value"},
+	} {
+		env["payload"] = base64.StdEncoding.EncodeToString([]byte(tc.payload))
+		changed, err := json.Marshal(b)
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, r := parseBundle(changed)
+		if r == nil || r.Reason != ReasonMalformed || !strings.Contains(r.Detail, tc.want) {
+			t.Errorf("%s: %v, want a malformed bundle saying %q", name, r, tc.want)
+		}
+	}
+}
