@@ -26,6 +26,7 @@ import (
 	"github.com/updeb/updeb/internal/fetch"
 	"github.com/updeb/updeb/internal/recipe"
 	"github.com/updeb/updeb/internal/source"
+	"github.com/updeb/updeb/pkg/atomicfile"
 	"github.com/updeb/updeb/pkg/digest"
 	"github.com/updeb/updeb/pkg/strictjson"
 )
@@ -250,7 +251,7 @@ func writeIn(root *os.Root, dir, rel string, fill func(io.Writer) error) error {
 		err error
 	)
 	for i := 0; ; i++ {
-		tmp = path.Join(parent, fmt.Sprintf(".%s.tmp-%d-%d", path.Base(rel), os.Getpid(), i))
+		tmp = path.Join(parent, fmt.Sprintf("%s%d-%d", atomicfile.TempPrefix(path.Base(rel)), os.Getpid(), i))
 		f, err = root.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
 		if !errors.Is(err, fs.ErrExist) || i > 100 {
 			break

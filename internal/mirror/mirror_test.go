@@ -155,3 +155,21 @@ func TestWriteInStaysInside(t *testing.T) {
 		t.Errorf("left behind: %v", left)
 	}
 }
+
+// TestWriteInLongName: a file whose name is near the file system's limit
+// (255 bytes) is exported: the temporary name beside it is cut.
+func TestWriteInLongName(t *testing.T) {
+	dir := t.TempDir()
+	root, err := os.OpenRoot(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer root.Close()
+	rel := "h/" + strings.Repeat("a", 255)
+	if err := writeIn(root, dir, rel, func(w io.Writer) error { _, err := w.Write([]byte("x")); return err }); err != nil {
+		t.Fatal(err)
+	}
+	if b, _ := os.ReadFile(filepath.Join(dir, rel)); string(b) != "x" {
+		t.Errorf("read %q", b)
+	}
+}

@@ -14,6 +14,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"unicode/utf8"
 )
 
 // File is a pending write to Path. Write to it, then Commit; Abort (safe to
@@ -28,7 +29,7 @@ type File struct {
 // exactly, whatever the umask).
 func Create(path string, perm os.FileMode) (*File, error) {
 	dir := filepath.Dir(path)
-	f, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp-*")
+	f, err := os.CreateTemp(dir, TempPrefix(filepath.Base(path))+"*")
 	if err != nil {
 		return nil, err
 	}
@@ -38,6 +39,22 @@ func Create(path string, perm os.FileMode) (*File, error) {
 		return nil, err
 	}
 	return &File{File: f, path: path}, nil
+}
+
+// TempPrefix is the start of the name of a temporary file that will be
+// renamed to name: ".NAME.tmp-", NAME cut to its first 128 bytes (on a
+// character boundary) so that the temporary name of a file whose name is
+// near the file system's limit (255 bytes) stays under it.
+func TempPrefix(name string) string {
+	const keep = 128
+	if len(name) > keep {
+		cut := keep
+		for cut > 0 && !utf8.RuneStart(name[cut]) {
+			cut--
+		}
+		name = name[:cut]
+	}
+	return "." + name + ".tmp-"
 }
 
 // Commit flushes the data to disk and renames the file into place.

@@ -5,8 +5,10 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strings"
 	"syscall"
 	"testing"
+	"unicode/utf8"
 )
 
 func TestWriteReplacesAndLeavesNoTemp(t *testing.T) {
@@ -47,5 +49,23 @@ func TestFailedFillKeepsOldContent(t *testing.T) {
 	entries, _ := os.ReadDir(dir)
 	if string(b) != "old" || len(entries) != 1 {
 		t.Fatalf("content %q, entries %v", b, entries)
+	}
+}
+
+// TestLongName: a file whose name is near the file system's limit (255
+// bytes) is written: the temporary name beside it is cut, not the target's.
+func TestLongName(t *testing.T) {
+	dir := t.TempDir()
+	for _, name := range []string{strings.Repeat("a", 255), strings.Repeat("é", 127)} {
+		p := filepath.Join(dir, name)
+		if err := WriteFile(p, []byte("x"), 0o644); err != nil {
+			t.Fatalf("%d bytes: %v", len(name), err)
+		}
+		if b, _ := os.ReadFile(p); string(b) != "x" {
+			t.Errorf("%d bytes: read %q", len(name), b)
+		}
+	}
+	if !utf8.ValidString(TempPrefix(strings.Repeat("é", 127))) {
+		t.Error("the cut name is not valid UTF-8")
 	}
 }
