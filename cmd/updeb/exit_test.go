@@ -8,6 +8,7 @@ import (
 	"io/fs"
 	"net"
 	"os"
+	"path/filepath"
 	"strings"
 	"syscall"
 	"testing"
@@ -254,5 +255,36 @@ func TestSigstoreRefusalHints(t *testing.T) {
 func TestMirrorMissingHeaderAgrees(t *testing.T) {
 	if fetch.MirrorMissingHeader != sigstore.MirrorMissingHeader {
 		t.Fatalf("fetch sets %q, sigstore reads %q", fetch.MirrorMissingHeader, sigstore.MirrorMissingHeader)
+	}
+}
+
+// TestEmptyFallbackFlags: a flag whose value otherwise comes from the
+// config (or the environment, or a default), given empty (an unset shell
+// variable), is refused (exit 2) rather than silently giving way to the
+// config.
+func TestEmptyFallbackFlags(t *testing.T) {
+	cfg := filepath.Join(t.TempDir(), "updeb.yaml")
+	os.WriteFile(cfg, []byte("out: elsewhere\nrepo: {dir: elsewhere}\n"), 0o644)
+	for _, args := range [][]string{
+		{"--out", "", "build"},
+		{"build", "--out="},
+		{"--cache", "", "fetch", "hello"},
+		{"--proxy", "", "fetch", "hello"},
+		{"publish", "--repo", "", "x.deb"},
+		{"publish", "--suite", "", "x.deb"},
+		{"repo", "remove", "--component", "", "helm"},
+		{"build", "--compression", ""},
+		{"trust", "refresh", "--tuf-url", ""},
+	} {
+		code, _, stderr := runCLI(t, append([]string{"--config", cfg}, args...)...)
+		name := ""
+		for _, a := range args {
+			if strings.HasPrefix(a, "--") {
+				name = strings.TrimSuffix(a, "=")
+			}
+		}
+		if code != exitUsage || !strings.Contains(stderr, name+" is empty") {
+			t.Errorf("%v: exit %d\n%s", args, code, stderr)
+		}
 	}
 }

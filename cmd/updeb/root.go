@@ -78,6 +78,9 @@ behind).`,
 		if !slices.Contains(logFormats, g.logFormat) {
 			return usageErrorf("--log-format %q: want %s", g.logFormat, strings.Join(logFormats, " or "))
 		}
+		if err := checkEmptyFlags(c); err != nil {
+			return err
+		}
 		return checkJSONFlag(c, g.json)
 	}
 
@@ -118,6 +121,24 @@ behind).`,
 	wrapArgs(root)
 	addCompletions(g, root)
 	return root
+}
+
+// fallbackFlags are the flags whose value, when not given, comes from the
+// config (or the environment, or a default): given empty, they would give
+// way to it silently, so an empty one is refused.
+var fallbackFlags = []string{"config", "recipes", "proxy", "cache", "state", "out", "repo", "suite", "component",
+	"compression", "provenance-key", "tuf-url", "tuf-root", "trusted-root"}
+
+// checkEmptyFlags refuses a fallback flag given an empty value (--out "",
+// an unset shell variable): the config's value would be used in its place
+// without a word.
+func checkEmptyFlags(c *cobra.Command) error {
+	for _, name := range fallbackFlags {
+		if f := c.Flags().Lookup(name); f != nil && f.Changed && f.Value.String() == "" {
+			return invalidInput(fmt.Errorf("--%s is empty", name), fmt.Sprintf("give --%s a value, or leave it out to use the config's (or the default): an empty --%s would give way to it without a word", name, name))
+		}
+	}
+	return nil
 }
 
 // unknownCommand refuses arguments to a group of commands: the first is an
