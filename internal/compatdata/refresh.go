@@ -159,7 +159,7 @@ func Refresh(ctx context.Context, o RefreshOptions) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	cur, err := currentCopies(o)
+	cur, original, err := currentCopies(o)
 	if err != nil {
 		return nil, err
 	}
@@ -213,7 +213,7 @@ func Refresh(ctx context.Context, o RefreshOptions) (*Result, error) {
 	if len(dropped) > 0 && !o.AllowDropped {
 		return nil, &DroppedError{Dropped: dropped}
 	}
-	if err := write(o, cur, next, eol, res, dropped); err != nil {
+	if err := write(o, cur, original, next, eol, res, dropped); err != nil {
 		return nil, err
 	}
 	return res, nil
@@ -246,24 +246,24 @@ func selectTables(names []string) (map[string]bool, error) {
 
 // currentCopies are the copies a refresh replaces: the repository's data
 // file being written when it exists, else the copies in use.
-func currentCopies(o RefreshOptions) (*Set, error) {
+func currentCopies(o RefreshOptions) (*Set, []byte, error) {
 	if o.Write != "" {
 		b, err := yamlfile.ReadFile(o.Write, 0)
 		switch {
 		case errors.Is(err, fs.ErrNotExist):
 		case err != nil:
-			return nil, err
+			return nil, nil, err
 		default:
 			bundled, err := Bundled()
 			if err != nil {
-				return nil, err
+				return nil, nil, err
 			}
 			set, _, err := loadRepository(o.Write, b, bundled, o.StateDir)
-			return set, err
+			return set, b, err
 		}
 	}
 	set, _, err := Load(o.StateDir, "")
-	return set, err
+	return set, nil, err
 }
 
 // refresher fetches and checks the tables of one refresh.
@@ -537,8 +537,12 @@ func (f *refresher) oldestKubernetes() (minor, bool) {
 }
 
 // write encodes the new copies, checks they read back as made, and replaces
-// the files atomically.
-func write(o RefreshOptions, cur *Set, next *Tables, eol *supportdata.Data, res *Result, dropped map[string][]string) error {
+// the files atomically. The repository's data file (o.Write), which the
+// refresh read as original (nil: none yet), is replaced as every file of
+// the recipes repository is (yamlfile.Rewrite): read back from disk, and only
+// while it still holds original, so that an edit made while the refresh ran
+// (an override added) is never lost, and never through a symlink.
+func write(o RefreshOptions, cur *Set, original []byte, next *Tables, eol *supportdata.Data, res *Result, dropped map[string][]string) error {
 	var notes []string
 	for _, t := range slices.Sorted(maps.Keys(dropped)) {
 		notes = append(notes, fmt.Sprintf("Dropped (accepted with --allow-dropped): %s %s", t, strings.Join(dropped[t], ", ")))
@@ -557,7 +561,12 @@ func write(o RefreshOptions, cur *Set, next *Tables, eol *supportdata.Data, res 
 		if err != nil {
 			return err
 		}
-		if err := atomicfile.WriteFile(o.Write, b, 0o644); err != nil {
+		if original == nil {
+			err = yamlfile.Create(o.Write, b, nil, 0o644)
+		} else {
+			err = yamlfile.Rewrite(o.Write, original, b, nil, 0)
+		}
+		if err != nil {
 			return err
 		}
 		res.Written = append(res.Written, o.Write)

@@ -4,11 +4,13 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"net/http"
 	"net/url"
 	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -19,6 +21,7 @@ import (
 	"github.com/updeb/updeb/internal/testkit/eoltest"
 	"github.com/updeb/updeb/internal/testkit/squid"
 	"github.com/updeb/updeb/internal/testkit/testenv"
+	"github.com/updeb/updeb/internal/yamlfile"
 )
 
 var copiesDir = filepath.Join("..", "..", "testdata", "compat-sources")
@@ -363,5 +366,57 @@ func TestWriteRepositoryFile(t *testing.T) {
 	}
 	if after, _ := os.ReadFile(repo); !bytes.Equal(after, bad) {
 		t.Error("the refused file changed")
+	}
+}
+
+// editingClient is a Getter that runs edit once, at the first request: an
+// operator editing the data file while a refresh runs.
+type editingClient struct {
+	supportdata.Getter
+	once sync.Once
+	edit func()
+}
+
+func (c *editingClient) Get(ctx context.Context, url string, header http.Header, limit int64) ([]byte, error) {
+	c.once.Do(c.edit)
+	return c.Getter.Get(ctx, url, header, limit)
+}
+
+// TestWriteRepositoryFileRewrite: --write replaces the repository's data
+// file as every in-place rewrite does (yamlfile.Rewrite): an edit made while
+// the refresh ran is kept, the refresh refused (the file changed meanwhile),
+// and a data file that is a symlink is refused, link and file kept.
+func TestWriteRepositoryFileRewrite(t *testing.T) {
+	w := newWorld(t)
+	ctx := context.Background()
+	repo := filepath.Join(t.TempDir(), compatdata.RepositoryFile)
+	o := w.opts
+	o.Write = repo
+	if _, err := compatdata.Refresh(ctx, o); err != nil {
+		t.Fatal(err)
+	}
+	first, _ := os.ReadFile(repo)
+	edited := append(bytes.Clone(first), "# an operator's note, written while the refresh ran\n"...)
+	o.Client = &editingClient{Getter: o.Client, edit: func() { os.WriteFile(repo, edited, 0o644) }}
+	o.Now = refreshNow.Add(24 * time.Hour)
+	if _, err := compatdata.Refresh(ctx, o); !errors.Is(err, yamlfile.ErrNotRewritten) || !strings.Contains(err.Error(), "changed while it was being rewritten") {
+		t.Fatalf("a file edited during the refresh: %v", err)
+	}
+	if b, _ := os.ReadFile(repo); !bytes.Equal(b, edited) {
+		t.Error("the edit made during the refresh was lost")
+	}
+
+	link := filepath.Join(t.TempDir(), compatdata.RepositoryFile)
+	os.Symlink(repo, link)
+	o = w.opts
+	o.Write = link
+	if _, err := compatdata.Refresh(ctx, o); !errors.Is(err, yamlfile.ErrNotRewritten) || !strings.Contains(err.Error(), "is a symlink") {
+		t.Fatalf("a data file that is a symlink: %v", err)
+	}
+	if fi, _ := os.Lstat(link); fi.Mode()&os.ModeSymlink == 0 {
+		t.Error("the link was replaced")
+	}
+	if b, _ := os.ReadFile(repo); !bytes.Equal(b, edited) {
+		t.Error("the file the link points to changed")
 	}
 }
