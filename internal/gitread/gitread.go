@@ -73,6 +73,7 @@ const (
 	maxRefDepth   = 10 // symbolic refs followed
 	maxRefLine    = 4096
 	maxAlternates = 5       // nesting of objects/info/alternates
+	maxStores     = 64      // objects folders, alternates included (each object is looked for in each)
 	maxPacks      = 1000    // pack files per objects folder (git gc repacks at 50)
 	maxTextFile   = 1 << 20 // config, alternates
 	maxPackedRefs = 256 << 20

@@ -13,6 +13,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"slices"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -163,6 +164,12 @@ func TestWorktreesClonesAndFormats(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(shared, ".git", "objects", "info", "alternates")); err != nil {
 		t.Fatal(err)
 	}
+	check(t, filepath.Join(shared, "recipes", "hello.yaml"), Clean, head)
+	// an alternate that does not exist (any more) is passed over, as git
+	// does, with the others still read
+	alternates := filepath.Join(shared, ".git", "objects", "info", "alternates")
+	borrowed, _ := os.ReadFile(alternates)
+	write(t, alternates, filepath.Join(t.TempDir(), "gone")+"\n"+string(borrowed))
 	check(t, filepath.Join(shared, "recipes", "hello.yaml"), Clean, head)
 
 	// SHA-256 object format.
@@ -440,6 +447,7 @@ func TestHostileFiles(t *testing.T) {
 			write(t, filepath.Join(dir, ".git", "objects", "info", "alternates"), filepath.Join(dir, ".fifo")+"\n")
 		}},
 		{"objects folder a FIFO", loose, fifo(".git/objects")},
+
 		{"objects folder a symlink to a FIFO", loose, func(t *testing.T, dir string) {
 			fifo(".fifo")(t, dir)
 			link(".git/objects", filepath.Join(dir, ".fifo"))(t, dir)
@@ -488,6 +496,27 @@ func TestHostileFiles(t *testing.T) {
 			}
 			t.Log(err)
 		})
+	}
+}
+
+// TestAlternatesBound: every object is looked for in every objects folder,
+// so alternates naming more than maxStores-1 folders are refused rather
+// than searched (a 1 MiB alternates file names tens of thousands).
+func TestAlternatesBound(t *testing.T) {
+	repo := newRepo(t)
+	var names strings.Builder
+	for i := range maxStores {
+		d := filepath.Join(t.TempDir(), strconv.Itoa(i))
+		names.WriteString(d + "\n")
+	}
+	plant := func(t *testing.T, dir string) {
+		for line := range strings.Lines(names.String()) {
+			os.MkdirAll(strings.TrimSpace(line), 0o755)
+		}
+		write(t, filepath.Join(dir, ".git", "objects", "info", "alternates"), names.String())
+	}
+	if err := hostile(t, repo, plant); !errors.Is(err, ErrRefused) || !strings.Contains(err.Error(), "more than 63 objects folders") {
+		t.Fatalf("%d alternates: %v", maxStores, err)
 	}
 }
 

@@ -43,7 +43,13 @@ func (r *repo) addStore(dir string, depth int) error {
 		role = "an objects folder objects/info/alternates names"
 	}
 	if err := r.checkFolder(role, dir); err != nil {
+		if depth > 0 && errors.Is(err, fs.ErrNotExist) {
+			return nil // as git, which warns and goes on
+		}
 		return err
+	}
+	if len(r.stores) >= maxStores {
+		return r.errorf(ErrRefused, "objects/info/alternates name more than %d objects folders", maxStores-1)
 	}
 	r.stores = append(r.stores, &store{dir: dir})
 	data, err := confined.ReadIn(dir, maxTextFile, "info/alternates")
