@@ -208,20 +208,22 @@ func runTrustRefresh(cmd *cobra.Command, g *globalOptions, o *trustRefreshOption
 	}
 	defer f.Close()
 	ro.HTTPClient = &http.Client{Transport: f.Transport()}
-	tr, err := sigstore.Refresh(cmd.Context(), ro)
-	if err != nil {
-		return err
-	}
 	file := filepath.Join(state, refreshedRootFile)
-	res := trustRefreshed{Repository: first(ro.RepositoryURL, sigstore.DefaultTUFURL), File: file, SHA256: tr.SHA256(), Changed: true,
+	res := trustRefreshed{Repository: first(ro.RepositoryURL, sigstore.DefaultTUFURL), File: file, Changed: true,
 		InUse: cfg.Sigstore.TrustedRoot == ""}
-	if old, err := confined.ReadFile(file, maxTUFRoot); err == nil {
-		if prev, err := sigstore.ParseTrustedRoot(file, old); err == nil {
-			res.PreviousSHA256 = prev.SHA256()
+	// the root is stored before the TUF metadata is replaced: a failure
+	// here (a full disk) keeps both as they were
+	ro.Store = func(tr *sigstore.TrustedRoot) error {
+		res.SHA256 = tr.SHA256()
+		if old, err := confined.ReadFile(file, maxTUFRoot); err == nil {
+			if prev, err := sigstore.ParseTrustedRoot(file, old); err == nil {
+				res.PreviousSHA256 = prev.SHA256()
+			}
+			res.Changed = !bytes.Equal(old, tr.JSON())
 		}
-		res.Changed = !bytes.Equal(old, tr.JSON())
+		return atomicfile.WriteFile(file, tr.JSON(), 0o644)
 	}
-	if err := atomicfile.WriteFile(file, tr.JSON(), 0o644); err != nil {
+	if _, err := sigstore.Refresh(cmd.Context(), ro); err != nil {
 		return err
 	}
 	if g.json {

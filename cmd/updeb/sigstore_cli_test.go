@@ -544,6 +544,20 @@ func TestTrustRefreshCLI(t *testing.T) {
 	if code, _, _ := run("--offline", "trust", "refresh"); code != exitUsage {
 		t.Errorf("offline: exit %d", code)
 	}
+	// The root cannot be stored (its name is taken by a folder, as a full
+	// disk would fail it): the TUF metadata is kept as it was too.
+	os.Remove(stored)
+	os.Mkdir(stored, 0o755)
+	before = treeDigests(t, tufDir)
+	newer, _ := sigstoretest.New()
+	repo.Publish(newer.TrustedRoot(), time.Now().Add(time.Hour))
+	if code, _, stderr := run("trust", "refresh", "--tuf-url", srv.URL, "--tuf-root", filepath.Join(f.dir, "tuf-root.json")); code == 0 {
+		t.Errorf("a root that cannot be stored: exit 0: %s", stderr)
+	}
+	if after := treeDigests(t, tufDir); !maps.Equal(before, after) {
+		t.Errorf("a refresh that could not store the root changed the TUF metadata:\nbefore %v\nafter  %v", before, after)
+	}
+	os.Remove(stored)
 	// The config's root wins over the refreshed one, and refresh says so.
 	f.config("root.json")
 	repo.Publish(f.vs.TrustedRoot(), time.Now().Add(time.Hour))

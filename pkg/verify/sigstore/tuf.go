@@ -42,6 +42,10 @@ type RefreshOptions struct {
 	Timeout time.Duration
 	// UserAgent is sent with every request when set.
 	UserAgent string
+	// Store, when set, is given the verified trusted root before Dir is
+	// replaced: where it fails (a full disk), Dir is kept as it was too, so
+	// that the metadata and the stored root never disagree.
+	Store func(*TrustedRoot) error
 }
 
 // Refresh updates the trusted root through TUF, the way Sigstore clients do:
@@ -49,7 +53,8 @@ type RefreshOptions struct {
 // thresholds, expiry, rollback) and returns the trusted_root.json target it
 // vouches for. A repository that cannot be asked is a *FetchError
 // (ErrUnavailable); one whose answer does not verify wraps ErrTUF. It never runs on its own: verification uses whatever root the
-// caller loaded; the caller stores TrustedRoot.JSON() where it keeps its root.
+// caller loaded; the caller stores TrustedRoot.JSON() where it keeps its root (RefreshOptions.Store,
+// so that the root and the metadata are replaced together).
 func Refresh(ctx context.Context, o RefreshOptions) (*TrustedRoot, error) {
 	if o.HTTPClient == nil {
 		return nil, fmt.Errorf("%w: RefreshOptions.HTTPClient is required", ErrPolicy)
@@ -96,6 +101,11 @@ func Refresh(ctx context.Context, o RefreshOptions) (*TrustedRoot, error) {
 	tr, err := ParseTrustedRoot(fmt.Sprintf("%s from TUF repository %s", trustedRootTarget, o.RepositoryURL), b)
 	if err != nil {
 		return nil, tufError(o.RepositoryURL, err)
+	}
+	if o.Store != nil {
+		if err := o.Store(tr); err != nil {
+			return nil, err
+		}
 	}
 	if err := swap(work, o.Dir); err != nil {
 		return nil, err
