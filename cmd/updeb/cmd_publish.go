@@ -64,7 +64,10 @@ flag that changes it); nothing given keeps them. A change apt clients refuse (Or
 				if err != nil {
 					return invalidInput(err, "the repository is unchanged; nothing is published when one package is refused")
 				}
-				s, c := o.target(path)
+				s, c, err := o.target(path)
+				if err != nil {
+					return err
+				}
 				if groups[s] == nil {
 					groups[s] = map[string][]repo.Package{}
 					order = append(order, s)

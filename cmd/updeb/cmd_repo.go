@@ -87,7 +87,7 @@ and --component picks one. Their pool files stay until 'updeb repo gc'.`,
 			var removed []repo.Entry
 			// the suite as publish finds it; the component named, else the
 			// one that holds each package (repo.Repo.Remove)
-			suite, _ := o.target("")
+			suite, _, _ := o.target("")
 			component := o.component
 			for _, a := range args {
 				name, version, _ := strings.Cut(a, "=")

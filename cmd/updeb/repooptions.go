@@ -5,8 +5,9 @@ package main
 
 import (
 	"bytes"
-	"encoding/json"
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"os/user"
 	"time"
@@ -18,6 +19,7 @@ import (
 	"github.com/updeb/updeb/internal/repo"
 	"github.com/updeb/updeb/internal/signkey"
 	"github.com/updeb/updeb/pkg/dsse"
+	"github.com/updeb/updeb/pkg/strictjson"
 )
 
 // repoOptions are the flags every command that works on the repository shares.
@@ -131,26 +133,57 @@ func nonEmpty(v string) *string {
 
 // target is where one .deb goes: the flag, else the suite and component its
 // recipe names (from the provenance record build wrote beside it), else the
-// config's, else stable/main.
-func (o *repoOptions) target(deb string) (suite, component string) {
+// config's, else stable/main. A record that is there but cannot be read in
+// one reading (pkg/strictjson: a key twice, keys differing in case, a FIFO)
+// is an error, not "no preference": the package would land elsewhere
+// without a word.
+func (o *repoOptions) target(deb string) (suite, component string, err error) {
+	var p recipeTarget
+	if deb != "" && (o.suite == "" || o.component == "") {
+		if p, err = readRecipeTarget(deb + pipeline.ProvenanceSuffix); err != nil {
+			return "", "", invalidInput(err, "the provenance record beside a package names its recipe's suite and component: build the package again, remove the record, or give --suite and --component; the repository is unchanged")
+		}
+	}
+	return first(o.suite, p.Suite, o.cfgSuite, "stable"), first(o.component, p.Component, o.cfgComponent, "main"), nil
+}
+
+// recipeTarget is the suite and component a provenance record says the
+// recipe names.
+type recipeTarget struct {
+	Component string `json:"component"`
+	Suite     string `json:"suite"`
+}
+
+// readRecipeTarget reads them from the record at path (none: no record).
+func readRecipeTarget(path string) (recipeTarget, error) {
 	var st struct {
-		Predicate struct {
+		PayloadType string `json:"payloadType"` // an envelope dsse.Parse refused
+		Payload     any    `json:"payload"`
+		Predicate   struct {
 			BuildDefinition struct {
-				ExternalParameters struct {
-					Component string `json:"component"`
-					Suite     string `json:"suite"`
-				} `json:"externalParameters"`
+				ExternalParameters recipeTarget `json:"externalParameters"`
 			} `json:"buildDefinition"`
 		} `json:"predicate"`
 	}
-	if data, err := confined.ReadFile(deb+pipeline.ProvenanceSuffix, dsse.MaxSize); err == nil {
-		if env, err := dsse.Parse(data); err == nil {
-			data = env.Payload // (records of updeb before 2026-11 are the bare statement)
-		}
-		json.Unmarshal(data, &st) //nolint:errcheck // no record means no recipe preference
+	data, err := confined.ReadFile(path, dsse.MaxSize)
+	if errors.Is(err, fs.ErrNotExist) {
+		return recipeTarget{}, nil
 	}
-	p := st.Predicate.BuildDefinition.ExternalParameters
-	return first(o.suite, p.Suite, o.cfgSuite, "stable"), first(o.component, p.Component, o.cfgComponent, "main")
+	if err != nil {
+		return recipeTarget{}, err
+	}
+	env, envErr := dsse.Parse(data)
+	if envErr == nil {
+		data = env.Payload
+	}
+	// records of updeb before 2026-11 are the bare statement
+	if err := strictjson.Unmarshal(data, &st); err != nil {
+		return recipeTarget{}, fmt.Errorf("%s: %w", path, errors.Join(envErr, err))
+	}
+	if envErr != nil && (st.PayloadType != "" || st.Payload != nil) {
+		return recipeTarget{}, fmt.Errorf("%s: %w", path, envErr)
+	}
+	return st.Predicate.BuildDefinition.ExternalParameters, nil
 }
 
 // open loads the config and the signing keys and returns the repository.
