@@ -133,10 +133,10 @@ func nonEmpty(v string) *string {
 
 // target is where one .deb goes: the flag, else the suite and component its
 // recipe names (from the provenance record build wrote beside it), else the
-// config's, else stable/main. A record that is there but cannot be read in
-// one reading (pkg/strictjson: a key twice, keys differing in case, a FIFO)
-// is an error, not "no preference": the package would land elsewhere
-// without a word.
+// config's, else stable/main. A record whose text cannot be read in one
+// reading (pkg/strictjson: a key twice, keys differing in case; a malformed
+// envelope) is an error, not "no preference": the package would land
+// elsewhere without a word. One that is no regular file is left unread.
 func (o *repoOptions) target(deb string) (suite, component string, err error) {
 	var p recipeTarget
 	if deb != "" && (o.suite == "" || o.component == "") {
@@ -166,8 +166,8 @@ func readRecipeTarget(path string) (recipeTarget, error) {
 		} `json:"predicate"`
 	}
 	data, err := confined.ReadFile(path, dsse.MaxSize)
-	if errors.Is(err, fs.ErrNotExist) {
-		return recipeTarget{}, nil
+	if errors.Is(err, fs.ErrNotExist) || errors.Is(err, confined.ErrRefused) {
+		return recipeTarget{}, nil // none, or no record of build's (a device, a FIFO, huge): left unread
 	}
 	if err != nil {
 		return recipeTarget{}, err
