@@ -417,7 +417,7 @@ func (r *repo) readRef(name string) (string, bool, error) {
 }
 
 func (r *repo) packedRef(name string) (string, bool, error) {
-	f, _, err := confined.Open(r.common, "packed-refs")
+	f, fi, err := confined.Open(r.common, "packed-refs")
 	if errors.Is(err, fs.ErrNotExist) {
 		return "", false, nil
 	}
@@ -425,6 +425,11 @@ func (r *repo) packedRef(name string) (string, bool, error) {
 		return "", false, r.fileError("packed-refs", err)
 	}
 	defer f.Close()
+	if fi.Size() > maxPackedRefs {
+		// read only in part, a ref past the bound would read as missing:
+		// a branch with no commit, a false "untracked"
+		return "", false, r.errorf(ErrRefused, "packed-refs: larger than %d MiB", maxPackedRefs>>20)
+	}
 	sc := bufio.NewScanner(io.LimitReader(f, maxPackedRefs))
 	sc.Buffer(nil, maxRefLine)
 	for lines := 0; sc.Scan(); lines++ {

@@ -499,6 +499,22 @@ func TestHostileFiles(t *testing.T) {
 	}
 }
 
+// TestPackedRefsBound: a packed-refs file larger than the bound is refused
+// as a whole, by its size: read only in part, a ref past the bound would
+// read as missing, a branch without a commit (a false "untracked").
+func TestPackedRefsBound(t *testing.T) {
+	repo := newRepo(t)
+	git(t, repo, "pack-refs", "--all")
+	plant := func(t *testing.T, dir string) {
+		if err := os.Truncate(filepath.Join(dir, ".git", "packed-refs"), maxPackedRefs+1); err != nil { // sparse
+			t.Fatal(err)
+		}
+	}
+	if err := hostile(t, repo, plant); !errors.Is(err, ErrRefused) || !strings.Contains(err.Error(), "packed-refs: larger than 256 MiB") {
+		t.Fatalf("a packed-refs of %d bytes: %v", maxPackedRefs+1, err)
+	}
+}
+
 // TestAlternatesBound: every object is looked for in every objects folder,
 // so alternates naming more than maxStores-1 folders are refused rather
 // than searched (a 1 MiB alternates file names tens of thousands).
