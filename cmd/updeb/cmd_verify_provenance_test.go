@@ -174,7 +174,7 @@ func TestVerifyProvenanceCLI(t *testing.T) {
 		{"not JSON", []string{"--key", key + ".asc", "--provenance", notJSON, deb}, 2, "not a JSON object\nupdeb: hint: a provenance record is the DSSE envelope"},
 		{"no record", []string{"--key", key + ".asc", changedDeb}, 2, "intoto.json: no such file"},
 		{"no package", []string{"--key", key + ".asc", filepath.Join(dir, "none.deb")}, 2, "none.deb: no such file"},
-		{"a folder", []string{"--key", key + ".asc", "--provenance", record, dir}, 2, "is not a regular file"},
+		{"a folder", []string{"--key", key + ".asc", "--provenance", record, dir}, 2, "not a regular file (a folder)"},
 		{"no key flag", []string{deb}, 2, "the record is signed: give the key it must be signed by"},
 		{"two key flags", []string{"--key", key + ".asc", "--keyring", both, deb}, 2, "give --key or --keyring, not both"},
 		{"--key with two keys", []string{"--key", both, deb}, 2, "holds 2 keys"},
