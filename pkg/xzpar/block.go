@@ -52,6 +52,7 @@ func encodeBlock(enc *lzmaEncoder, in, out []byte, cfg Config, crcTable *crc64.T
 	if cfg.X86 {
 		x86Convert(in, true) // in place: in is the writer's own buffer
 	}
+	enc.setMode(cfg.Mode)
 	data := enc.encode(out[:0], in, uint32(dictCap), finderFor(cfg.Mode, dictCap, cfg.DictCap))
 	if data == nil {
 		return nil // stopped: see lzmaEncoder.stopped

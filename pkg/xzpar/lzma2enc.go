@@ -99,12 +99,19 @@ type lzmaEncoder struct {
 }
 
 func newLZMAEncoder(mode Mode) *lzmaEncoder {
-	e := &lzmaEncoder{mode: mode, chunk: make([]byte, 0, chunkMaxPacked+symbolMaxBytes)}
+	e := &lzmaEncoder{chunk: make([]byte, 0, chunkMaxPacked+symbolMaxBytes)}
 	e.fast.mf = &e.mf
-	if mode == ModeBest {
+	e.setMode(mode)
+	return e
+}
+
+// setMode makes e encode in mode: a pool's encoders serve writers of
+// either mode, and the optimal parser is allocated when first needed.
+func (e *lzmaEncoder) setMode(mode Mode) {
+	e.mode = mode
+	if mode == ModeBest && e.opt == nil {
 		e.opt = newOptimalParser(&e.mf, &e.m)
 	}
-	return e
 }
 
 // chunkWriter tracks the chunk being coded and appends finished chunks to out.
@@ -124,14 +131,15 @@ func (e *lzmaEncoder) encode(dst, in []byte, dictSize uint32, f finder) []byte {
 	defer e.mf.release()
 	e.m.reset()
 	e.fast.reset()
-	if e.opt != nil {
+	best := e.mode == ModeBest
+	if best {
 		e.opt.reset(dictSize)
 	}
 	e.rc.reset(e.chunk)
 	cw := chunkWriter{out: dst, first: true, needProp: true}
 	for pos := 0; pos < len(in); {
 		var length, dist uint32
-		if e.opt != nil {
+		if best {
 			length, dist = e.opt.next(pos)
 		} else {
 			length, dist = e.fast.next(pos, &e.m.reps)
