@@ -41,7 +41,10 @@ type writerOptions struct {
 	// LZMA2 chunk of each block in flight); nil means never.
 	ctx     context.Context
 	workers int
-	xzMode  XZMode
+	// pool, when set, compresses data.tar's xz blocks (and sets zstd's
+	// workers) instead of workers.
+	pool   *Pool
+	xzMode XZMode
 }
 
 var codecs = []codec{
@@ -118,7 +121,11 @@ func xzConfig(o writerOptions, x86 bool) (xzpar.Config, error) {
 	if workers <= 0 {
 		workers = DefaultXZWorkers
 	}
-	return xzpar.Config{BlockSize: l.blockSize, DictCap: l.dictCap, Workers: workers, Mode: mode, X86: x86}, nil
+	cfg := xzpar.Config{BlockSize: l.blockSize, DictCap: l.dictCap, Workers: workers, Mode: mode, X86: x86}
+	if o.pool != nil {
+		cfg.Pool = o.pool.xz
+	}
+	return cfg, nil
 }
 
 func newXZWriter(w io.Writer, o writerOptions) (io.WriteCloser, error) {
@@ -188,6 +195,9 @@ const zstdWindow = 4 << 20
 
 func newZstdWriter(w io.Writer, o writerOptions) (io.WriteCloser, error) {
 	workers := o.workers
+	if o.pool != nil {
+		workers = o.pool.Workers()
+	}
 	if workers <= 0 {
 		workers = DefaultXZWorkers
 	}

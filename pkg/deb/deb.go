@@ -146,6 +146,11 @@ type Package struct {
 	// never the bytes: set it from configuration, not from the CPU count, to
 	// keep memory predictable.
 	XZWorkers int
+	// Pool, when set, compresses data.tar instead of XZWorkers workers of
+	// the package's own: the workers and memory it shares with every
+	// other package written with it at the same time (see Pool). It
+	// changes speed and memory, never the bytes.
+	Pool *Pool
 	// XZMode is the xz encoder's mode ("" means XZFast). It changes the bytes.
 	XZMode XZMode
 	// Progress, when set, is called as data.tar is written, with the bytes of
