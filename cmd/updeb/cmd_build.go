@@ -5,8 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"runtime"
-	"runtime/debug"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -55,7 +53,7 @@ RECIPE is a name in the recipes folder (helm) or a path; none means all.`,
 	f := cmd.Flags()
 	f.StringSliceVar(&o.arches, "arch", nil, "architectures to build (default: every architecture of each recipe)")
 	f.BoolVar(&o.force, "force", false, "rebuild even when nothing changed")
-	f.IntVarP(&o.jobs, "jobs", "j", 0, "builds at once (default: config build.parallel, else CPUs / build.xz-workers, at least 1)")
+	f.IntVarP(&o.jobs, "jobs", "j", 0, "builds at once (default: config build.parallel, else one per xz worker)")
 	f.StringVar(&o.compression, "compression", "", "xz (default), gzip, zstd or none")
 	f.StringVar(&o.provenanceKey, "provenance-key", "", "armored secret key that signs the provenance records (default: config build.provenance-key; none: unsigned records)")
 	return jsonOutput(cmd, 1)
@@ -99,27 +97,6 @@ func planOptions(c *config.Config) recipe.PlanOptions {
 	return recipe.PlanOptions{LocalSuffix: c.Build.VersionSuffix, DefaultMaintainer: c.Build.Maintainer}
 }
 
-// buildParallel is how many builds run at once: the flag's value, else
-// build.parallel, else one build per xz-workers CPUs (at least one). A
-// package of several xz blocks keeps xz-workers CPUs busy, and each build
-// more holds an xz writer's memory: measured on 2 CPUs, two builds at once
-// took 0.69-0.88x the wall time of one on a quiet machine, 0.95-1.11x on a
-// loaded one, at 1.3-1.9x the peak RSS (internal/bench/README.md, "Builds at
-// once"), so the default keeps one build's memory per xz-workers CPUs.
-func buildParallel(flag int, b config.Build) int {
-	if flag > 0 {
-		return flag
-	}
-	if b.Parallel > 0 {
-		return b.Parallel
-	}
-	workers := b.XZWorkers
-	if workers <= 0 {
-		workers = deb.DefaultXZWorkers
-	}
-	return max(1, runtime.NumCPU()/workers)
-}
-
 func (g *globalOptions) outFolder(c *config.Config) string {
 	return first(g.outDir, c.Out, "out")
 }
@@ -135,9 +112,9 @@ func runBuild(cmd *cobra.Command, g *globalOptions, o *buildOptions, args []stri
 	if err := config.CheckCompression(comp); err != nil {
 		return &inputError{err: err}
 	}
-	parallel := buildParallel(o.jobs, cfg.Build)
-	if n := min(parallel, len(s.jobs)); getenv("GOMEMLIMIT") == "" && n > 1 {
-		debug.SetMemoryLimit(int64(n) * memoryLimit) // each build's encoders hold their own memory
+	res, err := g.runResources(cfg.Build, o.jobs)
+	if err != nil {
+		return err
 	}
 	ss, err := s.sigstore()
 	if err != nil {
@@ -156,8 +133,8 @@ func runBuild(cmd *cobra.Command, g *globalOptions, o *buildOptions, args []stri
 		UpdebVersion:  version,
 		Compression:   deb.Compression(comp),
 		Force:         o.force,
-		Parallel:      parallel,
-		XZWorkers:     cfg.Build.XZWorkers,
+		Parallel:      res.parallel,
+		Pool:          res.pool,
 		XZMode:        deb.XZMode(cfg.Build.XZMode),
 		PlanOptions:   planOptions(cfg),
 		ProvenanceKey: key,

@@ -68,10 +68,14 @@ func runVerify(cmd *cobra.Command, g *globalOptions, o *verifyOptions, args []st
 	if err != nil {
 		return err
 	}
+	res, err := g.runResources(s.cfg.Build, 0)
+	if err != nil {
+		return err
+	}
 	opts := gate.Options{
 		Build: build.Options{
 			Fetcher: s.fetcher, Sigstore: ss, Now: time.Now, Logger: g.logger(), UpdebVersion: version,
-			Parallel: buildParallel(0, s.cfg.Build), XZWorkers: s.cfg.Build.XZWorkers, PlanOptions: planOptions(s.cfg), Progress: g.buildProgress(),
+			Parallel: res.parallel, Pool: res.pool, PlanOptions: planOptions(s.cfg), Progress: g.buildProgress(),
 		},
 		Arches:  o.arches,
 		TempDir: tmp,

@@ -50,9 +50,12 @@ type Options struct {
 	Limits       archive.Limits
 	Force        bool // rebuild even when the state record says nothing changed
 	Parallel     int  // builds at once; <= 0 means 1
-	XZWorkers    int  // xz blocks compressed at once per package (deb.Package.XZWorkers); never changes the bytes
-	XZMode       deb.XZMode
-	PlanOptions  recipe.PlanOptions
+	XZWorkers    int  // xz blocks compressed at once per package (deb.Package.XZWorkers) where Pool is nil; never changes the bytes
+	// Pool, when set, compresses every package of the run (deb.Package.Pool):
+	// the builds at once share its workers and memory.
+	Pool        *deb.Pool
+	XZMode      deb.XZMode
+	PlanOptions recipe.PlanOptions
 	// SpoolAll reads every archive member a build needs into a spool file
 	// before writing any package, instead of streaming members into the
 	// package that first uses them (same bytes, more disk and time; see

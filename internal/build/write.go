@@ -106,7 +106,7 @@ func writePackage(ctx context.Context, r *recipe.Recipe, plan *recipe.Plan, pp *
 	if err != nil {
 		return Output{}, err
 	}
-	p.Compression, p.XZWorkers, p.XZMode = opts.Compression, opts.XZWorkers, opts.XZMode
+	p.Compression, p.XZWorkers, p.Pool, p.XZMode = opts.Compression, opts.XZWorkers, opts.Pool, opts.XZMode
 	if opts.Progress != nil {
 		p.Progress = progressOf(pp.OutputFile, opts.Progress)
 		defer opts.Progress(Progress{File: pp.OutputFile, Done: true})
