@@ -75,7 +75,7 @@ func runVerify(cmd *cobra.Command, g *globalOptions, o *verifyOptions, args []st
 	opts := gate.Options{
 		Build: build.Options{
 			Fetcher: s.fetcher, Sigstore: ss, Now: time.Now, Logger: g.logger(), UpdebVersion: version,
-			Parallel: res.parallel, Pool: res.pool, PlanOptions: planOptions(s.cfg), Progress: g.buildProgress(),
+			Parallel: res.Parallel, Pool: res.Pool, PlanOptions: planOptions(s.cfg), Progress: g.buildProgress(),
 		},
 		Arches:  o.arches,
 		TempDir: tmp,
