@@ -184,10 +184,11 @@ func TestPoolSharedPackages(t *testing.T) {
 					t.Error(err)
 					return
 				}
-				got[i], err = os.ReadFile(path)
+				b, err := os.ReadFile(path)
 				if err != nil {
 					t.Error(err)
 				}
+				got[i] = b
 			})
 		}
 		wg.Wait()
