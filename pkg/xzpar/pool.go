@@ -33,6 +33,15 @@ type Pool struct {
 	// waiting counts the writers blocked in acquire: a writer that sees
 	// one gives each block's memory back as soon as the block is written.
 	waiting atomic.Int32
+	// queued counts the blocks waiting for an encoder: while there are
+	// any, no encoder is lent to help with a block (split.go).
+	queued atomic.Int32
+	// filling counts the blocks writers are filling: each will want an
+	// encoder soon, so none is lent to help either.
+	filling atomic.Int32
+	// lent and followed count the helpers lent and the symbols coders
+	// took from their streams (for tests and measurements).
+	lent, followed atomic.Int64
 }
 
 // EncoderMemory is what one encoder holds for dictionaries up to dictCap
@@ -102,17 +111,52 @@ func (p *Pool) encode(ctx context.Context, j *job, cfg Config, crcTable *crc64.T
 	go func() {
 		defer close(j.done)
 		var enc *lzmaEncoder
+		got := false
+		p.queued.Add(1)
 		select {
 		case enc = <-p.encoders:
+			got = true
 		case <-ctx.Done():
+		}
+		p.queued.Add(-1)
+		if !got {
 			return
 		}
 		if enc == nil {
 			enc = newLZMAEncoder(cfg.Mode)
 		}
 		enc.stopped = func() bool { return ctx.Err() != nil }
-		j.out = encodeBlock(enc, j.slot.in, j.slot.out, cfg, crcTable)
+		j.out = encodeBlock(enc, j.slot.in, j.slot.out, cfg, crcTable, p)
 		enc.stopped = nil
 		p.encoders <- enc
 	}()
 }
+
+// lendHelper returns an idle encoder and memory bytes for a helper of a
+// block being encoded (split.go), if no block waits for an encoder and no
+// writer for memory.
+func (p *Pool) lendHelper(memory int64) (*lzmaEncoder, bool) {
+	if p.busy() || !p.blocks.TryAcquire(memory) {
+		return nil, false
+	}
+	select {
+	case enc := <-p.encoders:
+		if enc == nil {
+			enc = newLZMAEncoder(ModeFast)
+		}
+		p.lent.Add(1)
+		return enc, true
+	default:
+		p.blocks.Release(memory)
+		return nil, false
+	}
+}
+
+// returnHelper takes back what lendHelper lent.
+func (p *Pool) returnHelper(enc *lzmaEncoder, memory int64) {
+	p.encoders <- enc
+	p.blocks.Release(memory)
+}
+
+// busy reports whether a block waits for an encoder or is being filled.
+func (p *Pool) busy() bool { return p.queued.Load() > 0 || p.filling.Load() > 0 }

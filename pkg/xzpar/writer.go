@@ -197,8 +197,9 @@ func (x *writer) Close() error {
 	for _, s := range x.free {
 		charged += s.charge
 	}
-	if x.cur != nil {
+	if x.cur != nil { // not submitted: ctx is done
 		charged += x.cur.charge
+		x.pool.filling.Add(-1)
 	}
 	if charged > 0 {
 		x.pool.blocks.Release(charged)
@@ -232,11 +233,13 @@ func (x *writer) startBlock() error {
 			x.cur = x.free[n-1]
 			x.free = x.free[:n-1]
 			x.cur.in = x.cur.in[:0]
+			x.pool.filling.Add(1)
 			return nil
 		}
 		charge := BlockMemory(x.cfg.BlockSize)
 		if x.pool.blocks.TryAcquire(charge) {
 			x.cur = &slot{charge: charge}
+			x.pool.filling.Add(1)
 			return nil
 		}
 		if len(x.pending) > 0 {
@@ -248,6 +251,7 @@ func (x *writer) startBlock() error {
 			return x.err
 		}
 		x.cur = &slot{charge: charge}
+		x.pool.filling.Add(1)
 		return nil
 	}
 }
@@ -271,6 +275,7 @@ func (x *writer) appendInput(p []byte) {
 func (x *writer) submit() {
 	s := x.cur
 	x.cur = nil
+	x.pool.filling.Add(-1)
 	if need := outputCap(len(s.in)); int64(cap(s.out)) < need {
 		s.out = make([]byte, 0, need)
 	}
