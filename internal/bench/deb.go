@@ -21,7 +21,6 @@ import (
 
 const benchEpoch = 1723636800 // 2024-08-14T12:00:00Z
 
-
 // nfpmVersion is installed with go install into .bench/bin (the newest
 // release needs modules the Go module proxy refuses to serve here).
 const nfpmVersion = "v2.43.0"
