@@ -14,6 +14,7 @@ import (
 	"runtime"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/updeb/updeb/internal/testenv"
 	"github.com/updeb/updeb/pkg/archive"
@@ -197,6 +198,14 @@ func TestPoolSharedPackages(t *testing.T) {
 				t.Errorf("pool of %d workers: package %d (%s %s) has %d bytes, %d when written alone", workers, i, kinds[i].compression, kinds[i].mode, len(got[i]), len(want[i]))
 			}
 		}
+		// Every writer, xz or zstd, gave its memory back.
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		release, err := pool.xz.Reserve(ctx, 1<<62)
+		cancel()
+		if err != nil {
+			t.Fatalf("pool of %d workers: its memory is not all back after the packages were written: %v", workers, err)
+		}
+		release()
 	}
 }
 

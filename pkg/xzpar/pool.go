@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"hash/crc64"
+	"sync"
 	"sync/atomic"
 
 	"golang.org/x/sync/semaphore"
@@ -160,3 +161,16 @@ func (p *Pool) returnHelper(enc *lzmaEncoder, memory int64) {
 
 // busy reports whether a block waits for an encoder or is being filled.
 func (p *Pool) busy() bool { return p.queued.Load() > 0 || p.filling.Load() > 0 }
+
+// Reserve takes n bytes of the pool's block memory (all of it at most) for
+// a compressor that runs outside the pool, such as a zstd encoder's jobs,
+// waiting until they are free or ctx is done, so that it shares the pool's
+// bound; release gives them back.
+func (p *Pool) Reserve(ctx context.Context, n int64) (release func(), err error) {
+	n = min(n, p.blockMemory)
+	if err := p.acquire(ctx, n); err != nil {
+		return nil, err
+	}
+	var once sync.Once
+	return func() { once.Do(func() { p.blocks.Release(n) }) }, nil
+}

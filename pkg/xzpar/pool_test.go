@@ -166,3 +166,44 @@ func TestPoolConfigErrors(t *testing.T) {
 		t.Errorf("Memory() = %d, want %d", got, want)
 	}
 }
+
+// TestPoolReserve: memory reserved for a compressor outside the pool makes
+// writers wait for it until it is released; a reservation waits for memory
+// too, and returns at once when cancelled.
+func TestPoolReserve(t *testing.T) {
+	const bs = 16 << 10
+	p, err := NewPool(1, bs, 2*BlockMemory(bs))
+	if err != nil {
+		t.Fatal(err)
+	}
+	release, err := p.Reserve(context.Background(), 1<<40) // all of it
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
+	if _, err := p.Reserve(ctx, 1); !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("Reserve with nothing left = %v, want %v", err, context.DeadlineExceeded)
+	}
+	cancel()
+	in := textData(3 * bs)
+	done := make(chan []byte)
+	go func() { done <- compress(t, in, Config{BlockSize: bs, DictCap: bs, Pool: p}) }()
+	select {
+	case <-done:
+		t.Fatal("a writer wrote while all the pool's memory was reserved")
+	case <-time.After(100 * time.Millisecond):
+	}
+	release()
+	release() // twice is once
+	select {
+	case out := <-done:
+		if want := compress(t, in, Config{BlockSize: bs, DictCap: bs, Workers: 1}); !bytes.Equal(out, want) {
+			t.Fatal("the writer that waited wrote other bytes")
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("the writer still waits 10 s after the reservation was released")
+	}
+	if !p.blocks.TryAcquire(p.blockMemory) {
+		t.Fatal("the pool's memory is not all back")
+	}
+}
