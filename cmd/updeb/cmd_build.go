@@ -2,7 +2,6 @@ package main
 
 import (
 	"bytes"
-	"errors"
 	"fmt"
 	"io"
 	"strings"
@@ -11,10 +10,9 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/updeb/updeb/internal/build"
 	"github.com/updeb/updeb/internal/config"
 	"github.com/updeb/updeb/internal/confined"
-	"github.com/updeb/updeb/internal/recipe"
+	"github.com/updeb/updeb/internal/pipeline"
 	"github.com/updeb/updeb/internal/signkey"
 	"github.com/updeb/updeb/pkg/deb"
 )
@@ -59,44 +57,6 @@ RECIPE is a name in the recipes folder (helm) or a path; none means all.`,
 	return jsonOutput(cmd, 1)
 }
 
-// loadRecipes resolves and loads RECIPE arguments; any invalid recipe stops
-// everything (exit 2) with every finding listed.
-func loadRecipes(g *globalOptions, args []string) ([]*recipe.Recipe, error) {
-	return loadRecipesWith(g, args, recipe.LoadOptions{})
-}
-
-// loadRecipesWith is loadRecipes loading with lo.
-func loadRecipesWith(g *globalOptions, args []string, lo recipe.LoadOptions) ([]*recipe.Recipe, error) {
-	paths, err := resolveRecipes(g, args)
-	if err != nil {
-		return nil, err
-	}
-	var (
-		out  []*recipe.Recipe
-		errs []error
-	)
-	for _, p := range paths {
-		r, err := recipe.Load(p, lo)
-		if err != nil {
-			errs = append(errs, err)
-			continue
-		}
-		out = append(out, r)
-	}
-	if len(errs) > 0 {
-		return nil, invalidInput(errors.Join(errs...), "run 'updeb lint' for the full report")
-	}
-	return out, nil
-}
-
-// planOptions are the site settings of the config that shape every plan.
-// There is no built-in maintainer: an invented address (updeb@localhost) is
-// what lintian calls bogus-mail-host, so a recipe without one needs
-// build: maintainer: in the config, and says so (exit 2).
-func planOptions(c *config.Config) recipe.PlanOptions {
-	return recipe.PlanOptions{LocalSuffix: c.Build.VersionSuffix, DefaultMaintainer: c.Build.Maintainer}
-}
-
 func (g *globalOptions) outFolder(c *config.Config) string {
 	return first(g.outDir, c.Out, "out")
 }
@@ -116,7 +76,7 @@ func runBuild(cmd *cobra.Command, g *globalOptions, o *buildOptions, args []stri
 	if err != nil {
 		return err
 	}
-	ss, err := s.sigstore()
+	so, err := s.sourceOptions()
 	if err != nil {
 		return err
 	}
@@ -124,26 +84,23 @@ func runBuild(cmd *cobra.Command, g *globalOptions, o *buildOptions, args []stri
 	if err != nil {
 		return err
 	}
-	opts := build.Options{
-		Fetcher:       s.fetcher,
-		Sigstore:      ss,
-		OutDir:        g.outFolder(cfg),
-		Now:           time.Now,
-		Logger:        g.logger(),
-		UpdebVersion:  version,
-		Compression:   deb.Compression(comp),
-		Force:         o.force,
-		Parallel:      res.Parallel,
-		Pool:          res.Pool,
-		XZMode:        deb.XZMode(cfg.Build.XZMode),
-		PlanOptions:   planOptions(cfg),
-		ProvenanceKey: key,
-		Progress:      g.buildProgress(),
+	opts := pipeline.Options{
+		Source:         so,
+		OutDir:         g.outFolder(cfg),
+		UpdebVersion:   version,
+		Compression:    deb.Compression(comp),
+		Force:          o.force,
+		Parallel:       res.Parallel,
+		Pool:           res.Pool,
+		XZMode:         deb.XZMode(cfg.Build.XZMode),
+		ResolveOptions: resolveOptions(cfg),
+		ProvenanceKey:  key,
+		Progress:       g.buildProgress(),
 	}
-	results, runErr := build.Run(cmd.Context(), s.jobs, opts)
+	results, runErr := pipeline.Run(cmd.Context(), s.jobs, opts)
 	if g.json {
 		if err := printJSON(cmd.OutOrStdout(), cmd, struct {
-			Builds []build.Result `json:"builds"`
+			Builds []pipeline.Result `json:"builds"`
 		}{results}); err != nil {
 			return err
 		}
@@ -165,33 +122,7 @@ func readProvenanceKey(path string) (*signkey.Key, error) {
 	return signkey.Read(bytes.NewReader(data), path)
 }
 
-// buildJobs pairs each recipe with the requested architectures it has.
-func buildJobs(recipes []*recipe.Recipe, arches []string) ([]build.Job, error) {
-	var jobs []build.Job
-	for _, r := range recipes {
-		for _, a := range r.ArchNames() {
-			if len(arches) > 0 && !contains(arches, a) {
-				continue
-			}
-			jobs = append(jobs, build.Job{Recipe: r, Arch: a})
-		}
-	}
-	if len(jobs) == 0 {
-		return nil, usageErrorf("no recipe has the architecture(s) %s", strings.Join(arches, ", "))
-	}
-	return jobs, nil
-}
-
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
-}
-
-func printBuildSummary(w io.Writer, out string, results []build.Result) {
+func printBuildSummary(w io.Writer, out string, results []pipeline.Result) {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "RECIPE\tARCH\tVERSION\tSTATUS\tPACKAGES\tTIME")
 	built, skipped, failed := 0, 0, 0

@@ -1,10 +1,8 @@
 package main
 
 import (
-	"errors"
 	"fmt"
-	"io/fs"
-	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"time"
@@ -12,11 +10,8 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/updeb/updeb/internal/compat"
-	"github.com/updeb/updeb/internal/eol"
 	"github.com/updeb/updeb/internal/recipe"
 	"github.com/updeb/updeb/internal/track"
-	"github.com/updeb/updeb/internal/yamlfile"
-	"github.com/updeb/updeb/pkg/atomicfile"
 	"github.com/updeb/updeb/pkg/digest"
 )
 
@@ -61,11 +56,20 @@ give --sha512 for it) after their url lines, at the recipe's version or --to.
 moved everywhere it names it (name, watch track, versioned package and component
 names, ranges, comments), its files-dir shared, then bumped as above to the newest
 complete release of that minor (or --to) and linted. The old recipe is untouched; an
-existing target is refused.`,
+existing target is refused. The release set file (--set) learns of the new minor in
+place, comments kept: a new Kubernetes minor gets a set of its own, copied from the old
+minor's with the recipes of the series that follow Kubernetes minors moved
+(recipe:kubernetes-1.36 -> recipe:kubernetes-1.37), and a new minor of such a series
+(cri-tools-1.37) is named in the set of that Kubernetes minor; 'updeb compat' checks it
+at once. A recipe not of a series (calicoctl, etcd) moves to the new minor in place
+instead: its watch track moves (3.31.x -> 3.32.x) and it is bumped as above to the
+newest complete release of the minor; the versions written out in the release set file
+follow.`,
 		Example: `  updeb bump helm
   updeb bump runc --to 1.4.4 --date 2026-09-01
   updeb bump helm --to 3.18.4      # re-check the current pins against upstream
   updeb bump kubernetes-1.36 --new-minor 1.37
+  updeb bump calicoctl --new-minor 3.32   # a single recipe: its watch track moves
   updeb bump mytool --sha256 amd64=3f5a... --sha256 arm64=9c1e...
   updeb bump kubernetes-1.36 --sha512 server:amd64=1c64... --sha512 node:amd64=8bba... --arch ...
   updeb bump newtool --trust-on-first-use`,
@@ -128,28 +132,32 @@ func runBump(cmd *cobra.Command, g *globalOptions, o *bumpOptions, name string) 
 	if err != nil {
 		return err
 	}
-	var synced int
-	if res.Changed && o.newMinor == "" {
-		if synced, err = syncReleaseSets(cmd, o.setFile, track.Component(r), res.From, res.To); err != nil {
+	var (
+		synced  int
+		setNote string
+	)
+	if res.Changed {
+		if synced, setNote, err = followReleaseSets(cmd, g, o.setFile, r, res); err != nil {
 			return err
 		}
 	}
 	for _, u := range res.Unvouched {
 		what, how, _ := strings.Cut(u, ": ")
-		fmt.Fprintf(cmd.ErrOrStderr(), "updeb: warning: %s %s pinned on your word alone (%s): no signature or upstream checksum file vouched for it; the recipe records it\n", r.Name, what, how)
+		g.warnf("%s %s pinned on your word alone (%s): no signature or upstream checksum file vouched for it; the recipe records it", r.Name, what, how)
 	}
 	out := cmd.OutOrStdout()
 	if g.json {
 		return printJSON(out, cmd, struct {
 			*track.BumpResult
-			ReleaseSetValues int `json:"release_set_values"`
-		}{res, synced})
+			ReleaseSetValues int    `json:"release_set_values"`
+			ReleaseSet       string `json:"release_set,omitempty"`
+		}{res, synced, setNote})
 	}
 	switch {
 	case !res.Changed:
 		fmt.Fprintf(out, "%s: already at %s; upstream's bytes match the pins\n", res.Recipe, res.To)
 		return nil
-	case o.newMinor != "":
+	case o.newMinor != "" && res.File != r.Path:
 		fmt.Fprintf(out, "%s: new recipe %s at %s (release-date %s), from %s %s\n", res.Recipe, res.File, res.To, res.ReleaseDate, r.Name, r.Version)
 	default:
 		fmt.Fprintf(out, "%s: %s -> %s (release-date %s), %s rewritten\n", res.Recipe, res.From, res.To, res.ReleaseDate, res.File)
@@ -160,36 +168,43 @@ func runBump(cmd *cobra.Command, g *globalOptions, o *bumpOptions, name string) 
 	if synced > 0 {
 		fmt.Fprintf(out, "  %s: %d version(s) %s -> %s\n", o.setFile, synced, res.From, res.To)
 	}
+	if setNote != "" {
+		fmt.Fprintf(out, "  %s: %s\n", o.setFile, setNote)
+	}
 	return nil
 }
 
-// syncReleaseSets rewrites, in the release set file, the versions written
-// out for component (and, for kubernetes, for its binaries) equal to from
-// into to (compat.SyncVersions). The default file may be absent.
-func syncReleaseSets(cmd *cobra.Command, file, component, from, to string) (int, error) {
-	data, err := yamlfile.ReadFile(file, 0)
-	if errors.Is(err, fs.ErrNotExist) && !cmd.Flags().Changed("set") {
-		return 0, nil
+// followReleaseSets keeps the release set file in step with a bump (the
+// default file may be absent): a recipe moved in place has its versions
+// written out there follow (compat.FollowBump); a new recipe of a series
+// adds or extends the set of its minor (compat.FollowNewMinor), which needs
+// every recipe's version. It returns how many values followed, or what was
+// done for the new minor.
+func followReleaseSets(cmd *cobra.Command, g *globalOptions, file string, r *recipe.Recipe, res *track.BumpResult) (int, string, error) {
+	var (
+		n    int
+		note string
+		err  error
+	)
+	if res.File == r.Path {
+		n, err = compat.FollowBump(file, track.Component(r), res.From, res.To)
+	} else {
+		var all []*recipe.Recipe
+		if all, err = loadRecipesWith(g, nil, recipe.LoadOptions{AllowUnpinned: true}); err != nil {
+			return 0, "", fmt.Errorf("the new recipe was written, but %s was not updated: %w", file, err)
+		}
+		nm := compat.NewMinor{Component: track.Component(r), From: r.Ref(), To: strings.TrimSuffix(filepath.Base(res.File), filepath.Ext(res.File)),
+			Versions: compat.RecipeVersions(all)}
+		nm.Minor = strings.TrimPrefix(nm.To, nm.Component+"-")
+		note, err = compat.FollowNewMinor(file, nm)
 	}
-	if err != nil {
-		return 0, invalidInput(err, "name the release set file with --set")
+	switch {
+	case compat.IsNotExist(err) && !cmd.Flags().Changed("set"):
+		return 0, "", nil
+	case err != nil:
+		return 0, "", invalidInput(fmt.Errorf("the recipe was bumped, but %s was not updated: %w", file, err), "fix the release set file, then set its versions by hand")
 	}
-	match := func(c string) bool {
-		return c == component || component == "kubernetes" && eol.ProductOf(c) == "kubernetes"
-	}
-	updated, n, err := compat.SyncVersions(file, data, match, from, to)
-	if err != nil {
-		return 0, invalidInput(fmt.Errorf("the recipe was bumped, but %s was not updated: %w", file, err), "fix the release set file, then set its versions by hand")
-	}
-	if n == 0 {
-		return 0, nil
-	}
-	fi, err := os.Stat(file)
-	if err != nil {
-		return 0, err
-	}
-	return n, atomicfile.WriteFile(file, updated, fi.Mode().Perm())
-
+	return n, note, nil
 }
 
 // operatorDigests adds the --sha256/--sha512 values ([SOURCE:][ARCH=]HEX) to

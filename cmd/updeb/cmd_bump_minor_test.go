@@ -4,63 +4,31 @@ import (
 	"archive/tar"
 	"bytes"
 	"compress/gzip"
-	"crypto/sha256"
-	"encoding/hex"
-	"encoding/json"
 	"fmt"
-	"net/http"
-	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
+	"time"
 
-	"github.com/updeb/updeb/internal/squid"
-	"github.com/updeb/updeb/internal/testenv"
+	"github.com/updeb/updeb/internal/testkit/ghfake"
+	"github.com/updeb/updeb/internal/testkit/squid"
+	"github.com/updeb/updeb/internal/testkit/testenv"
 )
 
-// criMirror is a stand-in for github.com (cri-tools releases, at their real
-// paths, served through the mirror setting) and its API.
-type criMirror struct {
-	srv      *httptest.Server
-	mu       sync.Mutex
-	files    map[string][]byte
-	releases []string // newest first
-}
+// criMirror is a stand-in for github.com's cri-tools releases (ghfake: the
+// API and the files at their real paths, through the mirror setting).
+type criMirror struct{ *ghfake.Server }
 
-func newCRIMirror(t *testing.T) *criMirror {
-	m := &criMirror{files: map[string][]byte{}}
-	m.srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		m.mu.Lock()
-		defer m.mu.Unlock()
-		if r.URL.Path == "/api/repos/kubernetes-sigs/cri-tools/releases" {
-			var list []map[string]any
-			if r.URL.Query().Get("page") == "1" {
-				for _, v := range m.releases {
-					list = append(list, map[string]any{"tag_name": "v" + v, "published_at": "2026-08-20T10:00:00Z"})
-				}
-			}
-			json.NewEncoder(w).Encode(list)
-			return
-		}
-		b, ok := m.files[strings.TrimPrefix(r.URL.Path, "/gh")]
-		if !ok {
-			http.NotFound(w, r)
-			return
-		}
-		w.Write(b)
-	}))
-	t.Cleanup(m.srv.Close)
-	return m
-}
+func newCRIMirror(t *testing.T) *criMirror { return &criMirror{ghfake.New(t.Cleanup)} }
+
+const criRepo = "kubernetes-sigs/cri-tools"
 
 // publish uploads crictl VERSION for amd64 and arm64 with its .sha256 files
 // and returns the tarballs' sha256 by architecture.
 func (m *criMirror) publish(t *testing.T, version string) map[string]string {
-	m.mu.Lock()
-	defer m.mu.Unlock()
 	sums := map[string]string{}
+	files := map[string][]byte{}
 	for _, arch := range []string{"amd64", "arm64"} {
 		var buf bytes.Buffer
 		gz := gzip.NewWriter(&buf)
@@ -70,20 +38,12 @@ func (m *criMirror) publish(t *testing.T, version string) map[string]string {
 		tw.Write(body)
 		tw.Close()
 		gz.Close()
-		sum := sha256.Sum256(buf.Bytes())
-		sums[arch] = hex.EncodeToString(sum[:])
-		p := fmt.Sprintf("/kubernetes-sigs/cri-tools/releases/download/v%s/crictl-v%s-linux-%s.tar.gz", version, version, arch)
-		m.files[p] = buf.Bytes()
-		m.files[p+".sha256"] = []byte(sums[arch] + "\n")
+		sums[arch] = ghfake.SHA256(buf.Bytes())
+		name := fmt.Sprintf("crictl-v%s-linux-%s.tar.gz", version, arch)
+		files[name], files[name+".sha256"] = buf.Bytes(), []byte(sums[arch]+"\n")
 	}
-	m.releases = append([]string{version}, m.releases...)
+	m.Publish(criRepo, "v"+version, time.Date(2026, 8, 20, 10, 0, 0, 0, time.UTC), files)
 	return sums
-}
-
-func (m *criMirror) corrupt(path string, b []byte) {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	m.files[path] = b
 }
 
 // TestBumpNewMinorOnStandInMirror: updeb bump cri-tools-1.36 --new-minor 1.37
@@ -116,7 +76,7 @@ func TestBumpNewMinorOnStandInMirror(t *testing.T) {
 	os.WriteFile(old, original, 0o644)
 	os.WriteFile(filepath.Join(recipes, "crictl.yaml"), bytes.Replace(original, []byte("name: cri-tools-1.36"), []byte("name: crictl"), 1), 0o644)
 	conf := filepath.Join(root, "updeb.yaml")
-	os.WriteFile(conf, fmt.Appendf(nil, "proxy: %s\nfetch: {retries: 0}\ngithub-api: %s/api\nmirrors:\n  - {prefix: https://github.com/, to: %s/gh/}\n", sq.URL, m.srv.URL, m.srv.URL), 0o644)
+	os.WriteFile(conf, fmt.Appendf(nil, "proxy: %s\nfetch: {retries: 0}\ngithub-api: %s\nmirrors:\n  - {prefix: https://github.com/, to: %s}\n", sq.URL, m.API(), m.Mirror()), 0o644)
 	common := []string{"--config", conf, "--recipes", recipes, "--cache", filepath.Join(root, "cache")}
 	bump := func(args ...string) (int, string, string) {
 		return runUpdeb(append(append([]string{}, common...), args...)...)
@@ -157,7 +117,8 @@ func TestBumpNewMinorOnStandInMirror(t *testing.T) {
 		{"the target exists", []string{"bump", "cri-tools-1.36", "--new-minor", "1.37"}, 2, "the recipe of that minor exists: " + target},
 		{"not released", []string{"bump", "cri-tools-1.36", "--new-minor", "1.38"}, 1, "no complete 1.38.x release"},
 		{"not newer", []string{"bump", "cri-tools-1.36", "--new-minor", "1.35"}, 2, "--new-minor 1.35 is not newer than cri-tools-1.36 1.36.0"},
-		{"not a series", []string{"bump", "crictl", "--new-minor", "1.37"}, 2, "NAME-MAJOR.MINOR"},
+		{"not a series, not newer", []string{"bump", "crictl", "--new-minor", "1.36"}, 2, "--new-minor 1.36 is not newer than crictl 1.36.0"},
+		{"not a series, bad minor", []string{"bump", "crictl", "--new-minor", "1"}, 2, `--new-minor "1": want MAJOR.MINOR`},
 		{"a --to outside the minor", []string{"bump", "cri-tools-1.36", "--new-minor", "1.38", "--to", "1.37.0"}, 2, "--to 1.37.0 is not a 1.38.x version"},
 		{"bad minor", []string{"bump", "cri-tools-1.36", "--new-minor", "next"}, 2, `--new-minor "next": want MAJOR.MINOR`},
 	} {
@@ -174,9 +135,26 @@ func TestBumpNewMinorOnStandInMirror(t *testing.T) {
 		}
 	}
 
+	t.Run("a recipe not of a series moves in place", func(t *testing.T) {
+		file := filepath.Join(recipes, "crictl.yaml")
+		before, _ := os.ReadFile(file)
+		code, stdout, stderr := bump("bump", "crictl", "--new-minor", "1.37")
+		if code != 0 || !strings.Contains(stdout, "crictl: 1.36.0 -> 1.37.0 (release-date 2026-08-20), "+file+" rewritten") {
+			t.Fatalf("exit %d\n%s%s", code, stdout, stderr)
+		}
+		after, _ := os.ReadFile(file)
+		want := strings.NewReplacer("version: 1.36.0", "version: 1.37.0", "release-date: 2026-04-24", "release-date: 2026-08-20",
+			"83855e114566a8a8c44c548d515670f51de3a5e1da8b2effb59870e2f10c25a3", sums["amd64"],
+			"68328594ccf780a80ae2b092d9f6ce484eec7cf540c275242e8fd954bfd95332", sums["arm64"],
+			`track: "1.36.x"`, `track: "1.37.x"`).Replace(string(before))
+		if string(after) != want {
+			t.Errorf("crictl.yaml:\n%s\nwant:\n%s", after, want)
+		}
+	})
+
 	t.Run("a checksum file that disagrees", func(t *testing.T) {
 		os.Remove(target)
-		m.corrupt("/kubernetes-sigs/cri-tools/releases/download/v1.37.0/crictl-v1.37.0-linux-arm64.tar.gz.sha256", []byte(strings.Repeat("ab", 32)+"\n"))
+		m.Set(criRepo, "v1.37.0", "crictl-v1.37.0-linux-arm64.tar.gz.sha256", []byte(strings.Repeat("ab", 32)+"\n"))
 		code, _, stderr := bump("bump", "cri-tools-1.36", "--new-minor", "1.37")
 		if code != 1 || !strings.Contains(stderr, "does not match the upstream checksum file") {
 			t.Errorf("exit %d\n%s", code, stderr)
@@ -197,6 +175,28 @@ func TestBumpNewMinorOnStandInMirror(t *testing.T) {
 		after, _ := os.ReadFile(sets)
 		if want := strings.ReplaceAll(text, "1.36.0", "1.36.1"); string(after) != want {
 			t.Errorf("release sets:\n%s\nwant:\n%s", after, want)
+		}
+	})
+
+	// bump --new-minor names the new recipe in the release set of its
+	// Kubernetes minor, in place, comments kept, so that compat checks it
+	// at once.
+	t.Run("the new minor joins its release set", func(t *testing.T) {
+		os.Remove(target)
+		m.publish(t, "1.37.0") // the checksum file the case before broke, mended
+		sets := filepath.Join(root, "release-sets.yaml")
+		text := "# ours\nsets:\n  - name: k136\n    components:\n      kubernetes: 1.36.4\n      cri-tools: recipe:cri-tools-1.36\n  - name: k137   # new\n    components:\n      kubernetes: 1.37.0\n      cri-tools: recipe:cri-tools-1.36   # until 1.37 is out\n"
+		os.WriteFile(sets, []byte(text), 0o644)
+		code, stdout, stderr := bump("bump", "cri-tools-1.36", "--new-minor", "1.37", "--set", sets)
+		if code != 0 || !strings.Contains(stdout, sets+": release set k137 now names recipe:cri-tools-1.37") {
+			t.Fatalf("exit %d\n%s%s", code, stdout, stderr)
+		}
+		if after, _ := os.ReadFile(sets); string(after) != strings.Replace(text, "cri-tools: recipe:cri-tools-1.36   # until", "cri-tools: recipe:cri-tools-1.37   # until", 1) {
+			t.Errorf("release sets:\n%s", after)
+		}
+		code, stdout, stderr = bump("compat", "--set", sets, "--now", "2026-11-24", "--state", t.TempDir())
+		if !strings.Contains(stdout, "cri-tools") || strings.Contains(stdout+stderr, "unknown recipe") {
+			t.Errorf("compat after the new minor: exit %d\n%s%s", code, stdout, stderr)
 		}
 	})
 }

@@ -16,7 +16,6 @@ import (
 	"github.com/updeb/updeb/internal/compat"
 	"github.com/updeb/updeb/internal/plan"
 	"github.com/updeb/updeb/internal/recipe"
-	"github.com/updeb/updeb/internal/track"
 )
 
 type compatOptions struct {
@@ -34,7 +33,10 @@ func newCompatCmd(g *globalOptions) *cobra.Command {
 		Short: "Check that the versions deployed together work together",
 		Long: `compat reads a release set file (the versions deployed together, one set per cluster or
 Kubernetes minor) and checks Kubernetes' version-skew policy, Helm's n-3 table,
-containerd's recommended table, the recipes' requires, and end-of-life dates.
+containerd's recommended table, Istio's, Calico's and Cilium's supported Kubernetes
+versions, kubeadm's etcd, cri-tools' matrix, the recipes' requires, and end-of-life
+dates. The tables come from the recipes repository's data file when there is one (see
+'updeb data'), else the newer of the bundled and refreshed copies; stderr says which.
 Exit 1 on a violation or an end-of-life component; warnings do not change the exit code.`,
 		Example: `  updeb compat                                  # release-sets.yaml in the working folder
   updeb compat --set clusters.yaml --format markdown
@@ -82,25 +84,23 @@ func runCompat(cmd *cobra.Command, g *globalOptions, o *compatOptions) error {
 	if err != nil {
 		return err
 	}
-	in := compat.Inputs{Now: now}
-	in.Requires = recipeRequirements(rs)
-	if err := compat.ValidateRequires(in.Requires); err != nil {
-		return invalidInput(err, "fix the recipe's requires")
-	}
-	if err := compat.Resolve(sets, recipeVersions(rs)); err != nil {
-		return invalidInput(fmt.Errorf("%s: %w", o.setFile, err), "a release set's recipe:NAME must name a recipe of the --recipes folder (NAME.yaml there) that ships that component (COMPONENT.yaml or COMPONENT-MAJOR.MINOR.yaml)")
-	}
-	if rs != nil {
-		in.Shipped = shippedVersions(rs)
-	}
-	data, err := g.supportData(cfg, now)
+	data, err := g.dataSet(cfg, now, true)
 	if err != nil {
 		return err
 	}
-	in.EOL, in.EOLCopy = data.Data, data.Name()
-	report := compat.Evaluate(sets, in)
+	report, err := compat.Check(sets, rs, compat.Inputs{Now: now, Tables: data.Tables, EOL: data.EOL.Data, EOLCopy: data.EOL.Name()})
+	switch {
+	case errors.Is(err, compat.ErrRequires):
+		return invalidInput(err, "fix the recipe's requires")
+	case err != nil:
+		return invalidInput(fmt.Errorf("%s: %w", o.setFile, err), "a release set's recipe:NAME must name a recipe of the --recipes folder (NAME.yaml there) that ships that component (COMPONENT.yaml or COMPONENT-MAJOR.MINOR.yaml)")
+	}
 	if format == compat.FormatHTML && rs != nil {
-		if report.Extra, err = plan.HTML(plan.Make(rs, data, plan.Options{Now: now})); err != nil {
+		p, err := plan.Make(rs, data.EOL, plan.Options{Now: now, Tables: data.Tables})
+		if err != nil {
+			return err
+		}
+		if report.Extra, err = plan.HTML(p); err != nil {
 			return err
 		}
 	}
@@ -135,25 +135,4 @@ func compatRecipes(cmd *cobra.Command, g *globalOptions) ([]*recipe.Recipe, erro
 		return nil, nil
 	}
 	return loadRecipes(g, nil)
-}
-
-// recipeVersions maps each recipe's name (its file name without .yaml, as
-// commands and release sets name it) to its version.
-func recipeVersions(rs []*recipe.Recipe) map[string]string {
-	out := map[string]string{}
-	for _, r := range rs {
-		out[plan.RecipeName(r)] = r.Version
-	}
-	return out
-}
-
-// shippedVersions maps each component (track.Component) to the versions its
-// recipes ship.
-func shippedVersions(rs []*recipe.Recipe) map[string][]string {
-	out := map[string][]string{}
-	for _, r := range rs {
-		c := track.Component(r)
-		out[c] = append(out[c], r.Version)
-	}
-	return out
 }

@@ -7,25 +7,30 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/updeb/updeb/internal/config"
+	"github.com/updeb/updeb/internal/compatdata"
 	"github.com/updeb/updeb/internal/supportdata"
 )
 
 type dataRefreshOptions struct {
 	allowDropped bool
+	tables       []string
+	write        string
 }
 
 func newDataCmd(g *globalOptions) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "data",
-		Short: "Refresh or show the support data (end-of-life dates) outdated, compat and plan use",
-		Long: `The support data is the release cycles of the products updeb packages (Kubernetes,
-etcd, containerd, Calico, Istio): their end of active support and end of life, their
-latest patch, and Istio's supported Kubernetes versions. A snapshot is bundled with
-updeb; 'updeb data refresh' fetches current data from the endoflife.date API (data:
-endoflife-url: in the config for a mirror) into the state folder. Commands use the
-newer of the two and say which, and warn when it is older than data: max-age-days:
-(default 30).`,
+		Short: "Refresh or show the data tables (end-of-life dates, compatibility tables) outdated, compat and plan use",
+		Long: `The data tables are the release cycles of the products updeb packages (Kubernetes,
+etcd, containerd, Calico, Cilium, Istio: end of support and of life, latest patch) and
+upstream's compatibility tables (Helm's version skew, containerd's Kubernetes support,
+Istio's, Calico's and Cilium's supported Kubernetes versions, kubeadm's etcd versions,
+cri-tools' matrix). A snapshot is bundled with updeb; 'updeb data refresh' fetches
+current ones from upstream (data: in the config for mirrors) into the state folder, or
+with --write into a recipes repository's data file (compat-data.yaml beside the recipes
+folder, or data: file:), which compat, plan and outdated then use on every machine.
+Otherwise they use the newer of the bundled and refreshed copies. Each says which, and
+warns when a table is older than data: max-age-days: (default 30).`,
 		Args: cobra.NoArgs,
 		RunE: func(c *cobra.Command, _ []string) error { return c.Help() },
 	}
@@ -37,23 +42,43 @@ func newDataRefreshCmd(g *globalOptions) *cobra.Command {
 	o := &dataRefreshOptions{}
 	cmd := &cobra.Command{
 		Use:   "refresh",
-		Short: "Fetch current end-of-life data from endoflife.date into the state folder",
-		Long: `refresh fetches every product's release cycles from the endoflife.date API through
-the configured proxy, checks each answer (JSON of the expected shape, bounded in size,
-every cycle with its dates and latest release, which must hold together: the latest
-release is one of the cycle, nothing released after today, no end of support or life
-before the release or decades after it; no cycle the copy in use has may be
-missing), and replaces STATE/support/eol.yaml atomically. Anything wrong and the copy
-that was there stays: exit 3 for an unusable or unreachable answer, exit 1 when cycles
-are missing (accept that with --allow-dropped after checking why).`,
+		Short: "Fetch current data tables from upstream into the state folder or a repository's data file",
+		Long: `refresh fetches, through the configured proxy, the end-of-life data (endoflife.date's
+API) and every compatibility table from where upstream publishes it (data: sources: for
+mirrors), each bounded in size and time. Each answer is parsed strictly (the table's
+columns, every cell's form, every row) and checked: rows only for Kubernetes minors and
+product cycles the end-of-life data knows, bounds in order, no row or cycle of the copy
+in use missing unless its minors are end-of-life. Then the state folder's copies
+(STATE/support/compat.yaml and eol.yaml) are replaced atomically, or with --write FILE
+the recipes repository's data file (the overrides there are kept and reported).
+
+Anything wrong and nothing is written: every problem is named (table and URL). Exit 3:
+an answer that is unreachable or unusable (HTML, truncated, too large, malformed,
+implausible); exit 1: rows or cycles missing (accept with --allow-dropped after
+checking why); exit 2: a --write file that does not parse.`,
 		Example: `  updeb data refresh
-  updeb data refresh --state /var/lib/updeb
-  updeb data refresh --allow-dropped   # accept an answer without some old cycles`,
+  updeb data refresh --write compat-data.yaml   # the repository's data file: commit the diff
+  updeb data refresh --table helm --table containerd
+  updeb data refresh --allow-dropped   # accept an answer without some rows the copy in use has`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error { return runDataRefresh(cmd, g, o) },
 	}
-	cmd.Flags().BoolVar(&o.allowDropped, "allow-dropped", false, "accept new data that lacks release cycles the copy in use has (recorded in its header)")
+	f := cmd.Flags()
+	f.BoolVar(&o.allowDropped, "allow-dropped", false, "accept new data that lacks rows or release cycles the copy in use has (recorded in its header)")
+	f.StringSliceVar(&o.tables, "table", nil, "refresh only these tables ("+strings.Join(append(compatdata.Names(), compatdata.EndOfLife), ", ")+"); the others are kept")
+	f.StringVar(&o.write, "write", "", "write a recipes repository's data file (every table and the end-of-life data) instead of the state folder")
 	return jsonOutput(cmd, 1)
+}
+
+// dataRefreshJSON is `updeb data refresh --json`: the end-of-life part as
+// before (path, replaced, products), the tables, and the files written.
+type dataRefreshJSON struct {
+	Written  []string                    `json:"written"`
+	AsOf     time.Time                   `json:"as_of"`
+	Path     string                      `json:"path,omitempty"`
+	Replaced string                      `json:"replaced,omitempty"`
+	Products []supportdata.ProductResult `json:"products,omitempty"`
+	Tables   []compatdata.TableResult    `json:"tables"`
 }
 
 func runDataRefresh(cmd *cobra.Command, g *globalOptions, o *dataRefreshOptions) error {
@@ -62,7 +87,7 @@ func runDataRefresh(cmd *cobra.Command, g *globalOptions, o *dataRefreshOptions)
 		return err
 	}
 	state, err := g.stateDirFor(cfg)
-	if err != nil {
+	if err != nil && o.write == "" {
 		return err
 	}
 	f, err := g.newFetcher(cfg)
@@ -70,83 +95,150 @@ func runDataRefresh(cmd *cobra.Command, g *globalOptions, o *dataRefreshOptions)
 		return err
 	}
 	defer f.Close()
-	res, err := supportdata.Refresh(cmd.Context(), supportdata.RefreshOptions{
-		Client: f, ProductURL: cfg.Data.ProductURL, Products: cfg.Data.Products, StateDir: state, Now: time.Now(), AllowDropped: o.allowDropped,
+	res, err := compatdata.Refresh(cmd.Context(), compatdata.RefreshOptions{
+		Client: f, Sources: cfg.Data.Sources, ProductURL: cfg.Data.ProductURL, Products: cfg.Data.Products,
+		Tables: o.tables, StateDir: state, Write: o.write, Now: time.Now(), AllowDropped: o.allowDropped,
 	})
 	if err != nil {
 		return err
 	}
+	if repo := g.repositoryDataFile(cfg); o.write == "" && compatdata.Exists(repo) && !g.quiet {
+		fmt.Fprintf(g.stderr, "updeb: note: commands here use the repository's data file %s, not the state folder: 'updeb data refresh --write %s' updates it\n", repo, repo)
+	}
 	out := cmd.OutOrStdout()
 	if g.json {
-		return printJSON(out, cmd, res)
+		j := dataRefreshJSON{Written: res.Written, AsOf: res.AsOf, Tables: res.Tables}
+		if e := res.EndOfLife; e != nil {
+			j.Path, j.Replaced, j.Products = e.Path, e.Replaced, e.Products
+		}
+		return printJSON(out, cmd, j)
 	}
-	fmt.Fprintf(out, "support data refreshed: %s (as of %s; replaced the %s copy)\n", res.Path, res.AsOf.Format(time.RFC3339), res.Replaced)
-	for _, p := range res.Products {
-		var notes []string
-		if len(p.Added) > 0 {
-			notes = append(notes, "new cycles "+strings.Join(p.Added, ", "))
+	if e := res.EndOfLife; e != nil {
+		fmt.Fprintf(out, "support data refreshed: %s (as of %s; replaced the %s copy)\n", e.Path, e.AsOf.Format(time.RFC3339), e.Replaced)
+		for _, p := range e.Products {
+			fmt.Fprintf(out, "  %-11s %3d cycles  %s\n", p.Product, p.Cycles,
+				notes(note{"new cycles", p.Added, ", "}, note{"latest", p.Latest, ", "}, note{"dropped", p.Dropped, ", "}))
 		}
-		if len(p.Latest) > 0 {
-			notes = append(notes, "latest "+strings.Join(p.Latest, ", "))
+	}
+	if len(res.Tables) > 0 {
+		fmt.Fprintf(out, "compatibility tables refreshed: %s (as of %s)\n", res.Written[0], res.AsOf.Format(time.RFC3339))
+	}
+	for _, t := range res.Tables {
+		fmt.Fprintf(out, "  %-12s %3d rows    %s (replaced the %s copy)\n", t.Table, t.Rows, notes(note{"added", t.Added, ", "},
+			note{"changed", t.Changed, "; "}, note{"retired (end-of-life)", t.Retired, ", "}, note{"dropped", t.Dropped, ", "}), t.Replaced)
+		for _, ov := range t.Overrides {
+			fmt.Fprintf(out, "    override %s (%s): %s\n", ov.Row, ov.Reason, overrideVerdict(ov))
 		}
-		if len(p.Dropped) > 0 {
-			notes = append(notes, "dropped "+strings.Join(p.Dropped, ", "))
-		}
-		if len(notes) == 0 {
-			notes = append(notes, "no change")
-		}
-		fmt.Fprintf(out, "  %-11s %3d cycles  %s\n", p.Product, p.Cycles, strings.Join(notes, "; "))
 	}
 	return nil
+}
+
+// note is one kind of change a refresh reports: "added 1.37".
+type note struct {
+	word  string
+	items []string
+	sep   string
+}
+
+// notes says in one line what a refresh changed, or "no change".
+func notes(ns ...note) string {
+	var out []string
+	for _, n := range ns {
+		if len(n.items) > 0 {
+			out = append(out, n.word+" "+strings.Join(n.items, n.sep))
+		}
+	}
+	if len(out) == 0 {
+		return "no change"
+	}
+	return strings.Join(out, "; ")
+}
+
+// overrideVerdict says how upstream's row compares with an override.
+func overrideVerdict(o compatdata.OverrideStatus) string {
+	switch {
+	case o.Agrees:
+		return "upstream now says the same: the override can go"
+	case o.Upstream == "":
+		return "upstream has no such row"
+	}
+	return "upstream says " + o.Upstream
+}
+
+// dataStatusJSON is `updeb data status --json`: the end-of-life data's copy,
+// date and products as before, and every table's line.
+type dataStatusJSON struct {
+	Copy       string                   `json:"copy"`
+	AsOf       time.Time                `json:"as_of"`
+	AgeDays    int                      `json:"age_days"`
+	MaxAgeDays int                      `json:"max_age_days"`
+	Products   []string                 `json:"products"`
+	Repository string                   `json:"repository,omitempty"`
+	Tables     []compatdata.TableStatus `json:"tables"`
 }
 
 func newDataStatusCmd(g *globalOptions) *cobra.Command {
 	return jsonOutput(&cobra.Command{
 		Use:   "status",
-		Short: "Show which copy of the support data commands use, and how old it is",
-		Args:  cobra.NoArgs,
+		Short: "List every data table with the copy commands use, its source, date and age",
+		Long: `status lists the end-of-life data and every compatibility table: which copy commands
+use (bundled, refreshed in the state folder, or the recipes repository's data file), the
+URLs it was fetched from, its date (a snapshot's day, or when a refresh fetched it), its
+age, its rows and the overrides in use, and warns about each table older than data:
+max-age-days: (default 30).`,
+		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			cfg, err := g.loadConfig()
 			if err != nil {
 				return err
 			}
-			c, err := g.supportData(cfg, time.Now())
+			now := time.Now()
+			set, err := g.dataSet(cfg, now, true)
 			if err != nil {
 				return err
 			}
+			maxAge := cfg.Data.MaxAge()
+			st := set.Status(now, maxAge)
 			out := cmd.OutOrStdout()
 			if g.json {
-				days, _ := c.Age(time.Now())
-				return printJSON(out, cmd, map[string]any{"copy": c.Name(), "as_of": c.Data.AsOf, "age_days": days,
-					"max_age_days": int(cfg.Data.MaxAge().Hours() / 24), "products": c.Data.Products()})
+				days, _ := set.EOL.Age(now)
+				return printJSON(out, cmd, dataStatusJSON{Copy: set.EOL.Name(), AsOf: set.EOL.Data.AsOf, AgeDays: days,
+					MaxAgeDays: int(maxAge.Hours() / 24), Products: set.EOL.Data.Products(), Repository: set.Repository, Tables: st})
 			}
-			fmt.Fprintf(out, "%s\nproducts: %s\n", c.Describe(time.Now()), strings.Join(c.Data.Products(), ", "))
+			fmt.Fprintf(out, "%s\nproducts: %s\n\n", set.EOL.Describe(now), strings.Join(set.EOL.Data.Products(), ", "))
+			fmt.Fprintf(out, "%-12s %-10s %-10s %5s %5s  %s\n", "TABLE", "COPY", "AS OF", "AGE", "ROWS", "SOURCE")
+			for _, t := range st {
+				kind, _, _ := strings.Cut(t.Copy, " ")
+				src := strings.Join(t.Sources, " ")
+				if src == "" {
+					src = "(a snapshot: see its header)"
+				}
+				mark := ""
+				if t.Stale {
+					mark = " (stale)"
+				}
+				fmt.Fprintf(out, "%-12s %-10s %-10s %4dd %5d  %s%s\n", t.Table, kind, t.AsOf.Format(time.DateOnly), t.AgeDays, t.Rows, src, mark)
+				for _, o := range t.Overrides {
+					fmt.Fprintf(out, "%12s override %s (%s): %s\n", "", o.Row, o.Reason, overrideVerdict(o))
+				}
+			}
+			if files := copyFiles(st); len(files) > 0 {
+				fmt.Fprintf(out, "\nfiles: %s\n", strings.Join(files, ", "))
+			}
 			return nil
 		},
 	}, 1)
 }
 
-// supportData loads the support data the commands use (supportdata.Load)
-// from the state folder, says on stderr which copy it is and how old on now's
-// day, and warns when it is older than the config allows. Without a state
-// folder (no HOME) the bundled copy is used.
-func (g *globalOptions) supportData(cfg *config.Config, now time.Time) (*supportdata.Copy, error) {
-	state, err := g.stateDirFor(cfg)
-	if err != nil {
-		state = ""
-	}
-	c, warnings, err := supportdata.Load(state)
-	if err != nil {
-		return nil, err
-	}
-	if !g.quiet {
-		for _, w := range warnings {
-			fmt.Fprintf(g.stderr, "updeb: warning: %s\n", w)
-		}
-		fmt.Fprintf(g.stderr, "updeb: support data: %s\n", c.Describe(now))
-		if c.Stale(now, cfg.Data.MaxAge()) {
-			fmt.Fprintf(g.stderr, "updeb: warning: the support data is older than %d days (data: max-age-days:): run 'updeb data refresh'\n", int(cfg.Data.MaxAge().Hours()/24))
+// copyFiles are the files the tables were read from, each once.
+func copyFiles(st []compatdata.TableStatus) []string {
+	var out []string
+	seen := map[string]bool{}
+	for _, t := range st {
+		if _, path, ok := strings.Cut(t.Copy, " "); ok && !seen[path] {
+			seen[path] = true
+			out = append(out, path)
 		}
 	}
-	return c, nil
+	return out
 }

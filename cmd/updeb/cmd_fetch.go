@@ -4,11 +4,10 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/updeb/updeb/internal/build"
-
 	"github.com/spf13/cobra"
 
 	"github.com/updeb/updeb/internal/fetch"
+	"github.com/updeb/updeb/internal/source"
 	"github.com/updeb/updeb/pkg/digest"
 )
 
@@ -100,11 +99,11 @@ func fetchRecipes(cmd *cobra.Command, g *globalOptions, o *fetchOptions, args []
 		return err
 	}
 	defer s.Close()
-	opts, err := s.fetchOptions()
+	opts, err := s.sourceOptions()
 	if err != nil {
 		return err
 	}
-	res, err := build.Fetch(cmd.Context(), s.jobs, opts)
+	res, err := source.Fetch(cmd.Context(), s.jobs, resolveOptions(s.cfg), opts)
 	if perr := printFetchResults(cmd, g, res); perr != nil && err == nil {
 		err = perr
 	}

@@ -7,8 +7,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/updeb/updeb/internal/squid"
-	"github.com/updeb/updeb/internal/testenv"
+	"github.com/updeb/updeb/internal/testkit/squid"
+	"github.com/updeb/updeb/internal/testkit/testenv"
 )
 
 // demoProject copies the demo (recipes, keys, mirror) and writes a config for

@@ -19,8 +19,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/updeb/updeb/internal/squid"
-	"github.com/updeb/updeb/internal/testenv"
+	"github.com/updeb/updeb/internal/testkit/squid"
+	"github.com/updeb/updeb/internal/testkit/testenv"
 )
 
 // TestFetchHelperProcess is not a test: it is updeb's main, signal-aware

@@ -89,11 +89,31 @@ func printInfo(out io.Writer, info *deb.Info) error {
 	return w.Flush()
 }
 
-// modeString renders a mode as tar tv does: drwxr-xr-x, lrwxrwxrwx, hrw-r--r--.
+// modeString renders a mode as tar tv and ls -l do: drwxr-xr-x,
+// lrwxrwxrwx, hrw-r--r--, with the special bits in the execute places
+// (-rwsr-xr-x setuid, -rwxr-sr-x setgid, drwxrwxrwt sticky; S and T
+// where the execute bit is unset).
 func modeString(f deb.FileInfo) string {
-	s := []byte((f.Mode & (fs.ModePerm | fs.ModeSetuid | fs.ModeSetgid | fs.ModeSticky)).String())
-	// fs.FileMode puts special bits as leading letters; keep only the last 9.
-	perm := s[len(s)-9:]
+	const rwx = "rwxrwxrwx"
+	perm := []byte("---------")
+	for i := range 9 {
+		if f.Mode&(1<<(8-i)) != 0 {
+			perm[i] = rwx[i]
+		}
+	}
+	special := func(bit fs.FileMode, at int, set, unset byte) {
+		if f.Mode&bit == 0 {
+			return
+		}
+		if perm[at] == 'x' {
+			perm[at] = set
+		} else {
+			perm[at] = unset
+		}
+	}
+	special(fs.ModeSetuid, 2, 's', 'S')
+	special(fs.ModeSetgid, 5, 's', 'S')
+	special(fs.ModeSticky, 8, 't', 'T')
 	kind := map[string]byte{"file": '-', "dir": 'd', "symlink": 'l', "hardlink": 'h', "char": 'c', "block": 'b', "fifo": 'p'}[f.Type]
 	return string(kind) + string(perm)
 }

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -54,6 +55,27 @@ func TestInspectCmd(t *testing.T) {
 			if err := json.Unmarshal(stdout.Bytes(), &info); err != nil || info.Control.Value("Package") != "xx" {
 				t.Errorf("--json: %v %+v", err, info)
 			}
+		}
+	}
+}
+
+// Special bits show as ls -l and dpkg-deb -c show them.
+func TestModeString(t *testing.T) {
+	for _, tc := range []struct {
+		typ  string
+		mode fs.FileMode
+		want string
+	}{
+		{"file", 0o755 | fs.ModeSetuid, "-rwsr-xr-x"},
+		{"file", 0o755 | fs.ModeSetgid, "-rwxr-sr-x"},
+		{"file", 0o660 | fs.ModeSetuid | fs.ModeSetgid | fs.ModeSticky, "-rwSrwS--T"},
+		{"dir", 0o777 | fs.ModeSticky, "drwxrwxrwt"},
+		{"dir", 0o733 | fs.ModeSticky, "drwx-wx-wt"},
+		{"file", 0o440, "-r--r-----"},
+		{"symlink", 0o777, "lrwxrwxrwx"},
+	} {
+		if got := modeString(deb.FileInfo{Type: tc.typ, Mode: tc.mode}); got != tc.want {
+			t.Errorf("%s %v: %s, want %s", tc.typ, tc.mode, got, tc.want)
 		}
 	}
 }

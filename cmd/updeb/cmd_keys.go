@@ -1,10 +1,8 @@
 package main
 
 import (
-	"errors"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -14,7 +12,7 @@ import (
 
 	"github.com/updeb/updeb/internal/recipe"
 	"github.com/updeb/updeb/internal/trust"
-	"github.com/updeb/updeb/pkg/verify"
+	"github.com/updeb/updeb/pkg/verify/openpgp"
 )
 
 // newKeysCmd is the parent of the key commands; each subcommand is one line in
@@ -36,14 +34,6 @@ func newKeysCmd(g *globalOptions) *cobra.Command {
 		newKeysGenerateCmd(g),
 	)
 	return keys
-}
-
-func subcommandNames(cmd *cobra.Command) string {
-	var names []string
-	for _, c := range cmd.Commands() {
-		names = append(names, c.Name())
-	}
-	return strings.Join(names, ", ")
 }
 
 type keysListOptions struct {
@@ -75,10 +65,10 @@ signature comes from.`,
 // keyringListing is one file's keys, or one recipe source's Sigstore
 // signer, as printed by keys list --json.
 type keyringListing struct {
-	File     string                  `json:"file,omitempty"`
-	Keys     []verify.PrimaryKeyInfo `json:"keys,omitempty"`
-	UsedBy   []string                `json:"used_by,omitempty"` // "RECIPE SOURCE (signature|checksum file)"
-	Sigstore *sigstoreSigner         `json:"sigstore,omitempty"`
+	File     string                   `json:"file,omitempty"`
+	Keys     []openpgp.PrimaryKeyInfo `json:"keys,omitempty"`
+	UsedBy   []string                 `json:"used_by,omitempty"` // "RECIPE SOURCE (signature|checksum file)"
+	Sigstore *sigstoreSigner          `json:"sigstore,omitempty"`
 }
 
 // sigstoreSigner is who a recipe source accepts as its Sigstore signer.
@@ -177,7 +167,7 @@ func recipesForKeys(g *globalOptions) []*recipe.Recipe {
 	for _, p := range paths {
 		r, err := recipe.Load(p, recipe.LoadOptions{AllowUnpinned: true})
 		if err != nil {
-			fmt.Fprintf(g.stderr, "updeb: warning: %s left out: it does not load ('updeb lint %s' says why)\n", p, p)
+			g.warnf("%s left out: it does not load ('updeb lint %s' says why)", p, p)
 			continue
 		}
 		out = append(out, r)
@@ -218,7 +208,7 @@ func sigstoreSigners(recipes []*recipe.Recipe) []keyringListing {
 			signer := &sigstoreSigner{Recipe: r.Name, Source: s.Name, Identity: ss.Identity, IdentityRegexp: ss.IdentityRegexp, Issuer: ss.Issuer}
 			if ss.PublicKey != "" {
 				signer.PublicKey = ss.PublicKey
-				fpr, err := trust.KeyFingerprint(&recipe.PlannedSigstore{PublicKeyPath: filepath.Join(r.FilesDir, filepath.FromSlash(ss.PublicKey))})
+				fpr, err := trust.KeyFingerprint(&recipe.ResolvedSigstore{PublicKeyPath: filepath.Join(r.FilesDir, filepath.FromSlash(ss.PublicKey))})
 				if err != nil {
 					fpr = "unusable: " + err.Error()
 				}
@@ -238,7 +228,7 @@ func sigstoreSigners(recipes []*recipe.Recipe) []keyringListing {
 	return out
 }
 
-func printKey(w io.Writer, kind string, k verify.KeyInfo) {
+func printKey(w io.Writer, kind string, k openpgp.KeyInfo) {
 	line := fmt.Sprintf("%s %-9s %s created %s", kind, k.Algorithm, k.Fingerprint, k.Created.Format(time.DateOnly))
 	if k.Expires != nil {
 		line += " expires " + k.Expires.Format(time.DateOnly)
@@ -250,19 +240,4 @@ func printKey(w io.Writer, kind string, k verify.KeyInfo) {
 	for _, warn := range k.Warnings {
 		fmt.Fprintf(w, "      warning: %s\n", warn)
 	}
-}
-
-// loadKeyring opens a keyring file the user named: one that cannot be read is
-// invalid input (exit 2), like a malformed one (verify.ErrKeyring).
-func loadKeyring(path string) (*verify.Keyring, error) {
-	kr, err := verify.LoadKeyring(path)
-	switch {
-	case err == nil:
-		return kr, nil
-	case errors.Is(err, os.ErrNotExist):
-		return nil, invalidInput(err, "give the path of an OpenPGP keyring, such as keys/helm.asc")
-	case errors.Is(err, verify.ErrKeyring):
-		return nil, err
-	}
-	return nil, invalidInput(err, "")
 }

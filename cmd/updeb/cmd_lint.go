@@ -1,17 +1,25 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
+	"os/exec"
+	"path/filepath"
 
 	"github.com/spf13/cobra"
 	"github.com/updeb/updeb/internal/recipe"
+	"github.com/updeb/updeb/internal/scriptlint"
 )
 
 type lintResult struct {
 	Recipe   string           `json:"recipe"`
 	OK       bool             `json:"ok"`
 	Findings []recipe.Finding `json:"findings"`
+	// Warnings are worth a look but do not make the recipe invalid (a
+	// world-writable file, an owner dpkg may not know, shellcheck's
+	// warnings on a maintainer-script fragment).
+	Warnings []recipe.Finding `json:"warnings"`
 }
 
 func newLintCmd(g *globalOptions) *cobra.Command {
@@ -21,7 +29,11 @@ func newLintCmd(g *globalOptions) *cobra.Command {
 		Long: `Lint loads each recipe strictly: unknown fields, wrong types, missing fields,
 templates that do not render for every architecture, malformed or missing
 digests, file mappings that name no source, missing keyrings and recipe files.
-Each finding is printed as FILE:LINE:COL: message. Exit 2 when there is any.`,
+Each maintainer-script fragment is checked with sh -n (the shell that runs it)
+and, when it is installed, shellcheck --shell=sh --severity=warning.
+Each finding is printed as FILE:LINE:COL: message, each warning as
+FILE:LINE:COL: warning: message. Exit 2 when there is any finding; warnings
+alone exit 0.`,
 		Example: `  updeb lint              # every recipe in ./recipes
   updeb lint helm etcd    # recipes/helm.yaml and recipes/etcd.yaml
   updeb lint --recipes testdata/recipes --json
@@ -31,36 +43,54 @@ Each finding is printed as FILE:LINE:COL: message. Exit 2 when there is any.`,
 			if err != nil {
 				return err
 			}
+			tools := shellTools(g)
 			out := cmd.OutOrStdout()
 			var results []lintResult
-			nFindings, nBad := 0, 0
+			nFindings, nBad, nWarnings := 0, 0, 0
 			for _, p := range paths {
-				res := lintResult{Recipe: p, OK: true, Findings: []recipe.Finding{}}
-				_, err := recipe.Load(p, recipe.LoadOptions{})
+				res := lintResult{Recipe: p, OK: true, Findings: []recipe.Finding{}, Warnings: []recipe.Finding{}}
+				r, err := recipe.Load(p, recipe.LoadOptions{})
 				var e *recipe.Error
 				switch {
 				case errors.As(err, &e):
 					res.OK, res.Findings = false, e.Findings
 				case err != nil: // unreadable (missing, a FIFO, too large): invalid input, as for build
 					return invalidInput(err, "name a recipe file (recipes/NAME.yaml) that is a regular file")
+				default:
+					res.Warnings = append(res.Warnings, r.Warnings...)
+					findings, warnings, err := lintFragments(cmd.Context(), tools, p, r)
+					if err != nil {
+						return err
+					}
+					res.Findings, res.Warnings = append(res.Findings, findings...), append(res.Warnings, warnings...)
+					res.OK = len(res.Findings) == 0
 				}
 				if !res.OK {
 					nBad++
 					nFindings += len(res.Findings)
 				}
+				nWarnings += len(res.Warnings)
 				results = append(results, res)
 				if !g.json {
 					for _, f := range res.Findings {
 						fmt.Fprintln(out, f.String())
 					}
+					for _, w := range res.Warnings {
+						w.Message = "warning: " + w.Message
+						fmt.Fprintln(out, w.String())
+					}
 				}
 			}
 			if g.json {
-				if err := printJSON(out, cmd, map[string]any{"recipes": results, "findings": nFindings}); err != nil {
+				if err := printJSON(out, cmd, map[string]any{"recipes": results, "findings": nFindings, "warnings": nWarnings}); err != nil {
 					return err
 				}
 			} else {
-				fmt.Fprintf(out, "%d recipe(s) checked: %d ok, %d with %d finding(s)\n", len(paths), len(paths)-nBad, nBad, nFindings)
+				fmt.Fprintf(out, "%d recipe(s) checked: %d ok, %d with %d finding(s)", len(paths), len(paths)-nBad, nBad, nFindings)
+				if nWarnings > 0 {
+					fmt.Fprintf(out, "; %d warning(s)", nWarnings)
+				}
+				fmt.Fprintln(out)
 			}
 			if nFindings > 0 {
 				return invalidInput(fmt.Errorf("%d of %d recipe(s) are invalid", nBad, len(paths)), "fix the findings above (FILE:LINE:COL: message); recipes/README.md documents every field")
@@ -68,4 +98,41 @@ Each finding is printed as FILE:LINE:COL: message. Exit 2 when there is any.`,
 			return nil
 		},
 	}, 1)
+}
+
+// shellTools finds sh and shellcheck on PATH for the fragment checks.
+func shellTools(g *globalOptions) scriptlint.Tools {
+	var t scriptlint.Tools
+	t.Sh, _ = exec.LookPath("sh")
+	t.ShellCheck, _ = exec.LookPath("shellcheck")
+	if t.Sh == "" {
+		g.logger().Warn("sh is not on PATH: maintainer-script fragments are not checked with sh -n")
+	}
+	return t
+}
+
+// lintFragments checks each maintainer-script fragment of r with the shell
+// tools; a problem is a finding or a warning at the fragment's line, in the
+// fragment's file named as the recipe path p names its folder.
+func lintFragments(ctx context.Context, tools scriptlint.Tools, p string, r *recipe.Recipe) (findings, warnings []recipe.Finding, err error) {
+	for _, f := range r.Fragments() {
+		data, err := r.ReadFragment(f)
+		if err != nil {
+			return nil, nil, err // Load read it a moment ago
+		}
+		problems, err := scriptlint.Check(ctx, tools, data)
+		if err != nil {
+			return nil, nil, err
+		}
+		file := filepath.Join(filepath.Dir(p), filepath.FromSlash(r.FilesRel()), filepath.FromSlash(f.File))
+		for _, pr := range problems {
+			x := recipe.Finding{File: file, Line: pr.Line, Col: max(pr.Col, 1), Message: fmt.Sprintf("%s fragment: %s: %s", f.Script, pr.Tool, pr.Message)}
+			if pr.Error {
+				findings = append(findings, x)
+			} else {
+				warnings = append(warnings, x)
+			}
+		}
+	}
+	return findings, warnings, nil
 }

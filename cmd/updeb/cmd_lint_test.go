@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/updeb/updeb/internal/testkit/testenv"
 )
 
 func TestLintCommand(t *testing.T) {
@@ -29,7 +31,7 @@ func TestLintCommand(t *testing.T) {
 		{[]string{"lint", "--recipes", fixtures, "nope"}, 2, "", "recipe \"nope\": " + filepath.Join(fixtures, "nope.yaml") + " is not a recipe file"},
 		{[]string{"lint", "--recipes", t.TempDir()}, 2, "", "no recipes (*.yaml) in"},
 		{[]string{"lint", "--recipes", dir}, 2, filepath.Join(dir, "hello.yaml") + ":36:5: package: missing required field \"section\"\n" +
-			filepath.Join(dir, "hello.yaml") + ":42:5: package: unknown field \"sektion\" (known: alternatives, architecture, breaks, conflicts, depends, description, directories, dynamic, files, lintian-overrides, name, pre-depends, priority, provides, recommends, replaces, section, suggests, summary, symlinks, system-user, systemd-units)\n" +
+			filepath.Join(dir, "hello.yaml") + ":42:5: package: unknown field \"sektion\" (known: alternatives, architecture, breaks, conflicts, depends, description, directories, dynamic, files, lintian-overrides, name, pre-depends, priority, provides, recommends, replaces, scripts, section, suggests, summary, symlinks, system-user, systemd-units, triggers)\n" +
 			"1 recipe(s) checked: 0 ok, 1 with 2 finding(s)\n", "1 of 1 recipe(s) are invalid"},
 	}
 	var stdout, stderr bytes.Buffer
@@ -84,4 +86,52 @@ func helloProject(t *testing.T, hello string) string {
 		}
 	}
 	return root
+}
+
+// Lint checks maintainer-script fragments with sh -n (a syntax error is a
+// finding at the fragment's line) and shellcheck (its warnings are
+// warnings), and prints the recipe's warnings (a world-writable file)
+// without failing.
+func TestLintFragmentsAndWarnings(t *testing.T) {
+	testenv.RequireTool(t, "sh", "shellcheck")
+	fixtures := filepath.Join("..", "..", "internal", "recipe", "testdata", "recipes")
+	good, err := os.ReadFile(filepath.Join(fixtures, "hello.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := strings.Replace(string(good), "    section: net\n", "    section: net\n    scripts: {postinst: hello.postinst}\n", 1)
+	text = strings.Replace(text, "dest: /etc/default/hello}", `dest: /etc/default/hello, mode: "0666"}`, 1)
+	root := helloProject(t, text)
+	dir := filepath.Join(root, "recipes")
+	fragment := filepath.Join(dir, "hello", "hello.postinst")
+	for _, tc := range []struct {
+		fragment string
+		code     int
+		stdout   []string
+	}{
+		{"if [ \"$1\" = configure ]; then\n\trm -rf \"$STATE\"/\nfi\n", 0, []string{
+			fragment + ":2:9: warning: postinst fragment: shellcheck: Use \"${var:?}\" to ensure this never expands to / . [SC2115]\n",
+			filepath.Join(dir, "hello.yaml") + ":49:63: warning: mode: /etc/default/hello is world-writable (0666): any local user can change it\n",
+			"1 recipe(s) checked: 1 ok, 0 with 0 finding(s); 2 warning(s)\n",
+		}},
+		{"if [ \"$1\" = configure ]; then\n\techo configured\n", 2, []string{
+			fragment + ":3:1: postinst fragment: sh -n: Syntax error: end of file unexpected (expecting \"fi\")\n",
+			fragment + ":3:1: postinst fragment: shellcheck: Expected 'fi' matching previously mentioned 'if'. [SC1047]\n",
+			"1 recipe(s) checked: 0 ok, 1 with 5 finding(s); 1 warning(s)\n",
+		}},
+	} {
+		if err := os.WriteFile(fragment, []byte(tc.fragment), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		var stdout, stderr bytes.Buffer
+		code := run(context.Background(), []string{"lint", "--recipes", dir}, &stdout, &stderr)
+		if code != tc.code {
+			t.Errorf("exit %d, want %d\n%s%s", code, tc.code, stdout.String(), stderr.String())
+		}
+		for _, want := range tc.stdout {
+			if !strings.Contains(stdout.String(), want) {
+				t.Errorf("lint output lacks %q:\n%s", want, stdout.String())
+			}
+		}
+	}
 }

@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"net/http"
 
 	"github.com/spf13/cobra"
 
@@ -37,8 +38,12 @@ func newMirrorExportCmd(g *globalOptions) *cobra.Command {
 		Long: `export fetches and verifies every source of the recipes (none named: all) with its
 signature and checksum file, exactly as build does, and copies each into DIR at
 HOST/PATH of its upstream URL: the layout a mirrors: entry with a folder reads. The
-manifest DIR/updeb-mirror.json lists every file with its URL, size and digests
-(exporting again adds to it). It prints the mirrors: entries for the far side.`,
+answers verification needed from GitHub's API (the attestations of a recipe trusted
+through github-attestations:, and the bundles they point at) go in too, under the API's
+host, so that the far side verifies them offline. The manifest DIR/updeb-mirror.json
+lists every file with its URL, size and digests (exporting again adds to it). It prints
+the mirrors: entries for the far side. It writes only inside DIR: a symlink met there
+is refused (exit 1) or, for a file, replaced.`,
 		Example: `  updeb mirror export /media/usb/updeb-mirror
   updeb mirror export out/mirror hello pingd --arch amd64 --json`,
 		Args: cobra.MinimumNArgs(1),
@@ -48,11 +53,19 @@ manifest DIR/updeb-mirror.json lists every file with its URL, size and digests
 				return err
 			}
 			defer s.Close()
-			opts, err := s.fetchOptions()
+			opts, err := s.sourceOptions()
 			if err != nil {
 				return err
 			}
-			res, err := mirror.Export(cmd.Context(), s.jobs, opts, args[0])
+			// The Sigstore verifier's answers (GitHub's attestations) are
+			// recorded as it verifies, and go into the folder too.
+			so := sigstoreOptions(s.cfg, s.fetcher)
+			rec := &mirror.Recorder{Next: so.HTTPClient.Transport}
+			so.HTTPClient = &http.Client{Transport: rec}
+			if opts.Sigstore, err = s.g.sigstoreVerifier(s.cfg, so); err != nil {
+				return err
+			}
+			res, err := mirror.Export(cmd.Context(), s.jobs, resolveOptions(s.cfg), opts, args[0], rec)
 			if err != nil {
 				return err
 			}

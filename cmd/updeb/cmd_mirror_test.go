@@ -7,8 +7,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/updeb/updeb/internal/squid"
-	"github.com/updeb/updeb/internal/testenv"
+	"github.com/updeb/updeb/internal/testkit/squid"
+	"github.com/updeb/updeb/internal/testkit/testenv"
 )
 
 // TestMirrorExportAirGapped: the demo's downloads exported into a folder,

@@ -3,44 +3,96 @@ package main
 import (
 	"errors"
 	"fmt"
+	"io"
+	"io/fs"
+	"slices"
+	"strings"
 	"sync"
 
 	"github.com/spf13/cobra"
 
+	"github.com/updeb/updeb/internal/compatdata"
 	"github.com/updeb/updeb/internal/plan"
 	"github.com/updeb/updeb/internal/recipe"
 	"github.com/updeb/updeb/internal/track"
+	"github.com/updeb/updeb/internal/yamlfile"
+	"github.com/updeb/updeb/pkg/atomicfile"
 )
 
 type planCmdOptions struct {
 	trackFlags
+	setFile  string
 	exitCode bool
+	apply    bool
+	only     string
+	dryRun   bool
+	message  string
+	base     string
 }
 
 func newPlanCmd(g *globalOptions) *cobra.Command {
 	o := &planCmdOptions{}
 	cmd := &cobra.Command{
 		Use:   "plan",
-		Short: "Show which minors to add, which patches to bump and which recipes to retire today",
-		Long: `plan reads every recipe and the support data (see 'updeb data') and lists, for each
-product the data tracks (Kubernetes, etcd, containerd, Calico, Istio): the minors
-supported today with their end dates, which recipes ship them, the supported minors
-newer than every recipe (to add: 'updeb bump RECIPE --new-minor MINOR'), the recipes
-whose minor is end-of-life (to retire), and each recipe's newest patch, from its watch
-through the GitHub API like 'updeb outdated' (with --offline: from the support data's
-latest release of the cycle). It says which copy of the support data it used and how old.
+		Short: "Show what to add, bump and retire for every recipe, and what it does to the release sets",
+		Long: `plan reads every recipe, the support data (see 'updeb data') and the release set file,
+and lists for each recipe its newest release in its watch track (through the GitHub API
+like 'updeb outdated'; with --offline, the support data's latest release of its cycle,
+for the products the data covers) and what to do:
+
+  bump    a recipe behind its watch track: 'updeb bump RECIPE --to VERSION'; a recipe
+          not of a series (calicoctl, etcd) whose upstream has a newer minor moves to
+          it: 'updeb bump RECIPE --new-minor MINOR --to VERSION' (its track moves)
+  add     a minor newer than every recipe of a versioned series (kubernetes-1.36,
+          cri-tools-1.36), supported by the support data or released upstream:
+          'updeb bump NEWEST --new-minor MINOR', which writes its release set too
+  retire  a recipe whose line is end-of-life with nothing to move it to: its
+          end-of-life: mark ('updeb plan --apply --only RECIPE')
+  compat  a release set violation no other action removes (a Helm that does not
+          support the newest Kubernetes minor shipped, say): for a person
+
+Each action says which release sets it breaks or fixes: the plan plays the actions in
+order on a copy of the recipes and the release set file and runs compat on each state.
+It says which copy of the support data it used and how old.
+
+--apply carries the plan out in the working tree: every add and bump is fetched,
+verified and pinned exactly as 'updeb bump' does (a source nothing vouches for is not
+pinned: that recipe fails, with the digests upstream serves, and the others go on), the
+release set file follows, and each retire writes the recipe's end-of-life: mark. A bump
+or add that would break a release set that exists is held back and said why; a bump in
+a recipe's track gives way to its move to a newer minor. --only RECIPE limits it to one
+recipe's actions, --dry-run says what it would do. Run it again and it does nothing.
+--message FILE writes a change description beside the edits (a commit message: a
+summary line, then per recipe the old and new version, release date, what vouched for
+the new bytes and the release notes, what was held back or failed, the release set
+violations left for a person, and 'updeb verify --base' on the changed recipes with
+every REVIEW line, run in-process against --base, HEAD by default). updeb never commits
+or pushes: the scheduled job does, with the site's own tooling (docs/tracking.md).
+
+Exit codes of --apply: 0 nothing to do; 1 changes written (or a recipe refused by a
+check: a signature, a source nothing vouches for, re-uploaded bytes; the description
+says which); 2 invalid input (a recipe, the release set file, the flags); 3 a download
+failed. A failure's code wins over "changes written"; the changes stay written.
 
 GITHUB_TOKEN, when set, is sent to the GitHub API (higher rate limit).`,
 		Example: `  updeb plan
   updeb plan --offline --json
-  updeb plan --exit-code          # exit 1 when something must be added, bumped or retired
-  updeb plan --now 2027-03-01     # the plan as of another day`,
+  updeb plan --exit-code          # exit 1 when there is an action
+  updeb plan --now 2027-03-01     # the plan as of another day
+  updeb plan --apply --message change.txt
+  updeb plan --apply --only kubernetes-1.36 --dry-run`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error { return runPlan(cmd, g, o) },
 	}
 	o.trackFlags.add(cmd)
-	cmd.Flags().BoolVar(&o.exitCode, "exit-code", false, "exit 1 when an action is needed (a minor to add, a patch to bump, a recipe to retire)")
-	return jsonOutput(cmd, 1)
+	cmd.Flags().StringVar(&o.setFile, "set", "release-sets.yaml", "release set file whose sets the actions break or fix (skipped when the default is absent)")
+	cmd.Flags().BoolVar(&o.exitCode, "exit-code", false, "exit 1 when an action is needed")
+	cmd.Flags().BoolVar(&o.apply, "apply", false, "carry the plan out in the working tree: bumps, new minors with their release sets, end-of-life marks")
+	cmd.Flags().StringVar(&o.only, "only", "", "with --apply: only the actions on this recipe")
+	cmd.Flags().BoolVar(&o.dryRun, "dry-run", false, "with --apply: say what would be done, write nothing")
+	cmd.Flags().StringVar(&o.message, "message", "", "with --apply: write the change description (a commit message) to this file")
+	cmd.Flags().StringVar(&o.base, "base", "HEAD", "with --message: the git revision the changed recipes are verified against")
+	return jsonOutput(cmd, 2)
 }
 
 func runPlan(cmd *cobra.Command, g *globalOptions, o *planCmdOptions) error {
@@ -49,35 +101,20 @@ func runPlan(cmd *cobra.Command, g *globalOptions, o *planCmdOptions) error {
 		return err
 	}
 	defer s.Close()
-	opts, err := o.options(g, s.cfg, s.fetcher)
-	if err != nil {
-		return err
-	}
-	now := opts.Now()
-	data, err := g.supportData(s.cfg, now)
-	if err != nil {
-		return err
-	}
-	po := plan.Options{Now: now}
-	var (
-		mu   sync.Mutex
-		errs []error
-	)
-	if !g.offline {
-		po.Newest = func(r *recipe.Recipe) (string, error) {
-			c, err := track.Newest(cmd.Context(), r, opts)
-			if err != nil {
-				if !errors.Is(err, track.ErrNoWatch) {
-					mu.Lock()
-					errs = append(errs, err)
-					mu.Unlock()
-				}
-				return "", err
+	if !o.apply {
+		for _, f := range []string{"only", "dry-run", "message"} {
+			if cmd.Flags().Changed(f) {
+				return usageErrorf("--%s goes with --apply", f)
 			}
-			return c.InTrack.Version, nil
 		}
 	}
-	p := plan.Make(s.recipes, data, po)
+	p, _, errs, err := makePlan(cmd, g, s, &o.trackFlags, o.setFile)
+	if err != nil {
+		return err
+	}
+	if o.apply {
+		return applyPlan(cmd, g, s, o, p, errs)
+	}
 	out := cmd.OutOrStdout()
 	if g.json {
 		err = printJSON(out, cmd, p)
@@ -94,4 +131,195 @@ func runPlan(cmd *cobra.Command, g *globalOptions, o *planCmdOptions) error {
 		return checkFailed(fmt.Errorf("%d action(s) needed", len(p.Actions)), "see the actions above")
 	}
 	return nil
+}
+
+// makePlan makes the plan of the session's recipes (plan, plan --apply,
+// report): the support data by the config, each recipe's newest releases
+// from its watch (unless --offline), the release set file setFile (the
+// default may be absent), checked against the data tables in use. It
+// returns the plan, the data it used, the errors of the recipes whose
+// releases could not be listed (the plan says "unknown" for them), or an
+// error when there is no plan at all.
+func makePlan(cmd *cobra.Command, g *globalOptions, s *session, tf *trackFlags, setFile string) (*plan.Plan, *compatdata.Set, []error, error) {
+	opts, err := tf.options(g, s.cfg, s.fetcher)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	now := opts.Now()
+	data, err := g.dataSet(s.cfg, now, true)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	po := plan.Options{Now: now, Derive: track.Derive, SetsFile: setFile, Tables: data.Tables}
+	po.Sets, err = yamlfile.ReadFile(setFile, 0)
+	switch {
+	case errors.Is(err, fs.ErrNotExist) && !cmd.Flags().Changed("set"):
+		po.Sets, po.SetsFile = nil, ""
+	case err != nil:
+		return nil, nil, nil, invalidInput(err, "name the release set file with --set")
+	}
+	var (
+		mu   sync.Mutex
+		errs []error
+	)
+	if !g.offline {
+		po.Newest = func(r *recipe.Recipe) (*track.Candidates, error) {
+			c, err := track.Newest(cmd.Context(), r, opts)
+			if err != nil && !errors.Is(err, track.ErrNoWatch) {
+				mu.Lock()
+				errs = append(errs, err)
+				mu.Unlock()
+			}
+			return c, err
+		}
+	}
+	p, err := plan.Make(s.recipes, data.EOL, po)
+	if err != nil {
+		return nil, nil, nil, invalidInput(err, "fix the release set file (updeb compat checks it)")
+	}
+	return p, data, errs, nil
+}
+
+// applyPlan is plan --apply: plan.Apply, the change description, the exit
+// code (see the command's help).
+func applyPlan(cmd *cobra.Command, g *globalOptions, s *session, o *planCmdOptions, p *plan.Plan, listErrs []error) error {
+	if o.only != "" && !slices.ContainsFunc(s.recipes, func(r *recipe.Recipe) bool { return r.Ref() == o.only }) {
+		return usageErrorf("--only %s: no such recipe in %s", o.only, g.recipesDir)
+	}
+	opts, err := o.options(g, s.cfg, s.fetcher)
+	if err != nil {
+		return err
+	}
+	if opts.Sigstore, err = s.sigstore(); err != nil {
+		return err
+	}
+	ao := plan.ApplyOptions{Bump: track.BumpOptions{Options: opts}, Only: o.only, DryRun: o.dryRun}
+	if p.SetsFile != "" {
+		ao.SetsFile = o.setFile
+	}
+	res, err := plan.Apply(cmd.Context(), p, s.recipes, ao)
+	if err != nil {
+		return err
+	}
+	var verification *plan.Verification
+	if o.message != "" && !o.dryRun {
+		verification = verifyChanges(cmd, s, res, o.base)
+	}
+	out := cmd.OutOrStdout()
+	if g.json {
+		err = printJSON(out, cmd, struct {
+			*plan.Plan
+			Apply  *plan.ApplyResult  `json:"apply"`
+			Verify *plan.Verification `json:"verify,omitempty"`
+		}{p, res, verification})
+	} else {
+		err = printApply(out, p, res)
+	}
+	if err != nil {
+		return err
+	}
+	if o.message != "" && !o.dryRun {
+		if err := atomicfile.WriteFile(o.message, plan.Describe(p, res, verification), 0o644); err != nil {
+			return err
+		}
+	}
+	errs := append(listErrs, res.Errors()...)
+	if verification != nil && verification.Failed > 0 {
+		errs = append(errs, checkFailed(fmt.Errorf("updeb verify --base %s: %d failed check(s) on the changed recipes", o.base, verification.Failed), "see the description"))
+	}
+	if len(errs) > 0 {
+		return errors.Join(errs...)
+	}
+	written := 0
+	for _, c := range res.Changes {
+		if !c.DryRun {
+			written++
+		}
+	}
+	if written > 0 {
+		return &changedError{n: written, message: o.message}
+	}
+	return nil
+}
+
+// verifyChanges runs the gate on the recipes the apply changed, against
+// base, in-process, for the description.
+func verifyChanges(cmd *cobra.Command, s *session, res *plan.ApplyResult, base string) *plan.Verification {
+	v := &plan.Verification{Base: base}
+	var rs []*recipe.Recipe
+	seen := map[string]bool{}
+	for _, c := range res.Changes {
+		if seen[c.File] || c.DryRun {
+			continue
+		}
+		seen[c.File] = true
+		r, err := recipe.Load(c.File, recipe.LoadOptions{})
+		if err != nil {
+			v.Err = err.Error()
+			return v
+		}
+		rs = append(rs, r)
+	}
+	if len(rs) == 0 {
+		v.Text = "no recipe changed"
+		return v
+	}
+	rep, err := runGate(cmd, s, rs, nil, base)
+	if err != nil {
+		v.Err = err.Error()
+		return v
+	}
+	var b strings.Builder
+	printVerifyReport(&b, rep)
+	v.Text, v.Failed, v.Reviews = b.String(), rep.Failed, rep.Warnings
+	return v
+}
+
+// printApply says what plan --apply did.
+func printApply(w io.Writer, p *plan.Plan, res *plan.ApplyResult) error {
+	var b strings.Builder
+	verb := "done"
+	if res.DryRun {
+		verb = "would do (dry run)"
+	}
+	fmt.Fprintf(&b, "%s\n", p.Summary())
+	switch {
+	case len(res.Changes) == 0 && len(res.Failures)+len(res.Skipped)+len(res.Open) == 0:
+		fmt.Fprintf(&b, "Nothing to do.\n")
+	case len(res.Changes) == 0:
+		fmt.Fprintf(&b, "Nothing done:\n")
+	default:
+		fmt.Fprintf(&b, "%s:\n", verb)
+	}
+	for _, c := range res.Changes {
+		switch c.Kind {
+		case plan.ActAdd:
+			fmt.Fprintf(&b, "  add    %s (from %s) at %s: %s\n", c.Recipe, c.DerivedOf, dashed(c.To), c.File)
+		case plan.ActRetire:
+			fmt.Fprintf(&b, "  retire %s: end-of-life: %s\n", c.Recipe, c.EndOfLife)
+		default:
+			fmt.Fprintf(&b, "  bump   %s %s -> %s\n", c.Recipe, c.From, c.To)
+		}
+		if c.Sets != "" {
+			fmt.Fprintf(&b, "         release sets: %s\n", c.Sets)
+		}
+	}
+	for _, k := range res.Skipped {
+		fmt.Fprintf(&b, "  not done: %s %s %s: %s\n", k.Action.Kind, k.Action.Recipe, k.Action.Version, k.Why)
+	}
+	for _, f := range res.Failures {
+		fmt.Fprintf(&b, "  FAILED %s %s %s: %s\n", f.Action.Kind, f.Action.Recipe, f.Action.Version, strings.ReplaceAll(f.Error, "\n", "\n    "))
+	}
+	for _, a := range res.Open {
+		fmt.Fprintf(&b, "  for a person: %s\n", a.Reason)
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+func dashed(s string) string {
+	if s == "" {
+		return "the newest release of the minor"
+	}
+	return s
 }

@@ -11,10 +11,10 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/updeb/updeb/internal/eol"
-	"github.com/updeb/updeb/internal/eoltest"
-	"github.com/updeb/updeb/internal/squid"
-	"github.com/updeb/updeb/internal/testenv"
+	"github.com/updeb/updeb/internal/supportdata"
+	"github.com/updeb/updeb/internal/testkit/eoltest"
+	"github.com/updeb/updeb/internal/testkit/squid"
+	"github.com/updeb/updeb/internal/testkit/testenv"
 )
 
 // fakeGitHub serves the releases of demo/REPO (newest first, tag
@@ -93,13 +93,11 @@ func TestDataAndPlanCommands(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(sq.Stop)
-	bundled, err := eol.Load()
+	bundled, err := supportdata.Bundled()
 	if err != nil {
 		t.Fatal(err)
 	}
-	api := eoltest.New(bundled, t.Cleanup)
-	k137 := eoltest.Cycle("kubernetes", "1.37", "2026-08-26", "2027-08-28", "2027-10-28", "1.37.1")
-	api.Set("kubernetes", append([]eol.Cycle{k137}, api.Cycles("kubernetes")...))
+	api := fakeEndOfLife(t) // Kubernetes 1.37 is out
 	gh := fakeGitHub(t, map[string][]string{
 		"kubernetes": {"1.37.1", "1.37.0", "1.36.5", "1.36.0", "1.35.9", "1.35.4", "1.34.12", "1.34.7"},
 		"etcd":       {"3.7.2", "3.6.15", "3.6.14"},
@@ -108,7 +106,8 @@ func TestDataAndPlanCommands(t *testing.T) {
 	root := planProject(t, gh.URL)
 	state := filepath.Join(t.TempDir(), "state")
 	conf := filepath.Join(root, "updeb.yaml")
-	os.WriteFile(conf, fmt.Appendf(nil, "proxy: %s\nfetch: {retries: 0}\ngithub-api: %s/api\ndata: {endoflife-url: %q}\n", sq.URL, gh.URL, api.Template()), 0o644)
+	_, sources := fakeTables(t)
+	os.WriteFile(conf, fmt.Appendf(nil, "proxy: %s\nfetch: {retries: 0}\ngithub-api: %s/api\ndata: {endoflife-url: %q, sources: %s}\n", sq.URL, gh.URL, api.Template(), sources), 0o644)
 	lenient := filepath.Join(root, "lenient.yaml")
 	os.WriteFile(lenient, fmt.Appendf(nil, "proxy: %s\ndata: {max-age-days: 1000}\n", sq.URL), 0o644)
 	common := []string{"--config", conf, "--recipes", filepath.Join(root, "recipes"), "--state", state, "--cache", filepath.Join(root, "cache")}
@@ -150,11 +149,11 @@ func TestDataAndPlanCommands(t *testing.T) {
 	runSteps([]step{
 		{name: "status before any refresh", args: []string{"data", "status"}, stdout: []string{"bundled copy, as of 2026-08-22"}},
 		{name: "plan offline on the bundled data", args: []string{"plan", "--offline", "--now", "2026-11-24"},
-			stdout: []string{"Support data: bundled copy (as of 2026-08-22, 94 day(s) old). Newest patches from the support data (offline).",
+			stdout: []string{"Support data: bundled copy (as of 2026-08-22, 94 day(s) old). Newest releases from the support data (offline).",
 				"retire kubernetes 1.34 is end-of-life (eol since 2026-10-27)",
-				"$ updeb bump kubernetes-1.36 --to 1.36.4", "$ updeb bump etcd --to 3.7.1"},
-			notStdout: []string{"helm", "1.37"},
-			stderr:    []string{"updeb: support data: bundled copy, as of 2026-08-22 (94 days old)", "updeb: warning: the support data is older than 30 days"}},
+				"$ updeb bump kubernetes-1.36 --to 1.36.4", "$ updeb bump etcd --new-minor 3.7 --to 3.7.1", "helm    3.21.4   3.x    unknown  unknown (offline, and the support data does not cover helm)"},
+			notStdout: []string{"1.37"},
+			stderr:    []string{"updeb: support data: bundled copy, as of 2026-08-22 (94 days old)", "warning: the support data is older than 30 days"}},
 		{name: "a longer max age", args: []string{"plan", "--offline", "--now", "2026-11-24", "--config", lenient},
 			stderr: []string{"support data: bundled copy"}, notStderr: []string{"warning"}},
 		{name: "offline refresh never fetches", args: []string{"--offline", "data", "refresh"}, code: 3, stderr: []string{"without --offline"}},
@@ -168,13 +167,13 @@ func TestDataAndPlanCommands(t *testing.T) {
 		{name: "status after refresh", args: []string{"data", "status"}, stdout: []string{"refreshed copy " + dataFile}},
 		{name: "plan offline on the refreshed data", args: []string{"plan", "--offline", "--now", "2026-11-25"},
 			stdout: []string{"Support data: refreshed copy " + dataFile,
-				"add    kubernetes 1.37 is supported and newer than every recipe (newest: kubernetes-1.36 1.36.0)",
+				"add    kubernetes 1.37 is out and newer than every recipe of the series (newest: kubernetes-1.36 1.36.0): add kubernetes-1.37",
 				"$ updeb bump kubernetes-1.36 --new-minor 1.37"},
 			stderr: []string{"updeb: support data: refreshed copy " + dataFile}, notStderr: []string{"warning"}},
 		{name: "plan online", args: []string{"plan", "--now", "2026-11-25"},
-			stdout: []string{"Newest patches from the recipes' watch", "$ updeb bump kubernetes-1.36 --to 1.36.5", "$ updeb bump etcd --to 3.6.15"}},
+			stdout: []string{"Newest releases from the recipes' watch", "$ updeb bump etcd --new-minor 3.7 --to 3.7.2", "$ updeb bump helm --to 3.21.5", "$ updeb bump kubernetes-1.36 --to 1.36.5", "$ updeb bump etcd --to 3.6.15"}},
 		{name: "plan --json", args: []string{"plan", "--offline", "--json", "--now", "2026-11-25"},
-			stdout: []string{`"schema": "updeb/plan/v1"`, `"copy": "refreshed"`, `"action_needed": true`, `"command": "updeb bump kubernetes-1.36 --new-minor 1.37"`}},
+			stdout: []string{`"schema": "updeb/plan/v2"`, `"copy": "refreshed"`, `"action_needed": true`, `"command": "updeb bump kubernetes-1.36 --new-minor 1.37"`}},
 		{name: "plan --exit-code", args: []string{"plan", "--offline", "--exit-code", "--now", "2026-11-25"}, code: 1,
 			stderr: []string{"action(s) needed"}},
 		{name: "a recipe going end-of-life", args: []string{"plan", "--offline", "--now", "2027-03-01"},

@@ -11,7 +11,7 @@ import (
 	"testing"
 
 	"github.com/updeb/updeb/internal/repo"
-	"github.com/updeb/updeb/internal/testenv"
+	"github.com/updeb/updeb/internal/testkit/testenv"
 )
 
 // buildDeb makes a small .deb with dpkg-deb.

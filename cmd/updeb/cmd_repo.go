@@ -15,9 +15,9 @@ func newRepoCmd(g *globalOptions) *cobra.Command {
 		Use:   "repo",
 		Short: "Inspect and maintain the apt repository",
 		Example: `  updeb repo list --repo /srv/apt
-  updeb repo remove --repo /srv/apt --key repo.secret.asc kubectl=1.30.0-1
+  updeb repo remove --repo /srv/apt --key repo.secret.asc kubernetes-client=1.30.0-1
   updeb repo refresh --repo /srv/apt --key repo.secret.asc
-  updeb repo promote --repo /srv/apt --key repo.secret.asc --from staging --to production kubectl=1.31.4-1
+  updeb repo promote --repo /srv/apt --key repo.secret.asc --from staging --to production kubernetes-client=1.31.4-1
   updeb repo history --repo /srv/apt production
   updeb repo rollback --repo /srv/apt --key repo.secret.asc production
   updeb repo gc --repo /srv/apt --dry-run`,
@@ -72,8 +72,12 @@ func newRepoRemoveCmd(g *globalOptions) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "remove NAME[=VERSION]...",
 		Short: "Retire packages from a suite's component (their pool files stay)",
-		Example: `  updeb repo remove --key repo.secret.asc kubectl=1.30.0-1
-  updeb repo remove --suite bookworm-wikimedia --component component/kubernetes129 --arch arm64 kubectl`,
+		Long: `remove retires packages from a suite: every version of NAME, or NAME=VERSION, on
+every architecture or --arch's. Without --component it finds the component that holds
+each package itself; a package in several components is refused (exit 2) with the list,
+and --component picks one. Their pool files stay until 'updeb repo gc'.`,
+		Example: `  updeb repo remove --key repo.secret.asc kubernetes-client=1.30.0-1
+  updeb repo remove --suite bookworm-wikimedia --component component/kubernetes136 --arch arm64 kubernetes-client136`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			r, err := o.open(g)
@@ -81,7 +85,10 @@ func newRepoRemoveCmd(g *globalOptions) *cobra.Command {
 				return err
 			}
 			var removed []repo.Entry
-			suite, component := o.target("")
+			// the suite as publish finds it; the component named, else the
+			// one that holds each package (repo.Repo.Remove)
+			suite, _ := o.target("")
+			component := o.component
 			for _, a := range args {
 				name, version, _ := strings.Cut(a, "=")
 				rm, err := r.Remove(cmd.Context(), suite, component, name, version, arch)
@@ -107,6 +114,7 @@ func newRepoRemoveCmd(g *globalOptions) *cobra.Command {
 		},
 	}
 	o.addFlags(cmd, true)
+	cmd.Flags().Lookup("component").Usage = "the component to remove from (default: the one that holds the package; several are refused, listed)"
 	cmd.Flags().StringVar(&arch, "arch", "", "only this architecture (default: every one)")
 	return jsonOutput(cmd, 1)
 }

@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	"github.com/updeb/updeb/internal/repo"
-	"github.com/updeb/updeb/internal/testenv"
+	"github.com/updeb/updeb/internal/testkit/testenv"
 )
 
 // The repository's life at the command line: settings that persist, refused
@@ -23,11 +23,7 @@ func TestRepoLifeCLI(t *testing.T) {
 	os.WriteFile(cfg, []byte("repo:\n  dir: repo\n  key: k.secret.asc\n  origin: Example Org\n  label: Example\n  keep: 5\n"), 0o644)
 	cli := func(wantCode int, args ...string) (string, string) {
 		t.Helper()
-		code, out, stderr := runCLI(t, args...)
-		if code != wantCode {
-			t.Fatalf("updeb %s: exit %d, want %d\n%s%s", strings.Join(args, " "), code, wantCode, out, stderr)
-		}
-		return out, stderr
+		return runCLIExit(t, wantCode, args...)
 	}
 	release := func(suite string) string {
 		data, err := os.ReadFile(filepath.Join(repoDir, "dists", suite, "Release"))
@@ -122,4 +118,71 @@ func TestRepoLifeCLI(t *testing.T) {
 	if !strings.Contains(stderr, settings) || !strings.Contains(stderr, "delete this file") {
 		t.Fatalf("damaged settings: %s", stderr)
 	}
+}
+
+// TestRepoOperatorsBadDay: repo remove finds the component that holds a
+// package (several: refused, listed); a config value never silently
+// overrides what a suite stores from an earlier flag (the stored setting
+// wins, and a warning names both and the flag).
+func TestRepoOperatorsBadDay(t *testing.T) {
+	testenv.RequireTool(t, "dpkg-deb")
+	dir := t.TempDir()
+	key := generateKey(t, dir)
+	repoDir := filepath.Join(dir, "repo")
+	flags := []string{"--repo", repoDir, "--key", key + ".secret.asc"}
+	cli := func(wantCode int, args ...string) (string, string) {
+		t.Helper()
+		return runCLIExit(t, wantCode, args...)
+	}
+	release := func() string {
+		data, _ := os.ReadFile(filepath.Join(repoDir, "dists", "stable", "Release"))
+		return string(data)
+	}
+	cli(0, append(append([]string{"publish", "--component", "component/k8s131", "--valid-for", "72h", "--origin", "Flag Org"}, flags...), buildDeb(t, dir, "kubectl", "1.31.4-1", "a"))...)
+	cli(0, append(append([]string{"publish", "--component", "main"}, flags...), buildDeb(t, dir, "helm", "3.15.4-1", "b"))...)
+	cli(0, append(append([]string{"publish", "--component", "extra"}, flags...), buildDeb(t, dir, "helm", "3.15.3-1", "c"))...)
+
+	// the config says otherwise: the suite's stored settings win, with a warning
+	cfg := filepath.Join(dir, "updeb.yaml")
+	os.WriteFile(cfg, []byte("repo:\n  valid-for: 24h\n  origin: Config Org\n"), 0o644)
+	before := release()
+	_, stderr := cli(0, append(append([]string{"--config", cfg, "publish", "--component", "main"}, flags...), buildDeb(t, dir, "helm", "3.15.5-1", "d"))...)
+	for _, want := range []string{`the config's repo: valid-for: 24h0m0s is not applied: suite stable keeps its stored valid-for 72h0m0s`, "give --valid-for to change it",
+		`repo: origin: "Config Org" is not applied: suite stable keeps its stored origin "Flag Org"`} {
+		if !strings.Contains(stderr, want) {
+			t.Errorf("no warning %q:\n%s", want, stderr)
+		}
+	}
+	if rel := release(); !strings.Contains(rel, "Origin: Flag Org\n") || rel == before {
+		t.Errorf("the stored Origin was not kept:\n%s", rel)
+	}
+
+	// remove finds the component; several are refused, listed
+	out, _ := cli(0, append([]string{"--config", "/dev/null", "repo", "remove", "kubectl=1.31.4-1"}, flags...)...)
+	if !strings.Contains(out, "removed kubectl 1.31.4-1 amd64 from stable/component/k8s131") {
+		t.Errorf("remove without --component: %s", out)
+	}
+	_, stderr = cli(exitUsage, append([]string{"--config", "/dev/null", "repo", "remove", "helm"}, flags...)...)
+	if !strings.Contains(stderr, "helm is published in 2 components of suite stable: extra, main; name one with --component") {
+		t.Errorf("an ambiguous remove: %s", stderr)
+	}
+	_, stderr = cli(exitUsage, append([]string{"--config", "/dev/null", "repo", "remove", "nosuch"}, flags...)...)
+	if !strings.Contains(stderr, "nosuch is not published in any component of suite stable") {
+		t.Errorf("remove of a package nowhere: %s", stderr)
+	}
+	out, _ = cli(0, append([]string{"--config", "/dev/null", "repo", "remove", "--component", "extra", "helm"}, flags...)...)
+	if !strings.Contains(out, "removed helm 3.15.3-1 amd64 from stable/extra") {
+		t.Errorf("remove with --component: %s", out)
+	}
+}
+
+// runCLIExit runs updeb and fails the test unless it exits wantCode; it
+// returns standard output and standard error.
+func runCLIExit(t *testing.T, wantCode int, args ...string) (string, string) {
+	t.Helper()
+	code, out, stderr := runCLI(t, args...)
+	if code != wantCode {
+		t.Fatalf("updeb %s: exit %d, want %d\n%s%s", strings.Join(args, " "), code, wantCode, out, stderr)
+	}
+	return out, stderr
 }

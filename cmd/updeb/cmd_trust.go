@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"fmt"
 	"net/http"
-	"os"
 	"path/filepath"
 	"time"
 
@@ -196,6 +195,7 @@ func runTrustRefresh(cmd *cobra.Command, g *globalOptions, o *trustRefreshOption
 		RepositoryURL: first(o.tufURL, cfg.Sigstore.TUFURL),
 		Dir:           filepath.Join(state, "sigstore", "tuf"),
 		UserAgent:     "updeb/" + version,
+		Timeout:       sigstoreTimeout(cfg),
 	}
 	if anchor := first(o.tufRoot, cfg.Sigstore.TUFRoot); anchor != "" {
 		if ro.Root, err = confined.ReadFile(anchor, maxTUFRoot); err != nil {
@@ -208,9 +208,6 @@ func runTrustRefresh(cmd *cobra.Command, g *globalOptions, o *trustRefreshOption
 	}
 	defer f.Close()
 	ro.HTTPClient = &http.Client{Transport: f.Transport()}
-	if err := os.MkdirAll(ro.Dir, 0o755); err != nil {
-		return err
-	}
 	tr, err := sigstore.Refresh(cmd.Context(), ro)
 	if err != nil {
 		return err
@@ -218,7 +215,7 @@ func runTrustRefresh(cmd *cobra.Command, g *globalOptions, o *trustRefreshOption
 	file := filepath.Join(state, refreshedRootFile)
 	res := trustRefreshed{Repository: first(ro.RepositoryURL, sigstore.DefaultTUFURL), File: file, SHA256: tr.SHA256(), Changed: true,
 		InUse: cfg.Sigstore.TrustedRoot == ""}
-	if old, err := os.ReadFile(file); err == nil {
+	if old, err := confined.ReadFile(file, maxTUFRoot); err == nil {
 		if prev, err := sigstore.ParseTrustedRoot(file, old); err == nil {
 			res.PreviousSHA256 = prev.SHA256()
 		}
@@ -237,7 +234,7 @@ func runTrustRefresh(cmd *cobra.Command, g *globalOptions, o *trustRefreshOption
 	}
 	fmt.Fprintf(w, "refreshed the Sigstore trusted root from %s (%s)\n  stored  %s\n  sha256  %s\n", res.Repository, changed, file, res.SHA256)
 	if !res.InUse {
-		fmt.Fprintf(cmd.ErrOrStderr(), "updeb: warning: %s names sigstore: trusted-root: %s, which verification uses instead of the refreshed root\n", cfg.File, cfg.Sigstore.TrustedRoot)
+		g.warnf("%s names sigstore: trusted-root: %s, which verification uses instead of the refreshed root", cfg.File, cfg.Sigstore.TrustedRoot)
 	}
 	return nil
 }

@@ -6,12 +6,12 @@ import (
 	"os"
 	"os/exec"
 	"strings"
-	"time"
 
 	"github.com/spf13/cobra"
 
-	"github.com/updeb/updeb/internal/build"
 	"github.com/updeb/updeb/internal/gate"
+	"github.com/updeb/updeb/internal/pipeline"
+	"github.com/updeb/updeb/internal/recipe"
 )
 
 type verifyOptions struct {
@@ -32,14 +32,19 @@ available); build into a temporary folder; lintian --fail-on error on every
 package (when lintian is installed); build again into a fresh folder and
 compare the bytes. With --base REV it also compares each recipe with its
 version at that git revision: the Debian version must increase when the
-packages change; a changed keyring or signer list is flagged for REVIEW (a
-warning: a legitimate key rotation must still pass); the packages' file
-lists and control fields are diffed. The diff is computed from the plans,
-which fix every package's files and control fields, so the old release is
-never downloaded.
+packages change; every trust change is a REVIEW line naming exactly what
+changed (a new recipe and the anchors it brings, keys added to or removed
+from a keyring by fingerprint, signers, signature form, signature: none,
+Sigstore identity, issuer or pinned key, cross-check); a trust-only change
+leaves the packages as they were and needs no new version; the packages'
+file lists and changed control fields are diffed (a Description as a diff
+of its lines). The diff is computed from the resolved recipes, which fix
+every package's files and control fields, so the old release is never
+downloaded. See docs/ci-gate.md.
 
-Exit codes: 0 every check passed (warnings allowed), 1 a check failed,
-2 invalid input (recipe, config, --base), 3 a download failed.`,
+Exit codes: 0 every check passed (REVIEW lines allowed: a human reviews
+them; --json lists them under "review"), 1 a check failed, 2 invalid input
+(recipe, config, --base), 3 a download failed.`,
 		Example: `  updeb verify helm --base origin/main
   updeb verify --arch amd64 --json kubernetes-1.36
   git diff --name-only origin/main -- recipes/*.yaml | xargs updeb verify --base origin/main`,
@@ -59,38 +64,7 @@ func runVerify(cmd *cobra.Command, g *globalOptions, o *verifyOptions, args []st
 		return err
 	}
 	defer s.Close()
-	tmp, err := os.MkdirTemp("", "updeb-verify-")
-	if err != nil {
-		return err
-	}
-	defer os.RemoveAll(tmp)
-	ss, err := s.sigstore()
-	if err != nil {
-		return err
-	}
-	res, err := g.runResources(s.cfg.Build, 0)
-	if err != nil {
-		return err
-	}
-	opts := gate.Options{
-		Build: build.Options{
-			Fetcher: s.fetcher, Sigstore: ss, Now: time.Now, Logger: g.logger(), UpdebVersion: version,
-			Parallel: res.Parallel, Pool: res.Pool, PlanOptions: planOptions(s.cfg), Progress: g.buildProgress(),
-		},
-		Arches:  o.arches,
-		TempDir: tmp,
-	}
-	if p, err := exec.LookPath("lintian"); err == nil {
-		opts.Lintian = p
-	}
-	if o.base != "" {
-		git, err := exec.LookPath("git")
-		if err != nil {
-			return usageErrorf("--base needs git: %v", err)
-		}
-		opts.Base = &gate.Base{Git: git, Rev: o.base}
-	}
-	rep, err := gate.Run(cmd.Context(), s.recipes, opts)
+	rep, err := runGate(cmd, s, s.recipes, o.arches, o.base)
 	if err != nil {
 		return err
 	}
@@ -105,6 +79,45 @@ func runVerify(cmd *cobra.Command, g *globalOptions, o *verifyOptions, args []st
 		return fmt.Errorf("verify: %w", err)
 	}
 	return nil
+}
+
+// runGate runs the gate (internal/gate) on recipes with the session's
+// settings: builds in a temporary folder, lintian when installed, and the
+// comparison with the git revision base ("" for none).
+func runGate(cmd *cobra.Command, s *session, recipes []*recipe.Recipe, arches []string, base string) (*gate.Report, error) {
+	g := s.g
+	tmp, err := os.MkdirTemp("", "updeb-verify-")
+	if err != nil {
+		return nil, err
+	}
+	defer os.RemoveAll(tmp)
+	so, err := s.sourceOptions()
+	if err != nil {
+		return nil, err
+	}
+	res, err := g.runResources(s.cfg.Build, 0)
+	if err != nil {
+		return nil, err
+	}
+	opts := gate.Options{
+		Build: pipeline.Options{
+			Source: so, UpdebVersion: version,
+			Parallel: res.Parallel, Pool: res.Pool, ResolveOptions: resolveOptions(s.cfg), Progress: g.buildProgress(),
+		},
+		Arches:  arches,
+		TempDir: tmp,
+	}
+	if p, err := exec.LookPath("lintian"); err == nil {
+		opts.Lintian = p
+	}
+	if base != "" {
+		git, err := exec.LookPath("git")
+		if err != nil {
+			return nil, usageErrorf("--base needs git: %v", err)
+		}
+		opts.Base = &gate.Base{Git: git, Rev: base}
+	}
+	return gate.Run(cmd.Context(), recipes, opts)
 }
 
 func printVerifyReport(w io.Writer, rep *gate.Report) {
@@ -125,7 +138,7 @@ func printVerifyReport(w io.Writer, rep *gate.Report) {
 		if len(r.Changes) > 0 {
 			fmt.Fprintln(w, "  changes:")
 			for _, c := range r.Changes {
-				fmt.Fprintf(w, "    %s\n", c)
+				fmt.Fprintf(w, "    %s\n", strings.ReplaceAll(c, "\n", "\n      "))
 			}
 		}
 	}
@@ -135,6 +148,6 @@ func printVerifyReport(w io.Writer, rep *gate.Report) {
 	}
 	fmt.Fprintf(w, "%s: %d recipe(s), %d failed check(s), %d flagged for review\n", status, len(rep.Recipes), rep.Failed, rep.Warnings)
 	if rep.Warnings > 0 {
-		fmt.Fprintln(w, "!! a keyring or signer list changed: a human must review the keys before merging")
+		fmt.Fprintf(w, "!! %d change(s) flagged REVIEW above: a human must review them (keys, signers, identities) before merging\n", rep.Warnings)
 	}
 }

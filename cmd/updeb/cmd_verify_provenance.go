@@ -13,12 +13,12 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/updeb/updeb/internal/build"
 	"github.com/updeb/updeb/internal/confined"
+	"github.com/updeb/updeb/internal/pipeline"
 	"github.com/updeb/updeb/pkg/digest"
 	"github.com/updeb/updeb/pkg/dsse"
 	"github.com/updeb/updeb/pkg/provenance"
-	"github.com/updeb/updeb/pkg/verify"
+	"github.com/updeb/updeb/pkg/verify/openpgp"
 )
 
 type verifyProvenanceOptions struct {
@@ -73,11 +73,11 @@ type verifiedRecord struct {
 }
 
 func runVerifyProvenance(cmd *cobra.Command, g *globalOptions, o *verifyProvenanceOptions, deb string, now time.Time) error {
-	stdout, stderr := cmd.OutOrStdout(), cmd.ErrOrStderr()
+	stdout := cmd.OutOrStdout()
 	if o.key != "" && o.keyring != "" {
 		return usageErrorf("give --key or --keyring, not both")
 	}
-	record := first(o.provenance, deb+build.ProvenanceSuffix)
+	record := first(o.provenance, deb+pipeline.ProvenanceSuffix)
 	sum, err := fileSHA256(deb)
 	if err != nil {
 		return invalidInput(err, "")
@@ -93,12 +93,12 @@ func runVerifyProvenance(cmd *cobra.Command, g *globalOptions, o *verifyProvenan
 	if err != nil {
 		return err
 	}
-	v, err := provenance.Verify(env, kr, verify.Policy{Signers: o.signers, Now: now}, filepath.Base(deb), sum)
+	v, err := provenance.Verify(env, kr, openpgp.Policy{Signers: o.signers, Now: now}, filepath.Base(deb), sum)
 	if err != nil {
 		return fmt.Errorf("%s: %w", record, err)
 	}
 	for _, w := range v.Signature.Warnings {
-		fmt.Fprintf(stderr, "updeb: warning: %s\n", w)
+		g.warnf("%s", w)
 	}
 	if g.json {
 		return printJSON(stdout, cmd, verifiedRecord{Package: deb, SHA256: sum, Record: record, KeyID: v.KeyID, Signature: signatureOf(v.Signature), Statement: v.Statement})
@@ -123,7 +123,7 @@ func readEnvelope(path string) (*dsse.Envelope, error) {
 }
 
 // trustedKeys loads --key (exactly one key) or --keyring.
-func trustedKeys(o *verifyProvenanceOptions) (*verify.Keyring, error) {
+func trustedKeys(o *verifyProvenanceOptions) (*openpgp.Keyring, error) {
 	switch {
 	case o.key != "":
 		kr, err := loadKeyring(o.key)

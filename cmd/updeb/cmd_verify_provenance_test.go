@@ -9,6 +9,10 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/updeb/updeb/internal/signkey"
+	"github.com/updeb/updeb/pkg/dsse"
+	"github.com/updeb/updeb/pkg/provenance"
 )
 
 // provenanceProject builds pingd for amd64 from the demo project with a
@@ -232,5 +236,87 @@ func TestBuildProvenanceKeyFromConfig(t *testing.T) {
 				t.Fatalf("exit %d: %s", code, stderr)
 			}
 		})
+	}
+}
+
+// TestVerifyProvenanceAmbiguous: statements that two JSON readers read
+// differently, validly signed by the provenance key, are refused (exit 2)
+// with a message naming the problem; so are envelopes whose base64 has line
+// breaks or that carry a stray bracket.
+func TestVerifyProvenanceAmbiguous(t *testing.T) {
+	deb, key := provenanceProject(t, "ed25519")
+	record := deb + ".intoto.json"
+	data, err := os.ReadFile(record)
+	if err != nil {
+		t.Fatal(err)
+	}
+	env, err := dsse.Parse(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	payload := string(env.Payload)
+	f, err := os.Open(key + ".secret.asc")
+	if err != nil {
+		t.Fatal(err)
+	}
+	k, err := signkey.Read(f, "key")
+	f.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	signer, err := k.DSSE(time.Now(), time.Now())
+	if err != nil {
+		t.Fatal(err)
+	}
+	other := `{"name":"evil_1.0_amd64.deb","digest":{"sha256":"` + strings.Repeat("0", 64) + `"}}`
+	subject := strings.Index(payload, `"subject":`)
+	if subject < 0 || !strings.HasPrefix(payload, "{") {
+		t.Fatalf("payload: %s", payload)
+	}
+	dir := t.TempDir()
+	signed := func(name, p string) string {
+		e, err := dsse.Sign(provenance.PayloadType, []byte(p), signer)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, err := e.Marshal()
+		if err != nil {
+			t.Fatal(err)
+		}
+		out := filepath.Join(dir, name+".intoto.json")
+		os.WriteFile(out, b, 0o644)
+		return out
+	}
+	// the signature itself is good: the unchanged payload, re-signed, verifies
+	if code, _, stderr := runCLI(t, "verify-provenance", "--key", key+".asc", "--provenance", signed("same", payload), deb); code != 0 {
+		t.Fatalf("re-signed record: exit %d %s", code, stderr)
+	}
+	for name, tc := range map[string]struct{ payload, want string }{
+		"subject twice, another package first": {`{"subject":[` + other + `],` + payload[1:], `key "subject" given twice`},
+		"_type twice":                          {`{"_type":"https://example.org/other",` + payload[1:], `key "_type" given twice`},
+		"subject and Subject":                  {`{"Subject":[` + other + `],` + payload[1:], `keys "Subject" and "subject" differ only in case`},
+		"a stray ] after the statement":        {payload + "]", "data after the JSON value"},
+		"a stray } after the statement":        {payload + "}", "data after the JSON value"},
+		"a key twice deep inside":              {strings.Replace(payload, `"sha256":`, `"sha256":"00","sha256":`, 1), `key "sha256" given twice`},
+	} {
+		t.Run(name, func(t *testing.T) {
+			code, out, stderr := runCLI(t, "verify-provenance", "--key", key+".asc", "--provenance", signed(strings.ReplaceAll(name, " ", "-"), tc.payload), deb)
+			if code != 2 || !strings.Contains(stderr, tc.want) || strings.Contains(out, "good provenance") {
+				t.Errorf("exit %d, stderr:\n%s\nstdout:\n%s\nwant exit 2 naming %q", code, stderr, out, tc.want)
+			}
+		})
+	}
+	// base64 with line breaks, and a stray bracket after the envelope
+	b64 := base64.StdEncoding.EncodeToString(env.Payload)
+	for name, text := range map[string]string{
+		"payload base64 with line breaks": strings.Replace(string(data), b64, b64[:76]+`\n`+b64[76:], 1),
+		"envelope with a stray ]":         strings.TrimSpace(string(data)) + "]",
+	} {
+		p := filepath.Join(dir, strings.ReplaceAll(name, " ", "-")+".intoto.json")
+		os.WriteFile(p, []byte(text), 0o644)
+		code, _, stderr := runCLI(t, "verify-provenance", "--key", key+".asc", "--provenance", p, deb)
+		if code != 2 || !strings.Contains(stderr, "malformed envelope") {
+			t.Errorf("%s: exit %d, stderr:\n%s", name, code, stderr)
+		}
 	}
 }

@@ -15,7 +15,7 @@ import (
 	"github.com/updeb/updeb/internal/confined"
 	"github.com/updeb/updeb/pkg/atomicfile"
 	"github.com/updeb/updeb/pkg/digest"
-	"github.com/updeb/updeb/pkg/verify"
+	"github.com/updeb/updeb/pkg/verify/openpgp"
 	"github.com/updeb/updeb/pkg/verify/sigstore"
 )
 
@@ -112,7 +112,7 @@ func runVerifySignature(cmd *cobra.Command, g *globalOptions, o *verifySignature
 	if len(args) == 2 && o.output != "" {
 		return usageErrorf("--output is for clearsigned messages; a detached signature's data is already in %s", args[1])
 	}
-	pol := verify.Policy{Signers: o.signers, Now: now}
+	pol := openpgp.Policy{Signers: o.signers, Now: now}
 	kr, err := loadKeyring(o.keyring)
 	if err != nil {
 		return err
@@ -123,7 +123,7 @@ func runVerifySignature(cmd *cobra.Command, g *globalOptions, o *verifySignature
 	}
 	defer sig.Close()
 
-	var res *verify.Result
+	var res *openpgp.Result
 	var content []byte
 	if len(args) == 2 {
 		data, _, err := confined.OpenFile(args[1])
@@ -131,12 +131,12 @@ func runVerifySignature(cmd *cobra.Command, g *globalOptions, o *verifySignature
 			return invalidInput(err, "")
 		}
 		defer data.Close()
-		res, err = verify.VerifyDetached(kr, pol, sig, data)
+		res, err = openpgp.VerifyDetached(kr, pol, sig, data)
 		if err != nil {
 			return refusedFor(err, args[0])
 		}
 	} else {
-		content, res, err = verify.VerifyClearsigned(kr, pol, sig)
+		content, res, err = openpgp.VerifyClearsigned(kr, pol, sig)
 		if err != nil {
 			return refusedFor(err, args[0])
 		}
@@ -163,36 +163,14 @@ func runVerifySignature(cmd *cobra.Command, g *globalOptions, o *verifySignature
 	fmt.Fprintf(report, "  made         %s with %s\n", res.Created.UTC().Format(time.RFC3339), res.Hash)
 	fmt.Fprintf(report, "  data         %d bytes, sha256 %s\n", res.Size, res.Digests["sha256"])
 	for _, w := range res.Warnings {
-		fmt.Fprintf(stderr, "updeb: warning: %s\n", w)
+		g.warnf("%s", w)
 	}
 	return nil
 }
 
-// signatureJSON is verify-signature's --json object for a good signature.
-type signatureJSON struct {
-	Kind                  string     `json:"kind"` // "openpgp"
-	PrimaryFingerprint    string     `json:"primary_fingerprint"`
-	SigningKeyFingerprint string     `json:"signing_key_fingerprint"`
-	UserID                string     `json:"user_id"`
-	Created               time.Time  `json:"created"`
-	Hash                  string     `json:"hash"`
-	Warnings              []string   `json:"warnings"`
-	Size                  int64      `json:"size"`
-	Digests               digest.Set `json:"digests"`
-}
-
-// signatureOf is res as the JSON of verify-signature and verify-provenance
-// shows it.
-func signatureOf(res *verify.Result) signatureJSON {
-	return signatureJSON{Kind: "openpgp",
-		PrimaryFingerprint: res.PrimaryFingerprint, SigningKeyFingerprint: res.SigningKeyFingerprint, UserID: res.UserID,
-		Created: res.Created.UTC(), Hash: res.Hash, Warnings: res.Warnings, Size: res.Size, Digests: res.Digests,
-	}
-}
-
 // refusedFor names the signature file in a refusal (the library does not know it).
 func refusedFor(err error, subject string) error {
-	if re, ok := errors.AsType[*verify.RefusedError](err); ok {
+	if re, ok := errors.AsType[*openpgp.RefusedError](err); ok {
 		re.Subject = subject
 	}
 	return err
@@ -347,7 +325,7 @@ func runVerifySigstore(cmd *cobra.Command, g *globalOptions, o *verifySignatureO
 		fmt.Fprintf(w, "  data         sha512 %s (digest given)\n", out.SHA512)
 	}
 	for _, warn := range out.Warnings {
-		fmt.Fprintf(cmd.ErrOrStderr(), "updeb: warning: %s\n", warn)
+		g.warnf("%s", warn)
 	}
 	return nil
 }

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/updeb/updeb/internal/pgptest"
+	"github.com/updeb/updeb/internal/testkit/pgptest"
 )
 
 func TestMain(m *testing.M) {

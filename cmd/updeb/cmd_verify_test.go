@@ -6,12 +6,13 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
 	"github.com/updeb/updeb/internal/gate"
-	"github.com/updeb/updeb/internal/pgptest"
-	"github.com/updeb/updeb/internal/testenv"
+	"github.com/updeb/updeb/internal/testkit/pgptest"
+	"github.com/updeb/updeb/internal/testkit/testenv"
 )
 
 // verifyRepo makes a git repository holding a copy of the demo project
@@ -84,7 +85,7 @@ func TestVerifyBump(t *testing.T) {
 			edit(t, hello, `revision: "1"`, `revision: "2"`)
 			edit(t, hello, "section: utils", "section: net")
 		}, 0, map[string]gate.Status{"version": gate.Pass, "lintian": gate.Pass, "reproducible": gate.Pass, "signature": gate.Pass, "cross-check": gate.Pass, "trust": gate.Pass},
-			"1.2.0-1 -> 1.2.0-2", []string{`hello [amd64]: Section: "utils" -> "net"`}},
+			"1.2.0-1 -> 1.2.0-2", []string{`hello [amd64, arm64]: Section: "utils" -> "net"`}},
 		{"key rotation is flagged, not failed", func(t *testing.T) {
 			edit(t, hello, `revision: "1"`, `revision: "2"`)
 			f, err := os.OpenFile(filepath.Join(repo, "keys", "demo-upstream.asc"), os.O_APPEND|os.O_WRONLY, 0)
@@ -94,7 +95,7 @@ func TestVerifyBump(t *testing.T) {
 			f.Write(outsider)
 			f.Close()
 		}, 0, map[string]gate.Status{"trust": gate.Warn, "version": gate.Pass},
-			"keyring keys/demo-upstream.asc changed", nil},
+			"source hello: keyring keys/demo-upstream.asc: key ", nil},
 		{"digest mismatch", func(t *testing.T) {
 			edit(t, hello, `revision: "1"`, `revision: "2"`)
 			edit(t, hello, "019250d9e08f5242159d5dcea64c8c7cf77924cd8c69460ae7af5d4ad51d032e", "119250d9e08f5242159d5dcea64c8c7cf77924cd8c69460ae7af5d4ad51d032e")
@@ -109,7 +110,7 @@ func TestVerifyBump(t *testing.T) {
 		{"lintian error", func(t *testing.T) {
 			edit(t, hello, `revision: "1"`, `revision: "2"`)
 			edit(t, hello, "dest: /usr/bin/hello,", "dest: /usr/local/bin/hello,")
-		}, 1, map[string]gate.Status{"lintian": gate.Fail}, "file-in-usr-local", []string{"hello [amd64]: + /usr/local/bin/hello (0755)", "hello [amd64]: - /usr/bin/hello (0755)"}},
+		}, 1, map[string]gate.Status{"lintian": gate.Fail}, "file-in-usr-local", []string{"hello [amd64, arm64]: + /usr/local/bin/hello (0755)", "hello [amd64, arm64]: - /usr/bin/hello (0755)"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -151,9 +152,127 @@ func TestVerifyBump(t *testing.T) {
 					t.Errorf("changes %q lack %q", rep.Recipes[0].Changes, c)
 				}
 			}
+			if sig := got["signature"]; sig.Status == gate.Pass && sig.Detail != "OpenPGP signature verified: hello (amd64: key BF6DE05C1AE1CEB285DE5044F3CB238093D0BB4B)" {
+				t.Errorf("the signature PASS line does not name the signer: %q", sig.Detail)
+			}
 			if tt.code != 0 && !strings.Contains(stderr.String(), "hello: ") {
 				t.Errorf("stderr does not name the failed check:\n%s", stderr.String())
 			}
 		})
 	}
+}
+
+// TestVerifyTrustChanges runs updeb verify --base HEAD end to end on two
+// trust changes, reading its text output as a reviewer does: a new recipe
+// bringing a new keyring, and a trust-only edit (a key added to the
+// keyring, the signer allow-list dropped) that keeps the version. Each is
+// REVIEW lines naming the keys, exit 0; the trust-only edit's packages are
+// byte for byte those of the base, so no new version is needed.
+func TestVerifyTrustChanges(t *testing.T) {
+	repo, _ := verifyRepo(t)
+	signer := pgptest.NewSigner(t)
+	outsiderKey := filepath.Join(t.TempDir(), "outsider.asc")
+	outsider := signer.NewKey("Outsider <outsider@example.org>", outsiderKey)
+	key, err := os.ReadFile(outsiderKey)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const demoKey = "BF6DE05C1AE1CEB285DE5044F3CB238093D0BB4B"
+	both := []string{demoKey, outsider}
+	slices.Sort(both)
+	hello := filepath.Join(repo, "recipes", "hello.yaml")
+	common := []string{"--config", filepath.Join(repo, "updeb.yaml"), "--recipes", filepath.Join(repo, "recipes")}
+	verify := func(t *testing.T, recipe string) (int, string, string) {
+		return runCLI(t, append(common, "--cache", t.TempDir(), "-q", "verify", "--base", "HEAD", "--arch", "amd64", recipe)...)
+	}
+	build := func(t *testing.T) []byte {
+		out := t.TempDir()
+		if code, _, stderr := runCLI(t, append(common, "--cache", t.TempDir(), "-q", "build", "--out", out, "--arch", "amd64", "hello")...); code != 0 {
+			t.Fatalf("build: exit %d\n%s", code, stderr)
+		}
+		deb, err := os.ReadFile(filepath.Join(out, "hello_1.2.0-1_amd64.deb"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return deb
+	}
+	lines := func(stdout, prefix string) []string {
+		var out []string
+		for _, l := range strings.Split(stdout, "\n") {
+			if strings.HasPrefix(strings.TrimSpace(l), prefix) {
+				out = append(out, strings.TrimSpace(l))
+			}
+		}
+		return out
+	}
+
+	t.Run("new recipe with a new keyring", func(t *testing.T) {
+		testenv.Run(t, "git", "-C", repo, "checkout", "-q", "--", ".")
+		demo, err := os.ReadFile(filepath.Join(repo, "keys", "demo-upstream.asc"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(repo, "keys", "next.asc"), append(demo, key...), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		text, err := os.ReadFile(hello)
+		if err != nil {
+			t.Fatal(err)
+		}
+		next := strings.NewReplacer("\nname: hello\n", "\nname: hello-next\n", "keys/demo-upstream.asc", "keys/next.asc").Replace(string(text))
+		if err := os.WriteFile(filepath.Join(repo, "recipes", "hello-next.yaml"), []byte(next), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		defer os.Remove(filepath.Join(repo, "recipes", "hello-next.yaml"))
+		defer os.Remove(filepath.Join(repo, "keys", "next.asc"))
+		code, stdout, stderr := verify(t, "hello-next")
+		if code != 0 {
+			t.Fatalf("exit %d, want 0 (REVIEW lines do not fail)\n%s\n%s", code, stdout, stderr)
+		}
+		want := []string{
+			"REVIEW trust        new recipe hello-next (not at HEAD): review the trust of each of its sources (hello)",
+			"REVIEW trust        source hello: keyring keys/next.asc (new source): 2 key(s): " + strings.Join(both, ", "),
+			"REVIEW trust        source hello: signers " + demoKey + " (new source)",
+			"REVIEW trust        source hello: cross-check against the upstream checksum file https://releases.example.org/hello/v{{.Version}}/hello-v{{.Version}}-linux-{{.Arch}}.tar.gz.sha256sum (new source)",
+		}
+		if got := lines(stdout, "REVIEW"); !slices.Equal(got, want) {
+			t.Errorf("REVIEW lines:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+		}
+		for _, w := range []string{"PASS   signature    OpenPGP signature verified: hello (amd64: key " + demoKey + ")",
+			"PASS: 1 recipe(s), 0 failed check(s), 4 flagged for review",
+			"!! 4 change(s) flagged REVIEW above"} {
+			if !strings.Contains(stdout, w) {
+				t.Errorf("output lacks %q:\n%s", w, stdout)
+			}
+		}
+	})
+
+	t.Run("trust-only edit keeps the version", func(t *testing.T) {
+		testenv.Run(t, "git", "-C", repo, "checkout", "-q", "--", ".")
+		before := build(t)
+		f, err := os.OpenFile(filepath.Join(repo, "keys", "demo-upstream.asc"), os.O_APPEND|os.O_WRONLY, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		f.Write(key)
+		f.Close()
+		edit(t, hello, "      signers: ["+demoKey+"]\n", "")
+		code, stdout, stderr := verify(t, "hello")
+		if code != 0 {
+			t.Fatalf("exit %d, want 0: a trust-only edit is REVIEW, never a version failure\n%s\n%s", code, stdout, stderr)
+		}
+		want := []string{
+			"REVIEW trust        source hello: keyring keys/demo-upstream.asc: key " + outsider + " added",
+			"REVIEW trust        source hello: signers: any key of keys/demo-upstream.asc now (were " + demoKey + ")",
+		}
+		if got := lines(stdout, "REVIEW"); !slices.Equal(got, want) {
+			t.Errorf("REVIEW lines:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+		}
+		if w := "PASS   version      the packages are unchanged since HEAD (1.2.0-1)"; !strings.Contains(stdout, w) {
+			t.Errorf("output lacks %q:\n%s", w, stdout)
+		}
+		if after := build(t); !bytes.Equal(before, after) {
+			t.Errorf("the trust-only edit changed the package's bytes: the gate must ask for a new version")
+		}
+	})
 }

@@ -10,6 +10,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/updeb/updeb/internal/compat"
+	"github.com/updeb/updeb/internal/compatdata"
 	"github.com/updeb/updeb/internal/recipe"
 	"github.com/updeb/updeb/internal/repo"
 	"github.com/updeb/updeb/pkg/deb"
@@ -25,9 +26,10 @@ import (
 //     --format (compat), --type (keys generate), --arch (the recipes'
 //     architectures, or the repository's for a command with --repo), --suite
 //     and --component (the repository's, from --repo or the config), repo
-//     promote's --from and --to (SUITE and SUITE/COMPONENT);
+//     promote's --from and --to (SUITE and SUITE/COMPONENT), data refresh's
+//     --table (the data tables);
 //   - SUITE and NAME arguments of the repo commands, .deb files for publish
-//     and inspect, YAML files for --config and --set, folders for --recipes,
+//     and inspect, YAML files for --config, --set and --write, folders for --recipes,
 //     --cache, --state and --out.
 //
 // Completion never fails: a folder or repository it cannot read completes
@@ -35,9 +37,17 @@ import (
 
 // Closed sets of flag values.
 var (
-	compressions = []string{string(deb.CompressionXZ), string(deb.CompressionGzip), string(deb.CompressionZstd), string(deb.CompressionNone)}
-	keyTypes     = []string{string(repo.Ed25519), string(repo.RSA3072), string(repo.RSA4096)}
+	keyTypes = []string{string(repo.Ed25519), string(repo.RSA3072), string(repo.RSA4096)}
 )
+
+// compressions are pkg/deb's.
+func compressions() []string {
+	var out []string
+	for _, c := range deb.Compressions() {
+		out = append(out, string(c))
+	}
+	return out
+}
 
 func formats() []string {
 	var out []string
@@ -78,7 +88,7 @@ func addCompletions(g *globalOptions, root *cobra.Command) {
 			c.ValidArgsFunction = g.completeRecipes
 		}
 		if local("compression") {
-			c.RegisterFlagCompletionFunc("compression", fixed(compressions...))
+			c.RegisterFlagCompletionFunc("compression", fixed(compressions()...))
 		}
 		if local("format") && path == "compat" {
 			c.RegisterFlagCompletionFunc("format", fixed(formats()...))
@@ -88,6 +98,10 @@ func addCompletions(g *globalOptions, root *cobra.Command) {
 		}
 		if local("set") {
 			c.MarkFlagFilename("set", "yaml", "yml")
+		}
+		if local("table") && path == "data refresh" {
+			c.RegisterFlagCompletionFunc("table", fixed(append(compatdata.Names(), compatdata.EndOfLife)...))
+			c.MarkFlagFilename("write", "yaml", "yml")
 		}
 		if local("arch") {
 			if hasRepo {

@@ -8,7 +8,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/updeb/updeb/internal/testenv"
+	"github.com/updeb/updeb/internal/testkit/testenv"
 )
 
 // TestCompletion asks the hidden __complete command, as the shells do, for
@@ -42,6 +42,8 @@ func TestCompletion(t *testing.T) {
 		{[]string{"build", "--compression", ""}, "xz\ngzip\nzstd\nnone\n:4"},
 		{[]string{"version", "--log-format", ""}, "human\njson\n:4"},
 		{[]string{"compat", "--format", ""}, "table\nmarkdown\ncsv\nhtml\n:4"},
+		{[]string{"data", "refresh", "--table", ""}, "helm\ncontainerd\nistio\nkubeadm-etcd\ncalico\ncilium\ncri-tools\nendoflife\n:4"},
+		{[]string{"data", "refresh", "--write", ""}, "yaml\nyml\n:8"},
 		{[]string{"keys", "generate", "--type", ""}, "ed25519\nrsa3072\nrsa4096\n:4"},
 		{repoLine(repo, "repo list", "--suite"), "production\nstaging\n:4"},
 		{repoLine(repo, "publish", "--component"), "component/k8s131\nmain\n:4"},

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"io"
 	"log/slog"
 	"os"
@@ -9,9 +10,9 @@ import (
 
 	"golang.org/x/term"
 
-	"github.com/updeb/updeb/internal/build"
 	"github.com/updeb/updeb/internal/console"
 	"github.com/updeb/updeb/internal/fetch"
+	"github.com/updeb/updeb/internal/pipeline"
 )
 
 // What goes to stderr, decided here once (the libraries only get a logger):
@@ -127,17 +128,40 @@ func (g *globalOptions) fetchProgress() fetch.ProgressFunc {
 }
 
 // buildProgress shows each package being compressed: bytes in, bytes out.
-func (g *globalOptions) buildProgress() func(build.Progress) {
+func (g *globalOptions) buildProgress() func(pipeline.Progress) {
 	con := g.console()
 	if !con.Bars() {
 		return nil
 	}
-	return func(p build.Progress) {
+	return func(p pipeline.Progress) {
 		id := "write " + p.File
 		if p.Done {
 			con.Finish(id)
 			return
 		}
 		con.Update(id, console.Status{Phase: "compress", Name: p.File, Done: p.In, Out: p.Out})
+	}
+}
+
+// warnf logs a warning through the one logger: on a terminal above the bars,
+// elsewhere with a timestamp, one JSON object with --log-format json, and
+// nothing with -q. Every warning of a command goes through here or through a
+// library's logger, never straight to stderr.
+func (g *globalOptions) warnf(format string, args ...any) {
+	g.logger().Warn(fmt.Sprintf(format, args...))
+}
+
+// note tells people something about the run that is neither a result nor a
+// warning, and that they see whatever stderr is (which copy of the support
+// data a command read): "updeb: MESSAGE" through the console, above any bars;
+// with --log-format json an info record; nothing with -q.
+func (g *globalOptions) note(format string, args ...any) {
+	msg := fmt.Sprintf(format, args...)
+	switch {
+	case g.quiet:
+	case g.logFormat == "json":
+		g.logger().Info(msg)
+	default:
+		fmt.Fprintf(g.console(), "updeb: %s\n", msg)
 	}
 }

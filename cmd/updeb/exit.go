@@ -12,30 +12,32 @@ import (
 	"strings"
 	"syscall"
 
-	"github.com/updeb/updeb/internal/build"
+	"github.com/updeb/updeb/internal/compatdata"
 	"github.com/updeb/updeb/internal/confined"
-	"github.com/updeb/updeb/internal/eol"
+	"github.com/updeb/updeb/internal/diskfull"
 	"github.com/updeb/updeb/internal/fetch"
 	"github.com/updeb/updeb/internal/gate"
 	"github.com/updeb/updeb/internal/mirror"
 	"github.com/updeb/updeb/internal/recipe"
 	"github.com/updeb/updeb/internal/repo"
 	"github.com/updeb/updeb/internal/signkey"
+	"github.com/updeb/updeb/internal/source"
 	"github.com/updeb/updeb/internal/srcurl"
 	"github.com/updeb/updeb/internal/supportdata"
 	"github.com/updeb/updeb/internal/track"
 	"github.com/updeb/updeb/internal/trust"
+	"github.com/updeb/updeb/internal/yamlfile"
 	"github.com/updeb/updeb/pkg/archive"
 	"github.com/updeb/updeb/pkg/deb"
 	"github.com/updeb/updeb/pkg/digest"
 	"github.com/updeb/updeb/pkg/dsse"
 	"github.com/updeb/updeb/pkg/provenance"
-	"github.com/updeb/updeb/pkg/verify"
+	"github.com/updeb/updeb/pkg/verify/openpgp"
 	"github.com/updeb/updeb/pkg/verify/sigstore"
 )
 
-// Exit codes, as documented in README.md ("Exit codes"). exitRules is the one
-// place that maps an error to one of them.
+// Exit codes, as documented in docs/scripting.md ("Exit codes"). exitRules is
+// the one place that maps an error to one of them.
 const (
 	exitOK      = 0 // success
 	exitCheck   = 1 // a check failed: signature, checksum, cross-check, verification, a report with failures
@@ -75,6 +77,21 @@ type failedError struct {
 
 func (e *failedError) Error() string { return e.err.Error() }
 func (e *failedError) Unwrap() error { return e.err }
+
+// changedError is not a failure: a command (plan --apply) wrote changes for
+// someone to review and commit. Exit 1, printed as a notice, not an error.
+type changedError struct {
+	n       int
+	message string // the change description written, "" for none
+}
+
+func (e *changedError) Error() string {
+	s := fmt.Sprintf("%d change(s) written", e.n)
+	if e.message != "" {
+		s += "; the change description is in " + e.message
+	}
+	return s
+}
 
 // invalidInput marks err as the user's input (exit 2), with a hint that may be empty.
 func invalidInput(err error, hint string) error {
@@ -134,15 +151,20 @@ const (
 	hintRefused  = "a file updeb was to read lies outside its folder (a symlink out of it) or is not a regular file; nothing was read"
 )
 
-// exitRules, first match wins. An error joined from several (one per recipe
-// or job) gets the code of the first rule any of them matches: a failed check
-// before invalid input before a network failure, so that an alarm is never
-// hidden behind a flaky download.
+// exitRules, first match wins, in this order (docs/scripting.md lists it, and
+// TestExitRuleOrderDocumented keeps the two alike): an interruption; what the
+// command knows (its usage errors, then its failed reports); a malformed .deb
+// (2); then the libraries' errors: failed checks (1) before invalid input (2)
+// before network and I/O failures (3), with a cancelled context (130) among
+// the last. An error joined from several (one per recipe or job) gets the
+// code of the first rule any of them matches, so an alarm is never hidden
+// behind a flaky download.
 var exitRules = []exitRule{
 	// What the command knows.
 	as(exitInterrupted, fixed[*interruptedError]("nothing half-done was left behind; run the command again to finish")),
 	as(exitUsage, func(e *inputError) string { return e.hint }),
 	as(exitCheck, func(e *failedError) string { return e.hint }),
+	as(exitCheck, fixed[*changedError]("review them (git diff), then commit them")),
 
 	// A .deb that inspect or publish refuses is invalid input (2), even when
 	// the refusal is the archive reader's bomb or traversal check, which for
@@ -160,7 +182,7 @@ var exitRules = []exitRule{
 	is(track.ErrUnvouched, exitCheck, "compare these digests with a value from elsewhere (upstream's release notes, a second mirror), then pass them with --sha256/--sha512 [SOURCE:]ARCH=HEX, or say --trust-on-first-use; the recipe records either"),
 	as(exitCheck, fixed[*digest.MismatchError]("the bytes differ from the pinned digest: nothing was cached or packaged. Check the pin and the upstream release")),
 	is(trust.ErrCrossCheck, exitCheck, hintSource),
-	is(verify.ErrChecksums, exitCheck, hintSource),
+	is(digest.ErrChecksums, exitCheck, hintSource),
 	is(archive.ErrUnsafe, exitCheck, hintSource),
 	is(archive.ErrCorrupt, exitCheck, hintSource),
 	is(archive.ErrMissing, exitCheck, "the archive holds no file of that name: list it (tar -tf, unzip -l) and fix the recipe's files: path:, or find out whether upstream changed its layout"),
@@ -168,6 +190,7 @@ var exitRules = []exitRule{
 	as(exitCheck, fixed[*fetch.DowngradeError]("the upstream redirected to plain http; updeb never downloads over a downgraded connection")),
 	as(exitCheck, fixed[*fetch.MirrorError](hintRefused)),
 	is(confined.ErrRefused, exitCheck, hintRefused),
+	is(mirror.ErrOutside, exitCheck, "mirror export writes only inside its folder and follows no symlink there: remove the symlink (or use another folder) and export again; nothing was written through it"),
 	is(track.ErrNoRelease, exitCheck, "upstream has no complete release of that minor yet: try later, or name one with --to"),
 	is(track.ErrIncomplete, exitCheck, "upstream has not uploaded every artifact yet: try later, or --to an older complete version"),
 	is(track.ErrReupload, exitCheck, "ALARM: upstream bytes changed for a pinned version. Do not re-pin blindly: find out why (a compromised release?) before anything else"),
@@ -175,15 +198,17 @@ var exitRules = []exitRule{
 	as(exitCheck, fixed[*repo.FieldChangeError]("a refused suite is unchanged; to make the change anyway, repeat with --allow-field-change")),
 	is(gate.ErrFailed, exitCheck, "see the FAIL lines above"),
 	is(mirror.ErrFailed, exitCheck, "bring the missing and corrupt files over again: 'updeb mirror export' where there is a way out, then copy the folder whole"),
+	is(yamlfile.ErrNotRewritten, exitCheck, "the file was left as it was: the new text would not read back as exactly the new values (line breaks YAML counts that an editor may not show, U+2028, NEL or a lone CR?), or the file changed meanwhile; run again, or make the change by hand"),
 	is(supportdata.ErrDropped, exitCheck, "the copy in use was kept. Find out why the data source lost those cycles (a partial mirror?); if they really are gone, run again with --allow-dropped"),
+	is(compatdata.ErrDropped, exitCheck, "the copy in use was kept. Find out why upstream's table lost those rows (a partial mirror, a page rewritten?); if they really are gone, run again with --allow-dropped"),
 
 	// 2: usage or invalid input.
 	is(recipe.ErrNoMaintainer, exitUsage, "set build: maintainer: \"Name <email>\" in updeb.yaml (or maintainer: in the recipe)"),
 	is(recipe.ErrInvalid, exitUsage, hintRecipe),
 	is(deb.ErrInvalid, exitUsage, hintRecipe),
 	is(archive.ErrWant, exitUsage, hintRecipe),
-	is(verify.ErrKeyring, exitUsage, "a keyring is armored public key blocks (gpg --armor --export) or a binary keyring (gpg --export)"),
-	is(verify.ErrPolicy, exitUsage, "a signer is a full primary key fingerprint; see 'updeb keys list'"),
+	is(openpgp.ErrKeyring, exitUsage, "a keyring is armored public key blocks (gpg --armor --export) or a binary keyring (gpg --export)"),
+	is(openpgp.ErrPolicy, exitUsage, "a signer is a full primary key fingerprint; see 'updeb keys list'"),
 	is(digest.ErrNoPin, exitUsage, ""),
 	is(dsse.ErrMalformed, exitUsage, hintRecord),
 	is(provenance.ErrRecord, exitUsage, hintRecord),
@@ -191,7 +216,7 @@ var exitRules = []exitRule{
 	is(track.ErrNoWatch, exitUsage, "add a watch: section to the recipe (recipes/README.md)"),
 	is(track.ErrDowngrade, exitUsage, "bump only moves forward; edit the recipe by hand to go back"),
 	is(track.ErrExists, exitUsage, ""),
-	is(track.ErrNotVersioned, exitUsage, "--new-minor works on recipes named NAME-MAJOR.MINOR; move a single recipe with --to VERSION after editing its watch track"),
+	is(track.ErrNotVersioned, exitUsage, "a new recipe per minor needs a series named NAME-MAJOR.MINOR; 'updeb bump RECIPE --new-minor MINOR' moves a single recipe in place"),
 	is(track.ErrNoDate, exitUsage, "give the upstream release day with --date YYYY-MM-DD"),
 	asIf(exitUsage, func(e *track.APIError) bool { return e.Status == 404 && !e.RateLimit },
 		"check watch: github: OWNER/REPO in the recipe (and GITHUB_TOKEN for a private repository)"),
@@ -206,19 +231,25 @@ var exitRules = []exitRule{
 	is(sigstore.ErrPolicy, exitUsage, "a Sigstore policy names one identity (exact, or an anchored regexp that matches only the signer) and the OIDC issuer"),
 	is(sigstore.ErrTrustedRoot, exitUsage, "a trusted root is Sigstore's trusted_root.json: 'updeb trust refresh' fetches the public-good one"),
 	is(trust.ErrNoSigstore, exitUsage, ""),
+	is(compatdata.ErrFile, exitUsage, "fix the data file (each override needs a reason:), or write it anew with 'updeb data refresh --write FILE'"),
+	is(compatdata.ErrUnknownTable, exitUsage, ""),
 
-	// 3: network or I/O failure after retries.
+	// 3: network or I/O failure after retries. A full disk first: it is
+	// never the network's or the proxy's fault, and is not retried.
+	exitRule{exitNetwork, diskFullHint},
 	as(exitNetwork, fixed[*track.DayUnknownError]("give the release day with --date YYYY-MM-DD, or try again once the release source answers")),
 	asIf(exitNetwork, func(e *track.APIError) bool { return e.RateLimit },
 		"set GITHUB_TOKEN to a GitHub token: the API allows 60 requests an hour without one, 5000 with one"),
 	as(exitNetwork, fixed[*track.APIError](hintUpstream)),
 	is(track.ErrUpstream, exitNetwork, hintUpstream),
-	is(eol.ErrAPI, exitNetwork, "the support data source answered something unusable; the copy in use was kept. Check data: endoflife-url: in the config, or try again later"),
+	is(supportdata.ErrAPI, exitNetwork, "the support data source answered something unusable; the copy in use was kept. Check data: endoflife-url: in the config, or try again later"),
+	is(compatdata.ErrSource, exitNetwork, "the copy in use was kept. Check data: sources: (and mirrors:) in the config, or try again later; if upstream changed the page's layout, refresh the other tables with --table and report it"),
 	as(exitNetwork, fixed[*fetch.OfflineError]("run without --offline to download them, or bring them into the cache or a mirror")),
 	as(exitNetwork, fixed[*fetch.MissingError]("the mirror folder lacks the file: bring it over again ('updeb mirror export' where there is a way out, 'updeb mirror verify' here)")),
 	is(fetch.ErrRetryTime, exitNetwork, "the download did not finish within fetch: retry-time; raise it in the config for a slow link, or check the proxy"),
 	is(fetch.ErrProxyUnreachable, exitNetwork, "nothing answers at that proxy (3 tries over about 3 s, for a proxy being restarted): start it, or fix --proxy, proxy: in the config or HTTPS_PROXY"),
 	as(exitNetwork, fixed[*fetch.NetworkError]("check the proxy (--proxy, proxy: in the config, HTTPS_PROXY) and that it reaches the host")),
+	is(sigstore.ErrNotMirrored, exitNetwork, "the mirror folder lacks the file named: export it again where there is a way out ('updeb mirror export' carries GitHub's attestation answers too), then 'updeb mirror verify' here"),
 	is(sigstore.ErrUnavailable, exitNetwork, "Rekor, GitHub's API or the TUF repository could not be asked: check the proxy, mirrors:, and sigstore: rekor-url / github-api in the config (GITHUB_TOKEN raises GitHub's rate limit)"),
 	is(context.Canceled, exitInterrupted, "interrupted: run the command again to finish"),
 	is(context.DeadlineExceeded, exitNetwork, ""),
@@ -251,14 +282,13 @@ func exitRuleFor(err error) (int, string) {
 	return -1, ""
 }
 
-// refusalHint says what to do about a refused signature, from why it was refused.
 // auxHint is the hint for a signature, checksum or Sigstore file refused
 // twice: what the refusal itself suggests, and that the file is gone from
 // the cache.
-func auxHint(e *build.AuxError) string {
+func auxHint(e *source.AuxError) string {
 	const refetch = "nothing was packaged and the file is no longer cached: run the build again to fetch it anew; if it keeps failing, compare it with upstream's (a proxy may be serving an error page) before touching the recipe"
 	var sr *sigstore.RefusedError
-	var vr *verify.RefusedError
+	var vr *openpgp.RefusedError
 	switch {
 	case errors.As(e.Err, &sr):
 		return sigstoreRefusalHint(sr) + "; " + refetch
@@ -268,21 +298,22 @@ func auxHint(e *build.AuxError) string {
 	return refetch
 }
 
-func refusalHint(re *verify.RefusedError) string {
+// refusalHint says what to do about a refused signature, from why it was refused.
+func refusalHint(re *openpgp.RefusedError) string {
 	keyring := re.Keyring
 	if keyring == "" {
 		keyring = "the keyring"
 	}
 	switch {
-	case re.Has(verify.ReasonBadSignature):
+	case re.Has(openpgp.ReasonBadSignature):
 		return "the data is not what was signed: re-download both files and compare their sizes and digests with upstream's"
-	case re.Has(verify.ReasonUnknownSigner):
+	case re.Has(openpgp.ReasonUnknownSigner):
 		return fmt.Sprintf("the signer is not in %s: get the upstream project's current KEYS file and check who signed (gpg --list-packets on the signature)", keyring)
-	case re.Has(verify.ReasonNotAllowed):
+	case re.Has(openpgp.ReasonNotAllowed):
 		return "the signer's key is in the keyring but not on the allow-list: add its fingerprint with --signer (a recipe's signers:) only if upstream says it signs releases"
-	case re.Has(verify.ReasonKeyExpired), re.Has(verify.ReasonKeyRevoked):
+	case re.Has(openpgp.ReasonKeyExpired), re.Has(openpgp.ReasonKeyRevoked):
 		return fmt.Sprintf("see 'updeb keys list %s' for the key's dates; a refreshed key from upstream may carry a newer expiry", keyring)
-	case re.Has(verify.ReasonMalformed), re.Has(verify.ReasonNoSignature):
+	case re.Has(openpgp.ReasonMalformed), re.Has(openpgp.ReasonNoSignature):
 		subject := "the signature"
 		if re.Subject != "" {
 			subject = filepath.Base(re.Subject)
@@ -297,7 +328,7 @@ func refusalHint(re *verify.RefusedError) string {
 func sigstoreRefusalHint(re *sigstore.RefusedError) string {
 	switch {
 	case re.Has(sigstore.ReasonIdentity), re.Has(sigstore.ReasonIssuer):
-		return "the signer is not the one named (the recipe's identity/issuer, or --sigstore-identity/--sigstore-issuer): change them only if upstream announced a new signer (see keys/README.md)"
+		return "the signer is not the one named (the recipe's identity/issuer, or --sigstore-identity/--sigstore-issuer): change them only if upstream announced a new signer (see docs/trust.md)"
 	case re.Has(sigstore.ReasonDigestMismatch):
 		return "the artifact is not what was signed: it was altered, or the signature or bundle belongs to another file"
 	case re.Has(sigstore.ReasonUntrustedCertificate):
@@ -316,18 +347,32 @@ func sigstoreRefusalHint(re *sigstore.RefusedError) string {
 	return "the Sigstore material does not verify (see 'updeb help verify-signature')"
 }
 
+// diskFullHint names the folder whose disk is full (ENOSPC) or whose quota
+// is spent (EDQUOT), wherever the write failed: the cache, the output
+// folder, the repository, the state folder.
+func diskFullHint(err error) (string, bool) {
+	if !diskfull.Is(err) {
+		return "", false
+	}
+	where := "the folder written to"
+	if d := diskfull.Dir(err); d != "" {
+		where = d
+	}
+	return fmt.Sprintf("the disk holding %s is full (or its quota is spent): free space there, or point the folder at a bigger disk, then run the command again; what was being written was discarded, nothing partial was kept", where), true
+}
+
 // provenanceHint says what to do about a refused provenance record.
 func provenanceHint(err error) (string, bool) {
 	if !errors.Is(err, provenance.ErrSignature) {
 		return "", false
 	}
-	re, _ := errors.AsType[*verify.RefusedError](err)
+	re, _ := errors.AsType[*openpgp.RefusedError](err)
 	switch {
 	case re == nil:
 		return "the record's key ID names another key than the one that signed it: the record was altered", true
-	case re.Has(verify.ReasonUnknownSigner), re.Has(verify.ReasonNotAllowed):
+	case re.Has(openpgp.ReasonUnknownSigner), re.Has(openpgp.ReasonNotAllowed):
 		return "the record was signed by a key other than the one given: check --key/--keyring (the key of build: provenance-key:, such as the repository's archive-keyring.asc)", true
-	case re.Has(verify.ReasonBadSignature), re.Has(verify.ReasonMalformed), re.Has(verify.ReasonNoSignature):
+	case re.Has(openpgp.ReasonBadSignature), re.Has(openpgp.ReasonMalformed), re.Has(openpgp.ReasonNoSignature):
 		return "the record was changed after it was signed (or its signature was): trust neither it nor the package; build again", true
 	}
 	return refusalHint(re), true
@@ -335,7 +380,11 @@ func provenanceHint(err error) (string, bool) {
 
 // printError writes "error: ..." and, when there is one, "hint: ..." lines.
 func printError(w io.Writer, err error) {
-	fmt.Fprintf(w, "updeb: error: %s\n", strings.TrimSpace(err.Error()))
+	if c, ok := err.(*changedError); ok {
+		fmt.Fprintf(w, "updeb: %s\n", c.Error()) // a notice: nothing failed
+	} else {
+		fmt.Fprintf(w, "updeb: error: %s\n", strings.TrimSpace(err.Error()))
+	}
 	if _, hint := exitStatus(err); hint != "" {
 		fmt.Fprintf(w, "updeb: hint: %s\n", hint)
 	}

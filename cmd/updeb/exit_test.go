@@ -12,38 +12,40 @@ import (
 	"syscall"
 	"testing"
 
-	"github.com/updeb/updeb/internal/build"
+	"github.com/updeb/updeb/internal/compatdata"
 	"github.com/updeb/updeb/internal/confined"
-	"github.com/updeb/updeb/internal/eol"
+	"github.com/updeb/updeb/internal/diskfull"
 	"github.com/updeb/updeb/internal/fetch"
 	"github.com/updeb/updeb/internal/gate"
 	"github.com/updeb/updeb/internal/mirror"
 	"github.com/updeb/updeb/internal/recipe"
 	"github.com/updeb/updeb/internal/repo"
+	"github.com/updeb/updeb/internal/source"
 	"github.com/updeb/updeb/internal/srcurl"
 	"github.com/updeb/updeb/internal/supportdata"
 	"github.com/updeb/updeb/internal/track"
 	"github.com/updeb/updeb/internal/trust"
+	"github.com/updeb/updeb/internal/yamlfile"
 	"github.com/updeb/updeb/pkg/archive"
 	"github.com/updeb/updeb/pkg/deb"
 	"github.com/updeb/updeb/pkg/digest"
 	"github.com/updeb/updeb/pkg/dsse"
 	"github.com/updeb/updeb/pkg/provenance"
-	"github.com/updeb/updeb/pkg/verify"
+	"github.com/updeb/updeb/pkg/verify/openpgp"
 	"github.com/updeb/updeb/pkg/verify/sigstore"
 )
 
-// TestExitStatus is the exit-code table of README.md ("Exit codes"), error by
+// TestExitStatus is the exit-code table of docs/scripting.md ("Exit codes"), error by
 // error: the code and the hint each class of error gets, however deeply it
 // is wrapped, and which class wins when several failures are joined. Every
 // rule of exitRules must be reached by some case (a rule shadowed by an
 // earlier one is dead).
 func TestExitStatus(t *testing.T) {
 	wrap := func(err error) error { return fmt.Errorf("helm (amd64): source helm: %w", err) }
-	refusal := func(subject string, reasons ...verify.Reason) error {
-		re := &verify.RefusedError{Subject: subject, Keyring: "keys/helm.asc"}
+	refusal := func(subject string, reasons ...openpgp.Reason) error {
+		re := &openpgp.RefusedError{Subject: subject, Keyring: "keys/helm.asc"}
 		for _, r := range reasons {
-			re.Refusals = append(re.Refusals, verify.Refusal{Reason: r, Detail: string(r)})
+			re.Refusals = append(re.Refusals, openpgp.Refusal{Reason: r, Detail: string(r)})
 		}
 		return wrap(re)
 	}
@@ -52,8 +54,8 @@ func TestExitStatus(t *testing.T) {
 	}
 	pathErr := &fs.PathError{Op: "open", Path: "/x", Err: syscall.ENOENT}
 	netErr := &fetch.NetworkError{URL: "https://example.org/a", Attempts: 6, Err: syscall.ECONNREFUSED}
-	provenanceRefusal := func(r verify.Reason) error {
-		re := &verify.RefusedError{Keyring: "repo.asc", Refusals: []verify.Refusal{{Reason: r, Detail: string(r)}}}
+	provenanceRefusal := func(r openpgp.Reason) error {
+		re := &openpgp.RefusedError{Keyring: "repo.asc", Refusals: []openpgp.Refusal{{Reason: r, Detail: string(r)}}}
 		return fmt.Errorf("x.deb.intoto.json: %w: %w", provenance.ErrSignature, errors.Join(re))
 	}
 	tests := []struct {
@@ -68,20 +70,22 @@ func TestExitStatus(t *testing.T) {
 		{"bad flag", usageErrorf("--now %q: want a day as YYYY-MM-DD", "today"), exitUsage, ""},
 		{"file the user named", invalidInput(pathErr, "create one with 'updeb keys generate'"), exitUsage, "updeb keys generate"},
 		{"failed report", checkFailed(errors.New("2 compatibility violation(s)"), "see the findings above"), exitCheck, "see the findings above"},
+		{"changes written (plan --apply)", &changedError{n: 3, message: "change.txt"}, exitCheck, "review them (git diff), then commit them"},
+		{"plan --apply: a download failed beside a recipe refused", errors.Join(wrap(netErr), fmt.Errorf("etcd: %w", track.ErrUnvouched)), exitCheck, "compare these digests"},
 
 		// 1: a check failed.
-		{"bad signature file", wrap(&build.AuxError{Source: "helm", Files: []string{"the signature file fetched from u"}, Err: refusal("", verify.ReasonMalformed)}), exitCheck, "no longer cached"},
+		{"bad signature file", wrap(&source.AuxError{Source: "helm", Files: []string{"the signature file fetched from u"}, Err: refusal("", openpgp.ReasonMalformed)}), exitCheck, "no longer cached"},
 		{"mirror file refused", wrap(&fetch.MirrorError{URL: "u", Target: "file:///m/u", Err: fmt.Errorf("x: %w", confined.ErrRefused)}), exitCheck, "outside its folder"},
 		{"recipe file refused", wrap(fmt.Errorf("/r/x/evil: %w: resolves outside", confined.ErrRefused)), exitCheck, "outside its folder"},
-		{"unknown signer", refusal("helm.tgz.asc", verify.ReasonUnknownSigner), exitCheck, "the signer is not in keys/helm.asc"},
-		{"bad signature", refusal("", verify.ReasonBadSignature, verify.ReasonUnknownSigner), exitCheck, "the data is not what was signed"},
-		{"signer not allowed", refusal("", verify.ReasonNotAllowed), exitCheck, "not on the allow-list"},
-		{"key expired", refusal("", verify.ReasonKeyExpired), exitCheck, "'updeb keys list keys/helm.asc'"},
-		{"not a signature", refusal("/tmp/x/helm.tgz.asc", verify.ReasonMalformed), exitCheck, "is helm.tgz.asc really an OpenPGP signature"},
-		{"weak digest", refusal("", verify.ReasonWeakHash), exitCheck, "break updeb's policy"},
+		{"unknown signer", refusal("helm.tgz.asc", openpgp.ReasonUnknownSigner), exitCheck, "the signer is not in keys/helm.asc"},
+		{"bad signature", refusal("", openpgp.ReasonBadSignature, openpgp.ReasonUnknownSigner), exitCheck, "the data is not what was signed"},
+		{"signer not allowed", refusal("", openpgp.ReasonNotAllowed), exitCheck, "not on the allow-list"},
+		{"key expired", refusal("", openpgp.ReasonKeyExpired), exitCheck, "'updeb keys list keys/helm.asc'"},
+		{"not a signature", refusal("/tmp/x/helm.tgz.asc", openpgp.ReasonMalformed), exitCheck, "is helm.tgz.asc really an OpenPGP signature"},
+		{"weak digest", refusal("", openpgp.ReasonWeakHash), exitCheck, "break updeb's policy"},
 		{"digest mismatch", wrap(&digest.MismatchError{Subject: "a", Algorithm: digest.SHA256, Want: "aa", Got: "bb"}), exitCheck, "differ from the pinned digest"},
 		{"cross-check", wrap(fmt.Errorf("%w: sums lists other", trust.ErrCrossCheck)), exitCheck, "failed verification"},
-		{"bad checksum file", wrap(fmt.Errorf("%w: line 3", verify.ErrChecksums)), exitCheck, "failed verification"},
+		{"bad checksum file", wrap(fmt.Errorf("%w: line 3", digest.ErrChecksums)), exitCheck, "failed verification"},
 		{"hostile archive", wrap(&archive.Error{Kind: archive.ErrUnsafe, Msg: "path traversal"}), exitCheck, "failed verification"},
 		{"decompression bomb", wrap(&archive.Error{Kind: archive.ErrLimit, Msg: "too large"}), exitCheck, "failed verification"},
 		{"corrupt archive", wrap(&archive.Error{Kind: archive.ErrCorrupt}), exitCheck, "failed verification"},
@@ -90,18 +94,23 @@ func TestExitStatus(t *testing.T) {
 		{"https downgrade", &fetch.DowngradeError{From: "https://a", To: "http://a"}, exitCheck, "downgraded"},
 		{"incomplete release", &track.IncompleteError{Version: "1.2.0"}, exitCheck, "not uploaded every artifact"},
 		{"re-upload", wrap(track.ErrReupload), exitCheck, "ALARM"},
+		{"rewrite refused", wrap(yamlfile.ErrNotRewritten), exitCheck, "the file was left as it was"},
+		{"mirror export through a symlink", wrap(mirror.ErrOutside), exitCheck, "writes only inside its folder"},
 		{"new minor unreleased", fmt.Errorf("%w: 1.37", track.ErrNoRelease), exitCheck, "--to"},
 		{"publish conflict", &repo.ConflictError{Package: "x=1 (amd64)"}, exitCheck, "repository is unchanged"},
 		{"field change", &repo.FieldChangeError{Suite: "stable", Changes: []repo.FieldChange{{Field: "Origin", From: "a", To: "b"}}}, exitCheck, "--allow-field-change"},
 		{"gate failed", fmt.Errorf("verify: %w", gate.ErrFailed), exitCheck, "FAIL lines"},
 		{"unsigned record", fmt.Errorf("x.deb.intoto.json: %w", dsse.ErrUnsigned), exitCheck, "build: provenance-key:"},
-		{"record by another key", provenanceRefusal(verify.ReasonUnknownSigner), exitCheck, "signed by a key other than the one given"},
-		{"record changed", provenanceRefusal(verify.ReasonBadSignature), exitCheck, "changed after it was signed"},
-		{"record signature damaged", provenanceRefusal(verify.ReasonMalformed), exitCheck, "changed after it was signed"},
-		{"record signed by an expired key", provenanceRefusal(verify.ReasonKeyExpired), exitCheck, "updeb keys list"},
+		{"record by another key", provenanceRefusal(openpgp.ReasonUnknownSigner), exitCheck, "signed by a key other than the one given"},
+		{"record changed", provenanceRefusal(openpgp.ReasonBadSignature), exitCheck, "changed after it was signed"},
+		{"record signature damaged", provenanceRefusal(openpgp.ReasonMalformed), exitCheck, "changed after it was signed"},
+		{"record signed by an expired key", provenanceRefusal(openpgp.ReasonKeyExpired), exitCheck, "updeb keys list"},
 		{"record key ID altered", fmt.Errorf("%w: %w", provenance.ErrSignature, errors.New("signature with key ID A was made by key B")), exitCheck, "key ID names another key"},
 		{"record of another package", fmt.Errorf("%w: the record is about a.deb, not b.deb", provenance.ErrSubject), exitCheck, "not this package's"},
 		{"support data lost cycles", &supportdata.DroppedError{Dropped: map[string][]string{"kubernetes": {"1.36"}}}, exitCheck, "--allow-dropped"},
+		{"a compatibility table lost rows", &compatdata.DroppedError{Dropped: map[string][]string{"containerd": {"1.35"}}}, exitCheck, "--allow-dropped"},
+		{"a broken repository data file", fmt.Errorf("%w: compat-data.yaml:3:5: helm override: missing required field \"reason\"", compatdata.ErrFile), exitUsage, "each override needs a reason"},
+		{"an unknown table", fmt.Errorf("%w %q", compatdata.ErrUnknownTable, "flannel"), exitUsage, ""},
 		{"sigstore wrong identity", sigRefusal(sigstore.ReasonIdentity), exitCheck, "signer is not the one named"},
 		{"sigstore wrong issuer", sigRefusal(sigstore.ReasonIssuer), exitCheck, "signer is not the one named"},
 		{"sigstore altered artifact", sigRefusal(sigstore.ReasonDigestMismatch), exitCheck, "not what was signed"},
@@ -120,8 +129,8 @@ func TestExitStatus(t *testing.T) {
 		{"invalid recipe", wrap(recipe.ErrInvalid), exitUsage, "'updeb lint'"},
 		{"invalid package", wrap(fmt.Errorf("%w: Package %q", deb.ErrInvalid, "A")), exitUsage, "'updeb lint'"},
 		{"bad want list", wrap(fmt.Errorf("%w %q: listed twice", archive.ErrWant, "x")), exitUsage, "'updeb lint'"},
-		{"bad keyring", wrap(fmt.Errorf("%w: no key", verify.ErrKeyring)), exitUsage, "gpg --armor --export"},
-		{"bad signer", fmt.Errorf("%w: fingerprint", verify.ErrPolicy), exitUsage, "full primary key fingerprint"},
+		{"bad keyring", wrap(fmt.Errorf("%w: no key", openpgp.ErrKeyring)), exitUsage, "gpg --armor --export"},
+		{"bad signer", fmt.Errorf("%w: fingerprint", openpgp.ErrPolicy), exitUsage, "full primary key fingerprint"},
 		{"no pin", fmt.Errorf("%w for u", digest.ErrNoPin), exitUsage, ""},
 		{"bad URL", fmt.Errorf("fetch: %w", &srcurl.Error{URL: "https://h/%2e%2e/x", Reason: "dot segment"}), exitUsage, "however encoded"},
 		{"malformed deb", fmt.Errorf("x.deb: %w: ar", deb.ErrMalformed), exitUsage, "dpkg-deb --info"},
@@ -151,9 +160,13 @@ func TestExitStatus(t *testing.T) {
 		{"rate limit on 404", &track.APIError{URL: "u", Status: 404, RateLimit: true}, exitNetwork, "GITHUB_TOKEN"},
 		{"API error", &track.APIError{URL: "u", Status: 502}, exitNetwork, "try again later"},
 		{"unusable upstream", fmt.Errorf("%w: no versions", track.ErrUpstream), exitNetwork, "try again later"},
-		{"unusable support data", fmt.Errorf("%w: u: the answer is HTML", eol.ErrAPI), exitNetwork, "copy in use was kept"},
+		{"unusable support data", fmt.Errorf("%w: u: the answer is HTML", supportdata.ErrAPI), exitNetwork, "copy in use was kept"},
+		{"an unusable compatibility table", &compatdata.SourceError{Table: "helm", URL: "u", Err: errors.New("the answer is an HTML page")}, exitNetwork, "data: sources:"},
 		{"offline miss", &fetch.OfflineError{Missing: []string{"u"}}, exitNetwork, "without --offline"},
 		{"missing from the mirror", wrap(&fetch.MissingError{URL: "u", Where: "mirror file:///m/u"}), exitNetwork, "updeb mirror export"},
+		{"full disk in the cache", wrap(&diskfull.Error{Dir: "/var/cache/updeb", Err: &fs.PathError{Op: "write", Path: "/var/cache/updeb/tmp/x", Err: syscall.ENOSPC}}), exitNetwork, "the disk holding /var/cache/updeb is full"},
+		{"full disk writing a package", wrap(&fs.PathError{Op: "write", Path: "/srv/out/.updeb-build-1/x.deb", Err: syscall.ENOSPC}), exitNetwork, "the disk holding /srv/out/.updeb-build-1 is full"},
+		{"quota behind a network error", wrap(&fetch.NetworkError{URL: "u", Err: syscall.EDQUOT}), exitNetwork, "quota is spent"},
 		{"download failed", wrap(netErr), exitNetwork, "check the proxy"},
 		{"release day unknown", wrap(&track.DayUnknownError{Recipe: "runc", Version: "1.4.4", Err: netErr}), exitNetwork, "--date YYYY-MM-DD"},
 		{"proxy down", wrap(&fetch.NetworkError{URL: "u", Proxy: "http://p:3128", Attempts: 3, Err: fmt.Errorf("%w: refused", fetch.ErrProxyUnreachable)}), exitNetwork, "nothing answers at that proxy"},
@@ -162,6 +175,7 @@ func TestExitStatus(t *testing.T) {
 		{"stopped by a signal", &interruptedError{msg: "interrupted (signal: terminated)", err: context.Canceled}, exitInterrupted, "nothing half-done"},
 		{"rekor unavailable", wrap(&sigstore.FetchError{URL: "https://rekor.sigstore.dev/api/v1/log/entries/x", Status: 503, Err: errors.New("busy")}), exitNetwork, "rekor-url"},
 		{"rekor through the fetcher", wrap(&sigstore.FetchError{URL: "u", Err: netErr}), exitNetwork, "check the proxy"},
+		{"attestations not in the mirror", wrap(&sigstore.FetchError{URL: "u", Status: 404, Err: fmt.Errorf("%w: file:///usb/x", sigstore.ErrNotMirrored)}), exitNetwork, "the mirror folder lacks the file"},
 		{"deadline", context.DeadlineExceeded, exitNetwork, ""},
 		{"file I/O", fmt.Errorf("writing: %w", pathErr), exitNetwork, ""},
 		{"rename", &os.LinkError{Op: "rename", Old: "a", New: "b", Err: syscall.EXDEV}, exitNetwork, ""},
@@ -232,5 +246,13 @@ func TestSigstoreRefusalHints(t *testing.T) {
 			t.Errorf("reasons %s and %s share the hint %q", other, r, h)
 		}
 		seen[h] = r
+	}
+}
+
+// The fetcher marks a file mirror's 404 with the header the Sigstore
+// verifier reads (neither package imports the other).
+func TestMirrorMissingHeaderAgrees(t *testing.T) {
+	if fetch.MirrorMissingHeader != sigstore.MirrorMissingHeader {
+		t.Fatalf("fetch sets %q, sigstore reads %q", fetch.MirrorMissingHeader, sigstore.MirrorMissingHeader)
 	}
 }

@@ -24,7 +24,8 @@ func (g *globalOptions) loadConfig() (*config.Config, error) {
 	return c, nil
 }
 
-// cacheDir is --cache, else the config's cache, else $XDG_CACHE_HOME/updeb or ~/.cache/updeb.
+// cacheDirFor is --cache, else the config's cache (relative to the config
+// file), else $XDG_CACHE_HOME/updeb or ~/.cache/updeb.
 func (g *globalOptions) cacheDirFor(c *config.Config) (string, error) {
 	switch {
 	case g.cacheDir != "":

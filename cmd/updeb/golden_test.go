@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/updeb/updeb/internal/build"
+	"github.com/updeb/updeb/internal/pipeline"
 )
 
 // Regenerate with: go test ./cmd/updeb -run TestGoldenDemoPackages -update
@@ -39,11 +39,11 @@ func TestGoldenDemoPackages(t *testing.T) {
 		name := strings.TrimSuffix(filepath.Base(d), ".deb") + ".json"
 		compareGolden(t, name, []byte(js), seen)
 		// The provenance statement (the payload of the unsigned envelope).
-		env, err := readEnvelope(d + build.ProvenanceSuffix)
+		env, err := readEnvelope(d + pipeline.ProvenanceSuffix)
 		if err != nil {
 			t.Fatal(err)
 		}
-		compareGolden(t, filepath.Base(d)+build.ProvenanceSuffix, env.Payload, seen)
+		compareGolden(t, filepath.Base(d)+pipeline.ProvenanceSuffix, env.Payload, seen)
 	}
 	// No stale goldens for packages the recipes no longer produce.
 	files, _ := filepath.Glob(filepath.Join("testdata", "golden", "*.json"))

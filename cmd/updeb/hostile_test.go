@@ -17,7 +17,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/updeb/updeb/internal/testenv"
+	"github.com/updeb/updeb/internal/testkit/testenv"
 )
 
 // hostileCorpus is pkg/deb's generated corpus of hostile .debs and its

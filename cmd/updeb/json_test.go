@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"io"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -11,7 +12,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/updeb/updeb/internal/testenv"
+	"github.com/updeb/updeb/internal/testkit/testenv"
 )
 
 // snakeKey is a key of updeb's JSON: lower case, digits and "_" (a map keyed
@@ -84,7 +85,7 @@ func checkJSON(t *testing.T, command, stdout string) map[string]any {
 	if dec.More() {
 		t.Errorf("%s: more than one JSON value:\n%s", where, stdout)
 	}
-	if want := "updeb/" + strings.ReplaceAll(command, " ", "-") + "/v1"; v["schema"] != want {
+	if want := "updeb/" + strings.ReplaceAll(command, " ", "-") + "/v" + declaredSchema(t, command); v["schema"] != want {
 		t.Errorf("%s: schema %v, want %s", where, v["schema"], want)
 	}
 	if !strings.HasPrefix(stdout, "{\n  \"schema\": ") {
@@ -92,10 +93,21 @@ func checkJSON(t *testing.T, command, stdout string) map[string]any {
 	}
 	checkKeys(t, where, "", v)
 	noNulls(t, where, "", v)
-	if d := os.Getenv("UPDEB_JSON_EXAMPLES"); d != "" { // material for README's examples
+	if d := os.Getenv("UPDEB_JSON_EXAMPLES"); d != "" { // material for docs/scripting.md's examples
 		os.WriteFile(filepath.Join(d, strings.ReplaceAll(command, " ", "-")+".json"), []byte(stdout), 0o644)
 	}
 	return v
+}
+
+// declaredSchema is the JSON schema version command declares (jsonOutput).
+func declaredSchema(t *testing.T, command string) string {
+	t.Helper()
+	root := newRootCmd(&globalOptions{stdout: io.Discard, stderr: io.Discard})
+	c, _, err := root.Find(strings.Fields(command))
+	if err != nil || c.Annotations[schemaAnnotation] == "" {
+		t.Fatalf("updeb %s declares no JSON schema: %v", command, err)
+	}
+	return c.Annotations[schemaAnnotation]
 }
 
 // TestJSONOutputs runs every command that declares JSON output (jsonOutput)
@@ -244,39 +256,40 @@ func TestPrintJSON(t *testing.T) {
 	}
 }
 
-// TestReadmeJSON: README's "JSON output" section has one example per
-// command that prints JSON, and each follows the convention.
+// TestReadmeJSON: the "JSON output" section of docs/scripting.md (once
+// README's) has one example per command that prints JSON, and each follows
+// the convention.
 func TestReadmeJSON(t *testing.T) {
-	doc, err := os.ReadFile(filepath.Join("..", "..", "README.md"))
+	doc, err := os.ReadFile(filepath.Join("..", "..", "docs", "scripting.md"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, sec, ok := strings.Cut(string(doc), "### JSON output\n")
-	sec, _, _ = strings.Cut(sec, "\n### ")
+	_, sec, ok := strings.Cut(string(doc), "\n## JSON output\n")
+	sec, _, _ = strings.Cut(sec, "\n## ")
 	if !ok {
-		t.Fatal("README.md has no JSON output section")
+		t.Fatal("docs/scripting.md has no JSON output section")
 	}
 	examples := map[string]bool{}
 	for _, block := range strings.Split(sec, "```json\n")[1:] {
 		block, _, _ = strings.Cut(block, "```")
 		var v map[string]any
 		if err := json.Unmarshal([]byte(block), &v); err != nil {
-			t.Errorf("README example does not parse: %v\n%s", err, block)
+			t.Errorf("docs/scripting.md: example does not parse: %v\n%s", err, block)
 			continue
 		}
 		schema, _ := v["schema"].(string)
-		checkKeys(t, "README "+schema, "", v)
-		noNulls(t, "README "+schema, "", v)
+		checkKeys(t, "docs/scripting.md "+schema, "", v)
+		noNulls(t, "docs/scripting.md "+schema, "", v)
 		examples[schema] = true
 	}
 	g := &globalOptions{stdout: &bytes.Buffer{}, stderr: &bytes.Buffer{}}
 	walk(newRootCmd(g), func(c *cobra.Command) {
 		if s := jsonSchema(c); s != "" && !examples[s] {
-			t.Errorf("README.md has no JSON example of %s (%s)", c.CommandPath(), s)
+			t.Errorf("docs/scripting.md has no JSON example of %s (%s)", c.CommandPath(), s)
 		}
 		delete(examples, jsonSchema(c))
 	})
 	for s := range examples {
-		t.Errorf("README.md has a JSON example of %q, which no command prints", s)
+		t.Errorf("docs/scripting.md has a JSON example of %q, which no command prints", s)
 	}
 }

@@ -1,7 +1,8 @@
 // Command updeb turns verified upstream release binaries into reproducible Debian
-// packages and a signed apt repository. This file only wires the signal-aware
-// context; run (root.go) executes a command, exit.go maps its error to the
-// documented exit code and hint, and the commands live in cmd_*.go.
+// packages and a signed apt repository. This file sets the Go heap's soft
+// limit (memoryLimit) and wires the signal-aware context; run (root.go)
+// executes a command, exit.go maps its error to the documented exit code and
+// hint, and the commands live in cmd_*.go.
 package main
 
 import (
@@ -16,7 +17,7 @@ import (
 // commands that compress nothing large (publish, inspect, ...). A build run
 // sets its own from the memory its compression pool and builds hold
 // (resources.go): without a limit the garbage collector lets the heap grow
-// to twice the live size (internal/bench/README.md).
+// to twice the live size (cmd/updeb-bench/README.md).
 const memoryLimit = 256 << 20
 
 func main() {

@@ -12,7 +12,7 @@ import (
 	"github.com/spf13/cobra"
 )
 
-// JSON output, one convention for every command (README "JSON output"):
+// JSON output, one convention for every command (docs/scripting.md, "JSON output"):
 //
 //   - --json prints one JSON object, indented, whose first key is "schema":
 //     "updeb/<command>/v<N>", <command> being the command path after

@@ -8,16 +8,20 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/updeb/updeb/internal/testenv"
+	"github.com/updeb/updeb/internal/testkit/testenv"
 )
 
-// runnableMarker precedes each README shell block the tests run.
+// walkthrough is the document whose runnable blocks TestReadmeWalkthrough runs.
+var walkthrough = filepath.Join("..", "..", "docs", "new-recipe.md")
+
+// runnableMarker precedes each shell block of the walk-through the tests run.
 const runnableMarker = "<!-- runnable -->\n```sh\n"
 
-// readmeBlocks returns README.md's runnable shell blocks, in order.
+// readmeBlocks returns the walk-through's runnable shell blocks
+// (docs/new-recipe.md, once README's), in order.
 func readmeBlocks(t *testing.T) []string {
 	t.Helper()
-	doc, err := os.ReadFile(filepath.Join("..", "..", "README.md"))
+	doc, err := os.ReadFile(walkthrough)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -32,16 +36,16 @@ func readmeBlocks(t *testing.T) []string {
 	return blocks
 }
 
-// TestReadmeWalkthrough runs README's runnable shell blocks (the "new recipe
+// TestReadmeWalkthrough runs docs/new-recipe.md's runnable shell blocks (the "new recipe
 // in five minutes" walk-through) as a reader would, one after the other in
 // one shell with set -e: in a scratch folder that holds the fixture mirror
-// at the path the README names, with the updeb built from this tree first
+// at the path the walk-through names, with the updeb built from this tree first
 // on PATH, and no way out (a proxy nothing answers at).
 func TestReadmeWalkthrough(t *testing.T) {
 	testenv.RequireTool(t, "bash", "go", "dpkg-deb", "lintian")
 	blocks := readmeBlocks(t)
 	if len(blocks) < 5 {
-		t.Fatalf("README.md has %d runnable blocks, want the walk-through's 5 at least", len(blocks))
+		t.Fatalf("%s has %d runnable blocks, want the walk-through's 5 at least", walkthrough, len(blocks))
 	}
 	dir := t.TempDir()
 	bin := filepath.Join(dir, "bin")

@@ -1,11 +1,14 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
 	"sort"
 	"strings"
+
+	"github.com/updeb/updeb/internal/recipe"
 )
 
 // resolveRecipes turns RECIPE arguments into recipe file paths: a bare name
@@ -88,4 +91,34 @@ func editDistance(a, b string) int {
 		prev = cur
 	}
 	return prev[len(b)]
+}
+
+// loadRecipes resolves and loads RECIPE arguments; any invalid recipe stops
+// everything (exit 2) with every finding listed.
+func loadRecipes(g *globalOptions, args []string) ([]*recipe.Recipe, error) {
+	return loadRecipesWith(g, args, recipe.LoadOptions{})
+}
+
+// loadRecipesWith is loadRecipes loading with lo.
+func loadRecipesWith(g *globalOptions, args []string, lo recipe.LoadOptions) ([]*recipe.Recipe, error) {
+	paths, err := resolveRecipes(g, args)
+	if err != nil {
+		return nil, err
+	}
+	var (
+		out  []*recipe.Recipe
+		errs []error
+	)
+	for _, p := range paths {
+		r, err := recipe.Load(p, lo)
+		if err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		out = append(out, r)
+	}
+	if len(errs) > 0 {
+		return nil, invalidInput(errors.Join(errs...), "run 'updeb lint' for the full report")
+	}
+	return out, nil
 }

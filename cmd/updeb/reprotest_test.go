@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/updeb/updeb/internal/testenv"
+	"github.com/updeb/updeb/internal/testkit/testenv"
 )
 
 // TestReprotestDemo has Debian's reprotest build the demo recipes twice with

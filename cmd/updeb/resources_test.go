@@ -26,7 +26,7 @@ func TestSizeRunTooLittleMemory(t *testing.T) {
 	}
 }
 
-// The config's settings reach build.SizeRun: --jobs before build.parallel,
+// The config's settings reach pipeline.SizeRun: --jobs before build.parallel,
 // build.xz-workers and build.memory as given.
 func TestSizeRunSettings(t *testing.T) {
 	host := hostres.Host{CPUs: 16, Memory: 128 << 30}

@@ -101,6 +101,7 @@ behind).`,
 		newMirrorCmd(g),
 		newDataCmd(g),
 		newPlanCmd(g),
+		newReportCmd(g),
 	)
 	// Bad arguments are usage errors (exit 2) for every command, and an unknown
 	// command is one too, with a suggestion ("did you mean build?") when one
@@ -187,3 +188,13 @@ func first(vals ...string) string {
 // getenv is the single place the command layer reads the environment, so that
 // tests can see every variable updeb depends on.
 func getenv(key string) string { return os.Getenv(key) }
+
+// subcommandNames lists a command's subcommands, for the error of a group
+// command (keys, trust) run without one.
+func subcommandNames(cmd *cobra.Command) string {
+	var names []string
+	for _, c := range cmd.Commands() {
+		names = append(names, c.Name())
+	}
+	return strings.Join(names, ", ")
+}

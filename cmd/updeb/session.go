@@ -3,10 +3,11 @@ package main
 import (
 	"time"
 
-	"github.com/updeb/updeb/internal/build"
 	"github.com/updeb/updeb/internal/config"
 	"github.com/updeb/updeb/internal/fetch"
+	"github.com/updeb/updeb/internal/pipeline"
 	"github.com/updeb/updeb/internal/recipe"
+	"github.com/updeb/updeb/internal/source"
 	"github.com/updeb/updeb/pkg/verify/sigstore"
 )
 
@@ -17,7 +18,7 @@ type session struct {
 	g       *globalOptions
 	cfg     *config.Config
 	recipes []*recipe.Recipe
-	jobs    []build.Job
+	jobs    []pipeline.Job
 	fetcher *fetch.Fetcher
 }
 
@@ -54,14 +55,14 @@ func (s *session) sigstore() (*sigstore.Verifier, error) {
 	return s.g.newSigstoreVerifier(s.cfg, s.fetcher)
 }
 
-// fetchOptions are the build options of the commands that fetch and verify
-// the sources without building (fetch, mirror export).
-func (s *session) fetchOptions() (build.Options, error) {
+// sourceOptions are how the session's commands fetch and verify sources
+// (build, verify, fetch, mirror export).
+func (s *session) sourceOptions() (source.Options, error) {
 	ss, err := s.sigstore()
 	if err != nil {
-		return build.Options{}, err
+		return source.Options{}, err
 	}
-	return build.Options{Fetcher: s.fetcher, Sigstore: ss, Now: time.Now, Logger: s.g.logger(), PlanOptions: planOptions(s.cfg)}, nil
+	return source.Options{Fetcher: s.fetcher, Sigstore: ss, Now: time.Now, Logger: s.g.logger()}, nil
 }
 
 func (s *session) Close() { s.fetcher.Close() }

@@ -70,16 +70,33 @@ func sigstoreOptions(c *config.Config, f *fetch.Fetcher) sigstore.Options {
 		GitHubAPIURL: first(c.Sigstore.GitHubAPI, c.GitHubAPI),
 		GitHubToken:  getenv("GITHUB_TOKEN"),
 		UserAgent:    "updeb/" + version,
+		Timeout:      sigstoreTimeout(c),
 	}
+}
+
+// sigstoreTimeout bounds each request to Rekor, GitHub's API or a TUF
+// repository, its body included: the config's fetch: retry-time when it is
+// shorter than the Sigstore default, so that a proxy that answers and then
+// trickles is cut off as a download is.
+func sigstoreTimeout(c *config.Config) time.Duration {
+	if rt := time.Duration(c.Fetch.RetryTime); rt > 0 && rt < sigstore.DefaultTimeout {
+		return rt
+	}
+	return sigstore.DefaultTimeout
 }
 
 // newSigstoreVerifier is the verifier builds, bump and verify use.
 func (g *globalOptions) newSigstoreVerifier(c *config.Config, f *fetch.Fetcher) (*sigstore.Verifier, error) {
+	return g.sigstoreVerifier(c, sigstoreOptions(c, f))
+}
+
+// sigstoreVerifier is newSigstoreVerifier with its options given.
+func (g *globalOptions) sigstoreVerifier(c *config.Config, o sigstore.Options) (*sigstore.Verifier, error) {
 	tr, err := g.trustedRootFor(c)
 	if err != nil {
 		return nil, err
 	}
-	v, err := sigstore.New(tr.root, sigstoreOptions(c, f))
+	v, err := sigstore.New(tr.root, o)
 	if err != nil {
 		return nil, invalidInput(err, "check sigstore: in the config")
 	}

@@ -6,6 +6,8 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"io/fs"
+	"maps"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -14,8 +16,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/updeb/updeb/internal/squid"
-	"github.com/updeb/updeb/internal/testenv"
+	"github.com/updeb/updeb/internal/testkit/squid"
+	"github.com/updeb/updeb/internal/testkit/testenv"
 	"github.com/updeb/updeb/pkg/verify/sigstore/sigstoretest"
 )
 
@@ -496,7 +498,10 @@ func TestTrustRefreshCLI(t *testing.T) {
 		t.Errorf("second refresh: %s", stdout)
 	}
 
-	// A repository whose timestamp expired: refused, nothing stored.
+	// A repository whose timestamp expired: refused, nothing stored: neither
+	// the trusted root nor the TUF metadata kept for the next refresh.
+	tufDir := filepath.Join(state, "sigstore")
+	before := treeDigests(t, tufDir)
 	other, _ := sigstoretest.New()
 	repo.Publish(other.TrustedRoot(), time.Now().Add(-time.Hour))
 	code, _, stderr = run("trust", "refresh", "--tuf-url", srv.URL, "--tuf-root", filepath.Join(f.dir, "tuf-root.json"))
@@ -505,6 +510,29 @@ func TestTrustRefreshCLI(t *testing.T) {
 	}
 	if b, _ := os.ReadFile(stored); string(b) != string(f.vs.TrustedRoot()) {
 		t.Error("a refused refresh changed the stored root")
+	}
+	if after := treeDigests(t, tufDir); !maps.Equal(before, after) {
+		t.Errorf("a refused refresh changed the state folder:\nbefore %v\nafter  %v", before, after)
+	}
+	// A repository that answers and then trickles is cut off at fetch:
+	// retry-time (5s in this config), exit 3, nothing stored.
+	drip := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Length", "100000")
+		w.WriteHeader(http.StatusOK)
+		for i := 0; i < 60 && r.Context().Err() == nil; i++ {
+			w.Write([]byte("{"))
+			w.(http.Flusher).Flush()
+			time.Sleep(time.Second)
+		}
+	}))
+	defer drip.Close()
+	start := time.Now()
+	code, _, stderr = run("trust", "refresh", "--tuf-url", drip.URL, "--tuf-root", filepath.Join(f.dir, "tuf-root.json"))
+	if took := time.Since(start); code != exitNetwork || took > 15*time.Second {
+		t.Errorf("trickling repository: exit %d after %s: %s", code, took.Round(time.Second), stderr)
+	}
+	if after := treeDigests(t, tufDir); !maps.Equal(before, after) {
+		t.Errorf("a failed refresh changed the state folder:\nbefore %v\nafter  %v", before, after)
 	}
 	// Unreachable: exit 3. A TUF root that is none: exit 2. Offline: exit 2.
 	if code, _, stderr := run("trust", "refresh", "--tuf-url", "http://127.0.0.1:1", "--tuf-root", filepath.Join(f.dir, "tuf-root.json")); code != exitNetwork {
@@ -523,6 +551,9 @@ func TestTrustRefreshCLI(t *testing.T) {
 	if code != 0 || !strings.Contains(stderr, "which verification uses instead of the refreshed root") {
 		t.Errorf("refresh under a config root: exit %d: %s", code, stderr)
 	}
+	warnsThroughLogger(t, func(global ...string) (int, string, string) {
+		return run(append(global, "trust", "refresh", "--tuf-url", srv.URL, "--tuf-root", filepath.Join(f.dir, "tuf-root.json"))...)
+	}, "which verification uses instead of the refreshed root")
 	if code, stdout, _ := run("trust", "show"); code != 0 || !strings.Contains(stdout, "trusted root: the config's sigstore: trusted-root:") {
 		t.Errorf("show, config: %s", stdout)
 	}
@@ -561,8 +592,20 @@ func TestBumpVouchingCLI(t *testing.T) {
 			t.Errorf("%v: exit %d: %s", bad, code, stderr)
 		}
 	}
-	code, stdout, stderr := bump("plain-tool", "--sha256", "tool:amd64="+sha)
-	if code != 0 || !strings.Contains(stderr, "updeb: warning: plain-tool tool amd64 pinned on your word alone (operator-digest)") ||
+	// The warning goes through the logger: none under -q (f.run's), a JSON
+	// record under --log-format json, a line without -q; the recipe is put
+	// back between the runs.
+	if code, _, stderr := bump("plain-tool", "--sha256", "tool:amd64="+sha); code != 0 || strings.Contains(stderr, "pinned on your word alone") {
+		t.Errorf("--sha256 -q: exit %d, and the warning is kept: %s", code, stderr)
+	}
+	f.write("recipes/plain-tool.yaml", []byte(plain))
+	if code, _, stderr := bump("plain-tool", "--sha256", "tool:amd64="+sha, "--quiet=false", "--log-format", "json"); code != 0 ||
+		!strings.Contains(stderr, `"level":"WARN","msg":"plain-tool tool amd64 pinned on your word alone (operator-digest)`) {
+		t.Errorf("--sha256 --log-format json: exit %d: %s", code, stderr)
+	}
+	f.write("recipes/plain-tool.yaml", []byte(plain))
+	code, stdout, stderr := bump("plain-tool", "--sha256", "tool:amd64="+sha, "--quiet=false")
+	if code != 0 || !strings.Contains(stderr, "warning: plain-tool tool amd64 pinned on your word alone (operator-digest)") ||
 		!strings.Contains(stdout, "verified: tool amd64: operator:sha256") {
 		t.Fatalf("--sha256: exit %d\n%s%s", code, stdout, stderr)
 	}
@@ -573,7 +616,7 @@ func TestBumpVouchingCLI(t *testing.T) {
 	// --trust-on-first-use on the next version.
 	v120 := []byte("#!/bin/sh\necho tool 1.2.0\n")
 	f.write("mirror/releases.example.org/tool/v1.2.0/tool-amd64", v120)
-	code, _, stderr = f.run("bump", "plain-tool", "--to", "1.2.0", "--date", "2026-03-01", "--now", "2026-11-25", "--trust-on-first-use")
+	code, _, stderr = f.run("bump", "plain-tool", "--to", "1.2.0", "--date", "2026-03-01", "--now", "2026-11-25", "--trust-on-first-use", "--quiet=false")
 	if code != 0 || !strings.Contains(stderr, "pinned on your word alone (trust-on-first-use)") {
 		t.Fatalf("--trust-on-first-use: exit %d: %s", code, stderr)
 	}
@@ -589,7 +632,7 @@ func TestBumpVouchingCLI(t *testing.T) {
 	f.write("mirror/releases.example.org/tool/v1.1.0/tool-amd64.sig", sig.Sig)
 	f.write("mirror/releases.example.org/tool/v1.1.0/tool-amd64.cert", sig.Cert)
 	f.rekor.Publish(sig.Entry.UUID(), f.answer(f.vs, sig.Entry))
-	code, stdout, stderr = bump("cosign-tool")
+	code, stdout, stderr = bump("cosign-tool", "--quiet=false")
 	if code != 0 || strings.Contains(stderr, "warning") || !strings.Contains(stdout, fmt.Sprintf("verified: tool amd64: sigstore:%s issuer=%s rekor=%d", k8sIdentity, googleIssuer, sig.Entry.LogIndex)) {
 		t.Fatalf("Sigstore-signed bump: exit %d\n%s%s", code, stdout, stderr)
 	}
@@ -630,4 +673,76 @@ func sha256Of(b []byte) []byte {
 func sha512Hex(b []byte) string {
 	s := sha512.Sum512(b)
 	return hex.EncodeToString(s[:])
+}
+
+// treeDigests maps every file under dir to its sha256.
+func treeDigests(t *testing.T, dir string) map[string]string {
+	t.Helper()
+	out := map[string]string{}
+	filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		b, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		out[p] = hex.EncodeToString(sha256Of(b))
+		return nil
+	})
+	return out
+}
+
+// TestMirrorCarriesAttestations: a recipe trusted through GitHub
+// attestations is exported with GitHub's answers, and builds on the far side
+// from the folder alone (no proxy, no GitHub); a folder that lacks the
+// answer says "not in the mirror", naming the file, not the proxy.
+func TestMirrorCarriesAttestations(t *testing.T) {
+	f := newSigFix(t)
+	f.attest(toolWorkflow, actionsIssuer, f.artifact)
+	usb := filepath.Join(t.TempDir(), "usb")
+	code, stdout, stderr := f.run("--json", "mirror", "export", usb, "attest-tool")
+	var exp struct {
+		Files   []struct{ URL, Path string }
+		Mirrors []struct{ Prefix, To string }
+	}
+	if code != 0 || json.Unmarshal([]byte(stdout), &exp) != nil {
+		t.Fatalf("export: exit %d\n%s%s", code, stdout, stderr)
+	}
+	var page string
+	for _, fl := range exp.Files {
+		if strings.HasPrefix(fl.URL, f.ghURL+"/repos/demo/tool/attestations/sha256:") {
+			page = filepath.Join(usb, filepath.FromSlash(fl.Path))
+		}
+	}
+	if page == "" || len(exp.Mirrors) != 2 {
+		t.Fatalf("the export lacks GitHub's attestation answer, or its mirror: %s", stdout)
+	}
+	if code, out, _ := runCLI(t, "mirror", "verify", usb); code != 0 {
+		t.Fatalf("mirror verify: %s", out)
+	}
+
+	// the far side: the folder, a proxy nothing answers at, no GitHub
+	dead, _ := squid.DeadURL()
+	far := t.TempDir()
+	cfg := "proxy: " + dead + "\nno-proxy: []\nfetch: {retries: 0}\nbuild: {maintainer: t <t@example.org>}\nmirrors:\n"
+	for _, m := range exp.Mirrors {
+		cfg += "  - {prefix: " + m.Prefix + ", to: " + m.To + "}\n"
+	}
+	cfg += "sigstore: {github-api: " + f.ghURL + ", trusted-root: " + filepath.Join(f.dir, "root.json") + "}\n"
+	os.WriteFile(filepath.Join(far, "updeb.yaml"), []byte(cfg), 0o644)
+	build := func() (int, string) {
+		code, out, stderr := runCLI(t, "--config", filepath.Join(far, "updeb.yaml"), "--recipes", filepath.Join(f.dir, "recipes"),
+			"--cache", t.TempDir(), "--out", t.TempDir(), "-q", "build", "attest-tool")
+		return code, out + stderr
+	}
+	if code, out := build(); code != 0 {
+		t.Fatalf("build from the folder: exit %d\n%s", code, out)
+	}
+	os.Remove(page)
+	code, out := build()
+	if code != exitNetwork || !strings.Contains(out, "not in the mirror") || !strings.Contains(out, "attestations/sha256:") ||
+		strings.Contains(out, "check the proxy") {
+		t.Errorf("build from a folder without the answer: exit %d\n%s", code, out)
+	}
 }

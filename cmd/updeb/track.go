@@ -5,10 +5,8 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/updeb/updeb/internal/compat"
 	"github.com/updeb/updeb/internal/config"
 	"github.com/updeb/updeb/internal/fetch"
-	"github.com/updeb/updeb/internal/recipe"
 	"github.com/updeb/updeb/internal/track"
 )
 
@@ -38,18 +36,4 @@ func (t *trackFlags) options(g *globalOptions, c *config.Config, f *fetch.Fetche
 		o.Now = func() time.Time { return day }
 	}
 	return o, nil
-}
-
-// recipeRequirements collects the recipes' requires: each applies to the
-// version its recipe ships of its component (track.Component: the recipe name
-// without a -MAJOR.MINOR suffix), so that cri-tools-1.35 and cri-tools-1.36
-// may each require their own Kubernetes minor.
-func recipeRequirements(rs []*recipe.Recipe) []compat.Requirement {
-	var out []compat.Requirement
-	for _, r := range rs {
-		if len(r.Requires) > 0 {
-			out = append(out, compat.Requirement{Component: track.Component(r), Version: r.Version, Requires: r.Requires})
-		}
-	}
-	return out
 }

@@ -13,12 +13,13 @@ import (
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/updeb/updeb/pkg/deb"
 )
 
 var (
 	suitePattern     = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9.+_-]*$`)
 	componentPattern = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9.+_-]*(/[A-Za-z0-9][A-Za-z0-9.+_-]*)*$`)
-	archPattern      = regexp.MustCompile(`^[a-z0-9][a-z0-9-]*$`)
 )
 
 // MaxName is the longest suite, codename, component or architecture name, and
@@ -55,7 +56,7 @@ func Component(s string) error {
 // Architecture checks a Debian architecture name as a package states it
 // (amd64, arm64, all).
 func Architecture(s string) error {
-	if len(s) > MaxName || !archPattern.MatchString(s) {
+	if len(s) > MaxName || !deb.ValidArchitecture(s) {
 		return fmt.Errorf("architecture %q: want a Debian architecture such as amd64 (lower-case letters, digits and -)", s)
 	}
 	return nil

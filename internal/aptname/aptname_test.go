@@ -17,7 +17,7 @@ func TestNames(t *testing.T) {
 		{Codename, "codename", []string{"bookworm", "k8s_1.36"}, []string{"", "a b", "a\tb", "../x"}},
 		{Component, "component", []string{"main", "updates/main", "non-free"},
 			[]string{"", "/main", "main/", "a//b", "a b", "../main", strings.Repeat("m", MaxName+1)}},
-		{Architecture, "architecture", []string{"amd64", "arm64", "all", "x32"}, []string{"", "AMD64", "amd 64", "-amd64", "amd64\n"}},
+		{Architecture, "architecture", []string{"amd64", "arm64", "all", "x32"}, []string{"", "AMD64", "amd 64", "-amd64", "amd64\n", "any"}},
 		{IndexArchitecture, "architecture", []string{"amd64", "ppc64el"}, []string{"all", "", "Arm64"}},
 	} {
 		for _, s := range c.good {

@@ -25,6 +25,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/updeb/updeb/internal/confined"
 	"github.com/updeb/updeb/internal/lockfile"
 	"github.com/updeb/updeb/pkg/atomicfile"
 
@@ -95,7 +96,7 @@ func (c *Cache) indexPath(id string) string {
 
 // Index returns the index entry for (url, key), or ErrMiss.
 func (c *Cache) Index(url, key string) (Entry, error) {
-	b, err := os.ReadFile(c.indexPath(ID(url, key)))
+	b, err := confined.ReadFile(c.indexPath(ID(url, key)), maxIndexEntry)
 	if errors.Is(err, fs.ErrNotExist) {
 		return Entry{}, ErrMiss
 	}
@@ -283,7 +284,7 @@ func (c *Cache) Verify(sha256Hex string, algs ...digest.Algorithm) (path string,
 // re-hashed, with the bytes hashed so far and the blob's size.
 func (c *Cache) VerifyReporting(sha256Hex string, report func(done, total int64), algs ...digest.Algorithm) (path string, size int64, sums digest.Set, err error) {
 	p := c.BlobPath(sha256Hex)
-	f, err := os.Open(p)
+	f, _, err := confined.OpenFile(p)
 	if errors.Is(err, fs.ErrNotExist) {
 		return "", 0, nil, ErrMiss
 	}
@@ -330,6 +331,10 @@ func (r *reportingReader) Read(b []byte) (int, error) {
 // readBuffer is Verify's read size: large enough for the hasher to compute
 // several algorithms in parallel (see digest.Hasher.Write).
 const readBuffer = 256 << 10
+
+// maxIndexEntry bounds an index entry (a URL, a key and digests: a few
+// hundred bytes); a larger one is no entry of ours.
+const maxIndexEntry = 64 << 10
 
 // Lock takes an exclusive flock on the lock file for id (see ID), waiting until
 // it is free or ctx is done. The returned function releases it.

@@ -1,19 +1,25 @@
 // Package compat checks that the versions deployed together work together:
-// Kubernetes' version-skew policy (built in), Helm's and containerd's upstream
-// tables (bundled in data/compat.yaml with their sources), the constraints
-// recipes declare on other components (`requires`, in the grammar of
-// debversion.ParseConstraint, which the tables' ranges use too), and end-of-life dates
-// (internal/eol). It renders the result as a terminal table, Markdown, CSV or one
-// self-contained HTML page.
+// Kubernetes' version-skew policy (built in), upstream's compatibility
+// tables (internal/compatdata: Helm's version skew, containerd's recommended
+// versions, Istio's, Calico's and Cilium's supported Kubernetes versions,
+// kubeadm's etcd, cri-tools' matrix; bundled, refreshed or a repository's
+// data file, overrides included), the constraints recipes declare on other
+// components (`requires`, in the grammar of debversion.ParseConstraint), and
+// end-of-life dates (internal/supportdata). It renders the result as a
+// terminal table, Markdown, CSV or one self-contained HTML page.
 //
 // Severity, decided here:
-//   - Violation: a Kubernetes skew rule, Helm's n-3 table, a recipe's
-//     requires, or a component whose release cycle is end-of-life. The command
-//     exits 1.
-//   - Warning: containerd outside containerd's recommended list (upstream calls
-//     it "recommended", not an exclusive support list), a Helm minor or a
-//     Kubernetes minor missing from the bundled tables, a cycle missing from the
-//     end-of-life snapshot. Reported, exit 0.
+//   - Violation: a Kubernetes skew rule, Helm's n-3 table, Istio's supported
+//     Kubernetes versions, an etcd older than kubeadm accepts, a recipe's
+//     requires, or a component whose release cycle is end-of-life. The
+//     command exits 1.
+//   - Warning: what upstream calls a recommendation or what it tests, not an
+//     exclusive support list (containerd's recommended versions, Calico's and
+//     Cilium's tested Kubernetes versions, cri-tools of the Kubernetes minor,
+//     the etcd minor kubeadm deploys), a version or Kubernetes minor the
+//     tables lack, a cycle missing from the end-of-life data. Reported, exit 0.
+//
+// A finding that rests on an operator's override says so, with its reason.
 package compat
 
 import (
@@ -23,7 +29,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/updeb/updeb/internal/eol"
+	"github.com/updeb/updeb/internal/compatdata"
+	"github.com/updeb/updeb/internal/supportdata"
 	"github.com/updeb/updeb/pkg/debversion"
 )
 
@@ -49,6 +56,9 @@ const (
 	RuleEOLUnknown            = "eol-unknown"
 	RuleIstio                 = "istio-kubernetes"
 	RuleKubeadmEtcd           = "kubeadm-etcd"
+	RuleCalico                = "calico-kubernetes"
+	RuleCilium                = "cilium-kubernetes"
+	RuleCRITools              = "cri-tools-kubernetes"
 	RuleShipped               = "shipped"
 )
 
@@ -76,8 +86,8 @@ type Cell struct {
 	Defaulted bool   `json:"defaulted,omitempty"` // taken from "kubernetes"
 	// Cycle and Support are set when the end-of-life data covers the component.
 	Cycle   string `json:"cycle,omitempty"`
-	Support string `json:"support,omitempty"` // eol.Status.String()
-	State   string `json:"state,omitempty"`   // eol.State.String()
+	Support string `json:"support,omitempty"` // supportdata.Status.String()
+	State   string `json:"state,omitempty"`   // supportdata.State.String()
 }
 
 // SetResult is one column of the matrix.
@@ -193,42 +203,51 @@ func requirementFor(reqs []Requirement, comp, version string) map[string]string 
 	return nil
 }
 
-// Inputs are what Evaluate checks release sets against besides the bundled
-// tables and Kubernetes' skew policy.
+// Inputs are what Evaluate checks release sets against besides Kubernetes'
+// skew policy.
 type Inputs struct {
+	// Tables are the compatibility tables (compatdata.Load); nil: the
+	// bundled copy.
+	Tables *compatdata.Tables
 	// Requires are the recipes' requires (nil for none).
 	Requires []Requirement
 	// EOL is the end-of-life data (nil: no end-of-life check); EOLCopy says
 	// which copy it is, for the report ("bundled" when empty).
-	EOL     *eol.Data
+	EOL     *supportdata.Data
 	EOLCopy string
 	Now     time.Time
 	// Shipped is component -> the upstream versions the recipes ship (nil:
 	// not checked). A set version no recipe of its component ships is a
 	// violation; a component no recipe ships is a warning.
 	Shipped map[string][]string
+	// Retired are the recipes marked end-of-life: a set that deploys one of
+	// their versions violates rule eol, with or without support data.
+	Retired []Retired
 }
 
-// Evaluate checks every release set against the built-in rules, the bundled
-// tables and in. A set with ranges (rolling upgrades) is checked in three
-// states: at the start (every range at its first version), with the control
-// plane upgraded (kubernetes, kube-controller-manager, kube-scheduler and
-// etcd at their last version, everything else still at its first: nodes at
-// n-1), and at the end (every range at its last version). It panics only if
-// the tables embedded in the binary do not parse, which the package's tests
-// rule out.
+// Evaluate checks every release set against the built-in rules, the tables
+// and in. A set with ranges (rolling upgrades) is checked in three states: at
+// the start (every range at its first version), with the control plane
+// upgraded (kubernetes, kube-controller-manager, kube-scheduler and etcd at
+// their last version, everything else still at its first: nodes at n-1), and
+// at the end (every range at its last version). Without in.Tables it reads
+// the bundled tables, and panics only if those do not parse, which
+// compatdata's tests rule out.
 func Evaluate(sets []ReleaseSet, in Inputs) *Report {
-	tables, err := LoadTables()
-	if err != nil {
-		panic(err)
+	tables := in.Tables
+	if tables == nil {
+		var err error
+		if tables, err = compatdata.Bundled(); err != nil {
+			panic(err)
+		}
 	}
-	r := &Report{Now: in.Now, Findings: []Finding{}, Sources: []Source{{Name: "compat.yaml", Copy: "bundled", AsOf: day(tables.AsOf), Text: tables.Source}}}
+	r := &Report{Now: in.Now, Findings: []Finding{}, Sources: tableSources(tables)}
 	if in.EOL != nil {
 		copyName := in.EOLCopy
 		if copyName == "" {
 			copyName = "bundled"
 		}
-		r.Sources = append(r.Sources, Source{Name: "eol.yaml", Copy: copyName, AsOf: day(in.EOL.AsOf), Text: in.EOL.Source})
+		r.Sources = append(r.Sources, Source{Name: compatdata.EndOfLife, Copy: copyName, AsOf: day(in.EOL.AsOf), Text: in.EOL.Source})
 	}
 	rows := map[string]bool{}
 	for _, s := range sets {
@@ -310,7 +329,7 @@ var controlPlane = map[string]bool{"kubernetes": true, "kube-controller-manager"
 // evaluateStates checks a set in each state of its upgrade (one state when
 // it has no range) and returns the findings, each once. The cells keep the
 // support status of the first state (what runs today).
-func evaluateStates(res *SetResult, t *Tables, in Inputs) []Finding {
+func evaluateStates(res *SetResult, t *compatdata.Tables, in Inputs) []Finding {
 	type state struct {
 		label string
 		last  func(comp string) bool // whether comp is at its last version
@@ -375,7 +394,7 @@ func shipped(res *SetResult, ship map[string][]string) []Finding {
 			continue
 		}
 		key := comp
-		if _, ok := ship[key]; !ok && eol.ProductOf(comp) == "kubernetes" {
+		if _, ok := ship[key]; !ok && supportdata.ProductOf(comp) == "kubernetes" {
 			key = "kubernetes"
 		}
 		versions, ok := ship[key]
@@ -417,7 +436,7 @@ func day(t time.Time) string {
 	return t.UTC().Format(time.DateOnly)
 }
 
-func evaluateSet(s *SetResult, t *Tables, in Inputs) []Finding {
+func evaluateSet(s *SetResult, t *compatdata.Tables, in Inputs) []Finding {
 	requires, eolData, now := in.Requires, in.EOL, in.Now
 	var out []Finding
 	add := func(rule string, sev Severity, comp, other, format string, args ...any) {
@@ -435,12 +454,24 @@ func evaluateSet(s *SetResult, t *Tables, in Inputs) []Finding {
 		evaluateContainerd(s, c.Version, t, add)
 	}
 	for _, comp := range sortedKeys(s.Cells) {
-		if eol.ProductOf(comp) == "istio" && s.Kubernetes != "" {
+		if supportdata.ProductOf(comp) == "istio" && s.Kubernetes != "" {
 			evaluateIstio(s, comp, t, eolData, add)
 		}
 	}
 	if c, ok := s.Cells["etcd"]; ok && s.Kubernetes != "" {
 		evaluateEtcd(s, c.Version, t, add)
+	}
+	if s.Kubernetes != "" {
+		for _, comp := range sortedKeys(s.Cells) {
+			switch supportdata.ProductOf(comp) {
+			case "calico":
+				evaluateCNI(s, comp, RuleCalico, "Calico's", t.CalicoFor, add)
+			case "cilium":
+				evaluateCNI(s, comp, RuleCilium, "Cilium's", t.CiliumFor, add)
+			case "cri-tools":
+				evaluateCRITools(s, comp, t, add)
+			}
+		}
 	}
 	for _, comp := range sortedKeys(s.Cells) {
 		reqs := requirementFor(requires, comp, s.Cells[comp].Version)
@@ -464,9 +495,10 @@ func evaluateSet(s *SetResult, t *Tables, in Inputs) []Finding {
 			}
 		}
 	}
+	eol := map[string]bool{} // components the support data finds end-of-life
 	if eolData != nil {
 		for _, comp := range sortedKeys(s.Cells) {
-			product := eol.ProductOf(comp)
+			product := supportdata.ProductOf(comp)
 			if len(eolData.Cycles(product)) == 0 {
 				continue
 			}
@@ -479,9 +511,18 @@ func evaluateSet(s *SetResult, t *Tables, in Inputs) []Finding {
 			st := cyc.Status(now)
 			cell.Cycle, cell.Support, cell.State = cyc.Name, st.String(), st.State.String()
 			s.Cells[comp] = cell
-			if st.State == eol.EndOfLife {
+			if st.State == supportdata.EndOfLife {
+				eol[comp] = true
 				add(RuleEOL, Violation, comp, "", "%s %s: %s cycle %s is end-of-life (%s)", comp, cell.Version, product, cyc.Name, st)
 			}
+		}
+	}
+	for _, comp := range sortedKeys(s.Cells) {
+		if r, ok := retiredAt(in.Retired, comp, s.Cells[comp].Version, now); ok && !eol[comp] {
+			cell := s.Cells[comp]
+			cell.State, cell.Support = supportdata.EndOfLife.String(), fmt.Sprintf("eol since %s (marked in recipes/%s.yaml)", day(r.Since), r.Recipe)
+			s.Cells[comp] = cell
+			add(RuleEOL, Violation, comp, "", "%s %s: recipes/%s.yaml marks it end-of-life since %s", comp, s.Cells[comp].Version, r.Recipe, day(r.Since))
 		}
 	}
 	return out
@@ -551,70 +592,80 @@ func minors(n int) string {
 
 type addFunc func(rule string, sev Severity, comp, other, format string, args ...any)
 
-func evaluateHelm(s *SetResult, helm string, t *Tables, add addFunc) {
+func evaluateHelm(s *SetResult, helm string, t *compatdata.Tables, add addFunc) {
 	hm, hn, ok := minorOf(helm)
 	if _, _, kok := minorOf(s.Kubernetes); !ok || !kok {
 		add(RuleHelmSkew, Violation, "helm", "kubernetes", "helm %q or kubernetes %q has no MAJOR.MINOR", helm, s.Kubernetes)
 		return
 	}
-	for _, row := range t.Helm {
-		if rm, rn, _ := minorOf(row.Helm); rm != hm || rn != hn {
-			continue
-		}
-		if ok, err := row.kubernetes.Allows(s.Kubernetes); ok && err == nil {
-			return
-		}
-		add(RuleHelmSkew, Violation, "helm", "kubernetes",
-			"helm %s supports Kubernetes %s.x to %s.x (Helm's n-3 table), the set has kubernetes %s",
-			helm, row.KubernetesMin, row.KubernetesMax, s.Kubernetes)
-		return
+	m, found := t.HelmFor(helm)
+	switch {
+	case !found:
+		add(RuleHelmSkew, Warning, "helm", "kubernetes", "helm %d.%d is not in Helm's version skew table (%s); its Kubernetes range is unknown", hm, hn, tableCopy(m.Table))
+	case !m.Row.Allows(s.Kubernetes):
+		add(RuleHelmSkew, Violation, "helm", "kubernetes", "helm %s supports Kubernetes %s.x to %s.x (%s), the set has kubernetes %s",
+			helm, m.Row.KubernetesMin, m.Row.KubernetesMax, rowSource(m.Override, "Helm's n-3 table"), s.Kubernetes)
 	}
-	add(RuleHelmSkew, Warning, "helm", "kubernetes", "helm %d.%d is not in the bundled Helm version-skew table; its Kubernetes range is unknown", hm, hn)
 }
 
-func evaluateContainerd(s *SetResult, containerd string, t *Tables, add addFunc) {
+func evaluateContainerd(s *SetResult, containerd string, t *compatdata.Tables, add addFunc) {
 	km, kn, ok := minorOf(s.Kubernetes)
 	if !ok {
 		return
 	}
-	for _, row := range t.Containerd {
-		if rm, rn, _ := minorOf(row.Kubernetes); rm != km || rn != kn {
-			continue
-		}
-		for _, rec := range row.containerd {
-			if ok, err := rec.Allows(containerd); ok && err == nil {
-				return
-			}
-		}
+	m, found := t.ContainerdFor(s.Kubernetes)
+	switch {
+	case !found:
+		add(RuleContainerd, Warning, "containerd", "kubernetes", "containerd's recommended table (%s) has no row for Kubernetes %d.%d", tableCopy(m.Table), km, kn)
+	case !m.Row.Recommends(containerd):
 		add(RuleContainerd, Warning, "containerd", "kubernetes",
-			"containerd %s is not in containerd's recommended list for Kubernetes %d.%d (%s); the list is recommended, not exclusive",
-			containerd, km, kn, strings.Join(row.Containerd, ", "))
-		return
+			"containerd %s is not in containerd's recommended list for Kubernetes %d.%d (%s%s); the list is recommended, not exclusive",
+			containerd, km, kn, strings.Join(m.Row.Containerd, ", "), overrideNote(m.Override))
 	}
-	add(RuleContainerd, Warning, "containerd", "kubernetes", "containerd's recommended table has no row for Kubernetes %d.%d", km, kn)
+}
+
+// tableCopy says which copy of a table was read and of when: "bundled,
+// as of 2026-08-06".
+func tableCopy(t *compatdata.Table) string {
+	return t.Copy + ", as of " + day(t.AsOf)
+}
+
+// rowSource names where a row comes from: upstream's table, or an override.
+func rowSource(o *compatdata.Override, table string) string {
+	if o != nil {
+		return "an override: " + o.Reason
+	}
+	return table
+}
+
+// overrideNote is "; an override: REASON" for a row that is one.
+func overrideNote(o *compatdata.Override) string {
+	if o == nil {
+		return ""
+	}
+	return "; an override: " + o.Reason
+}
+
+// tableSources are the report's sources for the tables: each table's copy,
+// date, URLs and overrides.
+func tableSources(t *compatdata.Tables) []Source {
+	var out []Source
+	for _, name := range compatdata.Names() {
+		tb := t.Table(name)
+		lines := []string{"Source: " + strings.Join(tb.Sources, " ")}
+		for _, o := range tb.Overrides {
+			lines = append(lines, "Override: "+o.Row.String()+" ("+o.Reason+")")
+		}
+		out = append(out, Source{Name: name, Copy: tb.Copy, AsOf: day(tb.AsOf), Text: strings.Join(lines, "\n")})
+	}
+	return out
 }
 
 // minorOf returns the major and minor numbers of an upstream version; ok is
 // false when it has fewer than two numeric components.
-func minorOf(version string) (major, minor int, ok bool) {
-	n := leadingNumbers(version)
-	if len(n) < 2 {
-		return 0, 0, false
-	}
-	return n[0], n[1], true
-}
+func minorOf(version string) (major, minor int, ok bool) { return compatdata.MinorOf(version) }
 
-// leadingNumbers are the leading numeric components of an upstream version
-// (nil when it is not a valid version).
-func leadingNumbers(version string) []int {
-	norm, err := debversion.FromUpstream(version)
-	if err != nil {
-		return nil
-	}
-	return debversion.LeadingNumbers(norm)
-}
-
-func evaluateIstio(s *SetResult, comp string, t *Tables, eolData *eol.Data, add addFunc) {
+func evaluateIstio(s *SetResult, comp string, t *compatdata.Tables, eolData *supportdata.Data, add addFunc) {
 	v := s.Cells[comp].Version
 	im, in, ok := minorOf(v)
 	if !ok {
@@ -623,22 +674,22 @@ func evaluateIstio(s *SetResult, comp string, t *Tables, eolData *eol.Data, add 
 	}
 	cycle := fmt.Sprintf("%d.%d", im, in)
 	lo, hi, from := "", "", ""
-	if eolData != nil {
+	m, found := t.IstioFor(v)
+	if found && m.Override != nil {
+		lo, hi, from = m.Row.KubernetesMin, m.Row.KubernetesMax, rowSource(m.Override, "")
+	}
+	if lo == "" && eolData != nil {
 		if c, ok := eolData.Cycle("istio", v); ok && c.SupportedKubernetes != "" {
-			if l, h, found := strings.Cut(c.SupportedKubernetes, "-"); found {
+			if l, h, cut := strings.Cut(c.SupportedKubernetes, "-"); cut {
 				lo, hi, from = strings.TrimSpace(l), strings.TrimSpace(h), "the end-of-life data"
 			}
 		}
 	}
-	if lo == "" {
-		for _, row := range t.Istio {
-			if row.Istio == cycle {
-				lo, hi, from = row.KubernetesMin, row.KubernetesMax, "Istio's support table"
-			}
-		}
+	if lo == "" && found {
+		lo, hi, from = m.Row.KubernetesMin, m.Row.KubernetesMax, "Istio's support table"
 	}
 	if lo == "" {
-		add(RuleIstio, Warning, comp, "kubernetes", "istio %s is in neither the end-of-life data nor the bundled Istio table; its Kubernetes range is unknown", cycle)
+		add(RuleIstio, Warning, comp, "kubernetes", "istio %s is in neither the end-of-life data nor Istio's support table (%s); its Kubernetes range is unknown", cycle, tableCopy(m.Table))
 		return
 	}
 	con, err := debversion.ParseConstraint(">=" + lo + " <=" + hi)
@@ -647,25 +698,74 @@ func evaluateIstio(s *SetResult, comp string, t *Tables, eolData *eol.Data, add 
 	}
 }
 
-func evaluateEtcd(s *SetResult, etcd string, t *Tables, add addFunc) {
+func evaluateEtcd(s *SetResult, etcd string, t *compatdata.Tables, add addFunc) {
 	km, kn, ok := minorOf(s.Kubernetes)
 	em, en, eok := minorOf(etcd)
 	if !ok || !eok {
 		add(RuleKubeadmEtcd, Violation, "etcd", "kubernetes", "etcd %q or kubernetes %q has no MAJOR.MINOR", etcd, s.Kubernetes)
 		return
 	}
-	if c, err := debversion.CompareStrings(debianOf(etcd), debianOf(t.Kubeadm.MinExternal)); err == nil && c < 0 {
-		add(RuleKubeadmEtcd, Violation, "etcd", "kubernetes", "etcd %s is older than %s, the oldest external etcd kubeadm accepts (MinExternalEtcdVersion)", etcd, t.Kubeadm.MinExternal)
+	m, found := t.KubeadmEtcdFor(s.Kubernetes)
+	if !found {
+		add(RuleKubeadmEtcd, Warning, "etcd", "kubernetes", "kubeadm's etcd table (%s) has no etcd version for Kubernetes %d.%d", tableCopy(m.Table), km, kn)
 		return
 	}
-	for _, row := range t.Kubeadm.Supported {
-		if rm, rn, _ := minorOf(row.Kubernetes); rm != km || rn != kn {
-			continue
-		}
-		if wm, wn, _ := minorOf(row.Etcd); wm != em || wn != en {
-			add(RuleKubeadmEtcd, Warning, "etcd", "kubernetes", "kubeadm %d.%d deploys etcd %s (SupportedEtcdVersion); the set has etcd %s, another minor", km, kn, row.Etcd, etcd)
-		}
+	if c, err := debversion.CompareStrings(debianOf(etcd), debianOf(m.Row.MinExternal)); err == nil && c < 0 {
+		add(RuleKubeadmEtcd, Violation, "etcd", "kubernetes", "etcd %s is older than %s, the oldest external etcd kubeadm %d.%d accepts (MinExternalEtcdVersion%s)", etcd, m.Row.MinExternal, km, kn, overrideNote(m.Override))
 		return
 	}
-	add(RuleKubeadmEtcd, Warning, "etcd", "kubernetes", "the bundled kubeadm table has no etcd version for Kubernetes %d.%d", km, kn)
+	if wm, wn, _ := minorOf(m.Row.Etcd); wm != em || wn != en {
+		add(RuleKubeadmEtcd, Warning, "etcd", "kubernetes", "kubeadm %d.%d deploys etcd %s (SupportedEtcdVersion%s); the set has etcd %s, another minor", km, kn, m.Row.Etcd, overrideNote(m.Override), etcd)
+	}
+}
+
+// evaluateCNI checks a Calico or Cilium component against its table: the
+// Kubernetes versions upstream tests that minor against (a warning outside).
+func evaluateCNI[R interface {
+	compatdata.CalicoRow | compatdata.CiliumRow
+	compatdata.Row
+}](s *SetResult, comp, rule, owner string, lookup func(string) (compatdata.Match[R], bool), add addFunc) {
+	v := s.Cells[comp].Version
+	cm, cn, ok := minorOf(v)
+	if !ok {
+		add(rule, Warning, comp, "kubernetes", "%s %q has no MAJOR.MINOR", comp, v)
+		return
+	}
+	m, found := lookup(v)
+	if !found {
+		add(rule, Warning, comp, "kubernetes", "%s %d.%d is not in %s supported Kubernetes versions (%s); not checked", comp, cm, cn, owner, tableCopy(m.Table))
+		return
+	}
+	var list compatdata.KubernetesList
+	switch row := any(m.Row).(type) {
+	case compatdata.CalicoRow:
+		list = row.Kubernetes
+	case compatdata.CiliumRow:
+		list = row.Kubernetes
+	}
+	if !list.Allows(s.Kubernetes) {
+		add(rule, Warning, comp, "kubernetes", "%s %d.%d is tested against Kubernetes %s (%s), the set has kubernetes %s",
+			comp, cm, cn, list, rowSource(m.Override, owner+" system requirements"), s.Kubernetes)
+	}
+}
+
+// evaluateCRITools checks cri-tools against cri-tools' matrix: from
+// Kubernetes 1.16 on, the cri-tools of the same minor (recommended: a warning).
+func evaluateCRITools(s *SetResult, comp string, t *compatdata.Tables, add addFunc) {
+	v := s.Cells[comp].Version
+	km, kn, ok := minorOf(s.Kubernetes)
+	if !ok {
+		return
+	}
+	m, found := t.CRIToolsFor(s.Kubernetes)
+	from := rowSource(m.Override, "cri-tools' compatibility matrix")
+	switch {
+	case !found:
+		add(RuleCRITools, Warning, comp, "kubernetes", "cri-tools' compatibility matrix (%s) has no row for Kubernetes %d.%d", tableCopy(m.Table), km, kn)
+	case m.Row.Allows(v, s.Kubernetes):
+	case m.Row.CRITools == compatdata.SameMinor:
+		add(RuleCRITools, Warning, comp, "kubernetes", "%s %s with Kubernetes %d.%d: the cri-tools of the same minor is recommended (%s)", comp, v, km, kn, from)
+	default:
+		add(RuleCRITools, Warning, comp, "kubernetes", "%s %s with Kubernetes %d.%d: %s names cri-tools %s", comp, v, km, kn, from, m.Row.CRITools)
+	}
 }

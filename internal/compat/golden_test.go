@@ -9,7 +9,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/updeb/updeb/internal/eol"
+	"github.com/updeb/updeb/internal/compatdata"
+	"github.com/updeb/updeb/internal/supportdata"
 )
 
 // Regenerate the golden files after an intended change with:
@@ -30,6 +31,7 @@ var goldenCases = []struct {
 	requires map[string]map[string]string
 	recipes  map[string]string   // recipe name -> version, for recipe:NAME (Resolve)
 	shipped  map[string][]string // component -> versions the recipes ship
+	data     string              // a repository's data file in testdata/data ("": the bundled tables)
 	want     []string
 }{
 	{name: "good", requires: map[string]map[string]string{"calicoctl": {"kubernetes": ">=1.29 <1.37"}}},
@@ -59,6 +61,9 @@ var goldenCases = []struct {
 		recipes: map[string]string{"kubernetes-1.35": "1.35.4", "kubernetes-1.36": "1.36.0"},
 		shipped: map[string][]string{"kubernetes": {"1.35.4", "1.36.0"}, "helm": {"3.21.4"}, "cri-tools": {"1.35.0", "1.36.0"}},
 		want:    []string{"warning shipped flannel", "violation helm-skew helm", "violation shipped helm"}},
+	// calicoctl 3.31 is tested against 1.32-1.35; the bundled Cilium table has no rows; cri-tools 1.35 beside 1.36.
+	{name: "cni-cri-tools", want: []string{"warning calico-kubernetes calicoctl", "warning cilium-kubernetes cilium", "warning cri-tools-kubernetes cri-tools"}},
+	{name: "override", data: "override.yaml", want: []string{"violation helm-skew helm"}},
 }
 
 func loadCase(t *testing.T, name string) []ReleaseSet {
@@ -71,7 +76,7 @@ func loadCase(t *testing.T, name string) []ReleaseSet {
 }
 
 func TestGolden(t *testing.T) {
-	data, err := eol.Load()
+	data, err := supportdata.Bundled()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -82,7 +87,15 @@ func TestGolden(t *testing.T) {
 			if err := Resolve(sets, tc.recipes); err != nil {
 				t.Fatal(err)
 			}
-			r := Evaluate(sets, Inputs{Requires: Requirements(tc.requires), EOL: data, Now: checkDay, Shipped: tc.shipped})
+			in := Inputs{Requires: Requirements(tc.requires), EOL: data, Now: checkDay, Shipped: tc.shipped}
+			if tc.data != "" {
+				set, _, err := compatdata.Load("", filepath.Join("testdata", "data", tc.data))
+				if err != nil {
+					t.Fatal(err)
+				}
+				in.Tables = set.Tables
+			}
+			r := Evaluate(sets, in)
 			var got []string
 			for _, f := range r.Findings {
 				got = append(got, string(f.Severity)+" "+f.Rule+" "+f.Component)

@@ -7,15 +7,9 @@ import (
 	"time"
 )
 
-// The page is self-contained: inline CSS, no script, no external resource.
-var pageTemplate = template.Must(template.New("page").Parse(`<!DOCTYPE html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<title>updeb compatibility matrix</title>
-<style>
-body { font-family: system-ui, sans-serif; margin: 2em; color: #1a1a1a; background: #fff; }
+// matrixStyle is the CSS of the page, the matrix's included (MatrixHTML's
+// section needs it on any page that shows it).
+const matrixStyle = `body { font-family: system-ui, sans-serif; margin: 2em; color: #1a1a1a; background: #fff; }
 h1 { font-size: 1.5em; margin-bottom: 0.2em; }
 p.summary { margin-top: 0; color: #444; }
 table.matrix { border-collapse: collapse; margin: 1em 0; }
@@ -45,12 +39,29 @@ table.plan-recipes tr[data-action="retire"] td { background: #d9b3e6; }
 ul.actions code { font-size: 0.9em; }
 footer { margin-top: 2em; border-top: 1px solid #ccc; font-size: 0.8em; color: #444; }
 footer pre { white-space: pre-wrap; background: #f6f6f6; padding: 0.6em; }
-</style>
+`
+
+// The page is self-contained: inline CSS, no script, no external resource.
+var pageTemplate = template.Must(template.New("page").Parse(`<!DOCTYPE html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>updeb compatibility matrix</title>
+<style>
+{{.Style}}</style>
 </head>
 <body>
 <h1>Compatibility matrix</h1>
 <p class="summary">{{.Summary}}</p>
-<table class="matrix" id="matrix">
+{{template "matrix" .}}{{.Plan}}<footer>
+<p>Checked on {{.Now}}. Rules: Kubernetes version-skew policy (https://kubernetes.io/releases/version-skew-policy/), built into updeb; the tables and dates below, each with the copy used (bundled with updeb, or refreshed by updeb data refresh).</p>
+{{range .Sources}}<h3>{{.Title}}</h3>
+<pre>{{.Text}}</pre>
+{{end}}</footer>
+</body>
+</html>
+{{define "matrix"}}<table class="matrix" id="matrix">
 <thead>
 <tr><th>component</th>{{range .Sets}}<th scope="col">{{.Name}}<br><small>Kubernetes {{.Kubernetes}}</small></th>{{end}}</tr>
 </thead>
@@ -68,14 +79,7 @@ footer pre { white-space: pre-wrap; background: #f6f6f6; padding: 0.6em; }
 {{if .Findings}}<ul class="findings">
 {{range .Findings}}<li class="{{.Severity}}"><b>{{.Severity}}</b> {{.Set}} {{.Component}} ({{.Rule}}): {{.Message}}</li>
 {{end}}</ul>{{else}}<p>None.</p>{{end}}
-{{.Plan}}<footer>
-<p>Checked on {{.Now}}. Rules: Kubernetes version-skew policy (https://kubernetes.io/releases/version-skew-policy/), built into updeb; the tables and dates below, each with the copy used (bundled with updeb, or refreshed by updeb data refresh).</p>
-{{range .Sources}}<h3>{{.Title}}</h3>
-<pre>{{.Text}}</pre>
-{{end}}</footer>
-</body>
-</html>
-`))
+{{end}}`))
 
 type htmlCell struct {
 	cellView
@@ -90,17 +94,21 @@ type htmlRow struct {
 	Cells     []htmlCell
 }
 
-func renderHTML(w io.Writer, r *Report) error {
-	data := struct {
-		Summary  string
-		Now      string
-		Sets     []SetResult
-		Rows     []htmlRow
-		Legend   [][2]string
-		Findings []Finding
-		Sources  []htmlSource
-		Plan     template.HTML
-	}{Summary: r.summary(), Now: r.Now.UTC().Format(time.DateOnly), Sets: r.Sets, Legend: legend, Findings: r.Findings}
+// htmlPage is what the page template shows.
+type htmlPage struct {
+	Style    template.CSS
+	Summary  string
+	Now      string
+	Sets     []SetResult
+	Rows     []htmlRow
+	Legend   [][2]string
+	Findings []Finding
+	Sources  []htmlSource
+	Plan     template.HTML
+}
+
+func pageData(r *Report) htmlPage {
+	data := htmlPage{Style: MatrixStyle(), Summary: r.summary(), Now: r.Now.UTC().Format(time.DateOnly), Sets: r.Sets, Legend: legend, Findings: r.Findings}
 	for _, s := range r.Sources {
 		data.Sources = append(data.Sources, htmlSource{Title: s.title(), Text: s.Text})
 	}
@@ -117,5 +125,22 @@ func renderHTML(w io.Writer, r *Report) error {
 		}
 		data.Rows = append(data.Rows, row)
 	}
-	return pageTemplate.Execute(w, data)
+	return data
 }
+
+func renderHTML(w io.Writer, r *Report) error {
+	return pageTemplate.Execute(w, pageData(r))
+}
+
+// MatrixHTML is the report's matrix, legend and findings as a section of
+// another page (updeb report's), which must carry MatrixStyle.
+func MatrixHTML(r *Report) (template.HTML, error) {
+	var b strings.Builder
+	if err := pageTemplate.ExecuteTemplate(&b, "matrix", pageData(r)); err != nil {
+		return "", err
+	}
+	return template.HTML(b.String()), nil //nolint:gosec // rendered by html/template above
+}
+
+// MatrixStyle is the CSS MatrixHTML's section needs.
+func MatrixStyle() template.CSS { return template.CSS(matrixStyle) }

@@ -2,43 +2,21 @@ package compat
 
 import (
 	"bytes"
-	"context"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
-	"time"
 
-	"github.com/updeb/updeb/internal/eol"
-	"github.com/updeb/updeb/internal/testenv"
+	"github.com/updeb/updeb/internal/supportdata"
+	"github.com/updeb/updeb/internal/testkit/testenv"
 )
-
-// chromium runs headless Chromium on a local file with the given extra
-// arguments, bounded by a timeout, and returns its stdout.
-func chromium(t *testing.T, page string, args ...string) []byte {
-	t.Helper()
-	bin := testenv.RequireTool(t, "chromium")[0]
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
-	defer cancel()
-	base := []string{"--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-		"--disable-background-networking", "--disable-component-update", "--disable-sync",
-		"--user-data-dir=" + t.TempDir()}
-	cmd := exec.CommandContext(ctx, bin, append(append(base, args...), "file://"+page)...)
-	var stdout, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	if err := cmd.Run(); err != nil {
-		t.Fatalf("chromium %v: %v\n%s", args, err, stderr.String())
-	}
-	return stdout.Bytes()
-}
 
 // TestHTMLRendersInChromium loads a page with violations, EOL and warning cells
 // in headless Chromium: the DOM it builds must hold the matrix with the expected
 // cells, and a screenshot must show more than a blank page.
 func TestHTMLRendersInChromium(t *testing.T) {
-	data, err := eol.Load()
+	data, err := supportdata.Bundled()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -66,7 +44,7 @@ func TestHTMLRendersInChromium(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	dom := string(chromium(t, path, "--dump-dom"))
+	dom := string(testenv.Chromium(t, path, "--dump-dom"))
 	if !strings.Contains(dom, `<table class="matrix" id="matrix">`) {
 		t.Fatalf("DOM has no matrix table:\n%s", dom)
 	}
@@ -91,7 +69,7 @@ func TestHTMLRendersInChromium(t *testing.T) {
 	}
 
 	png := filepath.Join(dir, "compat.png")
-	chromium(t, path, "--screenshot="+png, "--window-size=1280,1400", "--hide-scrollbars")
+	testenv.Chromium(t, path, "--screenshot="+png, "--window-size=1280,1400", "--hide-scrollbars")
 	b, err := os.ReadFile(png)
 	if err != nil {
 		t.Fatal(err)

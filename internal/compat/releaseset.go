@@ -8,9 +8,10 @@ import (
 
 	"go.yaml.in/yaml/v3"
 
-	"github.com/updeb/updeb/internal/eol"
 	"github.com/updeb/updeb/internal/recipe"
+	"github.com/updeb/updeb/internal/supportdata"
 	"github.com/updeb/updeb/internal/yamlfile"
+	"github.com/updeb/updeb/pkg/deb"
 	"github.com/updeb/updeb/pkg/debversion"
 )
 
@@ -72,7 +73,7 @@ func Resolve(sets []ReleaseSet, versions map[string]string) error {
 					errs = append(errs, fmt.Errorf("%w: set %q, component %q: %s%s (no recipes/%s.yaml)", ErrUnresolved, s.Name, comp, RecipePrefix, end.name, end.name))
 					continue
 				}
-				if of := recipe.Component(end.name); of != comp && !(of == "kubernetes" && eol.ProductOf(comp) == "kubernetes") {
+				if of := recipe.Component(end.name); of != comp && !(of == "kubernetes" && supportdata.ProductOf(comp) == "kubernetes") {
 					errs = append(errs, fmt.Errorf("%w: set %q, component %q: %s%s ships %s, not %s (a recipe of %s is named %s or %s-MAJOR.MINOR)",
 						ErrUnresolved, s.Name, comp, RecipePrefix, end.name, of, comp, comp, comp, comp))
 					continue
@@ -96,9 +97,16 @@ func defaulted() []string {
 var (
 	setNameRE   = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]*$`)
 	componentRE = regexp.MustCompile(`^[a-z0-9][a-z0-9.+-]*$`)
-	// recipeNameRE is a recipe's name as recipes/NAME.yaml (the recipe loader's package name rule).
-	recipeNameRE = regexp.MustCompile(`^[a-z0-9][a-z0-9+.-]+$`)
 )
+
+// ReleaseSetsJSONSchema is the JSON Schema of a release set file, made by
+// running its decoding (setsList, decodeSet, ...) as a schema run
+// (yamlfile.Describe).
+func ReleaseSetsJSONSchema() *yamlfile.Schema {
+	s := yamlfile.Describe(func(d *yamlfile.Decoder, top *yaml.Node) { setsList(d, top) })
+	s.Title = "updeb release sets (release-sets.yaml: versions deployed together, for updeb compat)"
+	return s
+}
 
 // LoadReleaseSets reads a release set file. Its format:
 //
@@ -146,8 +154,15 @@ func setsList(d *yamlfile.Decoder, top *yaml.Node) *yaml.Node {
 		return nil
 	}
 	var list *yaml.Node
+	d.Describe(top, yamlfile.Schema{Required: []string{"sets"}})
 	d.Map(top, yamlfile.Map{
-		Fields:  map[string]yamlfile.Field{"sets": {Decode: func(v *yaml.Node) { list = v }}},
+		Fields: map[string]yamlfile.Field{"sets": {Decode: func(v *yaml.Node) {
+			list = v
+			if d.Describing() { // decodeSets reads the list after this; a schema run has no after
+				d.Describe(v, yamlfile.Schema{MinItems: 1})
+				d.List(v, "sets", func(_ int, n *yaml.Node) { decodeSet(d, n, map[string]int{}) })
+			}
+		}}},
 		Unknown: func(k *yaml.Node) string { return fmt.Sprintf(`unknown key %q (expected "sets")`, k.Value) },
 		Twice:   func(k, _ *yaml.Node) string { return `key "sets" given twice` },
 	})
@@ -182,11 +197,16 @@ func decodeSet(d *yamlfile.Decoder, n *yaml.Node, names map[string]int) ReleaseS
 		return rs
 	}
 	var components, componentsKey *yaml.Node
+	d.Describe(n, yamlfile.Schema{Required: []string{"components", "name"}})
 	d.Map(n, yamlfile.Map{
 		Fields: map[string]yamlfile.Field{
 			"name": {Decode: func(v *yaml.Node) { rs.Name = setName(d, v, names) }},
 			"components": {Decode: func(v *yaml.Node) {
 				components, componentsKey = v, yamlfile.KeyOf(n, "components")
+				if d.Describing() { // decoded below, once the name is known
+					d.Describe(v, yamlfile.Schema{Required: []string{"kubernetes"}, PropertyNames: &yamlfile.Schema{Pattern: componentRE.String()}})
+					decodeComponents(d, &rs, v)
+				}
 			}},
 		},
 		Unknown: func(k *yaml.Node) string {
@@ -213,6 +233,9 @@ func decodeSet(d *yamlfile.Decoder, n *yaml.Node, names map[string]int) ReleaseS
 
 // setName checks a set's name and that no earlier set has it; "" when invalid.
 func setName(d *yamlfile.Decoder, v *yaml.Node, names map[string]int) string {
+	if d.Describe(v, yamlfile.Schema{Type: []string{"string", "number"}, Pattern: setNameRE.String()}) {
+		return ""
+	}
 	if v.Kind != yaml.ScalarNode || !setNameRE.MatchString(v.Value) {
 		d.At(v, "set name %q: expected letters, digits, '.', '_' or '-'", v.Value)
 		return ""
@@ -299,12 +322,15 @@ func decodeRange(d *yamlfile.Decoder, rs *ReleaseSet, comp string, n *yaml.Node)
 
 // decodeValue decodes a version or "recipe:NAME" (version "" then).
 func decodeValue(d *yamlfile.Decoder, set, comp string, v *yaml.Node) (version, recipe string, ok bool) {
+	if d.Describe(v, yamlfile.Schema{Type: []string{"string", "number"}, Pattern: `^(` + RecipePrefix + deb.PackageNamePattern + `|v?[0-9]\S*)$`}) {
+		return "", "", false
+	}
 	if v.Kind != yaml.ScalarNode || v.Value == "" {
 		d.At(v, "set %q: component %q: expected a version, recipe:NAME or {from: ..., to: ...}", set, comp)
 		return "", "", false
 	}
 	if name, isRef := strings.CutPrefix(v.Value, RecipePrefix); isRef {
-		if !recipeNameRE.MatchString(name) {
+		if !deb.ValidPackageName(name) { // a recipe's name is a Debian source name
 			d.At(v, "set %q: component %q: %q is not a recipe name (recipe:NAME, NAME as in recipes/NAME.yaml)", set, comp, v.Value)
 			return "", "", false
 		}

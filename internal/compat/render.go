@@ -53,7 +53,7 @@ var markSymbols = map[string]string{markViolation: "!", markEOL: "EOL", markWarn
 var legend = [][2]string{
 	{markViolation, "violates a compatibility rule (exit 1)"},
 	{markEOL, "release cycle is end-of-life (exit 1)"},
-	{markWarning, "outside a recommendation, or not covered by the bundled data"},
+	{markWarning, "outside a recommendation or what upstream tests, or not covered by the data"},
 	{markSecurity, "release cycle past end of active support: security fixes only"},
 }
 
@@ -190,17 +190,22 @@ func renderTable(w io.Writer, r *Report) error {
 }
 
 // sourceLines picks from each data header the lines naming a source and the
-// line after each (which carries the snapshot commit and date).
+// line after each (which carries the snapshot commit and date), and the
+// overrides in use.
 func sourceLines(r *Report) []string {
 	var out []string
 	for _, src := range r.Sources {
 		lines := strings.Split(src.Text, "\n")
 		for i, l := range lines {
+			if strings.HasPrefix(l, "Override:") {
+				out = append(out, src.title()+": "+l)
+				continue
+			}
 			if !strings.Contains(l, "Source:") {
 				continue
 			}
 			s := strings.TrimSpace(l)
-			if i+1 < len(lines) && strings.TrimSpace(lines[i+1]) != "" {
+			if i+1 < len(lines) && strings.TrimSpace(lines[i+1]) != "" && !strings.HasPrefix(lines[i+1], "Override:") {
 				s += " " + strings.TrimSpace(lines[i+1])
 			}
 			out = append(out, src.title()+": "+s)

@@ -13,8 +13,9 @@ import (
 // component that match selects and equal to from (a plain value, or an end of
 // a range) becomes to. Each is rewritten in place, in its quoting style;
 // every other byte (comments, layout, recipe:NAME values) is kept. It returns
-// the new content and how many values changed; the new content must still
-// parse as a release set file.
+// the new content and how many values changed; the new content must read as
+// exactly those values and otherwise the old file (yamlfile.Verify), and
+// still parse as a release set file. Write it with yamlfile.Rewrite.
 func SyncVersions(name string, data []byte, match func(component string) bool, from, to string) ([]byte, int, error) {
 	if _, err := ParseReleaseSets(name, data); err != nil {
 		return nil, 0, err
@@ -51,6 +52,13 @@ func SyncVersions(name string, data []byte, match func(component string) bool, f
 	}
 	out, err := yamlfile.Splice(name, data, edits)
 	if err != nil {
+		return nil, 0, err
+	}
+	changes, err := yamlfile.ChangesOf(top, edits)
+	if err != nil {
+		return nil, 0, err
+	}
+	if err := yamlfile.Verify(name, data, out, changes); err != nil {
 		return nil, 0, err
 	}
 	if _, err := ParseReleaseSets(name, out); err != nil {

@@ -7,8 +7,8 @@
 // environment) and turns the values into the options of the library packages.
 //
 // Relative paths in the file (cache, out, ca-bundle, repo.dir, repo.key,
-// build.provenance-key, a mirror's folder, sigstore.trusted-root and
-// sigstore.tuf-root) are relative to the folder of the config file.
+// build.provenance-key, a mirror's folder, sigstore.trusted-root,
+// sigstore.tuf-root and data.file) are relative to the folder of the config file.
 //
 //	proxy: http://proxy.example:3128      # every download goes through it
 //	no-proxy: [mirror.internal, 10.0.0.0/8] # reached directly (curl's NO_PROXY syntax)
@@ -27,10 +27,14 @@
 //	  max-size: 4GiB      # bytes, or with a unit: KiB MiB GiB TiB (also kB MB GB TB); at most 1TiB
 //	  parallel: 4         # 1 to 64
 //	github-api: https://api.github.com   # for watch: github (updeb outdated, bump)
-//	data:                                # support data (end-of-life dates) for updeb data refresh
+//	data:                                # data tables (end-of-life dates, compatibility tables) for updeb data refresh
 //	  endoflife-url: https://endoflife.date/api/{product}.json  # or a mirror; a base URL gets /{product}.json
-//	  max-age-days: 30                   # warn when the data in use is older (1 to 3650)
+//	  max-age-days: 30                   # warn when a table in use is older (1 to 3650)
 //	  products: [nodejs]                 # endoflife.date products to fetch besides the bundled ones
+//	  file: ../compat-data.yaml          # the recipes repository's data file (default compat-data.yaml beside the recipes folder)
+//	  sources:                           # where a compatibility table is fetched from (default: upstream's own files)
+//	    helm: [https://mirror.internal/helm-www/docs/topics/version_skew.mdx, https://mirror.internal/helm-www/versioned_docs/version-3/topics/version_skew.md]
+//	    calico: https://mirror.internal/tigera-docs/calico_versioned_docs/version-{minor}/_includes/partials/_system-requirements.mdx
 //	sigstore:
 //	  trusted-root: /etc/updeb/trusted_root.json  # instead of the refreshed or bundled public-good root
 //	  rekor-url: https://rekor.sigstore.dev       # Rekor (v1 API) for cosign signatures; mirrors apply
@@ -62,6 +66,7 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/updeb/updeb/internal/aptname"
+	"github.com/updeb/updeb/internal/compatdata"
 	"github.com/updeb/updeb/internal/srcurl"
 	"github.com/updeb/updeb/internal/yamlfile"
 	"github.com/updeb/updeb/pkg/deb"
@@ -103,6 +108,14 @@ type Data struct {
 	// Products are endoflife.date product names to fetch besides those of
 	// the bundled snapshot (a recipe's component name is its product).
 	Products []string
+	// File is the recipes repository's data file (compatdata: the tables
+	// and end-of-life data compat, plan and outdated use when it exists);
+	// "" means compatdata.RepositoryFile in the folder above the recipes folder.
+	File string
+	// Sources are the URLs a compatibility table is fetched from, by table
+	// name (compatdata.Names), instead of compatdata.DefaultSources; each
+	// checked with compatdata.CheckSource.
+	Sources map[string][]string
 }
 
 // DefaultEndOfLifeURL is endoflife.date's API (v0) for one product.
@@ -328,10 +341,12 @@ type fields = map[string]yamlfile.Field
 
 // field decodes a setting; a null value ("fetch:" with everything under it
 // commented out) leaves it unset, as it always has.
-func field(decode func(v *yaml.Node)) yamlfile.Field {
+func (p *parser) field(decode func(v *yaml.Node)) yamlfile.Field {
 	return yamlfile.Field{Decode: func(v *yaml.Node) {
 		if v.Kind != yaml.ScalarNode || v.ShortTag() != "!!null" {
 			decode(v)
+		} else {
+			p.Describe(v, yamlfile.Schema{Type: []string{"null"}})
 		}
 	}}
 }
@@ -372,7 +387,7 @@ func tagOf(n *yaml.Node) string {
 
 func (p *parser) config(c *Config, n *yaml.Node) {
 	p.mapping(n, "", "config.Config", fields{
-		"proxy": field(func(v *yaml.Node) {
+		"proxy": p.field(func(v *yaml.Node) {
 			if s, ok := p.scalar(v, "proxy"); ok {
 				if _, err := ProxyURL(s); err != nil {
 					p.At(v, "%v", err)
@@ -380,35 +395,39 @@ func (p *parser) config(c *Config, n *yaml.Node) {
 				c.Proxy = Proxy(s)
 			}
 		}),
-		"no-proxy": field(func(v *yaml.Node) {
+		"no-proxy": p.field(func(v *yaml.Node) {
 			c.NoProxy = []string{} // set, even empty: it overrides NO_PROXY
 			p.StrList(v, "no-proxy", &c.NoProxy)
 		}),
-		"ca-bundle": field(func(v *yaml.Node) { p.path(v, "ca-bundle", &c.CABundle) }),
-		"cache":     field(func(v *yaml.Node) { p.path(v, "cache", &c.Cache) }),
-		"state":     field(func(v *yaml.Node) { p.path(v, "state", &c.State) }),
-		"out":       field(func(v *yaml.Node) { p.path(v, "out", &c.Out) }),
-		"mirrors": field(func(v *yaml.Node) {
+		"ca-bundle": p.field(func(v *yaml.Node) { p.path(v, "ca-bundle", &c.CABundle) }),
+		"cache":     p.field(func(v *yaml.Node) { p.path(v, "cache", &c.Cache) }),
+		"state":     p.field(func(v *yaml.Node) { p.path(v, "state", &c.State) }),
+		"out":       p.field(func(v *yaml.Node) { p.path(v, "out", &c.Out) }),
+		"mirrors": p.field(func(v *yaml.Node) {
 			p.List(v, "mirrors", func(_ int, v *yaml.Node) { c.Mirrors = append(c.Mirrors, p.mirror(v)) })
 		}),
-		"fetch":      field(func(v *yaml.Node) { p.fetch(&c.Fetch, v) }),
-		"build":      field(func(v *yaml.Node) { p.build(&c.Build, v) }),
-		"repo":       field(func(v *yaml.Node) { p.repo(&c.Repo, v) }),
-		"github-api": field(func(v *yaml.Node) { p.httpURL(v, "github-api", &c.GitHubAPI) }),
-		"sigstore":   field(func(v *yaml.Node) { p.sigstore(&c.Sigstore, v) }),
-		"data":       field(func(v *yaml.Node) { p.data(&c.Data, v) }),
+		"fetch":      p.field(func(v *yaml.Node) { p.fetch(&c.Fetch, v) }),
+		"build":      p.field(func(v *yaml.Node) { p.build(&c.Build, v) }),
+		"repo":       p.field(func(v *yaml.Node) { p.repo(&c.Repo, v) }),
+		"github-api": p.field(func(v *yaml.Node) { p.httpURL(v, "github-api", &c.GitHubAPI) }),
+		"sigstore":   p.field(func(v *yaml.Node) { p.sigstore(&c.Sigstore, v) }),
+		"data":       p.field(func(v *yaml.Node) { p.data(&c.Data, v) }),
 	})
 }
 
 func (p *parser) data(d *Data, n *yaml.Node) {
 	p.mapping(n, "data", "config.Data", fields{
-		"endoflife-url": field(func(v *yaml.Node) {
+		"endoflife-url": p.field(func(v *yaml.Node) {
+			p.Describe(v, yamlfile.Schema{Pattern: "^https?://"})
 			if p.str(v, "data.endoflife-url", &d.EndOfLifeURL) && !httpURL(strings.ReplaceAll(d.EndOfLifeURL, "{product}", "p")) {
 				p.At(v, "data.endoflife-url %q: want an http:// or https:// URL (with {product} where the product name goes, or a base URL)", d.EndOfLifeURL)
 			}
 		}),
-		"max-age-days": field(func(v *yaml.Node) { p.integer(v, "data.max-age-days", 1, MaxMaxAgeDays, &d.MaxAgeDays) }),
-		"products": field(func(v *yaml.Node) {
+		"max-age-days": p.field(func(v *yaml.Node) { p.integer(v, "data.max-age-days", 1, MaxMaxAgeDays, &d.MaxAgeDays) }),
+		"file":         p.field(func(v *yaml.Node) { p.path(v, "data.file", &d.File) }),
+		"sources":      p.field(func(v *yaml.Node) { d.Sources = p.sources(v) }),
+		"products": p.field(func(v *yaml.Node) {
+			p.Describe(v, yamlfile.Schema{Type: []string{"array"}, Items: &yamlfile.Schema{Type: []string{"string"}, Pattern: productRE.String()}})
 			p.StrList(v, "data.products", &d.Products)
 			for _, n := range v.Content {
 				if n.Kind == yaml.ScalarNode && !productRE.MatchString(n.Value) {
@@ -419,18 +438,45 @@ func (p *parser) data(d *Data, n *yaml.Node) {
 	})
 }
 
+// sources decodes data.sources: table -> a URL or a list of URLs.
+func (p *parser) sources(n *yaml.Node) map[string][]string {
+	out := map[string][]string{}
+	p.Map(n, yamlfile.Map{What: "data.sources", Each: func(k, v *yaml.Node) {
+		var urls []string
+		if v.Kind == yaml.SequenceNode {
+			p.StrList(v, "data.sources."+k.Value, &urls)
+			if len(urls) == 0 {
+				p.At(v, "data.sources.%s: name at least one URL", k.Value)
+			}
+		} else if u, ok := p.scalar(v, "data.sources."+k.Value); ok {
+			urls = []string{u}
+		}
+		for _, u := range urls {
+			if err := compatdata.CheckSource(k.Value, u); err != nil {
+				p.At(v, "data.sources.%s: %v", k.Value, err)
+				return
+			}
+		}
+		out[k.Value] = urls
+	}})
+	return out
+}
+
 func (p *parser) sigstore(s *Sigstore, n *yaml.Node) {
 	p.mapping(n, "sigstore", "config.Sigstore", fields{
-		"trusted-root": field(func(v *yaml.Node) { p.path(v, "sigstore.trusted-root", &s.TrustedRoot) }),
-		"rekor-url":    field(func(v *yaml.Node) { p.httpURL(v, "sigstore.rekor-url", &s.RekorURL) }),
-		"github-api":   field(func(v *yaml.Node) { p.httpURL(v, "sigstore.github-api", &s.GitHubAPI) }),
-		"tuf-url":      field(func(v *yaml.Node) { p.httpURL(v, "sigstore.tuf-url", &s.TUFURL) }),
-		"tuf-root":     field(func(v *yaml.Node) { p.path(v, "sigstore.tuf-root", &s.TUFRoot) }),
+		"trusted-root": p.field(func(v *yaml.Node) { p.path(v, "sigstore.trusted-root", &s.TrustedRoot) }),
+		"rekor-url":    p.field(func(v *yaml.Node) { p.httpURL(v, "sigstore.rekor-url", &s.RekorURL) }),
+		"github-api":   p.field(func(v *yaml.Node) { p.httpURL(v, "sigstore.github-api", &s.GitHubAPI) }),
+		"tuf-url":      p.field(func(v *yaml.Node) { p.httpURL(v, "sigstore.tuf-url", &s.TUFURL) }),
+		"tuf-root":     p.field(func(v *yaml.Node) { p.path(v, "sigstore.tuf-root", &s.TUFRoot) }),
 	})
 }
 
 // httpURL decodes an http(s) base URL.
 func (p *parser) httpURL(v *yaml.Node, what string, dst *string) {
+	if p.Describe(v, yamlfile.Schema{Type: []string{"string"}, Pattern: "^https?://"}) {
+		return
+	}
 	if s, ok := p.scalar(v, what); ok {
 		if !httpURL(s) {
 			p.At(v, "%s %q: want an http:// or https:// URL", what, s)
@@ -441,27 +487,28 @@ func (p *parser) httpURL(v *yaml.Node, what string, dst *string) {
 
 func (p *parser) fetch(f *Fetch, n *yaml.Node) {
 	p.mapping(n, "fetch", "config.Fetch", fields{
-		"timeouts": field(func(v *yaml.Node) {
+		"timeouts": p.field(func(v *yaml.Node) {
 			t := &f.Timeouts
 			p.mapping(v, "fetch.timeouts", "config.Timeouts", fields{
-				"connect": field(func(v *yaml.Node) { p.duration(v, "fetch.timeouts.connect", MaxTimeout, &t.Connect) }),
-				"header":  field(func(v *yaml.Node) { p.duration(v, "fetch.timeouts.header", MaxTimeout, &t.Header) }),
-				"idle":    field(func(v *yaml.Node) { p.duration(v, "fetch.timeouts.idle", MaxTimeout, &t.Idle) }),
+				"connect": p.field(func(v *yaml.Node) { p.duration(v, "fetch.timeouts.connect", MaxTimeout, &t.Connect) }),
+				"header":  p.field(func(v *yaml.Node) { p.duration(v, "fetch.timeouts.header", MaxTimeout, &t.Header) }),
+				"idle":    p.field(func(v *yaml.Node) { p.duration(v, "fetch.timeouts.idle", MaxTimeout, &t.Idle) }),
 			})
 		}),
-		"retries": field(func(v *yaml.Node) {
+		"retries": p.field(func(v *yaml.Node) {
 			var r int
 			if p.integer(v, "fetch.retries", 0, MaxRetries, &r) {
 				f.Retries = &r
 			}
 		}),
-		"retry-time": field(func(v *yaml.Node) { p.duration(v, "fetch.retry-time", MaxRetryTime, &f.RetryTime) }),
-		"max-size":   field(func(v *yaml.Node) { p.size(v, &f.MaxSize) }),
-		"parallel":   field(func(v *yaml.Node) { p.integer(v, "fetch.parallel", 1, MaxFetchParallel, &f.Parallel) }),
-		"min-rate": field(func(v *yaml.Node) {
+		"retry-time": p.field(func(v *yaml.Node) { p.duration(v, "fetch.retry-time", MaxRetryTime, &f.RetryTime) }),
+		"max-size":   p.field(func(v *yaml.Node) { p.size(v, &f.MaxSize) }),
+		"parallel":   p.field(func(v *yaml.Node) { p.integer(v, "fetch.parallel", 1, MaxFetchParallel, &f.Parallel) }),
+		"min-rate": p.field(func(v *yaml.Node) {
 			m := &MinRate{}
 			f.MinRate = m
 			if v.Kind == yaml.ScalarNode {
+				p.Describe(v, yamlfile.Schema{Type: []string{"string"}, Enum: []string{"none"}})
 				if v.Value != "none" {
 					p.At(v, "fetch.min-rate: want {bytes-per-second: SIZE, over: DURATION} or none, found %q", v.Value)
 				}
@@ -469,8 +516,8 @@ func (p *parser) fetch(f *Fetch, n *yaml.Node) {
 				return
 			}
 			p.mapping(v, "fetch.min-rate", "config.MinRate", fields{
-				"bytes-per-second": field(func(v *yaml.Node) { p.size(v, &m.BytesPerSecond) }),
-				"over":             field(func(v *yaml.Node) { p.duration(v, "fetch.min-rate.over", MaxTimeout, &m.Over) }),
+				"bytes-per-second": p.field(func(v *yaml.Node) { p.size(v, &m.BytesPerSecond) }),
+				"over":             p.field(func(v *yaml.Node) { p.duration(v, "fetch.min-rate.over", MaxTimeout, &m.Over) }),
 			})
 		}),
 	})
@@ -478,20 +525,22 @@ func (p *parser) fetch(f *Fetch, n *yaml.Node) {
 
 func (p *parser) build(b *Build, n *yaml.Node) {
 	p.mapping(n, "build", "config.Build", fields{
-		"version-suffix": field(func(v *yaml.Node) { p.str(v, "build.version-suffix", &b.VersionSuffix) }),
-		"maintainer":     field(func(v *yaml.Node) { p.str(v, "build.maintainer", &b.Maintainer) }),
-		"provenance-key": field(func(v *yaml.Node) { p.path(v, "build.provenance-key", &b.ProvenanceKey) }),
-		"compression": field(func(v *yaml.Node) {
+		"version-suffix": p.field(func(v *yaml.Node) { p.str(v, "build.version-suffix", &b.VersionSuffix) }),
+		"maintainer":     p.field(func(v *yaml.Node) { p.str(v, "build.maintainer", &b.Maintainer) }),
+		"provenance-key": p.field(func(v *yaml.Node) { p.path(v, "build.provenance-key", &b.ProvenanceKey) }),
+		"compression": p.field(func(v *yaml.Node) {
+			p.Describe(v, yamlfile.Schema{Enum: enum(deb.Compressions())})
 			if p.str(v, "build.compression", &b.Compression) {
 				if err := CheckCompression(b.Compression); err != nil {
 					p.At(v, "build.%v", err)
 				}
 			}
 		}),
-		"memory":     field(func(v *yaml.Node) { p.size(v, &b.Memory) }),
-		"parallel":   field(func(v *yaml.Node) { p.integer(v, "build.parallel", 1, MaxParallel, &b.Parallel) }),
-		"xz-workers": field(func(v *yaml.Node) { p.integer(v, "build.xz-workers", 1, MaxXZWorkers, &b.XZWorkers) }),
-		"xz-mode": field(func(v *yaml.Node) {
+		"memory":     p.field(func(v *yaml.Node) { p.size(v, &b.Memory) }),
+		"parallel":   p.field(func(v *yaml.Node) { p.integer(v, "build.parallel", 1, MaxParallel, &b.Parallel) }),
+		"xz-workers": p.field(func(v *yaml.Node) { p.integer(v, "build.xz-workers", 1, MaxXZWorkers, &b.XZWorkers) }),
+		"xz-mode": p.field(func(v *yaml.Node) {
+			p.Describe(v, yamlfile.Schema{Enum: enum(deb.XZModes())})
 			if p.str(v, "build.xz-mode", &b.XZMode) {
 				if err := CheckXZMode(b.XZMode); err != nil {
 					p.At(v, "build.%v", err)
@@ -503,15 +552,15 @@ func (p *parser) build(b *Build, n *yaml.Node) {
 
 func (p *parser) repo(r *Repo, n *yaml.Node) {
 	p.mapping(n, "repo", "config.Repo", fields{
-		"dir":         field(func(v *yaml.Node) { p.path(v, "repo.dir", &r.Dir) }),
-		"key":         field(func(v *yaml.Node) { p.path(v, "repo.key", &r.Key) }),
-		"suite":       field(func(v *yaml.Node) { p.aptName(v, "repo.suite", &r.Suite, aptname.Suite) }),
-		"component":   field(func(v *yaml.Node) { p.aptName(v, "repo.component", &r.Component, aptname.Component) }),
-		"origin":      field(func(v *yaml.Node) { p.aptName(v, "repo.origin", &r.Origin, releaseField("Origin")) }),
-		"label":       field(func(v *yaml.Node) { p.aptName(v, "repo.label", &r.Label, releaseField("Label")) }),
-		"codename":    field(func(v *yaml.Node) { p.aptName(v, "repo.codename", &r.Codename, aptname.Codename) }),
-		"description": field(func(v *yaml.Node) { p.aptName(v, "repo.description", &r.Description, releaseField("Description")) }),
-		"architectures": field(func(v *yaml.Node) {
+		"dir":         p.field(func(v *yaml.Node) { p.path(v, "repo.dir", &r.Dir) }),
+		"key":         p.field(func(v *yaml.Node) { p.path(v, "repo.key", &r.Key) }),
+		"suite":       p.field(func(v *yaml.Node) { p.aptName(v, "repo.suite", &r.Suite, aptname.Suite) }),
+		"component":   p.field(func(v *yaml.Node) { p.aptName(v, "repo.component", &r.Component, aptname.Component) }),
+		"origin":      p.field(func(v *yaml.Node) { p.aptName(v, "repo.origin", &r.Origin, releaseField("Origin")) }),
+		"label":       p.field(func(v *yaml.Node) { p.aptName(v, "repo.label", &r.Label, releaseField("Label")) }),
+		"codename":    p.field(func(v *yaml.Node) { p.aptName(v, "repo.codename", &r.Codename, aptname.Codename) }),
+		"description": p.field(func(v *yaml.Node) { p.aptName(v, "repo.description", &r.Description, releaseField("Description")) }),
+		"architectures": p.field(func(v *yaml.Node) {
 			p.List(v, "repo.architectures", func(i int, e *yaml.Node) {
 				var a string
 				if p.NonEmpty(e, fmt.Sprintf("repo.architectures[%d]", i), &a) {
@@ -522,9 +571,9 @@ func (p *parser) repo(r *Repo, n *yaml.Node) {
 				}
 			})
 		}),
-		"valid-for": field(func(v *yaml.Node) { p.duration(v, "repo.valid-for", 0, &r.ValidFor) }),
-		"keep":      field(func(v *yaml.Node) { p.integer(v, "repo.keep", 1, 100000, &r.Keep) }),
-		"keys": field(func(v *yaml.Node) {
+		"valid-for": p.field(func(v *yaml.Node) { p.duration(v, "repo.valid-for", 0, &r.ValidFor) }),
+		"keep":      p.field(func(v *yaml.Node) { p.integer(v, "repo.keep", 1, 100000, &r.Keep) }),
+		"keys": p.field(func(v *yaml.Node) {
 			p.StrList(v, "repo.keys", &r.Keys)
 			for i, k := range r.Keys {
 				if !filepath.IsAbs(k) {
@@ -535,27 +584,61 @@ func (p *parser) repo(r *Repo, n *yaml.Node) {
 	})
 }
 
-// CheckCompression checks a compression name (of build.compression or the
-// --compression flag); "" means the default.
-func CheckCompression(name string) error {
-	switch deb.Compression(name) {
-	case "", deb.CompressionXZ, deb.CompressionGzip, deb.CompressionZstd, deb.CompressionNone:
-		return nil
-	}
-	return fmt.Errorf("compression %q: want xz, gzip, zstd or none", name)
+// JSONSchema is the JSON Schema of the config file, made by running the
+// config's own decoding (parser.config) as a schema run (yamlfile.Describe).
+func JSONSchema() *yamlfile.Schema {
+	s := yamlfile.Describe(func(d *yamlfile.Decoder, top *yaml.Node) {
+		p := &parser{Decoder: d, dir: "/"}
+		p.config(&Config{}, top)
+	})
+	s.Title = "updeb config file (updeb.yaml, /etc/updeb/config.yaml)"
+	return s
 }
 
-// CheckXZMode is the check of build.xz-mode: "" (fast), fast or best.
-func CheckXZMode(name string) error {
-	switch deb.XZMode(name) {
-	case "", deb.XZFast, deb.XZBest:
+// CheckCompression checks a compression name (of build.compression or the
+// --compression flag) against pkg/deb's list; "" means the default.
+func CheckCompression(name string) error {
+	if name == "" || slices.Contains(deb.Compressions(), deb.Compression(name)) {
 		return nil
 	}
-	return fmt.Errorf("xz-mode %q: want fast or best", name)
+	return fmt.Errorf("compression %q: want %s", name, orList(deb.Compressions()))
+}
+
+// CheckXZMode is the check of build.xz-mode: "" (the default) or one of
+// pkg/deb's modes.
+func CheckXZMode(name string) error {
+	if name == "" || slices.Contains(deb.XZModes(), deb.XZMode(name)) {
+		return nil
+	}
+	return fmt.Errorf("xz-mode %q: want %s", name, orList(deb.XZModes()))
+}
+
+// enum lists names for a schema, with "" (the default) first.
+func enum[S ~string](names []S) []string {
+	out := []string{""}
+	for _, n := range names {
+		out = append(out, string(n))
+	}
+	return out
+}
+
+// orList writes names as "a, b or c".
+func orList[S ~string](names []S) string {
+	s := make([]string, len(names))
+	for i, n := range names {
+		s[i] = string(n)
+	}
+	if len(s) < 2 {
+		return strings.Join(s, "")
+	}
+	return strings.Join(s[:len(s)-1], ", ") + " or " + s[len(s)-1]
 }
 
 // scalar returns a single value (null is ""), or records that it is not one.
 func (p *parser) scalar(n *yaml.Node, what string) (string, bool) {
+	if p.Describe(n, yamlfile.Schema{Type: scalarTypes}) {
+		return "", false
+	}
 	if n.Kind != yaml.ScalarNode {
 		p.At(n, "%s must be a single value", what)
 		return "", false
@@ -566,8 +649,15 @@ func (p *parser) scalar(n *yaml.Node, what string) (string, bool) {
 	return n.Value, true
 }
 
+// scalarTypes are what scalar accepts (null aside: a setting's null is
+// field's).
+var scalarTypes = []string{"string", "number", "boolean"}
+
 // str decodes a one-line text value.
 func (p *parser) str(n *yaml.Node, what string, dst *string) bool {
+	if p.Describe(n, yamlfile.Schema{Type: scalarTypes}) {
+		return false
+	}
 	s, ok := p.scalar(n, what)
 	if ok && strings.ContainsAny(s, "\n\r") {
 		p.At(n, "%s must be one line", what)
@@ -601,6 +691,9 @@ func (p *parser) path(n *yaml.Node, what string, dst *string) {
 
 // integer decodes a whole number from lo to hi.
 func (p *parser) integer(n *yaml.Node, what string, lo, hi int, dst *int) bool {
+	if p.Describe(n, yamlfile.Schema{Type: []string{"integer"}, Minimum: yamlfile.Int64(int64(lo)), Maximum: yamlfile.Int64(int64(hi))}) {
+		return false
+	}
 	var v int
 	if n.Kind != yaml.ScalarNode || n.ShortTag() != "!!int" || n.Decode(&v) != nil {
 		p.At(n, "cannot unmarshal %s into int: %s is a whole number from %d to %d", tagOf(n), what, lo, hi)
@@ -617,6 +710,9 @@ func (p *parser) integer(n *yaml.Node, what string, lo, hi int, dst *int) bool {
 // duration decodes a positive Go duration ("90s", "5m"), at most limit (0:
 // any).
 func (p *parser) duration(n *yaml.Node, what string, limit time.Duration, dst *Duration) {
+	if p.Describe(n, yamlfile.Schema{Type: []string{"string"}, Pattern: durationPattern}) {
+		return
+	}
 	s, ok := p.scalar(n, "a duration")
 	if !ok {
 		return
@@ -632,12 +728,22 @@ func (p *parser) duration(n *yaml.Node, what string, limit time.Duration, dst *D
 	}
 }
 
+// durationPattern is what time.ParseDuration reads (without a sign), for the
+// schema.
+const durationPattern = `^(([0-9]+(\.[0-9]*)?|\.[0-9]+)(ns|us|µs|μs|ms|s|m|h))+$`
+
 var productRE = regexp.MustCompile(`^[a-z0-9][a-z0-9._-]{0,63}$`)
 
 var sizeRe = regexp.MustCompile(`^(\d+)\s*([KMGT]i?B|[kKMGT]B|B)?$`)
 
 // size decodes a byte count with an optional unit, from 1 byte to MaxMaxSize.
 func (p *parser) size(n *yaml.Node, dst *Size) {
+	if p.Describe(n, yamlfile.Schema{AnyOf: []*yamlfile.Schema{
+		{Type: []string{"integer"}, Minimum: yamlfile.Int64(1), Maximum: yamlfile.Int64(MaxMaxSize)},
+		{Type: []string{"string"}, Pattern: sizeRe.String()},
+	}}) {
+		return
+	}
 	s, ok := p.scalar(n, "a size")
 	if !ok {
 		return
@@ -669,8 +775,8 @@ func (p *parser) mirror(n *yaml.Node) Mirror {
 	before := p.Len()
 	p.Map(n, yamlfile.Map{
 		Fields: fields{
-			"prefix": field(func(v *yaml.Node) { prefix = v; p.str(v, "prefix", &m.Prefix) }),
-			"to":     field(func(v *yaml.Node) { to = v; p.str(v, "to", &m.To) }),
+			"prefix": p.field(func(v *yaml.Node) { prefix = v; p.str(v, "prefix", &m.Prefix) }),
+			"to":     p.field(func(v *yaml.Node) { to = v; p.str(v, "to", &m.To) }),
 		},
 		Unknown: func(k *yaml.Node) string {
 			return fmt.Sprintf("unknown field %q in a mirror (want prefix and to)", k.Value)

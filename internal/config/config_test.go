@@ -27,7 +27,14 @@ fetch:
   max-size: 200MiB
   parallel: 8
   min-rate: {bytes-per-second: 2KiB, over: 20s}
-data: {endoflife-url: "https://mirror.internal/eol/{product}.json", max-age-days: 14, products: [nodejs]}
+data:
+  endoflife-url: "https://mirror.internal/eol/{product}.json"
+  max-age-days: 14
+  products: [nodejs]
+  file: ../k8s/compat-data.yaml
+  sources:
+    helm: [https://mirror.internal/helm/version_skew.mdx, https://mirror.internal/helm/version_skew.md]
+    calico: https://mirror.internal/calico/version-{minor}/_system-requirements.mdx
 sigstore:
   trusted-root: sigstore/trusted_root.json
   rekor-url: https://rekor.mirror.internal
@@ -52,7 +59,10 @@ sigstore:
 			Retries:  &zero, RetryTime: Duration(2 * time.Minute), MaxSize: 200 << 20, Parallel: 8,
 			MinRate: &MinRate{BytesPerSecond: 2 << 10, Over: Duration(20 * time.Second)},
 		},
-		Data: Data{EndOfLifeURL: "https://mirror.internal/eol/{product}.json", MaxAgeDays: 14, Products: []string{"nodejs"}},
+		Data: Data{EndOfLifeURL: "https://mirror.internal/eol/{product}.json", MaxAgeDays: 14, Products: []string{"nodejs"},
+			File: "/etc/k8s/compat-data.yaml", Sources: map[string][]string{
+				"helm":   {"https://mirror.internal/helm/version_skew.mdx", "https://mirror.internal/helm/version_skew.md"},
+				"calico": {"https://mirror.internal/calico/version-{minor}/_system-requirements.mdx"}}},
 		Sigstore: Sigstore{TrustedRoot: "/etc/updeb/sigstore/trusted_root.json", RekorURL: "https://rekor.mirror.internal",
 			GitHubAPI: "https://ghe.internal/api/v3", TUFURL: "https://tuf.internal/", TUFRoot: "/srv/tuf/root.json"},
 		File: "/etc/updeb/config.yaml",
@@ -237,7 +247,12 @@ func TestParseBounds(t *testing.T) {
 		{"github-api: ftp://x\n", `c.yaml:1:13: github-api "ftp://x": want an http:// or https:// URL`},
 		{"data: {endoflife-url: \"file:///x/{product}\"}\n", `c.yaml:1:23: data.endoflife-url "file:///x/{product}": want an http:// or https:// URL`},
 		{"data: {max-age-days: 0}\n", `c.yaml:1:22: data.max-age-days: 0 is out of range: want 1 to 3650`},
-		{"data: {max-age: 30}\n", `c.yaml:1:8: unknown field "max-age" (known: endoflife-url, max-age-days, products)`},
+		{"data: {max-age: 30}\n", `c.yaml:1:8: unknown field "max-age" (known: endoflife-url, file, max-age-days, products, sources)`},
+		{"data: {sources: {flannel: https://x.org/a}}\n", `c.yaml:1:27: data.sources.flannel: unknown table "flannel" (known: helm, containerd, istio, kubeadm-etcd, calico, cilium, cri-tools)`},
+		{"data: {sources: {calico: https://x.org/calico.mdx}}\n", `c.yaml:1:26: data.sources.calico: "https://x.org/calico.mdx": Calico's supported Kubernetes versions is published per calico minor: the URL needs {minor} where the minor goes`},
+		{"data: {sources: {helm: [ftp://x.org/a]}}\n", `c.yaml:1:24: data.sources.helm: "ftp://x.org/a" is not an acceptable download URL: not an http:// or https:// URL`},
+		{"data: {sources: {helm: []}}\n", `c.yaml:1:24: data.sources.helm: name at least one URL`},
+		{"data: {sources: {helm: https://x.org/a, helm: https://x.org/b}}\n", `c.yaml:1:41: data.sources: key "helm" given twice`},
 		{"data: {products: [../etc]}\n", `c.yaml:1:19: data.products: "../etc" is not an endoflife.date product name`},
 		{"repo:\n  valid-for: soon\n", `c.yaml:2:14: invalid duration "soon" (want a positive duration like 30s, 2m, 1h)`},
 		{"repo:\n  suite: \"a\\nb\"\n", `c.yaml:2:10: repo.suite must be one line`},
@@ -291,20 +306,12 @@ func TestLoadTooLarge(t *testing.T) {
 	}
 }
 
-// TestReadmeExample keeps the config example in README.md valid.
+// TestReadmeExample keeps the config example in docs/configuration.md (once
+// README's) valid.
 func TestReadmeExample(t *testing.T) {
-	doc, err := os.ReadFile(filepath.Join("..", "..", "README.md"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	_, rest, ok := strings.Cut(string(doc), "## Configuration, proxy and mirrors\n")
-	if !ok {
-		t.Fatal("README.md has no configuration section")
-	}
-	_, rest, ok = strings.Cut(rest, "```yaml\n")
-	example, _, _ := strings.Cut(rest, "```")
-	if !ok || example == "" {
-		t.Fatal("README.md's configuration section has no example")
+	example := docExample(t)
+	if example == "" {
+		t.Fatal("docs/configuration.md has no example")
 	}
 	c, err := Parse("/etc/updeb/config.yaml", []byte(example))
 	if err != nil {
@@ -347,4 +354,20 @@ func TestProvenanceKeyIsRelativeToTheFile(t *testing.T) {
 	if _, err := Parse("c.yaml", []byte("build:\n  provenance-key: [a]\n")); err == nil || !strings.Contains(err.Error(), "c.yaml:2:19: build.provenance-key must be a single value") {
 		t.Errorf("a list: %v", err)
 	}
+}
+
+// docExample is the config example of docs/configuration.md: its first YAML
+// block.
+func docExample(t *testing.T) string {
+	t.Helper()
+	doc, err := os.ReadFile(filepath.Join("..", "..", "docs", "configuration.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, rest, ok := strings.Cut(string(doc), "```yaml\n")
+	if !ok {
+		t.Fatal("docs/configuration.md has no YAML example")
+	}
+	example, _, _ := strings.Cut(rest, "```")
+	return example
 }

@@ -28,6 +28,23 @@ import (
 // regular file.
 var ErrRefused = errors.New("refused")
 
+// ErrFolder is wrapped (besides ErrRefused) when what was opened is a folder,
+// for callers to whom a folder means "look elsewhere" (git's refs/heads/a
+// when refs/heads/a/b exists).
+var ErrFolder = errors.New("a folder")
+
+// refusal is a refusal; a folder is also ErrFolder.
+type refusal struct {
+	msg    string
+	folder bool
+}
+
+func (e *refusal) Error() string { return e.msg }
+
+func (e *refusal) Is(target error) bool {
+	return target == ErrRefused || (e.folder && target == ErrFolder)
+}
+
 // Open opens for reading the regular file reached from dir by names: each
 // name but the last is a folder that becomes the new confinement (so
 // Open(recipes, "helm", "etc/helm.conf") keeps helm/ inside recipes/ and
@@ -83,7 +100,8 @@ func regular(f *os.File, refuse func(string, ...any) error) (*os.File, fs.FileIn
 	}
 	if !fi.Mode().IsRegular() {
 		f.Close()
-		return nil, nil, refuse("not a regular file (%s)", kind(fi.Mode()))
+		err := refuse("not a regular file (%s)", Kind(fi.Mode()))
+		return nil, nil, &refusal{msg: err.Error(), folder: fi.IsDir()}
 	}
 	return f, fi, nil
 }
@@ -119,6 +137,23 @@ func ReadFile(name string, limit int64) ([]byte, error) {
 		return nil, err
 	}
 	defer f.Close()
+	return readAll(f, name, limit)
+}
+
+// ReadIn reads the regular file reached from dir by names (see Open),
+// refusing one of more than limit bytes after reading at most limit+1 bytes
+// of it.
+func ReadIn(dir string, limit int64, names ...string) ([]byte, error) {
+	f, _, err := Open(dir, names...)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return readAll(f, filepath.Join(append([]string{dir}, names...)...), limit)
+}
+
+// readAll reads f, named name in messages, up to limit bytes.
+func readAll(f io.Reader, name string, limit int64) ([]byte, error) {
 	data, err := io.ReadAll(io.LimitReader(f, limit+1))
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", name, err)
@@ -169,8 +204,12 @@ func classify(err error, refuse func(string, ...any) error, what string) error {
 	return refuse("%s resolves outside the folder (%v)", what, err)
 }
 
-func kind(m fs.FileMode) string {
+// Kind names what a file of mode m is, for messages: "a folder", "a FIFO",
+// "a symlink", "a character device", ...
+func Kind(m fs.FileMode) string {
 	switch {
+	case m&fs.ModeSymlink != 0:
+		return "a symlink"
 	case m.IsDir():
 		return "a folder"
 	case m&fs.ModeNamedPipe != 0:

@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/updeb/updeb/internal/testenv"
+	"github.com/updeb/updeb/internal/testkit/testenv"
 )
 
 // goBinary is the go command's own binary: a static, unstripped Go program.

@@ -16,6 +16,8 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/updeb/updeb/internal/confined"
+	"github.com/updeb/updeb/internal/diskfull"
 	"github.com/updeb/updeb/pkg/digest"
 )
 
@@ -79,7 +81,7 @@ func (p *partial) keep(err error) bool {
 // a validator, and dropped otherwise.
 func (f *Fetcher) resumeFrom(p *partial, upstream, target string) error {
 	var m partialMeta
-	b, err := os.ReadFile(p.meta)
+	b, err := confined.ReadFile(p.meta, 64<<10)
 	fi, serr := p.file.Stat()
 	if err != nil || serr != nil || json.Unmarshal(b, &m) != nil || m.Target != target || m.Validator == "" ||
 		fi.Size() == 0 || fi.Size() > f.o.MaxSize || (m.Total >= 0 && fi.Size() > m.Total) {
@@ -159,6 +161,11 @@ func (f *Fetcher) retry(parent context.Context, upstream string, tu *url.URL, at
 		}
 		if parent.Err() != nil {
 			return parent.Err()
+		}
+		if diskfull.Is(err) {
+			// the cache's disk is full: the next attempt would fail the
+			// same way, and it is no network failure
+			return diskfull.Wrap(err, f.cache.Dir())
 		}
 		if ctx.Err() != nil {
 			return outOfTime(n, err)
@@ -300,11 +307,12 @@ func (f *Fetcher) attempt(ctx context.Context, upstream, target string, p *parti
 // the next: a chunk lets digest.Hasher compute sha256 and sha512 at once,
 // one goroutine each, and one write per chunk, not per read, saves system
 // calls. The hashing so runs beside the reading instead of between reads:
-// a sha512-pinned download needs 0.3 s of sha512 per 200 MB, about what
-// curl, squid and the server need for the transfer together, and on two
-// CPUs it now overlaps with them. Every writebackEvery bytes the kernel is
+// a sha512-pinned download needs 0.35 s of sha512 per 200 MB, more than
+// curl needs for the transfer, and where a CPU is free it overlaps with the
+// transfer (on 2 CPUs busy with other jobs the wall follows the CPU, and
+// both loops measured the same). Every writebackEvery bytes the kernel is
 // told to start writing them to disk, so the final fsync is short. The
-// measurements are in internal/bench/README.md ("Download loop").
+// measurements are in cmd/updeb-bench/README.md ("Download loop").
 func (f *Fetcher) copyBody(p *partial, body io.Reader, upstream string) (n int64, err error) {
 	start := p.written // the writing goroutine owns p's counts until w.close
 	w := f.startChunkWriter(p, upstream)

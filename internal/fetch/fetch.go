@@ -95,7 +95,7 @@ type Options struct {
 	MinRateTime time.Duration
 
 	UserAgent string
-	Logger    *slog.Logger // nil discards
+	Logger    *slog.Logger // nil discards, as in every library of updeb
 	Progress  ProgressFunc // nil: none (the Logger still says what is fetched)
 	// Transport replaces the built-in transport (tests). Proxy, NoProxy, RootCAs
 	// and the connect and header timeouts are then its business.

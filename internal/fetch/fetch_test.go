@@ -24,9 +24,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/updeb/updeb/internal/squid"
 	"github.com/updeb/updeb/internal/srcurl"
-	"github.com/updeb/updeb/internal/testenv"
+	"github.com/updeb/updeb/internal/testkit/squid"
+	"github.com/updeb/updeb/internal/testkit/testenv"
 	"github.com/updeb/updeb/pkg/digest"
 )
 

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/updeb/updeb/internal/confined"
+	"github.com/updeb/updeb/internal/diskfull"
 	"github.com/updeb/updeb/internal/srcurl"
 	"github.com/updeb/updeb/pkg/digest"
 )
@@ -167,6 +168,9 @@ func (f *Fetcher) copyFile(t target, upstream string, tmp *os.File, h *digest.Ha
 	}
 	n, err := io.CopyBuffer(io.MultiWriter(tmp, h), r, make([]byte, copyBuffer))
 	f.progress(Progress{URL: upstream, Received: n, Total: fi.Size(), Done: true, Err: err})
+	if diskfull.Is(err) {
+		return diskfull.Wrap(err, f.cache.Dir())
+	}
 	if err != nil {
 		return &NetworkError{URL: upstream, Target: t.url, Attempts: 1, Err: err}
 	}

@@ -92,6 +92,10 @@ func (c cancelOnClose) Close() error {
 	return err
 }
 
+// MirrorMissingHeader is set on the 404 a file mirror answers for a file it
+// does not hold, to the file's URL in the mirror.
+const MirrorMissingHeader = "X-Mirror-Missing" // sigstore.MirrorMissingHeader: cmd/updeb tests they agree
+
 // mirrorResponse answers req from a file of a file:// mirror.
 func mirrorResponse(req *http.Request, upstream string, t target) (*http.Response, error) {
 	resp := &http.Response{Request: req, Proto: "HTTP/1.1", ProtoMajor: 1, ProtoMinor: 1, Header: http.Header{}}
@@ -104,6 +108,9 @@ func mirrorResponse(req *http.Request, upstream string, t target) (*http.Respons
 	case errors.Is(err, fs.ErrNotExist):
 		msg := "404 Not Found (no such file in the mirror: " + t.url + ")"
 		resp.StatusCode, resp.Status = http.StatusNotFound, msg
+		// A caller that must tell "the upstream has none" from "the mirror
+		// folder lacks it" (GitHub's attestations) reads this header.
+		resp.Header.Set(MirrorMissingHeader, t.url)
 		resp.Body = io.NopCloser(strings.NewReader(msg))
 		resp.ContentLength = int64(len(msg))
 		return resp, nil

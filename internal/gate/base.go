@@ -1,20 +1,24 @@
 package gate
 
 import (
+	"archive/tar"
 	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
+	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
 
+	"github.com/updeb/updeb/internal/confined"
 	"github.com/updeb/updeb/internal/recipe"
-	"github.com/updeb/updeb/internal/trust"
 	"github.com/updeb/updeb/pkg/debversion"
+	"github.com/updeb/updeb/pkg/digest"
 )
 
 // ErrBase is wrapped when the base revision cannot be read (not a git
@@ -102,20 +106,104 @@ func (b *Base) load(ctx context.Context, r *recipe.Recipe, dir string) (*recipe.
 			present = append(present, filepath.ToSlash(p))
 		}
 	}
-	if err := os.MkdirAll(dir, 0o755); err != nil {
+	if err := b.extract(ctx, top, dir, present); err != nil {
 		return nil, err
-	}
-	tarball := filepath.Join(dir, "base.tar")
-	if _, err := b.git(ctx, top, append([]string{"archive", "--format=tar", "--output", tarball, b.Rev, "--"}, present...)...); err != nil {
-		return nil, fmt.Errorf("%w: %v", ErrBase, err)
-	}
-	if out, err := exec.CommandContext(ctx, "tar", "-xf", tarball, "-C", dir).CombinedOutput(); err != nil {
-		return nil, fmt.Errorf("extracting the base revision: %v: %s", err, out)
 	}
 	return recipe.Load(filepath.Join(dir, relFile), recipe.LoadOptions{Root: filepath.Join(dir, relRoot)})
 }
 
-// compareBase adds the checks against the base revision to c.
+// maxBaseArchive bounds what is extracted of the base revision: the old
+// recipe, its keyrings and its folder of local files.
+const maxBaseArchive = 1 << 30
+
+// extract writes the paths of the base revision (git archive) under dir:
+// folders, regular files and links that stay inside dir, nothing else.
+func (b *Base) extract(ctx context.Context, top, dir string, paths []string) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	cmd := exec.CommandContext(ctx, b.Git, append([]string{"-C", top, "archive", "--format=tar", b.Rev, "--"}, paths...)...)
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		return err
+	}
+	if err := cmd.Start(); err != nil {
+		return fmt.Errorf("%w: git archive: %v", ErrBase, err)
+	}
+	xerr := untar(out, dir)
+	if xerr != nil {
+		io.Copy(io.Discard, out) //nolint:errcheck // let git finish writing before Wait
+	}
+	if err := cmd.Wait(); err != nil {
+		return fmt.Errorf("%w: git archive %s: %v: %s", ErrBase, b.Rev, err, strings.TrimSpace(stderr.String()))
+	}
+	if xerr != nil {
+		return fmt.Errorf("extracting the base revision %s: %w", b.Rev, xerr)
+	}
+	return nil
+}
+
+// untar extracts a tar stream (as git archive writes it) under dir.
+func untar(r io.Reader, dir string) error {
+	tr := tar.NewReader(r)
+	var total int64
+	for {
+		h, err := tr.Next()
+		if err == io.EOF {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		name := filepath.FromSlash(strings.TrimSuffix(h.Name, "/"))
+		if h.Typeflag == tar.TypeXGlobalHeader || name == "" {
+			continue
+		}
+		if !filepath.IsLocal(name) {
+			return fmt.Errorf("%s: a path outside the archive", h.Name)
+		}
+		dst := filepath.Join(dir, name)
+		switch h.Typeflag {
+		case tar.TypeDir:
+			err = os.MkdirAll(dst, 0o755)
+		case tar.TypeReg:
+			if total += h.Size; total > maxBaseArchive {
+				return fmt.Errorf("more than %d bytes", int64(maxBaseArchive))
+			}
+			err = writeFile(dst, tr, h.Size, fs.FileMode(h.Mode)&0o755|0o600)
+		case tar.TypeSymlink:
+			if !filepath.IsLocal(filepath.Join(filepath.Dir(name), h.Linkname)) || filepath.IsAbs(h.Linkname) {
+				continue // the recipe's checks refuse a link out of its folder
+			}
+			if err = os.MkdirAll(filepath.Dir(dst), 0o755); err == nil {
+				err = os.Symlink(h.Linkname, dst)
+			}
+		}
+		if err != nil {
+			return err
+		}
+	}
+}
+
+func writeFile(dst string, r io.Reader, size int64, mode fs.FileMode) error {
+	if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
+		return err
+	}
+	f, err := os.OpenFile(dst, os.O_WRONLY|os.O_CREATE|os.O_EXCL, mode)
+	if err != nil {
+		return err
+	}
+	if _, err := io.CopyN(f, r, size); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
+}
+
+// compareBase adds the checks against the base revision to c: the version
+// rule, a REVIEW line per trust change, and the package changes.
 func compareBase(ctx context.Context, r *recipe.Recipe, opts Options, rr *RecipeReport, c *checks) {
 	base := opts.Base
 	old, err := base.load(ctx, r, filepath.Join(opts.TempDir, "base", r.Name))
@@ -126,42 +214,56 @@ func compareBase(ctx context.Context, r *recipe.Recipe, opts Options, rr *Recipe
 	case err != nil:
 		c.fail("base", fmt.Errorf("%w: %w", ErrBase, err), "the recipe at %s does not load: %v", base.Rev, err)
 		return
-	case old == nil:
+	}
+	rv := &reviews{recipe: r.Name}
+	if old == nil {
 		c.add("version", Pass, "new recipe (not at %s)", base.Rev)
-		return
-	}
-	d, err := diffRecipes(r, old, opts.Build.PlanOptions)
-	if err != nil {
-		c.fail("base", fmt.Errorf("%w: %w", ErrBase, err), "%v", err)
-		return
-	}
-	rr.Base = d.oldVersion
-	st, detail := versionCheck(d, base.Rev)
-	c.add("version", st, "%s", detail)
-	if len(d.trust) > 0 {
-		c.add("trust", Warn, "REVIEW: %s", strings.Join(d.trust, "; "))
 	} else {
-		c.add("trust", Pass, "keyrings and signer lists unchanged since %s", base.Rev)
+		d, err := diffRecipes(r, old, opts.Build.ResolveOptions)
+		if err != nil {
+			c.fail("base", fmt.Errorf("%w: %w", ErrBase, err), "%v", err)
+			return
+		}
+		rr.Base = d.oldVersion
+		st, detail := versionCheck(d, base.Rev)
+		c.add("version", st, "%s", detail)
+		rr.Changes = d.changes
 	}
-	rr.Changes = d.changes
+	diffTrust(r, old, base.Rev, rv)
+	diffPrivileges(r, old, opts.Build.ResolveOptions, rv)
+	flagged := map[string]bool{}
+	for _, it := range rv.items {
+		check := reviewKinds[it.Kind]
+		flagged[check] = true
+		c.add(check, Warn, "%s", it.Message)
+	}
+	if !flagged["trust"] {
+		c.add("trust", Pass, "no trust change since %s (signature forms, keyrings, signers, Sigstore identities, issuers and keys, cross-checks, pinned algorithms)", base.Rev)
+	}
+	if !flagged["privileges"] {
+		c.add("privileges", Pass, "no special bit, owner, mode, maintainer-script fragment or trigger added or changed since %s", base.Rev)
+	}
+	rr.review = rv.items
 }
 
 // recipeDiff is what changed between a recipe and its base version, from
-// their plans for every architecture either has.
+// their resolved recipes for every architecture either has.
 type recipeDiff struct {
-	newVersion, oldVersion string   // Debian versions ("" when no architecture plans)
-	changed                bool     // the packages change: plans or the local files they read differ
+	newVersion, oldVersion string   // Debian versions ("" when no architecture resolves)
+	changed                bool     // the packages change: what their bytes depend on differs
 	changes                []string // per package: added, removed, files and control fields (sorted)
-	trust                  []string // keyring and signer changes (sorted)
 }
 
-// diffRecipes compares the plans of r and old, architecture by architecture.
-// An architecture only one of them plans is added or removed.
-func diffRecipes(r, old *recipe.Recipe, po recipe.PlanOptions) (recipeDiff, error) {
+// diffRecipes compares the resolved recipes of r and old, architecture by
+// architecture. An architecture only one of them has is added or removed.
+// Trust is compared apart (diffTrust): it never changes the packages.
+func diffRecipes(r, old *recipe.Recipe, po recipe.ResolveOptions) (recipeDiff, error) {
 	var d recipeDiff
+	byArch := map[string][]string{} // change -> the architectures it is seen in
+	var keys []string
 	for _, a := range sortedUnique(append(r.ArchNames(), old.ArchNames()...)) {
-		np, nerr := planFor(r, a, po)
-		op, oerr := planFor(old, a, po)
+		np, nerr := resolveFor(r, a, po)
+		op, oerr := resolveFor(old, a, po)
 		switch {
 		case nerr != nil && oerr != nil:
 			continue
@@ -175,17 +277,31 @@ func diffRecipes(r, old *recipe.Recipe, po recipe.PlanOptions) (recipeDiff, erro
 			continue
 		}
 		d.newVersion, d.oldVersion = np.DebianVersion, op.DebianVersion
-		same, err := samePlan(np, op, r.Root, old.Root)
+		same, notes, err := sameContent(np, op, r.Root, old.Root)
 		if err != nil {
 			return d, err
 		}
 		d.changed = d.changed || !same
-		d.changes = append(d.changes, diffPackages(a, np, op)...)
-		d.trust = append(d.trust, diffTrust(np, op, r.Root, old.Root)...)
+		for _, c := range append(notes, diffPackages(np, op)...) {
+			key := c.subject + "\x00" + c.what
+			if byArch[key] == nil {
+				keys = append(keys, key)
+			}
+			byArch[key] = append(byArch[key], a)
+		}
 	}
-	d.changes, d.trust = sortedUnique(d.changes), sortedUnique(d.trust)
+	// A change every architecture shares is shown once, naming them all.
+	for _, key := range keys {
+		subject, what, _ := strings.Cut(key, "\x00")
+		d.changes = append(d.changes, fmt.Sprintf("%s [%s]: %s", subject, strings.Join(byArch[key], ", "), what))
+	}
+	d.changes = sortedUnique(d.changes)
 	return d, nil
 }
+
+// change is one difference of a package or source: its subject ("hello",
+// "source hello") and what changed, for one architecture.
+type change struct{ subject, what string }
 
 // versionCheck is the version rule: when the packages change, the Debian
 // version must increase (dpkg's ordering); unchanged packages may keep it.
@@ -194,7 +310,7 @@ func versionCheck(d recipeDiff, rev string) (Status, string) {
 	case err != nil:
 		return Fail, err.Error()
 	case !d.changed:
-		return Pass, fmt.Sprintf("unchanged since %s (%s)", rev, d.newVersion)
+		return Pass, fmt.Sprintf("the packages are unchanged since %s (%s)", rev, d.newVersion)
 	case c <= 0:
 		return Fail, fmt.Sprintf("the packages change but the Debian version %s does not increase over %s at %s: raise version, revision or epoch", d.newVersion, d.oldVersion, rev)
 	default:
@@ -202,131 +318,138 @@ func versionCheck(d recipeDiff, rev string) (Status, string) {
 	}
 }
 
-func planFor(r *recipe.Recipe, arch string, po recipe.PlanOptions) (*recipe.Plan, error) {
+func resolveFor(r *recipe.Recipe, arch string, po recipe.ResolveOptions) (*recipe.Resolved, error) {
 	if !slices.Contains(r.ArchNames(), arch) {
 		return nil, fmt.Errorf("no architecture %s", arch)
 	}
-	return r.Plan(arch, po)
+	return r.Resolve(arch, po)
 }
 
-// samePlan compares two plans whose recipes live under different roots:
-// paths are compared relative to their roots and the files they name by
-// content.
-func samePlan(a, b *recipe.Plan, rootA, rootB string) (bool, error) {
-	ja, err := json.Marshal(a)
-	if err != nil {
-		return false, err
+// contentView is what of a resolved recipe the package bytes depend on:
+// all of it but, per source, what only decides whether it is trusted (its
+// signature, Sigstore material, checksum file: diffTrust reviews them),
+// where it is downloaded from, and its pins (compared apart: the same
+// bytes may gain a pin of another algorithm). Anything else, including
+// fields added later, counts as content.
+func contentView(p *recipe.Resolved) recipe.Resolved {
+	v := *p
+	v.Sources = make([]recipe.ResolvedSource, len(p.Sources))
+	for i, s := range p.Sources {
+		s.URL, s.Pinned = "", nil
+		s.Signature, s.Sigstore, s.NoSignatureReason, s.Checksums = nil, nil, "", nil
+		v.Sources[i] = s
 	}
-	jb, err := json.Marshal(b)
-	if err != nil {
-		return false, err
-	}
-	if !bytes.Equal(bytes.ReplaceAll(ja, []byte(rootA), nil), bytes.ReplaceAll(jb, []byte(rootB), nil)) {
-		return false, nil
-	}
-	for _, f := range a.LocalFiles() {
-		ca, errA := os.ReadFile(f)
-		cb, errB := os.ReadFile(filepath.Join(rootB, strings.TrimPrefix(f, rootA)))
-		if errA != nil || errB != nil || !bytes.Equal(ca, cb) {
-			return false, nil
-		}
-	}
-	return true, nil
+	return v
 }
 
-// diffTrust lists keyring and signer changes: a reviewer must see them.
-func diffTrust(np, op *recipe.Plan, newRoot, oldRoot string) []string {
-	type anchor struct {
-		keyring string
-		signers []string
-	}
-	anchors := func(p *recipe.Plan, root string) map[string]anchor {
-		m := map[string]anchor{}
-		for _, s := range p.Sources {
-			if s.Signature != nil {
-				m["source "+s.Name+" signature"] = anchor{strings.TrimPrefix(s.Signature.KeyringPath, root+"/"), s.Signature.Signers}
-			}
-			if s.Sigstore != nil { // the signer is the anchor: a change is for review, like a keyring's
-				who := "Sigstore " + s.Sigstore.Signer()
-				if s.Sigstore.PublicKeyPath != "" { // the key itself, so that a changed file is seen
-					fpr, err := trust.KeyFingerprint(s.Sigstore)
-					if err != nil {
-						fpr = "unreadable"
-					}
-					who += " (" + fpr + ")"
-				}
-				m["source "+s.Name+" signature"] = anchor{who, nil}
-			}
-			if s.Checksums != nil && s.Checksums.Clearsigned != nil {
-				m["source "+s.Name+" checksum file"] = anchor{strings.TrimPrefix(s.Checksums.Clearsigned.KeyringPath, root+"/"), s.Checksums.Clearsigned.Signers}
-			}
+// trustFiles are the local files p reads only to decide trust: keyrings
+// and pinned public keys.
+func trustFiles(p *recipe.Resolved) map[string]bool {
+	m := map[string]bool{}
+	for _, s := range p.Sources {
+		if s.Signature != nil {
+			m[s.Signature.KeyringPath] = true
 		}
-		return m
-	}
-	na, oa := anchors(np, newRoot), anchors(op, oldRoot)
-	name := func(k string) string {
-		if strings.HasPrefix(k, "Sigstore ") {
-			return k
+		if s.Sigstore != nil && s.Sigstore.PublicKeyPath != "" {
+			m[s.Sigstore.PublicKeyPath] = true
 		}
-		return "keyring " + k
+		if s.Checksums != nil && s.Checksums.Clearsigned != nil {
+			m[s.Checksums.Clearsigned.KeyringPath] = true
+		}
 	}
-	var out []string
-	for what, n := range na {
-		o, ok := oa[what]
-		switch {
-		case !ok:
-			out = append(out, fmt.Sprintf("%s: now verified with %s (new)", what, name(n.keyring)))
+	return m
+}
+
+// sameContent reports whether two resolved recipes, whose recipes live
+// under different roots, make the same package bytes: their content views
+// agree (paths relative to their roots), every source's pins agree on the
+// algorithms both have (one at least), and the local files the packages
+// read have the same bytes. notes say which sources moved to another URL
+// with the same pins.
+func sameContent(a, b *recipe.Resolved, rootA, rootB string) (bool, []change, error) {
+	ja, err := json.Marshal(contentView(a))
+	if err != nil {
+		return false, nil, err
+	}
+	jb, err := json.Marshal(contentView(b))
+	if err != nil {
+		return false, nil, err
+	}
+	same := bytes.Equal(bytes.ReplaceAll(ja, []byte(rootA), nil), bytes.ReplaceAll(jb, []byte(rootB), nil))
+	var notes []change
+	for _, sa := range a.Sources {
+		i := slices.IndexFunc(b.Sources, func(s recipe.ResolvedSource) bool { return s.Name == sa.Name })
+		if i < 0 {
+			same = false
 			continue
-		case o.keyring != n.keyring:
-			out = append(out, fmt.Sprintf("%s: %s replaces %s", what, name(n.keyring), name(o.keyring)))
-		case strings.HasPrefix(n.keyring, "Sigstore "):
-		default:
-			ca, _ := os.ReadFile(filepath.Join(newRoot, n.keyring))
-			cb, _ := os.ReadFile(filepath.Join(oldRoot, o.keyring))
-			if !bytes.Equal(ca, cb) {
-				out = append(out, fmt.Sprintf("keyring %s changed: check its keys with 'updeb keys list %s'", n.keyring, n.keyring))
+		}
+		sb := b.Sources[i]
+		if !samePins(sa.Pinned, sb.Pinned) {
+			same = false
+		} else if sa.URL != sb.URL {
+			notes = append(notes, change{"source " + sa.Name, fmt.Sprintf("downloaded from %s, was %s (the same pinned bytes)", sa.URL, sb.URL)})
+		}
+	}
+	if !same {
+		return false, notes, nil
+	}
+	skip := trustFiles(a)
+	for _, f := range a.LocalFiles() {
+		if skip[f] {
+			continue
+		}
+		ca, errA := confined.ReadFile(f, maxCompared)
+		cb, errB := confined.ReadFile(filepath.Join(rootB, strings.TrimPrefix(f, rootA)), maxCompared)
+		if errA != nil || errB != nil || !bytes.Equal(ca, cb) {
+			return false, notes, nil
+		}
+	}
+	return true, notes, nil
+}
+
+// samePins reports whether two pin sets name the same bytes: they share an
+// algorithm, and agree on every algorithm they share.
+func samePins(a, b digest.Set) bool {
+	shared := 0
+	for alg, v := range a {
+		if w, ok := b[alg]; ok {
+			if v != w {
+				return false
 			}
-		}
-		if !slices.Equal(n.signers, o.signers) {
-			out = append(out, fmt.Sprintf("%s: signers %v, were %v", what, n.signers, o.signers))
+			shared++
 		}
 	}
-	for what, o := range oa {
-		if _, ok := na[what]; !ok {
-			out = append(out, fmt.Sprintf("%s: no longer verified (%s dropped)", what, name(o.keyring)))
-		}
-	}
-	return out
+	return shared > 0
 }
 
 // diffPackages lists packages added or removed and, per package, files added
 // or removed and control fields changed (Version aside: the version check
-// covers it).
-func diffPackages(arch string, np, op *recipe.Plan) []string {
-	index := func(p *recipe.Plan) map[string]*recipe.PlannedPackage {
-		m := map[string]*recipe.PlannedPackage{}
+// covers it); a field of several lines (Description) as a diff of its lines.
+func diffPackages(np, op *recipe.Resolved) []change {
+	index := func(p *recipe.Resolved) map[string]*recipe.ResolvedPackage {
+		m := map[string]*recipe.ResolvedPackage{}
 		for i := range p.Packages {
 			m[p.Packages[i].Name] = &p.Packages[i]
 		}
 		return m
 	}
 	ni, oi := index(np), index(op)
-	var out []string
+	var out []change
 	for name, n := range ni {
 		o, ok := oi[name]
 		if !ok {
-			out = append(out, fmt.Sprintf("%s [%s]: new package", name, arch))
+			out = append(out, change{name, "new package"})
 			continue
 		}
 		nf, of := fileList(n), fileList(o)
 		for f := range nf {
 			if !of[f] {
-				out = append(out, fmt.Sprintf("%s [%s]: + %s", name, arch, f))
+				out = append(out, change{name, "+ " + f})
 			}
 		}
 		for f := range of {
 			if !nf[f] {
-				out = append(out, fmt.Sprintf("%s [%s]: - %s", name, arch, f))
+				out = append(out, change{name, "- " + f})
 			}
 		}
 		nc, oc := n.Control(0), o.Control(0)
@@ -339,27 +462,33 @@ func diffPackages(arch string, np, op *recipe.Plan) []string {
 				continue
 			}
 			nv, ov := nc.Value(f), oc.Value(f)
-			if nv != ov {
-				out = append(out, fmt.Sprintf("%s [%s]: %s: %q -> %q", name, arch, f, ov, nv))
+			switch {
+			case nv == ov:
+			case strings.Contains(nv, "\n") || strings.Contains(ov, "\n"):
+				// A Description: its changed lines, not both texts in full.
+				out = append(out, change{name, f + ":\n" + lineDiff(ov, nv)})
+			default:
+				out = append(out, change{name, fmt.Sprintf("%s: %q -> %q", f, ov, nv)})
 			}
 		}
 	}
 	for name := range oi {
 		if _, ok := ni[name]; !ok {
-			out = append(out, fmt.Sprintf("%s [%s]: package removed", name, arch))
+			out = append(out, change{name, "package removed"})
 		}
 	}
 	return out
 }
 
-// fileList is every path a package installs, with its mode or link target.
-func fileList(p *recipe.PlannedPackage) map[string]bool {
+// fileList is every path a package installs, with its mode (and owner
+// when it is not root) or link target.
+func fileList(p *recipe.ResolvedPackage) map[string]bool {
 	m := map[string]bool{}
 	for _, f := range p.Files {
-		m[fmt.Sprintf("%s (%04o)", f.Dest, f.Mode)] = true
+		m[fmt.Sprintf("%s (%s)", f.Dest, access{mode: f.Mode, owner: f.Owner})] = true
 	}
 	for _, d := range p.Directories {
-		m[d+"/"] = true
+		m[fmt.Sprintf("%s/ (%s)", d.Path, access{mode: d.Mode, owner: d.Owner})] = true
 	}
 	for _, l := range p.Symlinks {
 		m[l.Dest+" -> "+l.Target] = true
@@ -369,3 +498,7 @@ func fileList(p *recipe.PlannedPackage) map[string]bool {
 	}
 	return m
 }
+
+// maxCompared bounds a recipe-folder file or keyring the gate compares
+// between two trees (read whole; packaged files are megabytes at most).
+const maxCompared = 256 << 20

@@ -2,14 +2,18 @@
 // bump): fetch and verify every source (pins, OpenPGP or Sigstore signatures, the
 // cross-check against upstream checksum files), build, lintian, build again
 // into a fresh folder and compare bytes, and, against a base git revision,
-// check that the Debian version increases, flag keyring and signer changes
-// for review, and diff the packages' file lists and control fields.
+// check that the Debian version increases when the packages change, flag
+// every trust change for review (a ReviewItem each: review.go), and diff the
+// packages' file lists and control fields.
 //
-// The base comparison diffs Plans, not built packages: updeb takes only the
-// files a recipe names (never globs), so a plan fixes every package's file
-// list and control fields (all but Installed-Size). Diffing plans needs
-// neither the old release's artifacts nor the network, and says exactly what
-// the bump changes.
+// The base comparison diffs resolved recipes, not built packages: updeb
+// takes only the files a recipe names (never globs), so a resolved recipe
+// fixes every package's file list and control fields (all but
+// Installed-Size). Diffing them needs neither the old release's artifacts
+// nor the network, and says exactly what the bump changes. What only
+// decides trust (signatures, Sigstore policies, keyrings, checksum files)
+// is compared apart (trustdiff.go): it never changes the package bytes, so
+// it needs a reviewer, not a new version.
 package gate
 
 import (
@@ -18,19 +22,19 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"os/exec"
 	"path/filepath"
 	"slices"
 	"sort"
 	"strings"
 
-	"github.com/updeb/updeb/internal/build"
+	"github.com/updeb/updeb/internal/confined"
 	"github.com/updeb/updeb/internal/fetch"
+	"github.com/updeb/updeb/internal/pipeline"
 	"github.com/updeb/updeb/internal/recipe"
 	"github.com/updeb/updeb/internal/trust"
 	"github.com/updeb/updeb/pkg/digest"
-	"github.com/updeb/updeb/pkg/verify"
+	"github.com/updeb/updeb/pkg/verify/openpgp"
 	"github.com/updeb/updeb/pkg/verify/sigstore"
 )
 
@@ -38,8 +42,8 @@ import (
 type Status string
 
 // The outcomes. Only Fail makes the report fail; Warn asks a human to review
-// (a keyring change), Skip says the check could not apply (no lintian, no
-// upstream checksum file).
+// (a REVIEW line: a trust change, see ReviewItem), Skip says the check could
+// not apply (no lintian, no upstream checksum file).
 const (
 	Pass Status = "pass"
 	Fail Status = "fail"
@@ -64,13 +68,18 @@ type RecipeReport struct {
 	Base    string   `json:"base,omitempty"`    // Debian version at the base revision; "" when new or no base
 	Results []Result `json:"results"`           // in the order they ran
 	Changes []string `json:"changes,omitempty"` // package differences from the base
+
+	review []ReviewItem // moved to Report.Review by Report.add
 }
 
 // Report is the whole run.
 type Report struct {
 	Recipes  []RecipeReport `json:"recipes"`
 	Failed   int            `json:"failed"`   // failed checks
-	Warnings int            `json:"warnings"` // checks flagged for review
+	Warnings int            `json:"warnings"` // checks flagged for review: one per element of Review
+	// Review is every change a human must review (a REVIEW line each), of
+	// every recipe, in report order; empty without --base.
+	Review []ReviewItem `json:"review"`
 	// Network is set when a source could not be fetched (network or I/O), as
 	// opposed to a failed check.
 	Network bool `json:"network"`
@@ -129,7 +138,7 @@ func (rep *Report) Err() error {
 
 // Options configure Run. Build's OutDir and Force are set by Run.
 type Options struct {
-	Build   build.Options
+	Build   pipeline.Options
 	Arches  []string // architectures to build; nil means every one of each recipe
 	TempDir string   // parent of the two build folders (and the base checkout)
 	Lintian string   // the lintian executable; "" when not installed (the check is skipped)
@@ -139,11 +148,11 @@ type Options struct {
 // Run verifies the recipes. It returns an error only when it could not run at
 // all; failed checks are in the report.
 func Run(ctx context.Context, recipes []*recipe.Recipe, opts Options) (*Report, error) {
-	var jobs []build.Job
+	var jobs []pipeline.Job
 	for _, r := range recipes {
 		for _, a := range r.ArchNames() {
 			if len(opts.Arches) == 0 || slices.Contains(opts.Arches, a) {
-				jobs = append(jobs, build.Job{Recipe: r, Arch: a})
+				jobs = append(jobs, pipeline.Job{Recipe: r, Arch: a})
 			}
 		}
 	}
@@ -153,26 +162,26 @@ func Run(ctx context.Context, recipes []*recipe.Recipe, opts Options) (*Report, 
 	first, second := filepath.Join(opts.TempDir, "build-1"), filepath.Join(opts.TempDir, "build-2")
 	bo := opts.Build
 	bo.Force, bo.OutDir = true, first
-	res1, err := build.Run(ctx, jobs, bo)
+	res1, err := pipeline.Run(ctx, jobs, bo)
 	if res1 == nil && err != nil {
 		return nil, err // the build could not start (output folder, lock): nothing was checked
 	}
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	var again []build.Job
+	var again []pipeline.Job
 	for i, r := range res1 {
 		if r.Err == nil {
 			again = append(again, jobs[i])
 		}
 	}
-	var res2 []build.Result
+	var res2 []pipeline.Result
 	if len(again) > 0 {
 		bo.OutDir = second
-		res2, _ = build.Run(ctx, again, bo)
+		res2, _ = pipeline.Run(ctx, again, bo)
 	}
 
-	rep := &Report{}
+	rep := &Report{Review: []ReviewItem{}}
 	for _, r := range recipes {
 		rr := RecipeReport{Recipe: r.Name, File: r.Path}
 		var c checks
@@ -201,8 +210,8 @@ func Run(ctx context.Context, recipes []*recipe.Recipe, opts Options) (*Report, 
 }
 
 // resultsOf returns the build results of the recipe named name.
-func resultsOf(name string, results []build.Result) []build.Result {
-	var out []build.Result
+func resultsOf(name string, results []pipeline.Result) []pipeline.Result {
+	var out []pipeline.Result
 	for _, x := range results {
 		if x.Recipe == name {
 			out = append(out, x)
@@ -222,6 +231,8 @@ func (rep *Report) add(rr RecipeReport) {
 			rep.Warnings++
 		}
 	}
+	rep.Review = append(rep.Review, rr.review...)
+	rr.review = nil
 	rep.Recipes = append(rep.Recipes, rr)
 }
 
@@ -241,7 +252,7 @@ func (c *checks) fail(check string, cause error, format string, args ...any) {
 
 // sourceChecks reports fetch, digest, signature, cross-check and build from
 // the first build's results; it returns whether every job built.
-func sourceChecks(r *recipe.Recipe, results []build.Result, c *checks) bool {
+func sourceChecks(r *recipe.Recipe, results []pipeline.Result, c *checks) bool {
 	var failed bool
 	for _, x := range results {
 		if x.Err == nil {
@@ -252,11 +263,11 @@ func sourceChecks(r *recipe.Recipe, results []build.Result, c *checks) bool {
 		switch {
 		case errors.As(x.Err, &mismatch):
 			c.add("digest", Fail, "%v", x.Err)
-		case errors.Is(x.Err, verify.ErrSignature), errors.Is(x.Err, sigstore.ErrRefused):
+		case errors.Is(x.Err, openpgp.ErrSignature), errors.Is(x.Err, sigstore.ErrRefused):
 			c.add("signature", Fail, "%v", x.Err)
 		case errors.Is(x.Err, trust.ErrCrossCheck):
 			c.add("cross-check", Fail, "%v", x.Err)
-		case errors.Is(x.Err, recipe.ErrInvalid), errors.Is(x.Err, verify.ErrKeyring):
+		case errors.Is(x.Err, recipe.ErrInvalid), errors.Is(x.Err, openpgp.ErrKeyring):
 			c.add("build", Fail, "%v", x.Err)
 		case isNetwork(x.Err):
 			c.fail("fetch", x.Err, "%v", x.Err)
@@ -267,26 +278,29 @@ func sourceChecks(r *recipe.Recipe, results []build.Result, c *checks) bool {
 	if failed {
 		return false
 	}
-	// Everything verified: say how, per source.
+	// Everything verified: say how, per source, and who signed.
 	var signed, sigstored, unsigned, crossed, uncrossed []string
 	for _, s := range r.Sources {
 		switch {
 		case s.Signature.Sigstore != nil:
-			sigstored = append(sigstored, s.Name+" ("+sigstoreEvidence(results, s.Name)+")")
+			sigstored = append(sigstored, named(s.Name, evidence(results, s.Name, "sigstore:", "")))
 		case s.Signature.URL != "":
-			signed = append(signed, s.Name)
+			signed = append(signed, named(s.Name, evidence(results, s.Name, "openpgp:", "key ")))
 		default:
 			unsigned = append(unsigned, s.Name+" ("+s.Signature.None+")")
 		}
-		if s.Checksums != nil {
+		switch {
+		case s.Checksums != nil && s.Checksums.Clearsigned != nil:
+			crossed = append(crossed, named(s.Name, evidence(results, s.Name, "openpgp-clearsigned-checksums:", "clearsigned by key ")))
+		case s.Checksums != nil:
 			crossed = append(crossed, s.Name)
-		} else {
+		default:
 			uncrossed = append(uncrossed, s.Name)
 		}
 	}
 	c.add("digest", Pass, "every source matches its pinned digest")
 	if len(signed) > 0 {
-		c.add("signature", Pass, "OpenPGP signature verified: %s", strings.Join(signed, ", "))
+		c.add("signature", Pass, "OpenPGP signature verified: %s", strings.Join(signed, "; "))
 	}
 	if len(sigstored) > 0 {
 		c.add("signature", Pass, "Sigstore signature verified: %s", strings.Join(sigstored, "; "))
@@ -295,7 +309,7 @@ func sourceChecks(r *recipe.Recipe, results []build.Result, c *checks) bool {
 		c.add("signature", Skip, "no signature: %s", strings.Join(unsigned, "; "))
 	}
 	if len(crossed) > 0 {
-		c.add("cross-check", Pass, "pins agree with the upstream checksum file: %s", strings.Join(crossed, ", "))
+		c.add("cross-check", Pass, "pins agree with the upstream checksum file: %s", strings.Join(crossed, "; "))
 	}
 	if len(uncrossed) > 0 {
 		c.add("cross-check", Skip, "no cross-check available (the recipe names no upstream checksum file): %s", strings.Join(uncrossed, ", "))
@@ -310,18 +324,34 @@ func sourceChecks(r *recipe.Recipe, results []build.Result, c *checks) bool {
 	return true
 }
 
-// sigstoreEvidence says, per architecture built, who signed the source and
-// where the transparency log holds it.
-func sigstoreEvidence(results []build.Result, source string) string {
-	var out []string
+// evidence names who vouched for the source: the words of trust.Source
+// that begin with prefix ("openpgp:FPR", "sigstore:IDENTITY issuer=URL
+// rekor=N"), after label, per architecture ("amd64: key FPR"), or once when
+// several architectures agree. "" when the results say nothing.
+func evidence(results []pipeline.Result, source, prefix, label string) string {
+	var per, distinct []string
 	for _, x := range results {
 		for _, by := range x.VerifiedBy[source] {
-			if ev, ok := strings.CutPrefix(by, "sigstore:"); ok {
-				out = append(out, x.Arch+": "+ev)
+			if ev, ok := strings.CutPrefix(by, prefix); ok {
+				per = append(per, x.Arch+": "+label+ev)
+				if !slices.Contains(distinct, ev) {
+					distinct = append(distinct, ev)
+				}
 			}
 		}
 	}
-	return strings.Join(out, ", ")
+	if len(per) > 1 && len(distinct) == 1 {
+		return label + distinct[0]
+	}
+	return strings.Join(per, ", ")
+}
+
+// named is a source's name with who vouched for it, when that is known.
+func named(source, by string) string {
+	if by == "" {
+		return source
+	}
+	return source + " (" + by + ")"
 }
 
 // isNetwork reports a download that failed (network, offline miss, a
@@ -351,8 +381,8 @@ func lintian(ctx context.Context, exe string, debs []string, c *checks) {
 }
 
 // reproducible compares the two builds byte for byte.
-func reproducible(a, b []build.Result, dirA, dirB string, c *checks) {
-	second := map[string]build.Output{}
+func reproducible(a, b []pipeline.Result, dirA, dirB string, c *checks) {
+	second := map[string]pipeline.Output{}
 	for _, x := range b {
 		for _, o := range x.Outputs {
 			second[o.File] = o
@@ -384,12 +414,12 @@ func reproducible(a, b []build.Result, dirA, dirB string, c *checks) {
 }
 
 func sameBytes(a, b string) (bool, error) {
-	fa, err := os.Open(a)
+	fa, _, err := confined.OpenFile(a)
 	if err != nil {
 		return false, err
 	}
 	defer fa.Close()
-	fb, err := os.Open(b)
+	fb, _, err := confined.OpenFile(b)
 	if err != nil {
 		return false, err
 	}

@@ -12,13 +12,13 @@ import (
 	"syscall"
 	"testing"
 
-	"github.com/updeb/updeb/internal/build"
 	"github.com/updeb/updeb/internal/fetch"
+	"github.com/updeb/updeb/internal/pipeline"
 	"github.com/updeb/updeb/internal/recipe"
-	"github.com/updeb/updeb/internal/testenv"
+	"github.com/updeb/updeb/internal/testkit/testenv"
 	"github.com/updeb/updeb/internal/trust"
 	"github.com/updeb/updeb/pkg/digest"
-	"github.com/updeb/updeb/pkg/verify"
+	"github.com/updeb/updeb/pkg/verify/openpgp"
 )
 
 const fpr = "BF6DE05C1AE1CEB285DE5044F3CB238093D0BB4B"
@@ -89,52 +89,56 @@ func edit(t *testing.T, text string, pairs ...string) string {
 }
 
 // TestDiffRecipes compares a recipe at HEAD with its base version, from their
-// plans alone: what the packages gain and lose, control fields, architectures,
-// and the trust anchors a human must review. A recipe in another folder with
-// the same content is unchanged (paths compare relative to their roots).
+// resolved recipes alone: what the packages gain and lose, control fields,
+// architectures, and whether the package bytes change at all. Trust
+// settings never change the packages (diffTrust reviews them). A recipe in
+// another folder with the same content is unchanged (paths compare relative
+// to their roots).
 func TestDiffRecipes(t *testing.T) {
 	const key = "-----BEGIN PGP PUBLIC KEY BLOCK-----\nold\n-----END PGP PUBLIC KEY BLOCK-----\n"
+	const openpgpSig = `signature: {url: "https://example.org/v{{.Version}}/hello-{{.Arch}}.tar.gz.asc", keyring: keys/upstream.asc, signers: [` + fpr + `]}`
+	const sha512 = "sha512: {amd64: " + "cf83e1357eefb8bdf1542850d66d8007d620e4050b5715dc83f4a921d36ce9ce47d0d13c5d85f2b0ff8318d2877eec2f63b931bd47417a81a538327af927da3e}"
 	tests := []struct {
-		name        string
-		head        string // the recipe at HEAD
-		headKey     string // its keyring
-		changed     bool   // the plans or the local files they read (keyrings too) differ
-		newV, oldV  string
-		changes     []string // exactly these
-		trust       []string // each a part of one trust line; nil means none
-		trustAbsent bool
+		name       string
+		head       string // the recipe at HEAD
+		headKey    string // its keyring
+		changed    bool   // what the package bytes depend on differs
+		newV, oldV string
+		changes    []string // exactly these
 	}{
-		{"same recipe elsewhere", helloRecipe, key, false, "1.2.0-1", "1.2.0-1", nil, nil, true},
-		{"revision only", edit(t, helloRecipe, `revision: "1"`, `revision: "2"`), key, true, "1.2.0-2", "1.2.0-1", nil, nil, true},
+		{"same recipe elsewhere", helloRecipe, key, false, "1.2.0-1", "1.2.0-1", nil},
+		{"revision only", edit(t, helloRecipe, `revision: "1"`, `revision: "2"`), key, true, "1.2.0-2", "1.2.0-1", nil},
 		{"control field", edit(t, helloRecipe, `revision: "1"`, `revision: "2"`, "section: utils", "section: net"), key, true, "1.2.0-2", "1.2.0-1",
-			[]string{`hello [amd64]: Section: "utils" -> "net"`}, nil, true},
+			[]string{`hello [amd64]: Section: "utils" -> "net"`}},
 		{"summary is the Description's first line", edit(t, helloRecipe, "summary: friendly greeting", "summary: greeting"), key, true, "1.2.0-1", "1.2.0-1",
-			[]string{`hello [amd64]: Description: "friendly greeting\nSays hello." -> "greeting\nSays hello."`}, nil, true},
+			[]string{"hello [amd64]: Description:\n  - friendly greeting\n  + greeting\n    Says hello."}},
 		{"relation", edit(t, helloRecipe, "section: utils", "section: utils\n    depends: [ca-certificates]"), key, true, "1.2.0-1", "1.2.0-1",
-			[]string{`hello [amd64]: Depends: "" -> "ca-certificates"`}, nil, true},
+			[]string{`hello [amd64]: Depends: "" -> "ca-certificates"`}},
 		{"file moved", edit(t, helloRecipe, "dest: /usr/bin/hello}", "dest: /usr/sbin/hello}"), key, true, "1.2.0-1", "1.2.0-1",
-			[]string{"hello [amd64]: + /usr/sbin/hello (0755)", "hello [amd64]: - /usr/bin/hello (0755)"}, nil, true},
+			[]string{"hello [amd64]: + /usr/sbin/hello (0755)", "hello [amd64]: - /usr/bin/hello (0755)"}},
 		{"mode", edit(t, helloRecipe, "dest: /usr/share/doc/hello/LICENSE}", `dest: /usr/share/doc/hello/LICENSE, mode: "0600"}`), key, true, "1.2.0-1", "1.2.0-1",
-			[]string{"hello [amd64]: + /usr/share/doc/hello/LICENSE (0600)", "hello [amd64]: - /usr/share/doc/hello/LICENSE (0644)"}, nil, true},
+			[]string{"hello [amd64]: + /usr/share/doc/hello/LICENSE (0600)", "hello [amd64]: - /usr/share/doc/hello/LICENSE (0644)"}},
 		{"package added", edit(t, helloRecipe, "packages:\n", "packages:\n  - {name: hello-doc, architecture: all, summary: docs, description: Docs., section: doc, files: [{source: hello, path: README, dest: /usr/share/doc/hello-doc/README}]}\n"), key, true, "1.2.0-1", "1.2.0-1",
-			[]string{"hello-doc [amd64]: new package"}, nil, true},
+			[]string{"hello-doc [amd64]: new package"}},
 		{"architecture added", edit(t, helloRecipe, "{amd64: amd64}", "{amd64: amd64, arm64: arm64}", "{amd64: 0192", "{arm64: 7f4b9b5c6bc993bd427c4ba7fd1aea86dab4083b51cb8c84ab533926ddb71665, amd64: 0192"), key, true, "1.2.0-1", "1.2.0-1",
-			[]string{"architecture arm64 added"}, nil, true},
-		{"keyring content", helloRecipe, key + "rotated\n", true, "1.2.0-1", "1.2.0-1", nil,
-			[]string{"keyring keys/upstream.asc changed"}, false},
-		{"signer list", edit(t, helloRecipe, "signers: ["+fpr+"]", "signers: ["+fpr+", 0123456789ABCDEF0123456789ABCDEF01234567]"), key, true, "1.2.0-1", "1.2.0-1", nil,
-			[]string{"source hello signature: signers [" + fpr + " 0123456789ABCDEF0123456789ABCDEF01234567], were [" + fpr + "]"}, false},
-		{"signature dropped", edit(t, helloRecipe, `signature: {url: "https://example.org/v{{.Version}}/hello-{{.Arch}}.tar.gz.asc", keyring: keys/upstream.asc, signers: [`+fpr+`]}`, `signature: {none: upstream does not sign}`), key, true, "1.2.0-1", "1.2.0-1", nil,
-			[]string{"source hello signature: no longer verified (keyring keys/upstream.asc dropped)"}, false},
-		{"Sigstore signer replaces the keyring", edit(t, helloRecipe, `signature: {url: "https://example.org/v{{.Version}}/hello-{{.Arch}}.tar.gz.asc", keyring: keys/upstream.asc, signers: [`+fpr+`]}`,
-			`signature: {bundle-url: "https://example.org/v{{.Version}}/hello-{{.Arch}}.sigstore.json", identity: rel@example.org, issuer: https://accounts.google.com}`), key, true, "1.2.0-1", "1.2.0-1", nil,
-			[]string{"source hello signature: Sigstore identity rel@example.org, issuer https://accounts.google.com replaces keyring keys/upstream.asc"}, false},
+			[]string{"architecture arm64 added"}},
+		{"other pinned bytes", edit(t, helloRecipe, "{amd64: 0192", "{amd64: 1192"), key, true, "1.2.0-1", "1.2.0-1", nil},
+		// Trust-only edits: the same package bytes.
+		{"keyring content", helloRecipe, key + "rotated\n", false, "1.2.0-1", "1.2.0-1", nil},
+		{"signer list", edit(t, helloRecipe, "signers: ["+fpr+"]", "signers: ["+fpr+", 0123456789ABCDEF0123456789ABCDEF01234567]"), key, false, "1.2.0-1", "1.2.0-1", nil},
+		{"signature dropped", edit(t, helloRecipe, openpgpSig, `signature: {none: upstream does not sign}`), key, false, "1.2.0-1", "1.2.0-1", nil},
+		{"Sigstore replaces the keyring", edit(t, helloRecipe, openpgpSig,
+			`signature: {bundle-url: "https://example.org/v{{.Version}}/hello-{{.Arch}}.sigstore.json", identity: rel@example.org, issuer: https://accounts.google.com}`), key, false, "1.2.0-1", "1.2.0-1", nil},
+		{"cross-check dropped", edit(t, helloRecipe, "    checksums: {url: \"https://example.org/v{{.Version}}/SHA256SUMS\"}\n", ""), key, false, "1.2.0-1", "1.2.0-1", nil},
+		{"a pin of another algorithm added", edit(t, helloRecipe, "    signature:", "    "+sha512+"\n    signature:"), key, false, "1.2.0-1", "1.2.0-1", nil},
+		{"another URL, the same pins", edit(t, helloRecipe, "url: https://example.org/v{{.Version}}/hello-{{.Arch}}.tar.gz", "url: https://mirror.example.org/v{{.Version}}/hello-{{.Arch}}.tar.gz"), key, false, "1.2.0-1", "1.2.0-1",
+			[]string{"source hello [amd64]: downloaded from https://mirror.example.org/v1.2.0/hello-amd64.tar.gz, was https://example.org/v1.2.0/hello-amd64.tar.gz (the same pinned bytes)"}},
 	}
 	old := loadProject(t, helloRecipe, key)
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			head := loadProject(t, tt.head, tt.headKey)
-			d, err := diffRecipes(head, old, recipe.PlanOptions{})
+			d, err := diffRecipes(head, old, recipe.ResolveOptions{})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -146,38 +150,16 @@ func TestDiffRecipes(t *testing.T) {
 			if !slices.Equal(d.changes, want) {
 				t.Errorf("changes:\n  %s\nwant:\n  %s", strings.Join(d.changes, "\n  "), strings.Join(want, "\n  "))
 			}
-			if tt.trustAbsent != (len(d.trust) == 0) {
-				t.Errorf("trust changes %q", d.trust)
-			}
-			for _, w := range tt.trust {
-				if !slices.ContainsFunc(d.trust, func(s string) bool { return strings.Contains(s, w) }) {
-					t.Errorf("trust changes %q lack %q", d.trust, w)
-				}
-			}
 		})
 	}
 }
 
-// A pinned Sigstore key is a trust anchor like a keyring: a key file
-// replaced under the same name is shown for review, with both fingerprints.
-func TestDiffTrustSigstoreKey(t *testing.T) {
-	const oldKey = "-----BEGIN PUBLIC KEY-----\nMFkwEwYHKoZIzj0CAQYIKoZIzj0DAQcDQgAE1Olb3zMAFFxXKHiIkQO5cJ3Yhl5i6UPp+IhuteBJbuHcA5UogKo0EWtlWwW6KSaKoTNEYL7JlCQiVnkhBktUgg==\n-----END PUBLIC KEY-----\n"
-	const newKey = "-----BEGIN PUBLIC KEY-----\nMFkwEwYHKoZIzj0CAQYIKoZIzj0DAQcDQgAET7r0mMHLkFQJQjSbWeSrZUb+NGV+\nxPADUoBUEYtif5QS0Tucec+6FNUlIz0NJW1jlQnBTRQry1TMO8QGRqv4TQ==\n-----END PUBLIC KEY-----\n"
-	text := edit(t, helloRecipe, `signature: {url: "https://example.org/v{{.Version}}/hello-{{.Arch}}.tar.gz.asc", keyring: keys/upstream.asc, signers: [`+fpr+`]}`,
-		`signature: {bundle-url: "https://example.org/v{{.Version}}/hello-{{.Arch}}.sigstore.json", public-key: hello.pub}`)
-	load := func(key string) *recipe.Recipe {
-		return loadFiles(t, map[string]string{"recipes/hello.yaml": text, "recipes/hello/hello.pub": key})
-	}
-	d, err := diffRecipes(load(newKey), load(oldKey), recipe.PlanOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	want := "source hello signature: Sigstore public key hello.pub (SHA256:"
-	if len(d.trust) != 1 || !strings.HasPrefix(d.trust[0], want) || !strings.Contains(d.trust[0], "replaces Sigstore public key hello.pub (SHA256:HpCKVUWf5t2sHMvBN+qGMe6DcDL+wqLMxSizjYHxcQg=)") {
-		t.Errorf("trust changes %q, want one starting %q", d.trust, want)
-	}
-	if d, err := diffRecipes(load(oldKey), load(oldKey), recipe.PlanOptions{}); err != nil || len(d.trust) != 0 {
-		t.Errorf("same key: trust changes %q, %v", d.trust, err)
+// A change every architecture shares is shown once, naming them all.
+func TestDiffRecipesSharedChange(t *testing.T) {
+	two := edit(t, helloRecipe, "{amd64: amd64}", "{amd64: amd64, arm64: arm64}", "{amd64: 0192", "{arm64: 7f4b9b5c6bc993bd427c4ba7fd1aea86dab4083b51cb8c84ab533926ddb71665, amd64: 0192")
+	d, err := diffRecipes(loadProject(t, edit(t, two, "section: utils", "section: net"), "k"), loadProject(t, two, "k"), recipe.ResolveOptions{})
+	if want := []string{`hello [amd64, arm64]: Section: "utils" -> "net"`}; err != nil || !slices.Equal(d.changes, want) {
+		t.Errorf("changes %q (%v), want %q", d.changes, err, want)
 	}
 }
 
@@ -198,7 +180,7 @@ func TestVersionCheck(t *testing.T) {
 		{"1.2.0-1", "1.2.0-1", true, Fail, "does not increase over 1.2.0-1 at BASE"},
 		{"1.2.0~rc.1-1", "1.2.0-1", true, Fail, "1.2.0~rc.1-1 does not increase"},
 		{"1.9.0-1", "1.10.0-1", true, Fail, "does not increase"},
-		{"1.2.0-1", "1.2.0-1", false, Pass, "unchanged since BASE (1.2.0-1)"},
+		{"1.2.0-1", "1.2.0-1", false, Pass, "the packages are unchanged since BASE (1.2.0-1)"},
 		{"1.2.0-1", "", true, Fail, ""}, // no base version to order against
 	}
 	for _, tt := range tests {
@@ -223,17 +205,17 @@ func TestSourceChecks(t *testing.T) {
 		cause bool // the failure is a download: Report.Err must see it
 	}{
 		{&digest.MismatchError{Subject: "a", Algorithm: digest.SHA256, Want: "aa", Got: "bb"}, "digest", false},
-		{fmt.Errorf("signature a.asc: %w", &verify.RefusedError{}), "signature", false},
+		{fmt.Errorf("signature a.asc: %w", &openpgp.RefusedError{}), "signature", false},
 		{fmt.Errorf("%w: SUMS lists other", trust.ErrCrossCheck), "cross-check", false},
 		{fmt.Errorf("%w: bad", recipe.ErrInvalid), "build", false},
-		{fmt.Errorf("%w: bad", verify.ErrKeyring), "build", false},
+		{fmt.Errorf("%w: bad", openpgp.ErrKeyring), "build", false},
 		{netErr, "fetch", true},
 		{&fetch.OfflineError{Missing: []string{"https://example.org/a"}}, "fetch", true},
 		{errors.New("disk full"), "build", false},
 	}
 	for _, f := range failures {
 		var c checks
-		if sourceChecks(r, []build.Result{{}, {Err: fmt.Errorf("hello (amd64): %w", f.err)}}, &c) {
+		if sourceChecks(r, []pipeline.Result{{}, {Err: fmt.Errorf("hello (amd64): %w", f.err)}}, &c) {
 			t.Errorf("%v: reported as built", f.err)
 		}
 		if len(c) != 1 || c[0].Check != f.check || c[0].Status != Fail || !strings.Contains(c[0].Detail, f.err.Error()) {
@@ -244,19 +226,40 @@ func TestSourceChecks(t *testing.T) {
 		}
 	}
 
+	// Who signed comes from the words trust.Source returned for each
+	// architecture: once when they agree, per architecture when not.
+	r.Sources = append(r.Sources,
+		recipe.Source{Name: "sig", Signature: recipe.Signature{Sigstore: &recipe.Sigstore{BundleURL: "https://example.org/a.sigstore.json"}}},
+		recipe.Source{Name: "clear", Signature: recipe.Signature{URL: "https://example.org/c.asc"}, Checksums: &recipe.Checksums{URL: "https://example.org/SUMS.asc", Clearsigned: &recipe.Keyring{}}})
+	built := func(arch, file string) pipeline.Result {
+		return pipeline.Result{Arch: arch, Outputs: []pipeline.Output{{File: file}}, VerifiedBy: map[string][]string{
+			"signed": {"openpgp:" + fpr, "checksum-file:https://example.org/SUMS"},
+			"sig":    {"sigstore:rel@example.org issuer=https://accounts.google.com rekor=" + map[string]string{"amd64": "7", "arm64": "8"}[arch]},
+			"clear":  {"openpgp:" + map[string]string{"amd64": fpr, "arm64": "0123456789ABCDEF0123456789ABCDEF01234567"}[arch], "openpgp-clearsigned-checksums:" + fpr},
+		}}
+	}
 	var c checks
-	ok := sourceChecks(r, []build.Result{{Outputs: []build.Output{{File: "a_1_amd64.deb"}}}, {Outputs: []build.Output{{File: "b_1_amd64.deb"}}}}, &c)
+	ok := sourceChecks(r, []pipeline.Result{built("amd64", "a_1_amd64.deb"), built("arm64", "a_1_arm64.deb")}, &c)
 	want := []Result{
 		{Check: "digest", Status: Pass, Detail: "every source matches its pinned digest"},
-		{Check: "signature", Status: Pass, Detail: "OpenPGP signature verified: signed"},
+		{Check: "signature", Status: Pass, Detail: "OpenPGP signature verified: signed (key " + fpr + "); clear (amd64: key " + fpr + ", arm64: key 0123456789ABCDEF0123456789ABCDEF01234567)"},
+		{Check: "signature", Status: Pass, Detail: "Sigstore signature verified: sig (amd64: rel@example.org issuer=https://accounts.google.com rekor=7, arm64: rel@example.org issuer=https://accounts.google.com rekor=8)"},
 		{Check: "signature", Status: Skip, Detail: "no signature: bare (upstream does not sign)"},
-		{Check: "cross-check", Status: Pass, Detail: "pins agree with the upstream checksum file: signed"},
-		{Check: "cross-check", Status: Skip, Detail: "no cross-check available (the recipe names no upstream checksum file): bare"},
-		{Check: "build", Status: Pass, Detail: "a_1_amd64.deb b_1_amd64.deb"},
+		{Check: "cross-check", Status: Pass, Detail: "pins agree with the upstream checksum file: signed; clear (clearsigned by key " + fpr + ")"},
+		{Check: "cross-check", Status: Skip, Detail: "no cross-check available (the recipe names no upstream checksum file): bare, sig"},
+		{Check: "build", Status: Pass, Detail: "a_1_amd64.deb a_1_arm64.deb"},
 	}
 	if !ok || !slices.Equal(c, want) {
-		t.Errorf("all built: %v\n%+v\nwant\n%+v", ok, c, want)
+		t.Errorf("all built:\n%s\nwant\n%s", resultLines(c), resultLines(want))
 	}
+}
+
+func resultLines(rs []Result) string {
+	var b strings.Builder
+	for _, r := range rs {
+		fmt.Fprintf(&b, "  %s %s %s\n", r.Status, r.Check, r.Detail)
+	}
+	return b.String()
 }
 
 // TestReproducible compares the two builds' packages byte for byte.
@@ -278,15 +281,15 @@ func TestReproducible(t *testing.T) {
 	write(dirB, "short.deb", big[:len(big)-1])
 	write(dirA, "only.deb", big)
 
-	outs := func(names ...string) []build.Result {
-		var r build.Result
+	outs := func(names ...string) []pipeline.Result {
+		var r pipeline.Result
 		for _, n := range names {
-			r.Outputs = append(r.Outputs, build.Output{File: n, SHA256: n + "-sha"})
+			r.Outputs = append(r.Outputs, pipeline.Output{File: n, SHA256: n + "-sha"})
 		}
-		return []build.Result{r}
+		return []pipeline.Result{r}
 	}
 	tests := []struct {
-		a, b   []build.Result
+		a, b   []pipeline.Result
 		want   Status
 		detail string
 	}{
@@ -377,7 +380,7 @@ func TestReportErr(t *testing.T) {
 // revision does not have is new, and one it has loads with its keyring as it
 // was then.
 func TestBaseLoad(t *testing.T) {
-	tools := testenv.RequireTool(t, "git", "tar")
+	tools := testenv.RequireTool(t, "git")
 	dir := t.TempDir()
 	git := func(args ...string) {
 		testenv.Run(t, tools[0], append([]string{"-C", dir, "-c", "user.email=t@example.org", "-c", "user.name=t"}, args...)...)
@@ -441,5 +444,67 @@ func TestBaseLoad(t *testing.T) {
 	outside := loadProject(t, helloRecipe, "key\n")
 	if _, err := b.load(ctx, outside, t.TempDir()); !errors.Is(err, ErrBase) {
 		t.Errorf("recipe outside git: %v, want ErrBase", err)
+	}
+}
+
+// TestDiffPrivileges: every special bit, owner or mode added or changed,
+// and every maintainer-script fragment or trigger added, changed or
+// removed, is a review item of the privileges check; a bump that changes
+// none of them is not.
+func TestDiffPrivileges(t *testing.T) {
+	const key = "key\n"
+	withFragment := edit(t, helloRecipe, "section: utils", "section: utils\n    scripts: {postinst: hello.postinst}\n    triggers: [activate-noawait ldconfig]")
+	project := func(text, fragment string) *recipe.Recipe {
+		files := map[string]string{"recipes/hello.yaml": text, "keys/upstream.asc": key}
+		if fragment != "" {
+			files["recipes/hello/hello.postinst"] = fragment
+		}
+		return loadFiles(t, files)
+	}
+	review := func(head, old *recipe.Recipe) (kinds []Kind, lines []string) {
+		rv := &reviews{recipe: head.Name}
+		diffPrivileges(head, old, recipe.ResolveOptions{}, rv)
+		for _, it := range rv.items {
+			if reviewKinds[it.Kind] != "privileges" {
+				t.Errorf("%s: check %q, want privileges", it.Kind, reviewKinds[it.Kind])
+			}
+			kinds, lines = append(kinds, it.Kind), append(lines, it.Message)
+		}
+		return kinds, lines
+	}
+	old := project(withFragment, "echo one\n")
+	for _, tt := range []struct {
+		name  string
+		head  *recipe.Recipe
+		kinds []Kind
+		lines []string
+	}{
+		{"revision bump", project(edit(t, withFragment, `revision: "1"`, `revision: "2"`), "echo one\n"), nil, nil},
+		{"setuid added", project(edit(t, withFragment, "dest: /usr/bin/hello}", `dest: /usr/bin/hello, mode: "4755", special-bits: "binds port 80"}`), "echo one\n"),
+			[]Kind{KindSpecialBits}, []string{`package hello [amd64]: /usr/bin/hello: 0755 -> 4755 (special-bits: "binds port 80")`}},
+		{"owner and mode", project(edit(t, withFragment, "dest: /usr/share/doc/hello/LICENSE}", `dest: /usr/share/doc/hello/LICENSE, mode: "0640", group: adm}`), "echo one\n"),
+			[]Kind{KindOwner}, []string{`package hello [amd64]: /usr/share/doc/hello/LICENSE: 0644 -> 0640 root:adm`}},
+		{"new private directory", project(edit(t, withFragment, "    files:\n", "    directories: [/var/lib/hello, {path: /var/lib/hello/keys, mode: \"0700\"}]\n    files:\n"), "echo one\n"),
+			[]Kind{KindMode}, []string{`package hello [amd64]: /var/lib/hello/keys/ is 0700`}},
+		{"fragment changed", project(withFragment, "echo two\n"), []Kind{KindScriptFragment}, []string{"package hello [amd64]: postinst fragment hello.postinst changed: diff it against the base revision"}},
+		{"fragment and trigger removed", project(helloRecipe, ""), []Kind{KindScriptFragment, KindTriggers},
+			[]string{"package hello [amd64]: postinst fragment hello.postinst removed", "package hello [amd64]: triggers: none, were activate-noawait ldconfig"}},
+		{"new recipe", project(edit(t, withFragment, "dest: /usr/bin/hello}", `dest: /usr/bin/hello, mode: "2755", group: shadow, special-bits: "reads shadow"}`), "echo one\n"),
+			[]Kind{KindScriptFragment, KindSpecialBits, KindTriggers}, []string{
+				"package hello [amd64]: postinst fragment hello.postinst added (it runs as root at every installation)",
+				`package hello [amd64]: /usr/bin/hello is 2755 root:shadow (special-bits: "reads shadow")`,
+				"package hello [amd64]: triggers: activate-noawait ldconfig, were none",
+			}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			base := old
+			if tt.name == "new recipe" {
+				base = nil
+			}
+			kinds, lines := review(tt.head, base)
+			if !slices.Equal(kinds, tt.kinds) || !slices.Equal(lines, tt.lines) {
+				t.Errorf("review %v:\n  %s\nwant %v:\n  %s", kinds, strings.Join(lines, "\n  "), tt.kinds, strings.Join(tt.lines, "\n  "))
+			}
+		})
 	}
 }

@@ -6,18 +6,33 @@
 // "gitdir:" file (worktrees, submodules), HEAD, loose and packed refs, loose
 // objects and pack files (index v2, offset and reference deltas), alternates,
 // SHA-1 and SHA-256 object formats. It never runs git, so nothing in a
-// repository's config (hooks, filters, fsmonitor) runs, and it works where git
-// is not installed. Every object it uses is checked against its id, and reads
-// are bounded (object size, delta chain length, ref nesting).
+// repository's config (hooks, filters, fsmonitor) runs, it works where git is
+// not installed, and a hostile repository costs a bounded amount:
+//
+//   - Every file is opened through internal/confined, relative to the git
+//     folder it belongs in: never a FIFO or device (the open does not block),
+//     never a symlink that leaves that folder, regular files only, each read
+//     bounded. The folders themselves are found as git finds them (".git",
+//     "gitdir:", "commondir", "objects/info/alternates"), and may lie
+//     elsewhere, as a worktree's or a shared clone's do; .git itself may not
+//     be a symlink.
+//   - Objects are checked against their ids; every byte inflated or rebuilt
+//     from deltas is charged to one budget per call (MaxWork), one object is
+//     at most MaxObjectSize, a delta chain at most MaxDeltaChain long, and a
+//     reference delta whose base is still being rebuilt (a cycle) is refused.
+//   - The context is checked between objects: a cancelled build stops it.
+//   - Errors name the role of a file (HEAD, a ref, packed-refs, a pack) and
+//     never quote its content: a file planted to be echoed stays unread.
 //
 // A repository it cannot read (the reftable ref format, a damaged pack, a
-// partial clone without the trees) is an error; callers treat that as "not
-// known", never as a failure of their own work.
+// partial clone without the trees, a planted FIFO) is an error; callers
+// treat that as "not known", never as a failure of their own work.
 package gitread
 
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"crypto/sha1"
 	"crypto/sha256"
 	"encoding/hex"
@@ -25,9 +40,12 @@ import (
 	"fmt"
 	"hash"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/updeb/updeb/internal/confined"
 )
 
 // State says how a file compares with the HEAD commit of its checkout.
@@ -41,11 +59,23 @@ const (
 
 // Limits of what a read may cost.
 const (
-	maxObjectSize = 64 << 20 // a commit or tree; real ones are kilobytes
-	maxDeltaChain = 4096     // git pack-objects caps --depth at 4095
-	maxRefDepth   = 10       // symbolic refs followed
+	// MaxObjectSize bounds one commit or tree (and each delta and base on
+	// the way to it): real ones are kilobytes, a huge tree a few MiB.
+	MaxObjectSize = 16 << 20
+	// MaxWork bounds the bytes one FileAtHead call inflates or rebuilds from
+	// deltas, all objects together: memory and time stay bounded whatever
+	// the packs say.
+	MaxWork = 128 << 20
+	// MaxDeltaChain bounds a delta chain (git pack-objects caps --depth at
+	// 4095; its default is 50).
+	MaxDeltaChain = 4096
+
+	maxRefDepth   = 10 // symbolic refs followed
 	maxRefLine    = 4096
-	maxAlternates = 5 // nesting of objects/info/alternates
+	maxAlternates = 5       // nesting of objects/info/alternates
+	maxPacks      = 1000    // pack files per objects folder (git gc repacks at 50)
+	maxTextFile   = 1 << 20 // config, alternates
+	maxPackedRefs = 256 << 20
 )
 
 // ErrUnsupported is wrapped when a repository uses a format this package
@@ -55,6 +85,11 @@ var ErrUnsupported = errors.New("gitread: unsupported repository format")
 // ErrCorrupt is wrapped when a repository's files do not parse or an object
 // does not match its id.
 var ErrCorrupt = errors.New("gitread: damaged repository data")
+
+// ErrRefused is wrapped when a repository's file is refused unread: a FIFO,
+// device or folder where a file belongs, a symlink out of its folder, a file
+// over its size limit, or more work than MaxWork.
+var ErrRefused = errors.New("gitread: refused")
 
 // Result is the answer for one file.
 type Result struct {
@@ -66,13 +101,14 @@ type Result struct {
 
 // FileAtHead compares content, the bytes of the file at path, with what the
 // HEAD commit of the checkout holding path has at that path. It returns nil
-// and no error when path is in no git checkout.
-func FileAtHead(path string, content []byte) (*Result, error) {
+// and no error when path is in no git checkout. It stops with ctx's error
+// when ctx is done.
+func FileAtHead(ctx context.Context, path string, content []byte) (*Result, error) {
 	abs, err := filepath.Abs(path)
 	if err != nil {
 		return nil, err
 	}
-	r, err := open(filepath.Dir(abs))
+	r, err := open(ctx, filepath.Dir(abs))
 	if err != nil || r == nil {
 		return nil, err
 	}
@@ -100,29 +136,53 @@ func FileAtHead(path string, content []byte) (*Result, error) {
 
 // repo is an opened repository.
 type repo struct {
+	ctx     context.Context
 	top     string // worktree top folder
 	gitDir  string // this worktree's git folder (HEAD, per-worktree refs)
 	common  string // the shared git folder (objects, refs, packed-refs, config)
 	newHash func() hash.Hash
 	hexLen  int
 	stores  []*store // objects folder and its alternates
+	work    int64    // bytes inflated or rebuilt so far (MaxWork)
+	reading map[string]bool
+	z       io.ReadCloser // the zlib reader, reused
+}
+
+// errorf returns an error about the repository at r.top wrapping kind.
+func (r *repo) errorf(kind error, format string, args ...any) error {
+	return fmt.Errorf("%w: %s: %s", kind, r.top, fmt.Sprintf(format, args...))
+}
+
+// charge counts n more bytes of work, refusing past MaxWork; it also stops
+// when the context is done.
+func (r *repo) charge(n int64) error {
+	if err := r.ctx.Err(); err != nil {
+		return err
+	}
+	r.work += n
+	if n < 0 || r.work > MaxWork {
+		return r.errorf(ErrRefused, "reading HEAD's tree takes more than %d MiB of objects", MaxWork>>20)
+	}
+	return nil
 }
 
 // open finds the checkout holding dir, walking up; nil when there is none.
-func open(dir string) (*repo, error) {
+func open(ctx context.Context, dir string) (*repo, error) {
 	for d := dir; ; {
 		dotgit := filepath.Join(d, ".git")
-		fi, err := os.Stat(dotgit)
+		fi, err := os.Lstat(dotgit)
 		switch {
 		case err == nil && fi.IsDir():
-			return openAt(d, dotgit)
+			return openAt(ctx, d, dotgit)
 		case err == nil && fi.Mode().IsRegular():
-			gd, err := readGitFile(dotgit)
+			gd, err := readGitFile(d)
 			if err != nil {
 				return nil, err
 			}
-			return openAt(d, gd)
-		case err != nil && !errors.Is(err, os.ErrNotExist):
+			return openAt(ctx, d, gd)
+		case err == nil:
+			return nil, fmt.Errorf("%w: %s is %s, not a folder or a \"gitdir:\" file", ErrRefused, dotgit, confined.Kind(fi.Mode()))
+		case !errors.Is(err, fs.ErrNotExist):
 			return nil, err
 		}
 		parent := filepath.Dir(d)
@@ -133,33 +193,36 @@ func open(dir string) (*repo, error) {
 	}
 }
 
-// readGitFile reads a ".git" file: "gitdir: PATH", relative to its folder.
-func readGitFile(path string) (string, error) {
-	line, err := firstLine(path)
+// readGitFile reads top's ".git" file: "gitdir: PATH", relative to top.
+func readGitFile(top string) (string, error) {
+	line, err := firstLine(top, ".git")
 	if err != nil {
-		return "", err
+		return "", fmt.Errorf("%s: .git: %w", top, err)
 	}
 	gd, ok := strings.CutPrefix(line, "gitdir: ")
-	if !ok || gd == "" {
-		return "", fmt.Errorf("%w: %s: want \"gitdir: PATH\"", ErrCorrupt, path)
+	if !ok || gd == "" || strings.ContainsRune(gd, 0) {
+		return "", fmt.Errorf("%w: %s: .git: want \"gitdir: PATH\"", ErrCorrupt, top)
 	}
 	if !filepath.IsAbs(gd) {
-		gd = filepath.Join(filepath.Dir(path), gd)
+		gd = filepath.Join(top, gd)
 	}
-	return gd, nil
+	return filepath.Clean(gd), nil
 }
 
-func openAt(top, gitDir string) (*repo, error) {
-	r := &repo{top: top, gitDir: gitDir, common: gitDir, newHash: sha1.New, hexLen: 40}
-	if c, err := firstLine(filepath.Join(gitDir, "commondir")); err == nil {
+func openAt(ctx context.Context, top, gitDir string) (*repo, error) {
+	r := &repo{ctx: ctx, top: top, gitDir: gitDir, common: gitDir, newHash: sha1.New, hexLen: 40, reading: map[string]bool{}}
+	if c, err := firstLine(gitDir, "commondir"); err == nil {
+		if c == "" || strings.ContainsRune(c, 0) {
+			return nil, r.errorf(ErrCorrupt, "commondir names no folder")
+		}
 		if !filepath.IsAbs(c) {
 			c = filepath.Join(gitDir, c)
 		}
-		r.common = c
-	} else if !errors.Is(err, os.ErrNotExist) {
-		return nil, err
+		r.common = filepath.Clean(c)
+	} else if !errors.Is(err, fs.ErrNotExist) {
+		return nil, r.fileError("commondir", err)
 	}
-	ext, err := readExtensions(filepath.Join(r.common, "config"))
+	ext, err := r.readExtensions()
 	if err != nil {
 		return nil, err
 	}
@@ -168,10 +231,10 @@ func openAt(top, gitDir string) (*repo, error) {
 	case "sha256":
 		r.newHash, r.hexLen = sha256.New, 64
 	default:
-		return nil, fmt.Errorf("%w: %s: object format %q", ErrUnsupported, r.common, ext["objectformat"])
+		return nil, r.errorf(ErrUnsupported, "an object format other than sha1 and sha256")
 	}
 	if rs := ext["refstorage"]; rs != "" && rs != "files" {
-		return nil, fmt.Errorf("%w: %s: ref storage %q", ErrUnsupported, r.common, rs)
+		return nil, r.errorf(ErrUnsupported, "a ref storage other than files (reftable?)")
 	}
 	if err := r.addStore(filepath.Join(r.common, "objects"), 0); err != nil {
 		r.close()
@@ -180,25 +243,51 @@ func openAt(top, gitDir string) (*repo, error) {
 	return r, nil
 }
 
+// fileError describes an error reading the repository file name (its role,
+// never its content); a missing file stays fs.ErrNotExist.
+func (r *repo) fileError(name string, err error) error {
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return fmt.Errorf("%s: %s: %w", r.top, name, fs.ErrNotExist)
+	case errors.Is(err, confined.ErrRefused):
+		return r.errorf(ErrRefused, "%s: %v", name, refusalReason(err))
+	case errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):
+		return err
+	}
+	return r.errorf(ErrCorrupt, "%s: cannot be read (%v)", name, errors.Unwrap(err))
+}
+
+// refusalReason is what confined says about a refused file, without the
+// path (which may come from the repository's own files).
+func refusalReason(err error) string {
+	msg := err.Error()
+	if _, after, ok := strings.Cut(msg, confined.ErrRefused.Error()+": "); ok {
+		return after
+	}
+	return "refused"
+}
+
 func (r *repo) close() {
+	if r.z != nil {
+		r.z.Close()
+	}
 	for _, s := range r.stores {
 		s.close()
 	}
 }
 
-// readExtensions returns the keys of the [extensions] section of a git config
-// file, lower-cased. Only that section matters here.
-func readExtensions(path string) (map[string]string, error) {
+// readExtensions returns the keys of the [extensions] section of the git
+// config file, lower-cased. Only that section matters here.
+func (r *repo) readExtensions() (map[string]string, error) {
 	out := map[string]string{}
-	f, err := os.Open(path)
-	if errors.Is(err, os.ErrNotExist) {
+	data, err := confined.ReadIn(r.common, maxTextFile, "config")
+	if errors.Is(err, fs.ErrNotExist) {
 		return out, nil
 	}
 	if err != nil {
-		return nil, err
+		return nil, r.fileError("config", err)
 	}
-	defer f.Close()
-	sc := bufio.NewScanner(io.LimitReader(f, 1<<20))
+	sc := bufio.NewScanner(bytes.NewReader(data))
 	sc.Buffer(nil, maxRefLine)
 	in := false
 	for sc.Scan() {
@@ -211,17 +300,16 @@ func readExtensions(path string) (map[string]string, error) {
 			out[strings.ToLower(strings.TrimSpace(k))] = strings.ToLower(strings.TrimSpace(v))
 		}
 	}
-	return out, sc.Err()
+	if sc.Err() != nil {
+		return nil, r.errorf(ErrCorrupt, "config: a line longer than %d bytes", maxRefLine)
+	}
+	return out, nil
 }
 
-// firstLine returns the first line of a small file, without its newline.
-func firstLine(path string) (string, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return "", err
-	}
-	defer f.Close()
-	b, err := io.ReadAll(io.LimitReader(f, maxRefLine))
+// firstLine returns the first line of the small file name in dir, without
+// its newline; the file is opened confined to dir.
+func firstLine(dir, name string) (string, error) {
+	b, err := confined.ReadIn(dir, maxRefLine, name)
 	if err != nil {
 		return "", err
 	}
@@ -243,24 +331,32 @@ func (r *repo) head() (string, error) {
 		target, symbolic := strings.CutPrefix(v, "ref: ")
 		if !symbolic {
 			if !r.isID(v) {
-				return "", fmt.Errorf("%w: ref %s is %q, not an object id", ErrCorrupt, name, v)
+				return "", r.errorf(ErrCorrupt, "ref %s does not hold an object id", name)
 			}
 			return v, nil
 		}
 		if !validRefName(target) {
-			return "", fmt.Errorf("%w: ref %s points at %q", ErrCorrupt, name, target)
+			return "", r.errorf(ErrCorrupt, "ref %s points at no valid ref name under refs/", name)
 		}
 		name = target
 	}
-	return "", fmt.Errorf("%w: symbolic refs nested deeper than %d", ErrCorrupt, maxRefDepth)
+	return "", r.errorf(ErrCorrupt, "symbolic refs nested deeper than %d", maxRefDepth)
 }
 
+// validRefName accepts the ref names git's check-ref-format accepts under
+// refs/ (printable ASCII only, so that a name is safe to print).
 func validRefName(name string) bool {
-	if !strings.HasPrefix(name, "refs/") || strings.ContainsAny(name, "\\\x00") {
+	if !strings.HasPrefix(name, "refs/") || len(name) > 1024 || strings.Contains(name, "..") || strings.Contains(name, "@{") ||
+		strings.HasSuffix(name, ".") || strings.HasSuffix(name, ".lock") {
 		return false
 	}
+	for _, c := range []byte(name) {
+		if c <= ' ' || c >= 0x7f || strings.IndexByte("~^:?*[\\", c) >= 0 {
+			return false
+		}
+	}
 	for _, part := range strings.Split(name, "/") {
-		if part == "" || part == "." || part == ".." {
+		if part == "" || strings.HasPrefix(part, ".") {
 			return false
 		}
 	}
@@ -287,37 +383,38 @@ func (r *repo) readRef(name string) (string, bool, error) {
 	if perWorktree(name) {
 		dir = r.gitDir
 	}
-	v, err := firstLine(filepath.Join(dir, filepath.FromSlash(name)))
+	v, err := firstLine(dir, name)
 	switch {
 	case err == nil:
 		return v, true, nil
-	case !errors.Is(err, os.ErrNotExist) && !isDirError(err):
-		return "", false, err
+	case errors.Is(err, confined.ErrFolder) && name != "HEAD":
+		// refs/heads/a when refs/heads/a/b exists is a folder, and a is
+		// then in packed-refs only
+	case !errors.Is(err, fs.ErrNotExist):
+		return "", false, r.fileError(name, err)
 	case name == "HEAD":
-		return "", false, fmt.Errorf("%w: %s has no HEAD", ErrCorrupt, dir)
+		return "", false, r.errorf(ErrCorrupt, "the git folder has no HEAD")
 	}
 	return r.packedRef(name)
 }
 
-// isDirError is the error of reading a folder as a file (refs/heads/a when
-// refs/heads/a/b exists is a folder, and a is then in packed-refs only).
-func isDirError(err error) bool {
-	var pe *os.PathError
-	return errors.As(err, &pe) && strings.Contains(pe.Err.Error(), "is a directory")
-}
-
 func (r *repo) packedRef(name string) (string, bool, error) {
-	f, err := os.Open(filepath.Join(r.common, "packed-refs"))
-	if errors.Is(err, os.ErrNotExist) {
+	f, _, err := confined.Open(r.common, "packed-refs")
+	if errors.Is(err, fs.ErrNotExist) {
 		return "", false, nil
 	}
 	if err != nil {
-		return "", false, err
+		return "", false, r.fileError("packed-refs", err)
 	}
 	defer f.Close()
-	sc := bufio.NewScanner(f)
+	sc := bufio.NewScanner(io.LimitReader(f, maxPackedRefs))
 	sc.Buffer(nil, maxRefLine)
-	for sc.Scan() {
+	for lines := 0; sc.Scan(); lines++ {
+		if lines%4096 == 0 {
+			if err := r.ctx.Err(); err != nil {
+				return "", false, err
+			}
+		}
 		line := sc.Text()
 		if line == "" || line[0] == '#' || line[0] == '^' {
 			continue
@@ -326,8 +423,8 @@ func (r *repo) packedRef(name string) (string, bool, error) {
 			return id, true, nil
 		}
 	}
-	if err := sc.Err(); err != nil {
-		return "", false, fmt.Errorf("%w: packed-refs: %v", ErrCorrupt, err)
+	if sc.Err() != nil {
+		return "", false, r.errorf(ErrCorrupt, "packed-refs: a line longer than %d bytes, or unreadable", maxRefLine)
 	}
 	return "", false, nil
 }
@@ -351,7 +448,7 @@ func (r *repo) lookup(commit, path string) ([]byte, string, error) {
 	line, _, _ := bytes.Cut(data, []byte("\n"))
 	treeHex, ok := bytes.CutPrefix(line, []byte("tree "))
 	if !ok || !r.isID(string(treeHex)) {
-		return nil, "", fmt.Errorf("%w: commit %s has no tree line", ErrCorrupt, commit)
+		return nil, "", r.errorf(ErrCorrupt, "commit %s has no tree line", commit)
 	}
 	id, _ = hex.DecodeString(string(treeHex))
 	mode := "40000"
@@ -364,6 +461,9 @@ func (r *repo) lookup(commit, path string) ([]byte, string, error) {
 			return nil, "", err
 		}
 		if id, mode, err = findEntry(tree, name, r.newHash().Size()); err != nil || id == nil {
+			if err != nil {
+				err = r.errorf(ErrCorrupt, "tree %x: %v", id, err)
+			}
 			return nil, "", err
 		}
 	}
@@ -376,7 +476,7 @@ func findEntry(tree []byte, name string, idLen int) ([]byte, string, error) {
 		sp := bytes.IndexByte(tree, ' ')
 		nul := bytes.IndexByte(tree, 0)
 		if sp <= 0 || nul < sp || len(tree) < nul+1+idLen {
-			return nil, "", fmt.Errorf("%w: truncated tree entry", ErrCorrupt)
+			return nil, "", errors.New("truncated tree entry")
 		}
 		mode, entry := string(tree[:sp]), string(tree[sp+1:nul])
 		id := tree[nul+1 : nul+1+idLen]
@@ -395,17 +495,28 @@ func (r *repo) object(id []byte, want string) ([]byte, error) {
 		return nil, err
 	}
 	if typ != want {
-		return nil, fmt.Errorf("%w: object %x is a %s, not a %s", ErrCorrupt, id, typ, want)
+		return nil, r.errorf(ErrCorrupt, "object %x is a %s, not a %s", id, typ, want)
 	}
 	return data, nil
 }
 
 // read finds an object in the stores and checks it against its id. depth
-// counts the reference deltas followed to get here.
+// counts the deltas followed to get here; an object whose rebuilding is
+// under way (a reference delta that is, through its bases, its own base) is
+// a cycle.
 func (r *repo) read(id []byte, depth int) (string, []byte, error) {
-	if depth > maxDeltaChain {
-		return "", nil, fmt.Errorf("%w: delta chain longer than %d", ErrCorrupt, maxDeltaChain)
+	if depth > MaxDeltaChain {
+		return "", nil, r.errorf(ErrCorrupt, "delta chain longer than %d", MaxDeltaChain)
 	}
+	if err := r.charge(0); err != nil {
+		return "", nil, err
+	}
+	key := string(id)
+	if r.reading[key] {
+		return "", nil, r.errorf(ErrCorrupt, "object %x is a delta whose chain of bases leads back to itself", id)
+	}
+	r.reading[key] = true
+	defer delete(r.reading, key)
 	for _, s := range r.stores {
 		typ, data, found, err := s.read(r, id, depth)
 		if err != nil {
@@ -415,9 +526,9 @@ func (r *repo) read(id []byte, depth int) (string, []byte, error) {
 			continue
 		}
 		if !bytes.Equal(r.hashObject(typ, data), id) {
-			return "", nil, fmt.Errorf("%w: object %x does not match its id", ErrCorrupt, id)
+			return "", nil, r.errorf(ErrCorrupt, "object %x does not match its id", id)
 		}
 		return typ, data, nil
 	}
-	return "", nil, fmt.Errorf("%w: object %x not found (a partial or shallow clone?)", ErrCorrupt, id)
+	return "", nil, r.errorf(ErrCorrupt, "object %x not found (a partial or shallow clone?)", id)
 }

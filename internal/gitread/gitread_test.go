@@ -2,15 +2,23 @@ package gitread
 
 import (
 	"bytes"
+	"compress/zlib"
+	"context"
+	"encoding/binary"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
+	"slices"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 
-	"github.com/updeb/updeb/internal/testenv"
+	"github.com/updeb/updeb/internal/testkit/testenv"
 )
 
 // git runs the real git (the referee) in dir with a fixed identity and no
@@ -46,7 +54,7 @@ func check(t *testing.T, path string, want State, commit string) *Result {
 	if err != nil {
 		t.Fatal(err)
 	}
-	res, err := FileAtHead(path, data)
+	res, err := FileAtHead(context.Background(), path, data)
 	if err != nil {
 		t.Fatalf("FileAtHead(%s): %v", path, err)
 	}
@@ -176,7 +184,7 @@ func TestWorktreesClonesAndFormats(t *testing.T) {
 	// Not in a checkout at all.
 	plain := filepath.Join(t.TempDir(), "a.yaml")
 	write(t, plain, "a")
-	if res, err := FileAtHead(plain, []byte("a")); res != nil || err != nil {
+	if res, err := FileAtHead(context.Background(), plain, []byte("a")); res != nil || err != nil {
 		t.Fatalf("outside git: %+v %v", res, err)
 	}
 }
@@ -227,7 +235,7 @@ func TestDamagedRepositories(t *testing.T) {
 		}, "does not match its id"},
 		{"HEAD pointing outside refs", func(t *testing.T, dir string) {
 			os.WriteFile(filepath.Join(dir, ".git", "HEAD"), []byte("ref: ../../../etc/passwd\n"), 0o644)
-		}, `points at "../../../etc/passwd"`},
+		}, "points at no valid ref name"},
 		{"symbolic ref loop", func(t *testing.T, dir string) {
 			os.WriteFile(filepath.Join(dir, ".git", "HEAD"), []byte("ref: refs/heads/a\n"), 0o644)
 			os.WriteFile(filepath.Join(dir, ".git", "refs", "heads", "a"), []byte("ref: refs/heads/b\n"), 0o644)
@@ -235,7 +243,7 @@ func TestDamagedRepositories(t *testing.T) {
 		}, "nested deeper than"},
 		{"garbage ref", func(t *testing.T, dir string) {
 			os.WriteFile(filepath.Join(dir, ".git", "refs", "heads", "main"), []byte("not an id\n"), 0o644)
-		}, "not an object id"},
+		}, "does not hold an object id"},
 		{"reftable", func(t *testing.T, dir string) {
 			f, _ := os.OpenFile(filepath.Join(dir, ".git", "config"), os.O_APPEND|os.O_WRONLY, 0)
 			f.WriteString("[extensions]\n\trefStorage = reftable\n")
@@ -248,7 +256,7 @@ func TestDamagedRepositories(t *testing.T) {
 			tc.damage(t, dir)
 			recipe := filepath.Join(dir, "recipes", "hello.yaml")
 			data, _ := os.ReadFile(recipe)
-			_, err := FileAtHead(recipe, data)
+			_, err := FileAtHead(context.Background(), recipe, data)
 			if err == nil || !strings.Contains(err.Error(), tc.want) {
 				t.Fatalf("err = %v, want one with %q", err, tc.want)
 			}
@@ -281,13 +289,13 @@ func FuzzPackEntry(f *testing.F) {
 	f.Add([]byte{0x95, 0x0a, 0x78, 0x9c}, []byte("100644 a.yaml\x00"+strings.Repeat("\x01", 20)))
 	f.Add([]byte{0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x7f}, []byte("40000 d\x00"))
 	f.Fuzz(func(t *testing.T, hdr, tree []byte) {
-		if _, size, err := entryHeader(bytes.NewReader(hdr)); err == nil && (size < 0 || size > maxObjectSize) {
+		if _, size, err := entryHeader(bytes.NewReader(hdr)); err == nil && (size < 0 || size > MaxObjectSize) {
 			t.Fatalf("size %d accepted", size)
 		}
 		if d, err := ofsDeltaDistance(bytes.NewReader(hdr)); err == nil && d < 0 {
 			t.Fatalf("negative distance %d", d)
 		}
-		if _, _, err := readLoose(bytes.NewReader(hdr)); err == nil {
+		if _, _, err := readLoose(&repo{ctx: context.Background(), top: "t"}, bytes.NewReader(hdr)); err == nil {
 			return
 		}
 		for _, n := range []int{20, 32} {
@@ -296,4 +304,338 @@ func FuzzPackEntry(f *testing.F) {
 			}
 		}
 	})
+}
+
+// hostile runs FileAtHead on the recipe of a repository made from template
+// and changed by plant, in a goroutine, and fails when it blocks, panics or
+// lets secret (bytes planted outside the repository) into its error.
+func hostile(t *testing.T, template string, plant func(t *testing.T, dir string)) error {
+	_, err := hostileAlloc(t, template, plant)
+	return err
+}
+
+// hostileAlloc is hostile, also returning the bytes FileAtHead allocated.
+func hostileAlloc(t *testing.T, template string, plant func(t *testing.T, dir string)) (uint64, error) {
+	t.Helper()
+	dir := filepath.Join(t.TempDir(), "repo")
+	testenv.Run(t, "cp", "-a", template, dir)
+	plant(t, dir)
+	recipe := filepath.Join(dir, "recipes", "hello.yaml")
+	data, _ := os.ReadFile(recipe)
+	done := make(chan error, 1)
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	go func() {
+		res, err := FileAtHead(context.Background(), recipe, data)
+		if err == nil && res != nil && res.State == Clean {
+			err = fmt.Errorf("accepted as clean at %s", res.Commit)
+		}
+		runtime.ReadMemStats(&after)
+		done <- err
+	}()
+	select {
+	case err := <-done:
+		if err != nil && strings.Contains(err.Error(), secret) {
+			t.Fatalf("the error quotes a file from outside: %v", err)
+		}
+		return after.TotalAlloc - before.TotalAlloc, err
+	case <-time.After(20 * time.Second):
+		t.Fatal("FileAtHead blocked")
+	}
+	return 0, nil
+}
+
+const secret = "SECRET-OUTSIDE-THE-REPOSITORY"
+
+// TestHostileFiles: a FIFO, a device, a folder or a symlink out where git
+// keeps a file is refused at once, unread; nothing of a file outside appears
+// in the error.
+func TestHostileFiles(t *testing.T) {
+	loose := newRepo(t)
+	packed := filepath.Join(t.TempDir(), "packed")
+	testenv.Run(t, "cp", "-a", loose, packed)
+	git(t, packed, "repack", "-a", "-d")
+	git(t, packed, "pack-refs", "--all")
+	git(t, packed, "prune-packed")
+	outside := filepath.Join(t.TempDir(), "secret")
+	write(t, outside, secret+"\n")
+	head := git(t, loose, "rev-parse", "HEAD")
+	write(t, filepath.Join(filepath.Dir(outside), "ref"), head+"\n")
+	tree := git(t, loose, "rev-parse", "HEAD^{tree}")
+	looseTree := ".git/objects/" + tree[:2] + "/" + tree[2:]
+
+	fifo := func(rel string) func(*testing.T, string) {
+		return func(t *testing.T, dir string) {
+			p := filepath.Join(dir, rel)
+			os.RemoveAll(p)
+			if err := syscall.Mkfifo(p, 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	link := func(rel, to string) func(*testing.T, string) {
+		return func(t *testing.T, dir string) {
+			p := filepath.Join(dir, rel)
+			os.RemoveAll(p)
+			if err := os.Symlink(to, p); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	packFile := func(ext string) string {
+		m, _ := filepath.Glob(filepath.Join(packed, ".git", "objects", "pack", "*"+ext))
+		rel, _ := filepath.Rel(packed, m[0])
+		return rel
+	}
+	worktree := func(plantIn string) func(*testing.T, string) {
+		return func(t *testing.T, dir string) {
+			// the recipe's checkout becomes a worktree whose git folder
+			// has a FIFO for plantIn
+			gd := filepath.Join(dir, ".git", "worktrees", "w")
+			os.MkdirAll(gd, 0o755)
+			write(t, filepath.Join(gd, "HEAD"), "ref: refs/heads/main\n")
+			write(t, filepath.Join(gd, "commondir"), "../..\n")
+			p := filepath.Join(gd, plantIn)
+			os.Remove(p)
+			syscall.Mkfifo(p, 0o644)
+			sub := filepath.Join(dir, "recipes")
+			write(t, filepath.Join(sub, ".git"), "gitdir: "+gd+"\n")
+		}
+	}
+	cases := []struct {
+		name     string
+		template string
+		plant    func(*testing.T, string)
+	}{
+		{"FIFO HEAD", loose, fifo(".git/HEAD")},
+		{"FIFO loose ref", loose, fifo(".git/refs/heads/main")},
+		{"FIFO packed-refs", packed, fifo(".git/packed-refs")},
+		{"FIFO config", loose, fifo(".git/config")},
+		{"FIFO loose object", loose, fifo(looseTree)},
+		{"FIFO pack", packed, fifo(packFile(".pack"))},
+		{"FIFO pack index", packed, fifo(packFile(".idx"))},
+		{"FIFO alternates", loose, fifo(".git/objects/info/alternates")},
+		{"FIFO .git", loose, fifo(".git")},
+		{"FIFO .git file of a worktree", loose, func(t *testing.T, dir string) {
+			syscall.Mkfifo(filepath.Join(dir, "recipes", ".git"), 0o644)
+		}},
+		{"FIFO worktree HEAD", loose, worktree("HEAD")},
+		{"FIFO commondir", loose, worktree("commondir")},
+		{"folder HEAD", loose, func(t *testing.T, dir string) {
+			os.Remove(filepath.Join(dir, ".git", "HEAD"))
+			os.Mkdir(filepath.Join(dir, ".git", "HEAD"), 0o755)
+		}},
+		{"HEAD symlink to a file outside", loose, link(".git/HEAD", outside)},
+		{"HEAD symlink to a ref outside", loose, link(".git/HEAD", filepath.Join(filepath.Dir(outside), "ref"))},
+		{"ref symlink to a file outside", loose, link(".git/refs/heads/main", outside)},
+		{"ref symlink climbing out", loose, link(".git/refs/heads/main", "../../../../"+filepath.Base(filepath.Dir(outside))+"/secret")},
+		{"packed-refs symlink outside", packed, link(".git/packed-refs", outside)},
+		{"config symlink outside", loose, link(".git/config", outside)},
+		{"HEAD symlink to /dev/zero", loose, link(".git/HEAD", "/dev/zero")},
+		{".git symlink", loose, func(t *testing.T, dir string) {
+			os.Rename(filepath.Join(dir, ".git"), filepath.Join(dir, "real-git"))
+			os.Symlink("real-git", filepath.Join(dir, ".git"))
+		}},
+		{"refs folder symlink outside", loose, link(".git/refs/heads", filepath.Dir(outside))},
+		{"objects folder entry symlink outside", loose, link(looseTree, outside)},
+		{"HEAD naming a file outside through its ref", loose, func(t *testing.T, dir string) {
+			write(t, filepath.Join(dir, ".git", "HEAD"), "ref: refs/../../../"+outside+"\n")
+		}},
+	}
+	if os.Getuid() == 0 {
+		cases = append(cases, struct {
+			name     string
+			template string
+			plant    func(*testing.T, string)
+		}{"char device HEAD", loose, func(t *testing.T, dir string) {
+			p := filepath.Join(dir, ".git", "HEAD")
+			os.Remove(p)
+			if err := syscall.Mknod(p, syscall.S_IFCHR|0o644, 1<<8|5); err != nil {
+				t.Fatal(err)
+			}
+		}})
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			err := hostile(t, tc.template, tc.plant)
+			if err == nil {
+				t.Fatal("no error")
+			}
+			t.Log(err)
+		})
+	}
+}
+
+// packEntry is one object of a crafted pack: its id in the index and its
+// bytes in the pack (header, delta base, zlib data), given its offset.
+type packEntry struct {
+	id  []byte
+	raw func(off int64, offsets map[string]int64) []byte
+}
+
+// entryBytes encodes a pack entry: type, inflated size, base, zlib(data).
+func entryBytes(typ int, size int64, base []byte, data []byte) []byte {
+	var b bytes.Buffer
+	c := byte(typ<<4) | byte(size&15)
+	size >>= 4
+	for size > 0 {
+		b.WriteByte(c | 0x80)
+		c, size = byte(size&0x7f), size>>7
+	}
+	b.WriteByte(c)
+	b.Write(base)
+	z := zlib.NewWriter(&b)
+	z.Write(data)
+	z.Close()
+	return b.Bytes()
+}
+
+// ofsBase encodes an offset delta's backwards distance.
+func ofsBase(d int64) []byte {
+	out := []byte{byte(d & 0x7f)}
+	for d >>= 7; d > 0; d >>= 7 {
+		d--
+		out = append([]byte{0x80 | byte(d&0x7f)}, out...)
+	}
+	return out
+}
+
+// varint is a delta header size.
+func varint(n int64) []byte {
+	var out []byte
+	for {
+		c := byte(n & 0x7f)
+		n >>= 7
+		if n == 0 {
+			return append(out, c)
+		}
+		out = append(out, c|0x80)
+	}
+}
+
+// writePack writes pack/pack-x.{pack,idx} (version 2) holding entries into
+// the objects folder of dir's repository, replacing every other pack.
+func writePack(t *testing.T, dir string, entries []packEntry) {
+	t.Helper()
+	packDir := filepath.Join(dir, ".git", "objects", "pack")
+	os.RemoveAll(packDir)
+	os.MkdirAll(packDir, 0o755)
+	var pack bytes.Buffer
+	pack.WriteString("PACK")
+	binary.Write(&pack, binary.BigEndian, uint32(2))
+	binary.Write(&pack, binary.BigEndian, uint32(len(entries)))
+	offsets := map[string]int64{}
+	for _, e := range entries {
+		offsets[string(e.id)] = int64(pack.Len())
+		pack.Write(e.raw(int64(pack.Len()), offsets))
+	}
+	pack.Write(make([]byte, 20))
+	sorted := slices.Clone(entries)
+	slices.SortFunc(sorted, func(a, b packEntry) int { return bytes.Compare(a.id, b.id) })
+	var idx bytes.Buffer
+	idx.WriteString("\xfftOc")
+	binary.Write(&idx, binary.BigEndian, uint32(2))
+	for i := range 256 {
+		n := 0
+		for _, e := range sorted {
+			if int(e.id[0]) <= i {
+				n++
+			}
+		}
+		binary.Write(&idx, binary.BigEndian, uint32(n))
+	}
+	for _, e := range sorted {
+		idx.Write(e.id)
+	}
+	idx.Write(make([]byte, 4*len(sorted)))
+	for _, e := range sorted {
+		binary.Write(&idx, binary.BigEndian, uint32(offsets[string(e.id)]))
+	}
+	idx.Write(make([]byte, 40))
+	write(t, filepath.Join(packDir, "pack-x.pack"), pack.String())
+	write(t, filepath.Join(packDir, "pack-x.idx"), idx.String())
+}
+
+// TestHostilePacks: deltas that refer to themselves or each other, chains
+// deeper than MaxDeltaChain, objects over MaxObjectSize and chains whose
+// results add up past MaxWork are refused quickly, with memory bounded.
+func TestHostilePacks(t *testing.T) {
+	template := newRepo(t)
+	head := git(t, template, "rev-parse", "HEAD")
+	headID, _ := hex.DecodeString(head)
+	other := bytes.Repeat([]byte{0xee}, 20)
+	// HEAD's commit is the object under attack: every loose object goes, so
+	// that the pack written is the only place to find it.
+	plant := func(entries ...packEntry) func(*testing.T, string) {
+		return func(t *testing.T, dir string) {
+			objs := filepath.Join(dir, ".git", "objects")
+			des, _ := os.ReadDir(objs)
+			for _, d := range des {
+				if len(d.Name()) == 2 {
+					os.RemoveAll(filepath.Join(objs, d.Name()))
+				}
+			}
+			writePack(t, dir, entries)
+		}
+	}
+	refDelta := func(id, base []byte, delta []byte) packEntry {
+		return packEntry{id, func(int64, map[string]int64) []byte { return entryBytes(objRefDelta, int64(len(delta)), base, delta) }}
+	}
+	tiny := append(varint(0), varint(1)...)
+	tiny = append(tiny, 1, 'x')
+	const big = MaxObjectSize // a result of MaxObjectSize bytes, copied from a base of as many
+	copyAll := append(varint(big), varint(big)...)
+	for done := int64(0); done < big; done += 0x10000 {
+		// copy 64 KiB at offset done: offset bytes 0..3, size 0 means 0x10000
+		copyAll = append(copyAll, 0x80|0x0f, byte(done), byte(done>>8), byte(done>>16), byte(done>>24))
+	}
+	chain := func(n int, baseData []byte, delta []byte) []packEntry {
+		ids := make([]packEntry, 0, n+1)
+		baseID := bytes.Repeat([]byte{0x01}, 20)
+		ids = append(ids, packEntry{baseID, func(int64, map[string]int64) []byte {
+			return entryBytes(objCommit, int64(len(baseData)), nil, baseData)
+		}})
+		for i := range n {
+			id := bytes.Repeat([]byte{0x02}, 20)
+			binary.BigEndian.PutUint32(id[16:], uint32(i))
+			prev := ids[len(ids)-1].id
+			if i == n-1 {
+				id = headID
+			}
+			ids = append(ids, packEntry{id, func(off int64, offsets map[string]int64) []byte {
+				return entryBytes(objOfsDelta, int64(len(delta)), ofsBase(off-offsets[string(prev)]), delta)
+			}})
+		}
+		return ids
+	}
+	for _, tc := range []struct {
+		name  string
+		plant func(*testing.T, string)
+		want  string
+	}{
+		{"reference delta whose base is itself", plant(refDelta(headID, headID, tiny)), "leads back to itself"},
+		{"two reference deltas, each the other's base", plant(refDelta(headID, other, tiny), refDelta(other, headID, tiny)), "leads back to itself"},
+		{"offset delta chain deeper than the limit", plant(chain(MaxDeltaChain+10, []byte(""), tiny)...), "delta chain longer than"},
+		{"object announcing more than the limit", plant(packEntry{headID, func(int64, map[string]int64) []byte {
+			return entryBytes(objCommit, 1<<40, nil, []byte("tree x"))
+		}}), "more than"},
+		{"object inflating to less than it announces", plant(packEntry{headID, func(int64, map[string]int64) []byte {
+			return entryBytes(objCommit, MaxObjectSize, nil, []byte("tree x"))
+		}}), "its header says"},
+		{"delta chain whose results add up past the budget", plant(chain(MaxWork/big+2, make([]byte, big), copyAll)...), "more than"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			start := time.Now()
+			grown, err := hostileAlloc(t, template, tc.plant)
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Fatalf("err = %v, want one with %q", err, tc.want)
+			}
+			// the budget, and what the readers of each entry cost
+			if grown > 2*MaxWork {
+				t.Errorf("allocated %d MiB", grown>>20)
+			}
+			t.Logf("%v (%s, %d MiB allocated)", err, time.Since(start).Round(time.Millisecond), grown>>20)
+		})
+	}
 }

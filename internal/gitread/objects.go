@@ -9,11 +9,14 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"sort"
 	"strconv"
 	"strings"
+
+	"github.com/updeb/updeb/internal/confined"
 )
 
 // store is one objects folder: loose objects and pack files.
@@ -23,10 +26,12 @@ type store struct {
 	found bool    // packs listed
 }
 
-// addStore adds an objects folder and, recursively, its alternates.
+// addStore adds an objects folder and, recursively, its alternates. An
+// alternate may lie anywhere (as git allows); what is read there is checked
+// against its id like any object.
 func (r *repo) addStore(dir string, depth int) error {
 	if depth > maxAlternates {
-		return fmt.Errorf("%w: alternates nested deeper than %d", ErrCorrupt, maxAlternates)
+		return r.errorf(ErrCorrupt, "alternates nested deeper than %d", maxAlternates)
 	}
 	for _, s := range r.stores {
 		if s.dir == dir {
@@ -34,20 +39,20 @@ func (r *repo) addStore(dir string, depth int) error {
 		}
 	}
 	r.stores = append(r.stores, &store{dir: dir})
-	f, err := os.Open(filepath.Join(dir, "info", "alternates"))
-	if errors.Is(err, os.ErrNotExist) {
+	data, err := confined.ReadIn(dir, maxTextFile, "info/alternates")
+	if errors.Is(err, fs.ErrNotExist) {
 		return nil
 	}
 	if err != nil {
-		return err
+		return r.fileError("objects/info/alternates", err)
 	}
-	defer f.Close()
-	sc := bufio.NewScanner(io.LimitReader(f, 1<<20))
-	sc.Buffer(nil, maxRefLine)
-	for sc.Scan() {
-		alt := strings.TrimSpace(sc.Text())
+	for line := range strings.Lines(string(data)) {
+		alt := strings.TrimSpace(line)
 		if alt == "" || alt[0] == '#' {
 			continue
+		}
+		if strings.ContainsRune(alt, 0) || len(alt) > maxRefLine {
+			return r.errorf(ErrCorrupt, "objects/info/alternates: a line that names no folder")
 		}
 		if !filepath.IsAbs(alt) {
 			alt = filepath.Join(dir, alt)
@@ -56,7 +61,7 @@ func (r *repo) addStore(dir string, depth int) error {
 			return err
 		}
 	}
-	return sc.Err()
+	return nil
 }
 
 func (s *store) close() {
@@ -69,23 +74,23 @@ func (s *store) close() {
 // none.
 func (s *store) read(r *repo, id []byte, depth int) (typ string, data []byte, found bool, err error) {
 	h := hex.EncodeToString(id)
-	f, err := os.Open(filepath.Join(s.dir, h[:2], h[2:]))
+	f, _, err := confined.Open(s.dir, h[:2]+"/"+h[2:])
 	if err == nil {
 		defer f.Close()
-		typ, data, err := readLoose(f)
+		typ, data, err := readLoose(r, f)
 		if err != nil {
-			return "", nil, false, fmt.Errorf("%w: loose object %s: %v", ErrCorrupt, h, err)
+			return "", nil, false, r.errorf(ErrCorrupt, "loose object %s: %v", h, err)
 		}
 		return typ, data, true, nil
 	}
-	if !errors.Is(err, os.ErrNotExist) {
-		return "", nil, false, err
+	if !errors.Is(err, fs.ErrNotExist) {
+		return "", nil, false, r.fileError("loose object "+h, err)
 	}
-	if err := s.listPacks(len(id)); err != nil {
+	if err := s.listPacks(r, len(id)); err != nil {
 		return "", nil, false, err
 	}
 	for _, p := range s.packs {
-		off, ok, err := p.find(id)
+		off, ok, err := p.find(r, id)
 		if err != nil {
 			return "", nil, false, err
 		}
@@ -97,13 +102,13 @@ func (s *store) read(r *repo, id []byte, depth int) (typ string, data []byte, fo
 	return "", nil, false, nil
 }
 
-// readLoose reads a loose object: zlib("TYPE SIZE\0DATA").
-func readLoose(f io.Reader) (string, []byte, error) {
-	z, err := zlib.NewReader(f)
+// readLoose reads a loose object: zlib("TYPE SIZE\0DATA"). Nothing of the
+// header is quoted in an error.
+func readLoose(r *repo, f io.Reader) (string, []byte, error) {
+	z, err := r.zlib(f)
 	if err != nil {
-		return "", nil, err
+		return "", nil, errors.New("not zlib data")
 	}
-	defer z.Close()
 	br := bufio.NewReader(z)
 	hdr, err := br.ReadSlice(0)
 	if err != nil || len(hdr) > 32 {
@@ -111,11 +116,17 @@ func readLoose(f io.Reader) (string, []byte, error) {
 	}
 	typ, sizeText, ok := strings.Cut(string(hdr[:len(hdr)-1]), " ")
 	size, err := strconv.ParseInt(sizeText, 10, 64)
-	if !ok || err != nil || size < 0 || size > maxObjectSize {
-		return "", nil, fmt.Errorf("bad header %q", hdr)
+	if !ok || err != nil || size < 0 {
+		return "", nil, errors.New("bad header")
 	}
-	data := make([]byte, size)
-	if _, err := io.ReadFull(br, data); err != nil {
+	if size > MaxObjectSize {
+		return "", nil, fmt.Errorf("%d bytes, more than %d", size, MaxObjectSize)
+	}
+	if _, known := typeIDs[typ]; !known {
+		return "", nil, errors.New("unknown object type")
+	}
+	data, err := readExactly(r, br, size)
+	if err != nil {
 		return "", nil, err
 	}
 	if n, _ := br.Read(make([]byte, 1)); n != 0 {
@@ -124,8 +135,42 @@ func readLoose(f io.Reader) (string, []byte, error) {
 	return typ, data, nil
 }
 
+// zlib returns a zlib reader of src, reusing r's: a delta chain thousands
+// long would otherwise allocate a decompressor per entry.
+func (r *repo) zlib(src io.Reader) (io.Reader, error) {
+	if r.z == nil {
+		z, err := zlib.NewReader(src)
+		if err != nil {
+			return nil, err
+		}
+		r.z = z
+		return z, nil
+	}
+	if err := r.z.(zlib.Resetter).Reset(src, nil); err != nil {
+		return nil, err
+	}
+	return r.z, nil
+}
+
+// readExactly reads size bytes of inflated data, charged to r's budget;
+// memory grows with what is really there, not with what a header claims.
+func readExactly(r *repo, src io.Reader, size int64) ([]byte, error) {
+	if err := r.charge(size); err != nil {
+		return nil, err
+	}
+	var buf bytes.Buffer
+	n, err := io.Copy(&buf, io.LimitReader(src, size))
+	if err != nil {
+		return nil, errors.New("bad zlib data")
+	}
+	if n != size {
+		return nil, fmt.Errorf("%d bytes, its header says %d", n, size)
+	}
+	return buf.Bytes(), nil
+}
+
 // listPacks opens the index of every pack of the store (once).
-func (s *store) listPacks(idLen int) error {
+func (s *store) listPacks(r *repo, idLen int) error {
 	if s.found {
 		return nil
 	}
@@ -134,10 +179,13 @@ func (s *store) listPacks(idLen int) error {
 	if err != nil {
 		return err
 	}
+	if len(idx) > maxPacks {
+		return r.errorf(ErrRefused, "an objects folder with more than %d packs", maxPacks)
+	}
 	sort.Strings(idx)
 	for _, path := range idx {
-		p, err := openPack(path, idLen)
-		if errors.Is(err, os.ErrNotExist) {
+		p, err := openPack(r, s.dir, filepath.Base(path), idLen)
+		if errors.Is(err, fs.ErrNotExist) {
 			continue // a pack being written or removed by git right now
 		}
 		if err != nil {
@@ -152,10 +200,11 @@ func (s *store) listPacks(idLen int) error {
 // (an index may be hundreds of megabytes).
 type pack struct {
 	idx, data *os.File
-	name      string
+	name      string // pack/pack-*.idx, for messages
 	idLen     int
 	count     uint32
 	fanout    [256]uint32
+	idxSize   int64
 	dataSize  int64
 }
 
@@ -164,19 +213,27 @@ const (
 	fanoutSize = 256 * 4
 )
 
-func openPack(idxPath string, idLen int) (*pack, error) {
-	p := &pack{name: idxPath, idLen: idLen}
-	var err error
-	if p.idx, err = os.Open(idxPath); err != nil {
-		return nil, err
+// openPack opens the index name (in dir/pack) and its pack, confined to the
+// objects folder dir.
+func openPack(r *repo, dir, name string, idLen int) (*pack, error) {
+	p := &pack{name: "pack/" + name, idLen: idLen}
+	var (
+		err error
+		fi  fs.FileInfo
+	)
+	if p.idx, fi, err = confined.Open(dir, p.name); err != nil {
+		return nil, r.fileError(p.name, err)
 	}
-	if p.data, err = os.Open(strings.TrimSuffix(idxPath, ".idx") + ".pack"); err != nil {
+	p.idxSize = fi.Size()
+	dataName := strings.TrimSuffix(p.name, ".idx") + ".pack"
+	if p.data, fi, err = confined.Open(dir, dataName); err != nil {
 		p.idx.Close()
-		return nil, err
+		return nil, r.fileError(dataName, err)
 	}
+	p.dataSize = fi.Size()
 	if err := p.readHeader(); err != nil {
 		p.close()
-		return nil, fmt.Errorf("%w: %s: %v", ErrCorrupt, idxPath, err)
+		return nil, r.errorf(ErrCorrupt, "%s: %v", p.name, err)
 	}
 	return p, nil
 }
@@ -189,7 +246,7 @@ func (p *pack) close() {
 func (p *pack) readHeader() error {
 	var hdr [idxHeader + fanoutSize]byte
 	if _, err := p.idx.ReadAt(hdr[:], 0); err != nil {
-		return err
+		return errors.New("too short")
 	}
 	if !bytes.Equal(hdr[:4], []byte("\xfftOc")) || binary.BigEndian.Uint32(hdr[4:8]) != 2 {
 		return errors.New("not a version 2 pack index")
@@ -201,30 +258,22 @@ func (p *pack) readHeader() error {
 		}
 	}
 	p.count = p.fanout[255]
-	fi, err := p.idx.Stat()
-	if err != nil {
-		return err
-	}
 	// names, CRCs and offsets, then the two trailing checksums
-	if need := int64(idxHeader+fanoutSize) + int64(p.count)*int64(p.idLen+8) + 2*int64(p.idLen); fi.Size() < need {
-		return fmt.Errorf("%d bytes, too short for %d objects", fi.Size(), p.count)
+	if need := int64(idxHeader+fanoutSize) + int64(p.count)*int64(p.idLen+8) + 2*int64(p.idLen); p.idxSize < need {
+		return fmt.Errorf("%d bytes, too short for %d objects", p.idxSize, p.count)
 	}
 	var ph [12]byte
 	if _, err := p.data.ReadAt(ph[:], 0); err != nil {
-		return err
+		return errors.New("its pack is too short")
 	}
 	if !bytes.Equal(ph[:4], []byte("PACK")) || binary.BigEndian.Uint32(ph[8:]) != p.count {
 		return errors.New("pack file does not match its index")
 	}
-	if fi, err = p.data.Stat(); err != nil {
-		return err
-	}
-	p.dataSize = fi.Size()
 	return nil
 }
 
 // find returns the offset of id in the pack file.
-func (p *pack) find(id []byte) (int64, bool, error) {
+func (p *pack) find(r *repo, id []byte) (int64, bool, error) {
 	lo := uint32(0)
 	if id[0] > 0 {
 		lo = p.fanout[id[0]-1]
@@ -235,11 +284,11 @@ func (p *pack) find(id []byte) (int64, bool, error) {
 	for lo < hi {
 		mid := lo + (hi-lo)/2
 		if _, err := p.idx.ReadAt(name, namesAt+int64(mid)*int64(p.idLen)); err != nil {
-			return 0, false, fmt.Errorf("%w: %s: %v", ErrCorrupt, p.name, err)
+			return 0, false, r.errorf(ErrCorrupt, "%s: truncated", p.name)
 		}
 		switch c := bytes.Compare(name, id); {
 		case c == 0:
-			off, err := p.offset(mid)
+			off, err := p.offset(r, mid)
 			return off, err == nil, err
 		case c < 0:
 			lo = mid + 1
@@ -251,22 +300,22 @@ func (p *pack) find(id []byte) (int64, bool, error) {
 }
 
 // offset reads the pack offset of the i-th object of the index.
-func (p *pack) offset(i uint32) (int64, error) {
+func (p *pack) offset(r *repo, i uint32) (int64, error) {
 	offsetsAt := int64(idxHeader+fanoutSize) + int64(p.count)*int64(p.idLen+4)
 	var b [8]byte
 	if _, err := p.idx.ReadAt(b[:4], offsetsAt+4*int64(i)); err != nil {
-		return 0, fmt.Errorf("%w: %s: %v", ErrCorrupt, p.name, err)
+		return 0, r.errorf(ErrCorrupt, "%s: truncated", p.name)
 	}
 	off := int64(binary.BigEndian.Uint32(b[:4]))
 	if off&0x80000000 != 0 {
 		large := offsetsAt + 4*int64(p.count) + 8*(off&0x7fffffff)
 		if _, err := p.idx.ReadAt(b[:], large); err != nil {
-			return 0, fmt.Errorf("%w: %s: large offset: %v", ErrCorrupt, p.name, err)
+			return 0, r.errorf(ErrCorrupt, "%s: large offset: truncated", p.name)
 		}
 		off = int64(binary.BigEndian.Uint64(b[:]))
 	}
 	if off < 12 || off >= p.dataSize {
-		return 0, fmt.Errorf("%w: %s: offset %d outside the pack", ErrCorrupt, p.name, off)
+		return 0, r.errorf(ErrCorrupt, "%s: offset %d outside the pack", p.name, off)
 	}
 	return off, nil
 }
@@ -281,20 +330,25 @@ const (
 	objRefDelta = 7
 )
 
-var typeNames = map[int]string{objCommit: "commit", objTree: "tree", objBlob: "blob", objTag: "tag"}
+var (
+	typeNames = map[int]string{objCommit: "commit", objTree: "tree", objBlob: "blob", objTag: "tag"}
+	typeIDs   = map[string]int{"commit": objCommit, "tree": objTree, "blob": objBlob, "tag": objTag}
+)
 
-// object reads the object at off, applying its chain of deltas.
+// object reads the object at off, applying its chain of deltas. Offset
+// deltas point strictly backwards, so they cannot loop; reference deltas go
+// through repo.read, which refuses a cycle. Every delta and result is
+// charged to r's budget.
 func (p *pack) object(r *repo, off int64, depth int) (string, []byte, error) {
 	var deltas [][]byte
-	held := int64(0) // bytes of the deltas read so far
 	for {
-		if len(deltas) > maxDeltaChain || held > maxObjectSize*4 {
-			return "", nil, fmt.Errorf("%w: %s: delta chain longer than %d deltas or %d bytes", ErrCorrupt, p.name, maxDeltaChain, maxObjectSize*4)
+		if depth+len(deltas) > MaxDeltaChain {
+			return "", nil, r.errorf(ErrCorrupt, "%s: delta chain longer than %d", p.name, MaxDeltaChain)
 		}
 		br := bufio.NewReader(io.NewSectionReader(p.data, off, p.dataSize-off))
 		typ, size, err := entryHeader(br)
 		if err != nil {
-			return "", nil, fmt.Errorf("%w: %s at %d: %v", ErrCorrupt, p.name, off, err)
+			return "", nil, r.errorf(ErrCorrupt, "%s at %d: %v", p.name, off, err)
 		}
 		var baseTyp string
 		var base []byte
@@ -303,23 +357,25 @@ func (p *pack) object(r *repo, off int64, depth int) (string, []byte, error) {
 		case objOfsDelta:
 			back, err := ofsDeltaDistance(br)
 			if err != nil || back <= 0 || back >= off {
-				return "", nil, fmt.Errorf("%w: %s at %d: bad delta base offset", ErrCorrupt, p.name, off)
+				return "", nil, r.errorf(ErrCorrupt, "%s at %d: bad delta base offset", p.name, off)
 			}
 			baseOff = off - back
 		case objRefDelta:
 			id := make([]byte, p.idLen)
 			if _, err := io.ReadFull(br, id); err != nil {
-				return "", nil, fmt.Errorf("%w: %s at %d: %v", ErrCorrupt, p.name, off, err)
+				return "", nil, r.errorf(ErrCorrupt, "%s at %d: truncated", p.name, off)
 			}
 			if baseTyp, base, err = r.read(id, depth+len(deltas)+1); err != nil {
 				return "", nil, err
 			}
 		}
-		data, err := inflate(br, size)
+		data, err := inflate(r, br, size)
 		if err != nil {
-			return "", nil, fmt.Errorf("%w: %s at %d: %v", ErrCorrupt, p.name, off, err)
+			if errors.Is(err, ErrRefused) || r.ctx.Err() != nil {
+				return "", nil, err
+			}
+			return "", nil, r.errorf(ErrCorrupt, "%s at %d: %v", p.name, off, err)
 		}
-		held += int64(len(data))
 		switch {
 		case typ == objOfsDelta:
 			deltas = append(deltas, data)
@@ -330,12 +386,18 @@ func (p *pack) object(r *repo, off int64, depth int) (string, []byte, error) {
 		case typeNames[typ] != "":
 			baseTyp, base = typeNames[typ], data
 		default:
-			return "", nil, fmt.Errorf("%w: %s at %d: object type %d", ErrCorrupt, p.name, off, typ)
+			return "", nil, r.errorf(ErrCorrupt, "%s at %d: object type %d", p.name, off, typ)
 		}
 		for i := len(deltas) - 1; i >= 0; i-- {
-			if base, err = applyDelta(base, deltas[i]); err != nil {
-				return "", nil, fmt.Errorf("%w: %s: %v", ErrCorrupt, p.name, err)
+			if dst, n := deltaResultSize(deltas[i]); n > 0 {
+				if err := r.charge(dst); err != nil {
+					return "", nil, err
+				}
 			}
+			if base, err = applyDelta(base, deltas[i]); err != nil {
+				return "", nil, r.errorf(ErrCorrupt, "%s: %v", p.name, err)
+			}
+			deltas[i] = nil
 		}
 		return baseTyp, base, nil
 	}
@@ -358,8 +420,8 @@ func entryHeader(br io.ByteReader) (int, int64, error) {
 		size |= int64(c&0x7f) << shift
 		shift += 7
 	}
-	if size > maxObjectSize {
-		return 0, 0, fmt.Errorf("object of %d bytes, more than %d", size, maxObjectSize)
+	if size > MaxObjectSize {
+		return 0, 0, fmt.Errorf("object of %d bytes, more than %d", size, MaxObjectSize)
 	}
 	return typ, size, nil
 }
@@ -383,21 +445,30 @@ func ofsDeltaDistance(br io.ByteReader) (int64, error) {
 	return d, nil
 }
 
-// inflate reads exactly size bytes of zlib data.
-func inflate(r io.Reader, size int64) ([]byte, error) {
-	z, err := zlib.NewReader(r)
+// inflate reads exactly size bytes of zlib data, charged to r's budget.
+func inflate(r *repo, src io.Reader, size int64) ([]byte, error) {
+	z, err := r.zlib(src)
 	if err != nil {
-		return nil, err
+		return nil, errors.New("not zlib data")
 	}
-	defer z.Close()
-	data := make([]byte, size)
-	if _, err := io.ReadFull(z, data); err != nil {
+	data, err := readExactly(r, z, size)
+	if err != nil {
 		return nil, err
 	}
 	if n, _ := z.Read(make([]byte, 1)); n != 0 {
 		return nil, errors.New("inflates to more than its header says")
 	}
 	return data, nil
+}
+
+// deltaResultSize is the size a delta announces for its result (n is 0 when
+// the header is bad).
+func deltaResultSize(delta []byte) (int64, int) {
+	_, n := deltaSize(delta)
+	if n == 0 {
+		return 0, 0
+	}
+	return deltaSize(delta[n:])
 }
 
 // applyDelta rebuilds an object from its base and a git delta: the base's
@@ -409,7 +480,7 @@ func applyDelta(base, delta []byte) ([]byte, error) {
 	}
 	delta = delta[n:]
 	dstSize, n := deltaSize(delta)
-	if n == 0 || dstSize > maxObjectSize {
+	if n == 0 || dstSize > MaxObjectSize {
 		return nil, errors.New("bad delta result size")
 	}
 	delta = delta[n:]

@@ -7,7 +7,6 @@
 package mirror
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -21,12 +20,14 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"syscall"
 
-	"github.com/updeb/updeb/internal/build"
 	"github.com/updeb/updeb/internal/confined"
 	"github.com/updeb/updeb/internal/fetch"
-	"github.com/updeb/updeb/pkg/atomicfile"
+	"github.com/updeb/updeb/internal/recipe"
+	"github.com/updeb/updeb/internal/source"
 	"github.com/updeb/updeb/pkg/digest"
+	"github.com/updeb/updeb/pkg/strictjson"
 )
 
 // ManifestName is the manifest's file name in the folder.
@@ -66,17 +67,20 @@ type ExportResult struct {
 }
 
 // Export fetches and verifies every source, signature and checksum file of
-// jobs (build.Fetch: the cache, the proxy, pins, signatures, checksum
+// jobs (source.Fetch: the cache, the proxy, pins, signatures, checksum
 // cross-checks), copies each into dir at HOST/PATH, and merges them into the
 // folder's manifest. A file already there with the same digest is left as
 // it is; another is replaced. The copy is hashed as it is written and must
-// equal what was verified.
-func Export(ctx context.Context, jobs []build.Job, opts build.Options, dir string) (*ExportResult, error) {
+// equal what was verified. The answers rec recorded while the sources were
+// verified (rec is the transport of opts.Sigstore's HTTP client, or nil) are
+// written too: GitHub's attestations travel with the artifacts they vouch
+// for. Every write stays inside dir (writeIn).
+func Export(ctx context.Context, jobs []source.Job, ro recipe.ResolveOptions, opts source.Options, dir string, rec *Recorder) (*ExportResult, error) {
 	abs, err := filepath.Abs(dir)
 	if err != nil {
 		return nil, err
 	}
-	got, err := build.Fetch(ctx, jobs, opts)
+	got, err := source.Fetch(ctx, jobs, ro, opts)
 	if err != nil {
 		return nil, err
 	}
@@ -84,24 +88,47 @@ func Export(ctx context.Context, jobs []build.Job, opts build.Options, dir strin
 	if err != nil {
 		return nil, err
 	}
+	if err := os.MkdirAll(abs, 0o755); err != nil {
+		return nil, err
+	}
+	root, err := os.OpenRoot(abs)
+	if err != nil {
+		return nil, err
+	}
+	defer root.Close()
 	byPath := map[string]Entry{}
 	for _, e := range m.Files {
 		byPath[e.Path] = e
 	}
 	res := &ExportResult{Dir: dir}
 	hosts := map[string]Mirror{}
-	for _, r := range got {
-		e, mi, err := place(ctx, abs, r)
-		if err != nil {
-			return nil, err
-		}
+	add := func(e Entry, mi Mirror) error {
 		hosts[mi.Prefix] = Mirror{Prefix: mi.Prefix, To: "file://" + filepath.ToSlash(filepath.Join(abs, mi.To)) + "/"}
 		if prev, ok := byPath[e.Path]; ok && prev.URL != e.URL {
-			return nil, fmt.Errorf("%s and %s both map to %s", prev.URL, e.URL, e.Path)
+			return fmt.Errorf("%s and %s both map to %s", prev.URL, e.URL, e.Path)
 		}
 		byPath[e.Path] = e
 		if !slices.ContainsFunc(res.Files, func(x Entry) bool { return x.Path == e.Path }) {
 			res.Files = append(res.Files, e)
+		}
+		return nil
+	}
+	for _, r := range got {
+		e, mi, err := place(ctx, root, abs, r)
+		if err == nil {
+			err = add(e, mi)
+		}
+		if err != nil {
+			return nil, err
+		}
+	}
+	for _, a := range rec.answers() {
+		e, mi, err := placeAnswer(root, abs, a)
+		if err == nil {
+			err = add(e, mi)
+		}
+		if err != nil {
+			return nil, err
 		}
 	}
 	m.Files = m.Files[:0]
@@ -109,7 +136,7 @@ func Export(ctx context.Context, jobs []build.Job, opts build.Options, dir strin
 		m.Files = append(m.Files, e)
 	}
 	sort.Slice(m.Files, func(i, j int) bool { return m.Files[i].Path < m.Files[j].Path })
-	if err := writeManifest(abs, m); err != nil {
+	if err := writeManifest(root, m); err != nil {
 		return nil, err
 	}
 	sort.Slice(res.Files, func(i, j int) bool { return res.Files[i].Path < res.Files[j].Path })
@@ -120,9 +147,10 @@ func Export(ctx context.Context, jobs []build.Job, opts build.Options, dir strin
 	return res, nil
 }
 
-// place copies the verified file r into dir at its mirror path and returns
-// its manifest entry and its host's mirror (To relative to dir).
-func place(ctx context.Context, dir string, r *fetch.Result) (Entry, Mirror, error) {
+// place copies the verified file r into the folder root (at dir) at its
+// mirror path and returns its manifest entry and its host's mirror (To
+// relative to dir).
+func place(ctx context.Context, root *os.Root, dir string, r *fetch.Result) (Entry, Mirror, error) {
 	u, err := url.Parse(r.URL)
 	if err != nil {
 		return Entry{}, Mirror{}, err
@@ -137,29 +165,130 @@ func place(ctx context.Context, dir string, r *fetch.Result) (Entry, Mirror, err
 		return Entry{}, Mirror{}, err
 	}
 	e := Entry{URL: r.URL, Path: host + "/" + name, Size: r.Size, SHA256: r.Digests[digest.SHA256], SHA512: r.Digests[digest.SHA512]}
-	dest := filepath.Join(dir, filepath.FromSlash(e.Path))
-	if sums, size, err := hashFile(ctx, dest, e.algorithms()); err == nil && size == e.Size && e.matches(sums) {
+	if sums, size, err := hashIn(ctx, root, e.Path, e.algorithms()); err == nil && size == e.Size && e.matches(sums) {
 		return e, mi, nil // already there
 	}
-	if err := os.MkdirAll(filepath.Dir(dest), 0o755); err != nil {
-		return Entry{}, Mirror{}, err
-	}
-	src, err := os.Open(r.Path)
+	src, _, err := confined.OpenFile(r.Path)
 	if err != nil {
 		return Entry{}, Mirror{}, err
 	}
 	defer src.Close()
 	h := digest.NewHasher(e.algorithms()...)
-	err = atomicfile.WriteFrom(dest, 0o644, func(w io.Writer) error {
+	err = writeIn(root, dir, e.Path, func(w io.Writer) error {
 		if _, err := copyCtx(ctx, io.MultiWriter(w, h), src); err != nil {
 			return err
 		}
 		if h.Size() != e.Size || !e.matches(h.Sum()) {
-			return fmt.Errorf("%s changed in the cache while it was copied to %s", r.URL, dest)
+			return fmt.Errorf("%s changed in the cache while it was copied to %s", r.URL, filepath.Join(dir, filepath.FromSlash(e.Path)))
 		}
 		return nil
 	})
 	return e, mi, err
+}
+
+// placeAnswer writes a recorded answer into the folder at its mirror path.
+func placeAnswer(root *os.Root, dir string, a answer) (Entry, Mirror, error) {
+	u, err := hostOf(a.url)
+	if err != nil {
+		return Entry{}, Mirror{}, err
+	}
+	mi := Mirror{Prefix: u.Scheme + "://" + u.Host + "/", To: u.Host}
+	name, err := fetch.MirrorFile(fetch.Mirror{Prefix: mi.Prefix, To: "file://" + dir + "/" + u.Host + "/"}, a.url)
+	if err != nil {
+		return Entry{}, Mirror{}, err
+	}
+	e := a.entry(name, u.Host)
+	err = writeIn(root, dir, e.Path, func(w io.Writer) error {
+		_, err := w.Write(a.body)
+		return err
+	})
+	return e, mi, err
+}
+
+// ErrOutside is wrapped when export meets, inside its folder, a symlink or
+// something else than a folder where it must make or enter a folder: it
+// writes only inside the folder and follows no symlink there.
+var ErrOutside = errors.New("mirror: refusing to write through a symlink")
+
+// mkdirIn makes the folder rel (slash-separated) and its parents inside
+// root; every one that exists must be a real folder, not a symlink.
+func mkdirIn(root *os.Root, dir, rel string) error {
+	cur := ""
+	for part := range strings.SplitSeq(rel, "/") {
+		cur = path.Join(cur, part)
+		fi, err := root.Lstat(cur)
+		if errors.Is(err, fs.ErrNotExist) {
+			if err := root.Mkdir(cur, 0o755); err != nil && !errors.Is(err, fs.ErrExist) {
+				return err
+			}
+			fi, err = root.Lstat(cur)
+		}
+		if err != nil {
+			return err
+		}
+		if !fi.IsDir() {
+			return fmt.Errorf("%w: %s is %s, not a folder; updeb writes only inside %s (remove it and export again)", ErrOutside, filepath.Join(dir, filepath.FromSlash(cur)), confined.Kind(fi.Mode()), dir)
+		}
+	}
+	return nil
+}
+
+// writeIn atomically replaces the file rel inside root with what fill
+// writes: a temporary file beside it, synced, renamed over it (a symlink
+// planted there is replaced, never written through), the folder synced.
+// Every folder on the way is a real folder inside root (mkdirIn).
+func writeIn(root *os.Root, dir, rel string, fill func(io.Writer) error) error {
+	parent := path.Dir(rel)
+	if parent != "." {
+		if err := mkdirIn(root, dir, parent); err != nil {
+			return err
+		}
+	}
+	var (
+		f   *os.File
+		tmp string
+		err error
+	)
+	for i := 0; ; i++ {
+		tmp = path.Join(parent, fmt.Sprintf(".%s.tmp-%d-%d", path.Base(rel), os.Getpid(), i))
+		f, err = root.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+		if !errors.Is(err, fs.ErrExist) || i > 100 {
+			break
+		}
+	}
+	if err != nil {
+		return err
+	}
+	done := false
+	defer func() {
+		if !done {
+			f.Close()
+			root.Remove(tmp)
+		}
+	}()
+	if err := fill(f); err != nil {
+		return err
+	}
+	if err := f.Chmod(0o644); err != nil {
+		return err
+	}
+	if err := f.Sync(); err != nil {
+		return err
+	}
+	if err := f.Close(); err != nil {
+		return err
+	}
+	if err := root.Rename(tmp, rel); err != nil {
+		root.Remove(tmp)
+		done = true
+		return err
+	}
+	done = true
+	if d, err := root.Open(parent); err == nil {
+		d.Sync()
+		d.Close()
+	}
+	return nil
 }
 
 func (e Entry) algorithms() []digest.Algorithm {
@@ -173,10 +302,13 @@ func (e Entry) matches(s digest.Set) bool {
 	return s[digest.SHA256] == e.SHA256 && (e.SHA512 == "" || s[digest.SHA512] == e.SHA512)
 }
 
-// hashFile hashes a file that must be a regular file inside nothing in
-// particular (the exporter's own folder).
-func hashFile(ctx context.Context, p string, algs []digest.Algorithm) (digest.Set, int64, error) {
-	f, _, err := confined.OpenFile(p)
+// hashIn hashes the file rel inside root: a regular file that is no
+// symlink (what export would otherwise replace).
+func hashIn(ctx context.Context, root *os.Root, rel string, algs []digest.Algorithm) (digest.Set, int64, error) {
+	if fi, err := root.Lstat(rel); err != nil || !fi.Mode().IsRegular() {
+		return nil, 0, fs.ErrNotExist
+	}
+	f, err := root.OpenFile(rel, os.O_RDONLY|syscall.O_NONBLOCK|syscall.O_NOFOLLOW, 0)
 	if err != nil {
 		return nil, 0, err
 	}
@@ -359,14 +491,9 @@ func readManifest(dir string, missingOK bool) (*Manifest, error) {
 // updeb writes, every path relative, clean and unique (HOST/...), digests
 // of the right length.
 func ParseManifest(data []byte) (*Manifest, error) {
-	dec := json.NewDecoder(bytes.NewReader(data))
-	dec.DisallowUnknownFields()
 	var m Manifest
-	if err := dec.Decode(&m); err != nil {
+	if err := strictjson.UnmarshalKnown(data, &m); err != nil {
 		return nil, fmt.Errorf("%w: %v", ErrManifest, err)
-	}
-	if dec.More() {
-		return nil, fmt.Errorf("%w: more than one JSON value", ErrManifest)
 	}
 	if m.Schema != schema {
 		return nil, fmt.Errorf("%w: schema %q, want %q", ErrManifest, m.Schema, schema)
@@ -402,7 +529,7 @@ func isHex(s string, n int) bool {
 	return true
 }
 
-func writeManifest(dir string, m *Manifest) error {
+func writeManifest(root *os.Root, m *Manifest) error {
 	m.Schema = schema
 	if m.Files == nil {
 		m.Files = []Entry{}
@@ -411,8 +538,8 @@ func writeManifest(dir string, m *Manifest) error {
 	if err != nil {
 		return err
 	}
-	if err := os.MkdirAll(dir, 0o755); err != nil {
+	return writeIn(root, root.Name(), ManifestName, func(w io.Writer) error {
+		_, err := w.Write(append(data, '\n'))
 		return err
-	}
-	return atomicfile.WriteFile(filepath.Join(dir, ManifestName), append(data, '\n'), 0o644)
+	})
 }

@@ -3,6 +3,7 @@ package mirror
 import (
 	"context"
 	"errors"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -47,7 +48,12 @@ func TestVerifyStaysInside(t *testing.T) {
 	os.MkdirAll(filepath.Join(dir, "h"), 0o755)
 	os.Symlink(secret, filepath.Join(dir, "h", "a"))
 	m := &Manifest{Files: []Entry{{URL: "https://h/a", Path: "h/a", Size: 1, SHA256: hex64}, {URL: "https://h/b", Path: "h/b", Size: 1, SHA256: hex64}}}
-	if err := writeManifest(dir, m); err != nil {
+	root, err := os.OpenRoot(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer root.Close()
+	if err := writeManifest(root, m); err != nil {
 		t.Fatal(err)
 	}
 	os.WriteFile(filepath.Join(dir, "h", "extra"), []byte("y"), 0o644)
@@ -74,8 +80,13 @@ func TestStopsInsideAFile(t *testing.T) {
 	if c, err := check(ctx, dir, e); !errors.Is(err, context.Canceled) {
 		t.Errorf("check with a stopped context: %+v, %v; want context.Canceled", c, err)
 	}
-	if _, _, err := hashFile(ctx, big, e.algorithms()); !errors.Is(err, context.Canceled) {
-		t.Errorf("hashFile with a stopped context: %v; want context.Canceled", err)
+	root, err := os.OpenRoot(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer root.Close()
+	if _, _, err := hashIn(ctx, root, "h/a", e.algorithms()); !errors.Is(err, context.Canceled) {
+		t.Errorf("hashIn with a stopped context: %v; want context.Canceled", err)
 	}
 	if c, err := check(context.Background(), dir, e); err != nil || c.Status != Corrupt || c.GotSize != 4<<20 {
 		t.Errorf("check: %+v, %v; want the whole file read, and corrupt", c, err)
@@ -96,4 +107,51 @@ func FuzzParseManifest(f *testing.F) {
 			}
 		}
 	})
+}
+
+// TestWriteInStaysInside: export's writes never go through a symlink planted
+// in its folder: a folder on the way that is a symlink (out, or in) is
+// refused, a file that is a symlink is replaced by the file, and the target
+// outside is untouched.
+func TestWriteInStaysInside(t *testing.T) {
+	outside := t.TempDir()
+	victim := filepath.Join(outside, "a")
+	os.WriteFile(victim, []byte("outside"), 0o644)
+	write := func(dir, rel string) error {
+		root, err := os.OpenRoot(dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer root.Close()
+		return writeIn(root, dir, rel, func(w io.Writer) error { _, err := w.Write([]byte("new")); return err })
+	}
+	// a host folder that is a symlink out of the folder
+	dir := t.TempDir()
+	os.Symlink(outside, filepath.Join(dir, "h"))
+	if err := write(dir, "h/a"); !errors.Is(err, ErrOutside) || !strings.Contains(err.Error(), "is a symlink") {
+		t.Errorf("through a folder symlink out: %v", err)
+	}
+	// a folder symlink pointing inside is refused too: no symlink is followed
+	dir = t.TempDir()
+	os.MkdirAll(filepath.Join(dir, "real"), 0o755)
+	os.Symlink("real", filepath.Join(dir, "h"))
+	if err := write(dir, "h/a"); !errors.Is(err, ErrOutside) {
+		t.Errorf("through a folder symlink inside: %v", err)
+	}
+	// the file itself a symlink out: replaced, the target untouched
+	dir = t.TempDir()
+	os.MkdirAll(filepath.Join(dir, "h"), 0o755)
+	os.Symlink(victim, filepath.Join(dir, "h", "a"))
+	if err := write(dir, "h/a"); err != nil {
+		t.Fatal(err)
+	}
+	if fi, err := os.Lstat(filepath.Join(dir, "h", "a")); err != nil || !fi.Mode().IsRegular() {
+		t.Errorf("the planted link was not replaced by a file: %v %v", fi, err)
+	}
+	if b, _ := os.ReadFile(victim); string(b) != "outside" {
+		t.Errorf("the file outside was written: %q", b)
+	}
+	if left, _ := filepath.Glob(filepath.Join(dir, "h", ".*")); len(left) != 0 {
+		t.Errorf("left behind: %v", left)
+	}
 }

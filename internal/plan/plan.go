@@ -1,22 +1,26 @@
-// Package plan answers the operator's monthly question: for each product the
-// support data tracks (Kubernetes, etcd, containerd, Calico, Istio), which
-// minors are supported today and until when, which of them have recipes,
-// which must be added (a supported minor newer than every recipe), which
-// recipes are end-of-life and can be retired, and the newest patch of each
-// recipe. Make computes it from the recipes and the support data; the
-// newest patches come from Options.Newest (the recipes' watch, as updeb
-// outdated finds them) or, without it, from the data's latest release of each
-// cycle. Render and HTML write it; the JSON form is the Plan itself.
+// Package plan answers the operator's monthly question for every recipe:
+// what upstream released in the recipe's watch track, which recipes are
+// behind (bump), which minors a versioned series (kubernetes-1.36,
+// cri-tools-1.36) lacks (add), which single recipes (calicoctl, etcd) can
+// move to a new minor (bump with --new-minor), which recipes are end-of-life
+// (retire: the recipe's end-of-life: mark), and what each action does to the
+// release sets compat checks: the violations it brings (breaks) or removes
+// (fixes), and those no action removes (compat: something for a person).
+//
+// Make computes it from the recipes, the support data, the release set file
+// and Options.Newest (the recipes' watch, as updeb outdated finds it; without
+// it, offline, the support data's latest release of each cycle, for the
+// products it covers). Render and HTML write it; the JSON form is the Plan
+// itself. Apply carries it out (updeb plan --apply).
 package plan
 
 import (
 	"fmt"
-	"path/filepath"
 	"sort"
 	"strings"
 	"time"
 
-	"github.com/updeb/updeb/internal/eol"
+	"github.com/updeb/updeb/internal/compatdata"
 	"github.com/updeb/updeb/internal/recipe"
 	"github.com/updeb/updeb/internal/supportdata"
 	"github.com/updeb/updeb/internal/track"
@@ -24,44 +28,63 @@ import (
 )
 
 // Schema names the JSON form; it changes when a field changes meaning.
-const Schema = "updeb/plan/v1"
+const Schema = "updeb/plan/v2"
 
-// Newest sources, as Plan.NewestFrom says.
+// Where the newest releases come from, as Plan.NewestFrom says.
 const (
 	FromWatch = "watch"        // the recipes' watch (GitHub releases, a listing)
-	FromData  = "support-data" // the support data's latest release of each cycle
+	FromData  = "support-data" // the support data's latest release of each cycle (offline)
 )
 
 // Action kinds.
 const (
-	ActAdd    = "add"    // a supported minor newer than every recipe
-	ActBump   = "bump"   // a newer patch in the recipe's minor, or an end-of-life single recipe to move
-	ActRetire = "retire" // a recipe of a versioned series whose minor is end-of-life
+	// ActAdd: a minor newer than every recipe of a versioned series: a new
+	// recipe (bump --new-minor) and its release set.
+	ActAdd = "add"
+	// ActBump: a newer release for a recipe: in its watch track, or, for a
+	// recipe not of a series, of a newer minor (bump --new-minor moves its
+	// track).
+	ActBump = "bump"
+	// ActRetire: a recipe whose version line is end-of-life and that nothing
+	// replaces in place: its end-of-life: mark.
+	ActRetire = "retire"
+	// ActCompat: a release set violation that no other action removes: for a
+	// person to resolve.
+	ActCompat = "compat"
 )
 
 // Plan is what Make finds. Its JSON keys are snake_case.
 type Plan struct {
-	Schema       string    `json:"schema"`
-	Now          string    `json:"now"` // the day it was made for, YYYY-MM-DD
-	Data         Data      `json:"data"`
-	NewestFrom   string    `json:"newest_from"` // FromWatch or FromData
-	Products     []Product `json:"products"`
-	Actions      []Action  `json:"actions"`
-	ActionNeeded bool      `json:"action_needed"`
+	Schema     string      `json:"schema"`
+	Now        string      `json:"now"` // the day it was made for, YYYY-MM-DD
+	Data       Data        `json:"data"`
+	NewestFrom string      `json:"newest_from"` // FromWatch or FromData
+	Components []Component `json:"components"`
+	SetsFile   string      `json:"sets_file,omitempty"`
+	Sets       []Set       `json:"sets"`
+	Actions    []Action    `json:"actions"`
+	// ActionNeeded is set when there is any action.
+	ActionNeeded bool `json:"action_needed"`
 }
 
 // Data says which copy of the support data the plan used.
 type Data struct {
-	Copy    string `json:"copy"`           // "bundled" or "refreshed"
+	Copy    string `json:"copy"`           // "bundled", "refreshed" or "repository" (supportdata.Copy.Kind)
 	Path    string `json:"path,omitempty"` // the refreshed copy's file
 	AsOf    string `json:"as_of,omitempty"`
 	AgeDays int    `json:"age_days"`
 }
 
-// Product is one tracked product.
-type Product struct {
-	Name      string   `json:"name"`
-	Supported []Minor  `json:"supported"` // minors not end-of-life today, newest first
+// Component is the recipes of one component (the recipe name without a
+// -MAJOR.MINOR suffix).
+type Component struct {
+	Name string `json:"name"`
+	// Product is the support data's product for it ("" when the data does
+	// not cover it).
+	Product string `json:"product,omitempty"`
+	// Series is set for a versioned series: one recipe per minor.
+	Series    bool     `json:"series"`
+	Supported []Minor  `json:"supported"` // the data's minors not end-of-life today, newest first
 	Recipes   []Recipe `json:"recipes"`   // newest first
 }
 
@@ -73,188 +96,450 @@ type Minor struct {
 	EndOfLife          string   `json:"end_of_life,omitempty"`
 	Latest             string   `json:"latest"`
 	Recipes            []string `json:"recipes"` // the recipes that ship it
-	Add                bool     `json:"add"`     // newer than every recipe: must be added
+	Add                bool     `json:"add"`     // newer than every recipe of a series: to add
+	// Bump names the single recipe that moves to it (bump --new-minor).
+	Bump string `json:"bump,omitempty"`
 }
 
-// Recipe is one recipe of a product.
+// Recipe is one recipe and what upstream has for it.
 type Recipe struct {
-	Name        string `json:"name"`
-	Version     string `json:"version"`
-	Cycle       string `json:"cycle,omitempty"` // "" when the data has no cycle for it
-	State       string `json:"state"`           // supported, security-only, eol or unknown
-	Support     string `json:"support"`         // "supported until 2027-04-28"
-	NewestPatch string `json:"newest_patch,omitempty"`
-	NewestError string `json:"newest_error,omitempty"` // why the newest patch is unknown
-	Action      string `json:"action"`                 // "", ActBump or ActRetire
+	Name    string `json:"name"` // as the command line names it (the file's name)
+	File    string `json:"file"`
+	Version string `json:"version"`
+	Track   string `json:"track,omitempty"` // its watch track
+	Cycle   string `json:"cycle,omitempty"` // "" when the data has no cycle for it
+	State   string `json:"state"`           // supported, security-only, eol or unknown
+	Support string `json:"support"`         // "supported until 2027-04-28"
+	// EndOfLife is the recipe's own end-of-life: mark, YYYY-MM-DD.
+	EndOfLife string `json:"end_of_life,omitempty"`
+	// Newest is the newest complete release in its watch track (its own
+	// version when none is newer), NewestDate its day when known.
+	Newest     string `json:"newest,omitempty"`
+	NewestDate string `json:"newest_date,omitempty"`
+	// Latest is the newest complete release in any track.
+	Latest      string `json:"latest,omitempty"`
+	NewestError string `json:"newest_error,omitempty"` // why upstream's releases are unknown
+	Behind      bool   `json:"behind"`                 // Newest is newer than Version
+	Action      string `json:"action"`                 // the kind of its action, "" for none
 }
 
 // Action is one thing to do, with the command that does it when there is one.
 type Action struct {
-	Kind    string `json:"kind"`
-	Product string `json:"product"`
-	Recipe  string `json:"recipe,omitempty"`
-	Minor   string `json:"minor,omitempty"`
-	Version string `json:"version,omitempty"` // the version to move to
-	Reason  string `json:"reason"`
-	Command string `json:"command,omitempty"`
+	Kind      string `json:"kind"`
+	Component string `json:"component"`
+	Product   string `json:"product,omitempty"`
+	// Recipe is the recipe acted on (for add, the one the new recipe is
+	// derived from); NewRecipe the recipe add writes.
+	Recipe    string `json:"recipe,omitempty"`
+	NewRecipe string `json:"new_recipe,omitempty"`
+	Minor     string `json:"minor,omitempty"`
+	From      string `json:"from,omitempty"`    // the version it moves from
+	Version   string `json:"version,omitempty"` // the version it moves to
+	// ReleaseDate is Version's day when the release source gives one.
+	ReleaseDate string `json:"release_date,omitempty"`
+	// Track is the watch track a recipe moves to (bump of a single recipe
+	// to a new minor), "" when it stays.
+	Track string `json:"track,omitempty"`
+	// EndOfLife is the day retire writes.
+	EndOfLife string `json:"end_of_life,omitempty"`
+	// ReleaseNotes is upstream's page of the release moved to.
+	ReleaseNotes string `json:"release_notes,omitempty"`
+	Reason       string `json:"reason"`
+	Command      string `json:"command,omitempty"`
+	// Sets says what the action does to the release sets.
+	Sets []SetEffect `json:"sets,omitempty"`
+}
+
+// Breaks names the release sets that exist before a bump or add and that it
+// brings a violation to (apply holds such an action back).
+func (a Action) Breaks() []string {
+	if a.Kind != ActBump && a.Kind != ActAdd {
+		return nil
+	}
+	var out []string
+	for _, e := range a.Sets {
+		if !e.New && len(e.Breaks) > 0 {
+			out = append(out, e.Set)
+		}
+	}
+	return out
 }
 
 // Options of Make.
 type Options struct {
 	Now time.Time
-	// Newest returns the newest complete release in a recipe's track (nil:
-	// the data's latest release of the recipe's cycle).
-	Newest func(r *recipe.Recipe) (string, error)
+	// Newest returns a recipe's newest complete releases upstream (nil:
+	// offline, the support data's latest release of the recipe's cycle).
+	Newest func(r *recipe.Recipe) (*track.Candidates, error)
+	// Sets is the release set file's content (nil: no release sets), named
+	// SetsFile in messages.
+	Sets     []byte
+	SetsFile string
+	// Derive returns the recipe a new minor of a series would be, for what
+	// it requires (nil, or an error: its requires are unknown).
+	Derive func(r *recipe.Recipe, minor, version string) (*recipe.Recipe, error)
+	// Tables are the compatibility tables the release sets are checked
+	// against (nil: the bundled copy).
+	Tables *compatdata.Tables
 }
 
-// Make computes the plan of every product of rs that the data tracks.
-func Make(rs []*recipe.Recipe, data *supportdata.Copy, o Options) *Plan {
-	p := &Plan{Schema: Schema, Now: o.Now.UTC().Format(time.DateOnly), NewestFrom: FromData, Products: []Product{}, Actions: []Action{}}
+// Make computes the plan of every recipe of rs. It fails only when the
+// release set file does not parse or names recipes that do not exist.
+func Make(rs []*recipe.Recipe, data *supportdata.Copy, o Options) (*Plan, error) {
+	p := &Plan{Schema: Schema, Now: o.Now.UTC().Format(time.DateOnly), NewestFrom: FromData, Components: []Component{}, Sets: []Set{}, Actions: []Action{}, SetsFile: o.SetsFile}
 	if o.Newest != nil {
 		p.NewestFrom = FromWatch
 	}
-	p.Data = Data{Copy: "bundled", Path: data.Path}
-	if data.Refreshed() {
-		p.Data.Copy = "refreshed"
-	}
+	p.Data = Data{Copy: data.Kind(), Path: data.Path}
 	if !data.Data.AsOf.IsZero() {
 		p.Data.AsOf = data.Data.AsOf.Format(time.DateOnly)
 		p.Data.AgeDays, _ = data.Age(o.Now)
 	}
-	byProduct := map[string][]*recipe.Recipe{}
+	byComponent := map[string][]*recipe.Recipe{}
 	for _, r := range rs {
-		prod := eol.ProductOf(track.Component(r))
-		if len(data.Data.Cycles(prod)) > 0 {
-			byProduct[prod] = append(byProduct[prod], r)
-		}
+		c := track.Component(r)
+		byComponent[c] = append(byComponent[c], r)
 	}
-	names := make([]string, 0, len(byProduct))
-	for n := range byProduct {
+	names := make([]string, 0, len(byComponent))
+	for n := range byComponent {
 		names = append(names, n)
 	}
 	sort.Strings(names)
+	var acts []Action
 	for _, name := range names {
-		prod, acts := product(name, byProduct[name], data.Data, o)
-		p.Products = append(p.Products, prod)
-		p.Actions = append(p.Actions, acts...)
+		comp, a := component(name, byComponent[name], data.Data, o)
+		p.Components = append(p.Components, comp)
+		acts = append(acts, a...)
+	}
+	p.Actions = order(acts)
+	if o.Sets != nil {
+		if err := effects(p, rs, data.Data, o); err != nil {
+			return nil, err
+		}
 	}
 	p.ActionNeeded = len(p.Actions) > 0
-	return p
+	return p, nil
 }
 
-// product plans one product.
-func product(name string, rs []*recipe.Recipe, data *eol.Data, o Options) (Product, []Action) {
+// order puts adds first (Kubernetes' first, whose new minor brings its
+// release set, which the other series' new minors then join; the oldest
+// minor first, as a chain of them derives each from the one before), then
+// bumps, retires and what compat finds; within a kind, by component and
+// recipe.
+func order(acts []Action) []Action {
+	rank := map[string]int{ActAdd: 0, ActBump: 1, ActRetire: 2, ActCompat: 3}
+	sort.SliceStable(acts, func(i, j int) bool {
+		a, b := acts[i], acts[j]
+		if rank[a.Kind] != rank[b.Kind] {
+			return rank[a.Kind] < rank[b.Kind]
+		}
+		if a.Component != b.Component {
+			if a.Kind == ActAdd && (a.Component == "kubernetes" || b.Component == "kubernetes") {
+				return a.Component == "kubernetes"
+			}
+			return a.Component < b.Component
+		}
+		if a.Kind == ActAdd {
+			return compare(a.Minor, b.Minor) < 0
+		}
+		return a.Recipe < b.Recipe
+	})
+	if acts == nil {
+		return []Action{}
+	}
+	return acts
+}
+
+// upstream is what is known of a recipe's releases.
+type upstream struct {
+	newest, latest track.Release
+	err            string
+}
+
+// component plans one component's recipes.
+func component(name string, rs []*recipe.Recipe, data *supportdata.Data, o Options) (Component, []Action) {
 	sort.SliceStable(rs, func(i, j int) bool { return compare(rs[i].Version, rs[j].Version) > 0 })
-	out := Product{Name: name, Supported: []Minor{}}
-	var acts, adds []Action
+	out := Component{Name: name, Supported: []Minor{}, Recipes: []Recipe{}}
+	product := supportdata.ProductOf(name)
+	tracked := len(data.Cycles(product)) > 0
+	if tracked {
+		out.Product = product
+	}
 	for _, r := range rs {
-		rec, act := recipeStatus(name, r, data, o)
+		out.Series = out.Series || versioned(r)
+	}
+	var acts []Action
+	ups := map[*recipe.Recipe]upstream{}
+	for _, r := range rs {
+		up := releases(r, product, tracked, data, o)
+		ups[r] = up
+		rec, a := recipeStatus(name, product, r, up, data, o)
 		out.Recipes = append(out.Recipes, rec)
-		if act != nil {
-			acts = append(acts, *act)
+		acts = append(acts, a...)
+	}
+	if tracked {
+		for _, c := range data.Cycles(product) {
+			st := c.Status(o.Now)
+			if st.State == supportdata.EndOfLife || !released(c, o.Now) {
+				continue
+			}
+			m := Minor{Cycle: c.Name, State: st.State.String(), EndOfActiveSupport: day(c.EOAS), EndOfLife: day(c.EOL), Latest: c.Latest, Recipes: []string{}}
+			for _, r := range rs {
+				if sameCycle(c.Name, r.Version) {
+					m.Recipes = append(m.Recipes, r.Ref())
+				}
+			}
+			out.Supported = append(out.Supported, m)
 		}
 	}
-	newest := rs[0] // the recipe of the newest version
-	for _, c := range data.Cycles(name) {
-		st := c.Status(o.Now)
-		if st.State == eol.EndOfLife || !released(c, o.Now) {
-			continue
-		}
-		m := Minor{Cycle: c.Name, State: st.State.String(), EndOfActiveSupport: day(c.EOAS), EndOfLife: day(c.EOL), Latest: c.Latest, Recipes: []string{}}
-		for _, r := range rs {
-			if sameCycle(c.Name, r.Version) {
-				m.Recipes = append(m.Recipes, RecipeName(r))
+	if out.Series {
+		adds := seriesAdds(name, product, rs, ups[rs[0]], data, o)
+		for i := range out.Supported {
+			for _, a := range adds {
+				out.Supported[i].Add = out.Supported[i].Add || a.Minor == out.Supported[i].Cycle
 			}
 		}
-		if len(m.Recipes) == 0 && newerCycle(c.Name, newest.Version) {
-			m.Add = true
-			if !movesTo(acts, c.Latest) { // an end-of-life single recipe already moves there
-				adds = append(adds, addAction(name, newest, c))
+		acts = append(adds, acts...)
+	}
+	for i, m := range out.Supported {
+		for _, a := range acts {
+			if a.Kind == ActBump && a.Minor == m.Cycle && len(m.Recipes) == 0 {
+				out.Supported[i].Bump = a.Recipe
 			}
 		}
-		out.Supported = append(out.Supported, m)
 	}
-	return out, append(adds, acts...)
-}
-
-// movesTo reports whether an action already bumps to version.
-func movesTo(acts []Action, version string) bool {
-	for _, a := range acts {
-		if a.Kind == ActBump && a.Version == version {
-			return true
+	for i, r := range out.Recipes {
+		for _, a := range acts {
+			if a.Recipe == r.Name && a.Kind != ActAdd {
+				out.Recipes[i].Action = a.Kind
+			}
 		}
 	}
-	return false
+	return out, acts
 }
 
-// addAction is the action for a supported minor newer than every recipe:
-// --new-minor from the newest recipe of a versioned series (NAME-MAJOR.MINOR),
-// else a bump of the single recipe to the minor's latest release.
-func addAction(product string, newest *recipe.Recipe, c eol.Cycle) Action {
-	a := Action{Kind: ActAdd, Product: product, Minor: c.Name, Version: c.Latest}
-	n := RecipeName(newest)
-	if versioned(newest) {
-		a.Reason = fmt.Sprintf("%s %s is supported and newer than every recipe (newest: %s %s)", product, c.Name, n, newest.Version)
-		a.Command = fmt.Sprintf("updeb bump %s --new-minor %s", n, c.Name)
+// releases finds a recipe's newest releases: from its watch, or offline from
+// the support data's cycles (for the products it covers).
+func releases(r *recipe.Recipe, product string, tracked bool, data *supportdata.Data, o Options) upstream {
+	var up upstream
+	if o.Newest != nil {
+		c, err := o.Newest(r)
+		if err != nil {
+			up.err = err.Error()
+			return up
+		}
+		up.newest, up.latest = c.InTrack, c.Latest
+		return up
+	}
+	if !tracked {
+		up.err = "offline, and the support data does not cover " + product
+		return up
+	}
+	up.newest, up.latest = track.Release{Version: r.Version}, track.Release{Version: r.Version}
+	if c, ok := data.Cycle(product, r.Version); ok && compare(c.Latest, r.Version) > 0 && inWatchTrack(r, c.Latest) {
+		up.newest = track.Release{Version: c.Latest, Published: c.LatestReleaseDate}
+	}
+	if c := newestSupported(data, product, o.Now); c != nil && compare(c.Latest, r.Version) > 0 {
+		up.latest = track.Release{Version: c.Latest, Published: c.LatestReleaseDate}
+	}
+	if compare(up.newest.Version, up.latest.Version) > 0 {
+		up.latest = up.newest
+	}
+	return up
+}
+
+// recipeStatus is a recipe's support status and its own actions: a bump in
+// its watch track, then, for a recipe not of a series, a move to a newer
+// minor; or a retire when its line is end-of-life and nothing replaces it.
+func recipeStatus(comp, product string, r *recipe.Recipe, up upstream, data *supportdata.Data, o Options) (Recipe, []Action) {
+	n := r.Ref()
+	rec := Recipe{Name: n, File: r.Path, Version: r.Version, State: "unknown", Support: "unknown", NewestError: up.err,
+		Newest: up.newest.Version, NewestDate: day(up.newest.Published), Latest: up.latest.Version}
+	if r.Watch != nil {
+		rec.Track = r.Watch.Track
+	}
+	cyc, covered := data.Cycle(product, r.Version)
+	eol := false
+	if covered {
+		st := cyc.Status(o.Now)
+		rec.Cycle, rec.State, rec.Support = cyc.Name, st.State.String(), st.String()
+		eol = st.State == supportdata.EndOfLife
+	}
+	if !r.EndOfLife.IsZero() {
+		rec.EndOfLife = day(r.EndOfLife)
+		if !r.EndOfLife.After(o.Now) {
+			rec.State, rec.Support = supportdata.EndOfLife.String(), "eol since "+rec.EndOfLife+" (marked in the recipe)"
+			return rec, nil // marked: nothing more to do with it
+		}
+	}
+	rec.Behind = up.err == "" && compare(up.newest.Version, r.Version) > 0
+	base := Action{Component: comp, Product: productOf(product, data), Recipe: n, From: r.Version, Minor: rec.Cycle}
+	var acts []Action
+	if rec.Behind && !eol {
+		a := base
+		a.Kind, a.Version, a.ReleaseDate, a.ReleaseNotes = ActBump, up.newest.Version, day(up.newest.Published), releaseNotes(r, up.newest)
+		a.Reason = fmt.Sprintf("%s %s is behind its watch track: %s", n, r.Version, up.newest.Version)
+		a.Command = fmt.Sprintf("updeb bump %s --to %s", n, up.newest.Version)
+		acts = append(acts, a)
+		base.From = up.newest.Version
+	}
+	// A single recipe moves to a newer minor when upstream has one (and the
+	// support data, where it covers the product, does not call it end of
+	// life); a recipe of a series never does: the series adds a recipe.
+	if !versioned(r) && up.err == "" {
+		if to, ok := newerMinor(r, up, product, covered, data, o.Now); ok && to.Version != base.From {
+			a := moveAction(base, r, to)
+			if eol {
+				a.Reason = fmt.Sprintf("%s %s is end-of-life (%s); %s", product, cyc.Name, rec.Support, a.Reason)
+			}
+			return rec, append(acts, a)
+		}
+	}
+	if eol {
+		a := base
+		a.Kind, a.EndOfLife = ActRetire, day(cyc.Status(o.Now).Date)
+		if a.EndOfLife == "" {
+			a.EndOfLife = o.Now.UTC().Format(time.DateOnly)
+		}
+		a.Reason = fmt.Sprintf("%s %s is end-of-life (%s)", product, cyc.Name, rec.Support)
+		if versioned(r) {
+			a.Reason += "; mark " + n + " end-of-life (it stays to rebuild, not to deploy)"
+		} else {
+			a.Reason += "; no newer supported release to move " + n + " to: mark it end-of-life"
+		}
+		a.Command = "updeb plan --apply --only " + n
+		acts = append(acts, a)
+	}
+	return rec, acts
+}
+
+// newerMinor is the release a single recipe can move to in a newer minor of
+// its own major: upstream's newest (or, offline, the data's newest supported
+// cycle's latest), unless the data calls that minor end-of-life.
+func newerMinor(r *recipe.Recipe, up upstream, product string, covered bool, data *supportdata.Data, now time.Time) (track.Release, bool) {
+	to := up.latest
+	if compare(up.newest.Version, to.Version) >= 0 {
+		to = up.newest
+	}
+	v, c := numbers(r.Version), numbers(to.Version)
+	if len(v) < 2 || len(c) < 2 || c[0] != v[0] || c[1] <= v[1] {
+		return track.Release{}, false
+	}
+	if covered {
+		if cyc, ok := data.Cycle(product, to.Version); ok && cyc.Status(now).State == supportdata.EndOfLife {
+			return track.Release{}, false
+		}
+	}
+	return to, true
+}
+
+// moveAction is the bump of a single recipe to a release of a newer minor:
+// a plain bump when its watch track allows it, else bump --new-minor, which
+// moves the track.
+func moveAction(a Action, r *recipe.Recipe, to track.Release) Action {
+	n := a.Recipe
+	minor := minorOf(to.Version)
+	a.Kind, a.Version, a.ReleaseDate, a.ReleaseNotes = ActBump, to.Version, day(to.Published), releaseNotes(r, to)
+	a.Minor = minor
+	if inWatchTrack(r, to.Version) {
+		a.Reason = fmt.Sprintf("%s %s can move to %s, of the newer minor %s (its watch track allows it)", n, r.Version, to.Version, minor)
+		a.Command = fmt.Sprintf("updeb bump %s --to %s", n, to.Version)
+		return a
+	}
+	if moved, err := track.MovedTrack(r, minor); err == nil {
+		a.Track = moved
+		a.Reason = fmt.Sprintf("%s %s can move to %s, of the newer minor %s; its watch track moves from %q to %q", n, r.Version, to.Version, minor, r.Watch.Track, moved)
 	} else {
-		a.Reason = fmt.Sprintf("%s %s is supported and newer than %s %s; move its watch track to %s.x", product, c.Name, n, newest.Version, c.Name)
-		a.Command = fmt.Sprintf("updeb bump %s --to %s", n, c.Latest)
+		a.Reason = fmt.Sprintf("%s %s can move to %s, of the newer minor %s; its watch track %q must move (%v)", n, r.Version, to.Version, minor, r.Watch.Track, err)
 	}
+	a.Command = fmt.Sprintf("updeb bump %s --new-minor %s --to %s", n, minor, to.Version)
 	return a
 }
 
-// recipeStatus is a recipe's support status, newest patch and action.
-func recipeStatus(product string, r *recipe.Recipe, data *eol.Data, o Options) (Recipe, *Action) {
-	n := RecipeName(r)
-	rec := Recipe{Name: n, Version: r.Version, State: "unknown", Support: "unknown"}
-	c, ok := data.Cycle(product, r.Version)
-	if ok {
-		st := c.Status(o.Now)
-		rec.Cycle, rec.State, rec.Support = c.Name, st.State.String(), st.String()
-		if st.State == eol.EndOfLife {
-			rec.Action = ActRetire
-			a := &Action{Kind: ActRetire, Product: product, Recipe: n, Minor: c.Name,
-				Reason: fmt.Sprintf("%s %s is end-of-life (%s)", product, c.Name, st)}
-			if !versioned(r) {
-				// The product's only recipe: move it rather than retire it.
-				to := newestSupported(data, product, o.Now)
-				rec.Action, a.Kind = ActBump, ActBump
-				if to != nil {
-					a.Version, a.Reason = to.Latest, a.Reason+fmt.Sprintf("; move it to %s (and its watch track to %s.x)", to.Name, to.Name)
-					a.Command = fmt.Sprintf("updeb bump %s --to %s", n, to.Latest)
-				}
-			}
-			return rec, a
+// seriesAdds are the minors a versioned series lacks: the supported ones
+// (support data) newer than its newest recipe, and the minor of upstream's
+// newest release when that is newer; each derived from the one before.
+func seriesAdds(comp, product string, rs []*recipe.Recipe, up upstream, data *supportdata.Data, o Options) []Action {
+	newest := rs[0]
+	for _, r := range rs { // the newest recipe of the series itself (a single recipe may share the component)
+		if versioned(r) {
+			newest = r
+			break
 		}
 	}
-	switch {
-	case o.Newest != nil:
-		v, err := o.Newest(r)
-		if err != nil {
-			rec.NewestError = err.Error()
-			return rec, nil
+	minors := map[string]track.Release{}
+	for _, c := range data.Cycles(product) {
+		if c.Status(o.Now).State != supportdata.EndOfLife && released(c, o.Now) && newerCycle(c.Name, newest.Version) {
+			minors[c.Name] = track.Release{Version: c.Latest, Published: c.LatestReleaseDate}
 		}
-		rec.NewestPatch = v
-	case ok:
-		rec.NewestPatch = c.Latest
-	default:
-		rec.NewestError = "no " + product + " cycle for it in the support data"
-		return rec, nil
 	}
-	if compare(rec.NewestPatch, r.Version) <= 0 {
-		rec.NewestPatch = r.Version // the data may be older than the recipe
-		return rec, nil
+	if up.err == "" && up.latest.Version != "" && newerCycle(minorOf(up.latest.Version), newest.Version) {
+		if c, ok := data.Cycle(product, up.latest.Version); !ok || c.Status(o.Now).State != supportdata.EndOfLife {
+			minors[minorOf(up.latest.Version)] = up.latest
+		}
 	}
-	rec.Action = ActBump
-	return rec, &Action{Kind: ActBump, Product: product, Recipe: n, Minor: rec.Cycle, Version: rec.NewestPatch,
-		Reason:  fmt.Sprintf("%s %s has a newer patch: %s", n, r.Version, rec.NewestPatch),
-		Command: fmt.Sprintf("updeb bump %s --to %s", n, rec.NewestPatch)}
+	keys := make([]string, 0, len(minors))
+	for k := range minors {
+		keys = append(keys, k)
+	}
+	sort.Slice(keys, func(i, j int) bool { return compare(keys[i], keys[j]) < 0 })
+	var out []Action
+	from := newest.Ref()
+	for _, m := range keys {
+		rel := minors[m]
+		to := comp + "-" + m
+		a := Action{Kind: ActAdd, Component: comp, Product: productOf(product, data), Recipe: from, NewRecipe: to, Minor: m,
+			Version: rel.Version, ReleaseDate: day(rel.Published), ReleaseNotes: releaseNotes(newest, rel),
+			Reason:  fmt.Sprintf("%s %s is out and newer than every recipe of the series (newest: %s %s): add %s", comp, m, newest.Ref(), newest.Version, to),
+			Command: fmt.Sprintf("updeb bump %s --new-minor %s", from, m)}
+		out = append(out, a)
+		from = to
+	}
+	return out
+}
+
+// releaseNotes is upstream's page of a release: the GitHub release of the
+// recipe's watch, or the watch's listing.
+func releaseNotes(r *recipe.Recipe, rel track.Release) string {
+	if r.Watch == nil || rel.Version == "" {
+		return ""
+	}
+	if r.Watch.GitHub != "" {
+		tag := rel.Tag
+		if tag == "" {
+			tag = r.Watch.TagPrefix + rel.Version
+		}
+		return "https://github.com/" + r.Watch.GitHub + "/releases/tag/" + tag
+	}
+	return r.Watch.URL
+}
+
+// inWatchTrack reports whether version is in the recipe's watch track (no
+// track: every version).
+func inWatchTrack(r *recipe.Recipe, version string) bool {
+	if r.Watch == nil || r.Watch.Track == "" {
+		return true
+	}
+	c, err := debversion.ParseConstraint(r.Watch.Track)
+	if err != nil {
+		return false
+	}
+	ok, err := c.Allows(version)
+	return ok && err == nil
+}
+
+// productOf is product when the data covers it, else "".
+func productOf(product string, data *supportdata.Data) string {
+	if len(data.Cycles(product)) > 0 {
+		return product
+	}
+	return ""
 }
 
 // newestSupported is the product's newest cycle that is not end-of-life.
-func newestSupported(data *eol.Data, product string, now time.Time) *eol.Cycle {
+func newestSupported(data *supportdata.Data, product string, now time.Time) *supportdata.Cycle {
 	for _, c := range data.Cycles(product) {
-		if c.Status(now).State != eol.EndOfLife && released(c, now) {
+		if c.Status(now).State != supportdata.EndOfLife && released(c, now) {
 			return &c
 		}
 	}
@@ -263,20 +548,14 @@ func newestSupported(data *eol.Data, product string, now time.Time) *eol.Cycle {
 
 // released reports whether the cycle was released by now's day (a plan for a
 // past day does not list the minors that came later).
-func released(c eol.Cycle, now time.Time) bool {
+func released(c supportdata.Cycle, now time.Time) bool {
 	y, m, d := now.UTC().Date()
 	return !c.ReleaseDate.After(time.Date(y, m, d, 0, 0, 0, 0, time.UTC))
 }
 
 // versioned reports whether the recipe is one of a series, one per minor
-// (its name ends in -MAJOR.MINOR).
-func versioned(r *recipe.Recipe) bool { return track.Component(r) != r.Name }
-
-// RecipeName is the name a recipe goes by on the command line and in
-// release sets (recipe:NAME): its file's name without .yaml.
-func RecipeName(r *recipe.Recipe) string {
-	return strings.TrimSuffix(filepath.Base(r.Path), filepath.Ext(r.Path))
-}
+// (its file is named NAME-MAJOR.MINOR).
+func versioned(r *recipe.Recipe) bool { return recipe.Component(r.Ref()) != r.Ref() }
 
 // sameCycle reports whether version belongs to cycle ("1.36" or "3").
 func sameCycle(cycle, version string) bool {
@@ -301,6 +580,15 @@ func newerCycle(cycle, version string) bool {
 		}
 	}
 	return false
+}
+
+// minorOf is a version's MAJOR.MINOR ("" when it has none).
+func minorOf(v string) string {
+	n := numbers(v)
+	if len(n) < 2 {
+		return ""
+	}
+	return fmt.Sprintf("%d.%d", n[0], n[1])
 }
 
 func numbers(v string) []int {
@@ -329,5 +617,5 @@ func day(t time.Time) string {
 	if t.IsZero() {
 		return ""
 	}
-	return t.Format(time.DateOnly)
+	return t.UTC().Format(time.DateOnly)
 }

@@ -5,16 +5,18 @@ import (
 	"encoding/json"
 	"errors"
 	"flag"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
-	"github.com/updeb/updeb/internal/eol"
-	"github.com/updeb/updeb/internal/eoltest"
 	"github.com/updeb/updeb/internal/recipe"
 	"github.com/updeb/updeb/internal/supportdata"
+	"github.com/updeb/updeb/internal/testkit/eoltest"
+	"github.com/updeb/updeb/internal/testkit/trackingfixture"
+	"github.com/updeb/updeb/internal/track"
 )
 
 // Regenerate the golden files after an intended change with:
@@ -24,86 +26,116 @@ import (
 // and review the diff (git diff internal/plan/testdata) before committing.
 var update = flag.Bool("update", false, "rewrite the golden files in testdata")
 
-var today = time.Date(2026, 11, 24, 0, 0, 0, 0, time.UTC)
+// today is the fixture's day: a month after the recipes were last moved.
+var today = time.Date(2026, 12, 1, 0, 0, 0, 0, time.UTC)
 
-// fixture is a support data copy and recipes of a few shapes: a versioned
-// Kubernetes series with a minor to add, a patch to bump and a minor gone
-// end-of-life; etcd as one recipe with a newer minor out; containerd up to
-// date; Istio whose one recipe is end-of-life; helm, which the data does not
-// track.
-func fixture(t *testing.T) ([]*recipe.Recipe, *supportdata.Copy) {
+// fixtureData is the support data of the fixture's day: Kubernetes 1.37 out,
+// 1.34 end-of-life since 2026-10-27; etcd 3.7 and Calico 3.32 out; Istio 1.30
+// end-of-life since 2026-11-30 and 1.31 out.
+func fixtureData(t *testing.T) *supportdata.Copy {
 	t.Helper()
 	c := eoltest.Cycle
-	istio129 := c("istio", "1.29", "2026-02-16", "", "2026-08-31", "1.29.6")
-	data, err := eol.New("Source: test\nAs of: 2026-11-20T08:00:00Z", map[string][]eol.Cycle{
+	istio131 := c("istio", "1.31", "2026-11-05", "", "2027-05-30", "1.31.1")
+	istio131.SupportedKubernetes = "1.32 - 1.37"
+	istio130 := c("istio", "1.30", "2026-05-18", "", "2026-11-30", "1.30.3")
+	istio130.SupportedKubernetes = "1.32 - 1.36"
+	data, err := supportdata.New("Source: test\nAs of: 2026-11-28T08:00:00Z", map[string][]supportdata.Cycle{
 		"kubernetes": {
-			c("kubernetes", "1.37", "2026-08-26", "2027-08-28", "2027-10-28", "1.37.1"),
+			c("kubernetes", "1.37", "2026-11-18", "2027-10-28", "2027-12-28", "1.37.1"),
 			c("kubernetes", "1.36", "2026-04-22", "2027-04-28", "2027-06-28", "1.36.5"),
 			c("kubernetes", "1.35", "2025-12-17", "2026-12-28", "2027-02-28", "1.35.9"),
-			c("kubernetes", "1.34", "2025-08-27", "2026-08-27", "2026-10-27", "1.34.12"),
+			c("kubernetes", "1.34", "2025-08-27", "2026-08-27", "2026-10-27", "1.34.7"),
 		},
-		"etcd": {
-			c("etcd", "3.7", "2026-07-08", "", "", "3.7.2"),
-			c("etcd", "3.6", "2025-05-15", "", "", "3.6.14"),
-		},
+		"etcd":       {c("etcd", "3.7", "2026-07-08", "", "", "3.7.2"), c("etcd", "3.6", "2025-05-15", "", "", "3.6.15")},
+		"calico":     {c("calico", "3.32", "2026-11-10", "", "", "3.32.0"), c("calico", "3.31", "2025-11-10", "", "", "3.31.7")},
+		"istio":      {istio131, istio130},
 		"containerd": {c("containerd", "2.3", "2026-04-30", "2028-04-30", "2028-04-30", "2.3.4")},
-		"istio":      {c("istio", "1.31", "2026-08-31", "", "2027-02-28", "1.31.1"), istio129},
 	})
 	if err != nil {
 		t.Fatal(err)
 	}
-	rs := []*recipe.Recipe{
-		{Path: "recipes/kubernetes-1.34.yaml", Name: "kubernetes-1.34", Version: "1.34.7"},
-		{Path: "recipes/kubernetes-1.35.yaml", Name: "kubernetes-1.35", Version: "1.35.9"},
-		{Path: "recipes/kubernetes-1.36.yaml", Name: "kubernetes-1.36", Version: "1.36.0"},
-		{Path: "recipes/etcd.yaml", Name: "etcd", Version: "3.6.14"},
-		{Path: "recipes/containerd.yaml", Name: "containerd", Version: "2.3.4"},
-		{Path: "recipes/istioctl.yaml", Name: "istioctl", Version: "1.29.6"},
-		{Path: "recipes/helm.yaml", Name: "helm", Version: "3.21.4"},
-	}
-	return rs, &supportdata.Copy{Data: data, Path: "/var/lib/updeb/support/eol.yaml"}
+	return &supportdata.Copy{Data: data, Path: "/var/lib/updeb/support/eol.yaml"}
 }
 
-// watch stands for the recipes' watch: newest patches as GitHub would give
-// them, and a failure for one recipe.
-func watch(r *recipe.Recipe) (string, error) {
-	newest := map[string]string{"kubernetes-1.35": "1.35.9", "kubernetes-1.36": "1.36.5", "etcd": "3.6.15", "helm": "3.21.5"}
-	if r.Name == "containerd" {
-		return "", errors.New("GitHub API rate limit exceeded")
+// watch stands for the recipes' watch on the fixture's day: what GitHub
+// lists, newest in track and newest overall; a failure for containerd and
+// no watch for cfssl.
+func watch(r *recipe.Recipe) (*track.Candidates, error) {
+	newest := map[string][2]string{
+		"kubernetes-1.34": {"1.34.7", "1.37.1"}, "kubernetes-1.35": {"1.35.9", "1.37.1"}, "kubernetes-1.36": {"1.36.5", "1.37.1"},
+		"cri-tools-1.35": {"1.35.0", "1.37.0"}, "cri-tools-1.36": {"1.36.0", "1.37.0"},
+		"etcd": {"3.6.15", "3.7.2"}, "calicoctl": {"3.31.7", "3.32.0"}, "istioctl": {"1.30.3", "1.31.1"},
+		"helm": {"3.21.4", "4.0.0"}, "kustomize": {"5.8.1", "5.8.1"}, "runc": {"1.3.5", "1.4.3"},
 	}
-	return newest[r.Name], nil
+	switch r.Ref() {
+	case "containerd":
+		return nil, errors.New("containerd: GitHub API rate limit exceeded")
+	case "cfssl":
+		return nil, fmt.Errorf("cfssl: %w", track.ErrNoWatch)
+	}
+	n := newest[r.Ref()]
+	published := time.Date(2026, 11, 20, 9, 0, 0, 0, time.UTC)
+	return &track.Candidates{Current: r.Version, InTrack: track.Release{Version: n[0], Published: published}, Latest: track.Release{Version: n[1], Published: published}}, nil
+}
+
+func fixtureOptions(t *testing.T, now time.Time, newest func(*recipe.Recipe) (*track.Candidates, error)) Options {
+	return Options{Now: now, Newest: newest, Sets: trackingfixture.Sets(t), SetsFile: "release-sets.yaml", Derive: track.Derive}
 }
 
 func TestGolden(t *testing.T) {
-	rs, data := fixture(t)
+	rs, data := trackingfixture.Recipes(t), fixtureData(t)
 	for _, tc := range []struct {
 		name string
 		o    Options
-		want []string // "kind product recipe minor version"
+		want []string // "kind recipe -> new recipe version: command"
 	}{
-		{"watch", Options{Now: today, Newest: watch}, []string{
-			"add etcd  3.7 3.7.2", "bump etcd etcd 3.6 3.6.15", "bump istio istioctl 1.29 1.31.1",
-			"add kubernetes  1.37 1.37.1", "bump kubernetes kubernetes-1.36 1.36 1.36.5", "retire kubernetes kubernetes-1.34 1.34 "}},
-		{"offline", Options{Now: today}, []string{
-			"add etcd  3.7 3.7.2", "bump istio istioctl 1.29 1.31.1",
-			"add kubernetes  1.37 1.37.1", "bump kubernetes kubernetes-1.36 1.36 1.36.5", "retire kubernetes kubernetes-1.34 1.34 "}},
-		// 1.35 goes end-of-life on 2027-02-28 (and 1.31 of istio).
-		{"later", Options{Now: time.Date(2027, 3, 1, 0, 0, 0, 0, time.UTC)}, []string{
-			"add etcd  3.7 3.7.2", "bump istio istioctl 1.29 ",
-			"add kubernetes  1.37 1.37.1", "bump kubernetes kubernetes-1.36 1.36 1.36.5",
-			"retire kubernetes kubernetes-1.35 1.35 ", "retire kubernetes kubernetes-1.34 1.34 "}},
+		{"watch", fixtureOptions(t, today, watch), []string{
+			"add kubernetes-1.36 -> kubernetes-1.37 1.37.1: updeb bump kubernetes-1.36 --new-minor 1.37",
+			"add cri-tools-1.36 -> cri-tools-1.37 1.37.0: updeb bump cri-tools-1.36 --new-minor 1.37",
+			"bump calicoctl 3.32.0: updeb bump calicoctl --new-minor 3.32 --to 3.32.0",
+			"bump etcd 3.6.15: updeb bump etcd --to 3.6.15",
+			"bump etcd 3.7.2: updeb bump etcd --new-minor 3.7 --to 3.7.2",
+			"bump istioctl 1.31.1: updeb bump istioctl --new-minor 1.31 --to 1.31.1",
+			"bump kubernetes-1.36 1.36.5: updeb bump kubernetes-1.36 --to 1.36.5",
+			"retire kubernetes-1.34 : updeb plan --apply --only kubernetes-1.34",
+			"compat  : ",
+		}},
+		{"offline", fixtureOptions(t, today, nil), []string{
+			"add kubernetes-1.36 -> kubernetes-1.37 1.37.1: updeb bump kubernetes-1.36 --new-minor 1.37",
+			"bump calicoctl 3.32.0: updeb bump calicoctl --new-minor 3.32 --to 3.32.0",
+			"bump etcd 3.6.15: updeb bump etcd --to 3.6.15",
+			"bump etcd 3.7.2: updeb bump etcd --new-minor 3.7 --to 3.7.2",
+			"bump istioctl 1.31.1: updeb bump istioctl --new-minor 1.31 --to 1.31.1",
+			"bump kubernetes-1.36 1.36.5: updeb bump kubernetes-1.36 --to 1.36.5",
+			"retire kubernetes-1.34 : updeb plan --apply --only kubernetes-1.34",
+			"compat  : ",
+			"compat  : ",
+		}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			p := Make(rs, data, tc.o)
+			p, err := Make(rs, data, tc.o)
+			if err != nil {
+				t.Fatal(err)
+			}
 			var got []string
 			for _, a := range p.Actions {
-				got = append(got, strings.Join([]string{a.Kind, a.Product, a.Recipe, a.Minor, a.Version}, " "))
+				rec := a.Recipe
+				if a.NewRecipe != "" {
+					rec += " -> " + a.NewRecipe
+				}
+				got = append(got, fmt.Sprintf("%s %s %s: %s", a.Kind, rec, a.Version, a.Command))
 			}
 			if strings.Join(got, "\n") != strings.Join(tc.want, "\n") {
 				t.Errorf("actions:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(tc.want, "\n"))
 			}
-			if !p.ActionNeeded {
-				t.Error("action_needed is false")
+			var names []string
+			for _, c := range p.Components {
+				for _, r := range c.Recipes {
+					names = append(names, r.Name)
+				}
+			}
+			if len(names) != len(rs) {
+				t.Errorf("the plan names %d recipes of %d: %v", len(names), len(rs), names)
 			}
 			var text, js bytes.Buffer
 			if err := Render(&text, p); err != nil {
@@ -135,101 +167,4 @@ func golden(t *testing.T, path string, got []byte) {
 	if !bytes.Equal(got, want) {
 		t.Errorf("%s differs from the output:\n%s", path, got)
 	}
-}
-
-// TestJSONKeys: the JSON form has its schema name and snake_case keys only.
-func TestJSONKeys(t *testing.T) {
-	rs, data := fixture(t)
-	b, err := json.Marshal(Make(rs, data, Options{Now: today, Newest: watch}))
-	if err != nil {
-		t.Fatal(err)
-	}
-	var doc any
-	if err := json.Unmarshal(b, &doc); err != nil {
-		t.Fatal(err)
-	}
-	if doc.(map[string]any)["schema"] != "updeb/plan/v1" {
-		t.Errorf("schema %v", doc.(map[string]any)["schema"])
-	}
-	var walk func(v any)
-	walk = func(v any) {
-		switch x := v.(type) {
-		case map[string]any:
-			for k, v := range x {
-				if k != strings.ToLower(k) || strings.ContainsAny(k, "- ") {
-					t.Errorf("key %q is not snake_case", k)
-				}
-				walk(v)
-			}
-		case []any:
-			for _, v := range x {
-				walk(v)
-			}
-		}
-	}
-	walk(doc)
-}
-
-// TestNothingToDo: recipes at the newest patch of every supported minor.
-func TestNothingToDo(t *testing.T) {
-	data, _ := eol.New("Source: t\nAs of: 2026-11-20", map[string][]eol.Cycle{
-		"kubernetes": {eoltest.Cycle("kubernetes", "1.36", "2026-04-22", "2027-04-28", "2027-06-28", "1.36.5")},
-	})
-	p := Make([]*recipe.Recipe{{Path: "r/kubernetes-1.36.yaml", Name: "kubernetes-1.36", Version: "1.36.5"}}, &supportdata.Copy{Data: data}, Options{Now: today})
-	var b bytes.Buffer
-	Render(&b, p)
-	if p.ActionNeeded || len(p.Actions) != 0 || !strings.Contains(b.String(), "No action needed.") {
-		t.Errorf("plan %+v\n%s", p, b.String())
-	}
-}
-
-func TestHTMLSection(t *testing.T) {
-	rs, data := fixture(t)
-	h, err := HTML(Make(rs, data, Options{Now: today}))
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, want := range []string{`<section id="plan">`, `<tr class="add"><td>1.37</td>`, `<tr data-action="retire"><td>kubernetes-1.34</td>`,
-		`<code>updeb bump kubernetes-1.36 --new-minor 1.37</code>`} {
-		if !strings.Contains(string(h), want) {
-			t.Errorf("section lacks %q:\n%s", want, h)
-		}
-	}
-}
-
-// A plan for a day before a cycle's release does not list the cycle: on
-// 2026-08-01 Kubernetes 1.37 (released 2026-08-26) is nothing to add, and
-// etcd 3.7 (released 2026-07-08) still is.
-func TestUnreleasedCycles(t *testing.T) {
-	rs, data := fixture(t)
-	p := Make(rs, data, Options{Now: time.Date(2026, 8, 1, 15, 0, 0, 0, time.UTC)})
-	var adds []string
-	for _, a := range p.Actions {
-		if a.Kind == ActAdd {
-			adds = append(adds, a.Product+" "+a.Minor)
-		}
-	}
-	if strings.Join(adds, ",") != "etcd 3.7" {
-		t.Errorf("adds %v, want [etcd 3.7]", adds)
-	}
-	for _, pr := range p.Products {
-		for _, m := range pr.Supported {
-			if pr.Name == "kubernetes" && m.Cycle == "1.37" {
-				t.Error("kubernetes 1.37 listed as supported before its release")
-			}
-		}
-	}
-	// On its release day it is.
-	p = Make(rs, data, Options{Now: time.Date(2026, 8, 26, 0, 0, 0, 0, time.UTC)})
-	if !strings.Contains(commands(p), "updeb bump kubernetes-1.36 --new-minor 1.37") {
-		t.Errorf("on the release day: %s", commands(p))
-	}
-}
-
-func commands(p *Plan) string {
-	var out []string
-	for _, a := range p.Actions {
-		out = append(out, a.Command)
-	}
-	return strings.Join(out, "\n")
 }

@@ -18,7 +18,7 @@ func dash(s string) string {
 }
 
 // Summary is the plan's first line: the day, the data and where the newest
-// patches come from.
+// releases come from.
 func (p *Plan) Summary() string {
 	from := "the recipes' watch (GitHub releases)"
 	if p.NewestFrom == FromData {
@@ -32,68 +32,149 @@ func (p *Plan) Summary() string {
 	if p.Data.Path != "" {
 		copyName += " " + p.Data.Path
 	}
-	return fmt.Sprintf("Plan for %s. Support data: %s (%s). Newest patches from %s.", p.Now, copyName, age, from)
+	return fmt.Sprintf("Plan for %s. Support data: %s (%s). Newest releases from %s.", p.Now, copyName, age, from)
 }
 
-// minorRecipes is a supported minor's recipes cell.
+// Verdict is the plan's one-line answer: how many actions, of which kinds.
+func (p *Plan) Verdict() string {
+	if len(p.Actions) == 0 {
+		return "No action needed: every recipe is at the newest release of its track and every release set passes."
+	}
+	count := map[string]int{}
+	for _, a := range p.Actions {
+		count[a.Kind]++
+	}
+	var parts []string
+	for _, k := range []string{ActAdd, ActBump, ActRetire, ActCompat} {
+		if count[k] > 0 {
+			parts = append(parts, fmt.Sprintf("%d %s", count[k], k))
+		}
+	}
+	return fmt.Sprintf("%d action(s) needed: %s.", len(p.Actions), strings.Join(parts, ", "))
+}
+
+// recipesText is a supported minor's recipes cell.
 func (m Minor) recipesText() string {
 	switch {
 	case len(m.Recipes) > 0:
 		return strings.Join(m.Recipes, ", ")
 	case m.Add:
 		return "none: ADD"
+	case m.Bump != "":
+		return "none: BUMP " + m.Bump
 	}
 	return "none"
 }
 
-// newestText is a recipe's newest patch cell.
+// newestText is a recipe's newest-release cell.
 func (r Recipe) newestText() string {
 	if r.NewestError != "" {
 		return "unknown (" + r.NewestError + ")"
 	}
-	return dash(r.NewestPatch)
+	s := dash(r.Newest)
+	if r.Latest != "" && r.Latest != r.Newest {
+		s += " (newest overall " + r.Latest + ")"
+	}
+	return s
 }
 
-// Render writes the plan as text tables: per product its supported minors
-// and its recipes, then the actions with their commands. The output depends
-// only on the plan.
+// setsText says what an action does to the release sets, "" for nothing.
+func (a Action) setsText() string {
+	var parts []string
+	for _, e := range a.Sets {
+		var what []string
+		if e.New {
+			what = append(what, "adds "+e.Set)
+		}
+		if len(e.Fixes) > 0 {
+			what = append(what, fmt.Sprintf("fixes %s (%s)", e.Set, strings.Join(e.Fixes, "; ")))
+		}
+		if len(e.Breaks) > 0 {
+			what = append(what, fmt.Sprintf("breaks %s (%s)", e.Set, strings.Join(e.Breaks, "; ")))
+		}
+		parts = append(parts, strings.Join(what, ", "))
+	}
+	return strings.Join(parts, "; ")
+}
+
+// setText is a set's violations in a cell.
+func setText(vs []string) string {
+	if len(vs) == 0 {
+		return "ok"
+	}
+	return fmt.Sprintf("%d violation(s)", len(vs))
+}
+
+// Render writes the plan as text: the verdict, per component its supported
+// minors (where the support data covers it) and its recipes, the release
+// sets today and after the plan, then the actions with their commands and
+// what they do to the release sets. The output depends only on the plan.
 func Render(w io.Writer, p *Plan) error {
 	var b bytes.Buffer
-	b.WriteString(p.Summary() + "\n")
-	if len(p.Products) == 0 {
-		b.WriteString("\nNo recipe ships a product the support data tracks.\n")
+	b.WriteString(p.Summary() + "\n" + p.Verdict() + "\n")
+	if len(p.Components) == 0 {
+		b.WriteString("\nNo recipe.\n")
 	}
-	for _, prod := range p.Products {
-		fmt.Fprintf(&b, "\n%s\n", prod.Name)
+	for _, c := range p.Components {
+		head := c.Name
+		var notes []string
+		if c.Series {
+			notes = append(notes, "a versioned series")
+		}
+		if c.Product != "" {
+			notes = append(notes, "support data: "+c.Product)
+		}
+		if len(notes) > 0 {
+			head += " (" + strings.Join(notes, "; ") + ")"
+		}
+		fmt.Fprintf(&b, "\n%s\n", head)
 		tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', 0)
-		if len(prod.Supported) == 0 {
-			fmt.Fprintln(tw, "  no supported minor")
-		} else {
-			fmt.Fprintln(tw, "  MINOR\tSTATE\tACTIVE SUPPORT UNTIL\tEND OF LIFE\tLATEST\tRECIPES")
+		if c.Product != "" {
+			if len(c.Supported) == 0 {
+				fmt.Fprintln(tw, "  no supported minor")
+			} else {
+				fmt.Fprintln(tw, "  MINOR\tSTATE\tACTIVE SUPPORT UNTIL\tEND OF LIFE\tLATEST\tRECIPES")
+			}
+			for _, m := range c.Supported {
+				fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\t%s\t%s\n", m.Cycle, m.State, dash(m.EndOfActiveSupport), dash(m.EndOfLife), m.Latest, m.recipesText())
+			}
+			if err := tw.Flush(); err != nil {
+				return err
+			}
+			tw = tabwriter.NewWriter(&b, 0, 0, 2, ' ', 0)
 		}
-		for _, m := range prod.Supported {
-			fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\t%s\t%s\n", m.Cycle, m.State, dash(m.EndOfActiveSupport), dash(m.EndOfLife), m.Latest, m.recipesText())
-		}
-		if err := tw.Flush(); err != nil {
-			return err
-		}
-		tw = tabwriter.NewWriter(&b, 0, 0, 2, ' ', 0)
-		fmt.Fprintln(tw, "  RECIPE\tVERSION\tSUPPORT\tNEWEST PATCH\tACTION")
-		for _, r := range prod.Recipes {
-			fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\t%s\n", r.Name, r.Version, r.Support, r.newestText(), dash(r.Action))
+		fmt.Fprintln(tw, "  RECIPE\tVERSION\tTRACK\tSUPPORT\tNEWEST IN TRACK\tACTION")
+		for _, r := range c.Recipes {
+			fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\t%s\t%s\n", r.Name, r.Version, dash(r.Track), r.Support, r.newestText(), dash(r.Action))
 		}
 		if err := tw.Flush(); err != nil {
 			return err
 		}
 	}
-	if len(p.Actions) == 0 {
-		b.WriteString("\nNo action needed.\n")
-	} else {
+	if len(p.Sets) > 0 {
+		fmt.Fprintf(&b, "\nRelease sets (%s):\n", p.SetsFile)
+		tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', 0)
+		fmt.Fprintln(tw, "  SET\tKUBERNETES\tTODAY\tAFTER THE PLAN")
+		for _, s := range p.Sets {
+			today := setText(s.Violations)
+			if s.New {
+				today = "(added by the plan)"
+			}
+			fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\n", s.Name, dash(s.Kubernetes), today, setText(s.After))
+		}
+		if err := tw.Flush(); err != nil {
+			return err
+		}
+	}
+	if len(p.Actions) > 0 {
 		fmt.Fprintf(&b, "\nActions (%d):\n", len(p.Actions))
 		for _, a := range p.Actions {
 			fmt.Fprintf(&b, "  %-6s %s\n", a.Kind, a.Reason)
 			if a.Command != "" {
 				fmt.Fprintf(&b, "         $ %s\n", a.Command)
+			}
+			if s := a.setsText(); s != "" && a.Kind != ActCompat {
+				fmt.Fprintf(&b, "         release sets: %s\n", s)
 			}
 		}
 	}
@@ -101,29 +182,37 @@ func Render(w io.Writer, p *Plan) error {
 	return err
 }
 
-// sectionTemplate is the plan as a section of updeb compat's HTML page; it
-// uses the page's table.matrix style.
+// sectionTemplate is the plan as a section of an HTML page (updeb compat's
+// and updeb report's); it uses the page's table.matrix style.
 var sectionTemplate = template.Must(template.New("plan").Parse(`<section id="plan">
-<h2>Plan: minors to add, patches to bump, recipes to retire</h2>
+<h2>Plan: what to add, bump and retire</h2>
+<p class="verdict {{if .Actions}}verdict-action{{else}}verdict-ok{{end}}">{{.Verdict}}</p>
 <p class="summary">{{.Summary}}</p>
-{{range .Products}}<h3>{{.Name}}</h3>
-<table class="matrix plan" data-product="{{.Name}}">
+<h3>Actions</h3>
+{{if .Actions}}<ul class="actions">
+{{range .Actions}}<li class="{{.Kind}}"><b>{{.Kind}}</b> {{.Reason}}{{if .Command}}<br><code>{{.Command}}</code>{{end}}{{with .SetsText}}<br><small>release sets: {{.}}</small>{{end}}</li>
+{{end}}</ul>{{else}}<p>No action needed.</p>{{end}}
+{{if .Sets}}<h3>Release sets</h3>
+<table class="matrix plan-sets">
+<thead><tr><th>set</th><th>kubernetes</th><th>today</th><th>after the plan</th></tr></thead>
+<tbody>
+{{range .Sets}}<tr data-new="{{.New}}"><td>{{.Name}}</td><td>{{.Kubernetes}}</td><td class="{{.TodayClass}}">{{.Today}}</td><td class="{{.AfterClass}}">{{.AfterText}}</td></tr>
+{{end}}</tbody>
+</table>{{end}}
+{{range .Components}}<h3>{{.Name}}{{if .Series}} <small>(a versioned series)</small>{{end}}</h3>
+{{if .Product}}<table class="matrix plan" data-component="{{.Name}}">
 <thead><tr><th>minor</th><th>state</th><th>active support until</th><th>end of life</th><th>latest</th><th>recipes</th></tr></thead>
 <tbody>
 {{range .Supported}}<tr{{if .Add}} class="add"{{end}}><td>{{.Cycle}}</td><td>{{.State}}</td><td>{{.EndOfActiveSupport}}</td><td>{{.EndOfLife}}</td><td>{{.Latest}}</td><td>{{.RecipesText}}</td></tr>
 {{end}}</tbody>
-</table>
-<table class="matrix plan-recipes" data-product="{{.Name}}">
-<thead><tr><th>recipe</th><th>version</th><th>support</th><th>newest patch</th><th>action</th></tr></thead>
+</table>{{end}}
+<table class="matrix plan-recipes" data-component="{{.Name}}">
+<thead><tr><th>recipe</th><th>version</th><th>track</th><th>support</th><th>newest in track</th><th>action</th></tr></thead>
 <tbody>
-{{range .Recipes}}<tr data-action="{{.Action}}"><td>{{.Name}}</td><td>{{.Version}}</td><td>{{.Support}}</td><td>{{.NewestText}}</td><td>{{.Action}}</td></tr>
+{{range .Recipes}}<tr data-action="{{.Action}}"><td>{{.Name}}</td><td>{{.Version}}</td><td>{{.Track}}</td><td>{{.Support}}</td><td>{{.NewestText}}</td><td>{{.Action}}</td></tr>
 {{end}}</tbody>
 </table>
-{{end}}<h3>Actions</h3>
-{{if .Actions}}<ul class="actions">
-{{range .Actions}}<li class="{{.Kind}}"><b>{{.Kind}}</b> {{.Reason}}{{if .Command}}<br><code>{{.Command}}</code>{{end}}</li>
-{{end}}</ul>{{else}}<p>No action needed.</p>{{end}}
-</section>
+{{end}}</section>
 `))
 
 // HTML returns the plan as a section of an HTML page (no script, no
@@ -137,25 +226,53 @@ func HTML(p *Plan) (template.HTML, error) {
 		Recipe
 		NewestText string
 	}
-	type product struct {
-		Name      string
+	type component struct {
+		Component
 		Supported []minor
 		Recipes   []rec
 	}
+	type action struct {
+		Action
+		SetsText string
+	}
+	type set struct {
+		Set
+		Today, TodayClass, AfterText, AfterClass string
+	}
+	class := func(vs []string) string {
+		if len(vs) > 0 {
+			return "status-violation"
+		}
+		return "status-ok"
+	}
 	data := struct {
-		Summary  string
-		Products []product
-		Actions  []Action
-	}{Summary: p.Summary(), Actions: p.Actions}
-	for _, pr := range p.Products {
-		v := product{Name: pr.Name}
-		for _, m := range pr.Supported {
+		Summary, Verdict string
+		Components       []component
+		Actions          []action
+		Sets             []set
+	}{Summary: p.Summary(), Verdict: p.Verdict()}
+	for _, c := range p.Components {
+		v := component{Component: c}
+		for _, m := range c.Supported {
 			v.Supported = append(v.Supported, minor{m, m.recipesText()})
 		}
-		for _, r := range pr.Recipes {
+		for _, r := range c.Recipes {
 			v.Recipes = append(v.Recipes, rec{r, r.newestText()})
 		}
-		data.Products = append(data.Products, v)
+		data.Components = append(data.Components, v)
+	}
+	for _, a := range p.Actions {
+		data.Actions = append(data.Actions, action{a, a.setsText()})
+	}
+	for _, s := range p.Sets {
+		v := set{Set: s, Today: setText(s.Violations), TodayClass: class(s.Violations), AfterText: setText(s.After), AfterClass: class(s.After)}
+		if s.New {
+			v.Today, v.TodayClass = "added by the plan", "absent"
+		}
+		if len(s.After) > 0 {
+			v.AfterText += ": " + strings.Join(s.After, "; ")
+		}
+		data.Sets = append(data.Sets, v)
 	}
 	var b bytes.Buffer
 	if err := sectionTemplate.Execute(&b, data); err != nil {

@@ -1,21 +1,40 @@
 package recipe
 
 import (
+	"fmt"
+	"slices"
+
 	"go.yaml.in/yaml/v3"
 
 	"github.com/updeb/updeb/internal/yamlfile"
 )
 
 // findings collects the positioned problems of one recipe file (load, lint
-// and plan all add to it).
+// and resolve all add to it), and its warnings: what lint shows without
+// refusing the recipe.
 type findings struct {
 	file string
 	yamlfile.Decoder
 	// unpinned lets a source have no digest at all (LoadOptions.AllowUnpinned).
 	unpinned bool
+	warnings []Finding
+	// lintFragments: read and check each maintainer-script fragment (Load).
+	lintFragments bool
 }
 
 func (f *findings) at(n *yaml.Node, format string, args ...any) { f.At(n, format, args...) }
+
+// warn records a warning at n's position, once (resolve runs for every
+// architecture).
+func (f *findings) warn(n *yaml.Node, format string, args ...any) {
+	w := Finding{File: f.file, Message: fmt.Sprintf(format, args...)}
+	if n != nil && n.Line > 0 {
+		w.Line, w.Col = n.Line, max(n.Column, 1)
+	}
+	if !slices.Contains(f.warnings, w) {
+		f.warnings = append(f.warnings, w)
+	}
+}
 
 // because records a finding that callers can tell by cause (errors.Is).
 func (f *findings) because(cause error, n *yaml.Node, format string, args ...any) {

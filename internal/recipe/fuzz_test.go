@@ -26,7 +26,7 @@ func FuzzParse(f *testing.F) {
 			// A recipe that parses must also plan (lint mode) without panicking.
 			fs := &findings{file: "recipes/f.yaml"}
 			for _, a := range r.Architectures {
-				r.plan(a.Debian, planOptions{lint: true}, fs)
+				r.resolve(a.Debian, resolveOptions{lint: true}, fs)
 			}
 			for _, x := range fs.Findings() {
 				if x.Line < 1 || x.Col < 1 {

@@ -4,11 +4,15 @@ import (
 	"bytes"
 	"compress/gzip"
 	"fmt"
+	"io/fs"
 	"path"
 	"regexp"
 	"slices"
 	"sort"
 	"strings"
+	"unicode/utf8"
+
+	"github.com/updeb/updeb/pkg/deb"
 )
 
 // docDir is where a package's copyright and changelog go.
@@ -16,7 +20,7 @@ func docDir(pkg string) string { return "/usr/share/doc/" + pkg + "/" }
 
 // changelogName is changelog.Debian.gz for versions with a Debian revision,
 // changelog.gz otherwise (lintian's rule).
-func changelogName(p *PlannedPackage) string {
+func changelogName(p *ResolvedPackage) string {
 	if strings.Contains(p.Version, "-") {
 		return "changelog.Debian.gz"
 	}
@@ -25,7 +29,7 @@ func changelogName(p *PlannedPackage) string {
 
 // generatedFiles returns copyright, changelog and (when there are any tags)
 // lintian overrides for one package.
-func generatedFiles(r *Recipe, p *Plan, pp *PlannedPackage, rp Package) []GeneratedFile {
+func generatedFiles(r *Recipe, p *Resolved, pp *ResolvedPackage, rp Package) []GeneratedFile {
 	out := []GeneratedFile{
 		{Dest: docDir(pp.Name) + "copyright", Content: copyrightFile(r), Mode: 0o644},
 		{Dest: docDir(pp.Name) + changelogName(pp), Content: changelogFile(r, p, pp), Mode: 0o644},
@@ -79,7 +83,7 @@ var yearPattern = regexp.MustCompile(`\b\d{4}\b`)
 
 // changelogFile is a one-entry Debian changelog dated the release date,
 // compressed with gzip -9, with no file name and mtime 0 in the header.
-func changelogFile(r *Recipe, p *Plan, pp *PlannedPackage) []byte {
+func changelogFile(r *Recipe, p *Resolved, pp *ResolvedPackage) []byte {
 	text := fmt.Sprintf("%s (%s) unstable; urgency=medium\n\n  * Repackaged upstream release %s by updeb.\n\n -- %s  %s\n",
 		r.Name, p.DebianVersion, r.Version, pp.Maintainer, p.SourceDateEpoch.UTC().Format("Mon, 02 Jan 2006 15:04:05 -0700"))
 	var b bytes.Buffer
@@ -110,8 +114,96 @@ const (
 )
 
 // override is one line of an overrides file: a tag, optionally limited to a
-// file (lintian's pointer, without the leading /).
-type override struct{ tag, pointer, why string }
+// file (lintian's pointer, without the leading /) and to the hint's text
+// before the pointer (context).
+type override struct{ tag, pointer, why, context string }
+
+// permissionHints are the hints lintian's files/permissions check gives the
+// package's files and directories (Lintian::Check::Files::Permissions,
+// lintian 2.116, rule for rule), as overrides: every such mode is the
+// recipe's own statement (updeb's defaults raise none), a setuid or setgid
+// bit with the recipe's special-bits reason as the justification.
+func (pp *ResolvedPackage) permissionHints() []override {
+	var out []override
+	for _, f := range pp.Files {
+		out = append(out, fileHints(pp.Name, f)...)
+	}
+	for _, d := range pp.Directories {
+		if h, ok := dirHint(d); ok {
+			out = append(out, h)
+		}
+	}
+	return out
+}
+
+// whyMode justifies a mode the recipe states.
+func whyMode(m fs.FileMode, special string) string {
+	if special != "" {
+		return fmt.Sprintf("The recipe sets mode %04o on purpose (special-bits): %s", deb.UnixMode(m), special)
+	}
+	return fmt.Sprintf("The recipe states mode %04o for it: the file is meant to be so.", deb.UnixMode(m))
+}
+
+func fileHints(pkg string, f ResolvedFile) []override {
+	m, o := deb.UnixMode(f.Mode), ownerNames(f.Owner)
+	identity := o.User + "/" + o.Group
+	exec, setid := m&0o111 != 0, m&0o6000 != 0
+	hint := func(tag, context string) override {
+		return override{tag: tag, pointer: strings.TrimPrefix(f.Dest, "/"), why: whyMode(f.Mode, f.SpecialBits), context: context}
+	}
+	perm := fmt.Sprintf("%04o", m)
+	if exec && identity == "root/games" && (m&0o2000 == 0 || m&0o755 != 0o755) {
+		return []override{hint("non-standard-game-executable-perm", perm+" != 2755")}
+	}
+	var out []override
+	if exec && m&0o444 != 0o444 {
+		out = append(out, hint("executable-is-not-world-readable", perm))
+	}
+	if setid && m&^0o6000 != 0o755 && m != 0o4754 {
+		out = append(out, hint("non-standard-setuid-executable-perm", perm))
+	}
+	switch {
+	case setid && strings.Contains(pkg, "-suid"):
+	case m&0o2000 != 0 && m&0o4000 == 0 && o.Group == "games" && gameBinRE.MatchString(f.Dest):
+	case setid:
+		out = append(out, hint("elevated-privileges", perm+" "+identity))
+	case exec && m != 0o755:
+		out = append(out, hint("non-standard-executable-perm", perm+" != 0755"))
+	case exec:
+	case m == 0o664 && identity == "root/games" && gameDataRE.MatchString(f.Dest):
+	case strings.HasPrefix(f.Dest, "/usr/lib/") && strings.HasSuffix(f.Dest, ".ali") && m != 0o444:
+		out = append(out, hint("bad-permissions-for-ali-file", ""))
+	case m == 0o600 && strings.HasPrefix(f.Dest, "/etc/backup.d/"):
+	case strings.HasPrefix(f.Dest, "/etc/sudoers.d/"):
+		if m != 0o440 {
+			out = append(out, hint("bad-perm-for-file-in-etc-sudoers.d", perm+" != 0440"))
+		}
+	case m != 0o644:
+		out = append(out, hint("non-standard-file-perm", perm+" != 0644"))
+	}
+	return out
+}
+
+// Lintian's exceptions for games and temporary folders.
+var (
+	gameBinRE  = regexp.MustCompile(`^/usr/(lib/)?games/\S+`)
+	gameDataRE = regexp.MustCompile(`^/var/(lib/)?games/\S+`)
+	tmpDirRE   = regexp.MustCompile(`^(var/)?tmp/`)
+)
+
+func dirHint(d ResolvedDir) (override, bool) {
+	m, o := deb.UnixMode(d.Mode), ownerNames(d.Owner)
+	identity, name := o.User+"/"+o.Group, strings.TrimPrefix(d.Path, "/")+"/"
+	switch {
+	case m == 0o2775 && identity == "root/games" && gameDataRE.MatchString("/"+name):
+	case m == 0o1777 && identity == "root/root" && (tmpDirRE.MatchString(name) || name == "var/lock/"):
+	case m == 0o2775 && identity == "root/staff" && name == "var/local/":
+	case m == 0o2775 && identity == "root/src" && name == "usr/src/":
+	case m != 0o755:
+		return override{tag: "non-standard-dir-perm", pointer: name, why: whyMode(d.Mode, d.SpecialBits), context: fmt.Sprintf("%04o != 0755", m)}, true
+	}
+	return override{}, false
+}
 
 // Overrides renders the package's lintian overrides file: for each tag
 // lintian raises on what updeb makes of repackaged upstream binaries, an
@@ -122,9 +214,11 @@ type override struct{ tag, pointer, why string }
 // means the worst for each executable from an upstream source (static
 // unless the recipe says dynamic: true). It returns
 // nil when there is nothing to override.
-func (pp *PlannedPackage) Overrides(facts func(dest string) (BinaryFacts, bool)) []byte {
+func (pp *ResolvedPackage) Overrides(facts func(dest string) (BinaryFacts, bool)) []byte {
 	var ovs []override
-	add := func(tag, dest, why string) { ovs = append(ovs, override{tag, strings.TrimPrefix(dest, "/"), why}) }
+	add := func(tag, dest, why string) {
+		ovs = append(ovs, override{tag: tag, pointer: strings.TrimPrefix(dest, "/"), why: why})
+	}
 	for _, f := range pp.Files {
 		bf, ok := BinaryFacts{}, false
 		if facts != nil {
@@ -143,6 +237,7 @@ func (pp *PlannedPackage) Overrides(facts func(dest string) (BinaryFacts, bool))
 			add("extra-license-file", f.Dest, whyLicense)
 		}
 	}
+	ovs = append(ovs, pp.permissionHints()...)
 	for _, c := range pp.commands() {
 		add("no-manual-page", c, whyNoManual)
 	}
@@ -160,7 +255,11 @@ func (pp *PlannedPackage) Overrides(facts func(dest string) (BinaryFacts, bool))
 			fmt.Fprintf(&b, "# %s\n", o.why)
 			last = o.why
 		}
-		fmt.Fprintf(&b, "%s: %s [%s]\n", pp.Name, o.tag, o.pointer)
+		if o.context != "" {
+			fmt.Fprintf(&b, "%s: %s %s [%s]\n", pp.Name, o.tag, o.context, o.pointer)
+		} else {
+			fmt.Fprintf(&b, "%s: %s [%s]\n", pp.Name, o.tag, o.pointer)
+		}
 	}
 	first := true
 	for _, t := range pp.LintianOverrides {
@@ -200,7 +299,7 @@ var commandDirs = []string{"/bin/", "/usr/bin/", "/usr/bin/X11/", "/usr/bin/mh/"
 
 // commands are the files and links the package puts directly in a command
 // folder without a manual page of the same name in the package.
-func (pp *PlannedPackage) commands() []string {
+func (pp *ResolvedPackage) commands() []string {
 	var dests []string
 	for _, f := range pp.Files {
 		dests = append(dests, f.Dest)
@@ -228,7 +327,7 @@ func (pp *PlannedPackage) commands() []string {
 
 // servicesWithoutInitScript are the package's systemd service units with no
 // /etc/init.d script (nor a .path or .timer unit) of the same name.
-func (pp *PlannedPackage) servicesWithoutInitScript() []string {
+func (pp *ResolvedPackage) servicesWithoutInitScript() []string {
 	have := map[string]bool{}
 	for _, f := range pp.Files {
 		have[f.Dest] = true
@@ -259,22 +358,24 @@ func shellQuote(s string) string {
 
 const daemonReload = "\t\tif [ -d /run/systemd/system ]; then\n\t\t\tsystemctl --system daemon-reload >/dev/null || true\n\t\tfi\n"
 
-// script assembles a maintainer script: one case per argument group; the
-// action runs for the first group, the others are accepted and do nothing,
-// anything else is an error (Debian policy 6.5).
-func script(name, pkg, actionCase, action, quietCases string) Script {
+// part is updeb's generated part of a maintainer script: one case per
+// argument group; the action runs for the first group, the others are
+// accepted and do nothing, anything else is an error (Debian policy 6.5).
+func part(name, actionCase, action, quietCases string) Script {
 	var b strings.Builder
-	fmt.Fprintf(&b, "#!/bin/sh\n# %s for %s, generated by updeb.\nset -e\n\ncase \"$1\" in\n", name, pkg)
+	b.WriteString("case \"$1\" in\n")
 	fmt.Fprintf(&b, "\t%s)\n%s\t\t;;\n", actionCase, action)
 	fmt.Fprintf(&b, "\t%s)\n\t\t;;\n", quietCases)
-	fmt.Fprintf(&b, "\t*)\n\t\techo \"%s called with unknown argument '$1'\" >&2\n\t\texit 1\n\t\t;;\nesac\n\nexit 0\n", name)
+	fmt.Fprintf(&b, "\t*)\n\t\techo \"%s called with unknown argument '$1'\" >&2\n\t\texit 1\n\t\t;;\nesac\n", name)
 	return Script{Name: name, Content: b.String()}
 }
 
-// maintainerScripts generates postinst, prerm and postrm for the common
-// cases: a system user, systemd units (installed, never started or enabled:
-// only daemon-reload), and update-alternatives. Every action is idempotent.
-func maintainerScripts(name string, rp Package, alts []Alternative) []Script {
+// maintainerScripts generates the parts of postinst, prerm and postrm for
+// the common cases: a system user (and the paths the package gives it,
+// unless dpkg-statoverride says otherwise), systemd units (installed, never
+// started or enabled: only daemon-reload), and update-alternatives. Every
+// action is idempotent.
+func maintainerScripts(pp *ResolvedPackage, rp Package, alts []Alternative) []Script {
 	var postinst, prerm, postrm strings.Builder
 	if u := rp.SystemUser; u != nil {
 		args := "--system --quiet"
@@ -287,6 +388,14 @@ func maintainerScripts(name string, rp Package, alts []Alternative) []Script {
 			args += " --no-create-home --home /nonexistent"
 		}
 		fmt.Fprintf(&postinst, "\t\tif ! getent passwd %s >/dev/null; then\n\t\t\tadduser %s %s\n\t\tfi\n", u.Name, args, u.Name)
+		for _, o := range pp.ownedBy(u) {
+			fmt.Fprintf(&postinst, "\t\tif ! dpkg-statoverride --list %s >/dev/null 2>&1; then\n\t\t\tchown %s:%s %s\n", shellQuote(o.path), o.owner.User, o.owner.Group, shellQuote(o.path))
+			if o.mode&(fs.ModeSetuid|fs.ModeSetgid) != 0 {
+				// chown clears setuid and setgid: set the mode again.
+				fmt.Fprintf(&postinst, "\t\t\tchmod %04o %s\n", deb.UnixMode(o.mode), shellQuote(o.path))
+			}
+			postinst.WriteString("\t\tfi\n")
+		}
 	}
 	for _, a := range alts {
 		fmt.Fprintf(&postinst, "\t\tupdate-alternatives --install %s %s %s %d\n", shellQuote(a.Link), shellQuote(a.Name), shellQuote(a.Path), a.Priority)
@@ -298,13 +407,142 @@ func maintainerScripts(name string, rp Package, alts []Alternative) []Script {
 	}
 	var out []Script
 	if postinst.Len() > 0 {
-		out = append(out, script("postinst", name, "configure", postinst.String(), "abort-upgrade|abort-remove|abort-deconfigure|triggered"))
+		out = append(out, part("postinst", "configure", postinst.String(), "abort-upgrade|abort-remove|abort-deconfigure|triggered"))
 	}
 	if prerm.Len() > 0 {
-		out = append(out, script("prerm", name, "remove|deconfigure", prerm.String(), "upgrade|failed-upgrade"))
+		out = append(out, part("prerm", "remove|deconfigure", prerm.String(), "upgrade|failed-upgrade"))
 	}
 	if postrm.Len() > 0 {
-		out = append(out, script("postrm", name, "remove|purge", postrm.String(), "upgrade|failed-upgrade|abort-install|abort-upgrade|disappear"))
+		out = append(out, part("postrm", "remove|purge", postrm.String(), "upgrade|failed-upgrade|abort-install|abort-upgrade|disappear"))
 	}
 	return out
+}
+
+// owned is a path of the package that its system user owns.
+type owned struct {
+	path  string
+	owner deb.Owner
+	mode  fs.FileMode
+}
+
+// ownedBy lists the files and directories of the package owned by the
+// system user u or its group, directories first (by path), then files.
+func (pp *ResolvedPackage) ownedBy(u *SystemUser) []owned {
+	mine := func(o deb.Owner) bool { return o.User == u.Name || u.Group && o.Group == u.Name }
+	var out []owned
+	for _, d := range pp.Directories {
+		if mine(d.Owner) {
+			out = append(out, owned{d.Path, ownerNames(d.Owner), d.Mode})
+		}
+	}
+	for _, f := range pp.Files {
+		if mine(f.Owner) {
+			out = append(out, owned{f.Dest, ownerNames(f.Owner), f.Mode})
+		}
+	}
+	return out
+}
+
+// ownerNames fills empty names with root.
+func ownerNames(o deb.Owner) deb.Owner {
+	if o.User == "" {
+		o.User = "root"
+	}
+	if o.Group == "" {
+		o.Group = "root"
+	}
+	return o
+}
+
+// fragmentToken is the line of a fragment that updeb's generated part
+// replaces, as debhelper's #DEBHELPER#.
+const fragmentToken = "#UPDEB#"
+
+// MaxFragment is the largest maintainer-script fragment a recipe may give.
+const MaxFragment = 256 << 10
+
+// MergeScripts returns the maintainer scripts the package carries: for each
+// script, updeb's generated part (pp.Scripts) and the recipe's fragment
+// (content: Fragment.Script -> its bytes) in one "#!/bin/sh", "set -e"
+// script that ends with "exit 0". A fragment may place the generated part
+// itself with a line "#UPDEB#"; otherwise preinst and postinst run the
+// generated part first and the fragment after it (a user exists before the
+// fragment runs), prerm and postrm the fragment first (it stops what it
+// started before the alternatives go). It checks each fragment: text
+// without NUL, no "#!" line of its own (updeb writes it), at most one
+// "#UPDEB#" line.
+func (pp *ResolvedPackage) MergeScripts(content map[string][]byte) ([]Script, error) {
+	generated := map[string]string{}
+	for _, s := range pp.Scripts {
+		generated[s.Name] = s.Content
+	}
+	fragment := map[string]Fragment{}
+	for _, f := range pp.Fragments {
+		fragment[f.Script] = f
+	}
+	var out []Script
+	for _, name := range scriptNames {
+		gen, hasGen := generated[name]
+		f, hasFrag := fragment[name]
+		if !hasGen && !hasFrag {
+			continue
+		}
+		var b strings.Builder
+		b.WriteString("#!/bin/sh\n")
+		if hasFrag {
+			fmt.Fprintf(&b, "# %s for %s, generated by updeb with the recipe's fragment %s.\n", name, pp.Name, f.File)
+		} else {
+			fmt.Fprintf(&b, "# %s for %s, generated by updeb.\n", name, pp.Name)
+		}
+		b.WriteString("set -e\n\n")
+		if !hasFrag {
+			b.WriteString(gen)
+		} else {
+			text, err := checkFragment(f, content[name])
+			if err != nil {
+				return nil, fmt.Errorf("%w: %w", ErrInvalid, err)
+			}
+			if hasGen {
+				gen = "# updeb's part:\n" + gen + "# end of updeb's part\n"
+			}
+			switch {
+			case strings.Contains(text, "\n"+fragmentToken+"\n"):
+				text = strings.Replace(text, "\n"+fragmentToken+"\n", "\n"+gen, 1)
+			case name == "preinst" || name == "postinst":
+				text = gen + text
+			default:
+				text += gen
+			}
+			b.WriteString(text)
+		}
+		b.WriteString("\nexit 0\n")
+		out = append(out, Script{Name: name, Content: b.String()})
+	}
+	return out, nil
+}
+
+// checkFragment checks a fragment's bytes and returns them as text that
+// starts and ends with a newline.
+func checkFragment(f Fragment, data []byte) (string, error) {
+	bad := func(format string, args ...any) error {
+		return fmt.Errorf("scripts.%s: %s: %s", f.Script, f.LocalPath, fmt.Sprintf(format, args...))
+	}
+	text := string(data)
+	switch {
+	case len(data) > MaxFragment:
+		return "", bad("%d bytes, more than the %d KiB a fragment may have", len(data), MaxFragment>>10)
+	case strings.IndexByte(text, 0) >= 0:
+		return "", bad("contains a NUL byte: a fragment is shell text")
+	case !utf8.ValidString(text):
+		return "", bad("is not UTF-8 text")
+	case strings.HasPrefix(text, "#!"):
+		return "", bad("starts with a #! line: updeb writes the script's #!/bin/sh and set -e; give only the commands")
+	case strings.Contains(text, "\r"):
+		return "", bad("has carriage returns (a file saved with DOS line ends): /bin/sh would read them as part of each command")
+	}
+	text = "\n" + strings.TrimRight(text, "\n") + "\n"
+	if n := strings.Count(text, "\n"+fragmentToken+"\n"); n > 1 {
+		return "", bad("has %d %s lines; at most one says where updeb's part goes", n, fragmentToken)
+	}
+	return text, nil
 }

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/updeb/updeb/internal/testenv"
+	"github.com/updeb/updeb/internal/testkit/testenv"
 )
 
 // TestPlanPassesLintian materialises the fixture's plan as a folder tree,
@@ -18,7 +18,8 @@ import (
 // be what lintian accepts. Upstream binaries are stand-in shell scripts.
 func TestPlanPassesLintian(t *testing.T) {
 	tools := testenv.RequireTool(t, "dpkg-deb", "lintian")
-	p, err := loadFixture(t).Plan("amd64", fixtureOpts)
+	r := loadFixture(t)
+	p, err := r.Resolve("amd64", fixtureOpts)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -62,7 +63,10 @@ func TestPlanPassesLintian(t *testing.T) {
 			write(g.Dest, g.Content, g.Mode)
 		}
 		for _, d := range pkg.Directories {
-			if err := os.MkdirAll(filepath.Join(root, d), 0o755); err != nil {
+			if err := os.MkdirAll(filepath.Join(root, d.Path), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.Chmod(filepath.Join(root, d.Path), d.Mode); err != nil {
 				t.Fatal(err)
 			}
 		}
@@ -80,7 +84,11 @@ func TestPlanPassesLintian(t *testing.T) {
 		if len(pkg.Conffiles) > 0 {
 			write("/DEBIAN/conffiles", []byte(strings.Join(pkg.Conffiles, "\n")+"\n"), 0o644)
 		}
-		for _, s := range pkg.Scripts {
+		scripts, err := r.MaintainerScripts(&pkg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, s := range scripts {
 			write("/DEBIAN/"+s.Name, []byte(s.Content), 0o755)
 		}
 		deb := filepath.Join(out, pkg.OutputFile)

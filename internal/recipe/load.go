@@ -1,11 +1,14 @@
 package recipe
 
 import (
+	"cmp"
 	"fmt"
+	"maps"
 	"net/url"
 	"path"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -14,6 +17,7 @@ import (
 
 	"github.com/updeb/updeb/internal/srcurl"
 	"github.com/updeb/updeb/internal/yamlfile"
+	"github.com/updeb/updeb/pkg/deb"
 	"github.com/updeb/updeb/pkg/debversion"
 	"github.com/updeb/updeb/pkg/digest"
 	"github.com/updeb/updeb/pkg/verify/sigstore"
@@ -70,11 +74,12 @@ func LoadBytes(file string, data []byte, opts LoadOptions) (*Recipe, error) {
 		r.FilesDir = filepath.Join(r.dir, filepath.FromSlash(r.filesRel))
 		{
 			// Render every architecture: templates, rendered names and paths,
-			// and (here only, Plan does no I/O) the files the recipe names.
+			// and (here only, Resolved does no I/O) the files the recipe names.
 			// Fields that failed to decode are empty and render to nothing,
 			// so this adds no findings about them.
+			fs.lintFragments = true
 			for _, a := range r.Architectures {
-				r.plan(a.Debian, planOptions{lint: true, stat: r.checkLocal}, fs)
+				r.resolve(a.Debian, resolveOptions{lint: true, stat: r.checkLocal}, fs)
 			}
 		}
 	}
@@ -82,6 +87,8 @@ func LoadBytes(file string, data []byte, opts LoadOptions) (*Recipe, error) {
 		return nil, err
 	}
 	r.Content = data
+	r.Warnings = fs.warnings
+	slices.SortStableFunc(r.Warnings, func(a, b Finding) int { return cmp.Or(a.Line-b.Line, a.Col-b.Col) })
 	return r, nil
 }
 
@@ -94,6 +101,20 @@ func Parse(file string, data []byte) (*Recipe, error) {
 		return nil, err
 	}
 	return r, nil
+}
+
+// JSONSchema is the JSON Schema of a recipe file, made by running the recipe
+// decoder (decoder.recipe) as a schema run (yamlfile.Describe). Templates
+// ({{.Version}}) and what only resolving checks (rendered names, relations,
+// files on disk) are not in it: a recipe the schema accepts may still have
+// findings, but one it refuses has.
+func JSONSchema() *yamlfile.Schema {
+	s := yamlfile.Describe(func(yd *yamlfile.Decoder, top *yaml.Node) {
+		d := &decoder{&findings{Decoder: *yd}} // the copy shares the schema run
+		d.recipe(&Recipe{node: top}, top)
+	})
+	s.Title = "updeb recipe (recipes/NAME.yaml; every field in recipes/README.md)"
+	return s
 }
 
 // documentOptions are how a recipe file is read: at most MaxSize bytes, one
@@ -125,7 +146,6 @@ func parse(file string, data []byte, unpinned bool) (*Recipe, *findings) {
 }
 
 var (
-	packageNameRE  = regexp.MustCompile(`^[a-z0-9][a-z0-9+.-]+$`)
 	sourceNameRE   = regexp.MustCompile(`^[a-z0-9][a-z0-9._-]*$`)
 	upstreamArchRE = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_.-]*$`)
 	fingerprintRE  = regexp.MustCompile(`^[0-9A-Fa-f]{40}$`)
@@ -150,8 +170,9 @@ func (d *decoder) recipe(r *Recipe, n *yaml.Node) {
 	r.Revision = "1"
 	d.mapping(n, "recipe", map[string]field{
 		"name": {true, func(v *yaml.Node) {
-			if d.Str(v, "name", &r.Name) && !packageNameRE.MatchString(r.Name) {
-				d.at(v, "name: %q is not a valid Debian source name (want [a-z0-9][a-z0-9+.-]+)", r.Name)
+			d.Describe(v, yamlfile.Schema{Pattern: "^" + deb.PackageNamePattern + "$"})
+			if d.Str(v, "name", &r.Name) && !deb.ValidPackageName(r.Name) {
+				d.at(v, "name: %q is not a valid Debian source name (want %s)", r.Name, deb.PackageNamePattern)
 			}
 		}},
 		"version": {true, func(v *yaml.Node) {
@@ -169,11 +190,13 @@ func (d *decoder) recipe(r *Recipe, n *yaml.Node) {
 			}
 		}},
 		"epoch": {false, func(v *yaml.Node) {
+			d.Describe(v, yamlfile.Schema{Minimum: yamlfile.Int64(0)})
 			if d.Int(v, "epoch", &r.Epoch) && r.Epoch < 0 {
 				d.at(v, "epoch: must be 0 or more, found %d", r.Epoch)
 			}
 		}},
 		"release-date": {true, func(v *yaml.Node) {
+			d.Describe(v, yamlfile.Schema{Pattern: `^[0-9]{4}-[0-9]{2}-[0-9]{2}(T|$)`})
 			var s string
 			if d.Str(v, "release-date", &s) {
 				t, err := parseDate(s)
@@ -183,7 +206,18 @@ func (d *decoder) recipe(r *Recipe, n *yaml.Node) {
 				r.ReleaseDate = t
 			}
 		}},
+		"end-of-life": {false, func(v *yaml.Node) {
+			var s string
+			if d.Str(v, "end-of-life", &s) {
+				t, err := time.Parse(time.DateOnly, s)
+				if err != nil {
+					d.at(v, "end-of-life: %q is not a day as YYYY-MM-DD (the day the version line lost upstream support)", s)
+				}
+				r.EndOfLife = t.UTC()
+			}
+		}},
 		"homepage": {false, func(v *yaml.Node) {
+			d.Describe(v, yamlfile.Schema{Pattern: "^https?://"})
 			if d.NonEmpty(v, "homepage", &r.Homepage) && !strings.HasPrefix(r.Homepage, "https://") && !strings.HasPrefix(r.Homepage, "http://") {
 				d.at(v, "homepage: %q is not an http(s) URL", r.Homepage)
 			}
@@ -192,6 +226,7 @@ func (d *decoder) recipe(r *Recipe, n *yaml.Node) {
 		"license-text": {false, func(v *yaml.Node) { d.NonEmpty(v, "license-text", &r.LicenseText) }},
 		"copyright":    {true, func(v *yaml.Node) { d.singleLine(v, "copyright", &r.Copyright) }},
 		"maintainer": {false, func(v *yaml.Node) {
+			d.Describe(v, yamlfile.Schema{Pattern: maintainerRE.String()})
 			if d.Str(v, "maintainer", &r.Maintainer) && !maintainerRE.MatchString(r.Maintainer) {
 				d.at(v, "maintainer: %q is not \"Full Name <email@address>\"", r.Maintainer)
 			}
@@ -217,8 +252,9 @@ func (d *decoder) recipe(r *Recipe, n *yaml.Node) {
 			})
 		}},
 		"packages": {true, func(v *yaml.Node) {
+			d.Describe(v, yamlfile.Schema{MinItems: 1})
 			d.List(v, "packages", func(i int, v *yaml.Node) {
-				p := Package{node: v, Architecture: "any", Priority: "optional", Relations: map[string][]string{}}
+				p := Package{node: v, Architecture: "any", Priority: "optional", Relations: map[string][]string{}, Scripts: map[string]string{}}
 				d.pkg(&p, v)
 				r.Packages = append(r.Packages, p)
 			})
@@ -254,19 +290,46 @@ func (d *decoder) singleLine(v *yaml.Node, name string, dst *string) bool {
 	return true
 }
 
-// relPath checks a path that must stay inside the folder it is relative to.
+// relPath checks a path that must stay inside the folder it is relative to:
+// relative, clean, without a ".." component. Every other character dpkg
+// takes in a file name is taken (see pathProblem).
 func (d *decoder) relPath(v *yaml.Node, name, p string) bool {
+	if problem := pathProblem(p); problem != "" {
+		d.at(v, "%s: %q %s", name, p, problem)
+		return false
+	}
 	switch {
-	case hasControlChar(p):
-		d.at(v, "%s: %q contains a control character", name, p)
 	case strings.HasPrefix(p, "/"):
 		d.at(v, "%s: %q must be a relative path", name, p)
-	case p != path.Clean(p) || p == ".." || strings.HasPrefix(p, "../") || strings.Contains(p, "\\"):
-		d.at(v, "%s: %q must be a clean relative path without \"..\"", name, p)
+	case hasDotDot(p):
+		d.at(v, "%s: %q has a \"..\" component, which would leave the folder it is relative to", name, p)
+	case p != path.Clean(p):
+		d.at(v, "%s: %q is not a clean path (an empty or \".\" component, or a trailing \"/\"): write %q", name, p, path.Clean(p))
 	default:
 		return true
 	}
 	return false
+}
+
+// pathProblem is why a path in a recipe cannot be a file name, or "": dpkg
+// refuses a newline (and no file name holds a NUL); updeb refuses the other
+// control characters in recipes, where they would be invisible in review
+// (lint, the gate's diff, a terminal), though dpkg would take them. Spaces,
+// backslashes (systemd's "\x2d") and UTF-8 are file names like any other.
+func pathProblem(p string) string {
+	i := strings.IndexFunc(p, func(r rune) bool { return r < 0x20 || r == 0x7f })
+	switch {
+	case i < 0:
+		return ""
+	case p[i] == '\n' || p[i] == 0:
+		return "contains a newline or NUL, which dpkg refuses in a file name"
+	}
+	return fmt.Sprintf("contains a control character (U+%04X): dpkg would take it, but updeb refuses it in recipes, where it is invisible in review", p[i])
+}
+
+// hasDotDot reports a ".." component.
+func hasDotDot(p string) bool {
+	return slices.Contains(strings.Split(p, "/"), "..")
 }
 
 func (d *decoder) architectures(r *Recipe, v *yaml.Node) {
@@ -287,17 +350,22 @@ func (d *decoder) architectures(r *Recipe, v *yaml.Node) {
 		}
 		r.Architectures = append(r.Architectures, Arch{Debian: deb, Upstream: up})
 	}
+	archs := yamlfile.Schema{Enum: slices.Sorted(maps.Keys(debianArchs))}
 	switch v.Kind {
 	case yaml.SequenceNode:
+		d.Describe(v, yamlfile.Schema{MinItems: 1})
 		d.List(v, "architectures", func(i int, n *yaml.Node) {
 			var s string
+			d.Describe(n, archs)
 			if d.NonEmpty(n, fmt.Sprintf("architectures[%d]", i), &s) {
 				add(n, s, s)
 			}
 		})
 	case yaml.MappingNode:
+		d.Describe(v, yamlfile.Schema{PropertyNames: &archs, MinProperties: 1})
 		d.Pairs(v, "architectures", func(k, n *yaml.Node) {
 			var s string
+			d.Describe(n, yamlfile.Schema{Pattern: upstreamArchRE.String()})
 			if d.NonEmpty(n, "architectures."+k.Value, &s) {
 				add(k, k.Value, s)
 			}
@@ -324,6 +392,7 @@ var commonLicenses = map[string]string{
 var licenseRE = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9.+-]*$`)
 
 func (d *decoder) license(v *yaml.Node, dst *string) {
+	d.Describe(v, yamlfile.Schema{Pattern: licenseRE.String()})
 	if d.NonEmpty(v, "license", dst) && !licenseRE.MatchString(*dst) {
 		d.at(v, "license: %q is not an SPDX license identifier (e.g. Apache-2.0, MIT)", *dst)
 	}
@@ -346,18 +415,20 @@ func (d *decoder) source(r *Recipe, s *Source, n *yaml.Node) {
 	digests := map[digest.Algorithm]*yaml.Node{}
 	d.mapping(n, "source", map[string]field{
 		"name": {true, func(v *yaml.Node) {
+			d.Describe(v, yamlfile.Schema{Pattern: sourceNameRE.String()})
 			if d.Str(v, "source name", &s.Name) && !sourceNameRE.MatchString(s.Name) {
 				d.at(v, "source name: %q is not [a-z0-9][a-z0-9._-]*", s.Name)
 			}
 		}},
 		"url": {true, func(v *yaml.Node) { d.url(v, "url", &s.URL) }},
 		"kind": {false, func(v *yaml.Node) {
+			d.Describe(v, yamlfile.Schema{Enum: slices.Sorted(maps.Keys(sourceKinds))})
 			if d.Str(v, "kind", &s.Kind) && !sourceKinds[s.Kind] {
 				d.at(v, "kind: %q is not one of tar.gz, tgz, tar.xz, tar, zip, raw", s.Kind)
 			}
 		}},
-		"sha256":    {false, func(v *yaml.Node) { digests[digest.SHA256] = v }},
-		"sha512":    {false, func(v *yaml.Node) { digests[digest.SHA512] = v }},
+		"sha256":    {false, func(v *yaml.Node) { digests[digest.SHA256] = v; d.describeDigests(v, digest.SHA256) }},
+		"sha512":    {false, func(v *yaml.Node) { digests[digest.SHA512] = v; d.describeDigests(v, digest.SHA512) }},
 		"signature": {true, func(v *yaml.Node) { d.signature(&s.Signature, v) }},
 		"checksums": {false, func(v *yaml.Node) {
 			s.Checksums = &Checksums{}
@@ -372,6 +443,17 @@ func (d *decoder) source(r *Recipe, s *Source, n *yaml.Node) {
 		s.Kind = kindFromURL(s.URL)
 	}
 	s.digestNodes = digests
+}
+
+// describeDigests states, for the schema, what digests decodes later: one HEX
+// for every architecture, or a mapping ARCH: HEX.
+func (d *decoder) describeDigests(v *yaml.Node, alg digest.Algorithm) {
+	// A string, or a number when every digit is decimal (the loader reads the
+	// value's text either way).
+	hex := &yamlfile.Schema{Type: []string{"string", "number"}, Pattern: fmt.Sprintf("^[0-9A-Fa-f]{%d}$", 2*alg.Size())}
+	d.Describe(v, yamlfile.Schema{AnyOf: []*yamlfile.Schema{hex, {
+		Type: []string{"object"}, PropertyNames: &yamlfile.Schema{Enum: slices.Sorted(maps.Keys(debianArchs))}, Values: hex, MinProperties: 1,
+	}}})
 }
 
 // digests decodes a source's pinned digests; it runs after the whole recipe
@@ -440,9 +522,10 @@ func (r *Recipe) ArchNames() []string {
 	return out
 }
 
-// url checks a URL field: a template only for its scheme (Plan checks what
+// url checks a URL field: a template only for its scheme (Resolved checks what
 // it renders to), anything else with the fetcher's grammar (package srcurl).
 func (d *decoder) url(v *yaml.Node, name string, dst *string) {
+	d.Describe(v, yamlfile.Schema{Pattern: "^https?://"})
 	if !d.NonEmpty(v, name, dst) {
 		return
 	}
@@ -457,8 +540,10 @@ func (d *decoder) url(v *yaml.Node, name string, dst *string) {
 
 func (d *decoder) signers(v *yaml.Node, name string) []string {
 	var out []string
+	d.Describe(v, yamlfile.Schema{MinItems: 1})
 	d.List(v, name, func(i int, n *yaml.Node) {
 		var s string
+		d.Describe(n, yamlfile.Schema{Pattern: fingerprintRE.String()})
 		if !d.Str(n, fmt.Sprintf("%s[%d]", name, i), &s) {
 			return
 		}
@@ -509,6 +594,7 @@ func (d *decoder) signature(sig *Signature, n *yaml.Node) {
 		"cert-url":   {false, func(v *yaml.Node) { d.url(v, "signature.cert-url", &ss.CertURL) }},
 		"bundle-url": {false, func(v *yaml.Node) { d.url(v, "signature.bundle-url", &ss.BundleURL) }},
 		"github-attestations": {false, func(v *yaml.Node) {
+			d.Describe(v, yamlfile.Schema{Pattern: githubRepoRE.String()})
 			if d.Str(v, "signature.github-attestations", &ss.GitHubAttestations) && !githubRepoRE.MatchString(ss.GitHubAttestations) {
 				d.at(v, "signature.github-attestations: %q is not OWNER/REPO", ss.GitHubAttestations)
 			}
@@ -597,6 +683,7 @@ func (d *decoder) identityRegexp(v *yaml.Node, dst *string) {
 
 // issuer decodes an OIDC issuer: an http(s) URL.
 func (d *decoder) issuer(v *yaml.Node, dst *string) {
+	d.Describe(v, yamlfile.Schema{Pattern: "^https?://"})
 	if !d.singleLine(v, "signature.issuer", dst) {
 		return
 	}
@@ -610,6 +697,7 @@ func (d *decoder) pkg(p *Package, n *yaml.Node) {
 	fields := map[string]field{
 		"name": {true, func(v *yaml.Node) { d.NonEmpty(v, "package name", &p.Name) }},
 		"architecture": {false, func(v *yaml.Node) {
+			d.Describe(v, yamlfile.Schema{Enum: []string{"any", "all"}})
 			if d.Str(v, "architecture", &p.Architecture) && p.Architecture != "any" && p.Architecture != "all" {
 				d.at(v, "architecture: %q must be any (each recipe architecture) or all", p.Architecture)
 			}
@@ -617,11 +705,13 @@ func (d *decoder) pkg(p *Package, n *yaml.Node) {
 		"summary":     {true, func(v *yaml.Node) { d.singleLine(v, "summary", &p.Summary) }},
 		"description": {true, func(v *yaml.Node) { d.NonEmpty(v, "description", &p.Description) }},
 		"section": {true, func(v *yaml.Node) {
+			d.Describe(v, yamlfile.Schema{Pattern: sectionRE.String()})
 			if d.Str(v, "section", &p.Section) && !sectionRE.MatchString(p.Section) {
 				d.at(v, "section: %q is not a Debian section (e.g. admin, net, utils)", p.Section)
 			}
 		}},
 		"priority": {false, func(v *yaml.Node) {
+			d.Describe(v, yamlfile.Schema{Enum: slices.Sorted(maps.Keys(priorities))})
 			if d.Str(v, "priority", &p.Priority) && !priorities[p.Priority] {
 				d.at(v, "priority: %q is not one of required, important, standard, optional", p.Priority)
 			}
@@ -633,7 +723,15 @@ func (d *decoder) pkg(p *Package, n *yaml.Node) {
 				p.Files = append(p.Files, f)
 			})
 		}},
-		"directories": {false, func(v *yaml.Node) { d.StrList(v, "directories", &p.Directories) }},
+		"directories": {false, func(v *yaml.Node) {
+			d.List(v, "directories", func(i int, v *yaml.Node) {
+				dir := Directory{node: v}
+				d.directory(&dir, v)
+				p.Directories = append(p.Directories, dir)
+			})
+		}},
+		"scripts":  {false, func(v *yaml.Node) { d.scripts(p, v) }},
+		"triggers": {false, func(v *yaml.Node) { d.triggers(p, v) }},
 		"symlinks": {false, func(v *yaml.Node) {
 			d.List(v, "symlinks", func(i int, v *yaml.Node) {
 				s := Symlink{node: v}
@@ -648,6 +746,7 @@ func (d *decoder) pkg(p *Package, n *yaml.Node) {
 			u := &SystemUser{Group: true}
 			d.mapping(v, "system-user", map[string]field{
 				"name": {true, func(v *yaml.Node) {
+					d.Describe(v, yamlfile.Schema{Pattern: userNameRE.String()})
 					if d.Str(v, "system-user.name", &u.Name) && !userNameRE.MatchString(u.Name) {
 						d.at(v, "system-user.name: %q is not a valid user name ([a-z_][a-z0-9_-]*, at most 32)", u.Name)
 					}
@@ -664,6 +763,7 @@ func (d *decoder) pkg(p *Package, n *yaml.Node) {
 		"systemd-units": {false, func(v *yaml.Node) {
 			d.List(v, "systemd-units", func(i int, v *yaml.Node) {
 				var s string
+				d.Describe(v, yamlfile.Schema{Pattern: unitNameRE.String()})
 				if d.NonEmpty(v, "systemd-units", &s) {
 					if !unitNameRE.MatchString(s) {
 						d.at(v, "systemd-units: %q is not a unit file name (NAME.service, .socket, .timer, ...)", s)
@@ -687,6 +787,7 @@ func (d *decoder) pkg(p *Package, n *yaml.Node) {
 		"lintian-overrides": {false, func(v *yaml.Node) {
 			d.List(v, "lintian-overrides", func(i int, v *yaml.Node) {
 				var s string
+				d.Describe(v, yamlfile.Schema{Pattern: lintianTagRE.String()})
 				if d.NonEmpty(v, "lintian-overrides", &s) {
 					if !lintianTagRE.MatchString(s) {
 						d.at(v, "lintian-overrides: %q is not \"TAG [CONTEXT]\" on one line", s)
@@ -708,16 +809,23 @@ func (d *decoder) pkg(p *Package, n *yaml.Node) {
 	d.mapping(n, "package", fields)
 }
 
+// absPath checks an absolute path in the package: clean, below /, without a
+// ".." component; every character dpkg takes in a file name is taken (see
+// pathProblem).
 func (d *decoder) absPath(v *yaml.Node, name, p string) bool {
+	if problem := pathProblem(p); problem != "" {
+		d.at(v, "%s: %q %s", name, p, problem)
+		return false
+	}
 	switch {
-	case hasControlChar(p):
-		d.at(v, "%s: %q contains a control character", name, p)
 	case !strings.HasPrefix(p, "/"):
 		d.at(v, "%s: %q must be an absolute path", name, p)
 	case p == "/":
 		d.at(v, "%s: \"/\" is not allowed", name)
-	case p != path.Clean(p) || strings.Contains(p, "/../") || strings.HasSuffix(p, "/.."):
-		d.at(v, "%s: %q must be a clean absolute path (no \"..\", \"//\" or trailing \"/\")", name, p)
+	case hasDotDot(p):
+		d.at(v, "%s: %q has a \"..\" component: name the path itself", name, p)
+	case p != path.Clean(p):
+		d.at(v, "%s: %q is not a clean path (an empty or \".\" component, or a trailing \"/\"): write %q", name, p, path.Clean(p))
 	default:
 		return true
 	}
@@ -725,30 +833,21 @@ func (d *decoder) absPath(v *yaml.Node, name, p string) bool {
 }
 
 func (d *decoder) file(f *File, n *yaml.Node) {
-	d.mapping(n, "file mapping", map[string]field{
+	fields := map[string]field{
 		"source": {false, func(v *yaml.Node) { d.NonEmpty(v, "source", &f.Source) }},
 		"path":   {false, func(v *yaml.Node) { d.NonEmpty(v, "path", &f.Path) }},
 		"file":   {false, func(v *yaml.Node) { d.NonEmpty(v, "file", &f.Local) }},
 		"dest":   {true, func(v *yaml.Node) { d.NonEmpty(v, "dest", &f.Dest) }},
-		"mode": {false, func(v *yaml.Node) {
-			var s string
-			if !d.Str(v, "mode", &s) {
-				return
-			}
-			m, err := strconv.ParseUint(s, 8, 32)
-			if err != nil || len(s) < 3 || len(s) > 4 || m > 0o777 || m&0o400 == 0 {
-				d.at(v, "mode: %q is not an octal permission such as \"0755\" or \"0644\" (no setuid, setgid or sticky bits; owner-readable)", s)
-				return
-			}
-			f.Mode = uint32(m)
-		}},
 		"conffile": {false, func(v *yaml.Node) {
 			var b bool
 			if d.Bool(v, "conffile", &b) {
 				f.Conffile = &b
 			}
 		}},
-	})
+	}
+	d.accessFields(fields, &f.Access)
+	d.mapping(n, "file mapping", fields)
+	d.checkAccess(n, &f.Access)
 	hasSource, hasLocal := keyOf(n, "source") != n, keyOf(n, "file") != n
 	switch {
 	case n.Kind != yaml.MappingNode:
@@ -763,10 +862,127 @@ func (d *decoder) file(f *File, n *yaml.Node) {
 	}
 }
 
+// accessFields adds mode, owner, group and special-bits to the fields of a
+// file or directory mapping.
+func (d *decoder) accessFields(fields map[string]field, a *Access) {
+	fields["mode"] = field{false, func(v *yaml.Node) {
+		d.Describe(v, yamlfile.Schema{Pattern: "^[0-7]?[4-7][0-7]{2}$"})
+		var s string
+		if !d.Str(v, "mode", &s) {
+			return
+		}
+		m, err := strconv.ParseUint(s, 8, 32)
+		if err != nil || len(s) < 3 || len(s) > 4 || m > 0o7777 {
+			d.at(v, "mode: %q is not an octal mode such as \"0755\", \"0640\" or \"4755\" (quoted, 3 or 4 digits)", s)
+			return
+		}
+		if m&0o400 == 0 {
+			d.at(v, "mode: %q: the owner cannot read it; updeb refuses such a mode (give at least 0400)", s)
+			return
+		}
+		a.Mode = uint32(m)
+	}}
+	for _, k := range []struct {
+		key string
+		dst *string
+	}{{"owner", &a.Owner}, {"group", &a.Group}} {
+		fields[k.key] = field{false, func(v *yaml.Node) {
+			if d.NonEmpty(v, k.key, k.dst) {
+				if err := deb.CheckOwnerName(*k.dst); err != nil {
+					d.at(v, "%s: %v", k.key, err)
+				}
+			}
+		}}
+	}
+	fields["special-bits"] = field{false, func(v *yaml.Node) { d.singleLine(v, "special-bits", &a.SpecialBits) }}
+}
+
+// checkAccess: a setuid, setgid or sticky bit needs special-bits, the
+// reason for it, and special-bits needs one of them.
+func (d *decoder) checkAccess(n *yaml.Node, a *Access) {
+	if n.Kind != yaml.MappingNode {
+		return
+	}
+	special := a.Mode&0o7000 != 0
+	switch {
+	case special && a.SpecialBits == "" && keyOf(n, "special-bits") == n:
+		d.at(valueOf(n, "mode"), "mode: %04o sets %s: say why with special-bits: \"REASON\" (a setuid or setgid file runs with its owner's or group's rights; updeb sets these bits only when the recipe says why)", a.Mode, specialBitNames(a.Mode))
+	case !special && a.SpecialBits != "":
+		d.at(keyOf(n, "special-bits"), "special-bits: the mode sets no setuid, setgid or sticky bit (mode %04o)", a.Mode)
+	}
+}
+
+// specialBitNames names the setuid, setgid and sticky bits of a mode.
+func specialBitNames(m uint32) string {
+	var out []string
+	for _, b := range []struct {
+		bit  uint32
+		name string
+	}{{0o4000, "setuid"}, {0o2000, "setgid"}, {0o1000, "sticky"}} {
+		if m&b.bit != 0 {
+			out = append(out, b.name)
+		}
+	}
+	return strings.Join(out, " and ")
+}
+
+// directory decodes a directories element: a path, or a mapping with the
+// path and its mode and owner.
+func (d *decoder) directory(dir *Directory, n *yaml.Node) {
+	if n.Kind == yaml.ScalarNode {
+		d.NonEmpty(n, "directories", &dir.Path)
+		return
+	}
+	fields := map[string]field{"path": {true, func(v *yaml.Node) { d.NonEmpty(v, "directories path", &dir.Path) }}}
+	d.accessFields(fields, &dir.Access)
+	if n.Kind != yaml.MappingNode {
+		d.at(n, "directories: expected a path or a mapping {path: ..., mode: ..., owner: ..., group: ...}, found %s", yamlfile.KindName(n))
+		return
+	}
+	d.mapping(n, "directory", fields)
+	d.checkAccess(n, &dir.Access)
+}
+
+// scriptNames are the maintainer scripts a recipe may give fragments for.
+var scriptNames = []string{"preinst", "postinst", "prerm", "postrm"}
+
+// scripts decodes a package's maintainer-script fragments: script name ->
+// file in the recipe's folder.
+func (d *decoder) scripts(p *Package, n *yaml.Node) {
+	fields := map[string]field{}
+	for _, name := range scriptNames {
+		fields[name] = field{false, func(v *yaml.Node) {
+			var s string
+			if d.NonEmpty(v, "scripts."+name, &s) && d.relPath(v, "scripts."+name, s) {
+				p.Scripts[name] = s
+			}
+		}}
+	}
+	d.mapping(n, "scripts", fields)
+}
+
+// triggers decodes a package's DEBIAN/triggers lines.
+func (d *decoder) triggers(p *Package, n *yaml.Node) {
+	d.List(n, "triggers", func(i int, v *yaml.Node) {
+		var s string
+		if d.NonEmpty(v, "triggers", &s) {
+			if err := deb.CheckTrigger(s); err != nil {
+				d.at(v, "triggers: %v", err)
+				return
+			}
+			if directive := strings.Fields(s)[0]; directive == "interest" || directive == "activate" {
+				d.warn(v, "triggers: %q: say %s-noawait (the triggering package need not wait) or %s-await: the default awaits, which lintian flags (uses-implicit-await-trigger) and which can leave packages triggers-pending", s, directive, directive)
+			}
+			p.Triggers = append(p.Triggers, strings.Join(strings.Fields(s), " "))
+		}
+	})
+}
+
 func (d *decoder) watch(n *yaml.Node) *Watch {
 	w := &Watch{}
 	d.mapping(n, "watch", map[string]field{
 		"github": {false, func(v *yaml.Node) {
+			d.Describe(v, yamlfile.Schema{Pattern: githubRepoRE.String()})
 			if d.Str(v, "watch.github", &w.GitHub) && !githubRepoRE.MatchString(w.GitHub) {
 				d.at(v, "watch.github: %q is not OWNER/REPO", w.GitHub)
 			}
@@ -875,10 +1091,4 @@ func (r *Recipe) sourceNames() []string {
 		out[i] = s.Name
 	}
 	return out
-}
-
-// hasControlChar reports a byte that would break md5sums, conffiles or a
-// maintainer script line (newline, tab, NUL, DEL, ...).
-func hasControlChar(s string) bool {
-	return strings.IndexFunc(s, func(r rune) bool { return r < 0x20 || r == 0x7f }) >= 0
 }

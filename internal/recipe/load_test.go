@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 )
 
 // onlyValues ends the finding for a template action that is not a value.
@@ -56,12 +57,13 @@ func writeProject(t *testing.T, text string) (dir, file string) {
 	t.Helper()
 	dir = t.TempDir()
 	for name, content := range map[string]string{
-		"recipes/x.yaml":          text,
-		"recipes/x/x.service":     "[Service]\nExecStart=/usr/bin/x\n",
-		"recipes/x/x.default":     "DAEMON_ARGS=\n",
-		"keys/k.asc":              "placeholder\n",
-		"recipes/x/sub/x.default": "DAEMON_ARGS=\n",
-		"recipes/x/tool.pub":      testPublicKey,
+		"recipes/x.yaml":           text,
+		"recipes/x/x.service":      "[Service]\nExecStart=/usr/bin/x\n",
+		"recipes/x/x.default":      "DAEMON_ARGS=\n",
+		"keys/k.asc":               "placeholder\n",
+		"recipes/x/sub/x.default":  "DAEMON_ARGS=\n",
+		"recipes/x/tool.pub":       testPublicKey,
+		"recipes/x/whole.postinst": "#!/bin/sh\nset -e\necho\n",
 	} {
 		p := filepath.Join(dir, name)
 		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
@@ -104,6 +106,18 @@ func TestLoadValid(t *testing.T) {
 	}
 }
 
+// TestLoadEndOfLife: the end-of-life mark is a day, kept as UTC midnight.
+func TestLoadEndOfLife(t *testing.T) {
+	_, p := writeProject(t, strings.Replace(baseRecipe, "release-date: 2025-01-02\n", "release-date: 2025-01-02\nend-of-life: 2026-10-27\n", 1))
+	r, err := Load(p, LoadOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := time.Date(2026, 10, 27, 0, 0, 0, 0, time.UTC); !r.EndOfLife.Equal(want) {
+		t.Errorf("end-of-life %v, want %v", r.EndOfLife, want)
+	}
+}
+
 func TestLoadErrors(t *testing.T) {
 	type edit struct{ old, new string }
 	tests := []struct {
@@ -112,9 +126,9 @@ func TestLoadErrors(t *testing.T) {
 		want  []string
 	}{
 		{"unknown top-level field", []edit{{"copyright: X Authors\n", "copyright: X Authors\ncolour: blue\n"}},
-			[]string{"recipes/x.yaml:6:1: recipe: unknown field \"colour\" (known: architectures, copyright, epoch, files-dir, homepage, license, license-text, maintainer, name, packages, release-date, repo, requires, revision, sources, version, watch)"}},
+			[]string{"recipes/x.yaml:6:1: recipe: unknown field \"colour\" (known: architectures, copyright, end-of-life, epoch, files-dir, homepage, license, license-text, maintainer, name, packages, release-date, repo, requires, revision, sources, version, watch)"}},
 		{"unknown nested field", []edit{{"    section: admin\n", "    section: admin\n    sektion: admin\n"}},
-			[]string{"recipes/x.yaml:17:5: package: unknown field \"sektion\" (known: alternatives, architecture, breaks, conflicts, depends, description, directories, dynamic, files, lintian-overrides, name, pre-depends, priority, provides, recommends, replaces, section, suggests, summary, symlinks, system-user, systemd-units)"}},
+			[]string{"recipes/x.yaml:17:5: package: unknown field \"sektion\" (known: alternatives, architecture, breaks, conflicts, depends, description, directories, dynamic, files, lintian-overrides, name, pre-depends, priority, provides, recommends, replaces, scripts, section, suggests, summary, symlinks, system-user, systemd-units, triggers)"}},
 		{"duplicate field", []edit{{"license: Apache-2.0\n", "license: Apache-2.0\nlicense: MIT\n"}},
 			[]string{"recipes/x.yaml:5:1: recipe: field \"license\" given twice"}},
 		{"missing required fields", []edit{{"name: xx\n", ""}, {"    section: admin\n", ""}},
@@ -138,6 +152,8 @@ func TestLoadErrors(t *testing.T) {
 				"recipes/x.yaml:2:10: version: invalid Debian version: upstream version \"release-1\" must start with a digit (after an optional v)",
 				"recipes/x.yaml:3:15: release-date: \"2025-13-02\" is neither YYYY-MM-DD nor RFC 3339 (2006-01-02T15:04:05Z)",
 			}},
+		{"bad end-of-life", []edit{{"release-date: 2025-01-02\n", "release-date: 2025-01-02\nend-of-life: soon\n"}},
+			[]string{"recipes/x.yaml:4:14: end-of-life: \"soon\" is not a day as YYYY-MM-DD (the day the version line lost upstream support)"}},
 		{"bad package and source names", []edit{{"  - name: xx\n", "  - name: X_tool\n"}, {"  - name: bin\n", "  - name: Bin!\n"}, {"source: bin,", "source: Bin!,"}},
 			[]string{
 				"recipes/x.yaml:8:11: source name: \"Bin!\" is not [a-z0-9][a-z0-9._-]*",
@@ -187,17 +203,21 @@ func TestLoadErrors(t *testing.T) {
 		{"dest not absolute or not clean", []edit{{"dest: /usr/bin/x}", "dest: usr/bin/x}"}, {"dest: /lib/systemd/system/x.service}", "dest: /lib/systemd/../x.service}"}},
 			[]string{
 				"recipes/x.yaml:18:38: dest: \"usr/bin/x\" must be an absolute path",
-				"recipes/x.yaml:19:33: dest: \"/lib/systemd/../x.service\" must be a clean absolute path (no \"..\", \"//\" or trailing \"/\")",
+				"recipes/x.yaml:19:33: dest: \"/lib/systemd/../x.service\" has a \"..\" component: name the path itself",
 				"recipes/x.yaml:20:21: systemd-units: x.service is not installed by package xx (add a file with dest /lib/systemd/system/x.service)",
 			}},
 		{"control character in dest", []edit{{"dest: /usr/bin/x}", "dest: \"/usr/bin/x\\ny\"}"}},
-			[]string{"recipes/x.yaml:18:38: dest: \"/usr/bin/x\\ny\" contains a control character"}},
+			[]string{"recipes/x.yaml:18:38: dest: \"/usr/bin/x\\ny\" contains a newline or NUL, which dpkg refuses in a file name"}},
+		{"tab in dest", []edit{{"dest: /usr/bin/x}", "dest: \"/usr/bin/x\\ty\"}"}},
+			[]string{"recipes/x.yaml:18:38: dest: \"/usr/bin/x\\ty\" contains a control character (U+0009): dpkg would take it, but updeb refuses it in recipes, where it is invisible in review"}},
+		{"dest not clean", []edit{{"dest: /usr/bin/x}", "dest: /usr//bin/./x/}"}},
+			[]string{"recipes/x.yaml:18:38: dest: \"/usr//bin/./x/\" is not a clean path (an empty or \".\" component, or a trailing \"/\"): write \"/usr/bin/x\""}},
 		{"source path escapes", []edit{{"path: x,", "path: ../x,"}},
-			[]string{"recipes/x.yaml:18:29: path: \"../x\" must be a clean relative path without \"..\""}},
+			[]string{"recipes/x.yaml:18:29: path: \"../x\" has a \"..\" component, which would leave the folder it is relative to"}},
 		{"recipe-local file missing or escaping", []edit{{"{file: x.service,", "{file: y.service,"}},
 			[]string{"recipes/x.yaml:19:16: file: $DIR/recipes/x/y.service does not exist"}},
 		{"recipe-local file escapes its folder", []edit{{"{file: x.service,", "{file: ../x.yaml,"}},
-			[]string{"recipes/x.yaml:19:16: file: \"../x.yaml\" must be a clean relative path without \"..\""}},
+			[]string{"recipes/x.yaml:19:16: file: \"../x.yaml\" has a \"..\" component, which would leave the folder it is relative to"}},
 		{"keyring missing", []edit{{"keyring: keys/k.asc", "keyring: keys/helm.asc"}},
 			[]string{"recipes/x.yaml:11:77: signature.keyring: $DIR/keys/helm.asc does not exist"}},
 		{"conffile outside /etc", []edit{{"dest: /usr/bin/x}", "dest: /usr/bin/x, conffile: true}"}},
@@ -255,7 +275,7 @@ func TestLoadErrors(t *testing.T) {
 		{"sigstore key file missing", []edit{{sigOpenPGP, strings.Replace(sigKey, "tool.pub", "other.pub", 1)}},
 			[]string{"recipes/x.yaml:11:90: signature.public-key: $DIR/recipes/x/other.pub does not exist"}},
 		{"sigstore key file escapes", []edit{{sigOpenPGP, strings.Replace(sigKey, "tool.pub", "../../keys/k.asc", 1)}},
-			[]string{"recipes/x.yaml:11:90: signature.public-key: \"../../keys/k.asc\" must be a clean relative path without \"..\""}},
+			[]string{"recipes/x.yaml:11:90: signature.public-key: \"../../keys/k.asc\" has a \"..\" component, which would leave the folder it is relative to"}},
 		{"sigstore key file not a key", []edit{{sigOpenPGP, strings.Replace(sigKey, "tool.pub", "x.service", 1)}},
 			[]string{"recipes/x.yaml:11:90: signature.public-key: $DIR/recipes/x/x.service is not a PEM public key: PEM decoding failed"}},
 		{"sigstore key empty", []edit{{sigOpenPGP, strings.Replace(sigKey, "tool.pub", "\"\"", 1)}},
@@ -288,8 +308,41 @@ func TestLoadErrors(t *testing.T) {
 			[]string{
 				"recipes/x.yaml:21:29: watch.track: invalid constraint \"1.30 || 1.31\": version \"||\": invalid Debian version: upstream version \"||\" must start with a digit (after an optional v)",
 			}},
-		{"bad mode", []edit{{"dest: /usr/bin/x}", "dest: /usr/bin/x, mode: \"4755\"}"}},
-			[]string{"recipes/x.yaml:18:56: mode: \"4755\" is not an octal permission such as \"0755\" or \"0644\" (no setuid, setgid or sticky bits; owner-readable)"}},
+		{"setuid without a reason", []edit{{"dest: /usr/bin/x}", "dest: /usr/bin/x, mode: \"4755\"}"}},
+			[]string{"recipes/x.yaml:18:56: mode: 4755 sets setuid: say why with special-bits: \"REASON\" (a setuid or setgid file runs with its owner's or group's rights; updeb sets these bits only when the recipe says why)"}},
+		{"setgid and sticky directory without a reason", []edit{{"    systemd-units: [x.service]\n", "    systemd-units: [x.service]\n    directories: [{path: /var/lib/x, mode: \"3775\"}]\n"}},
+			[]string{"recipes/x.yaml:21:44: mode: 3775 sets setgid and sticky: say why with special-bits: \"REASON\" (a setuid or setgid file runs with its owner's or group's rights; updeb sets these bits only when the recipe says why)"}},
+		{"special-bits without a special bit", []edit{{"dest: /usr/bin/x}", "dest: /usr/bin/x, mode: \"0755\", special-bits: because}"}},
+			[]string{"recipes/x.yaml:18:64: special-bits: the mode sets no setuid, setgid or sticky bit (mode 0755)"}},
+		{"bad mode", []edit{{"dest: /usr/bin/x}", "dest: /usr/bin/x, mode: \"755\"}"}, {"{file: x.service,", "{file: x.service, mode: \"10755\","}},
+			[]string{
+				"recipes/x.yaml:19:33: mode: \"10755\" is not an octal mode such as \"0755\", \"0640\" or \"4755\" (quoted, 3 or 4 digits)",
+			}},
+		{"mode the owner cannot read", []edit{{"dest: /usr/bin/x}", "dest: /usr/bin/x, mode: \"0040\"}"}},
+			[]string{"recipes/x.yaml:18:56: mode: \"0040\": the owner cannot read it; updeb refuses such a mode (give at least 0400)"}},
+		{"owner not a name", []edit{{"dest: /usr/bin/x}", "dest: /usr/bin/x, owner: \"a:b\", group: 42}"}},
+			[]string{
+				"recipes/x.yaml:18:57: owner: name \"a:b\" is not a user or group name a tar member can carry (at most 31 bytes of letters, digits, _ - . and a final $, not starting with - or a digit)",
+				"recipes/x.yaml:18:71: group: name \"42\" is not a user or group name a tar member can carry (at most 31 bytes of letters, digits, _ - . and a final $, not starting with - or a digit)",
+			}},
+		{"directory mapping", []edit{{"    systemd-units: [x.service]\n", "    systemd-units: [x.service]\n    directories: [{path: var/x}, [a], {dir: /x}]\n"}},
+			[]string{
+				"recipes/x.yaml:21:26: directories: \"var/x\" must be an absolute path",
+				"recipes/x.yaml:21:34: directories: expected a path or a mapping {path: ..., mode: ..., owner: ..., group: ...}, found a list",
+				"recipes/x.yaml:21:39: directory: missing required field \"path\"",
+				"recipes/x.yaml:21:40: directory: unknown field \"dir\" (known: group, mode, owner, path, special-bits)",
+			}},
+		{"fragment that is a whole script", []edit{{"    systemd-units: [x.service]\n", "    systemd-units: [x.service]\n    scripts: {postinst: whole.postinst}\n"}},
+			[]string{"recipes/x.yaml:21:25: scripts.postinst: $DIR/recipes/x/whole.postinst: starts with a #! line: updeb writes the script's #!/bin/sh and set -e; give only the commands"}},
+		{"scripts and triggers", []edit{{"    systemd-units: [x.service]\n", "    systemd-units: [x.service]\n    scripts: {postinst: ../x.postinst, config: x.config, prerm: missing.prerm}\n    triggers: [\"interest\", \"activate-soon x\", \"interest /usr//lib\"]\n"}},
+			[]string{
+				"recipes/x.yaml:21:25: scripts.postinst: \"../x.postinst\" has a \"..\" component, which would leave the folder it is relative to",
+				"recipes/x.yaml:21:40: scripts: unknown field \"config\" (known: postinst, postrm, preinst, prerm)",
+				"recipes/x.yaml:21:65: scripts.prerm: $DIR/recipes/x/missing.prerm does not exist",
+				"recipes/x.yaml:22:16: triggers: \"interest\": expected DIRECTIVE NAME (one of interest, interest-await, interest-noawait, activate, activate-await, activate-noawait, then one trigger name)",
+				"recipes/x.yaml:22:28: triggers: \"activate-soon x\": unknown directive \"activate-soon\": expected one of interest, interest-await, interest-noawait, activate, activate-await, activate-noawait",
+				"recipes/x.yaml:22:47: triggers: \"interest /usr//lib\": file trigger \"/usr//lib\" is not a clean absolute path (write \"/usr/lib\")",
+			}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -12,9 +12,9 @@ import (
 	"github.com/updeb/updeb/pkg/verify/sigstore"
 )
 
-// OpenLocal opens a file the plan reads besides the sources (see
-// Plan.LocalFiles), confined to where it belongs: a file of the recipe's
-// folder (PlannedFile.LocalPath) inside that folder, the folder itself inside
+// OpenLocal opens a file the resolved recipe reads besides the sources (see
+// Resolved.LocalFiles), confined to where it belongs: a file of the recipe's
+// folder (ResolvedFile.LocalPath) inside that folder, the folder itself inside
 // the one that holds the recipe file; a keyring inside the project root. A
 // symlink that leads out, or anything but a regular file (a device, a FIFO),
 // is refused with an error wrapping confined.ErrRefused. Lint checks every
@@ -75,4 +75,57 @@ func (r *Recipe) checkPublicKey(abs string) error {
 		return fmt.Errorf("%s%s", abs, strings.TrimPrefix(strings.TrimPrefix(err.Error(), sigstore.ErrPolicy.Error()+": "), "PublicKey"))
 	}
 	return nil
+}
+
+// MaintainerScripts returns the maintainer scripts package pp of this
+// recipe carries: updeb's generated parts merged with the recipe's
+// fragments (ResolvedPackage.MergeScripts), each fragment read through
+// OpenLocal, at most MaxFragment bytes.
+func (r *Recipe) MaintainerScripts(pp *ResolvedPackage) ([]Script, error) {
+	content := map[string][]byte{}
+	for _, f := range pp.Fragments {
+		data, err := r.ReadFragment(f)
+		if err != nil {
+			return nil, err
+		}
+		content[f.Script] = data
+	}
+	return pp.MergeScripts(content)
+}
+
+// ReadFragment reads a maintainer-script fragment through OpenLocal, at
+// most MaxFragment+1 bytes (MergeScripts refuses more).
+func (r *Recipe) ReadFragment(f Fragment) ([]byte, error) {
+	fh, _, err := r.OpenLocal(f.LocalPath)
+	if err != nil {
+		return nil, fmt.Errorf("scripts.%s: %w", f.Script, err)
+	}
+	defer fh.Close()
+	data, err := io.ReadAll(io.LimitReader(fh, MaxFragment+1))
+	if err != nil {
+		return nil, fmt.Errorf("scripts.%s: %s: %w", f.Script, f.LocalPath, err)
+	}
+	return data, nil
+}
+
+// Fragments returns the maintainer-script fragments of every package of
+// the recipe, resolved to their files (once each), for updeb lint's shell
+// checks.
+func (r *Recipe) Fragments() []Fragment {
+	var out []Fragment
+	seen := map[string]bool{}
+	for _, p := range r.Packages {
+		for _, name := range scriptNames {
+			rel, ok := p.Scripts[name]
+			if !ok {
+				continue
+			}
+			f := Fragment{Script: name, File: rel, LocalPath: filepath.Join(r.FilesDir, filepath.FromSlash(rel))}
+			if !seen[f.Script+"\x00"+f.LocalPath] {
+				seen[f.Script+"\x00"+f.LocalPath] = true
+				out = append(out, f)
+			}
+		}
+	}
+	return out
 }

@@ -8,8 +8,8 @@ import (
 // TestOverrides: each tag is overridden where lintian raises it, for the
 // files it concerns, and nowhere else.
 func TestOverrides(t *testing.T) {
-	pp := &PlannedPackage{Name: "tool", Version: "1.0.0-1",
-		Files: []PlannedFile{
+	pp := &ResolvedPackage{Name: "tool", Version: "1.0.0-1",
+		Files: []ResolvedFile{
 			{Source: "s", Dest: "/usr/bin/stripped", Mode: 0o755},
 			{Source: "s", Dest: "/usr/bin/unstripped-dynamic", Mode: 0o755},
 			{Source: "s", Dest: "/usr/lib/tool/script", Mode: 0o755},

@@ -34,7 +34,7 @@ func TestReadmeExample(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	p, err := r.Plan("arm64", PlanOptions{DefaultMaintainer: "Ops <ops@example.org>"})
+	p, err := r.Resolve("arm64", ResolveOptions{DefaultMaintainer: "Ops <ops@example.org>"})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,17 +1,19 @@
 // Package recipe loads updeb recipes (recipes/<name>.yaml) strictly and turns
-// one recipe and one Debian architecture into a Plan: fully rendered, concrete
+// one recipe and one Debian architecture into a Resolved recipe: fully rendered, concrete
 // build instructions (URLs, pinned digests, trust anchors, package contents,
 // generated copyright, changelog, lintian overrides and maintainer scripts).
 //
 // Loading reports every problem it finds, each as "FILE:LINE:COL: message",
-// sorted by position, in an *Error that wraps ErrInvalid. Plan does no I/O;
+// sorted by position, in an *Error that wraps ErrInvalid. Resolve does no I/O;
 // Load does the file-existence checks (recipe-local files, keyrings).
 // The format is documented field by field in recipes/README.md.
 package recipe
 
 import (
 	"errors"
+	"path/filepath"
 	"regexp"
+	"strings"
 	"time"
 
 	"go.yaml.in/yaml/v3"
@@ -21,18 +23,18 @@ import (
 )
 
 // ErrInvalid is wrapped by every error that says a recipe (or the options a
-// plan is made with) is invalid. The CLI maps it to exit code 2.
+// recipe is resolved with) is invalid. The CLI maps it to exit code 2.
 var ErrInvalid = errors.New("recipe: invalid recipe")
 
-// ErrNoMaintainer is wrapped (besides ErrInvalid) when a plan needs a
-// maintainer and neither the recipe nor PlanOptions.DefaultMaintainer names
+// ErrNoMaintainer is wrapped (besides ErrInvalid) when resolving needs a
+// maintainer and neither the recipe nor ResolveOptions.DefaultMaintainer names
 // one: the site's configuration lacks it, not the recipe.
 var ErrNoMaintainer = errors.New("recipe: no maintainer")
 
 // Finding is one problem in a recipe file, with the position it was found at.
 type Finding = yamlfile.Finding
 
-// Error lists every finding of one load (or plan), sorted by position.
+// Error lists every finding of one load (or resolve), sorted by position.
 type Error struct {
 	Findings []Finding
 }
@@ -52,7 +54,7 @@ func (e *Error) Unwrap() []error {
 }
 
 // Recipe is a loaded, validated recipe. Strings that are templates (URLs,
-// package names, relations, paths) are kept unrendered; Plan renders them.
+// package names, relations, paths) are kept unrendered; Resolved renders them.
 type Recipe struct {
 	Path        string    // the recipe file, as given to Load
 	Content     []byte    // the recipe file's bytes as Load read them (its provenance record names their digest)
@@ -63,11 +65,16 @@ type Recipe struct {
 	Revision    string    // Debian revision; "" means none (then changelog.gz instead of changelog.Debian.gz)
 	Epoch       int       // Debian epoch, 0 for none
 	ReleaseDate time.Time // SOURCE_DATE_EPOCH of every build of this version (UTC)
+	// EndOfLife, when set, marks the recipe's version line as past upstream
+	// support since that day (updeb plan --apply writes it): the recipe still
+	// builds, but updeb plan lists it as end-of-life and updeb compat refuses
+	// a release set that deploys its version.
+	EndOfLife   time.Time
 	Homepage    string
 	License     string // SPDX identifier
 	LicenseText string // full license text, required when License has no file in /usr/share/common-licenses
 	Copyright   string // copyright holder(s)
-	Maintainer  string // "Name <email>", or "" for the plan's default
+	Maintainer  string // "Name <email>", or "" for the site default (ResolveOptions)
 
 	Architectures []Arch // in recipe order
 	Repo          Repo
@@ -75,6 +82,10 @@ type Recipe struct {
 	Packages      []Package
 	Watch         *Watch            // validated only; used by updeb outdated/bump
 	Requires      map[string]string // component -> version range, validated only; used by updeb compat
+	// Warnings are what Load found worth a look without refusing the recipe
+	// (a world-writable file, an owner dpkg may not know at unpack time),
+	// sorted by position; updeb lint prints them.
+	Warnings []Finding
 
 	node     *yaml.Node // the document's top mapping, for positions
 	dir      string     // absolute folder of the recipe file (Load only)
@@ -161,26 +172,51 @@ type Package struct {
 	Priority     string
 	Relations    map[string][]string // control field name (Depends, ...) -> templates
 	Files        []File
-	Directories  []string // templates
+	Directories  []Directory
 	Symlinks     []Symlink
 	SystemUser   *SystemUser
 	SystemdUnits []string
 	Alternatives []Alternative
 	Lintian      []string // extra lintian override tags
 	Dynamic      bool
+	// Scripts are the package's own maintainer-script fragments: script
+	// name (preinst, postinst, prerm, postrm) -> file in the recipe's
+	// folder, merged with what updeb generates (MergeScripts).
+	Scripts map[string]string
+	// Triggers are the lines of DEBIAN/triggers: "interest NAME",
+	// "activate-noawait NAME", ... (deb.CheckTrigger's grammar).
+	Triggers []string
 
+	node *yaml.Node
+}
+
+// Access is what a file or directory mapping says about its mode and owner.
+type Access struct {
+	Mode  uint32 // permission bits and 04000/02000/01000; 0 means the default for the path
+	Owner string // user name; "" means root
+	Group string // group name; "" means root
+	// SpecialBits is the reason the recipe gives for a setuid, setgid or
+	// sticky bit in Mode: required with one, refused without.
+	SpecialBits string
+}
+
+// Directory is a directory the package creates (empty unless files go
+// into it), with its own mode and owner.
+type Directory struct {
+	Path string // template
+	Access
 	node *yaml.Node
 }
 
 // File maps a file from a source (Source, Path) or from the recipe's own
 // folder (Local) to a destination in the package.
 type File struct {
-	Source   string
-	Path     string // template; inside the archive; "" for raw sources
-	Local    string // template; relative to the recipe's files folder
-	Dest     string // template
-	Mode     uint32 // 0 means the default for Dest
-	Conffile *bool  // nil means: true under /etc/
+	Source string
+	Path   string // template; inside the archive; "" for raw sources
+	Local  string // template; relative to the recipe's files folder
+	Dest   string // template
+	Access
+	Conffile *bool // nil means: true under /etc/
 
 	node *yaml.Node
 }
@@ -237,4 +273,11 @@ func Component(name string) string {
 		return m[1]
 	}
 	return name
+}
+
+// Ref is the name the recipe goes by on the command line and in release
+// sets (recipe:NAME): its file's name without the extension
+// (recipes/kubernetes-1.36.yaml -> kubernetes-1.36).
+func (r *Recipe) Ref() string {
+	return strings.TrimSuffix(filepath.Base(r.Path), filepath.Ext(r.Path))
 }

@@ -16,12 +16,12 @@ import (
 // define or template calls. That is all recipes use, and a grammar with no
 // loops, no recursion and no formatting widths renders in one pass over the
 // text, in time linear in the output, which is itself bounded (maxFieldRender
-// per field, maxPlanRender per plan). What it renders is what text/template
+// per field, maxPlanRender per resolved recipe). What it renders is what text/template
 // renders for the same text (the fuzz test holds it to that).
 
 const (
 	maxFieldRender = 1 << 20 // one field's rendered text, in bytes
-	maxPlanRender  = 8 << 20 // all templated fields of one plan
+	maxPlanRender  = 8 << 20 // all templated fields of one resolved recipe
 )
 
 // renderer renders templates for one architecture, recording failures.

@@ -16,7 +16,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/updeb/updeb/internal/testenv"
+	"github.com/updeb/updeb/internal/testkit/testenv"
 	"github.com/updeb/updeb/pkg/control"
 )
 
@@ -183,4 +183,33 @@ func (a *aptClient) install(name, version, payload string) {
 	if err != nil || string(status) != version {
 		a.t.Fatalf("dpkg-query says %s is at version %q (%v), want %s", name, status, err, version)
 	}
+}
+
+// withAptFile makes the client's apt fetch Contents indices as apt-file
+// configures it (its IndexTargets) and returns the client.
+func (a *aptClient) withAptFile() *aptClient {
+	a.t.Helper()
+	testenv.RequireTool(a.t, "apt-file")
+	data, err := os.ReadFile("/etc/apt/apt.conf.d/50apt-file.conf")
+	if err != nil {
+		a.t.Fatalf("apt-file's configuration: %v", err)
+	}
+	must(a.t, os.WriteFile(filepath.Join(a.dir, "etc/apt.conf.d/50apt-file.conf"), data, 0o644))
+	return a
+}
+
+// search runs apt-file search and returns the "package: path" lines.
+func (a *aptClient) search(pattern string) []string {
+	a.t.Helper()
+	out, err := a.run("apt-file", "search", "--", pattern)
+	if err != nil && strings.TrimSpace(out) != "" {
+		a.t.Fatalf("apt-file search %q: %v\n%s", pattern, err, out)
+	}
+	var lines []string
+	for _, l := range strings.Split(strings.TrimSpace(out), "\n") {
+		if l != "" {
+			lines = append(lines, l)
+		}
+	}
+	return lines
 }

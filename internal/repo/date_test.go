@@ -60,9 +60,18 @@ func TestReleaseDateRoundTrip(t *testing.T) {
 	date := time.Date(2026, 11, 21, 12, 0, 1, 0, time.UTC)
 	set := defaultSettings("s")
 	set.Architectures, set.Components, set.ValidFor = []string{"amd64"}, []string{"main"}, Duration(168*time.Hour)
-	p, err := parseRelease(releaseFile(set, date, nil), "Release")
+	p, err := parseRelease(releaseFile(set, false, date, nil), "Release")
 	must(t, err)
 	if !p.date.Equal(date) || !p.validUntil.Equal(date.Add(168*time.Hour)) {
 		t.Fatalf("parsed Date %v, Valid-Until %v", p.date, p.validUntil)
+	}
+}
+
+// A nil Logger discards, as in every library of updeb (never slog.Default,
+// which would print around the command's own logger).
+func TestNilLoggerDiscards(t *testing.T) {
+	r := Open(t.TempDir(), Options{})
+	if r.opts.Logger.Enabled(context.Background(), slog.LevelError) {
+		t.Error("a nil Logger logs")
 	}
 }

@@ -135,7 +135,10 @@ func referencedPoolFiles(ctx context.Context, dirs []string) (map[string]bool, e
 				return err
 			}
 			base := d.Name()
-			inByHash := strings.Contains(filepath.ToSlash(p), "/by-hash/")
+			// Packages files, and by-hash names of Packages files (under
+			// binary-ARCH/by-hash/); a Contents index names no pool file.
+			inByHash := strings.HasPrefix(filepath.Base(filepath.Dir(filepath.Dir(filepath.Dir(p)))), "binary-") &&
+				filepath.Base(filepath.Dir(filepath.Dir(p))) == "by-hash"
 			if !inByHash && !strings.HasPrefix(base, "Packages") {
 				return nil
 			}
@@ -170,7 +173,7 @@ func referencedPoolFiles(ctx context.Context, dirs []string) (map[string]bool, e
 
 // readIndex reads an index file, decompressing gzip and xz.
 func readIndex(name string) ([]byte, error) {
-	data, err := os.ReadFile(name)
+	data, err := readFile(name)
 	if err != nil {
 		return nil, err
 	}
@@ -235,6 +238,9 @@ func (r *Repo) removePoolFiles(ctx context.Context, files []string) error {
 		if err := os.Remove(name); err != nil && !errors.Is(err, os.ErrNotExist) {
 			return err
 		}
+		if err := removeContents(r.root, rel); err != nil {
+			return err
+		}
 		dirs[filepath.Dir(name)] = true
 	}
 	for d := range dirs {
@@ -243,7 +249,37 @@ func (r *Repo) removePoolFiles(ctx context.Context, files []string) error {
 		}
 	}
 	removeEmptyDirs(filepath.Join(r.root, "pool"), dirs)
-	return nil
+	return r.removeOrphanContents(ctx)
+}
+
+// removeOrphanContents removes the stored file lists whose pool file is
+// gone (a publish killed between the two, a pool file removed by hand).
+func (r *Repo) removeOrphanContents(ctx context.Context) error {
+	top := filepath.Join(r.root, ".updeb", "contents")
+	dirs := map[string]bool{}
+	err := filepath.WalkDir(top, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		rel, err := filepath.Rel(top, p)
+		if err != nil {
+			return err
+		}
+		pool, ok := strings.CutSuffix(filepath.Join(r.root, rel), ".list")
+		if _, serr := os.Lstat(pool); ok && errors.Is(serr, os.ErrNotExist) || !ok {
+			dirs[filepath.Dir(p)] = true
+			return os.Remove(p)
+		}
+		return nil
+	})
+	if errors.Is(err, os.ErrNotExist) {
+		return nil
+	}
+	removeEmptyDirs(top, dirs)
+	return err
 }
 
 // removeEmptyDirs removes the empty ones of dirs and their empty parents,
@@ -288,7 +324,7 @@ func (r *Repo) collectedDigest(rel string) (string, error) {
 	if strings.Contains(rel, "..") {
 		return "", fmt.Errorf("%w: pool path %q", ErrInvalid, rel)
 	}
-	data, err := os.ReadFile(r.collectedFile(rel))
+	data, err := readFile(r.collectedFile(rel))
 	if errors.Is(err, os.ErrNotExist) {
 		return "", nil
 	}

@@ -7,6 +7,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"path"
 	"path/filepath"
@@ -82,6 +83,7 @@ func (r *Repo) writeGeneration(ctx context.Context, st *suiteState, rec Record) 
 type nextGeneration struct {
 	n     int
 	set   Settings
+	all   bool        // the Release lists Architecture all (contents.go)
 	files []indexFile // the indexes
 	meta  []indexFile // Release, InRelease, Release.gpg
 	date  time.Time
@@ -91,6 +93,7 @@ type nextGeneration struct {
 // its Date and its signed Release.
 func (r *Repo) render(ctx context.Context, st *suiteState) (*nextGeneration, error) {
 	next := &nextGeneration{n: st.generation() + 1}
+	st.contents.ctx = ctx
 	var err error
 	if next.set, err = st.layout(st.set); err != nil {
 		return nil, err
@@ -98,10 +101,11 @@ func (r *Repo) render(ctx context.Context, st *suiteState) (*nextGeneration, err
 	if next.files, err = st.indexes(next.set); err != nil {
 		return nil, err
 	}
+	next.all = st.all
 	if next.date, err = r.releaseDate(ctx, st.live); err != nil {
 		return nil, err
 	}
-	if next.meta, err = r.signRelease(next.set, next.date, next.files); err != nil {
+	if next.meta, err = r.signRelease(next.set, next.all, next.date, next.files); err != nil {
 		return nil, err
 	}
 	return next, ctx.Err()
@@ -154,9 +158,14 @@ func (st *suiteState) layout(set Settings) (Settings, error) {
 			set.Components = addSorted(set.Components, c)
 		}
 		for _, a := range g.release.archs {
+			if a == "all" {
+				st.all = true // listed once, listed for good (as every architecture)
+				continue
+			}
 			set.Architectures = addSorted(set.Architectures, a)
 		}
 	}
+	set.Architectures = slices.DeleteFunc(set.Architectures, func(a string) bool { return a == "all" })
 	for comp := range st.dirty {
 		set.Components = addSorted(set.Components, comp)
 		for k := range st.comps[comp] {
@@ -171,44 +180,100 @@ func (st *suiteState) layout(set Settings) (Settings, error) {
 	return set, nil
 }
 
-// indexes returns the Packages files of the next generation: rendered for
-// the components the operation changed (and for a component's new
-// architectures), carried over unchanged from base for every other, so that
-// a publish costs the size of the component it touches, not of the suite.
+// indexes returns the Packages and Contents files of the next generation:
+// rendered for the components the operation changed (and for a
+// component's new architectures), carried over unchanged from base for
+// every other, so that a publish costs the size of the component it
+// touches, not of the suite. Every component gets binary-all and
+// Contents-all too once the suite has an Architecture: all package (see
+// contents.go).
 func (st *suiteState) indexes(set Settings) ([]indexFile, error) {
 	var files []indexFile
+	add := func(comp, arch string) error {
+		fs, err := st.packagesIndex(comp, arch)
+		if err != nil {
+			return err
+		}
+		files = append(files, fs...)
+		fs, err = st.contentsIndex(comp, arch)
+		files = append(files, fs...)
+		return err
+	}
 	for _, comp := range set.Components {
 		for _, arch := range set.Architectures {
-			dir := comp + "/binary-" + arch
-			if !st.dirty[comp] {
-				if fs, ok := st.base.carried(dir); ok {
-					files = append(files, fs...)
-					continue
-				}
-			}
-			c, err := st.component(comp)
-			if err != nil {
+			if err := add(comp, arch); err != nil {
 				return nil, err
 			}
-			fs, err := compressed(dir, c.packagesFor(arch), st.base.previous(dir))
-			if err != nil {
+		}
+	}
+	// Every component that was read may have Architecture: all packages;
+	// one that was not has its Contents carried over from a generation
+	// that read it (and listed "all" if it had them).
+	for _, c := range st.comps {
+		st.all = st.all || slices.ContainsFunc(slices.Collect(maps.Keys(c)), func(k key) bool { return k.arch == "all" })
+	}
+	if st.all {
+		for _, comp := range set.Components {
+			if err := add(comp, "all"); err != nil {
 				return nil, err
 			}
-			files = append(files, fs...)
 		}
 	}
 	return files, nil
 }
 
+// packagesIndex returns comp's Packages files for arch: base's when the
+// operation did not change comp, else rendered.
+func (st *suiteState) packagesIndex(comp, arch string) ([]indexFile, error) {
+	dir := comp + "/binary-" + arch
+	if !st.dirty[comp] {
+		if fs, ok := st.base.carried(dir); ok {
+			return fs, nil
+		}
+	}
+	c, err := st.component(comp)
+	if err != nil {
+		return nil, err
+	}
+	return compressed(dir, c.packagesFor(arch), st.base.previous(dir))
+}
+
+// contentsIndex returns comp's Contents files for arch: base's when the
+// operation did not change comp, else rendered from the stored file lists.
+func (st *suiteState) contentsIndex(comp, arch string) ([]indexFile, error) {
+	plain, gz := contentsPaths(comp, arch)
+	if !st.dirty[comp] {
+		if fs, ok := st.base.carriedFiles(plain, gz); ok {
+			fs[0].src, fs[0].listedOnly = "", true
+			return fs, nil
+		}
+	}
+	c, err := st.component(comp)
+	if err != nil {
+		return nil, err
+	}
+	return st.contents.contentsFiles(comp, c, arch)
+}
+
 // carried returns g's index files of dir (every form, with the sizes and
 // digests g's Release lists), or false when g does not have them all.
 func (g *generation) carried(dir string) ([]indexFile, bool) {
+	paths := make([]string, len(indexForms))
+	for i, form := range indexForms {
+		paths[i] = dir + "/" + form
+	}
+	return g.carriedFiles(paths...)
+}
+
+// carriedFiles returns g's index files at these paths (with the sizes and
+// digests g's Release lists), or false when g does not list them all.
+func (g *generation) carriedFiles(paths ...string) ([]indexFile, bool) {
 	if g == nil {
 		return nil, false
 	}
 	var out []indexFile
-	for _, form := range indexForms {
-		f := indexFile{path: dir + "/" + form, src: filepath.Join(g.dir, filepath.FromSlash(dir), form), sums: map[string]string{}}
+	for _, p := range paths {
+		f := indexFile{path: p, src: filepath.Join(g.dir, filepath.FromSlash(p)), sums: map[string]string{}}
 		for _, h := range hashAlgorithms {
 			e, ok := g.release.file(h.field, f.path)
 			if !ok {
@@ -232,7 +297,7 @@ func (g *generation) previous(dir string) *prevIndex {
 		if !ok {
 			return nil
 		}
-		data, err := os.ReadFile(filepath.Join(g.dir, filepath.FromSlash(dir), form))
+		data, err := readFile(filepath.Join(g.dir, filepath.FromSlash(dir), form))
 		if err != nil {
 			return nil
 		}
@@ -250,8 +315,8 @@ func (g *generation) previous(dir string) *prevIndex {
 
 // signRelease renders the Release for files and signs it: Release, InRelease
 // and Release.gpg.
-func (r *Repo) signRelease(set Settings, date time.Time, files []indexFile) ([]indexFile, error) {
-	release := releaseFile(set, date, files)
+func (r *Repo) signRelease(set Settings, all bool, date time.Time, files []indexFile) ([]indexFile, error) {
+	release := releaseFile(set, all, date, files)
 	inRelease, err := r.opts.Signer.ClearSign(release, date)
 	if err != nil {
 		return nil, err
@@ -285,7 +350,7 @@ func (r *Repo) stage(st *suiteState, files, meta []indexFile, set Settings, date
 	all := append(append(append([]indexFile(nil), files...), meta...),
 		indexFile{path: settingsFile, data: set.marshal()}, indexFile{path: keysFile, data: keys})
 	for _, f := range all {
-		if err == nil {
+		if err == nil && !f.listedOnly {
 			err = placeFile(staging, f, date, st.copyBase, dirs)
 		}
 	}
@@ -323,7 +388,7 @@ func placeFile(staging string, f indexFile, date time.Time, copyFile bool, dirs 
 		if !copyFile && os.Link(f.src, name) == nil {
 			return nil
 		}
-		data, err := os.ReadFile(f.src)
+		data, err := readFile(f.src)
 		if err != nil {
 			return err
 		}
@@ -338,6 +403,9 @@ func placeFile(staging string, f indexFile, date time.Time, copyFile bool, dirs 
 // linkByHash links each index file under by-hash/<algorithm>/<digest>.
 func linkByHash(staging string, files []indexFile, dirs map[string]bool) error {
 	for _, f := range files {
+		if f.listedOnly {
+			continue
+		}
 		for _, h := range hashAlgorithms {
 			dir := filepath.Join(staging, filepath.FromSlash(path.Dir(f.path)), "by-hash", h.field)
 			if err := linkOrCopy(filepath.Join(staging, filepath.FromSlash(f.path)), filepath.Join(dir, f.sums[h.field])); err != nil {
@@ -541,7 +609,7 @@ const keysFile = "updeb-keys.gpg"
 // that its settings name. Leftover temporary files of a killed write of the
 // keyring are removed.
 func (r *Repo) writeKeyring() error {
-	old, _ := os.ReadFile(filepath.Join(r.root, "archive-keyring.gpg"))
+	old, _ := readFile(filepath.Join(r.root, "archive-keyring.gpg"))
 	existing, _ := openpgp.ReadKeyRing(bytes.NewReader(old))
 	var es []*openpgp.Entity
 	seen := map[string]bool{}
@@ -563,7 +631,7 @@ func (r *Repo) writeKeyring() error {
 		if err != nil || g == nil {
 			continue // a damaged suite is named by the operations on it
 		}
-		if data, err := os.ReadFile(filepath.Join(g.dir, keysFile)); err == nil {
+		if data, err := readFile(filepath.Join(g.dir, keysFile)); err == nil {
 			if list, err := openpgp.ReadKeyRing(bytes.NewReader(data)); err == nil {
 				for _, e := range list {
 					add(e)
@@ -604,7 +672,7 @@ func linkOrCopy(src, dst string) error {
 	if err == nil || errors.Is(err, os.ErrExist) {
 		return nil
 	}
-	data, rerr := os.ReadFile(src)
+	data, rerr := readFile(src)
 	if rerr != nil {
 		return rerr
 	}

@@ -129,7 +129,7 @@ func completeLinesEnd(f *os.File) (int64, error) {
 // of each generation, oldest first.
 func (r *Repo) readHistory(suite string, live int) ([]Record, error) {
 	name := r.historyFile(suite)
-	data, err := os.ReadFile(name)
+	data, err := readFile(name)
 	if errors.Is(err, os.ErrNotExist) {
 		return nil, nil
 	}

@@ -6,7 +6,7 @@ import (
 	"os"
 	"testing"
 
-	"github.com/updeb/updeb/internal/testenv"
+	"github.com/updeb/updeb/internal/testkit/testenv"
 	"github.com/updeb/updeb/pkg/xzpar"
 )
 

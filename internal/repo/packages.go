@@ -5,7 +5,6 @@ import (
 	"crypto/sha256"
 	"fmt"
 	"hash/fnv"
-	"os"
 	"path/filepath"
 	"slices"
 	"sort"
@@ -186,6 +185,9 @@ type indexFile struct {
 	src  string // an earlier generation's file with these exact bytes
 	size int64
 	sums map[string]string // hash field (SHA256, SHA512) -> hex digest
+	// listedOnly: the Release lists it, nothing serves it (an uncompressed
+	// Contents index, whose digests apt checks after decompressing).
+	listedOnly bool
 }
 
 // newIndexFile returns an index file of new bytes, with its digests.
@@ -206,12 +208,8 @@ var indexForms = []string{"Packages", "Packages.gz", "Packages.xz"}
 // is the same index in the generation before; its xz blocks are reused
 // where the bytes they hold reappear.
 func compressed(dir string, data []byte, prev *prevIndex) ([]indexFile, error) {
-	var gz bytes.Buffer
-	zw := gzip.NewWriter(&gz)
-	if _, err := zw.Write(data); err != nil {
-		return nil, err
-	}
-	if err := zw.Close(); err != nil {
+	gz, err := gzipped(data)
+	if err != nil {
 		return nil, err
 	}
 	x, _, err := xzIndex(data, prev)
@@ -220,9 +218,23 @@ func compressed(dir string, data []byte, prev *prevIndex) ([]indexFile, error) {
 	}
 	return []indexFile{
 		newIndexFile(dir+"/"+indexForms[0], data),
-		newIndexFile(dir+"/"+indexForms[1], gz.Bytes()),
+		newIndexFile(dir+"/"+indexForms[1], gz),
 		newIndexFile(dir+"/"+indexForms[2], x),
 	}, nil
+}
+
+// gzipped is data gzip-compressed as every index is: the default level, no
+// name, mtime 0, so the same bytes give the same file.
+func gzipped(data []byte) ([]byte, error) {
+	var gz bytes.Buffer
+	zw := gzip.NewWriter(&gz)
+	if _, err := zw.Write(data); err != nil {
+		return nil, err
+	}
+	if err := zw.Close(); err != nil {
+		return nil, err
+	}
+	return gz.Bytes(), nil
 }
 
 // chunkMask sets how many stanzas one xz block of a Packages.xz holds, on
@@ -320,7 +332,7 @@ func (p *prevIndex) blocks() map[[32]byte]xzpar.Block {
 
 // readPackages reads one uncompressed Packages file of a generation.
 func readPackages(file, suite, comp string) ([]Entry, error) {
-	data, err := os.ReadFile(file)
+	data, err := readFile(file)
 	if err != nil {
 		return nil, err
 	}

@@ -7,15 +7,17 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"github.com/updeb/updeb/internal/confined"
 	"io"
 	"os"
 	"path"
 	"path/filepath"
-	"regexp"
 	"strings"
 
 	"github.com/updeb/updeb/internal/aptname"
 	"github.com/updeb/updeb/pkg/control"
+	"github.com/updeb/updeb/pkg/deb"
+	"github.com/updeb/updeb/pkg/debversion"
 )
 
 // Package is one .deb to publish: where it is, its control paragraph (read by
@@ -24,6 +26,10 @@ import (
 type Package struct {
 	Path    string            // the .deb file to publish
 	Control control.Paragraph // its DEBIAN/control paragraph
+	// Contents are the paths it installs, as ContentsOf gives them from
+	// the same reading of the .deb as Control (for the Contents indices);
+	// nil: Publish reads them from the .deb.
+	Contents []string
 
 	Filename string // path in the repository, "pool/<component>/<prefix>/<source>/<file>.deb"
 	Size     int64
@@ -31,11 +37,6 @@ type Package struct {
 	SHA256   string
 	SHA512   string
 }
-
-var (
-	namePattern    = regexp.MustCompile(`^[a-z0-9][a-z0-9+.-]+$`)
-	versionPattern = regexp.MustCompile(`^([0-9]+:)?[0-9][A-Za-z0-9.+~-]*$`)
-)
 
 // ErrInvalid is wrapped by every error about a malformed package, suite,
 // component or architecture (the caller's input, not the repository's state).
@@ -50,9 +51,9 @@ func (k key) String() string { return k.name + "=" + k.version + " (" + k.arch +
 func identity(p control.Paragraph, subject string) (key, error) {
 	k := key{p.Value("Package"), p.Value("Version"), p.Value("Architecture")}
 	switch {
-	case !namePattern.MatchString(k.name):
-		return k, fmt.Errorf("%w: %s: Package %q is not a valid package name ([a-z0-9][a-z0-9+.-]+)", ErrInvalid, subject, k.name)
-	case !versionPattern.MatchString(k.version) || strings.Contains(k.version, ".."):
+	case !deb.ValidPackageName(k.name):
+		return k, fmt.Errorf("%w: %s: Package %q is not a valid package name (%s)", ErrInvalid, subject, k.name, deb.PackageNamePattern)
+	case !validVersion(k.version):
 		return k, fmt.Errorf("%w: %s: Version %q is not a valid Debian version", ErrInvalid, subject, k.version)
 	case aptname.Architecture(k.arch) != nil:
 		return k, fmt.Errorf("%w: %s: Architecture %q is not a valid architecture", ErrInvalid, subject, k.arch)
@@ -67,7 +68,7 @@ func sourceName(p control.Paragraph) string {
 	if i := strings.IndexByte(src, ' '); i >= 0 {
 		src = src[:i]
 	}
-	if !namePattern.MatchString(src) {
+	if !deb.ValidPackageName(src) {
 		return p.Value("Package")
 	}
 	return src
@@ -151,7 +152,7 @@ func stageIntoPool(root, component string, p *Package, cleaned map[string]bool) 
 			os.Remove(o)
 		}
 	}
-	in, err := os.Open(p.Path)
+	in, _, err := confined.OpenFile(p.Path)
 	if err != nil {
 		return nil, err
 	}
@@ -190,7 +191,7 @@ func stageIntoPool(root, component string, p *Package, cleaned map[string]bool) 
 // existingDigest returns the SHA256 of the file already at the final pool
 // path, or "" when there is none.
 func existingDigest(final string) (string, error) {
-	f, err := os.Open(final)
+	f, _, err := confined.OpenFile(final)
 	if errors.Is(err, os.ErrNotExist) {
 		return "", nil
 	}
@@ -243,4 +244,11 @@ func writeFileSync(name string, data []byte) error {
 		return err
 	}
 	return f.Close()
+}
+
+// validVersion accepts a Debian version (pkg/debversion's rule) that can be
+// part of a pool file name: no "..".
+func validVersion(v string) bool {
+	_, err := debversion.Parse(v)
+	return err == nil && !strings.Contains(v, "..")
 }

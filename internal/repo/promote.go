@@ -93,7 +93,7 @@ func (r *Repo) Promote(ctx context.Context, from, to Place, sel []Selector) (*Pr
 		// valid-for, ...), under its own name.
 		inherit := src.settings
 		inherit.Suite, inherit.Codename, inherit.Components = to.Suite, to.Suite, nil
-		if err := r.settle(st, inherit); err != nil {
+		if err := r.settle(st, inherit, false); err != nil {
 			return nil, err
 		}
 	}

@@ -6,6 +6,10 @@ import (
 	"maps"
 	"slices"
 	"sort"
+	"strings"
+
+	"github.com/updeb/updeb/pkg/archive"
+	"github.com/updeb/updeb/pkg/deb"
 )
 
 // PublishResult says what a publish did.
@@ -46,12 +50,13 @@ func (r *Repo) PublishComponents(ctx context.Context, suite string, pkgs map[str
 	res := &PublishResult{Generation: st.generation()}
 	var toLink []*stagedFile
 	origin := map[string]string{}
+	lists := map[string][]string{} // pool path -> the paths it installs
 	for _, comp := range comps {
 		c, err := st.component(comp)
 		if err != nil {
 			return nil, err
 		}
-		staged, cleanup, err := r.stagePackages(ctx, suite, comp, c, pkgs[comp], res, origin)
+		staged, cleanup, err := r.stagePackages(ctx, suite, comp, c, pkgs[comp], res, origin, lists)
 		defer cleanup()
 		if err != nil {
 			return nil, err
@@ -67,6 +72,13 @@ func (r *Repo) PublishComponents(ctx context.Context, suite string, pkgs map[str
 	}
 	if err := linkAll(toLink); err != nil {
 		return nil, err
+	}
+	// The file lists the Contents indices are made of: stored once, now
+	// (a list that fails to be stored is read from the pool file later).
+	for _, e := range res.Added {
+		if err := st.contents.store(e, lists[e.Filename]); err != nil {
+			return nil, err
+		}
 	}
 	r.hook("pool")
 	for _, e := range res.Added {
@@ -87,7 +99,7 @@ func (r *Repo) PublishComponents(ctx context.Context, suite string, pkgs map[str
 // collected files say about its name, version and architecture. It fills
 // res.Added and res.Unchanged (and origin: each added pool path's .deb) and
 // returns the files to link; cleanup removes the temporary files that remain.
-func (r *Repo) stagePackages(ctx context.Context, suite, comp string, c component, pkgs []Package, res *PublishResult, origin map[string]string) (toLink []*stagedFile, cleanup func(), err error) {
+func (r *Repo) stagePackages(ctx context.Context, suite, comp string, c component, pkgs []Package, res *PublishResult, origin map[string]string, lists map[string][]string) (toLink []*stagedFile, cleanup func(), err error) {
 	var staged []*stagedFile
 	cleanup = func() {
 		for _, s := range staged {
@@ -144,24 +156,43 @@ func (r *Repo) stagePackages(ctx context.Context, suite, comp string, c componen
 		if have != "" && have != e.SHA256 {
 			return nil, cleanup, conflict(have)
 		}
+		paths := p.Contents
+		if paths == nil {
+			info, err := deb.InspectFile(ctx, p.Path, archive.Limits{})
+			if err != nil {
+				return nil, cleanup, fmt.Errorf("%s: listing its files for the Contents index: %w", p.Path, err)
+			}
+			paths = ContentsOf(info)
+		}
 		toLink = append(toLink, s)
 		res.Added = append(res.Added, e)
 		origin[e.Filename] = p.Path
+		lists[e.Filename] = paths
 	}
 	return toLink, cleanup, nil
 }
 
-// Remove retires packages from suite/component: every version of name when
+// Remove retires packages from suite/component (comp "" finds the one
+// component that holds them; several are an error listing them): every version of name when
 // version is empty, on every architecture when arch is empty. Their pool files
 // stay (other suites, kept generations and clients mid-update may still fetch
 // them) until GC finds nothing refers to them; a removed version can never
 // come back with other bytes.
 func (r *Repo) Remove(ctx context.Context, suite, comp, name, version, arch string) ([]Entry, error) {
-	unlock, st, err := r.begin(ctx, suite, comp)
+	comps := []string{comp}
+	if comp == "" {
+		comps = nil
+	}
+	unlock, st, err := r.begin(ctx, suite, comps...)
 	if err != nil {
 		return nil, err
 	}
 	defer unlock()
+	if comp == "" {
+		if comp, err = st.holding(name, version, arch); err != nil {
+			return nil, err
+		}
+	}
 	c, err := st.edit(comp)
 	if err != nil {
 		return nil, err
@@ -188,4 +219,41 @@ func (r *Repo) Remove(ctx context.Context, suite, comp, name, version, arch stri
 		return nil, err
 	}
 	return removed, nil
+}
+
+// holding returns the one component of the suite's live generation that
+// holds name (at version and arch, when given): what remove works on when
+// no component is named. None is ErrNotFound; several are ErrInvalid,
+// listing them.
+func (st *suiteState) holding(name, version, arch string) (string, error) {
+	what := name
+	if version != "" {
+		what += "=" + version
+	}
+	if arch != "" {
+		what += " (" + arch + ")"
+	}
+	if st.live == nil {
+		return "", fmt.Errorf("%w: suite %s has no packages", ErrNotFound, st.suite)
+	}
+	var found []string
+	for _, comp := range sortedCopy(st.live.release.comps) {
+		c, err := st.component(comp)
+		if err != nil {
+			return "", err
+		}
+		for k := range c {
+			if k.name == name && (version == "" || k.version == version) && (arch == "" || k.arch == arch) {
+				found = append(found, comp)
+				break
+			}
+		}
+	}
+	switch len(found) {
+	case 0:
+		return "", fmt.Errorf("%w: %s is not published in any component of suite %s", ErrNotFound, what, st.suite)
+	case 1:
+		return found[0], nil
+	}
+	return "", fmt.Errorf("%w: %s is published in %d components of suite %s: %s; name one with --component", ErrInvalid, what, len(found), st.suite, strings.Join(found, ", "))
 }

@@ -30,7 +30,7 @@ var hashAlgorithms = []struct {
 // releaseFile renders dists/<suite>/Release of a generation: the suite's
 // settings (whose Architectures and Components it lists), its Date and the
 // index files with their sizes and digests.
-func releaseFile(set Settings, date time.Time, files []indexFile) []byte {
+func releaseFile(set Settings, all bool, date time.Time, files []indexFile) []byte {
 	var p control.Paragraph
 	add := func(name, value string) {
 		if value != "" {
@@ -45,10 +45,20 @@ func releaseFile(set Settings, date time.Time, files []indexFile) []byte {
 	if set.ValidFor > 0 {
 		add("Valid-Until", date.Add(time.Duration(set.ValidFor)).UTC().Format(dateFormat))
 	}
-	add("Architectures", strings.Join(set.Architectures, " "))
+	archs := set.Architectures
+	if all {
+		// As Debian's: Contents-all holds the Architecture: all packages,
+		// and every binary-ARCH/Packages lists them too, so apt need not
+		// fetch binary-all/Packages.
+		archs = append([]string{"all"}, archs...)
+	}
+	add("Architectures", strings.Join(archs, " "))
 	add("Components", strings.Join(set.Components, " "))
 	add("Description", set.Description)
 	add("Acquire-By-Hash", "yes")
+	if all {
+		add("No-Support-for-Architecture-all", "Packages")
+	}
 	sorted := append([]indexFile(nil), files...)
 	sort.Slice(sorted, func(i, j int) bool { return sorted[i].path < sorted[j].path })
 	for _, h := range hashAlgorithms {

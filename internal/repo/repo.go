@@ -48,21 +48,29 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"slices"
 	"time"
 
 	"github.com/updeb/updeb/internal/aptname"
+	"github.com/updeb/updeb/internal/confined"
 	"github.com/updeb/updeb/internal/lockfile"
 )
 
 // Options are a repository's collaborators and configuration.
 type Options struct {
 	// Settings are the changes an operation asks of the suites it writes (nil
-	// fields keep each suite's stored settings).
+	// fields keep each suite's stored settings): the operator's flags.
 	Settings SettingsChange
+	// Defaults are the settings a new suite starts with where Settings says
+	// nothing: the config file's. They never change a suite that stores its
+	// settings already: a stored setting (given by an earlier flag) wins over
+	// the config, and a config value that differs from it is warned about
+	// through Logger, naming both and the flag that changes it.
+	Defaults SettingsChange
 	Signer   *Signer          // required to write
 	Actor    string           // who writes (user@host), recorded in the history
 	Now      func() time.Time // the Release Date and signature time; time.Now when nil
-	Logger   *slog.Logger     // slog.Default() when nil
+	Logger   *slog.Logger     // nil discards, as in every library of updeb
 	// Hook, when set, is called at each step of a write, by name: "pool"
 	// (new packages linked into the pool), "staged" (next generation complete,
 	// not live), "switched" (next generation live, old ones not yet cleaned),
@@ -91,7 +99,7 @@ func Open(root string, opts Options) *Repo {
 		opts.Now = time.Now
 	}
 	if opts.Logger == nil {
-		opts.Logger = slog.Default()
+		opts.Logger = slog.New(slog.DiscardHandler)
 	}
 	return &Repo{root: root, opts: opts}
 }
@@ -136,12 +144,21 @@ func (r *Repo) prepare(suite string) (*suiteState, error) {
 	if err != nil {
 		return nil, err
 	}
-	return st, r.settle(st, st.settings())
+	return st, r.settle(st, st.settings(), st.live == nil)
 }
 
-// settle sets st's next settings: old changed as Options.Settings asks.
-func (r *Repo) settle(st *suiteState, old Settings) error {
-	set, err := old.apply(r.opts.Settings, r.opts.Signer, st.live != nil)
+// settle sets st's next settings: old changed as Options.Settings asks, and,
+// when fresh (a new suite, nothing stored), as Options.Defaults asks where
+// Settings is silent.
+func (r *Repo) settle(st *suiteState, old Settings, fresh bool) error {
+	change := r.opts.Settings
+	if fresh {
+		change = change.withDefaults(r.opts.Defaults)
+	} else {
+		r.warnDefaults(old, change)
+		change.Architectures = append(slices.Clone(change.Architectures), r.opts.Defaults.Architectures...) // a list only grows
+	}
+	set, err := old.apply(change, r.opts.Signer, st.live != nil)
 	if err != nil {
 		return err
 	}
@@ -197,4 +214,47 @@ func (r *Repo) List(suite string) ([]Entry, error) {
 		}
 	}
 	return out, nil
+}
+
+// Suite is a suite's live Release, as a status page shows it.
+type Suite struct {
+	Name          string    `json:"name"`
+	Generation    int       `json:"generation"`
+	Date          time.Time `json:"date"`
+	ValidUntil    time.Time `json:"valid_until,omitzero"` // zero when the Release has none
+	Components    []string  `json:"components"`
+	Architectures []string  `json:"architectures"`
+}
+
+// Suites returns every suite's live Release, sorted by name.
+func (r *Repo) Suites() ([]Suite, error) {
+	names, err := r.managedSuites()
+	if err != nil {
+		return nil, err
+	}
+	out := []Suite{}
+	for _, s := range names {
+		g, err := r.live(s)
+		if err != nil {
+			return nil, err
+		}
+		if g == nil {
+			continue
+		}
+		out = append(out, Suite{Name: s, Generation: g.n, Date: g.release.date, ValidUntil: g.release.validUntil,
+			Components: sortedCopy(g.release.comps), Architectures: sortedCopy(g.release.archs)})
+	}
+	return out, nil
+}
+
+// maxRepoFile bounds a file of the repository's own read whole (an index,
+// a Release, settings, the history): the largest, a Packages index of a big
+// repository, is tens of MiB.
+const maxRepoFile = 512 << 20
+
+// readFile reads a file of the repository: a regular file (a FIFO or device
+// planted in the folder is refused without blocking, confined.ReadFile) of
+// at most maxRepoFile bytes.
+func readFile(name string) ([]byte, error) {
+	return confined.ReadFile(name, maxRepoFile)
 }

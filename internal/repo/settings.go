@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
 
@@ -87,6 +88,53 @@ type SettingsChange struct {
 	// administrator accepts it on each (Origin, Label, Suite, Codename) or that
 	// locks out clients trusting only a dropped signing key.
 	AllowFieldChange bool
+}
+
+// withDefaults is c with d's value for every field c leaves nil;
+// architectures are added.
+func (c SettingsChange) withDefaults(d SettingsChange) SettingsChange {
+	pick := func(v, def *string) *string {
+		if v != nil {
+			return v
+		}
+		return def
+	}
+	c.Origin, c.Label, c.Codename, c.Description = pick(c.Origin, d.Origin), pick(c.Label, d.Label), pick(c.Codename, d.Codename), pick(c.Description, d.Description)
+	if c.ValidFor == nil {
+		c.ValidFor = d.ValidFor
+	}
+	if c.Keep == nil {
+		c.Keep = d.Keep
+	}
+	c.Architectures = append(slices.Clone(c.Architectures), d.Architectures...)
+	return c
+}
+
+// warnDefaults warns about each config value (Options.Defaults) that
+// differs from what the suite stores and that no flag (c) changes: the
+// stored setting wins, and the operator is told so and how to change it.
+// The config's architectures are added as always (a list only grows).
+func (r *Repo) warnDefaults(stored Settings, c SettingsChange) {
+	d := r.opts.Defaults
+	warn := func(field, flag, config, kept string) {
+		r.opts.Logger.Warn(fmt.Sprintf("the config's repo: %s: %s is not applied: suite %s keeps its stored %s %s (set when it was created or by an earlier --%s); give --%s to change it", field, config, stored.Suite, field, kept, flag, flag),
+			"suite", stored.Suite, "setting", field, "stored", kept, "config", config)
+	}
+	str := func(field string, def, flag *string, kept string) {
+		if def != nil && flag == nil && *def != kept {
+			warn(field, field, strconv.Quote(*def), strconv.Quote(kept))
+		}
+	}
+	str("origin", d.Origin, c.Origin, stored.Origin)
+	str("label", d.Label, c.Label, stored.Label)
+	str("codename", d.Codename, c.Codename, stored.Codename)
+	str("description", d.Description, c.Description, stored.Description)
+	if d.ValidFor != nil && c.ValidFor == nil && Duration(*d.ValidFor) != stored.ValidFor {
+		warn("valid-for", "valid-for", d.ValidFor.String(), time.Duration(stored.ValidFor).String())
+	}
+	if d.Keep != nil && c.Keep == nil && *d.Keep != stored.Keep {
+		warn("keep", "keep", strconv.Itoa(*d.Keep), strconv.Itoa(stored.Keep))
+	}
 }
 
 // FieldChangeError refuses a settings change that apt clients would reject.
@@ -222,7 +270,7 @@ func (s Settings) marshal() []byte {
 // Release and InRelease imply.
 func readSettings(genDir, suite string, rel *parsedRelease) (Settings, error) {
 	name := filepath.Join(genDir, settingsFile)
-	data, err := os.ReadFile(name)
+	data, err := readFile(name)
 	if errors.Is(err, os.ErrNotExist) {
 		return settingsFromRelease(genDir, suite, rel), nil
 	}
@@ -278,7 +326,7 @@ func settingsFromRelease(genDir, suite string, rel *parsedRelease) Settings {
 	if !rel.validUntil.IsZero() && rel.validUntil.After(rel.date) {
 		s.ValidFor = Duration(rel.validUntil.Sub(rel.date))
 	}
-	if data, err := os.ReadFile(filepath.Join(genDir, "InRelease")); err == nil {
+	if data, err := readFile(filepath.Join(genDir, "InRelease")); err == nil {
 		s.SigningKeys = signatureIssuers(data)
 	}
 	return s

@@ -103,8 +103,11 @@ func (s *Signer) signingKeys(t time.Time) ([]*packet.PrivateKey, error) {
 	var keys []*packet.PrivateKey
 	for _, e := range s.entities {
 		key, ok := e.SigningKey(t)
-		if !ok || key.PrivateKey == nil {
-			return nil, fmt.Errorf("%w: %s has no valid signing key at %s", ErrKey, fingerprint(e), t.UTC().Format(time.RFC3339))
+		if !ok {
+			return nil, fmt.Errorf("%w: %s cannot sign at %s: it %s (see 'updeb keys list'; extend its expiry or rotate to a new key)", ErrKey, fingerprint(e), t.UTC().Format(time.RFC3339), signkey.CannotSign(e, t))
+		}
+		if key.PrivateKey == nil {
+			return nil, fmt.Errorf("%w: %s has no secret for its signing key valid at %s", ErrKey, fingerprint(e), t.UTC().Format(time.RFC3339))
 		}
 		keys = append(keys, key.PrivateKey)
 	}
@@ -174,6 +177,9 @@ func endLine(b []byte) []byte {
 // DetachSign returns an armored detached signature of data (Release.gpg): one
 // signature packet per key, in one armored block, as gpg writes for several -u.
 func (s *Signer) DetachSign(data []byte, t time.Time) ([]byte, error) {
+	if _, err := s.signingKeys(t); err != nil {
+		return nil, err
+	}
 	var sigs bytes.Buffer
 	for _, e := range s.entities {
 		if err := openpgp.DetachSign(&sigs, e, bytes.NewReader(data), signConfig(t)); err != nil {

@@ -1,6 +1,7 @@
 package repo
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"maps"
@@ -61,7 +62,7 @@ func (r *Repo) liveGeneration(suite string) (int, error) {
 func (r *Repo) readGeneration(suite string, n int) (*generation, error) {
 	g := &generation{suite: suite, n: n, dir: r.genDir(suite, n)}
 	name := filepath.Join(g.dir, "Release")
-	data, err := os.ReadFile(name)
+	data, err := readFile(name)
 	if err != nil {
 		return nil, err
 	}
@@ -129,6 +130,8 @@ type suiteState struct {
 	dirty    map[string]bool
 	set      Settings // the next generation's settings
 	changed  []string // how they differ from the live ones, for the history
+	all      bool     // the next generation lists Architecture all (contents.go)
+	contents *contentsStore
 }
 
 // loadSuite reads suite's live generation (nothing else) for a change.
@@ -137,7 +140,8 @@ func (r *Repo) loadSuite(suite string) (*suiteState, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &suiteState{suite: suite, live: live, base: live, comps: map[string]component{}, dirty: map[string]bool{}}, nil
+	return &suiteState{suite: suite, live: live, base: live, comps: map[string]component{}, dirty: map[string]bool{},
+		contents: &contentsStore{root: r.root, ctx: context.Background()}}, nil
 }
 
 // generation returns the live generation number (0 for a new suite).

@@ -119,14 +119,56 @@ type DSSESigner struct {
 // only, never on the clock. now is the clock all the same: a key that can no
 // longer sign at now (expired, revoked) is refused.
 func (k *Key) DSSE(t, now time.Time) (*DSSESigner, error) {
-	if _, ok := k.Entity.SigningKey(now); !ok {
-		return nil, fmt.Errorf("%w: %s cannot sign at %s: expired, revoked or without a signing key (see 'updeb keys list')", ErrKey, k.Fingerprint(), now.UTC().Format(time.RFC3339))
+	if why := CannotSign(k.Entity, now); why != "" {
+		return nil, fmt.Errorf("%w: %s cannot sign at %s: it %s (see 'updeb keys list')", ErrKey, k.Fingerprint(), now.UTC().Format(time.RFC3339), why)
 	}
 	at, ok := k.firstSigningTime(t)
 	if !ok {
 		return nil, fmt.Errorf("%w: %s has no signing key valid at or after %s", ErrKey, k.Fingerprint(), t.UTC().Format(time.RFC3339))
 	}
 	return &DSSESigner{key: k, at: at}, nil
+}
+
+// CannotSign says why e has no key that can sign at t, for a message: "was
+// revoked on DATE", "expired on DATE" (the primary key, or the last of its
+// signing subkeys), or "has no signing key"; "" when it can sign.
+func CannotSign(e *openpgp.Entity, t time.Time) string {
+	if _, ok := e.SigningKey(t); ok {
+		return ""
+	}
+	day := func(t time.Time) string { return t.UTC().Format(time.DateOnly) }
+	for _, r := range e.Revocations {
+		return "was revoked on " + day(r.CreationTime)
+	}
+	expiry := func(created time.Time, sig *packet.Signature) (time.Time, bool) {
+		if sig == nil || sig.KeyLifetimeSecs == nil || *sig.KeyLifetimeSecs == 0 {
+			return time.Time{}, false
+		}
+		return created.Add(time.Duration(*sig.KeyLifetimeSecs) * time.Second), true
+	}
+	if self, _ := e.PrimarySelfSignature(); self != nil {
+		if exp, ok := expiry(e.PrimaryKey.CreationTime, self); ok && !t.Before(exp) {
+			return "expired on " + day(exp)
+		}
+	}
+	var last time.Time
+	for _, sk := range e.Subkeys {
+		if sk.Sig == nil || !sk.Sig.FlagSign {
+			continue
+		}
+		exp, ok := expiry(sk.PublicKey.CreationTime, sk.Sig)
+		if !ok {
+			last = time.Time{}
+			break
+		}
+		if exp.After(last) {
+			last = exp
+		}
+	}
+	if !last.IsZero() && !t.Before(last) {
+		return "expired on " + day(last) + " (its signing subkeys)"
+	}
+	return "has no key that can sign then (expired, revoked or without a signing key)"
 }
 
 // firstSigningTime is the earliest time not before t at which the key can

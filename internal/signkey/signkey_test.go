@@ -16,8 +16,8 @@ import (
 
 	"github.com/updeb/updeb/internal/repo"
 	"github.com/updeb/updeb/internal/signkey"
-	"github.com/updeb/updeb/internal/testenv"
-	"github.com/updeb/updeb/pkg/verify"
+	"github.com/updeb/updeb/internal/testkit/testenv"
+	verifypgp "github.com/updeb/updeb/pkg/verify/openpgp"
 )
 
 var created = time.Date(2026, 1, 10, 12, 0, 0, 0, time.UTC)
@@ -100,13 +100,13 @@ func TestReadRefusals(t *testing.T) {
 }
 
 // DSSE signatures are deterministic, dated by the build (or by the key when
-// it is younger), and what pkg/verify and gpgv accept over the PAE bytes.
+// it is younger), and what pkg/verify/openpgp and gpgv accept over the PAE bytes.
 func TestDSSESignatures(t *testing.T) {
 	testenv.RequireTool(t, "gpgv")
 	for _, kind := range []repo.KeyType{repo.Ed25519, repo.RSA3072} {
 		t.Run(string(kind), func(t *testing.T) {
 			k, g := generate(t, kind)
-			kr, err := verify.ParseKeyring(bytes.NewReader(g.PublicArmored), "pub.asc")
+			kr, err := verifypgp.ParseKeyring(bytes.NewReader(g.PublicArmored), "pub.asc")
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -134,9 +134,9 @@ func TestDSSESignatures(t *testing.T) {
 				if !bytes.Equal(sig, again) {
 					t.Fatalf("%s: two signatures of the same bytes differ", tc.name)
 				}
-				res, err := verify.VerifyDetached(kr, verify.Policy{Now: now, Signers: []string{g.Fingerprint}}, bytes.NewReader(sig), bytes.NewReader(pae))
+				res, err := verifypgp.VerifyDetached(kr, verifypgp.Policy{Now: now, Signers: []string{g.Fingerprint}}, bytes.NewReader(sig), bytes.NewReader(pae))
 				if err != nil {
-					t.Fatalf("%s: pkg/verify: %v", tc.name, err)
+					t.Fatalf("%s: pkg/verify/openpgp: %v", tc.name, err)
 				}
 				if !res.Created.Equal(tc.was) || res.Hash != "SHA-512" {
 					t.Fatalf("%s: signature made %v with %s", tc.name, res.Created, res.Hash)
@@ -146,7 +146,7 @@ func TestDSSESignatures(t *testing.T) {
 					os.WriteFile(filepath.Join(dir, n), b, 0o644)
 				}
 				testenv.Run(t, "gpgv", "--keyring", filepath.Join(dir, "pub.gpg"), filepath.Join(dir, "sig"), filepath.Join(dir, "pae"))
-				if _, err := verify.VerifyDetached(kr, verify.Policy{Now: now}, bytes.NewReader(sig), bytes.NewReader(append(pae, ' '))); !errors.Is(err, verify.ErrSignature) {
+				if _, err := verifypgp.VerifyDetached(kr, verifypgp.Policy{Now: now}, bytes.NewReader(sig), bytes.NewReader(append(pae, ' '))); !errors.Is(err, verifypgp.ErrSignature) {
 					t.Fatalf("%s: signature verified over other bytes: %v", tc.name, err)
 				}
 			}

@@ -1,15 +1,19 @@
-// Package supportdata keeps updeb's support data current: the end-of-life
-// dates (release cycles, their end of support and end of life, latest patch,
-// Istio's supported Kubernetes range) that updeb outdated, compat and plan
-// read. Two copies exist: the snapshot bundled in the binary (internal/eol),
-// always there, and the copy `updeb data refresh` fetched from the
+// Package supportdata holds updeb's support data and keeps it current: the
+// end-of-life dates (release cycles, their end of support and end of life,
+// latest patch, Istio's supported Kubernetes range) that updeb outdated,
+// compat and plan read, and answers "is this version still supported on that
+// day?". Two copies exist: the snapshot bundled in the binary (data/eol.yaml,
+// Bundled), always there, and the copy `updeb data refresh` fetched from the
 // endoflife.date API into the state folder. Load picks the newer valid one and
 // says which; Refresh fetches, verifies and replaces the refreshed copy
 // atomically, or leaves the old one as it was.
 //
 // The refreshed copy is STATE/support/eol.yaml, in the format of the bundled
-// file (eol.Parse reads both), its header naming the URLs it came from and an
+// file (Parse reads both), its header naming the URLs it came from and an
 // "As of:" line with the time it was fetched.
+//
+// Dates are calendar days. A date boundary takes effect at 00:00 UTC of that
+// day: a cycle whose eol is 2026-10-27 is end-of-life on 2026-10-27 itself.
 package supportdata
 
 import (
@@ -27,8 +31,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/updeb/updeb/internal/datafile"
-	"github.com/updeb/updeb/internal/eol"
 	"github.com/updeb/updeb/internal/fetch"
 	"github.com/updeb/updeb/internal/yamlfile"
 	"github.com/updeb/updeb/pkg/atomicfile"
@@ -43,18 +45,34 @@ const DefaultMaxAnswer = 1 << 20
 
 // Copy is the support data a command uses, and where it came from.
 type Copy struct {
-	Data *eol.Data
-	// Path is the refreshed copy's file; "" for the bundled snapshot.
+	Data *Data
+	// Path is the file the data was read from: the refreshed copy, or a
+	// recipes repository's data file (Repository); "" for the bundled snapshot.
 	Path string
+	// Repository is set when Path is a recipes repository's data file
+	// (internal/compatdata), which commands use in preference to the others.
+	Repository bool
 }
 
-// Refreshed reports whether the copy is the one updeb data refresh wrote.
+// Refreshed reports whether the copy was read from a file (the state
+// folder's refreshed copy or a repository's data file), not bundled.
 func (c *Copy) Refreshed() bool { return c.Path != "" }
 
-// Name is "bundled" or "refreshed PATH", for reports.
+// Kind is "bundled", "refreshed" or "repository".
+func (c *Copy) Kind() string {
+	switch {
+	case c.Repository:
+		return "repository"
+	case c.Refreshed():
+		return "refreshed"
+	}
+	return "bundled"
+}
+
+// Name is "bundled", "refreshed PATH" or "repository PATH", for reports.
 func (c *Copy) Name() string {
 	if c.Refreshed() {
-		return "refreshed " + c.Path
+		return c.Kind() + " " + c.Path
 	}
 	return "bundled"
 }
@@ -73,7 +91,10 @@ func (c *Copy) Age(now time.Time) (days int, ok bool) {
 // 2026-08-22 (94 days old)".
 func (c *Copy) Describe(now time.Time) string {
 	s := "bundled copy"
-	if c.Refreshed() {
+	switch {
+	case c.Repository:
+		s = "repository data file " + c.Path
+	case c.Refreshed():
 		s = "refreshed copy " + c.Path
 	}
 	days, ok := c.Age(now)
@@ -102,7 +123,7 @@ func plural(n int) string {
 // user: the bundled data is always usable, so Load itself only fails when the
 // bundled data does not parse (which the package's tests rule out).
 func Load(stateDir string) (*Copy, []string, error) {
-	bundled, err := eol.Load()
+	bundled, err := Bundled()
 	if err != nil {
 		return nil, nil, fmt.Errorf("bundled end-of-life data: %w", err)
 	}
@@ -125,17 +146,17 @@ func Load(stateDir string) (*Copy, []string, error) {
 }
 
 // readRefreshed reads and parses a refreshed copy, which must carry its date.
-func readRefreshed(path string) (*eol.Data, error) {
+func readRefreshed(path string) (*Data, error) {
 	b, err := yamlfile.ReadFile(path, 0)
 	if err != nil {
 		return nil, err
 	}
-	d, err := eol.Parse(path, b)
+	d, err := Parse(path, b)
 	if err != nil {
 		return nil, err
 	}
 	if d.AsOf.IsZero() {
-		return nil, fmt.Errorf("%s: no %q line in its header", path, datafile.AsOfLabel)
+		return nil, fmt.Errorf("%s: no %q line in its header", path, AsOfLabel)
 	}
 	return d, nil
 }
@@ -202,7 +223,7 @@ type ProductResult struct {
 	Latest  []string `json:"latest,omitempty"`  // "1.36: 1.36.4 -> 1.36.5", latest patches that moved
 }
 
-// Refresh fetches every product's release cycles, checks them (eol.ParseAPI:
+// Refresh fetches every product's release cycles, checks them (ParseAPI:
 // the answer is complete and well-formed; no cycle of the copy in use is
 // missing unless AllowDropped), writes them with their sources and the time
 // to STATE/support/eol.yaml through a temporary file, reads that back with
@@ -216,30 +237,48 @@ func Refresh(ctx context.Context, o RefreshOptions) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	bundled, err := eol.Load()
+	res, data, err := Fetch(ctx, o, current)
 	if err != nil {
 		return nil, err
+	}
+	res.Path = filepath.Join(o.StateDir, File)
+	if err := WriteFile(res.Path, data); err != nil {
+		return nil, err
+	}
+	return res, nil
+}
+
+// Fetch is Refresh short of writing: it fetches every product's release
+// cycles (those of the bundled snapshot, of current and o.Products), checks
+// each answer, compares it with current (the copy the new data replaces)
+// and returns the new data, its header naming the sources and the time.
+// Result.Path is left for the caller, who decides where the data goes
+// (WriteFile, or a recipes repository's data file).
+func Fetch(ctx context.Context, o RefreshOptions, current *Copy) (*Result, *Data, error) {
+	bundled, err := Bundled()
+	if err != nil {
+		return nil, nil, err
 	}
 	products := union(union(bundled.Products(), current.Data.Products()), o.Products)
 	limit := o.MaxAnswer
 	if limit <= 0 {
 		limit = DefaultMaxAnswer
 	}
-	res := &Result{Path: filepath.Join(o.StateDir, File), AsOf: o.Now.UTC().Truncate(time.Second), Replaced: current.Name()}
-	fetched := map[string][]eol.Cycle{}
+	res := &Result{AsOf: o.Now.UTC().Truncate(time.Second), Replaced: current.Name()}
+	fetched := map[string][]Cycle{}
 	dropped := map[string][]string{}
 	for _, p := range products {
 		url := o.ProductURL(p)
 		body, err := o.Client.Get(ctx, url, http.Header{"Accept": {"application/json"}}, limit)
 		if se, ok := errors.AsType[*fetch.SizeError](err); ok {
-			return nil, fmt.Errorf("%w: %s: the answer is larger than %d bytes: refused", eol.ErrAPI, url, se.Limit)
+			return nil, nil, fmt.Errorf("%w: %s: the answer is larger than %d bytes: refused", ErrAPI, url, se.Limit)
 		}
 		if err != nil {
-			return nil, fmt.Errorf("%s: %w", p, err)
+			return nil, nil, fmt.Errorf("%s: %w", p, err)
 		}
-		cycles, err := eol.ParseAPI(p, url, body, o.Now)
+		cycles, err := ParseAPI(p, url, body, o.Now)
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		pr := compare(p, url, current.Data.Cycles(p), cycles)
 		if len(pr.Dropped) > 0 {
@@ -249,23 +288,20 @@ func Refresh(ctx context.Context, o RefreshOptions) (*Result, error) {
 		res.Products = append(res.Products, pr)
 	}
 	if len(dropped) > 0 && !o.AllowDropped {
-		return nil, &DroppedError{Dropped: dropped}
+		return nil, nil, &DroppedError{Dropped: dropped}
 	}
-	data, err := eol.New(header(res, dropped), fetched)
+	data, err := New(header(res, dropped), fetched)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	if err := write(res.Path, data); err != nil {
-		return nil, err
-	}
-	return res, nil
+	return res, data, nil
 }
 
 // compare lists what changed for one product between the copy in use and
 // the new answer.
-func compare(product, url string, old, fresh []eol.Cycle) ProductResult {
+func compare(product, url string, old, fresh []Cycle) ProductResult {
 	pr := ProductResult{Product: product, URL: url, Cycles: len(fresh)}
-	inNew := map[string]eol.Cycle{}
+	inNew := map[string]Cycle{}
 	for _, c := range fresh {
 		inNew[c.Name] = c
 	}
@@ -301,14 +337,14 @@ func header(res *Result, dropped map[string][]string) string {
 	for _, p := range slices.Sorted(maps.Keys(dropped)) {
 		lines = append(lines, fmt.Sprintf("Dropped (accepted with --allow-dropped): %s %s", p, strings.Join(dropped[p], ", ")))
 	}
-	return strings.Join(append(lines, datafile.AsOfLabel+" "+res.AsOf.Format(time.RFC3339)), "\n")
+	return strings.Join(append(lines, AsOfLabel+" "+res.AsOf.Format(time.RFC3339)), "\n")
 }
 
-// write checks that the encoded data reads back as the same data, then
-// replaces path atomically.
-func write(path string, data *eol.Data) error {
+// WriteFile checks that the encoded data reads back as the same data, then
+// replaces path atomically (its folder is made when missing).
+func WriteFile(path string, data *Data) error {
 	b := data.Encode()
-	back, err := eol.Parse(path, b)
+	back, err := Parse(path, b)
 	if err != nil {
 		return fmt.Errorf("supportdata: the new data does not read back (not written): %w", err)
 	}

@@ -1,4 +1,4 @@
-package supportdata
+package supportdata_test
 
 import (
 	"bytes"
@@ -11,16 +11,16 @@ import (
 	"testing"
 	"time"
 
-	"github.com/updeb/updeb/internal/eol"
-	"github.com/updeb/updeb/internal/eoltest"
 	"github.com/updeb/updeb/internal/fetch"
-	"github.com/updeb/updeb/internal/squid"
-	"github.com/updeb/updeb/internal/testenv"
+	"github.com/updeb/updeb/internal/supportdata"
+	"github.com/updeb/updeb/internal/testkit/eoltest"
+	"github.com/updeb/updeb/internal/testkit/squid"
+	"github.com/updeb/updeb/internal/testkit/testenv"
 )
 
-func bundled(t *testing.T) *eol.Data {
+func bundled(t *testing.T) *supportdata.Data {
 	t.Helper()
-	d, err := eol.Load()
+	d, err := supportdata.Bundled()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -31,7 +31,7 @@ func bundled(t *testing.T) *eol.Data {
 // endoflife.date reached through a real squid: a good refresh (a new minor
 // appearing), then every kind of bad answer refused with the refreshed copy
 // left byte for byte as it was, then cycles lost (refused, or accepted and
-// recorded), and what Load makes of it all.
+// recorded), and what supportdata.Load makes of it all.
 func TestRefreshThroughSquid(t *testing.T) {
 	testenv.RequireTool(t, "squid")
 	sq, err := squid.Start()
@@ -48,24 +48,24 @@ func TestRefreshThroughSquid(t *testing.T) {
 
 	srv := eoltest.New(bundled(t), t.Cleanup)
 	k137 := eoltest.Cycle("kubernetes", "1.37", "2026-08-26", "2027-08-28", "2027-10-28", "1.37.1")
-	srv.Set("kubernetes", append([]eol.Cycle{k137}, srv.Cycles("kubernetes")...))
-	srv.Set("nodejs", []eol.Cycle{eoltest.Cycle("nodejs", "24", "2025-05-06", "2026-10-20", "2028-04-30", "24.11.1")})
+	srv.Set("kubernetes", append([]supportdata.Cycle{k137}, srv.Cycles("kubernetes")...))
+	srv.Set("nodejs", []supportdata.Cycle{eoltest.Cycle("nodejs", "24", "2025-05-06", "2026-10-20", "2028-04-30", "24.11.1")})
 	state := t.TempDir()
 	now := time.Date(2026, 11, 24, 10, 11, 12, 0, time.UTC)
-	opts := RefreshOptions{Client: f, StateDir: state, Now: now, Products: []string{"nodejs"},
+	opts := supportdata.RefreshOptions{Client: f, StateDir: state, Now: now, Products: []string{"nodejs"},
 		ProductURL: func(p string) string { return strings.ReplaceAll(srv.Template(), "{product}", p) }}
-	path := filepath.Join(state, File)
+	path := filepath.Join(state, supportdata.File)
 
-	c, warnings, err := Load(state)
+	c, warnings, err := supportdata.Load(state)
 	if err != nil || c.Refreshed() || len(warnings) > 0 {
 		t.Fatalf("before any refresh: %v, %v, %v", c.Name(), warnings, err)
 	}
 
-	res, err := Refresh(context.Background(), opts)
+	res, err := supportdata.Refresh(context.Background(), opts)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(res.Products) != 6 || res.Replaced != "bundled" || res.Path != path {
+	if len(res.Products) != 7 || res.Replaced != "bundled" || res.Path != path {
 		t.Errorf("result %+v", res)
 	}
 	for _, p := range res.Products {
@@ -73,7 +73,7 @@ func TestRefreshThroughSquid(t *testing.T) {
 			t.Errorf("kubernetes: added %v, want [1.37]", p.Added)
 		}
 	}
-	c, warnings, err = Load(state)
+	c, warnings, err = supportdata.Load(state)
 	if err != nil || !c.Refreshed() || len(warnings) > 0 {
 		t.Fatalf("after refresh: %v, %v, %v", c.Name(), warnings, err)
 	}
@@ -107,16 +107,18 @@ func TestRefreshThroughSquid(t *testing.T) {
 		is     error
 		msg    string
 	}{
-		{"HTML error page", eoltest.Answer{Body: []byte("<html><body><h1>503 Service Unavailable</h1></body></html>")}, eol.ErrAPI, "the answer is HTML"},
-		{"truncated", eoltest.Answer{Body: full[:len(full)-40]}, eol.ErrAPI, "not valid JSON (truncated?)"},
-		{"corrupt", eoltest.Answer{Body: bytes.Replace(full, []byte(`"2027-10-28"`), []byte(`"2027-13-45"`), 1)}, eol.ErrAPI, `field "eol": expected a date YYYY-MM-DD, found "2027-13-45"`},
-		{"huge", eoltest.Answer{Body: append([]byte("["), bytes.Repeat([]byte(" "), DefaultMaxAnswer+10)...)}, eol.ErrAPI, "larger than 1048576 bytes"},
+		{"HTML error page", eoltest.Answer{Body: []byte("<html><body><h1>503 Service Unavailable</h1></body></html>")}, supportdata.ErrAPI, "the answer is HTML"},
+		{"truncated", eoltest.Answer{Body: full[:len(full)-40]}, supportdata.ErrAPI, "cut short"},
+		{"corrupt", eoltest.Answer{Body: bytes.Replace(full, []byte(`"2027-10-28"`), []byte(`"2027-13-45"`), 1)}, supportdata.ErrAPI, `field "eol": expected a date YYYY-MM-DD, found "2027-13-45"`},
+		{"huge", eoltest.Answer{Body: append([]byte("["), bytes.Repeat([]byte(" "), supportdata.DefaultMaxAnswer+10)...)}, supportdata.ErrAPI, "larger than 1048576 bytes"},
+		{"a key twice (the last would win)", eoltest.Answer{Body: bytes.Replace(full, []byte(`"eol": `), []byte(`"eol": "2020-01-01", "eol": `), 1)}, supportdata.ErrAPI, `key "eol" given twice`},
+		{"a cycle twice, once with a leading zero", eoltest.Answer{Body: bytes.Replace(full, []byte(`[`), []byte(`[{"cycle": "01.36", "releaseDate": "2026-04-22", "eol": "2026-05-01", "latest": "01.36.1"}, `), 1)}, supportdata.ErrAPI, `the same cycle 1.36 given twice`},
 		{"server error", eoltest.Answer{Status: 500, Body: []byte("oops")}, nil, "500"},
 		{"not found", eoltest.Answer{Status: 404, Body: []byte(`{"message": "Product not found"}`)}, nil, "404"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			srv.Raw("kubernetes", tc.answer)
-			_, err := Refresh(context.Background(), opts)
+			_, err := supportdata.Refresh(context.Background(), opts)
 			if err == nil || (tc.is != nil && !errors.Is(err, tc.is)) || !strings.Contains(err.Error(), tc.msg) {
 				t.Errorf("err %v, want %v containing %q", err, tc.is, tc.msg)
 			}
@@ -131,17 +133,17 @@ func TestRefreshThroughSquid(t *testing.T) {
 
 	t.Run("a cycle lost", func(t *testing.T) {
 		srv.Set("kubernetes", srv.Cycles("kubernetes")[1:]) // 1.37 gone
-		_, err := Refresh(context.Background(), opts)
-		var de *DroppedError
-		if !errors.As(err, &de) || !errors.Is(err, ErrDropped) || strings.Join(de.Dropped["kubernetes"], ",") != "1.37" {
-			t.Fatalf("err %v, want a DroppedError for kubernetes 1.37", err)
+		_, err := supportdata.Refresh(context.Background(), opts)
+		var de *supportdata.DroppedError
+		if !errors.As(err, &de) || !errors.Is(err, supportdata.ErrDropped) || strings.Join(de.Dropped["kubernetes"], ",") != "1.37" {
+			t.Fatalf("err %v, want a supportdata.DroppedError for kubernetes 1.37", err)
 		}
 		if after, _ := os.ReadFile(path); !bytes.Equal(after, good) {
 			t.Error("the refreshed copy changed")
 		}
 		o := opts
 		o.AllowDropped, o.Now = true, now.Add(time.Hour)
-		res, err := Refresh(context.Background(), o)
+		res, err := supportdata.Refresh(context.Background(), o)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -157,8 +159,8 @@ func TestRefreshThroughSquid(t *testing.T) {
 	t.Run("a refreshed copy that does not parse", func(t *testing.T) {
 		bad := filepath.Join(t.TempDir(), "state")
 		os.MkdirAll(filepath.Join(bad, "support"), 0o755)
-		os.WriteFile(filepath.Join(bad, File), []byte("# As of: 2026-11-24\nkubernetes: [\n"), 0o644)
-		c, warnings, err := Load(bad)
+		os.WriteFile(filepath.Join(bad, supportdata.File), []byte("# As of: 2026-11-24\nkubernetes: [\n"), 0o644)
+		c, warnings, err := supportdata.Load(bad)
 		if err != nil || c.Refreshed() || len(warnings) != 1 || !strings.Contains(warnings[0], "using the bundled copy") {
 			t.Errorf("Load: %s, %v, %v", c.Name(), warnings, err)
 		}
@@ -166,9 +168,9 @@ func TestRefreshThroughSquid(t *testing.T) {
 	t.Run("a refreshed copy older than the bundled one", func(t *testing.T) {
 		old := filepath.Join(t.TempDir(), "state")
 		os.MkdirAll(filepath.Join(old, "support"), 0o755)
-		d, _ := eol.New("Source: test\nAs of: 2026-01-01", map[string][]eol.Cycle{"kubernetes": bundled(t).Cycles("kubernetes")})
-		os.WriteFile(filepath.Join(old, File), d.Encode(), 0o644)
-		c, warnings, err := Load(old)
+		d, _ := supportdata.New("Source: test\nAs of: 2026-01-01", map[string][]supportdata.Cycle{"kubernetes": bundled(t).Cycles("kubernetes")})
+		os.WriteFile(filepath.Join(old, supportdata.File), d.Encode(), 0o644)
+		c, warnings, err := supportdata.Load(old)
 		if err != nil || c.Refreshed() || len(warnings) != 1 || !strings.Contains(warnings[0], "older than the bundled copy") {
 			t.Errorf("Load: %s, %v, %v", c.Name(), warnings, err)
 		}
@@ -182,7 +184,7 @@ func TestRefreshThroughSquid(t *testing.T) {
 		before := len(srv.Requests())
 		o := opts
 		o.Client = off
-		if _, err := Refresh(context.Background(), o); !errors.As(err, new(*fetch.OfflineError)) {
+		if _, err := supportdata.Refresh(context.Background(), o); !errors.As(err, new(*fetch.OfflineError)) {
 			t.Errorf("err %v, want an OfflineError", err)
 		}
 		if len(srv.Requests()) != before {

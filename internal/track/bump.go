@@ -4,8 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -14,7 +14,7 @@ import (
 	"github.com/updeb/updeb/internal/fetch"
 	"github.com/updeb/updeb/internal/recipe"
 	"github.com/updeb/updeb/internal/trust"
-	"github.com/updeb/updeb/pkg/atomicfile"
+	"github.com/updeb/updeb/internal/yamlfile"
 	"github.com/updeb/updeb/pkg/digest"
 )
 
@@ -96,22 +96,18 @@ func (e *IncompleteError) Unwrap() error { return ErrIncomplete }
 // upstream's bytes and a difference is ErrReupload; only sources without pins
 // are written.
 func Bump(ctx context.Context, r *recipe.Recipe, o BumpOptions) (*BumpResult, error) {
-	original, err := os.ReadFile(r.Path)
+	original, err := yamlfile.ReadFile(r.Path, recipe.MaxSize)
 	if err != nil {
 		return nil, err
 	}
-	return bump(ctx, r, original, o, func(updated []byte) error {
-		fi, err := os.Stat(r.Path)
-		if err != nil {
-			return err
-		}
-		return atomicfile.WriteFile(r.Path, updated, fi.Mode().Perm())
+	return bump(ctx, r, original, o, func(updated []byte, check func([]byte) error) error {
+		return yamlfile.Rewrite(r.Path, original, updated, check, 0)
 	})
 }
 
 // bump is Bump on r's text original; write puts the bumped, linted text in
 // place.
-func bump(ctx context.Context, r *recipe.Recipe, original []byte, o BumpOptions, write func(updated []byte) error) (*BumpResult, error) {
+func bump(ctx context.Context, r *recipe.Recipe, original []byte, o BumpOptions, write func(updated []byte, check func([]byte) error) error) (*BumpResult, error) {
 	res := &BumpResult{Recipe: r.Name, File: r.Path, From: r.Version, To: o.To}
 	var published time.Time
 	if res.To == "" {
@@ -171,7 +167,7 @@ func bump(ctx context.Context, r *recipe.Recipe, original []byte, o BumpOptions,
 		}
 		res.ReleaseDate = date.UTC().Format(time.DateOnly)
 	}
-	updated, err := rewrite(r, original, res)
+	updated, changes, err := rewrite(r, original, res)
 	if err != nil {
 		return nil, err
 	}
@@ -180,10 +176,22 @@ func bump(ctx context.Context, r *recipe.Recipe, original []byte, o BumpOptions,
 		return nil, err
 	}
 	updated = lines.apply(updated)
-	if _, err := loadBytes(r.Path, r.Root, updated); err != nil {
-		return nil, fmt.Errorf("the bumped recipe does not pass lint (not written): %w", err)
+	// What is written must read as exactly the new values and otherwise the
+	// old recipe (yamlfile.Verify), and pass lint; write re-reads it from
+	// disk and checks again before it replaces anything.
+	check := func(written []byte) error {
+		if err := yamlfile.Verify(r.Path, original, written, changes); err != nil {
+			return err
+		}
+		if _, err := loadBytes(r.Path, r.Root, written); err != nil {
+			return fmt.Errorf("the bumped recipe does not pass lint (not written): %w", err)
+		}
+		return nil
 	}
-	if err := write(updated); err != nil {
+	if err := check(updated); err != nil {
+		return nil, err
+	}
+	if err := write(updated, check); err != nil {
 		return nil, err
 	}
 	res.Changed = true
@@ -211,7 +219,7 @@ func fetchVerified(ctx context.Context, r *recipe.Recipe, version string, o Opti
 	}
 	out := map[string]map[string]*fetched{}
 	for _, a := range r.Architectures {
-		p, err := c.Plan(a.Debian, urlPlan)
+		p, err := c.Resolve(a.Debian, urlPlan)
 		if err != nil {
 			return nil, err
 		}
@@ -331,13 +339,13 @@ func checkReupload(r *recipe.Recipe, pins map[string]map[string]map[string]strin
 }
 
 // rewrite returns the recipe file with the new version, date, revision and pins.
-func rewrite(r *recipe.Recipe, data []byte, res *BumpResult) ([]byte, error) {
+func rewrite(r *recipe.Recipe, data []byte, res *BumpResult) ([]byte, []yamlfile.Change, error) {
 	n, err := findNodes(r.Path, data)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if n.version == nil || n.releaseDate == nil {
-		return nil, fmt.Errorf("%s: no version or release-date to rewrite", r.Path)
+		return nil, nil, fmt.Errorf("%s: no version or release-date to rewrite", r.Path)
 	}
 	var edits []edit
 	if res.To != r.Version { // else: pinning a new source, the release stays
@@ -354,7 +362,7 @@ func rewrite(r *recipe.Recipe, data []byte, res *BumpResult) ([]byte, error) {
 					vals[res.Digests[s.Name][a.Debian][string(alg)]] = true
 				}
 				if len(vals) != 1 {
-					return nil, fmt.Errorf("%s: source %s pins one %s for every architecture, but upstream's files differ per architecture", r.Path, s.Name, alg)
+					return nil, nil, fmt.Errorf("%s: source %s pins one %s for every architecture, but upstream's files differ per architecture", r.Path, s.Name, alg)
 				}
 				for h := range vals {
 					edits = append(edits, edit{v, h})
@@ -367,7 +375,26 @@ func rewrite(r *recipe.Recipe, data []byte, res *BumpResult) ([]byte, error) {
 			}
 		}
 	}
-	return splice(r.Path, data, edits)
+	out, changes, err := splice(r.Path, n.top, data, edits)
+	if err != nil {
+		return nil, nil, err
+	}
+	// the pins of a source that had none, which pinLines adds
+	for _, s := range r.Sources {
+		if len(s.Digests) > 0 {
+			continue
+		}
+		i, ok := n.index[s.Name]
+		if !ok {
+			return nil, nil, fmt.Errorf("%s: source %s is not in the file's sources", r.Path, s.Name)
+		}
+		for _, a := range r.ArchNames() {
+			for alg, v := range res.Digests[s.Name][a] {
+				changes = append(changes, yamlfile.Change{Path: []string{"sources", strconv.Itoa(i), alg, a}, Value: v})
+			}
+		}
+	}
+	return out, changes, nil
 }
 
 // loadBytes loads data as the content of the recipe file path, as updeb lint

@@ -7,8 +7,8 @@ import (
 	"testing"
 
 	"github.com/updeb/updeb/internal/fetch"
-	"github.com/updeb/updeb/internal/squid"
-	"github.com/updeb/updeb/internal/testenv"
+	"github.com/updeb/updeb/internal/testkit/squid"
+	"github.com/updeb/updeb/internal/testkit/testenv"
 )
 
 func FuzzParseGitHubReleases(f *testing.F) {

@@ -16,7 +16,6 @@ import (
 
 	"github.com/updeb/updeb/internal/recipe"
 	"github.com/updeb/updeb/internal/yamlfile"
-	"github.com/updeb/updeb/pkg/atomicfile"
 	"github.com/updeb/updeb/pkg/debversion"
 	"github.com/updeb/updeb/pkg/digest"
 )
@@ -55,8 +54,17 @@ func NewMinorPath(r *recipe.Recipe, minor string) (string, error) {
 // Bump flow on that text gives it the newest complete release of the minor
 // (or o.To), its release date and freshly verified pins, and lints it. The
 // file is only created when all of that succeeded; r's file is untouched.
+//
+// A recipe that is not of a series (calicoctl, etcd) moves to the new minor
+// in place instead: its watch track is moved the same way (3.31.x ->
+// 3.32.x, >=3.30 <3.32 -> >=3.31 <3.33; a track that already allows the
+// minor stays) and the same Bump flow writes the newest complete release of
+// the minor (or o.To) into its own file.
 func NewMinor(ctx context.Context, r *recipe.Recipe, minor string, o BumpOptions) (*BumpResult, error) {
 	target, err := NewMinorPath(r, minor)
+	if errors.Is(err, ErrNotVersioned) {
+		return moveMinor(ctx, r, minor, o)
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -66,7 +74,7 @@ func NewMinor(ctx context.Context, r *recipe.Recipe, minor string, o BumpOptions
 	if !newerMinor(minor, r.Version) {
 		return nil, fmt.Errorf("%w: --new-minor %s is not newer than %s %s", ErrDowngrade, minor, r.Name, r.Version)
 	}
-	original, err := os.ReadFile(r.Path)
+	original, err := yamlfile.ReadFile(r.Path, recipe.MaxSize)
 	if err != nil {
 		return nil, err
 	}
@@ -79,20 +87,8 @@ func NewMinor(ctx context.Context, r *recipe.Recipe, minor string, o BumpOptions
 	if err != nil {
 		return nil, fmt.Errorf("the recipe derived for %s does not pass lint (not written): %w", minor, err)
 	}
-	if o.To == "" {
-		c, err := Newest(ctx, next, o.Options)
-		if err != nil {
-			return nil, err
-		}
-		if !inMinor(c.InTrack.Version, minor) {
-			return nil, fmt.Errorf("%w: %s has no complete %s.x release in its track %q", ErrNoRelease, next.Name, minor, next.Watch.Track)
-		}
-		o.To = c.InTrack.Version
-		if o.Date.IsZero() {
-			o.Date = c.InTrack.Published
-		}
-	} else if !inMinor(o.To, minor) {
-		return nil, fmt.Errorf("%w: --to %s is not a %s.x version", recipe.ErrInvalid, o.To, minor)
+	if err := resolveMinorTarget(ctx, next, minor, &o); err != nil {
+		return nil, err
 	}
 	// Then the text that names the new version too (comments, reasons).
 	if text, err = deriveMinor(r, original, minor, o.To); err != nil {
@@ -102,13 +98,136 @@ func NewMinor(ctx context.Context, r *recipe.Recipe, minor string, o BumpOptions
 	if fi, err := os.Stat(r.Path); err == nil {
 		perm = fi.Mode().Perm()
 	}
-	res, err := bump(ctx, next, text, o, func(updated []byte) error {
+	res, err := bump(ctx, next, text, o, func(updated []byte, check func([]byte) error) error {
 		if err := absent(target); err != nil {
 			return err
 		}
-		return atomicfile.WriteFile(target, updated, perm)
+		return yamlfile.Create(target, updated, check, perm)
 	})
 	return res, err
+}
+
+// resolveMinorTarget fills in o.To (and o.Date) with next's newest complete
+// release of minor when o.To is empty, and checks a given o.To is of minor.
+func resolveMinorTarget(ctx context.Context, next *recipe.Recipe, minor string, o *BumpOptions) error {
+	if o.To != "" {
+		if !inMinor(o.To, minor) {
+			return fmt.Errorf("%w: --to %s is not a %s.x version", recipe.ErrInvalid, o.To, minor)
+		}
+		return nil
+	}
+	c, err := Newest(ctx, next, o.Options)
+	if err != nil {
+		return err
+	}
+	if !inMinor(c.InTrack.Version, minor) {
+		return fmt.Errorf("%w: %s has no complete %s.x release in its track %q", ErrNoRelease, next.Name, minor, next.Watch.Track)
+	}
+	o.To = c.InTrack.Version
+	if o.Date.IsZero() {
+		o.Date = c.InTrack.Published
+	}
+	return nil
+}
+
+// moveMinor is NewMinor for a recipe not of a series: the watch track moved
+// in place, then the Bump flow on r's own file.
+func moveMinor(ctx context.Context, r *recipe.Recipe, minor string, o BumpOptions) (*BumpResult, error) {
+	if !minorRE.MatchString(minor) {
+		return nil, fmt.Errorf("%w: --new-minor %q: want MAJOR.MINOR", recipe.ErrInvalid, minor)
+	}
+	if !newerMinor(minor, r.Version) {
+		return nil, fmt.Errorf("%w: --new-minor %s is not newer than %s %s", ErrDowngrade, minor, r.Name, r.Version)
+	}
+	if r.Watch == nil {
+		return nil, fmt.Errorf("%s: %w", r.Name, ErrNoWatch)
+	}
+	original, err := os.ReadFile(r.Path)
+	if err != nil {
+		return nil, err
+	}
+	text, err := moveTrack(r, original, minor)
+	if err != nil {
+		return nil, err
+	}
+	next, err := loadBytes(r.Path, r.Root, text)
+	if err != nil {
+		return nil, fmt.Errorf("%s with its watch track moved to %s does not pass lint (not written): %w", r.Path, minor, err)
+	}
+	if err := resolveMinorTarget(ctx, next, minor, &o); err != nil {
+		return nil, err
+	}
+	// text is original with the track moved (verified by moveTrack); bump's
+	// check verifies its own changes over text, and Rewrite that the file
+	// still holds original.
+	res, err := bump(ctx, next, text, o, func(updated []byte, check func([]byte) error) error {
+		return yamlfile.Rewrite(r.Path, original, updated, check, 0)
+	})
+	if res != nil {
+		res.From = r.Version
+	}
+	return res, err
+}
+
+// MovedTrack is the watch track of r moved to minor: every MAJOR.K in it
+// with K from the recipe's minor - 3 to its minor + 1 moves by as many
+// minors as minor is newer (3.31.x -> 3.32.x); a track that names no such
+// minor ("3.x", none) stays as it is.
+func MovedTrack(r *recipe.Recipe, minor string) (string, error) {
+	if r.Watch == nil {
+		return "", fmt.Errorf("%s: %w", r.Name, ErrNoWatch)
+	}
+	nums, m := numbersOf(r.Version), minorRE.FindStringSubmatch(minor)
+	if len(nums) < 2 || m == nil {
+		return "", fmt.Errorf("%w: %s version %q has no MAJOR.MINOR", recipe.ErrInvalid, r.Name, r.Version)
+	}
+	major, oldMinor := nums[0], nums[1]
+	newMinor, _ := strconv.Atoi(m[2])
+	if mj, _ := strconv.Atoi(m[1]); mj != major {
+		return "", fmt.Errorf("%w: --new-minor %s changes the major version of %s %s", recipe.ErrInvalid, minor, r.Name, r.Version)
+	}
+	mj := strconv.Itoa(major)
+	re := regexp.MustCompile(`(^|[^0-9.])` + regexp.QuoteMeta(mj) + `\.([0-9]+)`)
+	moved := re.ReplaceAllStringFunc(r.Watch.Track, func(s string) string {
+		sub := re.FindStringSubmatch(s)
+		k, _ := strconv.Atoi(sub[2])
+		if k < oldMinor-3 || k > oldMinor+1 {
+			return s
+		}
+		return sub[1] + mj + "." + strconv.Itoa(k+newMinor-oldMinor)
+	})
+	if ok, err := inTrack(moved, minor+".0"); err != nil || !ok {
+		return "", fmt.Errorf("%w: %s's watch track %q does not allow %s.x even moved (%q): edit it by hand", recipe.ErrInvalid, r.Name, r.Watch.Track, minor, moved)
+	}
+	return moved, nil
+}
+
+// moveTrack returns r's text (original) with its watch track moved to minor
+// (MovedTrack), in place.
+func moveTrack(r *recipe.Recipe, original []byte, minor string) ([]byte, error) {
+	moved, err := MovedTrack(r, minor)
+	if err != nil || moved == r.Watch.Track {
+		return original, err
+	}
+	top, err := recipe.Document(r.Path, original)
+	if err != nil {
+		return nil, err
+	}
+	var node *yaml.Node
+	if w := mapValue(top, "watch"); w != nil {
+		node = mapValue(w, "track")
+	}
+	if node == nil {
+		return nil, fmt.Errorf("%s: no watch track to move", r.Path)
+	}
+	out, changes, err := splice(r.Path, top, original, []edit{{node, moved}})
+	if err != nil {
+		return nil, err
+	}
+	if err := yamlfile.Verify(r.Path, original, out, changes); err != nil {
+		return nil, err
+	}
+	return out, nil
 }
 
 // absent refuses a path that exists.
@@ -306,4 +425,28 @@ func inMinor(version, minor string) bool {
 func newerMinor(minor, version string) bool {
 	v, m := numbersOf(version), numbersOf(minor)
 	return len(v) >= 2 && len(m) == 2 && (m[0] > v[0] || m[0] == v[0] && m[1] > v[1])
+}
+
+// Derive returns the recipe NewMinor would write for minor at version,
+// without fetching anything: r's text moved to the minor, loaded as lint
+// would (its pins are still r's). The plan reads what it requires.
+func Derive(r *recipe.Recipe, minor, version string) (*recipe.Recipe, error) {
+	target, err := NewMinorPath(r, minor)
+	if err != nil {
+		return nil, err
+	}
+	original, err := os.ReadFile(r.Path)
+	if err != nil {
+		return nil, err
+	}
+	text, err := deriveMinor(r, original, minor, version)
+	if err != nil {
+		return nil, err
+	}
+	next, err := recipe.LoadBytes(target, text, recipe.LoadOptions{Root: r.Root, AllowUnpinned: true})
+	if err != nil {
+		return nil, err
+	}
+	next.Version = version
+	return next, nil
 }

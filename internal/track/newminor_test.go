@@ -1,10 +1,14 @@
 package track
 
 import (
+	"context"
+
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/updeb/updeb/internal/fetch"
 
 	"github.com/updeb/updeb/internal/recipe"
 )
@@ -85,6 +89,60 @@ requires: {etcd: ">=3.5", kubernetes: ">=1.33 <1.37"}
 	} {
 		if _, err := deriveMinor(r, []byte(src), tc.minor, ""); err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("deriveMinor %s: %v", tc.minor, err)
+		}
+	}
+}
+
+// A recipe not of a series moves to a new minor in place: its watch track
+// moves, the Bump flow writes the minor's newest complete release into its
+// own file, and every other byte stays.
+func TestNewMinorInPlace(t *testing.T) {
+	u, file := scenario(t)
+	before := strings.Replace(readString(t, file), `track: "1.x"`, `track: "1.2.x"`, 1)
+	os.WriteFile(file, []byte(before), 0o644)
+	o := testOptions(t, u, fetch.Options{})
+	res, err := NewMinor(context.Background(), load(t, file), "1.3", BumpOptions{Options: o})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.From != "1.2.0" || res.To != "1.3.0" || res.File != file || res.ReleaseDate != "2026-05-02" {
+		t.Errorf("result %+v", res)
+	}
+	after := readString(t, file)
+	r := load(t, file)
+	if r.Version != "1.3.0" || r.Watch.Track != "1.3.x" || !strings.Contains(after, "# Comments and layout must survive a bump.\n") ||
+		!strings.Contains(after, `watch: {github: demo/hello, tag-prefix: v, track: "1.3.x"}`) {
+		t.Errorf("after:\n%s", after)
+	}
+	for _, tc := range []struct {
+		minor, want string
+	}{
+		{"1.3", "is not newer than hello 1.3.0"},
+		{"2.0", "changes the major version"},
+		{"1.9", "no complete 1.9.x release"},
+	} {
+		if _, err := NewMinor(context.Background(), load(t, file), tc.minor, BumpOptions{Options: o}); err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("--new-minor %s: %v, want %q", tc.minor, err, tc.want)
+		}
+	}
+	if readString(t, file) != after {
+		t.Error("a refused move changed the recipe")
+	}
+}
+
+func TestMovedTrack(t *testing.T) {
+	for _, tc := range []struct{ version, track, minor, want, err string }{
+		{"3.31.7", "3.31.x", "3.32", "3.32.x", ""},
+		{"3.31.7", ">=3.30 <3.32", "3.33", ">=3.32 <3.34", ""},
+		{"3.21.4", "3.x", "3.22", "3.x", ""},
+		{"3.21.4", "", "3.22", "", ""},
+		{"1.29.6", "1.29.x", "1.31", "1.31.x", ""},
+		{"3.6.14", "1.2.x", "3.8", "", `does not allow 3.8.x even moved ("1.2.x")`},
+	} {
+		r := &recipe.Recipe{Name: "x", Version: tc.version, Watch: &recipe.Watch{GitHub: "o/x", Track: tc.track}}
+		got, err := MovedTrack(r, tc.minor)
+		if got != tc.want || (err == nil) != (tc.err == "") || err != nil && !strings.Contains(err.Error(), tc.err) {
+			t.Errorf("%s %q -> %s: %q %v, want %q %q", tc.version, tc.track, tc.minor, got, err, tc.want, tc.err)
 		}
 	}
 }

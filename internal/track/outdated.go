@@ -7,15 +7,15 @@ import (
 
 	"golang.org/x/sync/errgroup"
 
-	"github.com/updeb/updeb/internal/eol"
 	"github.com/updeb/updeb/internal/recipe"
+	"github.com/updeb/updeb/internal/supportdata"
 )
 
 // withVersion returns a copy of r at another upstream version (for rendering
 // its URLs); the copy shares everything else with r.
 // urlPlan is enough to render URLs: the maintainer is only a placeholder for
 // recipes that name none (the site's default applies when they are built).
-var urlPlan = recipe.PlanOptions{DefaultMaintainer: "updeb <updeb@localhost>"}
+var urlPlan = recipe.ResolveOptions{DefaultMaintainer: "updeb <updeb@localhost>"}
 
 func withVersion(r *recipe.Recipe, version string) *recipe.Recipe {
 	c := *r
@@ -38,7 +38,7 @@ func Artifacts(r *recipe.Recipe, version string) ([]string, error) {
 		}
 	}
 	for _, a := range r.Architectures {
-		p, err := c.Plan(a.Debian, urlPlan)
+		p, err := c.Resolve(a.Debian, urlPlan)
 		if err != nil {
 			return nil, fmt.Errorf("%s at version %s: %w", r.Name, version, err)
 		}
@@ -182,8 +182,8 @@ type Support struct {
 
 // SupportOf looks r's current version up in the end-of-life data on now's day.
 // Products the data does not cover are "unknown".
-func SupportOf(r *recipe.Recipe, data *eol.Data, now time.Time) Support {
-	product := eol.ProductOf(Component(r))
+func SupportOf(r *recipe.Recipe, data *supportdata.Data, now time.Time) Support {
+	product := supportdata.ProductOf(Component(r))
 	s := Support{Product: product, State: "unknown", Text: "unknown"}
 	if data == nil {
 		return s
@@ -211,7 +211,7 @@ type Status struct {
 }
 
 // Outdated is Newest plus the support status: everything updeb outdated shows.
-func Outdated(ctx context.Context, r *recipe.Recipe, data *eol.Data, o Options) (*Status, error) {
+func Outdated(ctx context.Context, r *recipe.Recipe, data *supportdata.Data, o Options) (*Status, error) {
 	c, err := Newest(ctx, r, o)
 	if err != nil {
 		return nil, err

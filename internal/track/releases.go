@@ -1,7 +1,6 @@
 package track
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -15,6 +14,7 @@ import (
 
 	"github.com/updeb/updeb/internal/fetch"
 	"github.com/updeb/updeb/internal/recipe"
+	"github.com/updeb/updeb/pkg/strictjson"
 )
 
 const (
@@ -98,9 +98,10 @@ type githubRelease struct {
 // returns the usable releases (drafts, tags without prefix and invalid versions
 // left out) and how many entries the page had (for pagination).
 func ParseGitHubReleases(body []byte, prefix string) ([]Release, int, error) {
+	// One reading for every reader (strictjson): a tag or flag given twice,
+	// keys differing only in case, a stray bracket after the list are refused.
 	var page []githubRelease
-	dec := json.NewDecoder(bytes.NewReader(body))
-	if err := dec.Decode(&page); err != nil {
+	if err := strictjson.Unmarshal(body, &page); err != nil {
 		return nil, 0, fmt.Errorf("malformed JSON release list: %v", err)
 	}
 	var out []Release

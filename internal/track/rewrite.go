@@ -16,13 +16,19 @@ type edit struct {
 	value string
 }
 
-// splice applies edits in place, keeping every other byte (yamlfile.Splice).
-func splice(file string, data []byte, edits []edit) ([]byte, error) {
+// splice applies edits in place, keeping every other byte (yamlfile.Splice),
+// and returns the changes they make (yamlfile.Verify checks them).
+func splice(file string, top *yaml.Node, data []byte, edits []edit) ([]byte, []yamlfile.Change, error) {
 	es := make([]yamlfile.Edit, len(edits))
 	for i, e := range edits {
 		es[i] = yamlfile.Edit{Node: e.node, Value: e.value}
 	}
-	return yamlfile.Splice(file, data, es)
+	changes, err := yamlfile.ChangesOf(top, es)
+	if err != nil {
+		return nil, nil, err
+	}
+	out, err := yamlfile.Splice(file, data, es)
+	return out, changes, err
 }
 
 // recipeNodes are the scalars and mappings bump changes, found with the
@@ -32,6 +38,9 @@ type recipeNodes struct {
 	// digests: source name -> algorithm -> the sha256/sha512 value node (a
 	// mapping ARCH -> HEX, or one HEX scalar for every architecture).
 	digests map[string]map[digest.Algorithm]*yaml.Node
+	// index: source name -> its index in the sources list
+	index map[string]int
+	top   *yaml.Node
 }
 
 // mapValue returns the value of key in mapping m, or nil.
@@ -54,14 +63,15 @@ func findNodes(file string, data []byte) (*recipeNodes, error) {
 	}
 	n := &recipeNodes{
 		version: mapValue(top, "version"), releaseDate: mapValue(top, "release-date"), revision: mapValue(top, "revision"),
-		digests: map[string]map[digest.Algorithm]*yaml.Node{},
+		digests: map[string]map[digest.Algorithm]*yaml.Node{}, index: map[string]int{}, top: top,
 	}
 	if srcs := mapValue(top, "sources"); srcs != nil {
-		for _, s := range srcs.Content {
+		for i, s := range srcs.Content {
 			name := mapValue(s, "name")
 			if name == nil {
 				continue
 			}
+			n.index[name.Value] = i
 			n.digests[name.Value] = map[digest.Algorithm]*yaml.Node{}
 			for _, a := range []digest.Algorithm{digest.SHA256, digest.SHA512} {
 				if v := mapValue(s, string(a)); v != nil {

@@ -17,7 +17,7 @@ func TestFindNodes(t *testing.T) {
 	if n.version.Value != "1.0.0" || n.releaseDate.Line != 3 || n.revision != nil || n.digests["bin"][digest.SHA256] == nil {
 		t.Fatalf("nodes: %+v", n)
 	}
-	out, err := splice("r.yaml", []byte(src), []edit{{n.version, "1.1.0"}, {n.releaseDate, "2025-02-03"}})
+	out, _, err := splice("r.yaml", n.top, []byte(src), []edit{{n.version, "1.1.0"}, {n.releaseDate, "2025-02-03"}})
 	if err != nil || string(out) != strings.NewReplacer("'1.0.0'", "'1.1.0'", "2025-01-02", "2025-02-03").Replace(src) {
 		t.Errorf("splice: %v\n%s", err, out)
 	}

@@ -14,11 +14,12 @@ import (
 	"testing"
 	"time"
 
-	"github.com/updeb/updeb/internal/build"
-	"github.com/updeb/updeb/internal/eol"
 	"github.com/updeb/updeb/internal/fetch"
+	"github.com/updeb/updeb/internal/pipeline"
+	"github.com/updeb/updeb/internal/source"
+	"github.com/updeb/updeb/internal/supportdata"
 	"github.com/updeb/updeb/internal/trust"
-	"github.com/updeb/updeb/pkg/verify"
+	"github.com/updeb/updeb/pkg/verify/openpgp"
 )
 
 // scenario: 1.2.0 current; 1.3.0 complete; 1.3.1 released but arm64 not
@@ -93,7 +94,7 @@ func TestNewest(t *testing.T) {
 func TestCheckSupport(t *testing.T) {
 	u, file := scenario(t)
 	o := testOptions(t, u, fetch.Options{})
-	data, err := eol.Load()
+	data, err := supportdata.Bundled()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -135,10 +136,17 @@ func TestAPIErrors(t *testing.T) {
 		}, "(no such repository, or it is private): Not Found",
 			func(err error) bool { var a *APIError; return errors.As(err, &a) && a.Status == 404 }},
 		{"malformed", func(w http.ResponseWriter) { fmt.Fprint(w, `[{"tag_name": "v1.3.0"`) },
-			"track: unusable answer from upstream: " + u.srv.URL + "/api/repos/demo/hello/releases?per_page=100&page=1: malformed JSON release list: unexpected EOF",
+			"track: unusable answer from upstream: " + u.srv.URL + "/api/repos/demo/hello/releases?per_page=100&page=1: malformed JSON release list: strictjson: invalid JSON: cut short (unexpected end of data)",
+			func(err error) bool { return errors.Is(err, ErrUpstream) }},
+		{"a tag twice", func(w http.ResponseWriter) {
+			fmt.Fprint(w, `[{"tag_name": "v9.9.9", "tag_name": "v1.3.0", "published_at": "2026-05-02T23:30:00Z"}]`)
+		}, `malformed JSON release list: strictjson: invalid JSON: key "tag_name" given twice in the object at /0`,
+			func(err error) bool { return errors.Is(err, ErrUpstream) }},
+		{"a stray bracket", func(w http.ResponseWriter) { fmt.Fprint(w, `[]]`) },
+			"malformed JSON release list: strictjson: invalid JSON: data after the JSON value",
 			func(err error) bool { return errors.Is(err, ErrUpstream) }},
 		{"not a list", func(w http.ResponseWriter) { fmt.Fprint(w, `{"message":"hi"}`) },
-			"malformed JSON release list: json: cannot unmarshal object into Go value of type []track.githubRelease",
+			"malformed JSON release list: strictjson: invalid JSON: cannot unmarshal JSON object into Go []track.githubRelease",
 			func(err error) bool { return errors.Is(err, ErrUpstream) }},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -203,8 +211,8 @@ func TestBump(t *testing.T) {
 	}
 	// The bumped recipe builds: fetch with the new pins, verify, package.
 	out := t.TempDir()
-	results, err := build.Run(context.Background(), []build.Job{{Recipe: r, Arch: "amd64"}, {Recipe: r, Arch: "arm64"}},
-		build.Options{Fetcher: o.Client.(*fetch.Fetcher), OutDir: out, Now: o.Now, PlanOptions: urlPlan})
+	results, err := pipeline.Run(context.Background(), []pipeline.Job{{Recipe: r, Arch: "amd64"}, {Recipe: r, Arch: "arm64"}},
+		pipeline.Options{Source: source.Options{Fetcher: o.Client.(*fetch.Fetcher), Now: o.Now}, OutDir: out, ResolveOptions: urlPlan})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -234,7 +242,7 @@ func TestBumpRefuses(t *testing.T) {
 		{"missing architecture", "1.3.1", nil, ErrIncomplete, "version 1.3.1 is not complete upstream: 1 artifact(s) missing"},
 		{"bad signature", "1.3.0", func(u *upstream) {
 			u.set(artifactPath("1.3.0", "arm64")+".asc", sign(t, []byte("other bytes")))
-		}, verify.ErrSignature, "signature " + "BASE" + artifactPath("1.3.0", "arm64") + ".asc"},
+		}, openpgp.ErrSignature, "signature " + "BASE" + artifactPath("1.3.0", "arm64") + ".asc"},
 		{"checksum file mismatch", "1.3.0", func(u *upstream) {
 			p := artifactPath("1.3.0", "amd64")
 			u.set(p+".sha256sum", []byte(strings.Repeat("ab", 32)+"  "+filepath.Base(p)+"\n"))
@@ -300,8 +308,49 @@ func TestBumpSHA512(t *testing.T) {
 			t.Errorf("%s: bump added a sha256 pin the recipe did not have", arch)
 		}
 	}
-	if _, err := build.Run(context.Background(), []build.Job{{Recipe: r, Arch: "amd64"}},
-		build.Options{Fetcher: o.Client.(*fetch.Fetcher), OutDir: t.TempDir(), Now: o.Now, PlanOptions: urlPlan}); err != nil {
+	if _, err := pipeline.Run(context.Background(), []pipeline.Job{{Recipe: r, Arch: "amd64"}},
+		pipeline.Options{Source: source.Options{Fetcher: o.Client.(*fetch.Fetcher), Now: o.Now}, OutDir: t.TempDir(), ResolveOptions: urlPlan}); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestBumpYAMLLineBreaks: a recipe with line breaks YAML counts and a
+// "\n" splice does not (LS, PS, NEL, a lone CR) is bumped with the values
+// where YAML reads them: the new version, date, revision and pins are what
+// the recipe now loads, and every other byte is as it was.
+func TestBumpYAMLLineBreaks(t *testing.T) {
+	for name, lb := range map[string]string{"LS": "\u2028", "PS": "\u2029", "NEL": "\u0085", "CR": "\r"} {
+		t.Run(name, func(t *testing.T) {
+			u, file := scenario(t)
+			before, _ := os.ReadFile(file)
+			// the two comment lines, and the line before revision, end in lb
+			text := strings.Replace(string(before), "bump.\n", "bump."+lb, 1)
+			text = strings.Replace(text, "Test recipe, like the demo's hello: a tarball with a detached signature.\n", "Test recipe."+lb, 1)
+			text = strings.Replace(text, "# the version in use\n", "# the version in use"+lb, 1)
+			os.WriteFile(file, []byte(text), 0o644)
+			old := load(t, file)
+			o := testOptions(t, u, fetch.Options{})
+			res, err := Bump(context.Background(), old, BumpOptions{Options: o})
+			if err != nil {
+				t.Fatal(err)
+			}
+			r := load(t, file)
+			if !res.Changed || r.Version != "1.3.0" || r.Revision != "1" || r.ReleaseDate.Format(time.DateOnly) != "2026-05-02" {
+				t.Fatalf("loads as %s-%s of %s", r.Version, r.Revision, r.ReleaseDate)
+			}
+			after, _ := os.ReadFile(file)
+			want := strings.NewReplacer("version: 1.2.0", "version: 1.3.0", `revision: "3"`, `revision: "1"`, "release-date: 2026-03-14", "release-date: 2026-05-02",
+				old.Sources[0].Digests["amd64"]["sha256"], r.Sources[0].Digests["amd64"]["sha256"],
+				old.Sources[0].Digests["arm64"]["sha256"], r.Sources[0].Digests["arm64"]["sha256"]).Replace(text)
+			if string(after) != want {
+				t.Errorf("bytes other than the values changed:\n%q\nwant\n%q", after, want)
+			}
+			for _, arch := range arches {
+				sum := sha256.Sum256(u.get(artifactPath("1.3.0", arch)))
+				if got := r.Sources[0].Digests[arch]["sha256"]; got != hex.EncodeToString(sum[:]) {
+					t.Errorf("%s pinned %s, upstream has %x", arch, got, sum)
+				}
+			}
+		})
 	}
 }

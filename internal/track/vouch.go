@@ -10,6 +10,7 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/updeb/updeb/internal/recipe"
+	"github.com/updeb/updeb/internal/yamlfile"
 	"github.com/updeb/updeb/pkg/digest"
 )
 
@@ -123,12 +124,11 @@ func (e *lineEdits) remove(line int) {
 	e.drop[line] = true
 }
 
+// Lines are YAML's (yamlfile.Lines), as the line numbers of its nodes.
 func (e *lineEdits) apply(data []byte) []byte {
-	lines := bytes.SplitAfter(data, []byte("\n"))
-	if len(lines) > 0 && len(lines[len(lines)-1]) == 0 {
-		lines = lines[:len(lines)-1]
-	}
+	lines := yamlfile.Lines(data)
 	var out bytes.Buffer
+	out.Write(yamlfile.Prefix(data))
 	for i := 0; i <= len(lines); i++ {
 		for _, l := range e.insert[i+1] {
 			out.WriteString(l + "\n")
@@ -156,7 +156,10 @@ func pinLines(r *recipe.Recipe, data []byte, res *BumpResult, edits map[string]s
 	if err != nil {
 		return nil, err
 	}
-	lines := strings.Split(string(data), "\n")
+	var lines []string
+	for _, l := range yamlfile.Lines(data) {
+		lines = append(lines, string(yamlfile.TrimBreak(l)))
+	}
 	e := &lineEdits{}
 	srcs := mapValue(top, "sources")
 	if srcs == nil {

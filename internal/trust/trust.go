@@ -16,14 +16,13 @@ import (
 	"io"
 	"io/fs"
 	"net/http"
-	"os"
 	"time"
 
 	"github.com/updeb/updeb/internal/confined"
 	"github.com/updeb/updeb/internal/fetch"
 	"github.com/updeb/updeb/internal/recipe"
 	"github.com/updeb/updeb/pkg/digest"
-	"github.com/updeb/updeb/pkg/verify"
+	"github.com/updeb/updeb/pkg/verify/openpgp"
 	"github.com/updeb/updeb/pkg/verify/sigstore"
 )
 
@@ -57,7 +56,7 @@ type Verifiers struct {
 // words ("openpgp:FPR", "sigstore:IDENTITY issuer=URL rekor=INDEX",
 // "sigstore:public-key=SHA256:... rekor=INDEX", "checksum-file:URL", ...);
 // none for a source with nothing but its pin.
-func Source(ctx context.Context, s *recipe.PlannedSource, pinned digest.Set, art *fetch.Result, v Verifiers) ([]string, error) {
+func Source(ctx context.Context, s *recipe.ResolvedSource, pinned digest.Set, art *fetch.Result, v Verifiers) ([]string, error) {
 	var by []string
 	if s.Signature != nil {
 		sig, err := v.Get(s.Signature.URL)
@@ -108,7 +107,7 @@ func SigstoreEvidence(r *sigstore.Result) string {
 
 // Policy is the Sigstore policy of a planned source: its identity and
 // issuer, or its pinned public key (read from the recipe's folder).
-func Policy(p *recipe.PlannedSigstore) (sigstore.Policy, error) {
+func Policy(p *recipe.ResolvedSigstore) (sigstore.Policy, error) {
 	if p.PublicKeyPath != "" {
 		key, err := PublicKey(p)
 		return sigstore.Policy{PublicKey: key}, err
@@ -123,7 +122,7 @@ const maxPublicKey = 64 << 10
 // PublicKey reads the pinned public key file of p (a regular file, at most
 // 64 KiB; lint confined it to the recipe's folder) and checks it is a PEM
 // public key, naming the file when it is not.
-func PublicKey(p *recipe.PlannedSigstore) ([]byte, error) {
+func PublicKey(p *recipe.ResolvedSigstore) ([]byte, error) {
 	key, err := confined.ReadFile(p.PublicKeyPath, maxPublicKey)
 	if err != nil {
 		return nil, err
@@ -136,7 +135,7 @@ func PublicKey(p *recipe.PlannedSigstore) ([]byte, error) {
 
 // KeyFingerprint names the pinned public key of p as Sigstore results do
 // (SHA256:base64).
-func KeyFingerprint(p *recipe.PlannedSigstore) (string, error) {
+func KeyFingerprint(p *recipe.ResolvedSigstore) (string, error) {
 	key, err := PublicKey(p)
 	if err != nil {
 		return "", err
@@ -153,7 +152,7 @@ const maxSigstoreFile = 32 << 20
 // entry is fetched through v.Get, so that it is cached, mirrored and listed
 // in the provenance record), a bundle, or the GitHub attestations of the
 // repository.
-func VerifySigstore(ctx context.Context, s *recipe.PlannedSource, artifact digest.Set, v Verifiers) (*sigstore.Result, error) {
+func VerifySigstore(ctx context.Context, s *recipe.ResolvedSource, artifact digest.Set, v Verifiers) (*sigstore.Result, error) {
 	p := s.Sigstore
 	if v.Sigstore == nil {
 		return nil, fmt.Errorf("%w: %s is signed with Sigstore", ErrNoSigstore, s.URL)
@@ -202,7 +201,7 @@ func VerifySigstore(ctx context.Context, s *recipe.PlannedSource, artifact diges
 }
 
 // detached reads cosign's fetched .sig and .cert.
-func detached(p *recipe.PlannedSigstore, v Verifiers) (sigstore.Detached, error) {
+func detached(p *recipe.ResolvedSigstore, v Verifiers) (sigstore.Detached, error) {
 	d := sigstore.Detached{SignatureSource: p.SigURL, CertificateSource: p.CertURL}
 	for _, f := range []struct {
 		url string
@@ -222,7 +221,7 @@ func detached(p *recipe.PlannedSigstore, v Verifiers) (sigstore.Detached, error)
 // readSmall reads at most maxSigstoreFile+1 bytes of a cached file: the
 // verifier refuses what is larger, naming the URL.
 func readSmall(path string) ([]byte, error) {
-	f, err := os.Open(path)
+	f, _, err := confined.OpenFile(path)
 	if err != nil {
 		return nil, err
 	}
@@ -242,48 +241,48 @@ func isAbsent(err error) bool {
 
 // VerifySignature verifies the detached signature at sigPath over the file at
 // dataPath with s's keyring and signer allow-list.
-func VerifySignature(dataPath, sigPath string, s *recipe.PlannedSignature, now time.Time) (*verify.Result, error) {
-	kr, err := verify.LoadKeyring(s.KeyringPath)
+func VerifySignature(dataPath, sigPath string, s *recipe.ResolvedSignature, now time.Time) (*openpgp.Result, error) {
+	kr, err := openpgp.LoadKeyring(s.KeyringPath)
 	if err != nil {
 		return nil, err
 	}
-	data, err := os.Open(dataPath)
+	data, _, err := confined.OpenFile(dataPath)
 	if err != nil {
 		return nil, err
 	}
 	defer data.Close()
-	sig, err := os.Open(sigPath)
+	sig, _, err := confined.OpenFile(sigPath)
 	if err != nil {
 		return nil, err
 	}
 	defer sig.Close()
-	return verify.VerifyDetached(kr, verify.Policy{Signers: s.Signers, Now: now}, sig, data)
+	return openpgp.VerifyDetached(kr, openpgp.Policy{Signers: s.Signers, Now: now}, sig, data)
 }
 
 // CrossCheck compares the pinned digests with the checksum file's entry
 // (verifying the file first when it is clearsigned). Every algorithm both
 // sides have must agree, and at least one must be shared. It returns what
 // verified the file, for provenance.
-func CrossCheck(pinned digest.Set, sumsPath string, pc *recipe.PlannedChecksums, now time.Time) ([]string, error) {
-	raw, err := os.ReadFile(sumsPath)
+func CrossCheck(pinned digest.Set, sumsPath string, pc *recipe.ResolvedChecksums, now time.Time) ([]string, error) {
+	raw, err := confined.ReadFile(sumsPath, maxChecksumFile)
 	if err != nil {
 		return nil, err
 	}
 	var by []string
 	content := raw
 	if pc.Clearsigned != nil {
-		kr, err := verify.LoadKeyring(pc.Clearsigned.KeyringPath)
+		kr, err := openpgp.LoadKeyring(pc.Clearsigned.KeyringPath)
 		if err != nil {
 			return nil, err
 		}
-		c, res, err := verify.VerifyClearsigned(kr, verify.Policy{Signers: pc.Clearsigned.Signers, Now: now}, bytes.NewReader(raw))
+		c, res, err := openpgp.VerifyClearsigned(kr, openpgp.Policy{Signers: pc.Clearsigned.Signers, Now: now}, bytes.NewReader(raw))
 		if err != nil {
 			return nil, fmt.Errorf("checksum file %s: %w", pc.URL, err)
 		}
 		content = c
 		by = append(by, "openpgp-clearsigned-checksums:"+res.PrimaryFingerprint)
 	}
-	list, err := verify.ParseChecksums(bytes.NewReader(content), pc.URL)
+	list, err := digest.ParseChecksums(bytes.NewReader(content), pc.URL)
 	if err != nil {
 		return nil, err
 	}
@@ -307,3 +306,7 @@ func CrossCheck(pinned digest.Set, sumsPath string, pc *recipe.PlannedChecksums,
 	}
 	return append(by, "checksum-file:"+pc.URL), nil
 }
+
+// maxChecksumFile bounds an upstream checksum file read whole (real ones
+// list a few hundred files in a few KiB; pkg/digest refuses more too).
+const maxChecksumFile = 4 << 20

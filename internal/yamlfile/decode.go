@@ -63,6 +63,9 @@ type Map struct {
 // known (unless m is open) and, for required fields, present. It reports false
 // when n is not a mapping (a finding too).
 func (d *Decoder) Map(n *yaml.Node, m Map) bool {
+	if d.desc != nil {
+		return d.desc.mapping(n, m)
+	}
 	if n.Kind != yaml.MappingNode {
 		d.at(n, m.What, "expected a mapping, found %s", KindName(n))
 		return false
@@ -136,6 +139,9 @@ func knownNames(fields map[string]Field) string {
 // Str decodes a scalar as its literal text (so "version: 1.10" stays "1.10");
 // null and true/false are refused.
 func (d *Decoder) Str(n *yaml.Node, name string, dst *string) bool {
+	if d.Describe(n, Schema{Type: stringTypes}) {
+		return false
+	}
 	if n.Kind != yaml.ScalarNode || n.ShortTag() == "!!null" || n.ShortTag() == "!!bool" {
 		d.at(n, name, "expected a string, found %s", KindName(n))
 		return false
@@ -146,6 +152,9 @@ func (d *Decoder) Str(n *yaml.Node, name string, dst *string) bool {
 
 // NonEmpty is Str that also refuses an empty or blank value.
 func (d *Decoder) NonEmpty(n *yaml.Node, name string, dst *string) bool {
+	if d.Describe(n, Schema{Type: stringTypes, MinLength: 1}) {
+		return false
+	}
 	if !d.Str(n, name, dst) {
 		return false
 	}
@@ -158,6 +167,9 @@ func (d *Decoder) NonEmpty(n *yaml.Node, name string, dst *string) bool {
 
 // Bool decodes true or false.
 func (d *Decoder) Bool(n *yaml.Node, name string, dst *bool) bool {
+	if d.Describe(n, Schema{Type: []string{"boolean"}}) {
+		return false
+	}
 	if n.Kind != yaml.ScalarNode || n.ShortTag() != "!!bool" {
 		d.at(n, name, "expected true or false, found %s", KindName(n))
 		return false
@@ -168,6 +180,9 @@ func (d *Decoder) Bool(n *yaml.Node, name string, dst *bool) bool {
 
 // Int decodes a decimal integer that fits an int.
 func (d *Decoder) Int(n *yaml.Node, name string, dst *int) bool {
+	if d.Describe(n, Schema{Type: []string{"integer"}}) {
+		return false
+	}
 	if n.Kind == yaml.ScalarNode && n.ShortTag() == "!!int" {
 		if v, err := strconv.Atoi(n.Value); err == nil {
 			*dst = v
@@ -180,6 +195,9 @@ func (d *Decoder) Int(n *yaml.Node, name string, dst *int) bool {
 
 // List decodes a sequence, calling each for every element.
 func (d *Decoder) List(n *yaml.Node, name string, each func(i int, v *yaml.Node)) bool {
+	if d.desc != nil {
+		return d.desc.list(n, each)
+	}
 	if n.Kind != yaml.SequenceNode {
 		d.at(n, name, "expected a list, found %s", KindName(n))
 		return false

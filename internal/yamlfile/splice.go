@@ -16,18 +16,92 @@ type Edit struct {
 	Value string
 }
 
+// bom is the UTF-8 byte order mark: yaml.v3 skips it without counting a
+// column.
+var bom = []byte("\ufeff")
+
+// LineStarts returns the byte offset where each line of data starts, lines
+// counted as yaml.v3 counts them (the Line of its nodes): "\r\n", a lone
+// "\r", "\n", NEL (U+0085), LS (U+2028) and PS (U+2029) each end a line,
+// inside comments and quoted scalars too. A byte splice that counted only
+// "\n" would put a value read from line 5 into what YAML calls line 4 (a
+// comment, say).
+func LineStarts(data []byte) []int {
+	first := 0
+	if bytes.HasPrefix(data, bom) {
+		first = len(bom)
+	}
+	starts := []int{first}
+	for i := first; i < len(data); {
+		n := lineBreak(data[i:])
+		if n == 0 {
+			i++
+			continue
+		}
+		i += n
+		starts = append(starts, i)
+	}
+	return starts
+}
+
+// Lines splits data into its lines as LineStarts counts them, each with its
+// line break; an empty last line (after a final break) is left out, and so
+// is a leading byte order mark (Prefix returns it).
+func Lines(data []byte) [][]byte {
+	starts := LineStarts(data)
+	out := make([][]byte, 0, len(starts))
+	for i, from := range starts {
+		to := len(data)
+		if i+1 < len(starts) {
+			to = starts[i+1]
+		}
+		if from < to {
+			out = append(out, data[from:to])
+		}
+	}
+	return out
+}
+
+// Prefix is what comes before the first line: a byte order mark, or nothing.
+func Prefix(data []byte) []byte {
+	return data[:LineStarts(data)[0]]
+}
+
+// TrimBreak returns line without its line break.
+func TrimBreak(line []byte) []byte {
+	for i := range line {
+		if n := lineBreak(line[i:]); n > 0 && i+n == len(line) {
+			return line[:i]
+		}
+	}
+	return line
+}
+
+// lineBreak returns the length of the line break b starts with, or 0.
+func lineBreak(b []byte) int {
+	switch {
+	case len(b) == 0:
+		return 0
+	case b[0] == '\r' && len(b) > 1 && b[1] == '\n':
+		return 2
+	case b[0] == '\r', b[0] == '\n':
+		return 1
+	case b[0] == 0xc2 && len(b) > 1 && b[1] == 0x85: // NEL
+		return 2
+	case b[0] == 0xe2 && len(b) > 2 && b[1] == 0x80 && (b[2] == 0xa8 || b[2] == 0xa9): // LS, PS
+		return 3
+	}
+	return 0
+}
+
 // Splice applies edits to data in place: each scalar's text, as written (plain,
 // 'single' or "double" quoted, in its original style), is replaced by the new
 // value in the same style; every other byte is kept, comments and layout
 // included. A scalar whose text is not exactly its value in that style (escapes,
-// a multi-line scalar) is refused rather than guessed at.
+// a multi-line scalar) is refused rather than guessed at. Lines are YAML's
+// (LineStarts). Splice does not check the result: Rewrite does.
 func Splice(file string, data []byte, edits []Edit) ([]byte, error) {
-	lineStart := []int{0}
-	for i, c := range data {
-		if c == '\n' {
-			lineStart = append(lineStart, i+1)
-		}
-	}
+	lineStart := LineStarts(data)
 	type span struct {
 		from, to int
 		text     string
@@ -55,7 +129,7 @@ func Splice(file string, data []byte, edits []Edit) ([]byte, error) {
 		}
 		old := quote + n.Value + quote
 		if !bytes.HasPrefix(data[off:], []byte(old)) {
-			return nil, fmt.Errorf("%s:%d:%d: cannot rewrite %q in place: the text there is not exactly the value", file, n.Line, n.Column, n.Value)
+			return nil, fmt.Errorf("%s:%d:%d: cannot rewrite %q in place: the text there is not exactly the value", file, n.Line, n.Column, Escape(n.Value))
 		}
 		spans = append(spans, span{off, off + len(old), quote + e.Value + quote})
 	}

@@ -11,6 +11,16 @@
 //     file's problems are reported together.
 //   - Every finding reads "FILE:LINE:COL: message" on one line: control and
 //     format characters in the file name or message are escaped.
+//   - A schema run (Describe, schema.go) runs a loader's decoding without a
+//     document and returns the JSON Schema of what it accepts: the schemas
+//     in docs/schemas are made that way, never written beside the loaders.
+//
+// Files updeb changes in place (a recipe by bump, a release set, a data
+// file) are changed one way: Splice puts new values into the old bytes, lines
+// counted as YAML counts them (LineStarts), and Rewrite replaces the file only
+// when the text, read back from disk, holds exactly the new values and is
+// otherwise the old file (Verify); else the file is untouched and the error
+// wraps ErrNotRewritten.
 //
 // yaml.v3 reports a syntax error only as text ("yaml: line N: message");
 // Document is the one place that reads that line number (see syntaxError).
@@ -116,6 +126,9 @@ func unsafeRune(r rune) bool {
 // time before Findings or Err.
 type Decoder struct {
 	File string
+	// desc is set in a schema run (Describe): the decoding methods then
+	// record what they accept instead of reading a document.
+	desc *describer
 	list []Finding
 	// more counts the findings beyond MaxFindings; firstMore is the first.
 	more      int
@@ -129,6 +142,9 @@ func (d *Decoder) At(n *yaml.Node, format string, args ...any) {
 
 // Because records a finding at node n that callers can tell by cause.
 func (d *Decoder) Because(cause error, n *yaml.Node, format string, args ...any) {
+	if d.desc != nil {
+		return // a schema run reads no values: a check of one says nothing
+	}
 	line, col := 1, 1
 	if n != nil && n.Line > 0 {
 		line, col = n.Line, max(n.Column, 1)
@@ -191,7 +207,7 @@ func (d *Decoder) Err() error {
 // after it are still decoded, so the file's problems are reported together.
 // It reports whether the record had no problem.
 func (d *Decoder) Record(decode func(rd *Decoder)) bool {
-	rd := &Decoder{}
+	rd := &Decoder{desc: d.desc}
 	decode(rd)
 	if len(rd.list) == 0 {
 		return true

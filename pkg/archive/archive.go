@@ -6,11 +6,19 @@
 //
 // Strictness, on purpose: an upstream release archive is a handful of regular
 // files and directories. Anything unusual in ANY entry, wanted or not (a ".."
-// component, an absolute or drive-letter name, a backslash, a symlink or hardlink
-// whose target leaves the archive root, a device node or fifo, the same path
+// component, an absolute or drive-letter name, a NUL or newline in a name, a
+// symlink whose target leaves the archive root, a hardlink to anything but an
+// earlier regular file of the archive, a device node or fifo, the same path
 // twice), refuses the whole archive with ErrUnsafe. updeb never extracts, so an
 // unwanted escaping link could not hurt it; but an archive that carries one is
-// not a clean release and a human should look before it is packaged.
+// not a clean release and a human should look before it is packaged. Names
+// dpkg takes are taken: spaces, backslashes (systemd's "\x2d"), UTF-8.
+//
+// A hardlink to an earlier regular file of the same tar archive is that
+// file, as tar and dpkg read it: wanted, it is handed out with the file's
+// content, size and mode under its own name (the archive is read again for
+// it, from the same open file, up to once per hardlink to one file; every
+// byte counts against the same Limits). Zip archives have no hardlinks.
 //
 // The contract of Select: every refusal is an *Error whose Kind is one of the
 // Err* sentinels (errors.Is works on both); what the callback produced must be
@@ -25,6 +33,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"path"
 	"strconv"
 	"strings"
 )
@@ -184,7 +193,9 @@ func (e *Error) Unwrap() error { return e.Err }
 
 // Select reads the archive at path once and calls fn for every wanted member, in
 // archive order (zip: central-directory order), with a reader that yields exactly
-// Size bytes and is valid only during the call. want holds member paths, cleaned
+// Size bytes and is valid only during the call. A wanted hardlink (tar) is
+// handed out after the others, once the whole archive passed every check,
+// from a further read of the same open file (see the package comment). want holds member paths, cleaned
 // before matching ("./bridge" and "bridge" are the same); each must be found
 // exactly once as a regular file, else an ErrMissing error names the missing
 // ones and a few names that are in the archive.
@@ -210,7 +221,7 @@ func Select(ctx context.Context, path string, kind Kind, want []string, lim Limi
 	}
 	switch kind {
 	case TarGz, Tgz, TarXz, Tar:
-		err = s.selectTarFile(kind)
+		return s.selectTarFile(kind) // finishes, then hands out the hardlinks
 	case Zip:
 		err = s.selectZip()
 	default:
@@ -227,7 +238,8 @@ func newScan(ctx context.Context, path string, want []string, lim Limits, fn fun
 	if err != nil {
 		return nil, err
 	}
-	return &scan{ctx: ctx, archive: path, lim: lim, bud: NewBudget(ctx, lim, -1), want: w, fn: fn, seen: map[string]bool{}, links: map[string]string{}}, nil
+	return &scan{ctx: ctx, archive: path, lim: lim, bud: NewBudget(ctx, lim, -1), want: w, fn: fn, seen: map[string]bool{},
+		links: map[string]string{}, regular: map[string]entry{}}, nil
 }
 
 // wantSet holds the cleaned wanted names and which were found.
@@ -277,6 +289,17 @@ type scan struct {
 	seen    map[string]bool   // every cleaned entry path
 	files   []string          // regular files in archive order, for the missing-member hint
 	links   map[string]string // symlink path -> target, for the chained-escape check
+	regular map[string]entry  // regular files seen so far, for hardlinks to them
+	// hardlinks are the wanted hardlinks, in archive order: each is handed
+	// out with its target's content by a later pass (tar.go).
+	hardlinks []hardlink
+}
+
+// hardlink is a wanted hardlink entry and the earlier regular file it is.
+type hardlink struct {
+	name   string // cleaned
+	raw    string // as stored
+	target entry  // the regular file's entry, cleaned name in raw
 }
 
 func (s *scan) errorf(kind error, entry string, cause error, format string, args ...any) *Error {
@@ -333,13 +356,19 @@ func (s *scan) check(e entry) (string, bool, error) {
 		}
 		s.links[name] = e.link
 	case typeHardlink:
-		if _, problem := cleanName(e.link); problem != "" {
+		target, problem := cleanName(e.link)
+		if problem != "" {
 			return "", false, s.errorf(ErrUnsafe, e.raw, nil, "hardlink to %q: target %s", e.link, problem)
 		}
+		if _, ok := s.regular[target]; !ok {
+			return "", false, s.errorf(ErrUnsafe, e.raw, nil, "hardlink to %q, which is not %s", e.link, s.hardlinkTarget(target, name))
+		}
+		s.files = append(s.files, name)
 	case typeSpecial:
 		return "", false, s.errorf(ErrUnsafe, e.raw, nil, "is %s; release archives hold none", e.typ)
 	case typeFile:
 		s.files = append(s.files, name)
+		s.regular[name] = entry{raw: name, size: e.size, mode: e.mode}
 	}
 	found, wanted := s.want.names[name]
 	if !wanted {
@@ -347,6 +376,15 @@ func (s *scan) check(e entry) (string, bool, error) {
 	}
 	if found { // unreachable while duplicates are refused above; kept as the contract's guard
 		return "", false, s.errorf(ErrUnsafe, e.raw, nil, "wanted member %q found twice", name)
+	}
+	if e.typ == typeHardlink {
+		target := s.regular[path.Clean(e.link)]
+		if target.size > s.lim.MaxFileSize {
+			return "", false, s.errorf(ErrLimit, e.raw, nil, "hardlink to %q: size %d bytes is above the %d-byte limit for one file (Limits.MaxFileSize)", e.link, target.size, s.lim.MaxFileSize)
+		}
+		s.want.names[name] = true
+		s.hardlinks = append(s.hardlinks, hardlink{name: name, raw: e.raw, target: target})
+		return name, false, nil // handed out by a later pass
 	}
 	if e.typ != typeFile {
 		what := e.typ.String()
@@ -366,6 +404,20 @@ func (s *scan) check(e entry) (string, bool, error) {
 	}
 	s.want.names[name] = true
 	return name, true, nil
+}
+
+// hardlinkTarget says what a hardlink's target (cleaned) is instead of an
+// earlier regular file of the archive.
+func (s *scan) hardlinkTarget(target, name string) string {
+	switch {
+	case target == name:
+		return "an earlier regular file: it is the hardlink itself"
+	case !s.seen[target]:
+		return "an earlier regular file of the archive: no entry before it has that name (a hardlink to a later entry or to a file outside the archive)"
+	case s.links[target] != "":
+		return "a regular file but a symlink"
+	}
+	return "a regular file but a directory or another hardlink (a chain: tar links every name to the one that holds the data)"
 }
 
 // deliver hands one wanted member to fn, then drains what fn left unread so the

@@ -7,21 +7,25 @@ import (
 )
 
 // cleanName checks an entry or wanted name and returns it cleaned ("./a//b/" ->
-// "a/b", "./" -> "."), or a description of why it is unsafe. Any ".." component
-// is refused, even one that stays inside after cleaning ("a/../b"): release
-// archives never need one, and refusing them leaves nothing to reason about.
+// "a/b", "./" -> "."), or the reason it is refused. What dpkg takes in a
+// file name is taken (spaces, backslashes such as systemd's "\x2d", UTF-8
+// and other bytes); what it refuses is refused (NUL, a newline), and so is
+// what could place a file outside the archive's root: an absolute name, a
+// Windows drive letter, and any ".." component, even one that stays inside
+// after cleaning ("a/../b"): release archives never need one, and refusing
+// them leaves nothing to reason about.
 func cleanName(raw string) (string, string) {
 	switch {
 	case raw == "":
 		return "", "empty name"
 	case strings.IndexByte(raw, 0) >= 0:
-		return "", "name contains a NUL byte"
-	case strings.IndexByte(raw, '\\') >= 0:
-		return "", `name contains a backslash (a Windows path separator)`
+		return "", "name contains a NUL byte, which no file name can hold"
+	case strings.IndexByte(raw, '\n') >= 0:
+		return "", "name contains a newline, which dpkg refuses in a file name"
 	case raw[0] == '/':
-		return "", "absolute name"
+		return "", "absolute name (it would extract outside the archive's folder)"
 	case hasDriveLetter(raw):
-		return "", "name starts with a drive letter"
+		return "", "name starts with a drive letter (a Windows absolute path, outside the archive's folder)"
 	}
 	for _, c := range strings.Split(raw, "/") {
 		if c == ".." {
@@ -44,8 +48,8 @@ func symlinkEscapes(name, target string) string {
 		return "has an empty target"
 	case strings.IndexByte(target, 0) >= 0:
 		return "has a target with a NUL byte"
-	case strings.IndexByte(target, '\\') >= 0:
-		return "has a target with a backslash"
+	case strings.IndexByte(target, '\n') >= 0:
+		return "has a target with a newline, which no release needs"
 	case target[0] == '/' || hasDriveLetter(target):
 		return "is absolute: it leaves the archive root"
 	}

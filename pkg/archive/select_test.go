@@ -12,7 +12,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/updeb/updeb/internal/testenv"
+	"github.com/updeb/updeb/internal/testkit/testenv"
 )
 
 // tree writes files (path -> body, mode) under a new directory and returns it.
@@ -287,5 +287,77 @@ func TestMissingHintManyFiles(t *testing.T) {
 	want := `archive ARCHIVE: not found: "kubelet"; the archive holds "sub/kubelet", "a", "b", "c", "d" and 3 more`
 	if !errors.Is(err, ErrMissing) || msg(err, p) != want {
 		t.Errorf("error %v\nwant %s", msg(err, p), want)
+	}
+}
+
+// TestGNUTarHardlinks: GNU tar stores the second name of a file as a
+// hardlink to the first; a wanted hardlink is that file (its content, size
+// and mode, under its own name), however many names point to it and
+// whether or not the first name is wanted too. Names dpkg takes
+// (backslashes, spaces, UTF-8) are read as they are. Both reads count
+// against the same limits.
+func TestGNUTarHardlinks(t *testing.T) {
+	testenv.RequireTool(t, "tar")
+	body := strings.Repeat("kubelet binary ", 100)
+	dir := tree(t, map[string]string{"bin/kubelet": body, `units/system-systemd\x2dcryptsetup.slice`: "[Unit]\n", "docs/read me ünï.txt": "doc"},
+		map[string]fs.FileMode{"bin/kubelet": 0o750})
+	for _, l := range []string{"bin/kubelet-1.36", "bin/kubelet-latest", `units/alias\x2dname.slice`} {
+		target := filepath.Join(dir, "bin/kubelet")
+		if strings.HasPrefix(l, "units/") {
+			target = filepath.Join(dir, `units/system-systemd\x2dcryptsetup.slice`)
+		}
+		if err := os.Link(target, filepath.Join(dir, l)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	out := filepath.Join(t.TempDir(), "a.tar.gz")
+	testenv.Run(t, "tar", "-C", dir, "--sort=name", "-czf", out, "bin", "docs", "units")
+	listing := string(testenv.Run(t, "tar", "-tvzf", out))
+	if !strings.Contains(listing, "bin/kubelet-1.36 link to bin/kubelet") || !strings.Contains(listing, "bin/kubelet-latest link to bin/kubelet") {
+		t.Fatalf("GNU tar stored no hardlinks:\n%s", listing)
+	}
+	for _, tc := range []struct {
+		name string
+		want []string
+	}{
+		{"links only", []string{"bin/kubelet-latest", "bin/kubelet-1.36"}},
+		{"links and target", []string{"bin/kubelet", "bin/kubelet-1.36", "bin/kubelet-latest", `units/alias\x2dname.slice`, "docs/read me ünï.txt"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			res, err := collect(t, out, TarGz, tc.want, Limits{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			byName := map[string]got{}
+			for _, g := range res {
+				byName[g.m.Name] = g
+			}
+			if len(byName) != len(tc.want) {
+				t.Fatalf("got %d members, want %d: %+v", len(byName), len(tc.want), res)
+			}
+			for _, w := range tc.want {
+				g := byName[w]
+				wantBody, wantMode := body, fs.FileMode(0o750)
+				switch {
+				case strings.HasPrefix(w, "units/"):
+					wantBody, wantMode = "[Unit]\n", 0o644
+				case strings.HasPrefix(w, "docs/"):
+					wantBody, wantMode = "doc", 0o644
+				}
+				if g.body != wantBody || g.m.Mode != wantMode || g.m.Size != int64(len(wantBody)) {
+					t.Errorf("%s: got %+v (%d bytes), want %d bytes mode %v", w, g.m, len(g.body), len(wantBody), wantMode)
+				}
+			}
+		})
+	}
+	// Three reads of the archive for two links to one file: a MaxTotal
+	// that one read fits in, three do not, refuses it.
+	one := int64(len(testenv.Run(t, "sh", "-c", `gzip -dc "$1"`, "sh", out)))
+	if _, err := collect(t, out, TarGz, []string{"bin/kubelet"}, Limits{MaxTotal: one + one/2}); err != nil {
+		t.Fatalf("one read of %d bytes under MaxTotal %d: %v", one, one+one/2, err)
+	}
+	_, err := collect(t, out, TarGz, []string{"bin/kubelet-1.36", "bin/kubelet-latest"}, Limits{MaxTotal: one + one/2})
+	if !errors.Is(err, ErrLimit) {
+		t.Errorf("three reads of %d bytes under MaxTotal %d: error %v, want ErrLimit", one, one+one/2, err)
 	}
 }

@@ -28,7 +28,87 @@ func (s *scan) selectTarFile(kind Kind) error {
 		return fmt.Errorf("archive: %w", err)
 	}
 	s.bud = NewBudget(s.ctx, s.lim, fi.Size())
-	return s.selectTar(kind, bufio.NewReaderSize(f, readBufferSize))
+	if err := s.selectTar(kind, bufio.NewReaderSize(f, readBufferSize)); err != nil {
+		return err
+	}
+	if err := s.finish(); err != nil {
+		return err
+	}
+	for len(s.hardlinks) > 0 {
+		if _, err := f.Seek(0, io.SeekStart); err != nil {
+			return fmt.Errorf("archive: %w", err)
+		}
+		if err := s.hardlinkPass(kind, bufio.NewReaderSize(f, readBufferSize)); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// hardlinkPass reads the archive again and hands out, for each regular
+// file that wanted hardlinks point to, the first of them with the file's
+// content. Every entry passed its checks in the first read; this one
+// checks only that the archive still has the same files, and its gzip or
+// xz checksums.
+func (s *scan) hardlinkPass(kind Kind, r io.Reader) error {
+	pending := map[string]hardlink{} // target -> the hardlink handed out by this pass
+	var later []hardlink
+	for _, h := range s.hardlinks {
+		if _, taken := pending[h.target.raw]; taken {
+			later = append(later, h)
+			continue
+		}
+		pending[h.target.raw] = h
+	}
+	s.hardlinks = later
+	err := s.eachTarEntry(kind, r, func(hdr *tar.Header, tr *tar.Reader) error {
+		name, _ := cleanName(hdr.Name)
+		h, ok := pending[name]
+		if !ok || tarEntry(hdr).typ != typeFile {
+			return nil
+		}
+		delete(pending, name)
+		if hdr.Size != h.target.size {
+			return s.errorf(ErrCorrupt, hdr.Name, nil, "changed while it was read: %d bytes, %d the first time", hdr.Size, h.target.size)
+		}
+		return s.deliver(Member{Name: h.name, Size: h.target.size, Mode: h.target.mode}, hdr.Name, tr)
+	})
+	if err != nil {
+		return err
+	}
+	for target, h := range pending {
+		return s.errorf(ErrCorrupt, h.raw, nil, "the archive changed while it was read: the file %q this hardlink points to is gone", target)
+	}
+	return nil
+}
+
+// eachTarEntry decompresses r as kind says and calls fn for each header of
+// the tar stream, with the reader of its data; then it checks what follows
+// the end-of-archive marker (drainTail).
+func (s *scan) eachTarEntry(kind Kind, r io.Reader, fn func(*tar.Header, *tar.Reader) error) error {
+	dec, err := s.decompressor(kind, r)
+	if err != nil {
+		return err
+	}
+	b := &budget{s: s, src: dec}
+	tr := tar.NewReader(b)
+	for {
+		hdr, err := tr.Next()
+		if err == io.EOF {
+			break
+		}
+		if errors.Is(err, tar.ErrInsecurePath) {
+			err = nil // only with GODEBUG=tarinsecurepath=0; check() decides
+		}
+		if err != nil {
+			return s.tarError(b.entry, err)
+		}
+		b.entry = hdr.Name
+		if err := fn(hdr, tr); err != nil {
+			return err
+		}
+	}
+	return s.drainTail(b)
 }
 
 // decompressor opens the compression layer of a tar archive. gzip and xz both
@@ -67,24 +147,7 @@ func (s *scan) decompressor(kind Kind, r io.Reader) (io.Reader, error) {
 }
 
 func (s *scan) selectTar(kind Kind, r io.Reader) error {
-	dec, err := s.decompressor(kind, r)
-	if err != nil {
-		return err
-	}
-	b := &budget{s: s, src: dec}
-	tr := tar.NewReader(b)
-	for {
-		hdr, err := tr.Next()
-		if err == io.EOF {
-			break
-		}
-		if errors.Is(err, tar.ErrInsecurePath) {
-			err = nil // only with GODEBUG=tarinsecurepath=0; check() decides
-		}
-		if err != nil {
-			return s.tarError(b.entry, err)
-		}
-		b.entry = hdr.Name
+	return s.eachTarEntry(kind, r, func(hdr *tar.Header, tr *tar.Reader) error {
 		if hdr.Typeflag == tar.TypeXGlobalHeader {
 			// pax_global_header (git archive writes one): metadata, not a member;
 			// counted so a flood of them still meets MaxEntries.
@@ -92,22 +155,15 @@ func (s *scan) selectTar(kind Kind, r io.Reader) error {
 			if s.entries > s.lim.MaxEntries {
 				return s.errorf(ErrLimit, hdr.Name, nil, "more than %d entries (Limits.MaxEntries)", s.lim.MaxEntries)
 			}
-			continue
+			return nil
 		}
 		e := tarEntry(hdr)
 		name, wanted, err := s.check(e)
-		if err != nil {
+		if err != nil || !wanted {
 			return err
 		}
-		if !wanted {
-			continue
-		}
-		m := Member{Name: name, Size: e.size, Mode: e.mode}
-		if err := s.deliver(m, hdr.Name, tr); err != nil {
-			return err
-		}
-	}
-	return s.drainTail(b)
+		return s.deliver(Member{Name: name, Size: e.size, Mode: e.mode}, hdr.Name, tr)
+	})
 }
 
 // tarError classifies an error from tar.Reader.Next: the entry named is the

@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/updeb/updeb/internal/testenv"
+	"github.com/updeb/updeb/internal/testkit/testenv"
 	"github.com/updeb/updeb/pkg/archive"
 )
 
@@ -112,14 +112,7 @@ Description: the synopsis
 	if _, err := Write(context.Background(), ours, p); err != nil {
 		t.Fatal(err)
 	}
-	want, err := InspectFile(context.Background(), ref, archive.Limits{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	got, err := InspectFile(context.Background(), ours, archive.Limits{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	got, want := inspectBoth(t, ours, ref)
 	if !reflect.DeepEqual(got.Control, want.Control) {
 		t.Errorf("control:\n got %s\nwant %s", got.Control.Bytes(), want.Control.Bytes())
 	}
@@ -159,4 +152,17 @@ func writeFile(t *testing.T, path, content string) {
 	if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
 		t.Fatal(err)
 	}
+}
+
+// inspectBoth inspects our package and dpkg-deb's.
+func inspectBoth(t *testing.T, ours, ref string) (got, want *Info) {
+	t.Helper()
+	var err error
+	if want, err = InspectFile(context.Background(), ref, archive.Limits{}); err != nil {
+		t.Fatal(err)
+	}
+	if got, err = InspectFile(context.Background(), ours, archive.Limits{}); err != nil {
+		t.Fatal(err)
+	}
+	return got, want
 }

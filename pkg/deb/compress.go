@@ -63,12 +63,26 @@ func codecFor(c Compression) (codec, error) {
 			return k, nil
 		}
 	}
-	names := make([]string, len(codecs))
-	for i, k := range codecs {
-		names[i] = string(k.compression)
+	var names []string
+	for _, k := range Compressions() {
+		names = append(names, string(k))
 	}
 	return codec{}, fmt.Errorf("%w: compression %q: expected one of %s", ErrInvalid, c, strings.Join(names, ", "))
 }
+
+// Compressions lists the compressions Write knows, the default (xz) first:
+// the one list of them that the configuration, the flags and their shell
+// completion use.
+func Compressions() []Compression {
+	out := make([]Compression, len(codecs))
+	for i, k := range codecs {
+		out[i] = k.compression
+	}
+	return out
+}
+
+// XZModes lists the xz encoder's modes, the default (fast) first.
+func XZModes() []XZMode { return []XZMode{XZFast, XZBest} }
 
 // codecForMember finds the codec of a member named base+suffix ("data.tar.xz").
 func codecForMember(name, base string) (codec, bool) {
@@ -85,7 +99,7 @@ func codecForMember(name, base string) (codec, bool) {
 // only changes how many blocks are compressed at once. A package smaller than
 // a block is one block whose dictionary is the package's size (the encoder
 // never uses more); larger ones are cut into blocks that compress in
-// parallel. Memory: see xzpar.Config (measurements in internal/bench/README.md).
+// parallel. Memory: see xzpar.Config (measurements in cmd/updeb-bench/README.md).
 var xzLayouts = map[XZMode]struct{ blockSize, dictCap int }{
 	XZFast: {32 << 20, 16 << 20},
 	XZBest: {16 << 20, 16 << 20},

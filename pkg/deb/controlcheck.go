@@ -15,14 +15,6 @@ import (
 // field the index or dpkg's status database owns). One package must never
 // be able to make apt refuse the index it is published in.
 
-// relationFields are parsed by dpkg's f_dependency; noAlternatives may not
-// use "|", and Provides may only name exact versions.
-var (
-	relationFields = []string{"Pre-Depends", "Depends", "Recommends", "Suggests", "Enhances", "Breaks",
-		"Conflicts", "Replaces", "Provides"}
-	noAlternatives = map[string]bool{"Breaks": true, "Conflicts": true, "Provides": true, "Replaces": true}
-)
-
 // reservedFields belong to the repository index (apt-ftparchive adds them)
 // or to dpkg's status database; a package's control file must not carry them.
 var reservedFields = []string{"Filename", "Size", "MD5sum", "SHA1", "SHA256", "SHA512", "MSDOS-Filename",
@@ -67,13 +59,16 @@ func checkControl(p control.Paragraph) []error {
 			add(name, "must be a single line, found %q", shorten(v))
 		}
 	}
-	if v, ok := p.Get("Package"); ok && v != "" && !validPackageName(v) {
-		add("Package", "%q is not a package name: expected [a-z0-9][a-z0-9+.-]+ (lowercase, at least 2 characters)", shorten(v))
+	addErr := func(field string, err error) {
+		if err != nil {
+			add(field, "%v", err)
+		}
+	}
+	if v, ok := p.Get("Package"); ok && v != "" {
+		addErr("Package", checkPackageField(v))
 	}
 	if v, ok := p.Get("Version"); ok && v != "" {
-		if err := checkVersionSyntax(v); err != nil {
-			add("Version", "%q is not a Debian version: %v", shorten(v), err)
-		}
+		addErr("Version", checkVersionField(v))
 	}
 	if name, version, arch := p.Value("Package"), p.Value("Version"), p.Value("Architecture"); len(name)+len(version)+len(arch)+len("__.deb") > maxFileName {
 		// The pool file is name_version_arch.deb (without the epoch, but
@@ -82,25 +77,18 @@ func checkControl(p control.Paragraph) []error {
 	}
 	if v, ok := p.Get("Source"); ok {
 		src, rest, _ := strings.Cut(strings.TrimSpace(v), " ")
-		if !validPackageName(src) || len(src) > maxFileName {
+		if !ValidPackageName(src) || len(src) > maxFileName {
 			add("Source", "%q is not a source package name", shorten(v))
 		} else if rest = strings.TrimSpace(rest); rest != "" && (rest[0] != '(' || rest[len(rest)-1] != ')' || checkVersionSyntax(strings.TrimSpace(rest[1:len(rest)-1])) != nil) {
 			add("Source", "%q: expected \"name\" or \"name (version)\"", shorten(v))
 		}
 	}
 	arch, _ := p.Get("Architecture")
-	if arch != "" && !validArchitecture(arch) {
-		add("Architecture", "%q is not a Debian architecture: expected all or a name like amd64, arm64 ([a-z0-9-])", shorten(arch))
+	if arch != "" {
+		addErr("Architecture", checkArchitectureField(arch))
 	}
-	switch v, _ := p.Get("Multi-Arch"); v {
-	case "", "foreign", "allowed", "no":
-	case "same":
-		if arch == "all" {
-			add("Multi-Arch", "same is not allowed with Architecture: all (dpkg refuses it)")
-		}
-	default:
-		add("Multi-Arch", "%q: expected same, foreign, allowed or no", shorten(v))
-	}
+	multiArch, _ := p.Get("Multi-Arch")
+	addErr("Multi-Arch", checkMultiArchField(multiArch, arch))
 	for _, name := range []string{"Essential", "Protected"} {
 		if v, ok := p.Get(name); ok && v != "yes" && v != "no" {
 			add(name, "%q: expected yes or no", shorten(v))
@@ -114,81 +102,50 @@ func checkControl(p control.Paragraph) []error {
 			add(name, "%q: expected one word", shorten(v))
 		}
 	}
-	for _, name := range relationFields {
+	for _, name := range RelationFields {
 		if v, ok := p.Get(name); ok {
-			if err := checkRelations(name, v); err != nil {
-				add(name, "%v", err)
-			}
+			_, err := ParseRelations(name, v)
+			addErr(name, err)
 		}
 	}
 	return errs
 }
 
-// checkRelations checks a relationship field's value as dpkg's f_dependency
-// parses it, treating its warnings as errors: comma-separated groups of
-// "|"-separated alternatives, each a package name, an optional
-// ":architecture" and an optional "(op version)" with op one of << <= = >=
-// >>. An empty value is allowed (dpkg ignores it); an empty element is not.
-func checkRelations(field, value string) error {
-	value = strings.TrimSpace(value)
-	if value == "" {
-		return nil
-	}
-	for _, group := range strings.Split(value, ",") {
-		alts := strings.Split(group, "|")
-		if len(alts) > 1 && noAlternatives[field] {
-			return fmt.Errorf("alternatives (|) are not allowed, found %q", shorten(strings.TrimSpace(group)))
-		}
-		for _, rel := range alts {
-			if err := checkRelation(field, strings.TrimSpace(rel)); err != nil {
-				return fmt.Errorf("%q: %w", shorten(strings.TrimSpace(rel)), err)
-			}
-		}
+// The rules of single fields, shared by Write's validation of a Control and
+// checkControl's of a control file read from a .deb.
+
+func checkPackageField(v string) error {
+	if !ValidPackageName(v) {
+		return fmt.Errorf("%q is not a package name: expected %s (lowercase, at least 2 characters)", shorten(v), PackageNamePattern)
 	}
 	return nil
 }
 
-func checkRelation(field, rel string) error {
-	if rel == "" {
-		return errors.New("empty relation: expected a package name")
+func checkVersionField(v string) error {
+	if err := checkVersionSyntax(v); err != nil {
+		return fmt.Errorf("%q is not a Debian version: %v", shorten(v), err)
 	}
-	name, rest := rel, ""
-	if i := strings.IndexAny(rel, " \t\n("); i >= 0 {
-		name, rest = rel[:i], strings.TrimSpace(rel[i:])
+	return nil
+}
+
+func checkArchitectureField(v string) error {
+	if !ValidArchitecture(v) {
+		return fmt.Errorf("%q is not a Debian architecture: expected all or a name like amd64, arm64 ([a-z0-9-])", shorten(v))
 	}
-	name, arch, qualified := strings.Cut(name, ":")
-	if !validPackageName(name) {
-		return fmt.Errorf("%q is not a package name: expected [a-z0-9][a-z0-9+.-]+", shorten(name))
-	}
-	if qualified && !validArchitecture(arch) && arch != "any" {
-		return fmt.Errorf("architecture qualifier %q: expected any, native or an architecture name", shorten(arch))
-	}
-	if rest == "" {
-		return nil
-	}
-	if rest[0] != '(' || rest[len(rest)-1] != ')' {
-		return fmt.Errorf("expected \"name (op version)\" after %q, found %q", shorten(name), shorten(rest))
-	}
-	inner := strings.TrimSpace(rest[1 : len(rest)-1])
-	op := ""
-	for _, o := range []string{"<<", "<=", ">=", ">>", "="} {
-		if strings.HasPrefix(inner, o) {
-			op = o
-			break
+	return nil
+}
+
+// checkMultiArchField checks Multi-Arch's value ("" for none) on a package
+// of architecture arch.
+func checkMultiArchField(v, arch string) error {
+	switch v {
+	case "", "foreign", "allowed", "no":
+	case "same":
+		if arch == "all" {
+			return errors.New("same is not allowed with Architecture: all (dpkg refuses it)")
 		}
-	}
-	if op == "" {
-		return fmt.Errorf("version relation %q: expected one of << <= = >= >> before the version", shorten(inner))
-	}
-	if field == "Provides" && op != "=" {
-		return fmt.Errorf("only an exact version (=) may be provided, found %s", op)
-	}
-	version := strings.TrimSpace(inner[len(op):])
-	if version == "" || strings.ContainsAny(version, " \t\n()") {
-		return fmt.Errorf("version %q: expected one version after %s", shorten(version), op)
-	}
-	if err := checkVersionSyntax(version); err != nil {
-		return fmt.Errorf("version %q: %w", shorten(version), err)
+	default:
+		return fmt.Errorf("%q: expected same, foreign, allowed or no", shorten(v))
 	}
 	return nil
 }

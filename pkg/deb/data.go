@@ -21,7 +21,8 @@ import (
 type item struct {
 	path string // "/" for the root, else absolute
 	typ  EntryType
-	mode int64
+	mode int64 // the tar member's mode: permission bits and 04000, 02000, 01000
+	own  Owner // names filled in ("root" for an empty one)
 	size int64 // learnt when the content is opened if openSized is set
 	open func() (io.ReadCloser, error)
 	// openSized is Entry.OpenSized: the size comes with the content.
@@ -91,29 +92,30 @@ type tree struct {
 }
 
 func newTree(sde time.Time) *tree {
-	root := &item{path: "/", typ: TypeDir, mode: 0o755, mtime: sde}
+	root := &item{path: "/", typ: TypeDir, mode: 0o755, own: rootOwner, mtime: sde}
 	return &tree{root: root, byPath: map[string]*item{"/": root}, explicit: map[string]bool{}, sde: sde}
 }
 
-// item normalises one entry as dpkg-deb's packages have it (mode by type,
-// mtime clamped to SourceDateEpoch) and validates it. It returns a nil item
-// for an entry that cannot be placed at all.
+// item turns one entry into what goes into data.tar (the mode as given,
+// or the type's default; the mtime clamped to SourceDateEpoch) and
+// validates it. It returns a nil item for an entry that cannot be placed
+// at all.
 func (t *tree) item(e *Entry) (*item, []error) {
-	if e.Mode&(fs.ModeSetuid|fs.ModeSetgid|fs.ModeSticky) != 0 {
-		return nil, []error{invalidf("entry %q: mode %v has setuid, setgid or sticky bits, which the writer refuses", e.Path, e.Mode)}
-	}
 	mtime := e.ModTime
 	if mtime.IsZero() || mtime.Unix() <= 0 || mtime.After(t.sde) {
 		mtime = t.sde
 	}
 	it := &item{path: e.Path, typ: e.Type, mtime: mtime, linkname: e.Linkname}
 	var errs []error
+	if e.Mode&^(fs.ModePerm|specialBits) != 0 {
+		errs = append(errs, invalidf("entry %q: mode %v has bits other than the permission bits, setuid, setgid and sticky (a type bit from os.Stat?): give those only", e.Path, e.Mode))
+	}
+	own, oerrs := checkOwner(e.Path, e.Owner)
+	it.own = own
+	errs = append(errs, oerrs...)
 	switch e.Type {
 	case TypeFile:
-		it.mode = 0o644
-		if e.Mode&0o111 != 0 {
-			it.mode = 0o755
-		}
+		it.mode = tarMode(e.Mode, 0o644)
 		it.size, it.open, it.openSized = e.Size, e.Open, e.OpenSized
 		if e.Size < 0 {
 			errs = append(errs, invalidf("entry %q: negative size %d", e.Path, e.Size))
@@ -125,13 +127,19 @@ func (t *tree) item(e *Entry) (*item, []error) {
 			errs = append(errs, invalidf("entry %q: OpenSized set together with Open or Size %d (it replaces both)", e.Path, e.Size))
 		}
 	case TypeDir:
-		it.mode = 0o755
+		it.mode = tarMode(e.Mode, 0o755)
 	case TypeSymlink:
 		it.mode = 0o777
-		if e.Linkname == "" || strings.ContainsAny(e.Linkname, "\n\r\x00") {
+		if e.Mode != 0 && e.Mode != 0o777 {
+			errs = append(errs, invalidf("entry %q: a symlink has mode 0777, found %v", e.Path, e.Mode))
+		}
+		if e.Linkname == "" || strings.ContainsAny(e.Linkname, "\n\x00") {
 			errs = append(errs, invalidf("entry %q: symlink target %q must be non-empty, without newline or NUL", e.Path, e.Linkname))
 		}
 	case TypeHardlink:
+		if e.Mode != 0 || e.Owner != (Owner{}) {
+			errs = append(errs, invalidf("entry %q: a hardlink has its target's mode and owner: leave Mode (%v) and Owner (%+v) zero", e.Path, e.Mode, e.Owner))
+		}
 	default:
 		return nil, append(errs, invalidf("entry %q: unknown type %d", e.Path, e.Type))
 	}
@@ -139,6 +147,95 @@ func (t *tree) item(e *Entry) (*item, []error) {
 		errs = append(errs, invalidf("entry %q: a %s with Linkname %q", e.Path, e.Type, e.Linkname))
 	}
 	return it, errs
+}
+
+// specialBits are the mode bits beside the permission bits a data.tar
+// member may carry.
+const specialBits = fs.ModeSetuid | fs.ModeSetgid | fs.ModeSticky
+
+// tarMode is m as a tar member's mode, or def when m is zero.
+func tarMode(m fs.FileMode, def int64) int64 {
+	if m == 0 {
+		return def
+	}
+	return int64(UnixMode(m))
+}
+
+// UnixMode is m as chmod and a tar member write it: the permission bits
+// and 04000 setuid, 02000 setgid, 01000 sticky (other bits are dropped).
+func UnixMode(m fs.FileMode) uint32 {
+	out := uint32(m.Perm())
+	for _, b := range specialModes {
+		if m&b.mode != 0 {
+			out |= b.unix
+		}
+	}
+	return out
+}
+
+// FileMode is the reverse of UnixMode: the low 12 bits of a Unix mode as
+// an fs.FileMode.
+func FileMode(unix uint32) fs.FileMode {
+	out := fs.FileMode(unix) & fs.ModePerm
+	for _, b := range specialModes {
+		if unix&b.unix != 0 {
+			out |= b.mode
+		}
+	}
+	return out
+}
+
+var specialModes = []struct {
+	mode fs.FileMode
+	unix uint32
+}{{fs.ModeSetuid, 0o4000}, {fs.ModeSetgid, 0o2000}, {fs.ModeSticky, 0o1000}}
+
+// rootOwner is root:root, as data.tar carries it.
+var rootOwner = Owner{User: "root", Group: "root"}
+
+// maxOwnerID is the largest uid or gid: (uid_t)-1 means "no change" to chown.
+const maxOwnerID = 1<<32 - 2
+
+// checkOwner validates an owner and returns it with an empty name as
+// "root" (which must then have id 0).
+func checkOwner(p string, o Owner) (Owner, []error) {
+	var errs []error
+	check := func(what, name string, id int) string {
+		if id < 0 || id > maxOwnerID {
+			errs = append(errs, invalidf("entry %q: %s id %d is out of range (0 to %d)", p, what, id, maxOwnerID))
+		}
+		if name == "" {
+			if id != 0 {
+				errs = append(errs, invalidf("entry %q: %s id %d without a name: give the name too (dpkg installs by name; an empty one is root, id 0)", p, what, id))
+			}
+			return "root"
+		}
+		if err := CheckOwnerName(name); err != nil {
+			errs = append(errs, invalidf("entry %q: %s %v", p, what, err))
+		}
+		return name
+	}
+	out := Owner{UID: o.UID, GID: o.GID}
+	out.User = check("user", o.User, o.UID)
+	out.Group = check("group", o.Group, o.GID)
+	return out, errs
+}
+
+// CheckOwnerName accepts the user and group names of useradd's and
+// adduser's rules (NAME_REGEX, with the upper case --allow-bad-names
+// permits, as Debian-exim), short enough for a tar member's 32-byte field:
+// at most 31 bytes of letters, digits, "_", "-", "." and a final "$", not
+// starting with "-" or a digit.
+func CheckOwnerName(s string) error {
+	ok := s != "" && len(s) <= 31 && s[0] != '-' && (s[0] < '0' || s[0] > '9')
+	for i := 0; ok && i < len(s); i++ {
+		c := s[i]
+		ok = isAlnum(c) || c == '_' || c == '-' || c == '.' || c == '$' && i == len(s)-1
+	}
+	if !ok {
+		return fmt.Errorf("name %q is not a user or group name a tar member can carry (at most 31 bytes of letters, digits, _ - . and a final $, not starting with - or a digit)", s)
+	}
+	return nil
 }
 
 // add places it in the tree with every missing parent directory. A
@@ -150,7 +247,7 @@ func (t *tree) add(it *item) error {
 		if it.typ != TypeDir {
 			return invalidf("entry %q: is a %s, but other entries are inside it", it.path, it.typ)
 		}
-		old.mode, old.mtime = it.mode, it.mtime
+		old.mode, old.own, old.mtime = it.mode, it.own, it.mtime
 		return nil
 	}
 	child := it
@@ -164,7 +261,7 @@ func (t *tree) add(it *item) error {
 			parent.children = append(parent.children, child)
 			return nil
 		}
-		parent = &item{path: dir, typ: TypeDir, mode: 0o755, mtime: t.sde, children: []*item{child}}
+		parent = &item{path: dir, typ: TypeDir, mode: 0o755, own: rootOwner, mtime: t.sde, children: []*item{child}}
 		t.byPath[dir] = parent
 		child = parent
 	}
@@ -233,10 +330,10 @@ func shareHardlinkData(ordered []*item) {
 		}
 		for _, m := range *it.group {
 			if m == it {
-				m.typ, m.mode, m.size, m.open, m.openSized, m.linkname = TypeFile, carrier.mode, carrier.size, carrier.open, carrier.openSized, ""
+				m.typ, m.mode, m.own, m.size, m.open, m.openSized, m.linkname = TypeFile, carrier.mode, carrier.own, carrier.size, carrier.open, carrier.openSized, ""
 				continue
 			}
-			m.typ, m.mode, m.size, m.open, m.openSized, m.linkname = TypeHardlink, carrier.mode, carrier.size, nil, nil, it.path
+			m.typ, m.mode, m.own, m.size, m.open, m.openSized, m.linkname = TypeHardlink, carrier.mode, carrier.own, carrier.size, nil, nil, it.path
 		}
 	}
 }
@@ -263,7 +360,7 @@ func installedSize(items []*item) int64 {
 
 func tarHeader(it *item) *tar.Header {
 	h := &tar.Header{
-		Name: it.tarName(), Mode: it.mode, Uid: 0, Gid: 0, Uname: "root", Gname: "root",
+		Name: it.tarName(), Mode: it.mode, Uid: it.own.UID, Gid: it.own.GID, Uname: it.own.User, Gname: it.own.Group,
 		ModTime: it.mtime, Format: tar.FormatGNU,
 	}
 	switch it.typ {
@@ -376,7 +473,7 @@ const copyChunk = 1 << 20
 // writes it (into the compressor's block) and reads the next: data.tar's
 // producer, the one goroutine that feeds every compressor worker, so takes
 // about the time of md5 per byte instead of the sum of all four, and keeps
-// up with more workers (internal/bench/README.md, "xz by core count").
+// up with more workers (cmd/updeb-bench/README.md, "xz by core count").
 func copyHashing(w io.Writer, md5h, sha hash.Hash, r io.Reader) (int64, error) {
 	bufs := [2][]byte{make([]byte, copyChunk), make([]byte, copyChunk)}
 	var total int64

@@ -8,9 +8,10 @@
 //     package is written to a temporary file in the same folder, fsynced and
 //     renamed, and every temporary file is removed on every path.
 //   - The same Package gives byte-identical output on every machine: entry
-//     order is dpkg-deb's, owners, modes and mtimes are normalised, every
-//     compressor setting is pinned, and nothing is read from the host (no
-//     umask, clock, user names or locale).
+//     order is dpkg-deb's, modes and owners are the Package's (written as
+//     given, never from the host), mtimes are clamped, every compressor
+//     setting is pinned, and nothing is read from the host (no umask,
+//     clock, user names or locale).
 //   - Content is streamed: each entry is opened once, in output order, and
 //     data.tar is compressed into a temporary file next to the output, so
 //     memory stays flat however large the payload is.
@@ -34,7 +35,7 @@
 // count. Measured on Go binaries (29 and 335 MiB, 2 cores): fast takes 0.23-0.34x
 // dpkg-deb -Zxz's wall time at 1.00-1.03x its size, best 0.41-0.53x at
 // 0.97-1.01x; zstd 1.4-1.7x dpkg-deb -Zzstd's wall at 1.005-1.017x its size.
-// Tables: internal/bench/README.md.
+// Tables: cmd/updeb-bench/README.md.
 package deb
 
 import (
@@ -96,17 +97,22 @@ func (t EntryType) String() string {
 
 // Entry is one filesystem object of the package.
 //
-// Modes are normalised as dpkg-deb's packages have them: directories 0755,
-// regular files 0755 when Mode has any execute bit and 0644 otherwise, symlinks
-// 0777, hardlinks take their target's. setuid, setgid and sticky bits are refused
-// (ErrInvalid): no upstream binary needs them, and a package that sets them
-// deserves a maintainer script that says why.
+// Mode is written exactly as given: the permission bits (0640 stays 0640,
+// 0750 stays 0750) and fs.ModeSetuid, fs.ModeSetgid and fs.ModeSticky as
+// the tar member's 04000, 02000 and 01000 bits. A zero Mode means the type's
+// default, as dpkg-deb's packages have it: 0644 for a file, 0755 for a
+// directory. Symlinks are 0777 (Mode must be zero or 0777, without special
+// bits); a hardlink has its target's mode and owner (leave Mode and Owner
+// zero). Any other bit (a type bit from os.Stat, fs.ModeDevice, ...) is
+// refused: the writer never guesses what a mode was meant to be.
 //
-// Parent directories that are not listed are added (0755).
+// Parent directories that are not listed are added (root:root, 0755).
 type Entry struct {
-	Path string // absolute and clean: "/usr/bin/helm"
+	Path string // absolute and clean: "/usr/bin/helm"; any bytes but NUL and newline (dpkg's rule)
 	Type EntryType
 	Mode fs.FileMode
+	// Owner is who owns the entry; the zero value is root:root.
+	Owner Owner
 	// Size and Open are for TypeFile only: Open is called once, in output order,
 	// and must yield exactly Size bytes.
 	Size int64
@@ -123,6 +129,19 @@ type Entry struct {
 	Linkname string
 	// ModTime is clamped to Package.SourceDateEpoch; zero means SourceDateEpoch.
 	ModTime time.Time
+}
+
+// Owner is who owns an entry of data.tar, by name and by number, as
+// dpkg-deb writes its members. dpkg gives the installed file the id the
+// installing system has for the name, and the number only where that
+// system has no such name. The zero value is root:root (0:0). A name is
+// what a tar member can carry (at most 31 bytes, letters, digits, "_", "-",
+// "." and a final "$", not starting with "-"); an empty name requires id 0.
+type Owner struct {
+	User  string // "" means root
+	UID   int
+	Group string // "" means root
+	GID   int
 }
 
 // Script is a maintainer script in control.tar.

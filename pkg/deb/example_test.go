@@ -34,7 +34,8 @@ func ExampleWrite() {
 		},
 		Entries: []deb.Entry{
 			{Path: "/usr/bin/hello", Type: deb.TypeFile, Mode: 0o755, Size: 21, Open: content("#!/bin/sh\necho hello\n")},
-			{Path: "/etc/hello.conf", Type: deb.TypeFile, Mode: 0o600, Size: 9, Open: content("greeting\n")},
+			// Modes and owners are written as given: a 0640 file of group shadow (42 in base-passwd).
+			{Path: "/etc/hello.conf", Type: deb.TypeFile, Mode: 0o640, Owner: deb.Owner{Group: "shadow", GID: 42}, Size: 9, Open: content("greeting\n")},
 			{Path: "/usr/bin/hi", Type: deb.TypeSymlink, Linkname: "hello"},
 		},
 		Conffiles:       []string{"/etc/hello.conf"},
@@ -79,7 +80,7 @@ func ExampleWrite() {
 	// [/etc/hello.conf]
 	// dir -rwxr-xr-x root/root 2026-03-14 ./
 	// dir -rwxr-xr-x root/root 2026-03-14 ./etc/
-	// file -rw-r--r-- root/root 2026-03-14 ./etc/hello.conf
+	// file -rw-r----- root/shadow 2026-03-14 ./etc/hello.conf
 	// dir -rwxr-xr-x root/root 2026-03-14 ./usr/
 	// dir -rwxr-xr-x root/root 2026-03-14 ./usr/bin/
 	// file -rwxr-xr-x root/root 2026-03-14 ./usr/bin/hello

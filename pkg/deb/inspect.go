@@ -505,17 +505,7 @@ func (in *inspector) addData(h *tarEntry, r io.Reader) error {
 		}
 	}
 	in.data[clean] = h.Type
-	mode := fs.FileMode(h.Mode) & fs.ModePerm
-	if h.Mode&0o4000 != 0 {
-		mode |= fs.ModeSetuid
-	}
-	if h.Mode&0o2000 != 0 {
-		mode |= fs.ModeSetgid
-	}
-	if h.Mode&0o1000 != 0 {
-		mode |= fs.ModeSticky
-	}
-	fi := FileInfo{Path: h.Name, Type: tarTypeName(h.Type), Mode: mode, UID: int(h.UID), GID: int(h.GID), Uname: h.Uname,
+	fi := FileInfo{Path: h.Name, Type: tarTypeName(h.Type), Mode: FileMode(uint32(h.Mode & 0o7777)), UID: int(h.UID), GID: int(h.GID), Uname: h.Uname,
 		Gname: h.Gname, Size: h.Size, MTime: time.Unix(h.MTime, 0).UTC(), Linkname: h.Linkname}
 	if h.Type == tarReg {
 		m := md5.New()

@@ -10,7 +10,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/updeb/updeb/internal/testenv"
+	"github.com/updeb/updeb/internal/testkit/testenv"
 )
 
 // Every compression: dpkg-deb reads what Write wrote, and sees the entries in
@@ -52,9 +52,9 @@ func TestDpkgDebAccepts(t *testing.T) {
 			if strings.Join(got, " ") != strings.Join(wantOrder, " ") {
 				t.Errorf("entry order:\n got %v\nwant %v", got, wantOrder)
 			}
-			for _, want := range []string{"-rwxr-xr-x root/root        22 2024-08-14 12:00 ./usr/bin/sample\n",
-				"-rw-r--r-- root/root        12 2024-08-14 12:00 ./etc/sample/sample.conf\n",
-				"drwxr-xr-x root/root         0 2024-08-14 12:00 ./usr/share/doc/updeb-sample/\n",
+			for _, want := range []string{"-rwx------ root/root        22 2024-08-14 12:00 ./usr/bin/sample\n",
+				"-rw------- root/root        12 2024-08-14 12:00 ./etc/sample/sample.conf\n",
+				"drwx------ root/root         0 2024-08-14 12:00 ./usr/share/doc/updeb-sample/\n",
 				"hrw-r--r-- root/root         0 2024-08-14 12:00 ./usr/lib/sample/a-b link to ./usr/lib/sample/a/data\n",
 				"lrwxrwxrwx root/root         0 2024-08-14 12:00 ./usr/bin/sample-link -> sample\n"} {
 				if !strings.Contains(contents, want) {
@@ -130,18 +130,7 @@ func TestDpkgInstallRemove(t *testing.T) {
 // dpkgRoot makes a throwaway root with an empty dpkg database and returns
 // it with the dpkg options that install into it.
 func dpkgRoot(t *testing.T) (root string, opts []string) {
-	root = t.TempDir()
-	admin := filepath.Join(root, "var/lib/dpkg")
-	for _, d := range []string{"info", "updates", "triggers"} {
-		if err := os.MkdirAll(filepath.Join(admin, d), 0o755); err != nil {
-			t.Fatal(err)
-		}
-	}
-	for _, f := range []string{"status", "available"} {
-		if err := os.WriteFile(filepath.Join(admin, f), nil, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	return root, []string{"--root=" + root, "--admindir=" + admin, "--force-script-chrootless", "--force-not-root",
+	root = testenv.DpkgRoot(t)
+	return root, []string{"--root=" + root, "--admindir=" + filepath.Join(root, "var/lib/dpkg"), "--force-script-chrootless", "--force-not-root",
 		"--force-unsafe-io", "--log=/dev/null", "--no-triggers"}
 }

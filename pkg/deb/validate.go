@@ -15,22 +15,6 @@ func invalidf(format string, args ...any) error {
 	return fmt.Errorf("%w: "+format, append([]any{ErrInvalid}, args...)...)
 }
 
-// validPackageName is dpkg's rule, without dpkg-deb's silent lowercasing.
-func validPackageName(s string) bool {
-	if len(s) < 2 || !isLowerAlnum(s[0]) {
-		return false
-	}
-	for i := 1; i < len(s); i++ {
-		if c := s[i]; !isLowerAlnum(c) && c != '+' && c != '.' && c != '-' {
-			return false
-		}
-	}
-	return true
-}
-
-func isLowerAlnum(c byte) bool { return c >= 'a' && c <= 'z' || c >= '0' && c <= '9' }
-func isAlnum(c byte) bool      { return isLowerAlnum(c) || c >= 'A' && c <= 'Z' }
-
 // checkVersionSyntax checks [epoch:]upstream[-revision] per deb-version(7):
 // numeric epoch; upstream starts with a digit and holds [A-Za-z0-9.+~-] (and ':'
 // only with an epoch, '-' only with a revision); revision holds [A-Za-z0-9.+~].
@@ -75,20 +59,6 @@ func checkVersionSyntax(v string) error {
 	return nil
 }
 
-// validArchitecture accepts Debian architecture names (amd64, arm64, armhf,
-// ppc64el, musl-linux-amd64, all). "any" is for source packages only.
-func validArchitecture(s string) bool {
-	if s == "" || s == "any" || !isLowerAlnum(s[0]) {
-		return false
-	}
-	for i := 0; i < len(s); i++ {
-		if !isLowerAlnum(s[i]) && s[i] != '-' {
-			return false
-		}
-	}
-	return true
-}
-
 // ownFields are written from Control's own members or computed; Extra must not
 // set them.
 var ownFields = []string{"Package", "Version", "Architecture", "Maintainer", "Installed-Size",
@@ -109,15 +79,17 @@ func validateControl(c *Control) []error {
 			errs = append(errs, err)
 		}
 	}
-	if !validPackageName(c.Package) {
-		add(invalidf("control field Package: %q is not a package name: expected [a-z0-9][a-z0-9+.-]+ (lowercase, at least 2 characters)", c.Package))
+	// The rules of single fields are checkControl's (controlcheck.go), which
+	// runs them again on the rendered paragraph below: the same functions, so
+	// a package Write accepts is one Inspect accepts.
+	field := func(name string, err error) {
+		if err != nil {
+			add(invalidf("control field %s: %v", name, err))
+		}
 	}
-	if err := checkVersionSyntax(c.Version); err != nil {
-		add(invalidf("control field Version: %q is not a Debian version: %v", c.Version, err))
-	}
-	if !validArchitecture(c.Architecture) {
-		add(invalidf("control field Architecture: %q is not a Debian architecture: expected all or a name like amd64, arm64 ([a-z0-9-])", c.Architecture))
-	}
+	field("Package", checkPackageField(c.Package))
+	field("Version", checkVersionField(c.Version))
+	field("Architecture", checkArchitectureField(c.Architecture))
 	for _, f := range []struct{ name, value string }{
 		{"Maintainer", c.Maintainer}, {"Description", c.Summary},
 	} {
@@ -131,11 +103,7 @@ func validateControl(c *Control) []error {
 	} {
 		add(singleLine(f.name, f.value))
 	}
-	switch c.MultiArch {
-	case "", "same", "foreign", "allowed", "no":
-	default:
-		add(invalidf("control field Multi-Arch: %q: expected same, foreign, allowed or no", c.MultiArch))
-	}
+	field("Multi-Arch", checkMultiArchField(c.MultiArch, c.Architecture))
 	for _, rel := range c.relations() {
 		for _, r := range rel.values {
 			if strings.TrimSpace(r) == "" {
@@ -214,30 +182,36 @@ func scriptMode(s Script) fs.FileMode {
 	if s.Mode == 0 {
 		return 0o755
 	}
-	m := s.Mode.Perm()
-	if s.Mode&fs.ModeSetuid != 0 {
-		m |= 0o4000
-	}
-	if s.Mode&fs.ModeSetgid != 0 {
-		m |= 0o2000
-	}
-	if s.Mode&fs.ModeSticky != 0 {
-		m |= 0o1000
-	}
+	m := fs.FileMode(UnixMode(s.Mode))
 	if s.Mode&fs.ModeType != 0 {
 		m |= 0o10000
 	}
 	return m
 }
 
-// checkPath refuses anything but an absolute, clean path that dpkg can list in
-// md5sums and conffiles (one path per line).
+// checkPath refuses what dpkg refuses in a data.tar name (NUL, a newline)
+// and anything but an absolute, clean path, which md5sums and conffiles
+// list one a line. Every other byte is dpkg's to take: spaces, backslashes
+// (systemd's "\x2d"), UTF-8 and other bytes, tabs, carriage returns.
 func checkPath(what, p string) error {
+	if strings.ContainsAny(p, "\n\x00") {
+		return invalidf("%s %q: contains a newline or NUL, which dpkg refuses in a file name", what, p)
+	}
 	if !strings.HasPrefix(p, "/") || p == "/" || path.Clean(p) != p {
 		return invalidf("%s %q: expected an absolute, clean path below / (no ., .., // or trailing /)", what, p)
 	}
-	if strings.ContainsAny(p, "\n\r\x00") {
-		return invalidf("%s %q: contains a newline, carriage return or NUL", what, p)
+	return nil
+}
+
+// checkConffile adds dpkg's conffile rules to checkPath's: dpkg records
+// conffiles as "PATH DIGEST" lines of its status file, which keep neither
+// a carriage return nor white space at the end of a path.
+func checkConffile(c string) error {
+	if err := checkPath("conffile", c); err != nil {
+		return err
+	}
+	if strings.ContainsRune(c, '\r') || strings.TrimRight(c, " \t") != c {
+		return invalidf("conffile %q: a carriage return or trailing white space, which dpkg's record of conffiles loses", c)
 	}
 	return nil
 }
@@ -246,7 +220,7 @@ func validateConffiles(conffiles []string, byPath map[string]*item) []error {
 	var errs []error
 	seen := map[string]bool{}
 	for _, c := range conffiles {
-		if err := checkPath("conffile", c); err != nil {
+		if err := checkConffile(c); err != nil {
 			errs = append(errs, err)
 			continue
 		}
@@ -265,9 +239,50 @@ func validateConffiles(conffiles []string, byPath map[string]*item) []error {
 	return errs
 }
 
-func validateTriggers(t string) error {
+func validateTriggers(t string) []error {
 	if strings.ContainsAny(t, "\r\x00") {
-		return invalidf("triggers %q: contains a carriage return or NUL", t)
+		return []error{invalidf("triggers %q: contains a carriage return or NUL", t)}
+	}
+	var errs []error
+	for i, line := range strings.Split(t, "\n") {
+		if line = strings.TrimSpace(line); line == "" || strings.HasPrefix(line, "#") {
+			continue
+		}
+		if err := CheckTrigger(line); err != nil {
+			errs = append(errs, invalidf("triggers line %d: %v", i+1, err))
+		}
+	}
+	return errs
+}
+
+// triggerDirectives are the directives of DEBIAN/triggers (deb-triggers(5)).
+var triggerDirectives = []string{"interest", "interest-await", "interest-noawait", "activate", "activate-await", "activate-noawait"}
+
+// CheckTrigger checks one line of DEBIAN/triggers as dpkg reads it
+// (deb-triggers(5)): a directive (interest, interest-await,
+// interest-noawait, activate, activate-await, activate-noawait) and one
+// trigger name: a file trigger is an absolute path, an explicit trigger a
+// word of printable ASCII; neither holds white space.
+func CheckTrigger(line string) error {
+	f := strings.Fields(line)
+	if len(f) != 2 {
+		return fmt.Errorf("%q: expected DIRECTIVE NAME (one of %s, then one trigger name)", line, strings.Join(triggerDirectives, ", "))
+	}
+	directive, name := f[0], f[1]
+	known := false
+	for _, d := range triggerDirectives {
+		known = known || d == directive
+	}
+	if !known {
+		return fmt.Errorf("%q: unknown directive %q: expected one of %s", line, directive, strings.Join(triggerDirectives, ", "))
+	}
+	for i := 0; i < len(name); i++ {
+		if name[i] <= ' ' || name[i] >= 0x7f {
+			return fmt.Errorf("%q: trigger name %q: printable ASCII only (dpkg's rule)", line, name)
+		}
+	}
+	if strings.HasPrefix(name, "/") && path.Clean(name) != name {
+		return fmt.Errorf("%q: file trigger %q is not a clean absolute path (write %q)", line, name, path.Clean(name))
 	}
 	return nil
 }

@@ -119,9 +119,7 @@ func validate(p *Package) ([]*item, codec, error) {
 	}
 	errs = append(errs, validateControl(&p.Control)...)
 	errs = append(errs, validateScripts(p.Scripts)...)
-	if err := validateTriggers(p.Triggers); err != nil {
-		errs = append(errs, err)
-	}
+	errs = append(errs, validateTriggers(p.Triggers)...)
 	items, byPath, perrs := plan(p)
 	errs = append(errs, perrs...)
 	if perrs == nil {

@@ -16,7 +16,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/updeb/updeb/internal/testenv"
+	"github.com/updeb/updeb/internal/testkit/testenv"
 	"github.com/updeb/updeb/pkg/archive"
 )
 

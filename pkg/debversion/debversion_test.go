@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/updeb/updeb/internal/testenv"
+	"github.com/updeb/updeb/internal/testkit/testenv"
 )
 
 // versions whose every ordered pair is compared with dpkg: epochs, tildes,

@@ -24,6 +24,8 @@ import (
 	"io"
 	"slices"
 	"strconv"
+
+	"github.com/updeb/updeb/pkg/strictjson"
 )
 
 const (
@@ -143,6 +145,14 @@ func Parse(data []byte) (*Envelope, error) {
 	if len(data) > MaxSize {
 		return nil, fmt.Errorf("%w: larger than %d bytes", ErrMalformed, MaxSize)
 	}
+	// One reading for every reader: no key twice or differing only in
+	// case at any depth, nothing after the object (strictjson).
+	if t := bytes.TrimSpace(data); len(t) == 0 || t[0] != '{' {
+		return nil, fmt.Errorf("%w: not a JSON object", ErrMalformed)
+	}
+	if err := strictjson.Check(data); err != nil {
+		return nil, fmt.Errorf("%w: %v", ErrMalformed, err)
+	}
 	var (
 		typ, payload, sigs json.RawMessage
 		e                  Envelope
@@ -242,18 +252,17 @@ func str(raw json.RawMessage, what string) (string, error) {
 }
 
 // b64 decodes a base64 string in any of the four encodings the protocol
-// allows, canonical only (no stray bits, no line breaks).
+// allows, canonical only (no stray bits, no line breaks: strictjson.Base64).
 func b64(raw json.RawMessage, what string) ([]byte, error) {
 	s, err := str(raw, what)
 	if err != nil {
 		return nil, err
 	}
-	for _, enc := range []*base64.Encoding{base64.StdEncoding, base64.RawStdEncoding, base64.URLEncoding, base64.RawURLEncoding} {
-		if b, err := enc.Strict().DecodeString(s); err == nil {
-			return b, nil
-		}
+	b, err := strictjson.Base64(s)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %s is not canonical base64 (RFC 4648: no line breaks or other bytes outside the alphabet)", ErrMalformed, what)
 	}
-	return nil, fmt.Errorf("%w: %s is not canonical base64", ErrMalformed, what)
+	return b, nil
 }
 
 // Verify calls verify for each signature, in order, and returns the first

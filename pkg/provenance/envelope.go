@@ -2,13 +2,13 @@ package provenance
 
 import (
 	"bytes"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
 
 	"github.com/updeb/updeb/pkg/dsse"
-	"github.com/updeb/updeb/pkg/verify"
+	"github.com/updeb/updeb/pkg/strictjson"
+	"github.com/updeb/updeb/pkg/verify/openpgp"
 )
 
 // PayloadType is the DSSE payload type of an in-toto statement.
@@ -43,14 +43,12 @@ func FromEnvelope(e *dsse.Envelope) (*Statement, error) {
 	if e.PayloadType != PayloadType {
 		return nil, fmt.Errorf("%w: payload type %q, want %q", ErrRecord, e.PayloadType, PayloadType)
 	}
+	// One reading for every reader (strictjson): a key twice at any depth,
+	// keys that differ only in case, anything after the statement are
+	// refused; numbers come out of Marshal as they went in.
 	var st Statement
-	dec := json.NewDecoder(bytes.NewReader(e.Payload))
-	dec.UseNumber() // numbers come out of Marshal as they went in
-	if err := dec.Decode(&st); err != nil {
+	if err := strictjson.Unmarshal(e.Payload, &st); err != nil {
 		return nil, fmt.Errorf("%w: payload: %v", ErrRecord, err)
-	}
-	if dec.More() {
-		return nil, fmt.Errorf("%w: payload: data after the statement", ErrRecord)
 	}
 	switch {
 	case st.Type != StatementType:
@@ -67,8 +65,8 @@ func FromEnvelope(e *dsse.Envelope) (*Statement, error) {
 type Verified struct {
 	Statement *Statement
 	Subject   Subject
-	KeyID     string         // the envelope signature's key ID (the signer's fingerprint)
-	Signature *verify.Result // the OpenPGP signature that counted
+	KeyID     string          // the envelope signature's key ID (the signer's fingerprint)
+	Signature *openpgp.Result // the OpenPGP signature that counted
 }
 
 // Verify checks a record against a package: that a signature of the
@@ -78,10 +76,10 @@ type Verified struct {
 // whose sha256 is sha256Hex. It returns dsse.ErrUnsigned for an envelope
 // without signatures, and errors wrapping ErrSignature (with each
 // signature's refusal), ErrRecord or ErrSubject.
-func Verify(e *dsse.Envelope, kr *verify.Keyring, pol verify.Policy, name, sha256Hex string) (*Verified, error) {
-	var res *verify.Result
+func Verify(e *dsse.Envelope, kr *openpgp.Keyring, pol openpgp.Policy, name, sha256Hex string) (*Verified, error) {
+	var res *openpgp.Result
 	sig, err := e.Verify(func(s dsse.Signature, pae []byte) error {
-		r, err := verify.VerifyDetached(kr, pol, bytes.NewReader(s.Sig), bytes.NewReader(pae))
+		r, err := openpgp.VerifyDetached(kr, pol, bytes.NewReader(s.Sig), bytes.NewReader(pae))
 		if err != nil {
 			return err
 		}

@@ -13,10 +13,10 @@ import (
 	"github.com/ProtonMail/go-crypto/openpgp"
 	"github.com/ProtonMail/go-crypto/openpgp/packet"
 
-	"github.com/updeb/updeb/internal/pgptest"
+	"github.com/updeb/updeb/internal/testkit/pgptest"
 	"github.com/updeb/updeb/pkg/digest"
 	"github.com/updeb/updeb/pkg/dsse"
-	"github.com/updeb/updeb/pkg/verify"
+	verifypgp "github.com/updeb/updeb/pkg/verify/openpgp"
 )
 
 // pgpSigner is the simplest OpenPGP DSSE signer: a binary detached
@@ -26,7 +26,7 @@ type pgpSigner struct {
 	keyID string
 }
 
-func newSigner(t *testing.T) (pgpSigner, *verify.Keyring) {
+func newSigner(t *testing.T) (pgpSigner, *verifypgp.Keyring) {
 	t.Helper()
 	e, err := openpgp.NewEntity("prov", "", "prov@example.org", &packet.Config{Algorithm: packet.PubKeyAlgoEdDSA, Time: func() time.Time { return time.Now().Add(-time.Hour) }})
 	if err != nil {
@@ -36,7 +36,7 @@ func newSigner(t *testing.T) (pgpSigner, *verify.Keyring) {
 	if err := e.Serialize(&pub); err != nil {
 		t.Fatal(err)
 	}
-	kr, err := verify.ParseKeyring(&pub, "prov.gpg")
+	kr, err := verifypgp.ParseKeyring(&pub, "prov.gpg")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -75,7 +75,7 @@ func signedRecord(t *testing.T, s dsse.Signer) *dsse.Envelope {
 
 func TestVerify(t *testing.T) {
 	s, kr := newSigner(t)
-	pol := verify.Policy{Now: time.Now()}
+	pol := verifypgp.Policy{Now: time.Now()}
 	v, err := Verify(signedRecord(t, s), kr, pol, debName, debSHA)
 	if err != nil {
 		t.Fatal(err)
@@ -91,20 +91,20 @@ func TestVerify(t *testing.T) {
 	for _, tc := range []struct {
 		name   string
 		env    func() *dsse.Envelope
-		kr     *verify.Keyring
+		kr     *verifypgp.Keyring
 		deb    string
 		sha    string
 		is     error
-		reason verify.Reason
+		reason verifypgp.Reason
 		want   string
 	}{
 		{"unsigned", func() *dsse.Envelope { return signedRecord(t, nil) }, kr, debName, debSHA, dsse.ErrUnsigned, "", "not signed"},
-		{"another key", func() *dsse.Envelope { return signedRecord(t, s) }, otherKR, debName, debSHA, ErrSignature, verify.ReasonUnknownSigner, "which is not in keyring prov.gpg"},
+		{"another key", func() *dsse.Envelope { return signedRecord(t, s) }, otherKR, debName, debSHA, ErrSignature, verifypgp.ReasonUnknownSigner, "which is not in keyring prov.gpg"},
 		{"payload byte changed", func() *dsse.Envelope {
 			e := signedRecord(t, s)
 			e.Payload[bytes.Index(e.Payload, []byte("hello"))] = 'j'
 			return e
-		}, kr, debName, debSHA, ErrSignature, verify.ReasonBadSignature, ""},
+		}, kr, debName, debSHA, ErrSignature, verifypgp.ReasonBadSignature, ""},
 		{"signature byte changed", func() *dsse.Envelope {
 			e := signedRecord(t, s)
 			e.Signatures[0].Sig[len(e.Signatures[0].Sig)-5] ^= 1
@@ -114,7 +114,7 @@ func TestVerify(t *testing.T) {
 			e := signedRecord(t, s)
 			e.PayloadType = "application/json"
 			return e
-		}, kr, debName, debSHA, ErrSignature, verify.ReasonBadSignature, ""},
+		}, kr, debName, debSHA, ErrSignature, verifypgp.ReasonBadSignature, ""},
 		{"key ID of another key", func() *dsse.Envelope { return signedRecord(t, wrongKeyID) }, kr, debName, debSHA, ErrSignature, "", "with key ID " + other.keyID + " was made by key " + s.keyID},
 		{"other package bytes", func() *dsse.Envelope { return signedRecord(t, s) }, kr, debName, strings.Repeat("d", 64), ErrSubject, "", "the record gives hello_1.2.0-1_amd64.deb sha256 " + debSHA + ", the package has dddd"},
 		{"other package name", func() *dsse.Envelope { return signedRecord(t, s) }, kr, "hello_1.2.0-1_arm64.deb", debSHA, ErrSubject, "", "the record is about hello_1.2.0-1_amd64.deb, not hello_1.2.0-1_arm64.deb"},
@@ -124,7 +124,7 @@ func TestVerify(t *testing.T) {
 			t.Errorf("%s: %v, want %v with %q", tc.name, err, tc.is, tc.want)
 			continue
 		}
-		if re, ok := errors.AsType[*verify.RefusedError](err); tc.reason != "" && (!ok || !re.Has(tc.reason)) {
+		if re, ok := errors.AsType[*verifypgp.RefusedError](err); tc.reason != "" && (!ok || !re.Has(tc.reason)) {
 			t.Errorf("%s: %v, want a refusal for %s", tc.name, err, tc.reason)
 		}
 	}
@@ -156,11 +156,11 @@ func TestVerifyAcceptsAnEnvelopeSignedByGPG(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	kr, err := verify.LoadKeyring(filepath.Join(dir, "pub.asc"))
+	kr, err := verifypgp.LoadKeyring(filepath.Join(dir, "pub.asc"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := Verify(e, kr, verify.Policy{Now: time.Now()}, debName, debSHA); err != nil {
+	if _, err := Verify(e, kr, verifypgp.Policy{Now: time.Now()}, debName, debSHA); err != nil {
 		t.Fatal(err)
 	}
 }

@@ -4,7 +4,7 @@ import (
 	"os"
 	"testing"
 
-	"github.com/updeb/updeb/internal/pgptest"
+	"github.com/updeb/updeb/internal/testkit/pgptest"
 )
 
 func TestMain(m *testing.M) {

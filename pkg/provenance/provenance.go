@@ -12,7 +12,7 @@
 // A record travels as the payload of a DSSE envelope (package dsse, payload
 // type application/vnd.in-toto+json): Statement.Envelope signs it, Verify
 // checks an envelope's OpenPGP signature (a binary detached signature over
-// the PAE bytes, by a key of a keyring, under pkg/verify's policy) and that
+// the PAE bytes, by a key of a keyring, under pkg/verify/openpgp's policy) and that
 // the record is about the package at hand.
 package provenance
 
@@ -103,11 +103,12 @@ type Input struct {
 // Roles of local inputs (the "role" annotation), and the recipe's git facts.
 const (
 	AnnotationRole      = "role"
-	RoleRecipe          = "recipe"       // the recipe file
-	RoleRecipeFile      = "recipe-file"  // a file from the recipe's folder (files-dir)
-	RoleKeyring         = "keyring"      // a keyring a signature was verified with
-	RoleSigstoreKey     = "sigstore-key" // a pinned public key a Sigstore bundle was verified with
-	AnnotationGitCommit = "gitCommit"    // the commit whose tree holds the recipe's exact bytes
+	RoleRecipe          = "recipe"          // the recipe file
+	RoleRecipeFile      = "recipe-file"     // a file from the recipe's folder (files-dir)
+	RoleScriptFragment  = "script-fragment" // a maintainer-script fragment from the recipe's folder
+	RoleKeyring         = "keyring"         // a keyring a signature was verified with
+	RoleSigstoreKey     = "sigstore-key"    // a pinned public key a Sigstore bundle was verified with
+	AnnotationGitCommit = "gitCommit"       // the commit whose tree holds the recipe's exact bytes
 	// AnnotationGitState is, for a recipe in a git checkout, how the file
 	// compares with the checkout's HEAD commit: "clean" (then gitCommit names
 	// the commit), "modified", "untracked" or "unreadable" (updeb could not

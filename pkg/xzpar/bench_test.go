@@ -13,7 +13,7 @@ import (
 
 	"github.com/ulikunitz/xz"
 
-	"github.com/updeb/updeb/internal/testenv"
+	"github.com/updeb/updeb/internal/testkit/testenv"
 )
 
 // goBinaries returns the Go toolchain's own binaries concatenated (about 85 MB
@@ -49,7 +49,7 @@ func goBinaries(b *testing.B) []byte {
 //
 //	go test ./pkg/xzpar -run '^$' -bench 'GoBinaries/fast-default' -benchtime 1x
 //
-// internal/bench's xz section measures the same against dpkg-deb, with CPU
+// cmd/updeb-bench's xz section measures the same against dpkg-deb, with CPU
 // time and peak RSS, on one package and on the whole bench payload.
 func BenchmarkGoBinaries(b *testing.B) {
 	payload := goBinaries(b)

@@ -5,7 +5,7 @@ import (
 	"errors"
 	"testing"
 
-	"github.com/updeb/updeb/internal/testenv"
+	"github.com/updeb/updeb/internal/testkit/testenv"
 )
 
 // Blocks and WriteStream take a stream apart and put it together again,

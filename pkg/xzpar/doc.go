@@ -37,7 +37,7 @@
 // MiB on binaries and 270 MiB at worst; set a Go memory limit near that
 // (the encoder allocates little else, so the heap stays near its live size).
 // The measurements behind the defaults and pkg/deb's settings are in
-// internal/bench/README.md.
+// cmd/updeb-bench/README.md.
 //
 // A Pool (NewPool) is that capacity shared: its workers encode the blocks of
 // every writer given it, in the order they were filled, and its memory

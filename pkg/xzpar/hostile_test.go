@@ -17,7 +17,7 @@ import (
 
 	"github.com/ulikunitz/xz/lzma"
 
-	"github.com/updeb/updeb/internal/testenv"
+	"github.com/updeb/updeb/internal/testkit/testenv"
 )
 
 // xzReferee runs `xz -dc` on data: the decoded bytes, or ok false when xz

@@ -60,7 +60,7 @@ type finder struct {
 	depth   uint32
 }
 
-// The finders, measured on Go binaries (internal/bench/README.md): hash
+// The finders, measured on Go binaries (cmd/updeb-bench/README.md): hash
 // chains searched four deep are as good as deeper searches at a fraction of
 // the CPU, with either parser; binary trees find 3 to 5% smaller output for
 // the optimal parser at about 40% more CPU and twice the memory per

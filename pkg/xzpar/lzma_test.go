@@ -9,7 +9,7 @@ import (
 
 	"github.com/ulikunitz/xz/lzma"
 
-	"github.com/updeb/updeb/internal/testenv"
+	"github.com/updeb/updeb/internal/testkit/testenv"
 )
 
 var modes = []Mode{ModeFast, ModeBest}

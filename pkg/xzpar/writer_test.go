@@ -22,7 +22,7 @@ import (
 
 	"github.com/ulikunitz/xz"
 
-	"github.com/updeb/updeb/internal/testenv"
+	"github.com/updeb/updeb/internal/testkit/testenv"
 )
 
 var update = flag.Bool("update", false, "rewrite testdata/golden.xz")

@@ -21,6 +21,15 @@ var ErrPolicy = errors.New("sigstore: bad policy")
 // definite answer). Nothing was decided; retrying later may help.
 var ErrUnavailable = errors.New("sigstore: service unavailable")
 
+// ErrNotMirrored is wrapped (in a *FetchError) when the HTTP client answered
+// a 404 marked with MirrorMissingHeader: a mirror folder that stands in for
+// Rekor or GitHub's API lacks the file, which is not the service's "none".
+var ErrNotMirrored = errors.New("not in the mirror")
+
+// MirrorMissingHeader marks a 404 that a mirror folder, not the service,
+// answered (the value names the missing file); updeb's fetcher sets it.
+const MirrorMissingHeader = "X-Mirror-Missing"
+
 // Reason says why Sigstore material was refused; callers may branch on it.
 type Reason string
 

@@ -16,6 +16,8 @@ import (
 	"github.com/klauspost/compress/snappy"
 
 	"github.com/updeb/updeb/pkg/digest"
+
+	"github.com/updeb/updeb/pkg/strictjson"
 )
 
 // Bounds of the GitHub attestations API walk.
@@ -76,7 +78,7 @@ func (v *Verifier) VerifyGitHubAttestations(ctx context.Context, pol Policy, art
 			break
 		}
 		var p attestationPage
-		if err := json.Unmarshal(body, &p); err != nil {
+		if err := strictjson.Unmarshal(body, &p); err != nil {
 			return nil, refuse(subject, ReasonMalformed, pageURL, "malformed attestations response: %v", err)
 		}
 		for i, a := range p.Attestations {

@@ -44,6 +44,8 @@ func (v *Verifier) getWith(ctx context.Context, subject, u string, h http.Header
 		onResponse(resp)
 	}
 	switch {
+	case resp.StatusCode == http.StatusNotFound && resp.Header.Get(MirrorMissingHeader) != "":
+		return nil, resp.StatusCode, &FetchError{URL: u, Status: resp.StatusCode, Err: fmt.Errorf("%w: %s", ErrNotMirrored, resp.Header.Get(MirrorMissingHeader))}
 	case resp.StatusCode == http.StatusNotFound:
 		return nil, resp.StatusCode, nil
 	case resp.StatusCode != http.StatusOK:

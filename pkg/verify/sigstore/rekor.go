@@ -1,7 +1,6 @@
 package sigstore
 
 import (
-	"bytes"
 	"context"
 	"crypto/sha256"
 	"crypto/x509"
@@ -18,6 +17,8 @@ import (
 
 	protocommon "github.com/sigstore/protobuf-specs/gen/pb-go/common/v1"
 	protorekor "github.com/sigstore/protobuf-specs/gen/pb-go/rekor/v1"
+
+	"github.com/updeb/updeb/pkg/strictjson"
 )
 
 // maxRekorResponse caps a Rekor answer: one hashedrekord entry with its
@@ -96,7 +97,7 @@ type rekorEntry struct {
 // Entries are returned in entry ID order.
 func parseRekorEntries(b []byte) ([]*protorekor.TransparencyLogEntry, error) {
 	var m map[string]json.RawMessage
-	if err := json.Unmarshal(b, &m); err != nil {
+	if err := strictjson.Unmarshal(b, &m); err != nil {
 		return nil, fmt.Errorf("not a Rekor log entry response (a JSON object of entries): %v", err)
 	}
 	if len(m) == 0 {
@@ -118,11 +119,10 @@ func parseRekorEntries(b []byte) ([]*protorekor.TransparencyLogEntry, error) {
 
 func parseRekorEntry(raw json.RawMessage) (*protorekor.TransparencyLogEntry, error) {
 	var e rekorEntry
-	dec := json.NewDecoder(bytes.NewReader(raw))
-	if err := dec.Decode(&e); err != nil {
+	if err := strictjson.Unmarshal(raw, &e); err != nil {
 		return nil, fmt.Errorf("not a log entry: %v", err)
 	}
-	body, err := base64.StdEncoding.DecodeString(e.Body)
+	body, err := strictjson.Base64(e.Body)
 	if err != nil || len(body) == 0 {
 		return nil, errors.New("body is missing or not base64")
 	}
@@ -140,7 +140,7 @@ func parseRekorEntry(raw json.RawMessage) (*protorekor.TransparencyLogEntry, err
 		APIVersion string `json:"apiVersion"`
 		Kind       string `json:"kind"`
 	}
-	if err := json.Unmarshal(body, &kv); err != nil || kv.Kind == "" || kv.APIVersion == "" {
+	if err := strictjson.Unmarshal(body, &kv); err != nil || kv.Kind == "" || kv.APIVersion == "" {
 		return nil, errors.New("body is not a Rekor entry (kind and apiVersion)")
 	}
 	tle := &protorekor.TransparencyLogEntry{
@@ -154,7 +154,7 @@ func parseRekorEntry(raw json.RawMessage) (*protorekor.TransparencyLogEntry, err
 		return nil, errors.New("no verification (signed entry timestamp or inclusion proof)")
 	}
 	if e.Verification.SignedEntryTimestamp != "" {
-		set, err := base64.StdEncoding.DecodeString(e.Verification.SignedEntryTimestamp)
+		set, err := strictjson.Base64(e.Verification.SignedEntryTimestamp)
 		if err != nil {
 			return nil, errors.New("signedEntryTimestamp is not base64")
 		}

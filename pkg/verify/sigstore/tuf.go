@@ -5,7 +5,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"net/http"
+	"os"
+	"path/filepath"
+	"syscall"
 	"time"
 
 	"github.com/sigstore/sigstore-go/pkg/tuf"
@@ -30,7 +34,9 @@ type RefreshOptions struct {
 	// embeds. Each refresh walks the root versions up from it again.
 	Root []byte
 	// Dir is where the TUF metadata (for rollback protection between
-	// refreshes) and targets are kept; required. It is created if missing.
+	// refreshes) and targets are kept; required. It is created if missing,
+	// and changed only by a refresh that verified (nothing is stored
+	// otherwise).
 	Dir string
 	// Timeout bounds each request, its body included; default DefaultTimeout.
 	Timeout time.Duration
@@ -63,9 +69,18 @@ func Refresh(ctx context.Context, o RefreshOptions) (*TrustedRoot, error) {
 	if o.Timeout <= 0 {
 		o.Timeout = DefaultTimeout
 	}
+	// go-tuf writes the metadata it accepts as it goes: it works in a copy
+	// of Dir, which replaces Dir only when the whole refresh verified, so
+	// that a refused or failed refresh leaves Dir (the rollback protection
+	// of the next refresh) as it was.
+	work, err := stage(o.Dir)
+	if err != nil {
+		return nil, err
+	}
+	defer os.RemoveAll(work)
 	opts := &tuf.Options{
 		Root:              o.Root,
-		CachePath:         o.Dir,
+		CachePath:         work,
 		RepositoryBaseURL: o.RepositoryURL,
 		Fetcher:           &tufFetcher{ctx: ctx, o: o},
 		Context:           ctx,
@@ -82,7 +97,78 @@ func Refresh(ctx context.Context, o RefreshOptions) (*TrustedRoot, error) {
 	if err != nil {
 		return nil, tufError(o.RepositoryURL, err)
 	}
+	if err := swap(work, o.Dir); err != nil {
+		return nil, err
+	}
 	return tr, nil
+}
+
+// maxTUFFile bounds a file copied from the TUF metadata folder (metadata
+// and the trusted root are kilobytes).
+const maxTUFFile = 32 << 20
+
+// stage copies the regular files of dir (created if missing) into a new
+// folder beside it and returns that folder. Symlinks, FIFOs and devices are
+// not copied (nothing in a TUF cache is one).
+func stage(dir string) (string, error) {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return "", err
+	}
+	work, err := os.MkdirTemp(filepath.Dir(dir), "."+filepath.Base(dir)+".refresh-*")
+	if err != nil {
+		return "", err
+	}
+	root, err := os.OpenRoot(dir)
+	if err != nil {
+		os.RemoveAll(work)
+		return "", err
+	}
+	defer root.Close()
+	err = fs.WalkDir(root.FS(), ".", func(p string, d fs.DirEntry, err error) error {
+		if err != nil || p == "." {
+			return err
+		}
+		dst := filepath.Join(work, filepath.FromSlash(p))
+		switch {
+		case d.IsDir():
+			return os.Mkdir(dst, 0o755)
+		case !d.Type().IsRegular():
+			return nil
+		}
+		f, err := root.OpenFile(p, os.O_RDONLY|syscall.O_NONBLOCK|syscall.O_NOFOLLOW, 0)
+		if err != nil {
+			return err
+		}
+		defer f.Close()
+		b, err := io.ReadAll(io.LimitReader(f, maxTUFFile+1))
+		if err != nil {
+			return err
+		}
+		if len(b) > maxTUFFile {
+			return fmt.Errorf("%s: larger than %d bytes", filepath.Join(dir, p), maxTUFFile)
+		}
+		return os.WriteFile(dst, b, 0o644)
+	})
+	if err != nil {
+		os.RemoveAll(work)
+		return "", err
+	}
+	return work, nil
+}
+
+// swap puts work in dir's place: dir moves aside, work takes its name, the
+// old copy goes. A crash between the renames leaves dir missing (the next
+// refresh starts from the root anchor again) or both, never a mix.
+func swap(work, dir string) error {
+	old := work + ".old"
+	if err := os.Rename(dir, old); err != nil {
+		return err
+	}
+	if err := os.Rename(work, dir); err != nil {
+		os.Rename(old, dir)
+		return err
+	}
+	return os.RemoveAll(old)
 }
 
 // ErrTUF is wrapped when a TUF repository answered and its metadata or

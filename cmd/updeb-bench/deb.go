@@ -1,0 +1,364 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"runtime/debug"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/updeb/updeb/internal/hostres"
+	"github.com/updeb/updeb/internal/pipeline"
+	"github.com/updeb/updeb/pkg/deb"
+)
+
+const benchEpoch = 1723636800 // 2024-08-14T12:00:00Z
+
+// nfpmVersion is installed with go install into .bench/bin (the newest
+// release needs modules the Go module proxy refuses to serve here).
+const nfpmVersion = "v2.43.0"
+
+// onePackageSize is the size of the "one amd64 package" input: most of
+// updeb's packages are one or a few Go binaries of about this size.
+const onePackageSize = 30 << 20
+
+// debInputs are the packages the deb section writes, each one table group:
+// the largest amd64 binaries of the payload up to about 30 MiB (one
+// package: one or two xz blocks) and the whole payload (many blocks).
+var debInputs = []struct {
+	name  string
+	files func(payloadDir string) ([]string, error) // payload files, relative to payloadDir
+}{
+	{"one amd64 package", func(dir string) ([]string, error) { return largestBinaries(dir, "amd64", onePackageSize) }},
+	{"whole payload", payloadFiles},
+}
+
+// debWriters are updeb's rows of the deb section, each compared with
+// dpkg-deb in the same compression; mode is pkg/deb's xz mode ("" for
+// none), passed on by childDebWrite.
+var debWriters = []struct{ comp, mode string }{
+	{"xz", "fast"},
+	{"xz", "best"},
+	{"zstd", ""},
+}
+
+// stageTree hardlinks files (relative to payloadDir) into TREE/usr/lib/go-bench
+// and writes DEBIAN/control, as a dpkg-deb --build input, and returns the
+// size of the files.
+func stageTree(tree, payloadDir string, files []string) (int64, error) {
+	var total int64
+	for _, rel := range files {
+		dst := filepath.Join(tree, "usr/lib/go-bench", rel)
+		if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
+			return 0, err
+		}
+		if err := os.Link(filepath.Join(payloadDir, rel), dst); err != nil {
+			return 0, err
+		}
+		size, err := fileSize(dst)
+		if err != nil {
+			return 0, err
+		}
+		total += size
+	}
+	ctl := "Package: go-bench\nVersion: 1.0-1\nArchitecture: amd64\nMaintainer: bench <bench@updeb.invalid>\nDescription: bench\n bench\n"
+	if err := os.MkdirAll(filepath.Join(tree, "DEBIAN"), 0o755); err != nil {
+		return 0, err
+	}
+	return total, os.WriteFile(filepath.Join(tree, "DEBIAN/control"), []byte(ctl), 0o644)
+}
+
+// largestBinaries returns the paths (relative to dir) of the largest files
+// under dir/sub, largest first, while their total stays within limit (at
+// least one).
+func largestBinaries(dir, sub string, limit int64) ([]string, error) {
+	files, err := payloadFiles(filepath.Join(dir, sub))
+	if err != nil {
+		return nil, err
+	}
+	sizes := map[string]int64{}
+	for _, f := range files {
+		if sizes[f], err = fileSize(filepath.Join(dir, sub, f)); err != nil {
+			return nil, err
+		}
+	}
+	sort.Slice(files, func(i, j int) bool {
+		return sizes[files[i]] > sizes[files[j]] || sizes[files[i]] == sizes[files[j]] && files[i] < files[j]
+	})
+	var out []string
+	var total int64
+	for _, f := range files {
+		if len(out) > 0 && total+sizes[f] > limit {
+			continue
+		}
+		out = append(out, filepath.Join(sub, f))
+		total += sizes[f]
+	}
+	return out, nil
+}
+
+// benchDeb builds each of debInputs with dpkg-deb (xz and zstd), updeb's
+// pkg/deb (debWriters), nfpm (xz) and, on the same data.tar as GNU tar writes
+// it, xz -6 -T1 (what dpkg-deb runs) and -T2. Every run writes into a folder
+// of its own, its TMPDIR too, whose peak size is the run's peak disk.
+func benchDeb(work string) ([]row, error) {
+	dir, total, err := payload()
+	if err != nil {
+		return nil, err
+	}
+	fmt.Printf("payload: %.1f MiB of Go binaries in %s\n", float64(total)/(1<<20), dir)
+	nfpm, nfpmErr := installNfpm()
+	if nfpmErr != nil {
+		fmt.Printf("nfpm: %v (rows left out)\n", nfpmErr)
+	}
+	var rows []row
+	for i, in := range debInputs {
+		files, err := in.files(dir)
+		if err != nil {
+			return nil, err
+		}
+		tree := filepath.Join(work, fmt.Sprintf("tree-%d", i))
+		size, err := stageTree(tree, dir, files)
+		if err != nil {
+			return nil, err
+		}
+		fmt.Printf("%s: %d files, %.1f MiB\n", in.name, len(files), float64(size)/(1<<20))
+		n := 0
+		// run measures cmd writing OUT in a folder of its own (made by
+		// args); the row is compared with ref.
+		run := func(name, mode, ref string, args func(out string) (*exec.Cmd, error)) error {
+			n++
+			runDir := filepath.Join(work, fmt.Sprintf("run-%d-%d", i, n))
+			if err := os.MkdirAll(runDir, 0o755); err != nil {
+				return err
+			}
+			out := filepath.Join(runDir, "out")
+			cmd, err := args(out)
+			if err != nil {
+				return err
+			}
+			if cmd.Stdout == nil {
+				cmd.Stdout = io.Discard
+			}
+			if cmd.Env == nil {
+				cmd.Env = os.Environ()
+			}
+			cmd.Env = append(cmd.Env, "TMPDIR="+runDir, fmt.Sprintf("SOURCE_DATE_EPOCH=%d", benchEpoch))
+			r, err := measureDisk(name, cmd, runDir)
+			if f, ok := cmd.Stdout.(*os.File); ok {
+				f.Close()
+			}
+			if err != nil {
+				return err
+			}
+			if r.outSize, err = fileSize(out); err != nil {
+				return err
+			}
+			r.pkg, r.mode, r.ref = in.name, mode, ref
+			rows = append(rows, r)
+			return os.RemoveAll(runDir)
+		}
+		for _, c := range []string{"xz", "zstd"} {
+			ref := "dpkg-deb -Z" + c
+			err := run(ref, "", "", func(out string) (*exec.Cmd, error) {
+				return exec.Command("dpkg-deb", "--root-owner-group", "-Z"+c, "--build", tree, out), nil
+			})
+			if err != nil {
+				return nil, err
+			}
+			for _, wr := range debWriters {
+				if wr.comp != c {
+					continue
+				}
+				err := run("updeb (pkg/deb) "+c, wr.mode, ref, func(out string) (*exec.Cmd, error) {
+					return self("deb-write", tree, out, c, wr.mode)
+				})
+				if err != nil {
+					return nil, err
+				}
+			}
+			if c != "xz" {
+				continue
+			}
+			if nfpm != "" {
+				err := run("nfpm "+nfpmVersion+" xz", "", ref, func(out string) (*exec.Cmd, error) {
+					cfg, err := nfpmConfig(filepath.Dir(out), tree)
+					return exec.Command(nfpm, "package", "-f", cfg, "-p", "deb", "-t", out), err
+				})
+				if err != nil {
+					return nil, err
+				}
+			}
+			if err := xzRows(work, tree, ref, run); err != nil {
+				return nil, err
+			}
+		}
+		// nfpm against updeb, the other Go .deb writer.
+		if r := rowNamed(rows, in.name, "nfpm "+nfpmVersion+" xz"); r.name != "" {
+			u := rowNamed(rows, in.name, "updeb (pkg/deb) xz")
+			u.name, u.ref = "updeb (pkg/deb) xz, vs nfpm", r.name
+			rows = append(rows, u)
+		}
+		if err := os.RemoveAll(tree); err != nil {
+			return nil, err
+		}
+	}
+	return rows, nil
+}
+
+// xzRows runs xz -6 -T1 and -T2 on TREE's data.tar as GNU tar writes it
+// (made beforehand, not measured): the compressor alone, without a .deb
+// writer around it.
+func xzRows(work, tree, ref string, run func(name, mode, ref string, args func(out string) (*exec.Cmd, error)) error) error {
+	dataTar := filepath.Join(work, "data.tar")
+	tarCmd := exec.Command("tar", "--sort=name", "--owner=0", "--group=0", "--numeric-owner", "--exclude=./DEBIAN", "-cf", dataTar, "-C", tree, ".")
+	if b, err := tarCmd.CombinedOutput(); err != nil {
+		return fmt.Errorf("tar: %v\n%s", err, b)
+	}
+	defer os.Remove(dataTar)
+	for _, threads := range []string{"-T1", "-T2"} {
+		err := run("xz -6 "+threads+" (data.tar)", "", ref, func(out string) (*exec.Cmd, error) {
+			f, err := os.Create(out)
+			if err != nil {
+				return nil, err
+			}
+			cmd := exec.Command("xz", "-6", threads, "-c", dataTar)
+			cmd.Stdout = f
+			return cmd, nil
+		})
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// rowNamed is the first row of pkg named name.
+func rowNamed(rows []row, pkg, name string) row {
+	for _, r := range rows {
+		if r.pkg == pkg && r.name == name {
+			return r
+		}
+	}
+	return row{}
+}
+
+// installNfpm installs nfpm into .bench/bin once.
+func installNfpm() (string, error) {
+	bin, err := filepath.Abs(filepath.Join(benchCache, "bin"))
+	if err != nil {
+		return "", err
+	}
+	exe := filepath.Join(bin, "nfpm")
+	if _, err := os.Stat(exe); err == nil {
+		return exe, nil
+	}
+	cmd := exec.Command("go", "install", "github.com/goreleaser/nfpm/v2/cmd/nfpm@"+nfpmVersion)
+	cmd.Env = append(os.Environ(), "GOBIN="+bin)
+	if out, err := cmd.CombinedOutput(); err != nil {
+		return "", fmt.Errorf("go install nfpm@%s: %v\n%s", nfpmVersion, err, out)
+	}
+	return exe, nil
+}
+
+// nfpmConfig writes an nfpm.yaml packaging every file of TREE (without
+// DEBIAN/) at the same paths, modes from the files, xz compressed.
+func nfpmConfig(work, tree string) (string, error) {
+	var b strings.Builder
+	fmt.Fprintf(&b, "name: go-bench\narch: amd64\nplatform: linux\nversion: \"1.0\"\nrelease: \"1\"\n")
+	fmt.Fprintf(&b, "maintainer: bench <bench@updeb.invalid>\ndescription: bench\nmtime: \"%s\"\n", time.Unix(benchEpoch, 0).UTC().Format(time.RFC3339))
+	fmt.Fprintf(&b, "deb:\n  compression: xz\ncontents:\n")
+	err := filepath.WalkDir(tree, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || p == tree {
+			return err
+		}
+		rel := "/" + filepath.ToSlash(strings.TrimPrefix(p, tree+"/"))
+		if rel == "/DEBIAN" {
+			return filepath.SkipDir
+		}
+		if d.Type().IsRegular() {
+			info, err := d.Info()
+			if err != nil {
+				return err
+			}
+			fmt.Fprintf(&b, "  - {src: %q, dst: %q, file_info: {mode: 0%o}}\n", p, rel, info.Mode().Perm())
+		}
+		return nil
+	})
+	if err != nil {
+		return "", err
+	}
+	cfg := filepath.Join(work, "nfpm.yaml")
+	return cfg, os.WriteFile(cfg, []byte(b.String()), 0o644)
+}
+
+// childDebWrite packs TREE (without DEBIAN/) into OUT with COMPRESSION (and
+// the xz mode XZMODE, default fast), with the compression pool and heap
+// limit updeb build gives one build at the default settings on the CPUs
+// this process may use (pipeline.SizeRun).
+func childDebWrite(args []string) error {
+	if len(args) != 3 && len(args) != 4 {
+		return fmt.Errorf("usage: -child deb-write TREE OUT COMPRESSION [XZMODE]")
+	}
+	tree, out, comp := args[0], args[1], args[2]
+	var mode deb.XZMode
+	if len(args) == 4 {
+		mode = deb.XZMode(args[3])
+	}
+	var entries []deb.Entry
+	err := filepath.WalkDir(tree, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || p == tree {
+			return err
+		}
+		rel := "/" + filepath.ToSlash(strings.TrimPrefix(p, tree+"/"))
+		if rel == "/DEBIAN" {
+			return filepath.SkipDir
+		}
+		info, err := d.Info()
+		if err != nil {
+			return err
+		}
+		if d.IsDir() {
+			entries = append(entries, deb.Entry{Path: rel, Type: deb.TypeDir})
+			return nil
+		}
+		entries = append(entries, deb.Entry{Path: rel, Type: deb.TypeFile, Mode: info.Mode(), Size: info.Size(),
+			Open: func() (io.ReadCloser, error) { return os.Open(p) }})
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	host, err := hostres.Read(os.DirFS("/"), runtime.NumCPU())
+	if err != nil {
+		return err
+	}
+	res, err := pipeline.SizeRun(host, 0, 0, 1)
+	if err != nil {
+		return err
+	}
+	if os.Getenv("GOMEMLIMIT") == "" {
+		debug.SetMemoryLimit(res.MemoryLimit)
+	}
+	_, err = deb.Write(context.Background(), out, &deb.Package{
+		Control: deb.Control{Package: "go-bench", Version: "1.0-1", Architecture: "amd64",
+			Maintainer: "bench <bench@updeb.invalid>", Summary: "bench", Description: "bench"},
+		Entries: entries, SourceDateEpoch: time.Unix(benchEpoch, 0), Compression: deb.Compression(comp), XZMode: mode, Pool: res.Pool,
+	})
+	return err
+}
+
+func fileSize(p string) (int64, error) {
+	st, err := os.Stat(p)
+	if err != nil {
+		return 0, err
+	}
+	return st.Size(), nil
+}

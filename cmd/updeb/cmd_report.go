@@ -1,0 +1,150 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/updeb/updeb/internal/compat"
+	"github.com/updeb/updeb/internal/repo"
+	"github.com/updeb/updeb/internal/report"
+	"github.com/updeb/updeb/internal/yamlfile"
+	"github.com/updeb/updeb/pkg/atomicfile"
+)
+
+type reportOptions struct {
+	trackFlags
+	setFile    string
+	output     string
+	repoDir    string
+	staging    string
+	production string
+	metrics    string
+	runOK      bool
+}
+
+func newReportCmd(g *globalOptions) *cobra.Command {
+	o := &reportOptions{}
+	cmd := &cobra.Command{
+		Use:   "report --output DIR",
+		Short: "Write the status page (HTML, JSON, CSV) and the metrics of the tracking loop",
+		Long: `report writes into --output one static, self-contained HTML page (index.html: inline
+CSS, no script, no external resource; the verdict first, in colour and in words), the
+same data as JSON (report.json) and CSV files (recipes, actions, sets, data, suites,
+packages, pending): the plan ('updeb plan': supported minors, what ships them, the
+actions), the compatibility matrix of every release set with its verdict, each recipe's
+version against upstream, each data table's age and, with --repo, the repository: what
+each suite and component lists, the versions in --staging not yet in --production, and
+when each suite's Release expires (Valid-Until).
+
+--metrics FILE writes the same run as a Prometheus text file for node_exporter's
+textfile collector, atomically: seconds to each suite's Valid-Until, recipes behind
+upstream, release sets violating, components past end of life, each data table's age,
+the time of the last run and of the last successful one (--run-ok=false when a step of
+the run failed: the last success is then carried over from the file's previous copy).
+See docs/tracking.md for the metric names and alerts.
+
+The report itself succeeds whatever it finds (exit 0); it fails on invalid input (2)
+or when upstream or the files cannot be read or written (3).
+
+GITHUB_TOKEN, when set, is sent to the GitHub API (higher rate limit).`,
+		Example: `  updeb report --output /var/www/updeb
+  updeb report --output site --repo /srv/apt --metrics /var/lib/node_exporter/textfile/updeb.prom
+  updeb report --output site --offline`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error { return runReport(cmd, g, o) },
+	}
+	o.trackFlags.add(cmd)
+	f := cmd.Flags()
+	f.StringVar(&o.setFile, "set", "release-sets.yaml", "release set file (skipped when the default is absent)")
+	f.StringVarP(&o.output, "output", "o", "", "folder for index.html, report.json and the CSV files (required)")
+	f.StringVar(&o.repoDir, "repo", "", "apt repository to report on (default: none)")
+	f.StringVar(&o.staging, "staging", "staging", "with --repo: the suite new builds go to first")
+	f.StringVar(&o.production, "production", "production", "with --repo: the suite clients install from")
+	f.StringVar(&o.metrics, "metrics", "", "also write the metrics to this file (Prometheus text format), atomically")
+	f.BoolVar(&o.runOK, "run-ok", true, "whether every step of the tracking run succeeded (the last-success metric moves only then)")
+	return cmd
+}
+
+func runReport(cmd *cobra.Command, g *globalOptions, o *reportOptions) error {
+	if o.output == "" {
+		return usageErrorf("--output DIR is required")
+	}
+	s, err := g.openSession(nil, nil)
+	if err != nil {
+		return err
+	}
+	defer s.Close()
+	p, data, errs, err := makePlan(cmd, g, s, &o.trackFlags, o.setFile)
+	if err != nil {
+		return err
+	}
+	opts, err := o.options(g, s.cfg, s.fetcher)
+	if err != nil {
+		return err
+	}
+	now := opts.Now()
+	var sets []compat.ReleaseSet
+	if p.SetsFile != "" {
+		text, err := yamlfile.ReadFile(o.setFile, 0)
+		if err != nil {
+			return invalidInput(err, "")
+		}
+		if sets, err = compat.ParseReleaseSets(o.setFile, text); err != nil {
+			return invalidInput(err, "")
+		}
+	}
+	cr, err := compat.Check(sets, s.recipes, compat.Inputs{Now: now, Tables: data.Tables, EOL: data.EOL.Data, EOLCopy: data.EOL.Name()})
+	if err != nil {
+		return invalidInput(fmt.Errorf("%s: %w", o.setFile, err), "updeb compat says the same")
+	}
+	// The page's time, the Releases' expiry and the data's age are the
+	// clock's, whatever day --now plans for.
+	in := report.Inputs{Now: time.Now().UTC(), Plan: p, Compat: cr}
+	if o.repoDir != "" {
+		if in.Repository, err = repositoryInputs(o); err != nil {
+			return err
+		}
+	}
+	rep := report.Build(in)
+	if err := report.Write(o.output, rep); err != nil {
+		return err
+	}
+	if o.metrics != "" {
+		prev, err := os.ReadFile(o.metrics)
+		if err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return err
+		}
+		run := report.Run{OK: o.runOK && len(errs) == 0, LastSuccess: report.PreviousSuccess(prev)}
+		if err := atomicfile.WriteFile(o.metrics, report.Metrics(rep, run), 0o644); err != nil {
+			return err
+		}
+	}
+	fmt.Fprintf(cmd.OutOrStdout(), "%s\n%s: %s\n", rep.Verdict.Text, o.output, "index.html, report.json, CSV files")
+	if o.metrics != "" {
+		fmt.Fprintf(cmd.OutOrStdout(), "metrics: %s\n", o.metrics)
+	}
+	return errors.Join(errs...)
+}
+
+// repositoryInputs reads the repository's suites and packages.
+func repositoryInputs(o *reportOptions) (*report.RepositoryInputs, error) {
+	if fi, err := os.Stat(filepath.Join(o.repoDir, "dists")); err != nil || !fi.IsDir() {
+		return nil, usageErrorf("--repo %s: not an apt repository updeb publishes (no dists/ folder)", o.repoDir)
+	}
+	r := repo.Open(o.repoDir, repo.Options{})
+	suites, err := r.Suites()
+	if err != nil {
+		return nil, err
+	}
+	entries, err := r.List("")
+	if err != nil {
+		return nil, err
+	}
+	return &report.RepositoryInputs{Path: o.repoDir, Suites: suites, Packages: entries, Staging: o.staging, Production: o.production}, nil
+}

@@ -1,0 +1,132 @@
+package main
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/spf13/cobra"
+)
+
+// referenceDir holds the command reference: one Markdown page per command,
+// generated from the cobra tree (as crane's cmd/crane/help does).
+const referenceDir = "../../docs/commands"
+
+// commandPages renders the reference: file name -> content.
+func commandPages() map[string][]byte {
+	var out, errOut bytes.Buffer
+	root := newRootCmd(&globalOptions{stdout: &out, stderr: &errOut})
+	root.InitDefaultCompletionCmd()
+	root.InitDefaultHelpCmd()
+	pages := map[string][]byte{}
+	walk(root, func(c *cobra.Command) {
+		if c.Hidden || c.Name() == "help" || strings.HasPrefix(c.Name(), cobra.ShellCompRequestCmd) {
+			return
+		}
+		c.InitDefaultHelpFlag()
+		if c == root {
+			c.InitDefaultVersionFlag()
+		}
+		pages[pageName(c)] = commandPage(c)
+	})
+	return pages
+}
+
+func pageName(c *cobra.Command) string {
+	return strings.ReplaceAll(c.CommandPath(), " ", "_") + ".md"
+}
+
+// commandPage is one command's page: what it does, how it is called, its
+// examples, flags and JSON output, and the commands around it.
+func commandPage(c *cobra.Command) []byte {
+	var b bytes.Buffer
+	fmt.Fprintf(&b, "<!-- Generated from the command tree: go test ./cmd/updeb -run TestCommandReference -update -->\n\n")
+	fmt.Fprintf(&b, "# %s\n\n%s\n\n", c.CommandPath(), c.Short)
+	if c.Runnable() {
+		fmt.Fprintf(&b, "```\n%s\n```\n\n", c.UseLine())
+	}
+	if long := strings.TrimSpace(c.Long); long != "" {
+		fmt.Fprintf(&b, "%s\n\n", long)
+	}
+	if len(c.Aliases) > 0 {
+		fmt.Fprintf(&b, "Also called: %s.\n\n", strings.Join(c.Aliases, ", "))
+	}
+	if s := jsonSchema(c); s != "" {
+		fmt.Fprintf(&b, "With `--json` it prints one JSON object, `\"schema\": %q` (see [scripting](../scripting.md)).\n\n", s)
+	}
+	if c.Example != "" {
+		fmt.Fprintf(&b, "## Examples\n\n```\n%s\n```\n\n", strings.TrimRight(c.Example, "\n"))
+	}
+	if f := c.NonInheritedFlags(); f.HasAvailableFlags() {
+		fmt.Fprintf(&b, "## Options\n\n```\n%s```\n\n", f.FlagUsages())
+	}
+	if f := c.InheritedFlags(); f.HasAvailableFlags() {
+		fmt.Fprintf(&b, "## Options of every command\n\n```\n%s```\n\n", f.FlagUsages())
+	}
+	var related []string
+	if p := c.Parent(); p != nil {
+		related = append(related, fmt.Sprintf("- [%s](%s): %s", p.CommandPath(), pageName(p), p.Short))
+	}
+	for _, s := range c.Commands() {
+		if s.IsAvailableCommand() && s.Name() != "help" {
+			related = append(related, fmt.Sprintf("- [%s](%s): %s", s.CommandPath(), pageName(s), s.Short))
+		}
+	}
+	if len(related) > 0 {
+		fmt.Fprintf(&b, "## See also\n\n%s\n", strings.Join(related, "\n"))
+	}
+	return append(bytes.TrimRight(b.Bytes(), "\n"), '\n')
+}
+
+// TestCommandReference fails when a page of docs/commands is stale, missing
+// or left from a command that is gone. Regenerate the pages with:
+//
+//	go test ./cmd/updeb -run TestCommandReference -update
+func TestCommandReference(t *testing.T) {
+	pages := commandPages()
+	if *update {
+		if err := os.MkdirAll(referenceDir, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		old, _ := filepath.Glob(filepath.Join(referenceDir, "*.md"))
+		for _, p := range old {
+			if _, ok := pages[filepath.Base(p)]; !ok {
+				os.Remove(p)
+			}
+		}
+		for name, content := range pages {
+			if err := os.WriteFile(filepath.Join(referenceDir, name), content, 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+		return
+	}
+	const regenerate = "run: go test ./cmd/updeb -run TestCommandReference -update"
+	names := make([]string, 0, len(pages))
+	for name := range pages {
+		names = append(names, name)
+	}
+	slices.Sort(names)
+	for _, name := range names {
+		have, err := os.ReadFile(filepath.Join(referenceDir, name))
+		switch {
+		case err != nil:
+			t.Errorf("docs/commands/%s: %v; %s", name, err, regenerate)
+		case !bytes.Equal(have, pages[name]):
+			t.Errorf("docs/commands/%s is stale; %s", name, regenerate)
+		}
+	}
+	files, _ := filepath.Glob(filepath.Join(referenceDir, "*.md"))
+	for _, f := range files {
+		if _, ok := pages[filepath.Base(f)]; !ok {
+			t.Errorf("docs/commands/%s documents no command; %s", filepath.Base(f), regenerate)
+		}
+	}
+	if len(pages) < 20 {
+		t.Errorf("only %d command pages", len(pages))
+	}
+}

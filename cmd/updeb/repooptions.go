@@ -1,0 +1,204 @@
+package main
+
+// The repository's flags and config, shared by publish and every repo
+// subcommand: which repository, suite and component, its settings and keys.
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/user"
+	"time"
+
+	"github.com/spf13/cobra"
+	"github.com/updeb/updeb/internal/config"
+	"github.com/updeb/updeb/internal/confined"
+	"github.com/updeb/updeb/internal/pipeline"
+	"github.com/updeb/updeb/internal/repo"
+	"github.com/updeb/updeb/internal/signkey"
+	"github.com/updeb/updeb/pkg/dsse"
+)
+
+// repoOptions are the flags every command that works on the repository shares.
+// Each falls back to the config file's repo: section, then to a default (see
+// resolve); for publish, a package's own recipe may name its suite and
+// component (recorded in its provenance record) and wins over the config.
+// Suite settings (origin, label, ...) given by a flag are changes asked of
+// the suite; the config's only set up a new suite (a suite's stored setting
+// wins over the config, with a warning when they differ); neither keeps what
+// the suite stores.
+type repoOptions struct {
+	dir              string
+	suite            string
+	component        string
+	keyFiles         []string
+	origin           string
+	label            string
+	codename         string
+	description      string
+	architectures    []string
+	validFor         time.Duration
+	keep             int
+	allowFieldChange bool
+
+	changed                func(flag string) bool // nil for commands that do not write
+	cfgSuite, cfgComponent string                 // from the config, filled by resolve
+	settings               repo.SettingsChange
+	defaults               repo.SettingsChange // the config's: a new suite's settings only
+}
+
+func (o *repoOptions) addFlags(cmd *cobra.Command, writes bool) {
+	f := cmd.Flags()
+	f.StringVar(&o.dir, "repo", "", "repository folder (pool/ and dists/ live here; default: config repo.dir, else ./repo)")
+	f.StringVar(&o.suite, "suite", "", "suite (dists/<suite>; default: the recipe's, else config repo.suite, else stable)")
+	if !writes {
+		return
+	}
+	o.changed = f.Changed
+	f.StringVar(&o.component, "component", "", "component, for example component/kubernetes131 (default: the recipe's, else config repo.component, else main)")
+	f.StringArrayVar(&o.keyFiles, "key", nil, "armored secret signing key (from 'updeb keys generate'), repeatable: every suite written is signed by each (a key rotation); default: config repo.key and repo.keys, else $UPDEB_SIGNING_KEY")
+	f.StringVar(&o.origin, "origin", "", "Release Origin field (stored with the suite; default: the suite's)")
+	f.StringVar(&o.label, "label", "", "Release Label field (stored with the suite; default: the suite's)")
+	f.StringVar(&o.codename, "codename", "", "Release Codename field (stored with the suite; default: the suite's, at creation the suite name)")
+	f.StringVar(&o.description, "description", "", "Release Description field (stored with the suite)")
+	f.StringSliceVar(&o.architectures, "architectures", nil, "architectures that always get an index, added to the suite's (Architecture: all packages go to each)")
+	f.DurationVar(&o.validFor, "valid-for", 0, "Valid-Until = Date + this duration, stored with the suite (0: none); renew with 'updeb repo refresh'")
+	f.IntVar(&o.keep, "keep", 0, fmt.Sprintf("generations with distinct packages kept for rollback, stored with the suite (default: the suite's, at creation %d)", repo.DefaultKeep))
+	f.BoolVar(&o.allowFieldChange, "allow-field-change", false, "make a change apt clients refuse until an administrator accepts it on each (Origin, Label, Codename) or that drops a signing key")
+}
+
+// resolve fills what no flag gave from the config's repo: section and the
+// defaults. Suite and component stay empty when neither names them, so that
+// publish can use each package's recipe first (see target).
+func (o *repoOptions) resolve(c *config.Config) {
+	r := c.Repo
+	o.dir = first(o.dir, r.Dir, "repo")
+	if len(o.keyFiles) == 0 {
+		for _, k := range append([]string{r.Key}, r.Keys...) {
+			if k != "" {
+				o.keyFiles = append(o.keyFiles, k)
+			}
+		}
+	}
+	if len(o.keyFiles) == 0 && getenv("UPDEB_SIGNING_KEY") != "" {
+		o.keyFiles = []string{getenv("UPDEB_SIGNING_KEY")}
+	}
+	o.cfgSuite, o.cfgComponent = r.Suite, r.Component
+	if o.changed == nil {
+		return // a command that does not write
+	}
+	// A flag changes the suite; the config's values only set up a new suite
+	// (repo.Options.Defaults): a suite's stored settings win over them, with
+	// a warning when they differ.
+	s, d := &o.settings, &o.defaults
+	s.Origin, d.Origin = o.flag("origin", o.origin), nonEmpty(r.Origin)
+	s.Label, d.Label = o.flag("label", o.label), nonEmpty(r.Label)
+	s.Codename, d.Codename = o.flag("codename", o.codename), nonEmpty(r.Codename)
+	s.Description, d.Description = o.flag("description", o.description), nonEmpty(r.Description)
+	s.Architectures, d.Architectures = o.architectures, r.Architectures
+	if o.changed("valid-for") {
+		s.ValidFor = &o.validFor
+	}
+	if v := time.Duration(r.ValidFor); v > 0 {
+		d.ValidFor = &v
+	}
+	if o.changed("keep") {
+		s.Keep = &o.keep
+	}
+	if r.Keep > 0 {
+		d.Keep = &r.Keep
+	}
+	s.AllowFieldChange = o.allowFieldChange
+}
+
+// flag returns the flag's value when it was given (even empty), else nil:
+// keep what the suite stores.
+func (o *repoOptions) flag(flag, value string) *string {
+	if o.changed(flag) {
+		return &value
+	}
+	return nil
+}
+
+// nonEmpty is a config value, nil when unset.
+func nonEmpty(v string) *string {
+	if v == "" {
+		return nil
+	}
+	return &v
+}
+
+// target is where one .deb goes: the flag, else the suite and component its
+// recipe names (from the provenance record build wrote beside it), else the
+// config's, else stable/main.
+func (o *repoOptions) target(deb string) (suite, component string) {
+	var st struct {
+		Predicate struct {
+			BuildDefinition struct {
+				ExternalParameters struct {
+					Component string `json:"component"`
+					Suite     string `json:"suite"`
+				} `json:"externalParameters"`
+			} `json:"buildDefinition"`
+		} `json:"predicate"`
+	}
+	if data, err := confined.ReadFile(deb+pipeline.ProvenanceSuffix, dsse.MaxSize); err == nil {
+		if env, err := dsse.Parse(data); err == nil {
+			data = env.Payload // (records of updeb before 2026-11 are the bare statement)
+		}
+		json.Unmarshal(data, &st) //nolint:errcheck // no record means no recipe preference
+	}
+	p := st.Predicate.BuildDefinition.ExternalParameters
+	return first(o.suite, p.Suite, o.cfgSuite, "stable"), first(o.component, p.Component, o.cfgComponent, "main")
+}
+
+// open loads the config and the signing keys and returns the repository.
+func (o *repoOptions) open(g *globalOptions) (*repo.Repo, error) {
+	cfg, err := g.loadConfig()
+	if err != nil {
+		return nil, err
+	}
+	o.resolve(cfg)
+	if len(o.keyFiles) == 0 {
+		return nil, usageErrorf("no signing key: pass --key FILE or set UPDEB_SIGNING_KEY")
+	}
+	var signers []*repo.Signer
+	for _, keyFile := range o.keyFiles {
+		data, err := confined.ReadFile(keyFile, signkey.MaxFileSize)
+		if err != nil {
+			return nil, invalidInput(err, "create one with 'updeb keys generate'")
+		}
+		s, err := repo.ReadSigner(bytes.NewReader(data), keyFile)
+		if err != nil {
+			return nil, err
+		}
+		signers = append(signers, s)
+	}
+	signer, err := repo.JoinSigners(signers...)
+	if err != nil {
+		return nil, err
+	}
+	return repo.Open(o.dir, repo.Options{Settings: o.settings, Defaults: o.defaults, Signer: signer, Actor: actor(), Now: time.Now, Logger: g.logger()}), nil
+}
+
+// actor names who runs updeb, user@host, for the repository's history.
+func actor() string {
+	name := getenv("USER")
+	if u, err := user.Current(); err == nil {
+		name = u.Username
+	}
+	host, _ := os.Hostname()
+	return name + "@" + host
+}
+
+// openReadOnly loads the config and returns the repository for commands that
+// do not sign (list, history, gc).
+func (o *repoOptions) openReadOnly(g *globalOptions) (*repo.Repo, *config.Config, error) {
+	cfg, err := g.loadConfig()
+	if err != nil {
+		return nil, nil, err
+	}
+	o.resolve(cfg)
+	return repo.Open(o.dir, repo.Options{Logger: g.logger()}), cfg, nil
+}

@@ -1,0 +1,83 @@
+package main
+
+// The support data and compatibility tables as the commands that read them
+// (outdated, compat, plan, data status) load them.
+
+import (
+	"fmt"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/updeb/updeb/internal/compatdata"
+	"github.com/updeb/updeb/internal/config"
+	"github.com/updeb/updeb/internal/supportdata"
+)
+
+// repositoryDataFile is the recipes repository's data file: data: file: in
+// the config, else compat-data.yaml in the folder that holds the recipes folder.
+func (g *globalOptions) repositoryDataFile(cfg *config.Config) string {
+	if cfg.Data.File != "" {
+		return cfg.Data.File
+	}
+	return filepath.Join(filepath.Dir(filepath.Clean(g.recipesDir)), compatdata.RepositoryFile)
+}
+
+// dataSet loads the data tables the commands use (compatdata.Load): the
+// recipes repository's data file when there is one, else the newer of the
+// bundled and the state folder's copies. It notes which copy of the
+// end-of-life data is used (and, with tables, which copy of the
+// compatibility tables) and how old, and warns through the logger about what
+// is older than the config allows. Without a state folder (no HOME) the bundled copies are used.
+func (g *globalOptions) dataSet(cfg *config.Config, now time.Time, tables bool) (*compatdata.Set, error) {
+	state, err := g.stateDirFor(cfg)
+	if err != nil {
+		state = ""
+	}
+	repo := g.repositoryDataFile(cfg)
+	set, warnings, err := compatdata.Load(state, repo)
+	if err != nil {
+		return nil, invalidInput(err, "fix "+repo+" (its overrides: each needs a reason:), or write it anew with 'updeb data refresh --write "+repo+"'")
+	}
+	for _, w := range warnings {
+		g.warnf("%s", w)
+	}
+	refresh := "updeb data refresh"
+	if set.Repository != "" {
+		refresh += " --write " + set.Repository
+	}
+	maxDays := int(cfg.Data.MaxAge().Hours() / 24)
+	g.note("support data: %s", set.EOL.Describe(now))
+	if set.EOL.Stale(now, cfg.Data.MaxAge()) {
+		g.warnf("the support data is older than %d days (data: max-age-days:): run '%s'", maxDays, refresh)
+	}
+	if !tables {
+		return set, nil
+	}
+	st := set.Status(now, cfg.Data.MaxAge())[1:]
+	var copies, stale []string
+	for _, t := range st {
+		if !slices.Contains(copies, t.Copy) {
+			copies = append(copies, t.Copy)
+		}
+		if t.Stale {
+			stale = append(stale, fmt.Sprintf("%s (as of %s)", t.Table, t.AsOf.Format(time.DateOnly)))
+		}
+	}
+	g.note("compatibility tables: %s copy ('updeb data status' lists each table's date)", strings.Join(copies, " and "))
+	if len(stale) > 0 {
+		g.warnf("compatibility tables older than %d days (data: max-age-days:): %s: run '%s'", maxDays, strings.Join(stale, ", "), refresh)
+	}
+	return set, nil
+}
+
+// supportData is the end-of-life data of dataSet, for the commands that read
+// only that (outdated, plan).
+func (g *globalOptions) supportData(cfg *config.Config, now time.Time) (*supportdata.Copy, error) {
+	set, err := g.dataSet(cfg, now, false)
+	if err != nil {
+		return nil, err
+	}
+	return set.EOL, nil
+}

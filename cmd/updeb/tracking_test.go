@@ -1,0 +1,571 @@
+package main
+
+import (
+	"regexp"
+
+	"fmt"
+	"io/fs"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"go.yaml.in/yaml/v3"
+
+	"github.com/updeb/updeb/internal/compatdata"
+	"github.com/updeb/updeb/internal/supportdata"
+	"github.com/updeb/updeb/internal/testkit/compatsrc"
+	"github.com/updeb/updeb/internal/testkit/eoltest"
+	"github.com/updeb/updeb/internal/testkit/ghfake"
+	"github.com/updeb/updeb/internal/testkit/squid"
+	"github.com/updeb/updeb/internal/testkit/testenv"
+	"github.com/updeb/updeb/internal/testkit/trackingfixture"
+)
+
+// trackingWorld is the tracking fixture (testdata/tracking) in a throwaway
+// git repository, with its upstreams on 127.0.0.1 behind squid: a stand-in
+// github.com (releases and their files) and a fake endoflife.date.
+type trackingWorld struct {
+	t        *testing.T
+	root     string // the recipes repository (git)
+	gh       *ghfake.Server
+	eol      *eoltest.Server
+	squid    *squid.Squid
+	config   string
+	state    string
+	cache    string
+	products map[string][]supportdata.Cycle
+	tables   *compatsrc.Server // upstream's compatibility tables
+}
+
+// upstreamOf says where each fixture recipe's releases are: repository,
+// tag prefix, the file's base name.
+var upstreamOf = map[string]struct{ repo, prefix, bin string }{
+	"kubernetes": {"kubernetes/kubernetes", "v", "kubectl"},
+	"cri-tools":  {"kubernetes-sigs/cri-tools", "v", "crictl"},
+	"etcd":       {"etcd-io/etcd", "v", "etcdctl"},
+	"calicoctl":  {"projectcalico/calico", "v", "calicoctl"},
+	"istioctl":   {"istio/istio", "", "istioctl"},
+	"containerd": {"containerd/containerd", "v", "ctr"},
+	"helm":       {"helm/helm", "v", "helm"},
+	"kustomize":  {"kubernetes-sigs/kustomize", "kustomize/v", "kustomize"},
+	"runc":       {"opencontainers/runc", "v", "runc"},
+}
+
+// release publishes component's version upstream on day (YYYY-MM-DD).
+func (w *trackingWorld) release(component, version, day string) {
+	u, ok := upstreamOf[component]
+	if !ok {
+		w.t.Fatalf("no upstream for %s", component)
+	}
+	at, err := time.Parse(time.DateOnly, day)
+	if err != nil {
+		w.t.Fatal(err)
+	}
+	w.gh.Publish(u.repo, u.prefix+version, at.Add(9*time.Hour), map[string][]byte{u.bin + "-linux-amd64": ghfake.Artifact(u.bin, version, "amd64")})
+}
+
+// cycle sets (or adds) one release cycle of the fake endoflife.date.
+func (w *trackingWorld) cycle(c supportdata.Cycle) {
+	list := w.products[c.Product]
+	for i := range list {
+		if list[i].Name == c.Name {
+			list = append(list[:i], list[i+1:]...)
+			break
+		}
+	}
+	list = append([]supportdata.Cycle{c}, list...)
+	// newest cycle first, as endoflife.date lists them
+	for i := 1; i < len(list); i++ {
+		for j := i; j > 0 && list[j].ReleaseDate.After(list[j-1].ReleaseDate); j-- {
+			list[j], list[j-1] = list[j-1], list[j]
+		}
+	}
+	w.products[c.Product] = list
+	w.eol.Set(c.Product, list)
+}
+
+func newTrackingWorld(t *testing.T) *trackingWorld {
+	testenv.RequireTool(t, "squid", "git")
+	sq, err := squid.Start()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(sq.Stop)
+	w := &trackingWorld{t: t, squid: sq, gh: ghfake.New(t.Cleanup), root: filepath.Join(t.TempDir(), "recipes-repo"), products: map[string][]supportdata.Cycle{}}
+	empty, err := supportdata.New("Source: tracking test\nAs of: 2026-10-25", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w.eol = eoltest.New(empty, t.Cleanup)
+	if err := copyTree(trackingfixture.Dir(), w.root); err != nil {
+		t.Fatal(err)
+	}
+	// Upstream as the fixture last saw it.
+	for _, r := range []struct{ comp, version, day string }{
+		{"kubernetes", "1.34.7", "2026-04-15"}, {"kubernetes", "1.35.9", "2026-10-14"}, {"kubernetes", "1.36.4", "2026-10-14"},
+		{"cri-tools", "1.35.0", "2025-12-19"}, {"cri-tools", "1.36.0", "2026-04-24"},
+		{"etcd", "3.6.14", "2026-09-30"}, {"calicoctl", "3.31.7", "2026-08-20"}, {"istioctl", "1.30.3", "2026-07-16"},
+		{"containerd", "2.3.4", "2026-08-27"}, {"helm", "3.21.4", "2026-09-10"}, {"kustomize", "5.8.1", "2026-07-01"}, {"runc", "1.3.4", "2026-06-01"},
+	} {
+		w.release(r.comp, r.version, r.day)
+	}
+	c := eoltest.Cycle
+	istio130 := c("istio", "1.30", "2026-05-18", "", "2026-11-30", "1.30.3")
+	istio130.SupportedKubernetes = "1.32 - 1.36"
+	for _, cy := range []supportdata.Cycle{
+		c("kubernetes", "1.34", "2025-08-27", "2026-08-27", "2026-10-27", "1.34.7"),
+		c("kubernetes", "1.35", "2025-12-17", "2026-12-28", "2027-02-28", "1.35.9"),
+		c("kubernetes", "1.36", "2026-04-22", "2027-04-28", "2027-06-28", "1.36.4"),
+		c("etcd", "3.6", "2025-05-15", "", "", "3.6.14"),
+		c("calico", "3.31", "2025-11-10", "", "", "3.31.7"),
+		istio130,
+		c("containerd", "2.3", "2026-04-30", "2028-04-30", "2028-04-30", "2.3.4"),
+		c("cilium", "1.20", "2026-07-29", "", "", "1.20.1"),
+	} {
+		w.cycle(cy)
+	}
+	// Upstream's compatibility tables: the real copies, kubeadm's on the
+	// release branches of 1.36 and 1.37.
+	tables, sources := fakeTables(t)
+	kubeadm := compatsrc.Path(compatdata.KubeadmEtcd, "1.37", 0)
+	tables.Put(compatsrc.Path(compatdata.KubeadmEtcd, "1.36", 0), compatsrc.Answer{Body: tables.Get(kubeadm)})
+	w.tables = tables
+	w.istioRows(false)
+	dir := filepath.Dir(w.root)
+	w.state, w.cache, w.config = filepath.Join(dir, "state"), filepath.Join(dir, "cache"), filepath.Join(dir, "updeb.yaml")
+	conf := fmt.Sprintf(`proxy: %s
+fetch: {retries: 0}
+github-api: %s
+mirrors:
+  - {prefix: "https://github.com/", to: "%s"}
+data: {endoflife-url: "%s", sources: %s}
+build:
+  maintainer: Tracking Test <tracking@example.org>
+`, sq.URL, w.gh.API(), w.gh.Mirror(), w.eol.Template(), sources)
+	if err := os.WriteFile(w.config, []byte(conf), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	w.git("init", "-q", "-b", "main")
+	w.git("add", "-A")
+	w.git("commit", "-q", "-m", "fixture")
+	return w
+}
+
+// istioRows serves Istio's supportStatus.yml with the bundled rows, the
+// 1.31 row (Kubernetes 1.32 to 1.37) only once it is out.
+func (w *trackingWorld) istioRows(with131 bool) {
+	bundled, err := compatdata.Bundled()
+	if err != nil {
+		w.t.Fatal(err)
+	}
+	var rows [][3]string
+	for _, r := range bundled.Table(compatdata.Istio).Rows {
+		if ir := r.(compatdata.IstioRow); ir.Istio != "1.31" || with131 {
+			rows = append(rows, [3]string{ir.Istio, ir.KubernetesMin, ir.KubernetesMax})
+		}
+	}
+	w.tables.Put(compatsrc.Path(compatdata.Istio, "", 0), compatsrc.Answer{Body: compatsrc.IstioStatus(rows)})
+}
+
+// git runs git in the repository as a fixed author, and returns its output.
+func (w *trackingWorld) git(args ...string) string {
+	w.t.Helper()
+	cmd := exec.Command("git", append([]string{"-C", w.root}, args...)...)
+	cmd.Env = append(os.Environ(), "GIT_AUTHOR_NAME=t", "GIT_AUTHOR_EMAIL=t@example.org", "GIT_COMMITTER_NAME=t", "GIT_COMMITTER_EMAIL=t@example.org",
+		"GIT_AUTHOR_DATE=2026-10-25T00:00:00Z", "GIT_COMMITTER_DATE=2026-10-25T00:00:00Z", "GIT_CONFIG_GLOBAL=/dev/null")
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		w.t.Fatalf("git %v: %v\n%s", args, err, out)
+	}
+	return string(out)
+}
+
+// updeb runs updeb in the repository's folder with the world's config.
+func (w *trackingWorld) updeb(args ...string) (int, string, string) {
+	w.t.Helper()
+	wd, _ := os.Getwd()
+	if err := os.Chdir(w.root); err != nil {
+		w.t.Fatal(err)
+	}
+	defer os.Chdir(wd)
+	return runUpdeb(append([]string{"--config", w.config, "--state", w.state, "--cache", w.cache}, args...)...)
+}
+
+func (w *trackingWorld) read(rel string) string {
+	w.t.Helper()
+	b, err := os.ReadFile(filepath.Join(w.root, rel))
+	if err != nil {
+		w.t.Fatal(err)
+	}
+	return string(b)
+}
+
+// copyTree copies the regular files and folders under src to dst.
+func copyTree(src, dst string) error {
+	return filepath.WalkDir(src, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(src, p)
+		to := filepath.Join(dst, rel)
+		if d.IsDir() {
+			return os.MkdirAll(to, 0o755)
+		}
+		b, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		return os.WriteFile(to, b, 0o644)
+	})
+}
+
+// TestPlanApply: plan --apply on the fixture repository against its fake
+// upstreams: a dry run writes nothing; the run bumps, adds a minor with its
+// release set, moves a single recipe to a new minor, marks an end-of-life
+// recipe, refuses to pin a source nothing vouches for (the others go on)
+// and writes the description; a second run does nothing.
+func TestPlanApply(t *testing.T) {
+	w := newTrackingWorld(t)
+	w.release("kubernetes", "1.36.5", "2026-11-12")
+	w.release("kubernetes", "1.37.0", "2026-11-18")
+	w.release("kubernetes", "1.37.1", "2026-11-26")
+	w.release("kustomize", "5.8.2", "2026-11-20")
+	w.cycle(eoltest.Cycle("kubernetes", "1.37", "2026-11-18", "2027-10-28", "2027-12-28", "1.37.1"))
+	if code, out, errs := w.updeb("data", "refresh", "--allow-dropped"); code != 0 { // the fake data has fewer cycles than the bundled copy
+		t.Fatalf("data refresh: exit %d\n%s%s", code, out, errs)
+	}
+	before := w.git("status", "--porcelain")
+
+	code, stdout, stderr := w.updeb("plan", "--apply", "--dry-run", "--now", "2026-11-28")
+	if code != 0 || !strings.Contains(stdout, "would do (dry run):") || !strings.Contains(stdout, "  add    kubernetes-1.37 (from kubernetes-1.36)") {
+		t.Fatalf("dry run: exit %d\n%s%s", code, stdout, stderr)
+	}
+	if after := w.git("status", "--porcelain"); after != before {
+		t.Fatalf("the dry run changed the tree:\n%s", after)
+	}
+
+	msg := filepath.Join(filepath.Dir(w.root), "change.txt")
+	code, stdout, stderr = w.updeb("plan", "--apply", "--message", msg, "--now", "2026-11-28")
+	if code != 1 {
+		t.Fatalf("apply: exit %d, want 1\n%s%s", code, stdout, stderr)
+	}
+	for _, want := range []string{"  bump   kubernetes-1.36 1.36.4 -> 1.36.5", "  add    kubernetes-1.37 (from kubernetes-1.36) at 1.37.1",
+		"  retire kubernetes-1.34: end-of-life: 2026-10-27", "  FAILED bump kustomize 5.8.2: "} {
+		if !strings.Contains(stdout, want) {
+			t.Errorf("stdout lacks %q:\n%s", want, stdout)
+		}
+	}
+	if !strings.Contains(stderr, "updeb: error: kustomize: ") || !strings.Contains(stderr, "nothing vouches for") {
+		t.Errorf("stderr:\n%s", stderr)
+	}
+	if got := w.read("recipes/kubernetes-1.36.yaml"); !strings.Contains(got, "version: 1.36.5\n") || !strings.Contains(got, "amd64: "+ghfake.SHA256(ghfake.Artifact("kubectl", "1.36.5", "amd64"))) {
+		t.Errorf("kubernetes-1.36:\n%s", got)
+	}
+	if got := w.read("recipes/kustomize.yaml"); !strings.Contains(got, "version: 5.8.1\n") {
+		t.Errorf("kustomize was pinned without anything vouching for it:\n%s", got)
+	}
+	if got := w.read("release-sets.yaml"); !strings.Contains(got, "  - name: kubernetes137\n    components:\n      kubernetes: recipe:kubernetes-1.37\n") {
+		t.Errorf("release sets:\n%s", got)
+	}
+	desc, err := os.ReadFile(msg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"Tracking 2026-11-28: 1 new minor, 1 bump, 1 end-of-life mark, 1 failed\n\n",
+		"- kubernetes-1.36: 1.36.4 -> 1.36.5, released 2026-11-12\n  vouched for by:\n    bin amd64: checksum-file:",
+		"  release notes: https://github.com/kubernetes/kubernetes/releases/tag/v1.36.5\n",
+		"updeb verify --base HEAD on the changed recipes:\n", "  == kubernetes-1.36 1.36.4-1 -> 1.36.5-1 (recipes/kubernetes-1.36.yaml)\n", "PASS: 3 recipe(s), 0 failed check(s)",
+		"For a person (release set violations no action resolves):\n", "- release set kubernetes137: helm: helm 3.21.4 supports Kubernetes 1.33.x to 1.36.x"} {
+		if !strings.Contains(string(desc), want) {
+			t.Errorf("the description lacks %q:\n%s", want, desc)
+		}
+	}
+	w.git("add", "-A")
+	w.git("commit", "-q", "-m", "first run")
+	code, stdout, stderr = w.updeb("plan", "--apply", "--now", "2026-11-28")
+	if code != 1 || !strings.Contains(stdout, "Nothing done:\n  FAILED bump kustomize 5.8.2") || strings.Contains(stdout, "  bump ") {
+		t.Errorf("second run: exit %d\n%s%s", code, stdout, stderr)
+	}
+	if st := w.git("status", "--porcelain"); st != "" {
+		t.Errorf("the second run changed the tree:\n%s", st)
+	}
+}
+
+// TestTrackingMonth plays a month of the tracking loop as the timer runs it
+// (contrib/tracking/updeb-tracking, with the updeb built from this tree),
+// against the fixture's fake upstreams on 127.0.0.1 behind squid and a real
+// apt repository. On 2026-10-26 nothing is to do: the page is green, no
+// branch. Then upstream releases a new patch of a supported minor
+// (Kubernetes 1.36.5), a new minor (Kubernetes 1.37.1, cri-tools 1.37.0,
+// Istio 1.31.1), components reach end of life (Kubernetes 1.34, Istio 1.30)
+// and a compatibility table gains a row (Helm 3.22, released too, supports
+// Kubernetes 1.37; Istio's table its 1.31). On 2026-12-01 one run leaves a branch with verified recipe edits
+// and release sets, its commit message the change description; the page and
+// the metrics say what main still lacks. Once it is merged, a run has
+// nothing to do and the page is green.
+func TestTrackingMonth(t *testing.T) {
+	testenv.RequireTool(t, "bash", "go", "promtool", "dpkg-deb")
+	w := newTrackingWorld(t)
+	dir := filepath.Dir(w.root)
+	bin := filepath.Join(dir, "bin")
+	build := exec.Command("go", "build", "-o", filepath.Join(bin, "updeb"), ".")
+	build.Env = append(os.Environ(), "CGO_ENABLED=0")
+	if out, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	site, metrics, apt := filepath.Join(dir, "site"), filepath.Join(dir, "updeb.prom"), filepath.Join(dir, "apt")
+	job := func(day string) (int, string) {
+		t.Helper()
+		defer func(start time.Time) { t.Logf("the job on %s took %v", day, time.Since(start)) }(time.Now())
+		script, _ := filepath.Abs("../../contrib/tracking/updeb-tracking")
+		cmd := exec.Command("bash", script)
+		cmd.Env = append(os.Environ(), "PATH="+bin+":"+os.Getenv("PATH"), "HOME="+dir, "GIT_CONFIG_GLOBAL=/dev/null",
+			"GIT_AUTHOR_NAME=updeb tracking", "GIT_AUTHOR_EMAIL=tracking@example.org", "GIT_COMMITTER_NAME=updeb tracking", "GIT_COMMITTER_EMAIL=tracking@example.org",
+			"GIT_AUTHOR_DATE="+day+"T05:00:00Z", "GIT_COMMITTER_DATE="+day+"T05:00:00Z",
+			"UPDEB_TRACKING_REPO="+w.root, "UPDEB_TRACKING_SITE="+site, "UPDEB_TRACKING_METRICS="+metrics, "UPDEB_TRACKING_APT="+apt,
+			"UPDEB_ARGS=--config "+w.config+" --state "+w.state+" --cache "+w.cache+" -q", "UPDEB_TRACKING_NOW="+day)
+		out, err := cmd.CombinedOutput()
+		code := 0
+		if err != nil {
+			ee, ok := err.(*exec.ExitError)
+			if !ok {
+				t.Fatalf("the job: %v\n%s", err, out)
+			}
+			code = ee.ExitCode()
+		}
+		return code, string(out)
+	}
+	promtool := func() string {
+		t.Helper()
+		b, err := os.ReadFile(metrics)
+		if err != nil {
+			t.Fatal(err)
+		}
+		cmd := exec.Command("promtool", "check", "metrics")
+		cmd.Stdin = strings.NewReader(string(b))
+		if out, err := cmd.CombinedOutput(); err != nil || len(strings.TrimSpace(string(out))) > 0 {
+			t.Errorf("promtool check metrics: %v\n%s", err, out)
+		}
+		return string(b)
+	}
+	// The operator's first refresh, into the repository's data file (the
+	// fake data has fewer cycles than the bundled copy), and an apt
+	// repository: Kubernetes 1.36.4 in staging and production, 1.35.9 in
+	// staging only.
+	if code, out, errs := w.updeb("data", "refresh", "--allow-dropped", "--write", "compat-data.yaml"); code != 0 {
+		t.Fatalf("data refresh: exit %d\n%s%s", code, out, errs)
+	}
+	w.git("add", "compat-data.yaml")
+	w.git("commit", "-q", "-m", "the data tables this repository relies on")
+	key := filepath.Join(dir, "repo-key")
+	debs := filepath.Join(dir, "debs")
+	for _, args := range [][]string{
+		{"keys", "generate", "--name", "tracking test", "--email", "apt@example.org", "--out", key},
+		{"build", "kubernetes-1.35", "kubernetes-1.36", "--out", debs},
+		{"publish", "--repo", apt, "--key", key + ".secret.asc", "--suite", "production", "--component", "kubernetes136", "--valid-for", "168h", filepath.Join(debs, "kubernetes-client136_1.36.4-1_amd64.deb")},
+		{"publish", "--repo", apt, "--key", key + ".secret.asc", "--suite", "staging", "--component", "kubernetes136", filepath.Join(debs, "kubernetes-client136_1.36.4-1_amd64.deb")},
+		{"publish", "--repo", apt, "--key", key + ".secret.asc", "--suite", "staging", "--component", "kubernetes135", filepath.Join(debs, "kubernetes-client135_1.35.9-1_amd64.deb")},
+	} {
+		if code, out, errs := w.updeb(args...); code != 0 {
+			t.Fatalf("updeb %v: exit %d\n%s%s", args, code, out, errs)
+		}
+	}
+
+	// 2026-10-26: nothing to do.
+	code, out := job("2026-10-26")
+	if code != 0 || !strings.Contains(out, "updeb-tracking: nothing to do") || strings.Contains(w.git("branch"), "updeb/tracking") {
+		t.Fatalf("the first run: exit %d\n%s", code, out)
+	}
+	page, _ := os.ReadFile(filepath.Join(site, "index.html"))
+	if !strings.Contains(string(page), `<div class="verdict level-ok" id="verdict"`) {
+		t.Errorf("the first page is not green:\n%s", page)
+	}
+	if m := promtool(); !strings.Contains(m, "updeb_tracking_last_run_success 1\n") || !strings.Contains(m, "updeb_recipes_behind_upstream 0\n") ||
+		!strings.Contains(m, `updeb_release_valid_until_timestamp_seconds{suite="production"} `) {
+		t.Errorf("the first metrics:\n%s", m)
+	}
+
+	// A month passes upstream.
+	for _, r := range []struct{ comp, version, day string }{
+		{"istioctl", "1.31.1", "2026-11-05"}, {"kubernetes", "1.36.5", "2026-11-12"},
+		{"kubernetes", "1.37.0", "2026-11-18"}, {"cri-tools", "1.37.0", "2026-11-20"}, {"kubernetes", "1.37.1", "2026-11-25"},
+	} {
+		w.release(r.comp, r.version, r.day)
+	}
+	// and a compatibility table gains a row: Helm 3.22 supports Kubernetes
+	// 1.34 to 1.37 (and Istio's table its 1.31).
+	w.release("helm", "3.22.0", "2026-11-24")
+	helm3 := compatsrc.Path(compatdata.Helm, "", 1)
+	w.tables.Put(helm3, compatsrc.Answer{Body: insert(t, w.tables.Get(helm3), "|--------------|", "| 3.22.x       | 1.37.x - 1.34.x               |\n")})
+	w.istioRows(true)
+	c := eoltest.Cycle
+	istio131 := c("istio", "1.31", "2026-11-05", "", "2027-05-30", "1.31.1")
+	istio131.SupportedKubernetes = "1.32 - 1.37"
+	for _, cy := range []supportdata.Cycle{c("kubernetes", "1.37", "2026-11-18", "2027-10-28", "2027-12-28", "1.37.1"),
+		c("kubernetes", "1.36", "2026-04-22", "2027-04-28", "2027-06-28", "1.36.5"), istio131} {
+		w.cycle(cy)
+	}
+
+	// 2026-12-01: one run proposes the month's changes.
+	code, out = job("2026-12-01")
+	if code != 0 || !strings.Contains(out, "updeb-tracking: branch updeb/tracking is ready to push: Tracking 2026-12-01: 2 new minors, 3 bumps, 1 end-of-life mark") {
+		t.Fatalf("the month's run: exit %d\n%s", code, out)
+	}
+	if st := w.git("status", "--porcelain"); st != "" || strings.TrimSpace(w.git("rev-parse", "--abbrev-ref", "HEAD")) != "main" {
+		t.Errorf("the job left the tree dirty or off main:\n%s", st)
+	}
+	if files := w.git("diff", "--name-status", "main", "updeb/tracking"); files != "M\tcompat-data.yaml\nA\trecipes/cri-tools-1.37.yaml\nM\trecipes/helm.yaml\nM\trecipes/istioctl.yaml\nM\trecipes/kubernetes-1.34.yaml\nM\trecipes/kubernetes-1.36.yaml\nA\trecipes/kubernetes-1.37.yaml\nM\trelease-sets.yaml\n" {
+		t.Errorf("the branch changes:\n%s", files)
+	}
+	show := func(path string) string { return w.git("show", "updeb/tracking:"+path) }
+	pin := func(bin, version string) string {
+		return "amd64: " + ghfake.SHA256(ghfake.Artifact(bin, version, "amd64")) + "\n"
+	}
+	for path, wants := range map[string][]string{
+		"recipes/kubernetes-1.36.yaml": {"version: 1.36.5\n", "release-date: 2026-11-12\n", pin("kubectl", "1.36.5")},
+		"recipes/kubernetes-1.37.yaml": {"name: kubernetes-1.37\n", "version: 1.37.1\n", "release-date: 2026-11-25\n", pin("kubectl", "1.37.1"), `track: "1.37.x"`},
+		"recipes/cri-tools-1.37.yaml":  {"version: 1.37.0\n", pin("crictl", "1.37.0"), `requires: {kubernetes: ">=1.37 <1.38"}`},
+		"recipes/istioctl.yaml":        {"version: 1.31.1\n", pin("istioctl", "1.31.1"), `track: "1.31.x"`},
+		"recipes/kubernetes-1.34.yaml": {"release-date: 2026-04-15\nend-of-life: 2026-10-27\n", "version: 1.34.7\n"},
+		"release-sets.yaml":            {"      istioctl: 1.31.1\n", "  - name: kubernetes137\n    components:\n      kubernetes: recipe:kubernetes-1.37\n      cri-tools: recipe:cri-tools-1.37   # crictl follows the Kubernetes minor\n"},
+	} {
+		got := show(path)
+		for _, want := range wants {
+			if !strings.Contains(got, want) {
+				t.Errorf("%s lacks %q:\n%s", path, want, got)
+			}
+		}
+	}
+	// The table's new row is a reviewable diff in the branch.
+	if d := w.git("diff", "main", "updeb/tracking", "--", "compat-data.yaml"); !strings.Contains(d, "+") || !strings.Contains(d, "3.22") {
+		t.Errorf("the data file's diff lacks Helm 3.22:\n%s", d)
+	}
+	message := w.git("log", "-1", "--format=%B", "updeb/tracking")
+	for _, want := range []string{
+		"Tracking 2026-12-01: 2 new minors, 3 bumps, 1 end-of-life mark\n\n",
+		"- kubernetes-1.36: 1.36.4 -> 1.36.5, released 2026-11-12\n  vouched for by:\n    bin amd64: checksum-file:https://github.com/kubernetes/kubernetes/releases/download/v1.36.5/SHA256SUMS\n  release notes: https://github.com/kubernetes/kubernetes/releases/tag/v1.36.5\n",
+		"- istioctl: 1.30.3 -> 1.31.1, released 2026-11-05\n  watch track: 1.31.x\n",
+		"- kubernetes-1.37: new recipe (the next minor after kubernetes-1.36) at 1.37.1, released 2026-11-25\n",
+		"  release sets: release set kubernetes137 added for Kubernetes 1.37, copied from kubernetes136\n",
+		"  release sets: release set kubernetes137 now names recipe:cri-tools-1.37\n",
+		"- kubernetes-1.34: marked end-of-life since 2026-10-27",
+		"- helm: 3.21.4 -> 3.22.0, released 2026-11-24\n",
+		"updeb verify --base HEAD on the changed recipes:\n", "  PASS: 6 recipe(s), 0 failed check(s)",
+	} {
+		if !strings.Contains(message, want) {
+			t.Errorf("the commit message lacks %q:\n%s", want, message)
+		}
+	}
+	// The page and the metrics: main still lacks the month's changes.
+	page, _ = os.ReadFile(filepath.Join(site, "index.html"))
+	for _, want := range []string{`<div class="verdict level-violation" id="verdict"`,
+		"VIOLATION: 2 compatibility violation(s) in release set(s) kubernetes135, kubernetes136",
+		`<code>updeb bump kubernetes-1.36 --new-minor 1.37</code>`, `<td>kubernetes-client135</td><td>kubernetes135</td><td>1.35.9-1</td><td>(none)</td>`,
+		`<tr data-suite="production"><td>production</td>`} {
+		if !strings.Contains(string(page), want) {
+			t.Errorf("the page lacks %q", want)
+		}
+	}
+	m := promtool()
+	for _, want := range []string{"updeb_tracking_last_run_success 1\n", "updeb_recipes_behind_upstream 2\n", "updeb_release_sets_violating 2\n",
+		`updeb_plan_actions{kind="add"} 2` + "\n", `updeb_plan_actions{kind="retire"} 1` + "\n", "updeb_components_end_of_life 1\n"} {
+		if !strings.Contains(m, want) {
+			t.Errorf("the metrics lack %q:\n%s", want, m)
+		}
+	}
+	// Merged: nothing to do.
+	w.git("merge", "-q", "--ff-only", "updeb/tracking")
+	head := w.git("rev-parse", "HEAD")
+	code, out = job("2026-12-01")
+	if code != 0 || !strings.Contains(out, "updeb-tracking: nothing to do") || w.git("rev-parse", "updeb/tracking") != head {
+		t.Errorf("after the merge: exit %d\n%s", code, out)
+	}
+	if m := promtool(); !strings.Contains(m, "updeb_release_sets_violating 0\n") || !strings.Contains(m, `updeb_plan_actions{kind="compat"} 0`+"\n") ||
+		!strings.Contains(m, "updeb_recipes_behind_upstream 0\n") || !strings.Contains(m, `updeb_data_table_age_seconds{table="helm",copy="repository compat-data.yaml"} `) {
+		t.Errorf("the metrics after the merge:\n%s", m)
+	}
+	page, _ = os.ReadFile(filepath.Join(site, "index.html"))
+	if !strings.Contains(string(page), `<div class="verdict level-ok" id="verdict"`) || strings.Contains(string(page), "helm 3.22.0 is not in") {
+		t.Errorf("the page after the merge is not green, or Helm's new row was not read:\n%s", page)
+	}
+}
+
+// TestTrackingUnits checks the files that schedule the job: the systemd
+// service and timer pass systemd-analyze verify (in a root with the host's
+// units and the job installed where the service runs it), the job script
+// passes shellcheck, and the GitLab CI example is a scheduled job that runs
+// the installed job with every setting the job requires, as the systemd
+// unit's defaults file gives them.
+func TestTrackingUnits(t *testing.T) {
+	testenv.RequireTool(t, "systemd-analyze", "shellcheck")
+	root := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(root, "usr/lib/systemd"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	testenv.Run(t, "cp", "-a", "/usr/lib/systemd/system", filepath.Join(root, "usr/lib/systemd/"))
+	units := filepath.Join(root, "etc/systemd/system")
+	os.MkdirAll(units, 0o755)
+	service, err := os.ReadFile("../../contrib/systemd/updeb-tracking.service")
+	if err != nil {
+		t.Fatal(err)
+	}
+	exe := regexp.MustCompile(`(?m)^ExecStart=(/\S+)$`).FindStringSubmatch(string(service))
+	if exe == nil {
+		t.Fatal("the service has no ExecStart=/PATH")
+	}
+	job, err := os.ReadFile("../../contrib/tracking/updeb-tracking")
+	if err != nil {
+		t.Fatal(err)
+	}
+	os.MkdirAll(filepath.Join(root, filepath.Dir(exe[1])), 0o755)
+	if err := os.WriteFile(filepath.Join(root, exe[1]), job, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for _, u := range []string{"updeb-tracking.service", "updeb-tracking.timer"} {
+		testenv.Run(t, "cp", filepath.Join("..", "..", "contrib", "systemd", u), units)
+	}
+	out, err := exec.Command("systemd-analyze", "verify", "--man=no", "--root="+root, "updeb-tracking.service", "updeb-tracking.timer").CombinedOutput()
+	if err != nil || len(out) > 0 {
+		t.Errorf("systemd-analyze verify: %v\n%s", err, out)
+	}
+	if out, err := exec.Command("shellcheck", "../../contrib/tracking/updeb-tracking").CombinedOutput(); err != nil {
+		t.Errorf("shellcheck: %v\n%s", err, out)
+	}
+
+	required := regexp.MustCompile(`(?m)^: "\$\{(UPDEB_TRACKING_[A-Z]+):\?`).FindAllStringSubmatch(string(job), -1)
+	if len(required) != 3 {
+		t.Fatalf("the job requires %v, want its three settings", required)
+	}
+	defaults, err := os.ReadFile("../../contrib/systemd/updeb-tracking.default")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ci struct {
+		Job struct {
+			Rules     []map[string]string `yaml:"rules"`
+			Variables map[string]string   `yaml:"variables"`
+			Script    []string            `yaml:"script"`
+		} `yaml:"updeb-tracking"`
+	}
+	text, err := os.ReadFile("../../contrib/gitlab/updeb-tracking.gitlab-ci.yml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := yaml.Unmarshal(text, &ci); err != nil {
+		t.Fatal(err)
+	}
+	if len(ci.Job.Rules) != 1 || ci.Job.Rules[0]["if"] != `$CI_PIPELINE_SOURCE == "schedule"` || len(ci.Job.Script) != 1 || ci.Job.Script[0] != exe[1] {
+		t.Errorf("the GitLab job is not a scheduled run of %s: %+v", exe[1], ci.Job)
+	}
+	for _, r := range required {
+		if ci.Job.Variables[r[1]] == "" {
+			t.Errorf("the GitLab job does not set %s", r[1])
+		}
+		if !regexp.MustCompile(`(?m)^` + r[1] + `=\S`).Match(defaults) {
+			t.Errorf("updeb-tracking.default does not set %s", r[1])
+		}
+	}
+}

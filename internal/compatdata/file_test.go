@@ -1,0 +1,88 @@
+package compatdata
+
+import (
+	"bytes"
+	"errors"
+	"strings"
+	"testing"
+)
+
+const fileHead = "# As of: 2026-11-24\ntables:\n"
+
+func TestParseFileErrors(t *testing.T) {
+	helm := func(rows string) string {
+		return fileHead + "  helm:\n    source: [\"https://example.org/skew.md\"]\n    as_of: \"2026-11-24\"\n" + rows
+	}
+	for _, tc := range []struct{ in, want string }{
+		{"tables:\n  helm: {}\n", `f.yaml:1:1: the header comment has no "As of:" line`},
+		{"# As of: soon\ntables: {}\n", `f.yaml:1:1: header line "As of: soon"`},
+		{fileHead + "  flannel: {}\n", `f.yaml:3:3: tables: unknown field "flannel" (known: calico, cilium, containerd, cri-tools, helm, istio, kubeadm-etcd)`},
+		{"# As of: 2026-11-24\nrows: []\n", `unknown field "rows" (known: endoflife, tables)`},
+		{fileHead + "  helm: {source: [], as_of: \"2026-11-24\", rows: []}\n", "f.yaml:3:18: helm: source: name at least one URL"},
+		{fileHead + "  helm: {source: [\"file:///etc/passwd\"], as_of: \"2026-11-24\", rows: []}\n", `helm: source "file:///etc/passwd": want an http:// or https:// URL`},
+		{fileHead + "  helm: {source: [\"https://x.org/a\"], as_of: \"yesterday\", rows: []}\n", `helm: as_of: "yesterday" is neither a day`},
+		{helm("    rows:\n      - {helm: \"4.2\", kubernetes_min: \"1.36\", kubernetes_max: \"1.33\"}\n"), `f.yaml:7:9: helm row "4.2": the Kubernetes range 1.36-1.33: the bounds are out of order`},
+		{helm("    rows:\n      - {helm: \"4.2\", kubernetes_min: \"1.33\", kubernetes_max: \"1.36\"}\n      - {helm: \"4.2\", kubernetes_min: \"1.33\", kubernetes_max: \"1.36\"}\n"), `f.yaml:8:9: helm row "4.2": given twice (first at line 7)`},
+		{helm("    rows:\n      - {helm: \"v4.2\", kubernetes_min: \"1.33\", kubernetes_max: \"1.36\", kube: 1}\n"), `helm row: helm "v4.2" is not MAJOR.MINOR`},
+		{helm("    rows: []\n    override:\n      - {helm: \"4.3\", kubernetes_min: \"1.34\", kubernetes_max: \"1.37\"}\n"), `f.yaml:8:9: helm override: missing required field "reason"`},
+		{helm("    rows: []\n    override:\n      - {helm: \"4.3\", kubernetes_min: \"1.34\", kubernetes_max: \"1.37\", reason: \"  \"}\n"), `helm override: reason: empty: say why`},
+		{helm("    rows: []\n    override:\n      - {helm: \"4.3\", kubernetes_min: \"1.34\", kubernetes_max: \"1.37\", reason: \"a\\nb\"}\n"), `helm override: reason: expected one line of text`},
+		{fileHead + "  containerd: {source: [\"https://x.org/a\"], as_of: \"2026-11-24\", rows: [{kubernetes: \"1.36\", containerd: [\"2.3.0\"]}]}\n", `containerd row: containerd "2.3.0" is not X.Y.Z+ or X.Y`},
+		{fileHead + "  calico: {source: [\"https://x.org/a\"], as_of: \"2026-11-24\", rows: [{calico: \"3.32\", kubernetes: [\"1.34\", \"1.36\"]}]}\n", `calico row "3.32": the Kubernetes versions 1.34, 1.36: not ascending one minor at a time (1.36 after 1.34)`},
+		{fileHead + "  kubeadm-etcd: {source: [\"https://x.org/a\"], as_of: \"2026-11-24\", rows: [{kubernetes: \"1.36\", etcd: \"3.6.7-0\", min_external: \"3.5\"}]}\n", `kubeadm-etcd row: etcd "3.6.7-0" is not X.Y.Z`},
+		{fileHead + "  cri-tools: {source: [\"https://x.org/a\"], as_of: \"2026-11-24\", rows: [{kubernetes_min: \"1.16\", kubernetes_max: \"\", cri_tools: \"newest\"}]}\n", `cri-tools row "1.16": cri-tools "newest": expected same-minor or a version`},
+		{fileHead + "  helm: {}\nendoflife: {header: [\"Source: x\"], products: {}}\n", `endoflife: header: no "As of:" line`},
+		{fileHead + "  helm: {}\nendoflife: {header: [\"As of: 2026-11-24\"], products: {kubernetes: [{releaseCycle: \"1.36\"}]}}\n", `kubernetes: missing field "releaseDate"`},
+	} {
+		_, err := Parse("f.yaml", []byte(tc.in))
+		if err == nil || !errors.Is(err, ErrFile) || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("Parse(%q):\n got %v\nwant %s", tc.in, err, tc.want)
+		}
+	}
+}
+
+// The bundled copy reads back byte for byte after Encode (its header and
+// every table), and a file without some tables parses (Load fills them in).
+func TestEncodeRoundTrip(t *testing.T) {
+	if again := Encode(mustParse(t, embedded)); !bytes.Equal(again, embedded) {
+		t.Errorf("the bundled copy does not encode back to itself:\n%s", again)
+	}
+	one := mustParse(t, []byte(fileHead+"  cilium: {source: [\"https://x.org/a\"], as_of: \"2026-11-24T10:00:00Z\", rows: [{cilium: \"1.18\", kubernetes: [\"1.31\", \"1.32\"]}],\n    override: [{cilium: \"1.19\", kubernetes: [\"1.33\"], reason: \"our tests \\\"pass\\\"\"}]}\n"))
+	if one.Table(Helm) != nil || len(one.Table(Cilium).Effective()) != 2 {
+		t.Errorf("tables %v", one.tables)
+	}
+	if back := mustParse(t, Encode(one)); !bytes.Equal(Encode(back), Encode(one)) {
+		t.Errorf("does not round-trip:\n%s", Encode(one))
+	}
+}
+
+func mustParse(t testing.TB, b []byte) *Tables {
+	t.Helper()
+	tb, err := Parse("f.yaml", b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return tb
+}
+
+// FuzzParseFile: the data file parser never panics, and what it accepts
+// encodes to a file that reads back the same.
+func FuzzParseFile(f *testing.F) {
+	f.Add(embedded)
+	f.Add([]byte(fileHead + "  helm: {source: [\"https://x.org/a\"], as_of: \"2026-11-24\", rows: [], override: [{helm: \"4.3\", kubernetes_min: \"1.34\", kubernetes_max: \"1.37\", reason: \"r\"}]}\n"))
+	f.Add([]byte(fileHead + "  helm: {}\nendoflife: {header: [\"As of: 2026-11-24\"], products: {kubernetes: [{releaseCycle: \"1.36\", releaseDate: 2026-04-22, eol: false, latest: \"1.36.4\"}]}}\n"))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		tb, err := Parse("f.yaml", b)
+		if err != nil {
+			return
+		}
+		out := Encode(tb)
+		back, err := Parse("f.yaml", out)
+		if err != nil {
+			t.Fatalf("Encode's output does not parse: %v\n%s", err, out)
+		}
+		if again := Encode(back); !bytes.Equal(again, out) {
+			t.Fatalf("Encode's output reads back otherwise:\n%s\n%s", out, again)
+		}
+	})
+}

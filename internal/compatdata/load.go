@@ -1,0 +1,151 @@
+package compatdata
+
+import (
+	_ "embed"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/updeb/updeb/internal/supportdata"
+	"github.com/updeb/updeb/internal/yamlfile"
+)
+
+// data/compat.yaml is the bundled copy: snapshots of upstream's tables, with
+// where each was copied from (its header and each table's source) and when.
+//
+//go:embed data/compat.yaml
+var embedded []byte
+
+// File is the refreshed copy's path inside the state folder.
+var File = filepath.Join("support", "compat.yaml")
+
+// RepositoryFile is the name of a recipes repository's data file (beside
+// release-sets.yaml, in the folder that holds the recipes folder) unless the
+// config names another (data: file:).
+const RepositoryFile = "compat-data.yaml"
+
+// Bundled parses the bundled copy; every table is in it.
+func Bundled() (*Tables, error) {
+	t, err := Parse("compat.yaml", embedded)
+	if err != nil {
+		return nil, err
+	}
+	t.setCopy("bundled")
+	return t, nil
+}
+
+// setCopy records name as the copy of every table.
+func (t *Tables) setCopy(name string) {
+	for _, tb := range t.tables {
+		tb.Copy = name
+	}
+}
+
+// Set is the data a command checks against: every table and the end-of-life
+// data, each with where it came from.
+type Set struct {
+	Tables *Tables
+	EOL    *supportdata.Copy
+	// Repository is the repository's data file in use, "" when none.
+	Repository string
+}
+
+// Load returns the data to use, and a warning for every copy passed over.
+//
+// When repository (a recipes repository's data file) exists, it is used:
+// its tables (any table it lacks from the bundled copy) and its end-of-life
+// data (when it holds none, supportdata.Load's) — the same answer on every
+// machine for the same commit. A repository file that does not parse is an
+// error (ErrFile): falling back would give another answer on another machine.
+//
+// Otherwise the tables are the state folder's refreshed copy (stateDir/File)
+// when it parses and is not older than the bundled one, else the bundled
+// copy; the end-of-life data is supportdata.Load's.
+func Load(stateDir, repository string) (*Set, []string, error) {
+	bundled, err := Bundled()
+	if err != nil {
+		return nil, nil, fmt.Errorf("bundled compatibility tables: %w", err)
+	}
+	if repository != "" {
+		b, err := yamlfile.ReadFile(repository, 0)
+		switch {
+		case errors.Is(err, fs.ErrNotExist):
+		case err != nil:
+			return nil, nil, err
+		default:
+			return loadRepository(repository, b, bundled, stateDir)
+		}
+	}
+	eol, warnings, err := supportdata.Load(stateDir)
+	if err != nil {
+		return nil, nil, err
+	}
+	set := &Set{Tables: bundled, EOL: eol}
+	if stateDir == "" {
+		return set, warnings, nil
+	}
+	path := filepath.Join(stateDir, File)
+	refreshed, err := readCopy(path)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+	case err != nil:
+		warnings = append(warnings, fmt.Sprintf("the refreshed compatibility tables cannot be used (%v); using the bundled copy: run 'updeb data refresh'", err))
+	case refreshed.AsOf.Before(bundled.AsOf):
+		warnings = append(warnings, fmt.Sprintf("the refreshed compatibility tables %s (as of %s) are older than the bundled copy (as of %s); using the bundled copy",
+			path, refreshed.AsOf.Format(time.DateOnly), bundled.AsOf.Format(time.DateOnly)))
+	default:
+		refreshed.setCopy("refreshed " + path)
+		refreshed.fillFrom(bundled)
+		set.Tables = refreshed
+	}
+	return set, warnings, nil
+}
+
+// loadRepository reads a repository's data file.
+func loadRepository(path string, b []byte, bundled *Tables, stateDir string) (*Set, []string, error) {
+	t, err := Parse(path, b)
+	if err != nil {
+		return nil, nil, err
+	}
+	t.setCopy("repository " + path)
+	t.fillFrom(bundled)
+	set := &Set{Tables: t, Repository: path}
+	if t.EOL != nil {
+		set.EOL = &supportdata.Copy{Data: t.EOL, Path: path, Repository: true}
+		return set, nil, nil
+	}
+	eol, warnings, err := supportdata.Load(stateDir)
+	if err != nil {
+		return nil, nil, err
+	}
+	set.EOL = eol
+	return set, append(warnings, fmt.Sprintf("%s holds no end-of-life data (endoflife:); using the %s end-of-life data: run 'updeb data refresh --write %s'", path, eol.Name(), path)), nil
+}
+
+// readCopy reads and parses a data file.
+func readCopy(path string) (*Tables, error) {
+	b, err := yamlfile.ReadFile(path, 0)
+	if err != nil {
+		return nil, err
+	}
+	return Parse(path, b)
+}
+
+// fillFrom takes every table t lacks from other.
+func (t *Tables) fillFrom(other *Tables) {
+	for name, tb := range other.tables {
+		if t.tables[name] == nil {
+			t.tables[name] = tb
+		}
+	}
+}
+
+// Exists reports whether path names an existing file (a repository's data
+// file is used when it does).
+func Exists(path string) bool {
+	fi, err := os.Stat(path)
+	return err == nil && fi.Mode().IsRegular()
+}

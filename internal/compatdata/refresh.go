@@ -1,0 +1,617 @@
+package compatdata
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"maps"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/updeb/updeb/internal/fetch"
+	"github.com/updeb/updeb/internal/supportdata"
+	"github.com/updeb/updeb/internal/yamlfile"
+	"github.com/updeb/updeb/pkg/atomicfile"
+)
+
+// ErrSource is wrapped by every error about an upstream answer that cannot
+// be used: not the file (an HTML page, empty), too large, a table that is
+// missing or malformed, a row that does not hold together or names a minor
+// that does not exist. The copy in use is kept.
+var ErrSource = errors.New("compatdata: unusable answer")
+
+// SourceError is an unusable answer: which table, from which URL, and why.
+type SourceError struct {
+	Table, URL string
+	Err        error
+}
+
+func (e *SourceError) Error() string { return fmt.Sprintf("%s: %s: %v", e.Table, e.URL, e.Err) }
+
+// Unwrap gives ErrSource and the cause.
+func (e *SourceError) Unwrap() []error { return []error{ErrSource, e.Err} }
+
+// ErrDropped is wrapped when a table's new rows lack rows the copy in use
+// has that are not end-of-life: upstream's tables drop a row only when its
+// minors go out of support, so this is a broken mirror or a partial answer.
+var ErrDropped = errors.New("compatdata: rows missing from the new data")
+
+// DroppedError lists, per table, the keys of the rows the new data lacks.
+type DroppedError struct {
+	Dropped map[string][]string
+}
+
+func (e *DroppedError) Error() string {
+	var parts []string
+	for _, t := range slices.Sorted(maps.Keys(e.Dropped)) {
+		parts = append(parts, t+" "+strings.Join(e.Dropped[t], ", "))
+	}
+	return "the new data lacks rows the copy in use has (and whose minors are still supported): " + strings.Join(parts, "; ")
+}
+
+func (e *DroppedError) Unwrap() error { return ErrDropped }
+
+// ErrUnknownTable is wrapped when RefreshOptions.Tables names no table.
+var ErrUnknownTable = errors.New("compatdata: unknown table")
+
+// RefreshOptions say what Refresh fetches and where it writes.
+type RefreshOptions struct {
+	// Client fetches the documents (*fetch.Fetcher: the proxy, mirrors,
+	// timeouts and retries of the config).
+	Client supportdata.Getter
+	// Sources are the URLs of a table (the config's data: sources:); a
+	// table not in it is fetched from DefaultSources.
+	Sources map[string][]string
+	// ProductURL and Products are the end-of-life data's (see
+	// supportdata.RefreshOptions).
+	ProductURL func(product string) string
+	Products   []string
+	// Tables are the tables to refresh (names of Names, and EndOfLife); nil
+	// or empty: every one. The others are kept as they are.
+	Tables []string
+	// StateDir is the state folder: the refreshed copies are
+	// STATE/support/compat.yaml (File) and STATE/support/eol.yaml.
+	StateDir string
+	// Write, when set, is a recipes repository's data file to write instead
+	// of the state folder's copies: every table and the end-of-life data in
+	// one file, its overrides kept. The rows are compared with that file's
+	// when it exists, else with the copies in use.
+	Write string
+	Now   time.Time
+	// AllowDropped accepts new data without rows (or end-of-life cycles) the
+	// copy in use has; the new file's header records them.
+	AllowDropped bool
+	// MaxAnswer bounds one document in bytes (0: supportdata.DefaultMaxAnswer).
+	MaxAnswer int64
+}
+
+// Result says what Refresh did.
+type Result struct {
+	// Written are the files replaced, in the order written.
+	Written []string
+	AsOf    time.Time
+	// EndOfLife is the end-of-life data's part, nil when not refreshed.
+	EndOfLife *supportdata.Result
+	Tables    []TableResult
+}
+
+// TableResult is one table's part of a refresh.
+type TableResult struct {
+	Table string   `json:"table"`
+	URLs  []string `json:"urls"`
+	Rows  int      `json:"rows"`
+	// Replaced is the copy the rows replaced ("bundled", "refreshed PATH",
+	// "repository PATH").
+	Replaced string   `json:"replaced"`
+	Added    []string `json:"added,omitempty"`   // rows the copy in use lacked
+	Changed  []string `json:"changed,omitempty"` // "old -> new"
+	// Retired are rows upstream no longer has whose minors are end-of-life;
+	// Dropped are rows accepted as gone with AllowDropped.
+	Retired   []string         `json:"retired,omitempty"`
+	Dropped   []string         `json:"dropped,omitempty"`
+	Overrides []OverrideStatus `json:"overrides,omitempty"`
+}
+
+// OverrideStatus is an override and how upstream's row of its key compares.
+type OverrideStatus struct {
+	Key    string `json:"key"`
+	Row    string `json:"row"`
+	Reason string `json:"reason"`
+	// Upstream is upstream's row of the key ("" when upstream has none).
+	Upstream string `json:"upstream,omitempty"`
+	// Agrees is set when upstream's row is the override's: it can go.
+	Agrees bool `json:"agrees"`
+}
+
+func overrideStatus(t *Table) []OverrideStatus {
+	var out []OverrideStatus
+	for _, o := range t.Overrides {
+		s := OverrideStatus{Key: o.Row.Key(), Row: o.Row.String(), Reason: o.Reason}
+		for _, r := range t.Rows {
+			if r.Key() == s.Key {
+				s.Upstream, s.Agrees = r.String(), r.String() == s.Row
+			}
+		}
+		out = append(out, s)
+	}
+	return out
+}
+
+// Refresh fetches every table (and the end-of-life data) from upstream
+// through o.Client, parses each answer strictly, checks that it is plausible
+// (rows only for Kubernetes minors the end-of-life data knows, and for
+// cycles of the product it knows, bounds in order, no row of the copy in use
+// missing unless its minors are end-of-life or AllowDropped), and writes the
+// new copies atomically: the state folder's (STATE/support/compat.yaml and
+// eol.yaml), or the repository's data file o.Write. Anything wrong, and
+// nothing is written: every problem is reported (errors.Join), naming the
+// table and the URL.
+func Refresh(ctx context.Context, o RefreshOptions) (*Result, error) {
+	if o.StateDir == "" && o.Write == "" {
+		return nil, errors.New("compatdata: no state folder and no data file to write")
+	}
+	selected, err := selectTables(o.Tables)
+	if err != nil {
+		return nil, err
+	}
+	cur, err := currentCopies(o)
+	if err != nil {
+		return nil, err
+	}
+	bundledEOL, err := supportdata.Bundled()
+	if err != nil {
+		return nil, err
+	}
+	now := o.Now.UTC().Truncate(time.Second)
+	res := &Result{AsOf: now}
+	var errs []error
+	eol := cur.EOL.Data
+	if selected[EndOfLife] {
+		eo := supportdata.RefreshOptions{Client: o.Client, ProductURL: o.ProductURL, Products: o.Products, Now: o.Now,
+			AllowDropped: o.AllowDropped, MaxAnswer: o.MaxAnswer}
+		r, data, err := supportdata.Fetch(ctx, eo, cur.EOL)
+		if err != nil {
+			if fatal(err) {
+				return nil, err
+			}
+			errs = append(errs, err)
+		} else {
+			res.EndOfLife, eol = r, data
+		}
+	}
+	f := &refresher{o: o, now: now, eol: eol, known: knownKubernetes(eol, bundledEOL)}
+	next := &Tables{tables: map[string]*Table{}}
+	dropped := map[string][]string{}
+	for _, s := range specs {
+		old := cur.Tables.Table(s.name)
+		if !selected[s.name] {
+			next.tables[s.name] = old
+			continue
+		}
+		tb, tr, err := f.table(ctx, s, old)
+		if err != nil {
+			if fatal(err) {
+				return nil, err
+			}
+			errs = append(errs, err)
+			continue
+		}
+		if len(tr.Dropped) > 0 {
+			dropped[s.name] = tr.Dropped
+		}
+		next.tables[s.name] = tb
+		res.Tables = append(res.Tables, tr)
+	}
+	if len(errs) > 0 {
+		return nil, errors.Join(errs...)
+	}
+	if len(dropped) > 0 && !o.AllowDropped {
+		return nil, &DroppedError{Dropped: dropped}
+	}
+	if err := write(o, cur, next, eol, res, dropped); err != nil {
+		return nil, err
+	}
+	return res, nil
+}
+
+// fatal reports an error that would fail every other fetch the same way.
+func fatal(err error) bool {
+	return errors.Is(err, fetch.ErrProxyUnreachable) || errors.As(err, new(*fetch.OfflineError)) ||
+		errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) && !errors.As(err, new(*fetch.NetworkError))
+}
+
+// selectTables turns RefreshOptions.Tables into a set (every table when empty).
+func selectTables(names []string) (map[string]bool, error) {
+	all := append(Names(), EndOfLife)
+	out := map[string]bool{}
+	if len(names) == 0 {
+		for _, n := range all {
+			out[n] = true
+		}
+		return out, nil
+	}
+	for _, n := range names {
+		if !slices.Contains(all, n) {
+			return nil, fmt.Errorf("%w %q (known: %s)", ErrUnknownTable, n, strings.Join(all, ", "))
+		}
+		out[n] = true
+	}
+	return out, nil
+}
+
+// currentCopies are the copies a refresh replaces: the repository's data
+// file being written when it exists, else the copies in use.
+func currentCopies(o RefreshOptions) (*Set, error) {
+	if o.Write != "" {
+		b, err := yamlfile.ReadFile(o.Write, 0)
+		switch {
+		case errors.Is(err, fs.ErrNotExist):
+		case err != nil:
+			return nil, err
+		default:
+			bundled, err := Bundled()
+			if err != nil {
+				return nil, err
+			}
+			set, _, err := loadRepository(o.Write, b, bundled, o.StateDir)
+			return set, err
+		}
+	}
+	set, _, err := Load(o.StateDir, "")
+	return set, err
+}
+
+// refresher fetches and checks the tables of one refresh.
+type refresher struct {
+	o     RefreshOptions
+	now   time.Time
+	eol   *supportdata.Data
+	known minor // the newest Kubernetes minor the end-of-life data knows
+}
+
+// knownKubernetes is the newest Kubernetes minor of the end-of-life data
+// (fresh or bundled, the newer).
+func knownKubernetes(datas ...*supportdata.Data) minor {
+	var newest minor
+	for _, d := range datas {
+		for _, c := range d.Cycles("kubernetes") {
+			if m, ok := parseMinor(c.Name); ok && newest.less(m) {
+				newest = m
+			}
+		}
+	}
+	return newest
+}
+
+// fetched is one document's rows.
+type fetched struct {
+	url  string
+	rows []Row
+}
+
+// table refreshes one table: fetch every document, parse, merge, check,
+// compare with old.
+func (f *refresher) table(ctx context.Context, s *spec, old *Table) (*Table, TableResult, error) {
+	tr := TableResult{Table: s.name, Replaced: old.Copy}
+	docs, err := f.documents(s)
+	if err != nil {
+		return nil, tr, err
+	}
+	limit := f.o.MaxAnswer
+	if limit <= 0 {
+		limit = supportdata.DefaultMaxAnswer
+	}
+	var got []fetched
+	for _, d := range docs {
+		body, err := f.o.Client.Get(ctx, d.url, nil, limit)
+		if se, ok := errors.AsType[*fetch.SizeError](err); ok {
+			return nil, tr, &SourceError{s.name, d.url, fmt.Errorf("the answer is larger than %d bytes: refused", se.Limit)}
+		}
+		if err != nil {
+			return nil, tr, fmt.Errorf("%s: %w", s.name, err)
+		}
+		d.body = body
+		rows, err := s.parse(d)
+		if err != nil {
+			return nil, tr, &SourceError{s.name, d.url, err}
+		}
+		got = append(got, fetched{d.url, rows})
+		tr.URLs = append(tr.URLs, d.url)
+	}
+	rows, err := f.merge(s, got)
+	if err != nil {
+		return nil, tr, err
+	}
+	tb := &Table{Name: s.name, Sources: tr.URLs, AsOf: f.now, Rows: rows, Overrides: old.Overrides}
+	sortRows(tb.Rows)
+	tr.Rows = len(rows)
+	f.compare(s, old, tb, &tr)
+	tr.Overrides = overrideStatus(tb)
+	return tb, tr, nil
+}
+
+// documents expands the table's URLs: a URL with {minor} once per minor.
+func (f *refresher) documents(s *spec) ([]document, error) {
+	urls := f.o.Sources[s.name]
+	if len(urls) == 0 {
+		urls = s.sources
+	}
+	var out []document
+	for _, u := range urls {
+		if !strings.Contains(u, MinorPlaceholder) {
+			out = append(out, document{url: u})
+			continue
+		}
+		minors, err := f.minors(s)
+		if err != nil {
+			return nil, &SourceError{s.name, u, err}
+		}
+		for _, m := range minors {
+			out = append(out, document{url: strings.ReplaceAll(u, MinorPlaceholder, m), minor: m})
+		}
+	}
+	return out, nil
+}
+
+// minors are what {minor} stands for in the table's URLs: the newest
+// Kubernetes minor released, or every cycle of the product released and not
+// end-of-life today.
+func (f *refresher) minors(s *spec) ([]string, error) {
+	product := s.perMinor
+	var out []string
+	for _, c := range f.eol.Cycles(product) {
+		if c.ReleaseDate.After(f.now) || c.Status(f.now).State == supportdata.EndOfLife {
+			continue
+		}
+		if _, ok := parseMinor(c.Name); ok {
+			out = append(out, c.Name)
+		}
+	}
+	if len(out) == 0 {
+		return nil, fmt.Errorf("no supported %s release cycle in the end-of-life data to fetch %s for (data: products:)", product, s.what)
+	}
+	if product == "kubernetes" {
+		newest, _ := parseMinor(out[0])
+		for _, n := range out {
+			if m, _ := parseMinor(n); newest.less(m) {
+				newest = m
+			}
+		}
+		return []string{newest.String()}, nil
+	}
+	return out, nil
+}
+
+// merge joins the rows of every document (the same row from two is fine,
+// two different rows of one key are not) and checks each is plausible.
+func (f *refresher) merge(s *spec, got []fetched) ([]Row, error) {
+	byKey := map[string]fetched{}
+	var out []Row
+	for _, g := range got {
+		for _, r := range g.rows {
+			if err := f.plausible(s, r); err != nil {
+				return nil, &SourceError{s.name, g.url, err}
+			}
+			if prev, ok := byKey[r.Key()]; ok {
+				if i := slices.IndexFunc(prev.rows, func(p Row) bool { return p.Key() == r.Key() }); prev.rows[i].String() != r.String() {
+					return nil, &SourceError{s.name, g.url, fmt.Errorf("%q, but %s says %q", r, prev.url, prev.rows[i])}
+				}
+				if prev.url == g.url {
+					return nil, &SourceError{s.name, g.url, fmt.Errorf("%q given twice", r)}
+				}
+				continue
+			}
+			byKey[r.Key()] = g
+			out = append(out, r)
+		}
+	}
+	if len(out) > MaxRows {
+		return nil, &SourceError{s.name, got[0].url, fmt.Errorf("%d rows, more than the %d updeb accepts", len(out), MaxRows)}
+	}
+	return out, nil
+}
+
+// plausible checks that a row names only minors that exist: Kubernetes
+// minors up to the newest the end-of-life data knows, and for the tables of
+// a product (and containerd's and etcd's versions) cycles it knows.
+func (f *refresher) plausible(s *spec, r Row) error {
+	for _, m := range r.kubernetes() {
+		if m.major != 1 || f.known.less(m) {
+			return fmt.Errorf("%q names Kubernetes %s, which the end-of-life data does not know (newest: %s)", r, m, f.known)
+		}
+	}
+	check := func(product, version string) error {
+		v, ok := minorOfVersion(version)
+		newest, known := f.newestCycle(product)
+		if ok && known && newest.less(v) {
+			return fmt.Errorf("%q names %s %s, which the end-of-life data does not know (newest: %s)", r, product, v, newest)
+		}
+		return nil
+	}
+	if s.product != "" {
+		if err := check(s.product, r.Key()); err != nil {
+			return err
+		}
+	}
+	switch row := r.(type) {
+	case ContainerdRow:
+		for _, c := range row.Containerd {
+			if err := check("containerd", strings.TrimSuffix(c, "+")); err != nil {
+				return err
+			}
+		}
+	case KubeadmEtcdRow:
+		for _, e := range []string{row.Etcd, row.MinExternal} {
+			if err := check("etcd", e); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// newestCycle is the newest cycle of product in the end-of-life data.
+func (f *refresher) newestCycle(product string) (minor, bool) {
+	var newest minor
+	found := false
+	for _, c := range f.eol.Cycles(product) {
+		if m, ok := parseMinor(c.Name); ok && (!found || newest.less(m)) {
+			newest, found = m, true
+		}
+	}
+	return newest, found
+}
+
+// compare fills in what changed between old and the new table: rows added,
+// changed, retired (gone, their minors end-of-life) and dropped.
+func (f *refresher) compare(s *spec, old, tb *Table, tr *TableResult) {
+	fresh := map[string]Row{}
+	for _, r := range tb.Rows {
+		fresh[r.Key()] = r
+	}
+	was := map[string]bool{}
+	for _, r := range old.Rows {
+		was[r.Key()] = true
+		n, ok := fresh[r.Key()]
+		switch {
+		case ok && n.String() != r.String():
+			tr.Changed = append(tr.Changed, r.String()+" -> "+n.String())
+		case !ok && f.retired(s, r):
+			tr.Retired = append(tr.Retired, r.Key())
+		case !ok:
+			tr.Dropped = append(tr.Dropped, r.Key())
+		}
+	}
+	for _, r := range tb.Rows {
+		if !was[r.Key()] {
+			tr.Added = append(tr.Added, r.Key())
+		}
+	}
+}
+
+// retired reports a row whose every Kubernetes minor is end-of-life today,
+// or whose product cycle is.
+func (f *refresher) retired(s *spec, r Row) bool {
+	if s.product != "" {
+		if c, ok := f.eol.Cycle(s.product, r.Key()); ok && c.Status(f.now).State == supportdata.EndOfLife {
+			return true
+		}
+	}
+	ms := r.kubernetes()
+	if len(ms) == 0 {
+		return false
+	}
+	newest := ms[0]
+	for _, m := range ms {
+		if newest.less(m) {
+			newest = m
+		}
+	}
+	if _, open := r.(CRIToolsRow); open && len(ms) == 1 && r.(CRIToolsRow).KubernetesMax == "" {
+		return false
+	}
+	c, ok := f.eol.Cycle("kubernetes", newest.String())
+	if !ok {
+		oldest, found := f.oldestKubernetes()
+		return found && newest.less(oldest)
+	}
+	return c.Status(f.now).State == supportdata.EndOfLife
+}
+
+// oldestKubernetes is the oldest Kubernetes minor of the end-of-life data:
+// an older one is long gone.
+func (f *refresher) oldestKubernetes() (minor, bool) {
+	var oldest minor
+	found := false
+	for _, c := range f.eol.Cycles("kubernetes") {
+		if m, ok := parseMinor(c.Name); ok && (!found || m.less(oldest)) {
+			oldest, found = m, true
+		}
+	}
+	return oldest, found
+}
+
+// write encodes the new copies, checks they read back as made, and replaces
+// the files atomically.
+func write(o RefreshOptions, cur *Set, next *Tables, eol *supportdata.Data, res *Result, dropped map[string][]string) error {
+	var notes []string
+	for _, t := range slices.Sorted(maps.Keys(dropped)) {
+		notes = append(notes, fmt.Sprintf("Dropped (accepted with --allow-dropped): %s %s", t, strings.Join(dropped[t], ", ")))
+	}
+	asOf := supportdata.AsOfLabel + " " + res.AsOf.Format(time.RFC3339)
+	if o.Write != "" {
+		next.EOL = eol
+		next.Source = strings.Join(append(append([]string{
+			"Compatibility tables and end-of-life data this repository relies on: updeb compat, plan and outdated read",
+			"them from here, so that every machine gives the same answer for the same commit. Written by",
+			"'updeb data refresh --write " + filepath.Base(o.Write) + "': review a change like any recipe change.",
+			"Do not edit rows: (the next refresh replaces them). To correct one, add a row of the same key under its",
+			"table's override: with a reason: saying why; the refresh keeps it and reports it.",
+		}, notes...), asOf), "\n")
+		b, err := encodeChecked(o.Write, next)
+		if err != nil {
+			return err
+		}
+		if err := atomicfile.WriteFile(o.Write, b, 0o644); err != nil {
+			return err
+		}
+		res.Written = append(res.Written, o.Write)
+		if res.EndOfLife != nil {
+			res.EndOfLife.Path = o.Write
+		}
+		return nil
+	}
+	next.Source = strings.Join(append(append([]string{
+		"Compatibility tables fetched by updeb data refresh: each table names its sources and when it was fetched.",
+		"Replaced: " + replacedCopies(cur) + ".",
+	}, notes...), asOf), "\n")
+	path := filepath.Join(o.StateDir, File)
+	b, err := encodeChecked(path, next)
+	if err != nil {
+		return err
+	}
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return err
+	}
+	if err := atomicfile.WriteFile(path, b, 0o644); err != nil {
+		return err
+	}
+	res.Written = append(res.Written, path)
+	if res.EndOfLife != nil {
+		res.EndOfLife.Path = filepath.Join(o.StateDir, supportdata.File)
+		if err := supportdata.WriteFile(res.EndOfLife.Path, eol); err != nil {
+			return err
+		}
+		res.Written = append(res.Written, res.EndOfLife.Path)
+	}
+	return nil
+}
+
+// replacedCopies names the copies the tables replaced: "the bundled copy".
+func replacedCopies(cur *Set) string {
+	var names []string
+	for _, n := range Names() {
+		if c := cur.Tables.Table(n).Copy; !slices.Contains(names, c) {
+			names = append(names, c)
+		}
+	}
+	return "the " + strings.Join(names, " and ") + " copy"
+}
+
+// encodeChecked encodes t and checks that it parses back to the same bytes.
+func encodeChecked(path string, t *Tables) ([]byte, error) {
+	b := Encode(t)
+	back, err := Parse(path, b)
+	if err != nil {
+		return nil, fmt.Errorf("compatdata: the new data does not read back (not written): %w", err)
+	}
+	if again := Encode(back); !bytes.Equal(again, b) {
+		return nil, fmt.Errorf("compatdata: the new data does not read back as made (not written): %s", path)
+	}
+	return b, nil
+}

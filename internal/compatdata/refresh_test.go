@@ -1,0 +1,367 @@
+package compatdata_test
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/updeb/updeb/internal/compatdata"
+	"github.com/updeb/updeb/internal/fetch"
+	"github.com/updeb/updeb/internal/supportdata"
+	"github.com/updeb/updeb/internal/testkit/compatsrc"
+	"github.com/updeb/updeb/internal/testkit/eoltest"
+	"github.com/updeb/updeb/internal/testkit/squid"
+	"github.com/updeb/updeb/internal/testkit/testenv"
+)
+
+var copiesDir = filepath.Join("..", "..", "testdata", "compat-sources")
+
+// refreshNow is the day of these tests: Kubernetes 1.37 and Istio 1.31 are
+// out (the fake endoflife.date has them), 1.33 and older are end-of-life.
+var refreshNow = time.Date(2026, 11, 24, 10, 11, 12, 0, time.UTC)
+
+// world is a fake endoflife.date and a fake upstream behind a real squid.
+type world struct {
+	eol   *eoltest.Server
+	up    *compatsrc.Server
+	sq    *squid.Squid
+	opts  compatdata.RefreshOptions
+	state string
+}
+
+func newWorld(t *testing.T) *world {
+	t.Helper()
+	testenv.RequireTool(t, "squid")
+	sq, err := squid.Start()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(sq.Stop)
+	proxy, _ := url.Parse(sq.URL)
+	f, err := fetch.New(t.TempDir(), fetch.Options{Proxy: proxy, Retries: -1, HeaderTimeout: 2 * time.Second, IdleTimeout: 2 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(f.Close)
+	bundled, err := supportdata.Bundled()
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := &world{eol: eoltest.New(bundled, t.Cleanup), up: compatsrc.New(t.Cleanup), sq: sq, state: t.TempDir()}
+	w.eol.Set("kubernetes", append([]supportdata.Cycle{eoltest.Cycle("kubernetes", "1.37", "2026-08-26", "2027-08-28", "2027-10-28", "1.37.1")}, w.eol.Cycles("kubernetes")...))
+	istio31 := eoltest.Cycle("istio", "1.31", "2026-08-31", "", "2027-02-28", "1.31.1")
+	istio31.SupportedKubernetes = "1.32 - 1.37"
+	w.eol.Set("istio", append([]supportdata.Cycle{istio31}, w.eol.Cycles("istio")...))
+	if err := w.up.ServeCopies(copiesDir, "1.37", []string{"3.31", "3.32"}, []string{"1.18", "1.19", "1.20"}); err != nil {
+		t.Fatal(err)
+	}
+	w.opts = compatdata.RefreshOptions{Client: f, Sources: w.up.Sources(), StateDir: w.state, Now: refreshNow,
+		ProductURL: func(p string) string { return strings.ReplaceAll(w.eol.Template(), "{product}", p) }}
+	return w
+}
+
+func result(res *compatdata.Result, table string) compatdata.TableResult {
+	for _, r := range res.Tables {
+		if r.Table == table {
+			return r
+		}
+	}
+	return compatdata.TableResult{}
+}
+
+// TestRefreshThroughSquid: updeb data refresh's library against the real
+// upstream copies served behind squid: what a refresh adds, changes and
+// retires, then every kind of hostile answer refused with both refreshed
+// copies left byte for byte as they were, a row lost (refused, or accepted
+// and recorded), and what Load makes of it.
+func TestRefreshThroughSquid(t *testing.T) {
+	w := newWorld(t)
+	ctx := context.Background()
+	res, err := compatdata.Refresh(ctx, w.opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tables := filepath.Join(w.state, compatdata.File)
+	eolFile := filepath.Join(w.state, supportdata.File)
+	if strings.Join(res.Written, " ") != tables+" "+eolFile || res.EndOfLife == nil || len(res.Tables) != 7 {
+		t.Fatalf("written %v, end-of-life %v, %d tables", res.Written, res.EndOfLife, len(res.Tables))
+	}
+	for table, want := range map[string]string{
+		// kubeadm's map on release-1.37 (the real copy: 34..36 -> 3.6.7-0): 1.31-1.33 are end-of-life.
+		compatdata.KubeadmEtcd: "changed [kubernetes 1.36: etcd 3.6.9 (external at least 3.5.24) -> kubernetes 1.36: etcd 3.6.7 (external at least 3.5.24) kubernetes 1.35: etcd 3.6.9 (external at least 3.5.24) -> kubernetes 1.35: etcd 3.6.7 (external at least 3.5.24) kubernetes 1.34: etcd 3.6.9 (external at least 3.5.24) -> kubernetes 1.34: etcd 3.6.7 (external at least 3.5.24)] retired [1.33 1.32 1.31] added [] rows 3",
+		// Calico's supported cycles are 3.31 and 3.32; 3.29 and 3.30 are end-of-life.
+		compatdata.Calico:     "changed [] retired [3.30 3.29] added [] rows 2",
+		compatdata.Cilium:     "changed [] retired [] added [1.20 1.19 1.18] rows 3",
+		compatdata.Helm:       "changed [] retired [] added [] rows 42",
+		compatdata.Containerd: "changed [] retired [] added [] rows 5",
+		compatdata.CRITools:   "changed [] retired [] added [] rows 11",
+		compatdata.Istio:      "changed [] retired [] added [] rows 8",
+	} {
+		r := result(res, table)
+		if got := fmtResult(r); got != want {
+			t.Errorf("%s: %s\nwant %s", table, got, want)
+		}
+		if r.Replaced != "bundled" || len(r.URLs) == 0 || !strings.HasPrefix(r.URLs[0], w.up.URL+"/") {
+			t.Errorf("%s: replaced %q, urls %v", table, r.Replaced, r.URLs)
+		}
+	}
+	if r := result(res, compatdata.Calico); strings.Join(r.URLs, " ") != w.up.URL+compatsrc.Path(compatdata.Calico, "3.32", 0)+" "+w.up.URL+compatsrc.Path(compatdata.Calico, "3.31", 0) {
+		t.Errorf("calico fetched %v", r.URLs)
+	}
+	set, warnings, err := compatdata.Load(w.state, "")
+	if err != nil || len(warnings) > 0 {
+		t.Fatal(err, warnings)
+	}
+	if c := set.Tables.Table(compatdata.Helm).Copy; c != "refreshed "+tables || set.EOL.Name() != "refreshed "+eolFile {
+		t.Errorf("Load: tables %q, end-of-life %q", c, set.EOL.Name())
+	}
+	if m, ok := set.Tables.KubeadmEtcdFor("1.36.4"); !ok || m.Row.Etcd != "3.6.7" || !set.Tables.Table(compatdata.KubeadmEtcd).AsOf.Equal(refreshNow) {
+		t.Errorf("kubeadm 1.36 after the refresh: %+v %v", m, ok)
+	}
+	if log := w.sq.Log(); !strings.Contains(log, "GET "+w.up.URL+"/kubernetes/kubernetes/release-1.37/cmd/kubeadm/app/constants/constants.go") {
+		t.Errorf("squid's log lacks the upstream requests:\n%s", log)
+	}
+	goodTables, _ := os.ReadFile(tables)
+	goodEOL, _ := os.ReadFile(eolFile)
+	kept := func(t *testing.T) {
+		t.Helper()
+		if b, _ := os.ReadFile(tables); !bytes.Equal(b, goodTables) {
+			t.Error("the refreshed tables changed")
+		}
+		if b, _ := os.ReadFile(eolFile); !bytes.Equal(b, goodEOL) {
+			t.Error("the refreshed end-of-life data changed")
+		}
+		if left, _ := filepath.Glob(filepath.Join(w.state, "support", ".*")); len(left) > 0 {
+			t.Errorf("temporary files left behind: %v", left)
+		}
+	}
+
+	ctrPath := compatsrc.Path(compatdata.Containerd, "", 0)
+	ctr := w.up.Get(ctrPath)
+	helmPath := compatsrc.Path(compatdata.Helm, "", 1)
+	helm := w.up.Get(helmPath)
+	kubeadmPath := compatsrc.Path(compatdata.KubeadmEtcd, "1.37", 0)
+	kubeadm := w.up.Get(kubeadmPath)
+	edit := func(b []byte, old, new string) []byte {
+		if !bytes.Contains(b, []byte(old)) {
+			t.Fatalf("no %q", old)
+		}
+		return bytes.Replace(b, []byte(old), []byte(new), 1)
+	}
+	row135 := "| 1.35               | 2.2.0+, 2.1.5+, 1.7.28+          | v1              |\n"
+	for _, tc := range []struct {
+		name    string
+		path    string
+		answer  compatsrc.Answer
+		is      error
+		want    []string
+		maxTime time.Duration
+	}{
+		{"HTML instead of the file", ctrPath, compatsrc.Answer{Body: []byte("<!DOCTYPE html><html><title>Access denied</title></html>")}, compatdata.ErrSource,
+			[]string{"containerd: " + w.up.URL + ctrPath + ": the answer is an HTML page, not the file"}, 0},
+		{"truncated", kubeadmPath, compatsrc.Answer{Body: kubeadm[:len(kubeadm)/2]}, compatdata.ErrSource,
+			[]string{"kubeadm-etcd: " + w.up.URL + kubeadmPath + ": not Go source (truncated?)"}, 0},
+		{"a row removed", ctrPath, compatsrc.Answer{Body: edit(ctr, row135, "")}, compatdata.ErrDropped,
+			[]string{"the new data lacks rows the copy in use has (and whose minors are still supported): containerd 1.35"}, 0},
+		{"a malformed table", ctrPath, compatsrc.Answer{Body: edit(ctr, "| 1.35    ", "| 1.35.x  ")}, compatdata.ErrSource,
+			[]string{"containerd: " + w.up.URL + ctrPath + `: line 167: Kubernetes version "1.35.x" is not a MAJOR.MINOR`}, 0},
+		{"a minor that does not exist", ctrPath, compatsrc.Answer{Body: edit(ctr, row135, row135+"| 1.99               | 2.3.0+                           | v1              |\n")}, compatdata.ErrSource,
+			[]string{`"kubernetes 1.99: containerd 2.3.0+ (CRI v1)" names Kubernetes 1.99, which the end-of-life data does not know (newest: 1.37)`}, 0},
+		{"a containerd that does not exist", ctrPath, compatsrc.Answer{Body: edit(ctr, "| 2.3.0+, 2.2.0+ ", "| 9.1.0+, 2.2.0+ ")}, compatdata.ErrSource,
+			[]string{"names containerd 9.1, which the end-of-life data does not know (newest: 2.3)"}, 0},
+		{"bounds out of order", helmPath, compatsrc.Answer{Body: edit(helm, "| 3.21.x       | 1.36.x - 1.33.x ", "| 3.21.x       | 1.33.x - 1.36.x ")}, compatdata.ErrSource,
+			[]string{"helm: " + w.up.URL + helmPath + ": line 49: the Kubernetes range 1.36-1.33: the bounds are out of order"}, 0},
+		{"two sources disagree", helmPath, compatsrc.Answer{Body: edit(helm, "| 3.21.x       | 1.36.x - 1.33.x ", "| 3.21.x       | 1.36.x - 1.32.x |\n| 4.2.x        | 1.36.x - 1.32.x ")}, compatdata.ErrSource,
+			[]string{`"helm 4.2: Kubernetes 1.32-1.36", but ` + w.up.URL + compatsrc.Path(compatdata.Helm, "", 0) + ` says "helm 4.2: Kubernetes 1.33-1.36"`}, 0},
+		{"100 MB", ctrPath, compatsrc.Answer{Size: 100 << 20}, compatdata.ErrSource,
+			[]string{"containerd: " + w.up.URL + ctrPath + ": the answer is larger than 1048576 bytes: refused"}, 0},
+		{"a slow drip", ctrPath, compatsrc.Answer{Body: ctr, Drip: 100 * time.Millisecond}, nil,
+			[]string{"fetch " + w.up.URL + ctrPath, "containerd: "}, 15 * time.Second},
+		{"not found", ctrPath, compatsrc.Answer{Status: 404, Body: []byte("404: Not Found")}, nil,
+			[]string{"containerd: fetch " + w.up.URL + ctrPath, "404"}, 0},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			old := w.up.Get(tc.path)
+			w.up.Put(tc.path, tc.answer)
+			defer w.up.Put(tc.path, compatsrc.Answer{Body: old})
+			start := time.Now()
+			_, err := compatdata.Refresh(ctx, w.opts)
+			took := time.Since(start)
+			fail := err == nil || tc.is != nil && !errors.Is(err, tc.is)
+			for _, s := range tc.want {
+				fail = fail || !strings.Contains(err.Error(), s)
+			}
+			if fail {
+				t.Errorf("err %v\nwant %v containing %q", err, tc.is, tc.want)
+			}
+			if tc.maxTime > 0 && took > tc.maxTime {
+				t.Errorf("took %s, more than %s", took, tc.maxTime)
+			}
+			kept(t)
+		})
+	}
+
+	t.Run("every unusable table is named", func(t *testing.T) {
+		w.up.Put(ctrPath, compatsrc.Answer{Body: []byte("<html>")})
+		w.up.Put(helmPath, compatsrc.Answer{Body: []byte("# nothing here\n")})
+		defer w.up.Put(ctrPath, compatsrc.Answer{Body: ctr})
+		defer w.up.Put(helmPath, compatsrc.Answer{Body: helm})
+		_, err := compatdata.Refresh(ctx, w.opts)
+		if err == nil || !strings.Contains(err.Error(), "helm: "+w.up.URL+helmPath+": no table") || !strings.Contains(err.Error(), "containerd: "+w.up.URL+ctrPath+": the answer is an HTML page") {
+			t.Errorf("err %v", err)
+		}
+		kept(t)
+	})
+
+	t.Run("a row lost, accepted with AllowDropped", func(t *testing.T) {
+		w.up.Put(ctrPath, compatsrc.Answer{Body: edit(ctr, row135, "")})
+		defer w.up.Put(ctrPath, compatsrc.Answer{Body: ctr})
+		o := w.opts
+		o.AllowDropped, o.Now = true, refreshNow.Add(time.Hour)
+		res, err := compatdata.Refresh(ctx, o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if r := result(res, compatdata.Containerd); strings.Join(r.Dropped, ",") != "1.35" || r.Replaced != "refreshed "+tables {
+			t.Errorf("containerd: %+v", r)
+		}
+		b, _ := os.ReadFile(tables)
+		if !strings.Contains(string(b), "# Dropped (accepted with --allow-dropped): containerd 1.35") {
+			t.Errorf("the header does not record the dropped row:\n%s", b[:600])
+		}
+	})
+
+	t.Run("one table only", func(t *testing.T) {
+		before, _ := os.ReadFile(eolFile)
+		n := len(w.up.Requests())
+		o := w.opts
+		o.Tables, o.Now = []string{compatdata.CRITools}, refreshNow.Add(2*time.Hour)
+		res, err := compatdata.Refresh(ctx, o)
+		if err != nil || len(res.Tables) != 1 || res.EndOfLife != nil {
+			t.Fatalf("%v %+v", err, res)
+		}
+		if reqs := w.up.Requests()[n:]; len(reqs) != 1 || reqs[0] != compatsrc.Path(compatdata.CRITools, "", 0) {
+			t.Errorf("requests %v", reqs)
+		}
+		if after, _ := os.ReadFile(eolFile); !bytes.Equal(after, before) {
+			t.Error("the end-of-life data changed")
+		}
+		if _, err := compatdata.Refresh(ctx, compatdata.RefreshOptions{Tables: []string{"flannel"}, StateDir: w.state}); !errors.Is(err, compatdata.ErrUnknownTable) {
+			t.Errorf("an unknown table: %v", err)
+		}
+	})
+
+	t.Run("offline never fetches", func(t *testing.T) {
+		off, err := fetch.New(t.TempDir(), fetch.Options{Offline: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer off.Close()
+		n := len(w.up.Requests())
+		o := w.opts
+		o.Client = off
+		if _, err := compatdata.Refresh(ctx, o); !errors.As(err, new(*fetch.OfflineError)) {
+			t.Errorf("err %v, want an OfflineError", err)
+		}
+		if len(w.up.Requests()) != n {
+			t.Error("an offline refresh reached the server")
+		}
+	})
+}
+
+func fmtResult(r compatdata.TableResult) string {
+	return "changed " + list(r.Changed) + " retired " + list(r.Retired) + " added " + list(r.Added) + " rows " + strconv.Itoa(r.Rows)
+}
+
+func list(s []string) string { return "[" + strings.Join(s, " ") + "]" }
+
+// TestWriteRepositoryFile: data refresh --write into a recipes repository:
+// one file with every table and the end-of-life data, which Load then uses
+// (and nothing in the state folder), an override that survives the next
+// refresh and is reported, and an override without a reason refused.
+func TestWriteRepositoryFile(t *testing.T) {
+	w := newWorld(t)
+	ctx := context.Background()
+	repo := filepath.Join(t.TempDir(), compatdata.RepositoryFile)
+	o := w.opts
+	o.Write = repo
+	res, err := compatdata.Refresh(ctx, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Join(res.Written, " ") != repo || res.EndOfLife.Path != repo || res.EndOfLife.Replaced != "bundled" {
+		t.Errorf("written %v, end-of-life %+v", res.Written, res.EndOfLife)
+	}
+	if left, _ := os.ReadDir(w.state); len(left) > 0 {
+		t.Errorf("the state folder was written: %v", left)
+	}
+	set, warnings, err := compatdata.Load(w.state, repo)
+	if err != nil || len(warnings) > 0 {
+		t.Fatal(err, warnings)
+	}
+	if c := set.Tables.Table(compatdata.Cilium).Copy; c != "repository "+repo || set.EOL.Kind() != "repository" || set.Repository != repo {
+		t.Errorf("Load: %q, %q, %q", c, set.EOL.Name(), set.Repository)
+	}
+	if _, ok := set.EOL.Data.Cycle("kubernetes", "1.37.1"); !ok {
+		t.Error("the repository's end-of-life data lacks 1.37")
+	}
+	first, _ := os.ReadFile(repo)
+	for _, want := range []string{"'updeb data refresh --write compat-data.yaml'", "\ntables:\n  helm:\n", "\nendoflife:\n  header:\n", `    "kubernetes":` + "\n"} {
+		if !bytes.Contains(first, []byte(want)) {
+			t.Errorf("the file lacks %q", want)
+		}
+	}
+
+	// The operator corrects a row and adds one, each with a reason.
+	withOverride := bytes.Replace(first, []byte("  containerd:\n"), []byte(`    override:
+      - {helm: "4.3", kubernetes_min: "1.34", kubernetes_max: "1.37", reason: "Helm 4.3.0's notes: built against client-go 1.37; helm-www not updated yet"}
+      - {helm: "4.2", kubernetes_min: "1.33", kubernetes_max: "1.36", reason: "checked by hand"}
+
+  containerd:
+`), 1)
+	os.WriteFile(repo, withOverride, 0o644)
+	set, _, err = compatdata.Load(w.state, repo)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m, ok := set.Tables.HelmFor("4.3.1"); !ok || m.Override == nil || !m.Row.Allows("1.37.1") || !strings.Contains(m.Override.Reason, "client-go 1.37") {
+		t.Errorf("HelmFor 4.3: %+v %v", m, ok)
+	}
+	o.Now = refreshNow.Add(24 * time.Hour)
+	res, err = compatdata.Refresh(ctx, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := result(res, compatdata.Helm)
+	if len(r.Overrides) != 2 || r.Overrides[0].Key != "4.3" || r.Overrides[0].Upstream != "" || r.Overrides[0].Agrees ||
+		r.Overrides[1].Key != "4.2" || !r.Overrides[1].Agrees || r.Replaced != "repository "+repo {
+		t.Errorf("helm's overrides after the refresh: %+v", r)
+	}
+	second, _ := os.ReadFile(repo)
+	if !bytes.Contains(second, []byte(`reason: "Helm 4.3.0's notes: built against client-go 1.37; helm-www not updated yet"}`)) {
+		t.Errorf("the override did not survive the refresh:\n%s", second)
+	}
+	if !bytes.Contains(second, []byte(`as_of: "2026-11-25T10:11:12Z"`)) {
+		t.Error("the tables' date did not move")
+	}
+
+	// An override without a reason: the file is refused (and left as it is).
+	bad := bytes.Replace(second, []byte(`, reason: "checked by hand"`), nil, 1)
+	os.WriteFile(repo, bad, 0o644)
+	if _, err := compatdata.Refresh(ctx, o); !errors.Is(err, compatdata.ErrFile) || !strings.Contains(err.Error(), `helm override: missing required field "reason"`) {
+		t.Errorf("err %v", err)
+	}
+	if _, _, err := compatdata.Load(w.state, repo); !errors.Is(err, compatdata.ErrFile) {
+		t.Errorf("Load of a broken repository file: %v (it must not fall back)", err)
+	}
+	if after, _ := os.ReadFile(repo); !bytes.Equal(after, bad) {
+		t.Error("the refused file changed")
+	}
+}

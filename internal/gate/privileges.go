@@ -1,0 +1,193 @@
+package gate
+
+import (
+	"cmp"
+	"fmt"
+	"io/fs"
+	"os"
+	"slices"
+	"sort"
+	"strings"
+
+	"github.com/updeb/updeb/internal/recipe"
+	"github.com/updeb/updeb/pkg/deb"
+)
+
+// diffPrivileges adds to rv, for every architecture r resolves for, what
+// the packages ask of the installing system that old's (nil: a new recipe)
+// did not: a path with a special bit, an owner other than root or a mode
+// other than updeb's defaults that is new, or whose mode or owner changed;
+// a maintainer-script fragment added, changed (by content) or removed;
+// triggers changed. A change every architecture shares is one item.
+func diffPrivileges(r, old *recipe.Recipe, po recipe.ResolveOptions, rv *reviews) {
+	type found struct {
+		it    ReviewItem
+		msg   string
+		archs []string
+	}
+	var order []string
+	byKey := map[string]*found{}
+	for _, a := range r.ArchNames() {
+		np, err := resolveFor(r, a, po)
+		if err != nil {
+			continue
+		}
+		var op *recipe.Resolved
+		if old != nil {
+			op, _ = resolveFor(old, a, po) // nil: the architecture is new
+		}
+		for _, f := range privilegeChanges(np, op) {
+			msg := fmt.Sprintf("package %s [ARCHS]: %s", f.pkg, f.msg)
+			key := string(f.it.Kind) + "\x00" + msg
+			if byKey[key] == nil {
+				byKey[key] = &found{it: f.it, msg: msg}
+				order = append(order, key)
+			}
+			byKey[key].archs = append(byKey[key].archs, a)
+		}
+	}
+	sort.Strings(order)
+	for _, key := range order {
+		f := byKey[key]
+		rv.add(f.it, strings.Replace(f.msg, "[ARCHS]", "["+strings.Join(f.archs, ", ")+"]", 1))
+	}
+}
+
+// privilegeChange is one item of diffPrivileges, for one architecture:
+// the package, the item (Subject: the path, script or "triggers") and
+// what changed, for people.
+type privilegeChange struct {
+	pkg string
+	it  ReviewItem
+	msg string
+}
+
+// access is what the gate reviews of one path: its mode (with the special
+// bits), its owner, and the recipe's reason for a special bit.
+type access struct {
+	mode    fs.FileMode
+	owner   deb.Owner
+	special string
+	dir     bool
+}
+
+func (a access) String() string {
+	s := fmt.Sprintf("%04o", deb.UnixMode(a.mode))
+	if own := ownerString(a.owner); own != "root:root" {
+		s += " " + own
+	}
+	if a.special != "" {
+		s += fmt.Sprintf(" (special-bits: %q)", a.special)
+	}
+	return s
+}
+
+func ownerString(o deb.Owner) string {
+	return cmp.Or(o.User, "root") + ":" + cmp.Or(o.Group, "root")
+}
+
+// isDefault reports a path that is what updeb gives without being asked.
+func (a access) isDefault() bool {
+	if ownerString(a.owner) != "root:root" || a.special != "" || a.mode&^fs.ModePerm != 0 {
+		return false
+	}
+	return a.mode == 0o755 || !a.dir && a.mode == 0o644
+}
+
+// kind is the review kind of a's change from was (existed: there was a path).
+func (a access) kind(was access, existed bool) Kind {
+	switch {
+	case a.mode&^fs.ModePerm != 0 || existed && was.mode&^fs.ModePerm != 0:
+		return KindSpecialBits
+	case ownerString(a.owner) != ownerString(was.owner) || !existed && ownerString(a.owner) != "root:root":
+		return KindOwner
+	}
+	return KindMode
+}
+
+// accessOf maps each file and directory of a package to its access.
+func accessOf(p *recipe.ResolvedPackage) map[string]access {
+	m := map[string]access{}
+	if p == nil {
+		return m
+	}
+	for _, f := range p.Files {
+		m[f.Dest] = access{mode: f.Mode, owner: f.Owner, special: f.SpecialBits}
+	}
+	for _, d := range p.Directories {
+		m[d.Path+"/"] = access{mode: d.Mode, owner: d.Owner, special: d.SpecialBits, dir: true}
+	}
+	return m
+}
+
+// privilegeChanges compares the packages of np with those of op (nil: none).
+func privilegeChanges(np, op *recipe.Resolved) []privilegeChange {
+	olds := map[string]*recipe.ResolvedPackage{}
+	if op != nil {
+		for i := range op.Packages {
+			olds[op.Packages[i].Name] = &op.Packages[i]
+		}
+	}
+	var out []privilegeChange
+	for i := range np.Packages {
+		n := &np.Packages[i]
+		o := olds[n.Name]
+		oldAccess := accessOf(o)
+		for p, a := range accessOf(n) {
+			was, existed := oldAccess[p]
+			it := ReviewItem{Kind: a.kind(was, existed), Subject: p, New: []string{a.String()}}
+			switch {
+			case !existed && !a.isDefault():
+				out = append(out, privilegeChange{n.Name, it, fmt.Sprintf("%s is %s", p, a)})
+			case existed && a != was:
+				it.Old = []string{was.String()}
+				out = append(out, privilegeChange{n.Name, it, fmt.Sprintf("%s: %s -> %s", p, was, a)})
+			}
+		}
+		var oldFrag []recipe.Fragment
+		var oldTriggers []string
+		if o != nil {
+			oldFrag, oldTriggers = o.Fragments, o.Triggers
+		}
+		out = append(out, fragmentChanges(n.Name, n.Fragments, oldFrag)...)
+		if !slices.Equal(n.Triggers, oldTriggers) {
+			added, removed := listDiff(oldTriggers, n.Triggers)
+			out = append(out, privilegeChange{n.Name, ReviewItem{Kind: KindTriggers, Subject: "triggers", Old: oldTriggers, New: n.Triggers, Added: added, Removed: removed},
+				fmt.Sprintf("triggers: %s, were %s", joinOr(n.Triggers, "none"), joinOr(oldTriggers, "none"))})
+		}
+	}
+	return out
+}
+
+// fragmentChanges compares maintainer-script fragments by content.
+func fragmentChanges(pkg string, nf, of []recipe.Fragment) []privilegeChange {
+	read := func(f recipe.Fragment) string {
+		b, err := os.ReadFile(f.LocalPath)
+		if err != nil {
+			return "unreadable: " + err.Error()
+		}
+		return string(b)
+	}
+	olds := map[string]recipe.Fragment{}
+	for _, f := range of {
+		olds[f.Script] = f
+	}
+	var out []privilegeChange
+	for _, f := range nf {
+		o, ok := olds[f.Script]
+		delete(olds, f.Script)
+		it := ReviewItem{Kind: KindScriptFragment, Subject: f.Script, New: []string{f.File}}
+		switch {
+		case !ok:
+			out = append(out, privilegeChange{pkg, it, fmt.Sprintf("%s fragment %s added (it runs as root at every installation)", f.Script, f.File)})
+		case read(f) != read(o):
+			it.Old = []string{o.File}
+			out = append(out, privilegeChange{pkg, it, fmt.Sprintf("%s fragment %s changed: diff it against the base revision", f.Script, f.File)})
+		}
+	}
+	for _, o := range olds {
+		out = append(out, privilegeChange{pkg, ReviewItem{Kind: KindScriptFragment, Subject: o.Script, Old: []string{o.File}},
+			fmt.Sprintf("%s fragment %s removed", o.Script, o.File)})
+	}
+	return out
+}

@@ -1,0 +1,141 @@
+package gate
+
+import (
+	"slices"
+	"strings"
+)
+
+// Kind names what a review item is about. Each kind is one row of
+// reviewKinds and of the table in docs/ci-gate.md.
+type Kind string
+
+// The kinds of review item. Trust kinds compare what vouches for a source;
+// a change of any of them leaves the package bytes alone and never needs a
+// version increase.
+const (
+	KindNewRecipe        Kind = "new-recipe"        // the recipe is not at the base revision
+	KindSignatureForm    Kind = "signature-form"    // e.g. detached OpenPGP -> Sigstore bundle
+	KindSignatureNone    Kind = "signature-none"    // the source is now `signature: none` (New: the reason)
+	KindKeyring          Kind = "keyring"           // the OpenPGP keyring of a detached signature: keys added, removed, changed
+	KindSigners          Kind = "signers"           // its `signers:` allow-list
+	KindSigstoreIdentity Kind = "sigstore-identity" // the certificate identity (or identity regexp) required
+	KindSigstoreIssuer   Kind = "sigstore-issuer"   // the OIDC issuer required
+	KindSigstoreKey      Kind = "sigstore-key"      // the pinned public key of a key-signed bundle (fingerprints)
+	KindCrossCheck       Kind = "cross-check"       // the upstream checksum file cross-check, added or removed
+	KindChecksumsKeyring Kind = "checksums-keyring" // the keyring of a clearsigned checksum file
+	KindChecksumsSigners Kind = "checksums-signers" // its `signers:` allow-list
+	KindPins             Kind = "pins"              // the digest algorithms pinned (same bytes, other pins)
+	// What a package asks of the installing system (privileges.go): its
+	// bytes change, so they go with a version increase, and a human looks.
+	KindSpecialBits    Kind = "special-bits"    // a setuid, setgid or sticky bit added, changed or removed
+	KindOwner          Kind = "owner"           // an owner or group other than root, added or changed
+	KindMode           Kind = "mode"            // a mode other than updeb's defaults added, or a mode changed
+	KindScriptFragment Kind = "script-fragment" // a maintainer-script fragment added, changed or removed
+	KindTriggers       Kind = "triggers"        // the package's dpkg triggers changed
+)
+
+// reviewKinds maps each kind to the check whose REVIEW line shows it. A new
+// kind of review item (file modes, maintainer-script fragments) is a
+// constant above, a row here, and a call of reviews.add where it is found.
+var reviewKinds = map[Kind]string{
+	KindNewRecipe:        "trust",
+	KindSignatureForm:    "trust",
+	KindSignatureNone:    "trust",
+	KindKeyring:          "trust",
+	KindSigners:          "trust",
+	KindSigstoreIdentity: "trust",
+	KindSigstoreIssuer:   "trust",
+	KindSigstoreKey:      "trust",
+	KindCrossCheck:       "trust",
+	KindChecksumsKeyring: "trust",
+	KindChecksumsSigners: "trust",
+	KindPins:             "trust",
+	KindSpecialBits:      "privileges",
+	KindOwner:            "privileges",
+	KindMode:             "privileges",
+	KindScriptFragment:   "privileges",
+	KindTriggers:         "privileges",
+}
+
+// ReviewItem is one change a human must review before merging: a REVIEW
+// line of `updeb verify`, and one element of the report's "review" list.
+// Old and New are the values before and after (fingerprints for keyrings,
+// signers and keys; the identity, issuer, form or reason otherwise): empty
+// when there was none or is none now. Added and Removed are what a list
+// gained and lost; Changed the keys present in both whose certificate
+// changed (user IDs, subkeys, expiry, revocation).
+type ReviewItem struct {
+	Kind    Kind     `json:"kind"`
+	Recipe  string   `json:"recipe"`
+	Source  string   `json:"source,omitempty"`  // the source concerned; "" for the recipe as a whole
+	Subject string   `json:"subject,omitempty"` // the file or setting: a keyring's or key's path as the recipe names it
+	Old     []string `json:"old"`
+	New     []string `json:"new"`
+	Added   []string `json:"added,omitempty"`
+	Removed []string `json:"removed,omitempty"`
+	Changed []string `json:"changed,omitempty"`
+	Message string   `json:"message"` // the REVIEW line: "source S: " and what changed
+}
+
+// reviews collects one recipe's review items in the order they were found.
+type reviews struct {
+	recipe string
+	items  []ReviewItem
+}
+
+// add is the one place a review item is made: it names the recipe, makes
+// the lists JSON arrays (never null), and prefixes the message with the
+// source. message says what changed, for people.
+func (rv *reviews) add(it ReviewItem, message string) {
+	if _, ok := reviewKinds[it.Kind]; !ok {
+		panic("gate: review kind " + string(it.Kind) + " is not in reviewKinds")
+	}
+	it.Recipe = rv.recipe
+	for _, l := range []*[]string{&it.Old, &it.New} {
+		if *l == nil {
+			*l = []string{}
+		}
+	}
+	if it.Source != "" {
+		message = "source " + it.Source + ": " + message
+	}
+	it.Message = message
+	rv.items = append(rv.items, it)
+}
+
+// listDiff returns what b has that a lacks, and what a has that b lacks,
+// each sorted (keyrings may hold thousands of keys: sets, not scans).
+func listDiff(a, b []string) (added, removed []string) {
+	inA, inB := map[string]bool{}, map[string]bool{}
+	for _, x := range a {
+		inA[x] = true
+	}
+	for _, x := range b {
+		inB[x] = true
+		if !inA[x] {
+			added = append(added, x)
+		}
+	}
+	for _, x := range a {
+		if !inB[x] {
+			removed = append(removed, x)
+		}
+	}
+	slices.Sort(added)
+	slices.Sort(removed)
+	return slices.Compact(added), slices.Compact(removed)
+}
+
+// sameSet reports whether a and b hold the same strings, in any order.
+func sameSet(a, b []string) bool {
+	added, removed := listDiff(a, b)
+	return len(added) == 0 && len(removed) == 0
+}
+
+// joinOr joins list with ", ", or says none.
+func joinOr(list []string, none string) string {
+	if len(list) == 0 {
+		return none
+	}
+	return strings.Join(list, ", ")
+}

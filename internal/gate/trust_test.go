@@ -1,0 +1,445 @@
+package gate
+
+import (
+	"archive/tar"
+	"bytes"
+	"context"
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	"crypto/rand"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/updeb/updeb/internal/recipe"
+	"github.com/updeb/updeb/internal/testkit/pgptest"
+	"github.com/updeb/updeb/internal/testkit/testenv"
+	"github.com/updeb/updeb/pkg/verify/sigstore"
+	"github.com/updeb/updeb/pkg/verify/sigstore/sigstoretest"
+)
+
+// trustKeys is real material for the trust cases: three OpenPGP keys made
+// by gpg (armored public keys), key A again after its expiry was set, and
+// two pinned Sigstore keys (PEM) with their fingerprints.
+type trustKeys struct {
+	a, b, c, aExpiring string // armored public keys
+	fa, fb, fc         string // their fingerprints
+	pem1, pem2         string
+	kfp1, kfp2         string
+}
+
+func makeTrustKeys(t *testing.T) *trustKeys {
+	t.Helper()
+	s := pgptest.NewSigner(t)
+	dir := t.TempDir()
+	k := &trustKeys{}
+	read := func(name string) string {
+		b, err := os.ReadFile(filepath.Join(dir, name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return string(b)
+	}
+	k.fa = s.NewKey("Alice <a@example.org>", filepath.Join(dir, "a.asc"))
+	k.fb = s.NewKey("Bob <b@example.org>", filepath.Join(dir, "b.asc"))
+	k.fc = s.NewKey("Carol <c@example.org>", filepath.Join(dir, "c.asc"))
+	k.a, k.b, k.c = read("a.asc"), read("b.asc"), read("c.asc")
+	s.GPG("--quick-set-expire", k.fa, "2031-06-15")
+	s.GPG("--armor", "--output", filepath.Join(dir, "a2.asc"), "--export", k.fa)
+	k.aExpiring = read("a2.asc")
+
+	vs, err := sigstoretest.New()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range []*string{&k.pem1, &k.pem2} {
+		key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, pub, err := vs.KeyBundle(key, []byte("artifact"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		*p = string(pub)
+	}
+	if k.kfp1, err = sigstore.KeyFingerprint([]byte(k.pem1)); err != nil {
+		t.Fatal(err)
+	}
+	if k.kfp2, err = sigstore.KeyFingerprint([]byte(k.pem2)); err != nil {
+		t.Fatal(err)
+	}
+	return k
+}
+
+const (
+	openpgpSig = `signature: {url: "https://example.org/v{{.Version}}/hello-{{.Arch}}.tar.gz.asc", keyring: keys/upstream.asc, signers: [` + fpr + `]}`
+	sumsLine   = `    checksums: {url: "https://example.org/v{{.Version}}/SHA256SUMS"}` + "\n"
+)
+
+// withSignature is helloRecipe with another signature: setting.
+func withSignature(t *testing.T, sig string) string {
+	return edit(t, helloRecipe, openpgpSig, sig)
+}
+
+// signedBy is helloRecipe signed (detached OpenPGP) under keys/upstream.asc
+// by these signers.
+func signedBy(t *testing.T, signers ...string) string {
+	return withSignature(t, `signature: {url: "https://example.org/v{{.Version}}/hello-{{.Arch}}.tar.gz.asc", keyring: keys/upstream.asc, signers: [`+strings.Join(signers, ", ")+`]}`)
+}
+
+// bundleSigned is helloRecipe with a Sigstore bundle under an identity.
+func bundleSigned(t *testing.T, identity string) string {
+	return withSignature(t, `signature: {bundle-url: "https://example.org/v{{.Version}}/hello-{{.Arch}}.sigstore.json", identity: `+identity+`, issuer: https://accounts.google.com}`)
+}
+
+// gateBase commits base in a throwaway git repository, then writes head
+// over it (an empty content removes the file), and runs the base
+// comparison of recipes/hello.yaml at HEAD against the commit, as `updeb
+// verify --base HEAD` does after its builds. It returns the report.
+func gateBase(t *testing.T, base, head map[string]string) *Report {
+	t.Helper()
+	tools := testenv.RequireTool(t, "git")
+	dir := t.TempDir()
+	git := func(args ...string) {
+		testenv.Run(t, tools[0], append([]string{"-C", dir, "-c", "user.email=t@example.org", "-c", "user.name=t"}, args...)...)
+	}
+	write := func(files map[string]string) {
+		for name, content := range files {
+			p := filepath.Join(dir, name)
+			if content == "" {
+				if err := os.Remove(p); err != nil {
+					t.Fatal(err)
+				}
+				continue
+			}
+			if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	write(map[string]string{"README": "a recipes repository\n"})
+	write(base)
+	git("init", "-q")
+	git("add", "-A")
+	git("commit", "-q", "-m", "base")
+	write(head)
+	r, err := recipe.Load(filepath.Join(dir, "recipes", "hello.yaml"), recipe.LoadOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rr := RecipeReport{Recipe: r.Name, File: r.Path}
+	var c checks
+	compareBase(context.Background(), r, Options{Base: &Base{Git: tools[0], Rev: "HEAD"}, TempDir: t.TempDir()}, &rr, &c)
+	rr.Results = c
+	rep := &Report{Review: []ReviewItem{}}
+	rep.add(rr)
+	return rep
+}
+
+// TestGateTrust runs the base comparison in a real git repository on each
+// kind of trust change, with real keys (gpg) and real Sigstore keys: each
+// is a REVIEW line naming exactly what changed (fingerprints added and
+// removed, old and new identity or key), never a version failure, and the
+// report passes (exit 0); a real package change without a new version
+// still fails (exit 1).
+func TestGateTrust(t *testing.T) {
+	k := makeTrustKeys(t)
+	sorted := func(list ...string) string {
+		slices.Sort(list)
+		return strings.Join(list, ", ")
+	}
+	keyring := func(keys ...string) string { return strings.Join(keys, "\n") }
+	const (
+		recipeFile = "recipes/hello.yaml"
+		ring       = "keys/upstream.asc"
+		sumsURL    = "https://example.org/v{{.Version}}/SHA256SUMS"
+		unchanged  = "the packages are unchanged since HEAD (1.2.0-1)"
+	)
+	clearsigned := func(text string) string {
+		return edit(t, text, sumsLine, `    checksums: {url: "`+sumsURL+`", clearsigned: {keyring: keys/sums.asc}}`+"\n")
+	}
+	keyed := withSignature(t, `signature: {bundle-url: "https://example.org/v{{.Version}}/hello-{{.Arch}}.sigstore.json", public-key: hello.pub}`)
+	tests := []struct {
+		name       string
+		base, head map[string]string
+		version    string // the version check's detail
+		kinds      []Kind
+		lines      []string // the REVIEW lines, exactly, in order
+		fail       bool     // the report fails (exit 1)
+	}{
+		{"new recipe with a new keyring", nil,
+			map[string]string{recipeFile: signedBy(t, k.fa), ring: keyring(k.a, k.b)},
+			"new recipe (not at HEAD)",
+			[]Kind{KindNewRecipe, KindKeyring, KindSigners, KindCrossCheck},
+			[]string{
+				"new recipe hello (not at HEAD): review the trust of each of its sources (hello)",
+				"source hello: keyring keys/upstream.asc (new source): 2 key(s): " + sorted(k.fa, k.fb),
+				"source hello: signers " + k.fa + " (new source)",
+				"source hello: cross-check against the upstream checksum file " + sumsURL + " (new source)",
+			}, false},
+		{"key added to a keyring",
+			map[string]string{recipeFile: signedBy(t, k.fa), ring: keyring(k.a)},
+			map[string]string{ring: keyring(k.a, k.c)},
+			unchanged, []Kind{KindKeyring},
+			[]string{"source hello: keyring keys/upstream.asc: key " + k.fc + " added"}, false},
+		{"key removed from a keyring",
+			map[string]string{recipeFile: signedBy(t, k.fa), ring: keyring(k.a, k.b)},
+			map[string]string{ring: keyring(k.a)},
+			unchanged, []Kind{KindKeyring},
+			[]string{"source hello: keyring keys/upstream.asc: key " + k.fb + " removed"}, false},
+		{"key replaced and another's expiry changed",
+			map[string]string{recipeFile: signedBy(t, k.fa), ring: keyring(k.a, k.b)},
+			map[string]string{ring: keyring(k.aExpiring, k.c)},
+			unchanged, []Kind{KindKeyring},
+			[]string{"source hello: keyring keys/upstream.asc: key " + k.fc + " added; key " + k.fb + " removed; key " + k.fa +
+				" changed: now expires 2031-06-15; no longer does not expire"}, false},
+		{"keyring moved to another file, the same keys",
+			map[string]string{recipeFile: signedBy(t, k.fa), ring: keyring(k.a)},
+			map[string]string{recipeFile: strings.Replace(signedBy(t, k.fa), "keys/upstream.asc", "keys/hello.asc", 1), ring: "", "keys/hello.asc": keyring(k.a)},
+			unchanged, nil, nil, false},
+		{"signers narrowed",
+			map[string]string{recipeFile: signedBy(t, k.fa, k.fb), ring: keyring(k.a, k.b)},
+			map[string]string{recipeFile: signedBy(t, k.fa)},
+			unchanged, []Kind{KindSigners},
+			[]string{"source hello: signers: " + k.fb + " removed (now " + k.fa + ")"}, false},
+		{"a signer the keyring lacks",
+			map[string]string{recipeFile: signedBy(t, k.fa), ring: keyring(k.a, k.b)},
+			map[string]string{recipeFile: signedBy(t, k.fa, k.fc)},
+			unchanged, []Kind{KindSigners},
+			[]string{"source hello: signers: " + k.fc + " (not in keys/upstream.asc) added (now " + sorted(k.fa, k.fc) + ")"}, false},
+		{"signers widened to the whole keyring",
+			map[string]string{recipeFile: signedBy(t, k.fa), ring: keyring(k.a, k.b)},
+			map[string]string{recipeFile: withSignature(t, `signature: {url: "https://example.org/v{{.Version}}/hello-{{.Arch}}.tar.gz.asc", keyring: keys/upstream.asc}`)},
+			unchanged, []Kind{KindSigners},
+			[]string{"source hello: signers: any key of keys/upstream.asc now (were " + k.fa + ")"}, false},
+		{"signature form changed to a Sigstore bundle",
+			map[string]string{recipeFile: signedBy(t, k.fa), ring: keyring(k.a)},
+			map[string]string{recipeFile: bundleSigned(t, "rel@example.org")},
+			unchanged, []Kind{KindSignatureForm, KindKeyring, KindSigners, KindSigstoreIdentity, KindSigstoreIssuer},
+			[]string{
+				"source hello: signature form changed: Sigstore bundle, was detached OpenPGP signature",
+				"source hello: keyring keys/upstream.asc no longer used (it held " + k.fa + ")",
+				"source hello: signers no longer apply (were " + k.fa + ")",
+				"source hello: Sigstore identity rel@example.org (new)",
+				"source hello: Sigstore issuer https://accounts.google.com (new)",
+			}, false},
+		{"source set to none",
+			map[string]string{recipeFile: signedBy(t, k.fa), ring: keyring(k.a)},
+			map[string]string{recipeFile: withSignature(t, `signature: {none: upstream stopped signing in 1.2}`)},
+			unchanged, []Kind{KindSignatureNone, KindKeyring, KindSigners},
+			[]string{
+				`source hello: no signature now: "upstream stopped signing in 1.2" (was detached OpenPGP signature)`,
+				"source hello: keyring keys/upstream.asc no longer used (it held " + k.fa + ")",
+				"source hello: signers no longer apply (were " + k.fa + ")",
+			}, false},
+		{"Sigstore identity changed",
+			map[string]string{recipeFile: bundleSigned(t, "rel@example.org")},
+			map[string]string{recipeFile: bundleSigned(t, "someone@example.net")},
+			unchanged, []Kind{KindSigstoreIdentity},
+			[]string{"source hello: Sigstore identity someone@example.net, was rel@example.org"}, false},
+		{"pinned Sigstore key replaced",
+			map[string]string{recipeFile: keyed, "recipes/hello/hello.pub": k.pem1},
+			map[string]string{"recipes/hello/hello.pub": k.pem2},
+			unchanged, []Kind{KindSigstoreKey},
+			[]string{"source hello: Sigstore public key hello.pub " + k.kfp2 + ", was " + k.kfp1}, false},
+		{"cross-check removed",
+			map[string]string{recipeFile: signedBy(t, k.fa), ring: keyring(k.a)},
+			map[string]string{recipeFile: edit(t, signedBy(t, k.fa), sumsLine, "")},
+			unchanged, []Kind{KindCrossCheck},
+			[]string{"source hello: cross-check against the upstream checksum file " + sumsURL + " removed"}, false},
+		{"clearsigned checksum file keyring changed",
+			map[string]string{recipeFile: clearsigned(signedBy(t, k.fa)), ring: keyring(k.a), "keys/sums.asc": keyring(k.b)},
+			map[string]string{"keys/sums.asc": keyring(k.b, k.c)},
+			unchanged, []Kind{KindChecksumsKeyring},
+			[]string{"source hello: checksum file keyring keys/sums.asc: key " + k.fc + " added"}, false},
+		{"a pin of another algorithm beside the same sha256",
+			map[string]string{recipeFile: signedBy(t, k.fa), ring: keyring(k.a)},
+			map[string]string{recipeFile: edit(t, signedBy(t, k.fa), "    signature:", "    sha512: {amd64: cf83e1357eefb8bdf1542850d66d8007d620e4050b5715dc83f4a921d36ce9ce47d0d13c5d85f2b0ff8318d2877eec2f63b931bd47417a81a538327af927da3e}\n    signature:")},
+			unchanged, []Kind{KindPins},
+			[]string{"source hello: pinned digests sha256, sha512, were sha256"}, false},
+		{"a real package change without a new version fails",
+			map[string]string{recipeFile: signedBy(t, k.fa), ring: keyring(k.a)},
+			map[string]string{recipeFile: edit(t, signedBy(t, k.fa), "section: utils", "section: net")},
+			"the packages change but the Debian version 1.2.0-1 does not increase over 1.2.0-1 at HEAD: raise version, revision or epoch", nil, nil, true},
+		{"a trust change beside a package change still fails without a new version",
+			map[string]string{recipeFile: signedBy(t, k.fa, k.fb), ring: keyring(k.a, k.b)},
+			map[string]string{recipeFile: edit(t, signedBy(t, k.fa), "section: utils", "section: net")},
+			"the packages change but the Debian version 1.2.0-1 does not increase over 1.2.0-1 at HEAD: raise version, revision or epoch",
+			[]Kind{KindSigners}, []string{"source hello: signers: " + k.fb + " removed (now " + k.fa + ")"}, true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			rep := gateBase(t, tt.base, tt.head)
+			rr := rep.Recipes[0]
+			var version, trustPass *Result
+			var review []string
+			for i, x := range rr.Results {
+				switch {
+				case x.Check == "version":
+					version = &rr.Results[i]
+				case x.Check == "trust" && x.Status == Pass:
+					trustPass = &rr.Results[i]
+				case x.Status == Warn:
+					review = append(review, x.Detail)
+				}
+			}
+			wantStatus := Pass
+			if tt.fail {
+				wantStatus = Fail
+			}
+			if version == nil || version.Status != wantStatus || version.Detail != tt.version {
+				t.Errorf("version check %+v, want %s %q", version, wantStatus, tt.version)
+			}
+			if !slices.Equal(review, tt.lines) {
+				t.Errorf("REVIEW lines:\n  %s\nwant:\n  %s", strings.Join(review, "\n  "), strings.Join(tt.lines, "\n  "))
+			}
+			var kinds []Kind
+			for i, it := range rep.Review {
+				kinds = append(kinds, it.Kind)
+				if it.Recipe != "hello" || it.Message != review[i] || it.Old == nil || it.New == nil {
+					t.Errorf("review item %+v: want recipe hello, the REVIEW line, old and new lists", it)
+				}
+			}
+			if !slices.Equal(kinds, tt.kinds) {
+				t.Errorf("review kinds %v, want %v", kinds, tt.kinds)
+			}
+			if rep.Warnings != len(tt.lines) {
+				t.Errorf("%d warnings, want one per REVIEW line (%d)", rep.Warnings, len(tt.lines))
+			}
+			if (trustPass != nil) != (len(tt.lines) == 0) {
+				t.Errorf("trust PASS line %+v with %d REVIEW lines", trustPass, len(tt.lines))
+			}
+			err := rep.Err()
+			if tt.fail != (err != nil) || tt.fail && !errors.Is(err, ErrFailed) {
+				t.Errorf("Err() = %v, want failed: %v (exit %d)", err, tt.fail, map[bool]int{false: 0, true: 1}[tt.fail])
+			}
+		})
+	}
+}
+
+// TestReviewItemJSON is the shape --json gives each REVIEW item: kind,
+// recipe, source, subject, old and new lists (never null), added and
+// removed fingerprints, and the line.
+func TestReviewItemJSON(t *testing.T) {
+	k := makeTrustKeys(t)
+	rep := gateBase(t,
+		map[string]string{"recipes/hello.yaml": signedBy(t, k.fa), "keys/upstream.asc": k.a + k.b},
+		map[string]string{"keys/upstream.asc": k.a + k.c})
+	got, err := json.Marshal(rep.Review)
+	if err != nil {
+		t.Fatal(err)
+	}
+	olds, news := []string{k.fa, k.fb}, []string{k.fa, k.fc}
+	slices.Sort(olds)
+	slices.Sort(news)
+	q := func(list []string) string { b, _ := json.Marshal(list); return string(b) }
+	want := fmt.Sprintf(`[{"kind":"keyring","recipe":"hello","source":"hello","subject":"keys/upstream.asc","old":%s,"new":%s,"added":["%s"],"removed":["%s"],"message":"source hello: keyring keys/upstream.asc: key %s added; key %s removed"}]`,
+		q(olds), q(news), k.fc, k.fb, k.fc, k.fb)
+	if string(got) != want {
+		t.Errorf("review JSON\n%s\nwant\n%s", got, want)
+	}
+	// Without a base, the list is empty, not null.
+	empty, _ := json.Marshal(&Report{Review: []ReviewItem{}})
+	if !strings.Contains(string(empty), `"review":[]`) {
+		t.Errorf("no review items: %s", empty)
+	}
+}
+
+// A Description change is shown as the lines that changed, with one line
+// around each, not as both texts in full.
+func TestGateDescriptionDiff(t *testing.T) {
+	long := "    description: |\n      Line one.\n      Line two.\n      Line three.\n      Line four.\n      Line five.\n"
+	base := edit(t, helloRecipe, "    description: Says hello.\n", long)
+	head := edit(t, base, `revision: "1"`, `revision: "2"`, "Line four.", "Line 4, reworded.")
+	rep := gateBase(t, map[string]string{"recipes/hello.yaml": base, "keys/upstream.asc": "key\n"}, map[string]string{"recipes/hello.yaml": head})
+	want := []string{"hello [amd64]: Description:\n  ...\n    Line three.\n  - Line four.\n  + Line 4, reworded.\n    Line five."}
+	if got := rep.Recipes[0].Changes; !slices.Equal(got, want) {
+		t.Errorf("changes %q, want %q", got, want)
+	}
+	if rep.Err() != nil || len(rep.Review) != 0 {
+		t.Errorf("a description change: %v, review %v", rep.Err(), rep.Review)
+	}
+}
+
+// TestLineDiff: changed lines with one line of context, "..." for lines
+// left out, everything when nothing is shared; a huge text stays bounded.
+func TestLineDiff(t *testing.T) {
+	tests := []struct{ a, b, want string }{
+		{"s\na\nb\nc\nd\ne", "s\na\nb\nC\nd\ne", "  ...\n    b\n  - c\n  + C\n    d\n  ..."},
+		{"one", "two", "  - one\n  + two"},
+		{"s\nx", "s\nx\ny", "  ...\n    x\n  + y"},
+		{"s\n\nx", "s\n\ny", "  ...\n\n  - x\n  + y"}, // an empty context line has no trailing blanks
+		{"a\nb\nc\nd\ne\nf\ng", "a\nB\nc\nd\ne\nF\ng", "    a\n  - b\n  + B\n    c\n  ...\n    e\n  - f\n  + F\n    g"},
+	}
+	for _, tt := range tests {
+		if got := lineDiff(tt.a, tt.b); got != tt.want {
+			t.Errorf("lineDiff(%q, %q) =\n%s\nwant\n%s", tt.a, tt.b, got, tt.want)
+		}
+	}
+	var x, y []string
+	for i := range 5000 {
+		x = append(x, fmt.Sprint("old ", i))
+		y = append(y, fmt.Sprint("new ", i))
+	}
+	if got := strings.Count(lineDiff(strings.Join(x, "\n"), strings.Join(y, "\n")), "\n"); got != 9999 {
+		t.Errorf("5000 lines replaced: %d lines of diff, want 10000", got+1)
+	}
+}
+
+// TestUntar extracts what git archive writes (folders, files, links that
+// stay inside) and refuses a path out of the folder; a link out is left
+// out, for the recipe's checks to refuse what needs it.
+func TestUntar(t *testing.T) {
+	build := func(entries ...*tar.Header) []byte {
+		var b bytes.Buffer
+		tw := tar.NewWriter(&b)
+		for _, h := range entries {
+			if err := tw.WriteHeader(h); err != nil {
+				t.Fatal(err)
+			}
+			if h.Typeflag == tar.TypeReg {
+				tw.Write(bytes.Repeat([]byte("x"), int(h.Size)))
+			}
+		}
+		tw.Close()
+		return b.Bytes()
+	}
+	dir := t.TempDir()
+	good := build(
+		&tar.Header{Typeflag: tar.TypeXGlobalHeader, Name: "pax_global_header", PAXRecords: map[string]string{"comment": "abc"}},
+		&tar.Header{Typeflag: tar.TypeDir, Name: "recipes/", Mode: 0o755},
+		&tar.Header{Typeflag: tar.TypeReg, Name: "recipes/hello.yaml", Mode: 0o644, Size: 3},
+		&tar.Header{Typeflag: tar.TypeSymlink, Name: "recipes/in", Linkname: "hello.yaml"},
+		&tar.Header{Typeflag: tar.TypeSymlink, Name: "recipes/out", Linkname: "../../etc/passwd"},
+		&tar.Header{Typeflag: tar.TypeSymlink, Name: "recipes/abs", Linkname: "/etc/passwd"},
+	)
+	if err := untar(bytes.NewReader(good), dir); err != nil {
+		t.Fatal(err)
+	}
+	if b, err := os.ReadFile(filepath.Join(dir, "recipes", "in")); err != nil || string(b) != "xxx" {
+		t.Errorf("file through an inside link: %q, %v", b, err)
+	}
+	for _, l := range []string{"out", "abs"} {
+		if _, err := os.Lstat(filepath.Join(dir, "recipes", l)); !errors.Is(err, os.ErrNotExist) {
+			t.Errorf("link %s out of the folder was made: %v", l, err)
+		}
+	}
+	bad := build(&tar.Header{Typeflag: tar.TypeReg, Name: "../escape", Mode: 0o644, Size: 1})
+	if err := untar(bytes.NewReader(bad), t.TempDir()); err == nil || !strings.Contains(err.Error(), "outside") {
+		t.Errorf("a path out of the folder: %v", err)
+	}
+	for _, n := range []int{1536 + 100, 2048 + 1} { // in the file's header, in its data
+		if err := untar(bytes.NewReader(good[:n]), t.TempDir()); err == nil {
+			t.Errorf("an archive cut at %d of %d bytes extracted without an error", n, len(good))
+		}
+	}
+}

@@ -1,0 +1,395 @@
+package gate
+
+import (
+	"bytes"
+	"fmt"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/updeb/updeb/internal/confined"
+	"github.com/updeb/updeb/internal/recipe"
+	"github.com/updeb/updeb/internal/trust"
+	"github.com/updeb/updeb/pkg/digest"
+	"github.com/updeb/updeb/pkg/verify/openpgp"
+)
+
+// anchors is what vouches for one source besides its pinned digest, read
+// from the recipe (templates unrendered, so that a version bump does not
+// change them) and from the files it names.
+type anchors struct {
+	form        string // one of the signature forms (formNames)
+	none        string // the reason, for `signature: none`
+	keyring     *keyringFacts
+	signers     []string // allow-list of the detached signature; empty: any key of the keyring
+	identity    string   // Sigstore: the exact identity, or "matching RE"
+	issuer      string
+	keyFile     string // Sigstore: the pinned public key, as the recipe names it
+	key         string // its fingerprint (SHA256:base64), or why it is unreadable
+	checksums   string // the checksum file URL template; "" when there is no cross-check
+	sumsKeyring *keyringFacts
+	sumsSigners []string
+	pins        []string // the digest algorithms pinned, in any architecture
+}
+
+// The signature forms, as review items name them, and their words.
+const (
+	formOpenPGP  = "openpgp"
+	formCosign   = "sigstore-cosign"
+	formBundle   = "sigstore-bundle"
+	formGitHub   = "github-attestations"
+	formNone     = "none"
+	dateInReview = "2006-01-02"
+)
+
+var formNames = map[string]string{
+	formOpenPGP: "detached OpenPGP signature",
+	formCosign:  "cosign signature and certificate (Sigstore)",
+	formBundle:  "Sigstore bundle",
+	formGitHub:  "GitHub attestations (Sigstore)",
+	formNone:    "no signature",
+}
+
+// keyringFacts is an OpenPGP keyring as a reviewer compares it: its file,
+// its bytes, and per primary key the facts that decide what it may sign.
+type keyringFacts struct {
+	path  string // as the recipe names it (relative to the project root)
+	data  []byte
+	fprs  []string            // primary fingerprints, sorted
+	facts map[string][]string // fingerprint -> facts (user IDs, subkeys, expiry, revocation, capabilities)
+	err   error               // the file could not be read or parsed
+}
+
+// maxKeyringRead bounds a keyring read for review (pkg/verify/openpgp
+// refuses keyrings over 16 MiB anyway).
+const maxKeyringRead = 16<<20 + 1
+
+// readKeyring reads the keyring at root/rel for review.
+func readKeyring(root, rel string) *keyringFacts {
+	k := &keyringFacts{path: rel, facts: map[string][]string{}}
+	path := filepath.Join(root, filepath.FromSlash(rel))
+	k.data, k.err = confined.ReadFile(path, maxKeyringRead)
+	if k.err != nil {
+		return k
+	}
+	kr, err := openpgp.ParseKeyring(bytes.NewReader(k.data), rel)
+	if err != nil {
+		k.err = err
+		return k
+	}
+	// The facts compared do not depend on the time given: validity warnings
+	// are not among them.
+	for _, p := range kr.List(time.Unix(0, 0)) {
+		k.fprs = append(k.fprs, p.Fingerprint)
+		k.facts[p.Fingerprint] = keyFacts(p)
+	}
+	slices.Sort(k.fprs)
+	k.fprs = slices.Compact(k.fprs)
+	return k
+}
+
+// keyFacts lists what about one certificate decides what it may sign:
+// user IDs, capabilities, expiry, revocation, and the same per subkey.
+func keyFacts(p openpgp.PrimaryKeyInfo) []string {
+	var out []string
+	for _, u := range p.UserIDs {
+		out = append(out, "user ID "+u)
+	}
+	out = append(out, lifeFacts("", p.KeyInfo)...)
+	for _, s := range p.Subkeys {
+		out = append(out, "subkey "+s.Fingerprint)
+		out = append(out, lifeFacts("subkey "+s.Fingerprint+" ", s)...)
+	}
+	slices.Sort(out)
+	return slices.Compact(out)
+}
+
+func lifeFacts(prefix string, k openpgp.KeyInfo) []string {
+	out := []string{prefix + "can " + joinOr(k.Capabilities, "do nothing")}
+	if k.Expires != nil {
+		out = append(out, prefix+"expires "+k.Expires.UTC().Format(dateInReview))
+	} else {
+		out = append(out, prefix+"does not expire")
+	}
+	if k.Revoked != nil {
+		out = append(out, prefix+"revoked "+k.Revoked.UTC().Format(dateInReview))
+	}
+	return out
+}
+
+// sourceAnchors reads the anchors of every source of r, by source name.
+// A nil r (a recipe the base does not have) has none.
+func sourceAnchors(r *recipe.Recipe) map[string]*anchors {
+	m := map[string]*anchors{}
+	if r == nil {
+		return m
+	}
+	for _, s := range r.Sources {
+		a := &anchors{}
+		sig := s.Signature
+		switch {
+		case sig.URL != "":
+			a.form = formOpenPGP
+			a.keyring = readKeyring(r.Root, sig.Keyring)
+			a.signers = normalizedFprs(sig.Signers)
+		case sig.Sigstore != nil:
+			ss := sig.Sigstore
+			switch {
+			case ss.SigURL != "":
+				a.form = formCosign
+			case ss.BundleURL != "":
+				a.form = formBundle
+			default:
+				a.form = formGitHub
+			}
+			switch {
+			case ss.PublicKey != "":
+				a.keyFile = ss.PublicKey
+				fpr, err := trust.KeyFingerprint(&recipe.ResolvedSigstore{PublicKeyPath: filepath.Join(r.FilesDir, filepath.FromSlash(ss.PublicKey))})
+				if err != nil {
+					fpr = "unreadable: " + err.Error()
+				}
+				a.key = fpr
+			case ss.IdentityRegexp != "":
+				a.identity, a.issuer = "matching "+ss.IdentityRegexp, ss.Issuer
+			default:
+				a.identity, a.issuer = ss.Identity, ss.Issuer
+			}
+		default:
+			a.form, a.none = formNone, sig.None
+		}
+		if c := s.Checksums; c != nil {
+			a.checksums = c.URL
+			if c.Clearsigned != nil {
+				a.sumsKeyring = readKeyring(r.Root, c.Clearsigned.Keyring)
+				a.sumsSigners = normalizedFprs(c.Clearsigned.Signers)
+			}
+		}
+		algs := map[digest.Algorithm]bool{}
+		for _, set := range s.Digests {
+			for alg := range set {
+				algs[alg] = true
+			}
+		}
+		for alg := range algs {
+			a.pins = append(a.pins, string(alg))
+		}
+		slices.Sort(a.pins)
+		m[s.Name] = a
+	}
+	return m
+}
+
+func normalizedFprs(list []string) []string {
+	out := make([]string, 0, len(list))
+	for _, f := range list {
+		out = append(out, strings.ToUpper(strings.ReplaceAll(f, " ", "")))
+	}
+	slices.Sort(out)
+	return slices.Compact(out)
+}
+
+// diffTrust adds to rv every change of what vouches for the sources of r
+// since old (nil: r is new at rev): a new recipe and every anchor it
+// brings, signature forms, keyrings (keys added, removed, changed),
+// signer lists, Sigstore identities, issuers and keys, cross-checks and the
+// keyrings of clearsigned checksum files, and pinned digest algorithms.
+func diffTrust(r, old *recipe.Recipe, rev string, rv *reviews) {
+	na, oa := sourceAnchors(r), sourceAnchors(old)
+	var names []string
+	for _, s := range r.Sources {
+		names = append(names, s.Name)
+	}
+	if old == nil {
+		rv.add(ReviewItem{Kind: KindNewRecipe, New: names},
+			fmt.Sprintf("new recipe %s (not at %s): review the trust of each of its sources (%s)", r.Name, rev, strings.Join(names, ", ")))
+	}
+	// A source removed takes its anchors with it: the package diff shows
+	// it, and nothing is trusted that was not before.
+	for _, name := range names {
+		diffSource(name, na[name], oa[name], rv)
+	}
+}
+
+// diffSource compares the anchors of one source; o is nil when the source
+// is new.
+func diffSource(name string, n, o *anchors, rv *reviews) {
+	suffix := ""
+	switch {
+	case o == nil:
+		o, suffix = &anchors{}, " (new source)"
+	case n.form != o.form && n.form != formNone:
+		rv.add(ReviewItem{Kind: KindSignatureForm, Source: name, Old: []string{o.form}, New: []string{n.form}},
+			fmt.Sprintf("signature form changed: %s, was %s", formNames[n.form], formNames[o.form]))
+	}
+	if n.form == formNone && (o.form != formNone || suffix != "") {
+		var was []string
+		if o.form != "" {
+			was = []string{o.form}
+		}
+		msg := fmt.Sprintf("no signature: %q%s", n.none, suffix)
+		if o.form != "" {
+			msg = fmt.Sprintf("no signature now: %q (was %s)", n.none, formNames[o.form])
+		}
+		rv.add(ReviewItem{Kind: KindSignatureNone, Source: name, Old: was, New: []string{formNone, n.none}}, msg)
+	}
+	diffKeyring(KindKeyring, "keyring", name, n.keyring, o.keyring, suffix, rv)
+	diffSigners(KindSigners, "signers", name, n.signers, o.signers, n.keyring, o.keyring, suffix, rv)
+	diffValue(KindSigstoreIdentity, "Sigstore identity", name, "", n.identity, o.identity, suffix, rv)
+	diffValue(KindSigstoreIssuer, "Sigstore issuer", name, "", n.issuer, o.issuer, suffix, rv)
+	subject := n.keyFile
+	if subject == "" {
+		subject = o.keyFile
+	}
+	if n.key != o.key { // the same key under another file name is no change
+		diffValue(KindSigstoreKey, "Sigstore public key "+subject, name, subject, n.key, o.key, suffix, rv)
+	}
+	switch {
+	case n.checksums != "" && o.checksums == "":
+		rv.add(ReviewItem{Kind: KindCrossCheck, Source: name, New: []string{n.checksums}},
+			fmt.Sprintf("cross-check against the upstream checksum file %s%s", n.checksums, orNew(suffix)))
+	case n.checksums == "" && o.checksums != "":
+		rv.add(ReviewItem{Kind: KindCrossCheck, Source: name, Old: []string{o.checksums}},
+			fmt.Sprintf("cross-check against the upstream checksum file %s removed", o.checksums))
+	}
+	diffKeyring(KindChecksumsKeyring, "checksum file keyring", name, n.sumsKeyring, o.sumsKeyring, suffix, rv)
+	diffSigners(KindChecksumsSigners, "checksum file signers", name, n.sumsSigners, o.sumsSigners, n.sumsKeyring, o.sumsKeyring, suffix, rv)
+	if suffix == "" && !sameSet(n.pins, o.pins) {
+		rv.add(ReviewItem{Kind: KindPins, Source: name, Old: o.pins, New: n.pins},
+			fmt.Sprintf("pinned digests %s, were %s", joinOr(n.pins, "none"), joinOr(o.pins, "none")))
+	}
+}
+
+// orNew is the suffix that says a source is new, or else " (new)" for an
+// anchor new to a source that was there.
+func orNew(suffix string) string {
+	if suffix == "" {
+		return " (new)"
+	}
+	return suffix
+}
+
+// diffValue reviews a setting with one value (an identity, an issuer, a
+// key's fingerprint) that appeared, changed or went away.
+func diffValue(kind Kind, what, source, subject, n, o, suffix string, rv *reviews) {
+	it := ReviewItem{Kind: kind, Source: source, Subject: subject}
+	switch {
+	case n == o:
+		return
+	case o == "":
+		it.New = []string{n}
+		rv.add(it, fmt.Sprintf("%s %s%s", what, n, orNew(suffix)))
+	case n == "":
+		it.Old = []string{o}
+		rv.add(it, fmt.Sprintf("%s no longer required (was %s)", what, o))
+	default:
+		it.Old, it.New = []string{o}, []string{n}
+		rv.add(it, fmt.Sprintf("%s %s, was %s", what, n, o))
+	}
+}
+
+// diffKeyring reviews a keyring that appeared, went away, or whose keys
+// changed: each key added or removed by fingerprint, and each key in both
+// whose certificate changed, with what changed. A keyring moved to another
+// file with the same bytes is no change.
+func diffKeyring(kind Kind, what, source string, n, o *keyringFacts, suffix string, rv *reviews) {
+	switch {
+	case n == nil && o == nil:
+		return
+	case o == nil:
+		it := ReviewItem{Kind: kind, Source: source, Subject: n.path, New: n.fprs, Added: n.fprs}
+		if n.err != nil {
+			rv.add(it, fmt.Sprintf("%s %s%s: unreadable: %v", what, n.path, orNew(suffix), n.err))
+			return
+		}
+		rv.add(it, fmt.Sprintf("%s %s%s: %d key(s): %s", what, n.path, orNew(suffix), len(n.fprs), joinOr(n.fprs, "none")))
+		return
+	case n == nil:
+		rv.add(ReviewItem{Kind: kind, Source: source, Subject: o.path, Old: o.fprs, Removed: o.fprs},
+			fmt.Sprintf("%s %s no longer used (it held %s)", what, o.path, joinOr(o.fprs, "no key")))
+		return
+	case n.data != nil && bytes.Equal(n.data, o.data): // the same bytes, unreadable or not, under any name
+		return
+	}
+	it := ReviewItem{Kind: kind, Source: source, Subject: n.path, Old: o.fprs, New: n.fprs}
+	it.Added, it.Removed = listDiff(o.fprs, n.fprs)
+	var parts []string
+	if n.path != o.path {
+		parts = append(parts, "replaces "+o.path)
+	}
+	if n.err != nil {
+		parts = append(parts, fmt.Sprintf("unreadable: %v", n.err))
+	}
+	for _, f := range it.Added {
+		parts = append(parts, "key "+f+" added")
+	}
+	for _, f := range it.Removed {
+		parts = append(parts, "key "+f+" removed")
+	}
+	for _, f := range n.fprs {
+		of, ok := o.facts[f]
+		if !ok {
+			continue
+		}
+		gained, lost := listDiff(of, n.facts[f])
+		if len(gained) == 0 && len(lost) == 0 {
+			continue
+		}
+		it.Changed = append(it.Changed, f)
+		var c []string
+		if len(gained) > 0 {
+			c = append(c, "now "+strings.Join(gained, ", "))
+		}
+		if len(lost) > 0 {
+			c = append(c, "no longer "+strings.Join(lost, ", "))
+		}
+		parts = append(parts, "key "+f+" changed: "+strings.Join(c, "; "))
+	}
+	if len(parts) == 0 || len(parts) == 1 && n.path != o.path {
+		parts = append(parts, "the same keys, user IDs, subkeys, expiry and revocations, other bytes (signatures or packets)")
+	}
+	rv.add(it, fmt.Sprintf("%s %s: %s", what, n.path, strings.Join(parts, "; ")))
+}
+
+// diffSigners reviews a signers: allow-list that changed (an empty list
+// allows any key of the keyring).
+func diffSigners(kind Kind, what, source string, n, o []string, newKeyring, oldKeyring *keyringFacts, suffix string, rv *reviews) {
+	if sameSet(n, o) && (suffix == "" || len(n) == 0) {
+		return
+	}
+	it := ReviewItem{Kind: kind, Source: source, Old: o, New: n}
+	it.Added, it.Removed = listDiff(o, n)
+	// A signer the keyring does not hold can never sign: say so.
+	named := func(list []string) string {
+		var out []string
+		for _, f := range list {
+			if newKeyring != nil && newKeyring.err == nil && !slices.Contains(newKeyring.fprs, f) {
+				f += " (not in " + newKeyring.path + ")"
+			}
+			out = append(out, f)
+		}
+		return strings.Join(out, ", ")
+	}
+	switch {
+	case suffix != "":
+		rv.add(it, fmt.Sprintf("%s %s%s", what, named(n), suffix))
+	case len(o) == 0 && oldKeyring == nil:
+		rv.add(it, fmt.Sprintf("%s %s (new)", what, named(n)))
+	case len(n) == 0 && newKeyring == nil:
+		rv.add(it, fmt.Sprintf("%s no longer apply (were %s)", what, strings.Join(o, ", ")))
+	case len(n) == 0:
+		rv.add(it, fmt.Sprintf("%s: any key of %s now (were %s)", what, newKeyring.path, strings.Join(o, ", ")))
+	case len(o) == 0:
+		rv.add(it, fmt.Sprintf("%s: only %s now (was any key of %s)", what, named(n), oldKeyring.path))
+	default:
+		var parts []string
+		if len(it.Added) > 0 {
+			parts = append(parts, named(it.Added)+" added")
+		}
+		if len(it.Removed) > 0 {
+			parts = append(parts, strings.Join(it.Removed, ", ")+" removed")
+		}
+		rv.add(it, fmt.Sprintf("%s: %s (now %s)", what, strings.Join(parts, "; "), strings.Join(n, ", ")))
+	}
+}

@@ -1,0 +1,390 @@
+package pipeline
+
+import (
+	"archive/tar"
+	"bytes"
+	"compress/gzip"
+	"context"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"go.yaml.in/yaml/v3"
+
+	"github.com/updeb/updeb/internal/recipe"
+	"github.com/updeb/updeb/internal/testkit/testenv"
+	"github.com/updeb/updeb/pkg/archive"
+	"github.com/updeb/updeb/pkg/deb"
+)
+
+// accPackages are two packages of one recipe: acc, built from an archive
+// made by GNU tar (a hardlink, systemd's \x2d, a space and UTF-8 in names)
+// with every kind of mode, owner and special bit, maintainer-script
+// fragments and an interest in a trigger; acc-plugin, whose installation
+// activates that trigger.
+const accPackages = `  - name: acc
+    summary: modes, owners, scripts and triggers
+    description: |
+      A test package.
+    section: admin
+    files:
+      - {source: acc, path: bin/acc, dest: /usr/sbin/acc, mode: "2750", group: shadow, special-bits: "reads /etc/shadow for its users"}
+      - {source: acc, path: bin/acc-alias, dest: /usr/sbin/acc-alias, mode: "0755"}
+      - {source: acc, path: 'units/acc\x2dworker.service', dest: '/lib/systemd/system/acc\x2dworker.service'}
+      - {source: acc, path: "docs/read me ünï.txt", dest: "/usr/share/doc/acc/read me ünï.txt"}
+      - {file: acc.conf, dest: /etc/acc/acc.conf, mode: "0640", group: adm}
+      - {file: acc.conf, dest: /etc/acc/token, mode: "0600"}
+    directories:
+      - {path: /var/lib/acc, mode: "0700"}
+      - {path: /var/lib/acc/shared, mode: "2775", group: staff, special-bits: "files made in it belong to staff"}
+      - {path: /var/lib/acc/drop, mode: "1777", special-bits: "anyone drops files, only their owner removes them"}
+    scripts: {postinst: acc.postinst, prerm: acc.prerm}
+    triggers: [interest-noawait acc-reload]
+  - name: acc-plugin
+    summary: activates acc's trigger
+    description: |
+      A test package.
+    section: admin
+    files:
+      - {file: acc.conf, dest: /usr/share/acc-plugin/plugin.conf}
+    triggers: [activate-noawait acc-reload]
+`
+
+// TestModesScriptsTriggersEndToEnd builds acc and acc-plugin from a recipe,
+// installs them with dpkg into a throwaway root (as root, or under fakeroot)
+// and checks what dpkg made: every mode, owner and special bit; the
+// hardlinked archive member; the names; the fragments run with their
+// arguments in the documented order; the trigger fired when acc-plugin was
+// installed; lintian accepts both packages.
+func TestModesScriptsTriggersEndToEnd(t *testing.T) {
+	testenv.RequireTool(t, "tar", "dpkg", "dpkg-deb", "lintian")
+	root, mirror := project(t)
+	src := t.TempDir()
+	for name, content := range map[string]string{"bin/acc": "#!/bin/sh\necho acc\n", `units/acc\x2dworker.service`: "[Service]\nExecStart=/usr/sbin/acc\n", "docs/read me ünï.txt": "docs\n"} {
+		p := filepath.Join(src, name)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.Link(filepath.Join(src, "bin/acc"), filepath.Join(src, "bin/acc-alias")); err != nil {
+		t.Fatal(err)
+	}
+	tarball := filepath.Join(t.TempDir(), "acc.tar.gz")
+	testenv.Run(t, "tar", "-C", src, "--sort=name", "--owner=0", "--group=0", "-czf", tarball, "bin", "docs", "units")
+	if !strings.Contains(string(testenv.Run(t, "tar", "-tvzf", tarball)), "bin/acc-alias link to bin/acc") {
+		t.Fatal("GNU tar stored no hardlink")
+	}
+	data, err := os.ReadFile(tarball)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tarballRecipe(t, root, mirror, "acc", data, accPackages)
+	for name, content := range map[string]string{
+		"acc.conf": "key = value\n",
+		// The fragments write into $DPKG_ROOT: dpkg runs them chrootless here.
+		"acc.postinst": "echo \"postinst $*\" >> \"$DPKG_ROOT/var/lib/acc/log\"\n",
+		"acc.prerm":    "echo \"prerm $*\" >> \"$DPKG_ROOT/var/lib/acc/log\"\n",
+	} {
+		if err := os.MkdirAll(filepath.Join(root, "recipes/acc"), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(root, "recipes/acc", name), []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	out := filepath.Join(t.TempDir(), "out")
+	if _, err := Run(context.Background(), jobs(t, root, "amd64", "acc"), options(t, mirror, out)); err != nil {
+		t.Fatal(err)
+	}
+	acc, plugin := filepath.Join(out, "acc_1.0.0-1_amd64.deb"), filepath.Join(out, "acc-plugin_1.0.0-1_amd64.deb")
+	testenv.Lintian(t, map[string]string{
+		"package-contains-no-arch-dependent-files":        "the stand-in binary is a shell script",
+		"extended-description-is-probably-too-short":      "a test package",
+		"systemd-service-file-missing-documentation-key":  "a test unit",
+		"systemd-service-file-missing-install-key":        "a test unit",
+		"systemd-service-file-missing-hardening-features": "a test unit",
+	}, acc, plugin)
+	// The provenance record names each fragment by its digest.
+	st, _ := readRecord(t, acc+ProvenanceSuffix)
+	fragments := 0
+	for _, d := range st.Predicate.BuildDefinition.ResolvedDependencies {
+		if d.Annotations["role"] == "script-fragment" {
+			fragments++
+			if want := sha256File(t, filepath.Join(root, d.Name)); d.Digest["sha256"] != want || !strings.HasPrefix(d.Name, "recipes/acc/acc.") {
+				t.Errorf("provenance input %s: %v, want sha256 %s", d.Name, d.Digest, want)
+			}
+		}
+	}
+	if fragments != 2 {
+		t.Errorf("provenance names %d script fragments, want 2", fragments)
+	}
+	if info := string(testenv.Run(t, "dpkg-deb", "-I", acc, "triggers")); info != "interest-noawait acc-reload\n" {
+		t.Errorf("acc's triggers: %q", info)
+	}
+
+	dpkgRoot := testenv.DpkgRoot(t)
+	got := testenv.AsRoot(t, `dpkg() { command dpkg --root="$ROOT" --admindir="$ROOT/var/lib/dpkg" --force-script-chrootless --force-not-root --log=/dev/null "$@" >/dev/null; }
+dpkg -i "$ACC"
+dpkg -i "$PLUGIN"
+cd "$ROOT"
+find usr/sbin lib/systemd/system etc/acc var/lib/acc "usr/share/doc/acc/read me ünï.txt" -printf '%p %m %u:%g %n\n' | LC_ALL=C sort
+cmp usr/sbin/acc usr/sbin/acc-alias && echo "acc-alias has acc's bytes"
+echo ---
+cat var/lib/acc/log
+dpkg -r acc
+echo ---
+cat var/lib/acc/log`, "ROOT="+dpkgRoot, "ACC="+acc, "PLUGIN="+plugin, "PATH=/usr/sbin:/usr/bin:/sbin:/bin")
+	want := `etc/acc 755 root:root 2
+etc/acc/acc.conf 640 root:adm 1
+etc/acc/token 600 root:root 1
+lib/systemd/system 755 root:root 2
+lib/systemd/system/acc\x2dworker.service 644 root:root 1
+usr/sbin 755 root:root 2
+usr/sbin/acc 2750 root:shadow 1
+usr/sbin/acc-alias 755 root:root 1
+usr/share/doc/acc/read me ünï.txt 644 root:root 1
+var/lib/acc 700 root:root 4
+var/lib/acc/drop 1777 root:root 2
+var/lib/acc/log 644 root:root 1
+var/lib/acc/shared 2775 root:staff 2
+acc-alias has acc's bytes
+---
+postinst configure 
+postinst triggered acc-reload
+---
+postinst configure 
+postinst triggered acc-reload
+prerm remove
+`
+	if string(got) != want {
+		t.Errorf("installed:\n%s\nwant:\n%s", got, want)
+	}
+}
+
+// TestRebuildRealDebianPackages rebuilds four real Debian 12 packages
+// (testdata/debian: setuid and setgid files, root:shadow and root:staff,
+// 0700, 1733 and 1777 folders, systemd's \x2d, symlinks, conffiles) from
+// their trees through a recipe that states each entry's mode and owner, and
+// finds every name, type, mode, owner (name and id), size, byte and link
+// target of the original in the same order, and the same conffiles; dpkg
+// --unpack makes the same tree of both. (The rebuilt package is named
+// NAME-rebuilt: updeb writes its own copyright, changelog and lintian
+// overrides for it, under that name, and nothing else differs.)
+func TestRebuildRealDebianPackages(t *testing.T) {
+	testenv.RequireTool(t, "dpkg-deb", "dpkg")
+	originals, _ := filepath.Glob("../../testdata/debian/*.deb")
+	if len(originals) != 4 {
+		t.Fatalf("testdata/debian has %d packages, want 4", len(originals))
+	}
+	root, mirror := project(t)
+	var js []Job
+	want := map[string]*deb.Info{}
+	for _, orig := range originals {
+		info, err := deb.InspectFile(context.Background(), orig, archive.Limits{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		name := info.Control.Value("Package")
+		want[name+"-rebuilt"] = info
+		tarballRecipe(t, root, mirror, name, regularFiles(t, orig), rebuildRecipe(t, name, info))
+		r, err := recipe.Load(filepath.Join(root, "recipes", name+".yaml"), recipe.LoadOptions{})
+		if err != nil {
+			t.Fatalf("the recipe for %s: %v", name, err)
+		}
+		js = append(js, Job{Recipe: r, Arch: "amd64"})
+	}
+	out := filepath.Join(t.TempDir(), "out")
+	res, err := Run(context.Background(), js, options(t, mirror, out))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range res {
+		for _, o := range r.Outputs {
+			orig := want[o.Package]
+			rebuilt := filepath.Join(out, o.File)
+			got, err := deb.InspectFile(context.Background(), rebuilt, archive.Limits{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			ours := "./usr/share/doc/" + o.Package + "/"
+			byPath := map[string]deb.FileInfo{}
+			var order []string
+			for _, f := range got.Files {
+				byPath[f.Path] = f
+				if !strings.HasPrefix(f.Path, ours) && f.Path != "./usr/share/lintian/overrides/"+o.Package {
+					order = append(order, f.Path)
+				}
+			}
+			var origOrder []string
+			for _, f := range orig.Files {
+				origOrder = append(origOrder, f.Path)
+				g, ok := byPath[f.Path]
+				g.MTime = f.MTime // clamped to the recipe's release date: not part of the comparison
+				if !ok || g != f {
+					t.Errorf("%s: %s\n got %+v\nwant %+v", o.Package, f.Path, g, f)
+				}
+			}
+			if !slices.Equal(order, origOrder) {
+				t.Errorf("%s: entries in another order or more of them:\n got %q\nwant %q", o.Package, order, origOrder)
+			}
+			if !slices.Equal(got.Conffiles, orig.Conffiles) {
+				t.Errorf("%s: conffiles %q, want %q", o.Package, got.Conffiles, orig.Conffiles)
+			}
+			// dpkg --unpack makes the same tree of both (but updeb's own files).
+			trees := map[string]string{}
+			for which, p := range map[string]string{"original": originalOf(t, originals, orig), "rebuilt": rebuilt} {
+				dpkgRoot := testenv.DpkgRoot(t)
+				trees[which] = string(testenv.AsRoot(t, `dpkg --root="$ROOT" --admindir="$ROOT/var/lib/dpkg" --force-script-chrootless --force-not-root --force-depends --log=/dev/null --unpack "$DEB" >"$ROOT.log" 2>&1 || { cat "$ROOT.log"; exit 1; }
+cd "$ROOT" && find . \( -path ./var/lib/dpkg -o -path "./usr/share/doc/$OURS" -o -path "./usr/share/lintian/overrides/$OURS" \) -prune -o -printf '%p %y %m %u:%g %U:%G %s %l\n' | LC_ALL=C sort
+find . -type f ! -path './var/lib/dpkg/*' ! -path "./usr/share/doc/$OURS/*" ! -path "./usr/share/lintian/overrides/$OURS" -print0 | LC_ALL=C sort -z | xargs -0r md5sum`,
+					"ROOT="+dpkgRoot, "DEB="+p, "OURS="+o.Package))
+			}
+			if trees["original"] != trees["rebuilt"] {
+				t.Errorf("%s: dpkg --unpack made another tree:\n%s\nwant:\n%s", o.Package, trees["rebuilt"], trees["original"])
+			}
+			if n := strings.Count(trees["original"], "\n"); n < len(orig.Files) {
+				t.Errorf("%s: the unpacked tree has %d lines for %d entries:\n%s", o.Package, n, len(orig.Files), trees["original"])
+			}
+		}
+	}
+	if n := len(res[0].Outputs) + len(res[1].Outputs) + len(res[2].Outputs) + len(res[3].Outputs); n != 4 {
+		t.Fatalf("%d packages rebuilt, want 4", n)
+	}
+}
+
+// originalOf returns the original .deb whose inspection is info.
+func originalOf(t *testing.T, originals []string, info *deb.Info) string {
+	t.Helper()
+	for _, o := range originals {
+		if strings.HasPrefix(filepath.Base(o), info.Control.Value("Package")+"_") {
+			return o
+		}
+	}
+	t.Fatalf("no original for %s", info.Control.Value("Package"))
+	return ""
+}
+
+// regularFiles returns a tar.gz of the regular files of a .deb's data.tar
+// (from dpkg-deb --fsys-tarfile): the upstream archive the recipe takes
+// them from. Folders and symlinks come from the recipe.
+func regularFiles(t *testing.T, debFile string) []byte {
+	t.Helper()
+	tr := tar.NewReader(bytes.NewReader(testenv.Run(t, "dpkg-deb", "--fsys-tarfile", debFile)))
+	var buf bytes.Buffer
+	zw := gzip.NewWriter(&buf)
+	tw := tar.NewWriter(zw)
+	for {
+		h, err := tr.Next()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		if h.Typeflag != tar.TypeReg {
+			continue
+		}
+		if err := tw.WriteHeader(&tar.Header{Name: h.Name, Typeflag: tar.TypeReg, Mode: 0o644, Size: h.Size, Format: tar.FormatGNU}); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := io.Copy(tw, tr); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := tw.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if err := zw.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return buf.Bytes()
+}
+
+// rebuildRecipe writes the packages section of a recipe that rebuilds the
+// package info describes as NAME-rebuilt: every entry with its mode, owner
+// and group, special bits with a reason, conffiles as the original's.
+func rebuildRecipe(t *testing.T, name string, info *deb.Info) string {
+	t.Helper()
+	type access struct {
+		Mode        string `yaml:"mode"`
+		Owner       string `yaml:"owner,omitempty"`
+		Group       string `yaml:"group,omitempty"`
+		SpecialBits string `yaml:"special-bits,omitempty"`
+	}
+	type file struct {
+		Source   string `yaml:"source"`
+		Path     string `yaml:"path"`
+		Dest     string `yaml:"dest"`
+		access   `yaml:",inline"`
+		Conffile bool `yaml:"conffile"`
+	}
+	type dir struct {
+		Path   string `yaml:"path"`
+		access `yaml:",inline"`
+	}
+	type link struct {
+		Dest   string `yaml:"dest"`
+		Target string `yaml:"target"`
+	}
+	type pkg struct {
+		Name         string `yaml:"name"`
+		Architecture string `yaml:"architecture"`
+		Summary      string `yaml:"summary"`
+		Description  string `yaml:"description"`
+		Section      string `yaml:"section"`
+		Files        []file `yaml:"files"`
+		Directories  []dir  `yaml:"directories"`
+		Symlinks     []link `yaml:"symlinks,omitempty"`
+	}
+	arch := "any"
+	if info.Control.Value("Architecture") == "all" {
+		arch = "all"
+	}
+	summary, _, _ := strings.Cut(info.Control.Value("Description"), "\n")
+	p := pkg{Name: name + "-rebuilt", Architecture: arch, Summary: summary, Description: "Debian's " + name + ", rebuilt by updeb's tests.",
+		Section: info.Control.Value("Section")}
+	for _, f := range info.Files {
+		a := access{Mode: fmt.Sprintf("%04o", deb.UnixMode(f.Mode))}
+		if f.Uname != "root" {
+			a.Owner = f.Uname
+		}
+		if f.Gname != "root" {
+			a.Group = f.Gname
+		}
+		if f.Mode&(fs.ModeSetuid|fs.ModeSetgid|fs.ModeSticky) != 0 {
+			a.SpecialBits = "as Debian's " + name + " has it"
+		}
+		dest := strings.TrimPrefix(f.Path, ".")
+		switch f.Type {
+		case "file":
+			p.Files = append(p.Files, file{Source: name, Path: strings.TrimPrefix(f.Path, "./"), Dest: dest, access: a, Conffile: slices.Contains(info.Conffiles, dest)})
+		case "dir":
+			if f.Path != "./" {
+				p.Directories = append(p.Directories, dir{Path: strings.TrimSuffix(dest, "/"), access: a})
+			}
+		case "symlink":
+			p.Symlinks = append(p.Symlinks, link{Dest: dest, Target: f.Linkname})
+		default:
+			t.Fatalf("%s: %s is a %s, which the test does not rebuild", name, f.Path, f.Type)
+		}
+	}
+	data, err := yaml.Marshal([]pkg{p})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b strings.Builder
+	for _, line := range strings.SplitAfter(string(data), "\n") {
+		if line != "" {
+			b.WriteString("  " + line)
+		}
+	}
+	return b.String()
+}

@@ -1,0 +1,192 @@
+package pipeline
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/updeb/updeb/internal/testkit/testenv"
+	"github.com/updeb/updeb/pkg/archive"
+)
+
+// tarGz makes a .tar.gz holding the named members, in the order given, each
+// with its name as content (repeated, so that members are not tiny).
+func tarGz(t *testing.T, names ...string) []byte {
+	t.Helper()
+	var files []string
+	for _, n := range names {
+		files = append(files, "multi/"+n, strings.Repeat(n+"\n", 5000))
+	}
+	return tarballOf(t, files...)
+}
+
+// multiRecipe adds recipe "multi" to the project: source multi.tar.gz (data)
+// and the packages given, each as "name: member>dest member>dest ...".
+func multiRecipe(t *testing.T, root, mirror string, data []byte, packages ...string) {
+	t.Helper()
+	var b strings.Builder
+	for _, p := range packages {
+		name, files, _ := strings.Cut(p, ": ")
+		fmt.Fprintf(&b, "  - name: %s\n    summary: streaming fixture\n    description: |\n      Members streamed or spooled.\n    section: utils\n    files:\n", name)
+		for _, f := range strings.Fields(files) {
+			src, dest, _ := strings.Cut(f, ">")
+			fmt.Fprintf(&b, "      - {source: multi, path: multi/%s, dest: %s, mode: \"0755\"}\n", src, dest)
+		}
+	}
+	tarballRecipe(t, root, mirror, "multi", data, b.String())
+}
+
+var spooledRE = regexp.MustCompile(`msg=spooled .*source=multi member=multi/(\S+)`)
+
+// buildMulti builds recipe multi and returns the .debs' bytes by name and the
+// members spooled, from the build's debug log.
+func buildMulti(t *testing.T, root, mirror string, spoolAll bool) (map[string][]byte, []string) {
+	t.Helper()
+	out := filepath.Join(t.TempDir(), "out")
+	opts := options(t, mirror, out)
+	var log bytes.Buffer
+	opts.Source.Logger = slog.New(slog.NewTextHandler(&log, &slog.HandlerOptions{Level: slog.LevelDebug}))
+	opts.SpoolAll = spoolAll
+	if _, err := Run(context.Background(), jobs(t, root, "amd64", "multi"), opts); err != nil {
+		t.Fatal(err)
+	}
+	built := map[string][]byte{}
+	for _, p := range debs(t, out) {
+		b, err := os.ReadFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		built[filepath.Base(p)] = b
+	}
+	var spooled []string
+	for _, m := range spooledRE.FindAllStringSubmatch(log.String(), -1) {
+		spooled = append(spooled, m[1])
+	}
+	slices.Sort(spooled)
+	return built, spooled
+}
+
+// Streaming and spooling give the same bytes; a member is spooled only when
+// the writer cannot take it as it streams: it arrives before the writer needs
+// it, it becomes two files, or it belongs to a later package of the source.
+func TestStreamMatchesSpool(t *testing.T) {
+	for _, tt := range []struct {
+		name     string
+		order    []string
+		packages []string
+		spooled  []string // when streaming
+	}{
+		{"archive in dpkg order", []string{"a", "b", "c"}, []string{"multi: a>/usr/bin/a b>/usr/bin/b c>/usr/bin/c"}, nil},
+		{"member out of order", []string{"c", "a", "b"}, []string{"multi: a>/usr/bin/a b>/usr/bin/b c>/usr/bin/c"}, []string{"c"}},
+		{"member not wanted first", []string{"b", "z", "a"}, []string{"multi: a>/usr/bin/a b>/usr/bin/b"}, []string{"b"}},
+		{"member used twice", []string{"a", "b"}, []string{"multi: a>/usr/bin/a a>/usr/bin/a2 b>/usr/bin/b"}, []string{"a"}},
+		{"two packages", []string{"a", "b", "c", "d"}, []string{"multi: a>/usr/bin/a c>/usr/bin/c", "multi-extra: b>/usr/lib/multi/b d>/usr/lib/multi/d"}, []string{"b", "d"}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			root, mirror := project(t)
+			multiRecipe(t, root, mirror, tarGz(t, tt.order...), tt.packages...)
+			streamed, spooled := buildMulti(t, root, mirror, false)
+			reference, all := buildMulti(t, root, mirror, true)
+			if !slices.Equal(spooled, tt.spooled) {
+				t.Errorf("streaming spooled %q, want %q", spooled, tt.spooled)
+			}
+			var wanted []string
+			for _, p := range tt.packages {
+				_, files, _ := strings.Cut(p, ": ")
+				for _, f := range strings.Fields(files) {
+					src, _, _ := strings.Cut(f, ">")
+					wanted = append(wanted, src)
+				}
+			}
+			slices.Sort(wanted)
+			if wanted = slices.Compact(wanted); !slices.Equal(all, wanted) {
+				t.Errorf("SpoolAll spooled %q, want every wanted member %q", all, wanted)
+			}
+			if len(streamed) != len(tt.packages) || len(reference) != len(streamed) {
+				t.Fatalf("built %d and %d packages, want %d", len(streamed), len(reference), len(tt.packages))
+			}
+			for name, b := range reference {
+				if !bytes.Equal(streamed[name], b) {
+					t.Errorf("%s: streamed and spooled builds differ", name)
+				}
+			}
+		})
+	}
+}
+
+// An archive's error found after the last wanted member (here the gzip
+// checksum at its very end) aborts the package: no .deb, nothing left over.
+func TestArchiveErrorAfterLastMember(t *testing.T) {
+	for _, tt := range []struct {
+		name   string
+		damage func([]byte) []byte
+		want   string
+	}{
+		{"gzip checksum", func(b []byte) []byte { b[len(b)-8] ^= 0xff; return b }, "gzip: invalid checksum"},
+		{"trailing garbage", func(b []byte) []byte { return append(b, "garbage after the archive"...) }, "multi.tar.gz"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			root, mirror := project(t)
+			multiRecipe(t, root, mirror, tt.damage(tarGz(t, "a", "b", "z")), "multi: a>/usr/bin/a b>/usr/bin/b")
+			out := filepath.Join(t.TempDir(), "out")
+			_, err := Run(context.Background(), jobs(t, root, "amd64", "multi"), options(t, mirror, out))
+			if !errors.Is(err, archive.ErrCorrupt) || !strings.Contains(err.Error(), tt.want) {
+				t.Fatalf("err = %v, want ErrCorrupt mentioning %q", err, tt.want)
+			}
+			entries, _ := os.ReadDir(out)
+			for _, e := range entries {
+				if e.Name() != StateDir {
+					t.Errorf("left %s in the output folder", e.Name())
+				}
+			}
+		})
+	}
+}
+
+// A package's lintian overrides come before its files under /usr/share/m...
+// and later: such a file's facts are read ahead from the disk when a file
+// holds it, and a spooled member is read through the spool's decoder, not as
+// the compressed bytes it is stored as. The member here is a relocatable
+// object with a symbol table: unstripped, not a static executable.
+func TestOverridesReadSpooledMember(t *testing.T) {
+	testenv.RequireTool(t, "dpkg-deb")
+	obj, err := os.ReadFile("/usr/lib/x86_64-linux-gnu/crt1.o") // libc6-dev (.ci/run)
+	if err != nil {
+		if testenv.InCI() {
+			t.Fatal(err)
+		}
+		t.Skip(err)
+	}
+	root, mirror := project(t)
+	// The member belongs to two packages: the second one's copy is spooled.
+	multiRecipe(t, root, mirror, tarballOf(t, "multi/obj", string(obj)),
+		"multi: obj>/usr/lib/multi/obj", "multi-extra: obj>/usr/share/multi/obj")
+	built, spooled := buildMulti(t, root, mirror, false)
+	if !slices.Equal(spooled, []string{"obj"}) {
+		t.Fatalf("spooled %q, want [obj]", spooled)
+	}
+	for name, data := range built {
+		if !strings.HasPrefix(name, "multi-extra_") {
+			continue
+		}
+		dir := t.TempDir()
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		ovs := string(testenv.Run(t, "sh", "-c", "dpkg-deb --fsys-tarfile "+p+" | tar -xOf - ./usr/share/lintian/overrides/multi-extra"))
+		if !strings.Contains(ovs, "multi-extra: unstripped-binary-or-object [usr/share/multi/obj]") || strings.Contains(ovs, "statically-linked-binary") {
+			t.Errorf("overrides of multi-extra, want the unstripped tag only for usr/share/multi/obj:\n%s", ovs)
+		}
+		return
+	}
+	t.Fatalf("no multi-extra package among %d built", len(built))
+}

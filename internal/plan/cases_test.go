@@ -1,0 +1,169 @@
+package plan
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/updeb/updeb/internal/recipe"
+	"github.com/updeb/updeb/internal/supportdata"
+	"github.com/updeb/updeb/internal/testkit/eoltest"
+	"github.com/updeb/updeb/internal/testkit/trackingfixture"
+	"github.com/updeb/updeb/internal/track"
+)
+
+// TestJSONKeys: the JSON form has its schema name and snake_case keys only.
+func TestJSONKeys(t *testing.T) {
+	p, err := Make(trackingfixture.Recipes(t), fixtureData(t), fixtureOptions(t, today, watch))
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := json.Marshal(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var doc any
+	if err := json.Unmarshal(b, &doc); err != nil {
+		t.Fatal(err)
+	}
+	if doc.(map[string]any)["schema"] != "updeb/plan/v2" {
+		t.Errorf("schema %v", doc.(map[string]any)["schema"])
+	}
+	var walk func(v any)
+	walk = func(v any) {
+		switch x := v.(type) {
+		case map[string]any:
+			for k, v := range x {
+				if k != strings.ToLower(k) || strings.ContainsAny(k, "- ") {
+					t.Errorf("key %q is not snake_case", k)
+				}
+				walk(v)
+			}
+		case []any:
+			for _, v := range x {
+				walk(v)
+			}
+		}
+	}
+	walk(doc)
+}
+
+// one is a plan of in-memory recipes against simple data.
+func one(t *testing.T, rs []*recipe.Recipe, sets string, newest map[string][2]string) *Plan {
+	t.Helper()
+	data, err := supportdata.New("Source: t\nAs of: 2026-11-20", map[string][]supportdata.Cycle{
+		"kubernetes": {eoltest.Cycle("kubernetes", "1.36", "2026-04-22", "2027-04-28", "2027-06-28", "1.36.5"),
+			eoltest.Cycle("kubernetes", "1.35", "2025-12-17", "2026-12-28", "2027-02-28", "1.35.9")},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	o := Options{Now: today}
+	if sets != "" {
+		o.Sets, o.SetsFile = []byte(sets), "sets.yaml"
+	}
+	if newest != nil {
+		o.Newest = func(r *recipe.Recipe) (*track.Candidates, error) {
+			n := newest[r.Ref()]
+			return &track.Candidates{InTrack: track.Release{Version: n[0]}, Latest: track.Release{Version: n[1]}}, nil
+		}
+	}
+	p, err := Make(rs, &supportdata.Copy{Data: data}, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+func TestNothingToDo(t *testing.T) {
+	rs := []*recipe.Recipe{
+		{Path: "r/kubernetes-1.36.yaml", Name: "kubernetes-1.36", Version: "1.36.5"},
+		{Path: "r/kubernetes-1.35.yaml", Name: "kubernetes-1.35", Version: "1.35.9"},
+		{Path: "r/helm.yaml", Name: "helm", Version: "3.21.4", Watch: &recipe.Watch{GitHub: "helm/helm", Track: "3.x"}},
+	}
+	p := one(t, rs, "sets:\n  - name: a\n    components: {kubernetes: recipe:kubernetes-1.36, helm: 3.21.4}\n",
+		map[string][2]string{"kubernetes-1.36": {"1.36.5", "1.36.5"}, "kubernetes-1.35": {"1.35.9", "1.36.5"}, "helm": {"3.21.4", "3.21.4"}})
+	var b strings.Builder
+	Render(&b, p)
+	if p.ActionNeeded || len(p.Actions) != 0 || !strings.Contains(b.String(), "No action needed: every recipe is at the newest release of its track and every release set passes.") ||
+		!strings.Contains(b.String(), "  a    1.36.5      ok     ok") {
+		t.Errorf("plan %+v\n%s", p, b.String())
+	}
+}
+
+// A single recipe whose track allows the newer minor gets a plain bump; a
+// bump that brings a violation to a set that exists says so (apply holds it
+// back); a newer major outside the track is no action.
+func TestTrackAndBreaks(t *testing.T) {
+	rs := []*recipe.Recipe{
+		{Path: "r/kubernetes-1.36.yaml", Name: "kubernetes-1.36", Version: "1.36.5"},
+		{Path: "r/helm.yaml", Name: "helm", Version: "3.21.4", Watch: &recipe.Watch{GitHub: "helm/helm", TagPrefix: "v"}},
+		{Path: "r/kustomize.yaml", Name: "kustomize", Version: "5.7.0", Watch: &recipe.Watch{GitHub: "kubernetes-sigs/kustomize", TagPrefix: "kustomize/v", Track: "5.x"}},
+		{Path: "r/calicoctl.yaml", Name: "calicoctl", Version: "3.31.7", Watch: &recipe.Watch{GitHub: "projectcalico/calico", TagPrefix: "v", Track: "3.x"}},
+	}
+	p := one(t, rs, "sets:\n  - name: a\n    components: {kubernetes: recipe:kubernetes-1.36, helm: 3.21.4}\n",
+		map[string][2]string{"kubernetes-1.36": {"1.36.5", "1.36.5"}, "helm": {"4.0.0", "4.0.0"}, "kustomize": {"5.8.1", "6.0.0"}, "calicoctl": {"3.32.0", "3.32.0"}})
+	var got []string
+	for _, a := range p.Actions {
+		got = append(got, a.Kind+" "+a.Recipe+" "+a.Version+" "+a.Command+" "+a.ReleaseNotes+" "+strings.Join(a.Breaks(), ","))
+	}
+	want := []string{
+		"bump calicoctl 3.32.0 updeb bump calicoctl --to 3.32.0 https://github.com/projectcalico/calico/releases/tag/v3.32.0 ",
+		"bump helm 4.0.0 updeb bump helm --to 4.0.0 https://github.com/helm/helm/releases/tag/v4.0.0 a",
+		"bump kustomize 5.8.1 updeb bump kustomize --to 5.8.1 https://github.com/kubernetes-sigs/kustomize/releases/tag/kustomize/v5.8.1 ",
+		"compat     ",
+	}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("actions:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+	if !strings.Contains(p.Actions[3].Reason, "release set a: helm: helm 4.0.0 supports Kubernetes 1.31.x to 1.34.x") {
+		t.Errorf("compat action: %s", p.Actions[3].Reason)
+	}
+}
+
+func TestRefusedSets(t *testing.T) {
+	data, _ := supportdata.New("Source: t", nil)
+	rs := []*recipe.Recipe{{Path: "r/helm.yaml", Name: "helm", Version: "3.21.4"}}
+	for _, sets := range []string{"sets: [\n", "sets:\n  - name: a\n    components: {kubernetes: recipe:kubernetes-1.99}\n"} {
+		if _, err := Make(rs, &supportdata.Copy{Data: data}, Options{Now: today, Sets: []byte(sets), SetsFile: "s.yaml"}); err == nil || !strings.Contains(err.Error(), "s.yaml") {
+			t.Errorf("%q: %v", sets, err)
+		}
+	}
+}
+
+func TestHTMLSection(t *testing.T) {
+	p, err := Make(trackingfixture.Recipes(t), fixtureData(t), fixtureOptions(t, today, watch))
+	if err != nil {
+		t.Fatal(err)
+	}
+	h, err := HTML(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{`<section id="plan">`, `<p class="verdict verdict-action">9 action(s) needed: 2 add, 5 bump, 1 retire, 1 compat.</p>`,
+		`<tr class="add"><td>1.37</td>`, `<tr data-action="retire"><td>kubernetes-1.34</td>`, `<td>none: BUMP calicoctl</td>`,
+		`<code>updeb bump kubernetes-1.36 --new-minor 1.37</code>`, `<tr data-new="true"><td>kubernetes137</td>`} {
+		if !strings.Contains(string(h), want) {
+			t.Errorf("section lacks %q:\n%s", want, h)
+		}
+	}
+}
+
+// A plan for a day before a cycle's release does not list the cycle: on
+// 2026-11-10 Kubernetes 1.37 (released 2026-11-18 in the fixture's data) is
+// nothing to add offline, and Calico 3.32 (2026-11-10) is a move.
+func TestUnreleasedCycles(t *testing.T) {
+	p, err := Make(trackingfixture.Recipes(t), fixtureData(t), fixtureOptions(t, time.Date(2026, 11, 10, 15, 0, 0, 0, time.UTC), nil))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var cmds []string
+	for _, a := range p.Actions {
+		cmds = append(cmds, a.Command)
+	}
+	all := strings.Join(cmds, "\n")
+	if strings.Contains(all, "--new-minor 1.37") || !strings.Contains(all, "updeb bump calicoctl --new-minor 3.32 --to 3.32.0") {
+		t.Errorf("commands:\n%s", all)
+	}
+}

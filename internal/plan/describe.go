@@ -1,0 +1,128 @@
+package plan
+
+import (
+	"bytes"
+	"fmt"
+	"strings"
+)
+
+// Verification is the gate's verdict on the changed recipes (updeb verify
+// --base), as text, for the description.
+type Verification struct {
+	Base    string // the revision compared with
+	Text    string // the report as updeb verify prints it (PASS, REVIEW and FAIL lines)
+	Failed  int    // failed checks
+	Reviews int    // checks flagged for review
+	Err     string // why it could not run ("" when it ran)
+}
+
+// Summary is the description's first line: what changed, in counts.
+func (r *ApplyResult) Summary(p *Plan) string {
+	count := map[string]int{}
+	for _, c := range r.Changes {
+		count[c.Kind]++
+	}
+	var parts []string
+	for _, k := range []struct{ kind, one, many string }{
+		{ActAdd, "new minor", "new minors"}, {ActBump, "bump", "bumps"}, {ActRetire, "end-of-life mark", "end-of-life marks"},
+	} {
+		switch n := count[k.kind]; {
+		case n == 1:
+			parts = append(parts, "1 "+k.one)
+		case n > 1:
+			parts = append(parts, fmt.Sprintf("%d %s", n, k.many))
+		}
+	}
+	if len(parts) == 0 {
+		parts = append(parts, "nothing changed")
+	}
+	if n := len(r.Failures); n > 0 {
+		parts = append(parts, fmt.Sprintf("%d failed", n))
+	}
+	return fmt.Sprintf("Tracking %s: %s", p.Now, strings.Join(parts, ", "))
+}
+
+// Describe returns the change description Apply's result makes: a commit
+// message a reviewer can approve. The summary line, then per recipe the
+// old and new version, the release date, what vouched for the new bytes and
+// upstream's release notes (and what the release set file learnt); what was
+// held back or failed and why; the release set violations left for a
+// person; and the gate's verdicts on the changed recipes with every REVIEW
+// line (v, when given).
+func Describe(p *Plan, r *ApplyResult, v *Verification) []byte {
+	var b bytes.Buffer
+	b.WriteString(r.Summary(p) + "\n\n")
+	fmt.Fprintf(&b, "Made by updeb plan --apply. %s\n", p.Summary())
+	if len(r.Changes) > 0 {
+		b.WriteString("\nChanges:\n")
+	}
+	for _, c := range r.Changes {
+		switch c.Kind {
+		case ActAdd:
+			fmt.Fprintf(&b, "- %s: new recipe (the next minor after %s) at %s", c.Recipe, c.DerivedOf, c.To)
+		case ActRetire:
+			fmt.Fprintf(&b, "- %s: marked end-of-life since %s (it stays, to rebuild; not to deploy)", c.Recipe, c.EndOfLife)
+		default:
+			fmt.Fprintf(&b, "- %s: %s -> %s", c.Recipe, c.From, c.To)
+		}
+		if c.ReleaseDate != "" && c.Kind != ActRetire {
+			fmt.Fprintf(&b, ", released %s", c.ReleaseDate)
+		}
+		b.WriteString("\n")
+		if c.Track != "" {
+			fmt.Fprintf(&b, "  watch track: %s\n", c.Track)
+		}
+		if len(c.VerifiedBy) > 0 {
+			b.WriteString("  vouched for by:\n")
+			for _, v := range c.VerifiedBy {
+				fmt.Fprintf(&b, "    %s\n", v)
+			}
+		}
+		if c.ReleaseNotes != "" {
+			fmt.Fprintf(&b, "  release notes: %s\n", c.ReleaseNotes)
+		}
+		if c.Sets != "" {
+			fmt.Fprintf(&b, "  release sets: %s\n", c.Sets)
+		}
+	}
+	if len(r.Skipped) > 0 {
+		b.WriteString("\nNot done:\n")
+		for _, s := range r.Skipped {
+			fmt.Fprintf(&b, "- %s %s %s: %s\n", s.Action.Kind, s.Action.Recipe, s.Action.Version, s.Why)
+		}
+	}
+	if len(r.Failures) > 0 {
+		b.WriteString("\nFailed (nothing of these was written):\n")
+		for _, f := range r.Failures {
+			fmt.Fprintf(&b, "- %s %s %s: %s\n", f.Action.Kind, f.Action.Recipe, f.Action.Version, indent(f.Error, "    "))
+		}
+	}
+	if len(r.Open) > 0 {
+		b.WriteString("\nFor a person (release set violations no action resolves):\n")
+		for _, a := range r.Open {
+			fmt.Fprintf(&b, "- %s\n", a.Reason)
+		}
+	}
+	if v != nil {
+		fmt.Fprintf(&b, "\nupdeb verify --base %s on the changed recipes:\n", v.Base)
+		switch {
+		case v.Err != "":
+			fmt.Fprintf(&b, "  could not run: %s\n", indent(v.Err, "    "))
+		default:
+			b.WriteString(indent(strings.TrimRight(v.Text, "\n"), "  ", true) + "\n")
+		}
+	}
+	return b.Bytes()
+}
+
+// indent puts prefix before every line of s but the first (which follows
+// a label), and before the first too when all is set.
+func indent(s, prefix string, all ...bool) string {
+	lines := strings.Split(s, "\n")
+	for i := range lines {
+		if lines[i] != "" && (i > 0 || len(all) > 0 && all[0]) {
+			lines[i] = prefix + lines[i]
+		}
+	}
+	return strings.Join(lines, "\n")
+}

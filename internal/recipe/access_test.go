@@ -1,0 +1,218 @@
+package recipe
+
+import (
+	"errors"
+	"io/fs"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/updeb/updeb/pkg/deb"
+)
+
+// accessRecipe has every kind of mode and owner a recipe may ask for, with
+// names dpkg takes (a backslash, a space, UTF-8).
+const accessRecipe = `name: xx
+version: 1.0.0
+release-date: 2025-01-02
+license: Apache-2.0
+copyright: X Authors
+architectures: [amd64]
+sources:
+  - name: bin
+    url: https://example.org/x-{{.Arch}}.tar.gz
+    sha256: ` + hexA + `
+    signature: {none: "test"}
+packages:
+  - name: xx
+    summary: X tool
+    description: The X tool.
+    section: admin
+    system-user: {name: xuser, home: /var/lib/x}
+    files:
+      - {source: bin, path: 'bin/x\x2dtool', dest: '/usr/bin/x\x2dtool', mode: "4750", owner: root, group: xuser, special-bits: "runs as root for xuser's group only"}
+      - {source: bin, path: bin/chage, dest: /usr/bin/chage, mode: "2755", group: shadow, special-bits: "reads /etc/shadow"}
+      - {file: x.default, dest: /etc/default/x, mode: "0640", group: shadow}
+      - {file: x.default, dest: "/etc/x/read me ünï", mode: "0600", owner: xuser}
+      - {file: x.default, dest: /usr/share/x/open, mode: "0666"}
+      - {file: x.default, dest: /usr/share/x/mailer, owner: postfix}
+    directories:
+      - /var/lib/x
+      - {path: /var/lib/x/state, mode: "0700", owner: xuser, group: xuser}
+      - {path: /var/local/x, mode: "2775", group: staff, special-bits: "files made in it belong to staff"}
+      - {path: /var/tmp/x, mode: "1777", special-bits: "a drop folder like /tmp"}
+      - {path: /var/x/open, mode: "0777"}
+`
+
+// loadAccess loads text as recipes/x.yaml, with these files added to the
+// recipe folder, and resolves it for amd64.
+func loadAccess(t *testing.T, text string, files map[string]string) (*Recipe, *Resolved) {
+	t.Helper()
+	dir, file := writeProject(t, text)
+	for name, content := range files {
+		if err := os.WriteFile(filepath.Join(dir, "recipes/x", name), []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	r, err := Load(file, LoadOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := r.Resolve("amd64", fixtureOpts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r, p
+}
+
+// Modes are the recipe's exactly, special bits with their reason; owners
+// are base-passwd's ids by name, the package's own system user id 0 (the
+// postinst gives it the paths), any other name id 0 and a warning; a
+// world-writable file (or a directory without the sticky bit) a warning.
+func TestModesAndOwners(t *testing.T) {
+	r, p := loadAccess(t, accessRecipe, nil)
+	pp := p.Packages[0]
+	files := map[string]ResolvedFile{}
+	for _, f := range pp.Files {
+		files[f.Dest] = f
+	}
+	for _, w := range []struct {
+		dest    string
+		mode    fs.FileMode
+		owner   deb.Owner
+		special string
+	}{
+		{`/usr/bin/x\x2dtool`, 0o750 | fs.ModeSetuid, deb.Owner{User: "root", Group: "xuser"}, "runs as root for xuser's group only"},
+		{"/usr/bin/chage", 0o755 | fs.ModeSetgid, deb.Owner{Group: "shadow", GID: 42}, "reads /etc/shadow"},
+		{"/etc/default/x", 0o640, deb.Owner{Group: "shadow", GID: 42}, ""},
+		{"/etc/x/read me ünï", 0o600, deb.Owner{User: "xuser"}, ""},
+		{"/usr/share/x/open", 0o666, deb.Owner{}, ""},
+		{"/usr/share/x/mailer", 0o644, deb.Owner{User: "postfix"}, ""},
+	} {
+		f, ok := files[w.dest]
+		if !ok || f.Mode != w.mode || f.Owner != w.owner || f.SpecialBits != w.special {
+			t.Errorf("%s: %+v, want mode %v owner %+v special-bits %q", w.dest, f, w.mode, w.owner, w.special)
+		}
+	}
+	wantDirs := []ResolvedDir{
+		{Path: "/var/lib/x", Mode: 0o755},
+		{Path: "/var/lib/x/state", Mode: 0o700, Owner: deb.Owner{User: "xuser", Group: "xuser"}},
+		{Path: "/var/local/x", Mode: 0o775 | fs.ModeSetgid, Owner: deb.Owner{Group: "staff", GID: 50}, SpecialBits: "files made in it belong to staff"},
+		{Path: "/var/tmp/x", Mode: 0o777 | fs.ModeSticky, SpecialBits: "a drop folder like /tmp"},
+		{Path: "/var/x/open", Mode: 0o777},
+	}
+	if len(pp.Directories) != len(wantDirs) {
+		t.Fatalf("directories %+v", pp.Directories)
+	}
+	for i, d := range pp.Directories {
+		if d != wantDirs[i] {
+			t.Errorf("directory %d: %+v, want %+v", i, d, wantDirs[i])
+		}
+	}
+	var warnings []string
+	for _, w := range r.Warnings {
+		warnings = append(warnings, w.String())
+	}
+	want := []string{
+		`:23:58: mode: /usr/share/x/open is world-writable (0666): any local user can change it`,
+		`:24:61: owner: "postfix" is neither a Debian base-passwd account nor this package's system-user: dpkg gives the path owner id 0 (root) unless "postfix" exists when the package is unpacked (created by a package this one pre-depends on)`,
+		`:30:35: mode: directory /var/x/open is world-writable (0777) without the sticky bit: any local user can remove or replace what is in it`,
+	}
+	if len(warnings) != len(want) {
+		t.Fatalf("warnings:\n%s\nwant:\n%s", strings.Join(warnings, "\n"), strings.Join(want, "\n"))
+	}
+	for i := range want {
+		if !strings.HasSuffix(warnings[i], want[i]) {
+			t.Errorf("warning %d:\n %s\nwant ...%s", i, warnings[i], want[i])
+		}
+	}
+
+	// The postinst gives the system user its paths once it exists, unless
+	// dpkg-statoverride says otherwise, and sets a setuid mode again after
+	// chown (which clears it).
+	scripts, err := r.MaintainerScripts(&pp)
+	if err != nil {
+		t.Fatal(err)
+	}
+	postinst := scripts[0].Content
+	for _, want := range []string{
+		"adduser --system --quiet --group --home /var/lib/x xuser\n\t\tfi\n" +
+			"\t\tif ! dpkg-statoverride --list /var/lib/x/state >/dev/null 2>&1; then\n\t\t\tchown xuser:xuser /var/lib/x/state\n\t\tfi\n" +
+			"\t\tif ! dpkg-statoverride --list '/usr/bin/x\\x2dtool' >/dev/null 2>&1; then\n\t\t\tchown root:xuser '/usr/bin/x\\x2dtool'\n\t\t\tchmod 4750 '/usr/bin/x\\x2dtool'\n\t\tfi\n" +
+			"\t\tif ! dpkg-statoverride --list '/etc/x/read me ünï' >/dev/null 2>&1; then\n\t\t\tchown xuser:root '/etc/x/read me ünï'\n\t\tfi\n",
+	} {
+		if !strings.Contains(postinst, want) {
+			t.Errorf("postinst lacks\n%s\nin\n%s", want, postinst)
+		}
+	}
+	if out, err := exec.Command("sh", "-n", "-c", postinst).CombinedOutput(); err != nil {
+		t.Errorf("sh -n: %v\n%s", err, out)
+	}
+}
+
+// Fragments merge with updeb's parts in the documented order, or where
+// their #UPDEB# line says; what is not shell text is refused.
+func TestMergeScripts(t *testing.T) {
+	text := strings.Replace(accessRecipe, "    directories:\n", `    scripts: {preinst: x.preinst, postinst: x.postinst, prerm: x.prerm, postrm: x.postrm}
+    triggers: [interest-noawait /usr/lib/x/plugins, activate-noawait ldconfig]
+    directories:
+`, 1)
+	r, p := loadAccess(t, text, map[string]string{
+		"x.preinst":  "echo preinst \"$1\"\n",
+		"x.postinst": "echo before\n#UPDEB#\necho after \"$@\"\n",
+		"x.prerm":    "echo prerm\n",
+		"x.postrm":   "echo postrm",
+	})
+	fragment := filepath.Join(r.FilesDir, "x.postinst")
+	pp := p.Packages[0]
+	if strings.Join(pp.Triggers, "|") != "interest-noawait /usr/lib/x/plugins|activate-noawait ldconfig" {
+		t.Errorf("triggers %q", pp.Triggers)
+	}
+	scripts, err := r.MaintainerScripts(&pp)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]string{}
+	var names []string
+	for _, s := range scripts {
+		got[s.Name] = s.Content
+		names = append(names, s.Name)
+	}
+	if strings.Join(names, " ") != "preinst postinst prerm postrm" {
+		t.Fatalf("scripts %v", names)
+	}
+	if want := "#!/bin/sh\n# preinst for xx, generated by updeb with the recipe's fragment x.preinst.\nset -e\n\n\necho preinst \"$1\"\n\nexit 0\n"; got["preinst"] != want {
+		t.Errorf("preinst:\n%s\nwant:\n%s", got["preinst"], want)
+	}
+	post := got["postinst"]
+	if !strings.HasPrefix(post, "#!/bin/sh\n# postinst for xx, generated by updeb with the recipe's fragment x.postinst.\nset -e\n\n\necho before\n# updeb's part:\ncase \"$1\" in\n\tconfigure)\n") ||
+		!strings.HasSuffix(post, "esac\n# end of updeb's part\necho after \"$@\"\n\nexit 0\n") {
+		t.Errorf("postinst with #UPDEB#:\n%s", post)
+	}
+	if !strings.HasSuffix(got["postrm"], "echo postrm\n\nexit 0\n") || strings.Contains(got["postrm"], "updeb's part") {
+		t.Errorf("postrm (no generated part):\n%s", got["postrm"])
+	}
+	for name, s := range got {
+		if out, err := exec.Command("sh", "-n", "-c", s).CombinedOutput(); err != nil {
+			t.Errorf("%s: sh -n: %v\n%s", name, err, out)
+		}
+	}
+	for _, tc := range []struct{ name, content, want string }{
+		{"shebang", "#!/bin/bash\necho\n", "starts with a #! line: updeb writes the script's #!/bin/sh and set -e; give only the commands"},
+		{"NUL", "echo \x00\n", "contains a NUL byte: a fragment is shell text"},
+		{"DOS", "echo a\r\n", "has carriage returns (a file saved with DOS line ends)"},
+		{"two tokens", "#UPDEB#\necho\n#UPDEB#\n", "has 2 #UPDEB# lines; at most one says where updeb's part goes"},
+		{"not UTF-8", "echo \xff\n", "is not UTF-8 text"},
+		{"too big", strings.Repeat("#", MaxFragment+1), "262145 bytes, more than the 256 KiB a fragment may have"},
+	} {
+		if err := os.WriteFile(fragment, []byte(tc.content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		_, err := r.MaintainerScripts(&pp)
+		if !errors.Is(err, ErrInvalid) || !strings.Contains(err.Error(), "scripts.postinst: "+fragment+": "+tc.want) {
+			t.Errorf("%s: %v, want %q", tc.name, err, tc.want)
+		}
+	}
+}

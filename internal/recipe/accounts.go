@@ -1,0 +1,21 @@
+package recipe
+
+// baseUsers and baseGroups are the static system accounts of Debian's
+// base-passwd (3.6.1, Debian 12: /usr/share/base-passwd/passwd.master and
+// group.master), the ones every Debian system has with these ids. A recipe
+// file owned by one of them carries the name and the id in data.tar, as
+// dpkg-deb writes it; any other name carries id 0 and is resolved by dpkg
+// on the installing system (see recipes/README.md, "Modes and owners").
+var baseUsers = map[string]int{
+	"root": 0, "daemon": 1, "bin": 2, "sys": 3, "sync": 4, "games": 5, "man": 6, "lp": 7, "mail": 8,
+	"news": 9, "uucp": 10, "proxy": 13, "www-data": 33, "backup": 34, "list": 38, "irc": 39, "_apt": 42,
+	"nobody": 65534,
+}
+
+var baseGroups = map[string]int{
+	"root": 0, "daemon": 1, "bin": 2, "sys": 3, "adm": 4, "tty": 5, "disk": 6, "lp": 7, "mail": 8,
+	"news": 9, "uucp": 10, "man": 12, "proxy": 13, "kmem": 15, "dialout": 20, "fax": 21, "voice": 22,
+	"cdrom": 24, "floppy": 25, "tape": 26, "sudo": 27, "audio": 29, "dip": 30, "www-data": 33,
+	"backup": 34, "operator": 37, "list": 38, "irc": 39, "src": 40, "shadow": 42, "utmp": 43,
+	"video": 44, "sasl": 45, "plugdev": 46, "staff": 50, "games": 60, "users": 100, "nogroup": 65534,
+}

@@ -1,0 +1,53 @@
+package recipe
+
+import (
+	"slices"
+	"strings"
+	"testing"
+)
+
+// A recipe's relations are checked by pkg/deb's grammar, the one Write checks
+// the package with: what lint accepts, the build accepts, and what the build
+// would refuse, lint already names at its line.
+func TestRelationsUseDebsGrammar(t *testing.T) {
+	const at = "    section: admin\n"
+	for _, tt := range []struct {
+		name, fields string
+		want         string // "" for none
+	}{
+		{"exact and ranges", "    depends: [\"libc6 (>= 2.36)\", \"iptables (>= 1.8) | nftables\", \"passwd:any\"]\n    provides: [\"xv (= 1.0)\"]\n", ""},
+		{"syntax", "    depends: [\"libc6 (> 2)\"]\n", `recipes/x.yaml:17:15: depends: "libc6 (> 2)": not NAME [(OP VERSION)] [| ...] (e.g. "libc6 (>= 2.34)")`},
+		{"architecture list (source packages only)", "    depends: [\"libc6 [amd64]\"]\n", `recipes/x.yaml:17:15: depends: "libc6 [amd64]": not NAME [(OP VERSION)]`},
+		{"alternatives in conflicts", "    conflicts: [\"a1 | b1\"]\n", `recipes/x.yaml:17:17: conflicts: "a1 | b1": alternatives (|) are not allowed, found "a1 | b1"`},
+		{"provides a range", "    provides: [\"xv (>= 1)\"]\n", `recipes/x.yaml:17:16: provides: "xv (>= 1)": "xv (>= 1)": only an exact version (=) may be provided, found >=`},
+		{"bad version", "    recommends: [\"xv (>= v1)\"]\n", `recipes/x.yaml:17:18: recommends: "xv (>= v1)": "xv (>= v1)": version "v1": upstream version "v1" must start with a digit`},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			got := loadFindings(t, strings.Replace(baseRecipe, at, at+tt.fields, 1))
+			switch {
+			case tt.want == "" && got != nil:
+				t.Errorf("findings:\n%s", strings.Join(got, "\n"))
+			case tt.want != "" && (len(got) != 1 || !strings.HasPrefix(got[0], tt.want)):
+				t.Errorf("findings:\n%s\nwant one starting:\n%s", strings.Join(got, "\n"), tt.want)
+			}
+		})
+	}
+}
+
+// addRelation finds a name among the alternatives, qualified or versioned.
+func TestAddRelation(t *testing.T) {
+	for _, tt := range []struct {
+		list []string
+		name string
+		want []string
+	}{
+		{nil, "adduser", []string{"adduser"}},
+		{[]string{"passwd | adduser (>= 3)"}, "adduser", []string{"passwd | adduser (>= 3)"}},
+		{[]string{"libc6:any"}, "libc6", []string{"libc6:any"}},
+		{[]string{"libc6-dev"}, "libc6", []string{"libc6-dev", "libc6"}},
+	} {
+		if got := addRelation(slices.Clone(tt.list), tt.name); !slices.Equal(got, tt.want) {
+			t.Errorf("addRelation(%q, %q) = %q, want %q", tt.list, tt.name, got, tt.want)
+		}
+	}
+}

@@ -1,0 +1,854 @@
+package recipe
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"path"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/updeb/updeb/pkg/control"
+	"github.com/updeb/updeb/pkg/deb"
+	"github.com/updeb/updeb/pkg/debversion"
+	"github.com/updeb/updeb/pkg/digest"
+	"go.yaml.in/yaml/v3"
+)
+
+// ResolveOptions are the site settings resolving a recipe depends on (from the config).
+type ResolveOptions struct {
+	LocalSuffix       string // appended to the Debian version, e.g. "~wmf1": 3.18.4-1~wmf1
+	DefaultMaintainer string // "Name <email>", used when the recipe names no maintainer
+	// SourcesOnly resolves for fetching and verifying the sources, not for
+	// building: no maintainer is asked for (the packages' may be empty).
+	SourcesOnly bool
+}
+
+// Resolved is everything needed to build one recipe for one Debian architecture,
+// fully rendered: no templates, no defaults left to apply.
+type Resolved struct {
+	Recipe          string    // source name
+	Arch            string    // Debian architecture
+	UpstreamArch    string    // the upstream's name for it
+	UpstreamVersion string    // as in the recipe (and in URLs)
+	DebianVersion   string    // [epoch:]upstream[-revision]local-suffix
+	SourceDateEpoch time.Time // UTC; the release date
+	Component       string    // apt component to publish to
+	Suite           string    `json:",omitempty"` // "" means the repository's default suite
+	Sources         []ResolvedSource
+	Packages        []ResolvedPackage
+}
+
+// ResolvedSource is one artifact to fetch and how to trust it.
+type ResolvedSource struct {
+	Name              string
+	URL               string
+	Kind              string             // tar.gz, tgz, tar.xz, tar, zip or raw
+	Pinned            digest.Set         // at least one of sha256, sha512
+	Signature         *ResolvedSignature `json:",omitempty"` // an OpenPGP signature
+	Sigstore          *ResolvedSigstore  `json:",omitempty"` // Sigstore material
+	NoSignatureReason string             `json:",omitempty"` // set when Signature and Sigstore are nil
+	Checksums         *ResolvedChecksums `json:",omitempty"`
+}
+
+// AuxURLs are the URLs of the files that vouch for the source, in the order
+// they are checked: its OpenPGP signature, its Sigstore files, its checksum
+// file. (GitHub attestations come from an API, not a file.)
+func (s *ResolvedSource) AuxURLs() []string {
+	var out []string
+	if s.Signature != nil {
+		out = append(out, s.Signature.URL)
+	}
+	if s.Sigstore != nil {
+		for _, u := range []string{s.Sigstore.SigURL, s.Sigstore.CertURL, s.Sigstore.BundleURL} {
+			if u != "" {
+				out = append(out, u)
+			}
+		}
+	}
+	if s.Checksums != nil {
+		out = append(out, s.Checksums.URL)
+	}
+	return out
+}
+
+// ResolvedSigstore is Sigstore material that must vouch for the artifact, and
+// who must have signed it: one of cosign's detached signature (SigURL and
+// CertURL), a bundle (BundleURL) or GitHub attestations (GitHubAttestations,
+// OWNER/REPO); Identity (exact) or IdentityRegexp (anchored); Issuer; or,
+// for a key-signed bundle, PublicKeyPath, the pinned key.
+type ResolvedSigstore struct {
+	SigURL             string `json:",omitempty"`
+	CertURL            string `json:",omitempty"`
+	BundleURL          string `json:",omitempty"`
+	GitHubAttestations string `json:",omitempty"`
+	Identity           string `json:",omitempty"`
+	IdentityRegexp     string `json:",omitempty"`
+	Issuer             string `json:",omitempty"`
+	PublicKeyPath      string `json:",omitempty"` // absolute: a PEM public key in the recipe's folder
+	PublicKey          string `json:",omitempty"` // the key file as the recipe names it (for people)
+}
+
+// Form names the shape of the material: "cosign" (sig + cert), "bundle" or
+// "github-attestations".
+func (p *ResolvedSigstore) Form() string {
+	switch {
+	case p.SigURL != "":
+		return "cosign"
+	case p.BundleURL != "":
+		return "bundle"
+	}
+	return "github-attestations"
+}
+
+// Signer says who must have signed, for people: "identity X, issuer Y",
+// "identity matching RE, issuer Y" or "public key FILE".
+func (p *ResolvedSigstore) Signer() string {
+	if p.PublicKeyPath != "" {
+		return "public key " + p.PublicKey
+	}
+	if p.IdentityRegexp != "" {
+		return fmt.Sprintf("identity matching %s, issuer %s", p.IdentityRegexp, p.Issuer)
+	}
+	return fmt.Sprintf("identity %s, issuer %s", p.Identity, p.Issuer)
+}
+
+// ResolvedSignature is a detached OpenPGP signature over the artifact.
+type ResolvedSignature struct {
+	URL         string
+	KeyringPath string   // absolute
+	Signers     []string `json:",omitempty"` // allowed primary fingerprints; empty means any key in the keyring
+}
+
+// ResolvedChecksums is an upstream checksum file to cross-check the pins with.
+type ResolvedChecksums struct {
+	URL         string
+	Name        string           // the entry to look up
+	Clearsigned *ResolvedKeyring `json:",omitempty"` // the file is a clearsigned OpenPGP message
+}
+
+// ResolvedKeyring is a keyring and an optional signer allow-list.
+type ResolvedKeyring struct {
+	KeyringPath string   // absolute
+	Signers     []string `json:",omitempty"`
+}
+
+// ResolvedPackage is one .deb to write.
+type ResolvedPackage struct {
+	Name         string
+	Version      string // the Debian version (same as Resolved.DebianVersion)
+	Architecture string // a concrete Debian architecture, or "all"
+	Maintainer   string
+	Section      string
+	Priority     string
+	Homepage     string `json:",omitempty"`
+	Summary      string
+	Description  string // extended description, plain text lines (empty lines allowed)
+
+	PreDepends, Depends, Recommends, Suggests []string `json:",omitempty"`
+	Conflicts, Breaks, Replaces, Provides     []string `json:",omitempty"`
+
+	Files          []ResolvedFile
+	Directories    []ResolvedDir `json:",omitempty"` // parents are implied (root:root 0755)
+	Symlinks       []Link        `json:",omitempty"`
+	GeneratedFiles []GeneratedFile
+	// LintianOverrides are the recipe's own (lintian-overrides), which
+	// Overrides adds to the ones updeb knows to write.
+	LintianOverrides []string `json:",omitempty"`
+	dynamic          bool     // the recipe says its binaries are dynamically linked
+	// Scripts are the parts of the maintainer scripts updeb generates
+	// (postinst, prerm, postrm, in that order, only those needed); the
+	// scripts the package carries are these merged with Fragments
+	// (Recipe.MaintainerScripts).
+	Scripts []Script `json:",omitempty"`
+	// Fragments are the recipe's own maintainer-script fragments.
+	Fragments []Fragment `json:",omitempty"`
+	// Triggers are the lines of DEBIAN/triggers.
+	Triggers   []string `json:",omitempty"`
+	Conffiles  []string `json:",omitempty"` // absolute, sorted
+	OutputFile string   // <name>_<version without epoch>_<arch>.deb
+}
+
+// Fragment is a maintainer-script fragment from the recipe's folder.
+type Fragment struct {
+	Script    string // preinst, postinst, prerm or postrm
+	File      string // as the recipe names it, relative to the recipe's folder
+	LocalPath string // absolute
+}
+
+// ResolvedDir is a directory of the package with its mode and owner.
+type ResolvedDir struct {
+	Path        string      // absolute
+	Mode        fs.FileMode // permission and special bits
+	Owner       deb.Owner   `json:",omitzero"`  // zero: root:root
+	SpecialBits string      `json:",omitempty"` // the recipe's reason for a setuid, setgid or sticky bit
+}
+
+// ResolvedFile is one file of the package: from a source (Source, and Path
+// inside it unless the source is raw) or from the recipe's folder (LocalPath).
+type ResolvedFile struct {
+	Source    string      `json:",omitempty"`
+	Path      string      `json:",omitempty"`
+	LocalPath string      `json:",omitempty"` // absolute
+	Dest      string      // absolute
+	Mode      fs.FileMode // permission bits, and the special bits the recipe gives a reason for
+	Owner     deb.Owner   `json:",omitzero"` // zero: root:root
+	// SpecialBits is the recipe's reason for a setuid, setgid or sticky bit.
+	SpecialBits string `json:",omitempty"`
+	Conffile    bool   `json:",omitempty"`
+}
+
+// Link is a symbolic link Dest -> Target.
+type Link struct {
+	Dest   string
+	Target string
+}
+
+// GeneratedFile is a file updeb writes itself (copyright, changelog, overrides).
+type GeneratedFile struct {
+	Dest    string
+	Content []byte
+	Mode    fs.FileMode
+}
+
+// Script is a maintainer script (mode 0755 in control.tar).
+type Script struct {
+	Name    string // postinst, prerm or postrm
+	Content string
+}
+
+// Resolve renders the recipe for one Debian architecture. It does no I/O. It
+// fails (wrapping ErrInvalid) when arch is not one of the recipe's, when the
+// options make an invalid version, or when neither the recipe nor opts name
+// a maintainer (then it wraps ErrNoMaintainer too).
+func (r *Recipe) Resolve(arch string, opts ResolveOptions) (*Resolved, error) {
+	if !r.hasArch(arch) {
+		return nil, fmt.Errorf("%w: %s: architecture %q is not one of the recipe's (%s)", ErrInvalid, r.Path, arch, strings.Join(r.ArchNames(), ", "))
+	}
+	fs := &findings{file: r.Path}
+	p := r.resolve(arch, resolveOptions{ResolveOptions: opts}, fs)
+	if err := fs.err(); err != nil {
+		return nil, err
+	}
+	return p, nil
+}
+
+// resolveOptions adds what only Load uses: lint mode (no maintainer needed)
+// and a file-existence check.
+type resolveOptions struct {
+	ResolveOptions
+	lint bool
+	stat func(path string) error
+}
+
+var versionPartsRE = regexp.MustCompile(`^[vV]?(\d+)(?:\.(\d+))?(?:\.(\d+))?`)
+
+// templateData is what templates see: .Name .Version .Major .Minor .Patch .Arch .DebArch.
+func (r *Recipe) templateData(a Arch) map[string]string {
+	m := versionPartsRE.FindStringSubmatch(r.Version)
+	if m == nil {
+		m = make([]string, 4)
+	}
+	return map[string]string{
+		"Name": r.Name, "Version": r.Version, "Major": m[1], "Minor": m[2], "Patch": m[3],
+		"Arch": a.Upstream, "DebArch": a.Debian,
+	}
+}
+
+var (
+	localSuffixRE   = regexp.MustCompile(`^[A-Za-z0-9.+~]*$`)
+	componentRE     = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._+-]*(/[A-Za-z0-9][A-Za-z0-9._+-]*)*$`)
+	alternativeRE   = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._+-]*$`)
+	binDirs         = []string{"/usr/bin/", "/usr/sbin/", "/bin/", "/sbin/", "/usr/libexec/", "/usr/games/"}
+	systemdUnitDirs = []string{"/lib/systemd/system/", "/usr/lib/systemd/system/"}
+)
+
+func inBinDir(p string) bool {
+	for _, d := range binDirs {
+		if strings.HasPrefix(p, d) && !strings.Contains(p[len(d):], "/") {
+			return true
+		}
+	}
+	return false
+}
+
+// resolve renders the recipe for arch, recording every problem in fs: the
+// version, the maintainer, where to publish, the sources, then each package.
+func (r *Recipe) resolve(arch string, opts resolveOptions, fs *findings) *Resolved {
+	var a Arch
+	for _, x := range r.Architectures {
+		if x.Debian == arch {
+			a = x
+		}
+	}
+	rd := &renderer{fs: fs, data: r.templateData(a)}
+	p := &Resolved{
+		Recipe: r.Name, Arch: a.Debian, UpstreamArch: a.Upstream, UpstreamVersion: r.Version,
+		SourceDateEpoch: r.ReleaseDate,
+	}
+	p.DebianVersion = r.debianVersion(opts.LocalSuffix, fs)
+	dv, _ := debversion.Parse(p.DebianVersion)
+	maintainer := r.maintainer(opts, fs)
+	p.Component, p.Suite = r.repoTarget(rd)
+
+	checkFile := func(n *yaml.Node, what, abs string) {
+		if opts.stat != nil {
+			if err := opts.stat(abs); err != nil {
+				fs.at(n, "%s: %v", what, err)
+			}
+		}
+	}
+	// A pinned Sigstore key must also be one: lint reads it as the build will.
+	checkKey := func(n *yaml.Node, what, abs string) {
+		if opts.stat != nil {
+			if err := opts.stat(abs); err != nil {
+				fs.at(n, "%s: %v", what, err)
+			} else if err := r.checkPublicKey(abs); err != nil {
+				fs.at(n, "%s: %v", what, err)
+			}
+		}
+	}
+	for _, s := range r.Sources {
+		p.Sources = append(p.Sources, r.resolveSource(s, arch, rd, checkFile, checkKey))
+	}
+
+	names := map[string]bool{}
+	dests := map[string]string{} // dest -> package that ships it
+	for _, rp := range r.Packages {
+		pp := r.resolvePackage(rp, rd, dests, checkFile, dv)
+		pp.Maintainer = maintainer
+		if pp.Name != "" {
+			if names[pp.Name] {
+				fs.at(valueOf(rp.node, "name"), "package name: %q is built twice", pp.Name)
+			}
+			names[pp.Name] = true
+		}
+		p.Packages = append(p.Packages, *pp)
+	}
+	for i := range p.Packages {
+		pp := &p.Packages[i]
+		pp.GeneratedFiles = generatedFiles(r, p, pp, r.Packages[i])
+	}
+	return p
+}
+
+// debianVersion is [epoch:]upstream[-revision] with the site's local suffix.
+func (r *Recipe) debianVersion(localSuffix string, fs *findings) string {
+	up, _ := debversion.FromUpstream(r.Version)
+	v := up
+	if r.Epoch > 0 {
+		v = strconv.Itoa(r.Epoch) + ":" + v
+	}
+	if r.Revision != "" {
+		v += "-" + r.Revision
+	}
+	if !localSuffixRE.MatchString(localSuffix) {
+		fs.at(nil, "local suffix %q: only letters, digits and . + ~ are allowed", localSuffix)
+	}
+	v += localSuffix
+	if _, err := debversion.Parse(v); err != nil && up != "" {
+		fs.at(valueOf(r.node, "version"), "version: Debian version %q: %v", v, err)
+	}
+	return v
+}
+
+// maintainer is the recipe's, else the site's default; only lint may do
+// without one.
+func (r *Recipe) maintainer(opts resolveOptions, fs *findings) string {
+	if r.Maintainer != "" {
+		return r.Maintainer
+	}
+	m := opts.DefaultMaintainer
+	if m == "" && !opts.lint && !opts.SourcesOnly {
+		fs.because(ErrNoMaintainer, r.node, "maintainer: the recipe names none and no default maintainer is configured")
+	} else if m != "" && !maintainerRE.MatchString(m) {
+		fs.at(nil, "default maintainer %q is not \"Full Name <email@address>\"", m)
+	}
+	return m
+}
+
+// repoTarget renders the apt component and suite the packages go to.
+func (r *Recipe) repoTarget(rd *renderer) (component, suite string) {
+	at := valueOf(r.node, "repo")
+	component = rd.render(at, "repo.component", r.Repo.Component)
+	if component != "" && !componentRE.MatchString(component) {
+		rd.fs.at(at, "repo.component: %q is not a valid apt component", component)
+	}
+	if r.Repo.Suite != "" {
+		suite = rd.render(at, "repo.suite", r.Repo.Suite)
+		if suite != "" && !componentRE.MatchString(suite) {
+			rd.fs.at(at, "repo.suite: %q is not a valid apt suite", suite)
+		}
+	}
+	return component, suite
+}
+
+// resolveSource renders one source for arch: its URL and pins, and what vouches
+// for it (signature, checksum file) with keyrings made absolute.
+func (r *Recipe) resolveSource(s Source, arch string, rd *renderer, checkFile, checkKey func(*yaml.Node, string, string)) ResolvedSource {
+	keyringPath := func(n *yaml.Node, what, rel string) string {
+		if rel == "" {
+			return "" // already reported by the decoder
+		}
+		abs := filepath.Join(r.Root, filepath.FromSlash(rel))
+		checkFile(n, what, abs)
+		return abs
+	}
+	ps := ResolvedSource{Name: s.Name, Kind: s.Kind, Pinned: digest.Set{}}
+	ps.URL = rd.url(valueOf(s.node, "url"), "url", s.URL)
+	for alg, hex := range s.Digests[arch] {
+		ps.Pinned[alg] = hex
+	}
+	sn := valueOf(s.node, "signature")
+	if s.Signature.URL != "" {
+		ps.Signature = &ResolvedSignature{
+			URL:         rd.url(valueOf(sn, "url"), "signature.url", s.Signature.URL),
+			KeyringPath: keyringPath(valueOf(sn, "keyring"), "signature.keyring", s.Signature.Keyring),
+			Signers:     s.Signature.Signers,
+		}
+	} else if ss := s.Signature.Sigstore; ss != nil {
+		ps.Sigstore = &ResolvedSigstore{
+			SigURL:             rd.render(valueOf(sn, "sig-url"), "signature.sig-url", ss.SigURL),
+			CertURL:            rd.render(valueOf(sn, "cert-url"), "signature.cert-url", ss.CertURL),
+			BundleURL:          rd.render(valueOf(sn, "bundle-url"), "signature.bundle-url", ss.BundleURL),
+			GitHubAttestations: ss.GitHubAttestations,
+			Identity:           rd.render(valueOf(sn, "identity"), "signature.identity", ss.Identity),
+			IdentityRegexp:     ss.IdentityRegexp,
+			Issuer:             ss.Issuer,
+			PublicKey:          ss.PublicKey,
+		}
+		if ss.PublicKey != "" {
+			ps.Sigstore.PublicKeyPath = filepath.Join(r.FilesDir, filepath.FromSlash(ss.PublicKey))
+			checkKey(valueOf(sn, "public-key"), "signature.public-key", ps.Sigstore.PublicKeyPath)
+		}
+		if ss.Identity != "" && (ps.Sigstore.Identity == "" || strings.ContainsAny(ps.Sigstore.Identity, "\n\r")) {
+			rd.fs.at(valueOf(sn, "identity"), "signature.identity: renders to %q, not one line", ps.Sigstore.Identity)
+		}
+	} else {
+		ps.NoSignatureReason = s.Signature.None
+	}
+	if c := s.Checksums; c != nil {
+		cn := valueOf(s.node, "checksums")
+		pc := &ResolvedChecksums{URL: rd.url(valueOf(cn, "url"), "checksums.url", c.URL)}
+		if c.Name != "" {
+			pc.Name = rd.render(valueOf(cn, "name"), "checksums.name", c.Name)
+		} else {
+			u, _, _ := strings.Cut(ps.URL, "?")
+			pc.Name = path.Base(u)
+		}
+		if k := c.Clearsigned; k != nil {
+			kn := valueOf(cn, "clearsigned")
+			pc.Clearsigned = &ResolvedKeyring{KeyringPath: keyringPath(valueOf(kn, "keyring"), "checksums.clearsigned.keyring", k.Keyring), Signers: k.Signers}
+		}
+		ps.Checksums = pc
+	}
+	return ps
+}
+
+// packageResolver renders one package of the recipe, recording findings.
+type packageResolver struct {
+	r         *Recipe
+	rd        *renderer
+	fs        *findings
+	rp        Package
+	pp        *ResolvedPackage
+	dests     map[string]string // dest -> package that ships it, over all the recipe's packages
+	generated map[string]bool   // what updeb writes into the package itself
+	checkFile func(*yaml.Node, string, string)
+	// checkFragment checks a fragment's file and its content (Load only).
+	checkFragment func(*yaml.Node, Fragment)
+}
+
+// resolvePackage renders rp in named steps: its identity, relations, contents
+// (files, directories, symlinks, each claimed once across the recipe), the
+// systemd units it must ship, and its alternatives and maintainer scripts.
+func (r *Recipe) resolvePackage(rp Package, rd *renderer, dests map[string]string, checkFile func(*yaml.Node, string, string), dv debversion.Version) *ResolvedPackage {
+	pl := &packageResolver{r: r, rd: rd, fs: rd.fs, rp: rp, dests: dests, checkFile: checkFile, checkFragment: func(n *yaml.Node, f Fragment) {
+		checkFile(n, "scripts."+f.Script, f.LocalPath)
+	}}
+	if r.dir != "" && rd.fs.lintFragments {
+		pl.checkFragment = func(n *yaml.Node, f Fragment) {
+			data, err := r.ReadFragment(f)
+			if err == nil {
+				_, err = checkFragment(f, data)
+			}
+			if err != nil {
+				if errors.Is(err, fs.ErrNotExist) {
+					err = fmt.Errorf("scripts.%s: %s does not exist", f.Script, f.LocalPath)
+				}
+				rd.fs.at(n, "%v", err)
+			}
+		}
+	}
+	pl.identity(dv)
+	pl.relations()
+	pl.files()
+	pl.directories()
+	pl.symlinks()
+	pl.systemdUnits()
+	pl.pp.Scripts = maintainerScripts(pl.pp, rp, pl.alternatives())
+	pl.fragments()
+	pl.pp.Triggers = rp.Triggers
+	if len(rp.Triggers) > 0 && slices.ContainsFunc(rp.Triggers, func(t string) bool { return strings.HasPrefix(t, "interest") }) &&
+		!slices.ContainsFunc(pl.pp.Fragments, func(f Fragment) bool { return f.Script == "postinst" }) {
+		pl.fs.warn(valueOf(rp.node, "triggers"), "triggers: package %s is interested in triggers but has no postinst fragment: dpkg runs \"postinst triggered NAME\" for them, and updeb's own postinst does nothing then", pl.pp.Name)
+	}
+	return pl.pp
+}
+
+// fragments resolves the recipe's maintainer-script fragments to files of
+// its folder (checked, confined, by Load).
+func (pl *packageResolver) fragments() {
+	sn := valueOf(pl.rp.node, "scripts")
+	for _, name := range scriptNames {
+		rel, ok := pl.rp.Scripts[name]
+		if !ok {
+			continue
+		}
+		f := Fragment{Script: name, File: rel, LocalPath: filepath.Join(pl.r.FilesDir, filepath.FromSlash(rel))}
+		pl.checkFragment(valueOf(sn, name), f)
+		pl.pp.Fragments = append(pl.pp.Fragments, f)
+	}
+}
+
+// identity: name, version, architecture, section, texts and the output file.
+func (pl *packageResolver) identity(dv debversion.Version) {
+	rp, n, rd := pl.rp, pl.rp.node, pl.rd
+	pp := &ResolvedPackage{
+		Architecture: rp.Architecture, Section: rp.Section, Priority: rp.Priority, Homepage: pl.r.Homepage,
+		Version: dv.String(),
+	}
+	if pp.Architecture == "any" {
+		pp.Architecture = rd.data["DebArch"]
+	}
+	pp.Name = rd.render(valueOf(n, "name"), "package name", rp.Name)
+	if pp.Name != "" && !deb.ValidPackageName(pp.Name) {
+		pl.fs.at(valueOf(n, "name"), "package name: %q is not a valid Debian package name (want %s, lower case)", pp.Name, deb.PackageNamePattern)
+	}
+	pp.Summary = rd.render(valueOf(n, "summary"), "summary", rp.Summary)
+	if len(pp.Summary) > 80 {
+		pl.fs.at(valueOf(n, "summary"), "summary: %d characters; at most 80 (lintian synopsis-too-long)", len(pp.Summary))
+	}
+	pp.Description = strings.TrimRight(rd.render(valueOf(n, "description"), "description", rp.Description), "\n")
+	pp.OutputFile = fmt.Sprintf("%s_%s_%s.deb", pp.Name, dv.WithoutEpoch(), pp.Architecture)
+	pl.pp = pp
+	pl.generated = map[string]bool{
+		docDir(pp.Name) + "copyright": true, docDir(pp.Name) + changelogName(pp): true,
+		OverridesPath(pp.Name): true,
+	}
+}
+
+// relations renders the recipe's relation fields and adds the ones updeb's
+// own choices require (adduser for a system user, libc6 for a dynamic binary).
+func (pl *packageResolver) relations() {
+	rp, pp := pl.rp, pl.pp
+	rels := map[string][]string{}
+	for _, rf := range relationFields {
+		rn := valueOf(rp.node, rf.key)
+		for i, t := range rp.Relations[rf.field] {
+			at := elementAt(rn, i)
+			s := pl.rd.render(at, rf.key, t)
+			if s == "" {
+				continue
+			}
+			if err := checkRelation(rf.field, s); err != nil {
+				pl.fs.at(at, "%s: %q: %v", rf.key, s, err)
+			}
+			rels[rf.field] = append(rels[rf.field], s)
+		}
+	}
+	if rp.SystemUser != nil {
+		rels["Depends"] = addRelation(rels["Depends"], "adduser")
+	}
+	if rp.Dynamic {
+		rels["Depends"] = addRelation(rels["Depends"], "libc6")
+	}
+	pp.PreDepends, pp.Depends, pp.Recommends, pp.Suggests = rels["Pre-Depends"], rels["Depends"], rels["Recommends"], rels["Suggests"]
+	pp.Conflicts, pp.Breaks, pp.Replaces, pp.Provides = rels["Conflicts"], rels["Breaks"], rels["Replaces"], rels["Provides"]
+}
+
+// elementAt is the i-th element of sequence n, for positions; n itself when it is
+// not a sequence that long.
+func elementAt(n *yaml.Node, i int) *yaml.Node {
+	if n != nil && n.Kind == yaml.SequenceNode && i < len(n.Content) {
+		return n.Content[i]
+	}
+	return n
+}
+
+// claim records that this package installs dest; a path updeb generates, or
+// one installed twice (here or by another package of the recipe), is refused.
+func (pl *packageResolver) claim(at *yaml.Node, what, dest string) {
+	name := pl.pp.Name
+	if pl.generated[dest] {
+		pl.fs.at(at, "%s: %s is generated by updeb (copyright, changelog, lintian overrides); leave it out", what, dest)
+		return
+	}
+	if other, ok := pl.dests[dest]; ok {
+		if other == name {
+			pl.fs.at(at, "%s: %s is installed twice in package %s", what, dest, name)
+		} else {
+			pl.fs.at(at, "%s: %s is already installed by package %s", what, dest, other)
+		}
+		return
+	}
+	pl.dests[dest] = name
+}
+
+// absDest reports whether p is a usable absolute path in the package.
+func (pl *packageResolver) absDest(at *yaml.Node, what, p string) bool {
+	d := &decoder{pl.fs}
+	return p != "" && d.absPath(at, what, p)
+}
+
+// files renders the file mappings and lists the conffiles among them.
+func (pl *packageResolver) files() {
+	pp := pl.pp
+	for _, f := range pl.rp.Files {
+		pf, ok := pl.file(f)
+		if !ok {
+			continue
+		}
+		if pf.Conffile {
+			pp.Conffiles = append(pp.Conffiles, pf.Dest)
+		}
+		pp.Files = append(pp.Files, pf)
+	}
+	sort.Strings(pp.Conffiles)
+}
+
+// file renders one mapping: its destination (claimed for this package), its
+// origin (a source's member or a recipe-folder file), mode and conffile
+// status. It reports false when there is no usable destination.
+func (pl *packageResolver) file(f File) (ResolvedFile, bool) {
+	fn, rd := f.node, pl.rd
+	pf := ResolvedFile{Source: f.Source}
+	pf.Dest = rd.render(valueOf(fn, "dest"), "dest", f.Dest)
+	if !pl.absDest(valueOf(fn, "dest"), "dest", pf.Dest) {
+		return pf, false
+	}
+	pl.claim(valueOf(fn, "dest"), "dest", pf.Dest)
+	if f.Path != "" {
+		pf.Path = rd.render(valueOf(fn, "path"), "path", f.Path)
+		if pf.Path != "" {
+			(&decoder{pl.fs}).relPath(valueOf(fn, "path"), "path", strings.TrimPrefix(pf.Path, "./"))
+		}
+	}
+	if f.Local != "" {
+		local := rd.render(valueOf(fn, "file"), "file", f.Local)
+		if local != "" && (&decoder{pl.fs}).relPath(valueOf(fn, "file"), "file", local) {
+			pf.LocalPath = filepath.Join(pl.r.FilesDir, filepath.FromSlash(local))
+			pl.checkFile(valueOf(fn, "file"), "file", pf.LocalPath)
+		}
+	}
+	pf.Mode = 0o644
+	if inBinDir(pf.Dest) {
+		pf.Mode = 0o755
+	}
+	if f.Mode != 0 {
+		pf.Mode = deb.FileMode(f.Mode)
+	}
+	pf.Owner, pf.SpecialBits = pl.owner(fn, f.Access), f.SpecialBits
+	if pf.Mode&0o002 != 0 {
+		pl.fs.warn(valueOf(fn, "mode"), "mode: %s is world-writable (%04o): any local user can change it", pf.Dest, f.Mode)
+	}
+	inEtc := strings.HasPrefix(pf.Dest, "/etc/")
+	pf.Conffile = inEtc
+	if f.Conffile != nil {
+		pf.Conffile = *f.Conffile
+		if pf.Conffile && !inEtc {
+			pl.fs.at(valueOf(fn, "conffile"), "conffile: %s is outside /etc; only files under /etc/ may be conffiles (lintian non-etc-file-marked-as-conffile)", pf.Dest)
+		}
+	}
+	return pf, true
+}
+
+// directories renders the directories the package creates, with their
+// modes (default 0755) and owners.
+func (pl *packageResolver) directories() {
+	for _, d := range pl.rp.Directories {
+		at := d.node
+		if at.Kind == yaml.MappingNode {
+			at = valueOf(at, "path")
+		}
+		s := pl.rd.render(at, "directories", d.Path)
+		if !pl.absDest(at, "directories", s) {
+			continue
+		}
+		pl.claim(at, "directories", s)
+		rd := ResolvedDir{Path: s, Mode: 0o755, Owner: pl.owner(d.node, d.Access), SpecialBits: d.SpecialBits}
+		if d.Mode != 0 {
+			rd.Mode = deb.FileMode(d.Mode)
+		}
+		if rd.Mode&0o002 != 0 && rd.Mode&fs.ModeSticky == 0 {
+			pl.fs.warn(valueOf(d.node, "mode"), "mode: directory %s is world-writable (%04o) without the sticky bit: any local user can remove or replace what is in it", s, d.Mode)
+		}
+		pl.pp.Directories = append(pl.pp.Directories, rd)
+	}
+}
+
+// owner resolves a mapping's owner and group: a base-passwd account by
+// its name and id, the package's own system user (and its group) by name
+// with id 0 (it does not exist when dpkg unpacks a first installation: the
+// postinst gives it the path after creating the account), any other name
+// with id 0 and a warning.
+func (pl *packageResolver) owner(n *yaml.Node, a Access) deb.Owner {
+	own := deb.Owner{User: a.Owner, Group: a.Group}
+	u := pl.rp.SystemUser
+	resolve := func(key, name string, table map[string]int, own bool) int {
+		if id, ok := table[name]; ok || name == "" {
+			return id
+		}
+		if !own {
+			pl.fs.warn(valueOf(n, key), "%s: %q is neither a Debian base-passwd account nor this package's system-user: dpkg gives the path %s id 0 (root) unless %q exists when the package is unpacked (created by a package this one pre-depends on)", key, name, key, name)
+		}
+		return 0
+	}
+	own.UID = resolve("owner", a.Owner, baseUsers, u != nil && a.Owner == u.Name)
+	own.GID = resolve("group", a.Group, baseGroups, u != nil && u.Group && a.Group == u.Name)
+	return own
+}
+
+// symlinks renders the package's symbolic links.
+func (pl *packageResolver) symlinks() {
+	for _, l := range pl.rp.Symlinks {
+		dest := pl.rd.render(valueOf(l.node, "dest"), "symlink dest", l.Dest)
+		target := pl.rd.render(valueOf(l.node, "target"), "symlink target", l.Target)
+		if strings.ContainsAny(target, "\n\x00") {
+			pl.fs.at(valueOf(l.node, "target"), "symlink target: must be one line")
+		}
+		if pl.absDest(valueOf(l.node, "dest"), "symlink dest", dest) {
+			pl.claim(valueOf(l.node, "dest"), "symlink dest", dest)
+			pl.pp.Symlinks = append(pl.pp.Symlinks, Link{Dest: dest, Target: target})
+		}
+	}
+}
+
+// ships reports whether the package installs dest as a file or a symlink.
+func (pl *packageResolver) ships(dest string) bool {
+	return slices.ContainsFunc(pl.pp.Files, func(f ResolvedFile) bool { return f.Dest == dest }) ||
+		slices.ContainsFunc(pl.pp.Symlinks, func(l Link) bool { return l.Dest == dest })
+}
+
+// systemdUnits checks that every unit the maintainer scripts enable is
+// installed by the package.
+func (pl *packageResolver) systemdUnits() {
+	un := valueOf(pl.rp.node, "systemd-units")
+	for i, u := range pl.rp.SystemdUnits {
+		installed := false
+		for _, d := range systemdUnitDirs {
+			installed = installed || pl.ships(d+u)
+		}
+		if !installed {
+			pl.fs.at(elementAt(un, i), "systemd-units: %s is not installed by package %s (add a file with dest /lib/systemd/system/%s)", u, pl.rp.Name, u)
+		}
+	}
+}
+
+// alternatives renders the update-alternatives entries: the path must be a
+// file of the package, the link must not be.
+func (pl *packageResolver) alternatives() []Alternative {
+	var alts []Alternative
+	rd, name := pl.rd, pl.rp.Name
+	for _, al := range pl.rp.Alternatives {
+		x := Alternative{Priority: al.Priority, node: al.node}
+		x.Name = rd.render(valueOf(al.node, "name"), "alternative name", al.Name)
+		x.Link = rd.render(valueOf(al.node, "link"), "alternative link", al.Link)
+		x.Path = rd.render(valueOf(al.node, "path"), "alternative path", al.Path)
+		if x.Name != "" && !alternativeRE.MatchString(x.Name) {
+			pl.fs.at(valueOf(al.node, "name"), "alternative name: %q is not [A-Za-z0-9][A-Za-z0-9._+-]*", x.Name)
+		}
+		pl.absDest(valueOf(al.node, "link"), "alternative link", x.Link)
+		if pl.absDest(valueOf(al.node, "path"), "alternative path", x.Path) && !pl.ships(x.Path) {
+			pl.fs.at(valueOf(al.node, "path"), "alternative path: %s is not installed by package %s", x.Path, name)
+		}
+		if x.Link != "" && pl.ships(x.Link) {
+			pl.fs.at(valueOf(al.node, "link"), "alternative link: %s is also a file of package %s; update-alternatives manages the link", x.Link, name)
+		}
+		alts = append(alts, x)
+	}
+	return alts
+}
+
+// addRelation adds a dependency on name unless an element of list (a
+// relation a recipe wrote, already checked) names it among its alternatives.
+func addRelation(list []string, name string) []string {
+	for _, r := range list {
+		groups, _ := deb.ParseRelations("Depends", r)
+		for _, g := range groups {
+			for _, alt := range g {
+				if alt.Name == name {
+					return list
+				}
+			}
+		}
+	}
+	return append(list, name)
+}
+
+// checkRelation checks one element of a recipe's relation field (control
+// field name field: "a (>= 1) | b") by pkg/deb's grammar, the one Write
+// checks the package with.
+func checkRelation(field, s string) error {
+	_, err := deb.ParseRelations(field, s)
+	if errors.Is(err, deb.ErrRelationSyntax) {
+		return fmt.Errorf("not NAME [(OP VERSION)] [| ...] (e.g. \"libc6 (>= 2.34)\")")
+	}
+	return err
+}
+
+// DebControl returns the package's control fields as pkg/deb writes them.
+func (pp *ResolvedPackage) DebControl() deb.Control {
+	return deb.Control{
+		Package: pp.Name, Version: pp.Version, Architecture: pp.Architecture, Maintainer: pp.Maintainer,
+		PreDepends: pp.PreDepends, Depends: pp.Depends, Recommends: pp.Recommends, Suggests: pp.Suggests,
+		Conflicts: pp.Conflicts, Breaks: pp.Breaks, Replaces: pp.Replaces, Provides: pp.Provides,
+		Section: pp.Section, Priority: pp.Priority, Homepage: pp.Homepage,
+		Summary: pp.Summary, Description: pp.Description,
+	}
+}
+
+// Control returns the package's DEBIAN/control paragraph with the given
+// Installed-Size (KiB, which the .deb writer computes from the data it
+// writes): the same renderer, deb.Control.Paragraph, that writes the shipped
+// package, so that what `updeb verify --base` diffs is what ships.
+func (pp *ResolvedPackage) Control(installedSizeKiB int64) control.Paragraph {
+	c := pp.DebControl()
+	return c.Paragraph(installedSizeKiB)
+}
+
+// LocalFiles returns the files on disk the resolved recipe reads besides the sources:
+// keyrings, Sigstore public keys and recipe-folder files, sorted and without duplicates. A build's
+// output depends on their content, so incremental builds and `updeb verify
+// --base` hash them.
+func (p *Resolved) LocalFiles() []string {
+	var out []string
+	for _, s := range p.Sources {
+		if s.Signature != nil {
+			out = append(out, s.Signature.KeyringPath)
+		}
+		if s.Sigstore != nil && s.Sigstore.PublicKeyPath != "" {
+			out = append(out, s.Sigstore.PublicKeyPath)
+		}
+		if s.Checksums != nil && s.Checksums.Clearsigned != nil {
+			out = append(out, s.Checksums.Clearsigned.KeyringPath)
+		}
+	}
+	for _, pp := range p.Packages {
+		for _, f := range pp.Files {
+			if f.LocalPath != "" {
+				out = append(out, f.LocalPath)
+			}
+		}
+		for _, f := range pp.Fragments {
+			out = append(out, f.LocalPath)
+		}
+	}
+	sort.Strings(out)
+	return slices.Compact(out)
+}

@@ -1,0 +1,258 @@
+package report
+
+import (
+	"bytes"
+	"encoding/csv"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/updeb/updeb/internal/compat"
+	"github.com/updeb/updeb/internal/plan"
+	"github.com/updeb/updeb/internal/repo"
+	"github.com/updeb/updeb/internal/supportdata"
+	"github.com/updeb/updeb/internal/testkit/eoltest"
+	"github.com/updeb/updeb/internal/testkit/testenv"
+	"github.com/updeb/updeb/internal/testkit/trackingfixture"
+)
+
+var now = time.Date(2026, 12, 1, 6, 0, 0, 0, time.UTC)
+
+// fixtureReport is a report of the tracking fixture (testdata/tracking) offline on
+// 2026-12-01, with a repository whose staging has a version production
+// lacks and whose production Release expires within a day.
+func fixtureReport(t *testing.T, withRepo bool) *Report {
+	t.Helper()
+	rs := trackingfixture.Recipes(t)
+	c := eoltest.Cycle
+	istio := c("istio", "1.30", "2026-05-18", "", "2026-11-30", "1.30.3")
+	istio.SupportedKubernetes = "1.32 - 1.36"
+	data, err := supportdata.New("Source: test\nAs of: 2026-10-20", map[string][]supportdata.Cycle{
+		"kubernetes": {c("kubernetes", "1.36", "2026-04-22", "2027-04-28", "2027-06-28", "1.36.5"), c("kubernetes", "1.35", "2025-12-17", "2026-12-28", "2027-02-28", "1.35.9")},
+		"istio":      {istio},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	copyOf := &supportdata.Copy{Data: data, Path: "/var/lib/updeb/support/eol.yaml"}
+	text := trackingfixture.Sets(t)
+	p, err := plan.Make(rs, copyOf, plan.Options{Now: now, Sets: text, SetsFile: "release-sets.yaml"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sets, err := compat.ParseReleaseSets("release-sets.yaml", text)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cr, err := compat.Check(sets, rs, compat.Inputs{Now: now, EOL: data, EOLCopy: copyOf.Name()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	in := Inputs{Now: now, Plan: p, Compat: cr}
+	if withRepo {
+		in.Repository = &RepositoryInputs{Path: "/srv/apt", Staging: "staging", Production: "production",
+			Suites: []repo.Suite{
+				{Name: "production", Generation: 4, Date: now.Add(-6 * 24 * time.Hour), ValidUntil: now.Add(20 * time.Hour), Components: []string{"kubernetes136", "main"}, Architectures: []string{"amd64"}},
+				{Name: "staging", Generation: 9, Date: now.Add(-time.Hour), Components: []string{"kubernetes136", "main"}, Architectures: []string{"amd64"}},
+			},
+			Packages: []repo.Entry{
+				{Suite: "production", Component: "kubernetes136", Package: "kubernetes-client136", Version: "1.36.4-1", Architecture: "amd64"},
+				{Suite: "production", Component: "main", Package: "helm", Version: "3.21.4-1", Architecture: "amd64"},
+				{Suite: "staging", Component: "kubernetes136", Package: "kubernetes-client136", Version: "1.36.4-1", Architecture: "amd64"},
+				{Suite: "staging", Component: "kubernetes136", Package: "kubernetes-client136", Version: "1.36.5-1", Architecture: "amd64"},
+				{Suite: "staging", Component: "kubernetes136", Package: "kubernetes-client136", Version: "1.36.5-1", Architecture: "arm64"},
+				{Suite: "staging", Component: "main", Package: "etcd-client", Version: "3.6.15-1", Architecture: "amd64"},
+			}}
+	}
+	return Build(in)
+}
+
+func TestBuild(t *testing.T) {
+	r := fixtureReport(t, true)
+	// istio 1.30 is end-of-life in both sets: a violation first.
+	if r.Verdict.Level != LevelViolation || !strings.HasPrefix(r.Verdict.Text, "VIOLATION: 2 compatibility violation(s) in release set(s) kubernetes135, kubernetes136") {
+		t.Errorf("verdict %+v", r.Verdict)
+	}
+	if !strings.Contains(strings.Join(r.Verdict.Reasons, "\n"), "suite production's Release expires on 2026-12-02T02:00:00Z (updeb repo refresh)") {
+		t.Errorf("reasons %v", r.Verdict.Reasons)
+	}
+	if len(r.Recipes) != 13 {
+		t.Errorf("%d recipes, want every one of the fixture's 13", len(r.Recipes))
+	}
+	want := []Pending{{Package: "kubernetes-client136", Component: "kubernetes136", Staging: "1.36.5-1", Production: "1.36.4-1"}, {Package: "etcd-client", Component: "main", Staging: "3.6.15-1"}}
+	if got := r.Repository.Pending; len(got) != 2 || got[0] != want[0] || got[1] != want[1] {
+		t.Errorf("pending %+v", got)
+	}
+	if c := r.Repository.Suites[1].Components[0]; c.Packages[1].Version != "1.36.5-1" || strings.Join(c.Packages[1].Architectures, " ") != "amd64 arm64" {
+		t.Errorf("staging lists %+v", c)
+	}
+	// Every table compat read, the end-of-life data last.
+	if d := r.Data[len(r.Data)-1]; len(r.Data) != 8 || d.Name != "endoflife" || d.AgeDays != 42 || d.AsOf != "2026-10-20" || r.Data[0].Name != "helm" {
+		t.Errorf("data %+v", r.Data)
+	}
+	// Nothing wrong: ok.
+	ok := Build(Inputs{Now: now, Plan: &plan.Plan{}, Compat: &compat.Report{}})
+	if ok.Verdict.Level != LevelOK || !strings.HasPrefix(ok.Verdict.Text, "OK: ") {
+		t.Errorf("verdict %+v", ok.Verdict)
+	}
+}
+
+// The files: JSON with the schema, CSV that parses with a header per file.
+func TestWrite(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "site")
+	r := fixtureReport(t, true)
+	if err := Write(dir, r); err != nil {
+		t.Fatal(err)
+	}
+	b, _ := os.ReadFile(filepath.Join(dir, "report.json"))
+	var v map[string]any
+	if err := json.Unmarshal(b, &v); err != nil || v["schema"] != Schema || v["verdict"].(map[string]any)["level"] != "violation" {
+		t.Errorf("report.json: %v %v", err, v["schema"])
+	}
+	for name, header := range map[string]string{"recipes.csv": "recipe,component,version,newest_in_track", "actions.csv": "kind,component,recipe",
+		"sets.csv": "set,kubernetes,component,version", "data.csv": "table,copy,as_of,age_days", "suites.csv": "suite,generation,date,valid_until",
+		"packages.csv": "suite,component,package,version,architectures", "pending.csv": "package,component,staging,production"} {
+		f, err := os.Open(filepath.Join(dir, name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		rows, err := csv.NewReader(f).ReadAll()
+		f.Close()
+		if err != nil || len(rows) < 2 || !strings.HasPrefix(strings.Join(rows[0], ","), header) {
+			t.Errorf("%s: %v %v", name, err, rows)
+		}
+	}
+	page, _ := os.ReadFile(filepath.Join(dir, "index.html"))
+	for _, forbidden := range []string{"<script", "<link", "src=", "@import", "url(", "http-equiv"} {
+		if bytes.Contains(page, []byte(forbidden)) {
+			t.Errorf("the page is not self-contained: it has %q", forbidden)
+		}
+	}
+}
+
+// TestMetricsPromtool: the metrics file passes promtool check metrics (the
+// text format and Prometheus' naming conventions) and says what an alert
+// needs; the last success is carried over a failed run.
+func TestMetricsPromtool(t *testing.T) {
+	promtool := testenv.RequireTool(t, "promtool")[0]
+	r := fixtureReport(t, true)
+	m := Metrics(r, Run{OK: true})
+	cmd := exec.Command(promtool, "check", "metrics")
+	cmd.Stdin = bytes.NewReader(m)
+	if out, err := cmd.CombinedOutput(); err != nil || len(bytes.TrimSpace(out)) > 0 {
+		t.Errorf("promtool check metrics: %v\n%s\n%s", err, out, m)
+	}
+	for _, want := range []string{
+		`updeb_release_valid_until_timestamp_seconds{suite="production"} 1796176800` + "\n",
+		`updeb_release_valid_remaining_seconds{suite="production"} 72000` + "\n",
+		"updeb_recipes_behind_upstream 1\n", // offline: kubernetes-1.36 1.36.4 -> 1.36.5
+		`updeb_recipe_behind_upstream{recipe="kubernetes-1.36"} 1` + "\n",
+		"updeb_release_sets_violating 2\n", `updeb_release_set_violations{set="kubernetes136"} 1` + "\n",
+		"updeb_components_end_of_life 1\n",
+		`updeb_data_table_age_seconds{table="endoflife",copy="refreshed /var/lib/updeb/support/eol.yaml"} 3650400` + "\n",
+		`updeb_plan_actions{kind="bump"} `,
+		"updeb_tracking_last_run_timestamp_seconds 1796104800\n", "updeb_tracking_last_run_success 1\n",
+		"updeb_tracking_last_success_timestamp_seconds 1796104800\n",
+	} {
+		if !bytes.Contains(m, []byte(want)) {
+			t.Errorf("metrics lack %q:\n%s", want, m)
+		}
+	}
+	if got := PreviousSuccess(m); !got.Equal(now) {
+		t.Errorf("previous success %v", got)
+	}
+	later := Build(Inputs{Now: now.Add(24 * time.Hour), Plan: r.Plan, Compat: r.Compat})
+	failed := Metrics(later, Run{OK: false, LastSuccess: PreviousSuccess(m)})
+	if !bytes.Contains(failed, []byte("updeb_tracking_last_success_timestamp_seconds 1796104800\n")) || !bytes.Contains(failed, []byte("updeb_tracking_last_run_success 0\n")) ||
+		!bytes.Contains(failed, []byte("updeb_tracking_last_run_timestamp_seconds 1796191200\n")) {
+		t.Errorf("a failed run:\n%s", failed)
+	}
+	if first := Metrics(later, Run{OK: false}); !bytes.Contains(first, []byte("updeb_tracking_last_success_timestamp_seconds 0\n")) {
+		t.Errorf("no success yet:\n%s", first)
+	}
+	if !PreviousSuccess([]byte("garbage\nupdeb_tracking_last_success_timestamp_seconds x\n")).IsZero() {
+		t.Error("a garbled file gave a last success")
+	}
+}
+
+// probe is a script the test adds to a copy of the page (the page itself
+// has none): it records, as the body's data-probe attribute, what a person
+// on a 1366x768 laptop screen would see: whether the page scrolls sideways,
+// where the verdict is and in what colour, and what comes first.
+const probe = `<script>
+window.addEventListener("load", function () {
+  var v = document.getElementById("verdict");
+  var r = v.getBoundingClientRect();
+  var first = document.body.children[1];
+  var out = {
+    overflow: document.documentElement.scrollWidth > window.innerWidth,
+    width: window.innerWidth,
+    scrollWidth: document.documentElement.scrollWidth,
+    verdictTop: Math.round(r.top), verdictBottom: Math.round(r.bottom),
+    verdictBackground: getComputedStyle(v).backgroundColor,
+    verdictText: v.querySelector("h2").textContent,
+    secondElement: first.id
+  };
+  document.body.setAttribute("data-probe", JSON.stringify(out));
+});
+</script>`
+
+// TestPageInChromium renders the page in headless Chromium at a laptop's
+// 1366x768 and checks it as a person would read it: the verdict first,
+// above the fold, in colour and in words; no sideways scrolling; the
+// matrix, the recipes, the data tables and the repository all there; and a
+// screenshot that is more than a blank page.
+func TestPageInChromium(t *testing.T) {
+	dir := t.TempDir()
+	if err := Write(dir, fixtureReport(t, true)); err != nil {
+		t.Fatal(err)
+	}
+	page, _ := os.ReadFile(filepath.Join(dir, "index.html"))
+	probed := filepath.Join(dir, "probed.html")
+	os.WriteFile(probed, bytes.Replace(page, []byte("</body>"), []byte(probe+"</body>"), 1), 0o644)
+	dom := string(testenv.Chromium(t, probed, "--window-size=1366,768", "--dump-dom", "--virtual-time-budget=5000"))
+	m := regexp.MustCompile(`data-probe="([^"]*)"`).FindStringSubmatch(dom)
+	if m == nil {
+		t.Fatalf("the probe did not run:\n%.2000s", dom)
+	}
+	var seen struct {
+		Overflow                   bool
+		Width, ScrollWidth         int
+		VerdictTop, VerdictBottom  int
+		VerdictBackground, Verdict string
+		VerdictText, SecondElement string
+	}
+	if err := json.Unmarshal([]byte(strings.ReplaceAll(m[1], "&quot;", `"`)), &seen); err != nil {
+		t.Fatalf("%v: %s", err, m[1])
+	}
+	if seen.Overflow || seen.Width != 1366 {
+		t.Errorf("the page scrolls sideways at %dpx: %d px wide", seen.Width, seen.ScrollWidth)
+	}
+	if seen.SecondElement != "verdict" || seen.VerdictTop < 0 || seen.VerdictBottom > 768 {
+		t.Errorf("the verdict is not first and above the fold: after the title comes %q, verdict at %d-%d px", seen.SecondElement, seen.VerdictTop, seen.VerdictBottom)
+	}
+	if seen.VerdictBackground != "rgb(248, 201, 201)" || !strings.HasPrefix(seen.VerdictText, "VIOLATION: ") {
+		t.Errorf("the verdict is not red and worded: %s %q", seen.VerdictBackground, seen.VerdictText)
+	}
+	for _, want := range []string{`<table class="matrix" id="matrix">`, `<tr data-recipe="kubernetes-1.36"><td>kubernetes-1.36</td><td>1.36.4</td><td>1.36.5</td>`,
+		`<td class="state-behind">behind</td>`, `<td class="state-expires-soon">expires in 20 hours: refresh it</td>`,
+		`<td>kubernetes-client136</td><td>kubernetes136</td><td>1.36.5-1</td><td>1.36.4-1</td>`, `<section id="plan">`, `<td>endoflife</td>`} {
+		if !strings.Contains(dom, want) {
+			t.Errorf("the page lacks %q", want)
+		}
+	}
+	png := filepath.Join(dir, "page.png")
+	testenv.Chromium(t, filepath.Join(dir, "index.html"), "--screenshot="+png, "--window-size=1366,768", "--hide-scrollbars")
+	b, err := os.ReadFile(png)
+	if err != nil || !bytes.HasPrefix(b, []byte("\x89PNG\r\n\x1a\n")) || len(b) < 30_000 {
+		t.Errorf("screenshot: %v, %d bytes (want a PNG over 30 KB, not a blank page)", err, len(b))
+	}
+	if dst := os.Getenv("REPORT_SCREENSHOT"); dst != "" { // for a person to look at
+		_ = os.WriteFile(dst, b, 0o644)
+	}
+}

@@ -1,0 +1,138 @@
+package report
+
+import (
+	"bytes"
+	"encoding/csv"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/updeb/updeb/internal/compat"
+	"github.com/updeb/updeb/pkg/atomicfile"
+)
+
+// Files are the files Write writes into its folder, in order.
+var Files = []string{"index.html", "report.json", "recipes.csv", "actions.csv", "sets.csv", "data.csv", "suites.csv", "packages.csv", "pending.csv"}
+
+// Write writes the page, the JSON and the CSV files into dir (made when
+// missing), each atomically: a reader sees the old file or the new one.
+func Write(dir string, r *Report) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	writers := map[string]func(io.Writer, *Report) error{
+		"index.html": WriteHTML, "report.json": WriteJSON, "recipes.csv": recipesCSV, "actions.csv": actionsCSV,
+		"sets.csv": func(w io.Writer, r *Report) error { return compat.Render(w, r.Compat, compat.FormatCSV) },
+		"data.csv": dataCSV, "suites.csv": suitesCSV, "packages.csv": packagesCSV, "pending.csv": pendingCSV,
+	}
+	for _, name := range Files {
+		var b bytes.Buffer
+		if err := writers[name](&b, r); err != nil {
+			return fmt.Errorf("%s: %w", name, err)
+		}
+		if err := atomicfile.WriteFile(filepath.Join(dir, name), b.Bytes(), 0o644); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// WriteJSON writes the report as one indented JSON object.
+func WriteJSON(w io.Writer, r *Report) error {
+	enc := json.NewEncoder(w)
+	enc.SetEscapeHTML(false)
+	enc.SetIndent("", "  ")
+	return enc.Encode(r)
+}
+
+func writeCSV(w io.Writer, header []string, rows [][]string) error {
+	cw := csv.NewWriter(w)
+	if err := cw.Write(header); err != nil {
+		return err
+	}
+	if err := cw.WriteAll(rows); err != nil {
+		return err
+	}
+	cw.Flush()
+	return cw.Error()
+}
+
+func recipesCSV(w io.Writer, r *Report) error {
+	var rows [][]string
+	for _, x := range r.Recipes {
+		rows = append(rows, []string{x.Name, x.Component, x.Version, x.Newest, x.Latest, strconv.FormatBool(x.Behind), x.Unknown, x.State, x.Support, x.Action})
+	}
+	return writeCSV(w, []string{"recipe", "component", "version", "newest_in_track", "newest", "behind", "unknown", "state", "support", "action"}, rows)
+}
+
+func actionsCSV(w io.Writer, r *Report) error {
+	var rows [][]string
+	for _, a := range r.Plan.Actions {
+		var breaks, fixes []string
+		for _, e := range a.Sets {
+			if len(e.Breaks) > 0 {
+				breaks = append(breaks, e.Set)
+			}
+			if len(e.Fixes) > 0 {
+				fixes = append(fixes, e.Set)
+			}
+		}
+		rows = append(rows, []string{a.Kind, a.Component, a.Recipe, a.NewRecipe, a.From, a.Version, a.ReleaseDate, a.Command, strings.Join(breaks, " "), strings.Join(fixes, " "), a.Reason})
+	}
+	return writeCSV(w, []string{"kind", "component", "recipe", "new_recipe", "from", "to", "release_date", "command", "breaks", "fixes", "reason"}, rows)
+}
+
+func dataCSV(w io.Writer, r *Report) error {
+	var rows [][]string
+	for _, t := range r.Data {
+		rows = append(rows, []string{t.Name, t.Copy, t.AsOf, strconv.Itoa(t.AgeDays)})
+	}
+	return writeCSV(w, []string{"table", "copy", "as_of", "age_days"}, rows)
+}
+
+func suitesCSV(w io.Writer, r *Report) error {
+	var rows [][]string
+	if r.Repository != nil {
+		for _, s := range r.Repository.Suites {
+			until := ""
+			if !s.ValidUntil.IsZero() {
+				until = s.ValidUntil.Format(time.RFC3339)
+			}
+			var comps []string
+			for _, c := range s.Components {
+				comps = append(comps, c.Name)
+			}
+			rows = append(rows, []string{s.Name, strconv.Itoa(s.Generation), s.Date.Format(time.RFC3339), until, strconv.FormatInt(s.ExpiresIn, 10), strings.Join(comps, " ")})
+		}
+	}
+	return writeCSV(w, []string{"suite", "generation", "date", "valid_until", "expires_in_seconds", "components"}, rows)
+}
+
+func packagesCSV(w io.Writer, r *Report) error {
+	var rows [][]string
+	if r.Repository != nil {
+		for _, s := range r.Repository.Suites {
+			for _, c := range s.Components {
+				for _, p := range c.Packages {
+					rows = append(rows, []string{s.Name, c.Name, p.Name, p.Version, strings.Join(p.Architectures, " ")})
+				}
+			}
+		}
+	}
+	return writeCSV(w, []string{"suite", "component", "package", "version", "architectures"}, rows)
+}
+
+func pendingCSV(w io.Writer, r *Report) error {
+	var rows [][]string
+	if r.Repository != nil {
+		for _, p := range r.Repository.Pending {
+			rows = append(rows, []string{p.Package, p.Component, p.Staging, p.Production})
+		}
+	}
+	return writeCSV(w, []string{"package", "component", "staging", "production"}, rows)
+}

@@ -1,0 +1,30 @@
+package testenv
+
+import (
+	"bytes"
+	"context"
+	"os/exec"
+	"testing"
+	"time"
+)
+
+// Chromium runs headless Chromium on the local file page with the given
+// extra arguments (--dump-dom, --screenshot=FILE, --window-size=W,H),
+// bounded by a minute, in a throwaway profile with no network chatter, and
+// returns its stdout. A missing chromium is RequireTool's case.
+func Chromium(t testing.TB, page string, args ...string) []byte {
+	t.Helper()
+	bin := RequireTool(t, "chromium")[0]
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	base := []string{"--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+		"--disable-background-networking", "--disable-component-update", "--disable-sync",
+		"--user-data-dir=" + t.TempDir()}
+	cmd := exec.CommandContext(ctx, bin, append(append(base, args...), "file://"+page)...)
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("chromium %v: %v\n%s", args, err, stderr.String())
+	}
+	return stdout.Bytes()
+}

@@ -1,0 +1,311 @@
+package yamlfile
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"slices"
+	"strconv"
+	"strings"
+
+	"go.yaml.in/yaml/v3"
+
+	"github.com/updeb/updeb/internal/confined"
+	"github.com/updeb/updeb/pkg/atomicfile"
+)
+
+// ErrNotRewritten is wrapped when a rewrite is refused: what the new text
+// reads as is not exactly the old file with the intended values. The file
+// is left as it was.
+var ErrNotRewritten = errors.New("not rewritten")
+
+// Change is one scalar a rewrite sets: the value at Path (mapping keys, and
+// sequence indexes in decimal, from the document's top) becomes Value. A
+// path the old file lacks is added (a new key, or a new mapping holding
+// only changes).
+type Change struct {
+	Path  []string
+	Value string
+}
+
+func (c Change) String() string { return strings.Join(c.Path, ".") }
+
+// ChangesOf returns the Change of each edit, its path found in the document
+// top (which the edits' nodes belong to).
+func ChangesOf(top *yaml.Node, edits []Edit) ([]Change, error) {
+	out := make([]Change, 0, len(edits))
+	for _, e := range edits {
+		p, ok := pathOf(top, e.Node, nil)
+		if !ok {
+			return nil, fmt.Errorf("yamlfile: line %d:%d is not a value of the document", e.Node.Line, e.Node.Column)
+		}
+		out = append(out, Change{Path: p, Value: e.Value})
+	}
+	return out, nil
+}
+
+func pathOf(n, want *yaml.Node, at []string) ([]string, bool) {
+	if n == want {
+		return slices.Clone(at), true
+	}
+	switch n.Kind {
+	case yaml.DocumentNode:
+		if len(n.Content) == 1 {
+			return pathOf(n.Content[0], want, at)
+		}
+	case yaml.MappingNode:
+		for i := 0; i+1 < len(n.Content); i += 2 {
+			if p, ok := pathOf(n.Content[i+1], want, append(at, n.Content[i].Value)); ok {
+				return p, true
+			}
+		}
+	case yaml.SequenceNode:
+		for i, c := range n.Content {
+			if p, ok := pathOf(c, want, append(at, strconv.Itoa(i))); ok {
+				return p, true
+			}
+		}
+	}
+	return nil, false
+}
+
+// Verify re-reads original and updated as YAML (one document, as Document
+// reads them) and checks that updated holds exactly the changes and is
+// otherwise original: every other key, value, tag, style and comment the
+// same. Comments may differ only on the nodes of a change's path (a mark
+// above a rewritten pin, say). A new key, or a new entry at the end of a
+// list, may hold only changes. A refusal wraps ErrNotRewritten and names
+// the first difference.
+func Verify(file string, original, updated []byte, changes []Change) error {
+	parse := func(data []byte) (*yaml.Node, error) {
+		d := &Decoder{File: file}
+		top := d.Document(data, Options{})
+		if err := d.Err(); err != nil {
+			return nil, err
+		}
+		return top, nil
+	}
+	a, err := parse(original)
+	if err != nil {
+		return err
+	}
+	b, err := parse(updated)
+	if err != nil {
+		return fmt.Errorf("%s: %w: the new text does not parse: %v", file, ErrNotRewritten, err)
+	}
+	want := map[string]Change{}
+	for _, c := range changes {
+		want[pathKey(c.Path)] = c
+	}
+	v := &verifier{file: file, want: want, seen: map[string]bool{}}
+	v.compare(a, b, nil)
+	for k, c := range want {
+		if v.err == nil && !v.seen[k] {
+			v.fail(nil, "%s was not written", c)
+		}
+	}
+	return v.err
+}
+
+// pathKey joins a path unambiguously.
+func pathKey(p []string) string {
+	var b strings.Builder
+	for _, s := range p {
+		b.WriteString(strconv.Quote(s))
+	}
+	return b.String()
+}
+
+type verifier struct {
+	file string
+	want map[string]Change
+	seen map[string]bool
+	err  error
+}
+
+func (v *verifier) fail(n *yaml.Node, format string, args ...any) {
+	if v.err != nil {
+		return
+	}
+	where := v.file
+	if n != nil {
+		where = fmt.Sprintf("%s:%d:%d", v.file, n.Line, n.Column)
+	}
+	v.err = fmt.Errorf("%s: %w: the file would read differently from what was meant: %s", where, ErrNotRewritten, Escape(fmt.Sprintf(format, args...)))
+}
+
+// onPath reports whether p is a change's path or leads to one.
+func (v *verifier) onPath(p []string) bool {
+	for _, c := range v.want {
+		if len(c.Path) >= len(p) && slices.Equal(c.Path[:len(p)], p) {
+			return true
+		}
+	}
+	return false
+}
+
+// compare walks a (the old tree, nil where the path is new) and b together.
+func (v *verifier) compare(a, b *yaml.Node, path []string) {
+	if v.err != nil {
+		return
+	}
+	if c, ok := v.want[pathKey(path)]; ok {
+		v.seen[pathKey(path)] = true
+		if b.Kind != yaml.ScalarNode || b.Value != c.Value {
+			v.fail(b, "%s reads %q, not %q", c, b.Value, c.Value)
+		}
+		return
+	}
+	if a == nil { // a new mapping or sequence: it may hold only changes
+		switch b.Kind {
+		case yaml.MappingNode:
+			for i := 0; i+1 < len(b.Content); i += 2 {
+				p := append(slices.Clone(path), b.Content[i].Value)
+				if !v.onPath(p) {
+					v.fail(b.Content[i], "an unexpected new key %q", b.Content[i].Value)
+					return
+				}
+				v.compare(nil, b.Content[i+1], p)
+			}
+		default:
+			v.fail(b, "an unexpected new value at %s", strings.Join(path, "."))
+		}
+		return
+	}
+	if a.Kind != b.Kind || a.Tag != b.Tag || a.Style != b.Style || a.Value != b.Value {
+		v.fail(b, "the value at %q changed (%q became %q)", strings.Join(path, "."), a.Value, b.Value)
+		return
+	}
+	if !v.onPath(path) && (a.HeadComment != b.HeadComment || a.LineComment != b.LineComment || a.FootComment != b.FootComment) {
+		v.fail(b, "a comment changed at %q", strings.Join(path, "."))
+		return
+	}
+	switch a.Kind {
+	case yaml.DocumentNode, yaml.SequenceNode:
+		// A list may gain entries at its end, each holding only changes (a
+		// release set added by bump --new-minor); none may go.
+		extra := len(b.Content) - len(a.Content)
+		if extra < 0 || extra > 0 && (a.Kind != yaml.SequenceNode || !v.onPath(append(slices.Clone(path), strconv.Itoa(len(a.Content))))) {
+			v.fail(b, "a list at %q has %d entries, not %d", strings.Join(path, "."), len(b.Content), len(a.Content))
+			return
+		}
+		for i := range b.Content {
+			p := path
+			if a.Kind == yaml.SequenceNode {
+				p = append(slices.Clone(path), strconv.Itoa(i))
+			}
+			if i >= len(a.Content) {
+				v.compare(nil, b.Content[i], p)
+				continue
+			}
+			v.compare(a.Content[i], b.Content[i], p)
+		}
+	case yaml.MappingNode:
+		j := 0
+		for i := 0; i+1 < len(b.Content); i += 2 {
+			k := b.Content[i]
+			p := append(slices.Clone(path), k.Value)
+			if j+1 < len(a.Content) && a.Content[j].Value == k.Value {
+				ka := a.Content[j]
+				if ka.Tag != k.Tag || ka.Style != k.Style {
+					v.fail(k, "the key %q changed", k.Value)
+					return
+				}
+				if !v.onPath(p) && (ka.HeadComment != k.HeadComment || ka.LineComment != k.LineComment || ka.FootComment != k.FootComment) {
+					v.fail(k, "a comment changed at %q", strings.Join(p, "."))
+					return
+				}
+				v.compare(a.Content[j+1], b.Content[i+1], p)
+				j += 2
+				continue
+			}
+			if !v.onPath(p) {
+				v.fail(k, "an unexpected new key %q", k.Value)
+				return
+			}
+			v.compare(nil, b.Content[i+1], p)
+		}
+		if j < len(a.Content) {
+			v.fail(b, "the key %q is gone", a.Content[j].Value)
+		}
+	}
+}
+
+// Rewrite is the one way updeb changes in place a YAML file it did not
+// create (a recipe by bump, a release set, a data file): it replaces path,
+// whose content the caller read as original, with updated. The new text goes
+// to a temporary file beside path and is read back from disk; it is renamed
+// into place only when what was read back is updated, check (when not nil)
+// accepts it, and path still holds original. Otherwise nothing is changed and
+// the error wraps ErrNotRewritten (or is the I/O error).
+//
+// check is usually Verify(path, original, written, changes): the re-read text
+// holds exactly the new values and is otherwise the old file. perm 0 keeps
+// path's permission bits.
+func Rewrite(path string, original, updated []byte, check func(written []byte) error, perm fs.FileMode) error {
+	if perm == 0 {
+		fi, err := os.Stat(path)
+		if err != nil {
+			return err
+		}
+		perm = fi.Mode().Perm()
+	}
+	return replace(path, updated, check, perm, func() error {
+		now, err := confined.ReadFile(path, int64(len(original)))
+		if err != nil && !errors.Is(err, confined.ErrRefused) {
+			return err
+		}
+		if err != nil || !bytes.Equal(now, original) {
+			return fmt.Errorf("%s: %w: the file changed while it was being rewritten; run the command again", path, ErrNotRewritten)
+		}
+		return nil
+	})
+}
+
+// Create is Rewrite for a file that must not exist yet (bump --new-minor's
+// new recipe): written, read back and checked the same way, and renamed
+// into place only when path still does not exist.
+func Create(path string, updated []byte, check func(written []byte) error, perm fs.FileMode) error {
+	return replace(path, updated, check, perm, func() error {
+		if _, err := os.Lstat(path); !errors.Is(err, fs.ErrNotExist) {
+			return fmt.Errorf("%s: %w: it appeared while it was being written", path, ErrNotRewritten)
+		}
+		return nil
+	})
+}
+
+func replace(path string, updated []byte, check func([]byte) error, perm fs.FileMode, still func() error) error {
+	f, err := atomicfile.Create(path, perm)
+	if err != nil {
+		return err
+	}
+	defer f.Abort()
+	if _, err := f.Write(updated); err != nil {
+		return err
+	}
+	if err := f.Sync(); err != nil {
+		return err
+	}
+	if _, err := f.Seek(0, io.SeekStart); err != nil {
+		return err
+	}
+	back, err := io.ReadAll(io.LimitReader(f, int64(len(updated))+1))
+	if err != nil {
+		return err
+	}
+	if !bytes.Equal(back, updated) {
+		return fmt.Errorf("%s: %w: the text read back from disk differs from what was written", path, ErrNotRewritten)
+	}
+	if check != nil {
+		if err := check(back); err != nil {
+			return err
+		}
+	}
+	if err := still(); err != nil {
+		return err
+	}
+	return f.Commit()
+}

@@ -1,0 +1,45 @@
+// Package verify checks OpenPGP signatures and checksum files against a strict,
+// documented policy. It never fetches anything and never reads the clock: the
+// caller passes the keyring, the allow-list and the current time.
+//
+// # Signature policy
+//
+// A signature counts only when every one of these holds:
+//
+//   - it is a document signature (binary or text, type 0x00/0x01) of version 4
+//     or later, with an issuer key ID or fingerprint;
+//   - its digest is SHA-224 or stronger: MD5, SHA-1 and RIPEMD-160 are refused;
+//   - it was made by a key in the keyring: the primary key, or a subkey bound to
+//     it by a valid binding signature (which, for a signing subkey, carries the
+//     subkey's own cross-signature, as gpg requires);
+//   - when Policy.Signers is not empty, the primary fingerprint of that key is
+//     in it (an allow-list of primary fingerprints; subkeys are not listed);
+//   - it verifies over exactly the data given;
+//   - the signing key (and its primary key) is neither DSA (any size) nor RSA
+//     under 2048 bits;
+//   - the key that made it had the sign capability (key flag 0x02) in the self-
+//     or binding signature valid at signing time: a certify-only primary, an
+//     encryption or authentication subkey, or a key without key flags is refused;
+//   - at the signature's creation time the primary key and the subkey were valid:
+//     created before it, not expired, and not revoked. A revocation without a
+//     reason or with reason "key compromised" counts as of always (anything the
+//     key signed is suspect); "superseded" or "retired" revocations count from
+//     their own creation time, so older signatures stay good;
+//   - it was not created in the future: more than ClockSkew (5 minutes) after
+//     Policy.Now is refused. Nor has it expired at Policy.Now (when it carries an
+//     expiration time).
+//
+// A key that expired or was softly revoked AFTER it made the signature does not
+// invalidate the signature (releases stay verifiable after a key's expiry, as
+// with gpgv); the Result carries a warning saying so.
+//
+// Several signatures on one file (a detached signature file may hold more than
+// one): one signature that passes suffices. Every other signature's refusal is
+// reported in Result.Warnings. When none passes, the *RefusedError lists every
+// signature's reason. Self-signatures and binding signatures may use SHA-1 (as
+// older keys in real upstream keyrings do, and gpgv accepts), never MD5 or
+// RIPEMD-160; List warns about SHA-1 self-signatures.
+//
+// Every refusal wraps ErrSignature and is a *RefusedError whose Refusals say why,
+// with a Reason a caller can branch on and a message for a person.
+package openpgp

@@ -1,0 +1,234 @@
+package openpgp
+
+import (
+	"bufio"
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"syscall"
+
+	"github.com/ProtonMail/go-crypto/openpgp/armor"
+	"github.com/ProtonMail/go-crypto/openpgp/packet"
+	openpgp "github.com/ProtonMail/go-crypto/openpgp/v2"
+)
+
+// maxKeyringSize caps what ParseKeyring reads: real keyrings are kilobytes.
+const maxKeyringSize = 16 << 20
+
+// ErrKeyring is wrapped by every keyring loading error.
+var ErrKeyring = errors.New("verify: bad keyring")
+
+const (
+	beginPublic  = "-----BEGIN PGP PUBLIC KEY BLOCK-----"
+	endPublic    = "-----END PGP PUBLIC KEY BLOCK-----"
+	beginPrivate = "-----BEGIN PGP PRIVATE KEY BLOCK-----"
+)
+
+// Keyring is a set of OpenPGP public keys (certificates) loaded from one file.
+// It is read-only after loading and safe for concurrent use.
+type Keyring struct {
+	name     string
+	entities []*openpgp.Entity
+}
+
+// Name is the file name (or other label) the keyring was loaded from.
+func (kr *Keyring) Name() string { return kr.name }
+
+// Len is the number of primary keys in the keyring.
+func (kr *Keyring) Len() int { return len(kr.entities) }
+
+// Fingerprints returns the primary key fingerprints (uppercase hex), in file order.
+func (kr *Keyring) Fingerprints() []string {
+	out := make([]string, 0, len(kr.entities))
+	for _, e := range kr.entities {
+		out = append(out, fingerprint(e.PrimaryKey))
+	}
+	return out
+}
+
+// LoadKeyring reads a keyring file: see ParseKeyring. It must be a regular
+// file (a FIFO or a device is refused without being read).
+func LoadKeyring(path string) (*Keyring, error) {
+	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	if fi, err := f.Stat(); err != nil || !fi.Mode().IsRegular() {
+		return nil, fmt.Errorf("%w: %s: not a regular file", ErrKeyring, path)
+	}
+	return ParseKeyring(f, path)
+}
+
+// ParseKeyring reads public keys from r, named name in errors. Two shapes are
+// accepted: a binary keyring (a sequence of OpenPGP packets, as gpg --export
+// writes), and text holding one or more ASCII-armored public key blocks with
+// anything around and between them (Helm's KEYS file: prose, gpg --list-sigs
+// output, then ten armored blocks). Text outside the blocks is ignored; an
+// armored block that does not decode, or holds no usable key, is an error
+// naming the line where the block begins. Private key blocks are refused: a
+// verification keyring must never carry secrets. At least one key is required.
+func ParseKeyring(r io.Reader, name string) (*Keyring, error) {
+	data, err := io.ReadAll(io.LimitReader(r, maxKeyringSize+1))
+	if err != nil {
+		return nil, fmt.Errorf("%w: %s: %w", ErrKeyring, name, err)
+	}
+	if len(data) > maxKeyringSize {
+		return nil, fmt.Errorf("%w: %s: larger than %d bytes", ErrKeyring, name, maxKeyringSize)
+	}
+	kr := &Keyring{name: name}
+	if len(data) > 0 && data[0]&0x80 != 0 {
+		// A binary packet stream: every OpenPGP packet header has the top bit set,
+		// no armored text file starts with such a byte.
+		el, err := readEntities(bytes.NewReader(data))
+		if err != nil {
+			return nil, fmt.Errorf("%w: %s: binary keyring: %w", ErrKeyring, name, err)
+		}
+		kr.entities = el
+	} else {
+		blocks, err := scanArmoredBlocks(data)
+		if err != nil {
+			return nil, fmt.Errorf("%w: %s:%w", ErrKeyring, name, err)
+		}
+		for _, b := range blocks {
+			el, err := decodeKeyBlock(b.text)
+			if err != nil {
+				return nil, fmt.Errorf("%w: %s:%d: armored key block: %w", ErrKeyring, name, b.line, err)
+			}
+			kr.entities = append(kr.entities, el...)
+		}
+	}
+	if len(kr.entities) == 0 {
+		return nil, fmt.Errorf("%w: %s: no OpenPGP public key found (want armored %q blocks or a binary keyring)", ErrKeyring, name, beginPublic)
+	}
+	for _, e := range kr.entities {
+		settle(e)
+	}
+	return kr, nil
+}
+
+// armoredBlock is one BEGIN..END public key block found in a text keyring.
+type armoredBlock struct {
+	line int // 1-based line of the BEGIN marker
+	text []byte
+}
+
+// scanArmoredBlocks finds every armored public key block in data. Lines may
+// carry leading or trailing white space (indented keys in prose). The error
+// text starts with the line number, for "name:line: ..." messages.
+func scanArmoredBlocks(data []byte) ([]armoredBlock, error) {
+	var blocks []armoredBlock
+	var cur *armoredBlock
+	sc := bufio.NewScanner(bytes.NewReader(data))
+	sc.Buffer(make([]byte, 64<<10), maxKeyringSize)
+	n := 0
+	for sc.Scan() {
+		n++
+		line := strings.TrimSpace(sc.Text())
+		switch {
+		case cur == nil && line == beginPrivate:
+			return nil, fmt.Errorf("%d: a private key block: a verification keyring must hold public keys only", n)
+		case cur == nil && line == beginPublic:
+			cur = &armoredBlock{line: n}
+			cur.text = append(cur.text, line...)
+			cur.text = append(cur.text, '\n')
+		case cur != nil && line == beginPublic:
+			return nil, fmt.Errorf("%d: armored key block started at line %d has no %q line before the next block", n, cur.line, endPublic)
+		case cur != nil:
+			cur.text = append(cur.text, line...)
+			cur.text = append(cur.text, '\n')
+			if line == endPublic {
+				blocks = append(blocks, *cur)
+				cur = nil
+			}
+		}
+	}
+	if err := sc.Err(); err != nil {
+		return nil, fmt.Errorf("%d: %w", n, err)
+	}
+	if cur != nil {
+		return nil, fmt.Errorf("%d: armored key block is not terminated by %q", cur.line, endPublic)
+	}
+	return blocks, nil
+}
+
+func decodeKeyBlock(text []byte) ([]*openpgp.Entity, error) {
+	b, err := armor.Decode(bytes.NewReader(text))
+	if err != nil {
+		return nil, fmt.Errorf("bad armor: %w", err)
+	}
+	if b.Type != openpgp.PublicKeyType {
+		return nil, fmt.Errorf("armor type is %q, want %q", b.Type, openpgp.PublicKeyType)
+	}
+	return readEntities(b.Body)
+}
+
+// readEntities parses keys and fails when a packet is unreadable or when no
+// key survives: go-crypto silently skips keys it cannot use, and a keyring
+// that quietly shrinks would make refusals impossible to explain.
+func readEntities(r io.Reader) ([]*openpgp.Entity, error) {
+	el, err := openpgp.ReadKeyRing(r)
+	if err != nil {
+		return nil, err
+	}
+	if len(el) == 0 {
+		return nil, errors.New("no usable public key in it")
+	}
+	for _, e := range el {
+		if e.PrivateKey != nil {
+			return nil, errors.New("holds a private key: a verification keyring must hold public keys only")
+		}
+	}
+	return el, nil
+}
+
+// settle checks the cryptographic validity of every self-signature once, at
+// load time (refusing unknown critical notations and subpackets, which
+// go-crypto's lazy check would also refuse), and records it in the
+// signature's Valid field. go-crypto checks
+// lazily and caches the answer computed for the first date it was asked about
+// (which mixes expiry into the cached validity, and races between goroutines);
+// after settle, it only reads the cache, so every later question about "valid at
+// time T" is answered for T, and the keyring is read-only.
+func settle(e *openpgp.Entity) {
+	pk := e.PrimaryKey
+	mark := func(s *packet.VerifiableSignature, err error) {
+		if err == nil && acceptableCertHash(s.Packet) != nil {
+			err = errors.New("weak hash")
+		}
+		// A self-signature or binding with a critical notation or
+		// subpacket updeb does not understand does not count, as in gpgv;
+		// nor does a binding whose back-signature carries one.
+		if err == nil && (criticalProblem(s.Packet) != "" || s.Packet.EmbeddedSignature != nil && criticalProblem(s.Packet.EmbeddedSignature) != "") {
+			err = errors.New("critical notation or subpacket")
+		}
+		ok := err == nil
+		s.Valid = &ok
+	}
+	for _, s := range e.DirectSignatures {
+		mark(s, pk.VerifyDirectKeySignature(s.Packet))
+	}
+	for _, s := range e.Revocations {
+		mark(s, pk.VerifyRevocationSignature(s.Packet))
+	}
+	for _, id := range e.Identities {
+		for _, s := range id.SelfCertifications {
+			mark(s, pk.VerifyUserIdSignature(id.Name, pk, s.Packet))
+		}
+		for _, s := range id.Revocations {
+			mark(s, pk.VerifyUserIdSignature(id.Name, pk, s.Packet))
+		}
+	}
+	for i := range e.Subkeys {
+		sk := &e.Subkeys[i]
+		for _, s := range sk.Bindings {
+			mark(s, pk.VerifyKeySignature(sk.PublicKey, s.Packet))
+		}
+		for _, s := range sk.Revocations {
+			mark(s, pk.VerifySubkeyRevocationSignature(s.Packet, sk.PublicKey))
+		}
+	}
+}

@@ -1,0 +1,627 @@
+package openpgp
+
+import (
+	"bytes"
+	"crypto"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"hash"
+	"io"
+	"maps"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/ProtonMail/go-crypto/openpgp/armor"
+	"github.com/ProtonMail/go-crypto/openpgp/clearsign"
+	pgperrors "github.com/ProtonMail/go-crypto/openpgp/errors"
+	"github.com/ProtonMail/go-crypto/openpgp/packet"
+	openpgp "github.com/ProtonMail/go-crypto/openpgp/v2"
+
+	"github.com/updeb/updeb/pkg/digest"
+)
+
+// ClockSkew is how far in the future (after Policy.Now) a signature's creation
+// time may lie: signers' clocks drift a little; more than this is refused.
+const ClockSkew = 5 * time.Minute
+
+// Size caps: signatures and clearsigned checksum lists are small; anything
+// bigger is not what we are looking for.
+const (
+	maxSignatureSize   = 1 << 20
+	maxClearsignedSize = 16 << 20
+)
+
+// ErrSignature is wrapped by every refusal: the signature does not count.
+var ErrSignature = errors.New("verify: signature refused")
+
+// ErrPolicy is returned for an unusable Policy (a malformed allow-list entry,
+// no clock); it is the caller's mistake, not a refusal.
+var ErrPolicy = errors.New("verify: bad policy")
+
+// Policy is what a signature must satisfy besides cryptographic validity.
+type Policy struct {
+	// Signers is the allow-list of primary key fingerprints (hex, 40 or 64
+	// digits; spaces and a 0x prefix are ignored). Empty means any key in the
+	// keyring.
+	Signers []string
+	// Now is the current time; required.
+	Now time.Time
+}
+
+// Result describes the signature that counted.
+type Result struct {
+	PrimaryFingerprint    string    // primary key of the signer (uppercase hex)
+	SigningKeyFingerprint string    // the key that made the signature: the primary or a subkey
+	UserID                string    // the signer's primary user ID, for people
+	Created               time.Time // the signature's creation time
+	Hash                  string    // the signature's digest algorithm, e.g. "SHA-256"
+	Warnings              []string  // other signatures' refusals, later expiry or revocation of the key
+	// Size and Digests (sha256, sha512) of the data, computed in the same pass
+	// that verified the signature.
+	Size    int64
+	Digests digest.Set
+}
+
+// Reason says why a signature was refused; callers may branch on it.
+type Reason string
+
+const (
+	ReasonMalformed        Reason = "malformed"          // not an OpenPGP signature, or a damaged one
+	ReasonNoSignature      Reason = "no-signature"       // no signature packet at all
+	ReasonUnsupported      Reason = "unsupported"        // signature version, type or algorithm we do not handle
+	ReasonUnknownSigner    Reason = "unknown-signer"     // the issuer is not in the keyring
+	ReasonNotAllowed       Reason = "signer-not-allowed" // the issuer's primary key is not on the allow-list
+	ReasonBadSignature     Reason = "bad-signature"      // does not verify over the data
+	ReasonWeakHash         Reason = "weak-digest"        // MD5, SHA-1, RIPEMD-160
+	ReasonWeakKey          Reason = "weak-key"           // DSA, RSA < 2048
+	ReasonNotSigningKey    Reason = "not-a-signing-key"  // the key lacks the sign capability
+	ReasonKeyExpired       Reason = "key-expired"        // expired (or not yet created, or without a valid self-signature) at signing time
+	ReasonKeyRevoked       Reason = "key-revoked"        // revoked as of signing time
+	ReasonFuture           Reason = "created-in-future"  // creation time after Now + ClockSkew
+	ReasonSignatureExpired Reason = "signature-expired"  // the signature's own expiration passed
+)
+
+// Refusal is why one signature did not count.
+type Refusal struct {
+	Reason             Reason
+	KeyID              string // issuer key ID (16 hex digits), when known
+	Fingerprint        string // the signing key's fingerprint, when known
+	PrimaryFingerprint string // its primary key's fingerprint, when in the keyring
+	Detail             string // a sentence for a person
+}
+
+func (r Refusal) String() string {
+	who := ""
+	switch {
+	case r.Fingerprint != "" && r.PrimaryFingerprint != "" && r.Fingerprint != r.PrimaryFingerprint:
+		who = fmt.Sprintf("signature by subkey %s of key %s: ", r.Fingerprint, r.PrimaryFingerprint)
+	case r.Fingerprint != "":
+		who = fmt.Sprintf("signature by key %s: ", r.Fingerprint)
+	case r.KeyID != "":
+		who = fmt.Sprintf("signature by key ID %s: ", r.KeyID)
+	}
+	return who + r.Detail
+}
+
+// RefusedError is returned when no signature counts. It wraps ErrSignature.
+type RefusedError struct {
+	Subject  string // what was verified: a file name or URL, when known
+	Keyring  string // the Name of the keyring the signatures were checked against
+	Refusals []Refusal
+}
+
+func (e *RefusedError) Error() string {
+	var b strings.Builder
+	b.WriteString("signature refused")
+	if e.Subject != "" {
+		b.WriteString(" for " + e.Subject)
+	}
+	if len(e.Refusals) == 1 {
+		b.WriteString(": " + e.Refusals[0].String())
+		return b.String()
+	}
+	fmt.Fprintf(&b, ": none of %d signatures counts", len(e.Refusals))
+	for i, r := range e.Refusals {
+		fmt.Fprintf(&b, "; %d) %s", i+1, r.String())
+	}
+	return b.String()
+}
+
+func (e *RefusedError) Unwrap() error { return ErrSignature }
+
+// Has reports whether any signature was refused for reason r.
+func (e *RefusedError) Has(r Reason) bool {
+	return slices.ContainsFunc(e.Refusals, func(x Refusal) bool { return x.Reason == r })
+}
+
+func refused(r Refusal) *RefusedError { return &RefusedError{Refusals: []Refusal{r}} }
+
+// refusedBy records kr as the keyring of a refusal, for the message a caller builds.
+func refusedBy(kr *Keyring, err error) error {
+	if re, ok := errors.AsType[*RefusedError](err); ok && kr != nil {
+		re.Keyring = kr.Name()
+	}
+	return err
+}
+
+// VerifyDetached checks a detached signature (armored or binary) over data,
+// which is read once, to its end, in the same pass that computes its sha256 and
+// sha512 (returned in the Result). A refusal is a *RefusedError wrapping
+// ErrSignature; an error reading data is returned as is.
+func VerifyDetached(kr *Keyring, pol Policy, signature io.Reader, data io.Reader) (res *Result, err error) {
+	defer func() { err = refusedBy(kr, err) }()
+	allowed, err := pol.allowList()
+	if err != nil {
+		return nil, err
+	}
+	sigs, unsupported, rerr := readSignatures(signature)
+	if rerr != nil {
+		return nil, rerr
+	}
+	return verifyStream(kr, pol, allowed, sigs, unsupported, data, false)
+}
+
+// VerifyClearsigned checks a clearsigned message (gpg --clearsign; runc's
+// checksum list) and returns its verified content, with the dash-escaping undone
+// and LF line endings. Text before the message is ignored; a second signed
+// message after it, or a Hash: header that does not name the signature's digest,
+// is refused. Only the returned content is covered by the signature.
+func VerifyClearsigned(kr *Keyring, pol Policy, message io.Reader) (content []byte, res *Result, err error) {
+	defer func() { err = refusedBy(kr, err) }()
+	allowed, err := pol.allowList()
+	if err != nil {
+		return nil, nil, err
+	}
+	data, err := io.ReadAll(io.LimitReader(message, maxClearsignedSize+1))
+	if err != nil {
+		return nil, nil, err
+	}
+	if len(data) > maxClearsignedSize {
+		return nil, nil, refused(Refusal{Reason: ReasonMalformed, Detail: fmt.Sprintf("clearsigned message larger than %d bytes", maxClearsignedSize)})
+	}
+	block, rest := clearsign.Decode(data)
+	if block == nil {
+		return nil, nil, refused(Refusal{Reason: ReasonMalformed, Detail: "no complete clearsigned message found (want \"-----BEGIN PGP SIGNED MESSAGE-----\", a Hash header, the text, then the armored signature)"})
+	}
+	if bytes.Contains(rest, []byte("-----BEGIN PGP SIGNED MESSAGE-----")) {
+		return nil, nil, refused(Refusal{Reason: ReasonMalformed, Detail: "more than one clearsigned message in the input: ambiguous which content is meant"})
+	}
+	if block.ArmoredSignature.Type != "PGP SIGNATURE" {
+		return nil, nil, refused(Refusal{Reason: ReasonMalformed, Detail: fmt.Sprintf("clearsigned message ends in a %q armor block, want PGP SIGNATURE", block.ArmoredSignature.Type)})
+	}
+	sigs, unsupported, rerr := parseSignaturePackets(block.ArmoredSignature.Body)
+	if rerr != nil {
+		return nil, nil, rerr
+	}
+	if hs := block.Headers.Values("Hash"); len(hs) > 0 {
+		var kept []*packet.Signature
+		for _, s := range sigs {
+			if slices.Contains(hs, armorHashName(s.Hash)) {
+				kept = append(kept, s)
+			} else {
+				unsupported = append(unsupported, Refusal{Reason: ReasonMalformed, KeyID: issuerKeyID(s),
+					Detail: fmt.Sprintf("signature digest %s is not among the message's Hash header values %v", hashName(s.Hash), hs)})
+			}
+		}
+		sigs = kept
+	}
+	res, err = verifyStream(kr, pol, allowed, sigs, unsupported, bytes.NewReader(block.Bytes), true)
+	if err != nil {
+		return nil, nil, err
+	}
+	// The digests describe the content handed back, not the canonical form.
+	h := digest.NewHasher()
+	h.Write(block.Plaintext)
+	res.Size, res.Digests = h.Size(), h.Sum()
+	return block.Plaintext, res, nil
+}
+
+func armorHashName(h crypto.Hash) string {
+	return strings.ReplaceAll(h.String(), "-", "")
+}
+
+func hashName(h crypto.Hash) string {
+	if h == 0 {
+		return "unknown"
+	}
+	return h.String()
+}
+
+// allowList normalises Signers into a set of uppercase fingerprints.
+func (p Policy) allowList() (map[string]bool, error) {
+	if p.Now.IsZero() {
+		return nil, fmt.Errorf("%w: Policy.Now is not set", ErrPolicy)
+	}
+	if len(p.Signers) == 0 {
+		return nil, nil
+	}
+	set := map[string]bool{}
+	for _, s := range p.Signers {
+		f, err := NormalizeFingerprint(s)
+		if err != nil {
+			return nil, fmt.Errorf("%w: %w", ErrPolicy, err)
+		}
+		set[f] = true
+	}
+	return set, nil
+}
+
+// NormalizeFingerprint turns "0x672C 657B ..." into "672C657B...". It accepts
+// full v4 (40 hex digits) and v6 (64) fingerprints only: key IDs are too short to
+// name a key safely.
+func NormalizeFingerprint(s string) (string, error) {
+	f := strings.ToUpper(strings.ReplaceAll(strings.TrimSpace(s), " ", ""))
+	f = strings.TrimPrefix(strings.TrimPrefix(f, "0X"), "0x")
+	if len(f) != 40 && len(f) != 64 {
+		return "", fmt.Errorf("signer %q is not a full fingerprint (want 40 or 64 hex digits, found %d)", s, len(f))
+	}
+	if _, err := hex.DecodeString(f); err != nil {
+		return "", fmt.Errorf("signer %q is not hexadecimal", s)
+	}
+	return f, nil
+}
+
+// readSignatures reads an armored or binary detached signature.
+func readSignatures(r io.Reader) ([]*packet.Signature, []Refusal, error) {
+	raw, err := io.ReadAll(io.LimitReader(r, maxSignatureSize+1))
+	if err != nil {
+		return nil, nil, err
+	}
+	if len(raw) > maxSignatureSize {
+		return nil, nil, refused(Refusal{Reason: ReasonMalformed, Detail: fmt.Sprintf("signature larger than %d bytes", maxSignatureSize)})
+	}
+	body := io.Reader(bytes.NewReader(raw))
+	trimmed := bytes.TrimLeft(raw, " \t\r\n")
+	if bytes.HasPrefix(trimmed, []byte("-----BEGIN PGP SIGNED MESSAGE-----")) {
+		return nil, nil, refused(Refusal{Reason: ReasonMalformed, Detail: "this is a clearsigned message, not a detached signature (verify it on its own, without DATA)"})
+	}
+	if bytes.HasPrefix(trimmed, []byte("-----BEGIN ")) {
+		b, err := armor.Decode(bytes.NewReader(trimmed))
+		if err != nil {
+			return nil, nil, refused(Refusal{Reason: ReasonMalformed, Detail: "damaged armored signature: " + err.Error()})
+		}
+		if b.Type != "PGP SIGNATURE" {
+			return nil, nil, refused(Refusal{Reason: ReasonMalformed, Detail: fmt.Sprintf("armor block is %q, want PGP SIGNATURE", b.Type)})
+		}
+		body = b.Body
+	} else if len(raw) == 0 || raw[0]&0x80 == 0 {
+		return nil, nil, refused(Refusal{Reason: ReasonMalformed, Detail: "not an OpenPGP signature (neither armored nor binary OpenPGP packets)"})
+	}
+	return parseSignaturePackets(body)
+}
+
+// parseSignaturePackets collects the signature packets of a detached signature.
+// Signatures go-crypto cannot parse (v3, unknown algorithms) come back as
+// refusals, so that a good signature next to them still counts.
+func parseSignaturePackets(r io.Reader) ([]*packet.Signature, []Refusal, error) {
+	var sigs []*packet.Signature
+	var others []Refusal
+	pr := packet.NewReader(r)
+	for {
+		p, err := pr.NextWithUnsupported()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return nil, nil, refused(Refusal{Reason: ReasonMalformed, Detail: "damaged signature: " + err.Error()})
+		}
+		switch p := p.(type) {
+		case *packet.Signature:
+			sigs = append(sigs, p)
+		case *packet.UnsupportedPacket:
+			others = append(others, Refusal{Reason: ReasonUnsupported, Detail: "unsupported signature packet: " + p.Error.Error()})
+		default:
+			return nil, nil, refused(Refusal{Reason: ReasonMalformed, Detail: fmt.Sprintf("a detached signature holds only signature packets, found a %T", p)})
+		}
+	}
+	if len(sigs) == 0 && len(others) == 0 {
+		return nil, nil, refused(Refusal{Reason: ReasonNoSignature, Detail: "no signature packet found"})
+	}
+	return sigs, others, nil
+}
+
+// candidate is one signature with the hash that reads the data for it.
+type candidate struct {
+	sig     *packet.Signature
+	h       hash.Hash
+	refusal *Refusal // set when the signature is refused before hashing
+}
+
+// verifyStream hashes data once for every signature, then applies the policy.
+// canonical says the data is already in canonical text form (clearsigned).
+func verifyStream(kr *Keyring, pol Policy, allowed map[string]bool, sigs []*packet.Signature, others []Refusal, data io.Reader, canonical bool) (*Result, error) {
+	cands := make([]candidate, 0, len(sigs))
+	hasher := digest.NewHasher()
+	writers := []io.Writer{hasher}
+	for _, s := range sigs {
+		c := candidate{sig: s}
+		if r := precheck(s); r != nil {
+			c.refusal = r
+		} else if h, err := s.PrepareVerify(); err != nil {
+			c.refusal = &Refusal{Reason: ReasonUnsupported, KeyID: issuerKeyID(s), Detail: fmt.Sprintf("cannot compute digest %s: %v", hashName(s.Hash), err)}
+		} else {
+			c.h = h
+			// Text signatures hash the data with line endings made CRLF. Only
+			// the DATA goes through the canonicaliser: VerifySignature later
+			// writes the signature's own trailer into c.h, and those binary
+			// bytes (timestamps, fingerprints) must not be rewritten, or every
+			// signature whose trailer holds a 0x0A byte is refused.
+			var w io.Writer = h
+			if s.SigType == packet.SigTypeText && !canonical {
+				w = openpgp.NewCanonicalTextHash(h)
+			}
+			writers = append(writers, w)
+		}
+		cands = append(cands, c)
+	}
+	if _, err := io.Copy(io.MultiWriter(writers...), data); err != nil {
+		return nil, fmt.Errorf("verify: reading the signed data: %w", err)
+	}
+	var good *Result
+	refusals := others
+	for _, c := range cands {
+		if c.refusal != nil {
+			refusals = append(refusals, *c.refusal)
+			continue
+		}
+		res, r := check(kr, pol, allowed, c.sig, c.h)
+		if r != nil {
+			refusals = append(refusals, *r)
+			continue
+		}
+		if good == nil {
+			good = res
+		}
+	}
+	if good == nil {
+		return nil, &RefusedError{Refusals: refusals}
+	}
+	for _, r := range refusals {
+		good.Warnings = append(good.Warnings, "another signature does not count: "+r.String())
+	}
+	good.Size, good.Digests = hasher.Size(), hasher.Sum()
+	return good, nil
+}
+
+// precheck refuses what needs no key: wrong type, weak digest, no issuer.
+func precheck(s *packet.Signature) *Refusal {
+	id := issuerKeyID(s)
+	if s.SigType != packet.SigTypeBinary && s.SigType != packet.SigTypeText {
+		return &Refusal{Reason: ReasonUnsupported, KeyID: id, Detail: fmt.Sprintf("signature type 0x%02x is not a signature over a document (want 0x00 binary or 0x01 text)", uint8(s.SigType))}
+	}
+	if id == "" && s.IssuerFingerprint == nil {
+		return &Refusal{Reason: ReasonMalformed, Detail: "signature names no issuer key"}
+	}
+	if p := criticalProblem(s); p != "" {
+		return &Refusal{Reason: ReasonUnsupported, KeyID: id, Fingerprint: fprOrEmpty(s.IssuerFingerprint), Detail: p}
+	}
+	if weakHash(s.Hash) {
+		return &Refusal{Reason: ReasonWeakHash, KeyID: id, Fingerprint: fprOrEmpty(s.IssuerFingerprint),
+			Detail: fmt.Sprintf("made with digest %s, which is broken for signatures (want SHA-256 or stronger; re-sign with gpg --digest-algo SHA512)", hashName(s.Hash))}
+	}
+	return nil
+}
+
+func weakHash(h crypto.Hash) bool {
+	return h == crypto.MD5 || h == crypto.SHA1 || h == crypto.RIPEMD160 || h == 0
+}
+
+// acceptableCertHash is the rule for self- and binding signatures: SHA-1 is
+// tolerated there (old keys), MD5 and RIPEMD-160 are not.
+func acceptableCertHash(s *packet.Signature) error {
+	if s.Hash == crypto.MD5 || s.Hash == crypto.RIPEMD160 {
+		return fmt.Errorf("self-signature uses %s", hashName(s.Hash))
+	}
+	return nil
+}
+
+func issuerKeyID(s *packet.Signature) string {
+	if s.IssuerKeyId != nil {
+		return fmt.Sprintf("%016X", *s.IssuerKeyId)
+	}
+	if len(s.IssuerFingerprint) >= 8 {
+		// v4: the key ID is the low 64 bits; v6: the high 64 bits.
+		if len(s.IssuerFingerprint) == 20 {
+			return strings.ToUpper(hex.EncodeToString(s.IssuerFingerprint[12:]))
+		}
+		return strings.ToUpper(hex.EncodeToString(s.IssuerFingerprint[:8]))
+	}
+	return ""
+}
+
+func fprOrEmpty(b []byte) string { return strings.ToUpper(hex.EncodeToString(b)) }
+
+func fingerprint(pk *packet.PublicKey) string { return fprOrEmpty(pk.Fingerprint) }
+
+// signingKey is a key of the keyring that matches a signature's issuer.
+type signingKey struct {
+	entity *openpgp.Entity
+	pub    *packet.PublicKey
+	subkey *openpgp.Subkey // nil when the primary key signed
+}
+
+func (kr *Keyring) lookup(s *packet.Signature) []signingKey {
+	var out []signingKey
+	match := func(pk *packet.PublicKey) bool {
+		if s.IssuerFingerprint != nil {
+			return bytes.Equal(pk.Fingerprint, s.IssuerFingerprint)
+		}
+		return s.IssuerKeyId != nil && pk.KeyId == *s.IssuerKeyId
+	}
+	for _, e := range kr.entities {
+		if match(e.PrimaryKey) {
+			out = append(out, signingKey{entity: e, pub: e.PrimaryKey})
+		}
+		for i := range e.Subkeys {
+			if match(e.Subkeys[i].PublicKey) {
+				out = append(out, signingKey{entity: e, pub: e.Subkeys[i].PublicKey, subkey: &e.Subkeys[i]})
+			}
+		}
+	}
+	return out
+}
+
+// check applies the policy to one signature whose hash has seen all the data.
+func check(kr *Keyring, pol Policy, allowed map[string]bool, s *packet.Signature, h hash.Hash) (*Result, *Refusal) {
+	id := issuerKeyID(s)
+	keys := kr.lookup(s)
+	if len(keys) == 0 {
+		who := "key ID " + id
+		if s.IssuerFingerprint != nil {
+			who = "key " + fprOrEmpty(s.IssuerFingerprint)
+		}
+		return nil, &Refusal{Reason: ReasonUnknownSigner, KeyID: id, Fingerprint: fprOrEmpty(s.IssuerFingerprint),
+			Detail: fmt.Sprintf("made by %s, which is not in keyring %s (unknown signer)", who, kr.name)}
+	}
+	// Key ID collisions are possible in theory; the hash can be consumed once,
+	// so the first matching key is tried (a fingerprint subpacket, which every
+	// modern signer writes, makes the match exact).
+	k := keys[0]
+	ref := Refusal{KeyID: id, Fingerprint: fingerprint(k.pub), PrimaryFingerprint: fingerprint(k.entity.PrimaryKey)}
+	refuse := func(r Reason, format string, args ...any) (*Result, *Refusal) {
+		ref.Reason, ref.Detail = r, fmt.Sprintf(format, args...)
+		return nil, &ref
+	}
+	if err := k.pub.VerifySignature(h, s); err != nil {
+		return refuse(ReasonBadSignature, "BAD signature: it does not match the data (the file or the signature was altered, or the signature belongs to another file): %v", err)
+	}
+	if allowed != nil && !allowed[ref.PrimaryFingerprint] {
+		return refuse(ReasonNotAllowed, "key %s (%s) is in keyring %s but not among the allowed signers %v", ref.PrimaryFingerprint, userID(k.entity), kr.name, slices.Sorted(maps.Keys(allowed)))
+	}
+	for _, pk := range []*packet.PublicKey{k.pub, k.entity.PrimaryKey} {
+		if w := weakKey(pk); w != "" {
+			return refuse(ReasonWeakKey, "key %s is %s, too weak to trust (want RSA >= 2048 bits, ECDSA or EdDSA)", fingerprint(pk), w)
+		}
+	}
+	created := s.CreationTime
+	if created.After(pol.Now.Add(ClockSkew)) {
+		return refuse(ReasonFuture, "created %s, which is in the future (now %s; at most %s of clock skew is tolerated)", stamp(created), stamp(pol.Now), ClockSkew)
+	}
+	if s.SigExpired(pol.Now.Add(ClockSkew)) && !created.After(pol.Now) {
+		return refuse(ReasonSignatureExpired, "the signature itself expired at %s", stamp(created.Add(time.Duration(*s.SigLifetimeSecs)*time.Second)))
+	}
+	if created.Before(k.pub.CreationTime) {
+		return refuse(ReasonKeyExpired, "created %s, before its key was created (%s)", stamp(created), stamp(k.pub.CreationTime))
+	}
+	if r := validAt(k, created); r != nil {
+		ref.Reason, ref.Detail = r.Reason, r.Detail
+		return nil, &ref
+	}
+	res := &Result{
+		PrimaryFingerprint:    ref.PrimaryFingerprint,
+		SigningKeyFingerprint: ref.Fingerprint,
+		UserID:                userID(k.entity),
+		Created:               created,
+		Hash:                  hashName(s.Hash),
+	}
+	if r := validAt(k, pol.Now); r != nil {
+		res.Warnings = append(res.Warnings, fmt.Sprintf("the signing key is no longer valid now (%s), but was when it signed on %s", r.Detail, stamp(created)))
+	}
+	return res, nil
+}
+
+// validAt checks that key k (and its primary) could sign at time t.
+func validAt(k signingKey, t time.Time) *Refusal {
+	e := k.entity
+	self, err := e.VerifyPrimaryKey(t, nil)
+	switch {
+	case errors.Is(err, pgperrors.ErrKeyRevoked):
+		return &Refusal{Reason: ReasonKeyRevoked, Detail: fmt.Sprintf("primary key %s is revoked%s", fingerprint(e.PrimaryKey), revocationNote(e.Revocations))}
+	case errors.Is(err, pgperrors.ErrKeyExpired):
+		return &Refusal{Reason: ReasonKeyExpired, Detail: fmt.Sprintf("primary key %s %s", fingerprint(e.PrimaryKey), expiryNote(e.PrimaryKey, self, t))}
+	case err != nil:
+		return &Refusal{Reason: ReasonKeyExpired, Detail: fmt.Sprintf("primary key %s had no valid self-signature at %s (expired, revoked user IDs, or none yet)", fingerprint(e.PrimaryKey), stamp(t))}
+	}
+	if k.subkey == nil {
+		if !self.FlagsValid || !self.FlagSign {
+			return &Refusal{Reason: ReasonNotSigningKey, Detail: fmt.Sprintf("primary key %s is not marked for signing (capabilities %s); it must sign through a signing subkey", fingerprint(e.PrimaryKey), capabilities(self))}
+		}
+		return nil
+	}
+	sk := k.subkey
+	bind, err := sk.Verify(t, nil)
+	switch {
+	case errors.Is(err, pgperrors.ErrKeyRevoked):
+		return &Refusal{Reason: ReasonKeyRevoked, Detail: fmt.Sprintf("subkey %s is revoked%s", fingerprint(sk.PublicKey), revocationNote(sk.Revocations))}
+	case errors.Is(err, pgperrors.ErrKeyExpired):
+		latest, _ := sk.LatestValidBindingSignature(t, nil)
+		return &Refusal{Reason: ReasonKeyExpired, Detail: fmt.Sprintf("subkey %s %s", fingerprint(sk.PublicKey), expiryNote(sk.PublicKey, latest, t))}
+	case err != nil:
+		return &Refusal{Reason: ReasonNotSigningKey, Detail: fmt.Sprintf("subkey %s has no valid binding signature at %s (a signing subkey also needs its cross-signature)", fingerprint(sk.PublicKey), stamp(t))}
+	}
+	if !bind.FlagsValid || !bind.FlagSign {
+		return &Refusal{Reason: ReasonNotSigningKey, Detail: fmt.Sprintf("subkey %s is not a signing subkey (capabilities %s)", fingerprint(sk.PublicKey), capabilities(bind))}
+	}
+	return nil
+}
+
+func expiryNote(pk *packet.PublicKey, self *packet.Signature, t time.Time) string {
+	if self != nil && self.KeyLifetimeSecs != nil && *self.KeyLifetimeSecs != 0 {
+		exp := pk.CreationTime.Add(time.Duration(*self.KeyLifetimeSecs) * time.Second)
+		return fmt.Sprintf("expired on %s, before %s", stamp(exp), stamp(t))
+	}
+	return fmt.Sprintf("was not valid at %s", stamp(t))
+}
+
+func revocationNote(revs []*packet.VerifiableSignature) string {
+	for _, r := range revs {
+		if r.Valid == nil || !*r.Valid {
+			continue
+		}
+		note := " (revoked " + stamp(r.Packet.CreationTime)
+		if r.Packet.RevocationReason != nil {
+			note += ", reason: " + revocationReason(*r.Packet.RevocationReason)
+		}
+		if r.Packet.RevocationReasonText != "" {
+			note += fmt.Sprintf(" %q", r.Packet.RevocationReasonText)
+		}
+		return note + ")"
+	}
+	return ""
+}
+
+func revocationReason(r packet.ReasonForRevocation) string {
+	switch r {
+	case packet.NoReason:
+		return "no reason given"
+	case packet.KeySuperseded:
+		return "key superseded"
+	case packet.KeyCompromised:
+		return "key compromised"
+	case packet.KeyRetired:
+		return "key retired"
+	}
+	return fmt.Sprintf("code %d", r)
+}
+
+// weakKey names what is too weak about pk, or returns "".
+func weakKey(pk *packet.PublicKey) string {
+	switch pk.PubKeyAlgo {
+	case packet.PubKeyAlgoDSA:
+		return "DSA"
+	case packet.PubKeyAlgoRSA, packet.PubKeyAlgoRSASignOnly, packet.PubKeyAlgoRSAEncryptOnly:
+		if bits, err := pk.BitLength(); err != nil || bits < 2048 {
+			return fmt.Sprintf("RSA %d bits", bits)
+		}
+	}
+	return ""
+}
+
+func userID(e *openpgp.Entity) string {
+	var names []string
+	for n := range e.Identities {
+		names = append(names, n)
+	}
+	if len(names) == 0 {
+		return "no user ID"
+	}
+	slices.Sort(names)
+	if _, id := e.PrimaryIdentity(time.Time{}, nil); id != nil {
+		return id.Name
+	}
+	return names[0]
+}
+
+func stamp(t time.Time) string { return t.UTC().Format("2006-01-02 15:04:05 UTC") }

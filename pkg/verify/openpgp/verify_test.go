@@ -1,0 +1,332 @@
+package openpgp
+
+import (
+	"bytes"
+	"errors"
+	"os"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/updeb/updeb/internal/testkit/pgptest"
+)
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	pgptest.Cleanup()
+	os.Exit(code)
+}
+
+func mustKeyring(t *testing.T, path string) *Keyring {
+	t.Helper()
+	kr, err := LoadKeyring(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return kr
+}
+
+func open(t *testing.T, path string) *os.File {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { f.Close() })
+	return f
+}
+
+// TestDetachedAgainstGnuPG runs every gpg-made signature through the policy and
+// through gpgv: each case is accepted or refused as documented, with the
+// documented reason, and nothing gpgv refuses is accepted.
+func TestDetachedAgainstGnuPG(t *testing.T) {
+	fx := pgptest.Get(t)
+	now := time.Now()
+	kr := mustKeyring(t, fx.Keyring)
+	cases := []struct {
+		sig, data  string
+		signers    []string
+		want       Reason // "" = accepted
+		detail     string // substring of the refusal or of a warning
+		signingKey string
+	}{
+		{sig: "ed.asc", signingKey: fx.Keys["ed"]},
+		{sig: "ed.sig", signingKey: fx.Keys["ed"]},
+		{sig: "ed-text.asc", data: fx.Text, signingKey: fx.Keys["ed"]},
+		{sig: "rsa2048.asc", signingKey: fx.Keys["rsa2048"]},
+		{sig: "rsa3072.asc", signingKey: fx.Keys["rsa3072"]},
+		{sig: "rsa4096.asc", signingKey: fx.Keys["rsa4096"]},
+		{sig: "certonly.asc", signingKey: fx.Subkeys["certonly"]},
+		{sig: "old.asc", signingKey: fx.Keys["old"], detail: "no longer valid now"},
+		{sig: "multi.asc", signingKey: fx.Keys["ed"], detail: "unknown signer"},
+		{sig: "ed.asc", signers: []string{fx.Keys["rsa2048"], fx.Keys["ed"]}, signingKey: fx.Keys["ed"]},
+		{sig: "ed.asc", signers: []string{fx.Keys["rsa2048"]}, want: ReasonNotAllowed, detail: "not among the allowed signers"},
+		{sig: "certonly.asc", signers: []string{fx.Subkeys["certonly"]}, want: ReasonNotAllowed},
+		{sig: "rsa2048-sha1.asc", want: ReasonWeakHash, detail: "made with digest SHA-1"},
+		{sig: "rsa1024.asc", want: ReasonWeakKey, detail: "RSA 1024 bits"},
+		{sig: "dsa.asc", want: ReasonWeakKey, detail: "is DSA"},
+		{sig: "late.asc", want: ReasonKeyExpired, detail: "expired on 2021-01-01"},
+		{sig: "revoked.asc", want: ReasonKeyRevoked, detail: "is revoked"},
+		{sig: "revsub.asc", want: ReasonKeyRevoked, detail: "subkey " + fx.Subkeys["revsub"] + " is revoked"},
+		{sig: "outsider.asc", want: ReasonUnknownSigner, detail: "which is not in keyring"},
+		{sig: "future.asc", want: ReasonFuture, detail: "in the future"},
+		{sig: "ed.asc", data: fx.Text, want: ReasonBadSignature, detail: "does not match the data"},
+		{sig: "ed-text.asc", data: fx.Data, want: ReasonBadSignature},
+	}
+	for _, c := range cases {
+		name := c.sig + "/" + string(c.want)
+		t.Run(name, func(t *testing.T) {
+			data := c.data
+			if data == "" {
+				data = fx.Data
+			}
+			res, err := VerifyDetached(kr, Policy{Signers: c.signers, Now: now}, open(t, fx.Path(c.sig)), open(t, data))
+			// gpgv exits 1 when any signature fails; what counts here is whether it
+			// found at least one good signature.
+			_, gpgvOut := fx.Gpgv(fx.Path(c.sig), data)
+			if err == nil && !strings.Contains(gpgvOut, "Good signature") {
+				t.Fatalf("accepted what gpgv refuses:\n%s", gpgvOut)
+			}
+			if c.want == "" {
+				if err != nil {
+					t.Fatalf("refused: %v", err)
+				}
+				if res.SigningKeyFingerprint != c.signingKey {
+					t.Errorf("signing key %s, want %s", res.SigningKeyFingerprint, c.signingKey)
+				}
+				if c.detail != "" && !strings.Contains(strings.Join(res.Warnings, "\n"), c.detail) {
+					t.Errorf("warnings %q lack %q", res.Warnings, c.detail)
+				}
+				want, _ := os.ReadFile(data)
+				if res.Size != int64(len(want)) || len(res.Digests) != 2 {
+					t.Errorf("size %d digests %v", res.Size, res.Digests)
+				}
+				return
+			}
+			var re *RefusedError
+			if !errors.As(err, &re) || !errors.Is(err, ErrSignature) {
+				t.Fatalf("err = %v, want a *RefusedError wrapping ErrSignature", err)
+			}
+			if !re.Has(c.want) || !strings.Contains(err.Error(), c.detail) {
+				t.Fatalf("err = %v\nwant reason %s with %q", err, c.want, c.detail)
+			}
+		})
+	}
+}
+
+func TestTamperedSignature(t *testing.T) {
+	fx := pgptest.Get(t)
+	kr := mustKeyring(t, fx.Keyring)
+	sig, _ := os.ReadFile(fx.Path("ed.sig"))
+	sig[len(sig)-5] ^= 0x40 // inside the EdDSA signature value
+	_, err := VerifyDetached(kr, Policy{Now: time.Now()}, bytes.NewReader(sig), open(t, fx.Data))
+	var re *RefusedError
+	if !errors.As(err, &re) || !re.Has(ReasonBadSignature) {
+		t.Fatalf("tampered signature: %v", err)
+	}
+	for _, bad := range []struct{ in, want string }{
+		{"", "not an OpenPGP signature"},
+		{"hello", "not an OpenPGP signature"},
+		{"-----BEGIN PGP SIGNATURE-----\n\nAAAA\n-----END PGP SIGNATURE-----\n", "damaged"},
+		{"-----BEGIN PGP PUBLIC KEY BLOCK-----\n\nmDMEXQxvLxYJKwYBBAHaRw8BAQdA\n-----END PGP PUBLIC KEY BLOCK-----\n", "want PGP SIGNATURE"},
+		{"-----BEGIN PGP SIGNED MESSAGE-----\nHash: SHA256\n\nx\n", "clearsigned message"},
+	} {
+		_, err := VerifyDetached(kr, Policy{Now: time.Now()}, strings.NewReader(bad.in), strings.NewReader("x"))
+		if !errors.As(err, &re) || !strings.Contains(err.Error(), bad.want) {
+			t.Errorf("VerifyDetached(%q) = %v, want %q", bad.in, err, bad.want)
+		}
+	}
+}
+
+func TestCertifyOnlyPrimaryCannotSign(t *testing.T) {
+	fx := pgptest.Get(t)
+	kr := mustKeyring(t, fx.Keyring)
+	// The certonly key's primary self-signature has no sign flag: ask validAt
+	// directly (gpg refuses to make such a signature).
+	for _, e := range kr.entities {
+		if fingerprint(e.PrimaryKey) == fx.Keys["certonly"] {
+			r := validAt(signingKey{entity: e, pub: e.PrimaryKey}, time.Now())
+			if r == nil || r.Reason != ReasonNotSigningKey || !strings.Contains(r.Detail, "[certify]") {
+				t.Fatalf("validAt(certify-only primary) = %+v", r)
+			}
+			return
+		}
+	}
+	t.Fatal("certonly key not in keyring")
+}
+
+func TestClearsigned(t *testing.T) {
+	fx := pgptest.Get(t)
+	kr := mustKeyring(t, fx.Keyring)
+	want, _ := os.ReadFile(fx.Text)
+	for _, name := range []string{"ed-clear.asc", "certonly-clear.asc"} {
+		content, res, err := VerifyClearsigned(kr, Policy{Now: time.Now()}, open(t, fx.Path(name)))
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		if ok, out := fx.Gpgv(fx.Path(name)); !ok {
+			t.Fatalf("gpgv refuses %s:\n%s", name, out)
+		}
+		// Clearsigning strips trailing white space and the final newline.
+		exp := strings.TrimSuffix(strings.ReplaceAll(string(want), "spaces   \n", "spaces\n"), "\n")
+		if string(content) != exp {
+			t.Errorf("%s: content %q, want %q", name, content, exp)
+		}
+		if res.Hash != "SHA-256" && res.Hash != "SHA-512" {
+			t.Errorf("hash %s", res.Hash)
+		}
+	}
+	raw, _ := os.ReadFile(fx.Path("ed-clear.asc"))
+	tampered := bytes.Replace(raw, []byte("last line"), []byte("last lime"), 1)
+	_, _, err := VerifyClearsigned(kr, Policy{Now: time.Now()}, bytes.NewReader(tampered))
+	var re *RefusedError
+	if !errors.As(err, &re) || !re.Has(ReasonBadSignature) {
+		t.Fatalf("tampered clearsigned: %v", err)
+	}
+	twice := append(append([]byte{}, raw...), raw...)
+	if _, _, err := VerifyClearsigned(kr, Policy{Now: time.Now()}, bytes.NewReader(twice)); err == nil || !strings.Contains(err.Error(), "more than one") {
+		t.Fatalf("two messages: %v", err)
+	}
+	if _, _, err := VerifyClearsigned(kr, Policy{Now: time.Now()}, strings.NewReader("just text")); !errors.Is(err, ErrSignature) {
+		t.Fatalf("plain text: %v", err)
+	}
+}
+
+func TestPolicyErrors(t *testing.T) {
+	fx := pgptest.Get(t)
+	kr := mustKeyring(t, fx.Keyring)
+	for _, pol := range []Policy{{}, {Now: time.Now(), Signers: []string{"ABCD"}}, {Now: time.Now(), Signers: []string{strings.Repeat("G", 40)}}} {
+		if _, err := VerifyDetached(kr, pol, open(t, fx.Path("ed.asc")), open(t, fx.Data)); !errors.Is(err, ErrPolicy) {
+			t.Errorf("policy %+v: %v", pol, err)
+		}
+	}
+	f, err := NormalizeFingerprint("0x" + strings.ToLower(fx.Keys["ed"][:20]) + " " + fx.Keys["ed"][20:])
+	if err != nil || f != fx.Keys["ed"] {
+		t.Fatalf("NormalizeFingerprint = %q, %v", f, err)
+	}
+}
+
+func TestKeyringShapes(t *testing.T) {
+	fx := pgptest.Get(t)
+	armored, _ := os.ReadFile(fx.Keyring)
+	outsider, _ := os.ReadFile(fx.Outsider)
+	garbage := "Some prose.\npub   ed25519 2020-01-01 [SC]\n\x00\x01 binary junk\n"
+	mixed := garbage + string(armored) + "\n--- more text ---\n    " + strings.ReplaceAll(string(outsider), "\n", "\n    ") + "\ntrailer\n"
+	kr, err := ParseKeyring(strings.NewReader(mixed), "mixed.asc")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if kr.Len() != len(fx.Keys) {
+		t.Fatalf("mixed keyring has %d keys, want %d", kr.Len(), len(fx.Keys))
+	}
+	bin := mustKeyring(t, fx.KeyringGPG)
+	if bin.Len() != len(fx.Keys)-1 {
+		t.Fatalf("binary keyring has %d keys, want %d", bin.Len(), len(fx.Keys)-1)
+	}
+	lines := strings.Count(garbage, "\n")
+	corrupt := garbage + strings.Replace(string(armored), "\n\n", "\n\n!!!!not base64!!!!\n", 1)
+	_, err = ParseKeyring(strings.NewReader(corrupt), "bad.asc")
+	if !errors.Is(err, ErrKeyring) || !strings.Contains(err.Error(), "bad.asc:"+strconv.Itoa(lines+1)+": armored key block") {
+		t.Fatalf("corrupt block: %v", err)
+	}
+	for _, bad := range []struct{ in, want string }{
+		{"", "no OpenPGP public key found"},
+		{"just prose\n", "no OpenPGP public key found"},
+		{"x\n-----BEGIN PGP PUBLIC KEY BLOCK-----\n\nmDME\n", "x.asc:2: armored key block is not terminated"},
+		{"-----BEGIN PGP PRIVATE KEY BLOCK-----\n", "x.asc:1: a private key block"},
+		{"\x99\x00\x01\x04", "binary keyring"},
+	} {
+		if _, err := ParseKeyring(strings.NewReader(bad.in), "x.asc"); !errors.Is(err, ErrKeyring) || !strings.Contains(err.Error(), bad.want) {
+			t.Errorf("ParseKeyring(%q) = %v, want %q", bad.in, err, bad.want)
+		}
+	}
+}
+
+// The real upstream keyrings load exactly the keys ARTIFACTS.md lists.
+func TestRealKeyrings(t *testing.T) {
+	for _, c := range []struct {
+		file string
+		want []string
+	}{
+		{"../../../keys/helm.asc", []string{
+			"672C657BE06B4B30969C4A57461449C25E36B98E", "F1261BDE929012C8FF2E501D6EA5D7598529A53E",
+			"967F8AC5E2216F9F4FD270AD92AA783CBAAE8E3B", "76939899B137D575D3274E756DCCB9D752D35BA8",
+			"49D09C86C3DC8DA3F0A076221EF612347F8A9958", "ABA2529598F6626C420D335B62F49E747D911B60",
+			"4AB45F1CB0D292975C6371436E2A23D806B6E6DD", "208DD36ED5BB3745A16743A4C7C6FBB5B91C1155",
+			"7FEC81FACC7FFB2A010ADD13C2D40F4D8196E874", "BF888333D96A1C18E2682AAED79D67C9EC016739"}},
+		{"../../../keys/runc.asc", []string{
+			"C9C370B246B09F6DBCFC744C34401015D1D2D386", "C2428CD75720FACDCF76B6EA17DE5ECB75A1100E",
+			"C020EA876CE4E06C7AB95AEF49524C6F9F638F1A"}},
+	} {
+		kr := mustKeyring(t, c.file)
+		if got := kr.Fingerprints(); strings.Join(got, " ") != strings.Join(c.want, " ") {
+			t.Errorf("%s: fingerprints\n%v\nwant\n%v", c.file, got, c.want)
+		}
+	}
+	// runc: Aleksa Sarai's primary certifies only and signs through an ed25519 subkey.
+	list := mustKeyring(t, "../../../keys/runc.asc").List(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC))
+	cyphar := list[0]
+	if strings.Join(cyphar.Capabilities, ",") != "certify" || !cyphar.CanSign {
+		t.Fatalf("cyphar primary: %+v", cyphar.KeyInfo)
+	}
+	var signers []string
+	for _, s := range cyphar.Subkeys {
+		if strings.Join(s.Capabilities, ",") == "sign" && s.Revoked == nil {
+			signers = append(signers, s.Algorithm+" "+s.Fingerprint)
+		}
+	}
+	if strings.Join(signers, ";") != "Ed25519 B64E4955B29FA3D463F2A9062897FAD2B7E9446F" {
+		t.Fatalf("cyphar signing subkeys: %v", signers)
+	}
+	if suda := list[2]; suda.Expires == nil || suda.Expires.Format(time.DateOnly) != "2026-07-31" {
+		t.Fatalf("Suda's key expiry: %+v", suda.KeyInfo)
+	}
+}
+
+func TestListWarnings(t *testing.T) {
+	fx := pgptest.Get(t)
+	kr := mustKeyring(t, fx.Keyring)
+	byFpr := map[string]PrimaryKeyInfo{}
+	for _, k := range kr.List(time.Now()) {
+		byFpr[k.Fingerprint] = k
+	}
+	checks := map[string]string{
+		"rsa1024": "RSA 1024 bits is too weak",
+		"dsa":     "DSA is too weak",
+		"old":     "expired on 2020-12-31",
+		"revoked": "revoked",
+		"rsa2048": "below the 3072 bits",
+	}
+	for name, want := range checks {
+		k := byFpr[fx.Keys[name]]
+		if !strings.Contains(strings.Join(k.Warnings, "\n"), want) {
+			t.Errorf("%s warnings %q lack %q", name, k.Warnings, want)
+		}
+	}
+	if ed := byFpr[fx.Keys["ed"]]; ed.Algorithm != "Ed25519" || len(ed.Warnings) != 0 || !ed.CanSign || ed.UserIDs[0] != "Ed <ed@test>" {
+		t.Errorf("ed: %+v", ed)
+	}
+	if k := byFpr[fx.Keys["rsa4096"]]; k.Algorithm != "RSA 4096" {
+		t.Errorf("rsa4096 algorithm %q", k.Algorithm)
+	}
+}
+
+func FuzzParseKeyring(f *testing.F) {
+	f.Add("prose\n-----BEGIN PGP PUBLIC KEY BLOCK-----\n\nmDMEXQxvLxYJKwYBBAHaRw8BAQdA\n=abcd\n-----END PGP PUBLIC KEY BLOCK-----\n")
+	f.Add("\x99\x00\x33\x04")
+	f.Add("-----BEGIN PGP PUBLIC KEY BLOCK-----\n-----BEGIN PGP PUBLIC KEY BLOCK-----\n")
+	f.Fuzz(func(t *testing.T, in string) {
+		kr, err := ParseKeyring(strings.NewReader(in), "f.asc")
+		if err != nil {
+			if !errors.Is(err, ErrKeyring) {
+				t.Fatalf("error does not wrap ErrKeyring: %v", err)
+			}
+			return
+		}
+		if kr.Len() == 0 {
+			t.Fatal("keyring without keys accepted")
+		}
+		kr.List(kr.entities[0].PrimaryKey.CreationTime)
+	})
+}
