@@ -57,7 +57,7 @@ func allowedCPUs() ([]int, error) {
 				b, err2 = strconv.Atoi(hi)
 			}
 			if err1 != nil || err2 != nil || b < a {
-				return nil, fmt.Errorf("Cpus_allowed_list %q", list)
+				return nil, fmt.Errorf("/proc/self/status: cannot read Cpus_allowed_list %q", list)
 			}
 			for c := a; c <= b; c++ {
 				cpus = append(cpus, c)
