@@ -153,11 +153,13 @@ func (p *Pool) lendHelper(memory int64) (*lzmaEncoder, bool) {
 	}
 }
 
-// returnHelper takes back what lendHelper lent.
-func (p *Pool) returnHelper(enc *lzmaEncoder, memory int64) {
-	p.encoders <- enc
-	p.blocks.Release(memory)
-}
+// returnHelper takes back the encoder lendHelper lent; the memory comes
+// back with releaseHelper, once the block is coded: the helper's stream
+// lives until then.
+func (p *Pool) returnHelper(enc *lzmaEncoder) { p.encoders <- enc }
+
+// releaseHelper takes back the memory lendHelper lent.
+func (p *Pool) releaseHelper(memory int64) { p.blocks.Release(memory) }
 
 // busy reports whether a block waits for an encoder or is being filled.
 func (p *Pool) busy() bool { return p.queued.Load() > 0 || p.filling.Load() > 0 }

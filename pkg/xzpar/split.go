@@ -289,7 +289,7 @@ func (sp *splitter) poll(pos int) {
 		sp.candIdx++
 	}
 	sp.helpers.Go(func() {
-		defer sp.pool.returnHelper(enc, s.memory)
+		defer sp.pool.returnHelper(enc)
 		help(enc, sp.in, sp.dict, sp.f, s, sp.e.stopped, sp.pool)
 	})
 }
@@ -300,6 +300,9 @@ func (sp *splitter) finish() {
 		s.stop.Store(true)
 	}
 	sp.helpers.Wait()
+	for _, s := range sp.streams {
+		sp.pool.releaseHelper(s.memory)
+	}
 	sp.pool.followed.Add(sp.followed)
 }
 

@@ -61,6 +61,9 @@ func TestSplitSameBytes(t *testing.T) {
 					t.Fatalf("%d workers: %d helpers lent, %d symbols followed: the blocks were not split", workers, p.lent.Load(), p.followed.Load())
 				}
 				t.Logf("%d workers: %d helpers, %d symbols taken from their streams", workers, p.lent.Load(), p.followed.Load())
+				if !p.blocks.TryAcquire(p.blockMemory) {
+					t.Fatalf("%d workers: the memory lent to helpers is not all back", workers)
+				}
 			}
 		})
 	}
