@@ -153,7 +153,8 @@ func TestModesAndOwners(t *testing.T) {
 }
 
 // Fragments merge with updeb's parts in the documented order, or where
-// their #UPDEB# line says; what is not shell text is refused.
+// their #UPDEB# line says (indented too); what is not shell text, or
+// names the token anywhere but on a line of its own, is refused.
 func TestMergeScripts(t *testing.T) {
 	text := strings.Replace(accessRecipe, "    directories:\n", `    scripts: {preinst: x.preinst, postinst: x.postinst, prerm: x.prerm, postrm: x.postrm}
     triggers: [interest-noawait /usr/lib/x/plugins, activate-noawait ldconfig]
@@ -199,11 +200,25 @@ func TestMergeScripts(t *testing.T) {
 			t.Errorf("%s: sh -n: %v\n%s", name, err, out)
 		}
 	}
+	// An indented #UPDEB# line (inside a block) is the place too.
+	if err := os.WriteFile(fragment, []byte("if [ \"$1\" = configure ]; then\n\t #UPDEB#\t\nfi\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	scripts, err = r.MaintainerScripts(&pp)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if post := scripts[1].Content; !strings.Contains(post, "\nif [ \"$1\" = configure ]; then\n# updeb's part:\ncase \"$1\" in\n") ||
+		!strings.HasSuffix(post, "esac\n# end of updeb's part\nfi\n\nexit 0\n") || strings.Contains(post, "#UPDEB#") {
+		t.Errorf("postinst with an indented #UPDEB#:\n%s", post)
+	}
 	for _, tc := range []struct{ name, content, want string }{
 		{"shebang", "#!/bin/bash\necho\n", "starts with a #! line: updeb writes the script's #!/bin/sh and set -e; give only the commands"},
 		{"NUL", "echo \x00\n", "contains a NUL byte: a fragment is shell text"},
 		{"DOS", "echo a\r\n", "has carriage returns (a file saved with DOS line ends)"},
-		{"two tokens", "#UPDEB#\necho\n#UPDEB#\n", "has 2 #UPDEB# lines; at most one says where updeb's part goes"},
+		{"two tokens", "#UPDEB#\necho\n  #UPDEB#\n", "has 2 #UPDEB# lines (lines 1, 3); at most one says where updeb's part goes"},
+		{"token in a string", "echo ok\necho \"#UPDEB#\"\n", "line 2: #UPDEB# must stand alone on its line (blanks around it allowed)"},
+		{"token after a command", "true #UPDEB#\n", "line 1: #UPDEB# must stand alone on its line"},
 		{"not UTF-8", "echo \xff\n", "is not UTF-8 text"},
 		{"too big", strings.Repeat("#", MaxFragment+1), "262145 bytes, more than the 256 KiB a fragment may have"},
 	} {
@@ -213,6 +228,25 @@ func TestMergeScripts(t *testing.T) {
 		_, err := r.MaintainerScripts(&pp)
 		if !errors.Is(err, ErrInvalid) || !strings.Contains(err.Error(), "scripts.postinst: "+fragment+": "+tc.want) {
 			t.Errorf("%s: %v, want %q", tc.name, err, tc.want)
+		}
+	}
+}
+
+// FragmentForLint gives the shell checkers the fragment with its #UPDEB#
+// line as a command that does nothing, every line at its place.
+func TestFragmentForLint(t *testing.T) {
+	for _, tc := range []struct {
+		in, want string
+		line     int
+	}{
+		{"echo a\n", "echo a\n", 0},
+		{"#UPDEB#\n", ":\n", 1},
+		{"if true; then\n\t#UPDEB# \nfi", "if true; then\n\t: \nfi", 2},
+		{"echo a\necho '#UPDEB#'\n", "echo a\necho '#UPDEB#'\n", 0},
+	} {
+		got, line := FragmentForLint([]byte(tc.in))
+		if string(got) != tc.want || line != tc.line {
+			t.Errorf("FragmentForLint(%q) = %q, %d; want %q, %d", tc.in, got, line, tc.want, tc.line)
 		}
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"regexp"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 	"unicode/utf8"
 
@@ -505,9 +506,10 @@ func (pp *ResolvedPackage) MergeScripts(content map[string][]byte) ([]Script, er
 			if hasGen {
 				gen = "# updeb's part:\n" + gen + "# end of updeb's part\n"
 			}
-			switch {
-			case strings.Contains(text, "\n"+fragmentToken+"\n"):
-				text = strings.Replace(text, "\n"+fragmentToken+"\n", "\n"+gen, 1)
+			switch lines := strings.SplitAfter(text, "\n"); {
+			case tokenLine(text) > 0:
+				lines[tokenLine(text)] = gen
+				text = strings.Join(lines, "")
 			case name == "preinst" || name == "postinst":
 				text = gen + text
 			default:
@@ -541,8 +543,51 @@ func checkFragment(f Fragment, data []byte) (string, error) {
 		return "", bad("has carriage returns (a file saved with DOS line ends): /bin/sh would read them as part of each command")
 	}
 	text = "\n" + strings.TrimRight(text, "\n") + "\n"
-	if n := strings.Count(text, "\n"+fragmentToken+"\n"); n > 1 {
-		return "", bad("has %d %s lines; at most one says where updeb's part goes", n, fragmentToken)
+	var at []string
+	for i, line := range strings.Split(text, "\n") {
+		switch {
+		case isTokenLine(line):
+			at = append(at, strconv.Itoa(i))
+		case strings.Contains(line, fragmentToken):
+			return "", bad("line %d: %s must stand alone on its line (blanks around it allowed), where updeb puts its part of the script; write it nowhere else, not even in a comment or a string", i, fragmentToken)
+		}
+	}
+	if len(at) > 1 {
+		return "", bad("has %d %s lines (lines %s); at most one says where updeb's part goes", len(at), fragmentToken, strings.Join(at, ", "))
 	}
 	return text, nil
+}
+
+// isTokenLine reports whether a fragment's line is the #UPDEB# line: the
+// token alone, with blanks (spaces, tabs) around it, so that it may be
+// indented inside an if or case block.
+func isTokenLine(line string) bool {
+	return strings.Trim(line, " \t") == fragmentToken
+}
+
+// tokenLine returns the index of the #UPDEB# line among text's lines (0 when
+// there is none; text starts with a newline, as checkFragment returns it).
+func tokenLine(text string) int {
+	for i, line := range strings.Split(text, "\n") {
+		if isTokenLine(line) {
+			return i
+		}
+	}
+	return 0
+}
+
+// FragmentForLint returns a fragment's bytes as the shell checkers should
+// read them: the #UPDEB# line replaced by ":" (a command that does nothing,
+// as updeb's part is a complete command; a comment alone would leave an
+// empty "then" or case arm, which the shell refuses), every line at its
+// place; and the number of that line (from 1; 0 when there is none).
+func FragmentForLint(data []byte) ([]byte, int) {
+	lines := strings.SplitAfter(string(data), "\n")
+	for i, line := range lines {
+		if isTokenLine(strings.TrimSuffix(line, "\n")) {
+			lines[i] = strings.Replace(line, fragmentToken, ":", 1)
+			return []byte(strings.Join(lines, "")), i + 1
+		}
+	}
+	return data, 0
 }
