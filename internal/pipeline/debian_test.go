@@ -388,3 +388,44 @@ func rebuildRecipe(t *testing.T, name string, info *deb.Info) string {
 	}
 	return b.String()
 }
+
+// TestStatedDirectoryWhicheverComesFirst: dpkg leaves a directory that
+// exists as it is, so a package that puts a file into a directory another
+// package of the recipe states (0700, 2775 root:staff) carries it with the
+// stated mode and owner, and the directory is the same whichever package
+// dpkg unpacks first.
+func TestStatedDirectoryWhicheverComesFirst(t *testing.T) {
+	testenv.RequireTool(t, "dpkg", "dpkg-deb")
+	root, mirror := project(t)
+	tarballRecipe(t, root, mirror, "dirs", tarballOf(t, "seed", "seed\n"), `  - name: dirs
+    summary: states its directories
+    description: |
+      A test package.
+    section: admin
+    directories:
+      - {path: /var/lib/dirs, mode: "0700"}
+      - {path: /var/lib/dirs/share, mode: "2775", group: staff, special-bits: "files made in it belong to staff"}
+  - name: dirs-data
+    summary: puts a file into them
+    description: |
+      A test package.
+    section: admin
+    files:
+      - {source: dirs, path: seed, dest: /var/lib/dirs/share/seed}
+`)
+	out := filepath.Join(t.TempDir(), "out")
+	if _, err := Run(context.Background(), jobs(t, root, "amd64", "dirs"), options(t, mirror, out)); err != nil {
+		t.Fatal(err)
+	}
+	for _, order := range [][]string{{"dirs", "dirs-data"}, {"dirs-data", "dirs"}} {
+		got := testenv.AsRoot(t, `for p in $FIRST $SECOND; do
+	dpkg --root="$ROOT" --admindir="$ROOT/var/lib/dpkg" --force-not-root --force-script-chrootless --log=/dev/null --unpack "$OUT/${p}_1.0.0-1_amd64.deb" >/dev/null
+done
+cd "$ROOT" && find var/lib/dirs -printf '%p %m %u:%g\n' | LC_ALL=C sort`,
+			"ROOT="+testenv.DpkgRoot(t), "OUT="+out, "FIRST="+order[0], "SECOND="+order[1])
+		want := "var/lib/dirs 700 root:root\nvar/lib/dirs/share 2775 root:staff\nvar/lib/dirs/share/seed 644 root:root\n"
+		if string(got) != want {
+			t.Errorf("%s unpacked first:\n%s\nwant:\n%s", order[0], got, want)
+		}
+	}
+}

@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -248,5 +249,44 @@ func TestFragmentForLint(t *testing.T) {
 		if string(got) != tc.want || line != tc.line {
 			t.Errorf("FragmentForLint(%q) = %q, %d; want %q, %d", tc.in, got, line, tc.want, tc.line)
 		}
+	}
+}
+
+// A package that puts files into a directory another package of the recipe
+// states with its own mode and owner carries that directory the same way
+// (and its postinst hands it to the system user it shares): dpkg keeps the
+// mode of whichever package creates the directory first.
+func TestStatedDirectoriesInherited(t *testing.T) {
+	text := accessRecipe + `  - name: xx-data
+    summary: X data
+    description: The X data.
+    section: admin
+    system-user: {name: xuser, home: /var/lib/x}
+    files:
+      - {file: x.default, dest: /var/lib/x/state/seed}
+      - {file: x.default, dest: /var/local/x/ok}
+      - {file: x.default, dest: /var/lib/x/plain}
+`
+	r, p := loadAccess(t, text, map[string]string{"x.default": "X=1\n"})
+	data := p.Packages[1]
+	want := []ResolvedDir{
+		{Path: "/var/lib/x/state", Mode: 0o700, Owner: deb.Owner{User: "xuser", Group: "xuser"}},
+		{Path: "/var/local/x", Mode: 0o775 | fs.ModeSetgid, Owner: deb.Owner{Group: "staff", GID: 50}, SpecialBits: "files made in it belong to staff"},
+	}
+	if !slices.Equal(data.Directories, want) {
+		t.Errorf("xx-data's directories %+v\nwant %+v", data.Directories, want)
+	}
+	scripts, err := r.MaintainerScripts(&data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(scripts[0].Content, "\t\t\tchown xuser:xuser /var/lib/x/state\n") {
+		t.Errorf("xx-data's postinst does not hand /var/lib/x/state to xuser:\n%s", scripts[0].Content)
+	}
+	if o := string(data.Overrides(nil)); !strings.Contains(o, "xx-data: non-standard-dir-perm 0700 != 0755 [var/lib/x/state/]") {
+		t.Errorf("xx-data's overrides lack the stated mode:\n%s", o)
+	}
+	if n := len(p.Packages[0].Directories); n != 5 {
+		t.Errorf("xx has %d directories, want its own 5", n)
 	}
 }

@@ -161,6 +161,7 @@ type ResolvedPackage struct {
 	// Overrides adds to the ones updeb knows to write.
 	LintianOverrides []string `json:",omitempty"`
 	dynamic          bool     // the recipe says its binaries are dynamically linked
+	alternatives     []Alternative
 	// Scripts are the parts of the maintainer scripts updeb generates
 	// (postinst, prerm, postrm, in that order, only those needed); the
 	// scripts the package carries are these merged with Fragments
@@ -330,11 +331,60 @@ func (r *Recipe) resolve(arch string, opts resolveOptions, fs *findings) *Resolv
 		}
 		p.Packages = append(p.Packages, *pp)
 	}
+	inheritDirectories(p.Packages, r.Packages)
 	for i := range p.Packages {
 		pp := &p.Packages[i]
 		pp.GeneratedFiles = generatedFiles(r, p, pp, r.Packages[i])
 	}
 	return p
+}
+
+// inheritDirectories gives each package the directories it puts something
+// into that another package of the recipe states with a mode or owner other
+// than an implied parent's (root:root 0755). dpkg leaves a directory that
+// exists as it is, so whichever package is installed first decides: an
+// implied parent would make a stated 0700 folder world-readable. The
+// system user's paths are handed over by the postinst of each package that
+// has that user.
+func inheritDirectories(pps []ResolvedPackage, rps []Package) {
+	stated := map[string]ResolvedDir{}
+	for _, pp := range pps {
+		for _, d := range pp.Directories {
+			if d.Mode != 0o755 || ownerNames(d.Owner) != ownerNames(deb.Owner{}) {
+				stated[d.Path] = d // an implied parent is root:root 0755 already
+			}
+		}
+	}
+	for i := range pps {
+		pp := &pps[i]
+		paths := []string{docDir(pp.Name) + "copyright"}
+		for _, f := range pp.Files {
+			paths = append(paths, f.Dest)
+		}
+		for _, l := range pp.Symlinks {
+			paths = append(paths, l.Dest)
+		}
+		have := map[string]bool{}
+		for _, d := range pp.Directories {
+			paths = append(paths, d.Path)
+			have[d.Path] = true
+		}
+		var inherited []ResolvedDir
+		for _, p := range paths {
+			for dir := path.Dir(p); dir != "/" && dir != "."; dir = path.Dir(dir) {
+				if d, ok := stated[dir]; ok && !have[dir] {
+					have[dir] = true
+					inherited = append(inherited, d)
+				}
+			}
+		}
+		if len(inherited) == 0 {
+			continue
+		}
+		sort.Slice(inherited, func(a, b int) bool { return inherited[a].Path < inherited[b].Path })
+		pp.Directories = append(pp.Directories, inherited...)
+		pp.Scripts = maintainerScripts(pp, rps[i], pp.alternatives)
+	}
 }
 
 // debianVersion is [epoch:]upstream[-revision] with the site's local suffix.
@@ -491,7 +541,8 @@ func (r *Recipe) resolvePackage(rp Package, rd *renderer, dests *placements, che
 	pl.directories()
 	pl.symlinks()
 	pl.systemdUnits()
-	pl.pp.Scripts = maintainerScripts(pl.pp, rp, pl.alternatives())
+	pl.pp.alternatives = pl.alternatives()
+	pl.pp.Scripts = maintainerScripts(pl.pp, rp, pl.pp.alternatives)
 	pl.fragments()
 	pl.pp.Triggers = rp.Triggers
 	if len(rp.Triggers) > 0 && slices.ContainsFunc(rp.Triggers, func(t string) bool { return strings.HasPrefix(t, "interest") }) &&
