@@ -290,3 +290,26 @@ func TestStatedDirectoriesInherited(t *testing.T) {
 		t.Errorf("xx has %d directories, want its own 5", n)
 	}
 }
+
+// A special bit Linux ignores where the recipe puts it (setuid on a
+// directory, sticky on a file) is kept as stated, with a warning.
+func TestIgnoredSpecialBitsWarn(t *testing.T) {
+	text := strings.Replace(accessRecipe, "    directories:\n", "    directories:\n      - {path: /var/x/suid, mode: \"4755\", special-bits: \"as stated\"}\n", 1)
+	text = strings.Replace(text, "    files:\n", "    files:\n      - {file: x.default, dest: /usr/share/x/sticky, mode: \"1644\", special-bits: \"as stated\"}\n", 1)
+	r, p := loadAccess(t, text, nil)
+	var warnings []string
+	for _, w := range r.Warnings {
+		warnings = append(warnings, w.String())
+	}
+	for _, want := range []string{
+		`mode: the sticky bit (1644) does nothing on a file under Linux: leave it out`,
+		`mode: the setuid bit (4755) does nothing on a directory under Linux (setgid does: what is made in it takes its group): leave it out`,
+	} {
+		if !slices.ContainsFunc(warnings, func(w string) bool { return strings.HasSuffix(w, want) }) {
+			t.Errorf("no warning %q in\n%s", want, strings.Join(warnings, "\n"))
+		}
+	}
+	if f := p.Packages[0].Files[0]; f.Dest != "/usr/share/x/sticky" || f.Mode != 0o644|fs.ModeSticky {
+		t.Errorf("first file %+v, want /usr/share/x/sticky with mode 1644", f)
+	}
+}

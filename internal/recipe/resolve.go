@@ -758,6 +758,9 @@ func (pl *packageResolver) file(f File) (ResolvedFile, bool) {
 	if pf.Mode&0o002 != 0 {
 		pl.fs.warn(valueOf(fn, "mode"), "mode: %s is world-writable (%04o): any local user can change it", pf.Dest, f.Mode)
 	}
+	if pf.Mode&fs.ModeSticky != 0 {
+		pl.fs.warn(valueOf(fn, "mode"), "mode: the sticky bit (%04o) does nothing on a file under Linux: leave it out", f.Mode)
+	}
 	inEtc := strings.HasPrefix(pf.Dest, "/etc/")
 	pf.Conffile = inEtc
 	if f.Conffile != nil {
@@ -791,6 +794,9 @@ func (pl *packageResolver) directories() {
 		}
 		if rd.Mode&0o002 != 0 && rd.Mode&fs.ModeSticky == 0 {
 			pl.fs.warn(valueOf(d.node, "mode"), "mode: directory %s is world-writable (%04o) without the sticky bit: any local user can remove or replace what is in it", s, d.Mode)
+		}
+		if rd.Mode&fs.ModeSetuid != 0 {
+			pl.fs.warn(valueOf(d.node, "mode"), "mode: the setuid bit (%04o) does nothing on a directory under Linux (setgid does: what is made in it takes its group): leave it out", d.Mode)
 		}
 		pl.pp.Directories = append(pl.pp.Directories, rd)
 	}
