@@ -31,7 +31,7 @@ func TestLintCommand(t *testing.T) {
 		{[]string{"lint", "--recipes", fixtures, "nope"}, 2, "", "recipe \"nope\": " + filepath.Join(fixtures, "nope.yaml") + " is not a recipe file"},
 		{[]string{"lint", "--recipes", t.TempDir()}, 2, "", "no recipes (*.yaml) in"},
 		{[]string{"lint", "--recipes", dir}, 2, filepath.Join(dir, "hello.yaml") + ":36:5: package: missing required field \"section\"\n" +
-			filepath.Join(dir, "hello.yaml") + ":42:5: package: unknown field \"sektion\" (known: alternatives, architecture, breaks, conflicts, depends, description, directories, dynamic, files, lintian-overrides, name, pre-depends, priority, provides, recommends, replaces, scripts, section, suggests, summary, symlinks, system-user, systemd-units, triggers)\n" +
+			filepath.Join(dir, "hello.yaml") + ":42:5: package: unknown field \"sektion\" (known: alternatives, architecture, breaks, conflicts, depends, description, directories, dynamic, files, hardlinks, lintian-overrides, name, pre-depends, priority, provides, recommends, replaces, scripts, section, suggests, summary, symlinks, system-user, systemd-units, triggers)\n" +
 			"1 recipe(s) checked: 0 ok, 1 with 2 finding(s)\n", "1 of 1 recipe(s) are invalid"},
 	}
 	var stdout, stderr bytes.Buffer

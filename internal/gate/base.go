@@ -493,6 +493,9 @@ func fileList(p *recipe.ResolvedPackage) map[string]bool {
 	for _, l := range p.Symlinks {
 		m[l.Dest+" -> "+l.Target] = true
 	}
+	for _, l := range p.Hardlinks {
+		m[l.Dest+" (hardlink to "+l.Target+")"] = true
+	}
 	for _, g := range p.GeneratedFiles {
 		m[g.Dest] = true
 	}

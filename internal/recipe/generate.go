@@ -126,7 +126,8 @@ type override struct{ tag, pointer, why, context string }
 // bit with the recipe's special-bits reason as the justification.
 func (pp *ResolvedPackage) permissionHints() []override {
 	var out []override
-	for _, f := range pp.Files {
+	files, _ := pp.installedFiles()
+	for _, f := range files {
 		out = append(out, fileHints(pp.Name, f)...)
 	}
 	for _, d := range pp.Directories {
@@ -220,10 +221,11 @@ func (pp *ResolvedPackage) Overrides(facts func(dest string) (BinaryFacts, bool)
 	add := func(tag, dest, why string) {
 		ovs = append(ovs, override{tag: tag, pointer: strings.TrimPrefix(dest, "/"), why: why})
 	}
-	for _, f := range pp.Files {
+	files, bytesOf := pp.installedFiles()
+	for i, f := range files {
 		bf, ok := BinaryFacts{}, false
 		if facts != nil {
-			bf, ok = facts(f.Dest)
+			bf, ok = facts(bytesOf[i])
 		}
 		if !ok && f.Source != "" && f.Mode&0o111 != 0 {
 			bf, ok = BinaryFacts{ELF: true, Unstripped: true, Static: !pp.dynamic}, true
@@ -280,6 +282,24 @@ func (pp *ResolvedPackage) Overrides(facts func(dest string) (BinaryFacts, bool)
 	return b.Bytes()
 }
 
+// installedFiles are the package's files and, for each hardlink, its
+// target's file under the hardlink's name (lintian sees every name of a
+// file, with its bytes and mode), with the path that carries the bytes of
+// each (the file itself, or the hardlink's target).
+func (pp *ResolvedPackage) installedFiles() (files []ResolvedFile, bytesOf []string) {
+	for _, f := range pp.Files {
+		files, bytesOf = append(files, f), append(bytesOf, f.Dest)
+	}
+	for _, l := range pp.Hardlinks {
+		if i := slices.IndexFunc(pp.Files, func(f ResolvedFile) bool { return f.Dest == l.Target }); i >= 0 {
+			f := pp.Files[i]
+			f.Dest = l.Dest
+			files, bytesOf = append(files, f), append(bytesOf, l.Target)
+		}
+	}
+	return files, bytesOf
+}
+
 // licenseFileRE is lintian's name of a license file (Files/Licenses.pm).
 var licenseFileRE = regexp.MustCompile(`(?i)^(?:copying|licen[cs]e|l?gpl|bsd|artistic)[v0-9._-]*(?:\..*)?$`)
 
@@ -305,7 +325,7 @@ func (pp *ResolvedPackage) commands() []string {
 	for _, f := range pp.Files {
 		dests = append(dests, f.Dest)
 	}
-	for _, l := range pp.Symlinks {
+	for _, l := range slices.Concat(pp.Symlinks, pp.Hardlinks) {
 		dests = append(dests, l.Dest)
 	}
 	manuals := map[string]bool{}

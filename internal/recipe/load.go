@@ -730,18 +730,10 @@ func (d *decoder) pkg(p *Package, n *yaml.Node) {
 				p.Directories = append(p.Directories, dir)
 			})
 		}},
-		"scripts":  {false, func(v *yaml.Node) { d.scripts(p, v) }},
-		"triggers": {false, func(v *yaml.Node) { d.triggers(p, v) }},
-		"symlinks": {false, func(v *yaml.Node) {
-			d.List(v, "symlinks", func(i int, v *yaml.Node) {
-				s := Symlink{node: v}
-				d.mapping(v, "symlink", map[string]field{
-					"dest":   {true, func(v *yaml.Node) { d.NonEmpty(v, "symlink dest", &s.Dest) }},
-					"target": {true, func(v *yaml.Node) { d.NonEmpty(v, "symlink target", &s.Target) }},
-				})
-				p.Symlinks = append(p.Symlinks, s)
-			})
-		}},
+		"scripts":   {false, func(v *yaml.Node) { d.scripts(p, v) }},
+		"triggers":  {false, func(v *yaml.Node) { d.triggers(p, v) }},
+		"symlinks":  {false, func(v *yaml.Node) { p.Symlinks = d.links(v, "symlink") }},
+		"hardlinks": {false, func(v *yaml.Node) { p.Hardlinks = d.links(v, "hardlink") }},
 		"system-user": {false, func(v *yaml.Node) {
 			u := &SystemUser{Group: true}
 			d.mapping(v, "system-user", map[string]field{
@@ -941,6 +933,20 @@ func (d *decoder) directory(dir *Directory, n *yaml.Node) {
 	}
 	d.mapping(n, "directory", fields)
 	d.checkAccess(n, &dir.Access)
+}
+
+// links decodes a list of {dest, target} mappings: symlinks or hardlinks.
+func (d *decoder) links(n *yaml.Node, kind string) []Symlink {
+	var out []Symlink
+	d.List(n, kind+"s", func(i int, v *yaml.Node) {
+		s := Symlink{node: v}
+		d.mapping(v, kind, map[string]field{
+			"dest":   {true, func(v *yaml.Node) { d.NonEmpty(v, kind+" dest", &s.Dest) }},
+			"target": {true, func(v *yaml.Node) { d.NonEmpty(v, kind+" target", &s.Target) }},
+		})
+		out = append(out, s)
+	})
+	return out
 }
 
 // scriptNames are the maintainer scripts a recipe may give fragments for.

@@ -153,9 +153,12 @@ type ResolvedPackage struct {
 	PreDepends, Depends, Recommends, Suggests []string `json:",omitempty"`
 	Conflicts, Breaks, Replaces, Provides     []string `json:",omitempty"`
 
-	Files          []ResolvedFile
-	Directories    []ResolvedDir `json:",omitempty"` // parents are implied (root:root 0755)
-	Symlinks       []Link        `json:",omitempty"`
+	Files       []ResolvedFile
+	Directories []ResolvedDir `json:",omitempty"` // parents are implied (root:root 0755)
+	Symlinks    []Link        `json:",omitempty"`
+	// Hardlinks are further names of files of the package (Target is the
+	// Dest of one of its Files): the same inode, mode and owner.
+	Hardlinks      []Link `json:",omitempty"`
 	GeneratedFiles []GeneratedFile
 	// LintianOverrides are the recipe's own (lintian-overrides), which
 	// Overrides adds to the ones updeb knows to write.
@@ -361,7 +364,7 @@ func inheritDirectories(pps []ResolvedPackage, rps []Package) {
 		for _, f := range pp.Files {
 			paths = append(paths, f.Dest)
 		}
-		for _, l := range pp.Symlinks {
+		for _, l := range slices.Concat(pp.Symlinks, pp.Hardlinks) {
 			paths = append(paths, l.Dest)
 		}
 		have := map[string]bool{}
@@ -540,6 +543,7 @@ func (r *Recipe) resolvePackage(rp Package, rd *renderer, dests *placements, che
 	pl.files()
 	pl.directories()
 	pl.symlinks()
+	pl.hardlinks()
 	pl.systemdUnits()
 	pl.pp.alternatives = pl.alternatives()
 	pl.pp.Scripts = maintainerScripts(pl.pp, rp, pl.pp.alternatives)
@@ -839,10 +843,40 @@ func (pl *packageResolver) symlinks() {
 	}
 }
 
-// ships reports whether the package installs dest as a file or a symlink.
+// hardlinks renders the package's hardlinks: a further name of one of its
+// files, which is not a conffile (dpkg replaces a conffile by a copy, and
+// every path under /etc/ would be one).
+func (pl *packageResolver) hardlinks() {
+	for _, l := range pl.rp.Hardlinks {
+		dn, tn := valueOf(l.node, "dest"), valueOf(l.node, "target")
+		dest := pl.rd.render(dn, "hardlink dest", l.Dest)
+		target := pl.rd.render(tn, "hardlink target", l.Target)
+		if !pl.absDest(dn, "hardlink dest", dest) || !pl.absDest(tn, "hardlink target", target) {
+			continue
+		}
+		i := slices.IndexFunc(pl.pp.Files, func(f ResolvedFile) bool { return f.Dest == target })
+		switch {
+		case i < 0:
+			pl.fs.at(tn, "hardlink target: %s is not a file of package %s (a hardlink is another name of a file the package installs)", target, pl.pp.Name)
+			continue
+		case pl.pp.Files[i].Conffile:
+			pl.fs.at(tn, "hardlink target: %s is a conffile, which dpkg replaces by a new file on upgrade: install a copy instead (a second file mapping)", target)
+			continue
+		case strings.HasPrefix(dest, "/etc/"):
+			pl.fs.at(dn, "hardlink dest: %s is under /etc/, where it would be a conffile: install a copy instead (a second file mapping)", dest)
+			continue
+		}
+		pl.claim(dn, "hardlink dest", dest, "file")
+		pl.pp.Hardlinks = append(pl.pp.Hardlinks, Link{Dest: dest, Target: target})
+	}
+}
+
+// ships reports whether the package installs dest as a file, a hardlink
+// or a symlink.
 func (pl *packageResolver) ships(dest string) bool {
 	return slices.ContainsFunc(pl.pp.Files, func(f ResolvedFile) bool { return f.Dest == dest }) ||
-		slices.ContainsFunc(pl.pp.Symlinks, func(l Link) bool { return l.Dest == dest })
+		slices.ContainsFunc(pl.pp.Symlinks, func(l Link) bool { return l.Dest == dest }) ||
+		slices.ContainsFunc(pl.pp.Hardlinks, func(l Link) bool { return l.Dest == dest })
 }
 
 // systemdUnits checks that every unit the maintainer scripts enable is
