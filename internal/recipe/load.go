@@ -12,6 +12,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode"
+	"unicode/utf8"
 
 	"go.yaml.in/yaml/v3"
 
@@ -313,18 +315,25 @@ func (d *decoder) relPath(v *yaml.Node, name, p string) bool {
 
 // pathProblem is why a path in a recipe cannot be a file name, or "": dpkg
 // refuses a newline (and no file name holds a NUL); updeb refuses the other
-// control characters in recipes, where they would be invisible in review
-// (lint, the gate's diff, a terminal), though dpkg would take them. Spaces,
-// backslashes (systemd's "\x2d") and UTF-8 are file names like any other.
+// control characters (C0, DEL, C1) and Unicode's invisible format
+// characters (zero-width spaces and joiners, bidirectional overrides that
+// show a name in another order than its bytes, the soft hyphen) in
+// recipes, where they would be invisible in review (lint, the gate's diff,
+// a terminal), though dpkg would take them. Spaces, backslashes (systemd's
+// "\x2d") and other UTF-8 are file names like any other.
 func pathProblem(p string) string {
-	i := strings.IndexFunc(p, func(r rune) bool { return r < 0x20 || r == 0x7f })
-	switch {
-	case i < 0:
+	i := strings.IndexFunc(p, func(r rune) bool { return unicode.IsControl(r) || unicode.Is(unicode.Cf, r) })
+	if i < 0 {
 		return ""
-	case p[i] == '\n' || p[i] == 0:
-		return "contains a newline or NUL, which dpkg refuses in a file name"
 	}
-	return fmt.Sprintf("contains a control character (U+%04X): dpkg would take it, but updeb refuses it in recipes, where it is invisible in review", p[i])
+	r, _ := utf8.DecodeRuneInString(p[i:])
+	switch {
+	case r == '\n' || r == 0:
+		return "contains a newline or NUL, which dpkg refuses in a file name"
+	case unicode.IsControl(r):
+		return fmt.Sprintf("contains a control character (U+%04X): dpkg would take it, but updeb refuses it in recipes, where it is invisible in review", r)
+	}
+	return fmt.Sprintf("contains an invisible format character (U+%04X: a zero-width or bidirectional control): dpkg would take it, but updeb refuses it in recipes, where review would not see it or would see the name in another order", r)
 }
 
 // hasDotDot reports a ".." component.

@@ -833,8 +833,8 @@ func (pl *packageResolver) symlinks() {
 	for _, l := range pl.rp.Symlinks {
 		dest := pl.rd.render(valueOf(l.node, "dest"), "symlink dest", l.Dest)
 		target := pl.rd.render(valueOf(l.node, "target"), "symlink target", l.Target)
-		if strings.ContainsAny(target, "\n\x00") {
-			pl.fs.at(valueOf(l.node, "target"), "symlink target: must be one line")
+		if problem := pathProblem(target); problem != "" {
+			pl.fs.at(valueOf(l.node, "target"), "symlink target: %q %s", target, problem)
 		}
 		if pl.absDest(valueOf(l.node, "dest"), "symlink dest", dest) {
 			pl.claim(valueOf(l.node, "dest"), "symlink dest", dest, "symlink")
