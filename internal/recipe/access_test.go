@@ -313,3 +313,30 @@ func TestIgnoredSpecialBitsWarn(t *testing.T) {
 		t.Errorf("first file %+v, want /usr/share/x/sticky with mode 1644", f)
 	}
 }
+
+// A fragment of comments only makes no script where updeb has no part of
+// its own (lintian's maintainer-script-empty), and lint says so; with a
+// part of updeb's the script is that part.
+func TestCommentOnlyFragment(t *testing.T) {
+	text := strings.Replace(accessRecipe, "    directories:\n", "    scripts: {postinst: x.postinst, prerm: x.prerm}\n    directories:\n", 1)
+	comments := "# Nothing to do yet.\n\n  #UPDEB#\n"
+	r, p := loadAccess(t, text, map[string]string{"x.postinst": comments, "x.prerm": comments})
+	pp := p.Packages[0]
+	scripts, err := r.MaintainerScripts(&pp)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(scripts) != 1 || scripts[0].Name != "postinst" || !strings.Contains(scripts[0].Content, "adduser --system") {
+		t.Errorf("scripts %+v, want updeb's postinst only", scripts)
+	}
+	var warnings []string
+	for _, w := range r.Warnings {
+		warnings = append(warnings, w.String())
+	}
+	for _, script := range []string{"postinst", "prerm"} {
+		want := "scripts." + script + ": x." + script + " holds no commands, only comments and blank lines: leave the fragment out"
+		if !slices.ContainsFunc(warnings, func(w string) bool { return strings.Contains(w, want) }) {
+			t.Errorf("no warning %q in\n%s", want, strings.Join(warnings, "\n"))
+		}
+	}
+}

@@ -527,8 +527,12 @@ func (r *Recipe) resolvePackage(rp Package, rd *renderer, dests *placements, che
 	if r.dir != "" && rd.fs.lintFragments {
 		pl.checkFragment = func(n *yaml.Node, f Fragment) {
 			data, err := r.ReadFragment(f)
+			var text string
 			if err == nil {
-				_, err = checkFragment(f, data)
+				text, err = checkFragment(f, data)
+			}
+			if err == nil && !hasCommands(text) {
+				rd.fs.warn(n, "scripts.%s: %s holds no commands, only comments and blank lines: leave the fragment out (without a part of updeb's own, the package then has no %s, as lintian's maintainer-script-empty asks)", f.Script, f.File, f.Script)
 			}
 			if err != nil {
 				if errors.Is(err, fs.ErrNotExist) {
