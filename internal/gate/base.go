@@ -328,16 +328,32 @@ func resolveFor(r *recipe.Recipe, arch string, po recipe.ResolveOptions) (*recip
 // contentView is what of a resolved recipe the package bytes depend on:
 // all of it but, per source, what only decides whether it is trusted (its
 // signature, Sigstore material, checksum file: diffTrust reviews them),
-// where it is downloaded from, and its pins (compared apart: the same
-// bytes may gain a pin of another algorithm). Anything else, including
-// fields added later, counts as content.
+// where it is downloaded from (its URL, and the upstream's name of the
+// architecture, which only URLs and what they render into say), its pins
+// (compared apart: the same bytes may gain a pin of another algorithm) and
+// its name, which only the recipe uses (a source is its place in the
+// list: renaming it changes no byte). Anything else, including fields
+// added later, counts as content.
 func contentView(p *recipe.Resolved) recipe.Resolved {
 	v := *p
+	v.UpstreamArch = ""
+	place := map[string]string{}
 	v.Sources = make([]recipe.ResolvedSource, len(p.Sources))
 	for i, s := range p.Sources {
-		s.URL, s.Pinned = "", nil
+		place[s.Name] = fmt.Sprintf("#%d", i)
+		s.Name, s.URL, s.Pinned = place[s.Name], "", nil
 		s.Signature, s.Sigstore, s.NoSignatureReason, s.Checksums = nil, nil, "", nil
 		v.Sources[i] = s
+	}
+	v.Packages = make([]recipe.ResolvedPackage, len(p.Packages))
+	for i, pkg := range p.Packages {
+		pkg.Files = slices.Clone(pkg.Files)
+		for j, f := range pkg.Files {
+			if f.Source != "" {
+				pkg.Files[j].Source = place[f.Source]
+			}
+		}
+		v.Packages[i] = pkg
 	}
 	return v
 }
@@ -377,16 +393,20 @@ func sameContent(a, b *recipe.Resolved, rootA, rootB string) (bool, []change, er
 	}
 	same := bytes.Equal(bytes.ReplaceAll(ja, []byte(rootA), nil), bytes.ReplaceAll(jb, []byte(rootB), nil))
 	var notes []change
-	for _, sa := range a.Sources {
-		i := slices.IndexFunc(b.Sources, func(s recipe.ResolvedSource) bool { return s.Name == sa.Name })
-		if i < 0 {
+	for i, sa := range a.Sources { // by place, as contentView compares them
+		if i >= len(b.Sources) {
 			same = false
 			continue
 		}
 		sb := b.Sources[i]
-		if !samePins(sa.Pinned, sb.Pinned) {
+		switch {
+		case !samePins(sa.Pinned, sb.Pinned):
 			same = false
-		} else if sa.URL != sb.URL {
+		case sa.Name != sb.Name && sa.URL != sb.URL:
+			notes = append(notes, change{"source " + sa.Name, fmt.Sprintf("was source %s, downloaded from %s, was %s (the same pinned bytes)", sb.Name, sa.URL, sb.URL)})
+		case sa.Name != sb.Name:
+			notes = append(notes, change{"source " + sa.Name, fmt.Sprintf("was source %s (the same pinned bytes)", sb.Name)})
+		case sa.URL != sb.URL:
 			notes = append(notes, change{"source " + sa.Name, fmt.Sprintf("downloaded from %s, was %s (the same pinned bytes)", sa.URL, sb.URL)})
 		}
 	}
