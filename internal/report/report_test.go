@@ -180,6 +180,34 @@ func TestMetricsPromtool(t *testing.T) {
 	}
 }
 
+// A run whose report could not be made: promtool takes the file, every
+// family is there (so "not collected" shows), no sample but the run's, and
+// the run failed with the last success carried over.
+func TestFailedMetrics(t *testing.T) {
+	promtool := testenv.RequireTool(t, "promtool")[0]
+	last := now.Add(-48 * time.Hour)
+	m := FailedMetrics(now, Run{OK: true, LastSuccess: last})
+	cmd := exec.Command(promtool, "check", "metrics")
+	cmd.Stdin = bytes.NewReader(m)
+	if out, err := cmd.CombinedOutput(); err != nil || len(bytes.TrimSpace(out)) > 0 {
+		t.Errorf("promtool check metrics: %v\n%s\n%s", err, out, m)
+	}
+	full := Metrics(fixtureReport(t, true), Run{OK: true})
+	if got, want := regexp.MustCompile(`(?m)^# TYPE \S+`).FindAll(m, -1), regexp.MustCompile(`(?m)^# TYPE \S+`).FindAll(full, -1); len(got) != len(want) {
+		t.Errorf("%d families, want all %d", len(got), len(want))
+	}
+	samples := regexp.MustCompile(`(?m)^[a-z_]+(\{[^}]*\})? \S+$`).FindAll(m, -1)
+	want := []string{"updeb_tracking_last_run_timestamp_seconds 1796104800", "updeb_tracking_last_run_success 0", "updeb_tracking_last_success_timestamp_seconds 1795932000"}
+	if len(samples) != len(want) {
+		t.Fatalf("samples %q, want %q", samples, want)
+	}
+	for i := range want {
+		if string(samples[i]) != want[i] {
+			t.Errorf("sample %q, want %q", samples[i], want[i])
+		}
+	}
+}
+
 // probe is a script the test adds to a copy of the page (the page itself
 // has none): it records, as the body's data-probe attribute, what a person
 // on a 1366x768 laptop screen would see: whether the page scrolls sideways,
