@@ -294,6 +294,27 @@ func TestPlanApply(t *testing.T) {
 	}
 }
 
+// plan --apply's exit code carries the in-process verify's verdict: a
+// --base that is no commit is invalid input (2), not "changes written"
+// (1), and the description has the gate's FAIL line. --only takes the
+// name of a recipe the plan adds.
+func TestPlanApplyVerifyVerdict(t *testing.T) {
+	w := newTrackingWorld(t)
+	w.release("kubernetes", "1.36.5", "2026-11-12")
+	w.release("kubernetes", "1.37.0", "2026-11-18")
+	code, stdout, stderr := w.updeb("plan", "--apply", "--dry-run", "--only", "kubernetes-1.37", "--now", "2026-11-28")
+	if code != 0 || !strings.Contains(stdout, "  add    kubernetes-1.37 (from kubernetes-1.36)") || strings.Contains(stdout, "bump ") {
+		t.Errorf("--only a recipe the plan adds: exit %d\n%s%s", code, stdout, stderr)
+	}
+	msg := filepath.Join(filepath.Dir(w.root), "change.txt")
+	code, stdout, stderr = w.updeb("plan", "--apply", "--only", "kubernetes-1.36", "--message", msg, "--base", "no-such-revision", "--now", "2026-11-28")
+	desc, _ := os.ReadFile(msg)
+	if code != 2 || !strings.Contains(stdout, "  bump   kubernetes-1.36 1.36.4 -> 1.36.5") || !strings.Contains(stderr, "updeb verify --base no-such-revision on the changed recipes") ||
+		!strings.Contains(string(desc), "FAIL   base") {
+		t.Errorf("a --base that is no commit: exit %d, want 2\n%s%s\n%s", code, stdout, stderr, desc)
+	}
+}
+
 // TestTrackingMonth plays a month of the tracking loop as the timer runs it
 // (contrib/tracking/updeb-tracking, with the updeb built from this tree),
 // against the fixture's fake upstreams on 127.0.0.1 behind squid and a real
