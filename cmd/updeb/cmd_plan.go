@@ -45,7 +45,8 @@ for the products the data covers) and what to do:
           it: 'updeb bump RECIPE --new-minor MINOR --to VERSION' (its track moves)
   add     a minor newer than every recipe of a versioned series (kubernetes-1.36,
           cri-tools-1.36), supported by the support data or released upstream:
-          'updeb bump NEWEST --new-minor MINOR', which writes its release set too
+          'updeb bump NEWEST --new-minor MINOR', which writes its release set too;
+          or a recipe of a series in no release set: its release set only
   retire  a recipe whose line is end-of-life with nothing to move it to: its
           end-of-life: mark ('updeb plan --apply --only RECIPE')
   compat  a release set violation no other action removes (a Helm that does not
@@ -301,10 +302,12 @@ func printApply(w io.Writer, p *plan.Plan, res *plan.ApplyResult) error {
 		fmt.Fprintf(&b, "%s:\n", verb)
 	}
 	for _, c := range res.Changes {
-		switch c.Kind {
-		case plan.ActAdd:
+		switch {
+		case c.SetOnly:
+			fmt.Fprintf(&b, "  add    %s's release set (the recipe was in none): %s\n", c.Recipe, c.File)
+		case c.Kind == plan.ActAdd:
 			fmt.Fprintf(&b, "  add    %s (from %s) at %s: %s\n", c.Recipe, c.DerivedOf, dashed(c.To), c.File)
-		case plan.ActRetire:
+		case c.Kind == plan.ActRetire:
 			fmt.Fprintf(&b, "  retire %s: end-of-life: %s\n", c.Recipe, c.EndOfLife)
 		default:
 			fmt.Fprintf(&b, "  bump   %s %s -> %s\n", c.Recipe, c.From, c.To)
