@@ -119,7 +119,7 @@ func runReport(cmd *cobra.Command, g *globalOptions, o *reportOptions) (err erro
 	}
 	// The page's time, the Releases' expiry and the data's age are the
 	// clock's, whatever day --now plans for.
-	in := report.Inputs{Now: time.Now().UTC(), Plan: p, Compat: cr}
+	in := report.Inputs{Now: time.Now().UTC(), Plan: p, Compat: cr, MaxAge: s.cfg.Data.MaxAge()}
 	if o.repoDir != "" {
 		if in.Repository, err = repositoryInputs(o); err != nil {
 			return err

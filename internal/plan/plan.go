@@ -122,8 +122,10 @@ type Recipe struct {
 	// Latest is the newest complete release in any track.
 	Latest      string `json:"latest,omitempty"`
 	NewestError string `json:"newest_error,omitempty"` // why upstream's releases are unknown
-	Behind      bool   `json:"behind"`                 // Newest is newer than Version
-	Action      string `json:"action"`                 // the kind of its action, "" for none
+	// NoWatch: the recipe has no watch, so there is nothing upstream to check.
+	NoWatch bool   `json:"no_watch,omitempty"`
+	Behind  bool   `json:"behind"` // Newest is newer than Version
+	Action  string `json:"action"` // the kind of its action, "" for none
 }
 
 // Action is one thing to do, with the command that does it when there is one.
@@ -365,6 +367,8 @@ func recipeStatus(comp, product string, r *recipe.Recipe, up upstream, data *sup
 		Newest: up.newest.Version, NewestDate: day(up.newest.Published), Latest: up.latest.Version}
 	if r.Watch != nil {
 		rec.Track = r.Watch.Track
+	} else {
+		rec.NoWatch = true
 	}
 	cyc, covered := data.Cycle(product, r.Version)
 	eol := false

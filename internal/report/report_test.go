@@ -95,10 +95,23 @@ func TestBuild(t *testing.T) {
 	if d := r.Data[len(r.Data)-1]; len(r.Data) != 8 || d.Name != "endoflife" || d.AgeDays != 42 || d.AsOf != "2026-10-20" || r.Data[0].Name != "helm" {
 		t.Errorf("data %+v", r.Data)
 	}
-	// Nothing wrong: ok.
-	ok := Build(Inputs{Now: now, Plan: &plan.Plan{}, Compat: &compat.Report{}})
+	// Nothing wrong: ok, a recipe without a watch included (nothing
+	// upstream to check).
+	noWatch := &plan.Plan{Components: []plan.Component{{Name: "cfssl", Recipes: []plan.Recipe{{Name: "cfssl", NewestError: "cfssl: track: the recipe has no watch", NoWatch: true}}}}}
+	ok := Build(Inputs{Now: now, Plan: noWatch, Compat: &compat.Report{}, MaxAge: 30 * 24 * time.Hour})
 	if ok.Verdict.Level != LevelOK || !strings.HasPrefix(ok.Verdict.Text, "OK: ") {
 		t.Errorf("verdict %+v", ok.Verdict)
+	}
+	// Upstream that could not be checked, data past its age: not OK (the
+	// page would claim what nobody checked).
+	unchecked := &plan.Plan{Components: []plan.Component{{Name: "helm", Recipes: []plan.Recipe{{Name: "helm", NewestError: "helm: GitHub API: 403 rate limit exceeded"}}}}}
+	u := Build(Inputs{Now: now, Plan: unchecked, Compat: &compat.Report{}})
+	if u.Verdict.Level != LevelAction || u.Verdict.Text != "ACTION NEEDED: 1 recipe(s) not checked against upstream, their newest release unknown: helm (see the recipes)" {
+		t.Errorf("unchecked upstream: verdict %+v", u.Verdict)
+	}
+	stale := Build(Inputs{Now: now, Plan: &plan.Plan{}, Compat: r.Compat, MaxAge: 30 * 24 * time.Hour})
+	if got := strings.Join(stale.Verdict.Reasons, "\n"); !strings.Contains(got, "data older than 30 days: ") || !strings.Contains(got, "endoflife (42 days)") {
+		t.Errorf("stale data: verdict %+v", stale.Verdict)
 	}
 }
 
