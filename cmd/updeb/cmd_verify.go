@@ -47,7 +47,7 @@ them; --json lists them under "review"), 1 a check failed, 2 invalid input
 (recipe, config, --base), 3 a download failed.`,
 		Example: `  updeb verify helm --base origin/main
   updeb verify --arch amd64 --json kubernetes-1.36
-  git diff --name-only origin/main -- recipes/*.yaml | xargs updeb verify --base origin/main`,
+  git diff --name-only --diff-filter=d origin/main -- 'recipes/*.yaml' | xargs -r updeb verify --base origin/main`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return runVerify(cmd, g, o, args)
 		},
