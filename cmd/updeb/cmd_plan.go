@@ -200,15 +200,22 @@ func applyPlan(cmd *cobra.Command, g *globalOptions, s *session, o *planCmdOptio
 	if p.SetsFile != "" {
 		ao.SetsFile = o.setFile
 	}
-	res, err := plan.Apply(cmd.Context(), p, s.recipes, ao)
-	if err != nil {
-		return err
+	// Stopped (a signal), Apply still says what it did: that is printed
+	// and described before the error, so that the changes already written
+	// are not left unexplained.
+	res, stopped := plan.Apply(cmd.Context(), p, s.recipes, ao)
+	if res == nil {
+		return stopped
 	}
 	var (
 		verification *plan.Verification
 		verifyErr    error
 	)
-	if o.message != "" && !o.dryRun {
+	switch {
+	case o.message == "" || o.dryRun:
+	case stopped != nil:
+		verification = &plan.Verification{Base: o.base, Err: fmt.Sprintf("plan --apply was stopped (%v) after %d change(s), before updeb verify ran: review every change", stopped, len(res.Changes))}
+	default:
 		verification, verifyErr = verifyChanges(cmd, s, res, o.base)
 	}
 	out := cmd.OutOrStdout()
@@ -230,6 +237,9 @@ func applyPlan(cmd *cobra.Command, g *globalOptions, s *session, o *planCmdOptio
 		}
 	}
 	errs := append(listErrs, res.Errors()...)
+	if stopped != nil {
+		errs = append(errs, fmt.Errorf("plan --apply stopped after %d change(s): %w", len(res.Changes), stopped))
+	}
 	if verifyErr != nil {
 		// The description says what the gate found, or why it could not
 		// run; the exit code is verify's: a failed check 1, an unreadable
