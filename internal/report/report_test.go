@@ -146,6 +146,33 @@ func TestWrite(t *testing.T) {
 			t.Errorf("the page is not self-contained: it has %q", forbidden)
 		}
 	}
+
+	// A link planted in the folder is replaced, never followed; what is
+	// in the way is named.
+	victim := filepath.Join(t.TempDir(), "victim")
+	os.WriteFile(victim, []byte("keep"), 0o644)
+	planted := filepath.Join(t.TempDir(), "site")
+	os.MkdirAll(planted, 0o755)
+	os.Symlink(victim, filepath.Join(planted, "report.json"))
+	if err := Write(planted, r); err != nil {
+		t.Fatal(err)
+	}
+	if b, _ := os.ReadFile(victim); string(b) != "keep" {
+		t.Errorf("the write followed a planted link: %q", b)
+	}
+	if fi, err := os.Lstat(filepath.Join(planted, "report.json")); err != nil || !fi.Mode().IsRegular() {
+		t.Errorf("report.json is not a file: %v %v", fi, err)
+	}
+	blocked := filepath.Join(t.TempDir(), "site")
+	os.MkdirAll(filepath.Join(blocked, "index.html"), 0o755)
+	if err := Write(blocked, r); err == nil || !strings.Contains(err.Error(), "writing "+filepath.Join(blocked, "index.html")+": ") {
+		t.Errorf("a folder where index.html goes: %v", err)
+	}
+	notDir := filepath.Join(t.TempDir(), "file")
+	os.WriteFile(notDir, nil, 0o644)
+	if err := Write(notDir, r); err == nil || !strings.Contains(err.Error(), "report folder "+notDir+": ") {
+		t.Errorf("a file where the folder goes: %v", err)
+	}
 }
 
 // TestMetricsPromtool: the metrics file passes promtool check metrics (the
