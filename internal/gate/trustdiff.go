@@ -26,11 +26,13 @@ type anchors struct {
 	none        string // the reason, for `signature: none`
 	keyring     *keyringFacts
 	signers     []string // allow-list of the detached signature; empty: any key of the keyring
-	identity    string   // Sigstore: the exact identity, or "matching RE"
+	identity    string   // Sigstore: the exact identity as written, or "matching RE"
+	identityIs  string   // what it stands for (rendered per architecture): what is compared
 	issuer      string
 	keyFile     string // Sigstore: the pinned public key, as the recipe names it
 	key         string // its fingerprint (SHA256:base64), or why it is unreadable
 	checksums   string // the checksum file URL template; "" when there is no cross-check
+	checksumsIs string // what it stands for (rendered per architecture): what is compared
 	sumsKeyring *keyringFacts
 	sumsSigners []string
 	pins        []string // the digest algorithms pinned, in any architecture
@@ -156,14 +158,16 @@ func sourceAnchors(r *recipe.Recipe) map[string]*anchors {
 				a.key = fpr
 			case ss.IdentityRegexp != "":
 				a.identity, a.issuer = "matching "+ss.IdentityRegexp, ss.Issuer
+				a.identityIs = a.identity
 			default:
-				a.identity, a.issuer = perArch(r.RenderPerArch(ss.Identity)), ss.Issuer
+				a.identity, a.issuer = ss.Identity, ss.Issuer
+				a.identityIs = perArch(r.RenderPerArch(ss.Identity))
 			}
 		default:
 			a.form, a.none = formNone, sig.None
 		}
 		if c := s.Checksums; c != nil {
-			a.checksums = perArch(r.RenderPerArch(c.URL))
+			a.checksums, a.checksumsIs = c.URL, perArch(r.RenderPerArch(c.URL))
 			if c.Clearsigned != nil {
 				a.sumsKeyring = readKeyring(r.Root, c.Clearsigned.Keyring)
 				a.sumsSigners = normalizedFprs(c.Clearsigned.Signers)
@@ -182,6 +186,16 @@ func sourceAnchors(r *recipe.Recipe) map[string]*anchors {
 		m[s.Name] = a
 	}
 	return m
+}
+
+// shown is how a review line names a template's old and new value: as
+// written, unless only what it stands for changed (the same text, another
+// name or upstream architecture name): then as rendered.
+func shown(n, o, nIs, oIs string) (string, string) {
+	if n == o && nIs != oIs {
+		return nIs, oIs
+	}
+	return n, o
 }
 
 // perArch is one value for a template rendered per architecture: the
@@ -263,7 +277,10 @@ func diffSource(name string, n, o *anchors, rv *reviews) {
 	}
 	diffKeyring(KindKeyring, "keyring", name, n.keyring, o.keyring, suffix, rv)
 	diffSigners(KindSigners, "signers", name, n.signers, o.signers, n.keyring, o.keyring, suffix, rv)
-	diffValue(KindSigstoreIdentity, "Sigstore identity", name, "", n.identity, o.identity, suffix, rv)
+	if n.identityIs != o.identityIs {
+		nv, ov := shown(n.identity, o.identity, n.identityIs, o.identityIs)
+		diffValue(KindSigstoreIdentity, "Sigstore identity", name, "", nv, ov, suffix, rv)
+	}
 	diffValue(KindSigstoreIssuer, "Sigstore issuer", name, "", n.issuer, o.issuer, suffix, rv)
 	subject := n.keyFile
 	if subject == "" {
@@ -279,11 +296,12 @@ func diffSource(name string, n, o *anchors, rv *reviews) {
 	case n.checksums == "" && o.checksums != "":
 		rv.add(ReviewItem{Kind: KindCrossCheck, Source: name, Old: []string{o.checksums}},
 			fmt.Sprintf("cross-check against the upstream checksum file %s removed", o.checksums))
-	case n.checksums != o.checksums:
+	case n.checksumsIs != o.checksumsIs:
 		// The file the pins are checked against comes from elsewhere: the
 		// pins now agree with whatever that host serves.
-		rv.add(ReviewItem{Kind: KindCrossCheck, Source: name, Old: []string{o.checksums}, New: []string{n.checksums}},
-			fmt.Sprintf("cross-check against the upstream checksum file %s, was %s", n.checksums, o.checksums))
+		nv, ov := shown(n.checksums, o.checksums, n.checksumsIs, o.checksumsIs)
+		rv.add(ReviewItem{Kind: KindCrossCheck, Source: name, Old: []string{ov}, New: []string{nv}},
+			fmt.Sprintf("cross-check against the upstream checksum file %s, was %s", nv, ov))
 	}
 	diffKeyring(KindChecksumsKeyring, "checksum file keyring", name, n.sumsKeyring, o.sumsKeyring, suffix, rv)
 	diffSigners(KindChecksumsSigners, "checksum file signers", name, n.sumsSigners, o.sumsSigners, n.sumsKeyring, o.sumsKeyring, suffix, rv)
