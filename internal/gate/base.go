@@ -58,13 +58,7 @@ func (b *Base) load(ctx context.Context, r *recipe.Recipe, dir string) (*recipe.
 	if _, err := b.git(ctx, top, "rev-parse", "--verify", "--quiet", b.Rev+"^{commit}"); err != nil {
 		return nil, fmt.Errorf("%w: %s is not a commit in %s", ErrBase, b.Rev, top)
 	}
-	rel := func(p string) (string, error) {
-		real, err := filepath.EvalSymlinks(p)
-		if err != nil {
-			real = p
-		}
-		return filepath.Rel(top, real)
-	}
+	rel := func(p string) (string, error) { return relTo(top, p) }
 	relFile, err := rel(file)
 	if err != nil {
 		return nil, err
@@ -110,6 +104,78 @@ func (b *Base) load(ctx context.Context, r *recipe.Recipe, dir string) (*recipe.
 		return nil, err
 	}
 	return recipe.Load(filepath.Join(dir, relFile), recipe.LoadOptions{Root: filepath.Join(dir, relRoot)})
+}
+
+// relTo is p relative to the repository's top folder, links resolved.
+func relTo(top, p string) (string, error) {
+	real, err := filepath.EvalSymlinks(p)
+	if err != nil {
+		real = p
+	}
+	return filepath.Rel(top, real)
+}
+
+// Changed returns the recipes of rs that the working tree changes since
+// the base revision: a recipe whose file, or a file of its own folder (local
+// files, fragments, a pinned public key), or a keyring it names (a keyring
+// several recipes share makes them all changed) differs from the revision,
+// or is new or gone. That is what the gate must see of a change: a key
+// added to a shared keyring changes the trust of every recipe that names
+// it, though no recipe file changed.
+func (b *Base) Changed(ctx context.Context, dir string, rs []*recipe.Recipe) ([]*recipe.Recipe, error) {
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return nil, err
+	}
+	topOut, err := b.git(ctx, abs, "rev-parse", "--show-toplevel")
+	if err != nil {
+		return nil, fmt.Errorf("%w: %v", ErrBase, err)
+	}
+	top := strings.TrimSpace(string(topOut))
+	if _, err := b.git(ctx, top, "rev-parse", "--verify", "--quiet", b.Rev+"^{commit}"); err != nil {
+		return nil, fmt.Errorf("%w: %s is not a commit in %s", ErrBase, b.Rev, top)
+	}
+	diff, err := b.git(ctx, top, "diff", "--name-only", "--no-renames", "-z", b.Rev, "--")
+	if err != nil {
+		return nil, fmt.Errorf("%w: %v", ErrBase, err)
+	}
+	untracked, err := b.git(ctx, top, "ls-files", "--others", "--exclude-standard", "-z")
+	if err != nil {
+		return nil, fmt.Errorf("%w: %v", ErrBase, err)
+	}
+	var changed []string
+	for _, p := range strings.Split(string(diff)+string(untracked), "\x00") {
+		if p != "" {
+			changed = append(changed, filepath.FromSlash(p))
+		}
+	}
+	touches := func(p string, folder bool) bool {
+		rel, err := relTo(top, p)
+		if err != nil {
+			return false
+		}
+		return slices.ContainsFunc(changed, func(c string) bool { return c == rel || folder && strings.HasPrefix(c, rel+string(filepath.Separator)) })
+	}
+	var out []*recipe.Recipe
+	for _, r := range rs {
+		file, err := filepath.Abs(r.Path)
+		if err != nil {
+			return nil, err
+		}
+		hit := touches(file, false) || touches(r.FilesDir, true)
+		for _, s := range r.Sources {
+			if s.Signature.Keyring != "" {
+				hit = hit || touches(filepath.Join(r.Root, filepath.FromSlash(s.Signature.Keyring)), false)
+			}
+			if s.Checksums != nil && s.Checksums.Clearsigned != nil {
+				hit = hit || touches(filepath.Join(r.Root, filepath.FromSlash(s.Checksums.Clearsigned.Keyring)), false)
+			}
+		}
+		if hit {
+			out = append(out, r)
+		}
+	}
+	return out, nil
 }
 
 // maxBaseArchive bounds what is extracted of the base revision: the old

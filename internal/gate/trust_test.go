@@ -482,3 +482,52 @@ func TestUntar(t *testing.T) {
 		}
 	}
 }
+
+// Changed picks what a change touches: a key added to a keyring two recipes
+// share changes both (no recipe file changed), a file in a recipe's own
+// folder changes it, a new recipe not yet committed is changed; a recipe
+// whose file, folder and keyrings are as they were is not.
+func TestChanged(t *testing.T) {
+	tools := testenv.RequireTool(t, "git")
+	k := makeTrustKeys(t)
+	dir := t.TempDir()
+	write, git := testRepo(t, tools[0], dir)
+	named := func(name, ring string) string {
+		return edit(t, signedBy(t, k.fa), "name: hello\nversion", "name: "+name+"\nversion", "keys/upstream.asc", ring)
+	}
+	write("recipes/aa.yaml", named("aa", "keys/shared.asc"))
+	write("recipes/bb.yaml", named("bb", "keys/shared.asc"))
+	write("recipes/cc.yaml", named("cc", "keys/other.asc"))
+	write("recipes/dd.yaml", named("dd", "keys/other.asc"))
+	write("recipes/dd/notes.txt", "one\n")
+	write("keys/shared.asc", k.a)
+	write("keys/other.asc", k.b)
+	git("init", "-q")
+	git("add", "-A")
+	git("commit", "-q", "-m", "base")
+	write("keys/shared.asc", k.a+k.c)
+	write("recipes/dd/notes.txt", "two\n")
+	write("recipes/ee.yaml", named("ee", "keys/other.asc"))
+	var rs []*recipe.Recipe
+	for _, n := range []string{"aa", "bb", "cc", "dd", "ee"} {
+		r, err := recipe.Load(filepath.Join(dir, "recipes", n+".yaml"), recipe.LoadOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		rs = append(rs, r)
+	}
+	got, err := (&Base{Git: tools[0], Rev: "HEAD"}).Changed(context.Background(), filepath.Join(dir, "recipes"), rs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, r := range got {
+		names = append(names, r.Name)
+	}
+	if strings.Join(names, " ") != "aa bb dd ee" {
+		t.Errorf("changed %v, want aa bb dd ee", names)
+	}
+	if _, err := (&Base{Git: tools[0], Rev: "no-such-rev"}).Changed(context.Background(), dir, rs); !errors.Is(err, ErrBase) {
+		t.Errorf("an unknown revision: %v", err)
+	}
+}
