@@ -382,18 +382,7 @@ func TestReportErr(t *testing.T) {
 func TestBaseLoad(t *testing.T) {
 	tools := testenv.RequireTool(t, "git")
 	dir := t.TempDir()
-	git := func(args ...string) {
-		testenv.Run(t, tools[0], append([]string{"-C", dir, "-c", "user.email=t@example.org", "-c", "user.name=t"}, args...)...)
-	}
-	write := func(name, content string) {
-		p := filepath.Join(dir, name)
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	write, git := testRepo(t, tools[0], dir)
 	write("recipes/hello.yaml", helloRecipe)
 	write("keys/upstream.asc", "old key\n")
 	// A recipe whose own files are in the folder its files-dir names.
@@ -513,4 +502,24 @@ func TestDiffPrivileges(t *testing.T) {
 			}
 		})
 	}
+}
+
+// testRepo returns a function that writes a file under dir (its folders
+// made) and one that runs git in dir as a fixed author.
+func testRepo(t *testing.T, gitTool, dir string) (write func(name, content string), git func(args ...string)) {
+	write = func(name, content string) {
+		t.Helper()
+		p := filepath.Join(dir, name)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	git = func(args ...string) {
+		t.Helper()
+		testenv.Run(t, gitTool, append([]string{"-C", dir, "-c", "user.email=t@example.org", "-c", "user.name=t"}, args...)...)
+	}
+	return write, git
 }
