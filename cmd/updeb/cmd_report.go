@@ -47,6 +47,8 @@ textfile collector, atomically: seconds to each suite's Valid-Until, recipes beh
 upstream, release sets violating, components past end of life, each data table's age,
 the time of the last run and of the last successful one (--run-ok=false when a step of
 the run failed: the last success is then carried over from the file's previous copy).
+When the report cannot be made, the metrics file still says so: the run failed, the
+last success carried over, no other sample.
 See docs/tracking.md for the metric names and alerts.
 
 The report itself succeeds whatever it finds (exit 0); it fails on invalid input (2)
@@ -71,10 +73,22 @@ GITHUB_TOKEN, when set, is sent to the GitHub API (higher rate limit).`,
 	return cmd
 }
 
-func runReport(cmd *cobra.Command, g *globalOptions, o *reportOptions) error {
+func runReport(cmd *cobra.Command, g *globalOptions, o *reportOptions) (err error) {
 	if o.output == "" {
 		return usageErrorf("--output DIR is required")
 	}
+	// A run whose report cannot be made still says so in the metrics: the
+	// previous file's numbers (and its success) must not stand.
+	metricsDone := false
+	defer func() {
+		if err != nil && o.metrics != "" && !metricsDone {
+			if werr := writeMetrics(o.metrics, func(last time.Time) []byte {
+				return report.FailedMetrics(time.Now(), report.Run{LastSuccess: last})
+			}); werr != nil {
+				err = errors.Join(err, werr)
+			}
+		}
+	}()
 	s, err := g.openSession(nil, nil)
 	if err != nil {
 		return err
@@ -105,7 +119,7 @@ func runReport(cmd *cobra.Command, g *globalOptions, o *reportOptions) error {
 	}
 	// The page's time, the Releases' expiry and the data's age are the
 	// clock's, whatever day --now plans for.
-	in := report.Inputs{Now: time.Now().UTC(), Plan: p, Compat: cr}
+	in := report.Inputs{Now: time.Now().UTC(), Plan: p, Compat: cr, MaxAge: s.cfg.Data.MaxAge()}
 	if o.repoDir != "" {
 		if in.Repository, err = repositoryInputs(o); err != nil {
 			return err
@@ -116,12 +130,10 @@ func runReport(cmd *cobra.Command, g *globalOptions, o *reportOptions) error {
 		return err
 	}
 	if o.metrics != "" {
-		prev, err := os.ReadFile(o.metrics)
-		if err != nil && !errors.Is(err, fs.ErrNotExist) {
-			return err
-		}
-		run := report.Run{OK: o.runOK && len(errs) == 0, LastSuccess: report.PreviousSuccess(prev)}
-		if err := atomicfile.WriteFile(o.metrics, report.Metrics(rep, run), 0o644); err != nil {
+		metricsDone = true
+		if err := writeMetrics(o.metrics, func(last time.Time) []byte {
+			return report.Metrics(rep, report.Run{OK: o.runOK && len(errs) == 0, LastSuccess: last})
+		}); err != nil {
 			return err
 		}
 	}
@@ -130,6 +142,19 @@ func runReport(cmd *cobra.Command, g *globalOptions, o *reportOptions) error {
 		fmt.Fprintf(cmd.OutOrStdout(), "metrics: %s\n", o.metrics)
 	}
 	return errors.Join(errs...)
+}
+
+// writeMetrics writes the metrics file atomically, with the last success
+// its previous copy records.
+func writeMetrics(path string, metrics func(lastSuccess time.Time) []byte) error {
+	prev, err := os.ReadFile(path)
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return fmt.Errorf("--metrics %s: %w", path, err)
+	}
+	if err := atomicfile.WriteFile(path, metrics(report.PreviousSuccess(prev)), 0o644); err != nil {
+		return fmt.Errorf("--metrics %s: %w", path, err)
+	}
+	return nil
 }
 
 // repositoryInputs reads the repository's suites and packages.

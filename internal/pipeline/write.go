@@ -65,6 +65,9 @@ func assemble(r *recipe.Recipe, plan *recipe.Resolved, pp *recipe.ResolvedPackag
 	for _, l := range pp.Symlinks {
 		p.Entries = append(p.Entries, deb.Entry{Path: l.Dest, Type: deb.TypeSymlink, Linkname: l.Target})
 	}
+	for _, l := range pp.Hardlinks {
+		p.Entries = append(p.Entries, deb.Entry{Path: l.Dest, Type: deb.TypeHardlink, Linkname: l.Target})
+	}
 	for _, g := range pp.GeneratedFiles {
 		content := g.Content
 		e := deb.Entry{Path: g.Dest, Type: deb.TypeFile, Mode: g.Mode, Size: int64(len(content)),
