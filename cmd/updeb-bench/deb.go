@@ -8,18 +8,18 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
+	"runtime/debug"
 	"sort"
 	"strings"
 	"time"
 
+	"github.com/updeb/updeb/internal/hostres"
+	"github.com/updeb/updeb/internal/pipeline"
 	"github.com/updeb/updeb/pkg/deb"
 )
 
 const benchEpoch = 1723636800 // 2024-08-14T12:00:00Z
-
-// updebMemLimit is what cmd/updeb sets for one build (debug.SetMemoryLimit
-// when GOMEMLIMIT is unset); the pkg/deb child gets it through GOMEMLIMIT.
-const updebMemLimit = "GOMEMLIMIT=256MiB"
 
 // nfpmVersion is installed with go install into .bench/bin (the newest
 // release needs modules the Go module proxy refuses to serve here).
@@ -178,11 +178,7 @@ func benchDeb(work string) ([]row, error) {
 					continue
 				}
 				err := run("updeb (pkg/deb) "+c, wr.mode, ref, func(out string) (*exec.Cmd, error) {
-					cmd, err := self("deb-write", tree, out, c, wr.mode)
-					if err == nil {
-						cmd.Env = append(os.Environ(), updebMemLimit)
-					}
-					return cmd, err
+					return self("deb-write", tree, out, c, wr.mode)
 				})
 				if err != nil {
 					return nil, err
@@ -304,7 +300,9 @@ func nfpmConfig(work, tree string) (string, error) {
 }
 
 // childDebWrite packs TREE (without DEBIAN/) into OUT with COMPRESSION (and
-// the xz mode XZMODE, default fast).
+// the xz mode XZMODE, default fast), with the compression pool and heap
+// limit updeb build gives one build at the default settings on the CPUs
+// this process may use (pipeline.SizeRun).
 func childDebWrite(args []string) error {
 	if len(args) != 3 && len(args) != 4 {
 		return fmt.Errorf("usage: -child deb-write TREE OUT COMPRESSION [XZMODE]")
@@ -338,10 +336,21 @@ func childDebWrite(args []string) error {
 	if err != nil {
 		return err
 	}
+	host, err := hostres.Read(os.DirFS("/"), runtime.NumCPU())
+	if err != nil {
+		return err
+	}
+	res, err := pipeline.SizeRun(host, 0, 0, 1)
+	if err != nil {
+		return err
+	}
+	if os.Getenv("GOMEMLIMIT") == "" {
+		debug.SetMemoryLimit(res.MemoryLimit)
+	}
 	_, err = deb.Write(context.Background(), out, &deb.Package{
 		Control: deb.Control{Package: "go-bench", Version: "1.0-1", Architecture: "amd64",
 			Maintainer: "bench <bench@updeb.invalid>", Summary: "bench", Description: "bench"},
-		Entries: entries, SourceDateEpoch: time.Unix(benchEpoch, 0), Compression: deb.Compression(comp), XZMode: mode,
+		Entries: entries, SourceDateEpoch: time.Unix(benchEpoch, 0), Compression: deb.Compression(comp), XZMode: mode, Pool: res.Pool,
 	})
 	return err
 }

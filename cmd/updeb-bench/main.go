@@ -49,7 +49,8 @@ var sections = []section{
 	{"pipeline", "end to end: fetch through squid, verify (sha512 + OpenPGP), extract, build one package from a tarball of the same binaries", benchPipeline},
 	{"fetch", "fetch: updeb vs curl through squid", benchFetch},
 	{"repo", "repository: publish into a suite of N package versions, publish 1 more, refresh; vs apt-ftparchive + gzip + xz + gpg on the same pool", benchRepo},
-	{"scaling", "scaling: `updeb build` of every recipe of a stand-in mirror (small and large packages of the payload's binaries) at build.parallel 1 and 2 (publishing into suites of 10 to 10000 versions: the repo section)", benchScaling},
+	{"cores", "cores: the whole payload by CPU count (taskset): pkg/deb's xz modes at the default settings (the pool sized from the CPUs) vs dpkg-deb -Zxz and vs xz -6 -T N on the same data.tar", benchCores},
+	{"scaling", "scaling: `updeb build` of every recipe of a stand-in mirror (small and large packages of the payload's binaries) at build.parallel 1 and 2 and with a 300 MiB budget (publishing into suites of 10 to 10000 versions: the repo section)", benchScaling},
 }
 
 // children are the modes the program runs in when re-executed as a child.
@@ -61,7 +62,7 @@ var children = map[string]func(args []string) error{
 
 func main() {
 	child := flag.String("child", "", "internal: run as a measured child process")
-	only := flag.String("only", "", "comma-separated sections to run (deb or its old name xz, pipeline, fetch, repo, scaling); default all")
+	only := flag.String("only", "", "comma-separated sections to run (deb or its old name xz, cores, pipeline, fetch, repo, scaling); default all")
 	flag.Parse()
 	if *child != "" {
 		f, ok := children[*child]

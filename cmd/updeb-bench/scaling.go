@@ -14,9 +14,18 @@ import (
 
 const standinHost = "https://standin.updeb.invalid/"
 
-// scalingParallel are the build.parallel settings the scaling section
-// compares; the first is the reference.
-var scalingParallel = []int{1, 2}
+// scalingRuns are the settings the scaling section compares, each a row;
+// the first is the reference. The last sets a memory budget that holds one
+// xz worker and one build (pipeline.SizeRun): its peak RSS must stay within it.
+var scalingRuns = []struct {
+	name   string
+	jobs   int    // --jobs, 0 for none
+	memory string // build.memory, "" for the default
+}{
+	{"updeb build, build.parallel 1", 1, ""},
+	{"updeb build, build.parallel 2", 2, ""},
+	{"updeb build, build.memory 300MiB", 0, "300MiB"},
+}
 
 // standinRecipe is one recipe of a stand-in mirror: a tarball (or, when
 // raw, a single binary) of payload files, and the packages made of them.
@@ -85,8 +94,8 @@ func largeRecipes(files []string, _ func(string) int64) []standinRecipe {
 
 // benchScaling writes each of scalingMixes as a stand-in mirror with its
 // recipes, fills a cache from it once, then runs `updeb build` of every
-// recipe with each of scalingParallel into an empty output folder (twice
-// each, interleaved; the faster run is reported).
+// recipe with each of scalingRuns into an empty output folder (twice each,
+// interleaved; the faster run is reported).
 func benchScaling(work string) ([]row, error) {
 	pdir, _, err := payload()
 	if err != nil {
@@ -135,27 +144,39 @@ func scaleMix(work, updeb, pdir, mix string, recipes []standinRecipe, size func(
 		}
 	}
 	fmt.Printf("stand-in mirror %q: %d recipes, %d packages, %.1f MiB of binaries\n", mix, len(recipes), packages, float64(total)/(1<<20))
-	cfg := filepath.Join(proj, "updeb.yaml")
-	if err := os.WriteFile(cfg, fmt.Appendf(nil, "mirrors:\n  - {prefix: %q, to: %q}\ncache: cache\nbuild:\n  maintainer: bench <bench@updeb.invalid>\n",
-		standinHost, mirror+"/"), 0o644); err != nil {
-		return nil, err
+	// One config per run: the cache is shared.
+	cfgs := make([]string, len(scalingRuns))
+	for i, sr := range scalingRuns {
+		cfgs[i] = filepath.Join(proj, fmt.Sprintf("updeb-%d.yaml", i))
+		memory := ""
+		if sr.memory != "" {
+			memory = "  memory: " + sr.memory + "\n"
+		}
+		if err := os.WriteFile(cfgs[i], fmt.Appendf(nil, "mirrors:\n  - {prefix: %q, to: %q}\ncache: cache\nbuild:\n  maintainer: bench <bench@updeb.invalid>\n%s",
+			standinHost, mirror+"/", memory), 0o644); err != nil {
+			return nil, err
+		}
 	}
-	updebCmd := func(args ...string) *exec.Cmd {
+	updebCmd := func(cfg string, args ...string) *exec.Cmd {
 		return exec.Command(updeb, append([]string{"-q", "--config", cfg, "--recipes", filepath.Join(proj, "recipes")}, args...)...)
 	}
-	if out, err := updebCmd("fetch").CombinedOutput(); err != nil {
+	if out, err := updebCmd(cfgs[0], "fetch").CombinedOutput(); err != nil {
 		return nil, fmt.Errorf("updeb fetch: %v\n%s", err, out)
 	}
 	best := map[int]row{}
 	for round := range 2 {
-		for _, par := range scalingParallel {
-			out := filepath.Join(work, fmt.Sprintf("out-%d-%d", par, round))
+		for i, sr := range scalingRuns {
+			out := filepath.Join(work, fmt.Sprintf("out-%d-%d", i, round))
 			if err := os.MkdirAll(out, 0o755); err != nil {
 				return nil, err
 			}
-			cmd := updebCmd("--out", out, "build", "--jobs", fmt.Sprint(par))
+			args := []string{"--out", out, "build"}
+			if sr.jobs > 0 {
+				args = append(args, "--jobs", fmt.Sprint(sr.jobs))
+			}
+			cmd := updebCmd(cfgs[i], args...)
 			cmd.Stdout = io.Discard
-			r, err := measureDisk(fmt.Sprintf("updeb build, build.parallel %d", par), cmd, out)
+			r, err := measureDisk(sr.name, cmd, out)
 			if err != nil {
 				return nil, err
 			}
@@ -164,8 +185,8 @@ func scaleMix(work, updeb, pdir, mix string, recipes []standinRecipe, size func(
 				n, _ := fileSize(d)
 				r.outSize += n
 			}
-			if b, ok := best[par]; !ok || r.wall < b.wall {
-				best[par] = r
+			if b, ok := best[i]; !ok || r.wall < b.wall {
+				best[i] = r
 			}
 			if err := os.RemoveAll(out); err != nil {
 				return nil, err
@@ -173,11 +194,11 @@ func scaleMix(work, updeb, pdir, mix string, recipes []standinRecipe, size func(
 		}
 	}
 	var rows []row
-	for _, par := range scalingParallel {
-		r := best[par]
+	for i := range scalingRuns {
+		r := best[i]
 		r.pkg = mix
-		if par != scalingParallel[0] {
-			r.ref = best[scalingParallel[0]].name
+		if i > 0 {
+			r.ref = best[0].name
 		}
 		rows = append(rows, r)
 	}

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"fmt"
 	"io"
-	"runtime/debug"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -52,7 +51,7 @@ RECIPE is a name in the recipes folder (helm) or a path; none means all.`,
 	f := cmd.Flags()
 	f.StringSliceVar(&o.arches, "arch", nil, "architectures to build (default: every architecture of each recipe)")
 	f.BoolVar(&o.force, "force", false, "rebuild even when nothing changed")
-	f.IntVarP(&o.jobs, "jobs", "j", 0, "builds at once (default: config build.parallel, else CPUs / build.xz-workers, at least 1)")
+	f.IntVarP(&o.jobs, "jobs", "j", 0, "builds at once (default: config build.parallel, else one per xz worker)")
 	f.StringVar(&o.compression, "compression", "", "xz (default), gzip, zstd or none")
 	f.StringVar(&o.provenanceKey, "provenance-key", "", "armored secret key that signs the provenance records (default: config build.provenance-key; none: unsigned records)")
 	return jsonOutput(cmd, 1)
@@ -73,9 +72,9 @@ func runBuild(cmd *cobra.Command, g *globalOptions, o *buildOptions, args []stri
 	if err := config.CheckCompression(comp); err != nil {
 		return &inputError{err: err}
 	}
-	parallel := buildParallel(o.jobs, cfg.Build)
-	if n := min(parallel, len(s.jobs)); getenv("GOMEMLIMIT") == "" && n > 1 {
-		debug.SetMemoryLimit(int64(n) * memoryLimit) // each build's encoders hold their own memory
+	res, err := g.runResources(cfg.Build, o.jobs)
+	if err != nil {
+		return err
 	}
 	so, err := s.sourceOptions()
 	if err != nil {
@@ -91,8 +90,8 @@ func runBuild(cmd *cobra.Command, g *globalOptions, o *buildOptions, args []stri
 		UpdebVersion:   version,
 		Compression:    deb.Compression(comp),
 		Force:          o.force,
-		Parallel:       parallel,
-		XZWorkers:      cfg.Build.XZWorkers,
+		Parallel:       res.Parallel,
+		Pool:           res.Pool,
 		XZMode:         deb.XZMode(cfg.Build.XZMode),
 		ResolveOptions: resolveOptions(cfg),
 		ProvenanceKey:  key,

@@ -5,12 +5,8 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
-	"runtime"
 	"strings"
 	"testing"
-
-	"github.com/updeb/updeb/internal/config"
-	"github.com/updeb/updeb/pkg/deb"
 )
 
 // TestBuildXZMode: build.xz-mode best writes other (smaller) data.tar.xz
@@ -86,25 +82,4 @@ func inspectContent(t *testing.T, name string, data []byte) string {
 		t.Fatal(err)
 	}
 	return string(b)
-}
-
-// The number of builds at once: --jobs, else build.parallel, else one build
-// per xz-workers CPUs, never less than one.
-func TestBuildParallel(t *testing.T) {
-	cpus := runtime.NumCPU()
-	for _, tt := range []struct {
-		flag int
-		b    config.Build
-		want int
-	}{
-		{3, config.Build{Parallel: 5, XZWorkers: 1}, 3},
-		{0, config.Build{Parallel: 5, XZWorkers: 1}, 5},
-		{0, config.Build{XZWorkers: 1}, cpus},
-		{0, config.Build{}, max(1, cpus/deb.DefaultXZWorkers)},
-		{0, config.Build{XZWorkers: 64}, 1},
-	} {
-		if got := buildParallel(tt.flag, tt.b); got != tt.want {
-			t.Errorf("buildParallel(%d, %+v) = %d, want %d (%d CPUs)", tt.flag, tt.b, got, tt.want, cpus)
-		}
-	}
 }

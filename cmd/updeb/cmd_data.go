@@ -117,7 +117,7 @@ func runDataRefresh(cmd *cobra.Command, g *globalOptions, o *dataRefreshOptions)
 		fmt.Fprintf(out, "support data refreshed: %s (as of %s; replaced the %s copy)\n", e.Path, e.AsOf.Format(time.RFC3339), e.Replaced)
 		for _, p := range e.Products {
 			fmt.Fprintf(out, "  %-11s %3d cycles  %s\n", p.Product, p.Cycles,
-				notes(note{"new cycles", p.Added, ", "}, note{"latest", p.Latest, ", "}, note{"dropped", p.Dropped, ", "}))
+				notes(note{"new cycles", p.Added, ", "}, note{"latest", p.Latest, ", "}, note{"changed", p.Changed, "; "}, note{"dropped", p.Dropped, ", "}))
 		}
 	}
 	if len(res.Tables) > 0 {

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os/exec"
 	"path/filepath"
+	"slices"
 
 	"github.com/spf13/cobra"
 	"github.com/updeb/updeb/internal/recipe"
@@ -120,11 +121,21 @@ func lintFragments(ctx context.Context, tools scriptlint.Tools, p string, r *rec
 		if err != nil {
 			return nil, nil, err // Load read it a moment ago
 		}
-		problems, err := scriptlint.Check(ctx, tools, data)
+		text, token := recipe.FragmentForLint(data)
+		problems, err := scriptlint.Check(ctx, tools, text)
 		if err != nil {
 			return nil, nil, err
 		}
 		file := filepath.Join(filepath.Dir(p), filepath.FromSlash(r.FilesRel()), filepath.FromSlash(f.File))
+		if token > 0 && tools.Sh != "" && !slices.ContainsFunc(problems, func(pr scriptlint.Problem) bool { return pr.Tool == "sh -n" }) {
+			command, err := scriptlint.ReadsAsCommand(ctx, tools.Sh, text, token)
+			if err != nil {
+				return nil, nil, err
+			}
+			if !command {
+				findings = append(findings, recipe.Finding{File: file, Line: token, Col: 1, Message: fmt.Sprintf("%s fragment: the #UPDEB# line is inside a here-document or a quoted string: updeb's part of the script would be text there, never run; put the line where a command may stand", f.Script)})
+			}
+		}
 		for _, pr := range problems {
 			x := recipe.Finding{File: file, Line: pr.Line, Col: max(pr.Col, 1), Message: fmt.Sprintf("%s fragment: %s: %s", f.Script, pr.Tool, pr.Message)}
 			if pr.Error {

@@ -31,7 +31,7 @@ func TestLintCommand(t *testing.T) {
 		{[]string{"lint", "--recipes", fixtures, "nope"}, 2, "", "recipe \"nope\": " + filepath.Join(fixtures, "nope.yaml") + " is not a recipe file"},
 		{[]string{"lint", "--recipes", t.TempDir()}, 2, "", "no recipes (*.yaml) in"},
 		{[]string{"lint", "--recipes", dir}, 2, filepath.Join(dir, "hello.yaml") + ":36:5: package: missing required field \"section\"\n" +
-			filepath.Join(dir, "hello.yaml") + ":42:5: package: unknown field \"sektion\" (known: alternatives, architecture, breaks, conflicts, depends, description, directories, dynamic, files, lintian-overrides, name, pre-depends, priority, provides, recommends, replaces, scripts, section, suggests, summary, symlinks, system-user, systemd-units, triggers)\n" +
+			filepath.Join(dir, "hello.yaml") + ":42:5: package: unknown field \"sektion\" (known: alternatives, architecture, breaks, conflicts, depends, description, directories, dynamic, files, hardlinks, lintian-overrides, name, pre-depends, priority, provides, recommends, replaces, scripts, section, suggests, summary, symlinks, system-user, systemd-units, triggers)\n" +
 			"1 recipe(s) checked: 0 ok, 1 with 2 finding(s)\n", "1 of 1 recipe(s) are invalid"},
 	}
 	var stdout, stderr bytes.Buffer
@@ -90,8 +90,9 @@ func helloProject(t *testing.T, hello string) string {
 
 // Lint checks maintainer-script fragments with sh -n (a syntax error is a
 // finding at the fragment's line) and shellcheck (its warnings are
-// warnings), and prints the recipe's warnings (a world-writable file)
-// without failing.
+// warnings), with the #UPDEB# line read as the command it becomes (and
+// refused where it would not be one), and prints the recipe's warnings (a
+// world-writable file) without failing.
 func TestLintFragmentsAndWarnings(t *testing.T) {
 	testenv.RequireTool(t, "sh", "shellcheck")
 	fixtures := filepath.Join("..", "..", "internal", "recipe", "testdata", "recipes")
@@ -118,6 +119,16 @@ func TestLintFragmentsAndWarnings(t *testing.T) {
 			fragment + ":3:1: postinst fragment: sh -n: Syntax error: end of file unexpected (expecting \"fi\")\n",
 			fragment + ":3:1: postinst fragment: shellcheck: Expected 'fi' matching previously mentioned 'if'. [SC1047]\n",
 			"1 recipe(s) checked: 0 ok, 1 with 5 finding(s); 1 warning(s)\n",
+		}},
+		// The #UPDEB# line alone in a block: updeb's part makes it a
+		// command, and lint reads it so.
+		{"if [ \"$1\" = configure ]; then\n\t#UPDEB#\nfi\n", 0, []string{
+			"1 recipe(s) checked: 1 ok, 0 with 0 finding(s); 1 warning(s)\n",
+		}},
+		// In a here-document, updeb's part would be text.
+		{"cat >\"$DPKG_ROOT/etc/x\" <<EOF\n#UPDEB#\nEOF\n", 2, []string{
+			fragment + ":2:1: postinst fragment: the #UPDEB# line is inside a here-document or a quoted string: updeb's part of the script would be text there, never run; put the line where a command may stand\n",
+			"1 recipe(s) checked: 0 ok, 1 with 1 finding(s); 1 warning(s)\n",
 		}},
 	} {
 		if err := os.WriteFile(fragment, []byte(tc.fragment), 0o644); err != nil {

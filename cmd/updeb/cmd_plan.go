@@ -45,7 +45,8 @@ for the products the data covers) and what to do:
           it: 'updeb bump RECIPE --new-minor MINOR --to VERSION' (its track moves)
   add     a minor newer than every recipe of a versioned series (kubernetes-1.36,
           cri-tools-1.36), supported by the support data or released upstream:
-          'updeb bump NEWEST --new-minor MINOR', which writes its release set too
+          'updeb bump NEWEST --new-minor MINOR', which writes its release set too;
+          or a recipe of a series in no release set: its release set only
   retire  a recipe whose line is end-of-life with nothing to move it to: its
           end-of-life: mark ('updeb plan --apply --only RECIPE')
   compat  a release set violation no other action removes (a Helm that does not
@@ -61,7 +62,7 @@ pinned: that recipe fails, with the digests upstream serves, and the others go o
 release set file follows, and each retire writes the recipe's end-of-life: mark. A bump
 or add that would break a release set that exists is held back and said why; a bump in
 a recipe's track gives way to its move to a newer minor. --only RECIPE limits it to one
-recipe's actions, --dry-run says what it would do. Run it again and it does nothing.
+recipe's actions (or those of the recipe an add writes), --dry-run says what it would do. Run it again and it does nothing.
 --message FILE writes a change description beside the edits (a commit message: a
 summary line, then per recipe the old and new version, release date, what vouched for
 the new bytes and the release notes, what was held back or failed, the release set
@@ -70,9 +71,10 @@ every REVIEW line, run in-process against --base, HEAD by default). updeb never 
 or pushes: the scheduled job does, with the site's own tooling (docs/tracking.md).
 
 Exit codes of --apply: 0 nothing to do; 1 changes written (or a recipe refused by a
-check: a signature, a source nothing vouches for, re-uploaded bytes; the description
-says which); 2 invalid input (a recipe, the release set file, the flags); 3 a download
-failed. A failure's code wins over "changes written"; the changes stay written.
+check: a signature, a source nothing vouches for, re-uploaded bytes, a failed check of
+the verify; the description says which); 2 invalid input (a recipe, the release set
+file, the flags, a --base that is no commit); 3 a download failed. A failure's code wins
+over "changes written"; the changes stay written.
 
 GITHUB_TOKEN, when set, is sent to the GitHub API (higher rate limit).`,
 		Example: `  updeb plan
@@ -183,8 +185,9 @@ func makePlan(cmd *cobra.Command, g *globalOptions, s *session, tf *trackFlags, 
 // applyPlan is plan --apply: plan.Apply, the change description, the exit
 // code (see the command's help).
 func applyPlan(cmd *cobra.Command, g *globalOptions, s *session, o *planCmdOptions, p *plan.Plan, listErrs []error) error {
-	if o.only != "" && !slices.ContainsFunc(s.recipes, func(r *recipe.Recipe) bool { return r.Ref() == o.only }) {
-		return usageErrorf("--only %s: no such recipe in %s", o.only, g.recipesDir)
+	if o.only != "" && !slices.ContainsFunc(s.recipes, func(r *recipe.Recipe) bool { return r.Ref() == o.only }) &&
+		!slices.ContainsFunc(p.Actions, func(a plan.Action) bool { return a.NewRecipe == o.only }) {
+		return usageErrorf("--only %s: no such recipe in %s, nor one the plan adds", o.only, g.recipesDir)
 	}
 	opts, err := o.options(g, s.cfg, s.fetcher)
 	if err != nil {
@@ -197,13 +200,23 @@ func applyPlan(cmd *cobra.Command, g *globalOptions, s *session, o *planCmdOptio
 	if p.SetsFile != "" {
 		ao.SetsFile = o.setFile
 	}
-	res, err := plan.Apply(cmd.Context(), p, s.recipes, ao)
-	if err != nil {
-		return err
+	// Stopped (a signal), Apply still says what it did: that is printed
+	// and described before the error, so that the changes already written
+	// are not left unexplained.
+	res, stopped := plan.Apply(cmd.Context(), p, s.recipes, ao)
+	if res == nil {
+		return stopped
 	}
-	var verification *plan.Verification
-	if o.message != "" && !o.dryRun {
-		verification = verifyChanges(cmd, s, res, o.base)
+	var (
+		verification *plan.Verification
+		verifyErr    error
+	)
+	switch {
+	case o.message == "" || o.dryRun:
+	case stopped != nil:
+		verification = &plan.Verification{Base: o.base, Err: fmt.Sprintf("plan --apply was stopped (%v) after %d change(s), before updeb verify ran: review every change", stopped, len(res.Changes))}
+	default:
+		verification, verifyErr = verifyChanges(cmd, s, res, o.base)
 	}
 	out := cmd.OutOrStdout()
 	if g.json {
@@ -224,8 +237,14 @@ func applyPlan(cmd *cobra.Command, g *globalOptions, s *session, o *planCmdOptio
 		}
 	}
 	errs := append(listErrs, res.Errors()...)
-	if verification != nil && verification.Failed > 0 {
-		errs = append(errs, checkFailed(fmt.Errorf("updeb verify --base %s: %d failed check(s) on the changed recipes", o.base, verification.Failed), "see the description"))
+	if stopped != nil {
+		errs = append(errs, fmt.Errorf("plan --apply stopped after %d change(s): %w", len(res.Changes), stopped))
+	}
+	if verifyErr != nil {
+		// The description says what the gate found, or why it could not
+		// run; the exit code is verify's: a failed check 1, an unreadable
+		// --base invalid input, a download that failed 3.
+		errs = append(errs, fmt.Errorf("updeb verify --base %s on the changed recipes (see the description): %w", o.base, verifyErr))
 	}
 	if len(errs) > 0 {
 		return errors.Join(errs...)
@@ -243,8 +262,9 @@ func applyPlan(cmd *cobra.Command, g *globalOptions, s *session, o *planCmdOptio
 }
 
 // verifyChanges runs the gate on the recipes the apply changed, against
-// base, in-process, for the description.
-func verifyChanges(cmd *cobra.Command, s *session, res *plan.ApplyResult, base string) *plan.Verification {
+// base, in-process, for the description; the error is the gate's verdict
+// (rep.Err: failed checks, an unreadable base) or why it could not run.
+func verifyChanges(cmd *cobra.Command, s *session, res *plan.ApplyResult, base string) (*plan.Verification, error) {
 	v := &plan.Verification{Base: base}
 	var rs []*recipe.Recipe
 	seen := map[string]bool{}
@@ -256,23 +276,23 @@ func verifyChanges(cmd *cobra.Command, s *session, res *plan.ApplyResult, base s
 		r, err := recipe.Load(c.File, recipe.LoadOptions{})
 		if err != nil {
 			v.Err = err.Error()
-			return v
+			return v, err
 		}
 		rs = append(rs, r)
 	}
 	if len(rs) == 0 {
 		v.Text = "no recipe changed"
-		return v
+		return v, nil
 	}
 	rep, err := runGate(cmd, s, rs, nil, base)
 	if err != nil {
 		v.Err = err.Error()
-		return v
+		return v, err
 	}
 	var b strings.Builder
 	printVerifyReport(&b, rep)
 	v.Text, v.Failed, v.Reviews = b.String(), rep.Failed, rep.Warnings
-	return v
+	return v, rep.Err()
 }
 
 // printApply says what plan --apply did.
@@ -292,10 +312,12 @@ func printApply(w io.Writer, p *plan.Plan, res *plan.ApplyResult) error {
 		fmt.Fprintf(&b, "%s:\n", verb)
 	}
 	for _, c := range res.Changes {
-		switch c.Kind {
-		case plan.ActAdd:
+		switch {
+		case c.SetOnly:
+			fmt.Fprintf(&b, "  add    %s's release set (the recipe was in none): %s\n", c.Recipe, c.File)
+		case c.Kind == plan.ActAdd:
 			fmt.Fprintf(&b, "  add    %s (from %s) at %s: %s\n", c.Recipe, c.DerivedOf, dashed(c.To), c.File)
-		case plan.ActRetire:
+		case c.Kind == plan.ActRetire:
 			fmt.Fprintf(&b, "  retire %s: end-of-life: %s\n", c.Recipe, c.EndOfLife)
 		default:
 			fmt.Fprintf(&b, "  bump   %s %s -> %s\n", c.Recipe, c.From, c.To)

@@ -51,6 +51,8 @@ textfile collector, atomically: seconds to each suite's Valid-Until, recipes beh
 upstream, release sets violating, components past end of life, each data table's age,
 the time of the last run and of the last successful one (--run-ok=false when a step of
 the run failed: the last success is then carried over from the file's previous copy).
+When the report cannot be made, the metrics file still says so: the run failed, the
+last success carried over, no other sample.
 See docs/tracking.md for the metric names and alerts.
 
 The report itself succeeds whatever it finds (exit 0); it fails on invalid input (2)
@@ -75,10 +77,29 @@ GITHUB_TOKEN, when set, is sent to the GitHub API (higher rate limit).`,
 	return cmd
 }
 
-func runReport(cmd *cobra.Command, g *globalOptions, o *reportOptions) error {
+func runReport(cmd *cobra.Command, g *globalOptions, o *reportOptions) (err error) {
 	if o.output == "" {
 		return usageErrorf("--output DIR is required")
 	}
+	// The metrics file is read back before anything is made or written: one
+	// that is no regular file (a FIFO would block the read) refuses the run.
+	if o.metrics != "" {
+		if _, err := readMetrics(o.metrics); err != nil {
+			return err
+		}
+	}
+	// A run whose report cannot be made still says so in the metrics: the
+	// previous file's numbers (and its success) must not stand.
+	metricsDone := false
+	defer func() {
+		if err != nil && o.metrics != "" && !metricsDone {
+			if werr := writeMetrics(o.metrics, func(last time.Time) []byte {
+				return report.FailedMetrics(time.Now(), report.Run{LastSuccess: last})
+			}); werr != nil {
+				err = errors.Join(err, werr)
+			}
+		}
+	}()
 	s, err := g.openSession(nil, nil)
 	if err != nil {
 		return err
@@ -109,21 +130,9 @@ func runReport(cmd *cobra.Command, g *globalOptions, o *reportOptions) error {
 	}
 	// The page's time, the Releases' expiry and the data's age are the
 	// clock's, whatever day --now plans for.
-	in := report.Inputs{Now: time.Now().UTC(), Plan: p, Compat: cr}
+	in := report.Inputs{Now: time.Now().UTC(), Plan: p, Compat: cr, MaxAge: s.cfg.Data.MaxAge()}
 	if o.repoDir != "" {
 		if in.Repository, err = repositoryInputs(o); err != nil {
-			return err
-		}
-	}
-	// the metrics file is read back before anything is written, so that
-	// one refused writes nothing
-	var prev []byte
-	if o.metrics != "" {
-		prev, err = confined.ReadFile(o.metrics, maxMetrics)
-		if errors.Is(err, confined.ErrRefused) {
-			return invalidInput(err, "--metrics names the file of metrics report writes and reads back: a regular file (or none yet)")
-		}
-		if err != nil && !errors.Is(err, fs.ErrNotExist) {
 			return err
 		}
 	}
@@ -132,8 +141,10 @@ func runReport(cmd *cobra.Command, g *globalOptions, o *reportOptions) error {
 		return err
 	}
 	if o.metrics != "" {
-		run := report.Run{OK: o.runOK && len(errs) == 0, LastSuccess: report.PreviousSuccess(prev)}
-		if err := atomicfile.WriteFile(o.metrics, report.Metrics(rep, run), 0o644); err != nil {
+		metricsDone = true
+		if err := writeMetrics(o.metrics, func(last time.Time) []byte {
+			return report.Metrics(rep, report.Run{OK: o.runOK && len(errs) == 0, LastSuccess: last})
+		}); err != nil {
 			return err
 		}
 	}
@@ -142,6 +153,34 @@ func runReport(cmd *cobra.Command, g *globalOptions, o *reportOptions) error {
 		fmt.Fprintf(cmd.OutOrStdout(), "metrics: %s\n", o.metrics)
 	}
 	return errors.Join(errs...)
+}
+
+// writeMetrics writes the metrics file atomically, with the last success
+// its previous copy records.
+func writeMetrics(path string, metrics func(lastSuccess time.Time) []byte) error {
+	prev, err := readMetrics(path)
+	if err != nil {
+		return err
+	}
+	if err := atomicfile.WriteFile(path, metrics(report.PreviousSuccess(prev)), 0o644); err != nil {
+		return fmt.Errorf("--metrics %s: %w", path, err)
+	}
+	return nil
+}
+
+// readMetrics reads the metrics file's previous copy (nil when there is
+// none yet), a regular file of at most maxMetrics bytes.
+func readMetrics(path string) ([]byte, error) {
+	prev, err := confined.ReadFile(path, maxMetrics)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return nil, nil
+	case errors.Is(err, confined.ErrRefused):
+		return nil, invalidInput(err, "--metrics names the file of metrics report writes and reads back: a regular file (or none yet)")
+	case err != nil:
+		return nil, fmt.Errorf("--metrics %s: %w", path, err)
+	}
+	return prev, nil
 }
 
 // repositoryInputs reads the repository's suites and packages.

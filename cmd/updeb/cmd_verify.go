@@ -15,8 +15,9 @@ import (
 )
 
 type verifyOptions struct {
-	base   string
-	arches []string
+	base    string
+	changed bool
+	arches  []string
 }
 
 func newVerifyCmd(g *globalOptions) *cobra.Command {
@@ -47,26 +48,45 @@ them; --json lists them under "review"), 1 a check failed, 2 invalid input
 (recipe, config, --base), 3 a download failed.`,
 		Example: `  updeb verify helm --base origin/main
   updeb verify --arch amd64 --json kubernetes-1.36
-  git diff --name-only origin/main -- recipes/*.yaml | xargs updeb verify --base origin/main`,
+  updeb verify --base origin/main --changed   # in CI: every recipe the change touches`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return runVerify(cmd, g, o, args)
 		},
 	}
 	f := cmd.Flags()
 	f.StringVar(&o.base, "base", "", "git revision to compare each recipe with (e.g. origin/main)")
+	f.BoolVar(&o.changed, "changed", false, "with --base, instead of RECIPE arguments: every recipe the working tree changes since --base (its file, its folder, a keyring it names)")
 	f.StringSliceVar(&o.arches, "arch", nil, "architectures to build (default: every architecture of each recipe)")
 	return jsonOutput(cmd, 1)
 }
 
 func runVerify(cmd *cobra.Command, g *globalOptions, o *verifyOptions, args []string) error {
+	if o.changed && (o.base == "" || len(args) > 0) {
+		return usageErrorf("--changed goes with --base REV and no RECIPE arguments: it picks the recipes the change touches")
+	}
 	s, err := g.openSession(args, o.arches)
 	if err != nil {
 		return err
 	}
 	defer s.Close()
-	rep, err := runGate(cmd, s, s.recipes, o.arches, o.base)
-	if err != nil {
-		return err
+	recipes := s.recipes
+	if o.changed {
+		git, err := exec.LookPath("git")
+		if err != nil {
+			return usageErrorf("--changed needs git: %v", err)
+		}
+		if recipes, err = (&gate.Base{Git: git, Rev: o.base}).Changed(cmd.Context(), g.recipesDir, s.recipes); err != nil {
+			return err
+		}
+		if !g.quiet {
+			fmt.Fprintf(g.stderr, "updeb: %d recipe(s) changed since %s (their file, folder or keyrings)\n", len(recipes), o.base)
+		}
+	}
+	rep := &gate.Report{Recipes: []gate.RecipeReport{}, Review: []gate.ReviewItem{}}
+	if len(recipes) > 0 || !o.changed {
+		if rep, err = runGate(cmd, s, recipes, o.arches, o.base); err != nil {
+			return err
+		}
 	}
 	if g.json {
 		if err := printJSON(cmd.OutOrStdout(), cmd, rep); err != nil {
@@ -95,10 +115,14 @@ func runGate(cmd *cobra.Command, s *session, recipes []*recipe.Recipe, arches []
 	if err != nil {
 		return nil, err
 	}
+	res, err := g.runResources(s.cfg.Build, 0)
+	if err != nil {
+		return nil, err
+	}
 	opts := gate.Options{
 		Build: pipeline.Options{
 			Source: so, UpdebVersion: version,
-			Parallel: buildParallel(0, s.cfg.Build), XZWorkers: s.cfg.Build.XZWorkers, ResolveOptions: resolveOptions(s.cfg), Progress: g.buildProgress(),
+			Parallel: res.Parallel, Pool: res.Pool, ResolveOptions: resolveOptions(s.cfg), Progress: g.buildProgress(),
 		},
 		Arches:  arches,
 		TempDir: tmp,

@@ -276,3 +276,19 @@ func TestVerifyTrustChanges(t *testing.T) {
 		}
 	})
 }
+
+// verify --changed picks the recipes itself: it needs --base and takes no
+// recipe names; with nothing changed it passes without building.
+func TestVerifyChangedFlags(t *testing.T) {
+	repo, _ := verifyRepo(t)
+	common := []string{"--config", filepath.Join(repo, "updeb.yaml"), "--recipes", filepath.Join(repo, "recipes"), "--cache", t.TempDir(), "-q", "verify"}
+	for _, args := range [][]string{{"--changed"}, {"--changed", "--base", "HEAD", "hello"}} {
+		if code, _, stderr := runCLI(t, append(common, args...)...); code != 2 || !strings.Contains(stderr, "--changed goes with --base REV") {
+			t.Errorf("%v: exit %d, want 2\n%s", args, code, stderr)
+		}
+	}
+	testenv.Run(t, "git", "-C", repo, "checkout", "-q", "--", ".")
+	if code, stdout, stderr := runCLI(t, append(common, "--changed", "--base", "HEAD")...); code != 0 || !strings.Contains(stdout, "PASS: 0 recipe(s)") {
+		t.Errorf("nothing changed: exit %d\n%s%s", code, stdout, stderr)
+	}
+}

@@ -13,12 +13,11 @@ import (
 	"syscall"
 )
 
-// memoryLimit is the Go heap's soft limit per build running at once, unless
-// GOMEMLIMIT is set. One build's live memory is its xz writer's (pkg/xzpar's
-// formula: at the default fast mode and two workers about 220 MiB on binaries,
-// the blocks, encoders and outputs being allocated once and reused) and small
-// buffers; without a limit the garbage collector lets the heap grow to twice
-// the live size, which would double the peak RSS (cmd/updeb-bench/README.md).
+// memoryLimit is the Go heap's soft limit, unless GOMEMLIMIT is set, of the
+// commands that compress nothing large (publish, inspect, ...). A build run
+// sets its own from the memory its compression pool and builds hold
+// (resources.go): without a limit the garbage collector lets the heap grow
+// to twice the live size (cmd/updeb-bench/README.md).
 const memoryLimit = 256 << 20
 
 func main() {

@@ -294,6 +294,27 @@ func TestPlanApply(t *testing.T) {
 	}
 }
 
+// plan --apply's exit code carries the in-process verify's verdict: a
+// --base that is no commit is invalid input (2), not "changes written"
+// (1), and the description has the gate's FAIL line. --only takes the
+// name of a recipe the plan adds.
+func TestPlanApplyVerifyVerdict(t *testing.T) {
+	w := newTrackingWorld(t)
+	w.release("kubernetes", "1.36.5", "2026-11-12")
+	w.release("kubernetes", "1.37.0", "2026-11-18")
+	code, stdout, stderr := w.updeb("plan", "--apply", "--dry-run", "--only", "kubernetes-1.37", "--now", "2026-11-28")
+	if code != 0 || !strings.Contains(stdout, "  add    kubernetes-1.37 (from kubernetes-1.36)") || strings.Contains(stdout, "bump ") {
+		t.Errorf("--only a recipe the plan adds: exit %d\n%s%s", code, stdout, stderr)
+	}
+	msg := filepath.Join(filepath.Dir(w.root), "change.txt")
+	code, stdout, stderr = w.updeb("plan", "--apply", "--only", "kubernetes-1.36", "--message", msg, "--base", "no-such-revision", "--now", "2026-11-28")
+	desc, _ := os.ReadFile(msg)
+	if code != 2 || !strings.Contains(stdout, "  bump   kubernetes-1.36 1.36.4 -> 1.36.5") || !strings.Contains(stderr, "updeb verify --base no-such-revision on the changed recipes") ||
+		!strings.Contains(string(desc), "FAIL   base") {
+		t.Errorf("a --base that is no commit: exit %d, want 2\n%s%s\n%s", code, stdout, stderr, desc)
+	}
+}
+
 // TestTrackingMonth plays a month of the tracking loop as the timer runs it
 // (contrib/tracking/updeb-tracking, with the updeb built from this tree),
 // against the fixture's fake upstreams on 127.0.0.1 behind squid and a real
@@ -445,7 +466,7 @@ func TestTrackingMonth(t *testing.T) {
 	}
 	message := w.git("log", "-1", "--format=%B", "updeb/tracking")
 	for _, want := range []string{
-		"Tracking 2026-12-01: 2 new minors, 3 bumps, 1 end-of-life mark\n\n",
+		"Tracking 2026-12-01: 2 new minors, 3 bumps, 1 end-of-life mark, data tables refreshed\n\n",
 		"- kubernetes-1.36: 1.36.4 -> 1.36.5, released 2026-11-12\n  vouched for by:\n    bin amd64: checksum-file:https://github.com/kubernetes/kubernetes/releases/download/v1.36.5/SHA256SUMS\n  release notes: https://github.com/kubernetes/kubernetes/releases/tag/v1.36.5\n",
 		"- istioctl: 1.30.3 -> 1.31.1, released 2026-11-05\n  watch track: 1.31.x\n",
 		"- kubernetes-1.37: new recipe (the next minor after kubernetes-1.36) at 1.37.1, released 2026-11-25\n",
@@ -454,6 +475,8 @@ func TestTrackingMonth(t *testing.T) {
 		"- kubernetes-1.34: marked end-of-life since 2026-10-27",
 		"- helm: 3.21.4 -> 3.22.0, released 2026-11-24\n",
 		"updeb verify --base HEAD on the changed recipes:\n", "  PASS: 6 recipe(s), 0 failed check(s)",
+		"\nData tables: compat-data.yaml refreshed (updeb data refresh --write compat-data.yaml):\n",
+		"    kubernetes    4 cycles  new cycles 1.37; latest 1.36: 1.36.4 -> 1.36.5\n", "    helm          43 rows    added 3.22 (",
 	} {
 		if !strings.Contains(message, want) {
 			t.Errorf("the commit message lacks %q:\n%s", want, message)
@@ -490,6 +513,47 @@ func TestTrackingMonth(t *testing.T) {
 	page, _ = os.ReadFile(filepath.Join(site, "index.html"))
 	if !strings.Contains(string(page), `<div class="verdict level-ok" id="verdict"`) || strings.Contains(string(page), "helm 3.22.0 is not in") {
 		t.Errorf("the page after the merge is not green, or Helm's new row was not read:\n%s", page)
+	}
+
+	// 2026-12-02: endoflife.date moves Istio 1.31's end of life; nothing
+	// else changed. The data file's change alone is a branch, its summary
+	// saying so (not "nothing changed"); a temporary file an interrupted
+	// run left does not stop the job.
+	istio131.EOL = time.Date(2027, 3, 31, 0, 0, 0, 0, time.UTC)
+	w.cycle(istio131)
+	if err := os.WriteFile(filepath.Join(w.root, "recipes", ".helm.yaml.tmp-123456"), []byte("half"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, out = job("2026-12-02")
+	message = w.git("log", "-1", "--format=%B", "updeb/tracking")
+	if code != 0 || !strings.Contains(out, "removing recipes/.helm.yaml.tmp-123456") || w.git("diff", "--name-status", "main", "updeb/tracking") != "M\tcompat-data.yaml\n" ||
+		!strings.HasPrefix(message, "Tracking 2026-12-02: data tables refreshed\n\n") || !strings.Contains(message, "    istio         2 cycles  changed 1.31: end of life 2027-05-30 -> 2027-03-31\n") {
+		t.Errorf("a moved end of life: exit %d\n%s\n%s", code, out, message)
+	}
+	if st := w.git("status", "--porcelain", "--ignored"); st != "" {
+		t.Errorf("the job left files behind:\n%s", st)
+	}
+
+	// 2026-12-03: the release set file on main is broken (plan --apply
+	// refuses it before it writes a description) while a table changed:
+	// the data file's change is still a branch, with a description that
+	// says the run did not finish, and the job fails with plan's exit code,
+	// leaving main clean for the next run.
+	w.git("checkout", "-q", "main")
+	if err := os.WriteFile(filepath.Join(w.root, "release-sets.yaml"), []byte("sets: [\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	w.git("commit", "-q", "-am", "a broken release set file")
+	istio131.EOL = time.Date(2027, 4, 30, 0, 0, 0, 0, time.UTC)
+	w.cycle(istio131)
+	code, out = job("2026-12-03")
+	message = w.git("log", "-1", "--format=%B", "updeb/tracking")
+	if code != 2 || !strings.Contains(out, "plan --apply failed (exit 2)") || !strings.HasPrefix(message, "Tracking 2026-12-03: unfinished run (updeb plan --apply exit 2), data tables refreshed\n\n") ||
+		!strings.Contains(message, "changed 1.31: end of life 2027-05-30 -> 2027-04-30") {
+		t.Errorf("a run whose plan --apply fails: exit %d\n%s\n%s", code, out, message)
+	}
+	if st := w.git("status", "--porcelain"); st != "" || strings.TrimSpace(w.git("rev-parse", "--abbrev-ref", "HEAD")) != "main" {
+		t.Errorf("the job left the tree dirty or off main:\n%s", st)
 	}
 }
 

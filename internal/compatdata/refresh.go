@@ -398,11 +398,14 @@ func (f *refresher) merge(s *spec, got []fetched) ([]Row, error) {
 				return nil, &SourceError{s.name, g.url, err}
 			}
 			if prev, ok := byKey[r.Key()]; ok {
-				if i := slices.IndexFunc(prev.rows, func(p Row) bool { return p.Key() == r.Key() }); prev.rows[i].String() != r.String() {
-					return nil, &SourceError{s.name, g.url, fmt.Errorf("%q, but %s says %q", r, prev.url, prev.rows[i])}
-				}
-				if prev.url == g.url {
+				i := slices.IndexFunc(prev.rows, func(p Row) bool { return p.Key() == r.Key() })
+				switch {
+				case prev.url == g.url && prev.rows[i].String() != r.String():
+					return nil, &SourceError{s.name, g.url, fmt.Errorf("%s %s given twice: %q and %q", s.name, r.Key(), prev.rows[i], r)}
+				case prev.url == g.url:
 					return nil, &SourceError{s.name, g.url, fmt.Errorf("%q given twice", r)}
+				case prev.rows[i].String() != r.String():
+					return nil, &SourceError{s.name, g.url, fmt.Errorf("%q, but %s says %q", r, prev.url, prev.rows[i])}
 				}
 				continue
 			}

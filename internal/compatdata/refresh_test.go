@@ -183,6 +183,8 @@ func TestRefreshThroughSquid(t *testing.T) {
 			[]string{"helm: " + w.up.URL + helmPath + ": line 49: the Kubernetes range 1.36-1.33: the bounds are out of order"}, 0},
 		{"two sources disagree", helmPath, compatsrc.Answer{Body: edit(helm, "| 3.21.x       | 1.36.x - 1.33.x ", "| 3.21.x       | 1.36.x - 1.32.x |\n| 4.2.x        | 1.36.x - 1.32.x ")}, compatdata.ErrSource,
 			[]string{`"helm 4.2: Kubernetes 1.32-1.36", but ` + w.up.URL + compatsrc.Path(compatdata.Helm, "", 0) + ` says "helm 4.2: Kubernetes 1.33-1.36"`}, 0},
+		{"a row given twice, with other values", helmPath, compatsrc.Answer{Body: edit(helm, "| 3.21.x       | 1.36.x - 1.33.x               |\n", "| 3.21.x       | 1.36.x - 1.33.x               |\n| 3.21.x       | 1.37.x - 1.34.x               |\n")}, compatdata.ErrSource,
+			[]string{"helm: " + w.up.URL + helmPath + `: helm 3.21 given twice: "helm 3.21: Kubernetes 1.33-1.36" and "helm 3.21: Kubernetes 1.34-1.37"`}, 0},
 		{"100 MB", ctrPath, compatsrc.Answer{Size: 100 << 20}, compatdata.ErrSource,
 			[]string{"containerd: " + w.up.URL + ctrPath + ": the answer is larger than 1048576 bytes: refused"}, 0},
 		{"a slow drip", ctrPath, compatsrc.Answer{Body: ctr, Drip: 100 * time.Millisecond}, nil,

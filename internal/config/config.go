@@ -43,8 +43,9 @@
 //	  tuf-root: /etc/updeb/tuf-root.json          # its TUF root (a private deployment's); default public-good
 //	build:
 //	  compression: xz     # xz, gzip, zstd or none
-//	  parallel: 2         # 1 to 256
-//	  xz-workers: 2       # 1 to 64
+//	  memory: 2GiB        # budget of a build run (default: a quarter of the memory the process may use)
+//	  parallel: 2         # 1 to 256 (default: one build per xz worker)
+//	  xz-workers: 2       # 1 to 64 (default: the CPUs the process may use, as many as fit in memory)
 //	  provenance-key: /etc/updeb/repo.secret.asc   # signs the provenance records
 package config
 
@@ -191,12 +192,18 @@ type Build struct {
 	Maintainer string
 	// Compression of control.tar and data.tar: xz (default), gzip, zstd or none.
 	Compression string
+	// Memory is the memory budget of a build run: the compression pool
+	// that every build at once shares is sized to fit in it with the rest
+	// of the process (0: a quarter of the memory the process may use; the
+	// command layer applies it).
+	Memory Size
 	// Parallel is how many recipe+architecture builds run at once (default:
-	// CPUs / XZWorkers, at least 1; the command layer applies it).
+	// one per xz worker; the command layer applies it).
 	Parallel int
-	// XZWorkers is how many xz blocks (or zstd jobs) of one package are
-	// compressed at once (default 2). It changes speed and memory, never the
-	// bytes of the package.
+	// XZWorkers is how many xz blocks (or zstd jobs) are compressed at once,
+	// by all the builds of a run together (default: the CPUs the process
+	// may use, as many as Memory holds). It changes speed and memory, never
+	// the bytes of a package.
 	XZWorkers int
 	// XZMode is the xz encoder: fast (default) or best (smaller, about twice
 	// the CPU). It changes the bytes of the package.
@@ -529,6 +536,7 @@ func (p *parser) build(b *Build, n *yaml.Node) {
 				}
 			}
 		}),
+		"memory":     p.field(func(v *yaml.Node) { p.size(v, &b.Memory) }),
 		"parallel":   p.field(func(v *yaml.Node) { p.integer(v, "build.parallel", 1, MaxParallel, &b.Parallel) }),
 		"xz-workers": p.field(func(v *yaml.Node) { p.integer(v, "build.xz-workers", 1, MaxXZWorkers, &b.XZWorkers) }),
 		"xz-mode": p.field(func(v *yaml.Node) {

@@ -225,6 +225,8 @@ func TestParseBounds(t *testing.T) {
 	for _, tc := range []struct{ src, want string }{
 		{"build:\n  xz-workers: 100000\n", "c.yaml:2:15: build.xz-workers: 100000 is out of range: want 1 to 64"},
 		{"build:\n  xz-workers: 0\n", "c.yaml:2:15: build.xz-workers: 0 is out of range: want 1 to 64"},
+		{"build:\n  memory: lots\n", "c.yaml:2:11: invalid size \"lots\" (want bytes, or a number with KiB, MiB, GiB, TiB, kB, MB, GB or TB)"},
+		{"build:\n  memory: 0\n", "c.yaml:2:11: size \"0\" is out of range: want 1 byte to 1TiB"},
 		{"build:\n  parallel: 1000\n", "c.yaml:2:13: build.parallel: 1000 is out of range: want 1 to 256"},
 		{"build:\n  parallel: -1\n", "c.yaml:2:13: build.parallel: -1 is out of range: want 1 to 256"},
 		{"build:\n  parallel: 2.5\n", "c.yaml:2:13: cannot unmarshal !!float `2.5` into int: build.parallel is a whole number from 1 to 256"},
@@ -278,7 +280,7 @@ func TestParseBounds(t *testing.T) {
 			t.Errorf("Parse(%q)\n got %v\nwant %s", tc.src, err, tc.want)
 		}
 	}
-	for _, ok := range []string{"build: {xz-workers: 64, parallel: 256, compression: zstd, xz-mode: best}", "build: {xz-mode: fast}", "fetch: {retries: 100, parallel: 64, max-size: 1TiB, timeouts: {connect: 1h}, retry-time: 24h}", "build: {compression: none}", "cache: ~",
+	for _, ok := range []string{"build: {xz-workers: 64, parallel: 256, compression: zstd, xz-mode: best, memory: 4GiB}", "build: {xz-mode: fast}", "fetch: {retries: 100, parallel: 64, max-size: 1TiB, timeouts: {connect: 1h}, retry-time: 24h}", "build: {compression: none}", "cache: ~",
 		"repo: {suite: k8s-1.36, component: updates/main, codename: stable, origin: Example Corp., label: \"Kubernetes packages\", architectures: [amd64, arm64]}"} {
 		if _, err := Parse("c.yaml", []byte(ok)); err != nil {
 			t.Errorf("Parse(%q): %v", ok, err)

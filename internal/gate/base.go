@@ -58,13 +58,7 @@ func (b *Base) load(ctx context.Context, r *recipe.Recipe, dir string) (*recipe.
 	if _, err := b.git(ctx, top, "rev-parse", "--verify", "--quiet", b.Rev+"^{commit}"); err != nil {
 		return nil, fmt.Errorf("%w: %s is not a commit in %s", ErrBase, b.Rev, top)
 	}
-	rel := func(p string) (string, error) {
-		real, err := filepath.EvalSymlinks(p)
-		if err != nil {
-			real = p
-		}
-		return filepath.Rel(top, real)
-	}
+	rel := func(p string) (string, error) { return relTo(top, p) }
 	relFile, err := rel(file)
 	if err != nil {
 		return nil, err
@@ -110,6 +104,78 @@ func (b *Base) load(ctx context.Context, r *recipe.Recipe, dir string) (*recipe.
 		return nil, err
 	}
 	return recipe.Load(filepath.Join(dir, relFile), recipe.LoadOptions{Root: filepath.Join(dir, relRoot)})
+}
+
+// relTo is p relative to the repository's top folder, links resolved.
+func relTo(top, p string) (string, error) {
+	real, err := filepath.EvalSymlinks(p)
+	if err != nil {
+		real = p
+	}
+	return filepath.Rel(top, real)
+}
+
+// Changed returns the recipes of rs that the working tree changes since
+// the base revision: a recipe whose file, or a file of its own folder (local
+// files, fragments, a pinned public key), or a keyring it names (a keyring
+// several recipes share makes them all changed) differs from the revision,
+// or is new or gone. That is what the gate must see of a change: a key
+// added to a shared keyring changes the trust of every recipe that names
+// it, though no recipe file changed.
+func (b *Base) Changed(ctx context.Context, dir string, rs []*recipe.Recipe) ([]*recipe.Recipe, error) {
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return nil, err
+	}
+	topOut, err := b.git(ctx, abs, "rev-parse", "--show-toplevel")
+	if err != nil {
+		return nil, fmt.Errorf("%w: %v", ErrBase, err)
+	}
+	top := strings.TrimSpace(string(topOut))
+	if _, err := b.git(ctx, top, "rev-parse", "--verify", "--quiet", b.Rev+"^{commit}"); err != nil {
+		return nil, fmt.Errorf("%w: %s is not a commit in %s", ErrBase, b.Rev, top)
+	}
+	diff, err := b.git(ctx, top, "diff", "--name-only", "--no-renames", "-z", b.Rev, "--")
+	if err != nil {
+		return nil, fmt.Errorf("%w: %v", ErrBase, err)
+	}
+	untracked, err := b.git(ctx, top, "ls-files", "--others", "--exclude-standard", "-z")
+	if err != nil {
+		return nil, fmt.Errorf("%w: %v", ErrBase, err)
+	}
+	var changed []string
+	for _, p := range strings.Split(string(diff)+string(untracked), "\x00") {
+		if p != "" {
+			changed = append(changed, filepath.FromSlash(p))
+		}
+	}
+	touches := func(p string, folder bool) bool {
+		rel, err := relTo(top, p)
+		if err != nil {
+			return false
+		}
+		return slices.ContainsFunc(changed, func(c string) bool { return c == rel || folder && strings.HasPrefix(c, rel+string(filepath.Separator)) })
+	}
+	var out []*recipe.Recipe
+	for _, r := range rs {
+		file, err := filepath.Abs(r.Path)
+		if err != nil {
+			return nil, err
+		}
+		hit := touches(file, false) || touches(r.FilesDir, true)
+		for _, s := range r.Sources {
+			if s.Signature.Keyring != "" {
+				hit = hit || touches(filepath.Join(r.Root, filepath.FromSlash(s.Signature.Keyring)), false)
+			}
+			if s.Checksums != nil && s.Checksums.Clearsigned != nil {
+				hit = hit || touches(filepath.Join(r.Root, filepath.FromSlash(s.Checksums.Clearsigned.Keyring)), false)
+			}
+		}
+		if hit {
+			out = append(out, r)
+		}
+	}
+	return out, nil
 }
 
 // maxBaseArchive bounds what is extracted of the base revision: the old
@@ -328,16 +394,32 @@ func resolveFor(r *recipe.Recipe, arch string, po recipe.ResolveOptions) (*recip
 // contentView is what of a resolved recipe the package bytes depend on:
 // all of it but, per source, what only decides whether it is trusted (its
 // signature, Sigstore material, checksum file: diffTrust reviews them),
-// where it is downloaded from, and its pins (compared apart: the same
-// bytes may gain a pin of another algorithm). Anything else, including
-// fields added later, counts as content.
+// where it is downloaded from (its URL, and the upstream's name of the
+// architecture, which only URLs and what they render into say), its pins
+// (compared apart: the same bytes may gain a pin of another algorithm) and
+// its name, which only the recipe uses (a source is its place in the
+// list: renaming it changes no byte). Anything else, including fields
+// added later, counts as content.
 func contentView(p *recipe.Resolved) recipe.Resolved {
 	v := *p
+	v.UpstreamArch = ""
+	place := map[string]string{}
 	v.Sources = make([]recipe.ResolvedSource, len(p.Sources))
 	for i, s := range p.Sources {
-		s.URL, s.Pinned = "", nil
+		place[s.Name] = fmt.Sprintf("#%d", i)
+		s.Name, s.URL, s.Pinned = place[s.Name], "", nil
 		s.Signature, s.Sigstore, s.NoSignatureReason, s.Checksums = nil, nil, "", nil
 		v.Sources[i] = s
+	}
+	v.Packages = make([]recipe.ResolvedPackage, len(p.Packages))
+	for i, pkg := range p.Packages {
+		pkg.Files = slices.Clone(pkg.Files)
+		for j, f := range pkg.Files {
+			if f.Source != "" {
+				pkg.Files[j].Source = place[f.Source]
+			}
+		}
+		v.Packages[i] = pkg
 	}
 	return v
 }
@@ -377,16 +459,20 @@ func sameContent(a, b *recipe.Resolved, rootA, rootB string) (bool, []change, er
 	}
 	same := bytes.Equal(bytes.ReplaceAll(ja, []byte(rootA), nil), bytes.ReplaceAll(jb, []byte(rootB), nil))
 	var notes []change
-	for _, sa := range a.Sources {
-		i := slices.IndexFunc(b.Sources, func(s recipe.ResolvedSource) bool { return s.Name == sa.Name })
-		if i < 0 {
+	for i, sa := range a.Sources { // by place, as contentView compares them
+		if i >= len(b.Sources) {
 			same = false
 			continue
 		}
 		sb := b.Sources[i]
-		if !samePins(sa.Pinned, sb.Pinned) {
+		switch {
+		case !samePins(sa.Pinned, sb.Pinned):
 			same = false
-		} else if sa.URL != sb.URL {
+		case sa.Name != sb.Name && sa.URL != sb.URL:
+			notes = append(notes, change{"source " + sa.Name, fmt.Sprintf("was source %s, downloaded from %s, was %s (the same pinned bytes)", sb.Name, sa.URL, sb.URL)})
+		case sa.Name != sb.Name:
+			notes = append(notes, change{"source " + sa.Name, fmt.Sprintf("was source %s (the same pinned bytes)", sb.Name)})
+		case sa.URL != sb.URL:
 			notes = append(notes, change{"source " + sa.Name, fmt.Sprintf("downloaded from %s, was %s (the same pinned bytes)", sa.URL, sb.URL)})
 		}
 	}
@@ -492,6 +578,9 @@ func fileList(p *recipe.ResolvedPackage) map[string]bool {
 	}
 	for _, l := range p.Symlinks {
 		m[l.Dest+" -> "+l.Target] = true
+	}
+	for _, l := range p.Hardlinks {
+		m[l.Dest+" (hardlink to "+l.Target+")"] = true
 	}
 	for _, g := range p.GeneratedFiles {
 		m[g.Dest] = true

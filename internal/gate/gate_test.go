@@ -383,18 +383,7 @@ func TestReportErr(t *testing.T) {
 func TestBaseLoad(t *testing.T) {
 	tools := testenv.RequireTool(t, "git")
 	dir := t.TempDir()
-	git := func(args ...string) {
-		testenv.Run(t, tools[0], append([]string{"-C", dir, "-c", "user.email=t@example.org", "-c", "user.name=t"}, args...)...)
-	}
-	write := func(name, content string) {
-		p := filepath.Join(dir, name)
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	write, git := testRepo(t, tools[0], dir)
 	write("recipes/hello.yaml", helloRecipe)
 	write("keys/upstream.asc", "old key\n")
 	// A recipe whose own files are in the folder its files-dir names.
@@ -448,8 +437,8 @@ func TestBaseLoad(t *testing.T) {
 	}
 }
 
-// TestDiffPrivileges: every special bit, owner or mode added or changed,
-// and every maintainer-script fragment or trigger added, changed or
+// TestDiffPrivileges: every special bit, owner or mode added or changed
+// (on every name of a file, its hardlinks too), and every maintainer-script fragment or trigger added, changed or
 // removed, is a review item of the privileges check; a bump that changes
 // none of them is not.
 func TestDiffPrivileges(t *testing.T) {
@@ -487,6 +476,12 @@ func TestDiffPrivileges(t *testing.T) {
 			[]Kind{KindOwner}, []string{`package hello [amd64]: /usr/share/doc/hello/LICENSE: 0644 -> 0640 root:adm`}},
 		{"new private directory", project(edit(t, withFragment, "    files:\n", "    directories: [/var/lib/hello, {path: /var/lib/hello/keys, mode: \"0700\"}]\n    files:\n"), "echo one\n"),
 			[]Kind{KindMode}, []string{`package hello [amd64]: /var/lib/hello/keys/ is 0700`}},
+		{"hardlink to a setuid file", project(edit(t, edit(t, withFragment, "dest: /usr/bin/hello}", `dest: /usr/bin/hello, mode: "4755", special-bits: "binds port 80"}`),
+			"    files:\n", "    hardlinks: [{dest: /usr/bin/hello-1, target: /usr/bin/hello}]\n    files:\n"), "echo one\n"),
+			[]Kind{KindSpecialBits, KindSpecialBits}, []string{
+				`package hello [amd64]: /usr/bin/hello-1 is 4755 (special-bits: "binds port 80")`,
+				`package hello [amd64]: /usr/bin/hello: 0755 -> 4755 (special-bits: "binds port 80")`,
+			}},
 		{"fragment changed", project(withFragment, "echo two\n"), []Kind{KindScriptFragment}, []string{"package hello [amd64]: postinst fragment hello.postinst changed: diff it against the base revision"}},
 		{"fragment and trigger removed", project(helloRecipe, ""), []Kind{KindScriptFragment, KindTriggers},
 			[]string{"package hello [amd64]: postinst fragment hello.postinst removed", "package hello [amd64]: triggers: none, were activate-noawait ldconfig"}},
@@ -536,4 +531,24 @@ func fifoFragment(t *testing.T, r *recipe.Recipe) *recipe.Recipe {
 		t.Fatal(err)
 	}
 	return r
+}
+
+// testRepo returns a function that writes a file under dir (its folders
+// made) and one that runs git in dir as a fixed author.
+func testRepo(t *testing.T, gitTool, dir string) (write func(name, content string), git func(args ...string)) {
+	write = func(name, content string) {
+		t.Helper()
+		p := filepath.Join(dir, name)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	git = func(args ...string) {
+		t.Helper()
+		testenv.Run(t, gitTool, append([]string{"-C", dir, "-c", "user.email=t@example.org", "-c", "user.name=t"}, args...)...)
+	}
+	return write, git
 }

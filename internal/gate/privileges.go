@@ -104,7 +104,7 @@ func (a access) kind(was access, existed bool) Kind {
 	return KindMode
 }
 
-// accessOf maps each file and directory of a package to its access.
+// accessOf maps each file, hardlink and directory of a package to its access.
 func accessOf(p *recipe.ResolvedPackage) map[string]access {
 	m := map[string]access{}
 	if p == nil {
@@ -115,6 +115,11 @@ func accessOf(p *recipe.ResolvedPackage) map[string]access {
 	}
 	for _, d := range p.Directories {
 		m[d.Path+"/"] = access{mode: d.Mode, owner: d.Owner, special: d.SpecialBits, dir: true}
+	}
+	for _, l := range p.Hardlinks {
+		if a, ok := m[l.Target]; ok {
+			m[l.Dest] = a // another name of the same file: a setuid file's hardlink is setuid
+		}
 	}
 	return m
 }

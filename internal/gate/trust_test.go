@@ -25,9 +25,11 @@ import (
 
 // trustKeys is real material for the trust cases: three OpenPGP keys made
 // by gpg (armored public keys), key A again after its expiry was set, and
-// two pinned Sigstore keys (PEM) with their fingerprints.
+// A again with a new signing subkey, and two pinned Sigstore keys (PEM)
+// with their fingerprints.
 type trustKeys struct {
 	a, b, c, aExpiring string // armored public keys
+	aSubkey            string // key A expiring, with a new signing subkey
 	fa, fb, fc         string // their fingerprints
 	pem1, pem2         string
 	kfp1, kfp2         string
@@ -52,6 +54,9 @@ func makeTrustKeys(t *testing.T) *trustKeys {
 	s.GPG("--quick-set-expire", k.fa, "2031-06-15")
 	s.GPG("--armor", "--output", filepath.Join(dir, "a2.asc"), "--export", k.fa)
 	k.aExpiring = read("a2.asc")
+	s.GPG("--quick-add-key", k.fa, "ed25519", "sign", "never")
+	s.GPG("--armor", "--output", filepath.Join(dir, "a3.asc"), "--export", k.fa)
+	k.aSubkey = read("a3.asc")
 
 	vs, err := sigstoretest.New()
 	if err != nil {
@@ -168,6 +173,7 @@ func TestGateTrust(t *testing.T) {
 		return edit(t, text, sumsLine, `    checksums: {url: "`+sumsURL+`", clearsigned: {keyring: keys/sums.asc}}`+"\n")
 	}
 	keyed := withSignature(t, `signature: {bundle-url: "https://example.org/v{{.Version}}/hello-{{.Arch}}.sigstore.json", public-key: hello.pub}`)
+	archIdentity := bundleSigned(t, `"https://github.com/hello/{{.Arch}}-builds/.github/workflows/release.yml@refs/tags/v{{.Version}}"`)
 	tests := []struct {
 		name       string
 		base, head map[string]string
@@ -266,6 +272,24 @@ func TestGateTrust(t *testing.T) {
 			map[string]string{recipeFile: edit(t, signedBy(t, k.fa), "    signature:", "    sha512: {amd64: cf83e1357eefb8bdf1542850d66d8007d620e4050b5715dc83f4a921d36ce9ce47d0d13c5d85f2b0ff8318d2877eec2f63b931bd47417a81a538327af927da3e}\n    signature:")},
 			unchanged, []Kind{KindPins},
 			[]string{"source hello: pinned digests sha256, sha512, were sha256"}, false},
+		{"signers reordered, in lower case: no change",
+			map[string]string{recipeFile: signedBy(t, k.fa, k.fb), ring: keyring(k.a, k.b)},
+			map[string]string{recipeFile: signedBy(t, strings.ToLower(k.fb), k.fa)},
+			unchanged, nil, nil, false},
+		{"a Sigstore identity that a template makes another through the upstream architecture name",
+			map[string]string{recipeFile: archIdentity},
+			map[string]string{recipeFile: edit(t, archIdentity, "architectures: {amd64: amd64}", "architectures: {amd64: x86_64}")},
+			unchanged, []Kind{KindSigstoreIdentity},
+			[]string{"source hello: Sigstore identity https://github.com/hello/x86_64-builds/.github/workflows/release.yml@refs/tags/v{{.Version}}, was https://github.com/hello/amd64-builds/.github/workflows/release.yml@refs/tags/v{{.Version}}"}, false},
+		{"the checksum file moved to another host",
+			map[string]string{recipeFile: signedBy(t, k.fa), ring: keyring(k.a)},
+			map[string]string{recipeFile: edit(t, signedBy(t, k.fa), sumsURL, "https://mirror.example.net/v{{.Version}}/SHA256SUMS")},
+			unchanged, []Kind{KindCrossCheck},
+			[]string{"source hello: cross-check against the upstream checksum file https://mirror.example.net/v{{.Version}}/SHA256SUMS, was " + sumsURL}, false},
+		{"a source renamed in place, the same bytes and anchors",
+			map[string]string{recipeFile: signedBy(t, k.fa), ring: keyring(k.a)},
+			map[string]string{recipeFile: edit(t, signedBy(t, k.fa), "  - name: hello\n    url", "  - name: bin\n    url", "source: hello, path: hello", "source: bin, path: hello", "source: hello, path: LICENSE", "source: bin, path: LICENSE")},
+			unchanged, nil, nil, false},
 		{"a real package change without a new version fails",
 			map[string]string{recipeFile: signedBy(t, k.fa), ring: keyring(k.a)},
 			map[string]string{recipeFile: edit(t, signedBy(t, k.fa), "section: utils", "section: net")},
@@ -323,6 +347,21 @@ func TestGateTrust(t *testing.T) {
 				t.Errorf("Err() = %v, want failed: %v (exit %d)", err, tt.fail, map[bool]int{false: 0, true: 1}[tt.fail])
 			}
 		})
+	}
+}
+
+// A key that keeps its fingerprint but gains a signing subkey can sign
+// with a key it could not before: a keyring change naming the subkey.
+func TestGateTrustNewSubkey(t *testing.T) {
+	k := makeTrustKeys(t)
+	rep := gateBase(t, map[string]string{"recipes/hello.yaml": signedBy(t, k.fa), "keys/upstream.asc": k.aExpiring},
+		map[string]string{"keys/upstream.asc": k.aSubkey})
+	if len(rep.Review) != 1 || rep.Review[0].Kind != KindKeyring || !slices.Equal(rep.Review[0].Changed, []string{k.fa}) {
+		t.Fatalf("review %+v, want one keyring change of key %s", rep.Review, k.fa)
+	}
+	msg := rep.Review[0].Message
+	if !strings.HasPrefix(msg, "source hello: keyring keys/upstream.asc: key "+k.fa+" changed: now subkey ") || !strings.Contains(msg, " can sign") || rep.Err() != nil {
+		t.Errorf("REVIEW line %q (%v), want key %s changed: now subkey ... can sign", msg, rep.Err(), k.fa)
 	}
 }
 
@@ -441,5 +480,54 @@ func TestUntar(t *testing.T) {
 		if err := untar(bytes.NewReader(good[:n]), t.TempDir()); err == nil {
 			t.Errorf("an archive cut at %d of %d bytes extracted without an error", n, len(good))
 		}
+	}
+}
+
+// Changed picks what a change touches: a key added to a keyring two recipes
+// share changes both (no recipe file changed), a file in a recipe's own
+// folder changes it, a new recipe not yet committed is changed; a recipe
+// whose file, folder and keyrings are as they were is not.
+func TestChanged(t *testing.T) {
+	tools := testenv.RequireTool(t, "git")
+	k := makeTrustKeys(t)
+	dir := t.TempDir()
+	write, git := testRepo(t, tools[0], dir)
+	named := func(name, ring string) string {
+		return edit(t, signedBy(t, k.fa), "name: hello\nversion", "name: "+name+"\nversion", "keys/upstream.asc", ring)
+	}
+	write("recipes/aa.yaml", named("aa", "keys/shared.asc"))
+	write("recipes/bb.yaml", named("bb", "keys/shared.asc"))
+	write("recipes/cc.yaml", named("cc", "keys/other.asc"))
+	write("recipes/dd.yaml", named("dd", "keys/other.asc"))
+	write("recipes/dd/notes.txt", "one\n")
+	write("keys/shared.asc", k.a)
+	write("keys/other.asc", k.b)
+	git("init", "-q")
+	git("add", "-A")
+	git("commit", "-q", "-m", "base")
+	write("keys/shared.asc", k.a+k.c)
+	write("recipes/dd/notes.txt", "two\n")
+	write("recipes/ee.yaml", named("ee", "keys/other.asc"))
+	var rs []*recipe.Recipe
+	for _, n := range []string{"aa", "bb", "cc", "dd", "ee"} {
+		r, err := recipe.Load(filepath.Join(dir, "recipes", n+".yaml"), recipe.LoadOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		rs = append(rs, r)
+	}
+	got, err := (&Base{Git: tools[0], Rev: "HEAD"}).Changed(context.Background(), filepath.Join(dir, "recipes"), rs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, r := range got {
+		names = append(names, r.Name)
+	}
+	if strings.Join(names, " ") != "aa bb dd ee" {
+		t.Errorf("changed %v, want aa bb dd ee", names)
+	}
+	if _, err := (&Base{Git: tools[0], Rev: "no-such-rev"}).Changed(context.Background(), dir, rs); !errors.Is(err, ErrBase) {
+		t.Errorf("an unknown revision: %v", err)
 	}
 }

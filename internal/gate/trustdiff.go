@@ -3,6 +3,7 @@ package gate
 import (
 	"bytes"
 	"fmt"
+	"maps"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -16,18 +17,22 @@ import (
 )
 
 // anchors is what vouches for one source besides its pinned digest, read
-// from the recipe (templates unrendered, so that a version bump does not
-// change them) and from the files it names.
+// from the recipe and from the files it names. Templates are rendered for
+// each architecture with the version left out (recipe.RenderPerArch), so
+// that a version bump changes nothing and a new name or upstream
+// architecture name that changes what a template stands for is a change.
 type anchors struct {
 	form        string // one of the signature forms (formNames)
 	none        string // the reason, for `signature: none`
 	keyring     *keyringFacts
 	signers     []string // allow-list of the detached signature; empty: any key of the keyring
-	identity    string   // Sigstore: the exact identity, or "matching RE"
+	identity    string   // Sigstore: the exact identity as written, or "matching RE"
+	identityIs  string   // what it stands for (rendered per architecture): what is compared
 	issuer      string
 	keyFile     string // Sigstore: the pinned public key, as the recipe names it
 	key         string // its fingerprint (SHA256:base64), or why it is unreadable
 	checksums   string // the checksum file URL template; "" when there is no cross-check
+	checksumsIs string // what it stands for (rendered per architecture): what is compared
 	sumsKeyring *keyringFacts
 	sumsSigners []string
 	pins        []string // the digest algorithms pinned, in any architecture
@@ -153,14 +158,16 @@ func sourceAnchors(r *recipe.Recipe) map[string]*anchors {
 				a.key = fpr
 			case ss.IdentityRegexp != "":
 				a.identity, a.issuer = "matching "+ss.IdentityRegexp, ss.Issuer
+				a.identityIs = a.identity
 			default:
 				a.identity, a.issuer = ss.Identity, ss.Issuer
+				a.identityIs = perArch(r.RenderPerArch(ss.Identity))
 			}
 		default:
 			a.form, a.none = formNone, sig.None
 		}
 		if c := s.Checksums; c != nil {
-			a.checksums = c.URL
+			a.checksums, a.checksumsIs = c.URL, perArch(r.RenderPerArch(c.URL))
 			if c.Clearsigned != nil {
 				a.sumsKeyring = readKeyring(r.Root, c.Clearsigned.Keyring)
 				a.sumsSigners = normalizedFprs(c.Clearsigned.Signers)
@@ -179,6 +186,34 @@ func sourceAnchors(r *recipe.Recipe) map[string]*anchors {
 		m[s.Name] = a
 	}
 	return m
+}
+
+// shown is how a review line names a template's old and new value: as
+// written, unless only what it stands for changed (the same text, another
+// name or upstream architecture name): then as rendered.
+func shown(n, o, nIs, oIs string) (string, string) {
+	if n == o && nIs != oIs {
+		return nIs, oIs
+	}
+	return n, o
+}
+
+// perArch is one value for a template rendered per architecture: the
+// rendering when every architecture has the same, else each with its
+// architecture ("amd64: X, arm64: Y").
+func perArch(m map[string]string) string {
+	arches := slices.Sorted(maps.Keys(m))
+	parts := make([]string, len(arches))
+	for i, a := range arches {
+		parts[i] = a + ": " + m[a]
+	}
+	if len(slices.Compact(slices.Sorted(maps.Values(m)))) > 1 {
+		return strings.Join(parts, ", ")
+	}
+	if len(arches) == 0 {
+		return ""
+	}
+	return m[arches[0]]
 }
 
 func normalizedFprs(list []string) []string {
@@ -206,9 +241,15 @@ func diffTrust(r, old *recipe.Recipe, rev string, rv *reviews) {
 			fmt.Sprintf("new recipe %s (not at %s): review the trust of each of its sources (%s)", r.Name, rev, strings.Join(names, ", ")))
 	}
 	// A source removed takes its anchors with it: the package diff shows
-	// it, and nothing is trusted that was not before.
-	for _, name := range names {
-		diffSource(name, na[name], oa[name], rv)
+	// it, and nothing is trusted that was not before. A source renamed in
+	// place (the old name gone, the new one new, at the same place in the
+	// list) is compared with what it was.
+	for i, name := range names {
+		o := oa[name]
+		if o == nil && old != nil && i < len(old.Sources) && na[old.Sources[i].Name] == nil {
+			o = oa[old.Sources[i].Name]
+		}
+		diffSource(name, na[name], o, rv)
 	}
 }
 
@@ -236,7 +277,10 @@ func diffSource(name string, n, o *anchors, rv *reviews) {
 	}
 	diffKeyring(KindKeyring, "keyring", name, n.keyring, o.keyring, suffix, rv)
 	diffSigners(KindSigners, "signers", name, n.signers, o.signers, n.keyring, o.keyring, suffix, rv)
-	diffValue(KindSigstoreIdentity, "Sigstore identity", name, "", n.identity, o.identity, suffix, rv)
+	if n.identityIs != o.identityIs {
+		nv, ov := shown(n.identity, o.identity, n.identityIs, o.identityIs)
+		diffValue(KindSigstoreIdentity, "Sigstore identity", name, "", nv, ov, suffix, rv)
+	}
 	diffValue(KindSigstoreIssuer, "Sigstore issuer", name, "", n.issuer, o.issuer, suffix, rv)
 	subject := n.keyFile
 	if subject == "" {
@@ -252,6 +296,12 @@ func diffSource(name string, n, o *anchors, rv *reviews) {
 	case n.checksums == "" && o.checksums != "":
 		rv.add(ReviewItem{Kind: KindCrossCheck, Source: name, Old: []string{o.checksums}},
 			fmt.Sprintf("cross-check against the upstream checksum file %s removed", o.checksums))
+	case n.checksumsIs != o.checksumsIs:
+		// The file the pins are checked against comes from elsewhere: the
+		// pins now agree with whatever that host serves.
+		nv, ov := shown(n.checksums, o.checksums, n.checksumsIs, o.checksumsIs)
+		rv.add(ReviewItem{Kind: KindCrossCheck, Source: name, Old: []string{ov}, New: []string{nv}},
+			fmt.Sprintf("cross-check against the upstream checksum file %s, was %s", nv, ov))
 	}
 	diffKeyring(KindChecksumsKeyring, "checksum file keyring", name, n.sumsKeyring, o.sumsKeyring, suffix, rv)
 	diffSigners(KindChecksumsSigners, "checksum file signers", name, n.sumsSigners, o.sumsSigners, n.sumsKeyring, o.sumsKeyring, suffix, rv)

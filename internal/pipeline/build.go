@@ -41,14 +41,17 @@ import (
 type Options struct {
 	// Source fetches and verifies the sources (and its Logger and Now serve
 	// the whole build).
-	Source         source.Options
-	OutDir         string
-	UpdebVersion   string
-	Compression    deb.Compression
-	Limits         archive.Limits
-	Force          bool // rebuild even when the state record says nothing changed
-	Parallel       int  // builds at once; <= 0 means 1
-	XZWorkers      int  // xz blocks compressed at once per package (deb.Package.XZWorkers); never changes the bytes
+	Source       source.Options
+	OutDir       string
+	UpdebVersion string
+	Compression  deb.Compression
+	Limits       archive.Limits
+	Force        bool // rebuild even when the state record says nothing changed
+	Parallel     int  // builds at once; <= 0 means 1
+	XZWorkers    int  // xz blocks compressed at once per package (deb.Package.XZWorkers) where Pool is nil; never changes the bytes
+	// Pool, when set, compresses every package of the run (deb.Package.Pool):
+	// the builds at once share its workers and memory.
+	Pool           *deb.Pool
 	XZMode         deb.XZMode
 	ResolveOptions recipe.ResolveOptions
 	// SpoolAll reads every archive member a build needs into a spool file

@@ -43,6 +43,8 @@ const accPackages = `  - name: acc
       - {path: /var/lib/acc, mode: "0700"}
       - {path: /var/lib/acc/shared, mode: "2775", group: staff, special-bits: "files made in it belong to staff"}
       - {path: /var/lib/acc/drop, mode: "1777", special-bits: "anyone drops files, only their owner removes them"}
+    hardlinks:
+      - {dest: /usr/sbin/acc-link, target: /usr/sbin/acc}
     scripts: {postinst: acc.postinst, prerm: acc.prerm}
     triggers: [interest-noawait acc-reload]
   - name: acc-plugin
@@ -137,6 +139,7 @@ dpkg -i "$PLUGIN"
 cd "$ROOT"
 find usr/sbin lib/systemd/system etc/acc var/lib/acc "usr/share/doc/acc/read me ünï.txt" -printf '%p %m %u:%g %n\n' | LC_ALL=C sort
 cmp usr/sbin/acc usr/sbin/acc-alias && echo "acc-alias has acc's bytes"
+[ usr/sbin/acc -ef usr/sbin/acc-link ] && echo "acc-link is acc"
 echo ---
 cat var/lib/acc/log
 dpkg -r acc
@@ -148,14 +151,16 @@ etc/acc/token 600 root:root 1
 lib/systemd/system 755 root:root 2
 lib/systemd/system/acc\x2dworker.service 644 root:root 1
 usr/sbin 755 root:root 2
-usr/sbin/acc 2750 root:shadow 1
+usr/sbin/acc 2750 root:shadow 2
 usr/sbin/acc-alias 755 root:root 1
+usr/sbin/acc-link 2750 root:shadow 2
 usr/share/doc/acc/read me ünï.txt 644 root:root 1
 var/lib/acc 700 root:root 4
 var/lib/acc/drop 1777 root:root 2
 var/lib/acc/log 644 root:root 1
 var/lib/acc/shared 2775 root:staff 2
 acc-alias has acc's bytes
+acc-link is acc
 ---
 postinst configure 
 postinst triggered acc-reload
@@ -171,7 +176,8 @@ prerm remove
 
 // TestRebuildRealDebianPackages rebuilds four real Debian 12 packages
 // (testdata/debian: setuid and setgid files, root:shadow and root:staff,
-// 0700, 1733 and 1777 folders, systemd's \x2d, symlinks, conffiles) from
+// 0700, 1733 and 1777 folders, systemd's \x2d, symlinks, conffiles) and
+// one dpkg-deb builds here with hardlinks (as perl-base has them) from
 // their trees through a recipe that states each entry's mode and owner, and
 // finds every name, type, mode, owner (name and id), size, byte and link
 // target of the original in the same order, and the same conffiles; dpkg
@@ -184,6 +190,7 @@ func TestRebuildRealDebianPackages(t *testing.T) {
 	if len(originals) != 4 {
 		t.Fatalf("testdata/debian has %d packages, want 4", len(originals))
 	}
+	originals = append(originals, hardlinkedDeb(t))
 	root, mirror := project(t)
 	var js []Job
 	want := map[string]*deb.Info{}
@@ -244,6 +251,7 @@ func TestRebuildRealDebianPackages(t *testing.T) {
 				dpkgRoot := testenv.DpkgRoot(t)
 				trees[which] = string(testenv.AsRoot(t, `dpkg --root="$ROOT" --admindir="$ROOT/var/lib/dpkg" --force-script-chrootless --force-not-root --force-depends --log=/dev/null --unpack "$DEB" >"$ROOT.log" 2>&1 || { cat "$ROOT.log"; exit 1; }
 cd "$ROOT" && find . \( -path ./var/lib/dpkg -o -path "./usr/share/doc/$OURS" -o -path "./usr/share/lintian/overrides/$OURS" \) -prune -o -printf '%p %y %m %u:%g %U:%G %s %l\n' | LC_ALL=C sort
+find . -type f -links +1 ! -path './var/lib/dpkg/*' -printf '%p has %n names, inode %i\n' | LC_ALL=C sort | awk '{ if (!($6 in first)) first[$6] = $1; $6 = first[$6]; print }'
 find . -type f ! -path './var/lib/dpkg/*' ! -path "./usr/share/doc/$OURS/*" ! -path "./usr/share/lintian/overrides/$OURS" -print0 | LC_ALL=C sort -z | xargs -0r md5sum`,
 					"ROOT="+dpkgRoot, "DEB="+p, "OURS="+o.Package))
 			}
@@ -255,9 +263,55 @@ find . -type f ! -path './var/lib/dpkg/*' ! -path "./usr/share/doc/$OURS/*" ! -p
 			}
 		}
 	}
-	if n := len(res[0].Outputs) + len(res[1].Outputs) + len(res[2].Outputs) + len(res[3].Outputs); n != 4 {
-		t.Fatalf("%d packages rebuilt, want 4", n)
+	n := 0
+	for _, r := range res {
+		n += len(r.Outputs)
 	}
+	if n != len(originals) {
+		t.Fatalf("%d packages rebuilt, want %d", n, len(originals))
+	}
+}
+
+// hardlinkedDeb builds with dpkg-deb a package whose files have hardlinks,
+// as Debian's perl-base has /usr/bin/perl5.36.0 for /usr/bin/perl: a
+// command, and a setuid helper with two names (with a copyright file and
+// lintian overrides, as Debian's packages have them).
+func hardlinkedDeb(t *testing.T) string {
+	t.Helper()
+	tree := t.TempDir()
+	for _, f := range []struct {
+		name string
+		mode os.FileMode
+	}{{"usr/bin/tool", 0o755}, {"usr/lib/tool/helper", 0o754 | os.ModeSetuid}, {"usr/share/doc/hardlinked/copyright", 0o644}, {"usr/share/lintian/overrides/hardlinked", 0o644}} {
+		p := filepath.Join(tree, f.name)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte("#!/bin/sh\necho "+f.name+"\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Chmod(p, f.mode); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for link, target := range map[string]string{"usr/bin/tool-1.0": "usr/bin/tool", "usr/lib/tool/helper.real": "usr/lib/tool/helper"} {
+		if err := os.Link(filepath.Join(tree, target), filepath.Join(tree, link)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.MkdirAll(filepath.Join(tree, "DEBIAN"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	control := "Package: hardlinked\nVersion: 1.0-1\nArchitecture: amd64\nMaintainer: Test <test@example.org>\nSection: utils\nPriority: optional\nDescription: hardlinks\n A test package.\n"
+	if err := os.WriteFile(filepath.Join(tree, "DEBIAN/control"), []byte(control), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	deb := filepath.Join(t.TempDir(), "hardlinked_1.0-1_amd64.deb")
+	testenv.Run(t, "dpkg-deb", "--root-owner-group", "--build", tree, deb)
+	if listing := string(testenv.Run(t, "dpkg-deb", "-c", deb)); strings.Count(listing, " link to ") != 2 {
+		t.Fatalf("dpkg-deb stored no hardlinks:\n%s", listing)
+	}
+	return deb
 }
 
 // originalOf returns the original .deb whose inspection is info.
@@ -343,6 +397,7 @@ func rebuildRecipe(t *testing.T, name string, info *deb.Info) string {
 		Files        []file `yaml:"files"`
 		Directories  []dir  `yaml:"directories"`
 		Symlinks     []link `yaml:"symlinks,omitempty"`
+		Hardlinks    []link `yaml:"hardlinks,omitempty"`
 	}
 	arch := "any"
 	if info.Control.Value("Architecture") == "all" {
@@ -372,6 +427,8 @@ func rebuildRecipe(t *testing.T, name string, info *deb.Info) string {
 			}
 		case "symlink":
 			p.Symlinks = append(p.Symlinks, link{Dest: dest, Target: f.Linkname})
+		case "hardlink":
+			p.Hardlinks = append(p.Hardlinks, link{Dest: dest, Target: strings.TrimPrefix(f.Linkname, ".")})
 		default:
 			t.Fatalf("%s: %s is a %s, which the test does not rebuild", name, f.Path, f.Type)
 		}
@@ -387,4 +444,45 @@ func rebuildRecipe(t *testing.T, name string, info *deb.Info) string {
 		}
 	}
 	return b.String()
+}
+
+// TestStatedDirectoryWhicheverComesFirst: dpkg leaves a directory that
+// exists as it is, so a package that puts a file into a directory another
+// package of the recipe states (0700, 2775 root:staff) carries it with the
+// stated mode and owner, and the directory is the same whichever package
+// dpkg unpacks first.
+func TestStatedDirectoryWhicheverComesFirst(t *testing.T) {
+	testenv.RequireTool(t, "dpkg", "dpkg-deb")
+	root, mirror := project(t)
+	tarballRecipe(t, root, mirror, "dirs", tarballOf(t, "seed", "seed\n"), `  - name: dirs
+    summary: states its directories
+    description: |
+      A test package.
+    section: admin
+    directories:
+      - {path: /var/lib/dirs, mode: "0700"}
+      - {path: /var/lib/dirs/share, mode: "2775", group: staff, special-bits: "files made in it belong to staff"}
+  - name: dirs-data
+    summary: puts a file into them
+    description: |
+      A test package.
+    section: admin
+    files:
+      - {source: dirs, path: seed, dest: /var/lib/dirs/share/seed}
+`)
+	out := filepath.Join(t.TempDir(), "out")
+	if _, err := Run(context.Background(), jobs(t, root, "amd64", "dirs"), options(t, mirror, out)); err != nil {
+		t.Fatal(err)
+	}
+	for _, order := range [][]string{{"dirs", "dirs-data"}, {"dirs-data", "dirs"}} {
+		got := testenv.AsRoot(t, `for p in $FIRST $SECOND; do
+	dpkg --root="$ROOT" --admindir="$ROOT/var/lib/dpkg" --force-not-root --force-script-chrootless --log=/dev/null --unpack "$OUT/${p}_1.0.0-1_amd64.deb" >/dev/null
+done
+cd "$ROOT" && find var/lib/dirs -printf '%p %m %u:%g\n' | LC_ALL=C sort`,
+			"ROOT="+testenv.DpkgRoot(t), "OUT="+out, "FIRST="+order[0], "SECOND="+order[1])
+		want := "var/lib/dirs 700 root:root\nvar/lib/dirs/share 2775 root:staff\nvar/lib/dirs/share/seed 644 root:root\n"
+		if string(got) != want {
+			t.Errorf("%s unpacked first:\n%s\nwant:\n%s", order[0], got, want)
+		}
+	}
 }

@@ -35,10 +35,10 @@ import (
 // Streaming keeps the payload off the disk at about the same wall time (xz
 // dominates). Several packages of one source (Kubernetes' server tarball:
 // master, node, client) are written one after the other, so only the first
-// streams and the others' members are spooled: writing them at once would
-// multiply the xz encoders' memory (about 220 MiB per package with the
-// defaults) for no CPU gain. The measurements are in cmd/updeb-bench/README.md
-// ("Streaming vs spooling").
+// streams and the others' members are spooled: the packages of a build share
+// the run's compression pool anyway (its workers and memory), so writing them
+// at once would gain no CPU, only more blocks waiting for the same workers.
+// The measurements are in cmd/updeb-bench/README.md ("Streaming vs spooling").
 //
 // An archive's verdict comes at its end (a later hostile entry, the gzip or
 // xz checksum): the package is written into the build folder and moved to

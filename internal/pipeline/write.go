@@ -65,6 +65,9 @@ func assemble(r *recipe.Recipe, plan *recipe.Resolved, pp *recipe.ResolvedPackag
 	for _, l := range pp.Symlinks {
 		p.Entries = append(p.Entries, deb.Entry{Path: l.Dest, Type: deb.TypeSymlink, Linkname: l.Target})
 	}
+	for _, l := range pp.Hardlinks {
+		p.Entries = append(p.Entries, deb.Entry{Path: l.Dest, Type: deb.TypeHardlink, Linkname: l.Target})
+	}
 	for _, g := range pp.GeneratedFiles {
 		content := g.Content
 		e := deb.Entry{Path: g.Dest, Type: deb.TypeFile, Mode: g.Mode, Size: int64(len(content)),
@@ -113,7 +116,7 @@ func writePackage(ctx context.Context, r *recipe.Recipe, plan *recipe.Resolved, 
 	if err != nil {
 		return Output{}, err
 	}
-	p.Compression, p.XZWorkers, p.XZMode = opts.Compression, opts.XZWorkers, opts.XZMode
+	p.Compression, p.XZWorkers, p.Pool, p.XZMode = opts.Compression, opts.XZWorkers, opts.Pool, opts.XZMode
 	if opts.Progress != nil {
 		p.Progress = progressOf(pp.OutputFile, opts.Progress)
 		defer opts.Progress(Progress{File: pp.OutputFile, Done: true})

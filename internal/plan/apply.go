@@ -43,7 +43,9 @@ type Change struct {
 	VerifiedBy   []string `json:"verified_by,omitempty"` // what vouched for the new bytes
 	ReleaseNotes string   `json:"release_notes,omitempty"`
 	Sets         string   `json:"sets,omitempty"` // what the release set file learnt
-	DryRun       bool     `json:"dry_run,omitempty"`
+	// SetOnly: an add whose recipe was there; only its release set was added.
+	SetOnly bool `json:"set_only,omitempty"`
+	DryRun  bool `json:"dry_run,omitempty"`
 }
 
 // Skipped is an action Apply did not carry out, and why.
@@ -202,6 +204,17 @@ func applyOne(ctx context.Context, a Action, r *recipe.Recipe, byName map[string
 			c.File = path
 		}
 		c.From = ""
+		if have := byName[a.NewRecipe]; have != nil {
+			// The recipe is there (an apply cut short, a recipe added by
+			// hand): only its release set is added.
+			c.File, c.To, c.SetOnly, c.ReleaseNotes, c.ReleaseDate = have.Path, have.Version, true, "", ""
+			if o.DryRun {
+				return c, nil
+			}
+			var err error
+			c.Sets, err = followNewMinor(o.SetsFile, a, byName)
+			return c, err
+		}
 		if o.DryRun {
 			return c, nil
 		}

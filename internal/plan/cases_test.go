@@ -1,7 +1,11 @@
 package plan
 
 import (
+	"context"
 	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -165,5 +169,77 @@ func TestUnreleasedCycles(t *testing.T) {
 	all := strings.Join(cmds, "\n")
 	if strings.Contains(all, "--new-minor 1.37") || !strings.Contains(all, "updeb bump calicoctl --new-minor 3.32 --to 3.32.0") {
 		t.Errorf("commands:\n%s", all)
+	}
+}
+
+// A recipe of a series that no release set covers where bump --new-minor
+// would have put it (an apply cut short between the recipe and its set, a
+// recipe added by hand) is an add of its release set only: compat checks
+// nothing for that minor otherwise, and nothing else would ever say so.
+// Apply writes the set and nothing else; run again, nothing is left to do.
+// A series whose sets are there, or an end-of-life recipe, is no action.
+func TestSetOnlyAdd(t *testing.T) {
+	dir := t.TempDir()
+	sets := filepath.Join(dir, "sets.yaml")
+	text := "sets:\n  - name: k136\n    components: {kubernetes: recipe:kubernetes-1.36, cri-tools: recipe:cri-tools-1.36}\n"
+	if err := os.WriteFile(sets, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	rs := []*recipe.Recipe{
+		{Path: "r/kubernetes-1.37.yaml", Name: "kubernetes-1.37", Version: "1.37.0"},
+		{Path: "r/kubernetes-1.36.yaml", Name: "kubernetes-1.36", Version: "1.36.5"},
+		{Path: "r/kubernetes-1.35.yaml", Name: "kubernetes-1.35", Version: "1.35.9", EndOfLife: today.AddDate(0, 0, -1)},
+		{Path: "r/kubernetes-1.34.yaml", Name: "kubernetes-1.34", Version: "1.34.7", EndOfLife: today.AddDate(0, 0, -1)},
+		{Path: "r/cri-tools-1.36.yaml", Name: "cri-tools-1.36", Version: "1.36.0"},
+		{Path: "r/cri-tools-1.37.yaml", Name: "cri-tools-1.37", Version: "1.37.0"},
+	}
+	p := one(t, rs, text, nil)
+	var got []string
+	for _, a := range p.Actions {
+		if a.Kind == ActAdd {
+			got = append(got, fmt.Sprintf("%s %s %s %v %s", a.Recipe, a.NewRecipe, a.Minor, a.SetOnly, a.Command))
+		}
+	}
+	want := []string{ // the new set names cri-tools-1.37 at once: it is there
+		"kubernetes-1.36 kubernetes-1.37 1.37 true updeb plan --apply --only kubernetes-1.37",
+	}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Fatalf("adds:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+	if r := p.Actions[0].Reason; !strings.Contains(r, "kubernetes-1.37 is in no release set of sets.yaml, so compat checks nothing for it: release set k137 added for Kubernetes 1.37, copied from k136") {
+		t.Errorf("reason: %s", r)
+	}
+	if len(p.Sets) != 2 || p.Sets[1].Name != "k137" || !p.Sets[1].New {
+		t.Errorf("sets after the plan: %+v", p.Sets)
+	}
+	res, err := Apply(context.Background(), p, rs, ApplyOptions{SetsFile: sets})
+	if err != nil || len(res.Failures) != 0 || len(res.Changes) != 1 || !res.Changes[0].SetOnly || res.Changes[0].File != "r/kubernetes-1.37.yaml" {
+		t.Fatalf("apply: %v %+v", err, res)
+	}
+	after, _ := os.ReadFile(sets)
+	if !strings.Contains(string(after), "  - name: k137\n    components: {kubernetes: recipe:kubernetes-1.37, cri-tools: recipe:cri-tools-1.37}\n") {
+		t.Errorf("the release set file:\n%s", after)
+	}
+	if s := res.Summary(&Plan{Now: "2026-12-01"}); s != "Tracking 2026-12-01: 1 release set added" {
+		t.Errorf("summary %q", s)
+	}
+	if d := string(Describe(p, res, nil)); !strings.Contains(d, "- kubernetes-1.37: its release set (the recipe, at 1.37.0, was in none)\n  release sets: release set k137 added") {
+		t.Errorf("description:\n%s", d)
+	}
+	for _, a := range one(t, rs, string(after), nil).Actions {
+		if a.Kind == ActAdd {
+			t.Errorf("after the apply: %+v", a)
+		}
+	}
+	// cri-tools-1.37 was written, its set was not extended.
+	stale := strings.Replace(string(after), "{kubernetes: recipe:kubernetes-1.37, cri-tools: recipe:cri-tools-1.37}", "{kubernetes: recipe:kubernetes-1.37, cri-tools: recipe:cri-tools-1.36}", 1)
+	var adds []string
+	for _, a := range one(t, rs, stale, nil).Actions {
+		if a.Kind == ActAdd {
+			adds = append(adds, a.Recipe+" "+a.NewRecipe+" "+a.Reason)
+		}
+	}
+	if len(adds) != 1 || !strings.HasPrefix(adds[0], "cri-tools-1.36 cri-tools-1.37 cri-tools-1.37 is in no release set of sets.yaml, so compat checks nothing for it: release set k137 now names recipe:cri-tools-1.37") {
+		t.Errorf("a series' recipe its Kubernetes minor's set does not name: %q", adds)
 	}
 }

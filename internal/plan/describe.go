@@ -18,13 +18,18 @@ type Verification struct {
 
 // Summary is the description's first line: what changed, in counts.
 func (r *ApplyResult) Summary(p *Plan) string {
+	const setOnly = "set"
 	count := map[string]int{}
 	for _, c := range r.Changes {
+		if c.SetOnly {
+			count[setOnly]++
+			continue
+		}
 		count[c.Kind]++
 	}
 	var parts []string
 	for _, k := range []struct{ kind, one, many string }{
-		{ActAdd, "new minor", "new minors"}, {ActBump, "bump", "bumps"}, {ActRetire, "end-of-life mark", "end-of-life marks"},
+		{ActAdd, "new minor", "new minors"}, {setOnly, "release set added", "release sets added"}, {ActBump, "bump", "bumps"}, {ActRetire, "end-of-life mark", "end-of-life marks"},
 	} {
 		switch n := count[k.kind]; {
 		case n == 1:
@@ -57,10 +62,12 @@ func Describe(p *Plan, r *ApplyResult, v *Verification) []byte {
 		b.WriteString("\nChanges:\n")
 	}
 	for _, c := range r.Changes {
-		switch c.Kind {
-		case ActAdd:
+		switch {
+		case c.SetOnly:
+			fmt.Fprintf(&b, "- %s: its release set (the recipe, at %s, was in none)", c.Recipe, c.To)
+		case c.Kind == ActAdd:
 			fmt.Fprintf(&b, "- %s: new recipe (the next minor after %s) at %s", c.Recipe, c.DerivedOf, c.To)
-		case ActRetire:
+		case c.Kind == ActRetire:
 			fmt.Fprintf(&b, "- %s: marked end-of-life since %s (it stays, to rebuild; not to deploy)", c.Recipe, c.EndOfLife)
 		default:
 			fmt.Fprintf(&b, "- %s: %s -> %s", c.Recipe, c.From, c.To)

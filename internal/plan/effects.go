@@ -162,8 +162,9 @@ func (w *world) play(file string, a Action, o Options) (*world, error) {
 		r.EndOfLife = day
 		next.recipes[i] = &r
 	case ActAdd:
-		nr := derived(&r, a, o)
-		next.recipes = append(next.recipes, nr)
+		if !slices.ContainsFunc(next.recipes, func(r *recipe.Recipe) bool { return r.Ref() == a.NewRecipe }) { // not a SetOnly add
+			next.recipes = append(next.recipes, derived(&r, a, o))
+		}
 		text, _, err := compat.AddMinor(file, w.text, compat.NewMinor{Component: a.Component, From: a.Recipe, To: a.NewRecipe, Minor: a.Minor,
 			Versions: compat.RecipeVersions(next.recipes)})
 		if err != nil {

@@ -15,11 +15,14 @@
 package plan
 
 import (
+	"bytes"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 	"time"
 
+	"github.com/updeb/updeb/internal/compat"
 	"github.com/updeb/updeb/internal/compatdata"
 	"github.com/updeb/updeb/internal/recipe"
 	"github.com/updeb/updeb/internal/supportdata"
@@ -119,8 +122,10 @@ type Recipe struct {
 	// Latest is the newest complete release in any track.
 	Latest      string `json:"latest,omitempty"`
 	NewestError string `json:"newest_error,omitempty"` // why upstream's releases are unknown
-	Behind      bool   `json:"behind"`                 // Newest is newer than Version
-	Action      string `json:"action"`                 // the kind of its action, "" for none
+	// NoWatch: the recipe has no watch, so there is nothing upstream to check.
+	NoWatch bool   `json:"no_watch,omitempty"`
+	Behind  bool   `json:"behind"` // Newest is newer than Version
+	Action  string `json:"action"` // the kind of its action, "" for none
 }
 
 // Action is one thing to do, with the command that does it when there is one.
@@ -144,8 +149,12 @@ type Action struct {
 	EndOfLife string `json:"end_of_life,omitempty"`
 	// ReleaseNotes is upstream's page of the release moved to.
 	ReleaseNotes string `json:"release_notes,omitempty"`
-	Reason       string `json:"reason"`
-	Command      string `json:"command,omitempty"`
+	// SetOnly marks an add whose recipe is there but in no release set
+	// (an apply cut short, a recipe added by hand): only its release set
+	// is added, as bump --new-minor would have.
+	SetOnly bool   `json:"set_only,omitempty"`
+	Reason  string `json:"reason"`
+	Command string `json:"command,omitempty"`
 	// Sets says what the action does to the release sets.
 	Sets []SetEffect `json:"sets,omitempty"`
 }
@@ -211,6 +220,7 @@ func Make(rs []*recipe.Recipe, data *supportdata.Copy, o Options) (*Plan, error)
 		p.Components = append(p.Components, comp)
 		acts = append(acts, a...)
 	}
+	acts = append(acts, setAdds(names, byComponent, rs, data.Data, o)...)
 	p.Actions = order(acts)
 	if o.Sets != nil {
 		if err := effects(p, rs, data.Data, o); err != nil {
@@ -357,6 +367,8 @@ func recipeStatus(comp, product string, r *recipe.Recipe, up upstream, data *sup
 		Newest: up.newest.Version, NewestDate: day(up.newest.Published), Latest: up.latest.Version}
 	if r.Watch != nil {
 		rec.Track = r.Watch.Track
+	} else {
+		rec.NoWatch = true
 	}
 	cyc, covered := data.Cycle(product, r.Version)
 	eol := false
@@ -494,6 +506,59 @@ func seriesAdds(comp, product string, rs []*recipe.Recipe, up upstream, data *su
 			Command: fmt.Sprintf("updeb bump %s --new-minor %s", from, m)}
 		out = append(out, a)
 		from = to
+	}
+	return out
+}
+
+// setAdds are the release sets a versioned series lacks: a recipe of the
+// series (not end-of-life) that the release set file does not cover where
+// bump --new-minor would have added it (compat.AddMinor from the recipe of
+// the minor before it would change the file), for an apply cut short
+// between the recipe and its set, or a recipe added by hand. Without them
+// compat checks nothing for that minor, and no later plan would say so.
+//
+// Kubernetes' series goes first, whose sets the other series then join, as
+// the adds are ordered and carried out.
+func setAdds(names []string, byComponent map[string][]*recipe.Recipe, all []*recipe.Recipe, data *supportdata.Data, o Options) []Action {
+	if o.Sets == nil {
+		return nil
+	}
+	file := o.SetsFile
+	if file == "" {
+		file = "release-sets.yaml"
+	}
+	comps := slices.Clone(names)
+	sort.SliceStable(comps, func(i, j int) bool { return comps[i] == "kubernetes" && comps[j] != "kubernetes" })
+	text := o.Sets
+	var out []Action
+	for _, comp := range comps {
+		var rs []*recipe.Recipe
+		for _, r := range byComponent[comp] {
+			if versioned(r) {
+				rs = append(rs, r)
+			}
+		}
+		sort.SliceStable(rs, func(i, j int) bool { return compare(rs[i].Version, rs[j].Version) < 0 })
+		product := supportdata.ProductOf(comp)
+		for i := 1; i < len(rs); i++ {
+			r, from := rs[i], rs[i-1]
+			if !r.EndOfLife.IsZero() && !r.EndOfLife.After(o.Now) {
+				continue
+			}
+			if c, ok := data.Cycle(product, r.Version); ok && c.Status(o.Now).State == supportdata.EndOfLife {
+				continue
+			}
+			minor := minorOf(r.Version)
+			next, note, err := compat.AddMinor(file, text, compat.NewMinor{Component: comp, From: from.Ref(), To: r.Ref(), Minor: minor, Versions: compat.RecipeVersions(all)})
+			if err != nil || bytes.Equal(next, text) {
+				continue // covered, or the set it would come from is missing too: the next plan says so
+			}
+			text = next
+			out = append(out, Action{Kind: ActAdd, Component: comp, Product: productOf(product, data), Recipe: from.Ref(), NewRecipe: r.Ref(), Minor: minor,
+				Version: r.Version, SetOnly: true,
+				Reason:  fmt.Sprintf("%s is in no release set of %s, so compat checks nothing for it: %s, as bump --new-minor would have", r.Ref(), file, note),
+				Command: "updeb plan --apply --only " + r.Ref()})
+		}
 	}
 	return out
 }

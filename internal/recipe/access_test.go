@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -153,7 +154,8 @@ func TestModesAndOwners(t *testing.T) {
 }
 
 // Fragments merge with updeb's parts in the documented order, or where
-// their #UPDEB# line says; what is not shell text is refused.
+// their #UPDEB# line says (indented too); what is not shell text, or
+// names the token anywhere but on a line of its own, is refused.
 func TestMergeScripts(t *testing.T) {
 	text := strings.Replace(accessRecipe, "    directories:\n", `    scripts: {preinst: x.preinst, postinst: x.postinst, prerm: x.prerm, postrm: x.postrm}
     triggers: [interest-noawait /usr/lib/x/plugins, activate-noawait ldconfig]
@@ -199,11 +201,25 @@ func TestMergeScripts(t *testing.T) {
 			t.Errorf("%s: sh -n: %v\n%s", name, err, out)
 		}
 	}
+	// An indented #UPDEB# line (inside a block) is the place too.
+	if err := os.WriteFile(fragment, []byte("if [ \"$1\" = configure ]; then\n\t #UPDEB#\t\nfi\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	scripts, err = r.MaintainerScripts(&pp)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if post := scripts[1].Content; !strings.Contains(post, "\nif [ \"$1\" = configure ]; then\n# updeb's part:\ncase \"$1\" in\n") ||
+		!strings.HasSuffix(post, "esac\n# end of updeb's part\nfi\n\nexit 0\n") || strings.Contains(post, "#UPDEB#") {
+		t.Errorf("postinst with an indented #UPDEB#:\n%s", post)
+	}
 	for _, tc := range []struct{ name, content, want string }{
 		{"shebang", "#!/bin/bash\necho\n", "starts with a #! line: updeb writes the script's #!/bin/sh and set -e; give only the commands"},
 		{"NUL", "echo \x00\n", "contains a NUL byte: a fragment is shell text"},
 		{"DOS", "echo a\r\n", "has carriage returns (a file saved with DOS line ends)"},
-		{"two tokens", "#UPDEB#\necho\n#UPDEB#\n", "has 2 #UPDEB# lines; at most one says where updeb's part goes"},
+		{"two tokens", "#UPDEB#\necho\n  #UPDEB#\n", "has 2 #UPDEB# lines (lines 1, 3); at most one says where updeb's part goes"},
+		{"token in a string", "echo ok\necho \"#UPDEB#\"\n", "line 2: #UPDEB# must stand alone on its line (blanks around it allowed)"},
+		{"token after a command", "true #UPDEB#\n", "line 1: #UPDEB# must stand alone on its line"},
 		{"not UTF-8", "echo \xff\n", "is not UTF-8 text"},
 		{"too big", strings.Repeat("#", MaxFragment+1), "262145 bytes, more than the 256 KiB a fragment may have"},
 	} {
@@ -213,6 +229,114 @@ func TestMergeScripts(t *testing.T) {
 		_, err := r.MaintainerScripts(&pp)
 		if !errors.Is(err, ErrInvalid) || !strings.Contains(err.Error(), "scripts.postinst: "+fragment+": "+tc.want) {
 			t.Errorf("%s: %v, want %q", tc.name, err, tc.want)
+		}
+	}
+}
+
+// FragmentForLint gives the shell checkers the fragment with its #UPDEB#
+// line as a command that does nothing, every line at its place.
+func TestFragmentForLint(t *testing.T) {
+	for _, tc := range []struct {
+		in, want string
+		line     int
+	}{
+		{"echo a\n", "echo a\n", 0},
+		{"#UPDEB#\n", ":\n", 1},
+		{"if true; then\n\t#UPDEB# \nfi", "if true; then\n\t: \nfi", 2},
+		{"echo a\necho '#UPDEB#'\n", "echo a\necho '#UPDEB#'\n", 0},
+	} {
+		got, line := FragmentForLint([]byte(tc.in))
+		if string(got) != tc.want || line != tc.line {
+			t.Errorf("FragmentForLint(%q) = %q, %d; want %q, %d", tc.in, got, line, tc.want, tc.line)
+		}
+	}
+}
+
+// A package that puts files into a directory another package of the recipe
+// states with its own mode and owner carries that directory the same way
+// (and its postinst hands it to the system user it shares): dpkg keeps the
+// mode of whichever package creates the directory first.
+func TestStatedDirectoriesInherited(t *testing.T) {
+	text := accessRecipe + `  - name: xx-data
+    summary: X data
+    description: The X data.
+    section: admin
+    system-user: {name: xuser, home: /var/lib/x}
+    files:
+      - {file: x.default, dest: /var/lib/x/state/seed}
+      - {file: x.default, dest: /var/local/x/ok}
+      - {file: x.default, dest: /var/lib/x/plain}
+`
+	r, p := loadAccess(t, text, map[string]string{"x.default": "X=1\n"})
+	data := p.Packages[1]
+	want := []ResolvedDir{
+		{Path: "/var/lib/x/state", Mode: 0o700, Owner: deb.Owner{User: "xuser", Group: "xuser"}},
+		{Path: "/var/local/x", Mode: 0o775 | fs.ModeSetgid, Owner: deb.Owner{Group: "staff", GID: 50}, SpecialBits: "files made in it belong to staff"},
+	}
+	if !slices.Equal(data.Directories, want) {
+		t.Errorf("xx-data's directories %+v\nwant %+v", data.Directories, want)
+	}
+	scripts, err := r.MaintainerScripts(&data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(scripts[0].Content, "\t\t\tchown xuser:xuser /var/lib/x/state\n") {
+		t.Errorf("xx-data's postinst does not hand /var/lib/x/state to xuser:\n%s", scripts[0].Content)
+	}
+	if o := string(data.Overrides(nil)); !strings.Contains(o, "xx-data: non-standard-dir-perm 0700 != 0755 [var/lib/x/state/]") {
+		t.Errorf("xx-data's overrides lack the stated mode:\n%s", o)
+	}
+	if n := len(p.Packages[0].Directories); n != 5 {
+		t.Errorf("xx has %d directories, want its own 5", n)
+	}
+}
+
+// A special bit Linux ignores where the recipe puts it (setuid on a
+// directory, sticky on a file) is kept as stated, with a warning.
+func TestIgnoredSpecialBitsWarn(t *testing.T) {
+	text := strings.Replace(accessRecipe, "    directories:\n", "    directories:\n      - {path: /var/x/suid, mode: \"4755\", special-bits: \"as stated\"}\n", 1)
+	text = strings.Replace(text, "    files:\n", "    files:\n      - {file: x.default, dest: /usr/share/x/sticky, mode: \"1644\", special-bits: \"as stated\"}\n", 1)
+	r, p := loadAccess(t, text, nil)
+	var warnings []string
+	for _, w := range r.Warnings {
+		warnings = append(warnings, w.String())
+	}
+	for _, want := range []string{
+		`mode: the sticky bit (1644) does nothing on a file under Linux: leave it out`,
+		`mode: the setuid bit (4755) does nothing on a directory under Linux (setgid does: what is made in it takes its group): leave it out`,
+	} {
+		if !slices.ContainsFunc(warnings, func(w string) bool { return strings.HasSuffix(w, want) }) {
+			t.Errorf("no warning %q in\n%s", want, strings.Join(warnings, "\n"))
+		}
+	}
+	if f := p.Packages[0].Files[0]; f.Dest != "/usr/share/x/sticky" || f.Mode != 0o644|fs.ModeSticky {
+		t.Errorf("first file %+v, want /usr/share/x/sticky with mode 1644", f)
+	}
+}
+
+// A fragment of comments only makes no script where updeb has no part of
+// its own (lintian's maintainer-script-empty), and lint says so; with a
+// part of updeb's the script is that part.
+func TestCommentOnlyFragment(t *testing.T) {
+	text := strings.Replace(accessRecipe, "    directories:\n", "    scripts: {postinst: x.postinst, prerm: x.prerm}\n    directories:\n", 1)
+	comments := "# Nothing to do yet.\n\n  #UPDEB#\n"
+	r, p := loadAccess(t, text, map[string]string{"x.postinst": comments, "x.prerm": comments})
+	pp := p.Packages[0]
+	scripts, err := r.MaintainerScripts(&pp)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(scripts) != 1 || scripts[0].Name != "postinst" || !strings.Contains(scripts[0].Content, "adduser --system") {
+		t.Errorf("scripts %+v, want updeb's postinst only", scripts)
+	}
+	var warnings []string
+	for _, w := range r.Warnings {
+		warnings = append(warnings, w.String())
+	}
+	for _, script := range []string{"postinst", "prerm"} {
+		want := "scripts." + script + ": x." + script + " holds no commands, only comments and blank lines: leave the fragment out"
+		if !slices.ContainsFunc(warnings, func(w string) bool { return strings.Contains(w, want) }) {
+			t.Errorf("no warning %q in\n%s", want, strings.Join(warnings, "\n"))
 		}
 	}
 }

@@ -12,6 +12,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode"
+	"unicode/utf8"
 
 	"go.yaml.in/yaml/v3"
 
@@ -313,18 +315,25 @@ func (d *decoder) relPath(v *yaml.Node, name, p string) bool {
 
 // pathProblem is why a path in a recipe cannot be a file name, or "": dpkg
 // refuses a newline (and no file name holds a NUL); updeb refuses the other
-// control characters in recipes, where they would be invisible in review
-// (lint, the gate's diff, a terminal), though dpkg would take them. Spaces,
-// backslashes (systemd's "\x2d") and UTF-8 are file names like any other.
+// control characters (C0, DEL, C1) and Unicode's invisible format
+// characters (zero-width spaces and joiners, bidirectional overrides that
+// show a name in another order than its bytes, the soft hyphen) in
+// recipes, where they would be invisible in review (lint, the gate's diff,
+// a terminal), though dpkg would take them. Spaces, backslashes (systemd's
+// "\x2d") and other UTF-8 are file names like any other.
 func pathProblem(p string) string {
-	i := strings.IndexFunc(p, func(r rune) bool { return r < 0x20 || r == 0x7f })
-	switch {
-	case i < 0:
+	i := strings.IndexFunc(p, func(r rune) bool { return unicode.IsControl(r) || unicode.Is(unicode.Cf, r) })
+	if i < 0 {
 		return ""
-	case p[i] == '\n' || p[i] == 0:
-		return "contains a newline or NUL, which dpkg refuses in a file name"
 	}
-	return fmt.Sprintf("contains a control character (U+%04X): dpkg would take it, but updeb refuses it in recipes, where it is invisible in review", p[i])
+	r, _ := utf8.DecodeRuneInString(p[i:])
+	switch {
+	case r == '\n' || r == 0:
+		return "contains a newline or NUL, which dpkg refuses in a file name"
+	case unicode.IsControl(r):
+		return fmt.Sprintf("contains a control character (U+%04X): dpkg would take it, but updeb refuses it in recipes, where it is invisible in review", r)
+	}
+	return fmt.Sprintf("contains an invisible format character (U+%04X: a zero-width or bidirectional control): dpkg would take it, but updeb refuses it in recipes, where review would not see it or would see the name in another order", r)
 }
 
 // hasDotDot reports a ".." component.
@@ -730,18 +739,10 @@ func (d *decoder) pkg(p *Package, n *yaml.Node) {
 				p.Directories = append(p.Directories, dir)
 			})
 		}},
-		"scripts":  {false, func(v *yaml.Node) { d.scripts(p, v) }},
-		"triggers": {false, func(v *yaml.Node) { d.triggers(p, v) }},
-		"symlinks": {false, func(v *yaml.Node) {
-			d.List(v, "symlinks", func(i int, v *yaml.Node) {
-				s := Symlink{node: v}
-				d.mapping(v, "symlink", map[string]field{
-					"dest":   {true, func(v *yaml.Node) { d.NonEmpty(v, "symlink dest", &s.Dest) }},
-					"target": {true, func(v *yaml.Node) { d.NonEmpty(v, "symlink target", &s.Target) }},
-				})
-				p.Symlinks = append(p.Symlinks, s)
-			})
-		}},
+		"scripts":   {false, func(v *yaml.Node) { d.scripts(p, v) }},
+		"triggers":  {false, func(v *yaml.Node) { d.triggers(p, v) }},
+		"symlinks":  {false, func(v *yaml.Node) { p.Symlinks = d.links(v, "symlink") }},
+		"hardlinks": {false, func(v *yaml.Node) { p.Hardlinks = d.links(v, "hardlink") }},
 		"system-user": {false, func(v *yaml.Node) {
 			u := &SystemUser{Group: true}
 			d.mapping(v, "system-user", map[string]field{
@@ -941,6 +942,20 @@ func (d *decoder) directory(dir *Directory, n *yaml.Node) {
 	}
 	d.mapping(n, "directory", fields)
 	d.checkAccess(n, &dir.Access)
+}
+
+// links decodes a list of {dest, target} mappings: symlinks or hardlinks.
+func (d *decoder) links(n *yaml.Node, kind string) []Symlink {
+	var out []Symlink
+	d.List(n, kind+"s", func(i int, v *yaml.Node) {
+		s := Symlink{node: v}
+		d.mapping(v, kind, map[string]field{
+			"dest":   {true, func(v *yaml.Node) { d.NonEmpty(v, kind+" dest", &s.Dest) }},
+			"target": {true, func(v *yaml.Node) { d.NonEmpty(v, kind+" target", &s.Target) }},
+		})
+		out = append(out, s)
+	})
+	return out
 }
 
 // scriptNames are the maintainer scripts a recipe may give fragments for.

@@ -174,6 +174,7 @@ type Package struct {
 	Files        []File
 	Directories  []Directory
 	Symlinks     []Symlink
+	Hardlinks    []Symlink // Dest is a hardlink to Target, a file of the package
 	SystemUser   *SystemUser
 	SystemdUnits []string
 	Alternatives []Alternative
@@ -221,7 +222,8 @@ type File struct {
 	node *yaml.Node
 }
 
-// Symlink is a symbolic link Dest -> Target; both are templates.
+// Symlink is a symbolic link Dest -> Target (or, in Package.Hardlinks, a
+// hardlink); both are templates.
 type Symlink struct {
 	Dest, Target string
 	node         *yaml.Node

@@ -153,14 +153,18 @@ type ResolvedPackage struct {
 	PreDepends, Depends, Recommends, Suggests []string `json:",omitempty"`
 	Conflicts, Breaks, Replaces, Provides     []string `json:",omitempty"`
 
-	Files          []ResolvedFile
-	Directories    []ResolvedDir `json:",omitempty"` // parents are implied (root:root 0755)
-	Symlinks       []Link        `json:",omitempty"`
+	Files       []ResolvedFile
+	Directories []ResolvedDir `json:",omitempty"` // parents are implied (root:root 0755)
+	Symlinks    []Link        `json:",omitempty"`
+	// Hardlinks are further names of files of the package (Target is the
+	// Dest of one of its Files): the same inode, mode and owner.
+	Hardlinks      []Link `json:",omitempty"`
 	GeneratedFiles []GeneratedFile
 	// LintianOverrides are the recipe's own (lintian-overrides), which
 	// Overrides adds to the ones updeb knows to write.
 	LintianOverrides []string `json:",omitempty"`
 	dynamic          bool     // the recipe says its binaries are dynamically linked
+	alternatives     []Alternative
 	// Scripts are the parts of the maintainer scripts updeb generates
 	// (postinst, prerm, postrm, in that order, only those needed); the
 	// scripts the package carries are these merged with Fragments
@@ -318,7 +322,7 @@ func (r *Recipe) resolve(arch string, opts resolveOptions, fs *findings) *Resolv
 	}
 
 	names := map[string]bool{}
-	dests := map[string]string{} // dest -> package that ships it
+	dests := newPlacements()
 	for _, rp := range r.Packages {
 		pp := r.resolvePackage(rp, rd, dests, checkFile, dv)
 		pp.Maintainer = maintainer
@@ -330,11 +334,60 @@ func (r *Recipe) resolve(arch string, opts resolveOptions, fs *findings) *Resolv
 		}
 		p.Packages = append(p.Packages, *pp)
 	}
+	inheritDirectories(p.Packages, r.Packages)
 	for i := range p.Packages {
 		pp := &p.Packages[i]
 		pp.GeneratedFiles = generatedFiles(r, p, pp, r.Packages[i])
 	}
 	return p
+}
+
+// inheritDirectories gives each package the directories it puts something
+// into that another package of the recipe states with a mode or owner other
+// than an implied parent's (root:root 0755). dpkg leaves a directory that
+// exists as it is, so whichever package is installed first decides: an
+// implied parent would make a stated 0700 folder world-readable. The
+// system user's paths are handed over by the postinst of each package that
+// has that user.
+func inheritDirectories(pps []ResolvedPackage, rps []Package) {
+	stated := map[string]ResolvedDir{}
+	for _, pp := range pps {
+		for _, d := range pp.Directories {
+			if d.Mode != 0o755 || ownerNames(d.Owner) != ownerNames(deb.Owner{}) {
+				stated[d.Path] = d // an implied parent is root:root 0755 already
+			}
+		}
+	}
+	for i := range pps {
+		pp := &pps[i]
+		paths := []string{docDir(pp.Name) + "copyright"}
+		for _, f := range pp.Files {
+			paths = append(paths, f.Dest)
+		}
+		for _, l := range slices.Concat(pp.Symlinks, pp.Hardlinks) {
+			paths = append(paths, l.Dest)
+		}
+		have := map[string]bool{}
+		for _, d := range pp.Directories {
+			paths = append(paths, d.Path)
+			have[d.Path] = true
+		}
+		var inherited []ResolvedDir
+		for _, p := range paths {
+			for dir := path.Dir(p); dir != "/" && dir != "."; dir = path.Dir(dir) {
+				if d, ok := stated[dir]; ok && !have[dir] {
+					have[dir] = true
+					inherited = append(inherited, d)
+				}
+			}
+		}
+		if len(inherited) == 0 {
+			continue
+		}
+		sort.Slice(inherited, func(a, b int) bool { return inherited[a].Path < inherited[b].Path })
+		pp.Directories = append(pp.Directories, inherited...)
+		pp.Scripts = maintainerScripts(pp, rps[i], pp.alternatives)
+	}
 }
 
 // debianVersion is [epoch:]upstream[-revision] with the site's local suffix.
@@ -457,8 +510,8 @@ type packageResolver struct {
 	fs        *findings
 	rp        Package
 	pp        *ResolvedPackage
-	dests     map[string]string // dest -> package that ships it, over all the recipe's packages
-	generated map[string]bool   // what updeb writes into the package itself
+	dests     *placements     // what the recipe's packages install
+	generated map[string]bool // what updeb writes into the package itself
 	checkFile func(*yaml.Node, string, string)
 	// checkFragment checks a fragment's file and its content (Load only).
 	checkFragment func(*yaml.Node, Fragment)
@@ -467,15 +520,19 @@ type packageResolver struct {
 // resolvePackage renders rp in named steps: its identity, relations, contents
 // (files, directories, symlinks, each claimed once across the recipe), the
 // systemd units it must ship, and its alternatives and maintainer scripts.
-func (r *Recipe) resolvePackage(rp Package, rd *renderer, dests map[string]string, checkFile func(*yaml.Node, string, string), dv debversion.Version) *ResolvedPackage {
+func (r *Recipe) resolvePackage(rp Package, rd *renderer, dests *placements, checkFile func(*yaml.Node, string, string), dv debversion.Version) *ResolvedPackage {
 	pl := &packageResolver{r: r, rd: rd, fs: rd.fs, rp: rp, dests: dests, checkFile: checkFile, checkFragment: func(n *yaml.Node, f Fragment) {
 		checkFile(n, "scripts."+f.Script, f.LocalPath)
 	}}
 	if r.dir != "" && rd.fs.lintFragments {
 		pl.checkFragment = func(n *yaml.Node, f Fragment) {
 			data, err := r.ReadFragment(f)
+			var text string
 			if err == nil {
-				_, err = checkFragment(f, data)
+				text, err = checkFragment(f, data)
+			}
+			if err == nil && !hasCommands(text) {
+				rd.fs.warn(n, "scripts.%s: %s holds no commands, only comments and blank lines: leave the fragment out (without a part of updeb's own, the package then has no %s, as lintian's maintainer-script-empty asks)", f.Script, f.File, f.Script)
 			}
 			if err != nil {
 				if errors.Is(err, fs.ErrNotExist) {
@@ -490,8 +547,10 @@ func (r *Recipe) resolvePackage(rp Package, rd *renderer, dests map[string]strin
 	pl.files()
 	pl.directories()
 	pl.symlinks()
+	pl.hardlinks()
 	pl.systemdUnits()
-	pl.pp.Scripts = maintainerScripts(pl.pp, rp, pl.alternatives())
+	pl.pp.alternatives = pl.alternatives()
+	pl.pp.Scripts = maintainerScripts(pl.pp, rp, pl.pp.alternatives)
 	pl.fragments()
 	pl.pp.Triggers = rp.Triggers
 	if len(rp.Triggers) > 0 && slices.ContainsFunc(rp.Triggers, func(t string) bool { return strings.HasPrefix(t, "interest") }) &&
@@ -537,9 +596,13 @@ func (pl *packageResolver) identity(dv debversion.Version) {
 	pp.Description = strings.TrimRight(rd.render(valueOf(n, "description"), "description", rp.Description), "\n")
 	pp.OutputFile = fmt.Sprintf("%s_%s_%s.deb", pp.Name, dv.WithoutEpoch(), pp.Architecture)
 	pl.pp = pp
-	pl.generated = map[string]bool{
-		docDir(pp.Name) + "copyright": true, docDir(pp.Name) + changelogName(pp): true,
-		OverridesPath(pp.Name): true,
+	generated := []string{docDir(pp.Name) + "copyright", docDir(pp.Name) + changelogName(pp), OverridesPath(pp.Name)}
+	pl.generated = map[string]bool{}
+	for _, g := range generated {
+		pl.generated[g] = true
+		if deb.ValidPackageName(pp.Name) {
+			pl.place(valueOf(n, "name"), "package name", g, "file", "written by updeb for package "+pp.Name)
+		}
 	}
 }
 
@@ -581,15 +644,31 @@ func elementAt(n *yaml.Node, i int) *yaml.Node {
 	return n
 }
 
-// claim records that this package installs dest; a path updeb generates, or
-// one installed twice (here or by another package of the recipe), is refused.
-func (pl *packageResolver) claim(at *yaml.Node, what, dest string) {
+// placements are the paths the packages of a recipe install, over all of
+// them: which package installs each, what the files and symlinks are, and
+// a path inside each folder that holds one.
+type placements struct {
+	owner  map[string]string // path -> package
+	leaf   map[string]string // path of a file or symlink -> "file", "symlink"
+	inside map[string]string // folder -> a path inside it, "PATH (package P)"
+}
+
+func newPlacements() *placements {
+	return &placements{owner: map[string]string{}, leaf: map[string]string{}, inside: map[string]string{}}
+}
+
+// claim records that this package installs dest as kind ("file",
+// "symlink" or "directory"); a path updeb generates, one installed twice
+// (here or by another package of the recipe), and one that dpkg could not
+// place because a file or symlink of the recipe is where a folder of it
+// must be are refused.
+func (pl *packageResolver) claim(at *yaml.Node, what, dest, kind string) {
 	name := pl.pp.Name
 	if pl.generated[dest] {
 		pl.fs.at(at, "%s: %s is generated by updeb (copyright, changelog, lintian overrides); leave it out", what, dest)
 		return
 	}
-	if other, ok := pl.dests[dest]; ok {
+	if other, ok := pl.dests.owner[dest]; ok {
 		if other == name {
 			pl.fs.at(at, "%s: %s is installed twice in package %s", what, dest, name)
 		} else {
@@ -597,7 +676,37 @@ func (pl *packageResolver) claim(at *yaml.Node, what, dest string) {
 		}
 		return
 	}
-	pl.dests[dest] = name
+	pl.place(at, what, dest, kind, "package "+name)
+}
+
+// place records dest as claim does (who: "package P", or who writes it)
+// and refuses a path inside a file or symlink of the recipe, and a file or
+// symlink where the recipe puts something inside.
+func (pl *packageResolver) place(at *yaml.Node, what, dest, kind, who string) {
+	ds := pl.dests
+	subject := dest
+	if who != "package "+pl.pp.Name {
+		subject += " (" + who + ")"
+	}
+	for parent := path.Dir(dest); parent != "/" && parent != "."; parent = path.Dir(parent) {
+		if k, ok := ds.leaf[parent]; ok {
+			pl.fs.at(at, "%s: %s would be inside %s, which package %s installs as a %s: dpkg can put nothing inside it", what, subject, parent, ds.owner[parent], k)
+			return
+		}
+	}
+	if inside, ok := ds.inside[dest]; ok && kind != "directory" {
+		pl.fs.at(at, "%s: %s is installed as a %s, but %s goes inside it: it must be a directory", what, subject, kind, inside)
+		return
+	}
+	ds.owner[dest] = pl.pp.Name
+	if kind != "directory" {
+		ds.leaf[dest] = kind
+	}
+	for parent := path.Dir(dest); parent != "/" && parent != "."; parent = path.Dir(parent) {
+		if _, ok := ds.inside[parent]; !ok {
+			ds.inside[parent] = dest + " (" + who + ")"
+		}
+	}
 }
 
 // absDest reports whether p is a usable absolute path in the package.
@@ -632,7 +741,7 @@ func (pl *packageResolver) file(f File) (ResolvedFile, bool) {
 	if !pl.absDest(valueOf(fn, "dest"), "dest", pf.Dest) {
 		return pf, false
 	}
-	pl.claim(valueOf(fn, "dest"), "dest", pf.Dest)
+	pl.claim(valueOf(fn, "dest"), "dest", pf.Dest, "file")
 	if f.Path != "" {
 		pf.Path = rd.render(valueOf(fn, "path"), "path", f.Path)
 		if pf.Path != "" {
@@ -657,6 +766,9 @@ func (pl *packageResolver) file(f File) (ResolvedFile, bool) {
 	if pf.Mode&0o002 != 0 {
 		pl.fs.warn(valueOf(fn, "mode"), "mode: %s is world-writable (%04o): any local user can change it", pf.Dest, f.Mode)
 	}
+	if pf.Mode&fs.ModeSticky != 0 {
+		pl.fs.warn(valueOf(fn, "mode"), "mode: the sticky bit (%04o) does nothing on a file under Linux: leave it out", f.Mode)
+	}
 	inEtc := strings.HasPrefix(pf.Dest, "/etc/")
 	pf.Conffile = inEtc
 	if f.Conffile != nil {
@@ -664,6 +776,9 @@ func (pl *packageResolver) file(f File) (ResolvedFile, bool) {
 		if pf.Conffile && !inEtc {
 			pl.fs.at(valueOf(fn, "conffile"), "conffile: %s is outside /etc; only files under /etc/ may be conffiles (lintian non-etc-file-marked-as-conffile)", pf.Dest)
 		}
+	}
+	if pf.Conffile && strings.TrimRight(pf.Dest, " \t") != pf.Dest {
+		pl.fs.at(valueOf(fn, "dest"), "dest: %q is a conffile whose name ends in white space, which dpkg's record of conffiles loses (it would never find the file again): rename it, or say conffile: false", pf.Dest)
 	}
 	return pf, true
 }
@@ -680,13 +795,16 @@ func (pl *packageResolver) directories() {
 		if !pl.absDest(at, "directories", s) {
 			continue
 		}
-		pl.claim(at, "directories", s)
+		pl.claim(at, "directories", s, "directory")
 		rd := ResolvedDir{Path: s, Mode: 0o755, Owner: pl.owner(d.node, d.Access), SpecialBits: d.SpecialBits}
 		if d.Mode != 0 {
 			rd.Mode = deb.FileMode(d.Mode)
 		}
 		if rd.Mode&0o002 != 0 && rd.Mode&fs.ModeSticky == 0 {
 			pl.fs.warn(valueOf(d.node, "mode"), "mode: directory %s is world-writable (%04o) without the sticky bit: any local user can remove or replace what is in it", s, d.Mode)
+		}
+		if rd.Mode&fs.ModeSetuid != 0 {
+			pl.fs.warn(valueOf(d.node, "mode"), "mode: the setuid bit (%04o) does nothing on a directory under Linux (setgid does: what is made in it takes its group): leave it out", d.Mode)
 		}
 		pl.pp.Directories = append(pl.pp.Directories, rd)
 	}
@@ -719,20 +837,50 @@ func (pl *packageResolver) symlinks() {
 	for _, l := range pl.rp.Symlinks {
 		dest := pl.rd.render(valueOf(l.node, "dest"), "symlink dest", l.Dest)
 		target := pl.rd.render(valueOf(l.node, "target"), "symlink target", l.Target)
-		if strings.ContainsAny(target, "\n\x00") {
-			pl.fs.at(valueOf(l.node, "target"), "symlink target: must be one line")
+		if problem := pathProblem(target); problem != "" {
+			pl.fs.at(valueOf(l.node, "target"), "symlink target: %q %s", target, problem)
 		}
 		if pl.absDest(valueOf(l.node, "dest"), "symlink dest", dest) {
-			pl.claim(valueOf(l.node, "dest"), "symlink dest", dest)
+			pl.claim(valueOf(l.node, "dest"), "symlink dest", dest, "symlink")
 			pl.pp.Symlinks = append(pl.pp.Symlinks, Link{Dest: dest, Target: target})
 		}
 	}
 }
 
-// ships reports whether the package installs dest as a file or a symlink.
+// hardlinks renders the package's hardlinks: a further name of one of its
+// files, which is not a conffile (dpkg replaces a conffile by a copy, and
+// every path under /etc/ would be one).
+func (pl *packageResolver) hardlinks() {
+	for _, l := range pl.rp.Hardlinks {
+		dn, tn := valueOf(l.node, "dest"), valueOf(l.node, "target")
+		dest := pl.rd.render(dn, "hardlink dest", l.Dest)
+		target := pl.rd.render(tn, "hardlink target", l.Target)
+		if !pl.absDest(dn, "hardlink dest", dest) || !pl.absDest(tn, "hardlink target", target) {
+			continue
+		}
+		i := slices.IndexFunc(pl.pp.Files, func(f ResolvedFile) bool { return f.Dest == target })
+		switch {
+		case i < 0:
+			pl.fs.at(tn, "hardlink target: %s is not a file of package %s (a hardlink is another name of a file the package installs)", target, pl.pp.Name)
+			continue
+		case pl.pp.Files[i].Conffile:
+			pl.fs.at(tn, "hardlink target: %s is a conffile, which dpkg replaces by a new file on upgrade: install a copy instead (a second file mapping)", target)
+			continue
+		case strings.HasPrefix(dest, "/etc/"):
+			pl.fs.at(dn, "hardlink dest: %s is under /etc/, where it would be a conffile: install a copy instead (a second file mapping)", dest)
+			continue
+		}
+		pl.claim(dn, "hardlink dest", dest, "file")
+		pl.pp.Hardlinks = append(pl.pp.Hardlinks, Link{Dest: dest, Target: target})
+	}
+}
+
+// ships reports whether the package installs dest as a file, a hardlink
+// or a symlink.
 func (pl *packageResolver) ships(dest string) bool {
 	return slices.ContainsFunc(pl.pp.Files, func(f ResolvedFile) bool { return f.Dest == dest }) ||
-		slices.ContainsFunc(pl.pp.Symlinks, func(l Link) bool { return l.Dest == dest })
+		slices.ContainsFunc(pl.pp.Symlinks, func(l Link) bool { return l.Dest == dest }) ||
+		slices.ContainsFunc(pl.pp.Hardlinks, func(l Link) bool { return l.Dest == dest })
 }
 
 // systemdUnits checks that every unit the maintainer scripts enable is

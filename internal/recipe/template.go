@@ -141,3 +141,27 @@ func clip(s string) string {
 	}
 	return s
 }
+
+// RenderPerArch renders a template of r (a Sigstore identity, a checksum
+// file URL) for each of its architectures as it reads whatever the version:
+// {{.Version}}, {{.Major}}, {{.Minor}} and {{.Patch}} are written back as
+// such, every other value ({{.Name}}, {{.Arch}}, {{.DebArch}}) is filled
+// in. So two recipes' renderings differ when what the template stands for
+// differs (another name, another upstream architecture name), and not for a
+// new version. It returns the renderings by Debian architecture; a text
+// that does not render (Load refuses those) is returned as written.
+func (r *Recipe) RenderPerArch(text string) map[string]string {
+	out := make(map[string]string, len(r.Architectures))
+	for _, a := range r.Architectures {
+		data := r.templateData(a)
+		for _, k := range []string{"Version", "Major", "Minor", "Patch"} {
+			data[k] = "{{." + k + "}}"
+		}
+		s, err := expand(text, data, maxFieldRender)
+		if err != nil {
+			s = text
+		}
+		out[a.Debian] = s
+	}
+	return out
+}

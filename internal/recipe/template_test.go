@@ -29,6 +29,29 @@ func TestExpand(t *testing.T) {
 	}
 }
 
+// RenderPerArch fills in what a template stands for on each architecture
+// and leaves the version's values as written, so that only a version bump
+// renders the same.
+func TestRenderPerArch(t *testing.T) {
+	r := &Recipe{Name: "helm", Version: "3.15.4", Architectures: []Arch{{Debian: "amd64", Upstream: "x86_64"}, {Debian: "arm64", Upstream: "aarch64"}}}
+	got := r.RenderPerArch("https://ci/{{.Name}}/{{ .Arch }}/{{.DebArch}}@v{{.Version}} {{.Major}}.{{.Minor}}.{{.Patch}}")
+	want := map[string]string{
+		"amd64": "https://ci/helm/x86_64/amd64@v{{.Version}} {{.Major}}.{{.Minor}}.{{.Patch}}",
+		"arm64": "https://ci/helm/aarch64/arm64@v{{.Version}} {{.Major}}.{{.Minor}}.{{.Patch}}",
+	}
+	if len(got) != len(want) || got["amd64"] != want["amd64"] || got["arm64"] != want["arm64"] {
+		t.Errorf("RenderPerArch = %q, want %q", got, want)
+	}
+	bumped := *r
+	bumped.Version = "3.16.0"
+	if b := bumped.RenderPerArch("{{.Name}}@v{{.Version}}"); b["amd64"] != r.RenderPerArch("{{.Name}}@v{{.Version}}")["amd64"] {
+		t.Errorf("a version bump renders otherwise: %q", b)
+	}
+	if b := r.RenderPerArch("{{.Nope}}"); b["amd64"] != "{{.Nope}}" {
+		t.Errorf("a template that does not render: %q, want it as written", b)
+	}
+}
+
 // The attacks on text/template that ran out of memory or time, and the other
 // actions recipes do not need: each is refused at once, with the field's
 // position, in lint and build alike.

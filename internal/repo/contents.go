@@ -9,6 +9,7 @@ import (
 	"github.com/updeb/updeb/internal/confined"
 	"io"
 	"os"
+	"path"
 	"path/filepath"
 	"slices"
 	"sort"
@@ -51,14 +52,16 @@ func contentsFile(root, filename string) string {
 }
 
 // ContentsOf returns the paths a .deb installs as Contents lists them: every
-// entry of data.tar but the directories, without "./", sorted.
+// entry of data.tar but the directories, as dpkg installs it, without the
+// leading "/" ("./usr/bin/x", "usr/bin/x" and "./usr//bin/x" are
+// "usr/bin/x"; "./.config/x" and ".config/x" are ".config/x"), sorted.
 func ContentsOf(info *deb.Info) []string {
 	var out []string
 	for _, f := range info.Files {
 		if f.Type == "dir" {
 			continue
 		}
-		out = append(out, strings.TrimPrefix(strings.TrimPrefix(f.Path, "."), "/"))
+		out = append(out, strings.TrimPrefix(path.Clean("/"+f.Path), "/"))
 	}
 	sort.Strings(out)
 	return out

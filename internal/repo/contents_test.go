@@ -13,6 +13,7 @@ import (
 	"testing"
 
 	"github.com/updeb/updeb/internal/testkit/testenv"
+	"github.com/updeb/updeb/pkg/deb"
 )
 
 // namesDeb builds with dpkg-deb a package that installs each of paths
@@ -319,5 +320,20 @@ func stripContents(t *testing.T, r *Repo, dir string) {
 	must(t, err)
 	for _, m := range meta {
 		must(t, os.WriteFile(filepath.Join(dir, m.path), m.data, 0o644))
+	}
+}
+
+// ContentsOf names each path as dpkg installs it, whatever form data.tar's
+// member names take (dpkg-deb's "./usr/...", other tools' "usr/..."), a
+// name that starts with a dot included.
+func TestContentsOfMemberNames(t *testing.T) {
+	info := &deb.Info{Files: []deb.FileInfo{
+		{Path: "./", Type: "dir"}, {Path: "./usr/bin/x", Type: "file"}, {Path: "usr/bin/y", Type: "symlink"},
+		{Path: "./usr//share/./z", Type: "file"}, {Path: "./.config/a", Type: "file"}, {Path: ".hidden/b", Type: "hardlink"},
+		{Path: "./usr/share/", Type: "dir"},
+	}}
+	want := []string{".config/a", ".hidden/b", "usr/bin/x", "usr/bin/y", "usr/share/z"}
+	if got := ContentsOf(info); !slices.Equal(got, want) {
+		t.Errorf("ContentsOf: %q, want %q", got, want)
 	}
 }

@@ -66,8 +66,20 @@ func (f *family) add(v float64, labels ...string) {
 // conventions (updeb_ prefix, base units, _seconds and _timestamp_seconds).
 // Every family is present even with no sample to give, so that an alert
 // can tell "none" from "not collected".
-func Metrics(r *Report, run Run) []byte {
-	now := r.Generated
+func Metrics(r *Report, run Run) []byte { return metrics(r, r.Generated, run) }
+
+// FailedMetrics is the metrics file of a run whose report could not be
+// made (a recipe or the release set file does not load, upstream could not
+// be read): every family, and no sample but the run's own, which say it
+// failed (updeb_tracking_last_run_success 0) and carry the last success
+// over, so that an alert fires and stale numbers are not left standing.
+func FailedMetrics(now time.Time, run Run) []byte {
+	run.OK = false
+	return metrics(nil, now.UTC(), run)
+}
+
+// metrics writes the families; r nil leaves all but the run's empty.
+func metrics(r *Report, now time.Time, run Run) []byte {
 	fams := []*family{
 		{name: "updeb_release_valid_until_timestamp_seconds", help: "Valid-Until of each suite's live Release, as a Unix time (alert on this minus time())."},
 		{name: "updeb_release_valid_remaining_seconds", help: "Seconds from the run to each suite's Valid-Until; negative once expired."},
@@ -89,6 +101,33 @@ func Metrics(r *Report, run Run) []byte {
 	for _, f := range fams {
 		by[f.name] = f
 	}
+	if r != nil {
+		collect(r, by)
+	}
+	by["updeb_tracking_last_run_timestamp_seconds"].add(float64(now.Unix()))
+	last, ok := run.LastSuccess, 0.0
+	if run.OK {
+		last, ok = now, 1
+	}
+	by["updeb_tracking_last_run_success"].add(ok)
+	if last.IsZero() {
+		by[lastSuccessMetric].add(0)
+	} else {
+		by[lastSuccessMetric].add(float64(last.Unix()))
+	}
+	var b bytes.Buffer
+	for _, f := range fams {
+		fmt.Fprintf(&b, "# HELP %s %s\n# TYPE %s gauge\n", f.name, f.help, f.name)
+		sort.SliceStable(f.samples, func(i, j int) bool { return labelText(f.samples[i].labels) < labelText(f.samples[j].labels) })
+		for _, s := range f.samples {
+			fmt.Fprintf(&b, "%s%s %s\n", f.name, labelText(s.labels), strconv.FormatFloat(s.value, 'f', -1, 64))
+		}
+	}
+	return b.Bytes()
+}
+
+// collect adds the report's samples to the families.
+func collect(r *Report, by map[string]*family) {
 	if r.Repository != nil {
 		for _, s := range r.Repository.Suites {
 			if s.ValidUntil.IsZero() {
@@ -151,26 +190,6 @@ func Metrics(r *Report, run Run) []byte {
 		by["updeb_data_table_age_seconds"].add(float64(t.AgeSeconds), "table", t.Name, "copy", t.Copy)
 		by["updeb_data_table_as_of_timestamp_seconds"].add(float64(d.Unix()), "table", t.Name, "copy", t.Copy)
 	}
-	by["updeb_tracking_last_run_timestamp_seconds"].add(float64(now.Unix()))
-	last, ok := run.LastSuccess, 0.0
-	if run.OK {
-		last, ok = now, 1
-	}
-	by["updeb_tracking_last_run_success"].add(ok)
-	if last.IsZero() {
-		by[lastSuccessMetric].add(0)
-	} else {
-		by[lastSuccessMetric].add(float64(last.Unix()))
-	}
-	var b bytes.Buffer
-	for _, f := range fams {
-		fmt.Fprintf(&b, "# HELP %s %s\n# TYPE %s gauge\n", f.name, f.help, f.name)
-		sort.SliceStable(f.samples, func(i, j int) bool { return labelText(f.samples[i].labels) < labelText(f.samples[j].labels) })
-		for _, s := range f.samples {
-			fmt.Fprintf(&b, "%s%s %s\n", f.name, labelText(s.labels), strconv.FormatFloat(s.value, 'f', -1, 64))
-		}
-	}
-	return b.Bytes()
 }
 
 // labelText is {name="value",...}, values escaped as the text format says.

@@ -66,8 +66,9 @@ type Recipe struct {
 	Newest    string `json:"newest,omitempty"` // in its watch track
 	Latest    string `json:"latest,omitempty"` // in any track
 	Behind    bool   `json:"behind"`
-	Unknown   string `json:"unknown,omitempty"` // why upstream is unknown
-	State     string `json:"state"`             // supported, security-only, eol, unknown
+	Unknown   string `json:"unknown,omitempty"`  // why upstream is unknown
+	NoWatch   bool   `json:"no_watch,omitempty"` // no watch: nothing upstream to check
+	State     string `json:"state"`              // supported, security-only, eol, unknown
 	Support   string `json:"support"`
 	Action    string `json:"action,omitempty"`
 }
@@ -129,6 +130,9 @@ type Inputs struct {
 	Now    time.Time
 	Plan   *plan.Plan
 	Compat *compat.Report
+	// MaxAge is how old a data table may be before the verdict asks for a
+	// refresh (data: max-age-days:; 0: any age).
+	MaxAge time.Duration
 	// Suites and Packages are the repository's (nil without one).
 	Repository *RepositoryInputs
 }
@@ -151,7 +155,7 @@ func Build(in Inputs) *Report {
 	for _, c := range in.Plan.Components {
 		for _, x := range c.Recipes {
 			r.Recipes = append(r.Recipes, Recipe{Name: x.Name, Component: c.Name, Version: x.Version, Newest: x.Newest, Latest: x.Latest,
-				Behind: x.Behind, Unknown: x.NewestError, State: x.State, Support: x.Support, Action: x.Action})
+				Behind: x.Behind, Unknown: x.NewestError, NoWatch: x.NoWatch, State: x.State, Support: x.Support, Action: x.Action})
 		}
 	}
 	for _, s := range in.Compat.Sources {
@@ -165,7 +169,7 @@ func Build(in Inputs) *Report {
 	if in.Repository != nil {
 		r.Repository = repository(in.Repository, in.Now)
 	}
-	r.Verdict = verdict(r)
+	r.Verdict = verdict(r, in.MaxAge)
 	return r
 }
 
@@ -224,9 +228,11 @@ func repository(in *RepositoryInputs, now time.Time) *Repository {
 }
 
 // verdict is the worst of: release set violations and expired Releases
-// (violation); plan actions and Releases expiring within three days
-// (action); else ok.
-func verdict(r *Report) Verdict {
+// (violation); plan actions, Releases expiring within three days, recipes
+// whose upstream could not be checked (a watch that failed, offline data
+// that does not cover them) and data tables older than maxAge (action:
+// an "OK" would claim what was not checked); else ok.
+func verdict(r *Report, maxAge time.Duration) Verdict {
 	var bad, todo []string
 	if n := r.Compat.Count(compat.Violation); n > 0 {
 		var sets []string
@@ -253,6 +259,24 @@ func verdict(r *Report) Verdict {
 	}
 	if n := len(r.Plan.Actions); n > 0 {
 		todo = append(todo, r.Plan.Verdict())
+	}
+	var unchecked []string
+	for _, x := range r.Recipes {
+		if x.Unknown != "" && !x.NoWatch {
+			unchecked = append(unchecked, x.Name)
+		}
+	}
+	if len(unchecked) > 0 {
+		todo = append(todo, fmt.Sprintf("%d recipe(s) not checked against upstream, their newest release unknown: %s (see the recipes)", len(unchecked), strings.Join(unchecked, ", ")))
+	}
+	var stale []string
+	for _, t := range r.Data {
+		if maxAge > 0 && t.AsOf != "" && time.Duration(t.AgeSeconds)*time.Second > maxAge {
+			stale = append(stale, fmt.Sprintf("%s (%d days)", t.Name, t.AgeDays))
+		}
+	}
+	if len(stale) > 0 {
+		todo = append(todo, fmt.Sprintf("data older than %d days: %s: run 'updeb data refresh'", int(maxAge.Hours()/24), strings.Join(stale, ", ")))
 	}
 	switch {
 	case len(bad) > 0:

@@ -95,10 +95,23 @@ func TestBuild(t *testing.T) {
 	if d := r.Data[len(r.Data)-1]; len(r.Data) != 8 || d.Name != "endoflife" || d.AgeDays != 42 || d.AsOf != "2026-10-20" || r.Data[0].Name != "helm" {
 		t.Errorf("data %+v", r.Data)
 	}
-	// Nothing wrong: ok.
-	ok := Build(Inputs{Now: now, Plan: &plan.Plan{}, Compat: &compat.Report{}})
+	// Nothing wrong: ok, a recipe without a watch included (nothing
+	// upstream to check).
+	noWatch := &plan.Plan{Components: []plan.Component{{Name: "cfssl", Recipes: []plan.Recipe{{Name: "cfssl", NewestError: "cfssl: track: the recipe has no watch", NoWatch: true}}}}}
+	ok := Build(Inputs{Now: now, Plan: noWatch, Compat: &compat.Report{}, MaxAge: 30 * 24 * time.Hour})
 	if ok.Verdict.Level != LevelOK || !strings.HasPrefix(ok.Verdict.Text, "OK: ") {
 		t.Errorf("verdict %+v", ok.Verdict)
+	}
+	// Upstream that could not be checked, data past its age: not OK (the
+	// page would claim what nobody checked).
+	unchecked := &plan.Plan{Components: []plan.Component{{Name: "helm", Recipes: []plan.Recipe{{Name: "helm", NewestError: "helm: GitHub API: 403 rate limit exceeded"}}}}}
+	u := Build(Inputs{Now: now, Plan: unchecked, Compat: &compat.Report{}})
+	if u.Verdict.Level != LevelAction || u.Verdict.Text != "ACTION NEEDED: 1 recipe(s) not checked against upstream, their newest release unknown: helm (see the recipes)" {
+		t.Errorf("unchecked upstream: verdict %+v", u.Verdict)
+	}
+	stale := Build(Inputs{Now: now, Plan: &plan.Plan{}, Compat: r.Compat, MaxAge: 30 * 24 * time.Hour})
+	if got := strings.Join(stale.Verdict.Reasons, "\n"); !strings.Contains(got, "data older than 30 days: ") || !strings.Contains(got, "endoflife (42 days)") {
+		t.Errorf("stale data: verdict %+v", stale.Verdict)
 	}
 }
 
@@ -132,6 +145,33 @@ func TestWrite(t *testing.T) {
 		if bytes.Contains(page, []byte(forbidden)) {
 			t.Errorf("the page is not self-contained: it has %q", forbidden)
 		}
+	}
+
+	// A link planted in the folder is replaced, never followed; what is
+	// in the way is named.
+	victim := filepath.Join(t.TempDir(), "victim")
+	os.WriteFile(victim, []byte("keep"), 0o644)
+	planted := filepath.Join(t.TempDir(), "site")
+	os.MkdirAll(planted, 0o755)
+	os.Symlink(victim, filepath.Join(planted, "report.json"))
+	if err := Write(planted, r); err != nil {
+		t.Fatal(err)
+	}
+	if b, _ := os.ReadFile(victim); string(b) != "keep" {
+		t.Errorf("the write followed a planted link: %q", b)
+	}
+	if fi, err := os.Lstat(filepath.Join(planted, "report.json")); err != nil || !fi.Mode().IsRegular() {
+		t.Errorf("report.json is not a file: %v %v", fi, err)
+	}
+	blocked := filepath.Join(t.TempDir(), "site")
+	os.MkdirAll(filepath.Join(blocked, "index.html"), 0o755)
+	if err := Write(blocked, r); err == nil || !strings.Contains(err.Error(), "writing "+filepath.Join(blocked, "index.html")+": ") {
+		t.Errorf("a folder where index.html goes: %v", err)
+	}
+	notDir := filepath.Join(t.TempDir(), "file")
+	os.WriteFile(notDir, nil, 0o644)
+	if err := Write(notDir, r); err == nil || !strings.Contains(err.Error(), "report folder "+notDir+": ") {
+		t.Errorf("a file where the folder goes: %v", err)
 	}
 }
 
@@ -177,6 +217,34 @@ func TestMetricsPromtool(t *testing.T) {
 	}
 	if !PreviousSuccess([]byte("garbage\nupdeb_tracking_last_success_timestamp_seconds x\n")).IsZero() {
 		t.Error("a garbled file gave a last success")
+	}
+}
+
+// A run whose report could not be made: promtool takes the file, every
+// family is there (so "not collected" shows), no sample but the run's, and
+// the run failed with the last success carried over.
+func TestFailedMetrics(t *testing.T) {
+	promtool := testenv.RequireTool(t, "promtool")[0]
+	last := now.Add(-48 * time.Hour)
+	m := FailedMetrics(now, Run{OK: true, LastSuccess: last})
+	cmd := exec.Command(promtool, "check", "metrics")
+	cmd.Stdin = bytes.NewReader(m)
+	if out, err := cmd.CombinedOutput(); err != nil || len(bytes.TrimSpace(out)) > 0 {
+		t.Errorf("promtool check metrics: %v\n%s\n%s", err, out, m)
+	}
+	full := Metrics(fixtureReport(t, true), Run{OK: true})
+	if got, want := regexp.MustCompile(`(?m)^# TYPE \S+`).FindAll(m, -1), regexp.MustCompile(`(?m)^# TYPE \S+`).FindAll(full, -1); len(got) != len(want) {
+		t.Errorf("%d families, want all %d", len(got), len(want))
+	}
+	samples := regexp.MustCompile(`(?m)^[a-z_]+(\{[^}]*\})? \S+$`).FindAll(m, -1)
+	want := []string{"updeb_tracking_last_run_timestamp_seconds 1796104800", "updeb_tracking_last_run_success 0", "updeb_tracking_last_success_timestamp_seconds 1795932000"}
+	if len(samples) != len(want) {
+		t.Fatalf("samples %q, want %q", samples, want)
+	}
+	for i := range want {
+		if string(samples[i]) != want[i] {
+			t.Errorf("sample %q, want %q", samples[i], want[i])
+		}
 	}
 }
 

@@ -23,20 +23,26 @@ var Files = []string{"index.html", "report.json", "recipes.csv", "actions.csv", 
 // missing), each atomically: a reader sees the old file or the new one.
 func Write(dir string, r *Report) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return err
+		return fmt.Errorf("report folder %s: %w", dir, err)
 	}
 	writers := map[string]func(io.Writer, *Report) error{
 		"index.html": WriteHTML, "report.json": WriteJSON, "recipes.csv": recipesCSV, "actions.csv": actionsCSV,
 		"sets.csv": func(w io.Writer, r *Report) error { return compat.Render(w, r.Compat, compat.FormatCSV) },
 		"data.csv": dataCSV, "suites.csv": suitesCSV, "packages.csv": packagesCSV, "pending.csv": pendingCSV,
 	}
-	for _, name := range Files {
+	// Every file is made before any is written: a page and its data of
+	// two different runs side by side only when the disk fails midway.
+	out := make([][]byte, len(Files))
+	for i, name := range Files {
 		var b bytes.Buffer
 		if err := writers[name](&b, r); err != nil {
 			return fmt.Errorf("%s: %w", name, err)
 		}
-		if err := atomicfile.WriteFile(filepath.Join(dir, name), b.Bytes(), 0o644); err != nil {
-			return err
+		out[i] = b.Bytes()
+	}
+	for i, name := range Files {
+		if err := atomicfile.WriteFile(filepath.Join(dir, name), out[i], 0o644); err != nil {
+			return fmt.Errorf("writing %s: %w", filepath.Join(dir, name), err)
 		}
 	}
 	return nil

@@ -13,6 +13,7 @@ import (
 	"fmt"
 	"os/exec"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -124,4 +125,20 @@ func shellcheck(ctx context.Context, bin string, script []byte) ([]Problem, erro
 		return nil, fmt.Errorf("%s: exit status %d: %s", bin, exit, strings.TrimSpace(string(stderr)))
 	}
 	return out, nil
+}
+
+// ReadsAsCommand reports whether the shell sh reads line n (from 1) of
+// script as a command, rather than as text inside a here-document or a
+// quoted string: with that line replaced by "&&", which is a syntax error
+// wherever a command may stand, `sh -n` must fail. Ask it only of a script
+// that sh -n accepts as it is.
+func ReadsAsCommand(ctx context.Context, sh string, script []byte, n int) (bool, error) {
+	lines := bytes.SplitAfter(script, []byte("\n"))
+	if n < 1 || n > len(lines) {
+		return false, fmt.Errorf("line %d is not in a script of %d lines", n, len(lines))
+	}
+	probe := slices.Clone(lines)
+	probe[n-1] = []byte("&&\n")
+	_, _, exit, err := run(ctx, sh, bytes.Join(probe, nil), "-n")
+	return exit != 0, err
 }

@@ -43,3 +43,40 @@ func TestCheck(t *testing.T) {
 		t.Error("a missing shellcheck gave no error")
 	}
 }
+
+// ReadsAsCommand tells a line the shell runs from a line of a here-document
+// or of a quoted string, in every place a command may stand.
+func TestReadsAsCommand(t *testing.T) {
+	sh := testenv.RequireTool(t, "sh")[0]
+	for _, tc := range []struct {
+		name   string
+		script string
+		line   int
+		want   bool
+	}{
+		{"top level", "echo a\n:\necho b\n", 2, true},
+		{"first line", ":\n", 1, true},
+		{"in an if", "if [ \"$1\" = configure ]; then\n\t:\nfi\n", 2, true},
+		{"in a case arm", "case \"$1\" in\nconfigure)\n\t:\n\t;;\nesac\n", 3, true},
+		{"after a pipe", "echo a |\n:\n", 2, true},
+		{"in a function", "f() {\n\t:\n}\nf\n", 2, true},
+		{"here-document", "cat <<EOF >/dev/null\n:\nEOF\n", 2, false},
+		{"quoted here-document", "cat <<-'END' >/dev/null\n\t:\n\tEND\n", 2, false},
+		{"double-quoted string", "echo \"a\n:\nb\"\n", 2, false},
+		{"single-quoted string", "echo 'a\n:\nb'\n", 2, false},
+		{"after the here-document", "cat <<EOF >/dev/null\nx\nEOF\n:\n", 4, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if _, err := Check(context.Background(), Tools{Sh: sh}, []byte(tc.script)); err != nil {
+				t.Fatal(err)
+			}
+			got, err := ReadsAsCommand(context.Background(), sh, []byte(tc.script), tc.line)
+			if err != nil || got != tc.want {
+				t.Errorf("line %d of %q: %v, %v; want %v", tc.line, tc.script, got, err, tc.want)
+			}
+		})
+	}
+	if _, err := ReadsAsCommand(context.Background(), sh, []byte("echo\n"), 3); err == nil {
+		t.Error("a line past the end gave no error")
+	}
+}

@@ -17,6 +17,7 @@
 package supportdata
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -221,6 +222,10 @@ type ProductResult struct {
 	Added   []string `json:"added,omitempty"`   // cycles the copy in use did not have
 	Dropped []string `json:"dropped,omitempty"` // cycles accepted as gone (AllowDropped)
 	Latest  []string `json:"latest,omitempty"`  // "1.36: 1.36.4 -> 1.36.5", latest patches that moved
+	// Changed are the cycles whose dates or facts moved: "1.30: end of life
+	// 2027-01-01 -> 2026-11-30" (release, end of active support, end of
+	// life, LTS, supported Kubernetes versions).
+	Changed []string `json:"changed,omitempty"`
 }
 
 // Refresh fetches every product's release cycles, checks them (ParseAPI:
@@ -312,8 +317,13 @@ func compare(product, url string, old, fresh []Cycle) ProductResult {
 		switch {
 		case !ok:
 			pr.Dropped = append(pr.Dropped, c.Name)
-		case n.Latest != c.Latest:
-			pr.Latest = append(pr.Latest, fmt.Sprintf("%s: %s -> %s", c.Name, c.Latest, n.Latest))
+		default:
+			if n.Latest != c.Latest {
+				pr.Latest = append(pr.Latest, fmt.Sprintf("%s: %s -> %s", c.Name, c.Latest, n.Latest))
+			}
+			if moved := cycleChanges(c, n); len(moved) > 0 {
+				pr.Changed = append(pr.Changed, c.Name+": "+strings.Join(moved, ", "))
+			}
 		}
 	}
 	for _, c := range fresh {
@@ -322,6 +332,34 @@ func compare(product, url string, old, fresh []Cycle) ProductResult {
 		}
 	}
 	return pr
+}
+
+// cycleChanges says what moved in a cycle but its latest patch: the facts
+// that decide whether it is supported ("end of life 2027-01-01 ->
+// 2026-11-30").
+func cycleChanges(old, fresh Cycle) []string {
+	when := func(t time.Time, passed bool) string {
+		switch {
+		case !t.IsZero():
+			return t.UTC().Format(time.DateOnly)
+		case passed:
+			return "passed"
+		}
+		return "none"
+	}
+	var out []string
+	for _, f := range []struct{ what, was, now string }{
+		{"released", when(old.ReleaseDate, false), when(fresh.ReleaseDate, false)},
+		{"end of active support", when(old.EOAS, old.EOASPassed), when(fresh.EOAS, fresh.EOASPassed)},
+		{"end of life", when(old.EOL, old.EOLPassed), when(fresh.EOL, fresh.EOLPassed)},
+		{"LTS", fmt.Sprint(old.LTS), fmt.Sprint(fresh.LTS)},
+		{"supported Kubernetes", cmp.Or(old.SupportedKubernetes, "none"), cmp.Or(fresh.SupportedKubernetes, "none")},
+	} {
+		if f.was != f.now {
+			out = append(out, fmt.Sprintf("%s %s -> %s", f.what, f.was, f.now))
+		}
+	}
+	return out
 }
 
 // header is the refreshed file's header: the sources, what it replaced, the

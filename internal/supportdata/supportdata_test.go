@@ -156,6 +156,50 @@ func TestRefreshThroughSquid(t *testing.T) {
 		}
 	})
 
+	t.Run("a cycle's dates move", func(t *testing.T) {
+		// endoflife.date moves Istio's oldest cycle's end of life a month
+		// earlier and records a new patch of Kubernetes' newest: both are
+		// said, the date as a change of the cycle (a job that keeps a
+		// repository's data file only when something changed needs it).
+		istio := srv.Cycles("istio")
+		last := &istio[len(istio)-1]
+		was := last.EOL
+		last.EOL = last.ReleaseDate.AddDate(1, 0, 0)
+		srv.Set("istio", istio)
+		k := srv.Cycles("kubernetes")
+		k[0].Latest = k[0].Name + ".99"
+		srv.Set("kubernetes", k)
+		o := opts
+		o.Now = now.Add(2 * time.Hour)
+		res, err := supportdata.Refresh(context.Background(), o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		day := func(t time.Time) string {
+			if t.IsZero() {
+				return "none"
+			}
+			return t.Format(time.DateOnly)
+		}
+		for _, p := range res.Products {
+			switch p.Product {
+			case "istio":
+				want := last.Name + ": end of life " + day(was) + " -> " + day(last.EOL)
+				if len(p.Changed) != 1 || p.Changed[0] != want || len(p.Latest) != 0 {
+					t.Errorf("istio: changed %q, latest %q; want changed [%q]", p.Changed, p.Latest, want)
+				}
+			case "kubernetes":
+				if len(p.Latest) != 1 || !strings.HasSuffix(p.Latest[0], " -> "+k[0].Name+".99") || len(p.Changed) != 0 {
+					t.Errorf("kubernetes: latest %q, changed %q", p.Latest, p.Changed)
+				}
+			default:
+				if len(p.Changed)+len(p.Latest)+len(p.Added) > 0 {
+					t.Errorf("%s: %+v, want no change", p.Product, p)
+				}
+			}
+		}
+	})
+
 	t.Run("a refreshed copy that does not parse", func(t *testing.T) {
 		bad := filepath.Join(t.TempDir(), "state")
 		os.MkdirAll(filepath.Join(bad, "support"), 0o755)

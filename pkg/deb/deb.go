@@ -24,8 +24,10 @@
 // dictionary), or best (optimal parsing, 16 MiB blocks, 16 MiB dictionary,
 // about twice the CPU for 2 to 4% less). A package smaller than a block is
 // one block whose dictionary is the package's size; larger ones are cut into
-// blocks compressed Package.XZWorkers at once, with the same bytes for any
-// count. Two workers hold about 220 MiB (pkg/xzpar's formula). data.tar of
+// blocks compressed by Package.Pool, the workers and memory every package of
+// a process shares (PoolMemory: 336 MiB for two workers), or Package.XZWorkers
+// workers of the package's own (two hold about 220 MiB, pkg/xzpar's formula),
+// with the same bytes for any count. data.tar of
 // amd64 and i386 packages gets the x86 BCJ filter (5% smaller on Go
 // binaries); dpkg's liblzma decodes it, and so does pkg/xzpar's NewReader,
 // which InspectFile uses. zstd members are level 3 in 16 MiB jobs compressed
@@ -165,6 +167,11 @@ type Package struct {
 	// never the bytes: set it from configuration, not from the CPU count, to
 	// keep memory predictable.
 	XZWorkers int
+	// Pool, when set, compresses data.tar instead of XZWorkers workers of
+	// the package's own: the workers and memory it shares with every
+	// other package written with it at the same time (see Pool). It
+	// changes speed and memory, never the bytes.
+	Pool *Pool
 	// XZMode is the xz encoder's mode ("" means XZFast). It changes the bytes.
 	XZMode XZMode
 	// Progress, when set, is called as data.tar is written, with the bytes of

@@ -39,7 +39,7 @@ func Write(ctx context.Context, path string, p *Package) (res *Result, err error
 		os.Remove(dataTmp.Name())
 	}()
 	pr := &progress{report: p.Progress}
-	opts := writerOptions{ctx: ctx, workers: p.XZWorkers, xzMode: p.XZMode}
+	opts := writerOptions{ctx: ctx, workers: p.XZWorkers, pool: p.Pool, xzMode: p.XZMode}
 	files, err := compressInto(pr.out(dataTmp), cdc.forData(p.Control.Architecture), opts, func(w io.Writer) ([]FileResult, error) {
 		return writeData(ctx, pr.in(w), items)
 	})
@@ -57,7 +57,7 @@ func Write(ctx context.Context, path string, p *Package) (res *Result, err error
 		return nil, err
 	}
 	var ctlZ bytes.Buffer
-	opts.workers = 1
+	opts.workers, opts.pool = 1, nil // a few KiB: one small block of its own
 	if _, err := compressInto(&ctlZ, cdc, opts, func(w io.Writer) (struct{}, error) {
 		_, err := w.Write(ctl)
 		return struct{}{}, err

@@ -5,11 +5,16 @@ import (
 	"bytes"
 	"context"
 	"crypto/sha256"
+	"errors"
 	"fmt"
 	"io"
 	"math/rand/v2"
+	"os"
+	"path/filepath"
 	"runtime"
+	"sync"
 	"testing"
+	"time"
 
 	"github.com/updeb/updeb/internal/testkit/testenv"
 	"github.com/updeb/updeb/pkg/archive"
@@ -64,12 +69,22 @@ func checkWorkersSameBytes(t *testing.T, c Compression, mode XZMode, big []byte)
 	var path string
 	procs := runtime.GOMAXPROCS(0)
 	t.Cleanup(func() { runtime.GOMAXPROCS(procs) })
-	for _, run := range []struct{ workers, procs int }{{1, 0}, {2, 0}, {3, 0}, {8, 0}, {2, 1}, {1, 4}} {
+	for _, run := range []struct {
+		workers, procs int
+		pool           bool // a Pool of workers workers instead of XZWorkers
+	}{{1, 0, false}, {2, 0, false}, {3, 0, false}, {8, 0, false}, {2, 1, false}, {1, 4, false}, {1, 0, true}, {2, 0, true}, {16, 0, true}, {16, 1, true}} {
 		p := samplePackage()
 		p.Compression, p.XZMode = c, mode
 		p.Entries = append(p.Entries, Entry{Path: "/usr/lib/sample/big", Type: TypeFile, Mode: 0o644, Size: int64(len(big)),
 			Open: func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(big)), nil }})
 		p.XZWorkers = run.workers
+		if run.pool {
+			pool, err := NewPool(run.workers)
+			if err != nil {
+				t.Fatal(err)
+			}
+			p.Pool, p.XZWorkers = pool, 5 // XZWorkers does not apply with a pool
+		}
 		if run.procs > 0 {
 			runtime.GOMAXPROCS(run.procs)
 		} else {
@@ -80,7 +95,7 @@ func checkWorkersSameBytes(t *testing.T, c Compression, mode XZMode, big []byte)
 		if first == nil {
 			first = out
 		} else if !bytes.Equal(out, first) {
-			t.Fatalf("%d workers, GOMAXPROCS %d: %d bytes, differ from 1 worker's %d", run.workers, run.procs, len(out), len(first))
+			t.Fatalf("%d workers (pool: %v), GOMAXPROCS %d: %d bytes, differ from 1 worker's %d", run.workers, run.pool, run.procs, len(out), len(first))
 		}
 	}
 	tr := tar.NewReader(bytes.NewReader(testenv.Run(t, "dpkg-deb", "--fsys-tarfile", path)))
@@ -117,5 +132,112 @@ func checkWorkersSameBytes(t *testing.T, c Compression, mode XZMode, big []byte)
 	}
 	if got := sizes["./usr/lib/sample/big"]; got != int64(len(big)) {
 		t.Errorf("InspectFile: ./usr/lib/sample/big has size %d, want %d", got, len(big))
+	}
+}
+
+// TestPoolSharedPackages writes packages of both xz modes and zstd at once
+// through one Pool of 1, 2 and 5 workers: each has the bytes it has when
+// written alone with one worker of its own.
+func TestPoolSharedPackages(t *testing.T) {
+	for _, mode := range []XZMode{XZFast, XZBest} {
+		saved := xzLayouts[mode]
+		xzLayouts[mode] = struct{ blockSize, dictCap int }{64 << 10, 64 << 10}
+		t.Cleanup(func() { xzLayouts[mode] = saved })
+	}
+	kinds := []struct {
+		compression Compression
+		mode        XZMode
+		size        int
+	}{
+		{CompressionXZ, XZFast, 5<<16 + 99}, {CompressionXZ, XZBest, 3<<16 + 7}, {CompressionXZ, XZFast, 1000},
+		{CompressionZstd, "", 2*4*zstdWindow + 5}, {CompressionXZ, XZFast, 9 << 16},
+	}
+	pkg := func(i int) *Package {
+		k := kinds[i]
+		big := wordsPayload(k.size)
+		p := samplePackage()
+		p.Control.Package = fmt.Sprintf("sample%d", i)
+		p.Compression, p.XZMode = k.compression, k.mode
+		p.Entries = append(p.Entries, Entry{Path: "/usr/lib/sample/big", Type: TypeFile, Mode: 0o644, Size: int64(len(big)),
+			Open: func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(big)), nil }})
+		return p
+	}
+	want := make([][]byte, len(kinds))
+	for i := range kinds {
+		p := pkg(i)
+		p.XZWorkers = 1
+		path, _ := writeTemp(t, p)
+		want[i] = mustRead(t, path)
+	}
+	for _, workers := range []int{1, 2, 5} {
+		pool, err := NewPool(workers)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := make([][]byte, len(kinds))
+		var wg sync.WaitGroup
+		for i := range kinds {
+			p := pkg(i)
+			p.Pool = pool
+			wg.Go(func() {
+				path := filepath.Join(t.TempDir(), "out.deb")
+				if _, err := Write(context.Background(), path, p); err != nil {
+					t.Error(err)
+					return
+				}
+				b, err := os.ReadFile(path)
+				if err != nil {
+					t.Error(err)
+				}
+				got[i] = b
+			})
+		}
+		wg.Wait()
+		for i := range kinds {
+			if !bytes.Equal(got[i], want[i]) {
+				t.Errorf("pool of %d workers: package %d (%s %s) has %d bytes, %d when written alone", workers, i, kinds[i].compression, kinds[i].mode, len(got[i]), len(want[i]))
+			}
+		}
+		// Every writer, xz or zstd, gave its memory back.
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		release, err := pool.xz.Reserve(ctx, 1<<62)
+		cancel()
+		if err != nil {
+			t.Fatalf("pool of %d workers: its memory is not all back after the packages were written: %v", workers, err)
+		}
+		release()
+	}
+}
+
+func TestPoolSizing(t *testing.T) {
+	const mib = 1 << 20
+	for workers, want := range map[int]int64{1: 201 * mib, 2: 336 * mib, 4: 672 * mib} {
+		if got := PoolMemory(workers); got/mib != want/mib {
+			t.Errorf("PoolMemory(%d) = %d MiB, want %d MiB", workers, got/mib, want/mib)
+		}
+	}
+	for _, tc := range []struct {
+		cpus   int
+		memory int64
+		want   int
+	}{
+		{2, 6 << 30, 2}, {16, 32 << 30, 16}, {16, PoolMemory(5), 5}, {16, PoolMemory(5) - 1, 4},
+		{16, 10 * mib, 1}, {0, 1 << 40, 1}, {1000, 1 << 50, 256},
+	} {
+		if got := PoolWorkers(tc.cpus, tc.memory); got != tc.want {
+			t.Errorf("PoolWorkers(%d CPUs, %d MiB) = %d, want %d", tc.cpus, tc.memory/mib, got, tc.want)
+		}
+	}
+	for _, n := range []int{0, -1, 257} {
+		if _, err := NewPool(n); !errors.Is(err, ErrInvalid) {
+			t.Errorf("NewPool(%d) = %v, want ErrInvalid", n, err)
+		}
+	}
+	p, err := NewPool(3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.Workers() != 3 || p.Memory() != PoolMemory(3) {
+		t.Errorf("NewPool(3): %d workers, %d bytes; want 3, %d", p.Workers(), p.Memory(), PoolMemory(3))
 	}
 }

@@ -124,7 +124,7 @@ func BenchmarkEncode(b *testing.B) {
 			var out []byte
 			b.SetBytes(int64(len(payload)))
 			for b.Loop() {
-				out = enc.encode(out[:0], payload, uint32(len(payload)), finderFor(mode, len(payload), len(payload)))
+				out = enc.encode(out[:0], payload, uint32(len(payload)), finderFor(mode, len(payload), len(payload)), nil)
 			}
 			b.ReportMetric(float64(len(out))/float64(len(payload)), "ratio")
 		})

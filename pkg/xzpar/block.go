@@ -44,15 +44,22 @@ func dictSizeOf(b byte) uint64 {
 // encodeBlock compresses in as one independent block with enc: fresh filter
 // state, model and dictionary, so it depends on nothing but its own bytes and
 // cfg. With cfg.X86 it overwrites in with the filtered bytes. The data is
-// appended to out[:0]. It returns nil if enc was told to stop.
-func encodeBlock(enc *lzmaEncoder, in, out []byte, cfg Config, crcTable *crc64.Table) *encodedBlock {
+// appended to out[:0]. It returns nil if enc was told to stop. With a pool,
+// a ModeFast block may borrow the pool's idle encoders to help (split.go).
+func encodeBlock(enc *lzmaEncoder, in, out []byte, cfg Config, crcTable *crc64.Table, pool *Pool) *encodedBlock {
 	dictCap := blockDictCap(cfg, len(in))
 	var check [checkSize]byte
 	binary.LittleEndian.PutUint64(check[:], crc64.Checksum(in, crcTable))
 	if cfg.X86 {
 		x86Convert(in, true) // in place: in is the writer's own buffer
 	}
-	data := enc.encode(out[:0], in, uint32(dictCap), finderFor(cfg.Mode, dictCap, cfg.DictCap))
+	enc.setMode(cfg.Mode)
+	f := finderFor(cfg.Mode, dictCap, cfg.DictCap)
+	var sp *splitter
+	if pool != nil && cfg.Mode == ModeFast && len(in) >= 2*minHelperRange {
+		sp = &splitter{e: enc, in: in, dict: uint32(dictCap), f: f, pool: pool, candIdx: -1}
+	}
+	data := enc.encode(out[:0], in, uint32(dictCap), f, sp)
 	if data == nil {
 		return nil // stopped: see lzmaEncoder.stopped
 	}

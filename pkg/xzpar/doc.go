@@ -3,8 +3,9 @@
 //
 // NewWriter writes one .xz stream (CRC64 check, both sizes in every block
 // header, like xz's default) of independent blocks that Config.Workers
-// goroutines encode at once and the writer emits in order, then the index and
-// the stream footer. Each block is LZMA2 (lc=3, lp=0, pb=2), optionally after
+// goroutines encode at once (or the workers of a Pool that several writers
+// share) and the writer emits in order, then the index and the stream
+// footer. Each block is LZMA2 (lc=3, lp=0, pb=2), optionally after
 // the x86 BCJ filter, coded by this package's encoder, written from the LZMA
 // specification and the xz file format: a range coder with integer-only price
 // tables, hash-chain (hc4) and binary-tree (bt4) match finders over the whole
@@ -22,8 +23,8 @@
 // for any Workers value, any scheduling and any machine. It is a single stream
 // because dpkg reads only the first of concatenated streams.
 //
-// Memory: a writer holds at most Workers blocks, and each worker an encoder
-// that is allocated once and reused:
+// Memory: a writer without a Pool holds at most Workers blocks, and each
+// worker an encoder that is allocated once and reused:
 //
 //	Workers × (BlockSize + output + 4 × dict + 5 MiB)
 //
@@ -37,6 +38,19 @@
 // (the encoder allocates little else, so the heap stays near its live size).
 // The measurements behind the defaults and pkg/deb's settings are in
 // cmd/updeb-bench/README.md.
+//
+// A Pool (NewPool) is that capacity shared: its workers encode the blocks of
+// every writer given it, in the order they were filled, and its memory
+// (EncoderMemory per worker plus its block memory, each block BlockMemory)
+// bounds all of them together; a writer waits for a block's memory before
+// it fills one. A writer writes each block as soon as it and the blocks
+// before it are encoded, so blocks that take longer than others (they do,
+// by up to 2.3 times on binaries) hold back only as many blocks as the
+// memory allows. Where a pool's workers would idle (no block filled or
+// waiting: the last blocks of a stream), a ModeFast block borrows them: they
+// parse later parts of the block ahead and the block's encoder takes their
+// symbols once its own parse meets theirs (split.go), with the bytes it
+// would have written alone.
 //
 // NewReader reads what this package, xz and dpkg-deb write: it parses the
 // container itself (streams, block headers, index, footer, every CRC32 and

@@ -99,12 +99,19 @@ type lzmaEncoder struct {
 }
 
 func newLZMAEncoder(mode Mode) *lzmaEncoder {
-	e := &lzmaEncoder{mode: mode, chunk: make([]byte, 0, chunkMaxPacked+symbolMaxBytes)}
+	e := &lzmaEncoder{chunk: make([]byte, 0, chunkMaxPacked+symbolMaxBytes)}
 	e.fast.mf = &e.mf
-	if mode == ModeBest {
+	e.setMode(mode)
+	return e
+}
+
+// setMode makes e encode in mode: a pool's encoders serve writers of
+// either mode, and the optimal parser is allocated when first needed.
+func (e *lzmaEncoder) setMode(mode Mode) {
+	e.mode = mode
+	if mode == ModeBest && e.opt == nil {
 		e.opt = newOptimalParser(&e.mf, &e.m)
 	}
-	return e
 }
 
 // chunkWriter tracks the chunk being coded and appends finished chunks to out.
@@ -118,22 +125,30 @@ type chunkWriter struct {
 
 // encode appends the LZMA2 data of block in, with matches at most dictSize
 // back found by f, to dst, end marker included. It returns nil if e.stopped
-// said to stop.
-func (e *lzmaEncoder) encode(dst, in []byte, dictSize uint32, f finder) []byte {
+// said to stop. With sp (ModeFast only), helpers may choose the symbols of
+// parts of the block (split.go): the bytes are the same.
+func (e *lzmaEncoder) encode(dst, in []byte, dictSize uint32, f finder, sp *splitter) []byte {
 	e.mf.reset(in, dictSize, f)
 	defer e.mf.release()
 	e.m.reset()
 	e.fast.reset()
-	if e.opt != nil {
+	best := e.mode == ModeBest
+	if best {
 		e.opt.reset(dictSize)
 	}
 	e.rc.reset(e.chunk)
 	cw := chunkWriter{out: dst, first: true, needProp: true}
+	if sp != nil {
+		defer sp.finish()
+	}
 	for pos := 0; pos < len(in); {
 		var length, dist uint32
-		if e.opt != nil {
+		switch {
+		case best:
 			length, dist = e.opt.next(pos)
-		} else {
+		case sp != nil:
+			length, dist = sp.next(pos)
+		default:
 			length, dist = e.fast.next(pos, &e.m.reps)
 		}
 		if pos+int(length)-cw.start > chunkMaxUnpacked || e.rc.pending()+symbolMaxBytes > chunkMaxPacked {
@@ -141,9 +156,16 @@ func (e *lzmaEncoder) encode(dst, in []byte, dictSize uint32, f finder) []byte {
 				return nil
 			}
 			e.endChunk(&cw, in, pos)
+			if sp != nil {
+				sp.reset = sp.reset || cw.reset // a stored chunk reset the model
+				sp.poll(pos)
+			}
 		}
 		e.m.encodeSymbol(&e.rc, in, pos, length, dist)
 		pos += int(length)
+		if sp != nil {
+			sp.after(pos)
+		}
 	}
 	if cw.start < len(in) {
 		e.endChunk(&cw, in, len(in))

@@ -26,7 +26,7 @@ var variants = []variant{{"fast", ModeFast, chainFinder}, {"best-chains", ModeBe
 // encodeRaw returns the LZMA2 data of in, encoded with matches at most dict
 // bytes back.
 func encodeRaw(in []byte, v variant, dict int) []byte {
-	return newLZMAEncoder(v.mode).encode(nil, in, uint32(dict), v.f)
+	return newLZMAEncoder(v.mode).encode(nil, in, uint32(dict), v.f, nil)
 }
 
 // decodeRaw decodes LZMA2 data with ulikunitz's reader and a dictionary of
@@ -226,7 +226,7 @@ func TestEncoderReuse(t *testing.T) {
 			if i == 3 {
 				e.mf.next = 1<<32 - 1<<20 // this block's values would wrap
 			}
-			got := e.encode(nil, tc.in, uint32(tc.dict), tc.f)
+			got := e.encode(nil, tc.in, uint32(tc.dict), tc.f, nil)
 			if want := encodeRaw(tc.in, variant{mode: mode, f: tc.f}, tc.dict); !bytes.Equal(got, want) {
 				t.Fatalf("%v block %d: reused encoder gives %d bytes, a fresh one %d", mode, i, len(got), len(want))
 			}

@@ -142,6 +142,27 @@ func sizedTable(t []uint32, n int) []uint32 {
 	return t[:n]
 }
 
+// seek makes pos the next position to visit, the first of a finder just
+// reset: a helper's, which starts inside the block (split.go).
+func (mf *matchFinder) seek(pos int) { mf.pos = pos }
+
+// catchUp brings the finder from its position to pos (not before it) as
+// if it had visited every position in between: it visits the last dictSize
+// of them without searching and passes over the others, which no search
+// from pos on can reach. A position it passes over leaves its link slot
+// stale, but no search reaches that slot either: the slots of the positions
+// it visits are written before any search reads them, and the older
+// positions are more than dictSize back.
+func (mf *matchFinder) catchUp(pos int) {
+	if n := pos - mf.pos - int(mf.dictSize); n > 0 {
+		mf.pos += n
+		mf.cyclicPos = uint32((uint64(mf.cyclicPos) + uint64(n)) % uint64(mf.cyclicSize))
+	}
+	if pos > mf.pos {
+		mf.skip(pos - mf.pos)
+	}
+}
+
 // release drops the reference to the block.
 func (mf *matchFinder) release() { mf.buf = nil }
 

@@ -31,9 +31,15 @@ type Config struct {
 	// BlockSize is the number of uncompressed bytes per block (the last block
 	// may be shorter). Smaller blocks parallelise finer and cost ratio.
 	BlockSize int
-	// Workers is the number of blocks encoded at once. Set it from
-	// configuration, not from the CPU count, to keep memory predictable.
+	// Workers is the number of blocks encoded at once, with a pool of the
+	// writer's own (Pool nil). Set it from configuration, not from the CPU
+	// count, to keep memory predictable.
 	Workers int
+	// Pool, when set, encodes the blocks instead of a pool of the writer's
+	// own: its workers are shared with every other writer using it, and
+	// Workers does not apply. DictCap must be at most the pool's, and the
+	// pool's block memory must hold a block.
+	Pool *Pool
 	// DictCap is the LZMA2 dictionary capacity; a block never uses more than
 	// its own length (and never less than MinDictCap).
 	DictCap int
@@ -75,10 +81,18 @@ func (c Config) withDefaults() (Config, error) {
 	return c, nil
 }
 
-// job is one block being encoded by its own goroutine; done is closed when
-// out is set.
+// slot is the memory of one block: its input, filled by Write, and its
+// output buffer, both reused from block to block; charge is what the writer
+// holds of its pool's block memory for them.
+type slot struct {
+	in, out []byte
+	charge  int64
+}
+
+// job is one block being encoded in the pool; done is closed when out is
+// set (nil if the encoding stopped).
 type job struct {
-	in   []byte
+	slot *slot
 	done chan struct{}
 	out  *encodedBlock
 }
@@ -89,15 +103,13 @@ type writer struct {
 	ctx      context.Context
 	w        io.Writer
 	cfg      Config
+	pool     *Pool
 	crcTable *crc64.Table
 
-	cur     []byte   // the block being filled, cap BlockSize
-	pending []*job   // submitted blocks in stream order, at most Workers
-	free    [][]byte // input buffers of written blocks, for reuse
-	freeOut [][]byte // output buffers of written blocks, for reuse
-	// encoders are the idle LZMA encoders, at most Workers.
-	encoders chan *lzmaEncoder
-	records  []indexRecord
+	cur     *slot  // the block being filled, nil between blocks
+	pending []*job // submitted blocks in stream order
+	free    []*slot
+	records []indexRecord
 
 	wroteHeader bool
 	closed      bool
@@ -113,19 +125,34 @@ func NewWriter(w io.Writer, cfg Config) (io.WriteCloser, error) {
 // NewWriterContext is NewWriter with a context: once ctx is done, the blocks
 // being encoded stop within one LZMA2 chunk (at most 2 MiB of input each),
 // and Write and Close return ctx's error without writing more, so a cancelled
-// compression ends in a fraction of a second instead of finishing Workers
-// blocks.
+// compression ends in a fraction of a second instead of finishing the
+// blocks in flight.
 func NewWriterContext(ctx context.Context, w io.Writer, cfg Config) (io.WriteCloser, error) {
 	cfg, err := cfg.withDefaults()
 	if err != nil {
 		return nil, err
 	}
-	return &writer{ctx: ctx, w: w, cfg: cfg, crcTable: crc64.MakeTable(crc64.ECMA), encoders: make(chan *lzmaEncoder, cfg.Workers)}, nil
+	pool := cfg.Pool
+	if pool == nil {
+		// A pool of its own: Workers blocks in memory, the one being
+		// filled included, and Workers encoders.
+		if pool, err = NewPool(cfg.Workers, cfg.DictCap, int64(cfg.Workers)*BlockMemory(cfg.BlockSize)); err != nil {
+			return nil, err
+		}
+	}
+	if cfg.DictCap > pool.dictCap {
+		return nil, fmt.Errorf("xzpar: dictionary capacity %d is over the pool's %d", cfg.DictCap, pool.dictCap)
+	}
+	if need := BlockMemory(cfg.BlockSize); need > pool.blockMemory {
+		return nil, fmt.Errorf("xzpar: a block of %d bytes needs %d bytes, the pool has %d for blocks", cfg.BlockSize, need, pool.blockMemory)
+	}
+	return &writer{ctx: ctx, w: w, cfg: cfg, pool: pool, crcTable: crc64.MakeTable(crc64.ECMA)}, nil
 }
 
-// Write buffers p into blocks and hands each full block to a worker. Before
-// it fills a new block it waits, while Workers blocks are in memory, for the
-// oldest and writes it out.
+// Write buffers p into blocks and hands each full block to the pool. Before
+// it fills a new block it takes the block's memory: a slot of a block it
+// wrote, or new memory from the pool; while the pool has none it writes its
+// oldest block as soon as that is encoded.
 func (x *writer) Write(p []byte) (int, error) {
 	if x.closed {
 		return 0, ErrClosed
@@ -136,27 +163,16 @@ func (x *writer) Write(p []byte) (int, error) {
 	n := 0
 	for len(p) > 0 {
 		if x.cur == nil {
-			if x.checkCtx() != nil { // no new block once ctx is done
+			if x.startBlock() != nil {
 				return n, x.err
 			}
-			// At most Workers blocks in memory, the one being filled
-			// included: wait for the oldest to be written first.
-			for len(x.pending) >= x.cfg.Workers && x.err == nil {
-				x.writeOldest()
-			}
-			if x.err != nil {
-				return n, x.err
-			}
-			x.cur = x.newBuffer()
 		}
-		k := min(len(p), x.cfg.BlockSize-len(x.cur))
+		k := min(len(p), x.cfg.BlockSize-len(x.cur.in))
 		x.appendInput(p[:k])
 		p = p[k:]
 		n += k
-		if len(x.cur) == x.cfg.BlockSize {
-			if err := x.submit(); err != nil {
-				return n, err
-			}
+		if len(x.cur.in) == x.cfg.BlockSize {
+			x.submit()
 		}
 	}
 	return n, nil
@@ -164,19 +180,31 @@ func (x *writer) Write(p []byte) (int, error) {
 
 // Close encodes the last partial block, waits for every block, and writes
 // them, the index and the stream footer. After an error it still waits for the
-// workers, so no goroutine outlives Close, and returns that error.
+// encoders, so no goroutine outlives Close, and returns that error. The
+// block memory goes back to the pool.
 func (x *writer) Close() error {
 	if x.closed {
 		return ErrClosed
 	}
 	x.closed = true
-	if x.checkCtx() == nil && len(x.cur) > 0 {
-		x.err = x.submit()
+	if x.checkCtx() == nil && x.cur != nil && len(x.cur.in) > 0 {
+		x.submit()
 	}
 	for len(x.pending) > 0 {
 		x.writeOldest()
 	}
-	x.free, x.freeOut, x.pending, x.encoders = nil, nil, nil, nil
+	var charged int64
+	for _, s := range x.free {
+		charged += s.charge
+	}
+	if x.cur != nil { // not submitted: ctx is done
+		charged += x.cur.charge
+		x.pool.filling.Add(-1)
+	}
+	if charged > 0 {
+		x.pool.blocks.Release(charged)
+	}
+	x.free, x.pending, x.cur = nil, nil, nil
 	if x.err != nil {
 		return x.err
 	}
@@ -187,86 +215,107 @@ func (x *writer) Close() error {
 	return x.err
 }
 
-// newBuffer returns an input buffer for the next block: a written block's,
-// or a small one that Write grows up to BlockSize, so a short stream does not
-// allocate a whole block.
-func (x *writer) newBuffer() []byte {
-	if n := len(x.free); n > 0 {
-		b := x.free[n-1]
-		x.free = x.free[:n-1]
-		return b[:0]
+// startBlock makes x.cur an empty block: a written block's slot, or memory
+// from the pool. While the pool has none, it writes the oldest pending block
+// as soon as it is encoded (which frees a slot) and only waits for the pool
+// with no block pending: a writer never waits for memory while it holds
+// blocks that only it can write.
+func (x *writer) startBlock() error {
+	for {
+		if x.checkCtx() != nil { // no new block once ctx is done
+			return x.err
+		}
+		x.writeDone()
+		if x.err != nil {
+			return x.err
+		}
+		if n := len(x.free); n > 0 {
+			x.cur = x.free[n-1]
+			x.free = x.free[:n-1]
+			x.cur.in = x.cur.in[:0]
+			x.pool.filling.Add(1)
+			return nil
+		}
+		charge := BlockMemory(x.cfg.BlockSize)
+		if x.pool.blocks.TryAcquire(charge) {
+			x.cur = &slot{charge: charge}
+			x.pool.filling.Add(1)
+			return nil
+		}
+		if len(x.pending) > 0 {
+			x.writeOldest()
+			continue
+		}
+		if err := x.pool.acquire(x.ctx, charge); err != nil {
+			x.checkCtx()
+			return x.err
+		}
+		x.cur = &slot{charge: charge}
+		x.pool.filling.Add(1)
+		return nil
 	}
-	return make([]byte, 0, min(x.cfg.BlockSize, 64<<10))
 }
 
 // appendInput appends p to the block being filled, growing its buffer by
-// doubling but never past BlockSize.
+// doubling but never past BlockSize, so a short stream does not allocate a
+// whole block.
 func (x *writer) appendInput(p []byte) {
-	if need := len(x.cur) + len(p); need > cap(x.cur) {
-		b := make([]byte, len(x.cur), min(x.cfg.BlockSize, max(need, 2*cap(x.cur))))
+	s := x.cur
+	if need := len(s.in) + len(p); need > cap(s.in) {
+		b := make([]byte, len(s.in), min(x.cfg.BlockSize, max(need, 2*cap(s.in), 64<<10)))
 		adviseHugePages(b) // the match finder reads it at random
-		copy(b, x.cur)
-		x.cur = b
+		copy(b, s.in)
+		s.in = b
 	}
-	x.cur = append(x.cur, p...)
+	s.in = append(s.in, p...)
 }
 
-// idleEncoder returns an encoder from pool, or a new one while fewer than
-// Workers exist: workers hand theirs back before they signal done, and at
-// most Workers blocks are in flight.
-func idleEncoder(pool chan *lzmaEncoder, mode Mode) *lzmaEncoder {
-	select {
-	case e := <-pool:
-		return e
-	default:
-		return newLZMAEncoder(mode)
-	}
-}
-
-// submit starts encoding x.cur; Write made room for it among the Workers
-// blocks in flight before it started filling it.
-func (x *writer) submit() error {
-	if x.err != nil {
-		return x.err
-	}
-	j := &job{in: x.cur, done: make(chan struct{})}
+// submit hands x.cur to the pool. The slot of a short block (the last one)
+// is charged only for the memory it has, and the rest goes back to the pool.
+func (x *writer) submit() {
+	s := x.cur
 	x.cur = nil
-	x.pending = append(x.pending, j)
-	var out []byte
-	if n := len(x.freeOut); n > 0 {
-		out = x.freeOut[n-1]
-		x.freeOut = x.freeOut[:n-1]
-	} else {
-		// Room for incompressible data (stored chunks add 3 bytes per
-		// 64 KiB), so the buffer never grows by copying; only the pages
-		// written to count in memory.
-		out = make([]byte, 0, len(j.in)+len(j.in)/16+4096)
+	x.pool.filling.Add(-1)
+	if need := outputCap(len(s.in)); int64(cap(s.out)) < need {
+		s.out = make([]byte, 0, need)
 	}
-	cfg, table, pool, ctx := x.cfg, x.crcTable, x.encoders, x.ctx
-	go func() {
-		defer close(j.done)
-		enc := idleEncoder(pool, cfg.Mode)
-		enc.stopped = func() bool { return ctx.Err() != nil }
-		j.out = encodeBlock(enc, j.in, out, cfg, table)
-		pool <- enc
-	}()
-	return nil
+	if c := int64(cap(s.in) + cap(s.out)); c < s.charge {
+		x.pool.blocks.Release(s.charge - c)
+		s.charge = c
+	}
+	j := &job{slot: s, done: make(chan struct{})}
+	x.pending = append(x.pending, j)
+	x.pool.encode(x.ctx, j, x.cfg, x.crcTable)
+}
+
+// writeDone writes the pending blocks that are encoded, oldest first,
+// without waiting for one that is not.
+func (x *writer) writeDone() {
+	for len(x.pending) > 0 {
+		select {
+		case <-x.pending[0].done:
+			x.writeOldest()
+		default:
+			return
+		}
+	}
 }
 
 // writeOldest waits for the oldest pending block and writes it, unless an
-// error already stopped the output; either way the block leaves the queue.
+// error already stopped the output; either way the block leaves the queue
+// and its slot is free again: kept for the next block, or given back to the
+// pool at once if other writers wait for memory.
 func (x *writer) writeOldest() {
 	j := x.pending[0]
 	x.pending[0] = nil
 	x.pending = x.pending[1:]
 	<-j.done
-	x.free = append(x.free, j.in)
+	defer x.release(j.slot)
 	b := j.out
 	if b == nil { // the encoder stopped: ctx is done
 		x.checkCtx()
 		return
 	}
-	defer func() { x.freeOut = append(x.freeOut, b.data) }()
 	if x.err != nil {
 		return
 	}
@@ -276,6 +325,16 @@ func (x *writer) writeOldest() {
 	x.write(b.padding)
 	x.write(b.check[:])
 	x.records = append(x.records, b.record)
+	j.slot.out = b.data[:0]
+}
+
+// release frees a written block's slot.
+func (x *writer) release(s *slot) {
+	if x.pool.waiting.Load() > 0 {
+		x.pool.blocks.Release(s.charge)
+		return
+	}
+	x.free = append(x.free, s)
 }
 
 func (x *writer) writeHeader() {

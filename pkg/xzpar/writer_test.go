@@ -479,7 +479,7 @@ func TestCancelStopsWithinAChunk(t *testing.T) {
 		e := newLZMAEncoder(v.mode)
 		asked := 0
 		e.stopped = func() bool { asked++; return true }
-		if out := e.encode(nil, textData(16<<20), 16<<20, v.f); out != nil || asked != 1 {
+		if out := e.encode(nil, textData(16<<20), 16<<20, v.f, nil); out != nil || asked != 1 {
 			t.Errorf("%s: encode after stop = %d bytes, asked %d times; want nil after one question", v.name, len(out), asked)
 		}
 	}

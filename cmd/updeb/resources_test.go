@@ -1,0 +1,48 @@
+package main
+
+import (
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/updeb/updeb/internal/config"
+	"github.com/updeb/updeb/internal/hostres"
+)
+
+// An explicit build.memory too small for the explicit or smallest settings
+// is an input error (exit 2) that says what they need.
+func TestSizeRunTooLittleMemory(t *testing.T) {
+	host := hostres.Host{CPUs: 16, Memory: 128 << 30}
+	for _, b := range []config.Build{
+		{Memory: 100 << 20},
+		{Memory: 1 << 30, XZWorkers: 16},
+		{Memory: 300 << 20, Parallel: 64},
+	} {
+		_, err := sizeRun(host, b, 0)
+		var ie *inputError
+		if !errors.As(err, &ie) || !strings.Contains(err.Error(), "build.memory") || !strings.Contains(ie.hint, "raise build.memory to at least") {
+			t.Errorf("%+v: %v, want an input error naming build.memory with a hint", b, err)
+		}
+	}
+}
+
+// The config's settings reach pipeline.SizeRun: --jobs before build.parallel,
+// build.xz-workers and build.memory as given.
+func TestSizeRunSettings(t *testing.T) {
+	host := hostres.Host{CPUs: 16, Memory: 128 << 30}
+	for _, tc := range []struct {
+		b                 config.Build
+		jobs              int
+		workers, parallel int
+		budget            int64
+	}{
+		{config.Build{Parallel: 8}, 3, 16, 3, 32 << 30},
+		{config.Build{Parallel: 8}, 0, 16, 8, 32 << 30},
+		{config.Build{XZWorkers: 3, Memory: 2 << 30}, 0, 3, 3, 2 << 30},
+	} {
+		r, err := sizeRun(host, tc.b, tc.jobs)
+		if err != nil || r.Pool.Workers() != tc.workers || r.Parallel != tc.parallel || r.Budget != tc.budget {
+			t.Errorf("%+v, --jobs %d: %+v, %v; want %d workers, %d builds, budget %d", tc.b, tc.jobs, r, err, tc.workers, tc.parallel, tc.budget)
+		}
+	}
+}

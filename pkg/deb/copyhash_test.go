@@ -1,0 +1,79 @@
+package deb
+
+import (
+	"bytes"
+	"crypto/md5"
+	"crypto/sha256"
+	"errors"
+	"io"
+	"testing"
+	"testing/iotest"
+)
+
+// copyHashing copies and hashes every byte whatever the reads return, and
+// returns a read or write error as it is.
+func TestCopyHashing(t *testing.T) {
+	data := wordsPayload(3*copyChunk + 777)
+	wantMD5, wantSHA := md5.Sum(data), sha256.Sum256(data)
+	for name, r := range map[string]func() io.Reader{
+		"whole":         func() io.Reader { return bytes.NewReader(data) },
+		"one byte":      func() io.Reader { return iotest.OneByteReader(bytes.NewReader(data[:5000])) },
+		"half reads":    func() io.Reader { return iotest.HalfReader(bytes.NewReader(data)) },
+		"data with EOF": func() io.Reader { return iotest.DataErrReader(bytes.NewReader(data)) },
+		"empty":         func() io.Reader { return bytes.NewReader(nil) },
+	} {
+		in := data
+		if name == "one byte" {
+			in = data[:5000]
+		} else if name == "empty" {
+			in = nil
+		}
+		var out bytes.Buffer
+		m, s := md5.New(), sha256.New()
+		n, err := copyHashing(&out, m, s, r())
+		if err != nil || n != int64(len(in)) || !bytes.Equal(out.Bytes(), in) {
+			t.Errorf("%s: %d bytes, %v; want %d bytes copied", name, n, err, len(in))
+			continue
+		}
+		wm, ws := md5.Sum(in), sha256.Sum256(in)
+		if len(in) == len(data) {
+			wm, ws = wantMD5, wantSHA
+		}
+		if !bytes.Equal(m.Sum(nil), wm[:]) || !bytes.Equal(s.Sum(nil), ws[:]) {
+			t.Errorf("%s: digests differ", name)
+		}
+	}
+
+	boom := errors.New("boom")
+	// A read error after some data: the data is copied, the error returned
+	// (io.ErrUnexpectedEOF of a truncated archive too, not taken for the end).
+	for _, rerr := range []error{boom, io.ErrUnexpectedEOF} {
+		var out bytes.Buffer
+		r := io.MultiReader(bytes.NewReader(data[:copyChunk+10]), iotest.ErrReader(rerr))
+		n, err := copyHashing(&out, md5.New(), sha256.New(), r)
+		if !errors.Is(err, rerr) || n != copyChunk+10 || out.Len() != copyChunk+10 {
+			t.Errorf("read error %v: %d bytes, %v; want %d bytes and the error", rerr, n, err, copyChunk+10)
+		}
+	}
+	// A write error stops the copy.
+	w := &failAfter{n: copyChunk + 5, err: boom}
+	if _, err := copyHashing(w, md5.New(), sha256.New(), bytes.NewReader(data)); !errors.Is(err, boom) {
+		t.Errorf("write error: %v, want %v", err, boom)
+	}
+}
+
+// failAfter accepts n bytes, then fails.
+type failAfter struct {
+	n   int
+	err error
+}
+
+func (f *failAfter) Write(p []byte) (int, error) {
+	if len(p) > f.n {
+		k := f.n
+		f.n = 0
+		return k, f.err
+	}
+	f.n -= len(p)
+	return len(p), nil
+}

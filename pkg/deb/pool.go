@@ -1,0 +1,67 @@
+package deb
+
+import (
+	"fmt"
+
+	"github.com/updeb/updeb/pkg/xzpar"
+)
+
+// Pool is the compression capacity shared by every package written with it
+// (Package.Pool), however many are written at once: at most Workers xz
+// blocks are compressed at once, and the xz encoders and blocks of all the
+// packages stay within Memory bytes. One large package keeps every worker
+// busy; several small ones share them, each block waiting for a worker in
+// the order it was filled. It never changes the bytes of a package. A
+// process makes one and gives it to every package it writes.
+type Pool struct {
+	xz *xzpar.Pool
+}
+
+// maxLayout is the layout of xzLayouts with the largest blocks and
+// dictionary, which a pool is sized for.
+var maxLayout = xzLayouts[XZFast]
+
+// poolBlocks is how many blocks of maxLayout a pool of n workers holds: one
+// per worker, one being filled, and a quarter more, done but waiting for an
+// older block of their package to be written (blocks take unequal times).
+func poolBlocks(workers int) int {
+	return workers + 1 + workers/4
+}
+
+// PoolMemory is the most memory a pool of workers workers holds: an xz
+// encoder per worker (xzpar.EncoderMemory: 69 MiB for the 16 MiB
+// dictionary) and poolBlocks blocks of the fast mode (xzpar.BlockMemory: 66
+// MiB for 32 MiB of input and room for its output). 1 worker: 201 MiB, 2:
+// 336 MiB, 4: 672 MiB, 16: 2.4 GiB.
+func PoolMemory(workers int) int64 {
+	return int64(workers)*xzpar.EncoderMemory(maxLayout.dictCap) + int64(poolBlocks(workers))*xzpar.BlockMemory(maxLayout.blockSize)
+}
+
+// PoolWorkers is the most workers, at most cpus and at least one, whose
+// PoolMemory fits in memory bytes.
+func PoolWorkers(cpus int, memory int64) int {
+	n := 1
+	for n < min(cpus, xzpar.MaxWorkers) && PoolMemory(n+1) <= memory {
+		n++
+	}
+	return n
+}
+
+// NewPool returns a pool of workers workers (1 to xzpar.MaxWorkers),
+// holding at most PoolMemory(workers) bytes.
+func NewPool(workers int) (*Pool, error) {
+	if workers < 1 || workers > xzpar.MaxWorkers {
+		return nil, invalidf("pool of %d workers: expected 1 to %d", workers, xzpar.MaxWorkers)
+	}
+	p, err := xzpar.NewPool(workers, maxLayout.dictCap, int64(poolBlocks(workers))*xzpar.BlockMemory(maxLayout.blockSize))
+	if err != nil {
+		return nil, fmt.Errorf("deb: %w", err)
+	}
+	return &Pool{xz: p}, nil
+}
+
+// Workers is how many xz blocks (or zstd jobs) the pool compresses at once.
+func (p *Pool) Workers() int { return p.xz.Workers() }
+
+// Memory is the most the pool holds (PoolMemory of its workers).
+func (p *Pool) Memory() int64 { return p.xz.Memory() }
