@@ -20,6 +20,7 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/updeb/updeb/cmd/updeb-bench/fetchbench"
 	"github.com/updeb/updeb/internal/testkit/diskwatch"
 )
 
@@ -63,6 +64,15 @@ var children = map[string]func(args []string) error{
 func main() {
 	child := flag.String("child", "", "internal: run as a measured child process")
 	only := flag.String("only", "", "comma-separated sections to run (deb or its old name xz, cores, pipeline, fetch, repo, scaling); default all")
+	flag.IntVar(&fetchRuns, "fetch-runs", fetchRuns, "rounds of the fetch section (the median is reported)")
+	flag.Func("fetch-also", "NAME=PATH: another updeb binary the fetch section measures in the same rounds (repeatable)", func(v string) error {
+		name, path, ok := strings.Cut(v, "=")
+		if !ok || name == "" || path == "" {
+			return fmt.Errorf("want NAME=PATH, have %q", v)
+		}
+		fetchAlso = append(fetchAlso, fetchbench.Binary{Name: name, Path: path})
+		return nil
+	})
 	flag.Parse()
 	if *child != "" {
 		f, ok := children[*child]

@@ -310,11 +310,18 @@ build:
 }
 
 // benchFetch runs fetchbench (200 MB, median of 3) and prints its own table.
+// fetchRuns and fetchAlso are the fetch section's flags (-fetch-runs,
+// -fetch-also).
+var (
+	fetchRuns = 7
+	fetchAlso []fetchbench.Binary
+)
+
 func benchFetch(work string) ([]row, error) {
 	updeb, err := buildUpdeb(work)
 	if err != nil {
 		return nil, err
 	}
 	fmt.Println()
-	return nil, fetchbench.Run(context.Background(), os.Stdout, fetchbench.Config{Updeb: updeb, Size: 200e6, Runs: 7})
+	return nil, fetchbench.Run(context.Background(), os.Stdout, fetchbench.Config{Updeb: updeb, Size: 200e6, Runs: fetchRuns, Others: fetchAlso})
 }

@@ -12,7 +12,6 @@ import (
 	"os"
 	"strconv"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"time"
 
@@ -300,127 +299,69 @@ func (f *Fetcher) attempt(ctx context.Context, upstream, target string, p *parti
 	return false, 0, nil
 }
 
-// copyBody appends body to p's file and hasher, enforcing the size limit.
-// The reading goroutine fills copyBuffer-sized chunks (a socket read
-// returns 13-36 KB on average) and hands each full one to a second
-// goroutine that writes it to the file and hashes it, while it reads into
-// the next: a chunk lets digest.Hasher compute sha256 and sha512 at once,
-// one goroutine each, and one write per chunk, not per read, saves system
-// calls. The hashing so runs beside the reading instead of between reads:
-// a sha512-pinned download needs 0.35 s of sha512 per 200 MB, more than
-// curl needs for the transfer, and where a CPU is free it overlaps with the
-// transfer (on 2 CPUs busy with other jobs the wall follows the CPU, and
-// both loops measured the same). Every writebackEvery bytes the kernel is
-// told to start writing them to disk, so the final fsync is short. The
-// measurements are in cmd/updeb-bench/README.md ("Download loop").
+// copyBody appends body to p's file and hasher, enforcing the size limit. One
+// goroutine reads into a copyBuffer-sized chunk until it is full (a socket
+// read returns 13-36 KB on average), then writes the chunk and hashes it:
+// a write of a chunk lets digest.Hasher compute sha256 and sha512 at once,
+// one goroutine each, where each socket read's bytes were hashed one
+// algorithm after the other; and one write per chunk, not per read, saves
+// system calls. The kernel's socket buffer is the read-ahead meanwhile.
+// Writing and hashing each chunk on a second goroutine while the next is
+// read took as long for a sha512 pin and longer for a sha256 pin (0.82x
+// curl against 0.98x), at more CPU: the chunk's bytes are hashed on another
+// core instead of from this one's cache. Every writebackEvery bytes the
+// kernel is told to start writing them to disk, so the final fsync is
+// short. The measurements are in cmd/updeb-bench/README.md ("Download
+// loop").
 func (f *Fetcher) copyBody(p *partial, body io.Reader, upstream string) (n int64, err error) {
-	start := p.written // the writing goroutine owns p's counts until w.close
-	w := f.startChunkWriter(p, upstream)
-	// At return, every chunk read is written and hashed (p.written counts
-	// them), whatever ends the copy.
+	buf := make([]byte, copyBuffer)
+	fill := 0 // bytes of buf read and not yet written
+	last := time.Time{}
+	// flush writes and hashes what buf holds: p.written bytes are in the
+	// file and the hasher, whatever ends the copy.
+	flush := func() error {
+		k, err := p.file.Write(buf[:fill])
+		p.hasher.Write(buf[:k])
+		p.written += int64(k)
+		fill = 0
+		if p.written-p.flushed >= writebackEvery {
+			startWriteback(p.file, p.flushed, p.written-p.flushed)
+			p.flushed = p.written
+		}
+		if f.o.Progress != nil {
+			if now := time.Now(); now.Sub(last) >= progressEvery {
+				last = now
+				f.progress(Progress{URL: upstream, Received: p.written, Total: p.total})
+			}
+		}
+		return err
+	}
 	defer func() {
-		if werr := w.close(); err == nil {
-			err = werr
+		if ferr := flush(); err == nil {
+			err = ferr
 		}
 	}()
-	buf := w.next()
-	fill := 0 // bytes of buf read and not yet handed over
 	for {
 		k, rerr := body.Read(buf[fill:])
 		if k > 0 {
-			if size := start + n + int64(k); size > f.o.MaxSize {
-				w.hand(buf[:fill])
+			if size := p.written + int64(fill+k); size > f.o.MaxSize {
 				return n, &SizeError{URL: upstream, Limit: f.o.MaxSize, Size: size}
 			}
 			fill += k
 			n += int64(k)
 			if fill == len(buf) {
-				if err := w.hand(buf); err != nil {
+				if err := flush(); err != nil {
 					return n, err
 				}
-				buf, fill = w.next(), 0
 			}
 		}
+		if rerr == io.EOF {
+			return n, nil
+		}
 		if rerr != nil {
-			w.hand(buf[:fill])
-			if rerr == io.EOF {
-				return n, nil
-			}
 			return n, rerr
 		}
 	}
-}
-
-// chunkWriter writes and hashes the chunks copyBody reads, on a goroutine
-// of its own, with chunkBuffers chunks in all: one being filled, the others
-// being written or waiting for it.
-type chunkWriter struct {
-	full chan []byte
-	free chan []byte
-	done chan struct{}
-	err  error // the first write error; read after done, or by hand
-	mu   sync.Mutex
-}
-
-const chunkBuffers = 3
-
-func (f *Fetcher) startChunkWriter(p *partial, upstream string) *chunkWriter {
-	w := &chunkWriter{full: make(chan []byte, chunkBuffers), free: make(chan []byte, chunkBuffers), done: make(chan struct{})}
-	for range chunkBuffers {
-		w.free <- make([]byte, copyBuffer)
-	}
-	go func() {
-		defer close(w.done)
-		last := time.Time{}
-		for b := range w.full {
-			if w.failed() == nil && len(b) > 0 {
-				k, err := p.file.Write(b)
-				p.hasher.Write(b[:k])
-				p.written += int64(k)
-				if p.written-p.flushed >= writebackEvery {
-					startWriteback(p.file, p.flushed, p.written-p.flushed)
-					p.flushed = p.written
-				}
-				if err != nil {
-					w.mu.Lock()
-					w.err = err
-					w.mu.Unlock()
-				}
-				if f.o.Progress != nil {
-					if now := time.Now(); now.Sub(last) >= progressEvery {
-						last = now
-						f.progress(Progress{URL: upstream, Received: p.written, Total: p.total})
-					}
-				}
-			}
-			w.free <- b[:cap(b)]
-		}
-	}()
-	return w
-}
-
-func (w *chunkWriter) failed() error {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	return w.err
-}
-
-// next returns an empty chunk, waiting while all of them are being written.
-func (w *chunkWriter) next() []byte { return <-w.free }
-
-// hand gives b to the writing goroutine and returns the first write error
-// so far.
-func (w *chunkWriter) hand(b []byte) error {
-	w.full <- b
-	return w.failed()
-}
-
-// close waits until every chunk handed over is written and hashed, and
-// returns the first write error.
-func (w *chunkWriter) close() error {
-	close(w.full)
-	<-w.done
-	return w.err
 }
 
 // checkContentRange accepts a 206 only when it starts where we stopped and

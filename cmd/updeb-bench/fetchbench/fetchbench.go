@@ -38,7 +38,14 @@ type Config struct {
 	Updeb string // path of the updeb binary (make build gives bin/updeb)
 	Size  int64  // artifact size in bytes (the benchmark uses 200 MB)
 	Runs  int    // runs per tool; the median is reported
+	// Others are more updeb binaries measured in the same rounds, each
+	// round running every binary once per pin: a change to the download
+	// loop compared with the loop before it under the same load.
+	Others []Binary
 }
+
+// Binary is an updeb binary and the name its rows carry.
+type Binary struct{ Name, Path string }
 
 // Measure is one process run.
 type Measure struct {
@@ -101,17 +108,19 @@ func Run(ctx context.Context, w io.Writer, c Config) error {
 		m.Squid = s1 - s0
 		return m, errors.Join(err, serr)
 	}
-	updebRun := func(i int, pin string) (Measure, error) {
+	updebRun := func(bin string, i int, pin string) (Measure, error) {
 		cache := filepath.Join(tmp, fmt.Sprintf("cache-%d", i))
 		defer os.RemoveAll(cache)
-		m, err := withServers(c.Updeb, "-q", "--config", cfg, "--proxy", sq.URL, "--cache", cache,
+		m, err := withServers(bin, "-q", "--config", cfg, "--proxy", sq.URL, "--cache", cache,
 			"fetch", fmt.Sprintf("%s/updeb-%d.tgz#%s", srv.URL, i, pin))
 		if err != nil {
 			return m, fmt.Errorf("updeb (%s): %w", pin[:6], err)
 		}
 		return m, nil
 	}
-	var curlRuns, runs256, runs512 []Measure
+	bins := append([]Binary{{Path: c.Updeb}}, c.Others...)
+	runs256, runs512 := make([][]Measure, len(bins)), make([][]Measure, len(bins))
+	var curlRuns []Measure
 	for i := range c.Runs {
 		out := filepath.Join(tmp, fmt.Sprintf("curl-%d", i))
 		m, err := withServers(curl, "-sS", "--fail", "-x", sq.URL, "-o", out, srv.URL+"/curl.tgz")
@@ -120,36 +129,43 @@ func Run(ctx context.Context, w io.Writer, c Config) error {
 		}
 		curlRuns = append(curlRuns, m)
 		os.Remove(out)
-		if m, err = updebRun(i, "sha256="+sha); err != nil {
-			return err
+		for b, bin := range bins {
+			if m, err = updebRun(bin.Path, i, "sha256="+sha); err != nil {
+				return err
+			}
+			runs256[b] = append(runs256[b], m)
+			if m, err = updebRun(bin.Path, i, "sha512="+sha5); err != nil {
+				return err
+			}
+			runs512[b] = append(runs512[b], m)
 		}
-		runs256 = append(runs256, m)
-		if m, err = updebRun(i, "sha512="+sha5); err != nil {
-			return err
-		}
-		runs512 = append(runs512, m)
 	}
 	cm := median(curlRuns)
 	mbps := func(m Measure) float64 { return float64(c.Size) / 1e6 / m.Wall.Seconds() }
-	fmt.Fprintf(w, "fetch: %d MB through squid on 127.0.0.1, median of %d runs; CPU of the client, squid and the server (this process) during the run\n", c.Size/1e6, c.Runs)
-	fmt.Fprintf(w, "%-36s %8s %8s %8s %10s %7s %9s %9s %9s\n", "tool", "wall", "MB/s", "CPU", "peak RSS", "ratio", "squid", "server", "all CPU")
-	for _, row := range []struct {
+	fmt.Fprintf(w, "fetch: %d MB through squid on 127.0.0.1, median of %d runs (each column its own median); CPU of the client, squid and the server (this process) during the run\n", c.Size/1e6, c.Runs)
+	fmt.Fprintf(w, "%-40s %8s %8s %8s %10s %7s %9s %9s %9s\n", "tool", "wall", "MB/s", "CPU", "peak RSS", "ratio", "squid", "server", "all CPU")
+	type line struct {
 		name string
 		m    Measure
-	}{
-		{"curl -x squid -o FILE", cm},
-		{"updeb fetch, sha256 pin (sha256)", median(runs256)},
-		{"updeb fetch, sha512 pin (+sha256)", median(runs512)},
-	} {
-		fmt.Fprintf(w, "%-36s %7.2fs %8.0f %7.2fs %7d MB %6.2fx %8.2fs %8.2fs %8.2fs\n", row.name, row.m.Wall.Seconds(), mbps(row.m), row.m.CPU.Seconds(),
+	}
+	rows := []line{{"curl -x squid -o FILE", cm}}
+	for b, bin := range bins {
+		name := "updeb"
+		if bin.Name != "" {
+			name = bin.Name
+		}
+		rows = append(rows, line{name + " fetch, sha256 pin", median(runs256[b])}, line{name + " fetch, sha512 pin", median(runs512[b])})
+	}
+	for _, row := range rows {
+		fmt.Fprintf(w, "%-40s %7.2fs %8.0f %7.2fs %7d MB %6.2fx %8.2fs %8.2fs %8.2fs\n", row.name, row.m.Wall.Seconds(), mbps(row.m), row.m.CPU.Seconds(),
 			row.m.PeakRSS>>20, mbps(row.m)/mbps(cm), row.m.Squid.Seconds(), row.m.Server.Seconds(), row.m.All().Seconds())
 	}
 	fmt.Fprintf(w, "updeb/curl throughput ratio: %.2fx sha256-pinned, %.2fx sha512-pinned (target >= 0.90x)\n",
-		mbps(median(runs256))/mbps(cm), mbps(median(runs512))/mbps(cm))
+		mbps(median(runs256[0]))/mbps(cm), mbps(median(runs512[0]))/mbps(cm))
 	// When the cores are busy for the whole download, the wall time follows
 	// the CPU all three processes need: the ratio of those is the ceiling.
 	fmt.Fprintf(w, "ratio of all CPU (curl's run / updeb's): %.2fx sha256-pinned, %.2fx sha512-pinned; %d CPUs, all CPU of curl's run / its wall: %.2f\n",
-		cm.All().Seconds()/median(runs256).All().Seconds(), cm.All().Seconds()/median(runs512).All().Seconds(), runtime.NumCPU(), cm.All().Seconds()/cm.Wall.Seconds())
+		cm.All().Seconds()/median(runs256[0]).All().Seconds(), cm.All().Seconds()/median(runs512[0]).All().Seconds(), runtime.NumCPU(), cm.All().Seconds()/cm.Wall.Seconds())
 	return nil
 }
 
@@ -181,10 +197,24 @@ func selfCPU() time.Duration {
 	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
+// median is each column's median over ms (wall, CPU, peak RSS and the
+// servers' CPU apart, so a run with a long wall does not pick the CPU).
 func median(ms []Measure) Measure {
-	s := slices.Clone(ms)
-	slices.SortFunc(s, func(a, b Measure) int { return int(a.Wall - b.Wall) })
-	return s[len(s)/2]
+	mid := func(f func(Measure) int64) int64 {
+		v := make([]int64, len(ms))
+		for i, m := range ms {
+			v[i] = f(m)
+		}
+		slices.Sort(v)
+		return v[len(v)/2]
+	}
+	return Measure{
+		Wall:    time.Duration(mid(func(m Measure) int64 { return int64(m.Wall) })),
+		CPU:     time.Duration(mid(func(m Measure) int64 { return int64(m.CPU) })),
+		PeakRSS: mid(func(m Measure) int64 { return m.PeakRSS }),
+		Squid:   time.Duration(mid(func(m Measure) int64 { return int64(m.Squid) })),
+		Server:  time.Duration(mid(func(m Measure) int64 { return int64(m.Server) })),
+	}
 }
 
 // artifact is size bytes made of a 1 MiB pseudo-random block repeated: served
