@@ -135,6 +135,9 @@ func benchCores(work string) ([]row, error) {
 			}
 			r.pkg, r.mode, r.ref = pkg, mode, ref
 			rows = append(rows, r)
+			// Each run as it ends, so that a run cut short still shows some.
+			fmt.Printf("  %s: %s %s: %.2fs wall, %.2fs CPU, %.1f MiB peak RSS, %d bytes\n",
+				pkg, name, mode, r.wall.Seconds(), r.cpu.Seconds(), float64(r.maxRSS)/1024, r.outSize)
 			return r, os.Remove(out)
 		}
 		exe, err := os.Executable()

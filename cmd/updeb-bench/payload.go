@@ -1,6 +1,7 @@
 package main
 
 import (
+	"flag"
 	"fmt"
 	"io/fs"
 	"os"
@@ -23,6 +24,10 @@ var payloadBuilds = []struct {
 	{"ppc64le", []string{"cmd/compile", "cmd/go", "cmd/pprof", "cmd/trace"}},
 }
 
+// payloadFlag names a tree to measure instead of the Go binaries payload
+// (on a machine without Go: a tree of real ELF libraries, say).
+var payloadFlag = flag.String("payload", "", "a folder of files to use as the payload instead of making one with Go (the deb, cores and scaling sections)")
+
 // minPayload is the size the deb and pipeline sections want at least.
 const minPayload = 300 << 20
 
@@ -30,6 +35,13 @@ const minPayload = 300 << 20
 // and pkg/tool/*/ as amd64, and `go build cmd/...` for payloadArches, made
 // once into .bench/payload-GOVERSION and reused.
 func payload() (dir string, size int64, err error) {
+	if *payloadFlag != "" {
+		if dir, err = filepath.Abs(*payloadFlag); err != nil {
+			return "", 0, err
+		}
+		size, err = treeSize(dir)
+		return dir, size, err
+	}
 	v, err := exec.Command("go", "env", "GOVERSION", "GOROOT").Output()
 	if err != nil {
 		return "", 0, fmt.Errorf("go env: %v", err)
@@ -68,6 +80,15 @@ func payload() (dir string, size int64, err error) {
 			return "", 0, err
 		}
 	}
+	size, err = treeSize(dir)
+	if err == nil && size < minPayload {
+		err = fmt.Errorf("payload %s has %d MiB, want >= %d", dir, size>>20, minPayload>>20)
+	}
+	return dir, size, err
+}
+
+// treeSize is the size of the regular files under dir.
+func treeSize(dir string) (size int64, err error) {
 	err = filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
 		if err != nil || !d.Type().IsRegular() {
 			return err
@@ -76,10 +97,7 @@ func payload() (dir string, size int64, err error) {
 		size += info.Size()
 		return err
 	})
-	if err == nil && size < minPayload {
-		err = fmt.Errorf("payload %s has %d MiB, want >= %d", dir, size>>20, minPayload>>20)
-	}
-	return dir, size, err
+	return size, err
 }
 
 // payloadFiles lists the payload's regular files relative to dir, sorted.
