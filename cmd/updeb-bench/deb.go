@@ -11,6 +11,7 @@ import (
 	"runtime"
 	"runtime/debug"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
 
@@ -343,6 +344,15 @@ func childDebWrite(args []string) error {
 	res, err := pipeline.SizeRun(host, 0, 0, 1)
 	if err != nil {
 		return err
+	}
+	if b := os.Getenv("BENCH_POOL_BLOCKS"); b != "" { // an experiment: the pool's blocks
+		n, err := strconv.Atoi(b)
+		if err != nil {
+			return fmt.Errorf("BENCH_POOL_BLOCKS: %v", err)
+		}
+		if res.Pool, err = deb.NewPoolBlocks(res.Pool.Workers(), n); err != nil {
+			return err
+		}
 	}
 	if os.Getenv("GOMEMLIMIT") == "" {
 		debug.SetMemoryLimit(res.MemoryLimit)

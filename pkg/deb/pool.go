@@ -50,10 +50,23 @@ func PoolWorkers(cpus int, memory int64) int {
 // NewPool returns a pool of workers workers (1 to xzpar.MaxWorkers),
 // holding at most PoolMemory(workers) bytes.
 func NewPool(workers int) (*Pool, error) {
+	return NewPoolBlocks(workers, 0)
+}
+
+// NewPoolBlocks is NewPool with room for blocks blocks of the fast mode
+// (0: the default, workers + 1 + workers/4; at least workers + 1): more
+// lets more blocks finish behind a slow one.
+func NewPoolBlocks(workers, blocks int) (*Pool, error) {
 	if workers < 1 || workers > xzpar.MaxWorkers {
 		return nil, invalidf("pool of %d workers: expected 1 to %d", workers, xzpar.MaxWorkers)
 	}
-	p, err := xzpar.NewPool(workers, maxLayout.dictCap, int64(poolBlocks(workers))*xzpar.BlockMemory(maxLayout.blockSize))
+	if blocks == 0 {
+		blocks = poolBlocks(workers)
+	}
+	if blocks < workers+1 {
+		return nil, invalidf("pool of %d workers and %d blocks: expected at least %d blocks", workers, blocks, workers+1)
+	}
+	p, err := xzpar.NewPool(workers, maxLayout.dictCap, int64(blocks)*xzpar.BlockMemory(maxLayout.blockSize))
 	if err != nil {
 		return nil, fmt.Errorf("deb: %w", err)
 	}
