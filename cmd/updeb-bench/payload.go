@@ -1,6 +1,8 @@
 package main
 
 import (
+	"bytes"
+	"errors"
 	"flag"
 	"fmt"
 	"io/fs"
@@ -28,6 +30,10 @@ var payloadBuilds = []struct {
 // (on a machine without Go: a tree of real ELF libraries, say).
 var payloadFlag = flag.String("payload", "", "a folder of files to use as the payload instead of making one with Go (the deb, cores and scaling sections)")
 
+// elfPayloadFlag makes the payload of the system's ELF shared libraries
+// instead (elfPayload).
+var elfPayloadFlag = flag.Int("elf-payload", 0, "make the payload of this many MiB of the system's ELF shared libraries instead of Go binaries")
+
 // minPayload is the size the deb and pipeline sections want at least.
 const minPayload = 300 << 20
 
@@ -35,6 +41,9 @@ const minPayload = 300 << 20
 // and pkg/tool/*/ as amd64, and `go build cmd/...` for payloadArches, made
 // once into .bench/payload-GOVERSION and reused.
 func payload() (dir string, size int64, err error) {
+	if *elfPayloadFlag > 0 {
+		return elfPayload(*elfPayloadFlag)
+	}
 	if *payloadFlag != "" {
 		if dir, err = filepath.Abs(*payloadFlag); err != nil {
 			return "", 0, err
@@ -112,4 +121,63 @@ func payloadFiles(dir string) ([]string, error) {
 		return err
 	})
 	return files, err
+}
+
+// elfPayload copies ELF shared libraries of this system (files of 1 to 64
+// MiB whose names hold ".so" and that start with an ELF header, one of each
+// name, in path order under /usr/lib, /usr/local and /opt) into
+// .bench/elf-MIB until they hold mib MiB: the kind of tree the issue's
+// measurements used, on a machine without Go.
+func elfPayload(mib int) (dir string, size int64, err error) {
+	if dir, err = filepath.Abs(filepath.Join(benchCache, fmt.Sprintf("elf-%d", mib))); err != nil {
+		return "", 0, err
+	}
+	if _, err := os.Stat(filepath.Join(dir, ".complete")); err == nil {
+		size, err = treeSize(dir)
+		return dir, size, err
+	}
+	tmp := dir + ".tmp"
+	os.RemoveAll(tmp)
+	if err := os.MkdirAll(tmp, 0o755); err != nil {
+		return "", 0, err
+	}
+	seen := map[string]bool{}
+	errFull := errors.New("full")
+	n := 0
+	for _, root := range []string{"/usr/lib", "/usr/local", "/opt"} {
+		err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+			if err != nil || !d.Type().IsRegular() || !strings.Contains(d.Name(), ".so") || seen[d.Name()] {
+				return nil // unreadable folders are skipped
+			}
+			info, err := d.Info()
+			if err != nil || info.Size() < 1<<20 || info.Size() > 64<<20 {
+				return nil
+			}
+			b, err := os.ReadFile(p)
+			if err != nil || !bytes.HasPrefix(b, []byte("\x7fELF")) {
+				return nil
+			}
+			seen[d.Name()] = true
+			if err := os.WriteFile(filepath.Join(tmp, fmt.Sprintf("%04d-%s", n, d.Name())), b, 0o644); err != nil {
+				return err
+			}
+			n++
+			if size += info.Size(); size >= int64(mib)<<20 {
+				return errFull
+			}
+			return nil
+		})
+		if err == errFull {
+			break
+		}
+		if err != nil {
+			return "", 0, err
+		}
+	}
+	fmt.Printf("payload: %d ELF libraries, %d MiB, in %s\n", n, size>>20, dir)
+	if err := os.WriteFile(filepath.Join(tmp, ".complete"), nil, 0o644); err != nil {
+		return "", 0, err
+	}
+	os.RemoveAll(dir)
+	return dir, size, os.Rename(tmp, dir)
 }

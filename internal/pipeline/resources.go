@@ -33,7 +33,8 @@ type Resources struct {
 }
 
 // RunMemory is the most a run of parallel builds sharing a pool of workers
-// holds.
+// holds, with the pool's default room for blocks (deb.PoolMemory): the
+// least SizeRun gives it.
 func RunMemory(workers, parallel int) int64 {
 	return deb.PoolMemory(workers) + runBaseMemory + int64(parallel)*runPerBuildMemory
 }
@@ -57,6 +58,8 @@ func (e *BudgetError) Error() string {
 // CPUs as fit in the budget; parallel the builds at once, 0 for one per
 // worker (a build compresses one block at a time unless its package has
 // several, and the pool bounds the memory whatever the number of builds).
+// What the budget holds beyond that gives the pool room for more blocks,
+// up to deb.MaxPoolBlocks, so that blocks finish behind a slow one.
 // Explicit settings that an explicit budget cannot hold are a *BudgetError;
 // over the default budget they raise it.
 func SizeRun(host hostres.Host, memory int64, xzWorkers, parallel int) (Resources, error) {
@@ -79,7 +82,13 @@ func SizeRun(host hostres.Host, memory int64, xzWorkers, parallel int) (Resource
 		}
 		budget = need
 	}
-	pool, err := deb.NewPool(workers)
+	blocks := deb.DefaultPoolBlocks(workers)
+	if spare := int((budget - need) / deb.PoolBlockMemory); spare > 0 {
+		more := min(spare, deb.MaxPoolBlocks(workers)-blocks)
+		blocks += more
+		need += int64(more) * deb.PoolBlockMemory
+	}
+	pool, err := deb.NewPoolBlocks(workers, blocks)
 	if err != nil {
 		return Resources{}, err
 	}

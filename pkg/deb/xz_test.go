@@ -169,8 +169,9 @@ func TestPoolSharedPackages(t *testing.T) {
 		path, _ := writeTemp(t, p)
 		want[i] = mustRead(t, path)
 	}
-	for _, workers := range []int{1, 2, 5} {
-		pool, err := NewPool(workers)
+	for _, size := range []struct{ workers, blocks int }{{1, 0}, {2, 0}, {5, 0}, {2, 3}, {5, MaxPoolBlocks(5)}} {
+		workers := size.workers
+		pool, err := NewPoolBlocks(workers, size.blocks)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -237,7 +238,15 @@ func TestPoolSizing(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if p.Workers() != 3 || p.Memory() != PoolMemory(3) {
-		t.Errorf("NewPool(3): %d workers, %d bytes; want 3, %d", p.Workers(), p.Memory(), PoolMemory(3))
+	if p.Workers() != 3 || p.Memory() != PoolMemory(3) || p.Blocks() != DefaultPoolBlocks(3) {
+		t.Errorf("NewPool(3): %d workers, %d blocks, %d bytes; want 3, %d, %d", p.Workers(), p.Blocks(), p.Memory(), DefaultPoolBlocks(3), PoolMemory(3))
+	}
+	if p, err = NewPoolBlocks(3, MaxPoolBlocks(3)); err != nil || p.Blocks() != 16 || p.Memory() != PoolMemoryBlocks(3, 16) || PoolMemoryBlocks(3, 16)/mib != 3*69+16*66 {
+		t.Errorf("NewPoolBlocks(3, %d): %v, %d blocks, %d MiB; want 16 blocks, %d MiB", MaxPoolBlocks(3), err, p.Blocks(), p.Memory()/mib, 3*69+16*66)
+	}
+	for _, tc := range []struct{ workers, blocks int }{{3, 3}, {1, 1}, {0, 5}} {
+		if _, err := NewPoolBlocks(tc.workers, tc.blocks); !errors.Is(err, ErrInvalid) {
+			t.Errorf("NewPoolBlocks(%d, %d) = %v, want ErrInvalid", tc.workers, tc.blocks, err)
+		}
 	}
 }

@@ -31,6 +31,11 @@ type Pool struct {
 	// (an encoder is allocated when first needed).
 	encoders chan *lzmaEncoder
 	blocks   *semaphore.Weighted
+	// ahead admits the full blocks that wait for an encoder (maxAhead):
+	// a writer submits a block only with one of its places, so that the
+	// memory beyond the blocks being encoded holds blocks done but not
+	// yet written (behind a slow one) rather than input read far ahead.
+	ahead *semaphore.Weighted
 	// waiting counts the writers blocked in acquire: a writer that sees
 	// one gives each block's memory back as soon as the block is written.
 	waiting atomic.Int32
@@ -41,9 +46,16 @@ type Pool struct {
 	// encoder soon, so none is lent to help either.
 	filling atomic.Int32
 	// lent and followed count the helpers lent and the symbols coders
-	// took from their streams (for tests and measurements).
-	lent, followed atomic.Int64
+	// took from their streams, aheadMax the most blocks that waited for an
+	// encoder at once (for tests and measurements).
+	lent, followed, aheadMax atomic.Int64
 }
+
+// maxAhead is how many full blocks may wait for an encoder at once, across
+// a pool's writers: enough that an encoder that frees finds one ready
+// (filling a block takes 0.1-0.2 s, encoding one 3-7 s; one more per 8
+// workers, as more encoders free at about the same time).
+func maxAhead(workers int) int64 { return 1 + int64(workers)/8 }
 
 // EncoderMemory is what one encoder holds for dictionaries up to dictCap
 // bytes (the package doc's 4 × dict + 5 MiB).
@@ -83,7 +95,8 @@ func NewPool(workers, dictCap int, blockMemory int64) (*Pool, error) {
 		return nil, fmt.Errorf("xzpar: pool block memory of %d bytes holds no block", blockMemory)
 	}
 	p := &Pool{workers: workers, dictCap: dictCap, blockMemory: blockMemory,
-		encoders: make(chan *lzmaEncoder, workers), blocks: semaphore.NewWeighted(blockMemory)}
+		encoders: make(chan *lzmaEncoder, workers), blocks: semaphore.NewWeighted(blockMemory),
+		ahead: semaphore.NewWeighted(maxAhead(workers))}
 	for range workers {
 		p.encoders <- nil
 	}
@@ -107,19 +120,27 @@ func (p *Pool) acquire(ctx context.Context, n int64) error {
 
 // encode runs j on the next idle encoder, in submission order, and closes
 // j.done when j.out is set (nil if ctx was done first or the encoder was
-// told to stop).
+// told to stop). It first waits for a place among the blocks that wait for
+// an encoder (maxAhead), given back once an encoder takes j.
 func (p *Pool) encode(ctx context.Context, j *job, cfg Config, crcTable *crc64.Table) {
+	if err := p.ahead.Acquire(ctx, 1); err != nil {
+		close(j.done) // j.out stays nil: ctx is done
+		return
+	}
+	q := p.queued.Add(1)
+	for m := p.aheadMax.Load(); int64(q) > m && !p.aheadMax.CompareAndSwap(m, int64(q)); m = p.aheadMax.Load() {
+	}
 	go func() {
 		defer close(j.done)
 		var enc *lzmaEncoder
 		got := false
-		p.queued.Add(1)
 		select {
 		case enc = <-p.encoders:
 			got = true
 		case <-ctx.Done():
 		}
 		p.queued.Add(-1)
+		p.ahead.Release(1)
 		if !got {
 			return
 		}

@@ -207,3 +207,27 @@ func TestPoolReserve(t *testing.T) {
 		t.Fatal("the pool's memory is not all back")
 	}
 }
+
+// TestPoolReadsAheadLittle: a writer much faster than the pool's one
+// encoder, with memory for 40 blocks, submits one full block at a time
+// that waits for the encoder (maxAhead); the memory is there for blocks done behind a
+// slow one, not for input read ahead. The bytes are those of a writer of
+// its own.
+func TestPoolReadsAheadLittle(t *testing.T) {
+	const bs = 16 << 10
+	in := textData(30 * bs)
+	p, err := NewPool(1, bs, 40*BlockMemory(bs))
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := compress(t, in, Config{BlockSize: bs, DictCap: bs, Pool: p})
+	if want := compress(t, in, Config{BlockSize: bs, DictCap: bs, Workers: 1}); !bytes.Equal(got, want) {
+		t.Errorf("%d bytes through the pool, %d with a writer of its own", len(got), len(want))
+	}
+	if m := p.aheadMax.Load(); m != 1 {
+		t.Errorf("%d full blocks waited for the encoder at once, want 1", m)
+	}
+	if !p.blocks.TryAcquire(p.blockMemory) {
+		t.Errorf("the pool's block memory is not all back after the writer closed")
+	}
+}
