@@ -5,58 +5,25 @@ import (
 	"fmt"
 	"io/fs"
 	"path"
-	"strconv"
 	"strings"
 
 	"github.com/updeb/updeb/pkg/control"
+	"github.com/updeb/updeb/pkg/debversion"
 )
 
 func invalidf(format string, args ...any) error {
 	return fmt.Errorf("%w: "+format, append([]any{ErrInvalid}, args...)...)
 }
 
-// checkVersionSyntax checks [epoch:]upstream[-revision] per deb-version(7):
-// numeric epoch; upstream starts with a digit and holds [A-Za-z0-9.+~-] (and ':'
-// only with an epoch, '-' only with a revision); revision holds [A-Za-z0-9.+~].
-// Ordering is pkg/debversion's business; this is only what dpkg-deb refuses.
+// checkVersionSyntax checks [epoch:]upstream[-revision] as dpkg does
+// (pkg/debversion.Parse, the one home of the rule) and returns why it is
+// refused, naming the part and the value.
 func checkVersionSyntax(v string) error {
-	if v == "" {
-		return errors.New("empty")
+	_, err := debversion.Parse(v)
+	if se, ok := errors.AsType[*debversion.SyntaxError](err); ok {
+		return errors.New(se.Detail)
 	}
-	rest := v
-	hasEpoch := false
-	if i := strings.IndexByte(v, ':'); i >= 0 {
-		epoch := v[:i]
-		if epoch == "" || strings.Trim(epoch, "0123456789") != "" {
-			return fmt.Errorf("epoch %q is not a number", epoch)
-		}
-		if n, err := strconv.ParseInt(epoch, 10, 32); err != nil || n < 0 {
-			return fmt.Errorf("epoch %q is too big (dpkg's limit is 2147483647)", epoch)
-		}
-		rest, hasEpoch = v[i+1:], true
-	}
-	upstream, revision := rest, ""
-	if i := strings.LastIndexByte(rest, '-'); i >= 0 {
-		upstream, revision = rest[:i], rest[i+1:]
-		if revision == "" {
-			return errors.New("empty revision after '-'")
-		}
-	}
-	if upstream == "" || upstream[0] < '0' || upstream[0] > '9' {
-		return fmt.Errorf("upstream version %q must start with a digit", upstream)
-	}
-	for i := 0; i < len(upstream); i++ {
-		c := upstream[i]
-		if !isAlnum(c) && !strings.ContainsRune(".+~-:", rune(c)) || c == ':' && !hasEpoch {
-			return fmt.Errorf("upstream version %q contains %q", upstream, c)
-		}
-	}
-	for i := 0; i < len(revision); i++ {
-		if c := revision[i]; !isAlnum(c) && !strings.ContainsRune(".+~", rune(c)) {
-			return fmt.Errorf("revision %q contains %q", revision, c)
-		}
-	}
-	return nil
+	return err
 }
 
 // ownFields are written from Control's own members or computed; Extra must not

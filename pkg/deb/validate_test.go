@@ -29,7 +29,7 @@ func TestValidation(t *testing.T) {
 		{"package with underscore", func(p *Package) { p.Control.Package = "kube_ctl" }, `control field Package: "kube_ctl"`},
 		{"empty version", func(p *Package) { p.Control.Version = "" }, `control field Version: "" is not a Debian version: empty`},
 		{"version with v", func(p *Package) { p.Control.Version = "v1.2" }, `control field Version: "v1.2" is not a Debian version: upstream version "v1.2" must start with a digit`},
-		{"version with space", func(p *Package) { p.Control.Version = "1.2 3" }, `control field Version: "1.2 3" is not a Debian version: upstream version "1.2 3" contains ' '`},
+		{"version with space", func(p *Package) { p.Control.Version = "1.2 3" }, `control field Version: "1.2 3" is not a Debian version: contains ' '`},
 		{"version bad epoch", func(p *Package) { p.Control.Version = "a:1.2" }, `epoch "a" is not a number`},
 		{"version colon without epoch", func(p *Package) { p.Control.Version = "1.2:3" }, `epoch "1.2" is not a number`},
 		{"version empty revision", func(p *Package) { p.Control.Version = "1.2-" }, `empty revision after '-'`},

@@ -49,65 +49,78 @@ func (v Version) WithoutEpoch() string {
 func isDigit(c byte) bool { return c >= '0' && c <= '9' }
 func isAlpha(c byte) bool { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') }
 
-func errorf(s, format string, args ...any) error {
-	return fmt.Errorf("%w %q: %s", ErrInvalid, s, fmt.Sprintf(format, args...))
+// SyntaxError is a version string Parse refuses and why: Reason in dpkg's
+// words (Error's), Detail naming the part and the value (pkg/deb's). It
+// wraps ErrInvalid.
+type SyntaxError struct {
+	Version, Reason, Detail string
+}
+
+func (e *SyntaxError) Error() string {
+	return fmt.Sprintf("%v %q: %s", ErrInvalid, e.Version, e.Reason)
+}
+
+func (e *SyntaxError) Unwrap() error { return ErrInvalid }
+
+func errorf(s, detail, format string, args ...any) error {
+	return &SyntaxError{Version: s, Reason: fmt.Sprintf(format, args...), Detail: detail}
 }
 
 // Parse parses s following dpkg's parseversion, treating its warnings as errors.
 func Parse(s string) (Version, error) {
 	str := s
 	if str == "" {
-		return Version{}, errorf(s, "version string is empty")
+		return Version{}, errorf(s, "empty", "version string is empty")
 	}
-	if strings.ContainsAny(str, " \t\n\r\f\v") {
-		return Version{}, errorf(s, "version string has embedded spaces")
+	if i := strings.IndexAny(str, " \t\n\r\f\v"); i >= 0 {
+		return Version{}, errorf(s, fmt.Sprintf("contains %q", str[i]), "version string has embedded spaces")
 	}
 	var v Version
 	rest := str
 	if i := strings.IndexByte(str, ':'); i >= 0 {
 		ep := str[:i]
 		if ep == "" {
-			return Version{}, errorf(s, "epoch in version is empty")
+			return Version{}, errorf(s, `epoch "" is not a number`, "epoch in version is empty")
 		}
 		for j := 0; j < len(ep); j++ {
 			if !isDigit(ep[j]) {
-				return Version{}, errorf(s, "epoch in version is not number")
+				return Version{}, errorf(s, fmt.Sprintf("epoch %q is not a number", ep), "epoch in version is not number")
 			}
 		}
 		n, err := strconv.ParseInt(ep, 10, 32)
 		if err != nil {
-			return Version{}, errorf(s, "epoch in version is too big")
+			return Version{}, errorf(s, fmt.Sprintf("epoch %q is too big (dpkg's limit is 2147483647)", ep), "epoch in version is too big")
 		}
 		v.Epoch = int(n)
 		rest = str[i+1:]
 		if rest == "" {
-			return Version{}, errorf(s, "nothing after colon in version number")
+			return Version{}, errorf(s, "nothing after the epoch's ':'", "nothing after colon in version number")
 		}
 	}
 	if i := strings.LastIndexByte(rest, '-'); i >= 0 {
 		v.Revision = rest[i+1:]
 		rest = rest[:i]
 		if v.Revision == "" {
-			return Version{}, errorf(s, "revision number is empty")
+			return Version{}, errorf(s, "empty revision after '-'", "revision number is empty")
 		}
 	}
 	if rest == "" {
-		return Version{}, errorf(s, "upstream version is empty")
+		return Version{}, errorf(s, `upstream version "" must start with a digit`, "upstream version is empty")
 	}
 	v.Upstream = rest
 	if !isDigit(rest[0]) {
-		return Version{}, errorf(s, "version number does not start with digit")
+		return Version{}, errorf(s, fmt.Sprintf("upstream version %q must start with a digit", rest), "version number does not start with digit")
 	}
 	for i := 0; i < len(rest); i++ {
 		c := rest[i]
 		if !isDigit(c) && !isAlpha(c) && !strings.ContainsRune(".-+~:", rune(c)) {
-			return Version{}, errorf(s, "invalid character %q in version number", c)
+			return Version{}, errorf(s, fmt.Sprintf("upstream version %q contains %q", rest, c), "invalid character %q in version number", c)
 		}
 	}
 	for i := 0; i < len(v.Revision); i++ {
 		c := v.Revision[i]
 		if !isDigit(c) && !isAlpha(c) && !strings.ContainsRune(".+~", rune(c)) {
-			return Version{}, errorf(s, "invalid character %q in revision number", c)
+			return Version{}, errorf(s, fmt.Sprintf("revision %q contains %q", v.Revision, c), "invalid character %q in revision number", c)
 		}
 	}
 	return v, nil
