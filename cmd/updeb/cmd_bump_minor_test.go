@@ -13,7 +13,6 @@ import (
 
 	"github.com/updeb/updeb/internal/testkit/ghfake"
 	"github.com/updeb/updeb/internal/testkit/squid"
-	"github.com/updeb/updeb/internal/testkit/testenv"
 )
 
 // criMirror is a stand-in for github.com's cri-tools releases (ghfake: the
@@ -54,12 +53,7 @@ func (m *criMirror) publish(t *testing.T, version string) map[string]string {
 // of a series and a checksum file that disagrees are all refused without a
 // file written. A plain bump then keeps release-sets.yaml in step.
 func TestBumpNewMinorOnStandInMirror(t *testing.T) {
-	testenv.RequireTool(t, "squid")
-	sq, err := squid.Start()
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(sq.Stop)
+	sq := squid.ForTest(t)
 	m := newCRIMirror(t)
 	m.publish(t, "1.36.0")
 	m.publish(t, "1.36.1")

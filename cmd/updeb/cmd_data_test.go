@@ -15,7 +15,6 @@ import (
 	"github.com/updeb/updeb/internal/testkit/compatsrc"
 	"github.com/updeb/updeb/internal/testkit/eoltest"
 	"github.com/updeb/updeb/internal/testkit/squid"
-	"github.com/updeb/updeb/internal/testkit/testenv"
 )
 
 // compatSources is the real upstream copies (README.md there says which file
@@ -91,12 +90,7 @@ func compatFindings(t *testing.T, args ...string) (int, []string, string) {
 // adds for a new minor: containerd's "Kubernetes Support" row, kubeadm's
 // SupportedEtcdVersion entry on release-1.37, a Helm 4.3 row.
 func TestCompatAfterOneRefresh(t *testing.T) {
-	testenv.RequireTool(t, "squid")
-	sq, err := squid.Start()
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(sq.Stop)
+	sq := squid.ForTest(t)
 	api := fakeEndOfLife(t)
 	up, sources := fakeTables(t)
 	ctr := compatsrc.Path(compatdata.Containerd, "", 0)
@@ -170,12 +164,7 @@ func containsAll(list []string, want ...string) bool {
 // survives the next refresh; a refused answer keeps the file byte for byte;
 // an override without a reason is invalid input.
 func TestDataFileInRepository(t *testing.T) {
-	testenv.RequireTool(t, "squid")
-	sq, err := squid.Start()
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(sq.Stop)
+	sq := squid.ForTest(t)
 	api := fakeEndOfLife(t)
 	up, sources := fakeTables(t)
 	repo := planProject(t, "http://127.0.0.1:9") // recipes/: kubernetes-1.34 to 1.36, etcd, helm

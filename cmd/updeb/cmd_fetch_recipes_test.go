@@ -61,12 +61,7 @@ func TestFetchRecipes(t *testing.T) {
 // its downloads reach the proxy (squid's log is the witness; this machine has
 // no way out, so squid answers 503 and updeb exits 3).
 func TestFetchNeedsNoBuildSettings(t *testing.T) {
-	testenv.RequireTool(t, "squid")
-	sq, err := squid.Start()
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(sq.Stop)
+	sq := squid.ForTest(t)
 	cfg := filepath.Join(t.TempDir(), "updeb.yaml")
 	os.WriteFile(cfg, []byte("fetch: {retries: 0}\n"), 0o644)
 	code, _, stderr := runCLI(t, "--config", cfg, "--recipes", filepath.Join("..", "..", "recipes"), "--cache", t.TempDir(), "--proxy", sq.URL,

@@ -20,7 +20,6 @@ import (
 	"time"
 
 	"github.com/updeb/updeb/internal/testkit/squid"
-	"github.com/updeb/updeb/internal/testkit/testenv"
 )
 
 // TestFetchHelperProcess is not a test: it is updeb's main, signal-aware
@@ -49,12 +48,7 @@ func runUpdeb(args ...string) (code int, stdout, stderr string) {
 }
 
 func TestFetchCommand(t *testing.T) {
-	testenv.RequireTool(t, "squid")
-	sq, err := squid.Start()
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(sq.Stop)
+	sq := squid.ForTest(t)
 	body := bytes.Repeat([]byte("updeb fetch test\n"), 5000)
 	sum := sha256.Sum256(body)
 	sha := hex.EncodeToString(sum[:])

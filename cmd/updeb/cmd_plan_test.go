@@ -14,7 +14,6 @@ import (
 	"github.com/updeb/updeb/internal/supportdata"
 	"github.com/updeb/updeb/internal/testkit/eoltest"
 	"github.com/updeb/updeb/internal/testkit/squid"
-	"github.com/updeb/updeb/internal/testkit/testenv"
 )
 
 // fakeGitHub serves the releases of demo/REPO (newest first, tag
@@ -87,12 +86,7 @@ watch: {github: demo/%s, tag-prefix: v, track: "%s"}
 // a recipe going end-of-life, refused answers that keep the old copy, and
 // --offline never fetching.
 func TestDataAndPlanCommands(t *testing.T) {
-	testenv.RequireTool(t, "squid")
-	sq, err := squid.Start()
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(sq.Stop)
+	sq := squid.ForTest(t)
 	bundled, err := supportdata.Bundled()
 	if err != nil {
 		t.Fatal(err)

@@ -17,7 +17,6 @@ import (
 	"time"
 
 	"github.com/updeb/updeb/internal/testkit/squid"
-	"github.com/updeb/updeb/internal/testkit/testenv"
 	"github.com/updeb/updeb/pkg/verify/sigstore/sigstoretest"
 )
 
@@ -71,12 +70,7 @@ packages:
 
 func newSigFix(t *testing.T) *sigFix {
 	t.Helper()
-	testenv.RequireTool(t, "squid")
-	sq, err := squid.Start()
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(sq.Stop)
+	sq := squid.ForTest(t)
 	vs, err := sigstoretest.New()
 	if err != nil {
 		t.Fatal(err)

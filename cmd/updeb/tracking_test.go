@@ -88,12 +88,8 @@ func (w *trackingWorld) cycle(c supportdata.Cycle) {
 }
 
 func newTrackingWorld(t *testing.T) *trackingWorld {
-	testenv.RequireTool(t, "squid", "git")
-	sq, err := squid.Start()
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(sq.Stop)
+	testenv.RequireTool(t, "git")
+	sq := squid.ForTest(t)
 	w := &trackingWorld{t: t, squid: sq, gh: ghfake.New(t.Cleanup), root: filepath.Join(t.TempDir(), "recipes-repo"), products: map[string][]supportdata.Cycle{}}
 	empty, err := supportdata.New("Source: tracking test\nAs of: 2026-10-25", nil)
 	if err != nil {

@@ -20,7 +20,6 @@ import (
 	"github.com/updeb/updeb/internal/testkit/compatsrc"
 	"github.com/updeb/updeb/internal/testkit/eoltest"
 	"github.com/updeb/updeb/internal/testkit/squid"
-	"github.com/updeb/updeb/internal/testkit/testenv"
 	"github.com/updeb/updeb/internal/yamlfile"
 )
 
@@ -41,12 +40,7 @@ type world struct {
 
 func newWorld(t *testing.T) *world {
 	t.Helper()
-	testenv.RequireTool(t, "squid")
-	sq, err := squid.Start()
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(sq.Stop)
+	sq := squid.ForTest(t)
 	proxy, _ := url.Parse(sq.URL)
 	f, err := fetch.New(t.TempDir(), fetch.Options{Proxy: proxy, Retries: -1, HeaderTimeout: 2 * time.Second, IdleTimeout: 2 * time.Second})
 	if err != nil {

@@ -15,7 +15,6 @@ import (
 	"github.com/updeb/updeb/internal/supportdata"
 	"github.com/updeb/updeb/internal/testkit/eoltest"
 	"github.com/updeb/updeb/internal/testkit/squid"
-	"github.com/updeb/updeb/internal/testkit/testenv"
 )
 
 func bundled(t *testing.T) *supportdata.Data {
@@ -33,12 +32,7 @@ func bundled(t *testing.T) *supportdata.Data {
 // left byte for byte as it was, then cycles lost (refused, or accepted and
 // recorded), and what supportdata.Load makes of it all.
 func TestRefreshThroughSquid(t *testing.T) {
-	testenv.RequireTool(t, "squid")
-	sq, err := squid.Start()
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(sq.Stop)
+	sq := squid.ForTest(t)
 	proxy, _ := url.Parse(sq.URL)
 	f, err := fetch.New(t.TempDir(), fetch.Options{Proxy: proxy, Retries: -1, HeaderTimeout: 5 * time.Second, IdleTimeout: 5 * time.Second})
 	if err != nil {

@@ -8,7 +8,6 @@ import (
 
 	"github.com/updeb/updeb/internal/fetch"
 	"github.com/updeb/updeb/internal/testkit/squid"
-	"github.com/updeb/updeb/internal/testkit/testenv"
 )
 
 func FuzzParseGitHubReleases(f *testing.F) {
@@ -54,12 +53,7 @@ func FuzzParseListing(f *testing.F) {
 // TestListingThroughSquid: a URL listing watch, with every request (the
 // listing and the existence probes) through a real squid.
 func TestListingThroughSquid(t *testing.T) {
-	testenv.RequireTool(t, "squid")
-	sq, err := squid.Start()
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer sq.Stop()
+	sq := squid.ForTest(t)
 	u, file := scenario(t)
 	u.set("/hello/", []byte(`<a href="v1.2.0/">v1.2.0/</a> <a href="v1.3.0/">v1.3.0/</a> <a href="v1.3.1/">v1.3.1/</a> <a href="v2.0.0/">v2.0.0/</a>`))
 	r := load(t, file)

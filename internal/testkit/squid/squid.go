@@ -14,7 +14,10 @@ import (
 	"strconv"
 	"strings"
 	"syscall"
+	"testing"
 	"time"
+
+	"github.com/updeb/updeb/internal/testkit/testenv"
 )
 
 // Squid is a running squid.
@@ -24,6 +27,20 @@ type Squid struct {
 	AccessLog string
 	cmd       *exec.Cmd
 	done      chan struct{}
+}
+
+// ForTest starts squid for t and stops it when t ends. A missing squid
+// skips t, or fails it in CI (testenv.RequireTool); one that does not start
+// fails it.
+func ForTest(t testing.TB) *Squid {
+	t.Helper()
+	testenv.RequireTool(t, "squid")
+	s, err := Start()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(s.Stop)
+	return s
 }
 
 // Start writes a config into a new temporary folder and starts squid in the
