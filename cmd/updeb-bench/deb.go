@@ -350,9 +350,12 @@ func childDebWrite(args []string) error {
 		if err != nil {
 			return fmt.Errorf("BENCH_POOL_BLOCKS: %v", err)
 		}
-		if res.Pool, err = deb.NewPoolBlocks(res.Pool.Workers(), n); err != nil {
+		pool, err := deb.NewPoolBlocks(res.Pool.Workers(), n)
+		if err != nil {
 			return err
 		}
+		res.MemoryLimit += pool.Memory() - res.Pool.Memory() // the heap's limit in step with the room
+		res.Pool = pool
 	}
 	if os.Getenv("GOMEMLIMIT") == "" {
 		debug.SetMemoryLimit(res.MemoryLimit)

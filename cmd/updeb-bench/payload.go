@@ -5,6 +5,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"os/exec"
@@ -153,14 +154,11 @@ func elfPayload(mib int) (dir string, size int64, err error) {
 			if err != nil || info.Size() < 1<<20 || info.Size() > 64<<20 {
 				return nil
 			}
-			b, err := os.ReadFile(p)
-			if err != nil || !bytes.HasPrefix(b, []byte("\x7fELF")) {
-				return nil
+			copied, err := copyELF(p, filepath.Join(tmp, fmt.Sprintf("%04d-%s", n, d.Name())))
+			if !copied {
+				return err // nil for a file that is not ELF or cannot be read
 			}
 			seen[d.Name()] = true
-			if err := os.WriteFile(filepath.Join(tmp, fmt.Sprintf("%04d-%s", n, d.Name())), b, 0o644); err != nil {
-				return err
-			}
 			n++
 			if size += info.Size(); size >= int64(mib)<<20 {
 				return errFull
@@ -180,4 +178,27 @@ func elfPayload(mib int) (dir string, size int64, err error) {
 	}
 	os.RemoveAll(dir)
 	return dir, size, os.Rename(tmp, dir)
+}
+
+// copyELF copies src to dst if src starts with an ELF header; it reports
+// whether it did, and only dst's errors.
+func copyELF(src, dst string) (bool, error) {
+	in, err := os.Open(src)
+	if err != nil {
+		return false, nil
+	}
+	defer in.Close()
+	magic := make([]byte, 4)
+	if _, err := io.ReadFull(in, magic); err != nil || string(magic) != "\x7fELF" {
+		return false, nil
+	}
+	out, err := os.Create(dst)
+	if err != nil {
+		return false, err
+	}
+	_, err = io.Copy(out, io.MultiReader(bytes.NewReader(magic), in))
+	if cerr := out.Close(); err == nil {
+		err = cerr
+	}
+	return err == nil, err
 }

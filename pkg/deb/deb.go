@@ -25,8 +25,9 @@
 // about twice the CPU for 2 to 4% less). A package smaller than a block is
 // one block whose dictionary is the package's size; larger ones are cut into
 // blocks compressed by Package.Pool, the workers and memory every package of
-// a process shares (PoolMemory: 336 MiB for two workers by default, NewPoolBlocks for more room), or Package.XZWorkers
-// workers of the package's own (two hold about 220 MiB, pkg/xzpar's formula),
+// a process shares (PoolMemory: 336 MiB for two workers by default;
+// NewPoolBlocks for more room), or Package.XZWorkers workers of the package's
+// own (two hold about 220 MiB, pkg/xzpar's formula),
 // with the same bytes for any count. data.tar of
 // amd64 and i386 packages gets the x86 BCJ filter (5% smaller on Go
 // binaries); dpkg's liblzma decodes it, and so does pkg/xzpar's NewReader,

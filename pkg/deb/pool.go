@@ -22,9 +22,9 @@ type Pool struct {
 var maxLayout = xzLayouts[XZFast]
 
 // DefaultPoolBlocks is how many blocks of the fast mode a pool of workers
-// workers has room for by default (NewPool): one per worker, one being filled, and a quarter more, done but
-// waiting for an older block of their package to be written (blocks take
-// unequal times).
+// workers has room for by default (NewPool): one per worker, one being
+// filled, and a quarter more, done but waiting for an older block of their
+// package to be written (blocks take unequal times).
 func DefaultPoolBlocks(workers int) int {
 	return workers + 1 + workers/4
 }
@@ -34,19 +34,17 @@ func DefaultPoolBlocks(workers int) int {
 var PoolBlockMemory = xzpar.BlockMemory(maxLayout.blockSize)
 
 // MaxPoolBlocks is the most blocks worth a pool's room (NewPoolBlocks): 4 ×
-// workers + 4. On a 16-core host, 809 MiB of real ELF libraries in the fast
-// mode, more room shortened the wall time: 8 workers 36.1 s with the default
-// 11 blocks, 34.2 s with 24, 30.2 s with 40; 4 workers (316 MiB) 24.9 s with
-// 6, 20.0 s with 12; 16 workers 23.1 s with 21, 19.3 s with 44; the bytes the
-// same (cmd/updeb-bench/README.md).
+// workers + 4. More room than the default let the fast mode finish large
+// packages in 16-20% less time on 4 to 16 cores, with the same bytes
+// (cmd/updeb-bench/README.md, "On 16 cores").
 func MaxPoolBlocks(workers int) int {
 	return 4*workers + 4
 }
 
 // PoolMemory is the most memory a pool of workers workers holds: an xz
 // encoder per worker (xzpar.EncoderMemory: 69 MiB for the 16 MiB
-// dictionary) and DefaultPoolBlocks blocks of the fast mode (xzpar.BlockMemory: 66
-// MiB for 32 MiB of input and room for its output). 1 worker: 201 MiB, 2:
+// dictionary) and DefaultPoolBlocks blocks of the fast mode
+// (PoolBlockMemory: 66 MiB for 32 MiB of input and room for its output). 1 worker: 201 MiB, 2:
 // 336 MiB, 4: 672 MiB, 16: 2.4 GiB.
 func PoolMemory(workers int) int64 {
 	return PoolMemoryBlocks(workers, DefaultPoolBlocks(workers))

@@ -127,8 +127,11 @@ func (p *Pool) encode(ctx context.Context, j *job, cfg Config, crcTable *crc64.T
 		close(j.done) // j.out stays nil: ctx is done
 		return
 	}
-	q := p.queued.Add(1)
-	for m := p.aheadMax.Load(); int64(q) > m && !p.aheadMax.CompareAndSwap(m, int64(q)); m = p.aheadMax.Load() {
+	q := int64(p.queued.Add(1))
+	for m := p.aheadMax.Load(); q > m; m = p.aheadMax.Load() {
+		if p.aheadMax.CompareAndSwap(m, q) {
+			break
+		}
 	}
 	go func() {
 		defer close(j.done)
