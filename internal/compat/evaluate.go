@@ -25,6 +25,8 @@ package compat
 import (
 	"fmt"
 	"html/template"
+	"maps"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -315,11 +317,7 @@ func rowOrder(rows map[string]bool) []string {
 }
 
 func sortedKeys[V any](m map[string]V) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	sort.Strings(out)
+	out := slices.Sorted(maps.Keys(m))
 	return out
 }
 

@@ -17,6 +17,7 @@ package plan
 import (
 	"bytes"
 	"fmt"
+	"maps"
 	"slices"
 	"sort"
 	"strings"
@@ -209,11 +210,7 @@ func Make(rs []*recipe.Recipe, data *supportdata.Copy, o Options) (*Plan, error)
 		c := track.Component(r)
 		byComponent[c] = append(byComponent[c], r)
 	}
-	names := make([]string, 0, len(byComponent))
-	for n := range byComponent {
-		names = append(names, n)
-	}
-	sort.Strings(names)
+	names := slices.Sorted(maps.Keys(byComponent))
 	var acts []Action
 	for _, name := range names {
 		comp, a := component(name, byComponent[name], data.Data, o)

@@ -6,14 +6,16 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/updeb/updeb/internal/confined"
 	"io"
+	"maps"
 	"os"
 	"path"
 	"path/filepath"
 	"slices"
 	"sort"
 	"strings"
+
+	"github.com/updeb/updeb/internal/confined"
 
 	"github.com/updeb/updeb/pkg/archive"
 	"github.com/updeb/updeb/pkg/atomicfile"
@@ -175,11 +177,7 @@ func (s *contentsStore) contentsIndex(c component, arch string) ([]byte, error) 
 			}
 		}
 	}
-	paths := make([]string, 0, len(where))
-	for p := range where {
-		paths = append(paths, p)
-	}
-	sort.Strings(paths)
+	paths := slices.Sorted(maps.Keys(where))
 	var b bytes.Buffer
 	for _, p := range paths {
 		locs := where[p]

@@ -12,7 +12,8 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"sort"
+	"maps"
+	"slices"
 	"strings"
 	"time"
 
@@ -159,10 +160,6 @@ func Fetch(ctx context.Context, jobs []Job, ro recipe.ResolveOptions, opts Optio
 // SortedNames returns the names of verified sources in order, so that what is
 // built from them never depends on map order.
 func SortedNames(m map[string]*Verified) []string {
-	names := make([]string, 0, len(m))
-	for n := range m {
-		names = append(names, n)
-	}
-	sort.Strings(names)
+	names := slices.Sorted(maps.Keys(m))
 	return names
 }

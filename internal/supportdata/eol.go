@@ -13,7 +13,8 @@ import (
 	_ "embed"
 	"errors"
 	"fmt"
-	"sort"
+	"maps"
+	"slices"
 	"strings"
 	"time"
 
@@ -249,11 +250,7 @@ func dateOrBool(v *yaml.Node) (time.Time, bool, error) {
 
 // Products returns the product names, sorted.
 func (d *Data) Products() []string {
-	out := make([]string, 0, len(d.products))
-	for p := range d.products {
-		out = append(out, p)
-	}
-	sort.Strings(out)
+	out := slices.Sorted(maps.Keys(d.products))
 	return out
 }
 

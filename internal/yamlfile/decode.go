@@ -2,6 +2,8 @@ package yamlfile
 
 import (
 	"fmt"
+	"maps"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -128,11 +130,7 @@ func (d *Decoder) Pairs(n *yaml.Node, name string, each func(k, v *yaml.Node)) b
 }
 
 func knownNames(fields map[string]Field) string {
-	names := make([]string, 0, len(fields))
-	for k := range fields {
-		names = append(names, k)
-	}
-	sort.Strings(names)
+	names := slices.Sorted(maps.Keys(fields))
 	return strings.Join(names, ", ")
 }
 

@@ -1,8 +1,9 @@
 package archive
 
 import (
+	"maps"
 	"path"
-	"sort"
+	"slices"
 	"strings"
 )
 
@@ -67,11 +68,7 @@ const maxLinkHops = 40
 // ("a/l -> ..", then "a/m -> l/.." is lexically inside but really escapes) or
 // loops.
 func (s *scan) checkLinkChains() error {
-	names := make([]string, 0, len(s.links))
-	for n := range s.links {
-		names = append(names, n)
-	}
-	sort.Strings(names) // a deterministic error when several links are bad
+	names := slices.Sorted(maps.Keys(s.links)) // a deterministic error when several links are bad
 	for _, n := range names {
 		if problem := resolveLinks(s.links, n); problem != "" {
 			return s.errorf(ErrUnsafe, n, nil, "symlink to %q %s", s.links[n], problem)

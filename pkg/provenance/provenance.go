@@ -20,6 +20,8 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"maps"
+	"slices"
 	"sort"
 	"time"
 
@@ -143,11 +145,7 @@ func digestMap(s digest.Set) map[string]string {
 // New returns the statement for b, with subjects and dependencies sorted.
 func New(b Build) *Statement {
 	st := &Statement{Type: StatementType, PredicateType: PredicateType}
-	names := make([]string, 0, len(b.Outputs))
-	for n := range b.Outputs {
-		names = append(names, n)
-	}
-	sort.Strings(names)
+	names := slices.Sorted(maps.Keys(b.Outputs))
 	for _, n := range names {
 		st.Subject = append(st.Subject, Subject{Name: n, Digest: digestMap(b.Outputs[n])})
 	}

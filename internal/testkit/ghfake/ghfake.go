@@ -17,8 +17,10 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -61,11 +63,7 @@ func (s *Server) API() string { return s.URL + "/api" }
 func (s *Server) Publish(repo, tag string, published time.Time, files map[string][]byte) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	names := make([]string, 0, len(files))
-	for n := range files {
-		names = append(names, n)
-	}
-	sort.Strings(names)
+	names := slices.Sorted(maps.Keys(files))
 	var sums bytes.Buffer
 	for _, n := range names {
 		sum := sha256.Sum256(files[n])

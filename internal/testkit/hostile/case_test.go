@@ -9,12 +9,13 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"maps"
 	"net"
 	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"sort"
+	"slices"
 	"strings"
 	"syscall"
 	"testing"
@@ -101,11 +102,7 @@ func run(t *testing.T, bin, root, classDir string, c *Case) {
 	if fi, err := os.Stat(filepath.Join(classDir, "files")); err == nil && fi.IsDir() {
 		copyTree(t, filepath.Join(classDir, "files"), work)
 	}
-	dests := make([]string, 0, len(c.Copy))
-	for d := range c.Copy {
-		dests = append(dests, d)
-	}
-	sort.Strings(dests)
+	dests := slices.Sorted(maps.Keys(c.Copy))
 	for _, d := range dests {
 		copyTree(t, expand(c.Copy[d]), filepath.Join(work, d))
 	}
