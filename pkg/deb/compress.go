@@ -102,7 +102,7 @@ func codecForMember(name, base string) (codec, bool) {
 // parallel. Memory: see xzpar.Config (measurements in cmd/updeb-bench/README.md).
 var xzLayouts = map[XZMode]struct{ blockSize, dictCap int }{
 	XZFast: {32 << 20, 16 << 20},
-	XZBest: {16 << 20, 16 << 20},
+	XZBest: {32 << 20, 16 << 20},
 }
 
 // DefaultXZWorkers is the number of xz blocks (and zstd jobs) compressed at

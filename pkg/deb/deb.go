@@ -21,8 +21,8 @@
 //
 // xz members are written by pkg/xzpar's LZMA2 encoder in one of two modes
 // (Package.XZMode): fast, the default (lazy matching, 32 MiB blocks, 16 MiB
-// dictionary), or best (optimal parsing, 16 MiB blocks, 16 MiB dictionary,
-// about twice the CPU for 2 to 4% less). A package smaller than a block is
+// dictionary), or best (optimal parsing, the same blocks and dictionary,
+// 1.7 to 2.1 times the CPU for 4 to 8% less). A package smaller than a block is
 // one block whose dictionary is the package's size; larger ones are cut into
 // blocks compressed by Package.Pool, the workers and memory every package of
 // a process shares (PoolMemory: 336 MiB for two workers by default;

@@ -37,8 +37,8 @@ const (
 	// ModeFast is lazy matching with hash chains, like xz -1 to -3.
 	ModeFast Mode = iota
 	// ModeBest is price-based optimal parsing, like xz -4 to -9, with binary
-	// trees or hash chains (see finderFor): about twice the CPU of ModeFast
-	// for 2 to 4% smaller output on binaries.
+	// trees or hash chains (see finderFor): 1.7 to 2.1 times the CPU of
+	// ModeFast for 4 to 8% smaller output on binaries.
 	ModeBest
 )
 
@@ -62,12 +62,14 @@ type finder struct {
 
 // The finders, measured on Go binaries (cmd/updeb-bench/README.md): hash
 // chains searched four deep are as good as deeper searches at a fraction of
-// the CPU, with either parser; binary trees find 3 to 5% smaller output for
-// the optimal parser at about 40% more CPU and twice the memory per
-// dictionary byte.
+// the CPU for the fast parser, and three deep for the optimal parser, which
+// searches at every position (four deep: 0.4% smaller for 12% more CPU);
+// binary trees find 3 to 5% smaller output for the optimal parser at about
+// 40% more CPU and twice the memory per dictionary byte.
 var (
-	chainFinder = finder{hc4, 32, 4}
-	treeFinder  = finder{bt4, 32, 12}
+	chainFinder     = finder{hc4, 32, 4}
+	bestChainFinder = finder{hc4, 32, 3}
+	treeFinder      = finder{bt4, 32, 12}
 )
 
 // finderFor returns the finder of a block whose dictionary is dict bytes in
@@ -76,8 +78,11 @@ var (
 // at most half of dictCap: small packages and last blocks), hash chains
 // elsewhere, so the memory bound is that of the chains.
 func finderFor(mode Mode, dict, dictCap int) finder {
-	if mode == ModeBest && 2*dict <= dictCap {
+	switch {
+	case mode == ModeBest && 2*dict <= dictCap:
 		return treeFinder
+	case mode == ModeBest:
+		return bestChainFinder
 	}
 	return chainFinder
 }

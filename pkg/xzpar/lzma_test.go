@@ -21,7 +21,7 @@ type variant struct {
 	f    finder
 }
 
-var variants = []variant{{"fast", ModeFast, chainFinder}, {"best-chains", ModeBest, chainFinder}, {"best-trees", ModeBest, treeFinder}}
+var variants = []variant{{"fast", ModeFast, chainFinder}, {"best-chains", ModeBest, bestChainFinder}, {"best-trees", ModeBest, treeFinder}}
 
 // encodeRaw returns the LZMA2 data of in, encoded with matches at most dict
 // bytes back.
