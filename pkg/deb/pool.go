@@ -21,7 +21,7 @@ type Pool struct {
 // dictionary, which a pool is sized for.
 var maxLayout = xzLayouts[XZFast]
 
-// DefaultPoolBlocks is how many blocks of the fast mode a pool of workers
+// DefaultPoolBlocks is how many 32 MiB xz blocks (either mode) a pool of workers
 // workers has room for by default (NewPool): one per worker, one being
 // filled, and a quarter more, done but waiting for an older block of their
 // package to be written (blocks take unequal times).
@@ -30,7 +30,7 @@ func DefaultPoolBlocks(workers int) int {
 }
 
 // PoolBlockMemory is what each block of a pool's room holds (xzpar.BlockMemory
-// of the fast mode's 32 MiB blocks: 66 MiB).
+// of the modes' 32 MiB blocks: 66 MiB).
 var PoolBlockMemory = xzpar.BlockMemory(maxLayout.blockSize)
 
 // MaxPoolBlocks is the most blocks worth a pool's room (NewPoolBlocks): 4 ×
@@ -43,7 +43,7 @@ func MaxPoolBlocks(workers int) int {
 
 // PoolMemory is the most memory a pool of workers workers holds: an xz
 // encoder per worker (xzpar.EncoderMemory: 69 MiB for the 16 MiB
-// dictionary) and DefaultPoolBlocks blocks of the fast mode
+// dictionary) and DefaultPoolBlocks 32 MiB xz blocks
 // (PoolBlockMemory: 66 MiB for 32 MiB of input and room for its output). 1 worker: 201 MiB, 2:
 // 336 MiB, 4: 672 MiB, 16: 2.4 GiB.
 func PoolMemory(workers int) int64 {
@@ -72,7 +72,7 @@ func NewPool(workers int) (*Pool, error) {
 	return NewPoolBlocks(workers, 0)
 }
 
-// NewPoolBlocks is NewPool with room for blocks blocks of the fast mode
+// NewPoolBlocks is NewPool with room for blocks 32 MiB xz blocks
 // (0: the default, workers + 1 + workers/4; at least workers + 1): more
 // lets more blocks finish behind a slow one (MaxPoolBlocks). It holds at
 // most PoolMemoryBlocks(workers, blocks) bytes.
@@ -96,7 +96,7 @@ func NewPoolBlocks(workers, blocks int) (*Pool, error) {
 // Workers is how many xz blocks (or zstd jobs) the pool compresses at once.
 func (p *Pool) Workers() int { return p.xz.Workers() }
 
-// Blocks is how many blocks of the fast mode the pool has room for.
+// Blocks is how many 32 MiB xz blocks the pool has room for.
 func (p *Pool) Blocks() int {
 	return int((p.xz.Memory() - PoolMemoryBlocks(p.Workers(), 0)) / PoolBlockMemory)
 }
