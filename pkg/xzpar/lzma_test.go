@@ -326,3 +326,41 @@ func FuzzEncode(f *testing.F) {
 		}
 	})
 }
+
+// TestLiteralPrice checks literalPrice, in every state, for every byte and
+// byte at rep0, against the sum of the bit prices along the path the LZMA
+// specification gives (LitEnc_EncodeMatched), under uneven probabilities.
+func TestLiteralPrice(t *testing.T) {
+	var m model
+	m.reset()
+	for i := range m.literal {
+		for j := range m.literal[i] {
+			m.literal[i][j] = prob(1 + (i*7919+j*104729)%(probOne-2))
+		}
+	}
+	for state := uint32(0); state < numStates; state++ {
+		for b := range 256 {
+			for matchByte := range 256 {
+				probs := m.litProbs(byte(b))
+				want := uint32(0)
+				// The specification's loop: after a match, while the bits
+				// agree, the probabilities at 0x100 + (matchBit << 8).
+				sym, same := uint32(1), state >= litStates
+				for i := 7; i >= 0; i-- {
+					bit := uint32(b>>i) & 1
+					k := sym
+					if same {
+						matchBit := uint32(matchByte>>i) & 1
+						k += 0x100 + matchBit<<8
+						same = matchBit == bit
+					}
+					want += bitPrice(probs[k], bit)
+					sym = sym<<1 | bit
+				}
+				if got := m.literalPrice(state, byte(b), byte(b), byte(matchByte)); got != want {
+					t.Fatalf("state %d, byte %#x, match byte %#x: price %d, want %d", state, b, matchByte, got, want)
+				}
+			}
+		}
+	}
+}

@@ -161,36 +161,29 @@ func lenState(l uint32) uint32 {
 	return min(l-matchLenMin, lenStates-1)
 }
 
-// literalPath returns the probability of each bit of literal b, most
-// significant first, as offsets into its literal probabilities: after a match
-// (matched) the bits are coded against those of matchByte, the byte at rep0,
-// until the first that differs.
-func literalPath(b, matchByte byte, matched bool) (path [8]uint16) {
-	sym := uint32(b) | 0x100
-	if !matched {
-		for i := range path {
-			path[i] = uint16(sym >> (8 - i))
-		}
-		return path
-	}
-	offset := uint32(0x100) // 0x100 while the bits agree, then 0
-	match := uint32(matchByte)
-	for i := range path {
-		match <<= 1
-		path[i] = uint16(offset + match&offset + sym>>8)
-		sym <<= 1
-		offset &= ^(match ^ sym)
-	}
-	return path
-}
-
-// encodeLiteral codes b at a position whose previous byte is prev; after a
-// match (state >= 7) it is coded against matchByte, the byte at rep0.
+// encodeLiteral codes b at a position whose previous byte is prev, most
+// significant bit first, each with the probability of the bits before it
+// (sym>>8 is 1 followed by them); after a match (state >= 7) it is coded
+// against matchByte, the byte at rep0: while their bits agree, with the
+// second or third 256 probabilities by matchByte's next bit. literalPrice
+// walks the same probabilities.
 func (m *model) encodeLiteral(rc *rangeEncoder, b, prev, matchByte byte) {
 	probs := m.litProbs(prev)
-	path := literalPath(b, matchByte, m.state >= litStates)
-	for i, k := range path {
-		rc.encodeBit(&probs[k], uint32(b>>(7-i))&1)
+	sym := uint32(b) | 0x100
+	if m.state < litStates {
+		for sym < 0x10000 {
+			rc.encodeBit(&probs[sym>>8], sym>>7&1)
+			sym <<= 1
+		}
+	} else {
+		offset := uint32(0x100) // 0x100 while the bits agree, then 0
+		match := uint32(matchByte)
+		for sym < 0x10000 {
+			match <<= 1
+			rc.encodeBit(&probs[offset+match&offset+sym>>8], sym>>7&1)
+			sym <<= 1
+			offset &= ^(match ^ sym)
+		}
 	}
 	m.state = stateAfterLiteral(m.state)
 }

@@ -126,12 +126,25 @@ func (t *priceTables) distPrice(dist, length uint32) uint32 {
 }
 
 // literalPrice is the price of coding b as a literal in state, after prev,
-// with matchByte the byte at rep0.
+// with matchByte the byte at rep0: the bits of encodeLiteral.
 func (m *model) literalPrice(state uint32, prev, b, matchByte byte) uint32 {
 	probs := m.litProbs(prev)
 	price := uint32(0)
-	for i, k := range literalPath(b, matchByte, state >= litStates) {
-		price += bitPrice(probs[k], uint32(b>>(7-i))&1)
+	sym := uint32(b) | 0x100
+	if state < litStates {
+		for sym < 0x10000 {
+			price += bitPrice(probs[sym>>8], sym>>7&1)
+			sym <<= 1
+		}
+		return price
+	}
+	offset := uint32(0x100) // 0x100 while the bits agree, then 0
+	match := uint32(matchByte)
+	for sym < 0x10000 {
+		match <<= 1
+		price += bitPrice(probs[offset+match&offset+sym>>8], sym>>7&1)
+		sym <<= 1
+		offset &= ^(match ^ sym)
 	}
 	return price
 }
