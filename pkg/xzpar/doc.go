@@ -9,7 +9,9 @@
 // the x86 BCJ filter, coded by this package's encoder, written from the LZMA
 // specification and the xz file format: a range coder with integer-only price
 // tables, hash-chain (hc4) and binary-tree (bt4) match finders over the whole
-// block in memory, and two parsers. ModeFast takes the longest match with one
+// block in memory (on amd64 and arm64 they prefetch the table entries the
+// positions ahead will read: the search waits less on memory), and two
+// parsers. ModeFast takes the longest match with one
 // byte of lazy evaluation, like xz -1 to -3; ModeBest prices every literal,
 // match and repeat combination up to 4096 bytes ahead and takes the cheapest
 // path, like xz -4 to -9, with binary trees where a block's dictionary is at
