@@ -33,9 +33,10 @@
 // binaries); dpkg's liblzma decodes it, and so does pkg/xzpar's NewReader,
 // which InspectFile uses. zstd members are level 3 in 16 MiB jobs compressed
 // Package.XZWorkers (at least two) at once, again the same bytes for any
-// count. Measured on Go binaries (29 and 335 MiB, 2 cores): fast takes 0.23-0.34x
-// dpkg-deb -Zxz's wall time at 1.00-1.03x its size, best 0.41-0.53x at
-// 0.97-1.01x; zstd 1.4-1.7x dpkg-deb -Zzstd's wall at 1.005-1.017x its size.
+// count. Measured on Go binaries (29 and 335 MiB, 2 cores, dpkg-deb running
+// xz's two threads): fast takes 0.24-0.40x dpkg-deb -Zxz's wall time at
+// 1.00-1.03x its size, best 0.55-0.71x at 0.92-0.99x; zstd 1.2-1.7x
+// dpkg-deb -Zzstd's wall at 1.005-1.017x its size.
 // Tables: cmd/updeb-bench/README.md.
 package deb
 
