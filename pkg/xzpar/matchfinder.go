@@ -40,6 +40,12 @@ func hash4BitsFor(dictSize uint32) int {
 	return min(max(bits.Len32(dictSize-1)-1, minHash4Bits), maxHash4Bits)
 }
 
+// hash3Of and hash4Of are the buckets of the three- and four-byte strings
+// that start with the bytes of v (little-endian: the first in the low byte).
+func hash3Of(v uint32) uint32 { return (v << 8) * hashMul >> (32 - hash3Bits) }
+
+func (mf *matchFinder) hash4Of(v uint32) uint32 { return v * hashMul >> (32 - mf.hash4Bits) }
+
 // matchPair is one match found at a position: its length and distance (from 1).
 type matchPair struct {
 	len, dist uint32
@@ -95,7 +101,7 @@ func (mf *matchFinder) ahead(pos int) {
 		return
 	}
 	v := binary.LittleEndian.Uint32(buf[pos+aheadDist[0]:])
-	prefetch(unsafe.Pointer(&mf.hash4[v*hashMul>>(32-mf.hash4Bits)]), unsafe.Pointer(&mf.hash3[(v<<8)*hashMul>>(32-hash3Bits)]))
+	prefetch(unsafe.Pointer(&mf.hash4[mf.hash4Of(v)]), unsafe.Pointer(&mf.hash3[hash3Of(v)]))
 	stages := len(aheadDist)
 	if mf.kind == bt4 {
 		stages = 2 // a tree's second candidate depends on the bytes compared
@@ -104,7 +110,7 @@ func (mf *matchFinder) ahead(pos int) {
 		d := aheadDist[k]
 		q := pos + d
 		v := binary.LittleEndian.Uint32(buf[q:])
-		head := mf.hash4[v*hashMul>>(32-mf.hash4Bits)]
+		head := mf.hash4[mf.hash4Of(v)]
 		for j := 1; ; j++ {
 			delta := uint32(q) + mf.base - head
 			// Only a position visited already (before pos) has its link.
@@ -250,8 +256,7 @@ func (mf *matchFinder) find() []matchPair {
 	v := binary.LittleEndian.Uint32(buf[pos:])
 	cur := uint32(pos) + mf.base
 	h2 := v & 0xffff
-	h3 := (v << 8) * hashMul >> (32 - hash3Bits)
-	h4 := v * hashMul >> (32 - mf.hash4Bits)
+	h3, h4 := hash3Of(v), mf.hash4Of(v)
 	d2 := cur - mf.hash2[h2]
 	d3 := cur - mf.hash3[h3]
 	head := mf.hash4[h4]
@@ -402,8 +407,7 @@ func (mf *matchFinder) skip(n int) {
 		mf.ahead(pos)
 		v := binary.LittleEndian.Uint32(buf[pos:])
 		cur := uint32(pos) + mf.base
-		h3 := (v << 8) * hashMul >> (32 - hash3Bits)
-		h4 := v * hashMul >> (32 - mf.hash4Bits)
+		h3, h4 := hash3Of(v), mf.hash4Of(v)
 		head := mf.hash4[h4]
 		mf.hash2[v&0xffff], mf.hash3[h3], mf.hash4[h4] = cur, cur, cur
 		if mf.kind == hc4 {
