@@ -115,56 +115,50 @@ func BenchmarkGoBinaries(b *testing.B) {
 }
 
 // BenchmarkEncode measures the LZMA2 encoder alone, one block in one
-// goroutine, per mode, on the first 8 MiB of the payload (MB/s of input).
-func BenchmarkEncode(b *testing.B) {
-	payload := goBinaries(b)[:8<<20]
-	for _, mode := range []Mode{ModeFast, ModeBest} {
-		b.Run(mode.String(), func(b *testing.B) {
-			enc := newLZMAEncoder(mode)
-			var out []byte
-			b.SetBytes(int64(len(payload)))
-			for b.Loop() {
-				out = enc.encode(out[:0], payload, uint32(len(payload)), finderFor(mode, len(payload), len(payload)), nil)
-			}
-			b.ReportMetric(float64(len(out))/float64(len(payload)), "ratio")
-		})
-	}
-}
-
-// BenchmarkEncodeBlock measures the LZMA2 encoder alone as pkg/deb runs it:
-// one 32 MiB block of the Go toolchain's binaries after the x86 filter, with
-// a 16 MiB dictionary, per mode. The match finder's tables are allocated
-// before the payload is read, so that they get fresh memory and huge pages as
-// in a build rather than the heap's reused pages (about 10% slower). It is
-// long (5 to 17 s per block on 2 shared cores):
+// goroutine, per mode, on the Go toolchain's binaries (MB/s of input): the
+// first 8 MiB with an 8 MiB dictionary, and one 32 MiB block after the x86
+// filter with a 16 MiB dictionary, as pkg/deb encodes it. The match finder's
+// tables are allocated before the payload is read, so that they get fresh
+// memory and huge pages as in a build rather than the heap's reused pages
+// (about 10% slower). The 32 MiB block is long (5 to 17 s on 2 shared cores):
 //
-//	go test ./pkg/xzpar -run '^$' -bench EncodeBlock -benchtime 2x
-func BenchmarkEncodeBlock(b *testing.B) {
-	const blockSize, dict = 32 << 20, 16 << 20
+//	go test ./pkg/xzpar -run '^$' -bench 'Encode/32MiB' -benchtime 2x
+func BenchmarkEncode(b *testing.B) {
+	const maxDict = 16 << 20
 	encoders := map[Mode]*lzmaEncoder{}
 	for _, mode := range modes {
 		encoders[mode] = newLZMAEncoder(mode)
-		encoders[mode].mf.reset(nil, dict, finderFor(mode, dict, dict))
+		encoders[mode].mf.reset(nil, maxDict, finderFor(mode, maxDict, maxDict))
 	}
 	payload := goBinaries(b)
-	if len(payload) < blockSize {
-		b.Skipf("the toolchain's binaries are %d bytes, under one block", len(payload))
-	}
-	block := make([]byte, blockSize)
-	adviseHugePages(block)
-	copy(block, payload)
-	payload = nil
-	x86Convert(block, true)
-	for _, mode := range modes {
-		b.Run(mode.String(), func(b *testing.B) {
-			enc := encoders[mode]
-			var out []byte
-			b.SetBytes(blockSize)
-			for b.Loop() {
-				out = enc.encode(out[:0], block, dict, finderFor(mode, dict, dict), nil)
-			}
-			b.ReportMetric(float64(len(out))/blockSize, "ratio")
-		})
+	for _, layout := range []struct {
+		name       string
+		size, dict int
+		x86        bool
+	}{
+		{"8MiB", 8 << 20, 8 << 20, false},
+		{"32MiB-dict16MiB-x86", 32 << 20, maxDict, true},
+	} {
+		if len(payload) < layout.size {
+			b.Fatalf("the toolchain's binaries are %d bytes, under %d", len(payload), layout.size)
+		}
+		block := make([]byte, layout.size)
+		adviseHugePages(block)
+		copy(block, payload)
+		if layout.x86 {
+			x86Convert(block, true)
+		}
+		for _, mode := range modes {
+			b.Run(layout.name+"/"+mode.String(), func(b *testing.B) {
+				enc := encoders[mode]
+				var out []byte
+				b.SetBytes(int64(len(block)))
+				for b.Loop() {
+					out = enc.encode(out[:0], block, uint32(layout.dict), finderFor(mode, layout.dict, layout.dict), nil)
+				}
+				b.ReportMetric(float64(len(out))/float64(len(block)), "ratio")
+			})
+		}
 	}
 }
 
