@@ -147,7 +147,7 @@ func TestAPIErrors(t *testing.T) {
 			"malformed JSON release list: strictjson: invalid JSON: data after the JSON value",
 			func(err error) bool { return errors.Is(err, ErrUpstream) }},
 		{"not a list", func(w http.ResponseWriter) { fmt.Fprint(w, `{"message":"hi"}`) },
-			"malformed JSON release list: strictjson: invalid JSON: cannot unmarshal JSON object into Go []track.githubRelease",
+			"malformed JSON release list: strictjson: invalid JSON: cannot read JSON object into Go []track.githubRelease at the top",
 			func(err error) bool { return errors.Is(err, ErrUpstream) }},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

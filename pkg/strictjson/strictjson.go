@@ -107,13 +107,67 @@ func unmarshal(data []byte, v any, known bool) error {
 	return nil
 }
 
-// message drops the decoder's package prefix from err's text.
+// message is err's text without the decoder's package prefix. A semantic
+// error (the wrong type, an unknown key) is written here rather than by the
+// decoder, which words it one of two ways at random per process ("cannot" or
+// "unable to") so that nobody relies on its text: ours is read by people and
+// tests and stays the same.
 func message(err error) string {
+	var se *json.SemanticError
+	if errors.As(err, &se) {
+		return semantic(se)
+	}
 	s := err.Error()
 	for _, p := range []string{"jsontext: ", "json: "} {
 		s = strings.TrimPrefix(s, p)
 	}
 	return s
+}
+
+var kinds = map[jsontext.Kind]string{
+	'n': "null", 'f': "boolean", 't': "boolean", '"': "string", '0': "number",
+	'{': "object", '}': "object", '[': "array", ']': "array",
+}
+
+// semantic words a decoding error that is not about the JSON's syntax:
+// what the JSON holds, what Go type it cannot go into, where, and why.
+func semantic(se *json.SemanticError) string {
+	var b strings.Builder
+	if se.Err == json.ErrUnknownName {
+		fmt.Fprintf(&b, "key %q has no field", se.JSONPointer.LastToken())
+		if se.GoType != nil {
+			fmt.Fprintf(&b, " in Go %s", se.GoType)
+		}
+		b.WriteString(" in the object at ")
+		b.WriteString(pointer(string(se.JSONPointer.Parent())))
+		return b.String()
+	}
+	b.WriteString("cannot read ")
+	if k, ok := kinds[se.JSONKind]; ok {
+		b.WriteString("JSON " + k)
+	} else {
+		b.WriteString("the JSON value")
+	}
+	if v := se.JSONValue; len(v) > 0 && len(v) < 100 {
+		b.WriteString(" " + string(v))
+	}
+	if se.GoType != nil {
+		fmt.Fprintf(&b, " into Go %s", se.GoType)
+	}
+	b.WriteString(" at " + pointer(string(se.JSONPointer)))
+	if se.Err != nil {
+		b.WriteString(": " + message(se.Err))
+	}
+	return b.String()
+}
+
+// pointer names a place in the document as the package's messages do: a
+// JSON pointer, or "the top".
+func pointer(p string) string {
+	if p == "" {
+		return "the top"
+	}
+	return p
 }
 
 // Check applies the package's rules to data without decoding it: one JSON
@@ -190,10 +244,7 @@ func where(dec *jsontext.Decoder) string {
 	if i := strings.LastIndexByte(p, '/'); i >= 0 {
 		p = p[:i]
 	}
-	if p == "" {
-		return "the top"
-	}
-	return p
+	return pointer(p)
 }
 
 // fold maps every rune of s to the smallest rune of its Unicode case-folding

@@ -35,8 +35,9 @@ func TestUnmarshal(t *testing.T) {
 		"empty":                            {" \n", `no JSON value`},
 		"invalid UTF-8":                    {"{\"subject\":[{\"n\":\"\xff\"}]}", `UTF-8`},
 		"too deep":                         {strings.Repeat("[", MaxDepth+1) + strings.Repeat("]", MaxDepth+1), `nested deeper than`},
-		"wrong type":                       {`{"_type":1}`, `_type`},
-		"base64 with a line break":         {`{"bytes":"aGVs\nbG8="}`, `illegal character`},
+		"wrong type":                       {`{"_type":1}`, `cannot read JSON number into Go string at /_type`},
+		"wrong type, deep":                 {`{"subject":[{"n":1},[]]}`, `cannot read JSON array into Go map[string]interface {} at /subject/1`},
+		"base64 with a line break":         {`{"bytes":"aGVs\nbG8="}`, `cannot read JSON string into Go []uint8 at /bytes: illegal character`},
 	} {
 		var st statement
 		err := Unmarshal([]byte(tc.doc), &st)
@@ -49,7 +50,8 @@ func TestUnmarshal(t *testing.T) {
 	if err := Unmarshal([]byte(`{"Subject":[{"n":"b"}]}`), &st); !errors.Is(err, ErrInvalid) || !strings.Contains(err.Error(), "only when case is ignored") {
 		t.Errorf("Subject for subject: %v", err)
 	}
-	if err := UnmarshalKnown([]byte(`{"_type":"t","other":1}`), &st); !errors.Is(err, ErrInvalid) || !strings.Contains(err.Error(), "other") {
+	if err := UnmarshalKnown([]byte(`{"_type":"t","subject":[{"n":1,"x":{"other":1}}],"other":1}`), &st); !errors.Is(err, ErrInvalid) ||
+		!strings.HasSuffix(err.Error(), `: key "other" has no field in Go strictjson.statement in the object at the top`) {
 		t.Errorf("an unknown key under UnmarshalKnown: %v", err)
 	}
 }
