@@ -310,8 +310,8 @@ func (f *Fetcher) attempt(ctx context.Context, upstream, target string, p *parti
 // read took as long for a sha512 pin and longer for a sha256 pin (0.82x
 // curl against 0.98x), at more CPU: the chunk's bytes are hashed on another
 // core instead of from this one's cache. Every writebackEvery bytes the
-// kernel is told to start writing them to disk, so the final fsync is
-// short. The measurements are in cmd/updeb-bench/README.md ("Download
+// kernel is told to start writing them to disk (startWriteback). The
+// measurements are in cmd/updeb-bench/README.md ("Download
 // loop").
 func (f *Fetcher) copyBody(p *partial, body io.Reader, upstream string) (n int64, err error) {
 	buf := make([]byte, copyBuffer)

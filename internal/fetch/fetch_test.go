@@ -17,6 +17,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -131,6 +132,18 @@ func testOptions(t *testing.T) Options {
 func newTestFetcher(t *testing.T, o Options) *Fetcher {
 	t.Helper()
 	f, err := New(t.TempDir(), o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return f
+}
+
+// fetcherIn is a fetcher with testOptions on the cache in dir, offline or not.
+func fetcherIn(t *testing.T, dir string, offline bool) *Fetcher {
+	t.Helper()
+	o := testOptions(t)
+	o.Offline = offline
+	f, err := New(dir, o)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -694,25 +707,99 @@ func TestCorruptCacheEntryIsRefetched(t *testing.T) {
 	}
 }
 
+// TestPowerCutLeftovers: the cache does not fsync, so a power cut may leave a
+// blob at its final path empty, zero-filled or half written, and an index
+// entry empty or cut short. Each is refused on the next read: offline, the
+// blob is reported corrupt and the index entry missing; online, both are
+// downloaded again.
+func TestPowerCutLeftovers(t *testing.T) {
+	body, sha := payload(40000, 31)
+	sigBody, _ := payload(900, 32)
+	up := newUpstream(t, false, func(w http.ResponseWriter, r *http.Request, n int) {
+		b := body
+		if strings.HasSuffix(r.URL.Path, ".asc") {
+			b = sigBody
+		}
+		serveBytes(b)(w, r, n)
+	})
+	pinned := Request{URL: up.URL + "/tool.tgz", Pinned: pin(sha)}
+	sig := Request{URL: up.URL + "/tool.tgz.asc", AllowUnpinned: true, Key: "tool 1.0"}
+	cut := func(b []byte) []byte { return append(bytes.Clone(b[:len(b)/2]), make([]byte, len(b)-len(b)/2)...) }
+	for _, tc := range []struct {
+		name string
+		// what the cut leaves of the two blobs and of the unpinned
+		// download's index entry; nil leaves the file as it was
+		blob, sigBlob, meta []byte
+	}{
+		{"empty blobs", []byte{}, []byte{}, nil},
+		{"zero-filled blobs", make([]byte, len(body)), make([]byte, len(sigBody)), nil},
+		{"half-written blobs", cut(body), cut(sigBody), nil},
+		{"empty index entry", nil, nil, []byte{}},
+		{"index entry cut short", nil, nil, []byte(`{"url": "` + sig.URL)},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			online := fetcherIn(t, dir, false)
+			res, err := online.FetchAll(context.Background(), []Request{pinned, sig})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if tc.blob != nil {
+				if err := os.WriteFile(res[0].Path, tc.blob, 0o644); err != nil {
+					t.Fatal(err)
+				}
+				if err := os.WriteFile(res[1].Path, tc.sigBlob, 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if tc.meta != nil {
+				// both downloads' entries: the pinned one does not need its own
+				idx, _ := filepath.Glob(filepath.Join(dir, "index", "*", "*.json"))
+				if len(idx) != 2 {
+					t.Fatalf("index entries %v, want the two downloads'", idx)
+				}
+				for _, p := range idx {
+					if err := os.WriteFile(p, tc.meta, 0o644); err != nil {
+						t.Fatal(err)
+					}
+				}
+			}
+			_, err = fetcherIn(t, dir, true).FetchAll(context.Background(), []Request{pinned, sig})
+			var oe *OfflineError
+			if !errors.As(err, &oe) {
+				t.Fatalf("offline: err = %v, want *OfflineError", err)
+			}
+			if tc.blob != nil && (!slices.Contains(oe.Corrupt, pinned.URL) || !slices.Contains(oe.Corrupt, sig.URL)) {
+				t.Errorf("offline: corrupt %v, want both URLs", oe.Corrupt)
+			}
+			if tc.meta != nil && (fmt.Sprint(oe.Missing) != fmt.Sprint([]string{sig.URL}) || len(oe.Corrupt) != 0) {
+				t.Errorf("offline: missing %v, corrupt %v; want the unpinned URL missing", oe.Missing, oe.Corrupt)
+			}
+			before := up.count()
+			res, err = online.FetchAll(context.Background(), []Request{pinned, sig})
+			if err != nil {
+				t.Fatal(err)
+			}
+			checkFile(t, res[0], body)
+			checkFile(t, res[1], sigBody)
+			if up.count() == before || (tc.blob != nil && res[0].FromCache) || res[1].FromCache {
+				t.Errorf("online: %d new requests, from the cache %v %v: want the damaged entries downloaded again",
+					up.count()-before, res[0].FromCache, res[1].FromCache)
+			}
+		})
+	}
+}
+
 func TestOffline(t *testing.T) {
 	body, sha := payload(5000, 10)
 	up := newUpstream(t, false, serveBytes(body))
 	dir := t.TempDir()
-	online, err := New(dir, testOptions(t))
-	if err != nil {
-		t.Fatal(err)
-	}
 	have := Request{URL: up.URL + "/have", Pinned: pin(sha)}
 	sig := Request{URL: up.URL + "/have.asc", AllowUnpinned: true, Key: "tool 1.0"}
-	if _, err := online.FetchAll(context.Background(), []Request{have, sig}); err != nil {
+	if _, err := fetcherIn(t, dir, false).FetchAll(context.Background(), []Request{have, sig}); err != nil {
 		t.Fatal(err)
 	}
-	o := testOptions(t)
-	o.Offline = true
-	offline, err := New(dir, o)
-	if err != nil {
-		t.Fatal(err)
-	}
+	offline := fetcherIn(t, dir, true)
 	res, err := offline.FetchAll(context.Background(), []Request{have, sig})
 	if err != nil || !res[0].FromCache || !res[1].FromCache {
 		t.Fatalf("offline fetch of cached files: %v", err)

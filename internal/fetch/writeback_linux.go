@@ -7,9 +7,11 @@ import (
 
 // startWriteback asks the kernel to start writing f's bytes [off, off+n) to
 // disk now, without waiting (sync_file_range SYNC_FILE_RANGE_WRITE), so that
-// the disk works while the download goes on and the fsync before the file is
-// committed has little left to wait for. It is only a hint: errors are
-// ignored, the fsync reports them.
+// the disk works while the download goes on: a large download does not pile
+// up as dirty memory, and most of it is on disk soon after it arrived,
+// although the cache never fsyncs it (internal/cache's doc says why). It is
+// only a hint: errors are ignored (a blob the disk lost fails the re-hash of
+// its next read).
 func startWriteback(f *os.File, off, n int64) {
 	_ = syscall.SyncFileRange(int(f.Fd()), off, n, 0x2 /* SYNC_FILE_RANGE_WRITE */)
 }
