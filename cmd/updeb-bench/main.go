@@ -148,7 +148,7 @@ func measureDisk(name string, cmd *exec.Cmd, dir string) (row, error) {
 	ru, _ := cmd.ProcessState.SysUsage().(*syscall.Rusage)
 	r := row{name: name, wall: wall, peakDisk: peak}
 	if ru != nil {
-		r.maxRSS = ru.Maxrss
+		r.maxRSS = int64(ru.Maxrss)
 		r.cpu = time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 	}
 	return r, nil

@@ -2,7 +2,8 @@ package fetch
 
 import (
 	"os"
-	"syscall"
+
+	"golang.org/x/sys/unix"
 )
 
 // startWriteback asks the kernel to start writing f's bytes [off, off+n) to
@@ -13,5 +14,5 @@ import (
 // only a hint: errors are ignored (a blob the disk lost fails the re-hash of
 // its next read).
 func startWriteback(f *os.File, off, n int64) {
-	_ = syscall.SyncFileRange(int(f.Fd()), off, n, 0x2 /* SYNC_FILE_RANGE_WRITE */)
+	_ = unix.SyncFileRange(int(f.Fd()), off, n, unix.SYNC_FILE_RANGE_WRITE)
 }

@@ -85,7 +85,7 @@ func statOf(path string) (fileStat, error) {
 	st := fileStat{Size: fi.Size(), MTime: fi.ModTime().UnixNano()}
 	if sys, ok := fi.Sys().(*syscall.Stat_t); ok {
 		st.Inode = sys.Ino
-		st.CTime = sys.Ctim.Sec*1e9 + sys.Ctim.Nsec
+		st.CTime = int64(sys.Ctim.Sec)*1e9 + int64(sys.Ctim.Nsec) // int32 fields on 32-bit Linux
 	}
 	return st, nil
 }

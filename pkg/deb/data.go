@@ -201,8 +201,8 @@ const maxOwnerID = 1<<32 - 2
 func checkOwner(p string, o Owner) (Owner, []error) {
 	var errs []error
 	check := func(what, name string, id int) string {
-		if id < 0 || id > maxOwnerID {
-			errs = append(errs, invalidf("entry %q: %s id %d is out of range (0 to %d)", p, what, id, maxOwnerID))
+		if id < 0 || int64(id) > maxOwnerID {
+			errs = append(errs, invalidf("entry %q: %s id %d is out of range (0 to %d)", p, what, id, int64(maxOwnerID)))
 		}
 		if name == "" {
 			if id != 0 {

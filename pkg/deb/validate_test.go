@@ -18,6 +18,12 @@ import (
 
 // Every validation error: the message names the field and the value, wraps
 // ErrInvalid, and nothing is left in the output directory.
+
+// hugeID is the first id past uid_t: a variable, so that the file compiles
+// where int has 32 bits (no int is past uid_t there, and this test is run on
+// 64-bit machines).
+var hugeID int64 = 1 << 32
+
 func TestValidation(t *testing.T) {
 	tests := []struct {
 		name   string
@@ -81,7 +87,7 @@ func TestValidation(t *testing.T) {
 		{"uid without name", func(p *Package) { p.Entries[0].Owner.UID = 7 }, `entry "/usr/bin/sample": user id 7 without a name`},
 		{"gid without name", func(p *Package) { p.Entries[0].Owner.GID = 42 }, `entry "/usr/bin/sample": group id 42 without a name`},
 		{"negative uid", func(p *Package) { p.Entries[0].Owner = Owner{User: "x", UID: -1} }, `entry "/usr/bin/sample": user id -1 is out of range`},
-		{"huge gid", func(p *Package) { p.Entries[0].Owner = Owner{Group: "x", GID: 1 << 32} }, `entry "/usr/bin/sample": group id 4294967296 is out of range`},
+		{"huge gid", func(p *Package) { p.Entries[0].Owner = Owner{Group: "x", GID: int(hugeID)} }, `entry "/usr/bin/sample": group id 4294967296 is out of range`},
 		{"user name with colon", func(p *Package) { p.Entries[0].Owner.User = "a:b" }, `entry "/usr/bin/sample": user name "a:b" is not a user or group name`},
 		{"user name too long", func(p *Package) { p.Entries[0].Owner.User = strings.Repeat("u", 32) }, `user name "uuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuu" is not`},
 		{"group name with space", func(p *Package) { p.Entries[0].Owner.Group = "a b" }, `group name "a b" is not`},

@@ -185,7 +185,7 @@ func measure(ctx context.Context, name string, args ...string) (Measure, error) 
 		return Measure{}, errors.New("no rusage")
 	}
 	cpu := time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
-	return Measure{Wall: wall, CPU: cpu, PeakRSS: ru.Maxrss << 10}, nil
+	return Measure{Wall: wall, CPU: cpu, PeakRSS: int64(ru.Maxrss) << 10}, nil
 }
 
 // selfCPU is the CPU time this process has used so far.
