@@ -16,14 +16,13 @@ import (
 	"github.com/updeb/updeb/pkg/control"
 )
 
-// Every validation error: the message names the field and the value, wraps
-// ErrInvalid, and nothing is left in the output directory.
-
 // hugeID is the first id past uid_t: a variable, so that the file compiles
 // where int has 32 bits (no int is past uid_t there, and this test is run on
 // 64-bit machines).
 var hugeID int64 = 1 << 32
 
+// Every validation error: the message names the field and the value, wraps
+// ErrInvalid, and nothing is left in the output directory.
 func TestValidation(t *testing.T) {
 	tests := []struct {
 		name   string

@@ -4,10 +4,11 @@
 // updeb is measured twice: pinned by sha256 (it computes sha256 only) and pinned
 // by sha512 only (it computes sha256, which names the cache entry, and sha512),
 // each in the same pass as the download, and renames the file into its cache
-// (not fsynced: internal/cache's doc says why); curl only writes the file. The CPU squid and the server use during each run is
-// measured too: when the machine's cores are busy through a download, the
-// wall time follows the CPU the client, the proxy and the server need
-// together, and the ratio of those sums bounds the throughput ratio.
+// (not fsynced: internal/cache's doc says why); curl only writes the file.
+// The CPU squid and the server use during each run is measured too: when the
+// machine's cores are busy through a download, the wall time follows the CPU
+// the client, the proxy and the server need together, and the ratio of those
+// sums bounds the throughput ratio.
 package fetchbench
 
 import (
