@@ -13,7 +13,7 @@ import (
 // copyHashing copies and hashes every byte whatever the reads return, and
 // returns a read or write error as it is.
 func TestCopyHashing(t *testing.T) {
-	data := wordsPayload(3*copyChunk + 777)
+	data := wordsPayload(3*hashChunk + 777)
 	wantMD5, wantSHA := md5.Sum(data), sha256.Sum256(data)
 	for name, r := range map[string]func() io.Reader{
 		"whole":         func() io.Reader { return bytes.NewReader(data) },
@@ -49,14 +49,14 @@ func TestCopyHashing(t *testing.T) {
 	// (io.ErrUnexpectedEOF of a truncated archive too, not taken for the end).
 	for _, rerr := range []error{boom, io.ErrUnexpectedEOF} {
 		var out bytes.Buffer
-		r := io.MultiReader(bytes.NewReader(data[:copyChunk+10]), iotest.ErrReader(rerr))
+		r := io.MultiReader(bytes.NewReader(data[:hashChunk+10]), iotest.ErrReader(rerr))
 		n, err := copyHashing(&out, md5.New(), sha256.New(), r)
-		if !errors.Is(err, rerr) || n != copyChunk+10 || out.Len() != copyChunk+10 {
-			t.Errorf("read error %v: %d bytes, %v; want %d bytes and the error", rerr, n, err, copyChunk+10)
+		if !errors.Is(err, rerr) || n != hashChunk+10 || out.Len() != hashChunk+10 {
+			t.Errorf("read error %v: %d bytes, %v; want %d bytes and the error", rerr, n, err, hashChunk+10)
 		}
 	}
 	// A write error stops the copy.
-	w := &failAfter{n: copyChunk + 5, err: boom}
+	w := &failAfter{n: hashChunk + 5, err: boom}
 	if _, err := copyHashing(w, md5.New(), sha256.New(), bytes.NewReader(data)); !errors.Is(err, boom) {
 		t.Errorf("write error: %v, want %v", err, boom)
 	}
@@ -76,4 +76,42 @@ func (f *failAfter) Write(p []byte) (int, error) {
 	}
 	f.n -= len(p)
 	return len(p), nil
+}
+
+// hashAside's writes of any size, across its chunks, reach w whole and in
+// order and hash to the same digest once flushed; a write error is kept.
+func TestHashAsideWrites(t *testing.T) {
+	data := wordsPayload(3*hashChunk + 777)
+	want := sha256.Sum256(data)
+	for _, size := range []int{1, 4093, 64 << 10, hashChunk - 1, hashChunk, hashChunk + 1, len(data)} {
+		var out bytes.Buffer
+		h := sha256.New()
+		a := newHashAside(&out, h)
+		for rest := data; len(rest) > 0; {
+			k := min(size, len(rest))
+			if n, err := a.Write(rest[:k]); n != k || err != nil {
+				t.Fatalf("writes of %d: Write = %d, %v", size, n, err)
+			}
+			rest = rest[k:]
+		}
+		if err := a.Flush(); err != nil {
+			t.Fatalf("writes of %d: Flush: %v", size, err)
+		}
+		if !bytes.Equal(out.Bytes(), data) || !bytes.Equal(h.Sum(nil), want[:]) {
+			t.Errorf("writes of %d: %d bytes out; the bytes or the digest differ", size, out.Len())
+		}
+	}
+
+	boom := errors.New("boom")
+	a := newHashAside(&failAfter{n: hashChunk + 5, err: boom}, sha256.New())
+	_, err := a.Write(data)
+	if !errors.Is(err, boom) {
+		t.Errorf("write error: Write returned %v, want %v", err, boom)
+	}
+	if _, err := a.Write([]byte("more")); !errors.Is(err, boom) {
+		t.Errorf("a write after the error returned %v, want %v", err, boom)
+	}
+	if err := a.Flush(); !errors.Is(err, boom) {
+		t.Errorf("Flush after a write error returned %v, want %v", err, boom)
+	}
 }

@@ -464,44 +464,20 @@ func copyContent(ctx context.Context, w io.Writer, it *item, rc io.ReadCloser) (
 	return FileResult{Path: it.path, Size: n, MD5: hex.EncodeToString(m.Sum(nil)), SHA256: hex.EncodeToString(s.Sum(nil))}, nil
 }
 
-// copyChunk is copyHashing's read size.
-const copyChunk = 1 << 20
-
 // copyHashing copies r to w and into both hashes. md5, the slowest of the
 // three (about 650 MB/s against sha256's 1.4 GB/s with SHA-NI), hashes each
-// chunk on a goroutine of its own while this one hashes it with sha256,
-// writes it (into the compressor's block) and reads the next: data.tar's
-// producer, the one goroutine that feeds every compressor worker, so takes
-// about the time of md5 per byte instead of the sum of all four, and keeps
-// up with more workers (cmd/updeb-bench/README.md, "xz by core count").
+// chunk aside (hashAside) while this goroutine hashes it with sha256, writes
+// it (into the compressor's block) and reads the next: data.tar's producer,
+// the one goroutine that feeds every compressor worker, so takes about the
+// time of md5 per byte instead of the sum of all four, and keeps up with more
+// workers (cmd/updeb-bench/README.md, "xz by core count").
 func copyHashing(w io.Writer, md5h, sha hash.Hash, r io.Reader) (int64, error) {
-	bufs := [2][]byte{make([]byte, copyChunk), make([]byte, copyChunk)}
-	var total int64
-	cur, err := fill(r, bufs[0])
-	for i := 0; cur > 0; i ^= 1 {
-		chunk := bufs[i][:cur]
-		done := make(chan struct{})
-		go func() {
-			md5h.Write(chunk)
-			close(done)
-		}()
-		sha.Write(chunk)
-		_, werr := w.Write(chunk)
-		total += int64(cur)
-		next := 0
-		if werr == nil && err == nil {
-			next, err = fill(r, bufs[i^1])
-		}
-		<-done
-		if werr != nil {
-			return total, werr
-		}
-		cur = next
+	a := newHashAside(io.MultiWriter(sha, w), md5h)
+	n, err := a.ReadFrom(r)
+	if ferr := a.Flush(); err == nil {
+		err = ferr
 	}
-	if err == io.EOF {
-		err = nil
-	}
-	return total, err
+	return n, err
 }
 
 // fill reads into b until it is full or r returns an error (io.EOF at the

@@ -2,6 +2,8 @@ package deb
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"io"
 	"io/fs"
 	"os"
@@ -62,7 +64,26 @@ func writeTemp(t *testing.T, p *Package) (string, *Result) {
 	if err != nil {
 		t.Fatalf("Write: %v", err)
 	}
+	checkResultDigest(t, path, res)
 	return path, res
+}
+
+// checkResultDigest checks Result's size and sha256 against the file written.
+func checkResultDigest(t testing.TB, path string, res *Result) {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	h := sha256.New()
+	n, err := io.Copy(h, f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := hex.EncodeToString(h.Sum(nil)); n != res.Size || got != res.SHA256 {
+		t.Errorf("%s: Result says %d bytes, sha256 %s; the file has %d bytes, sha256 %s", path, res.Size, res.SHA256, n, got)
+	}
 }
 
 // dirEntries lists a directory's names (the writer must leave nothing else).

@@ -76,8 +76,11 @@ func Write(ctx context.Context, path string, p *Package) (res *Result, err error
 	defer out.Abort() // a no-op once committed
 	h := sha256.New()
 	cw := &countWriter{}
-	bw := bufio.NewWriterSize(io.MultiWriter(out, h, cw), 1<<20)
-	aw, err := newArWriter(bw)
+	// The package's sha256 is taken aside while it is written: the copy of
+	// the compressed data.tar runs once the compressor's workers are done, on
+	// one goroutine, and would otherwise hash and write in turn.
+	hw := newHashAside(io.MultiWriter(out, cw), h)
+	aw, err := newArWriter(hw)
 	if err != nil {
 		return nil, err
 	}
@@ -94,7 +97,7 @@ func Write(ctx context.Context, path string, p *Package) (res *Result, err error
 			return nil, fmt.Errorf("writing %s: %w", path, err)
 		}
 	}
-	if err = bw.Flush(); err != nil {
+	if err = hw.Flush(); err != nil {
 		return nil, err
 	}
 	if err = out.Commit(); err != nil {

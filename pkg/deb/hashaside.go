@@ -1,0 +1,102 @@
+package deb
+
+import (
+	"hash"
+	"io"
+)
+
+// hashChunk is hashAside's chunk: the size of each write to w and of each
+// hash the goroutine takes.
+const hashChunk = 1 << 20
+
+// hashAside writes to w in chunks of hashChunk and hashes the same bytes into
+// h on a goroutine of its own, while the next chunk is read or filled and w
+// is written: a copy that hashes takes about the longer of the two per byte
+// instead of their sum, which on a host whose other cores are busy (or idle
+// at the end of a package) is the copy's wall. Its two buffers alternate: one
+// is hashed (and written) while the other fills. h is complete, and may be
+// read, once Flush has returned; a write error is kept and returned by every
+// call after it.
+type hashAside struct {
+	w    io.Writer
+	h    hash.Hash
+	bufs [2][]byte
+	cur  int           // the buffer being filled
+	n    int           // its bytes
+	done chan struct{} // closed once the other buffer's hash is done; nil when none runs
+	err  error
+}
+
+func newHashAside(w io.Writer, h hash.Hash) *hashAside {
+	return &hashAside{w: w, h: h, bufs: [2][]byte{make([]byte, hashChunk), make([]byte, hashChunk)}}
+}
+
+func (a *hashAside) Write(p []byte) (int, error) {
+	written := 0
+	for len(p) > 0 && a.err == nil {
+		k := copy(a.bufs[a.cur][a.n:], p)
+		a.n += k
+		p = p[k:]
+		written += k
+		if a.n == hashChunk {
+			a.send()
+		}
+	}
+	return written, a.err
+}
+
+// ReadFrom reads r into the buffers directly (no copy between them and w) up
+// to r's end or error, which it returns as it is (io.EOF as nil), with the
+// number of bytes read.
+func (a *hashAside) ReadFrom(r io.Reader) (int64, error) {
+	var total int64
+	for a.err == nil {
+		k, err := fill(r, a.bufs[a.cur][a.n:])
+		a.n += k
+		total += int64(k)
+		if a.n == hashChunk {
+			a.send()
+		}
+		if err == io.EOF {
+			return total, a.err
+		}
+		if err != nil {
+			return total, err
+		}
+	}
+	return total, a.err
+}
+
+// Flush writes and hashes what is buffered and waits for the hash.
+func (a *hashAside) Flush() error {
+	if a.n > 0 && a.err == nil {
+		a.send()
+	}
+	a.wait()
+	return a.err
+}
+
+// send hashes the filled buffer on a goroutine while writing it to w, and
+// turns to the other buffer once that one's hash is done.
+func (a *hashAside) send() {
+	chunk := a.bufs[a.cur][:a.n]
+	a.wait()
+	done := make(chan struct{})
+	go func() {
+		a.h.Write(chunk)
+		close(done)
+	}()
+	a.done = done
+	if _, err := a.w.Write(chunk); err != nil {
+		a.err = err
+	}
+	a.cur ^= 1
+	a.n = 0
+}
+
+func (a *hashAside) wait() {
+	if a.done != nil {
+		<-a.done
+		a.done = nil
+	}
+}
