@@ -28,19 +28,22 @@ func TestCopyHashing(t *testing.T) {
 		} else if name == "empty" {
 			in = nil
 		}
-		var out bytes.Buffer
-		m, s := md5.New(), sha256.New()
-		n, err := copyHashing(&out, m, s, r())
-		if err != nil || n != int64(len(in)) || !bytes.Equal(out.Bytes(), in) {
-			t.Errorf("%s: %d bytes, %v; want %d bytes copied", name, n, err, len(in))
-			continue
-		}
 		wm, ws := md5.Sum(in), sha256.Sum256(in)
 		if len(in) == len(data) {
 			wm, ws = wantMD5, wantSHA
 		}
-		if !bytes.Equal(m.Sum(nil), wm[:]) || !bytes.Equal(s.Sum(nil), ws[:]) {
-			t.Errorf("%s: digests differ", name)
+		// The size sets the chunks; one too small only makes more of them.
+		for _, size := range []int64{int64(len(in)), 1000} {
+			var out bytes.Buffer
+			m, s := md5.New(), sha256.New()
+			n, err := copyHashing(&out, m, s, r(), size)
+			if err != nil || n != int64(len(in)) || !bytes.Equal(out.Bytes(), in) {
+				t.Errorf("%s, size %d: %d bytes, %v; want %d bytes copied", name, size, n, err, len(in))
+				continue
+			}
+			if !bytes.Equal(m.Sum(nil), wm[:]) || !bytes.Equal(s.Sum(nil), ws[:]) {
+				t.Errorf("%s, size %d: digests differ", name, size)
+			}
 		}
 	}
 
@@ -50,14 +53,14 @@ func TestCopyHashing(t *testing.T) {
 	for _, rerr := range []error{boom, io.ErrUnexpectedEOF} {
 		var out bytes.Buffer
 		r := io.MultiReader(bytes.NewReader(data[:hashChunk+10]), iotest.ErrReader(rerr))
-		n, err := copyHashing(&out, md5.New(), sha256.New(), r)
+		n, err := copyHashing(&out, md5.New(), sha256.New(), r, int64(len(data)))
 		if !errors.Is(err, rerr) || n != hashChunk+10 || out.Len() != hashChunk+10 {
 			t.Errorf("read error %v: %d bytes, %v; want %d bytes and the error", rerr, n, err, hashChunk+10)
 		}
 	}
 	// A write error stops the copy.
 	w := &failAfter{n: hashChunk + 5, err: boom}
-	if _, err := copyHashing(w, md5.New(), sha256.New(), bytes.NewReader(data)); !errors.Is(err, boom) {
+	if _, err := copyHashing(w, md5.New(), sha256.New(), bytes.NewReader(data), int64(len(data))); !errors.Is(err, boom) {
 		t.Errorf("write error: %v, want %v", err, boom)
 	}
 }
@@ -86,7 +89,7 @@ func TestHashAsideWrites(t *testing.T) {
 	for _, size := range []int{1, 4093, 64 << 10, hashChunk - 1, hashChunk, hashChunk + 1, len(data)} {
 		var out bytes.Buffer
 		h := sha256.New()
-		a := newHashAside(&out, h)
+		a := newHashAside(&out, h, hashChunk)
 		for rest := data; len(rest) > 0; {
 			k := min(size, len(rest))
 			if n, err := a.Write(rest[:k]); n != k || err != nil {
@@ -103,7 +106,7 @@ func TestHashAsideWrites(t *testing.T) {
 	}
 
 	boom := errors.New("boom")
-	a := newHashAside(&failAfter{n: hashChunk + 5, err: boom}, sha256.New())
+	a := newHashAside(&failAfter{n: hashChunk + 5, err: boom}, sha256.New(), hashChunk)
 	_, err := a.Write(data)
 	if !errors.Is(err, boom) {
 		t.Errorf("write error: Write returned %v, want %v", err, boom)

@@ -447,7 +447,7 @@ func openContent(it *item) (io.ReadCloser, error) {
 func copyContent(ctx context.Context, w io.Writer, it *item, rc io.ReadCloser) (FileResult, error) {
 	defer rc.Close()
 	m, s := md5.New(), sha256.New()
-	n, err := copyHashing(w, m, s, io.LimitReader(ctxReader{ctx, rc}, it.size))
+	n, err := copyHashing(w, m, s, io.LimitReader(ctxReader{ctx, rc}, it.size), it.size)
 	if err != nil {
 		return FileResult{}, fmt.Errorf("entry %q: read: %w", it.path, err)
 	}
@@ -464,15 +464,15 @@ func copyContent(ctx context.Context, w io.Writer, it *item, rc io.ReadCloser) (
 	return FileResult{Path: it.path, Size: n, MD5: hex.EncodeToString(m.Sum(nil)), SHA256: hex.EncodeToString(s.Sum(nil))}, nil
 }
 
-// copyHashing copies r to w and into both hashes. md5, the slowest of the
-// three (about 650 MB/s against sha256's 1.4 GB/s with SHA-NI), hashes each
-// chunk aside (hashAside) while this goroutine hashes it with sha256, writes
-// it (into the compressor's block) and reads the next: data.tar's producer,
-// the one goroutine that feeds every compressor worker, so takes about the
-// time of md5 per byte instead of the sum of all four, and keeps up with more
-// workers (cmd/updeb-bench/README.md, "xz by core count").
-func copyHashing(w io.Writer, md5h, sha hash.Hash, r io.Reader) (int64, error) {
-	a := newHashAside(io.MultiWriter(sha, w), md5h)
+// copyHashing copies r (of size bytes) to w and into both hashes. md5, the
+// slowest of the three (about 650 MB/s against sha256's 1.4 GB/s with
+// SHA-NI), hashes each chunk aside (hashAside) while this goroutine hashes it
+// with sha256, writes it (into the compressor's block) and reads the next:
+// data.tar's producer, the one goroutine that feeds every compressor worker,
+// so takes about the time of md5 per byte instead of the sum of all four, and
+// keeps up with more workers (cmd/updeb-bench/README.md, "xz by core count").
+func copyHashing(w io.Writer, md5h, sha hash.Hash, r io.Reader, size int64) (int64, error) {
+	a := newHashAside(io.MultiWriter(sha, w), md5h, size)
 	n, err := a.ReadFrom(r)
 	if ferr := a.Flush(); err == nil {
 		err = ferr

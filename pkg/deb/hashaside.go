@@ -5,11 +5,11 @@ import (
 	"io"
 )
 
-// hashChunk is hashAside's chunk: the size of each write to w and of each
-// hash the goroutine takes.
+// hashChunk is hashAside's chunk at most: the size of each write to w and of
+// each hash the goroutine takes.
 const hashChunk = 1 << 20
 
-// hashAside writes to w in chunks of hashChunk and hashes the same bytes into
+// hashAside writes to w in chunks (hashChunk at most) and hashes the same bytes into
 // h on a goroutine of its own, while the next chunk is read or filled and w
 // is written: a copy that hashes takes about the longer of the two per byte
 // instead of their sum, which on a host whose other cores are busy (or idle
@@ -27,8 +27,12 @@ type hashAside struct {
 	err  error
 }
 
-func newHashAside(w io.Writer, h hash.Hash) *hashAside {
-	return &hashAside{w: w, h: h, bufs: [2][]byte{make([]byte, hashChunk), make([]byte, hashChunk)}}
+// newHashAside returns a hashAside whose chunks hold size bytes, up to
+// hashChunk: a small file gets small buffers, not 2 MiB of zeroed memory
+// each (a package of many small files would spend its time there).
+func newHashAside(w io.Writer, h hash.Hash, size int64) *hashAside {
+	n := int(max(1, min(size, hashChunk)))
+	return &hashAside{w: w, h: h, bufs: [2][]byte{make([]byte, n), make([]byte, n)}}
 }
 
 func (a *hashAside) Write(p []byte) (int, error) {
@@ -38,7 +42,7 @@ func (a *hashAside) Write(p []byte) (int, error) {
 		a.n += k
 		p = p[k:]
 		written += k
-		if a.n == hashChunk {
+		if a.n == len(a.bufs[a.cur]) {
 			a.send()
 		}
 	}
@@ -54,7 +58,7 @@ func (a *hashAside) ReadFrom(r io.Reader) (int64, error) {
 		k, err := fill(r, a.bufs[a.cur][a.n:])
 		a.n += k
 		total += int64(k)
-		if a.n == hashChunk {
+		if a.n == len(a.bufs[a.cur]) {
 			a.send()
 		}
 		if err == io.EOF {

@@ -79,7 +79,7 @@ func Write(ctx context.Context, path string, p *Package) (res *Result, err error
 	// The package's sha256 is taken aside while it is written: the copy of
 	// the compressed data.tar runs once the compressor's workers are done, on
 	// one goroutine, and would otherwise hash and write in turn.
-	hw := newHashAside(io.MultiWriter(out, cw), h)
+	hw := newHashAside(io.MultiWriter(out, cw), h, hashChunk)
 	aw, err := newArWriter(hw)
 	if err != nil {
 		return nil, err
