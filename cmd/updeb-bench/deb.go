@@ -30,15 +30,63 @@ const nfpmVersion = "v2.43.0"
 // updeb's packages are one or a few Go binaries of about this size.
 const onePackageSize = 30 << 20
 
+// smallFilesSize is the size of the "many small files" input.
+const smallFilesSize = 25 << 20
+
 // debInputs are the packages the deb section writes, each one table group:
 // the largest amd64 binaries of the payload up to about 30 MiB (one
-// package: one or two xz blocks) and the whole payload (many blocks).
+// package: one or two xz blocks), the whole payload (many blocks), and
+// GOROOT's Go sources up to 25 MiB (about 1,700 files of 15 KiB on average:
+// what a package's per-file costs come to, which the payload's 35 files
+// hide; and text, which compresses unlike binaries).
+// files returns the folder the files are in and their paths relative to it;
+// an empty folder leaves the input out.
 var debInputs = []struct {
 	name  string
-	files func(payloadDir string) ([]string, error) // payload files, relative to payloadDir
+	files func(payloadDir string) (string, []string, error)
 }{
-	{"one amd64 package", func(dir string) ([]string, error) { return largestBinaries(dir, "amd64", onePackageSize) }},
-	{"whole payload", payloadFiles},
+	{"one amd64 package", func(dir string) (string, []string, error) {
+		files, err := largestBinaries(dir, "amd64", onePackageSize)
+		return dir, files, err
+	}},
+	{"whole payload", func(dir string) (string, []string, error) {
+		files, err := payloadFiles(dir)
+		return dir, files, err
+	}},
+	{"many small files", goSources},
+}
+
+// goSources returns GOROOT/src and its .go files in name order up to
+// smallFilesSize, or no folder where go is not installed (a payload carried
+// to another machine).
+func goSources(string) (string, []string, error) {
+	out, err := exec.Command("go", "env", "GOROOT").Output()
+	if err != nil {
+		fmt.Printf("many small files: left out (go env GOROOT: %v)\n", err)
+		return "", nil, nil
+	}
+	dir := filepath.Join(strings.TrimSpace(string(out)), "src")
+	all, err := payloadFiles(dir)
+	if err != nil {
+		return "", nil, err
+	}
+	sort.Strings(all)
+	var files []string
+	var total int64
+	for _, f := range all {
+		if !strings.HasSuffix(f, ".go") {
+			continue
+		}
+		size, err := fileSize(filepath.Join(dir, f))
+		if err != nil {
+			return "", nil, err
+		}
+		if total+size > smallFilesSize {
+			break
+		}
+		files, total = append(files, f), total+size
+	}
+	return dir, files, nil
 }
 
 // debWriters are updeb's rows of the deb section, each compared with
@@ -51,8 +99,9 @@ var debWriters = []struct{ comp, mode string }{
 }
 
 // stageTree hardlinks files (relative to payloadDir) into TREE/usr/lib/go-bench
-// and writes DEBIAN/control, as a dpkg-deb --build input, and returns the
-// size of the files.
+// (or copies them where payloadDir is on another file system) and writes
+// DEBIAN/control, as a dpkg-deb --build input, and returns the size of the
+// files.
 func stageTree(tree, payloadDir string, files []string) (int64, error) {
 	var total int64
 	for _, rel := range files {
@@ -60,7 +109,7 @@ func stageTree(tree, payloadDir string, files []string) (int64, error) {
 		if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
 			return 0, err
 		}
-		if err := os.Link(filepath.Join(payloadDir, rel), dst); err != nil {
+		if err := linkOrCopy(filepath.Join(payloadDir, rel), dst); err != nil {
 			return 0, err
 		}
 		size, err := fileSize(dst)
@@ -74,6 +123,32 @@ func stageTree(tree, payloadDir string, files []string) (int64, error) {
 		return 0, err
 	}
 	return total, os.WriteFile(filepath.Join(tree, "DEBIAN/control"), []byte(ctl), 0o644)
+}
+
+// linkOrCopy hardlinks src to dst, or copies it (with its mode) where it
+// cannot.
+func linkOrCopy(src, dst string) error {
+	if os.Link(src, dst) == nil {
+		return nil
+	}
+	in, err := os.Open(src)
+	if err != nil {
+		return err
+	}
+	defer in.Close()
+	st, err := in.Stat()
+	if err != nil {
+		return err
+	}
+	out, err := os.OpenFile(dst, os.O_WRONLY|os.O_CREATE|os.O_EXCL, st.Mode().Perm())
+	if err != nil {
+		return err
+	}
+	if _, err := io.Copy(out, in); err != nil {
+		out.Close()
+		return err
+	}
+	return out.Close()
 }
 
 // largestBinaries returns the paths (relative to dir) of the largest files
@@ -121,12 +196,15 @@ func benchDeb(work string) ([]row, error) {
 	}
 	var rows []row
 	for i, in := range debInputs {
-		files, err := in.files(dir)
+		from, files, err := in.files(dir)
 		if err != nil {
 			return nil, err
 		}
+		if from == "" {
+			continue
+		}
 		tree := filepath.Join(work, fmt.Sprintf("tree-%d", i))
-		size, err := stageTree(tree, dir, files)
+		size, err := stageTree(tree, from, files)
 		if err != nil {
 			return nil, err
 		}
