@@ -9,14 +9,14 @@ import (
 // each hash the goroutine takes.
 const hashChunk = 1 << 20
 
-// hashAside writes to w in chunks (hashChunk at most) and hashes the same bytes into
-// h on a goroutine of its own, while the next chunk is read or filled and w
-// is written: a copy that hashes takes about the longer of the two per byte
-// instead of their sum, which on a host whose other cores are busy (or idle
-// at the end of a package) is the copy's wall. Its two buffers alternate: one
-// is hashed (and written) while the other fills. h is complete, and may be
-// read, once Flush has returned; a write error is kept and returned by every
-// call after it.
+// hashAside writes to w in chunks (hashChunk at most) and hashes the same
+// bytes into h on a goroutine of its own, while the next chunk is read or
+// filled and w is written. Where a core is free (at the end of a package,
+// once the compressor's workers are done) a copy that hashes then takes
+// about the longer of the two per byte instead of their sum. Its two
+// buffers alternate: one is hashed (and written) while the other fills. h is
+// complete, and may be read, once Flush has returned; a write error is kept
+// and returned by every call after it.
 type hashAside struct {
 	w    io.Writer
 	h    hash.Hash
