@@ -78,8 +78,10 @@ func Write(ctx context.Context, path string, p *Package) (res *Result, err error
 	cw := &countWriter{}
 	// The package's sha256 is taken aside while it is written: the copy of
 	// the compressed data.tar runs once the compressor's workers are done, on
-	// one goroutine, and would otherwise hash and write in turn.
-	hw := newHashAside(io.MultiWriter(out, cw), h, hashChunk)
+	// one goroutine, and would otherwise hash and write in turn. Its buffers
+	// are the package's size (its members and at most 1 KiB of ar framing),
+	// so a small package does not take 2 MiB.
+	hw := newHashAside(io.MultiWriter(out, cw), h, dataSize+int64(ctlZ.Len())+1024)
 	aw, err := newArWriter(hw)
 	if err != nil {
 		return nil, err
