@@ -45,7 +45,8 @@ func dictSizeOf(b byte) uint64 {
 // state, model and dictionary, so it depends on nothing but its own bytes and
 // cfg. With cfg.X86 it overwrites in with the filtered bytes. The data is
 // appended to out[:0]. It returns nil if enc was told to stop. With a pool,
-// a ModeFast block may borrow the pool's idle encoders to help (split.go).
+// a block may borrow the pool's idle encoders to help: to parse parts of a
+// ModeFast block (split.go), to code segments of a ModeBest one (segment.go).
 func encodeBlock(enc *lzmaEncoder, in, out []byte, cfg Config, crcTable *crc64.Table, pool *Pool) *encodedBlock {
 	dictCap := blockDictCap(cfg, len(in))
 	var check [checkSize]byte
@@ -59,7 +60,12 @@ func encodeBlock(enc *lzmaEncoder, in, out []byte, cfg Config, crcTable *crc64.T
 	if pool != nil && cfg.Mode == ModeFast && len(in) >= 2*minHelperRange {
 		sp = &splitter{e: enc, in: in, dict: uint32(dictCap), f: f, pool: pool, candIdx: -1}
 	}
-	data := enc.encode(out[:0], in, uint32(dictCap), f, sp)
+	var data []byte
+	if cuts := segmentCuts(len(in), f); cfg.Mode == ModeBest && len(cuts) > 2 {
+		data = enc.encodeSegmented(out[:0], in, cuts, uint32(dictCap), f, pool)
+	} else {
+		data = enc.encode(out[:0], in, uint32(dictCap), f, sp)
+	}
 	if data == nil {
 		return nil // stopped: see lzmaEncoder.stopped
 	}

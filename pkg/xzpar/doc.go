@@ -52,7 +52,13 @@
 // waiting: the last blocks of a stream), a ModeFast block borrows them: they
 // parse later parts of the block ahead and the block's encoder takes their
 // symbols once its own parse meets theirs (split.go), with the bytes it
-// would have written alone.
+// would have written alone. A ModeBest block with hash chains (8 MiB and
+// more) is cut into segments of at least 4 MiB whose chunks start from a
+// reset model and state, the dictionary carried over; its encoder codes
+// them in turn, and idle workers borrowed the same way code others at once,
+// each warming its match finder on the dictionary before its segment
+// (segment.go). The cuts depend only on the block's size, so the bytes do
+// not depend on who coded which segment.
 //
 // NewReader reads what this package, xz and dpkg-deb write: it parses the
 // container itself (streams, block headers, index, footer, every CRC32 and

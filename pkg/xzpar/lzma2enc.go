@@ -133,8 +133,52 @@ type chunkWriter struct {
 // said to stop. With sp (ModeFast only), helpers may choose the symbols of
 // parts of the block (split.go): the bytes are the same.
 func (e *lzmaEncoder) encode(dst, in []byte, dictSize uint32, f finder, sp *splitter) []byte {
-	e.mf.reset(in, dictSize, f)
 	defer e.mf.release()
+	if dst = e.encodeRange(dst, in, 0, dictSize, f, sp); dst == nil {
+		return nil
+	}
+	return append(dst, controlEnd)
+}
+
+// encodeRange appends the LZMA2 chunks of in[from:], the last part of a
+// block that starts with in, to dst, without the end marker; nil if
+// e.stopped said to stop. From 0 it is the whole block. From inside the
+// block it is a segment (segment.go): the finder first visits up to
+// dictSize positions before from on fresh tables, the model starts from its
+// reset and the first LZMA chunk resets the state (the decoder keeps the
+// dictionary), so the chunks depend only on in, from, dictSize and f. The
+// finder keeps in until e.mf.release.
+func (e *lzmaEncoder) encodeRange(dst, in []byte, from int, dictSize uint32, f finder, sp *splitter) []byte {
+	e.mf.reset(in, dictSize, f)
+	if from > 0 {
+		e.mf.seek(max(0, from-int(dictSize)))
+		for e.mf.pos < from {
+			if e.stopped != nil && e.stopped() {
+				return nil
+			}
+			e.mf.warmUp(min(from-e.mf.pos, chunkMaxUnpacked))
+		}
+	}
+	return e.codeRange(dst, in, from, dictSize, sp)
+}
+
+// continueRange is encodeRange for the segment that follows the last one e
+// coded (its finder's buffer ends at from): with hash chains, a finder that
+// visited every position before from finds what a fresh one warmed on the
+// dictionary before from finds, so it goes on as it is, without the warm-up.
+func (e *lzmaEncoder) continueRange(dst, in []byte, from int, dictSize uint32, f finder) []byte {
+	mf := &e.mf
+	if f.kind != hc4 || mf.kind != hc4 || mf.niceLen != f.niceLen || mf.depth != f.depth ||
+		mf.dictSize != dictSize || mf.buf == nil || len(mf.buf) != from || mf.pos != from ||
+		uint64(mf.base)+uint64(mf.cyclicSize)+uint64(len(in)) >= 1<<32 {
+		return e.encodeRange(dst, in, from, dictSize, f, nil)
+	}
+	mf.extend(in)
+	return e.codeRange(dst, in, from, dictSize, nil)
+}
+
+// codeRange codes in[from:] from the finder's position, from.
+func (e *lzmaEncoder) codeRange(dst, in []byte, from int, dictSize uint32, sp *splitter) []byte {
 	e.m.reset()
 	e.fast.reset()
 	best := e.mode == ModeBest
@@ -142,11 +186,11 @@ func (e *lzmaEncoder) encode(dst, in []byte, dictSize uint32, f finder, sp *spli
 		e.opt.reset(dictSize)
 	}
 	e.rc.reset(e.chunk)
-	cw := chunkWriter{out: dst, first: true, needProp: true}
+	cw := chunkWriter{out: dst, start: from, first: from == 0, needProp: true}
 	if sp != nil {
 		defer sp.finish()
 	}
-	for pos := 0; pos < len(in); {
+	for pos := from; pos < len(in); {
 		var length, dist uint32
 		switch {
 		case best:
@@ -175,7 +219,10 @@ func (e *lzmaEncoder) encode(dst, in []byte, dictSize uint32, f finder, sp *spli
 	if cw.start < len(in) {
 		e.endChunk(&cw, in, len(in))
 	}
-	return append(cw.out, controlEnd)
+	if cw.out == nil {
+		cw.out = []byte{}
+	}
+	return cw.out
 }
 
 // endChunk finishes the chunk of in[cw.start:end]: LZMA-coded if that is

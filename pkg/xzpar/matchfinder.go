@@ -190,7 +190,25 @@ func (mf *matchFinder) catchUp(pos int) {
 		mf.cyclicPos = uint32((uint64(mf.cyclicPos) + uint64(n)) % uint64(mf.cyclicSize))
 	}
 	if pos > mf.pos {
-		mf.skip(pos - mf.pos)
+		mf.warmUp(pos - mf.pos)
+	}
+}
+
+// extend makes buf, which starts with the finder's buffer, its buffer, once
+// it visited every position of the old one (hash chains only). The last
+// three positions of the old buffer had too few bytes to be linked in; with
+// buf they have, and they are linked in now, as if buf had been the buffer
+// all along: no position after them was linked yet.
+func (mf *matchFinder) extend(buf []byte) {
+	old := len(mf.buf)
+	mf.next += uint32(len(buf) - old)
+	mf.buf = buf
+	for p := max(old-3, 0); p < old && p+4 <= len(buf); p++ {
+		v := binary.LittleEndian.Uint32(buf[p:])
+		cur := uint32(p) + mf.base
+		h4 := mf.hash4Of(v)
+		mf.son[mf.cyclicIndex(uint32(old-p))] = mf.hash4[h4]
+		mf.hash2[v&0xffff], mf.hash3[hash3Of(v)], mf.hash4[h4] = cur, cur, cur
 	}
 }
 
@@ -391,6 +409,43 @@ func (mf *matchFinder) btSearch(head uint32, lenLimit, best, n int) int {
 			head = son[ptr0]
 			len0 = l
 		}
+	}
+}
+
+// warmAhead is how far ahead warm prefetches the buckets.
+const warmAhead = 64
+
+// warm is skip for hash chains, faster where nothing is searched: it
+// prefetches only the buckets warmAhead positions on (skip also asks for
+// the candidates the searches ahead will read, loading links to find
+// them). Measured on amd64 code with a 16 MiB dictionary:
+// cmd/updeb-bench/README.md.
+func (mf *matchFinder) warm(n int) {
+	buf := mf.buf
+	for end := mf.pos + n; mf.pos < end; mf.advance() {
+		pos := mf.pos
+		if canPrefetch && pos+warmAhead+4 <= len(buf) {
+			v := binary.LittleEndian.Uint32(buf[pos+warmAhead:])
+			prefetch(unsafe.Pointer(&mf.hash4[mf.hash4Of(v)]), unsafe.Pointer(&mf.hash3[hash3Of(v)]))
+		}
+		if len(buf)-pos < 4 {
+			continue
+		}
+		v := binary.LittleEndian.Uint32(buf[pos:])
+		cur := uint32(pos) + mf.base
+		h4 := mf.hash4Of(v)
+		mf.son[mf.cyclicPos] = mf.hash4[h4]
+		mf.hash2[v&0xffff], mf.hash3[hash3Of(v)], mf.hash4[h4] = cur, cur, cur
+	}
+}
+
+// warmUp visits the next n positions without searching: warm for hash
+// chains, skip for trees.
+func (mf *matchFinder) warmUp(n int) {
+	if mf.kind == hc4 {
+		mf.warm(n)
+	} else {
+		mf.skip(n)
 	}
 }
 

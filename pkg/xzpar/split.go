@@ -318,7 +318,7 @@ func help(enc *lzmaEncoder, in []byte, dict uint32, f finder, s *symStream, stop
 			s.finish(streamStopped, nil, 0, 0)
 			return
 		}
-		mf.skip(min(s.start-mf.pos, 1<<20))
+		mf.warmUp(min(s.start-mf.pos, 1<<20))
 	}
 	enc.fast.reset()
 	reps := initialReps

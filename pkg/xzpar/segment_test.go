@@ -1,0 +1,159 @@
+package xzpar
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"runtime"
+	"testing"
+	"time"
+)
+
+// withSegment sets bestSegment for one test.
+func withSegment(t *testing.T, n int) {
+	saved := bestSegment
+	bestSegment = n
+	t.Cleanup(func() { bestSegment = saved })
+}
+
+func TestSegmentCuts(t *testing.T) {
+	withSegment(t, 100)
+	for _, tc := range []struct {
+		n    int
+		f    finder
+		want string
+	}{
+		{199, bestChainFinder, "[0 199]"},
+		{200, bestChainFinder, "[0 100 200]"},
+		{355, bestChainFinder, "[0 118 236 355]"},
+		{1000, treeFinder, "[0 1000]"},
+	} {
+		if got := fmt.Sprint(segmentCuts(tc.n, tc.f)); got != tc.want {
+			t.Errorf("segmentCuts(%d, %v) = %s, want %s", tc.n, tc.f, got, tc.want)
+		}
+	}
+}
+
+// TestSegmentsContinue: an encoder that codes a block's segments in turn
+// (keeping its finder from one to the next) writes the bytes of fresh
+// encoders that each code one segment, warming up on the dictionary before
+// it; the data decodes (ulikunitz's reader, held to the dictionary) and its
+// framing has a state reset where every segment starts.
+func TestSegmentsContinue(t *testing.T) {
+	withSegment(t, 48<<10)
+	const dict = 64 << 10
+	for _, n := range []int{200 << 10, 1<<20 + 12345} {
+		in := splitInput(t, n, uint64(n))
+		f := finderFor(ModeBest, dict, dict)
+		cuts := segmentCuts(n, f)
+		if len(cuts) < 4 {
+			t.Fatalf("%d bytes: cuts %v", n, cuts)
+		}
+		together := newLZMAEncoder(ModeBest).encodeSegmented(nil, in, cuts, dict, f, nil)
+		var apart []byte
+		for i := range len(cuts) - 1 {
+			e := newLZMAEncoder(ModeBest)
+			apart = e.encodeRange(apart, in[:cuts[i+1]], cuts[i], dict, f, nil)
+			e.mf.release()
+		}
+		apart = append(apart, controlEnd)
+		if !bytes.Equal(together, apart) {
+			t.Fatalf("%d bytes: %d bytes coded by one encoder, %d by one per segment", n, len(together), len(apart))
+		}
+		if got := decodeRaw(t, together, dict); !bytes.Equal(got, in) {
+			t.Fatalf("%d bytes: the segments decode to %d other bytes", n, len(got))
+		}
+		// No chunk crosses a cut; the first LZMA chunk after one resets
+		// the state and sets the properties.
+		seg, pos, lzmaSeen := 0, 0, false
+		for _, c := range parseChunks(t, together) {
+			for pos >= cuts[seg+1] {
+				seg++
+				lzmaSeen = false
+			}
+			if pos+c.unpacked > cuts[seg+1] {
+				t.Fatalf("%d bytes: the chunk at %d (%d bytes) crosses the cut at %d", n, pos, c.unpacked, cuts[seg+1])
+			}
+			if !c.stored && !lzmaSeen {
+				lzmaSeen = true
+				if seg > 0 && c.control&0x60 != resetStateProps<<5 {
+					t.Errorf("%d bytes: the first LZMA chunk of the segment at %d (at %d) has control %#x", n, cuts[seg], pos, c.control)
+				}
+			}
+			pos += c.unpacked
+		}
+	}
+}
+
+// TestSegmentSameBytes: ModeBest blocks whose segments idle encoders of the
+// pool code have the bytes one encoder writes alone, with and without the
+// x86 filter; xz decodes them; the coder of a lone block does lend helpers;
+// the memory lent comes back.
+func TestSegmentSameBytes(t *testing.T) {
+	withSegment(t, 40<<10)
+	for _, tc := range []struct {
+		size, block int
+		x86         bool
+	}{
+		{1 << 20, 300 << 10, false},
+		{1<<20 + 12345, 1<<20 + 12345, true},
+	} {
+		t.Run(fmt.Sprintf("%d bytes in blocks of %d, x86 %v", tc.size, tc.block, tc.x86), func(t *testing.T) {
+			in := splitInput(t, tc.size, uint64(tc.size)+1)
+			cfg := Config{Mode: ModeBest, BlockSize: tc.block, DictCap: 128 << 10, X86: tc.x86, Workers: 1}
+			want := compress(t, in, cfg)
+			if got, ok, stderr := xzReferee(t, want); !ok || !bytes.Equal(got, in) {
+				t.Fatalf("xz -dc refuses or changes the segmented blocks: %s", stderr)
+			}
+			for _, workers := range []int{2, 8} {
+				p, err := NewPool(workers, 128<<10, 40*BlockMemory(tc.block))
+				if err != nil {
+					t.Fatal(err)
+				}
+				cfg.Pool = p
+				if got := compress(t, in, cfg); !bytes.Equal(got, want) {
+					t.Fatalf("%d workers: %d bytes, %d coded alone", workers, len(got), len(want))
+				}
+				if tc.size <= tc.block && p.lent.Load() == 0 {
+					t.Fatalf("%d workers: no helper lent to a lone block", workers)
+				}
+				t.Logf("%d workers: %d helpers", workers, p.lent.Load())
+				if !p.blocks.TryAcquire(p.blockMemory) {
+					t.Fatalf("%d workers: the memory lent to helpers is not all back", workers)
+				}
+			}
+		})
+	}
+}
+
+// TestSegmentsCancel: a cancelled stream of one ModeBest block in segments
+// stops its coder and helpers (within a chunk or a warm-up step) and leaves
+// no goroutine behind.
+func TestSegmentsCancel(t *testing.T) {
+	withSegment(t, 1<<20)
+	before := runtime.NumGoroutine()
+	ctx, cancel := context.WithCancel(context.Background())
+	var out bytes.Buffer
+	w, err := NewWriterContext(ctx, &out, Config{Mode: ModeBest, BlockSize: 8 << 20, Workers: 4})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := w.Write(splitInput(t, 8<<20, 9)); err != nil { // one full block: submitted
+		t.Fatal(err)
+	}
+	time.Sleep(50 * time.Millisecond) // the coder and its helpers start
+	start := time.Now()
+	cancel()
+	if err := w.Close(); !errors.Is(err, context.Canceled) {
+		t.Errorf("Close after cancel = %v, want %v", err, context.Canceled)
+	}
+	after := runtime.NumGoroutine()
+	for deadline := time.Now().Add(5 * time.Second); after > before && time.Now().Before(deadline); after = runtime.NumGoroutine() {
+		time.Sleep(time.Millisecond)
+	}
+	if after > before {
+		t.Fatalf("%d goroutines before, %d after Close", before, after)
+	}
+	t.Logf("stopped %v after the cancel", time.Since(start))
+}
