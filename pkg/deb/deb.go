@@ -22,7 +22,8 @@
 // xz members are written by pkg/xzpar's LZMA2 encoder in one of two modes
 // (Package.XZMode): fast, the default (lazy matching, 32 MiB blocks, 16 MiB
 // dictionary), or best (optimal parsing, the same blocks and dictionary,
-// 1.7 to 2.1 times the CPU for 4 to 8% less). A package smaller than a block is
+// 1.7 to 2.1 times the CPU for 4 to 8% less; a block over 8 MiB is coded in
+// 4 MiB segments that idle workers share). A package smaller than a block is
 // one block whose dictionary is the package's size; larger ones are cut into
 // blocks compressed by Package.Pool, the workers and memory every package of
 // a process shares (PoolMemory: 336 MiB for two workers by default;
@@ -35,7 +36,7 @@
 // Package.XZWorkers (at least two) at once, again the same bytes for any
 // count. Measured on Go binaries (29 and 335 MiB, 2 cores, dpkg-deb running
 // xz's two threads): fast takes 0.24-0.40x dpkg-deb -Zxz's wall time at
-// 1.00-1.03x its size, best 0.55-0.71x at 0.92-0.99x; zstd 1.2-1.7x
+// 1.00-1.03x its size, best 0.44-0.61x at 0.92-0.99x; zstd 1.0-1.4x (about 1.2x in most runs)
 // dpkg-deb -Zzstd's wall at 1.005-1.017x its size.
 // Tables: cmd/updeb-bench/README.md.
 package deb
