@@ -36,8 +36,9 @@
 // Package.XZWorkers (at least two) at once, again the same bytes for any
 // count. Measured on Go binaries (29 and 335 MiB, 2 cores, dpkg-deb running
 // xz's two threads): fast takes 0.24-0.40x dpkg-deb -Zxz's wall time at
-// 1.00-1.03x its size, best 0.44-0.61x at 0.92-0.99x; zstd 1.0-1.4x (about 1.2x in most runs)
-// dpkg-deb -Zzstd's wall at 1.005-1.017x its size.
+// 1.00-1.03x its size, best 0.44-0.61x at 0.92-0.99x; zstd 1.0-1.4x
+// dpkg-deb -Zzstd's wall (about 1.2x in most runs) at 1.005-1.017x its
+// size.
 // Tables: cmd/updeb-bench/README.md.
 package deb
 
