@@ -41,9 +41,9 @@ func TestSegmentCuts(t *testing.T) {
 // it; the data decodes (ulikunitz's reader, held to the dictionary) and its
 // framing has a state reset where every segment starts.
 func TestSegmentsContinue(t *testing.T) {
-	withSegment(t, 48<<10)
-	const dict = 64 << 10
-	for _, n := range []int{200 << 10, 1<<20 + 12345} {
+	withSegment(t, 24<<10)
+	const dict = 32 << 10
+	for _, n := range []int{200 << 10, 500<<10 + 12345} {
 		in := splitInput(t, n, uint64(n))
 		f := finderFor(ModeBest, dict, dict)
 		cuts := segmentCuts(n, f)
@@ -91,23 +91,23 @@ func TestSegmentsContinue(t *testing.T) {
 // x86 filter; xz decodes them; the coder of a lone block does lend helpers;
 // the memory lent comes back.
 func TestSegmentSameBytes(t *testing.T) {
-	withSegment(t, 40<<10)
+	withSegment(t, 24<<10)
 	for _, tc := range []struct {
 		size, block int
 		x86         bool
 	}{
-		{1 << 20, 300 << 10, false},
-		{1<<20 + 12345, 1<<20 + 12345, true},
+		{512 << 10, 150 << 10, false},
+		{400<<10 + 12345, 400<<10 + 12345, true},
 	} {
 		t.Run(fmt.Sprintf("%d bytes in blocks of %d, x86 %v", tc.size, tc.block, tc.x86), func(t *testing.T) {
 			in := splitInput(t, tc.size, uint64(tc.size)+1)
-			cfg := Config{Mode: ModeBest, BlockSize: tc.block, DictCap: 128 << 10, X86: tc.x86, Workers: 1}
+			cfg := Config{Mode: ModeBest, BlockSize: tc.block, DictCap: 64 << 10, X86: tc.x86, Workers: 1}
 			want := compress(t, in, cfg)
 			if got, ok, stderr := xzReferee(t, want); !ok || !bytes.Equal(got, in) {
 				t.Fatalf("xz -dc refuses or changes the segmented blocks: %s", stderr)
 			}
 			for _, workers := range []int{2, 8} {
-				p, err := NewPool(workers, 128<<10, 40*BlockMemory(tc.block))
+				p, err := NewPool(workers, 64<<10, 40*BlockMemory(tc.block))
 				if err != nil {
 					t.Fatal(err)
 				}
