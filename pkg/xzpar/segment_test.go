@@ -42,10 +42,15 @@ func TestSegmentCuts(t *testing.T) {
 // framing has a state reset where every segment starts.
 func TestSegmentsContinue(t *testing.T) {
 	withSegment(t, 24<<10)
-	const dict = 32 << 10
-	for _, n := range []int{200 << 10, 500<<10 + 12345} {
+	for _, tc := range []struct{ n, dict int }{
+		{200 << 10, 32 << 10},        // segments shorter than the dictionary
+		{500<<10 + 12345, 32 << 10},  //
+		{300 << 10, MinDictCap},      // much longer: the warm-up sees a part of the segment before
+		{150<<10 + 7, 24<<10 + 4096}, // a dictionary just over a segment
+	} {
+		n, dict := tc.n, uint32(tc.dict)
 		in := splitInput(t, n, uint64(n))
-		f := finderFor(ModeBest, dict, dict)
+		f := finderFor(ModeBest, tc.dict, tc.dict)
 		cuts := segmentCuts(n, f)
 		if len(cuts) < 4 {
 			t.Fatalf("%d bytes: cuts %v", n, cuts)
@@ -61,7 +66,7 @@ func TestSegmentsContinue(t *testing.T) {
 		if !bytes.Equal(together, apart) {
 			t.Fatalf("%d bytes: %d bytes coded by one encoder, %d by one per segment", n, len(together), len(apart))
 		}
-		if got := decodeRaw(t, together, dict); !bytes.Equal(got, in) {
+		if got := decodeRaw(t, together, int(dict)); !bytes.Equal(got, in) {
 			t.Fatalf("%d bytes: the segments decode to %d other bytes", n, len(got))
 		}
 		// No chunk crosses a cut; the first LZMA chunk after one resets
