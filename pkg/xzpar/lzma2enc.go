@@ -149,15 +149,8 @@ func (e *lzmaEncoder) encode(dst, in []byte, dictSize uint32, f finder, sp *spli
 // dictionary), so the chunks depend only on in, from, dictSize and f. The
 // finder keeps in until e.mf.release.
 func (e *lzmaEncoder) encodeRange(dst, in []byte, from int, dictSize uint32, f finder, sp *splitter) []byte {
-	e.mf.reset(in, dictSize, f)
-	if from > 0 {
-		e.mf.seek(max(0, from-int(dictSize)))
-		for e.mf.pos < from {
-			if e.stopped != nil && e.stopped() {
-				return nil
-			}
-			e.mf.warmUp(min(from-e.mf.pos, chunkMaxUnpacked))
-		}
+	if !e.mf.warmTo(in, dictSize, f, from, e.stopped) {
+		return nil
 	}
 	return e.codeRange(dst, in, from, dictSize, sp)
 }
@@ -168,8 +161,7 @@ func (e *lzmaEncoder) encodeRange(dst, in []byte, from int, dictSize uint32, f f
 // dictionary before from finds, so it goes on as it is, without the warm-up.
 func (e *lzmaEncoder) continueRange(dst, in []byte, from int, dictSize uint32, f finder) []byte {
 	mf := &e.mf
-	if f.kind != hc4 || mf.kind != hc4 || mf.niceLen != f.niceLen || mf.depth != f.depth ||
-		mf.dictSize != dictSize || mf.buf == nil || len(mf.buf) != from || mf.pos != from ||
+	if f.kind != hc4 || len(mf.buf) != from || mf.pos != from ||
 		uint64(mf.base)+uint64(mf.cyclicSize)+uint64(len(in)) >= 1<<32 {
 		return e.encodeRange(dst, in, from, dictSize, f, nil)
 	}

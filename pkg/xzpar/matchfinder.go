@@ -204,12 +204,34 @@ func (mf *matchFinder) extend(buf []byte) {
 	mf.next += uint32(len(buf) - old)
 	mf.buf = buf
 	for p := max(old-3, 0); p < old && p+4 <= len(buf); p++ {
-		v := binary.LittleEndian.Uint32(buf[p:])
-		cur := uint32(p) + mf.base
-		h4 := mf.hash4Of(v)
-		mf.son[mf.cyclicIndex(uint32(old-p))] = mf.hash4[h4]
-		mf.hash2[v&0xffff], mf.hash3[hash3Of(v)], mf.hash4[h4] = cur, cur, cur
+		mf.linkChain(p, mf.cyclicIndex(uint32(old-p)))
 	}
+}
+
+// linkChain links position pos (with four bytes of the buffer from it) into
+// the hash chains: slot, its link, gets its bucket's last position, and the
+// buckets get pos.
+func (mf *matchFinder) linkChain(pos int, slot uint32) {
+	v := binary.LittleEndian.Uint32(mf.buf[pos:])
+	cur := uint32(pos) + mf.base
+	h4 := mf.hash4Of(v)
+	mf.son[slot] = mf.hash4[h4]
+	mf.hash2[v&0xffff], mf.hash3[hash3Of(v)], mf.hash4[h4] = cur, cur, cur
+}
+
+// warmTo resets the finder for block buf and visits the dictionary's
+// length of positions before from (without searching), asking stop (if
+// set) before each MiB of them: false if it said to stop.
+func (mf *matchFinder) warmTo(buf []byte, dictSize uint32, f finder, from int, stop func() bool) bool {
+	mf.reset(buf, dictSize, f)
+	mf.seek(max(0, from-int(dictSize)))
+	for mf.pos < from {
+		if stop != nil && stop() {
+			return false
+		}
+		mf.warmUp(min(from-mf.pos, 1<<20))
+	}
+	return true
 }
 
 // release drops the reference to the block.
@@ -428,14 +450,9 @@ func (mf *matchFinder) warm(n int) {
 			v := binary.LittleEndian.Uint32(buf[pos+warmAhead:])
 			prefetch(unsafe.Pointer(&mf.hash4[mf.hash4Of(v)]), unsafe.Pointer(&mf.hash3[hash3Of(v)]))
 		}
-		if len(buf)-pos < 4 {
-			continue
+		if len(buf)-pos >= 4 {
+			mf.linkChain(pos, mf.cyclicPos)
 		}
-		v := binary.LittleEndian.Uint32(buf[pos:])
-		cur := uint32(pos) + mf.base
-		h4 := mf.hash4Of(v)
-		mf.son[mf.cyclicPos] = mf.hash4[h4]
-		mf.hash2[v&0xffff], mf.hash3[hash3Of(v)], mf.hash4[h4] = cur, cur, cur
 	}
 }
 

@@ -310,15 +310,11 @@ func (sp *splitter) finish() {
 // the block ends, its parse meets the next stream's, or it is told to stop.
 func help(enc *lzmaEncoder, in []byte, dict uint32, f finder, s *symStream, stopped func() bool, pool *Pool) {
 	mf := &enc.mf
-	mf.reset(in, dict, f)
 	defer mf.release()
-	mf.seek(max(0, s.start-int(dict)))
-	for mf.pos < s.start {
-		if s.stop.Load() || pool.busy() || (stopped != nil && stopped()) {
-			s.finish(streamStopped, nil, 0, 0)
-			return
-		}
-		mf.warmUp(min(s.start-mf.pos, 1<<20))
+	quit := func() bool { return s.stop.Load() || pool.busy() || (stopped != nil && stopped()) }
+	if !mf.warmTo(in, dict, f, s.start, quit) {
+		s.finish(streamStopped, nil, 0, 0)
+		return
 	}
 	enc.fast.reset()
 	reps := initialReps
@@ -333,7 +329,7 @@ func help(enc *lzmaEncoder, in []byte, dict uint32, f finder, s *symStream, stop
 	for n := 0; pos < len(in); n++ {
 		if n%publishEvery == 0 && n > 0 {
 			publish()
-			if s.stop.Load() || pool.busy() || (stopped != nil && stopped()) || words > s.budget {
+			if quit() || words > s.budget {
 				s.finish(streamStopped, nil, 0, 0)
 				return
 			}
