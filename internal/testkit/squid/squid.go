@@ -119,9 +119,20 @@ func (s *Squid) Stop() {
 	os.RemoveAll(s.Dir)
 }
 
-// Log returns squid's access log so far.
+// Log returns squid's access log so far, once it has stopped growing for
+// 100 ms (3 s at most): squid logs a request once its transaction is over,
+// which on a loaded machine can come a moment after the client has the
+// response (a test that read the log at once missed the last request).
 func (s *Squid) Log() string {
 	b, _ := os.ReadFile(s.AccessLog)
+	for deadline := time.Now().Add(3 * time.Second); time.Now().Before(deadline); {
+		time.Sleep(100 * time.Millisecond)
+		again, _ := os.ReadFile(s.AccessLog)
+		if bytes.Equal(again, b) {
+			break
+		}
+		b = again
+	}
 	return string(b)
 }
 
