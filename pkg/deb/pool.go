@@ -42,10 +42,10 @@ func MaxPoolBlocks(workers int) int {
 }
 
 // PoolMemory is the most memory a pool of workers workers holds: an xz
-// encoder per worker (xzpar.EncoderMemory: 69 MiB for the 16 MiB
+// encoder per worker (xzpar.EncoderMemory: 73 MiB for the 16 MiB
 // dictionary) and DefaultPoolBlocks 32 MiB xz blocks
-// (PoolBlockMemory: 66 MiB for 32 MiB of input and room for its output). 1 worker: 201 MiB, 2:
-// 336 MiB, 4: 672 MiB, 16: 2.4 GiB.
+// (PoolBlockMemory: 66 MiB for 32 MiB of input and room for its output). 1 worker: 205 MiB, 2:
+// 344 MiB, 4: 688 MiB, 16: 2.5 GiB.
 func PoolMemory(workers int) int64 {
 	return PoolMemoryBlocks(workers, DefaultPoolBlocks(workers))
 }

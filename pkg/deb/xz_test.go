@@ -212,7 +212,7 @@ func TestPoolSharedPackages(t *testing.T) {
 
 func TestPoolSizing(t *testing.T) {
 	const mib = 1 << 20
-	for workers, want := range map[int]int64{1: 201 * mib, 2: 336 * mib, 4: 672 * mib} {
+	for workers, want := range map[int]int64{1: 205 * mib, 2: 344 * mib, 4: 688 * mib} {
 		if got := PoolMemory(workers); got/mib != want/mib {
 			t.Errorf("PoolMemory(%d) = %d MiB, want %d MiB", workers, got/mib, want/mib)
 		}
@@ -241,8 +241,8 @@ func TestPoolSizing(t *testing.T) {
 	if p.Workers() != 3 || p.Memory() != PoolMemory(3) || p.Blocks() != DefaultPoolBlocks(3) {
 		t.Errorf("NewPool(3): %d workers, %d blocks, %d bytes; want 3, %d, %d", p.Workers(), p.Blocks(), p.Memory(), DefaultPoolBlocks(3), PoolMemory(3))
 	}
-	if p, err = NewPoolBlocks(3, MaxPoolBlocks(3)); err != nil || p.Blocks() != 16 || p.Memory() != PoolMemoryBlocks(3, 16) || PoolMemoryBlocks(3, 16)/mib != 3*69+16*66 {
-		t.Errorf("NewPoolBlocks(3, %d): %v, %d blocks, %d MiB; want 16 blocks, %d MiB", MaxPoolBlocks(3), err, p.Blocks(), p.Memory()/mib, 3*69+16*66)
+	if p, err = NewPoolBlocks(3, MaxPoolBlocks(3)); err != nil || p.Blocks() != 16 || p.Memory() != PoolMemoryBlocks(3, 16) || PoolMemoryBlocks(3, 16)/mib != 3*73+16*66 {
+		t.Errorf("NewPoolBlocks(3, %d): %v, %d blocks, %d MiB; want 16 blocks, %d MiB", MaxPoolBlocks(3), err, p.Blocks(), p.Memory()/mib, 3*73+16*66)
 	}
 	for _, tc := range []struct{ workers, blocks int }{{3, 3}, {1, 1}, {0, 5}} {
 		if _, err := NewPoolBlocks(tc.workers, tc.blocks); !errors.Is(err, ErrInvalid) {

@@ -15,7 +15,9 @@
 // byte of lazy evaluation, like xz -1 to -3; ModeBest prices every literal,
 // match and repeat combination up to 4096 bytes ahead and takes the cheapest
 // path, like xz -4 to -9, with binary trees where a block's dictionary is at
-// most half of Config.DictCap and hash chains elsewhere. Chunks that would not
+// most half of Config.DictCap and hash chains elsewhere, whose searches also
+// ask a table of the last two positions of each eight-byte string (long
+// matches that three candidates of a chain miss). Chunks that would not
 // shrink are stored, so incompressible data grows by 3 bytes per 64 KiB and
 // the container's few dozen bytes.
 //
@@ -28,15 +30,16 @@
 // Memory: a writer without a Pool holds at most Workers blocks, and each
 // worker an encoder that is allocated once and reused:
 //
-//	Workers × (BlockSize + output + 4 × dict + 5 MiB)
+//	Workers × (BlockSize + output + 4 × dict + 9 MiB)
 //
 // where dict = min(DictCap, BlockSize), the links of the match finder take 4
 // bytes per dictionary byte (binary trees take 8, but only where the
-// dictionary is at most DictCap/2), 5 MiB are the hash tables and the coder's
+// dictionary is at most DictCap/2), 9 MiB are the hash tables (4 MiB of
+// them the eight-byte table of ModeBest's hash chains) and the coder's
 // state, and output is the block's compressed size: about BlockSize/4 on
 // binaries, at most BlockSize + BlockSize/16 on incompressible data. The
-// defaults (32 MiB blocks, 16 MiB dictionary, two workers) come to about 220
-// MiB on binaries and 270 MiB at worst; set a Go memory limit near that
+// defaults (32 MiB blocks, 16 MiB dictionary, two workers) come to about 230
+// MiB on binaries and 280 MiB at worst; set a Go memory limit near that
 // (the encoder allocates little else, so the heap stays near its live size).
 // The measurements behind the defaults and pkg/deb's settings are in
 // cmd/updeb-bench/README.md.

@@ -14,6 +14,15 @@ import (
 // the bytes that follow, so a search visits few candidates and finds every
 // length). Links live in a cyclic array of dictSize+1 entries, so memory is
 // 4 (hc4) or 8 (bt4) bytes per dictionary byte plus the hash tables.
+//
+// Hash chains searched a few candidates deep miss the long matches that lie
+// further back along a chain: in text, where a four-byte string has many
+// occurrences, and in code. hc4 also keeps the last positions (hash8Ways per
+// bucket, newest first) of every eight-byte string's hash, and offers the
+// longest match among them after the chain's. The table is as large as the
+// four-byte one. It records every position visited, so like the chains it
+// holds the same candidates whatever visited the positions before, which is
+// what split.go and segment.go rely on.
 
 type mfKind uint8
 
@@ -46,6 +55,61 @@ func hash3Of(v uint32) uint32 { return (v << 8) * hashMul >> (32 - hash3Bits) }
 
 func (mf *matchFinder) hash4Of(v uint32) uint32 { return v * hashMul >> (32 - mf.hash4Bits) }
 
+// hash8Mul is the multiplier of the eight-byte hash; hash8MaxWays the most
+// positions a bucket of it keeps.
+const (
+	hash8Mul     = 0x9e3779b97f4a7c15
+	hash8MaxWays = 2
+)
+
+// hash8Of is the first entry of the bucket of the eight bytes at pos
+// (which must have eight bytes).
+func (mf *matchFinder) hash8Of(pos int) uint32 {
+	v := binary.LittleEndian.Uint64(mf.buf[pos:])
+	return uint32(v*hash8Mul>>(64-mf.hash8Bits)) * uint32(mf.hash8Ways)
+}
+
+// putHash8 records pos in the eight-byte table, where the finder keeps one,
+// and returns the entries of its bucket from before (0: none).
+func (mf *matchFinder) putHash8(pos int) (old [hash8MaxWays]uint32) {
+	if mf.hash8Ways == 0 || len(mf.buf)-pos < 8 {
+		return old
+	}
+	h := mf.hash8Of(pos)
+	b := mf.hash8[h : h+uint32(mf.hash8Ways)]
+	copy(old[:], b)
+	copy(b[1:], old[:])
+	b[0] = uint32(pos) + mf.base
+	return old
+}
+
+// hash8Match appends the match with the position of entry e, if it is
+// longer than the last of the n found, and returns the new count.
+func (mf *matchFinder) hash8Match(e uint32, n, lenLimit int) int {
+	pos, buf := mf.pos, mf.buf
+	d := uint32(pos) + mf.base - e
+	if d > mf.dictSize || pos+8 > len(buf) {
+		return n
+	}
+	prev := 0
+	if n > 0 {
+		last := mf.matches[n-1]
+		if d == last.dist || int(last.len) >= lenLimit {
+			return n
+		}
+		prev = int(last.len)
+	}
+	q := pos - int(d)
+	if binary.LittleEndian.Uint64(buf[q:]) != binary.LittleEndian.Uint64(buf[pos:]) {
+		return n // another string in the bucket
+	}
+	if l := extendMatch(buf, q, pos, 8, lenLimit); l > prev {
+		mf.matches[n] = matchPair{uint32(l), d}
+		n++
+	}
+	return n
+}
+
 // matchPair is one match found at a position: its length and distance (from 1).
 type matchPair struct {
 	len, dist uint32
@@ -57,6 +121,9 @@ type matchFinder struct {
 	kind    mfKind
 	niceLen int    // a search stops at a match this long ...
 	depth   uint32 // ... or after visiting this many candidates
+	// hash8Ways is how many positions a bucket of the eight-byte table
+	// keeps: 0 (no table) for bt4.
+	hash8Ways int
 
 	buf        []byte
 	pos        int    // the next position to visit
@@ -70,10 +137,12 @@ type matchFinder struct {
 	// and the output does not depend on what the finder did before.
 	base, next uint32
 	hash4Bits  int
+	hash8Bits  int
 
 	hash2 []uint32
 	hash3 []uint32
 	hash4 []uint32
+	hash8 []uint32
 	son   []uint32
 
 	matches [matchLenMax]matchPair
@@ -102,6 +171,9 @@ func (mf *matchFinder) ahead(pos int) {
 	}
 	v := binary.LittleEndian.Uint32(buf[pos+aheadDist[0]:])
 	prefetch(unsafe.Pointer(&mf.hash4[mf.hash4Of(v)]), unsafe.Pointer(&mf.hash3[hash3Of(v)]))
+	if mf.hash8Ways > 0 && pos+aheadDist[0]+8 <= len(buf) {
+		mf.ahead8(pos)
+	}
 	stages := len(aheadDist)
 	if mf.kind == bt4 {
 		stages = 2 // a tree's second candidate depends on the bytes compared
@@ -130,10 +202,29 @@ func (mf *matchFinder) ahead(pos int) {
 	}
 }
 
+// ahead8 prefetches the eight-byte bucket of the position aheadDist[0] on
+// and the bytes of the candidates of the one aheadDist[1] on (its bucket
+// asked for earlier).
+func (mf *matchFinder) ahead8(pos int) {
+	q := pos + aheadDist[1]
+	h := mf.hash8Of(q)
+	var at [hash8MaxWays]unsafe.Pointer
+	for i := range mf.hash8Ways {
+		at[i] = unsafe.Pointer(&mf.buf[q])
+		if delta := uint32(q) + mf.base - mf.hash8[h+uint32(i)]; delta <= mf.dictSize && int(delta) <= q {
+			at[i] = unsafe.Pointer(&mf.buf[q-int(delta)])
+		}
+	}
+	prefetch(unsafe.Pointer(&mf.hash8[mf.hash8Of(pos+aheadDist[0])]), at[0])
+	if mf.hash8Ways > 1 {
+		prefetch(at[1], at[1])
+	}
+}
+
 // reset prepares the finder for block buf with the given largest distance
 // and settings, reusing its tables where they are large enough.
 func (mf *matchFinder) reset(buf []byte, dictSize uint32, f finder) {
-	mf.kind, mf.niceLen, mf.depth = f.kind, f.niceLen, f.depth
+	mf.kind, mf.niceLen, mf.depth, mf.hash8Ways = f.kind, f.niceLen, f.depth, f.hash8Ways
 	mf.buf, mf.pos, mf.dictSize = buf, 0, dictSize
 	mf.cyclicSize = dictSize + 1
 	mf.cyclicPos = 0
@@ -141,11 +232,17 @@ func (mf *matchFinder) reset(buf []byte, dictSize uint32, f finder) {
 	mf.hash2 = sizedTable(mf.hash2, hash2Size)
 	mf.hash3 = sizedTable(mf.hash3, hash3Size)
 	mf.hash4 = sizedTable(mf.hash4, 1<<mf.hash4Bits)
+	if mf.hash8Ways > 0 {
+		// As many entries as the four-byte table.
+		mf.hash8Bits = mf.hash4Bits - bits.Len(uint(mf.hash8Ways)) + 1
+		mf.hash8 = sizedTable(mf.hash8, 1<<mf.hash4Bits)
+	}
 	if uint64(mf.next)+2*uint64(mf.cyclicSize)+uint64(len(buf)) >= 1<<32 {
 		// The values would wrap: start again from empty tables.
 		clear(mf.hash2[:cap(mf.hash2)])
 		clear(mf.hash3[:cap(mf.hash3)])
 		clear(mf.hash4[:cap(mf.hash4)])
+		clear(mf.hash8[:cap(mf.hash8)])
 		mf.next = 0
 	}
 	mf.base = mf.next + mf.cyclicSize
@@ -196,15 +293,19 @@ func (mf *matchFinder) catchUp(pos int) {
 
 // extend makes buf, which starts with the finder's buffer, its buffer, once
 // it visited every position of the old one (hash chains only). The last
-// three positions of the old buffer had too few bytes to be linked in; with
-// buf they have, and they are linked in now, as if buf had been the buffer
-// all along: no position after them was linked yet.
+// three positions of the old buffer had too few bytes to be linked in (the
+// last seven, to be put in the eight-byte table); with buf they have, and
+// they are linked in now, in order, as if buf had been the buffer all
+// along: no position after them was linked yet.
 func (mf *matchFinder) extend(buf []byte) {
 	old := len(mf.buf)
 	mf.next += uint32(len(buf) - old)
 	mf.buf = buf
 	for p := max(old-3, 0); p < old && p+4 <= len(buf); p++ {
 		mf.linkChain(p, mf.cyclicIndex(uint32(old-p)))
+	}
+	for p := max(old-7, 0); p < old && p+8 <= len(buf); p++ {
+		mf.putHash8(p)
 	}
 }
 
@@ -301,6 +402,7 @@ func (mf *matchFinder) find() []matchPair {
 	d3 := cur - mf.hash3[h3]
 	head := mf.hash4[h4]
 	mf.hash2[h2], mf.hash3[h3], mf.hash4[h4] = cur, cur, cur
+	long := mf.putHash8(pos)
 
 	n := 0
 	best := 0
@@ -331,6 +433,9 @@ func (mf *matchFinder) find() []matchPair {
 	best = max(best, 3)
 	if mf.kind == hc4 {
 		n = mf.hcSearch(head, lenLimit, best, n)
+		for _, e := range long[:mf.hash8Ways] {
+			n = mf.hash8Match(e, n, lenLimit)
+		}
 	} else {
 		n = mf.btSearch(head, lenLimit, best, n)
 	}
@@ -446,12 +551,17 @@ func (mf *matchFinder) warm(n int) {
 	buf := mf.buf
 	for end := mf.pos + n; mf.pos < end; mf.advance() {
 		pos := mf.pos
-		if canPrefetch && pos+warmAhead+4 <= len(buf) {
+		if canPrefetch && pos+warmAhead+8 <= len(buf) {
 			v := binary.LittleEndian.Uint32(buf[pos+warmAhead:])
 			prefetch(unsafe.Pointer(&mf.hash4[mf.hash4Of(v)]), unsafe.Pointer(&mf.hash3[hash3Of(v)]))
+			if mf.hash8Ways > 0 {
+				at := unsafe.Pointer(&mf.hash8[mf.hash8Of(pos+warmAhead)])
+				prefetch(at, at)
+			}
 		}
 		if len(buf)-pos >= 4 {
 			mf.linkChain(pos, mf.cyclicPos)
+			mf.putHash8(pos)
 		}
 	}
 }
@@ -484,6 +594,7 @@ func (mf *matchFinder) skip(n int) {
 		mf.hash2[v&0xffff], mf.hash3[h3], mf.hash4[h4] = cur, cur, cur
 		if mf.kind == hc4 {
 			mf.son[mf.cyclicPos] = head
+			mf.putHash8(pos)
 		} else {
 			l := min(avail, mf.niceLen)
 			mf.btSearch(head, l, l, 0)

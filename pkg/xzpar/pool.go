@@ -58,9 +58,10 @@ type Pool struct {
 func maxAhead(workers int) int64 { return 1 + int64(workers)/8 }
 
 // EncoderMemory is what one encoder holds for dictionaries up to dictCap
-// bytes (the package doc's 4 × dict + 5 MiB).
+// bytes (the package doc's 4 × dict + 9 MiB; less below a 2 MiB dictionary,
+// whose hash tables are smaller).
 func EncoderMemory(dictCap int) int64 {
-	return 4*int64(dictCap) + 5<<20
+	return 4*int64(dictCap) + 4<<hash4BitsFor(uint32(dictCap)) + 5<<20
 }
 
 // BlockMemory is what one block of blockSize bytes holds while it is filled,

@@ -74,25 +74,27 @@ func TestSplitSameBytes(t *testing.T) {
 func TestCatchUp(t *testing.T) {
 	in := splitInput(t, 300<<10, 5)
 	const dict = 32 << 10
-	for _, tc := range []struct{ from, to int }{
-		{1000, 1000 + dict/2},       // less than a dictionary: every position visited
-		{1000, 1000 + 3*dict + 17},  // more: most passed over
-		{0, 5*dict + 3},             // from the start
-		{100 << 10, 100<<10 + dict}, // exactly a dictionary
-	} {
-		var all, caught matchFinder
-		all.reset(in, dict, chainFinder)
-		all.skip(tc.to)
-		caught.reset(in, dict, chainFinder)
-		caught.skip(tc.from)
-		caught.catchUp(tc.to)
-		if caught.pos != all.pos {
-			t.Fatalf("catchUp(%d) from %d: at %d, want %d", tc.to, tc.from, caught.pos, all.pos)
-		}
-		for i := 0; i < 2*dict && all.pos < len(in); i++ {
-			a, b := all.find(), caught.find()
-			if fmt.Sprint(a) != fmt.Sprint(b) {
-				t.Fatalf("catchUp(%d) from %d: at %d found %v, want %v", tc.to, tc.from, all.pos-1, b, a)
+	for _, f := range []finder{chainFinder, bestChainFinder} { // without and with the eight-byte table
+		for _, tc := range []struct{ from, to int }{
+			{1000, 1000 + dict/2},       // less than a dictionary: every position visited
+			{1000, 1000 + 3*dict + 17},  // more: most passed over
+			{0, 5*dict + 3},             // from the start
+			{100 << 10, 100<<10 + dict}, // exactly a dictionary
+		} {
+			var all, caught matchFinder
+			all.reset(in, dict, f)
+			all.skip(tc.to)
+			caught.reset(in, dict, f)
+			caught.skip(tc.from)
+			caught.catchUp(tc.to)
+			if caught.pos != all.pos {
+				t.Fatalf("catchUp(%d) from %d: at %d, want %d", tc.to, tc.from, caught.pos, all.pos)
+			}
+			for i := 0; i < 2*dict && all.pos < len(in); i++ {
+				a, b := all.find(), caught.find()
+				if fmt.Sprint(a) != fmt.Sprint(b) {
+					t.Fatalf("%d ways, catchUp(%d) from %d: at %d found %v, want %v", f.hash8Ways, tc.to, tc.from, all.pos-1, b, a)
+				}
 			}
 		}
 	}
