@@ -11,8 +11,10 @@ import (
 )
 
 // copyHashing copies and hashes every byte whatever the reads return, and
-// returns a read or write error as it is.
+// returns a read or write error as it is; one hashAside serves every copy,
+// large and small, after errors too (data.tar's writer reuses one).
 func TestCopyHashing(t *testing.T) {
+	var a hashAside
 	data := wordsPayload(3*hashChunk + 777)
 	wantMD5, wantSHA := md5.Sum(data), sha256.Sum256(data)
 	for name, r := range map[string]func() io.Reader{
@@ -36,7 +38,7 @@ func TestCopyHashing(t *testing.T) {
 		for _, size := range []int64{int64(len(in)), 1000} {
 			var out bytes.Buffer
 			m, s := md5.New(), sha256.New()
-			n, err := copyHashing(&out, m, s, r(), size)
+			n, err := copyHashing(&a, &out, m, s, r(), size)
 			if err != nil || n != int64(len(in)) || !bytes.Equal(out.Bytes(), in) {
 				t.Errorf("%s, size %d: %d bytes, %v; want %d bytes copied", name, size, n, err, len(in))
 				continue
@@ -53,15 +55,22 @@ func TestCopyHashing(t *testing.T) {
 	for _, rerr := range []error{boom, io.ErrUnexpectedEOF} {
 		var out bytes.Buffer
 		r := io.MultiReader(bytes.NewReader(data[:hashChunk+10]), iotest.ErrReader(rerr))
-		n, err := copyHashing(&out, md5.New(), sha256.New(), r, int64(len(data)))
+		n, err := copyHashing(&a, &out, md5.New(), sha256.New(), r, int64(len(data)))
 		if !errors.Is(err, rerr) || n != hashChunk+10 || out.Len() != hashChunk+10 {
 			t.Errorf("read error %v: %d bytes, %v; want %d bytes and the error", rerr, n, err, hashChunk+10)
 		}
 	}
 	// A write error stops the copy.
 	w := &failAfter{n: hashChunk + 5, err: boom}
-	if _, err := copyHashing(w, md5.New(), sha256.New(), bytes.NewReader(data), int64(len(data))); !errors.Is(err, boom) {
+	if _, err := copyHashing(&a, w, md5.New(), sha256.New(), bytes.NewReader(data), int64(len(data))); !errors.Is(err, boom) {
 		t.Errorf("write error: %v, want %v", err, boom)
+	}
+	// The next copy through it starts clean.
+	var out bytes.Buffer
+	m := md5.New()
+	if n, err := copyHashing(&a, &out, m, sha256.New(), bytes.NewReader(data), int64(len(data))); err != nil || n != int64(len(data)) ||
+		!bytes.Equal(out.Bytes(), data) || !bytes.Equal(m.Sum(nil), wantMD5[:]) {
+		t.Errorf("a copy after the write error: %d bytes, %v; want the %d bytes and their md5", n, err, len(data))
 	}
 }
 

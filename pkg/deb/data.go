@@ -380,6 +380,7 @@ func tarHeader(it *item) *tar.Header {
 // with their digests, in output order.
 func writeData(ctx context.Context, w io.Writer, items []*item) ([]FileResult, error) {
 	tw := tar.NewWriter(w)
+	var aside hashAside // every file's copy, its buffers reused
 	var files []FileResult
 	sums := map[string]FileResult{}
 	for _, it := range items {
@@ -402,7 +403,7 @@ func writeData(ctx context.Context, w io.Writer, items []*item) ([]FileResult, e
 		}
 		switch it.typ {
 		case TypeFile:
-			fr, err := copyContent(ctx, tw, it, rc)
+			fr, err := copyContent(ctx, &aside, tw, it, rc)
 			if err != nil {
 				return nil, err
 			}
@@ -443,11 +444,12 @@ func openContent(it *item) (io.ReadCloser, error) {
 }
 
 // copyContent streams a file's content from rc (which it closes) into the
-// tar, hashing it, and checks that rc yields exactly the promised size.
-func copyContent(ctx context.Context, w io.Writer, it *item, rc io.ReadCloser) (FileResult, error) {
+// tar through a, hashing it, and checks that rc yields exactly the promised
+// size.
+func copyContent(ctx context.Context, a *hashAside, w io.Writer, it *item, rc io.ReadCloser) (FileResult, error) {
 	defer rc.Close()
 	m, s := md5.New(), sha256.New()
-	n, err := copyHashing(w, m, s, io.LimitReader(ctxReader{ctx, rc}, it.size), it.size)
+	n, err := copyHashing(a, w, m, s, io.LimitReader(ctxReader{ctx, rc}, it.size), it.size)
 	if err != nil {
 		return FileResult{}, fmt.Errorf("entry %q: read: %w", it.path, err)
 	}
@@ -464,15 +466,16 @@ func copyContent(ctx context.Context, w io.Writer, it *item, rc io.ReadCloser) (
 	return FileResult{Path: it.path, Size: n, MD5: hex.EncodeToString(m.Sum(nil)), SHA256: hex.EncodeToString(s.Sum(nil))}, nil
 }
 
-// copyHashing copies r (of size bytes) to w and into both hashes. md5, the
+// copyHashing copies r (of size bytes) to w and into both hashes, through a
+// (reset for the copy, and flushed at its end, error or not). md5, the
 // slowest of the three (about 650 MB/s against sha256's 1.4 GB/s with
 // SHA-NI), hashes each chunk aside (hashAside) while this goroutine hashes it
 // with sha256, writes it (into the compressor's block) and reads the next:
 // data.tar's producer, the one goroutine that feeds every compressor worker,
 // so takes about the time of md5 per byte instead of the sum of all four, and
 // keeps up with more workers (cmd/updeb-bench/README.md, "xz by core count").
-func copyHashing(w io.Writer, md5h, sha hash.Hash, r io.Reader, size int64) (int64, error) {
-	a := newHashAside(io.MultiWriter(sha, w), md5h, size)
+func copyHashing(a *hashAside, w io.Writer, md5h, sha hash.Hash, r io.Reader, size int64) (int64, error) {
+	a.reset(io.MultiWriter(sha, w), md5h, size)
 	n, err := a.ReadFrom(r)
 	if ferr := a.Flush(); err == nil {
 		err = ferr
