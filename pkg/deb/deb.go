@@ -21,24 +21,23 @@
 //
 // xz members are written by pkg/xzpar's LZMA2 encoder in one of two modes
 // (Package.XZMode): fast, the default (lazy matching, 32 MiB blocks, 16 MiB
-// dictionary), or best (optimal parsing, the same blocks and dictionary,
-// 2.5 to 3.5 times the CPU for 5 to 10% less on binaries and 14% on text; a
-// block over 8 MiB is coded in 4 MiB segments that idle workers share). A package smaller than a block is
-// one block whose dictionary is the package's size; larger ones are cut into
-// blocks compressed by Package.Pool, the workers and memory every package of
-// a process shares (PoolMemory: 344 MiB for two workers by default;
-// NewPoolBlocks for more room), or Package.XZWorkers workers of the package's
-// own (two hold about 230 MiB, pkg/xzpar's formula),
-// with the same bytes for any count. data.tar of
-// amd64 and i386 packages gets the x86 BCJ filter (5% smaller on Go
-// binaries); dpkg's liblzma decodes it, and so does pkg/xzpar's NewReader,
-// which InspectFile uses. zstd members are level 3 in 16 MiB jobs compressed
-// Package.XZWorkers (at least two) at once, again the same bytes for any
-// count. Measured on Go binaries (29 and 335 MiB, 2 cores, dpkg-deb running
-// xz's two threads): fast takes 0.24-0.40x dpkg-deb -Zxz's wall time at
-// 1.00-1.03x its size, best 0.40-0.75x at 0.90-0.98x (on Go source 1.08x);
-// zstd 1.0-1.4x dpkg-deb -Zzstd's wall (about 1.2x in most runs) at
-// 1.005-1.017x its size.
+// dictionary), or best (optimal parsing, the same blocks and dictionary, 2
+// to 3 times the CPU for 5 to 10% less on binaries and 14% on text; a block
+// over 8 MiB is coded in 4 MiB segments that idle workers share). A package
+// smaller than a block is one block whose dictionary is the package's size;
+// larger ones are cut into blocks compressed by Package.Pool, the workers
+// and memory every package of a process shares (PoolMemory: 344 MiB for two
+// workers by default; NewPoolBlocks for more room), or Package.XZWorkers
+// workers of the package's own (two hold about 230 MiB, pkg/xzpar's
+// formula), with the same bytes for any count. data.tar of amd64 and i386
+// packages gets the x86 BCJ filter (5% smaller on Go binaries); dpkg's
+// liblzma decodes it, and so does pkg/xzpar's NewReader, which InspectFile
+// uses. zstd members are level 3 in 16 MiB jobs compressed Package.XZWorkers
+// (at least two) at once, again the same bytes for any count. Measured on Go
+// binaries (29 and 335 MiB, 2 cores, dpkg-deb running xz's two threads):
+// fast takes 0.24-0.40x dpkg-deb -Zxz's wall time at 1.00-1.03x its size,
+// best 0.40-0.75x at 0.90-0.98x (on Go source 1.08x); zstd 1.0-1.5x dpkg-deb
+// -Zzstd's wall (about 1.2x in most runs) at 1.005-1.017x its size.
 // Tables: cmd/updeb-bench/README.md.
 package deb
 
