@@ -99,9 +99,8 @@ func benchCores(work string) ([]row, error) {
 		return nil, err
 	}
 	dataTar := filepath.Join(work, "data.tar")
-	tarCmd := exec.Command("tar", "--sort=name", "--owner=0", "--group=0", "--numeric-owner", "--exclude=./DEBIAN", "-cf", dataTar, "-C", tree, ".")
-	if b, err := tarCmd.CombinedOutput(); err != nil {
-		return nil, fmt.Errorf("tar: %v\n%s", err, b)
+	if err := writeDataTar(tree, dataTar); err != nil {
+		return nil, err
 	}
 	fmt.Printf("cores: %d CPU counts %v of %d available (load average %s)\n", len(counts), counts, len(cpus), loadAverage())
 	var rows []row

@@ -182,7 +182,7 @@ func largestBinaries(dir, sub string, limit int64) ([]string, error) {
 
 // benchDeb builds each of debInputs with dpkg-deb (xz and zstd), updeb's
 // pkg/deb (debWriters), nfpm (xz) and, on the same data.tar as GNU tar writes
-// it, xz -6 -T1 (what dpkg-deb runs) and -T2. Every run writes into a folder
+// it, the peers alone (peerCommands). Every run writes into a folder
 // of its own, its TMPDIR too, whose peak size is the run's peak disk.
 func benchDeb(work string) ([]row, error) {
 	dir, total, err := payload()
@@ -244,6 +244,10 @@ func benchDeb(work string) ([]row, error) {
 			rows = append(rows, r)
 			return os.RemoveAll(runDir)
 		}
+		dataTar := filepath.Join(work, "data.tar")
+		if err := writeDataTar(tree, dataTar); err != nil {
+			return nil, err
+		}
 		for _, c := range []string{"xz", "zstd"} {
 			ref := "dpkg-deb -Z" + c
 			err := run(ref, "", "", func(out string) (*exec.Cmd, error) {
@@ -263,10 +267,7 @@ func benchDeb(work string) ([]row, error) {
 					return nil, err
 				}
 			}
-			if c != "xz" {
-				continue
-			}
-			if nfpm != "" {
+			if nfpm != "" && c == "xz" {
 				err := run("nfpm "+nfpmVersion+" xz", "", ref, func(out string) (*exec.Cmd, error) {
 					cfg, err := nfpmConfig(filepath.Dir(out), tree)
 					return exec.Command(nfpm, "package", "-f", cfg, "-p", "deb", "-t", out), err
@@ -275,7 +276,7 @@ func benchDeb(work string) ([]row, error) {
 					return nil, err
 				}
 			}
-			if err := xzRows(work, tree, ref, run); err != nil {
+			if err := peerRows(c, dataTar, ref, run); err != nil {
 				return nil, err
 			}
 		}
@@ -288,33 +289,49 @@ func benchDeb(work string) ([]row, error) {
 		if err := os.RemoveAll(tree); err != nil {
 			return nil, err
 		}
+		if err := os.Remove(dataTar); err != nil {
+			return nil, err
+		}
 	}
 	return rows, nil
 }
 
-// xzRows runs xz -6 -T1 and -T2 on TREE's data.tar as GNU tar writes it
-// (made beforehand, not measured): the compressor alone, without a .deb
-// writer around it.
-func xzRows(work, tree, ref string, run func(name, mode, ref string, args func(out string) (*exec.Cmd, error)) error) error {
-	dataTar := filepath.Join(work, "data.tar")
-	tarCmd := exec.Command("tar", "--sort=name", "--owner=0", "--group=0", "--numeric-owner", "--exclude=./DEBIAN", "-cf", dataTar, "-C", tree, ".")
-	if b, err := tarCmd.CombinedOutput(); err != nil {
-		return fmt.Errorf("tar: %v\n%s", err, b)
-	}
-	defer os.Remove(dataTar)
-	for _, threads := range []string{"-T1", "-T2"} {
-		err := run("xz -6 "+threads+" (data.tar)", "", ref, func(out string) (*exec.Cmd, error) {
+// peerCommands are the compressors alone on data.tar, each compared with
+// dpkg-deb in its compression: xz -6 -T1 (what dpkg-deb -Zxz runs) and -T2,
+// and zstd -3 -T2 (the level dpkg-deb -Zzstd uses): what the compressor
+// costs without a .deb writer around it (for zstd, libzstd against
+// klauspost's encoder in the updeb row). Each writes to standard output.
+var peerCommands = map[string][][]string{
+	"xz":   {{"xz", "-6", "-T1"}, {"xz", "-6", "-T2"}},
+	"zstd": {{"zstd", "-3", "-T2"}},
+}
+
+// peerRows runs comp's peerCommands on dataTar, as writeDataTar made it.
+func peerRows(comp, dataTar, ref string, run func(name, mode, ref string, args func(out string) (*exec.Cmd, error)) error) error {
+	for _, argv := range peerCommands[comp] {
+		err := run(strings.Join(argv, " ")+" (data.tar)", "", ref, func(out string) (*exec.Cmd, error) {
 			f, err := os.Create(out)
 			if err != nil {
 				return nil, err
 			}
-			cmd := exec.Command("xz", "-6", threads, "-c", dataTar)
+			cmd := exec.Command(argv[0], append(argv[1:len(argv):len(argv)], "-c", dataTar)...)
 			cmd.Stdout = f
 			return cmd, nil
 		})
 		if err != nil {
 			return err
 		}
+	}
+	return nil
+}
+
+// writeDataTar writes TREE's data.tar (DEBIAN/ left out) as GNU tar writes
+// it, sorted, owned by root: the peers' input, made beforehand and not
+// measured.
+func writeDataTar(tree, dataTar string) error {
+	tarCmd := exec.Command("tar", "--sort=name", "--owner=0", "--group=0", "--numeric-owner", "--exclude=./DEBIAN", "-cf", dataTar, "-C", tree, ".")
+	if b, err := tarCmd.CombinedOutput(); err != nil {
+		return fmt.Errorf("tar: %v\n%s", err, b)
 	}
 	return nil
 }
