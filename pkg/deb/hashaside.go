@@ -10,13 +10,13 @@ import (
 const hashChunk = 1 << 20
 
 // hashAside writes to w in chunks (hashChunk at most) and hashes the same
-// bytes into h on a goroutine of its own, while the next chunk is read or
-// filled and w is written. Where a core is free (at the end of a package,
-// once the compressor's workers are done) a copy that hashes then takes
-// about the longer of the two per byte instead of their sum. Its two
-// buffers alternate: one is hashed (and written) while the other fills. h is
-// complete, and may be read, once Flush has returned; a write error is kept
-// and returned by every call after it.
+// bytes into h on a goroutine of its own (a chunk under hashInline on the
+// caller's), while the next chunk is read or filled and w is written. Where
+// a core is free (at the end of a package, once the compressor's workers
+// are done) a copy that hashes then takes about the longer of the two per
+// byte instead of their sum. Its two buffers alternate: one is hashed (and
+// written) while the other fills. h is complete, and may be read, once Flush
+// has returned; a write error is kept and returned by every call after it.
 type hashAside struct {
 	w    io.Writer
 	h    hash.Hash
@@ -98,11 +98,28 @@ func (a *hashAside) Flush() error {
 	return a.err
 }
 
-// send hashes the filled buffer on a goroutine while writing it to w, and
-// turns to the other buffer once that one's hash is done.
+// hashInline is the chunk below which send hashes on the calling goroutine:
+// handing a small chunk to a goroutine costs more than its hash (a wake-up
+// and a wait through the scheduler, futex calls where the goroutine lands on
+// another thread), and a package of many small files is made of such chunks
+// (measured, 1,719 files of Go source written without compression: 0.24-0.27 s
+// before, 0.22-0.24 s after; futex calls were two a file).
+const hashInline = 64 << 10
+
+// send hashes the filled buffer on a goroutine while writing it to w (on
+// this goroutine if it is smaller than hashInline), and turns to the other
+// buffer once that one's hash is done.
 func (a *hashAside) send() {
 	chunk := a.bufs[a.cur][:a.n]
 	a.wait()
+	if len(chunk) < hashInline {
+		a.h.Write(chunk)
+		if _, err := a.w.Write(chunk); err != nil {
+			a.err = err
+		}
+		a.n = 0
+		return
+	}
 	done := make(chan struct{})
 	go func() {
 		a.h.Write(chunk)
