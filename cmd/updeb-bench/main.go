@@ -46,7 +46,7 @@ type section struct {
 }
 
 var sections = []section{
-	{"deb", "deb: one amd64 package (~30 MiB), the whole payload (GOROOT amd64, arm64 cmd/..., ppc64le compile/go/pprof/trace) and many small files (GOROOT/src .go, 25 MiB): pkg/deb's xz modes vs dpkg-deb -Zxz, nfpm and xz -6; its zstd vs dpkg-deb -Zzstd and zstd -3", benchDeb},
+	{"deb", "deb: one amd64 package (~30 MiB), the whole payload (GOROOT amd64, arm64 cmd/..., ppc64le compile/go/pprof/trace) and many small files (GOROOT/src .go, 25 MiB): pkg/deb's xz modes vs dpkg-deb -Zxz, nfpm and xz -6; its zstd vs dpkg-deb -Zzstd and zstd -3 (medians of 5 interleaved rounds)", benchDeb},
 	{"pipeline", "end to end: fetch through squid, verify (sha512 + OpenPGP), extract, build one package from a tarball of the same binaries", benchPipeline},
 	{"fetch", "fetch: updeb vs curl through squid", benchFetch},
 	{"repo", "repository: publish into a suite of N package versions, publish 1 more, refresh; vs apt-ftparchive + gzip + xz + gpg on the same pool", benchRepo},
