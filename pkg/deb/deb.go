@@ -36,8 +36,9 @@
 // (at least two) at once, again the same bytes for any count. Measured on Go
 // binaries (29 and 335 MiB, 2 cores, dpkg-deb running xz's two threads):
 // fast takes 0.24-0.40x dpkg-deb -Zxz's wall time at 1.00-1.03x its size,
-// best 0.40-0.75x at 0.90-0.98x (on Go source 1.08x); zstd 1.0-1.5x dpkg-deb
-// -Zzstd's wall (about 1.2x in most runs) at 1.005-1.017x its size.
+// best 0.40-0.75x at 0.90-0.98x (on Go source 1.08x); zstd 1.26-1.32x
+// dpkg-deb -Zzstd's wall (medians of 5 rounds; 1.56x on many small files)
+// at 1.005-1.020x its size.
 // Tables: cmd/updeb-bench/README.md.
 package deb
 
