@@ -107,25 +107,21 @@ func (a *hashAside) Flush() error {
 const hashInline = 64 << 10
 
 // send hashes the filled buffer on a goroutine while writing it to w (on
-// this goroutine if it is smaller than hashInline), and turns to the other
-// buffer once that one's hash is done.
+// this goroutine, before writing it, if it is smaller than hashInline), and
+// turns to the other buffer once that one's hash is done.
 func (a *hashAside) send() {
 	chunk := a.bufs[a.cur][:a.n]
 	a.wait()
 	if len(chunk) < hashInline {
 		a.h.Write(chunk)
-		if _, err := a.w.Write(chunk); err != nil {
-			a.err = err
-		}
-		a.n = 0
-		return
+	} else {
+		done := make(chan struct{})
+		go func() {
+			a.h.Write(chunk)
+			close(done)
+		}()
+		a.done = done
 	}
-	done := make(chan struct{})
-	go func() {
-		a.h.Write(chunk)
-		close(done)
-	}()
-	a.done = done
 	if _, err := a.w.Write(chunk); err != nil {
 		a.err = err
 	}
