@@ -128,7 +128,7 @@ func BenchmarkEncode(b *testing.B) {
 	encoders := map[Mode]*lzmaEncoder{}
 	for _, mode := range modes {
 		encoders[mode] = newLZMAEncoder(mode)
-		encoders[mode].mf.reset(nil, maxDict, finderFor(mode, maxDict, maxDict))
+		encoders[mode].mf.reset(nil, maxDict, finderFor(mode, maxDict, maxDict, false))
 	}
 	payload := goBinaries(b)
 	for _, layout := range []struct {
@@ -154,7 +154,7 @@ func BenchmarkEncode(b *testing.B) {
 				var out []byte
 				b.SetBytes(int64(len(block)))
 				for b.Loop() {
-					out = enc.encode(out[:0], block, uint32(layout.dict), finderFor(mode, layout.dict, layout.dict), nil)
+					out = enc.encode(out[:0], block, uint32(layout.dict), finderFor(mode, layout.dict, layout.dict, false), nil)
 				}
 				b.ReportMetric(float64(len(out))/float64(len(block)), "ratio")
 			})

@@ -49,13 +49,14 @@ func dictSizeOf(b byte) uint64 {
 // ModeFast block (split.go), to code segments of a ModeBest one (segment.go).
 func encodeBlock(enc *lzmaEncoder, in, out []byte, cfg Config, crcTable *crc64.Table, pool *Pool) *encodedBlock {
 	dictCap := blockDictCap(cfg, len(in))
+	text := textLike(in)
 	var check [checkSize]byte
 	binary.LittleEndian.PutUint64(check[:], crc64.Checksum(in, crcTable))
 	if cfg.X86 {
 		x86Convert(in, true) // in place: in is the writer's own buffer
 	}
 	enc.setMode(cfg.Mode)
-	f := finderFor(cfg.Mode, dictCap, cfg.DictCap)
+	f := finderFor(cfg.Mode, dictCap, cfg.DictCap, text)
 	var sp *splitter
 	if pool != nil && cfg.Mode == ModeFast && len(in) >= 2*minHelperRange {
 		sp = &splitter{e: enc, in: in, dict: uint32(dictCap), f: f, pool: pool, candIdx: -1}

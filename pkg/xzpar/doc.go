@@ -17,7 +17,10 @@
 // path, like xz -4 to -9, with binary trees where a block's dictionary is at
 // most half of Config.DictCap and hash chains elsewhere, whose searches also
 // ask a table of the last two positions of each eight-byte string (long
-// matches that three candidates of a chain miss). Chunks that would not
+// matches that three candidates of a chain miss). A block that looks like
+// text (almost no control characters in a sample of it) gets longer
+// searches in either mode, and ModeFast's chains that table too: text
+// repeats longer strings further apart than machine code. Chunks that would not
 // shrink are stored, so incompressible data grows by 3 bytes per 64 KiB and
 // the container's few dozen bytes.
 //

@@ -21,7 +21,10 @@ type variant struct {
 	f    finder
 }
 
-var variants = []variant{{"fast", ModeFast, chainFinder}, {"best-chains", ModeBest, bestChainFinder}, {"best-trees", ModeBest, treeFinder}}
+var variants = []variant{
+	{"fast", ModeFast, chainFinder}, {"best-chains", ModeBest, bestChainFinder}, {"best-trees", ModeBest, treeFinder},
+	{"fast-text", ModeFast, textChainFinder}, {"best-chains-text", ModeBest, textBestChainFinder}, {"best-trees-text", ModeBest, textTreeFinder},
+}
 
 // encodeRaw returns the LZMA2 data of in, encoded with matches at most dict
 // bytes back.

@@ -50,7 +50,7 @@ func TestSegmentsContinue(t *testing.T) {
 	} {
 		n, dict := tc.n, uint32(tc.dict)
 		in := splitInput(t, n, uint64(n))
-		f := finderFor(ModeBest, tc.dict, tc.dict)
+		f := finderFor(ModeBest, tc.dict, tc.dict, false)
 		cuts := segmentCuts(n, f)
 		if len(cuts) < 4 {
 			t.Fatalf("%d bytes: cuts %v", n, cuts)
@@ -93,19 +93,23 @@ func TestSegmentsContinue(t *testing.T) {
 
 // TestSegmentSameBytes: ModeBest blocks whose segments idle encoders of the
 // pool code have the bytes one encoder writes alone, with and without the
-// x86 filter; xz decodes them; the coder of a lone block does lend helpers;
+// x86 filter, with the binary and the text finders; xz decodes them; the coder of a lone block does lend helpers;
 // the memory lent comes back.
 func TestSegmentSameBytes(t *testing.T) {
 	withSegment(t, 24<<10)
 	for _, tc := range []struct {
 		size, block int
-		x86         bool
+		x86, text   bool
 	}{
-		{512 << 10, 150 << 10, false},
-		{400<<10 + 12345, 400<<10 + 12345, true},
+		{512 << 10, 150 << 10, false, false},
+		{400<<10 + 12345, 400<<10 + 12345, true, false},
+		{400<<10 + 999, 400<<10 + 999, false, true},
 	} {
-		t.Run(fmt.Sprintf("%d bytes in blocks of %d, x86 %v", tc.size, tc.block, tc.x86), func(t *testing.T) {
+		t.Run(fmt.Sprintf("%d bytes in blocks of %d, x86 %v, text %v", tc.size, tc.block, tc.x86, tc.text), func(t *testing.T) {
 			in := splitInput(t, tc.size, uint64(tc.size)+1)
+			if tc.text {
+				in = goSource(t, tc.size)
+			}
 			cfg := Config{Mode: ModeBest, BlockSize: tc.block, DictCap: 64 << 10, X86: tc.x86, Workers: 1}
 			want := compress(t, in, cfg)
 			if got, ok, stderr := xzReferee(t, want); !ok || !bytes.Equal(got, in) {

@@ -30,7 +30,7 @@ func splitInput(t testing.TB, n int, seed uint64) []byte {
 
 // TestSplitSameBytes: blocks that idle encoders of the pool help with (parts
 // of 16 KiB and more here) have the bytes of blocks one encoder codes alone,
-// with and without the x86 filter; the coder of a lone block, whose pool
+// with and without the x86 filter, with the binary and the text finder; the coder of a lone block, whose pool
 // has idle encoders from its start, does take symbols from the helpers'
 // streams.
 func TestSplitSameBytes(t *testing.T) {
@@ -39,13 +39,17 @@ func TestSplitSameBytes(t *testing.T) {
 	t.Cleanup(func() { minHelperRange = saved })
 	for _, tc := range []struct {
 		size, block int
-		x86         bool
+		x86, text   bool
 	}{
-		{1 << 20, 256 << 10, false},
-		{1<<20 + 12345, 1<<20 + 12345, true},
+		{1 << 20, 256 << 10, false, false},
+		{1<<20 + 12345, 1<<20 + 12345, true, false},
+		{600<<10 + 777, 600<<10 + 777, false, true}, // the text finder, its eight-byte table warmed up too
 	} {
-		t.Run(fmt.Sprintf("%d bytes in blocks of %d, x86 %v", tc.size, tc.block, tc.x86), func(t *testing.T) {
+		t.Run(fmt.Sprintf("%d bytes in blocks of %d, x86 %v, text %v", tc.size, tc.block, tc.x86, tc.text), func(t *testing.T) {
 			in := splitInput(t, tc.size, uint64(tc.size))
+			if tc.text {
+				in = goSource(t, tc.size)
+			}
 			cfg := Config{BlockSize: tc.block, DictCap: 256 << 10, X86: tc.x86, Workers: 1}
 			want := compress(t, in, cfg)
 			for _, workers := range []int{2, 8} {
