@@ -62,9 +62,13 @@ func encodeBlock(enc *lzmaEncoder, in, out []byte, cfg Config, crcTable *crc64.T
 		sp = &splitter{e: enc, in: in, dict: uint32(dictCap), f: f, pool: pool, candIdx: -1}
 	}
 	var data []byte
-	if cuts := segmentCuts(len(in), f); cfg.Mode == ModeBest && len(cuts) > 2 {
-		data = enc.encodeSegmented(out[:0], in, cuts, uint32(dictCap), f, pool)
-	} else {
+	switch cuts := segmentCuts(len(in), f); {
+	case cfg.Mode == ModeBest && text && inPieces(dictCap, cfg.DictCap):
+		cuts, dictCap = textPieces(len(in), cfg.DictCap)
+		data = enc.encodeSegmented(out[:0], in, cuts, uint32(dictCap), f, pool, true)
+	case cfg.Mode == ModeBest && len(cuts) > 2:
+		data = enc.encodeSegmented(out[:0], in, cuts, uint32(dictCap), f, pool, false)
+	default:
 		data = enc.encode(out[:0], in, uint32(dictCap), f, sp)
 	}
 	if data == nil {

@@ -77,9 +77,11 @@ type finder struct {
 // apart, and gains more from a longer search: the text finders, measured
 // on 27 MB of Go source in one block against the binary ones: the fast
 // parser 7.9% smaller for 40% more CPU (the eight-byte table and a nice
-// length of 128), the optimal parser's chains 2.4% smaller for 30% more
-// (a nice length of 64, four deep), and its trees (8 MB of it) 3.1% smaller
-// for 20% more (a nice length of 64, 24 deep: xz -6's size).
+// length of 128), the optimal parser's trees (8 MB of it) 3.1% smaller for
+// 20% more (a nice length of 64, 24 deep: xz -6's size). A larger ModeBest
+// text block is coded in pieces with trees too (textPieces), or where the
+// pieces would be small, with chains 2.4% smaller for 30% more CPU (a nice
+// length of 64, four deep).
 var (
 	chainFinder     = finder{hc4, 32, 4, 0}
 	bestChainFinder = finder{hc4, 32, 3, 2}
@@ -95,23 +97,31 @@ var (
 // ModeBest uses binary trees where they fit in the memory the hash chains
 // take at the full dictionary (a dictionary of at most half of dictCap:
 // small packages and last blocks), hash chains elsewhere, so the memory
-// bound is that of the chains. Every finder's tables fit in EncoderMemory.
+// bound is that of the chains; on text also a larger block, in pieces
+// (inPieces). Every finder's tables fit in EncoderMemory.
 func finderFor(mode Mode, dict, dictCap int, text bool) finder {
-	var tree, chain finder
 	switch {
 	case mode == ModeFast && text:
 		return textChainFinder
 	case mode == ModeFast:
 		return chainFinder
+	case text && (2*dict <= dictCap || inPieces(dict, dictCap)):
+		return textTreeFinder
 	case text:
-		tree, chain = textTreeFinder, textBestChainFinder
-	default:
-		tree, chain = treeFinder, bestChainFinder
+		return textBestChainFinder
+	case 2*dict <= dictCap:
+		return treeFinder
 	}
-	if 2*dict <= dictCap {
-		return tree
-	}
-	return chain
+	return bestChainFinder
+}
+
+// inPieces reports whether a ModeBest text block whose dictionary is dict
+// bytes, in a writer configured for dictCap, is coded in pieces
+// (textPieces): where trees do not fit the whole block (its dictionary is
+// more than half of dictCap) and the pieces are long enough to gain (half
+// of dictCap is at least bestSegment).
+func inPieces(dict, dictCap int) bool {
+	return 2*dict > dictCap && dictCap/2 >= bestSegment
 }
 
 // textSample and textStride: textLike reads the first textSample bytes of

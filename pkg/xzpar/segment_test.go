@@ -55,7 +55,7 @@ func TestSegmentsContinue(t *testing.T) {
 		if len(cuts) < 4 {
 			t.Fatalf("%d bytes: cuts %v", n, cuts)
 		}
-		together := newLZMAEncoder(ModeBest).encodeSegmented(nil, in, cuts, dict, f, nil)
+		together := newLZMAEncoder(ModeBest).encodeSegmented(nil, in, cuts, dict, f, nil, false)
 		var apart []byte
 		for i := range len(cuts) - 1 {
 			e := newLZMAEncoder(ModeBest)

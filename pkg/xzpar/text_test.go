@@ -2,6 +2,7 @@ package xzpar
 
 import (
 	"bytes"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -59,10 +60,14 @@ func TestTextLike(t *testing.T) {
 
 // TestTextFinders: on text, the finders a text block gets write smaller
 // output than the binary ones would (the reason they cost more CPU), in
-// both modes, with trees and with chains; the writer picks them for a text
+// both modes, with chains and with trees; the writer picks them for a text
 // block; the output decodes.
 func TestTextFinders(t *testing.T) {
-	in := goSource(t, 600<<10)
+	size := 600 << 10
+	if raceEnabled {
+		size = 256 << 10 // the race detector slows the encoder twentyfold
+	}
+	in := goSource(t, size)
 	n := len(in)
 	for _, tc := range []struct {
 		name      string
@@ -71,7 +76,7 @@ func TestTextFinders(t *testing.T) {
 		text, bin finder
 	}{
 		{"fast", ModeFast, n, textChainFinder, chainFinder},
-		{"best-chains", ModeBest, n, textBestChainFinder, bestChainFinder},
+		{"best-chains", ModeBest, n, textBestChainFinder, bestChainFinder}, // pieces would be under bestSegment
 		{"best-trees", ModeBest, 2 * n, textTreeFinder, treeFinder},
 	} {
 		if got := finderFor(tc.mode, n, tc.dictCap, true); got != tc.text {
@@ -93,4 +98,53 @@ func TestTextFinders(t *testing.T) {
 			t.Errorf("%s: the writer's block does not hold the text finder's data", tc.name)
 		}
 	}
+}
+
+// TestTextPieces: a ModeBest text block too large for trees, whose pieces
+// are long enough, is coded in pieces: each piece's LZMA2 data is what the
+// encoder writes for it alone (its first chunk resets the dictionary), the
+// block header states a piece's dictionary, the bytes do not depend on the
+// workers, and xz reads the stream. Not in pieces: text blocks that trees
+// fit whole, and those whose pieces would be short.
+func TestTextPieces(t *testing.T) {
+	withSegment(t, 64<<10)
+	in := goSource(t, 500<<10+3)
+	n := len(in)
+	if inPieces(n, 2*n) || inPieces(n, 96<<10) || !inPieces(n, 128<<10) {
+		t.Fatalf("inPieces(%d, ...): trees where they fit, no pieces under %d bytes", n, bestSegment)
+	}
+	cuts, dict := textPieces(n, 128<<10)
+	if len(cuts) != 9 || dict != (n+7)/8 {
+		t.Fatalf("textPieces(%d, 128 KiB) = %v, %d: want 8 pieces", n, cuts, dict)
+	}
+	cfg := Config{BlockSize: n, DictCap: 128 << 10, Mode: ModeBest, Workers: 1}
+	want := compress(t, in, cfg)
+	for i := range len(cuts) - 1 {
+		piece := encodeRaw(in[cuts[i]:cuts[i+1]], variant{"best-trees-text", ModeBest, textTreeFinder}, dict)
+		if !bytes.Contains(want, piece[:len(piece)-1]) { // without its end marker
+			t.Fatalf("piece %d: its own LZMA2 data is not in the block", i)
+		}
+	}
+	if got, ok, stderr := xzReferee(t, want); !ok || !bytes.Equal(got, in) {
+		t.Fatalf("xz -dc refuses or changes the pieces: %s", stderr)
+	}
+	blocks := xzList(t, writeTemp(t, "pieces.xz", want))
+	wantFilter := fmt.Sprintf("--lzma2=dict=%dKiB", dictSizeOf(dictSizeByte(dict))>>10)
+	if len(blocks) != 1 || blocks[0][len(blocks[0])-1] != wantFilter {
+		t.Fatalf("xz --list: blocks %q, want one with %s", blocks, wantFilter)
+	}
+	for _, workers := range []int{2, 8} {
+		p, err := NewPool(workers, cfg.DictCap, 4*BlockMemory(n))
+		if err != nil {
+			t.Fatal(err)
+		}
+		cfg.Pool = p
+		if got := compress(t, in, cfg); !bytes.Equal(got, want) {
+			t.Fatalf("%d workers: %d bytes, %d coded alone", workers, len(got), len(want))
+		}
+		if p.lent.Load() == 0 {
+			t.Fatalf("%d workers: no helper coded a piece", workers)
+		}
+	}
+
 }
