@@ -65,7 +65,7 @@ func TestTextLike(t *testing.T) {
 func TestTextFinders(t *testing.T) {
 	size := 600 << 10
 	if raceEnabled {
-		size = 256 << 10 // the race detector slows the encoder twentyfold
+		size = 128 << 10 // the race detector slows the encoder twentyfold
 	}
 	in := goSource(t, size)
 	n := len(in)
@@ -82,8 +82,8 @@ func TestTextFinders(t *testing.T) {
 		if got := finderFor(tc.mode, n, tc.dictCap, true); got != tc.text {
 			t.Fatalf("%s: finderFor(text) = %+v, want %+v", tc.name, got, tc.text)
 		}
-		text := encodeRaw(in, variant{tc.name, tc.mode, tc.text}, n)
-		bin := encodeRaw(in, variant{tc.name, tc.mode, tc.bin}, n)
+		text := encodeRaw(in, variant{tc.name, tc.mode, tc.text, true}, n)
+		bin := encodeRaw(in, variant{tc.name, tc.mode, tc.bin, false}, n)
 		if len(text) >= len(bin) {
 			t.Errorf("%s: %d bytes with the text finder, %d with the binary one", tc.name, len(text), len(bin))
 		}
@@ -104,29 +104,36 @@ func TestTextFinders(t *testing.T) {
 // are long enough, is coded in pieces: each piece's LZMA2 data is what the
 // encoder writes for it alone (its first chunk resets the dictionary), the
 // block header states a piece's dictionary, the bytes do not depend on the
-// workers, and xz reads the stream. Not in pieces: text blocks that trees
-// fit whole, and those whose pieces would be short.
+// workers, and xz, this package's reader and ulikunitz's read the stream.
+// Not in pieces: text blocks that trees fit whole, and those whose pieces
+// would be short.
 func TestTextPieces(t *testing.T) {
 	withSegment(t, 64<<10)
-	in := goSource(t, 500<<10+3)
+	in := goSource(t, 300<<10+3)
 	n := len(in)
 	if inPieces(n, 2*n) || inPieces(n, 96<<10) || !inPieces(n, 128<<10) {
 		t.Fatalf("inPieces(%d, ...): trees where they fit, no pieces under %d bytes", n, bestSegment)
 	}
 	cuts, dict := textPieces(n, 128<<10)
-	if len(cuts) != 9 || dict != (n+7)/8 {
-		t.Fatalf("textPieces(%d, 128 KiB) = %v, %d: want 8 pieces", n, cuts, dict)
+	if len(cuts) != 6 || dict != (n+4)/5 {
+		t.Fatalf("textPieces(%d, 128 KiB) = %v, %d: want 5 pieces", n, cuts, dict)
 	}
 	cfg := Config{BlockSize: n, DictCap: 128 << 10, Mode: ModeBest, Workers: 1}
 	want := compress(t, in, cfg)
 	for i := range len(cuts) - 1 {
-		piece := encodeRaw(in[cuts[i]:cuts[i+1]], variant{"best-trees-text", ModeBest, textTreeFinder}, dict)
+		piece := encodeRaw(in[cuts[i]:cuts[i+1]], variant{"best-trees-text", ModeBest, textTreeFinder, true}, dict)
 		if !bytes.Contains(want, piece[:len(piece)-1]) { // without its end marker
 			t.Fatalf("piece %d: its own LZMA2 data is not in the block", i)
 		}
 	}
 	if got, ok, stderr := xzReferee(t, want); !ok || !bytes.Equal(got, in) {
 		t.Fatalf("xz -dc refuses or changes the pieces: %s", stderr)
+	}
+	if got, err := decode(want); err != nil || !bytes.Equal(got, in) {
+		t.Fatalf("NewReader: %d bytes, %v", len(got), err)
+	}
+	if got := decodeGo(t, want); !bytes.Equal(got, in) {
+		t.Fatalf("ulikunitz xz.Reader: %d bytes, want %d", len(got), len(in))
 	}
 	blocks := xzList(t, writeTemp(t, "pieces.xz", want))
 	wantFilter := fmt.Sprintf("--lzma2=dict=%dKiB", dictSizeOf(dictSizeByte(dict))>>10)

@@ -474,12 +474,14 @@ func FuzzX86Inverse(f *testing.F) {
 // nothing more reaches the output, and no worker outlives Close.
 func TestCancelStopsWithinAChunk(t *testing.T) {
 	// The encoder asks at every chunk's end: with the answer yes it stops
-	// at the first one, having coded one chunk of a 16 MiB block.
+	// at the first one, having coded one chunk (64 KiB of random data) of a
+	// 4 MiB block.
+	block := randomData(4<<20, 9)
 	for _, v := range variants {
 		e := newLZMAEncoder(v.mode)
 		asked := 0
 		e.stopped = func() bool { asked++; return true }
-		if out := e.encode(nil, textData(16<<20), 16<<20, v.f, nil); out != nil || asked != 1 {
+		if out := e.encode(nil, block, 4<<20, v.f, nil); out != nil || asked != 1 {
 			t.Errorf("%s: encode after stop = %d bytes, asked %d times; want nil after one question", v.name, len(out), asked)
 		}
 	}
