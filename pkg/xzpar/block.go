@@ -56,19 +56,25 @@ func encodeBlock(enc *lzmaEncoder, in, out []byte, cfg Config, crcTable *crc64.T
 		x86Convert(in, true) // in place: in is the writer's own buffer
 	}
 	enc.setMode(cfg.Mode)
+	// A ModeBest text block in pieces: each piece's dictionary is at most
+	// half of cfg.DictCap, so finderFor gives it binary trees.
+	var cuts []int
+	apart := cfg.Mode == ModeBest && text && inPieces(dictCap, cfg.DictCap)
+	if apart {
+		cuts, dictCap = textPieces(len(in), cfg.DictCap)
+	}
 	f := finderFor(cfg.Mode, dictCap, cfg.DictCap, text)
+	if !apart {
+		cuts = segmentCuts(len(in), f)
+	}
 	var sp *splitter
 	if pool != nil && cfg.Mode == ModeFast && len(in) >= 2*minHelperRange {
 		sp = &splitter{e: enc, in: in, dict: uint32(dictCap), f: f, pool: pool, candIdx: -1}
 	}
 	var data []byte
-	switch cuts := segmentCuts(len(in), f); {
-	case cfg.Mode == ModeBest && text && inPieces(dictCap, cfg.DictCap):
-		cuts, dictCap = textPieces(len(in), cfg.DictCap)
-		data = enc.encodeSegmented(out[:0], in, cuts, uint32(dictCap), f, pool, true)
-	case cfg.Mode == ModeBest && len(cuts) > 2:
-		data = enc.encodeSegmented(out[:0], in, cuts, uint32(dictCap), f, pool, false)
-	default:
+	if cfg.Mode == ModeBest && len(cuts) > 2 {
+		data = enc.encodeSegmented(out[:0], in, cuts, uint32(dictCap), f, pool, apart)
+	} else {
 		data = enc.encode(out[:0], in, uint32(dictCap), f, sp)
 	}
 	if data == nil {

@@ -97,15 +97,16 @@ var (
 // ModeBest uses binary trees where they fit in the memory the hash chains
 // take at the full dictionary (a dictionary of at most half of dictCap:
 // small packages and last blocks), hash chains elsewhere, so the memory
-// bound is that of the chains; on text also a larger block, in pieces
-// (inPieces). Every finder's tables fit in EncoderMemory.
+// bound is that of the chains (a text block coded in pieces gets trees:
+// each piece's dictionary is at most half of dictCap). Every finder's
+// tables fit in EncoderMemory.
 func finderFor(mode Mode, dict, dictCap int, text bool) finder {
 	switch {
 	case mode == ModeFast && text:
 		return textChainFinder
 	case mode == ModeFast:
 		return chainFinder
-	case text && (2*dict <= dictCap || inPieces(dict, dictCap)):
+	case text && 2*dict <= dictCap:
 		return textTreeFinder
 	case text:
 		return textBestChainFinder

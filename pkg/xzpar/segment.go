@@ -44,8 +44,9 @@ func segmentCuts(n int, f finder) []int {
 
 // textPieces returns the starts of the pieces of a ModeBest text block of n
 // bytes that inPieces says to cut, then n, and the dictionary of each: as
-// few pieces of equal length as keep each within half of dictCap. Text gains most from binary trees (xz -6's size, where
-// hash chains stay 5% above it), which fit in the memory the chains take
+// few pieces of equal length as keep each within half of dictCap. Text
+// gains most from binary trees (xz -6's size, where hash chains stay 5%
+// above it), which fit in the memory the chains take
 // at the full dictionary only with half of it, and which a segment cannot
 // warm up on the dictionary before it for less than the cost of coding it.
 // So each piece is coded as a block of its own would be, its first chunk
@@ -105,9 +106,8 @@ const (
 // encodeSegmented appends the LZMA2 data of block in, coded in the
 // segments cuts gives (apart: as pieces, each with its own dictionary), to
 // dst, end marker included; nil if e.stopped said to stop. With a pool,
-// idle encoders help. dst's capacity beyond its
-// length holds the segments (more is allocated where it is less than
-// outputCap of the block).
+// idle encoders help. dst's capacity beyond its length holds the segments
+// (more is allocated where it is less than outputCap of the block).
 func (e *lzmaEncoder) encodeSegmented(dst, in []byte, cuts []int, dictSize uint32, f finder, pool *Pool, apart bool) []byte {
 	n := len(cuts) - 1
 	arena := dst[len(dst):]

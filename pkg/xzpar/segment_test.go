@@ -93,8 +93,8 @@ func TestSegmentsContinue(t *testing.T) {
 
 // TestSegmentSameBytes: ModeBest blocks whose segments idle encoders of the
 // pool code have the bytes one encoder writes alone, with and without the
-// x86 filter, with the binary and the text finders; xz decodes them; the coder of a lone block does lend helpers;
-// the memory lent comes back.
+// x86 filter, and a text block's pieces too; xz decodes them; the coder of
+// a lone block does lend helpers; the memory lent comes back.
 func TestSegmentSameBytes(t *testing.T) {
 	withSegment(t, 24<<10)
 	for _, tc := range []struct {

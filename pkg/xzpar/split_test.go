@@ -30,9 +30,9 @@ func splitInput(t testing.TB, n int, seed uint64) []byte {
 
 // TestSplitSameBytes: blocks that idle encoders of the pool help with (parts
 // of 16 KiB and more here) have the bytes of blocks one encoder codes alone,
-// with and without the x86 filter, with the binary and the text finder; the coder of a lone block, whose pool
-// has idle encoders from its start, does take symbols from the helpers'
-// streams.
+// with and without the x86 filter, with the binary and the text finder; the
+// coder of a lone block, whose pool has idle encoders from its start, does
+// take symbols from the helpers' streams.
 func TestSplitSameBytes(t *testing.T) {
 	saved := minHelperRange
 	minHelperRange = 8 << 10
