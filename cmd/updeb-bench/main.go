@@ -14,6 +14,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"runtime/pprof"
 	"slices"
 	"strings"
 	"syscall"
@@ -75,6 +76,18 @@ func main() {
 	})
 	flag.Parse()
 	if *child != "" {
+		// BENCH_CPUPROFILE=FILE writes the child's CPU profile, to see what a
+		// row's time goes to (go tool pprof).
+		if pf := os.Getenv("BENCH_CPUPROFILE"); pf != "" {
+			out, err := os.Create(pf)
+			if err == nil {
+				err = pprof.StartCPUProfile(out)
+			}
+			if err != nil {
+				fmt.Fprintf(os.Stderr, "bench: BENCH_CPUPROFILE: %v\n", err)
+				os.Exit(1)
+			}
+		}
 		f, ok := children[*child]
 		if !ok {
 			fmt.Fprintf(os.Stderr, "bench: unknown child mode %q\n", *child)
@@ -82,8 +95,10 @@ func main() {
 		}
 		if err := f(flag.Args()); err != nil {
 			fmt.Fprintf(os.Stderr, "bench: %s: %v\n", *child, err)
+			pprof.StopCPUProfile()
 			os.Exit(1)
 		}
+		pprof.StopCPUProfile()
 		return
 	}
 	if err := os.MkdirAll(benchCache, 0o755); err != nil {

@@ -4,47 +4,54 @@ import (
 	"bytes"
 	"crypto/md5"
 	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"io"
 	"testing"
 	"testing/iotest"
 )
 
-// copyHashing copies and hashes every byte whatever the reads return, and
-// returns a read or write error as it is; one hashAside serves every copy,
-// large and small, after errors too (data.tar's writer reuses one).
-func TestCopyHashing(t *testing.T) {
-	var a hashAside
-	data := wordsPayload(3*hashChunk + 777)
-	wantMD5, wantSHA := md5.Sum(data), sha256.Sum256(data)
-	for name, r := range map[string]func() io.Reader{
-		"whole":         func() io.Reader { return bytes.NewReader(data) },
-		"one byte":      func() io.Reader { return iotest.OneByteReader(bytes.NewReader(data[:5000])) },
-		"half reads":    func() io.Reader { return iotest.HalfReader(bytes.NewReader(data)) },
-		"data with EOF": func() io.Reader { return iotest.DataErrReader(bytes.NewReader(data)) },
-		"empty":         func() io.Reader { return bytes.NewReader(nil) },
-	} {
-		in := data
-		if name == "one byte" {
-			in = data[:5000]
-		} else if name == "empty" {
-			in = nil
-		}
-		wm, ws := md5.Sum(in), sha256.Sum256(in)
-		if len(in) == len(data) {
-			wm, ws = wantMD5, wantSHA
-		}
-		// The size sets the chunks; one too small only makes more of them.
-		for _, size := range []int64{int64(len(in)), 1000} {
-			var out bytes.Buffer
-			m, s := md5.New(), sha256.New()
-			n, err := copyHashing(&a, &out, m, s, r(), size)
-			if err != nil || n != int64(len(in)) || !bytes.Equal(out.Bytes(), in) {
-				t.Errorf("%s, size %d: %d bytes, %v; want %d bytes copied", name, size, n, err, len(in))
-				continue
+// fileHasher copies every file whole and in order whatever the reads return,
+// and hashes each on its own: many files to a batch, files across batches,
+// files that end just as a batch fills, empty files; a read or write error
+// is returned as it is.
+func TestFileHasher(t *testing.T) {
+	data := wordsPayload(3*hashBatchSize + 777)
+	readers := map[string]func([]byte) io.Reader{
+		"whole":         func(b []byte) io.Reader { return bytes.NewReader(b) },
+		"one byte":      func(b []byte) io.Reader { return iotest.OneByteReader(bytes.NewReader(b)) },
+		"half reads":    func(b []byte) io.Reader { return iotest.HalfReader(bytes.NewReader(b)) },
+		"data with EOF": func(b []byte) io.Reader { return iotest.DataErrReader(bytes.NewReader(b)) },
+	}
+	// Sizes that fall on and beside the batches' ends.
+	sizes := []int{0, 1, 4 << 10, hashBatchSize - 1, hashBatchSize, 1, hashBatchSize + 1, 0, 3000, hashBatchSize - 3001, 2*hashBatchSize + 5, 0}
+	for name, r := range readers {
+		for _, total := range []int64{-1, 1000, int64(len(data))} { // the buffers' size
+			if name == "one byte" && total != 1000 {
+				continue // slow; the batches' ends are the same
 			}
-			if !bytes.Equal(m.Sum(nil), wm[:]) || !bytes.Equal(s.Sum(nil), ws[:]) {
-				t.Errorf("%s, size %d: digests differ", name, size)
+			fh := newFileHasher(len(sizes), total)
+			var out, want bytes.Buffer
+			off := 0
+			var parts [][]byte
+			for i, n := range sizes {
+				part := data[off : off+n]
+				off = (off + n) % (len(data) - 3*hashBatchSize)
+				parts = append(parts, part)
+				want.Write(part)
+				if k, err := fh.copy(&out, i, r(part)); k != int64(n) || err != nil {
+					t.Fatalf("%s, buffers for %d: file %d: %d bytes, %v; want %d", name, total, i, k, err, n)
+				}
+			}
+			fh.close()
+			if !bytes.Equal(out.Bytes(), want.Bytes()) {
+				t.Errorf("%s, buffers for %d: the bytes written differ", name, total)
+			}
+			for i, part := range parts {
+				wm, ws := md5.Sum(part), sha256.Sum256(part)
+				if m, s := fh.result(i); m != hex.EncodeToString(wm[:]) || s != hex.EncodeToString(ws[:]) {
+					t.Errorf("%s, buffers for %d: file %d (%d bytes): digests %s %s, want %x %x", name, total, i, len(part), m, s, wm, ws)
+				}
 			}
 		}
 	}
@@ -53,25 +60,21 @@ func TestCopyHashing(t *testing.T) {
 	// A read error after some data: the data is copied, the error returned
 	// (io.ErrUnexpectedEOF of a truncated archive too, not taken for the end).
 	for _, rerr := range []error{boom, io.ErrUnexpectedEOF} {
+		fh := newFileHasher(1, -1)
 		var out bytes.Buffer
-		r := io.MultiReader(bytes.NewReader(data[:hashChunk+10]), iotest.ErrReader(rerr))
-		n, err := copyHashing(&a, &out, md5.New(), sha256.New(), r, int64(len(data)))
-		if !errors.Is(err, rerr) || n != hashChunk+10 || out.Len() != hashChunk+10 {
-			t.Errorf("read error %v: %d bytes, %v; want %d bytes and the error", rerr, n, err, hashChunk+10)
+		r := io.MultiReader(bytes.NewReader(data[:hashBatchSize+10]), iotest.ErrReader(rerr))
+		n, err := fh.copy(&out, 0, r)
+		fh.close()
+		if !errors.Is(err, rerr) || n != hashBatchSize+10 || out.Len() != hashBatchSize+10 {
+			t.Errorf("read error %v: %d bytes, %v; want %d bytes and the error", rerr, n, err, hashBatchSize+10)
 		}
 	}
-	// A write error stops the copy.
-	w := &failAfter{n: hashChunk + 5, err: boom}
-	if _, err := copyHashing(&a, w, md5.New(), sha256.New(), bytes.NewReader(data), int64(len(data))); !errors.Is(err, boom) {
+	// A write error stops the copy, and close still returns.
+	fh := newFileHasher(1, -1)
+	if _, err := fh.copy(&failAfter{n: hashBatchSize + 5, err: boom}, 0, bytes.NewReader(data)); !errors.Is(err, boom) {
 		t.Errorf("write error: %v, want %v", err, boom)
 	}
-	// The next copy through it starts clean.
-	var out bytes.Buffer
-	m := md5.New()
-	if n, err := copyHashing(&a, &out, m, sha256.New(), bytes.NewReader(data), int64(len(data))); err != nil || n != int64(len(data)) ||
-		!bytes.Equal(out.Bytes(), data) || !bytes.Equal(m.Sum(nil), wantMD5[:]) {
-		t.Errorf("a copy after the write error: %d bytes, %v; want the %d bytes and their md5", n, err, len(data))
-	}
+	fh.close()
 }
 
 // failAfter accepts n bytes, then fails.

@@ -3,11 +3,7 @@ package deb
 import (
 	"archive/tar"
 	"context"
-	"crypto/md5"
-	"crypto/sha256"
-	"encoding/hex"
 	"fmt"
-	"hash"
 	"io"
 	"io/fs"
 	"path"
@@ -380,9 +376,28 @@ func tarHeader(it *item) *tar.Header {
 // with their digests, in output order.
 func writeData(ctx context.Context, w io.Writer, items []*item) ([]FileResult, error) {
 	tw := tar.NewWriter(w)
-	var aside hashAside // every file's copy, its buffers reused
+	nfiles, total := 0, int64(0)
+	for _, it := range items {
+		if it.typ == TypeFile {
+			nfiles++
+			if it.openSized != nil {
+				total = -1 // learnt at open
+			} else if total >= 0 {
+				total += it.size
+			}
+		}
+	}
+	fh := newFileHasher(nfiles, total)
+	hashed := false
+	defer func() {
+		if !hashed {
+			fh.close()
+		}
+	}()
 	var files []FileResult
-	sums := map[string]FileResult{}
+	var hashOf []int           // each of files' number in fh: a hardlink's is its file's
+	var sizes []int64          // by number in fh
+	number := map[string]int{} // a regular file's number in fh, for its hardlinks
 	for _, it := range items {
 		if err := ctx.Err(); err != nil {
 			return nil, err
@@ -403,20 +418,25 @@ func writeData(ctx context.Context, w io.Writer, items []*item) ([]FileResult, e
 		}
 		switch it.typ {
 		case TypeFile:
-			fr, err := copyContent(ctx, &aside, tw, it, rc)
-			if err != nil {
+			n := len(sizes)
+			if err := copyContent(ctx, fh, n, tw, it, rc); err != nil {
 				return nil, err
 			}
-			files = append(files, fr)
-			sums[it.path] = fr
+			number[it.path] = n
+			sizes = append(sizes, it.size)
+			files, hashOf = append(files, FileResult{Path: it.path}), append(hashOf, n)
 		case TypeHardlink:
-			fr := sums[it.linkname]
-			fr.Path = it.path
-			files = append(files, fr)
+			files, hashOf = append(files, FileResult{Path: it.path}), append(hashOf, number[it.linkname])
 		}
 	}
 	if err := tw.Close(); err != nil {
 		return nil, fmt.Errorf("data.tar: %w", err)
+	}
+	fh.close()
+	hashed = true
+	for i, n := range hashOf {
+		files[i].Size = sizes[n]
+		files[i].MD5, files[i].SHA256 = fh.result(n)
 	}
 	return files, nil
 }
@@ -444,43 +464,25 @@ func openContent(it *item) (io.ReadCloser, error) {
 }
 
 // copyContent streams a file's content from rc (which it closes) into the
-// tar through a, hashing it, and checks that rc yields exactly the promised
-// size.
-func copyContent(ctx context.Context, a *hashAside, w io.Writer, it *item, rc io.ReadCloser) (FileResult, error) {
+// tar, to be hashed by fh as file number file, and checks that rc yields
+// exactly the promised size.
+func copyContent(ctx context.Context, fh *fileHasher, file int, w io.Writer, it *item, rc io.ReadCloser) error {
 	defer rc.Close()
-	m, s := md5.New(), sha256.New()
-	n, err := copyHashing(a, w, m, s, io.LimitReader(ctxReader{ctx, rc}, it.size), it.size)
+	n, err := fh.copy(w, file, io.LimitReader(ctxReader{ctx, rc}, it.size))
 	if err != nil {
-		return FileResult{}, fmt.Errorf("entry %q: read: %w", it.path, err)
+		return fmt.Errorf("entry %q: read: %w", it.path, err)
 	}
 	if n < it.size {
-		return FileResult{}, invalidf("entry %q: Size is %d but its content has %d bytes", it.path, it.size, n)
+		return invalidf("entry %q: Size is %d but its content has %d bytes", it.path, it.size, n)
 	}
 	var one [1]byte
 	if k, _ := io.ReadFull(rc, one[:]); k > 0 {
-		return FileResult{}, invalidf("entry %q: Size is %d but its content has more bytes", it.path, it.size)
+		return invalidf("entry %q: Size is %d but its content has more bytes", it.path, it.size)
 	}
 	if err := rc.Close(); err != nil {
-		return FileResult{}, fmt.Errorf("entry %q: close: %w", it.path, err)
+		return fmt.Errorf("entry %q: close: %w", it.path, err)
 	}
-	return FileResult{Path: it.path, Size: n, MD5: hex.EncodeToString(m.Sum(nil)), SHA256: hex.EncodeToString(s.Sum(nil))}, nil
-}
-
-// copyHashing copies r (of size bytes) to w and into both hashes, through a
-// (reset for the copy, and flushed at its end, error or not). md5, the
-// slowest of the three (about 650 MB/s against sha256's 1.4 GB/s with
-// SHA-NI), hashes each chunk aside (hashAside) while this goroutine hashes it
-// with sha256, writes it (into the compressor's block) and reads the next:
-// data.tar's producer, the one goroutine that feeds every compressor worker,
-// so takes about the time of md5 per byte instead of the sum of all four, and
-// keeps up with more workers (cmd/updeb-bench/README.md, "xz by core count").
-func copyHashing(a *hashAside, w io.Writer, md5h, sha hash.Hash, r io.Reader, size int64) (int64, error) {
-	a.reset(io.MultiWriter(sha, w), md5h, size)
-	n, err := a.ReadFrom(r)
-	if ferr := a.Flush(); err == nil {
-		err = ferr
-	}
-	return n, err
+	return nil
 }
 
 // fill reads into b until it is full or r returns an error (io.EOF at the
