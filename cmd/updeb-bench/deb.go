@@ -460,7 +460,9 @@ func childDebWrite(args []string) error {
 			entries = append(entries, deb.Entry{Path: rel, Type: deb.TypeDir})
 			return nil
 		}
-		entries = append(entries, deb.Entry{Path: rel, Type: deb.TypeFile, Mode: info.Mode(), Size: info.Size(),
+		// NoSHA256 as `updeb build` gives every file of an archive (only
+		// raw sources and recipe-folder files get their sha256 taken).
+		entries = append(entries, deb.Entry{Path: rel, Type: deb.TypeFile, Mode: info.Mode(), Size: info.Size(), NoSHA256: true,
 			Open: func() (io.ReadCloser, error) { return os.Open(p) }})
 		return nil
 	})

@@ -7,14 +7,16 @@ import (
 	"encoding/hex"
 	"errors"
 	"io"
+	"os"
+	"strings"
 	"testing"
 	"testing/iotest"
 )
 
 // fileHasher copies every file whole and in order whatever the reads return,
 // and hashes each on its own: many files to a batch, files across batches,
-// files that end just as a batch fills, empty files; a read or write error
-// is returned as it is.
+// files that end just as a batch fills, empty files, files without their
+// sha256 between files with it; a read or write error is returned as it is.
 func TestFileHasher(t *testing.T) {
 	data := wordsPayload(3*hashBatchSize + 777)
 	readers := map[string]func([]byte) io.Reader{
@@ -39,7 +41,7 @@ func TestFileHasher(t *testing.T) {
 				off = (off + n) % (len(data) - 3*hashBatchSize)
 				parts = append(parts, part)
 				want.Write(part)
-				if k, err := fh.copy(&out, i, r(part)); k != int64(n) || err != nil {
+				if k, err := fh.copy(&out, i, i%3 != 2, r(part)); k != int64(n) || err != nil {
 					t.Fatalf("%s, buffers for %d: file %d: %d bytes, %v; want %d", name, total, i, k, err, n)
 				}
 			}
@@ -49,8 +51,12 @@ func TestFileHasher(t *testing.T) {
 			}
 			for i, part := range parts {
 				wm, ws := md5.Sum(part), sha256.Sum256(part)
-				if m, s := fh.result(i); m != hex.EncodeToString(wm[:]) || s != hex.EncodeToString(ws[:]) {
-					t.Errorf("%s, buffers for %d: file %d (%d bytes): digests %s %s, want %x %x", name, total, i, len(part), m, s, wm, ws)
+				wantSHA := hex.EncodeToString(ws[:])
+				if i%3 == 2 {
+					wantSHA = ""
+				}
+				if m, s := fh.result(i); m != hex.EncodeToString(wm[:]) || s != wantSHA {
+					t.Errorf("%s, buffers for %d: file %d (%d bytes): digests %s %q, want %x %q", name, total, i, len(part), m, s, wm, wantSHA)
 				}
 			}
 		}
@@ -63,7 +69,7 @@ func TestFileHasher(t *testing.T) {
 		fh := newFileHasher(1, -1)
 		var out bytes.Buffer
 		r := io.MultiReader(bytes.NewReader(data[:hashBatchSize+10]), iotest.ErrReader(rerr))
-		n, err := fh.copy(&out, 0, r)
+		n, err := fh.copy(&out, 0, true, r)
 		fh.close()
 		if !errors.Is(err, rerr) || n != hashBatchSize+10 || out.Len() != hashBatchSize+10 {
 			t.Errorf("read error %v: %d bytes, %v; want %d bytes and the error", rerr, n, err, hashBatchSize+10)
@@ -71,7 +77,7 @@ func TestFileHasher(t *testing.T) {
 	}
 	// A write error stops the copy, and close still returns.
 	fh := newFileHasher(1, -1)
-	if _, err := fh.copy(&failAfter{n: hashBatchSize + 5, err: boom}, 0, bytes.NewReader(data)); !errors.Is(err, boom) {
+	if _, err := fh.copy(&failAfter{n: hashBatchSize + 5, err: boom}, 0, true, bytes.NewReader(data)); !errors.Is(err, boom) {
 		t.Errorf("write error: %v, want %v", err, boom)
 	}
 	fh.close()
@@ -128,5 +134,48 @@ func TestHashAsideWrites(t *testing.T) {
 	}
 	if err := a.Flush(); !errors.Is(err, boom) {
 		t.Errorf("Flush after a write error returned %v, want %v", err, boom)
+	}
+}
+
+// Result.Files has every regular file and hardlink with its
+// content's size and digests; NoSHA256 leaves out a file's sha256 (and its
+// hardlinks'), nothing else, and the package's bytes do not change.
+func TestResultFiles(t *testing.T) {
+	contents := map[string]string{
+		"/usr/bin/sample":                       "#!/bin/sh\necho sample\n",
+		"/etc/sample/sample.conf":               "key = value\n",
+		"/usr/share/doc/updeb-sample/copyright": "Copyright: nobody\n",
+		"/usr/lib/sample/a/data":                strings.Repeat("x", 3000),
+		"/usr/lib/sample/a-b":                   strings.Repeat("x", 3000), // the hardlink
+		"/usr/lib/sample/a.b":                   "",
+	}
+	var debs [2][]byte
+	for i, without := range []map[string]bool{{}, {"/usr/lib/sample/a/data": true, "/usr/bin/sample": true}} {
+		p := samplePackage()
+		for j := range p.Entries {
+			p.Entries[j].NoSHA256 = without[p.Entries[j].Path]
+		}
+		path, res := writeTemp(t, p)
+		var err error
+		if debs[i], err = os.ReadFile(path); err != nil {
+			t.Fatal(err)
+		}
+		if len(res.Files) != len(contents) {
+			t.Errorf("NoSHA256 on %v: %d files in Result, want %d", without, len(res.Files), len(contents))
+		}
+		for _, f := range res.Files {
+			c, ok := contents[f.Path]
+			m, s := md5.Sum([]byte(c)), sha256.Sum256([]byte(c))
+			wantSHA := hex.EncodeToString(s[:])
+			if without[f.Path] || f.Path == "/usr/lib/sample/a-b" && without["/usr/lib/sample/a/data"] {
+				wantSHA = ""
+			}
+			if !ok || f.Size != int64(len(c)) || f.MD5 != hex.EncodeToString(m[:]) || f.SHA256 != wantSHA {
+				t.Errorf("NoSHA256 on %v: %+v; want %d bytes, md5 %x, sha256 %q", without, f, len(c), m, wantSHA)
+			}
+		}
+	}
+	if !bytes.Equal(debs[0], debs[1]) {
+		t.Error("NoSHA256 changed the package's bytes")
 	}
 }

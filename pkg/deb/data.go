@@ -24,6 +24,7 @@ type item struct {
 	// openSized is Entry.OpenSized: the size comes with the content.
 	openSized func() (io.ReadCloser, int64, error)
 	linkname  string // symlink target; for a hardlink, the absolute path of the file carrying the data
+	noSHA256  bool
 	mtime     time.Time
 	children  []*item
 	// group links a regular file and the hardlinks to it.
@@ -112,7 +113,7 @@ func (t *tree) item(e *Entry) (*item, []error) {
 	switch e.Type {
 	case TypeFile:
 		it.mode = tarMode(e.Mode, 0o644)
-		it.size, it.open, it.openSized = e.Size, e.Open, e.OpenSized
+		it.size, it.open, it.openSized, it.noSHA256 = e.Size, e.Open, e.OpenSized, e.NoSHA256
 		if e.Size < 0 {
 			errs = append(errs, invalidf("entry %q: negative size %d", e.Path, e.Size))
 		}
@@ -468,7 +469,7 @@ func openContent(it *item) (io.ReadCloser, error) {
 // exactly the promised size.
 func copyContent(ctx context.Context, fh *fileHasher, file int, w io.Writer, it *item, rc io.ReadCloser) error {
 	defer rc.Close()
-	n, err := fh.copy(w, file, io.LimitReader(ctxReader{ctx, rc}, it.size))
+	n, err := fh.copy(w, file, !it.noSHA256, io.LimitReader(ctxReader{ctx, rc}, it.size))
 	if err != nil {
 		return fmt.Errorf("entry %q: read: %w", it.path, err)
 	}

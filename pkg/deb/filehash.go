@@ -45,8 +45,15 @@ type hashBatch struct {
 type hashPart struct {
 	file        int
 	start, end  int
-	first, last bool // the file's first bytes (the hash starts over) and last (its sum is taken)
+	first, last bool  // the file's first bytes (the hash starts over) and last (its sum is taken)
+	lanes       uint8 // the lanes that hash it: bit i for fh.lanes[i]
 }
+
+// The lanes' bits in hashPart.lanes.
+const (
+	md5Lane    = 1 << 0
+	sha256Lane = 1 << 1
+)
 
 const (
 	// hashBatches and hashBatchSize bound what a fileHasher holds (the
@@ -68,23 +75,30 @@ func newFileHasher(files int, total int64) *fileHasher {
 	for range hashBatches {
 		fh.free <- &hashBatch{buf: make([]byte, size)}
 	}
-	for i, put := range []func(file int, sum []byte){
-		func(file int, sum []byte) { fh.sums[file].md5 = sum },
-		func(file int, sum []byte) { fh.sums[file].sha256 = sum },
+	for i, l := range []struct {
+		bit  uint8
+		hash func() hash.Hash
+		put  func(file int, sum []byte)
+	}{
+		{md5Lane, md5.New, func(file int, sum []byte) { fh.sums[file].md5 = sum }},
+		{sha256Lane, sha256.New, func(file int, sum []byte) { fh.sums[file].sha256 = sum }},
 	} {
 		fh.lanes[i] = make(chan *hashBatch, hashBatches)
-		h := []func() hash.Hash{md5.New, sha256.New}[i]()
 		fh.wg.Add(1)
-		go fh.lane(fh.lanes[i], h, put)
+		go fh.lane(fh.lanes[i], l.bit, l.hash(), l.put)
 	}
 	return fh
 }
 
-// lane hashes the batches from in with h until in is closed.
-func (fh *fileHasher) lane(in <-chan *hashBatch, h hash.Hash, put func(file int, sum []byte)) {
+// lane hashes the parts of the batches from in that have its bit with h,
+// until in is closed.
+func (fh *fileHasher) lane(in <-chan *hashBatch, bit uint8, h hash.Hash, put func(file int, sum []byte)) {
 	defer fh.wg.Done()
 	for b := range in {
 		for _, p := range b.parts {
+			if p.lanes&bit == 0 {
+				continue
+			}
 			if p.first {
 				h.Reset()
 			}
@@ -101,11 +115,16 @@ func (fh *fileHasher) lane(in <-chan *hashBatch, h hash.Hash, put func(file int,
 }
 
 // copy reads r to its end into the batches, writing what it reads to w as it
-// goes, and has it hashed as file number file. It returns the bytes read and
+// goes, and has it hashed as file number file (its sha256 only if withSHA256:
+// result gives "" for it otherwise). It returns the bytes read and
 // the first read or write error as it is (io.EOF as nil); the file's digests
 // are complete only once close has returned, and only if copy returned nil.
-func (fh *fileHasher) copy(w io.Writer, file int, r io.Reader) (int64, error) {
+func (fh *fileHasher) copy(w io.Writer, file int, withSHA256 bool, r io.Reader) (int64, error) {
 	var total int64
+	lanes := uint8(md5Lane)
+	if withSHA256 {
+		lanes |= sha256Lane
+	}
 	for first := true; ; first = false {
 		if fh.cur == nil {
 			fh.cur = <-fh.free
@@ -117,7 +136,7 @@ func (fh *fileHasher) copy(w io.Writer, file int, r io.Reader) (int64, error) {
 		total += int64(k)
 		// A file that ends just as a batch fills has an empty last part in
 		// the next batch (fill knows the end only when a read says so).
-		b.parts = append(b.parts, hashPart{file: file, start: start, end: b.n, first: first, last: err == io.EOF})
+		b.parts = append(b.parts, hashPart{file: file, start: start, end: b.n, first: first, last: err == io.EOF, lanes: lanes})
 		if k > 0 {
 			if _, werr := w.Write(b.buf[start:b.n]); werr != nil {
 				return total, werr
