@@ -37,6 +37,13 @@ import (
 // for tests).
 var minHelperRange = 4 << 20
 
+// awaitHelpers, for tests, makes the coder wait for each helper it lends to
+// finish its stream: whether the coder then follows a stream depends on the
+// input alone, not on how the helpers were scheduled (under the race
+// detector on a busy machine, the coder could pass every helper before it
+// published a symbol).
+var awaitHelpers = false
+
 // Stream words: a literal is one 0 word; any other symbol is its length,
 // then its distance in two words (high, low).
 const (
@@ -292,6 +299,13 @@ func (sp *splitter) poll(pos int) {
 		defer sp.pool.returnHelper(enc)
 		help(enc, sp.in, sp.dict, sp.f, s, sp.e.stopped, sp.pool)
 	})
+	if awaitHelpers {
+		s.mu.Lock()
+		for s.state == streamRunning {
+			s.cond.Wait()
+		}
+		s.mu.Unlock()
+	}
 }
 
 // finish stops the helpers and waits for them.
