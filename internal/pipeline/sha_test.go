@@ -1,34 +1,65 @@
 package pipeline
 
 import (
+	"errors"
 	"testing"
 
+	"github.com/updeb/updeb/internal/fetch"
 	"github.com/updeb/updeb/internal/recipe"
 	"github.com/updeb/updeb/internal/source"
+	"github.com/updeb/updeb/pkg/deb"
 	"github.com/updeb/updeb/pkg/digest"
 )
 
-// Only recipe-folder files and raw sources pinned by sha256 get their
-// packaged sha256 taken: the two uses writePackage has for it.
-func TestNeedsSHA256(t *testing.T) {
-	pin := "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"
+// Only recipe-folder files and raw sources get their packaged sha256 taken:
+// the two uses writePackage has for it. A raw source's packaged bytes are
+// checked against the sha256 of the bytes verified, whatever vouched for
+// them (a sha256 pin, a sha512 pin, a signature alone).
+func TestRawPackagedSHA256(t *testing.T) {
+	empty := "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855" // sha256 of nothing
+	other := "a665a45920422f9d417e4867efdc4fb8a04a1f3fff1fa07e998e86f7f7a27ae3"
+	verified := func(kind string, pins digest.Set) *source.Verified {
+		return &source.Verified{
+			Source:   recipe.ResolvedSource{Kind: kind, URL: "https://example.org/" + kind, Pinned: pins},
+			Artifact: &fetch.Result{Digests: digest.Set{digest.SHA256: empty}},
+		}
+	}
 	srcs := map[string]*source.Verified{
-		"raw256": {Source: recipe.ResolvedSource{Kind: "raw", Pinned: map[digest.Algorithm]string{digest.SHA256: pin}}},
-		"raw512": {Source: recipe.ResolvedSource{Kind: "raw", Pinned: map[digest.Algorithm]string{digest.SHA512: pin + pin}}},
-		"tar":    {Source: recipe.ResolvedSource{Kind: "tar.gz", Pinned: map[digest.Algorithm]string{digest.SHA256: pin}}},
+		"raw256":    verified("raw", digest.Set{digest.SHA256: empty}),
+		"raw512":    verified("raw", digest.Set{digest.SHA512: "cf83e1357eefb8bdf1542850d66d8007d620e4050b5715dc83f4a921d36ce9ce47d0d13c5d85f2b0ff8318d2877eec2f63b931bd47417a81a538327af927da3e"}),
+		"rawSigned": verified("raw", nil),
+		"tar":       verified("tar.gz", digest.Set{digest.SHA256: empty}),
 	}
 	for _, c := range []struct {
 		f    recipe.ResolvedFile
 		want bool
 	}{
 		{recipe.ResolvedFile{LocalPath: "/r/recipes/x/x.service", Dest: "/lib/systemd/system/x.service"}, true},
-		{recipe.ResolvedFile{Source: "raw256", Dest: "/usr/bin/x"}, true},
-		{recipe.ResolvedFile{Source: "raw512", Dest: "/usr/bin/x"}, false},
-		{recipe.ResolvedFile{Source: "tar", Path: "x/x", Dest: "/usr/bin/x"}, false},
-		{recipe.ResolvedFile{Source: "unknown", Dest: "/usr/bin/x"}, false},
+		{recipe.ResolvedFile{Source: "raw256", Dest: "/usr/bin/a"}, true},
+		{recipe.ResolvedFile{Source: "raw512", Dest: "/usr/bin/b"}, true},
+		{recipe.ResolvedFile{Source: "rawSigned", Dest: "/usr/bin/c"}, true},
+		{recipe.ResolvedFile{Source: "tar", Path: "x/x", Dest: "/usr/bin/d"}, false},
+		{recipe.ResolvedFile{Source: "unknown", Dest: "/usr/bin/e"}, false},
 	} {
 		if got := needsSHA256(c.f, srcs); got != c.want {
 			t.Errorf("needsSHA256(%+v) = %v, want %v", c.f, got, c.want)
+		}
+	}
+
+	pp := &recipe.ResolvedPackage{Files: []recipe.ResolvedFile{
+		{Source: "raw256", Dest: "/usr/bin/a"}, {Source: "raw512", Dest: "/usr/bin/b"}, {Source: "rawSigned", Dest: "/usr/bin/c"},
+		{Source: "tar", Path: "x/x", Dest: "/usr/bin/d"},
+	}}
+	files := []deb.FileResult{{Path: "/usr/bin/a", SHA256: empty}, {Path: "/usr/bin/b", SHA256: empty}, {Path: "/usr/bin/c", SHA256: empty}, {Path: "/usr/bin/d"}}
+	if err := checkRawPackaged(pp, srcs, files); err != nil {
+		t.Fatalf("the verified bytes packaged: %v", err)
+	}
+	for i := range 3 { // each raw source's bytes changed after verification
+		changed := append([]deb.FileResult(nil), files...)
+		changed[i].SHA256 = other
+		var me *digest.MismatchError
+		if err := checkRawPackaged(pp, srcs, changed); !errors.As(err, &me) || me.Got != other || me.Want != empty {
+			t.Errorf("%s changed: %v, want a mismatch naming both digests", files[i].Path, err)
 		}
 	}
 }

@@ -109,19 +109,40 @@ func openLocal(r *recipe.Recipe, path string, was os.FileInfo) func() (io.ReadCl
 
 // needsSHA256 says whether writePackage uses f's packaged sha256: a
 // recipe-folder file's names it in the provenance, a raw source's is
-// checked against its pin.
+// checked against the bytes that were verified (checkRawPackaged).
 func needsSHA256(f recipe.ResolvedFile, srcs map[string]*source.Verified) bool {
-	return f.LocalPath != "" || rawPinnedSHA256(f, srcs) != ""
+	return f.LocalPath != "" || rawVerifiedSHA256(f, srcs) != ""
 }
 
-// rawPinnedSHA256 is the sha256 pinned for f's source if that is a raw
-// source (a file packaged as it was downloaded), "" otherwise.
-func rawPinnedSHA256(f recipe.ResolvedFile, srcs map[string]*source.Verified) string {
+// rawVerifiedSHA256 is the sha256 of the bytes verified for f's source if
+// that is a raw source (a file packaged as it was downloaded), whatever
+// vouched for them (a pinned digest of any algorithm, a signature), "" for
+// any other file.
+func rawVerifiedSHA256(f recipe.ResolvedFile, srcs map[string]*source.Verified) string {
 	vs := srcs[f.Source]
 	if vs == nil || vs.Source.Kind != "raw" {
 		return ""
 	}
+	if vs.Artifact != nil && vs.Artifact.Digests[digest.SHA256] != "" {
+		return vs.Artifact.Digests[digest.SHA256]
+	}
 	return vs.Source.Pinned[digest.SHA256]
+}
+
+// checkRawPackaged checks that the bytes packaged from each raw source, read
+// straight from the cache, are the bytes that were verified: the cache file
+// could have changed in between.
+func checkRawPackaged(pp *recipe.ResolvedPackage, srcs map[string]*source.Verified, files []deb.FileResult) error {
+	byDest := map[string]deb.FileResult{}
+	for _, fr := range files {
+		byDest[fr.Path] = fr
+	}
+	for _, f := range pp.Files {
+		if want := rawVerifiedSHA256(f, srcs); want != "" && byDest[f.Dest].SHA256 != want {
+			return &digest.MismatchError{Subject: f.Dest + " (from " + srcs[f.Source].Source.URL + ")", Algorithm: digest.SHA256, Want: want, Got: byDest[f.Dest].SHA256}
+		}
+	}
+	return nil
 }
 
 // writePackage writes one .deb and its provenance record into stage, the
@@ -157,17 +178,8 @@ func writePackage(ctx context.Context, r *recipe.Recipe, plan *recipe.Resolved, 
 		return Output{}, err
 	}
 	defer os.Remove(staged)
-	// Raw sources were read straight from the cache: check that the bytes the
-	// writer packaged are the bytes whose digest was pinned.
-	byDest := map[string]deb.FileResult{}
-	for _, fr := range res.Files {
-		byDest[fr.Path] = fr
-	}
-	for _, f := range pp.Files {
-		if want := rawPinnedSHA256(f, srcs); want != "" && byDest[f.Dest].SHA256 != want {
-			vs := srcs[f.Source]
-			return Output{}, &digest.MismatchError{Subject: f.Dest + " (from " + vs.Source.URL + ")", Algorithm: digest.SHA256, Want: want, Got: byDest[f.Dest].SHA256}
-		}
+	if err := checkRawPackaged(pp, srcs, res.Files); err != nil {
+		return Output{}, err
 	}
 	path := filepath.Join(stage, pp.OutputFile)
 	if err := os.Rename(staged, path); err != nil {
