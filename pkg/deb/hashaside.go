@@ -48,28 +48,6 @@ func (a *hashAside) Write(p []byte) (int, error) {
 	return written, a.err
 }
 
-// ReadFrom reads r into the buffers directly (no copy between them and w) up
-// to r's end or error, which it returns as it is (io.EOF as nil), with the
-// number of bytes read.
-func (a *hashAside) ReadFrom(r io.Reader) (int64, error) {
-	var total int64
-	for a.err == nil {
-		k, err := fill(r, a.bufs[a.cur][a.n:])
-		a.n += k
-		total += int64(k)
-		if a.n == len(a.bufs[a.cur]) {
-			a.send()
-		}
-		if err == io.EOF {
-			return total, a.err
-		}
-		if err != nil {
-			return total, err
-		}
-	}
-	return total, a.err
-}
-
 // Flush writes and hashes what is buffered and waits for the hash.
 func (a *hashAside) Flush() error {
 	if a.n > 0 && a.err == nil {
