@@ -4,9 +4,7 @@ import (
 	"bytes"
 	"context"
 	"crypto/sha512"
-	"encoding/hex"
 	"fmt"
-	"io"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -65,26 +63,13 @@ func upstream(payloadDir string) (string, error) {
 		if out, err := cmd.CombinedOutput(); err != nil {
 			return "", fmt.Errorf("tar: %v\n%s", err, out)
 		}
-		sum, err := sha512File(tgz)
+		sum, err := hashFile(tgz, sha512.New())
 		if err != nil {
 			return "", err
 		}
 		sums.WriteString(sum + "  " + t.name + "\n")
 	}
 	return dir, os.WriteFile(filepath.Join(dir, "SHA512SUMS"), []byte(sums.String()), 0o644)
-}
-
-func sha512File(p string) (string, error) {
-	f, err := os.Open(p)
-	if err != nil {
-		return "", err
-	}
-	defer f.Close()
-	h := sha512.New()
-	if _, err := io.Copy(h, f); err != nil {
-		return "", err
-	}
-	return hex.EncodeToString(h.Sum(nil)), nil
 }
 
 // signer makes a throwaway gpg key in work and signs files (detached,
