@@ -10,6 +10,7 @@ import (
 	"io/fs"
 	"os"
 	"os/exec"
+	"path"
 	"path/filepath"
 	"runtime"
 	"runtime/debug"
@@ -147,7 +148,8 @@ func stageTree(tree, payloadDir string, files []string) (int64, error) {
 	var total int64
 	sums := make(map[string]string, len(files))
 	for _, rel := range files {
-		dst := filepath.Join(tree, "usr/lib/go-bench", rel)
+		inPkg := path.Join("usr/lib/go-bench", filepath.ToSlash(rel)) // as md5sums names it
+		dst := filepath.Join(tree, filepath.FromSlash(inPkg))
 		if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
 			return 0, err
 		}
@@ -159,7 +161,7 @@ func stageTree(tree, payloadDir string, files []string) (int64, error) {
 			return 0, err
 		}
 		total += size
-		if sums[filepath.ToSlash(filepath.Join("usr/lib/go-bench", rel))], err = hashFile(dst, md5.New()); err != nil {
+		if sums[inPkg], err = hashFile(dst, md5.New()); err != nil {
 			return 0, err
 		}
 	}

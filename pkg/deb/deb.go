@@ -34,16 +34,17 @@
 // liblzma decodes it, and so does pkg/xzpar's NewReader, which InspectFile
 // uses. zstd members are level 3 in 16 MiB jobs compressed Package.XZWorkers
 // (at least two) at once, again the same bytes for any count. Measured on Go
-// binaries (29 and 335 MiB, 2 cores, dpkg-deb running xz's two threads and
-// given the same md5sums): fast takes 0.24-0.40x dpkg-deb -Zxz's wall time
-// at 1.00-1.03x its size, best 0.40-0.75x at 0.90-0.98x; zstd 1.26-1.32x
+// binaries (29 and 335 MiB, 2 cores, dpkg-deb running xz's two threads) on
+// a CPU with SHA-NI: fast takes 0.24-0.40x dpkg-deb -Zxz's wall time at
+// 1.00-1.03x its size, best 0.40-0.75x at 0.90-0.98x; zstd 1.26-1.32x
 // dpkg-deb -Zzstd's wall (medians of 5 rounds) at 1.005-1.017x its size. On
 // a CPU without SHA-NI, where liblzma was relatively faster, best took
 // 0.63-0.83x (up to 1.02x in single rounds) and zstd 1.55-1.68x; on Go
-// source fast is 1.15x dpkg-deb's size and best 1.004x. Without SHA-NI
-// sha256 runs at about 200 MB/s, so the files' digests are taken by two
-// goroutines beside data.tar's writer and Entry.NoSHA256 skips the sha256
-// of a file whose digest the caller does not use.
+// source, with dpkg-deb given the same md5sums, fast is 1.15x dpkg-deb's
+// size and best 1.004x. Without SHA-NI sha256 runs at about 200 MB/s, so
+// the files' digests are taken by two goroutines beside data.tar's writer
+// and Entry.NoSHA256 skips the sha256 of a file whose digest the caller
+// does not use.
 // Tables: cmd/updeb-bench/README.md.
 package deb
 
