@@ -41,10 +41,10 @@
 // a CPU without SHA-NI, where liblzma was relatively faster, best took
 // 0.63-0.83x (up to 1.02x in single rounds) and zstd 1.55-1.68x; on Go
 // source, with dpkg-deb given the same md5sums, fast is 1.15x dpkg-deb's
-// size and best 1.004x. Without SHA-NI sha256 runs at about 200 MB/s, so
-// the files' digests are taken by two goroutines beside data.tar's writer
-// and Entry.NoSHA256 skips the sha256 of a file whose digest the caller
-// does not use.
+// size and best 0.998x (1.017x on Python source). Without SHA-NI sha256
+// runs at about 200 MB/s, so the files' digests are taken by two
+// goroutines beside data.tar's writer and Entry.NoSHA256 skips the sha256
+// of a file whose digest the caller does not use.
 // Tables: cmd/updeb-bench/README.md.
 package deb
 

@@ -21,8 +21,9 @@
 // text (almost no control characters in a sample of it) gets longer
 // searches in either mode, and ModeFast's chains that table too: text
 // repeats longer strings further apart than machine code. A ModeBest text
-// block too large for binary trees is coded in pieces that each reset the
-// dictionary, with trees (see textPieces). Chunks that would not
+// block too large for binary trees is coded in pieces with trees, each
+// tree fresh and warmed on the last MiB before its piece (see textPieces).
+// Chunks that would not
 // shrink are stored, so incompressible data grows by 3 bytes per 64 KiB and
 // the container's few dozen bytes.
 //
@@ -65,8 +66,8 @@
 // reset model and state, the dictionary carried over; its encoder codes
 // them in turn, and idle workers borrowed the same way code others at once,
 // each warming its match finder on the dictionary before its segment
-// (segment.go); a text block's pieces are shared out the same way, with no
-// warming up. The cuts depend only on the block's size and whether it is
+// (segment.go); a text block's pieces are shared out the same way, each
+// warming a fresh tree on the MiB before it. The cuts depend only on the block's size and whether it is
 // text, so the bytes do not depend on who coded which segment.
 //
 // NewReader reads what this package, xz and dpkg-deb write: it parses the

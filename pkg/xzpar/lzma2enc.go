@@ -241,6 +241,17 @@ func (e *lzmaEncoder) encodeRange(dst, in []byte, from int, dictSize uint32, f f
 	return e.codeRange(dst, in, from, dictSize, sp)
 }
 
+// encodePiece is encodeRange for a piece of a text block (textPieces):
+// its finder, a fresh tree, first visits only the pieceWarm positions
+// before from, pieceWarmDepth deep, so the chunks depend only on those
+// bytes and in[from:].
+func (e *lzmaEncoder) encodePiece(dst, in []byte, from int, dictSize uint32, f finder) []byte {
+	if !e.mf.warmWindow(in, dictSize, f, from, pieceWarm, pieceWarmDepth, e.stopped) {
+		return nil
+	}
+	return e.codeRange(dst, in, from, dictSize, nil)
+}
+
 // continueRange is encodeRange for the segment that follows the last one e
 // coded (its finder's buffer ends at from): with hash chains, a finder that
 // visited every position before from finds what a fresh one warmed on the

@@ -324,8 +324,17 @@ func (mf *matchFinder) linkChain(pos int, slot uint32) {
 // length of positions before from (without searching), asking stop (if
 // set) before each MiB of them: false if it said to stop.
 func (mf *matchFinder) warmTo(buf []byte, dictSize uint32, f finder, from int, stop func() bool) bool {
+	return mf.warmWindow(buf, dictSize, f, from, int(dictSize), f.depth, stop)
+}
+
+// warmWindow is warmTo visiting only the window positions before from (at
+// most the dictionary's length), with trees at the given depth: shallower
+// than f's costs less, and finds less in the window later.
+func (mf *matchFinder) warmWindow(buf []byte, dictSize uint32, f finder, from, window int, depth uint32, stop func() bool) bool {
 	mf.reset(buf, dictSize, f)
-	mf.seek(max(0, from-int(dictSize)))
+	mf.seek(max(0, from-min(window, int(dictSize))))
+	mf.depth = depth
+	defer func() { mf.depth = f.depth }()
 	for mf.pos < from {
 		if stop != nil && stop() {
 			return false

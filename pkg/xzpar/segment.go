@@ -30,6 +30,13 @@ import (
 // segments of equal length.
 var bestSegment = 4 << 20
 
+// pieceWarm is how many positions before a text piece its tree visits
+// first, and pieceWarmDepth how deep it searches there (textPieces).
+// pieceWarm is a variable for tests.
+var pieceWarm = 1 << 20
+
+const pieceWarmDepth = 8
+
 // segmentCuts returns the starts of the segments of a block of n bytes
 // coded with f, then n: {0, n} for a block that is not cut. Binary trees
 // are never cut: what a tree finds depends on every position it visited,
@@ -46,16 +53,20 @@ func segmentCuts(n int, f finder) []int {
 // bytes that inPieces says to cut, then n, and the dictionary of each: as
 // few pieces of equal length as keep each within half of dictCap. Text
 // gains most from binary trees (xz -6's size, where hash chains stay 5%
-// above it), which fit in the memory the chains take
-// at the full dictionary only with half of it, and which a segment cannot
-// warm up on the dictionary before it for less than the cost of coding it.
-// So each piece is coded as a block of its own would be, its first chunk
-// resetting the dictionary: it refers to nothing before it, and any
-// encoder may code any piece. Measured on 27.7 MB of Go source: pieces of
-// 8 MiB 1.8% above xz -6's size, 4 MiB 3.3%, chains over the whole block
-// with a 16 MiB dictionary 5.3% (cmd/updeb-bench/README.md). Pieces much
-// shorter lose more than the trees gain (two of 300 KB: 0.5% larger than
-// the chains), hence inPieces' least length.
+// above it), which fit in the memory the chains take at the full
+// dictionary only with half of it. A tree cannot go on from one segment to
+// the next with the bytes a fresh one would give (segmentCuts), and one
+// warmed on the whole dictionary before a piece costs about what coding
+// the piece does. So each piece is coded by a fresh tree that first visits
+// only the pieceWarm positions before it, pieceWarmDepth deep (encodePiece):
+// its first chunk resets the state, not the dictionary, its matches reach
+// back into that window, and any encoder may code any piece. Measured on
+// 27.7 MB of Go source in four pieces against pieces with a dictionary each
+// (no window): a 0.58% smaller package for about 2% more CPU with one
+// encoder (5% with two workers on 2 cores); the window at the tree's full
+// depth (24) 0.73% smaller for 8 to 12% more CPU (cmd/updeb-bench/README.md).
+// Pieces much shorter lose more than the trees gain (two of 300 KB: 0.5%
+// larger than the chains), hence inPieces' least length.
 func textPieces(n, dictCap int) (cuts []int, dict int) {
 	half := max(dictCap/2, MinDictCap)
 	k := max(1, (n+half-1)/half)
@@ -78,8 +89,8 @@ type segmented struct {
 	cuts []int
 	dict uint32
 	f    finder
-	// apart: each segment is a piece (textPieces) with a dictionary of its
-	// own, not a part of the block's.
+	// apart: each segment is a piece (textPieces), coded by a fresh tree
+	// that sees only pieceWarm positions before it (encodePiece).
 	apart bool
 	pool  *Pool
 	// stopped is the coder's: helpers stop with it.
@@ -104,7 +115,7 @@ const (
 )
 
 // encodeSegmented appends the LZMA2 data of block in, coded in the
-// segments cuts gives (apart: as pieces, each with its own dictionary), to
+// segments cuts gives (apart: as pieces, see encodePiece), to
 // dst, end marker included; nil if e.stopped said to stop. With a pool,
 // idle encoders help. dst's capacity beyond its length holds the segments
 // (more is allocated where it is less than outputCap of the block).
@@ -188,7 +199,7 @@ func (s *segmented) run(e *lzmaEncoder, i int, cont, helper bool) {
 		var out []byte
 		switch {
 		case s.apart:
-			out = e.encodeRange(s.region(i), s.in[s.cuts[i]:s.cuts[i+1]], 0, s.dict, s.f, nil)
+			out = e.encodePiece(s.region(i), s.in[:s.cuts[i+1]], s.cuts[i], s.dict, s.f)
 		case cont:
 			out = e.continueRange(s.region(i), s.in[:s.cuts[i+1]], s.cuts[i], s.dict, s.f)
 		default:

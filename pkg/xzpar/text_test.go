@@ -101,14 +101,19 @@ func TestTextFinders(t *testing.T) {
 }
 
 // TestTextPieces: a ModeBest text block too large for trees, whose pieces
-// are long enough, is coded in pieces: each piece's LZMA2 data is what the
-// encoder writes for it alone (its first chunk resets the dictionary), the
+// are long enough, is coded in pieces: each piece's LZMA2 data is what a
+// fresh encoder writes for it given only the pieceWarm bytes before it (the
+// same from the block or from the window alone), its matches reach into
+// that window (the block is smaller than the pieces coded apart), the
 // block header states a piece's dictionary, the bytes do not depend on the
 // workers, and xz, this package's reader and ulikunitz's read the stream.
 // Not in pieces: text blocks that trees fit whole, and those whose pieces
 // would be short.
 func TestTextPieces(t *testing.T) {
 	withSegment(t, 64<<10)
+	saved := pieceWarm
+	pieceWarm = 16 << 10 // less than a piece's dictionary: only the window counts
+	t.Cleanup(func() { pieceWarm = saved })
 	in := goSource(t, 300<<10+3)
 	n := len(in)
 	if inPieces(n, 2*n) || inPieces(n, 96<<10) || !inPieces(n, 128<<10) {
@@ -120,11 +125,22 @@ func TestTextPieces(t *testing.T) {
 	}
 	cfg := Config{BlockSize: n, DictCap: 128 << 10, Mode: ModeBest, Workers: 1}
 	want := compress(t, in, cfg)
+	apart := 0
 	for i := range len(cuts) - 1 {
-		piece := encodeRaw(in[cuts[i]:cuts[i+1]], variant{"best-trees-text", ModeBest, textTreeFinder, true}, dict)
-		if !bytes.Contains(want, piece[:len(piece)-1]) { // without its end marker
-			t.Fatalf("piece %d: its own LZMA2 data is not in the block", i)
+		from := cuts[i]
+		piece := newLZMAEncoder(ModeBest).encodePiece(nil, in[:cuts[i+1]], from, uint32(dict), textTreeFinder)
+		w := min(from, pieceWarm)
+		alone := newLZMAEncoder(ModeBest).encodePiece(nil, in[from-w:cuts[i+1]], w, uint32(dict), textTreeFinder)
+		if !bytes.Equal(piece, alone) {
+			t.Fatalf("piece %d: %d bytes coded in the block, %d from its window alone", i, len(piece), len(alone))
 		}
+		if !bytes.Contains(want, piece) {
+			t.Fatalf("piece %d: its LZMA2 data is not in the block", i)
+		}
+		apart += len(encodeRaw(in[from:cuts[i+1]], variant{"best-trees-text", ModeBest, textTreeFinder, true}, dict)) - 1
+	}
+	if data := len(want); data >= apart {
+		t.Fatalf("the pieces' windows found nothing: the stream is %d bytes, the pieces coded apart %d", data, apart)
 	}
 	if got, ok, stderr := xzReferee(t, want); !ok || !bytes.Equal(got, in) {
 		t.Fatalf("xz -dc refuses or changes the pieces: %s", stderr)
