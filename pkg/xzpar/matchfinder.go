@@ -322,7 +322,7 @@ func (mf *matchFinder) linkChain(pos int, slot uint32) {
 
 // warmTo resets the finder for block buf and visits the dictionary's
 // length of positions before from (without searching), asking stop (if
-// set) before each MiB of them: false if it said to stop.
+// set) before each stopCheck of them: false if it said to stop.
 func (mf *matchFinder) warmTo(buf []byte, dictSize uint32, f finder, from int, stop func() bool) bool {
 	return mf.warmWindow(buf, dictSize, f, from, int(dictSize), f.depth, stop)
 }
@@ -339,7 +339,7 @@ func (mf *matchFinder) warmWindow(buf []byte, dictSize uint32, f finder, from, w
 		if stop != nil && stop() {
 			return false
 		}
-		mf.warmUp(min(from-mf.pos, 1<<20))
+		mf.warmUp(min(from-mf.pos, stopCheck))
 	}
 	return true
 }

@@ -136,33 +136,106 @@ func TestSegmentSameBytes(t *testing.T) {
 	}
 }
 
-// TestSegmentsCancel: a cancelled stream of one ModeBest block in segments
-// stops its coder and helpers (within a chunk or a warm-up step) and leaves
-// no goroutine behind.
+// TestSegmentsCancel: a cancelled stream of one ModeBest block, in segments
+// (binary input, hash chains) or in text pieces (trees, each warmed on the
+// window before it), stops its coder and helpers, Close returns the cancel,
+// and no goroutine is left behind.
 func TestSegmentsCancel(t *testing.T) {
 	withSegment(t, 1<<20)
-	before := runtime.NumGoroutine()
-	ctx, cancel := context.WithCancel(context.Background())
-	var out bytes.Buffer
-	w, err := NewWriterContext(ctx, &out, Config{Mode: ModeBest, BlockSize: 8 << 20, Workers: 4})
-	if err != nil {
-		t.Fatal(err)
+	for _, tc := range []struct {
+		name    string
+		in      []byte
+		dictCap int
+	}{
+		{"segments", splitInput(t, 8<<20, 9), DefaultDictCap},
+		{"text pieces", goSource(t, 8<<20), 2 << 20}, // pieces of 1 MiB: inPieces
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			before := runtime.NumGoroutine()
+			ctx, cancel := context.WithCancel(context.Background())
+			var out bytes.Buffer
+			w, err := NewWriterContext(ctx, &out, Config{Mode: ModeBest, BlockSize: 8 << 20, DictCap: tc.dictCap, Workers: 4})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, err := w.Write(tc.in); err != nil { // one full block: submitted
+				t.Fatal(err)
+			}
+			time.Sleep(50 * time.Millisecond) // the coder and its helpers start
+			start := time.Now()
+			cancel()
+			if err := w.Close(); !errors.Is(err, context.Canceled) {
+				t.Errorf("Close after cancel = %v, want %v", err, context.Canceled)
+			}
+			after := runtime.NumGoroutine()
+			for deadline := time.Now().Add(5 * time.Second); after > before && time.Now().Before(deadline); after = runtime.NumGoroutine() {
+				time.Sleep(time.Millisecond)
+			}
+			if after > before {
+				t.Fatalf("%d goroutines before, %d after Close", before, after)
+			}
+			t.Logf("stopped %v after the cancel", time.Since(start))
+		})
 	}
-	if _, err := w.Write(splitInput(t, 8<<20, 9)); err != nil { // one full block: submitted
-		t.Fatal(err)
+}
+
+// TestStopChecks: an encoder asks its stopped at least every stopCheck
+// bytes of input, coding or warming up, on text that compresses so well
+// that one chunk spans its 2 MiB of input, so that a cancel stops it
+// within a millisecond's work and not a chunk's; and it stops at the first
+// yes.
+func TestStopChecks(t *testing.T) {
+	in := bytes.Repeat([]byte("the same line of text, once more, and again\n"), (3<<20)/44)
+	const dict = 1 << 20
+	// The finder may run ahead of the coder by the optimal parser's window.
+	slack := optWindow + matchLenMax
+	for _, tc := range []struct {
+		name string
+		mode Mode
+		f    finder
+	}{
+		{"fast", ModeFast, textChainFinder},
+		{"best chains", ModeBest, textBestChainFinder},
+		{"best trees", ModeBest, textTreeFinder},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			e := newLZMAEncoder(tc.mode)
+			var at []int
+			e.stopped = func() bool { at = append(at, e.mf.pos); return false }
+			out := e.encode(nil, in, dict, tc.f, nil)
+			if out == nil {
+				t.Fatal("encode stopped, though stopped said no")
+			}
+			if len(at) < len(in)/stopCheck-1 {
+				t.Fatalf("stopped asked %d times over %d bytes, want once every %d bytes", len(at), len(in), stopCheck)
+			}
+			prev := 0
+			for _, p := range append(at, len(in)) {
+				if p-prev > stopCheck+slack {
+					t.Fatalf("stopped asked at %d and next at %d: more than %d bytes apart", prev, p, stopCheck)
+				}
+				prev = p
+			}
+
+			at = at[:0]
+			from := len(in) - 1000
+			if !e.mf.warmWindow(in, dict, tc.f, from, 2<<20, 8, e.stopped) {
+				t.Fatal("warmWindow stopped, though stopped said no")
+			}
+			for i, p := range at {
+				if want := from - dict + i*stopCheck; p != want {
+					t.Fatalf("warmWindow asked stopped at %v, want every %d positions from %d", at, stopCheck, from-dict)
+				}
+			}
+			if len(at) != (dict+stopCheck-1)/stopCheck {
+				t.Fatalf("warmWindow asked stopped %d times over %d positions", len(at), dict)
+			}
+
+			calls := 0
+			e.stopped = func() bool { calls++; return true }
+			if out := e.encode(nil, in, dict, tc.f, nil); out != nil || calls != 1 {
+				t.Fatalf("stopped said yes: encode returned %d bytes after %d questions, want nil after 1", len(out), calls)
+			}
+		})
 	}
-	time.Sleep(50 * time.Millisecond) // the coder and its helpers start
-	start := time.Now()
-	cancel()
-	if err := w.Close(); !errors.Is(err, context.Canceled) {
-		t.Errorf("Close after cancel = %v, want %v", err, context.Canceled)
-	}
-	after := runtime.NumGoroutine()
-	for deadline := time.Now().Add(5 * time.Second); after > before && time.Now().Before(deadline); after = runtime.NumGoroutine() {
-		time.Sleep(time.Millisecond)
-	}
-	if after > before {
-		t.Fatalf("%d goroutines before, %d after Close", before, after)
-	}
-	t.Logf("stopped %v after the cancel", time.Since(start))
 }
