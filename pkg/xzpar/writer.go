@@ -123,9 +123,9 @@ func NewWriter(w io.Writer, cfg Config) (io.WriteCloser, error) {
 }
 
 // NewWriterContext is NewWriter with a context: once ctx is done, the blocks
-// being encoded stop within one LZMA2 chunk (at most 2 MiB of input each),
-// and Write and Close return ctx's error without writing more, so a cancelled
-// compression ends in a fraction of a second instead of finishing the
+// being encoded stop within 64 KiB of input each (tens of milliseconds of
+// work at most), and Write and Close return ctx's error without writing
+// more, so a cancelled compression ends at once instead of finishing the
 // blocks in flight.
 func NewWriterContext(ctx context.Context, w io.Writer, cfg Config) (io.WriteCloser, error) {
 	cfg, err := cfg.withDefaults()
