@@ -469,13 +469,14 @@ func FuzzX86Inverse(f *testing.F) {
 	})
 }
 
-// TestCancelStopsWithinAChunk: a cancelled writer's encoders give up at the
-// end of the chunk they are in, Write and Close return the context's error,
-// nothing more reaches the output, and no worker outlives Close.
+// TestCancelStopsWithinAChunk: a cancelled writer's encoders give up within
+// the chunk they are in (TestStopChecks: every stopCheck bytes), Write and
+// Close return the context's error, nothing more reaches the output, and no
+// worker outlives Close.
 func TestCancelStopsWithinAChunk(t *testing.T) {
-	// The encoder asks at every chunk's end: with the answer yes it stops
-	// at the first one, having coded one chunk (64 KiB of random data) of a
-	// 4 MiB block.
+	// The encoder asks at every chunk's end and every stopCheck bytes: with
+	// the answer yes it stops at the first question, having coded at most
+	// one chunk (64 KiB of random data) of a 4 MiB block.
 	block := randomData(4<<20, 9)
 	for _, v := range variants {
 		e := newLZMAEncoder(v.mode)
