@@ -174,9 +174,10 @@ func textLike(in []byte) bool {
 }
 
 // stopCheck is how many bytes of input an encoder codes or visits at most
-// between two questions to its stopped. Chunks end at most every 2 MiB of
-// input, and on text that compresses well one took best's trees 2 s on a
-// busy machine: a cancel (a signal, a failed build) waited that long. Best
+// between two questions to its stopped. It asked at each chunk's end before,
+// and chunks end at most every 2 MiB of input: on text that compresses well
+// one took best's trees 2 s on a busy machine, and a cancel (a signal, a
+// failed build) waited that long. Best
 // on text, the slowest coder, takes about 0.45 µs a byte, so a cancel now
 // stops an encoder within about 30 ms of its work.
 const stopCheck = 64 << 10
@@ -192,9 +193,8 @@ type lzmaEncoder struct {
 	opt  *optimalParser
 	// chunk is the range coder's buffer for one chunk.
 	chunk []byte
-	// stopped, when set, is asked at every chunk's end and at least every
-	// stopCheck bytes of input; once it says yes, encode gives up and
-	// returns nil.
+	// stopped, when set, is asked every stopCheck bytes of input; once it
+	// says yes, encode gives up and returns nil.
 	stopped func() bool
 }
 
@@ -306,9 +306,6 @@ func (e *lzmaEncoder) codeRange(dst, in []byte, from int, dictSize uint32, sp *s
 			length, dist = e.fast.next(pos, &e.m.reps)
 		}
 		if pos+int(length)-cw.start > chunkMaxUnpacked || e.rc.pending()+symbolMaxBytes > chunkMaxPacked {
-			if e.stopped != nil && e.stopped() {
-				return nil
-			}
 			e.endChunk(&cw, in, pos)
 			if sp != nil {
 				sp.reset = sp.reset || cw.reset // a stored chunk reset the model

@@ -182,10 +182,11 @@ func TestSegmentsCancel(t *testing.T) {
 // TestStopChecks: an encoder asks its stopped at least every stopCheck
 // bytes of input, coding or warming up, on text that compresses so well
 // that one chunk spans its 2 MiB of input, so that a cancel stops it
-// within a millisecond's work and not a chunk's; and it stops at the first
-// yes.
+// within stopCheck bytes' work and not a chunk's; and it stops at the
+// first yes.
 func TestStopChecks(t *testing.T) {
-	in := bytes.Repeat([]byte("the same line of text, once more, and again\n"), (3<<20)/44)
+	line := []byte("the same line of text, once more, and again\n")
+	in := bytes.Repeat(line, (3<<20)/len(line))
 	const dict = 1 << 20
 	// The finder may run ahead of the coder by the optimal parser's window.
 	slack := optWindow + matchLenMax

@@ -474,9 +474,8 @@ func FuzzX86Inverse(f *testing.F) {
 // Close return the context's error, nothing more reaches the output, and no
 // worker outlives Close.
 func TestCancelStopsWithinAChunk(t *testing.T) {
-	// The encoder asks at every chunk's end and every stopCheck bytes: with
-	// the answer yes it stops at the first question, having coded at most
-	// one chunk (64 KiB of random data) of a 4 MiB block.
+	// The encoder asks every stopCheck bytes: with the answer yes it stops
+	// at the first question, having coded stopCheck bytes of a 4 MiB block.
 	block := randomData(4<<20, 9)
 	for _, v := range variants {
 		e := newLZMAEncoder(v.mode)
