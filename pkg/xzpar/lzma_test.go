@@ -377,3 +377,31 @@ func TestLiteralPrice(t *testing.T) {
 		}
 	}
 }
+
+// TestTreePrices checks treePrices against the sum of the bit prices along
+// each symbol's path from the root (as encodeTree codes it), for the trees
+// the encoder prices (3, 6 and 8 bits), whole and cut short, under uneven
+// probabilities.
+func TestTreePrices(t *testing.T) {
+	for _, n := range []int{3, distSlotBits, 8} {
+		probs := make([]prob, 1<<n)
+		for i := range probs {
+			probs[i] = prob(1 + (i*7919+n*104729)%(probOne-2))
+		}
+		for _, size := range []int{1 << n, 1<<n - 5} {
+			out := make([]uint32, size)
+			treePrices(probs, n, 1000, out)
+			for v := range size {
+				want := uint32(1000)
+				for i, m := n-1, uint32(1); i >= 0; i-- {
+					bit := uint32(v>>i) & 1
+					want += bitPrice(probs[m], bit)
+					m = m<<1 | bit
+				}
+				if out[v] != want {
+					t.Fatalf("%d bits, %d symbols: symbol %d priced %d, want %d", n, size, v, out[v], want)
+				}
+			}
+		}
+	}
+}

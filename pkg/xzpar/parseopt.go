@@ -120,9 +120,9 @@ func (p *optimalParser) grow(end uint32) {
 	}
 }
 
-// setNode records a cheaper way to reach node i.
+// setNode records a cheaper way to reach node i, which the search reaches
+// already (grow, once for a run of nodes rather than at each).
 func (p *optimalParser) setNode(i, price, from, dist, len1 uint32, kind uint8) {
-	p.grow(i)
 	o := &p.opts[i]
 	if price < o.price {
 		*o = optNode{price: price, from: from, dist: dist, len1: len1, kind: kind}
@@ -179,6 +179,7 @@ func (p *optimalParser) optimize(pos int) {
 	}
 	p.lenEnd = 0
 	p.opts[0] = optNode{state: state, reps: reps}
+	p.grow(1)
 	p.setNode(1, price0(m.isMatch[state][posState])+m.literalPrice(state, prev, cur, matchByte), 0, 0, 0, stepSingle)
 	matchPrice := price1(m.isMatch[state][posState])
 	repMatchPrice := matchPrice + price1(m.isRep[state])
@@ -194,6 +195,7 @@ func (p *optimalParser) optimize(pos int) {
 			continue
 		}
 		price := repMatchPrice + m.repPrice(uint32(i), state, posState)
+		p.grow(uint32(l))
 		for ; l >= matchLenMin; l-- {
 			p.setNode(uint32(l), price+p.prices.repLen[posState][l], 0, reps[i], 0, stepSingle)
 		}
@@ -215,6 +217,10 @@ func (p *optimalParser) optimize(pos int) {
 	p.backtrack(c)
 }
 
+// lenLong is the first length of the last length state: a distance costs
+// the same for every length from it on.
+const lenLong = matchLenMin + lenStates - 1
+
 // addMatches prices the matches found at node c (position at) of lengths
 // from startLen on, and each longest-for-its-distance one followed by a
 // literal and a rep0 match.
@@ -235,8 +241,14 @@ func (p *optimalParser) addMatches(c uint32, at int, state uint32, reps *[4]uint
 			l = end + 1
 			continue
 		}
+		p.grow(c + end)
+		lens, distLong := &p.prices.matchLen[posState], p.prices.distPrice(dist, lenLong)
 		for ; l <= end; l++ {
-			p.setNode(c+l, normalPrice+p.prices.matchLen[posState][l]+p.prices.distPrice(dist, l), c, dist, 0, stepSingle)
+			d := distLong
+			if l < lenLong {
+				d = p.prices.distPrice(dist, l)
+			}
+			p.setNode(c+l, normalPrice+lens[l]+d, c, dist, 0, stepSingle)
 		}
 		// Match, literal, rep0.
 		after := at + int(end) + 1
@@ -252,6 +264,7 @@ func (p *optimalParser) addMatches(c uint32, at int, state uint32, reps *[4]uint
 		s2 := stateAfterMatch(state)
 		price += p.litThenRep0Price(s2, at+int(end), int(dist))
 		target := c + end + 1 + uint32(l2)
+		p.grow(target)
 		p.setNode(target, price+p.prices.repLen[uint32(after)&posMask][l2], c, dist, end, stepMatchLitRep0)
 	}
 }
@@ -312,6 +325,7 @@ func (p *optimalParser) extend(c uint32, at int, matches []matchPair) {
 			s2 := stateAfterLiteral(state)
 			ps2 := uint32(at+1) & posMask
 			price := litPrice + price1(m.isMatch[s2][ps2]) + price1(m.isRep[s2]) + m.repPrice(0, s2, ps2) + p.prices.repLen[ps2][l]
+			p.grow(c + 1 + uint32(l))
 			p.setNode(c+1+uint32(l), price, c, reps[0], 0, stepLitRep0)
 		}
 	}
@@ -323,6 +337,7 @@ func (p *optimalParser) extend(c uint32, at int, matches []matchPair) {
 			continue
 		}
 		price := repMatchPrice + m.repPrice(uint32(i), state, posState)
+		p.grow(c + uint32(l))
 		for k := l; k >= matchLenMin; k-- {
 			p.setNode(c+uint32(k), price+p.prices.repLen[posState][k], c, r, 0, stepSingle)
 		}
@@ -340,6 +355,7 @@ func (p *optimalParser) extend(c uint32, at int, matches []matchPair) {
 			continue
 		}
 		total := price + p.prices.repLen[posState][l] + p.litThenRep0Price(stateAfterRep(state), at+l, int(r))
+		p.grow(c + uint32(l+1+l2))
 		p.setNode(c+uint32(l+1+l2), total+p.prices.repLen[uint32(after)&posMask][l2], c, r, uint32(l), stepMatchLitRep0)
 	}
 

@@ -70,27 +70,20 @@ func lenTablePrices(l *lenModel, out *[posStates][matchLenMax + 1]uint32) {
 	a0, a1 := price0(l.choice), price1(l.choice)
 	b0, b1 := a1+price0(l.choice2), a1+price1(l.choice2)
 	var high [lenHighSymbols]uint32
-	for i := range high {
-		high[i] = b1 + treePrice(l.high[:], uint32(i), 8)
-	}
+	treePrices(l.high[:], 8, b1, high[:])
 	for ps := range posStates {
 		o := &out[ps]
-		for i := range uint32(lenLowSymbols) {
-			o[matchLenMin+i] = a0 + treePrice(l.low[ps][:], i, 3)
-			o[matchLenMin+lenLowSymbols+i] = b0 + treePrice(l.mid[ps][:], i, 3)
-		}
+		treePrices(l.low[ps][:], 3, a0, o[matchLenMin:matchLenMin+lenLowSymbols])
+		treePrices(l.mid[ps][:], 3, b0, o[matchLenMin+lenLowSymbols:matchLenMin+lenLowSymbols+lenMidSymbols])
 		copy(o[matchLenMin+lenLowSymbols+lenMidSymbols:], high[:])
 	}
 }
 
 func (t *priceTables) updateDist(m *model) {
 	for ls := range lenStates {
-		for slot := range t.distSlots {
-			p := treePrice(m.distSlot[ls][:], uint32(slot), distSlotBits)
-			if slot >= distModelEnd {
-				p += uint32((slot>>1)-1-alignBits) << priceBits
-			}
-			t.distSlot[ls][slot] = p
+		treePrices(m.distSlot[ls][:], distSlotBits, 0, t.distSlot[ls][:t.distSlots])
+		for slot := distModelEnd; slot < t.distSlots; slot++ {
+			t.distSlot[ls][slot] += uint32((slot>>1)-1-alignBits) << priceBits
 		}
 		for d := range uint32(distModelStart) {
 			t.dist[ls][d] = t.distSlot[ls][d]

@@ -153,16 +153,18 @@ func bitPrice(p prob, bit uint32) uint32 {
 func price0(p prob) uint32 { return priceTable[uint32(p)>>priceReduce] }
 func price1(p prob) uint32 { return priceTable[(probOne-uint32(p))>>priceReduce] }
 
-// treePrice is the price of coding the low n bits of v with the bit tree probs.
-func treePrice(probs []prob, v uint32, n int) uint32 {
-	price := uint32(0)
-	v |= 1 << uint(n)
-	for v > 1 {
-		bit := v & 1
-		v >>= 1
-		price += bitPrice(probs[v&uint32(len(probs)-1)], bit)
+// treePrices sets out[v] to base plus the price of coding the low n bits of
+// v with the bit tree probs, for each v (len(out) <= 1<<n, n <= 8). It
+// visits each node of the tree once from the root instead of each leaf's
+// path: a node's price is its parent's plus one bit.
+func treePrices(probs []prob, n int, base uint32, out []uint32) {
+	var node [2 << 8]uint32
+	node[1] = base
+	for i := 1; i < 1<<n; i++ {
+		node[2*i] = node[i] + bitPrice(probs[i], 0)
+		node[2*i+1] = node[i] + bitPrice(probs[i], 1)
 	}
-	return price
+	copy(out, node[1<<n:2<<n])
 }
 
 // reverseTreePrice is the price of encodeReverseTree.
