@@ -396,6 +396,13 @@ func extendMatch(buf []byte, p, q, l, limit int) int {
 	return l
 }
 
+// repStarts reports whether the byte at pos repeats the byte dist back:
+// repLen's first test, small enough to be inlined, where most recent
+// distances fail before repLen's call would be worth making.
+func repStarts(buf []byte, pos int, dist uint32) bool {
+	return int(dist) <= pos && buf[pos-int(dist)] == buf[pos]
+}
+
 // repLen returns how many of the bytes at pos (limit at most, and at least
 // two available) repeat the bytes dist back: 0 if fewer than two do, or if
 // dist reaches before the block.

@@ -43,6 +43,9 @@ func (p *fastParser) next(pos int, reps *[4]uint32) (uint32, uint32) {
 
 	bestRep, repDist := 0, uint32(0)
 	for _, r := range reps {
+		if !repStarts(buf, pos, r) {
+			continue
+		}
 		l := repLen(buf, pos, r, avail)
 		if l >= niceLen {
 			mf.skip(l - 1)

@@ -125,7 +125,22 @@ func (p *optimalParser) grow(end uint32) {
 func (p *optimalParser) setNode(i, price, from, dist, len1 uint32, kind uint8) {
 	o := &p.opts[i]
 	if price < o.price {
-		*o = optNode{price: price, from: from, dist: dist, len1: len1, kind: kind}
+		// state and reps are set when the search reaches the node (extend).
+		o.price, o.from, o.dist, o.len1, o.kind = price, from, dist, len1, kind
+	}
+}
+
+// setRun is setNode for one symbol of distance dist from node from that
+// reaches the nodes first, first+1, ...: node first+j at base+lens[j].
+// Looping over the nodes as a slice spares setNode's bounds check on each.
+func (p *optimalParser) setRun(first uint32, lens []uint32, base, from, dist uint32) {
+	nodes := p.opts[first : first+uint32(len(lens))]
+	lens = lens[:len(nodes)]
+	for j := range nodes {
+		o := &nodes[j]
+		if price := base + lens[j]; price < o.price {
+			o.price, o.from, o.dist, o.len1, o.kind = price, from, dist, 0, stepSingle
+		}
 	}
 }
 
@@ -196,9 +211,7 @@ func (p *optimalParser) optimize(pos int) {
 		}
 		price := repMatchPrice + m.repPrice(uint32(i), state, posState)
 		p.grow(uint32(l))
-		for ; l >= matchLenMin; l-- {
-			p.setNode(uint32(l), price+p.prices.repLen[posState][l], 0, reps[i], 0, stepSingle)
-		}
+		p.setRun(matchLenMin, p.prices.repLen[posState][matchLenMin:l+1], price, 0, reps[i])
 	}
 	p.addMatches(0, pos, state, &reps, matches, max(repLens[0]+1, matchLenMin), matchPrice+price0(m.isRep[state]), posState, avail)
 
@@ -242,13 +255,13 @@ func (p *optimalParser) addMatches(c uint32, at int, state uint32, reps *[4]uint
 			continue
 		}
 		p.grow(c + end)
-		lens, distLong := &p.prices.matchLen[posState], p.prices.distPrice(dist, lenLong)
-		for ; l <= end; l++ {
-			d := distLong
-			if l < lenLong {
-				d = p.prices.distPrice(dist, l)
-			}
-			p.setNode(c+l, normalPrice+lens[l]+d, c, dist, 0, stepSingle)
+		lens := &p.prices.matchLen[posState]
+		for ; l < lenLong && l <= end; l++ {
+			p.setNode(c+l, normalPrice+lens[l]+p.prices.distPrice(dist, l), c, dist, 0, stepSingle)
+		}
+		if l <= end {
+			p.setRun(c+l, lens[l:end+1], normalPrice+p.prices.distPrice(dist, lenLong), c, dist)
+			l = end + 1
 		}
 		// Match, literal, rep0.
 		after := at + int(end) + 1
@@ -332,15 +345,16 @@ func (p *optimalParser) extend(c uint32, at int, matches []matchPair) {
 
 	startLen := matchLenMin
 	for i, r := range reps {
+		if !repStarts(buf, at, r) {
+			continue
+		}
 		l := repLen(buf, at, r, avail)
 		if l < matchLenMin {
 			continue
 		}
 		price := repMatchPrice + m.repPrice(uint32(i), state, posState)
 		p.grow(c + uint32(l))
-		for k := l; k >= matchLenMin; k-- {
-			p.setNode(c+uint32(k), price+p.prices.repLen[posState][k], c, r, 0, stepSingle)
-		}
+		p.setRun(c+matchLenMin, p.prices.repLen[posState][matchLenMin:l+1], price, c, r)
 		if i == 0 {
 			startLen = l + 1
 		}
