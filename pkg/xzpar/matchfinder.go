@@ -396,19 +396,28 @@ func extendMatch(buf []byte, p, q, l, limit int) int {
 	return l
 }
 
-// repStarts reports whether the byte at pos repeats the byte dist back:
-// repLen's first test, small enough to be inlined, where most recent
-// distances fail before repLen's call would be worth making.
-func repStarts(buf []byte, pos int, dist uint32) bool {
-	return int(dist) <= pos && buf[pos-int(dist)] == buf[pos]
-}
-
 // repLen returns how many of the bytes at pos (limit at most, and at least
 // two available) repeat the bytes dist back: 0 if fewer than two do, or if
 // dist reaches before the block.
 func repLen(buf []byte, pos int, dist uint32, limit int) int {
+	if !repStarts(buf, pos, dist) {
+		return 0
+	}
+	return repLenAfter(buf, pos, dist, limit)
+}
+
+// repStarts is repLen's first test: whether the byte at pos repeats the
+// byte dist back (and dist stays in the block). It is small enough to be
+// inlined, so the parsers' loops over the recent distances, most of which
+// fail it, call it and then repLenAfter instead of repLen.
+func repStarts(buf []byte, pos int, dist uint32) bool {
+	return int(dist) <= pos && buf[pos-int(dist)] == buf[pos]
+}
+
+// repLenAfter is the rest of repLen, where repStarts said yes.
+func repLenAfter(buf []byte, pos int, dist uint32, limit int) int {
 	q := pos - int(dist)
-	if q < 0 || buf[q] != buf[pos] || buf[q+1] != buf[pos+1] {
+	if buf[q+1] != buf[pos+1] {
 		return 0
 	}
 	return extendMatch(buf, q, pos, 2, limit)

@@ -46,7 +46,7 @@ func (p *fastParser) next(pos int, reps *[4]uint32) (uint32, uint32) {
 		if !repStarts(buf, pos, r) {
 			continue
 		}
-		l := repLen(buf, pos, r, avail)
+		l := repLenAfter(buf, pos, r, avail)
 		if l >= niceLen {
 			mf.skip(l - 1)
 			return uint32(l), r

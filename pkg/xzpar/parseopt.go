@@ -348,7 +348,7 @@ func (p *optimalParser) extend(c uint32, at int, matches []matchPair) {
 		if !repStarts(buf, at, r) {
 			continue
 		}
-		l := repLen(buf, at, r, avail)
+		l := repLenAfter(buf, at, r, avail)
 		if l < matchLenMin {
 			continue
 		}
