@@ -13,7 +13,12 @@ import (
 func TestMain(m *testing.M) {
 	// No test reads the support data a developer refreshed on this machine:
 	// the state folder defaults to an empty one (tests that refresh name
-	// theirs with --state).
+	// theirs with --state). A helper process (TestFetchHelperProcess) keeps
+	// its parent's folder: it leaves through os.Exit, which would leave a
+	// folder of its own behind in TMPDIR.
+	if os.Getenv("UPDEB_TEST_HELPER") == "1" {
+		os.Exit(m.Run())
+	}
 	state, err := os.MkdirTemp("", "updeb-test-state-")
 	if err != nil {
 		panic(err)
