@@ -22,6 +22,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"slices"
@@ -365,14 +366,25 @@ func isNetwork(err error) bool {
 	return errors.As(err, &netErr) || errors.As(err, &offline) || errors.Is(err, sigstore.ErrUnavailable)
 }
 
-// lintian runs lintian --fail-on error over every package at once.
+// lintian runs lintian --fail-on error over every package at once, with a
+// TMPDIR of its own that it removes afterwards: lintian 2.116 (Debian 12)
+// leaves an mldbm-elf-* file in TMPDIR on every run, which a CI host running
+// the gate on every recipe bump would otherwise collect.
 func lintian(ctx context.Context, exe string, debs []string, c *checks) {
 	if exe == "" {
 		c.add("lintian", Skip, "lintian is not installed")
 		return
 	}
+	tmp, err := os.MkdirTemp("", "updeb-lintian-")
+	if err != nil {
+		c.add("lintian", Fail, "lintian: a temporary folder for it: %v", err)
+		return
+	}
+	defer os.RemoveAll(tmp)
 	args := append([]string{"--fail-on", "error", "--tag-display-limit", "0"}, debs...)
-	out, err := exec.CommandContext(ctx, exe, args...).CombinedOutput()
+	cmd := exec.CommandContext(ctx, exe, args...)
+	cmd.Env = append(os.Environ(), "TMPDIR="+tmp)
+	out, err := cmd.CombinedOutput()
 	if err != nil {
 		c.add("lintian", Fail, "lintian --fail-on error: %v\n%s", err, strings.TrimSpace(string(out)))
 		return

@@ -317,6 +317,26 @@ func TestLintianNotInstalled(t *testing.T) {
 	}
 }
 
+// TestLintianLeavesNoFiles: lintian 2.116 leaves a file in TMPDIR on every
+// run; the gate gives it a folder of its own and removes it.
+func TestLintianLeavesNoFiles(t *testing.T) {
+	exe := testenv.RequireTool(t, "lintian")[0]
+	tmp := t.TempDir()
+	t.Setenv("TMPDIR", tmp)
+	var c checks
+	lintian(context.Background(), exe, []string{filepath.Join("..", "..", "testdata", "debian", "base-files_12.4+deb12u15_amd64.deb")}, &c)
+	if len(c) != 1 || c[0].Status != Pass {
+		t.Fatalf("%+v, want one passed check", c)
+	}
+	left, err := os.ReadDir(tmp)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range left {
+		t.Errorf("left in TMPDIR: %s", e.Name())
+	}
+}
+
 // TestReportErr: a report fails when any check failed; what the failures
 // have in common tells the caller why (the CLI's exit code).
 func TestReportErr(t *testing.T) {

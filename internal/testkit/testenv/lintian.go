@@ -1,6 +1,7 @@
 package testenv
 
 import (
+	"os"
 	"os/exec"
 	"regexp"
 	"strings"
@@ -20,7 +21,10 @@ var hintRE = regexp.MustCompile(`^([EWIPX]): (\S+?)(?: \S+)?: (\S+)`)
 func Lintian(t testing.TB, allowed map[string]string, debs ...string) string {
 	t.Helper()
 	bin := RequireTool(t, "lintian")[0]
-	out, err := exec.Command(bin, append(LintianLevel, debs...)...).CombinedOutput()
+	cmd := exec.Command(bin, append(LintianLevel, debs...)...)
+	// lintian 2.116 leaves an mldbm-elf-* file in TMPDIR on every run.
+	cmd.Env = append(os.Environ(), "TMPDIR="+t.TempDir())
+	out, err := cmd.CombinedOutput()
 	if err != nil && !strings.Contains(string(out), ": ") {
 		t.Fatalf("lintian: %v\n%s", err, out)
 	}
