@@ -11,22 +11,31 @@ import (
 )
 
 func TestMain(m *testing.M) {
-	// No test reads the support data a developer refreshed on this machine:
-	// the state folder defaults to an empty one (tests that refresh name
-	// theirs with --state). A helper process (TestFetchHelperProcess) keeps
-	// its parent's folder: it leaves through os.Exit, which would leave a
-	// folder of its own behind in TMPDIR.
+	// No test reads or writes what a developer keeps on this machine: the
+	// state folder (support data refreshed) and the cache default to empty
+	// ones (tests that refresh or share a cache name theirs with --state and
+	// --cache). A helper process (TestFetchHelperProcess) keeps its parent's
+	// folders: it leaves through os.Exit, which would leave folders of its
+	// own behind in TMPDIR.
 	if os.Getenv("UPDEB_TEST_HELPER") == "1" {
 		os.Exit(m.Run())
 	}
-	state, err := os.MkdirTemp("", "updeb-test-state-")
+	home, err := os.MkdirTemp("", "updeb-test-home-")
 	if err != nil {
 		panic(err)
 	}
-	os.Setenv("XDG_STATE_HOME", state)
+	// go, which tests run to build updeb, keeps its build cache under
+	// XDG_CACHE_HOME unless GOCACHE says where.
+	if os.Getenv("GOCACHE") == "" {
+		if d, err := os.UserCacheDir(); err == nil {
+			os.Setenv("GOCACHE", filepath.Join(d, "go-build"))
+		}
+	}
+	os.Setenv("XDG_STATE_HOME", filepath.Join(home, "state"))
+	os.Setenv("XDG_CACHE_HOME", filepath.Join(home, "cache"))
 	code := m.Run()
 	pgptest.Cleanup()
-	os.RemoveAll(state)
+	os.RemoveAll(home)
 	os.Exit(code)
 }
 
