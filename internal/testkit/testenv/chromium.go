@@ -3,7 +3,9 @@ package testenv
 import (
 	"bytes"
 	"context"
+	"os"
 	"os/exec"
+	"path/filepath"
 	"testing"
 	"time"
 )
@@ -21,6 +23,11 @@ func Chromium(t testing.TB, page string, args ...string) []byte {
 		"--disable-background-networking", "--disable-component-update", "--disable-sync",
 		"--user-data-dir=" + t.TempDir()}
 	cmd := exec.CommandContext(ctx, bin, append(append(base, args...), "file://"+page)...)
+	// Its crash reporter's folder and dconf's cache go under HOME and the
+	// XDG folders whatever --user-data-dir says: a throwaway home for them.
+	home := t.TempDir()
+	cmd.Env = append(os.Environ(), "HOME="+home, "XDG_CONFIG_HOME="+filepath.Join(home, ".config"),
+		"XDG_CACHE_HOME="+filepath.Join(home, ".cache"))
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	if err := cmd.Run(); err != nil {
