@@ -67,7 +67,13 @@ func TestReadmeWalkthrough(t *testing.T) {
 	}
 	cmd := exec.Command("bash", "-c", script)
 	cmd.Dir = work
-	cmd.Env = append(os.Environ(), "PATH="+bin+":"+os.Getenv("PATH"), "HOME="+dir, "HTTPS_PROXY="+dead, "HTTP_PROXY="+dead)
+	// TMPDIR of its own too: the walk-through runs lintian, which leaves
+	// a file in TMPDIR on every run.
+	tmp := filepath.Join(dir, "tmp")
+	if err := os.Mkdir(tmp, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	cmd.Env = append(os.Environ(), "PATH="+bin+":"+os.Getenv("PATH"), "HOME="+dir, "TMPDIR="+tmp, "HTTPS_PROXY="+dead, "HTTP_PROXY="+dead)
 	out, err := cmd.CombinedOutput()
 	if err != nil {
 		t.Fatalf("the README's runnable blocks failed: %v\n%s", err, out)
