@@ -5,10 +5,13 @@ import (
 	"context"
 	"encoding/json"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/updeb/updeb/internal/gate"
 	"github.com/updeb/updeb/internal/testkit/pgptest"
@@ -291,4 +294,39 @@ func TestVerifyChangedFlags(t *testing.T) {
 	if code, stdout, stderr := runCLI(t, append(common, "--changed", "--base", "HEAD")...); code != 0 || !strings.Contains(stdout, "PASS: 0 recipe(s)") {
 		t.Errorf("nothing changed: exit %d\n%s%s", code, stdout, stderr)
 	}
+}
+
+// TestVerifyStopsInLintian: SIGTERM to updeb verify while lintian runs
+// (a stand-in on PATH that starts a helper sharing its output and waits for
+// it, as lintian does with file and objdump) ends verify within seconds with
+// exit 130, and the helper with it.
+func TestVerifyStopsInLintian(t *testing.T) {
+	repo, _ := verifyRepo(t)
+	bin := t.TempDir()
+	pidFile := testenv.StandInLintian(t, bin)
+	t.Setenv("PATH", bin+":"+os.Getenv("PATH"))
+	cmd := exec.Command(os.Args[0], "-test.run=^TestFetchHelperProcess$", "--", "--config", filepath.Join(repo, "updeb.yaml"),
+		"--recipes", filepath.Join(repo, "recipes"), "--cache", t.TempDir(), "-q", "verify", "--arch", "amd64", "hello")
+	cmd.Env = append(os.Environ(), "UPDEB_TEST_HELPER=1")
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer cmd.Process.Kill()
+	done := make(chan struct{})
+	go func() { cmd.Wait(); close(done) }()
+	pid := testenv.WaitPID(t, pidFile, 60*time.Second, done)
+	if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-done:
+	case <-time.After(10 * time.Second):
+		t.Fatalf("verify still running 10 s after SIGTERM, in lintian:\n%s", stderr.String())
+	}
+	if code := cmd.ProcessState.ExitCode(); code != exitInterrupted || !strings.Contains(stderr.String(), "interrupted") {
+		t.Errorf("exit %d, want %d and a message saying it was interrupted:\n%s", code, exitInterrupted, stderr.String())
+	}
+	testenv.WaitGone(t, pid, 5*time.Second)
 }

@@ -28,6 +28,8 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"syscall"
+	"time"
 
 	"github.com/updeb/updeb/internal/confined"
 	"github.com/updeb/updeb/internal/fetch"
@@ -181,6 +183,9 @@ func Run(ctx context.Context, recipes []*recipe.Recipe, opts Options) (*Report, 
 		bo.OutDir = second
 		res2, _ = pipeline.Run(ctx, again, bo)
 	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
 
 	rep := &Report{Review: []ReviewItem{}}
 	for _, r := range recipes {
@@ -206,6 +211,11 @@ func Run(ctx context.Context, recipes []*recipe.Recipe, opts Options) (*Report, 
 		}
 		rr.Results = c
 		rep.add(rr)
+		// Stopped while a check ran (lintian, the base's build): the checks
+		// it cut short did not fail, they were not done.
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
 	}
 	return rep, nil
 }
@@ -384,6 +394,13 @@ func lintian(ctx context.Context, exe string, debs []string, c *checks) {
 	args := append([]string{"--fail-on", "error", "--tag-display-limit", "0"}, debs...)
 	cmd := exec.CommandContext(ctx, exe, args...)
 	cmd.Env = append(os.Environ(), "TMPDIR="+tmp)
+	// lintian runs helpers (file, objdump, readelf, ...) that share its
+	// output pipe: stopped alone, it would leave them running and the wait
+	// for its output would last as long as they do. In a process group of
+	// its own, a signal that stops updeb stops all of them at once.
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
+	cmd.WaitDelay = 2 * time.Second
 	out, err := cmd.CombinedOutput()
 	if err != nil {
 		c.add("lintian", Fail, "lintian --fail-on error: %v\n%s", err, strings.TrimSpace(string(out)))

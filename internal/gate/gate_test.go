@@ -337,6 +337,35 @@ func TestLintianLeavesNoFiles(t *testing.T) {
 	}
 }
 
+// TestLintianStopsWithItsHelpers: when the gate is stopped, lintian and the
+// helpers it runs (which share its output) stop at once, and the check
+// returns promptly: here a stand-in lintian whose helper would sleep for
+// a minute.
+func TestLintianStopsWithItsHelpers(t *testing.T) {
+	dir := t.TempDir()
+	pidFile := testenv.StandInLintian(t, dir)
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan checks, 1)
+	ended := make(chan struct{})
+	go func() {
+		var c checks
+		lintian(ctx, filepath.Join(dir, "lintian"), []string{"a.deb"}, &c)
+		done <- c
+		close(ended)
+	}()
+	pid := testenv.WaitPID(t, pidFile, 10*time.Second, ended)
+	cancel()
+	select {
+	case c := <-done:
+		if len(c) != 1 || c[0].Status == Pass {
+			t.Errorf("%+v, want one check that did not pass", c)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("lintian's check still running 5 s after it was stopped")
+	}
+	testenv.WaitGone(t, pid, 5*time.Second)
+}
+
 // TestReportErr: a report fails when any check failed; what the failures
 // have in common tells the caller why (the CLI's exit code).
 func TestReportErr(t *testing.T) {

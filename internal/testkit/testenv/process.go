@@ -1,0 +1,70 @@
+package testenv
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+)
+
+// Running reports whether the process pid runs: it exists and is not a
+// zombie waiting for whichever process adopted it to reap it (kill -0
+// succeeds on a zombie, and a container's init may take its time to reap).
+func Running(pid int) bool {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return false
+	}
+	// "pid (comm) state ...": comm may hold spaces and parentheses.
+	i := bytes.LastIndexByte(b, ')')
+	return i >= 0 && i+2 < len(b) && b[i+2] != 'Z'
+}
+
+// StandInLintian writes dir/lintian, a script that starts a helper sharing
+// its output (a minute's sleep) and waits for it, as lintian does with file
+// and objdump. It returns the file the helper's pid appears in once it runs.
+func StandInLintian(t testing.TB, dir string) (pidFile string) {
+	t.Helper()
+	pidFile = filepath.Join(dir, "helper.pid")
+	script := "#!/bin/sh\nsleep 60 &\necho $! > " + pidFile + ".tmp\nmv " + pidFile + ".tmp " + pidFile + "\nwait\n"
+	if err := os.WriteFile(filepath.Join(dir, "lintian"), []byte(script), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	return pidFile
+}
+
+// WaitPID returns the pid written in pidFile once it appears, within
+// timeout; the test fails if ended is closed first (what was to start the
+// process ended without it) or the time runs out.
+func WaitPID(t testing.TB, pidFile string, timeout time.Duration, ended <-chan struct{}) int {
+	t.Helper()
+	for deadline := time.Now().Add(timeout); ; time.Sleep(10 * time.Millisecond) {
+		if b, err := os.ReadFile(pidFile); err == nil {
+			var pid int
+			if _, err := fmt.Sscan(string(b), &pid); err != nil {
+				t.Fatalf("%s: %v", pidFile, err)
+			}
+			return pid
+		}
+		select {
+		case <-ended:
+			t.Fatalf("ended before %s appeared", pidFile)
+		default:
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("no %s after %v", pidFile, timeout)
+		}
+	}
+}
+
+// WaitGone fails the test if process pid still runs after timeout.
+func WaitGone(t testing.TB, pid int, timeout time.Duration) {
+	t.Helper()
+	for deadline := time.Now().Add(timeout); Running(pid); time.Sleep(10 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("process %d still runs %v later", pid, timeout)
+		}
+	}
+}
