@@ -15,12 +15,12 @@
 // byte of lazy evaluation, like xz -1 to -3; ModeBest prices every literal,
 // match and repeat combination up to 4096 bytes ahead and takes the cheapest
 // path, like xz -4 to -9, with binary trees where a block's dictionary is at
-// most half of Config.DictCap and hash chains elsewhere, whose searches also
-// ask a table of the last two positions of each eight-byte string (long
-// matches that three candidates of a chain miss). A block that looks like
-// text (almost no control characters in a sample of it) gets longer
-// searches in either mode, and ModeFast's chains that table too: text
-// repeats longer strings further apart than machine code. A ModeBest text
+// most half of Config.DictCap and hash chains elsewhere. The hash chains of
+// either mode also ask a table of the last two positions of each eight-byte
+// string (long matches that three candidates of a chain miss). A block that
+// looks like text (almost no control characters in a sample of it) gets
+// longer searches in either mode: text repeats longer strings further apart
+// than machine code. A ModeBest text
 // block too large for binary trees is coded in pieces with trees, each
 // tree fresh and warmed on the last MiB before its piece (see textPieces).
 // Chunks that would not

@@ -62,16 +62,18 @@ type finder struct {
 }
 
 // The finders, measured on Go binaries (cmd/updeb-bench/README.md): hash
-// chains searched four deep are as good as deeper searches at a fraction of
-// the CPU for the fast parser, and three deep for the optimal parser, which
-// searches at every position (four deep: 0.4% smaller for 12% more CPU);
+// chains searched three or four deep are as good as deeper searches at a
+// fraction of the CPU, three deep for the optimal parser, which searches at
+// every position (four deep: 0.4% smaller for 12% more CPU);
 // binary trees find 3 to 5% smaller output for the optimal parser at about
 // 40% more CPU and twice the memory per dictionary byte. The optimal
 // parser's chains also ask the eight-byte table (two positions a bucket):
 // on a 32 MiB block of amd64 code 2.5% smaller, on Go source 8.3% smaller
 // (where three candidates of a chain missed most long matches), for 15 to
-// 30% more CPU. The fast parser does without it on binaries, where it finds
-// 1.3% for 30 to 60% more CPU.
+// 30% more CPU. The fast parser on binaries uses the same finder: against
+// chains four deep without the table, 2.2% smaller on C and C++ libraries
+// and 0.6% on Go binaries for 0 to 10% more CPU (four deep with the table:
+// 2.4% and 0.7% for 20 to 26% more).
 //
 // Text (blocks textLike says are text) repeats longer strings further
 // apart, and gains more from a longer search: the text finders, measured
@@ -83,7 +85,7 @@ type finder struct {
 // pieces would be small, with chains 2.4% smaller for 30% more CPU (a nice
 // length of 64, four deep).
 var (
-	chainFinder     = finder{hc4, 32, 4, 0}
+	chainFinder     = finder{hc4, 32, 3, 2}
 	bestChainFinder = finder{hc4, 32, 3, 2}
 	treeFinder      = finder{bt4, 32, 12, 0}
 

@@ -86,7 +86,9 @@ func TestSplitSameBytes(t *testing.T) {
 func TestCatchUp(t *testing.T) {
 	in := splitInput(t, 300<<10, 5)
 	const dict = 32 << 10
-	for _, f := range []finder{chainFinder, bestChainFinder} { // without and with the eight-byte table
+	// Chains without the eight-byte table (no mode's finder now, the path
+	// stays) and with it.
+	for _, f := range []finder{{hc4, 32, 4, 0}, chainFinder} {
 		for _, tc := range []struct{ from, to int }{
 			{1000, 1000 + dict/2},       // less than a dictionary: every position visited
 			{1000, 1000 + 3*dict + 17},  // more: most passed over
