@@ -296,27 +296,38 @@ func TestVerifyChangedFlags(t *testing.T) {
 	}
 }
 
-// TestVerifyStopsInLintian: SIGTERM to updeb verify while lintian runs
-// (a stand-in on PATH that starts a helper sharing its output and waits for
-// it, as lintian does with file and objdump) ends verify within seconds with
-// exit 130, and the helper with it.
-func TestVerifyStopsInLintian(t *testing.T) {
+// verifyInLintian starts updeb verify on the demo's hello recipe with a
+// stand-in lintian on PATH (testenv.StandInLintian) and returns once that
+// lintian and its helper run: the process, a channel closed when it has
+// ended, and the pids of the stand-in and of its helper.
+func verifyInLintian(t *testing.T) (cmd *exec.Cmd, done chan struct{}, stderr *bytes.Buffer, lintian, helper int) {
 	repo, _ := verifyRepo(t)
 	bin := t.TempDir()
-	pidFile := testenv.StandInLintian(t, bin)
+	helperFile, lintianFile := testenv.StandInLintian(t, bin)
 	t.Setenv("PATH", bin+":"+os.Getenv("PATH"))
-	cmd := exec.Command(os.Args[0], "-test.run=^TestFetchHelperProcess$", "--", "--config", filepath.Join(repo, "updeb.yaml"),
+	cmd = exec.Command(os.Args[0], "-test.run=^TestFetchHelperProcess$", "--", "--config", filepath.Join(repo, "updeb.yaml"),
 		"--recipes", filepath.Join(repo, "recipes"), "--cache", t.TempDir(), "-q", "verify", "--arch", "amd64", "hello")
 	cmd.Env = append(os.Environ(), "UPDEB_TEST_HELPER=1")
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
+	stderr = &bytes.Buffer{}
+	cmd.Stderr = stderr
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	defer cmd.Process.Kill()
-	done := make(chan struct{})
+	t.Cleanup(func() { cmd.Process.Kill() })
+	done = make(chan struct{})
 	go func() { cmd.Wait(); close(done) }()
-	pid := testenv.WaitPID(t, pidFile, 60*time.Second, done)
+	helper = testenv.WaitPID(t, helperFile, 60*time.Second, done)
+	lintian = testenv.WaitPID(t, lintianFile, time.Second, done)
+	t.Cleanup(func() { syscall.Kill(helper, syscall.SIGKILL) })
+	return cmd, done, stderr, lintian, helper
+}
+
+// TestVerifyStopsInLintian: SIGTERM to updeb verify while lintian runs
+// (a stand-in that starts a helper sharing its output and waits for it, as
+// lintian does with file and objdump) ends verify within seconds with exit
+// 130, and lintian and its helper with it.
+func TestVerifyStopsInLintian(t *testing.T) {
+	cmd, done, stderr, lintian, helper := verifyInLintian(t)
 	if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
 		t.Fatal(err)
 	}
@@ -328,5 +339,18 @@ func TestVerifyStopsInLintian(t *testing.T) {
 	if code := cmd.ProcessState.ExitCode(); code != exitInterrupted || !strings.Contains(stderr.String(), "interrupted") {
 		t.Errorf("exit %d, want %d and a message saying it was interrupted:\n%s", code, exitInterrupted, stderr.String())
 	}
-	testenv.WaitGone(t, pid, 5*time.Second)
+	testenv.WaitGone(t, lintian, 5*time.Second)
+	testenv.WaitGone(t, helper, 5*time.Second)
+}
+
+// TestVerifyKilledInLintian: lintian runs in a process group of its own, so
+// a kill of updeb's group would not reach it; killed with SIGKILL, updeb
+// takes lintian with it (its helper, orphaned, ends on its own).
+func TestVerifyKilledInLintian(t *testing.T) {
+	cmd, done, _, lintian, _ := verifyInLintian(t)
+	if err := cmd.Process.Kill(); err != nil {
+		t.Fatal(err)
+	}
+	<-done
+	testenv.WaitGone(t, lintian, 5*time.Second)
 }

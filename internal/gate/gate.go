@@ -25,6 +25,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"sort"
 	"strings"
@@ -397,11 +398,17 @@ func lintian(ctx context.Context, exe string, debs []string, c *checks) {
 	// lintian runs helpers (file, objdump, readelf, ...) that share its
 	// output pipe: stopped alone, it would leave them running and the wait
 	// for its output would last as long as they do. In a process group of
-	// its own, a signal that stops updeb stops all of them at once.
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	// its own, a signal that stops updeb stops all of them at once. Out of
+	// updeb's group, a kill of that group (a CI runner cancelling the job)
+	// no longer reaches lintian: Pdeathsig kills it when updeb dies however
+	// it dies. Pdeathsig follows the thread that started lintian, so that
+	// thread is kept until lintian is done.
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
 	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
 	cmd.WaitDelay = 2 * time.Second
+	runtime.LockOSThread()
 	out, err := cmd.CombinedOutput()
+	runtime.UnlockOSThread()
 	if err != nil {
 		c.add("lintian", Fail, "lintian --fail-on error: %v\n%s", err, strings.TrimSpace(string(out)))
 		return

@@ -343,7 +343,7 @@ func TestLintianLeavesNoFiles(t *testing.T) {
 // a minute.
 func TestLintianStopsWithItsHelpers(t *testing.T) {
 	dir := t.TempDir()
-	pidFile := testenv.StandInLintian(t, dir)
+	pidFile, _ := testenv.StandInLintian(t, dir)
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan checks, 1)
 	ended := make(chan struct{})

@@ -22,17 +22,18 @@ func Running(pid int) bool {
 	return i >= 0 && i+2 < len(b) && b[i+2] != 'Z'
 }
 
-// StandInLintian writes dir/lintian, a script that starts a helper sharing
-// its output (a minute's sleep) and waits for it, as lintian does with file
-// and objdump. It returns the file the helper's pid appears in once it runs.
-func StandInLintian(t testing.TB, dir string) (pidFile string) {
+// StandInLintian writes dir/lintian, a script that writes its own pid into
+// dir/lintian.pid, starts a helper sharing its output (a minute's sleep) and
+// waits for it, as lintian does with file and objdump. It returns the file
+// the helper's pid appears in once both run, and the script's pid file.
+func StandInLintian(t testing.TB, dir string) (helperPID, lintianPID string) {
 	t.Helper()
-	pidFile = filepath.Join(dir, "helper.pid")
-	script := "#!/bin/sh\nsleep 60 &\necho $! > " + pidFile + ".tmp\nmv " + pidFile + ".tmp " + pidFile + "\nwait\n"
+	helperPID, lintianPID = filepath.Join(dir, "helper.pid"), filepath.Join(dir, "lintian.pid")
+	script := "#!/bin/sh\necho $$ > " + lintianPID + "\nsleep 60 &\necho $! > " + helperPID + ".tmp\nmv " + helperPID + ".tmp " + helperPID + "\nwait\n"
 	if err := os.WriteFile(filepath.Join(dir, "lintian"), []byte(script), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	return pidFile
+	return helperPID, lintianPID
 }
 
 // WaitPID returns the pid written in pidFile once it appears, within
