@@ -307,7 +307,8 @@ func verifyInLintian(t *testing.T) (cmd *exec.Cmd, done chan struct{}, stderr *b
 	t.Setenv("PATH", bin+":"+os.Getenv("PATH"))
 	cmd = exec.Command(os.Args[0], "-test.run=^TestFetchHelperProcess$", "--", "--config", filepath.Join(repo, "updeb.yaml"),
 		"--recipes", filepath.Join(repo, "recipes"), "--cache", t.TempDir(), "-q", "verify", "--arch", "amd64", "hello")
-	cmd.Env = append(os.Environ(), "UPDEB_TEST_HELPER=1")
+	// TMPDIR of its own: killed, verify leaves its folders there.
+	cmd.Env = append(os.Environ(), "UPDEB_TEST_HELPER=1", "TMPDIR="+t.TempDir())
 	stderr = &bytes.Buffer{}
 	cmd.Stderr = stderr
 	if err := cmd.Start(); err != nil {
