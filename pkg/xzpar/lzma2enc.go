@@ -72,8 +72,9 @@ type finder struct {
 // (where three candidates of a chain missed most long matches), for 15 to
 // 30% more CPU. The fast parser on binaries uses the same finder: against
 // chains four deep without the table, 2.2% smaller on C and C++ libraries
-// and 0.6% on Go binaries for 0 to 10% more CPU (four deep with the table:
-// 2.4% and 0.7% for 20 to 26% more).
+// and 0.6% on Go binaries, whole packages in about the same time (per 32
+// MiB block -8% to +31% CPU in one round; four deep with the table: 2.4%
+// and 0.7% for 20 to 26% more).
 //
 // Text (blocks textLike says are text) repeats longer strings further
 // apart, and gains more from a longer search: the text finders, measured
@@ -86,7 +87,7 @@ type finder struct {
 // length of 64, four deep).
 var (
 	chainFinder     = finder{hc4, 32, 3, 2}
-	bestChainFinder = finder{hc4, 32, 3, 2}
+	bestChainFinder = chainFinder // the same finder for both parsers
 	treeFinder      = finder{bt4, 32, 12, 0}
 
 	textChainFinder     = finder{hc4, 128, 4, 2}

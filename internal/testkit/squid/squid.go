@@ -12,7 +12,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strconv"
-	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -158,18 +157,12 @@ func DeadURL() (string, error) {
 // CPU returns the CPU time (user + system) squid's process has used so far,
 // from /proc (Linux).
 func (s *Squid) CPU() (time.Duration, error) {
-	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", s.cmd.Process.Pid))
+	f, err := testenv.ProcStat(s.cmd.Process.Pid)
 	if err != nil {
 		return 0, err
 	}
-	// Fields after the command name, which is in parentheses and may hold spaces.
-	i := bytes.LastIndexByte(b, ')')
-	var f []string
-	if i >= 0 {
-		f = strings.Fields(string(b[i+1:]))
-	}
 	if len(f) < 13 {
-		return 0, fmt.Errorf("squid: unreadable /proc stat %q", b)
+		return 0, fmt.Errorf("squid: unreadable /proc stat %q", f)
 	}
 	utime, err1 := strconv.ParseInt(f[11], 10, 64)
 	stime, err2 := strconv.ParseInt(f[12], 10, 64)

@@ -5,21 +5,32 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 )
+
+// ProcStat returns the fields of /proc/PID/stat after the command name
+// (which is in parentheses and may hold spaces and parentheses itself): the
+// state first, then the parent's pid, ... as proc(5) numbers them from 3.
+func ProcStat(pid int) ([]string, error) {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return nil, err
+	}
+	i := bytes.LastIndexByte(b, ')')
+	if i < 0 {
+		return nil, fmt.Errorf("/proc/%d/stat: no command name in %q", pid, b)
+	}
+	return strings.Fields(string(b[i+1:])), nil
+}
 
 // Running reports whether the process pid runs: it exists and is not a
 // zombie waiting for whichever process adopted it to reap it (kill -0
 // succeeds on a zombie, and a container's init may take its time to reap).
 func Running(pid int) bool {
-	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
-	if err != nil {
-		return false
-	}
-	// "pid (comm) state ...": comm may hold spaces and parentheses.
-	i := bytes.LastIndexByte(b, ')')
-	return i >= 0 && i+2 < len(b) && b[i+2] != 'Z'
+	f, err := ProcStat(pid)
+	return err == nil && len(f) > 0 && f[0] != "Z"
 }
 
 // StandInLintian writes dir/lintian, a script that writes its own pid into
