@@ -3,13 +3,13 @@ package main
 import (
 	"fmt"
 	"io"
-	"os"
 	"os/exec"
 	"strings"
 
 	"github.com/spf13/cobra"
 
 	"github.com/updeb/updeb/internal/gate"
+	"github.com/updeb/updeb/internal/lockfile"
 	"github.com/updeb/updeb/internal/pipeline"
 	"github.com/updeb/updeb/internal/recipe"
 )
@@ -42,6 +42,11 @@ file lists and changed control fields are diffed (a Description as a diff
 of its lines). The diff is computed from the resolved recipes, which fix
 every package's files and control fields, so the old release is never
 downloaded. See docs/ci-gate.md.
+
+The builds go to a folder updeb-verify-* in TMPDIR (/tmp when unset),
+removed when verify ends, on a signal too. A verify killed with kill -9 (or
+by the OOM killer) cannot remove it: the next verify by the same user removes
+every such folder whose verify no longer runs.
 
 Exit codes: 0 every check passed (REVIEW lines allowed: a human reviews
 them; --json lists them under "review"), 1 a check failed, 2 invalid input
@@ -106,11 +111,16 @@ func runVerify(cmd *cobra.Command, g *globalOptions, o *verifyOptions, args []st
 // comparison with the git revision base ("" for none).
 func runGate(cmd *cobra.Command, s *session, recipes []*recipe.Recipe, arches []string, base string) (*gate.Report, error) {
 	g := s.g
-	tmp, err := os.MkdirTemp("", "updeb-verify-")
+	// Locked while verify runs: a verify killed with kill -9 leaves its
+	// folder (two builds of the recipes), and the next one removes it.
+	tmp, err := lockfile.TempDir("", "updeb-verify-")
 	if err != nil {
 		return nil, err
 	}
-	defer os.RemoveAll(tmp)
+	defer tmp.Remove()
+	for _, p := range tmp.Swept {
+		g.logger().Info("removed the temporary folder of a killed updeb verify", "path", p)
+	}
 	so, err := s.sourceOptions()
 	if err != nil {
 		return nil, err
@@ -125,7 +135,7 @@ func runGate(cmd *cobra.Command, s *session, recipes []*recipe.Recipe, arches []
 			Parallel: res.Parallel, Pool: res.Pool, ResolveOptions: resolveOptions(s.cfg), Progress: g.buildProgress(),
 		},
 		Arches:  arches,
-		TempDir: tmp,
+		TempDir: tmp.Path,
 	}
 	if p, err := exec.LookPath("lintian"); err == nil {
 		opts.Lintian = p

@@ -300,15 +300,14 @@ func TestVerifyChangedFlags(t *testing.T) {
 // stand-in lintian on PATH (testenv.StandInLintian) and returns once that
 // lintian and its helper run: the process, a channel closed when it has
 // ended, and the pids of the stand-in and of its helper.
-func verifyInLintian(t *testing.T) (cmd *exec.Cmd, done chan struct{}, stderr *bytes.Buffer, lintian, helper int) {
+func verifyInLintian(t *testing.T, tmpdir string) (cmd *exec.Cmd, done chan struct{}, stderr *bytes.Buffer, lintian, helper int) {
 	repo, _ := verifyRepo(t)
 	bin := t.TempDir()
 	helperFile, lintianFile := testenv.StandInLintian(t, bin)
 	t.Setenv("PATH", bin+":"+os.Getenv("PATH"))
 	cmd = exec.Command(os.Args[0], "-test.run=^TestFetchHelperProcess$", "--", "--config", filepath.Join(repo, "updeb.yaml"),
 		"--recipes", filepath.Join(repo, "recipes"), "--cache", t.TempDir(), "-q", "verify", "--arch", "amd64", "hello")
-	// TMPDIR of its own: killed, verify leaves its folders there.
-	cmd.Env = append(os.Environ(), "UPDEB_TEST_HELPER=1", "TMPDIR="+t.TempDir())
+	cmd.Env = append(os.Environ(), "UPDEB_TEST_HELPER=1", "TMPDIR="+tmpdir)
 	stderr = &bytes.Buffer{}
 	cmd.Stderr = stderr
 	if err := cmd.Start(); err != nil {
@@ -328,7 +327,7 @@ func verifyInLintian(t *testing.T) (cmd *exec.Cmd, done chan struct{}, stderr *b
 // lintian does with file and objdump) ends verify within seconds with exit
 // 130, and lintian and its helper with it.
 func TestVerifyStopsInLintian(t *testing.T) {
-	cmd, done, stderr, lintian, helper := verifyInLintian(t)
+	cmd, done, stderr, lintian, helper := verifyInLintian(t, t.TempDir())
 	if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
 		t.Fatal(err)
 	}
@@ -346,12 +345,30 @@ func TestVerifyStopsInLintian(t *testing.T) {
 
 // TestVerifyKilledInLintian: lintian runs in a process group of its own, so
 // a kill of updeb's group would not reach it; killed with SIGKILL, updeb
-// takes lintian with it (its helper, orphaned, ends on its own).
+// takes lintian with it (its helper, orphaned, ends on its own). The killed
+// verify leaves its folder in TMPDIR (two builds of the recipes): the next
+// verify removes it, and leaves nothing when it ends.
 func TestVerifyKilledInLintian(t *testing.T) {
-	cmd, done, _, lintian, _ := verifyInLintian(t)
+	tmpdir := t.TempDir()
+	cmd, done, _, lintian, _ := verifyInLintian(t, tmpdir)
 	if err := cmd.Process.Kill(); err != nil {
 		t.Fatal(err)
 	}
 	<-done
 	testenv.WaitGone(t, lintian, 5*time.Second)
+	killed, _ := filepath.Glob(filepath.Join(tmpdir, "*"))
+	if len(killed) != 1 || !strings.HasPrefix(filepath.Base(killed[0]), "updeb-verify-") {
+		t.Fatalf("TMPDIR after the kill: %v, want the killed verify's folder alone", killed)
+	}
+	next, done, stderr, _, _ := verifyInLintian(t, tmpdir)
+	if _, err := os.Stat(killed[0]); !os.IsNotExist(err) {
+		t.Errorf("the next verify, in lintian, left the killed verify's folder: %v", err)
+	}
+	if err := next.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	<-done
+	if left, _ := filepath.Glob(filepath.Join(tmpdir, "*")); len(left) != 0 {
+		t.Errorf("TMPDIR after a verify stopped with SIGTERM: %v\n%s", left, stderr)
+	}
 }

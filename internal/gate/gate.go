@@ -204,7 +204,7 @@ func Run(ctx context.Context, recipes []*recipe.Recipe, opts Options) (*Report, 
 					debs = append(debs, filepath.Join(first, o.File))
 				}
 			}
-			lintian(ctx, opts.Lintian, debs, &c)
+			lintian(ctx, opts.Lintian, opts.TempDir, debs, &c)
 			reproducible(mine, mine2, first, second, &c)
 		}
 		if opts.Base != nil {
@@ -378,15 +378,16 @@ func isNetwork(err error) bool {
 }
 
 // lintian runs lintian --fail-on error over every package at once, with a
-// TMPDIR of its own that it removes afterwards: lintian 2.116 (Debian 12)
-// leaves an mldbm-elf-* file in TMPDIR on every run, which a CI host running
-// the gate on every recipe bump would otherwise collect.
-func lintian(ctx context.Context, exe string, debs []string, c *checks) {
+// TMPDIR of its own in tempDir that it removes afterwards: lintian 2.116
+// (Debian 12) leaves an mldbm-elf-* file in TMPDIR on every run, which a CI
+// host running the gate on every recipe bump would otherwise collect. Inside
+// tempDir, what a kill -9 leaves goes with the rest of the gate's folder.
+func lintian(ctx context.Context, exe, tempDir string, debs []string, c *checks) {
 	if exe == "" {
 		c.add("lintian", Skip, "lintian is not installed")
 		return
 	}
-	tmp, err := os.MkdirTemp("", "updeb-lintian-")
+	tmp, err := os.MkdirTemp(tempDir, "updeb-lintian-")
 	if err != nil {
 		c.add("lintian", Fail, "lintian: a temporary folder for it: %v", err)
 		return

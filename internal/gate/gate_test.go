@@ -311,29 +311,32 @@ func TestReproducible(t *testing.T) {
 // TestLintianNotInstalled: without lintian the check is skipped, never passed.
 func TestLintianNotInstalled(t *testing.T) {
 	var c checks
-	lintian(context.Background(), "", []string{"a.deb"}, &c)
+	lintian(context.Background(), "", t.TempDir(), []string{"a.deb"}, &c)
 	if len(c) != 1 || c[0].Status != Skip {
 		t.Errorf("%+v, want one skipped check", c)
 	}
 }
 
 // TestLintianLeavesNoFiles: lintian 2.116 leaves a file in TMPDIR on every
-// run; the gate gives it a folder of its own and removes it.
+// run; the gate gives it a folder of its own in the gate's folder and removes
+// it, and nothing goes to the process's TMPDIR.
 func TestLintianLeavesNoFiles(t *testing.T) {
 	exe := testenv.RequireTool(t, "lintian")[0]
-	tmp := t.TempDir()
+	tmp, gateDir := t.TempDir(), t.TempDir()
 	t.Setenv("TMPDIR", tmp)
 	var c checks
-	lintian(context.Background(), exe, []string{filepath.Join("..", "..", "testdata", "debian", "base-files_12.4+deb12u15_amd64.deb")}, &c)
+	lintian(context.Background(), exe, gateDir, []string{filepath.Join("..", "..", "testdata", "debian", "base-files_12.4+deb12u15_amd64.deb")}, &c)
 	if len(c) != 1 || c[0].Status != Pass {
 		t.Fatalf("%+v, want one passed check", c)
 	}
-	left, err := os.ReadDir(tmp)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, e := range left {
-		t.Errorf("left in TMPDIR: %s", e.Name())
+	for _, dir := range []string{tmp, gateDir} {
+		left, err := os.ReadDir(dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, e := range left {
+			t.Errorf("left in %s: %s", dir, e.Name())
+		}
 	}
 }
 
@@ -347,9 +350,10 @@ func TestLintianStopsWithItsHelpers(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan checks, 1)
 	ended := make(chan struct{})
+	gateDir := t.TempDir()
 	go func() {
 		var c checks
-		lintian(ctx, filepath.Join(dir, "lintian"), []string{"a.deb"}, &c)
+		lintian(ctx, filepath.Join(dir, "lintian"), gateDir, []string{"a.deb"}, &c)
 		done <- c
 		close(ended)
 	}()

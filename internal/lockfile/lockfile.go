@@ -1,7 +1,8 @@
 // Package lockfile serialises updeb processes that share a folder (a cache,
 // an output folder, a repository) with flock(2) on a lock file. The kernel
 // drops the lock when the process dies, even by kill -9, so a crash never
-// leaves a stale lock behind.
+// leaves a stale lock behind. The same lock marks a temporary folder as in
+// use (TempDir), so that the folders of killed processes can be removed.
 package lockfile
 
 import (

@@ -1,10 +1,12 @@
 package lockfile
 
 import (
+	"bufio"
 	"context"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -55,4 +57,140 @@ func TestLockDiesWithProcess(t *testing.T) {
 		t.Fatalf("lock still held after the holder was killed: %v", err)
 	}
 	l.Unlock()
+}
+
+// holdTempDir, in a helper process, makes a TempDir in $LOCKFILE_TEMPDIR with
+// a file in it, prints its path and waits to be killed.
+func holdTempDir(parent string) {
+	d, err := TempDir(parent, "x-")
+	if err != nil {
+		os.Stdout.WriteString("error: " + err.Error() + "\n")
+		os.Exit(1)
+	}
+	os.WriteFile(filepath.Join(d.Path, "build.deb"), []byte("work"), 0o644)
+	os.Stdout.WriteString(d.Path + "\n")
+	time.Sleep(time.Minute)
+	os.Exit(0)
+}
+
+// startHolder starts a helper process holding a TempDir in parent and
+// returns it with the folder's path.
+func startHolder(t *testing.T, parent string) (*exec.Cmd, string) {
+	t.Helper()
+	cmd := exec.Command(os.Args[0], "-test.run", "^TestTempDirSweepsOnlyTheDead$")
+	cmd.Env = append(os.Environ(), "LOCKFILE_TEMPDIR="+parent)
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
+	line, err := bufio.NewReader(out).ReadString('\n')
+	if err != nil || !strings.HasPrefix(line, parent) {
+		t.Fatalf("helper: %q %v", line, err)
+	}
+	return cmd, strings.TrimSpace(line)
+}
+
+// TestTempDirSweepsOnlyTheDead: the folder of a process killed with SIGKILL
+// is removed by the next TempDir of its prefix; the folders of a running
+// process and of this one are not.
+func TestTempDirSweepsOnlyTheDead(t *testing.T) {
+	if p := os.Getenv("LOCKFILE_TEMPDIR"); p != "" {
+		holdTempDir(p)
+	}
+	parent := t.TempDir()
+	killed, dead := startHolder(t, parent)
+	_, alive := startHolder(t, parent)
+	mine, err := TempDir(parent, "x-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(mine.Swept) != 0 {
+		t.Fatalf("swept %v while every maker runs", mine.Swept)
+	}
+	killed.Process.Kill()
+	killed.Wait()
+	d, err := TempDir(parent, "x-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(d.Swept, []string{dead}) {
+		t.Errorf("swept %v, want the killed process's %s alone", d.Swept, dead)
+	}
+	if _, err := os.Stat(dead); !os.IsNotExist(err) {
+		t.Errorf("the killed process's folder is still there: %v", err)
+	}
+	for _, p := range []string{filepath.Join(alive, "build.deb"), mine.Path} {
+		if _, err := os.Stat(p); err != nil {
+			t.Errorf("a live folder was touched: %v", err)
+		}
+	}
+	if err := d.Remove(); err != nil {
+		t.Fatal(err)
+	}
+	if err := d.Remove(); err != nil {
+		t.Errorf("second Remove: %v", err)
+	}
+	if _, err := os.Stat(d.Path); !os.IsNotExist(err) {
+		t.Errorf("Remove left %s: %v", d.Path, err)
+	}
+}
+
+// TestSweepLeavesOthersAlone: what a sweep must not remove (a link, a file, a
+// folder without a lock that holds work, a lockless folder younger than a
+// minute, another prefix) stays; a lockless folder holding nothing but a lock
+// being made, older than a minute, goes.
+func TestSweepLeavesOthersAlone(t *testing.T) {
+	parent := t.TempDir()
+	elsewhere := t.TempDir()
+	mk := func(dir string, files ...string) string {
+		t.Helper()
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		for _, f := range files {
+			if err := os.WriteFile(filepath.Join(dir, f), []byte("x"), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+		return dir
+	}
+	old := time.Now().Add(-2 * orphanAge)
+	age := func(p string) {
+		t.Helper()
+		if err := os.Chtimes(p, old, old); err != nil {
+			t.Fatal(err)
+		}
+	}
+	target := mk(filepath.Join(elsewhere, "target"), dirLock, "precious")
+	if err := os.Symlink(target, filepath.Join(parent, "x-link")); err != nil {
+		t.Fatal(err)
+	}
+	age(mk(filepath.Join(parent, "x-older-updeb"), "build-1"))
+	mk(filepath.Join(parent, "x-being-made"), dirLockNew)
+	age(mk(filepath.Join(parent, "x-killed-while-made"), dirLockNew))
+	age(mk(filepath.Join(parent, "x-killed-at-once")))
+	mk(filepath.Join(parent, "y-other"), dirLock)
+	if err := os.WriteFile(filepath.Join(parent, "x-file"), nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	got := Sweep(parent, "x-")
+	want := []string{filepath.Join(parent, "x-killed-at-once"), filepath.Join(parent, "x-killed-while-made")}
+	if !slices.Equal(got, want) {
+		t.Errorf("swept %v, want %v", got, want)
+	}
+	left, _ := os.ReadDir(parent)
+	var names []string
+	for _, e := range left {
+		names = append(names, e.Name())
+	}
+	if w := []string{"x-being-made", "x-file", "x-link", "x-older-updeb", "y-other"}; !slices.Equal(names, w) {
+		t.Errorf("left %v, want %v", names, w)
+	}
+	if _, err := os.Stat(filepath.Join(target, "precious")); err != nil {
+		t.Errorf("the link's target was touched: %v", err)
+	}
 }
