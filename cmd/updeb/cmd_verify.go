@@ -9,7 +9,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/updeb/updeb/internal/gate"
-	"github.com/updeb/updeb/internal/lockfile"
+	"github.com/updeb/updeb/pkg/lockfile"
 	"github.com/updeb/updeb/internal/pipeline"
 	"github.com/updeb/updeb/internal/recipe"
 )

@@ -38,7 +38,7 @@ import (
 	"time"
 
 	"github.com/updeb/updeb/internal/confined"
-	"github.com/updeb/updeb/internal/lockfile"
+	"github.com/updeb/updeb/pkg/lockfile"
 
 	"github.com/updeb/updeb/pkg/digest"
 )

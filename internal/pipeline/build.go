@@ -28,7 +28,7 @@ import (
 
 	"golang.org/x/sync/errgroup"
 
-	"github.com/updeb/updeb/internal/lockfile"
+	"github.com/updeb/updeb/pkg/lockfile"
 	"github.com/updeb/updeb/internal/recipe"
 	"github.com/updeb/updeb/internal/signkey"
 	"github.com/updeb/updeb/internal/source"

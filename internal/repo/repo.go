@@ -53,7 +53,7 @@ import (
 
 	"github.com/updeb/updeb/internal/aptname"
 	"github.com/updeb/updeb/internal/confined"
-	"github.com/updeb/updeb/internal/lockfile"
+	"github.com/updeb/updeb/pkg/lockfile"
 )
 
 // Options are a repository's collaborators and configuration.
