@@ -9,11 +9,15 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"slices"
+	"strings"
 	"syscall"
 	"time"
 
 	"github.com/sigstore/sigstore-go/pkg/tuf"
 	"github.com/theupdateframework/go-tuf/v2/metadata"
+
+	"github.com/updeb/updeb/pkg/lockfile"
 )
 
 // DefaultTUFURL is Sigstore's public-good TUF repository.
@@ -36,7 +40,10 @@ type RefreshOptions struct {
 	// Dir is where the TUF metadata (for rollback protection between
 	// refreshes) and targets are kept; required. It is created if missing,
 	// and changed only by a refresh that verified (nothing is stored
-	// otherwise).
+	// otherwise). Beside it, in its parent folder, a refresh keeps its
+	// working copy (.DIR.refresh-*) and a lock file (DIR.lock): refreshes of
+	// one Dir run one at a time, in any number of processes, and one
+	// finishes or removes what a killed one left.
 	Dir string
 	// Timeout bounds each request, its body included; default DefaultTimeout.
 	Timeout time.Duration
@@ -73,6 +80,21 @@ func Refresh(ctx context.Context, o RefreshOptions) (*TrustedRoot, error) {
 	}
 	if o.Timeout <= 0 {
 		o.Timeout = DefaultTimeout
+	}
+	// One refresh of Dir at a time, in any process: two at once would each
+	// swap in their copy, and Store's root could end up beside the other's
+	// metadata. The lock also makes what a killed refresh left behind safe
+	// to finish or remove.
+	if err := os.MkdirAll(filepath.Dir(o.Dir), 0o755); err != nil {
+		return nil, err
+	}
+	lock, err := lockfile.Acquire(ctx, o.Dir+".lock", 0)
+	if err != nil {
+		return nil, fmt.Errorf("sigstore: TUF refresh of %s: %w", o.Dir, err)
+	}
+	defer lock.Unlock()
+	if err := recoverSwap(o.Dir); err != nil {
+		return nil, fmt.Errorf("sigstore: TUF refresh: finishing a killed refresh of %s: %w", o.Dir, err)
 	}
 	// go-tuf writes the metadata it accepts as it goes: it works in a copy
 	// of Dir, which replaces Dir only when the whole refresh verified, so
@@ -124,7 +146,7 @@ func stage(dir string) (string, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return "", err
 	}
-	work, err := os.MkdirTemp(filepath.Dir(dir), "."+filepath.Base(dir)+".refresh-*")
+	work, err := os.MkdirTemp(filepath.Dir(dir), workPrefix(dir)+"*")
 	if err != nil {
 		return "", err
 	}
@@ -166,9 +188,12 @@ func stage(dir string) (string, error) {
 	return work, nil
 }
 
-// swap puts work in dir's place: dir moves aside, work takes its name, the
-// old copy goes. A crash between the renames leaves dir missing (the next
-// refresh starts from the root anchor again) or both, never a mix.
+// workPrefix starts the names of a refresh's copies of dir, beside it.
+func workPrefix(dir string) string { return "." + filepath.Base(dir) + ".refresh-" }
+
+// swap puts work in dir's place: dir moves aside (work + ".old"), work takes
+// its name, the old copy goes. A refresh killed on the way leaves a state
+// that recoverSwap finishes; never a mix of the two copies.
 func swap(work, dir string) error {
 	old := work + ".old"
 	if err := os.Rename(dir, old); err != nil {
@@ -179,6 +204,43 @@ func swap(work, dir string) error {
 		return err
 	}
 	return os.RemoveAll(old)
+}
+
+// recoverSwap finishes or undoes what a killed refresh of dir left beside
+// it; the caller holds the lock. Killed while it staged or verified: a
+// copy (removed). Between swap's renames: dir missing, a copy W and
+// W.old, the dir it moved aside; W verified in full and Store took its root
+// before swap began, so W takes dir's place. After them: dir and W.old
+// (removed).
+func recoverSwap(dir string) error {
+	parent, prefix := filepath.Dir(dir), workPrefix(dir)
+	entries, err := os.ReadDir(parent)
+	if err != nil {
+		return err
+	}
+	var left []string
+	for _, e := range entries {
+		if strings.HasPrefix(e.Name(), prefix) {
+			left = append(left, filepath.Join(parent, e.Name()))
+		}
+	}
+	if _, err := os.Lstat(dir); errors.Is(err, fs.ErrNotExist) {
+		for _, w := range left {
+			if strings.HasSuffix(w, ".old") || !slices.Contains(left, w+".old") {
+				continue
+			}
+			if err := os.Rename(w, dir); err != nil {
+				return err
+			}
+			break
+		}
+	}
+	for _, w := range left {
+		if err := os.RemoveAll(w); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // ErrTUF is wrapped when a TUF repository answered and its metadata or

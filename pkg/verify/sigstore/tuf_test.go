@@ -2,11 +2,13 @@ package sigstore
 
 import (
 	"bytes"
+	"context"
 	"crypto"
 	"crypto/ed25519"
 	"crypto/rand"
 	"errors"
 	"fmt"
+	"io/fs"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -18,6 +20,8 @@ import (
 
 	"github.com/sigstore/sigstore/pkg/signature"
 	"github.com/theupdateframework/go-tuf/v2/metadata"
+
+	"github.com/updeb/updeb/pkg/lockfile"
 )
 
 // tufRepo is a TUF repository made with go-tuf's metadata API, in the layout
@@ -233,5 +237,162 @@ func TestRefreshCallerMistakes(t *testing.T) {
 	}
 	if ents, _ := os.ReadDir(dir); len(ents) != 0 {
 		t.Errorf("wrote %v", ents)
+	}
+}
+
+// timestampOf returns the timestamp.json a TUF folder holds.
+func timestampOf(t *testing.T, dir string) []byte {
+	t.Helper()
+	ts, _ := filepath.Glob(filepath.Join(dir, "*", "timestamp.json"))
+	if len(ts) != 1 {
+		t.Fatalf("%s holds %d timestamp.json, want 1", dir, len(ts))
+	}
+	b, err := os.ReadFile(ts[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+// TestRefreshFinishesAKilledOne: each state a refresh killed on the way
+// leaves (a copy half made; Dir moved aside and the verified copy not yet in
+// its place; the old Dir not yet removed) is finished or undone by the next
+// refresh, and nothing is left beside Dir but its lock. Between the renames,
+// the verified copy takes Dir's place: its metadata (version 2) refuses a
+// mirror serving version 1 again, which Dir's old metadata would accept.
+func TestRefreshFinishesAKilledOne(t *testing.T) {
+	r := newTUFRepo(t)
+	r.publish(newVirtual(t).root.JSON(), time.Now().Add(24*time.Hour))
+	parent := t.TempDir()
+	v1 := filepath.Join(parent, "v1")
+	if _, err := r.refresh(v1); err != nil {
+		t.Fatal(err)
+	}
+	r.publish(goodRoot(t).JSON(), time.Now().Add(24*time.Hour))
+	v2 := filepath.Join(parent, "v2")
+	if err := os.CopyFS(v2, os.DirFS(v1)); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := r.refresh(v2); err != nil {
+		t.Fatal(err)
+	}
+	serveV1Again := func() {
+		r.mu.Lock()
+		r.files["/timestamp.json"] = r.olds[0]
+		r.mu.Unlock()
+	}
+	serveV2 := func() {
+		r.mu.Lock()
+		r.files["/timestamp.json"] = r.olds[1]
+		r.mu.Unlock()
+	}
+	junk := func(p string) {
+		t.Helper()
+		if err := os.MkdirAll(filepath.Join(p, "x"), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(p, "x", "half"), []byte("{"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, tc := range []struct {
+		name string
+		// lay out what the kill left in dir's parent, from copies of v1 and v2
+		lay          func(t *testing.T, dir string)
+		wantRollback bool // the recovered Dir holds version 2's metadata
+	}{
+		{"killed while staging", func(t *testing.T, dir string) {
+			os.CopyFS(dir, os.DirFS(v1))
+			junk(filepath.Join(filepath.Dir(dir), ".tuf.refresh-1"))
+		}, false},
+		{"killed between the renames", func(t *testing.T, dir string) {
+			os.CopyFS(filepath.Join(filepath.Dir(dir), ".tuf.refresh-2.old"), os.DirFS(v1))
+			os.CopyFS(filepath.Join(filepath.Dir(dir), ".tuf.refresh-2"), os.DirFS(v2))
+			junk(filepath.Join(filepath.Dir(dir), ".tuf.refresh-3")) // a refresh killed before that one
+		}, true},
+		{"killed before the old copy went", func(t *testing.T, dir string) {
+			os.CopyFS(dir, os.DirFS(v2))
+			junk(filepath.Join(filepath.Dir(dir), ".tuf.refresh-4.old"))
+		}, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := filepath.Join(t.TempDir(), "tuf")
+			tc.lay(t, dir)
+			serveV1Again()
+			defer serveV2()
+			_, err := r.refresh(dir)
+			if tc.wantRollback != (err != nil) {
+				t.Errorf("refresh with version 1 served again: %v; want a rollback refused: %v", err, tc.wantRollback)
+			}
+			left, _ := os.ReadDir(filepath.Dir(dir))
+			var names []string
+			for _, e := range left {
+				names = append(names, e.Name())
+			}
+			if fmt.Sprint(names) != "[tuf tuf.lock]" {
+				t.Errorf("beside the TUF folder: %v, want it and its lock", names)
+			}
+			want := timestampOf(t, v1)
+			if tc.wantRollback {
+				want = timestampOf(t, v2)
+			}
+			if got := timestampOf(t, dir); !tc.wantRollback && !bytes.Equal(got, want) {
+				t.Errorf("the TUF folder holds another timestamp than version 1's")
+			} else if tc.wantRollback && !bytes.Equal(got, want) {
+				t.Errorf("the TUF folder holds another timestamp than version 2's")
+			}
+		})
+	}
+}
+
+// TestRefreshesOneAtATime: a refresh waits while another holds Dir's lock
+// (here the test), and gives up when its context ends, naming the lock.
+// Refreshes started at once all succeed, and the root each stores is the one
+// whose metadata stays in Dir.
+func TestRefreshesOneAtATime(t *testing.T) {
+	r := newTUFRepo(t)
+	r.publish(newVirtual(t).root.JSON(), time.Now().Add(24*time.Hour))
+	dir := filepath.Join(t.TempDir(), "tuf")
+	held, err := lockfile.Acquire(t.Context(), dir+".lock", 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(t.Context(), 300*time.Millisecond)
+	defer cancel()
+	_, err = Refresh(ctx, RefreshOptions{HTTPClient: &http.Client{}, RepositoryURL: r.srv.URL, Root: r.anchor, Dir: dir, Timeout: 5 * time.Second})
+	if !errors.Is(err, context.DeadlineExceeded) || !strings.Contains(err.Error(), dir+".lock") {
+		t.Errorf("refresh while the lock is held: %v, want the deadline and the lock named", err)
+	}
+	if _, err := os.Stat(dir); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("a refresh that never got the lock made %s: %v", dir, err)
+	}
+	held.Unlock()
+
+	// Four at once, a new version published after the first two started:
+	// all succeed, and Dir ends with the new version's metadata (without the
+	// lock, a refresh that staged and fetched version 1 could swap last and
+	// put Dir back to it, or find Dir moved aside by another and fail).
+	var wg sync.WaitGroup
+	errs := make([]error, 4)
+	for i := range errs {
+		wg.Go(func() {
+			_, errs[i] = Refresh(t.Context(), RefreshOptions{HTTPClient: &http.Client{}, RepositoryURL: r.srv.URL, Root: r.anchor, Dir: dir, Timeout: 5 * time.Second})
+		})
+		if i == 1 {
+			r.publish(goodRoot(t).JSON(), time.Now().Add(24*time.Hour))
+		}
+	}
+	wg.Wait()
+	if err := errors.Join(errs...); err != nil {
+		t.Fatal(err)
+	}
+	r.mu.Lock()
+	newest := r.olds[len(r.olds)-1]
+	r.mu.Unlock()
+	if !bytes.Equal(timestampOf(t, dir), newest) {
+		t.Error("the TUF folder does not hold the newest version's metadata")
+	}
+	if left, _ := os.ReadDir(filepath.Dir(dir)); len(left) != 2 {
+		t.Errorf("beside the TUF folder: %v, want it and its lock", left)
 	}
 }
