@@ -144,7 +144,7 @@ func (rep *Report) Err() error {
 type Options struct {
 	Build   pipeline.Options
 	Arches  []string // architectures to build; nil means every one of each recipe
-	TempDir string   // parent of the two build folders (and the base checkout)
+	TempDir string   // parent of the two build folders, lintian's scratch folder and the base checkout
 	Lintian string   // the lintian executable; "" when not installed (the check is skipped)
 	Base    *Base    // nil: no base comparison
 }
