@@ -9,9 +9,9 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/updeb/updeb/internal/gate"
-	"github.com/updeb/updeb/pkg/lockfile"
 	"github.com/updeb/updeb/internal/pipeline"
 	"github.com/updeb/updeb/internal/recipe"
+	"github.com/updeb/updeb/pkg/lockfile"
 )
 
 type verifyOptions struct {

@@ -28,12 +28,12 @@ import (
 
 	"golang.org/x/sync/errgroup"
 
-	"github.com/updeb/updeb/pkg/lockfile"
 	"github.com/updeb/updeb/internal/recipe"
 	"github.com/updeb/updeb/internal/signkey"
 	"github.com/updeb/updeb/internal/source"
 	"github.com/updeb/updeb/pkg/archive"
 	"github.com/updeb/updeb/pkg/deb"
+	"github.com/updeb/updeb/pkg/lockfile"
 )
 
 // Options configure a build run. The caller (the CLI) fills them from flags,
