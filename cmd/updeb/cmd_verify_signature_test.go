@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/updeb/updeb/internal/testkit/pgptest"
+	"github.com/updeb/updeb/pkg/lockfile"
 )
 
 func TestMain(m *testing.M) {
@@ -20,10 +21,13 @@ func TestMain(m *testing.M) {
 	if os.Getenv("UPDEB_TEST_HELPER") == "1" {
 		os.Exit(m.Run())
 	}
-	home, err := os.MkdirTemp("", "updeb-test-home-")
+	// Locked while the tests run: a test process killed before its end
+	// (go test's -timeout, Ctrl-C) leaves it, and the next run removes it.
+	homeDir, err := lockfile.TempDir("", "updeb-test-home-")
 	if err != nil {
 		panic(err)
 	}
+	home := homeDir.Path
 	// go, which tests run to build updeb, keeps its build cache under
 	// XDG_CACHE_HOME unless GOCACHE says where.
 	if os.Getenv("GOCACHE") == "" {
@@ -35,7 +39,7 @@ func TestMain(m *testing.M) {
 	os.Setenv("XDG_CACHE_HOME", filepath.Join(home, "cache"))
 	code := m.Run()
 	pgptest.Cleanup()
-	os.RemoveAll(home)
+	homeDir.Remove()
 	os.Exit(code)
 }
 

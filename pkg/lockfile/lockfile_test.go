@@ -1,7 +1,6 @@
 package lockfile
 
 import (
-	"bufio"
 	"context"
 	"os"
 	"os/exec"
@@ -10,6 +9,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/updeb/updeb/internal/testkit/testenv"
 )
 
 func TestExclusiveAndReleasedOnExit(t *testing.T) {
@@ -77,21 +78,11 @@ func holdTempDir(parent string) {
 // returns it with the folder's path.
 func startHolder(t *testing.T, parent string) (*exec.Cmd, string) {
 	t.Helper()
-	cmd := exec.Command(os.Args[0], "-test.run", "^TestTempDirSweepsOnlyTheDead$")
-	cmd.Env = append(os.Environ(), "LOCKFILE_TEMPDIR="+parent)
-	out, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
+	cmd, path := testenv.StartHelper(t, "TestTempDirSweepsOnlyTheDead", "LOCKFILE_TEMPDIR="+parent)
+	if !strings.HasPrefix(path, parent) {
+		t.Fatalf("helper: %q", path)
 	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
-	line, err := bufio.NewReader(out).ReadString('\n')
-	if err != nil || !strings.HasPrefix(line, parent) {
-		t.Fatalf("helper: %q %v", line, err)
-	}
-	return cmd, strings.TrimSpace(line)
+	return cmd, path
 }
 
 // TestTempDirSweepsOnlyTheDead: the folder of a process killed with SIGKILL
@@ -127,6 +118,19 @@ func TestTempDirSweepsOnlyTheDead(t *testing.T) {
 		if _, err := os.Stat(p); err != nil {
 			t.Errorf("a live folder was touched: %v", err)
 		}
+	}
+	// Sweep's reap sees the dead process's folder whole, before it goes.
+	killed2, dead2 := startHolder(t, parent)
+	killed2.Process.Kill()
+	killed2.Wait()
+	var reaped []string
+	swept := Sweep(parent, "x-", func(dir string) {
+		if _, err := os.Stat(filepath.Join(dir, "build.deb")); err == nil {
+			reaped = append(reaped, dir)
+		}
+	})
+	if !slices.Equal(swept, []string{dead2}) || !slices.Equal(reaped, swept) {
+		t.Errorf("swept %v, reaped %v: want the second killed process's %s", swept, reaped, dead2)
 	}
 	if err := d.Remove(); err != nil {
 		t.Fatal(err)
@@ -177,7 +181,7 @@ func TestSweepLeavesOthersAlone(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(parent, "x-file"), nil, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	got := Sweep(parent, "x-")
+	got := Sweep(parent, "x-", nil)
 	want := []string{filepath.Join(parent, "x-killed-at-once"), filepath.Join(parent, "x-killed-while-made")}
 	if !slices.Equal(got, want) {
 		t.Errorf("swept %v, want %v", got, want)

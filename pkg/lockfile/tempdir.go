@@ -46,7 +46,7 @@ func TempDir(parent, prefix string) (*Dir, error) {
 	if parent == "" {
 		parent = os.TempDir()
 	}
-	swept := Sweep(parent, prefix)
+	swept := Sweep(parent, prefix, nil)
 	path, err := os.MkdirTemp(parent, prefix+"*")
 	if err != nil {
 		return nil, err
@@ -92,10 +92,13 @@ func (d *Dir) Remove() error {
 }
 
 // Sweep removes the folders parent/prefix* that TempDir made in processes
-// that have since died (see TempDir) and returns their paths. It removes
-// what it can and reports no errors: a folder it cannot read or lock is not
-// one it may remove.
-func Sweep(parent, prefix string) []string {
+// that have since died (see TempDir) and returns their paths. reap, when
+// not nil, is called with each folder before it goes, its lock held: to stop
+// what the dead process started there and left running (a daemon whose
+// pid file or socket is in the folder). Sweep removes what it can and
+// reports no errors: a folder it cannot read or lock is not one it may
+// remove.
+func Sweep(parent, prefix string, reap func(dir string)) []string {
 	entries, err := os.ReadDir(parent)
 	if err != nil {
 		return nil
@@ -106,7 +109,7 @@ func Sweep(parent, prefix string) []string {
 			continue
 		}
 		p := filepath.Join(parent, e.Name())
-		if sweepOne(p) {
+		if sweepOne(p, reap) {
 			swept = append(swept, p)
 		}
 	}
@@ -114,7 +117,7 @@ func Sweep(parent, prefix string) []string {
 }
 
 // sweepOne removes the folder p when its maker is gone.
-func sweepOne(p string) bool {
+func sweepOne(p string, reap func(string)) bool {
 	fi, err := os.Lstat(p)
 	if err != nil || !fi.IsDir() {
 		return false
@@ -135,6 +138,9 @@ func sweepOne(p string) bool {
 	defer f.Close()
 	if syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB) != nil {
 		return false // its maker runs
+	}
+	if reap != nil {
+		reap(p)
 	}
 	return os.RemoveAll(p) == nil
 }

@@ -15,6 +15,7 @@ import (
 	"testing"
 
 	"github.com/updeb/updeb/internal/testkit/testenv"
+	"github.com/updeb/updeb/pkg/lockfile"
 )
 
 // Fixture is the generated material. Keys maps a key's short name to its primary
@@ -33,9 +34,10 @@ type Fixture struct {
 }
 
 var (
-	once    sync.Once
-	shared  *Fixture
-	initErr error
+	once      sync.Once
+	shared    *Fixture
+	sharedDir *lockfile.Dir // shared's folder, locked while this process runs
+	initErr   error
 )
 
 // Get returns the shared fixture, generating it on first use; it skips (or
@@ -69,13 +71,31 @@ func (f *Fixture) Path(name string) string { return filepath.Join(f.Dir, name) }
 
 // Cleanup stops the gpg-agent of the fixture and removes its files.
 func Cleanup() {
-	if shared == nil {
-		return
+	if sharedDir == nil {
+		return // never generated
 	}
+	killAgent(filepath.Join(sharedDir.Path, fixtureHome))
+	sharedDir.Remove()
+}
+
+// fixtureHome is the gpg home's folder in the fixture's folder.
+const fixtureHome = "h"
+
+// killAgent stops the gpg-agent of the gpg home.
+func killAgent(home string) {
 	cmd := exec.Command("gpgconf", "--kill", "gpg-agent")
-	cmd.Env = append(os.Environ(), "GNUPGHOME="+shared.Home)
+	cmd.Env = append(os.Environ(), "GNUPGHOME="+home)
 	_ = cmd.Run()
-	os.RemoveAll(shared.Dir)
+}
+
+// tempHome makes a temporary folder for a gpg home. gpg-agent outlives a
+// test process killed before its cleanup (go test's -timeout, Ctrl-C,
+// kill -9), and so does the folder: it holds a lock (pkg/lockfile's TempDir)
+// that the process keeps, and the next tempHome removes every folder of
+// prefix whose lock is free. An agent whose socket is removed ends itself
+// (measured: at once).
+func tempHome(prefix string) (*lockfile.Dir, error) {
+	return lockfile.TempDir("", prefix)
 }
 
 // Gpgv runs gpgv with the fixture's binary keyring and reports whether it
@@ -215,11 +235,13 @@ Expire-Date: 0
 
 func generate() (*Fixture, error) {
 	// A short path: gpg-agent's socket path must stay under 108 bytes.
-	dir, err := os.MkdirTemp("", "pgpt")
+	d, err := tempHome("pgpt")
 	if err != nil {
 		return nil, err
 	}
-	f := &Fixture{Home: filepath.Join(dir, "h"), Dir: dir, Keys: map[string]string{}, Subkeys: map[string]string{}}
+	sharedDir = d
+	dir := d.Path
+	f := &Fixture{Home: filepath.Join(dir, fixtureHome), Dir: dir, Keys: map[string]string{}, Subkeys: map[string]string{}}
 	if err := os.Mkdir(f.Home, 0o700); err != nil {
 		return nil, err
 	}
@@ -311,19 +333,18 @@ type Signer struct {
 func NewSigner(t testing.TB) *Signer {
 	t.Helper()
 	testenv.RequireTool(t, "gpg", "gpgconf")
-	home, err := os.MkdirTemp("", "pgps")
+	d, err := tempHome("pgps")
 	if err != nil {
 		t.Fatal(err)
 	}
+	home := d.Path
 	if err := os.Chmod(home, 0o700); err != nil {
 		t.Fatal(err)
 	}
 	s := &Signer{t: t, home: home}
 	t.Cleanup(func() {
-		cmd := exec.Command("gpgconf", "--kill", "gpg-agent")
-		cmd.Env = append(os.Environ(), "GNUPGHOME="+home)
-		_ = cmd.Run()
-		os.RemoveAll(home)
+		killAgent(home)
+		d.Remove()
 	})
 	return s
 }

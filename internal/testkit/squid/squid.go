@@ -12,11 +12,13 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
 
 	"github.com/updeb/updeb/internal/testkit/testenv"
+	"github.com/updeb/updeb/pkg/lockfile"
 )
 
 // Squid is a running squid.
@@ -26,6 +28,29 @@ type Squid struct {
 	AccessLog string
 	cmd       *exec.Cmd
 	done      chan struct{}
+	dir       *lockfile.Dir
+}
+
+// folderPrefix starts the name of a squid's folder in the temp folder.
+const folderPrefix = "updeb-squid-"
+
+// reap kills the squid that a dead process started in dir: the process of
+// its pid file, if that is squid running with dir's config.
+func reap(dir string) {
+	b, err := os.ReadFile(filepath.Join(dir, "squid.pid"))
+	if err != nil {
+		return
+	}
+	pid, err := strconv.Atoi(strings.TrimSpace(string(b)))
+	if err != nil || pid <= 1 {
+		return
+	}
+	cmdline, err := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", pid))
+	if err != nil || !bytes.Contains(cmdline, []byte(filepath.Join(dir, "squid.conf"))) {
+		return // gone, or the pid is another process's now
+	}
+	syscall.Kill(-pid, syscall.SIGKILL) // its group: squid leads it (Setpgid)
+	syscall.Kill(pid, syscall.SIGKILL)
 }
 
 // ForTest starts squid for t and stops it when t ends. A missing squid
@@ -47,24 +72,33 @@ func ForTest(t testing.TB) *Squid {
 // parent is searchable) is world-writable because squid started as root drops its
 // privileges to the proxy user, which must write the logs and the pid file.
 // Stop removes it.
+//
+// A process that dies before Stop (go test's -timeout, Ctrl-C, kill -9)
+// leaves its squid running: squid is in a process group of its own, and
+// dropping root clears a parent-death signal. The folder holds a lock
+// (pkg/lockfile's TempDir) that its process keeps until Stop, so Start first
+// kills the squid of every such folder whose lock is free, and removes it.
 func Start() (*Squid, error) {
 	bin, err := exec.LookPath("squid")
 	if err != nil {
 		return nil, err
 	}
-	dir, err := os.MkdirTemp("", "updeb-squid-")
+	lockfile.Sweep(os.TempDir(), folderPrefix, reap)
+	d, err := lockfile.TempDir("", folderPrefix)
 	if err != nil {
 		return nil, err
 	}
+	dir := d.Path
 	if err := os.Chmod(dir, 0o777); err != nil {
+		d.Remove()
 		return nil, err
 	}
 	port, err := freePort()
 	if err != nil {
-		os.RemoveAll(dir)
+		d.Remove()
 		return nil, err
 	}
-	s := &Squid{URL: "http://127.0.0.1:" + strconv.Itoa(port), Dir: dir, AccessLog: filepath.Join(dir, "access.log"), done: make(chan struct{})}
+	s := &Squid{URL: "http://127.0.0.1:" + strconv.Itoa(port), Dir: dir, AccessLog: filepath.Join(dir, "access.log"), done: make(chan struct{}), dir: d}
 	conf := fmt.Sprintf(`http_port 127.0.0.1:%d
 pid_filename %[2]s/squid.pid
 access_log stdio:%[2]s/access.log
@@ -81,6 +115,7 @@ http_access deny all
 `, port, dir)
 	confPath := filepath.Join(dir, "squid.conf")
 	if err := os.WriteFile(confPath, []byte(conf), 0o644); err != nil {
+		d.Remove()
 		return nil, err
 	}
 	var out bytes.Buffer
@@ -88,7 +123,7 @@ http_access deny all
 	s.cmd.Stdout, s.cmd.Stderr = &out, &out
 	s.cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	if err := s.cmd.Start(); err != nil {
-		os.RemoveAll(dir)
+		d.Remove()
 		return nil, err
 	}
 	go func() { s.cmd.Wait(); close(s.done) }()
@@ -96,7 +131,7 @@ http_access deny all
 		select {
 		case <-s.done:
 			log, _ := os.ReadFile(filepath.Join(dir, "cache.log"))
-			os.RemoveAll(dir)
+			d.Remove()
 			return nil, fmt.Errorf("squid exited at start: %s\n%s", out.String(), log)
 		default:
 		}
@@ -115,7 +150,7 @@ func (s *Squid) Stop() {
 		syscall.Kill(-s.cmd.Process.Pid, syscall.SIGKILL)
 	}
 	<-s.done
-	os.RemoveAll(s.Dir)
+	s.dir.Remove()
 }
 
 // Log returns squid's access log so far, once it has stopped growing for

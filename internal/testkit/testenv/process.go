@@ -1,9 +1,11 @@
 package testenv
 
 import (
+	"bufio"
 	"bytes"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -79,4 +81,28 @@ func WaitGone(t testing.TB, pid int, timeout time.Duration) {
 			t.Fatalf("process %d still runs %v later", pid, timeout)
 		}
 	}
+}
+
+// StartHelper runs this test binary again as a helper process: only the
+// test named test, with env added (which the test checks to play the
+// helper). It returns the process and the first line the helper prints,
+// without its newline, once printed; the test fails if the helper ends
+// first. The helper is killed when the test ends.
+func StartHelper(t testing.TB, test string, env ...string) (*exec.Cmd, string) {
+	t.Helper()
+	cmd := exec.Command(os.Args[0], "-test.run", "^"+test+"$")
+	cmd.Env = append(os.Environ(), env...)
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
+	line, err := bufio.NewReader(out).ReadString('\n')
+	if err != nil {
+		t.Fatalf("helper %s: %q: %v", test, line, err)
+	}
+	return cmd, strings.TrimSuffix(line, "\n")
 }
