@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"io"
+	"os"
 	"os/exec"
 	"strings"
 
@@ -50,7 +51,8 @@ every such folder whose verify no longer runs.
 
 Exit codes: 0 every check passed (REVIEW lines allowed: a human reviews
 them; --json lists them under "review"), 1 a check failed, 2 invalid input
-(recipe, config, --base), 3 a download failed.`,
+(recipe, config, --base), 3 a download or a local I/O step failed (a
+TMPDIR that does not exist, a full disk).`,
 		Example: `  updeb verify helm --base origin/main
   updeb verify --arch amd64 --json kubernetes-1.36
   updeb verify --base origin/main --changed   # in CI: every recipe the change touches`,
@@ -115,7 +117,7 @@ func runGate(cmd *cobra.Command, s *session, recipes []*recipe.Recipe, arches []
 	// folder (two builds of the recipes), and the next one removes it.
 	tmp, err := lockfile.TempDir("", "updeb-verify-")
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("verify: a folder for its builds in %s (TMPDIR): %w; point TMPDIR at a folder with room for two builds of the recipes", os.TempDir(), err)
 	}
 	defer tmp.Remove()
 	for _, p := range tmp.Swept {

@@ -296,6 +296,19 @@ func TestVerifyChangedFlags(t *testing.T) {
 	}
 }
 
+// TestVerifyTMPDIRMissing: a TMPDIR that does not exist is an I/O error
+// (exit 3) that names TMPDIR and says what to do, before anything is built.
+func TestVerifyTMPDIRMissing(t *testing.T) {
+	repo, _ := verifyRepo(t)
+	missing := filepath.Join(t.TempDir(), "gone")
+	t.Setenv("TMPDIR", missing)
+	code, _, stderr := runCLI(t, "--config", filepath.Join(repo, "updeb.yaml"), "--recipes", filepath.Join(repo, "recipes"),
+		"--cache", t.TempDir(), "verify", "--arch", "amd64", "hello")
+	if code != exitNetwork || !strings.Contains(stderr, missing+" (TMPDIR)") || !strings.Contains(stderr, "point TMPDIR at a folder") {
+		t.Errorf("exit %d, want %d and TMPDIR named with what to do:\n%s", code, exitNetwork, stderr)
+	}
+}
+
 // verifyInLintian starts updeb verify on the demo's hello recipe with a
 // stand-in lintian on PATH (testenv.StandInLintian) and returns once that
 // lintian and its helper run: the process, a channel closed when it has
