@@ -43,7 +43,10 @@ through github-attestations:, and the bundles they point at) go in too, under th
 host, so that the far side verifies them offline. The manifest DIR/updeb-mirror.json
 lists every file with its URL, size and digests (exporting again adds to it). It prints
 the mirrors: entries for the far side. It writes only inside DIR: a symlink met there
-is refused (exit 1) or, for a file, replaced.`,
+is refused (exit 1) or, for a file, replaced. Exports into one DIR run one at a
+time (a lock on DIR: a second waits, so that neither loses the other's manifest
+entries), and one removes the temporary copies an export killed while copying
+left in DIR.`,
 		Example: `  updeb mirror export /media/usb/updeb-mirror
   updeb mirror export out/mirror hello pingd --arch amd64 --json`,
 		Args: cobra.MinimumNArgs(1),

@@ -6,9 +6,12 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
+	"github.com/updeb/updeb/internal/mirror"
 	"github.com/updeb/updeb/internal/testkit/squid"
 	"github.com/updeb/updeb/internal/testkit/testenv"
+	"github.com/updeb/updeb/pkg/lockfile"
 )
 
 // TestMirrorExportAirGapped: the demo's downloads exported into a folder,
@@ -90,5 +93,74 @@ func TestMirrorExportAirGapped(t *testing.T) {
 	// A folder without a manifest is not a mirror folder.
 	if code, _, stderr := runCLI(t, "mirror", "verify", t.TempDir()); code != exitUsage || !strings.Contains(stderr, "updeb-mirror.json") {
 		t.Errorf("verify of an empty folder: exit %d: %s", code, stderr)
+	}
+}
+
+// TestMirrorExportOneAtATime: an export into a folder another export holds
+// waits for it (two at once would each write the manifest they read, and
+// the first one's entries would be lost), and removes what a killed export
+// left (a temporary copy) but no other file, and leaves no lock file.
+func TestMirrorExportOneAtATime(t *testing.T) {
+	args, _ := demoProject(t)
+	dir := filepath.Join(t.TempDir(), "updeb-mirror")
+	if code, stdout, stderr := runCLI(t, append(args, "mirror", "export", dir, "hello", "--arch", "amd64")...); code != 0 {
+		t.Fatalf("mirror export hello: exit %d\n%s%s", code, stdout, stderr)
+	}
+	hello := filepath.Join(dir, "releases.example.org", "hello", "v1.2.0")
+	killed := filepath.Join(hello, ".hello-v1.2.0-linux-amd64.tar.gz.tmp-99999-0")
+	notes := filepath.Join(hello, "notes.txt")
+	for _, f := range []string{killed, notes} {
+		if err := os.WriteFile(f, []byte("half a copy"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	held, err := lockfile.AcquireDir(t.Context(), dir, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	type result struct {
+		code           int
+		stdout, stderr string
+	}
+	done := make(chan result, 1)
+	go func() {
+		code, stdout, stderr := runCLI(t, append(args, "mirror", "export", dir, "pingd", "--arch", "amd64")...)
+		done <- result{code, stdout, stderr}
+	}()
+	select {
+	case r := <-done:
+		t.Fatalf("export ran while another held the folder: exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	case <-time.After(500 * time.Millisecond):
+	}
+	held.Unlock()
+	select {
+	case r := <-done:
+		if r.code != 0 {
+			t.Fatalf("mirror export pingd: exit %d\n%s%s", r.code, r.stdout, r.stderr)
+		}
+	case <-time.After(60 * time.Second):
+		t.Fatal("export still waiting 60 s after the lock was released")
+	}
+	if _, err := os.Stat(killed); !os.IsNotExist(err) {
+		t.Errorf("the killed export's temporary copy is still there: %v", err)
+	}
+	b, err := os.ReadFile(filepath.Join(dir, mirror.ManifestName))
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := mirror.ParseManifest(b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var paths []string
+	for _, f := range m.Files {
+		paths = append(paths, f.Path)
+	}
+	if all := strings.Join(paths, " "); !strings.Contains(all, "hello/v1.2.0/hello-v1.2.0-linux-amd64.tar.gz ") || !strings.Contains(all, "pingd/v0.9.1/pingd.amd64") {
+		t.Errorf("the manifest lists %v, want both exports' files", paths)
+	}
+	code, out, stderr := runCLI(t, "mirror", "verify", dir)
+	if code != 0 || strings.Count(out, "unlisted ") != 1 || !strings.Contains(out, "unlisted releases.example.org/hello/v1.2.0/notes.txt") {
+		t.Errorf("mirror verify: exit %d, want notes.txt alone unlisted\n%s%s", code, out, stderr)
 	}
 }

@@ -13,10 +13,12 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"log/slog"
 	"net/url"
 	"os"
 	"path"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"sort"
 	"strings"
@@ -28,6 +30,7 @@ import (
 	"github.com/updeb/updeb/internal/source"
 	"github.com/updeb/updeb/pkg/atomicfile"
 	"github.com/updeb/updeb/pkg/digest"
+	"github.com/updeb/updeb/pkg/lockfile"
 	"github.com/updeb/updeb/pkg/strictjson"
 )
 
@@ -85,9 +88,8 @@ func Export(ctx context.Context, jobs []source.Job, ro recipe.ResolveOptions, op
 	if err != nil {
 		return nil, err
 	}
-	m, err := readManifest(abs, true)
-	if err != nil {
-		return nil, err
+	if _, err := readManifest(abs, true); err != nil {
+		return nil, err // refused before anything is written
 	}
 	if err := os.MkdirAll(abs, 0o755); err != nil {
 		return nil, err
@@ -97,6 +99,24 @@ func Export(ctx context.Context, jobs []source.Job, ro recipe.ResolveOptions, op
 		return nil, err
 	}
 	defer root.Close()
+	// One export writes into the folder at a time (a lock on the folder
+	// itself, so that no lock file travels with it): each merges its files
+	// into the manifest it read, so two at once would lose the entries of
+	// the one that wrote first. Under the lock, the manifest is read again
+	// (another export may have written it meanwhile), and what a killed
+	// export left (temporary copies, up to a whole artifact each) is removed.
+	lock, err := lockfile.AcquireDir(ctx, abs, 0)
+	if err != nil {
+		return nil, fmt.Errorf("mirror export into %s: %w", dir, err)
+	}
+	defer lock.Unlock()
+	m, err := readManifest(abs, true)
+	if err != nil {
+		return nil, err
+	}
+	if err := sweepTemps(root, m, opts.Logger); err != nil {
+		return nil, err
+	}
 	byPath := map[string]Entry{}
 	for _, e := range m.Files {
 		byPath[e.Path] = e
@@ -147,6 +167,30 @@ func Export(ctx context.Context, jobs []source.Job, ro recipe.ResolveOptions, op
 	sort.Slice(res.Mirrors, func(i, j int) bool { return res.Mirrors[i].Prefix < res.Mirrors[j].Prefix })
 	return res, nil
 }
+
+// sweepTemps removes the temporary copies (writeIn's .NAME.tmp-PID-N) that
+// an export killed while copying left in the folder; the caller holds the
+// folder's lock, so no export is writing one. A file the manifest lists is
+// never one of them.
+func sweepTemps(root *os.Root, m *Manifest, log *slog.Logger) error {
+	listed := map[string]bool{}
+	for _, e := range m.Files {
+		listed[e.Path] = true
+	}
+	return fs.WalkDir(root.FS(), ".", func(p string, d fs.DirEntry, err error) error {
+		if err != nil || !d.Type().IsRegular() || listed[p] || !tempName.MatchString(d.Name()) {
+			return err
+		}
+		if log != nil {
+			log.Info("removing a leftover of a killed mirror export", "file", p)
+		}
+		return root.Remove(p)
+	})
+}
+
+// tempName is writeIn's temporary file name: atomicfile's prefix, then the
+// pid and a counter.
+var tempName = regexp.MustCompile(`^\..+\.tmp-[0-9]+-[0-9]+$`)
 
 // place copies the verified file r into the folder root (at dir) at its
 // mirror path and returns its manifest entry and its host's mirror (To

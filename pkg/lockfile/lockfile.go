@@ -17,15 +17,35 @@ import (
 // Lock is a held lock; Unlock releases it.
 type Lock struct{ f *os.File }
 
-// Acquire takes an exclusive lock on path (created if needed), waiting until
-// it is free or ctx is done. poll is how often to retry (0 means 50ms).
+// Acquire takes an exclusive lock on path (created if needed; a symbolic
+// link there is refused, not followed), waiting until it is free or ctx is
+// done. poll is how often to retry (0 means 50ms).
 func Acquire(ctx context.Context, path string, poll time.Duration) (*Lock, error) {
+	// Never through a link: a lock file is not created where a link that
+	// someone planted points.
+	f, err := os.OpenFile(path, os.O_CREATE|os.O_RDWR|syscall.O_NOFOLLOW, 0o644)
+	if err != nil {
+		return nil, fmt.Errorf("lock: %w", err)
+	}
+	return wait(ctx, f, path, poll)
+}
+
+// AcquireDir takes an exclusive lock on the folder dir itself, as Acquire
+// does on a file: for a folder whose contents are all someone else's to
+// read (a mirror folder carried to another host), where a lock file would
+// be one more file in it.
+func AcquireDir(ctx context.Context, dir string, poll time.Duration) (*Lock, error) {
+	f, err := os.OpenFile(dir, os.O_RDONLY|syscall.O_DIRECTORY, 0)
+	if err != nil {
+		return nil, fmt.Errorf("lock: %w", err)
+	}
+	return wait(ctx, f, dir, poll)
+}
+
+// wait takes the lock on f, polling every poll until ctx is done.
+func wait(ctx context.Context, f *os.File, path string, poll time.Duration) (*Lock, error) {
 	if poll <= 0 {
 		poll = 50 * time.Millisecond
-	}
-	f, err := os.OpenFile(path, os.O_CREATE|os.O_RDWR, 0o644)
-	if err != nil {
-		return nil, err
 	}
 	for {
 		err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB)

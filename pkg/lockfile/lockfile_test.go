@@ -14,22 +14,34 @@ import (
 )
 
 func TestExclusiveAndReleasedOnExit(t *testing.T) {
-	p := filepath.Join(t.TempDir(), "lock")
-	l, err := Acquire(context.Background(), p, 5*time.Millisecond)
-	if err != nil {
-		t.Fatal(err)
+	// a lock file, and a folder's own lock (which puts nothing in it)
+	dir, file := t.TempDir(), filepath.Join(t.TempDir(), "lock")
+	for name, acquire := range map[string]func(context.Context) (*Lock, error){
+		"file":   func(ctx context.Context) (*Lock, error) { return Acquire(ctx, file, 5*time.Millisecond) },
+		"folder": func(ctx context.Context) (*Lock, error) { return AcquireDir(ctx, dir, 5*time.Millisecond) },
+	} {
+		l, err := acquire(context.Background())
+		if err != nil {
+			t.Fatal(err)
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
+		if _, err := acquire(ctx); err == nil || !strings.Contains(err.Error(), "another updeb process") {
+			t.Fatalf("%s: second lock = %v, want a timeout naming the holder", name, err)
+		}
+		cancel()
+		l.Unlock()
+		l2, err := acquire(context.Background())
+		if err != nil {
+			t.Fatal(err)
+		}
+		l2.Unlock()
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
-	defer cancel()
-	if _, err := Acquire(ctx, p, 5*time.Millisecond); err == nil || !strings.Contains(err.Error(), "another updeb process") {
-		t.Fatalf("second Acquire = %v, want a timeout naming the holder", err)
+	if ents, _ := os.ReadDir(dir); len(ents) != 0 {
+		t.Errorf("the locked folder holds %v", ents)
 	}
-	l.Unlock()
-	l2, err := Acquire(context.Background(), p, 5*time.Millisecond)
-	if err != nil {
-		t.Fatal(err)
+	if _, err := AcquireDir(context.Background(), filepath.Join(dir, "missing"), 0); err == nil {
+		t.Error("AcquireDir of a missing folder: no error")
 	}
-	l2.Unlock()
 }
 
 // A process killed with SIGKILL while holding the lock must not leave it held.
@@ -196,5 +208,23 @@ func TestSweepLeavesOthersAlone(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(target, "precious")); err != nil {
 		t.Errorf("the link's target was touched: %v", err)
+	}
+}
+
+// TestAcquireRefusesALink: a symbolic link in the lock file's place is
+// refused, and nothing is created where it points.
+func TestAcquireRefusesALink(t *testing.T) {
+	dir, elsewhere := t.TempDir(), t.TempDir()
+	target := filepath.Join(elsewhere, "planted")
+	p := filepath.Join(dir, "lock")
+	if err := os.Symlink(target, p); err != nil {
+		t.Fatal(err)
+	}
+	if l, err := Acquire(context.Background(), p, 0); err == nil || !strings.Contains(err.Error(), p) {
+		l.Unlock()
+		t.Errorf("Acquire through a link: %v, want an error naming %s", err, p)
+	}
+	if _, err := os.Lstat(target); !os.IsNotExist(err) {
+		t.Errorf("the link's target was created: %v", err)
 	}
 }
