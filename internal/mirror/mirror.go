@@ -114,9 +114,7 @@ func Export(ctx context.Context, jobs []source.Job, ro recipe.ResolveOptions, op
 	if err != nil {
 		return nil, err
 	}
-	if err := sweepTemps(root, m, opts.Logger); err != nil {
-		return nil, err
-	}
+	sweepTemps(root, m, opts.Logger)
 	byPath := map[string]Entry{}
 	for _, e := range m.Files {
 		byPath[e.Path] = e
@@ -171,20 +169,26 @@ func Export(ctx context.Context, jobs []source.Job, ro recipe.ResolveOptions, op
 // sweepTemps removes the temporary copies (writeIn's .NAME.tmp-PID-N) that
 // an export killed while copying left in the folder; the caller holds the
 // folder's lock, so no export is writing one. A file the manifest lists is
-// never one of them.
-func sweepTemps(root *os.Root, m *Manifest, log *slog.Logger) error {
+// never one of them. It is a clean-up: what it cannot read or remove (a
+// folder of someone else's in there) is passed over, and the export goes on.
+func sweepTemps(root *os.Root, m *Manifest, log *slog.Logger) {
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
 	listed := map[string]bool{}
 	for _, e := range m.Files {
 		listed[e.Path] = true
 	}
-	return fs.WalkDir(root.FS(), ".", func(p string, d fs.DirEntry, err error) error {
+	fs.WalkDir(root.FS(), ".", func(p string, d fs.DirEntry, err error) error {
 		if err != nil || !d.Type().IsRegular() || listed[p] || !tempName.MatchString(d.Name()) {
-			return err
+			return nil
 		}
-		if log != nil {
-			log.Info("removing a leftover of a killed mirror export", "file", p)
+		if err := root.Remove(p); err != nil {
+			log.Warn("cannot remove a leftover of a killed mirror export", "file", p, "err", err)
+		} else {
+			log.Info("removed a leftover of a killed mirror export", "file", p)
 		}
-		return root.Remove(p)
+		return nil
 	})
 }
 
