@@ -115,7 +115,7 @@ func runGate(cmd *cobra.Command, s *session, recipes []*recipe.Recipe, arches []
 	g := s.g
 	// Locked while verify runs: a verify killed with kill -9 leaves its
 	// folder (two builds of the recipes), and the next one removes it.
-	tmp, err := lockfile.TempDir("", "updeb-verify-")
+	tmp, err := lockfile.TempDir("", "updeb-verify-", nil)
 	if err != nil {
 		return nil, fmt.Errorf("verify: a folder for its builds in %s (TMPDIR): %w; point TMPDIR at a folder with room for two builds of the recipes", os.TempDir(), err)
 	}

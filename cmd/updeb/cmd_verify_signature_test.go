@@ -23,7 +23,7 @@ func TestMain(m *testing.M) {
 	}
 	// Locked while the tests run: a test process killed before its end
 	// (go test's -timeout, Ctrl-C) leaves it, and the next run removes it.
-	homeDir, err := lockfile.TempDir("", "updeb-test-home-")
+	homeDir, err := lockfile.TempDir("", "updeb-test-home-", nil)
 	if err != nil {
 		panic(err)
 	}

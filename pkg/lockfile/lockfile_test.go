@@ -75,7 +75,7 @@ func TestLockDiesWithProcess(t *testing.T) {
 // holdTempDir, in a helper process, makes a TempDir in $LOCKFILE_TEMPDIR with
 // a file in it, prints its path and waits to be killed.
 func holdTempDir(parent string) {
-	d, err := TempDir(parent, "x-")
+	d, err := TempDir(parent, "x-", nil)
 	if err != nil {
 		os.Stdout.WriteString("error: " + err.Error() + "\n")
 		os.Exit(1)
@@ -107,7 +107,7 @@ func TestTempDirSweepsOnlyTheDead(t *testing.T) {
 	parent := t.TempDir()
 	killed, dead := startHolder(t, parent)
 	_, alive := startHolder(t, parent)
-	mine, err := TempDir(parent, "x-")
+	mine, err := TempDir(parent, "x-", nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -116,7 +116,7 @@ func TestTempDirSweepsOnlyTheDead(t *testing.T) {
 	}
 	killed.Process.Kill()
 	killed.Wait()
-	d, err := TempDir(parent, "x-")
+	d, err := TempDir(parent, "x-", nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -41,12 +41,13 @@ type Dir struct {
 // dies, however it dies. A folder without a lock (made by an updeb before this
 // one, or not by updeb) is left alone, except one that holds nothing but a
 // lock still being made and is older than a minute (a maker killed in that
-// window). Remove deletes the folder, then releases the lock.
-func TempDir(parent, prefix string) (*Dir, error) {
+// window). reap, when not nil, is Sweep's: called with each dead folder
+// before it goes. Remove deletes the folder, then releases the lock.
+func TempDir(parent, prefix string, reap func(dir string)) (*Dir, error) {
 	if parent == "" {
 		parent = os.TempDir()
 	}
-	swept := Sweep(parent, prefix, nil)
+	swept := Sweep(parent, prefix, reap)
 	path, err := os.MkdirTemp(parent, prefix+"*")
 	if err != nil {
 		return nil, err

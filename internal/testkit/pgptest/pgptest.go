@@ -95,7 +95,7 @@ func killAgent(home string) {
 // prefix whose lock is free. An agent whose socket is removed ends itself
 // (measured: at once).
 func tempHome(prefix string) (*lockfile.Dir, error) {
-	return lockfile.TempDir("", prefix)
+	return lockfile.TempDir("", prefix, nil)
 }
 
 // Gpgv runs gpgv with the fixture's binary keyring and reports whether it

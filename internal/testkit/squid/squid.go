@@ -83,8 +83,7 @@ func Start() (*Squid, error) {
 	if err != nil {
 		return nil, err
 	}
-	lockfile.Sweep(os.TempDir(), folderPrefix, reap)
-	d, err := lockfile.TempDir("", folderPrefix)
+	d, err := lockfile.TempDir("", folderPrefix, reap)
 	if err != nil {
 		return nil, err
 	}
