@@ -95,11 +95,14 @@ func writeHelper() int {
 	return 0
 }
 
-// helperCmd runs the write helper on repository root.
+// helperCmd runs the write helper on repository root. Its TMPDIR is the
+// test's: a helper killed at a random time while its dpkg-deb -f ran took
+// dpkg-deb with it (SIGPIPE on the helper's closed pipe), and dpkg-deb's
+// scratch folder stayed in /tmp.
 func helperCmd(t *testing.T, root, keyFile, op, stopAt string) *exec.Cmd {
 	cmd := exec.Command(os.Args[0], "-test.run=^$")
 	cmd.Env = append(os.Environ(), "UPDEB_TEST_WRITE_HELPER=1", "UPDEB_TEST_KEY="+keyFile,
-		"UPDEB_TEST_REPO="+root, "UPDEB_TEST_OP="+op, "UPDEB_TEST_STOP_AT="+stopAt)
+		"UPDEB_TEST_REPO="+root, "UPDEB_TEST_OP="+op, "UPDEB_TEST_STOP_AT="+stopAt, "TMPDIR="+t.TempDir())
 	cmd.Stderr = os.Stderr
 	return cmd
 }
