@@ -4,7 +4,9 @@
 //
 //   - A file is exactly one YAML document, at most a given size (MaxSize by
 //     default); anchors and aliases are refused wherever they appear, so no
-//     document can expand (no "billion laughs").
+//     document can expand (no "billion laughs"), and so are explicit tags
+//     (!!binary, !!bool, !python/...), which would give a value another
+//     meaning than its text.
 //   - Decoding walks the yaml.Node tree (Decoder.Map, Str, Int, List, ...):
 //     unknown keys, keys given twice, missing required keys and values of the
 //     wrong kind are findings, and decoding carries on after one so that a
@@ -247,8 +249,8 @@ type Options struct {
 }
 
 // Document parses data as one YAML document and returns its top node, or nil
-// when the file is empty or unusable (too large, not YAML, with anchors or
-// aliases); every problem is recorded. A second document is a finding too,
+// when the file is empty or unusable (too large, not YAML, with anchors,
+// aliases or tags); every problem is recorded. A second document is a finding too,
 // and the first is still returned so that its problems are reported as well.
 func (d *Decoder) Document(data []byte, o Options) *yaml.Node {
 	limit := o.MaxSize
@@ -313,14 +315,21 @@ func syntaxError(err error) (line int, msg string) {
 	return 1, msg
 }
 
-// anchors records every anchor and alias under n (up to maxAnchorFindings in
-// all), naming the key they sit under, and returns how many it found.
+// anchors records every anchor, alias and explicit tag under n (up to
+// maxAnchorFindings in all), naming the key they sit under, and returns how
+// many it found. A tag is refused because the decoders read a scalar's text
+// only: "!!binary aGVsbQ==" would be the text "aGVsbQ==", "!!bool yes" false,
+// where every other YAML reader sees bytes or true.
 func (d *Decoder) anchors(n *yaml.Node, key string, found int) int {
 	if found >= maxAnchorFindings {
 		return found
 	}
 	if n.Anchor != "" || n.Kind == yaml.AliasNode {
 		d.at(n, key, "YAML anchors and aliases are not supported")
+		return found + 1
+	}
+	if n.Style&yaml.TaggedStyle != 0 {
+		d.at(n, key, "YAML tags (%s) are not supported: write the value itself (quoted, for a string)", n.ShortTag())
 		return found + 1
 	}
 	if n.Kind == yaml.MappingNode {

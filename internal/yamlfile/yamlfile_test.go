@@ -47,6 +47,16 @@ func TestDocument(t *testing.T) {
 		{"merge key", "base: &b {x: 1}\nother:\n  <<: *b\n", false,
 			"f.yaml:1:7: base: YAML anchors and aliases are not supported\nf.yaml:3:7: <<: YAML anchors and aliases are not supported"},
 		{"anchored root", "&r [1]\n", false, "f.yaml:1:1: YAML anchors and aliases are not supported"},
+		// An explicit tag changes what a value is (!!binary is the bytes its
+		// base64 decodes to, !!bool yes is true): the decoders read the text
+		// only, so a tag would make updeb read the file otherwise than any
+		// other YAML reader does.
+		{"binary tag", "a: !!binary aGVsbQ==\n", false, "f.yaml:1:4: a: YAML tags (!!binary) are not supported: write the value itself (quoted, for a string)"},
+		{"bool tag", "a: [!!bool yes]\n", false, "f.yaml:1:5: a: YAML tags (!!bool) are not supported: write the value itself (quoted, for a string)"},
+		{"local tag", "a: {b: !python/object:os.system x}\n", false, "f.yaml:1:8: b: YAML tags (!python/object:os.system) are not supported: write the value itself (quoted, for a string)"},
+		{"str tag", "a: !!str 1.30\n", false, "f.yaml:1:4: a: YAML tags (!!str) are not supported: write the value itself (quoted, for a string)"},
+		{"tagged key", "!!str a: 1\n", false, "f.yaml:1:1: YAML tags (!!str) are not supported: write the value itself (quoted, for a string)"},
+		{"non-specific tag", "a: ! x\n", true, ""},
 		{"too large", "a: " + strings.Repeat("x", 100) + "\n", false, "f.yaml:1:1: thing is larger than 64 bytes"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
