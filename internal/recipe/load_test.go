@@ -152,6 +152,11 @@ func TestLoadErrors(t *testing.T) {
 				"recipes/x.yaml:2:10: version: invalid Debian version: upstream version \"release-1\" must start with a digit (after an optional v)",
 				"recipes/x.yaml:3:15: release-date: \"2025-13-02\" is neither YYYY-MM-DD nor RFC 3339 (2006-01-02T15:04:05Z)",
 			}},
+		// White space around a version is no part of it: trimmed, it passed
+		// the check while {{.Version}} rendered with it (a dest, a package
+		// name, a URL) and the release set compared it as written.
+		{"version with white space", []edit{{"version: 1.0.0", "version: \"1.0.0 \""}},
+			[]string{"recipes/x.yaml:2:10: version: invalid Debian version: upstream version \"1.0.0 \" has white space around it"}},
 		{"bad end-of-life", []edit{{"release-date: 2025-01-02\n", "release-date: 2025-01-02\nend-of-life: soon\n"}},
 			[]string{"recipes/x.yaml:4:14: end-of-life: \"soon\" is not a day as YYYY-MM-DD (the day the version line lost upstream support)"}},
 		{"bad package and source names", []edit{{"  - name: xx\n", "  - name: X_tool\n"}, {"  - name: bin\n", "  - name: Bin!\n"}, {"source: bin,", "source: Bin!,"}},

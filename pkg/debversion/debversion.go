@@ -239,9 +239,14 @@ func CompareStrings(a, b string) (int, error) {
 // pre-release ("-rc.1", "-beta.2", "-alpha") is introduced by "~" so that it
 // sorts before the release ("1.30.0-rc.1" -> "1.30.0~rc.1"). Build metadata
 // ("+build.5") is kept. Characters dpkg does not allow are refused, never
-// silently replaced.
+// silently replaced, and so is white space around the version: the caller
+// keeps using the text it gave (in URLs, file names, comparisons), so a
+// version that is valid only once trimmed is not valid.
 func FromUpstream(tag string) (string, error) {
-	s := strings.TrimSpace(tag)
+	s := tag
+	if strings.TrimSpace(s) != s {
+		return "", fmt.Errorf("%w: upstream version %q has white space around it", ErrInvalid, tag)
+	}
 	if len(s) > 1 && (s[0] == 'v' || s[0] == 'V') && isDigit(s[1]) {
 		s = s[1:]
 	}

@@ -144,6 +144,9 @@ func TestFromUpstream(t *testing.T) {
 		{"kustomize/v5.4.3", "", "must start with a digit"},
 		{"1.0_1", "", "invalid character"},
 		{"", "", "must start with a digit"},
+		{" 1.30.0", "", "has white space around it"},
+		{"v1.30.0\n", "", "has white space around it"},
+		{"1.30.0\t", "", "has white space around it"},
 	} {
 		got, err := FromUpstream(tc.in)
 		if tc.err != "" {
