@@ -3,6 +3,8 @@ package compatdata
 import (
 	"bytes"
 	"errors"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -85,4 +87,35 @@ func FuzzParseFile(f *testing.F) {
 			t.Fatalf("Encode's output reads back otherwise:\n%s\n%s", out, again)
 		}
 	})
+}
+
+// TestLoadFutureCopy: a refreshed copy dated after today (its header or a
+// table: written with a clock years ahead, or edited) would be "0 days old",
+// never stale, and newer than every bundled copy a later updeb brings; Load
+// passes it over with a warning, as it does an older one.
+func TestLoadFutureCopy(t *testing.T) {
+	bundled, err := os.ReadFile(filepath.Join("data", "compat.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, edit := range map[string][2]string{
+		"header": {"# As of: 2026-08-06\n", "# As of: 9999-12-31\n"},
+		"table":  {`    as_of: "2026-08-13"`, `    as_of: "9999-12-31"`},
+	} {
+		t.Run(name, func(t *testing.T) {
+			if !bytes.Contains(bundled, []byte(edit[0])) {
+				t.Fatalf("the bundled copy lacks %q", edit[0])
+			}
+			state := t.TempDir()
+			os.MkdirAll(filepath.Join(state, "support"), 0o755)
+			os.WriteFile(filepath.Join(state, File), bytes.Replace(bundled, []byte(edit[0]), []byte(edit[1]), 1), 0o644)
+			set, warnings, err := Load(state, "")
+			if err != nil {
+				t.Fatal(err)
+			}
+			if c := set.Tables.Table(CRITools).Copy; c != "bundled" || len(warnings) != 1 || !strings.Contains(warnings[0], "as of 9999-12-31, after today") {
+				t.Errorf("copy %q, warnings %q", c, warnings)
+			}
+		})
+	}
 }

@@ -89,10 +89,13 @@ func Load(stateDir, repository string) (*Set, []string, error) {
 	}
 	path := filepath.Join(stateDir, File)
 	refreshed, err := readCopy(path)
+	now := time.Now()
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
 	case err != nil:
 		warnings = append(warnings, fmt.Sprintf("the refreshed compatibility tables cannot be used (%v); using the bundled copy: run 'updeb data refresh'", err))
+	case supportdata.AfterToday(refreshed.newest(), now):
+		warnings = append(warnings, supportdata.FutureCopy("compatibility tables", path, refreshed.newest(), now))
 	case refreshed.AsOf.Before(bundled.AsOf):
 		warnings = append(warnings, fmt.Sprintf("the refreshed compatibility tables %s (as of %s) are older than the bundled copy (as of %s); using the bundled copy",
 			path, refreshed.AsOf.Format(time.DateOnly), bundled.AsOf.Format(time.DateOnly)))
@@ -132,6 +135,17 @@ func readCopy(path string) (*Tables, error) {
 		return nil, err
 	}
 	return Parse(path, b)
+}
+
+// newest is the latest date t carries: its "As of:" line's or a table's.
+func (t *Tables) newest() time.Time {
+	n := t.AsOf
+	for _, tb := range t.tables {
+		if tb.AsOf.After(n) {
+			n = tb.AsOf
+		}
+	}
+	return n
 }
 
 // fillFrom takes every table t lacks from other.

@@ -139,11 +139,27 @@ func Load(stateDir string) (*Copy, []string, error) {
 		return fallback, nil, nil
 	case err != nil:
 		return fallback, []string{fmt.Sprintf("the refreshed support data cannot be used (%v); using the bundled copy: run 'updeb data refresh'", err)}, nil
+	case AfterToday(data.AsOf, time.Now()):
+		return fallback, []string{FutureCopy("support data", path, data.AsOf, time.Now())}, nil
 	case data.AsOf.Before(bundled.AsOf):
 		return fallback, []string{fmt.Sprintf("the refreshed support data %s (as of %s) is older than the bundled copy (as of %s); using the bundled copy",
 			path, data.AsOf.Format(time.DateOnly), bundled.AsOf.Format(time.DateOnly))}, nil
 	}
 	return &Copy{Data: data, Path: path}, nil, nil
+}
+
+// AfterToday reports whether a copy's date is after now, give or take the
+// slack ParseAPI allows for time zones and a clock a little behind. Such a
+// copy was written with a clock far ahead (or edited): it would be "0 days
+// old" and never stale, and newer than every bundled copy a later updeb
+// brings, so Load passes it over.
+func AfterToday(asOf, now time.Time) bool { return asOf.After(now.Add(clockSlack)) }
+
+// FutureCopy is the warning for a refreshed copy (what: "support data")
+// dated after today.
+func FutureCopy(what, path string, asOf, now time.Time) string {
+	return fmt.Sprintf("the refreshed %s %s is as of %s, after today (%s): it was written with a wrong clock; using the bundled copy: run 'updeb data refresh'",
+		what, path, asOf.UTC().Format(time.DateOnly), now.UTC().Format(time.DateOnly))
 }
 
 // readRefreshed reads and parses a refreshed copy, which must carry its date.

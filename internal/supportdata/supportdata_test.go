@@ -203,16 +203,25 @@ func TestRefreshThroughSquid(t *testing.T) {
 			t.Errorf("Load: %s, %v, %v", c.Name(), warnings, err)
 		}
 	})
-	t.Run("a refreshed copy older than the bundled one", func(t *testing.T) {
-		old := filepath.Join(t.TempDir(), "state")
-		os.MkdirAll(filepath.Join(old, "support"), 0o755)
-		d, _ := supportdata.New("Source: test\nAs of: 2026-01-01", map[string][]supportdata.Cycle{"kubernetes": bundled(t).Cycles("kubernetes")})
-		os.WriteFile(filepath.Join(old, supportdata.File), d.Encode(), 0o644)
-		c, warnings, err := supportdata.Load(old)
-		if err != nil || c.Refreshed() || len(warnings) != 1 || !strings.Contains(warnings[0], "older than the bundled copy") {
-			t.Errorf("Load: %s, %v, %v", c.Name(), warnings, err)
-		}
-	})
+	// A refreshed copy dated before the bundled one, or after today
+	// (written with a clock years ahead, or edited: it would be "0 days
+	// old", never stale, and newer than every bundled copy a later updeb
+	// brings), is passed over.
+	for asOf, warning := range map[string]string{
+		"2026-01-01": "older than the bundled copy",
+		"9999-12-31": "as of 9999-12-31, after today",
+	} {
+		t.Run("a refreshed copy as of "+asOf, func(t *testing.T) {
+			state := filepath.Join(t.TempDir(), "state")
+			os.MkdirAll(filepath.Join(state, "support"), 0o755)
+			d, _ := supportdata.New("Source: test\nAs of: "+asOf, map[string][]supportdata.Cycle{"kubernetes": bundled(t).Cycles("kubernetes")})
+			os.WriteFile(filepath.Join(state, supportdata.File), d.Encode(), 0o644)
+			c, warnings, err := supportdata.Load(state)
+			if err != nil || c.Refreshed() || len(warnings) != 1 || !strings.Contains(warnings[0], warning) {
+				t.Errorf("Load: %s, %v, %v", c.Name(), warnings, err)
+			}
+		})
+	}
 	t.Run("offline never fetches", func(t *testing.T) {
 		off, err := fetch.New(t.TempDir(), fetch.Options{Offline: true})
 		if err != nil {
