@@ -9,7 +9,8 @@
 // component, an absolute or drive-letter name, a NUL or newline in a name, a
 // symlink whose target leaves the archive root, a hardlink to anything but an
 // earlier regular file of the archive, a device node or fifo, the same path
-// twice), refuses the whole archive with ErrUnsafe. updeb never extracts, so an
+// twice, an entry inside a path that is a symlink or file of the archive),
+// refuses the whole archive with ErrUnsafe. updeb never extracts, so an
 // unwanted escaping link could not hurt it; but an archive that carries one is
 // not a clean release and a human should look before it is packaged. Names
 // dpkg takes are taken: spaces, backslashes (systemd's "\x2d"), UTF-8.
@@ -239,7 +240,7 @@ func newScan(ctx context.Context, path string, want []string, lim Limits, fn fun
 		return nil, err
 	}
 	return &scan{ctx: ctx, archive: path, lim: lim, bud: NewBudget(ctx, lim, -1), want: w, fn: fn, seen: map[string]bool{},
-		links: map[string]string{}, regular: map[string]entry{}}, nil
+		leaves: map[string]entry{}, links: map[string]string{}, regular: map[string]entry{}}, nil
 }
 
 // wantSet holds the cleaned wanted names and which were found.
@@ -287,6 +288,7 @@ type scan struct {
 	fn      func(Member, io.Reader) error
 	entries int
 	seen    map[string]bool   // every cleaned entry path
+	leaves  map[string]entry  // every entry but a directory, by cleaned path: nothing may be inside one
 	files   []string          // regular files in archive order, for the missing-member hint
 	links   map[string]string // symlink path -> target, for the chained-escape check
 	regular map[string]entry  // regular files seen so far, for hardlinks to them
@@ -349,6 +351,9 @@ func (s *scan) check(e entry) (string, bool, error) {
 		return "", false, s.errorf(ErrUnsafe, e.raw, nil, "duplicate entry: %q appears more than once", name)
 	}
 	s.seen[name] = true
+	if e.typ != typeDir {
+		s.leaves[name] = e
+	}
 	switch e.typ {
 	case typeSymlink:
 		if problem := symlinkEscapes(name, e.link); problem != "" {
@@ -433,8 +438,12 @@ func (s *scan) deliver(m Member, raw string, src io.Reader) error {
 	return err
 }
 
-// finish runs the whole-archive checks: chained symlink escapes and missing members.
+// finish runs the whole-archive checks: entries inside a symlink or file,
+// chained symlink escapes and missing members.
 func (s *scan) finish() error {
+	if err := s.checkParents(); err != nil {
+		return err
+	}
 	if err := s.checkLinkChains(); err != nil {
 		return err
 	}

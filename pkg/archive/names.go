@@ -4,6 +4,7 @@ import (
 	"maps"
 	"path"
 	"slices"
+	"strconv"
 	"strings"
 )
 
@@ -58,6 +59,31 @@ func symlinkEscapes(name, target string) string {
 		return "leaves the archive root"
 	}
 	return ""
+}
+
+// checkParents refuses an entry inside a path that the archive holds as
+// anything but a directory, whichever comes first: no file system holds
+// such a tree, so only a crafted archive does, and extracting it would
+// write through the symlink ("d -> sub", then "d/f" lands in "sub/f",
+// replacing the "sub/f" updeb would package) or fail on the file.
+func (s *scan) checkParents() error {
+	for _, n := range slices.Sorted(maps.Keys(s.seen)) { // a deterministic error when several are bad
+		for dir := path.Dir(n); dir != "."; dir = path.Dir(dir) {
+			p, ok := s.leaves[dir]
+			if !ok {
+				continue
+			}
+			what, then := p.typ.String(), "no file system holds that: extracting it fails"
+			if p.typ == typeSymlink {
+				then = "extracting it would write through the link, into " + strconv.Quote(path.Join(path.Dir(dir), p.link))
+			}
+			if p.typ == typeSymlink || p.typ == typeHardlink {
+				what += " to " + strconv.Quote(p.link)
+			}
+			return s.errorf(ErrUnsafe, n, nil, "is inside %q, which the archive holds as %s: %s", dir, what, then)
+		}
+	}
+	return nil
 }
 
 // maxLinkHops bounds symlink expansions while resolving one path (Linux: 40).
