@@ -9,7 +9,8 @@
 // component, an absolute or drive-letter name, a NUL or newline in a name, a
 // symlink whose target leaves the archive root, a hardlink to anything but an
 // earlier regular file of the archive, a device node or fifo, the same path
-// twice, an entry inside a path that is a symlink or file of the archive),
+// twice, an entry inside a path that is a symlink or file of the archive, a
+// name ending in "/" on anything but a directory),
 // refuses the whole archive with ErrUnsafe. updeb never extracts, so an
 // unwanted escaping link could not hurt it; but an archive that carries one is
 // not a clean release and a human should look before it is packaged. Names
@@ -346,6 +347,11 @@ func (s *scan) check(e entry) (string, bool, error) {
 	name, problem := cleanName(e.raw)
 	if problem != "" {
 		return "", false, s.errorf(ErrUnsafe, e.raw, nil, "%s", problem)
+	}
+	if e.typ != typeDir && strings.HasSuffix(e.raw, "/") {
+		// GNU tar takes such a name for a directory, and the data after
+		// the header for the next headers: it would read another archive.
+		return "", false, s.errorf(ErrUnsafe, e.raw, nil, "is %s, but its name ends in \"/\", which names a directory (GNU tar extracts a directory, and reads its data as the next entries)", e.typ)
 	}
 	if s.seen[name] {
 		return "", false, s.errorf(ErrUnsafe, e.raw, nil, "duplicate entry: %q appears more than once", name)

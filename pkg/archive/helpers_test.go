@@ -5,6 +5,7 @@ import (
 	"archive/zip"
 	"bytes"
 	"context"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
@@ -163,4 +164,20 @@ func msg(err error, path string) string {
 		return "<nil>"
 	}
 	return strings.ReplaceAll(err.Error(), path, "ARCHIVE")
+}
+
+// slashName writes one tar entry whose stored name has a "/" appended, a
+// name archive/tar's writer refuses for anything but a directory.
+func slashName(t testing.TB, e tent) []byte {
+	t.Helper()
+	b := tarBytes(t, e)
+	h := b[:512]
+	h[len(e.name)] = '/'
+	copy(h[148:156], "        ")
+	sum := 0
+	for _, c := range h {
+		sum += int(c)
+	}
+	copy(h[148:156], fmt.Sprintf("%06o\x00 ", sum))
+	return b
 }

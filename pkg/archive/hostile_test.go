@@ -92,6 +92,8 @@ func TestHostile(t *testing.T) {
 			`archive ARCHIVE: entry "h": hardlink to "/etc/shadow": target absolute name (it would extract outside the archive's folder)`},
 		{"hardlink to a file too big", TarGz, gzBytes(t, tarBytes(t, file("big", strings.Repeat("b", 2000)), tent{name: "h", typ: tar.TypeLink, link: "big"})), []string{"h"}, Limits{MaxFileSize: 1000}, ErrLimit,
 			`archive ARCHIVE: entry "h": hardlink to "big": size 2000 bytes is above the 1000-byte limit for one file (Limits.MaxFileSize)`},
+		{"file named as a folder", Tar, slashName(t, file("x", "data")), []string{"x"}, Limits{}, ErrUnsafe,
+			`archive ARCHIVE: entry "x/": is a regular file, but its name ends in "/", which names a directory (GNU tar extracts a directory, and reads its data as the next entries)`},
 		{"wanted dir", Tar, tarBytes(t, tent{name: "linux-amd64/", typ: tar.TypeDir}), []string{"linux-amd64"}, Limits{}, ErrNotRegular,
 			`archive ARCHIVE: entry "linux-amd64/": wanted as a regular file, but it is a directory`},
 		{"wanted file too big", TarGz, helmGz, []string{"linux-amd64/helm"}, Limits{MaxFileSize: 1000}, ErrLimit,
