@@ -94,6 +94,8 @@ type Limits struct {
 	// including headers and skipped entries: the decompression-bomb guard.
 	MaxTotal int64
 	// MaxEntries bounds the number of entries (of any type) in the archive.
+	// A zip archive's central directory, which is read whole before its
+	// entries are counted, may hold at most 512 bytes per entry (plus 1 MiB).
 	MaxEntries int
 	// MaxRatio bounds the decompressed bytes to MaxRatio times the
 	// archive's compressed size, plus RatioFloor: a bomb is refused after

@@ -5,10 +5,12 @@ import (
 	"archive/zip"
 	"bytes"
 	"context"
+	"encoding/binary"
 	"errors"
 	"hash/crc32"
 	"io"
 	"os"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -281,4 +283,48 @@ func TestContextCanceled(t *testing.T) {
 func zipBadHeader(name, body string) *zip.FileHeader {
 	return &zip.FileHeader{Name: name, Method: zip.Store, CRC32: crc32.ChecksumIEEE([]byte(body)) ^ 1,
 		CompressedSize64: uint64(len(body)), UncompressedSize64: uint64(len(body))}
+}
+
+// cdOnlyZip is a zip archive of n central-directory records naming "a",
+// with no data: 47 bytes each in the file.
+func cdOnlyZip(n int) []byte {
+	var b bytes.Buffer
+	for range n {
+		var h [46]byte
+		binary.LittleEndian.PutUint32(h[0:], 0x02014b50)
+		binary.LittleEndian.PutUint16(h[28:], 1) // name length
+		b.Write(h[:])
+		b.WriteString("a")
+	}
+	var e [22]byte
+	binary.LittleEndian.PutUint32(e[0:], 0x06054b50)
+	binary.LittleEndian.PutUint16(e[8:], uint16(n))
+	binary.LittleEndian.PutUint16(e[10:], uint16(n))
+	binary.LittleEndian.PutUint32(e[12:], uint32(b.Len()))
+	b.Write(e[:])
+	return b.Bytes()
+}
+
+// TestZipDirectoryBound: a zip whose central directory holds far more
+// records than MaxEntries is refused before archive/zip reads them into
+// memory (some 250 bytes each: a 4 GiB archive of them would take 20 GiB).
+func TestZipDirectoryBound(t *testing.T) {
+	p := writeTemp(t, "a.zip", cdOnlyZip(200_000)) // 9.4 MB
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	_, err := collect(t, p, Zip, []string{"x"}, Limits{MaxEntries: 1000})
+	runtime.ReadMemStats(&after)
+	want := "archive ARCHIVE: the central directory is larger than 1560576 bytes, more than 1000 entries need (Limits.MaxEntries, 512 bytes each, plus 1024 KiB): refusing it before it is read into memory"
+	if !errors.Is(err, ErrLimit) || msg(err, p) != want {
+		t.Errorf("error %s\nwant %s", msg(err, p), want)
+	}
+	if alloc := after.TotalAlloc - before.TotalAlloc; alloc > 16<<20 { // the bound lets in some 33,000 records: 8 MiB
+		t.Errorf("Select allocated %d MiB for a 9.4 MB archive it refuses", alloc>>20)
+	}
+	// Within the bound, the records are read and counted as before.
+	p = writeTemp(t, "b.zip", cdOnlyZip(3000))
+	if _, err := collect(t, p, Zip, []string{"x"}, Limits{MaxEntries: 1000}); !errors.Is(err, ErrUnsafe) || !strings.Contains(err.Error(), "duplicate entry") {
+		t.Errorf("3000 records within the bound: %v, want the duplicate refused", err)
+	}
 }

@@ -31,7 +31,17 @@ func (s *scan) selectZip() error {
 }
 
 func (s *scan) selectZipReader(r io.ReaderAt, size int64) error {
-	zr, err := zip.NewReader(r, size)
+	// zip.NewReader reads every central-directory record into memory
+	// (about 250 bytes each, from 46 in the file) before check() can count
+	// them: it reads through a bound that keeps a directory far past
+	// MaxEntries from being taken in at all.
+	dir := &dirBound{r: r, left: dirAllowance(s.lim.MaxEntries)}
+	zr, err := zip.NewReader(dir, size)
+	dir.left = -1 // members are read through zr with no bound of this kind
+	if errors.Is(err, errDirBound) {
+		return s.errorf(ErrLimit, "", nil, "the central directory is larger than %d bytes, more than %d entries need (Limits.MaxEntries, %d bytes each, plus %d KiB): refusing it before it is read into memory",
+			dirAllowance(s.lim.MaxEntries), s.lim.MaxEntries, dirBytesPerEntry, dirSlack>>10)
+	}
 	if err != nil && !errors.Is(err, zip.ErrInsecurePath) { // ErrInsecurePath only with GODEBUG=zipinsecurepath=0; check() decides
 		return s.errorf(ErrCorrupt, "", err, "not a readable zip archive")
 	}
@@ -118,4 +128,39 @@ func zipEntry(f *zip.File) entry {
 		e.typ, e.detail = typeOther, "zip mode "+mode.String()
 	}
 	return e
+}
+
+// What zip.NewReader may read of an archive: the end-of-directory search
+// (the last 66 KiB) and the zip64 records within dirSlack, and
+// dirBytesPerEntry for each of MaxEntries central-directory records (46
+// bytes, the name, extra fields and comment: some 100 to 300 bytes in
+// release archives).
+const (
+	dirSlack         = 1 << 20
+	dirBytesPerEntry = 512
+)
+
+func dirAllowance(maxEntries int) int64 {
+	return dirSlack + int64(maxEntries)*dirBytesPerEntry
+}
+
+var errDirBound = errors.New("archive: zip central directory over its bound")
+
+// dirBound serves ReadAt from r until left bytes were served, then fails
+// with errDirBound; a negative left means no bound.
+type dirBound struct {
+	r    io.ReaderAt
+	left int64
+}
+
+func (d *dirBound) ReadAt(p []byte, off int64) (int, error) {
+	if d.left < 0 {
+		return d.r.ReadAt(p, off)
+	}
+	if int64(len(p)) > d.left {
+		return 0, errDirBound
+	}
+	n, err := d.r.ReadAt(p, off)
+	d.left -= int64(n)
+	return n, err
 }
