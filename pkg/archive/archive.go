@@ -7,6 +7,7 @@
 // Strictness, on purpose: an upstream release archive is a handful of regular
 // files and directories. Anything unusual in ANY entry, wanted or not (a ".."
 // component, an absolute or drive-letter name, a NUL or newline in a name, a
+// name or link target longer than Linux takes (4095 bytes, 255 a component), a
 // symlink whose target leaves the archive root, a hardlink to anything but an
 // earlier regular file of the archive, a device node or fifo, the same path
 // twice, an entry inside a path that is a symlink or file of the archive, a
@@ -38,6 +39,7 @@ import (
 	"path"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 )
 
 // Kind is an artifact's container format.
@@ -174,7 +176,7 @@ func (e *Error) Error() string {
 	b.WriteString(e.Archive)
 	if e.Entry != "" {
 		b.WriteString(": entry ")
-		b.WriteString(strconv.Quote(e.Entry))
+		b.WriteString(quoteEntry(e.Entry))
 	}
 	b.WriteString(": ")
 	b.WriteString(e.Msg)
@@ -183,6 +185,24 @@ func (e *Error) Error() string {
 		b.WriteString(e.Err.Error())
 	}
 	return b.String()
+}
+
+// maxQuoted is how much of an entry's name an error quotes: a hostile name
+// can be a MiB long.
+const maxQuoted = 256
+
+// quoteEntry quotes name, or its first maxQuoted bytes (cut at a character)
+// and its length: for an entry's name or link target that may not have
+// passed cleanName's length checks yet.
+func quoteEntry(name string) string {
+	if len(name) <= maxQuoted {
+		return strconv.Quote(name)
+	}
+	n := maxQuoted
+	for n > 0 && !utf8.RuneStart(name[n]) {
+		n--
+	}
+	return fmt.Sprintf("%s... (%d bytes)", strconv.Quote(name[:n]), len(name))
 }
 
 // Is makes errors.Is(err, e.Kind) true, and ErrUnsafe match ErrLimit and ErrNotRegular.
@@ -365,13 +385,13 @@ func (s *scan) check(e entry) (string, bool, error) {
 	switch e.typ {
 	case typeSymlink:
 		if problem := symlinkEscapes(name, e.link); problem != "" {
-			return "", false, s.errorf(ErrUnsafe, e.raw, nil, "symlink to %q %s", e.link, problem)
+			return "", false, s.errorf(ErrUnsafe, e.raw, nil, "symlink to %s %s", quoteEntry(e.link), problem)
 		}
 		s.links[name] = e.link
 	case typeHardlink:
 		target, problem := cleanName(e.link)
 		if problem != "" {
-			return "", false, s.errorf(ErrUnsafe, e.raw, nil, "hardlink to %q: target %s", e.link, problem)
+			return "", false, s.errorf(ErrUnsafe, e.raw, nil, "hardlink to %s: target %s", quoteEntry(e.link), problem)
 		}
 		if _, ok := s.regular[target]; !ok {
 			return "", false, s.errorf(ErrUnsafe, e.raw, nil, "hardlink to %q, which is not %s", e.link, s.hardlinkTarget(target, name))
