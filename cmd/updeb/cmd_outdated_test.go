@@ -27,6 +27,9 @@ func toolProject(t *testing.T) (common []string, api *fakeAPI) {
 		switch {
 		case strings.HasPrefix(r.URL.Path, "/api/") && api.down:
 			http.Error(w, "upstream unreachable", http.StatusServiceUnavailable)
+		case strings.HasPrefix(r.URL.Path, "/api/") && api.hostile:
+			w.WriteHeader(http.StatusNotFound)
+			fmt.Fprint(w, `{"message":"Not Found\u001b]52;c;cm0gLXJmIH4K\u0007\u001b[2J\r\u202eevil"}`)
 		case r.URL.Path == "/api/repos/demo/tool/releases" && api.limited:
 			w.Header().Set("X-RateLimit-Remaining", "0")
 			w.WriteHeader(http.StatusForbidden)
@@ -69,10 +72,12 @@ watch: {github: demo/tool, tag-prefix: v}
 	return []string{"--recipes", filepath.Join(dir, "recipes"), "--cache", filepath.Join(dir, "cache"), "--config", filepath.Join(dir, "none.yaml"), "--github-api", srv.URL + "/api"}, api
 }
 
-// fakeAPI switches toolProject's GitHub API: rate limited, or down (503, as
-// a proxy answers for a host it cannot reach); hits counts its requests.
+// fakeAPI switches toolProject's GitHub API: rate limited, down (503, as
+// a proxy answers for a host it cannot reach) or hostile; hits counts its
+// requests.
 type fakeAPI struct {
 	limited, down bool
+	hostile       bool // answers with escape sequences in its message
 	hits          atomic.Int32
 }
 
@@ -103,6 +108,22 @@ func TestOutdatedAndBumpCommands(t *testing.T) {
 		if code != tc.code || !strings.Contains(stdout.String(), tc.stdout) || !strings.Contains(stderr.String(), tc.stderr) {
 			t.Errorf("updeb %v: exit %d, want %d\nstdout (want %q):\n%s\nstderr (want %q):\n%s", tc.args, code, tc.code, tc.stdout, stdout.String(), tc.stderr, stderr.String())
 		}
+	}
+}
+
+// TestServerTextIsEscaped: what a server says reaches the terminal as text,
+// never as the escape sequences it holds (OSC 52 writes the clipboard, CSI 2J
+// clears the screen, a carriage return or a bidi override makes a line read
+// otherwise than its bytes).
+func TestServerTextIsEscaped(t *testing.T) {
+	common, api := toolProject(t)
+	api.hostile = true
+	code, stdout, stderr := runCLI(t, append([]string{"outdated"}, common...)...)
+	if code == 0 || !strings.Contains(stderr, `Not Found\x1b]52;c;cm0gLXJmIH4K\a\x1b[2J\r\u202eevil`) {
+		t.Fatalf("exit %d, want a failure quoting the message escaped\nstdout:\n%s\nstderr:\n%q", code, stdout, stderr)
+	}
+	if strings.ContainsAny(stdout+stderr, "\x1b\a\r\u202e") {
+		t.Errorf("a control character reached the output:\nstdout: %q\nstderr: %q", stdout, stderr)
 	}
 }
 

@@ -12,6 +12,7 @@ import (
 	"github.com/updeb/updeb/internal/gate"
 	"github.com/updeb/updeb/internal/pipeline"
 	"github.com/updeb/updeb/internal/recipe"
+	"github.com/updeb/updeb/internal/termtext"
 	"github.com/updeb/updeb/pkg/lockfile"
 )
 
@@ -164,13 +165,13 @@ func printVerifyReport(w io.Writer, rep *gate.Report) {
 			if x.Status == gate.Warn {
 				label = "REVIEW"
 			}
-			detail := strings.ReplaceAll(x.Detail, "\n", "\n        ")
+			detail := strings.ReplaceAll(termtext.EscapeLines(x.Detail), "\n", "\n        ")
 			fmt.Fprintf(w, "  %-6s %-12s %s\n", label, x.Check, detail)
 		}
 		if len(r.Changes) > 0 {
 			fmt.Fprintln(w, "  changes:")
 			for _, c := range r.Changes {
-				fmt.Fprintf(w, "    %s\n", strings.ReplaceAll(c, "\n", "\n      "))
+				fmt.Fprintf(w, "    %s\n", strings.ReplaceAll(termtext.EscapeLines(c), "\n", "\n      "))
 			}
 		}
 	}

@@ -24,6 +24,7 @@ import (
 	"github.com/updeb/updeb/internal/source"
 	"github.com/updeb/updeb/internal/srcurl"
 	"github.com/updeb/updeb/internal/supportdata"
+	"github.com/updeb/updeb/internal/termtext"
 	"github.com/updeb/updeb/internal/track"
 	"github.com/updeb/updeb/internal/trust"
 	"github.com/updeb/updeb/internal/yamlfile"
@@ -379,13 +380,16 @@ func provenanceHint(err error) (string, bool) {
 }
 
 // printError writes "error: ..." and, when there is one, "hint: ..." lines.
+// An error quotes what servers and files said (a GitHub API message, an
+// archive's entry name): termtext keeps their escape sequences off the
+// terminal.
 func printError(w io.Writer, err error) {
 	if c, ok := err.(*changedError); ok {
-		fmt.Fprintf(w, "updeb: %s\n", c.Error()) // a notice: nothing failed
+		fmt.Fprintf(w, "updeb: %s\n", termtext.EscapeLines(c.Error())) // a notice: nothing failed
 	} else {
-		fmt.Fprintf(w, "updeb: error: %s\n", strings.TrimSpace(err.Error()))
+		fmt.Fprintf(w, "updeb: error: %s\n", termtext.EscapeLines(strings.TrimSpace(err.Error())))
 	}
 	if _, hint := exitStatus(err); hint != "" {
-		fmt.Fprintf(w, "updeb: hint: %s\n", hint)
+		fmt.Fprintf(w, "updeb: hint: %s\n", termtext.EscapeLines(hint))
 	}
 }

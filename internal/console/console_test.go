@@ -254,6 +254,19 @@ func TestHumanHandlerGroupsAndAttrs(t *testing.T) {
 	}
 }
 
+// TestHumanHandlerEscapes: a message quoting what a server or file said
+// (warnings carry error texts) reaches the terminal without its escape
+// sequences; attribute values are quoted.
+func TestHumanHandlerEscapes(t *testing.T) {
+	var out bytes.Buffer
+	c := New(&out, Options{Terminal: true, Level: slog.LevelInfo})
+	c.Logger().Warn("mirror said \x1b]0;owned\a\x1b[2J\rnothing\nsecond line", "err", errors.New("bad \x1b[31m"))
+	want := "warning: mirror said \\x1b]0;owned\\a\\x1b[2J\\rnothing\nsecond line err=\"bad \\x1b[31m\"\n"
+	if out.String() != want {
+		t.Errorf("got %q, want %q", out.String(), want)
+	}
+}
+
 func TestJSONLogger(t *testing.T) {
 	var out bytes.Buffer
 	c := New(&out, Options{JSON: true})

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"time"
 	"unicode"
+
+	"github.com/updeb/updeb/internal/termtext"
 )
 
 // Logger returns the logger that writes through c: JSON objects with
@@ -58,7 +60,7 @@ func (h *humanHandler) Handle(_ context.Context, r slog.Record) error {
 		b.WriteString(r.Time.UTC().Format(time.RFC3339) + " ")
 	}
 	b.WriteString(h.level(r.Level))
-	b.WriteString(h.c.shorten(r.Message))
+	b.WriteString(termtext.EscapeLines(h.c.shorten(r.Message)))
 	b.WriteString(h.attrs)
 	r.Attrs(func(a slog.Attr) bool {
 		h.appendAttr(&b, h.prefix, a)

@@ -14,6 +14,7 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/updeb/updeb/internal/confined"
+	"github.com/updeb/updeb/internal/termtext"
 	"github.com/updeb/updeb/pkg/atomicfile"
 )
 
@@ -134,7 +135,7 @@ func (v *verifier) fail(n *yaml.Node, format string, args ...any) {
 	if n != nil {
 		where = fmt.Sprintf("%s:%d:%d", v.file, n.Line, n.Column)
 	}
-	v.err = fmt.Errorf("%s: %w: the file would read differently from what was meant: %s", where, ErrNotRewritten, Escape(fmt.Sprintf(format, args...)))
+	v.err = fmt.Errorf("%s: %w: the file would read differently from what was meant: %s", where, ErrNotRewritten, termtext.Escape(fmt.Sprintf(format, args...)))
 }
 
 // onPath reports whether p is a change's path or leads to one.
@@ -280,7 +281,7 @@ func notLink(path string) (fs.FileInfo, error) {
 	}
 	if fi.Mode()&fs.ModeSymlink != 0 {
 		target, _ := os.Readlink(path)
-		return nil, fmt.Errorf("%s: %w: it is a symlink (to %s), and rewriting would replace the link, not the file it points to; run the command on that file, or replace the link by the file", path, ErrNotRewritten, Escape(target))
+		return nil, fmt.Errorf("%s: %w: it is a symlink (to %s), and rewriting would replace the link, not the file it points to; run the command on that file, or replace the link by the file", path, ErrNotRewritten, termtext.Escape(target))
 	}
 	return fi, nil
 }

@@ -7,6 +7,8 @@ import (
 	"unicode/utf8"
 
 	"go.yaml.in/yaml/v3"
+
+	"github.com/updeb/updeb/internal/termtext"
 )
 
 // Edit replaces one scalar of a YAML file, located by its yaml.v3 node (of
@@ -129,7 +131,7 @@ func Splice(file string, data []byte, edits []Edit) ([]byte, error) {
 		}
 		old := quote + n.Value + quote
 		if !bytes.HasPrefix(data[off:], []byte(old)) {
-			return nil, fmt.Errorf("%s:%d:%d: cannot rewrite %q in place: the text there is not exactly the value", file, n.Line, n.Column, Escape(n.Value))
+			return nil, fmt.Errorf("%s:%d:%d: cannot rewrite %q in place: the text there is not exactly the value", file, n.Line, n.Column, termtext.Escape(n.Value))
 		}
 		spans = append(spans, span{off, off + len(old), quote + e.Value + quote})
 	}

@@ -37,10 +37,9 @@ import (
 	"sort"
 	"strconv"
 	"strings"
-	"unicode"
-	"unicode/utf8"
 
 	"github.com/updeb/updeb/internal/confined"
+	"github.com/updeb/updeb/internal/termtext"
 	"go.yaml.in/yaml/v3"
 )
 
@@ -71,7 +70,7 @@ type Finding struct {
 
 // String returns "FILE:LINE:COL: message", one line.
 func (f Finding) String() string {
-	return fmt.Sprintf("%s:%d:%d: %s", Escape(f.File), f.Line, f.Col, Escape(f.Message))
+	return fmt.Sprintf("%s:%d:%d: %s", termtext.Escape(f.File), f.Line, f.Col, termtext.Escape(f.Message))
 }
 
 // Error lists the findings of one file, sorted by position.
@@ -85,42 +84,6 @@ func (e *Error) Error() string {
 		lines[i] = f.String()
 	}
 	return strings.Join(lines, "\n")
-}
-
-// Escape makes s safe to print on one line of a terminal: control characters
-// (line breaks, tabs, escape sequences), Unicode format characters (bidi
-// overrides, zero-width characters), line and paragraph separators and invalid
-// UTF-8 become Go escapes (\n, \x1b, \u202e, \xff). Everything else is kept.
-func Escape(s string) string {
-	clean := true
-	for _, r := range s {
-		if unsafeRune(r) {
-			clean = false
-			break
-		}
-	}
-	if clean {
-		return s
-	}
-	var b strings.Builder
-	for i := 0; i < len(s); {
-		r, size := utf8.DecodeRuneInString(s[i:])
-		switch {
-		case r == utf8.RuneError && size == 1:
-			fmt.Fprintf(&b, `\x%02x`, s[i])
-		case unsafeRune(r):
-			q := strconv.QuoteRune(r) // '\n', '\x1b', '\u202e'
-			b.WriteString(q[1 : len(q)-1])
-		default:
-			b.WriteString(s[i : i+size])
-		}
-		i += size
-	}
-	return b.String()
-}
-
-func unsafeRune(r rune) bool {
-	return r == utf8.RuneError || unicode.IsControl(r) || unicode.Is(unicode.Cf, r) || r == '\u2028' || r == '\u2029'
 }
 
 // Decoder collects the findings of one file and decodes its nodes. The zero

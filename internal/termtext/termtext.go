@@ -1,0 +1,52 @@
+// Package termtext makes text from outside (an upstream server's error
+// message, a file's name, a recipe's value) safe to print on a terminal or
+// in a CI log: control characters, escape sequences, bidi overrides and
+// invalid UTF-8 become Go escapes, so that what a hostile server or file
+// says cannot move the cursor, retitle the window, write the clipboard
+// (OSC 52) or make a line read otherwise than its bytes.
+package termtext
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+)
+
+// Escape makes s safe to print on one line of a terminal: control characters
+// (line breaks, tabs, escape sequences), Unicode format characters (bidi
+// overrides, zero-width characters), line and paragraph separators and invalid
+// UTF-8 become Go escapes (\n, \x1b, \u202e, \xff). Everything else is kept.
+func Escape(s string) string { return escape(s, false) }
+
+// EscapeLines is Escape for text of several lines: line feeds and tabs are
+// kept (a carriage return is not: it would let a line overwrite itself).
+func EscapeLines(s string) string { return escape(s, true) }
+
+func escape(s string, lines bool) string {
+	unsafe := func(r rune) bool {
+		if lines && (r == '\n' || r == '\t') {
+			return false
+		}
+		return r == utf8.RuneError || unicode.IsControl(r) || unicode.Is(unicode.Cf, r) || r == '\u2028' || r == '\u2029'
+	}
+	if !strings.ContainsFunc(s, unsafe) {
+		return s
+	}
+	var b strings.Builder
+	for i := 0; i < len(s); {
+		r, size := utf8.DecodeRuneInString(s[i:])
+		switch {
+		case r == utf8.RuneError && size == 1:
+			fmt.Fprintf(&b, `\x%02x`, s[i])
+		case unsafe(r):
+			q := strconv.QuoteRune(r) // '\n', '\x1b', '\u202e'
+			b.WriteString(q[1 : len(q)-1])
+		default:
+			b.WriteString(s[i : i+size])
+		}
+		i += size
+	}
+	return b.String()
+}

@@ -1,0 +1,35 @@
+package termtext
+
+import "testing"
+
+func TestEscape(t *testing.T) {
+	for in, want := range map[string]string{
+		"plain text: ok (1.2.3) ä ✓": "plain text: ok (1.2.3) ä ✓",
+		"two\nlines\r\n":             `two\nlines\r\n`,
+		"tab\there":                  `tab\there`,
+		"esc \x1b[31mred":            `esc \x1b[31mred`,
+		"bidi \u202eevil":            `bidi \u202eevil`,
+		"nul \x00 del \x7f":          `nul \x00 del \x7f`,
+		"bad \xff utf8":              `bad \xff utf8`,
+		"sep \u2028 \u0085":          `sep \u2028 \u0085`,
+		"a real \ufffd is kept":      "a real \ufffd is kept",
+	} {
+		if got := Escape(in); got != want {
+			t.Errorf("Escape(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+func TestEscapeLines(t *testing.T) {
+	for in, want := range map[string]string{
+		"two\nlines\n\tindented": "two\nlines\n\tindented",
+		"over\rwrite":            `over\rwrite`,
+		"title \x1b]0;owned\x07": `title \x1b]0;owned\a`,
+		"clipboard \x1b]52;c;ZXZpbA==\x1b\\ and \u009b2J": `clipboard \x1b]52;c;ZXZpbA==\x1b\ and \u009b2J`,
+		"bidi \u2066x\u2069":                              `bidi \u2066x\u2069`,
+	} {
+		if got := EscapeLines(in); got != want {
+			t.Errorf("EscapeLines(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
