@@ -14,8 +14,8 @@ func newRepoGCCmd(g *globalOptions) *cobra.Command {
 		Short: "Remove old generations and the pool files no kept generation refers to",
 		Long: `gc removes every generation a suite no longer keeps (its keep setting), leftovers of
 interrupted writes, and every pool file that no kept generation of any suite lists: neither
-in its own indexes nor in the previous generation's, which it serves by hash to clients in
-the middle of an update. The digest of each removed package stays recorded, so its version
+in its own indexes nor in those of the generations it replaced within the last hour, which it
+serves by hash to clients in the middle of an update. The digest of each removed package stays recorded, so its version
 can never come back with other bytes. --dry-run lists what would go and removes nothing.
 A repository with a suite updeb does not manage is refused (exit 2).`,
 		Example: `  updeb repo gc --repo /srv/apt --dry-run

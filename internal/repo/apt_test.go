@@ -75,8 +75,15 @@ func testSigner(t testing.TB) *Signer {
 // testClock returns a clock that starts at a fixed time and moves one minute
 // per call, so every generation has a later Date than the last.
 func testClock() func() time.Time {
+	now, _ := jumpingClock()
+	return now
+}
+
+// jumpingClock is testClock with jump, which moves it on by d (a test's way
+// past byHashGrace).
+func jumpingClock() (now func() time.Time, jump func(d time.Duration)) {
 	t := time.Date(2024, 8, 14, 12, 0, 0, 0, time.UTC)
-	return func() time.Time { t = t.Add(time.Minute); return t }
+	return func() time.Time { t = t.Add(time.Minute); return t }, func(d time.Duration) { t = t.Add(d) }
 }
 
 func ptr[T any](v T) *T { return &v }
@@ -148,6 +155,16 @@ DPkg::Path "/usr/sbin:/usr/bin:/sbin:/bin";
 `, dir, a.root)
 	must(t, os.WriteFile(a.config, []byte(conf), 0o644))
 	return a
+}
+
+// serveFrom points the client at another server of the same repository.
+func (a *aptClient) serveFrom(url string) {
+	a.t.Helper()
+	list := filepath.Join(a.dir, "etc/sources.list")
+	data, err := os.ReadFile(list)
+	must(a.t, err)
+	must(a.t, os.WriteFile(list, bytes.ReplaceAll(data, []byte(a.url+"/"), []byte(url+"/")), 0o644))
+	a.url = url
 }
 
 // run runs an apt command and returns its combined output and error.

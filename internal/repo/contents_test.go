@@ -175,8 +175,9 @@ func TestContentsLists(t *testing.T) {
 	dir := t.TempDir()
 	root := filepath.Join(dir, "repo")
 	ctx := context.Background()
+	now, jump := jumpingClock()
 	r := Open(root, Options{Settings: SettingsChange{Origin: ptr("t"), Architectures: []string{"amd64"}, Keep: ptr(1)},
-		Signer: testSigner(t), Now: testClock(), Logger: slog.New(slog.DiscardHandler)})
+		Signer: testSigner(t), Now: now, Logger: slog.New(slog.DiscardHandler)})
 	contentsOf := func() string {
 		return string(testenv.Run(t, "sh", "-c", `gzip -dc "$1"`, "sh", filepath.Join(root, "dists/s/main/Contents-amd64.gz")))
 	}
@@ -221,7 +222,8 @@ func TestContentsLists(t *testing.T) {
 	stray := contentsFile(root, "pool/main/z/zz/zz_1_amd64.deb")
 	must(t, os.MkdirAll(filepath.Dir(stray), 0o755))
 	must(t, os.WriteFile(stray, []byte(contentsHeader), 0o644))
-	_, err = r.Refresh(ctx, nil) // the generation before, served by hash, listed aa
+	jump(byHashGrace)
+	_, err = r.Refresh(ctx, nil) // the generations before, served by hash until their grace passed, listed aa
 	must(t, err)
 	gc, err := r.GC(ctx, false)
 	must(t, err)

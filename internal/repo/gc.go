@@ -32,7 +32,7 @@ type GCResult struct {
 // GC removes what nothing may still fetch: every generation a suite does not
 // keep (see Settings.Keep), leftovers of killed writes, and every pool file
 // that no kept generation lists, neither in its own indexes nor in the
-// previous generation's indexes it serves by hash to clients mid-update. A
+// earlier generations' indexes it serves by hash to clients mid-update. A
 // removed pool file's digest is kept under .updeb/removed/, so its version can
 // never come back with other bytes. With dryRun, nothing is removed. A
 // repository with a suite updeb does not manage is refused: what it refers to

@@ -26,6 +26,8 @@ func TestGCRemovesExactlyTheUnreferenced(t *testing.T) {
 	dir, root := testDirs(t)
 	ctx := context.Background()
 	r := keepRepo(t, root, 1)
+	now, jump := jumpingClock()
+	r.opts.Now = now
 	var debs []string
 	for _, v := range []string{"1", "2", "3"} {
 		debs = append(debs, testDeb(t, dir, "app", v, "amd64", "v"+v))
@@ -47,8 +49,10 @@ func TestGCRemovesExactlyTheUnreferenced(t *testing.T) {
 	if !slices.Equal(res.PoolFiles, []string{"pool/main/a/app/.tmp-123.deb"}) || len(res.Generations) != 0 {
 		t.Fatalf("first gc: %+v", res)
 	}
-	// Once no kept generation serves that index, app=1 goes too; a dry run
-	// says so and removes nothing.
+	// Once no kept generation serves that index (its grace for clients
+	// mid-update has passed), app=1 goes too; a dry run says so and removes
+	// nothing.
+	jump(byHashGrace)
 	_, err = r.Refresh(ctx, []string{"s"})
 	must(t, err)
 	before := snapshot(t, root)

@@ -358,7 +358,7 @@ func (r *Repo) stage(st *suiteState, files, meta []indexFile, set Settings, date
 		err = linkByHash(staging, files, dirs)
 	}
 	if err == nil && st.live != nil {
-		err = carryByHash(staging, st.live, dirs)
+		err = carryByHash(staging, st.live, date, dirs)
 	}
 	if err == nil {
 		err = syncDirs(dirs)
@@ -417,25 +417,88 @@ func linkByHash(staging string, files []indexFile, dirs map[string]bool) error {
 	return nil
 }
 
-// carryByHash links the live generation's index files into the staging
-// by-hash directories, for clients that read the live InRelease just before
-// the switch.
-func carryByHash(staging string, live *generation, dirs map[string]bool) error {
-	for _, e := range live.release.files {
-		if strings.Contains(e.path, "..") || len(e.hex) < 64 || strings.ContainsAny(e.hex, "/.") {
-			continue
+// byHashGrace is how long a generation's indexes stay served by hash after
+// it stops being live: a client that read its InRelease just before the
+// switch fetches the indexes it lists by hash, however many writes (a
+// publish per package, a refresh) follow it meanwhile.
+const byHashGrace = time.Hour
+
+// byHashKeptFile lists, in a generation, the by-hash files of earlier
+// generations it serves: one "UNTIL PATH" line each, UNTIL in RFC 3339 (the
+// Date of the write that stopped listing it, plus byHashGrace), PATH
+// relative to the generation (COMPONENT/binary-ARCH/by-hash/SHA256/HEX).
+const byHashKeptFile = "updeb-by-hash-kept"
+
+// carryByHash links into the staging by-hash directories the live
+// generation's index files, and the earlier generations' that the live one
+// still serves by hash and whose grace has not passed at date (the new
+// generation's), for clients that read an older InRelease just before a
+// switch; it records them in byHashKeptFile. A live generation without that
+// file (written before updeb kept it) passes on only its own indexes.
+func carryByHash(staging string, live *generation, date time.Time, dirs map[string]bool) error {
+	until := map[string]time.Time{}
+	for rel, t := range readByHashKept(live.dir) {
+		if t.After(date) {
+			until[rel] = t
 		}
-		rel := filepath.Join(filepath.FromSlash(path.Dir(e.path)), "by-hash", e.algorithm, e.hex)
-		src := filepath.Join(live.dir, rel)
+	}
+	for _, e := range live.release.files {
+		if rel := path.Join(path.Dir(e.path), "by-hash", e.algorithm, e.hex); validByHashPath(rel) {
+			until[rel] = date.Add(byHashGrace)
+		}
+	}
+	var kept []byte
+	for _, rel := range slices.Sorted(maps.Keys(until)) {
+		src := filepath.Join(live.dir, filepath.FromSlash(rel))
 		if _, err := os.Stat(src); err != nil {
 			continue // not served by the live generation either
 		}
-		if err := linkOrCopy(src, filepath.Join(staging, rel)); err != nil {
+		dst := filepath.Join(staging, filepath.FromSlash(rel))
+		if err := linkOrCopy(src, dst); err != nil {
 			return err
 		}
-		dirs[filepath.Dir(filepath.Join(staging, rel))] = true
+		dirs[filepath.Dir(dst)] = true
+		kept = fmt.Appendf(kept, "%s %s\n", until[rel].UTC().Format(time.RFC3339), rel)
 	}
-	return nil
+	return writeFileSync(filepath.Join(staging, byHashKeptFile), kept)
+}
+
+// readByHashKept reads a generation's byHashKeptFile: PATH -> UNTIL. A
+// missing or damaged file, or a line that is not a by-hash path, gives
+// nothing (the indexes the generation lists are carried all the same).
+func readByHashKept(dir string) map[string]time.Time {
+	out := map[string]time.Time{}
+	data, err := readFile(filepath.Join(dir, byHashKeptFile))
+	if err != nil {
+		return out
+	}
+	for line := range strings.Lines(string(data)) {
+		when, rel, ok := strings.Cut(strings.TrimSuffix(line, "\n"), " ")
+		t, err := time.Parse(time.RFC3339, when)
+		if ok && err == nil && validByHashPath(rel) {
+			out[rel] = t
+		}
+	}
+	return out
+}
+
+// validByHashPath reports whether rel is DIR/by-hash/ALGORITHM/HEX inside a
+// generation, with a digest of at least 64 hex digits.
+func validByHashPath(rel string) bool {
+	parts := strings.Split(rel, "/")
+	n := len(parts)
+	if n < 4 || path.Clean(rel) != rel || path.IsAbs(rel) || slices.Contains(parts, "..") || parts[n-3] != "by-hash" {
+		return false
+	}
+	if len(parts[n-1]) < 64 || strings.Trim(parts[n-1], "0123456789abcdef") != "" {
+		return false
+	}
+	for _, h := range hashAlgorithms {
+		if h.field == parts[n-2] {
+			return true
+		}
+	}
+	return false
 }
 
 // commit renames the staging directory to generation n. A leftover

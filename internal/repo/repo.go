@@ -26,9 +26,10 @@
 // never-live generation and its history record, an old generation renamed
 // aside to be removed, an unreferenced pool file) are cleaned, replaced or
 // reused by the next write. Generation n+1's by-hash
-// directories also carry the index files of generation n, so a client that
-// read the old InRelease just before the switch still finds every file it
-// asks for by hash.
+// directories also carry the index files of generation n, and of every
+// earlier generation that stopped being live less than byHashGrace ago, so
+// a client that read an old InRelease just before a switch still finds every
+// file it asks for by hash, whatever writes follow meanwhile.
 //
 // Dates. Every generation's Release Date is the second it was written,
 // strictly after the previous generation's and never ahead of the clock (see

@@ -5,11 +5,16 @@ import (
 	"context"
 	"errors"
 	"io/fs"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"os/exec"
+	"path"
 	"path/filepath"
 	"reflect"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/updeb/updeb/internal/testkit/testenv"
@@ -257,5 +262,78 @@ func TestByHashKeepsPreviousGeneration(t *testing.T) {
 		if err != nil || st.Size() != e.size {
 			t.Errorf("generation 2 does not serve generation 1's %s by hash: %v", e.path, err)
 		}
+	}
+}
+
+// A client that read InRelease before two writes (a publish and its
+// follow-up, a refresh, a remove) asks for the Packages that InRelease lists
+// by hash after both: generation n+2 must still serve generation n's indexes
+// by hash, or apt fails the update with "File has unexpected size ...
+// Mirror sync in progress?". Once byHashGrace has passed since a generation
+// stopped being live, its indexes are no longer carried.
+func TestByHashServesClientsThroughSeveralWrites(t *testing.T) {
+	testenv.RequireTool(t, "dpkg-deb")
+	dir := t.TempDir()
+	root := filepath.Join(dir, "repo")
+	now, jump := jumpingClock()
+	r := Open(root, Options{Settings: testSettings("amd64"), Signer: testSigner(t), Now: now, Logger: slog.New(slog.DiscardHandler)})
+	ctx := context.Background()
+	_, err := r.Publish(ctx, "s", "main", []Package{pkgOf(t, testDeb(t, dir, "aa", "1", "amd64", "1"))})
+	must(t, err)
+	a := newAptClient(t, root, "s", "main")
+	a.update()
+	a.install("aa", "1", "1")
+	// The client fetches InRelease of generation 1; two writes happen before it fetches Packages.
+	var once sync.Once
+	files := http.FileServer(http.Dir(root))
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
+		if !strings.HasSuffix(req.URL.Path, "Release") {
+			once.Do(func() {
+				_, err := r.Publish(ctx, "s", "main", []Package{pkgOf(t, testDeb(t, dir, "aa", "2", "amd64", "2"))})
+				must(t, err)
+				_, err = r.Publish(ctx, "s", "main", []Package{pkgOf(t, testDeb(t, dir, "bb", "1", "amd64", "b"))})
+				must(t, err)
+			})
+		}
+		files.ServeHTTP(w, req)
+	}))
+	t.Cleanup(srv.Close)
+	a.serveFrom(srv.URL)
+	a.update() // generation 1's Packages, by hash from generation 3
+	a.install("aa", "1", "1")
+	a.update() // generation 3
+	a.install("aa", "2", "2")
+
+	gen1, err := r.readGeneration("s", 1)
+	must(t, err)
+	servedByHash := func(g *generation) int {
+		n := 0
+		for _, e := range g.release.files {
+			if _, err := os.Stat(filepath.Join(root, "dists/s", path.Dir(e.path), "by-hash", e.algorithm, e.hex)); err == nil {
+				n++
+			}
+		}
+		return n
+	}
+	if n := servedByHash(gen1); n == 0 {
+		t.Fatalf("generation 3 serves none of generation 1's indexes by hash")
+	}
+	// Within the grace, a refresh keeps them; after it, the next one drops them.
+	jump(byHashGrace / 2)
+	_, err = r.Refresh(ctx, []string{"s"})
+	must(t, err)
+	if n := servedByHash(gen1); n == 0 {
+		t.Fatalf("a refresh %s after generation 1 stopped being live dropped its indexes from by-hash", byHashGrace/2)
+	}
+	jump(byHashGrace)
+	_, err = r.Refresh(ctx, []string{"s"})
+	must(t, err)
+	// Generation 1's Packages of aa=1 alone is listed by no later generation.
+	p, ok := gen1.release.file("SHA256", "main/binary-amd64/Packages")
+	if !ok {
+		t.Fatal("generation 1 lists no main/binary-amd64/Packages")
+	}
+	if _, err := os.Stat(filepath.Join(root, "dists/s/main/binary-amd64/by-hash/SHA256", p.hex)); err == nil {
+		t.Errorf("generation 1's Packages is still served by hash %s after it stopped being live", byHashGrace*3/2)
 	}
 }
