@@ -157,6 +157,10 @@ func (r *Repo) stagePackages(ctx context.Context, suite, comp string, c componen
 		if have != "" && have != e.SHA256 {
 			return nil, cleanup, conflict(have)
 		}
+		if other, ok := origin[e.Filename]; ok {
+			return nil, cleanup, fmt.Errorf("%w: %s (%s) and %s (%s) would both be the pool file %s: pool file names leave the epoch out, as Debian's do, so versions that differ only in their epoch cannot both be published; publish one of them",
+				ErrInvalid, e.key(), p.Path, addedAs(res.Added, e.Filename), other, e.Filename)
+		}
 		paths := p.Contents
 		if paths == nil {
 			info, err := deb.InspectFile(ctx, p.Path, archive.Limits{})
@@ -171,6 +175,16 @@ func (r *Repo) stagePackages(ctx context.Context, suite, comp string, c componen
 		lists[e.Filename] = paths
 	}
 	return toLink, cleanup, nil
+}
+
+// addedAs names the added entry stored as the pool file filename.
+func addedAs(added []Entry, filename string) string {
+	for _, e := range added {
+		if e.Filename == filename {
+			return e.key().String()
+		}
+	}
+	return filename
 }
 
 // Remove retires packages from suite/component (comp "" finds the one

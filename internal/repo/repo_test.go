@@ -337,3 +337,32 @@ func TestByHashServesClientsThroughSeveralWrites(t *testing.T) {
 		t.Errorf("generation 1's Packages is still served by hash %s after it stopped being live", byHashGrace*3/2)
 	}
 }
+
+// Pool file names leave the epoch out (as Debian's): 1.0 and 1:1.0 of a
+// package are one pool file. One publish of both must be refused before
+// anything changes; it used to list both, with one Filename and two SHA256s,
+// and apt failed to install the second with a hash mismatch.
+func TestVersionsDifferingInEpochOnlyRefusedInOnePublish(t *testing.T) {
+	testenv.RequireTool(t, "dpkg-deb")
+	dir := t.TempDir()
+	root := filepath.Join(dir, "repo")
+	r := testRepo(t, root)
+	plain, epoch := testDeb(t, dir, "ep", "1.0", "amd64", "plain"), testDeb(t, dir, "ep", "1:1.0", "amd64", "epoch")
+	_, err := r.Publish(context.Background(), "s", "main", []Package{pkgOf(t, plain), pkgOf(t, epoch)})
+	if !errors.Is(err, ErrInvalid) || !strings.Contains(err.Error(), "pool/main/e/ep/ep_1.0_amd64.deb") || !strings.Contains(err.Error(), "epoch") {
+		t.Fatalf("publishing 1.0 and 1:1.0 at once: %v", err)
+	}
+	for _, p := range []string{"dists/s", "pool/main/e/ep/ep_1.0_amd64.deb"} {
+		if _, err := os.Lstat(filepath.Join(root, p)); !errors.Is(err, fs.ErrNotExist) {
+			t.Errorf("%s exists after the refused publish (%v)", p, err)
+		}
+	}
+	// One at a time: the second is refused as other bytes for that pool file.
+	_, err = r.Publish(context.Background(), "s", "main", []Package{pkgOf(t, plain)})
+	must(t, err)
+	_, err = r.Publish(context.Background(), "s", "main", []Package{pkgOf(t, epoch)})
+	var conflict *ConflictError
+	if !errors.As(err, &conflict) {
+		t.Fatalf("publishing 1:1.0 after 1.0: %v", err)
+	}
+}
