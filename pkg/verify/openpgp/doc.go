@@ -34,7 +34,9 @@
 // with gpgv); the Result carries a warning saying so.
 //
 // Several signatures on one file (a detached signature file may hold more than
-// one): one signature that passes suffices. Every other signature's refusal is
+// one, in one armored block or in several one after the other, as cat a.asc
+// b.asc makes; every block is read, as gpgv does): one signature that passes
+// suffices. Every other signature's refusal is
 // reported in Result.Warnings. When none passes, the *RefusedError lists every
 // signature's reason. Self-signatures and binding signatures may use SHA-1 (as
 // older keys in real upstream keyrings do, and gpgv accepts), never MD5 or

@@ -89,7 +89,7 @@ func ParseKeyring(r io.Reader, name string) (*Keyring, error) {
 		}
 		kr.entities = el
 	} else {
-		blocks, err := scanArmoredBlocks(data)
+		blocks, err := scanArmoredBlocks(data, publicKeyArmor)
 		if err != nil {
 			return nil, fmt.Errorf("%w: %s:%w", ErrKeyring, name, err)
 		}
@@ -110,16 +110,27 @@ func ParseKeyring(r io.Reader, name string) (*Keyring, error) {
 	return kr, nil
 }
 
-// armoredBlock is one BEGIN..END public key block found in a text keyring.
+// armoredBlock is one BEGIN..END block of one armor type found in a text file.
 type armoredBlock struct {
 	line int // 1-based line of the BEGIN marker
 	text []byte
 }
 
-// scanArmoredBlocks finds every armored public key block in data. Lines may
-// carry leading or trailing white space (indented keys in prose). The error
-// text starts with the line number, for "name:line: ..." messages.
-func scanArmoredBlocks(data []byte) ([]armoredBlock, error) {
+// armorKind is an armor type scanArmoredBlocks looks for, with the words its
+// errors use for a block of it.
+type armorKind struct{ begin, end, what string }
+
+var (
+	publicKeyArmor = armorKind{beginPublic, endPublic, "armored key block"}
+	signatureArmor = armorKind{"-----BEGIN PGP SIGNATURE-----", "-----END PGP SIGNATURE-----", "armored signature block"}
+)
+
+// scanArmoredBlocks finds every armored block of kind k in data. Lines may
+// carry leading or trailing white space (indented keys in prose); text
+// outside the blocks is skipped, except a private key block, which is
+// refused. The error text starts with the line number, for "name:line: ..."
+// messages.
+func scanArmoredBlocks(data []byte, k armorKind) ([]armoredBlock, error) {
 	var blocks []armoredBlock
 	var cur *armoredBlock
 	sc := bufio.NewScanner(bytes.NewReader(data))
@@ -131,16 +142,16 @@ func scanArmoredBlocks(data []byte) ([]armoredBlock, error) {
 		switch {
 		case cur == nil && line == beginPrivate:
 			return nil, fmt.Errorf("%d: a private key block: a verification keyring must hold public keys only", n)
-		case cur == nil && line == beginPublic:
+		case cur == nil && line == k.begin:
 			cur = &armoredBlock{line: n}
 			cur.text = append(cur.text, line...)
 			cur.text = append(cur.text, '\n')
-		case cur != nil && line == beginPublic:
-			return nil, fmt.Errorf("%d: armored key block started at line %d has no %q line before the next block", n, cur.line, endPublic)
+		case cur != nil && line == k.begin:
+			return nil, fmt.Errorf("%d: %s started at line %d has no %q line before the next block", n, k.what, cur.line, k.end)
 		case cur != nil:
 			cur.text = append(cur.text, line...)
 			cur.text = append(cur.text, '\n')
-			if line == endPublic {
+			if line == k.end {
 				blocks = append(blocks, *cur)
 				cur = nil
 			}
@@ -150,7 +161,7 @@ func scanArmoredBlocks(data []byte) ([]armoredBlock, error) {
 		return nil, fmt.Errorf("%d: %w", n, err)
 	}
 	if cur != nil {
-		return nil, fmt.Errorf("%d: armored key block is not terminated by %q", cur.line, endPublic)
+		return nil, fmt.Errorf("%d: %s is not terminated by %q", cur.line, k.what, k.end)
 	}
 	return blocks, nil
 }

@@ -278,18 +278,43 @@ func readSignatures(r io.Reader) ([]*packet.Signature, []Refusal, error) {
 		return nil, nil, refused(Refusal{Reason: ReasonMalformed, Detail: "this is a clearsigned message, not a detached signature (verify it on its own, without DATA)"})
 	}
 	if bytes.HasPrefix(trimmed, []byte("-----BEGIN ")) {
-		b, err := armor.Decode(bytes.NewReader(trimmed))
-		if err != nil {
-			return nil, nil, refused(Refusal{Reason: ReasonMalformed, Detail: "damaged armored signature: " + err.Error()})
-		}
-		if b.Type != "PGP SIGNATURE" {
-			return nil, nil, refused(Refusal{Reason: ReasonMalformed, Detail: fmt.Sprintf("armor block is %q, want PGP SIGNATURE", b.Type)})
-		}
-		body = b.Body
+		return readArmoredSignatures(trimmed)
 	} else if len(raw) == 0 || raw[0]&0x80 == 0 {
 		return nil, nil, refused(Refusal{Reason: ReasonMalformed, Detail: "not an OpenPGP signature (neither armored nor binary OpenPGP packets)"})
 	}
 	return parseSignaturePackets(body)
+}
+
+// readArmoredSignatures reads every armored signature block of text: a
+// detached signature file may be several, one after the other (cat a.asc
+// b.asc), and gpgv reads them all, so a good signature in a later block counts
+// and a refused one there is reported.
+func readArmoredSignatures(text []byte) ([]*packet.Signature, []Refusal, error) {
+	blocks, err := scanArmoredBlocks(text, signatureArmor)
+	if err != nil {
+		return nil, nil, refused(Refusal{Reason: ReasonMalformed, Detail: "damaged armored signature: line " + err.Error()})
+	}
+	if len(blocks) == 0 {
+		b, err := armor.Decode(bytes.NewReader(text))
+		if err != nil {
+			return nil, nil, refused(Refusal{Reason: ReasonMalformed, Detail: "damaged armored signature: " + err.Error()})
+		}
+		return nil, nil, refused(Refusal{Reason: ReasonMalformed, Detail: fmt.Sprintf("armor block is %q, want PGP SIGNATURE", b.Type)})
+	}
+	var sigs []*packet.Signature
+	var others []Refusal
+	for _, blk := range blocks {
+		b, err := armor.Decode(bytes.NewReader(blk.text))
+		if err != nil {
+			return nil, nil, refused(Refusal{Reason: ReasonMalformed, Detail: fmt.Sprintf("damaged armored signature at line %d: %v", blk.line, err)})
+		}
+		s, o, err := parseSignaturePackets(b.Body)
+		if err != nil {
+			return nil, nil, err
+		}
+		sigs, others = append(sigs, s...), append(others, o...)
+	}
+	return sigs, others, nil
 }
 
 // parseSignaturePackets collects the signature packets of a detached signature.

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
@@ -329,4 +330,56 @@ func FuzzParseKeyring(f *testing.F) {
 		}
 		kr.List(kr.entities[0].PrimaryKey.CreationTime)
 	})
+}
+
+// TestSeveralArmorBlocks: a detached signature file may be armored blocks one
+// after the other (cat a.asc b.asc, as Bitcoin Core's SHA256SUMS.asc is
+// made). gpgv reads every block; so must the policy, or a good signature in
+// the second block is never seen, and a bad one there is never reported.
+func TestSeveralArmorBlocks(t *testing.T) {
+	fx := pgptest.Get(t)
+	kr := mustKeyring(t, fx.Keyring)
+	read := func(name string) string {
+		b, err := os.ReadFile(fx.Path(name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return string(b)
+	}
+	for _, c := range []struct {
+		name, sig string
+		want      Reason // "" = accepted
+		detail    string // in the refusal or a warning
+	}{
+		{"unknown then good", read("outsider.asc") + read("ed.asc"), "", "unknown signer"},
+		{"good then unknown", read("ed.asc") + "\nprose between\n" + read("outsider.asc"), "", "unknown signer"},
+		{"good then bad", read("ed.asc") + read("ed-text.asc"), "", "BAD signature"},
+		{"two unknown", read("outsider.asc") + read("outsider.asc"), ReasonUnknownSigner, "none of 2 signatures counts"},
+		{"second block unterminated", read("ed.asc") + "-----BEGIN PGP SIGNATURE-----\n\niHUEABYKAB0WIQ\n", ReasonMalformed, "not terminated"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			sig := filepath.Join(t.TempDir(), "sig.asc")
+			if err := os.WriteFile(sig, []byte(c.sig), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			res, err := VerifyDetached(kr, Policy{Now: time.Now()}, strings.NewReader(c.sig), open(t, fx.Data))
+			_, gpgvOut := fx.Gpgv(sig, fx.Data)
+			if c.want == "" {
+				if err != nil {
+					t.Fatalf("refused: %v\ngpgv:\n%s", err, gpgvOut)
+				}
+				if !strings.Contains(gpgvOut, "Good signature") {
+					t.Fatalf("accepted what gpgv refuses:\n%s", gpgvOut)
+				}
+				if res.SigningKeyFingerprint != fx.Keys["ed"] || !strings.Contains(strings.Join(res.Warnings, "\n"), c.detail) {
+					t.Fatalf("signing key %s, warnings %q: want ed's key and %q", res.SigningKeyFingerprint, res.Warnings, c.detail)
+				}
+				return
+			}
+			var re *RefusedError
+			if !errors.As(err, &re) || !re.Has(c.want) || !strings.Contains(err.Error(), c.detail) {
+				t.Fatalf("err = %v, want reason %s with %q", err, c.want, c.detail)
+			}
+		})
+	}
 }
