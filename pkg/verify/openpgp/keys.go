@@ -26,7 +26,7 @@ type KeyInfo struct {
 // PrimaryKeyInfo is a primary key with its user IDs and subkeys.
 type PrimaryKeyInfo struct {
 	KeyInfo
-	UserIDs []string  `json:"user_ids"`
+	UserIDs []string  `json:"user_ids"` // non-printing characters escaped (\x1b, \n), as in Result.UserID
 	Subkeys []KeyInfo `json:"subkeys"`
 	// CanSign says whether some key of this certificate could make a signature
 	// that the policy accepts at the time given to List.
@@ -47,7 +47,7 @@ func describeEntity(e *openpgp.Entity, now time.Time) PrimaryKeyInfo {
 	self := latestSelf(e)
 	p := PrimaryKeyInfo{KeyInfo: describeKey(pk, self, e.Revocations, now)}
 	for name := range e.Identities {
-		p.UserIDs = append(p.UserIDs, name)
+		p.UserIDs = append(p.UserIDs, printable(name))
 	}
 	slices.Sort(p.UserIDs)
 	if self == nil {

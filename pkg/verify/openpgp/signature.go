@@ -12,6 +12,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/ProtonMail/go-crypto/openpgp/armor"
 	"github.com/ProtonMail/go-crypto/openpgp/clearsign"
@@ -54,7 +56,7 @@ type Policy struct {
 type Result struct {
 	PrimaryFingerprint    string    // primary key of the signer (uppercase hex)
 	SigningKeyFingerprint string    // the key that made the signature: the primary or a subkey
-	UserID                string    // the signer's primary user ID, for people
+	UserID                string    // the signer's primary user ID, for people (non-printing characters escaped: \x1b, \n)
 	Created               time.Time // the signature's creation time
 	Hash                  string    // the signature's digest algorithm, e.g. "SHA-256"
 	Warnings              []string  // other signatures' refusals, later expiry or revocation of the key
@@ -634,6 +636,7 @@ func weakKey(pk *packet.PublicKey) string {
 	return ""
 }
 
+// userID is e's primary user ID for people, made printable (see printable).
 func userID(e *openpgp.Entity) string {
 	var names []string
 	for n := range e.Identities {
@@ -644,9 +647,39 @@ func userID(e *openpgp.Entity) string {
 	}
 	slices.Sort(names)
 	if _, id := e.PrimaryIdentity(time.Time{}, nil); id != nil {
-		return id.Name
+		return printable(id.Name)
 	}
-	return names[0]
+	return printable(names[0])
+}
+
+// printable shows s, text a key's owner chose, safely in a message or on a
+// terminal: a character that does not print (ANSI escapes, newlines, tabs,
+// bidirectional overrides) or a byte that is not UTF-8 becomes an escape,
+// \n, \xNN, \uNNNN or \UNNNNNNNN, as gpg writes "\x1b" and "\n" in a user ID.
+func printable(s string) string {
+	if utf8.ValidString(s) && !strings.ContainsFunc(s, func(r rune) bool { return !unicode.IsPrint(r) }) {
+		return s
+	}
+	var b strings.Builder
+	for len(s) > 0 {
+		r, n := utf8.DecodeRuneInString(s)
+		switch {
+		case r == utf8.RuneError && n == 1:
+			fmt.Fprintf(&b, `\x%02x`, s[0])
+		case r == '\n':
+			b.WriteString(`\n`)
+		case unicode.IsPrint(r):
+			b.WriteRune(r)
+		case r < 0x100:
+			fmt.Fprintf(&b, `\x%02x`, r)
+		case r < 0x10000:
+			fmt.Fprintf(&b, `\u%04x`, r)
+		default:
+			fmt.Fprintf(&b, `\U%08x`, r)
+		}
+		s = s[n:]
+	}
+	return b.String()
 }
 
 func stamp(t time.Time) string { return t.UTC().Format("2006-01-02 15:04:05 UTC") }

@@ -383,3 +383,37 @@ func TestSeveralArmorBlocks(t *testing.T) {
 		})
 	}
 }
+
+// TestHostileUserID: a user ID is whatever the key's owner typed, and gpg
+// takes ANSI escapes, newlines and bidirectional overrides in one. It reaches
+// the terminal in "Good signature from ...", in refusals and in keys list;
+// there it must show as escapes (gpgv prints "\x1b", "\n"), never act.
+func TestHostileUserID(t *testing.T) {
+	s := pgptest.NewSigner(t)
+	dir := t.TempDir()
+	uid := "Evil \x1b[2J\x1b[31mRED\x1b[0m\nGood signature from Someone Else \u202egnp.x\ttab\x7f <evil@test>"
+	keyFile, data, sig := filepath.Join(dir, "key.asc"), filepath.Join(dir, "data"), filepath.Join(dir, "data.asc")
+	s.GPG("--utf8-strings", "--quick-gen-key", uid, "ed25519", "sign", "never")
+	s.GPG("--armor", "--output", keyFile, "--export", "evil@test")
+	if err := os.WriteFile(data, []byte("payload\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	s.Sign("evil@test", data, sig)
+	kr := mustKeyring(t, keyFile)
+	const want = `Evil \x1b[2J\x1b[31mRED\x1b[0m\nGood signature from Someone Else \u202egnp.x\x09tab\x7f <evil@test>`
+	res, err := VerifyDetached(kr, Policy{Now: time.Now()}, open(t, sig), open(t, data))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.UserID != want {
+		t.Errorf("Result.UserID = %q\nwant            %q", res.UserID, want)
+	}
+	_, err = VerifyDetached(kr, Policy{Now: time.Now(), Signers: []string{strings.Repeat("A", 40)}}, open(t, sig), open(t, data))
+	if err == nil || !strings.Contains(err.Error(), want) {
+		t.Errorf("refusal %q does not show the user ID as %q", err, want)
+	}
+	list := kr.List(time.Now())
+	if len(list) != 1 || len(list[0].UserIDs) != 1 || list[0].UserIDs[0] != want {
+		t.Errorf("List user IDs = %q, want [%q]", list[0].UserIDs, want)
+	}
+}
