@@ -94,7 +94,8 @@ func firstBare(es []ChecksumEntry) int {
 
 func parseChecksumLine(line string) (ChecksumEntry, error) {
 	// BSD style: "SHA256 (name) = hex".
-	if alg, rest, ok := strings.Cut(line, " ("); ok && !isHex(alg) {
+	// "HEX  name (1).tgz" is not one: the algorithm is a single word.
+	if alg, rest, ok := strings.Cut(line, " ("); ok && !isHex(alg) && !strings.ContainsAny(alg, " \t") {
 		i := strings.LastIndex(rest, ") = ")
 		if i < 0 {
 			return ChecksumEntry{}, fmt.Errorf("BSD-style line %q lacks \") = \"", clip(line))
@@ -160,7 +161,8 @@ func clip(s string) string {
 
 // Lookup returns the digest for file name (a base name such as
 // "helm-v3.15.4-linux-amd64.tar.gz"). A bare-digest file answers for any name.
-// Otherwise an entry whose name equals name wins; failing that, entries whose
+// Otherwise the entries whose name equals name ("./name" is the same name)
+// win; failing that, entries whose
 // base name (after "./" or "dir/") equals name match when there is exactly one
 // per algorithm. Both a sha256 and a sha512 entry may match: they come back as
 // a Set.
@@ -168,7 +170,7 @@ func (c *Checksums) Lookup(name string) (Set, error) {
 	if len(c.Entries) == 1 && c.Entries[0].Name == "" {
 		return Set{c.Entries[0].Digest.Algorithm: c.Entries[0].Digest.Hex}, nil
 	}
-	if set, err := c.collect(name, func(e ChecksumEntry) bool { return e.Name == name }); err != nil || len(set) > 0 {
+	if set, err := c.collect(name, func(e ChecksumEntry) bool { return path.Clean(e.Name) == path.Clean(name) }); err != nil || len(set) > 0 {
 		return set, err
 	}
 	set, err := c.collect(name, func(e ChecksumEntry) bool { return path.Base(e.Name) == name })

@@ -30,6 +30,10 @@ func TestParseChecksums(t *testing.T) {
 		{"comments and blanks", "# sums\n\n" + h256 + "  a\n", "a", Set{SHA256: h256}},
 		{"crlf", h256 + "  a\r\n", "a", Set{SHA256: h256}},
 		{"space in name", h256 + "  my file.tgz\n", "my file.tgz", Set{SHA256: h256}},
+		// " (" in a name is not a BSD-style line, and must not spoil the others.
+		{"parenthesis in name", h256 + "  tool (1).tgz\n" + h256b + "  tool.tgz\n", "tool (1).tgz", Set{SHA256: h256}},
+		{"parenthesis in another name", h256 + "  tool (1).tgz\n" + h256b + "  tool.tgz\n", "tool.tgz", Set{SHA256: h256b}},
+		{"./ is the same name", h256 + "  ./runc.amd64\n" + h256 + "  runc.amd64\n" + h256b + "  old/runc.amd64\n", "runc.amd64", Set{SHA256: h256}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -65,11 +69,12 @@ func TestParseChecksumsErrors(t *testing.T) {
 			t.Errorf("ParseChecksums(%q) = %v, want %q", c.in, err, c.want)
 		}
 	}
-	cs, _ := ParseChecksums(strings.NewReader(h256+"  a/runc\n"+h256b+"  b/runc\n"+h256+"  x\n"+h256b+"  x\n"), "https://example/SHA256SUMS")
+	cs, _ := ParseChecksums(strings.NewReader(h256+"  a/runc\n"+h256b+"  b/runc\n"+h256+"  x\n"+h256b+"  x\n"+h256+"  y\n"+h256b+" *./y\n"), "https://example/SHA256SUMS")
 	for name, want := range map[string]string{
 		"runc":  "https://example/SHA256SUMS: lines 1 and 2 give different sha256 digests for \"runc\"",
 		"x":     "lines 3 and 4 give different",
-		"other": "https://example/SHA256SUMS has no entry for \"other\" (4 entries)",
+		"y":     "lines 5 and 6 give different", // ./y is y: two digests for one file
+		"other": "https://example/SHA256SUMS has no entry for \"other\" (6 entries)",
 	} {
 		if _, err := cs.Lookup(name); !errors.Is(err, ErrChecksums) || !strings.Contains(err.Error(), want) {
 			t.Errorf("Lookup(%q) = %v, want %q", name, err, want)
