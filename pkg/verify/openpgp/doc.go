@@ -24,7 +24,12 @@
 //     created before it, not expired, and not revoked. A revocation without a
 //     reason or with reason "key compromised" counts as of always (anything the
 //     key signed is suspect); "superseded" or "retired" revocations count from
-//     their own creation time, so older signatures stay good;
+//     their own creation time, so older signatures stay good. The
+//     self-signature (or binding) that speaks for that time is the newest one
+//     made by then; when all are newer (extending a key's expiry makes gpg
+//     replace them, so a refreshed key has none from before older releases),
+//     the newest one, as gpgv judges a key: its expiry counts from the key's
+//     creation, so it still says whether the key had expired then;
 //   - it was not created in the future: more than ClockSkew (5 minutes) after
 //     Policy.Now is refused. Nor has it expired at Policy.Now (when it carries an
 //     expiration time).

@@ -553,6 +553,9 @@ func check(kr *Keyring, pol Policy, allowed map[string]bool, s *packet.Signature
 func validAt(k signingKey, t time.Time) *Refusal {
 	e := k.entity
 	self, err := e.VerifyPrimaryKey(t, nil)
+	if err != nil && !errors.Is(err, pgperrors.ErrKeyRevoked) && !errors.Is(err, pgperrors.ErrKeyExpired) {
+		self, err = primaryByNewerSelf(e, t, err)
+	}
 	switch {
 	case errors.Is(err, pgperrors.ErrKeyRevoked):
 		return &Refusal{Reason: ReasonKeyRevoked, Detail: fmt.Sprintf("primary key %s is revoked%s", fingerprint(e.PrimaryKey), revocationNote(e.Revocations))}
@@ -569,12 +572,18 @@ func validAt(k signingKey, t time.Time) *Refusal {
 	}
 	sk := k.subkey
 	bind, err := sk.Verify(t, nil)
+	if err != nil && !errors.Is(err, pgperrors.ErrKeyRevoked) && !errors.Is(err, pgperrors.ErrKeyExpired) && !t.Before(sk.PublicKey.CreationTime) {
+		newest, _ := sk.LatestValidBindingSignature(time.Time{}, nil)
+		bind, err = judgedByNewer(t, err, newest, sk.Revoked(nil, t), sk.PublicKey)
+	}
 	switch {
 	case errors.Is(err, pgperrors.ErrKeyRevoked):
 		return &Refusal{Reason: ReasonKeyRevoked, Detail: fmt.Sprintf("subkey %s is revoked%s", fingerprint(sk.PublicKey), revocationNote(sk.Revocations))}
 	case errors.Is(err, pgperrors.ErrKeyExpired):
-		latest, _ := sk.LatestValidBindingSignature(t, nil)
-		return &Refusal{Reason: ReasonKeyExpired, Detail: fmt.Sprintf("subkey %s %s", fingerprint(sk.PublicKey), expiryNote(sk.PublicKey, latest, t))}
+		if bind == nil {
+			bind, _ = sk.LatestValidBindingSignature(t, nil)
+		}
+		return &Refusal{Reason: ReasonKeyExpired, Detail: fmt.Sprintf("subkey %s %s", fingerprint(sk.PublicKey), expiryNote(sk.PublicKey, bind, t))}
 	case err != nil:
 		return &Refusal{Reason: ReasonNotSigningKey, Detail: fmt.Sprintf("subkey %s has no valid binding signature at %s (a signing subkey also needs its cross-signature)", fingerprint(sk.PublicKey), stamp(t))}
 	}
@@ -582,6 +591,43 @@ func validAt(k signingKey, t time.Time) *Refusal {
 		return &Refusal{Reason: ReasonNotSigningKey, Detail: fmt.Sprintf("subkey %s is not a signing subkey (capabilities %s)", fingerprint(sk.PublicKey), capabilities(bind))}
 	}
 	return nil
+}
+
+// primaryByNewerSelf judges e's primary key at t when it has no
+// self-signature made by then: see judgedByNewer.
+func primaryByNewerSelf(e *openpgp.Entity, t time.Time, failure error) (*packet.Signature, error) {
+	if t.Before(e.PrimaryKey.CreationTime) {
+		return nil, failure
+	}
+	newest, _ := e.PrimarySelfSignature(time.Time{}, nil)
+	self, err := judgedByNewer(t, failure, newest, e.Revoked(t), e.PrimaryKey)
+	if err == nil {
+		// A v4 key's direct-key signature may set an expiry of its own.
+		if d, _ := e.LatestValidDirectSignature(time.Time{}, nil); d != nil && e.PrimaryKey.KeyExpired(d, t) {
+			return self, pgperrors.ErrKeyExpired
+		}
+	}
+	return self, err
+}
+
+// judgedByNewer judges key pk at t by newest, its newest valid
+// self-signature (or binding), when that one is newer than t: extending a
+// key's expiry makes gpg replace the self-signature, so a key refreshed after
+// a release was signed has none from before it, and gpgv judges a key by its
+// newest self-signature. Its key expiry counts from the key's creation, so it
+// still says whether the key had expired at t; revoked says whether a
+// revocation counts at t. Otherwise failure (why go-crypto found no
+// self-signature valid at t) stands.
+func judgedByNewer(t time.Time, failure error, newest *packet.Signature, revoked bool, pk *packet.PublicKey) (*packet.Signature, error) {
+	switch {
+	case newest == nil || !newest.CreationTime.After(t):
+		return nil, failure
+	case revoked:
+		return nil, pgperrors.ErrKeyRevoked
+	case pk.KeyExpired(newest, t):
+		return newest, pgperrors.ErrKeyExpired
+	}
+	return newest, nil
 }
 
 func expiryNote(pk *packet.PublicKey, self *packet.Signature, t time.Time) string {

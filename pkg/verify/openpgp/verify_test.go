@@ -4,11 +4,15 @@ import (
 	"bytes"
 	"errors"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
 	"time"
+
+	pgperrors "github.com/ProtonMail/go-crypto/openpgp/errors"
+	"github.com/ProtonMail/go-crypto/openpgp/packet"
 
 	"github.com/updeb/updeb/internal/testkit/pgptest"
 )
@@ -415,5 +419,90 @@ func TestHostileUserID(t *testing.T) {
 	list := kr.List(time.Now())
 	if len(list) != 1 || len(list[0].UserIDs) != 1 || list[0].UserIDs[0] != want {
 		t.Errorf("List user IDs = %q, want [%q]", list[0].UserIDs, want)
+	}
+}
+
+// TestKeyRefreshedAfterSigning: extending a key's expiry (gpg
+// --quick-set-expire) replaces its self-signature and its subkeys' bindings
+// with new ones, so a keyring fetched after that holds none made before the
+// releases signed earlier. gpgv judges the key by its newest self-signature
+// and accepts those signatures; so must the policy, checking that newest
+// self-signature's expiry at the signing time.
+func TestKeyRefreshedAfterSigning(t *testing.T) {
+	s := pgptest.NewSigner(t)
+	dir := t.TempDir()
+	data := filepath.Join(dir, "data")
+	if err := os.WriteFile(data, []byte("release\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	at := func(ts string) string { return "--faked-system-time=" + ts + "!" }
+	s.GPG(at("20240101T000000"), "--quick-gen-key", "Primary <primary@test>", "ed25519", "sign,cert", "2y")
+	s.GPG(at("20240101T000000"), "--quick-gen-key", "Sub <sub@test>", "ed25519", "cert", "2y")
+	kr := filepath.Join(dir, "keyring.asc")
+	fpr := map[string]string{}
+	for _, who := range []string{"primary", "sub"} {
+		s.GPG("--yes", "--armor", "--output", kr, "--export", who+"@test")
+		fpr[who] = mustKeyring(t, kr).Fingerprints()[0]
+	}
+	s.GPG(at("20240101T000000"), "--quick-add-key", fpr["sub"], "ed25519", "sign", "2y")
+	for _, who := range []string{"primary", "sub"} {
+		s.GPG(at("20250101T000000"), "--local-user", who+"@test", "--detach-sign", "--output", filepath.Join(dir, who+".sig"), data)
+	}
+	// The release was signed on 2025-01-01; in October the keys got ten more years.
+	for _, who := range []string{"primary", "sub"} {
+		s.GPG(at("20251001T000000"), "--quick-set-expire", fpr[who], "10y")
+	}
+	s.GPG(at("20251001T000000"), "--quick-set-expire", fpr["sub"], "10y", "*")
+	s.GPG("--yes", "--armor", "--output", kr, "--export", "primary@test", "sub@test")
+	gpgKeyring := filepath.Join(dir, "keyring.gpg")
+	s.GPG("--output", gpgKeyring, "--export", "primary@test", "sub@test")
+	keyring := mustKeyring(t, kr)
+	for _, who := range []string{"primary", "sub"} {
+		t.Run(who, func(t *testing.T) {
+			sig := filepath.Join(dir, who+".sig")
+			out, err := exec.Command("gpgv", "--keyring", gpgKeyring, sig, data).CombinedOutput()
+			if err != nil {
+				t.Fatalf("gpgv refuses: %v\n%s", err, out)
+			}
+			res, err := VerifyDetached(keyring, Policy{Now: time.Now()}, open(t, sig), open(t, data))
+			if err != nil {
+				t.Fatalf("refused what gpgv accepts: %v\ngpgv:\n%s", err, out)
+			}
+			if len(res.Warnings) != 0 {
+				t.Errorf("warnings %q", res.Warnings)
+			}
+		})
+	}
+}
+
+// judgedByNewer stands in for a self-signature newer than the signing time
+// only when it is newer, and still refuses what it says was expired, and a
+// revocation that counts.
+func TestJudgedByNewer(t *testing.T) {
+	created := time.Date(2024, 1, 1, 0, 0, 0, 0, time.UTC)
+	signed := created.AddDate(1, 0, 0)
+	pk := &packet.PublicKey{CreationTime: created}
+	failure := errors.New("no self-signature at t")
+	self := func(at time.Time, lifetime time.Duration) *packet.Signature {
+		secs := uint32(lifetime / time.Second)
+		return &packet.Signature{CreationTime: at, KeyLifetimeSecs: &secs}
+	}
+	later, year := signed.AddDate(0, 6, 0), 365*24*time.Hour
+	for _, c := range []struct {
+		name    string
+		newest  *packet.Signature
+		revoked bool
+		want    error
+	}{
+		{"none", nil, false, failure},
+		{"not newer", self(signed.Add(-time.Hour), 10*year), false, failure},
+		{"newer, valid then", self(later, 10*year), false, nil},
+		{"newer, never expires", self(later, 0), false, nil},
+		{"newer, expired then", self(later, year/2), false, pgperrors.ErrKeyExpired},
+		{"newer, revoked", self(later, 10*year), true, pgperrors.ErrKeyRevoked},
+	} {
+		if _, err := judgedByNewer(signed, failure, c.newest, c.revoked, pk); !errors.Is(err, c.want) && err != c.want {
+			t.Errorf("%s: err = %v, want %v", c.name, err, c.want)
+		}
 	}
 }
