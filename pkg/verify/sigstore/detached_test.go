@@ -284,10 +284,13 @@ func TestVerifyDetachedRekorUnavailable(t *testing.T) {
 func TestVerifyDetachedCallerMistakes(t *testing.T) {
 	_, s, rk, ver := setup(t, true)
 	for name, pol := range map[string]Policy{
-		"no identity":     {Issuer: k8sIssuer},
-		"no issuer":       {Identity: k8sIdentity},
-		"both forms":      {Identity: k8sIdentity, IdentityRegexp: ".*", Issuer: k8sIssuer},
-		"bad regexp":      {IdentityRegexp: "(", Issuer: k8sIssuer},
+		"no identity": {Issuer: k8sIssuer},
+		"no issuer":   {Identity: k8sIdentity},
+		"both forms":  {Identity: k8sIdentity, IdentityRegexp: ".*", Issuer: k8sIssuer},
+		"bad regexp":  {IdentityRegexp: "(", Issuer: k8sIssuer},
+		// Invalid alone, valid once anchored as ^(?:...)$, and then no longer
+		// anchored: it would match any SAN at evil.example.
+		"anchor escape":   {IdentityRegexp: `krel-staging@k8s-releng-prod\.iam\.gserviceaccount\.com)|(.*@evil\.example`, Issuer: k8sIssuer},
 		"any identity":    {IdentityRegexp: ".*", Issuer: k8sIssuer},
 		"any e-mail":      {IdentityRegexp: `^[^@]+@[a-z.]+$`, Issuer: k8sIssuer},
 		"any workflow":    {IdentityRegexp: `https://github\.com/.+/release\.yml@refs/tags/.*`, Issuer: k8sIssuer},

@@ -90,7 +90,13 @@ func (p Policy) compile() (*identity, error) {
 	}
 	id := &identity{exact: p.Identity, issuer: p.Issuer}
 	if p.IdentityRegexp != "" {
-		re, err := regexp.Compile(anchor(p.IdentityRegexp))
+		// Compiled alone first: "a)|(b" is invalid, but ^(?:a)|(b)$ is
+		// valid and anchored at neither end.
+		_, err := regexp.Compile(p.IdentityRegexp)
+		var re *regexp.Regexp
+		if err == nil {
+			re, err = regexp.Compile(anchor(p.IdentityRegexp))
+		}
 		if err != nil {
 			return nil, fmt.Errorf("%w: IdentityRegexp %q: %v", ErrPolicy, p.IdentityRegexp, err)
 		}
