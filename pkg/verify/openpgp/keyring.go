@@ -189,8 +189,12 @@ func readEntities(r io.Reader) ([]*openpgp.Entity, error) {
 		return nil, errors.New("no usable public key in it")
 	}
 	for _, e := range el {
-		if e.PrivateKey != nil {
-			return nil, errors.New("holds a private key: a verification keyring must hold public keys only")
+		secret := e.PrivateKey != nil
+		for _, sk := range e.Subkeys {
+			secret = secret || sk.PrivateKey != nil
+		}
+		if secret {
+			return nil, fmt.Errorf("key %s holds a private key (or subkey): a verification keyring must hold public keys only", fingerprint(e.PrimaryKey))
 		}
 	}
 	return el, nil

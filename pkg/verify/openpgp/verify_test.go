@@ -506,3 +506,55 @@ func TestJudgedByNewer(t *testing.T) {
 		}
 	}
 }
+
+// TestKeyringWithSecretSubkey: a public primary key followed by a secret
+// subkey packet (tag 7) is a keyring that carries a secret, and must be
+// refused like a private key block, not loaded quietly.
+func TestKeyringWithSecretSubkey(t *testing.T) {
+	fx := pgptest.Get(t)
+	fpr := fx.Keys["certonly"]
+	pub := gpgOut(t, fx.Home, "--export", fpr)
+	sec := gpgOut(t, fx.Home, "--batch", "--pinentry-mode", "loopback", "--passphrase", "", "--export-secret-subkeys", fpr+"!", fx.Subkeys["certonly"]+"!")
+	var secretSub *packet.OpaquePacket
+	for r := packet.NewOpaqueReader(bytes.NewReader(sec)); ; {
+		p, err := r.Next()
+		if err != nil {
+			break
+		}
+		if p.Tag == 7 { // secret subkey
+			secretSub = p
+		}
+	}
+	if secretSub == nil {
+		t.Fatal("gpg exported no secret subkey packet")
+	}
+	var mixed bytes.Buffer
+	for r := packet.NewOpaqueReader(bytes.NewReader(pub)); ; {
+		p, err := r.Next()
+		if err != nil {
+			break
+		}
+		if p.Tag == 14 { // the public subkey: put the secret one in its place
+			p = secretSub
+		}
+		if err := p.Serialize(&mixed); err != nil {
+			t.Fatal(err)
+		}
+	}
+	_, err := ParseKeyring(bytes.NewReader(mixed.Bytes()), "mixed.gpg")
+	if !errors.Is(err, ErrKeyring) || !strings.Contains(err.Error(), "public keys only") {
+		t.Fatalf("ParseKeyring(public primary, secret subkey) = %v, want a refusal", err)
+	}
+}
+
+func gpgOut(t *testing.T, home string, args ...string) []byte {
+	t.Helper()
+	cmd := exec.Command("gpg", append([]string{"--homedir", home, "--batch"}, args...)...)
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil || len(out) == 0 {
+		t.Fatalf("gpg %v: %v\n%s", args, err, stderr.String())
+	}
+	return out
+}
