@@ -526,8 +526,12 @@ func check(kr *Keyring, pol Policy, allowed map[string]bool, s *packet.Signature
 	if created.After(pol.Now.Add(ClockSkew)) {
 		return refuse(ReasonFuture, "created %s, which is in the future (now %s; at most %s of clock skew is tolerated)", stamp(created), stamp(pol.Now), ClockSkew)
 	}
-	if s.SigExpired(pol.Now.Add(ClockSkew)) && !created.After(pol.Now) {
-		return refuse(ReasonSignatureExpired, "the signature itself expired at %s", stamp(created.Add(time.Duration(*s.SigLifetimeSecs)*time.Second)))
+	// Its own expiry counts at Now, without the skew (SigExpired would also
+	// call a signature created within the skew expired).
+	if s.SigLifetimeSecs != nil && *s.SigLifetimeSecs != 0 {
+		if exp := created.Add(time.Duration(*s.SigLifetimeSecs) * time.Second); pol.Now.Unix() > exp.Unix() {
+			return refuse(ReasonSignatureExpired, "the signature itself expired at %s (now %s)", stamp(exp), stamp(pol.Now))
+		}
 	}
 	if created.Before(k.pub.CreationTime) {
 		return refuse(ReasonKeyExpired, "created %s, before its key was created (%s)", stamp(created), stamp(k.pub.CreationTime))

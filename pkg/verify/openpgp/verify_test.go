@@ -558,3 +558,47 @@ func gpgOut(t *testing.T, home string, args ...string) []byte {
 	}
 	return out
 }
+
+// TestSignatureExpiryBoundary: a signature with an expiration time (gpg
+// --default-sig-expire) counts until that time, and not after: the clock
+// skew allowed for creation times must not make it expire early.
+func TestSignatureExpiryBoundary(t *testing.T) {
+	s := pgptest.NewSigner(t)
+	dir := t.TempDir()
+	keyFile, data, sig := filepath.Join(dir, "key.asc"), filepath.Join(dir, "data"), filepath.Join(dir, "data.sig")
+	s.NewKey("Exp <exp@test>", keyFile)
+	if err := os.WriteFile(data, []byte("payload\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	s.GPG("--local-user", "exp@test", "--default-sig-expire", "1d", "--detach-sign", "--output", sig, data)
+	raw, err := os.ReadFile(sig)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := packet.Read(bytes.NewReader(raw))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ps, ok := p.(*packet.Signature)
+	if !ok || ps.SigLifetimeSecs == nil || *ps.SigLifetimeSecs != 86400 {
+		t.Fatalf("gpg made %#v, want a signature expiring after a day", p)
+	}
+	expires := ps.CreationTime.Add(24 * time.Hour)
+	kr := mustKeyring(t, keyFile)
+	for _, c := range []struct {
+		now  time.Time
+		want Reason
+	}{
+		{expires.Add(-2 * time.Minute), ""},
+		{expires.Add(2 * time.Minute), ReasonSignatureExpired},
+	} {
+		_, err := VerifyDetached(kr, Policy{Now: c.now}, bytes.NewReader(raw), open(t, data))
+		var re *RefusedError
+		switch {
+		case c.want == "" && err != nil:
+			t.Errorf("at %s (expiry %s): refused: %v", stamp(c.now), stamp(expires), err)
+		case c.want != "" && (!errors.As(err, &re) || !re.Has(c.want)):
+			t.Errorf("at %s (expiry %s): err = %v, want %s", stamp(c.now), stamp(expires), err, c.want)
+		}
+	}
+}
