@@ -312,7 +312,9 @@ func refusalHint(re *openpgp.RefusedError) string {
 		return fmt.Sprintf("the signer is not in %s: get the upstream project's current KEYS file and check who signed (gpg --list-packets on the signature)", keyring)
 	case re.Has(openpgp.ReasonNotAllowed):
 		return "the signer's key is in the keyring but not on the allow-list: add its fingerprint with --signer (a recipe's signers:) only if upstream says it signs releases"
-	case re.Has(openpgp.ReasonKeyExpired), re.Has(openpgp.ReasonKeyRevoked):
+	case re.Has(openpgp.ReasonKeyRevoked):
+		return fmt.Sprintf("the signing key was revoked: see 'updeb keys list %s' for when and why, and ask upstream which key signs its releases now (a compromised key's signatures never count again)", keyring)
+	case re.Has(openpgp.ReasonKeyExpired):
 		return fmt.Sprintf("see 'updeb keys list %s' for the key's dates; a refreshed key from upstream may carry a newer expiry", keyring)
 	case re.Has(openpgp.ReasonMalformed), re.Has(openpgp.ReasonNoSignature):
 		subject := "the signature"

@@ -82,6 +82,8 @@ func TestExitStatus(t *testing.T) {
 		{"bad signature", refusal("", openpgp.ReasonBadSignature, openpgp.ReasonUnknownSigner), exitCheck, "the data is not what was signed"},
 		{"signer not allowed", refusal("", openpgp.ReasonNotAllowed), exitCheck, "not on the allow-list"},
 		{"key expired", refusal("", openpgp.ReasonKeyExpired), exitCheck, "'updeb keys list keys/helm.asc'"},
+		// A refreshed key does not un-revoke: the hint must not promise a newer expiry.
+		{"key revoked", refusal("", openpgp.ReasonKeyRevoked), exitCheck, "was revoked: see 'updeb keys list keys/helm.asc' for when and why"},
 		{"not a signature", refusal("/tmp/x/helm.tgz.asc", openpgp.ReasonMalformed), exitCheck, "is helm.tgz.asc really an OpenPGP signature"},
 		{"weak digest", refusal("", openpgp.ReasonWeakHash), exitCheck, "break updeb's policy"},
 		{"digest mismatch", wrap(&digest.MismatchError{Subject: "a", Algorithm: digest.SHA256, Want: "aa", Got: "bb"}), exitCheck, "differ from the pinned digest"},
