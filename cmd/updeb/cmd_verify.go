@@ -12,8 +12,8 @@ import (
 	"github.com/updeb/updeb/internal/gate"
 	"github.com/updeb/updeb/internal/pipeline"
 	"github.com/updeb/updeb/internal/recipe"
-	"github.com/updeb/updeb/internal/termtext"
 	"github.com/updeb/updeb/pkg/lockfile"
+	"github.com/updeb/updeb/pkg/termtext"
 )
 
 type verifyOptions struct {

@@ -8,7 +8,7 @@ import (
 	"time"
 	"unicode"
 
-	"github.com/updeb/updeb/internal/termtext"
+	"github.com/updeb/updeb/pkg/termtext"
 )
 
 // Logger returns the logger that writes through c: JSON objects with

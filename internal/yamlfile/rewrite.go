@@ -14,8 +14,8 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/updeb/updeb/internal/confined"
-	"github.com/updeb/updeb/internal/termtext"
 	"github.com/updeb/updeb/pkg/atomicfile"
+	"github.com/updeb/updeb/pkg/termtext"
 )
 
 // ErrNotRewritten is wrapped when a rewrite is refused: what the new text

@@ -8,7 +8,7 @@ import (
 
 	"go.yaml.in/yaml/v3"
 
-	"github.com/updeb/updeb/internal/termtext"
+	"github.com/updeb/updeb/pkg/termtext"
 )
 
 // Edit replaces one scalar of a YAML file, located by its yaml.v3 node (of

@@ -39,7 +39,7 @@ import (
 	"strings"
 
 	"github.com/updeb/updeb/internal/confined"
-	"github.com/updeb/updeb/internal/termtext"
+	"github.com/updeb/updeb/pkg/termtext"
 	"go.yaml.in/yaml/v3"
 )
 

@@ -9,6 +9,8 @@ import (
 
 	"github.com/ProtonMail/go-crypto/openpgp/packet"
 	openpgp "github.com/ProtonMail/go-crypto/openpgp/v2"
+
+	"github.com/updeb/updeb/pkg/termtext"
 )
 
 // KeyInfo describes one primary key or subkey, for people (updeb keys list).
@@ -47,7 +49,7 @@ func describeEntity(e *openpgp.Entity, now time.Time) PrimaryKeyInfo {
 	self := latestSelf(e)
 	p := PrimaryKeyInfo{KeyInfo: describeKey(pk, self, e.Revocations, now)}
 	for name := range e.Identities {
-		p.UserIDs = append(p.UserIDs, printable(name))
+		p.UserIDs = append(p.UserIDs, termtext.Escape(name))
 	}
 	slices.Sort(p.UserIDs)
 	if self == nil {

@@ -12,8 +12,6 @@ import (
 	"slices"
 	"strings"
 	"time"
-	"unicode"
-	"unicode/utf8"
 
 	"github.com/ProtonMail/go-crypto/openpgp/armor"
 	"github.com/ProtonMail/go-crypto/openpgp/clearsign"
@@ -22,6 +20,7 @@ import (
 	openpgp "github.com/ProtonMail/go-crypto/openpgp/v2"
 
 	"github.com/updeb/updeb/pkg/digest"
+	"github.com/updeb/updeb/pkg/termtext"
 )
 
 // ClockSkew is how far in the future (after Policy.Now) a signature's creation
@@ -686,7 +685,8 @@ func weakKey(pk *packet.PublicKey) string {
 	return ""
 }
 
-// userID is e's primary user ID for people, made printable (see printable).
+// userID is e's primary user ID for people, escaped: its owner chose the
+// text, and a user ID may hold escape sequences and line breaks (termtext).
 func userID(e *openpgp.Entity) string {
 	var names []string
 	for n := range e.Identities {
@@ -697,39 +697,9 @@ func userID(e *openpgp.Entity) string {
 	}
 	slices.Sort(names)
 	if _, id := e.PrimaryIdentity(time.Time{}, nil); id != nil {
-		return printable(id.Name)
+		return termtext.Escape(id.Name)
 	}
-	return printable(names[0])
-}
-
-// printable shows s, text a key's owner chose, safely in a message or on a
-// terminal: a character that does not print (ANSI escapes, newlines, tabs,
-// bidirectional overrides) or a byte that is not UTF-8 becomes an escape,
-// \n, \xNN, \uNNNN or \UNNNNNNNN, as gpg writes "\x1b" and "\n" in a user ID.
-func printable(s string) string {
-	if utf8.ValidString(s) && !strings.ContainsFunc(s, func(r rune) bool { return !unicode.IsPrint(r) }) {
-		return s
-	}
-	var b strings.Builder
-	for len(s) > 0 {
-		r, n := utf8.DecodeRuneInString(s)
-		switch {
-		case r == utf8.RuneError && n == 1:
-			fmt.Fprintf(&b, `\x%02x`, s[0])
-		case r == '\n':
-			b.WriteString(`\n`)
-		case unicode.IsPrint(r):
-			b.WriteRune(r)
-		case r < 0x100:
-			fmt.Fprintf(&b, `\x%02x`, r)
-		case r < 0x10000:
-			fmt.Fprintf(&b, `\u%04x`, r)
-		default:
-			fmt.Fprintf(&b, `\U%08x`, r)
-		}
-		s = s[n:]
-	}
-	return b.String()
+	return termtext.Escape(names[0])
 }
 
 func stamp(t time.Time) string { return t.UTC().Format("2006-01-02 15:04:05 UTC") }

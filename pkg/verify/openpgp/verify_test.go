@@ -404,7 +404,7 @@ func TestHostileUserID(t *testing.T) {
 	}
 	s.Sign("evil@test", data, sig)
 	kr := mustKeyring(t, keyFile)
-	const want = `Evil \x1b[2J\x1b[31mRED\x1b[0m\nGood signature from Someone Else \u202egnp.x\x09tab\x7f <evil@test>`
+	const want = `Evil \x1b[2J\x1b[31mRED\x1b[0m\nGood signature from Someone Else \u202egnp.x\ttab\x7f <evil@test>`
 	res, err := VerifyDetached(kr, Policy{Now: time.Now()}, open(t, sig), open(t, data))
 	if err != nil {
 		t.Fatal(err)
