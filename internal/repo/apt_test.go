@@ -2,7 +2,6 @@ package repo
 
 import (
 	"bytes"
-	"context"
 	"crypto/rand"
 	"fmt"
 	"log/slog"
@@ -169,12 +168,7 @@ func (a *aptClient) serveFrom(url string) {
 
 // run runs an apt command and returns its combined output and error.
 func (a *aptClient) run(name string, args ...string) (string, error) {
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, name, args...)
-	cmd.Env = append(os.Environ(), "APT_CONFIG="+a.config, "DEBIAN_FRONTEND=noninteractive", "LC_ALL=C")
-	out, err := cmd.CombinedOutput()
-	return string(out), err
+	return runTool(append(os.Environ(), "APT_CONFIG="+a.config, "DEBIAN_FRONTEND=noninteractive", "LC_ALL=C"), name, args...)
 }
 
 func (a *aptClient) update() {

@@ -349,6 +349,10 @@ func NewSigner(t testing.TB) *Signer {
 	return s
 }
 
+// Home is the signer's gpg home (GNUPGHOME), for other tools that read
+// the keys it holds.
+func (s *Signer) Home() string { return s.home }
+
 // GPG runs gpg in the signer's home and returns its standard output.
 func (s *Signer) GPG(args ...string) string {
 	s.t.Helper()
