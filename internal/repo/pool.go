@@ -112,12 +112,20 @@ type ConflictError struct {
 	// Suite, Component and Into are set for a conflict across components:
 	// the suite, the component that lists Have, the one New was going to.
 	Suite, Component, Into string
+	// Held names the package the pool file holds when it is another
+	// version than Package (another epoch: pool file names leave the
+	// epoch out); empty when it is Package or could not be read.
+	Held string
 }
 
 func (e *ConflictError) Error() string {
 	if e.Component != e.Into {
 		return fmt.Sprintf("repo: %s is already published in suite %s component %s as %s with sha256 %s; %s, for component %s, has sha256 %s: a version has one build in a suite, whichever component lists it, or a client of both components sees two builds of one version (publish a new version or revision, or the same bytes)",
 			e.Package, e.Suite, e.Component, e.Filename, e.Have, e.Path, e.Into, e.New)
+	}
+	if e.Held != "" {
+		return fmt.Sprintf("repo: %s would be the pool file %s, which holds %s with sha256 %s; %s has sha256 %s: pool file names leave the epoch out, as Debian's do, so versions that differ only in their epoch cannot both be published (publish a new version or revision)",
+			e.Package, e.Filename, e.Held, e.Have, e.Path, e.New)
 	}
 	return fmt.Sprintf("repo: %s is already published as %s with sha256 %s; %s has sha256 %s: a published version never changes its bytes (publish a new version or revision)",
 		e.Package, e.Filename, e.Have, e.Path, e.New)

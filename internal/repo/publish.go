@@ -130,7 +130,7 @@ func (r *Repo) stagePackages(ctx context.Context, suite, comp string, c componen
 			return nil, cleanup, err
 		}
 		e.raw = sp.Bytes()
-		conflict := func(have string) error {
+		conflict := func(have string) *ConflictError {
 			return &ConflictError{Package: e.key().String(), Filename: e.Filename, Have: have, New: e.SHA256, Path: p.Path}
 		}
 		if old, ok := batch[e.key()]; ok {
@@ -155,7 +155,9 @@ func (r *Repo) stagePackages(ctx context.Context, suite, comp string, c componen
 			return nil, cleanup, err
 		}
 		if have != "" && have != e.SHA256 {
-			return nil, cleanup, conflict(have)
+			ce := conflict(have)
+			ce.Held = poolHolder(ctx, s.final, e.key())
+			return nil, cleanup, ce
 		}
 		if other, ok := origin[e.Filename]; ok {
 			return nil, cleanup, fmt.Errorf("%w: %s (%s) and %s (%s) would both be the pool file %s: pool file names leave the epoch out, as Debian's do, so versions that differ only in their epoch cannot both be published; publish one of them",
@@ -175,6 +177,21 @@ func (r *Repo) stagePackages(ctx context.Context, suite, comp string, c componen
 		lists[e.Filename] = paths
 	}
 	return toLink, cleanup, nil
+}
+
+// poolHolder names the package the pool file final holds when it is not
+// want: another epoch of it, as pool file names leave the epoch out. It is
+// "" when the file holds want, is gone (collected) or cannot be read.
+func poolHolder(ctx context.Context, final string, want key) string {
+	info, err := deb.InspectFile(ctx, final, archive.Limits{})
+	if err != nil {
+		return ""
+	}
+	k, err := identity(info.Control, final)
+	if err != nil || k == want {
+		return ""
+	}
+	return k.String()
 }
 
 // addedAs names the added entry stored as the pool file filename.

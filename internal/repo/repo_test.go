@@ -357,12 +357,20 @@ func TestVersionsDifferingInEpochOnlyRefusedInOnePublish(t *testing.T) {
 			t.Errorf("%s exists after the refused publish (%v)", p, err)
 		}
 	}
-	// One at a time: the second is refused as other bytes for that pool file.
+	// One at a time: the second is refused as other bytes for that pool
+	// file, saying which version the pool file holds (1.0), not that 1:1.0
+	// is published.
 	_, err = r.Publish(context.Background(), "s", "main", []Package{pkgOf(t, plain)})
 	must(t, err)
 	_, err = r.Publish(context.Background(), "s", "main", []Package{pkgOf(t, epoch)})
 	var conflict *ConflictError
 	if !errors.As(err, &conflict) {
 		t.Fatalf("publishing 1:1.0 after 1.0: %v", err)
+	}
+	msg := err.Error()
+	if conflict.Held != "ep=1.0 (amd64)" || strings.Contains(msg, "ep=1:1.0 (amd64) is already published") ||
+		!strings.Contains(msg, "ep=1:1.0 (amd64) would be the pool file pool/main/e/ep/ep_1.0_amd64.deb, which holds ep=1.0 (amd64)") ||
+		!strings.Contains(msg, "epoch") {
+		t.Errorf("publishing 1:1.0 after 1.0: %v (holder %q)", err, conflict.Held)
 	}
 }
