@@ -49,8 +49,10 @@ mirrors), each bounded in size and time. Each answer is parsed strictly (the tab
 columns, every cell's form, every row) and checked: rows only for Kubernetes minors and
 product cycles the end-of-life data knows, bounds in order, no row or cycle of the copy
 in use missing unless its minors are end-of-life. Then the state folder's copies
-(STATE/support/compat.yaml and eol.yaml) are replaced atomically, or with --write FILE
-the recipes repository's data file (the overrides there are kept and reported).
+(STATE/support/compat.yaml and eol.yaml) are replaced atomically, both written in full
+before either is renamed (only a crash between the two renames leaves the tables new and
+the end-of-life data old: refresh again), or with --write FILE the recipes repository's
+data file (the overrides there are kept and reported).
 
 Anything wrong and nothing is written: every problem is named (table and URL). Exit 3:
 an answer that is unreachable or unusable (HTML, truncated, too large, malformed,

@@ -587,19 +587,71 @@ func write(o RefreshOptions, cur *Set, original []byte, next *Tables, eol *suppo
 	if err != nil {
 		return err
 	}
+	files := []newFile{{path, b}}
+	if res.EndOfLife != nil {
+		eolPath := filepath.Join(o.StateDir, supportdata.File)
+		b, err := supportdata.EncodeChecked(eolPath, eol)
+		if err != nil {
+			return err
+		}
+		files = append(files, newFile{eolPath, b})
+		res.EndOfLife.Path = eolPath
+	}
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return err
 	}
-	if err := atomicfile.WriteFile(path, b, 0o644); err != nil {
+	if err := replaceTogether(files); err != nil {
 		return err
 	}
-	res.Written = append(res.Written, path)
-	if res.EndOfLife != nil {
-		res.EndOfLife.Path = filepath.Join(o.StateDir, supportdata.File)
-		if err := supportdata.WriteFile(res.EndOfLife.Path, eol); err != nil {
-			return err
+	for _, f := range files {
+		res.Written = append(res.Written, f.path)
+	}
+	return nil
+}
+
+// newFile is one file a refresh replaces, and its new content.
+type newFile struct {
+	path string
+	data []byte
+}
+
+// replaceTogether replaces the state folder's copies as nearly together as
+// two files can be: each new copy is written to its temporary file and
+// synced, and a target that is a folder (which no rename can replace) is
+// refused, before the first rename; so a failure there leaves every copy as
+// it was. What remains is the moment between the renames: a crash (kill -9,
+// power) or an I/O error there leaves the tables new and the end-of-life
+// data old, which the next refresh corrects; the error says so.
+func replaceTogether(files []newFile) error {
+	var temps []*atomicfile.File
+	defer func() {
+		for _, t := range temps {
+			t.Abort()
 		}
-		res.Written = append(res.Written, res.EndOfLife.Path)
+	}()
+	for _, f := range files {
+		if fi, err := os.Lstat(f.path); err == nil && fi.IsDir() {
+			return fmt.Errorf("compatdata: %s is a folder, not a file: remove it, then refresh again (nothing written)", f.path)
+		}
+		t, err := atomicfile.Create(f.path, 0o644)
+		if err != nil {
+			return fmt.Errorf("compatdata: %w (nothing written)", err)
+		}
+		temps = append(temps, t)
+		if _, err := t.Write(f.data); err != nil {
+			return fmt.Errorf("compatdata: %s: %w (nothing written)", f.path, err)
+		}
+		if err := t.Sync(); err != nil {
+			return fmt.Errorf("compatdata: %s: %w (nothing written)", f.path, err)
+		}
+	}
+	for i, t := range temps {
+		if err := t.Commit(); err != nil {
+			if i == 0 {
+				return fmt.Errorf("compatdata: %w (nothing written)", err)
+			}
+			return fmt.Errorf("compatdata: %w (%s was replaced, %s was not: run 'updeb data refresh' again)", err, files[0].path, files[i].path)
+		}
 	}
 	return nil
 }

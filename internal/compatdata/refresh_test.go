@@ -219,6 +219,34 @@ func TestRefreshThroughSquid(t *testing.T) {
 		kept(t)
 	})
 
+	t.Run("the end-of-life file cannot be replaced", func(t *testing.T) {
+		// A folder where eol.yaml should be: its rename would fail. The
+		// tables must not be replaced either (they would claim a refresh
+		// the end-of-life data did not get).
+		if err := os.Rename(eolFile, eolFile+".keep"); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.MkdirAll(filepath.Join(eolFile, "x"), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		defer func() {
+			os.RemoveAll(eolFile)
+			os.Rename(eolFile+".keep", eolFile)
+		}()
+		o := w.opts
+		o.Now = refreshNow.Add(30 * time.Minute)
+		_, err := compatdata.Refresh(ctx, o)
+		if err == nil || !strings.Contains(err.Error(), eolFile) || !strings.Contains(err.Error(), "nothing written") {
+			t.Errorf("err %v, want one naming %s and saying nothing was written", err, eolFile)
+		}
+		if b, _ := os.ReadFile(tables); !bytes.Equal(b, goodTables) {
+			t.Error("the tables were replaced though the end-of-life data could not be")
+		}
+		if left, _ := filepath.Glob(filepath.Join(w.state, "support", ".*")); len(left) > 0 {
+			t.Errorf("temporary files left behind: %v", left)
+		}
+	})
+
 	t.Run("a row lost, accepted with AllowDropped", func(t *testing.T) {
 		w.up.Put(ctrPath, compatsrc.Answer{Body: edit(ctr, row135, "")})
 		defer w.up.Put(ctrPath, compatsrc.Answer{Body: ctr})

@@ -397,20 +397,31 @@ func header(res *Result, dropped map[string][]string) string {
 // WriteFile checks that the encoded data reads back as the same data, then
 // replaces path atomically (its folder is made when missing).
 func WriteFile(path string, data *Data) error {
-	b := data.Encode()
-	back, err := Parse(path, b)
+	b, err := EncodeChecked(path, data)
 	if err != nil {
-		return fmt.Errorf("supportdata: the new data does not read back (not written): %w", err)
-	}
-	for _, p := range data.Products() {
-		if !reflect.DeepEqual(back.Cycles(p), data.Cycles(p)) {
-			return fmt.Errorf("supportdata: product %s does not read back as fetched (not written)", p)
-		}
+		return err
 	}
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return err
 	}
 	return atomicfile.WriteFile(path, b, 0o644)
+}
+
+// EncodeChecked encodes data for path and checks that it reads back as the
+// same data: what WriteFile writes, for a caller that replaces it together
+// with another file.
+func EncodeChecked(path string, data *Data) ([]byte, error) {
+	b := data.Encode()
+	back, err := Parse(path, b)
+	if err != nil {
+		return nil, fmt.Errorf("supportdata: the new data does not read back (not written): %w", err)
+	}
+	for _, p := range data.Products() {
+		if !reflect.DeepEqual(back.Cycles(p), data.Cycles(p)) {
+			return nil, fmt.Errorf("supportdata: product %s does not read back as fetched (not written)", p)
+		}
+	}
+	return b, nil
 }
 
 func union(a, b []string) []string {
