@@ -37,8 +37,11 @@ issuer the recipe names) and the upstream checksum files, and rewrites version,
 release-date, revision and the pinned digests in place, keeping every other line
 (comments included). The new recipe must pass lint before it replaces the old one.
 --to the current version re-checks the pins against upstream: different bytes are
-an alarm (exit 1), never an update. Versions written out in the release set
-file (--set) equal to the old version follow, rewritten in place.
+an alarm (exit 1), never an update. --to takes the version as recipes write it or
+as upstream's tag (v3.21.4: the watch's tag-prefix is stripped, as outdated does); the
+current version written otherwise (3.21.04 for 3.21.4) is refused (exit 2). Versions
+written out in the release set file (--set) equal to the old version follow,
+rewritten in place.
 
 bump pins nothing that nothing vouches for. A source without a verified signature or
 an upstream checksum file that lists it is refused (exit 1, with the digests upstream
@@ -77,7 +80,7 @@ follow.`,
 		RunE: func(cmd *cobra.Command, args []string) error { return runBump(cmd, g, o, args[0]) },
 	}
 	o.trackFlags.add(cmd)
-	cmd.Flags().StringVar(&o.to, "to", "", "target upstream version (default: the newest complete release in the recipe's track)")
+	cmd.Flags().StringVar(&o.to, "to", "", "target upstream version, or its tag (default: the newest complete release in the recipe's track)")
 	cmd.Flags().StringVar(&o.date, "date", "", "release-date to write, YYYY-MM-DD (default: the GitHub release's publication day)")
 	cmd.Flags().StringVar(&o.newMinor, "new-minor", "", "write the recipe of this next minor (MAJOR.MINOR) of the recipe's series instead")
 	cmd.Flags().StringVar(&o.setFile, "set", "release-sets.yaml", "release set file whose written-out versions follow the bump (skipped when the default is absent)")

@@ -98,6 +98,10 @@ func TestOutdatedAndBumpCommands(t *testing.T) {
 		{[]string{"outdated", "--exit-code"}, false, 1, "outdated", "1 recipe(s) outdated or out of support: tool"},
 		{[]string{"outdated"}, true, 3, "", "hint: set GITHUB_TOKEN"},
 		{[]string{"bump", "tool", "--to", "1.0.0"}, false, 1, "", "upstream re-uploaded an artifact"},
+		// The tag, as outdated reads it: the watch's tag-prefix v stripped.
+		{[]string{"bump", "tool", "--to", "v1.0.0"}, false, 1, "", "upstream re-uploaded an artifact"},
+		// Debian orders 1.0.00 equal to 1.0.0, but its URLs name other files.
+		{[]string{"bump", "tool", "--to", "1.0.00"}, false, 2, "", "--to 1.0.00 is the version tool is at (1.0.0), written otherwise"},
 		{[]string{"bump", "tool", "--to", "0.9.0"}, false, 2, "", "bump only moves forward"},
 		{[]string{"bump", "tool", "--to", "1.1.0", "--date", "Feb 1"}, false, 2, "", `--date "Feb 1"`},
 		{[]string{"bump"}, false, 2, "", "accepts 1 arg(s)"},
@@ -147,9 +151,9 @@ func TestBumpDayFailsFast(t *testing.T) {
 	if d := time.Since(start); d > 5*time.Second {
 		t.Errorf("took %s", d)
 	}
-	// With the API up, the day is its published_at.
+	// With the API up, the day is its published_at; --to may be the tag.
 	api.down = false
-	code, stdout, stderr := runCLI(t, append(append([]string{"bump", "tool", "--to", "1.1.0", "--trust-on-first-use"}, common...), "--config", cfg)...)
+	code, stdout, stderr := runCLI(t, append(append([]string{"bump", "tool", "--to", "v1.1.0", "--trust-on-first-use"}, common...), "--config", cfg)...)
 	if code != 0 || !strings.Contains(stdout, "tool: 1.0.0 -> 1.1.0 (release-date 2026-02-01)") {
 		t.Fatalf("bump --to without --date: exit %d: %s%s", code, stdout, stderr)
 	}

@@ -219,6 +219,7 @@ var exitRules = []exitRule{
 	is(track.ErrExists, exitUsage, ""),
 	is(track.ErrNotVersioned, exitUsage, "a new recipe per minor needs a series named NAME-MAJOR.MINOR; 'updeb bump RECIPE --new-minor MINOR' moves a single recipe in place"),
 	is(track.ErrNoDate, exitUsage, "give the upstream release day with --date YYYY-MM-DD"),
+	is(track.ErrTarget, exitUsage, ""),
 	asIf(exitUsage, func(e *track.APIError) bool { return e.Status == 404 && !e.RateLimit },
 		"check watch: github: OWNER/REPO in the recipe (and GITHUB_TOKEN for a private repository)"),
 	is(signkey.ErrWeakKey, exitUsage, "generate an Ed25519 key with 'updeb keys generate'"),

@@ -142,6 +142,7 @@ func TestExitStatus(t *testing.T) {
 		{"new minor exists", fmt.Errorf("%w: recipes/k-1.37.yaml", track.ErrExists), exitUsage, ""},
 		{"new minor of a single recipe", fmt.Errorf("%w: recipes/etcd.yaml", track.ErrNotVersioned), exitUsage, "NAME-MAJOR.MINOR"},
 		{"no date", track.ErrNoDate, exitUsage, "--date"},
+		{"--to written otherwise", track.ErrTarget, exitUsage, ""},
 		{"no such repository", &track.APIError{URL: "u", Status: 404}, exitUsage, "watch: github: OWNER/REPO"},
 		{"weak key", fmt.Errorf("%w: rsa1024", repo.ErrWeakKey), exitUsage, "Ed25519"},
 		{"clock set back", fmt.Errorf("%w: live Date ahead", repo.ErrClock), exitUsage, "repository is unchanged"},

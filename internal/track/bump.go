@@ -29,6 +29,8 @@ var (
 	ErrDowngrade = errors.New("track: target version is older than the recipe's")
 	// ErrNoDate: no release date is known for the target (exit 2: give --date).
 	ErrNoDate = errors.New("track: no release date")
+	// ErrTarget: --to names the current version written otherwise (exit 2).
+	ErrTarget = errors.New("track: --to is the current version written otherwise")
 )
 
 // BumpOptions say where to bump to.
@@ -105,10 +107,23 @@ func Bump(ctx context.Context, r *recipe.Recipe, o BumpOptions) (*BumpResult, er
 	})
 }
 
+// targetVersion is --to as recipes write versions: the watch's tag prefix
+// stripped (v3.21.4 -> 3.21.4), as outdated strips it from the tags it
+// reads, when what follows it is a version.
+func targetVersion(r *recipe.Recipe, to string) string {
+	if r.Watch == nil || r.Watch.TagPrefix == "" {
+		return to
+	}
+	if v, ok := strings.CutPrefix(to, r.Watch.TagPrefix); ok && debianOf(v) != "" {
+		return v
+	}
+	return to
+}
+
 // bump is Bump on r's text original; write puts the bumped, linted text in
 // place.
 func bump(ctx context.Context, r *recipe.Recipe, original []byte, o BumpOptions, write func(updated []byte, check func([]byte) error) error) (*BumpResult, error) {
-	res := &BumpResult{Recipe: r.Name, File: r.Path, From: r.Version, To: o.To}
+	res := &BumpResult{Recipe: r.Name, File: r.Path, From: r.Version, To: targetVersion(r, o.To)}
 	var published time.Time
 	if res.To == "" {
 		c, err := Newest(ctx, r, o.Options)
@@ -120,8 +135,13 @@ func bump(ctx context.Context, r *recipe.Recipe, original []byte, o BumpOptions,
 	if debianOf(res.To) == "" {
 		return nil, fmt.Errorf("%w: --to %q is not an upstream version", recipe.ErrInvalid, res.To)
 	}
-	if compareVersions(res.To, r.Version) < 0 {
+	switch c := compareVersions(res.To, r.Version); {
+	case c < 0:
 		return nil, fmt.Errorf("%w: %s is at %s, asked for %s", ErrDowngrade, r.Name, r.Version, res.To)
+	case c == 0 && res.To != r.Version:
+		// Its URLs would name other files, its packages the same version.
+		return nil, fmt.Errorf("%w: --to %s is the version %s is at (%s), written otherwise: give --to %s to re-check the pins against upstream",
+			ErrTarget, o.To, r.Name, r.Version, r.Version)
 	}
 	if o.Date.IsZero() && published.IsZero() && res.To != r.Version {
 		day := o.Options

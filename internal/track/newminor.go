@@ -111,6 +111,7 @@ func NewMinor(ctx context.Context, r *recipe.Recipe, minor string, o BumpOptions
 // release of minor when o.To is empty, and checks a given o.To is of minor.
 func resolveMinorTarget(ctx context.Context, next *recipe.Recipe, minor string, o *BumpOptions) error {
 	if o.To != "" {
+		o.To = targetVersion(next, o.To)
 		if !inMinor(o.To, minor) {
 			return fmt.Errorf("%w: --to %s is not a %s.x version", recipe.ErrInvalid, o.To, minor)
 		}
