@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/updeb/updeb/internal/srcurl"
+	"github.com/updeb/updeb/pkg/utf8cut"
 	"go.yaml.in/yaml/v3"
 )
 
@@ -137,7 +138,7 @@ func knownNames(data map[string]string) string {
 // clip shortens what a message quotes from a (possibly huge) recipe field.
 func clip(s string) string {
 	if len(s) > 120 {
-		return s[:120] + "..."
+		return utf8cut.Prefix(s, 120) + "..."
 	}
 	return s
 }

@@ -18,6 +18,8 @@ import (
 	"fmt"
 	"net/url"
 	"strings"
+
+	"github.com/updeb/updeb/pkg/utf8cut"
 )
 
 // MaxLen is the longest URL accepted.
@@ -35,7 +37,7 @@ type Error struct {
 func (e *Error) Error() string {
 	u := e.URL
 	if len(u) > 200 {
-		u = u[:200] + "..."
+		u = utf8cut.Prefix(u, 200) + "..."
 	}
 	return fmt.Sprintf("%q is not an acceptable download URL: %s", u, e.Reason)
 }

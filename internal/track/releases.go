@@ -15,6 +15,7 @@ import (
 	"github.com/updeb/updeb/internal/fetch"
 	"github.com/updeb/updeb/internal/recipe"
 	"github.com/updeb/updeb/pkg/strictjson"
+	"github.com/updeb/updeb/pkg/utf8cut"
 )
 
 const (
@@ -164,7 +165,7 @@ func apiError(u string, err error) error {
 		e.Message = msg.Message
 	}
 	if len(e.Message) > 200 {
-		e.Message = e.Message[:200] + "..."
+		e.Message = utf8cut.Prefix(e.Message, 200) + "..."
 	}
 	if se.StatusCode == http.StatusForbidden || se.StatusCode == http.StatusTooManyRequests {
 		e.RateLimit = se.Header.Get("X-Ratelimit-Remaining") == "0" || strings.Contains(strings.ToLower(e.Message), "rate limit")

@@ -13,6 +13,7 @@ import (
 	"strings"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	"github.com/updeb/updeb/internal/fetch"
 	"github.com/updeb/updeb/internal/pipeline"
@@ -136,6 +137,11 @@ func TestAPIErrors(t *testing.T) {
 			fmt.Fprint(w, `{"message":"Not Found"}`)
 		}, "(no such repository, or it is private): Not Found",
 			func(err error) bool { var a *APIError; return errors.As(err, &a) && a.Status == 404 }},
+		{"a long message cut at a character", func(w http.ResponseWriter) {
+			w.WriteHeader(http.StatusNotFound)
+			fmt.Fprint(w, `{"message":"`+strings.Repeat("x", 199)+strings.Repeat("é", 50)+`"}`)
+		}, ": " + strings.Repeat("x", 199) + "...",
+			func(err error) bool { return utf8.ValidString(err.Error()) }},
 		{"malformed", func(w http.ResponseWriter) { fmt.Fprint(w, `[{"tag_name": "v1.3.0"`) },
 			"track: unusable answer from upstream: " + u.srv.URL + "/api/repos/demo/hello/releases?per_page=100&page=1: malformed JSON release list: strictjson: invalid JSON: cut short (unexpected end of data)",
 			func(err error) bool { return errors.Is(err, ErrUpstream) }},

@@ -39,7 +39,8 @@ import (
 	"path"
 	"strconv"
 	"strings"
-	"unicode/utf8"
+
+	"github.com/updeb/updeb/pkg/utf8cut"
 )
 
 // Kind is an artifact's container format.
@@ -198,11 +199,7 @@ func quoteEntry(name string) string {
 	if len(name) <= maxQuoted {
 		return strconv.Quote(name)
 	}
-	n := maxQuoted
-	for n > 0 && !utf8.RuneStart(name[n]) {
-		n--
-	}
-	return fmt.Sprintf("%s... (%d bytes)", strconv.Quote(name[:n]), len(name))
+	return fmt.Sprintf("%s... (%d bytes)", strconv.Quote(utf8cut.Prefix(name, maxQuoted)), len(name))
 }
 
 // Is makes errors.Is(err, e.Kind) true, and ErrUnsafe match ErrLimit and ErrNotRegular.

@@ -14,7 +14,8 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"unicode/utf8"
+
+	"github.com/updeb/updeb/pkg/utf8cut"
 )
 
 // File is a pending write to Path. Write to it, then Commit; Abort (safe to
@@ -46,15 +47,7 @@ func Create(path string, perm os.FileMode) (*File, error) {
 // character boundary) so that the temporary name of a file whose name is
 // near the file system's limit (255 bytes) stays under it.
 func TempPrefix(name string) string {
-	const keep = 128
-	if len(name) > keep {
-		cut := keep
-		for cut > 0 && !utf8.RuneStart(name[cut]) {
-			cut--
-		}
-		name = name[:cut]
-	}
-	return "." + name + ".tmp-"
+	return "." + utf8cut.Prefix(name, 128) + ".tmp-"
 }
 
 // Commit flushes the data to disk and renames the file into place.

@@ -126,6 +126,10 @@ func TestParseStrict(t *testing.T) {
 		{"A B: c\n", `field name "A B" contains ' '`},
 		{"", "c: no fields"},
 		{"X-Big: " + strings.Repeat("x", MaxStanzaSize) + "\n", `c: 262152 bytes (the field "X-Big" alone has 262152), more than the 262144`},
+		// What is quoted is cut at a character, not inside é (2 bytes) ...
+		{strings.Repeat("x", 59) + strings.Repeat("é", 20) + "\n", `found "` + strings.Repeat("x", 59) + `...(99 bytes)"`},
+		// ... and text that is not UTF-8 at all is still quoted.
+		{strings.Repeat("\x80", 100) + "\n", `not UTF-8: "` + strings.Repeat(`\x80`, 60) + `...(100 bytes)"`},
 	} {
 		if _, err := ParseStrict([]byte(tc.in), "c"); err == nil || !errors.Is(err, ErrSyntax) || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("ParseStrict(%.40q) = %v, want %q", tc.in, err, tc.want)

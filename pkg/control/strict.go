@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/updeb/updeb/pkg/utf8cut"
 )
 
 // MaxStanzaSize bounds a DEBIAN/control file read by ParseStrict. apt 2.6
@@ -140,7 +142,7 @@ func largestField(data []byte) string {
 // clip keeps a line quoted in a message short.
 func clip(s string) string {
 	if len(s) > 80 {
-		return s[:60] + fmt.Sprintf("...(%d bytes)", len(s))
+		return utf8cut.Prefix(s, 60) + fmt.Sprintf("...(%d bytes)", len(s))
 	}
 	return s
 }

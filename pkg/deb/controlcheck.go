@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/updeb/updeb/pkg/control"
+	"github.com/updeb/updeb/pkg/utf8cut"
 )
 
 // The checks a control file read from a .deb must pass: what dpkg's field
@@ -32,7 +33,7 @@ const maxFileName = 255
 // shorten keeps messages about huge values readable.
 func shorten(s string) string {
 	if len(s) > 80 {
-		return s[:60] + fmt.Sprintf("...(%d bytes)", len(s))
+		return utf8cut.Prefix(s, 60) + fmt.Sprintf("...(%d bytes)", len(s))
 	}
 	return s
 }

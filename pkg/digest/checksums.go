@@ -8,6 +8,8 @@ import (
 	"io"
 	"path"
 	"strings"
+
+	"github.com/updeb/updeb/pkg/utf8cut"
 )
 
 // ErrChecksums is wrapped by every checksum-file parse error and failed lookup.
@@ -154,7 +156,7 @@ func isHex(s string) bool {
 
 func clip(s string) string {
 	if len(s) > 80 {
-		return s[:80] + "..."
+		return utf8cut.Prefix(s, 80) + "..."
 	}
 	return s
 }
