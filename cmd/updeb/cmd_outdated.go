@@ -25,7 +25,8 @@ func newOutdatedCmd(g *globalOptions) *cobra.Command {
 		Long: `outdated asks each recipe's watch (GitHub releases, or a URL listing) for newer
 versions, through the configured proxy. A version counts only once every artifact the
 recipe would fetch for it (sources, signatures, checksum files, every architecture)
-exists; newer incomplete releases are listed as such. It shows the current version,
+exists; newer incomplete releases are listed as such, and after 20 of them the search
+stops with a warning (a listing naming versions that do not exist costs no more). It shows the current version,
 the newest in the recipe's track, the newest overall, and the support status of the
 current version from the bundled end-of-life data.
 
@@ -64,6 +65,9 @@ func runOutdated(cmd *cobra.Command, g *globalOptions, o *outdatedOptions, args 
 		if err != nil {
 			errs = append(errs, err)
 			continue
+		}
+		if s.Stopped != "" {
+			g.warnf("%s: %s", r.Name, s.Stopped)
 		}
 		rows = append(rows, s)
 	}
@@ -114,6 +118,9 @@ func printOutdated(w io.Writer, rows []*track.Status) {
 		}
 		for _, inc := range s.Incomplete {
 			notes = append(notes, fmt.Sprintf("%s incomplete (%d missing)", inc.Version, len(inc.Missing)))
+		}
+		if s.Stopped != "" {
+			notes = append(notes, "search stopped (see the warning)")
 		}
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", s.Recipe, s.Current, tr, s.InTrack.Version, s.Latest.Version, s.Support.Text, strings.Join(notes, "; "))
 	}

@@ -172,6 +172,9 @@ func makePlan(cmd *cobra.Command, g *globalOptions, s *session, tf *trackFlags, 
 				errs = append(errs, err)
 				mu.Unlock()
 			}
+			if c != nil && c.Stopped != "" {
+				g.warnf("%s: %s", r.Name, c.Stopped)
+			}
 			return c, err
 		}
 	}

@@ -130,6 +130,10 @@ func bump(ctx context.Context, r *recipe.Recipe, original []byte, o BumpOptions,
 		if err != nil {
 			return nil, err
 		}
+		if c.Stopped != "" && c.InTrack.Version == r.Version {
+			// Not "already at": newer releases went unprobed.
+			return nil, fmt.Errorf("%s: %w: %s", r.Name, ErrIncomplete, c.Stopped)
+		}
 		res.To, published = c.InTrack.Version, c.InTrack.Published
 	}
 	if debianOf(res.To) == "" {

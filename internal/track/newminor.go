@@ -122,6 +122,9 @@ func resolveMinorTarget(ctx context.Context, next *recipe.Recipe, minor string, 
 		return err
 	}
 	if !inMinor(c.InTrack.Version, minor) {
+		if c.Stopped != "" {
+			return fmt.Errorf("%w: %s: no complete %s.x release found in its track %q: %s", ErrNoRelease, next.Name, minor, next.Watch.Track, c.Stopped)
+		}
 		return fmt.Errorf("%w: %s has no complete %s.x release in its track %q", ErrNoRelease, next.Name, minor, next.Watch.Track)
 	}
 	o.To = c.InTrack.Version

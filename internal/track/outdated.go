@@ -2,6 +2,7 @@ package track
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"time"
 
@@ -103,7 +104,22 @@ type Candidates struct {
 	// version when there is none newer.
 	Latest     Release      `json:"newest"`
 	Incomplete []Incomplete `json:"incomplete,omitempty"` // newer releases skipped, newest first
+	// Stopped says why the search ended before the releases ran out: it
+	// found MaxIncomplete newer releases incomplete and probed no more
+	// (InTrack and Latest may then be older than a complete release upstream
+	// has). Empty when every newer release down to the first complete one,
+	// or to the current version, was probed.
+	Stopped string `json:"stopped,omitempty"`
 }
+
+// errStopped ends Newest's search at MaxIncomplete (Candidates.Stopped).
+var errStopped = errors.New("track: search stopped")
+
+// MaxIncomplete bounds the newer releases Newest probes and finds
+// incomplete before it stops: each costs an existence request per artifact,
+// and a listing (a url: watch, up to 16 MiB) could name a million versions
+// that do not exist.
+const MaxIncomplete = 20
 
 // Newest finds r's candidates: it lists the releases (see Releases) and, from
 // the newest down, takes the first release whose artifacts all exist, once in
@@ -128,6 +144,11 @@ func Newest(ctx context.Context, r *recipe.Recipe, o Options) (*Candidates, erro
 	complete := func(rel Release) (bool, error) {
 		missing, done := probed[rel.Version]
 		if !done {
+			if n := len(c.Incomplete); n >= MaxIncomplete {
+				c.Stopped = fmt.Sprintf("the search stopped after %d newer releases found incomplete (%s down to %s): older ones were not probed; "+
+					"name one known complete with 'updeb bump %s --to VERSION'", n, c.Incomplete[0].Version, c.Incomplete[n-1].Version, r.Name)
+				return false, errStopped
+			}
 			var err error
 			if missing, err = Missing(ctx, r, rel.Version, o); err != nil {
 				return false, err
@@ -150,7 +171,11 @@ func Newest(ctx context.Context, r *recipe.Recipe, o Options) (*Candidates, erro
 				}
 				continue
 			}
-			if ok, err := complete(rel); err != nil || ok {
+			ok, err := complete(rel)
+			if errors.Is(err, errStopped) {
+				return Release{}, false, nil
+			}
+			if err != nil || ok {
 				return rel, ok, err
 			}
 		}

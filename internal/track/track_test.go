@@ -11,6 +11,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 	"unicode/utf8"
@@ -383,5 +384,56 @@ func TestBumpSymlinkedRecipe(t *testing.T) {
 	}
 	if after, _ := os.ReadFile(real); string(after) != string(before) {
 		t.Error("the recipe changed")
+	}
+}
+
+// countingClient counts the existence probes that reach upstream.
+type countingClient struct {
+	Client
+	exists atomic.Int64
+}
+
+func (c *countingClient) Exists(ctx context.Context, url string) (bool, error) {
+	c.exists.Add(1)
+	return c.Client.Exists(ctx, url)
+}
+
+// TestNewestStopsAfterIncomplete: a URL listing that names a thousand newer
+// versions none of which has its files (a hostile or broken listing) costs
+// MaxIncomplete releases' probes, not a thousand's, and the candidates say
+// that the search stopped and why; bump then refuses rather than saying the
+// recipe is up to date.
+func TestNewestStopsAfterIncomplete(t *testing.T) {
+	u, file := scenario(t)
+	var listing strings.Builder
+	for i := 1000; i >= 1; i-- {
+		fmt.Fprintf(&listing, "<a href=\"v1.2.%d/\">v1.2.%d/</a>\n", i, i)
+	}
+	u.set("/hello/", []byte(listing.String()))
+	r := load(t, file)
+	r.Watch.GitHub, r.Watch.URL, r.Watch.Pattern = "", u.srv.URL+"/hello/", `href="(v[0-9.]+)/"`
+	o := testOptions(t, u, fetch.Options{})
+	cc := &countingClient{Client: o.Client}
+	o.Client = cc
+	c, err := Newest(context.Background(), r, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	artifacts, err := Artifacts(r, "1.2.1000")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n, most := cc.exists.Load(), int64(MaxIncomplete*len(artifacts)); n > most {
+		t.Errorf("%d existence probes, want at most %d (%d releases of %d artifacts)", n, most, MaxIncomplete, len(artifacts))
+	}
+	if len(c.Incomplete) != MaxIncomplete || c.InTrack.Version != "1.2.0" || c.Latest.Version != "1.2.0" {
+		t.Errorf("in track %s, latest %s, %d incomplete; want 1.2.0, 1.2.0, %d", c.InTrack.Version, c.Latest.Version, len(c.Incomplete), MaxIncomplete)
+	}
+	if want := fmt.Sprintf("stopped after %d newer releases found incomplete (1.2.1000 down to 1.2.%d)", MaxIncomplete, 1001-MaxIncomplete); !strings.Contains(c.Stopped, want) {
+		t.Errorf("stopped %q, want it to say %q", c.Stopped, want)
+	}
+	_, err = Bump(context.Background(), r, BumpOptions{Options: o})
+	if !errors.Is(err, ErrIncomplete) || !strings.Contains(fmt.Sprint(err), "stopped after") {
+		t.Errorf("bump: %v, want ErrIncomplete saying the search stopped", err)
 	}
 }
