@@ -249,6 +249,43 @@ func TestVerifyBundleOtherRoots(t *testing.T) {
 	}
 }
 
+// A root that trusts the log only for a window the entry lies outside (a
+// retired log's key, a root too old or too new) refuses the entry for that
+// reason: its signed entry timestamp was not altered, and the message says
+// when it was integrated and what window the root gives.
+func TestVerifyBundleLogValidity(t *testing.T) {
+	c := realBundles[1] // integrated 2023-08-18 16:05:35 UTC
+	b := readTestdata(t, c.file)
+	for _, tc := range []struct {
+		validFor map[string]any
+		window   string
+	}{
+		{map[string]any{"start": "2021-01-12T11:53:27Z", "end": "2022-01-01T00:00:00Z"}, "2021-01-12 11:53:27 UTC to 2022-01-01 00:00:00 UTC"},
+		{map[string]any{"start": "2024-01-01T00:00:00Z"}, "2024-01-01 00:00:00 UTC to no end"},
+	} {
+		var m map[string]any
+		if err := json.Unmarshal(goodRoot(t).JSON(), &m); err != nil {
+			t.Fatal(err)
+		}
+		for _, l := range m["tlogs"].([]any) {
+			l.(map[string]any)["publicKey"].(map[string]any)["validFor"] = tc.validFor
+		}
+		j, err := json.Marshal(m)
+		if err != nil {
+			t.Fatal(err)
+		}
+		tr, err := ParseTrustedRoot("root with log window "+tc.window, j)
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, err = newVerifier(t, tr, Options{}).VerifyBundle(ctx(t), c.policy(), c.digests(), b, c.file)
+		refusedWith(t, err, ReasonBadLogEntry, "integrated at 2023-08-18 16:05:35 UTC", "outside the validity", tc.window, "https://rekor.sigstore.dev")
+		if strings.Contains(err.Error(), "altered") {
+			t.Errorf("an entry outside the log's window is not an altered one: %v", err)
+		}
+	}
+}
+
 // The private instance's bundle names its signer by an otherName SAN,
 // foo!oidc.local: the e-mail address foo@oidc.local is another identity
 // (sigstore-go's TestEntityWithOthernameSan), and the public-good root does

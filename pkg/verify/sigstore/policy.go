@@ -153,15 +153,18 @@ func (k *pinnedKey) material() root.TrustedMaterial {
 	})
 }
 
-func (k *pinnedKey) window() string {
-	from, until := "the beginning", "no end"
-	if !k.from.IsZero() {
-		from = stamp(k.from)
+func (k *pinnedKey) window() string { return window(k.from, k.until) }
+
+// window names a validity window; a zero bound is open.
+func window(from, until time.Time) string {
+	f, u := "the beginning", "no end"
+	if !from.IsZero() {
+		f = stamp(from)
 	}
-	if !k.until.IsZero() {
-		until = stamp(k.until)
+	if !until.IsZero() {
+		u = stamp(until)
 	}
-	return from + " to " + until
+	return f + " to " + u
 }
 
 // keyless refuses a pinned-key policy for material that is always signed

@@ -431,6 +431,9 @@ func (v *Verifier) diagnoseEntries(entries []*tlog.Entry, msg string) string {
 		switch {
 		case !ok:
 			why = append(why, fmt.Sprintf("entry %d is from log %s, which %s does not list", e.LogIndex(), id, v.root.Name()))
+		case e.HasInclusionPromise() && outside(e.IntegratedTime(), l.ValidityPeriodStart, l.ValidityPeriodEnd):
+			why = append(why, fmt.Sprintf("entry %d was integrated at %s, outside the validity of log %s (%s) in %s, %s: the root does not trust that log's key at that time (a retired log, or a root too old or too new for the entry)",
+				e.LogIndex(), stamp(e.IntegratedTime()), l.BaseURL, id, v.root.Name(), window(l.ValidityPeriodStart, l.ValidityPeriodEnd)))
 		case e.HasInclusionPromise() && tlog.VerifySET(e, logs) != nil:
 			why = append(why, fmt.Sprintf("the signed entry timestamp of entry %d does not verify with the key of log %s (%s): the entry was altered", e.LogIndex(), l.BaseURL, id))
 		}
@@ -444,6 +447,13 @@ func (v *Verifier) diagnoseEntries(entries []*tlog.Entry, msg string) string {
 		return "the log entry records another signature, key or digest than the material's: the material or the entry was altered (" + msg + ")"
 	}
 	return "log entry refused: " + msg
+}
+
+// outside reports whether t lies outside the validity window from start to
+// end (zero end: open), as sigstore-go bounds a log's signed entry
+// timestamps.
+func outside(t, start, end time.Time) bool {
+	return t.Before(start) || (!end.IsZero() && t.After(end))
 }
 
 // oneLine folds a multi-line message into one line.
