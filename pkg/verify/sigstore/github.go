@@ -81,6 +81,12 @@ func (v *Verifier) VerifyGitHubAttestations(ctx context.Context, pol Policy, art
 		if err := strictjson.Unmarshal(body, &p); err != nil {
 			return nil, refuse(subject, ReasonMalformed, pageURL, "malformed attestations response: %v", err)
 		}
+		// GitHub never sends more than per_page asks; a page that does would
+		// have every one of its bundles fetched and verified, and refused
+		// in one message without end.
+		if len(p.Attestations) > attestationsPerPage {
+			return nil, refuse(subject, ReasonMalformed, pageURL, "%d attestations in one page, more than the %d asked for (per_page): not an answer of GitHub's attestations API", len(p.Attestations), attestationsPerPage)
+		}
 		for i, a := range p.Attestations {
 			source := fmt.Sprintf("%s (attestation %d)", pageURL, i+1)
 			raw := []byte(a.Bundle)

@@ -268,6 +268,13 @@ func TestVerifyGitHubAttestationsRefusals(t *testing.T) {
 		{"next page on another host", func(gh *fakeGitHub) {
 			gh.page("", [][]byte{readTestdata(t, "dsse.sigstore.json")}, nil, "https://evil.example/repos/x?page=2")
 		}, ReasonMalformed, []string{"evil.example", "is not on"}},
+		{"more attestations than per_page", func(gh *fakeGitHub) {
+			flood := make([][]byte, 100000)
+			for i := range flood {
+				flood[i] = []byte(`{}`)
+			}
+			gh.page("", flood, nil, "")
+		}, ReasonMalformed, []string{"100000 attestations in one page", "per_page=100"}},
 		{"endless pages", func(gh *fakeGitHub) {
 			for i := range 20 {
 				gh.page(fmt.Sprint(i), [][]byte{readTestdata(t, "dsse.sigstore.json")}, nil, fmt.Sprintf("%s/repos/sigstore/cosign/attestations/x?page=%d", gh.api.URL, i+1))
