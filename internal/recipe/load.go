@@ -609,7 +609,7 @@ func (d *decoder) signature(sig *Signature, n *yaml.Node) {
 			}
 		}},
 		"identity":        {false, func(v *yaml.Node) { d.singleLine(v, "signature.identity", &ss.Identity) }},
-		"identity-regexp": {false, func(v *yaml.Node) { d.identityRegexp(v, &ss.IdentityRegexp) }},
+		"identity-regexp": {false, func(v *yaml.Node) { d.identityRegexp(v, &ss.IdentityRegexp, valueOf(n, "issuer")) }},
 		"issuer":          {false, func(v *yaml.Node) { d.issuer(v, &ss.Issuer) }},
 		"public-key": {false, func(v *yaml.Node) {
 			if d.NonEmpty(v, "signature.public-key", &ss.PublicKey) && !d.relPath(v, "signature.public-key", ss.PublicKey) {
@@ -670,8 +670,9 @@ func (d *decoder) signature(sig *Signature, n *yaml.Node) {
 
 // identityRegexp decodes a Sigstore identity regexp: it must compile, be
 // anchored at both ends (as it is applied, so the recipe says what it means),
-// and not match anybody's identity.
-func (d *decoder) identityRegexp(v *yaml.Node, dst *string) {
+// and not match anybody's identity, under the recipe's issuer when it gives
+// one (a CI issuer's identities name repositories anybody may create).
+func (d *decoder) identityRegexp(v *yaml.Node, dst *string, issuer *yaml.Node) {
 	const name = "signature.identity-regexp"
 	if !d.singleLine(v, name, dst) {
 		return
@@ -685,7 +686,11 @@ func (d *decoder) identityRegexp(v *yaml.Node, dst *string) {
 		d.at(v, "%s: %q must be anchored: start with ^ and end with $ (the whole identity must match)", name, re)
 		return
 	}
-	if err := (sigstore.Policy{IdentityRegexp: re, Issuer: "https://issuer.invalid"}).Validate(); err != nil {
+	iss := "https://issuer.invalid"
+	if issuer.Kind == yaml.ScalarNode && issuer.Value != "" && strings.TrimSpace(issuer.Value) == issuer.Value {
+		iss = issuer.Value
+	}
+	if err := (sigstore.Policy{IdentityRegexp: re, Issuer: iss}).Validate(); err != nil {
 		d.at(v, "%s: %v", name, strings.TrimPrefix(err.Error(), sigstore.ErrPolicy.Error()+": "))
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/base64"
 	"encoding/json"
+	"errors"
 	"strings"
 	"testing"
 
@@ -126,9 +127,9 @@ func TestVerifyBundleIdentityRegexp(t *testing.T) {
 	b := readTestdata(t, c.file)
 	for re, ok := range map[string]bool{
 		`https://github\.com/sigstore/sigstore-js/\.github/workflows/release\.yml@refs/heads/.*`: true,
-		`^https://github\.com/sigstore/.*$`:        true,
-		`https://github\.com/sigstore/sigstore-js`: false, // a prefix is not a match
-		`.*release\.yml`:                           false,
+		`^https://github\.com/sigstore/.*$`:                       true,
+		`https://github\.com/sigstore/sigstore-js`:                false, // a prefix is not a match
+		`https://github\.com/sigstore/sigstore-js/.*release\.yml`: false, // no ref
 	} {
 		_, err := ver.VerifyBundle(ctx(t), Policy{IdentityRegexp: re, Issuer: actionsIssuer}, c.digests(), b, c.file)
 		if ok && err != nil {
@@ -136,6 +137,46 @@ func TestVerifyBundleIdentityRegexp(t *testing.T) {
 		}
 		if !ok {
 			refusedWith(t, err, ReasonIdentity, "does not match")
+		}
+	}
+}
+
+// Under a CI issuer an identity regexp whose repository owner is a wildcard
+// accepts a workflow of a repository anybody may create: refused, whatever
+// workflow file or ref it names, as the sample identities of anyone miss
+// most of them. Under other issuers, and with the owner written out, the
+// same shapes are policies.
+func TestIdentityRegexpAnyonesRepository(t *testing.T) {
+	const gitlab = "https://gitlab.com"
+	for _, c := range []struct {
+		re, issuer string
+		ok         bool
+	}{
+		{`^https://github\.com/.*/\.github/workflows/release\.yaml@refs/tags/v.*$`, actionsIssuer, false},
+		{`^https://github\.com/[^/]+/cilium-cli/\.github/workflows/release\.yaml@refs/tags/v.*$`, actionsIssuer, false},
+		{`^https://github\.com/\w+/cilium-cli/.*$`, actionsIssuer, false},
+		{`^https://github\.com/(cilium|[a-z]+)/cilium-cli/.*$`, actionsIssuer, false},
+		{`^https://github\.com/.+/\.github/workflows/build\.yml@refs/heads/main$`, actionsIssuer, false},
+		{`^https://github\.com/(?i:CILIUM|.+)/cilium-cli/.*$`, actionsIssuer + "/enterprise", false},
+		{`^https://gitlab\.com/.*/-/ci@refs/tags/v.*$`, gitlab, false},
+
+		{`^https://github\.com/cilium/cilium-cli/\.github/workflows/release\.yaml@refs/tags/v.*$`, actionsIssuer, true},
+		{`https://github\.com/sigstore/sigstore-js/\.github/workflows/release\.yml@refs/heads/.*`, actionsIssuer, true},
+		{`^https://github\.com/containerd/containerd/\.github/workflows/release\.yml@refs/tags/v[0-9]+\.[0-9]+\.[0-9]+.*$`, actionsIssuer, true},
+		{`^https://github\.com/sigstore/.*$`, actionsIssuer, true},
+		{`(?i)^https://github\.com/Cilium/cilium-cli/.*$`, actionsIssuer, true},
+		{`^https://gitlab\.com/example/tool//\.gitlab-ci\.yml@refs/tags/v.*$`, gitlab, true},
+		{`^.*@k8s-releng-prod\.iam\.gserviceaccount\.com$`, k8sIssuer, true},
+		{`^krel-(staging|trust)@k8s-releng-prod\.iam\.gserviceaccount\.com$`, k8sIssuer, true},
+	} {
+		err := Policy{IdentityRegexp: c.re, Issuer: c.issuer}.Validate()
+		switch {
+		case c.ok && err != nil:
+			t.Errorf("%s under %s: %v", c.re, c.issuer, err)
+		case !c.ok && !errors.Is(err, ErrPolicy):
+			t.Errorf("%s under %s: accepted, want ErrPolicy", c.re, c.issuer)
+		case !c.ok && !strings.Contains(err.Error(), "anyone's repositories"):
+			t.Errorf("%s under %s: %v", c.re, c.issuer, err)
 		}
 	}
 }

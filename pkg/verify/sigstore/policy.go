@@ -6,6 +6,7 @@ import (
 	"encoding/base64"
 	"fmt"
 	"regexp"
+	"regexp/syntax"
 	"strings"
 	"time"
 
@@ -31,7 +32,8 @@ type Policy struct {
 	// is anchored at both ends whether or not it says so, e.g.
 	// `https://github\.com/cilium/cilium-cli/\.github/workflows/release\.yaml@refs/tags/v.*`.
 	// One that matches anybody's identity (".*", any e-mail address, any
-	// repository's workflow) is refused.
+	// repository's workflow) is refused; under a CI issuer (GitHub Actions,
+	// GitLab) so is one that leaves the repository's owner open.
 	IdentityRegexp string
 	// Issuer is the exact OIDC issuer URL, e.g. "https://accounts.google.com"
 	// or "https://token.actions.githubusercontent.com".
@@ -103,6 +105,11 @@ func (p Policy) compile() (*identity, error) {
 		for _, who := range anyone {
 			if re.MatchString(who) {
 				return nil, fmt.Errorf("%w: IdentityRegexp %q matches the identity of anyone (it matches %q): name the signer; there is no \"any identity\" policy", ErrPolicy, p.IdentityRegexp, who)
+			}
+		}
+		for _, ci := range anyonesRepository {
+			if strings.HasPrefix(p.Issuer, ci.issuer) && matchesSomeWithPrefix(anchor(p.IdentityRegexp), ci.prefix) {
+				return nil, fmt.Errorf("%w: IdentityRegexp %q matches workflows of anyone's repositories (it matches identities that begin with %q): name the repository's owner literally; there is no \"any identity\" policy", ErrPolicy, p.IdentityRegexp, ci.prefix)
 			}
 		}
 		id.re = re
@@ -184,6 +191,106 @@ var anyone = []string{
 	"x",
 	"attacker@example.com",
 	"https://github.com/attacker/attacker/.github/workflows/release.yml@refs/tags/v1.0.0",
+}
+
+// anyonesRepository are, for CI issuers (an issuer URL and what begins
+// with it), how the identities (workflow URIs) of a repository anybody may
+// create begin: under such an issuer an IdentityRegexp must match none of
+// them, whatever the repository, workflow file or ref that follows.
+var anyonesRepository = []struct{ issuer, prefix string }{
+	{"https://token.actions.githubusercontent.com", "https://github.com/attacker/"},
+	{"https://gitlab.com", "https://gitlab.com/attacker/"},
+}
+
+// matchesSomeWithPrefix reports whether the regular expression re matches
+// some string that begins with prefix: its program is run over prefix (every
+// thread at once, as an NFA), then a match must still be reachable. Past
+// prefix, zero-width assertions are taken as satisfiable and character
+// classes as non-empty, so it may say yes for a regexp that matches nothing
+// further; it never says no for one that matches such a string.
+func matchesSomeWithPrefix(re, prefix string) bool {
+	parsed, err := syntax.Parse(re, syntax.Perl)
+	if err != nil {
+		return false
+	}
+	prog, err := syntax.Compile(parsed.Simplify())
+	if err != nil {
+		return false
+	}
+	runes := []rune(prefix)
+	// add puts pc and what it reaches without consuming a rune into set;
+	// at is the position in prefix, whose neighbours the assertions see,
+	// or len(runes), past which every assertion is taken as satisfiable.
+	var add func(set map[uint32]bool, pc uint32, at int)
+	add = func(set map[uint32]bool, pc uint32, at int) {
+		if set[pc] {
+			return
+		}
+		set[pc] = true
+		in := &prog.Inst[pc]
+		switch in.Op {
+		case syntax.InstAlt, syntax.InstAltMatch:
+			add(set, in.Out, at)
+			add(set, in.Arg, at)
+		case syntax.InstCapture, syntax.InstNop:
+			add(set, in.Out, at)
+		case syntax.InstEmptyWidth:
+			if at == len(runes) {
+				add(set, in.Out, at)
+				break
+			}
+			before := rune(-1)
+			if at > 0 {
+				before = runes[at-1]
+			}
+			if syntax.EmptyOp(in.Arg)&^syntax.EmptyOpContext(before, runes[at]) == 0 {
+				add(set, in.Out, at)
+			}
+		}
+	}
+	cur := map[uint32]bool{}
+	add(cur, uint32(prog.Start), 0)
+	for i, r := range runes {
+		next := map[uint32]bool{}
+		for pc := range cur {
+			in := &prog.Inst[pc]
+			switch in.Op {
+			case syntax.InstRune, syntax.InstRune1, syntax.InstRuneAny, syntax.InstRuneAnyNotNL:
+				if in.MatchRune(r) {
+					add(next, in.Out, i+1)
+				}
+			}
+		}
+		if len(next) == 0 {
+			return false
+		}
+		cur = next
+	}
+	for pc := range cur { // cur is closed under every edge but runes'
+		if reachesMatch(prog, pc, map[uint32]bool{}) {
+			return true
+		}
+	}
+	return false
+}
+
+// reachesMatch reports whether a match instruction is reachable from pc by
+// any edge of prog.
+func reachesMatch(prog *syntax.Prog, pc uint32, seen map[uint32]bool) bool {
+	if seen[pc] {
+		return false
+	}
+	seen[pc] = true
+	in := &prog.Inst[pc]
+	switch in.Op {
+	case syntax.InstMatch:
+		return true
+	case syntax.InstFail:
+		return false
+	case syntax.InstAlt, syntax.InstAltMatch:
+		return reachesMatch(prog, in.Out, seen) || reachesMatch(prog, in.Arg, seen)
+	}
+	return reachesMatch(prog, in.Out, seen)
 }
 
 // anchor makes re match whole strings only.
