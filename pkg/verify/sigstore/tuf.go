@@ -72,6 +72,10 @@ func Refresh(ctx context.Context, o RefreshOptions) (*TrustedRoot, error) {
 	if o.RepositoryURL == "" {
 		o.RepositoryURL = DefaultTUFURL
 	}
+	// One repository, one folder of metadata (go-tuf names it after the
+	// URL): with a trailing slash or without, a refresh finds what the last
+	// one kept, the rollback protection of this one.
+	o.RepositoryURL = strings.TrimRight(o.RepositoryURL, "/")
 	if _, err := baseURL("RepositoryURL", o.RepositoryURL); err != nil {
 		return nil, err
 	}

@@ -174,6 +174,36 @@ func TestRefresh(t *testing.T) {
 	}
 }
 
+// The repository's URL with and without a trailing slash (updeb trust
+// refresh --tuf-url https://tuf.internal/, the config's tuf-url:
+// https://tuf.internal) is one repository: the metadata one refresh kept
+// protects the next against a rollback whichever way it is spelled.
+func TestRefreshRollbackAcrossSpellings(t *testing.T) {
+	for _, spell := range [][2]string{{"/", ""}, {"", "/"}, {"/", "//"}} {
+		r := newTUFRepo(t)
+		first := newVirtual(t).root.JSON()
+		r.publish(first, time.Now().Add(24*time.Hour))
+		r.publish(goodRoot(t).JSON(), time.Now().Add(24*time.Hour))
+		dir := t.TempDir()
+		refresh := func(u string) (*TrustedRoot, error) {
+			return Refresh(t.Context(), RefreshOptions{HTTPClient: &http.Client{}, RepositoryURL: u, Root: r.anchor, Dir: dir, Timeout: 5 * time.Second})
+		}
+		if _, err := refresh(r.srv.URL + spell[0]); err != nil {
+			t.Fatal(err)
+		}
+		r.mu.Lock()
+		r.files["/timestamp.json"] = r.olds[0]
+		r.mu.Unlock()
+		tr, err := refresh(r.srv.URL + spell[1])
+		switch {
+		case err == nil && bytes.Equal(tr.JSON(), first):
+			t.Errorf("%q then %q: a rolled-back timestamp was accepted, and the older trusted root with it", spell[0], spell[1])
+		case !errors.Is(err, ErrTUF):
+			t.Errorf("%q then %q: want ErrTUF, got %v", spell[0], spell[1], err)
+		}
+	}
+}
+
 func TestRefreshRefusals(t *testing.T) {
 	target := newVirtual(t).root.JSON()
 	for _, c := range []struct {
