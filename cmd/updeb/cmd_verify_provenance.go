@@ -76,10 +76,11 @@ func runVerifyProvenance(cmd *cobra.Command, g *globalOptions, o *verifyProvenan
 		return usageErrorf("give --key or --keyring, not both")
 	}
 	record := first(o.provenance, deb+pipeline.ProvenanceSuffix)
-	sum, err := fileSHA256(deb)
+	sums, _, err := hashFile(cmd.Context(), deb, digest.SHA256)
 	if err != nil {
 		return invalidInput(err, "")
 	}
+	sum := sums[digest.SHA256]
 	env, err := readEnvelope(record)
 	if err != nil {
 		return err
@@ -139,22 +140,6 @@ func trustedKeys(o *verifyProvenanceOptions) (*openpgp.Keyring, error) {
 		return loadKeyring(o.keyring)
 	}
 	return nil, usageErrorf("the record is signed: give the key it must be signed by (--key FILE, such as the repository's archive-keyring.asc) or a --keyring")
-}
-
-// fileSHA256 hashes the package, a regular file: what is checked is what
-// is opened (confined.OpenFile), so a FIFO swapped in after a check cannot
-// block the read.
-func fileSHA256(path string) (string, error) {
-	f, _, err := confined.OpenFile(path)
-	if err != nil {
-		return "", err
-	}
-	defer f.Close()
-	h := digest.NewHasher(digest.SHA256)
-	if _, err := io.Copy(h, f); err != nil {
-		return "", fmt.Errorf("%s: %w", path, err)
-	}
-	return h.Sum()[digest.SHA256], nil
 }
 
 // printVerifiedRecord says who signed the record, what it was built from,

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"encoding/hex"
 	"errors"
 	"fmt"
@@ -14,6 +15,7 @@ import (
 
 	"github.com/updeb/updeb/internal/confined"
 	"github.com/updeb/updeb/pkg/atomicfile"
+	"github.com/updeb/updeb/pkg/ctxio"
 	"github.com/updeb/updeb/pkg/digest"
 	"github.com/updeb/updeb/pkg/verify/openpgp"
 	"github.com/updeb/updeb/pkg/verify/sigstore"
@@ -131,7 +133,7 @@ func runVerifySignature(cmd *cobra.Command, g *globalOptions, o *verifySignature
 			return invalidInput(err, "")
 		}
 		defer data.Close()
-		res, err = openpgp.VerifyDetached(kr, pol, sig, data)
+		res, err = openpgp.VerifyDetached(kr, pol, sig, ctxio.Reader(cmd.Context(), data))
 		if err != nil {
 			return refusedFor(err, args[0])
 		}
@@ -237,7 +239,7 @@ func runVerifySigstore(cmd *cobra.Command, g *globalOptions, o *verifySignatureO
 	if err != nil {
 		return err
 	}
-	art, size, err := artifactDigests(artifact)
+	art, size, err := artifactDigests(cmd.Context(), artifact)
 	if err != nil {
 		return invalidInput(err, "")
 	}
@@ -334,7 +336,7 @@ func runVerifySigstore(cmd *cobra.Command, g *globalOptions, o *verifySignatureO
 // of that name exists, the digest it spells as sha256:HEX (64 hex digits,
 // the rule of Sigstore's conformance suite) or sha512:HEX (128), with size
 // -1.
-func artifactDigests(arg string) (digest.Set, int64, error) {
+func artifactDigests(ctx context.Context, arg string) (digest.Set, int64, error) {
 	for _, alg := range []digest.Algorithm{digest.SHA256, digest.SHA512} {
 		hexSum, ok := strings.CutPrefix(arg, string(alg)+":")
 		if !ok || len(hexSum) != alg.Size()*2 || !isHex(hexSum) {
@@ -344,7 +346,7 @@ func artifactDigests(arg string) (digest.Set, int64, error) {
 			return digest.Set{alg: strings.ToLower(hexSum)}, -1, nil
 		}
 	}
-	return hashFile(arg)
+	return hashFile(ctx, arg)
 }
 
 func isHex(s string) bool {
@@ -352,17 +354,19 @@ func isHex(s string) bool {
 	return err == nil
 }
 
-// hashFile streams a file through sha256 and sha512.
-func hashFile(p string) (digest.Set, int64, error) {
+// hashFile streams a regular file through algs (none: sha256 and sha512),
+// stopping with ctx's error once ctx is done: what is checked is what is
+// opened (confined.OpenFile), so a FIFO swapped in cannot block the read.
+func hashFile(ctx context.Context, p string, algs ...digest.Algorithm) (digest.Set, int64, error) {
 	f, _, err := confined.OpenFile(p)
 	if err != nil {
 		return nil, 0, err
 	}
 	defer f.Close()
-	h := digest.NewHasher()
-	n, err := io.Copy(h, f)
+	h := digest.NewHasher(algs...)
+	n, err := io.Copy(h, ctxio.Reader(ctx, f))
 	if err != nil {
-		return nil, 0, err
+		return nil, 0, fmt.Errorf("%s: %w", p, err)
 	}
 	return h.Sum(), n, nil
 }

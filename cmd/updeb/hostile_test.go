@@ -17,6 +17,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/updeb/updeb/internal/testkit/pgptest"
 	"github.com/updeb/updeb/internal/testkit/testenv"
 )
 
@@ -316,6 +317,44 @@ func TestStopOnSignal(t *testing.T) {
 	}
 	if after := treeDigest(t, repoDir); after != before {
 		t.Errorf("the repository changed after an interrupted publish")
+	}
+}
+
+// TestVerifyStopsOnSignal: SIGINT or SIGTERM to verify-provenance or
+// verify-signature hashing a big package stops it within seconds with exit
+// 130, as for every command (docs/scripting.md), not once the whole file is
+// read.
+func TestVerifyStopsOnSignal(t *testing.T) {
+	if testing.Short() {
+		t.Skip("writes a 5.7 GB sparse file")
+	}
+	fx := pgptest.Get(t)
+	dir := t.TempDir()
+	big := filepath.Join(dir, "big_1.0-1_all.deb")
+	bigSparseDeb(t, big)
+	if err := os.WriteFile(big+".intoto.json", []byte("{}\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	bundle := filepath.Join(dir, "bundle.json")
+	if err := os.WriteFile(bundle, []byte("{}\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name string
+		args []string
+		sig  syscall.Signal
+	}{
+		{"verify-provenance SIGINT", []string{"verify-provenance", "--keyring", fx.Keyring, big}, syscall.SIGINT},
+		{"verify-signature OpenPGP SIGTERM", []string{"verify-signature", "--keyring", fx.Keyring, fx.Path("ed.asc"), big}, syscall.SIGTERM},
+		{"verify-signature Sigstore SIGINT", []string{"verify-signature", "--bundle", bundle, "--sigstore-identity", "a@example.org",
+			"--sigstore-issuer", "https://accounts.google.com", big}, syscall.SIGINT},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			code, stderr := interruptAfter(t, 1500*time.Millisecond, tc.sig, tc.args...)
+			if code != exitInterrupted || !strings.Contains(stderr, "interrupted") {
+				t.Errorf("exit %d, want %d and a message saying it was interrupted:\n%s", code, exitInterrupted, stderr)
+			}
+		})
 	}
 }
 

@@ -10,6 +10,8 @@ import (
 	"sort"
 	"strings"
 	"time"
+
+	"github.com/updeb/updeb/pkg/ctxio"
 )
 
 // item is an entry as it goes into data.tar: normalised, with implicit parents
@@ -469,7 +471,7 @@ func openContent(it *item) (io.ReadCloser, error) {
 // exactly the promised size.
 func copyContent(ctx context.Context, fh *fileHasher, file int, w io.Writer, it *item, rc io.ReadCloser) error {
 	defer rc.Close()
-	n, err := fh.copy(w, file, !it.noSHA256, io.LimitReader(ctxReader{ctx, rc}, it.size))
+	n, err := fh.copy(w, file, !it.noSHA256, io.LimitReader(ctxio.Reader(ctx, rc), it.size))
 	if err != nil {
 		return fmt.Errorf("entry %q: read: %w", it.path, err)
 	}
@@ -498,16 +500,4 @@ func fill(r io.Reader, b []byte) (int, error) {
 		}
 	}
 	return n, nil
-}
-
-type ctxReader struct {
-	ctx context.Context
-	r   io.Reader
-}
-
-func (c ctxReader) Read(p []byte) (int, error) {
-	if err := c.ctx.Err(); err != nil {
-		return 0, err
-	}
-	return c.r.Read(p)
 }
