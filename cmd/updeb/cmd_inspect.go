@@ -11,6 +11,7 @@ import (
 
 	"github.com/updeb/updeb/pkg/archive"
 	"github.com/updeb/updeb/pkg/deb"
+	"github.com/updeb/updeb/pkg/termtext"
 )
 
 func newInspectCmd(g *globalOptions) *cobra.Command {
@@ -22,7 +23,9 @@ prints its ar members, control fields, conffiles, maintainer scripts and every d
 entry with mode, owner, size and mtime. With --json the output is meant for diffing
 two builds. A malformed archive exits 2, an unreadable file 3. Whatever dpkg-deb or
 dpkg would refuse is refused, and so is a decompression bomb (more than 100 times
-the file's size, plus 64 MiB, or 8 GiB in all).`,
+the file's size, plus 64 MiB, or 8 GiB in all). Control characters and escape
+sequences in names, link targets and owners are printed escaped (\x1b), as dpkg-deb -c
+escapes them; --json keeps the bytes.`,
 		Example: `  updeb inspect out/helm_3.15.4-1_amd64.deb
   updeb inspect --json a.deb > a.json && updeb inspect --json b.deb | diff a.json -`,
 		Args: func(_ *cobra.Command, args []string) error {
@@ -44,11 +47,16 @@ the file's size, plus 64 MiB, or 8 GiB in all).`,
 	}, 1)
 }
 
+// printInfo prints what inspect found. Every text from the archive (names,
+// link targets, owners, control fields) goes through termtext, as
+// dpkg-deb -c escapes names: a hostile package's escape sequence must not
+// reach the terminal of whoever inspects it.
 func printInfo(out io.Writer, info *deb.Info) error {
+	esc := termtext.Escape
 	fmt.Fprintln(out, "members:")
 	w := tabwriter.NewWriter(out, 0, 4, 2, ' ', 0)
 	for _, m := range info.Members {
-		fmt.Fprintf(w, "  %s\t%d\t%s\n", m.Name, m.Size, m.Compression)
+		fmt.Fprintf(w, "  %s\t%d\t%s\n", esc(m.Name), m.Size, m.Compression)
 	}
 	if err := w.Flush(); err != nil {
 		return err
@@ -56,34 +64,34 @@ func printInfo(out io.Writer, info *deb.Info) error {
 	fmt.Fprintln(out, "control:")
 	for _, line := range strings.SplitAfter(string(info.Control.Bytes()), "\n") {
 		if line != "" {
-			fmt.Fprint(out, "  "+line)
+			fmt.Fprint(out, "  "+termtext.EscapeLines(line))
 		}
 	}
 	fmt.Fprintln(out, "conffiles:")
 	for _, c := range info.Conffiles {
-		fmt.Fprintf(out, "  %s\n", c)
+		fmt.Fprintf(out, "  %s\n", esc(c))
 	}
 	fmt.Fprintln(out, "scripts:")
 	for _, s := range info.Scripts {
-		fmt.Fprintf(out, "  %s %04o %d bytes\n", s.Name, uint32(s.Mode.Perm()), s.Size)
+		fmt.Fprintf(out, "  %s %04o %d bytes\n", esc(s.Name), uint32(s.Mode.Perm()), s.Size)
 	}
 	if info.Triggers != "" {
 		fmt.Fprintln(out, "triggers:")
 		for _, l := range strings.Split(strings.TrimSuffix(info.Triggers, "\n"), "\n") {
-			fmt.Fprintf(out, "  %s\n", l)
+			fmt.Fprintf(out, "  %s\n", termtext.EscapeLines(l))
 		}
 	}
 	fmt.Fprintln(out, "files:")
 	w = tabwriter.NewWriter(out, 0, 4, 1, ' ', 0)
 	for _, f := range info.Files {
-		name := f.Path
+		name := esc(f.Path)
 		switch f.Type {
 		case "symlink":
-			name += " -> " + f.Linkname
+			name += " -> " + esc(f.Linkname)
 		case "hardlink":
-			name += " link to " + f.Linkname
+			name += " link to " + esc(f.Linkname)
 		}
-		fmt.Fprintf(w, "  %s\t%s/%s\t%d\t%s\t%s\n", modeString(f), f.Uname, f.Gname, f.Size,
+		fmt.Fprintf(w, "  %s\t%s/%s\t%d\t%s\t%s\n", modeString(f), esc(f.Uname), esc(f.Gname), f.Size,
 			f.MTime.UTC().Format("2006-01-02 15:04:05"), name)
 	}
 	return w.Flush()

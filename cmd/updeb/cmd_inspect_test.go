@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"io/fs"
 	"os"
@@ -77,5 +78,68 @@ func TestModeString(t *testing.T) {
 		if got := modeString(deb.FileInfo{Type: tc.typ, Mode: tc.mode}); got != tc.want {
 			t.Errorf("%s %v: %s, want %s", tc.typ, tc.mode, got, tc.want)
 		}
+	}
+}
+
+// TestInspectEscapesNames: a hostile .deb's file names, symlink targets
+// and owner names reach the terminal escaped (pkg/termtext), as dpkg-deb -c
+// escapes them: an OSC or CSI sequence in a name must not retitle the
+// window, write the clipboard or clear the screen of whoever inspects the
+// package. --json keeps the bytes (JSON escapes them).
+func TestInspectEscapesNames(t *testing.T) {
+	const evil = "a\x1b]0;owned\x07\x1b[2J\u202eb"
+	file := filepath.Join(t.TempDir(), "evil.deb")
+	_, err := deb.Write(context.Background(), file, &deb.Package{
+		Control: deb.Control{Package: "evil", Version: "1.0-1", Architecture: "all", Maintainer: "m <m@x.invalid>", Summary: "s"},
+		Entries: []deb.Entry{
+			{Path: "/usr/share/evil/" + evil, Type: deb.TypeFile, Mode: 0o644, Size: 2, Owner: deb.Owner{User: "uxxxxxxxxxx", UID: 1},
+				Open: func() (io.ReadCloser, error) { return io.NopCloser(strings.NewReader("hi")), nil }},
+			{Path: "/usr/share/evil/link", Type: deb.TypeSymlink, Mode: 0o777, Linkname: evil},
+		},
+		SourceDateEpoch: time.Unix(1723636800, 0),
+		Compression:     deb.CompressionNone,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The owner's name: what deb.Write refuses to write, a hand-made
+	// archive carries (its tar header's checksum made again).
+	b, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	at := bytes.Index(b, []byte("uxxxxxxxxxx\x00"))
+	if at < 265 {
+		t.Fatal("no owner name in the archive")
+	}
+	copy(b[at:], "u\x1b[2Jxxxxx")
+	h := b[at-265 : at-265+512]
+	copy(h[148:156], "        ")
+	sum := 0
+	for _, c := range h {
+		sum += int(c)
+	}
+	copy(h[148:], fmt.Sprintf("%06o\x00 ", sum))
+	if err := os.WriteFile(file, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var stdout, stderr bytes.Buffer
+	if code := run(context.Background(), []string{"inspect", file}, &stdout, &stderr); code != 0 {
+		t.Fatalf("exit %d:\n%s", code, stderr.String())
+	}
+	out := stdout.String()
+	for i, r := range out {
+		if (r < 0x20 && r != '\n') || r == 0x7f || r == '\u202e' {
+			t.Fatalf("inspect printed %q at byte %d of its output:\n%q", r, i, out)
+		}
+	}
+	for _, want := range []string{`./usr/share/evil/a\x1b]0;owned\a\x1b[2J\u202eb`, `-> a\x1b]0;owned`, `u\x1b[2Jxxxxxx/root`} {
+		if !strings.Contains(out, want) {
+			t.Errorf("the output lacks %q:\n%s", want, out)
+		}
+	}
+	stdout.Reset()
+	if code := run(context.Background(), []string{"inspect", "--json", file}, &stdout, &stderr); code != 0 || !strings.Contains(stdout.String(), `a\u001b]0;owned\u0007`) {
+		t.Errorf("--json: exit %d, want the name's bytes JSON-escaped:\n%s", code, stdout.String())
 	}
 }
