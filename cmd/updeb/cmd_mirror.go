@@ -7,6 +7,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/updeb/updeb/internal/mirror"
+	"github.com/updeb/updeb/pkg/termtext"
 )
 
 func newMirrorCmd(g *globalOptions) *cobra.Command {
@@ -112,18 +113,22 @@ listed, 1 otherwise, 2 when DIR holds no manifest updeb wrote.`,
 					return err
 				}
 			} else {
+				// The folder comes from elsewhere: its manifest's paths
+				// and URLs and its files' names reach the terminal
+				// escaped (termtext).
+				esc := termtext.Escape
 				for _, c := range rep.Files {
 					switch c.Status {
 					case mirror.Missing:
-						fmt.Fprintf(w, "MISSING  %s (%s)\n", c.Path, c.URL)
+						fmt.Fprintf(w, "MISSING  %s (%s)\n", esc(c.Path), esc(c.URL))
 					case mirror.Corrupt:
-						fmt.Fprintf(w, "CORRUPT  %s: %d bytes, sha256 %s; the manifest says %d bytes, sha256 %s\n", c.Path, c.GotSize, c.GotSHA256, c.Size, c.SHA256)
+						fmt.Fprintf(w, "CORRUPT  %s: %d bytes, sha256 %s; the manifest says %d bytes, sha256 %s\n", esc(c.Path), c.GotSize, c.GotSHA256, c.Size, c.SHA256)
 					case mirror.Refused:
-						fmt.Fprintf(w, "REFUSED  %s: %s\n", c.Path, c.Detail)
+						fmt.Fprintf(w, "REFUSED  %s: %s\n", esc(c.Path), esc(c.Detail))
 					}
 				}
 				for _, u := range rep.Unlisted {
-					fmt.Fprintf(w, "unlisted %s (not in the manifest; updeb does not use it)\n", u)
+					fmt.Fprintf(w, "unlisted %s (not in the manifest; updeb does not use it)\n", esc(u))
 				}
 				fmt.Fprintf(w, "%d file(s): %d ok, %d missing, %d corrupt, %d refused\n", len(rep.Files), rep.Count(mirror.OK), rep.Count(mirror.Missing), rep.Count(mirror.Corrupt), rep.Count(mirror.Refused))
 			}

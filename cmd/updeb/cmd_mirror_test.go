@@ -164,3 +164,46 @@ func TestMirrorExportOneAtATime(t *testing.T) {
 		t.Errorf("mirror verify: exit %d, want notes.txt alone unlisted\n%s%s", code, out, stderr)
 	}
 }
+
+// TestMirrorVerifyEscapes: what mirror verify prints of a folder carried in
+// from elsewhere (its manifest's paths and URLs, the names of files in it)
+// reaches the terminal escaped (pkg/termtext): a name holding an OSC or CSI
+// sequence must not retitle the window or clear the screen of whoever
+// checks the stick.
+func TestMirrorVerifyEscapes(t *testing.T) {
+	dir := t.TempDir()
+	const evil = "a\x1b]0;owned\x07\x1b[2J\u202eb"
+	if err := os.MkdirAll(filepath.Join(dir, "h"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for name, content := range map[string]string{"h/corrupt" + evil: "not what is listed", "h/unlisted" + evil: "x"} {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	sum := strings.Repeat("0", 64)
+	m, err := json.Marshal(map[string]any{"schema": "updeb/mirror/v1", "files": []map[string]any{
+		{"url": "https://h/corrupt" + evil, "path": "h/corrupt" + evil, "size": 1, "sha256": sum},
+		{"url": "https://h/missing" + evil, "path": "h/missing" + evil, "size": 1, "sha256": sum},
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, mirror.ManifestName), m, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, out, stderr := runCLI(t, "mirror", "verify", dir)
+	if code != exitCheck {
+		t.Errorf("exit %d, want %d\n%s%s", code, exitCheck, out, stderr)
+	}
+	for i, r := range out + stderr {
+		if (r < 0x20 && r != '\n') || r == 0x7f || r == '\u202e' {
+			t.Fatalf("mirror verify printed %q at byte %d:\n%q\n%q", r, i, out, stderr)
+		}
+	}
+	for _, want := range []string{`CORRUPT  h/corrupta\x1b]0;owned\a`, `MISSING  h/missinga\x1b]0;owned\a\x1b[2J\u202eb (https://h/missinga\x1b]0;owned`, `unlisted h/unlisteda\x1b]0;owned`} {
+		if !strings.Contains(out, want) {
+			t.Errorf("the output lacks %q:\n%s", want, out)
+		}
+	}
+}
