@@ -98,7 +98,8 @@ func newMirrorVerifyCmd(g *globalOptions) *cobra.Command {
 		Long: `verify re-reads every file DIR/updeb-mirror.json lists: a file that is not there is
 missing, one whose size or digest differs is corrupt, one that is not a regular file
 inside DIR (a symlink out of it, a device) is refused. Exit 0 when every file is as
-listed, 1 otherwise, 2 when DIR holds no manifest updeb wrote.`,
+listed, 1 otherwise, 2 when DIR holds no manifest updeb wrote (one that lists a URL at
+another path than the one a mirrors: entry reads for it is not one).`,
 		Example: `  updeb mirror verify /media/usb/updeb-mirror
   updeb mirror verify /srv/mirror --json | jq '.files[] | select(.status != "ok")'`,
 		Args: cobra.ExactArgs(1),

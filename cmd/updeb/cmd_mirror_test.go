@@ -166,44 +166,59 @@ func TestMirrorExportOneAtATime(t *testing.T) {
 }
 
 // TestMirrorVerifyEscapes: what mirror verify prints of a folder carried in
-// from elsewhere (its manifest's paths and URLs, the names of files in it)
+// from elsewhere (the names of files in it, its manifest's paths and URLs)
 // reaches the terminal escaped (pkg/termtext): a name holding an OSC or CSI
 // sequence must not retitle the window or clear the screen of whoever
-// checks the stick.
+// checks the stick. A manifest listing such a URL is refused (exit 2): no
+// download URL holds one.
 func TestMirrorVerifyEscapes(t *testing.T) {
-	dir := t.TempDir()
 	const evil = "a\x1b]0;owned\x07\x1b[2J\u202eb"
-	if err := os.MkdirAll(filepath.Join(dir, "h"), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	for name, content := range map[string]string{"h/corrupt" + evil: "not what is listed", "h/unlisted" + evil: "x"} {
-		if err := os.WriteFile(filepath.Join(dir, name), []byte(content), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
 	sum := strings.Repeat("0", 64)
-	m, err := json.Marshal(map[string]any{"schema": "updeb/mirror/v1", "files": []map[string]any{
-		{"url": "https://h/corrupt" + evil, "path": "h/corrupt" + evil, "size": 1, "sha256": sum},
-		{"url": "https://h/missing" + evil, "path": "h/missing" + evil, "size": 1, "sha256": sum},
-	}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(filepath.Join(dir, mirror.ManifestName), m, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	code, out, stderr := runCLI(t, "mirror", "verify", dir)
-	if code != exitCheck {
-		t.Errorf("exit %d, want %d\n%s%s", code, exitCheck, out, stderr)
-	}
-	for i, r := range out + stderr {
-		if (r < 0x20 && r != '\n') || r == 0x7f || r == '\u202e' {
-			t.Fatalf("mirror verify printed %q at byte %d:\n%q\n%q", r, i, out, stderr)
-		}
-	}
-	for _, want := range []string{`CORRUPT  h/corrupta\x1b]0;owned\a`, `MISSING  h/missinga\x1b]0;owned\a\x1b[2J\u202eb (https://h/missinga\x1b]0;owned`, `unlisted h/unlisteda\x1b]0;owned`} {
-		if !strings.Contains(out, want) {
-			t.Errorf("the output lacks %q:\n%s", want, out)
-		}
+	for _, tc := range []struct {
+		name  string
+		files []map[string]any
+		code  int
+		want  []string
+	}{
+		{"unlisted", []map[string]any{
+			{"url": "https://h/corrupt", "path": "h/corrupt", "size": 1, "sha256": sum},
+			{"url": "https://h/missing", "path": "h/missing", "size": 1, "sha256": sum},
+		}, exitCheck, []string{"CORRUPT  h/corrupt: 18 bytes", "MISSING  h/missing (https://h/missing)", `unlisted h/unlisteda\x1b]0;owned\a\x1b[2J\u202eb`}},
+		{"listed", []map[string]any{
+			{"url": "https://h/corrupt" + evil, "path": "h/corrupt" + evil, "size": 1, "sha256": sum},
+		}, exitUsage, []string{`url "https://h/corrupta\x1b]0;owned\a\x1b[2J\u202eb"`}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			if err := os.MkdirAll(filepath.Join(dir, "h"), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			for name, content := range map[string]string{"h/corrupt": "not what is listed", "h/corrupt" + evil: "x", "h/unlisted" + evil: "x"} {
+				if err := os.WriteFile(filepath.Join(dir, name), []byte(content), 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			m, err := json.Marshal(map[string]any{"schema": "updeb/mirror/v1", "files": tc.files})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(filepath.Join(dir, mirror.ManifestName), m, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			code, out, stderr := runCLI(t, "mirror", "verify", dir)
+			if code != tc.code {
+				t.Errorf("exit %d, want %d\n%s%s", code, tc.code, out, stderr)
+			}
+			for i, r := range out + stderr {
+				if (r < 0x20 && r != '\n') || r == 0x7f || r == '\u202e' {
+					t.Fatalf("mirror verify printed %q at byte %d:\n%q\n%q", r, i, out, stderr)
+				}
+			}
+			for _, want := range tc.want {
+				if !strings.Contains(out+stderr, want) {
+					t.Errorf("the output lacks %q:\n%s%s", want, out, stderr)
+				}
+			}
+		})
 	}
 }

@@ -4,10 +4,8 @@ import (
 	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
-	"fmt"
 	"io"
 	"net/http"
-	"net/url"
 	"sort"
 	"sync"
 )
@@ -75,20 +73,8 @@ func (r *Recorder) answers() []answer {
 	return out
 }
 
-// entryFor is the manifest entry of an answer.
-func (a answer) entry(name, host string) Entry {
+// entry is the manifest entry of an answer filed at rel.
+func (a answer) entry(rel string) Entry {
 	sum := sha256.Sum256(a.body)
-	return Entry{URL: a.url, Path: host + "/" + name, Size: int64(len(a.body)), SHA256: hex.EncodeToString(sum[:])}
-}
-
-// hostOf returns the host of u, refusing one that names no folder.
-func hostOf(u string) (*url.URL, error) {
-	pu, err := url.Parse(u)
-	if err != nil {
-		return nil, err
-	}
-	if pu.Host == "" || bytes.ContainsAny([]byte(pu.Host), "/\\") || pu.Host == "." || pu.Host == ".." {
-		return nil, fmt.Errorf("%s: no host to file it under", u)
-	}
-	return pu, nil
+	return Entry{URL: a.url, Path: rel, Size: int64(len(a.body)), SHA256: hex.EncodeToString(sum[:])}
 }

@@ -200,20 +200,11 @@ var tempName = regexp.MustCompile(`^\..+\.tmp-[0-9]+-[0-9]+$`)
 // mirror path and returns its manifest entry and its host's mirror (To
 // relative to dir).
 func place(ctx context.Context, root *os.Root, dir string, r *fetch.Result) (Entry, Mirror, error) {
-	u, err := url.Parse(r.URL)
+	rel, mi, err := pathOf(r.URL)
 	if err != nil {
 		return Entry{}, Mirror{}, err
 	}
-	host := u.Host
-	if host == "" || strings.ContainsAny(host, "/\\") || host == "." || host == ".." {
-		return Entry{}, Mirror{}, fmt.Errorf("%s: no host to file it under", r.URL)
-	}
-	mi := Mirror{Prefix: u.Scheme + "://" + host + "/", To: host}
-	name, err := fetch.MirrorFile(fetch.Mirror{Prefix: mi.Prefix, To: "file://" + dir + "/" + host + "/"}, r.URL)
-	if err != nil {
-		return Entry{}, Mirror{}, err
-	}
-	e := Entry{URL: r.URL, Path: host + "/" + name, Size: r.Size, SHA256: r.Digests[digest.SHA256], SHA512: r.Digests[digest.SHA512]}
+	e := Entry{URL: r.URL, Path: rel, Size: r.Size, SHA256: r.Digests[digest.SHA256], SHA512: r.Digests[digest.SHA512]}
 	if sums, size, err := hashIn(ctx, root, e.Path, e.algorithms()); err == nil && size == e.Size && e.matches(sums) {
 		return e, mi, nil // already there
 	}
@@ -237,21 +228,35 @@ func place(ctx context.Context, root *os.Root, dir string, r *fetch.Result) (Ent
 
 // placeAnswer writes a recorded answer into the folder at its mirror path.
 func placeAnswer(root *os.Root, dir string, a answer) (Entry, Mirror, error) {
-	u, err := hostOf(a.url)
+	rel, mi, err := pathOf(a.url)
 	if err != nil {
 		return Entry{}, Mirror{}, err
 	}
-	mi := Mirror{Prefix: u.Scheme + "://" + u.Host + "/", To: u.Host}
-	name, err := fetch.MirrorFile(fetch.Mirror{Prefix: mi.Prefix, To: "file://" + dir + "/" + u.Host + "/"}, a.url)
-	if err != nil {
-		return Entry{}, Mirror{}, err
-	}
-	e := a.entry(name, u.Host)
+	e := a.entry(rel)
 	err = writeIn(root, dir, e.Path, func(w io.Writer) error {
 		_, err := w.Write(a.body)
 		return err
 	})
 	return e, mi, err
+}
+
+// pathOf returns where in the folder (HOST/PATH, slash-separated) export
+// files the download URL u, the file a mirrors: entry for its host reads
+// for it, and that host's mirror (To relative to the folder).
+func pathOf(u string) (string, Mirror, error) {
+	pu, err := url.Parse(u)
+	if err != nil {
+		return "", Mirror{}, err
+	}
+	if pu.Host == "" || strings.ContainsAny(pu.Host, "/\\") || pu.Host == "." || pu.Host == ".." {
+		return "", Mirror{}, fmt.Errorf("%s: no host to file it under", u)
+	}
+	mi := Mirror{Prefix: pu.Scheme + "://" + pu.Host + "/", To: pu.Host}
+	name, err := fetch.MirrorFile(fetch.Mirror{Prefix: mi.Prefix, To: "file:///" + pu.Host + "/"}, u)
+	if err != nil {
+		return "", Mirror{}, err
+	}
+	return pu.Host + "/" + name, mi, nil
 }
 
 // ErrOutside is wrapped when export meets, inside its folder, a symlink or
@@ -537,8 +542,8 @@ func readManifest(dir string, missingOK bool) (*Manifest, error) {
 }
 
 // ParseManifest reads a manifest strictly: known keys only, the schema
-// updeb writes, every path relative, clean and unique (HOST/...), digests
-// of the right length.
+// updeb writes, every path relative, clean and unique (HOST/...), the one
+// a mirror folder serves its URL from, digests of the right length.
 func ParseManifest(data []byte) (*Manifest, error) {
 	var m Manifest
 	if err := strictjson.UnmarshalKnown(data, &m); err != nil {
@@ -560,6 +565,12 @@ func ParseManifest(data []byte) (*Manifest, error) {
 			return nil, bad("negative size")
 		case !isHex(e.SHA256, 64) || (e.SHA512 != "" && !isHex(e.SHA512, 128)):
 			return nil, bad("want a sha256 of 64 and a sha512 of 128 lower-case hex digits")
+		}
+		// The file checked for a URL is the one a build reads for it.
+		if want, _, err := pathOf(e.URL); err != nil {
+			return nil, bad(fmt.Sprintf("url %q: %v", e.URL, err))
+		} else if want != e.Path {
+			return nil, bad(fmt.Sprintf("a mirror folder serves url %q from %s, not from this path", e.URL, want))
 		}
 		seen[e.Path] = true
 	}

@@ -32,6 +32,14 @@ func TestParseManifest(t *testing.T) {
 		"negative":    strings.Replace(good, `"size":1`, `"size":-1`, 1),
 		"not json":    `schema: updeb/mirror/v1`,
 		"truncated":   good[:len(good)/2],
+		// A manifest that lies: the file it checks for a URL is not the
+		// one a build reads for it (which it would call unlisted, unused).
+		"another path":   strings.Replace(good, `"h/a"`, `"h/b"`, 1),
+		"another host":   strings.Replace(good, `"h/a"`, `"g/a"`, 1),
+		"no URL":         strings.Replace(good, `"https://h/a"`, `""`, 1),
+		"bad URL":        strings.Replace(good, `"https://h/a"`, `"https://h/a\u001b]0;x\u0007"`, 1),
+		"dot segment":    strings.Replace(strings.Replace(good, `"https://h/a"`, `"https://h/x/../a"`, 1), `"h/a"`, `"h/x/../a"`, 1),
+		"URL not a file": strings.Replace(good, `"https://h/a"`, `"https://h/"`, 1),
 	} {
 		if _, err := ParseManifest([]byte(bad)); !errors.Is(err, ErrManifest) {
 			t.Errorf("%s: err = %v, want ErrManifest", name, err)
