@@ -52,7 +52,8 @@ upstream, release sets violating, components past end of life, each data table's
 the time of the last run and of the last successful one (--run-ok=false when a step of
 the run failed: the last success is then carried over from the file's previous copy).
 When the report cannot be made, the metrics file still says so: the run failed, the
-last success carried over, no other sample.
+last success carried over, no other sample. Interrupted (SIGINT, SIGTERM: exit 130),
+report writes no page, JSON or CSV file: the last run's stay.
 See docs/tracking.md for the metric names and alerts.
 
 The report itself succeeds whatever it finds (exit 0); it fails on invalid input (2)
@@ -135,6 +136,12 @@ func runReport(cmd *cobra.Command, g *globalOptions, o *reportOptions) (err erro
 		if in.Repository, err = repositoryInputs(o); err != nil {
 			return err
 		}
+	}
+	// Stopped (a signal) while upstream was asked: the recipes it did not
+	// answer for would read "unknown: context canceled", and that page must
+	// not replace the last run's (the metrics say the run failed).
+	if err := cmd.Context().Err(); err != nil {
+		return fmt.Errorf("asking upstream: %w", err)
 	}
 	rep := report.Build(in)
 	if err := report.Write(o.output, rep); err != nil {

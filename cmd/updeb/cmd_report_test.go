@@ -1,10 +1,13 @@
 package main
 
 import (
+	"net"
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/updeb/updeb/internal/testkit/trackingfixture"
 )
@@ -60,4 +63,47 @@ func regexpLine(t *testing.T, text, prefix string) string {
 	}
 	t.Fatalf("no line %q in\n%s", prefix, text)
 	return ""
+}
+
+// TestReportStopsOnSignal: SIGINT while report asks upstream (a GitHub API
+// that never answers) stops it (exit 130) without writing the page, the
+// JSON or the CSV files: a page of "unknown: context canceled" must not
+// replace the last run's. The metrics file, as for any run whose report
+// was not made, says the run failed.
+func TestReportStopsOnSignal(t *testing.T) {
+	dir := t.TempDir()
+	repoDir := filepath.Join(dir, "repo")
+	if err := copyTree(trackingfixture.Dir(), repoDir); err != nil {
+		t.Fatal(err)
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	go func() { // accepts, and never answers
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			defer c.Close()
+		}
+	}()
+	site, metrics := filepath.Join(dir, "site"), filepath.Join(dir, "updeb.prom")
+	if err := os.WriteFile(filepath.Join(dir, "updeb.yaml"), []byte("fetch: {retries: 0}\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, stderr := interruptAfter(t, 1500*time.Millisecond, syscall.SIGINT, "--state", filepath.Join(dir, "state"), "--cache", filepath.Join(dir, "cache"),
+		"--config", filepath.Join(dir, "updeb.yaml"), "--recipes", filepath.Join(repoDir, "recipes"), "--github-api", "http://"+ln.Addr().String()+"/api",
+		"report", "--set", filepath.Join(repoDir, "release-sets.yaml"), "--output", site, "--metrics", metrics)
+	if code != exitInterrupted || !strings.Contains(stderr, "interrupted") {
+		t.Errorf("exit %d, want %d and a message saying it was interrupted:\n%s", code, exitInterrupted, stderr)
+	}
+	if entries, err := os.ReadDir(site); err == nil {
+		t.Errorf("the interrupted report wrote %d file(s) into %s", len(entries), site)
+	}
+	if m, err := os.ReadFile(metrics); err == nil && !strings.Contains(string(m), "updeb_tracking_last_run_success 0\n") {
+		t.Errorf("the interrupted run's metrics do not say it failed:\n%s", m)
+	}
 }
