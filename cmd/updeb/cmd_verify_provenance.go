@@ -16,6 +16,7 @@ import (
 	"github.com/updeb/updeb/pkg/digest"
 	"github.com/updeb/updeb/pkg/dsse"
 	"github.com/updeb/updeb/pkg/provenance"
+	"github.com/updeb/updeb/pkg/termtext"
 	"github.com/updeb/updeb/pkg/verify/openpgp"
 )
 
@@ -143,12 +144,15 @@ func trustedKeys(o *verifyProvenanceOptions) (*openpgp.Keyring, error) {
 }
 
 // printVerifiedRecord says who signed the record, what it was built from,
-// and how each input was trusted.
+// and how each input was trusted. The record's text (names, URIs,
+// parameters) goes through termtext.Escape: a file named with an escape
+// sequence in a recipe's folder must not reach the terminal as one.
 func printVerifiedRecord(w io.Writer, v *provenance.Verified, sum string) {
+	esc := func(x any) string { return termtext.Escape(fmt.Sprint(x)) }
 	bd := v.Statement.Predicate.BuildDefinition
 	p := bd.ExternalParameters
 	sig := v.Signature
-	fmt.Fprintf(w, "Good provenance record for %s\n", v.Subject.Name)
+	fmt.Fprintf(w, "Good provenance record for %s\n", esc(v.Subject.Name))
 	fmt.Fprintf(w, "  package      sha256 %s\n", sum)
 	fmt.Fprintf(w, "  signed by    %s\n", sig.UserID)
 	fmt.Fprintf(w, "  key          %s\n", sig.PrimaryFingerprint)
@@ -156,26 +160,26 @@ func printVerifiedRecord(w io.Writer, v *provenance.Verified, sum string) {
 		fmt.Fprintf(w, "  subkey       %s\n", sig.SigningKeyFingerprint)
 	}
 	fmt.Fprintf(w, "  signed       %s with %s\n", sig.Created.UTC().Format(time.RFC3339), sig.Hash)
-	fmt.Fprintf(w, "  built        %v %v for %v by updeb %s\n", p["recipe"], p["debianVersion"], p["architecture"], v.Statement.Predicate.RunDetails.Builder.Version["updeb"])
+	fmt.Fprintf(w, "  built        %s %s for %s by updeb %s\n", esc(p["recipe"]), esc(p["debianVersion"]), esc(p["architecture"]), esc(v.Statement.Predicate.RunDetails.Builder.Version["updeb"]))
 	for _, d := range bd.ResolvedDependencies {
 		if d.Annotations[provenance.AnnotationRole] == provenance.RoleRecipe {
-			fmt.Fprintf(w, "  recipe       %s (%s)\n", d.Name, recipeOrigin(d))
+			fmt.Fprintf(w, "  recipe       %s (%s)\n", esc(d.Name), esc(recipeOrigin(d)))
 		}
 	}
 	fmt.Fprintln(w, "inputs:")
 	for _, d := range bd.ResolvedDependencies {
-		what := d.URI
-		if what == "" {
-			what = fmt.Sprintf("%s (%v)", d.Name, d.Annotations[provenance.AnnotationRole])
+		what := esc(d.URI)
+		if d.URI == "" {
+			what = fmt.Sprintf("%s (%s)", esc(d.Name), esc(d.Annotations[provenance.AnnotationRole]))
 		}
 		fmt.Fprintf(w, "  %s\n", what)
 		for _, a := range slices.Sorted(maps.Keys(d.Digest)) {
-			fmt.Fprintf(w, "      %-12s %s\n", a, d.Digest[a])
+			fmt.Fprintf(w, "      %-12s %s\n", esc(a), esc(d.Digest[a]))
 		}
 		if by, ok := d.Annotations["verifiedBy"].([]any); ok {
 			var s []string
 			for _, x := range by {
-				s = append(s, fmt.Sprint(x))
+				s = append(s, esc(x))
 			}
 			fmt.Fprintf(w, "      %-12s %s\n", "verified by", strings.Join(s, ", "))
 		}

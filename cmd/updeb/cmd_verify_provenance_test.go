@@ -315,6 +315,27 @@ func TestVerifyProvenanceAmbiguous(t *testing.T) {
 	if code != 2 || !strings.Contains(stderr, "payload type") || strings.Contains(out, "good provenance") {
 		t.Errorf("payload type in upper case: exit %d, stderr:\n%s", code, stderr)
 	}
+	// a good record whose text holds escape sequences (a recipe folder's
+	// file named so, signed by the trusted builder): printed escaped
+	// (pkg/termtext), it cannot retitle or clear the terminal
+	evil := strings.ReplaceAll(payload, `"pingd"`, `"pingd\u001b]0;owned\u0007"`)
+	evil = strings.ReplaceAll(evil, `pingd.yaml"`, `pingd\u001b[2J\u202e.yaml"`)
+	if evil == payload {
+		t.Fatalf("no recipe name in the payload: %s", payload)
+	}
+	code, out, stderr = runCLI(t, "verify-provenance", "--key", key+".asc", "--provenance", signed("escapes", evil), deb)
+	if code != 0 {
+		t.Errorf("a record with escape sequences: exit %d, stderr:\n%s", code, stderr)
+	}
+	for i, r := range out {
+		if (r < 0x20 && r != '\n') || r == 0x7f || r == '\u202e' {
+			t.Errorf("verify-provenance printed %q at byte %d:\n%q", r, i, out)
+			break
+		}
+	}
+	if !strings.Contains(out, `pingd\x1b]0;owned\a`) || !strings.Contains(out, `pingd\x1b[2J\u202e.yaml`) {
+		t.Errorf("the escaped names are not in the output:\n%s", out)
+	}
 	// base64 with line breaks, and a stray bracket after the envelope
 	b64 := base64.StdEncoding.EncodeToString(env.Payload)
 	for name, text := range map[string]string{
