@@ -88,6 +88,11 @@ func runReport(cmd *cobra.Command, g *globalOptions, o *reportOptions) (err erro
 		if _, err := readMetrics(o.metrics); err != nil {
 			return err
 		}
+		// Its folder must be there: found missing only once the page is
+		// written, the run would end with a new page and no metrics.
+		if fi, err := os.Stat(filepath.Dir(o.metrics)); err != nil || !fi.IsDir() {
+			return usageErrorf("--metrics %s: no folder %s to write it in (report makes --output, not the metrics' folder)", o.metrics, filepath.Dir(o.metrics))
+		}
 	}
 	// A run whose report cannot be made still says so in the metrics: the
 	// previous file's numbers (and its success) must not stand.

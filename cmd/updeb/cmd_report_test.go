@@ -17,12 +17,7 @@ import (
 // over, and none of the previous run's numbers stand (a stale "0
 // violations" would hide the failure); the exit code is the failure's.
 func TestReportFailedRunMetrics(t *testing.T) {
-	dir := t.TempDir()
-	repoDir := filepath.Join(dir, "repo")
-	if err := copyTree(trackingfixture.Dir(), repoDir); err != nil {
-		t.Fatal(err)
-	}
-	t.Chdir(repoDir)
+	dir, _ := trackingCopy(t, true)
 	metrics := filepath.Join(dir, "updeb.prom")
 	args := []string{"--state", filepath.Join(dir, "state"), "--cache", filepath.Join(dir, "cache"), "--offline", "-q", "report", "--output", filepath.Join(dir, "site"), "--metrics", metrics}
 	if code, out, errs := runUpdeb(args...); code != 0 {
@@ -53,6 +48,21 @@ func TestReportFailedRunMetrics(t *testing.T) {
 	}
 }
 
+// trackingCopy copies the tracking fixture into a new folder's repo/ (with
+// chdir, into it) and returns the folder and the copy.
+func trackingCopy(t *testing.T, chdir bool) (dir, repoDir string) {
+	t.Helper()
+	dir = t.TempDir()
+	repoDir = filepath.Join(dir, "repo")
+	if err := copyTree(trackingfixture.Dir(), repoDir); err != nil {
+		t.Fatal(err)
+	}
+	if chdir {
+		t.Chdir(repoDir)
+	}
+	return dir, repoDir
+}
+
 // regexpLine is the line of text that starts with prefix.
 func regexpLine(t *testing.T, text, prefix string) string {
 	t.Helper()
@@ -71,11 +81,7 @@ func regexpLine(t *testing.T, text, prefix string) string {
 // replace the last run's. The metrics file, as for any run whose report
 // was not made, says the run failed.
 func TestReportStopsOnSignal(t *testing.T) {
-	dir := t.TempDir()
-	repoDir := filepath.Join(dir, "repo")
-	if err := copyTree(trackingfixture.Dir(), repoDir); err != nil {
-		t.Fatal(err)
-	}
+	dir, repoDir := trackingCopy(t, false)
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
@@ -105,5 +111,21 @@ func TestReportStopsOnSignal(t *testing.T) {
 	}
 	if m, err := os.ReadFile(metrics); err == nil && !strings.Contains(string(m), "updeb_tracking_last_run_success 0\n") {
 		t.Errorf("the interrupted run's metrics do not say it failed:\n%s", m)
+	}
+}
+
+// TestReportMetricsFolderMissing: a --metrics file in a folder that does not
+// exist is refused (exit 2) before the page is written, not found out
+// after it (exit 3 with a new page and no metrics).
+func TestReportMetricsFolderMissing(t *testing.T) {
+	dir, _ := trackingCopy(t, true)
+	site := filepath.Join(dir, "site")
+	code, _, stderr := runUpdeb("--state", filepath.Join(dir, "state"), "--cache", filepath.Join(dir, "cache"), "--offline", "-q",
+		"report", "--output", site, "--metrics", filepath.Join(dir, "no-such-folder", "updeb.prom"))
+	if code != exitUsage || !strings.Contains(stderr, "no-such-folder") {
+		t.Errorf("exit %d, want %d naming the folder:\n%s", code, exitUsage, stderr)
+	}
+	if _, err := os.Stat(site); err == nil {
+		t.Errorf("the page was written though the metrics cannot be")
 	}
 }
