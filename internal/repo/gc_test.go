@@ -19,6 +19,16 @@ func keepRepo(t *testing.T, root string, keep int) *Repo {
 	return Open(root, Options{Settings: change, Signer: testSigner(t), Now: testClock(), Logger: slog.New(slog.DiscardHandler)})
 }
 
+// publishEach publishes app at each version into s/main, one generation
+// each.
+func publishEach(t *testing.T, r *Repo, dir string, versions ...string) {
+	t.Helper()
+	for _, v := range versions {
+		_, err := r.Publish(context.Background(), "s", "main", []Package{pkgOf(t, testDeb(t, dir, "app", v, "amd64", "v"+v))})
+		must(t, err)
+	}
+}
+
 // gc removes exactly the pool files no kept generation lists, in its own
 // indexes or in those it serves by hash to clients mid-update; a collected
 // version cannot return with other bytes.
@@ -119,10 +129,7 @@ func TestKeepCountsDistinctContents(t *testing.T) {
 	dir, root := testDirs(t)
 	ctx := context.Background()
 	r := keepRepo(t, root, 2)
-	for _, v := range []string{"1", "2"} {
-		_, err := r.Publish(ctx, "s", "main", []Package{pkgOf(t, testDeb(t, dir, "app", v, "amd64", "v"+v))})
-		must(t, err)
-	}
+	publishEach(t, r, dir, "1", "2")
 	for range 3 {
 		_, err := r.Refresh(ctx, nil)
 		must(t, err)
@@ -248,5 +255,37 @@ func TestPublishReadsOnlyWhatChanges(t *testing.T) {
 	must(t, err)
 	if len(list) != 7 {
 		t.Fatalf("%d packages listed, want 7", len(list))
+	}
+}
+
+// A write that adds an architecture (a refresh after the config's
+// repo.architectures grew) changes the index files but not the packages:
+// rollback without --to goes past it to the generation before the last
+// change of packages, and again past its own generation, instead of
+// "rolling back" to the same packages for ever.
+func TestRollbackLooksAtPackagesNotIndexFiles(t *testing.T) {
+	dir, root := testDirs(t)
+	ctx := context.Background()
+	r := keepRepo(t, root, 5)
+	publishEach(t, r, dir, "1", "2")
+	r.opts.Settings.Architectures = []string{"arm64"}
+	_, err := r.Refresh(ctx, nil)
+	must(t, err)
+	res, err := r.Rollback(ctx, "s", 0)
+	must(t, err)
+	if res.To != 1 || len(res.Removed) != 1 || res.Removed[0].Version != "2" || len(res.Added) != 0 {
+		t.Fatalf("rollback after a refresh that added an architecture: %+v, want generation 1's packages (app=2 withdrawn)", res)
+	}
+	list, err := r.List("s")
+	must(t, err)
+	if len(list) != 1 || list[0].Version != "1" {
+		t.Fatalf("after the rollback the suite lists %+v, want app=1 only", list)
+	}
+	// Undoing the rollback: the newest generation with other packages is
+	// the refresh (app=1 and app=2), not generation 1 again.
+	res, err = r.Rollback(ctx, "s", 0)
+	must(t, err)
+	if res.To != 3 || len(res.Added) != 1 || res.Added[0].Version != "2" {
+		t.Fatalf("rolling the rollback back: %+v, want generation 3's packages (app=2 restored)", res)
 	}
 }

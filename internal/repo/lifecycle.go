@@ -132,7 +132,8 @@ func (r *Repo) Rollback(ctx context.Context, suite string, to int) (*RollbackRes
 }
 
 // rollbackTarget returns kept generation to of live's suite, or with to 0 the
-// newest kept one whose packages differ from live's.
+// newest kept one whose packages differ from live's (the packages, read: not
+// the index files, which also change when an architecture is added).
 func (r *Repo) rollbackTarget(live *generation, to int) (*generation, error) {
 	gens, err := r.keptGenerations(live.suite, live.n)
 	if err != nil {
@@ -155,7 +156,19 @@ func (r *Repo) rollbackTarget(live *generation, to int) (*generation, error) {
 		if err != nil {
 			return nil, err
 		}
-		if to != 0 || g.release.contentID() != liveID {
+		if to != 0 {
+			return g, nil
+		}
+		if g.release.contentID() == liveID {
+			continue
+		}
+		// Other index files may list the same packages: a write that added
+		// an architecture (its Packages) or a suite's first Contents.
+		added, removed, err := diffGenerations(live, g)
+		if err != nil {
+			return nil, err
+		}
+		if len(added)+len(removed) > 0 {
 			return g, nil
 		}
 	}
