@@ -289,3 +289,38 @@ func TestRollbackLooksAtPackagesNotIndexFiles(t *testing.T) {
 		t.Fatalf("rolling the rollback back: %+v, want generation 3's packages (app=2 restored)", res)
 	}
 }
+
+// A live generation deleted by hand is named as such, with what to do
+// (every write of the suite, and gc, needs it); doing what the message
+// says gives a suite that writes and serves again.
+func TestDeletedLiveGenerationSaysWhatToDo(t *testing.T) {
+	dir, root := testDirs(t)
+	ctx := context.Background()
+	r := testRepo(t, root)
+	publishEach(t, r, dir, "1", "2", "3")
+	must(t, os.RemoveAll(filepath.Join(root, "dists/.gen/s/3")))
+	for name, run := range map[string]func() error{
+		"publish": func() error {
+			_, err := r.Publish(ctx, "s", "main", []Package{pkgOf(t, testDeb(t, dir, "app", "4", "amd64", "v4"))})
+			return err
+		},
+		"refresh":  func() error { _, err := r.Refresh(ctx, nil); return err },
+		"rollback": func() error { _, err := r.Rollback(ctx, "s", 0); return err },
+		"gc":       func() error { _, err := r.GC(ctx, true); return err },
+		"list":     func() error { _, err := r.List(""); return err },
+	} {
+		err := run()
+		if !errors.Is(err, ErrInvalid) || !strings.Contains(err.Error(), "live generation 3 of suite s is missing") || !strings.Contains(err.Error(), "ln -sfn .gen/s/2 "+filepath.Join(root, "dists/s")) {
+			t.Errorf("%s with the live generation deleted: %v, want ErrInvalid saying it is missing and how to point the suite at generation 2", name, err)
+		}
+	}
+	must(t, os.Remove(filepath.Join(root, "dists/s")))
+	must(t, os.Symlink(".gen/s/2", filepath.Join(root, "dists/s")))
+	_, err := r.Refresh(ctx, nil)
+	must(t, err)
+	list, err := r.List("s")
+	must(t, err)
+	if len(list) != 2 {
+		t.Fatalf("after pointing the suite at generation 2 and a refresh: %+v", list)
+	}
+}

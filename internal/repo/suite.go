@@ -91,7 +91,24 @@ func (r *Repo) live(suite string) (*generation, error) {
 	if err != nil || n == 0 {
 		return nil, err
 	}
-	return r.readGeneration(suite, n)
+	g, err := r.readGeneration(suite, n)
+	if _, serr := os.Stat(r.genDir(suite, n)); err != nil && errors.Is(serr, os.ErrNotExist) {
+		return nil, r.missingLive(suite, n)
+	}
+	return g, err
+}
+
+// missingLive is the error for a live generation whose folder was removed
+// outside updeb: clients get 404 for the suite, and no write can start from
+// it. It says how to point the suite at the newest generation still there.
+func (r *Repo) missingLive(suite string, n int) error {
+	link := filepath.Join(r.distsDir(), suite)
+	err := fmt.Errorf("%w: the live generation %d of suite %s is missing: %s points to %s, which was removed outside updeb (clients get 404 for the suite)", ErrInvalid, n, suite, link, r.genDir(suite, n))
+	gens, _ := r.keptGenerations(suite, n)
+	if len(gens) == 0 {
+		return fmt.Errorf("%w; no other generation of it is left: restore %s from a backup", err, r.genDir(suite, n))
+	}
+	return fmt.Errorf("%w; make the newest generation left live, 'ln -sfn .gen/%s/%d %s', check its packages ('updeb repo list --suite %s'), then sign it anew with 'updeb repo refresh %s' (clients that had the missing one ignore an older Release)", err, suite, gens[0], link, suite, suite)
 }
 
 // component reads every package of comp in g (empty when g does not list it).
