@@ -324,3 +324,43 @@ func TestDeletedLiveGenerationSaysWhatToDo(t *testing.T) {
 		t.Fatalf("after pointing the suite at generation 2 and a refresh: %+v", list)
 	}
 }
+
+// A version removed from one component and collected never comes back with
+// other bytes in another component of the suite either: a node that
+// installed it before would see two builds of one version. The same bytes
+// may come back anywhere.
+func TestCollectedVersionRefusedInAnotherComponent(t *testing.T) {
+	dir, root := testDirs(t)
+	ctx := context.Background()
+	r := keepRepo(t, root, 1)
+	now, jump := jumpingClock()
+	r.opts.Now = now
+	first := testDeb(t, filepath.Join(dir, "a"), "app", "1.0-1", "amd64", "first build")
+	other := testDeb(t, filepath.Join(dir, "b"), "app", "1.0-1", "amd64", "another build")
+	_, err := r.Publish(ctx, "s", "main", []Package{pkgOf(t, first)})
+	must(t, err)
+	_, err = r.Publish(ctx, "s", "contrib", []Package{pkgOf(t, testDeb(t, dir, "lib", "1", "amd64", "lib"))})
+	must(t, err)
+	_, err = r.Remove(ctx, "s", "main", "app", "1.0-1", "")
+	must(t, err)
+	jump(byHashGrace)
+	_, err = r.Refresh(ctx, []string{"s"})
+	must(t, err)
+	res, err := r.GC(ctx, false)
+	must(t, err)
+	if !slices.Contains(res.PoolFiles, "pool/main/a/app/app_1.0-1_amd64.deb") {
+		t.Fatalf("gc did not collect app 1.0-1: %+v", res)
+	}
+	before := snapshot(t, root)
+	_, err = r.Publish(ctx, "s", "contrib", []Package{pkgOf(t, other)})
+	var ce *ConflictError
+	if !errors.As(err, &ce) || !ce.Collected || ce.Component != "main" || ce.Into != "contrib" ||
+		!strings.Contains(err.Error(), "app=1.0-1 (amd64) was published in suite s component main as pool/main/a/app/app_1.0-1_amd64.deb") {
+		t.Fatalf("other bytes of a collected version into another component: %v", err)
+	}
+	if after := snapshot(t, root); !reflect.DeepEqual(before, after) {
+		t.Error("the refused publish changed the repository")
+	}
+	_, err = r.Publish(ctx, "s", "contrib", []Package{pkgOf(t, first)})
+	must(t, err)
+}

@@ -116,9 +116,16 @@ type ConflictError struct {
 	// version than Package (another epoch: pool file names leave the
 	// epoch out); empty when it is Package or could not be read.
 	Held string
+	// Collected says Have is the digest of a pool file gc collected in
+	// Component (kept under .updeb/removed/), no longer listed.
+	Collected bool
 }
 
 func (e *ConflictError) Error() string {
+	if e.Collected {
+		return fmt.Sprintf("repo: %s was published in suite %s component %s as %s with sha256 %s, then removed and collected (its digest is kept under .updeb/removed/); %s, for component %s, has sha256 %s: a version never comes back with other bytes, whichever component it comes back to, or a client that installed it before sees two builds of one version (publish a new version or revision, or the same bytes)",
+			e.Package, e.Suite, e.Component, e.Filename, e.Have, e.Path, e.Into, e.New)
+	}
 	if e.Component != e.Into {
 		return fmt.Sprintf("repo: %s is already published in suite %s component %s as %s with sha256 %s; %s, for component %s, has sha256 %s: a version has one build in a suite, whichever component lists it, or a client of both components sees two builds of one version (publish a new version or revision, or the same bytes)",
 			e.Package, e.Suite, e.Component, e.Filename, e.Have, e.Path, e.Into, e.New)

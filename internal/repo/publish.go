@@ -64,7 +64,7 @@ func (r *Repo) PublishComponents(ctx context.Context, suite string, pkgs map[str
 		}
 		toLink = append(toLink, staged...)
 	}
-	if err := st.checkOneBuild(res.Added, origin); err != nil {
+	if err := st.checkOneBuild(res.Added, origin, r.collectedDigest); err != nil {
 		return nil, err
 	}
 	if len(res.Added) == 0 && len(st.changed) == 0 {

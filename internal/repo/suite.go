@@ -194,16 +194,19 @@ func (st *suiteState) edit(comp string) (component, error) {
 // checkOneBuild refuses an added entry whose package, version and
 // architecture another component of the suite lists, or another added entry
 // brings into another component, with other bytes: a client of both
-// components would see two builds of one version. The same bytes in two
-// components are allowed. Other components are read as any state is
-// (scanPackages: six fields a stanza, no pool file), and only when
-// something is added. origin names where each added entry comes from, by
-// Filename, for the message.
-func (st *suiteState) checkOneBuild(added []Entry, origin map[string]string) error {
+// components would see two builds of one version. So does one whose pool
+// file in another component was collected with other bytes (collected:
+// Repo.collectedDigest): a version that left the suite and was collected
+// never comes back with other bytes, whichever component it comes back to.
+// The same bytes in two components are allowed. Other components are read as
+// any state is (scanPackages: six fields a stanza, no pool file), and only
+// when something is added. origin names where each added entry comes from,
+// by Filename, for the message.
+func (st *suiteState) checkOneBuild(added []Entry, origin map[string]string, collected func(rel string) (string, error)) error {
 	if len(added) == 0 {
 		return nil
 	}
-	conflict := func(old, e Entry) error {
+	conflict := func(old, e Entry) *ConflictError {
 		return &ConflictError{Package: e.key().String(), Filename: old.Filename, Have: old.SHA256, New: e.SHA256,
 			Path: origin[e.Filename], Suite: st.suite, Component: old.Component, Into: e.Component}
 	}
@@ -227,8 +230,28 @@ func (st *suiteState) checkOneBuild(added []Entry, origin map[string]string) err
 			return err
 		}
 		for _, e := range added {
-			if old, ok := c[e.key()]; ok && e.Component != comp && old.SHA256 != e.SHA256 {
-				return conflict(old, e)
+			if e.Component == comp {
+				continue
+			}
+			if old, ok := c[e.key()]; ok {
+				if old.SHA256 != e.SHA256 {
+					return conflict(old, e)
+				}
+				continue
+			}
+			rest, ok := strings.CutPrefix(e.Filename, "pool/"+e.Component+"/")
+			if !ok {
+				continue
+			}
+			rel := "pool/" + comp + "/" + rest
+			have, err := collected(rel)
+			if err != nil {
+				return err
+			}
+			if have != "" && have != e.SHA256 {
+				ce := conflict(Entry{Filename: rel, SHA256: have, Component: comp}, e)
+				ce.Collected = true
+				return ce
 			}
 		}
 	}
