@@ -231,7 +231,7 @@ func (r *Repo) removePoolFiles(ctx context.Context, files []string) error {
 		}
 		name := filepath.Join(r.root, filepath.FromSlash(rel))
 		if strings.HasSuffix(rel, ".deb") && !strings.HasPrefix(path.Base(rel), ".") {
-			if err := r.recordCollected(rel, name); err != nil {
+			if err := r.recordCollected(rel); err != nil {
 				return err
 			}
 		}
@@ -304,10 +304,10 @@ func (r *Repo) collectedFile(rel string) string {
 	return filepath.Join(r.root, ".updeb", "removed", filepath.FromSlash(rel)+".sha256")
 }
 
-// recordCollected writes the SHA256 of the pool file name (at rel) under
+// recordCollected writes the SHA256 of the pool file at rel under
 // .updeb/removed/ before it is removed.
-func (r *Repo) recordCollected(rel, name string) error {
-	sum, err := existingDigest(name)
+func (r *Repo) recordCollected(rel string) error {
+	sum, err := existingDigest(r.root, rel)
 	if err != nil || sum == "" {
 		return err
 	}

@@ -203,10 +203,13 @@ func stageIntoPool(root, component string, p *Package, cleaned map[string]bool) 
 	return &stagedFile{tmp: tmp.Name(), final: final}, nil
 }
 
-// existingDigest returns the SHA256 of the file already at the final pool
-// path, or "" when there is none.
-func existingDigest(final string) (string, error) {
-	f, _, err := confined.OpenFile(final)
+// existingDigest returns the SHA256 of the file already at the pool path
+// rel of the repository at root, or "" when there is none. It must be a
+// regular file inside the repository: a pool file replaced by a symlink to
+// a file elsewhere is refused (confined.ErrRefused), since the repository
+// would list bytes that someone else may change.
+func existingDigest(root, rel string) (string, error) {
+	f, _, err := confined.Open(root, rel)
 	if errors.Is(err, os.ErrNotExist) {
 		return "", nil
 	}
@@ -216,7 +219,7 @@ func existingDigest(final string) (string, error) {
 	defer f.Close()
 	h := sha256.New()
 	if _, err := io.Copy(h, f); err != nil {
-		return "", fmt.Errorf("read %s: %w", final, err)
+		return "", fmt.Errorf("read %s: %w", f.Name(), err)
 	}
 	return hex.EncodeToString(h.Sum(nil)), nil
 }

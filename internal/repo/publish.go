@@ -147,7 +147,7 @@ func (r *Repo) stagePackages(ctx context.Context, suite, comp string, c componen
 			res.Unchanged = append(res.Unchanged, old)
 			continue
 		}
-		have, err := existingDigest(s.final)
+		have, err := existingDigest(r.root, e.Filename)
 		if err == nil && have == "" {
 			have, err = r.collectedDigest(e.Filename)
 		}

@@ -17,6 +17,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/updeb/updeb/internal/confined"
 	"github.com/updeb/updeb/internal/testkit/testenv"
 	"github.com/updeb/updeb/pkg/control"
 )
@@ -372,5 +373,46 @@ func TestVersionsDifferingInEpochOnlyRefusedInOnePublish(t *testing.T) {
 		!strings.Contains(msg, "ep=1:1.0 (amd64) would be the pool file pool/main/e/ep/ep_1.0_amd64.deb, which holds ep=1.0 (amd64)") ||
 		!strings.Contains(msg, "epoch") {
 		t.Errorf("publishing 1:1.0 after 1.0: %v (holder %q)", err, conflict.Held)
+	}
+}
+
+// A pool file replaced by a symlink to a file outside the repository (by
+// hand, or by whoever else writes there) is refused, not followed: a suite
+// publishing that version would list bytes someone else may change. gc,
+// which records a collected file's digest, refuses it too.
+func TestPoolFileLinkedOutsideRefused(t *testing.T) {
+	dir, root := testDirs(t)
+	ctx := context.Background()
+	r := keepRepo(t, root, 1)
+	now, jump := jumpingClock()
+	r.opts.Now = now
+	deb := testDeb(t, dir, "app", "1.0-1", "amd64", "app")
+	_, err := r.Publish(ctx, "s", "main", []Package{pkgOf(t, deb)})
+	must(t, err)
+	pool := filepath.Join(root, "pool/main/a/app/app_1.0-1_amd64.deb")
+	outside := filepath.Join(dir, "outside.deb")
+	data, err := os.ReadFile(pool)
+	must(t, err)
+	must(t, os.WriteFile(outside, data, 0o644)) // the same bytes, for now
+	must(t, os.Remove(pool))
+	must(t, os.Symlink(outside, pool))
+	before := snapshot(t, root)
+	_, err = r.Publish(ctx, "t", "main", []Package{pkgOf(t, deb)})
+	if !errors.Is(err, confined.ErrRefused) || !strings.Contains(err.Error(), "app_1.0-1_amd64.deb") {
+		t.Fatalf("publishing into a pool file that links outside: %v, want a refusal naming it", err)
+	}
+	if after := snapshot(t, root); !reflect.DeepEqual(before, after) {
+		t.Error("the refused publish changed the repository")
+	}
+	_, err = r.Remove(ctx, "s", "main", "app", "1.0-1", "")
+	must(t, err)
+	jump(byHashGrace)
+	_, err = r.Refresh(ctx, []string{"s"})
+	must(t, err)
+	if _, err := r.GC(ctx, false); !errors.Is(err, confined.ErrRefused) {
+		t.Fatalf("gc of a pool file that links outside: %v, want a refusal", err)
+	}
+	if _, err := os.Stat(outside); err != nil {
+		t.Errorf("the file outside the repository: %v", err)
 	}
 }
