@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 )
 
 // keepRepo is testRepo keeping keep generations of each suite.
@@ -17,6 +18,14 @@ func keepRepo(t *testing.T, root string, keep int) *Repo {
 	change := testSettings("amd64")
 	change.Keep = &keep
 	return Open(root, Options{Settings: change, Signer: testSigner(t), Now: testClock(), Logger: slog.New(slog.DiscardHandler)})
+}
+
+// jumpingKeepRepo is keepRepo on jumpingClock: jump moves its clock on (past
+// byHashGrace, for gc to collect what clients mid-update no longer need).
+func jumpingKeepRepo(t *testing.T, root string, keep int) (r *Repo, jump func(time.Duration)) {
+	r = keepRepo(t, root, keep)
+	r.opts.Now, jump = jumpingClock()
+	return r, jump
 }
 
 // publishEach publishes app at each version into s/main, one generation
@@ -35,9 +44,7 @@ func publishEach(t *testing.T, r *Repo, dir string, versions ...string) {
 func TestGCRemovesExactlyTheUnreferenced(t *testing.T) {
 	dir, root := testDirs(t)
 	ctx := context.Background()
-	r := keepRepo(t, root, 1)
-	now, jump := jumpingClock()
-	r.opts.Now = now
+	r, jump := jumpingKeepRepo(t, root, 1)
 	var debs []string
 	for _, v := range []string{"1", "2", "3"} {
 		debs = append(debs, testDeb(t, dir, "app", v, "amd64", "v"+v))
@@ -332,9 +339,7 @@ func TestDeletedLiveGenerationSaysWhatToDo(t *testing.T) {
 func TestCollectedVersionRefusedInAnotherComponent(t *testing.T) {
 	dir, root := testDirs(t)
 	ctx := context.Background()
-	r := keepRepo(t, root, 1)
-	now, jump := jumpingClock()
-	r.opts.Now = now
+	r, jump := jumpingKeepRepo(t, root, 1)
 	first := testDeb(t, filepath.Join(dir, "a"), "app", "1.0-1", "amd64", "first build")
 	other := testDeb(t, filepath.Join(dir, "b"), "app", "1.0-1", "amd64", "another build")
 	_, err := r.Publish(ctx, "s", "main", []Package{pkgOf(t, first)})

@@ -383,9 +383,7 @@ func TestVersionsDifferingInEpochOnlyRefusedInOnePublish(t *testing.T) {
 func TestPoolFileLinkedOutsideRefused(t *testing.T) {
 	dir, root := testDirs(t)
 	ctx := context.Background()
-	r := keepRepo(t, root, 1)
-	now, jump := jumpingClock()
-	r.opts.Now = now
+	r, jump := jumpingKeepRepo(t, root, 1)
 	deb := testDeb(t, dir, "app", "1.0-1", "amd64", "app")
 	_, err := r.Publish(ctx, "s", "main", []Package{pkgOf(t, deb)})
 	must(t, err)
