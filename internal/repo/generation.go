@@ -18,6 +18,7 @@ import (
 
 	"github.com/ProtonMail/go-crypto/openpgp"
 
+	"github.com/updeb/updeb/internal/signkey"
 	"github.com/updeb/updeb/pkg/atomicfile"
 )
 
@@ -108,7 +109,23 @@ func (r *Repo) render(ctx context.Context, st *suiteState) (*nextGeneration, err
 	if next.meta, err = r.signRelease(next.set, next.all, next.date, next.files); err != nil {
 		return nil, err
 	}
+	if next.set.ValidFor > 0 {
+		r.warnKeyEnds(st.suite, next.date.Add(time.Duration(next.set.ValidFor)))
+	}
 	return next, ctx.Err()
+}
+
+// warnKeyEnds warns about each signing key that can no longer sign at
+// until, the Release's Valid-Until: once a key has expired, gpgv reports its
+// signatures as EXPKEYSIG and apt refuses the suite, whatever Valid-Until
+// says, so a refresh timer set for Valid-Until comes too late.
+func (r *Repo) warnKeyEnds(suite string, until time.Time) {
+	for _, e := range r.opts.Signer.entities {
+		if why := signkey.CannotSign(e, until); why != "" {
+			r.opts.Logger.Warn(fmt.Sprintf("suite %s: the signing key %s cannot sign at this Release's Valid-Until, %s (it %s): apt refuses the suite (EXPKEYSIG) once the key has expired, before Valid-Until; extend its expiry or rotate to a new key before then (see 'updeb keys list')",
+				suite, fingerprint(e), until.UTC().Format(time.RFC3339), why))
+		}
+	}
 }
 
 // install writes next and switches it in: the public keys, the staged
