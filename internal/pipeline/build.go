@@ -244,7 +244,7 @@ func buildOne(ctx context.Context, j Job, opts Options) (Result, *staged, error)
 	}
 	st := statePath(opts.OutDir, plan)
 	if !opts.Force {
-		if outs, ok := upToDate(st, key, opts.OutDir); ok && refreshProvenance(ctx, j.Recipe, plan, outs, opts) == nil {
+		if outs, bodies, ok := upToDate(st, key, opts.OutDir); ok && refreshProvenance(ctx, j.Recipe, plan, outs, bodies, opts) == nil {
 			log.Info("up to date", "version", plan.DebianVersion)
 			res.Skipped, res.Outputs = true, outs
 			return res, nil, nil
@@ -287,17 +287,19 @@ func buildOne(ctx context.Context, j Job, opts Options) (Result, *staged, error)
 		}
 	}
 
+	bodies := map[string]string{}
 	for _, pp := range plan.Packages {
-		out, err := writePackage(ctx, j.Recipe, plan, &pp, ms, tmp, stage, srcs, opts)
+		out, body, err := writePackage(ctx, j.Recipe, plan, &pp, ms, tmp, stage, srcs, opts)
 		if err != nil {
 			return res, nil, fmt.Errorf("package %s: %w", pp.Name, err)
 		}
 		log.Info("wrote", "file", out.File, "size", out.Size)
 		res.Outputs = append(res.Outputs, out)
+		bodies[out.File] = body
 	}
 	sort.Slice(res.Outputs, func(a, b int) bool { return res.Outputs[a].File < res.Outputs[b].File })
 	done = true
-	return res, &staged{dir: stage, state: st, key: key, outputs: res.Outputs}, nil
+	return res, &staged{dir: stage, state: st, key: key, outputs: res.Outputs, records: bodies}, nil
 }
 
 // sweepStale removes the temporary files and folders of builds that were

@@ -43,10 +43,11 @@ const (
 
 // staged is what one job wrote into its staging folder.
 type staged struct {
-	dir     string   // the job's staging folder
-	state   string   // the state record to write after the commit
-	key     string   // its input key
-	outputs []Output // the packages (each with its provenance record)
+	dir     string            // the job's staging folder
+	state   string            // the state record to write after the commit
+	key     string            // its input key
+	outputs []Output          // the packages (each with its provenance record)
+	records map[string]string // the records' recordBody, by Output.File
 }
 
 // journal is a commit in progress.
@@ -61,9 +62,10 @@ type rename struct {
 }
 
 type journalState struct {
-	Path    string   `json:"path"` // relative to the output folder
-	Key     string   `json:"key"`
-	Outputs []Output `json:"outputs"`
+	Path    string            `json:"path"` // relative to the output folder
+	Key     string            `json:"key"`
+	Outputs []Output          `json:"outputs"`
+	Records map[string]string `json:"records,omitempty"`
 }
 
 func journalPath(out, recipe string) string {
@@ -88,7 +90,7 @@ func commit(out, recipe string, jobs []*staged) error {
 		if err != nil {
 			return err
 		}
-		j.States = append(j.States, journalState{Path: srel, Key: st.key, Outputs: st.outputs})
+		j.States = append(j.States, journalState{Path: srel, Key: st.key, Outputs: st.outputs, Records: st.records})
 	}
 	data, err := json.MarshalIndent(j, "", "  ")
 	if err != nil {
@@ -121,7 +123,7 @@ func finish(out, jp string, j journal) error {
 		if !localName(s.Path) {
 			return fmt.Errorf("commit journal %s: bad state path %q", jp, s.Path)
 		}
-		if err := saveState(filepath.Join(out, s.Path), s.Key, out, s.Outputs); err != nil {
+		if err := saveState(filepath.Join(out, s.Path), s.Key, out, s.Outputs, s.Records); err != nil {
 			// The outputs are in place; without a state record the next
 			// run only builds them again.
 			os.Remove(filepath.Join(out, s.Path))

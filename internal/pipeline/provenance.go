@@ -29,8 +29,8 @@ const ProvenanceSuffix = ".intoto.json"
 // writeProvenance writes the provenance record of one package: its sources
 // with what vouched for them, the recipe, the recipe-folder files and the
 // keyrings it used, in a DSSE envelope signed with Options.ProvenanceKey (or
-// unsigned without one).
-func writeProvenance(ctx context.Context, path string, r *recipe.Recipe, plan *recipe.Resolved, pp *recipe.ResolvedPackage, res *deb.Result, srcs map[string]*source.Verified, opts Options) error {
+// unsigned without one). It returns the record's recordBody, for the state.
+func writeProvenance(ctx context.Context, path string, r *recipe.Recipe, plan *recipe.Resolved, pp *recipe.ResolvedPackage, res *deb.Result, srcs map[string]*source.Verified, opts Options) (string, error) {
 	b := provenance.Build{
 		Recipe:          plan.Recipe,
 		Architecture:    plan.Arch,
@@ -68,7 +68,7 @@ func writeProvenance(ctx context.Context, path string, r *recipe.Recipe, plan *r
 	for _, k := range sortedKeys(keys) {
 		d, err := localSHA256(r, k)
 		if err != nil {
-			return err
+			return "", err
 		}
 		b.Inputs = append(b.Inputs, localInput(r, k, keys[k], d))
 	}
@@ -88,7 +88,7 @@ func writeProvenance(ctx context.Context, path string, r *recipe.Recipe, plan *r
 	for _, f := range pp.Fragments {
 		data, err := r.ReadFragment(f)
 		if err != nil {
-			return err
+			return "", err
 		}
 		sum := sha256.Sum256(data)
 		b.Inputs = append(b.Inputs, localInput(r, f.LocalPath, provenance.RoleScriptFragment, hex.EncodeToString(sum[:])))
@@ -96,11 +96,15 @@ func writeProvenance(ctx context.Context, path string, r *recipe.Recipe, plan *r
 	if rec, ok := recipeInput(ctx, r, opts.Source.Logger); ok {
 		b.Inputs = append(b.Inputs, rec)
 	}
-	data, err := seal(provenance.New(b), plan, opts)
+	st := provenance.New(b)
+	data, err := seal(st, plan, opts)
 	if err != nil {
-		return err
+		return "", err
 	}
-	return atomicfile.WriteFile(path, data, 0o644)
+	if err := atomicfile.WriteFile(path, data, 0o644); err != nil {
+		return "", err
+	}
+	return recordBody(st)
 }
 
 // auxRole says what an unpinned input was to its source, in the record.
@@ -182,9 +186,13 @@ func recipeInput(ctx context.Context, r *recipe.Recipe, log *slog.Logger) (prove
 // what a fresh build would write now. The state key covers everything the
 // packages depend on, but not what only the records say: the recipe's bytes
 // outside its plan (comments), its path and git commit, and the signing key.
-// It rewrites a record only when its bytes change. An error means the
-// records cannot be trusted as they are, and the job is rebuilt.
-func refreshProvenance(ctx context.Context, r *recipe.Recipe, plan *recipe.Resolved, outs []Output, opts Options) (err error) {
+// It rewrites a record only when its bytes change, and only a record whose
+// statement is, but for the recipe input, the one the build wrote
+// (bodies, the recordBody of each by Output.File, from the state record):
+// signing a record changed since would vouch for what no build said. An
+// error means the records cannot be trusted as they are, and the job is
+// rebuilt.
+func refreshProvenance(ctx context.Context, r *recipe.Recipe, plan *recipe.Resolved, outs []Output, bodies map[string]string, opts Options) (err error) {
 	defer func() {
 		if err != nil {
 			opts.Source.Logger.Info("rebuilding: the provenance records cannot be brought up to date", "recipe", plan.Recipe, "arch", plan.Arch, "err", err)
@@ -208,6 +216,9 @@ func refreshProvenance(ctx context.Context, r *recipe.Recipe, plan *recipe.Resol
 		if len(st.Subject) != 1 || st.Subject[0].Name != o.File || st.Subject[0].Digest[string(digest.SHA256)] != o.SHA256 {
 			return fmt.Errorf("%s is not the record of %s", path, o.File)
 		}
+		if body, err := recordBody(st); err != nil || body != bodies[o.File] {
+			return fmt.Errorf("%s was changed since the build wrote it", path)
+		}
 		if hasRecipe {
 			st.SetRecipe(rec)
 		}
@@ -223,6 +234,22 @@ func refreshProvenance(ctx context.Context, r *recipe.Recipe, plan *recipe.Resol
 		}
 	}
 	return nil
+}
+
+// recordBody digests what refreshProvenance keeps of a record: its
+// statement without the recipe input.
+func recordBody(st *provenance.Statement) (string, error) {
+	c := *st
+	deps := c.Predicate.BuildDefinition.ResolvedDependencies
+	c.Predicate.BuildDefinition.ResolvedDependencies = slices.DeleteFunc(slices.Clone(deps), func(d provenance.Dependency) bool {
+		return d.Annotations[provenance.AnnotationRole] == provenance.RoleRecipe
+	})
+	data, err := c.Marshal()
+	if err != nil {
+		return "", err
+	}
+	sum := sha256.Sum256(data)
+	return hex.EncodeToString(sum[:]), nil
 }
 
 // localSHA256 hashes a file of the project, opened as every read of the

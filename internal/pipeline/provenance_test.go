@@ -247,3 +247,53 @@ func must[T any](v T, err error) T {
 	}
 	return v
 }
+
+// An up-to-date job's record is brought up to date only where a fresh build
+// would write it otherwise (the recipe input, the signature): a record
+// whose other statements were changed since it was written (an input's
+// digest here, its signature left as it was, so that it no longer
+// verifies) is not signed again as it stands, which would make the change
+// pass `updeb verify-provenance`: the job is rebuilt.
+func TestUpToDateChangedRecordIsNotResigned(t *testing.T) {
+	root, mirror := project(t)
+	out := filepath.Join(t.TempDir(), "out")
+	opts := options(t, mirror, out)
+	key, _ := testKey(t, repo.Ed25519)
+	opts.ProvenanceKey = key
+	record := filepath.Join(out, "hello_1.2.0-1_amd64.deb") + ProvenanceSuffix
+	if _, err := Run(context.Background(), jobs(t, root, "amd64", "hello"), opts); err != nil {
+		t.Fatal(err)
+	}
+	built, _ := os.ReadFile(record)
+
+	st, env := readRecord(t, record)
+	changed := false
+	for i, d := range st.Predicate.BuildDefinition.ResolvedDependencies {
+		if d.URI != "" && d.Digest["sha256"] != "" {
+			st.Predicate.BuildDefinition.ResolvedDependencies[i].Digest["sha256"] = strings.Repeat("0", 64)
+			changed = true
+			break
+		}
+	}
+	if !changed {
+		t.Fatal("the record has no download to change")
+	}
+	payload, err := st.Marshal()
+	if err != nil {
+		t.Fatal(err)
+	}
+	env.Payload = payload
+	data, err := env.Marshal()
+	if err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(record, data, 0o644)
+
+	res, err := Run(context.Background(), jobs(t, root, "amd64", "hello"), opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, _ := os.ReadFile(record); res[0].Skipped || !bytes.Equal(got, built) {
+		t.Fatalf("a changed record was kept as up to date (skipped %v) and signed again: it is not what the build wrote", res[0].Skipped)
+	}
+}

@@ -25,6 +25,9 @@ type state struct {
 	Key     string              `json:"key"`
 	Outputs []Output            `json:"outputs"`
 	Stats   map[string]fileStat `json:"stats"` // by Output.File, as written
+	// Records holds the recordBody of each provenance record as the build
+	// wrote it, by Output.File: refreshProvenance re-signs no other.
+	Records map[string]string `json:"records,omitempty"`
 }
 
 func statePath(out string, plan *recipe.Resolved) string {
@@ -94,26 +97,27 @@ func statOf(path string) (fileStat, error) {
 // output (and its provenance record) is still there unchanged. An output whose
 // stat differs from the recorded one is re-hashed: same bytes (touched,
 // copied back) keep it up to date, and the record gets the new stat; other
-// bytes (damaged, replaced) mean a rebuild.
-func upToDate(path, key, out string) ([]Output, bool) {
+// bytes (damaged, replaced) mean a rebuild. It also returns the records'
+// bodies (state.Records).
+func upToDate(path, key, out string) ([]Output, map[string]string, bool) {
 	data, err := confined.ReadFile(path, maxStateFile)
 	if err != nil {
-		return nil, false
+		return nil, nil, false
 	}
 	var st state
 	if json.Unmarshal(data, &st) != nil || st.Key != key || len(st.Outputs) == 0 {
-		return nil, false
+		return nil, nil, false
 	}
 	refreshed := false
 	for _, o := range st.Outputs {
 		p := filepath.Join(out, o.File)
 		now, err := statOf(p)
 		if err != nil {
-			return nil, false
+			return nil, nil, false
 		}
 		if now != st.Stats[o.File] {
 			if !sameContent(p, o) {
-				return nil, false
+				return nil, nil, false
 			}
 			if st.Stats == nil {
 				st.Stats = map[string]fileStat{}
@@ -121,14 +125,14 @@ func upToDate(path, key, out string) ([]Output, bool) {
 			st.Stats[o.File], refreshed = now, true
 		}
 		if _, err := os.Stat(p + ProvenanceSuffix); err != nil {
-			return nil, false
+			return nil, nil, false
 		}
 	}
 	if refreshed {
 		// Best effort: a failure only means hashing again next time.
 		writeState(path, st)
 	}
-	return st.Outputs, true
+	return st.Outputs, st.Records, true
 }
 
 // sameContent re-hashes an output against its record.
@@ -143,9 +147,10 @@ func sameContent(p string, o Output) bool {
 	return err == nil && n == o.Size && hex.EncodeToString(h.Sum(nil)) == o.SHA256
 }
 
-// saveState records key, the outputs and their stat after a build.
-func saveState(path, key, out string, outs []Output) error {
-	st := state{Key: key, Outputs: outs, Stats: map[string]fileStat{}}
+// saveState records key, the outputs and their stat, and the bodies of
+// their provenance records after a build.
+func saveState(path, key, out string, outs []Output, records map[string]string) error {
+	st := state{Key: key, Outputs: outs, Stats: map[string]fileStat{}, Records: records}
 	for _, o := range outs {
 		fs, err := statOf(filepath.Join(out, o.File))
 		if err != nil {

@@ -150,11 +150,12 @@ func checkRawPackaged(pp *recipe.ResolvedPackage, srcs map[string]*source.Verifi
 // folder, while the archive sources it is the first to use are read (see
 // members), and moved to stage only once those reads succeeded and the raw
 // sources' digests are checked. Nothing reaches the output folder here: the
-// whole recipe is committed at once (see commit.go).
-func writePackage(ctx context.Context, r *recipe.Recipe, plan *recipe.Resolved, pp *recipe.ResolvedPackage, ms *members, tmp, stage string, srcs map[string]*source.Verified, opts Options) (Output, error) {
+// whole recipe is committed at once (see commit.go). It also returns the
+// record's recordBody.
+func writePackage(ctx context.Context, r *recipe.Recipe, plan *recipe.Resolved, pp *recipe.ResolvedPackage, ms *members, tmp, stage string, srcs map[string]*source.Verified, opts Options) (Output, string, error) {
 	p, err := assemble(r, plan, pp, ms, srcs)
 	if err != nil {
-		return Output{}, err
+		return Output{}, "", err
 	}
 	p.Compression, p.XZWorkers, p.Pool, p.XZMode = opts.Compression, opts.XZWorkers, opts.Pool, opts.XZMode
 	if opts.Progress != nil {
@@ -172,23 +173,24 @@ func writePackage(ctx context.Context, r *recipe.Recipe, plan *recipe.Resolved, 
 	// An archive's error explains a writer's that follows from it.
 	if ferr := ms.finish(); ferr != nil && (err == nil || !errors.Is(ferr, context.Canceled)) {
 		os.Remove(staged)
-		return Output{}, ferr
+		return Output{}, "", ferr
 	}
 	if err != nil {
-		return Output{}, err
+		return Output{}, "", err
 	}
 	defer os.Remove(staged)
 	if err := checkRawPackaged(pp, srcs, res.Files); err != nil {
-		return Output{}, err
+		return Output{}, "", err
 	}
 	path := filepath.Join(stage, pp.OutputFile)
 	if err := os.Rename(staged, path); err != nil {
-		return Output{}, err
+		return Output{}, "", err
 	}
-	if err := writeProvenance(ctx, path+ProvenanceSuffix, r, plan, pp, res, srcs, opts); err != nil {
-		return Output{}, err
+	body, err := writeProvenance(ctx, path+ProvenanceSuffix, r, plan, pp, res, srcs, opts)
+	if err != nil {
+		return Output{}, "", err
 	}
-	return Output{Package: pp.Name, File: pp.OutputFile, Size: res.Size, SHA256: res.SHA256}, nil
+	return Output{Package: pp.Name, File: pp.OutputFile, Size: res.Size, SHA256: res.SHA256}, body, nil
 }
 
 // progressEvery paces the reports of one package.
