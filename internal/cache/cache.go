@@ -4,9 +4,11 @@
 //
 // Every write goes to a temporary file in DIR/tmp and is renamed into place, so
 // a process killed at any moment never leaves a partial file at a final path.
-// Every read re-hashes the file: a blob whose bytes no longer match its name
-// is evicted and reported as a miss (ErrCorrupt), never returned, and an index
-// entry that cannot be read is a miss.
+// Every read re-hashes the file: a blob whose bytes no longer match its name,
+// or that is no longer a regular file (a folder, a FIFO), is evicted and
+// reported as a miss (ErrCorrupt), never returned, and an index entry that
+// cannot be read is a miss. A new copy takes the place of what is there,
+// folders included.
 //
 // Nothing here is fsynced. What only a power cut could leave behind (an empty
 // or zero-filled blob, an empty index entry) is what every read already
@@ -108,7 +110,7 @@ func (c *Cache) indexPath(id string) string {
 // Index returns the index entry for (url, key), or ErrMiss.
 func (c *Cache) Index(url, key string) (Entry, error) {
 	b, err := confined.ReadFile(c.indexPath(ID(url, key)), maxIndexEntry)
-	if errors.Is(err, fs.ErrNotExist) {
+	if errors.Is(err, fs.ErrNotExist) || errors.Is(err, confined.ErrRefused) {
 		return Entry{}, ErrMiss
 	}
 	if err != nil {
@@ -271,7 +273,14 @@ func (c *Cache) place(f *os.File, dst string) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return fail(err)
 	}
-	if err := os.Rename(f.Name(), dst); err != nil {
+	err := os.Rename(f.Name(), dst)
+	if fi, lerr := os.Lstat(dst); err != nil && lerr == nil && fi.IsDir() {
+		// A folder where a blob or an index entry goes is none of ours.
+		if err = evict(dst); err == nil {
+			err = os.Rename(f.Name(), dst)
+		}
+	}
+	if err != nil {
 		return fail(err)
 	}
 	return nil
@@ -292,6 +301,9 @@ func (c *Cache) VerifyReporting(sha256Hex string, report func(done, total int64)
 	f, _, err := confined.OpenFile(p)
 	if errors.Is(err, fs.ErrNotExist) {
 		return "", 0, nil, ErrMiss
+	}
+	if errors.Is(err, confined.ErrRefused) {
+		return "", 0, nil, errors.Join(fmt.Errorf("%w: %w", ErrCorrupt, err), evict(p))
 	}
 	if err != nil {
 		return "", 0, nil, fmt.Errorf("cache: %w", err)
@@ -316,6 +328,16 @@ func (c *Cache) VerifyReporting(sha256Hex string, report func(done, total int64)
 		return "", 0, nil, errors.Join(fmt.Errorf("%w: %s hashes to sha256:%s", ErrCorrupt, p, sums[digest.SHA256]), rmErr)
 	}
 	return p, h.Size(), sums, nil
+}
+
+// evict removes an entry that is no regular file (a folder, a FIFO): nothing
+// of the cache's own, and (a folder) in the way of the rename that would put
+// a new copy there.
+func evict(p string) error {
+	if err := os.RemoveAll(p); err != nil {
+		return fmt.Errorf("cache: %w", err)
+	}
+	return nil
 }
 
 // reportingReader calls report with the bytes read so far.

@@ -1,0 +1,67 @@
+package fetch
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"syscall"
+	"testing"
+
+	"github.com/updeb/updeb/internal/cache"
+)
+
+// TestNonRegularCacheEntriesAreRefetched: a blob or index entry that is no regular file (a FIFO, a folder, a
+// symlink going nowhere or to other bytes) is no cached copy: like a blob
+// with other bytes, it is dropped and the file downloaded again, never a
+// lasting error that stops every build until someone cleans the cache by
+// hand. Nothing blocks on the FIFO.
+func TestNonRegularCacheEntriesAreRefetched(t *testing.T) {
+	body, sha := payload(5000, 41)
+	sigBody, _ := payload(700, 42)
+	other := filepath.Join(t.TempDir(), "other")
+	os.WriteFile(other, []byte("other bytes"), 0o644)
+	for _, tc := range []struct {
+		name  string
+		plant func(path string) error
+	}{
+		{"fifo", func(p string) error { return syscall.Mkfifo(p, 0o644) }},
+		{"empty folder", func(p string) error { return os.Mkdir(p, 0o755) }},
+		{"folder with a file", func(p string) error {
+			if err := os.Mkdir(p, 0o755); err != nil {
+				return err
+			}
+			return os.WriteFile(filepath.Join(p, "f"), nil, 0o644)
+		}},
+		{"dangling symlink", func(p string) error { return os.Symlink(filepath.Join(t.TempDir(), "gone"), p) }},
+		{"symlink to other bytes", func(p string) error { return os.Symlink(other, p) }},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			up := newUpstream(t, false, serveWithSig(body, sigBody))
+			pinned := Request{URL: up.URL + "/tool.tgz", Pinned: pin(sha)}
+			sig := Request{URL: up.URL + "/tool.tgz.asc", AllowUnpinned: true, Key: "tool 1.0"}
+			dir := t.TempDir()
+			f := fetcherIn(t, dir, false)
+			res, err := f.FetchAll(context.Background(), []Request{pinned, sig})
+			if err != nil {
+				t.Fatal(err)
+			}
+			// Both blobs, and the index entry of the unpinned download.
+			id := cache.ID(sig.URL, sig.Key)
+			for _, p := range []string{res[0].Path, res[1].Path, filepath.Join(dir, "index", id[:2], id+".json")} {
+				os.Remove(p)
+				if err := tc.plant(p); err != nil {
+					t.Fatal(err)
+				}
+			}
+			res, err = fetcherIn(t, dir, false).FetchAll(context.Background(), []Request{pinned, sig})
+			if err != nil {
+				t.Fatalf("a %s in place of a blob: %v", tc.name, err)
+			}
+			checkFile(t, res[0], body)
+			checkFile(t, res[1], sigBody)
+			if res[0].FromCache || res[1].FromCache {
+				t.Errorf("served from the cache: %+v %+v", res[0], res[1])
+			}
+		})
+	}
+}
