@@ -92,6 +92,15 @@ func commit(out, recipe string, jobs []*staged) error {
 		}
 		j.States = append(j.States, journalState{Path: srel, Key: st.key, Outputs: st.outputs, Records: st.records})
 	}
+	// A rename onto a folder fails; every other one in the output folder
+	// succeeds. Checked before the journal, a folder in the way moves
+	// nothing, rather than a package without its record or the rest of
+	// its recipe.
+	for _, r := range j.Renames {
+		if fi, err := os.Lstat(filepath.Join(out, r.To)); err == nil && fi.IsDir() {
+			return fmt.Errorf("%s is a folder: move it out of the way", filepath.Join(out, r.To))
+		}
+	}
 	data, err := json.MarshalIndent(j, "", "  ")
 	if err != nil {
 		return err

@@ -97,8 +97,11 @@ packages:
 // packages, provenance records, state records, staging folders, journals.
 func leftovers(t testing.TB, out string, recipe string) []string {
 	var found []string
-	for _, g := range []string{recipe + "[-_]*", ".updeb-build-*", StateDir + "/" + recipe + "_*", StateDir + "/" + journalPrefix + "*"} {
-		m, _ := filepath.Glob(filepath.Join(out, g))
+	for _, g := range []string{recipe + "-*", recipe + "_*", ".updeb-build-*", StateDir + "/" + recipe + "_*", StateDir + "/" + journalPrefix + "*"} {
+		m, err := filepath.Glob(filepath.Join(out, g))
+		if err != nil {
+			t.Fatal(err)
+		}
 		found = append(found, m...)
 	}
 	return found
@@ -307,4 +310,35 @@ func FuzzCommitJournal(f *testing.F) {
 			t.Fatalf("a file outside the output folder was touched: %v", err)
 		}
 	})
+}
+
+// A folder where a package or its record goes stops the commit before it
+// moves anything: not the package without its record (nor the recipe's
+// first packages without the rest), and no journal that a later run would
+// "finish" by recording the recipe as built. The error names the folder.
+func TestFolderInTheWayMovesNothing(t *testing.T) {
+	root, mirror := project(t)
+	out := filepath.Join(t.TempDir(), "out")
+	record := filepath.Join(out, "hello_1.2.0-1_amd64.deb"+ProvenanceSuffix)
+	if err := os.MkdirAll(filepath.Join(record, "x"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	res, err := Run(context.Background(), jobs(t, root, "amd64", "hello"), options(t, mirror, out))
+	if l := leftovers(t, out, "hello"); len(l) != 1 || l[0] != record {
+		t.Fatalf("a commit that could not be done (%v) left %v", err, l)
+	}
+	if err == nil || !strings.Contains(err.Error(), record+" is a folder") {
+		t.Fatalf("err = %v, want the folder in the way named", err)
+	}
+	if len(res[0].Outputs) != 0 {
+		t.Errorf("result lists outputs %+v", res[0].Outputs)
+	}
+	os.RemoveAll(record)
+	res, err = Run(context.Background(), jobs(t, root, "amd64", "hello"), options(t, mirror, out))
+	if err != nil || res[0].Skipped {
+		t.Fatalf("once the folder is gone: %v, %+v", err, res)
+	}
+	if _, err := os.Stat(record); err != nil {
+		t.Fatal(err)
+	}
 }
