@@ -96,9 +96,25 @@ packages:
 // leftovers lists what a failed or interrupted build must not leave in out:
 // packages, provenance records, state records, staging folders, journals.
 func leftovers(t testing.TB, out string, recipe string) []string {
-	var found []string
-	for _, g := range []string{recipe + "-*", recipe + "_*", ".updeb-build-*", StateDir + "/" + recipe + "_*", StateDir + "/" + journalPrefix + "*"} {
+	found := ofRecipe(t, out, recipe, "")
+	for _, g := range []string{".updeb-build-*", StateDir + "/" + recipe + "_*", StateDir + "/" + journalPrefix + "*"} {
 		m, err := filepath.Glob(filepath.Join(out, g))
+		if err != nil {
+			t.Fatal(err)
+		}
+		found = append(found, m...)
+	}
+	return found
+}
+
+// ofRecipe lists the files in out whose names start with recipe's packages'
+// (RECIPE_... or RECIPE-..., the pair recipe's pair-a) and end in suffix.
+// (filepath.Glob takes no "[-_]": a syntax error it reports as no match.)
+func ofRecipe(t testing.TB, out, recipe, suffix string) []string {
+	t.Helper()
+	var found []string
+	for _, sep := range []string{"-", "_"} {
+		m, err := filepath.Glob(filepath.Join(out, recipe+sep+"*"+suffix))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -253,8 +269,7 @@ func TestKilledBuildKeepsRecipesWhole(t *testing.T) {
 			return
 		}
 		for r, n := range map[string]int{"pair": 2, "hello": 1, "pingd": 1} {
-			m, _ := filepath.Glob(filepath.Join(out, r+"[-_]*.deb"))
-			p, _ := filepath.Glob(filepath.Join(out, r+"[-_]*.deb"+ProvenanceSuffix))
+			m, p := ofRecipe(t, out, r, ".deb"), ofRecipe(t, out, r, ".deb"+ProvenanceSuffix)
 			if (len(m) != 0 && len(m) != n) || len(p) != len(m) {
 				t.Fatalf("%s: recipe %s has %d of %d packages and %d provenance records", when, r, len(m), n, len(p))
 			}
