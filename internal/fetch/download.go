@@ -364,9 +364,16 @@ func (f *Fetcher) copyBody(p *partial, body io.Reader, upstream string) (n int64
 	}
 }
 
-// checkContentRange accepts a 206 only when it starts where we stopped and
-// agrees with the total size we know.
+// checkContentRange accepts a 206 only when it starts where we stopped,
+// agrees with the total size we know, and is of the same version: parts
+// combine only when their validators match (RFC 9110 15.3.7.3), and a server
+// that ignores If-Range, or a CDN edge holding another version, answers a
+// changed file with a 206 of its own validator. A 206 without a validator (or
+// to a request that had none to send) is taken on its Content-Range.
 func (p *partial) checkContentRange(resp *http.Response) error {
+	if v := validator(resp.Header); v != "" && p.validator != "" && v != p.validator {
+		return fmt.Errorf("the part sent is of another version (validator %q, the bytes so far are of %q)", v, p.validator)
+	}
 	cr := resp.Header.Get("Content-Range")
 	var first, last, total int64
 	if _, err := fmt.Sscanf(cr, "bytes %d-%d/%d", &first, &last, &total); err != nil {

@@ -301,6 +301,15 @@ func TestNoProxyGoesDirect(t *testing.T) {
 	}
 }
 
+// flip returns another version of b, as long: every byte inverted.
+func flip(b []byte) []byte {
+	out := make([]byte, len(b))
+	for i, c := range b {
+		out[i] = ^c
+	}
+	return out
+}
+
 // abortAfter writes the first n bytes of body with a 200 and then kills the connection.
 func abortAfter(w http.ResponseWriter, body []byte, n int, extra http.Header) {
 	for k, v := range extra {
@@ -342,6 +351,58 @@ func TestFaults(t *testing.T) {
 					t.Errorf("second request Range %q If-Range %q, want a resume from >0 with the ETag", rg, h.Get("If-Range"))
 				}
 			},
+		},
+		{
+			// RFC 9110 15.3.7.3: parts combine only when their strong
+			// validators match. A server that ignores If-Range (or an
+			// edge that holds another version) answers 206 with the
+			// other version's ETag: its bytes must not be spliced.
+			name: "206 with another ETag starts over",
+			handle: func(w http.ResponseWriter, r *http.Request, n int) {
+				switch {
+				case n == 1:
+					abortAfter(w, body, half, ranged)
+				case r.Header.Get("Range") != "":
+					other := flip(body)
+					w.Header().Set("Etag", `"v2"`)
+					w.Header().Set("Content-Range", fmt.Sprintf("bytes %d-%d/%d", half, len(other)-1, len(other)))
+					w.Header().Set("Content-Length", strconv.Itoa(len(other)-half))
+					w.WriteHeader(http.StatusPartialContent)
+					w.Write(other[half:])
+				default:
+					w.Header().Set("Etag", `"v1"`)
+					w.Write(body)
+				}
+			},
+			wantN: 3,
+			check: func(t *testing.T, up *upstream, _ error, _ time.Duration) {
+				if up.count() < 3 {
+					return
+				}
+				if rg := up.header(2).Get("Range"); rg != "" {
+					t.Errorf("third request has Range %q, want the whole file after a 206 of another version", rg)
+				}
+			},
+		},
+		{
+			name: "206 with another Last-Modified starts over",
+			handle: func(w http.ResponseWriter, r *http.Request, n int) {
+				lm := func(day int) string { return time.Date(2026, 1, day, 0, 0, 0, 0, time.UTC).Format(http.TimeFormat) }
+				switch {
+				case n == 1:
+					abortAfter(w, body, half, http.Header{"Accept-Ranges": {"bytes"}, "Last-Modified": {lm(1)}})
+				case r.Header.Get("Range") != "":
+					w.Header().Set("Last-Modified", lm(2))
+					w.Header().Set("Content-Range", fmt.Sprintf("bytes %d-%d/%d", half, len(body)-1, len(body)))
+					w.Header().Set("Content-Length", strconv.Itoa(len(body)-half))
+					w.WriteHeader(http.StatusPartialContent)
+					w.Write(flip(body)[half:])
+				default:
+					w.Header().Set("Last-Modified", lm(1))
+					w.Write(body)
+				}
+			},
+			wantN: 3,
 		},
 		{
 			name: "reset mid-body without ranges starts over",
