@@ -838,9 +838,31 @@ func ProxyURL(s string) (*url.URL, error) {
 	}
 	u, err := url.Parse(s)
 	if err != nil || !httpURL(s) {
-		return nil, fmt.Errorf("proxy %q: want http://HOST:PORT or https://HOST:PORT", s)
+		return nil, fmt.Errorf("proxy %q: want http://HOST:PORT or https://HOST:PORT", redactUserinfo(s))
 	}
 	return u, nil
+}
+
+// redactUserinfo hides the password of a proxy setting that url.Parse may
+// not parse (so url.URL.Redacted cannot): what follows the first ":" of the
+// user information, up to its last "@", becomes xxxxx. Any "@" after the
+// scheme counts, one in a path too: a password may hold "/" unencoded, and
+// hiding too much is better than printing it.
+func redactUserinfo(s string) string {
+	start := 0
+	if i := strings.Index(s, "://"); i >= 0 {
+		start = i + len("://")
+	}
+	at := strings.LastIndex(s[start:], "@")
+	if at < 0 {
+		return s
+	}
+	userinfo := s[start : start+at]
+	c := strings.Index(userinfo, ":")
+	if c < 0 {
+		return s
+	}
+	return s[:start] + userinfo[:c+1] + "xxxxx" + s[start+at:]
 }
 
 // Proxy is a proxy URL, checked when read.

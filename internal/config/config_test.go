@@ -178,6 +178,30 @@ func TestProxyURL(t *testing.T) {
 	}
 }
 
+// A proxy setting that is refused is named in the error without its
+// password: the error goes to the terminal and CI logs, the password is the
+// proxy's.
+func TestProxyURLErrorHidesPassword(t *testing.T) {
+	for in, want := range map[string]string{
+		"socks5://alice:s3cret@proxy:1080":    `proxy "socks5://alice:xxxxx@proxy:1080": want http://HOST:PORT or https://HOST:PORT`,
+		"http://alice:s3%zzcret@proxy:3128":   `proxy "http://alice:xxxxx@proxy:3128": want`,
+		"http://alice:s3c ret@proxy:3128":     `proxy "http://alice:xxxxx@proxy:3128": want`,
+		"http://al@ice:s3/cr@et@proxy:3128/p": `proxy "http://al@ice:xxxxx@proxy:3128/p": want`,
+		"ftp://alice:s3cret@proxy:21":         `proxy "ftp://alice:xxxxx@proxy:21": want`,
+		"alice:s3cret@proxy:3128/%zz":         `proxy "http://alice:xxxxx@proxy:3128/%zz": want`,
+		"socks5h://bob@proxy:1080":            `proxy "socks5h://bob@proxy:1080": want`, // a user alone is no secret
+	} {
+		_, err := ProxyURL(in)
+		if err == nil || strings.Contains(err.Error(), "s3c") || !strings.Contains(err.Error(), want) {
+			t.Errorf("ProxyURL(%q): %v\nwant an error with %s and no password", in, err, want)
+		}
+	}
+	_, err := Parse("c.yaml", []byte("proxy: \"socks5://alice:s3cret@proxy:1080\"\n"))
+	if err == nil || strings.Contains(err.Error(), "s3cret") {
+		t.Errorf("config: %v, want an error without the password", err)
+	}
+}
+
 var errLine = regexp.MustCompile(`^c\.yaml(:\d+:\d+)?: `)
 
 // FuzzParse: Parse never panics, and every error names the file (and a line).
