@@ -7,6 +7,7 @@ import (
 	"io"
 	"io/fs"
 	"net"
+	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
@@ -144,6 +145,9 @@ func asIf[E error](code int, pred func(E) bool, hint string) exitRule {
 
 func fixed[E error](hint string) func(E) string { return func(E) string { return hint } }
 
+// hintProxyAuth is the hint for a proxy that answered 407.
+const hintProxyAuth = "the proxy wants credentials, or refused those given: put them in the proxy URL, http://USER:PASSWORD@HOST:PORT (percent-encode @ : / % in them), in --proxy, proxy: in the config or HTTPS_PROXY"
+
 const (
 	hintSource   = "a source failed verification: nothing from it was packaged. Check the recipe's pins and the upstream release"
 	hintRecipe   = "fix the recipe; 'updeb lint' checks it offline"
@@ -250,6 +254,9 @@ var exitRules = []exitRule{
 	as(exitNetwork, fixed[*fetch.MissingError]("the mirror folder lacks the file: bring it over again ('updeb mirror export' where there is a way out, 'updeb mirror verify' here)")),
 	is(fetch.ErrRetryTime, exitNetwork, "the download did not finish within fetch: retry-time; raise it in the config for a slow link, or check the proxy"),
 	is(fetch.ErrProxyUnreachable, exitNetwork, "nothing answers at that proxy (3 tries over about 3 s, for a proxy being restarted): start it, or fix --proxy, proxy: in the config or HTTPS_PROXY"),
+	asIf(exitNetwork, func(e *fetch.ProxyRefusedError) bool { return e.StatusCode == http.StatusProxyAuthRequired }, hintProxyAuth),
+	asIf(exitNetwork, func(e *fetch.StatusError) bool { return e.StatusCode == http.StatusProxyAuthRequired }, hintProxyAuth),
+	as(exitNetwork, fixed[*fetch.ProxyRefusedError]("the proxy refused to connect to that host (its answer, not the upstream's): check the proxy's rules, or list the host in no-proxy: if it is reached directly")),
 	as(exitNetwork, fixed[*fetch.NetworkError]("check the proxy (--proxy, proxy: in the config, HTTPS_PROXY) and that it reaches the host")),
 	is(sigstore.ErrNotMirrored, exitNetwork, "the mirror folder lacks the file named: export it again where there is a way out ('updeb mirror export' carries GitHub's attestation answers too), then 'updeb mirror verify' here"),
 	is(sigstore.ErrUnavailable, exitNetwork, "Rekor, GitHub's API or the TUF repository could not be asked: check the proxy, mirrors:, and sigstore: rekor-url / github-api in the config (GITHUB_TOKEN raises GitHub's rate limit)"),

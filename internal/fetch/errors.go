@@ -55,6 +55,21 @@ func (e *StatusError) Error() string {
 	return fmt.Sprintf("%s answered %q", e.URL, e.Status)
 }
 
+// ProxyRefusedError is the proxy's answer other than 200 to the CONNECT of
+// an https request: 407 (it wants credentials, or refused those in the proxy
+// URL), 403 (its rules forbid the host or port), 5xx (it could not reach the
+// host). Only a 5xx, 408 or 429 is retried.
+type ProxyRefusedError struct {
+	Proxy      string // the proxy URL, password hidden
+	Host       string // host:port of the CONNECT
+	StatusCode int
+	Status     string
+}
+
+func (e *ProxyRefusedError) Error() string {
+	return fmt.Sprintf("proxy %s answered the CONNECT to %s with %q", e.Proxy, e.Host, e.Status)
+}
+
 // DowngradeError is a redirect from https to http, which is always refused.
 type DowngradeError struct{ From, To string }
 

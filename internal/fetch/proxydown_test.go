@@ -9,6 +9,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/updeb/updeb/internal/testkit/testenv"
 )
 
 // TestProxyUnreachable: with nothing listening at the proxy, a download
@@ -70,20 +72,13 @@ func forward(t *testing.T, addr, to string, started chan<- struct{}) {
 		return
 	}
 	t.Cleanup(func() { l.Close() })
-	for {
-		c, err := l.Accept()
+	testenv.Serve(l, func(c net.Conn) {
+		s, err := net.Dial("tcp", to)
 		if err != nil {
 			return
 		}
-		go func() {
-			defer c.Close()
-			s, err := net.Dial("tcp", to)
-			if err != nil {
-				return
-			}
-			defer s.Close()
-			go io.Copy(s, c)
-			io.Copy(c, s)
-		}()
-	}
+		defer s.Close()
+		go io.Copy(s, c)
+		io.Copy(c, s)
+	})
 }

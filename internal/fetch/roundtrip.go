@@ -65,7 +65,7 @@ func (t transport) RoundTrip(req *http.Request) (*http.Response, error) {
 			acancel()
 			return isRetryable(err), 0, err
 		}
-		if r.StatusCode >= 500 || r.StatusCode == http.StatusTooManyRequests || r.StatusCode == http.StatusRequestTimeout {
+		if retryableStatus(r.StatusCode) {
 			defer acancel()
 			defer r.Body.Close()
 			return statusFailure(r, t.f.now())

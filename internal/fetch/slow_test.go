@@ -92,35 +92,19 @@ func TestRetryTimeBoundsTheWholeDownload(t *testing.T) {
 // http URL, a CONNECT for https) by trickling its answer: the status line and
 // headers one byte at a time, then the body.
 func trickleProxy(t *testing.T, interval time.Duration) *url.URL {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { l.Close() })
-	go func() {
-		for {
-			c, err := l.Accept()
-			if err != nil {
+	return fakeProxy(t, func(c net.Conn) {
+		br := bufio.NewReader(c)
+		if _, err := http.ReadRequest(br); err != nil {
+			return
+		}
+		answer := "HTTP/1.1 200 OK\r\nContent-Length: 1000000\r\n\r\n" + strings.Repeat("x", 1000000)
+		for i := 0; i < len(answer); i++ {
+			if _, err := c.Write([]byte{answer[i]}); err != nil {
 				return
 			}
-			go func() {
-				defer c.Close()
-				br := bufio.NewReader(c)
-				if _, err := http.ReadRequest(br); err != nil {
-					return
-				}
-				answer := "HTTP/1.1 200 OK\r\nContent-Length: 1000000\r\n\r\n" + strings.Repeat("x", 1000000)
-				for i := 0; i < len(answer); i++ {
-					if _, err := c.Write([]byte{answer[i]}); err != nil {
-						return
-					}
-					time.Sleep(interval)
-				}
-			}()
+			time.Sleep(interval)
 		}
-	}()
-	u, _ := url.Parse("http://" + l.Addr().String())
-	return u
+	})
 }
 
 // A proxy that trickles (headers or body, plain or CONNECT) cannot hold a

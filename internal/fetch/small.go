@@ -160,8 +160,13 @@ func statusFailure(resp *http.Response, now time.Time) (bool, time.Duration, err
 	if resp.StatusCode == http.StatusTooManyRequests || resp.StatusCode == http.StatusServiceUnavailable {
 		se.RetryAfter = retryAfter(resp.Header.Get("Retry-After"), now)
 	}
-	retry := resp.StatusCode >= 500 || resp.StatusCode == http.StatusTooManyRequests || resp.StatusCode == http.StatusRequestTimeout
-	return retry, se.RetryAfter, se
+	return retryableStatus(resp.StatusCode), se.RetryAfter, se
+}
+
+// retryableStatus reports whether an answer with this status may be
+// different next time: 5xx, 408 and 429.
+func retryableStatus(code int) bool {
+	return code >= 500 || code == http.StatusTooManyRequests || code == http.StatusRequestTimeout
 }
 
 // readMirrorFile reads a file:// mirror document with the size limit; a

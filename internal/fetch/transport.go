@@ -1,6 +1,7 @@
 package fetch
 
 import (
+	"context"
 	"crypto/tls"
 	"errors"
 	"net"
@@ -23,16 +24,17 @@ func newClient(o *Options) *http.Client {
 	if rt == nil {
 		d := &net.Dialer{Timeout: o.ConnectTimeout, KeepAlive: 30 * time.Second}
 		rt = &http.Transport{
-			Proxy:                 proxyFunc(o.Proxy, o.NoProxy),
-			DialContext:           d.DialContext,
-			TLSClientConfig:       &tls.Config{RootCAs: o.RootCAs, MinVersion: tls.VersionTLS12},
-			TLSHandshakeTimeout:   o.ConnectTimeout,
-			ResponseHeaderTimeout: o.HeaderTimeout,
-			ExpectContinueTimeout: time.Second,
-			DisableCompression:    true,
-			ForceAttemptHTTP2:     true,
-			MaxIdleConnsPerHost:   max(o.Parallel, 2),
-			IdleConnTimeout:       90 * time.Second,
+			Proxy:                  proxyFunc(o.Proxy, o.NoProxy),
+			DialContext:            d.DialContext,
+			TLSClientConfig:        &tls.Config{RootCAs: o.RootCAs, MinVersion: tls.VersionTLS12},
+			TLSHandshakeTimeout:    o.ConnectTimeout,
+			ResponseHeaderTimeout:  o.HeaderTimeout,
+			ExpectContinueTimeout:  time.Second,
+			DisableCompression:     true,
+			ForceAttemptHTTP2:      true,
+			MaxIdleConnsPerHost:    max(o.Parallel, 2),
+			IdleConnTimeout:        90 * time.Second,
+			OnProxyConnectResponse: connectRefused,
 		}
 	}
 	return &http.Client{Transport: rt, CheckRedirect: checkRedirect}
@@ -47,6 +49,16 @@ func checkRedirect(req *http.Request, via []*http.Request) error {
 		return &DowngradeError{From: prev.String(), To: req.URL.String()}
 	}
 	return nil
+}
+
+// connectRefused turns a proxy's answer other than 200 to a CONNECT into a
+// *ProxyRefusedError (net/http's error holds only the status text, and
+// would be retried like a network failure).
+func connectRefused(_ context.Context, proxy *url.URL, req *http.Request, resp *http.Response) error {
+	if resp.StatusCode == http.StatusOK {
+		return nil
+	}
+	return &ProxyRefusedError{Proxy: redact(proxy), Host: req.Host, StatusCode: resp.StatusCode, Status: resp.Status}
 }
 
 // proxyFunc returns the transport's proxy chooser: proxy for every request
@@ -138,9 +150,12 @@ func proxyUnreachable(err error) bool {
 func isRetryable(err error) bool {
 	var de *DowngradeError
 	var se *SizeError
+	var pe *ProxyRefusedError
 	switch {
 	case errors.As(err, &de), errors.As(err, &se), errors.Is(err, ErrTooManyRedirects):
 		return false
+	case errors.As(err, &pe):
+		return retryableStatus(pe.StatusCode)
 	}
 	var ce *tls.CertificateVerificationError
 	return !errors.As(err, &ce)

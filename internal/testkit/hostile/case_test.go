@@ -20,6 +20,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/updeb/updeb/internal/testkit/testenv"
 )
 
 // repoRoot is the repository's top folder.
@@ -327,40 +329,25 @@ func snapshot(t *testing.T, p string, into map[string]string) {
 // byte when all is set (trickle-all), else after the status line and headers
 // (trickle). It returns its URL.
 func trickleProxy(t *testing.T, all bool) string {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { l.Close() })
-	go func() {
-		for {
-			c, err := l.Accept()
-			if err != nil {
+	return "http://" + testenv.Listen(t, func(c net.Conn) {
+		if _, err := http.ReadRequest(bufio.NewReader(c)); err != nil {
+			return
+		}
+		head := "HTTP/1.1 200 OK\r\nContent-Length: 100000\r\n\r\n"
+		answer := head + strings.Repeat("x", 100000)
+		if !all {
+			if _, err := c.Write([]byte(head)); err != nil {
 				return
 			}
-			go func() {
-				defer c.Close()
-				if _, err := http.ReadRequest(bufio.NewReader(c)); err != nil {
-					return
-				}
-				head := "HTTP/1.1 200 OK\r\nContent-Length: 100000\r\n\r\n"
-				answer := head + strings.Repeat("x", 100000)
-				if !all {
-					if _, err := c.Write([]byte(head)); err != nil {
-						return
-					}
-					answer = answer[len(head):]
-				}
-				for i := 0; i < len(answer); i++ {
-					if _, err := c.Write([]byte{answer[i]}); err != nil {
-						return
-					}
-					time.Sleep(time.Second)
-				}
-			}()
+			answer = answer[len(head):]
 		}
-	}()
-	return "http://" + l.Addr().String()
+		for i := 0; i < len(answer); i++ {
+			if _, err := c.Write([]byte{answer[i]}); err != nil {
+				return
+			}
+			time.Sleep(time.Second)
+		}
+	})
 }
 
 // FuzzParse: the case reader never panics, and what it accepts has steps.

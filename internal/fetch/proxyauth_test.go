@@ -1,0 +1,75 @@
+package fetch
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"net"
+	"net/http"
+	"net/url"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/updeb/updeb/internal/testkit/testenv"
+)
+
+// fakeProxy is a proxy on 127.0.0.1 that serves each connection with
+// handle until t ends. It returns the proxy's URL, with credentials.
+func fakeProxy(t *testing.T, handle func(net.Conn)) *url.URL {
+	u, _ := url.Parse("http://alice:s3cret@" + testenv.Listen(t, handle))
+	return u
+}
+
+// refusingProxy is a proxy that answers every request (a CONNECT for https,
+// a GET for http) with status, as a proxy does that wants credentials (407)
+// or whose rules forbid the host (403). It counts the requests.
+func refusingProxy(t *testing.T, status string) (*url.URL, *atomic.Int32) {
+	var n atomic.Int32
+	u := fakeProxy(t, func(c net.Conn) {
+		br := bufio.NewReader(c)
+		for {
+			if _, err := http.ReadRequest(br); err != nil {
+				return
+			}
+			n.Add(1)
+			c.Write([]byte("HTTP/1.1 " + status + "\r\nProxy-Authenticate: Basic realm=\"proxy\"\r\nContent-Length: 0\r\n\r\n"))
+		}
+	})
+	return u, &n
+}
+
+// A proxy that refuses the CONNECT for lack of credentials (407) or by its
+// rules (403) answers the same to every retry: the download fails at once,
+// as the same answer to a plain http request does, and does not send
+// refused credentials again and again (an account that a directory locks
+// after a few failed logins). The error names the proxy (without the
+// password), the host and the answer. A 5xx CONNECT answer (the proxy could
+// not reach the host) is still retried.
+func TestProxyRefusesConnect(t *testing.T) {
+	for _, tc := range []struct {
+		status, url string
+		attempts    int
+		want        string
+	}{
+		{"407 Proxy Authentication Required", "https://up.example/a.tgz", 1, `proxy http://alice:xxxxx@ADDR answered the CONNECT to up.example:443 with "407 Proxy Authentication Required"`},
+		{"403 Forbidden", "https://up.example/a.tgz", 1, `proxy http://alice:xxxxx@ADDR answered the CONNECT to up.example:443 with "403 Forbidden"`},
+		{"407 Proxy Authentication Required", "http://up.example/a.tgz", 1, `http://up.example/a.tgz answered "407 Proxy Authentication Required"`},
+		{"503 Service Unavailable", "https://up.example/a.tgz", 4, `answered the CONNECT to up.example:443 with "503 Service Unavailable"`},
+	} {
+		t.Run(tc.status+" "+tc.url[:strings.Index(tc.url, ":")], func(t *testing.T) {
+			p, n := refusingProxy(t, tc.status)
+			f := newTestFetcher(t, Options{Proxy: p, Retries: 3, Backoff: 10 * time.Millisecond})
+			_, err := f.Fetch(context.Background(), Request{URL: tc.url, Pinned: pin(strings.Repeat("0", 64))})
+			var ne *NetworkError
+			want := strings.ReplaceAll(tc.want, "ADDR", p.Host)
+			if !errors.As(err, &ne) || ne.Attempts != tc.attempts || !strings.Contains(err.Error(), want) || strings.Contains(err.Error(), "s3cret") {
+				t.Fatalf("err = %v\nwant a NetworkError after %d attempt(s) with %s", err, tc.attempts, want)
+			}
+			if int(n.Load()) != tc.attempts {
+				t.Errorf("the proxy was asked %d times, want %d", n.Load(), tc.attempts)
+			}
+		})
+	}
+}
