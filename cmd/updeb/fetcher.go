@@ -58,7 +58,8 @@ func (g *globalOptions) stateDirFor(c *config.Config) (string, error) {
 }
 
 // proxySetting applies the precedence flag > config > environment and says
-// where the value came from (for the log).
+// where the value came from (for the log). In a CGI environment HTTP_PROXY
+// is not read (see cgiProxy).
 func (g *globalOptions) proxySetting(c *config.Config) (value, from string) {
 	if g.proxy != "" {
 		return g.proxy, "--proxy"
@@ -67,12 +68,21 @@ func (g *globalOptions) proxySetting(c *config.Config) (value, from string) {
 		return string(c.Proxy), c.File
 	}
 	for _, k := range []string{"HTTPS_PROXY", "https_proxy", "HTTP_PROXY", "http_proxy"} {
+		if k == "HTTP_PROXY" && cgiProxy() {
+			continue
+		}
 		if v := getenv(k); v != "" {
 			return v, k
 		}
 	}
 	return "", ""
 }
+
+// cgiProxy reports whether HTTP_PROXY is set in a CGI environment
+// (REQUEST_METHOD set), where it is the client's "Proxy:" request header,
+// not the host's setting (httpoxy, CVE-2016-5385): it is ignored there, as
+// net/http and curl ignore it.
+func cgiProxy() bool { return getenv("REQUEST_METHOD") != "" && getenv("HTTP_PROXY") != "" }
 
 // noProxy is the config's no-proxy when set, else NO_PROXY from the environment.
 // Nothing is exempt from the proxy unless one of them lists it.
@@ -120,6 +130,9 @@ func (g *globalOptions) newFetcher(c *config.Config) (*fetch.Fetcher, error) {
 		}
 	}
 	proxy, from := g.proxySetting(c)
+	if cgiProxy() {
+		log.Warn("HTTP_PROXY ignored: REQUEST_METHOD is set, and in a CGI request a client's Proxy: header sets HTTP_PROXY (httpoxy); give the proxy with --proxy, proxy: in the config or HTTPS_PROXY")
+	}
 	u, err := config.ProxyURL(proxy)
 	if err != nil {
 		return nil, invalidInput(fmt.Errorf("%s: %w", from, err), "")

@@ -1,0 +1,45 @@
+package main
+
+import (
+	"testing"
+
+	"github.com/updeb/updeb/internal/config"
+)
+
+// proxyEnv sets the proxy variables of the environment for t: those
+// named in set, and every other one empty.
+func proxyEnv(t *testing.T, set map[string]string) {
+	for _, k := range []string{"HTTPS_PROXY", "https_proxy", "HTTP_PROXY", "http_proxy", "NO_PROXY", "no_proxy", "REQUEST_METHOD"} {
+		t.Setenv(k, set[k])
+	}
+}
+
+// The proxy comes from the first of --proxy, the config, HTTPS_PROXY,
+// https_proxy, HTTP_PROXY, http_proxy. In a CGI environment (REQUEST_METHOD
+// set) HTTP_PROXY is the client's "Proxy:" request header (httpoxy,
+// CVE-2016-5385): it is ignored, as net/http and curl do.
+func TestProxyFromEnvironment(t *testing.T) {
+	for _, tc := range []struct {
+		name      string
+		env       map[string]string
+		flag      string
+		wantValue string
+		wantFrom  string
+	}{
+		{"flag first", map[string]string{"HTTPS_PROXY": "http://e:1"}, "http://f:1", "http://f:1", "--proxy"},
+		{"HTTPS_PROXY", map[string]string{"HTTPS_PROXY": "http://a:1", "https_proxy": "http://b:1", "HTTP_PROXY": "http://c:1"}, "", "http://a:1", "HTTPS_PROXY"},
+		{"HTTP_PROXY", map[string]string{"HTTP_PROXY": "http://c:1", "http_proxy": "http://d:1"}, "", "http://c:1", "HTTP_PROXY"},
+		{"CGI ignores HTTP_PROXY", map[string]string{"REQUEST_METHOD": "GET", "HTTP_PROXY": "http://attacker:1"}, "", "", ""},
+		{"CGI takes http_proxy", map[string]string{"REQUEST_METHOD": "GET", "HTTP_PROXY": "http://attacker:1", "http_proxy": "http://d:1"}, "", "http://d:1", "http_proxy"},
+		{"CGI takes HTTPS_PROXY", map[string]string{"REQUEST_METHOD": "POST", "HTTPS_PROXY": "http://a:1"}, "", "http://a:1", "HTTPS_PROXY"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			proxyEnv(t, tc.env)
+			g := &globalOptions{proxy: tc.flag}
+			v, from := g.proxySetting(&config.Config{})
+			if v != tc.wantValue || from != tc.wantFrom {
+				t.Errorf("proxy %q from %q, want %q from %q", v, from, tc.wantValue, tc.wantFrom)
+			}
+		})
+	}
+}
