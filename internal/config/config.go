@@ -786,7 +786,7 @@ func (p *parser) mirror(n *yaml.Node) Mirror {
 		return m
 	}
 	if u, err := srcurl.Check(m.Prefix); err != nil || u.RawQuery != "" {
-		p.At(prefix, "mirror prefix %q: want an http:// or https:// URL prefix without . or .. segments, query or fragment", m.Prefix)
+		p.At(prefix, "mirror prefix %q: want an http:// or https:// URL prefix without . or .. segments, query or fragment", srcurl.Redact(m.Prefix))
 		return m
 	}
 	if m.To != "" && !strings.Contains(m.To, "://") {
@@ -799,8 +799,10 @@ func (p *parser) mirror(n *yaml.Node) Mirror {
 			return m
 		}
 	}
-	if !mirrorTarget(m.To) {
-		p.At(to, "mirror %q: to %q: want file:///ABSOLUTE/PATH/, http:// or https://, without . or .. segments", m.Prefix, m.To)
+	if u, err := url.Parse(m.To); err == nil && u.User != nil {
+		p.At(to, "mirror %q: to %q: a mirror is reached without credentials: remove USER:PASSWORD@", m.Prefix, u.Redacted())
+	} else if !mirrorTarget(m.To) {
+		p.At(to, "mirror %q: to %q: want file:///ABSOLUTE/PATH/, http:// or https://, without . or .. segments", m.Prefix, srcurl.Redact(m.To))
 	}
 	return m
 }
@@ -838,31 +840,9 @@ func ProxyURL(s string) (*url.URL, error) {
 	}
 	u, err := url.Parse(s)
 	if err != nil || !httpURL(s) {
-		return nil, fmt.Errorf("proxy %q: want http://HOST:PORT or https://HOST:PORT", redactUserinfo(s))
+		return nil, fmt.Errorf("proxy %q: want http://HOST:PORT or https://HOST:PORT", srcurl.Redact(s))
 	}
 	return u, nil
-}
-
-// redactUserinfo hides the password of a proxy setting that url.Parse may
-// not parse (so url.URL.Redacted cannot): what follows the first ":" of the
-// user information, up to its last "@", becomes xxxxx. Any "@" after the
-// scheme counts, one in a path too: a password may hold "/" unencoded, and
-// hiding too much is better than printing it.
-func redactUserinfo(s string) string {
-	start := 0
-	if i := strings.Index(s, "://"); i >= 0 {
-		start = i + len("://")
-	}
-	at := strings.LastIndex(s[start:], "@")
-	if at < 0 {
-		return s
-	}
-	userinfo := s[start : start+at]
-	c := strings.Index(userinfo, ":")
-	if c < 0 {
-		return s
-	}
-	return s[:start] + userinfo[:c+1] + "xxxxx" + s[start+at:]
 }
 
 // Proxy is a proxy URL, checked when read.

@@ -200,6 +200,13 @@ func TestProxyURLErrorHidesPassword(t *testing.T) {
 	if err == nil || strings.Contains(err.Error(), "s3cret") {
 		t.Errorf("config: %v, want an error without the password", err)
 	}
+	// A mirror is reached without credentials: one given some is refused,
+	// saying why, without printing the password.
+	_, err = Parse("c.yaml", []byte("mirrors:\n  - {prefix: https://github.com/, to: \"https://alice:s3cret@mirror.internal/gh/\"}\n"))
+	want := `c.yaml:2:39: mirror "https://github.com/": to "https://alice:xxxxx@mirror.internal/gh/": a mirror is reached without credentials: remove USER:PASSWORD@`
+	if err == nil || strings.Contains(err.Error(), "s3cret") || !strings.Contains(err.Error(), want) {
+		t.Errorf("mirror: %v\nwant %s", err, want)
+	}
 }
 
 var errLine = regexp.MustCompile(`^c\.yaml(:\d+:\d+)?: `)

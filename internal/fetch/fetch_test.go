@@ -1037,9 +1037,14 @@ func TestBadMirrors(t *testing.T) {
 		{Prefix: "https://github.com/", To: "http://mirror/a/%2e%2e/"},
 		{Prefix: "https://github.com/%2e%2e/", To: "file:///srv/"},
 		{Prefix: "https://github.com/?x=1", To: "file:///srv/"},
+		{Prefix: "https://github.com/", To: "https://alice:s3cret@mirror/gh/"},
+		{Prefix: "https://alice:s3cret@github.com/", To: "file:///srv/"},
 	} {
-		if _, err := New(t.TempDir(), Options{Mirrors: []Mirror{m}}); err == nil {
+		_, err := New(t.TempDir(), Options{Mirrors: []Mirror{m}})
+		if err == nil {
 			t.Errorf("mirror %+v accepted", m)
+		} else if strings.Contains(err.Error(), "s3cret") {
+			t.Errorf("mirror %+v: the error prints the password: %v", m, err)
 		}
 	}
 }

@@ -28,7 +28,7 @@ type Mirror struct {
 // srcurl's grammar; a folder without "." or ".." segments).
 func (m Mirror) Check() error {
 	if p, err := srcurl.Check(m.Prefix); err != nil || p.RawQuery != "" {
-		return fmt.Errorf("mirror prefix %q: want an http:// or https:// URL prefix without . or .. segments, query or fragment", m.Prefix)
+		return fmt.Errorf("mirror prefix %q: want an http:// or https:// URL prefix without . or .. segments, query or fragment", srcurl.Redact(m.Prefix))
 	}
 	t, err := url.Parse(m.To)
 	switch {
@@ -42,7 +42,7 @@ func (m Mirror) Check() error {
 			return nil
 		}
 	}
-	return fmt.Errorf("mirror %q: to %q: want file:///ABSOLUTE/PATH/, http:// or https://", m.Prefix, m.To)
+	return fmt.Errorf("mirror %q: to %q: want file:///ABSOLUTE/PATH/, http:// or https://, without credentials", m.Prefix, srcurl.Redact(m.To))
 }
 
 func checkMirrors(ms []Mirror) error {

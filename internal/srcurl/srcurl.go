@@ -35,11 +35,33 @@ type Error struct {
 }
 
 func (e *Error) Error() string {
-	u := e.URL
+	u := Redact(e.URL)
 	if len(u) > 200 {
 		u = utf8cut.Prefix(u, 200) + "..."
 	}
 	return fmt.Sprintf("%q is not an acceptable download URL: %s", u, e.Reason)
+}
+
+// Redact hides the password of a URL that may not parse (so that
+// url.URL.Redacted cannot) before an error or a log prints it: what follows
+// the first ":" of the user information, up to its last "@", becomes xxxxx.
+// Any "@" after the scheme counts, one in a path too: a password may hold
+// "/" unencoded, and hiding too much is better than printing it.
+func Redact(s string) string {
+	start := 0
+	if i := strings.Index(s, "://"); i >= 0 {
+		start = i + len("://")
+	}
+	at := strings.LastIndex(s[start:], "@")
+	if at < 0 {
+		return s
+	}
+	userinfo := s[start : start+at]
+	c := strings.Index(userinfo, ":")
+	if c < 0 {
+		return s
+	}
+	return s[:start] + userinfo[:c+1] + "xxxxx" + s[start+at:]
 }
 
 // Unwrap makes errors.Is(err, ErrInvalid) true.

@@ -145,6 +145,27 @@ func FuzzCheck(f *testing.F) {
 	f.Fuzz(func(t *testing.T, s string) { staysInside(t, s) })
 }
 
+// A URL refused for its user name and password is named without the
+// password: the error goes to the terminal and CI logs.
+func TestRefusalHidesPassword(t *testing.T) {
+	_, err := Check("https://alice:s3cret@example.org/a.tgz")
+	want := `"https://alice:xxxxx@example.org/a.tgz" is not an acceptable download URL: a user name or password does not belong in a download URL`
+	if err == nil || err.Error() != want {
+		t.Errorf("err = %v\nwant %s", err, want)
+	}
+	for in, want := range map[string]string{
+		"socks5://alice:s3cret@proxy:1080":    "socks5://alice:xxxxx@proxy:1080",
+		"http://al@ice:s3/cr@et@proxy:3128/p": "http://al@ice:xxxxx@proxy:3128/p", // "/" unencoded in the password
+		"alice:s3c ret@proxy:3128":            "alice:xxxxx@proxy:3128",
+		"https://bob@h/a":                     "https://bob@h/a", // a user alone is no secret
+		"https://h/a":                         "https://h/a",
+	} {
+		if got := Redact(in); got != want {
+			t.Errorf("Redact(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
 func TestSegments(t *testing.T) {
 	got, err := Segments("v1.30.2%2Bk3s1/k3s%20x/")
 	if err != nil || strings.Join(got, "|") != "v1.30.2+k3s1|k3s x|" {
