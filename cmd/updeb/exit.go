@@ -193,6 +193,7 @@ var exitRules = []exitRule{
 	is(archive.ErrMissing, exitCheck, "the archive holds no file of that name: list it (tar -tf, unzip -l) and fix the recipe's files: path:, or find out whether upstream changed its layout"),
 	as(exitCheck, fixed[*fetch.SizeError]("raise fetch: max-size: in the config if this artifact really is that large")),
 	as(exitCheck, fixed[*fetch.DowngradeError]("the upstream redirected to plain http; updeb never downloads over a downgraded connection")),
+	is(fetch.ErrRedirectScheme, exitCheck, "updeb follows redirects to http(s) URLs only; point the recipe at a URL that serves the file"),
 	as(exitCheck, fixed[*fetch.MirrorError](hintRefused)),
 	is(confined.ErrRefused, exitCheck, hintRefused),
 	is(mirror.ErrOutside, exitCheck, "mirror export writes only inside its folder and follows no symlink there: remove the symlink (or use another folder) and export again; nothing was written through it"),

@@ -95,6 +95,7 @@ func TestExitStatus(t *testing.T) {
 		{"member missing", wrap(&archive.Error{Kind: archive.ErrMissing}), exitCheck, "holds no file of that name"},
 		{"too large", &fetch.SizeError{URL: "u", Limit: 1, Size: 2}, exitCheck, "max-size"},
 		{"https downgrade", &fetch.DowngradeError{From: "https://a", To: "http://a"}, exitCheck, "downgraded"},
+		{"redirect to file:", &fetch.NetworkError{URL: "http://a", Attempts: 1, Err: fmt.Errorf("%w: http://a -> file:///etc/passwd", fetch.ErrRedirectScheme)}, exitCheck, "http(s) URLs only"},
 		{"incomplete release", &track.IncompleteError{Version: "1.2.0"}, exitCheck, "not uploaded every artifact"},
 		{"re-upload", wrap(track.ErrReupload), exitCheck, "ALARM"},
 		{"rewrite refused", wrap(yamlfile.ErrNotRewritten), exitCheck, "the file was left as it was"},

@@ -130,6 +130,10 @@ var ErrProxyUnreachable = errors.New("nothing answers at the proxy")
 // ErrTooManyRedirects is wrapped when a download is redirected more than 10 times.
 var ErrTooManyRedirects = errors.New("fetch: stopped after 10 redirects")
 
+// ErrRedirectScheme is wrapped when a download is redirected to a URL that
+// is neither http nor https (file:, data:, ftp:): refused, not retried.
+var ErrRedirectScheme = errors.New("refusing redirect to a URL that is neither http nor https")
+
 // ErrRetryTime is wrapped when a download's whole time budget
 // (Options.MaxRetryTime, config fetch: retry-time) ran out, in the middle of
 // an attempt or between two.

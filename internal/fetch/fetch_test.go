@@ -745,6 +745,31 @@ func TestRedirects(t *testing.T) {
 			t.Errorf("requests: secure %d plain %d, want 1 and 0", secure.count(), plain.count())
 		}
 	})
+	// A redirect to another scheme (file:, data:, ftp:) is refused at once,
+	// naming both URLs: retrying cannot change it, and https to file: is
+	// no downgrade to plain http.
+	for _, useTLS := range []bool{false, true} {
+		for _, loc := range []string{"file:///etc/passwd", "data:,evil", "ftp://mirror.example/x.tgz"} {
+			t.Run(fmt.Sprintf("tls %v to %s", useTLS, loc[:strings.Index(loc, ":")]), func(t *testing.T) {
+				up := newUpstream(t, useTLS, func(w http.ResponseWriter, r *http.Request, _ int) {
+					w.Header().Set("Location", loc)
+					w.WriteHeader(http.StatusFound)
+				})
+				o := testOptions(t)
+				if useTLS {
+					o.RootCAs = x509.NewCertPool()
+					o.RootCAs.AddCert(up.Certificate())
+				}
+				f := newTestFetcher(t, o)
+				_, err := f.Fetch(context.Background(), Request{URL: up.URL + "/release", Pinned: pin(sha)})
+				var de *DowngradeError
+				want := "refusing redirect to a URL that is neither http nor https: " + up.URL + "/release -> " + loc
+				if !errors.Is(err, ErrRedirectScheme) || errors.As(err, &de) || !strings.Contains(err.Error(), want) || up.count() != 1 {
+					t.Fatalf("err = %v after %d requests\nwant ErrRedirectScheme after 1 with %s", err, up.count(), want)
+				}
+			})
+		}
+	}
 	t.Run("more than 10 redirects", func(t *testing.T) {
 		loop := newUpstream(t, false, func(w http.ResponseWriter, r *http.Request, n int) {
 			http.Redirect(w, r, fmt.Sprintf("/r%d", n), http.StatusFound)

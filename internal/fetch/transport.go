@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/tls"
 	"errors"
+	"fmt"
 	"net"
 	"net/http"
 	"net/url"
@@ -45,6 +46,9 @@ func checkRedirect(req *http.Request, via []*http.Request) error {
 		return ErrTooManyRedirects
 	}
 	prev := via[len(via)-1].URL
+	if s := req.URL.Scheme; s != "http" && s != "https" {
+		return fmt.Errorf("%w: %s -> %s", ErrRedirectScheme, prev, req.URL)
+	}
 	if prev.Scheme == "https" && req.URL.Scheme != "https" {
 		return &DowngradeError{From: prev.String(), To: req.URL.String()}
 	}
@@ -152,7 +156,7 @@ func isRetryable(err error) bool {
 	var se *SizeError
 	var pe *ProxyRefusedError
 	switch {
-	case errors.As(err, &de), errors.As(err, &se), errors.Is(err, ErrTooManyRedirects):
+	case errors.As(err, &de), errors.As(err, &se), errors.Is(err, ErrTooManyRedirects), errors.Is(err, ErrRedirectScheme):
 		return false
 	case errors.As(err, &pe):
 		return retryableStatus(pe.StatusCode)
