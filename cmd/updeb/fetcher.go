@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 	"time"
+	"unicode"
 
 	"github.com/updeb/updeb/internal/config"
 	"github.com/updeb/updeb/internal/confined"
@@ -84,7 +85,8 @@ func (g *globalOptions) proxySetting(c *config.Config) (value, from string) {
 // net/http and curl ignore it.
 func cgiProxy() bool { return getenv("REQUEST_METHOD") != "" && getenv("HTTP_PROXY") != "" }
 
-// noProxy is the config's no-proxy when set, else NO_PROXY from the environment.
+// noProxy is the config's no-proxy when set, else NO_PROXY from the environment,
+// whose entries are separated by commas, spaces or both, as curl reads it.
 // Nothing is exempt from the proxy unless one of them lists it.
 func noProxy(c *config.Config) []string {
 	if c.NoProxy != nil {
@@ -92,7 +94,7 @@ func noProxy(c *config.Config) []string {
 	}
 	for _, k := range []string{"NO_PROXY", "no_proxy"} {
 		if v := getenv(k); v != "" {
-			return strings.Split(v, ",")
+			return strings.FieldsFunc(v, func(r rune) bool { return r == ',' || unicode.IsSpace(r) })
 		}
 	}
 	return nil

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"slices"
 	"testing"
 
 	"github.com/updeb/updeb/internal/config"
@@ -41,5 +42,27 @@ func TestProxyFromEnvironment(t *testing.T) {
 				t.Errorf("proxy %q from %q, want %q from %q", v, from, tc.wantValue, tc.wantFrom)
 			}
 		})
+	}
+}
+
+// NO_PROXY is read as curl reads it: entries separated by commas, spaces or
+// both; no_proxy when NO_PROXY is unset; the config's no-proxy: first.
+func TestNoProxyFromEnvironment(t *testing.T) {
+	for _, tc := range []struct {
+		env  map[string]string
+		conf []string
+		want []string
+	}{
+		{map[string]string{"NO_PROXY": "a.example,b.example"}, nil, []string{"a.example", "b.example"}},
+		{map[string]string{"NO_PROXY": "a.example b.example\t10.0.0.0/8"}, nil, []string{"a.example", "b.example", "10.0.0.0/8"}},
+		{map[string]string{"NO_PROXY": " a.example, ,b.example ,"}, nil, []string{"a.example", "b.example"}},
+		{map[string]string{"no_proxy": "c.example"}, nil, []string{"c.example"}},
+		{map[string]string{"NO_PROXY": "a.example"}, []string{"conf.example"}, []string{"conf.example"}},
+		{map[string]string{"NO_PROXY": "a.example"}, []string{}, []string{}},
+	} {
+		proxyEnv(t, tc.env)
+		if got := noProxy(&config.Config{NoProxy: tc.conf}); !slices.Equal(got, tc.want) {
+			t.Errorf("NO_PROXY %q, config %q: %q, want %q", tc.env, tc.conf, got, tc.want)
+		}
 	}
 }

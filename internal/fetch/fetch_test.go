@@ -1027,6 +1027,13 @@ func TestMatchNoProxy(t *testing.T) {
 		{[]string{"10.0.0.0/8"}, "http://11.1.2.3/x", false},
 		{[]string{"127.0.0.1"}, "http://127.0.0.1:8080/x", true},
 		{[]string{" Mirror.Internal "}, "http://mirror.internal/x", true},
+		{[]string{"mirror.internal."}, "http://mirror.internal/x", true}, // curl ignores a trailing dot
+		{[]string{".internal."}, "http://mirror.internal/x", true},
+		{[]string{"."}, "http://mirror.internal/x", false},
+		{[]string{"::1"}, "http://[::1]:8080/x", true},
+		{[]string{"[::1]:8080"}, "http://[::1]:8080/x", true},
+		{[]string{"fd00::/8"}, "http://[fd12::1]/x", true},
+		{[]string{"*.internal"}, "http://mirror.internal/x", false}, // curl: "*" alone is the only wildcard
 	}
 	for _, tc := range tests {
 		u, _ := url.Parse(tc.url)

@@ -78,8 +78,8 @@ func proxyFunc(proxy *url.URL, noProxy []string) func(*http.Request) (*url.URL, 
 
 // matchNoProxy reports whether u's host is exempt from the proxy. Entries follow
 // curl's NO_PROXY: "*" matches everything; "example.com" and ".example.com"
-// match that domain and its subdomains; an IP address or CIDR block matches
-// literal addresses; "host:port" matches that port only.
+// (and "example.com.") match that domain and its subdomains; an IP address or
+// CIDR block matches literal addresses; "host:port" matches that port only.
 func matchNoProxy(entries []string, u *url.URL) bool {
 	host := strings.ToLower(u.Hostname())
 	port := u.Port()
@@ -114,7 +114,10 @@ func matchNoProxy(entries []string, u *url.URL) bool {
 			}
 			continue
 		}
-		eh = strings.TrimPrefix(eh, ".")
+		eh = strings.TrimSuffix(strings.TrimPrefix(eh, "."), ".") // curl ignores a trailing dot too
+		if eh == "" {
+			continue
+		}
 		if host == eh || strings.HasSuffix(host, "."+eh) {
 			return true
 		}
