@@ -1009,6 +1009,51 @@ func TestMirrors(t *testing.T) {
 	}
 }
 
+// TestMirrorGetsNoCredentials: a token given for a URL (GITHUB_TOKEN for
+// api.github.com) is not sent to a mirror that serves the URL from another
+// host, by Get, Exists or Transport; asked for the mirror's own URL, it is.
+func TestMirrorGetsNoCredentials(t *testing.T) {
+	mirror := newUpstream(t, false, serveBytes([]byte("[]")))
+	o := testOptions(t)
+	o.Mirrors = []Mirror{{Prefix: "https://api.github.com/", To: mirror.URL + "/api/"}}
+	f := newTestFetcher(t, o)
+	ctx := context.Background()
+	secret := http.Header{"Authorization": {"Bearer s3cret"}, "Cookie": {"session=s3cret"}, "Accept": {"application/json"}}
+	if _, err := f.Get(ctx, "https://api.github.com/repos/a/b/releases", secret, 0); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.Exists(ctx, "https://api.github.com/repos/a/b"); err != nil {
+		t.Fatal(err)
+	}
+	req, _ := http.NewRequestWithContext(ctx, http.MethodGet, "https://api.github.com/repos/a/b/attestations", nil)
+	req.Header = secret.Clone()
+	resp, err := f.Transport().RoundTrip(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if _, err := f.Get(ctx, mirror.URL+"/api/own", secret, 0); err != nil {
+		t.Fatal(err)
+	}
+	mirror.mu.Lock()
+	reqs := slices.Clone(mirror.reqs)
+	mirror.mu.Unlock()
+	if len(reqs) != 4 {
+		t.Fatalf("the mirror saw %d requests, want 4", len(reqs))
+	}
+	for i, h := range reqs[:3] {
+		if h.Get("Authorization") != "" || h.Get("Cookie") != "" {
+			t.Errorf("request %d to the mirror carried credentials: %v", i, h)
+		}
+	}
+	if reqs[0].Get("Accept") != "application/json" || reqs[2].Get("Accept") != "application/json" {
+		t.Errorf("other headers were dropped too: %v, %v", reqs[0], reqs[2])
+	}
+	if reqs[3].Get("Authorization") != "Bearer s3cret" {
+		t.Errorf("asked for the mirror's own URL, the header was not sent: %v", reqs[3])
+	}
+}
+
 func TestMatchNoProxy(t *testing.T) {
 	tests := []struct {
 		entries []string

@@ -53,9 +53,7 @@ func (t transport) RoundTrip(req *http.Request) (*http.Response, error) {
 			acancel()
 			return false, 0, err
 		}
-		for k, v := range req.Header {
-			out.Header[k] = v
-		}
+		t.f.copyHeader(out.Header, req.Header, upstream, tu)
 		if out.Header.Get("User-Agent") == "" {
 			out.Header.Set("User-Agent", t.f.o.UserAgent)
 		}

@@ -8,6 +8,8 @@ import (
 	"io/fs"
 	"net/http"
 	"net/url"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/updeb/updeb/internal/confined"
@@ -39,7 +41,7 @@ func (f *Fetcher) Get(ctx context.Context, rawURL string, header http.Header, li
 	}
 	var body []byte
 	err = f.retry(ctx, rawURL, tu, func(ctx context.Context) (bool, time.Duration, error) {
-		resp, cancel, err := f.small(ctx, http.MethodGet, tu, header)
+		resp, cancel, err := f.small(ctx, http.MethodGet, rawURL, tu, header)
 		if err != nil {
 			return isRetryable(err), 0, err
 		}
@@ -85,7 +87,7 @@ func (f *Fetcher) Exists(ctx context.Context, rawURL string) (bool, error) {
 	exists := false
 	probe := func(method string, header http.Header) error {
 		return f.retry(ctx, rawURL, tu, func(ctx context.Context) (bool, time.Duration, error) {
-			resp, cancel, err := f.small(ctx, method, tu, header)
+			resp, cancel, err := f.small(ctx, method, rawURL, tu, header)
 			if err != nil {
 				return isRetryable(err), 0, err
 			}
@@ -129,18 +131,17 @@ func (f *Fetcher) smallTarget(rawURL string) (target, *url.URL, error) {
 	return t, tu, nil
 }
 
-// small sends one request whose whole exchange (headers and body) must fit in
-// the header and idle timeouts; call cancel after reading the body.
-func (f *Fetcher) small(ctx context.Context, method string, tu *url.URL, header http.Header) (*http.Response, context.CancelFunc, error) {
+// small sends one request for upstream, to tu (upstream, or where a mirror
+// serves it), whose whole exchange (headers and body) must fit in the header
+// and idle timeouts; call cancel after reading the body.
+func (f *Fetcher) small(ctx context.Context, method, upstream string, tu *url.URL, header http.Header) (*http.Response, context.CancelFunc, error) {
 	actx, cancel := context.WithTimeout(ctx, f.o.HeaderTimeout+f.o.IdleTimeout)
 	req, err := http.NewRequestWithContext(actx, method, tu.String(), nil)
 	if err != nil {
 		cancel()
 		return nil, nil, err
 	}
-	for k, v := range header {
-		req.Header[k] = v
-	}
+	f.copyHeader(req.Header, header, upstream, tu)
 	req.Header.Set("User-Agent", f.o.UserAgent)
 	resp, err := f.client.Do(req)
 	if err != nil {
@@ -192,4 +193,24 @@ func (f *Fetcher) readMirrorFile(upstream string, t target, limit int64) ([]byte
 		return nil, &SizeError{URL: upstream, Limit: limit, Size: int64(len(b))}
 	}
 	return b, nil
+}
+
+// credentialHeaders carry a credential for the host a URL names; Go's client
+// drops the same ones on a redirect to another host.
+var credentialHeaders = []string{"Authorization", "Www-Authenticate", "Cookie", "Cookie2"}
+
+// copyHeader copies the caller's header into dst, a request for upstream
+// sent to tu. When a mirror serves upstream from another host, or over plain
+// http for an https URL, the credentials are left out: a GITHUB_TOKEN is
+// sent only to the API it is for, never to a mirror of it.
+func (f *Fetcher) copyHeader(dst, header http.Header, upstream string, tu *url.URL) {
+	u, err := url.Parse(upstream)
+	keep := err == nil && strings.EqualFold(u.Host, tu.Host) && (u.Scheme != "https" || tu.Scheme == "https")
+	for k, v := range header {
+		if !keep && slices.Contains(credentialHeaders, http.CanonicalHeaderKey(k)) {
+			f.log.Debug("a mirror serves this URL from another host: its credentials are not sent there", "url", upstream, "mirror", tu.Redacted(), "header", k)
+			continue
+		}
+		dst[k] = v
+	}
 }
