@@ -51,17 +51,20 @@ const (
 	RuleKubectlSkew           = "kubectl-skew"
 	RuleControllerManagerSkew = "kube-controller-manager-skew"
 	RuleSchedulerSkew         = "kube-scheduler-skew"
-	RuleHelmSkew              = "helm-skew"
-	RuleContainerd            = "containerd-recommended"
-	RuleRequires              = "requires"
-	RuleEOL                   = "eol"
-	RuleEOLUnknown            = "eol-unknown"
-	RuleIstio                 = "istio-kubernetes"
-	RuleKubeadmEtcd           = "kubeadm-etcd"
-	RuleCalico                = "calico-kubernetes"
-	RuleCilium                = "cilium-kubernetes"
-	RuleCRITools              = "cri-tools-kubernetes"
-	RuleShipped               = "shipped"
+	// RuleCloudControllerManagerSkew: a cloud-controller-manager the set
+	// names (none is defaulted) against kube-apiserver, as kube-scheduler.
+	RuleCloudControllerManagerSkew = "cloud-controller-manager-skew"
+	RuleHelmSkew                   = "helm-skew"
+	RuleContainerd                 = "containerd-recommended"
+	RuleRequires                   = "requires"
+	RuleEOL                        = "eol"
+	RuleEOLUnknown                 = "eol-unknown"
+	RuleIstio                      = "istio-kubernetes"
+	RuleKubeadmEtcd                = "kubeadm-etcd"
+	RuleCalico                     = "calico-kubernetes"
+	RuleCilium                     = "cilium-kubernetes"
+	RuleCRITools                   = "cri-tools-kubernetes"
+	RuleShipped                    = "shipped"
 )
 
 // Finding is one rule's verdict on one component of one set.
@@ -230,9 +233,10 @@ type Inputs struct {
 // Evaluate checks every release set against the built-in rules, the tables
 // and in. A set with ranges (rolling upgrades) is checked in three states: at
 // the start (every range at its first version), with the control plane
-// upgraded (kubernetes, kube-controller-manager, kube-scheduler and etcd at
-// their last version, everything else still at its first: nodes at n-1), and
-// at the end (every range at its last version). Without in.Tables it reads
+// upgraded (kubernetes, kube-controller-manager, kube-scheduler,
+// cloud-controller-manager and etcd at their last version, everything else
+// still at its first: nodes at n-1), and at the end (every range at its last
+// version). Without in.Tables it reads
 // the bundled tables, and panics only if those do not parse, which
 // compatdata's tests rule out.
 func Evaluate(sets []ReleaseSet, in Inputs) *Report {
@@ -322,7 +326,7 @@ func sortedKeys[V any](m map[string]V) []string {
 }
 
 // controlPlane are the components a rolling upgrade moves first.
-var controlPlane = map[string]bool{"kubernetes": true, "kube-controller-manager": true, "kube-scheduler": true, "etcd": true}
+var controlPlane = map[string]bool{"kubernetes": true, "kube-controller-manager": true, "kube-scheduler": true, "cloud-controller-manager": true, "etcd": true}
 
 // evaluateStates checks a set in each state of its upgrade (one state when
 // it has no range) and returns the findings, each once. The cells keep the
@@ -571,14 +575,33 @@ func kubeSkew(s *SetResult) []Finding {
 		}
 		out = append(out, f)
 	}
-	const nodePolicy = "must not be newer than kube-apiserver and at most 3 minors older"
-	rule(RuleKubeletSkew, "kubelet", "kubernetes", 3, 0, "kubelet "+nodePolicy)
-	rule(RuleKubeProxySkew, "kube-proxy", "kubernetes", 3, 0, "kube-proxy "+nodePolicy)
-	rule(RuleKubeProxySkew, "kube-proxy", "kubelet", 3, 3, "kube-proxy must be within 3 minors of the kubelet beside it")
+	// "`kubelet` < 1.25 may only be up to two minor versions older than
+	// `kube-apiserver`", and kube-proxy < 1.25 only two from the kubelet.
+	for _, comp := range []string{"kubelet", "kube-proxy"} {
+		skew, of := 3, comp
+		if m, n, ok := minorOf(s.Cells[comp].Version); ok && m == 1 && n < 25 {
+			skew, of = 2, comp+" older than 1.25"
+		}
+		rule(ruleOf[comp], comp, "kubernetes", skew, 0, fmt.Sprintf("%s must not be newer than kube-apiserver and at most %s older", of, minors(skew)))
+		if comp == "kube-proxy" {
+			rule(RuleKubeProxySkew, comp, "kubelet", skew, skew, fmt.Sprintf("%s must be within %s of the kubelet beside it", of, minors(skew)))
+		}
+	}
 	rule(RuleKubectlSkew, "kubectl", "kubernetes", 1, 1, "kubectl must be within 1 minor (older or newer) of kube-apiserver")
-	rule(RuleControllerManagerSkew, "kube-controller-manager", "kubernetes", 1, 0, "kube-controller-manager must be the same minor as kube-apiserver or 1 older")
-	rule(RuleSchedulerSkew, "kube-scheduler", "kubernetes", 1, 0, "kube-scheduler must be the same minor as kube-apiserver or 1 older")
+	for _, comp := range []string{"kube-controller-manager", "kube-scheduler", "cloud-controller-manager"} {
+		rule(ruleOf[comp], comp, "kubernetes", 1, 0, comp+" must be the same minor as kube-apiserver or 1 older")
+	}
 	return out
+}
+
+// ruleOf names the skew rule of each component kubeSkew checks against
+// kube-apiserver.
+var ruleOf = map[string]string{
+	"kubelet":                  RuleKubeletSkew,
+	"kube-proxy":               RuleKubeProxySkew,
+	"kube-controller-manager":  RuleControllerManagerSkew,
+	"kube-scheduler":           RuleSchedulerSkew,
+	"cloud-controller-manager": RuleCloudControllerManagerSkew,
 }
 
 func minors(n int) string {

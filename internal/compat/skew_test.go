@@ -1,0 +1,85 @@
+package compat
+
+import (
+	"strings"
+	"testing"
+)
+
+// The Kubernetes version skew policy (kubernetes/website
+// content/en/releases/version-skew-policy.md, https://kubernetes.io/releases/version-skew-policy/),
+// case by case, at the limits and one past them. Each
+// group quotes the sentence it encodes. A case checks the findings of one
+// component only (the others' are their own cases).
+func TestKubernetesSkewPolicy(t *testing.T) {
+	type tc struct {
+		name  string
+		set   string // the components of one release set, YAML flow mapping
+		check string // the component whose findings are compared
+		want  string // "RULE OTHER" per finding, sorted, joined by "; " ("" for none)
+	}
+	cases := []tc{
+		// kubelet: "`kubelet` must not be newer than `kube-apiserver`."
+		{"kubelet same", "{kubernetes: 1.36.0, kubelet: 1.36.9}", "kubelet", ""},
+		{"kubelet newer", "{kubernetes: 1.36.4, kubelet: 1.37.0}", "kubelet", "kubelet-skew kubernetes"},
+		{"kubelet newer pre-release", "{kubernetes: 1.36.4, kubelet: 1.37.0-rc.1}", "kubelet", "kubelet-skew kubernetes"},
+		// "`kubelet` may be up to three minor versions older than `kube-apiserver` (`kubelet` < 1.25 may
+		// only be up to two minor versions older than `kube-apiserver`)."
+		{"kubelet 3 older", "{kubernetes: 1.36.4, kubelet: 1.33.0}", "kubelet", ""},
+		{"kubelet 3 older, build suffix", "{kubernetes: 1.36.4, kubelet: 1.33.2+k3s1}", "kubelet", ""},
+		{"kubelet 4 older", "{kubernetes: 1.36.4, kubelet: 1.32.9}", "kubelet", "kubelet-skew kubernetes"},
+		{"kubelet 1.25, 3 older", "{kubernetes: 1.28.0, kubelet: 1.25.0}", "kubelet", ""},
+		{"kubelet 1.24, 3 older", "{kubernetes: 1.27.5, kubelet: 1.24.17}", "kubelet", "kubelet-skew kubernetes"},
+		{"kubelet 1.24, 2 older", "{kubernetes: 1.26.15, kubelet: 1.24.17}", "kubelet", ""},
+
+		// kube-proxy: "`kube-proxy` must not be newer than `kube-apiserver`." "`kube-proxy` may be up to
+		// three minor versions older than `kube-apiserver` (`kube-proxy` < 1.25 may only be up to two
+		// minor versions older than `kube-apiserver`)." "`kube-proxy` may be up to three minor versions
+		// older or newer than the `kubelet` instance it runs alongside (`kube-proxy` < 1.25 may only be up
+		// to two minor versions older or newer than the `kubelet` instance it runs alongside)."
+		{"kube-proxy newer", "{kubernetes: 1.36.4, kube-proxy: 1.37.0}", "kube-proxy", "kube-proxy-skew kubernetes"},
+		{"kube-proxy 3 older", "{kubernetes: 1.36.4, kube-proxy: 1.33.0}", "kube-proxy", ""},
+		{"kube-proxy 4 older", "{kubernetes: 1.36.4, kube-proxy: 1.32.0}", "kube-proxy", "kube-proxy-skew kubelet; kube-proxy-skew kubernetes"},
+		{"kube-proxy 3 newer than kubelet", "{kubernetes: 1.36.4, kubelet: 1.33.1, kube-proxy: 1.36.4}", "kube-proxy", ""},
+		{"kube-proxy 1.24, 3 older", "{kubernetes: 1.27.5, kube-proxy: 1.24.17}", "kube-proxy", "kube-proxy-skew kubelet; kube-proxy-skew kubernetes"},
+		{"kube-proxy 1.24, 2 older", "{kubernetes: 1.26.15, kube-proxy: 1.24.17}", "kube-proxy", ""},
+		{"kube-proxy 1.27 3 newer than kubelet 1.24", "{kubernetes: 1.27.5, kubelet: 1.24.17, kube-proxy: 1.27.5}", "kube-proxy", ""},
+
+		// "`kube-controller-manager`, `kube-scheduler`, and `cloud-controller-manager` must not be newer
+		// than the `kube-apiserver` instances they communicate with. They are expected to match the
+		// `kube-apiserver` minor version, but may be up to one minor version older (to allow live upgrades)."
+		{"controller-manager 1 older", "{kubernetes: 1.36.4, kube-controller-manager: 1.35.2}", "kube-controller-manager", ""},
+		{"controller-manager 2 older", "{kubernetes: 1.36.4, kube-controller-manager: 1.34.2}", "kube-controller-manager", "kube-controller-manager-skew kubernetes"},
+		{"scheduler newer", "{kubernetes: 1.36.4, kube-scheduler: 1.37.0-alpha.1}", "kube-scheduler", "kube-scheduler-skew kubernetes"},
+		{"cloud-controller-manager same", "{kubernetes: 1.36.4, cloud-controller-manager: 1.36.0}", "cloud-controller-manager", ""},
+		{"cloud-controller-manager 1 older", "{kubernetes: 1.36.4, cloud-controller-manager: 1.35.1}", "cloud-controller-manager", ""},
+		{"cloud-controller-manager 2 older", "{kubernetes: 1.36.4, cloud-controller-manager: 1.34.1}", "cloud-controller-manager", "cloud-controller-manager-skew kubernetes"},
+		{"cloud-controller-manager newer", "{kubernetes: 1.36.4, cloud-controller-manager: 1.37.0}", "cloud-controller-manager", "cloud-controller-manager-skew kubernetes"},
+		// The upgrade order: "Upgrade `kube-controller-manager`, `kube-scheduler`, and
+		// `cloud-controller-manager`" once kube-apiserver is at the new minor, before the nodes.
+		{"cloud-controller-manager in an upgrade", "{kubernetes: {from: 1.35.2, to: 1.36.1}, cloud-controller-manager: {from: 1.35.0, to: 1.36.0}}", "cloud-controller-manager", ""},
+
+		// "`kubectl` is supported within one minor version (older or newer) of `kube-apiserver`."
+		{"kubectl 1 newer", "{kubernetes: 1.36.4, kubectl: 1.37.0}", "kubectl", ""},
+		{"kubectl 1 older", "{kubernetes: 1.36.4, kubectl: 1.35.0}", "kubectl", ""},
+		{"kubectl 2 newer", "{kubernetes: 1.36.4, kubectl: 1.38.0}", "kubectl", "kubectl-skew kubernetes"},
+		{"kubectl 2 older", "{kubernetes: 1.36.4, kubectl: 1.34.0}", "kubectl", "kubectl-skew kubernetes"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			sets, err := ParseReleaseSets("r.yaml", []byte("sets:\n  - name: s\n    components: "+c.set+"\n"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got []string
+			for _, f := range Evaluate(sets, Inputs{}).Findings {
+				if f.Severity == Violation && (c.check == "" || f.Component == c.check) {
+					got = append(got, f.Rule+" "+f.Other)
+					t.Logf("%s: %s", f.Component, f.Message)
+				}
+			}
+			if g := strings.Join(got, "; "); g != c.want {
+				t.Errorf("%s: violations of %s:\n got %q\nwant %q", c.set, c.check, g, c.want)
+			}
+		})
+	}
+}
