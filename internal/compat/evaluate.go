@@ -54,17 +54,23 @@ const (
 	// RuleCloudControllerManagerSkew: a cloud-controller-manager the set
 	// names (none is defaulted) against kube-apiserver, as kube-scheduler.
 	RuleCloudControllerManagerSkew = "cloud-controller-manager-skew"
-	RuleHelmSkew                   = "helm-skew"
-	RuleContainerd                 = "containerd-recommended"
-	RuleRequires                   = "requires"
-	RuleEOL                        = "eol"
-	RuleEOLUnknown                 = "eol-unknown"
-	RuleIstio                      = "istio-kubernetes"
-	RuleKubeadmEtcd                = "kubeadm-etcd"
-	RuleCalico                     = "calico-kubernetes"
-	RuleCilium                     = "cilium-kubernetes"
-	RuleCRITools                   = "cri-tools-kubernetes"
-	RuleShipped                    = "shipped"
+	// RuleAPIServerSkew: a rolling upgrade of kube-apiserver over more than
+	// one minor (HA instances more than one minor apart, a minor skipped).
+	RuleAPIServerSkew = "kube-apiserver-skew"
+	// RuleKubeadmSkew: kubeadm's own skew policy, against kube-apiserver,
+	// the kubelet, and the kubeadm it upgrades from.
+	RuleKubeadmSkew = "kubeadm-skew"
+	RuleHelmSkew    = "helm-skew"
+	RuleContainerd  = "containerd-recommended"
+	RuleRequires    = "requires"
+	RuleEOL         = "eol"
+	RuleEOLUnknown  = "eol-unknown"
+	RuleIstio       = "istio-kubernetes"
+	RuleKubeadmEtcd = "kubeadm-etcd"
+	RuleCalico      = "calico-kubernetes"
+	RuleCilium      = "cilium-kubernetes"
+	RuleCRITools    = "cri-tools-kubernetes"
+	RuleShipped     = "shipped"
 )
 
 // Finding is one rule's verdict on one component of one set.
@@ -233,10 +239,11 @@ type Inputs struct {
 // Evaluate checks every release set against the built-in rules, the tables
 // and in. A set with ranges (rolling upgrades) is checked in three states: at
 // the start (every range at its first version), with the control plane
-// upgraded (kubernetes, kube-controller-manager, kube-scheduler,
+// upgraded (kubernetes, kubeadm, kube-controller-manager, kube-scheduler,
 // cloud-controller-manager and etcd at their last version, everything else
 // still at its first: nodes at n-1), and at the end (every range at its last
-// version). Without in.Tables it reads
+// version); a kubernetes or kubeadm range over more than one minor is a
+// violation of its own. Without in.Tables it reads
 // the bundled tables, and panics only if those do not parse, which
 // compatdata's tests rule out.
 func Evaluate(sets []ReleaseSet, in Inputs) *Report {
@@ -326,7 +333,7 @@ func sortedKeys[V any](m map[string]V) []string {
 }
 
 // controlPlane are the components a rolling upgrade moves first.
-var controlPlane = map[string]bool{"kubernetes": true, "kube-controller-manager": true, "kube-scheduler": true, "cloud-controller-manager": true, "etcd": true}
+var controlPlane = map[string]bool{"kubernetes": true, "kubeadm": true, "kube-controller-manager": true, "kube-scheduler": true, "cloud-controller-manager": true, "etcd": true}
 
 // evaluateStates checks a set in each state of its upgrade (one state when
 // it has no range) and returns the findings, each once. The cells keep the
@@ -348,7 +355,7 @@ func evaluateStates(res *SetResult, t *compatdata.Tables, in Inputs) []Finding {
 			{"upgrade end", func(string) bool { return true }},
 		}
 	}
-	var out []Finding
+	out := upgradeSkew(res)
 	seen := map[string]bool{}
 	for i, st := range states {
 		cur := SetResult{Name: res.Name, Cells: map[string]Cell{}}
@@ -378,6 +385,37 @@ func evaluateStates(res *SetResult, t *compatdata.Tables, in Inputs) []Finding {
 				res.Cells[comp] = rc
 			}
 		}
+	}
+	return out
+}
+
+// upgradeSkew checks the ranges that may not span more than one minor: the
+// version skew policy's "the newest and oldest kube-apiserver instances must
+// be within one minor version" (and kube-apiserver must "not skip minor
+// versions when upgrading"), and kubeadm's "Nodes that are being upgraded must
+// use a version of kubeadm that is the same MINOR version or one MINOR version
+// newer than the version of kubeadm used for managing the node".
+func upgradeSkew(res *SetResult) []Finding {
+	var out []Finding
+	for _, r := range []struct{ comp, rule, policy string }{
+		{"kubernetes", RuleAPIServerSkew, "kube-apiserver must not skip a minor, and the kube-apiserver instances of an HA cluster must be within 1 minor of each other"},
+		{"kubeadm", RuleKubeadmSkew, "a node must be upgraded with a kubeadm of its kubeadm's minor or 1 newer"},
+	} {
+		c, ok := res.Cells[r.comp]
+		if !ok || c.To == "" {
+			continue
+		}
+		fm, fn, ok1 := minorOf(c.Version)
+		tm, tn, ok2 := minorOf(c.To)
+		if !ok1 || !ok2 || (fm == tm && tn-fn <= 1) {
+			continue
+		}
+		step := "another major"
+		if fm == tm {
+			step = minors(tn-fn) + " in one upgrade"
+		}
+		out = append(out, Finding{Set: res.Name, Rule: r.rule, Severity: Violation, Component: r.comp, Version: c.Version,
+			Message: fmt.Sprintf("%s moves from %s to %s, %s; %s", r.comp, c.Version, c.To, step, r.policy)})
 	}
 	return out
 }
@@ -588,6 +626,11 @@ func kubeSkew(s *SetResult) []Finding {
 		}
 	}
 	rule(RuleKubectlSkew, "kubectl", "kubernetes", 1, 1, "kubectl must be within 1 minor (older or newer) of kube-apiserver")
+	// kubeadm's skew policy: "kubeadm can be used with Kubernetes components
+	// that are the same version as kubeadm or one version older", "with a
+	// kubelet version that is the same version as kubeadm or three versions older".
+	rule(RuleKubeadmSkew, "kubeadm", "kubernetes", 0, 1, "kubeadm must not be older than kube-apiserver and at most 1 minor newer")
+	rule(RuleKubeadmSkew, "kubeadm", "kubelet", 0, 3, "kubeadm must not be older than the kubelet beside it and at most 3 minors newer")
 	for _, comp := range []string{"kube-controller-manager", "kube-scheduler", "cloud-controller-manager"} {
 		rule(ruleOf[comp], comp, "kubernetes", 1, 0, comp+" must be the same minor as kube-apiserver or 1 older")
 	}

@@ -35,9 +35,10 @@ var goldenCases = []struct {
 	want     []string
 }{
 	{name: "good", requires: map[string]map[string]string{"calicoctl": {"kubernetes": ">=1.29 <1.37"}}},
-	{name: "kubelet-newer", want: []string{"violation kubelet-skew kubelet"}},
-	// kube-proxy (1.35.8, defaulted) is then 4 minors newer than the kubelet beside it.
-	{name: "kubelet-4-older", want: []string{"violation eol kubelet", "violation kubelet-skew kubelet", "violation kube-proxy-skew kube-proxy"}},
+	// kubeadm (1.35.8, defaulted) is then older than the kubelet beside it.
+	{name: "kubelet-newer", want: []string{"violation kubelet-skew kubelet", "violation kubeadm-skew kubeadm"}},
+	// kube-proxy and kubeadm (1.35.8, defaulted) are then 4 minors newer than the kubelet beside them.
+	{name: "kubelet-4-older", want: []string{"violation eol kubelet", "violation kubelet-skew kubelet", "violation kube-proxy-skew kube-proxy", "violation kubeadm-skew kubeadm"}},
 	{name: "kubectl-2-off", want: []string{"violation eol kubectl", "violation kubectl-skew kubectl"}},
 	{name: "scheduler-newer", want: []string{"violation kube-scheduler-skew kube-scheduler"}},
 	{name: "controller-manager-2-older", want: []string{"violation eol kube-controller-manager", "violation kube-controller-manager-skew kube-controller-manager"}},
@@ -54,9 +55,9 @@ var goldenCases = []struct {
 	{name: "etcd-kubeadm", want: []string{"violation kubeadm-etcd etcd", "warning kubeadm-etcd etcd"}},
 	{name: "rolling-upgrade"},
 	// kubelet 1.32 is fine beside kube-apiserver 1.35 but 4 minors behind once the control plane is at 1.36
-	// (kube-proxy, defaulted, moves with the nodes: 3 minors from that kubelet, allowed); helm 3.20
-	// (1.32-1.35) breaks at the end.
-	{name: "rolling-upgrade-skew", want: []string{"violation eol kubelet", "violation kubelet-skew kubelet", "violation helm-skew helm"}},
+	// (kube-proxy, defaulted, moves with the nodes: 3 minors from that kubelet, allowed; kubeadm, defaulted,
+	// moves with the control plane: 4 minors from it, not); helm 3.20 (1.32-1.35) breaks at the end.
+	{name: "rolling-upgrade-skew", want: []string{"violation eol kubelet", "violation kubelet-skew kubelet", "violation kubeadm-skew kubeadm", "violation helm-skew helm"}},
 	{name: "recipe-refs",
 		recipes: map[string]string{"kubernetes-1.35": "1.35.4", "kubernetes-1.36": "1.36.0"},
 		shipped: map[string][]string{"kubernetes": {"1.35.4", "1.36.0"}, "helm": {"3.21.4"}, "cri-tools": {"1.35.0", "1.36.0"}},

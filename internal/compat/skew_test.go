@@ -6,8 +6,9 @@ import (
 )
 
 // The Kubernetes version skew policy (kubernetes/website
-// content/en/releases/version-skew-policy.md, https://kubernetes.io/releases/version-skew-policy/),
-// case by case, at the limits and one past them. Each
+// content/en/releases/version-skew-policy.md, https://kubernetes.io/releases/version-skew-policy/)
+// and kubeadm's own (content/en/docs/setup/production-environment/tools/kubeadm/create-cluster-kubeadm.md,
+// "Version skew policy"), case by case, at the limits and one past them. Each
 // group quotes the sentence it encodes. A case checks the findings of one
 // component only (the others' are their own cases).
 func TestKubernetesSkewPolicy(t *testing.T) {
@@ -18,6 +19,15 @@ func TestKubernetesSkewPolicy(t *testing.T) {
 		want  string // "RULE OTHER" per finding, sorted, joined by "; " ("" for none)
 	}
 	cases := []tc{
+		// kube-apiserver: "In highly-available (HA) clusters, the newest and oldest `kube-apiserver`
+		// instances must be within one minor version." and "require `kube-apiserver` to not skip minor
+		// versions when upgrading, even in single-instance clusters."
+		{"apiserver one minor", "{kubernetes: {from: 1.35.2, to: 1.36.1}}", "kubernetes", ""},
+		{"apiserver patch", "{kubernetes: {from: 1.36.0, to: 1.36.4}}", "kubernetes", ""},
+		{"apiserver to a pre-release", "{kubernetes: {from: 1.35.9, to: 1.36.0-rc.1}}", "kubernetes", ""},
+		{"apiserver two minors", "{kubernetes: {from: 1.34.2, to: 1.36.1}, kubectl: 1.35.0}", "kubernetes", "kube-apiserver-skew "},
+		{"apiserver two minors, build suffix", "{kubernetes: {from: v1.34.2+k3s1, to: v1.36.1+k3s1}, kubectl: 1.35.0}", "kubernetes", "kube-apiserver-skew "},
+
 		// kubelet: "`kubelet` must not be newer than `kube-apiserver`."
 		{"kubelet same", "{kubernetes: 1.36.0, kubelet: 1.36.9}", "kubelet", ""},
 		{"kubelet newer", "{kubernetes: 1.36.4, kubelet: 1.37.0}", "kubelet", "kubelet-skew kubernetes"},
@@ -63,6 +73,23 @@ func TestKubernetesSkewPolicy(t *testing.T) {
 		{"kubectl 1 older", "{kubernetes: 1.36.4, kubectl: 1.35.0}", "kubectl", ""},
 		{"kubectl 2 newer", "{kubernetes: 1.36.4, kubectl: 1.38.0}", "kubectl", "kubectl-skew kubernetes"},
 		{"kubectl 2 older", "{kubernetes: 1.36.4, kubectl: 1.34.0}", "kubectl", "kubectl-skew kubernetes"},
+		// kubeadm: "kubeadm can be used with Kubernetes components that are the same version as kubeadm
+		// or one version older." ("kubeadm is at 1.29; `kubernetesVersion` must be at 1.29 or 1.28")
+		{"kubeadm same", "{kubernetes: 1.36.4, kubeadm: 1.36.0}", "kubeadm", ""},
+		{"kubeadm 1 newer", "{kubernetes: 1.36.4, kubeadm: 1.37.0}", "kubeadm", ""},
+		{"kubeadm 2 newer", "{kubernetes: 1.36.4, kubelet: 1.36.4, kubeadm: 1.38.0}", "kubeadm", "kubeadm-skew kubernetes"},
+		{"kubeadm older", "{kubernetes: 1.36.4, kubeadm: 1.35.3}", "kubeadm", "kubeadm-skew kubelet; kubeadm-skew kubernetes"},
+		// "kubeadm can be used with a kubelet version that is the same version as kubeadm or three
+		// versions older."
+		{"kubeadm, kubelet 3 older", "{kubernetes: 1.36.4, kubelet: 1.33.0, kubeadm: 1.36.4}", "kubeadm", ""},
+		{"kubeadm, kubelet 4 older", "{kubernetes: 1.36.4, kubelet: 1.33.0, kubeadm: 1.37.0}", "kubeadm", "kubeadm-skew kubelet"},
+		// "Nodes that are being upgraded must use a version of kubeadm that is the same MINOR version or
+		// one MINOR version newer than the version of kubeadm used for managing the node."
+		{"kubeadm upgrade one minor", "{kubernetes: {from: 1.35.2, to: 1.36.1}}", "kubeadm", ""},
+		{"kubeadm upgrade two minors", "{kubernetes: {from: 1.35.1, to: 1.36.1}, kubelet: 1.35.0, kubeadm: {from: 1.35.0, to: 1.37.0}}", "kubeadm", "kubeadm-skew "},
+		// The upgrade order: kubeadm first ("kubeadm upgrade apply" is the new kubeadm), then the control
+		// plane; the nodes follow.
+		{"defaulted upgrade", "{kubernetes: {from: 1.35.2, to: 1.36.1}}", "", ""},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
