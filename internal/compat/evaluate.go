@@ -237,8 +237,9 @@ type Inputs struct {
 }
 
 // Evaluate checks every release set against the built-in rules, the tables
-// and in. A set with ranges (rolling upgrades) is checked in three states: at
-// the start (every range at its first version), with the control plane
+// and in. A set with ranges (rolling upgrades) is checked in four states: at
+// the start (every range at its first version), with kube-apiserver upgraded
+// (kubernetes, kubeadm and etcd at their last version), with the control plane
 // upgraded (kubernetes, kubeadm, kube-controller-manager, kube-scheduler,
 // cloud-controller-manager and etcd at their last version, everything else
 // still at its first: nodes at n-1), and at the end (every range at its last
@@ -332,7 +333,12 @@ func sortedKeys[V any](m map[string]V) []string {
 	return out
 }
 
-// controlPlane are the components a rolling upgrade moves first.
+// controlPlane are the components a rolling upgrade moves first;
+// apiServerFirst those that move before kube-controller-manager,
+// kube-scheduler and cloud-controller-manager follow kube-apiserver (the
+// version skew policy's upgrade order; kubeadm upgrade apply moves etcd, then
+// kube-apiserver).
+var apiServerFirst = map[string]bool{"kubernetes": true, "kubeadm": true, "etcd": true}
 var controlPlane = map[string]bool{"kubernetes": true, "kubeadm": true, "kube-controller-manager": true, "kube-scheduler": true, "cloud-controller-manager": true, "etcd": true}
 
 // evaluateStates checks a set in each state of its upgrade (one state when
@@ -351,6 +357,7 @@ func evaluateStates(res *SetResult, t *compatdata.Tables, in Inputs) []Finding {
 	if ranged {
 		states = []state{
 			{"upgrade start", func(string) bool { return false }},
+			{"kube-apiserver upgraded", func(comp string) bool { return apiServerFirst[comp] }},
 			{"control plane upgraded", func(comp string) bool { return controlPlane[comp] }},
 			{"upgrade end", func(string) bool { return true }},
 		}

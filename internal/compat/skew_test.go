@@ -67,6 +67,13 @@ func TestKubernetesSkewPolicy(t *testing.T) {
 		// The upgrade order: "Upgrade `kube-controller-manager`, `kube-scheduler`, and
 		// `cloud-controller-manager`" once kube-apiserver is at the new minor, before the nodes.
 		{"cloud-controller-manager in an upgrade", "{kubernetes: {from: 1.35.2, to: 1.36.1}, cloud-controller-manager: {from: 1.35.0, to: 1.36.0}}", "cloud-controller-manager", ""},
+		// Upgrading kube-apiserver, "Pre-requisites: ... The `kube-controller-manager`, `kube-scheduler`,
+		// and `cloud-controller-manager` instances that communicate with this server are at version
+		// {{< skew currentVersionAddMinor -1 >}} (this ensures they are not newer than the existing API server version, and are within 1
+		// minor version of the new API server version)": one minor behind before the upgrade is two
+		// behind once kube-apiserver moved, before they follow.
+		{"controller-manager behind at an upgrade", "{kubernetes: {from: 1.35.2, to: 1.36.1}, kube-controller-manager: {from: 1.34.0, to: 1.36.0}}", "kube-controller-manager", "kube-controller-manager-skew kubernetes"},
+		{"cloud-controller-manager behind at an upgrade", "{kubernetes: {from: 1.35.2, to: 1.36.1}, cloud-controller-manager: {from: 1.34.0, to: 1.36.0}}", "cloud-controller-manager", "cloud-controller-manager-skew kubernetes"},
 
 		// "`kubectl` is supported within one minor version (older or newer) of `kube-apiserver`."
 		{"kubectl 1 newer", "{kubernetes: 1.36.4, kubectl: 1.37.0}", "kubectl", ""},
