@@ -32,10 +32,11 @@ func newCompatCmd(g *globalOptions) *cobra.Command {
 		Use:   "compat",
 		Short: "Check that the versions deployed together work together",
 		Long: `compat reads a release set file (the versions deployed together, one set per cluster or
-Kubernetes minor) and checks Kubernetes' version-skew policy, Helm's n-3 table,
-containerd's recommended table, Istio's, Calico's and Cilium's supported Kubernetes
-versions, kubeadm's etcd, cri-tools' matrix, the recipes' requires, and end-of-life
-dates. The tables come from the recipes repository's data file when there is one (see
+Kubernetes minor) and checks Kubernetes' and kubeadm's version-skew policies (a rolling
+upgrade {from: ..., to: ...} at its start, with kube-apiserver moved, with the control
+plane moved, and at its end), Helm's n-3 table, containerd's recommended table, Istio's,
+Calico's and Cilium's supported Kubernetes versions, kubeadm's etcd, cri-tools' matrix,
+the recipes' requires, and end-of-life dates. The tables come from the recipes repository's data file when there is one (see
 'updeb data'), else the newer of the bundled and refreshed copies; stderr says which.
 Exit 1 on a violation or an end-of-life component; warnings do not change the exit code.`,
 		Example: `  updeb compat                                  # release-sets.yaml in the working folder
