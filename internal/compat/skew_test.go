@@ -3,6 +3,9 @@ package compat
 import (
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/updeb/updeb/internal/supportdata"
 )
 
 // The Kubernetes version skew policy (kubernetes/website
@@ -115,5 +118,26 @@ func TestKubernetesSkewPolicy(t *testing.T) {
 				t.Errorf("%s: violations of %s:\n got %q\nwant %q", c.set, c.check, g, c.want)
 			}
 		})
+	}
+}
+
+// TestKubeNamedComponentsAreTheirOwn: a component whose name starts with
+// "kube-" but is not a Kubernetes release binary (kube-vip,
+// kube-state-metrics) is its own product, not Kubernetes: no skew rule, no
+// Kubernetes release cycle.
+func TestKubeNamedComponentsAreTheirOwn(t *testing.T) {
+	sets, err := ParseReleaseSets("r.yaml", []byte("sets:\n  - name: s\n    components: {kubernetes: 1.36.4, kube-vip: 0.8.9, kube-state-metrics: 2.13.0}\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	data, err := supportdata.Bundled()
+	if err != nil {
+		t.Fatal(err)
+	}
+	in := Inputs{EOL: data, Now: time.Date(2026, 9, 1, 0, 0, 0, 0, time.UTC), Shipped: map[string][]string{"kubernetes": {"1.36.4"}}}
+	for _, f := range Evaluate(sets, in).Findings {
+		if (f.Component == "kube-vip" || f.Component == "kube-state-metrics") && (f.Severity == Violation || strings.Contains(f.Message, "kubernetes")) {
+			t.Errorf("%s %s (%s): %s", f.Severity, f.Component, f.Rule, f.Message)
+		}
 	}
 }

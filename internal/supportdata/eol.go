@@ -319,14 +319,24 @@ func digits(s string) (string, string) {
 	return s[:i], s[i:]
 }
 
+// kubernetesBinaries are the programs a Kubernetes release ships (its
+// server, node and client tarballs): the components ProductOf maps to
+// "kubernetes". A name that merely starts with "kube-" (kube-vip,
+// kube-state-metrics) is a project of its own.
+var kubernetesBinaries = map[string]bool{
+	"kube-apiserver": true, "kube-controller-manager": true, "kube-scheduler": true, "kube-proxy": true,
+	"kube-aggregator": true, "kube-log-runner": true, "kubelet": true, "kubectl": true, "kubectl-convert": true,
+	"kubeadm": true, "apiextensions-apiserver": true, "cloud-controller-manager": true,
+}
+
 // ProductOf maps an updeb component name to the product of the data file that
-// covers it: the Kubernetes binaries (kubelet, kubectl, kubeadm, kube-*) to
-// "kubernetes", calicoctl to "calico", istioctl to "istio"; any other name maps
-// to itself. It does not say whether the product has data.
+// covers it: the Kubernetes binaries (kubelet, kubectl, kubeadm,
+// kube-apiserver, ...: kubernetesBinaries) to "kubernetes", calicoctl to
+// "calico", istioctl to "istio"; any other name maps to itself. It does not
+// say whether the product has data.
 func ProductOf(component string) string {
 	switch {
-	case component == "kubelet" || component == "kubectl" || component == "kubeadm" ||
-		strings.HasPrefix(component, "kube-") || component == "cloud-controller-manager":
+	case kubernetesBinaries[component]:
 		return "kubernetes"
 	case component == "calicoctl":
 		return "calico"

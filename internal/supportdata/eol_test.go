@@ -124,6 +124,8 @@ func TestProductOf(t *testing.T) {
 	for in, want := range map[string]string{
 		"kubelet": "kubernetes", "kube-proxy": "kubernetes", "kubectl": "kubernetes", "kubeadm": "kubernetes",
 		"kubernetes": "kubernetes", "calicoctl": "calico", "istioctl": "istio", "etcd": "etcd", "helm": "helm",
+		"kube-apiserver": "kubernetes", "cloud-controller-manager": "kubernetes", "kubectl-convert": "kubernetes",
+		"kube-vip": "kube-vip", "kube-state-metrics": "kube-state-metrics", "kube-bench": "kube-bench",
 	} {
 		if got := ProductOf(in); got != want {
 			t.Errorf("ProductOf(%q) = %q, want %q", in, got, want)
