@@ -391,6 +391,14 @@ func part(name, actionCase, action, quietCases string) Script {
 	return Script{Name: name, Content: b.String()}
 }
 
+// postinstActs are the postinst arguments its actions run for: configure,
+// and the error unwinds after which dpkg counts the package configured
+// again although its prerm ran (remove or deconfigure in favour of a
+// package whose installation failed, an upgrade that failed): the
+// alternatives the prerm removed must come back (debhelper's snippets act on
+// the same four).
+const postinstActs = "configure|abort-upgrade|abort-remove|abort-deconfigure"
+
 // maintainerScripts generates the parts of postinst, prerm and postrm for
 // the common cases: a system user (and the paths the package gives it,
 // unless dpkg-statoverride says otherwise), systemd units (installed, never
@@ -428,7 +436,7 @@ func maintainerScripts(pp *ResolvedPackage, rp Package, alts []Alternative) []Sc
 	}
 	var out []Script
 	if postinst.Len() > 0 {
-		out = append(out, part("postinst", "configure", postinst.String(), "abort-upgrade|abort-remove|abort-deconfigure|triggered"))
+		out = append(out, part("postinst", postinstActs, postinst.String(), "triggered"))
 	}
 	if prerm.Len() > 0 {
 		out = append(out, part("prerm", "remove|deconfigure", prerm.String(), "upgrade|failed-upgrade"))
