@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"fmt"
 	"maps"
+	"math"
 	"net/url"
 	"path"
 	"path/filepath"
@@ -782,10 +783,17 @@ func (d *decoder) pkg(p *Package, n *yaml.Node) {
 			d.List(v, "alternatives", func(i int, v *yaml.Node) {
 				a := Alternative{node: v}
 				d.mapping(v, "alternative", map[string]field{
-					"name":     {true, func(v *yaml.Node) { d.NonEmpty(v, "alternative name", &a.Name) }},
-					"link":     {true, func(v *yaml.Node) { d.NonEmpty(v, "alternative link", &a.Link) }},
-					"path":     {true, func(v *yaml.Node) { d.NonEmpty(v, "alternative path", &a.Path) }},
-					"priority": {true, func(v *yaml.Node) { d.Int(v, "alternative priority", &a.Priority) }},
+					"name": {true, func(v *yaml.Node) { d.NonEmpty(v, "alternative name", &a.Name) }},
+					"link": {true, func(v *yaml.Node) { d.NonEmpty(v, "alternative link", &a.Link) }},
+					"path": {true, func(v *yaml.Node) { d.NonEmpty(v, "alternative path", &a.Path) }},
+					"priority": {true, func(v *yaml.Node) {
+						// update-alternatives takes a C int: a priority beyond
+						// it fails the postinst ("priority is out of range").
+						d.Describe(v, yamlfile.Schema{Minimum: yamlfile.Int64(math.MinInt32), Maximum: yamlfile.Int64(math.MaxInt32)})
+						if d.Int(v, "alternative priority", &a.Priority) && (a.Priority < math.MinInt32 || a.Priority > math.MaxInt32) {
+							d.at(v, "alternative priority: %d is out of update-alternatives' range (%d to %d)", a.Priority, math.MinInt32, math.MaxInt32)
+						}
+					}},
 				})
 				p.Alternatives = append(p.Alternatives, a)
 			})

@@ -328,6 +328,11 @@ func TestLoadErrors(t *testing.T) {
 			[]string{"recipes/x.yaml:4:10: license: MIT has no file in /usr/share/common-licenses: add license-text with the full text"}},
 		{"alternative path not shipped", []edit{{"    systemd-units: [x.service]\n", "    systemd-units: [x.service]\n    alternatives: [{name: x, link: /usr/bin/xx, path: /usr/bin/x2, priority: 10}]\n"}},
 			[]string{"recipes/x.yaml:21:55: alternative path: /usr/bin/x2 is not installed by package xx"}},
+		{"alternative priority beyond a C int", []edit{{"    systemd-units: [x.service]\n", "    systemd-units: [x.service]\n    alternatives: [{name: x, link: /usr/bin/xx, path: /usr/bin/x, priority: 2147483648}, {name: y, link: /usr/bin/y, path: /usr/bin/x, priority: -2147483649}]\n"}},
+			[]string{
+				"recipes/x.yaml:21:77: alternative priority: 2147483648 is out of update-alternatives' range (-2147483648 to 2147483647)",
+				"recipes/x.yaml:21:146: alternative priority: -2147483649 is out of update-alternatives' range (-2147483648 to 2147483647)",
+			}},
 		{"watch and requires", []edit{{"    systemd-units: [x.service]\n", "    systemd-units: [x.service]\nwatch: {url: https://example.org/}\nrequires: {kubernetes: \"~>1.30\"}\n"}},
 			[]string{
 				"recipes/x.yaml:21:8: watch: url and pattern go together",
