@@ -340,3 +340,30 @@ func TestCommentOnlyFragment(t *testing.T) {
 		}
 	}
 }
+
+// A system user's home that the package states as a directory of root's,
+// with nothing of the user's inside it, is a home the user cannot write:
+// dpkg makes it before the postinst runs adduser, which leaves an existing
+// home as it is. Lint warns; a folder of the user's inside it is a choice.
+func TestSystemUserHomeOwnedByRootWarns(t *testing.T) {
+	const want = "directories: /var/lib/x is the home of system-user xuser but belongs to root:root, and nothing the package puts in it is xuser's: adduser leaves an existing home as it is, so xuser could not write there; give it owner: xuser, group: xuser and a mode (e.g. 0750)"
+	for _, tt := range []struct {
+		name, from, to string
+		warns          bool
+	}{
+		{"a folder of the user's inside", "", "", false},
+		{"nothing of the user's inside", "      - {path: /var/lib/x/state, mode: \"0700\", owner: xuser, group: xuser}\n", "", true},
+		{"the home is the user's", "      - /var/lib/x\n", "      - {path: /var/lib/x, mode: \"0750\", owner: xuser, group: xuser}\n", false},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			r, _ := loadAccess(t, strings.Replace(accessRecipe, tt.from, tt.to, 1), nil)
+			var warnings []string
+			for _, w := range r.Warnings {
+				warnings = append(warnings, w.String())
+			}
+			if got := slices.ContainsFunc(warnings, func(w string) bool { return strings.HasSuffix(w, ":26:9: "+want) }); got != tt.warns {
+				t.Errorf("warning %q given: %v, want %v; warnings:\n%s", want, got, tt.warns, strings.Join(warnings, "\n"))
+			}
+		})
+	}
+}

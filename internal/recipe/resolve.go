@@ -786,6 +786,7 @@ func (pl *packageResolver) file(f File) (ResolvedFile, bool) {
 // directories renders the directories the package creates, with their
 // modes (default 0755) and owners.
 func (pl *packageResolver) directories() {
+	var nodes []*yaml.Node
 	for _, d := range pl.rp.Directories {
 		at := d.node
 		if at.Kind == yaml.MappingNode {
@@ -807,7 +808,35 @@ func (pl *packageResolver) directories() {
 			pl.fs.warn(valueOf(d.node, "mode"), "mode: the setuid bit (%04o) does nothing on a directory under Linux (setgid does: what is made in it takes its group): leave it out", d.Mode)
 		}
 		pl.pp.Directories = append(pl.pp.Directories, rd)
+		nodes = append(nodes, at)
 	}
+	for i, d := range pl.pp.Directories {
+		pl.homeOwner(nodes[i], d)
+	}
+}
+
+// homeOwner warns when d, a directory the package states, is its system
+// user's home but not the user's, and nothing the package ships below it
+// is: dpkg creates the directory before the postinst runs adduser, which
+// leaves an existing home as it is (a warning, no chown), so the user could
+// write nowhere in its home (etcd in /var/lib/etcd). A home owned by root
+// with a folder of the user's inside it is a choice, and quiet.
+func (pl *packageResolver) homeOwner(at *yaml.Node, d ResolvedDir) {
+	u := pl.rp.SystemUser
+	if u == nil || u.Home == "" || d.Path != path.Clean(u.Home) || d.Owner.User == u.Name {
+		return
+	}
+	for _, o := range pl.pp.ownedBy(u) {
+		if strings.HasPrefix(o.path, d.Path+"/") {
+			return
+		}
+	}
+	o := ownerNames(d.Owner)
+	group := u.Name
+	if !u.Group {
+		group = o.Group
+	}
+	pl.fs.warn(at, "directories: %s is the home of system-user %s but belongs to %s:%s, and nothing the package puts in it is %s's: adduser leaves an existing home as it is, so %s could not write there; give it owner: %s, group: %s and a mode (e.g. 0750)", d.Path, u.Name, o.User, o.Group, u.Name, u.Name, u.Name, group)
 }
 
 // owner resolves a mapping's owner and group: a base-passwd account by
