@@ -142,6 +142,7 @@ func TestDemoBuildEndToEnd(t *testing.T) {
 		os.MkdirAll(filepath.Join(admin, d), 0o755)
 	}
 	os.WriteFile(filepath.Join(admin, "status"), nil, 0o644)
+	testenv.BasePasswd(t, dpkgRoot) // pingd's postinst adds its system user there
 	dpkg := []string{"--root=" + dpkgRoot, "--admindir=" + admin, "--force-script-chrootless", "--force-not-root", "--force-depends", "--log=/dev/null"}
 	testenv.Run(t, "dpkg", append(append([]string{}, dpkg...), append([]string{"-i"}, files...)...)...)
 	for _, p := range []string{"usr/bin/hello", "usr/bin/pingd", "etc/default/pingd", "lib/systemd/system/pingd.service", "usr/share/doc/hello/copyright", "usr/share/doc/pingd/changelog.Debian.gz"} {

@@ -141,3 +141,51 @@ purged: no link
 		t.Errorf("alternatives through the packages' life:\n%s\nwant:\n%s", got, want)
 	}
 }
+
+// lcDaemon is a package with a system user that owns its data folder.
+const lcDaemon = `  - name: lcd
+    summary: lc daemon
+    description: |
+      A test package.
+    section: admin
+    files:
+      - {source: lc, path: bin/lc, dest: /usr/sbin/lcd}
+    directories:
+      - {path: /var/lib/updeb-lcd, mode: "0750", owner: updebtestlcd, group: updebtestlcd}
+    system-user: {name: updebtestlcd, home: /var/lib/updeb-lcd}
+`
+
+// TestSystemUserChrootlessEndToEnd installs a package with a system user as
+// dpkg --root --force-script-chrootless does for an image or a test root:
+// the account goes into the root's /etc/passwd and /etc/group, the folder it
+// owns gets the root's ids, the running system gains no user (adduser would
+// add it there), reinstalling keeps the account, and a root without
+// /etc/passwd fails with a message that says so.
+func TestSystemUserChrootlessEndToEnd(t *testing.T) {
+	testenv.RequireTool(t, "tar", "dpkg", "dpkg-deb", "useradd", "groupadd", "getent")
+	out := buildLC(t, "1.0.0", lcDaemon)
+	root, withPasswd := testenv.DpkgRoot(t), testenv.DpkgRoot(t)
+	testenv.BasePasswd(t, withPasswd)
+	got := testenv.AsRoot(t, `dpkg() { command dpkg --root="$1" --admindir="$1/var/lib/dpkg" --force-script-chrootless --force-not-root --force-depends --log=/dev/null -i "$DEB" 2>&1; }
+getent passwd updebtestlcd && echo "the running system has the user before"
+if out=$(dpkg "$ROOT"); then echo "installed without etc/passwd"; else echo "$out" | grep updebtestlcd; fi
+dpkg "$WITH_PASSWD" >/dev/null
+dpkg "$WITH_PASSWD" >/dev/null
+getent passwd updebtestlcd && echo "the running system got the user"
+cd "$WITH_PASSWD"
+grep -c '^updebtestlcd:' etc/passwd etc/group
+uid=$(grep '^updebtestlcd:' etc/passwd | cut -d: -f3)
+gid=$(grep '^updebtestlcd:' etc/group | cut -d: -f3)
+grep -q "^updebtestlcd:x:$uid:$gid::/var/lib/updeb-lcd:/usr/sbin/nologin$" etc/passwd && echo "account: home and shell as adduser gives them"
+[ "$(stat -c %u:%g:%a var/lib/updeb-lcd)" = "$uid:$gid:750" ] && echo "folder: the account's, 0750"
+true`, "ROOT="+root, "WITH_PASSWD="+withPasswd, "DEB="+filepath.Join(out, "lcd_1.0.0-1_amd64.deb"), "PATH=/usr/sbin:/usr/bin:/sbin:/bin")
+	want := strings.ReplaceAll(`lcd: ROOT has no etc/passwd or etc/group (base-passwd) to add the system user updebtestlcd to
+etc/passwd:1
+etc/group:1
+account: home and shell as adduser gives them
+folder: the account's, 0750
+`, "ROOT", root)
+	if string(got) != want {
+		t.Errorf("chrootless installation of a system user:\n%s\nwant:\n%s", got, want)
+	}
+}

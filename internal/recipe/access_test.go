@@ -139,10 +139,11 @@ func TestModesAndOwners(t *testing.T) {
 	}
 	postinst := scripts[0].Content
 	for _, want := range []string{
-		"adduser --system --quiet --group --home /var/lib/x xuser\n\t\tfi\n" +
-			"\t\tif ! dpkg-statoverride --list /var/lib/x/state >/dev/null 2>&1; then\n\t\t\tchown xuser:xuser /var/lib/x/state\n\t\tfi\n" +
-			"\t\tif ! dpkg-statoverride --list '/usr/bin/x\\x2dtool' >/dev/null 2>&1; then\n\t\t\tchown root:xuser '/usr/bin/x\\x2dtool'\n\t\t\tchmod 4750 '/usr/bin/x\\x2dtool'\n\t\tfi\n" +
-			"\t\tif ! dpkg-statoverride --list '/etc/x/read me ünï' >/dev/null 2>&1; then\n\t\t\tchown xuser:root '/etc/x/read me ünï'\n\t\tfi\n",
+		"adduser --system --quiet --group --home /var/lib/x xuser\n\t\t\tfi\n\t\t\tupdeb_user=xuser updeb_group=xuser\n",
+		"\t\tfi\n" +
+			"\t\tif ! dpkg-statoverride --list /var/lib/x/state >/dev/null 2>&1; then\n\t\t\tchown \"$updeb_user:$updeb_group\" \"$DPKG_ROOT\"/var/lib/x/state\n\t\tfi\n" +
+			"\t\tif ! dpkg-statoverride --list '/usr/bin/x\\x2dtool' >/dev/null 2>&1; then\n\t\t\tchown \"root:$updeb_group\" \"$DPKG_ROOT\"'/usr/bin/x\\x2dtool'\n\t\t\tchmod 4750 \"$DPKG_ROOT\"'/usr/bin/x\\x2dtool'\n\t\tfi\n" +
+			"\t\tif ! dpkg-statoverride --list '/etc/x/read me ünï' >/dev/null 2>&1; then\n\t\t\tchown \"$updeb_user:root\" \"$DPKG_ROOT\"'/etc/x/read me ünï'\n\t\tfi\n",
 	} {
 		if !strings.Contains(postinst, want) {
 			t.Errorf("postinst lacks\n%s\nin\n%s", want, postinst)
@@ -280,7 +281,7 @@ func TestStatedDirectoriesInherited(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !strings.Contains(scripts[0].Content, "\t\t\tchown xuser:xuser /var/lib/x/state\n") {
+	if !strings.Contains(scripts[0].Content, "\t\t\tchown \"$updeb_user:$updeb_group\" \"$DPKG_ROOT\"/var/lib/x/state\n") {
 		t.Errorf("xx-data's postinst does not hand /var/lib/x/state to xuser:\n%s", scripts[0].Content)
 	}
 	if o := string(data.Overrides(nil)); !strings.Contains(o, "xx-data: non-standard-dir-perm 0700 != 0755 [var/lib/x/state/]") {

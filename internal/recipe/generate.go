@@ -407,24 +407,7 @@ const postinstActs = "configure|abort-upgrade|abort-remove|abort-deconfigure"
 func maintainerScripts(pp *ResolvedPackage, rp Package, alts []Alternative) []Script {
 	var postinst, prerm, postrm strings.Builder
 	if u := rp.SystemUser; u != nil {
-		args := "--system --quiet"
-		if u.Group {
-			args += " --group"
-		}
-		if u.Home != "" {
-			args += " --home " + shellQuote(u.Home)
-		} else {
-			args += " --no-create-home --home /nonexistent"
-		}
-		fmt.Fprintf(&postinst, "\t\tif ! getent passwd %s >/dev/null; then\n\t\t\tadduser %s %s\n\t\tfi\n", u.Name, args, u.Name)
-		for _, o := range pp.ownedBy(u) {
-			fmt.Fprintf(&postinst, "\t\tif ! dpkg-statoverride --list %s >/dev/null 2>&1; then\n\t\t\tchown %s:%s %s\n", shellQuote(o.path), o.owner.User, o.owner.Group, shellQuote(o.path))
-			if o.mode&(fs.ModeSetuid|fs.ModeSetgid) != 0 {
-				// chown clears setuid and setgid: set the mode again.
-				fmt.Fprintf(&postinst, "\t\t\tchmod %04o %s\n", deb.UnixMode(o.mode), shellQuote(o.path))
-			}
-			postinst.WriteString("\t\tfi\n")
-		}
+		systemUser(&postinst, pp, u)
 	}
 	for _, a := range alts {
 		fmt.Fprintf(&postinst, "\t\tupdate-alternatives --install %s %s %s %d\n", shellQuote(a.Link), shellQuote(a.Name), shellQuote(a.Path), a.Priority)
@@ -445,6 +428,82 @@ func maintainerScripts(pp *ResolvedPackage, rp Package, alts []Alternative) []Sc
 		out = append(out, part("postrm", "remove|purge", postrm.String(), "upgrade|failed-upgrade|abort-install|abort-upgrade|disappear"))
 	}
 	return out
+}
+
+// systemUser writes the postinst's part for the system user u: the account
+// (adduser on the running system; useradd --prefix in $DPKG_ROOT when dpkg
+// runs the script chrootless for another root, so that the account lands in
+// that root and the running system is left alone), then the paths the
+// package gives it: by name, or in $DPKG_ROOT by the ids the root's own
+// files give the account.
+func systemUser(b *strings.Builder, pp *ResolvedPackage, u *SystemUser) {
+	args, home, group := "--system --quiet", "/nonexistent", "nogroup"
+	if u.Group {
+		args += " --group"
+		group = u.Name
+	}
+	if u.Home != "" {
+		args += " --home " + shellQuote(u.Home)
+		home = u.Home
+	} else {
+		args += " --no-create-home --home /nonexistent"
+	}
+	line := func(depth int, format string, a ...any) {
+		b.WriteString(strings.Repeat("\t", depth))
+		fmt.Fprintf(b, format, a...)
+		b.WriteString("\n")
+	}
+	id := func(file string) string {
+		return fmt.Sprintf(`$(sed -n 's/^%s:[^:]*:\([0-9]*\):.*/\1/p' "$DPKG_ROOT/etc/%s")`, u.Name, file)
+	}
+	line(2, `if [ -z "${DPKG_ROOT:-}" ]; then`)
+	line(3, "if ! getent passwd %s >/dev/null; then", u.Name)
+	line(4, "adduser %s %s", args, u.Name)
+	line(3, "fi")
+	line(3, "updeb_user=%s updeb_group=%s", u.Name, group)
+	line(2, "else")
+	line(3, "# dpkg --root with --force-script-chrootless: the account goes into $DPKG_ROOT.")
+	line(3, `if [ ! -f "$DPKG_ROOT/etc/passwd" ] || [ ! -f "$DPKG_ROOT/etc/group" ]; then`)
+	line(4, `echo "%s: $DPKG_ROOT has no etc/passwd or etc/group (base-passwd) to add the system user %s to" >&2`, pp.Name, u.Name)
+	line(4, "exit 1")
+	line(3, "fi")
+	if u.Group {
+		line(3, `groupadd --prefix "$DPKG_ROOT" --system --force %s`, u.Name)
+	}
+	line(3, "updeb_user=%s", id("passwd"))
+	line(3, `if [ -z "$updeb_user" ]; then`)
+	line(4, `useradd --prefix "$DPKG_ROOT" --system --gid %s --home-dir %s --shell /usr/sbin/nologin %s`, group, shellQuote(home), u.Name)
+	line(4, "updeb_user=%s", id("passwd"))
+	line(3, "fi")
+	if u.Group {
+		line(3, "updeb_group=%s", id("group"))
+	} else {
+		line(3, "updeb_group=nogroup")
+	}
+	if u.Home != "" {
+		// As adduser: a missing home is made, the user's; one that exists is left as it is.
+		line(3, `if [ ! -e "$DPKG_ROOT"%s ]; then`, shellQuote(home))
+		line(4, `mkdir -p "$DPKG_ROOT"%s`, shellQuote(home))
+		line(4, `chown "$updeb_user:$updeb_group" "$DPKG_ROOT"%s`, shellQuote(home))
+		line(3, "fi")
+	}
+	line(2, "fi")
+	for _, o := range pp.ownedBy(u) {
+		user, grp := o.owner.User, o.owner.Group
+		if user == u.Name {
+			user = "$updeb_user"
+		}
+		if u.Group && grp == u.Name {
+			grp = "$updeb_group"
+		}
+		line(2, "if ! dpkg-statoverride --list %s >/dev/null 2>&1; then", shellQuote(o.path))
+		line(3, `chown "%s:%s" "$DPKG_ROOT"%s`, user, grp, shellQuote(o.path))
+		if o.mode&(fs.ModeSetuid|fs.ModeSetgid) != 0 {
+			// chown clears setuid and setgid: set the mode again.
+			line(3, `chmod %04o "$DPKG_ROOT"%s`, deb.UnixMode(o.mode), shellQuote(o.path))
+		}
+		line(2, "fi")
+	}
 }
 
 // owned is a path of the package that its system user owns.

@@ -45,3 +45,23 @@ func DpkgRoot(t testing.TB) string {
 	}
 	return root
 }
+
+// BasePasswd gives a throwaway root the account files a Debian root has
+// from base-passwd (root, nogroup, nobody) and passwd, so that maintainer
+// scripts run chrootless can add a system user to it (useradd --prefix).
+func BasePasswd(t testing.TB, root string) {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Join(root, "etc"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for name, content := range map[string]string{
+		"passwd":  "root:x:0:0:root:/root:/bin/sh\nnobody:x:65534:65534:nobody:/nonexistent:/usr/sbin/nologin\n",
+		"group":   "root:x:0:\nnogroup:x:65534:\n",
+		"shadow":  "root:*::::::\nnobody:*::::::\n",
+		"gshadow": "root:*::\nnogroup:*::\n",
+	} {
+		if err := os.WriteFile(filepath.Join(root, "etc", name), []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
