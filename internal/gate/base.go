@@ -149,12 +149,27 @@ func (b *Base) Changed(ctx context.Context, dir string, rs []*recipe.Recipe) ([]
 			changed = append(changed, filepath.FromSlash(p))
 		}
 	}
+	// A path is touched when it changed where its links lead, or when it,
+	// or a folder above it, is itself a link (or file) that changed: git
+	// lists a keyring replaced by a link to another keyring as the link,
+	// not as the keyring it now reads.
 	touches := func(p string, folder bool) bool {
-		rel, err := relTo(top, p)
-		if err != nil {
-			return false
+		is := func(rel string, under bool) bool {
+			return slices.ContainsFunc(changed, func(c string) bool { return c == rel || under && strings.HasPrefix(c, rel+string(filepath.Separator)) })
 		}
-		return slices.ContainsFunc(changed, func(c string) bool { return c == rel || folder && strings.HasPrefix(c, rel+string(filepath.Separator)) })
+		if rel, err := relTo(top, p); err == nil && is(rel, folder) {
+			return true
+		}
+		for a := p; ; a = filepath.Dir(a) {
+			if parent, err := filepath.EvalSymlinks(filepath.Dir(a)); err == nil {
+				if rel, err := filepath.Rel(top, filepath.Join(parent, filepath.Base(a))); err == nil && filepath.IsLocal(rel) && is(rel, folder && a == p) {
+					return true
+				}
+			}
+			if filepath.Dir(a) == a {
+				return false
+			}
+		}
 	}
 	var out []*recipe.Recipe
 	for _, r := range rs {

@@ -10,6 +10,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
@@ -485,8 +486,9 @@ func TestUntar(t *testing.T) {
 
 // Changed picks what a change touches: a key added to a keyring two recipes
 // share changes both (no recipe file changed), a file in a recipe's own
-// folder changes it, a new recipe not yet committed is changed; a recipe
-// whose file, folder and keyrings are as they were is not.
+// folder changes it, a new recipe not yet committed is changed, and so
+// does a link put in the place of a keyring or folder; a recipe whose
+// file, folder and keyrings are as they were is not.
 func TestChanged(t *testing.T) {
 	tools := testenv.RequireTool(t, "git")
 	k := makeTrustKeys(t)
@@ -508,26 +510,49 @@ func TestChanged(t *testing.T) {
 	write("keys/shared.asc", k.a+k.c)
 	write("recipes/dd/notes.txt", "two\n")
 	write("recipes/ee.yaml", named("ee", "keys/other.asc"))
+	if got := changedNames(t, tools[0], dir, "aa", "bb", "cc", "dd", "ee"); got != "aa bb dd ee" {
+		t.Errorf("changed %v, want aa bb dd ee", got)
+	}
+	// A keyring replaced by a link to another keyring (unchanged itself)
+	// changes the recipes that name it: git lists the link, not what it
+	// leads to. So does a recipe folder that becomes a link.
+	git("add", "-A")
+	git("commit", "-q", "-m", "change")
+	for _, l := range [][2]string{{"shared.asc", "keys/other.asc"}, {"dd", "recipes/bb"}} {
+		if err := os.Remove(filepath.Join(dir, l[1])); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			t.Fatal(err)
+		}
+		if err := os.Symlink(l[0], filepath.Join(dir, l[1])); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if got := changedNames(t, tools[0], dir, "aa", "bb", "cc", "dd", "ee"); got != "bb cc dd ee" {
+		t.Errorf("after links: changed %v, want bb cc dd ee", got)
+	}
+	if _, err := (&Base{Git: tools[0], Rev: "no-such-rev"}).Changed(context.Background(), dir, nil); !errors.Is(err, ErrBase) {
+		t.Errorf("an unknown revision: %v", err)
+	}
+}
+
+// changedNames loads the recipes named from dir/recipes and returns the
+// names of those Changed picks against HEAD, space-separated.
+func changedNames(t *testing.T, gitTool, dir string, names ...string) string {
+	t.Helper()
 	var rs []*recipe.Recipe
-	for _, n := range []string{"aa", "bb", "cc", "dd", "ee"} {
+	for _, n := range names {
 		r, err := recipe.Load(filepath.Join(dir, "recipes", n+".yaml"), recipe.LoadOptions{})
 		if err != nil {
 			t.Fatal(err)
 		}
 		rs = append(rs, r)
 	}
-	got, err := (&Base{Git: tools[0], Rev: "HEAD"}).Changed(context.Background(), filepath.Join(dir, "recipes"), rs)
+	got, err := (&Base{Git: gitTool, Rev: "HEAD"}).Changed(context.Background(), filepath.Join(dir, "recipes"), rs)
 	if err != nil {
 		t.Fatal(err)
 	}
-	var names []string
+	var out []string
 	for _, r := range got {
-		names = append(names, r.Name)
+		out = append(out, r.Name)
 	}
-	if strings.Join(names, " ") != "aa bb dd ee" {
-		t.Errorf("changed %v, want aa bb dd ee", names)
-	}
-	if _, err := (&Base{Git: tools[0], Rev: "no-such-rev"}).Changed(context.Background(), dir, rs); !errors.Is(err, ErrBase) {
-		t.Errorf("an unknown revision: %v", err)
-	}
+	return strings.Join(out, " ")
 }
