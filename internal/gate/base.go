@@ -50,13 +50,9 @@ func (b *Base) load(ctx context.Context, r *recipe.Recipe, dir string) (*recipe.
 	if err != nil {
 		return nil, err
 	}
-	topOut, err := b.git(ctx, filepath.Dir(file), "rev-parse", "--show-toplevel")
+	top, err := b.top(ctx, filepath.Dir(file))
 	if err != nil {
-		return nil, fmt.Errorf("%w: %v", ErrBase, err)
-	}
-	top := strings.TrimSpace(string(topOut))
-	if _, err := b.git(ctx, top, "rev-parse", "--verify", "--quiet", b.Rev+"^{commit}"); err != nil {
-		return nil, fmt.Errorf("%w: %s is not a commit in %s", ErrBase, b.Rev, top)
+		return nil, err
 	}
 	rel := func(p string) (string, error) { return relTo(top, p) }
 	relFile, err := rel(file)
@@ -106,6 +102,25 @@ func (b *Base) load(ctx context.Context, r *recipe.Recipe, dir string) (*recipe.
 	return recipe.Load(filepath.Join(dir, relFile), recipe.LoadOptions{Root: filepath.Join(dir, relRoot)})
 }
 
+// top returns the top folder of the git repository that holds dir, once
+// it made sure the base revision is a commit there. A CI checkout is often
+// shallow (one commit, no other branch): the error then says to fetch the
+// base, not only that it is unknown.
+func (b *Base) top(ctx context.Context, dir string) (string, error) {
+	out, err := b.git(ctx, dir, "rev-parse", "--show-toplevel")
+	if err != nil {
+		return "", fmt.Errorf("%w: %v", ErrBase, err)
+	}
+	top := strings.TrimSpace(string(out))
+	if _, err := b.git(ctx, top, "rev-parse", "--verify", "--quiet", b.Rev+"^{commit}"); err != nil {
+		if shallow, _ := b.git(ctx, top, "rev-parse", "--is-shallow-repository"); strings.TrimSpace(string(shallow)) == "true" {
+			return "", fmt.Errorf("%w: %s is not a commit in %s, a shallow clone: fetch the base revision first (git fetch origin main, or check out with the full history: fetch-depth: 0)", ErrBase, b.Rev, top)
+		}
+		return "", fmt.Errorf("%w: %s is not a commit in %s", ErrBase, b.Rev, top)
+	}
+	return top, nil
+}
+
 // relTo is p relative to the repository's top folder, links resolved.
 func relTo(top, p string) (string, error) {
 	real, err := filepath.EvalSymlinks(p)
@@ -127,13 +142,9 @@ func (b *Base) Changed(ctx context.Context, dir string, rs []*recipe.Recipe) ([]
 	if err != nil {
 		return nil, err
 	}
-	topOut, err := b.git(ctx, abs, "rev-parse", "--show-toplevel")
+	top, err := b.top(ctx, abs)
 	if err != nil {
-		return nil, fmt.Errorf("%w: %v", ErrBase, err)
-	}
-	top := strings.TrimSpace(string(topOut))
-	if _, err := b.git(ctx, top, "rev-parse", "--verify", "--quiet", b.Rev+"^{commit}"); err != nil {
-		return nil, fmt.Errorf("%w: %s is not a commit in %s", ErrBase, b.Rev, top)
+		return nil, err
 	}
 	diff, err := b.git(ctx, top, "diff", "--name-only", "--no-renames", "-z", b.Rev, "--")
 	if err != nil {

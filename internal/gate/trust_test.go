@@ -532,6 +532,13 @@ func TestChanged(t *testing.T) {
 	if _, err := (&Base{Git: tools[0], Rev: "no-such-rev"}).Changed(context.Background(), dir, nil); !errors.Is(err, ErrBase) {
 		t.Errorf("an unknown revision: %v", err)
 	}
+	// A shallow clone (as CI checks out) lacks the base: the error says to
+	// fetch it.
+	shallow := filepath.Join(t.TempDir(), "shallow")
+	git("clone", "-q", "--depth=1", "file://"+dir, shallow)
+	if _, err := (&Base{Git: tools[0], Rev: "HEAD~1"}).Changed(context.Background(), shallow, nil); !errors.Is(err, ErrBase) || !strings.Contains(err.Error(), "shallow clone: fetch the base revision") {
+		t.Errorf("a base missing from a shallow clone: %v", err)
+	}
 }
 
 // changedNames loads the recipes named from dir/recipes and returns the
