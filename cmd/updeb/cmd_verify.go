@@ -96,6 +96,11 @@ func runVerify(cmd *cobra.Command, g *globalOptions, o *verifyOptions, args []st
 			return err
 		}
 	}
+	if o.base != "" {
+		if err := reviewTrustedRoot(cmd, g, s, o.base, rep); err != nil {
+			return err
+		}
+	}
 	if g.json {
 		if err := printJSON(cmd.OutOrStdout(), cmd, rep); err != nil {
 			return err
@@ -106,6 +111,28 @@ func runVerify(cmd *cobra.Command, g *globalOptions, o *verifyOptions, args []st
 	if err := rep.Err(); err != nil {
 		return fmt.Errorf("verify: %w", err)
 	}
+	return nil
+}
+
+// reviewTrustedRoot adds to rep a review item when the Sigstore trusted root
+// in effect is a file of the repository that is new or changed since base
+// (gate.Base.TrustedRootReview): the config is read from the working tree,
+// so a change could otherwise swap the root without a REVIEW line.
+func reviewTrustedRoot(cmd *cobra.Command, g *globalOptions, s *session, base string, rep *gate.Report) error {
+	tr, err := g.trustedRootFor(s.cfg)
+	if err != nil || tr.File == "" {
+		return err
+	}
+	git, err := exec.LookPath("git")
+	if err != nil {
+		return usageErrorf("--base needs git: %v", err)
+	}
+	items, err := (&gate.Base{Git: git, Rev: base}).TrustedRootReview(cmd.Context(), tr.File)
+	if err != nil {
+		return err
+	}
+	rep.Review = append(rep.Review, items...)
+	rep.Warnings += len(items)
 	return nil
 }
 
@@ -173,6 +200,11 @@ func printVerifyReport(w io.Writer, rep *gate.Report) {
 			for _, c := range r.Changes {
 				fmt.Fprintf(w, "    %s\n", strings.ReplaceAll(termtext.EscapeLines(c), "\n", "\n      "))
 			}
+		}
+	}
+	for _, it := range rep.Review {
+		if it.Recipe == "" {
+			fmt.Fprintf(w, "== configuration\n  %-6s %-12s %s\n", "REVIEW", "trust", termtext.EscapeLines(it.Message))
 		}
 	}
 	status := "PASS"

@@ -278,6 +278,29 @@ func TestVerifyTrustChanges(t *testing.T) {
 			t.Errorf("the trust-only edit changed the package's bytes: the gate must ask for a new version")
 		}
 	})
+
+	// The config is read from the working tree: a change that swaps the
+	// Sigstore trusted root it names (a file of the repository) would make
+	// signatures nobody trusted pass, and no recipe changed.
+	t.Run("trusted root swapped", func(t *testing.T) {
+		testenv.Run(t, "git", "-C", repo, "checkout", "-q", "--", ".")
+		other, err := os.ReadFile(filepath.Join("..", "..", "pkg", "verify", "sigstore", "testdata", "trusted_root_scaffolding.json"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(repo, "sigstore", "trusted_root.json"), other, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		code, stdout, stderr := verify(t, "hello")
+		want := "REVIEW trust        the Sigstore trusted root sigstore/trusted_root.json is changed since HEAD"
+		if code != 0 || !strings.Contains(stdout, "== configuration\n  "+want) || !strings.Contains(stdout, "1 flagged for review") {
+			t.Fatalf("exit %d, want 0 and %q\n%s\n%s", code, want, stdout, stderr)
+		}
+		testenv.Run(t, "git", "-C", repo, "checkout", "-q", "--", ".")
+		if _, stdout, _ := verify(t, "hello"); strings.Contains(stdout, "== configuration") {
+			t.Errorf("the root as at the base is reviewed:\n%s", stdout)
+		}
+	})
 }
 
 // verify --changed picks the recipes itself: it needs --base and takes no

@@ -563,3 +563,55 @@ func changedNames(t *testing.T, gitTool, dir string, names ...string) string {
 	}
 	return strings.Join(out, " ")
 }
+
+// TestTrustedRootReview: the Sigstore trusted root in effect, when it is a
+// file of the repository, is a review item once new or changed since the
+// base; unchanged, or outside the repository, it is none.
+func TestTrustedRootReview(t *testing.T) {
+	tools := testenv.RequireTool(t, "git")
+	dir := t.TempDir()
+	write, git := testRepo(t, tools[0], dir)
+	write("updeb.yaml", "sigstore: {trusted-root: trust/root.json}\n")
+	write("trust/root.json", `{"mediaType": "a"}`)
+	git("init", "-q")
+	git("add", ".")
+	git("commit", "-q", "-m", "base")
+	ctx := context.Background()
+	b := &Base{Git: tools[0], Rev: "HEAD"}
+	root := filepath.Join(dir, "trust", "root.json")
+	review := func(file string) []ReviewItem {
+		t.Helper()
+		items, err := b.TrustedRootReview(ctx, file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return items
+	}
+	if items := review(root); len(items) != 0 {
+		t.Errorf("unchanged: %+v", items)
+	}
+	write("trust/root.json", `{"mediaType": "b"}`)
+	items := review(root)
+	if len(items) != 1 || items[0].Kind != KindTrustedRoot || items[0].Recipe != "" || items[0].Subject != "trust/root.json" ||
+		!strings.Contains(items[0].Message, "trust/root.json is changed since HEAD") {
+		t.Errorf("changed: %+v", items)
+	}
+	write("trust/other.json", `{"mediaType": "c"}`)
+	if items := review(filepath.Join(dir, "trust", "other.json")); len(items) != 1 || !strings.Contains(items[0].Message, "is new since HEAD") {
+		t.Errorf("new: %+v", items)
+	}
+	outside := filepath.Join(t.TempDir(), "root.json")
+	if err := os.WriteFile(outside, []byte("{}"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if items := review(outside); len(items) != 0 {
+		t.Errorf("outside the repository: %+v", items)
+	}
+	link := filepath.Join(dir, "trust", "link.json")
+	if err := os.Symlink(outside, link); err != nil {
+		t.Fatal(err)
+	}
+	if items := review(link); len(items) != 0 {
+		t.Errorf("a link out of the repository: %+v", items)
+	}
+}
