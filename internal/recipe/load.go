@@ -203,8 +203,14 @@ func (d *decoder) recipe(r *Recipe, n *yaml.Node) {
 			var s string
 			if d.Str(v, "release-date", &s) {
 				t, err := parseDate(s)
-				if err != nil {
+				switch {
+				case err != nil:
 					d.at(v, "release-date: %q is neither YYYY-MM-DD nor RFC 3339 (2006-01-02T15:04:05Z)", s)
+				case t.Unix() <= 0:
+					// pkg/deb refuses such a SourceDateEpoch: lint must not pass what no build can package.
+					d.at(v, "release-date: %q is not after 1970-01-01T00:00:00Z: every file of the package is dated by it, and a file of 1970 or before is an ancient file to dpkg and lintian", s)
+				case t.After(maxReleaseDate):
+					d.at(v, "release-date: %q is after %s, the last second an OpenPGP signature (the provenance record's) can be dated by", s, maxReleaseDate.Format(time.RFC3339))
 				}
 				r.ReleaseDate = t
 			}
@@ -273,6 +279,11 @@ func (d *decoder) recipe(r *Recipe, n *yaml.Node) {
 	}
 	d.consistency(r)
 }
+
+// maxReleaseDate is the last second an OpenPGP signature can carry (its
+// creation time is an unsigned 32-bit count of seconds): a later release date
+// would date the provenance record's signature decades earlier.
+var maxReleaseDate = time.Unix(1<<32-1, 0).UTC()
 
 func parseDate(s string) (time.Time, error) {
 	if t, err := time.Parse("2006-01-02", s); err == nil {

@@ -152,6 +152,15 @@ func TestLoadErrors(t *testing.T) {
 				"recipes/x.yaml:2:10: version: invalid Debian version: upstream version \"release-1\" must start with a digit (after an optional v)",
 				"recipes/x.yaml:3:15: release-date: \"2025-13-02\" is neither YYYY-MM-DD nor RFC 3339 (2006-01-02T15:04:05Z)",
 			}},
+		// The build dates every file and the provenance signature by the
+		// release date: pkg/deb refuses one at or before the Unix epoch, and an
+		// OpenPGP creation time past 2106 wrapped around to 2063.
+		{"release date at the Unix epoch", []edit{{"release-date: 2025-01-02", "release-date: 1970-01-01"}},
+			[]string{"recipes/x.yaml:3:15: release-date: \"1970-01-01\" is not after 1970-01-01T00:00:00Z: every file of the package is dated by it, and a file of 1970 or before is an ancient file to dpkg and lintian"}},
+		{"release date before the Unix epoch", []edit{{"release-date: 2025-01-02", "release-date: 1969-12-31T23:00:00Z"}},
+			[]string{"recipes/x.yaml:3:15: release-date: \"1969-12-31T23:00:00Z\" is not after 1970-01-01T00:00:00Z: every file of the package is dated by it, and a file of 1970 or before is an ancient file to dpkg and lintian"}},
+		{"release date past OpenPGP's clock", []edit{{"release-date: 2025-01-02", "release-date: 2200-01-01"}},
+			[]string{"recipes/x.yaml:3:15: release-date: \"2200-01-01\" is after 2106-02-07T06:28:15Z, the last second an OpenPGP signature (the provenance record's) can be dated by"}},
 		// White space around a version is no part of it: trimmed, it passed
 		// the check while {{.Version}} rendered with it (a dest, a package
 		// name, a URL) and the release set compared it as written.
