@@ -11,6 +11,7 @@ import (
 
 	"path/filepath"
 	"slices"
+	"time"
 
 	"github.com/updeb/updeb/internal/confined"
 	"github.com/updeb/updeb/internal/gitread"
@@ -21,6 +22,7 @@ import (
 	"github.com/updeb/updeb/pkg/digest"
 	"github.com/updeb/updeb/pkg/dsse"
 	"github.com/updeb/updeb/pkg/provenance"
+	"github.com/updeb/updeb/pkg/verify/openpgp"
 )
 
 // ProvenanceSuffix is appended to a .deb's name for its provenance record.
@@ -126,7 +128,12 @@ func auxRole(vs *source.Verified, url string) string {
 func seal(st *provenance.Statement, plan *recipe.Resolved, opts Options) ([]byte, error) {
 	var signers []dsse.Signer
 	if opts.ProvenanceKey != nil {
-		s, err := opts.ProvenanceKey.DSSE(plan.SourceDateEpoch, opts.Source.Now())
+		now := opts.Source.Now()
+		if plan.SourceDateEpoch.After(now.Add(openpgp.ClockSkew)) {
+			return nil, fmt.Errorf("%w: %s: release-date %s is in the future (the clock says %s): the provenance record's signature is dated by it, and no verifier accepts a signature from the future; fix the release-date, or the clock", recipe.ErrInvalid,
+				plan.Recipe, plan.SourceDateEpoch.UTC().Format(time.RFC3339), now.UTC().Format(time.RFC3339))
+		}
+		s, err := opts.ProvenanceKey.DSSE(plan.SourceDateEpoch, now)
 		if err != nil {
 			return nil, fmt.Errorf("provenance key: %w", err)
 		}

@@ -6,6 +6,7 @@ import (
 	"crypto/rand"
 	"encoding/base64"
 	"encoding/json"
+	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -13,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/updeb/updeb/internal/recipe"
 	"github.com/updeb/updeb/internal/repo"
 	"github.com/updeb/updeb/internal/signkey"
 	"github.com/updeb/updeb/internal/testkit/testenv"
@@ -295,5 +297,33 @@ func TestUpToDateChangedRecordIsNotResigned(t *testing.T) {
 	}
 	if got, _ := os.ReadFile(record); res[0].Skipped || !bytes.Equal(got, built) {
 		t.Fatalf("a changed record was kept as up to date (skipped %v) and signed again: it is not what the build wrote", res[0].Skipped)
+	}
+}
+
+// A release-date ahead of the clock dates the record's signature in the
+// future, which pkg/verify/openpgp (and so updeb verify-provenance) refuses:
+// the build said "built" and left a record no verifier took. It is refused,
+// naming the release date, and leaves no package behind.
+func TestSignedRecordFromTheFutureRefused(t *testing.T) {
+	root, mirror := project(t)
+	p := filepath.Join(root, "recipes", "pingd.yaml")
+	data, _ := os.ReadFile(p)
+	now := time.Date(2027, 6, 1, 12, 0, 0, 0, time.UTC)
+	os.WriteFile(p, bytes.Replace(data, []byte("release-date: 2026-03-14"), []byte("release-date: 2027-06-02"), 1), 0o644)
+	out := filepath.Join(t.TempDir(), "out")
+	opts := options(t, mirror, out)
+	opts.Source.Now = func() time.Time { return now }
+	opts.ProvenanceKey, _ = testKey(t, repo.Ed25519)
+	_, err := Run(context.Background(), jobs(t, root, "arm64", "pingd"), opts)
+	if !errors.Is(err, recipe.ErrInvalid) || !strings.Contains(err.Error(), "release-date 2027-06-02T00:00:00Z is in the future") {
+		t.Fatalf("err = %v, want the future release-date refused", err)
+	}
+	if d := debs(t, out); len(d) != 0 {
+		t.Fatalf("packages left behind: %v", d)
+	}
+	// Within verify's clock skew it signs, and verifies.
+	opts.Source.Now = func() time.Time { return time.Date(2027, 6, 1, 23, 56, 0, 0, time.UTC) }
+	if _, err := Run(context.Background(), jobs(t, root, "arm64", "pingd"), opts); err != nil {
+		t.Fatal(err)
 	}
 }
