@@ -1,0 +1,213 @@
+package main
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/updeb/updeb/internal/testkit/testenv"
+)
+
+// fakeUpdeb stands in for updeb in the tracking job's own tests: it logs
+// each command to $FAKE_LOG; plan --apply, with FAKE_PLAN=write, changes a
+// recipe, adds one and writes a description (exit 1), taking FAKE_SLEEP
+// seconds; report writes the metrics file with the run's verdict.
+const fakeUpdeb = `#!/usr/bin/env bash
+set -eu
+while [ "$#" -gt 0 ] && [ "$1" = --config ]; do shift 2; done
+echo "$$ $* start" >>"$FAKE_LOG"
+case $1 in
+data) ;;
+plan)
+	msg=""
+	while [ "$#" -gt 0 ]; do
+		if [ "$1" = --message ]; then msg=$2; fi
+		shift
+	done
+	if [ "${FAKE_PLAN:-}" = write ]; then
+		sleep "${FAKE_SLEEP:-0}"
+		echo "version: $$" >>recipes/a.yaml
+		echo "name: b" >recipes/b.yaml
+		printf 'Tracking: 1 bump\n\nChanges:\n- a\n' >"$msg"
+		echo "$$ plan end" >>"$FAKE_LOG"
+		exit 1
+	fi
+	exit 0
+	;;
+report)
+	ok=""
+	metrics=""
+	while [ "$#" -gt 0 ]; do
+		case $1 in
+		--run-ok=*) ok=${1#--run-ok=} ;;
+		--metrics) metrics=$2 ;;
+		esac
+		shift
+	done
+	if [ "$ok" = true ]; then v=1; else v=0; fi
+	echo "updeb_tracking_last_run_success $v" >"$metrics"
+	;;
+esac
+`
+
+type trackingJob struct {
+	t                       *testing.T
+	dir, repo, metrics, log string
+	env                     []string
+	script                  string
+}
+
+func newTrackingJob(t *testing.T) *trackingJob {
+	testenv.RequireTool(t, "bash", "git", "flock")
+	dir := t.TempDir()
+	j := &trackingJob{t: t, dir: dir, repo: filepath.Join(dir, "repo"), metrics: filepath.Join(dir, "updeb.prom"), log: filepath.Join(dir, "log")}
+	fake := filepath.Join(dir, "updeb")
+	if err := os.WriteFile(fake, []byte(fakeUpdeb), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	j.script, _ = filepath.Abs("../../contrib/tracking/updeb-tracking")
+	j.env = append(os.Environ(), "HOME="+dir, "GIT_CONFIG_GLOBAL=/dev/null", "GIT_CONFIG_NOSYSTEM=1",
+		"GIT_AUTHOR_NAME=t", "GIT_AUTHOR_EMAIL=t@example.org", "GIT_COMMITTER_NAME=t", "GIT_COMMITTER_EMAIL=t@example.org",
+		"UPDEB="+fake, "UPDEB_ARGS=--config x.yaml", "FAKE_LOG="+j.log,
+		"UPDEB_TRACKING_REPO="+j.repo, "UPDEB_TRACKING_SITE="+filepath.Join(dir, "site"), "UPDEB_TRACKING_METRICS="+j.metrics)
+	os.MkdirAll(filepath.Join(j.repo, "recipes"), 0o755)
+	os.WriteFile(filepath.Join(j.repo, "recipes", "a.yaml"), []byte("name: a\n"), 0o644)
+	j.git("init", "-q", "-b", "main")
+	j.git("add", "-A")
+	j.git("commit", "-q", "-m", "start")
+	return j
+}
+
+func (j *trackingJob) git(args ...string) string {
+	j.t.Helper()
+	cmd := exec.Command("git", append([]string{"-C", j.repo}, args...)...)
+	cmd.Env = j.env
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		j.t.Fatalf("git %v: %v\n%s", args, err, out)
+	}
+	return strings.TrimSpace(string(out))
+}
+
+// run runs the job with extra settings and returns its exit status and output.
+func (j *trackingJob) run(env ...string) (int, string) {
+	cmd := exec.Command("bash", j.script)
+	cmd.Env = append(append([]string{}, j.env...), env...)
+	out, err := cmd.CombinedOutput()
+	if ee, ok := err.(*exec.ExitError); ok {
+		return ee.ExitCode(), string(out)
+	} else if err != nil {
+		j.t.Fatalf("the job: %v\n%s", err, out)
+	}
+	return 0, string(out)
+}
+
+func (j *trackingJob) metric() string {
+	b, _ := os.ReadFile(j.metrics)
+	return string(b)
+}
+
+// TestTrackingJobDirtyTree: a working tree with changes (a run killed in
+// the middle of plan --apply, a person's edit) is refused, and the metrics
+// say this run failed: the previous run's success does not stand for it.
+func TestTrackingJobDirtyTree(t *testing.T) {
+	j := newTrackingJob(t)
+	if code, out := j.run(); code != 0 || j.metric() != "updeb_tracking_last_run_success 1\n" {
+		t.Fatalf("a clean run: exit %d, metrics %q\n%s", code, j.metric(), out)
+	}
+	os.Remove(j.log)
+	os.WriteFile(filepath.Join(j.repo, "recipes", "a.yaml"), []byte("name: a\nversion: half\n"), 0o644)
+	code, out := j.run("FAKE_PLAN=write")
+	if code != 2 || !strings.Contains(out, "has changes") || j.metric() != "updeb_tracking_last_run_success 0\n" {
+		t.Errorf("a dirty tree: exit %d, metrics %q\n%s", code, j.metric(), out)
+	}
+	if b, _ := os.ReadFile(j.log); strings.Contains(string(b), " plan ") {
+		t.Errorf("plan ran in a dirty tree:\n%s", b)
+	}
+}
+
+// TestTrackingJobLeftOnItsBranch: a run cut short after its commit (the
+// push hung until the service's timeout, the machine went down) leaves the
+// tree on the job's own branch; the next run goes back to the base branch
+// and makes its branch from there, not from the last proposal.
+func TestTrackingJobLeftOnItsBranch(t *testing.T) {
+	j := newTrackingJob(t)
+	main := j.git("rev-parse", "main")
+	j.git("checkout", "-q", "-B", "updeb/tracking")
+	os.WriteFile(filepath.Join(j.repo, "stale"), []byte("x\n"), 0o644)
+	j.git("add", "stale")
+	j.git("commit", "-q", "-m", "the interrupted run's proposal")
+	code, out := j.run("FAKE_PLAN=write")
+	if code != 0 {
+		t.Fatalf("exit %d\n%s", code, out)
+	}
+	if head := j.git("rev-parse", "--abbrev-ref", "HEAD"); head != "main" {
+		t.Errorf("the job ended on %s, not main\n%s", head, out)
+	}
+	if parent := j.git("rev-parse", "updeb/tracking~1"); parent != main {
+		t.Errorf("the branch was made from %s, not main (%s)\n%s", parent, main, j.git("log", "--oneline", "updeb/tracking"))
+	}
+}
+
+// TestTrackingJobBranchBusy: the branch cannot be made (here a branch
+// named updeb is in the way; with git 2.44 and later, also the branch
+// checked out in another worktree): the run fails, and leaves nothing of
+// its own in the tree, so that the next run is not refused.
+func TestTrackingJobBranchBusy(t *testing.T) {
+	j := newTrackingJob(t)
+	j.git("branch", "updeb")
+	code, out := j.run("FAKE_PLAN=write")
+	if code != 2 || !strings.Contains(out, "git checkout -B updeb/tracking failed") || j.metric() != "updeb_tracking_last_run_success 0\n" {
+		t.Errorf("exit %d, metrics %q\n%s", code, j.metric(), out)
+	}
+	if st := j.git("status", "--porcelain"); st != "" {
+		t.Errorf("the run left the tree dirty:\n%s", st)
+	}
+}
+
+// TestTrackingJobPushSecret: a push command that carries a token in its URL
+// fails: the job's log (the journal, a CI log) does not show the token.
+func TestTrackingJobPushSecret(t *testing.T) {
+	j := newTrackingJob(t)
+	code, out := j.run("FAKE_PLAN=write", "UPDEB_TRACKING_PUSH=git push https://bot:glpat-s3cr3t@127.0.0.1:1/x.git")
+	if code == 0 || !strings.Contains(out, "push (") {
+		t.Fatalf("a failed push: exit %d\n%s", code, out)
+	}
+	if strings.Contains(out, "s3cr3t") {
+		t.Errorf("the log shows the token:\n%s", out)
+	}
+}
+
+// TestTrackingJobTwoAtOnce: the timer's run and a person's run at the same
+// time take turns: the second applies its plan only after the first has
+// committed and gone back to the base branch, never into its half-applied
+// tree.
+func TestTrackingJobTwoAtOnce(t *testing.T) {
+	j := newTrackingJob(t)
+	var wg sync.WaitGroup
+	codes, outs := make([]int, 2), make([]string, 2)
+	for i := range 2 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			codes[i], outs[i] = j.run("FAKE_PLAN=write", "FAKE_SLEEP=1")
+		}()
+	}
+	wg.Wait()
+	b, _ := os.ReadFile(j.log)
+	var plan []string
+	for _, l := range strings.Split(string(b), "\n") {
+		if f := strings.Fields(l); len(f) >= 3 && f[1] == "plan" {
+			plan = append(plan, f[2])
+		}
+	}
+	if strings.Join(plan, " ") != "--apply end --apply end" || codes[0] != 0 || codes[1] != 0 {
+		t.Errorf("two runs at once: exits %v, plan steps %v\n%s\n%s\n%s", codes, plan, b, outs[0], outs[1])
+	}
+	if st := j.git("status", "--porcelain"); st != "" || j.git("rev-parse", "--abbrev-ref", "HEAD") != "main" {
+		t.Errorf("the runs left the tree dirty or off main:\n%s", st)
+	}
+}
