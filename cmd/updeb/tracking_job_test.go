@@ -181,6 +181,43 @@ func TestTrackingJobPushSecret(t *testing.T) {
 	}
 }
 
+// TestTrackingJobPull: UPDEB_TRACKING_PULL brings what was merged upstream
+// into the checkout before the plan; a pull that fails stops the run (a
+// plan on the old checkout would propose again what was merged), says so
+// without the token, and the metrics say the run failed.
+func TestTrackingJobPull(t *testing.T) {
+	j := newTrackingJob(t)
+	upstream := filepath.Join(j.dir, "upstream.git")
+	testenv.Run(t, "git", "clone", "-q", "--bare", j.repo, upstream)
+	clone := exec.Command("git", "-C", j.dir, "clone", "-q", upstream, "other")
+	clone.Env = j.env
+	if out, err := clone.CombinedOutput(); err != nil {
+		t.Fatalf("clone: %v\n%s", err, out)
+	}
+	other := filepath.Join(j.dir, "other")
+	os.WriteFile(filepath.Join(other, "recipes", "merged.yaml"), []byte("name: merged\n"), 0o644)
+	for _, args := range [][]string{{"add", "-A"}, {"commit", "-q", "-m", "merged"}, {"push", "-q", "origin", "main"}} {
+		cmd := exec.Command("git", append([]string{"-C", other}, args...)...)
+		cmd.Env = j.env
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("git %v: %v\n%s", args, err, out)
+		}
+	}
+	code, out := j.run("UPDEB_TRACKING_PULL=git pull -q --ff-only " + upstream + " main")
+	if _, err := os.Stat(filepath.Join(j.repo, "recipes", "merged.yaml")); code != 0 || err != nil {
+		t.Fatalf("a pull: exit %d, merged recipe: %v\n%s", code, err, out)
+	}
+	os.Remove(j.log)
+	code, out = j.run("FAKE_PLAN=write", "UPDEB_TRACKING_PULL=git pull -q --ff-only https://bot:glpat-s3cr3t@127.0.0.1:1/x.git main")
+	if code != 3 || !strings.Contains(out, "pull (git pull -q --ff-only https://***@127.0.0.1:1/x.git main) failed") || strings.Contains(out, "s3cr3t") ||
+		j.metric() != "updeb_tracking_last_run_success 0\n" {
+		t.Errorf("a failed pull: exit %d, metrics %q\n%s", code, j.metric(), out)
+	}
+	if b, _ := os.ReadFile(j.log); strings.Contains(string(b), " plan ") {
+		t.Errorf("plan ran after a failed pull:\n%s", b)
+	}
+}
+
 // TestTrackingJobTwoAtOnce: the timer's run and a person's run at the same
 // time take turns: the second applies its plan only after the first has
 // committed and gone back to the base branch, never into its half-applied
