@@ -126,7 +126,9 @@ http_access deny all
 		return nil, err
 	}
 	go func() { s.cmd.Wait(); close(s.done) }()
-	for deadline := time.Now().Add(20 * time.Second); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
+	// Squid listens within a second on a quiet machine; a CI runner's two
+	// cores busy with race-enabled tests have taken over 20 s.
+	for deadline := time.Now().Add(startWait); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
 		select {
 		case <-s.done:
 			log, _ := os.ReadFile(filepath.Join(dir, "cache.log"))
@@ -139,9 +141,13 @@ http_access deny all
 			return s, nil
 		}
 	}
+	log, _ := os.ReadFile(filepath.Join(dir, "cache.log"))
 	s.Stop()
-	return nil, errors.New("squid did not listen within 20s")
+	return nil, fmt.Errorf("squid did not listen on %s within %s: %s\n%s", s.URL, startWait, out.String(), log)
 }
+
+// startWait bounds how long Start waits for squid to listen.
+const startWait = 90 * time.Second
 
 // Stop kills squid and its helpers and waits for it.
 func (s *Squid) Stop() {

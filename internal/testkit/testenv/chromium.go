@@ -12,12 +12,14 @@ import (
 
 // Chromium runs headless Chromium on the local file page with the given
 // extra arguments (--dump-dom, --screenshot=FILE, --window-size=W,H),
-// bounded by a minute, in a throwaway profile with no network chatter, and
-// returns its stdout. A missing chromium is RequireTool's case.
+// bounded by three minutes (10-15 s on a quiet machine; over a minute on a
+// CI runner's two cores busy with race-enabled tests), in a throwaway
+// profile with no network chatter, and returns its stdout. A missing
+// chromium is RequireTool's case.
 func Chromium(t testing.TB, page string, args ...string) []byte {
 	t.Helper()
 	bin := RequireTool(t, "chromium")[0]
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
 	base := []string{"--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
 		"--disable-background-networking", "--disable-component-update", "--disable-sync",
