@@ -127,7 +127,7 @@ func reviewTrustedRoot(cmd *cobra.Command, g *globalOptions, s *session, base st
 	if err != nil {
 		return usageErrorf("--base needs git: %v", err)
 	}
-	items, err := (&gate.Base{Git: git, Rev: base}).TrustedRootReview(cmd.Context(), tr.File)
+	items, err := (&gate.Base{Git: git, Rev: base}).TrustedRootReview(cmd.Context(), g.recipesDir, tr.File)
 	if err != nil {
 		return err
 	}

@@ -12,12 +12,13 @@ import (
 // TrustedRootReview compares the Sigstore trusted root in effect (file: the
 // config's sigstore.trusted-root or the state folder's refreshed root; ""
 // for the bundled one) with the base revision, when the file lies inside the
-// git repository verify runs in: a change can name other certificate
-// authorities and logs, so that signatures nobody trusted pass every
-// Sigstore check. A file that is new or changed since the base is one
-// review item (no recipe's: Recipe is ""); a file outside the repository
-// cannot be changed by the change under review, and gives none.
-func (b *Base) TrustedRootReview(ctx context.Context, file string) ([]ReviewItem, error) {
+// git repository of dir (the recipes folder: the repository the change under
+// review is in): a change can name other certificate authorities and logs,
+// so that signatures nobody trusted pass every Sigstore check. A file that
+// is new or changed since the base is one review item (no recipe's: Recipe
+// is ""); a file outside that repository (in /etc, another repository such
+// as etckeeper's) cannot be changed by the change, and gives none.
+func (b *Base) TrustedRootReview(ctx context.Context, dir, file string) ([]ReviewItem, error) {
 	if file == "" {
 		return nil, nil
 	}
@@ -25,10 +26,7 @@ func (b *Base) TrustedRootReview(ctx context.Context, file string) ([]ReviewItem
 	if err != nil {
 		return nil, err
 	}
-	if _, err := b.git(ctx, filepath.Dir(abs), "rev-parse", "--show-toplevel"); err != nil {
-		return nil, nil // not in a git repository: nothing the change can touch
-	}
-	top, err := b.top(ctx, filepath.Dir(abs))
+	top, err := b.top(ctx, dir)
 	if err != nil {
 		return nil, err
 	}

@@ -565,8 +565,9 @@ func changedNames(t *testing.T, gitTool, dir string, names ...string) string {
 }
 
 // TestTrustedRootReview: the Sigstore trusted root in effect, when it is a
-// file of the repository, is a review item once new or changed since the
-// base; unchanged, or outside the repository, it is none.
+// file of the recipes' repository, is a review item once new or changed
+// since the base; unchanged, or outside that repository (another one
+// included), it is none.
 func TestTrustedRootReview(t *testing.T) {
 	tools := testenv.RequireTool(t, "git")
 	dir := t.TempDir()
@@ -581,7 +582,7 @@ func TestTrustedRootReview(t *testing.T) {
 	root := filepath.Join(dir, "trust", "root.json")
 	review := func(file string) []ReviewItem {
 		t.Helper()
-		items, err := b.TrustedRootReview(ctx, file)
+		items, err := b.TrustedRootReview(ctx, filepath.Join(dir, "trust"), file)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -606,6 +607,16 @@ func TestTrustedRootReview(t *testing.T) {
 	}
 	if items := review(outside); len(items) != 0 {
 		t.Errorf("outside the repository: %+v", items)
+	}
+	// A root in another git repository (/etc under etckeeper), here one
+	// without the base revision, is outside the change too: no item, and no
+	// error about a revision that repository never had.
+	etc := t.TempDir()
+	writeEtc, gitEtc := testRepo(t, tools[0], etc)
+	writeEtc("root.json", "{}")
+	gitEtc("init", "-q")
+	if items := review(filepath.Join(etc, "root.json")); len(items) != 0 {
+		t.Errorf("in another repository: %+v", items)
 	}
 	link := filepath.Join(dir, "trust", "link.json")
 	if err := os.Symlink(outside, link); err != nil {
