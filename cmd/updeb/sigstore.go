@@ -25,25 +25,35 @@ type trustedRoot struct {
 	Since  time.Time // the file's modification time (when it was refreshed or copied); the snapshot's date for the bundled one
 }
 
-// trustedRootFor applies the precedence: the config's sigstore.trusted-root,
-// else the root updeb trust refresh stored in the state folder, else the
-// bundled public-good snapshot. Roots are never downloaded here. A file that
-// is named but unusable is invalid input (exit 2).
+// trustedRootFor applies the precedence (trustedRootFile) and reads the
+// root. Roots are never downloaded here. A file that is named but unusable
+// is invalid input (exit 2).
 func (g *globalOptions) trustedRootFor(c *config.Config) (*trustedRoot, error) {
-	if c.Sigstore.TrustedRoot != "" {
-		return loadTrustedRoot("config", c.Sigstore.TrustedRoot, "fix sigstore: trusted-root: in "+c.File+" (a trusted_root.json)")
-	}
-	if dir, err := g.stateDirFor(c); err == nil {
-		p := filepath.Join(dir, refreshedRootFile)
-		if _, err := os.Stat(p); err == nil {
-			return loadTrustedRoot("refreshed", p, "run 'updeb trust refresh' again, or remove "+p+" to use the bundled root")
-		}
+	if source, file, hint := g.trustedRootFile(c); file != "" {
+		return loadTrustedRoot(source, file, hint)
 	}
 	r, err := sigstore.PublicGood()
 	if err != nil {
 		return nil, err
 	}
 	return &trustedRoot{root: r, Source: "bundled", Since: sigstore.PublicGoodDate()}, nil
+}
+
+// trustedRootFile is which trusted root is in effect, without reading it:
+// the config's sigstore.trusted-root, else the root updeb trust refresh
+// stored in the state folder, else the bundled public-good snapshot (file
+// ""); hint says what to do when the file is unusable.
+func (g *globalOptions) trustedRootFile(c *config.Config) (source, file, hint string) {
+	if c.Sigstore.TrustedRoot != "" {
+		return "config", c.Sigstore.TrustedRoot, "fix sigstore: trusted-root: in " + c.File + " (a trusted_root.json)"
+	}
+	if dir, err := g.stateDirFor(c); err == nil {
+		p := filepath.Join(dir, refreshedRootFile)
+		if _, err := os.Stat(p); err == nil {
+			return "refreshed", p, "run 'updeb trust refresh' again, or remove " + p + " to use the bundled root"
+		}
+	}
+	return "bundled", "", ""
 }
 
 // loadTrustedRoot reads a trusted_root.json the user (or updeb trust
