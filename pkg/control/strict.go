@@ -140,9 +140,4 @@ func largestField(data []byte) string {
 }
 
 // clip keeps a line quoted in a message short.
-func clip(s string) string {
-	if len(s) > 80 {
-		return utf8cut.Prefix(s, 60) + fmt.Sprintf("...(%d bytes)", len(s))
-	}
-	return s
-}
+func clip(s string) string { return utf8cut.Shorten(s, 80, 60) }

@@ -31,12 +31,7 @@ var singleLineFields = []string{"Package", "Version", "Architecture", "Maintaine
 const maxFileName = 255
 
 // shorten keeps messages about huge values readable.
-func shorten(s string) string {
-	if len(s) > 80 {
-		return utf8cut.Prefix(s, 60) + fmt.Sprintf("...(%d bytes)", len(s))
-	}
-	return s
-}
+func shorten(s string) string { return utf8cut.Shorten(s, 80, 60) }
 
 // checkControl returns every problem of a control paragraph read from a
 // .deb, each naming its field.

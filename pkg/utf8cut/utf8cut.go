@@ -4,7 +4,10 @@
 // would leave a broken character at the end (shown as \xc3 or U+FFFD).
 package utf8cut
 
-import "unicode/utf8"
+import (
+	"fmt"
+	"unicode/utf8"
+)
 
 // Prefix returns the first n bytes of s (all of s when it is no longer),
 // cut back to where a character starts. Text that is not UTF-8 there (no
@@ -23,4 +26,13 @@ func Prefix(s string, n int) string {
 		}
 	}
 	return s[:n]
+}
+
+// Shorten returns s when it is at most max bytes, else its first keep bytes
+// (Prefix) and its length, "...(N bytes)": a huge value quoted in a message.
+func Shorten(s string, max, keep int) string {
+	if len(s) <= max {
+		return s
+	}
+	return Prefix(s, keep) + fmt.Sprintf("...(%d bytes)", len(s))
 }

@@ -41,3 +41,20 @@ func TestPrefix(t *testing.T) {
 		}
 	}
 }
+
+func TestShorten(t *testing.T) {
+	for _, tc := range []struct {
+		s         string
+		max, keep int
+		want      string
+	}{
+		{"short", 80, 60, "short"},
+		{strings.Repeat("a", 80), 80, 60, strings.Repeat("a", 80)},
+		{strings.Repeat("a", 81), 80, 60, strings.Repeat("a", 60) + "...(81 bytes)"},
+		{strings.Repeat("a", 59) + "é" + strings.Repeat("b", 30), 80, 60, strings.Repeat("a", 59) + "...(91 bytes)"},
+	} {
+		if got := Shorten(tc.s, tc.max, tc.keep); got != tc.want {
+			t.Errorf("Shorten(%q, %d, %d) = %q, want %q", tc.s, tc.max, tc.keep, got, tc.want)
+		}
+	}
+}
