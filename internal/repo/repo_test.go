@@ -414,3 +414,44 @@ func TestPoolFileLinkedOutsideRefused(t *testing.T) {
 		t.Errorf("the file outside the repository: %v", err)
 	}
 }
+
+// TestByHashKeptHostile: a generation's updeb-by-hash-kept is read back by
+// the next write, so a damaged or planted one (traversal, absolute paths,
+// other folders, short or non-hex digests, unknown algorithms, bad times,
+// a line cut short, no newline at the end, a huge line) yields only its
+// valid lines, never an error and never a path outside the generation.
+func TestByHashKeptHostile(t *testing.T) {
+	hex64 := strings.Repeat("ab", 32)
+	good := "main/binary-amd64/by-hash/SHA256/" + hex64
+	lines := []string{
+		"2026-01-01T00:00:00Z " + good,
+		"2026-01-01T00:00:00Z ../../../etc/by-hash/SHA256/" + hex64,
+		"2026-01-01T00:00:00Z /etc/by-hash/SHA256/" + hex64,
+		"2026-01-01T00:00:00Z main/binary-amd64/../by-hash/SHA256/" + hex64,
+		"2026-01-01T00:00:00Z main/binary-amd64/not-by-hash/SHA256/" + hex64,
+		"2026-01-01T00:00:00Z main/binary-amd64/by-hash/MD5Sum/" + hex64,
+		"2026-01-01T00:00:00Z main/binary-amd64/by-hash/SHA256/abcd",
+		"2026-01-01T00:00:00Z main/binary-amd64/by-hash/SHA256/" + strings.Repeat("zz", 32),
+		"2026-01-01T00:00:00Z main/binary-amd64/by-hash/SHA256/" + strings.ToUpper(hex64),
+		"yesterday main/binary-amd64/by-hash/SHA512/" + strings.Repeat("cd", 64),
+		"2026-01-01T00:00:00Z",
+		"",
+		strings.Repeat("x", 1<<20),
+		"2026-01-02T00:00:00Z main/binary-arm64/by-hash/SHA512/" + strings.Repeat("ef", 64), // no newline after it
+	}
+	dir := t.TempDir()
+	must(t, os.WriteFile(filepath.Join(dir, byHashKeptFile), []byte(strings.Join(lines, "\n")), 0o644))
+	got := readByHashKept(dir)
+	want := map[string]bool{good: true, "main/binary-arm64/by-hash/SHA512/" + strings.Repeat("ef", 64): true}
+	if len(got) != len(want) {
+		t.Errorf("read %d entries, want %d: %v", len(got), len(want), got)
+	}
+	for rel := range got {
+		if !want[rel] {
+			t.Errorf("took %q", rel)
+		}
+	}
+	if len(readByHashKept(filepath.Join(dir, "missing"))) != 0 {
+		t.Error("a generation without the file has entries")
+	}
+}
