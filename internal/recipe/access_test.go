@@ -368,3 +368,53 @@ func TestSystemUserHomeOwnedByRootWarns(t *testing.T) {
 		})
 	}
 }
+
+// TestDaemonReloadRunningSystemOnly runs the generated postinst and postrm of
+// a package with a systemd unit with a systemctl that records its calls:
+// daemon-reload on a running systemd, never for another root ($DPKG_ROOT,
+// dpkg --root with --force-script-chrootless), as debhelper's snippet.
+func TestDaemonReloadRunningSystemOnly(t *testing.T) {
+	scripts := maintainerScripts(&ResolvedPackage{Name: "svc"}, Package{SystemdUnits: []string{"svc.service"}}, nil)
+	if len(scripts) != 2 || scripts[0].Name != "postinst" || scripts[1].Name != "postrm" {
+		t.Fatalf("scripts: %+v", scripts)
+	}
+	dir := t.TempDir()
+	bin, running, calls := filepath.Join(dir, "bin"), filepath.Join(dir, "run-systemd-system"), filepath.Join(dir, "calls")
+	for _, d := range []string{bin, running} {
+		if err := os.Mkdir(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.WriteFile(filepath.Join(bin, "systemctl"), []byte("#!/bin/sh\necho \"$@\" >>"+calls+"\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range scripts {
+		// The host's /run/systemd/system stands in a folder of the test's.
+		if !strings.Contains(s.Content, "/run/systemd/system") {
+			t.Fatalf("%s does not look for a running systemd:\n%s", s.Name, s.Content)
+		}
+		content := strings.ReplaceAll(s.Content, "/run/systemd/system", running)
+		arg := map[string]string{"postinst": "configure", "postrm": "remove"}[s.Name]
+		for _, root := range []string{"", filepath.Join(dir, "root")} {
+			if err := os.RemoveAll(calls); err != nil {
+				t.Fatal(err)
+			}
+			cmd := exec.Command("sh", "-e", "-c", content, s.Name, arg)
+			cmd.Env = []string{"PATH=" + bin + ":/usr/bin:/bin"}
+			if root != "" {
+				cmd.Env = append(cmd.Env, "DPKG_ROOT="+root)
+			}
+			if out, err := cmd.CombinedOutput(); err != nil {
+				t.Fatalf("%s %s (DPKG_ROOT=%q): %v\n%s", s.Name, arg, root, err, out)
+			}
+			got, _ := os.ReadFile(calls)
+			want := "--system daemon-reload\n"
+			if root != "" {
+				want = ""
+			}
+			if string(got) != want {
+				t.Errorf("%s %s with DPKG_ROOT=%q: systemctl called with %q, want %q", s.Name, arg, root, got, want)
+			}
+		}
+	}
+}

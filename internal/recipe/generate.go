@@ -377,7 +377,11 @@ func shellQuote(s string) string {
 	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }
 
-const daemonReload = "\t\tif [ -d /run/systemd/system ]; then\n\t\t\tsystemctl --system daemon-reload >/dev/null || true\n\t\tfi\n"
+// daemonReload is the units' part of postinst and postrm, as debhelper's:
+// systemd reloads its units when it runs the system, and not when dpkg runs
+// the script chrootless for another root ($DPKG_ROOT), whose units are not
+// the running system's.
+const daemonReload = "\t\tif [ -z \"${DPKG_ROOT:-}\" ] && [ -d /run/systemd/system ]; then\n\t\t\tsystemctl --system daemon-reload >/dev/null || true\n\t\tfi\n"
 
 // part is updeb's generated part of a maintainer script: one case per
 // argument group; the action runs for the first group, the others are
