@@ -342,6 +342,10 @@ func TestLoadErrors(t *testing.T) {
 				"recipes/x.yaml:21:77: alternative priority: 2147483648 is out of update-alternatives' range (-2147483648 to 2147483647)",
 				"recipes/x.yaml:21:146: alternative priority: -2147483649 is out of update-alternatives' range (-2147483648 to 2147483647)",
 			}},
+		{"one link, two alternative names", []edit{{"    systemd-units: [x.service]\n", "    systemd-units: [x.service]\n    alternatives: [{name: x, link: /usr/bin/xx, path: /usr/bin/x, priority: 1}, {name: y, link: /usr/bin/xx, path: /usr/bin/x, priority: 2}]\n"}},
+			[]string{"recipes/x.yaml:21:97: alternative link: /usr/bin/xx is already the link of alternative x (package xx); update-alternatives lets one name manage a link: give both the name x"}},
+		{"one alternative name, two links", []edit{{"    systemd-units: [x.service]\n", "    systemd-units: [x.service]\n    alternatives: [{name: x, link: /usr/bin/xx, path: /usr/bin/x, priority: 1}, {name: x, link: /usr/bin/xy, path: /usr/bin/x, priority: 2}]\n"}},
+			[]string{"recipes/x.yaml:21:97: alternative link: alternative x already has the link /usr/bin/xx (package xx); update-alternatives would move it to /usr/bin/xy: one name has one link"}},
 		{"watch and requires", []edit{{"    systemd-units: [x.service]\n", "    systemd-units: [x.service]\nwatch: {url: https://example.org/}\nrequires: {kubernetes: \"~>1.30\"}\n"}},
 			[]string{
 				"recipes/x.yaml:21:8: watch: url and pattern go together",

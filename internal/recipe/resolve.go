@@ -334,6 +334,7 @@ func (r *Recipe) resolve(arch string, opts resolveOptions, fs *findings) *Resolv
 		}
 		p.Packages = append(p.Packages, *pp)
 	}
+	checkAlternatives(p.Packages, fs)
 	inheritDirectories(p.Packages, r.Packages)
 	for i := range p.Packages {
 		pp := &p.Packages[i]
@@ -950,6 +951,33 @@ func (pl *packageResolver) alternatives() []Alternative {
 		alts = append(alts, x)
 	}
 	return alts
+}
+
+// checkAlternatives refuses alternatives of the recipe's packages that
+// update-alternatives cannot hold together: a link that two names manage
+// (the second --install fails, "alternative link ... is already managed
+// by ...", and with it the postinst), and a name given two links (the
+// second --install renames the first's link away).
+func checkAlternatives(pps []ResolvedPackage, fs *findings) {
+	type first struct{ other, pkg string }
+	byLink, byName := map[string]first{}, map[string]first{}
+	for _, pp := range pps {
+		for _, a := range pp.alternatives {
+			if a.Link == "" || a.Name == "" {
+				continue // already refused
+			}
+			if f, ok := byLink[a.Link]; ok && f.other != a.Name {
+				fs.at(valueOf(a.node, "link"), "alternative link: %s is already the link of alternative %s (package %s); update-alternatives lets one name manage a link: give both the name %s", a.Link, f.other, f.pkg, f.other)
+			} else if !ok {
+				byLink[a.Link] = first{a.Name, pp.Name}
+			}
+			if f, ok := byName[a.Name]; ok && f.other != a.Link {
+				fs.at(valueOf(a.node, "link"), "alternative link: alternative %s already has the link %s (package %s); update-alternatives would move it to %s: one name has one link", a.Name, f.other, f.pkg, a.Link)
+			} else if !ok {
+				byName[a.Name] = first{a.Link, pp.Name}
+			}
+		}
+	}
 }
 
 // addRelation adds a dependency on name unless an element of list (a
