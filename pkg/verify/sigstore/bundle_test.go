@@ -5,6 +5,7 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"errors"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -101,7 +102,7 @@ func TestVerifyRealBundles(t *testing.T) {
 			refusedWith(t, err, ReasonIdentity, c.identity, "someone-else@example.com")
 
 			wrongRE := c.policy()
-			wrongRE.Identity, wrongRE.IdentityRegexp = "", strings.ToUpper(c.identity[:3])+".*"
+			wrongRE.Identity, wrongRE.IdentityRegexp = "", regexp.QuoteMeta(strings.ToUpper(c.identity))
 			_, err = ver.VerifyBundle(ctx(t), wrongRE, c.digests(), b, c.file)
 			refusedWith(t, err, ReasonIdentity)
 
@@ -378,6 +379,35 @@ func TestBundleStatementOneReading(t *testing.T) {
 		_, r := parseBundle(changed)
 		if r == nil || r.Reason != ReasonMalformed || !strings.Contains(r.Detail, tc.want) {
 			t.Errorf("%s: %v, want a malformed bundle saying %q", name, r, tc.want)
+		}
+	}
+}
+
+// An identity regexp that leaves the local part open at a mail domain where
+// anybody has an address accepts anybody's signature: refused, under any
+// issuer. An address pattern at a domain the signer controls, or an exact
+// list of addresses, is a policy.
+func TestIdentityRegexpAnyonesAddress(t *testing.T) {
+	for re, ok := range map[string]bool{
+		`^.*@gmail\.com$`:                                     false,
+		`^[^@]+@gmail\.com$`:                                  false,
+		`^[a-z0-9.]+@(gmail|googlemail)\.com$`:                false,
+		`^alice.*@gmail\.com$`:                                false,
+		`^alice[.-].+@gmail\.com$`:                            false,
+		`^\w+@users\.noreply\.github\.com$`:                   false,
+		`(?i)^.*@GMAIL\.COM$`:                                 false,
+		`^alice@gmail\.com$`:                                  true,
+		`^(alice|bob)@gmail\.com$`:                            true,
+		`^alice\+release@gmail\.com$`:                         true,
+		`^.*@kubernetes\.io$`:                                 true,
+		`^[a-z]+@k8s-releng-prod\.iam\.gserviceaccount\.com$`: true,
+	} {
+		err := Policy{IdentityRegexp: re, Issuer: "https://accounts.google.com"}.Validate()
+		switch {
+		case ok && err != nil:
+			t.Errorf("%s: %v", re, err)
+		case !ok && (!errors.Is(err, ErrPolicy) || !strings.Contains(err.Error(), "an address anybody can have")):
+			t.Errorf("%s: %v, want the refusal of an address anybody can have", re, err)
 		}
 	}
 }

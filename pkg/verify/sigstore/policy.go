@@ -107,6 +107,9 @@ func (p Policy) compile() (*identity, error) {
 				return nil, fmt.Errorf("%w: IdentityRegexp %q matches the identity of anyone (it matches %q): name the signer; there is no \"any identity\" policy", ErrPolicy, p.IdentityRegexp, who)
 			}
 		}
+		if who, ok := anyonesAddress(re, p.IdentityRegexp); ok {
+			return nil, fmt.Errorf("%w: IdentityRegexp %q matches an address anybody can have (it matches %q): name the signer's address, or an address pattern at a domain the signer controls; there is no \"any identity\" policy", ErrPolicy, p.IdentityRegexp, who)
+		}
 		for _, ci := range anyonesRepository {
 			if strings.HasPrefix(p.Issuer, ci.issuer) && matchesSomeWithPrefix(anchor(p.IdentityRegexp), ci.prefix) {
 				return nil, fmt.Errorf("%w: IdentityRegexp %q matches workflows of anyone's repositories (it matches identities that begin with %q): name the repository's owner literally; there is no \"any identity\" policy", ErrPolicy, p.IdentityRegexp, ci.prefix)
@@ -191,6 +194,67 @@ var anyone = []string{
 	"x",
 	"attacker@example.com",
 	"https://github.com/attacker/attacker/.github/workflows/release.yml@refs/tags/v1.0.0",
+}
+
+// publicMail are mail domains where anybody can have an address: an
+// identity regexp that leaves the local part open at one of them names
+// nobody in particular. (A domain the signer controls, such as
+// "^.*@k8s-releng-prod\.iam\.gserviceaccount\.com$", is a policy.)
+var publicMail = []string{
+	"gmail.com", "googlemail.com", "outlook.com", "hotmail.com", "live.com", "yahoo.com",
+	"icloud.com", "proton.me", "protonmail.com", "gmx.com", "gmx.de", "mail.com", "aol.com", "yandex.com",
+	"users.noreply.github.com",
+}
+
+// anyonesAddress returns an address at a public mail domain, of a local
+// part anybody can register, that re (src, anchored) matches: a stranger's
+// ("attacker@gmail.com"), or one that begins as the regexp's literal
+// prefix and goes on as the stranger chooses ("alice" in
+// "^alice.*@gmail\.com$": "aliceattacker@gmail.com").
+func anyonesAddress(re *regexp.Regexp, src string) (string, bool) {
+	locals := []string{"attacker"}
+	if prefix := literalPrefix(src); localPartRE.MatchString(prefix) {
+		locals = append(locals, prefix+"attacker", prefix+".attacker", prefix+"-attacker")
+	}
+	for _, domain := range publicMail {
+		for _, local := range locals {
+			if who := local + "@" + domain; re.MatchString(who) {
+				return who, true
+			}
+		}
+	}
+	return "", false
+}
+
+// localPartRE is the start of an address's local part (no URI).
+var localPartRE = regexp.MustCompile(`^[A-Za-z0-9._%+-]+$`)
+
+// literalPrefix is the text every match of the regular expression src
+// begins with, past a leading ^ or \A: "alice" for "^alice.*@gmail\.com$".
+func literalPrefix(src string) string {
+	parsed, err := syntax.Parse(src, syntax.Perl)
+	if err != nil {
+		return ""
+	}
+	parsed = parsed.Simplify()
+	subs := []*syntax.Regexp{parsed}
+	if parsed.Op == syntax.OpConcat {
+		subs = parsed.Sub
+	}
+	var b strings.Builder
+	for _, sub := range subs {
+		switch {
+		case sub.Op == syntax.OpBeginText || sub.Op == syntax.OpBeginLine:
+			if b.Len() > 0 {
+				return b.String()
+			}
+		case sub.Op == syntax.OpLiteral && sub.Flags&syntax.FoldCase == 0:
+			b.WriteString(string(sub.Rune))
+		default:
+			return b.String()
+		}
+	}
+	return b.String()
 }
 
 // anyonesRepository are, for CI issuers (an issuer URL and what begins
