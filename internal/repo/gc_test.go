@@ -369,3 +369,26 @@ func TestCollectedVersionRefusedInAnotherComponent(t *testing.T) {
 	_, err = r.Publish(ctx, "s", "contrib", []Package{pkgOf(t, first)})
 	must(t, err)
 }
+
+// A refresh that adds an architecture serves the same packages under more
+// index files: like any refresh it does not count against keep, so the
+// rollback target before it stays (operations.md).
+func TestKeepCountsPackagesNotIndexFiles(t *testing.T) {
+	dir, root := testDirs(t)
+	ctx := context.Background()
+	r := keepRepo(t, root, 2)
+	publishEach(t, r, dir, "1", "2")
+	r.opts.Settings.Architectures = []string{"arm64"}
+	_, err := r.Refresh(ctx, nil)
+	must(t, err)
+	gens, err := r.keptGenerations("s", 3)
+	must(t, err)
+	if !slices.Equal(gens, []int{3, 1}) { // 3 is 2's packages with arm64's indexes; 1 the other
+		t.Fatalf("kept generations %v, want [3 1]", gens)
+	}
+	res, err := r.Rollback(ctx, "s", 0)
+	must(t, err)
+	if res.To != 1 || len(res.Removed) != 1 || res.Removed[0].Version != "2" {
+		t.Fatalf("rollback: %+v, want generation 1 (app=2 withdrawn)", res)
+	}
+}

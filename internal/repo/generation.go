@@ -550,16 +550,16 @@ func (r *Repo) switchTo(suite string, n int) error {
 
 // generationsToKeep returns the generations of suite to keep: the live one
 // and, newest first, the newest generation of each of the keep most recent
-// distinct contents (a refresh only re-signs, so it does not push a rollback
-// target out). A generation that cannot be read is kept, for an operator to
-// look at.
+// distinct sets of packages (a refresh only re-signs, or adds an
+// architecture's empty indexes: it does not push a rollback target out). A
+// generation that cannot be read is kept, for an operator to look at.
 func (r *Repo) generationsToKeep(suite string, live, keep int) (map[int]bool, error) {
 	gens, err := r.keptGenerations(suite, live)
 	if err != nil {
 		return nil, err
 	}
 	kept := map[int]bool{}
-	seen := map[string]bool{}
+	var seen []*keptContent
 	for _, n := range gens {
 		g, err := r.readGeneration(suite, n)
 		if err != nil {
@@ -567,18 +567,72 @@ func (r *Repo) generationsToKeep(suite string, live, keep int) (map[int]bool, er
 			kept[n] = true
 			continue
 		}
-		id := g.release.contentID()
-		switch {
-		case n == live:
-		case seen[id]:
-			continue // an older copy of a kept content
-		case len(seen) >= keep:
-			return kept, nil
+		c := &keptContent{g: g, id: g.release.contentID(), files: g.release.fileList()}
+		if n != live {
+			same, err := c.sameAsOne(seen)
+			switch {
+			case err != nil:
+				r.opts.Logger.Warn("cannot read a generation's packages; keeping it", "suite", suite, "generation", n, "err", err)
+				kept[n] = true
+				continue
+			case same:
+				continue // an older copy of a kept set of packages
+			case len(seen) >= keep:
+				return kept, nil
+			}
 		}
 		kept[n] = true
-		seen[id] = true
+		seen = append(seen, c)
 	}
 	return kept, nil
+}
+
+// keptContent is a generation that generationsToKeep keeps, with what it is
+// compared by: its index files by digest (id) and by name (files), and, read
+// only when needed, its packages.
+type keptContent struct {
+	g         *generation
+	id, files string
+	pkgs      map[string]Entry
+}
+
+// sameAsOne reports whether c serves the packages of one of seen. The same
+// index files serve the same packages, and the same index file names with
+// other digests other packages; only index files of other names (an
+// architecture or component added, Contents written for the first time)
+// need the packages read.
+func (c *keptContent) sameAsOne(seen []*keptContent) (bool, error) {
+	for _, k := range seen {
+		if c.id == k.id {
+			return true, nil
+		}
+		if c.files == k.files {
+			continue
+		}
+		a, err := c.packages()
+		if err != nil {
+			return false, err
+		}
+		b, err := k.packages()
+		if err != nil {
+			return false, err
+		}
+		if maps.EqualFunc(a, b, func(Entry, Entry) bool { return true }) {
+			return true, nil
+		}
+	}
+	return false, nil
+}
+
+func (c *keptContent) packages() (map[string]Entry, error) {
+	if c.pkgs == nil {
+		p, err := c.g.packages()
+		if err != nil {
+			return nil, err
+		}
+		c.pkgs = p
+	}
+	return c.pkgs, nil
 }
 
 // prunable returns the names, in suite's generations folder, of what prune

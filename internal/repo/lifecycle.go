@@ -178,27 +178,30 @@ func (r *Repo) rollbackTarget(live *generation, to int) (*generation, error) {
 	return nil, fmt.Errorf("%w: suite %s has no kept generation with other packages than the live one to roll back to (%s)", ErrNotFound, live.suite, see)
 }
 
+// packages lists every package g serves, by component, name, version,
+// architecture and digest: what two generations are compared by.
+func (g *generation) packages() (map[string]Entry, error) {
+	out := map[string]Entry{}
+	for _, comp := range g.release.comps {
+		c, err := g.component(comp)
+		if err != nil {
+			return nil, err
+		}
+		for k, e := range c {
+			out[comp+" "+k.String()+" "+e.SHA256] = e
+		}
+	}
+	return out, nil
+}
+
 // diffGenerations returns the packages to lists and from does not, and the
 // other way round.
 func diffGenerations(from, to *generation) (added, removed []Entry, err error) {
-	all := func(g *generation) (map[string]Entry, error) {
-		out := map[string]Entry{}
-		for _, comp := range g.release.comps {
-			c, err := g.component(comp)
-			if err != nil {
-				return nil, err
-			}
-			for k, e := range c {
-				out[comp+" "+k.String()+" "+e.SHA256] = e
-			}
-		}
-		return out, nil
-	}
-	a, err := all(from)
+	a, err := from.packages()
 	if err != nil {
 		return nil, nil, err
 	}
-	b, err := all(to)
+	b, err := to.packages()
 	if err != nil {
 		return nil, nil, err
 	}

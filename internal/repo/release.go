@@ -114,6 +114,20 @@ func (p *parsedRelease) contentID() string {
 	return hex.EncodeToString(sum[:])
 }
 
+// fileList names the index files a generation lists (SHA256), digests
+// aside: generations with the same list and other contentIDs list other
+// packages.
+func (p *parsedRelease) fileList() string {
+	var names []string
+	for _, e := range p.files {
+		if e.algorithm == "SHA256" {
+			names = append(names, e.path)
+		}
+	}
+	sort.Strings(names)
+	return strings.Join(names, "\n")
+}
+
 func parseRelease(data []byte, name string) (*parsedRelease, error) {
 	p, err := control.ParseOne(bytes.NewReader(data), name)
 	if err != nil {
