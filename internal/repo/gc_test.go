@@ -265,19 +265,28 @@ func TestPublishReadsOnlyWhatChanges(t *testing.T) {
 	}
 }
 
+// archAdded is a repository keeping keep generations of suite s: app=1
+// published (generation 1), app=2 (2), then a refresh after arm64 joined
+// repo.architectures (3).
+func archAdded(t *testing.T, keep int) *Repo {
+	t.Helper()
+	dir, root := testDirs(t)
+	r := keepRepo(t, root, keep)
+	publishEach(t, r, dir, "1", "2")
+	r.opts.Settings.Architectures = []string{"arm64"}
+	_, err := r.Refresh(context.Background(), nil)
+	must(t, err)
+	return r
+}
+
 // A write that adds an architecture (a refresh after the config's
 // repo.architectures grew) changes the index files but not the packages:
 // rollback without --to goes past it to the generation before the last
 // change of packages, and again past its own generation, instead of
 // "rolling back" to the same packages for ever.
 func TestRollbackLooksAtPackagesNotIndexFiles(t *testing.T) {
-	dir, root := testDirs(t)
 	ctx := context.Background()
-	r := keepRepo(t, root, 5)
-	publishEach(t, r, dir, "1", "2")
-	r.opts.Settings.Architectures = []string{"arm64"}
-	_, err := r.Refresh(ctx, nil)
-	must(t, err)
+	r := archAdded(t, 5)
 	res, err := r.Rollback(ctx, "s", 0)
 	must(t, err)
 	if res.To != 1 || len(res.Removed) != 1 || res.Removed[0].Version != "2" || len(res.Added) != 0 {
@@ -374,13 +383,8 @@ func TestCollectedVersionRefusedInAnotherComponent(t *testing.T) {
 // index files: like any refresh it does not count against keep, so the
 // rollback target before it stays (operations.md).
 func TestKeepCountsPackagesNotIndexFiles(t *testing.T) {
-	dir, root := testDirs(t)
 	ctx := context.Background()
-	r := keepRepo(t, root, 2)
-	publishEach(t, r, dir, "1", "2")
-	r.opts.Settings.Architectures = []string{"arm64"}
-	_, err := r.Refresh(ctx, nil)
-	must(t, err)
+	r := archAdded(t, 2)
 	gens, err := r.keptGenerations("s", 3)
 	must(t, err)
 	if !slices.Equal(gens, []int{3, 1}) { // 3 is 2's packages with arm64's indexes; 1 the other
