@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -604,4 +605,59 @@ func testRepo(t *testing.T, gitTool, dir string) (write func(name, content strin
 		testenv.Run(t, gitTool, append([]string{"-C", dir, "-c", "user.email=t@example.org", "-c", "user.name=t"}, args...)...)
 	}
 	return write, git
+}
+
+// TestRootConfigReview: a path added where the system reads root's
+// configuration (sudoers.d, cron, profile.d, a unit's drop-in folder) is a
+// privileges review item whatever its mode, as is a recipe's own file there
+// whose content changed; other places, and an unchanged recipe, are not.
+func TestRootConfigReview(t *testing.T) {
+	withCron := edit(t, helloRecipe, "    files:\n", "    files:\n      - {file: hello.cron, dest: /etc/cron.d/hello}\n")
+	project := func(text, cron string, more map[string]string) *recipe.Recipe {
+		files := map[string]string{"recipes/hello.yaml": text, "keys/upstream.asc": "key\n", "recipes/hello/hello.cron": cron}
+		maps.Copy(files, more)
+		return loadFiles(t, files)
+	}
+	old := project(withCron, "0 * * * * root /usr/bin/hello\n", nil)
+	addFile := func(file, dest string) string {
+		return edit(t, withCron, "    files:\n", "    files:\n      - {file: "+file+", dest: "+dest+"}\n")
+	}
+	for _, tt := range []struct {
+		name  string
+		head  *recipe.Recipe
+		lines []string
+	}{
+		{"unchanged", project(withCron, "0 * * * * root /usr/bin/hello\n", nil), nil},
+		{"revision bump", project(edit(t, withCron, `revision: "1"`, `revision: "2"`), "0 * * * * root /usr/bin/hello\n", nil), nil},
+		{"cron job changed", project(withCron, "* * * * * root /tmp/x\n", nil),
+			[]string{"package hello [amd64]: /etc/cron.d/hello changed (hello.cron): cron jobs; diff it against the base revision"}},
+		{"sudoers file added", project(addFile("hello.sudoers", "/etc/sudoers.d/hello"), "0 * * * * root /usr/bin/hello\n", map[string]string{"recipes/hello/hello.sudoers": "ALL ALL=(ALL) NOPASSWD: ALL\n"}),
+			[]string{"package hello [amd64]: /etc/sudoers.d/hello added: sudo's rules"}},
+		{"drop-in added", project(addFile("o.conf", "/lib/systemd/system/ssh.service.d/o.conf"), "0 * * * * root /usr/bin/hello\n", map[string]string{"recipes/hello/o.conf": "[Service]\nExecStartPre=/usr/bin/hello\n"}),
+			[]string{"package hello [amd64]: /lib/systemd/system/ssh.service.d/o.conf added: a drop-in that overrides systemd unit ssh.service"}},
+		{"profile.d link added", project(edit(t, withCron, "    files:\n", "    symlinks: [{dest: /etc/profile.d/hello.sh, target: /usr/bin/hello}]\n    files:\n"), "0 * * * * root /usr/bin/hello\n", nil),
+			[]string{"package hello [amd64]: /etc/profile.d/hello.sh added: every login shell (a link to /usr/bin/hello)"}},
+		{"defaults file added", project(addFile("hello.default", "/etc/default/hello"), "0 * * * * root /usr/bin/hello\n", map[string]string{"recipes/hello/hello.default": "A=1\n"}), nil},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			rv := &reviews{recipe: tt.head.Name}
+			diffPrivileges(tt.head, old, recipe.ResolveOptions{}, rv)
+			var lines []string
+			for _, it := range rv.items {
+				if it.Kind != KindRootConfig {
+					t.Errorf("kind %s: %s", it.Kind, it.Message)
+				}
+				lines = append(lines, it.Message)
+			}
+			if !slices.Equal(lines, tt.lines) {
+				t.Errorf("review:\n  %s\nwant:\n  %s", strings.Join(lines, "\n  "), strings.Join(tt.lines, "\n  "))
+			}
+		})
+	}
+	// A new recipe's cron file is listed too.
+	rv := &reviews{recipe: old.Name}
+	diffPrivileges(old, nil, recipe.ResolveOptions{}, rv)
+	if len(rv.items) != 1 || rv.items[0].Message != "package hello [amd64]: /etc/cron.d/hello added: cron jobs" {
+		t.Errorf("new recipe: %+v", rv.items)
+	}
 }

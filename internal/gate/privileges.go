@@ -2,8 +2,12 @@ package gate
 
 import (
 	"cmp"
+	"crypto/sha256"
+	"encoding/hex"
 	"fmt"
+	"io"
 	"io/fs"
+	"path/filepath"
 	"slices"
 	"sort"
 	"strings"
@@ -154,6 +158,7 @@ func privilegeChanges(r, old *recipe.Recipe, np, op *recipe.Resolved) []privileg
 		if o != nil {
 			oldFrag, oldTriggers = o.Fragments, o.Triggers
 		}
+		out = append(out, rootConfigChanges(n, o, r, old)...)
 		out = append(out, fragmentChanges(n.Name, r, old, n.Fragments, oldFrag)...)
 		if !slices.Equal(n.Triggers, oldTriggers) {
 			added, removed := listDiff(oldTriggers, n.Triggers)
@@ -201,4 +206,145 @@ func fragmentChanges(pkg string, r, old *recipe.Recipe, nf, of []recipe.Fragment
 			fmt.Sprintf("%s fragment %s removed", o.Script, o.File)})
 	}
 	return out
+}
+
+// rootConfig are the places where what a package installs is read, as
+// root, as the system's configuration or code: a file there grants
+// privileges (sudoers.d, polkit), runs commands as root (cron, kernel and
+// network hooks, logrotate's scripts, udev rules, systemd drop-ins and
+// generators, profile.d for every login), changes what the system trusts
+// (apt's sources and keys, PAM, ssh) or loads (ld.so, modprobe). A prefix
+// ending in "/" is a folder; one without names a file (and, followed by
+// "/", a folder of that name too).
+var rootConfig = []struct{ prefix, what string }{
+	{"/etc/sudoers", "sudo's rules"},
+	{"/etc/sudoers.d/", "sudo's rules"},
+	{"/etc/crontab", "cron jobs run as root"},
+	{"/etc/cron.d/", "cron jobs"},
+	{"/etc/cron.hourly/", "cron jobs run as root"},
+	{"/etc/cron.daily/", "cron jobs run as root"},
+	{"/etc/cron.weekly/", "cron jobs run as root"},
+	{"/etc/cron.monthly/", "cron jobs run as root"},
+	{"/etc/pam.d/", "PAM's authentication rules"},
+	{"/etc/security/", "PAM's limits and access rules"},
+	{"/lib/security/", "PAM modules"},
+	{"/usr/lib/security/", "PAM modules"},
+	{"/etc/polkit-1/", "polkit's authorisation rules"},
+	{"/usr/share/polkit-1/", "polkit's actions and authorisation rules"},
+	{"/etc/apt/", "apt's sources, keys and settings"},
+	{"/usr/share/keyrings/", "keyrings apt sources may trust"},
+	{"/etc/dpkg/", "dpkg's settings"},
+	{"/etc/ld.so.conf", "the dynamic linker's search path"},
+	{"/etc/ld.so.conf.d/", "the dynamic linker's search path"},
+	{"/etc/ld.so.preload", "libraries loaded into every program"},
+	{"/etc/modprobe.d/", "kernel module options and commands"},
+	{"/lib/modprobe.d/", "kernel module options and commands"},
+	{"/usr/lib/modprobe.d/", "kernel module options and commands"},
+	{"/etc/udev/rules.d/", "udev rules (they run commands as root)"},
+	{"/lib/udev/rules.d/", "udev rules (they run commands as root)"},
+	{"/usr/lib/udev/rules.d/", "udev rules (they run commands as root)"},
+	{"/etc/profile", "every login shell"},
+	{"/etc/profile.d/", "every login shell"},
+	{"/etc/bash.bashrc", "every interactive shell"},
+	{"/etc/environment", "every session's environment"},
+	{"/etc/systemd/", "systemd's settings and unit overrides"},
+	{"/lib/systemd/system-generators/", "programs systemd runs as root at boot"},
+	{"/usr/lib/systemd/system-generators/", "programs systemd runs as root at boot"},
+	{"/etc/init.d/", "init scripts run as root"},
+	{"/etc/rc.local", "a script run as root at boot"},
+	{"/etc/ssh/", "ssh's settings and keys"},
+	{"/etc/kernel/", "hooks run as root at kernel installation"},
+	{"/etc/logrotate.d/", "logrotate's rules (their scripts run as root)"},
+	{"/etc/network/", "network hooks run as root"},
+	{"/etc/NetworkManager/dispatcher.d/", "network hooks run as root"},
+	{"/etc/apparmor.d/", "AppArmor's profiles"},
+	{"/etc/nsswitch.conf", "where accounts and hosts are looked up"},
+	{"/etc/passwd", "the system's accounts"},
+	{"/etc/group", "the system's groups"},
+	{"/etc/shadow", "the system's passwords"},
+	{"/etc/gshadow", "the system's group passwords"},
+	{"/etc/shells", "the login shells allowed"},
+}
+
+// rootConfigPlace returns what the system reads at dest, if dest is in one
+// of the rootConfig places; a systemd drop-in folder of a unit
+// (/lib/systemd/system/ssh.service.d/) overrides that unit.
+func rootConfigPlace(dest string) (string, bool) {
+	for _, p := range rootConfig {
+		if dest == p.prefix || strings.HasPrefix(dest, p.prefix) && strings.HasSuffix(p.prefix, "/") ||
+			!strings.HasSuffix(p.prefix, "/") && strings.HasPrefix(dest, p.prefix+"/") {
+			return p.what, true
+		}
+	}
+	for _, units := range []string{"/lib/systemd/system/", "/usr/lib/systemd/system/"} {
+		if rest, ok := strings.CutPrefix(dest, units); ok {
+			if dir, _, ok := strings.Cut(rest, "/"); ok && strings.HasSuffix(dir, ".d") {
+				return "a drop-in that overrides systemd unit " + strings.TrimSuffix(dir, ".d"), true
+			}
+		}
+	}
+	return "", false
+}
+
+// rootConfigChanges lists the paths of package n (o: its version at the
+// base, nil if none) in rootConfig places that are new, and the recipe's
+// own files there (r's folder; old's at the base) whose content changed.
+// An upstream file's content follows the upstream release and its
+// signature; a recipe's file is the recipe author's.
+func rootConfigChanges(n, o *recipe.ResolvedPackage, r, old *recipe.Recipe) []privilegeChange {
+	had := map[string]recipe.ResolvedFile{}
+	hadLink := map[string]bool{}
+	if o != nil {
+		for _, f := range o.Files {
+			had[f.Dest] = f
+		}
+		for _, l := range slices.Concat(o.Symlinks, o.Hardlinks) {
+			hadLink[l.Dest] = true
+		}
+	}
+	var out []privilegeChange
+	added := func(dest, what, form string) {
+		out = append(out, privilegeChange{n.Name, ReviewItem{Kind: KindRootConfig, Subject: dest, New: []string{form}},
+			fmt.Sprintf("%s added: %s", dest, what)})
+	}
+	for _, f := range n.Files {
+		what, ok := rootConfigPlace(f.Dest)
+		if !ok {
+			continue
+		}
+		was, existed := had[f.Dest]
+		switch {
+		case !existed && !hadLink[f.Dest]:
+			added(f.Dest, what, "file")
+		case f.LocalPath != "" && localContent(r, f.LocalPath) != localContent(old, was.LocalPath):
+			file, _ := filepath.Rel(r.FilesDir, f.LocalPath)
+			out = append(out, privilegeChange{n.Name, ReviewItem{Kind: KindRootConfig, Subject: f.Dest, New: []string{"file"}, Old: []string{"file"}},
+				fmt.Sprintf("%s changed (%s): %s; diff it against the base revision", f.Dest, filepath.ToSlash(file), what)})
+		}
+	}
+	for _, l := range slices.Concat(n.Symlinks, n.Hardlinks) {
+		if what, ok := rootConfigPlace(l.Dest); ok && !hadLink[l.Dest] && had[l.Dest].Dest == "" {
+			added(l.Dest, what+" (a link to "+l.Target+")", "link")
+		}
+	}
+	return out
+}
+
+// localContent is the sha256 of a recipe's file, read as a build reads it
+// (inside the recipe's folder or project, a regular file), or why it cannot
+// be read.
+func localContent(r *recipe.Recipe, abs string) string {
+	if r == nil || abs == "" {
+		return "none"
+	}
+	f, _, err := r.OpenLocal(abs)
+	if err != nil {
+		return "unreadable: " + err.Error()
+	}
+	defer f.Close()
+	h := sha256.New()
+	if _, err := io.Copy(h, f); err != nil {
+		return "unreadable: " + err.Error()
+	}
+	return hex.EncodeToString(h.Sum(nil))
 }

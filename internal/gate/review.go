@@ -33,6 +33,7 @@ const (
 	KindMode           Kind = "mode"            // a mode other than updeb's defaults added, or a mode changed
 	KindScriptFragment Kind = "script-fragment" // a maintainer-script fragment added, changed or removed
 	KindTriggers       Kind = "triggers"        // the package's dpkg triggers changed
+	KindRootConfig     Kind = "root-config"     // a path added where the system reads root's configuration (sudoers.d, cron, PAM, apt's keys...), or a recipe file there changed
 )
 
 // reviewKinds maps each kind to the check whose REVIEW line shows it. A new
@@ -57,6 +58,7 @@ var reviewKinds = map[Kind]string{
 	KindMode:             "privileges",
 	KindScriptFragment:   "privileges",
 	KindTriggers:         "privileges",
+	KindRootConfig:       "privileges",
 }
 
 // ReviewItem is one change a human must review before merging: a REVIEW
