@@ -45,8 +45,10 @@ func Read(root fs.FS, affinityCPUs int) (Host, error) {
 	}
 	h := Host{CPUs: max(affinityCPUs, 1), Memory: mem}
 	for _, dir := range cgroupDirs(root) {
-		if q, ok := dir.cpuQuota(root); ok {
-			h.CPUs = max(1, min(h.CPUs, int(math.Ceil(q))))
+		// Compared before it is made an int: a quota of more CPUs than
+		// an int holds would wrap.
+		if q, ok := dir.cpuQuota(root); ok && q < float64(h.CPUs) {
+			h.CPUs = max(1, int(math.Ceil(q)))
 		}
 		if m, ok := dir.memoryLimit(root); ok {
 			h.Memory = min(h.Memory, m)

@@ -61,6 +61,37 @@ func TestReadThisHost(t *testing.T) {
 	}
 }
 
+// TestReadCPUQuota: cpu.max as the kernel writes it and as it should not
+// be (a hostile or broken cgroup file system): a quota lowers the affinity's
+// CPUs, rounded up, and one larger than the affinity, however large, leaves
+// it as it is.
+func TestReadCPUQuota(t *testing.T) {
+	for cpuMax, want := range map[string]int{
+		"max 100000":                  8,
+		"250000 100000\n":             3,
+		"50000 100000":                1, // less than one CPU: one
+		"1 1000000":                   1,
+		"0 100000":                    8, // no quota
+		"-1 100000":                   8,
+		"100000":                      8,
+		"lots 100000":                 8,
+		"100000 0":                    8,
+		"9223372036854775807 1":       8, // more CPUs than an int holds
+		"9223372036854775807 100000":  8,
+		"18446744073709551615 100000": 8, // not an int64
+	} {
+		root := fstest.MapFS{
+			"proc/meminfo":          {Data: []byte("MemTotal: 1000 kB\n")},
+			"proc/self/cgroup":      {Data: []byte("0::/\n")},
+			"proc/self/mountinfo":   {Data: []byte("30 22 0:26 / /sys/fs/cgroup rw - cgroup2 cgroup2 rw\n")},
+			"sys/fs/cgroup/cpu.max": {Data: []byte(cpuMax)},
+		}
+		if h, err := Read(root, 8); err != nil || h.CPUs != want {
+			t.Errorf("cpu.max %q, affinity 8: %+v, %v; want %d CPUs", cpuMax, h, err, want)
+		}
+	}
+}
+
 func TestUnescapeMount(t *testing.T) {
 	for in, want := range map[string]string{`/a\040b`: "/a b", `/plain`: "/plain", `/x\134y`: `/x\y`, `/bad\9`: `/bad\9`} {
 		if got := unescapeMount(in); got != want {
