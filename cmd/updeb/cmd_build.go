@@ -51,7 +51,7 @@ RECIPE is a name in the recipes folder (helm) or a path; none means all.`,
 	f := cmd.Flags()
 	f.StringSliceVar(&o.arches, "arch", nil, "architectures to build (default: every architecture of each recipe)")
 	f.BoolVar(&o.force, "force", false, "rebuild even when nothing changed")
-	f.IntVarP(&o.jobs, "jobs", "j", 0, "builds at once (default: config build.parallel, else one per xz worker)")
+	f.IntVarP(&o.jobs, "jobs", "j", 0, fmt.Sprintf("builds at once, 1 to %d (default: config build.parallel, else one per xz worker)", config.MaxParallel))
 	f.StringVar(&o.compression, "compression", "", "xz (default), gzip, zstd or none")
 	f.StringVar(&o.provenanceKey, "provenance-key", "", "armored secret key that signs the provenance records (default: config build.provenance-key; none: unsigned records)")
 	return jsonOutput(cmd, 1)
@@ -62,6 +62,9 @@ func (g *globalOptions) outFolder(c *config.Config) string {
 }
 
 func runBuild(cmd *cobra.Command, g *globalOptions, o *buildOptions, args []string) error {
+	if cmd.Flags().Changed("jobs") && (o.jobs < 1 || o.jobs > config.MaxParallel) {
+		return usageErrorf("--jobs %d: want 1 to %d builds at once (build.parallel's range)", o.jobs, config.MaxParallel)
+	}
 	s, err := g.openSession(args, o.arches)
 	if err != nil {
 		return err

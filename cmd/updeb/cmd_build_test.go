@@ -83,3 +83,21 @@ func inspectContent(t *testing.T, name string, data []byte) string {
 	}
 	return string(b)
 }
+
+// TestBuildJobsRange: --jobs outside build.parallel's range (1 to
+// config.MaxParallel) is a usage error that names the flag, before anything
+// is built; it was taken silently (a negative value as none, a huge one as
+// that many builds at once and a heap limit of 4 MiB each).
+func TestBuildJobsRange(t *testing.T) {
+	args, _ := demoProject(t)
+	for _, jobs := range []string{"-1", "0", "257", "100000"} {
+		out := filepath.Join(t.TempDir(), "out")
+		code, stdout, stderr := runCLI(t, append(args, "--out", out, "build", "hello", "--arch", "amd64", "--jobs", jobs)...)
+		if code != exitUsage || !strings.Contains(stderr, "--jobs "+jobs+": want 1 to 256") {
+			t.Errorf("--jobs %s: exit %d, want %d and a message naming --jobs\n%s%s", jobs, code, exitUsage, stdout, stderr)
+		}
+		if debs, _ := filepath.Glob(filepath.Join(out, "*.deb")); len(debs) > 0 {
+			t.Errorf("--jobs %s: built %v", jobs, debs)
+		}
+	}
+}
