@@ -25,7 +25,7 @@ const (
 
 // Config sets up a Writer. The zero value means the defaults above. BlockSize,
 // DictCap, Mode and X86 determine the output bytes; Workers changes only
-// speed and memory (Workers × (BlockSize + output + 4 × dictionary + 5 MiB):
+// speed and memory (Workers × (BlockSize + output + 4 × dictionary + 9 MiB):
 // see the package doc).
 type Config struct {
 	// BlockSize is the number of uncompressed bytes per block (the last block
