@@ -192,7 +192,10 @@ func collect(r *Report, by map[string]*family) {
 	}
 }
 
-// labelText is {name="value",...}, values escaped as the text format says.
+// labelText is {name="value",...}, values escaped as the text format says
+// and made valid UTF-8 (bad bytes U+FFFD, as in report.json): a
+// value that is not UTF-8 (a --state path in Latin-1) would make promtool,
+// and node_exporter's textfile collector, refuse the whole file.
 func labelText(labels [][2]string) string {
 	if len(labels) == 0 {
 		return ""
@@ -200,7 +203,7 @@ func labelText(labels [][2]string) string {
 	esc := strings.NewReplacer(`\`, `\\`, `"`, `\"`, "\n", `\n`)
 	var parts []string
 	for _, l := range labels {
-		parts = append(parts, l[0]+`="`+esc.Replace(l[1])+`"`)
+		parts = append(parts, l[0]+`="`+esc.Replace(strings.ToValidUTF8(l[1], "\uFFFD"))+`"`)
 	}
 	return "{" + strings.Join(parts, ",") + "}"
 }

@@ -324,3 +324,25 @@ func TestPageInChromium(t *testing.T) {
 		_ = os.WriteFile(dst, b, 0o644)
 	}
 }
+
+// TestMetricsHostileLabels: label values the report takes from paths and
+// names (a data copy's path under --state, a suite) reach the metrics file
+// escaped, as valid UTF-8: promtool (and node_exporter's textfile collector,
+// which drops the whole file) refuses a label value that is not UTF-8.
+func TestMetricsHostileLabels(t *testing.T) {
+	promtool := testenv.RequireTool(t, "promtool")[0]
+	r := fixtureReport(t, true)
+	r.Data[0].Copy = "refreshed /var/lib/up\xffdeb \"q\" back\\slash\nline/support/eol.yaml"
+	r.Repository.Suites[0].Name = "prod\xe9"
+	m := Metrics(r, Run{OK: true})
+	cmd := exec.Command(promtool, "check", "metrics")
+	cmd.Stdin = bytes.NewReader(m)
+	if out, err := cmd.CombinedOutput(); err != nil || len(bytes.TrimSpace(out)) > 0 {
+		t.Errorf("promtool check metrics: %v\n%s\n%s", err, out, m)
+	}
+	for _, want := range []string{`copy="refreshed /var/lib/up` + "\uFFFD" + `deb \"q\" back\\slash\nline/support/eol.yaml"`, `{suite="prod` + "\uFFFD" + `"}`} {
+		if !bytes.Contains(m, []byte(want)) {
+			t.Errorf("metrics lack %s:\n%s", want, m)
+		}
+	}
+}
