@@ -20,7 +20,8 @@ func newKeysGenerateCmd(g *globalOptions) *cobra.Command {
 		Short: "Make a repository signing key (Ed25519 by default)",
 		Long: `generate writes PREFIX.secret.asc (the armored secret key, mode 0600, for --key),
 PREFIX.gpg (the public key in the binary form apt's signed-by wants) and PREFIX.asc
-(the public key, armored). It never overwrites an existing file. PREFIX's folder is
+(the public key, armored). It never overwrites an existing file, and leaves none of
+the three when it cannot write all of them (a full disk). PREFIX's folder is
 created when missing (mode 0755: the public keys in it are for others to read; the
 secret key file is 0600 from the moment it exists).`,
 		Example: `  updeb keys generate --name "Example apt repository" --email apt@example.com --out /etc/updeb/repo
@@ -55,8 +56,13 @@ secret key file is 0600 from the moment it exists).`,
 			if err := os.MkdirAll(filepath.Dir(prefix), 0o755); err != nil {
 				return invalidInput(err, "--out PREFIX names the key files: PREFIX.secret.asc, PREFIX.gpg, PREFIX.asc")
 			}
-			for _, f := range files {
+			// All three or none: a secret key left without its public
+			// halves (a full disk midway) would make the next try refuse.
+			for i, f := range files {
 				if err := writeNewFile(f.name, f.data, f.mode); err != nil {
+					for _, w := range files[:i] {
+						err = errors.Join(err, os.Remove(w.name))
+					}
 					return err
 				}
 			}

@@ -37,3 +37,19 @@ func TestFullDisk(t *testing.T) {
 		t.Errorf("fetch into a full cache: exit %d\n%s%s", code, stdout, stderr)
 	}
 }
+
+// TestKeysGenerateFullDisk: keys generate whose disk fills after the secret
+// key is written (no inode left for the public key) exits 3 and leaves no
+// key file: a secret key without its public halves would make the next
+// try refuse ("already exists") until someone deletes it by hand.
+func TestKeysGenerateFullDisk(t *testing.T) {
+	disk := testenv.TinyDisk(t, "64k,nr_inodes=2") // the root and one file
+	prefix := filepath.Join(disk, "repo")
+	code, stdout, stderr := runCLI(t, "keys", "generate", "--name", "Test", "--email", "t@example.com", "--out", prefix)
+	if code != exitNetwork || !strings.Contains(stderr, "no space left on device") {
+		t.Errorf("keys generate onto a full disk: exit %d\n%s%s", code, stdout, stderr)
+	}
+	if left, _ := filepath.Glob(prefix + "*"); len(left) > 0 {
+		t.Errorf("key files left behind: %v", left)
+	}
+}
