@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -30,6 +31,11 @@ secret key file is 0600 from the moment it exists).`,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if prefix == "" {
 				return usageErrorf("--out PREFIX is required")
+			}
+			// A folder is no prefix: "keys/" would give the hidden files
+			// keys/.secret.asc, keys/.gpg and keys/.asc.
+			if base := filepath.Base(prefix); strings.HasSuffix(prefix, "/") || base == "." || base == ".." {
+				return usageErrorf("--out %s names a folder; PREFIX is the start of the key files' names: --out %s", prefix, filepath.Join(prefix, "repo"))
 			}
 			t, err := repo.ParseKeyType(kind)
 			if err != nil {

@@ -63,6 +63,17 @@ func TestPublishListRemoveCLI(t *testing.T) {
 	if st, err := os.Stat(nested + ".secret.asc"); code != 0 || err != nil || st.Mode().Perm() != 0o600 {
 		t.Fatalf("keys generate into a new folder: exit %d, %v %v: %s", code, st, err, stderr)
 	}
+	// A folder is no prefix: no hidden .secret.asc in it.
+	for _, folder := range []string{dir + "/", filepath.Join(dir, "keys") + "/.", dir + "/.."} {
+		if code, _, stderr := runCLI(t, "keys", "generate", "--name", "Test", "--email", "t@example.com", "--out", folder); code != exitUsage || !strings.Contains(stderr, "names a folder") {
+			t.Errorf("keys generate --out %s: exit %d: %s", folder, code, stderr)
+		}
+	}
+	for _, f := range []string{".secret.asc", "keys/.secret.asc", "...secret.asc"} {
+		if _, err := os.Lstat(filepath.Join(dir, f)); err == nil {
+			t.Errorf("key file %s written", f)
+		}
+	}
 	if code, _, stderr := runCLI(t, "keys", "generate", "--name", "Test", "--email", "t@example.com", "--type", "rsa2048", "--out", filepath.Join(dir, "weak")); code != exitUsage {
 		t.Fatalf("keys generate --type rsa2048: exit %d, want 2: %s", code, stderr)
 	}
