@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"maps"
@@ -37,7 +38,8 @@ func newVerifyProvenanceCmd(g *globalOptions) *cobra.Command {
 PAE bytes by the public key of --key (one key, such as the repository's
 archive-keyring.asc) or by a key of --keyring (on the --signer allow-list when given),
 under the policy of 'updeb verify-signature'; and a record whose subject is this
-package: its file name and its sha256. Then print the recipe, every input with its
+package: its file name and its sha256 (apt saves a package with an epoch as
+NAME_EPOCH%3aVERSION_ARCH.deb: that is the record's NAME_VERSION_ARCH.deb). Then print the recipe, every input with its
 digests and what vouched for it, and the signer.
 
 Exit codes: 0 good, 1 refused (unsigned record, another key, a record or signature
@@ -93,7 +95,11 @@ func runVerifyProvenance(cmd *cobra.Command, g *globalOptions, o *verifyProvenan
 	if err != nil {
 		return err
 	}
-	v, err := provenance.Verify(env, kr, openpgp.Policy{Signers: o.signers, Now: now}, filepath.Base(deb), sum)
+	pol := openpgp.Policy{Signers: o.signers, Now: now}
+	v, err := provenance.Verify(env, kr, pol, filepath.Base(deb), sum)
+	if name, ok := withoutAptEpoch(filepath.Base(deb)); ok && errors.Is(err, provenance.ErrSubject) {
+		v, err = provenance.Verify(env, kr, pol, name, sum)
+	}
 	if err != nil {
 		return fmt.Errorf("%s: %w", record, err)
 	}
@@ -105,6 +111,22 @@ func runVerifyProvenance(cmd *cobra.Command, g *globalOptions, o *verifyProvenan
 	}
 	printVerifiedRecord(stdout, v, sum)
 	return nil
+}
+
+// withoutAptEpoch is the Debian file name of a package apt saved (its
+// cache, apt-get download): apt writes the epoch into the name, its colon
+// escaped (NAME_EPOCH%3aVERSION_ARCH.deb), where the pool, and the record's
+// subject, have none (NAME_VERSION_ARCH.deb). ok is false for any other name.
+func withoutAptEpoch(name string) (string, bool) {
+	parts := strings.Split(name, "_")
+	if len(parts) != 3 {
+		return "", false
+	}
+	epoch, version, ok := strings.Cut(strings.ToLower(parts[1]), "%3a")
+	if !ok || epoch == "" || strings.Trim(epoch, "0123456789") != "" {
+		return "", false
+	}
+	return parts[0] + "_" + parts[1][len(epoch)+3:] + "_" + parts[2], version != ""
 }
 
 // readEnvelope reads a provenance record file: exit 2 when it is missing or

@@ -373,3 +373,36 @@ func twinSubject(t *testing.T, payload string) string {
 	}
 	return string(b)
 }
+
+// TestVerifyProvenanceAptFileName: apt (its cache, apt-get download) names
+// a package with an epoch NAME_EPOCH%3aVERSION_ARCH.deb, the epoch's colon
+// escaped, where the pool and the record's subject have NAME_VERSION_ARCH.deb
+// (Debian's file names carry no epoch): that copy is the record's package
+// and verifies; another version under apt's form is still refused.
+func TestVerifyProvenanceAptFileName(t *testing.T) {
+	deb, key := provenanceProject(t, "ed25519")
+	data, err := os.ReadFile(deb)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	for _, c := range []struct {
+		name string
+		code int
+		want string
+	}{
+		{"pingd_1%3a0.9.1-1_amd64.deb", 0, "Good provenance record for pingd_0.9.1-1_amd64.deb\n"},
+		{"pingd_12%3A0.9.1-1_amd64.deb", 0, "Good provenance record for pingd_0.9.1-1_amd64.deb\n"},
+		{"pingd_1%3a0.9.2-1_amd64.deb", 1, "the record is about pingd_0.9.1-1_amd64.deb, not pingd_0.9.2-1_amd64.deb"},
+		{"pingd_x%3a0.9.1-1_amd64.deb", 1, "the record is about pingd_0.9.1-1_amd64.deb, not pingd_x%3a0.9.1-1_amd64.deb"},
+	} {
+		cached := filepath.Join(dir, c.name)
+		if err := os.WriteFile(cached, data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		code, out, stderr := runCLI(t, "verify-provenance", "--key", key+".asc", "--provenance", deb+".intoto.json", cached)
+		if code != c.code || !strings.Contains(out+stderr, c.want) {
+			t.Errorf("%s: exit %d, want %d and %q:\n%s%s", c.name, code, c.code, c.want, out, stderr)
+		}
+	}
+}
