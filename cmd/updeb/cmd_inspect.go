@@ -25,7 +25,8 @@ two builds. A malformed archive exits 2, an unreadable file 3. Whatever dpkg-deb
 dpkg would refuse is refused, and so is a decompression bomb (more than 100 times
 the file's size, plus 64 MiB, or 8 GiB in all). Control characters and escape
 sequences in names, link targets and owners are printed escaped (\x1b), as dpkg-deb -c
-escapes them; --json keeps the bytes.`,
+escapes them; --json keeps the bytes, but for bytes that are not UTF-8 (JSON strings
+hold only Unicode), which it writes as the text does (\xff).`,
 		Example: `  updeb inspect out/helm_3.15.4-1_amd64.deb
   updeb inspect --json a.deb > a.json && updeb inspect --json b.deb | diff a.json -`,
 		Args: func(_ *cobra.Command, args []string) error {
@@ -40,11 +41,41 @@ escapes them; --json keeps the bytes.`,
 				return err
 			}
 			if g.json {
-				return printJSON(cmd.OutOrStdout(), cmd, info)
+				return printJSON(cmd.OutOrStdout(), cmd, jsonInfo(info))
 			}
 			return printInfo(cmd.OutOrStdout(), info)
 		},
 	}, 1)
+}
+
+// jsonInfo is info with the bytes of its names, owners and scripts that are
+// not UTF-8 written \xff (termtext.EscapeInvalid), for --json: encoding/json
+// would make each U+FFFD, so that a\xff and a\xfe read as one name (twice
+// a key of md5sums), and two builds differing in that byte as the same.
+// The control paragraph is UTF-8 already (control.ParseStrict).
+func jsonInfo(info *deb.Info) *deb.Info {
+	esc := termtext.EscapeInvalid
+	out := *info
+	out.Conffiles = make([]string, len(info.Conffiles))
+	for i, c := range info.Conffiles {
+		out.Conffiles[i] = esc(c)
+	}
+	out.Scripts = make([]deb.ScriptInfo, len(info.Scripts))
+	for i, s := range info.Scripts {
+		s.Content = esc(s.Content)
+		out.Scripts[i] = s
+	}
+	out.Triggers = esc(info.Triggers)
+	out.MD5Sums = make(map[string]string, len(info.MD5Sums))
+	for p, sum := range info.MD5Sums {
+		out.MD5Sums[esc(p)] = esc(sum)
+	}
+	out.Files = make([]deb.FileInfo, len(info.Files))
+	for i, f := range info.Files {
+		f.Path, f.Linkname, f.Uname, f.Gname = esc(f.Path), esc(f.Linkname), esc(f.Uname), esc(f.Gname)
+		out.Files[i] = f
+	}
+	return &out
 }
 
 // printInfo prints what inspect found. Every text from the archive (names,

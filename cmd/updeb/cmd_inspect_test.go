@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/updeb/updeb/pkg/deb"
+	"github.com/updeb/updeb/pkg/strictjson"
 )
 
 func TestInspectCmd(t *testing.T) {
@@ -141,5 +142,43 @@ func TestInspectEscapesNames(t *testing.T) {
 	stdout.Reset()
 	if code := run(context.Background(), []string{"inspect", "--json", file}, &stdout, &stderr); code != 0 || !strings.Contains(stdout.String(), `a\u001b]0;owned\u0007`) {
 		t.Errorf("--json: exit %d, want the name's bytes JSON-escaped:\n%s", code, stdout.String())
+	}
+}
+
+// TestInspectJSONNonUTF8Names: names that are not UTF-8 (which dpkg and
+// updeb's builder take) keep their bytes in --json, escaped as in the text
+// form (\xff): encoding/json would turn every such byte into U+FFFD, so
+// a\xff and a\xfe came out as one name, twice a key of "md5sums", and two
+// builds differing in that byte diffed equal.
+func TestInspectJSONNonUTF8Names(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "latin1.deb")
+	hi := func() (io.ReadCloser, error) { return io.NopCloser(strings.NewReader("hi")), nil }
+	_, err := deb.Write(context.Background(), file, &deb.Package{
+		Control: deb.Control{Package: "latin1", Version: "1.0-1", Architecture: "all", Maintainer: "m <m@x.invalid>", Summary: "s"},
+		Entries: []deb.Entry{
+			{Path: "/usr/share/latin1/a\xff", Type: deb.TypeFile, Mode: 0o644, Size: 2, Open: hi},
+			{Path: "/usr/share/latin1/a\xfe", Type: deb.TypeFile, Mode: 0o644, Size: 2, Open: hi},
+			{Path: "/usr/share/latin1/link", Type: deb.TypeSymlink, Mode: 0o777, Linkname: "a\xfe"},
+		},
+		SourceDateEpoch: time.Unix(1723636800, 0),
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var stdout, stderr bytes.Buffer
+	if code := run(context.Background(), []string{"inspect", "--json", file}, &stdout, &stderr); code != 0 {
+		t.Fatalf("exit %d:\n%s", code, stderr.String())
+	}
+	out := stdout.String()
+	if err := strictjson.Check(stdout.Bytes()); err != nil {
+		t.Errorf("--json is not one reading for every reader: %v\n%s", err, out)
+	}
+	for _, want := range []string{`"./usr/share/latin1/a\\xff"`, `"./usr/share/latin1/a\\xfe"`, `"usr/share/latin1/a\\xff": "`, `"usr/share/latin1/a\\xfe": "`, `"linkname": "a\\xfe"`} {
+		if !strings.Contains(out, want) {
+			t.Errorf("--json lacks %s:\n%s", want, out)
+		}
+	}
+	if strings.Contains(out, "\ufffd") {
+		t.Errorf("--json turned bytes into U+FFFD:\n%s", out)
 	}
 }

@@ -25,13 +25,24 @@ func Escape(s string) string { return escape(s, false) }
 func EscapeLines(s string) string { return escape(s, true) }
 
 func escape(s string, lines bool) string {
-	unsafe := func(r rune) bool {
+	return escapeIf(s, func(r rune) bool {
 		if lines && (r == '\n' || r == '\t') {
 			return false
 		}
 		return r == utf8.RuneError || unicode.IsControl(r) || unicode.Is(unicode.Cf, r) || r == '\u2028' || r == '\u2029'
-	}
-	if !strings.ContainsFunc(s, unsafe) {
+	})
+}
+
+// EscapeInvalid writes each byte of s that is not UTF-8 as Escape does
+// (\xff) and keeps everything else: text for JSON, whose strings hold only
+// Unicode (encoding/json would make every such byte U+FFFD, so that two
+// names differing in one came out equal).
+func EscapeInvalid(s string) string { return escapeIf(s, func(rune) bool { return false }) }
+
+// escapeIf writes the invalid bytes of s as \xff, and each rune for which
+// unsafe is true as a Go escape.
+func escapeIf(s string, unsafe func(rune) bool) string {
+	if utf8.ValidString(s) && !strings.ContainsFunc(s, unsafe) {
 		return s
 	}
 	var b strings.Builder

@@ -33,3 +33,16 @@ func TestEscapeLines(t *testing.T) {
 		}
 	}
 }
+
+func TestEscapeInvalid(t *testing.T) {
+	for in, want := range map[string]string{
+		"plain ä ✓":             "plain ä ✓",
+		"esc \x1b[31m\n\ttab":   "esc \x1b[31m\n\ttab", // JSON escapes these itself
+		"bad \xff\xfe utf8":     `bad \xff\xfe utf8`,
+		"a real \ufffd is kept": "a real \ufffd is kept",
+	} {
+		if got := EscapeInvalid(in); got != want {
+			t.Errorf("EscapeInvalid(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
