@@ -637,3 +637,45 @@ func TestTrackingUnits(t *testing.T) {
 		}
 	}
 }
+
+// A bump that plan --apply wrote but whose release set file it could not
+// follow (a release-sets.yaml that is a symlink: rewriting it would replace
+// the link) is a failure, and still a change: the recipe file is bumped on
+// disk, so the output and the description list it under the changes, the
+// in-process verify checks it, and the failure does not say that nothing
+// was written.
+func TestPlanApplyWrittenThenFailed(t *testing.T) {
+	w := newTrackingWorld(t)
+	w.release("etcd", "3.6.15", "2026-11-12")
+	sets := filepath.Join(w.root, "release-sets.yaml")
+	if err := os.Rename(sets, filepath.Join(w.root, "sets.yaml")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink("sets.yaml", sets); err != nil {
+		t.Fatal(err)
+	}
+	w.git("add", "-A")
+	w.git("commit", "-q", "-m", "release sets behind a link")
+	msg := filepath.Join(filepath.Dir(w.root), "change.txt")
+	code, stdout, stderr := w.updeb("plan", "--apply", "--only", "etcd", "--message", msg, "--now", "2026-11-28")
+	if got := w.read("recipes/etcd.yaml"); !strings.Contains(got, "version: 3.6.15\n") {
+		t.Fatalf("etcd was not bumped: exit %d\n%s%s\n%s", code, stdout, stderr, got)
+	}
+	if code != 1 || !strings.Contains(stdout, "  bump   etcd 3.6.14 -> 3.6.15\n") || !strings.Contains(stdout, "  FAILED bump etcd 3.6.15: etcd was bumped, but release-sets.yaml was not updated") {
+		t.Errorf("exit %d, want 1 with the bump and its failure\n%s%s", code, stdout, stderr)
+	}
+	desc, err := os.ReadFile(msg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"Tracking 2026-11-28: 1 bump, 1 failed\n", "Changes:\n- etcd: 3.6.14 -> 3.6.15, released 2026-11-12\n",
+		"  == etcd 3.6.14-1 -> 3.6.15-1 (recipes/etcd.yaml)\n",
+		"Failed after writing (the changes above stay written: review them):\n- bump etcd 3.6.15: etcd was bumped, but release-sets.yaml was not updated"} {
+		if !strings.Contains(string(desc), want) {
+			t.Errorf("the description lacks %q:\n%s", want, desc)
+		}
+	}
+	if strings.Contains(string(desc), "nothing of these was written") {
+		t.Errorf("the description says nothing of the failures was written, but etcd was:\n%s", desc)
+	}
+}

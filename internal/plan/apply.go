@@ -58,7 +58,11 @@ type Skipped struct {
 type Failure struct {
 	Action Action `json:"action"`
 	Error  string `json:"error"`
-	err    error
+	// Written: it failed after its recipe was written (the release set file
+	// could not follow, the written recipe does not load): the change stays,
+	// and is in the result's Changes too.
+	Written bool `json:"written,omitempty"`
+	err     error
 }
 
 // Err is the failure's error, for the caller to tell its kind.
@@ -133,15 +137,21 @@ func Apply(ctx context.Context, p *Plan, rs []*recipe.Recipe, o ApplyOptions) (*
 			res.Failures = append(res.Failures, fail(a, fmt.Errorf("%w: no recipe %s (an add before it failed?)", recipe.ErrInvalid, a.Recipe)))
 			continue
 		}
+		// A change that failed half-way (its recipe written, its release
+		// set not) is both: what was written is listed, and verified, with
+		// the rest.
 		c, err := applyOne(ctx, a, r, byName, o)
+		if c != nil {
+			if a.Kind == ActBump && a.Track != "" {
+				moved[a.Recipe] = true
+			}
+			res.Changes = append(res.Changes, *c)
+		}
 		if err != nil {
-			res.Failures = append(res.Failures, fail(a, err))
-			continue
+			f := fail(a, err)
+			f.Written = c != nil
+			res.Failures = append(res.Failures, f)
 		}
-		if a.Kind == ActBump && a.Track != "" {
-			moved[a.Recipe] = true
-		}
-		res.Changes = append(res.Changes, *c)
 	}
 	return res, nil
 }
@@ -180,7 +190,9 @@ func movesFirst(acts []Action) []Action {
 	return out
 }
 
-// applyOne carries out one action on r and updates byName.
+// applyOne carries out one action on r and updates byName. It returns the
+// change whenever a file was written, with the error of what failed after
+// that; nil when nothing was.
 func applyOne(ctx context.Context, a Action, r *recipe.Recipe, byName map[string]*recipe.Recipe, o ApplyOptions) (*Change, error) {
 	c := &Change{Kind: a.Kind, Recipe: a.Recipe, File: r.Path, From: r.Version, To: a.Version, Track: a.Track, ReleaseNotes: a.ReleaseNotes, ReleaseDate: a.ReleaseDate, DryRun: o.DryRun}
 	bo := o.Bump
@@ -212,8 +224,10 @@ func applyOne(ctx context.Context, a Action, r *recipe.Recipe, byName map[string
 				return c, nil
 			}
 			var err error
-			c.Sets, err = followNewMinor(o.SetsFile, a, byName)
-			return c, err
+			if c.Sets, err = followNewMinor(o.SetsFile, a, byName); err != nil {
+				return nil, err // nothing was written
+			}
+			return c, nil
 		}
 		if o.DryRun {
 			return c, nil
@@ -226,7 +240,7 @@ func applyOne(ctx context.Context, a Action, r *recipe.Recipe, byName map[string
 		}
 		c.File, c.To, c.ReleaseDate, c.VerifiedBy = res.File, res.To, res.ReleaseDate, res.VerifiedBy
 		if err := reload(c.File, a.NewRecipe, r.Root, byName); err != nil {
-			return nil, err
+			return c, err
 		}
 		c.Sets, err = followNewMinor(o.SetsFile, a, byName)
 		return c, err
@@ -250,7 +264,7 @@ func applyOne(ctx context.Context, a Action, r *recipe.Recipe, byName map[string
 	}
 	c.From, c.To, c.ReleaseDate, c.VerifiedBy = res.From, res.To, res.ReleaseDate, res.VerifiedBy
 	if err := reload(c.File, a.Recipe, r.Root, byName); err != nil {
-		return nil, err
+		return c, err
 	}
 	if o.SetsFile != "" && res.Changed {
 		n, err := compat.FollowBump(o.SetsFile, a.Component, res.From, res.To)

@@ -98,9 +98,17 @@ func Describe(p *Plan, r *ApplyResult, v *Verification) []byte {
 			fmt.Fprintf(&b, "- %s %s %s: %s\n", s.Action.Kind, s.Action.Recipe, s.Action.Version, s.Why)
 		}
 	}
-	if len(r.Failures) > 0 {
-		b.WriteString("\nFailed (nothing of these was written):\n")
+	for _, written := range []bool{true, false} {
+		heading := "\nFailed (nothing of these was written):\n"
+		if written {
+			heading = "\nFailed after writing (the changes above stay written: review them):\n"
+		}
 		for _, f := range r.Failures {
+			if f.Written != written {
+				continue
+			}
+			b.WriteString(heading)
+			heading = ""
 			fmt.Fprintf(&b, "- %s %s %s: %s\n", f.Action.Kind, f.Action.Recipe, f.Action.Version, indent(f.Error, "    "))
 		}
 	}
