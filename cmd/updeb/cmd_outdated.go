@@ -28,7 +28,8 @@ recipe would fetch for it (sources, signatures, checksum files, every architectu
 exists; newer incomplete releases are listed as such, and after 20 of them the search
 stops with a warning (a listing naming versions that do not exist costs no more). It shows the current version,
 the newest in the recipe's track, the newest overall, and the support status of the
-current version from the bundled end-of-life data.
+current version: from the support data in use (see 'updeb data'), or, from its day on,
+the recipe's own end-of-life: mark (out of support, as plan and compat take it).
 
 GITHUB_TOKEN, when set, is sent to the GitHub API (higher rate limit).`,
 		Example: `  updeb outdated

@@ -679,3 +679,29 @@ func TestPlanApplyWrittenThenFailed(t *testing.T) {
 		t.Errorf("the description says nothing of the failures was written, but etcd was:\n%s", desc)
 	}
 }
+
+// outdated takes a recipe's end-of-life: mark as plan and compat do: from
+// its day on, the version is out of support, and --exit-code says so
+// (runc of the fixture is marked end-of-life on 2026-09-30 and the support
+// data does not cover it).
+func TestOutdatedEndOfLifeMark(t *testing.T) {
+	w := newTrackingWorld(t)
+	for _, tc := range []struct {
+		day  string
+		code int
+		want string
+	}{
+		{"2026-09-29", 0, "unknown  \n"},
+		{"2026-09-30", 1, "eol since 2026-09-30 (marked in the recipe)  out of support\n"},
+		{"2026-11-28", 1, "eol since 2026-09-30 (marked in the recipe)  out of support\n"},
+	} {
+		code, stdout, stderr := w.updeb("outdated", "--exit-code", "--now", tc.day, "runc")
+		if code != tc.code || !strings.Contains(stdout, tc.want) {
+			t.Errorf("outdated --exit-code --now %s runc: exit %d, want %d and %q\n%s%s", tc.day, code, tc.code, tc.want, stdout, stderr)
+		}
+	}
+	code, stdout, stderr := w.updeb("outdated", "--json", "--now", "2026-11-28", "runc")
+	if code != 0 || !strings.Contains(stdout, `"out_of_support": true`) || !strings.Contains(stdout, `"state": "eol"`) {
+		t.Errorf("outdated --json: exit %d\n%s%s", code, stdout, stderr)
+	}
+}

@@ -206,21 +206,24 @@ type Support struct {
 }
 
 // SupportOf looks r's current version up in the end-of-life data on now's day.
-// Products the data does not cover are "unknown".
+// Products the data does not cover are "unknown". A recipe whose own
+// end-of-life: mark is reached is end-of-life whatever the data says
+// otherwise, as plan and compat take it.
 func SupportOf(r *recipe.Recipe, data *supportdata.Data, now time.Time) Support {
 	product := supportdata.ProductOf(Component(r))
 	s := Support{Product: product, State: "unknown", Text: "unknown"}
-	if data == nil {
-		return s
+	if data != nil {
+		if cy, ok := data.Cycle(product, r.Version); ok {
+			st := cy.Status(now)
+			s.Cycle, s.State, s.Text = cy.Name, st.State.String(), st.String()
+			if !st.Date.IsZero() {
+				s.Date = st.Date.Format(time.DateOnly)
+			}
+		}
 	}
-	cy, ok := data.Cycle(product, r.Version)
-	if !ok {
-		return s
-	}
-	st := cy.Status(now)
-	s.Cycle, s.State, s.Text = cy.Name, st.State.String(), st.String()
-	if !st.Date.IsZero() {
-		s.Date = st.Date.Format(time.DateOnly)
+	if s.State != supportdata.EndOfLife.String() && !r.EndOfLife.IsZero() && !r.EndOfLife.After(now) {
+		s.Date = r.EndOfLife.UTC().Format(time.DateOnly)
+		s.State, s.Text = supportdata.EndOfLife.String(), "eol since "+s.Date+" (marked in the recipe)"
 	}
 	return s
 }
@@ -231,7 +234,7 @@ type Status struct {
 	File   string `json:"file"`
 	Candidates
 	Outdated     bool    `json:"outdated"`       // a newer complete release in the track
-	OutOfSupport bool    `json:"out_of_support"` // the current version's cycle is end-of-life
+	OutOfSupport bool    `json:"out_of_support"` // the current version's cycle is end-of-life, or its end-of-life: mark is reached
 	Support      Support `json:"support"`
 }
 
