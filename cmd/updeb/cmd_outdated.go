@@ -30,6 +30,8 @@ stops with a warning (a listing naming versions that do not exist costs no more)
 the newest in the recipe's track, the newest overall, and the support status of the
 current version: from the support data in use (see 'updeb data'), or, from its day on,
 the recipe's own end-of-life: mark (out of support, as plan and compat take it).
+A recipe without a watch has nothing upstream to check: listed with the others, it
+says so (and only its support status counts for --exit-code); named, it is an error.
 
 GITHUB_TOKEN, when set, is sent to the GitHub API (higher rate limit).`,
 		Example: `  updeb outdated
@@ -62,6 +64,13 @@ func runOutdated(cmd *cobra.Command, g *globalOptions, o *outdatedOptions, args 
 		errs []error
 	)
 	for _, r := range rs {
+		if r.Watch == nil && len(args) == 0 {
+			// Watch is optional: listing every recipe, one without it
+			// has nothing upstream to check (as in plan), and is not an
+			// error; named, it is (it has no answer to give).
+			rows = append(rows, track.Unwatched(r, data.Data, opts.Now()))
+			continue
+		}
 		s, err := track.Outdated(cmd.Context(), r, data.Data, opts)
 		if err != nil {
 			errs = append(errs, err)
@@ -106,11 +115,15 @@ func printOutdated(w io.Writer, rows []*track.Status) {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "RECIPE\tCURRENT\tTRACK\tNEWEST IN TRACK\tNEWEST\tSUPPORT\tNOTE")
 	for _, s := range rows {
-		tr := s.Track
+		tr, inTrack, latest := s.Track, s.InTrack.Version, s.Latest.Version
 		if tr == "" {
 			tr = "-"
 		}
 		var notes []string
+		if s.NoWatch {
+			inTrack, latest = "-", "-"
+			notes = append(notes, "no watch: nothing upstream to check")
+		}
 		if s.Outdated {
 			notes = append(notes, "outdated")
 		}
@@ -123,7 +136,7 @@ func printOutdated(w io.Writer, rows []*track.Status) {
 		if s.Stopped != "" {
 			notes = append(notes, "search stopped (see the warning)")
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", s.Recipe, s.Current, tr, s.InTrack.Version, s.Latest.Version, s.Support.Text, strings.Join(notes, "; "))
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", s.Recipe, s.Current, tr, inTrack, latest, s.Support.Text, strings.Join(notes, "; "))
 	}
 	tw.Flush()
 }

@@ -705,3 +705,23 @@ func TestOutdatedEndOfLifeMark(t *testing.T) {
 		t.Errorf("outdated --json: exit %d\n%s%s", code, stdout, stderr)
 	}
 }
+
+// outdated over every recipe lists one without a watch (watch: is
+// optional; the fixture's cfssl has none) as having nothing upstream to
+// check, as plan does, instead of failing the whole run with invalid input
+// (exit 2) and leaving its row out; named alone, it is still an error.
+func TestOutdatedRecipeWithoutWatch(t *testing.T) {
+	w := newTrackingWorld(t)
+	code, stdout, stderr := w.updeb("outdated", "--exit-code", "--now", "2026-09-01")
+	if code != 0 || !regexp.MustCompile(`(?m)^cfssl +1\.6\.5 +- +- +- +unknown +no watch: nothing upstream to check$`).MatchString(stdout) ||
+		!strings.Contains(stdout, "\nkubernetes-1.36 ") {
+		t.Errorf("outdated --exit-code: exit %d, want 0 with cfssl listed\n%s%s", code, stdout, stderr)
+	}
+	code, stdout, stderr = w.updeb("outdated", "--json", "--now", "2026-09-01")
+	if code != 0 || !strings.Contains(stdout, `"no_watch": true`) {
+		t.Errorf("outdated --json: exit %d\n%s%s", code, stdout, stderr)
+	}
+	if code, stdout, stderr = w.updeb("outdated", "cfssl"); code != 2 || !strings.Contains(stderr, "cfssl: track: the recipe has no watch") {
+		t.Errorf("outdated cfssl: exit %d, want 2\n%s%s", code, stdout, stderr)
+	}
+}

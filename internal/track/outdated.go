@@ -236,9 +236,13 @@ type Status struct {
 	Outdated     bool    `json:"outdated"`       // a newer complete release in the track
 	OutOfSupport bool    `json:"out_of_support"` // the current version's cycle is end-of-life, or its end-of-life: mark is reached
 	Support      Support `json:"support"`
+	// NoWatch: the recipe has no watch, so nothing upstream was asked
+	// (Candidates hold only its current version).
+	NoWatch bool `json:"no_watch,omitempty"`
 }
 
 // Outdated is Newest plus the support status: everything updeb outdated shows.
+// A recipe without a watch is ErrNoWatch.
 func Outdated(ctx context.Context, r *recipe.Recipe, data *supportdata.Data, o Options) (*Status, error) {
 	c, err := Newest(ctx, r, o)
 	if err != nil {
@@ -248,4 +252,13 @@ func Outdated(ctx context.Context, r *recipe.Recipe, data *supportdata.Data, o O
 	s.Outdated = compareVersions(c.InTrack.Version, r.Version) > 0
 	s.OutOfSupport = s.Support.State == "eol"
 	return s, nil
+}
+
+// Unwatched is the status of a recipe without a watch: its support status
+// alone, nothing upstream asked.
+func Unwatched(r *recipe.Recipe, data *supportdata.Data, now time.Time) *Status {
+	cur := Release{Version: r.Version}
+	s := &Status{Recipe: r.Name, File: r.Path, Candidates: Candidates{Current: r.Version, InTrack: cur, Latest: cur}, Support: SupportOf(r, data, now), NoWatch: true}
+	s.OutOfSupport = s.Support.State == "eol"
+	return s
 }
