@@ -67,6 +67,7 @@ import (
 
 	"github.com/updeb/updeb/internal/aptname"
 	"github.com/updeb/updeb/internal/compatdata"
+	"github.com/updeb/updeb/internal/recipe"
 	"github.com/updeb/updeb/internal/srcurl"
 	"github.com/updeb/updeb/internal/yamlfile"
 	"github.com/updeb/updeb/pkg/deb"
@@ -525,8 +526,10 @@ func (p *parser) fetch(f *Fetch, n *yaml.Node) {
 
 func (p *parser) build(b *Build, n *yaml.Node) {
 	p.mapping(n, "build", "config.Build", fields{
-		"version-suffix": p.field(func(v *yaml.Node) { p.str(v, "build.version-suffix", &b.VersionSuffix) }),
-		"maintainer":     p.field(func(v *yaml.Node) { p.str(v, "build.maintainer", &b.Maintainer) }),
+		// Checked here as every recipe would check them, so that a bad
+		// value names this file, not each recipe in turn.
+		"version-suffix": p.field(func(v *yaml.Node) { p.checked(v, "build.version-suffix", &b.VersionSuffix, recipe.CheckLocalSuffix) }),
+		"maintainer":     p.field(func(v *yaml.Node) { p.checked(v, "build.maintainer", &b.Maintainer, recipe.CheckDefaultMaintainer) }),
 		"provenance-key": p.field(func(v *yaml.Node) { p.path(v, "build.provenance-key", &b.ProvenanceKey) }),
 		"compression": p.field(func(v *yaml.Node) {
 			p.Describe(v, yamlfile.Schema{Enum: enum(deb.Compressions())})
@@ -554,12 +557,12 @@ func (p *parser) repo(r *Repo, n *yaml.Node) {
 	p.mapping(n, "repo", "config.Repo", fields{
 		"dir":         p.field(func(v *yaml.Node) { p.path(v, "repo.dir", &r.Dir) }),
 		"key":         p.field(func(v *yaml.Node) { p.path(v, "repo.key", &r.Key) }),
-		"suite":       p.field(func(v *yaml.Node) { p.aptName(v, "repo.suite", &r.Suite, aptname.Suite) }),
-		"component":   p.field(func(v *yaml.Node) { p.aptName(v, "repo.component", &r.Component, aptname.Component) }),
-		"origin":      p.field(func(v *yaml.Node) { p.aptName(v, "repo.origin", &r.Origin, releaseField("Origin")) }),
-		"label":       p.field(func(v *yaml.Node) { p.aptName(v, "repo.label", &r.Label, releaseField("Label")) }),
-		"codename":    p.field(func(v *yaml.Node) { p.aptName(v, "repo.codename", &r.Codename, aptname.Codename) }),
-		"description": p.field(func(v *yaml.Node) { p.aptName(v, "repo.description", &r.Description, releaseField("Description")) }),
+		"suite":       p.field(func(v *yaml.Node) { p.checked(v, "repo.suite", &r.Suite, aptname.Suite) }),
+		"component":   p.field(func(v *yaml.Node) { p.checked(v, "repo.component", &r.Component, aptname.Component) }),
+		"origin":      p.field(func(v *yaml.Node) { p.checked(v, "repo.origin", &r.Origin, releaseField("Origin")) }),
+		"label":       p.field(func(v *yaml.Node) { p.checked(v, "repo.label", &r.Label, releaseField("Label")) }),
+		"codename":    p.field(func(v *yaml.Node) { p.checked(v, "repo.codename", &r.Codename, aptname.Codename) }),
+		"description": p.field(func(v *yaml.Node) { p.checked(v, "repo.description", &r.Description, releaseField("Description")) }),
 		"architectures": p.field(func(v *yaml.Node) {
 			p.List(v, "repo.architectures", func(i int, e *yaml.Node) {
 				var a string
@@ -667,9 +670,10 @@ func (p *parser) str(n *yaml.Node, what string, dst *string) bool {
 	return ok
 }
 
-// aptName decodes a name or Release field value of the repository and checks
-// it with check (internal/aptname), as the repository will when it writes it.
-func (p *parser) aptName(n *yaml.Node, what string, dst *string, check func(string) error) {
+// checked decodes a one-line text value and checks it with check: a name or
+// Release field value of the repository (internal/aptname), as the
+// repository will when it writes it; a build setting, as every recipe will.
+func (p *parser) checked(n *yaml.Node, what string, dst *string, check func(string) error) {
 	if p.str(n, what, dst) {
 		if err := check(*dst); err != nil {
 			p.At(n, "%s: %v", what, err)

@@ -402,3 +402,23 @@ func docExample(t *testing.T) string {
 	example, _, _ := strings.Cut(rest, "```")
 	return example
 }
+
+// The build settings every recipe uses are checked when the file is read,
+// as the recipes would check them: a bad one names the config file and its
+// line, not each recipe in turn (recipes/cfssl.yaml:1:1 for every recipe
+// and architecture of a build).
+func TestBuildSettingsCheckedHere(t *testing.T) {
+	for in, want := range map[string]string{
+		"build:\n  version-suffix: \"a b\"\n": `c.yaml:2:19: build.version-suffix: local suffix "a b": only letters, digits and . + ~ are allowed`,
+		"build:\n  version-suffix: -x\n":      `c.yaml:2:19: build.version-suffix: local suffix "-x": only letters, digits and . + ~ are allowed`,
+		"build:\n  maintainer: x\n":           `c.yaml:2:15: build.maintainer: default maintainer "x" is not "Full Name <email@address>"`,
+	} {
+		if _, err := Parse("c.yaml", []byte(in)); err == nil || err.Error() != want {
+			t.Errorf("%q: %v, want %s", in, err, want)
+		}
+	}
+	c, err := Parse("c.yaml", []byte("build: {version-suffix: ~wmf1, maintainer: \"A B <a@example.org>\"}\n"))
+	if err != nil || c.Build.VersionSuffix != "~wmf1" || c.Build.Maintainer != "A B <a@example.org>" {
+		t.Errorf("valid settings: %v %+v", err, c)
+	}
+}

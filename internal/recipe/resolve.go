@@ -401,14 +401,32 @@ func (r *Recipe) debianVersion(localSuffix string, fs *findings) string {
 	if r.Revision != "" {
 		v += "-" + r.Revision
 	}
-	if !localSuffixRE.MatchString(localSuffix) {
-		fs.at(nil, "local suffix %q: only letters, digits and . + ~ are allowed", localSuffix)
+	if err := CheckLocalSuffix(localSuffix); err != nil {
+		fs.at(nil, "%v", err)
 	}
 	v += localSuffix
 	if _, err := debversion.Parse(v); err != nil && up != "" {
 		fs.at(valueOf(r.node, "version"), "version: Debian version %q: %v", v, err)
 	}
 	return v
+}
+
+// CheckLocalSuffix checks the site's version suffix (build: version-suffix:
+// in the config, ResolveOptions.LocalSuffix); "" is none.
+func CheckLocalSuffix(suffix string) error {
+	if !localSuffixRE.MatchString(suffix) {
+		return fmt.Errorf("local suffix %q: only letters, digits and . + ~ are allowed", suffix)
+	}
+	return nil
+}
+
+// CheckDefaultMaintainer checks the site's default maintainer (build:
+// maintainer: in the config, ResolveOptions.DefaultMaintainer); "" is none.
+func CheckDefaultMaintainer(m string) error {
+	if m != "" && !maintainerRE.MatchString(m) {
+		return fmt.Errorf("default maintainer %q is not \"Full Name <email@address>\"", m)
+	}
+	return nil
 }
 
 // maintainer is the recipe's, else the site's default; only lint may do
@@ -420,8 +438,8 @@ func (r *Recipe) maintainer(opts resolveOptions, fs *findings) string {
 	m := opts.DefaultMaintainer
 	if m == "" && !opts.lint && !opts.SourcesOnly {
 		fs.because(ErrNoMaintainer, r.node, "maintainer: the recipe names none and no default maintainer is configured")
-	} else if m != "" && !maintainerRE.MatchString(m) {
-		fs.at(nil, "default maintainer %q is not \"Full Name <email@address>\"", m)
+	} else if err := CheckDefaultMaintainer(m); err != nil {
+		fs.at(nil, "%v", err)
 	}
 	return m
 }
