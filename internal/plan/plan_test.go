@@ -168,3 +168,22 @@ func golden(t *testing.T, path string, got []byte) {
 		t.Errorf("%s differs from the output:\n%s", path, got)
 	}
 }
+
+// A server's words in the text plan (why upstream's releases are unknown)
+// reach the terminal escaped: OSC 52 (writes the clipboard), CSI 2J (clears
+// the screen), a carriage return and a bidi override come out as text.
+func TestRenderEscapesUpstreamText(t *testing.T) {
+	p := &Plan{Components: []Component{{Name: "etcd", Recipes: []Recipe{{Name: "etcd", Version: "3.6.14", Support: "unknown",
+		NewestError: "github.com: 403 \x1b]52;c;ZWNobyBwd25lZA==\x07\x1b[2J\rrate limit\u202e"}}}}}
+	var b bytes.Buffer
+	if err := Render(&b, p); err != nil {
+		t.Fatal(err)
+	}
+	out := b.String()
+	if strings.ContainsAny(out, "\x1b\x07\r\u202e") {
+		t.Fatalf("the plan's text holds control characters:\n%q", out)
+	}
+	if !strings.Contains(out, `unknown (github.com: 403 \x1b]52;c;ZWNobyBwd25lZA==\a\x1b[2J\rrate limit\u202e)`) {
+		t.Errorf("the cell does not show the escaped message:\n%s", out)
+	}
+}

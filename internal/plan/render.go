@@ -7,6 +7,8 @@ import (
 	"io"
 	"strings"
 	"text/tabwriter"
+
+	"github.com/updeb/updeb/pkg/termtext"
 )
 
 // dash stands for an empty cell.
@@ -108,7 +110,8 @@ func setText(vs []string) string {
 // Render writes the plan as text: the verdict, per component its supported
 // minors (where the support data covers it) and its recipes, the release
 // sets today and after the plan, then the actions with their commands and
-// what they do to the release sets. The output depends only on the plan.
+// what they do to the release sets. The output depends only on the plan;
+// control characters in it are escaped (termtext.EscapeLines).
 func Render(w io.Writer, p *Plan) error {
 	var b bytes.Buffer
 	b.WriteString(p.Summary() + "\n" + p.Verdict() + "\n")
@@ -178,7 +181,9 @@ func Render(w io.Writer, p *Plan) error {
 			}
 		}
 	}
-	_, err := w.Write(b.Bytes())
+	// Upstream's words (a server's error message in a newest-release
+	// cell) reach the terminal: their escape sequences do not.
+	_, err := io.WriteString(w, termtext.EscapeLines(b.String()))
 	return err
 }
 
