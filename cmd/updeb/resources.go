@@ -6,6 +6,7 @@ import (
 	"os"
 	"runtime"
 	"runtime/debug"
+	"strings"
 
 	"github.com/updeb/updeb/internal/config"
 	"github.com/updeb/updeb/internal/hostres"
@@ -27,6 +28,9 @@ func (g *globalOptions) runResources(b config.Build, jobs int) (pipeline.Resourc
 	if err != nil {
 		return r, err
 	}
+	if over, ok := overHost(host, r); ok {
+		g.logger().Warn(over)
+	}
 	if getenv("GOMEMLIMIT") == "" {
 		debug.SetMemoryLimit(r.MemoryLimit)
 	}
@@ -45,8 +49,30 @@ func sizeRun(host hostres.Host, b config.Build, jobs int) (pipeline.Resources, e
 	}
 	r, err := pipeline.SizeRun(host, int64(b.Memory), b.XZWorkers, parallel)
 	if be, ok := errors.AsType[*pipeline.BudgetError](err); ok {
-		return r, invalidInput(fmt.Errorf("build.memory: %w", be),
-			fmt.Sprintf("raise build.memory to at least %d MiB, or lower build.xz-workers, build.parallel or --jobs", be.Need>>20))
+		hint := fmt.Sprintf("raise build.memory to at least %d MiB", be.Need>>20)
+		var lower []string
+		if be.Workers > 1 {
+			lower = append(lower, "build.xz-workers")
+		}
+		if be.Parallel > 1 {
+			lower = append(lower, "build.parallel or --jobs")
+		}
+		if len(lower) > 0 {
+			hint += ", or lower " + strings.Join(lower, " or ")
+		}
+		return r, invalidInput(fmt.Errorf("build.memory: %w", be), hint)
 	}
 	return r, err
+}
+
+// overHost says when a run's budget is more than the memory the process may
+// use (its control group's limit, or the machine's): the smallest settings
+// need their memory whatever the host has, and the kernel may then kill
+// the build.
+func overHost(host hostres.Host, r pipeline.Resources) (string, bool) {
+	if host.Memory <= 0 || r.Budget <= host.Memory {
+		return "", false
+	}
+	return fmt.Sprintf("this build needs up to %d MiB, more than the %d MiB updeb may use here (its control group's memory limit, or the machine's memory): "+
+		"it may be killed for memory; give updeb more memory, or lower build.xz-workers and build.parallel", r.Budget>>20, host.Memory>>20), true
 }

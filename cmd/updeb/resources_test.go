@@ -46,3 +46,32 @@ func TestSizeRunSettings(t *testing.T) {
 		}
 	}
 }
+
+// A budget over the memory the process may use (a container limited below
+// what the smallest settings need) is said before the build starts; one
+// within it is not. The hint to lower settings names only those above 1.
+func TestSizeRunOverHost(t *testing.T) {
+	small := hostres.Host{CPUs: 2, Memory: 200 << 20}
+	r, err := sizeRun(small, config.Build{}, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if msg, ok := overHost(small, r); !ok || !strings.Contains(msg, "more than the 200 MiB updeb may use here") {
+		t.Errorf("200 MiB container: %q, %v; want a warning", msg, ok)
+	}
+	big := hostres.Host{CPUs: 2, Memory: 8 << 30}
+	if r, err = sizeRun(big, config.Build{}, 0); err != nil {
+		t.Fatal(err)
+	}
+	if msg, ok := overHost(big, r); ok {
+		t.Errorf("8 GiB host: %q", msg)
+	}
+	_, err = sizeRun(big, config.Build{Memory: 100 << 20, XZWorkers: 1, Parallel: 1}, 0)
+	ie, ok := errors.AsType[*inputError](err)
+	if !ok {
+		t.Fatalf("one worker, one build: %v, want an input error", err)
+	}
+	if ie.hint != "raise build.memory to at least 273 MiB" {
+		t.Errorf("one worker, one build: hint %q", ie.hint)
+	}
+}
