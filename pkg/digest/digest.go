@@ -56,6 +56,10 @@ func (a Algorithm) new() hash.Hash {
 // ErrMalformed is wrapped by every parse error.
 var ErrMalformed = errors.New("malformed digest")
 
+func unknownAlgorithm(a Algorithm) error {
+	return fmt.Errorf("%w: unknown algorithm %q (want sha256 or sha512)", ErrMalformed, a)
+}
+
 // Digest is one algorithm and its value as lowercase hex.
 type Digest struct {
 	Algorithm Algorithm
@@ -68,7 +72,7 @@ func (d Digest) String() string { return string(d.Algorithm) + ":" + d.Hex }
 // New checks hex for algorithm a and returns the digest (hex is lowercased).
 func New(a Algorithm, hexValue string) (Digest, error) {
 	if a.Size() == 0 {
-		return Digest{}, fmt.Errorf("%w: unknown algorithm %q (want sha256 or sha512)", ErrMalformed, a)
+		return Digest{}, unknownAlgorithm(a)
 	}
 	h := strings.ToLower(hexValue)
 	if len(h) != 2*a.Size() {
@@ -103,16 +107,21 @@ func (s Set) Add(d Digest) error {
 
 // Needed returns the algorithms to compute for bytes addressed by sha256 and
 // checked against pinned: sha256 always, every pinned algorithm and every
-// algorithm in also, each once, in a stable order. Computing only these (not
+// algorithm in also that this package knows (a pin of another algorithm
+// cannot be checked: Check does not compare it), each once, in a stable order. Computing only these (not
 // every algorithm known) keeps a download of a sha256-pinned file from paying
 // for sha512, the slowest hash, while every pin is still checked.
 func Needed(pinned Set, also ...Algorithm) []Algorithm {
 	s := Set{SHA256: ""}
 	for a := range pinned {
-		s[a] = ""
+		if a.Size() != 0 {
+			s[a] = ""
+		}
 	}
 	for _, a := range also {
-		s[a] = ""
+		if a.Size() != 0 {
+			s[a] = ""
+		}
 	}
 	return s.Algorithms()
 }
@@ -148,13 +157,19 @@ type Hasher struct {
 	n      int64
 }
 
-// NewHasher returns a hasher for the given algorithms (sha256 and sha512 when none given).
+// NewHasher returns a hasher for the given algorithms (sha256 and sha512 when
+// none given). An algorithm this package does not know (Size 0, such as md5)
+// is not computed: Sum leaves it out and Check does not compare it.
 func NewHasher(algs ...Algorithm) *Hasher {
 	if len(algs) == 0 {
 		algs = []Algorithm{SHA256, SHA512}
 	}
-	h := &Hasher{algs: algs}
+	h := &Hasher{}
 	for _, a := range algs {
+		if a.Size() == 0 {
+			continue
+		}
+		h.algs = append(h.algs, a)
 		h.hashes = append(h.hashes, a.new())
 	}
 	return h
@@ -230,8 +245,14 @@ func (h *Hasher) Check(subject string, pinned Set) error {
 }
 
 // File returns the digests of the file at path (sha256 and sha512 when no
-// algorithm is given), read in one pass.
+// algorithm is given), read in one pass. An algorithm this package does not
+// know is an error wrapping ErrMalformed.
 func File(path string, algs ...Algorithm) (Set, error) {
+	for _, a := range algs {
+		if a.Size() == 0 {
+			return nil, unknownAlgorithm(a)
+		}
+	}
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, err

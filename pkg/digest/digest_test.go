@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"math/rand/v2"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -181,10 +182,36 @@ func TestNeeded(t *testing.T) {
 		{Set{SHA256: helloSHA256}, nil, "[sha256]"},
 		{Set{SHA512: "x"}, nil, "[sha256 sha512]"},
 		{Set{SHA256: helloSHA256}, []Algorithm{SHA512, SHA512, SHA256}, "[sha256 sha512]"},
+		// A pin of an algorithm this package does not know (JSON read into a
+		// Set can hold any key) cannot be computed: it is left out, not
+		// passed on to NewHasher.
+		{Set{"md5": "5d41402abc4b2a76b9719d911017c592", SHA512: "x"}, []Algorithm{"sha1"}, "[sha256 sha512]"},
 	} {
 		if got := fmt.Sprint(Needed(tc.pinned, tc.also...)); got != tc.want {
 			t.Errorf("Needed(%v, %v) = %s, want %s", tc.pinned, tc.also, got, tc.want)
 		}
+	}
+}
+
+// An algorithm the package does not know is never a reason to panic: the
+// hasher does not compute it, Check does not count it as compared, and File
+// refuses it.
+func TestUnknownAlgorithm(t *testing.T) {
+	h := NewHasher(Needed(Set{"md5": "5d41402abc4b2a76b9719d911017c592"})...)
+	h.Write([]byte("hello"))
+	if err := h.Check("x", Set{"md5": "5d41402abc4b2a76b9719d911017c592"}); !errors.Is(err, ErrNoPin) {
+		t.Errorf("Check of an md5 pin = %v, want ErrNoPin", err)
+	}
+	h = NewHasher("md5", SHA256)
+	h.Write([]byte("hello"))
+	if got := fmt.Sprint(h.Sum()); got != fmt.Sprint(Set{SHA256: helloSHA256}) {
+		t.Errorf("Sum = %s, want only sha256", got)
+	}
+	if err := h.Check("x", Set{"md5": "00", SHA256: helloSHA256}); err != nil {
+		t.Errorf("Check = %v, want the sha256 pin to pass", err)
+	}
+	if _, err := File(filepath.Join(t.TempDir(), "missing"), "md5"); !errors.Is(err, ErrMalformed) {
+		t.Errorf("File(md5) = %v, want ErrMalformed", err)
 	}
 }
 
