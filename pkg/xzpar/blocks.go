@@ -100,8 +100,15 @@ func parseIndex(b []byte) ([]indexRecord, error) {
 
 // WriteStream writes blocks as one .xz stream with a CRC64 check: the stream
 // header, each block as it is, the index and the footer. Blocks must come
-// from streams NewWriter wrote (Blocks refuses others).
+// from streams NewWriter wrote (Blocks refuses others) or from EncodeBlock;
+// any other Block (a zero one, one whose Raw was cut or replaced) is refused
+// before anything is written, since its index record would not describe it.
 func WriteStream(w io.Writer, blocks []Block) error {
+	for i, b := range blocks {
+		if b.unpadded == 0 || (b.unpadded+3)&^3 != uint64(len(b.Raw)) || b.UncompressedSize < 0 {
+			return fmt.Errorf("xzpar: block %d of %d (%d bytes) is not one that Blocks or EncodeBlock returned", i+1, len(blocks), len(b.Raw))
+		}
+	}
 	records := make([]indexRecord, len(blocks))
 	out := streamHeader()
 	if _, err := w.Write(out); err != nil {

@@ -88,6 +88,31 @@ func TestBlocksRefuses(t *testing.T) {
 	}
 }
 
+// WriteStream refuses, before writing a byte, a Block that Blocks or
+// EncodeBlock did not return as it is: its index record would not describe
+// it, and the stream would be one that xz refuses.
+func TestWriteStreamRefusesForeignBlocks(t *testing.T) {
+	good, err := EncodeBlock([]byte("some data to compress\n"), Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cut := good
+	cut.Raw = cut.Raw[:len(cut.Raw)-4]
+	for name, b := range map[string]Block{
+		"zero":          {},
+		"made by hand":  {Raw: good.Raw, UncompressedSize: good.UncompressedSize},
+		"Raw cut":       cut,
+		"negative size": {Raw: good.Raw, UncompressedSize: -1, unpadded: good.unpadded},
+	} {
+		var out bytes.Buffer
+		if err := WriteStream(&out, []Block{good, b}); err == nil {
+			t.Errorf("%s: WriteStream accepted it (%d bytes written)", name, out.Len())
+		} else if out.Len() != 0 {
+			t.Errorf("%s: %v, after writing %d bytes", name, err, out.Len())
+		}
+	}
+}
+
 func flip(b []byte, i int) []byte {
 	out := append([]byte(nil), b...)
 	out[i] ^= 0x40
