@@ -94,14 +94,15 @@ func ParseConstraint(s string) (Constraint, error) {
 			return fail("version %q: %v", v, err)
 		}
 		if op == "~" {
-			nums := LeadingNumbers(norm)
+			nums := leadingParts(norm)
 			if len(nums) == 0 {
 				return fail("~ needs a numeric version, found %q", v)
 			}
-			// The upper bound bumps the minor (the major when only it is given).
-			upper := append([]int(nil), nums[:min(len(nums), 2)]...)
-			upper[len(upper)-1]++
-			c.clauses = append(c.clauses, clause{">=", norm}, clause{"<", joinInts(upper)})
+			// The upper bound bumps the minor (the major when only it is given),
+			// in decimal: a number of any length has a next one.
+			upper := append([]string(nil), nums[:min(len(nums), 2)]...)
+			upper[len(upper)-1] = increment(upper[len(upper)-1])
+			c.clauses = append(c.clauses, clause{">=", norm}, clause{"<", strings.Join(upper, ".")})
 			continue
 		}
 		c.clauses = append(c.clauses, clause{canonicalOp[op], norm})
@@ -159,10 +160,10 @@ func (c Constraint) Allows(version string) (bool, error) {
 // compareToBound compares a normalised version with a normalised bound,
 // patch-agnostically when the bound is purely numeric and shorter.
 func compareToBound(version, bound string) (int, error) {
-	bn := LeadingNumbers(bound)
-	if joinInts(bn) == bound {
-		if vn := LeadingNumbers(version); len(vn) > len(bn) {
-			version = joinInts(vn[:len(bn)])
+	bn := leadingParts(bound)
+	if strings.Join(bn, ".") == bound {
+		if vn := leadingParts(version); len(vn) > len(bn) {
+			version = strings.Join(vn[:len(bn)], ".")
 		}
 	}
 	// Both are upstream versions; "-0" makes them complete Debian versions so
@@ -175,6 +176,22 @@ func compareToBound(version, bound string) (int, error) {
 // with FromUpstream first). A number too large for an int ends the list.
 func LeadingNumbers(v string) []int {
 	var out []int
+	for _, p := range leadingParts(v) {
+		n, err := strconv.Atoi(p)
+		if err != nil {
+			break
+		}
+		out = append(out, n)
+	}
+	return out
+}
+
+// leadingParts returns the leading dot-separated runs of digits of v, as
+// written and of any length ("1.31.4~rc.1" gives "1", "31", "4"): constraints
+// compare and bump them as text, so that a number beyond int64 is no
+// different from any other.
+func leadingParts(v string) []string {
+	var out []string
 	for v != "" {
 		i := 0
 		for i < len(v) && isDigit(v[i]) {
@@ -183,11 +200,7 @@ func LeadingNumbers(v string) []int {
 		if i == 0 {
 			break
 		}
-		n, err := strconv.Atoi(v[:i])
-		if err != nil {
-			break
-		}
-		out = append(out, n)
+		out = append(out, v[:i])
 		if i == len(v) || v[i] != '.' {
 			break
 		}
@@ -196,10 +209,15 @@ func LeadingNumbers(v string) []int {
 	return out
 }
 
-func joinInts(ns []int) string {
-	parts := make([]string, len(ns))
-	for i, n := range ns {
-		parts[i] = strconv.Itoa(n)
+// increment returns the decimal number n+1 for the digits n ("099" gives "100").
+func increment(n string) string {
+	b := []byte(n)
+	for i := len(b) - 1; i >= 0; i-- {
+		if b[i] != '9' {
+			b[i]++
+			return string(b)
+		}
+		b[i] = '0'
 	}
-	return strings.Join(parts, ".")
+	return "1" + string(b)
 }

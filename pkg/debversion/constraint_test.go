@@ -36,6 +36,14 @@ func TestConstraintAllows(t *testing.T) {
 		{">>1.29 <<1.33", []string{"1.30.0", "1.32.1"}, []string{"1.29.9", "1.33.0"}},
 		{"<< 1.33, >= 1.30", []string{"1.30.0"}, []string{"1.33.0", "1.29.0"}},
 		{"v1.31.x", []string{"1.31.3"}, []string{"1.32.0"}},
+		// Numbers beyond int64 are numbers like any other: "~" bumps the minor
+		// (not the major, nor an int that wraps round), and a patch-agnostic
+		// bound cuts a version whatever the size of its parts.
+		{"~1.9223372036854775807", []string{"1.9223372036854775807", "1.9223372036854775807.5"}, []string{"1.9223372036854775808", "1.9223372036854775806", "2.0"}},
+		{"~1.99999999999999999999", []string{"1.99999999999999999999", "1.99999999999999999999.1"}, []string{"1.100000000000000000000", "1.5", "2"}},
+		{"~099", []string{"99.1", "099.5"}, []string{"100.0", "98"}},
+		{"<=1.2", []string{"1.2.99999999999999999999", "1.2.0"}, []string{"1.3"}},
+		{"=1.2", []string{"1.2.184467440737095516160"}, []string{"1.20"}},
 	} {
 		c, err := ParseConstraint(tc.constraint)
 		if err != nil {
