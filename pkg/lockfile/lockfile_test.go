@@ -211,6 +211,42 @@ func TestSweepLeavesOthersAlone(t *testing.T) {
 	}
 }
 
+// TestEmptyPrefixSweepsNothing: with no prefix every folder of parent would
+// be a candidate, and another program's folder whose unheld lock file is
+// called ".lock", or any empty folder over a minute old, would be removed
+// with its contents. TempDir refuses an empty prefix; Sweep sweeps nothing.
+func TestEmptyPrefixSweepsNothing(t *testing.T) {
+	parent := t.TempDir()
+	other := filepath.Join(parent, "someone-elses")
+	empty := filepath.Join(parent, "empty")
+	for _, d := range []string{other, empty} {
+		if err := os.Mkdir(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, f := range []string{dirLock, "precious"} {
+		if err := os.WriteFile(filepath.Join(other, f), []byte("x"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	old := time.Now().Add(-2 * orphanAge)
+	if err := os.Chtimes(empty, old, old); err != nil {
+		t.Fatal(err)
+	}
+	if got := Sweep(parent, "", nil); got != nil {
+		t.Errorf("Sweep with no prefix removed %v", got)
+	}
+	if d, err := TempDir(parent, "", nil); err == nil {
+		d.Remove()
+		t.Error("TempDir with no prefix: no error")
+	}
+	for _, p := range []string{filepath.Join(other, "precious"), empty} {
+		if _, err := os.Stat(p); err != nil {
+			t.Errorf("%s was removed: %v", p, err)
+		}
+	}
+}
+
 // TestAcquireRefusesALink: a symbolic link in the lock file's place is
 // refused, and nothing is created where it points.
 func TestAcquireRefusesALink(t *testing.T) {

@@ -42,8 +42,12 @@ type Dir struct {
 // one, or not by updeb) is left alone, except one that holds nothing but a
 // lock still being made and is older than a minute (a maker killed in that
 // window). reap, when not nil, is Sweep's: called with each dead folder
-// before it goes. Remove deletes the folder, then releases the lock.
+// before it goes. Remove deletes the folder, then releases the lock. An empty
+// prefix is refused: it would make every folder of parent a leftover.
 func TempDir(parent, prefix string, reap func(dir string)) (*Dir, error) {
+	if prefix == "" {
+		return nil, errors.New("lockfile: TempDir needs a prefix (an empty one would sweep every folder of its parent)")
+	}
 	if parent == "" {
 		parent = os.TempDir()
 	}
@@ -98,8 +102,12 @@ func (d *Dir) Remove() error {
 // what the dead process started there and left running (a daemon whose
 // pid file or socket is in the folder). Sweep removes what it can and
 // reports no errors: a folder it cannot read or lock is not one it may
-// remove.
+// remove. An empty prefix sweeps nothing: no folder of parent is known to be
+// TempDir's then (another program's lock file may be called ".lock" too).
 func Sweep(parent, prefix string, reap func(dir string)) []string {
+	if prefix == "" {
+		return nil
+	}
 	entries, err := os.ReadDir(parent)
 	if err != nil {
 		return nil
