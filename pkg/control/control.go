@@ -147,7 +147,7 @@ func Parse(r io.Reader, name string) ([]Paragraph, error) {
 		line int
 	)
 	sc := bufio.NewScanner(r)
-	sc.Buffer(make([]byte, 64*1024), 16*1024*1024)
+	sc.Buffer(make([]byte, 64*1024), maxLine)
 	for sc.Scan() {
 		line++
 		text := strings.TrimSuffix(sc.Text(), "\r")
@@ -182,11 +182,17 @@ func Parse(r io.Reader, name string) ([]Paragraph, error) {
 		}
 		cur.Fields = append(cur.Fields, Field{Name: key, Value: strings.TrimSpace(value)})
 	}
-	if err := sc.Err(); err != nil {
-		return nil, fmt.Errorf("%s:%d: %w", name, line, err)
+	// The line being read when the scanner stopped is the next one.
+	if err := sc.Err(); errors.Is(err, bufio.ErrTooLong) {
+		return nil, fmt.Errorf("%w: %s:%d: line longer than %d MiB", ErrSyntax, name, line+1, maxLine>>20)
+	} else if err != nil {
+		return nil, fmt.Errorf("%s:%d: %w", name, line+1, err)
 	}
 	return out, nil
 }
+
+// maxLine is the longest line Parse reads (see the package comment).
+const maxLine = 16 << 20
 
 // ParseOne parses exactly one paragraph (a DEBIAN/control file).
 func ParseOne(r io.Reader, name string) (Paragraph, error) {

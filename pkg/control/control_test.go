@@ -38,10 +38,13 @@ func TestParseErrors(t *testing.T) {
 		{"Package: a\nno colon here\n", "f:2: expected \"Field: value\""},
 		{"Package: a\nPackage: b\n", "f:2: duplicate field"},
 		{"-Bad: x\n", "f:1: control: syntax error: field name \"-Bad\""},
+		// A line over the documented 16 MiB is a syntax error naming its
+		// line, not bufio's "token too long" at the line before.
+		{"Package: a\nFoo: " + strings.Repeat("x", 16<<20) + "\n", "f:2: line longer than 16 MiB"},
 	} {
 		_, err := Parse(strings.NewReader(tc.in), "f")
 		if err == nil || !errors.Is(err, ErrSyntax) || !strings.Contains(err.Error(), tc.want) {
-			t.Errorf("Parse(%q) = %v, want %q", tc.in, err, tc.want)
+			t.Errorf("Parse(%.40q) = %.200v, want %q", tc.in, err, tc.want)
 		}
 	}
 }
