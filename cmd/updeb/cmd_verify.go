@@ -35,7 +35,9 @@ available); build into a temporary folder; lintian --fail-on error on every
 package (when lintian is installed); build again into a fresh folder and
 compare the bytes. With --base REV it also compares each recipe with its
 version at that git revision: the Debian version must increase when the
-packages change; every trust change is a REVIEW line naming exactly what
+packages change; a path that moves to another package of the recipe must
+come with replaces and breaks of the old package, which dpkg needs to
+upgrade; every trust change is a REVIEW line naming exactly what
 changed (a new recipe and the anchors it brings, keys added to or removed
 from a keyring by fingerprint, signers, signature form, signature: none,
 Sigstore identity, issuer or pinned key, cross-check); a trust-only change

@@ -319,6 +319,12 @@ func compareBase(ctx context.Context, r *recipe.Recipe, opts Options, rr *Recipe
 		rr.Base = d.oldVersion
 		st, detail := versionCheck(d, base.Rev)
 		c.add("version", st, "%s", detail)
+		for _, u := range d.upgrade {
+			c.add("upgrade", Fail, "%s", u)
+		}
+		if len(d.upgrade) == 0 {
+			c.add("upgrade", Pass, "no path moves to another package of the recipe without replacing and breaking it since %s", base.Rev)
+		}
 		rr.Changes = d.changes
 	}
 	diffTrust(r, old, base.Rev, rv)
@@ -344,6 +350,7 @@ type recipeDiff struct {
 	newVersion, oldVersion string   // Debian versions ("" when no architecture resolves)
 	changed                bool     // the packages change: what their bytes depend on differs
 	changes                []string // per package: added, removed, files and control fields (sorted)
+	upgrade                []string // what makes dpkg refuse the upgrade from the base's packages (movedPaths)
 }
 
 // diffRecipes compares the resolved recipes of r and old, architecture by
@@ -351,8 +358,7 @@ type recipeDiff struct {
 // Trust is compared apart (diffTrust): it never changes the packages.
 func diffRecipes(r, old *recipe.Recipe, po recipe.ResolveOptions) (recipeDiff, error) {
 	var d recipeDiff
-	byArch := map[string][]string{} // change -> the architectures it is seen in
-	var keys []string
+	var changes, upgrade byArch
 	for _, a := range sortedUnique(append(r.ArchNames(), old.ArchNames()...)) {
 		np, nerr := resolveFor(r, a, po)
 		op, oerr := resolveFor(old, a, po)
@@ -374,21 +380,42 @@ func diffRecipes(r, old *recipe.Recipe, po recipe.ResolveOptions) (recipeDiff, e
 			return d, err
 		}
 		d.changed = d.changed || !same
-		for _, c := range append(notes, diffPackages(np, op)...) {
-			key := c.subject + "\x00" + c.what
-			if byArch[key] == nil {
-				keys = append(keys, key)
-			}
-			byArch[key] = append(byArch[key], a)
-		}
+		changes.add(a, append(notes, diffPackages(np, op)...))
+		upgrade.add(a, movedPaths(np, op))
 	}
-	// A change every architecture shares is shown once, naming them all.
-	for _, key := range keys {
-		subject, what, _ := strings.Cut(key, "\x00")
-		d.changes = append(d.changes, fmt.Sprintf("%s [%s]: %s", subject, strings.Join(byArch[key], ", "), what))
-	}
-	d.changes = sortedUnique(d.changes)
+	d.changes = sortedUnique(append(d.changes, changes.lines()...))
+	d.upgrade = sortedUnique(upgrade.lines())
 	return d, nil
+}
+
+// byArch gathers changes found architecture by architecture, so that a
+// change every architecture shares is shown once, naming them all.
+type byArch struct {
+	keys  []string
+	archs map[string][]string // subject NUL what -> the architectures it is seen in
+}
+
+func (b *byArch) add(arch string, cs []change) {
+	if b.archs == nil {
+		b.archs = map[string][]string{}
+	}
+	for _, c := range cs {
+		key := c.subject + "\x00" + c.what
+		if b.archs[key] == nil {
+			b.keys = append(b.keys, key)
+		}
+		b.archs[key] = append(b.archs[key], arch)
+	}
+}
+
+// lines are the changes as "SUBJECT [ARCH, ...]: WHAT".
+func (b *byArch) lines() []string {
+	var out []string
+	for _, key := range b.keys {
+		subject, what, _ := strings.Cut(key, "\x00")
+		out = append(out, fmt.Sprintf("%s [%s]: %s", subject, strings.Join(b.archs[key], ", "), what))
+	}
+	return out
 }
 
 // change is one difference of a package or source: its subject ("hello",

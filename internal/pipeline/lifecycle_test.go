@@ -33,6 +33,13 @@ var lcPackages = lcClient("0", 100) + lcClient("1", 110)
 // its output folder.
 func buildLC(t *testing.T, v, packages string) string {
 	t.Helper()
+	return buildLCFiles(t, v, packages, nil)
+}
+
+// buildLCFiles is buildLC with files in the recipe folder (name ->
+// content).
+func buildLCFiles(t *testing.T, v, packages string, files map[string]string) string {
+	t.Helper()
 	root, mirror := project(t)
 	src := t.TempDir()
 	if err := os.MkdirAll(filepath.Join(src, "bin"), 0o755); err != nil {
@@ -48,6 +55,15 @@ func buildLC(t *testing.T, v, packages string) string {
 		t.Fatal(err)
 	}
 	tarballRecipe(t, root, mirror, "lc", data, packages)
+	for name, content := range files {
+		p := filepath.Join(root, "recipes", "lc", name)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
 	rp := filepath.Join(root, "recipes", "lc.yaml")
 	text, err := os.ReadFile(rp)
 	if err != nil {
@@ -187,5 +203,46 @@ folder: the account's, 0750
 `, "ROOT", root)
 	if string(got) != want {
 		t.Errorf("chrootless installation of a system user:\n%s\nwant:\n%s", got, want)
+	}
+}
+
+// lcPackage is a package of the lc recipe with these fields (files,
+// relations).
+func lcPackage(name, fields string) string {
+	return "  - name: " + name + "\n    summary: lc " + name + "\n    description: |\n      A test package.\n    section: admin\n" + fields
+}
+
+// TestMovedFileUpgradeEndToEnd upgrades with real dpkg a recipe whose
+// /usr/bin/lcx moves from package lca to lcb, the new lcb unpacked first (as
+// apt may order it, with apt's --auto-deconfigure): without relations dpkg
+// refuses ("trying to overwrite"), leaves lcb at 1.0.0 and, once lca 2.0.0
+// is in, no /usr/bin/lcx at all, which `updeb verify --base` fails on
+// (movedPaths); with the replaces and breaks it tells to write, the upgrade
+// goes through.
+func TestMovedFileUpgradeEndToEnd(t *testing.T) {
+	testenv.RequireTool(t, "tar", "dpkg", "dpkg-deb")
+	const lcy = "      - {source: lc, path: bin/lc, dest: /usr/bin/lcy}\n"
+	v1 := buildLC(t, "1.0.0", lcPackage("lca", "    files:\n      - {source: lc, path: bin/lc, dest: /usr/bin/lcx}\n")+lcPackage("lcb", "    files:\n"+lcy))
+	v2 := func(relations string) string {
+		return buildLC(t, "2.0.0", lcPackage("lca", "    files:\n      - {source: lc, path: bin/lc, dest: /usr/bin/lcz}\n")+
+			lcPackage("lcb", relations+"    files:\n"+lcy+"      - {source: lc, path: bin/lc, dest: /usr/bin/lcx}\n"))
+	}
+	bare, related := v2(""), v2("    replaces: [\"lca (<< 2.0.0-1)\"]\n    breaks: [\"lca (<< 2.0.0-1)\"]\n")
+	run := func(v2 string) string {
+		root := testenv.DpkgRoot(t)
+		out := testenv.AsRoot(t, `dpkg() { command dpkg --root="$ROOT" --admindir="$ROOT/var/lib/dpkg" --force-script-chrootless --force-not-root --log=/dev/null "$@" 2>&1; }
+dpkg -i "$V1/lca_1.0.0-1_amd64.deb" "$V1/lcb_1.0.0-1_amd64.deb" >/dev/null
+dpkg --auto-deconfigure -i "$V2/lcb_2.0.0-1_amd64.deb" "$V2/lca_2.0.0-1_amd64.deb" | grep -o "trying to overwrite.*" || true
+dpkg-query --admindir="$ROOT/var/lib/dpkg" -W -f '${Package} ${Version} ${db:Status-Abbrev}|' lca lcb; echo
+dpkg-query --admindir="$ROOT/var/lib/dpkg" -S /usr/bin/lcx 2>&1 || true
+[ -e "$ROOT/usr/bin/lcx" ] || echo "no /usr/bin/lcx"
+`, "ROOT="+root, "V1="+v1, "V2="+v2, "PATH=/usr/sbin:/usr/bin:/sbin:/bin")
+		return string(out)
+	}
+	if got, want := run(bare), "trying to overwrite '/usr/bin/lcx', which is also in package lca 1.0.0-1\nlca 2.0.0-1 ii |lcb 1.0.0-1 ii |\ndpkg-query: no path found matching pattern /usr/bin/lcx\nno /usr/bin/lcx\n"; got != want {
+		t.Errorf("without relations:\n%s\nwant:\n%s", got, want)
+	}
+	if got, want := run(related), "lca 2.0.0-1 ii |lcb 2.0.0-1 ii |\nlcb: /usr/bin/lcx\n"; got != want {
+		t.Errorf("with replaces and breaks:\n%s\nwant:\n%s", got, want)
 	}
 }

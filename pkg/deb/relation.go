@@ -4,6 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+
+	"github.com/updeb/updeb/pkg/debversion"
 )
 
 // RelationFields are the relationship fields of a binary package, parsed by
@@ -117,4 +119,29 @@ func parseRelation(field, rel string) (Relation, error) {
 		return r, fmt.Errorf("version %q: %w", shorten(r.Version), err)
 	}
 	return r, nil
+}
+
+// SatisfiedBy reports whether version satisfies r's version relation, as
+// dpkg reads it (no relation: every version). r.Name is not compared.
+func (r Relation) SatisfiedBy(version string) (bool, error) {
+	if r.Op == "" {
+		return true, nil
+	}
+	c, err := debversion.CompareStrings(version, r.Version)
+	if err != nil {
+		return false, err
+	}
+	switch r.Op {
+	case "<<":
+		return c < 0, nil
+	case "<=":
+		return c <= 0, nil
+	case "=":
+		return c == 0, nil
+	case ">=":
+		return c >= 0, nil
+	case ">>":
+		return c > 0, nil
+	}
+	return false, fmt.Errorf("version relation %q: expected one of << <= = >= >>", r.Op)
 }

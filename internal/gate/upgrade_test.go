@@ -1,0 +1,51 @@
+package gate
+
+import (
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/updeb/updeb/internal/recipe"
+)
+
+// TestMovedPaths: a file that moves from one package of the recipe to
+// another (or a package renamed) needs the new owner to replace and break
+// the old package at its old version, else dpkg refuses the upgrade
+// ("trying to overwrite ..., which is also in package ..."): the gate fails
+// and says what to write; with the relations it passes.
+func TestMovedPaths(t *testing.T) {
+	const key = "-----BEGIN PGP PUBLIC KEY BLOCK-----\nk\n-----END PGP PUBLIC KEY BLOCK-----\n"
+	bump := func(rest ...string) string {
+		return edit(t, helloRecipe, append([]string{`revision: "1"`, `revision: "2"`}, rest...)...)
+	}
+	tools := func(relations string) string {
+		return bump("      - {source: hello, path: hello, dest: /usr/bin/hello}\n", "",
+			"packages:\n", "packages:\n  - {name: hello-tools, summary: tools, description: Tools., section: utils"+relations+", files: [{source: hello, path: hello, dest: /usr/bin/hello}]}\n")
+	}
+	const moved = `hello-tools [amd64]: /usr/bin/hello was in package hello 1.2.0-1: dpkg refuses the upgrade ("trying to overwrite ... which is also in package hello") unless hello-tools replaces and breaks it; add `
+	tests := []struct {
+		name, head string
+		want       []string
+	}{
+		{"moved, no relations", tools(""), []string{moved + `replaces: ["hello (<< 1.2.0-2)"] and breaks: ["hello (<< 1.2.0-2)"] to package hello-tools`}},
+		{"moved, replaces only", tools(`, replaces: ["hello (<< 1.2.0-2)"]`), []string{moved + `breaks: ["hello (<< 1.2.0-2)"] to package hello-tools`}},
+		{"moved, a replaces that misses the old version", tools(`, replaces: ["hello (<< 1.2.0-1)"], breaks: ["hello (<< 1.2.0-2)"]`), []string{moved + `replaces: ["hello (<< 1.2.0-2)"] to package hello-tools`}},
+		{"moved, replaces and breaks", tools(`, replaces: ["hello (<< 1.2.0-2)"], breaks: ["hello (<< 1.2.0-2)"]`), nil},
+		{"moved, replaces and conflicts", tools(`, replaces: [hello], conflicts: [hello]`), nil},
+		{"renamed", bump("  - name: hello\n    summary", "  - name: hello2\n    summary", "/usr/share/doc/hello/", "/usr/share/doc/hello2/"),
+			[]string{`hello2 [amd64]: /usr/bin/hello was in package hello 1.2.0-1: dpkg refuses the upgrade ("trying to overwrite ... which is also in package hello") unless hello2 replaces and breaks it; add replaces: ["hello (<< 1.2.0-2)"] and breaks: ["hello (<< 1.2.0-2)"] to package hello2`}},
+		{"same package", bump("dest: /usr/bin/hello}", "dest: /usr/sbin/hello}"), nil},
+	}
+	old := loadProject(t, helloRecipe, key)
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			d, err := diffRecipes(loadProject(t, tt.head, key), old, recipe.ResolveOptions{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !slices.Equal(d.upgrade, tt.want) {
+				t.Errorf("upgrade:\n  %s\nwant:\n  %s", strings.Join(d.upgrade, "\n  "), strings.Join(tt.want, "\n  "))
+			}
+		})
+	}
+}
