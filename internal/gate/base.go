@@ -329,6 +329,7 @@ func compareBase(ctx context.Context, r *recipe.Recipe, opts Options, rr *Recipe
 	}
 	diffTrust(r, old, base.Rev, rv)
 	diffPrivileges(r, old, opts.Build.ResolveOptions, rv)
+	diffLeftBehind(r, old, opts.Build.ResolveOptions, rv)
 	flagged := map[string]bool{}
 	for _, it := range rv.items {
 		check := reviewKinds[it.Kind]

@@ -23,6 +23,15 @@ import (
 // a maintainer-script fragment added, changed (by content) or removed;
 // triggers changed. A change every architecture shares is one item.
 func diffPrivileges(r, old *recipe.Recipe, po recipe.ResolveOptions, rv *reviews) {
+	reviewPerArch(r, old, po, rv, func(np, op *recipe.Resolved) []privilegeChange {
+		return privilegeChanges(r, old, np, op)
+	})
+}
+
+// reviewPerArch adds the review items find returns for each architecture
+// of r (op nil where old lacks it), one item per package and message with
+// the architectures that share it.
+func reviewPerArch(r, old *recipe.Recipe, po recipe.ResolveOptions, rv *reviews, find func(np, op *recipe.Resolved) []privilegeChange) {
 	type found struct {
 		it    ReviewItem
 		msg   string
@@ -39,7 +48,7 @@ func diffPrivileges(r, old *recipe.Recipe, po recipe.ResolveOptions, rv *reviews
 		if old != nil {
 			op, _ = resolveFor(old, a, po) // nil: the architecture is new
 		}
-		for _, f := range privilegeChanges(r, old, np, op) {
+		for _, f := range find(np, op) {
 			msg := fmt.Sprintf("package %s [ARCHS]: %s", f.pkg, f.msg)
 			key := string(f.it.Kind) + "\x00" + msg
 			if byKey[key] == nil {

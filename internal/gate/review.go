@@ -34,6 +34,9 @@ const (
 	KindScriptFragment Kind = "script-fragment" // a maintainer-script fragment added, changed or removed
 	KindTriggers       Kind = "triggers"        // the package's dpkg triggers changed
 	KindRootConfig     Kind = "root-config"     // a path added where the system reads root's configuration (sudoers.d, cron, PAM, apt's keys...), or a recipe file there changed
+	// What dpkg leaves behind on an upgraded system (upgrade.go).
+	KindAlternativeGone Kind = "alternative-gone" // an alternative name no package of the recipe registers now: its link stays
+	KindConffileGone    Kind = "conffile-gone"    // a conffile the package no longer ships: dpkg keeps it until purge
 )
 
 // reviewKinds maps each kind to the check whose REVIEW line shows it. A new
@@ -59,6 +62,8 @@ var reviewKinds = map[Kind]string{
 	KindScriptFragment:   "privileges",
 	KindTriggers:         "privileges",
 	KindRootConfig:       "privileges",
+	KindAlternativeGone:  "upgrade",
+	KindConffileGone:     "upgrade",
 }
 
 // ReviewItem is one change a human must review before merging: a REVIEW

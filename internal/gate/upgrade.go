@@ -121,3 +121,62 @@ func relates(rels []string, field, name, version string) bool {
 	}
 	return false
 }
+
+// diffLeftBehind adds a review item for what dpkg leaves on a system
+// upgraded from old's packages to r's, with what to write to remove it:
+// an alternative name that no package of the recipe registers now
+// (update-alternatives keeps the group, and its link dangles once the old
+// path is gone: nothing ever runs update-alternatives for that name again,
+// not even a purge), and a conffile that no package ships now (dpkg keeps
+// it, marked obsolete, and whatever reads it still does, until purge).
+// Both concern a package the recipe still has: one it dropped stays
+// installed as it was.
+func diffLeftBehind(r, old *recipe.Recipe, po recipe.ResolveOptions, rv *reviews) {
+	if old == nil {
+		return
+	}
+	reviewPerArch(r, old, po, rv, func(np, op *recipe.Resolved) []privilegeChange {
+		if op == nil {
+			return nil
+		}
+		return leftBehind(np, op)
+	})
+}
+
+// leftBehind is diffLeftBehind for one architecture.
+func leftBehind(np, op *recipe.Resolved) []privilegeChange {
+	names, conffiles, kept := map[string]bool{}, map[string]bool{}, map[string]bool{}
+	for i := range np.Packages {
+		kept[np.Packages[i].Name] = true
+		for _, a := range np.Packages[i].Alternatives() {
+			names[a.Name] = true
+		}
+		for _, c := range np.Packages[i].Conffiles {
+			conffiles[c] = true
+		}
+	}
+	var out []privilegeChange
+	for i := range op.Packages {
+		o := &op.Packages[i]
+		if !kept[o.Name] {
+			continue // a package the recipe dropped stays installed as it was, its files and scripts too
+		}
+		for _, a := range o.Alternatives() {
+			if names[a.Name] {
+				continue // its --install in the new postinst drops the old path
+			}
+			out = append(out, privilegeChange{o.Name, ReviewItem{Kind: KindAlternativeGone, Subject: a.Name, Old: []string{a.Link + " -> " + a.Path}},
+				fmt.Sprintf("alternative %s (%s -> %s) is gone from the recipe: update-alternatives keeps it on upgraded systems, and %s dangles once %s is gone; to remove it, add to a postinst fragment of the recipe: if [ \"$1\" = configure ]; then update-alternatives --remove %s %s; fi",
+					a.Name, a.Link, a.Path, a.Link, a.Path, a.Name, a.Path)})
+		}
+		for _, c := range o.Conffiles {
+			if conffiles[c] {
+				continue
+			}
+			out = append(out, privilegeChange{o.Name, ReviewItem{Kind: KindConffileGone, Subject: c, Old: []string{c}},
+				fmt.Sprintf("conffile %s is gone: dpkg leaves it on upgraded systems (obsolete, still read by whatever reads it) until %s is purged; to remove it, add to the preinst, postinst and postrm fragments of %s: dpkg-maintscript-helper rm_conffile %s %s -- \"$@\"",
+					c, o.Name, o.Name, c, np.DebianVersion+"~")})
+		}
+	}
+	return out
+}

@@ -49,3 +49,44 @@ func TestMovedPaths(t *testing.T) {
 		})
 	}
 }
+
+// TestLeftBehind: an alternative name the recipe no longer registers and a
+// conffile it no longer ships stay on upgraded systems (the link dangling,
+// the conffile still read; TestLeftBehindUpgradeEndToEnd shows it with
+// dpkg): each is a REVIEW line of the upgrade check saying what to write.
+// An alternative whose name stays (its path changes) is not: the new
+// postinst's --install drops the old path.
+func TestLeftBehind(t *testing.T) {
+	const key = "-----BEGIN PGP PUBLIC KEY BLOCK-----\nk\n-----END PGP PUBLIC KEY BLOCK-----\n"
+	withAlt := func(text, name, path string) string {
+		return edit(t, text, "dest: /usr/bin/hello}\n", "dest: "+path+"}\n      - {file: hello.conf, dest: /etc/hello/hello.conf}\n",
+			"dest: /usr/share/doc/hello/LICENSE}\n", "dest: /usr/share/doc/hello/LICENSE}\n    alternatives: [{name: "+name+", link: /usr/bin/"+name+", path: "+path+", priority: 10}]\n")
+	}
+	load := func(text string) *recipe.Recipe {
+		return loadFiles(t, map[string]string{"recipes/hello.yaml": text, "keys/upstream.asc": key, "recipes/hello/hello.conf": "x\n"})
+	}
+	old := load(withAlt(helloRecipe, "hi", "/usr/bin/hello-1"))
+	bump := edit(t, helloRecipe, `revision: "1"`, `revision: "2"`)
+	for _, tt := range []struct {
+		name, head string
+		want       []string
+	}{
+		{"path changes", withAlt(bump, "hi", "/usr/bin/hello-2"), nil},
+		{"name and conffile gone", edit(t, withAlt(bump, "hey", "/usr/bin/hello-2"), "      - {file: hello.conf, dest: /etc/hello/hello.conf}\n", ""), []string{
+			`alternative-gone: package hello [amd64]: alternative hi (/usr/bin/hi -> /usr/bin/hello-1) is gone from the recipe: update-alternatives keeps it on upgraded systems, and /usr/bin/hi dangles once /usr/bin/hello-1 is gone; to remove it, add to a postinst fragment of the recipe: if [ "$1" = configure ]; then update-alternatives --remove hi /usr/bin/hello-1; fi`,
+			`conffile-gone: package hello [amd64]: conffile /etc/hello/hello.conf is gone: dpkg leaves it on upgraded systems (obsolete, still read by whatever reads it) until hello is purged; to remove it, add to the preinst, postinst and postrm fragments of hello: dpkg-maintscript-helper rm_conffile /etc/hello/hello.conf 1.2.0-2~ -- "$@"`,
+		}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			rv := &reviews{recipe: "hello"}
+			diffLeftBehind(load(tt.head), old, recipe.ResolveOptions{}, rv)
+			var got []string
+			for _, it := range rv.items {
+				got = append(got, string(it.Kind)+": "+it.Message)
+			}
+			if !slices.Equal(got, tt.want) {
+				t.Errorf("review:\n  %s\nwant:\n  %s", strings.Join(got, "\n  "), strings.Join(tt.want, "\n  "))
+			}
+		})
+	}
+}

@@ -246,3 +246,45 @@ dpkg-query --admindir="$ROOT/var/lib/dpkg" -S /usr/bin/lcx 2>&1 || true
 		t.Errorf("with replaces and breaks:\n%s\nwant:\n%s", got, want)
 	}
 }
+
+// TestLeftBehindUpgradeEndToEnd upgrades with real dpkg a package that
+// drops an alternative name (lc, for lcnew) and a conffile: dpkg and
+// update-alternatives leave /usr/bin/lc dangling and /etc/lc/old.conf in
+// place (`updeb verify --base` flags both, leftBehind); with the fragments
+// it tells to write, the upgrade removes them.
+func TestLeftBehindUpgradeEndToEnd(t *testing.T) {
+	testenv.RequireTool(t, "tar", "dpkg", "dpkg-deb", "update-alternatives", "dpkg-maintscript-helper")
+	v1 := buildLCFiles(t, "1.0.0", lcPackage("lca", `    files:
+      - {source: lc, path: bin/lc, dest: /usr/bin/lc-1}
+      - {file: old.conf, dest: /etc/lc/old.conf}
+    alternatives: [{name: lc, link: /usr/bin/lc, path: /usr/bin/lc-1, priority: 10}]
+`), map[string]string{"old.conf": "x=1\n"})
+	v2 := func(scripts string) string {
+		rm := "dpkg-maintscript-helper rm_conffile /etc/lc/old.conf 2.0.0-1~ -- \"$@\"\n"
+		return buildLCFiles(t, "2.0.0", lcPackage("lca", scripts+`    files:
+      - {source: lc, path: bin/lc, dest: /usr/bin/lc-2}
+    alternatives: [{name: lcnew, link: /usr/bin/lcn, path: /usr/bin/lc-2, priority: 10}]
+`), map[string]string{"lca.preinst": rm, "lca.postrm": rm,
+			"lca.postinst": rm + "if [ \"$1\" = configure ]; then update-alternatives --remove lc /usr/bin/lc-1; fi\n"})
+	}
+	bare, fixed := v2(""), v2("    scripts: {preinst: lca.preinst, postinst: lca.postinst, postrm: lca.postrm}\n")
+	run := func(v2 string) string {
+		root := testenv.DpkgRoot(t)
+		return string(testenv.AsRoot(t, `mkdir -p "$ROOT/etc/alternatives" "$ROOT/var/lib/dpkg/alternatives"
+dpkg() { command dpkg --root="$ROOT" --admindir="$ROOT/var/lib/dpkg" --force-script-chrootless --force-not-root --log=/dev/null "$@" >/dev/null 2>&1; }
+dpkg -i "$V1/lca_1.0.0-1_amd64.deb"
+dpkg -i "$V2/lca_2.0.0-1_amd64.deb"
+if [ -L "$ROOT/usr/bin/lc" ]; then to=$(readlink "$ROOT$(readlink "$ROOT/usr/bin/lc")"); [ -e "$ROOT$to" ] || echo "/usr/bin/lc dangles: $to"; fi
+[ -L "$ROOT/usr/bin/lcn" ] && echo "/usr/bin/lcn"
+[ -e "$ROOT/etc/lc/old.conf" ] && echo "/etc/lc/old.conf left"
+dpkg -P lca
+ls "$ROOT/var/lib/dpkg/alternatives"
+`, "ROOT="+root, "V1="+v1, "V2="+v2, "PATH=/usr/sbin:/usr/bin:/sbin:/bin"))
+	}
+	if got, want := run(bare), "/usr/bin/lc dangles: /usr/bin/lc-1\n/usr/bin/lcn\n/etc/lc/old.conf left\nlc\n"; got != want {
+		t.Errorf("without fragments:\n%s\nwant:\n%s", got, want)
+	}
+	if got, want := run(fixed), "/usr/bin/lcn\n"; got != want {
+		t.Errorf("with the fragments verify names:\n%s\nwant:\n%s", got, want)
+	}
+}

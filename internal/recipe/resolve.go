@@ -178,6 +178,12 @@ type ResolvedPackage struct {
 	OutputFile string   // <name>_<version without epoch>_<arch>.deb
 }
 
+// Alternatives are the update-alternatives entries the package's scripts
+// register (rendered).
+func (pp *ResolvedPackage) Alternatives() []Alternative {
+	return slices.Clone(pp.alternatives)
+}
+
 // Fragment is a maintainer-script fragment from the recipe's folder.
 type Fragment struct {
 	Script    string // preinst, postinst, prerm or postrm
