@@ -37,6 +37,7 @@ const (
 	// What dpkg leaves behind on an upgraded system (upgrade.go).
 	KindAlternativeGone Kind = "alternative-gone" // an alternative name no package of the recipe registers now: its link stays
 	KindConffileGone    Kind = "conffile-gone"    // a conffile the package no longer ships: dpkg keeps it until purge
+	KindDirSymlink      Kind = "dir-symlink"      // a directory that is a symlink now, or the reverse: dpkg never changes one into the other
 )
 
 // reviewKinds maps each kind to the check whose REVIEW line shows it. A new
@@ -64,6 +65,7 @@ var reviewKinds = map[Kind]string{
 	KindRootConfig:       "privileges",
 	KindAlternativeGone:  "upgrade",
 	KindConffileGone:     "upgrade",
+	KindDirSymlink:       "upgrade",
 }
 
 // ReviewItem is one change a human must review before merging: a REVIEW

@@ -2,6 +2,9 @@ package gate
 
 import (
 	"fmt"
+	"maps"
+	"path"
+	"slices"
 	"sort"
 	"strings"
 
@@ -155,12 +158,17 @@ func leftBehind(np, op *recipe.Resolved) []privilegeChange {
 			conffiles[c] = true
 		}
 	}
+	now := map[string]*recipe.ResolvedPackage{}
+	for i := range np.Packages {
+		now[np.Packages[i].Name] = &np.Packages[i]
+	}
 	var out []privilegeChange
 	for i := range op.Packages {
 		o := &op.Packages[i]
 		if !kept[o.Name] {
 			continue // a package the recipe dropped stays installed as it was, its files and scripts too
 		}
+		out = append(out, dirSymlinkChanges(o, now[o.Name], np.DebianVersion)...)
 		for _, a := range o.Alternatives() {
 			if names[a.Name] {
 				continue // its --install in the new postinst drops the old path
@@ -176,6 +184,52 @@ func leftBehind(np, op *recipe.Resolved) []privilegeChange {
 			out = append(out, privilegeChange{o.Name, ReviewItem{Kind: KindConffileGone, Subject: c, Old: []string{c}},
 				fmt.Sprintf("conffile %s is gone: dpkg leaves it on upgraded systems (obsolete, still read by whatever reads it) until %s is purged; to remove it, add to the preinst, postinst and postrm fragments of %s: dpkg-maintscript-helper rm_conffile %s %s -- \"$@\"",
 					c, o.Name, o.Name, c, np.DebianVersion+"~")})
+		}
+	}
+	return out
+}
+
+// dirSymlinkChanges lists the paths of package o (the base's) that n (the
+// same package now) turns from a directory into a symlink or back. dpkg
+// never does either on an upgrade: a directory stays one, and the link is
+// not made, so what the package now installs through the link is missing
+// on upgraded systems; a symlink stays one, and the new directory's files
+// land in its target. dpkg-maintscript-helper's dir_to_symlink and
+// symlink_to_dir do it, from the package's preinst, postinst and postrm.
+func dirSymlinkChanges(o, n *recipe.ResolvedPackage, version string) []privilegeChange {
+	dirsOf := func(p *recipe.ResolvedPackage) map[string]bool {
+		dirs := map[string]bool{}
+		for _, d := range p.Directories {
+			dirs[d.Path] = true
+		}
+		for _, f := range installedPaths(p) {
+			for d := path.Dir(f); d != "/" && d != "."; d = path.Dir(d) {
+				dirs[d] = true
+			}
+		}
+		return dirs
+	}
+	linksOf := func(p *recipe.ResolvedPackage) map[string]string {
+		links := map[string]string{}
+		for _, l := range p.Symlinks {
+			links[l.Dest] = l.Target
+		}
+		return links
+	}
+	oldDirs, newDirs, oldLinks, newLinks := dirsOf(o), dirsOf(n), linksOf(o), linksOf(n)
+	var out []privilegeChange
+	for _, p := range slices.Sorted(maps.Keys(newLinks)) {
+		if oldDirs[p] {
+			out = append(out, privilegeChange{n.Name, ReviewItem{Kind: KindDirSymlink, Subject: p, Old: []string{"directory"}, New: []string{"symlink to " + newLinks[p]}},
+				fmt.Sprintf("%s was a directory and is a symlink to %s now: dpkg keeps the directory on upgraded systems and never makes the link, so what the package installs through it is missing; add to the preinst, postinst and postrm fragments of %s: dpkg-maintscript-helper dir_to_symlink %s %s %s -- \"$@\"",
+					p, newLinks[p], n.Name, p, newLinks[p], version+"~")})
+		}
+	}
+	for _, p := range slices.Sorted(maps.Keys(oldLinks)) {
+		if newDirs[p] {
+			out = append(out, privilegeChange{n.Name, ReviewItem{Kind: KindDirSymlink, Subject: p, Old: []string{"symlink to " + oldLinks[p]}, New: []string{"directory"}},
+				fmt.Sprintf("%s was a symlink to %s and is a directory now: dpkg keeps the symlink on upgraded systems and unpacks the directory's files into %s; add to the preinst, postinst and postrm fragments of %s: dpkg-maintscript-helper symlink_to_dir %s %s %s -- \"$@\"",
+					p, oldLinks[p], oldLinks[p], n.Name, p, oldLinks[p], version+"~")})
 		}
 	}
 	return out

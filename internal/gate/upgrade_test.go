@@ -90,3 +90,41 @@ func TestLeftBehind(t *testing.T) {
 		})
 	}
 }
+
+// A directory of the base's package that is a symlink now (or the reverse)
+// is an upgrade REVIEW line with the dpkg-maintscript-helper line that
+// makes the change on upgraded systems: dpkg does neither itself.
+func TestDirSymlink(t *testing.T) {
+	load := func(text string) *recipe.Recipe {
+		return loadFiles(t, map[string]string{"recipes/hello.yaml": text, "keys/upstream.asc": "key\n"})
+	}
+	bump := edit(t, helloRecipe, `revision: "1"`, `revision: "2"`)
+	inDir := func(text string) string {
+		return edit(t, text, "dest: /usr/bin/hello}\n", "dest: /opt/hello/bin/hello}\n")
+	}
+	viaLink := func(text string) string {
+		return edit(t, text, "dest: /usr/bin/hello}\n", "dest: /usr/lib/hello/bin/hello}\n", "    files:\n", "    symlinks: [{dest: /opt/hello, target: /usr/lib/hello}]\n    files:\n")
+	}
+	for _, tt := range []struct {
+		name, old, head string
+		want            string
+	}{
+		{"directory to symlink", inDir(helloRecipe), viaLink(bump),
+			`dir-symlink: package hello [amd64]: /opt/hello was a directory and is a symlink to /usr/lib/hello now: dpkg keeps the directory on upgraded systems and never makes the link, so what the package installs through it is missing; add to the preinst, postinst and postrm fragments of hello: dpkg-maintscript-helper dir_to_symlink /opt/hello /usr/lib/hello 1.2.0-2~ -- "$@"`},
+		{"symlink to directory", viaLink(helloRecipe), inDir(bump),
+			`dir-symlink: package hello [amd64]: /opt/hello was a symlink to /usr/lib/hello and is a directory now: dpkg keeps the symlink on upgraded systems and unpacks the directory's files into /usr/lib/hello; add to the preinst, postinst and postrm fragments of hello: dpkg-maintscript-helper symlink_to_dir /opt/hello /usr/lib/hello 1.2.0-2~ -- "$@"`},
+		{"unchanged", inDir(helloRecipe), inDir(bump), ""},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			rv := &reviews{recipe: "hello"}
+			diffLeftBehind(load(tt.head), load(tt.old), recipe.ResolveOptions{}, rv)
+			var got []string
+			for _, it := range rv.items {
+				got = append(got, string(it.Kind)+": "+it.Message)
+			}
+			if strings.Join(got, "\n") != tt.want {
+				t.Errorf("review:\n  %s\nwant:\n  %s", strings.Join(got, "\n  "), tt.want)
+			}
+		})
+	}
+}

@@ -288,3 +288,39 @@ ls "$ROOT/var/lib/dpkg/alternatives"
 		t.Errorf("with the fragments verify names:\n%s\nwant:\n%s", got, want)
 	}
 }
+
+// TestDirToSymlinkUpgradeEndToEnd: a directory of version 1 that version 2
+// makes a symlink stays a directory on an upgraded system, and the link's
+// files are missing, until the dpkg-maintscript-helper dir_to_symlink line
+// that verify's dir-symlink REVIEW line names is in the fragments.
+func TestDirToSymlinkUpgradeEndToEnd(t *testing.T) {
+	testenv.RequireTool(t, "tar", "dpkg", "dpkg-deb", "dpkg-maintscript-helper")
+	v1 := buildLCFiles(t, "1.0.0", lcPackage("lca", `    files:
+      - {source: lc, path: bin/lc, dest: /opt/lc/bin/lc}
+`), nil)
+	v2 := func(scripts string) string {
+		h := "dpkg-maintscript-helper dir_to_symlink /opt/lc /usr/lib/lc 2.0.0-1~ -- \"$@\"\n"
+		return buildLCFiles(t, "2.0.0", lcPackage("lca", scripts+`    symlinks: [{dest: /opt/lc, target: /usr/lib/lc}]
+    files:
+      - {source: lc, path: bin/lc, dest: /usr/lib/lc/bin/lc}
+`), map[string]string{"lca.preinst": h, "lca.postinst": h, "lca.postrm": h})
+	}
+	bare, fixed := v2(""), v2("    scripts: {preinst: lca.preinst, postinst: lca.postinst, postrm: lca.postrm}\n")
+	run := func(v2 string) string {
+		root := testenv.DpkgRoot(t)
+		return string(testenv.AsRoot(t, `dpkg() { command dpkg --root="$ROOT" --admindir="$ROOT/var/lib/dpkg" --force-script-chrootless --force-not-root --log=/dev/null "$@" >/dev/null 2>&1; }
+dpkg -i "$V1/lca_1.0.0-1_amd64.deb"
+dpkg -i "$V2/lca_2.0.0-1_amd64.deb" || echo "upgrade failed"
+[ -L "$ROOT/opt/lc" ] && echo "/opt/lc is a link to $(readlink "$ROOT/opt/lc")"
+[ -e "$ROOT/opt/lc/bin/lc" ] && [ ! -L "$ROOT/opt/lc" ] && echo "/opt/lc/bin/lc is in a directory"
+[ -e "$ROOT/usr/lib/lc/bin/lc" ] && echo "/usr/lib/lc/bin/lc is there"
+true
+`, "ROOT="+root, "V1="+v1, "V2="+v2, "PATH=/usr/sbin:/usr/bin:/sbin:/bin"))
+	}
+	if got, want := run(bare), "/usr/lib/lc/bin/lc is there\n"; got != want {
+		t.Errorf("without fragments:\n%s\nwant:\n%s", got, want)
+	}
+	if got, want := run(fixed), "/opt/lc is a link to /usr/lib/lc\n/usr/lib/lc/bin/lc is there\n"; got != want {
+		t.Errorf("with the fragments verify names:\n%s\nwant:\n%s", got, want)
+	}
+}
