@@ -661,3 +661,46 @@ func TestRootConfigReview(t *testing.T) {
 		t.Errorf("new recipe: %+v", rv.items)
 	}
 }
+
+// TestSystemUserReview: a system user added, removed or changed is a
+// privileges review item (the postinst makes the account as root, and an
+// existing account keeps its old home and group); an unchanged one is not.
+func TestSystemUserReview(t *testing.T) {
+	with := func(text, user string) *recipe.Recipe {
+		if user != "" {
+			text = edit(t, text, "    section: utils\n", "    section: utils\n    system-user: "+user+"\n")
+		}
+		return loadProject(t, text, "key\n")
+	}
+	bump := edit(t, helloRecipe, `revision: "1"`, `revision: "2"`)
+	old := with(helloRecipe, "{name: hello, home: /var/lib/hello}")
+	for _, tt := range []struct {
+		name string
+		head *recipe.Recipe
+		want string
+	}{
+		{"unchanged", with(bump, "{name: hello, home: /var/lib/hello}"), ""},
+		{"home changed", with(bump, "{name: hello, home: /srv/hello}"),
+			"package hello [amd64]: system user hello, home /var/lib/hello, group hello -> hello, home /srv/hello, group hello: an existing account is left as it is, so upgraded systems keep the old home and group; to change them there, add to a postinst fragment (usermod, chown)"},
+		{"removed", with(bump, ""), "package hello [amd64]: system user hello is no longer made; the account, and what it owns, stay on installed systems"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			rv := &reviews{recipe: "hello"}
+			diffPrivileges(tt.head, old, recipe.ResolveOptions{}, rv)
+			var got []string
+			for _, it := range rv.items {
+				if it.Kind == KindSystemUser {
+					got = append(got, it.Message)
+				}
+			}
+			if strings.Join(got, "\n") != tt.want {
+				t.Errorf("review:\n  %s\nwant:\n  %s", strings.Join(got, "\n  "), tt.want)
+			}
+		})
+	}
+	rv := &reviews{recipe: "hello"}
+	diffPrivileges(with(bump, "{name: hello, home: /var/lib/hello}"), loadProject(t, helloRecipe, "key\n"), recipe.ResolveOptions{}, rv)
+	if len(rv.items) != 1 || rv.items[0].Message != "package hello [amd64]: system user added: hello, home /var/lib/hello, group hello (the postinst makes the account as root)" {
+		t.Errorf("added: %+v", rv.items)
+	}
+}

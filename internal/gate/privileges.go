@@ -141,15 +141,22 @@ func accessOf(p *recipe.ResolvedPackage) map[string]access {
 // of op (nil: none; resolved from old).
 func privilegeChanges(r, old *recipe.Recipe, np, op *recipe.Resolved) []privilegeChange {
 	olds := map[string]*recipe.ResolvedPackage{}
+	oldUsers := map[string]*recipe.SystemUser{}
 	if op != nil {
 		for i := range op.Packages {
 			olds[op.Packages[i].Name] = &op.Packages[i]
+			if i < len(old.Packages) {
+				oldUsers[op.Packages[i].Name] = old.Packages[i].SystemUser
+			}
 		}
 	}
 	var out []privilegeChange
 	for i := range np.Packages {
 		n := &np.Packages[i]
 		o := olds[n.Name]
+		if i < len(r.Packages) {
+			out = append(out, systemUserChanges(n.Name, r.Packages[i].SystemUser, oldUsers[n.Name], o != nil)...)
+		}
 		oldAccess := accessOf(o)
 		for p, a := range accessOf(n) {
 			was, existed := oldAccess[p]
@@ -356,4 +363,38 @@ func localContent(r *recipe.Recipe, abs string) string {
 		return "unreadable: " + err.Error()
 	}
 	return hex.EncodeToString(h.Sum(nil))
+}
+
+// systemUserChanges compares package pkg's system user now (u) with the
+// base's (was; existed: the package was there). An account is made once:
+// adduser, and the postinst under DPKG_ROOT, leave an existing one as it
+// is, so a changed home or group reaches only new systems.
+func systemUserChanges(pkg string, u, was *recipe.SystemUser, existed bool) []privilegeChange {
+	desc := func(x *recipe.SystemUser) string {
+		if x == nil {
+			return "none"
+		}
+		s := x.Name + ", home " + cmp.Or(x.Home, "/nonexistent")
+		if x.Group {
+			s += ", group " + x.Name
+		} else {
+			s += ", group nogroup"
+		}
+		return s
+	}
+	it := ReviewItem{Kind: KindSystemUser, Subject: "system-user", New: []string{desc(u)}}
+	if existed {
+		it.Old = []string{desc(was)}
+	}
+	switch {
+	case u == nil && was == nil, u != nil && was != nil && *u == *was:
+		return nil
+	case u == nil:
+		return []privilegeChange{{pkg, it, fmt.Sprintf("system user %s is no longer made; the account, and what it owns, stay on installed systems", was.Name)}}
+	case was == nil:
+		return []privilegeChange{{pkg, it, fmt.Sprintf("system user added: %s (the postinst makes the account as root)", desc(u))}}
+	case u.Name != was.Name:
+		return []privilegeChange{{pkg, it, fmt.Sprintf("system user %s -> %s: installed systems keep the account %s as well", desc(was), desc(u), was.Name)}}
+	}
+	return []privilegeChange{{pkg, it, fmt.Sprintf("system user %s -> %s: an existing account is left as it is, so upgraded systems keep the old home and group; to change them there, add to a postinst fragment (usermod, chown)", desc(was), desc(u))}}
 }

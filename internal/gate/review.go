@@ -33,6 +33,7 @@ const (
 	KindMode           Kind = "mode"            // a mode other than updeb's defaults added, or a mode changed
 	KindScriptFragment Kind = "script-fragment" // a maintainer-script fragment added, changed or removed
 	KindTriggers       Kind = "triggers"        // the package's dpkg triggers changed
+	KindSystemUser     Kind = "system-user"     // the package's system user added, removed, or its home or group changed
 	KindRootConfig     Kind = "root-config"     // a path added where the system reads root's configuration (sudoers.d, cron, PAM, apt's keys...), or a recipe file there changed
 	// What dpkg leaves behind on an upgraded system (upgrade.go).
 	KindAlternativeGone Kind = "alternative-gone" // an alternative name no package of the recipe registers now: its link stays
@@ -62,6 +63,7 @@ var reviewKinds = map[Kind]string{
 	KindMode:             "privileges",
 	KindScriptFragment:   "privileges",
 	KindTriggers:         "privileges",
+	KindSystemUser:       "privileges",
 	KindRootConfig:       "privileges",
 	KindAlternativeGone:  "upgrade",
 	KindConffileGone:     "upgrade",
