@@ -216,22 +216,53 @@ func readmeRecipe(t *testing.T) fixture {
 	return fixture{p, []byte(example)}
 }
 
+// schemaBase is the fixture a case of TestSchemasRefuse or TestSchemasAccept
+// edits: the demo's recipe and config, the compat release sets.
+func schemaBase(t *testing.T, schema string) fixture {
+	t.Helper()
+	switch schema {
+	case "recipe.schema.json":
+		return globFixtures(t, "testdata/demo/recipes/hello.yaml")[0]
+	case "config.schema.json":
+		return globFixtures(t, "testdata/demo/updeb.yaml")[0]
+	}
+	return globFixtures(t, "testdata/compat/release-sets.yaml")[0]
+}
+
+// schemaVerdicts edits schema's base fixture, replacing old with new, and
+// returns the edited document, the loader's verdict on it and the schema's
+// (a *jsonschema.ValidationError when it refuses).
+func schemaVerdicts(t *testing.T, schema, old, new string) (data []byte, loadErr, schemaErr error) {
+	t.Helper()
+	b := schemaBase(t, schema)
+	if !bytes.Contains(b.data, []byte(old)) {
+		t.Fatalf("%q is not in %s", old, b.path)
+	}
+	data = bytes.Replace(b.data, []byte(old), []byte(new), 1)
+	i := slices.IndexFunc(schemaSources, func(s struct {
+		file   string
+		schema func() *yamlfile.Schema
+		load   func(string, []byte) error
+	}) bool {
+		return s.file == schema
+	})
+	p := filepath.Join(filepath.Dir(b.path), "edited-"+filepath.Base(b.path))
+	if schema == "recipe.schema.json" {
+		p = filepath.Join(t.TempDir(), "recipes", "hello.yaml")
+		testCopyDemo(t, filepath.Dir(p))
+		os.WriteFile(p, data, 0o644)
+	}
+	loadErr = schemaSources[i].load(p, data)
+	v, err := yamlValue(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return data, loadErr, compileSchema(t, schema).Validate(v)
+}
+
 // TestSchemasRefuse: documents the loader refuses for a reason a schema can
 // say are refused by the schema too (an editor marks them while typing).
 func TestSchemasRefuse(t *testing.T) {
-	base := map[string]fixture{}
-	for _, src := range schemaSources {
-		var f []fixture
-		switch src.file {
-		case "recipe.schema.json":
-			f = globFixtures(t, "testdata/demo/recipes/hello.yaml")
-		case "config.schema.json":
-			f = globFixtures(t, "testdata/demo/updeb.yaml")
-		default:
-			f = globFixtures(t, "testdata/compat/release-sets.yaml")
-		}
-		base[src.file] = f[0]
-	}
 	for _, tt := range []struct {
 		schema, name, old, new string
 		at                     string // where the schema refuses it (a JSON pointer)
@@ -252,36 +283,42 @@ func TestSchemasRefuse(t *testing.T) {
 		{"release-sets.schema.json", "set without kubernetes", "kubernetes: recipe:kubernetes-1.35", "kubectl: recipe:kubernetes-1.35", "missing property 'kubernetes'"},
 	} {
 		t.Run(tt.schema+" "+tt.name, func(t *testing.T) {
-			b := base[tt.schema]
-			if !bytes.Contains(b.data, []byte(tt.old)) {
-				t.Fatalf("%q is not in %s", tt.old, b.path)
-			}
-			data := bytes.Replace(b.data, []byte(tt.old), []byte(tt.new), 1)
-			i := slices.IndexFunc(schemaSources, func(s struct {
-				file   string
-				schema func() *yamlfile.Schema
-				load   func(string, []byte) error
-			}) bool {
-				return s.file == tt.schema
-			})
-			p := filepath.Join(filepath.Dir(b.path), "refused-"+filepath.Base(b.path))
-			if tt.schema == "recipe.schema.json" {
-				p = filepath.Join(t.TempDir(), "recipes", "hello.yaml")
-				testCopyDemo(t, filepath.Dir(p))
-				os.WriteFile(p, data, 0o644)
-			}
-			if err := schemaSources[i].load(p, data); err == nil {
+			data, loadErr, schemaErr := schemaVerdicts(t, tt.schema, tt.old, tt.new)
+			if loadErr == nil {
 				t.Fatalf("the loader accepts it:\n%s", data)
 			}
-			v, err := yamlValue(data)
-			if err != nil {
-				t.Fatal(err)
-			}
 			var ve *jsonschema.ValidationError
-			if err := compileSchema(t, tt.schema).Validate(v); !errors.As(err, &ve) {
-				t.Errorf("%s accepts it (%v):\n%s", tt.schema, err, data)
-			} else if !strings.Contains(err.Error(), tt.at) {
-				t.Errorf("%s refuses it, but not %s:\n%v", tt.schema, tt.at, err)
+			if !errors.As(schemaErr, &ve) {
+				t.Errorf("%s accepts it (%v):\n%s", tt.schema, schemaErr, data)
+			} else if !strings.Contains(schemaErr.Error(), tt.at) {
+				t.Errorf("%s refuses it, but not %s:\n%v", tt.schema, tt.at, schemaErr)
+			}
+		})
+	}
+}
+
+// TestSchemasAccept: documents the loader accepts are accepted by the schema
+// too ("the schema never refuses what the loader accepts", schemas/README.md),
+// at the edges of what a schema says: a null where an enum is, a quoted
+// value with spaces around it, a sign, a number where a name is.
+func TestSchemasAccept(t *testing.T) {
+	for _, tt := range []struct {
+		schema, name, old, new string
+	}{
+		{"config.schema.json", "compression null", "\nbuild:\n", "\nbuild:\n  compression: null\n"},
+		{"config.schema.json", "xz-mode null", "\nbuild:\n", "\nbuild:\n  xz-mode:\n"},
+		{"config.schema.json", "a size with spaces around it", "\nbuild:\n", "\nbuild:\n  memory: \" 2GiB \"\n"},
+		{"config.schema.json", "a size a tab before it", "\nbuild:\n", "\nbuild:\n  memory: \"\\t2GiB\"\n"},
+		{"config.schema.json", "a duration with a sign", "\nbuild:\n", "\nfetch: {retry-time: \"+5m\", min-rate: {over: +30s}}\nrepo: {valid-for: +168h}\nbuild:\n"},
+		{"config.schema.json", "a product written as a number", "\nbuild:\n", "\ndata: {products: [7, 1.5]}\nbuild:\n"},
+	} {
+		t.Run(tt.schema+" "+tt.name, func(t *testing.T) {
+			data, loadErr, schemaErr := schemaVerdicts(t, tt.schema, tt.old, tt.new)
+			if loadErr != nil {
+				t.Fatalf("the loader refuses it: %v\n%s", loadErr, data)
+			}
+			if schemaErr != nil {
+				t.Errorf("%s refuses what the loader accepts: %v\n%s", tt.schema, schemaErr, data)
 			}
 		})
 	}

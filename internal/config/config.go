@@ -428,7 +428,7 @@ func (p *parser) data(d *Data, n *yaml.Node) {
 		"file":         p.field(func(v *yaml.Node) { p.path(v, "data.file", &d.File) }),
 		"sources":      p.field(func(v *yaml.Node) { d.Sources = p.sources(v) }),
 		"products": p.field(func(v *yaml.Node) {
-			p.Describe(v, yamlfile.Schema{Type: []string{"array"}, Items: &yamlfile.Schema{Type: []string{"string"}, Pattern: productRE.String()}})
+			p.Describe(v, yamlfile.Schema{Type: []string{"array"}, Items: &yamlfile.Schema{Pattern: productRE.String()}})
 			p.StrList(v, "data.products", &d.Products)
 			for _, n := range v.Content {
 				if n.Kind == yaml.ScalarNode && !productRE.MatchString(n.Value) {
@@ -732,13 +732,15 @@ func (p *parser) duration(n *yaml.Node, what string, limit time.Duration, dst *D
 	}
 }
 
-// durationPattern is what time.ParseDuration reads (without a sign), for the
-// schema.
-const durationPattern = `^(([0-9]+(\.[0-9]*)?|\.[0-9]+)(ns|us|µs|μs|ms|s|m|h))+$`
+// durationPattern is what time.ParseDuration reads (a "+" allowed: "-"
+// makes no positive duration), for the schema.
+const durationPattern = `^\+?(([0-9]+(\.[0-9]*)?|\.[0-9]+)(ns|us|µs|μs|ms|s|m|h))+$`
 
 var productRE = regexp.MustCompile(`^[a-z0-9][a-z0-9._-]{0,63}$`)
 
-var sizeRe = regexp.MustCompile(`^(\d+)\s*([KMGT]i?B|[kKMGT]B|B)?$`)
+// sizeRe is a size; the schema's pattern too, so the spaces around it a
+// quoted value may have are its own.
+var sizeRe = regexp.MustCompile(`^\s*(\d+)\s*([KMGT]i?B|[kKMGT]B|B)?\s*$`)
 
 // size decodes a byte count with an optional unit, from 1 byte to MaxMaxSize.
 func (p *parser) size(n *yaml.Node, dst *Size) {
@@ -752,7 +754,7 @@ func (p *parser) size(n *yaml.Node, dst *Size) {
 	if !ok {
 		return
 	}
-	m := sizeRe.FindStringSubmatch(strings.TrimSpace(s))
+	m := sizeRe.FindStringSubmatch(s)
 	if m == nil {
 		p.At(n, "invalid size %q (want bytes, or a number with KiB, MiB, GiB, TiB, kB, MB, GB or TB)", s)
 		return

@@ -218,11 +218,12 @@ func union(forms []*Schema) *Schema {
 	case 1:
 		return uniq[0]
 	}
-	// null beside one other form: a type list, not an anyOf.
+	// null beside one other form: a type list, not an anyOf; but not beside
+	// an enum, which would refuse the null the type list allows.
 	if len(uniq) == 2 {
 		for i, f := range uniq {
 			other := uniq[1-i]
-			if slices.Equal(f.Type, []string{"null"}) && len(other.Type) > 0 && len(other.AnyOf) == 0 {
+			if slices.Equal(f.Type, []string{"null"}) && len(other.Type) > 0 && len(other.AnyOf) == 0 && other.Enum == nil {
 				o := *other
 				o.Type = append([]string{"null"}, other.Type...)
 				return &o

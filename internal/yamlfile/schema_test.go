@@ -86,3 +86,27 @@ func TestDescribeIsANoOpWhenDecoding(t *testing.T) {
 		t.Errorf("decoded %q, %v", s, d.Err())
 	}
 }
+
+// A value that may be null or one of an enum is an anyOf: a type list
+// beside the enum would refuse the null it lists (the config's
+// build.compression: null).
+func TestDescribeNullBesideEnum(t *testing.T) {
+	got, err := json.Marshal(Describe(func(d *Decoder, top *yaml.Node) {
+		d.Map(top, Map{Fields: map[string]Field{"mode": {Decode: func(v *yaml.Node) {
+			if v.Kind == yaml.ScalarNode && v.ShortTag() == "!!null" {
+				d.Describe(v, Schema{Type: []string{"null"}})
+				return
+			}
+			var s string
+			d.Describe(v, Schema{Enum: []string{"fast", "best"}})
+			d.Str(v, "mode", &s)
+		}}}})
+	}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := `{"properties":{"mode":{"anyOf":[{"type":"null"},{"enum":["fast","best"],"type":["string","number"]}]}},"additionalProperties":false,"type":"object"}`
+	if string(got) != want {
+		t.Errorf("schema:\n%s\nwant:\n%s", got, want)
+	}
+}
