@@ -420,8 +420,8 @@ func (p *parser) data(d *Data, n *yaml.Node) {
 	p.mapping(n, "data", "config.Data", fields{
 		"endoflife-url": p.field(func(v *yaml.Node) {
 			p.Describe(v, yamlfile.Schema{Pattern: "^https?://"})
-			if p.str(v, "data.endoflife-url", &d.EndOfLifeURL) && !httpURL(strings.ReplaceAll(d.EndOfLifeURL, "{product}", "p")) {
-				p.At(v, "data.endoflife-url %q: want an http:// or https:// URL (with {product} where the product name goes, or a base URL)", d.EndOfLifeURL)
+			if p.str(v, "data.endoflife-url", &d.EndOfLifeURL) && !baseURL(strings.ReplaceAll(d.EndOfLifeURL, "{product}", "p")) {
+				p.At(v, "data.endoflife-url %q: want an http:// or https:// URL%s (with {product} where the product name goes, or a base URL)", d.EndOfLifeURL, lowerScheme(d.EndOfLifeURL))
 			}
 		}),
 		"max-age-days": p.field(func(v *yaml.Node) { p.integer(v, "data.max-age-days", 1, MaxMaxAgeDays, &d.MaxAgeDays) }),
@@ -479,8 +479,8 @@ func (p *parser) httpURL(v *yaml.Node, what string, dst *string) {
 		return
 	}
 	if s, ok := p.scalar(v, what); ok {
-		if !httpURL(s) {
-			p.At(v, "%s %q: want an http:// or https:// URL", what, s)
+		if !baseURL(s) {
+			p.At(v, "%s %q: want an http:// or https:// URL%s", what, s, lowerScheme(s))
 		}
 		*dst = s
 	}
@@ -833,6 +833,22 @@ func mirrorTarget(to string) bool {
 func httpURL(s string) bool {
 	u, err := url.Parse(s)
 	return err == nil && (u.Scheme == "http" || u.Scheme == "https") && u.Host != ""
+}
+
+// baseURL reports whether s is an http:// or https:// URL with a host, the
+// scheme in lower case: the URLs made from it are fetched, and the fetcher
+// (package srcurl) refuses any other spelling of the scheme.
+func baseURL(s string) bool {
+	return (strings.HasPrefix(s, "http://") || strings.HasPrefix(s, "https://")) && httpURL(s)
+}
+
+// lowerScheme is the hint for a URL that baseURL refuses only for the case
+// of its scheme.
+func lowerScheme(s string) string {
+	if httpURL(s) {
+		return " (the scheme in lower case)"
+	}
+	return ""
 }
 
 // ProxyURL parses a proxy setting (from the config, a flag or the environment):

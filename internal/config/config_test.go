@@ -277,6 +277,14 @@ func TestParseBounds(t *testing.T) {
 		{"fetch:\n  timeouts: [1s]\n", "c.yaml:2:13: cannot unmarshal !!seq into config.Timeouts: fetch.timeouts is a mapping"},
 		{"github-api: ftp://x\n", `c.yaml:1:13: github-api "ftp://x": want an http:// or https:// URL`},
 		{"data: {endoflife-url: \"file:///x/{product}\"}\n", `c.yaml:1:23: data.endoflife-url "file:///x/{product}": want an http:// or https:// URL`},
+		// The URLs made from these are fetched, and the fetcher's grammar
+		// (package srcurl) wants the scheme in lower case: refused here, not
+		// mid-run as a URL the config does not name.
+		{"github-api: HTTPS://api.github.com\n", `c.yaml:1:13: github-api "HTTPS://api.github.com": want an http:// or https:// URL (the scheme in lower case)`},
+		{"sigstore: {rekor-url: Https://rekor.sigstore.dev}\n", `c.yaml:1:23: sigstore.rekor-url "Https://rekor.sigstore.dev": want an http:// or https:// URL`},
+		{"sigstore: {tuf-url: HTTP://tuf.internal/}\n", `c.yaml:1:21: sigstore.tuf-url "HTTP://tuf.internal/": want an http:// or https:// URL`},
+		{"sigstore: {github-api: HTTPS://ghe/api/v3}\n", `c.yaml:1:24: sigstore.github-api "HTTPS://ghe/api/v3": want an http:// or https:// URL`},
+		{"data: {endoflife-url: \"HTTPS://endoflife.date/api/{product}.json\"}\n", `c.yaml:1:23: data.endoflife-url "HTTPS://endoflife.date/api/{product}.json": want an http:// or https:// URL`},
 		{"data: {max-age-days: 0}\n", `c.yaml:1:22: data.max-age-days: 0 is out of range: want 1 to 3650`},
 		{"data: {max-age: 30}\n", `c.yaml:1:8: unknown field "max-age" (known: endoflife-url, file, max-age-days, products, sources)`},
 		{"data: {sources: {flannel: https://x.org/a}}\n", `c.yaml:1:27: data.sources.flannel: unknown table "flannel" (known: helm, containerd, istio, kubeadm-etcd, calico, cilium, cri-tools)`},

@@ -716,6 +716,10 @@ func (d *decoder) issuer(v *yaml.Node, dst *string) {
 	u, err := url.Parse(*dst)
 	if err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" || strings.ContainsAny(*dst, " {}") {
 		d.at(v, "signature.issuer: %q is not an OIDC issuer URL (e.g. https://accounts.google.com)", *dst)
+	} else if !strings.HasPrefix(*dst, u.Scheme+"://") {
+		// url.Parse lowers the scheme; the certificate's issuer is compared
+		// with this text exactly, and is written in lower case.
+		d.at(v, "signature.issuer: %q is not an OIDC issuer URL (e.g. https://accounts.google.com): write the scheme in lower case, as the certificate has it", *dst)
 	}
 }
 

@@ -286,6 +286,10 @@ func TestLoadErrors(t *testing.T) {
 			[]string{"recipes/x.yaml:11:60: signature.identity-regexp: IdentityRegexp \"^https://github\\\\.com/[^/]+/b/\\\\.github/workflows/release\\\\.yml@refs/tags/v.*$\" matches workflows of anyone's repositories (it matches identities that begin with \"https://github.com/attacker/\"): name the repository's owner literally; there is no \"any identity\" policy"}},
 		{"sigstore issuer not a URL", []edit{{sigOpenPGP, "{github-attestations: a/b, identity: a@example.org, issuer: accounts.google.com}"}},
 			[]string{"recipes/x.yaml:11:76: signature.issuer: \"accounts.google.com\" is not an OIDC issuer URL (e.g. https://accounts.google.com)"}},
+		// A certificate's issuer is compared with this one exactly, and
+		// certificates say https://: another spelling never verifies.
+		{"sigstore issuer scheme not lower case", []edit{{sigOpenPGP, "{github-attestations: a/b, identity: a@example.org, issuer: HTTPS://accounts.google.com}"}},
+			[]string{"recipes/x.yaml:11:76: signature.issuer: \"HTTPS://accounts.google.com\" is not an OIDC issuer URL (e.g. https://accounts.google.com): write the scheme in lower case, as the certificate has it"}},
 		{"sigstore cert without sig", []edit{{sigOpenPGP, "{cert-url: https://example.org/x.cert, identity: a@example.org, issuer: https://accounts.google.com}"}},
 			[]string{"recipes/x.yaml:11:16: signature: cert-url given without sig-url (cosign publishes FILE.sig beside FILE.cert)"}},
 		{"sigstore two forms", []edit{{sigOpenPGP, "{bundle-url: https://example.org/x.json, github-attestations: a/b, identity: a@example.org, issuer: https://accounts.google.com}"}},
