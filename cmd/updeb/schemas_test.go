@@ -275,11 +275,14 @@ func TestSchemasRefuse(t *testing.T) {
 		{"recipe.schema.json", "short digest", "amd64: 019250d9e08f5242159d5dcea64c8c7cf77924cd8c69460ae7af5d4ad51d032e", "amd64: 019250d9e08f", "at '/sources/0/sha256"},
 		{"recipe.schema.json", "packages a string", "\npackages:\n  - name: hello\n", "\npackages: hello\nx:\n  - name: hello\n", "at '/packages'"},
 		{"recipe.schema.json", "bad priority", "\n    section:", "\n    priority: extra\n    section:", "at '/packages/0/priority'"},
+		{"recipe.schema.json", "empty digest mapping", "\n    signature:", "\n    sha512: {}\n    signature:", "at '/sources/0/sha512'"},
 		{"config.schema.json", "unknown key", "\nbuild:", "\ncolour: red\nbuild:", "at '': additional properties 'colour'"},
+		{"config.schema.json", "a URL's scheme in capitals", "\nbuild:", "\ngithub-api: HTTPS://api.github.com\nbuild:", "at '/github-api'"},
 		{"config.schema.json", "bad compression", "\nbuild:\n", "\nbuild:\n  compression: rar\n", "at '/build/compression'"},
 		{"config.schema.json", "xz-workers out of range", "\nbuild:\n", "\nbuild:\n  xz-workers: 100000\n", "at '/build/xz-workers'"},
 		{"config.schema.json", "a duration that is none", "\nbuild:\n", "\nfetch: {retry-time: soon}\nbuild:\n", "at '/fetch/retry-time'"},
 		{"release-sets.schema.json", "unknown key", "\nsets:", "\ncolour: red\nsets:", "at '': additional properties 'colour'"},
+		{"release-sets.schema.json", "set named null", "name: kubernetes135", "name: null", "at '/sets/0/name'"},
 		{"release-sets.schema.json", "set without kubernetes", "kubernetes: recipe:kubernetes-1.35", "kubectl: recipe:kubernetes-1.35", "missing property 'kubernetes'"},
 	} {
 		t.Run(tt.schema+" "+tt.name, func(t *testing.T) {

@@ -236,6 +236,10 @@ func setName(d *yamlfile.Decoder, v *yaml.Node, names map[string]int) string {
 	if d.Describe(v, yamlfile.Schema{Type: []string{"string", "number"}, Pattern: setNameRE.String()}) {
 		return ""
 	}
+	if kind := map[string]string{"!!null": "null", "!!bool": "boolean"}[v.ShortTag()]; kind != "" && v.Kind == yaml.ScalarNode && setNameRE.MatchString(v.Value) {
+		d.At(v, "set name %s is a YAML %s, not a name: quote it (%q) if it is the name", v.Value, kind, v.Value)
+		return ""
+	}
 	if v.Kind != yaml.ScalarNode || !setNameRE.MatchString(v.Value) {
 		d.At(v, "set name %q: expected letters, digits, '.', '_' or '-'", v.Value)
 		return ""

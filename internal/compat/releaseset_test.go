@@ -42,6 +42,9 @@ func TestParseReleaseSetsErrors(t *testing.T) {
 		{"sets:\n  - a\n", p + `2:5: a release set must be a mapping with "name" and "components"`},
 		{"sets:\n  - components: {kubernetes: 1.35.8}\n", p + `2:5: release set has no name`},
 		{"sets:\n  - name: a b\n", p + `2:11: set name "a b": expected letters, digits, '.', '_' or '-'`},
+		// A null or a boolean is no name (the schema says a string or a number).
+		{"sets:\n  - name: null\n    components: {kubernetes: 1.35.8}\n", p + `2:11: set name null is a YAML null, not a name: quote it ("null") if it is the name`},
+		{"sets:\n  - name: true\n    components: {kubernetes: 1.35.8}\n", p + `2:11: set name true is a YAML boolean, not a name: quote it ("true") if it is the name`},
 		{"sets:\n  - name: a\n    name: b\n", p + `3:5: key "name" given twice`},
 		{"sets:\n  - name: a\n    comps: {}\n", p + `3:5: unknown key "comps" in a release set (expected name, components)`},
 		{"sets:\n  - name: a\n", p + `2:5: set "a": "components" must be a non-empty mapping of component: version`},

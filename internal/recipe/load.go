@@ -508,6 +508,9 @@ func (d *decoder) digests(r *Recipe, s *Source) {
 				}
 			}
 		case yaml.MappingNode:
+			if len(v.Content) == 0 {
+				d.at(v, "%s: an empty mapping pins nothing: give ARCH: HEX for each architecture, or leave %s out", alg, alg)
+			}
 			d.Pairs(v, string(alg), func(k, val *yaml.Node) {
 				if !r.hasArch(k.Value) {
 					d.at(k, "%s: architecture %q is not in architectures (%s)", alg, k.Value, strings.Join(r.ArchNames(), ", "))

@@ -201,6 +201,9 @@ func TestLoadErrors(t *testing.T) {
 			[]string{"recipes/x.yaml:8:5: source bin: no sha256 or sha512 digest pinned for arm64 (every listed architecture needs one)"}},
 		{"digest for an unknown architecture", []edit{{"arm64: " + hexB, "arm64: " + hexB + ", riscv64: " + hexB}},
 			[]string{"recipes/x.yaml:10:160: sha256: architecture \"riscv64\" is not in architectures (amd64, arm64)"}},
+		// An empty mapping pins nothing (its schema asks for one entry).
+		{"empty digest mapping", []edit{{"arm64: " + hexB + "}", "arm64: " + hexB + "}\n    sha512: {}"}},
+			[]string{"recipes/x.yaml:11:13: sha512: an empty mapping pins nothing: give ARCH: HEX for each architecture, or leave sha512 out"}},
 		{"unknown architecture", []edit{{"[amd64, arm64]", "[amd64, arm46]"}},
 			[]string{
 				"recipes/x.yaml:6:24: architectures: \"arm46\" is not a Debian architecture (e.g. amd64, arm64)",
