@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -93,6 +94,39 @@ func TestMirrorExportAirGapped(t *testing.T) {
 	// A folder without a manifest is not a mirror folder.
 	if code, _, stderr := runCLI(t, "mirror", "verify", t.TempDir()); code != exitUsage || !strings.Contains(stderr, "updeb-mirror.json") {
 		t.Errorf("verify of an empty folder: exit %d: %s", code, stderr)
+	}
+}
+
+// TestMirrorExportRefusesBeforeFetching: a DIR that cannot be a mirror
+// folder (a regular file, a FIFO, a folder whose manifest updeb did not
+// write) is refused (exit 2) before anything is downloaded: not after
+// every artifact of every recipe (gigabytes for Kubernetes) was fetched,
+// nor as a network failure (exit 3) when the network is not there.
+func TestMirrorExportRefusesBeforeFetching(t *testing.T) {
+	args, _ := demoProject(t)
+	cache := args[5]
+	file := filepath.Join(t.TempDir(), "not-a-folder")
+	fifo := filepath.Join(t.TempDir(), "fifo")
+	foreign := t.TempDir()
+	os.WriteFile(file, []byte("x"), 0o644)
+	if err := syscall.Mkfifo(fifo, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(filepath.Join(foreign, mirror.ManifestName), []byte(`{"schema": "somebody else's"}`), 0o644)
+	for dir, want := range map[string]string{file: "not a folder (a regular file)", fifo: "not a folder (a FIFO)", foreign: "updeb-mirror.json"} {
+		for _, offline := range []bool{false, true} {
+			a := args
+			if offline {
+				a = append(append([]string{}, args...), "--offline")
+			}
+			code, stdout, stderr := runCLI(t, append(a, "mirror", "export", dir)...)
+			if code != exitUsage || !strings.Contains(stderr, want) {
+				t.Errorf("mirror export %s (offline %v): exit %d, want %d and %q\n%s%s", dir, offline, code, exitUsage, want, stdout, stderr)
+			}
+			if blobs, _ := filepath.Glob(filepath.Join(cache, "sha256", "*", "*")); len(blobs) > 0 {
+				t.Fatalf("mirror export %s fetched %d file(s) before refusing it", dir, len(blobs))
+			}
+		}
 	}
 }
 

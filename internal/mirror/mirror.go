@@ -84,12 +84,15 @@ func Export(ctx context.Context, jobs []source.Job, ro recipe.ResolveOptions, op
 	if err != nil {
 		return nil, err
 	}
+	// A DIR that is no mirror folder (a file, a FIFO, a manifest updeb did
+	// not write) is refused before anything is fetched or written: not
+	// after every artifact was downloaded.
+	if _, err := readManifest(abs, true); err != nil {
+		return nil, err
+	}
 	got, err := source.Fetch(ctx, jobs, ro, opts)
 	if err != nil {
 		return nil, err
-	}
-	if _, err := readManifest(abs, true); err != nil {
-		return nil, err // refused before anything is written
 	}
 	if err := os.MkdirAll(abs, 0o755); err != nil {
 		return nil, err
