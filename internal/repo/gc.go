@@ -38,6 +38,11 @@ type GCResult struct {
 // repository with a suite updeb does not manage is refused: what it refers to
 // is unknown.
 func (r *Repo) GC(ctx context.Context, dryRun bool) (*GCResult, error) {
+	if _, err := os.Lstat(r.root); errors.Is(err, fs.ErrNotExist) {
+		// No repository (not published yet, or a mistyped folder): nothing
+		// to collect, and nothing to create (r.lock would make the folder).
+		return &GCResult{DryRun: dryRun, Generations: []string{}, PoolFiles: []string{}}, nil
+	}
 	unlock, err := r.lock(ctx)
 	if err != nil {
 		return nil, err

@@ -3,6 +3,7 @@ package repo
 import (
 	"context"
 	"errors"
+	"io/fs"
 	"log/slog"
 	"os"
 	"path/filepath"
@@ -127,6 +128,22 @@ func TestGCRefusesUnmanagedSuite(t *testing.T) {
 	}
 	if after := snapshot(t, root); !reflect.DeepEqual(before, after) {
 		t.Fatal("a refused gc changed the repository")
+	}
+}
+
+// gc of a folder that does not exist (a mistyped --repo, a repository not
+// published yet) has nothing to collect and creates nothing: no folder, no
+// lock file, with --dry-run or without.
+func TestGCOfNoRepositoryCreatesNothing(t *testing.T) {
+	root := filepath.Join(t.TempDir(), "srv", "apt")
+	for _, dryRun := range []bool{true, false} {
+		res, err := testRepo(t, root).GC(context.Background(), dryRun)
+		if err != nil || len(res.Generations) != 0 || len(res.PoolFiles) != 0 || res.DryRun != dryRun {
+			t.Fatalf("gc (dry run %v) of no repository: %+v, %v", dryRun, res, err)
+		}
+		if _, err := os.Lstat(filepath.Dir(root)); !errors.Is(err, fs.ErrNotExist) {
+			t.Fatalf("gc (dry run %v) of no repository created %s: %v", dryRun, filepath.Dir(root), err)
+		}
 	}
 }
 
