@@ -103,6 +103,41 @@ func TestDocsLinks(t *testing.T) {
 	}
 }
 
+// sectionRef is a section named in words rather than linked: the README's
+// "Title", or FILE.md ("Title", "Other title").
+var sectionRef = regexp.MustCompile(`the (README)'s "([^"]+)"|([\w/.-]+\.md) \(("[^)]+)\)`)
+
+// TestDocsSectionReferences: a section a document names in words is a
+// heading of the document it names (a reader looks for it there).
+func TestDocsSectionReferences(t *testing.T) {
+	found := 0
+	for _, file := range docFiles(t) {
+		for _, m := range sectionRef.FindAllStringSubmatch(readDoc(t, file), -1) {
+			target, titles := "README.md", []string{m[2]}
+			if m[1] == "" {
+				target, titles = m[3], nil
+				for _, q := range regexp.MustCompile(`"([^"]+)"`).FindAllStringSubmatch(m[4], -1) {
+					titles = append(titles, q[1])
+				}
+			}
+			doc, err := os.ReadFile(filepath.Join(repoRoot, target))
+			if err != nil {
+				t.Errorf("%s: %s names %s: %v", file, m[0], target, err)
+				continue
+			}
+			for _, title := range titles {
+				found++
+				if !regexp.MustCompile(`(?m)^#{1,6} ` + regexp.QuoteMeta(title)).Match(doc) {
+					t.Errorf("%s: %s: %s has no heading %q", file, m[0], target, title)
+				}
+			}
+		}
+	}
+	if found < 2 {
+		t.Errorf("only %d section references found: is the pattern still right?", found)
+	}
+}
+
 // TestDocsIndex: docs/README.md links every document of docs/ (a document
 // another branch adds fails here until the index lists it).
 func TestDocsIndex(t *testing.T) {
