@@ -173,11 +173,17 @@ func TestPublishTargetPrecedence(t *testing.T) {
 		"component twice":    `{"predicate":{"buildDefinition":{"externalParameters":{"component":"component/kubernetes136","component":"main"}}}}`,
 		"keys in two cases":  `{"predicate":{"buildDefinition":{"externalParameters":{"component":"component/kubernetes136","Component":"main"}}}}`,
 		"malformed envelope": `{"payloadType":"application/vnd.in-toto+json","payload":"` + statement[:8] + `\n` + statement[8:] + `","signatures":[]}`,
+		"two JSON values":    `{"payloadType":"x"}{"payloadType":"y"}`,
 	} {
 		os.WriteFile(odd+".intoto.json", []byte(record), 0o644)
 		code, out, stderr := runCLI(t, "--config", cfg, "publish", odd)
 		if code != exitUsage || !strings.Contains(stderr, odd+".intoto.json") || !strings.Contains(stderr, "the repository is unchanged") {
 			t.Errorf("%s: exit %d: %s%s", name, code, out, stderr)
+		}
+		// Read as an envelope and as a bare statement, the record may fail
+		// both for one reason: it is said once.
+		if strings.Count(stderr, "invalid JSON") > 1 {
+			t.Errorf("%s: the reason is repeated:\n%s", name, stderr)
 		}
 	}
 	if after := treeDigests(t, filepath.Join(dir, "repo")); !maps.Equal(before, after) {

@@ -10,6 +10,7 @@ import (
 	"io/fs"
 	"os"
 	"os/user"
+	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -178,6 +179,9 @@ func readRecipeTarget(path string) (recipeTarget, error) {
 	}
 	// records of updeb before 2026-11 are the bare statement
 	if err := strictjson.Unmarshal(data, &st); err != nil {
+		if envErr != nil && strings.Contains(envErr.Error(), err.Error()) {
+			err = nil // the envelope's error says it already: the bytes are no JSON to read either way
+		}
 		return recipeTarget{}, fmt.Errorf("%s: %w", path, errors.Join(envErr, err))
 	}
 	if envErr != nil && (st.PayloadType != "" || st.Payload != nil) {
