@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"syscall"
 	"testing"
 
 	"github.com/updeb/updeb/internal/compatdata"
@@ -258,5 +259,26 @@ func TestDataFileInRepository(t *testing.T) {
 	}
 	if code, _, stderr = run("data", "refresh", "--table", "flannel"); code != 2 || !strings.Contains(stderr, `unknown table "flannel"`) {
 		t.Errorf("--table flannel: exit %d\n%s", code, stderr)
+	}
+}
+
+// TestDataRefreshWriteNotAFile: a --write FILE that is not a regular file
+// (a FIFO, a folder) is the user's mistake, refused with exit 2 as any file
+// the user names, before anything is fetched: not exit 1 with the hint of a
+// file in a mirror or recipes folder that lies outside it.
+func TestDataRefreshWriteNotAFile(t *testing.T) {
+	dir := t.TempDir()
+	fifo := filepath.Join(dir, "compat-data.yaml")
+	if err := syscall.Mkfifo(fifo, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	dead, _ := squid.DeadURL()
+	cfg := filepath.Join(dir, "updeb.yaml")
+	os.WriteFile(cfg, []byte("data: {endoflife-url: \""+dead+"/{product}.json\"}\nfetch: {retries: 0}\n"), 0o644)
+	for _, write := range []string{fifo, dir} {
+		code, _, stderr := runCLI(t, "--config", cfg, "--state", filepath.Join(dir, "state"), "data", "refresh", "--write", write)
+		if code != exitUsage || !strings.Contains(stderr, write+": refused: not a regular file") || strings.Contains(stderr, "lies outside its folder") {
+			t.Errorf("data refresh --write %s: exit %d, want %d:\n%s", write, code, exitUsage, stderr)
+		}
 	}
 }

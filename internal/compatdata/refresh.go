@@ -252,7 +252,11 @@ func currentCopies(o RefreshOptions) (*Set, []byte, error) {
 		switch {
 		case errors.Is(err, fs.ErrNotExist):
 		case err != nil:
-			return nil, nil, err
+			// The file the user named cannot be read (a FIFO, a folder, no
+			// permission): invalid input, as a file that does not parse. Its
+			// cause is text only: confined.ErrRefused would make it a file
+			// of a mirror or recipes folder that lies outside it (exit 1).
+			return nil, nil, fmt.Errorf("%w: %v", ErrFile, err)
 		default:
 			bundled, err := Bundled()
 			if err != nil {
