@@ -282,6 +282,8 @@ func TestEmptyFallbackFlags(t *testing.T) {
 		{"repo", "remove", "--component", "", "helm"},
 		{"build", "--compression", ""},
 		{"trust", "refresh", "--tuf-url", ""},
+		{"publish", "--key", "", "x.deb"},
+		{"repo", "refresh", "--key", "k.asc", "--key", ""},
 	} {
 		code, _, stderr := runCLI(t, append([]string{"--config", cfg}, args...)...)
 		name := ""

@@ -10,6 +10,7 @@ import (
 	"io/fs"
 	"os"
 	"os/user"
+	"slices"
 	"strings"
 	"time"
 
@@ -201,6 +202,9 @@ func (o *repoOptions) open(g *globalOptions) (*repo.Repo, error) {
 		return nil, usageErrorf("no signing key: pass --key FILE or set UPDEB_SIGNING_KEY")
 	}
 	var signers []*repo.Signer
+	if slices.Contains(o.keyFiles, "") { // only a flag gives one: --key "" (repeatable, so not among fallbackFlags)
+		return nil, emptyFlag("key")
+	}
 	for _, keyFile := range o.keyFiles {
 		data, err := confined.ReadFile(keyFile, signkey.MaxFileSize)
 		if err != nil {

@@ -135,10 +135,15 @@ var fallbackFlags = []string{"config", "recipes", "proxy", "cache", "state", "ou
 func checkEmptyFlags(c *cobra.Command) error {
 	for _, name := range fallbackFlags {
 		if f := c.Flags().Lookup(name); f != nil && f.Changed && f.Value.String() == "" {
-			return invalidInput(fmt.Errorf("--%s is empty", name), fmt.Sprintf("give --%s a value, or leave it out to use the config's (or the default): an empty --%s would give way to it without a word", name, name))
+			return emptyFlag(name)
 		}
 	}
 	return nil
+}
+
+// emptyFlag is the refusal of a fallback flag given an empty value.
+func emptyFlag(name string) error {
+	return invalidInput(fmt.Errorf("--%s is empty", name), fmt.Sprintf("give --%s a value, or leave it out to use the config's (or the default): an empty --%s would give way to it without a word", name, name))
 }
 
 // unknownCommand refuses arguments to a group of commands: the first is an
