@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
@@ -93,6 +94,7 @@ func checkJSON(t *testing.T, command, stdout string) map[string]any {
 	}
 	checkKeys(t, where, "", v)
 	noNulls(t, where, "", v)
+	checkExampleKeys(t, where, v)
 	if d := os.Getenv("UPDEB_JSON_EXAMPLES"); d != "" { // material for docs/scripting.md's examples
 		os.WriteFile(filepath.Join(d, strings.ReplaceAll(command, " ", "-")+".json"), []byte(stdout), 0o644)
 	}
@@ -256,10 +258,10 @@ func TestPrintJSON(t *testing.T) {
 	}
 }
 
-// TestReadmeJSON: the "JSON output" section of docs/scripting.md (once
-// README's) has one example per command that prints JSON, and each follows
-// the convention.
-func TestReadmeJSON(t *testing.T) {
+// jsonExamples are the examples of docs/scripting.md's "JSON output"
+// section, by schema; an example that does not parse is an error.
+func jsonExamples(t *testing.T) map[string]map[string]any {
+	t.Helper()
 	doc, err := os.ReadFile(filepath.Join("..", "..", "docs", "scripting.md"))
 	if err != nil {
 		t.Fatal(err)
@@ -269,7 +271,7 @@ func TestReadmeJSON(t *testing.T) {
 	if !ok {
 		t.Fatal("docs/scripting.md has no JSON output section")
 	}
-	examples := map[string]bool{}
+	examples := map[string]map[string]any{}
 	for _, block := range strings.Split(sec, "```json\n")[1:] {
 		block, _, _ = strings.Cut(block, "```")
 		var v map[string]any
@@ -278,6 +280,55 @@ func TestReadmeJSON(t *testing.T) {
 			continue
 		}
 		schema, _ := v["schema"].(string)
+		examples[schema] = v
+	}
+	return examples
+}
+
+// checkExampleKeys: every key of a command's real output is in its example
+// in docs/scripting.md, at the top and in the first element of a list there
+// (the example may show more, of other forms; deeper, in later elements and
+// in objects keyed by data, an example is cut): a script written from the
+// example finds the keys updeb prints.
+func checkExampleKeys(t *testing.T, where string, v map[string]any) {
+	t.Helper()
+	ex, ok := jsonExamples(t)[fmt.Sprint(v["schema"])]
+	if !ok {
+		return // TestReadmeJSON says so
+	}
+	for k, val := range v {
+		exVal, ok := ex[k]
+		if !ok {
+			t.Errorf("%s prints %q, which docs/scripting.md's example lacks", where, k)
+			continue
+		}
+		list, _ := val.([]any)
+		exList, _ := exVal.([]any)
+		if len(list) == 0 || len(exList) == 0 {
+			continue
+		}
+		exKeys := map[string]bool{} // the keys of every element the example shows
+		for _, e := range exList {
+			m, _ := e.(map[string]any)
+			for ek := range m {
+				exKeys[ek] = true
+			}
+		}
+		first, _ := list[0].(map[string]any)
+		for ek := range first {
+			if !exKeys[ek] && len(exKeys) > 0 {
+				t.Errorf("%s prints %s[].%s, which docs/scripting.md's example lacks", where, k, ek)
+			}
+		}
+	}
+}
+
+// TestReadmeJSON: the "JSON output" section of docs/scripting.md (once
+// README's) has one example per command that prints JSON, and each follows
+// the convention.
+func TestReadmeJSON(t *testing.T) {
+	examples := map[string]bool{}
+	for schema, v := range jsonExamples(t) {
 		checkKeys(t, "docs/scripting.md "+schema, "", v)
 		noNulls(t, "docs/scripting.md "+schema, "", v)
 		examples[schema] = true
