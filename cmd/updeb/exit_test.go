@@ -297,3 +297,18 @@ func TestEmptyFallbackFlags(t *testing.T) {
 		}
 	}
 }
+
+// A config file the user names that cannot be read is exit 2 naming it,
+// also for the commands that use nothing of it; help is not held up.
+func TestNamedConfigIsRead(t *testing.T) {
+	missing := filepath.Join(t.TempDir(), "no-such.yaml")
+	for _, args := range [][]string{{"lint"}, {"version"}, {"inspect", "x.deb"}, {"keys", "list", "k.asc"}} {
+		code, _, stderr := runCLI(t, append([]string{"--config", missing}, args...)...)
+		if code != exitUsage || !strings.Contains(stderr, missing) {
+			t.Errorf("%v: exit %d, want %d naming %s\n%s", args, code, exitUsage, missing, stderr)
+		}
+	}
+	if code, _, stderr := runCLI(t, "--config", missing, "help", "lint"); code != 0 {
+		t.Errorf("help: exit %d\n%s", code, stderr)
+	}
+}

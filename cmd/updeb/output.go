@@ -56,10 +56,8 @@ func checkJSONFlag(cmd *cobra.Command, json bool) error {
 	if !json || jsonSchema(cmd) != "" {
 		return nil
 	}
-	for c := cmd; c != nil; c = c.Parent() {
-		if c.Name() == "help" || c.Name() == "completion" || strings.HasPrefix(c.Name(), cobra.ShellCompRequestCmd) {
-			return nil
-		}
+	if isMeta(cmd) {
+		return nil
 	}
 	var with []string
 	walk(cmd.Root(), func(c *cobra.Command) {
@@ -68,6 +66,17 @@ func checkJSONFlag(cmd *cobra.Command, json bool) error {
 		}
 	})
 	return invalidInput(fmt.Errorf("--json: %s prints no JSON", cmd.CommandPath()), "these commands do: "+strings.Join(with, ", "))
+}
+
+// isMeta reports help, completion and the shell's completion requests:
+// commands about updeb, which take the global flags without using them.
+func isMeta(cmd *cobra.Command) bool {
+	for c := cmd; c != nil; c = c.Parent() {
+		if c.Name() == "help" || c.Name() == "completion" || strings.HasPrefix(c.Name(), cobra.ShellCompRequestCmd) {
+			return true
+		}
+	}
+	return false
 }
 
 // walk calls f on c and every command below it, depth first.

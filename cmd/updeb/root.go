@@ -81,6 +81,14 @@ behind).`,
 		if err := checkEmptyFlags(c); err != nil {
 			return err
 		}
+		// A config the user names is read whatever the command, also by
+		// those that use none of it (lint, inspect, version): a mistyped
+		// --config is exit 2, as any file the user names, not ignored.
+		if g.configFile != "" && !isMeta(c) {
+			if _, err := g.loadConfig(); err != nil {
+				return err
+			}
+		}
 		return checkJSONFlag(c, g.json)
 	}
 
