@@ -35,10 +35,14 @@ type Paragraph struct {
 	Fields []Field `json:"fields"`
 }
 
+// equalFold compares field names; a variable so that tests can count the
+// comparisons a parse makes.
+var equalFold = strings.EqualFold
+
 // Get returns the value of the named field (case-insensitive) and whether it exists.
 func (p *Paragraph) Get(name string) (string, bool) {
 	for _, f := range p.Fields {
-		if strings.EqualFold(f.Name, name) {
+		if equalFold(f.Name, name) {
 			return f.Value, true
 		}
 	}
@@ -140,11 +144,15 @@ func (p *Paragraph) Bytes() []byte {
 
 // Parse reads every paragraph from r. name is used in error messages
 // ("name:LINE: message"). Comment lines (#) are skipped, as dpkg does.
+// Its time and memory grow with the input's size, however many fields a
+// paragraph has or lines a value has.
 func Parse(r io.Reader, name string) ([]Paragraph, error) {
 	var (
-		out  []Paragraph
-		cur  *Paragraph
-		line int
+		out   []Paragraph
+		cur   *Paragraph
+		line  int
+		value folded
+		names = map[string]bool{} // the current paragraph's field names, lower case
 	)
 	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 64*1024), maxLine)
@@ -152,6 +160,7 @@ func Parse(r io.Reader, name string) ([]Paragraph, error) {
 		line++
 		text := strings.TrimSuffix(sc.Text(), "\r")
 		if strings.TrimSpace(text) == "" {
+			value.end()
 			cur = nil
 			continue
 		}
@@ -162,25 +171,29 @@ func Parse(r io.Reader, name string) ([]Paragraph, error) {
 			if cur == nil || len(cur.Fields) == 0 {
 				return nil, fmt.Errorf("%w: %s:%d: continuation line without a field", ErrSyntax, name, line)
 			}
-			f := &cur.Fields[len(cur.Fields)-1]
-			f.Value += "\n" + strings.TrimLeft(text, " \t")
+			value.add(strings.TrimLeft(text, " \t"))
 			continue
 		}
-		key, value, ok := strings.Cut(text, ":")
+		key, v, ok := strings.Cut(text, ":")
 		if !ok {
 			return nil, fmt.Errorf("%w: %s:%d: expected \"Field: value\", found %q", ErrSyntax, name, line, text)
 		}
 		if err := ValidateFieldName(key); err != nil {
 			return nil, fmt.Errorf("%s:%d: %w", name, line, err)
 		}
+		value.end()
 		if cur == nil {
 			out = append(out, Paragraph{})
 			cur = &out[len(out)-1]
+			clear(names)
 		}
-		if _, dup := cur.Get(key); dup {
+		lower := strings.ToLower(key)
+		if names[lower] {
 			return nil, fmt.Errorf("%w: %s:%d: duplicate field %q", ErrSyntax, name, line, key)
 		}
-		cur.Fields = append(cur.Fields, Field{Name: key, Value: strings.TrimSpace(value)})
+		names[lower] = true
+		cur.Fields = append(cur.Fields, Field{Name: key, Value: strings.TrimSpace(v)})
+		value.f = &cur.Fields[len(cur.Fields)-1]
 	}
 	// The line being read when the scanner stopped is the next one.
 	if err := sc.Err(); errors.Is(err, bufio.ErrTooLong) {
@@ -188,11 +201,32 @@ func Parse(r io.Reader, name string) ([]Paragraph, error) {
 	} else if err != nil {
 		return nil, fmt.Errorf("%s:%d: %w", name, line+1, err)
 	}
+	value.end()
 	return out, nil
 }
 
 // maxLine is the longest line Parse reads (see the package comment).
 const maxLine = 16 << 20
+
+// folded gathers the continuation lines of the field being read (f), and
+// joins them to its value once the field ends: appending each line to the
+// value would copy the value once a line, which a value of a million short
+// lines turns into terabytes.
+type folded struct {
+	f     *Field
+	lines []string
+}
+
+func (v *folded) add(line string) { v.lines = append(v.lines, line) }
+
+// end adds the gathered lines to f's value, "\n" before each.
+func (v *folded) end() {
+	if v.f != nil && len(v.lines) > 0 {
+		v.f.Value += "\n" + strings.Join(v.lines, "\n")
+	}
+	clear(v.lines)
+	v.f, v.lines = nil, v.lines[:0]
+}
 
 // ParseOne parses exactly one paragraph (a DEBIAN/control file).
 func ParseOne(r io.Reader, name string) (Paragraph, error) {

@@ -50,7 +50,10 @@ func ParseStrict(data []byte, name string) (Paragraph, error) {
 	if len(data) > 0 && data[len(data)-1] != '\n' {
 		return Paragraph{}, errf(bytes.Count(data, []byte("\n"))+1, "no newline at the end of the file")
 	}
-	var p Paragraph
+	var (
+		p     Paragraph
+		value folded
+	)
 	seen := map[string]bool{}
 	ended := false // a blank line after the fields
 	lines := strings.Split(strings.TrimSuffix(string(data), "\n"), "\n")
@@ -87,13 +90,12 @@ func ParseStrict(data []byte, name string) (Paragraph, error) {
 			if strings.TrimSpace(text) == "" {
 				return Paragraph{}, errf(n, "field %s: a line of only whitespace inside the value (write \" .\" for an empty line)", field)
 			}
-			f := &p.Fields[len(p.Fields)-1]
-			f.Value += "\n" + strings.TrimRight(text[1:], " \t")
+			value.add(strings.TrimRight(text[1:], " \t"))
 			continue
 		case text[0] == '#':
 			return Paragraph{}, errf(n, "%q: control files have no comments, and field names must not start with '#'", clip(text))
 		}
-		key, value, ok := strings.Cut(text, ":")
+		key, v, ok := strings.Cut(text, ":")
 		if !ok {
 			return Paragraph{}, errf(n, "expected \"Field: value\", found %q", clip(text))
 		}
@@ -110,8 +112,11 @@ func ParseStrict(data []byte, name string) (Paragraph, error) {
 			return Paragraph{}, errf(n, "duplicate field %s", key)
 		}
 		seen[strings.ToLower(key)] = true
-		p.Fields = append(p.Fields, Field{Name: key, Value: strings.Trim(value, " \t")})
+		value.end()
+		p.Fields = append(p.Fields, Field{Name: key, Value: strings.Trim(v, " \t")})
+		value.f = &p.Fields[len(p.Fields)-1]
 	}
+	value.end()
 	if len(p.Fields) == 0 {
 		return Paragraph{}, fmt.Errorf("%w: %s: no fields", ErrSyntax, name)
 	}
