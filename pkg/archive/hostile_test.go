@@ -7,9 +7,11 @@ import (
 	"context"
 	"encoding/binary"
 	"errors"
+	"fmt"
 	"hash/crc32"
 	"io"
 	"os"
+	"path"
 	"runtime"
 	"strings"
 	"testing"
@@ -334,5 +336,45 @@ func TestZipDirectoryBound(t *testing.T) {
 	p = writeTemp(t, "b.zip", cdOnlyZip(3000))
 	if _, err := collect(t, p, Zip, []string{"x"}, Limits{MaxEntries: 1000}); !errors.Is(err, ErrUnsafe) || !strings.Contains(err.Error(), "duplicate entry") {
 		t.Errorf("3000 records within the bound: %v, want the duplicate refused", err)
+	}
+}
+
+// TestDeepNamesCostTheirSize: the whole-archive checks cost about what the
+// names hold, however deep they are. Names 2,000 components deep (4 KB,
+// well inside PATH_MAX) used to cost each entry a walk up all its parents
+// and each symlink a join of the whole path so far at every component:
+// 100,000 such entries, which the default Limits let through, took the
+// better part of an hour.
+func TestDeepNamesCostTheirSize(t *testing.T) {
+	deep := strings.Repeat("a/", 2000)
+	var ents []tent
+	for i := range 50 {
+		top := strings.Repeat("b", i+1) + "/"
+		ents = append(ents, file(top+deep+"f", "x"), tent{name: top + deep + "l", typ: tar.TypeSymlink, link: "f"})
+	}
+	data := tarBytes(t, ents...)
+	p := writeTemp(t, "deep.tar", data)
+	steps := 0
+	parentOf = func(p string) string { steps++; return path.Dir(p) }
+	defer func() { parentOf = path.Dir }()
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	got, err := collect(t, p, Tar, []string{"b/" + deep + "f"}, Limits{})
+	runtime.ReadMemStats(&after)
+	if err != nil || len(got) != 1 {
+		t.Fatalf("got %v, %v; want the one file", got, err)
+	}
+	if steps > 0 {
+		t.Errorf("the check for entries inside files and links took %d steps up from %d entries", steps, len(ents))
+	}
+	if alloc := after.TotalAlloc - before.TotalAlloc; alloc > uint64(80*len(data)) {
+		t.Errorf("Select allocated %d bytes on a tar of %d bytes: the symlink check copies each link's path once a component", alloc, len(data))
+	}
+
+	// The walk up, once, names the deepest file above the first entry inside one.
+	bad := writeTemp(t, "bad.tar", tarBytes(t, append(ents, file("b/"+deep+"f/g", ""), file("bb/"+deep+"f/g", ""))...))
+	want := fmt.Sprintf(`is inside %q, which the archive holds as a regular file`, "b/"+deep+"f")
+	if _, err := collect(t, bad, Tar, nil, Limits{}); !errors.Is(err, ErrUnsafe) || !strings.Contains(err.Error(), want) {
+		t.Fatalf("got %v, want %s", err, want)
 	}
 }
