@@ -1,6 +1,7 @@
 package repo
 
 import (
+	"bufio"
 	"bytes"
 	"compress/gzip"
 	"context"
@@ -17,6 +18,7 @@ import (
 	"strings"
 	"syscall"
 
+	"github.com/updeb/updeb/internal/confined"
 	"github.com/updeb/updeb/pkg/atomicfile"
 	"github.com/updeb/updeb/pkg/xzpar"
 )
@@ -158,14 +160,8 @@ func referencedPoolFiles(ctx context.Context, dirs []string) (map[string]bool, e
 				}
 				seen[id] = true
 			}
-			data, err := readIndex(p)
-			if err != nil {
+			if err := indexFilenames(p, out); err != nil {
 				return fmt.Errorf("%s: %w (garbage collection removes nothing while an index is unreadable)", p, err)
-			}
-			for line := range bytes.Lines(data) {
-				if name, ok := bytes.CutPrefix(line, []byte("Filename:")); ok {
-					out[path.Clean(strings.TrimSpace(string(name)))] = true
-				}
 			}
 			return nil
 		})
@@ -176,25 +172,58 @@ func referencedPoolFiles(ctx context.Context, dirs []string) (map[string]bool, e
 	return out, nil
 }
 
-// readIndex reads an index file, decompressing gzip and xz.
-func readIndex(name string) ([]byte, error) {
-	data, err := readFile(name)
+// indexFilenames adds to out the pool path of every Filename: line of the
+// index file at name, gzip and xz decompressed by their magic bytes. It
+// reads the file as a stream: reading it whole, decompressed, held an
+// index's size in memory, with no bound at all on what a .gz or .xz (a
+// damaged or planted file under by-hash/) decompresses to. What it holds
+// decompressed is bounded by maxRepoFile, as every index read whole is.
+func indexFilenames(name string, out map[string]bool) error {
+	f, _, err := confined.OpenFile(name)
 	if err != nil {
-		return nil, err
+		return err
 	}
-	var r io.Reader
+	defer f.Close()
+	br := bufio.NewReaderSize(f, 64<<10)
+	magic, _ := br.Peek(6)
+	var r io.Reader = br
 	switch {
-	case bytes.HasPrefix(data, []byte{0x1f, 0x8b}):
-		r, err = gzip.NewReader(bytes.NewReader(data))
-	case bytes.HasPrefix(data, []byte{0xfd, '7', 'z', 'X', 'Z', 0}):
-		r, err = xzpar.NewReader(bytes.NewReader(data))
-	default:
-		return data, nil
+	case bytes.HasPrefix(magic, []byte{0x1f, 0x8b}):
+		r, err = gzip.NewReader(br)
+	case bytes.HasPrefix(magic, []byte{0xfd, '7', 'z', 'X', 'Z', 0}):
+		r, err = xzpar.NewReader(br)
 	}
 	if err != nil {
-		return nil, err
+		return err
 	}
-	return io.ReadAll(r)
+	limited := &io.LimitedReader{R: r, N: maxRepoFile + 1}
+	lines := bufio.NewReaderSize(limited, 64<<10)
+	const field = "Filename:"
+	for {
+		line, err := lines.ReadSlice('\n')
+		if errors.Is(err, bufio.ErrBufferFull) { // a line longer than the buffer: a Description, say
+			if bytes.HasPrefix(line, []byte(field)) {
+				return fmt.Errorf("a %s line longer than %d bytes", field, lines.Size())
+			}
+			for errors.Is(err, bufio.ErrBufferFull) {
+				_, err = lines.ReadSlice('\n')
+			}
+			line = nil
+		}
+		if p, ok := bytes.CutPrefix(line, []byte(field)); ok {
+			out[path.Clean(strings.TrimSpace(string(p)))] = true
+		}
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return err
+		}
+	}
+	if limited.N <= 0 {
+		return fmt.Errorf("it decompresses to more than %d bytes, more than any index updeb writes or reads", maxRepoFile)
+	}
+	return nil
 }
 
 // unreferencedPoolFiles adds to res every file under pool/ that referenced

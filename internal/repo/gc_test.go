@@ -1,6 +1,8 @@
 package repo
 
 import (
+	"bytes"
+	"compress/gzip"
 	"context"
 	"errors"
 	"io/fs"
@@ -8,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"runtime"
 	"slices"
 	"strings"
 	"testing"
@@ -411,5 +414,54 @@ func TestKeepCountsPackagesNotIndexFiles(t *testing.T) {
 	must(t, err)
 	if res.To != 1 || len(res.Removed) != 1 || res.Removed[0].Version != "2" {
 		t.Fatalf("rollback: %+v, want generation 1 (app=2 withdrawn)", res)
+	}
+}
+
+// gc reads each index as a stream, with a bound on what it decompresses
+// to: it read every index whole and decompressed it whole, so a .gz under
+// by-hash/ of 1 KB a MiB of zeros (a damaged or planted file) took as much
+// memory as it unpacked to, without limit.
+func TestGCBoundsWhatAnIndexDecompressesTo(t *testing.T) {
+	dir, root := testDirs(t)
+	r := keepRepo(t, root, 2)
+	publishEach(t, r, dir, "1")
+	var byHash string
+	must(t, filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+		if err == nil && d.IsDir() && strings.HasSuffix(p, "binary-amd64/by-hash/SHA256") {
+			byHash = p
+		}
+		return err
+	}))
+	if byHash == "" {
+		t.Fatal("no binary-amd64/by-hash/SHA256 folder")
+	}
+	var member bytes.Buffer
+	zw := gzip.NewWriter(&member)
+	_, err := zw.Write(make([]byte, 1<<20))
+	must(t, err)
+	must(t, zw.Close())
+	bomb := filepath.Join(byHash, strings.Repeat("0", 64))
+	must(t, os.WriteFile(bomb, bytes.Repeat(member.Bytes(), maxRepoFile>>20+8), 0o644))
+
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	_, err = r.GC(context.Background(), true)
+	runtime.ReadMemStats(&after)
+	if err == nil || !strings.Contains(err.Error(), bomb) || !strings.Contains(err.Error(), "decompresses to more than") {
+		t.Errorf("GC: %v, want the index named, refused as decompressing past the bound", err)
+	}
+	if alloc := after.TotalAlloc - before.TotalAlloc; alloc > 64<<20 {
+		t.Errorf("GC allocated %d MiB reading an index of %d KiB", alloc>>20, member.Len()*(maxRepoFile>>20+8)>>10)
+	}
+
+	// A line longer than the read buffer is skipped whole: text in it that
+	// looks like a field is not one.
+	idx := filepath.Join(t.TempDir(), "Packages")
+	long := "Description: " + strings.Repeat("x", 100<<10) + "Filename: pool/not/this.deb" + strings.Repeat("y", 100<<10)
+	must(t, os.WriteFile(idx, []byte("Package: a\n"+long+"\nFilename: pool/main/a/a_1_amd64.deb\n\nPackage: b\nFilename: pool/main/b/b_1_amd64.deb"), 0o644))
+	got := map[string]bool{}
+	must(t, indexFilenames(idx, got))
+	if want := map[string]bool{"pool/main/a/a_1_amd64.deb": true, "pool/main/b/b_1_amd64.deb": true}; !reflect.DeepEqual(got, want) {
+		t.Errorf("pool paths %v, want %v", got, want)
 	}
 }
