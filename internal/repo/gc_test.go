@@ -465,3 +465,30 @@ func TestGCBoundsWhatAnIndexDecompressesTo(t *testing.T) {
 		t.Errorf("pool paths %v, want %v", got, want)
 	}
 }
+
+// Dropping a history line cut short by a killed write reads back from the
+// end of the file: it read the whole history into memory.
+func TestCompleteLinesEndReadsFromTheEnd(t *testing.T) {
+	name := filepath.Join(t.TempDir(), "s.jsonl")
+	line := strings.Repeat("x", 999) + "\n"
+	body := strings.Repeat(line, 32<<10) // 32 MiB of complete lines
+	for _, tc := range []struct{ text, tail string }{
+		{"", ""}, {"", "no newline at all"}, {"a\n", ""}, {"a\n", "cut"}, {body, ""}, {body, `{"suite":"s","gener`},
+		{body, strings.Repeat("y", 200<<10)}, // a cut line longer than a block
+	} {
+		must(t, os.WriteFile(name, []byte(tc.text+tc.tail), 0o644))
+		f, err := os.Open(name)
+		must(t, err)
+		var before, after runtime.MemStats
+		runtime.ReadMemStats(&before)
+		end, err := completeLinesEnd(f)
+		runtime.ReadMemStats(&after)
+		f.Close()
+		if err != nil || end != int64(len(tc.text)) {
+			t.Errorf("%d bytes of lines and %d after: %d, %v", len(tc.text), len(tc.tail), end, err)
+		}
+		if alloc := after.TotalAlloc - before.TotalAlloc; alloc > 1<<20 {
+			t.Errorf("%d bytes of lines and %d after: allocated %d bytes", len(tc.text), len(tc.tail), alloc)
+		}
+	}
+}

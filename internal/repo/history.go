@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"slices"
@@ -101,28 +100,27 @@ func (r *Repo) appendHistory(rec Record) error {
 }
 
 // completeLinesEnd returns the length of f up to its last newline: the part
-// made of complete lines.
+// made of complete lines. It reads back from the end a block at a time:
+// reading the whole history, to drop a line a killed write cut short, held
+// all of it in memory.
 func completeLinesEnd(f *os.File) (int64, error) {
 	st, err := f.Stat()
 	if err != nil {
 		return 0, err
 	}
-	size := st.Size()
-	if size == 0 {
-		return 0, nil
+	buf := make([]byte, 64<<10)
+	for end := st.Size(); end > 0; {
+		start := max(end-int64(len(buf)), 0)
+		block := buf[:end-start]
+		if _, err := f.ReadAt(block, start); err != nil {
+			return 0, err
+		}
+		if i := bytes.LastIndexByte(block, '\n'); i >= 0 {
+			return start + int64(i) + 1, nil
+		}
+		end = start
 	}
-	last := make([]byte, 1)
-	if _, err := f.ReadAt(last, size-1); err != nil {
-		return 0, err
-	}
-	if last[0] == '\n' {
-		return size, nil
-	}
-	data, err := io.ReadAll(io.NewSectionReader(f, 0, size))
-	if err != nil {
-		return 0, err
-	}
-	return int64(bytes.LastIndexByte(data, '\n') + 1), nil
+	return 0, nil
 }
 
 // readHistory returns suite's records up to generation live, the last record
