@@ -174,6 +174,10 @@ var exitRules = []exitRule{
 	// A .deb that inspect or publish refuses is invalid input (2), even when
 	// the refusal is the archive reader's bomb or traversal check, which for
 	// an upstream artifact is a failed check (1).
+	exitRule{exitUsage, func(err error) (string, bool) {
+		return "the package is larger than updeb reads (its entries, sizes or members pass a limit that guards against hostile files); it may be valid: dpkg-deb --info gives a second opinion",
+			errors.Is(err, deb.ErrMalformed) && errors.Is(err, archive.ErrLimit)
+	}},
 	is(deb.ErrMalformed, exitUsage, "the file is not a valid .deb; dpkg-deb --info gives a second opinion"),
 
 	// 1: a check failed.

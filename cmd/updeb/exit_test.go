@@ -138,6 +138,7 @@ func TestExitStatus(t *testing.T) {
 		{"no pin", fmt.Errorf("%w for u", digest.ErrNoPin), exitUsage, ""},
 		{"bad URL", fmt.Errorf("fetch: %w", &srcurl.Error{URL: "https://h/%2e%2e/x", Reason: "dot segment"}), exitUsage, "however encoded"},
 		{"malformed deb", fmt.Errorf("x.deb: %w: ar", deb.ErrMalformed), exitUsage, "dpkg-deb --info"},
+		{"deb past a limit", fmt.Errorf("x.deb: %w: data.tar.xz: %w: more than 100000 entries", deb.ErrMalformed, archive.ErrLimit), exitUsage, "larger than updeb reads"},
 		{"no watch", track.ErrNoWatch, exitUsage, "watch:"},
 		{"downgrade", track.ErrDowngrade, exitUsage, "bump only moves forward"},
 		{"new minor exists", fmt.Errorf("%w: recipes/k-1.37.yaml", track.ErrExists), exitUsage, ""},
