@@ -492,3 +492,24 @@ func TestCompleteLinesEndReadsFromTheEnd(t *testing.T) {
 		}
 	}
 }
+
+// Listing or reading the history of every suite of a folder that does not
+// exist names it (a mistyped --repo), rather than showing an empty
+// repository; an existing folder with no suite is one.
+func TestListOfNoRepositoryNamed(t *testing.T) {
+	missing := filepath.Join(t.TempDir(), "no-such-repo")
+	r := testRepo(t, missing)
+	if _, err := r.List(""); !errors.Is(err, ErrNotFound) || !strings.Contains(err.Error(), missing+" does not exist") {
+		t.Errorf("list: %v", err)
+	}
+	if _, err := r.History(""); !errors.Is(err, ErrNotFound) {
+		t.Errorf("history: %v", err)
+	}
+	if _, err := os.Stat(missing); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("the folder was made: %v", err)
+	}
+	must(t, os.Mkdir(missing, 0o755))
+	if list, err := r.List(""); err != nil || len(list) != 0 {
+		t.Errorf("an empty repository: %v, %v", list, err)
+	}
+}

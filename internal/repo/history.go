@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
@@ -213,6 +214,13 @@ func (r *Repo) suitesOrAll(suite string) ([]string, error) {
 		return nil, err
 	}
 	if suite == "" {
+		// A folder that is not there is a mistyped --repo, not an empty
+		// repository: listing it as one would hide the typo.
+		if len(all) == 0 {
+			if _, err := os.Stat(r.root); errors.Is(err, fs.ErrNotExist) {
+				return nil, fmt.Errorf("%w: %s does not exist: no repository there (check --repo, or repo: dir: in the config)", ErrNotFound, r.root)
+			}
+		}
 		return all, nil
 	}
 	if err := validSuite(suite); err != nil {
