@@ -688,7 +688,16 @@ func releaseField(name string) func(string) error {
 
 // path decodes a path, relative to the config file's folder.
 func (p *parser) path(n *yaml.Node, what string, dst *string) {
-	if p.str(n, what, dst) && *dst != "" && !filepath.IsAbs(*dst) {
+	if !p.str(n, what, dst) || *dst == "" {
+		return
+	}
+	// No file name holds a NUL byte: the system would cut the path there.
+	if strings.ContainsRune(*dst, 0) {
+		p.At(n, "%s: %q holds a NUL byte, which no path can", what, *dst)
+		*dst = ""
+		return
+	}
+	if !filepath.IsAbs(*dst) {
 		*dst = filepath.Join(p.dir, *dst)
 	}
 }

@@ -255,6 +255,7 @@ func TestMirrorFolder(t *testing.T) {
 func TestParseBounds(t *testing.T) {
 	for _, tc := range []struct{ src, want string }{
 		{"build:\n  xz-workers: 100000\n", "c.yaml:2:15: build.xz-workers: 100000 is out of range: want 1 to 64"},
+		{"cache: \"/var/cache/\\0x\"\n", `c.yaml:1:8: cache: "/var/cache/\x00x" holds a NUL byte, which no path can`},
 		{"build:\n  xz-workers: 0\n", "c.yaml:2:15: build.xz-workers: 0 is out of range: want 1 to 64"},
 		{"build:\n  memory: lots\n", "c.yaml:2:11: invalid size \"lots\" (want bytes, or a number with KiB, MiB, GiB, TiB, kB, MB, GB or TB)"},
 		{"build:\n  memory: 0\n", "c.yaml:2:11: size \"0\" is out of range: want 1 byte to 1TiB"},
