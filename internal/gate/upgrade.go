@@ -21,11 +21,22 @@ import (
 // installed version (Debian policy 7.6.1); Breaks (or Conflicts) goes with
 // it, so that the old package cannot stay configured without its file.
 // Each change names the new package, the old one and what to write.
+//
+// A file of an old package that is a directory of another package now,
+// or a directory that is a file now, is refused alike ("trying to
+// overwrite '/usr/lib/x', which is also in package y", "trying to
+// overwrite directory '/usr/lib/x' in package y with nondirectory") when
+// the new package is unpacked before the old one's upgrade, and Replaces
+// lets it through: such a path is named with what it was or is now.
 func movedPaths(np, op *recipe.Resolved) []change {
-	owner := map[string]*recipe.ResolvedPackage{} // path -> old package
+	owner := map[string]*recipe.ResolvedPackage{}       // path -> old package
+	dirOwners := map[string][]*recipe.ResolvedPackage{} // directory -> the old packages that have it
 	for i := range op.Packages {
 		for _, p := range installedPaths(&op.Packages[i]) {
 			owner[p] = &op.Packages[i]
+		}
+		for d := range dirsOf(&op.Packages[i]) {
+			dirOwners[d] = append(dirOwners[d], &op.Packages[i])
 		}
 	}
 	type pair struct{ to, from string }
@@ -35,18 +46,30 @@ func movedPaths(np, op *recipe.Resolved) []change {
 	for i := range op.Packages {
 		byName[op.Packages[i].Name] = &op.Packages[i]
 	}
+	add := func(n, o *recipe.ResolvedPackage, p string) {
+		if o.Name == n.Name {
+			return // dpkg turns a file of the package into a directory, and back, on its upgrade
+		}
+		k := pair{n.Name, o.Name}
+		if moved[k] == nil {
+			pairs = append(pairs, k)
+		}
+		moved[k] = append(moved[k], p)
+	}
 	for i := range np.Packages {
 		n := &np.Packages[i]
 		for _, p := range installedPaths(n) {
-			o := owner[p]
-			if o == nil || o.Name == n.Name {
-				continue
+			if o := owner[p]; o != nil {
+				add(n, o, p)
 			}
-			k := pair{n.Name, o.Name}
-			if moved[k] == nil {
-				pairs = append(pairs, k)
+			for _, o := range dirOwners[p] {
+				add(n, o, p+" (a directory then)")
 			}
-			moved[k] = append(moved[k], p)
+		}
+		for _, d := range slices.Sorted(maps.Keys(dirsOf(n))) {
+			if o := owner[d]; o != nil {
+				add(n, o, d+" (a directory now)")
+			}
 		}
 	}
 	var out []change
@@ -189,6 +212,24 @@ func leftBehind(np, op *recipe.Resolved) []privilegeChange {
 	return out
 }
 
+// dirsOf are the directories package p has: those it states and the
+// parents of its paths (not "/").
+func dirsOf(p *recipe.ResolvedPackage) map[string]bool {
+	dirs := map[string]bool{}
+	for _, d := range p.Directories {
+		dirs[d.Path] = true
+		for d := path.Dir(d.Path); d != "/" && d != "."; d = path.Dir(d) {
+			dirs[d] = true
+		}
+	}
+	for _, f := range installedPaths(p) {
+		for d := path.Dir(f); d != "/" && d != "."; d = path.Dir(d) {
+			dirs[d] = true
+		}
+	}
+	return dirs
+}
+
 // dirSymlinkChanges lists the paths of package o (the base's) that n (the
 // same package now) turns from a directory into a symlink or back. dpkg
 // never does either on an upgrade: a directory stays one, and the link is
@@ -197,18 +238,6 @@ func leftBehind(np, op *recipe.Resolved) []privilegeChange {
 // land in its target. dpkg-maintscript-helper's dir_to_symlink and
 // symlink_to_dir do it, from the package's preinst, postinst and postrm.
 func dirSymlinkChanges(o, n *recipe.ResolvedPackage, version string) []privilegeChange {
-	dirsOf := func(p *recipe.ResolvedPackage) map[string]bool {
-		dirs := map[string]bool{}
-		for _, d := range p.Directories {
-			dirs[d.Path] = true
-		}
-		for _, f := range installedPaths(p) {
-			for d := path.Dir(f); d != "/" && d != "."; d = path.Dir(d) {
-				dirs[d] = true
-			}
-		}
-		return dirs
-	}
 	linksOf := func(p *recipe.ResolvedPackage) map[string]string {
 		links := map[string]string{}
 		for _, l := range p.Symlinks {

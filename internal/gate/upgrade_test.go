@@ -23,23 +23,35 @@ func TestMovedPaths(t *testing.T) {
 			"packages:\n", "packages:\n  - {name: hello-tools, summary: tools, description: Tools., section: utils"+relations+", files: [{source: hello, path: hello, dest: /usr/bin/hello}]}\n")
 	}
 	const moved = `hello-tools [amd64]: /usr/bin/hello was in package hello 1.2.0-1: dpkg refuses the upgrade ("trying to overwrite ... which is also in package hello") unless hello-tools replaces and breaks it; add `
+	// The base has /usr/lib/hello (a file) and /opt/hello (a directory).
+	withLib := edit(t, helloRecipe, "dest: /usr/bin/hello}\n", "dest: /usr/bin/hello}\n      - {source: hello, path: hello, dest: /usr/lib/hello}\n      - {source: hello, path: hello, dest: /opt/hello/bin/hello}\n")
 	tests := []struct {
-		name, head string
-		want       []string
+		name, old, head string
+		want            []string
 	}{
-		{"moved, no relations", tools(""), []string{moved + `replaces: ["hello (<< 1.2.0-2)"] and breaks: ["hello (<< 1.2.0-2)"] to package hello-tools`}},
-		{"moved, replaces only", tools(`, replaces: ["hello (<< 1.2.0-2)"]`), []string{moved + `breaks: ["hello (<< 1.2.0-2)"] to package hello-tools`}},
-		{"moved, a replaces that misses the old version", tools(`, replaces: ["hello (<< 1.2.0-1)"], breaks: ["hello (<< 1.2.0-2)"]`), []string{moved + `replaces: ["hello (<< 1.2.0-2)"] to package hello-tools`}},
-		{"moved, replaces and breaks", tools(`, replaces: ["hello (<< 1.2.0-2)"], breaks: ["hello (<< 1.2.0-2)"]`), nil},
-		{"moved, replaces and conflicts", tools(`, replaces: [hello], conflicts: [hello]`), nil},
-		{"renamed", bump("  - name: hello\n    summary", "  - name: hello2\n    summary", "/usr/share/doc/hello/", "/usr/share/doc/hello2/"),
+		{"moved, no relations", "", tools(""), []string{moved + `replaces: ["hello (<< 1.2.0-2)"] and breaks: ["hello (<< 1.2.0-2)"] to package hello-tools`}},
+		{"moved, replaces only", "", tools(`, replaces: ["hello (<< 1.2.0-2)"]`), []string{moved + `breaks: ["hello (<< 1.2.0-2)"] to package hello-tools`}},
+		{"moved, a replaces that misses the old version", "", tools(`, replaces: ["hello (<< 1.2.0-1)"], breaks: ["hello (<< 1.2.0-2)"]`), []string{moved + `replaces: ["hello (<< 1.2.0-2)"] to package hello-tools`}},
+		{"moved, replaces and breaks", "", tools(`, replaces: ["hello (<< 1.2.0-2)"], breaks: ["hello (<< 1.2.0-2)"]`), nil},
+		{"moved, replaces and conflicts", "", tools(`, replaces: [hello], conflicts: [hello]`), nil},
+		{"renamed", "", bump("  - name: hello\n    summary", "  - name: hello2\n    summary", "/usr/share/doc/hello/", "/usr/share/doc/hello2/"),
 			[]string{`hello2 [amd64]: /usr/bin/hello was in package hello 1.2.0-1: dpkg refuses the upgrade ("trying to overwrite ... which is also in package hello") unless hello2 replaces and breaks it; add replaces: ["hello (<< 1.2.0-2)"] and breaks: ["hello (<< 1.2.0-2)"] to package hello2`}},
-		{"same package", bump("dest: /usr/bin/hello}", "dest: /usr/sbin/hello}"), nil},
+		{"same package", "", bump("dest: /usr/bin/hello}", "dest: /usr/sbin/hello}"), nil},
+		{"same package, a file becomes a directory", "", bump("dest: /usr/bin/hello}", "dest: /usr/bin/hello/hello}"), nil},
+		// dpkg: "trying to overwrite '/usr/lib/hello', which is also in package hello 1.2.0-1".
+		{"a file becomes a directory of another package", withLib, bump("packages:\n", "packages:\n  - {name: hello-plugins, summary: plugins, description: Plugins., section: utils, files: [{source: hello, path: hello, dest: /usr/lib/hello/plugins/a}]}\n"),
+			[]string{`hello-plugins [amd64]: /usr/lib/hello (a directory now) was in package hello 1.2.0-1: dpkg refuses the upgrade ("trying to overwrite ... which is also in package hello") unless hello-plugins replaces and breaks it; add replaces: ["hello (<< 1.2.0-2)"] and breaks: ["hello (<< 1.2.0-2)"] to package hello-plugins`}},
+		// dpkg: "trying to overwrite directory '/opt/hello' in package hello 1.2.0-1 with nondirectory".
+		{"a directory becomes a file of another package", withLib, bump("packages:\n", "packages:\n  - {name: hello-tools, summary: tools, description: Tools., section: utils, files: [{source: hello, path: hello, dest: /opt/hello}]}\n"),
+			[]string{`hello-tools [amd64]: /opt/hello (a directory then) was in package hello 1.2.0-1: dpkg refuses the upgrade ("trying to overwrite ... which is also in package hello") unless hello-tools replaces and breaks it; add replaces: ["hello (<< 1.2.0-2)"] and breaks: ["hello (<< 1.2.0-2)"] to package hello-tools`}},
 	}
-	old := loadProject(t, helloRecipe, key)
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			d, err := diffRecipes(loadProject(t, tt.head, key), old, recipe.ResolveOptions{})
+			base := helloRecipe
+			if tt.old != "" {
+				base = tt.old
+			}
+			d, err := diffRecipes(loadProject(t, tt.head, key), loadProject(t, base, key), recipe.ResolveOptions{})
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -212,6 +212,21 @@ func lcPackage(name, fields string) string {
 	return "  - name: " + name + "\n    summary: lc " + name + "\n    description: |\n      A test package.\n    section: admin\n" + fields
 }
 
+// upgradeLCBFirst installs packages lca and lcb of v1 into a throwaway
+// root with real dpkg, upgrades both to v2 with lcb unpacked first (as apt
+// may order it, with apt's --auto-deconfigure), and returns dpkg's
+// "trying to overwrite" refusal, if any, the two packages' versions and
+// states, and what the script checks prints (in sh, the root is $ROOT).
+func upgradeLCBFirst(t *testing.T, v1, v2, checks string) string {
+	t.Helper()
+	root := testenv.DpkgRoot(t)
+	return string(testenv.AsRoot(t, `dpkg() { command dpkg --root="$ROOT" --admindir="$ROOT/var/lib/dpkg" --force-script-chrootless --force-not-root --log=/dev/null "$@" 2>&1; }
+dpkg -i "$V1/lca_1.0.0-1_amd64.deb" "$V1/lcb_1.0.0-1_amd64.deb" >/dev/null
+dpkg --auto-deconfigure -i "$V2/lcb_2.0.0-1_amd64.deb" "$V2/lca_2.0.0-1_amd64.deb" | grep -o "trying to overwrite.*" || true
+dpkg-query --admindir="$ROOT/var/lib/dpkg" -W -f '${Package} ${Version} ${db:Status-Abbrev}|' lca lcb; echo
+`+checks, "ROOT="+root, "V1="+v1, "V2="+v2, "PATH=/usr/sbin:/usr/bin:/sbin:/bin"))
+}
+
 // TestMovedFileUpgradeEndToEnd upgrades with real dpkg a recipe whose
 // /usr/bin/lcx moves from package lca to lcb, the new lcb unpacked first (as
 // apt may order it, with apt's --auto-deconfigure): without relations dpkg
@@ -229,15 +244,9 @@ func TestMovedFileUpgradeEndToEnd(t *testing.T) {
 	}
 	bare, related := v2(""), v2("    replaces: [\"lca (<< 2.0.0-1)\"]\n    breaks: [\"lca (<< 2.0.0-1)\"]\n")
 	run := func(v2 string) string {
-		root := testenv.DpkgRoot(t)
-		out := testenv.AsRoot(t, `dpkg() { command dpkg --root="$ROOT" --admindir="$ROOT/var/lib/dpkg" --force-script-chrootless --force-not-root --log=/dev/null "$@" 2>&1; }
-dpkg -i "$V1/lca_1.0.0-1_amd64.deb" "$V1/lcb_1.0.0-1_amd64.deb" >/dev/null
-dpkg --auto-deconfigure -i "$V2/lcb_2.0.0-1_amd64.deb" "$V2/lca_2.0.0-1_amd64.deb" | grep -o "trying to overwrite.*" || true
-dpkg-query --admindir="$ROOT/var/lib/dpkg" -W -f '${Package} ${Version} ${db:Status-Abbrev}|' lca lcb; echo
-dpkg-query --admindir="$ROOT/var/lib/dpkg" -S /usr/bin/lcx 2>&1 || true
+		return upgradeLCBFirst(t, v1, v2, `dpkg-query --admindir="$ROOT/var/lib/dpkg" -S /usr/bin/lcx 2>&1 || true
 [ -e "$ROOT/usr/bin/lcx" ] || echo "no /usr/bin/lcx"
-`, "ROOT="+root, "V1="+v1, "V2="+v2, "PATH=/usr/sbin:/usr/bin:/sbin:/bin")
-		return string(out)
+`)
 	}
 	if got, want := run(bare), "trying to overwrite '/usr/bin/lcx', which is also in package lca 1.0.0-1\nlca 2.0.0-1 ii |lcb 1.0.0-1 ii |\ndpkg-query: no path found matching pattern /usr/bin/lcx\nno /usr/bin/lcx\n"; got != want {
 		t.Errorf("without relations:\n%s\nwant:\n%s", got, want)
@@ -322,5 +331,35 @@ true
 	}
 	if got, want := run(fixed), "/opt/lc is a link to /usr/lib/lc\n/usr/lib/lc/bin/lc is there\n"; got != want {
 		t.Errorf("with the fragments verify names:\n%s\nwant:\n%s", got, want)
+	}
+}
+
+// TestFileToDirectoryUpgradeEndToEnd upgrades with real dpkg a recipe
+// whose file /usr/lib/lc of package lca is a directory of package lcb now,
+// and whose directory /opt/lc of lca is a file of lcb, lcb unpacked first:
+// without relations dpkg refuses ("trying to overwrite") and lcb stays at
+// 1.0.0, which `updeb verify --base` fails on (movedPaths); with the
+// replaces and breaks it tells to write, the upgrade goes through.
+func TestFileToDirectoryUpgradeEndToEnd(t *testing.T) {
+	testenv.RequireTool(t, "tar", "dpkg", "dpkg-deb")
+	const lcy = "      - {source: lc, path: bin/lc, dest: /usr/bin/lcy}\n"
+	v1 := buildLC(t, "1.0.0", lcPackage("lca", "    files:\n      - {source: lc, path: bin/lc, dest: /usr/lib/lc}\n      - {source: lc, path: bin/lc, dest: /opt/lc/bin/lc}\n")+
+		lcPackage("lcb", "    files:\n"+lcy))
+	v2 := func(relations string) string {
+		return buildLC(t, "2.0.0", lcPackage("lca", "    files:\n      - {source: lc, path: bin/lc, dest: /usr/bin/lcz}\n")+
+			lcPackage("lcb", relations+"    files:\n"+lcy+"      - {source: lc, path: bin/lc, dest: /usr/lib/lc/bin/lc}\n      - {source: lc, path: bin/lc, dest: /opt/lc}\n"))
+	}
+	bare, related := v2(""), v2("    replaces: [\"lca (<< 2.0.0-1)\"]\n    breaks: [\"lca (<< 2.0.0-1)\"]\n")
+	run := func(v2 string) string {
+		return upgradeLCBFirst(t, v1, v2, `[ -f "$ROOT/usr/lib/lc/bin/lc" ] && echo "/usr/lib/lc/bin/lc"
+[ -f "$ROOT/opt/lc" ] && echo "/opt/lc is a file"
+true
+`)
+	}
+	if got, want := run(bare), "trying to overwrite directory '/opt/lc' in package lca 1.0.0-1 with nondirectory\nlca 2.0.0-1 ii |lcb 1.0.0-1 ii |\n"; got != want {
+		t.Errorf("without relations:\n%s\nwant:\n%s", got, want)
+	}
+	if got, want := run(related), "lca 2.0.0-1 ii |lcb 2.0.0-1 ii |\n/usr/lib/lc/bin/lc\n/opt/lc is a file\n"; got != want {
+		t.Errorf("with replaces and breaks:\n%s\nwant:\n%s", got, want)
 	}
 }
