@@ -39,6 +39,7 @@ const (
 	KindAlternativeGone Kind = "alternative-gone" // an alternative name no package of the recipe registers now: its link stays
 	KindConffileGone    Kind = "conffile-gone"    // a conffile the package no longer ships: dpkg keeps it until purge
 	KindDirSymlink      Kind = "dir-symlink"      // a directory that is a symlink now, or the reverse: dpkg never changes one into the other
+	KindPackageGone     Kind = "package-gone"     // a package the recipe dropped that no package of it breaks or conflicts with: it stays installed
 )
 
 // reviewKinds maps each kind to the check whose REVIEW line shows it. A new
@@ -68,6 +69,7 @@ var reviewKinds = map[Kind]string{
 	KindAlternativeGone:  "upgrade",
 	KindConffileGone:     "upgrade",
 	KindDirSymlink:       "upgrade",
+	KindPackageGone:      "upgrade",
 }
 
 // ReviewItem is one change a human must review before merging: a REVIEW

@@ -156,7 +156,7 @@ func relates(rels []string, field, name, version string) bool {
 // not even a purge), and a conffile that no package ships now (dpkg keeps
 // it, marked obsolete, and whatever reads it still does, until purge).
 // Both concern a package the recipe still has: one it dropped stays
-// installed as it was.
+// installed as it was, which is a review item of its own (packageGone).
 func diffLeftBehind(r, old *recipe.Recipe, po recipe.ResolveOptions, rv *reviews) {
 	if old == nil {
 		return
@@ -189,6 +189,9 @@ func leftBehind(np, op *recipe.Resolved) []privilegeChange {
 	for i := range op.Packages {
 		o := &op.Packages[i]
 		if !kept[o.Name] {
+			if c, ok := packageGone(o, np); ok {
+				out = append(out, c)
+			}
 			continue // a package the recipe dropped stays installed as it was, its files and scripts too
 		}
 		out = append(out, dirSymlinkChanges(o, now[o.Name], np.DebianVersion)...)
@@ -210,6 +213,26 @@ func leftBehind(np, op *recipe.Resolved) []privilegeChange {
 		}
 	}
 	return out
+}
+
+// packageGone is the review item for package o of the base that the
+// recipe dropped, unless a package of np breaks or conflicts with it at its
+// old version: apt removes an installed package only for a package that
+// breaks or conflicts with it (or when asked to), so on upgraded systems o
+// stays installed as it was, with its files, alternatives and maintainer
+// scripts, for good, and a newer package of the recipe that takes its
+// place upgrades beside it.
+func packageGone(o *recipe.ResolvedPackage, np *recipe.Resolved) (privilegeChange, bool) {
+	for i := range np.Packages {
+		n := &np.Packages[i]
+		if relates(n.Breaks, "Breaks", o.Name, o.Version) || relates(n.Conflicts, "Conflicts", o.Name, o.Version) {
+			return privilegeChange{}, false
+		}
+	}
+	rel := fmt.Sprintf("%q", fmt.Sprintf("%s (<< %s)", o.Name, np.DebianVersion))
+	return privilegeChange{o.Name, ReviewItem{Kind: KindPackageGone, Subject: o.Name, Old: []string{o.Version}},
+		fmt.Sprintf("package %s %s is gone from the recipe, and no package of it breaks or conflicts with it: upgraded systems keep it installed as it is, with its files and maintainer scripts (apt removes a package only for one that breaks or conflicts with it); to have apt remove it on upgrade, add breaks: [%s] to the package of the recipe that takes its place (replaces: [%s] too where it takes over paths of %s, and provides: [%s] where other packages depend on %s), or keep %s in the recipe as a transitional package with depends: [its successor]",
+			o.Name, o.Version, rel, rel, o.Name, o.Name, o.Name, o.Name)}, true
 }
 
 // dirsOf are the directories package p has: those it states and the

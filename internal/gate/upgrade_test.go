@@ -140,3 +140,41 @@ func TestDirSymlink(t *testing.T) {
 		})
 	}
 }
+
+// A package the recipe drops stays installed on upgraded systems (apt
+// removes a package only for one that breaks or conflicts with it:
+// TestDroppedPackageEndToEnd shows it with apt), so it is an upgrade REVIEW
+// line saying what to write, unless a package of the recipe breaks or
+// conflicts with it at its old version.
+func TestPackageGone(t *testing.T) {
+	load := func(text string) *recipe.Recipe {
+		return loadFiles(t, map[string]string{"recipes/hello.yaml": text, "keys/upstream.asc": "key\n"})
+	}
+	renamed := func(relations string) string {
+		return edit(t, helloRecipe, `revision: "1"`, `revision: "2"`, "  - name: hello\n    summary", "  - name: hello2\n"+relations+"    summary", "/usr/share/doc/hello/", "/usr/share/doc/hello2/")
+	}
+	const gone = `package-gone: package hello [amd64]: package hello 1.2.0-1 is gone from the recipe, and no package of it breaks or conflicts with it: upgraded systems keep it installed as it is, with its files and maintainer scripts (apt removes a package only for one that breaks or conflicts with it); to have apt remove it on upgrade, add breaks: ["hello (<< 1.2.0-2)"] to the package of the recipe that takes its place (replaces: ["hello (<< 1.2.0-2)"] too where it takes over paths of hello, and provides: [hello] where other packages depend on hello), or keep hello in the recipe as a transitional package with depends: [its successor]`
+	for _, tt := range []struct {
+		name, head string
+		want       string
+	}{
+		{"dropped", renamed(""), gone},
+		{"dropped, replaced only", renamed("    replaces: [hello]\n"), gone},
+		{"dropped, a breaks that misses the old version", renamed("    breaks: [\"hello (<< 1.2.0-1)\"]\n"), gone},
+		{"dropped, broken", renamed("    breaks: [\"hello (<< 1.2.0-2)\"]\n"), ""},
+		{"dropped, conflicting", renamed("    conflicts: [hello]\n"), ""},
+		{"kept", edit(t, helloRecipe, `revision: "1"`, `revision: "2"`), ""},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			rv := &reviews{recipe: "hello"}
+			diffLeftBehind(load(tt.head), load(helloRecipe), recipe.ResolveOptions{}, rv)
+			var got []string
+			for _, it := range rv.items {
+				got = append(got, string(it.Kind)+": "+it.Message)
+			}
+			if strings.Join(got, "\n") != tt.want {
+				t.Errorf("review:\n  %s\nwant:\n  %s", strings.Join(got, "\n  "), tt.want)
+			}
+		})
+	}
+}

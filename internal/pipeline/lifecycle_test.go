@@ -363,3 +363,25 @@ true
 		t.Errorf("with replaces and breaks:\n%s\nwant:\n%s", got, want)
 	}
 }
+
+// TestDroppedPackageEndToEnd installs packages lca and lcb of version 1 with
+// real dpkg and asks apt (simulating, against that root's dpkg database) to
+// upgrade lcb to version 2 of a recipe that dropped lca: apt keeps lca,
+// which then stays installed for good (`updeb verify --base` reviews it,
+// packageGone), unless lcb breaks it, as that review line tells.
+func TestDroppedPackageEndToEnd(t *testing.T) {
+	testenv.RequireTool(t, "tar", "dpkg", "dpkg-deb", "apt-get")
+	const lcx, lcy = "    files:\n      - {source: lc, path: bin/lc, dest: /usr/bin/lcx}\n", "    files:\n      - {source: lc, path: bin/lc, dest: /usr/bin/lcy}\n"
+	v1 := buildLC(t, "1.0.0", lcPackage("lca", lcx)+lcPackage("lcb", lcy))
+	bare, broken := buildLC(t, "2.0.0", lcPackage("lcb", lcy)), buildLC(t, "2.0.0", lcPackage("lcb", "    breaks: [\"lca (<< 2.0.0-1)\"]\n"+lcy))
+	root := testenv.DpkgRoot(t)
+	got := testenv.AsRoot(t, `dpkg --root="$ROOT" --admindir="$ROOT/var/lib/dpkg" --force-script-chrootless --force-not-root --log=/dev/null -i "$V1/lca_1.0.0-1_amd64.deb" "$V1/lcb_1.0.0-1_amd64.deb" >/dev/null
+mkdir -p "$ROOT/var/cache/apt/archives/partial" "$ROOT/var/lib/apt/lists/partial"
+apt() { apt-get -s -o Dir="$ROOT" -o Dir::State::status="$ROOT/var/lib/dpkg/status" -o Dir::Etc::SourceList=/dev/null -o Dir::Etc::SourceParts=/dev/null -o Debug::NoLocking=1 install "$1/lcb_2.0.0-1_amd64.deb" 2>&1 | grep -E '^(Remv|Inst|E:)' | sed 's/ (.*//'; }
+echo "without relations:"; apt "$BARE"
+echo "lcb breaks lca:"; apt "$BROKEN"
+`, "ROOT="+root, "V1="+v1, "BARE="+bare, "BROKEN="+broken, "PATH=/usr/sbin:/usr/bin:/sbin:/bin")
+	if want := "without relations:\nInst lcb [1.0.0-1]\nlcb breaks lca:\nRemv lca [1.0.0-1]\nInst lcb [1.0.0-1]\n"; string(got) != want {
+		t.Errorf("apt upgrading lcb:\n%s\nwant:\n%s", got, want)
+	}
+}
