@@ -385,3 +385,42 @@ echo "lcb breaks lca:"; apt "$BROKEN"
 		t.Errorf("apt upgrading lcb:\n%s\nwant:\n%s", got, want)
 	}
 }
+
+// lcHelper is a package whose helper is setuid to its own system user.
+const lcHelper = `  - name: lcd
+    summary: lc daemon
+    description: |
+      A test package.
+    section: admin
+    files:
+      - {source: lc, path: bin/lc, dest: /usr/lib/lcd/helper, mode: "4750", owner: updebtestlcd, group: root, special-bits: "runs as updebtestlcd"}
+    system-user: {name: updebtestlcd}
+`
+
+// TestSetIDSystemUserEndToEnd installs with real dpkg a package whose file
+// is setuid to the package's own system user: dpkg unpacks a first
+// installation's file as root (the account does not exist yet), so the
+// package carries it without the bit, which the postinst sets after chown;
+// once unpacked, before configure (or where the postinst fails), it is
+// never setuid root. Configured, it is the user's and setuid; an upgrade
+// keeps an admin's dpkg-statoverride (here: no setuid bit) as it is.
+func TestSetIDSystemUserEndToEnd(t *testing.T) {
+	testenv.RequireTool(t, "tar", "dpkg", "dpkg-deb", "dpkg-statoverride", "useradd")
+	v1, v2 := buildLC(t, "1.0.0", lcHelper), buildLC(t, "2.0.0", lcHelper)
+	root := testenv.DpkgRoot(t)
+	testenv.BasePasswd(t, root)
+	got := testenv.AsRoot(t, `dpkg() { command dpkg --root="$ROOT" --admindir="$ROOT/var/lib/dpkg" --force-script-chrootless --force-not-root --force-depends --log=/dev/null "$@" >/dev/null 2>&1; }
+helper() { echo "$1: $(stat -c '%u:%g %a' "$ROOT/usr/lib/lcd/helper" | sed "s/^$uid:/updebtestlcd:/; s/^0:/root:/; s/:0 /:root /")"; }
+uid=none
+dpkg --unpack "$V1/lcd_1.0.0-1_amd64.deb"; helper unpacked
+dpkg --configure lcd
+uid=$(grep '^updebtestlcd:' "$ROOT/etc/passwd" | cut -d: -f3); helper configured
+dpkg -i "$V2/lcd_2.0.0-1_amd64.deb"; helper upgraded
+dpkg-statoverride --root="$ROOT" --add root root 0755 /usr/lib/lcd/helper
+dpkg -i "$V1/lcd_1.0.0-1_amd64.deb"; helper "overridden, downgraded"
+`, "ROOT="+root, "V1="+v1, "V2="+v2, "PATH=/usr/sbin:/usr/bin:/sbin:/bin")
+	want := "unpacked: root:root 750\nconfigured: updebtestlcd:root 4750\nupgraded: updebtestlcd:root 4750\noverridden, downgraded: root:root 755\n"
+	if string(got) != want {
+		t.Errorf("a setuid file of the system user:\n%s\nwant:\n%s", got, want)
+	}
+}

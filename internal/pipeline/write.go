@@ -29,7 +29,7 @@ func assemble(r *recipe.Recipe, plan *recipe.Resolved, pp *recipe.ResolvedPackag
 	}
 	bins := newBinaries()
 	for _, f := range pp.Files {
-		e := deb.Entry{Path: f.Dest, Type: deb.TypeFile, Mode: f.Mode, Owner: f.Owner, NoSHA256: !needsSHA256(f, srcs)}
+		e := deb.Entry{Path: f.Dest, Type: deb.TypeFile, Mode: f.PackedMode(), Owner: f.Owner, NoSHA256: !needsSHA256(f, srcs)}
 		dest := f.Dest
 		if f.LocalPath != "" {
 			fh, st, err := r.OpenLocal(f.LocalPath)

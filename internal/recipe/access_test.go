@@ -97,6 +97,14 @@ func TestModesAndOwners(t *testing.T) {
 			t.Errorf("%s: %+v, want mode %v owner %+v special-bits %q", w.dest, f, w.mode, w.owner, w.special)
 		}
 	}
+	// The setuid file of the system user's group goes into the package
+	// without the bit (dpkg unpacks a first installation's file as root):
+	// the postinst sets it after chown. A base-passwd group's keeps it.
+	for dest, want := range map[string]fs.FileMode{`/usr/bin/x\x2dtool`: 0o750, "/usr/bin/chage": 0o755 | fs.ModeSetgid} {
+		if got := files[dest].PackedMode(); got != want {
+			t.Errorf("%s: packed mode %v, want %v", dest, got, want)
+		}
+	}
 	wantDirs := []ResolvedDir{
 		{Path: "/var/lib/x", Mode: 0o755},
 		{Path: "/var/lib/x/state", Mode: 0o700, Owner: deb.Owner{User: "xuser", Group: "xuser"}},

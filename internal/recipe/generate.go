@@ -147,7 +147,7 @@ func whyMode(m fs.FileMode, special string) string {
 }
 
 func fileHints(pkg string, f ResolvedFile) []override {
-	m, o := deb.UnixMode(f.Mode), ownerNames(f.Owner)
+	m, o := deb.UnixMode(f.PackedMode()), ownerNames(f.Owner)
 	identity := o.User + "/" + o.Group
 	exec, setid := m&0o111 != 0, m&0o6000 != 0
 	hint := func(tag, context string) override {
@@ -510,6 +510,12 @@ func systemUser(b *strings.Builder, pp *ResolvedPackage, u *SystemUser) {
 	}
 }
 
+// owns reports whether a path of owner o belongs to the system user u or
+// its group (u nil: there is none).
+func (u *SystemUser) owns(o deb.Owner) bool {
+	return u != nil && (o.User == u.Name || u.Group && o.Group == u.Name)
+}
+
 // owned is a path of the package that its system user owns.
 type owned struct {
 	path  string
@@ -520,15 +526,14 @@ type owned struct {
 // ownedBy lists the files and directories of the package owned by the
 // system user u or its group, directories first (by path), then files.
 func (pp *ResolvedPackage) ownedBy(u *SystemUser) []owned {
-	mine := func(o deb.Owner) bool { return o.User == u.Name || u.Group && o.Group == u.Name }
 	var out []owned
 	for _, d := range pp.Directories {
-		if mine(d.Owner) {
+		if u.owns(d.Owner) {
 			out = append(out, owned{d.Path, ownerNames(d.Owner), d.Mode})
 		}
 	}
 	for _, f := range pp.Files {
-		if mine(f.Owner) {
+		if u.owns(f.Owner) {
 			out = append(out, owned{f.Dest, ownerNames(f.Owner), f.Mode})
 		}
 	}

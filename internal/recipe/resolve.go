@@ -211,6 +211,22 @@ type ResolvedFile struct {
 	// SpecialBits is the recipe's reason for a setuid, setgid or sticky bit.
 	SpecialBits string `json:",omitempty"`
 	Conffile    bool   `json:",omitempty"`
+	// SetIDByPostinst says that the postinst sets the setuid and setgid
+	// bits of Mode, after it gives the file to the package's system user
+	// (or group): the package carries the file without them (PackedMode).
+	// dpkg unpacks a first installation's file as root, the user not
+	// existing yet, and a file setuid or setgid root would stay so until
+	// the postinst, or for good where it fails.
+	SetIDByPostinst bool `json:",omitempty"`
+}
+
+// PackedMode is the file's mode in the package: Mode, less the setuid and
+// setgid bits that the postinst sets (SetIDByPostinst).
+func (f ResolvedFile) PackedMode() fs.FileMode {
+	if f.SetIDByPostinst {
+		return f.Mode &^ (fs.ModeSetuid | fs.ModeSetgid)
+	}
+	return f.Mode
 }
 
 // Link is a symbolic link Dest -> Target.
@@ -788,6 +804,7 @@ func (pl *packageResolver) file(f File) (ResolvedFile, bool) {
 		pf.Mode = deb.FileMode(f.Mode)
 	}
 	pf.Owner, pf.SpecialBits = pl.owner(fn, f.Access), f.SpecialBits
+	pf.SetIDByPostinst = pf.Mode&(fs.ModeSetuid|fs.ModeSetgid) != 0 && pl.rp.SystemUser.owns(pf.Owner)
 	if pf.Mode&0o002 != 0 {
 		pl.fs.warn(valueOf(fn, "mode"), "mode: %s is world-writable (%04o): any local user can change it", pf.Dest, f.Mode)
 	}
