@@ -16,7 +16,10 @@ func newRepoRollbackCmd(g *globalOptions) *cobra.Command {
 generation whose packages differ from the live ones, which undoes the last change). It is
 written as a new generation, dated now and signed with the current keys and settings, and
 switched in atomically: a client that already updated accepts it with no warning and sees
-the earlier packages. 'updeb repo history SUITE' lists the kept generations.`,
+the earlier packages. Nodes keep what they installed: apt never downgrades on its own, so
+a node that upgraded to a withdrawn version stays on it until told the earlier version
+(Puppet's ensure => VERSION, or apt-get install --allow-downgrades NAME=VERSION).
+'updeb repo history SUITE' lists the kept generations.`,
 		Example: `  updeb repo rollback --key repo.secret.asc bookworm-wikimedia
   updeb repo rollback --key repo.secret.asc bookworm-wikimedia --to 41`,
 		Args: cobra.ExactArgs(1),

@@ -190,6 +190,12 @@ func (a *aptClient) install(name, version, payload string) {
 	if err != nil || string(got) != payload {
 		a.t.Fatalf("after installing %s=%s the payload is %q (%v), want %q\n%s", name, version, got, err, payload, out)
 	}
+	a.wantInstalled(name, version)
+}
+
+// wantInstalled checks that dpkg has name at version.
+func (a *aptClient) wantInstalled(name, version string) {
+	a.t.Helper()
 	status, err := exec.Command("dpkg-query", "--admindir="+filepath.Join(a.root, "var/lib/dpkg"), "-W", "-f=${Version}", name).Output()
 	if err != nil || string(status) != version {
 		a.t.Fatalf("dpkg-query says %s is at version %q (%v), want %s", name, status, err, version)

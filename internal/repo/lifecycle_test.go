@@ -618,3 +618,88 @@ func TestOneBuildPerVersionAcrossComponents(t *testing.T) {
 	}
 	a.install("app", "1-1", "main build")
 }
+
+// A rollback changes what the repository offers, not what nodes have: the
+// way operations.md says. A node that upgraded to the withdrawn version
+// keeps it through apt-get update and (dist-)upgrade (apt never downgrades
+// below pin priority 1000); an exact version at Puppet's command line (the
+// apt provider adds --force-yes when ensure names a version) takes it back,
+// and by hand apt-get -y needs --allow-downgrades. The docs' pin by origin
+// and a component with a slash matches, on two architectures.
+func TestRollbackLeavesNodesOnTheWithdrawnVersion(t *testing.T) {
+	t.Parallel() // mostly waiting: for the clock, for apt
+	dir, root := testDirs(t)
+	ctx := context.Background()
+	const comp = "component/kubernetes136"
+	r := realRepo(t, root, SettingsChange{Origin: ptr("Wikimedia"), Label: ptr("Wikimedia"), Architectures: []string{"amd64", "arm64"}}, nil)
+	publish := func(version, payload string) {
+		t.Helper()
+		_, err := r.Publish(ctx, "bookworm-wikimedia", comp, []Package{
+			pkgOf(t, testDeb(t, dir, "kube", version, "amd64", payload)), pkgOf(t, testDeb(t, dir, "kube", version, "arm64", payload+" arm64"))})
+		must(t, err)
+	}
+	publish("1.36.0-1", "v1")
+	a := newAptClient(t, root, "bookworm-wikimedia", comp)
+	must(t, os.WriteFile(filepath.Join(a.dir, "etc/preferences.d/example-apt.pref"),
+		[]byte("Package: kube\nPin: release o=Wikimedia,c="+comp+"\nPin-Priority: 990\n"), 0o644))
+	apt := func(wantOK bool, args ...string) string {
+		t.Helper()
+		out, err := a.run("apt-get", args...)
+		if (err == nil) != wantOK || strings.Contains(out, "E: ") == wantOK {
+			t.Fatalf("apt-get %s: %v (want success: %v)\n%s", strings.Join(args, " "), err, wantOK, out)
+		}
+		return out
+	}
+	// What Puppet's apt provider runs for ensure => VERSION.
+	puppet := func(version string) {
+		t.Helper()
+		apt(true, "-q", "-y", "-o", "DPkg::Options::=--force-confold", "--force-yes", "install", "kube="+version)
+		a.wantInstalled("kube", version)
+	}
+	a.update()
+	if out, err := a.run("apt-cache", "policy", "kube"); err != nil || !strings.Contains(out, " 1.36.0-1 990\n") {
+		t.Fatalf("apt-cache policy with the docs' pin on %s: %v\n%s", comp, err, out)
+	}
+	puppet("1.36.0-1")
+
+	publish("1.36.1-1", "v2")
+	a.update()
+	if out := apt(true, "-s", "dist-upgrade"); !strings.Contains(out, "Inst kube [1.36.0-1] (1.36.1-1 ") {
+		t.Fatalf("apt-get -s dist-upgrade after publishing 1.36.1-1:\n%s", out)
+	}
+	apt(true, "-q", "-y", "upgrade")
+	a.wantInstalled("kube", "1.36.1-1")
+
+	res, err := r.Rollback(ctx, "bookworm-wikimedia", 0)
+	must(t, err)
+	if len(res.Removed) != 2 || res.Removed[0].Version != "1.36.1-1" {
+		t.Fatalf("rollback: %+v", res)
+	}
+	a.update()
+	a.wantVersions("kube", "1.36.0-1")
+	for _, args := range [][]string{{"-s", "dist-upgrade"}, {"-q", "-y", "upgrade"}, {"-q", "-y", "dist-upgrade"}} {
+		if out := apt(true, args...); !strings.Contains(out, "0 upgraded, 0 newly installed, 0 to remove") || strings.Contains(out, "DOWNGRADED") {
+			t.Fatalf("apt-get %s after the rollback: want nothing done\n%s", strings.Join(args, " "), out)
+		}
+	}
+	a.wantInstalled("kube", "1.36.1-1")
+	if out := apt(false, "-q", "-y", "install", "kube=1.36.0-1"); !strings.Contains(out, "without --allow-downgrades") {
+		t.Fatalf("apt-get -y install of the earlier version without --allow-downgrades:\n%s", out)
+	}
+	apt(true, "-q", "-y", "--allow-downgrades", "install", "kube=1.36.0-1")
+	a.wantInstalled("kube", "1.36.0-1")
+
+	// Undo the rollback (1.36.1-1 is live again: the node upgrades), roll
+	// back again, and let Puppet take the node back.
+	_, err = r.Rollback(ctx, "bookworm-wikimedia", 0)
+	must(t, err)
+	a.update()
+	a.wantVersions("kube", "1.36.0-1", "1.36.1-1")
+	apt(true, "-q", "-y", "upgrade")
+	a.wantInstalled("kube", "1.36.1-1")
+	_, err = r.Rollback(ctx, "bookworm-wikimedia", 0)
+	must(t, err)
+	a.update()
+	a.wantVersions("kube", "1.36.0-1")
+	puppet("1.36.0-1")
+}
