@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -198,4 +199,136 @@ func runCLIExit(t *testing.T, wantCode int, args ...string) (string, string) {
 		t.Fatalf("updeb %s: exit %d, want %d\n%s%s", strings.Join(args, " "), code, wantCode, out, stderr)
 	}
 	return out, stderr
+}
+
+// TestKeyRotationAsDocumented runs operations.md's key rotation step by
+// step at the command line, with real apt clients: one that trusts the
+// archive-keyring.gpg of before the rotation and is given the new one
+// midway, one that trusts only the new key's PREFIX.gpg, one that is never
+// given the new key. Each keeps working, with no warning, until the old key
+// is dropped (then only the last one fails, NO_PUBKEY); and once the config
+// names only the new key (the step the docs used to leave out), later
+// writes no longer sign with the old one: with the config of the rotation
+// left as it was, the next publish silently put the old key back.
+func TestKeyRotationAsDocumented(t *testing.T) {
+	testenv.RequireTool(t, "dpkg-deb", "apt-get", "gpgv")
+	dir := t.TempDir()
+	repoDir := filepath.Join(dir, "repo")
+	cfg := filepath.Join(dir, "updeb.yaml")
+	config := func(keys string) {
+		t.Helper()
+		if err := os.WriteFile(cfg, []byte("repo:\n  dir: repo\n  suite: bookworm-wikimedia\n  origin: Example Org\n"+keys), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	keygen := func(name, prefix string) string {
+		t.Helper()
+		out, _ := runCLIExit(t, 0, "--json", "keys", "generate", "--name", name, "--email", "apt@example.org", "--out", filepath.Join(dir, prefix))
+		var k struct{ Fingerprint string }
+		if err := json.Unmarshal([]byte(out), &k); err != nil || k.Fingerprint == "" {
+			t.Fatalf("keys generate --json: %v\n%s", err, out)
+		}
+		return k.Fingerprint
+	}
+	copyFile := func(from, to string) {
+		t.Helper()
+		data, err := os.ReadFile(from)
+		if err == nil {
+			err = os.WriteFile(to, data, 0o644)
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	type client struct {
+		name string
+		apt  func(args ...string) (string, error)
+	}
+	newClient := func(name, keyring string) client {
+		t.Helper()
+		copyFile(keyring, filepath.Join(dir, name+".gpg")) // the file Puppet deploys
+		return client{name, aptFor(t, repoDir, filepath.Join(dir, name+".gpg"), "bookworm-wikimedia", "main")}
+	}
+	works := func(version string, clients ...client) {
+		t.Helper()
+		for _, c := range clients {
+			for _, args := range [][]string{{"update"}, {"install", "-y", "--allow-downgrades", "kubectl=" + version}} {
+				if out, err := c.apt(args...); err != nil || strings.Contains(out, "W: ") || strings.Contains(out, "E: ") {
+					t.Fatalf("client %s: apt-get %s: %v\n%s", c.name, strings.Join(args, " "), err, out)
+				}
+			}
+		}
+	}
+	signedBy := func(want ...string) {
+		t.Helper()
+		out, _ := runCLIExit(t, 0, "--json", "repo", "history", "--repo", repoDir, "bookworm-wikimedia")
+		var h struct {
+			Generations []struct {
+				SigningKeys []string `json:"signing_keys"`
+			} `json:"generations"`
+		}
+		if err := json.Unmarshal([]byte(out), &h); err != nil || len(h.Generations) == 0 {
+			t.Fatalf("history --json: %v\n%s", err, out)
+		}
+		slices.Sort(want)
+		if got := h.Generations[len(h.Generations)-1].SigningKeys; !slices.Equal(got, want) {
+			t.Fatalf("the live generation is signed by %v, want %v", got, want)
+		}
+	}
+
+	oldFP := keygen("Example apt", "repo-signing")
+	config("  key: repo-signing.secret.asc\n")
+	runCLIExit(t, 0, "--config", cfg, "publish", buildDeb(t, dir, "kubectl", "1.36.0-1", "one"))
+	before := newClient("before", filepath.Join(repoDir, "archive-keyring.gpg"))
+	never := newClient("never", filepath.Join(repoDir, "archive-keyring.gpg"))
+	works("1.36.0-1", before, never)
+
+	// updeb keys generate ... --out /etc/updeb/repo-2027
+	newFP := keygen("Example apt 2027", "repo-2027")
+	// updeb repo refresh --key OLD --key NEW
+	runCLIExit(t, 0, "--config", cfg, "repo", "refresh", "--key", filepath.Join(dir, "repo-signing.secret.asc"), "--key", filepath.Join(dir, "repo-2027.secret.asc"))
+	signedBy(oldFP, newFP)
+	onlyNew := newClient("only-new", filepath.Join(dir, "repo-2027.gpg"))
+	works("1.36.0-1", before, never, onlyNew)
+	// config: key: the old one, keys: [the new one]; the monthly publish.
+	config("  key: repo-signing.secret.asc\n  keys: [repo-2027.secret.asc]\n")
+	runCLIExit(t, 0, "--config", cfg, "publish", buildDeb(t, dir, "kubectl", "1.36.1-1", "two"))
+	signedBy(oldFP, newFP)
+	works("1.36.1-1", before, never, onlyNew)
+	// Deploy archive-keyring.gpg (both keys) to the clients.
+	copyFile(filepath.Join(repoDir, "archive-keyring.gpg"), filepath.Join(dir, "before.gpg"))
+	works("1.36.1-1", before)
+	// updeb repo refresh --key NEW --allow-field-change
+	runCLIExit(t, 0, "--config", cfg, "repo", "refresh", "--key", filepath.Join(dir, "repo-2027.secret.asc"), "--allow-field-change")
+	signedBy(newFP)
+	works("1.36.1-1", before, onlyNew)
+	// apt-get update warns and exits 0, and the client goes on with the
+	// indexes it has: it never sees a new version.
+	stale := func() {
+		t.Helper()
+		if out, err := never.apt("update"); err != nil || !strings.Contains(out, "NO_PUBKEY") || !strings.Contains(out, "previous index files will be used") {
+			t.Fatalf("a client trusting only the dropped key: apt-get update: %v, want exit 0 with a NO_PUBKEY warning\n%s", err, out)
+		}
+	}
+	stale()
+
+	// The rotation's config left as it was: the next write signs with the
+	// old key again (a client trusting only it updates again), and
+	// archive-keyring.gpg holds it again.
+	runCLIExit(t, 0, "--config", cfg, "publish", buildDeb(t, dir, "kubectl", "1.36.2-1", "three"))
+	signedBy(oldFP, newFP)
+	works("1.36.2-1", never)
+	// The last step: the config names only the new key.
+	config("  key: repo-2027.secret.asc\n")
+	runCLIExit(t, 0, "--config", cfg, "repo", "refresh", "--allow-field-change")
+	signedBy(newFP)
+	runCLIExit(t, 0, "--config", cfg, "publish", buildDeb(t, dir, "kubectl", "1.36.3-1", "four"))
+	signedBy(newFP)
+	copyFile(filepath.Join(repoDir, "archive-keyring.gpg"), filepath.Join(dir, "fresh.gpg"))
+	fresh := client{"fresh", aptFor(t, repoDir, filepath.Join(dir, "fresh.gpg"), "bookworm-wikimedia", "main")}
+	works("1.36.3-1", before, onlyNew, fresh)
+	stale()
+	if out, err := never.apt("install", "-s", "kubectl=1.36.3-1"); err == nil || !strings.Contains(out, "'1.36.3-1' for 'kubectl' was not found") {
+		t.Fatalf("a client trusting only the dropped key sees a version published after the drop: %v\n%s", err, out)
+	}
 }

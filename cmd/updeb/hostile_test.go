@@ -149,7 +149,7 @@ func TestPublishLargestControlKeepsAptWorking(t *testing.T) {
 	if code, out, stderr := runCLI(t, append(common, big)...); code != 0 {
 		t.Fatalf("publish: exit %d\n%s%s", code, out, stderr)
 	}
-	apt := aptFor(t, repoDir, "stable", "main")
+	apt := aptFor(t, repoDir, filepath.Join(repoDir, "archive-keyring.gpg"), "stable", "main")
 	if out, err := apt("update"); err != nil || strings.Contains(out, "E: ") || strings.Contains(out, "W: ") {
 		t.Fatalf("apt-get update: %v\n%s", err, out)
 	}
@@ -159,9 +159,9 @@ func TestPublishLargestControlKeepsAptWorking(t *testing.T) {
 }
 
 // aptFor returns a function running apt-get confined to a temporary folder,
-// with the repository as its only source (file: URI, signed-by its keyring)
-// and a throwaway root to install into.
-func aptFor(t *testing.T, repoDir, suite, component string) func(args ...string) (string, error) {
+// with the repository as its only source (file: URI, signed-by keyring) and
+// a throwaway root to install into.
+func aptFor(t *testing.T, repoDir, keyring, suite, component string) func(args ...string) (string, error) {
 	dir := t.TempDir()
 	root := filepath.Join(dir, "root")
 	for _, d := range []string{"etc/sources.list.d", "etc/apt.conf.d", "etc/preferences.d", "state/lists/partial", "cache/archives/partial",
@@ -172,7 +172,7 @@ func aptFor(t *testing.T, repoDir, suite, component string) func(args ...string)
 	}
 	for name, data := range map[string]string{
 		"root/var/lib/dpkg/status": "",
-		"etc/sources.list":         fmt.Sprintf("deb [signed-by=%s/archive-keyring.gpg] file:%s %s %s\n", repoDir, repoDir, suite, component),
+		"etc/sources.list":         fmt.Sprintf("deb [signed-by=%s] file:%s %s %s\n", keyring, repoDir, suite, component),
 		"apt.conf": fmt.Sprintf(`Dir "/"; Dir::Etc "%[1]s/etc"; Dir::Etc::SourceList "%[1]s/etc/sources.list";
 Dir::Etc::SourceParts "%[1]s/etc/sources.list.d"; Dir::Etc::Preferences "%[1]s/etc/preferences";
 Dir::Etc::PreferencesParts "%[1]s/etc/preferences.d"; Dir::Etc::Parts "%[1]s/etc/apt.conf.d";
