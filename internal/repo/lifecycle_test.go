@@ -413,12 +413,7 @@ func TestKeyRotationWithTwoKeys(t *testing.T) {
 	oldClient := newAptClient(t, root, "s", "main")
 	oldClient.update()
 
-	gen, err := GenerateKey("new key", "new@example.com", Ed25519, time.Unix(1700000000, 0), rand.Reader)
-	must(t, err)
-	newKey, err := ReadSigner(bytes.NewReader(gen.SecretArmored), "new")
-	must(t, err)
-	both, err := JoinSigners(oldKey, newKey)
-	must(t, err)
+	gen, newKey, both := rotationKeys(t, oldKey)
 	_, err = realRepo(t, root, SettingsChange{}, both).Refresh(ctx, nil)
 	must(t, err)
 	oldClient.update()
@@ -702,4 +697,58 @@ func TestRollbackLeavesNodesOnTheWithdrawnVersion(t *testing.T) {
 	a.update()
 	a.wantVersions("kube", "1.36.0-1")
 	puppet("1.36.0-1")
+}
+
+// A write that adds a signing key to an existing suite warns, naming it:
+// the first step of a rotation, or a dropped key put back by a config that
+// still names it; writes with the same keys, and a new suite, do not.
+func TestAddedSigningKeyWarns(t *testing.T) {
+	dir, root := testDirs(t)
+	ctx := context.Background()
+	oldKey := testSigner(t)
+	_, newKey, both := rotationKeys(t, oldKey)
+	var log bytes.Buffer
+	clock := testClock()
+	open := func(s *Signer, change SettingsChange) *Repo {
+		return Open(root, Options{Settings: change, Signer: s, Now: clock, Logger: slog.New(slog.NewTextHandler(&log, nil))})
+	}
+	warned := func() bool {
+		defer log.Reset()
+		return strings.Contains(log.String(), "now also signed by keys")
+	}
+	_, err := open(oldKey, SettingsChange{}).Publish(ctx, "s", "main", []Package{pkgOf(t, testDeb(t, dir, "app", "1.0-1", "amd64", "v1"))})
+	must(t, err)
+	if warned() {
+		t.Error("a new suite warned")
+	}
+	_, err = open(both, SettingsChange{}).Refresh(ctx, nil)
+	must(t, err)
+	if !warned() {
+		t.Error("adding the new key did not warn")
+	}
+	_, err = open(both, SettingsChange{}).Refresh(ctx, nil)
+	must(t, err)
+	if warned() {
+		t.Error("the same keys warned")
+	}
+	_, err = open(newKey, SettingsChange{AllowFieldChange: true}).Refresh(ctx, nil)
+	must(t, err)
+	_, err = open(both, SettingsChange{}).Publish(ctx, "s", "main", []Package{pkgOf(t, testDeb(t, dir, "app", "1.0-2", "amd64", "v2"))})
+	must(t, err)
+	if !warned() {
+		t.Error("the dropped key put back did not warn")
+	}
+}
+
+// rotationKeys makes a new signing key, and a signer of old and it together
+// (the middle of a rotation).
+func rotationKeys(t *testing.T, old *Signer) (gen *GeneratedKey, newKey, both *Signer) {
+	t.Helper()
+	gen, err := GenerateKey("new key", "new@example.com", Ed25519, time.Unix(1700000000, 0), rand.Reader)
+	must(t, err)
+	newKey, err = ReadSigner(bytes.NewReader(gen.SecretArmored), "new")
+	must(t, err)
+	both, err = JoinSigners(old, newKey)
+	must(t, err)
+	return gen, newKey, both
 }

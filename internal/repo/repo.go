@@ -50,6 +50,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/updeb/updeb/internal/aptname"
@@ -162,6 +163,21 @@ func (r *Repo) settle(st *suiteState, old Settings, fresh bool) error {
 	set, err := old.apply(change, r.opts.Signer, st.live != nil)
 	if err != nil {
 		return err
+	}
+	// A key joins the signers of a suite only on purpose (a rotation's
+	// first step); a config that still names a key dropped earlier puts it
+	// back unasked, undoing the rotation: either way, say so.
+	if st.live != nil && len(old.SigningKeys) > 0 {
+		var added []string
+		for _, k := range set.SigningKeys {
+			if !slices.Contains(old.SigningKeys, k) {
+				added = append(added, k)
+			}
+		}
+		if len(added) > 0 {
+			r.opts.Logger.Warn("the suite is now also signed by keys it was not signed by: clients trust the suite with any of them; if one is a key dropped in a rotation, the config still names it (key:, keys:)",
+				"suite", st.suite, "added", strings.Join(added, " "), "was", strings.Join(old.SigningKeys, " "))
+		}
 	}
 	st.set, st.changed = set, settingsDiff(old, set)
 	return nil
