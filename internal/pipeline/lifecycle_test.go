@@ -424,3 +424,32 @@ dpkg -i "$V1/lcd_1.0.0-1_amd64.deb"; helper "overridden, downgraded"
 		t.Errorf("a setuid file of the system user:\n%s\nwant:\n%s", got, want)
 	}
 }
+
+// TestStatOverrideOfAGlobPathEndToEnd: the postinst asks dpkg-statoverride
+// whether an admin overrode a path of the system user before it chowns it;
+// --list takes a glob, so a path with [ ] must be asked for escaped, or the
+// admin's override of it is not found and the upgrade's postinst undoes it.
+func TestStatOverrideOfAGlobPathEndToEnd(t *testing.T) {
+	testenv.RequireTool(t, "tar", "dpkg", "dpkg-deb", "dpkg-statoverride", "useradd")
+	const pkg = `  - name: lcd
+    summary: lc daemon
+    description: |
+      A test package.
+    section: admin
+    files:
+      - {source: lc, path: bin/lc, dest: "/usr/lib/lcd/x[1]/helper", mode: "0750", owner: updebtestlcd, group: root}
+    system-user: {name: updebtestlcd}
+`
+	v1, v2 := buildLC(t, "1.0.0", pkg), buildLC(t, "2.0.0", pkg)
+	root := testenv.DpkgRoot(t)
+	testenv.BasePasswd(t, root)
+	got := testenv.AsRoot(t, `dpkg() { command dpkg --root="$ROOT" --admindir="$ROOT/var/lib/dpkg" --force-script-chrootless --force-not-root --force-depends --log=/dev/null "$@" >/dev/null 2>&1; }
+dpkg -i "$V1/lcd_1.0.0-1_amd64.deb"
+dpkg-statoverride --root="$ROOT" --admindir="$ROOT/var/lib/dpkg" --add root root 0700 '/usr/lib/lcd/x[1]/helper'
+dpkg -i "$V2/lcd_2.0.0-1_amd64.deb"
+stat -c '%u:%g %a' "$ROOT/usr/lib/lcd/x[1]/helper"
+`, "ROOT="+root, "V1="+v1, "V2="+v2, "PATH=/usr/sbin:/usr/bin:/sbin:/bin")
+	if string(got) != "0:0 700\n" {
+		t.Errorf("after an upgrade, the overridden path is %s, want the admin's 0:0 700", got)
+	}
+}

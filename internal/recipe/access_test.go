@@ -150,7 +150,7 @@ func TestModesAndOwners(t *testing.T) {
 		"adduser --system --quiet --group --home /var/lib/x xuser\n\t\t\tfi\n\t\t\tupdeb_user=xuser updeb_group=xuser\n",
 		"\t\tfi\n" +
 			"\t\tif ! dpkg-statoverride --list /var/lib/x/state >/dev/null 2>&1; then\n\t\t\tchown \"$updeb_user:$updeb_group\" \"$DPKG_ROOT\"/var/lib/x/state\n\t\tfi\n" +
-			"\t\tif ! dpkg-statoverride --list '/usr/bin/x\\x2dtool' >/dev/null 2>&1; then\n\t\t\tchown \"root:$updeb_group\" \"$DPKG_ROOT\"'/usr/bin/x\\x2dtool'\n\t\t\tchmod 4750 \"$DPKG_ROOT\"'/usr/bin/x\\x2dtool'\n\t\tfi\n" +
+			"\t\tif ! dpkg-statoverride --list '/usr/bin/x\\\\x2dtool' >/dev/null 2>&1; then\n\t\t\tchown \"root:$updeb_group\" \"$DPKG_ROOT\"'/usr/bin/x\\x2dtool'\n\t\t\tchmod 4750 \"$DPKG_ROOT\"'/usr/bin/x\\x2dtool'\n\t\tfi\n" +
 			"\t\tif ! dpkg-statoverride --list '/etc/x/read me ünï' >/dev/null 2>&1; then\n\t\t\tchown \"$updeb_user:root\" \"$DPKG_ROOT\"'/etc/x/read me ünï'\n\t\tfi\n",
 	} {
 		if !strings.Contains(postinst, want) {

@@ -500,7 +500,7 @@ func systemUser(b *strings.Builder, pp *ResolvedPackage, u *SystemUser) {
 		if u.Group && grp == u.Name {
 			grp = "$updeb_group"
 		}
-		line(2, "if ! dpkg-statoverride --list %s >/dev/null 2>&1; then", shellQuote(o.path))
+		line(2, "if ! dpkg-statoverride --list %s >/dev/null 2>&1; then", shellQuote(globLiteral(o.path)))
 		line(3, `chown "%s:%s" "$DPKG_ROOT"%s`, user, grp, shellQuote(o.path))
 		if o.mode&(fs.ModeSetuid|fs.ModeSetgid) != 0 {
 			// chown clears setuid and setgid: set the mode again.
@@ -514,6 +514,20 @@ func systemUser(b *strings.Builder, pp *ResolvedPackage, u *SystemUser) {
 // its group (u nil: there is none).
 func (u *SystemUser) owns(o deb.Owner) bool {
 	return u != nil && (o.User == u.Name || u.Group && o.Group == u.Name)
+}
+
+// globLiteral escapes the glob characters of p: dpkg-statoverride --list
+// takes a pattern, and "/usr/lib/x[1]/f" as one would miss that path's own
+// override (and could match another's).
+func globLiteral(p string) string {
+	var b strings.Builder
+	for _, r := range p {
+		if strings.ContainsRune(`*?[]\`, r) {
+			b.WriteByte('\\')
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
 }
 
 // owned is a path of the package that its system user owns.
