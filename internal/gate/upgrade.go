@@ -182,8 +182,12 @@ func leftBehind(np, op *recipe.Resolved) []privilegeChange {
 		}
 	}
 	now := map[string]*recipe.ResolvedPackage{}
+	units := map[string]bool{} // the units the recipe's packages ship now, by name
 	for i := range np.Packages {
 		now[np.Packages[i].Name] = &np.Packages[i]
+		for _, u := range unitsOf(&np.Packages[i]) {
+			units[u] = true
+		}
 	}
 	var out []privilegeChange
 	for i := range op.Packages {
@@ -195,6 +199,14 @@ func leftBehind(np, op *recipe.Resolved) []privilegeChange {
 			continue // a package the recipe dropped stays installed as it was, its files and scripts too
 		}
 		out = append(out, dirSymlinkChanges(o, now[o.Name], np.DebianVersion)...)
+		for _, u := range unitsOf(o) {
+			if units[u] {
+				continue
+			}
+			out = append(out, privilegeChange{o.Name, ReviewItem{Kind: KindUnitGone, Subject: u, Old: []string{u}},
+				fmt.Sprintf("systemd unit %s is gone: on upgraded systems dpkg removes its file, but a running %s keeps running, enabled links stay, and systemd keeps the old definition loaded until a daemon-reload; to stop it, add to a preinst fragment of %s: if [ \"$1\" = upgrade ] && [ -z \"${DPKG_ROOT:-}\" ] && [ -d /run/systemd/system ]; then systemctl stop %s || true; systemctl disable %s || true; fi (and a postinst fragment that runs systemctl daemon-reload, if %s has no unit left)",
+					u, u, o.Name, u, u, o.Name)})
+		}
 		for _, a := range o.Alternatives() {
 			if names[a.Name] {
 				continue // its --install in the new postinst drops the old path
@@ -282,6 +294,20 @@ func dirSymlinkChanges(o, n *recipe.ResolvedPackage, version string) []privilege
 			out = append(out, privilegeChange{n.Name, ReviewItem{Kind: KindDirSymlink, Subject: p, Old: []string{"symlink to " + oldLinks[p]}, New: []string{"directory"}},
 				fmt.Sprintf("%s was a symlink to %s and is a directory now: dpkg keeps the symlink on upgraded systems and unpacks the directory's files into %s; add to the preinst, postinst and postrm fragments of %s: dpkg-maintscript-helper symlink_to_dir %s %s %s -- \"$@\"",
 					p, oldLinks[p], oldLinks[p], n.Name, p, oldLinks[p], version+"~")})
+		}
+	}
+	return out
+}
+
+// unitsOf names the systemd units package p installs (files directly in
+// /lib/systemd/system or /usr/lib/systemd/system, not drop-ins).
+func unitsOf(p *recipe.ResolvedPackage) []string {
+	var out []string
+	for _, dest := range installedPaths(p) {
+		for _, dir := range []string{"/lib/systemd/system/", "/usr/lib/systemd/system/"} {
+			if name, ok := strings.CutPrefix(dest, dir); ok && !strings.Contains(name, "/") {
+				out = append(out, name)
+			}
 		}
 	}
 	return out

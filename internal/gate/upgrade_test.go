@@ -178,3 +178,44 @@ func TestPackageGone(t *testing.T) {
 		})
 	}
 }
+
+// A systemd unit that no package of the recipe ships now (removed, or
+// renamed) is an upgrade REVIEW line with the fragment that stops it; a
+// unit kept, or moved into /usr/lib, is not.
+func TestUnitGone(t *testing.T) {
+	unit := "[Unit]\nDescription=hello\n[Service]\nExecStart=/usr/bin/hello\n"
+	load := func(text string, files ...string) *recipe.Recipe {
+		m := map[string]string{"recipes/hello.yaml": text, "keys/upstream.asc": "key\n"}
+		for _, f := range files {
+			m["recipes/hello/"+f] = unit
+		}
+		return loadFiles(t, m)
+	}
+	withUnit := func(text, file, dir string) string {
+		return edit(t, text, "    files:\n", "    systemd-units: ["+file+"]\n    files:\n      - {file: "+file+", dest: "+dir+file+"}\n")
+	}
+	bump := edit(t, helloRecipe, `revision: "1"`, `revision: "2"`)
+	old := load(withUnit(helloRecipe, "hello.service", "/lib/systemd/system/"), "hello.service")
+	for _, tt := range []struct {
+		name string
+		head *recipe.Recipe
+		want string
+	}{
+		{"kept", load(withUnit(bump, "hello.service", "/lib/systemd/system/"), "hello.service"), ""},
+		{"moved to /usr/lib", load(withUnit(bump, "hello.service", "/usr/lib/systemd/system/"), "hello.service"), ""},
+		{"removed", load(bump), `unit-gone: package hello [amd64]: systemd unit hello.service is gone: on upgraded systems dpkg removes its file, but a running hello.service keeps running, enabled links stay, and systemd keeps the old definition loaded until a daemon-reload; to stop it, add to a preinst fragment of hello: if [ "$1" = upgrade ] && [ -z "${DPKG_ROOT:-}" ] && [ -d /run/systemd/system ]; then systemctl stop hello.service || true; systemctl disable hello.service || true; fi (and a postinst fragment that runs systemctl daemon-reload, if hello has no unit left)`},
+		{"renamed", load(withUnit(bump, "helloer.service", "/lib/systemd/system/"), "helloer.service"), "unit-gone: package hello [amd64]: systemd unit hello.service is gone"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			rv := &reviews{recipe: "hello"}
+			diffLeftBehind(tt.head, old, recipe.ResolveOptions{}, rv)
+			var got []string
+			for _, it := range rv.items {
+				got = append(got, string(it.Kind)+": "+it.Message)
+			}
+			if g := strings.Join(got, "\n"); tt.want == "" && g != "" || !strings.HasPrefix(g, tt.want) {
+				t.Errorf("review:\n  %s\nwant:\n  %s", strings.Join(got, "\n  "), tt.want)
+			}
+		})
+	}
+}
