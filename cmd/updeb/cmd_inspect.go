@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"os"
 	"strings"
 	"text/tabwriter"
 
@@ -21,7 +22,8 @@ func newInspectCmd(g *globalOptions) *cobra.Command {
 		Long: `inspect reads any .deb (updeb's or dpkg-deb's; xz, gzip, zstd or no compression) and
 prints its ar members, control fields, conffiles, maintainer scripts and every data
 entry with mode, owner, size and mtime. With --json the output is meant for diffing
-two builds. A malformed archive exits 2, an unreadable file 3. Whatever dpkg-deb or
+two builds. A malformed archive exits 2, as does a file that cannot be opened
+(missing, not a regular file); one that fails while it is read exits 3. Whatever dpkg-deb or
 dpkg would refuse is refused, and so is a decompression bomb (more than 100 times
 the file's size, plus 64 MiB, or 8 GiB in all). Control characters and escape
 sequences in names, link targets and owners are printed escaped (\x1b), as dpkg-deb -c
@@ -36,6 +38,13 @@ hold only Unicode), which it writes as the text does (\xff).`,
 			return nil
 		},
 		RunE: func(cmd *cobra.Command, args []string) error {
+			// A file the user names that cannot be opened is exit 2, as
+			// everywhere (scripting.md); one that fails while read, 3.
+			if st, err := os.Stat(args[0]); err != nil {
+				return invalidInput(err, "name the .deb to inspect")
+			} else if !st.Mode().IsRegular() {
+				return invalidInput(fmt.Errorf("%s: not a regular file (mode %s)", args[0], st.Mode().Type()), "name the .deb to inspect")
+			}
 			info, err := deb.InspectFile(cmd.Context(), args[0], archive.Limits{})
 			if err != nil {
 				return err

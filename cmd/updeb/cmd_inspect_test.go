@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -33,6 +34,10 @@ func TestInspectCmd(t *testing.T) {
 	if err := os.WriteFile(bad, []byte("!<arch>\nnope"), 0o644); err != nil {
 		t.Fatal(err)
 	}
+	fifo := filepath.Join(dir, "fifo.deb")
+	if err := syscall.Mkfifo(fifo, 0o644); err != nil {
+		t.Fatal(err)
+	}
 	tests := []struct {
 		args   []string
 		code   int
@@ -43,7 +48,9 @@ func TestInspectCmd(t *testing.T) {
 		{[]string{"inspect", good}, 0, "  data.tar.xz     ", ""},
 		{[]string{"inspect", "--json", good}, 0, `"path": "./usr/bin/x"`, ""},
 		{[]string{"inspect", bad}, 2, "", "updeb: error: " + bad + ": deb: malformed package: ar: truncated member header at offset 8 (4 bytes left)\n"},
-		{[]string{"inspect", filepath.Join(dir, "missing.deb")}, 3, "", "no such file or directory"},
+		{[]string{"inspect", filepath.Join(dir, "missing.deb")}, 2, "", "no such file or directory"},
+		{[]string{"inspect", dir}, 2, "", "not a regular file"},
+		{[]string{"inspect", fifo}, 2, "", "not a regular file"},
 		{[]string{"inspect"}, 2, "", "inspect takes one FILE.deb, found 0 arguments"},
 	}
 	for _, tt := range tests {
