@@ -913,9 +913,32 @@ func (pl *packageResolver) symlinks() {
 		}
 		if pl.absDest(valueOf(l.node, "dest"), "symlink dest", dest) {
 			pl.claim(valueOf(l.node, "dest"), "symlink dest", dest, "symlink")
-			pl.pp.Symlinks = append(pl.pp.Symlinks, Link{Dest: dest, Target: target})
+			pl.pp.Symlinks = append(pl.pp.Symlinks, Link{Dest: dest, Target: PolicyTarget(dest, target)})
 		}
 	}
+}
+
+// PolicyTarget is the target of the symbolic link dest -> target as dh_link
+// writes it: an absolute target in the link's own top-level folder
+// (/usr/bin/x -> /usr/bin/y) is made relative (y), which Debian policy
+// 10.5 asks for and lintian's absolute-symlink-in-top-level-folder flags;
+// it names the same path. A relative target is kept as written: one into
+// another top-level folder is lintian's relative-symlink, but some are
+// meant so (base-files' /etc/os-release -> ../usr/lib/os-release, which
+// must resolve inside a root looked at from outside). A target that names
+// a folder the link is in (/usr for a link in /usr/bin), which lintian
+// flags in every form, is kept too.
+func PolicyTarget(dest, target string) string {
+	dir := path.Dir(dest)
+	top := func(p string) string { t, _, _ := strings.Cut(strings.TrimPrefix(p, "/"), "/"); return t }
+	if !path.IsAbs(target) || dir == "/" || path.Clean(target) == dest || top(target) != top(dest) {
+		return target
+	}
+	rel, err := filepath.Rel(dir, path.Clean(target))
+	if err != nil || rel == "." || !slices.ContainsFunc(strings.Split(rel, "/"), func(s string) bool { return s != ".." }) {
+		return target
+	}
+	return rel
 }
 
 // hardlinks renders the package's hardlinks: a further name of one of its

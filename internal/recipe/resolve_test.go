@@ -333,3 +333,29 @@ func TestPlanSigstoreKey(t *testing.T) {
 		t.Errorf("LocalFiles %v lacks %s", p.LocalFiles(), key)
 	}
 }
+
+// TestPolicyTarget: an absolute symbolic link target within the link's
+// top-level folder becomes relative, as Debian policy 10.5 asks (lintian's
+// absolute-symlink-in-top-level-folder), pointing at the same path; other
+// targets stay as the recipe writes them.
+func TestPolicyTarget(t *testing.T) {
+	for _, c := range []struct{ dest, target, want string }{
+		{"/usr/bin/ks-abs", "/usr/bin/ks", "ks"},
+		{"/usr/share/doc/a/README", "/usr/lib/a/README", "../../../lib/a/README"},
+		{"/usr/bin/x", "/usr/bin/./y", "y"},
+		{"/usr/bin/ks-rel", "ks", "ks"},
+		{"/usr/share/doc/a/README", "../b/LICENSE", "../b/LICENSE"},
+		{"/opt/cni/bin/bridge", "/usr/lib/cni/bridge", "/usr/lib/cni/bridge"},
+		{"/usr/share/ks/conf", "/etc/ks/ks.conf", "/etc/ks/ks.conf"},
+		{"/lib/systemd/system/x.service", "/dev/null", "/dev/null"},
+		{"/usr/bin/x", "/usr", "/usr"},
+		{"/usr/bin/x", "/", "/"},
+		{"/foo", "/foo/bar", "/foo/bar"},
+		// relative on purpose, as base-files' /etc/os-release
+		{"/etc/os-release", "../usr/lib/os-release", "../usr/lib/os-release"},
+	} {
+		if got := PolicyTarget(c.dest, c.target); got != c.want {
+			t.Errorf("PolicyTarget(%q, %q) = %q, want %q", c.dest, c.target, got, c.want)
+		}
+	}
+}
