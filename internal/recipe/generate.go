@@ -110,6 +110,7 @@ const (
 	whyNoManual   = "Upstream publishes no manual page; the program documents itself (--help)."
 	whyLicense    = "Upstream's own license file, installed as upstream ships it; the copyright file names the license too."
 	whySystemd    = "A systemd service for systemd hosts (Debian's default init); no System V init script is provided."
+	whyEmptyDir   = "The recipe states this directory: the package creates it empty, for what is put into it later (at run time, by the administrator or by other packages)."
 	whyInitial    = "Not an upload to Debian: a repackaged upstream release for a local apt repository, so there is no ITP bug to close."
 	whyRecipe     = "From the recipe's lintian-overrides (its comments say why)."
 )
@@ -241,6 +242,9 @@ func (pp *ResolvedPackage) Overrides(facts func(dest string) (BinaryFacts, bool)
 		}
 	}
 	ovs = append(ovs, pp.permissionHints()...)
+	for _, d := range pp.emptyDirectories() {
+		add("package-contains-empty-directory", d+"/", whyEmptyDir)
+	}
 	for _, c := range pp.commands() {
 		add("no-manual-page", c, whyNoManual)
 	}
@@ -259,9 +263,9 @@ func (pp *ResolvedPackage) Overrides(facts func(dest string) (BinaryFacts, bool)
 			last = o.why
 		}
 		if o.context != "" {
-			fmt.Fprintf(&b, "%s: %s %s [%s]\n", pp.Name, o.tag, o.context, o.pointer)
+			fmt.Fprintf(&b, "%s: %s %s [%s]\n", pp.Name, o.tag, o.context, overridePointer(o.pointer))
 		} else {
-			fmt.Fprintf(&b, "%s: %s [%s]\n", pp.Name, o.tag, o.pointer)
+			fmt.Fprintf(&b, "%s: %s [%s]\n", pp.Name, o.tag, overridePointer(o.pointer))
 		}
 	}
 	first := true
@@ -281,6 +285,57 @@ func (pp *ResolvedPackage) Overrides(facts func(dest string) (BinaryFacts, bool)
 	}
 	return b.Bytes()
 }
+
+// nonASCII is a run of characters outside ASCII.
+var nonASCII = regexp.MustCompile(`[^\x00-\x7f]+`)
+
+// overridePointer is the path an override names, with each run of
+// characters outside ASCII written as lintian's wildcard *: lintian 2.116
+// reads the UTF-8 bytes of an installed path as Latin-1 when it names the
+// path in a hint (usr/share/doc/x/Ã¼), so neither that form nor the true
+// name would match in every lintian, and a mismatched override is
+// lintian's warning mismatched-override, with the hint shown anyway.
+func overridePointer(p string) string {
+	return nonASCII.ReplaceAllLiteralString(p, "*")
+}
+
+// emptyDirectories are the directories the recipe states that hold nothing
+// of the package and where lintian's files/empty-directories check flags
+// that (package-contains-empty-directory: not under /var or /etc, where a
+// package may leave folders for dynamic data or generated configuration;
+// not Perl's folders, nor in base-files).
+func (pp *ResolvedPackage) emptyDirectories() []string {
+	if pp.Name == "base-files" {
+		return nil
+	}
+	var paths []string
+	for _, f := range pp.Files {
+		paths = append(paths, f.Dest)
+	}
+	for _, l := range slices.Concat(pp.Symlinks, pp.Hardlinks) {
+		paths = append(paths, l.Dest)
+	}
+	for _, d := range pp.Directories {
+		paths = append(paths, d.Path)
+	}
+	for _, g := range pp.GeneratedFiles {
+		paths = append(paths, g.Dest)
+	}
+	paths = append(paths, OverridesPath(pp.Name))
+	var out []string
+	for _, d := range pp.Directories {
+		if strings.HasPrefix(d.Path, "/var/") || strings.HasPrefix(d.Path, "/etc/") || perlDirRE.MatchString(d.Path) ||
+			slices.ContainsFunc(paths, func(p string) bool { return strings.HasPrefix(p, d.Path+"/") }) {
+			continue
+		}
+		out = append(out, d.Path)
+	}
+	return out
+}
+
+// perlDirRE are the Perl folders lintian's files/empty-directories check
+// lets be empty.
+var perlDirRE = regexp.MustCompile(`^/usr/(?:lib/(?:[^/]+/)?|share/)perl5$`)
 
 // installedFiles are the package's files and, for each hardlink, its
 // target's file under the hardlink's name (lintian sees every name of a

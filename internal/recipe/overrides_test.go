@@ -70,3 +70,45 @@ func TestOverrides(t *testing.T) {
 		t.Error("initial-upload-closes-no-bugs overridden for 1.0.0-1~wmf1")
 	}
 }
+
+// TestOverridesEmptyDirectoriesAndUTF8: a stated directory that holds
+// nothing of the package is overridden where lintian's empty-directory
+// check looks (not /var, /etc, Perl's folders); a path with characters
+// outside ASCII is named with * for each run of them, which matches the
+// Latin-1 reading of its UTF-8 bytes that lintian 2.116 reports as well
+// as the true name.
+func TestOverridesEmptyDirectoriesAndUTF8(t *testing.T) {
+	pp := &ResolvedPackage{Name: "tool", Version: "1.0.0-2",
+		Files: []ResolvedFile{
+			{LocalPath: "/r/c", Dest: "/usr/share/tool/fïle ü.conf", Mode: 0o600},
+			{LocalPath: "/r/c", Dest: "/usr/share/tool/full/a", Mode: 0o644},
+		},
+		Symlinks: []Link{{Dest: "/usr/lib/tool/linked/x", Target: "/etc/x"}},
+		Directories: []ResolvedDir{
+			{Path: "/usr/lib/tool/plugins", Mode: 0o755},
+			{Path: "/usr/lib/tool/linked", Mode: 0o755},
+			{Path: "/usr/lib/tool/parent", Mode: 0o755},
+			{Path: "/usr/lib/tool/parent/child", Mode: 0o755},
+			{Path: "/usr/share/tool/full", Mode: 0o755},
+			{Path: "/usr/share/tool/émpty", Mode: 0o755},
+			{Path: "/usr/share/perl5", Mode: 0o755},
+			{Path: "/var/lib/tool", Mode: 0o755},
+			{Path: "/etc/tool", Mode: 0o755},
+		},
+	}
+	var lines []string
+	for _, l := range strings.Split(string(pp.Overrides(nil)), "\n") {
+		if strings.HasPrefix(l, "tool: ") {
+			lines = append(lines, l)
+		}
+	}
+	want := []string{
+		"tool: non-standard-file-perm 0600 != 0644 [usr/share/tool/f*le *.conf]",
+		"tool: package-contains-empty-directory [usr/lib/tool/plugins/]",
+		"tool: package-contains-empty-directory [usr/lib/tool/parent/child/]",
+		"tool: package-contains-empty-directory [usr/share/tool/*mpty/]",
+	}
+	if strings.Join(lines, "\n") != strings.Join(want, "\n") {
+		t.Errorf("got\n%s\nwant\n%s", strings.Join(lines, "\n"), strings.Join(want, "\n"))
+	}
+}
