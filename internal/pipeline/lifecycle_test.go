@@ -41,29 +41,7 @@ func buildLC(t *testing.T, v, packages string) string {
 func buildLCFiles(t *testing.T, v, packages string, files map[string]string) string {
 	t.Helper()
 	root, mirror := project(t)
-	src := t.TempDir()
-	if err := os.MkdirAll(filepath.Join(src, "bin"), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(filepath.Join(src, "bin/lc"), []byte("#!/bin/sh\necho lc "+v+"\n"), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	tarball := filepath.Join(t.TempDir(), "lc.tar.gz")
-	testenv.Run(t, "tar", "-C", src, "--sort=name", "--owner=0", "--group=0", "-czf", tarball, "bin")
-	data, err := os.ReadFile(tarball)
-	if err != nil {
-		t.Fatal(err)
-	}
-	tarballRecipe(t, root, mirror, "lc", data, packages)
-	for name, content := range files {
-		p := filepath.Join(root, "recipes", "lc", name)
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	binRecipe(t, root, mirror, "lc", []byte("#!/bin/sh\necho lc "+v+"\n"), packages, files)
 	rp := filepath.Join(root, "recipes", "lc.yaml")
 	text, err := os.ReadFile(rp)
 	if err != nil {
@@ -77,6 +55,36 @@ func buildLCFiles(t *testing.T, v, packages string, files map[string]string) str
 		t.Fatal(err)
 	}
 	return out
+}
+
+// binRecipe writes recipe name (packages) whose one source is a tarball
+// holding bin/NAME (content), with files in its recipe folder (name ->
+// content).
+func binRecipe(t *testing.T, root, mirror, name string, content []byte, packages string, files map[string]string) {
+	t.Helper()
+	src := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(src, "bin"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(src, "bin", name), content, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	tarball := filepath.Join(t.TempDir(), name+".tar.gz")
+	testenv.Run(t, "tar", "-C", src, "--sort=name", "--owner=0", "--group=0", "-czf", tarball, "bin")
+	data, err := os.ReadFile(tarball)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tarballRecipe(t, root, mirror, name, data, packages)
+	for fn, c := range files {
+		p := filepath.Join(root, "recipes", name, fn)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(c), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
 }
 
 // failingPackage builds a package whose preinst fails, with the given

@@ -4,6 +4,7 @@ import (
 	"os"
 	"os/exec"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -20,8 +21,21 @@ var hintRE = regexp.MustCompile(`^([EWIPX]): (\S+?)(?: \S+)?: (\S+)`)
 // justified overrides) pass. It returns lintian's output.
 func Lintian(t testing.TB, allowed map[string]string, debs ...string) string {
 	t.Helper()
+	return lintianAt(t, LintianLevel, allowed, debs)
+}
+
+// LintianExperimental is Lintian with lintian's experimental tags shown too
+// (--display-experimental), which Debian's archive does not act on but a
+// Debian developer may read.
+func LintianExperimental(t testing.TB, allowed map[string]string, debs ...string) string {
+	t.Helper()
+	return lintianAt(t, append(slices.Clone(LintianLevel), "--display-experimental"), allowed, debs)
+}
+
+func lintianAt(t testing.TB, level []string, allowed map[string]string, debs []string) string {
+	t.Helper()
 	bin := RequireTool(t, "lintian")[0]
-	cmd := exec.Command(bin, append(LintianLevel, debs...)...)
+	cmd := exec.Command(bin, append(slices.Clone(level), debs...)...)
 	// lintian 2.116 leaves an mldbm-elf-* file in TMPDIR on every run.
 	cmd.Env = append(os.Environ(), "TMPDIR="+t.TempDir())
 	out, err := cmd.CombinedOutput()
