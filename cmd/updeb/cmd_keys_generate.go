@@ -4,6 +4,7 @@ import (
 	"crypto/rand"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -12,6 +13,8 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/updeb/updeb/internal/repo"
+	"github.com/updeb/updeb/pkg/atomicfile"
+	"github.com/updeb/updeb/pkg/lockfile"
 )
 
 func newKeysGenerateCmd(g *globalOptions) *cobra.Command {
@@ -22,9 +25,11 @@ func newKeysGenerateCmd(g *globalOptions) *cobra.Command {
 		Long: `generate writes PREFIX.secret.asc (the armored secret key, mode 0600, for --key),
 PREFIX.gpg (the public key in the binary form apt's signed-by wants) and PREFIX.asc
 (the public key, armored). It never overwrites an existing file, and leaves none of
-the three when it cannot write all of them (a full disk). PREFIX's folder is
-created when missing (mode 0755: the public keys in it are for others to read; the
-secret key file is 0600 from the moment it exists).`,
+the three when it cannot write all of them (a full disk). Each is written whole in a
+hidden folder beside them, then linked into place: a run killed on the way leaves
+that folder, and the next run with the same PREFIX removes it with the key files it
+had placed. PREFIX's folder is created when missing (mode 0755: the public keys in it
+are for others to read; the secret key file is 0600 from the moment it exists).`,
 		Example: `  updeb keys generate --name "Example apt repository" --email apt@example.com --out /etc/updeb/repo
   updeb keys generate --name "Example apt repository" --email apt@example.com --type rsa4096 --out repo`,
 		Args: cobra.NoArgs,
@@ -45,32 +50,16 @@ secret key file is 0600 from the moment it exists).`,
 			if err != nil {
 				return invalidInput(err, "")
 			}
-			files := []struct {
-				name string
-				data []byte
-				mode os.FileMode
-			}{
+			files := []keyFile{
 				{prefix + ".secret.asc", k.SecretArmored, 0o600},
 				{prefix + ".gpg", k.PublicBinary, 0o644},
 				{prefix + ".asc", k.PublicArmored, 0o644},
 			}
-			for _, f := range files {
-				if _, err := os.Lstat(f.name); err == nil {
-					return invalidInput(fmt.Errorf("%s already exists", f.name), "choose another --out prefix; updeb never overwrites a key")
-				}
-			}
 			if err := os.MkdirAll(filepath.Dir(prefix), 0o755); err != nil {
 				return invalidInput(err, "--out PREFIX names the key files: PREFIX.secret.asc, PREFIX.gpg, PREFIX.asc")
 			}
-			// All three or none: a secret key left without its public
-			// halves (a full disk midway) would make the next try refuse.
-			for i, f := range files {
-				if err := writeNewFile(f.name, f.data, f.mode); err != nil {
-					for _, w := range files[:i] {
-						err = errors.Join(err, os.Remove(w.name))
-					}
-					return err
-				}
+			if err := writeKeyFiles(prefix, files); err != nil {
+				return err
 			}
 			if g.json {
 				return printJSON(cmd.OutOrStdout(), cmd, map[string]string{"fingerprint": k.Fingerprint, "secret": files[0].name, "public": files[1].name, "public_armored": files[2].name})
@@ -85,6 +74,86 @@ secret key file is 0600 from the moment it exists).`,
 	f.StringVar(&kind, "type", string(repo.Ed25519), "ed25519, rsa3072 or rsa4096")
 	f.StringVar(&prefix, "out", "", "output prefix: writes PREFIX.secret.asc, PREFIX.gpg and PREFIX.asc")
 	return jsonOutput(cmd, 1)
+}
+
+// keyFile is one of the files keys generate writes.
+type keyFile struct {
+	name string
+	data []byte
+	mode os.FileMode
+}
+
+// writeKeyFiles writes files, all three or none, never over an existing file.
+// They are written whole in a folder of this run beside them, then linked
+// into place: a run killed on the way (kill -9, power) leaves that folder,
+// and the next run with the same prefix removes it, with the key files it
+// had linked, before it looks for existing ones. A file system without hard
+// links (FAT) gets a copy instead, with only the full-disk guarantee.
+func writeKeyFiles(prefix string, files []keyFile) error {
+	work, err := lockfile.TempDir(filepath.Dir(prefix), keysWorkPrefix(prefix), func(dir string) { unlinkUnfinished(dir, files) })
+	if err != nil {
+		return err
+	}
+	defer work.Remove()
+	for _, f := range files {
+		if _, err := os.Lstat(f.name); err == nil {
+			return invalidInput(fmt.Errorf("%s already exists", f.name), "choose another --out prefix; updeb never overwrites a key")
+		}
+	}
+	for _, f := range files {
+		if err := writeNewFile(filepath.Join(work.Path, filepath.Base(f.name)), f.data, f.mode); err != nil {
+			return err
+		}
+	}
+	for i, f := range files {
+		err := os.Link(filepath.Join(work.Path, filepath.Base(f.name)), f.name)
+		if err != nil && !errors.Is(err, fs.ErrExist) {
+			err = writeNewFile(f.name, f.data, f.mode)
+		}
+		if err != nil {
+			for _, w := range files[:i] {
+				err = errors.Join(err, os.Remove(w.name))
+			}
+			if errors.Is(err, fs.ErrExist) {
+				return invalidInput(err, "another updeb keys generate wrote it meanwhile: choose another --out prefix; updeb never overwrites a key")
+			}
+			return err
+		}
+	}
+	if err := atomicfile.SyncDir(filepath.Dir(prefix)); err != nil {
+		return err
+	}
+	// Not needed once the folder is gone; a run killed before that (and
+	// after this) keeps its files.
+	writeNewFile(filepath.Join(work.Path, keysLinked), nil, 0o600) //nolint:errcheck // see above
+	return nil
+}
+
+// keysWorkPrefix starts the name of the folder a keys generate of prefix
+// writes its files in before linking them into place.
+func keysWorkPrefix(prefix string) string { return "." + filepath.Base(prefix) + ".keys-generate-" }
+
+// keysLinked, in a keys generate's folder, says that all three key files were
+// linked into place: the run finished, whatever happened to it afterwards.
+const keysLinked = "linked"
+
+// unlinkUnfinished removes the key files that the killed keys
+// generate whose folder is dir had linked into place before it could link
+// them all: each only while it is still the file of that folder (a key file
+// written since by someone else is not touched).
+func unlinkUnfinished(dir string, files []keyFile) {
+	if _, err := os.Lstat(filepath.Join(dir, keysLinked)); err == nil {
+		return
+	}
+	for _, f := range files {
+		ours, err := os.Lstat(filepath.Join(dir, filepath.Base(f.name)))
+		if err != nil {
+			continue
+		}
+		if placed, err := os.Lstat(f.name); err == nil && os.SameFile(ours, placed) {
+			os.Remove(f.name)
+		}
+	}
 }
 
 // writeNewFile creates name (failing if it exists) with mode, writes and fsyncs data.

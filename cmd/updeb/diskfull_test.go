@@ -1,11 +1,17 @@
 package main
 
 import (
+	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 
+	"github.com/updeb/updeb/internal/repo"
 	"github.com/updeb/updeb/internal/testkit/testenv"
 )
 
@@ -51,5 +57,61 @@ func TestKeysGenerateFullDisk(t *testing.T) {
 	}
 	if left, _ := filepath.Glob(prefix + "*"); len(left) > 0 {
 		t.Errorf("key files left behind: %v", left)
+	}
+}
+
+// TestKeysGenerateKilled kills keys generate with SIGKILL at times spread
+// over one run, from its start to its end. After each kill the next run
+// with the same prefix recovers without a human: it writes the three key
+// files, or refuses only because the killed run had written all three,
+// whole; no partial file and no folder of a killed run is left.
+func TestKeysGenerateKilled(t *testing.T) {
+	t.Parallel() // mostly waiting for the processes
+	dir := t.TempDir()
+	start := func(prefix string) *exec.Cmd {
+		cmd := exec.Command(os.Args[0], "-test.run=^TestFetchHelperProcess$", "--", "keys", "generate", "--name", "Test", "--email", "t@example.com", "--out", prefix)
+		cmd.Env = append(os.Environ(), "UPDEB_TEST_HELPER=1")
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		return cmd
+	}
+	began := time.Now()
+	if err := start(filepath.Join(dir, "whole")).Wait(); err != nil {
+		t.Fatal(err)
+	}
+	whole := time.Since(began)
+	const kills = 40
+	for i := range kills {
+		prefix := filepath.Join(dir, fmt.Sprint(i), "repo")
+		if err := os.MkdirAll(filepath.Dir(prefix), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		cmd := start(prefix)
+		time.Sleep(whole * time.Duration(i) / kills)
+		cmd.Process.Signal(syscall.SIGKILL) //nolint:errcheck // it may have finished
+		cmd.Wait()                          //nolint:errcheck // killed on purpose
+		left, _ := filepath.Glob(prefix + ".*")
+		code, _, stderr := runCLI(t, "keys", "generate", "--name", "Test", "--email", "t@example.com", "--out", prefix)
+		if code != 0 && (code != exitUsage || len(left) != 3 || !strings.Contains(stderr, "already exists")) {
+			t.Fatalf("kill %d after %v left %v; the next run: exit %d\n%s", i, whole*time.Duration(i)/kills, left, code, stderr)
+		}
+		names, _ := filepath.Glob(prefix + "*")
+		work, _ := filepath.Glob(filepath.Join(filepath.Dir(prefix), keysWorkPrefix(prefix)+"*", "*"))
+		// A folder of a run killed while making its lock, which holds
+		// nothing else, is left for a minute (see lockfile.TempDir).
+		work = slices.DeleteFunc(work, func(p string) bool { return filepath.Base(p) == ".lock.new" })
+		if len(names) != 3 || len(work) > 0 {
+			t.Fatalf("kill %d: after the next run the folder holds %v and %v", i, names, work)
+		}
+		key, err := os.Open(prefix + ".secret.asc")
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, err = repo.ReadSigner(key, key.Name())
+		key.Close()
+		if err != nil {
+			t.Fatalf("kill %d: %v", i, err)
+		}
 	}
 }
