@@ -2,6 +2,7 @@ package yamlfile
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -10,11 +11,13 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	"go.yaml.in/yaml/v3"
 
 	"github.com/updeb/updeb/internal/confined"
 	"github.com/updeb/updeb/pkg/atomicfile"
+	"github.com/updeb/updeb/pkg/lockfile"
 	"github.com/updeb/updeb/pkg/termtext"
 )
 
@@ -258,10 +261,21 @@ func Rewrite(path string, original, updated []byte, check func(written []byte) e
 	if perm == 0 {
 		perm = fi.Mode().Perm()
 	}
-	return replace(path, updated, check, perm, func() error {
+	return replace(path, updated, check, perm, func(f *atomicfile.File) error {
+		// The check and the rename hold a lock on the file they replace:
+		// a second rewrite of the same original (a bump and a plan --apply
+		// of one recipe) waits, then finds the file changed, rather than
+		// replacing a change both were told was made.
 		if _, err := notLink(path); err != nil {
 			return err
 		}
+		ctx, cancel := context.WithTimeout(context.Background(), lockWait)
+		defer cancel()
+		lock, err := lockfile.AcquireFile(ctx, path, 10*time.Millisecond)
+		if err != nil {
+			return fmt.Errorf("%s: %w: %w", path, ErrNotRewritten, err)
+		}
+		defer lock.Unlock()
 		now, err := confined.ReadFile(path, int64(len(original)))
 		if err != nil && !errors.Is(err, confined.ErrRefused) {
 			return err
@@ -269,9 +283,13 @@ func Rewrite(path string, original, updated []byte, check func(written []byte) e
 		if err != nil || !bytes.Equal(now, original) {
 			return fmt.Errorf("%s: %w: the file changed while it was being rewritten; run the command again", path, ErrNotRewritten)
 		}
-		return nil
+		return f.Commit()
 	})
 }
+
+// lockWait bounds how long Rewrite waits for another process's lock on the
+// file (an updeb holds it for a rename).
+const lockWait = time.Minute
 
 // notLink returns path's Lstat, refusing a symlink.
 func notLink(path string) (fs.FileInfo, error) {
@@ -290,15 +308,18 @@ func notLink(path string) (fs.FileInfo, error) {
 // new recipe): written, read back and checked the same way, and renamed
 // into place only when path still does not exist.
 func Create(path string, updated []byte, check func(written []byte) error, perm fs.FileMode) error {
-	return replace(path, updated, check, perm, func() error {
-		if _, err := os.Lstat(path); !errors.Is(err, fs.ErrNotExist) {
+	return replace(path, updated, check, perm, func(f *atomicfile.File) error {
+		err := f.CommitNew()
+		if errors.Is(err, fs.ErrExist) {
 			return fmt.Errorf("%s: %w: it appeared while it was being written", path, ErrNotRewritten)
 		}
-		return nil
+		return err
 	})
 }
 
-func replace(path string, updated []byte, check func([]byte) error, perm fs.FileMode, still func() error) error {
+// replace writes updated to a temporary file beside path, reads it back,
+// runs check, and leaves the rest to commit.
+func replace(path string, updated []byte, check func([]byte) error, perm fs.FileMode, commit func(*atomicfile.File) error) error {
 	f, err := atomicfile.Create(path, perm)
 	if err != nil {
 		return err
@@ -325,8 +346,5 @@ func replace(path string, updated []byte, check func([]byte) error, perm fs.File
 			return err
 		}
 	}
-	if err := still(); err != nil {
-		return err
-	}
-	return f.Commit()
+	return commit(f)
 }

@@ -2,10 +2,13 @@ package yamlfile
 
 import (
 	"errors"
+	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"unicode/utf8"
 
@@ -204,5 +207,53 @@ func TestVerifyNewListEntry(t *testing.T) {
 		if !errors.Is(err, ErrNotRewritten) || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%s: %v, want ErrNotRewritten with %q", name, err, tc.want)
 		}
+	}
+}
+
+// TestRewriteTwoAtOnce: two rewrites of one file from the same original (a
+// bump and a plan --apply of one recipe), or two creations of one file,
+// reach their last check together; one wins, the other is refused
+// (ErrNotRewritten). Neither may report a change that the other's rename
+// then replaced.
+func TestRewriteTwoAtOnce(t *testing.T) {
+	dir := t.TempDir()
+	orig := []byte("version: 1.0\n")
+	for round := range 40 {
+		p := filepath.Join(dir, fmt.Sprintf("%d.yaml", round))
+		create := round%2 == 1
+		if !create {
+			os.WriteFile(p, orig, 0o644)
+		}
+		var arrived sync.WaitGroup
+		arrived.Add(2)
+		check := func([]byte) error {
+			arrived.Done()
+			arrived.Wait() // both texts written and read back
+			return nil
+		}
+		errs := make([]error, 2)
+		var done sync.WaitGroup
+		for i := range 2 {
+			done.Go(func() {
+				updated := fmt.Appendf(nil, "version: %d.0\n", i+2)
+				if create {
+					errs[i] = Create(p, updated, check, 0o644)
+				} else {
+					errs[i] = Rewrite(p, orig, updated, check, 0)
+				}
+			})
+		}
+		done.Wait()
+		won := slices.IndexFunc(errs, func(err error) bool { return err == nil })
+		lost := 1 - won
+		if won < 0 || !errors.Is(errs[lost], ErrNotRewritten) {
+			t.Fatalf("round %d (create %v): %v", round, create, errs)
+		}
+		if b, _ := os.ReadFile(p); string(b) != fmt.Sprintf("version: %d.0\n", won+2) {
+			t.Fatalf("round %d (create %v): the file holds %q, though writer %d was told it wrote its change and writer %d that it did not", round, create, b, won, lost)
+		}
+	}
+	if left, _ := filepath.Glob(filepath.Join(dir, ".*")); len(left) != 0 {
+		t.Errorf("left behind: %v", left)
 	}
 }

@@ -10,8 +10,10 @@
 package atomicfile
 
 import (
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 
@@ -52,6 +54,11 @@ func TempPrefix(name string) string {
 
 // Commit flushes the data to disk and renames the file into place.
 func (f *File) Commit() error {
+	return f.commit(func(tmp string) error { return os.Rename(tmp, f.path) })
+}
+
+// commit flushes the data to disk and moves the file into place with rename.
+func (f *File) commit(rename func(tmp string) error) error {
 	if f.done {
 		return fmt.Errorf("atomicfile: %s already committed or aborted", f.path)
 	}
@@ -66,11 +73,29 @@ func (f *File) Commit() error {
 		os.Remove(tmp)
 		return err
 	}
-	if err := os.Rename(tmp, f.path); err != nil {
+	if err := rename(tmp); err != nil {
 		os.Remove(tmp)
 		return err
 	}
 	return SyncDir(filepath.Dir(f.path))
+}
+
+// CommitNew is Commit for a path that must not exist: it fails, wrapping
+// fs.ErrExist, when something is there, even something that appeared a
+// moment before (on Linux, renameat2 RENAME_NOREPLACE; on a file system
+// without that flag, or another system, the check and the rename are two
+// steps).
+func (f *File) CommitNew() error {
+	return f.commit(func(tmp string) error {
+		err := renameNoReplace(tmp, f.path)
+		if errors.Is(err, errors.ErrUnsupported) {
+			if _, err := os.Lstat(f.path); !errors.Is(err, fs.ErrNotExist) {
+				return &os.LinkError{Op: "rename", Old: tmp, New: f.path, Err: fs.ErrExist}
+			}
+			return os.Rename(tmp, f.path)
+		}
+		return err
+	})
 }
 
 // Abort discards the pending write; it does nothing after Commit.

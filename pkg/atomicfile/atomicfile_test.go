@@ -3,6 +3,7 @@ package atomicfile
 import (
 	"errors"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -67,5 +68,28 @@ func TestLongName(t *testing.T) {
 	}
 	if !utf8.ValidString(TempPrefix(strings.Repeat("é", 127))) {
 		t.Error("the cut name is not valid UTF-8")
+	}
+}
+
+// CommitNew puts a new file in place, and refuses (fs.ErrExist) when
+// something is there, leaving it and no temporary file.
+func TestCommitNew(t *testing.T) {
+	dir := t.TempDir()
+	p := filepath.Join(dir, "new.yaml")
+	for i, want := range []error{nil, fs.ErrExist} {
+		f, err := Create(p, 0o644)
+		if err != nil {
+			t.Fatal(err)
+		}
+		f.WriteString(strings.Repeat("x", i+1))
+		if err := f.CommitNew(); !errors.Is(err, want) {
+			t.Fatalf("CommitNew %d: %v, want %v", i, err, want)
+		}
+	}
+	if b, _ := os.ReadFile(p); string(b) != "x" {
+		t.Errorf("the file holds %q, want the first one's x", b)
+	}
+	if entries, _ := os.ReadDir(dir); len(entries) != 1 {
+		t.Errorf("left behind: %v", entries)
 	}
 }

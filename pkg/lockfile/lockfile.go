@@ -42,6 +42,19 @@ func AcquireDir(ctx context.Context, dir string, poll time.Duration) (*Lock, err
 	return wait(ctx, f, dir, poll)
 }
 
+// AcquireFile takes an exclusive lock on the existing file path itself, as
+// Acquire does on a lock file: never created, a symbolic link refused. For a
+// file replaced by rename (the lock stays with the file replaced): the
+// holder checks the file is still what it read, then renames, then unlocks,
+// and a second holder finds the file changed.
+func AcquireFile(ctx context.Context, path string, poll time.Duration) (*Lock, error) {
+	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		return nil, fmt.Errorf("lock: %w", err)
+	}
+	return wait(ctx, f, path, poll)
+}
+
 // wait takes the lock on f, polling every poll until ctx is done.
 func wait(ctx context.Context, f *os.File, path string, poll time.Duration) (*Lock, error) {
 	if poll <= 0 {

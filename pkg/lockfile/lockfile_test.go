@@ -264,3 +264,36 @@ func TestAcquireRefusesALink(t *testing.T) {
 		t.Errorf("the link's target was created: %v", err)
 	}
 }
+
+// AcquireFile locks a file that exists, and a second holder waits; a file
+// that does not exist is not created, and a link is not followed.
+func TestAcquireFile(t *testing.T) {
+	dir := t.TempDir()
+	p := filepath.Join(dir, "recipe.yaml")
+	if _, err := AcquireFile(context.Background(), p, 0); err == nil {
+		t.Fatal("AcquireFile of a missing file succeeded")
+	}
+	if _, err := os.Lstat(p); !os.IsNotExist(err) {
+		t.Fatalf("AcquireFile created the file: %v", err)
+	}
+	if err := os.WriteFile(p, nil, 0o444); err != nil {
+		t.Fatal(err)
+	}
+	l, err := AcquireFile(context.Background(), p, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
+	defer cancel()
+	if _, err := AcquireFile(ctx, p, 10*time.Millisecond); err == nil {
+		t.Error("a second AcquireFile took the lock held")
+	}
+	l.Unlock()
+	if err := os.Symlink("recipe.yaml", filepath.Join(dir, "link")); err != nil {
+		t.Fatal(err)
+	}
+	if l, err := AcquireFile(context.Background(), filepath.Join(dir, "link"), 0); err == nil {
+		l.Unlock()
+		t.Error("AcquireFile followed a link")
+	}
+}
