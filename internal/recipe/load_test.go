@@ -10,7 +10,7 @@ import (
 )
 
 // onlyValues ends the finding for a template action that is not a value.
-const onlyValues = "only a value such as {{.Version}} may appear between {{ and }} (known: .Arch .DebArch .Major .Minor .Name .Patch .Version); functions, pipelines, range, if and template calls are not part of recipe templates"
+const onlyValues = "only a value such as {{.Version}} may appear between {{ and }} (known: .Arch .DebArch .DebianVersion .Major .Minor .Name .Patch .Version); functions, pipelines, range, if and template calls are not part of recipe templates"
 
 const (
 	hexA = "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"
@@ -176,7 +176,7 @@ func TestLoadErrors(t *testing.T) {
 		{"bad template", []edit{{"x-{{.Arch}}.tar.gz\n", "x-{{.Arch}.tar.gz\n"}, {"path: x,", "path: \"{{.Os}}/x\","}},
 			[]string{
 				"recipes/x.yaml:9:10: url: template \"https://example.org/x-{{.Arch}.tar.gz\": \"{{\" at byte 22 has no closing \"}}\"",
-				"recipes/x.yaml:18:29: path: template \"{{.Os}}/x\": {{.Os}} at byte 0: no value named .Os (known: .Arch .DebArch .Major .Minor .Name .Patch .Version)",
+				"recipes/x.yaml:18:29: path: template \"{{.Os}}/x\": {{.Os}} at byte 0: no value named .Os (known: .Arch .DebArch .DebianVersion .Major .Minor .Name .Patch .Version)",
 			}},
 		{"template functions refused", []edit{{"dest: /usr/bin/x}", "dest: \"/usr/bin/{{printf \\\"%s\\\" .Name}}\"}"}},
 			[]string{"recipes/x.yaml:18:38: dest: template \"/usr/bin/{{printf \\\"%s\\\" .Name}}\": {{printf \"%s\" .Name}} at byte 9: " + onlyValues}},
@@ -304,7 +304,7 @@ func TestLoadErrors(t *testing.T) {
 		{"sigstore bad repository and URL", []edit{{sigOpenPGP, "{github-attestations: a, identity: a@example.org, issuer: https://accounts.google.com}"}},
 			[]string{"recipes/x.yaml:11:38: signature.github-attestations: \"a\" is not OWNER/REPO"}},
 		{"sigstore template that does not render", []edit{{sigOpenPGP, "{sig-url: \"https://example.org/{{.Os}}.sig\", cert-url: https://example.org/x.cert, identity: a@example.org, issuer: https://accounts.google.com}"}},
-			[]string{"recipes/x.yaml:11:26: signature.sig-url: template \"https://example.org/{{.Os}}.sig\": {{.Os}} at byte 20: no value named .Os (known: .Arch .DebArch .Major .Minor .Name .Patch .Version)"}},
+			[]string{"recipes/x.yaml:11:26: signature.sig-url: template \"https://example.org/{{.Os}}.sig\": {{.Os}} at byte 20: no value named .Os (known: .Arch .DebArch .DebianVersion .Major .Minor .Name .Patch .Version)"}},
 		{"sigstore key and identity", []edit{{sigOpenPGP, "{bundle-url: https://example.org/x.json, public-key: tool.pub, identity: a@example.org, issuer: https://accounts.google.com}"}},
 			[]string{"recipes/x.yaml:11:57: signature: public-key pins the signer's key; identity, identity-regexp and issuer name a certificate's signer: give one or the other"}},
 		{"sigstore key and issuer alone", []edit{{sigOpenPGP, "{bundle-url: https://example.org/x.json, issuer: https://accounts.google.com, public-key: tool.pub}"}},

@@ -274,7 +274,8 @@ type resolveOptions struct {
 
 var versionPartsRE = regexp.MustCompile(`^[vV]?(\d+)(?:\.(\d+))?(?:\.(\d+))?`)
 
-// templateData is what templates see: .Name .Version .Major .Minor .Patch .Arch .DebArch.
+// templateData is what templates see: .Name .Version .Major .Minor .Patch .Arch
+// .DebArch (and, where a recipe resolves, .DebianVersion).
 func (r *Recipe) templateData(a Arch) map[string]string {
 	m := versionPartsRE.FindStringSubmatch(r.Version)
 	if m == nil {
@@ -312,13 +313,15 @@ func (r *Recipe) resolve(arch string, opts resolveOptions, fs *findings) *Resolv
 			a = x
 		}
 	}
-	rd := &renderer{fs: fs, data: r.templateData(a)}
 	p := &Resolved{
 		Recipe: r.Name, Arch: a.Debian, UpstreamArch: a.Upstream, UpstreamVersion: r.Version,
 		SourceDateEpoch: r.ReleaseDate,
 	}
 	p.DebianVersion = r.debianVersion(opts.LocalSuffix, fs)
 	dv, _ := debversion.Parse(p.DebianVersion)
+	data := r.templateData(a)
+	data["DebianVersion"] = p.DebianVersion // as debhelper's ${binary:Version}, for relations between the recipe's packages
+	rd := &renderer{fs: fs, data: data}
 	maintainer := r.maintainer(opts, fs)
 	p.Component, p.Suite = r.repoTarget(rd)
 

@@ -359,3 +359,30 @@ func TestPolicyTarget(t *testing.T) {
 		}
 	}
 }
+
+// {{.DebianVersion}} is the packages' own Debian version (epoch, revision
+// and the site's suffix), as debhelper's ${binary:Version}: what a package
+// of the recipe depends on its sibling with.
+func TestDebianVersionTemplate(t *testing.T) {
+	text := strings.Replace(baseRecipe, "version: 1.0.0\n", "version: 1.0.0\nepoch: 1\nrevision: \"3\"\n", 1)
+	text = strings.Replace(text, "    section: admin\n", "    section: admin\n    depends: [\"xx-data (= {{.DebianVersion}})\"]\n", 1)
+	text += `  - name: xx-data
+    summary: X data
+    description: The X tool's data.
+    section: admin
+    files:
+      - {file: x.default, dest: /usr/share/xx/x.default}
+`
+	_, file := writeProject(t, text)
+	r, err := Load(file, LoadOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := r.Resolve("amd64", ResolveOptions{LocalSuffix: "~wmf1", DefaultMaintainer: "A B <a@example.org>"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.DebianVersion != "1:1.0.0-3~wmf1" || !slices.Contains(p.Packages[0].Depends, "xx-data (= 1:1.0.0-3~wmf1)") {
+		t.Errorf("version %s, depends %v; want xx-data (= %s)", p.DebianVersion, p.Packages[0].Depends, p.DebianVersion)
+	}
+}

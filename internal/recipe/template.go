@@ -145,7 +145,7 @@ func clip(s string) string {
 
 // RenderPerArch renders a template of r (a Sigstore identity, a checksum
 // file URL) for each of its architectures as it reads whatever the version:
-// {{.Version}}, {{.Major}}, {{.Minor}} and {{.Patch}} are written back as
+// {{.Version}}, {{.Major}}, {{.Minor}}, {{.Patch}} and {{.DebianVersion}} are written back as
 // such, every other value ({{.Name}}, {{.Arch}}, {{.DebArch}}) is filled
 // in. So two recipes' renderings differ when what the template stands for
 // differs (another name, another upstream architecture name), and not for a
@@ -155,7 +155,7 @@ func (r *Recipe) RenderPerArch(text string) map[string]string {
 	out := make(map[string]string, len(r.Architectures))
 	for _, a := range r.Architectures {
 		data := r.templateData(a)
-		for _, k := range []string{"Version", "Major", "Minor", "Patch"} {
+		for _, k := range []string{"Version", "Major", "Minor", "Patch", "DebianVersion"} {
 			data[k] = "{{." + k + "}}"
 		}
 		s, err := expand(text, data, maxFieldRender)
