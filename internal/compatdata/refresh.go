@@ -17,6 +17,7 @@ import (
 	"github.com/updeb/updeb/internal/supportdata"
 	"github.com/updeb/updeb/internal/yamlfile"
 	"github.com/updeb/updeb/pkg/atomicfile"
+	"github.com/updeb/updeb/pkg/lockfile"
 )
 
 // ErrSource is wrapped by every error about an upstream answer that cannot
@@ -604,6 +605,16 @@ func write(o RefreshOptions, cur *Set, original []byte, next *Tables, eol *suppo
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return err
 	}
+	// One refresh writes the state folder's copies at a time: two at once
+	// could leave the tables of one beside the end-of-life data of the
+	// other. With the lock held, temporary copies left there are a killed
+	// refresh's, and go.
+	l, err := lockfile.AcquireDir(context.Background(), filepath.Dir(path), 100*time.Millisecond)
+	if err != nil {
+		return err
+	}
+	defer l.Unlock()
+	removeLeftovers(filepath.Dir(path), filepath.Base(File), filepath.Base(supportdata.File))
 	if err := replaceTogether(files); err != nil {
 		return err
 	}
@@ -611,6 +622,24 @@ func write(o RefreshOptions, cur *Set, original []byte, next *Tables, eol *suppo
 		res.Written = append(res.Written, f.path)
 	}
 	return nil
+}
+
+// removeLeftovers removes from dir the temporary files of names that a
+// killed refresh left (atomicfile's ".NAME.tmp-*"). The caller holds the
+// folder's lock, which every refresh writing there holds while its
+// temporary files exist.
+func removeLeftovers(dir string, names ...string) {
+	des, err := os.ReadDir(dir)
+	if err != nil {
+		return
+	}
+	for _, de := range des {
+		for _, n := range names {
+			if strings.HasPrefix(de.Name(), atomicfile.TempPrefix(n)) && de.Type().IsRegular() {
+				os.Remove(filepath.Join(dir, de.Name())) //nolint:errcheck // a leftover that stays is harmless
+			}
+		}
+	}
 }
 
 // newFile is one file a refresh replaces, and its new content.

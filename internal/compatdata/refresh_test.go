@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"io/fs"
 	"net/http"
 	"net/url"
 	"os"
@@ -21,6 +22,7 @@ import (
 	"github.com/updeb/updeb/internal/testkit/eoltest"
 	"github.com/updeb/updeb/internal/testkit/squid"
 	"github.com/updeb/updeb/internal/yamlfile"
+	"github.com/updeb/updeb/pkg/lockfile"
 )
 
 var copiesDir = filepath.Join("..", "..", "testdata", "compat-sources")
@@ -442,5 +444,53 @@ func TestWriteRepositoryFileRewrite(t *testing.T) {
 	}
 	if b, _ := os.ReadFile(repo); !bytes.Equal(b, edited) {
 		t.Error("the file the link points to changed")
+	}
+}
+
+// A refresh writes the state folder's copies under the folder's lock (two
+// at once could pair one's tables with the other's end-of-life data), and
+// removes the temporary copies a killed refresh left there.
+func TestRefreshLockAndLeftovers(t *testing.T) {
+	w := newWorld(t)
+	ctx := context.Background()
+	if _, err := compatdata.Refresh(ctx, w.opts); err != nil {
+		t.Fatal(err)
+	}
+	dir := filepath.Dir(filepath.Join(w.state, compatdata.File))
+	var planted []string
+	for _, name := range []string{compatdata.File, supportdata.File} {
+		p := filepath.Join(filepath.Dir(filepath.Join(w.state, name)), "."+filepath.Base(name)+".tmp-4242")
+		if err := os.WriteFile(p, []byte("cut short"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		planted = append(planted, p)
+	}
+	l, err := lockfile.AcquireDir(ctx, dir, 10*time.Millisecond)
+	if err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() {
+		_, err := compatdata.Refresh(ctx, w.opts)
+		done <- err
+	}()
+	select {
+	case err := <-done:
+		t.Fatalf("the refresh finished while another held the state folder's lock: %v", err)
+	case <-time.After(2 * time.Second):
+	}
+	for _, p := range planted {
+		if _, err := os.Stat(p); err != nil {
+			t.Errorf("%s went before the lock was free: %v", p, err)
+		}
+	}
+	l.Unlock()
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range planted {
+		if _, err := os.Stat(p); !errors.Is(err, fs.ErrNotExist) {
+			t.Errorf("%s is left: %v", p, err)
+		}
 	}
 }
