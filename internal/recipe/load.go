@@ -20,6 +20,7 @@ import (
 
 	"github.com/updeb/updeb/internal/srcurl"
 	"github.com/updeb/updeb/internal/yamlfile"
+	"github.com/updeb/updeb/pkg/archive"
 	"github.com/updeb/updeb/pkg/deb"
 	"github.com/updeb/updeb/pkg/debversion"
 	"github.com/updeb/updeb/pkg/digest"
@@ -309,7 +310,7 @@ func (d *decoder) singleLine(v *yaml.Node, name string, dst *string) bool {
 // takes in a file name is taken (see pathProblem).
 func (d *decoder) relPath(v *yaml.Node, name, p string) bool {
 	if problem := pathProblem(p); problem != "" {
-		d.at(v, "%s: %q %s", name, p, problem)
+		d.at(v, "%s: %q %s", name, clip(p), problem)
 		return false
 	}
 	switch {
@@ -325,15 +326,24 @@ func (d *decoder) relPath(v *yaml.Node, name, p string) bool {
 	return false
 }
 
-// pathProblem is why a path in a recipe cannot be a file name, or "": dpkg
-// refuses a newline (and no file name holds a NUL); updeb refuses the other
-// control characters (C0, DEL, C1) and Unicode's invisible format
+// pathProblem is why a path in a recipe cannot be a file name, or "": one
+// longer than Linux takes (as pkg/archive holds archive names to);
+// dpkg refuses a newline (and no file name holds a NUL); updeb refuses the
+// other control characters (C0, DEL, C1) and Unicode's invisible format
 // characters (zero-width spaces and joiners, bidirectional overrides that
 // show a name in another order than its bytes, the soft hyphen) in
 // recipes, where they would be invisible in review (lint, the gate's diff,
 // a terminal), though dpkg would take them. Spaces, backslashes (systemd's
 // "\x2d") and other UTF-8 are file names like any other.
 func pathProblem(p string) string {
+	if len(p) > archive.MaxPath {
+		return fmt.Sprintf("is %d bytes long, longer than any path Linux takes (%d): dpkg could not unpack it", len(p), archive.MaxPath)
+	}
+	for c := range strings.SplitSeq(p, "/") {
+		if len(c) > archive.MaxComponent {
+			return fmt.Sprintf("has a name of %d bytes, longer than any file system holds (%d): dpkg could not unpack it", len(c), archive.MaxComponent)
+		}
+	}
 	i := strings.IndexFunc(p, func(r rune) bool { return unicode.IsControl(r) || unicode.Is(unicode.Cf, r) })
 	if i < 0 {
 		return ""
@@ -846,7 +856,7 @@ func (d *decoder) pkg(p *Package, n *yaml.Node) {
 // pathProblem).
 func (d *decoder) absPath(v *yaml.Node, name, p string) bool {
 	if problem := pathProblem(p); problem != "" {
-		d.at(v, "%s: %q %s", name, p, problem)
+		d.at(v, "%s: %q %s", name, clip(p), problem)
 		return false
 	}
 	switch {

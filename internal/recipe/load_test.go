@@ -2,8 +2,10 @@ package recipe
 
 import (
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -410,6 +412,60 @@ func TestLoadErrors(t *testing.T) {
 			got := loadFindings(t, text)
 			if strings.Join(got, "\n") != strings.Join(tt.want, "\n") {
 				t.Errorf("findings:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(tt.want, "\n"))
+			}
+		})
+	}
+}
+
+// TestPathsLinuxCannotHold: a path longer than Linux takes (4095 bytes, 255
+// a name) is refused at its field, quoted short. An 800 KB dest of 400,000
+// components once took lint past 10 GB and minutes: every parent folder
+// kept its own copy of the whole path.
+func TestPathsLinuxCannotHold(t *testing.T) {
+	long := "/usr/lib/x/" + strings.Repeat("a/", 2100) + "x"
+	name := "/usr/lib/x/" + strings.Repeat("n", 256)
+	text := strings.Replace(baseRecipe, "dest: /usr/bin/x}", "dest: "+long+"}", 1)
+	text = strings.Replace(text, "    systemd-units: [x.service]\n", "    systemd-units: [x.service]\n    symlinks: [{dest: "+name+", target: "+long+"}]\n", 1)
+	got := strings.Join(loadFindings(t, text), "\n")
+	for _, want := range []string{
+		fmt.Sprintf("recipes/x.yaml:18:38: dest: %q is 4212 bytes long, longer than any path Linux takes (4095): dpkg could not unpack it", clip(long)),
+		fmt.Sprintf("recipes/x.yaml:21:23: symlink dest: %q has a name of 256 bytes, longer than any file system holds (255): dpkg could not unpack it", clip(name)),
+		fmt.Sprintf("recipes/x.yaml:21:300: symlink target: %q is 4212 bytes long, longer than any path Linux takes (4095): dpkg could not unpack it", clip(long)),
+	} {
+		if !strings.Contains(got, want) {
+			t.Errorf("findings:\n%s\nwant one with:\n%s", got, want)
+		}
+	}
+}
+
+// TestDeepPathsBounded: deep paths cost their length, not their length
+// times their depth: a 60 KB dest of 30,000 folders is refused, and 200
+// dests of 2,000 folders each (each a path Linux takes) load, both within
+// a few MB of allocations (a copy of the whole path for each parent folder
+// was a GB).
+func TestDeepPathsBounded(t *testing.T) {
+	var many strings.Builder
+	for i := range 200 {
+		fmt.Fprintf(&many, "      - {file: x.default, dest: /d%d/%sx}\n", i, strings.Repeat("a/", 2000))
+	}
+	for _, tt := range []struct {
+		name, old, new string
+		refused        bool
+	}{
+		{"one very deep dest", "dest: /usr/bin/x}", "dest: /" + strings.Repeat("a/", 30000) + "x}", true},
+		{"many deep dests", "      - {file: x.service,", many.String() + "      - {file: x.service,", false},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			_, file := writeProject(t, strings.Replace(baseRecipe, tt.old, tt.new, 1))
+			var before, after runtime.MemStats
+			runtime.ReadMemStats(&before)
+			_, err := Load(file, LoadOptions{})
+			runtime.ReadMemStats(&after)
+			if (err != nil) != tt.refused {
+				t.Fatalf("Load: %v (refusal expected: %v)", err, tt.refused)
+			}
+			if alloc := after.TotalAlloc - before.TotalAlloc; alloc > 200<<20 {
+				t.Errorf("Load allocated %d MB", alloc>>20)
 			}
 		})
 	}

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"iter"
 	"path"
 	"path/filepath"
 	"regexp"
@@ -400,7 +401,7 @@ func inheritDirectories(pps []ResolvedPackage, rps []Package) {
 		}
 		var inherited []ResolvedDir
 		for _, p := range paths {
-			for dir := path.Dir(p); dir != "/" && dir != "."; dir = path.Dir(dir) {
+			for dir := range parents(p) {
 				if d, ok := stated[dir]; ok && !have[dir] {
 					have[dir] = true
 					inherited = append(inherited, d)
@@ -694,11 +695,31 @@ func elementAt(n *yaml.Node, i int) *yaml.Node {
 type placements struct {
 	owner  map[string]string // path -> package
 	leaf   map[string]string // path of a file or symlink -> "file", "symlink"
-	inside map[string]string // folder -> a path inside it, "PATH (package P)"
+	inside map[string]within // folder -> a path inside it
 }
 
+// within is a path inside a folder and who installs it ("package P"): kept
+// apart, not joined, so that every parent of a deep path shares its bytes.
+type within struct{ path, who string }
+
+func (w within) String() string { return w.path + " (" + w.who + ")" }
+
 func newPlacements() *placements {
-	return &placements{owner: map[string]string{}, leaf: map[string]string{}, inside: map[string]string{}}
+	return &placements{owner: map[string]string{}, leaf: map[string]string{}, inside: map[string]within{}}
+}
+
+// parents yields the folders above the clean absolute path p, nearest
+// first, without "/": each a prefix of p, found by looking back to the
+// previous "/" (path.Dir at every step rescans the whole path, which cost a
+// path of 2,000 folders 4 MB of reading).
+func parents(p string) iter.Seq[string] {
+	return func(yield func(string) bool) {
+		for i := strings.LastIndexByte(p, '/'); i > 0; i = strings.LastIndexByte(p[:i], '/') {
+			if !yield(p[:i]) {
+				return
+			}
+		}
+	}
 }
 
 // claim records that this package installs dest as kind ("file",
@@ -732,7 +753,7 @@ func (pl *packageResolver) place(at *yaml.Node, what, dest, kind, who string) {
 	if who != "package "+pl.pp.Name {
 		subject += " (" + who + ")"
 	}
-	for parent := path.Dir(dest); parent != "/" && parent != "."; parent = path.Dir(parent) {
+	for parent := range parents(dest) {
 		if k, ok := ds.leaf[parent]; ok {
 			pl.fs.at(at, "%s: %s would be inside %s, which package %s installs as a %s: dpkg can put nothing inside it", what, subject, parent, ds.owner[parent], k)
 			return
@@ -746,9 +767,9 @@ func (pl *packageResolver) place(at *yaml.Node, what, dest, kind, who string) {
 	if kind != "directory" {
 		ds.leaf[dest] = kind
 	}
-	for parent := path.Dir(dest); parent != "/" && parent != "."; parent = path.Dir(parent) {
+	for parent := range parents(dest) {
 		if _, ok := ds.inside[parent]; !ok {
-			ds.inside[parent] = dest + " (" + who + ")"
+			ds.inside[parent] = within{dest, who}
 		}
 	}
 }
@@ -912,7 +933,7 @@ func (pl *packageResolver) symlinks() {
 		dest := pl.rd.render(valueOf(l.node, "dest"), "symlink dest", l.Dest)
 		target := pl.rd.render(valueOf(l.node, "target"), "symlink target", l.Target)
 		if problem := pathProblem(target); problem != "" {
-			pl.fs.at(valueOf(l.node, "target"), "symlink target: %q %s", target, problem)
+			pl.fs.at(valueOf(l.node, "target"), "symlink target: %q %s", clip(target), problem)
 		}
 		if pl.absDest(valueOf(l.node, "dest"), "symlink dest", dest) {
 			pl.claim(valueOf(l.node, "dest"), "symlink dest", dest, "symlink")

@@ -10,13 +10,14 @@ import (
 	"strings"
 )
 
-// A path Linux takes is at most maxPath bytes (PATH_MAX less its NUL), and
-// a name in a folder at most maxComponent bytes (NAME_MAX). A tar name or
+// A path Linux takes is at most MaxPath bytes (PATH_MAX less its NUL), and
+// a name in a folder at most MaxComponent bytes (NAME_MAX). A tar name or
 // symlink target may be up to a MiB (PAX, GNU long names): refusing longer
 // ones keeps what a scan holds, and every message, to a few KiB a name.
+// Recipes hold their paths to the same limits.
 const (
-	maxPath      = 4095
-	maxComponent = 255
+	MaxPath      = 4095
+	MaxComponent = 255
 )
 
 // cleanName checks an entry or wanted name and returns it cleaned ("./a//b/" ->
@@ -35,8 +36,8 @@ func cleanName(raw string) (string, string) {
 		return "", "name contains a NUL byte, which no file name can hold"
 	case strings.IndexByte(raw, '\n') >= 0:
 		return "", "name contains a newline, which dpkg refuses in a file name"
-	case len(raw) > maxPath:
-		return "", fmt.Sprintf("name is %d bytes long, longer than any path Linux takes (%d)", len(raw), maxPath)
+	case len(raw) > MaxPath:
+		return "", fmt.Sprintf("name is %d bytes long, longer than any path Linux takes (%d)", len(raw), MaxPath)
 	case raw[0] == '/':
 		return "", "absolute name (it would extract outside the archive's folder)"
 	case hasDriveLetter(raw):
@@ -46,8 +47,8 @@ func cleanName(raw string) (string, string) {
 		if c == ".." {
 			return "", `name contains a ".." component (path traversal)`
 		}
-		if len(c) > maxComponent {
-			return "", fmt.Sprintf("name has a component of %d bytes, longer than any file name a file system holds (%d)", len(c), maxComponent)
+		if len(c) > MaxComponent {
+			return "", fmt.Sprintf("name has a component of %d bytes, longer than any file name a file system holds (%d)", len(c), MaxComponent)
 		}
 	}
 	return path.Clean(raw), ""
@@ -68,8 +69,8 @@ func symlinkEscapes(name, target string) string {
 		return "has a target with a NUL byte"
 	case strings.IndexByte(target, '\n') >= 0:
 		return "has a target with a newline, which no release needs"
-	case len(target) > maxPath:
-		return fmt.Sprintf("has a target of %d bytes, longer than any symlink Linux takes (%d)", len(target), maxPath)
+	case len(target) > MaxPath:
+		return fmt.Sprintf("has a target of %d bytes, longer than any symlink Linux takes (%d)", len(target), MaxPath)
 	case target[0] == '/' || hasDriveLetter(target):
 		return "is absolute: it leaves the archive root"
 	}
