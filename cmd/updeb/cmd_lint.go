@@ -30,6 +30,9 @@ func newLintCmd(g *globalOptions) *cobra.Command {
 		Long: `Lint loads each recipe strictly: unknown fields, wrong types, missing fields,
 templates that do not render for every architecture, malformed or missing
 digests, file mappings that name no source, missing keyrings and recipe files.
+Recipes linted together are also checked against each other: two with one
+name, or two that make one package file (name, version, architecture), are a
+finding of the later one (build refuses them together too).
 Each maintainer-script fragment is checked with sh -n (the shell that runs it)
 and, when it is installed, shellcheck --shell=sh --severity=warning.
 Each finding is printed as FILE:LINE:COL: message, each warning as
@@ -46,8 +49,10 @@ alone exit 0.`,
 			}
 			tools := shellTools(g)
 			out := cmd.OutOrStdout()
-			var results []lintResult
-			nFindings, nBad, nWarnings := 0, 0, 0
+			var (
+				results []lintResult
+				loaded  []*recipe.Recipe
+			)
 			for _, p := range paths {
 				res := lintResult{Recipe: p, OK: true, Findings: []recipe.Finding{}, Warnings: []recipe.Finding{}}
 				r, err := recipe.Load(p, recipe.LoadOptions{})
@@ -58,20 +63,31 @@ alone exit 0.`,
 				case err != nil: // unreadable (missing, a FIFO, too large): invalid input, as for build
 					return invalidInput(err, "name a recipe file (recipes/NAME.yaml) that is a regular file")
 				default:
+					loaded = append(loaded, r)
 					res.Warnings = append(res.Warnings, r.Warnings...)
 					findings, warnings, err := lintFragments(cmd.Context(), tools, p, r)
 					if err != nil {
 						return err
 					}
 					res.Findings, res.Warnings = append(res.Findings, findings...), append(res.Warnings, warnings...)
-					res.OK = len(res.Findings) == 0
 				}
+				results = append(results, res)
+			}
+			// What no recipe shows alone (two of one name, two making one
+			// package file) is a finding of the later one.
+			for _, f := range recipe.CheckTogether(loaded) {
+				i := slices.IndexFunc(results, func(res lintResult) bool { return res.Recipe == f.File })
+				results[i].Findings = append(results[i].Findings, f)
+			}
+			nFindings, nBad, nWarnings := 0, 0, 0
+			for i := range results {
+				res := &results[i]
+				res.OK = len(res.Findings) == 0
 				if !res.OK {
 					nBad++
 					nFindings += len(res.Findings)
 				}
 				nWarnings += len(res.Warnings)
-				results = append(results, res)
 				if !g.json {
 					for _, f := range res.Findings {
 						fmt.Fprintln(out, f.String())

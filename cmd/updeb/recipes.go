@@ -117,6 +117,9 @@ func loadRecipesWith(g *globalOptions, args []string, lo recipe.LoadOptions) ([]
 		}
 		out = append(out, r)
 	}
+	if clashes := recipe.CheckTogether(out); len(errs) == 0 && len(clashes) > 0 {
+		errs = append(errs, &recipe.Error{Findings: clashes})
+	}
 	if len(errs) > 0 {
 		return nil, invalidInput(errors.Join(errs...), "run 'updeb lint' for the full report")
 	}
