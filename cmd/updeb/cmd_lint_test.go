@@ -146,3 +146,12 @@ func TestLintFragmentsAndWarnings(t *testing.T) {
 		}
 	}
 }
+
+// A recipe named twice on the command line (by name and by path) is one
+// recipe, not two of one name.
+func TestLintRecipeNamedTwice(t *testing.T) {
+	code, stdout, stderr := runCLI(t, "lint", "--recipes", "../../recipes", "helm", "../../recipes/helm.yaml", "helm")
+	if code != 0 || !strings.Contains(stdout, "1 recipe(s) checked: 1 ok") {
+		t.Errorf("exit %d\n%s%s", code, stdout, stderr)
+	}
+}

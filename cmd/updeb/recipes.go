@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 
@@ -31,7 +32,10 @@ func resolveRecipes(g *globalOptions, args []string) ([]string, error) {
 		}
 		return paths, nil
 	}
-	var out []string
+	var (
+		out  []string
+		seen []os.FileInfo // a recipe named twice (helm helm, ./recipes/helm.yaml) is one recipe
+	)
 	for _, a := range args {
 		p := a
 		if !strings.ContainsRune(a, os.PathSeparator) && !strings.HasSuffix(a, ".yaml") && !strings.HasSuffix(a, ".yml") {
@@ -45,6 +49,10 @@ func resolveRecipes(g *globalOptions, args []string) ([]string, error) {
 			}
 			return nil, invalidInput(fmt.Errorf("recipe %q: %s is not a recipe file", a, p), hint)
 		}
+		if slices.ContainsFunc(seen, func(s os.FileInfo) bool { return os.SameFile(s, fi) }) {
+			continue
+		}
+		seen = append(seen, fi)
 		out = append(out, p)
 	}
 	return out, nil
