@@ -3,6 +3,7 @@ package recipe
 import (
 	"fmt"
 	"slices"
+	"strings"
 
 	"go.yaml.in/yaml/v3"
 
@@ -20,6 +21,8 @@ type findings struct {
 	warnings []Finding
 	// lintFragments: read and check each maintainer-script fragment (Load).
 	lintFragments bool
+	// source is the recipe's text, for positions inside a block scalar.
+	source []byte
 }
 
 func (f *findings) at(n *yaml.Node, format string, args ...any) { f.At(n, format, args...) }
@@ -34,6 +37,23 @@ func (f *findings) warn(n *yaml.Node, format string, args ...any) {
 	if !slices.Contains(f.warnings, w) {
 		f.warnings = append(f.warnings, w)
 	}
+}
+
+// blockLine is the position of line i (from 0) of the literal block scalar
+// n (description: |), where lint can name the line itself: its first
+// character. Any other node (a folded or one-line value, whose lines are
+// not the file's) is itself.
+func (f *findings) blockLine(n *yaml.Node, i int) *yaml.Node {
+	if n == nil || n.Style&yaml.LiteralStyle == 0 || n.Line <= 0 {
+		return n
+	}
+	lines := strings.Split(string(f.source), "\n")
+	l := n.Line + 1 + i // the text starts on the line after "|"
+	if l > len(lines) {
+		return n
+	}
+	text := lines[l-1]
+	return &yaml.Node{Line: l, Column: len(text) - len(strings.TrimLeft(text, " ")) + 1}
 }
 
 // because records a finding that callers can tell by cause (errors.Is).

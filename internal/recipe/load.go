@@ -135,7 +135,7 @@ func Document(file string, data []byte) (*yaml.Node, error) {
 }
 
 func parse(file string, data []byte, unpinned bool) (*Recipe, *findings) {
-	fs := &findings{file: file, unpinned: unpinned}
+	fs := &findings{file: file, unpinned: unpinned, source: data}
 	top := fs.Document(data, documentOptions)
 	if top == nil {
 		return nil, fs

@@ -13,6 +13,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/updeb/updeb/pkg/control"
 	"github.com/updeb/updeb/pkg/deb"
@@ -635,10 +636,11 @@ func (pl *packageResolver) identity(dv debversion.Version) {
 		pl.fs.at(valueOf(n, "name"), "package name: %q is not a valid Debian package name (want %s, lower case)", pp.Name, deb.PackageNamePattern)
 	}
 	pp.Summary = rd.render(valueOf(n, "summary"), "summary", rp.Summary)
-	if len(pp.Summary) > 80 {
-		pl.fs.at(valueOf(n, "summary"), "summary: %d characters; at most 80 (lintian synopsis-too-long)", len(pp.Summary))
+	if c := utf8.RuneCountInString(pp.Summary); c > 80 {
+		pl.fs.at(valueOf(n, "summary"), "summary: %d characters; at most 80 (lintian synopsis-too-long)", c)
 	}
 	pp.Description = strings.TrimRight(rd.render(valueOf(n, "description"), "description", rp.Description), "\n")
+	pl.descriptionLines(valueOf(n, "description"), pp.Description)
 	pp.OutputFile = fmt.Sprintf("%s_%s_%s.deb", pp.Name, dv.WithoutEpoch(), pp.Architecture)
 	pl.pp = pp
 	generated := []string{docDir(pp.Name) + "copyright", docDir(pp.Name) + changelogName(pp), OverridesPath(pp.Name)}
@@ -647,6 +649,23 @@ func (pl *packageResolver) identity(dv debversion.Version) {
 		pl.generated[g] = true
 		if deb.ValidPackageName(pp.Name) {
 			pl.place(valueOf(n, "name"), "package name", g, "file", "written by updeb for package "+pp.Name)
+		}
+	}
+}
+
+// descriptionWidth is the longest line of an extended description that
+// lintian lets pass: the control file indents each line by a space, and
+// extended-description-line-too-long counts it in its 80 characters.
+const descriptionWidth = 79
+
+// descriptionLines warns for each line of the extended description text
+// that lintian will find too long, at the line itself where the recipe
+// writes the description as a literal block (description: |).
+func (pl *packageResolver) descriptionLines(n *yaml.Node, text string) {
+	for i, l := range strings.Split(text, "\n") {
+		// Trailing white space is dropped in the control file (pkg/deb).
+		if c := utf8.RuneCountInString(strings.TrimRight(l, " \t")); c > descriptionWidth {
+			pl.fs.warn(pl.fs.blockLine(n, i), "description: line %d has %d characters; lintian flags a line over %d (extended-description-line-too-long: the control file indents it by a space, and 80 is the limit): break it into shorter lines", i+1, c, descriptionWidth)
 		}
 	}
 }
