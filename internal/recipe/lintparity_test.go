@@ -50,6 +50,14 @@ func TestLintianParityWarnings(t *testing.T) {
 			[]string{"15:18: description: line 2 has 82 characters; lintian flags a line over 79 (extended-description-line-too-long: the control file indents it by a space, and 80 is the limit): break it into shorter lines"}},
 		// lintian's synopsis-too-long counts characters.
 		{"summary of 80 characters outside ASCII", "    summary: X tool\n", "    summary: " + strings.Repeat("é", 80) + "\n", nil},
+		// A package that triggers ldconfig must ship what it reads.
+		{"ldconfig trigger without a library", "    systemd-units: [x.service]\n",
+			"    systemd-units: [x.service]\n    triggers: [activate-await x-reload, activate-noawait ldconfig]\n",
+			[]string{`21:41: triggers: "activate-noawait ldconfig": package xx installs nothing in a folder ldconfig reads (/usr/lib, /usr/lib/TRIPLET, /lib, /lib64, ...), so ldconfig has nothing to learn (lintian's package-has-unnecessary-activation-of-ldconfig-trigger): leave the trigger out`}},
+		{"ldconfig trigger with a multiarch library", "    systemd-units: [x.service]\n",
+			"      - {source: bin, path: x, dest: \"/usr/lib/{{.Arch}}-linux-gnu/libx.so.1\"}\n    systemd-units: [x.service]\n    triggers: [activate-noawait ldconfig]\n", nil},
+		{"ldconfig trigger with a symlink in /usr/lib", "    systemd-units: [x.service]\n",
+			"    symlinks: [{dest: /usr/lib/libx.so.1, target: /opt/x/libx.so.1}]\n    systemd-units: [x.service]\n    triggers: [activate-noawait ldconfig]\n", nil},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -603,6 +603,9 @@ func (r *Recipe) resolvePackage(rp Package, rd *renderer, dests *placements, che
 		!slices.ContainsFunc(pl.pp.Fragments, func(f Fragment) bool { return f.Script == "postinst" }) {
 		pl.fs.warn(valueOf(rp.node, "triggers"), "triggers: package %s is interested in triggers but has no postinst fragment: dpkg runs \"postinst triggered NAME\" for them, and updeb's own postinst does nothing then", pl.pp.Name)
 	}
+	if i := slices.Index(rp.Triggers, "activate-noawait ldconfig"); i >= 0 && !pl.shipsLibraries() {
+		pl.fs.warn(elementAt(valueOf(rp.node, "triggers"), i), "triggers: %q: package %s installs nothing in a folder ldconfig reads (/usr/lib, /usr/lib/TRIPLET, /lib, /lib64, ...), so ldconfig has nothing to learn (lintian's package-has-unnecessary-activation-of-ldconfig-trigger): leave the trigger out", rp.Triggers[i], pl.pp.Name)
+	}
 	return pl.pp
 }
 
@@ -1018,6 +1021,33 @@ func (pl *packageResolver) ships(dest string) bool {
 	return slices.ContainsFunc(pl.pp.Files, func(f ResolvedFile) bool { return f.Dest == dest }) ||
 		slices.ContainsFunc(pl.pp.Symlinks, func(l Link) bool { return l.Dest == dest }) ||
 		slices.ContainsFunc(pl.pp.Hardlinks, func(l Link) bool { return l.Dest == dest })
+}
+
+// ldconfigDirs are the folders ldconfig reads shared libraries from
+// besides the multiarch ones below /lib and /usr/lib, as lintian lists
+// them (Lintian::Data::Architectures' ldconfig_folders).
+var ldconfigDirs = []string{"/lib", "/lib32", "/lib64", "/libx32", "/usr/lib", "/usr/lib32", "/usr/lib64", "/usr/libx32", "/usr/local/lib"}
+
+// shipsLibraries reports whether the package installs a file, hardlink or
+// symlink where ldconfig looks for shared libraries: in one of
+// ldconfigDirs, or below a multiarch folder of /lib or /usr/lib
+// (/usr/lib/x86_64-linux-gnu, with its hardware-capability subfolders).
+// Lint cannot read a library's SONAME, so any name there counts.
+func (pl *packageResolver) shipsLibraries() bool {
+	inLdconfigDir := func(dest string) bool {
+		dir := path.Dir(dest)
+		if slices.Contains(ldconfigDirs, dir) {
+			return true
+		}
+		for _, root := range []string{"/lib/", "/usr/lib/"} {
+			if triplet, _, _ := strings.Cut(strings.TrimPrefix(dir, root), "/"); strings.HasPrefix(dir, root) && strings.Contains(triplet, "-linux-") {
+				return true
+			}
+		}
+		return false
+	}
+	return slices.ContainsFunc(pl.pp.Files, func(f ResolvedFile) bool { return inLdconfigDir(f.Dest) }) ||
+		slices.ContainsFunc(slices.Concat(pl.pp.Symlinks, pl.pp.Hardlinks), func(l Link) bool { return inLdconfigDir(l.Dest) })
 }
 
 // systemdUnits checks that every unit the maintainer scripts enable is
