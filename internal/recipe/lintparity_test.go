@@ -82,3 +82,40 @@ func writeFile(t *testing.T, dir, name, content string) {
 		t.Fatal(err)
 	}
 }
+
+// TestRelativeSymlinkTag: the errors lintian 2.116 raised for these links
+// of one package (dpkg-deb -b of a tree with them, lintian -I -E
+// --pedantic), the first of each link's.
+func TestRelativeSymlinkTag(t *testing.T) {
+	for _, tt := range []struct{ dest, target, tag string }{
+		{"/usr/share/x/a", "../../etc/x", ""}, // /usr/etc/x
+		{"/usr/share/x", "../../etc/x", "relative-symlink"},
+		{"/etc/g", "../usr/x", "relative-symlink"},
+		{"/usr/share/x/c", "../../../../x", "symlink-has-too-many-up-segments"},
+		{"/usr/share/x/d", "./y", "symlink-contains-spurious-segments"},
+		{"/usr/share/x/e", "../x/../y", "lengthy-symlink"},
+		{"/usr/share/x/f", "../doc/y", ""},
+		{"/usr/share/x/h", "..", ""}, // symlink-is-self-recursive, a warning
+		{"/usr/bin/x", "y", ""},
+		{"/usr/bin/x", "/etc/y", ""},
+	} {
+		if tag, _ := relativeSymlinkTag(tt.dest, tt.target); tag != tt.tag {
+			t.Errorf("%s -> %s: %q, want %q", tt.dest, tt.target, tag, tt.tag)
+		}
+	}
+}
+
+// A relative symlink lintian flags as an error refuses the recipe, unless
+// the package overrides the tag (base-files' /etc/os-release is meant so).
+func TestRelativeSymlinkRefused(t *testing.T) {
+	links := "    symlinks: [{dest: /etc/x.conf, target: ../usr/share/x/x.conf}]\n    systemd-units: [x.service]\n"
+	text := strings.Replace(baseRecipe, "    systemd-units: [x.service]\n", links, 1)
+	want := []string{`recipes/x.yaml:20:44: symlink target: /etc/x.conf -> ../usr/share/x/x.conf leads from the top-level folder /etc into another one by a relative path, which lintian flags as an error (relative-symlink): write the target absolute, /usr/share/x/x.conf, or add "relative-symlink" to lintian-overrides with a comment saying why it must be so`}
+	if got := loadFindings(t, text); strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("findings:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+	overridden := strings.Replace(text, "    systemd-units:", "    lintian-overrides: [\"relative-symlink ../usr/share/x/x.conf [etc/x.conf]\"]\n    systemd-units:", 1)
+	if got := loadFindings(t, overridden); got != nil {
+		t.Errorf("overridden: findings:\n%s", strings.Join(got, "\n"))
+	}
+}

@@ -959,9 +959,54 @@ func (pl *packageResolver) symlinks() {
 		}
 		if pl.absDest(valueOf(l.node, "dest"), "symlink dest", dest) {
 			pl.claim(valueOf(l.node, "dest"), "symlink dest", dest, "symlink")
-			pl.pp.Symlinks = append(pl.pp.Symlinks, Link{Dest: dest, Target: PolicyTarget(dest, target)})
+			link := Link{Dest: dest, Target: PolicyTarget(dest, target)}
+			if tag, problem := relativeSymlinkTag(link.Dest, link.Target); tag != "" && !slices.ContainsFunc(pl.rp.Lintian, func(o string) bool { return strings.Fields(o)[0] == tag }) {
+				pl.fs.at(valueOf(l.node, "target"), "symlink target: %s -> %s %s, which lintian flags as an error (%s): write the target absolute, %s, or add %q to lintian-overrides with a comment saying why it must be so", link.Dest, link.Target, problem, tag, path.Join(path.Dir(link.Dest), link.Target), tag)
+			}
+			pl.pp.Symlinks = append(pl.pp.Symlinks, link)
 		}
 	}
+}
+
+// relativeSymlinkTag is the error lintian's files/symbolic-links check
+// raises for the relative symlink dest -> target as the package ships it
+// (after PolicyTarget), and why; "" when it raises none. It walks the
+// target's leading ".." from the link's folder as lintian does.
+func relativeSymlinkTag(dest, target string) (tag, problem string) {
+	if target == "" || path.IsAbs(target) || target == "." {
+		return "", ""
+	}
+	dirs := strings.Split(strings.TrimPrefix(dest, "/"), "/")
+	top := dirs[0]
+	dirs = dirs[:len(dirs)-1]
+	parts := strings.Split(target, "/")
+	popped, lastPop := false, ""
+	i := 0
+	for ; i < len(parts); i++ {
+		switch parts[i] {
+		case ".":
+			return "symlink-contains-spurious-segments", "holds a \".\" segment"
+		case "..":
+			if len(dirs) == 0 {
+				return "symlink-has-too-many-up-segments", "climbs above the root"
+			}
+			popped, lastPop, dirs = true, dirs[len(dirs)-1], dirs[:len(dirs)-1]
+			continue
+		}
+		break
+	}
+	if i == len(parts) {
+		return "", "" // only "..": lintian's symlink-is-self-recursive, a warning
+	}
+	switch {
+	case popped && parts[i] == lastPop:
+		return "lengthy-symlink", "climbs out of " + lastPop + " and back into it"
+	case len(dirs) == 0 && parts[i] != top:
+		return "relative-symlink", "leads from the top-level folder /" + top + " into another one by a relative path"
+	case slices.ContainsFunc(parts[i+1:], func(c string) bool { return c == "." || c == ".." }):
+		return "symlink-contains-spurious-segments", "holds a \".\" or \"..\" segment after its start"
+	}
+	return "", ""
 }
 
 // PolicyTarget is the target of the symbolic link dest -> target as dh_link
