@@ -165,12 +165,28 @@ func diffLeftBehind(r, old *recipe.Recipe, po recipe.ResolveOptions, rv *reviews
 		if op == nil {
 			return nil
 		}
-		return leftBehind(np, op)
+		return leftBehind(np, op, sideBySide(r, old, op))
 	})
 }
 
-// leftBehind is diffLeftBehind for one architecture.
-func leftBehind(np, op *recipe.Resolved) []privilegeChange {
+// sideBySide names the packages of op (resolved from old) whose name is a
+// template that r still has (istioctl-{{.Version}}): each version is a
+// package of its own, meant to be installed beside the others, so the old
+// one staying installed is what the recipe asks for, not a package the
+// recipe dropped.
+func sideBySide(r, old *recipe.Recipe, op *recipe.Resolved) map[string]bool {
+	names := map[string]bool{}
+	for i := range op.Packages {
+		if i < len(old.Packages) && slices.ContainsFunc(r.Packages, func(p recipe.Package) bool { return p.Name == old.Packages[i].Name }) {
+			names[op.Packages[i].Name] = true
+		}
+	}
+	return names
+}
+
+// leftBehind is diffLeftBehind for one architecture; sideBySide names the old
+// packages meant to stay installed beside the new ones (sideBySide).
+func leftBehind(np, op *recipe.Resolved, sideBySide map[string]bool) []privilegeChange {
 	names, conffiles, kept := map[string]bool{}, map[string]bool{}, map[string]bool{}
 	for i := range np.Packages {
 		kept[np.Packages[i].Name] = true
@@ -193,6 +209,9 @@ func leftBehind(np, op *recipe.Resolved) []privilegeChange {
 	for i := range op.Packages {
 		o := &op.Packages[i]
 		if !kept[o.Name] {
+			if sideBySide[o.Name] {
+				continue
+			}
 			if c, ok := packageGone(o, np); ok {
 				out = append(out, c)
 			}
