@@ -517,6 +517,10 @@ func TestDiffPrivileges(t *testing.T) {
 		return kinds, lines
 	}
 	old := project(withFragment, "echo one\n")
+	arm64 := func(text string) string {
+		return edit(t, text, "architectures: {amd64: amd64}", "architectures: {amd64: amd64, arm64: arm64}",
+			"sha256: {amd64: 019250d9e08f5242159d5dcea64c8c7cf77924cd8c69460ae7af5d4ad51d032e}", "sha256: {amd64: 019250d9e08f5242159d5dcea64c8c7cf77924cd8c69460ae7af5d4ad51d032e, arm64: 019250d9e08f5242159d5dcea64c8c7cf77924cd8c69460ae7af5d4ad51d032e}")
+	}
 	for _, tt := range []struct {
 		name  string
 		head  *recipe.Recipe
@@ -545,6 +549,11 @@ func TestDiffPrivileges(t *testing.T) {
 				`package hello [amd64]: /usr/bin/hello is 2755 root:shadow (special-bits: "reads shadow")`,
 				"package hello [amd64]: triggers: activate-noawait ldconfig, were none",
 			}},
+		// An architecture added asks nothing of the system that the others
+		// did not: its packages are compared with theirs.
+		{"architecture added", project(arm64(edit(t, withFragment, `revision: "1"`, `revision: "2"`)), "echo one\n"), nil, nil},
+		{"architecture added, fragment changed", project(arm64(withFragment), "echo two\n"), []Kind{KindScriptFragment},
+			[]string{"package hello [amd64, arm64]: postinst fragment hello.postinst changed: diff it against the base revision"}},
 		{"fragment swapped for a FIFO after loading", fifoFragment(t, project(withFragment, "echo one\n")), []Kind{KindScriptFragment},
 			[]string{"package hello [amd64]: postinst fragment hello.postinst changed: diff it against the base revision"}},
 	} {

@@ -21,9 +21,23 @@ import (
 // did not: a path with a special bit, an owner other than root or a mode
 // other than updeb's defaults that is new, or whose mode or owner changed;
 // a maintainer-script fragment added, changed (by content) or removed;
-// triggers changed. A change every architecture shares is one item.
+// triggers changed. A change every architecture shares is one item. An
+// architecture old lacks is compared with one old has: the same packages
+// built for another architecture ask nothing new of the system.
 func diffPrivileges(r, old *recipe.Recipe, po recipe.ResolveOptions, rv *reviews) {
+	var other *recipe.Resolved // the base's packages on an architecture it has
+	if old != nil {
+		for _, a := range old.ArchNames() {
+			if p, err := resolveFor(old, a, po); err == nil {
+				other = p
+				break
+			}
+		}
+	}
 	reviewPerArch(r, old, po, rv, func(np, op *recipe.Resolved) []privilegeChange {
+		if op == nil {
+			op = other
+		}
 		return privilegeChanges(r, old, np, op)
 	})
 }
