@@ -626,3 +626,42 @@ func TestTrustedRootReview(t *testing.T) {
 		t.Errorf("a link out of the repository: %+v", items)
 	}
 }
+
+// An architecture added (or removed) changes no trust: a checksum file URL
+// or a Sigstore identity that names the architecture renders another value
+// for the new one from the same template, as the others' did. What the
+// architectures both have is compared: a template changed, or an upstream
+// architecture name of one both have, is still a change.
+func TestDiffTrustArchitectureAdded(t *testing.T) {
+	const pin = "019250d9e08f5242159d5dcea64c8c7cf77924cd8c69460ae7af5d4ad51d032e"
+	sums := edit(t, helloRecipe, `checksums: {url: "https://example.org/v{{.Version}}/SHA256SUMS"}`, `checksums: {url: "https://example.org/v{{.Version}}/hello-{{.Arch}}.sha256"}`)
+	signed := edit(t, sums, "    signature: {url: \"https://example.org/v{{.Version}}/hello-{{.Arch}}.tar.gz.asc\", keyring: keys/upstream.asc, signers: ["+fpr+"]}",
+		`    signature: {bundle-url: "https://example.org/v{{.Version}}/hello-{{.Arch}}.sigstore.json", identity: "https://github.com/hello/{{.Arch}}-builds/.github/workflows/release.yml@refs/tags/v{{.Version}}", issuer: https://accounts.google.com}`)
+	arm64 := func(text string) string {
+		return edit(t, text, `revision: "1"`, `revision: "2"`, "architectures: {amd64: amd64}", "architectures: {amd64: amd64, arm64: aarch64}", "sha256: {amd64: "+pin+"}", "sha256: {amd64: "+pin+", arm64: "+pin+"}")
+	}
+	for _, tt := range []struct {
+		name, base, head string
+		want             []string
+	}{
+		{"OpenPGP, architecture added", sums, arm64(sums), nil},
+		{"OpenPGP, architecture removed", arm64(sums), sums, nil},
+		{"Sigstore, architecture added", signed, arm64(signed), nil},
+		{"architecture added, the checksum file moved", sums, edit(t, arm64(sums), "https://example.org/v{{.Version}}/hello-{{.Arch}}.sha256", "https://mirror.example.net/v{{.Version}}/hello-{{.Arch}}.sha256"),
+			[]string{"source hello: cross-check against the upstream checksum file https://mirror.example.net/v{{.Version}}/hello-{{.Arch}}.sha256, was https://example.org/v{{.Version}}/hello-{{.Arch}}.sha256"}},
+		{"architecture added, the upstream name of amd64 changed", sums, edit(t, arm64(sums), "amd64: amd64,", "amd64: x86_64,"),
+			[]string{"source hello: cross-check against the upstream checksum file https://example.org/v{{.Version}}/hello-x86_64.sha256, was https://example.org/v{{.Version}}/hello-amd64.sha256"}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			rv := &reviews{recipe: "hello"}
+			diffTrust(loadProject(t, tt.head, "key\n"), loadProject(t, tt.base, "key\n"), "HEAD", rv)
+			var got []string
+			for _, it := range rv.items {
+				got = append(got, it.Message)
+			}
+			if !slices.Equal(got, tt.want) {
+				t.Errorf("review:\n  %s\nwant:\n  %s", strings.Join(got, "\n  "), strings.Join(tt.want, "\n  "))
+			}
+		})
+	}
+}

@@ -25,14 +25,14 @@ type anchors struct {
 	form        string // one of the signature forms (formNames)
 	none        string // the reason, for `signature: none`
 	keyring     *keyringFacts
-	signers     []string // allow-list of the detached signature; empty: any key of the keyring
-	identity    string   // Sigstore: the exact identity as written, or "matching RE"
-	identityIs  string   // what it stands for (rendered per architecture): what is compared
+	signers     []string          // allow-list of the detached signature; empty: any key of the keyring
+	identity    string            // Sigstore: the exact identity as written, or "matching RE"
+	identityIs  map[string]string // what it stands for, per architecture (rendered): what is compared
 	issuer      string
-	keyFile     string // Sigstore: the pinned public key, as the recipe names it
-	key         string // its fingerprint (SHA256:base64), or why it is unreadable
-	checksums   string // the checksum file URL template; "" when there is no cross-check
-	checksumsIs string // what it stands for (rendered per architecture): what is compared
+	keyFile     string            // Sigstore: the pinned public key, as the recipe names it
+	key         string            // its fingerprint (SHA256:base64), or why it is unreadable
+	checksums   string            // the checksum file URL template; "" when there is no cross-check
+	checksumsIs map[string]string // what it stands for, per architecture (rendered): what is compared
 	sumsKeyring *keyringFacts
 	sumsSigners []string
 	pins        []string // the digest algorithms pinned, in any architecture
@@ -158,16 +158,19 @@ func sourceAnchors(r *recipe.Recipe) map[string]*anchors {
 				a.key = fpr
 			case ss.IdentityRegexp != "":
 				a.identity, a.issuer = "matching "+ss.IdentityRegexp, ss.Issuer
-				a.identityIs = a.identity
+				a.identityIs = map[string]string{}
+				for _, arch := range r.ArchNames() {
+					a.identityIs[arch] = a.identity
+				}
 			default:
 				a.identity, a.issuer = ss.Identity, ss.Issuer
-				a.identityIs = perArch(r.RenderPerArch(ss.Identity))
+				a.identityIs = r.RenderPerArch(ss.Identity)
 			}
 		default:
 			a.form, a.none = formNone, sig.None
 		}
 		if c := s.Checksums; c != nil {
-			a.checksums, a.checksumsIs = c.URL, perArch(r.RenderPerArch(c.URL))
+			a.checksums, a.checksumsIs = c.URL, r.RenderPerArch(c.URL)
 			if c.Clearsigned != nil {
 				a.sumsKeyring = readKeyring(r.Root, c.Clearsigned.Keyring)
 				a.sumsSigners = normalizedFprs(c.Clearsigned.Signers)
@@ -196,6 +199,23 @@ func shown(n, o, nIs, oIs string) (string, string) {
 		return nIs, oIs
 	}
 	return n, o
+}
+
+// onShared is what templates rendered per architecture (n now, o at the
+// base) stand for on the architectures both have, when they share one: an
+// architecture added or removed renders the same template for another
+// architecture, and what it stands for on the others is what is compared.
+func onShared(n, o map[string]string) (string, string) {
+	sn, so := map[string]string{}, map[string]string{}
+	for a, v := range n {
+		if w, ok := o[a]; ok {
+			sn[a], so[a] = v, w
+		}
+	}
+	if len(sn) == 0 {
+		return perArch(n), perArch(o)
+	}
+	return perArch(sn), perArch(so)
 }
 
 // perArch is one value for a template rendered per architecture: the
@@ -277,8 +297,8 @@ func diffSource(name string, n, o *anchors, rv *reviews) {
 	}
 	diffKeyring(KindKeyring, "keyring", name, n.keyring, o.keyring, suffix, rv)
 	diffSigners(KindSigners, "signers", name, n.signers, o.signers, n.keyring, o.keyring, suffix, rv)
-	if n.identityIs != o.identityIs {
-		nv, ov := shown(n.identity, o.identity, n.identityIs, o.identityIs)
+	if nIs, oIs := onShared(n.identityIs, o.identityIs); nIs != oIs {
+		nv, ov := shown(n.identity, o.identity, nIs, oIs)
 		diffValue(KindSigstoreIdentity, "Sigstore identity", name, "", nv, ov, suffix, rv)
 	}
 	diffValue(KindSigstoreIssuer, "Sigstore issuer", name, "", n.issuer, o.issuer, suffix, rv)
@@ -289,6 +309,7 @@ func diffSource(name string, n, o *anchors, rv *reviews) {
 	if n.key != o.key { // the same key under another file name is no change
 		diffValue(KindSigstoreKey, "Sigstore public key "+subject, name, subject, n.key, o.key, suffix, rv)
 	}
+	nSums, oSums := onShared(n.checksumsIs, o.checksumsIs)
 	switch {
 	case n.checksums != "" && o.checksums == "":
 		rv.add(ReviewItem{Kind: KindCrossCheck, Source: name, New: []string{n.checksums}},
@@ -296,10 +317,10 @@ func diffSource(name string, n, o *anchors, rv *reviews) {
 	case n.checksums == "" && o.checksums != "":
 		rv.add(ReviewItem{Kind: KindCrossCheck, Source: name, Old: []string{o.checksums}},
 			fmt.Sprintf("cross-check against the upstream checksum file %s removed", o.checksums))
-	case n.checksumsIs != o.checksumsIs:
+	case nSums != oSums:
 		// The file the pins are checked against comes from elsewhere: the
 		// pins now agree with whatever that host serves.
-		nv, ov := shown(n.checksums, o.checksums, n.checksumsIs, o.checksumsIs)
+		nv, ov := shown(n.checksums, o.checksums, nSums, oSums)
 		rv.add(ReviewItem{Kind: KindCrossCheck, Source: name, Old: []string{ov}, New: []string{nv}},
 			fmt.Sprintf("cross-check against the upstream checksum file %s, was %s", nv, ov))
 	}
