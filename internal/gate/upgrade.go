@@ -154,7 +154,8 @@ func relates(rels []string, field, name, version string) bool {
 // (update-alternatives keeps the group, and its link dangles once the old
 // path is gone: nothing ever runs update-alternatives for that name again,
 // not even a purge), and a conffile that no package ships now (dpkg keeps
-// it, marked obsolete, and whatever reads it still does, until purge).
+// it, marked obsolete, and whatever reads it still does, until purge;
+// not one shipped now as a plain file, which the upgrade overwrites).
 // Both concern a package the recipe still has: one it dropped stays
 // installed as it was, which is a review item of its own (packageGone).
 func diffLeftBehind(r, old *recipe.Recipe, po recipe.ResolveOptions, rv *reviews) {
@@ -195,6 +196,11 @@ func leftBehind(np, op *recipe.Resolved, sideBySide map[string]bool) []privilege
 		}
 		for _, c := range np.Packages[i].Conffiles {
 			conffiles[c] = true
+		}
+		// A conffile shipped now as a plain file (conffile: false) is
+		// overwritten by the upgrade, and dpkg forgets it was one.
+		for _, p := range installedPaths(&np.Packages[i]) {
+			conffiles[p] = true
 		}
 	}
 	now := map[string]*recipe.ResolvedPackage{}
