@@ -49,7 +49,7 @@ func TestLintianParityWarnings(t *testing.T) {
 			"    description: \"The X tool.\\n" + long + "{{.Name}}\"\n",
 			[]string{"15:18: description: line 2 has 82 characters; lintian flags a line over 79 (extended-description-line-too-long: the control file indents it by a space, and 80 is the limit): break it into shorter lines"}},
 		// lintian's synopsis-too-long counts characters.
-		{"summary of 80 characters outside ASCII", "    summary: X tool\n", "    summary: " + strings.Repeat("é", 80) + "\n", nil},
+		{"summary of 80 characters outside ASCII", "    summary: X tool\n", "    summary: " + strings.Repeat("é", 39) + " " + strings.Repeat("é", 40) + "\n", nil},
 		// A package that triggers ldconfig must ship what it reads.
 		{"ldconfig trigger without a library", "    systemd-units: [x.service]\n",
 			"    systemd-units: [x.service]\n    triggers: [activate-await x-reload, activate-noawait ldconfig]\n",
@@ -110,12 +110,39 @@ func TestRelativeSymlinkTag(t *testing.T) {
 func TestRelativeSymlinkRefused(t *testing.T) {
 	links := "    symlinks: [{dest: /etc/x.conf, target: ../usr/share/x/x.conf}]\n    systemd-units: [x.service]\n"
 	text := strings.Replace(baseRecipe, "    systemd-units: [x.service]\n", links, 1)
-	want := []string{`recipes/x.yaml:20:44: symlink target: /etc/x.conf -> ../usr/share/x/x.conf leads from the top-level folder /etc into another one by a relative path, which lintian flags as an error (relative-symlink): write the target absolute, /usr/share/x/x.conf, or add "relative-symlink" to lintian-overrides with a comment saying why it must be so`}
-	if got := loadFindings(t, text); strings.Join(got, "\n") != strings.Join(want, "\n") {
-		t.Errorf("findings:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	want := []string{`20:44: symlink target: /etc/x.conf -> ../usr/share/x/x.conf leads from the top-level folder /etc into another one by a relative path, which lintian flags as an error (relative-symlink): write the target absolute, /usr/share/x/x.conf, or add "relative-symlink" to lintian-overrides with a comment saying why it must be so`}
+	if got := loadWarnings(t, text, nil); strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("warnings:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
 	overridden := strings.Replace(text, "    systemd-units:", "    lintian-overrides: [\"relative-symlink ../usr/share/x/x.conf [etc/x.conf]\"]\n    systemd-units:", 1)
-	if got := loadFindings(t, overridden); got != nil {
-		t.Errorf("overridden: findings:\n%s", strings.Join(got, "\n"))
+	if got := loadWarnings(t, overridden, nil); got != nil {
+		t.Errorf("overridden: warnings:\n%s", strings.Join(got, "\n"))
+	}
+}
+
+// TestLintianDescriptionErrors: the summaries and description lines that
+// lintian reports (errors that verify's lintian run then fails on, and an
+// article at the start, its warning) are lint warnings at their line: the
+// package builds as it did, and the author learns it before verify.
+func TestLintianDescriptionErrors(t *testing.T) {
+	for _, tt := range []struct{ name, old, new, want string }{
+		{"one word", "summary: X tool", "summary: Xtool", `14:14: summary: "Xtool" is one word (lintian's description-too-short, an error): say in a few words what the package is`},
+		{"starts with the name", "summary: X tool", "summary: xx command line tool", `14:14: summary: "xx command line tool" starts with the package's name (lintian's description-starts-with-package-name, an error): say what it is, without the name ("command line tool")`},
+		{"the package's name", "summary: X tool", "summary: x-x", `14:14: summary: "x-x" is one word (lintian's description-too-short, an error): say in a few words what the package is`},
+		{"a tab", "summary: X tool", "summary: \"X\\ttool\"", `14:14: summary: "X\ttool" holds a tab (lintian's description-contains-tabs, an error): use spaces`},
+		{"said again", "description: The X tool.", "description: \"X tool!\\nMore.\"", "14:14: summary: the description's first line says it again (lintian's description-synopsis-is-duplicated, an error): start the description with what the summary does not say"},
+		{"a control statement", "description: The X tool.", "description: \"The X tool.\\n.x\\nMore.\"", `15:18: description: line 2, ".x", reads as a control statement in the package (lintian's description-contains-invalid-control-statement, an error): start it with another character, or leave the line empty for a paragraph break`},
+		{"an article", "summary: X tool", "summary: A tool for X", `14:14: summary: "A tool for X" starts with an article (lintian's description-synopsis-starts-with-article): leave it out`},
+		{"a paragraph break", "description: The X tool.", "description: \"The X tool.\\n.\\nMore.\"", ""},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			if !strings.Contains(baseRecipe, tt.old) {
+				t.Fatalf("base recipe lacks %q", tt.old)
+			}
+			got := loadWarnings(t, strings.Replace(baseRecipe, tt.old, tt.new, 1), nil)
+			if strings.Join(got, "\n") != tt.want {
+				t.Errorf("got:\n%s\nwant:\n%s", strings.Join(got, "\n"), tt.want)
+			}
+		})
 	}
 }

@@ -13,6 +13,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode"
 	"unicode/utf8"
 
 	"github.com/updeb/updeb/pkg/control"
@@ -643,6 +644,7 @@ func (pl *packageResolver) identity(dv debversion.Version) {
 		pl.fs.at(valueOf(n, "summary"), "summary: %d characters; at most 80 (lintian synopsis-too-long)", c)
 	}
 	pp.Description = strings.TrimRight(rd.render(valueOf(n, "description"), "description", rp.Description), "\n")
+	pl.synopsis(valueOf(n, "summary"), pp.Name, pp.Summary, pp.Description)
 	pl.descriptionLines(valueOf(n, "description"), pp.Description)
 	pp.OutputFile = fmt.Sprintf("%s_%s_%s.deb", pp.Name, dv.WithoutEpoch(), pp.Architecture)
 	pl.pp = pp
@@ -656,6 +658,54 @@ func (pl *packageResolver) identity(dv debversion.Version) {
 	}
 }
 
+// synopsis warns about the summaries lintian reports as errors, which
+// verify's lintian run then fails on (warnings: the package builds, as it
+// did; verify is where lintian's verdict counts): one word, the package's name at its
+// start or as the whole of it, a tab, or the description's first line
+// saying it again (lintian's fields/description check); an article at its
+// start is lintian's warning, and lint's.
+func (pl *packageResolver) synopsis(n *yaml.Node, pkg, summary, description string) {
+	if summary == "" || !deb.ValidPackageName(pkg) {
+		return
+	}
+	fuzzy := func(s string, seps string) string {
+		s = strings.ToLower(s)
+		for _, c := range seps {
+			s = strings.ReplaceAll(s, string(c), " ")
+		}
+		return strings.Join(strings.Fields(s), " ")
+	}
+	alnum := func(s string) string {
+		return strings.Map(func(r rune) rune {
+			if r < 128 && (unicode.IsLetter(r) || unicode.IsDigit(r)) {
+				return unicode.ToLower(r)
+			}
+			return -1
+		}, s)
+	}
+	var first string
+	for _, l := range strings.Split(description, "\n") {
+		if strings.TrimSpace(l) != "" && strings.TrimSpace(l) != "." {
+			first = l
+			break
+		}
+	}
+	switch {
+	case strings.ContainsRune(summary, '\t'):
+		pl.fs.warn(n, "summary: %q holds a tab (lintian's description-contains-tabs, an error): use spaces", summary)
+	case !strings.ContainsAny(summary, " \t"):
+		pl.fs.warn(n, "summary: %q is one word (lintian's description-too-short, an error): say in a few words what the package is", summary)
+	case fuzzy(pkg, "-_") == fuzzy(summary, "-_/\\"):
+		pl.fs.warn(n, "summary: %q is the package's name (lintian's description-is-pkg-name, an error): say what the package is", summary)
+	case regexp.MustCompile(`(?i)^` + regexp.QuoteMeta(pkg) + `\b`).MatchString(summary):
+		pl.fs.warn(n, "summary: %q starts with the package's name (lintian's description-starts-with-package-name, an error): say what it is, without the name (%q)", summary, strings.TrimSpace(summary[len(pkg):]))
+	case first != "" && (strings.EqualFold(strings.TrimSpace(first), summary) || alnum(first) == alnum(summary)):
+		pl.fs.warn(n, "summary: the description's first line says it again (lintian's description-synopsis-is-duplicated, an error): start the description with what the summary does not say")
+	case regexp.MustCompile(`(?i)^(an?|the)\s`).MatchString(summary):
+		pl.fs.warn(n, "summary: %q starts with an article (lintian's description-synopsis-starts-with-article): leave it out", summary)
+	}
+}
+
 // descriptionWidth is the longest line of an extended description that
 // lintian lets pass: the control file indents each line by a space, and
 // extended-description-line-too-long counts it in its 80 characters.
@@ -666,6 +716,17 @@ const descriptionWidth = 79
 // writes the description as a literal block (description: |).
 func (pl *packageResolver) descriptionLines(n *yaml.Node, text string) {
 	for i, l := range strings.Split(text, "\n") {
+		// The control file writes each line after a space: ".x" and
+		// " ." there read as control statements, which lintian refuses
+		// (description-contains-invalid-control-statement), as it does
+		// tabs (description-contains-tabs).
+		switch t := strings.TrimLeft(l, " \t"); {
+		case strings.ContainsRune(l, '\t'):
+			pl.fs.warn(pl.fs.blockLine(n, i), "description: line %d holds a tab (lintian's description-contains-tabs, an error): use spaces", i+1)
+		case strings.HasPrefix(l, ".") && strings.TrimSpace(l[1:]) != "",
+			strings.HasPrefix(l, " ") && strings.TrimSpace(t) == ".":
+			pl.fs.warn(pl.fs.blockLine(n, i), "description: line %d, %q, reads as a control statement in the package (lintian's description-contains-invalid-control-statement, an error): start it with another character, or leave the line empty for a paragraph break", i+1, l)
+		}
 		// Trailing white space is dropped in the control file (pkg/deb).
 		if c := utf8.RuneCountInString(strings.TrimRight(l, " \t")); c > descriptionWidth {
 			pl.fs.warn(pl.fs.blockLine(n, i), "description: line %d has %d characters; lintian flags a line over %d (extended-description-line-too-long: the control file indents it by a space, and 80 is the limit): break it into shorter lines", i+1, c, descriptionWidth)
@@ -961,7 +1022,7 @@ func (pl *packageResolver) symlinks() {
 			pl.claim(valueOf(l.node, "dest"), "symlink dest", dest, "symlink")
 			link := Link{Dest: dest, Target: PolicyTarget(dest, target)}
 			if tag, problem := relativeSymlinkTag(link.Dest, link.Target); tag != "" && !slices.ContainsFunc(pl.rp.Lintian, func(o string) bool { return strings.Fields(o)[0] == tag }) {
-				pl.fs.at(valueOf(l.node, "target"), "symlink target: %s -> %s %s, which lintian flags as an error (%s): write the target absolute, %s, or add %q to lintian-overrides with a comment saying why it must be so", link.Dest, link.Target, problem, tag, path.Join(path.Dir(link.Dest), link.Target), tag)
+				pl.fs.warn(valueOf(l.node, "target"), "symlink target: %s -> %s %s, which lintian flags as an error (%s): write the target absolute, %s, or add %q to lintian-overrides with a comment saying why it must be so", link.Dest, link.Target, problem, tag, path.Join(path.Dir(link.Dest), link.Target), tag)
 			}
 			pl.pp.Symlinks = append(pl.pp.Symlinks, link)
 		}
