@@ -68,7 +68,10 @@ func TestBumpNewMinorOnStandInMirror(t *testing.T) {
 	}
 	old := filepath.Join(recipes, "cri-tools-1.36.yaml")
 	os.WriteFile(old, original, 0o644)
-	os.WriteFile(filepath.Join(recipes, "crictl.yaml"), bytes.Replace(original, []byte("name: cri-tools-1.36"), []byte("name: crictl"), 1), 0o644)
+	// A recipe that is no series, of packages of its own (two recipes
+	// making one package file are refused together).
+	crictl := strings.NewReplacer("name: cri-tools-1.36\n", "name: crictl\n", "  - name: cri-tools\n", "  - name: cri-tools-latest\n").Replace(string(original))
+	os.WriteFile(filepath.Join(recipes, "crictl.yaml"), []byte(crictl), 0o644)
 	conf := filepath.Join(root, "updeb.yaml")
 	os.WriteFile(conf, fmt.Appendf(nil, "proxy: %s\nfetch: {retries: 0}\ngithub-api: %s\nmirrors:\n  - {prefix: https://github.com/, to: %s}\n", sq.URL, m.API(), m.Mirror()), 0o644)
 	common := []string{"--config", conf, "--recipes", recipes, "--cache", filepath.Join(root, "cache")}
