@@ -200,12 +200,14 @@ func (f *Fetcher) Fetch(ctx context.Context, r Request) (*Result, error) {
 	if _, err := srcurl.Check(r.URL); err != nil {
 		return nil, fmt.Errorf("fetch: %w", err)
 	}
-	algs := digest.Needed(r.Pinned, r.Algorithms...)
-	for _, a := range algs {
+	// Needed leaves out what it does not know: a pin or a digest asked for
+	// of another algorithm is refused here, before any network step.
+	for _, a := range append(r.Pinned.Algorithms(), r.Algorithms...) {
 		if a.Size() == 0 {
 			return nil, fmt.Errorf("fetch %s: unknown digest algorithm %q (want sha256 or sha512)", r.URL, a)
 		}
 	}
+	algs := digest.Needed(r.Pinned, r.Algorithms...)
 	// Requests that compute other algorithms are not shared: each result
 	// must hold the digests its caller asked for.
 	id := cache.ID(r.URL, r.Key) + pinKey(r.Pinned) + fmt.Sprint(algs)

@@ -673,6 +673,12 @@ func TestOnlyNeededDigests(t *testing.T) {
 		if want := `fetch http://example.org/x: unknown digest algorithm "md5" (want sha256 or sha512)`; fmt.Sprint(err) != want {
 			t.Errorf("err = %v, want %s", err, want)
 		}
+		// A pin of an unknown algorithm alone pins nothing: refused too,
+		// before any network step.
+		_, err = f.Fetch(context.Background(), Request{URL: "http://example.org/x", Pinned: digest.Set{"md5": "d41d8cd98f00b204e9800998ecf8427e"}})
+		if want := `fetch http://example.org/x: unknown digest algorithm "md5" (want sha256 or sha512)`; fmt.Sprint(err) != want {
+			t.Errorf("md5 pin: err = %v, want %s", err, want)
+		}
 	})
 }
 
