@@ -54,6 +54,11 @@ alone exit 0.`,
 				loaded  []*recipe.Recipe
 			)
 			for _, p := range paths {
+				// SIGINT or SIGTERM ends the run between recipes: lint
+				// writes nothing but its report, which is then left out.
+				if err := cmd.Context().Err(); err != nil {
+					return err
+				}
 				res := lintResult{Recipe: p, OK: true, Findings: []recipe.Finding{}, Warnings: []recipe.Finding{}}
 				r, err := recipe.Load(p, recipe.LoadOptions{})
 				var e *recipe.Error

@@ -155,3 +155,13 @@ func TestLintRecipeNamedTwice(t *testing.T) {
 		t.Errorf("exit %d\n%s%s", code, stdout, stderr)
 	}
 }
+
+// A signal ends lint between recipes (exit 130), with no report printed.
+func TestLintStopsOnSignal(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	var stdout, stderr bytes.Buffer
+	if code := run(ctx, []string{"lint", "--recipes", "../../testdata/tracking/recipes"}, &stdout, &stderr); code != exitInterrupted || stdout.Len() != 0 {
+		t.Errorf("exit %d, want %d, stdout %q\n%s", code, exitInterrupted, stdout.String(), stderr.String())
+	}
+}
