@@ -38,6 +38,7 @@ const (
 	// What dpkg leaves behind on an upgraded system (upgrade.go).
 	KindAlternativeGone Kind = "alternative-gone" // an alternative name no package of the recipe registers now: its link stays
 	KindConffileGone    Kind = "conffile-gone"    // a conffile the package no longer ships: dpkg keeps it until purge
+	KindConffilePlain   Kind = "conffile-plain"   // a conffile shipped now as a plain file: an upgrade overwrites local edits
 	KindUnitGone        Kind = "unit-gone"        // a systemd unit no package of the recipe ships now: a running instance keeps running
 	KindDirSymlink      Kind = "dir-symlink"      // a directory that is a symlink now, or the reverse: dpkg never changes one into the other
 	KindPackageGone     Kind = "package-gone"     // a package the recipe dropped that no package of it breaks or conflicts with: it stays installed
@@ -69,6 +70,7 @@ var reviewKinds = map[Kind]string{
 	KindRootConfig:       "privileges",
 	KindAlternativeGone:  "upgrade",
 	KindConffileGone:     "upgrade",
+	KindConffilePlain:    "upgrade",
 	KindDirSymlink:       "upgrade",
 	KindUnitGone:         "upgrade",
 	KindPackageGone:      "upgrade",

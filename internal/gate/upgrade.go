@@ -188,7 +188,7 @@ func sideBySide(r, old *recipe.Recipe, op *recipe.Resolved) map[string]bool {
 // leftBehind is diffLeftBehind for one architecture; sideBySide names the old
 // packages meant to stay installed beside the new ones (sideBySide).
 func leftBehind(np, op *recipe.Resolved, sideBySide map[string]bool) []privilegeChange {
-	names, conffiles, kept := map[string]bool{}, map[string]bool{}, map[string]bool{}
+	names, conffiles, kept, shipped := map[string]bool{}, map[string]bool{}, map[string]bool{}, map[string]bool{}
 	for i := range np.Packages {
 		kept[np.Packages[i].Name] = true
 		for _, a := range np.Packages[i].Alternatives() {
@@ -197,10 +197,8 @@ func leftBehind(np, op *recipe.Resolved, sideBySide map[string]bool) []privilege
 		for _, c := range np.Packages[i].Conffiles {
 			conffiles[c] = true
 		}
-		// A conffile shipped now as a plain file (conffile: false) is
-		// overwritten by the upgrade, and dpkg forgets it was one.
 		for _, p := range installedPaths(&np.Packages[i]) {
-			conffiles[p] = true
+			shipped[p] = true
 		}
 	}
 	now := map[string]*recipe.ResolvedPackage{}
@@ -242,6 +240,13 @@ func leftBehind(np, op *recipe.Resolved, sideBySide map[string]bool) []privilege
 		}
 		for _, c := range o.Conffiles {
 			if conffiles[c] {
+				continue
+			}
+			if shipped[c] {
+				// Shipped now as a plain file (conffile: false): the
+				// upgrade writes it, and dpkg forgets it was a conffile.
+				out = append(out, privilegeChange{o.Name, ReviewItem{Kind: KindConffilePlain, Subject: c, Old: []string{"conffile"}, New: []string{"file"}},
+					fmt.Sprintf("%s is no longer a conffile: on upgraded systems dpkg replaces it without asking, and a local edit there is lost (no .dpkg-old is kept); keep conffile: true if admins may edit it", c)})
 				continue
 			}
 			out = append(out, privilegeChange{o.Name, ReviewItem{Kind: KindConffileGone, Subject: c, Old: []string{c}},

@@ -86,7 +86,9 @@ func TestLeftBehind(t *testing.T) {
 		{"path changes", withAlt(bump, "hi", "/usr/bin/hello-2"), nil},
 		// dpkg overwrites a conffile that the new version ships as a plain
 		// file, and forgets it was one: nothing stays behind.
-		{"conffile shipped as a plain file", edit(t, withAlt(bump, "hi", "/usr/bin/hello-2"), "dest: /etc/hello/hello.conf}", "dest: /etc/hello/hello.conf, conffile: false}"), nil},
+		{"conffile shipped as a plain file", edit(t, withAlt(bump, "hi", "/usr/bin/hello-2"), "dest: /etc/hello/hello.conf}", "dest: /etc/hello/hello.conf, conffile: false}"), []string{
+			`conffile-plain: package hello [amd64]: /etc/hello/hello.conf is no longer a conffile: on upgraded systems dpkg replaces it without asking, and a local edit there is lost (no .dpkg-old is kept); keep conffile: true if admins may edit it`,
+		}},
 		{"name and conffile gone", edit(t, withAlt(bump, "hey", "/usr/bin/hello-2"), "      - {file: hello.conf, dest: /etc/hello/hello.conf}\n", ""), []string{
 			`alternative-gone: package hello [amd64]: alternative hi (/usr/bin/hi -> /usr/bin/hello-1) is gone from the recipe: update-alternatives keeps it on upgraded systems, and /usr/bin/hi dangles once /usr/bin/hello-1 is gone; to remove it, add to a postinst fragment of the recipe: if [ "$1" = configure ]; then update-alternatives --remove hi /usr/bin/hello-1; fi`,
 			`conffile-gone: package hello [amd64]: conffile /etc/hello/hello.conf is gone: dpkg leaves it on upgraded systems (obsolete, still read by whatever reads it) until hello is purged; to remove it, add to the preinst, postinst and postrm fragments of hello: dpkg-maintscript-helper rm_conffile /etc/hello/hello.conf 1.2.0-2~ -- "$@"`,
