@@ -134,6 +134,8 @@ func TestLintianDescriptionErrors(t *testing.T) {
 		{"a control statement", "description: The X tool.", "description: \"The X tool.\\n.x\\nMore.\"", `15:18: description: line 2, ".x", reads as a control statement in the package (lintian's description-contains-invalid-control-statement, an error): start it with another character, or leave the line empty for a paragraph break`},
 		{"an article", "summary: X tool", "summary: A tool for X", `14:14: summary: "A tool for X" starts with an article (lintian's description-synopsis-starts-with-article): leave it out`},
 		{"a paragraph break", "description: The X tool.", "description: \"The X tool.\\n.\\nMore.\"", ""},
+		{"a sudoers file at 0644", "      - {file: x.service, dest: /lib/systemd/system/x.service}\n", "      - {file: x.service, dest: /lib/systemd/system/x.service}\n      - {file: x.default, dest: /etc/sudoers.d/x}\n", `20:33: mode: /etc/sudoers.d/x is 0644; sudo wants its files in /etc/sudoers.d at 0440 (lintian's bad-perm-for-file-in-etc-sudoers.d, an error): write mode: "0440"`},
+		{"a sudoers file at 0440", "      - {file: x.service, dest: /lib/systemd/system/x.service}\n", "      - {file: x.service, dest: /lib/systemd/system/x.service}\n      - {file: x.default, dest: /etc/sudoers.d/x, mode: \"0440\"}\n", ""},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			if !strings.Contains(baseRecipe, tt.old) {

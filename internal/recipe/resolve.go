@@ -918,6 +918,9 @@ func (pl *packageResolver) file(f File) (ResolvedFile, bool) {
 	if pf.Mode&fs.ModeSticky != 0 {
 		pl.fs.warn(valueOf(fn, "mode"), "mode: the sticky bit (%04o) does nothing on a file under Linux: leave it out", f.Mode)
 	}
+	if strings.HasPrefix(pf.Dest, "/etc/sudoers.d/") && deb.UnixMode(pf.Mode) != 0o440 {
+		pl.fs.warn(valueOf(fn, "dest"), "mode: %s is %04o; sudo wants its files in /etc/sudoers.d at 0440 (lintian's bad-perm-for-file-in-etc-sudoers.d, an error): write mode: \"0440\"", pf.Dest, deb.UnixMode(pf.Mode))
+	}
 	inEtc := strings.HasPrefix(pf.Dest, "/etc/")
 	pf.Conffile = inEtc
 	if f.Conffile != nil {
