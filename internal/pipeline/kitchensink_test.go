@@ -169,8 +169,7 @@ echo ok`, "sh", tree))
 	dpkgRoot := testenv.DpkgRoot(t)
 	testenv.BasePasswd(t, dpkgRoot)
 	got := testenv.AsRoot(t, `mkdir -p "$ROOT/etc/alternatives" "$ROOT/var/lib/dpkg/alternatives"
-dpkg() { command dpkg --root="$ROOT" --admindir="$ROOT/var/lib/dpkg" --force-script-chrootless --force-not-root --force-depends --log=/dev/null "$@" >/dev/null 2>&1; }
-dpkg -i "$COMMON" "$KS" "$TRANS"
+`+quietDpkgForceDepends+`dpkg -i "$COMMON" "$KS" "$TRANS"
 cd "$ROOT"
 ids="s/\([ (]\)0:0/\1root:root/; s/\([ (]\)0:$(grep '^ks:' etc/group | cut -d: -f3)\([ :]\)/\1root:ks\2/; s/\([ (]\)$(grep '^ks:' etc/passwd | cut -d: -f3):$(grep '^ks:' etc/group | cut -d: -f3)\([ :]\)/\1ks:ks\2/"
 find usr/bin usr/sbin usr/libexec usr/lib/ks usr/share/ks etc/ks etc/default var/lib/ks var/spool/ks var/cache/ks -printf '%p %y %m %U:%G %n %l\n' | sed "$ids" | LC_ALL=C sort

@@ -122,8 +122,7 @@ func TestAlternativesLifecycleEndToEnd(t *testing.T) {
 	breaks := failingPackage(t, "lc-breaks", "Breaks: lcctl10\n")
 	root := testenv.DpkgRoot(t)
 	got := testenv.AsRoot(t, `mkdir -p "$ROOT/etc/alternatives" "$ROOT/var/lib/dpkg/alternatives"
-dpkg() { command dpkg --root="$ROOT" --admindir="$ROOT/var/lib/dpkg" --force-script-chrootless --force-not-root --log=/dev/null "$@" >/dev/null 2>&1; }
-state() {
+`+quietDpkg+`state() {
 	printf '%s: ' "$1"
 	if [ -L "$ROOT/usr/bin/lcctl" ]; then
 		to=$(readlink "$ROOT$(readlink "$ROOT/usr/bin/lcctl")")
@@ -264,6 +263,17 @@ func TestMovedFileUpgradeEndToEnd(t *testing.T) {
 	}
 }
 
+// quietDpkg starts a script for testenv.AsRoot with ROOT set: a dpkg that
+// installs into ROOT chrootless (the maintainer scripts see DPKG_ROOT) and
+// prints nothing, so that the script's output is what it echoes.
+const quietDpkg = `dpkg() { command dpkg --root="$ROOT" --admindir="$ROOT/var/lib/dpkg" --force-script-chrootless --force-not-root --log=/dev/null "$@" >/dev/null 2>&1; }
+`
+
+// quietDpkgForceDepends is quietDpkg that also installs packages whose
+// dependencies (adduser, libc6) the throwaway root lacks.
+const quietDpkgForceDepends = `dpkg() { command dpkg --root="$ROOT" --admindir="$ROOT/var/lib/dpkg" --force-script-chrootless --force-not-root --force-depends --log=/dev/null "$@" >/dev/null 2>&1; }
+`
+
 // TestLeftBehindUpgradeEndToEnd upgrades with real dpkg a package that
 // drops an alternative name (lc, for lcnew) and a conffile: dpkg and
 // update-alternatives leave /usr/bin/lc dangling and /etc/lc/old.conf in
@@ -288,8 +298,7 @@ func TestLeftBehindUpgradeEndToEnd(t *testing.T) {
 	run := func(v2 string) string {
 		root := testenv.DpkgRoot(t)
 		return string(testenv.AsRoot(t, `mkdir -p "$ROOT/etc/alternatives" "$ROOT/var/lib/dpkg/alternatives"
-dpkg() { command dpkg --root="$ROOT" --admindir="$ROOT/var/lib/dpkg" --force-script-chrootless --force-not-root --log=/dev/null "$@" >/dev/null 2>&1; }
-dpkg -i "$V1/lca_1.0.0-1_amd64.deb"
+`+quietDpkg+`dpkg -i "$V1/lca_1.0.0-1_amd64.deb"
 dpkg -i "$V2/lca_2.0.0-1_amd64.deb"
 if [ -L "$ROOT/usr/bin/lc" ]; then to=$(readlink "$ROOT$(readlink "$ROOT/usr/bin/lc")"); [ -e "$ROOT$to" ] || echo "/usr/bin/lc dangles: $to"; fi
 [ -L "$ROOT/usr/bin/lcn" ] && echo "/usr/bin/lcn"
@@ -325,8 +334,7 @@ func TestDirToSymlinkUpgradeEndToEnd(t *testing.T) {
 	bare, fixed := v2(""), v2("    scripts: {preinst: lca.preinst, postinst: lca.postinst, postrm: lca.postrm}\n")
 	run := func(v2 string) string {
 		root := testenv.DpkgRoot(t)
-		return string(testenv.AsRoot(t, `dpkg() { command dpkg --root="$ROOT" --admindir="$ROOT/var/lib/dpkg" --force-script-chrootless --force-not-root --log=/dev/null "$@" >/dev/null 2>&1; }
-dpkg -i "$V1/lca_1.0.0-1_amd64.deb"
+		return string(testenv.AsRoot(t, quietDpkg+`dpkg -i "$V1/lca_1.0.0-1_amd64.deb"
 dpkg -i "$V2/lca_2.0.0-1_amd64.deb" || echo "upgrade failed"
 [ -L "$ROOT/opt/lc" ] && echo "/opt/lc is a link to $(readlink "$ROOT/opt/lc")"
 [ -e "$ROOT/opt/lc/bin/lc" ] && [ ! -L "$ROOT/opt/lc" ] && echo "/opt/lc/bin/lc is in a directory"
@@ -417,8 +425,7 @@ func TestSetIDSystemUserEndToEnd(t *testing.T) {
 	v1, v2 := buildLC(t, "1.0.0", lcHelper), buildLC(t, "2.0.0", lcHelper)
 	root := testenv.DpkgRoot(t)
 	testenv.BasePasswd(t, root)
-	got := testenv.AsRoot(t, `dpkg() { command dpkg --root="$ROOT" --admindir="$ROOT/var/lib/dpkg" --force-script-chrootless --force-not-root --force-depends --log=/dev/null "$@" >/dev/null 2>&1; }
-helper() { echo "$1: $(stat -c '%u:%g %a' "$ROOT/usr/lib/lcd/helper" | sed "s/^$uid:/updebtestlcd:/; s/^0:/root:/; s/:0 /:root /")"; }
+	got := testenv.AsRoot(t, quietDpkgForceDepends+`helper() { echo "$1: $(stat -c '%u:%g %a' "$ROOT/usr/lib/lcd/helper" | sed "s/^$uid:/updebtestlcd:/; s/^0:/root:/; s/:0 /:root /")"; }
 uid=none
 dpkg --unpack "$V1/lcd_1.0.0-1_amd64.deb"; helper unpacked
 dpkg --configure lcd
@@ -451,8 +458,7 @@ func TestStatOverrideOfAGlobPathEndToEnd(t *testing.T) {
 	v1, v2 := buildLC(t, "1.0.0", pkg), buildLC(t, "2.0.0", pkg)
 	root := testenv.DpkgRoot(t)
 	testenv.BasePasswd(t, root)
-	got := testenv.AsRoot(t, `dpkg() { command dpkg --root="$ROOT" --admindir="$ROOT/var/lib/dpkg" --force-script-chrootless --force-not-root --force-depends --log=/dev/null "$@" >/dev/null 2>&1; }
-dpkg -i "$V1/lcd_1.0.0-1_amd64.deb"
+	got := testenv.AsRoot(t, quietDpkgForceDepends+`dpkg -i "$V1/lcd_1.0.0-1_amd64.deb"
 dpkg-statoverride --root="$ROOT" --admindir="$ROOT/var/lib/dpkg" --add root root 0700 '/usr/lib/lcd/x[1]/helper'
 dpkg -i "$V2/lcd_2.0.0-1_amd64.deb"
 stat -c '%u:%g %a' "$ROOT/usr/lib/lcd/x[1]/helper"
