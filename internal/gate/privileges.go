@@ -316,7 +316,7 @@ func rootConfigPlace(dest string) (string, bool) {
 			return p.what, true
 		}
 	}
-	for _, units := range []string{"/lib/systemd/system/", "/usr/lib/systemd/system/"} {
+	for _, units := range recipe.SystemdUnitDirs {
 		if rest, ok := strings.CutPrefix(dest, units); ok {
 			if dir, _, ok := strings.Cut(rest, "/"); ok && strings.HasSuffix(dir, ".d") {
 				return "a drop-in that overrides systemd unit " + strings.TrimSuffix(dir, ".d"), true

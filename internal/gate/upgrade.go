@@ -334,7 +334,7 @@ func dirSymlinkChanges(o, n *recipe.ResolvedPackage, version string) []privilege
 func unitsOf(p *recipe.ResolvedPackage) []string {
 	var out []string
 	for _, dest := range installedPaths(p) {
-		for _, dir := range []string{"/lib/systemd/system/", "/usr/lib/systemd/system/"} {
+		for _, dir := range recipe.SystemdUnitDirs {
 			if name, ok := strings.CutPrefix(dest, dir); ok && !strings.Contains(name, "/") {
 				out = append(out, name)
 			}

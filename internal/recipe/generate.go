@@ -412,7 +412,7 @@ func (pp *ResolvedPackage) servicesWithoutInitScript() []string {
 	for _, f := range pp.Files {
 		dir, base := path.Dir(f.Dest)+"/", path.Base(f.Dest)
 		svc, ok := strings.CutSuffix(base, ".service")
-		if !ok || strings.Contains(svc, "@") || !slices.Contains(systemdUnitDirs, dir) {
+		if !ok || strings.Contains(svc, "@") || !slices.Contains(SystemdUnitDirs, dir) {
 			continue
 		}
 		if !have["/etc/init.d/"+svc] && !have[dir+svc+".path"] && !have[dir+svc+".timer"] {

@@ -291,12 +291,15 @@ func (r *Recipe) templateData(a Arch) map[string]string {
 }
 
 var (
-	localSuffixRE   = regexp.MustCompile(`^[A-Za-z0-9.+~]*$`)
-	componentRE     = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._+-]*(/[A-Za-z0-9][A-Za-z0-9._+-]*)*$`)
-	alternativeRE   = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._+-]*$`)
-	binDirs         = []string{"/usr/bin/", "/usr/sbin/", "/bin/", "/sbin/", "/usr/libexec/", "/usr/games/"}
-	systemdUnitDirs = []string{"/lib/systemd/system/", "/usr/lib/systemd/system/"}
+	localSuffixRE = regexp.MustCompile(`^[A-Za-z0-9.+~]*$`)
+	componentRE   = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._+-]*(/[A-Za-z0-9][A-Za-z0-9._+-]*)*$`)
+	alternativeRE = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._+-]*$`)
+	binDirs       = []string{"/usr/bin/", "/usr/sbin/", "/bin/", "/sbin/", "/usr/libexec/", "/usr/games/"}
 )
+
+// SystemdUnitDirs are the folders a package installs systemd units into
+// (each ends in "/"); a unit's drop-ins are in NAME.d below them.
+var SystemdUnitDirs = []string{"/lib/systemd/system/", "/usr/lib/systemd/system/"}
 
 func inBinDir(p string) bool {
 	for _, d := range binDirs {
@@ -1165,7 +1168,7 @@ func (pl *packageResolver) systemdUnits() {
 	un := valueOf(pl.rp.node, "systemd-units")
 	for i, u := range pl.rp.SystemdUnits {
 		installed := false
-		for _, d := range systemdUnitDirs {
+		for _, d := range SystemdUnitDirs {
 			installed = installed || pl.ships(d+u)
 		}
 		if !installed {
