@@ -661,6 +661,9 @@ func (pl *packageResolver) identity(dv debversion.Version) {
 	}
 }
 
+// articleRE is an English article at the start of a summary.
+var articleRE = regexp.MustCompile(`(?i)^(an?|the)\s`)
+
 // synopsis warns about the summaries lintian reports as errors, which
 // verify's lintian run then fails on (warnings: the package builds, as it
 // did; verify is where lintian's verdict counts): one word, the package's name at its
@@ -704,7 +707,7 @@ func (pl *packageResolver) synopsis(n *yaml.Node, pkg, summary, description stri
 		pl.fs.warn(n, "summary: %q starts with the package's name (lintian's description-starts-with-package-name, an error): say what it is, without the name (%q)", summary, strings.TrimSpace(summary[len(pkg):]))
 	case first != "" && (strings.EqualFold(strings.TrimSpace(first), summary) || alnum(first) == alnum(summary)):
 		pl.fs.warn(n, "summary: the description's first line says it again (lintian's description-synopsis-is-duplicated, an error): start the description with what the summary does not say")
-	case regexp.MustCompile(`(?i)^(an?|the)\s`).MatchString(summary):
+	case articleRE.MatchString(summary):
 		pl.fs.warn(n, "summary: %q starts with an article (lintian's description-synopsis-starts-with-article): leave it out", summary)
 	}
 }
