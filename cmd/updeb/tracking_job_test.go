@@ -8,13 +8,15 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/updeb/updeb/internal/plan"
 	"github.com/updeb/updeb/internal/testkit/testenv"
 )
 
 // fakeUpdeb stands in for updeb in the tracking job's own tests: it logs
 // each command to $FAKE_LOG; plan --apply, with FAKE_PLAN=write, changes a
-// recipe, adds one and writes a description (exit 1), taking FAKE_SLEEP
-// seconds; report writes the metrics file with the run's verdict.
+// recipe, adds one and writes a description (exit 1; the file
+// $FAKE_MESSAGE when set), taking FAKE_SLEEP seconds; report writes the
+// metrics file with the run's verdict.
 const fakeUpdeb = `#!/usr/bin/env bash
 set -eu
 while [ "$#" -gt 0 ] && [ "$1" = --config ]; do shift 2; done
@@ -31,7 +33,11 @@ plan)
 		sleep "${FAKE_SLEEP:-0}"
 		echo "version: $$" >>recipes/a.yaml
 		echo "name: b" >recipes/b.yaml
-		printf 'Tracking: 1 bump\n\nChanges:\n- a\n' >"$msg"
+		if [ -n "${FAKE_MESSAGE:-}" ]; then
+			cp "$FAKE_MESSAGE" "$msg"
+		else
+			printf 'Tracking: 1 bump\n\nChanges:\n- a\n' >"$msg"
+		fi
 		echo "$$ plan end" >>"$FAKE_LOG"
 		exit 1
 	fi
@@ -246,5 +252,31 @@ func TestTrackingJobTwoAtOnce(t *testing.T) {
 	}
 	if st := j.git("status", "--porcelain"); st != "" || j.git("rev-parse", "--abbrev-ref", "HEAD") != "main" {
 		t.Errorf("the runs left the tree dirty or off main:\n%s", st)
+	}
+}
+
+// TestTrackingJobFailedAfterWriting: plan --apply wrote a bump but could
+// not follow it in the release set file (its description lists it under
+// "Failed after writing"; exit 1, as for changes written): the branch is
+// made, and the run is a failure, not a success the metrics would show
+// green.
+func TestTrackingJobFailedAfterWriting(t *testing.T) {
+	j := newTrackingJob(t)
+	p := &plan.Plan{Now: "2026-11-28"}
+	bump := plan.Action{Kind: plan.ActBump, Recipe: "a", From: "1.0", Version: "1.1"}
+	desc := plan.Describe(p, &plan.ApplyResult{
+		Changes:  []plan.Change{{Kind: plan.ActBump, Recipe: "a", From: "1.0", To: "1.1", File: "recipes/a.yaml"}},
+		Failures: []plan.Failure{{Action: bump, Error: "a was bumped, but release-sets.yaml was not updated", Written: true}},
+	}, nil)
+	msg := filepath.Join(j.dir, "description")
+	if err := os.WriteFile(msg, desc, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, out := j.run("FAKE_PLAN=write", "FAKE_MESSAGE="+msg)
+	if code != 1 || !strings.Contains(out, "plan --apply refused a recipe") || j.metric() != "updeb_tracking_last_run_success 0\n" {
+		t.Errorf("a change that failed after writing: exit %d, metrics %q\n%s", code, j.metric(), out)
+	}
+	if got := j.git("log", "-1", "--format=%B", "updeb/tracking"); !strings.Contains(got, "Failed after writing") {
+		t.Errorf("the branch's message:\n%s", got)
 	}
 }
