@@ -61,7 +61,8 @@ verified and pinned exactly as 'updeb bump' does (a source nothing vouches for i
 pinned: that recipe fails, with the digests upstream serves, and the others go on), the
 release set file follows, and each retire writes the recipe's end-of-life: mark. A bump
 or add that would break a release set that exists is held back and said why; a bump in
-a recipe's track gives way to its move to a newer minor. --only RECIPE limits it to one
+a recipe's track gives way to its move to a newer minor; an add whose minor has no
+complete release upstream yet waits (not done, no failure). --only RECIPE limits it to one
 recipe's actions (or those of the recipe an add writes), --dry-run says what it would do. Run it again and it does nothing.
 --message FILE writes a change description beside the edits (a commit message: a
 summary line, then per recipe the old and new version, release date, what vouched for

@@ -290,6 +290,40 @@ func TestPlanApply(t *testing.T) {
 	}
 }
 
+// New minors the support data lists whose first release upstream is not
+// complete yet (1.37.0's SHA256SUMS not uploaded, 1.38 not on GitHub at
+// all): plan --apply does not add them and says they wait for upstream
+// (1.38's add, derived from 1.37's recipe, waits with it), which is no
+// failure (exit 0, not 1: the tracking job would go red on upstream's
+// release day); once 1.37.0 is complete, the next run adds it.
+func TestPlanApplyNewMinorIncomplete(t *testing.T) {
+	w := newTrackingWorld(t)
+	w.release("kubernetes", "1.37.0", "2026-11-18")
+	w.gh.Set("kubernetes/kubernetes", "v1.37.0", "SHA256SUMS", nil)
+	w.cycle(eoltest.Cycle("kubernetes", "1.37", "2026-11-18", "2027-10-28", "2027-12-28", "1.37.0"))
+	w.cycle(eoltest.Cycle("kubernetes", "1.38", "2026-11-25", "2028-02-28", "2028-04-28", "1.38.0"))
+	if code, out, errs := w.updeb("data", "refresh", "--allow-dropped", "--table", "endoflife"); code != 0 {
+		t.Fatalf("data refresh: exit %d\n%s%s", code, out, errs)
+	}
+	msg := filepath.Join(filepath.Dir(w.root), "change.txt")
+	code, stdout, stderr := w.updeb("plan", "--apply", "--only", "kubernetes-1.37", "--message", msg, "--now", "2026-11-28")
+	desc, _ := os.ReadFile(msg)
+	if code != 0 || !strings.Contains(stdout, "  not done: add kubernetes-1.36 1.37.0: waits for upstream: ") || strings.Contains(stdout, "FAILED") ||
+		!strings.Contains(stdout, "  not done: add kubernetes-1.37 1.38.0: waits for upstream: the add of kubernetes-1.37 waits\n") ||
+		!strings.Contains(string(desc), "Tracking 2026-11-28: nothing changed\n") || !strings.Contains(string(desc), "\nNot done:\n- add kubernetes-1.36 1.37.0: waits for upstream: ") {
+		t.Errorf("an incomplete new minor: exit %d, want 0\n%s%s\n%s", code, stdout, stderr, desc)
+	}
+	if st := w.git("status", "--porcelain"); st != "" {
+		t.Errorf("the run changed the tree:\n%s", st)
+	}
+	w.release("kubernetes", "1.37.0", "2026-11-18") // its SHA256SUMS uploaded
+	code, stdout, stderr = w.updeb("plan", "--apply", "--only", "kubernetes-1.37", "--now", "2026-11-28")
+	if code != 1 || !strings.Contains(stdout, "  add    kubernetes-1.37 (from kubernetes-1.36) at 1.37.0") ||
+		!strings.Contains(stdout, "  not done: add kubernetes-1.37 1.38.0: waits for upstream: track: no release of the new minor upstream") {
+		t.Errorf("the complete release: exit %d, want 1\n%s%s", code, stdout, stderr)
+	}
+}
+
 // plan --apply's exit code carries the in-process verify's verdict: a
 // --base that is no commit is invalid input (2), not "changes written"
 // (1), and the description has the gate's FAIL line. --only takes the

@@ -98,7 +98,8 @@ func (r *ApplyResult) Errors() []error {
 //
 // A bump or add that would break a release set that exists is skipped
 // (the plan says which and why), and so is a bump within a recipe's track
-// when the same recipe moves to a newer minor. One action that fails is
+// when the same recipe moves to a newer minor, and an add whose minor has
+// no complete release upstream yet (track.ErrNoRelease: it waits). One action that fails is
 // reported and the others go on; the error is for a broken plan only (a
 // cancelled context stops it, what was done stays done). Running Apply on
 // the plan of its own result does nothing.
@@ -111,7 +112,8 @@ func Apply(ctx context.Context, p *Plan, rs []*recipe.Recipe, o ApplyOptions) (*
 	for _, r := range rs {
 		byName[r.Ref()] = r
 	}
-	moved := map[string]bool{} // recipes a move to a newer minor carried
+	moved := map[string]bool{}   // recipes a move to a newer minor carried
+	waiting := map[string]bool{} // new recipes whose add waits for upstream
 	acts := movesFirst(p.Actions)
 	for _, a := range acts {
 		if err := ctx.Err(); err != nil {
@@ -133,6 +135,10 @@ func Apply(ctx context.Context, p *Plan, rs []*recipe.Recipe, o ApplyOptions) (*
 			continue
 		}
 		r := byName[a.Recipe]
+		if r == nil && waiting[a.Recipe] {
+			res.Skipped = append(res.Skipped, Skipped{a, "waits for upstream: the add of " + a.Recipe + " waits"})
+			continue
+		}
 		if r == nil {
 			res.Failures = append(res.Failures, fail(a, fmt.Errorf("%w: no recipe %s (an add before it failed?)", recipe.ErrInvalid, a.Recipe)))
 			continue
@@ -141,6 +147,14 @@ func Apply(ctx context.Context, p *Plan, rs []*recipe.Recipe, o ApplyOptions) (*
 		// set not) is both: what was written is listed, and verified, with
 		// the rest.
 		c, err := applyOne(ctx, a, r, byName, o)
+		if c == nil && a.Kind == ActAdd && errors.Is(err, track.ErrNoRelease) {
+			// The minor is announced (the support data lists it) but
+			// upstream has not finished its first release: nothing is
+			// wrong, the next run adds it.
+			res.Skipped = append(res.Skipped, Skipped{a, "waits for upstream: " + err.Error()})
+			waiting[a.NewRecipe] = true
+			continue
+		}
 		if c != nil {
 			if a.Kind == ActBump && a.Track != "" {
 				moved[a.Recipe] = true
