@@ -50,7 +50,8 @@ when each suite's Release expires (Valid-Until).
 textfile collector, atomically: seconds to each suite's Valid-Until, recipes behind
 upstream, release sets violating, components past end of life, each data table's age,
 the time of the last run and of the last successful one (--run-ok=false when a step of
-the run failed: the last success is then carried over from the file's previous copy).
+the run failed: the last success is then carried over from the file's previous copy,
+and the page's verdict says the run failed).
 When the report cannot be made, the metrics file still says so: the run failed, the
 last success carried over, no other sample. Interrupted (SIGINT, SIGTERM: exit 130),
 report writes no page, JSON or CSV file: the last run's stay.
@@ -74,7 +75,7 @@ GITHUB_TOKEN, when set, is sent to the GitHub API (higher rate limit).`,
 	f.StringVar(&o.staging, "staging", "staging", "with --repo: the suite new builds go to first")
 	f.StringVar(&o.production, "production", "production", "with --repo: the suite clients install from")
 	f.StringVar(&o.metrics, "metrics", "", "also write the metrics to this file (Prometheus text format), atomically")
-	f.BoolVar(&o.runOK, "run-ok", true, "whether every step of the tracking run succeeded (the last-success metric moves only then)")
+	f.BoolVar(&o.runOK, "run-ok", true, "whether every step of the tracking run succeeded (the last-success metric moves only then; false: the verdict says a step failed)")
 	return cmd
 }
 
@@ -136,7 +137,7 @@ func runReport(cmd *cobra.Command, g *globalOptions, o *reportOptions) (err erro
 	}
 	// The page's time, the Releases' expiry and the data's age are the
 	// clock's, whatever day --now plans for.
-	in := report.Inputs{Now: time.Now().UTC(), Plan: p, Compat: cr, MaxAge: s.cfg.Data.MaxAge()}
+	in := report.Inputs{Now: time.Now().UTC(), Plan: p, Compat: cr, MaxAge: s.cfg.Data.MaxAge(), RunFailed: !o.runOK}
 	if o.repoDir != "" {
 		if in.Repository, err = repositoryInputs(o); err != nil {
 			return err

@@ -1,9 +1,11 @@
 package main
 
 import (
+	"html"
 	"net"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -45,6 +47,27 @@ func TestReportFailedRunMetrics(t *testing.T) {
 	if !strings.Contains(string(m), "updeb_tracking_last_run_success 0\n") || regexpLine(t, string(m), "updeb_tracking_last_success_timestamp_seconds ") != last ||
 		strings.Contains(string(m), "\nupdeb_release_sets_violating ") || !strings.Contains(string(m), "# TYPE updeb_release_sets_violating gauge\n") {
 		t.Errorf("the failed run's metrics:\n%s", m)
+	}
+}
+
+// A step of the tracking run failed (the job passes --run-ok=false): the
+// page and report.json say so among the verdict's reasons, not only the
+// metrics (the page of a run whose refresh, commit or pull failed would
+// read as any other day's).
+func TestReportRunFailedVerdict(t *testing.T) {
+	dir, _ := trackingCopy(t, true)
+	site := filepath.Join(dir, "site")
+	const reason = "a step of the tracking run failed (report --run-ok=false): see the job's log"
+	for _, ok := range []bool{true, false} {
+		code, out, errs := runUpdeb("--state", filepath.Join(dir, "state"), "--cache", filepath.Join(dir, "cache"), "--offline", "-q", "report", "--output", site, "--run-ok="+strconv.FormatBool(ok))
+		if code != 0 {
+			t.Fatalf("report --run-ok=%v: exit %d\n%s%s", ok, code, out, errs)
+		}
+		page, _ := os.ReadFile(filepath.Join(site, "index.html"))
+		js, _ := os.ReadFile(filepath.Join(site, "report.json"))
+		if strings.Contains(string(page), html.EscapeString(reason)) == ok || strings.Contains(string(js), reason) == ok {
+			t.Errorf("report --run-ok=%v: the page or report.json says (or does not say) %q:\n%s", ok, reason, js)
+		}
 	}
 }
 

@@ -133,6 +133,9 @@ type Inputs struct {
 	// MaxAge is how old a data table may be before the verdict asks for a
 	// refresh (data: max-age-days:; 0: any age).
 	MaxAge time.Duration
+	// RunFailed says a step of the tracking run before the report failed
+	// (report --run-ok=false): the verdict says so.
+	RunFailed bool
 	// Suites and Packages are the repository's (nil without one).
 	Repository *RepositoryInputs
 }
@@ -169,7 +172,7 @@ func Build(in Inputs) *Report {
 	if in.Repository != nil {
 		r.Repository = repository(in.Repository, in.Now)
 	}
-	r.Verdict = verdict(r, in.MaxAge)
+	r.Verdict = verdict(r, in.MaxAge, in.RunFailed)
 	return r
 }
 
@@ -228,12 +231,16 @@ func repository(in *RepositoryInputs, now time.Time) *Repository {
 }
 
 // verdict is the worst of: release set violations and expired Releases
-// (violation); plan actions, Releases expiring within three days, recipes
-// whose upstream could not be checked (a watch that failed, offline data
-// that does not cover them) and data tables older than maxAge (action:
-// an "OK" would claim what was not checked); else ok.
-func verdict(r *Report, maxAge time.Duration) Verdict {
+// (violation); a failed step of the tracking run, plan actions, Releases
+// expiring within three days, recipes whose upstream could not be checked
+// (a watch that failed, offline data that does not cover them) and data
+// tables older than maxAge (action: an "OK" would claim what was not
+// checked); else ok.
+func verdict(r *Report, maxAge time.Duration, runFailed bool) Verdict {
 	var bad, todo []string
+	if runFailed {
+		todo = append(todo, "a step of the tracking run failed (report --run-ok=false): see the job's log")
+	}
 	if n := r.Compat.Count(compat.Violation); n > 0 {
 		var sets []string
 		for _, s := range r.Compat.Sets {

@@ -102,6 +102,13 @@ func TestBuild(t *testing.T) {
 	if ok.Verdict.Level != LevelOK || !strings.HasPrefix(ok.Verdict.Text, "OK: ") {
 		t.Errorf("verdict %+v", ok.Verdict)
 	}
+	// A step of the tracking run failed (report --run-ok=false): the page
+	// says so, not "OK" (a refresh, a commit or a pull that fails every
+	// morning would show green).
+	failed := Build(Inputs{Now: now, Plan: noWatch, Compat: &compat.Report{}, MaxAge: 30 * 24 * time.Hour, RunFailed: true})
+	if failed.Verdict.Level != LevelAction || failed.Verdict.Text != "ACTION NEEDED: a step of the tracking run failed (report --run-ok=false): see the job's log" {
+		t.Errorf("a failed run: verdict %+v", failed.Verdict)
+	}
 	// Upstream that could not be checked, data past its age: not OK (the
 	// page would claim what nobody checked).
 	unchecked := &plan.Plan{Components: []plan.Component{{Name: "helm", Recipes: []plan.Recipe{{Name: "helm", NewestError: "helm: GitHub API: 403 rate limit exceeded"}}}}}
