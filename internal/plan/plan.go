@@ -406,10 +406,7 @@ func recipeStatus(comp, product string, r *recipe.Recipe, up upstream, data *sup
 	}
 	if eol {
 		a := base
-		a.Kind, a.EndOfLife = ActRetire, day(cyc.Status(o.Now).Date)
-		if a.EndOfLife == "" {
-			a.EndOfLife = o.Now.UTC().Format(time.DateOnly)
-		}
+		a.Kind, a.EndOfLife = ActRetire, retireDay(cyc, o.Now)
 		a.Reason = fmt.Sprintf("%s %s is end-of-life (%s)", product, cyc.Name, rec.Support)
 		if versioned(r) {
 			a.Reason += "; mark " + n + " end-of-life (it stays to rebuild, not to deploy)"
@@ -673,6 +670,20 @@ func compare(a, b string) int {
 		return strings.Compare(a, b)
 	}
 	return c
+}
+
+// retireDay is the end-of-life day a retire writes: the support data's, or,
+// where upstream records only that the cycle has ended (endoflife.date's
+// `eol: true`), the day of its last release (the last day it is known to
+// have been supported), so that runs on later days write the same mark; the
+// run's day only when the data has neither.
+func retireDay(c supportdata.Cycle, now time.Time) string {
+	for _, t := range []time.Time{c.Status(now).Date, c.LatestReleaseDate} {
+		if !t.IsZero() {
+			return day(t)
+		}
+	}
+	return day(now)
 }
 
 func day(t time.Time) string {

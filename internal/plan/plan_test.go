@@ -187,3 +187,47 @@ func TestRenderEscapesUpstreamText(t *testing.T) {
 		t.Errorf("the cell does not show the escaped message:\n%s", out)
 	}
 }
+
+// A cycle upstream records as ended without a day (endoflife.date's `eol:
+// true`) is retired with the day of its last release, the same on every
+// day the plan runs, so that a tracking branch not yet merged is not
+// rewritten each morning; with no release day either, the run's day.
+func TestRetireDayWithoutEOLDate(t *testing.T) {
+	rs := trackingfixture.Recipes(t)
+	k134 := eoltest.Cycle("kubernetes", "1.34", "2025-08-27", "2026-08-27", "", "1.34.7")
+	k134.EOLPassed = true
+	retire := func(c supportdata.Cycle, now time.Time) string {
+		t.Helper()
+		data, err := supportdata.New("Source: test\nAs of: 2026-11-28T08:00:00Z", map[string][]supportdata.Cycle{
+			"kubernetes": {
+				eoltest.Cycle("kubernetes", "1.36", "2026-04-22", "2027-04-28", "2027-06-28", "1.36.5"),
+				eoltest.Cycle("kubernetes", "1.35", "2025-12-17", "2026-12-28", "2027-02-28", "1.35.9"),
+				c,
+			},
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		p, err := Make(rs, &supportdata.Copy{Data: data}, fixtureOptions(t, now, nil))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, a := range p.Actions {
+			if a.Kind == ActRetire && a.Recipe == "kubernetes-1.34" {
+				return a.EndOfLife
+			}
+		}
+		t.Fatalf("no retire of kubernetes-1.34 on %s: %+v", now.Format(time.DateOnly), p.Actions)
+		return ""
+	}
+	k134.LatestReleaseDate = time.Date(2026, 10, 14, 0, 0, 0, 0, time.UTC)
+	for _, now := range []time.Time{today, today.AddDate(0, 0, 1), today.AddDate(0, 1, 0)} {
+		if got := retire(k134, now); got != "2026-10-14" {
+			t.Errorf("on %s: end-of-life %s, want the last release's day 2026-10-14", now.Format(time.DateOnly), got)
+		}
+	}
+	k134.LatestReleaseDate = time.Time{}
+	if got := retire(k134, today); got != "2026-12-01" {
+		t.Errorf("with no release day: end-of-life %s, want the run's day 2026-12-01", got)
+	}
+}
