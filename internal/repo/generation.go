@@ -310,15 +310,8 @@ func (g *generation) previous(dir string) *prevIndex {
 		return nil
 	}
 	read := func(form string) []byte {
-		e, ok := g.release.file("SHA256", dir+"/"+form)
-		if !ok {
-			return nil
-		}
-		data, err := readFile(filepath.Join(g.dir, filepath.FromSlash(dir), form))
+		data, err := g.listedFile(dir + "/" + form)
 		if err != nil {
-			return nil
-		}
-		if sum := sha256.Sum256(data); hex.EncodeToString(sum[:]) != e.hex {
 			return nil
 		}
 		return data
@@ -328,6 +321,27 @@ func (g *generation) previous(dir string) *prevIndex {
 		return nil
 	}
 	return p
+}
+
+// listedFile reads g's index file at rel, checked against the size and
+// SHA256 g's Release lists: an index changed outside updeb (edited,
+// truncated) is refused, so that no write signs what it lists into a new
+// generation.
+func (g *generation) listedFile(rel string) ([]byte, error) {
+	name := filepath.Join(g.dir, filepath.FromSlash(rel))
+	e, ok := g.release.file("SHA256", rel)
+	if !ok {
+		return nil, fmt.Errorf("%w: %s: its Release does not list it", ErrInvalid, name)
+	}
+	data, err := readFile(name)
+	if err != nil {
+		return nil, err
+	}
+	if sum := sha256.Sum256(data); int64(len(data)) != e.size || hex.EncodeToString(sum[:]) != e.hex {
+		return nil, fmt.Errorf("%w: %s: %d bytes with SHA256 %x, its Release lists %d bytes with SHA256 %s: the generation was changed outside updeb, and nothing is written from it; restore the file (by-hash/SHA256/%s beside it has the listed bytes unless it was edited in place)",
+			ErrInvalid, name, len(data), sum, e.size, e.hex, e.hex)
+	}
+	return data, nil
 }
 
 // signRelease renders the Release for files and signs it: Release, InRelease

@@ -5,7 +5,6 @@ import (
 	"crypto/sha256"
 	"fmt"
 	"hash/fnv"
-	"path/filepath"
 	"slices"
 	"sort"
 	"strconv"
@@ -328,13 +327,4 @@ func (p *prevIndex) blocks() map[[32]byte]xzpar.Block {
 		return nil
 	}
 	return out
-}
-
-// readPackages reads one uncompressed Packages file of a generation.
-func readPackages(file, suite, comp string) ([]Entry, error) {
-	data, err := readFile(file)
-	if err != nil {
-		return nil, err
-	}
-	return scanPackages(data, filepath.ToSlash(file), suite, comp)
 }

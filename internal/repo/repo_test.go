@@ -236,6 +236,58 @@ func TestTamperedRepositoryRefusedByApt(t *testing.T) {
 	}
 }
 
+// A Packages file changed by hand after signing (an edit in place, which
+// its by-hash links share, or a truncation) must never be signed into a new
+// generation: a publish, a remove or a list of its component is refused,
+// naming the file, and the suite stays as it was. Publish read the edited
+// stanzas back and signed them (a Pre-Depends added by hand, served with a
+// good signature), and after a truncation signed an index that had lost every
+// version published before.
+func TestTamperedIndexNeverSigned(t *testing.T) {
+	testenv.RequireTool(t, "dpkg-deb")
+	for name, tamper := range map[string]func([]byte) []byte{
+		"edited": func(data []byte) []byte {
+			return bytes.Replace(data, []byte("Version: 1\n"), []byte("Version: 1\nPre-Depends: evil\n"), 1)
+		},
+		"same size": func(data []byte) []byte {
+			return bytes.Replace(data, []byte("Version: 1\n"), []byte("Version: 2\n"), 1)
+		},
+		"truncated": func([]byte) []byte { return nil },
+	} {
+		t.Run(name, func(t *testing.T) {
+			dir := t.TempDir()
+			root := filepath.Join(dir, "repo")
+			r := testRepo(t, root)
+			ctx := context.Background()
+			_, err := r.Publish(ctx, "s", "main", []Package{pkgOf(t, testDeb(t, dir, "xx", "1", "amd64", "x"))})
+			must(t, err)
+			index := filepath.Join(root, "dists/s/main/binary-amd64/Packages")
+			data, err := os.ReadFile(index)
+			must(t, err)
+			f, err := os.OpenFile(index, os.O_WRONLY|os.O_TRUNC, 0) // in place: the by-hash links change too
+			must(t, err)
+			_, err = f.Write(tamper(data))
+			must(t, err)
+			must(t, f.Close())
+			check := func(what string, err error) {
+				t.Helper()
+				if !errors.Is(err, ErrInvalid) || !strings.Contains(err.Error(), "changed outside updeb") || !strings.Contains(err.Error(), "main/binary-amd64/Packages") {
+					t.Errorf("%s of a suite whose Packages was %s: %v, want ErrInvalid naming the file", what, name, err)
+				}
+			}
+			_, err = r.Publish(ctx, "s", "main", []Package{pkgOf(t, testDeb(t, dir, "yy", "1", "amd64", "y"))})
+			check("publish", err)
+			_, err = r.Remove(ctx, "s", "main", "xx", "", "")
+			check("remove", err)
+			_, err = r.List("s")
+			check("list", err)
+			if n, err := r.liveGeneration("s"); err != nil || n != 1 {
+				t.Errorf("the live generation is %d (%v), want 1: nothing written", n, err)
+			}
+		})
+	}
+}
+
 // A client that read generation n's InRelease just before the switch to n+1
 // must still find every index it lists, by hash.
 func TestByHashKeepsPreviousGeneration(t *testing.T) {

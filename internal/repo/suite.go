@@ -122,7 +122,11 @@ func (g *generation) component(comp string) (component, error) {
 		if _, ok := g.release.file("SHA256", rel); !ok {
 			continue
 		}
-		entries, err := readPackages(filepath.Join(g.dir, filepath.FromSlash(rel)), g.suite, comp)
+		data, err := g.listedFile(rel)
+		if err != nil {
+			return nil, err
+		}
+		entries, err := scanPackages(data, filepath.ToSlash(filepath.Join(g.dir, filepath.FromSlash(rel))), g.suite, comp)
 		if err != nil {
 			return nil, err
 		}
