@@ -130,13 +130,24 @@ func (s *contentsStore) read(e Entry) ([]string, error) {
 }
 
 // list returns the file list of e's pool file: the stored one, or one read
-// from the .deb (and stored) when there is none.
+// from the .deb (and stored) when there is none. A pool file that is not
+// the bytes the index lists is refused: its paths would be signed into the
+// Contents index, and stored as the list of the listed bytes.
 func (s *contentsStore) list(e Entry) ([]string, error) {
 	paths, err := s.read(e)
 	if err != nil || paths != nil {
 		return paths, err
 	}
 	pool := filepath.Join(s.root, filepath.FromSlash(e.Filename))
+	if have, err := existingDigest(s.root, e.Filename); err != nil {
+		return nil, err
+	} else if have != e.SHA256 {
+		if have == "" {
+			have = "none: missing"
+		}
+		return nil, fmt.Errorf("%w: %s: sha256 %s, the index lists %s for %s: the pool file was changed or removed outside updeb, and a Contents index never lists its files; restore it",
+			ErrInvalid, pool, have, e.SHA256, e.key())
+	}
 	info, err := deb.InspectFile(s.ctx, pool, archive.Limits{})
 	if err != nil {
 		return nil, fmt.Errorf("listing the files of %s for the Contents index: %w", pool, err)

@@ -2,6 +2,7 @@ package repo
 
 import (
 	"context"
+	"errors"
 	"log/slog"
 	"maps"
 	"os"
@@ -282,6 +283,44 @@ func TestContentsAddedToOlderSuites(t *testing.T) {
 	}
 	if got := string(testenv.Run(t, "sh", "-c", `gzip -dc "$1"`, "sh", filepath.Join(root, "dists/s/main/Contents-all.gz"))); got != "" {
 		t.Errorf("Contents-all after the rollback to a generation without bb:\n%s", got)
+	}
+}
+
+// A pool file replaced by hand by other bytes, whose stored file list is
+// missing (a suite published before updeb stored them), is refused when its
+// Contents are rendered: the replacement's paths were signed into
+// Contents-ARCH.gz and stored as the list of the bytes the index lists, so
+// they stayed listed after the pool file was restored.
+func TestContentsOfAChangedPoolFileRefused(t *testing.T) {
+	testenv.RequireTool(t, "dpkg-deb")
+	dir := t.TempDir()
+	root := filepath.Join(dir, "repo")
+	ctx := context.Background()
+	r := testRepo(t, root)
+	good := namesDeb(t, dir, "aa", "1", "amd64", "utils", "usr/bin/aa")
+	_, err := r.Publish(ctx, "s", "main", []Package{pkgOf(t, good)})
+	must(t, err)
+	pool := filepath.Join(root, "pool/main/a/aa/aa_1_amd64.deb")
+	data, err := os.ReadFile(namesDeb(t, filepath.Join(dir, "evil"), "aa", "1", "amd64", "utils", "usr/bin/evil"))
+	must(t, err)
+	must(t, os.WriteFile(pool, data, 0o644))
+	must(t, os.RemoveAll(filepath.Join(root, ".updeb/contents")))
+	_, err = r.Publish(ctx, "s", "main", []Package{pkgOf(t, namesDeb(t, dir, "bb", "1", "amd64", "utils", "usr/bin/bb"))})
+	if !errors.Is(err, ErrInvalid) || !strings.Contains(err.Error(), pool) {
+		t.Fatalf("publish beside a pool file changed by hand: %v, want ErrInvalid naming %s", err, pool)
+	}
+	if n, err := r.liveGeneration("s"); err != nil || n != 1 {
+		t.Fatalf("the live generation is %d (%v), want 1: nothing written", n, err)
+	}
+	// Restored, the same publish lists what the listed bytes install.
+	data, err = os.ReadFile(good)
+	must(t, err)
+	must(t, os.WriteFile(pool, data, 0o644))
+	_, err = r.Publish(ctx, "s", "main", []Package{pkgOf(t, namesDeb(t, dir, "bb", "1", "amd64", "utils", "usr/bin/bb"))})
+	must(t, err)
+	got := string(testenv.Run(t, "sh", "-c", `gzip -dc "$1"`, "sh", filepath.Join(root, "dists/s/main/Contents-amd64.gz")))
+	if want := "usr/bin/aa                                              utils/aa\nusr/bin/bb                                              utils/bb\n"; got != want {
+		t.Errorf("Contents-amd64:\n%s\nwant\n%s", got, want)
 	}
 }
 
