@@ -294,10 +294,9 @@ func TestContentsAddedToOlderSuites(t *testing.T) {
 func TestContentsOfAChangedPoolFileRefused(t *testing.T) {
 	testenv.RequireTool(t, "dpkg-deb")
 	dir := t.TempDir()
-	root := filepath.Join(dir, "repo")
-	ctx := context.Background()
-	r := testRepo(t, root)
 	good := namesDeb(t, dir, "aa", "1", "amd64", "utils", "usr/bin/aa")
+	root, ctx := filepath.Join(dir, "repo"), context.Background()
+	r := testRepo(t, root)
 	_, err := r.Publish(ctx, "s", "main", []Package{pkgOf(t, good)})
 	must(t, err)
 	pool := filepath.Join(root, "pool/main/a/aa/aa_1_amd64.deb")

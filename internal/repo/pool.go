@@ -226,18 +226,41 @@ func existingDigest(root, rel string) (string, error) {
 
 // linkAll moves each staged file to its final name without ever replacing an
 // existing file (link(2) fails if the name exists), then syncs each
-// directory once.
-func linkAll(staged []*stagedFile) error {
+// directory once. It returns the final names it created (not those that
+// were there already), also when it fails.
+func linkAll(staged []*stagedFile) (created []string, err error) {
 	dirs := map[string]bool{}
 	for _, s := range staged {
 		err := os.Link(s.tmp, s.final)
 		os.Remove(s.tmp)
-		if err != nil && !errors.Is(err, os.ErrExist) { // existing: same bytes, checked under the lock
-			return err
+		if err == nil {
+			created = append(created, s.final)
+		} else if !errors.Is(err, os.ErrExist) { // existing: same bytes, checked under the lock
+			return created, err
 		}
 		dirs[filepath.Dir(s.final)] = true
 	}
-	return syncDirs(dirs)
+	return created, syncDirs(dirs)
+}
+
+// unlinkUnpublished removes the pool files a publish created (linkAll) when
+// it failed before its generation went live (suite's live generation is
+// still before): no index lists them, and left in the pool they passed for
+// published bytes (a rebuild of their version was refused as "already
+// published", and gc recorded their digest as a collected version's).
+func (r *Repo) unlinkUnpublished(suite string, before int, created []string) {
+	if n, err := r.liveGeneration(suite); err != nil || n != before {
+		return // it went live (a sync failed after the switch): it lists them
+	}
+	dirs := map[string]bool{}
+	for _, name := range created {
+		os.Remove(name)
+		dirs[filepath.Dir(name)] = true
+		if rel, err := filepath.Rel(r.root, name); err == nil {
+			removeContents(r.root, filepath.ToSlash(rel)) //nolint:errcheck // a stale list names its bytes; gc removes it
+		}
+	}
+	removeEmptyDirs(filepath.Join(r.root, "pool"), dirs)
 }
 
 func (s *stagedFile) discard() { os.Remove(s.tmp) }

@@ -71,7 +71,14 @@ func (r *Repo) PublishComponents(ctx context.Context, suite string, pkgs map[str
 		r.opts.Logger.Info("nothing to publish: every package is already published with the same bytes", "suite", suite, "components", comps)
 		return res, nil
 	}
-	if err := linkAll(toLink); err != nil {
+	created, err := linkAll(toLink)
+	published := false
+	defer func() {
+		if !published {
+			r.unlinkUnpublished(suite, st.generation(), created)
+		}
+	}()
+	if err != nil {
 		return nil, err
 	}
 	// The file lists the Contents indices are made of: stored once, now
@@ -92,6 +99,7 @@ func (r *Repo) PublishComponents(ctx context.Context, suite string, pkgs map[str
 	if res.Generation, err = r.writeGeneration(ctx, st, Record{Operation: "publish", Added: res.Added}); err != nil {
 		return nil, err
 	}
+	published = true
 	return res, nil
 }
 

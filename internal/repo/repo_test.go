@@ -255,12 +255,8 @@ func TestTamperedIndexNeverSigned(t *testing.T) {
 		"truncated": func([]byte) []byte { return nil },
 	} {
 		t.Run(name, func(t *testing.T) {
-			dir := t.TempDir()
-			root := filepath.Join(dir, "repo")
-			r := testRepo(t, root)
+			dir, root, r := repoWithOne(t, "main")
 			ctx := context.Background()
-			_, err := r.Publish(ctx, "s", "main", []Package{pkgOf(t, testDeb(t, dir, "xx", "1", "amd64", "x"))})
-			must(t, err)
 			index := filepath.Join(root, "dists/s/main/binary-amd64/Packages")
 			data, err := os.ReadFile(index)
 			must(t, err)
@@ -277,7 +273,7 @@ func TestTamperedIndexNeverSigned(t *testing.T) {
 			}
 			_, err = r.Publish(ctx, "s", "main", []Package{pkgOf(t, testDeb(t, dir, "yy", "1", "amd64", "y"))})
 			check("publish", err)
-			_, err = r.Remove(ctx, "s", "main", "xx", "", "")
+			_, err = r.Remove(ctx, "s", "main", "oo", "", "")
 			check("remove", err)
 			_, err = r.List("s")
 			check("list", err)
@@ -286,6 +282,43 @@ func TestTamperedIndexNeverSigned(t *testing.T) {
 			}
 		})
 	}
+}
+
+// A publish refused after its packages were linked into the pool (here: a
+// carried component's index changed by hand) leaves no pool file: one left
+// behind passed for published bytes, so a rebuild of its version, never
+// listed anywhere, was refused as "already published" (and gc would have
+// recorded its digest as a collected version's).
+func TestRefusedPublishLeavesNoPoolFile(t *testing.T) {
+	testenv.RequireTool(t, "dpkg-deb")
+	dir, root, r := repoWithOne(t, "other")
+	ctx := context.Background()
+	gz := filepath.Join(root, "dists/s/other/binary-amd64/Packages.gz")
+	st, err := os.Stat(gz)
+	must(t, err)
+	must(t, os.Truncate(gz, st.Size()+1)) // in place: its by-hash links change too
+	if _, err := r.Publish(ctx, "s", "main", []Package{pkgOf(t, testDeb(t, dir, "xx", "1", "amd64", "first build"))}); !errors.Is(err, ErrInvalid) {
+		t.Fatalf("publish beside a changed index: %v, want ErrInvalid", err)
+	}
+	if _, err := os.Lstat(filepath.Join(root, "pool/main")); !errors.Is(err, os.ErrNotExist) {
+		t.Fatalf("the refused publish left its pool file: %v", err)
+	}
+	// Restored, another build of the version is published.
+	must(t, os.Truncate(gz, st.Size()))
+	_, err = r.Publish(ctx, "s", "main", []Package{pkgOf(t, testDeb(t, dir, "xx", "1", "amd64", "second build"))})
+	must(t, err)
+}
+
+// repoWithOne returns a repository whose suite s lists one package, oo=1 in
+// comp, with the folder it is in.
+func repoWithOne(t *testing.T, comp string) (dir, root string, r *Repo) {
+	t.Helper()
+	dir = t.TempDir()
+	root = filepath.Join(dir, "repo")
+	r = testRepo(t, root)
+	_, err := r.Publish(context.Background(), "s", comp, []Package{pkgOf(t, testDeb(t, dir, "oo", "1", "amd64", "o"))})
+	must(t, err)
+	return dir, root, r
 }
 
 // A client that read generation n's InRelease just before the switch to n+1
