@@ -309,6 +309,41 @@ func TestRefusedPublishLeavesNoPoolFile(t *testing.T) {
 	must(t, err)
 }
 
+// A Release cut short by hand (a full disk, a partial copy) lists fewer
+// index files, or none: the next publish or refresh signed a generation
+// without the packages it no longer listed. A Release that is not the text
+// its InRelease signs is refused, and the command the error gives restores
+// it from an intact InRelease.
+func TestTruncatedReleaseRefused(t *testing.T) {
+	testenv.RequireTool(t, "dpkg-deb", "gpgv")
+	dir, root, r := repoWithOne(t, "main")
+	ctx := context.Background()
+	release := filepath.Join(root, "dists/s/Release")
+	data, err := os.ReadFile(release)
+	must(t, err)
+	must(t, os.WriteFile(release, data[:bytes.Index(data, []byte("SHA256:"))], 0o644))
+	_, err = r.Publish(ctx, "s", "main", []Package{pkgOf(t, testDeb(t, dir, "yy", "1", "amd64", "y"))})
+	if !errors.Is(err, ErrInvalid) || !strings.Contains(err.Error(), "not the text") {
+		t.Fatalf("publish with a truncated Release: %v, want ErrInvalid", err)
+	}
+	if _, err := r.Refresh(ctx, nil); !errors.Is(err, ErrInvalid) {
+		t.Fatalf("refresh with a truncated Release: %v, want ErrInvalid", err)
+	}
+	if n, err := r.liveGeneration("s"); err != nil || n != 1 {
+		t.Fatalf("the live generation is %d (%v), want 1: nothing written", n, err)
+	}
+	_, restore, _ := strings.Cut(strings.TrimSuffix(err.Error(), "')"), "signs: '")
+	testenv.Run(t, "sh", "-c", restore)
+	if got, err := os.ReadFile(release); err != nil || !bytes.Equal(got, data) {
+		t.Fatalf("the error's command (%s) restored %q (%v), want the Release as written", restore, got, err)
+	}
+	_, err = r.Publish(ctx, "s", "main", []Package{pkgOf(t, testDeb(t, dir, "yy", "1", "amd64", "y"))})
+	must(t, err)
+	if got, err := r.List("s"); err != nil || len(got) != 2 {
+		t.Fatalf("after the restore the suite lists %v (%v), want oo and yy", got, err)
+	}
+}
+
 // repoWithOne returns a repository whose suite s lists one package, oo=1 in
 // comp, with the folder it is in.
 func repoWithOne(t *testing.T, comp string) (dir, root string, r *Repo) {

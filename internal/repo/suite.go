@@ -1,6 +1,7 @@
 package repo
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -12,6 +13,8 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+
+	"github.com/ProtonMail/go-crypto/openpgp/clearsign"
 
 	"github.com/updeb/updeb/internal/aptname"
 )
@@ -66,6 +69,9 @@ func (r *Repo) readGeneration(suite string, n int) (*generation, error) {
 	if err != nil {
 		return nil, err
 	}
+	if err := checkSignedText(g.dir, data); err != nil {
+		return nil, err
+	}
 	if g.release, err = parseRelease(data, name); err != nil {
 		return nil, err
 	}
@@ -83,6 +89,24 @@ func (r *Repo) readGeneration(suite string, n int) (*generation, error) {
 		return nil, err
 	}
 	return g, nil
+}
+
+// checkSignedText refuses a generation whose Release is not the text its
+// InRelease signs (updeb writes the two together): the next write starts
+// from what the Release lists, so with a Release truncated or edited by hand
+// it signed a generation without what it no longer lists (a truncated one:
+// every package).
+func checkSignedText(dir string, release []byte) error {
+	name := filepath.Join(dir, "InRelease")
+	data, err := readFile(name)
+	if err != nil {
+		return err
+	}
+	if b, _ := clearsign.Decode(data); b == nil || !bytes.Equal(b.Plaintext, release) {
+		return fmt.Errorf("%w: %s is not the text %s signs: the generation was changed outside updeb, and nothing is written from it; restore them from a backup (an intact InRelease gives the Release it signs: 'gpgv --keyring %s --output - %s | head -c -1 > %s')",
+			ErrInvalid, filepath.Join(dir, "Release"), name, filepath.Join(dir, keysFile), name, filepath.Join(dir, "Release"))
+	}
+	return nil
 }
 
 // live returns suite's live generation, nil when the suite does not exist.
