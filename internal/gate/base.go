@@ -38,9 +38,20 @@ func (b *Base) git(ctx context.Context, dir string, args ...string) ([]byte, err
 	cmd.Stderr = &stderr
 	out, err := cmd.Output()
 	if err != nil {
-		return nil, fmt.Errorf("git %s: %v: %s", strings.Join(args, " "), err, strings.TrimSpace(stderr.String()))
+		return nil, gitError("git "+strings.Join(args, " "), err, stderr.String())
 	}
 	return out, nil
+}
+
+// gitError describes a git command that failed with err, quoting what it
+// wrote on its standard error; a partial clone that could not fetch what the
+// base revision needs gets a hint (git says only that the fetch failed).
+func gitError(what string, err error, stderr string) error {
+	stderr = strings.TrimSpace(stderr)
+	if strings.Contains(stderr, "promisor remote") {
+		stderr += " (a partial clone (--filter) lacks objects of the base revision and could not fetch them: let the step reach the remote, or clone without --filter)"
+	}
+	return fmt.Errorf("%s: %w: %s", what, err, stderr)
 }
 
 // load returns the recipe r as it was at the base revision, checked out with
@@ -63,12 +74,8 @@ func (b *Base) load(ctx context.Context, r *recipe.Recipe, dir string) (*recipe.
 	if err != nil {
 		return nil, err
 	}
-	exists := func(p string) bool {
-		_, err := b.git(ctx, top, "cat-file", "-e", b.Rev+":"+filepath.ToSlash(p))
-		return err == nil
-	}
-	if !exists(relFile) {
-		return nil, nil
+	if ok, err := b.has(ctx, top, relFile); err != nil || !ok {
+		return nil, err
 	}
 	text, err := b.git(ctx, top, "show", b.Rev+":"+filepath.ToSlash(relFile))
 	if err != nil {
@@ -92,7 +99,11 @@ func (b *Base) load(ctx context.Context, r *recipe.Recipe, dir string) (*recipe.
 	paths = append(paths, filesDir)
 	var present []string
 	for _, p := range sortedUnique(paths) {
-		if exists(p) {
+		ok, err := b.has(ctx, top, p)
+		if err != nil {
+			return nil, err
+		}
+		if ok {
 			present = append(present, filepath.ToSlash(p))
 		}
 	}
@@ -100,6 +111,23 @@ func (b *Base) load(ctx context.Context, r *recipe.Recipe, dir string) (*recipe.
 		return nil, err
 	}
 	return recipe.Load(filepath.Join(dir, relFile), recipe.LoadOptions{Root: filepath.Join(dir, relRoot)})
+}
+
+// has reports whether the base revision has the path p (relative to the
+// top folder top). It asks for the path only, not its content: "git
+// cat-file -e" fails alike for a path the revision lacks and for a blob a
+// partial clone cannot fetch, and the recipe would then pass for a new one,
+// with no version rule. Any other failure is an error.
+func (b *Base) has(ctx context.Context, top, p string) (bool, error) {
+	_, err := b.git(ctx, top, "rev-parse", "--verify", "--quiet", b.Rev+":"+filepath.ToSlash(p))
+	var exit *exec.ExitError
+	switch {
+	case err == nil:
+		return true, nil
+	case errors.As(err, &exit) && exit.ExitCode() == 1:
+		return false, nil
+	}
+	return false, fmt.Errorf("%w: %v", ErrBase, err)
 }
 
 // top returns the top folder of the git repository that holds dir, once
@@ -229,7 +257,7 @@ func (b *Base) extract(ctx context.Context, top, dir string, paths []string) err
 		io.Copy(io.Discard, out) //nolint:errcheck // let git finish writing before Wait
 	}
 	if err := cmd.Wait(); err != nil {
-		return fmt.Errorf("%w: git archive %s: %v: %s", ErrBase, b.Rev, err, strings.TrimSpace(stderr.String()))
+		return fmt.Errorf("%w: %v", ErrBase, gitError("git archive "+b.Rev, err, stderr.String()))
 	}
 	if xerr != nil {
 		return fmt.Errorf("extracting the base revision %s: %w", b.Rev, xerr)

@@ -39,8 +39,12 @@ func (b *Base) TrustedRootReview(ctx context.Context, dir, file string) ([]Revie
 		return nil, err
 	}
 	at := b.Rev + ":" + filepath.ToSlash(rel)
+	known, err := b.has(ctx, top, rel)
+	if err != nil {
+		return nil, err
+	}
 	var old []byte
-	if _, err := b.git(ctx, top, "cat-file", "-e", at); err == nil {
+	if known {
 		if old, err = b.git(ctx, top, "show", at); err != nil {
 			return nil, fmt.Errorf("%w: %v", ErrBase, err)
 		}

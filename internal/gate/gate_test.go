@@ -489,6 +489,24 @@ func TestBaseLoad(t *testing.T) {
 	if _, err := b.load(ctx, outside, t.TempDir()); !errors.Is(err, ErrBase) {
 		t.Errorf("recipe outside git: %v, want ErrBase", err)
 	}
+	// A partial clone (--filter=blob:none) whose remote cannot be reached
+	// lacks the base's blobs: an error saying so, not a new recipe (which
+	// has no version rule).
+	git("commit", "-q", "-a", "-m", "head")
+	git("config", "uploadpack.allowfilter", "true")
+	part := filepath.Join(t.TempDir(), "part")
+	git("clone", "-q", "--filter=blob:none", "file://"+dir, part)
+	testenv.Run(t, tools[0], "-C", part, "remote", "set-url", "origin", "file://"+filepath.Join(t.TempDir(), "gone"))
+	r, err := recipe.Load(filepath.Join(part, "recipes", "hello.yaml"), recipe.LoadOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if old, err := (&Base{Git: tools[0], Rev: "HEAD~1"}).load(ctx, r, t.TempDir()); !errors.Is(err, ErrBase) || !strings.Contains(fmt.Sprint(err), "partial clone") {
+		t.Errorf("a partial clone without the base's blobs: %v, %v; want ErrBase naming the partial clone", old, err)
+	}
+	if r, err := (&Base{Git: tools[0], Rev: "HEAD~1"}).load(ctx, load("new.yaml"), t.TempDir()); r != nil || err != nil {
+		t.Errorf("a recipe HEAD~1 does not have: %v, %v; want nil, nil", r, err)
+	}
 }
 
 // TestDiffPrivileges: every special bit, owner or mode added or changed
