@@ -1,7 +1,6 @@
 package gate
 
 import (
-	"archive/tar"
 	"bytes"
 	"context"
 	"encoding/json"
@@ -33,14 +32,22 @@ type Base struct {
 
 // git runs git in dir and returns its standard output.
 func (b *Base) git(ctx context.Context, dir string, args ...string) ([]byte, error) {
+	var out bytes.Buffer
+	if err := b.gitTo(ctx, dir, &out, args...); err != nil {
+		return nil, err
+	}
+	return out.Bytes(), nil
+}
+
+// gitTo runs git in dir, its standard output going to w.
+func (b *Base) gitTo(ctx context.Context, dir string, w io.Writer, args ...string) error {
 	cmd := exec.CommandContext(ctx, b.Git, append([]string{"-C", dir}, args...)...)
 	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	out, err := cmd.Output()
-	if err != nil {
-		return nil, gitError("git "+strings.Join(args, " "), err, stderr.String())
+	cmd.Stdout, cmd.Stderr = w, &stderr
+	if err := cmd.Run(); err != nil {
+		return gitError("git "+strings.Join(args, " "), err, stderr.String())
 	}
-	return out, nil
+	return nil
 }
 
 // gitError describes a git command that failed with err, quoting what it
@@ -236,90 +243,93 @@ func (b *Base) Changed(ctx context.Context, dir string, rs []*recipe.Recipe) ([]
 // recipe, its keyrings and its folder of local files.
 const maxBaseArchive = 1 << 30
 
-// extract writes the paths of the base revision (git archive) under dir:
-// folders, regular files and links that stay inside dir, nothing else.
+// extract writes the paths of the base revision under dir as git checks
+// them out: folders, regular files and links that stay inside dir, nothing
+// else. Each file is read with git cat-file --filters, so the end-of-line
+// conversion and filters that made the working tree apply to the base too;
+// git archive would also apply the base's export-ignore and export-subst
+// attributes, leaving out a keyring or rewriting a file of the recipe's
+// folder: not what the revision holds.
 func (b *Base) extract(ctx context.Context, top, dir string, paths []string) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
 	}
-	cmd := exec.CommandContext(ctx, b.Git, append([]string{"-C", top, "archive", "--format=tar", b.Rev, "--"}, paths...)...)
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	out, err := cmd.StdoutPipe()
+	list, err := b.git(ctx, top, append([]string{"--literal-pathspecs", "ls-tree", "-r", "-z", "--full-tree", b.Rev, "--"}, paths...)...)
 	if err != nil {
-		return err
+		return fmt.Errorf("%w: %v", ErrBase, err)
 	}
-	if err := cmd.Start(); err != nil {
-		return fmt.Errorf("%w: git archive: %v", ErrBase, err)
-	}
-	xerr := untar(out, dir)
-	if xerr != nil {
-		io.Copy(io.Discard, out) //nolint:errcheck // let git finish writing before Wait
-	}
-	if err := cmd.Wait(); err != nil {
-		return fmt.Errorf("%w: %v", ErrBase, gitError("git archive "+b.Rev, err, stderr.String()))
-	}
-	if xerr != nil {
-		return fmt.Errorf("extracting the base revision %s: %w", b.Rev, xerr)
+	var total int64
+	for _, line := range strings.Split(string(list), "\x00") {
+		meta, path, ok := strings.Cut(line, "\t")
+		fields := strings.Fields(meta)
+		if !ok || len(fields) != 3 {
+			continue
+		}
+		mode, id := fields[0], fields[2]
+		name := filepath.FromSlash(path)
+		if !filepath.IsLocal(name) {
+			return fmt.Errorf("extracting the base revision %s: %s: a path outside the repository", b.Rev, path)
+		}
+		dst := filepath.Join(dir, name)
+		if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
+			return err
+		}
+		switch mode {
+		case "100644", "100755":
+			perm := fs.FileMode(0o644)
+			if mode == "100755" {
+				perm = 0o755
+			}
+			f, err := os.OpenFile(dst, os.O_WRONLY|os.O_CREATE|os.O_EXCL, perm)
+			if err != nil {
+				return err
+			}
+			w := &limitWriter{w: f, left: maxBaseArchive - total}
+			err = b.gitTo(ctx, top, w, "cat-file", "--filters", "--path="+path, id)
+			total += w.n
+			if cerr := f.Close(); err == nil {
+				err = cerr
+			}
+			switch {
+			case w.left < 0:
+				return fmt.Errorf("extracting the base revision %s: more than %d bytes", b.Rev, int64(maxBaseArchive))
+			case err != nil:
+				return fmt.Errorf("%w: %v", ErrBase, err)
+			}
+		case "120000":
+			target, err := b.git(ctx, top, "cat-file", "blob", id)
+			if err != nil {
+				return fmt.Errorf("%w: %v", ErrBase, err)
+			}
+			link := string(target)
+			if !filepath.IsLocal(filepath.Join(filepath.Dir(name), link)) || filepath.IsAbs(link) {
+				continue // the recipe's checks refuse a link out of its folder
+			}
+			if err := os.Symlink(link, dst); err != nil {
+				return err
+			}
+		}
 	}
 	return nil
 }
 
-// untar extracts a tar stream (as git archive writes it) under dir.
-func untar(r io.Reader, dir string) error {
-	tr := tar.NewReader(r)
-	var total int64
-	for {
-		h, err := tr.Next()
-		if err == io.EOF {
-			return nil
-		}
-		if err != nil {
-			return err
-		}
-		name := filepath.FromSlash(strings.TrimSuffix(h.Name, "/"))
-		if h.Typeflag == tar.TypeXGlobalHeader || name == "" {
-			continue
-		}
-		if !filepath.IsLocal(name) {
-			return fmt.Errorf("%s: a path outside the archive", h.Name)
-		}
-		dst := filepath.Join(dir, name)
-		switch h.Typeflag {
-		case tar.TypeDir:
-			err = os.MkdirAll(dst, 0o755)
-		case tar.TypeReg:
-			if total += h.Size; total > maxBaseArchive {
-				return fmt.Errorf("more than %d bytes", int64(maxBaseArchive))
-			}
-			err = writeFile(dst, tr, h.Size, fs.FileMode(h.Mode)&0o755|0o600)
-		case tar.TypeSymlink:
-			if !filepath.IsLocal(filepath.Join(filepath.Dir(name), h.Linkname)) || filepath.IsAbs(h.Linkname) {
-				continue // the recipe's checks refuse a link out of its folder
-			}
-			if err = os.MkdirAll(filepath.Dir(dst), 0o755); err == nil {
-				err = os.Symlink(h.Linkname, dst)
-			}
-		}
-		if err != nil {
-			return err
-		}
-	}
+// limitWriter writes to w until left bytes are written, then fails (left
+// goes below 0).
+type limitWriter struct {
+	w    io.Writer
+	left int64
+	n    int64 // bytes written
 }
 
-func writeFile(dst string, r io.Reader, size int64, mode fs.FileMode) error {
-	if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
-		return err
+func (l *limitWriter) Write(p []byte) (int, error) {
+	if int64(len(p)) > l.left {
+		l.left = -1
+		return 0, errors.New("too large")
 	}
-	f, err := os.OpenFile(dst, os.O_WRONLY|os.O_CREATE|os.O_EXCL, mode)
-	if err != nil {
-		return err
-	}
-	if _, err := io.CopyN(f, r, size); err != nil {
-		f.Close()
-		return err
-	}
-	return f.Close()
+	n, err := l.w.Write(p)
+	l.n += int64(n)
+	l.left -= int64(n)
+	return n, err
 }
 
 // compareBase adds the checks against the base revision to c: the version

@@ -1,7 +1,6 @@
 package gate
 
 import (
-	"archive/tar"
 	"bytes"
 	"context"
 	"crypto/ecdsa"
@@ -435,51 +434,53 @@ func TestLineDiff(t *testing.T) {
 	}
 }
 
-// TestUntar extracts what git archive writes (folders, files, links that
-// stay inside) and refuses a path out of the folder; a link out is left
-// out, for the recipe's checks to refuse what needs it.
-func TestUntar(t *testing.T) {
-	build := func(entries ...*tar.Header) []byte {
-		var b bytes.Buffer
-		tw := tar.NewWriter(&b)
-		for _, h := range entries {
-			if err := tw.WriteHeader(h); err != nil {
-				t.Fatal(err)
-			}
-			if h.Typeflag == tar.TypeReg {
-				tw.Write(bytes.Repeat([]byte("x"), int(h.Size)))
-			}
-		}
-		tw.Close()
-		return b.Bytes()
-	}
+// TestBaseExtract writes the base revision's files as the revision holds
+// them (git show's bytes): a .gitattributes' export-ignore and export-subst,
+// which git archive applies, change nothing; modes and links that stay
+// inside are kept, a link out is left out, for the recipe's checks to refuse
+// what needs it.
+func TestBaseExtract(t *testing.T) {
+	tools := testenv.RequireTool(t, "git")
 	dir := t.TempDir()
-	good := build(
-		&tar.Header{Typeflag: tar.TypeXGlobalHeader, Name: "pax_global_header", PAXRecords: map[string]string{"comment": "abc"}},
-		&tar.Header{Typeflag: tar.TypeDir, Name: "recipes/", Mode: 0o755},
-		&tar.Header{Typeflag: tar.TypeReg, Name: "recipes/hello.yaml", Mode: 0o644, Size: 3},
-		&tar.Header{Typeflag: tar.TypeSymlink, Name: "recipes/in", Linkname: "hello.yaml"},
-		&tar.Header{Typeflag: tar.TypeSymlink, Name: "recipes/out", Linkname: "../../etc/passwd"},
-		&tar.Header{Typeflag: tar.TypeSymlink, Name: "recipes/abs", Linkname: "/etc/passwd"},
-	)
-	if err := untar(bytes.NewReader(good), dir); err != nil {
+	write, git := testRepo(t, tools[0], dir)
+	write(".gitattributes", "keys/* export-ignore\nrecipes/hello/hello.conf export-subst\n")
+	write("keys/upstream.asc", "key\n")
+	write("recipes/hello/hello.conf", "# $Format:%H$\n")
+	write("recipes/hello/run.sh", "#!/bin/sh\n")
+	if err := os.Chmod(filepath.Join(dir, "recipes/hello/run.sh"), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	if b, err := os.ReadFile(filepath.Join(dir, "recipes", "in")); err != nil || string(b) != "xxx" {
-		t.Errorf("file through an inside link: %q, %v", b, err)
-	}
-	for _, l := range []string{"out", "abs"} {
-		if _, err := os.Lstat(filepath.Join(dir, "recipes", l)); !errors.Is(err, os.ErrNotExist) {
-			t.Errorf("link %s out of the folder was made: %v", l, err)
+	for name, target := range map[string]string{"in": "hello.conf", "out": "../../../etc/passwd", "abs": "/etc/passwd"} {
+		if err := os.Symlink(target, filepath.Join(dir, "recipes/hello", name)); err != nil {
+			t.Fatal(err)
 		}
 	}
-	bad := build(&tar.Header{Typeflag: tar.TypeReg, Name: "../escape", Mode: 0o644, Size: 1})
-	if err := untar(bytes.NewReader(bad), t.TempDir()); err == nil || !strings.Contains(err.Error(), "outside") {
-		t.Errorf("a path out of the folder: %v", err)
+	git("init", "-q")
+	git("add", "-A")
+	git("commit", "-q", "-m", "base")
+	out := t.TempDir()
+	b := &Base{Git: tools[0], Rev: "HEAD"}
+	if err := b.extract(context.Background(), dir, out, []string{"keys/upstream.asc", "recipes/hello"}); err != nil {
+		t.Fatal(err)
 	}
-	for _, n := range []int{1536 + 100, 2048 + 1} { // in the file's header, in its data
-		if err := untar(bytes.NewReader(good[:n]), t.TempDir()); err == nil {
-			t.Errorf("an archive cut at %d of %d bytes extracted without an error", n, len(good))
+	for _, name := range []string{"keys/upstream.asc", "recipes/hello/hello.conf", "recipes/hello/run.sh"} {
+		want, err := b.git(context.Background(), dir, "show", "HEAD:"+name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got, err := os.ReadFile(filepath.Join(out, name)); err != nil || !bytes.Equal(got, want) {
+			t.Errorf("%s: %q (%v), want %q as git show has it", name, got, err, want)
+		}
+	}
+	if l, err := os.Readlink(filepath.Join(out, "recipes/hello/in")); err != nil || l != "hello.conf" {
+		t.Errorf("the link inside: %q, %v", l, err)
+	}
+	if fi, err := os.Stat(filepath.Join(out, "recipes/hello/run.sh")); err != nil || fi.Mode().Perm()&0o111 == 0 {
+		t.Errorf("the executable lost its mode: %v, %v", fi, err)
+	}
+	for _, l := range []string{"out", "abs"} {
+		if _, err := os.Lstat(filepath.Join(out, "recipes/hello", l)); !errors.Is(err, os.ErrNotExist) {
+			t.Errorf("link %s out of the folder was made: %v", l, err)
 		}
 	}
 }
