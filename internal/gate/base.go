@@ -140,14 +140,18 @@ func (b *Base) has(ctx context.Context, top, p string) (bool, error) {
 // top returns the top folder of the git repository that holds dir, once
 // it made sure the base revision is a commit there. A CI checkout is often
 // shallow (one commit, no other branch): the error then says to fetch the
-// base, not only that it is unknown.
+// base, not only that it is unknown; a short hash of several commits is
+// named so.
 func (b *Base) top(ctx context.Context, dir string) (string, error) {
 	out, err := b.git(ctx, dir, "rev-parse", "--show-toplevel")
 	if err != nil {
 		return "", fmt.Errorf("%w: %v", ErrBase, err)
 	}
 	top := strings.TrimSpace(string(out))
-	if _, err := b.git(ctx, top, "rev-parse", "--verify", "--quiet", b.Rev+"^{commit}"); err != nil {
+	if _, err := b.git(ctx, top, "rev-parse", "--verify", b.Rev+"^{commit}"); err != nil {
+		if strings.Contains(err.Error(), "is ambiguous") {
+			return "", fmt.Errorf("%w: %s is a short hash of more than one commit in %s: give more of its digits", ErrBase, b.Rev, top)
+		}
 		if shallow, _ := b.git(ctx, top, "rev-parse", "--is-shallow-repository"); strings.TrimSpace(string(shallow)) == "true" {
 			return "", fmt.Errorf("%w: %s is not a commit in %s, a shallow clone: fetch the base revision first (git fetch origin main, or check out with the full history: fetch-depth: 0)", ErrBase, b.Rev, top)
 		}

@@ -6,6 +6,8 @@ import (
 	"crypto/ecdsa"
 	"crypto/elliptic"
 	"crypto/rand"
+	"crypto/sha1"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -13,6 +15,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -532,6 +535,27 @@ func TestChanged(t *testing.T) {
 	}
 	if _, err := (&Base{Git: tools[0], Rev: "no-such-rev"}).Changed(context.Background(), dir, nil); !errors.Is(err, ErrBase) {
 		t.Errorf("an unknown revision: %v", err)
+	}
+	// A short hash of two commits says so, not that it is no commit.
+	seen, short, objects := map[string]string{}, "", t.TempDir()
+	for i := 0; short == ""; i++ {
+		body := fmt.Sprintf("tree 4b825dc642cb6eb9a060e54bf8d69288fbee4904\nauthor t <t@example.org> 0 +0000\ncommitter t <t@example.org> 0 +0000\n\n%d\n", i)
+		sum := sha1.Sum(fmt.Appendf(nil, "commit %d\x00%s", len(body), body))
+		p := hex.EncodeToString(sum[:2])
+		if prev, ok := seen[p]; ok {
+			short = p
+			for j, b := range []string{prev, body} {
+				f := filepath.Join(objects, strconv.Itoa(j))
+				if err := os.WriteFile(f, []byte(b), 0o644); err != nil {
+					t.Fatal(err)
+				}
+				git("hash-object", "-t", "commit", "-w", f)
+			}
+		}
+		seen[p] = body
+	}
+	if _, err := (&Base{Git: tools[0], Rev: short}).Changed(context.Background(), dir, nil); !errors.Is(err, ErrBase) || !strings.Contains(fmt.Sprint(err), "short hash of more than one commit") {
+		t.Errorf("an ambiguous short hash %s: %v", short, err)
 	}
 	// A shallow clone (as CI checks out) lacks the base: the error says to
 	// fetch it.
