@@ -43,6 +43,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 
 	"github.com/updeb/updeb/internal/confined"
@@ -505,10 +506,30 @@ func findEntry(tree []byte, name string, idLen int) ([]byte, string, error) {
 		id := tree[nul+1 : nul+1+idLen]
 		tree = tree[nul+1+idLen:]
 		if entry == name {
-			return id, mode, nil
+			return id, canonMode(mode), nil
 		}
 	}
 	return nil, "", nil
+}
+
+// canonMode is a tree entry's mode as git reads it (its canon_mode): old or
+// foreign tools wrote a folder as 040000 and a file as 100664, which git
+// takes for 40000 and 100644.
+func canonMode(mode string) string {
+	m, err := strconv.ParseUint(mode, 8, 32)
+	switch {
+	case err != nil:
+		return mode
+	case m&0o170000 == 0o100000 && m&0o100 != 0:
+		return "100755"
+	case m&0o170000 == 0o100000:
+		return "100644"
+	case m&0o170000 == 0o120000:
+		return "120000"
+	case m&0o170000 == 0o040000:
+		return "40000"
+	}
+	return "160000"
 }
 
 // object returns the content of the object id, which must be of type want.

@@ -136,6 +136,38 @@ func TestFileAtHeadAgainstGit(t *testing.T) {
 	check(t, filepath.Join(dir, "recipes", "r00.yaml.d", "x"), Untracked, head)
 }
 
+// TestOldTreeModes: a tree written by an old or foreign tool, with a folder
+// as 040000 and a file as 100664, is read as git reads it (40000, 100644):
+// git status finds the file clean, so does FileAtHead.
+func TestOldTreeModes(t *testing.T) {
+	testenv.RequireTool(t, "git")
+	dir := t.TempDir()
+	git(t, dir, "init", "-q", "-b", "main")
+	recipe := filepath.Join(dir, "recipes", "x.yaml")
+	write(t, recipe, "name: x\n")
+	object := func(typ, file string, data []byte) []byte {
+		p := filepath.Join(t.TempDir(), "object")
+		if data != nil {
+			write(t, p, string(data))
+			file = p
+		}
+		id, err := hex.DecodeString(git(t, dir, "hash-object", "-t", typ, "-w", "--literally", file))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return id
+	}
+	sub := object("tree", "", append([]byte("100664 x.yaml\x00"), object("blob", recipe, nil)...))
+	root := object("tree", "", append([]byte("040000 recipes\x00"), sub...))
+	commit := git(t, dir, "commit-tree", "-m", "old modes", hex.EncodeToString(root))
+	git(t, dir, "update-ref", "refs/heads/main", commit)
+	git(t, dir, "reset", "-q")
+	if st := git(t, dir, "status", "--porcelain"); st != "" {
+		t.Fatalf("git status: %q, want clean", st)
+	}
+	check(t, recipe, Clean, commit)
+}
+
 func packIndex(t *testing.T, dir string) string {
 	idx, _ := filepath.Glob(filepath.Join(dir, ".git", "objects", "pack", "*.idx"))
 	if len(idx) != 1 {
