@@ -88,22 +88,28 @@ func (b *Base) load(ctx context.Context, r *recipe.Recipe, dir string) (*recipe.
 	if err != nil {
 		return nil, fmt.Errorf("%w: %v", ErrBase, err)
 	}
-	// The old recipe's folder and keyrings, as they were at the revision.
+	// The old recipe's folder and keyrings, as they were at the revision,
+	// with the links the working tree reaches them through.
 	filesDir := strings.TrimSuffix(relFile, filepath.Ext(relFile))
 	paths := []string{relFile}
+	keyring := func(name string) {
+		paths = append(paths, filepath.Join(relRoot, name))
+		paths = append(paths, linked(top, filepath.Join(r.Root, filepath.FromSlash(name)))...)
+	}
 	old, err := recipe.Parse(relFile, text)
 	if err == nil {
 		filesDir = filepath.Join(filepath.Dir(relFile), filepath.FromSlash(old.FilesRel()))
 		for _, s := range old.Sources {
 			if s.Signature.Keyring != "" {
-				paths = append(paths, filepath.Join(relRoot, s.Signature.Keyring))
+				keyring(s.Signature.Keyring)
 			}
 			if s.Checksums != nil && s.Checksums.Clearsigned != nil {
-				paths = append(paths, filepath.Join(relRoot, s.Checksums.Clearsigned.Keyring))
+				keyring(s.Checksums.Clearsigned.Keyring)
 			}
 		}
 	}
 	paths = append(paths, filesDir)
+	paths = append(paths, linked(top, filepath.Join(top, filesDir))...)
 	var present []string
 	for _, p := range sortedUnique(paths) {
 		ok, err := b.has(ctx, top, p)
@@ -167,6 +173,28 @@ func relTo(top, p string) (string, error) {
 		real = p
 	}
 	return filepath.Rel(top, real)
+}
+
+// linked returns what the base revision must hold for the working tree's
+// path p to read there as it does here: p with its links resolved, and each
+// link on the way (a keyring in keys/ where keys is a link to shared/keys
+// is the link keys and the file shared/keys/NAME), relative to top.
+func linked(top, p string) []string {
+	var out []string
+	if rel, err := relTo(top, p); err == nil && filepath.IsLocal(rel) {
+		out = append(out, rel)
+	}
+	for a := p; filepath.Dir(a) != a; a = filepath.Dir(a) {
+		if fi, err := os.Lstat(a); err != nil || fi.Mode()&fs.ModeSymlink == 0 {
+			continue
+		}
+		if rel, err := relTo(top, filepath.Dir(a)); err == nil {
+			if rel = filepath.Join(rel, filepath.Base(a)); filepath.IsLocal(rel) {
+				out = append(out, rel)
+			}
+		}
+	}
+	return out
 }
 
 // Changed returns the recipes of rs that the working tree changes since

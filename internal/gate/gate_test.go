@@ -509,6 +509,39 @@ func TestBaseLoad(t *testing.T) {
 	}
 }
 
+// TestBaseLoadThroughLinks: a keyring in a folder that is a link
+// (keys -> shared/keys) and a recipe folder that is a link inside the
+// recipes folder are read at the base as the working tree reads them.
+func TestBaseLoadThroughLinks(t *testing.T) {
+	tools := testenv.RequireTool(t, "git")
+	dir := t.TempDir()
+	write, git := testRepo(t, tools[0], dir)
+	write("recipes/hello.yaml", helloRecipe+"      - {file: hello.conf, dest: /etc/hello.conf}\n")
+	write("recipes/hello-files/hello.conf", "conf\n")
+	write("shared/keys/upstream.asc", "key\n")
+	for link, target := range map[string]string{"keys": "shared/keys", "recipes/hello": "hello-files"} {
+		if err := os.Symlink(target, filepath.Join(dir, link)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	git("init", "-q")
+	git("add", "-A")
+	git("commit", "-q", "-m", "base")
+	r, err := recipe.Load(filepath.Join(dir, "recipes", "hello.yaml"), recipe.LoadOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	old, err := (&Base{Git: tools[0], Rev: "HEAD"}).load(context.Background(), r, filepath.Join(t.TempDir(), "base"))
+	if err != nil || old == nil {
+		t.Fatalf("load at HEAD: %v, %v", old, err)
+	}
+	for file, want := range map[string]string{filepath.Join(old.Root, "keys", "upstream.asc"): "key\n", filepath.Join(old.FilesDir, "hello.conf"): "conf\n"} {
+		if b, err := os.ReadFile(file); err != nil || string(b) != want {
+			t.Errorf("%s at the base: %q (%v), want %q", file, b, err, want)
+		}
+	}
+}
+
 // TestDiffPrivileges: every special bit, owner or mode added or changed
 // (on every name of a file, its hardlinks too), and every maintainer-script fragment or trigger added, changed or
 // removed, is a review item of the privileges check; a bump that changes
