@@ -42,6 +42,9 @@ func (b *Base) git(ctx context.Context, dir string, args ...string) ([]byte, err
 // gitTo runs git in dir, its standard output going to w.
 func (b *Base) gitTo(ctx context.Context, dir string, w io.Writer, args ...string) error {
 	cmd := exec.CommandContext(ctx, b.Git, append([]string{"-C", dir}, args...)...)
+	// git's words in the C locale: the errors quote them, and a few of them
+	// (an ambiguous short hash, a partial clone's failed fetch) are read.
+	cmd.Env = append(os.Environ(), "LC_ALL=C")
 	var stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = w, &stderr
 	if err := cmd.Run(); err != nil {

@@ -557,6 +557,13 @@ func TestChanged(t *testing.T) {
 	if _, err := (&Base{Git: tools[0], Rev: short}).Changed(context.Background(), dir, nil); !errors.Is(err, ErrBase) || !strings.Contains(fmt.Sprint(err), "short hash of more than one commit") {
 		t.Errorf("an ambiguous short hash %s: %v", short, err)
 	}
+	// The same under a translated git (git's words are what the gate
+	// reads): it runs git in the C locale whatever the user's is.
+	t.Setenv("LANGUAGE", "de")
+	t.Setenv("LC_ALL", "de_DE.UTF-8")
+	if _, err := (&Base{Git: tools[0], Rev: short}).Changed(context.Background(), dir, nil); !errors.Is(err, ErrBase) || !strings.Contains(fmt.Sprint(err), "short hash of more than one commit") {
+		t.Errorf("an ambiguous short hash %s, under LC_ALL=de_DE.UTF-8: %v", short, err)
+	}
 	// A shallow clone (as CI checks out) lacks the base: the error says to
 	// fetch it.
 	shallow := filepath.Join(t.TempDir(), "shallow")
