@@ -126,6 +126,19 @@ func runBump(cmd *cobra.Command, g *globalOptions, o *bumpOptions, name string) 
 		defer once.Close()
 		bo.DayClient = once
 	}
+	var (
+		synced  int
+		setNote string
+	)
+	// A recipe bumped in place: the release set file follows first, so
+	// that a run killed between the two writes bumps it when run again.
+	bo.BeforeWrite = func(res *track.BumpResult) (err error) {
+		if res.File != r.Path {
+			return nil // a new recipe: its release set is added once it is there
+		}
+		synced, setNote, err = followReleaseSets(cmd, g, o.setFile, r, res)
+		return err
+	}
 	var res *track.BumpResult
 	if o.newMinor != "" {
 		res, err = track.NewMinor(cmd.Context(), r, o.newMinor, bo)
@@ -133,13 +146,12 @@ func runBump(cmd *cobra.Command, g *globalOptions, o *bumpOptions, name string) 
 		res, err = track.Bump(cmd.Context(), r, bo)
 	}
 	if err != nil {
+		if synced > 0 {
+			return fmt.Errorf("%s follows %s, but the recipe was not written: %w; run the command again", o.setFile, r.Name, err)
+		}
 		return err
 	}
-	var (
-		synced  int
-		setNote string
-	)
-	if res.Changed {
+	if res.Changed && res.File != r.Path {
 		if synced, setNote, err = followReleaseSets(cmd, g, o.setFile, r, res); err != nil {
 			return err
 		}
@@ -179,7 +191,8 @@ func runBump(cmd *cobra.Command, g *globalOptions, o *bumpOptions, name string) 
 
 // followReleaseSets keeps the release set file in step with a bump (the
 // default file may be absent): a recipe moved in place has its versions
-// written out there follow (compat.FollowBump); a new recipe of a series
+// written out there follow (compat.FollowBump), before the recipe is
+// written (BumpOptions.BeforeWrite); a new recipe of a series
 // adds or extends the set of its minor (compat.FollowNewMinor), which needs
 // every recipe's version. It returns how many values followed, or what was
 // done for the new minor.
@@ -204,6 +217,8 @@ func followReleaseSets(cmd *cobra.Command, g *globalOptions, file string, r *rec
 	switch {
 	case compat.IsNotExist(err) && !cmd.Flags().Changed("set"):
 		return 0, "", nil
+	case err != nil && res.File == r.Path:
+		return 0, "", invalidInput(fmt.Errorf("%s could not follow the bump (the recipe was not written): %w", file, err), "fix the release set file, then run the command again")
 	case err != nil:
 		return 0, "", invalidInput(fmt.Errorf("the recipe was bumped, but %s was not updated: %w", file, err), "fix the release set file, then set its versions by hand")
 	}

@@ -3,12 +3,14 @@ package main
 import (
 	"regexp"
 
+	"bytes"
 	"fmt"
 	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -22,6 +24,7 @@ import (
 	"github.com/updeb/updeb/internal/testkit/squid"
 	"github.com/updeb/updeb/internal/testkit/testenv"
 	"github.com/updeb/updeb/internal/testkit/trackingfixture"
+	"github.com/updeb/updeb/pkg/atomicfile"
 )
 
 // trackingWorld is the tracking fixture (testdata/tracking) in a throwaway
@@ -672,15 +675,17 @@ func TestTrackingUnits(t *testing.T) {
 	}
 }
 
-// A bump that plan --apply wrote but whose release set file it could not
+// An add that plan --apply wrote but whose release set file it could not
 // follow (a release-sets.yaml that is a symlink: rewriting it would replace
-// the link) is a failure, and still a change: the recipe file is bumped on
+// the link) is a failure, and still a change: the new recipe file is on
 // disk, so the output and the description list it under the changes, the
 // in-process verify checks it, and the failure does not say that nothing
-// was written.
+// was written. (A bump follows the release set file before it writes its
+// recipe: there the same link stops it with nothing written.)
 func TestPlanApplyWrittenThenFailed(t *testing.T) {
 	w := newTrackingWorld(t)
-	w.release("etcd", "3.6.15", "2026-11-12")
+	w.release("kubernetes", "1.37.1", "2026-11-26")
+	w.cycle(eoltest.Cycle("kubernetes", "1.37", "2026-11-18", "2027-10-28", "2027-12-28", "1.37.1"))
 	sets := filepath.Join(w.root, "release-sets.yaml")
 	if err := os.Rename(sets, filepath.Join(w.root, "sets.yaml")); err != nil {
 		t.Fatal(err)
@@ -691,26 +696,31 @@ func TestPlanApplyWrittenThenFailed(t *testing.T) {
 	w.git("add", "-A")
 	w.git("commit", "-q", "-m", "release sets behind a link")
 	msg := filepath.Join(filepath.Dir(w.root), "change.txt")
-	code, stdout, stderr := w.updeb("plan", "--apply", "--only", "etcd", "--message", msg, "--now", "2026-11-28")
-	if got := w.read("recipes/etcd.yaml"); !strings.Contains(got, "version: 3.6.15\n") {
-		t.Fatalf("etcd was not bumped: exit %d\n%s%s\n%s", code, stdout, stderr, got)
+	code, stdout, stderr := w.updeb("plan", "--apply", "--only", "kubernetes-1.37", "--message", msg, "--now", "2026-11-28")
+	if got := w.read("recipes/kubernetes-1.37.yaml"); !strings.Contains(got, "version: 1.37.1\n") {
+		t.Fatalf("kubernetes-1.37 was not written: exit %d\n%s%s\n%s", code, stdout, stderr, got)
 	}
-	if code != 1 || !strings.Contains(stdout, "  bump   etcd 3.6.14 -> 3.6.15\n") || !strings.Contains(stdout, "  FAILED bump etcd 3.6.15: etcd was bumped, but release-sets.yaml was not updated") {
-		t.Errorf("exit %d, want 1 with the bump and its failure\n%s%s", code, stdout, stderr)
+	if code != 1 || !strings.Contains(stdout, "  add    kubernetes-1.37 (from kubernetes-1.36) at 1.37.1") || !strings.Contains(stdout, "kubernetes-1.37 was written, but release-sets.yaml was not updated") {
+		t.Errorf("exit %d, want 1 with the add and its failure\n%s%s", code, stdout, stderr)
 	}
 	desc, err := os.ReadFile(msg)
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{"Tracking 2026-11-28: 1 bump, 1 failed\n", "Changes:\n- etcd: 3.6.14 -> 3.6.15, released 2026-11-12\n",
-		"  == etcd 3.6.14-1 -> 3.6.15-1 (recipes/etcd.yaml)\n",
-		"Failed after writing (the changes above stay written: review them):\n- bump etcd 3.6.15: etcd was bumped, but release-sets.yaml was not updated"} {
+	for _, want := range []string{"1 failed\n", "  == kubernetes-1.37 ",
+		"Failed after writing (the changes above stay written: review them):\n- add kubernetes-1.36 ", "kubernetes-1.37 was written, but release-sets.yaml was not updated"} {
 		if !strings.Contains(string(desc), want) {
 			t.Errorf("the description lacks %q:\n%s", want, desc)
 		}
 	}
 	if strings.Contains(string(desc), "nothing of these was written") {
-		t.Errorf("the description says nothing of the failures was written, but etcd was:\n%s", desc)
+		t.Errorf("the description says nothing of the failures was written, but kubernetes-1.37 was:\n%s", desc)
+	}
+	// The same link stops a bump before it writes anything.
+	w.release("etcd", "3.6.15", "2026-11-12")
+	code, stdout, stderr = w.updeb("plan", "--apply", "--only", "etcd", "--now", "2026-11-28")
+	if got := w.read("recipes/etcd.yaml"); code != 1 || !strings.Contains(got, "version: 3.6.14\n") || !strings.Contains(stdout, "release-sets.yaml could not follow the bump (etcd was not written)") {
+		t.Errorf("a bump whose release set file cannot follow: exit %d\n%s%s\n%s", code, stdout, stderr, got)
 	}
 }
 
@@ -757,5 +767,57 @@ func TestOutdatedRecipeWithoutWatch(t *testing.T) {
 	}
 	if code, stdout, stderr = w.updeb("outdated", "cfssl"); code != 2 || !strings.Contains(stderr, "cfssl: track: the recipe has no watch") {
 		t.Errorf("outdated cfssl: exit %d, want 2\n%s%s", code, stdout, stderr)
+	}
+}
+
+// A bump killed (SIGKILL) between its two writes, the recipe and the
+// release set file that follows it, is done whole by running it again:
+// the helper process is held at the rename of one file or the other (a
+// lock on it, as a second updeb would hold) and killed there, and the next
+// run leaves helm at 3.21.5 in both files, as one uninterrupted run does.
+// Written recipe first, the rerun found helm "already at 3.21.5" and the
+// release sets kept naming 3.21.4.
+func TestBumpKilledBetweenItsWrites(t *testing.T) {
+	w := newTrackingWorld(t)
+	w.release("helm", "3.21.5", "2026-11-20")
+	for _, args := range [][]string{{"bump", "helm", "--to", "3.21.5"}, {"plan", "--apply", "--only", "helm", "--now", "2026-11-28"}} {
+		for _, held := range []string{"release-sets.yaml", "recipes/helm.yaml"} {
+			lock, err := os.Open(filepath.Join(w.root, held))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := syscall.Flock(int(lock.Fd()), syscall.LOCK_EX); err != nil {
+				t.Fatal(err)
+			}
+			all := append([]string{"--config", w.config, "--state", w.state, "--cache", w.cache}, args...)
+			cmd := exec.Command(os.Args[0], append([]string{"-test.run=^TestFetchHelperProcess$", "--"}, all...)...)
+			cmd.Dir, cmd.Env = w.root, append(os.Environ(), "UPDEB_TEST_HELPER=1")
+			var out bytes.Buffer
+			cmd.Stdout, cmd.Stderr = &out, &out
+			if err := cmd.Start(); err != nil {
+				t.Fatal(err)
+			}
+			pending := filepath.Join(w.root, filepath.Dir(held), atomicfile.TempPrefix(filepath.Base(held))+"*")
+			for deadline := time.Now().Add(time.Minute); ; time.Sleep(10 * time.Millisecond) {
+				if m, _ := filepath.Glob(pending); len(m) > 0 {
+					break
+				}
+				if time.Now().After(deadline) {
+					t.Fatalf("%v never came to write %s:\n%s", args, held, out.String())
+				}
+			}
+			cmd.Process.Kill() //nolint:errcheck // waiting for the lock
+			cmd.Wait()         //nolint:errcheck // killed on purpose
+			lock.Close()
+			if code, stdout, stderr := w.updeb(args...); code != 0 && code != 1 {
+				t.Fatalf("%v again after a kill at %s: exit %d\n%s%s", args, held, code, stdout, stderr)
+			}
+			recipe, sets := w.read("recipes/helm.yaml"), w.read("release-sets.yaml")
+			if !strings.Contains(recipe, "version: 3.21.5\n") || strings.Contains(sets, "helm: 3.21.4") || !strings.Contains(sets, "helm: 3.21.5") {
+				t.Errorf("%v killed at %s, then run again: the recipe and the release sets disagree:\n%s\n%s", args, held, recipe, sets)
+			}
+			w.git("checkout", "-q", "--", ".")
+			w.git("clean", "-q", "-f", "-d")
+		}
 	}
 }

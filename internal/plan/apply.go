@@ -59,7 +59,7 @@ type Failure struct {
 	Action Action `json:"action"`
 	Error  string `json:"error"`
 	// Written: it failed after its recipe was written (the release set file
-	// could not follow, the written recipe does not load): the change stays,
+	// could not take a new minor's recipe, the written recipe does not load): the change stays,
 	// and is in the result's Changes too.
 	Written bool `json:"written,omitempty"`
 	err     error
@@ -264,6 +264,21 @@ func applyOne(ctx context.Context, a Action, r *recipe.Recipe, byName map[string
 		return c, nil
 	}
 	bo.To = a.Version
+	// The release set file follows before the recipe is written, so that
+	// an apply killed between the two bumps the recipe when run again.
+	if o.SetsFile != "" {
+		bo.BeforeWrite = func(res *track.BumpResult) error {
+			n, err := compat.FollowBump(o.SetsFile, a.Component, res.From, res.To)
+			switch {
+			case compat.IsNotExist(err):
+			case err != nil:
+				return fmt.Errorf("%s could not follow the bump (%s was not written): %w", o.SetsFile, a.Recipe, err)
+			case n > 0:
+				c.Sets = fmt.Sprintf("%d version(s) %s -> %s", n, res.From, res.To)
+			}
+			return nil
+		}
+	}
 	var (
 		res *track.BumpResult
 		err error
@@ -274,23 +289,13 @@ func applyOne(ctx context.Context, a Action, r *recipe.Recipe, byName map[string
 		res, err = track.Bump(ctx, r, bo)
 	}
 	if err != nil {
+		if c.Sets != "" {
+			return nil, fmt.Errorf("%s follows %s %s, but the recipe was not written: %w; run plan --apply again", o.SetsFile, a.Recipe, a.Version, err)
+		}
 		return nil, err
 	}
 	c.From, c.To, c.ReleaseDate, c.VerifiedBy = res.From, res.To, res.ReleaseDate, res.VerifiedBy
-	if err := reload(c.File, a.Recipe, r.Root, byName); err != nil {
-		return c, err
-	}
-	if o.SetsFile != "" && res.Changed {
-		n, err := compat.FollowBump(o.SetsFile, a.Component, res.From, res.To)
-		switch {
-		case compat.IsNotExist(err):
-		case err != nil:
-			return c, fmt.Errorf("%s was bumped, but %s was not updated: %w", a.Recipe, o.SetsFile, err)
-		case n > 0:
-			c.Sets = fmt.Sprintf("%d version(s) %s -> %s", n, res.From, res.To)
-		}
-	}
-	return c, nil
+	return c, reload(c.File, a.Recipe, r.Root, byName)
 }
 
 // followNewMinor adds or extends the release set of an add's new minor.

@@ -49,6 +49,13 @@ type BumpOptions struct {
 	// TrustOnFirstUse pins sources nothing vouches for anyway; each is named
 	// in BumpResult.Unvouched and marked in the recipe.
 	TrustOnFirstUse bool
+	// BeforeWrite, when set, is called with the result once the new recipe
+	// text has passed every check, just before it is written: what follows
+	// the recipe (the release set file) is written there, so that a run
+	// killed between the two writes leaves the recipe behind, and running
+	// it again does the bump (what followed already follows). Its error
+	// stops the bump: the recipe is not written.
+	BeforeWrite func(*BumpResult) error
 }
 
 // BumpResult says what Bump did.
@@ -214,6 +221,11 @@ func bump(ctx context.Context, r *recipe.Recipe, original []byte, o BumpOptions,
 	}
 	if err := check(updated); err != nil {
 		return nil, err
+	}
+	if o.BeforeWrite != nil {
+		if err := o.BeforeWrite(res); err != nil {
+			return nil, err
+		}
 	}
 	if err := write(updated, check); err != nil {
 		return nil, err
