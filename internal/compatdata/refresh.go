@@ -614,7 +614,7 @@ func write(o RefreshOptions, cur *Set, original []byte, next *Tables, eol *suppo
 		return err
 	}
 	defer l.Unlock()
-	removeLeftovers(filepath.Dir(path), filepath.Base(File), filepath.Base(supportdata.File))
+	atomicfile.RemoveLeftovers(filepath.Dir(path), filepath.Base(File), filepath.Base(supportdata.File))
 	if err := replaceTogether(files); err != nil {
 		return err
 	}
@@ -622,24 +622,6 @@ func write(o RefreshOptions, cur *Set, original []byte, next *Tables, eol *suppo
 		res.Written = append(res.Written, f.path)
 	}
 	return nil
-}
-
-// removeLeftovers removes from dir the temporary files of names that a
-// killed refresh left (atomicfile's ".NAME.tmp-*"). The caller holds the
-// folder's lock, which every refresh writing there holds while its
-// temporary files exist.
-func removeLeftovers(dir string, names ...string) {
-	des, err := os.ReadDir(dir)
-	if err != nil {
-		return
-	}
-	for _, de := range des {
-		for _, n := range names {
-			if strings.HasPrefix(de.Name(), atomicfile.TempPrefix(n)) && de.Type().IsRegular() {
-				os.Remove(filepath.Join(dir, de.Name())) //nolint:errcheck // a leftover that stays is harmless
-			}
-		}
-	}
 }
 
 // newFile is one file a refresh replaces, and its new content.

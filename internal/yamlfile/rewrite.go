@@ -8,6 +8,7 @@ import (
 	"io"
 	"io/fs"
 	"os"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -287,8 +288,8 @@ func Rewrite(path string, original, updated []byte, check func(written []byte) e
 	})
 }
 
-// lockWait bounds how long Rewrite waits for another process's lock on the
-// file (an updeb holds it for a rename).
+// lockWait bounds how long a write waits for another process's lock on the
+// file or its folder (an updeb holds them for a rename, and for a write).
 const lockWait = time.Minute
 
 // notLink returns path's Lstat, refusing a symlink.
@@ -319,7 +320,21 @@ func Create(path string, updated []byte, check func(written []byte) error, perm 
 
 // replace writes updated to a temporary file beside path, reads it back,
 // runs check, and leaves the rest to commit.
+//
+// Every write here holds the lock of path's folder while its temporary file
+// exists, so that with the lock held a temporary file of path is a killed
+// run's (kill -9 between its creation and the rename), and goes: left in the
+// recipes repository, a `git add -A` would commit it.
 func replace(path string, updated []byte, check func([]byte) error, perm fs.FileMode, commit func(*atomicfile.File) error) error {
+	ctx, cancel := context.WithTimeout(context.Background(), lockWait)
+	defer cancel()
+	dir := filepath.Dir(path)
+	lock, err := lockfile.AcquireDir(ctx, dir, 10*time.Millisecond)
+	if err != nil {
+		return fmt.Errorf("%s: %w: %w", path, ErrNotRewritten, err)
+	}
+	defer lock.Unlock()
+	atomicfile.RemoveLeftovers(dir, filepath.Base(path))
 	f, err := atomicfile.Create(path, perm)
 	if err != nil {
 		return err

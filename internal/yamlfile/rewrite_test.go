@@ -10,6 +10,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 	"unicode/utf8"
 
 	"go.yaml.in/yaml/v3"
@@ -212,9 +213,10 @@ func TestVerifyNewListEntry(t *testing.T) {
 
 // TestRewriteTwoAtOnce: two rewrites of one file from the same original (a
 // bump and a plan --apply of one recipe), or two creations of one file,
-// reach their last check together; one wins, the other is refused
-// (ErrNotRewritten). Neither may report a change that the other's rename
-// then replaced.
+// start together; one wins, the other is refused (ErrNotRewritten).
+// Neither may report a change that the other's rename then replaced. Each
+// check waits a moment for the other to reach its own: the folder's lock
+// keeps them apart (a write holds it while its temporary file exists).
 func TestRewriteTwoAtOnce(t *testing.T) {
 	dir := t.TempDir()
 	orig := []byte("version: 1.0\n")
@@ -228,7 +230,12 @@ func TestRewriteTwoAtOnce(t *testing.T) {
 		arrived.Add(2)
 		check := func([]byte) error {
 			arrived.Done()
-			arrived.Wait() // both texts written and read back
+			both := make(chan struct{})
+			go func() { arrived.Wait(); close(both) }()
+			select {
+			case <-both: // both texts written and read back
+			case <-time.After(20 * time.Millisecond):
+			}
 			return nil
 		}
 		errs := make([]error, 2)
@@ -255,5 +262,45 @@ func TestRewriteTwoAtOnce(t *testing.T) {
 	}
 	if left, _ := filepath.Glob(filepath.Join(dir, ".*")); len(left) != 0 {
 		t.Errorf("left behind: %v", left)
+	}
+}
+
+// TestRewriteRemovesLeftovers: the temporary file a write killed before its
+// rename left beside the file (kill -9 of a bump) is removed by the next
+// write of that file; another file's stays.
+func TestRewriteRemovesLeftovers(t *testing.T) {
+	dir := t.TempDir()
+	p := filepath.Join(dir, "f.yaml")
+	orig := []byte("version: 1.0\n")
+	if err := os.WriteFile(p, orig, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	killed := filepath.Join(dir, ".f.yaml.tmp-123456")
+	other := filepath.Join(dir, ".g.yaml.tmp-123456")
+	for _, f := range []string{killed, other} {
+		if err := os.WriteFile(f, []byte("version: 9.0\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := Rewrite(p, orig, []byte("version: 2.0\n"), nil, 0); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(killed); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("the killed write's temporary file stays: %v", err)
+	}
+	if _, err := os.Stat(other); err != nil {
+		t.Errorf("another file's temporary file: %v", err)
+	}
+	// Create (bump --new-minor's new recipe) too.
+	n := filepath.Join(dir, "n.yaml")
+	killed = filepath.Join(dir, ".n.yaml.tmp-77")
+	if err := os.WriteFile(killed, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := Create(n, orig, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(killed); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("Create: the killed write's temporary file stays: %v", err)
 	}
 }

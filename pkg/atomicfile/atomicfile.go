@@ -16,6 +16,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/updeb/updeb/pkg/utf8cut"
 )
@@ -140,4 +141,28 @@ func SyncDir(dir string) error {
 		return fmt.Errorf("sync %s: %w", dir, err)
 	}
 	return nil
+}
+
+// RemoveLeftovers removes from dir the temporary files (".NAME.tmp-*",
+// regular files only) that writes of names left when they were killed
+// before Commit or Abort, and returns how many went. Only for a caller that
+// holds a lock which every writer of those names holds while its temporary
+// file exists: otherwise another process's pending write may be among them.
+func RemoveLeftovers(dir string, names ...string) int {
+	des, err := os.ReadDir(dir)
+	if err != nil {
+		return 0
+	}
+	n := 0
+	for _, de := range des {
+		for _, name := range names {
+			if strings.HasPrefix(de.Name(), TempPrefix(name)) && de.Type().IsRegular() {
+				if os.Remove(filepath.Join(dir, de.Name())) == nil {
+					n++
+				}
+				break
+			}
+		}
+	}
+	return n
 }
