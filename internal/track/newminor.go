@@ -239,7 +239,8 @@ func absent(path string) error {
 	_, err := os.Lstat(path)
 	switch {
 	case err == nil:
-		return fmt.Errorf("%w: %s (remove it first, or bump it: updeb bump %s)", ErrExists, path, strings.TrimSuffix(filepath.Base(path), filepath.Ext(path)))
+		name := strings.TrimSuffix(filepath.Base(path), filepath.Ext(path))
+		return fmt.Errorf("%w: %s (remove it first, or bump it: updeb bump %s; a bump --new-minor cut short before its release set followed is completed by updeb plan --apply --only %s)", ErrExists, path, name, name)
 	case errors.Is(err, fs.ErrNotExist):
 		return nil
 	}

@@ -2,6 +2,7 @@ package track
 
 import (
 	"context"
+	"errors"
 
 	"os"
 	"path/filepath"
@@ -144,5 +145,22 @@ func TestMovedTrack(t *testing.T) {
 		if got != tc.want || (err == nil) != (tc.err == "") || err != nil && !strings.Contains(err.Error(), tc.err) {
 			t.Errorf("%s %q -> %s: %q %v, want %q %q", tc.version, tc.track, tc.minor, got, err, tc.want, tc.err)
 		}
+	}
+}
+
+// A new minor's recipe that is there already (a bump --new-minor killed
+// before its release set followed, run again) is refused, saying how to
+// complete the cut-short run.
+func TestNewMinorRecipeExists(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "kubernetes-1.37.yaml")
+	if err := os.WriteFile(path, []byte("name: kubernetes-1.37\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	err := absent(path)
+	if !errors.Is(err, ErrExists) || !strings.Contains(err.Error(), "updeb plan --apply --only kubernetes-1.37") {
+		t.Errorf("an existing recipe: %v", err)
+	}
+	if err := absent(filepath.Join(filepath.Dir(path), "kubernetes-1.38.yaml")); err != nil {
+		t.Errorf("an absent recipe: %v", err)
 	}
 }
