@@ -97,7 +97,8 @@ func newMirrorVerifyCmd(g *globalOptions) *cobra.Command {
 		Short: "Check a mirror folder against its manifest: missing and corrupt files",
 		Long: `verify re-reads every file DIR/updeb-mirror.json lists: a file that is not there is
 missing, one whose size or digest differs is corrupt, one that is not a regular file
-inside DIR (a symlink out of it, a device) is refused. Exit 0 when every file is as
+inside its host's folder DIR/HOST, the folder a build reads it from (a symlink out of
+it, a device), is refused. Exit 0 when every file is as
 listed, 1 otherwise, 2 when DIR holds no manifest updeb wrote (one that lists a URL at
 another path than the one a mirrors: entry reads for it is not one).`,
 		Example: `  updeb mirror verify /media/usb/updeb-mirror

@@ -444,7 +444,7 @@ func (r *Report) Count(s string) int {
 var ErrFailed = errors.New("mirror: the folder does not hold what its manifest lists")
 
 // Verify re-checks every file of dir's manifest: present, a regular file
-// inside dir (never followed out of it), of the listed size and digests. It
+// inside its host's folder dir/HOST (never followed out of it; check), of the listed size and digests. It
 // returns the report and, when a file failed, an error wrapping ErrFailed.
 // A folder without a manifest, or with a manifest it cannot read, is an
 // error wrapping ErrManifest.
@@ -485,10 +485,14 @@ func Verify(ctx context.Context, dir string) (*Report, error) {
 	return rep, nil
 }
 
-// check hashes one listed file; the error is only ctx's.
+// check hashes one listed file; the error is only ctx's. The file is
+// opened as a build reads it through the mirrors: entry of its host (a
+// folder mirror at DIR/HOST): inside DIR/HOST, not only inside DIR, so that
+// a file verify passes is one the build reads.
 func check(ctx context.Context, dir string, e Entry) (Check, error) {
 	c := Check{Entry: e, Status: OK}
-	f, _, err := confined.Open(dir, e.Path)
+	host, rest, _ := strings.Cut(e.Path, "/")
+	f, _, err := confined.Open(dir, host, rest)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
 		c.Status = Missing

@@ -2,6 +2,8 @@ package mirror
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"io"
 	"os"
@@ -68,6 +70,29 @@ func TestVerifyStaysInside(t *testing.T) {
 	rep, err := Verify(context.Background(), dir)
 	if !errors.Is(err, ErrFailed) || rep.Files[0].Status != Refused || rep.Files[1].Status != Missing || len(rep.Unlisted) != 1 || rep.Unlisted[0] != "h/extra" {
 		t.Fatalf("err %v, report %+v", err, rep)
+	}
+}
+
+// TestVerifyReadsAsTheBuild: a listed file is checked inside its host's
+// folder, the folder a mirrors: entry reads (to: file:///DIR/HOST/): a
+// symlink to another host's folder of DIR, which the build refuses as
+// outside its mirror, is refused, while one that stays in the host's folder
+// passes, as the build reads it.
+func TestVerifyReadsAsTheBuild(t *testing.T) {
+	dir := t.TempDir()
+	body := []byte("x")
+	sum := sha256.Sum256(body)
+	os.MkdirAll(filepath.Join(dir, "h"), 0o755)
+	os.MkdirAll(filepath.Join(dir, "g"), 0o755)
+	os.WriteFile(filepath.Join(dir, "g", "a"), body, 0o644)
+	os.WriteFile(filepath.Join(dir, "h", "c"), body, 0o644)
+	os.Symlink("../g/a", filepath.Join(dir, "h", "a"))
+	os.Symlink("c", filepath.Join(dir, "h", "b"))
+	for name, want := range map[string]string{"a": Refused, "b": OK} {
+		e := Entry{URL: "https://h/" + name, Path: "h/" + name, Size: 1, SHA256: hex.EncodeToString(sum[:])}
+		if c, err := check(context.Background(), dir, e); err != nil || c.Status != want {
+			t.Errorf("h/%s: %+v, %v; want %s", name, c, err, want)
+		}
 	}
 }
 
