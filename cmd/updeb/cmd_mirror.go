@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"io"
 	"net/http"
 
 	"github.com/spf13/cobra"
@@ -115,27 +116,37 @@ another path than the one a mirrors: entry reads for it is not one).`,
 					return err
 				}
 			} else {
-				// The folder comes from elsewhere: its manifest's paths
-				// and URLs and its files' names reach the terminal
-				// escaped (termtext).
-				esc := termtext.Escape
-				for _, c := range rep.Files {
-					switch c.Status {
-					case mirror.Missing:
-						fmt.Fprintf(w, "MISSING  %s (%s)\n", esc(c.Path), esc(c.URL))
-					case mirror.Corrupt:
-						fmt.Fprintf(w, "CORRUPT  %s: %d bytes, sha256 %s; the manifest says %d bytes, sha256 %s\n", esc(c.Path), c.GotSize, c.GotSHA256, c.Size, c.SHA256)
-					case mirror.Refused:
-						fmt.Fprintf(w, "REFUSED  %s: %s\n", esc(c.Path), esc(c.Detail))
-					}
-				}
-				for _, u := range rep.Unlisted {
-					fmt.Fprintf(w, "unlisted %s (not in the manifest; updeb does not use it)\n", esc(u))
-				}
-				fmt.Fprintf(w, "%d file(s): %d ok, %d missing, %d corrupt, %d refused\n", len(rep.Files), rep.Count(mirror.OK), rep.Count(mirror.Missing), rep.Count(mirror.Corrupt), rep.Count(mirror.Refused))
+				printMirrorReport(w, rep)
 			}
 			return verr
 		},
 	}
 	return jsonOutput(cmd, 1)
+}
+
+// printMirrorReport prints mirror verify's report for a person. The folder
+// comes from elsewhere: its manifest's paths and URLs and its files' names
+// reach the terminal escaped (termtext). A file that is there but could not
+// be read (permission denied) or read to its end (an I/O error) is named
+// with the reason: it is no file to bring over again.
+func printMirrorReport(w io.Writer, rep *mirror.Report) {
+	esc := termtext.Escape
+	for _, c := range rep.Files {
+		switch {
+		case c.Status == mirror.Missing && c.Detail != "":
+			fmt.Fprintf(w, "MISSING  %s (%s): %s\n", esc(c.Path), esc(c.URL), esc(c.Detail))
+		case c.Status == mirror.Missing:
+			fmt.Fprintf(w, "MISSING  %s (%s)\n", esc(c.Path), esc(c.URL))
+		case c.Status == mirror.Corrupt && c.Detail != "":
+			fmt.Fprintf(w, "CORRUPT  %s: %s\n", esc(c.Path), esc(c.Detail))
+		case c.Status == mirror.Corrupt:
+			fmt.Fprintf(w, "CORRUPT  %s: %d bytes, sha256 %s; the manifest says %d bytes, sha256 %s\n", esc(c.Path), c.GotSize, c.GotSHA256, c.Size, c.SHA256)
+		case c.Status == mirror.Refused:
+			fmt.Fprintf(w, "REFUSED  %s: %s\n", esc(c.Path), esc(c.Detail))
+		}
+	}
+	for _, u := range rep.Unlisted {
+		fmt.Fprintf(w, "unlisted %s (not in the manifest; updeb does not use it)\n", esc(u))
+	}
+	fmt.Fprintf(w, "%d file(s): %d ok, %d missing, %d corrupt, %d refused\n", len(rep.Files), rep.Count(mirror.OK), rep.Count(mirror.Missing), rep.Count(mirror.Corrupt), rep.Count(mirror.Refused))
 }

@@ -256,3 +256,27 @@ func TestMirrorVerifyEscapes(t *testing.T) {
 		})
 	}
 }
+
+// TestMirrorVerifySaysWhyUnreadable: a listed file that is there but cannot
+// be read (permission denied on a stick copied with its owner's modes) or
+// read to its end (an I/O error) is printed with the reason Verify found,
+// not as a bare MISSING, nor as a corrupt file of 0 bytes with no digest.
+func TestMirrorVerifySaysWhyUnreadable(t *testing.T) {
+	sum := strings.Repeat("0", 64)
+	rep := &mirror.Report{Files: []mirror.Check{
+		{Entry: mirror.Entry{URL: "https://h/a", Path: "h/a", Size: 1, SHA256: sum}, Status: mirror.Missing, Detail: "openat h/a: permission denied"},
+		{Entry: mirror.Entry{URL: "https://h/b", Path: "h/b", Size: 1, SHA256: sum}, Status: mirror.Corrupt, Detail: "read h/b: input/output error"},
+		{Entry: mirror.Entry{URL: "https://h/c", Path: "h/c", Size: 1, SHA256: sum}, Status: mirror.Missing},
+	}}
+	var b strings.Builder
+	printMirrorReport(&b, rep)
+	for _, want := range []string{
+		"MISSING  h/a (https://h/a): openat h/a: permission denied\n",
+		"CORRUPT  h/b: read h/b: input/output error\n",
+		"MISSING  h/c (https://h/c)\n",
+	} {
+		if !strings.Contains(b.String(), want) {
+			t.Errorf("the output lacks %q:\n%s", want, b.String())
+		}
+	}
+}
