@@ -262,6 +262,8 @@ var exitRules = []exitRule{
 	asIf(exitNetwork, func(e *fetch.ProxyRefusedError) bool { return e.StatusCode == http.StatusProxyAuthRequired }, hintProxyAuth),
 	asIf(exitNetwork, func(e *fetch.StatusError) bool { return e.StatusCode == http.StatusProxyAuthRequired }, hintProxyAuth),
 	as(exitNetwork, fixed[*fetch.ProxyRefusedError]("the proxy refused to connect to that host (its answer, not the upstream's): check the proxy's rules, or list the host in no-proxy: if it is reached directly")),
+	asIf(exitNetwork, func(e *fetch.NetworkError) bool { return strings.HasPrefix(e.Target, "file:") },
+		"the mirror folder holds the file, but it could not be read: make it readable to the user who builds (a copy may have kept its owner's modes), or bring it over again ('updeb mirror verify' names each such file)"),
 	as(exitNetwork, fixed[*fetch.NetworkError]("check the proxy (--proxy, proxy: in the config, HTTPS_PROXY) and that it reaches the host")),
 	is(sigstore.ErrNotMirrored, exitNetwork, "the mirror folder lacks the file named: export it again where there is a way out ('updeb mirror export' carries GitHub's attestation answers too), then 'updeb mirror verify' here"),
 	is(sigstore.ErrUnavailable, exitNetwork, "Rekor, GitHub's API or the TUF repository could not be asked: check the proxy, mirrors:, and sigstore: rekor-url / github-api in the config (GITHUB_TOKEN raises GitHub's rate limit)"),
