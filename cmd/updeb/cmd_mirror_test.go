@@ -280,3 +280,18 @@ func TestMirrorVerifySaysWhyUnreadable(t *testing.T) {
 		}
 	}
 }
+
+// TestMirrorVerifyUnlistedNotUnused: a file the manifest does not list is
+// reported as not checked, never as unused: a build whose recipe maps a URL
+// to it reads it (two exports copied over each other leave one manifest,
+// and the other's files unlisted but read), and the report says how
+// exports merge.
+func TestMirrorVerifyUnlistedNotUnused(t *testing.T) {
+	var b strings.Builder
+	printMirrorReport(&b, &mirror.Report{Unlisted: []string{"h/a"}})
+	out := b.String()
+	if !strings.Contains(out, "unlisted h/a (not in the manifest: not checked)\n") || strings.Contains(out, "not use") ||
+		!strings.Contains(out, "Exports merge when made into one folder") || strings.Count(out, "unlisted ") != 1 {
+		t.Errorf("report:\n%s", out)
+	}
+}

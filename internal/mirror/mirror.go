@@ -425,7 +425,7 @@ type Check struct {
 type Report struct {
 	Dir      string   `json:"dir"`
 	Files    []Check  `json:"files"`
-	Unlisted []string `json:"unlisted"` // files in the folder the manifest does not name (not used by updeb)
+	Unlisted []string `json:"unlisted"` // files in the folder the manifest does not name (not checked; a build whose recipe maps a URL to one reads it, and checks it against its pins)
 }
 
 // Count returns how many files have status s.

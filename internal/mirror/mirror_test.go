@@ -35,7 +35,7 @@ func TestParseManifest(t *testing.T) {
 		"not json":    `schema: updeb/mirror/v1`,
 		"truncated":   good[:len(good)/2],
 		// A manifest that lies: the file it checks for a URL is not the
-		// one a build reads for it (which it would call unlisted, unused).
+		// one a build reads for it (which it would call unlisted, not checked).
 		"another path":   strings.Replace(good, `"h/a"`, `"h/b"`, 1),
 		"another host":   strings.Replace(good, `"h/a"`, `"g/a"`, 1),
 		"no URL":         strings.Replace(good, `"https://h/a"`, `""`, 1),
