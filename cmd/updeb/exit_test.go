@@ -179,6 +179,7 @@ func TestExitStatus(t *testing.T) {
 		{"proxy wants credentials (CONNECT)", wrap(&fetch.NetworkError{URL: "https://u", Proxy: "http://p:3128", Attempts: 1, Err: &fetch.ProxyRefusedError{Proxy: "http://p:3128", Host: "u:443", StatusCode: 407, Status: "407 Proxy Authentication Required"}}), exitNetwork, "http://USER:PASSWORD@HOST:PORT"},
 		{"proxy wants credentials (plain http)", wrap(&fetch.NetworkError{URL: "http://u", Proxy: "http://p:3128", Attempts: 1, Err: &fetch.StatusError{URL: "http://u", StatusCode: 407, Status: "407 Proxy Authentication Required"}}), exitNetwork, "http://USER:PASSWORD@HOST:PORT"},
 		{"proxy forbids the host", wrap(&fetch.NetworkError{URL: "https://u", Proxy: "http://p:3128", Attempts: 1, Err: &fetch.ProxyRefusedError{Proxy: "http://p:3128", Host: "u:443", StatusCode: 403, Status: "403 Forbidden"}}), exitNetwork, "check the proxy's rules"},
+		{"corrupt in a mirror folder", wrap(fmt.Errorf("the copy in the mirror file:///m/u is %w: %w", fetch.ErrCorruptCopy, &digest.MismatchError{Subject: "u", Algorithm: digest.SHA256})), exitCheck, "Bring it over again"},
 		{"unreadable in a mirror folder", wrap(&fetch.NetworkError{URL: "https://h/a", Target: "file:///media/usb/h/a", Attempts: 1, Err: &fs.PathError{Op: "openat", Path: "a", Err: syscall.EACCES}}), exitNetwork, "could not be read: make it readable"},
 		{"download too slow", wrap(&fetch.NetworkError{URL: "u", Attempts: 3, Err: fmt.Errorf("%w: x", fetch.ErrRetryTime)}), exitNetwork, "retry-time"},
 		{"interrupted", wrap(context.Canceled), exitInterrupted, "interrupted"},

@@ -123,6 +123,11 @@ func (e *MissingError) Error() string {
 // Unwrap makes a MissingError an fs.ErrNotExist.
 func (e *MissingError) Unwrap() error { return fs.ErrNotExist }
 
+// ErrCorruptCopy is wrapped (with the *digest.MismatchError) when a file
+// mirror's copy of a pinned file is not the pinned bytes: the copy carried
+// to the mirror folder is damaged, not (as far as this says) the pin.
+var ErrCorruptCopy = errors.New("corrupt")
+
 // ErrProxyUnreachable is wrapped when nothing answered at the proxy itself
 // (connection refused, no route, unknown host) after a few quick tries.
 var ErrProxyUnreachable = errors.New("nothing answers at the proxy")

@@ -349,7 +349,7 @@ func (f *Fetcher) download(ctx context.Context, r Request, algs []digest.Algorit
 	if len(r.Pinned) > 0 {
 		if err := h.Check(r.URL, r.Pinned); err != nil {
 			if t.dir != "" {
-				err = fmt.Errorf("the copy in the %s is corrupt: %w", via, err)
+				err = fmt.Errorf("the copy in the %s is %w: %w", via, ErrCorruptCopy, err)
 			}
 			return nil, err
 		}

@@ -1013,6 +1013,12 @@ func TestMirrors(t *testing.T) {
 	if !errors.As(err, &me) || !errors.Is(err, fs.ErrNotExist) || me.Where != "mirror file://"+dir+"/helm/v2/helm.tgz" {
 		t.Errorf("missing mirror file: err = %v, want a MissingError naming the mirror file", err)
 	}
+	// a mirror folder's copy that is not the pinned file is named a corrupt copy
+	_, err = f.Fetch(context.Background(), Request{URL: "https://github.com/helm/v1/helm.tgz", Pinned: pin(strings.Repeat("3", 64))})
+	var mm *digest.MismatchError
+	if !errors.Is(err, ErrCorruptCopy) || !errors.As(err, &mm) || !strings.Contains(err.Error(), "the copy in the mirror file://"+dir+"/helm/v1/helm.tgz is corrupt: ") {
+		t.Errorf("corrupt mirror file: err = %v, want ErrCorruptCopy and the digest mismatch", err)
+	}
 }
 
 // TestMirrorGetsNoCredentials: a token given for a URL (GITHUB_TOKEN for
