@@ -203,6 +203,7 @@ var exitRules = []exitRule{
 	is(confined.ErrRefused, exitCheck, hintRefused),
 	is(mirror.ErrOutside, exitCheck, "mirror export writes only inside its folder and follows no symlink there: remove the symlink (or use another folder) and export again; nothing was written through it"),
 	is(track.ErrNoRelease, exitCheck, "upstream has no complete release of that minor yet: try later, or name one with --to"),
+	is(track.ErrAmbiguous, exitCheck, "upstream tagged one version twice, written otherwise: find out which tag it means (its release notes), then bump to it with --to"),
 	is(track.ErrIncomplete, exitCheck, "upstream has not uploaded every artifact yet: try later, or --to an older complete version"),
 	is(track.ErrReupload, exitCheck, "ALARM: upstream bytes changed for a pinned version. Do not re-pin blindly: find out why (a compromised release?) before anything else"),
 	as(exitCheck, fixed[*repo.ConflictError]("the repository is unchanged; give the new build a new version or revision")),

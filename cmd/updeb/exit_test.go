@@ -101,6 +101,7 @@ func TestExitStatus(t *testing.T) {
 		{"rewrite refused", wrap(yamlfile.ErrNotRewritten), exitCheck, "the file was left as it was"},
 		{"mirror export through a symlink", wrap(mirror.ErrOutside), exitCheck, "writes only inside its folder"},
 		{"new minor unreleased", fmt.Errorf("%w: 1.37", track.ErrNoRelease), exitCheck, "--to"},
+		{"one version tagged twice", fmt.Errorf("%w: v1.03.0 and v1.3.0", track.ErrAmbiguous), exitCheck, "--to"},
 		{"publish conflict", &repo.ConflictError{Package: "x=1 (amd64)"}, exitCheck, "repository is unchanged"},
 		{"field change", &repo.FieldChangeError{Suite: "stable", Changes: []repo.FieldChange{{Field: "Origin", From: "a", To: "b"}}}, exitCheck, "--allow-field-change"},
 		{"gate failed", fmt.Errorf("verify: %w", gate.ErrFailed), exitCheck, "FAIL lines"},

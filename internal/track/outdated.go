@@ -175,6 +175,9 @@ func Newest(ctx context.Context, r *recipe.Recipe, o Options) (*Candidates, erro
 			if errors.Is(err, errStopped) {
 				return Release{}, false, nil
 			}
+			if err == nil && ok {
+				err = unambiguous(r, rels, rel)
+			}
 			if err != nil || ok {
 				return rel, ok, err
 			}
@@ -194,6 +197,20 @@ func Newest(ctx context.Context, r *recipe.Recipe, o Options) (*Candidates, erro
 		c.Latest = rel
 	}
 	return c, nil
+}
+
+// unambiguous refuses rel when another of upstream's releases is the same
+// version to dpkg written otherwise (v1.3.0 and v1.03.0, or v1.3.0+): which
+// of the two upstream meant is not for the order of its listing to decide,
+// and both would be packaged as the same Debian version.
+func unambiguous(r *recipe.Recipe, rels []Release, rel Release) error {
+	for _, o := range rels {
+		if o.Version != rel.Version && compareVersions(o.Version, rel.Version) == 0 {
+			return fmt.Errorf("%w: %s and %s (%s = %s to dpkg): which one upstream means is not for the order of its listing to decide; "+
+				"name it with 'updeb bump %s --to VERSION'", ErrAmbiguous, rel.Tag, o.Tag, rel.Version, o.Version, r.Name)
+		}
+	}
+	return nil
 }
 
 // Support is the end-of-life status of a recipe's current version.

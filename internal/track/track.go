@@ -72,6 +72,9 @@ var (
 	// ErrUpstream wraps answers from the release source that make no sense
 	// (malformed JSON, a listing without versions). Exit 3 at the CLI.
 	ErrUpstream = errors.New("track: unusable answer from upstream")
+	// ErrAmbiguous: the newest release has a twin upstream, another tag of
+	// the same version to dpkg (v1.3.0 and v1.03.0). Exit 1: give --to.
+	ErrAmbiguous = errors.New("track: upstream tagged one version twice")
 )
 
 // APIError is a GitHub API answer other than 200, explained.

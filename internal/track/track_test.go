@@ -256,6 +256,12 @@ func TestBumpRefuses(t *testing.T) {
 			u.set(p+".sha256sum", []byte(strings.Repeat("ab", 32)+"  "+filepath.Base(p)+"\n"))
 		}, trust.ErrCrossCheck, "lists sha256 " + strings.Repeat("ab", 32)},
 		{"older version", "1.1.0", nil, ErrDowngrade, "hello is at 1.2.0, asked for 1.1.0"},
+		{"one version tagged twice", "", func(u *upstream) {
+			// Complete and newer in the listing: the API's order must
+			// not pick between two tags dpkg cannot tell apart.
+			u.publish("1.03.0")
+			u.release("v1.03.0", false, false, "2026-05-03T00:00:00Z")
+		}, ErrAmbiguous, "v1.03.0 and v1.3.0 (1.03.0 = 1.3.0 to dpkg)"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			u, file := scenario(t)
@@ -276,6 +282,22 @@ func TestBumpRefuses(t *testing.T) {
 				t.Errorf("files left behind: %v", left)
 			}
 		})
+	}
+}
+
+// TestBumpTwinTags: upstream tagged 1.3.0 twice (v1.3.0, v1.03.0); the
+// operator names the one meant, and bump takes exactly that one.
+func TestBumpTwinTags(t *testing.T) {
+	u, file := scenario(t)
+	u.publish("1.03.0")
+	u.release("v1.03.0", false, false, "2026-05-03T00:00:00Z")
+	o := testOptions(t, u, fetch.Options{})
+	res, err := Bump(context.Background(), load(t, file), BumpOptions{Options: o, To: "1.3.0"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r := load(t, file); res.To != "1.3.0" || r.Version != "1.3.0" || res.ReleaseDate != "2026-05-02" {
+		t.Errorf("bumped to %s (%s), recipe at %s", res.To, res.ReleaseDate, r.Version)
 	}
 }
 
