@@ -254,7 +254,7 @@ func TestBumpRefuses(t *testing.T) {
 		{"checksum file mismatch", "1.3.0", func(u *upstream) {
 			p := artifactPath("1.3.0", "amd64")
 			u.set(p+".sha256sum", []byte(strings.Repeat("ab", 32)+"  "+filepath.Base(p)+"\n"))
-		}, trust.ErrCrossCheck, "lists sha256 " + strings.Repeat("ab", 32)},
+		}, trust.ErrCrossCheck, "lists sha256 " + strings.Repeat("ab", 32) + " for hello-v1.3.0-linux-amd64.tar.gz, the file downloaded has "},
 		{"older version", "1.1.0", nil, ErrDowngrade, "hello is at 1.2.0, asked for 1.1.0"},
 		{"one version tagged twice", "", func(u *upstream) {
 			// Complete and newer in the listing: the API's order must

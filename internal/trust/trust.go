@@ -298,7 +298,7 @@ func CrossCheck(pinned digest.Set, sumsPath string, pc *recipe.ResolvedChecksums
 		}
 		shared++
 		if u != pinned[a] {
-			return nil, fmt.Errorf("%w: %s lists %s %s for %s, the recipe pins %s", ErrCrossCheck, pc.URL, a, u, pc.Name, pinned[a])
+			return nil, fmt.Errorf("%w: %s lists %s %s for %s, the file downloaded has %s", ErrCrossCheck, pc.URL, a, u, pc.Name, pinned[a])
 		}
 	}
 	if shared == 0 {
