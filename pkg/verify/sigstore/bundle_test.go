@@ -160,6 +160,12 @@ func TestIdentityRegexpAnyonesRepository(t *testing.T) {
 		{`^https://github\.com/.+/\.github/workflows/build\.yml@refs/heads/main$`, actionsIssuer, false},
 		{`^https://github\.com/(?i:CILIUM|.+)/cilium-cli/.*$`, actionsIssuer + "/enterprise", false},
 		{`^https://gitlab\.com/.*/-/ci@refs/tags/v.*$`, gitlab, false},
+		// The owner written out only in part: containerd-attacker is
+		// anybody's to register.
+		{`^https://github\.com/containerd.*/containerd/\.github/workflows/release\.yml@refs/tags/v.*$`, actionsIssuer, false},
+		{`^https://github\.com/containerd[^/]*/containerd/.*$`, actionsIssuer, false},
+		{`^https://github\.com/cilium-?[a-z]*/cilium-cli/.*$`, actionsIssuer, false},
+		{`^https://gitlab\.com/example.*/tool/.*$`, gitlab, false},
 
 		{`^https://github\.com/cilium/cilium-cli/\.github/workflows/release\.yaml@refs/tags/v.*$`, actionsIssuer, true},
 		{`https://github\.com/sigstore/sigstore-js/\.github/workflows/release\.yml@refs/heads/.*`, actionsIssuer, true},

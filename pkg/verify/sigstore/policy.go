@@ -33,7 +33,8 @@ type Policy struct {
 	// `https://github\.com/cilium/cilium-cli/\.github/workflows/release\.yaml@refs/tags/v.*`.
 	// One that matches anybody's identity (".*", any e-mail address, any
 	// repository's workflow) is refused; under a CI issuer (GitHub Actions,
-	// GitLab) so is one that leaves the repository's owner open.
+	// GitLab) so is one that leaves the repository's owner open, or its end
+	// (containerd.*: containerd-attacker).
 	IdentityRegexp string
 	// Issuer is the exact OIDC issuer URL, e.g. "https://accounts.google.com"
 	// or "https://token.actions.githubusercontent.com".
@@ -110,10 +111,8 @@ func (p Policy) compile() (*identity, error) {
 		if who, ok := anyonesAddress(re, p.IdentityRegexp); ok {
 			return nil, fmt.Errorf("%w: IdentityRegexp %q matches an address anybody can have (it matches %q): name the signer's address, or an address pattern at a domain the signer controls; there is no \"any identity\" policy", ErrPolicy, p.IdentityRegexp, who)
 		}
-		for _, ci := range anyonesRepository {
-			if strings.HasPrefix(p.Issuer, ci.issuer) && matchesSomeWithPrefix(anchor(p.IdentityRegexp), ci.prefix) {
-				return nil, fmt.Errorf("%w: IdentityRegexp %q matches workflows of anyone's repositories (it matches identities that begin with %q): name the repository's owner literally; there is no \"any identity\" policy", ErrPolicy, p.IdentityRegexp, ci.prefix)
-			}
+		if prefix, ok := anyonesRepositoryPrefix(p.IdentityRegexp, p.Issuer); ok {
+			return nil, fmt.Errorf("%w: IdentityRegexp %q matches workflows of anyone's repositories (it matches identities that begin with %q): name the repository's owner literally; there is no \"any identity\" policy", ErrPolicy, p.IdentityRegexp, prefix)
 		}
 		id.re = re
 	}
@@ -212,12 +211,8 @@ var publicMail = []string{
 // prefix and goes on as the stranger chooses ("alice" in
 // "^alice.*@gmail\.com$": "aliceattacker@gmail.com").
 func anyonesAddress(re *regexp.Regexp, src string) (string, bool) {
-	locals := []string{"attacker"}
-	if prefix := literalPrefix(src); localPartRE.MatchString(prefix) {
-		locals = append(locals, prefix+"attacker", prefix+".attacker", prefix+"-attacker")
-	}
 	for _, domain := range publicMail {
-		for _, local := range locals {
+		for _, local := range strangers(literalPrefix(src)) {
 			if who := local + "@" + domain; re.MatchString(who) {
 				return who, true
 			}
@@ -226,7 +221,21 @@ func anyonesAddress(re *regexp.Regexp, src string) (string, bool) {
 	return "", false
 }
 
-// localPartRE is the start of an address's local part (no URI).
+// strangers are names (an address's local part, a repository's owner)
+// that anybody can register and that a regexp whose literal text ends in
+// start, the beginning of the name, may still match: a stranger's
+// ("attacker"), and ones that begin as start and go on as the stranger
+// chooses ("aliceattacker", "alice-attacker").
+func strangers(start string) []string {
+	names := []string{"attacker"}
+	if localPartRE.MatchString(start) {
+		names = append(names, start+"attacker", start+".attacker", start+"-attacker")
+	}
+	return names
+}
+
+// localPartRE is the start of an address's local part or of a repository's
+// owner (no URI).
 var localPartRE = regexp.MustCompile(`^[A-Za-z0-9._%+-]+$`)
 
 // literalPrefix is the text every match of the regular expression src
@@ -258,12 +267,37 @@ func literalPrefix(src string) string {
 }
 
 // anyonesRepository are, for CI issuers (an issuer URL and what begins
-// with it), how the identities (workflow URIs) of a repository anybody may
-// create begin: under such an issuer an IdentityRegexp must match none of
-// them, whatever the repository, workflow file or ref that follows.
-var anyonesRepository = []struct{ issuer, prefix string }{
-	{"https://token.actions.githubusercontent.com", "https://github.com/attacker/"},
-	{"https://gitlab.com", "https://gitlab.com/attacker/"},
+// with it), where the identities (workflow URIs) of its repositories begin,
+// before the repository's owner: under such an issuer an IdentityRegexp
+// must match no identity of a repository anybody may create, whatever the
+// repository, workflow file or ref that follows.
+var anyonesRepository = []struct{ issuer, site string }{
+	{"https://token.actions.githubusercontent.com", "https://github.com/"},
+	{"https://gitlab.com", "https://gitlab.com/"},
+}
+
+// anyonesRepositoryPrefix returns how the identities of a repository
+// anybody may create begin, when the regexp src (anchored) matches some of
+// them under issuer: a stranger's owner ("https://github.com/attacker/"),
+// or one that begins as the regexp's literal owner and goes on as the
+// stranger chooses ("containerd" in "^https://github\.com/containerd.*/":
+// "https://github.com/containerd-attacker/").
+func anyonesRepositoryPrefix(src, issuer string) (string, bool) {
+	for _, ci := range anyonesRepository {
+		if !strings.HasPrefix(issuer, ci.issuer) {
+			continue
+		}
+		owner, ok := strings.CutPrefix(literalPrefix(src), ci.site)
+		if !ok {
+			owner = ""
+		}
+		for _, name := range strangers(owner) {
+			if prefix := ci.site + name + "/"; matchesSomeWithPrefix(anchor(src), prefix) {
+				return prefix, true
+			}
+		}
+	}
+	return "", false
 }
 
 // matchesSomeWithPrefix reports whether the regular expression re matches
