@@ -17,6 +17,7 @@ import (
 	"github.com/updeb/updeb/pkg/digest"
 	"github.com/updeb/updeb/pkg/dsse"
 	"github.com/updeb/updeb/pkg/provenance"
+	"github.com/updeb/updeb/pkg/strictjson"
 	"github.com/updeb/updeb/pkg/termtext"
 	"github.com/updeb/updeb/pkg/verify/openpgp"
 )
@@ -42,9 +43,10 @@ package: its file name and its sha256 (apt saves a package with an epoch as
 NAME_EPOCH%3aVERSION_ARCH.deb: that is the record's NAME_VERSION_ARCH.deb). Then print the recipe, every input with its
 digests and what vouched for it, and the signer.
 
-Exit codes: 0 good, 1 refused (unsigned record, another key, a record or signature
-changed after signing, a record of other bytes or another package; the reason is
-printed), 2 usage or unreadable input (a malformed record, a missing file).`,
+Exit codes: 0 good, 1 refused (unsigned record, as is the bare statement of updeb before
+2026-11-24, another key, a record or signature changed after signing, a record of other
+bytes or another package; the reason is printed), 2 usage or unreadable input (a
+malformed record, a missing file).`,
 		Example: `  updeb verify-provenance --key /etc/updeb/repo.asc out/pingd_0.9.1-1_amd64.deb
   updeb verify-provenance --keyring trusted-builders.asc --json out/helm_3.15.4-1_amd64.deb | jq .statement
   updeb verify-provenance --key repo.asc --provenance saved/helm.intoto.json /var/cache/apt/archives/helm_3.15.4-1_amd64.deb`,
@@ -130,18 +132,36 @@ func withoutAptEpoch(name string) (string, bool) {
 }
 
 // readEnvelope reads a provenance record file: exit 2 when it is missing or
-// malformed.
+// malformed, 1 (dsse.ErrUnsigned) when it is a bare statement.
 func readEnvelope(path string) (*dsse.Envelope, error) {
 	f, _, err := confined.OpenFile(path)
 	if err != nil {
 		return nil, invalidInput(err, "'updeb build' writes DEB.intoto.json beside each package; name another record with --provenance FILE")
 	}
 	defer f.Close()
-	env, err := dsse.Read(f)
+	data, err := io.ReadAll(io.LimitReader(f, dsse.MaxSize+1))
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
+	env, err := dsse.Parse(data)
+	if err != nil {
+		if bareStatement(data) {
+			return nil, fmt.Errorf("%s: %w: it is the bare in-toto statement of updeb before 2026-11-24, which did not sign its records, and says nothing anyone can trust", path, dsse.ErrUnsigned)
+		}
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
 	return env, nil
+}
+
+// bareStatement reports whether data is an in-toto statement without the
+// DSSE envelope around it: a record of updeb before 2026-11-24 (publish still
+// reads its suite and component, see readRecipeTarget), which no signature
+// covers.
+func bareStatement(data []byte) bool {
+	var st struct {
+		Type string `json:"_type"`
+	}
+	return strictjson.Unmarshal(data, &st) == nil && st.Type == provenance.StatementType
 }
 
 // trustedKeys loads --key (exactly one key) or --keyring.

@@ -145,6 +145,13 @@ func TestVerifyProvenanceCLI(t *testing.T) {
 	typeChanged := rewriteEnvelope(t, record, func(env map[string]any) { env["payloadType"] = "application/json" })
 	unsigned := rewriteEnvelope(t, record, func(env map[string]any) { env["signatures"] = []any{} })
 	full, _ := os.ReadFile(record)
+	// A record of updeb before its records were signed: the bare statement.
+	env, err := dsse.Parse(full)
+	if err != nil {
+		t.Fatal(err)
+	}
+	bare := filepath.Join(dir, "bare.intoto.json")
+	os.WriteFile(bare, env.Payload, 0o644)
 	truncated := filepath.Join(dir, "truncated.intoto.json")
 	os.WriteFile(truncated, full[:len(full)/2], 0o644)
 	huge := filepath.Join(dir, "huge.intoto.json")
@@ -169,6 +176,8 @@ func TestVerifyProvenanceCLI(t *testing.T) {
 		{"another package name", []string{"--key", key + ".asc", "--provenance", record, renamed}, 1, "the record is about pingd_0.9.1-1_amd64.deb, not pingd_0.9.1-1_arm64.deb"},
 		{"unsigned", []string{"--key", key + ".asc", "--provenance", unsigned, deb}, 1, "dsse: envelope is not signed: it was written without a provenance key"},
 		{"unsigned, no key given", []string{"--provenance", unsigned, deb}, 1, "hint: sign provenance records: set build: provenance-key:"},
+		{"bare statement of an older updeb", []string{"--key", key + ".asc", "--provenance", bare, deb}, 1, "dsse: envelope is not signed: it is the bare in-toto statement of updeb before 2026-11-24, which did not sign its records"},
+		{"bare statement, no key given", []string{"--provenance", bare, deb}, 1, "hint: sign provenance records: set build: provenance-key:"},
 		{"truncated record", []string{"--key", key + ".asc", "--provenance", truncated, deb}, 2, "dsse: malformed envelope"},
 		{"huge record", []string{"--key", key + ".asc", "--provenance", huge, deb}, 2, "larger than 4194304 bytes"},
 		{"not JSON", []string{"--key", key + ".asc", "--provenance", notJSON, deb}, 2, "not a JSON object\nupdeb: hint: a provenance record is the DSSE envelope"},
