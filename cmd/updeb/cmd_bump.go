@@ -44,7 +44,8 @@ written out in the release set file (--set) equal to the old version follow,
 rewritten in place.
 
 bump pins nothing that nothing vouches for. A source without a verified signature or
-an upstream checksum file that lists it is refused (exit 1, with the digests upstream
+an upstream checksum file that lists it (fetched over https: over plain http it vouches
+for nothing) is refused (exit 1, with the digests upstream
 serves now), unless you give its digests from elsewhere (--sha256/--sha512
 [SOURCE:][ARCH=]HEX; SOURCE may be left out when the recipe has one source, ARCH when
 the file is the same for every architecture) or say --trust-on-first-use. Either way a

@@ -316,7 +316,11 @@ func decide(r *recipe.Recipe, res *BumpResult, got map[string]map[string]*fetche
 				return nil, err
 			}
 			if none {
-				unvouched.Sources = append(unvouched.Sources, fmt.Sprintf("%s %s: %s", s.Name, a, describeDigests(f.digests)))
+				line := fmt.Sprintf("%s %s: %s", s.Name, a, describeDigests(f.digests))
+				if len(by) > 0 {
+					line += " (its upstream checksum file came over plain http, and vouches for nothing: whoever is on the path serves both; an https URL, or a signature, would)"
+				}
+				unvouched.Sources = append(unvouched.Sources, line)
 				continue
 			}
 			for _, x := range evidence {

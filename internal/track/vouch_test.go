@@ -49,6 +49,8 @@ func readString(t *testing.T, file string) string {
 // so in the recipe.
 func TestBumpUnvouched(t *testing.T) {
 	u, file := scenario(t)
+	recipeText := readString(t, file)
+	signature := recipeText[strings.Index(recipeText, "    signature:\n"):strings.Index(recipeText, "    checksums:\n")]
 	unsigned(t, file)
 	o := testOptions(t, u, fetch.Options{})
 	o.Now = func() time.Time { return time.Date(2026, 11, 24, 9, 0, 0, 0, time.UTC) }
@@ -108,12 +110,27 @@ func TestBumpUnvouched(t *testing.T) {
 		t.Errorf("after --sha512:\n%s", after)
 	}
 
-	// Once upstream vouches (a checksum file), the mark goes.
+	// An upstream checksum file over plain http vouches for nothing:
+	// whoever is on the path serves it with the bytes. It is still
+	// cross-checked, and bump still refuses, saying why.
+	sumsLine := "    checksums: {url: \"" + u.srv.URL + "/hello/v{{.Version}}/hello-v{{.Version}}-linux-{{.Arch}}.tar.gz.sha256sum\"}\n"
 	text := strings.Replace(after, "    signature: {none: \"upstream signs nothing\"}\n",
-		"    signature: {none: \"upstream signs nothing\"}\n    checksums: {url: \""+u.srv.URL+"/hello/v{{.Version}}/hello-v{{.Version}}-linux-{{.Arch}}.tar.gz.sha256sum\"}\n", 1)
+		"    signature: {none: \"upstream signs nothing\"}\n"+sumsLine, 1)
 	os.WriteFile(file, []byte(text), 0o644)
 	u.publish("2.1.0")
 	u.release("v2.1.0", false, false, "2026-08-01T00:00:00Z")
+	_, err = Bump(context.Background(), load(t, file), BumpOptions{Options: o, To: "2.1.0"})
+	if !errors.Is(err, ErrUnvouched) || !strings.Contains(err.Error(), "came over plain http") {
+		t.Errorf("a checksum file over http: %v", err)
+	}
+	if got := readString(t, file); got != text {
+		t.Errorf("written though refused:\n%s", got)
+	}
+
+	// Once upstream vouches (a signature, made now), the mark goes.
+	text = strings.Replace(text, "    signature: {none: \"upstream signs nothing\"}\n", signature, 1)
+	os.WriteFile(file, []byte(text), 0o644)
+	o.Now = time.Now
 	if _, err := Bump(context.Background(), load(t, file), BumpOptions{Options: o, To: "2.1.0"}); err != nil {
 		t.Fatal(err)
 	}
