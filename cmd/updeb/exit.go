@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"log/slog"
 	"net"
 	"net/http"
 	"os"
@@ -401,8 +402,22 @@ func provenanceHint(err error) (string, bool) {
 // printError writes "error: ..." and, when there is one, "hint: ..." lines.
 // An error quotes what servers and files said (a GitHub API message, an
 // archive's entry name): termtext keeps their escape sequences off the
-// terminal.
-func printError(w io.Writer, err error) {
+// terminal. With --log-format json (jsonLog) it is one record like every
+// other line of stderr: level ERROR (INFO for a notice), msg, hint and
+// exit_code.
+func printError(w io.Writer, err error, jsonLog bool) {
+	if jsonLog {
+		code, hint := exitStatus(err)
+		level, args := slog.LevelError, []any{}
+		if _, ok := err.(*changedError); ok {
+			level = slog.LevelInfo
+		}
+		if hint != "" {
+			args = append(args, "hint", hint)
+		}
+		slog.New(slog.NewJSONHandler(w, nil)).Log(context.Background(), level, strings.TrimSpace(err.Error()), append(args, "exit_code", code)...)
+		return
+	}
 	if c, ok := err.(*changedError); ok {
 		fmt.Fprintf(w, "updeb: %s\n", termtext.EscapeLines(c.Error())) // a notice: nothing failed
 	} else {

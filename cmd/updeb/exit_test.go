@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -233,14 +234,52 @@ func TestExitStatus(t *testing.T) {
 // when there is none.
 func TestPrintError(t *testing.T) {
 	var b bytes.Buffer
-	printError(&b, invalidInput(errors.New("bad.yaml:3: unknown field \"x\"\n"), "fix the config file"))
+	printError(&b, invalidInput(errors.New("bad.yaml:3: unknown field \"x\"\n"), "fix the config file"), false)
 	if want := "updeb: error: bad.yaml:3: unknown field \"x\"\nupdeb: hint: fix the config file\n"; b.String() != want {
 		t.Errorf("got %q, want %q", b.String(), want)
 	}
 	b.Reset()
-	printError(&b, errors.New("boom"))
+	printError(&b, errors.New("boom"), false)
 	if want := "updeb: error: boom\n"; b.String() != want {
 		t.Errorf("got %q, want %q", b.String(), want)
+	}
+}
+
+// TestErrorLogJSON: with --log-format json the final error is one JSON
+// record like every other line of stderr (with -q too), saying the exit
+// code and the hint as fields; a notice (plan --apply's changes) is an INFO
+// record.
+func TestErrorLogJSON(t *testing.T) {
+	type record struct {
+		Level, Msg, Hint string
+		ExitCode         *int `json:"exit_code"`
+	}
+	records := func(stderr string) []record {
+		t.Helper()
+		var recs []record
+		for _, line := range strings.Split(strings.TrimSuffix(stderr, "\n"), "\n") {
+			var r record
+			if err := json.Unmarshal([]byte(line), &r); err != nil {
+				t.Errorf("--log-format json: a line that is not JSON: %q", line)
+			}
+			recs = append(recs, r)
+		}
+		return recs
+	}
+	for _, global := range [][]string{{"--log-format", "json"}, {"--log-format", "json", "-q"}} {
+		code, stdout, stderr := runCLI(t, append(global, "lint", "--recipes", t.TempDir(), "--json", "nosuch")...)
+		recs := records(stderr)
+		if code != exitUsage || stdout != "" || len(recs) != 1 {
+			t.Fatalf("%v: exit %d, stdout %q, want exit %d and one record:\n%s", global, code, stdout, exitUsage, stderr)
+		}
+		if r := recs[0]; r.Level != "ERROR" || !strings.Contains(r.Msg, `recipe "nosuch"`) || !strings.Contains(r.Hint, "recipes are named after their file") || r.ExitCode == nil || *r.ExitCode != exitUsage {
+			t.Errorf("%v: %+v", global, r)
+		}
+	}
+	var b bytes.Buffer
+	printError(&b, &changedError{n: 2}, true)
+	if r := records(b.String()); len(r) != 1 || r[0].Level != "INFO" || r[0].ExitCode == nil || *r[0].ExitCode != exitCheck {
+		t.Errorf("a notice: %q", b.String())
 	}
 }
 

@@ -201,7 +201,7 @@ func runOn(ctx context.Context, args []string, stdout, stderr io.Writer, tty ter
 	g.closeConsole()
 	if err != nil {
 		err = interrupted(ctx, err)
-		printError(stderr, err)
+		printError(stderr, err, g.logFormat == "json")
 		code, _ := exitStatus(err)
 		return code
 	}
