@@ -105,8 +105,8 @@ func runDataRefresh(cmd *cobra.Command, g *globalOptions, o *dataRefreshOptions)
 	if err != nil {
 		return err
 	}
-	if repo := g.repositoryDataFile(cfg); o.write == "" && compatdata.Exists(repo) && !g.quiet {
-		fmt.Fprintf(g.stderr, "updeb: note: commands here use the repository's data file %s, not the state folder: 'updeb data refresh --write %s' updates it\n", repo, repo)
+	if repo := g.repositoryDataFile(cfg); o.write == "" && compatdata.Exists(repo) {
+		g.note("note: commands here use the repository's data file %s, not the state folder: 'updeb data refresh --write %s' updates it", repo, repo)
 	}
 	out := cmd.OutOrStdout()
 	if g.json {

@@ -260,6 +260,14 @@ func TestDataFileInRepository(t *testing.T) {
 	if code, _, stderr = run("data", "refresh", "--table", "flannel"); code != 2 || !strings.Contains(stderr, `unknown table "flannel"`) {
 		t.Errorf("--table flannel: exit %d\n%s", code, stderr)
 	}
+
+	// A refresh into the state folder notes that commands here read the
+	// repository's file: through the logger, an info record in a JSON log.
+	os.WriteFile(dataFile, after, 0o644)
+	code, _, stderr = run("--log-format", "json", "data", "refresh", "--table", "cri-tools")
+	if code != 0 || !strings.Contains(stderr, `"level":"INFO","msg":"note: commands here use the repository's data file `+dataFile) {
+		t.Errorf("refresh into the state folder, --log-format json: exit %d\n%s", code, stderr)
+	}
 }
 
 // TestDataRefreshWriteNotAFile: a --write FILE that is not a regular file

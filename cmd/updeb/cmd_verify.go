@@ -88,9 +88,7 @@ func runVerify(cmd *cobra.Command, g *globalOptions, o *verifyOptions, args []st
 		if recipes, err = (&gate.Base{Git: git, Rev: o.base}).Changed(cmd.Context(), g.recipesDir, s.recipes); err != nil {
 			return err
 		}
-		if !g.quiet {
-			fmt.Fprintf(g.stderr, "updeb: %d recipe(s) changed since %s (their file, folder or keyrings)\n", len(recipes), o.base)
-		}
+		g.note("%d recipe(s) changed since %s (their file, folder or keyrings)", len(recipes), o.base)
 	}
 	rep := &gate.Report{Recipes: []gate.RecipeReport{}, Review: []gate.ReviewItem{}}
 	if len(recipes) > 0 || !o.changed {

@@ -317,6 +317,11 @@ func TestVerifyChangedFlags(t *testing.T) {
 	if code, stdout, stderr := runCLI(t, append(common, "--changed", "--base", "HEAD")...); code != 0 || !strings.Contains(stdout, "PASS: 0 recipe(s)") {
 		t.Errorf("nothing changed: exit %d\n%s%s", code, stdout, stderr)
 	}
+	// The note of what changed goes through the logger: an info record in a JSON log.
+	noteArgs := append([]string{"--log-format", "json"}, slices.DeleteFunc(slices.Clone(common), func(a string) bool { return a == "-q" })...)
+	if code, _, stderr := runCLI(t, append(noteArgs, "--changed", "--base", "HEAD")...); code != 0 || !strings.Contains(stderr, `"level":"INFO","msg":"0 recipe(s) changed since HEAD`) {
+		t.Errorf("nothing changed, --log-format json: exit %d\n%s", code, stderr)
+	}
 }
 
 // TestVerifyTMPDIRMissing: a TMPDIR that does not exist is an I/O error
