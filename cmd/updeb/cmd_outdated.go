@@ -60,8 +60,9 @@ func runOutdated(cmd *cobra.Command, g *globalOptions, o *outdatedOptions, args 
 		return err
 	}
 	var (
-		rows []*track.Status
-		errs []error
+		rows   []*track.Status
+		errs   []error
+		failed []outdatedFailure
 	)
 	for _, r := range rs {
 		if r.Watch == nil && len(args) == 0 {
@@ -74,6 +75,7 @@ func runOutdated(cmd *cobra.Command, g *globalOptions, o *outdatedOptions, args 
 		s, err := track.Outdated(cmd.Context(), r, data.Data, opts)
 		if err != nil {
 			errs = append(errs, err)
+			failed = append(failed, outdatedFailure{r.Name, r.Path, err.Error()})
 			continue
 		}
 		if s.Stopped != "" {
@@ -87,8 +89,9 @@ func runOutdated(cmd *cobra.Command, g *globalOptions, o *outdatedOptions, args 
 			rows = []*track.Status{}
 		}
 		if err := printJSON(out, cmd, struct {
-			Recipes []*track.Status `json:"recipes"`
-		}{rows}); err != nil {
+			Recipes []*track.Status   `json:"recipes"`
+			Failed  []outdatedFailure `json:"failed"`
+		}{rows, failed}); err != nil {
 			return err
 		}
 	} else if len(rows) > 0 {
@@ -109,6 +112,14 @@ func runOutdated(cmd *cobra.Command, g *globalOptions, o *outdatedOptions, args 
 		}
 	}
 	return nil
+}
+
+// outdatedFailure is a recipe outdated could not check, in --json's
+// "failed" (its error is on stderr too, and sets the exit code).
+type outdatedFailure struct {
+	Recipe string `json:"recipe"`
+	File   string `json:"file"`
+	Error  string `json:"error"`
 }
 
 func printOutdated(w io.Writer, rows []*track.Status) {

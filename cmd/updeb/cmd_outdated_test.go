@@ -97,6 +97,10 @@ func TestOutdatedAndBumpCommands(t *testing.T) {
         "version": "1.1.0"`, ""},
 		{[]string{"outdated", "--exit-code"}, false, 1, "outdated", "1 recipe(s) outdated or out of support: tool"},
 		{[]string{"outdated"}, true, 3, "", "hint: set GITHUB_TOKEN"},
+		// --json names the recipes it could not check, not only stderr.
+		{[]string{"outdated", "--json"}, true, 3, `"failed": [
+    {
+      "recipe": "tool",`, "hint: set GITHUB_TOKEN"},
 		{[]string{"bump", "tool", "--to", "1.0.0"}, false, 1, "", "upstream re-uploaded an artifact"},
 		// The tag, as outdated reads it: the watch's tag-prefix v stripped.
 		{[]string{"bump", "tool", "--to", "v1.0.0"}, false, 1, "", "upstream re-uploaded an artifact"},
