@@ -92,7 +92,7 @@ func (s *contentsStore) store(e Entry, paths []string) error {
 		b.WriteString(p)
 		b.WriteByte('\n')
 	}
-	if err := os.MkdirAll(filepath.Dir(name), 0o755); err != nil {
+	if err := atomicfile.MkdirAll(filepath.Dir(name), 0o755); err != nil {
 		return err
 	}
 	return atomicfile.WriteFile(name, b.Bytes(), 0o644)

@@ -346,7 +346,7 @@ func (r *Repo) recordCollected(rel string) error {
 		return err
 	}
 	dst := r.collectedFile(rel)
-	if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
+	if err := atomicfile.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
 		return err
 	}
 	return atomicfile.WriteFile(dst, []byte(sum+"\n"), 0o644)

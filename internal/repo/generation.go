@@ -369,7 +369,7 @@ func (r *Repo) stage(st *suiteState, files, meta []indexFile, set Settings, date
 		return "", err
 	}
 	parent := r.suiteGenDir(st.suite)
-	if err := os.MkdirAll(parent, 0o755); err != nil {
+	if err := atomicfile.MkdirAll(parent, 0o755); err != nil {
 		return "", err
 	}
 	staging, err := os.MkdirTemp(parent, ".staging-")
@@ -408,7 +408,7 @@ func (r *Repo) stage(st *suiteState, files, meta []indexFile, set Settings, date
 // with mtime date when copy is set.
 func placeFile(staging string, f indexFile, date time.Time, copyFile bool, dirs map[string]bool) error {
 	name := filepath.Join(staging, filepath.FromSlash(f.path))
-	if err := os.MkdirAll(filepath.Dir(name), 0o755); err != nil {
+	if err := atomicfile.MkdirAll(filepath.Dir(name), 0o755); err != nil {
 		return err
 	}
 	dirs[filepath.Dir(name)] = true
@@ -813,7 +813,7 @@ func (r *Repo) writeKeyring() error {
 // linkOrCopy hard-links src to dst (creating dst's directory), copying when
 // the file system refuses links. An existing dst is the same content by name.
 func linkOrCopy(src, dst string) error {
-	if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
+	if err := atomicfile.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
 		return err
 	}
 	err := os.Link(src, dst)

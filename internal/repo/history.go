@@ -66,7 +66,7 @@ func (r *Repo) historyFile(suite string) string {
 // replaces it. A line cut short by a kill is removed before appending.
 func (r *Repo) appendHistory(rec Record) error {
 	name := r.historyFile(rec.Suite)
-	if err := os.MkdirAll(filepath.Dir(name), 0o755); err != nil {
+	if err := atomicfile.MkdirAll(filepath.Dir(name), 0o755); err != nil {
 		return err
 	}
 	line, err := json.Marshal(rec)

@@ -9,20 +9,28 @@ import (
 )
 
 // Everything a client fetches is world-readable whatever the publisher's
-// umask: the public key at the root, the pool, and every index file.
+// umask: the public key at the root, the pool, every index file, and the
+// folders that lead to them (a web server running as another user must
+// enter them).
 func TestPublishedFilesAreWorldReadable(t *testing.T) {
 	dir := t.TempDir()
 	root := filepath.Join(dir, "repo")
 	pkg := pkgOf(t, testDeb(t, dir, "app", "1.0-1", "amd64", "v1")) // dpkg-deb needs a normal umask
+	pkg2 := pkgOf(t, testDeb(t, dir, "app", "1.1-1", "amd64", "v2"))
 	old := syscall.Umask(0o077)
 	defer syscall.Umask(old)
-	_, err := testRepo(t, root).Publish(context.Background(), "s", "main", []Package{pkg})
+	r := testRepo(t, root)
+	_, err := r.Publish(context.Background(), "s", "main", []Package{pkg})
+	must(t, err)
+	_, err = r.Publish(context.Background(), "s", "main", []Package{pkg2}) // carries the live generation's by-hash files
 	must(t, err)
 	err = filepath.Walk(root, func(p string, fi os.FileInfo, err error) error {
-		if err != nil || !fi.Mode().IsRegular() || filepath.Base(p) == ".updeb-lock" {
+		switch {
+		case err != nil || filepath.Base(p) == ".updeb-lock":
 			return err
-		}
-		if fi.Mode().Perm() != 0o644 {
+		case fi.IsDir() && fi.Mode().Perm() != 0o755:
+			t.Errorf("folder %s has mode %v, want 0755", p, fi.Mode().Perm())
+		case fi.Mode().IsRegular() && fi.Mode().Perm() != 0o644:
 			t.Errorf("%s has mode %v, want 0644", p, fi.Mode().Perm())
 		}
 		return nil

@@ -15,6 +15,7 @@ import (
 	"strings"
 
 	"github.com/updeb/updeb/internal/aptname"
+	"github.com/updeb/updeb/pkg/atomicfile"
 	"github.com/updeb/updeb/pkg/control"
 	"github.com/updeb/updeb/pkg/deb"
 	"github.com/updeb/updeb/pkg/debversion"
@@ -155,7 +156,7 @@ func stageIntoPool(root, component string, p *Package, cleaned map[string]bool) 
 		return nil, fmt.Errorf("%s: %w", p.Path, err)
 	}
 	final := filepath.Join(root, filepath.FromSlash(rel))
-	if err := os.MkdirAll(filepath.Dir(final), 0o755); err != nil {
+	if err := atomicfile.MkdirAll(filepath.Dir(final), 0o755); err != nil {
 		return nil, err
 	}
 	// Temporary files of publishes killed earlier: nobody else writes here

@@ -47,7 +47,6 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -55,6 +54,7 @@ import (
 
 	"github.com/updeb/updeb/internal/aptname"
 	"github.com/updeb/updeb/internal/confined"
+	"github.com/updeb/updeb/pkg/atomicfile"
 	"github.com/updeb/updeb/pkg/lockfile"
 )
 
@@ -187,7 +187,7 @@ func (r *Repo) settle(st *suiteState, old Settings, fresh bool) error {
 // The kernel releases a flock when its process dies, so a killed publish never
 // leaves the repository locked.
 func (r *Repo) lock(ctx context.Context) (func(), error) {
-	if err := os.MkdirAll(r.root, 0o755); err != nil {
+	if err := atomicfile.MkdirAll(r.root, 0o755); err != nil {
 		return nil, err
 	}
 	l, err := lockfile.Acquire(ctx, filepath.Join(r.root, ".updeb-lock"), 100*time.Millisecond)

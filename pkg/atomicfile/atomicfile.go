@@ -17,6 +17,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 
 	"github.com/updeb/updeb/pkg/utf8cut"
 )
@@ -128,6 +129,30 @@ func WriteFrom(path string, perm os.FileMode, fill func(io.Writer) error) error 
 		return err
 	}
 	return f.Commit()
+}
+
+// MkdirAll is os.MkdirAll with the permission bits of every folder it makes
+// applied exactly, whatever the umask (os.MkdirAll's are masked by it: 0700
+// under umask 077). Folders that exist are left as they are.
+func MkdirAll(path string, perm os.FileMode) error {
+	if fi, err := os.Stat(path); err == nil {
+		if fi.IsDir() {
+			return nil
+		}
+		return &fs.PathError{Op: "mkdir", Path: path, Err: syscall.ENOTDIR}
+	}
+	if parent := filepath.Dir(path); parent != path {
+		if err := MkdirAll(parent, perm); err != nil {
+			return err
+		}
+	}
+	if err := os.Mkdir(path, perm); err != nil {
+		if fi, serr := os.Lstat(path); serr == nil && fi.IsDir() {
+			return nil // made meanwhile by another writer
+		}
+		return err
+	}
+	return os.Chmod(path, perm)
 }
 
 // SyncDir fsyncs a directory so that a rename in it survives a crash.

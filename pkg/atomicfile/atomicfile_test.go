@@ -34,6 +34,32 @@ func TestWriteReplacesAndLeavesNoTemp(t *testing.T) {
 	}
 }
 
+// MkdirAll gives the folders it makes the mode asked whatever the umask,
+// leaves an existing folder's mode alone, and refuses a file on the way.
+func TestMkdirAllModeWhateverTheUmask(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.Mkdir(filepath.Join(dir, "kept"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	old := syscall.Umask(0o077)
+	defer syscall.Umask(old)
+	if err := MkdirAll(filepath.Join(dir, "kept", "a", "b"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for name, want := range map[string]os.FileMode{"kept": 0o700, "kept/a": 0o755, "kept/a/b": 0o755} {
+		if st, err := os.Stat(filepath.Join(dir, name)); err != nil || st.Mode().Perm() != want {
+			t.Errorf("%s: %v (%v), want mode %v", name, st, err, want)
+		}
+	}
+	if err := MkdirAll(filepath.Join(dir, "kept", "a", "b"), 0o755); err != nil {
+		t.Errorf("again: %v", err)
+	}
+	WriteFile(filepath.Join(dir, "f"), nil, 0o644)
+	if err := MkdirAll(filepath.Join(dir, "f", "x"), 0o755); !errors.Is(err, syscall.ENOTDIR) {
+		t.Errorf("through a file: %v, want ENOTDIR", err)
+	}
+}
+
 func TestFailedFillKeepsOldContent(t *testing.T) {
 	dir := t.TempDir()
 	p := filepath.Join(dir, "out.txt")
