@@ -295,3 +295,19 @@ func TestMirrorVerifyUnlistedNotUnused(t *testing.T) {
 		t.Errorf("report:\n%s", out)
 	}
 }
+
+// An export made under umask 077 is readable by another user on the far
+// side (a service account that builds from it, a web server that serves it
+// as an HTTP mirror): folders 0755 like the files' 0644, as a copy with cp
+// -a or rsync -a keeps them.
+func TestMirrorExportReadableWhateverTheUmask(t *testing.T) {
+	args, _ := demoProject(t)
+	dir := filepath.Join(t.TempDir(), "usb", "updeb-mirror")
+	old := syscall.Umask(0o077)
+	code, stdout, stderr := runCLI(t, append(args, "mirror", "export", dir, "hello", "--arch", "amd64")...)
+	syscall.Umask(old)
+	if code != 0 {
+		t.Fatalf("mirror export: exit %d\n%s%s", code, stdout, stderr)
+	}
+	testenv.WorldReadable(t, filepath.Dir(dir))
+}

@@ -94,7 +94,7 @@ func Export(ctx context.Context, jobs []source.Job, ro recipe.ResolveOptions, op
 	if err != nil {
 		return nil, err
 	}
-	if err := os.MkdirAll(abs, 0o755); err != nil {
+	if err := atomicfile.MkdirAll(abs, 0o755); err != nil {
 		return nil, err
 	}
 	root, err := confined.OpenRoot(abs)
@@ -275,8 +275,14 @@ func mkdirIn(root *os.Root, dir, rel string) error {
 		cur = path.Join(cur, part)
 		fi, err := root.Lstat(cur)
 		if errors.Is(err, fs.ErrNotExist) {
-			if err := root.Mkdir(cur, 0o755); err != nil && !errors.Is(err, fs.ErrExist) {
-				return err
+			// 0755 whatever the umask, like the files' 0644: readable by
+			// another user on the far side.
+			mkErr := root.Mkdir(cur, 0o755)
+			if mkErr == nil {
+				mkErr = root.Chmod(cur, 0o755)
+			}
+			if mkErr != nil && !errors.Is(mkErr, fs.ErrExist) {
+				return mkErr
 			}
 			fi, err = root.Lstat(cur)
 		}

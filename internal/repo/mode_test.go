@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"syscall"
 	"testing"
+
+	"github.com/updeb/updeb/internal/testkit/testenv"
 )
 
 // Everything a client fetches is world-readable whatever the publisher's
@@ -24,18 +26,7 @@ func TestPublishedFilesAreWorldReadable(t *testing.T) {
 	must(t, err)
 	_, err = r.Publish(context.Background(), "s", "main", []Package{pkg2}) // carries the live generation's by-hash files
 	must(t, err)
-	err = filepath.Walk(root, func(p string, fi os.FileInfo, err error) error {
-		switch {
-		case err != nil || filepath.Base(p) == ".updeb-lock":
-			return err
-		case fi.IsDir() && fi.Mode().Perm() != 0o755:
-			t.Errorf("folder %s has mode %v, want 0755", p, fi.Mode().Perm())
-		case fi.Mode().IsRegular() && fi.Mode().Perm() != 0o644:
-			t.Errorf("%s has mode %v, want 0644", p, fi.Mode().Perm())
-		}
-		return nil
-	})
-	must(t, err)
+	testenv.WorldReadable(t, root, ".updeb-lock")
 	for _, name := range []string{"archive-keyring.gpg", "archive-keyring.asc", "dists/s/InRelease", "dists/s/main/binary-amd64/Packages.xz"} {
 		if _, err := os.Stat(filepath.Join(root, name)); err != nil {
 			t.Errorf("missing %s: %v", name, err)
