@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -180,6 +181,20 @@ func TestWrite(t *testing.T) {
 	if err := Write(notDir, r); err == nil || !strings.Contains(err.Error(), "report folder "+notDir+": ") {
 		t.Errorf("a file where the folder goes: %v", err)
 	}
+}
+
+// The status page is served by a web server running as another user: the
+// folders Write makes are 0755 and the files 0644 whatever the umask.
+func TestWriteReadableWhateverTheUmask(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "www", "updeb")
+	r := fixtureReport(t, true)
+	old := syscall.Umask(0o077)
+	err := Write(dir, r)
+	syscall.Umask(old)
+	if err != nil {
+		t.Fatal(err)
+	}
+	testenv.WorldReadable(t, filepath.Dir(dir))
 }
 
 // TestMetricsPromtool: the metrics file passes promtool check metrics (the

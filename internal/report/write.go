@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -20,9 +19,10 @@ import (
 var Files = []string{"index.html", "report.json", "recipes.csv", "actions.csv", "sets.csv", "data.csv", "suites.csv", "packages.csv", "pending.csv"}
 
 // Write writes the page, the JSON and the CSV files into dir (made when
-// missing), each atomically: a reader sees the old file or the new one.
+// missing, 0755 whatever the umask: a web server running as another user
+// serves it), each atomically: a reader sees the old file or the new one.
 func Write(dir string, r *Report) error {
-	if err := os.MkdirAll(dir, 0o755); err != nil {
+	if err := atomicfile.MkdirAll(dir, 0o755); err != nil {
 		return fmt.Errorf("report folder %s: %w", dir, err)
 	}
 	writers := map[string]func(io.Writer, *Report) error{
