@@ -13,9 +13,12 @@ import (
 )
 
 // TestReprotestDemo has Debian's reprotest build the demo recipes twice with
-// the real updeb binary, varying time (faketime), time zone, locale, umask,
-// build path, directory order (disorderfs), HOME, PATH, CPU count and kernel
-// personality, and compare the packages with diffoscope.
+// the real updeb binary, varying time zone, locale, umask, build path,
+// directory order (disorderfs), HOME, PATH, CPU count and kernel
+// personality, and compare the packages with diffoscope. Its faketime
+// variation does not reach a static Go binary (LD_PRELOAD, and Go reads the
+// clock through the vDSO): internal/pipeline's
+// TestReproducibleAcrossEnvironments builds years later instead.
 func TestReprotestDemo(t *testing.T) {
 	testenv.RequireTool(t, "reprotest", "faketime", "disorderfs", "diffoscope", "go")
 	dir := t.TempDir()
