@@ -15,10 +15,18 @@ func interrupted(ctx context.Context, err error) error {
 	if ctx.Err() == nil || !errors.Is(err, ctx.Err()) {
 		return err
 	}
-	where := strings.TrimSuffix(err.Error(), ": "+ctx.Err().Error())
+	// Each of several joined errors (builds stopped together) ends in the
+	// context's error: said once, in the message's head.
+	cerr := ctx.Err().Error()
+	var where []string
+	for _, line := range strings.Split(err.Error(), "\n") {
+		if line = strings.TrimSuffix(line, ": "+cerr); line != cerr && line != "" {
+			where = append(where, line)
+		}
+	}
 	msg := fmt.Sprintf("interrupted (%v)", context.Cause(ctx))
-	if where != ctx.Err().Error() {
-		msg += " in: " + where
+	if len(where) > 0 {
+		msg += " in: " + strings.Join(where, "\n")
 	}
 	return &interruptedError{msg: msg, err: err}
 }
