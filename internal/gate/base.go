@@ -47,7 +47,7 @@ func (b *Base) gitTo(ctx context.Context, dir string, w io.Writer, args ...strin
 	cmd.Env = append(os.Environ(), "LC_ALL=C")
 	var stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = w, &stderr
-	if err := cmd.Run(); err != nil {
+	if err := runGroup(cmd, cmd.Run); err != nil {
 		return gitError("git "+strings.Join(args, " "), err, stderr.String())
 	}
 	return nil

@@ -396,25 +396,36 @@ func lintian(ctx context.Context, exe, tempDir string, debs []string, c *checks)
 	args := append([]string{"--fail-on", "error", "--tag-display-limit", "0"}, debs...)
 	cmd := exec.CommandContext(ctx, exe, args...)
 	cmd.Env = append(os.Environ(), "TMPDIR="+tmp)
-	// lintian runs helpers (file, objdump, readelf, ...) that share its
-	// output pipe: stopped alone, it would leave them running and the wait
-	// for its output would last as long as they do. In a process group of
-	// its own, a signal that stops updeb stops all of them at once. Out of
-	// updeb's group, a kill of that group (a CI runner cancelling the job)
-	// no longer reaches lintian: Pdeathsig kills it when updeb dies however
-	// it dies. Pdeathsig follows the thread that started lintian, so that
-	// thread is kept until lintian is done.
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
-	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
-	cmd.WaitDelay = 2 * time.Second
-	runtime.LockOSThread()
-	out, err := cmd.CombinedOutput()
-	runtime.UnlockOSThread()
+	var out []byte
+	err = runGroup(cmd, func() (err error) {
+		out, err = cmd.CombinedOutput()
+		return err
+	})
 	if err != nil {
 		c.add("lintian", Fail, "lintian --fail-on error: %v\n%s", err, strings.TrimSpace(string(out)))
 		return
 	}
 	c.add("lintian", Pass, "no error-level tag in %d package(s)", len(debs))
+}
+
+// runGroup runs cmd, made by exec.CommandContext, with run (cmd.Run,
+// cmd.CombinedOutput, ...) in a process group of its own that the context's
+// end kills whole. The tools updeb verify runs start children that share
+// their output pipe: lintian its helpers (file, objdump, readelf, ...), git
+// the fetch of what a partial clone lacks (and that an upload-pack or a
+// remote helper). Stopped alone, the tool would leave them running and the
+// wait for its output would last as long as they do. Out of updeb's group,
+// a kill of that group (a CI runner cancelling the job) no longer reaches
+// the tool: Pdeathsig kills it when updeb dies however it dies. Pdeathsig
+// follows the thread that started the tool, so that thread is kept until
+// the tool is done.
+func runGroup(cmd *exec.Cmd, run func() error) error {
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
+	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
+	cmd.WaitDelay = 2 * time.Second
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	return run()
 }
 
 // reproducible compares the two builds byte for byte.

@@ -507,6 +507,39 @@ func TestBaseLoad(t *testing.T) {
 	if r, err := (&Base{Git: tools[0], Rev: "HEAD~1"}).load(ctx, load("new.yaml"), t.TempDir()); r != nil || err != nil {
 		t.Errorf("a recipe HEAD~1 does not have: %v, %v; want nil, nil", r, err)
 	}
+
+	// Where the remote answers slowly, git show fetches the blob in a child
+	// git (and that in an upload-pack, here a stand-in that never answers).
+	// Stopped (a signal to updeb verify), the load ends at once and takes
+	// the fetch with it: killed alone, git left its child holding the output
+	// pipe, and the load waited for the fetch to end.
+	pidFile := filepath.Join(t.TempDir(), "upload-pack.pid")
+	pack := filepath.Join(t.TempDir(), "upload-pack")
+	if err := os.WriteFile(pack, []byte("#!/bin/sh\necho $$ > "+pidFile+".tmp\nmv "+pidFile+".tmp "+pidFile+"\nexec sleep 60\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	testenv.Run(t, tools[0], "-C", part, "remote", "set-url", "origin", "file://"+dir)
+	testenv.Run(t, tools[0], "-C", part, "config", "remote.origin.uploadpack", pack)
+	stop, cancel := context.WithCancel(ctx)
+	defer cancel()
+	var loadErr error
+	done := make(chan struct{})
+	go func() {
+		_, loadErr = (&Base{Git: tools[0], Rev: "HEAD~1"}).load(stop, r, t.TempDir())
+		close(done)
+	}()
+	packPID := testenv.WaitPID(t, pidFile, 30*time.Second, done)
+	t.Cleanup(func() { syscall.Kill(packPID, syscall.SIGKILL) })
+	cancel()
+	select {
+	case <-done:
+		if loadErr == nil {
+			t.Error("a load stopped in git's fetch succeeded")
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("the load still runs 10 s after its context ended, in git's fetch of the base's blob")
+	}
+	testenv.WaitGone(t, packPID, 5*time.Second)
 }
 
 // TestBaseLoadThroughLinks: a keyring in a folder that is a link
