@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"crypto/rand"
 	"errors"
 	"fmt"
@@ -46,9 +47,9 @@ are for others to read; the secret key file is 0600 from the moment it exists).`
 			if err != nil {
 				return invalidInput(err, "")
 			}
-			k, err := repo.GenerateKey(name, email, t, time.Now(), rand.Reader)
+			k, err := newKey(cmd.Context(), name, email, t)
 			if err != nil {
-				return invalidInput(err, "")
+				return err
 			}
 			files := []keyFile{
 				{prefix + ".secret.asc", k.SecretArmored, 0o600},
@@ -74,6 +75,32 @@ are for others to read; the secret key file is 0600 from the moment it exists).`
 	f.StringVar(&kind, "type", string(repo.Ed25519), "ed25519, rsa3072 or rsa4096")
 	f.StringVar(&prefix, "out", "", "output prefix: writes PREFIX.secret.asc, PREFIX.gpg and PREFIX.asc")
 	return jsonOutput(cmd, 1)
+}
+
+// newKey makes the key, or returns ctx's error as soon as ctx is done:
+// the primes of an RSA key take seconds to find (two keys' worth: the
+// OpenPGP library makes a subkey too), and nothing stops their search, so
+// a signal would otherwise be answered seconds later by key files written
+// and exit 0. The abandoned search ends with the process.
+func newKey(ctx context.Context, name, email string, t repo.KeyType) (*repo.GeneratedKey, error) {
+	type result struct {
+		k   *repo.GeneratedKey
+		err error
+	}
+	done := make(chan result, 1)
+	go func() {
+		k, err := repo.GenerateKey(name, email, t, time.Now(), rand.Reader)
+		done <- result{k, err}
+	}()
+	select {
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	case r := <-done:
+		if r.err != nil {
+			return nil, invalidInput(r.err, "")
+		}
+		return r.k, nil
+	}
 }
 
 // keyFile is one of the files keys generate writes.

@@ -1,6 +1,9 @@
 package main
 
 import (
+	"bytes"
+	"context"
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -57,6 +60,24 @@ func TestKeysGenerateFullDisk(t *testing.T) {
 	}
 	if left, _ := filepath.Glob(prefix + "*"); len(left) > 0 {
 		t.Errorf("key files left behind: %v", left)
+	}
+}
+
+// TestKeysGenerateInterrupted: keys generate stopped by a signal while it
+// searches an RSA key's primes (seconds, which nothing interrupts) exits 130
+// at once and writes no key file; it used to finish the search, write the
+// three files and exit 0.
+func TestKeysGenerateInterrupted(t *testing.T) {
+	prefix := filepath.Join(t.TempDir(), "repo")
+	ctx, cancel := context.WithCancelCause(context.Background())
+	cancel(errors.New("terminated signal received"))
+	var stdout, stderr bytes.Buffer
+	code := run(ctx, []string{"keys", "generate", "--type", "rsa4096", "--name", "Test", "--email", "t@example.com", "--out", prefix}, &stdout, &stderr)
+	if code != exitInterrupted || !strings.Contains(stderr.String(), "interrupted (terminated signal received)") {
+		t.Errorf("keys generate interrupted: exit %d, want %d\n%s%s", code, exitInterrupted, &stdout, &stderr)
+	}
+	if left, _ := filepath.Glob(filepath.Join(filepath.Dir(prefix), "*")); len(left) > 0 {
+		t.Errorf("left behind: %v", left)
 	}
 }
 
