@@ -40,6 +40,7 @@ import (
 	"time"
 
 	"github.com/updeb/updeb/internal/confined"
+	"github.com/updeb/updeb/pkg/ctxio"
 	"github.com/updeb/updeb/pkg/lockfile"
 
 	"github.com/updeb/updeb/pkg/digest"
@@ -291,12 +292,13 @@ func (c *Cache) place(f *os.File, dst string) error {
 // ErrMiss when there is no such blob, and an error wrapping ErrCorrupt (after
 // removing the blob) when its bytes do not match its name.
 func (c *Cache) Verify(sha256Hex string, algs ...digest.Algorithm) (path string, size int64, sums digest.Set, err error) {
-	return c.VerifyReporting(sha256Hex, nil, algs...)
+	return c.VerifyReporting(context.Background(), sha256Hex, nil, algs...)
 }
 
 // VerifyReporting is Verify that calls report (when not nil) as the blob is
-// re-hashed, with the bytes hashed so far and the blob's size.
-func (c *Cache) VerifyReporting(sha256Hex string, report func(done, total int64), algs ...digest.Algorithm) (path string, size int64, sums digest.Set, err error) {
+// re-hashed, with the bytes hashed so far and the blob's size, and stops
+// reading once ctx is done (returning an error that wraps ctx's).
+func (c *Cache) VerifyReporting(ctx context.Context, sha256Hex string, report func(done, total int64), algs ...digest.Algorithm) (path string, size int64, sums digest.Set, err error) {
 	p := c.BlobPath(sha256Hex)
 	f, _, err := confined.OpenFile(p)
 	if errors.Is(err, fs.ErrNotExist) {
@@ -312,9 +314,9 @@ func (c *Cache) VerifyReporting(sha256Hex string, report func(done, total int64)
 	h := digest.NewHasher(digest.Needed(nil, algs...)...)
 	// struct{ io.Reader } hides *os.File's WriteTo, which would copy in 32 KiB
 	// writes: too small for the hasher to run its algorithms in parallel.
-	var r io.Reader = struct{ io.Reader }{f}
+	var r io.Reader = struct{ io.Reader }{ctxio.Reader(ctx, f)}
 	if report != nil {
-		r = &reportingReader{r: f, report: report, total: -1}
+		r = &reportingReader{r: ctxio.Reader(ctx, f), report: report, total: -1}
 		if fi, err := f.Stat(); err == nil {
 			r.(*reportingReader).total = fi.Size()
 		}

@@ -236,7 +236,7 @@ func (f *Fetcher) fetchLocked(ctx context.Context, r Request, algs []digest.Algo
 		return nil, err
 	}
 	defer unlock()
-	res, err := f.lookup(r, algs)
+	res, err := f.lookup(ctx, r, algs)
 	switch {
 	case err == nil:
 		f.log.Debug("cached", "url", r.URL, "path", res.Path)
@@ -256,8 +256,9 @@ func (f *Fetcher) fetchLocked(ctx context.Context, r Request, algs []digest.Algo
 var errEvicted = fmt.Errorf("%w: the cached copy failed its digest and was removed", cache.ErrMiss)
 
 // lookup finds r in the cache and re-verifies it, computing algs; cache.ErrMiss
-// when absent or not matching the pin, errEvicted when corrupt (then removed).
-func (f *Fetcher) lookup(r Request, algs []digest.Algorithm) (*Result, error) {
+// when absent or not matching the pin, errEvicted when corrupt (then removed);
+// the re-hash (seconds for a file of gigabytes) stops at ctx's end.
+func (f *Fetcher) lookup(ctx context.Context, r Request, algs []digest.Algorithm) (*Result, error) {
 	sha := r.Pinned[digest.SHA256]
 	expect := r.Pinned
 	if sha == "" {
@@ -278,7 +279,7 @@ func (f *Fetcher) lookup(r Request, algs []digest.Algorithm) (*Result, error) {
 			f.progress(Progress{URL: r.URL, Received: done, Total: total, Cached: true})
 		}
 	}
-	path, size, sums, err := f.cache.VerifyReporting(sha, report, digest.Needed(expect, algs...)...)
+	path, size, sums, err := f.cache.VerifyReporting(ctx, sha, report, digest.Needed(expect, algs...)...)
 	if reported {
 		f.progress(Progress{URL: r.URL, Received: size, Total: size, Done: true, Err: err, Cached: true})
 	}
@@ -326,7 +327,7 @@ func (f *Fetcher) download(ctx context.Context, r Request, algs []digest.Algorit
 	if t.dir != "" {
 		via = "mirror " + t.url
 		if err = p.reset(); err == nil {
-			err = f.copyFile(t, r.URL, tmp, h)
+			err = f.copyFile(ctx, t, r.URL, tmp, h)
 		}
 	} else {
 		via = "direct"

@@ -1229,3 +1229,40 @@ func TestMapMirror(t *testing.T) {
 		t.Error("a folder was mapped")
 	}
 }
+
+// TestLocalReadsStop: the two reads of a fetch that touch no network, the
+// copy from a folder mirror and the re-hash of a cached file (seconds each
+// for a file of gigabytes), stop at the context's end: a signal used to wait
+// for them, and the fetch then succeeded. The stopped copy leaves nothing in
+// the cache.
+func TestLocalReadsStop(t *testing.T) {
+	dir := t.TempDir()
+	body, sha := payload(100, 22)
+	if err := os.WriteFile(filepath.Join(dir, "a.tgz"), body, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	f := newTestFetcher(t, Options{Mirrors: []Mirror{{Prefix: "https://h.example/", To: "file://" + dir + "/"}}, Retries: -1})
+	req := Request{URL: "https://h.example/a.tgz", Pinned: pin(sha)}
+	stopped, cancel := context.WithCancel(context.Background())
+	cancel()
+	if res, err := f.Fetch(stopped, req); !errors.Is(err, context.Canceled) {
+		t.Errorf("a copy from the folder mirror, stopped: %v, %v; want the context's error", res, err)
+	}
+	if got := blobs(t, f); len(got) != 0 {
+		t.Errorf("the stopped copy left %v in the cache", got)
+	}
+	if entries, _ := os.ReadDir(filepath.Join(f.cache.Dir(), "tmp")); len(entries) != 0 {
+		t.Errorf("cache tmp holds %d leftovers", len(entries))
+	}
+	if _, err := f.Fetch(context.Background(), req); err != nil {
+		t.Fatal(err)
+	}
+	if res, err := f.Fetch(stopped, req); !errors.Is(err, context.Canceled) {
+		t.Errorf("a cached file's re-hash, stopped: %v, %v; want the context's error", res, err)
+	}
+	res, err := f.Fetch(context.Background(), req)
+	if err != nil || !res.FromCache {
+		t.Fatalf("after the stopped re-hash: %v, %v; want the cached file", res, err)
+	}
+	checkFile(t, res, body)
+}

@@ -1,6 +1,7 @@
 package fetch
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -14,6 +15,7 @@ import (
 	"github.com/updeb/updeb/internal/confined"
 	"github.com/updeb/updeb/internal/diskfull"
 	"github.com/updeb/updeb/internal/srcurl"
+	"github.com/updeb/updeb/pkg/ctxio"
 	"github.com/updeb/updeb/pkg/digest"
 )
 
@@ -149,8 +151,9 @@ func matchPrefix(prefix, u string) bool {
 
 // copyFile reads a file mirror's file into tmp, with the size limit. The file
 // is opened inside the mirror's folder (confined.Open): a symlink out of it,
-// a device or a FIFO is refused before a byte is read.
-func (f *Fetcher) copyFile(t target, upstream string, tmp *os.File, h *digest.Hasher) error {
+// a device or a FIFO is refused before a byte is read. The copy (gigabytes,
+// seconds) stops at ctx's end.
+func (f *Fetcher) copyFile(ctx context.Context, t target, upstream string, tmp *os.File, h *digest.Hasher) error {
 	src, fi, err := confined.Open(t.dir, t.name)
 	if errors.Is(err, confined.ErrRefused) {
 		return &MirrorError{URL: upstream, Target: t.url, Err: err}
@@ -162,7 +165,7 @@ func (f *Fetcher) copyFile(t target, upstream string, tmp *os.File, h *digest.Ha
 		return &NetworkError{URL: upstream, Target: t.url, Attempts: 1, Err: err}
 	}
 	defer src.Close()
-	var r io.Reader = io.LimitReader(src, f.o.MaxSize+1)
+	r := ctxio.Reader(ctx, io.LimitReader(src, f.o.MaxSize+1))
 	if f.o.Progress != nil {
 		r = &copyProgress{r: r, f: f, p: Progress{URL: upstream, Total: fi.Size()}}
 	}
@@ -170,6 +173,9 @@ func (f *Fetcher) copyFile(t target, upstream string, tmp *os.File, h *digest.Ha
 	f.progress(Progress{URL: upstream, Received: n, Total: fi.Size(), Done: true, Err: err})
 	if diskfull.Is(err) {
 		return diskfull.Wrap(err, f.cache.Dir())
+	}
+	if ctx.Err() != nil {
+		return fmt.Errorf("copying %s: %w", t.url, ctx.Err())
 	}
 	if err != nil {
 		return &NetworkError{URL: upstream, Target: t.url, Attempts: 1, Err: err}
