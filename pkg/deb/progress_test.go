@@ -2,8 +2,11 @@ package deb
 
 import (
 	"bytes"
+	"context"
+	"errors"
 	"math/rand/v2"
 	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
@@ -63,3 +66,32 @@ func TestProgress(t *testing.T) {
 }
 
 func itoa(n int64) string { return strconv.FormatInt(n, 10) }
+
+// TestWriteStoppedAfterData: a context cancelled once the last byte of
+// data.tar went into the compressor (a signal while the compressor's
+// workers finish) stops Write before the package is copied and synced:
+// the context's error, no package, nothing left in the folder.
+func TestWriteStoppedAfterData(t *testing.T) {
+	for _, c := range []Compression{CompressionXZ, CompressionZstd, CompressionGzip} {
+		p := samplePackage()
+		p.Compression = c
+		var last int64
+		p.Progress = func(in, _ int64) { last = in }
+		writeTemp(t, p)
+		total := last
+		ctx, cancel := context.WithCancel(context.Background())
+		p.Progress = func(in, _ int64) {
+			if in == total {
+				cancel()
+			}
+		}
+		dir := t.TempDir()
+		path := filepath.Join(dir, "sample.deb")
+		if _, err := Write(ctx, path, p); !errors.Is(err, context.Canceled) {
+			t.Errorf("%s: cancelled after data.tar's last byte: %v", c, err)
+		}
+		if left, _ := os.ReadDir(dir); len(left) != 0 {
+			t.Errorf("%s: left in the folder: %v", c, left)
+		}
+	}
+}

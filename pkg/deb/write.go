@@ -14,6 +14,7 @@ import (
 	"sync/atomic"
 
 	"github.com/updeb/updeb/pkg/atomicfile"
+	"github.com/updeb/updeb/pkg/ctxio"
 )
 
 // Write validates p and writes it as a .deb to path: into a temporary file in
@@ -44,6 +45,11 @@ func Write(ctx context.Context, path string, p *Package) (res *Result, err error
 		return writeData(ctx, pr.in(w), items)
 	})
 	if err != nil {
+		return nil, err
+	}
+	// A signal that came while the compressor finished stops the write
+	// here, and during the copy below, rather than after the fsync.
+	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
 	dataSize, err := dataTmp.Seek(0, io.SeekCurrent)
@@ -93,7 +99,7 @@ func Write(ctx context.Context, path string, p *Package) (res *Result, err error
 	}{
 		{"debian-binary", 4, bytes.NewReader([]byte("2.0\n"))},
 		{"control.tar" + cdc.suffix, int64(ctlZ.Len()), &ctlZ},
-		{"data.tar" + cdc.suffix, dataSize, &punchingReader{f: dataTmp}},
+		{"data.tar" + cdc.suffix, dataSize, ctxio.Reader(ctx, &punchingReader{f: dataTmp})},
 	} {
 		if err = aw.member(m.name, p.SourceDateEpoch, m.size, m.r); err != nil {
 			return nil, fmt.Errorf("writing %s: %w", path, err)
