@@ -12,6 +12,9 @@ import (
 
 	"github.com/ProtonMail/go-crypto/openpgp"
 	"github.com/ProtonMail/go-crypto/openpgp/packet"
+
+	"github.com/updeb/updeb/internal/signkey"
+	"github.com/updeb/updeb/internal/testkit/pgptest"
 )
 
 // TestExpiredKeySaysWhen: a repository key that has expired is refused
@@ -67,10 +70,95 @@ func TestKeyEndingBeforeValidUntilWarns(t *testing.T) {
 			Now: func() time.Time { now = now.Add(time.Minute); return now }, Logger: slog.New(slog.NewTextHandler(&logs, nil))})
 		_, err := r.Publish(context.Background(), "s", "main", []Package{pkgOf(t, deb)})
 		must(t, err)
-		warned := strings.Contains(logs.String(), "cannot sign at this Release's Valid-Until") && strings.Contains(logs.String(), "expired on 2025-02-01") &&
+		warned := strings.Contains(logs.String(), "expires on 2025-02-01T03:04:05Z, before this Release's Valid-Until") &&
 			strings.Contains(logs.String(), fingerprint(e))
 		if warned != tc.warn {
 			t.Errorf("valid-for %s: warned %v, want %v; log:\n%s", tc.validFor, warned, tc.warn, logs.String())
 		}
+	}
+}
+
+// gpgKey is a signing key made by the real gpg, with its primary and subkey
+// fingerprints.
+type gpgKey struct {
+	signer  *Signer
+	primary string
+	subkeys []string // in the order they were added
+}
+
+// newGPGKey makes the key of uid in s with gpg, its clock frozen at each
+// step's time (YYYYMMDDTHHMMSS): the primary key with usage and expiry
+// (gpg's words: "sign,cert", "cert"; "2y", "20d"), then one signing subkey
+// per expiry of subs, a minute apart (the newest is the one that signs),
+// and reads its exported secret key as updeb does.
+func newGPGKey(t *testing.T, s *pgptest.Signer, uid, at, usage, expire string, subs ...string) gpgKey {
+	t.Helper()
+	clock, err := time.Parse("20060102T150405", at)
+	must(t, err)
+	faked := func() string { return "--faked-system-time=" + clock.Format("20060102T150405") + "!" }
+	s.GPG(faked(), "--quick-gen-key", uid, "ed25519", usage, expire)
+	email := uid[strings.Index(uid, "<"):]
+	export := func() *Signer {
+		signer, err := ReadSigner(strings.NewReader(s.GPG("--armor", "--export-secret-keys", email)), uid)
+		must(t, err)
+		return signer
+	}
+	k := gpgKey{primary: export().Fingerprints()[0]}
+	for _, exp := range subs {
+		clock = clock.Add(time.Minute)
+		s.GPG(faked(), "--quick-add-key", k.primary, "ed25519", "sign", exp)
+	}
+	k.signer = export()
+	for _, sub := range k.signer.entities[0].Subkeys {
+		k.subkeys = append(k.subkeys, signkey.KeyFingerprint(sub.PublicKey))
+	}
+	return k
+}
+
+// TestKeyEndingBeforeValidUntilWarnsGPG: keys made by gpg whose signature
+// stops verifying before the Release's Valid-Until (primary key expiring,
+// the only signing subkey expiring before its primary, the newest signing
+// subkey, the one that signs, expiring before an older one) are warned
+// about, naming the key that signs and when it expires; a key whose
+// signing subkey outlives Valid-Until is not.
+func TestKeyEndingBeforeValidUntilWarnsGPG(t *testing.T) {
+	dir, root := testDirs(t)
+	s := pgptest.NewSigner(t)
+	deb := testDeb(t, dir, "app", "1", "amd64", "app")
+	const at = "20240801T000000" // before the test clock's 2024-08-14
+	for _, tc := range []struct {
+		name string
+		key  gpgKey
+		warn string // "": no warning; else the key named and its expiry
+	}{
+		{"primary", newGPGKey(t, s, "P <p@example.org>", at, "sign,cert", "30d"), "P 2024-08-31T00:00:00Z"},
+		{"subkey", newGPGKey(t, s, "S <s@example.org>", at, "cert", "2y", "30d"), "S0 2024-08-31T00:01:00Z"},
+		{"newest subkey", newGPGKey(t, s, "N <n@example.org>", at, "cert", "2y", "1y", "30d"), "N1 2024-08-31T00:02:00Z"},
+		{"outlives", newGPGKey(t, s, "O <o@example.org>", at, "cert", "2y", "1y"), ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var logs bytes.Buffer
+			change := testSettings("amd64")
+			change.ValidFor = ptr(60 * 24 * time.Hour)
+			r := Open(filepath.Join(root, strings.ReplaceAll(tc.name, " ", "-")), Options{Settings: change, Signer: tc.key.signer,
+				Now: testClock(), Logger: slog.New(slog.NewTextHandler(&logs, nil))})
+			_, err := r.Publish(context.Background(), "s", "main", []Package{pkgOf(t, deb)})
+			must(t, err)
+			if tc.warn == "" {
+				if strings.Contains(logs.String(), "level=WARN") {
+					t.Errorf("warned about a key that outlives Valid-Until:\n%s", logs.String())
+				}
+				return
+			}
+			name, when, _ := strings.Cut(tc.warn, " ")
+			want := "the signing key " + tc.key.primary
+			if len(name) > 1 {
+				want += " (its signing subkey " + tc.key.subkeys[name[1]-'0'] + ")"
+			}
+			want += " expires on " + when + ", before this Release's Valid-Until"
+			if !strings.Contains(logs.String(), want) {
+				t.Errorf("want a warning saying %q; log:\n%s", want, logs.String())
+			}
+		})
 	}
 }

@@ -110,21 +110,29 @@ func (r *Repo) render(ctx context.Context, st *suiteState) (*nextGeneration, err
 		return nil, err
 	}
 	if next.set.ValidFor > 0 {
-		r.warnKeyEnds(st.suite, next.date.Add(time.Duration(next.set.ValidFor)))
+		r.warnKeyEnds(st.suite, next.date, next.date.Add(time.Duration(next.set.ValidFor)))
 	}
 	return next, ctx.Err()
 }
 
-// warnKeyEnds warns about each signing key that can no longer sign at
-// until, the Release's Valid-Until: once a key has expired, gpgv reports its
-// signatures as EXPKEYSIG and apt refuses the suite, whatever Valid-Until
-// says, so a refresh timer set for Valid-Until comes too late.
-func (r *Repo) warnKeyEnds(suite string, until time.Time) {
+// warnKeyEnds warns about each key whose signature made at date stops
+// verifying before until, the Release's Valid-Until: once the key that
+// signed (the primary key, or the signing subkey go-crypto picked, which
+// may end before another one) has expired, gpgv reports its signatures as
+// EXPKEYSIG and apt refuses the suite, whatever Valid-Until says, so a
+// refresh timer set for Valid-Until comes too late.
+func (r *Repo) warnKeyEnds(suite string, date, until time.Time) {
 	for _, e := range r.opts.Signer.entities {
-		if why := signkey.CannotSign(e, until); why != "" {
-			r.opts.Logger.Warn(fmt.Sprintf("suite %s: the signing key %s cannot sign at this Release's Valid-Until, %s (it %s): apt refuses the suite (EXPKEYSIG) once the key has expired, before Valid-Until; extend its expiry or rotate to a new key before then (see 'updeb keys list')",
-				suite, fingerprint(e), until.UTC().Format(time.RFC3339), why))
+		end, key, ok := signkey.SigningEnd(e, date)
+		if !ok || !end.Before(until) {
+			continue
 		}
+		which := ""
+		if key != fingerprint(e) {
+			which = " (its signing subkey " + key + ")"
+		}
+		r.opts.Logger.Warn(fmt.Sprintf("suite %s: the signing key %s%s expires on %s, before this Release's Valid-Until, %s: apt refuses the suite (EXPKEYSIG) from then on; extend its expiry or rotate to a new key before then (see 'updeb keys list')",
+			suite, fingerprint(e), which, end.UTC().Format(time.RFC3339), until.UTC().Format(time.RFC3339)))
 	}
 }
 

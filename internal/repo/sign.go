@@ -88,7 +88,7 @@ func (s *Signer) signs(fpr string) bool {
 			return true
 		}
 		for _, sub := range e.Subkeys {
-			if strings.ToUpper(fmt.Sprintf("%x", sub.PublicKey.Fingerprint)) == fpr {
+			if signkey.KeyFingerprint(sub.PublicKey) == fpr {
 				return true
 			}
 		}

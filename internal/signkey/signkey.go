@@ -69,8 +69,12 @@ func Read(r io.Reader, name string) (*Key, error) {
 }
 
 // Fingerprint returns e's primary key fingerprint in upper-case hex.
-func Fingerprint(e *openpgp.Entity) string {
-	return strings.ToUpper(fmt.Sprintf("%x", e.PrimaryKey.Fingerprint))
+func Fingerprint(e *openpgp.Entity) string { return KeyFingerprint(e.PrimaryKey) }
+
+// KeyFingerprint returns a primary key's or a subkey's fingerprint in
+// upper-case hex.
+func KeyFingerprint(pk *packet.PublicKey) string {
+	return strings.ToUpper(fmt.Sprintf("%x", pk.Fingerprint))
 }
 
 // Fingerprint returns the key's primary fingerprint in upper-case hex.
@@ -142,12 +146,6 @@ func CannotSign(e *openpgp.Entity, t time.Time) string {
 	for _, r := range e.Revocations {
 		return "was revoked on " + day(r.CreationTime)
 	}
-	expiry := func(created time.Time, sig *packet.Signature) (time.Time, bool) {
-		if sig == nil || sig.KeyLifetimeSecs == nil || *sig.KeyLifetimeSecs == 0 {
-			return time.Time{}, false
-		}
-		return created.Add(time.Duration(*sig.KeyLifetimeSecs) * time.Second), true
-	}
 	if e.PrimaryKey.CreationTime.After(t) {
 		return "is valid only from " + day(e.PrimaryKey.CreationTime) + " (is the clock right?)"
 	}
@@ -195,6 +193,36 @@ func CannotSign(e *openpgp.Entity, t time.Time) string {
 		return "has a signing subkey valid only from " + day(later) + " (is the clock right?)"
 	}
 	return "has no key that can sign then (expired, revoked or without a signing key)"
+}
+
+// expiry is when a key created at created expires by its self-signature
+// (or binding signature) sig; ok is false when it does not expire.
+func expiry(created time.Time, sig *packet.Signature) (end time.Time, ok bool) {
+	if sig == nil || sig.KeyLifetimeSecs == nil || *sig.KeyLifetimeSecs == 0 {
+		return time.Time{}, false
+	}
+	return created.Add(time.Duration(*sig.KeyLifetimeSecs) * time.Second), true
+}
+
+// SigningEnd is when the signatures e makes at t stop verifying: gpgv
+// reports them as EXPKEYSIG, and apt refuses them, from the expiry of e's
+// primary key or of the subkey that signs at t (the newest signing subkey,
+// as gpg picks), whichever comes first. key is the fingerprint of the key
+// that signs (the subkey's, or the primary's). ok is false when e cannot
+// sign at t, or when neither key expires.
+func SigningEnd(e *openpgp.Entity, t time.Time) (end time.Time, key string, ok bool) {
+	signer, can := e.SigningKey(t)
+	if !can {
+		return time.Time{}, "", false
+	}
+	self, _ := e.PrimarySelfSignature()
+	end, ok = expiry(e.PrimaryKey.CreationTime, self)
+	if signer.PublicKey != e.PrimaryKey {
+		if sub, subOK := expiry(signer.PublicKey.CreationTime, signer.SelfSignature); subOK && (!ok || sub.Before(end)) {
+			end, ok = sub, true
+		}
+	}
+	return end, KeyFingerprint(signer.PublicKey), ok
 }
 
 // firstSigningTime is the earliest time not before t at which the key can
