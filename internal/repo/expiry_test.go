@@ -45,12 +45,13 @@ func TestExpiredKeySaysWhen(t *testing.T) {
 // TestKeyEndingBeforeValidUntilWarns: a signing key that expires before a
 // Release's Valid-Until is warned about on each write: apt refuses the
 // suite (EXPKEYSIG) from the key's expiry on, so a refresh timer set for
-// Valid-Until would come too late. A key that outlives Valid-Until is not.
+// Valid-Until would come too late. A key that outlives Valid-Until, and
+// signkey.ExpiresSoon, is not.
 func TestKeyEndingBeforeValidUntilWarns(t *testing.T) {
 	dir, root := testDirs(t)
 	created := time.Date(2025, 1, 2, 3, 4, 5, 0, time.UTC)
 	e, err := openpgp.NewEntity("repo", "", "repo@example.org", &packet.Config{
-		Algorithm: packet.PubKeyAlgoEdDSA, Time: func() time.Time { return created }, KeyLifetimeSecs: 30 * 24 * 3600})
+		Algorithm: packet.PubKeyAlgoEdDSA, Time: func() time.Time { return created }, KeyLifetimeSecs: 90 * 24 * 3600})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -60,7 +61,7 @@ func TestKeyEndingBeforeValidUntilWarns(t *testing.T) {
 		warn     bool
 	}{
 		{7 * 24 * time.Hour, false},
-		{60 * 24 * time.Hour, true},
+		{100 * 24 * time.Hour, true},
 	} {
 		var logs bytes.Buffer
 		change := testSettings("amd64")
@@ -70,7 +71,7 @@ func TestKeyEndingBeforeValidUntilWarns(t *testing.T) {
 			Now: func() time.Time { now = now.Add(time.Minute); return now }, Logger: slog.New(slog.NewTextHandler(&logs, nil))})
 		_, err := r.Publish(context.Background(), "s", "main", []Package{pkgOf(t, deb)})
 		must(t, err)
-		warned := strings.Contains(logs.String(), "expires on 2025-02-01T03:04:05Z, before this Release's Valid-Until") &&
+		warned := strings.Contains(logs.String(), "expires on 2025-04-02T03:04:05Z, before this Release's Valid-Until") &&
 			strings.Contains(logs.String(), fingerprint(e))
 		if warned != tc.warn {
 			t.Errorf("valid-for %s: warned %v, want %v; log:\n%s", tc.validFor, warned, tc.warn, logs.String())
@@ -158,6 +159,38 @@ func TestKeyEndingBeforeValidUntilWarnsGPG(t *testing.T) {
 			want += " expires on " + when + ", before this Release's Valid-Until"
 			if !strings.Contains(logs.String(), want) {
 				t.Errorf("want a warning saying %q; log:\n%s", want, logs.String())
+			}
+		})
+	}
+}
+
+// TestKeyExpiringSoonWarns: without a Valid-Until, a publish and a refresh
+// signed by a gpg-made key that expires within signkey.ExpiresSoon warn,
+// saying when and what to do; one that expires later does not.
+func TestKeyExpiringSoonWarns(t *testing.T) {
+	dir, root := testDirs(t)
+	s := pgptest.NewSigner(t)
+	deb := testDeb(t, dir, "app", "1", "amd64", "app")
+	const at = "20240801T000000" // the test clock starts on 2024-08-14
+	for _, tc := range []struct {
+		expire string
+		warn   bool
+	}{
+		{"30d", true},
+		{"60d", false},
+	} {
+		t.Run(tc.expire, func(t *testing.T) {
+			key := newGPGKey(t, s, "K"+tc.expire+" <k"+tc.expire+"@example.org>", at, "sign,cert", tc.expire)
+			var logs bytes.Buffer
+			r := Open(filepath.Join(root, tc.expire), Options{Settings: testSettings("amd64"), Signer: key.signer,
+				Now: testClock(), Logger: slog.New(slog.NewTextHandler(&logs, nil))})
+			_, err := r.Publish(context.Background(), "s", "main", []Package{pkgOf(t, deb)})
+			must(t, err)
+			_, err = r.Refresh(context.Background(), nil)
+			must(t, err)
+			want := "the signing key " + key.primary + " expires on 2024-08-31T00:00:00Z, within 30 days: apt refuses the suite (EXPKEYSIG) from then on; extend its expiry (gpg --quick-set-expire"
+			if n := strings.Count(logs.String(), want); tc.warn && n != 2 || !tc.warn && strings.Contains(logs.String(), "level=WARN") {
+				t.Errorf("key expiring in %s: want a warning on the publish and on the refresh (%v) saying %q; log:\n%s", tc.expire, tc.warn, want, logs.String())
 			}
 		})
 	}

@@ -109,30 +109,40 @@ func (r *Repo) render(ctx context.Context, st *suiteState) (*nextGeneration, err
 	if next.meta, err = r.signRelease(next.set, next.all, next.date, next.files); err != nil {
 		return nil, err
 	}
+	var until time.Time
 	if next.set.ValidFor > 0 {
-		r.warnKeyEnds(st.suite, next.date, next.date.Add(time.Duration(next.set.ValidFor)))
+		until = next.date.Add(time.Duration(next.set.ValidFor))
 	}
+	r.warnKeyEnds(st.suite, next.date, until)
 	return next, ctx.Err()
 }
 
 // warnKeyEnds warns about each key whose signature made at date stops
-// verifying before until, the Release's Valid-Until: once the key that
-// signed (the primary key, or the signing subkey go-crypto picked, which
-// may end before another one) has expired, gpgv reports its signatures as
-// EXPKEYSIG and apt refuses the suite, whatever Valid-Until says, so a
-// refresh timer set for Valid-Until comes too late.
+// verifying within signkey.ExpiresSoon, or before until, the Release's
+// Valid-Until (zero: none). Once the key that signed (the primary key, or
+// the signing subkey go-crypto picked, which may end before another one)
+// has expired, gpgv reports its signatures as EXPKEYSIG and apt refuses the
+// suite, whatever Valid-Until says, so a refresh timer set for Valid-Until
+// comes too late; and an extended key helps only once every client has it.
 func (r *Repo) warnKeyEnds(suite string, date, until time.Time) {
 	for _, e := range r.opts.Signer.entities {
 		end, key, ok := signkey.SigningEnd(e, date)
-		if !ok || !end.Before(until) {
+		if !ok {
+			continue
+		}
+		when := fmt.Sprintf("within %d days", int(signkey.ExpiresSoon.Hours()/24))
+		switch {
+		case end.Before(until):
+			when = "before this Release's Valid-Until, " + until.UTC().Format(time.RFC3339)
+		case !end.Before(date.Add(signkey.ExpiresSoon)):
 			continue
 		}
 		which := ""
 		if key != fingerprint(e) {
 			which = " (its signing subkey " + key + ")"
 		}
-		r.opts.Logger.Warn(fmt.Sprintf("suite %s: the signing key %s%s expires on %s, before this Release's Valid-Until, %s: apt refuses the suite (EXPKEYSIG) from then on; extend its expiry or rotate to a new key before then (see 'updeb keys list')",
-			suite, fingerprint(e), which, end.UTC().Format(time.RFC3339), until.UTC().Format(time.RFC3339)))
+		r.opts.Logger.Warn(fmt.Sprintf("suite %s: the signing key %s%s expires on %s, %s: apt refuses the suite (EXPKEYSIG) from then on; %s",
+			suite, fingerprint(e), which, end.UTC().Format(time.RFC3339), when, signkey.Renew))
 	}
 }
 

@@ -204,6 +204,14 @@ func expiry(created time.Time, sig *packet.Signature) (end time.Time, ok bool) {
 	return created.Add(time.Duration(*sig.KeyLifetimeSecs) * time.Second), true
 }
 
+// ExpiresSoon is how long before the key that signs expires every write of
+// the repository warns and the report asks for action: the time to extend
+// it and give every client its new public key, or to rotate.
+const ExpiresSoon = 30 * 24 * time.Hour
+
+// Renew says what to do about a key that expires, for messages.
+const Renew = "extend its expiry (gpg --quick-set-expire FINGERPRINT 1y, and again with '*' for its signing subkeys), export the secret key again and give every client the new archive-keyring.gpg, or rotate to a new key (docs/operations.md, Key rotation)"
+
 // SigningEnd is when the signatures e makes at t stop verifying: gpgv
 // reports them as EXPKEYSIG, and apt refuses them, from the expiry of e's
 // primary key or of the subkey that signs at t (the newest signing subkey,
