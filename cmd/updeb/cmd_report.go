@@ -44,10 +44,12 @@ packages, pending): the plan ('updeb plan': supported minors, what ships them, t
 actions), the compatibility matrix of every release set with its verdict, each recipe's
 version against upstream, each data table's age and, with --repo, the repository: what
 each suite and component lists, the versions in --staging not yet in --production, and
-when each suite's Release expires (Valid-Until).
+when each suite's Release expires (Valid-Until) and each key that signs it (apt refuses
+the suite once either has passed; the verdict asks for action 30 days before a key expires).
 
 --metrics FILE writes the same run as a Prometheus text file for node_exporter's
-textfile collector, atomically: seconds to each suite's Valid-Until, recipes behind
+textfile collector, atomically: seconds to each suite's Valid-Until and to the expiry of
+each key that signs it, recipes behind
 upstream, release sets violating, components past end of life, each data table's age,
 the time of the last run and of the last successful one (--run-ok=false when a step of
 the run failed: the last success is then carried over from the file's previous copy,

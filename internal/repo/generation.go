@@ -765,6 +765,24 @@ func (r *Repo) removeAside(dir string) error {
 // what the repository's keyring is assembled from.
 const keysFile = "updeb-keys.gpg"
 
+// keys are the public keys g is signed by: its keysFile's or, for a
+// generation without one (written by an older updeb), those of archive
+// (the repository's keyring as it was) that its settings name.
+func (g *generation) keys(archive openpgp.EntityList) openpgp.EntityList {
+	if data, err := readFile(filepath.Join(g.dir, keysFile)); err == nil {
+		if list, err := openpgp.ReadKeyRing(bytes.NewReader(data)); err == nil {
+			return list
+		}
+	}
+	var out openpgp.EntityList
+	for _, e := range archive {
+		if slices.ContainsFunc(g.settings.SigningKeys, (&Signer{entities: []*openpgp.Entity{e}}).signs) {
+			out = append(out, e)
+		}
+	}
+	return out
+}
+
 // writeKeyring writes, at the repository root, the public keys a client of
 // any suite needs, binary (archive-keyring.gpg, for signed-by) and armored
 // (archive-keyring.asc): the keys of this write's signer and of every suite's
@@ -775,8 +793,7 @@ const keysFile = "updeb-keys.gpg"
 // that its settings name. Leftover temporary files of a killed write of the
 // keyring are removed.
 func (r *Repo) writeKeyring() error {
-	old, _ := readFile(filepath.Join(r.root, "archive-keyring.gpg"))
-	existing, _ := openpgp.ReadKeyRing(bytes.NewReader(old))
+	existing := r.archiveKeyring()
 	var es []*openpgp.Entity
 	seen := map[string]bool{}
 	add := func(e *openpgp.Entity) {
@@ -797,18 +814,8 @@ func (r *Repo) writeKeyring() error {
 		if err != nil || g == nil {
 			continue // a damaged suite is named by the operations on it
 		}
-		if data, err := readFile(filepath.Join(g.dir, keysFile)); err == nil {
-			if list, err := openpgp.ReadKeyRing(bytes.NewReader(data)); err == nil {
-				for _, e := range list {
-					add(e)
-				}
-				continue
-			}
-		}
-		for _, e := range existing {
-			if slices.ContainsFunc(g.settings.SigningKeys, (&Signer{entities: []*openpgp.Entity{e}}).signs) {
-				add(e)
-			}
+		for _, e := range g.keys(existing) {
+			add(e)
 		}
 	}
 	bin, asc, err := publicKey(es...)
@@ -826,6 +833,14 @@ func (r *Repo) writeKeyring() error {
 		}
 	}
 	return atomicfile.SyncDir(r.root)
+}
+
+// archiveKeyring reads the keyring at the repository's root (none when it
+// cannot be read).
+func (r *Repo) archiveKeyring() openpgp.EntityList {
+	data, _ := readFile(filepath.Join(r.root, "archive-keyring.gpg"))
+	list, _ := openpgp.ReadKeyRing(bytes.NewReader(data))
+	return list
 }
 
 // linkOrCopy hard-links src to dst (creating dst's directory), copying when

@@ -54,6 +54,7 @@ import (
 
 	"github.com/updeb/updeb/internal/aptname"
 	"github.com/updeb/updeb/internal/confined"
+	"github.com/updeb/updeb/internal/signkey"
 	"github.com/updeb/updeb/pkg/atomicfile"
 	"github.com/updeb/updeb/pkg/lockfile"
 )
@@ -241,6 +242,21 @@ type Suite struct {
 	ValidUntil    time.Time `json:"valid_until,omitzero"` // zero when the Release has none
 	Components    []string  `json:"components"`
 	Architectures []string  `json:"architectures"`
+	// SigningKeys are the keys that signed the Release (its generation's
+	// updeb-keys.gpg, as archive-keyring.gpg holds them).
+	SigningKeys []SigningKey `json:"signing_keys"`
+}
+
+// SigningKey is a key that signed a suite's Release.
+type SigningKey struct {
+	Fingerprint string `json:"fingerprint"` // the primary key's
+	// Signer is the key that signed: the signing subkey's fingerprint, or
+	// the primary's.
+	Signer string `json:"signer"`
+	// Expires is when the signature stops verifying, the expiry of Signer
+	// or of the primary key, whichever comes first: apt refuses the suite
+	// from then on (EXPKEYSIG). Zero when neither expires.
+	Expires time.Time `json:"expires,omitzero"`
 }
 
 // Suites returns every suite's live Release, sorted by name.
@@ -250,6 +266,7 @@ func (r *Repo) Suites() ([]Suite, error) {
 		return nil, err
 	}
 	out := []Suite{}
+	archive := r.archiveKeyring()
 	for _, s := range names {
 		g, err := r.live(s)
 		if err != nil {
@@ -258,8 +275,13 @@ func (r *Repo) Suites() ([]Suite, error) {
 		if g == nil {
 			continue
 		}
-		out = append(out, Suite{Name: s, Generation: g.n, Date: g.release.date, ValidUntil: g.release.validUntil,
-			Components: sortedCopy(g.release.comps), Architectures: sortedCopy(g.release.archs)})
+		su := Suite{Name: s, Generation: g.n, Date: g.release.date, ValidUntil: g.release.validUntil,
+			Components: sortedCopy(g.release.comps), Architectures: sortedCopy(g.release.archs), SigningKeys: []SigningKey{}}
+		for _, e := range g.keys(archive) {
+			end, signer, _ := signkey.SigningEnd(e, g.release.date)
+			su.SigningKeys = append(su.SigningKeys, SigningKey{Fingerprint: fingerprint(e), Signer: signer, Expires: end})
+		}
+		out = append(out, su)
 	}
 	return out, nil
 }

@@ -8,6 +8,7 @@ import (
 
 	"github.com/updeb/updeb/internal/compat"
 	"github.com/updeb/updeb/internal/plan"
+	"github.com/updeb/updeb/internal/signkey"
 )
 
 // pageStyle is the page's own CSS, after compat's (the matrix's). Every
@@ -71,9 +72,9 @@ var pageTemplate = template.Must(template.New("report").Parse(`<!DOCTYPE html>
 </table></div>
 {{with .Repository}}<h2 id="repository">Repository {{.Path}}</h2>
 <div class="scroll"><table class="status" id="suite-table">
-<thead><tr><th>suite</th><th>generation</th><th>date</th><th>valid until</th><th>status</th><th>components</th></tr></thead>
+<thead><tr><th>suite</th><th>generation</th><th>date</th><th>valid until</th><th>status</th><th>signing keys</th><th>components</th></tr></thead>
 <tbody>
-{{range .Suites}}<tr data-suite="{{.Name}}"><td>{{.Name}}</td><td>{{.Generation}}</td><td>{{.Date}}</td><td>{{.ValidUntil}}</td><td class="state-{{.Class}}">{{.Status}}</td><td>{{.ComponentList}}</td></tr>
+{{range .Suites}}<tr data-suite="{{.Name}}"><td>{{.Name}}</td><td>{{.Generation}}</td><td>{{.Date}}</td><td>{{.ValidUntil}}</td><td class="state-{{.Class}}">{{.Status}}</td><td class="state-{{.KeyClass}}">{{.Keys}}</td><td>{{.ComponentList}}</td></tr>
 {{end}}</tbody>
 </table></div>
 <h3>In {{.Staging}}, not yet in {{.Production}}</h3>
@@ -116,7 +117,7 @@ func WriteHTML(w io.Writer, r *Report) error {
 	}
 	type suiteRow struct {
 		Suite
-		Date, ValidUntil, Status, Class, ComponentList string
+		Date, ValidUntil, Status, Class, Keys, KeyClass, ComponentList string
 	}
 	type repoView struct {
 		*Repository
@@ -172,6 +173,27 @@ func WriteHTML(w io.Writer, r *Report) error {
 					row.Status, row.Class = "expires in "+hours(left)+": refresh it", "expires-soon"
 				default:
 					row.Status = "valid for " + hours(left)
+				}
+			}
+			row.KeyClass = "valid"
+			for i, k := range s.SigningKeys {
+				if i > 0 {
+					row.Keys += "; "
+				}
+				left := time.Duration(k.ExpiresIn) * time.Second
+				switch {
+				case k.Expires.IsZero():
+					row.Keys += k.Fingerprint + " (no expiry)"
+				case left <= 0:
+					row.Keys += k.Fingerprint + " EXPIRED on " + k.Expires.Format(time.RFC3339) + ": apt refuses the suite"
+					row.KeyClass = "expired"
+				case left < signkey.ExpiresSoon:
+					row.Keys += k.Fingerprint + " expires in " + hours(left) + ": extend it or rotate"
+					if row.KeyClass != "expired" {
+						row.KeyClass = "expires-soon"
+					}
+				default:
+					row.Keys += k.Fingerprint + " expires on " + k.Expires.Format(time.DateOnly)
 				}
 			}
 			for i, c := range s.Components {

@@ -83,6 +83,8 @@ func metrics(r *Report, now time.Time, run Run) []byte {
 	fams := []*family{
 		{name: "updeb_release_valid_until_timestamp_seconds", help: "Valid-Until of each suite's live Release, as a Unix time (alert on this minus time())."},
 		{name: "updeb_release_valid_remaining_seconds", help: "Seconds from the run to each suite's Valid-Until; negative once expired."},
+		{name: "updeb_release_signing_key_expiry_timestamp_seconds", help: "Expiry of each key that signs each suite's live Release (of its signing subkey when that ends first), as a Unix time (alert on this minus time())."},
+		{name: "updeb_release_signing_key_remaining_seconds", help: "Seconds from the run to the expiry of each key that signs each suite's live Release; negative once expired: apt refuses the suite."},
 		{name: "updeb_recipes_behind_upstream", help: "Recipes with a newer complete release in their watch track."},
 		{name: "updeb_recipe_behind_upstream", help: "1 when the recipe has a newer complete release in its watch track, else 0."},
 		{name: "updeb_recipes_upstream_unknown", help: "Recipes whose upstream releases could not be listed (no watch, an API failure, offline)."},
@@ -130,6 +132,12 @@ func metrics(r *Report, now time.Time, run Run) []byte {
 func collect(r *Report, by map[string]*family) {
 	if r.Repository != nil {
 		for _, s := range r.Repository.Suites {
+			for _, k := range s.SigningKeys {
+				if !k.Expires.IsZero() {
+					by["updeb_release_signing_key_expiry_timestamp_seconds"].add(float64(k.Expires.Unix()), "suite", s.Name, "fingerprint", k.Fingerprint)
+					by["updeb_release_signing_key_remaining_seconds"].add(float64(k.ExpiresIn), "suite", s.Name, "fingerprint", k.Fingerprint)
+				}
+			}
 			if s.ValidUntil.IsZero() {
 				continue
 			}

@@ -16,6 +16,7 @@ import (
 	"github.com/updeb/updeb/internal/compat"
 	"github.com/updeb/updeb/internal/plan"
 	"github.com/updeb/updeb/internal/repo"
+	"github.com/updeb/updeb/internal/signkey"
 	"github.com/updeb/updeb/pkg/debversion"
 )
 
@@ -24,8 +25,8 @@ const Schema = "updeb/report/v1"
 
 // Verdict levels, worst first.
 const (
-	LevelViolation = "violation" // a release set violates a rule, or a Release has expired
-	LevelAction    = "action"    // the plan has actions, or a Release expires soon
+	LevelViolation = "violation" // a release set violates a rule, or a Release or its signing key has expired
+	LevelAction    = "action"    // the plan has actions, or a Release or its signing key expires soon
 	LevelOK        = "ok"
 )
 
@@ -96,12 +97,23 @@ type Repository struct {
 
 // Suite is one suite's live Release and what it lists.
 type Suite struct {
-	Name       string      `json:"name"`
-	Generation int         `json:"generation"`
-	Date       time.Time   `json:"date"`
-	ValidUntil time.Time   `json:"valid_until,omitzero"`
-	ExpiresIn  int64       `json:"expires_in_seconds"` // seconds from Generated to ValidUntil (0 without one)
-	Components []Component `json:"components"`
+	Name       string    `json:"name"`
+	Generation int       `json:"generation"`
+	Date       time.Time `json:"date"`
+	ValidUntil time.Time `json:"valid_until,omitzero"`
+	ExpiresIn  int64     `json:"expires_in_seconds"` // seconds from Generated to ValidUntil (0 without one)
+	// SigningKeys are the keys that signed the live Release: apt refuses
+	// the suite (EXPKEYSIG) once one has expired.
+	SigningKeys []SigningKey `json:"signing_keys"`
+	Components  []Component  `json:"components"`
+}
+
+// SigningKey is a key that signed a suite's live Release.
+type SigningKey struct {
+	Fingerprint string    `json:"fingerprint"`        // the primary key's
+	Signer      string    `json:"signer"`             // the key that signed: the signing subkey's, or the primary's
+	Expires     time.Time `json:"expires,omitzero"`   // when its signature stops verifying (omitted: never)
+	ExpiresIn   int64     `json:"expires_in_seconds"` // seconds from Generated to Expires (0 without one)
 }
 
 // Component is what one component of a suite lists.
@@ -191,11 +203,18 @@ func repository(in *RepositoryInputs, now time.Time) *Repository {
 		arches[k] = append(arches[k], e.Architecture)
 	}
 	for _, s := range in.Suites {
-		su := Suite{Name: s.Name, Generation: s.Generation, Date: s.Date.UTC(), ValidUntil: s.ValidUntil.UTC(), Components: []Component{}}
+		su := Suite{Name: s.Name, Generation: s.Generation, Date: s.Date.UTC(), ValidUntil: s.ValidUntil.UTC(), SigningKeys: []SigningKey{}, Components: []Component{}}
 		if !s.ValidUntil.IsZero() {
 			su.ExpiresIn = int64(s.ValidUntil.Sub(now) / time.Second)
 		} else {
 			su.ValidUntil = time.Time{}
+		}
+		for _, k := range s.SigningKeys {
+			key := SigningKey{Fingerprint: k.Fingerprint, Signer: k.Signer}
+			if !k.Expires.IsZero() {
+				key.Expires, key.ExpiresIn = k.Expires.UTC(), int64(k.Expires.Sub(now)/time.Second)
+			}
+			su.SigningKeys = append(su.SigningKeys, key)
 		}
 		for _, c := range s.Components {
 			comp := Component{Name: c, Packages: []Package{}}
@@ -230,9 +249,10 @@ func repository(in *RepositoryInputs, now time.Time) *Repository {
 	return out
 }
 
-// verdict is the worst of: release set violations and expired Releases
-// (violation); a failed step of the tracking run, plan actions, Releases
-// expiring within three days, recipes whose upstream could not be checked
+// verdict is the worst of: release set violations, expired Releases and
+// expired signing keys (violation); a failed step of the tracking run, plan
+// actions, Releases expiring within three days, signing keys expiring
+// within signkey.ExpiresSoon, recipes whose upstream could not be checked
 // (a watch that failed, offline data that does not cover them) and data
 // tables older than maxAge (action: an "OK" would claim what was not
 // checked); else ok.
@@ -261,6 +281,15 @@ func verdict(r *Report, maxAge time.Duration, runFailed bool) Verdict {
 				bad = append(bad, fmt.Sprintf("suite %s's Release expired on %s: apt refuses it (updeb repo refresh)", s.Name, s.ValidUntil.Format(time.RFC3339)))
 			case time.Duration(s.ExpiresIn)*time.Second < expiresSoon:
 				todo = append(todo, fmt.Sprintf("suite %s's Release expires on %s (updeb repo refresh)", s.Name, s.ValidUntil.Format(time.RFC3339)))
+			}
+			for _, k := range s.SigningKeys {
+				switch {
+				case k.Expires.IsZero():
+				case k.ExpiresIn <= 0:
+					bad = append(bad, fmt.Sprintf("suite %s's signing key %s expired on %s: apt refuses the suite (EXPKEYSIG); %s", s.Name, k.Fingerprint, k.Expires.Format(time.RFC3339), signkey.Renew))
+				case time.Duration(k.ExpiresIn)*time.Second < signkey.ExpiresSoon:
+					todo = append(todo, fmt.Sprintf("suite %s's signing key %s expires on %s, and apt refuses the suite from then on (EXPKEYSIG): %s", s.Name, k.Fingerprint, k.Expires.Format(time.RFC3339), signkey.Renew))
+				}
 			}
 		}
 	}
