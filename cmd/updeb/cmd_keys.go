@@ -1,6 +1,8 @@
 package main
 
 import (
+	"bytes"
+	"errors"
 	"fmt"
 	"io"
 	"path/filepath"
@@ -10,7 +12,10 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/updeb/updeb/internal/confined"
 	"github.com/updeb/updeb/internal/recipe"
+	"github.com/updeb/updeb/internal/repo"
+	"github.com/updeb/updeb/internal/signkey"
 	"github.com/updeb/updeb/internal/trust"
 	"github.com/updeb/updeb/pkg/verify/openpgp"
 )
@@ -48,12 +53,14 @@ func newKeysListCmd(g *globalOptions) *cobra.Command {
 		Long: `Show each primary key and subkey of the given keyring files (default: keys/*.asc in the
 working folder): fingerprint, algorithm and size, user IDs, creation, expiry, revocation
 and capabilities, with warnings for weak, expired or revoked keys, and which recipes'
-sources use each keyring. Without FILE it also lists, for every recipe source signed
+sources use each keyring. A FILE may also be a signing key (repo: key:, --key): its public
+part is shown, as a repository's archive-keyring.gpg holds it. Without FILE it also lists, for every recipe source signed
 with Sigstore (in the --recipes folder), the identity and OIDC issuer it accepts (or,
 for a key-signed bundle, the pinned key file and its SHA256 fingerprint) and where the
 signature comes from.`,
 		Example: `  updeb keys list
   updeb keys list keys/helm.asc
+  updeb keys list /srv/apt/archive-keyring.gpg /etc/updeb/repo-signing.secret.asc
   updeb keys list --json keys/runc.asc`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.files = args
@@ -103,7 +110,7 @@ func runKeysList(cmd *cobra.Command, g *globalOptions, o *keysListOptions, now t
 	}
 	var out []keyringListing
 	for _, f := range files {
-		kr, err := loadKeyring(f)
+		kr, err := loadListedKeys(f)
 		if err != nil {
 			return err
 		}
@@ -156,6 +163,30 @@ func runKeysList(cmd *cobra.Command, g *globalOptions, o *keysListOptions, now t
 		}
 	}
 	return nil
+}
+
+// loadListedKeys loads a file keys list names: a keyring or, in its place,
+// a signing key (the secret key the repository or the provenance records
+// are signed with: repo: key:, --key), whose public part is listed, as
+// the next write exports it to archive-keyring.gpg.
+func loadListedKeys(path string) (*openpgp.Keyring, error) {
+	kr, err := loadKeyring(path)
+	if !errors.Is(err, openpgp.ErrKeyring) {
+		return kr, err
+	}
+	data, rerr := confined.ReadFile(path, signkey.MaxFileSize)
+	if rerr != nil {
+		return nil, err
+	}
+	signer, serr := repo.ReadSigner(bytes.NewReader(data), path)
+	if serr != nil {
+		return nil, err
+	}
+	public, _, perr := signer.PublicKey()
+	if perr != nil {
+		return nil, perr
+	}
+	return openpgp.ParseKeyring(bytes.NewReader(public), path)
 }
 
 // recipesForKeys loads the recipes of the --recipes folder for keys list; one

@@ -94,6 +94,31 @@ func TestVerifySignatureCLI(t *testing.T) {
 	}
 }
 
+// TestKeysListSigningKey: keys list shows a signing key file (the secret
+// key the repository is signed with, made by gpg) as it shows a keyring:
+// its primary key and its signing subkey, each with its own expiry; a file
+// that is neither is still refused.
+func TestKeysListSigningKey(t *testing.T) {
+	s := pgptest.NewSigner(t)
+	faked := "--faked-system-time=20260101T000000!"
+	s.GPG(faked, "--quick-gen-key", "Repo <repo@example.org>", "ed25519", "cert", "20y")
+	fpr := strings.TrimSuffix(strings.Fields(strings.Split(s.GPG("--with-colons", "--list-keys", "<repo@example.org>"), "fpr:::::::::")[1])[0], ":")
+	s.GPG(faked, "--quick-add-key", fpr, "ed25519", "sign", "10y")
+	key := filepath.Join(t.TempDir(), "repo.secret.asc")
+	if err := os.WriteFile(key, []byte(s.GPG("--armor", "--export-secret-keys", fpr)), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	code, stdout, stderr := runCLI(t, "keys", "list", key)
+	for _, want := range []string{
+		key + ": 1 primary keys\npub Ed25519   " + fpr + " created 2026-01-01 expires 2045-12-27 [certify]\n      uid Repo <repo@example.org>\n",
+		" created 2026-01-01 expires 2035-12-30 [sign]\n",
+	} {
+		if code != 0 || !strings.Contains(stdout, want) {
+			t.Errorf("keys list %s: exit %d %s, output lacks %q:\n%s", key, code, stderr, want, stdout)
+		}
+	}
+}
+
 func TestKeysListCLI(t *testing.T) {
 	code, stdout, stderr := runCLI(t, "keys", "list", "../../keys/runc.asc", "../../keys/helm.asc")
 	if code != 0 {
