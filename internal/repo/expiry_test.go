@@ -15,6 +15,7 @@ import (
 
 	"github.com/updeb/updeb/internal/signkey"
 	"github.com/updeb/updeb/internal/testkit/pgptest"
+	"github.com/updeb/updeb/internal/testkit/testenv"
 )
 
 // TestExpiredKeySaysWhen: a repository key that has expired is refused
@@ -194,4 +195,52 @@ func TestKeyExpiringSoonWarns(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestExpiredKeyAptRefuses runs what docs/operations.md says of a key that
+// expires, with apt (gpgv) at a clock moved on by faketime: a suite signed
+// by a gpg-made key is refused once the key has expired (EXPKEYSIG, "is not
+// signed", exit 100; one that updated before keeps its old indexes), without
+// Valid-Until; extended with gpg
+// --quick-set-expire and exported again, the next refresh puts the extended
+// key in archive-keyring.gpg, and a client given it updates, while one that
+// kept the old keyring is still refused.
+func TestExpiredKeyAptRefuses(t *testing.T) {
+	testenv.RequireTool(t, "faketime")
+	dir, root := testDirs(t)
+	s := pgptest.NewSigner(t)
+	deb := testDeb(t, dir, "app", "1", "amd64", "app")
+	key := newGPGKey(t, s, "X <x@example.org>", "20240801T000000", "sign,cert", "30d") // expires 2024-08-31
+	clock := testClock()
+	r := Open(root, Options{Settings: testSettings("amd64"), Signer: key.signer, Now: clock, Logger: slog.New(slog.DiscardHandler)})
+	_, err := r.Publish(context.Background(), "s", "main", []Package{pkgOf(t, deb)})
+	must(t, err)
+	update := func(a *aptClient, at string) (string, error) {
+		return a.run("faketime", at, "apt-get", "update", "-q")
+	}
+	old := newAptClient(t, root, "s", "main")
+	if out, err := update(old, "2024-08-30 00:00:00"); err != nil || strings.Contains(out, "W: ") {
+		t.Fatalf("before the key expires: %v\n%s", err, out)
+	}
+	// A new client fails (exit 100); one that updated before warns and
+	// keeps its old indexes (exit 0: stuck, quietly).
+	refused := func(a *aptClient, what string, fails bool, says string) {
+		t.Helper()
+		out, err := update(a, "2024-09-01 00:00:00")
+		if (err != nil) != fails || !strings.Contains(out, "EXPKEYSIG") || !strings.Contains(out, says) {
+			t.Errorf("%s, after the key expired: %v, want EXPKEYSIG and %q\n%s", what, err, says, out)
+		}
+	}
+	refused(newAptClient(t, root, "s", "main"), "a new client", true, "is not signed")
+
+	s.GPG("--faked-system-time=20240810T000000!", "--quick-set-expire", key.primary, "1y")
+	extended, err := ReadSigner(strings.NewReader(s.GPG("--armor", "--export-secret-keys", key.primary)), "extended")
+	must(t, err)
+	r = Open(root, Options{Signer: extended, Now: clock, Logger: slog.New(slog.DiscardHandler)})
+	_, err = r.Refresh(context.Background(), nil)
+	must(t, err)
+	if out, err := update(newAptClient(t, root, "s", "main"), "2024-09-01 00:00:00"); err != nil || strings.Contains(out, "W: ") {
+		t.Errorf("a client given the extended key: %v\n%s", err, out)
+	}
+	refused(old, "a client that kept the old archive-keyring.gpg", false, "the previous index files will be used")
 }
