@@ -285,7 +285,7 @@ func Evaluate(sets []ReleaseSet, in Inputs) *Report {
 	}
 	sort.SliceStable(r.Sets, func(i, j int) bool {
 		a, b := r.Sets[i], r.Sets[j]
-		if c, err := debversion.CompareStrings(a.Kubernetes+"-0", b.Kubernetes+"-0"); err == nil && c != 0 {
+		if c, err := debversion.CompareStrings(debianOf(a.Kubernetes)+"-0", debianOf(b.Kubernetes)+"-0"); err == nil && c != 0 {
 			return c < 0
 		}
 		return a.Name < b.Name

@@ -263,3 +263,25 @@ func TestRequirementsPerVersion(t *testing.T) {
 		t.Errorf("findings %v, want only c's requires and cri-tools' matrix", got)
 	}
 }
+
+// The report's columns go by Kubernetes version as upstream versions sort: a
+// leading "v" is no version of its own, and a pre-release comes before its
+// release.
+func TestSetsSortedByKubernetesVersion(t *testing.T) {
+	sets, err := ParseReleaseSets("r.yaml", []byte(`sets:
+  - {name: a, components: {kubernetes: v1.36.0}}
+  - {name: b, components: {kubernetes: 1.35.0}}
+  - {name: c, components: {kubernetes: 1.35.0-rc.1}}
+  - {name: d, components: {kubernetes: V1.34.2+k3s1}}
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, s := range Evaluate(sets, Inputs{}).Sets {
+		got = append(got, s.Name+" "+s.Kubernetes)
+	}
+	if want := "d V1.34.2+k3s1, c 1.35.0-rc.1, b 1.35.0, a v1.36.0"; strings.Join(got, ", ") != want {
+		t.Errorf("columns %s, want %s", strings.Join(got, ", "), want)
+	}
+}
