@@ -93,8 +93,10 @@ func runCompat(cmd *cobra.Command, g *globalOptions, o *compatOptions) error {
 	switch {
 	case errors.Is(err, compat.ErrRequires):
 		return invalidInput(err, "fix the recipe's requires")
-	case err != nil:
+	case errors.Is(err, compat.ErrUnresolved):
 		return invalidInput(fmt.Errorf("%s: %w", o.setFile, err), "a release set's recipe:NAME must name a recipe of the --recipes folder (NAME.yaml there) that ships that component (COMPONENT.yaml or COMPONENT-MAJOR.MINOR.yaml)")
+	case err != nil:
+		return invalidInput(fmt.Errorf("%s: %w", o.setFile, err), "")
 	}
 	if format == compat.FormatHTML && rs != nil {
 		p, err := plan.Make(rs, data.EOL, plan.Options{Now: now, Tables: data.Tables})

@@ -54,7 +54,8 @@ var ErrUnresolved = errors.New("compat: release set names an unknown recipe")
 // name -> upstream version), in place. A name it does not know, or a recipe
 // of another component (kubernetes: recipe:helm; the Kubernetes binaries
 // kubelet, kubectl, ... take a kubernetes recipe), is an error naming the set
-// and component.
+// and component, and so is a range whose first version, once resolved, is
+// newer than its last (ErrReleaseSet, as for versions written out).
 func Resolve(sets []ReleaseSet, versions map[string]string) error {
 	var errs []error
 	for i := range sets {
@@ -79,6 +80,11 @@ func Resolve(sets []ReleaseSet, versions map[string]string) error {
 					continue
 				}
 				end.dst[comp] = v
+			}
+		}
+		for _, comp := range sortedKeys(s.Recipes) {
+			if from, to := s.Components[comp], s.Upgrades[comp]; goesBackwards(from, to) {
+				errs = append(errs, fmt.Errorf("%w: set %q: component %q: range from %s to %s goes backwards (the versions of its recipes)", ErrReleaseSet, s.Name, comp, from, to))
 			}
 		}
 		if ref := s.Recipes["kubernetes"].From; ref != "" && s.Components["kubernetes"] != "" && !hasMinor(s.Components["kubernetes"]) {
@@ -310,11 +316,9 @@ func decodeRange(d *yamlfile.Decoder, rs *ReleaseSet, comp string, n *yaml.Node)
 	if !ok || d.Len() > before {
 		return
 	}
-	if from != "" && to != "" {
-		if c, err := debversion.CompareStrings(debianOf(from), debianOf(to)); err == nil && c > 0 {
-			d.At(n, "set %q: component %q: range from %s to %s goes backwards", rs.Name, comp, from, to)
-			return
-		}
+	if goesBackwards(from, to) {
+		d.At(n, "set %q: component %q: range from %s to %s goes backwards", rs.Name, comp, from, to)
+		return
 	}
 	rs.Components[comp] = from
 	if rs.Upgrades == nil {
@@ -345,6 +349,16 @@ func decodeValue(d *yamlfile.Decoder, set, comp string, v *yaml.Node) (version, 
 		return "", "", false
 	}
 	return v.Value, "", true
+}
+
+// goesBackwards reports whether a range's first version is newer than its
+// last; false while either is unknown ("", a recipe not yet resolved).
+func goesBackwards(from, to string) bool {
+	if from == "" || to == "" {
+		return false
+	}
+	c, err := debversion.CompareStrings(debianOf(from), debianOf(to))
+	return err == nil && c > 0
 }
 
 func hasMinor(v string) bool { _, _, ok := minorOf(v); return ok }

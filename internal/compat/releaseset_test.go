@@ -187,6 +187,18 @@ func TestRecipeReferencesAndRanges(t *testing.T) {
 	if got := []string{sets[0].Components["kubernetes"], sets[0].Upgrades["kubernetes"], sets[0].Upgrades["kubelet"], sets[0].Components["cri-tools"]}; strings.Join(got, " ") != "1.35.4 1.36.0 1.36.0 1.36.0" {
 		t.Errorf("resolved %v", got)
 	}
+	// A range goes forwards whichever way its versions are written: a
+	// downgrade through recipes is refused as one written out is.
+	back, err := ParseReleaseSets("r.yaml", []byte("sets:\n  - name: down\n    components:\n      kubernetes: {from: recipe:kubernetes-1.36, to: recipe:kubernetes-1.35}\n      etcd: {from: 3.6.14, to: recipe:etcd}\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = Resolve(back, map[string]string{"kubernetes-1.35": "1.35.4", "kubernetes-1.36": "1.36.0", "etcd": "3.5.24"})
+	for _, want := range []string{`set "down": component "kubernetes": range from 1.36.0 to 1.35.4 goes backwards`, `set "down": component "etcd": range from 3.6.14 to 3.5.24 goes backwards`} {
+		if !errors.Is(err, ErrReleaseSet) || err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("Resolve of a range backwards: %v\nwant %s", err, want)
+		}
+	}
 	const p = "compat: invalid release set file: r.yaml:"
 	for _, tc := range []struct{ in, want string }{
 		{"sets:\n  - name: a\n    components:\n      kubernetes: recipe:Kubernetes 1.36\n",
