@@ -223,8 +223,26 @@ func (s Source) title() string {
 	return t + ")"
 }
 
+// mdEscape makes text one line of Markdown that renders as that text: no
+// emphasis, link, code span, table cell break or raw HTML.
 func mdEscape(s string) string {
-	return strings.NewReplacer("|", `\|`, "*", `\*`, "[", `\[`, "]", `\]`, "\n", " ").Replace(s)
+	return strings.NewReplacer(`\`, `\\`, "|", `\|`, "*", `\*`, "_", `\_`, "`", "\\`", "[", `\[`, "]", `\]`, "<", `\<`, "\n", " ").Replace(s)
+}
+
+// mdCode is text as a fenced code block, its fence longer than any run of
+// backticks in the text (which would otherwise close it).
+func mdCode(text string) string {
+	longest, n := 0, 0
+	for _, c := range text {
+		if c == '`' {
+			n++
+			longest = max(longest, n)
+		} else {
+			n = 0
+		}
+	}
+	fence := strings.Repeat("`", max(3, longest+1))
+	return fence + "text\n" + text + "\n" + fence + "\n"
 }
 
 func renderMarkdown(w io.Writer, r *Report) error {
@@ -255,7 +273,7 @@ func renderMarkdown(w io.Writer, r *Report) error {
 	}
 	b.WriteString("\n## Data sources\n")
 	for _, s := range r.Sources {
-		b.WriteString("\n" + mdEscape(s.title()) + ":\n\n```text\n" + s.Text + "\n```\n")
+		b.WriteString("\n" + mdEscape(s.title()) + ":\n\n" + mdCode(s.Text))
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
