@@ -243,10 +243,18 @@ func checkText(s string, required bool) error {
 		return errors.New("empty: say why")
 	case len(s) > maxText:
 		return fmt.Errorf("longer than %d bytes", maxText)
-	case !utf8.ValidString(s) || strings.ContainsFunc(s, unicode.IsControl):
-		return errors.New("expected one line of text, without control characters")
+	case !oneLine(s):
+		return errors.New(notOneLine)
 	}
 	return nil
+}
+
+const notOneLine = "expected one line of text, without control characters"
+
+// oneLine reports whether s is UTF-8 text without line breaks, escape
+// sequences or other control characters: safe to print on a terminal.
+func oneLine(s string) bool {
+	return utf8.ValidString(s) && !strings.ContainsFunc(s, unicode.IsControl)
 }
 
 // decodeEOL decodes {header: [LINE...], products: {PRODUCT: [CYCLE...]}}.
@@ -258,6 +266,11 @@ func decodeEOL(d *yamlfile.Decoder, n *yaml.Node) *supportdata.Data {
 		"header": {Required: true, Decode: func(v *yaml.Node) {
 			at = v
 			d.StrList(v, "endoflife: header", &header)
+			for _, l := range v.Content { // printed in reports: no escape sequences
+				if l.Kind == yaml.ScalarNode && !oneLine(l.Value) {
+					d.At(l, "endoflife: header: %s", notOneLine)
+				}
+			}
 		}},
 		"products": {Required: true, Decode: func(v *yaml.Node) { products = supportdata.DecodeProducts(d, v) }},
 	})

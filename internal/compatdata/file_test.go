@@ -35,6 +35,9 @@ func TestParseFileErrors(t *testing.T) {
 		{fileHead + "  cri-tools: {source: [\"https://x.org/a\"], as_of: \"2026-11-24\", rows: [{kubernetes_min: \"1.16\", kubernetes_max: \"\", cri_tools: \"newest\"}]}\n", `cri-tools row "1.16": cri-tools "newest": expected same-minor or a version`},
 		{fileHead + "  helm: {}\nendoflife: {header: [\"Source: x\"], products: {}}\n", `endoflife: header: no "As of:" line`},
 		{fileHead + "  helm: {}\nendoflife: {header: [\"As of: 2026-11-24\"], products: {kubernetes: [{releaseCycle: \"1.36\"}]}}\n", `kubernetes: missing field "releaseDate"`},
+		// The header is printed in compat's report: no escape sequence for the terminal, no line break.
+		{fileHead + "  helm: {}\nendoflife: {header: [\"Source: \\e]0;owned\\a\\e[31mred\", \"As of: 2026-11-24\"], products: {}}\n", `f.yaml:4:22: endoflife: header: expected one line of text, without control characters`},
+		{fileHead + "  helm: {}\nendoflife: {header: [\"Source: a\\nb\", \"As of: 2026-11-24\"], products: {}}\n", `f.yaml:4:22: endoflife: header: expected one line`},
 	} {
 		_, err := Parse("f.yaml", []byte(tc.in))
 		if err == nil || !errors.Is(err, ErrFile) || !strings.Contains(err.Error(), tc.want) {
