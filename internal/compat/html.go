@@ -113,12 +113,14 @@ func pageData(r *Report) htmlPage {
 		data.Sources = append(data.Sources, htmlSource{Title: s.title(), Text: s.Text})
 	}
 	data.Plan = r.Extra
+	byCell := r.findingsByCell()
 	for _, comp := range r.Components {
 		row := htmlRow{Component: comp}
 		for _, s := range r.Sets {
-			v := r.view(s, comp)
+			fs := byCell[[2]string{s.Name, comp}]
+			v := r.view(s, comp, fs)
 			c := htmlCell{cellView: v, Title: strings.Join(v.Reasons, "\n")}
-			for _, f := range r.FindingsFor(s.Name, comp) {
+			for _, f := range fs {
 				c.Shown = append(c.Shown, f.Message)
 			}
 			row.Cells = append(row.Cells, c)

@@ -68,7 +68,20 @@ type cellView struct {
 	Support   string
 }
 
-func (r *Report) view(set SetResult, comp string) cellView {
+// findingsByCell indexes the findings by set and component, in their order:
+// renderers look up every cell, and FindingsFor's scan per cell makes a
+// large report quadratic.
+func (r *Report) findingsByCell() map[[2]string][]Finding {
+	out := map[[2]string][]Finding{}
+	for _, f := range r.Findings {
+		k := [2]string{f.Set, f.Component}
+		out[k] = append(out[k], f)
+	}
+	return out
+}
+
+// view is the cell of comp in set; fs are its findings (findingsByCell).
+func (r *Report) view(set SetResult, comp string, fs []Finding) cellView {
 	c, ok := set.Cells[comp]
 	if !ok {
 		return cellView{}
@@ -84,7 +97,7 @@ func (r *Report) view(set SetResult, comp string) cellView {
 		}
 	}
 	has := map[string]bool{}
-	for _, f := range r.FindingsFor(set.Name, comp) {
+	for _, f := range fs {
 		switch {
 		case f.Rule == RuleEOL:
 			has[markEOL] = true
@@ -162,10 +175,11 @@ func renderTable(w io.Writer, r *Report) error {
 		head = append(head, s.Name)
 	}
 	fmt.Fprintln(tw, strings.Join(head, "\t"))
+	byCell := r.findingsByCell()
 	for _, comp := range r.Components {
 		row := []string{comp}
 		for _, s := range r.Sets {
-			row = append(row, r.view(s, comp).text())
+			row = append(row, r.view(s, comp, byCell[[2]string{s.Name, comp}]).text())
 		}
 		fmt.Fprintln(tw, strings.Join(row, "\t"))
 	}
@@ -253,10 +267,11 @@ func renderMarkdown(w io.Writer, r *Report) error {
 		b.WriteString(" " + mdEscape(s.Name) + " |")
 	}
 	b.WriteString("\n|---|" + strings.Repeat("---|", len(r.Sets)) + "\n")
+	byCell := r.findingsByCell()
 	for _, comp := range r.Components {
 		b.WriteString("| " + mdEscape(comp) + " |")
 		for _, s := range r.Sets {
-			b.WriteString(" " + mdEscape(r.view(s, comp).text()) + " |")
+			b.WriteString(" " + mdEscape(r.view(s, comp, byCell[[2]string{s.Name, comp}]).text()) + " |")
 		}
 		b.WriteString("\n")
 	}
@@ -284,14 +299,16 @@ func renderMarkdown(w io.Writer, r *Report) error {
 func renderCSV(w io.Writer, r *Report) error {
 	cw := csv.NewWriter(w)
 	_ = cw.Write([]string{"set", "kubernetes", "component", "version", "defaulted", "cycle", "support", "status", "findings"})
+	byCell := r.findingsByCell()
 	for _, s := range r.Sets {
 		for _, comp := range r.Components {
-			v := r.view(s, comp)
+			fs := byCell[[2]string{s.Name, comp}]
+			v := r.view(s, comp, fs)
 			if !v.Present {
 				continue
 			}
 			var msgs []string
-			for _, f := range r.FindingsFor(s.Name, comp) {
+			for _, f := range fs {
 				msgs = append(msgs, findingText(f))
 			}
 			_ = cw.Write([]string{s.Name, s.Kubernetes, comp, v.Version, fmt.Sprint(v.Defaulted), s.Cells[comp].Cycle,

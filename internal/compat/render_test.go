@@ -2,10 +2,14 @@ package compat
 
 import (
 	"bytes"
+	"fmt"
+	"io"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/updeb/updeb/internal/compatdata"
 	"github.com/updeb/updeb/internal/supportdata"
@@ -59,5 +63,40 @@ tables:
 		if strings.HasPrefix(line, "- ") && strings.Contains(strings.ReplaceAll(line, `\<`, ""), "<") {
 			t.Errorf("raw HTML in %q", line)
 		}
+	}
+}
+
+// Rendering takes time in proportion to the report: eight times the sets
+// (each with its findings), about eight times the time, not 64 (a scan
+// of every finding for every cell made a 1 MiB release set file take over a
+// minute). The ratio, not a time, is checked: the machine's speed cancels out.
+func TestRenderLinear(t *testing.T) {
+	report := func(n int) *Report {
+		sets := make([]ReleaseSet, n)
+		for i := range sets {
+			sets[i] = ReleaseSet{Name: fmt.Sprintf("s%d", i), Components: map[string]string{
+				"kubernetes": fmt.Sprintf("1.3%d.%d", i%10, i), "helm": "3.20.1", "containerd": "2.0.1", "etcd": "3.5.1", "cri-tools": "1.30.0"}}
+		}
+		return Evaluate(sets, Inputs{Now: checkDay})
+	}
+	small, large := report(250), report(2000)
+	if len(large.Findings) < 3*len(large.Sets) {
+		t.Fatalf("%d findings for %d sets: too few to tell", len(large.Findings), len(large.Sets))
+	}
+	elapsed := func(r *Report) time.Duration {
+		best := time.Duration(math.MaxInt64)
+		for range 2 {
+			start := time.Now()
+			if err := Render(io.Discard, r, FormatCSV); err != nil {
+				t.Fatal(err)
+			}
+			best = min(best, time.Since(start))
+		}
+		return best
+	}
+	s, l := elapsed(small), elapsed(large)
+	t.Logf("%v for %d sets, %v for %d", s, len(small.Sets), l, len(large.Sets))
+	if l > 24*s {
+		t.Errorf("rendering 8 times the sets took %.1f times as long (%v, %v): want about 8", float64(l)/float64(s), s, l)
 	}
 }
