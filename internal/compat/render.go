@@ -72,6 +72,7 @@ type cellView struct {
 // renderers look up every cell, and FindingsFor's scan per cell makes a
 // large report quadratic.
 func (r *Report) findingsByCell() map[[2]string][]Finding {
+	scanned(len(r.Findings))
 	out := map[[2]string][]Finding{}
 	for _, f := range r.Findings {
 		k := [2]string{f.Set, f.Component}
