@@ -45,8 +45,8 @@ func (b *Base) gitTo(ctx context.Context, dir string, w io.Writer, args ...strin
 	// git's words in the C locale: the errors quote them, and a few of them
 	// (an ambiguous short hash, a partial clone's failed fetch) are read.
 	// Never a prompt for a partial clone's credentials: git runs in a
-	// process group of its own (runGroup), where reading the terminal would
-	// stop it; it fails instead, and the error says so.
+	// session of its own without a terminal (runGroup), and neither git
+	// nor ssh can ask; it fails instead, and the error says so.
 	cmd.Env = append(os.Environ(), "LC_ALL=C", "GIT_TERMINAL_PROMPT=0")
 	var stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = w, &stderr

@@ -418,9 +418,12 @@ func lintian(ctx context.Context, exe, tempDir string, debs []string, c *checks)
 // a kill of that group (a CI runner cancelling the job) no longer reaches
 // the tool: Pdeathsig kills it when updeb dies however it dies. Pdeathsig
 // follows the thread that started the tool, so that thread is kept until
-// the tool is done.
+// the tool is done. The group is that of a session of its own, without a
+// terminal: a tool that asks there (ssh for a passphrase or a host key)
+// fails at once; in a background group of updeb's session, its read of the
+// terminal would stop it (SIGTTIN), and verify would wait forever.
 func runGroup(cmd *exec.Cmd, run func() error) error {
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true, Pdeathsig: syscall.SIGKILL}
 	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
 	cmd.WaitDelay = 2 * time.Second
 	runtime.LockOSThread()

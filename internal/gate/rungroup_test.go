@@ -1,0 +1,61 @@
+package gate
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+	"unsafe"
+
+	"github.com/updeb/updeb/internal/testkit/testenv"
+)
+
+// TestRunGroupNeverReadsTheTerminal: a tool the gate runs that asks on the
+// terminal (ssh for a passphrase or a host key, git for a password, when a
+// partial clone fetches) fails at once, even run from a terminal: in a
+// process group of its own but in updeb's session, reading the terminal
+// would stop it (SIGTTIN), and verify would wait for it forever. The test
+// runs itself again with a pseudo-terminal as its controlling terminal.
+func TestRunGroupNeverReadsTheTerminal(t *testing.T) {
+	if os.Getenv("GATE_RUNGROUP_TTY") != "" {
+		ctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
+		defer cancel()
+		cmd := exec.CommandContext(ctx, "sh", "-c", "read x </dev/tty")
+		err := runGroup(cmd, cmd.Run)
+		fmt.Printf("ctx=%v err=%v\n", ctx.Err(), err)
+		return
+	}
+	testenv.RequireTool(t, "sh")
+	ptmx, err := os.OpenFile("/dev/ptmx", os.O_RDWR|syscall.O_NOCTTY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ptmx.Close()
+	var unlock, n int32
+	if _, _, e := syscall.Syscall(syscall.SYS_IOCTL, ptmx.Fd(), syscall.TIOCSPTLCK, uintptr(unsafe.Pointer(&unlock))); e != 0 {
+		t.Fatal(e)
+	}
+	if _, _, e := syscall.Syscall(syscall.SYS_IOCTL, ptmx.Fd(), syscall.TIOCGPTN, uintptr(unsafe.Pointer(&n))); e != 0 {
+		t.Fatal(e)
+	}
+	tty, err := os.OpenFile(fmt.Sprintf("/dev/pts/%d", n), os.O_RDWR|syscall.O_NOCTTY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tty.Close()
+	cmd := exec.Command(os.Args[0], "-test.run", "^TestRunGroupNeverReadsTheTerminal$")
+	cmd.Env = append(os.Environ(), "GATE_RUNGROUP_TTY=1")
+	cmd.Stdin = tty
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true, Setctty: true, Ctty: 0}
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("%v: %s", err, out)
+	}
+	if !strings.Contains(string(out), "ctx=<nil> err=exit status") {
+		t.Errorf("the tool run from a terminal: %s; want it to fail at once, not to wait on the terminal until the timeout", out)
+	}
+}
