@@ -241,7 +241,7 @@ var exitRules = []exitRule{
 	is(repo.ErrNotFound, exitUsage, ""),
 	is(repo.ErrNotManaged, exitUsage, ""),
 	is(mirror.ErrManifest, exitUsage, "name a folder 'updeb mirror export' wrote (it holds updeb-mirror.json)"),
-	is(gate.ErrBase, exitUsage, "--base must name a commit of the git repository that holds the recipes"),
+	is(gate.ErrBase, exitUsage, "--base must name a commit of the git repository that holds the recipes, and git must be able to read its files (a partial clone fetches them from its remote)"),
 	is(sigstore.ErrPolicy, exitUsage, "a Sigstore policy names one identity (exact, or an anchored regexp that matches only the signer) and the OIDC issuer"),
 	is(sigstore.ErrTrustedRoot, exitUsage, "a trusted root is Sigstore's trusted_root.json: 'updeb trust refresh' fetches the public-good one"),
 	is(trust.ErrNoSigstore, exitUsage, ""),
