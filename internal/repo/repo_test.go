@@ -344,6 +344,19 @@ func TestTruncatedReleaseRefused(t *testing.T) {
 	}
 }
 
+// An InRelease removed by hand is a generation changed outside updeb, as
+// is a Release it does not sign: refused as invalid (exit 2), naming the
+// file, not a bare "no such file" that reads as an I/O failure (exit 3).
+func TestMissingInReleaseRefused(t *testing.T) {
+	testenv.RequireTool(t, "dpkg-deb")
+	_, root, r := repoWithOne(t, "main")
+	inRelease := filepath.Join(root, "dists/.gen/s/1/InRelease")
+	must(t, os.Remove(inRelease))
+	if _, err := r.List("s"); !errors.Is(err, ErrInvalid) || !strings.Contains(err.Error(), inRelease+" is missing") {
+		t.Fatalf("list with InRelease removed: %v, want ErrInvalid naming %s", err, inRelease)
+	}
+}
+
 // repoWithOne returns a repository whose suite s lists one package, oo=1 in
 // comp, with the folder it is in.
 func repoWithOne(t *testing.T, comp string) (dir, root string, r *Repo) {

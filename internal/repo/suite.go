@@ -95,10 +95,14 @@ func (r *Repo) readGeneration(suite string, n int) (*generation, error) {
 // InRelease signs (updeb writes the two together): the next write starts
 // from what the Release lists, so with a Release truncated or edited by hand
 // it signed a generation without what it no longer lists (a truncated one:
-// every package).
+// every package). A missing InRelease is refused too (ErrInvalid, exit 2):
+// not a failure that goes away when tried again.
 func checkSignedText(dir string, release []byte) error {
 	name := filepath.Join(dir, "InRelease")
 	data, err := readFile(name)
+	if errors.Is(err, os.ErrNotExist) {
+		return fmt.Errorf("%w: %s is missing: the generation was changed outside updeb, and nothing is written from it; restore it from a backup", ErrInvalid, name)
+	}
 	if err != nil {
 		return err
 	}
