@@ -25,7 +25,7 @@ const Schema = "updeb/report/v1"
 
 // Verdict levels, worst first.
 const (
-	LevelViolation = "violation" // a release set violates a rule, or a Release or its signing key has expired
+	LevelViolation = "violation" // a release set violates a rule, or a Release or every key that signs it has expired
 	LevelAction    = "action"    // the plan has actions, or a Release or its signing key expires soon
 	LevelOK        = "ok"
 )
@@ -282,11 +282,22 @@ func verdict(r *Report, maxAge time.Duration, runFailed bool) Verdict {
 			case time.Duration(s.ExpiresIn)*time.Second < expiresSoon:
 				todo = append(todo, fmt.Sprintf("suite %s's Release expires on %s (updeb repo refresh)", s.Name, s.ValidUntil.Format(time.RFC3339)))
 			}
+			// A suite signed by several keys (a rotation) stays valid to a
+			// client as long as one key it trusts has not expired: an
+			// expired one is a violation only when it was the last.
+			valid := 0
+			for _, k := range s.SigningKeys {
+				if k.Expires.IsZero() || k.ExpiresIn > 0 {
+					valid++
+				}
+			}
 			for _, k := range s.SigningKeys {
 				switch {
 				case k.Expires.IsZero():
-				case k.ExpiresIn <= 0:
+				case k.ExpiresIn <= 0 && valid == 0:
 					bad = append(bad, fmt.Sprintf("suite %s's signing key %s expired on %s: apt refuses the suite (EXPKEYSIG); %s", s.Name, k.Fingerprint, k.Expires.Format(time.RFC3339), signkey.Renew))
+				case k.ExpiresIn <= 0:
+					todo = append(todo, fmt.Sprintf("suite %s's signing key %s expired on %s: clients that trust only it refuse the suite (EXPKEYSIG), those that trust another key that signs it do not; give every client the new archive-keyring.gpg, and drop the expired key (docs/operations.md, Key rotation)", s.Name, k.Fingerprint, k.Expires.Format(time.RFC3339)))
 				case time.Duration(k.ExpiresIn)*time.Second < signkey.ExpiresSoon:
 					todo = append(todo, fmt.Sprintf("suite %s's signing key %s expires on %s, and apt refuses the suite from then on (EXPKEYSIG): %s", s.Name, k.Fingerprint, k.Expires.Format(time.RFC3339), signkey.Renew))
 				}

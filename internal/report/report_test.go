@@ -368,3 +368,29 @@ func TestMetricsHostileLabels(t *testing.T) {
 		}
 	}
 }
+
+// A suite signed by two keys during a rotation, one of which has expired:
+// apt takes it from a client that trusts the other (action: give clients
+// the new keyring), and refuses it only once every key that signs it has
+// expired (violation).
+func TestVerdictExpiredKeyInRotation(t *testing.T) {
+	now := time.Date(2026, 12, 1, 0, 0, 0, 0, time.UTC)
+	verdict := func(keys ...repo.SigningKey) Verdict {
+		in := Inputs{Now: now, Plan: &plan.Plan{}, Compat: &compat.Report{},
+			Repository: &RepositoryInputs{Suites: []repo.Suite{{Name: "production", Date: now.AddDate(0, 0, -1), SigningKeys: keys}}}}
+		return Build(in).Verdict
+	}
+	old := repo.SigningKey{Fingerprint: "OLD", Signer: "OLD", Expires: now.AddDate(0, 0, -2)}
+	if v := verdict(old, repo.SigningKey{Fingerprint: "NEW", Signer: "NEW"}); v.Level != LevelAction || !strings.Contains(strings.Join(v.Reasons, "\n"), "clients that trust only it refuse") {
+		t.Errorf("an expired key beside one that does not expire: %+v", v)
+	}
+	if v := verdict(old, repo.SigningKey{Fingerprint: "NEW", Signer: "NEW", Expires: now.AddDate(1, 0, 0)}); v.Level != LevelAction {
+		t.Errorf("an expired key beside one valid for a year: %+v", v)
+	}
+	if v := verdict(old); v.Level != LevelViolation || !strings.Contains(strings.Join(v.Reasons, "\n"), "apt refuses the suite") {
+		t.Errorf("the only key expired: %+v", v)
+	}
+	if v := verdict(old, repo.SigningKey{Fingerprint: "OTHER", Signer: "OTHER", Expires: now.AddDate(0, 0, -1)}); v.Level != LevelViolation {
+		t.Errorf("both keys expired: %+v", v)
+	}
+}
