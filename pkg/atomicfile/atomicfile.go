@@ -133,7 +133,8 @@ func WriteFrom(path string, perm os.FileMode, fill func(io.Writer) error) error 
 
 // MkdirAll is os.MkdirAll with the permission bits of every folder it makes
 // applied exactly, whatever the umask (os.MkdirAll's are masked by it: 0700
-// under umask 077). Folders that exist are left as they are.
+// under umask 077); the setgid bit a folder takes from a setgid parent
+// stays. Folders that exist are left as they are.
 func MkdirAll(path string, perm os.FileMode) error {
 	if fi, err := os.Stat(path); err == nil {
 		if fi.IsDir() {
@@ -152,7 +153,13 @@ func MkdirAll(path string, perm os.FileMode) error {
 		}
 		return err
 	}
-	return os.Chmod(path, perm)
+	// A folder made under a setgid folder is setgid too (its files take the
+	// folder's group): the chmod keeps that.
+	fi, err := os.Lstat(path)
+	if err != nil {
+		return err
+	}
+	return os.Chmod(path, perm|fi.Mode()&os.ModeSetgid)
 }
 
 // SyncDir fsyncs a directory so that a rename in it survives a crash.

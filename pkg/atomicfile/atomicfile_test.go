@@ -54,6 +54,23 @@ func TestMkdirAllModeWhateverTheUmask(t *testing.T) {
 	if err := MkdirAll(filepath.Join(dir, "kept", "a", "b"), 0o755); err != nil {
 		t.Errorf("again: %v", err)
 	}
+	// Under a setgid folder (a shared group's), the folders made keep the
+	// bit they take from it.
+	shared := filepath.Join(dir, "shared")
+	if err := os.Mkdir(shared, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chmod(shared, 0o775|os.ModeSetgid); err != nil {
+		t.Fatal(err)
+	}
+	if err := MkdirAll(filepath.Join(shared, "repo", "pool"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{"shared/repo", "shared/repo/pool"} {
+		if st, err := os.Stat(filepath.Join(dir, name)); err != nil || st.Mode().Perm() != 0o755 || st.Mode()&os.ModeSetgid == 0 {
+			t.Errorf("%s: %v (%v), want mode 0755 and setgid", name, st, err)
+		}
+	}
 	WriteFile(filepath.Join(dir, "f"), nil, 0o644)
 	if err := MkdirAll(filepath.Join(dir, "f", "x"), 0o755); !errors.Is(err, syscall.ENOTDIR) {
 		t.Errorf("through a file: %v, want ENOTDIR", err)
