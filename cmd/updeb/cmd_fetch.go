@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"strings"
 
@@ -60,10 +61,10 @@ re-verified and not downloaded again.`,
 			}
 			defer f.Close()
 			res, err := f.FetchAll(cmd.Context(), reqs)
-			if err != nil {
-				return err
+			if perr := printFetchResults(cmd, g, res, err); perr != nil && err == nil {
+				err = perr
 			}
-			return printFetchResults(cmd, g, res)
+			return err
 		},
 	}
 	fl := cmd.Flags()
@@ -104,7 +105,7 @@ func fetchRecipes(cmd *cobra.Command, g *globalOptions, o *fetchOptions, args []
 		return err
 	}
 	res, err := source.Fetch(cmd.Context(), s.jobs, resolveOptions(s.cfg), opts)
-	if perr := printFetchResults(cmd, g, res); perr != nil && err == nil {
+	if perr := printFetchResults(cmd, g, res, err); perr != nil && err == nil {
 		err = perr
 	}
 	return err
@@ -147,7 +148,43 @@ func (o *fetchOptions) requests(args []string) ([]fetch.Request, error) {
 	return reqs, nil
 }
 
-func printFetchResults(cmd *cobra.Command, g *globalOptions, res []*fetch.Result) error {
+// fetchFailure is one thing fetch --json reports as not fetched: a file
+// (url) not in the cache or corrupt there (--offline), or an error of a
+// recipe's or a URL's fetch.
+type fetchFailure struct {
+	URL   string `json:"url,omitempty"`
+	Error string `json:"error"`
+}
+
+// fetchFailures splits err (the failures of every recipe or URL, joined)
+// into what fetch --json lists under "failed": [] when err is nil.
+func fetchFailures(err error) []fetchFailure {
+	out := []fetchFailure{}
+	if err == nil {
+		return out
+	}
+	errs := []error{err}
+	if j, ok := err.(interface{ Unwrap() []error }); ok {
+		errs = j.Unwrap()
+	}
+	for _, e := range errs {
+		if off, ok := errors.AsType[*fetch.OfflineError](e); ok {
+			for _, u := range off.Missing {
+				out = append(out, fetchFailure{u, "not in the cache (--offline)"})
+			}
+			for _, u := range off.Corrupt {
+				out = append(out, fetchFailure{u, "in the cache, but failed its digest, and was removed (--offline)"})
+			}
+			continue
+		}
+		out = append(out, fetchFailure{Error: e.Error()})
+	}
+	return out
+}
+
+// printFetchResults prints what was fetched; with --json, what failed
+// (err) too, so that a script sees which files are missing.
+func printFetchResults(cmd *cobra.Command, g *globalOptions, res []*fetch.Result, err error) error {
 	w := cmd.OutOrStdout()
 	if g.json {
 		type row struct {
@@ -167,8 +204,9 @@ func printFetchResults(cmd *cobra.Command, g *globalOptions, res []*fetch.Result
 			rows = append(rows, row{r.URL, r.Path, r.Size, d, r.FromCache, r.Via})
 		}
 		return printJSON(w, cmd, struct {
-			Files []row `json:"files"`
-		}{rows})
+			Files  []row          `json:"files"`
+			Failed []fetchFailure `json:"failed"`
+		}{rows, fetchFailures(err)})
 	}
 	for _, r := range res {
 		if _, err := fmt.Fprintf(w, "%s  %d  %s  %s\n", r.Digests[digest.SHA256], r.Size, r.Path, r.URL); err != nil {

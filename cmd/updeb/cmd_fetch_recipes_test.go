@@ -1,8 +1,10 @@
 package main
 
 import (
+	"encoding/json"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -38,6 +40,23 @@ func TestFetchRecipes(t *testing.T) {
 	code, _, stderr = runCLI(t, append(args, "--offline", "fetch", "pingd")...)
 	if code != exitNetwork || !strings.Contains(stderr, "5 file(s) not in the cache") || !strings.Contains(stderr, "pingd.sha256sum") {
 		t.Fatalf("offline fetch of missing sources: exit %d: %s", code, stderr)
+	}
+	// With --json, a script gets each missing file under "failed".
+	code, out, stderr = runCLI(t, append(args, "--offline", "--json", "fetch", "pingd", "hello", "--arch", "amd64")...)
+	var got struct {
+		Files  []struct{ URL string }
+		Failed []struct{ URL, Error string }
+	}
+	if err := json.Unmarshal([]byte(out), &got); code != exitNetwork || err != nil {
+		t.Fatalf("offline fetch --json: exit %d, %v: %s%s", code, err, out, stderr)
+	}
+	if len(got.Files) != 3 || len(got.Failed) == 0 || !slices.ContainsFunc(got.Failed, func(f struct{ URL, Error string }) bool {
+		return strings.HasSuffix(f.URL, "pingd.sha256sum") && strings.Contains(f.Error, "not in the cache")
+	}) {
+		t.Errorf("offline fetch --json: %+v", got)
+	}
+	if code, out, _ = runCLI(t, append(args, "--offline", "--json", "fetch", "hello", "--arch", "amd64")...); code != 0 || !strings.Contains(out, `"failed": []`) {
+		t.Errorf("fetch --json of cached sources: exit %d: %s", code, out)
 	}
 	// A tampered upstream file fails verification (exit 1), nothing is cached.
 	f, err := os.OpenFile(filepath.Join(mirror, "pingd", "v0.9.1", "pingd.arm64"), os.O_APPEND|os.O_WRONLY, 0)
