@@ -148,3 +148,18 @@ func TestLintianDescriptionErrors(t *testing.T) {
 		})
 	}
 }
+
+// TestPlainHTTPWarning: a download or checksum file over plain http is
+// allowed (the pins decide) but warned about at its line: bump counts no
+// checksum file fetched over http as vouching.
+func TestPlainHTTPWarning(t *testing.T) {
+	text := strings.Replace(baseRecipe, "    url: https://example.org/x-{{.Arch}}.tar.gz\n",
+		"    url: http://example.org/x-{{.Arch}}.tar.gz\n    checksums: {url: \"http://example.org/SHA256SUMS\"}\n", 1)
+	got := loadWarnings(t, text, nil)
+	if len(got) != 2 || !strings.HasPrefix(got[0], "9:10: url: plain http") || !strings.HasPrefix(got[1], "10:22: checksums.url: plain http") {
+		t.Errorf("warnings:\n%s", strings.Join(got, "\n"))
+	}
+	if got := loadWarnings(t, baseRecipe, nil); len(got) != 0 {
+		t.Errorf("https: warnings %v", got)
+	}
+}

@@ -570,6 +570,13 @@ func (d *decoder) url(v *yaml.Node, name string, dst *string) {
 	} else if !strings.HasPrefix(*dst, "https://") && !strings.HasPrefix(*dst, "http://") {
 		d.at(v, "%s: %q is not an http(s) URL", name, *dst)
 	}
+	if strings.HasPrefix(*dst, "http://") {
+		why := "the pins and signatures still decide what is built and pinned"
+		if name == "checksums.url" {
+			why = "updeb bump counts no checksum file fetched so as vouching for a download (it is still cross-checked)"
+		}
+		d.warn(v, "%s: plain http: whoever is on the path can serve other bytes; %s. Use https where upstream serves it", name, why)
+	}
 }
 
 func (d *decoder) signers(v *yaml.Node, name string) []string {
