@@ -63,6 +63,12 @@ func TestParseRelations(t *testing.T) {
 		{"Provides", "virtual (>= 1)", false, "only an exact version (=) may be provided, found >="},
 		{"Conflicts", "a | b", false, `alternatives (|) are not allowed, found "a | b"`},
 		{"Breaks", "a | b", false, "alternatives (|) are not allowed"},
+		// Unicode spaces are not white space to dpkg: part of the name or
+		// version, which it refuses.
+		{"Depends", "libc6\u00a0, bar", true, `"libc6\u00a0" is not a package name`},
+		{"Depends", "libc6\u0085", true, "is not a package name"},
+		{"Depends", "libc6 (\u00a0>= 1)", true, "expected one of << <= = >= >> before the version"},
+		{"Depends", "libc6 (>= 1\u00a0)", false, `version "1\u00a0"`},
 	} {
 		_, err := ParseRelations(tt.field, tt.value)
 		if err == nil || !strings.Contains(err.Error(), tt.want) {

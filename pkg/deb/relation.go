@@ -53,7 +53,7 @@ func syntaxErrorf(format string, args ...any) error {
 // Write and Inspect check control files with it, and the recipe loader the
 // relations a recipe writes.
 func ParseRelations(field, value string) ([][]Relation, error) {
-	value = strings.TrimSpace(value)
+	value = trimSpace(value)
 	if value == "" {
 		return nil, nil
 	}
@@ -61,13 +61,13 @@ func ParseRelations(field, value string) ([][]Relation, error) {
 	for _, group := range strings.Split(value, ",") {
 		alts := strings.Split(group, "|")
 		if len(alts) > 1 && noAlternatives[field] {
-			return nil, fmt.Errorf("alternatives (|) are not allowed, found %q", shorten(strings.TrimSpace(group)))
+			return nil, fmt.Errorf("alternatives (|) are not allowed, found %q", shorten(trimSpace(group)))
 		}
 		var rels []Relation
 		for _, alt := range alts {
-			r, err := parseRelation(field, strings.TrimSpace(alt))
+			r, err := parseRelation(field, trimSpace(alt))
 			if err != nil {
-				return nil, fmt.Errorf("%q: %w", shorten(strings.TrimSpace(alt)), err)
+				return nil, fmt.Errorf("%q: %w", shorten(trimSpace(alt)), err)
 			}
 			rels = append(rels, r)
 		}
@@ -76,13 +76,18 @@ func ParseRelations(field, value string) ([][]Relation, error) {
 	return groups, nil
 }
 
+// trimSpace trims the white space dpkg skips around the parts of a relation
+// (C isspace: ASCII only). strings.TrimSpace also trims Unicode spaces such
+// as U+00A0, which dpkg reads as part of the name or version and refuses.
+func trimSpace(s string) string { return strings.Trim(s, " \t\n\v\f\r") }
+
 func parseRelation(field, rel string) (Relation, error) {
 	if rel == "" {
 		return Relation{}, syntaxErrorf("empty relation: expected a package name")
 	}
 	name, rest := rel, ""
 	if i := strings.IndexAny(rel, " \t\n("); i >= 0 {
-		name, rest = rel[:i], strings.TrimSpace(rel[i:])
+		name, rest = rel[:i], trimSpace(rel[i:])
 	}
 	name, arch, qualified := strings.Cut(name, ":")
 	r := Relation{Name: name, Arch: arch}
@@ -98,7 +103,7 @@ func parseRelation(field, rel string) (Relation, error) {
 	if rest[0] != '(' || rest[len(rest)-1] != ')' {
 		return r, syntaxErrorf("expected \"name (op version)\" after %q, found %q", shorten(name), shorten(rest))
 	}
-	inner := strings.TrimSpace(rest[1 : len(rest)-1])
+	inner := trimSpace(rest[1 : len(rest)-1])
 	for _, o := range []string{"<<", "<=", ">=", ">>", "="} {
 		if strings.HasPrefix(inner, o) {
 			r.Op = o
@@ -111,7 +116,7 @@ func parseRelation(field, rel string) (Relation, error) {
 	if field == "Provides" && r.Op != "=" {
 		return r, fmt.Errorf("only an exact version (=) may be provided, found %s", r.Op)
 	}
-	r.Version = strings.TrimSpace(inner[len(r.Op):])
+	r.Version = trimSpace(inner[len(r.Op):])
 	if r.Version == "" || strings.ContainsAny(r.Version, " \t\n()") {
 		return r, syntaxErrorf("version %q: expected one version after %s", shorten(r.Version), r.Op)
 	}
