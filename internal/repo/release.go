@@ -153,7 +153,7 @@ func parseRelease(data []byte, name string) (*parsedRelease, error) {
 				return nil, fmt.Errorf("%w: %s: %s line %d: expected \"hash size path\", found %q", ErrInvalid, name, h.field, i, line)
 			}
 			size, err := strconv.ParseInt(f[1], 10, 64)
-			if err != nil {
+			if err != nil || size < 0 || f[1][0] == '+' {
 				return nil, fmt.Errorf("%w: %s: %s line %d: size %q", ErrInvalid, name, h.field, i, f[1])
 			}
 			out.files = append(out.files, releaseEntry{algorithm: h.field, hex: f[0], path: f[2], size: size})

@@ -78,13 +78,14 @@ func TestWeakKeysRefused(t *testing.T) {
 func FuzzParseRelease(f *testing.F) {
 	f.Add([]byte("Suite: s\nArchitectures: amd64\nComponents: main\nSHA256:\n " + strings.Repeat("a", 64) + " 12 main/binary-amd64/Packages\n"))
 	f.Add([]byte("SHA512:\n x y\n"))
+	f.Add([]byte("SHA256:\n " + strings.Repeat("a", 64) + " -12 main/binary-amd64/Packages\n"))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		r, err := parseRelease(data, "fuzz")
 		if err != nil {
 			return
 		}
 		for _, e := range r.files {
-			if e.size < 0 && e.path == "" {
+			if e.size < 0 || e.path == "" || e.hex == "" {
 				t.Fatalf("entry %+v", e)
 			}
 		}
