@@ -102,8 +102,9 @@ type Suite struct {
 	Date       time.Time `json:"date"`
 	ValidUntil time.Time `json:"valid_until,omitzero"`
 	ExpiresIn  int64     `json:"expires_in_seconds"` // seconds from Generated to ValidUntil (0 without one)
-	// SigningKeys are the keys that signed the live Release: apt refuses
-	// the suite (EXPKEYSIG) once one has expired.
+	// SigningKeys are the keys that signed the live Release: a client
+	// refuses the suite (EXPKEYSIG) once every key of them it trusts has
+	// expired.
 	SigningKeys []SigningKey `json:"signing_keys"`
 	Components  []Component  `json:"components"`
 }
