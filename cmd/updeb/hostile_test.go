@@ -202,32 +202,83 @@ DPkg::Path "/usr/sbin:/usr/bin:/sbin:/bin";
 // the test if it finished before the signal or runs 10 s after it.
 func interruptAfter(t *testing.T, wait time.Duration, sig syscall.Signal, args ...string) (int, string) {
 	t.Helper()
-	cmd := exec.Command(os.Args[0], append([]string{"-test.run=^TestFetchHelperProcess$", "--"}, args...)...)
-	cmd.Env = append(os.Environ(), "UPDEB_TEST_HELPER=1")
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	if err := cmd.Start(); err != nil {
+	h := startHelper(t, nil, args...)
+	h.runningAfter(t, wait)
+	return h.stopBy(t, sig)
+}
+
+// helperProcess is updeb's main (TestFetchHelperProcess) running as a child.
+type helperProcess struct {
+	cmd    *exec.Cmd
+	done   chan error
+	stderr bytes.Buffer
+}
+
+// startHelper starts updeb's main with args, through the command wrapper
+// names first (nohup, ...) if any.
+func startHelper(t *testing.T, wrapper []string, args ...string) *helperProcess {
+	t.Helper()
+	argv := append(append(append([]string(nil), wrapper...), os.Args[0], "-test.run=^TestFetchHelperProcess$", "--"), args...)
+	h := &helperProcess{cmd: exec.Command(argv[0], argv[1:]...), done: make(chan error, 1)}
+	h.cmd.Env = append(os.Environ(), "UPDEB_TEST_HELPER=1")
+	h.cmd.Stderr = &h.stderr
+	if err := h.cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	done := make(chan error, 1)
-	go func() { done <- cmd.Wait() }()
+	go func() { h.done <- h.cmd.Wait() }()
+	return h
+}
+
+// runningAfter fails the test if the process ends within wait.
+func (h *helperProcess) runningAfter(t *testing.T, wait time.Duration) {
+	t.Helper()
 	select {
-	case err := <-done:
-		t.Fatalf("finished before the signal (%v): the input is not slow enough\n%s", err, stderr.String())
+	case err := <-h.done:
+		t.Fatalf("finished before the signal (%v): the input is not slow enough\n%s", err, h.stderr.String())
 	case <-time.After(wait):
 	}
+}
+
+// stopBy sends sig and waits up to 10 s for the process to end: its exit
+// code and standard error.
+func (h *helperProcess) stopBy(t *testing.T, sig syscall.Signal) (int, string) {
+	t.Helper()
 	sent := time.Now()
-	if err := cmd.Process.Signal(sig); err != nil {
+	if err := h.cmd.Process.Signal(sig); err != nil {
 		t.Fatal(err)
 	}
 	select {
-	case <-done:
+	case <-h.done:
 	case <-time.After(10 * time.Second):
-		cmd.Process.Kill()
+		h.cmd.Process.Kill()
 		t.Fatalf("still running 10 s after %v", sig)
 	}
-	t.Logf("exited %v %v after %v", cmd.ProcessState, sig, time.Since(sent))
-	return cmd.ProcessState.ExitCode(), stderr.String()
+	t.Logf("exited %v %v after %v", h.cmd.ProcessState, sig, time.Since(sent))
+	return h.cmd.ProcessState.ExitCode(), h.stderr.String()
+}
+
+// TestHangup: SIGHUP (the terminal or SSH session went away) stops a
+// command as SIGINT does, with exit 130; under nohup, which starts it with
+// SIGHUP ignored, the command goes on until it ends or is stopped.
+func TestHangup(t *testing.T) {
+	if testing.Short() {
+		t.Skip("writes a 5.7 GB sparse file")
+	}
+	big := filepath.Join(t.TempDir(), "big.deb")
+	bigSparseDeb(t, big)
+	code, stderr := interruptAfter(t, 1500*time.Millisecond, syscall.SIGHUP, "inspect", big)
+	if code != exitInterrupted || !strings.Contains(stderr, "interrupted") {
+		t.Errorf("SIGHUP: exit %d, want %d and a message saying it was interrupted:\n%s", code, exitInterrupted, stderr)
+	}
+	h := startHelper(t, []string{"nohup"}, "inspect", big)
+	h.runningAfter(t, 1500*time.Millisecond)
+	if err := h.cmd.Process.Signal(syscall.SIGHUP); err != nil {
+		t.Fatal(err)
+	}
+	h.runningAfter(t, 1500*time.Millisecond) // nohup's SIGHUP stays ignored
+	if code, stderr := h.stopBy(t, syscall.SIGTERM); code != exitInterrupted {
+		t.Errorf("under nohup, SIGHUP then SIGTERM: exit %d, want %d:\n%s", code, exitInterrupted, stderr)
+	}
 }
 
 // bigSparseDeb writes a valid .deb of about 5.7 GB whose data.tar (not

@@ -24,7 +24,20 @@ func main() {
 	if os.Getenv("GOMEMLIMIT") == "" {
 		debug.SetMemoryLimit(memoryLimit)
 	}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	ctx, stop := signal.NotifyContext(context.Background(), stopSignals()...)
 	defer stop()
 	os.Exit(run(ctx, os.Args[1:], os.Stdout, os.Stderr))
+}
+
+// stopSignals are the signals that stop a command cleanly, with exit 130
+// and nothing half-done (docs/scripting.md): SIGINT, SIGTERM, and SIGHUP
+// (the terminal or SSH session went away) unless the process started with
+// SIGHUP ignored (nohup), which it then stays: asking for it would undo
+// nohup.
+func stopSignals() []os.Signal {
+	sigs := []os.Signal{os.Interrupt, syscall.SIGTERM}
+	if !signal.Ignored(syscall.SIGHUP) {
+		sigs = append(sigs, syscall.SIGHUP)
+	}
+	return sigs
 }

@@ -51,8 +51,8 @@ itself, and publishes them to a signed apt repository.
 
 Exit codes: 0 success; 1 a check failed (signature, checksum, verification);
 2 usage or invalid input (flags, recipe, config); 3 network or I/O failure
-after retries; 130 interrupted by SIGINT or SIGTERM (nothing half-done is left
-behind).`,
+after retries; 130 interrupted by SIGINT, SIGTERM, or SIGHUP unless started
+under nohup (nothing half-done is left behind).`,
 		Version:       version,
 		SilenceUsage:  true,
 		SilenceErrors: true,
