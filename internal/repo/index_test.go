@@ -2,8 +2,11 @@ package repo
 
 import (
 	"bytes"
+	"compress/gzip"
+	"context"
 	"fmt"
 	"os"
+	"path/filepath"
 	"testing"
 
 	"github.com/updeb/updeb/internal/testkit/testenv"
@@ -75,4 +78,33 @@ func writeTemp(t *testing.T, data []byte) string {
 	p := t.TempDir() + "/Packages.xz"
 	must(t, os.WriteFile(p, data, 0o644))
 	return p
+}
+
+// Every gzip index (Packages.gz, Contents-ARCH.gz) has no name and no
+// timestamp in its header, as gzip -n writes it: read with the standard
+// library's reader, which leaves ModTime zero only for an mtime of 0.
+func TestGzipIndexesHaveNoTimestamp(t *testing.T) {
+	dir := t.TempDir()
+	root := filepath.Join(dir, "repo")
+	r := testRepo(t, root)
+	_, err := r.Publish(context.Background(), "s", "main", []Package{
+		pkgOf(t, testDeb(t, dir, "app", "1.0-1", "amd64", "v1")), pkgOf(t, testDeb(t, dir, "doc", "1.0-1", "all", "d"))})
+	must(t, err)
+	names, err := filepath.Glob(filepath.Join(root, "dists/s/main/*/Packages.gz"))
+	must(t, err)
+	more, err := filepath.Glob(filepath.Join(root, "dists/s/main/Contents-*.gz"))
+	must(t, err)
+	if names = append(names, more...); len(names) != 6 { // binary-{all,amd64,arm64}, Contents-{all,amd64,arm64}
+		t.Fatalf("gzip indexes %q, want 6", names)
+	}
+	for _, name := range names {
+		f, err := os.Open(name)
+		must(t, err)
+		zr, err := gzip.NewReader(f)
+		must(t, err)
+		if !zr.ModTime.IsZero() || zr.Name != "" || zr.Comment != "" || zr.Extra != nil {
+			t.Errorf("%s: gzip header has mtime %v, name %q, comment %q, extra %q; want none", name, zr.ModTime.UTC(), zr.Name, zr.Comment, zr.Extra)
+		}
+		f.Close()
+	}
 }

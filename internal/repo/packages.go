@@ -9,6 +9,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/klauspost/compress/gzip"
 
@@ -223,10 +224,13 @@ func compressed(dir string, data []byte, prev *prevIndex) ([]indexFile, error) {
 }
 
 // gzipped is data gzip-compressed as every index is: the default level, no
-// name, mtime 0, so the same bytes give the same file.
+// name, mtime 0, so the same bytes give the same file. The writer stores
+// ModTime.Unix() as it is, so a ModTime left zero (year 1) would be written
+// as 2042-07-14: the Unix epoch is what gives 0.
 func gzipped(data []byte) ([]byte, error) {
 	var gz bytes.Buffer
 	zw := gzip.NewWriter(&gz)
+	zw.ModTime = time.Unix(0, 0)
 	if _, err := zw.Write(data); err != nil {
 		return nil, err
 	}
