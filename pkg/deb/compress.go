@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"time"
 
 	"github.com/klauspost/compress/gzip"
 	"github.com/klauspost/compress/zstd"
@@ -194,7 +195,14 @@ func newXZReader(r io.Reader) (io.ReadCloser, error) {
 
 // gzip level 9 (dpkg-deb's default), no name, mtime 0.
 func newGzipWriter(w io.Writer, _ writerOptions) (io.WriteCloser, error) {
-	return gzip.NewWriterLevel(w, gzip.BestCompression)
+	zw, err := gzip.NewWriterLevel(w, gzip.BestCompression)
+	if err != nil {
+		return nil, err
+	}
+	// klauspost's writer stores ModTime.Unix() as it is: a ModTime left
+	// zero (year 1) would be written as 2042-07-14. The epoch gives 0.
+	zw.ModTime = time.Unix(0, 0)
+	return zw, nil
 }
 
 func newGzipReader(r io.Reader) (io.ReadCloser, error) { return gzip.NewReader(r) }

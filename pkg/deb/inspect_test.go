@@ -2,6 +2,7 @@ package deb
 
 import (
 	"bytes"
+	"compress/gzip"
 	"context"
 	"errors"
 	"os"
@@ -111,4 +112,32 @@ func fuzzSeed(f *testing.F, c Compression) []byte {
 		f.Fatal(err)
 	}
 	return b
+}
+
+// TestGzipMembersHaveNoTimestamp: control.tar.gz and data.tar.gz carry mtime
+// 0 in their gzip headers, as gzip -n writes, not a time (the standard
+// library's reader sets ModTime only for a non-zero mtime).
+func TestGzipMembersHaveNoTimestamp(t *testing.T) {
+	b := sampleBytes(t, CompressionGzip)
+	members, err := readAr(bytes.NewReader(b), int64(len(b)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for _, m := range members {
+		if !strings.HasSuffix(m.name, ".gz") {
+			continue
+		}
+		n++
+		zr, err := gzip.NewReader(bytes.NewReader(b[m.offset : m.offset+m.size]))
+		if err != nil {
+			t.Fatalf("%s: %v", m.name, err)
+		}
+		if !zr.ModTime.IsZero() || zr.Name != "" {
+			t.Errorf("%s: gzip header has mtime %v and name %q, want neither", m.name, zr.ModTime.UTC(), zr.Name)
+		}
+	}
+	if n != 2 {
+		t.Fatalf("%d gzip members, want 2", n)
+	}
 }
