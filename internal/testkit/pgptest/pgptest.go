@@ -356,8 +356,15 @@ func (s *Signer) Home() string { return s.home }
 // GPG runs gpg in the signer's home and returns its standard output.
 func (s *Signer) GPG(args ...string) string {
 	s.t.Helper()
+	return s.GPGInput("", args...)
+}
+
+// GPGInput is GPG with stdin as gpg's standard input: the answers of
+// --command-fd 0 --edit-key, say.
+func (s *Signer) GPGInput(stdin string, args ...string) string {
+	s.t.Helper()
 	g := &gen{f: &Fixture{Home: s.home}}
-	out := g.gpg("", args...)
+	out := g.gpg(stdin, args...)
 	if g.err != nil {
 		s.t.Fatal(g.err)
 	}

@@ -11,7 +11,9 @@
 //   - its digest is SHA-224 or stronger: MD5, SHA-1 and RIPEMD-160 are refused;
 //   - it was made by a key in the keyring: the primary key, or a subkey bound to
 //     it by a valid binding signature (which, for a signing subkey, carries the
-//     subkey's own cross-signature, as gpg requires);
+//     subkey's own cross-signature, as gpg requires). A key the keyring holds
+//     more than once (cat old.asc new.asc) is one key with the signatures of
+//     every copy, as sqv reads it: a revocation in any copy counts;
 //   - when Policy.Signers is not empty, the primary fingerprint of that key is
 //     in it (an allow-list of primary fingerprints; subkeys are not listed);
 //   - it verifies over exactly the data given;

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"strings"
 	"syscall"
 
@@ -71,6 +72,7 @@ func LoadKeyring(path string) (*Keyring, error) {
 // armored block that does not decode, or holds no usable key, is an error
 // naming the line where the block begins. Private key blocks are refused: a
 // verification keyring must never carry secrets. At least one key is required.
+// Copies of one key are merged into one (see mergeCopies).
 func ParseKeyring(r io.Reader, name string) (*Keyring, error) {
 	data, err := io.ReadAll(io.LimitReader(r, maxKeyringSize+1))
 	if err != nil {
@@ -104,10 +106,56 @@ func ParseKeyring(r io.Reader, name string) (*Keyring, error) {
 	if len(kr.entities) == 0 {
 		return nil, fmt.Errorf("%w: %s: no OpenPGP public key found (want armored %q blocks or a binary keyring)", ErrKeyring, name, beginPublic)
 	}
+	kr.entities = mergeCopies(kr.entities)
 	for _, e := range kr.entities {
 		settle(e)
 	}
 	return kr, nil
+}
+
+// mergeCopies folds every copy of a key (the same primary fingerprint) into
+// its first, and every copy of a subkey into its first, as gpg --import and
+// sqv do. A keyring may hold a key twice: a KEYS file that a maintainer's
+// refreshed key (revoked, or with a new expiry) was appended to, or cat
+// old.asc new.asc. Each copy alone says less than both: judged by the first
+// alone, a key revoked in the second would still count.
+func mergeCopies(el []*openpgp.Entity) []*openpgp.Entity {
+	var out []*openpgp.Entity
+	first := map[string]*openpgp.Entity{}
+	for _, e := range el {
+		subkeys := e.Subkeys
+		into, seen := first[fingerprint(e.PrimaryKey)]
+		if !seen {
+			into, e.Subkeys = e, nil
+			first[fingerprint(e.PrimaryKey)] = e
+			out = append(out, e)
+		} else {
+			into.Revocations = append(into.Revocations, e.Revocations...)
+			into.DirectSignatures = append(into.DirectSignatures, e.DirectSignatures...)
+			for name, id := range e.Identities {
+				have, ok := into.Identities[name]
+				if !ok {
+					id.Primary = into
+					into.Identities[name] = id
+					continue
+				}
+				have.SelfCertifications = append(have.SelfCertifications, id.SelfCertifications...)
+				have.OtherCertifications = append(have.OtherCertifications, id.OtherCertifications...)
+				have.Revocations = append(have.Revocations, id.Revocations...)
+			}
+		}
+		for _, sk := range subkeys {
+			i := slices.IndexFunc(into.Subkeys, func(h openpgp.Subkey) bool { return bytes.Equal(h.PublicKey.Fingerprint, sk.PublicKey.Fingerprint) })
+			if i < 0 {
+				sk.Primary = into
+				into.Subkeys = append(into.Subkeys, sk)
+				continue
+			}
+			into.Subkeys[i].Bindings = append(into.Subkeys[i].Bindings, sk.Bindings...)
+			into.Subkeys[i].Revocations = append(into.Subkeys[i].Revocations, sk.Revocations...)
+		}
+	}
+	return out
 }
 
 // armoredBlock is one BEGIN..END block of one armor type found in a text file.

@@ -11,10 +11,12 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ProtonMail/go-crypto/openpgp/armor"
 	pgperrors "github.com/ProtonMail/go-crypto/openpgp/errors"
 	"github.com/ProtonMail/go-crypto/openpgp/packet"
 
 	"github.com/updeb/updeb/internal/testkit/pgptest"
+	"github.com/updeb/updeb/internal/testkit/testenv"
 )
 
 func TestMain(m *testing.M) {
@@ -599,6 +601,106 @@ func TestSignatureExpiryBoundary(t *testing.T) {
 			t.Errorf("at %s (expiry %s): refused: %v", stamp(c.now), stamp(expires), err)
 		case c.want != "" && (!errors.As(err, &re) || !re.Has(c.want)):
 			t.Errorf("at %s (expiry %s): err = %v, want %s", stamp(c.now), stamp(expires), err, c.want)
+		}
+	}
+}
+
+// TestKeyCopiesMerged: a keyring may hold one key twice (a KEYS file a
+// refreshed key was appended to, cat old.asc new.asc). The copies are one
+// key, judged by the signatures of both, as sqv judges them: a revocation in
+// either counts, and so does an expiry extended in the later one.
+func TestKeyCopiesMerged(t *testing.T) {
+	s := pgptest.NewSigner(t)
+	dir := t.TempDir()
+	file := func(name string) string { return filepath.Join(dir, name) }
+	if err := os.WriteFile(file("data"), []byte("release\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	at := func(ts string) string { return "--faked-system-time=" + ts + "!" }
+	export := func(out, who string) { s.GPG("--armor", "--output", file(out), "--export", who+"@test") }
+	sign := func(ts, who, out string) {
+		s.GPG(at(ts), "--local-user", who+"@test", "--detach-sign", "--output", file(out), file("data"))
+	}
+	edit := func(ts, fpr, answers string) {
+		s.GPGInput(answers, at(ts), "--command-fd", "0", "--edit-key", fpr)
+	}
+	fprOf := func(name string) string { return mustKeyring(t, file(name)).Fingerprints()[0] }
+	// rev: revoked (key compromised) after it signed; sub: its signing
+	// subkey, likewise; ext: made to expire after a year, then extended
+	// before it signed.
+	s.GPG(at("20240101T000000"), "--quick-gen-key", "Rev <rev@test>", "ed25519", "sign,cert", "never")
+	s.GPG(at("20240101T000000"), "--quick-gen-key", "Sub <sub@test>", "ed25519", "cert", "never")
+	s.GPG(at("20240101T000000"), "--quick-gen-key", "Ext <ext@test>", "ed25519", "sign,cert", "1y")
+	for _, who := range []string{"rev", "sub", "ext"} {
+		export(who+"-old.asc", who)
+	}
+	s.GPG(at("20240102T000000"), "--quick-add-key", fprOf("sub-old.asc"), "ed25519", "sign", "never")
+	export("sub-old.asc", "sub")
+	sign("20240601T000000", "rev", "rev.sig")
+	sign("20240601T000000", "sub", "sub.sig")
+	edit("20240701T000000", fprOf("rev-old.asc"), "revkey\ny\n1\n\ny\nsave\n")
+	edit("20240701T000000", fprOf("sub-old.asc"), "key 1\nrevkey\ny\n1\n\ny\nsave\n")
+	s.GPG(at("20241201T000000"), "--quick-set-expire", fprOf("ext-old.asc"), "10y")
+	sign("20250601T000000", "ext", "ext.sig")
+	for _, who := range []string{"rev", "sub", "ext"} {
+		export(who+"-new.asc", who)
+	}
+	sqv := true
+	if _, err := exec.LookPath("sqv"); err != nil {
+		if testenv.InCI() {
+			t.Fatal("sqv is not installed (CI=true: .ci/run must install it)")
+		}
+		sqv = false
+	}
+	for _, c := range []struct {
+		who  string
+		want Reason // "" = accepted
+	}{{"rev", ReasonKeyRevoked}, {"sub", ReasonKeyRevoked}, {"ext", ""}} {
+		for _, order := range [][]string{{"old", "new"}, {"new", "old"}} {
+			t.Run(c.who+"-"+strings.Join(order, "-"), func(t *testing.T) {
+				var both []byte
+				for _, o := range order {
+					b, err := os.ReadFile(file(c.who + "-" + o + ".asc"))
+					if err != nil {
+						t.Fatal(err)
+					}
+					both = append(both, b...)
+				}
+				kr, err := ParseKeyring(bytes.NewReader(both), "both.asc")
+				if err != nil {
+					t.Fatal(err)
+				}
+				if kr.Len() != 1 {
+					t.Errorf("%d keys, want the copies as one", kr.Len())
+				}
+				_, err = VerifyDetached(kr, Policy{Now: time.Now()}, open(t, file(c.who+".sig")), open(t, file("data")))
+				var re *RefusedError
+				switch {
+				case c.want == "" && err != nil:
+					t.Fatalf("refused: %v", err)
+				case c.want != "" && (!errors.As(err, &re) || !re.Has(c.want)):
+					t.Fatalf("err = %v, want a refusal for %s", err, c.want)
+				}
+				if !sqv {
+					return
+				}
+				var bin bytes.Buffer // sqv reads one armored block: give it the binary keyring
+				for _, o := range order {
+					b, err := armor.Decode(open(t, file(c.who+"-"+o+".asc")))
+					if err != nil {
+						t.Fatal(err)
+					}
+					if _, err := bin.ReadFrom(b.Body); err != nil {
+						t.Fatal(err)
+					}
+				}
+				if err := os.WriteFile(file("both.gpg"), bin.Bytes(), 0o644); err != nil {
+					t.Fatal(err)
+				}
+				if out, err := exec.Command("sqv", "--keyring", file("both.gpg"), file(c.who+".sig"), file("data")).CombinedOutput(); (err == nil) != (c.want == "") {
+					t.Errorf("sqv disagrees (accepts: %v):\n%s", err == nil, out)
+				}
+			})
 		}
 	}
 }
