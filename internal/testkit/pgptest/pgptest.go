@@ -53,7 +53,8 @@ var (
 // Files, in Dir: data.bin and text.txt; NAME.asc is an armored detached
 // signature of data.bin by key NAME, for every key but dsa's and rsa1024's
 // (those sign too: dsa.asc, rsa1024.asc); ed.sig (binary); ed-text.asc
-// (--textmode over text.txt); rsa2048-sha1.asc (--digest-algo SHA1); future.asc
+// (--textmode over text.txt); rsa2048-sha1.asc, rsa2048-md5.asc and
+// rsa2048-ripemd160.asc (--digest-algo SHA1, MD5, RIPEMD160); future.asc
 // (ed, dated 2099); multi.asc (outsider and ed); ed-clear.asc and
 // certonly-clear.asc (--clearsign of text.txt); old.asc was signed 2020-06-01.
 func Get(t testing.TB) *Fixture {
@@ -279,7 +280,9 @@ func generate() (*Fixture, error) {
 	g.sign(f.Subkeys["revsub"], "revsub.asc", f.Data, "--armor", "--detach-sign")
 	g.sign(f.Keys["ed"], "ed.sig", f.Data, "--detach-sign")
 	g.sign(f.Keys["ed"], "ed-text.asc", f.Text, "--armor", "--textmode", "--detach-sign")
-	g.sign(f.Keys["rsa2048"], "rsa2048-sha1.asc", f.Data, "--armor", "--digest-algo", "SHA1", "--detach-sign")
+	for _, d := range []string{"SHA1", "MD5", "RIPEMD160"} {
+		g.sign(f.Keys["rsa2048"], "rsa2048-"+strings.ToLower(d)+".asc", f.Data, "--armor", "--digest-algo", d, "--detach-sign")
+	}
 	g.sign(f.Keys["ed"], "future.asc", f.Data, past("20990101T000000"), "--armor", "--detach-sign")
 	g.sign(f.Keys["old"], "old.asc", f.Data, past("20200601T000000"), "--armor", "--detach-sign")
 	g.sign(f.Keys["late"], "late.asc", f.Data, past("20210601T000000"), "--armor", "--detach-sign")

@@ -337,7 +337,7 @@ func parseSignaturePackets(r io.Reader) ([]*packet.Signature, []Refusal, error) 
 		case *packet.Signature:
 			sigs = append(sigs, p)
 		case *packet.UnsupportedPacket:
-			others = append(others, Refusal{Reason: ReasonUnsupported, Detail: "unsupported signature packet: " + p.Error.Error()})
+			others = append(others, unsupported(p))
 		default:
 			return nil, nil, refused(Refusal{Reason: ReasonMalformed, Detail: fmt.Sprintf("a detached signature holds only signature packets, found a %T", p)})
 		}
@@ -346,6 +346,19 @@ func parseSignaturePackets(r io.Reader) ([]*packet.Signature, []Refusal, error) 
 		return nil, nil, refused(Refusal{Reason: ReasonNoSignature, Detail: "no signature packet found"})
 	}
 	return sigs, others, nil
+}
+
+// unsupported says why go-crypto could not read a signature packet, in the
+// policy's words where it has some: go-crypto does not even parse a signature
+// made with MD5 or RIPEMD-160 (digest IDs 1 and 3), and "hash function 1"
+// tells a person nothing.
+func unsupported(p *packet.UnsupportedPacket) Refusal {
+	if id, ok := strings.CutPrefix(string(p.Error), "hash function "); ok {
+		if name, weak := map[string]string{"1": "MD5", "3": "RIPEMD-160"}[id]; weak {
+			return Refusal{Reason: ReasonWeakHash, Detail: weakHashDetail(name)}
+		}
+	}
+	return Refusal{Reason: ReasonUnsupported, Detail: "unsupported signature packet: " + p.Error.Error()}
 }
 
 // candidate is one signature with the hash that reads the data for it.
@@ -424,10 +437,13 @@ func precheck(s *packet.Signature) *Refusal {
 		return &Refusal{Reason: ReasonUnsupported, KeyID: id, Fingerprint: fprOrEmpty(s.IssuerFingerprint), Detail: p}
 	}
 	if weakHash(s.Hash) {
-		return &Refusal{Reason: ReasonWeakHash, KeyID: id, Fingerprint: fprOrEmpty(s.IssuerFingerprint),
-			Detail: fmt.Sprintf("made with digest %s, which is broken for signatures (want SHA-256 or stronger; re-sign with gpg --digest-algo SHA512)", hashName(s.Hash))}
+		return &Refusal{Reason: ReasonWeakHash, KeyID: id, Fingerprint: fprOrEmpty(s.IssuerFingerprint), Detail: weakHashDetail(hashName(s.Hash))}
 	}
 	return nil
+}
+
+func weakHashDetail(name string) string {
+	return fmt.Sprintf("made with digest %s, which is broken for signatures (want SHA-256 or stronger; re-sign with gpg --digest-algo SHA512)", name)
 }
 
 func weakHash(h crypto.Hash) bool {

@@ -71,6 +71,8 @@ func TestDetachedAgainstGnuPG(t *testing.T) {
 		{sig: "ed.asc", signers: []string{fx.Keys["rsa2048"]}, want: ReasonNotAllowed, detail: "not among the allowed signers"},
 		{sig: "certonly.asc", signers: []string{fx.Subkeys["certonly"]}, want: ReasonNotAllowed},
 		{sig: "rsa2048-sha1.asc", want: ReasonWeakHash, detail: "made with digest SHA-1"},
+		{sig: "rsa2048-md5.asc", want: ReasonWeakHash, detail: "made with digest MD5, which is broken"},
+		{sig: "rsa2048-ripemd160.asc", want: ReasonWeakHash, detail: "made with digest RIPEMD-160, which is broken"},
 		{sig: "rsa1024.asc", want: ReasonWeakKey, detail: "RSA 1024 bits"},
 		{sig: "dsa.asc", want: ReasonWeakKey, detail: "is DSA"},
 		{sig: "late.asc", want: ReasonKeyExpired, detail: "expired on 2021-01-01"},
