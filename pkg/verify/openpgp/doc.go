@@ -42,7 +42,8 @@
 //
 // Several signatures on one file (a detached signature file may hold more than
 // one, in one armored block or in several one after the other, as cat a.asc
-// b.asc makes; every block is read, as gpgv does): one signature that passes
+// b.asc makes; every block is read, and text around the blocks is skipped, as
+// gpgv and sqv do): one signature that passes
 // suffices. Every other signature's refusal is
 // reported in Result.Warnings. When none passes, the *RefusedError lists every
 // signature's reason. Self-signatures and binding signatures may use SHA-1 (as

@@ -273,17 +273,29 @@ func readSignatures(r io.Reader) ([]*packet.Signature, []Refusal, error) {
 	if len(raw) > maxSignatureSize {
 		return nil, nil, refused(Refusal{Reason: ReasonMalformed, Detail: fmt.Sprintf("signature larger than %d bytes", maxSignatureSize)})
 	}
-	body := io.Reader(bytes.NewReader(raw))
-	trimmed := bytes.TrimLeft(raw, " \t\r\n")
-	if bytes.HasPrefix(trimmed, []byte("-----BEGIN PGP SIGNED MESSAGE-----")) {
+	if len(raw) > 0 && raw[0]&0x80 != 0 {
+		return parseSignaturePackets(bytes.NewReader(raw))
+	}
+	// Armored: text around the blocks is skipped, as gpgv and sqv skip it
+	// (a line of prose above the block, say).
+	switch {
+	case hasLine(raw, "-----BEGIN PGP SIGNED MESSAGE-----"):
 		return nil, nil, refused(Refusal{Reason: ReasonMalformed, Detail: "this is a clearsigned message, not a detached signature (verify it on its own, without DATA)"})
+	case hasLine(raw, "-----BEGIN "):
+		return readArmoredSignatures(raw)
 	}
-	if bytes.HasPrefix(trimmed, []byte("-----BEGIN ")) {
-		return readArmoredSignatures(trimmed)
-	} else if len(raw) == 0 || raw[0]&0x80 == 0 {
-		return nil, nil, refused(Refusal{Reason: ReasonMalformed, Detail: "not an OpenPGP signature (neither armored nor binary OpenPGP packets)"})
+	return nil, nil, refused(Refusal{Reason: ReasonMalformed, Detail: "not an OpenPGP signature (neither armored nor binary OpenPGP packets)"})
+}
+
+// hasLine reports whether a line of text starts with prefix, white space
+// around it aside (as scanArmoredBlocks reads lines).
+func hasLine(text []byte, prefix string) bool {
+	for line := range bytes.Lines(text) {
+		if bytes.HasPrefix(bytes.TrimSpace(line), []byte(prefix)) {
+			return true
+		}
 	}
-	return parseSignaturePackets(body)
+	return false
 }
 
 // readArmoredSignatures reads every armored signature block of text: a

@@ -361,6 +361,9 @@ func TestSeveralArmorBlocks(t *testing.T) {
 	}{
 		{"unknown then good", read("outsider.asc") + read("ed.asc"), "", "unknown signer"},
 		{"good then unknown", read("ed.asc") + "\nprose between\n" + read("outsider.asc"), "", "unknown signer"},
+		{"prose before the block", "Signed by the release team:\n\n" + read("multi.asc"), "", "unknown signer"},
+		{"prose before a clearsigned message", "Checksums:\n" + read("ed-clear.asc"), ReasonMalformed, "this is a clearsigned message"},
+		{"prose alone", "Signed by the release team.\n", ReasonMalformed, "not an OpenPGP signature"},
 		{"good then bad", read("ed.asc") + read("ed-text.asc"), "", "BAD signature"},
 		{"two unknown", read("outsider.asc") + read("outsider.asc"), ReasonUnknownSigner, "none of 2 signatures counts"},
 		{"second block unterminated", read("ed.asc") + "-----BEGIN PGP SIGNATURE-----\n\niHUEABYKAB0WIQ\n", ReasonMalformed, "not terminated"},
