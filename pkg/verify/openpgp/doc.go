@@ -13,7 +13,9 @@
 //     it by a valid binding signature (which, for a signing subkey, carries the
 //     subkey's own cross-signature, as gpg requires). A key the keyring holds
 //     more than once (cat old.asc new.asc) is one key with the signatures of
-//     every copy, as sqv reads it: a revocation in any copy counts;
+//     every copy, as sqv reads it: a revocation in any copy counts, and so
+//     does a revocation certificate (gpg --gen-revoke) appended to the
+//     keyring, armored or binary;
 //   - when Policy.Signers is not empty, the primary fingerprint of that key is
 //     in it (an allow-list of primary fingerprints; subkeys are not listed);
 //   - it verifies over exactly the data given;

@@ -82,31 +82,38 @@ func ParseKeyring(r io.Reader, name string) (*Keyring, error) {
 		return nil, fmt.Errorf("%w: %s: larger than %d bytes", ErrKeyring, name, maxKeyringSize)
 	}
 	kr := &Keyring{name: name}
+	var strays []*packet.Signature // every key and subkey revocation, see readKeys
 	if len(data) > 0 && data[0]&0x80 != 0 {
 		// A binary packet stream: every OpenPGP packet header has the top bit set,
 		// no armored text file starts with such a byte.
-		el, err := readEntities(bytes.NewReader(data))
+		el, revs, err := readKeys(data)
 		if err != nil {
 			return nil, fmt.Errorf("%w: %s: binary keyring: %w", ErrKeyring, name, err)
 		}
-		kr.entities = el
+		kr.entities, strays = el, revs
 	} else {
 		blocks, err := scanArmoredBlocks(data, publicKeyArmor)
 		if err != nil {
 			return nil, fmt.Errorf("%w: %s:%w", ErrKeyring, name, err)
 		}
 		for _, b := range blocks {
-			el, err := decodeKeyBlock(b.text)
+			body, err := decodeKeyBlock(b.text)
+			var el []*openpgp.Entity
+			var revs []*packet.Signature
+			if err == nil {
+				el, revs, err = readKeys(body)
+			}
 			if err != nil {
 				return nil, fmt.Errorf("%w: %s:%d: armored key block: %w", ErrKeyring, name, b.line, err)
 			}
-			kr.entities = append(kr.entities, el...)
+			kr.entities, strays = append(kr.entities, el...), append(strays, revs...)
 		}
 	}
 	if len(kr.entities) == 0 {
 		return nil, fmt.Errorf("%w: %s: no OpenPGP public key found (want armored %q blocks or a binary keyring)", ErrKeyring, name, beginPublic)
 	}
 	kr.entities = mergeCopies(kr.entities)
+	attachRevocations(kr.entities, strays)
 	for _, e := range kr.entities {
 		settle(e)
 	}
@@ -214,7 +221,8 @@ func scanArmoredBlocks(data []byte, k armorKind) ([]armoredBlock, error) {
 	return blocks, nil
 }
 
-func decodeKeyBlock(text []byte) ([]*openpgp.Entity, error) {
+// decodeKeyBlock returns the packets of an armored public key block.
+func decodeKeyBlock(text []byte) ([]byte, error) {
 	b, err := armor.Decode(bytes.NewReader(text))
 	if err != nil {
 		return nil, fmt.Errorf("bad armor: %w", err)
@@ -222,7 +230,75 @@ func decodeKeyBlock(text []byte) ([]*openpgp.Entity, error) {
 	if b.Type != openpgp.PublicKeyType {
 		return nil, fmt.Errorf("armor type is %q, want %q", b.Type, openpgp.PublicKeyType)
 	}
-	return readEntities(b.Body)
+	body, err := io.ReadAll(b.Body)
+	if err != nil {
+		return nil, fmt.Errorf("bad armor: %w", err)
+	}
+	return body, nil
+}
+
+// readKeys reads the keys of a packet stream (a binary keyring, or an
+// armored block's packets), and every key and subkey revocation in it
+// wherever it stands. go-crypto takes a revocation only where it belongs,
+// right after the key it revokes, and drops it anywhere else: after the
+// user IDs, where appending a revocation certificate (gpg --gen-revoke) to a
+// binary keyring puts it. A stream of revocations alone, an armored
+// revocation certificate, holds no key and is no error. attachRevocations
+// gives the revocations to their keys.
+func readKeys(stream []byte) ([]*openpgp.Entity, []*packet.Signature, error) {
+	var revs []*packet.Signature
+	only := true
+	pr := packet.NewReader(bytes.NewReader(stream))
+	for {
+		p, err := pr.Next()
+		if err != nil { // the end, or a damaged packet readEntities reports
+			only = only && err == io.EOF && len(revs) > 0
+			break
+		}
+		if s, ok := p.(*packet.Signature); ok && (s.SigType == packet.SigTypeKeyRevocation || s.SigType == packet.SigTypeSubkeyRevocation) {
+			revs = append(revs, s)
+		} else {
+			only = false
+		}
+	}
+	if only {
+		return nil, revs, nil
+	}
+	el, err := readEntities(bytes.NewReader(stream))
+	return el, revs, err
+}
+
+// attachRevocations adds each revocation that its key lacks to the key
+// whose primary key issued it: a key revocation to the key, a subkey
+// revocation to each of its subkeys (settle then finds it valid for the
+// one it revokes only). A revocation of a key the keyring does not hold
+// changes nothing.
+func attachRevocations(el []*openpgp.Entity, revs []*packet.Signature) {
+	add := func(to []*packet.VerifiableSignature, r *packet.Signature) []*packet.VerifiableSignature {
+		var b bytes.Buffer
+		_ = r.Serialize(&b)
+		for _, have := range to {
+			var h bytes.Buffer
+			if have.Packet.Serialize(&h) == nil && bytes.Equal(h.Bytes(), b.Bytes()) {
+				return to
+			}
+		}
+		return append(to, packet.NewVerifiableSig(r))
+	}
+	for _, r := range revs {
+		for _, e := range el {
+			if !r.CheckKeyIdOrFingerprint(e.PrimaryKey) {
+				continue
+			}
+			if r.SigType == packet.SigTypeKeyRevocation {
+				e.Revocations = add(e.Revocations, r)
+				continue
+			}
+			for i := range e.Subkeys {
+				e.Subkeys[i].Revocations = add(e.Subkeys[i].Revocations, r)
+			}
+		}
+	}
 }
 
 // readEntities parses keys and fails when a packet is unreadable or when no

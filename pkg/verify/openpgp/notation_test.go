@@ -194,13 +194,7 @@ func (c sigCase) referee(dir, tool string) (bool, string) {
 func TestCriticalNotations(t *testing.T) {
 	testenv.RequireTool(t, "gpgv")
 	dir := t.TempDir()
-	sqv := true
-	if _, err := exec.LookPath("sqv"); err != nil {
-		if testenv.InCI() {
-			t.Fatal("sqv is not installed (CI=true: .ci/run must install it)")
-		}
-		sqv = false
-	}
+	sqv := haveSqv(t)
 	for _, c := range notationCases(t, dir) {
 		t.Run(c.name, func(t *testing.T) {
 			err := c.verdict(t, dir)

@@ -650,13 +650,7 @@ func TestKeyCopiesMerged(t *testing.T) {
 	for _, who := range []string{"rev", "sub", "ext"} {
 		export(who+"-new.asc", who)
 	}
-	sqv := true
-	if _, err := exec.LookPath("sqv"); err != nil {
-		if testenv.InCI() {
-			t.Fatal("sqv is not installed (CI=true: .ci/run must install it)")
-		}
-		sqv = false
-	}
+	sqv := haveSqv(t)
 	for _, c := range []struct {
 		who  string
 		want Reason // "" = accepted
@@ -708,4 +702,110 @@ func TestKeyCopiesMerged(t *testing.T) {
 			})
 		}
 	}
+}
+
+// TestRevocationsOutOfPlace: a revocation certificate (gpg --gen-revoke)
+// appended to a keyring, armored or binary, stands after the key's user IDs
+// and subkeys, not right after the key where go-crypto looks for it; so does
+// a subkey revocation moved behind another subkey. Each still revokes its
+// key, as sqv reads them.
+func TestRevocationsOutOfPlace(t *testing.T) {
+	s := pgptest.NewSigner(t)
+	dir := t.TempDir()
+	file := func(name string) string { return filepath.Join(dir, name) }
+	if err := os.WriteFile(file("data"), []byte("release\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	read := func(name string) []byte {
+		b, err := os.ReadFile(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return b
+	}
+	dearmor := func(text []byte) []byte {
+		b, err := armor.Decode(bytes.NewReader(text))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var out bytes.Buffer
+		if _, err := out.ReadFrom(b.Body); err != nil {
+			t.Fatal(err)
+		}
+		return out.Bytes()
+	}
+	// rev: a key and its revocation certificate.
+	rev := s.NewKey("Rev <rev@test>", file("rev.asc"))
+	s.Sign("rev@test", file("data"), file("rev.sig"))
+	cert := bytes.ReplaceAll(read(filepath.Join(s.Home(), "openpgp-revocs.d", rev+".rev")), []byte(":-----BEGIN"), []byte("-----BEGIN"))
+	cert = cert[bytes.Index(cert, []byte("-----BEGIN")):]
+	// sub: a signing subkey, then an encryption subkey; the signing one is
+	// revoked, and its revocation moved behind the other.
+	s.GPG("--quick-gen-key", "Sub <sub@test>", "ed25519", "cert", "never")
+	s.GPG("--armor", "--output", file("sub.asc"), "--export", "sub@test")
+	sub := mustKeyring(t, file("sub.asc")).Fingerprints()[0]
+	s.GPG("--quick-add-key", sub, "ed25519", "sign", "never")
+	s.GPG("--quick-add-key", sub, "cv25519", "encr", "never")
+	s.GPG("--yes", "--armor", "--output", file("sub.asc"), "--export", "sub@test")
+	s.GPG("--local-user", "sub@test", "--detach-sign", "--output", file("sub.sig"), file("data"))
+	s.GPGInput("key 1\nrevkey\ny\n1\n\ny\nsave\n", "--command-fd", "0", "--edit-key", sub)
+	s.GPG("--yes", "--armor", "--output", file("sub-revoked.asc"), "--export", "sub@test")
+	var subRevocation []byte
+	pr := packet.NewReader(bytes.NewReader(dearmor(read(file("sub-revoked.asc")))))
+	for {
+		p, err := pr.Next()
+		if err != nil {
+			break
+		}
+		if sig, ok := p.(*packet.Signature); ok && sig.SigType == packet.SigTypeSubkeyRevocation {
+			var b bytes.Buffer
+			if err := sig.Serialize(&b); err != nil {
+				t.Fatal(err)
+			}
+			subRevocation = b.Bytes()
+		}
+	}
+	if subRevocation == nil {
+		t.Fatal("gpg made no subkey revocation")
+	}
+	sqv := haveSqv(t)
+	for _, c := range []struct {
+		name, sig string
+		keyring   []byte
+	}{
+		{"armored certificate after the key", "rev.sig", append(read(file("rev.asc")), cert...)},
+		{"binary certificate after the key", "rev.sig", append(dearmor(read(file("rev.asc"))), dearmor(cert)...)},
+		{"subkey revocation behind another subkey", "sub.sig", append(dearmor(read(file("sub.asc"))), subRevocation...)},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			kr, err := ParseKeyring(bytes.NewReader(c.keyring), "keyring")
+			if err != nil {
+				t.Fatal(err)
+			}
+			_, err = VerifyDetached(kr, Policy{Now: time.Now()}, open(t, file(c.sig)), open(t, file("data")))
+			if re, ok := errors.AsType[*RefusedError](err); !ok || !re.Has(ReasonKeyRevoked) {
+				t.Errorf("err = %v, want a refusal: revoked", err)
+			}
+			if !sqv || c.keyring[0]&0x80 == 0 {
+				return
+			}
+			if err := os.WriteFile(file("keyring.gpg"), c.keyring, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			if out, err := exec.Command("sqv", "--keyring", file("keyring.gpg"), file(c.sig), file("data")).CombinedOutput(); err == nil {
+				t.Errorf("sqv accepts:\n%s", out)
+			}
+		})
+	}
+}
+
+// haveSqv reports whether sqv, the referee, is installed; in CI it must be.
+func haveSqv(t *testing.T) bool {
+	if _, err := exec.LookPath("sqv"); err != nil {
+		if testenv.InCI() {
+			t.Fatal("sqv is not installed (CI=true: .ci/run must install it)")
+		}
+		return false
+	}
+	return true
 }
