@@ -50,6 +50,9 @@ func (r *Repo) GC(ctx context.Context, dryRun bool) (*GCResult, error) {
 		return nil, err
 	}
 	defer unlock()
+	if !dryRun {
+		r.recoverPublish()
+	}
 	if err := r.checkAllManaged(); err != nil {
 		return nil, err
 	}

@@ -366,3 +366,46 @@ func TestPruneNeverLeavesAHalfRemovedGeneration(t *testing.T) {
 	}
 	a.update()
 }
+
+// A publish killed after it linked its packages into the pool, before its
+// generation went live, leaves no pool file behind for the next write: one
+// left there passed for published bytes (a rebuild of its version, never
+// listed anywhere, was refused as "already published", and gc recorded its
+// digest as a collected version's, refusing other bytes for good), as
+// TestRefusedPublishLeavesNoPoolFile checks for a publish that fails.
+func TestKilledPublishLeavesNoPoolFile(t *testing.T) {
+	dir, root := testDirs(t)
+	keyFile := writeTestKey(t, dir)
+	r := realRepo(t, root, testSettings("amd64"), nil)
+	ctx := context.Background()
+	_, err := r.Publish(ctx, "s", "main", []Package{pkgOf(t, testDeb(t, dir, "app", "1-1", "amd64", "v1"))})
+	must(t, err)
+	for i, step := range []string{"pool", "staged"} {
+		v := fmt.Sprintf("%d-1", i+2)
+		cmd := helperCmd(t, root, keyFile, "publish "+testDeb(t, t.TempDir(), "app", v, "amd64", "first build"), step)
+		startStopped(t, cmd, step)
+		must(t, cmd.Process.Signal(syscall.SIGKILL))
+		cmd.Wait() //nolint:errcheck // killed on purpose
+		pool := filepath.Join(root, "pool/main/a/app/app_"+v+"_amd64.deb")
+		if _, err := os.Lstat(pool); err != nil {
+			t.Fatalf("killed at %s: the publish did not link its pool file (%v): the test misses the window", step, err)
+		}
+		// gc is a write too: it never takes the file for a collected one.
+		if i == 0 {
+			_, err = r.GC(ctx, false)
+			must(t, err)
+			if _, err := os.Lstat(r.collectedFile("pool/main/a/app/app_" + v + "_amd64.deb")); !errors.Is(err, os.ErrNotExist) {
+				t.Fatalf("killed at %s: gc recorded the never published pool file as collected (%v)", step, err)
+			}
+		}
+		if _, err := r.Publish(ctx, "s", "main", []Package{pkgOf(t, testDeb(t, t.TempDir(), "app", v, "amd64", "second build"))}); err != nil {
+			t.Fatalf("killed at %s: another build of %s, never listed: %v", step, v, err)
+		}
+	}
+	if list, err := r.List("s"); err != nil || len(list) != 3 {
+		t.Fatalf("the suite lists %v (%v), want 1-1, 2-1 and 3-1", list, err)
+	}
+	if _, err := os.Lstat(filepath.Join(root, pendingPoolFile)); !errors.Is(err, os.ErrNotExist) {
+		t.Fatalf("the pending publish record stays after the publishes that followed: %v", err)
+	}
+}

@@ -36,6 +36,7 @@ func (r *Repo) Refresh(ctx context.Context, suites []string) ([]RefreshResult, e
 		return nil, err
 	}
 	defer unlock()
+	r.recoverPublish()
 	all, err := r.managedSuites()
 	if err != nil {
 		return nil, err

@@ -5,9 +5,9 @@ import (
 	"crypto/sha256"
 	"crypto/sha512"
 	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/updeb/updeb/internal/confined"
 	"io"
 	"os"
 	"path"
@@ -15,6 +15,7 @@ import (
 	"strings"
 
 	"github.com/updeb/updeb/internal/aptname"
+	"github.com/updeb/updeb/internal/confined"
 	"github.com/updeb/updeb/pkg/atomicfile"
 	"github.com/updeb/updeb/pkg/control"
 	"github.com/updeb/updeb/pkg/deb"
@@ -262,6 +263,88 @@ func (r *Repo) unlinkUnpublished(suite string, before int, created []string) {
 		}
 	}
 	removeEmptyDirs(filepath.Join(r.root, "pool"), dirs)
+}
+
+// pendingPoolFile records the pool files a publish is about to create,
+// from before it links them until its generation is live (or they are
+// unlinked): a publish killed in between (kill -9, a power cut) cannot
+// unlink them itself, and the next write (recoverPublish, under the lock)
+// does it for it.
+const pendingPoolFile = ".updeb/publishing.json"
+
+// pendingPublish is pendingPoolFile's content.
+type pendingPublish struct {
+	Suite  string   `json:"suite"`
+	Before int      `json:"before"` // the live generation the publish replaces
+	Files  []string `json:"files"`  // the pool files it creates, relative to the root
+}
+
+// notePublish writes pendingPoolFile for a publish of staged into suite,
+// whose live generation is before: the final names not there yet.
+func (r *Repo) notePublish(suite string, before int, staged []*stagedFile) error {
+	p := pendingPublish{Suite: suite, Before: before}
+	for _, s := range staged {
+		if _, err := os.Lstat(s.final); errors.Is(err, os.ErrNotExist) {
+			rel, err := filepath.Rel(r.root, s.final)
+			if err != nil {
+				return err
+			}
+			p.Files = append(p.Files, filepath.ToSlash(rel))
+		}
+	}
+	if len(p.Files) == 0 {
+		return nil
+	}
+	data, err := json.Marshal(p)
+	if err != nil {
+		return err
+	}
+	name := filepath.Join(r.root, filepath.FromSlash(pendingPoolFile))
+	if err := atomicfile.MkdirAll(filepath.Dir(name), 0o755); err != nil {
+		return err
+	}
+	return atomicfile.WriteFile(name, append(data, '\n'), 0o644)
+}
+
+// recoverPublish finishes what a publish killed before its generation went
+// live left in the pool (see pendingPoolFile): its pool files, listed
+// nowhere, go, as those of a publish that fails do. Called under the lock,
+// before anything reads the pool.
+func (r *Repo) recoverPublish() {
+	name := filepath.Join(r.root, filepath.FromSlash(pendingPoolFile))
+	data, err := readFile(name)
+	if errors.Is(err, os.ErrNotExist) {
+		return
+	}
+	var p pendingPublish
+	if err == nil {
+		err = json.Unmarshal(data, &p)
+	}
+	if err == nil {
+		err = validSuite(p.Suite)
+	}
+	if err != nil {
+		r.opts.Logger.Warn("removing an unreadable record of an interrupted publish", "path", name, "err", err)
+		os.Remove(name)
+		return
+	}
+	live, err := r.liveGeneration(p.Suite)
+	if err != nil {
+		return // the record stays for a write that can read the suite
+	}
+	if live == p.Before {
+		var files []string
+		for _, f := range p.Files {
+			if strings.HasPrefix(f, "pool/") && filepath.IsLocal(f) {
+				files = append(files, filepath.Join(r.root, filepath.FromSlash(f)))
+			}
+		}
+		r.opts.Logger.Info("removing the pool files of a publish interrupted before its generation went live", "suite", p.Suite, "files", len(files))
+		r.unlinkUnpublished(p.Suite, p.Before, files)
+	}
+	if err := os.Remove(name); err == nil {
+		atomicfile.SyncDir(filepath.Dir(name)) //nolint:errcheck // a record left is finished again
+	}
 }
 
 func (s *stagedFile) discard() { os.Remove(s.tmp) }

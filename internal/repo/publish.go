@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"os"
+	"path/filepath"
 	"slices"
 	"sort"
 	"strings"
@@ -71,12 +73,16 @@ func (r *Repo) PublishComponents(ctx context.Context, suite string, pkgs map[str
 		r.opts.Logger.Info("nothing to publish: every package is already published with the same bytes", "suite", suite, "components", comps)
 		return res, nil
 	}
+	if err := r.notePublish(suite, st.generation(), toLink); err != nil {
+		return nil, err
+	}
 	created, err := linkAll(toLink)
 	published := false
 	defer func() {
 		if !published {
 			r.unlinkUnpublished(suite, st.generation(), created)
 		}
+		os.Remove(filepath.Join(r.root, filepath.FromSlash(pendingPoolFile)))
 	}()
 	if err != nil {
 		return nil, err

@@ -24,8 +24,9 @@
 // write killed at any point leaves dists/<suite> pointing at a complete
 // generation; its leftovers (temporary pool files, staging directories, a
 // never-live generation and its history record, an old generation renamed
-// aside to be removed, an unreferenced pool file) are cleaned, replaced or
-// reused by the next write. Generation n+1's by-hash
+// aside to be removed, the pool files of a publish that never went live,
+// recorded in .updeb/publishing.json before they are linked) are cleaned,
+// replaced or reused by the next write. Generation n+1's by-hash
 // directories also carry the index files of generation n, and of every
 // earlier generation that stopped being live less than byHashGrace ago, so
 // a client that read an old InRelease just before a switch still finds every
@@ -132,6 +133,7 @@ func (r *Repo) begin(ctx context.Context, suite string, comps ...string) (unlock
 	if err != nil {
 		return nil, nil, err
 	}
+	r.recoverPublish()
 	if st, err = r.prepare(suite); err != nil {
 		unlock()
 		return nil, nil, err
