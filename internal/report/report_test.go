@@ -2,6 +2,7 @@ package report
 
 import (
 	"bytes"
+	"context"
 	"encoding/csv"
 	"encoding/json"
 	"os"
@@ -20,6 +21,7 @@ import (
 	"github.com/updeb/updeb/internal/testkit/eoltest"
 	"github.com/updeb/updeb/internal/testkit/testenv"
 	"github.com/updeb/updeb/internal/testkit/trackingfixture"
+	"github.com/updeb/updeb/pkg/lockfile"
 )
 
 var now = time.Date(2026, 12, 1, 6, 0, 0, 0, time.UTC)
@@ -173,13 +175,68 @@ func TestWrite(t *testing.T) {
 	}
 	blocked := filepath.Join(t.TempDir(), "site")
 	os.MkdirAll(filepath.Join(blocked, "index.html"), 0o755)
-	if err := Write(blocked, r); err == nil || !strings.Contains(err.Error(), "writing "+filepath.Join(blocked, "index.html")+": ") {
+	if err := Write(blocked, r); err == nil || !strings.Contains(err.Error(), filepath.Join(blocked, "index.html")+": ") {
 		t.Errorf("a folder where index.html goes: %v", err)
 	}
 	notDir := filepath.Join(t.TempDir(), "file")
 	os.WriteFile(notDir, nil, 0o644)
 	if err := Write(notDir, r); err == nil || !strings.Contains(err.Error(), "report folder "+notDir+": ") {
 		t.Errorf("a file where the folder goes: %v", err)
+	}
+}
+
+// The page and its data files are one run's: a Write that cannot replace one
+// of them (here a folder where the last one goes) replaces none, two Writes
+// at once take turns on the folder, and the temporary files a killed Write
+// left in the served folder go with the next Write.
+func TestWriteReplacesAllOrNothing(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "site")
+	r := fixtureReport(t, true)
+	if err := Write(dir, r); err != nil {
+		t.Fatal(err)
+	}
+	snapshot := func() map[string]string {
+		m := map[string]string{}
+		for _, name := range Files {
+			b, _ := os.ReadFile(filepath.Join(dir, name))
+			m[name] = string(b)
+		}
+		return m
+	}
+	before := snapshot()
+	last := filepath.Join(dir, Files[len(Files)-1])
+	os.Remove(last)
+	os.MkdirAll(filepath.Join(last, "x"), 0o755)
+	next := fixtureReport(t, false)
+	if err := Write(dir, next); err == nil || !strings.Contains(err.Error(), last) {
+		t.Fatalf("a folder where %s goes: %v", last, err)
+	}
+	for name, old := range snapshot() {
+		if name != filepath.Base(last) && old != before[name] {
+			t.Errorf("%s was replaced by a Write that failed", name)
+		}
+	}
+	os.RemoveAll(last)
+
+	leftover := filepath.Join(dir, ".index.html.tmp-123")
+	os.WriteFile(leftover, []byte("<html>half"), 0o644)
+	lock, err := lockfile.AcquireDir(context.Background(), dir, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- Write(dir, next) }()
+	select {
+	case err := <-done:
+		t.Fatalf("Write finished while another held the folder: %v", err)
+	case <-time.After(300 * time.Millisecond):
+	}
+	lock.Unlock()
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Lstat(leftover); !os.IsNotExist(err) {
+		t.Errorf("the temporary file of a killed Write stays in the served folder: %v", err)
 	}
 }
 

@@ -2,6 +2,7 @@ package report
 
 import (
 	"bytes"
+	"context"
 	"encoding/csv"
 	"encoding/json"
 	"fmt"
@@ -13,6 +14,7 @@ import (
 
 	"github.com/updeb/updeb/internal/compat"
 	"github.com/updeb/updeb/pkg/atomicfile"
+	"github.com/updeb/updeb/pkg/lockfile"
 )
 
 // Files are the files Write writes into its folder, in order.
@@ -20,7 +22,9 @@ var Files = []string{"index.html", "report.json", "recipes.csv", "actions.csv", 
 
 // Write writes the page, the JSON and the CSV files into dir (made when
 // missing, 0755 whatever the umask: a web server running as another user
-// serves it), each atomically: a reader sees the old file or the new one.
+// serves it), each atomically (a reader sees the old file or the new one)
+// and all together (atomicfile.CommitAll: every file is written before the
+// first is renamed into place), one Write at a time (a lock on dir).
 func Write(dir string, r *Report) error {
 	if err := atomicfile.MkdirAll(dir, 0o755); err != nil {
 		return fmt.Errorf("report folder %s: %w", dir, err)
@@ -30,8 +34,7 @@ func Write(dir string, r *Report) error {
 		"sets.csv": func(w io.Writer, r *Report) error { return compat.Render(w, r.Compat, compat.FormatCSV) },
 		"data.csv": dataCSV, "suites.csv": suitesCSV, "packages.csv": packagesCSV, "pending.csv": pendingCSV,
 	}
-	// Every file is made before any is written: a page and its data of
-	// two different runs side by side only when the disk fails midway.
+	// Every file is made before any is written.
 	out := make([][]byte, len(Files))
 	for i, name := range Files {
 		var b bytes.Buffer
@@ -40,10 +43,32 @@ func Write(dir string, r *Report) error {
 		}
 		out[i] = b.Bytes()
 	}
+	// One Write at a time in the folder, so that two runs never leave a
+	// mix of their files; the temporary files there are then killed runs'.
+	lock, err := lockfile.AcquireDir(context.Background(), dir, 100*time.Millisecond)
+	if err != nil {
+		return fmt.Errorf("report folder %s: %w", dir, err)
+	}
+	defer lock.Unlock()
+	atomicfile.RemoveLeftovers(dir, Files...)
+	var temps []*atomicfile.File
+	defer func() {
+		for _, t := range temps {
+			t.Abort()
+		}
+	}()
 	for i, name := range Files {
-		if err := atomicfile.WriteFile(filepath.Join(dir, name), out[i], 0o644); err != nil {
+		t, err := atomicfile.Create(filepath.Join(dir, name), 0o644)
+		if err == nil {
+			temps = append(temps, t)
+			_, err = t.Write(out[i])
+		}
+		if err != nil {
 			return fmt.Errorf("writing %s: %w", filepath.Join(dir, name), err)
 		}
+	}
+	if err := atomicfile.CommitAll(temps); err != nil {
+		return fmt.Errorf("writing the report into %s: %w", dir, err)
 	}
 	return nil
 }

@@ -82,6 +82,51 @@ func (f *File) commit(rename func(tmp string) error) error {
 	return SyncDir(filepath.Dir(f.path))
 }
 
+// CommitAll commits files together, as nearly as several files can be: each
+// is flushed to disk and each target checked (a folder, which no rename
+// replaces, fails it) before the first rename; then every file is renamed
+// into place, and each folder synced once. So a failure before the renames
+// (a full disk) leaves every target as it was, and a crash (even kill -9) a
+// mix of old and new targets only in the microseconds of the renames. The
+// temporary files not renamed are removed.
+func CommitAll(files []*File) error {
+	var err error
+	for _, f := range files {
+		if f.done {
+			err = fmt.Errorf("atomicfile: %s already committed or aborted", f.path)
+		} else if fi, lerr := os.Lstat(f.path); lerr == nil && fi.IsDir() {
+			err = &fs.PathError{Op: "replace", Path: f.path, Err: syscall.EISDIR}
+		} else if err = f.File.Sync(); err == nil {
+			err = f.File.Close()
+		}
+		if err != nil {
+			break
+		}
+	}
+	dirs := map[string]bool{}
+	for _, f := range files {
+		if f.done {
+			continue
+		}
+		f.done = true
+		tmp := f.File.Name()
+		if err == nil {
+			if err = os.Rename(tmp, f.path); err == nil {
+				dirs[filepath.Dir(f.path)] = true
+				continue
+			}
+		}
+		f.File.Close()
+		os.Remove(tmp)
+	}
+	for d := range dirs {
+		if serr := SyncDir(d); err == nil {
+			err = serr
+		}
+	}
+	return err
+}
+
 // CommitNew is Commit for a path that must not exist: it fails, wrapping
 // fs.ErrExist, when something is there, even something that appeared a
 // moment before (on Linux, renameat2 RENAME_NOREPLACE; on a file system

@@ -136,3 +136,47 @@ func TestCommitNew(t *testing.T) {
 		t.Errorf("left behind: %v", entries)
 	}
 }
+
+// CommitAll replaces every target, or, when one cannot be replaced (a
+// folder there), none, and leaves no temporary file either way.
+func TestCommitAll(t *testing.T) {
+	dir := t.TempDir()
+	names := []string{"a", "b", "c"}
+	create := func(data string) []*File {
+		var fs []*File
+		for _, n := range names {
+			f, err := Create(filepath.Join(dir, n), 0o644)
+			if err != nil {
+				t.Fatal(err)
+			}
+			f.WriteString(data)
+			fs = append(fs, f)
+		}
+		return fs
+	}
+	if err := CommitAll(create("old")); err != nil {
+		t.Fatal(err)
+	}
+	os.Remove(filepath.Join(dir, "c"))
+	os.MkdirAll(filepath.Join(dir, "c", "in-the-way"), 0o755)
+	if err := CommitAll(create("new")); err == nil || !strings.Contains(err.Error(), filepath.Join(dir, "c")) {
+		t.Fatalf("a folder where c goes: %v", err)
+	}
+	for _, n := range names[:2] {
+		if b, _ := os.ReadFile(filepath.Join(dir, n)); string(b) != "old" {
+			t.Errorf("%s holds %q after a CommitAll that failed, want old", n, b)
+		}
+	}
+	os.RemoveAll(filepath.Join(dir, "c"))
+	if err := CommitAll(create("new")); err != nil {
+		t.Fatal(err)
+	}
+	for _, n := range names {
+		if b, _ := os.ReadFile(filepath.Join(dir, n)); string(b) != "new" {
+			t.Errorf("%s holds %q, want new", n, b)
+		}
+	}
+	if left, _ := filepath.Glob(filepath.Join(dir, ".*.tmp-*")); len(left) > 0 {
+		t.Errorf("temporary files left: %v", left)
+	}
+}
