@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -192,6 +193,38 @@ func TestRenderEscapesUpstreamText(t *testing.T) {
 // true`) is retired with the day of its last release, the same on every
 // day the plan runs, so that a tracking branch not yet merged is not
 // rewritten each morning; with no release day either, the run's day.
+// TestOfflineCyclesOldestFirst: support data that lists each product's
+// cycles oldest first (an endoflife.date mirror or an old copy that does)
+// plans the same: the newest supported cycle is the newest, not the first.
+func TestOfflineCyclesOldestFirst(t *testing.T) {
+	rs, data := trackingfixture.Recipes(t), fixtureData(t)
+	oldestFirst := map[string][]supportdata.Cycle{}
+	for _, p := range data.Data.Products() {
+		cs := data.Data.Cycles(p)
+		slices.Reverse(cs)
+		oldestFirst[p] = cs
+	}
+	reversed, err := supportdata.New(data.Data.Source, oldestFirst)
+	if err != nil {
+		t.Fatal(err)
+	}
+	actions := func(d *supportdata.Data) string {
+		t.Helper()
+		p, err := Make(rs, &supportdata.Copy{Data: d}, fixtureOptions(t, today, nil))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var out []string
+		for _, a := range p.Actions {
+			out = append(out, a.Kind+" "+a.Recipe+" "+a.Version)
+		}
+		return strings.Join(out, "\n")
+	}
+	if got, want := actions(reversed), actions(data.Data); got != want {
+		t.Errorf("cycles oldest first, actions:\n%s\nwant:\n%s", got, want)
+	}
+}
+
 func TestRetireDayWithoutEOLDate(t *testing.T) {
 	rs := trackingfixture.Recipes(t)
 	k134 := eoltest.Cycle("kubernetes", "1.34", "2025-08-27", "2026-08-27", "", "1.34.7")

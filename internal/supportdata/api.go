@@ -44,7 +44,7 @@ const MaxCycles = 2000
 // nothing was released after now (the time of the request), give or take a
 // day for time zones. Fields updeb does not use are not checked, so that
 // upstream may add some. url names the answer in messages. Cycles come back in
-// the answer's order (newest first).
+// the answer's order; New sorts them newest first.
 func ParseAPI(product, url string, body []byte, now time.Time) ([]Cycle, error) {
 	fail := func(format string, args ...any) error {
 		return fmt.Errorf("%w: %s: %s", ErrAPI, url, fmt.Sprintf(format, args...))
@@ -356,7 +356,7 @@ func excerpt(b []byte) string {
 func New(source string, products map[string][]Cycle) (*Data, error) {
 	d := &Data{Source: source, products: map[string][]Cycle{}}
 	for p, cs := range products {
-		d.products[p] = append([]Cycle(nil), cs...)
+		d.products[p] = newestFirst(append([]Cycle(nil), cs...))
 	}
 	return d, d.setAsOf()
 }

@@ -110,6 +110,44 @@ func TestParseAPIRefuses(t *testing.T) {
 	}
 }
 
+// TestCyclesNewestFirst: cycles an answer or a data file lists oldest first
+// (an older mirror of endoflife.date does) are kept newest first, by their
+// numbers (1.100 after 1.99): commands take the first cycle that is not
+// end-of-life as the newest.
+func TestCyclesNewestFirst(t *testing.T) {
+	answer := `[{"cycle": "1.99", "releaseDate": "2025-01-01", "eol": false, "latest": "1.99.0"},
+		{"cycle": "1.100", "releaseDate": "2026-01-01", "eol": false, "latest": "1.100.2"},
+		{"cycle": "1.9", "releaseDate": "2020-01-01", "eol": true, "latest": "1.9.9"}]`
+	cs, err := ParseAPI("p", "u", []byte(answer), apiNow)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fromAPI, err := New("Source: test", map[string][]Cycle{"p": cs})
+	if err != nil {
+		t.Fatal(err)
+	}
+	fromFile, err := Parse("eol.yaml", []byte(`p:
+  - {releaseCycle: "2", releaseDate: 2020-01-01, eol: true, latest: "2.9"}
+  - {releaseCycle: "10", releaseDate: 2026-01-01, eol: false, latest: "10.1"}
+  - {releaseCycle: "9", releaseDate: 2025-01-01, eol: false, latest: "9.0"}
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		d    *Data
+		want string
+	}{{fromAPI, "1.100 1.99 1.9"}, {fromFile, "10 9 2"}} {
+		var got []string
+		for _, c := range tc.d.Cycles("p") {
+			got = append(got, c.Name)
+		}
+		if strings.Join(got, " ") != tc.want {
+			t.Errorf("cycles %v, want %s", got, tc.want)
+		}
+	}
+}
+
 // TestEncodeRoundTrip: the bundled data and API answers come back unchanged
 // through Encode and Parse.
 func TestEncodeRoundTrip(t *testing.T) {
@@ -157,8 +195,8 @@ func FuzzParseAPI(f *testing.F) {
 		if err != nil {
 			t.Fatalf("%v\n%s", err, d.Encode())
 		}
-		if !reflect.DeepEqual(back.Cycles("p"), cs) {
-			t.Errorf("round trip:\n got %+v\nwant %+v", back.Cycles("p"), cs)
+		if !reflect.DeepEqual(back.Cycles("p"), d.Cycles("p")) || len(cs) != len(d.Cycles("p")) {
+			t.Errorf("round trip:\n got %+v\nwant %+v", back.Cycles("p"), d.Cycles("p"))
 		}
 	})
 }

@@ -10,6 +10,7 @@
 package supportdata
 
 import (
+	"cmp"
 	_ "embed"
 	"errors"
 	"fmt"
@@ -101,7 +102,7 @@ func DecodeProducts(d *yamlfile.Decoder, n *yaml.Node) map[string][]Cycle {
 		return products
 	}
 	d.Map(n, yamlfile.Map{
-		Each:  func(k, v *yaml.Node) { products[k.Value] = cycles(d, k.Value, v) },
+		Each:  func(k, v *yaml.Node) { products[k.Value] = newestFirst(cycles(d, k.Value, v)) },
 		Twice: func(k, _ *yaml.Node) string { return fmt.Sprintf("product %q listed twice", k.Value) },
 	})
 	return products
@@ -248,13 +249,27 @@ func dateOrBool(v *yaml.Node) (time.Time, bool, error) {
 	return t, false, nil
 }
 
+// newestFirst sorts a product's cycles newest first, whatever order the
+// file or the answer gave them in (an older mirror of endoflife.date lists
+// them oldest first): commands take the first cycle that is not end-of-life
+// as the newest. It returns cs.
+func newestFirst(cs []Cycle) []Cycle {
+	digits := func(a, b string) int { return cmp.Or(cmp.Compare(len(a), len(b)), strings.Compare(a, b)) }
+	slices.SortStableFunc(cs, func(a, b Cycle) int {
+		am, an, _ := majorMinor(a.Name)
+		bm, bn, _ := majorMinor(b.Name)
+		return cmp.Or(digits(bm, am), digits(bn, an))
+	})
+	return cs
+}
+
 // Products returns the product names, sorted.
 func (d *Data) Products() []string {
 	out := slices.Sorted(maps.Keys(d.products))
 	return out
 }
 
-// Cycles returns a product's cycles, newest first as in the data file.
+// Cycles returns a product's cycles, newest first.
 func (d *Data) Cycles(product string) []Cycle {
 	return append([]Cycle(nil), d.products[product]...)
 }
