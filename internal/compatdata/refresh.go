@@ -186,6 +186,9 @@ func Refresh(ctx context.Context, o RefreshOptions) (*Result, error) {
 		}
 	}
 	f := &refresher{o: o, now: now, eol: eol, known: knownKubernetes(eol, bundledEOL)}
+	if res.EndOfLife != nil {
+		errs = append(errs, f.istioRanges(res.EndOfLife)...)
+	}
 	next := &Tables{tables: map[string]*Table{}}
 	dropped := map[string][]string{}
 	for _, s := range specs {
@@ -461,6 +464,40 @@ func (f *refresher) plausible(s *spec, r Row) error {
 		}
 	}
 	return nil
+}
+
+// istioRanges checks the Kubernetes range the new end-of-life data records
+// for each Istio cycle (supportedKubernetesVersions, "1.32 - 1.36"), which
+// compat prefers to Istio's own table, as a row of that table: a range of
+// Kubernetes minors the data knows, its bounds in order.
+func (f *refresher) istioRanges(res *supportdata.Result) []error {
+	url := ""
+	for _, p := range res.Products {
+		if p.Product == "istio" {
+			url = p.URL
+		}
+	}
+	var errs []error
+	for _, c := range f.eol.Cycles("istio") {
+		if c.SupportedKubernetes == "" {
+			continue
+		}
+		lo, hi, ok := strings.Cut(c.SupportedKubernetes, "-")
+		row := IstioRow{Istio: c.Name, KubernetesRange: KubernetesRange{KubernetesMin: strings.TrimSpace(lo), KubernetesMax: strings.TrimSpace(hi)}}
+		_, okLo := parseMinor(row.KubernetesMin)
+		_, okHi := parseMinor(row.KubernetesMax)
+		err := row.check()
+		switch {
+		case !ok || !okLo || !okHi:
+			err = errors.New("not a range MAJOR.MINOR - MAJOR.MINOR")
+		case err == nil:
+			err = f.plausible(specOf(Istio), row)
+		}
+		if err != nil {
+			errs = append(errs, fmt.Errorf("%w: %s: cycle %q: supportedKubernetesVersions %q: %v", supportdata.ErrAPI, url, c.Name, c.SupportedKubernetes, err))
+		}
+	}
+	return errs
 }
 
 // newestCycle is the newest cycle of product in the end-of-life data.

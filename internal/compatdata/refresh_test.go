@@ -209,6 +209,28 @@ func TestRefreshThroughSquid(t *testing.T) {
 		})
 	}
 
+	// endoflife.date's Istio range, which compat prefers to Istio's table,
+	// is checked as a row of that table.
+	for _, tc := range []struct{ value, want string }{
+		{"1.32 - 1.99", `"istio 1.31: Kubernetes 1.32-1.99" names Kubernetes 1.99, which the end-of-life data does not know (newest: 1.37)`},
+		{"1.37 - 1.32", "the Kubernetes range 1.37-1.32: the bounds are out of order"},
+		{"1.32 to 1.37", "not a range MAJOR.MINOR - MAJOR.MINOR"},
+	} {
+		t.Run("an Istio range of "+tc.value, func(t *testing.T) {
+			istio := w.eol.Cycles("istio")
+			defer w.eol.Set("istio", istio)
+			bad := append([]supportdata.Cycle(nil), istio...)
+			bad[0].SupportedKubernetes = tc.value
+			w.eol.Set("istio", bad)
+			_, err := compatdata.Refresh(ctx, w.opts)
+			want := w.eol.URL + `/api/istio.json: cycle "1.31": supportedKubernetesVersions "` + tc.value + `": ` + tc.want
+			if !errors.Is(err, supportdata.ErrAPI) || !strings.Contains(err.Error(), want) {
+				t.Errorf("err %v\nwant one containing %q", err, want)
+			}
+			kept(t)
+		})
+	}
+
 	t.Run("every unusable table is named", func(t *testing.T) {
 		w.up.Put(ctrPath, compatsrc.Answer{Body: []byte("<html>")})
 		w.up.Put(helmPath, compatsrc.Answer{Body: []byte("# nothing here\n")})
