@@ -252,6 +252,8 @@ var exitRules = []exitRule{
 	// never the network's or the proxy's fault, and is not retried.
 	exitRule{exitNetwork, diskFullHint},
 	as(exitNetwork, fixed[*track.DayUnknownError]("give the release day with --date YYYY-MM-DD, or try again once the release source answers")),
+	asIf(exitNetwork, func(e *track.APIError) bool { return e.Secondary },
+		"GitHub's secondary rate limit (too many requests in a short time; GITHUB_TOKEN does not lift it): wait until the time the error names (else a few minutes), then run again"),
 	asIf(exitNetwork, func(e *track.APIError) bool { return e.RateLimit },
 		"set GITHUB_TOKEN to a GitHub token: the API allows 60 requests an hour without one, 5000 with one"),
 	as(exitNetwork, fixed[*track.APIError](hintUpstream)),

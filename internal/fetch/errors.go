@@ -46,7 +46,7 @@ type StatusError struct {
 	URL        string
 	StatusCode int
 	Status     string
-	RetryAfter time.Duration // from a 429 or 503's Retry-After, 0 when absent
+	RetryAfter time.Duration // from a 429, 503 or 403's Retry-After, 0 when absent (a 403 is not retried)
 	Header     http.Header   // the answer's headers (rate-limit state, ...)
 	Body       string        // the start of the answer's body (an API's error message)
 }

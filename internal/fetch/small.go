@@ -158,7 +158,8 @@ func statusFailure(resp *http.Response, now time.Time) (bool, time.Duration, err
 	if b, err := io.ReadAll(io.LimitReader(resp.Body, maxErrorBody)); err == nil {
 		se.Body = string(b)
 	}
-	if resp.StatusCode == http.StatusTooManyRequests || resp.StatusCode == http.StatusServiceUnavailable {
+	switch resp.StatusCode {
+	case http.StatusTooManyRequests, http.StatusServiceUnavailable, http.StatusForbidden: // 403: GitHub's secondary rate limit
 		se.RetryAfter = retryAfter(resp.Header.Get("Retry-After"), now)
 	}
 	return retryableStatus(resp.StatusCode), se.RetryAfter, se

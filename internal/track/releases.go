@@ -43,7 +43,7 @@ func Releases(ctx context.Context, w *recipe.Watch, o Options) ([]Release, error
 			u := fmt.Sprintf("%s/repos/%s/releases?per_page=%d&page=%d", o.api(), w.GitHub, perPage, page)
 			body, err := o.Client.Get(ctx, u, githubHeader(o.GitHubToken), maxDocument)
 			if err != nil {
-				return nil, apiError(u, err)
+				return nil, apiError(u, err, o.now())
 			}
 			rs, n, err := ParseGitHubReleases(body, w.TagPrefix)
 			if err != nil {
@@ -152,7 +152,7 @@ func ParseListing(body []byte, pattern, prefix string) ([]Release, error) {
 }
 
 // apiError explains a failed GitHub API request; other errors pass through.
-func apiError(u string, err error) error {
+func apiError(u string, err error, now time.Time) error {
 	var se *fetch.StatusError
 	if !errors.As(err, &se) {
 		return err
@@ -171,6 +171,13 @@ func apiError(u string, err error) error {
 		e.RateLimit = se.Header.Get("X-Ratelimit-Remaining") == "0" || strings.Contains(strings.ToLower(e.Message), "rate limit")
 		if s, err := strconv.ParseInt(se.Header.Get("X-Ratelimit-Reset"), 10, 64); err == nil && s > 0 {
 			e.Reset = time.Unix(s, 0)
+		}
+		// A secondary limit (too many requests at once: a Retry-After, or
+		// GitHub's message says so) is not lifted by a token.
+		e.Secondary = e.RateLimit && se.Header.Get("X-Ratelimit-Remaining") != "0" &&
+			(se.RetryAfter > 0 || strings.Contains(strings.ToLower(e.Message), "secondary rate limit"))
+		if se.RetryAfter > 0 {
+			e.RateLimit, e.Reset = true, now.Add(se.RetryAfter)
 		}
 	}
 	return e

@@ -83,12 +83,19 @@ type APIError struct {
 	Status    int
 	Message   string // GitHub's "message", or the start of the body
 	RateLimit bool   // a 403/429 with the rate limit exhausted
-	Reset     time.Time
-	Err       error // the underlying fetch error
+	// Secondary is set for GitHub's secondary rate limit (too many requests
+	// at once), which a token does not lift.
+	Secondary bool
+	Reset     time.Time // when to ask again: X-RateLimit-Reset, or Retry-After
+	Err       error     // the underlying fetch error
 }
 
 func (e *APIError) Error() string {
 	switch {
+	case e.Secondary && !e.Reset.IsZero():
+		return fmt.Sprintf("GitHub API secondary rate limit exceeded at %s (retry after %s): %s", e.URL, e.Reset.UTC().Format(time.RFC3339), e.Message)
+	case e.Secondary:
+		return fmt.Sprintf("GitHub API secondary rate limit exceeded at %s: %s", e.URL, e.Message)
 	case e.RateLimit && !e.Reset.IsZero():
 		return fmt.Sprintf("GitHub API rate limit exceeded at %s (resets %s): %s", e.URL, e.Reset.UTC().Format(time.RFC3339), e.Message)
 	case e.RateLimit:

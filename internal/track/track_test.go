@@ -117,6 +117,17 @@ func TestCheckSupport(t *testing.T) {
 	}
 }
 
+// forbidden answers 403 with body and the headers (name, value, ...).
+func forbidden(body string, header ...string) func(w http.ResponseWriter) {
+	return func(w http.ResponseWriter) {
+		for i := 0; i+1 < len(header); i += 2 {
+			w.Header().Set(header[i], header[i+1])
+		}
+		w.WriteHeader(http.StatusForbidden)
+		fmt.Fprint(w, body)
+	}
+}
+
 func TestAPIErrors(t *testing.T) {
 	u, file := scenario(t)
 	r := load(t, file)
@@ -126,13 +137,12 @@ func TestAPIErrors(t *testing.T) {
 		want   string
 		check  func(error) bool
 	}{
-		{"rate limit", func(w http.ResponseWriter) {
-			w.Header().Set("X-RateLimit-Remaining", "0")
-			w.Header().Set("X-RateLimit-Reset", "1787400000")
-			w.WriteHeader(http.StatusForbidden)
-			fmt.Fprint(w, `{"message":"API rate limit exceeded for 127.0.0.1."}`)
-		}, "GitHub API rate limit exceeded at " + u.srv.URL + "/api/repos/demo/hello/releases?per_page=100&page=1 (resets 2026-08-22T12:00:00Z): API rate limit exceeded for 127.0.0.1.",
-			func(err error) bool { var a *APIError; return errors.As(err, &a) && a.RateLimit }},
+		{"rate limit", forbidden(`{"message":"API rate limit exceeded for 127.0.0.1."}`, "X-RateLimit-Remaining", "0", "X-RateLimit-Reset", "1787400000"),
+			"GitHub API rate limit exceeded at " + u.srv.URL + "/api/repos/demo/hello/releases?per_page=100&page=1 (resets 2026-08-22T12:00:00Z): API rate limit exceeded for 127.0.0.1.",
+			func(err error) bool { var a *APIError; return errors.As(err, &a) && a.RateLimit && !a.Secondary }},
+		{"secondary rate limit", forbidden(`{"message":"You have exceeded a secondary rate limit. Please wait a few minutes before you try again."}`, "X-RateLimit-Remaining", "4990", "Retry-After", "60"),
+			"GitHub API secondary rate limit exceeded at " + u.srv.URL + "/api/repos/demo/hello/releases?per_page=100&page=1 (retry after 2026-08-22T12:01:00Z): You have exceeded",
+			func(err error) bool { var a *APIError; return errors.As(err, &a) && a.RateLimit && a.Secondary }},
 		{"not found", func(w http.ResponseWriter) {
 			w.WriteHeader(http.StatusNotFound)
 			fmt.Fprint(w, `{"message":"Not Found"}`)
@@ -163,6 +173,7 @@ func TestAPIErrors(t *testing.T) {
 			u.mu.Unlock()
 			o := testOptions(t, u, fetch.Options{})
 			o.GitHubToken = "s3cret"
+			o.Now = func() time.Time { return time.Unix(1787400000, 0) } // 2026-08-22T12:00:00Z
 			_, err := Newest(context.Background(), r, o)
 			if err == nil || !strings.Contains(err.Error(), tc.want) || !tc.check(err) {
 				t.Errorf("err = %v\nwant %q", err, tc.want)
