@@ -43,7 +43,7 @@ func Releases(ctx context.Context, w *recipe.Watch, o Options) ([]Release, error
 			u := fmt.Sprintf("%s/repos/%s/releases?per_page=%d&page=%d", o.api(), w.GitHub, perPage, page)
 			body, err := o.Client.Get(ctx, u, githubHeader(o.GitHubToken), maxDocument)
 			if err != nil {
-				return nil, apiError(u, err, o.now())
+				return nil, apiError(u, tooLarge(u, err), o.now())
 			}
 			rs, n, err := ParseGitHubReleases(body, w.TagPrefix)
 			if err != nil {
@@ -57,7 +57,7 @@ func Releases(ctx context.Context, w *recipe.Watch, o Options) ([]Release, error
 	default:
 		body, err := o.Client.Get(ctx, w.URL, nil, maxDocument)
 		if err != nil {
-			return nil, err
+			return nil, tooLarge(w.URL, err)
 		}
 		rs, err := ParseListing(body, w.Pattern, w.TagPrefix)
 		if err != nil {
@@ -149,6 +149,16 @@ func ParseListing(body []byte, pattern, prefix string) ([]Release, error) {
 		return nil, fmt.Errorf("pattern %q matched no version", pattern)
 	}
 	return out, nil
+}
+
+// tooLarge makes an answer over maxDocument an unusable answer from
+// upstream (not an artifact over fetch: max-size, which raising would not
+// help); other errors pass through.
+func tooLarge(u string, err error) error {
+	if se, ok := errors.AsType[*fetch.SizeError](err); ok {
+		return fmt.Errorf("%w: %s: the answer is larger than %d bytes: refused", ErrUpstream, u, se.Limit)
+	}
+	return err
 }
 
 // apiError explains a failed GitHub API request; other errors pass through.
