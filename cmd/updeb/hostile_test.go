@@ -19,6 +19,7 @@ import (
 
 	"github.com/updeb/updeb/internal/testkit/pgptest"
 	"github.com/updeb/updeb/internal/testkit/testenv"
+	"github.com/updeb/updeb/pkg/lockfile"
 )
 
 // hostileCorpus is pkg/deb's generated corpus of hostile .debs and its
@@ -518,5 +519,32 @@ func TestVerifySignatureHostile(t *testing.T) {
 	}
 	if n < 10 {
 		t.Fatalf("%d cases in %s", n, dir)
+	}
+}
+
+// TestWaitForLockSaid: a command that waits for a lock another updeb
+// process holds (here a publish while the repository is locked) says so
+// with the lock's path, instead of seeming to hang, and goes on once the
+// lock is released.
+func TestWaitForLockSaid(t *testing.T) {
+	repoDir, common := publishFixture(t)
+	l, err := lockfile.Acquire(context.Background(), filepath.Join(repoDir, ".updeb-lock"), 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	released := make(chan struct{})
+	go func() {
+		time.Sleep(lockfile.NoticeAfter + 500*time.Millisecond)
+		l.Unlock()
+		close(released)
+	}()
+	more := buildDeb(t, t.TempDir(), "more", "1.0-1", "more")
+	code, _, stderr := runCLI(t, append(append([]string{"--verbose"}, common...), more)...)
+	<-released
+	if code != 0 {
+		t.Fatalf("publish after the lock was released: exit %d\n%s", code, stderr)
+	}
+	if !strings.Contains(stderr, "waiting for a lock that another updeb process holds") || !strings.Contains(stderr, ".updeb-lock") {
+		t.Errorf("publish waited for the repository's lock without saying so:\n%s", stderr)
 	}
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/updeb/updeb/internal/console"
+	"github.com/updeb/updeb/pkg/lockfile"
 )
 
 // version is set at build time with -ldflags "-X main.version=...".
@@ -81,6 +82,7 @@ under nohup (nothing half-done is left behind).`,
 		if err := checkEmptyFlags(c); err != nil {
 			return err
 		}
+		g.logger() // made now, from the flags: a lock's wait notice may come from any goroutine
 		// A config the user names is read whatever the command, also by
 		// those that use none of it (lint, inspect, version): a mistyped
 		// --config is exit 2, as any file the user names, not ignored.
@@ -197,7 +199,9 @@ func runOn(ctx context.Context, args []string, stdout, stderr io.Writer, tty ter
 	g := &globalOptions{stdout: stdout, stderr: stderr, term: tty}
 	root := newRootCmd(g)
 	root.SetArgs(args)
-	err := root.ExecuteContext(ctx)
+	err := root.ExecuteContext(lockfile.WithWaitNotice(ctx, func(path string) {
+		g.logger().Info("waiting for a lock that another updeb process holds (Ctrl-C stops waiting)", "lock", path)
+	}))
 	g.closeConsole()
 	if err != nil {
 		err = interrupted(ctx, err)

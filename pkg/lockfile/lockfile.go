@@ -55,11 +55,27 @@ func AcquireFile(ctx context.Context, path string, poll time.Duration) (*Lock, e
 	return wait(ctx, f, path, poll)
 }
 
+// NoticeAfter is how long a lock is waited for before the notice of
+// WithWaitNotice is given.
+const NoticeAfter = time.Second
+
+type noticeKey struct{}
+
+// WithWaitNotice returns a copy of ctx under which Acquire, AcquireDir and
+// AcquireFile call notice once, with the lock's path, when they have waited
+// NoticeAfter for a lock that someone else holds: a command that waits for
+// another process can say so instead of seeming to hang.
+func WithWaitNotice(ctx context.Context, notice func(path string)) context.Context {
+	return context.WithValue(ctx, noticeKey{}, notice)
+}
+
 // wait takes the lock on f, polling every poll until ctx is done.
 func wait(ctx context.Context, f *os.File, path string, poll time.Duration) (*Lock, error) {
 	if poll <= 0 {
 		poll = 50 * time.Millisecond
 	}
+	notice, _ := ctx.Value(noticeKey{}).(func(string))
+	start := time.Now()
 	for {
 		err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB)
 		if err == nil {
@@ -68,6 +84,10 @@ func wait(ctx context.Context, f *os.File, path string, poll time.Duration) (*Lo
 		if !errors.Is(err, syscall.EWOULDBLOCK) && !errors.Is(err, syscall.EINTR) {
 			f.Close()
 			return nil, fmt.Errorf("lock %s: %w", path, err)
+		}
+		if notice != nil && time.Since(start) >= NoticeAfter {
+			notice(path)
+			notice = nil
 		}
 		select {
 		case <-ctx.Done():

@@ -297,3 +297,32 @@ func TestAcquireFile(t *testing.T) {
 		t.Error("AcquireFile followed a link")
 	}
 }
+
+// TestWaitNotice: under WithWaitNotice a lock held by someone else is
+// noticed once, after NoticeAfter; a free lock, or no notice asked, says
+// nothing.
+func TestWaitNotice(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "lock")
+	var noticed []string
+	ctx := WithWaitNotice(context.Background(), func(p string) { noticed = append(noticed, p) })
+	l, err := Acquire(ctx, path, 5*time.Millisecond)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(noticed) != 0 {
+		t.Fatalf("a free lock was noticed: %v", noticed)
+	}
+	go func() {
+		time.Sleep(NoticeAfter + 300*time.Millisecond)
+		l.Unlock()
+	}()
+	start := time.Now()
+	l2, err := Acquire(ctx, path, 5*time.Millisecond)
+	if err != nil {
+		t.Fatal(err)
+	}
+	l2.Unlock()
+	if !slices.Equal(noticed, []string{path}) {
+		t.Errorf("noticed %v after waiting %v, want [%s] once", noticed, time.Since(start), path)
+	}
+}
