@@ -87,7 +87,7 @@ func TestVerifyProvenanceCLI(t *testing.T) {
 		" with SHA-512\n",
 		"  built        pingd 0.9.1-1 for amd64 by updeb ",
 		"  recipe       recipes/pingd.yaml (not in a git checkout)\n",
-		"  https://releases.example.org/pingd/v0.9.1/pingd.amd64\n      sha256       1b7a1d6ac71453447045d5d01d9962a4708ab8fffbd16a09a0d317344ac981f1\n      verified by  checksum-file:https://releases.example.org/pingd/v0.9.1/pingd.sha256sum, openpgp-clearsigned-checksums:BF6DE05C1AE1CEB285DE5044F3CB238093D0BB4B, pinned-digest, sigstore:https://github.com/updeb-demo/pingd/.github/workflows/release.yml@refs/tags/v0.9.1 issuer=https://token.actions.githubusercontent.com rekor=1001\n",
+		"  https://releases.example.org/pingd/v0.9.1/pingd.amd64\n      sha256       1b7a1d6ac71453447045d5d01d9962a4708ab8fffbd16a09a0d317344ac981f1\n      sha512       6d3c860bd9b5389cf2ed049e7c8b7d583ae47c8f484d0e5132e8cff63c46e9e3af07c68f4692c5d70986b8db89b7f1dd6e431a77cdd8fa030bc92f68434a98af\n      verified by  checksum-file:https://releases.example.org/pingd/v0.9.1/pingd.sha256sum, openpgp-clearsigned-checksums:BF6DE05C1AE1CEB285DE5044F3CB238093D0BB4B, pinned-digest, sigstore:https://github.com/updeb-demo/pingd/.github/workflows/release.yml@refs/tags/v0.9.1 issuer=https://token.actions.githubusercontent.com rekor=1001\n",
 		"  recipes/pingd/pingd.service (recipe-file)\n      sha256 ",
 		"  keys/demo-upstream.asc (keyring)\n",
 	} {

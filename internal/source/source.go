@@ -19,6 +19,7 @@ import (
 
 	"github.com/updeb/updeb/internal/fetch"
 	"github.com/updeb/updeb/internal/recipe"
+	"github.com/updeb/updeb/pkg/digest"
 	"github.com/updeb/updeb/pkg/verify/sigstore"
 )
 
@@ -81,7 +82,14 @@ func Verify(ctx context.Context, rs *recipe.Resolved, opts Options) (map[string]
 	log := opts.Logger
 	var reqs []fetch.Request
 	for _, s := range rs.Sources {
-		reqs = append(reqs, fetch.Request{URL: s.URL, Pinned: s.Pinned, Key: CacheKey(rs)})
+		req := fetch.Request{URL: s.URL, Pinned: s.Pinned, Key: CacheKey(rs)}
+		if s.Sigstore != nil {
+			// A bundle or attestation may sign the sha512 alone (npm's
+			// provenance does): have it at hand whatever the recipe pins,
+			// as bump has when it pins.
+			req.Algorithms = []digest.Algorithm{digest.SHA512}
+		}
+		reqs = append(reqs, req)
 		for _, u := range s.AuxURLs() {
 			reqs = append(reqs, fetch.Request{URL: u, AllowUnpinned: true, Key: CacheKey(rs)})
 		}

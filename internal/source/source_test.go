@@ -16,6 +16,8 @@ import (
 	"github.com/updeb/updeb/internal/testkit/testenv"
 	"github.com/updeb/updeb/pkg/digest"
 	"github.com/updeb/updeb/pkg/verify/openpgp"
+	"github.com/updeb/updeb/pkg/verify/sigstore"
+	"github.com/updeb/updeb/pkg/verify/sigstore/sigstoretest"
 )
 
 const (
@@ -196,5 +198,51 @@ func TestOptionsRequired(t *testing.T) {
 	o.Fetcher = nil
 	if _, err := Verify(context.Background(), rs, o); err == nil || !strings.Contains(err.Error(), "Fetcher") {
 		t.Errorf("Verify without a fetcher = %v, want a refusal naming Options.Fetcher", err)
+	}
+}
+
+// A Sigstore attestation may name its subject by sha512 alone (npm's
+// provenance does) while the recipe pins the sha256: the artifact's sha512
+// is at hand for the check, as verify-signature and bump have it, and the
+// bytes are not taken for altered ones. (The demo's pingd, its bundle
+// replaced by such an attestation from a virtual Sigstore.)
+func TestVerifySigstoreSHA512Subject(t *testing.T) {
+	const (
+		workflow = "https://github.com/updeb-demo/pingd/.github/workflows/release.yml@refs/tags/v0.9.1"
+		issuer   = "https://token.actions.githubusercontent.com"
+		pingd    = "pingd/v0.9.1/pingd.amd64"
+	)
+	root, mirror := demo(t)
+	artifact, err := os.ReadFile(filepath.Join(mirror, pingd))
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := digest.NewHasher()
+	h.Write(artifact)
+	vs, err := sigstoretest.New()
+	if err != nil {
+		t.Fatal(err)
+	}
+	bundle, err := vs.Attestation(workflow, issuer, sigstoretest.Subject{Name: "pingd.amd64", Digest: map[string]string{"sha512": h.Sum()[digest.SHA512]}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(mirror, pingd+".sigstore.json"), bundle, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	tr, err := sigstore.ParseTrustedRoot("virtual trusted root", vs.TrustedRoot())
+	if err != nil {
+		t.Fatal(err)
+	}
+	o := options(t, mirror, false)
+	if o.Sigstore, err = sigstore.New(tr, sigstore.Options{}); err != nil {
+		t.Fatal(err)
+	}
+	got, err := Verify(context.Background(), resolve(t, load(t, root, "pingd")), o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if by := strings.Join(got["pingd"].By, " "); !strings.Contains(by, "sigstore:"+workflow+" issuer="+issuer) {
+		t.Errorf("vouched for by %q", by)
 	}
 }
