@@ -54,7 +54,8 @@ type Verifiers struct {
 // digests to compare with the checksum file) against the upstream checksum
 // file. It returns what vouched for the artifact, in the provenance record's
 // words ("openpgp:FPR", "sigstore:IDENTITY issuer=URL rekor=INDEX",
-// "sigstore:public-key=SHA256:... rekor=INDEX", "checksum-file:URL", ...);
+// "sigstore:public-key=SHA256:... rekor=INDEX", "... timestamp=TIME" when a
+// timestamp authority vouched in place of a log, "checksum-file:URL", ...);
 // none for a source with nothing but its pin.
 func Source(ctx context.Context, s *recipe.ResolvedSource, pinned digest.Set, art *fetch.Result, v Verifiers) ([]string, error) {
 	var by []string
@@ -99,10 +100,16 @@ func Source(ctx context.Context, s *recipe.ResolvedSource, pinned digest.Set, ar
 // record and in reports: who signed, under which issuer, and where the
 // transparency log holds it.
 func SigstoreEvidence(r *sigstore.Result) string {
-	if r.PublicKey != "" {
-		return fmt.Sprintf("sigstore:public-key=%s rekor=%d", r.PublicKey, r.LogIndex)
+	where := fmt.Sprintf("rekor=%d", r.LogIndex)
+	if r.LogURL == "" && len(r.Timestamps) > 0 {
+		// No log entry counted (a trusted root of a timestamp authority
+		// alone): an RFC 3161 timestamp vouched for the signing time.
+		where = "timestamp=" + r.Timestamps[0].UTC().Format(time.RFC3339)
 	}
-	return fmt.Sprintf("sigstore:%s issuer=%s rekor=%d", r.Identity, r.Issuer, r.LogIndex)
+	if r.PublicKey != "" {
+		return fmt.Sprintf("sigstore:public-key=%s %s", r.PublicKey, where)
+	}
+	return fmt.Sprintf("sigstore:%s issuer=%s %s", r.Identity, r.Issuer, where)
 }
 
 // Policy is the Sigstore policy of a planned source: its identity and
