@@ -356,7 +356,9 @@ func sigstoreRefusalHint(re *sigstore.RefusedError) string {
 		return "the artifact is not what was signed: it was altered, or the signature or bundle belongs to another file"
 	case re.Has(sigstore.ReasonUntrustedCertificate):
 		return "the certificate does not chain to the trusted root in use ('updeb trust show'): a private Sigstore needs sigstore: trusted-root:, a stale root 'updeb trust refresh'"
-	case re.Has(sigstore.ReasonNoLogEntry), re.Has(sigstore.ReasonBadLogEntry), re.Has(sigstore.ReasonCertificateTime), re.Has(sigstore.ReasonNoTimestamp):
+	case re.Has(sigstore.ReasonNoTimestamp):
+		return "nothing in the material vouches for when it was signed under the trusted root in use ('updeb trust show'): a log entry of a log it lists, or an RFC 3161 timestamp of a timestamp authority it lists; a private Sigstore needs sigstore: trusted-root:"
+	case re.Has(sigstore.ReasonNoLogEntry), re.Has(sigstore.ReasonBadLogEntry), re.Has(sigstore.ReasonCertificateTime):
 		return "the transparency log does not vouch for this signature: without a valid log entry a keyless signature proves nothing (check sigstore: rekor-url and mirrors: if they point elsewhere)"
 	case re.Has(sigstore.ReasonBadSignature):
 		return "the signature does not verify over what the material itself names: the signature or envelope was altered after signing; fetch it again, and if it persists do not trust this release"

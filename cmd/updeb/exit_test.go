@@ -124,6 +124,7 @@ func TestExitStatus(t *testing.T) {
 		{"sigstore missing log entry", sigRefusal(sigstore.ReasonNoLogEntry), exitCheck, "transparency log does not vouch"},
 		{"sigstore tampered log entry", sigRefusal(sigstore.ReasonBadLogEntry), exitCheck, "transparency log does not vouch"},
 		{"sigstore time outside validity", sigRefusal(sigstore.ReasonCertificateTime), exitCheck, "transparency log does not vouch"},
+		{"sigstore no signing time", sigRefusal(sigstore.ReasonNoTimestamp), exitCheck, "a log entry of a log it lists, or an RFC 3161 timestamp"},
 		{"sigstore no attestation", sigRefusal(sigstore.ReasonNoAttestation), exitCheck, "github-attestations"},
 		{"sigstore malformed", sigRefusal(sigstore.ReasonMalformed), exitCheck, "cosign's .sig/.cert"},
 		{"sigstore other", sigRefusal(sigstore.ReasonInvalid), exitCheck, "does not verify"},

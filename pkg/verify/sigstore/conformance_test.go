@@ -83,6 +83,12 @@ func TestVerifyBundleTimestampPolicy(t *testing.T) {
 		t.Fatal(err)
 	}
 	noLogs := withoutLogs(t, v.root)
+	// What a refusal for want of a signing time says of the log entries.
+	says := map[string]string{
+		"nothing, root lists no log":   "carries no log entry",
+		"log entry, root lists no log": "log entries count for nothing: root without logs lists no transparency log",
+		"Rekor v2 entry alone":         "none of its log entries carries a signed entry timestamp",
+	}
 	for _, c := range []struct {
 		name       string
 		bundle     []byte
@@ -111,7 +117,7 @@ func TestVerifyBundleTimestampPolicy(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			res, err := newVerifier(t, c.root, Options{}).VerifyBundle(ctx(t), workflowPolicy, art, c.bundle, "cilium.sigstore.json")
 			if c.reason != "" {
-				refusedWith(t, err, c.reason, "cilium.sigstore.json")
+				refusedWith(t, err, c.reason, "cilium.sigstore.json", says[c.name])
 				return
 			}
 			if err != nil {

@@ -128,14 +128,27 @@ func (v *Verifier) verifierFor(b *bundle.Bundle, id *identity, requireLog bool) 
 		timed = true
 	}
 	if !timed {
-		return nil, &Refusal{Reason: ReasonNoTimestamp, Detail: fmt.Sprintf("no verifiable signing time: the bundle carries %d RFC 3161 timestamps and %s lists %d timestamp authorities, and no log entry with a signed entry timestamp counts",
-			len(ts), v.root.Name(), len(tr.TimestampingAuthorities()))}
+		return nil, &Refusal{Reason: ReasonNoTimestamp, Detail: fmt.Sprintf("no verifiable signing time: the bundle carries %d RFC 3161 timestamps and %s lists %d timestamp authorities, and %s",
+			len(ts), v.root.Name(), len(tr.TimestampingAuthorities()), v.untimedEntries(b, requireLog))}
 	}
 	sg, err := sgverify.NewVerifier(tm, opts...)
 	if err != nil {
 		return nil, &Refusal{Reason: ReasonInvalid, Detail: fmt.Sprintf("verifier: %v", err)}
 	}
 	return sg, nil
+}
+
+// untimedEntries says why no log entry of b vouches for its signing time.
+func (v *Verifier) untimedEntries(b *bundle.Bundle, requireLog bool) string {
+	entries, _ := b.TlogEntries()
+	switch {
+	case len(entries) == 0:
+		return "it carries no log entry"
+	case !requireLog && len(v.root.tr.RekorLogs()) == 0:
+		return fmt.Sprintf("its %d log entries count for nothing: %s lists no transparency log; verify with a trusted root that lists the bundle's log",
+			len(entries), v.root.Name())
+	}
+	return "none of its log entries carries a signed entry timestamp (a Rekor v2 entry does not): the time must come from an RFC 3161 timestamp of a timestamp authority the root lists"
 }
 
 func baseURL(field, s string) (*url.URL, error) {
