@@ -417,3 +417,17 @@ func TestIdentityRegexpAnyonesAddress(t *testing.T) {
 		}
 	}
 }
+
+// A statement whose subjects name no digest the artifact is checked by (none
+// at all, a git commit only) is refused saying so, not with an empty list.
+func TestVerifyBundleNoSubjectDigest(t *testing.T) {
+	v := newVirtual(t)
+	art := digestsOf([]byte("cilium-linux-amd64.tar.gz"))
+	for says, subjects := range map[string]map[string]digest.Set{
+		"names no subject, so none is the artifact":                           nil,
+		"1 subjects name no sha256 or sha512 digest, so none is the artifact": {"cilium": {"gitCommit": strings.Repeat("a", 40)}},
+	} {
+		_, err := newVerifier(t, v.root, Options{}).VerifyBundle(ctx(t), workflowPolicy, art, v.attest(workflow, actionsIssuer, subjects), "cilium.sigstore.json")
+		refusedWith(t, err, ReasonDigestMismatch, "cilium.sigstore.json", says, art[digest.SHA256])
+	}
+}

@@ -363,6 +363,13 @@ func signedDigest(b *bundle.Bundle, artifact digest.Set) (string, []byte, *Refus
 			}
 		}
 	}
+	if len(named) == 0 {
+		what := fmt.Sprintf("the statement's %d subjects name no sha256 or sha512 digest", len(st.Subject))
+		if len(st.Subject) == 0 {
+			what = "the statement names no subject"
+		}
+		return "", nil, &Refusal{Reason: ReasonDigestMismatch, Detail: fmt.Sprintf("%s, so none is the artifact %s: the attestation is not of this file", what, describeDigests(artifact))}
+	}
 	if len(st.Subject) > 5 {
 		named = append(named, fmt.Sprintf("and %d more", len(st.Subject)-5))
 	}
