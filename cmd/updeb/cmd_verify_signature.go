@@ -8,6 +8,7 @@ import (
 	"io"
 	"io/fs"
 	"os"
+	"regexp"
 	"strings"
 	"time"
 
@@ -346,8 +347,15 @@ func artifactDigests(ctx context.Context, arg string) (digest.Set, int64, error)
 			return digest.Set{alg: strings.ToLower(hexSum)}, -1, nil
 		}
 	}
-	return hashFile(ctx, arg)
+	sums, n, err := hashFile(ctx, arg)
+	if errors.Is(err, fs.ErrNotExist) && digestLike.MatchString(arg) {
+		err = fmt.Errorf("%w; as a digest, ARTIFACT is sha256:HEX (64 hex digits) or sha512:HEX (128)", err)
+	}
+	return sums, n, err
 }
+
+// digestLike is an ARTIFACT that may have been meant as a digest.
+var digestLike = regexp.MustCompile(`^[A-Za-z0-9-]+:`)
 
 func isHex(s string) bool {
 	_, err := hex.DecodeString(s)

@@ -70,7 +70,7 @@ func TestVerifySignatureRealMaterialCLI(t *testing.T) {
 		{"key and identity", append([]string{"--bundle", realSigstore("bundle-publish.json"), "--sigstore-key", realSigstore("publish_key.pub")}, append(js, npm512)...), 2, "", "excludes --sigstore-identity"},
 		{"key with sig and cert", []string{"--sig", tampered, "--cert", tampered, "--sigstore-key", realSigstore("publish_key.pub"), oci256}, 2, "", "--sigstore-key is for key-signed bundles"},
 		{"key that is none", []string{"--bundle", realSigstore("bundle-publish.json"), "--sigstore-key", tampered, npm512}, 2, "", "not a PEM public key"},
-		{"short digest is a file name", append([]string{"--bundle", realSigstore("bundle-provenance.json")}, append(js, "sha256:abc")...), 2, "", "sha256:abc"},
+		{"short digest is a file name", append([]string{"--bundle", realSigstore("bundle-provenance.json")}, append(js, "sha256:abc")...), 2, "", "sha256:abc: no such file or directory; as a digest, ARTIFACT is sha256:HEX (64 hex digits)"},
 		{"digest not hex is a file name", append([]string{"--bundle", realSigstore("bundle-provenance.json")}, append(js, "sha256:"+strings.Repeat("g", 64))...), 2, "", "no such file"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
