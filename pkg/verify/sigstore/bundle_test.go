@@ -431,3 +431,18 @@ func TestVerifyBundleNoSubjectDigest(t *testing.T) {
 		refusedWith(t, err, ReasonDigestMismatch, "cilium.sigstore.json", says, art[digest.SHA256])
 	}
 }
+
+// A certificate without a signed certificate timestamp of a CT log the root
+// lists is refused for that, not as one that does not chain: the virtual
+// Sigstore's certificates carry none, and its root is given public-good's
+// CT logs.
+func TestVerifyBundleNoSCT(t *testing.T) {
+	v := newVirtual(t)
+	tr := withOthers(t, v.root, goodRoot(t), "ctlogs", "root with CT logs")
+	art := digestsOf([]byte("cilium-linux-amd64.tar.gz"))
+	_, err := newVerifier(t, tr, Options{}).VerifyBundle(ctx(t), workflowPolicy, art, v.attest(workflow, actionsIssuer, map[string]digest.Set{"cilium": art}), "cilium.sigstore.json")
+	refusedWith(t, err, ReasonUntrustedCertificate, "cilium.sigstore.json", "no signed certificate timestamp that a CT log of root with CT logs (it lists 2)")
+	if strings.Contains(err.Error(), "does not chain") {
+		t.Errorf("the certificate chains: %v", err)
+	}
+}

@@ -291,6 +291,13 @@ func goodRoot(t testing.TB) *TrustedRoot {
 // other's: a root that trusts the same logs but another Fulcio.
 func withoutFulcio(t *testing.T, tr, other *TrustedRoot) *TrustedRoot {
 	t.Helper()
+	return withOthers(t, tr, other, "certificateAuthorities", "root with another Fulcio CA")
+}
+
+// withOthers returns tr, named name, with its field (certificateAuthorities,
+// ctlogs, ...) replaced by other's.
+func withOthers(t *testing.T, tr, other *TrustedRoot, field, name string) *TrustedRoot {
+	t.Helper()
 	var a, b map[string]json.RawMessage
 	if err := json.Unmarshal(tr.JSON(), &a); err != nil {
 		t.Fatal(err)
@@ -298,12 +305,12 @@ func withoutFulcio(t *testing.T, tr, other *TrustedRoot) *TrustedRoot {
 	if err := json.Unmarshal(other.JSON(), &b); err != nil {
 		t.Fatal(err)
 	}
-	a["certificateAuthorities"] = b["certificateAuthorities"]
+	a[field] = b[field]
 	j, err := json.Marshal(a)
 	if err != nil {
 		t.Fatal(err)
 	}
-	r, err := ParseTrustedRoot("root with another Fulcio CA", j)
+	r, err := ParseTrustedRoot(name, j)
 	if err != nil {
 		t.Fatal(err)
 	}

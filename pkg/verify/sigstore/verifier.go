@@ -419,7 +419,10 @@ func (v *Verifier) classify(err error, entries []*tlog.Entry, cert *x509.Certifi
 		return ReasonBadLogEntry, v.diagnoseEntries(entries, msg)
 	case strings.Contains(msg, "failed to verify timestamps"):
 		return ReasonNoTimestamp, "no verified time to check the certificate at: " + msg
-	case strings.Contains(msg, "failed to verify leaf certificate"), strings.Contains(msg, "signed certificate timestamp"):
+	case strings.Contains(msg, "signed certificate timestamp"):
+		return ReasonUntrustedCertificate, fmt.Sprintf("certificate carries no signed certificate timestamp that a CT log of %s (it lists %d) vouches for at the signing time: %s",
+			v.root.Name(), len(v.root.tr.CTLogs()), msg)
+	case strings.Contains(msg, "failed to verify leaf certificate"):
 		return ReasonUntrustedCertificate, fmt.Sprintf("certificate issued by %q does not chain to a certificate authority of %s at the signing time: %s",
 			cert.Issuer.String(), v.root.Name(), msg)
 	case strings.Contains(msg, "failed to verify signature"):
