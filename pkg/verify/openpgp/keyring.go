@@ -33,6 +33,7 @@ const (
 type Keyring struct {
 	name     string
 	entities []*openpgp.Entity
+	unread   int // public keys in the file that go-crypto could not read
 }
 
 // Name is the file name (or other label) the keyring was loaded from.
@@ -91,6 +92,7 @@ func ParseKeyring(r io.Reader, name string) (*Keyring, error) {
 			return nil, fmt.Errorf("%w: %s: binary keyring: %w", ErrKeyring, name, err)
 		}
 		kr.entities, strays = el, revs
+		kr.unread = max(0, countPrimaryKeys(data)-len(el))
 	} else {
 		blocks, err := scanArmoredBlocks(data, publicKeyArmor)
 		if err != nil {
@@ -107,6 +109,7 @@ func ParseKeyring(r io.Reader, name string) (*Keyring, error) {
 				return nil, fmt.Errorf("%w: %s:%d: armored key block: %w", ErrKeyring, name, b.line, err)
 			}
 			kr.entities, strays = append(kr.entities, el...), append(strays, revs...)
+			kr.unread += max(0, countPrimaryKeys(body)-len(el))
 		}
 	}
 	if len(kr.entities) == 0 {
@@ -301,9 +304,10 @@ func attachRevocations(el []*openpgp.Entity, revs []*packet.Signature) {
 	}
 }
 
-// readEntities parses keys and fails when a packet is unreadable or when no
-// key survives: go-crypto silently skips keys it cannot use, and a keyring
-// that quietly shrinks would make refusals impossible to explain.
+// readEntities parses keys and fails when no key survives. go-crypto
+// silently skips a key it cannot use (a key version or algorithm it does
+// not support, a damaged key); countPrimaryKeys counts them, so that a
+// signature by one is not refused as if the keyring never held it.
 func readEntities(r io.Reader) ([]*openpgp.Entity, error) {
 	el, err := openpgp.ReadKeyRing(r)
 	if err != nil {
@@ -322,6 +326,77 @@ func readEntities(r io.Reader) ([]*openpgp.Entity, error) {
 		}
 	}
 	return el, nil
+}
+
+// countPrimaryKeys counts the public key packets (tag 6) at the top level
+// of an OpenPGP packet stream, read or not by go-crypto, walking the packet
+// headers only (RFC 9580 section 4.2: old and new formats, partial lengths).
+// A damaged header ends the count.
+func countPrimaryKeys(stream []byte) int {
+	n := 0
+	for len(stream) > 0 && stream[0]&0x80 != 0 {
+		b, rest := stream[0], stream[1:]
+		var tag int
+		if b&0x40 != 0 { // new format: partial parts until one that is not
+			tag = int(b & 0x3f)
+			for {
+				l, size, partial, ok := newFormatLength(rest)
+				if !ok || int64(len(rest)-size) < l {
+					return n
+				}
+				rest = rest[size+int(l):]
+				if !partial {
+					break
+				}
+			}
+		} else {
+			tag = int(b>>2) & 0x0f
+			var l int64
+			switch size := [4]int{1, 2, 4, 0}[b&3]; {
+			case len(rest) < size:
+				return n
+			case size == 0: // indeterminate: the rest of the stream
+				l = int64(len(rest))
+			default:
+				for _, c := range rest[:size] {
+					l = l<<8 | int64(c)
+				}
+				rest = rest[size:]
+			}
+			if l > int64(len(rest)) {
+				return n
+			}
+			rest = rest[l:]
+		}
+		if tag == 6 {
+			n++
+		}
+		stream = rest
+	}
+	return n
+}
+
+// newFormatLength reads a new-format packet length: its value, the octets
+// it took, whether it is a partial body length, and whether it was whole.
+func newFormatLength(b []byte) (l int64, size int, partial, ok bool) {
+	switch {
+	case len(b) < 1:
+		return 0, 0, false, false
+	case b[0] < 192:
+		return int64(b[0]), 1, false, true
+	case b[0] < 224:
+		if len(b) < 2 {
+			return 0, 0, false, false
+		}
+		return (int64(b[0])-192)<<8 + int64(b[1]) + 192, 2, false, true
+	case b[0] < 255:
+		return 1 << (b[0] & 0x1f), 1, true, true
+	default:
+		if len(b) < 5 {
+			return 0, 0, false, false
+		}
+		return int64(b[1])<<24 | int64(b[2])<<16 | int64(b[3])<<8 | int64(b[4]), 5, false, true
+	}
 }
 
 // settle checks the cryptographic validity of every self-signature once, at

@@ -526,8 +526,11 @@ func check(kr *Keyring, pol Policy, allowed map[string]bool, s *packet.Signature
 		if s.IssuerFingerprint != nil {
 			who = "key " + fprOrEmpty(s.IssuerFingerprint)
 		}
-		return nil, &Refusal{Reason: ReasonUnknownSigner, KeyID: id, Fingerprint: fprOrEmpty(s.IssuerFingerprint),
-			Detail: fmt.Sprintf("made by %s, which is not in keyring %s (unknown signer)", who, kr.name)}
+		detail := fmt.Sprintf("made by %s, which is not in keyring %s (unknown signer)", who, kr.name)
+		if kr.unread > 0 {
+			detail += fmt.Sprintf("; %d key(s) of the keyring could not be read (a key version or algorithm updeb does not support, or a damaged key), and the signer may be one of them", kr.unread)
+		}
+		return nil, &Refusal{Reason: ReasonUnknownSigner, KeyID: id, Fingerprint: fprOrEmpty(s.IssuerFingerprint), Detail: detail}
 	}
 	// Key ID collisions are possible in theory; the hash can be consumed once,
 	// so the first matching key is tried (a fingerprint subpacket, which every

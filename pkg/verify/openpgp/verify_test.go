@@ -809,3 +809,68 @@ func haveSqv(t *testing.T) bool {
 	}
 	return true
 }
+
+// TestUnreadableKeyCounted: a key go-crypto cannot read (here an algorithm
+// number it does not know) is skipped, but a signature by a key the
+// keyring does not hold then says that the keyring held keys updeb could
+// not read, binary or armored, instead of only "not in keyring".
+func TestUnreadableKeyCounted(t *testing.T) {
+	s := pgptest.NewSigner(t)
+	dir := t.TempDir()
+	file := func(name string) string { return filepath.Join(dir, name) }
+	if err := os.WriteFile(file("data"), []byte("release\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, who := range []string{"a", "b"} {
+		s.GPG("--quick-gen-key", who+" <"+who+"@test>", "ed25519", "sign,cert", "never")
+		s.GPG("--output", file(who+".gpg"), "--export", who+"@test")
+	}
+	s.GPG("--local-user", "a@test", "--detach-sign", "--output", file("a.sig"), file("data"))
+	a, err := os.ReadFile(file("a.gpg"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(file("b.gpg"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := countPrimaryKeys(append(append([]byte(nil), a...), b...)); n != 2 {
+		t.Fatalf("countPrimaryKeys = %d on two keys", n)
+	}
+	if a[0]&0xc0 != 0x80 || a[0]>>2&0x0f != 6 {
+		t.Fatalf("gpg's export starts with %#x, not an old-format public key packet", a[0])
+	}
+	alg := 1 + [4]int{1, 2, 4, 0}[a[0]&3] + 5 // header, then version and creation time
+	a[alg] = 99                               // no algorithm go-crypto knows
+	bin := append(a, b...)
+	var armored bytes.Buffer
+	w, err := armor.Encode(&armored, "PGP PUBLIC KEY BLOCK", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w.Write(bin)
+	w.Close()
+	for name, data := range map[string][]byte{"binary": bin, "armored": armored.Bytes()} {
+		t.Run(name, func(t *testing.T) {
+			kr, err := ParseKeyring(bytes.NewReader(data), "k")
+			if err != nil {
+				t.Fatal(err)
+			}
+			if kr.Len() != 1 {
+				t.Fatalf("%d keys read, want b's alone", kr.Len())
+			}
+			_, err = VerifyDetached(kr, Policy{Now: time.Now()}, open(t, file("a.sig")), open(t, file("data")))
+			var re *RefusedError
+			if !errors.As(err, &re) || !re.Has(ReasonUnknownSigner) || !strings.Contains(err.Error(), "1 key(s) of the keyring could not be read") {
+				t.Fatalf("err = %v, want an unknown signer that counts the key not read", err)
+			}
+		})
+	}
+	kr, err := ParseKeyring(bytes.NewReader(b), "b.gpg")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := VerifyDetached(kr, Policy{Now: time.Now()}, open(t, file("a.sig")), open(t, file("data"))); err == nil || strings.Contains(err.Error(), "could not be read") {
+		t.Fatalf("err = %v, want an unknown signer, without keys not read", err)
+	}
+}
