@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"math/rand/v2"
 	"net/http"
 	"net/url"
@@ -191,7 +192,7 @@ func (f *Fetcher) retry(parent context.Context, upstream string, tu *url.URL, at
 		if after > 0 {
 			delay = after
 		}
-		if spent := f.now().Sub(start); spent+delay > f.o.MaxRetryTime {
+		if spent := f.now().Sub(start); delay > f.o.MaxRetryTime-spent { // not spent+delay: a huge Retry-After would wrap around
 			return netErr(n, fmt.Errorf("%w (giving up: retrying in %s would pass the %s retry budget)", err, delay.Round(time.Millisecond), f.o.MaxRetryTime))
 		}
 		f.log.Warn("request failed; retrying", "url", upstream, "attempt", n, "in", delay.Round(time.Millisecond), "err", err)
@@ -395,12 +396,14 @@ func validator(h http.Header) string {
 }
 
 // retryAfter reads Retry-After (seconds or an HTTP date); 0 when absent or past.
+// A number of seconds past what a time.Duration holds (about 292 years) is
+// read as the longest Duration, not wrapped around into a short wait.
 func retryAfter(v string, now time.Time) time.Duration {
 	if v == "" {
 		return 0
 	}
-	if s, err := strconv.Atoi(strings.TrimSpace(v)); err == nil && s >= 0 {
-		return time.Duration(s) * time.Second
+	if s, err := strconv.ParseInt(strings.TrimSpace(v), 10, 64); (err == nil || errors.Is(err, strconv.ErrRange)) && s >= 0 {
+		return time.Duration(min(s, int64(math.MaxInt64/time.Second))) * time.Second
 	}
 	if t, err := http.ParseTime(v); err == nil && t.After(now) {
 		return t.Sub(now)

@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"io/fs"
 	"maps"
+	"math"
 	"math/rand/v2"
 	"net/http"
 	"net/http/httptest"
@@ -455,6 +456,17 @@ func TestFaults(t *testing.T) {
 			},
 			wantErr: `answered "429 Too Many Requests" (giving up: retrying in 1h0m0s would pass the 20s retry budget)`,
 			wantN:   1,
+		},
+		{
+			// 584 years, whose nanoseconds wrap a Duration around to 0.29 s;
+			// a second in, the time spent plus the longest Duration wraps too
+			name: "Retry-After of centuries gives up, not wrapped into a short wait",
+			handle: func(w http.ResponseWriter, r *http.Request, n int) {
+				w.Header().Set("Retry-After", map[bool]string{true: "1", false: "18446744074"}[n == 1])
+				http.Error(w, "come back later", http.StatusServiceUnavailable)
+			},
+			wantErr: `answered "503 Service Unavailable" (giving up: retrying in 2562047h47m16s would pass the 20s retry budget)`,
+			wantN:   2,
 		},
 		{
 			name: "stall past the idle timeout",
@@ -1109,6 +1121,9 @@ func TestRetryAfter(t *testing.T) {
 		"soon":                          0,
 		"Wed, 01 Jan 2025 00:00:30 GMT": 30 * time.Second,
 		"Tue, 31 Dec 2024 00:00:30 GMT": 0,
+		// 584 years: seconds*1e9 wraps a Duration around to 0.29 s
+		"18446744074":          time.Duration(math.MaxInt64/time.Second) * time.Second,
+		"99999999999999999999": time.Duration(math.MaxInt64/time.Second) * time.Second,
 	}
 	for in, want := range tests {
 		if got := retryAfter(in, now); got != want {
