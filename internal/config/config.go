@@ -861,7 +861,10 @@ func lowerScheme(s string) string {
 }
 
 // ProxyURL parses a proxy setting (from the config, a flag or the environment):
-// "" gives nil; a bare host:port is taken as http://host:port.
+// "" gives nil; a bare host:port is taken as http://host:port. A URL without
+// a host name (http://:3128, which would dial this host) or with a port
+// outside 1-65535 (which no dial can use, so every download would retry
+// until its budget is spent) is refused here.
 func ProxyURL(s string) (*url.URL, error) {
 	if s == "" {
 		return nil, nil
@@ -870,10 +873,16 @@ func ProxyURL(s string) (*url.URL, error) {
 		s = "http://" + s
 	}
 	u, err := url.Parse(s)
-	if err != nil || !httpURL(s) {
+	if err != nil || !httpURL(s) || u.Hostname() == "" || !validPort(u.Port()) {
 		return nil, fmt.Errorf("proxy %q: want http://HOST:PORT or https://HOST:PORT", srcurl.Redact(s))
 	}
 	return u, nil
+}
+
+// validPort reports whether a URL's port is absent or in 1-65535.
+func validPort(p string) bool {
+	n, err := strconv.Atoi(p)
+	return p == "" || (err == nil && n >= 1 && n <= 65535)
 }
 
 // Proxy is a proxy URL, checked when read.

@@ -166,7 +166,7 @@ func TestLoad(t *testing.T) {
 }
 
 func TestProxyURL(t *testing.T) {
-	for in, want := range map[string]string{"": "<nil>", "proxy:3128": "http://proxy:3128", "https://u:p@p:1": "https://u:xxxxx@p:1"} {
+	for in, want := range map[string]string{"": "<nil>", "proxy:3128": "http://proxy:3128", "https://u:p@p:1": "https://u:xxxxx@p:1", "[::1]:3128": "http://[::1]:3128", "http://p:65535/": "http://p:65535/"} {
 		u, err := ProxyURL(in)
 		got := "<nil>"
 		if u != nil {
@@ -190,6 +190,10 @@ func TestProxyURLErrorHidesPassword(t *testing.T) {
 		"ftp://alice:s3cret@proxy:21":         `proxy "ftp://alice:xxxxx@proxy:21": want`,
 		"alice:s3cret@proxy:3128/%zz":         `proxy "http://alice:xxxxx@proxy:3128/%zz": want`,
 		"socks5h://bob@proxy:1080":            `proxy "socks5h://bob@proxy:1080": want`, // a user alone is no secret
+		// no host (it would dial this one), a port no dial can use
+		"http://alice:s3cret@:3128":       `proxy "http://alice:xxxxx@:3128": want`,
+		"http://alice:s3cret@proxy:99999": `proxy "http://alice:xxxxx@proxy:99999": want`,
+		"alice:s3cret@proxy:0":            `proxy "http://alice:xxxxx@proxy:0": want`,
 	} {
 		_, err := ProxyURL(in)
 		if err == nil || strings.Contains(err.Error(), "s3c") || !strings.Contains(err.Error(), want) {
