@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"crypto/tls"
 	"errors"
 	"fmt"
 	"io"
@@ -267,6 +268,7 @@ var exitRules = []exitRule{
 	asIf(exitNetwork, func(e *fetch.ProxyRefusedError) bool { return e.StatusCode == http.StatusProxyAuthRequired }, hintProxyAuth),
 	asIf(exitNetwork, func(e *fetch.StatusError) bool { return e.StatusCode == http.StatusProxyAuthRequired }, hintProxyAuth),
 	as(exitNetwork, fixed[*fetch.ProxyRefusedError]("the proxy refused to connect to that host (its answer, not the upstream's): check the proxy's rules, or list the host in no-proxy: if it is reached directly")),
+	as(exitNetwork, fixed[*tls.CertificateVerificationError]("the server's TLS certificate did not verify (not signed by a trusted CA, expired, or for another name); behind a proxy that inspects TLS, add its CA to ca-bundle: in the config. updeb never downloads without verifying TLS")),
 	asIf(exitNetwork, func(e *fetch.NetworkError) bool { return strings.HasPrefix(e.Target, "file:") },
 		"the mirror folder holds the file, but it could not be read: make it readable to the user who builds (a copy may have kept its owner's modes), or bring it over again ('updeb mirror verify' names each such file)"),
 	as(exitNetwork, fixed[*fetch.NetworkError]("check the proxy (--proxy, proxy: in the config, HTTPS_PROXY) and that it reaches the host")),

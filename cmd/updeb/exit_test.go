@@ -3,11 +3,14 @@ package main
 import (
 	"bytes"
 	"context"
+	"crypto/tls"
+	"crypto/x509"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
 	"net"
+	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
@@ -182,6 +185,7 @@ func TestExitStatus(t *testing.T) {
 		{"proxy down", wrap(&fetch.NetworkError{URL: "u", Proxy: "http://p:3128", Attempts: 3, Err: fmt.Errorf("%w: refused", fetch.ErrProxyUnreachable)}), exitNetwork, "nothing answers at that proxy"},
 		{"proxy wants credentials (CONNECT)", wrap(&fetch.NetworkError{URL: "https://u", Proxy: "http://p:3128", Attempts: 1, Err: &fetch.ProxyRefusedError{Proxy: "http://p:3128", Host: "u:443", StatusCode: 407, Status: "407 Proxy Authentication Required"}}), exitNetwork, "http://USER:PASSWORD@HOST:PORT"},
 		{"proxy wants credentials (plain http)", wrap(&fetch.NetworkError{URL: "http://u", Proxy: "http://p:3128", Attempts: 1, Err: &fetch.StatusError{URL: "http://u", StatusCode: 407, Status: "407 Proxy Authentication Required"}}), exitNetwork, "http://USER:PASSWORD@HOST:PORT"},
+		{"untrusted certificate (a proxy inspecting TLS)", wrap(&fetch.NetworkError{URL: "https://u", Proxy: "http://p:3128", Attempts: 1, Err: &url.Error{Op: "Get", URL: "https://u", Err: &tls.CertificateVerificationError{Err: x509.UnknownAuthorityError{}}}}), exitNetwork, "add its CA to ca-bundle:"},
 		{"proxy forbids the host", wrap(&fetch.NetworkError{URL: "https://u", Proxy: "http://p:3128", Attempts: 1, Err: &fetch.ProxyRefusedError{Proxy: "http://p:3128", Host: "u:443", StatusCode: 403, Status: "403 Forbidden"}}), exitNetwork, "check the proxy's rules"},
 		{"corrupt in a mirror folder", wrap(fmt.Errorf("the copy in the mirror file:///m/u is %w: %w", fetch.ErrCorruptCopy, &digest.MismatchError{Subject: "u", Algorithm: digest.SHA256})), exitCheck, "Bring it over again"},
 		{"unreadable in a mirror folder", wrap(&fetch.NetworkError{URL: "https://h/a", Target: "file:///media/usb/h/a", Attempts: 1, Err: &fs.PathError{Op: "openat", Path: "a", Err: syscall.EACCES}}), exitNetwork, "could not be read: make it readable"},
