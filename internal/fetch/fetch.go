@@ -351,6 +351,8 @@ func (f *Fetcher) download(ctx context.Context, r Request, algs []digest.Algorit
 		if err := h.Check(r.URL, r.Pinned); err != nil {
 			if t.dir != "" {
 				err = fmt.Errorf("the copy in the %s is %w: %w", via, ErrCorruptCopy, err)
+			} else if htmlPage(tmp) {
+				err = fmt.Errorf("%w (the bytes received are an HTML page, not the file: an error or login page of a proxy?)", err)
 			}
 			return nil, err
 		}
@@ -368,6 +370,14 @@ func (f *Fetcher) download(ctx context.Context, r Request, algs []digest.Algorit
 	f.log.Info("fetched", "url", r.URL, "size", h.Size(), "via", strings.Fields(via)[0])
 	f.log.Debug("fetched", "url", r.URL, "sha256", sums[digest.SHA256], "via", via, "path", path)
 	return &Result{URL: r.URL, Path: path, Size: h.Size(), Digests: sums, Via: via}, nil
+}
+
+// htmlPage reports whether f starts as an HTML page does: what a proxy or a
+// captive portal answers, with 200, in place of the file it will not give.
+func htmlPage(f *os.File) bool {
+	b := make([]byte, 512) // all http.DetectContentType reads
+	n, _ := f.ReadAt(b, 0)
+	return strings.HasPrefix(http.DetectContentType(b[:n]), "text/html")
 }
 
 // Forget drops what the cache recorded for an unpinned download (url, key),

@@ -607,6 +607,26 @@ func TestMismatchIsTyped(t *testing.T) {
 	}
 }
 
+// A proxy that answers 200 with its own HTML page (a login or policy page)
+// fails the pin, and the error says what the bytes were: an operator is not
+// sent to suspect the upstream release.
+func TestMismatchNamesHTMLPage(t *testing.T) {
+	page := []byte("<!DOCTYPE html>\n<html><body>Access denied by the web filter</body></html>")
+	_, sha := payload(1000, 7)
+	for _, tc := range []struct {
+		body []byte
+		want bool
+	}{{page, true}, {[]byte("\x1f\x8b\x08 not a page"), false}} {
+		up := newUpstream(t, false, serveBytes(tc.body))
+		f := newTestFetcher(t, testOptions(t))
+		_, err := f.Fetch(context.Background(), Request{URL: up.URL + "/helm.tar.gz", Pinned: pin(sha)})
+		var me *digest.MismatchError
+		if !errors.As(err, &me) || strings.Contains(err.Error(), "HTML page") != tc.want {
+			t.Errorf("body %.15q: err = %v, want a *digest.MismatchError that says an HTML page: %v", tc.body, err, tc.want)
+		}
+	}
+}
+
 // TestOnlyNeededDigests: the fetcher computes sha256 and the pinned algorithms
 // (plus Request.Algorithms), and every pin is checked, on a download and on
 // every cache hit, whichever algorithm it uses.
