@@ -1118,6 +1118,8 @@ func TestMatchNoProxy(t *testing.T) {
 		{[]string{" Mirror.Internal "}, "http://mirror.internal/x", true},
 		{[]string{"mirror.internal."}, "http://mirror.internal/x", true}, // curl ignores a trailing dot
 		{[]string{".internal."}, "http://mirror.internal/x", true},
+		{[]string{"mirror.internal"}, "http://mirror.internal./x", true}, // and a trailing dot of the host
+		{[]string{"mirror.internal:8080"}, "http://Mirror.Internal.:8080/x", true},
 		{[]string{"."}, "http://mirror.internal/x", false},
 		{[]string{"::1"}, "http://[::1]:8080/x", true},
 		{[]string{"[::1]:8080"}, "http://[::1]:8080/x", true},

@@ -80,8 +80,10 @@ func proxyFunc(proxy *url.URL, noProxy []string) func(*http.Request) (*url.URL, 
 // curl's NO_PROXY: "*" matches everything; "example.com" and ".example.com"
 // (and "example.com.") match that domain and its subdomains; an IP address or
 // CIDR block matches literal addresses; "host:port" matches that port only.
+// A URL's host written with its root's trailing dot ("mirror.internal.") is
+// matched without it, as curl does.
 func matchNoProxy(entries []string, u *url.URL) bool {
-	host := strings.ToLower(u.Hostname())
+	host := strings.TrimSuffix(strings.ToLower(u.Hostname()), ".")
 	port := u.Port()
 	if port == "" {
 		port = map[string]string{"http": "80", "https": "443"}[u.Scheme]
