@@ -80,7 +80,7 @@ type Options struct {
 	Mirrors []Mirror
 
 	ConnectTimeout time.Duration // TCP connect and TLS handshake
-	HeaderTimeout  time.Duration // from sending the request to the response headers
+	HeaderTimeout  time.Duration // from sending the request to the response headers (and to the proxy's answer to a CONNECT)
 	IdleTimeout    time.Duration // longest time without a byte of the body
 	Retries        int           // retries after the first attempt; < 0 means none
 	MaxRetryTime   time.Duration // total time budget of one download, retries included: it ends an attempt in progress

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"errors"
+	"io"
 	"net"
 	"net/http"
 	"net/url"
@@ -71,5 +72,29 @@ func TestProxyRefusesConnect(t *testing.T) {
 				t.Errorf("the proxy was asked %d times, want %d", n.Load(), tc.attempts)
 			}
 		})
+	}
+}
+
+// A proxy that takes the connection and the CONNECT but never answers it
+// (a hung authentication helper, an overloaded proxy) fails each attempt
+// after the header timeout, saying so, not after net/http's minute or the
+// whole retry budget.
+func TestProxyNeverAnswersConnect(t *testing.T) {
+	var n atomic.Int32
+	p := fakeProxy(t, func(c net.Conn) {
+		if _, err := http.ReadRequest(bufio.NewReader(c)); err == nil {
+			n.Add(1)
+			io.Copy(io.Discard, c) // until the client gives up
+		}
+	})
+	f := newTestFetcher(t, Options{Proxy: p, HeaderTimeout: 200 * time.Millisecond, Retries: 1, Backoff: 10 * time.Millisecond, MaxRetryTime: 10 * time.Second})
+	start := time.Now()
+	_, err := f.Fetch(context.Background(), Request{URL: "https://up.example/a.tgz", Pinned: pin(strings.Repeat("0", 64))})
+	var ne *NetworkError
+	if !errors.As(err, &ne) || ne.Attempts != 2 || !strings.Contains(err.Error(), "sent no answer within the header timeout (200ms") || strings.Contains(err.Error(), "s3cret") {
+		t.Fatalf("err = %v\nwant a NetworkError after 2 attempts saying the proxy did not answer within the header timeout", err)
+	}
+	if d := time.Since(start); d > 3*time.Second || n.Load() != 2 {
+		t.Errorf("took %s for %d CONNECTs, want 2 of about 200ms each", d, n.Load())
 	}
 }

@@ -8,7 +8,9 @@ import (
 	"net"
 	"net/http"
 	"net/url"
+	"os"
 	"strings"
+	"sync/atomic"
 	"syscall"
 	"time"
 )
@@ -26,7 +28,7 @@ func newClient(o *Options) *http.Client {
 		d := &net.Dialer{Timeout: o.ConnectTimeout, KeepAlive: 30 * time.Second}
 		rt = &http.Transport{
 			Proxy:                  proxyFunc(o.Proxy, o.NoProxy),
-			DialContext:            d.DialContext,
+			DialContext:            dialProxyAnswer(d, o.Proxy, o.HeaderTimeout),
 			TLSClientConfig:        &tls.Config{RootCAs: o.RootCAs, MinVersion: tls.VersionTLS12},
 			TLSHandshakeTimeout:    o.ConnectTimeout,
 			ResponseHeaderTimeout:  o.HeaderTimeout,
@@ -63,6 +65,57 @@ func connectRefused(_ context.Context, proxy *url.URL, req *http.Request, resp *
 		return nil
 	}
 	return &ProxyRefusedError{Proxy: redact(proxy), Host: req.Host, StatusCode: resp.StatusCode, Status: resp.Status}
+}
+
+// dialProxyAnswer dials with d, and bounds the wait for the proxy's first
+// answer on a connection to it by headerTimeout: net/http waits for the
+// answer to a CONNECT up to a minute, or the request's context (the whole
+// retry budget), whatever its ResponseHeaderTimeout says.
+func dialProxyAnswer(d *net.Dialer, proxy *url.URL, headerTimeout time.Duration) func(context.Context, string, string) (net.Conn, error) {
+	proxyAddr := ""
+	if proxy != nil {
+		port := proxy.Port()
+		if port == "" {
+			port = map[string]string{"http": "80", "https": "443"}[proxy.Scheme]
+		}
+		proxyAddr = net.JoinHostPort(proxy.Hostname(), port)
+	}
+	return func(ctx context.Context, network, addr string) (net.Conn, error) {
+		c, err := d.DialContext(ctx, network, addr)
+		if err != nil || addr != proxyAddr {
+			return c, err
+		}
+		return &answerConn{Conn: c, d: headerTimeout}, nil
+	}
+}
+
+// answerConn is a connection to the proxy that must answer its first
+// request (a CONNECT, or a plain http request) within d.
+type answerConn struct {
+	net.Conn
+	d               time.Duration
+	wrote, answered atomic.Bool
+}
+
+func (c *answerConn) Write(b []byte) (int, error) {
+	if !c.wrote.Swap(true) {
+		c.SetReadDeadline(time.Now().Add(c.d))
+	}
+	return c.Conn.Write(b)
+}
+
+func (c *answerConn) Read(b []byte) (int, error) {
+	n, err := c.Conn.Read(b)
+	if !c.answered.Load() {
+		switch {
+		case n > 0:
+			c.answered.Store(true)
+			c.SetReadDeadline(time.Time{})
+		case errors.Is(err, os.ErrDeadlineExceeded):
+			err = fmt.Errorf("the proxy %s sent no answer within the header timeout (%s, fetch: timeouts: header): %w", c.RemoteAddr(), c.d, err)
+		}
+	}
+	return n, err
 }
 
 // proxyFunc returns the transport's proxy chooser: proxy for every request
