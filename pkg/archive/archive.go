@@ -11,7 +11,8 @@
 // symlink whose target leaves the archive root, a hardlink to anything but an
 // earlier regular file of the archive, a device node or fifo, the same path
 // twice, an entry inside a path that is a symlink or file of the archive, a
-// name ending in "/" on anything but a directory),
+// name ending in "/" on anything but a directory, a tar directory, link,
+// device or fifo whose header declares data),
 // refuses the whole archive with ErrUnsafe. updeb never extracts, so an
 // unwanted escaping link could not hurt it; but an archive that carries one is
 // not a clean release and a human should look before it is packaged. Names

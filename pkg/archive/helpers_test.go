@@ -171,13 +171,28 @@ func msg(err error, path string) string {
 func slashName(t testing.TB, e tent) []byte {
 	t.Helper()
 	b := tarBytes(t, e)
-	h := b[:512]
-	h[len(e.name)] = '/'
+	b[len(e.name)] = '/'
+	resum(b[:512])
+	return b
+}
+
+// withData writes one tar entry of a header-only type (a symlink, a
+// directory) whose header declares data, followed by data as that data: a
+// header archive/tar's writer makes with no data after it.
+func withData(t testing.TB, e tent, data []byte) []byte {
+	t.Helper()
+	h := tarBytes(t, e)[:512]
+	copy(h[124:136], fmt.Sprintf("%011o\x00", len(data)))
+	resum(h)
+	return append(append(h, data...), make([]byte, 1024)...)
+}
+
+// resum recomputes a tar header's checksum after a test changed it.
+func resum(h []byte) {
 	copy(h[148:156], "        ")
 	sum := 0
 	for _, c := range h {
 		sum += int(c)
 	}
 	copy(h[148:156], fmt.Sprintf("%06o\x00 ", sum))
-	return b
 }

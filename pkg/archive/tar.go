@@ -159,6 +159,12 @@ func (s *scan) selectTar(kind Kind, r io.Reader) error {
 		}
 		e := tarEntry(hdr)
 		name, wanted, err := s.check(e)
+		if err == nil && hdr.Size != 0 && headerOnly(e.typ) {
+			// archive/tar and dpkg read no data for these, GNU tar skips
+			// a symlink's, libarchive a hardlink's: the same bytes would
+			// be other entries to each.
+			err = s.errorf(ErrUnsafe, hdr.Name, nil, "is %s with a size of %d bytes: tar readers disagree on whether data follows it, and would read different entries after it", e.typ, hdr.Size)
+		}
 		if err != nil || !wanted {
 			return err
 		}
@@ -222,6 +228,11 @@ func tarEntry(h *tar.Header) entry {
 		e.detail = fmt.Sprintf("tar type flag %q", h.Typeflag)
 	}
 	return e
+}
+
+// headerOnly reports a type that holds no data in the archive.
+func headerOnly(t entryType) bool {
+	return t == typeDir || t == typeSymlink || t == typeHardlink || t == typeSpecial
 }
 
 // isPAXSparse reports a GNU sparse file in PAX format, which archive/tar
