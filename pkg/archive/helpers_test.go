@@ -196,3 +196,18 @@ func resum(h []byte) {
 	}
 	copy(h[148:156], fmt.Sprintf("%06o\x00 ", sum))
 }
+
+// paxGlobal writes a pax global header with records, and no end of
+// archive: tar entries follow it.
+func paxGlobal(t testing.TB, records map[string]string) []byte {
+	t.Helper()
+	var buf bytes.Buffer
+	tw := tar.NewWriter(&buf)
+	if err := tw.WriteHeader(&tar.Header{Typeflag: tar.TypeXGlobalHeader, Name: "pax_global_header", PAXRecords: records}); err != nil {
+		t.Fatal(err)
+	}
+	if err := tw.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	return buf.Bytes()
+}

@@ -112,6 +112,10 @@ func TestHostile(t *testing.T) {
 			`archive ARCHIVE: entry "bin/tool": is a hardlink with a size of 1024 bytes: tar readers disagree on whether data follows it, and would read different entries after it`},
 		{"directory with data", TarGz, gzBytes(t, withData(t, tent{name: "d/", typ: tar.TypeDir}, tarBytes(t, file("bin/tool", "evil"))[:1024])), []string{"bin/tool"}, Limits{}, ErrUnsafe,
 			`archive ARCHIVE: entry "d/": is a directory with a size of 1024 bytes: tar readers disagree on whether data follows it, and would read different entries after it`},
+		{"pax global header naming every entry", Tar, append(paxGlobal(t, map[string]string{"comment": "v1", "path": "../evil"}), tarBytes(t, file("bin/tool", "x"))...), []string{"bin/tool"}, Limits{}, ErrUnsafe,
+			`archive ARCHIVE: a pax global header sets path to "../evil", which GNU tar applies to every later entry and updeb's reader ignores`},
+		{"pax global header sizing every entry", TarGz, gzBytes(t, append(paxGlobal(t, map[string]string{"size": "0"}), tarBytes(t, file("bin/tool", "x"))...)), []string{"bin/tool"}, Limits{}, ErrUnsafe,
+			`archive ARCHIVE: a pax global header sets size to "0", which GNU tar applies to every later entry and updeb's reader ignores`},
 		{"wanted dir", Tar, tarBytes(t, tent{name: "linux-amd64/", typ: tar.TypeDir}), []string{"linux-amd64"}, Limits{}, ErrNotRegular,
 			`archive ARCHIVE: entry "linux-amd64/": wanted as a regular file, but it is a directory`},
 		{"wanted file too big", TarGz, helmGz, []string{"linux-amd64/helm"}, Limits{MaxFileSize: 1000}, ErrLimit,
@@ -183,6 +187,16 @@ func TestHostile(t *testing.T) {
 				t.Errorf("message\n got %s\nwant %s", got, tc.msg)
 			}
 		})
+	}
+}
+
+// TestPAXGlobalComment: the global header git archive writes (a comment)
+// is metadata, not an entry.
+func TestPAXGlobalComment(t *testing.T) {
+	p := writeTemp(t, "a.tar", append(paxGlobal(t, map[string]string{"comment": "cafe0123"}), tarBytes(t, file("bin/tool", "x"))...))
+	got, err := collect(t, p, Tar, []string{"bin/tool"}, Limits{})
+	if err != nil || len(got) != 1 || got[0].body != "x" {
+		t.Fatalf("got %v, %v; want bin/tool", got, err)
 	}
 }
 

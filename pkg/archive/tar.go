@@ -7,7 +7,9 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"maps"
 	"os"
+	"slices"
 	"strings"
 
 	"github.com/klauspost/compress/gzip"
@@ -154,6 +156,14 @@ func (s *scan) selectTar(kind Kind, r io.Reader) error {
 			s.entries++
 			if s.entries > s.lim.MaxEntries {
 				return s.errorf(ErrLimit, hdr.Name, nil, "more than %d entries (Limits.MaxEntries)", s.lim.MaxEntries)
+			}
+			for _, k := range slices.Sorted(maps.Keys(hdr.PAXRecords)) {
+				if k == "path" || k == "linkpath" || k == "size" || strings.HasPrefix(k, "GNU.sparse.") {
+					// GNU tar applies them to every later entry,
+					// archive/tar ignores them: each would read
+					// other names, links or entries.
+					return s.errorf(ErrUnsafe, "", nil, "a pax global header sets %s to %s, which GNU tar applies to every later entry and updeb's reader ignores", k, quoteEntry(hdr.PAXRecords[k]))
+				}
 			}
 			return nil
 		}
