@@ -5,7 +5,9 @@ import (
 	"archive/zip"
 	"bytes"
 	"context"
+	"encoding/binary"
 	"fmt"
+	"hash/crc32"
 	"io"
 	"os"
 	"path/filepath"
@@ -87,10 +89,11 @@ func xzBytes(t testing.TB, data []byte) []byte {
 // zent is one zip entry a test builds; raw entries are written with CreateRaw
 // so their header fields can lie.
 type zent struct {
-	name string
-	body string
-	mode os.FileMode
-	raw  *zip.FileHeader
+	name  string
+	body  string
+	mode  os.FileMode
+	extra []byte // the extra fields, in both headers
+	raw   *zip.FileHeader
 }
 
 func zipBytes(t testing.TB, ents ...zent) []byte {
@@ -103,7 +106,7 @@ func zipBytes(t testing.TB, ents ...zent) []byte {
 		if e.raw != nil {
 			w, err = zw.CreateRaw(e.raw)
 		} else {
-			h := &zip.FileHeader{Name: e.name, Method: zip.Deflate}
+			h := &zip.FileHeader{Name: e.name, Method: zip.Deflate, Extra: e.extra}
 			mode := e.mode
 			if mode == 0 {
 				mode = 0o644
@@ -210,4 +213,14 @@ func paxGlobal(t testing.TB, records map[string]string) []byte {
 		t.Fatal(err)
 	}
 	return buf.Bytes()
+}
+
+// unicodePathField is an Info-ZIP Unicode path extra field (0x7075) naming
+// an entry stored as stored.
+func unicodePathField(stored, name string) []byte {
+	b := binary.LittleEndian.AppendUint16(nil, 0x7075)
+	b = binary.LittleEndian.AppendUint16(b, uint16(5+len(name)))
+	b = append(b, 1)
+	b = binary.LittleEndian.AppendUint32(b, crc32.ChecksumIEEE([]byte(stored)))
+	return append(b, name...)
 }

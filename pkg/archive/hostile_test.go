@@ -155,6 +155,8 @@ func TestHostile(t *testing.T) {
 			`archive ARCHIVE: entry "l": symlink to "../../../root/.ssh" leaves the archive root`},
 		{"zip file through a symlinked folder", Zip, zipBytes(t, zent{name: "sub/f", body: "good"}, zent{name: "d", body: "sub", mode: os.ModeSymlink | 0o777}, zent{name: "d/f", body: "evil"}), []string{"sub/f"}, Limits{}, ErrUnsafe,
 			`archive ARCHIVE: entry "d/f": is inside "d", which the archive holds as a symlink to "sub": extracting it would write through the link, into "sub"`},
+		{"zip Unicode path field naming the entry otherwise", Zip, zipBytes(t, zent{name: "bin/tool", body: "x", extra: unicodePathField("bin/tool", "../../evil")}), []string{"bin/tool"}, Limits{}, ErrUnsafe,
+			`archive ARCHIVE: entry "bin/tool": its Info-ZIP Unicode path field names it "../../evil": unzip extracts it under that name, updeb reads the entry's own`},
 		{"zip wanted symlink", Zip, zipBytes(t, zent{name: "bin/tool", body: "tool-1", mode: os.ModeSymlink | 0o777}), []string{"bin/tool"}, Limits{}, ErrNotRegular,
 			`archive ARCHIVE: entry "bin/tool": wanted as a regular file, but it is a symlink to "tool-1"`},
 		{"zip fifo", Zip, zipBytes(t, zent{name: "p", mode: os.ModeNamedPipe | 0o644}), []string{"ok"}, Limits{}, ErrUnsafe,
@@ -197,6 +199,16 @@ func TestPAXGlobalComment(t *testing.T) {
 	got, err := collect(t, p, Tar, []string{"bin/tool"}, Limits{})
 	if err != nil || len(got) != 1 || got[0].body != "x" {
 		t.Fatalf("got %v, %v; want bin/tool", got, err)
+	}
+}
+
+// TestZipUnicodePathSame: a Unicode path field that repeats the entry's
+// name (what Info-ZIP zip writes for non-ASCII names) is taken.
+func TestZipUnicodePathSame(t *testing.T) {
+	p := writeTemp(t, "a.zip", zipBytes(t, zent{name: "doc/read me ünï.txt", body: "x", extra: unicodePathField("doc/read me ünï.txt", "doc/read me ünï.txt")}))
+	got, err := collect(t, p, Zip, []string{"doc/read me ünï.txt"}, Limits{})
+	if err != nil || len(got) != 1 || got[0].body != "x" {
+		t.Fatalf("got %v, %v; want the entry", got, err)
 	}
 }
 

@@ -2,6 +2,7 @@ package archive
 
 import (
 	"archive/zip"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"io"
@@ -62,6 +63,9 @@ func (s *scan) selectZipReader(r io.ReaderAt, size int64) error {
 		name, wanted, err := s.check(e)
 		if err != nil {
 			return err
+		}
+		if u, ok := unicodePath(f.Extra); ok && u != f.Name {
+			return s.errorf(ErrUnsafe, f.Name, nil, "its Info-ZIP Unicode path field names it %s: unzip extracts it under that name, updeb reads the entry's own", quoteEntry(u))
 		}
 		if wanted {
 			picks = append(picks, pick{f, Member{Name: name, Size: e.size, Mode: e.mode}})
@@ -128,6 +132,25 @@ func zipEntry(f *zip.File) entry {
 		e.typ, e.detail = typeOther, "zip mode "+mode.String()
 	}
 	return e
+}
+
+// unicodePath returns the name in the Info-ZIP Unicode path extra field
+// (0x7075: version, CRC-32 of the header's name, UTF-8 name) of a
+// central-directory record's extra data, which unzip prefers to the
+// header's name and archive/zip ignores.
+func unicodePath(extra []byte) (string, bool) {
+	for len(extra) >= 4 {
+		id, size := binary.LittleEndian.Uint16(extra), int(binary.LittleEndian.Uint16(extra[2:]))
+		extra = extra[4:]
+		if size > len(extra) {
+			return "", false
+		}
+		if id == 0x7075 && size >= 5 {
+			return string(extra[5:size]), true
+		}
+		extra = extra[size:]
+	}
+	return "", false
 }
 
 // What zip.NewReader may read of an archive: the end-of-directory search
