@@ -431,13 +431,13 @@ func (d *decoder) license(v *yaml.Node, dst *string) {
 
 var sourceKinds = map[string]bool{"tar.gz": true, "tgz": true, "tar.xz": true, "tar": true, "zip": true, "raw": true}
 
-// kindFromURL infers an archive kind from a URL's suffix; raw otherwise.
+// kindFromURL infers an archive kind from a URL's suffix, as pkg/archive
+// reads it from a file name (any case; .tgz is tar.gz, .txz tar.xz); raw
+// otherwise.
 func kindFromURL(u string) string {
 	u, _, _ = strings.Cut(u, "?")
-	for _, k := range []string{"tar.gz", "tgz", "tar.xz", "tar", "zip"} {
-		if strings.HasSuffix(u, "."+k) {
-			return k
-		}
+	if k, ok := archive.KindFromName(u); ok {
+		return string(k)
 	}
 	return "raw"
 }

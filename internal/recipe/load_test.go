@@ -108,6 +108,28 @@ func TestLoadValid(t *testing.T) {
 	}
 }
 
+// TestKindFromURL: a source without kind: reads its URL's suffix as
+// pkg/archive reads a file name's, so a .txz or .TGZ upstream is the archive
+// it is, not a raw file packaged as it was downloaded.
+func TestKindFromURL(t *testing.T) {
+	urls := []string{"x.tar.gz", "x.tgz", "x.TGZ", "x.txz", "x.Tar.Xz?dl=1", "x.zip", "x"}
+	kinds := []string{"tar.gz", "tar.gz", "tar.gz", "tar.xz", "tar.xz", "zip", "raw"}
+	for i, u := range urls {
+		text := strings.Replace(baseRecipe, "url: https://example.org/x-{{.Arch}}.tar.gz\n", "url: https://example.org/"+u+"\n", 1)
+		if kinds[i] == "raw" {
+			text = strings.Replace(text, "path: x, ", "", 1)
+		}
+		_, p := writeProject(t, text)
+		r, err := Load(p, LoadOptions{})
+		if err != nil {
+			t.Fatalf("%s: %v", u, err)
+		}
+		if r.Sources[0].Kind != kinds[i] {
+			t.Errorf("%s: kind %q, want %q", u, r.Sources[0].Kind, kinds[i])
+		}
+	}
+}
+
 // TestLoadEndOfLife: the end-of-life mark is a day, kept as UTC midnight.
 func TestLoadEndOfLife(t *testing.T) {
 	_, p := writeProject(t, strings.Replace(baseRecipe, "release-date: 2025-01-02\n", "release-date: 2025-01-02\nend-of-life: 2026-10-27\n", 1))
