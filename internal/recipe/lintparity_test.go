@@ -163,3 +163,26 @@ func TestPlainHTTPWarning(t *testing.T) {
 		t.Errorf("https: warnings %v", got)
 	}
 }
+
+// TestPackedRawWarning: a URL whose name says an archive or compression
+// that updeb does not unpack (.tar.zst, .bz2, ...) is packaged as a raw
+// file when no kind is written: lint warns at the URL; kind: raw, or a
+// kind updeb reads, says nothing.
+func TestPackedRawWarning(t *testing.T) {
+	raw := strings.Replace(baseRecipe, "{source: bin, path: x, dest: /usr/bin/x}", "{source: bin, dest: /usr/bin/x}", 1)
+	for _, tt := range []struct{ url, kind, want string }{
+		{"x-{{.Arch}}.tar.zst", "", "9:10: url: ends in .tar.zst, an archive or compression updeb does not unpack"},
+		{"x-{{.Arch}}.BZ2?download=1", "", "9:10: url: ends in .bz2,"},
+		{"x-{{.Arch}}.tar.zst", "raw", ""},
+		{"x-{{.Arch}}", "", ""},
+	} {
+		text := strings.Replace(raw, "url: https://example.org/x-{{.Arch}}.tar.gz\n", "url: https://example.org/"+tt.url+"\n", 1)
+		if tt.kind != "" {
+			text = strings.Replace(text, "    sha256:", "    kind: "+tt.kind+"\n    sha256:", 1)
+		}
+		got := strings.Join(loadWarnings(t, text, nil), "\n")
+		if tt.want == "" && strings.Contains(got, "does not unpack") || tt.want != "" && !strings.HasPrefix(got, tt.want) {
+			t.Errorf("%s (kind %q): warnings:\n%s\nwant %q", tt.url, tt.kind, got, tt.want)
+		}
+	}
+}

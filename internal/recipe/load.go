@@ -442,8 +442,27 @@ func kindFromURL(u string) string {
 	return "raw"
 }
 
+// packedSuffixes are file name endings of archives and compressed files
+// that pkg/archive does not read (archive.KindFromName's are read).
+var packedSuffixes = []string{".tar.zst", ".tzst", ".tar.bz2", ".tbz2", ".tbz", ".tar.lz", ".tar.lz4", ".tar.lzma", ".tar.z",
+	".7z", ".rar", ".zst", ".bz2", ".gz", ".xz", ".lz", ".lz4", ".lzma", ".z"}
+
+// notUnpacked is the ending of a URL's file name that says it is an archive
+// or a compressed file pkg/archive does not read, or "".
+func notUnpacked(u string) string {
+	u, _, _ = strings.Cut(u, "?")
+	lower := strings.ToLower(u)
+	for _, s := range packedSuffixes {
+		if strings.HasSuffix(lower, s) {
+			return s
+		}
+	}
+	return ""
+}
+
 func (d *decoder) source(r *Recipe, s *Source, n *yaml.Node) {
 	digests := map[digest.Algorithm]*yaml.Node{}
+	var urlNode *yaml.Node
 	d.mapping(n, "source", map[string]field{
 		"name": {true, func(v *yaml.Node) {
 			d.Describe(v, yamlfile.Schema{Pattern: sourceNameRE.String()})
@@ -451,7 +470,7 @@ func (d *decoder) source(r *Recipe, s *Source, n *yaml.Node) {
 				d.at(v, "source name: %q is not [a-z0-9][a-z0-9._-]*", s.Name)
 			}
 		}},
-		"url": {true, func(v *yaml.Node) { d.url(v, "url", &s.URL) }},
+		"url": {true, func(v *yaml.Node) { urlNode = v; d.url(v, "url", &s.URL) }},
 		"kind": {false, func(v *yaml.Node) {
 			d.Describe(v, yamlfile.Schema{Enum: slices.Sorted(maps.Keys(sourceKinds))})
 			if d.Str(v, "kind", &s.Kind) && !sourceKinds[s.Kind] {
@@ -472,6 +491,10 @@ func (d *decoder) source(r *Recipe, s *Source, n *yaml.Node) {
 	})
 	if s.Kind == "" {
 		s.Kind = kindFromURL(s.URL)
+		if suffix := notUnpacked(s.URL); s.Kind == "raw" && suffix != "" {
+			d.warn(urlNode, "url: ends in %s, an archive or compression updeb does not unpack: the source is packaged as a raw file, "+
+				"its packed bytes as they are. Write kind: raw if that is what you want; else take the release's .tar.gz, .tar.xz or .zip", suffix)
+		}
 	}
 	s.digestNodes = digests
 }
