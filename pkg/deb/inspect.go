@@ -112,9 +112,12 @@ const maxControlMember = 16 << 20
 //     among them (stricter: GNU tar, which dpkg-deb runs on it, would also
 //     create links, devices and sub-directories);
 //   - data.tar entry names without a ".." component or a newline, each
-//     once; stricter: not absolute, no device nodes, a hardlink only to a
-//     regular file earlier in data.tar (dpkg links to whatever the target
-//     path is on the installing system);
+//     once, none below a path data.tar holds as a file or link (dpkg
+//     cannot unpack below a file; below a symlink it fails on a fresh
+//     install, and on an upgrade writes where the link points); stricter:
+//     not absolute, no device nodes, a hardlink only to a regular file
+//     earlier in data.tar (dpkg links to whatever the target path is on
+//     the installing system);
 //   - the control file as dpkg parses it, plus what apt needs to keep the
 //     repository's index readable (control.ParseStrict, checkControl);
 //   - lim's bounds (archive.Budget): decompressed bytes in total and as a
@@ -127,7 +130,7 @@ func Inspect(ctx context.Context, r io.ReaderAt, size int64, lim archive.Limits)
 	}
 	in := &inspector{ctx: ctx, lim: withDefaults(lim), bud: archive.NewBudget(ctx, lim, size),
 		info:    &Info{MD5Sums: map[string]string{}, Conffiles: []string{}, Scripts: []ScriptInfo{}},
-		control: map[string]bool{}, data: map[string]byte{}}
+		control: map[string]bool{}, data: map[string]byte{}, below: map[string]bool{}}
 	var sawControl, sawData bool
 	for i, m := range members {
 		mem := Member{Name: m.name, Size: m.size}
@@ -231,6 +234,7 @@ type inspector struct {
 	entries int
 	control map[string]bool // control.tar file names
 	data    map[string]byte // data.tar paths (cleaned) -> type, for duplicates, hardlinks and conffiles
+	below   map[string]bool // the folders data.tar entries lie below (cleaned), which must be directories
 	conf    []conffile      // control.tar's conffiles, checked against data.tar at the end
 }
 
@@ -476,6 +480,29 @@ func dataPath(name string) (string, error) {
 	return path.Clean(name), nil
 }
 
+// checkParents refuses an entry below a path that data.tar holds as
+// something other than a directory, and an entry other than a directory
+// at a path earlier entries lie below. dpkg cannot unpack below a file;
+// below a symlink of the package it fails on a fresh install, and on an
+// upgrade (the link already on the system) it writes where the link points,
+// outside the installation root too, while the package lists the path
+// below the link.
+func (in *inspector) checkParents(h *tarEntry, clean string) error {
+	if h.Type != tarDir && in.below[clean] {
+		return malformed("data.tar entry %q is a %s, but earlier entries lie below it; dpkg cannot unpack them", h.Name, tarTypeName(h.Type))
+	}
+	for dir := path.Dir(clean); dir != "." && dir != "/"; dir = path.Dir(dir) {
+		if typ, ok := in.data[dir]; ok && typ != tarDir {
+			return malformed("data.tar entry %q lies below %q, which is a %s in data.tar, not a directory: dpkg cannot unpack below a file, and below a symlink it writes where the link points", h.Name, dir, tarTypeName(typ))
+		}
+		if in.below[dir] {
+			break // its parents were checked and recorded with it
+		}
+		in.below[dir] = true
+	}
+	return nil
+}
+
 func (in *inspector) addData(h *tarEntry, r io.Reader) error {
 	clean, err := dataPath(h.Name)
 	if err != nil {
@@ -483,6 +510,9 @@ func (in *inspector) addData(h *tarEntry, r io.Reader) error {
 	}
 	if _, dup := in.data[clean]; dup {
 		return malformed("data.tar entry %q: %q appears twice (which one dpkg installs is not what a reviewer sees)", h.Name, clean)
+	}
+	if err := in.checkParents(h, clean); err != nil {
+		return err
 	}
 	switch h.Type {
 	case tarChar, tarBlockDv:
