@@ -14,6 +14,7 @@ import (
 	"github.com/klauspost/compress/gzip"
 
 	"github.com/updeb/updeb/pkg/control"
+	"github.com/updeb/updeb/pkg/debversion"
 	"github.com/updeb/updeb/pkg/xzpar"
 )
 
@@ -139,6 +140,25 @@ func scanPackages(data []byte, file, suite, comp string) ([]Entry, error) {
 
 // component is the state of one component of a suite: its packages by key.
 type component map[key]Entry
+
+// find returns the entry of c for k: k itself or, failing that, one with
+// k's name and architecture whose version is spelled otherwise but compares
+// equal to k's for dpkg and apt ("1.0" and "1.00", "1.0-0" or "0:1.0"): apt
+// lists such versions as one and installs one build of it, so the
+// repository must not list two.
+func (c component) find(k key) (Entry, bool) {
+	if e, ok := c[k]; ok {
+		return e, true
+	}
+	for o, e := range c {
+		if o.name == k.name && o.arch == k.arch {
+			if n, err := debversion.CompareStrings(o.version, k.version); err == nil && n == 0 {
+				return e, true
+			}
+		}
+	}
+	return Entry{}, false
+}
 
 // sortedEntries returns the entries by name, version and architecture (byte
 // order: apt does not care about the order, only stable output does).

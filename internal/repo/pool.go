@@ -121,9 +121,30 @@ type ConflictError struct {
 	// Collected says Have is the digest of a pool file gc collected in
 	// Component (kept under .updeb/removed/), no longer listed.
 	Collected bool
+	// Same names the published package (name=version (arch)) when its
+	// version is spelled otherwise than Package's but dpkg and apt compare
+	// them equal ("1.0" and "1.00"); Filename is then its pool file.
+	Same string
+}
+
+// sameVersionConflict sets ce.Same when old, the entry ce conflicts with,
+// has another spelling of ce's version.
+func sameVersionConflict(ce *ConflictError, old Entry) *ConflictError {
+	if s := old.key().String(); s != ce.Package {
+		ce.Same, ce.Filename = s, old.Filename
+	}
+	return ce
 }
 
 func (e *ConflictError) Error() string {
+	if e.Same != "" {
+		where := ""
+		if e.Component != e.Into {
+			where = fmt.Sprintf(" in suite %s component %s", e.Suite, e.Component)
+		}
+		return fmt.Sprintf("repo: %s is the same version as %s for dpkg and apt (they compare equal), which is already published%s as %s with sha256 %s; %s has sha256 %s: apt would list one version and install one of the two builds (publish a new version or revision)",
+			e.Package, e.Same, where, e.Filename, e.Have, e.Path, e.New)
+	}
 	if e.Collected {
 		return fmt.Sprintf("repo: %s was published in suite %s component %s as %s with sha256 %s, then removed and collected (its digest is kept under .updeb/removed/); %s, for component %s, has sha256 %s: a version never comes back with other bytes, whichever component it comes back to, or a client that installed it before sees two builds of one version (publish a new version or revision, or the same bytes)",
 			e.Package, e.Suite, e.Component, e.Filename, e.Have, e.Path, e.Into, e.New)

@@ -186,13 +186,13 @@ func (r *Repo) checkPromotion(st *suiteState, picked []Entry, to Place, res *Pro
 		if err != nil {
 			return err
 		}
-		old, ok := c[e.key()]
+		old, ok := c.find(e.key())
 		if !ok {
 			old, ok = batch[target{comp, e.key()}]
 		}
 		if ok {
 			if old.SHA256 != e.SHA256 {
-				return &ConflictError{Package: e.key().String(), Filename: old.Filename, Have: old.SHA256, New: e.SHA256, Path: promotedFrom(e)}
+				return sameVersionConflict(&ConflictError{Package: e.key().String(), Filename: old.Filename, Have: old.SHA256, New: e.SHA256, Path: promotedFrom(e)}, old)
 			}
 			res.Unchanged = append(res.Unchanged, old)
 			continue

@@ -147,16 +147,16 @@ func (r *Repo) stagePackages(ctx context.Context, suite, comp string, c componen
 		conflict := func(have string) *ConflictError {
 			return &ConflictError{Package: e.key().String(), Filename: e.Filename, Have: have, New: e.SHA256, Path: p.Path}
 		}
-		if old, ok := batch[e.key()]; ok {
+		if old, ok := component(batch).find(e.key()); ok {
 			if old.SHA256 != e.SHA256 {
-				return nil, cleanup, conflict(old.SHA256)
+				return nil, cleanup, sameVersionConflict(conflict(old.SHA256), old)
 			}
 			continue
 		}
 		batch[e.key()] = e
-		if old, ok := c[e.key()]; ok {
+		if old, ok := c.find(e.key()); ok {
 			if old.SHA256 != e.SHA256 {
-				return nil, cleanup, conflict(old.SHA256)
+				return nil, cleanup, sameVersionConflict(conflict(old.SHA256), old)
 			}
 			res.Unchanged = append(res.Unchanged, old)
 			continue

@@ -509,6 +509,42 @@ func TestVersionsDifferingInEpochOnlyRefusedInOnePublish(t *testing.T) {
 	}
 }
 
+// Versions spelled otherwise that dpkg and apt compare equal (1, 01, 1-0,
+// 0:1; 1.0-1 and 1.00-1) are one version: apt lists one and installs one
+// build of it (apt-get install oo=01 says the version was not found). A
+// second build under another spelling is refused, in the component, in the
+// same publish, in another component of the suite, or promoted in.
+func TestVersionsSpelledOtherwiseRefused(t *testing.T) {
+	testenv.RequireTool(t, "dpkg-deb")
+	_, root, r := repoWithOne(t, "main")
+	ctx := context.Background()
+	before := snapshot(t, root)
+	refused := func(what string, err error, same string) {
+		t.Helper()
+		var ce *ConflictError
+		if !errors.As(err, &ce) || ce.Same != same || !strings.Contains(err.Error(), "is the same version as "+same) {
+			t.Errorf("%s: %v; want a conflict with %s", what, err, same)
+		}
+	}
+	for _, v := range []string{"01", "1-0", "0:1"} {
+		other := pkgOf(t, testDeb(t, t.TempDir(), "oo", v, "amd64", "other"))
+		for _, comp := range []string{"main", "extra"} {
+			_, err := r.Publish(ctx, "s", comp, []Package{other})
+			refused("publishing "+v+" into "+comp+" after 1", err, "oo=1 (amd64)")
+		}
+	}
+	_, err := r.Publish(ctx, "s", "main", []Package{pkgOf(t, testDeb(t, t.TempDir(), "oo", "2.0-1", "amd64", "x")),
+		pkgOf(t, testDeb(t, t.TempDir(), "oo", "2.00-1", "amd64", "y"))})
+	refused("publishing 2.0-1 and 2.00-1 at once", err, "oo=2.0-1 (amd64)")
+	if after := snapshot(t, root); !reflect.DeepEqual(before, after) {
+		t.Fatalf("a refused publish changed the repository")
+	}
+	_, err = r.Publish(ctx, "t", "main", []Package{pkgOf(t, testDeb(t, t.TempDir(), "oo", "01", "amd64", "other"))})
+	must(t, err)
+	_, err = r.Promote(ctx, Place{Suite: "t"}, Place{Suite: "s"}, nil)
+	refused("promoting 01 into a suite that lists 1", err, "oo=1 (amd64)")
+}
+
 // A pool file replaced by a symlink to a file outside the repository (by
 // hand, or by whoever else writes there) is refused, not followed: a suite
 // publishing that version would list bytes someone else may change. gc,

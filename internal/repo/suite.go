@@ -251,8 +251,8 @@ func (st *suiteState) checkOneBuild(added []Entry, origin map[string]string, col
 	batch := map[key]Entry{}
 	for _, e := range added {
 		comps[e.Component] = true
-		if old, ok := batch[e.key()]; ok && old.SHA256 != e.SHA256 {
-			return conflict(old, e)
+		if old, ok := component(batch).find(e.key()); ok && old.SHA256 != e.SHA256 {
+			return sameVersionConflict(conflict(old, e), old)
 		}
 		batch[e.key()] = e
 	}
@@ -265,9 +265,9 @@ func (st *suiteState) checkOneBuild(added []Entry, origin map[string]string, col
 			if e.Component == comp {
 				continue
 			}
-			if old, ok := c[e.key()]; ok {
+			if old, ok := c.find(e.key()); ok {
 				if old.SHA256 != e.SHA256 {
-					return conflict(old, e)
+					return sameVersionConflict(conflict(old, e), old)
 				}
 				continue
 			}
