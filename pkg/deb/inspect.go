@@ -104,6 +104,8 @@ const maxControlMember = 16 << 20
 //     anywhere; stricter: no other member after data.tar, sizes without
 //     embedded spaces, only the compressions dpkg-deb writes (none, gzip,
 //     xz, zstd; dpkg also reads data.tar.bz2 and .lzma);
+//   - an xz member is one stream (and stream padding), a zstd member one
+//     frame, as dpkg decompresses only the first (onestream.go);
 //   - control.tar and data.tar as dpkg's own tar reader sees them
 //     (tarread.go): header checksums, entry types, no PAX headers;
 //     stricter: nothing but zeros after the end-of-archive block;
@@ -241,7 +243,7 @@ type inspector struct {
 // readTar decompresses a member and calls add for each entry. Decoder, tar
 // and limit errors are the archive's fault (ErrMalformed); errors reading
 // the file and a stopped context are not.
-func (in *inspector) readTar(r io.Reader, cdc codec, member string, add func(*tarEntry, io.Reader) error) error {
+func (in *inspector) readTar(r *io.SectionReader, cdc codec, member string, add func(*tarEntry, io.Reader) error) error {
 	bad := func(err error) error {
 		var pe *fs.PathError
 		switch {
@@ -259,6 +261,9 @@ func (in *inspector) readTar(r io.Reader, cdc codec, member string, add func(*ta
 			return malformed("%s: truncated: %v", member, err)
 		}
 		return malformed("%s: %v", member, err)
+	}
+	if err := checkOneStream(r, r.Size(), cdc.compression); err != nil {
+		return bad(err)
 	}
 	zr, err := cdc.newReader(bufio.NewReaderSize(r, 256<<10))
 	if err != nil {
