@@ -82,9 +82,11 @@ func LoadBytes(file string, data []byte, opts LoadOptions) (*Recipe, error) {
 			// Fields that failed to decode are empty and render to nothing,
 			// so this adds no findings about them.
 			fs.lintFragments = true
+			var plans []*Resolved
 			for _, a := range r.Architectures {
-				r.resolve(a.Debian, resolveOptions{lint: true, stat: r.checkLocal}, fs)
+				plans = append(plans, r.resolve(a.Debian, resolveOptions{lint: true, stat: r.checkLocal}, fs))
 			}
+			r.checkArchIndependent(plans, fs)
 		}
 	}
 	if err := fs.err(); err != nil {

@@ -492,3 +492,33 @@ func TestDeepPathsBounded(t *testing.T) {
 		})
 	}
 }
+
+// TestArchitectureAllSameForEveryArchitecture: every architecture's build
+// writes an Architecture: all package under one file name, so it must come
+// out the same for each: from the recipe's folder or from a source that is
+// one file for every architecture, and not from a per-architecture source
+// or with the architecture rendered into it.
+func TestArchitectureAllSameForEveryArchitecture(t *testing.T) {
+	const doc = "  - name: xx-doc\n    architecture: all\n    summary: X documentation\n    description: The X documentation.\n    section: doc\n    files:\n"
+	docs := "  - name: docs\n    url: https://example.org/x-docs.tar.gz\n    sha256: " + hexA + "\n    signature: {none: the docs are unsigned}\n"
+	for _, tt := range []struct {
+		name, sources, files, want string
+	}{
+		{"a file of the recipe's folder", "", "      - {file: x.default, dest: /usr/share/xx-doc/x.default}\n", ""},
+		{"a source of every architecture", docs, "      - {source: docs, path: README, dest: /usr/share/xx-doc/README}\n", ""},
+		{"a per-architecture source", "", "      - {source: bin, path: README, dest: /usr/share/xx-doc/README}\n",
+			"recipes/x.yaml:22:19: architecture: all: package xx-doc comes out differently for amd64 and arm64 (its files come from source bin, https://example.org/x-amd64.tar.gz for amd64 and https://example.org/x-arm64.tar.gz for arm64), but each architecture's build writes it as the same xx-doc_1.0.0-1_all.deb: make it the same for every architecture, or make it architecture: any"},
+		{"one URL pinned to other bytes per architecture", strings.Replace(docs, "sha256: "+hexA, "sha256: {amd64: "+hexA+", arm64: "+hexB+"}", 1), "      - {source: docs, path: README, dest: /usr/share/xx-doc/README}\n",
+			"recipes/x.yaml:26:19: architecture: all: package xx-doc comes out differently for amd64 and arm64 (its files come from source docs, whose pins, signature or checksum file differ), but each architecture's build writes it as the same xx-doc_1.0.0-1_all.deb: make it the same for every architecture, or make it architecture: any"},
+		{"the architecture in a path", "", "      - {file: x.default, dest: \"/usr/share/xx-doc/{{.Arch}}.default\"}\n",
+			"recipes/x.yaml:22:19: architecture: all: package xx-doc comes out differently for amd64 and arm64 (its fields or files render differently), but each architecture's build writes it as the same xx-doc_1.0.0-1_all.deb: make it the same for every architecture, or make it architecture: any"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			text := strings.Replace(baseRecipe, "packages:\n", tt.sources+"packages:\n", 1)
+			got := strings.Join(loadFindings(t, text+doc+tt.files), "\n")
+			if got != tt.want {
+				t.Errorf("findings:\n%s\nwant:\n%s", got, tt.want)
+			}
+		})
+	}
+}

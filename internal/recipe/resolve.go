@@ -7,6 +7,7 @@ import (
 	"iter"
 	"path"
 	"path/filepath"
+	"reflect"
 	"regexp"
 	"slices"
 	"sort"
@@ -1230,6 +1231,63 @@ func checkAlternatives(pps []ResolvedPackage, fs *findings) {
 			}
 		}
 	}
+}
+
+// checkArchIndependent refuses an Architecture: all package that resolves
+// differently for some architecture of the recipe (plans, one per
+// architecture, in the recipe's order): the build of every architecture
+// writes it, under the one file name NAME_VERSION_all.deb, so a build of
+// amd64 and a build of arm64 would give two packages, and two provenance
+// records, of one name, version and architecture, and a repository takes
+// only the first of them.
+func (r *Recipe) checkArchIndependent(plans []*Resolved, fs *findings) {
+	if len(plans) < 2 {
+		return
+	}
+	for i, rp := range r.Packages {
+		if rp.Architecture != "all" {
+			continue
+		}
+		for _, p := range plans[1:] {
+			if why := archDifference(plans[0], p, i); why != "" {
+				fs.at(valueOf(rp.node, "architecture"), "architecture: all: package %s comes out differently for %s and %s (%s), but each architecture's build writes it as the same %s: make it the same for every architecture, or make it architecture: any",
+					plans[0].Packages[i].Name, plans[0].Arch, p.Arch, why, plans[0].Packages[i].OutputFile)
+				break
+			}
+		}
+	}
+}
+
+// archDifference says how package i of plan b differs from that of plan a
+// ("" when it does not): a source its files come from, or its own fields.
+func archDifference(a, b *Resolved, i int) string {
+	pa, pb := &a.Packages[i], &b.Packages[i]
+	source := func(p *Resolved, name string) *ResolvedSource {
+		if j := slices.IndexFunc(p.Sources, func(s ResolvedSource) bool { return s.Name == name }); j >= 0 {
+			return &p.Sources[j]
+		}
+		return nil
+	}
+	seen := map[string]bool{}
+	for _, f := range pa.Files {
+		if f.Source == "" || seen[f.Source] {
+			continue
+		}
+		seen[f.Source] = true
+		sa, sb := source(a, f.Source), source(b, f.Source)
+		switch {
+		case sa == nil || sb == nil:
+			continue // an unknown source, already refused
+		case sa.URL != sb.URL:
+			return fmt.Sprintf("its files come from source %s, %s for %s and %s for %s", f.Source, sa.URL, a.Arch, sb.URL, b.Arch)
+		case !reflect.DeepEqual(sa, sb):
+			return fmt.Sprintf("its files come from source %s, whose pins, signature or checksum file differ", f.Source)
+		}
+	}
+	if !reflect.DeepEqual(pa, pb) {
+		return "its fields or files render differently"
+	}
+	return ""
 }
 
 // addRelation adds a dependency on name unless an element of list (a
