@@ -35,7 +35,7 @@ const ProvenanceSuffix = ".intoto.json"
 func writeProvenance(ctx context.Context, path string, r *recipe.Recipe, plan *recipe.Resolved, pp *recipe.ResolvedPackage, res *deb.Result, srcs map[string]*source.Verified, opts Options) (string, error) {
 	b := provenance.Build{
 		Recipe:          plan.Recipe,
-		Architecture:    plan.Arch,
+		Architecture:    pp.Architecture, // "all" for an Architecture: all package, whichever architecture's build wrote it
 		DebianVersion:   plan.DebianVersion,
 		Component:       plan.Component,
 		Suite:           plan.Suite,

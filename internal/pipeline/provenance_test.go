@@ -327,3 +327,47 @@ func TestSignedRecordFromTheFutureRefused(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// TestArchitectureAllRecordSameFromEveryArchitecture: an Architecture: all
+// package, and its record, are the same whichever architecture's build wrote
+// them (build --arch amd64 on one machine, --arch arm64 on another), and the
+// record names architecture all.
+func TestArchitectureAllRecordSameFromEveryArchitecture(t *testing.T) {
+	root, mirror := project(t)
+	rp := filepath.Join(root, "recipes", "hello.yaml")
+	text, err := os.ReadFile(rp)
+	if err != nil {
+		t.Fatal(err)
+	}
+	text = append(text, "  - name: hello-doc\n    architecture: all\n    summary: documentation of hello\n    description: The guide to hello.\n    section: doc\n    files: [{file: guide.txt, dest: /usr/share/doc/hello-doc/guide.txt}]\n"...)
+	if err := os.WriteFile(rp, text, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.MkdirAll(filepath.Join(root, "recipes", "hello"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(root, "recipes", "hello", "guide.txt"), []byte("Run hello.\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	const doc = "hello-doc_1.2.0-1_all.deb"
+	var outs []string
+	for _, arch := range []string{"amd64", "arm64"} {
+		out := filepath.Join(t.TempDir(), arch)
+		if _, err := Run(context.Background(), jobs(t, root, arch, "hello"), options(t, mirror, out)); err != nil {
+			t.Fatal(err)
+		}
+		outs = append(outs, out)
+	}
+	for _, f := range []string{doc, doc + ProvenanceSuffix} {
+		if sha256File(t, filepath.Join(outs[0], f)) != sha256File(t, filepath.Join(outs[1], f)) {
+			t.Errorf("%s differs between the amd64 and the arm64 build", f)
+		}
+	}
+	st, _ := readRecord(t, filepath.Join(outs[1], doc+ProvenanceSuffix))
+	if got := st.Predicate.BuildDefinition.ExternalParameters["architecture"]; got != "all" {
+		t.Errorf("the record of %s says architecture %v, want all", doc, got)
+	}
+	if got := st.Predicate.RunDetails.Metadata.InvocationID; got != "hello/1.2.0-1/all" {
+		t.Errorf("the record of %s has invocation id %s, want hello/1.2.0-1/all", doc, got)
+	}
+}
