@@ -752,3 +752,30 @@ func rotationKeys(t *testing.T, old *Signer) (gen *GeneratedKey, newKey, both *S
 	must(t, err)
 	return gen, newKey, both
 }
+
+// An Origin or Label with a comma, which no apt pin can name (apt splits a
+// pin's fields at commas), is warned about when it is set; a write that
+// keeps it, and one without a comma, say nothing.
+func TestCommaInOriginWarns(t *testing.T) {
+	dir, root := testDirs(t)
+	ctx := context.Background()
+	var log bytes.Buffer
+	open := func(change SettingsChange) *Repo {
+		return Open(root, Options{Settings: change, Signer: testSigner(t), Now: testClock(), Logger: slog.New(slog.NewTextHandler(&log, nil))})
+	}
+	warned := func() string {
+		defer log.Reset()
+		return log.String()
+	}
+	origin, label := "Example, Inc", "Example"
+	_, err := open(SettingsChange{Origin: &origin, Label: &label}).Publish(ctx, "s", "main", []Package{pkgOf(t, testDeb(t, dir, "app", "1.0-1", "amd64", "v1"))})
+	must(t, err)
+	if got := warned(); !strings.Contains(got, `its Origin \"Example, Inc\" holds a comma`) || strings.Contains(got, "its Label") {
+		t.Errorf("a new suite with a comma in its Origin:\n%s", got)
+	}
+	_, err = open(SettingsChange{}).Refresh(ctx, nil)
+	must(t, err)
+	if got := warned(); strings.Contains(got, "holds a comma") {
+		t.Errorf("a write that keeps the Origin warned again:\n%s", got)
+	}
+}

@@ -167,6 +167,16 @@ func (r *Repo) settle(st *suiteState, old Settings, fresh bool) error {
 	if err != nil {
 		return err
 	}
+	// apt reads a pin's fields split at commas (Pin: release o=A,l=B): an
+	// Origin or Label with a comma is one no pin can name as it is. Said
+	// when it is set, while no client may have it yet.
+	for _, f := range []struct{ name, now, was string }{{"Origin", set.Origin, old.Origin}, {"Label", set.Label, old.Label}} {
+		if strings.Contains(f.now, ",") && f.now != f.was {
+			r.opts.Logger.Warn(fmt.Sprintf("suite %s: its %s %q holds a comma: apt splits a pin's fields at commas (Pin: release o=...,l=...), so a pin that names it never matches and apt says nothing; "+
+				"only a pattern matches it (%c=/.../). Choose a %s without a comma before clients pin the suite", st.suite, f.name, f.now, strings.ToLower(f.name)[0], f.name),
+				"suite", st.suite, "field", f.name)
+		}
+	}
 	// A key joins the signers of a suite only on purpose (a rotation's
 	// first step); a config that still names a key dropped earlier puts it
 	// back unasked, undoing the rotation: either way, say so.
