@@ -49,7 +49,7 @@ type artifact struct {
 	url     string
 	members []entry // nil: a raw binary
 	sums    string  // URL of the checksum file that lists it ("" none)
-	sumsFmt string  // "sha256sum" (hex  name), "bare" (hex only), "clearsigned"
+	sumsFmt string  // "sha256sum" (hex  name), "bare" (hex only, of the algorithm the file name ends in), "clearsigned"
 	sig     string  // URL of its detached signature ("" none)
 	cosign  bool    // signed with cosign keyless: url.sig and url.cert, logged in Rekor
 }
@@ -113,8 +113,10 @@ func standins() []standin {
 		{
 			recipe: "kubernetes-1.36",
 			artifacts: []artifact{
-				{url: k8s + "kubernetes-server-linux-amd64.tar.gz", members: k8sServer("1.36.0"), cosign: true},
-				{url: k8s + "kubernetes-node-linux-amd64.tar.gz", members: k8sNode(), cosign: true},
+				{url: k8s + "kubernetes-server-linux-amd64.tar.gz", members: k8sServer("1.36.0"), cosign: true,
+					sums: k8s + "kubernetes-server-linux-amd64.tar.gz.sha512", sumsFmt: "bare"},
+				{url: k8s + "kubernetes-node-linux-amd64.tar.gz", members: k8sNode(), cosign: true,
+					sums: k8s + "kubernetes-node-linux-amd64.tar.gz.sha512", sumsFmt: "bare"},
 			},
 			installed: map[string]string{
 				"/usr/bin/kube-apiserver":                      k8s + "kubernetes-server-linux-amd64.tar.gz#kubernetes/server/bin/kube-apiserver",
@@ -134,8 +136,10 @@ func standins() []standin {
 		{
 			recipe: "kubernetes-1.35",
 			artifacts: []artifact{
-				{url: k8s135 + "kubernetes-server-linux-amd64.tar.gz", members: k8sServer("1.35.4"), cosign: true},
-				{url: k8s135 + "kubernetes-node-linux-amd64.tar.gz", members: k8sNode(), cosign: true},
+				{url: k8s135 + "kubernetes-server-linux-amd64.tar.gz", members: k8sServer("1.35.4"), cosign: true,
+					sums: k8s135 + "kubernetes-server-linux-amd64.tar.gz.sha512", sumsFmt: "bare"},
+				{url: k8s135 + "kubernetes-node-linux-amd64.tar.gz", members: k8sNode(), cosign: true,
+					sums: k8s135 + "kubernetes-node-linux-amd64.tar.gz.sha512", sumsFmt: "bare"},
 			},
 			installed: map[string]string{
 				"/usr/bin/kubectl-1.35": k8s135 + "kubernetes-server-linux-amd64.tar.gz#kubernetes/server/bin/kubectl",
@@ -329,7 +333,11 @@ func standinMirror(t *testing.T, root string, sets []standin, sg *mirrorSigners)
 				if ps.Checksums == nil || ps.Checksums.URL != a.sums {
 					t.Errorf("%s: source %s: checksum file %+v, upstream publishes %s", s.recipe, ps.Name, ps.Checksums, a.sums)
 				}
-				sums[a.sums] = append(sums[a.sums], got[digest.SHA256]+"  "+path.Base(a.url))
+				line := got[digest.SHA256] + "  " + path.Base(a.url)
+				if a.sumsFmt == "bare" {
+					line = got[digest.Algorithm(strings.TrimPrefix(path.Ext(a.sums), "."))]
+				}
+				sums[a.sums] = append(sums[a.sums], line)
 			}
 			if a.sig != "" {
 				if ps.Signature == nil || ps.Signature.URL != a.sig {
@@ -586,6 +594,11 @@ func TestRealKubernetesRecipesVerify(t *testing.T) {
 		for _, x := range r.Results {
 			if x.Check == "signature" {
 				sig = append(sig, x)
+			}
+			// dl.k8s.io publishes FILE.sha512 beside each tarball: the
+			// pins are cross-checked against it, not skipped.
+			if x.Check == "cross-check" && (x.Status != gate.Pass || !strings.HasSuffix(x.Detail, ": server; node")) {
+				t.Errorf("%s: cross-check %+v, want a PASS against the server and node tarballs' .sha512", r.Recipe, x)
 			}
 		}
 		if len(sig) != 1 || sig[0].Status != gate.Pass {
