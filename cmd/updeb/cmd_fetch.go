@@ -40,8 +40,8 @@ re-verified and not downloaded again.`,
   updeb fetch helm runc --arch amd64
   updeb --offline fetch kubernetes-1.36   # lists what is not in the cache yet
   updeb fetch --sha256 11400fec... https://get.helm.sh/helm-v3.15.4-linux-amd64.tar.gz
-  updeb fetch 'https://dl.k8s.io/v1.31.4/bin/linux/amd64/kubectl#sha256=298e19e9...'
-  updeb fetch --unpinned https://get.helm.sh/helm-v3.15.4-linux-amd64.tar.gz.asc
+  updeb fetch 'https://dl.k8s.io/release/v1.31.4/bin/linux/amd64/kubectl#sha256=298e19e9...'
+  updeb fetch --unpinned https://github.com/helm/helm/releases/download/v3.15.4/helm-v3.15.4-linux-amd64.tar.gz.asc
   updeb --offline fetch 'https://example.org/a.tgz#sha256=...'`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if !isURLArgs(args) {

@@ -74,8 +74,8 @@ input, 3 Rekor could not be asked.`,
   updeb verify-signature --keyring keys/runc.asc --output runc.sha256sum.txt runc.sha256sum
   updeb verify-signature --sig kubectl.sig --cert kubectl.cert \
     --sigstore-identity krel-staging@k8s-releng-prod.iam.gserviceaccount.com --sigstore-issuer https://accounts.google.com kubectl
-  updeb verify-signature --bundle cilium-linux-amd64.tar.gz.sigstore.json --sigstore-issuer https://token.actions.githubusercontent.com \
-    --sigstore-identity-regexp '^https://github\.com/cilium/cilium-cli/\.github/workflows/release\.yaml@refs/tags/v.*$' cilium-linux-amd64.tar.gz
+  updeb verify-signature --bundle sigstore.js@2.0.0-provenance.sigstore.json --sigstore-issuer https://token.actions.githubusercontent.com \
+    --sigstore-identity-regexp '^https://github\.com/sigstore/sigstore-js/\.github/workflows/release\.yml@refs/heads/main$' sigstore-2.0.0.tgz
   updeb verify-signature --bundle tool.sigstore.json --sigstore-identity dev@example.com --sigstore-issuer https://github.com/login/oauth \
     sha256:bc103b4a84971ef6459b294a2b98568a2bfb72cded09d4acd1e16366a401f95b
   updeb verify-signature --bundle bundle-publish.json --sigstore-key publish_key.pub sigstore-1.3.0.tgz`,
