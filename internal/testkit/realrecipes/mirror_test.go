@@ -2,6 +2,7 @@ package realrecipes
 
 import (
 	"archive/tar"
+	"cmp"
 	"compress/gzip"
 	"context"
 	"crypto/sha256"
@@ -42,6 +43,7 @@ import (
 type entry struct {
 	name   string
 	target string // symlink target, for a symlink member
+	mode   int64  // the member's mode (0: 0755)
 }
 
 // artifact is one stand-in upstream file at its real URL (amd64).
@@ -49,7 +51,7 @@ type artifact struct {
 	url     string
 	members []entry // nil: a raw binary
 	sums    string  // URL of the checksum file that lists it ("" none)
-	sumsFmt string  // "sha256sum" (hex  name), "bare" (hex only, of the algorithm the file name ends in), "clearsigned"
+	sumsFmt string  // "sha256sum" (hex  name), "onespace" (hex name), "bare" (hex only, of the algorithm the file name ends in), "clearsigned"
 	sig     string  // URL of its detached signature ("" none)
 	cosign  bool    // signed with cosign keyless: url.sig and url.cert, logged in Rekor
 }
@@ -109,6 +111,13 @@ func standins() []standin {
 	helm := "https://get.helm.sh/helm-v3.21.4-linux-amd64.tar.gz"
 	runc := gh + "opencontainers/runc/releases/download/v1.4.3/"
 	containerd := gh + "containerd/containerd/releases/download/v2.3.4/containerd-2.3.4-linux-amd64.tar.gz"
+	crictl := gh + "kubernetes-sigs/cri-tools/releases/download/v1.36.0/crictl-v1.36.0-linux-amd64.tar.gz"
+	calico := gh + "projectcalico/calico/releases/download/v3.31.7/"
+	cilium := gh + "cilium/cilium-cli/releases/download/v0.19.7/cilium-linux-amd64.tar.gz"
+	helmfile := gh + "helmfile/helmfile/releases/download/v0.169.2/"
+	cfssl := gh + "cloudflare/cfssl/releases/download/v1.6.5/"
+	istioctl := gh + "istio/istio/releases/download/1.30.3/istioctl-1.30.3-linux-amd64.tar.gz"
+	kustomize := gh + "kubernetes-sigs/kustomize/releases/download/kustomize%2Fv5.8.1/"
 	return []standin{
 		{
 			recipe: "kubernetes-1.36",
@@ -180,6 +189,44 @@ func standins() []standin {
 			installed: map[string]string{"/usr/bin/etcd": etcd + "#" + etcdDir + "etcd", "/usr/bin/etcdctl": etcd + "#" + etcdDir + "etcdctl",
 				"/usr/bin/etcdutl": etcd + "#" + etcdDir + "etcdutl", "/etc/default/etcd": "", "/var/lib/etcd/": ""},
 		},
+		{
+			recipe:    "cri-tools-1.36",
+			artifacts: []artifact{{url: crictl, members: []entry{{name: "crictl"}}, sums: crictl + ".sha256", sumsFmt: "bare"}},
+			installed: map[string]string{"/usr/bin/crictl": crictl + "#crictl"},
+		},
+		{
+			recipe:    "calicoctl",
+			artifacts: []artifact{{url: calico + "calicoctl-linux-amd64", sums: calico + "SHA256SUMS", sumsFmt: "sha256sum"}},
+			installed: map[string]string{"/usr/bin/calicoctl": calico + "calicoctl-linux-amd64"},
+		},
+		{
+			recipe:    "cilium-cli",
+			artifacts: []artifact{{url: cilium, members: []entry{{name: "cilium"}}, sums: cilium + ".sha256sum", sumsFmt: "sha256sum"}},
+			installed: map[string]string{"/usr/bin/cilium": cilium + "#cilium"},
+		},
+		{
+			recipe: "helmfile",
+			artifacts: []artifact{{url: helmfile + "helmfile_0.169.2_linux_amd64.tar.gz",
+				members: []entry{{name: "LICENSE", mode: 0o644}, {name: "README.md", mode: 0o644}, {name: "helmfile", mode: 0o644}},
+				sums:    helmfile + "helmfile_0.169.2_checksums.txt", sumsFmt: "sha256sum"}},
+			installed: map[string]string{"/usr/bin/helmfile": helmfile + "helmfile_0.169.2_linux_amd64.tar.gz#helmfile"},
+		},
+		{
+			recipe:    "cfssl",
+			artifacts: []artifact{{url: cfssl + "cfssl_1.6.5_linux_amd64", sums: cfssl + "cfssl_1.6.5_checksums.txt", sumsFmt: "sha256sum"}},
+			installed: map[string]string{"/usr/bin/cfssl": cfssl + "cfssl_1.6.5_linux_amd64"},
+		},
+		{
+			recipe:    "istioctl",
+			artifacts: []artifact{{url: istioctl, members: []entry{{name: "istioctl"}}, sums: istioctl + ".sha256", sumsFmt: "onespace"}},
+			installed: map[string]string{"/usr/bin/istioctl-1.30.3": istioctl + "#istioctl"},
+		},
+		{
+			recipe: "kustomize",
+			artifacts: []artifact{{url: kustomize + "kustomize_v5.8.1_linux_amd64.tar.gz", members: []entry{{name: "kustomize"}},
+				sums: kustomize + "checksums.txt", sumsFmt: "sha256sum"}},
+			installed: map[string]string{"/usr/bin/kustomize": kustomize + "kustomize_v5.8.1_linux_amd64.tar.gz#kustomize"},
+		},
 	}
 }
 
@@ -188,9 +235,14 @@ func standins() []standin {
 // the recipe picked.
 func content(id string) []byte { return []byte("#!/bin/sh\n# stand-in for " + id + "\nexit 0\n") }
 
-// local maps an upstream URL to its path in the mirror folder.
+// local maps an upstream URL to its path in the mirror folder, as the
+// fetcher's file mirrors map it (an escaped / in kustomize's tag is a folder).
 func local(mirror, url string) string {
-	return filepath.Join(mirror, filepath.FromSlash(strings.TrimPrefix(url, "https://")))
+	name, err := fetch.MirrorFile(fetch.Mirror{Prefix: "https://", To: "file://" + mirror + "/"}, url)
+	if err != nil {
+		panic(err) // the stand-ins' own URLs
+	}
+	return filepath.Join(mirror, filepath.FromSlash(name))
 }
 
 func writeFile(t *testing.T, p string, data []byte) {
@@ -217,7 +269,7 @@ func writeTarGz(t *testing.T, p, url string, members []entry) {
 	tw := tar.NewWriter(zw)
 	mtime := time.Date(2026, 4, 22, 0, 0, 0, 0, time.UTC)
 	for _, m := range members {
-		h := &tar.Header{Name: m.name, Mode: 0o755, ModTime: mtime, Typeflag: tar.TypeDir}
+		h := &tar.Header{Name: m.name, Mode: cmp.Or(m.mode, 0o755), ModTime: mtime, Typeflag: tar.TypeDir}
 		var body []byte
 		switch {
 		case m.target != "":
@@ -334,8 +386,11 @@ func standinMirror(t *testing.T, root string, sets []standin, sg *mirrorSigners)
 					t.Errorf("%s: source %s: checksum file %+v, upstream publishes %s", s.recipe, ps.Name, ps.Checksums, a.sums)
 				}
 				line := got[digest.SHA256] + "  " + path.Base(a.url)
-				if a.sumsFmt == "bare" {
+				switch a.sumsFmt {
+				case "bare":
 					line = got[digest.Algorithm(strings.TrimPrefix(path.Ext(a.sums), "."))]
+				case "onespace":
+					line = got[digest.SHA256] + " " + path.Base(a.url)
 				}
 				sums[a.sums] = append(sums[a.sums], line)
 			}
@@ -458,8 +513,9 @@ func without(sets []standin, names ...string) []standin {
 	return out
 }
 
-// TestRealRecipesFromStandInMirror builds kubernetes-1.36, helm, runc,
-// cni-plugins and etcd for amd64 from stand-in artifacts at their real URL
+// TestRealRecipesFromStandInMirror builds every real recipe but
+// kubernetes-1.35 (the same packages as kubernetes-1.36) for amd64 from
+// stand-in artifacts at their real URL
 // paths (through mirrors), with the real recipes' pins replaced by the
 // stand-ins' digests, the upstream keyrings by a test key, and Kubernetes'
 // cosign signer by sigstore-go's test CA, and checks the packages with
@@ -492,8 +548,10 @@ func TestRealRecipesFromStandInMirror(t *testing.T) {
 			debs = append(debs, filepath.Join(out, o.File))
 		}
 	}
-	if len(debs) != 10 { // 4 kubernetes (master, node, client, client136), helm3, runc, containerd, cni-plugins, etcd-server, etcd-client
-		t.Errorf("built %d packages, want 10: %v", len(debs), debs)
+	// 4 kubernetes (master, node, client, client136), helm3, runc, containerd, cni-plugins, etcd-server, etcd-client,
+	// cri-tools, calicoctl, cilium-cli, helmfile, cfssl, istioctl-1.30.3, kustomize
+	if len(debs) != 17 {
+		t.Errorf("built %d packages, want 17: %v", len(debs), debs)
 	}
 
 	testenv.Lintian(t, map[string]string{
@@ -534,6 +592,10 @@ func TestRealRecipesFromStandInMirror(t *testing.T) {
 				got, err := os.ReadFile(p)
 				if err != nil || string(got) != string(content(want)) {
 					t.Errorf("%s: %s holds %q (%v), want the stand-in of %s", s.recipe, dest, got, err, want)
+				}
+				// A command is executable whatever mode the archive stored (helmfile's 0644).
+				if fi, err := os.Stat(p); err == nil && strings.Contains(dest, "bin/") && fi.Mode().Perm() != 0o755 {
+					t.Errorf("%s: %s: mode %v, want 0755", s.recipe, dest, fi.Mode())
 				}
 			}
 		}
