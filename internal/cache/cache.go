@@ -40,6 +40,7 @@ import (
 	"time"
 
 	"github.com/updeb/updeb/internal/confined"
+	"github.com/updeb/updeb/internal/diskfull"
 	"github.com/updeb/updeb/pkg/ctxio"
 	"github.com/updeb/updeb/pkg/lockfile"
 
@@ -135,12 +136,12 @@ func (c *Cache) SetIndex(e Entry) error {
 	}
 	f, err := os.CreateTemp(filepath.Join(c.dir, "tmp"), indexPrefix+ID(e.URL, e.Key)+"-*")
 	if err != nil {
-		return fmt.Errorf("cache: %w", err)
+		return c.writeError(err)
 	}
 	if _, err := f.Write(append(b, '\n')); err != nil {
 		f.Close()
 		os.Remove(f.Name())
-		return fmt.Errorf("cache: %w", err)
+		return c.writeError(err)
 	}
 	return c.place(f, c.indexPath(ID(e.URL, e.Key)))
 }
@@ -160,9 +161,15 @@ func (c *Cache) DropIndex(url, key string) error {
 func (c *Cache) TempFile() (*os.File, error) {
 	f, err := os.CreateTemp(filepath.Join(c.dir, "tmp"), "part-*")
 	if err != nil {
-		return nil, fmt.Errorf("cache: %w", err)
+		return nil, c.writeError(err)
 	}
 	return f, nil
+}
+
+// writeError is a failed write into the cache; a full disk names the
+// cache's folder, whichever of its subfolders the write was in.
+func (c *Cache) writeError(err error) error {
+	return fmt.Errorf("cache: %w", diskfull.Wrap(err, c.dir))
 }
 
 // Temporary files named after a download identity (its lock): partial
@@ -262,7 +269,7 @@ func (c *Cache) place(f *os.File, dst string) error {
 	fail := func(err error) error {
 		f.Close()
 		os.Remove(f.Name())
-		return fmt.Errorf("cache: %w", err)
+		return c.writeError(err)
 	}
 	if err := f.Chmod(0o644); err != nil {
 		return fail(err)
