@@ -6,7 +6,7 @@
 // in the middle of a build; the CLI merges the file with flags (flag > config >
 // environment) and turns the values into the options of the library packages.
 //
-// Relative paths in the file (cache, out, ca-bundle, repo.dir, repo.key,
+// Relative paths in the file (cache, out, ca-bundle, repo.dir, repo.key, repo.keys,
 // build.provenance-key, a mirror's folder, sigstore.trusted-root,
 // sigstore.tuf-root and data.file) are relative to the folder of the config file.
 //
@@ -577,12 +577,13 @@ func (p *parser) repo(r *Repo, n *yaml.Node) {
 		"valid-for": p.field(func(v *yaml.Node) { p.duration(v, "repo.valid-for", 0, &r.ValidFor) }),
 		"keep":      p.field(func(v *yaml.Node) { p.integer(v, "repo.keep", 1, 100000, &r.Keep) }),
 		"keys": p.field(func(v *yaml.Node) {
-			p.StrList(v, "repo.keys", &r.Keys)
-			for i, k := range r.Keys {
-				if !filepath.IsAbs(k) {
-					r.Keys[i] = filepath.Join(p.dir, k)
+			p.List(v, "repo.keys", func(i int, e *yaml.Node) {
+				what := fmt.Sprintf("repo.keys[%d]", i)
+				var k string
+				if p.NonEmpty(e, what, &k) {
+					r.Keys = append(r.Keys, p.file(e, what, k))
 				}
-			}
+			})
 		}),
 	})
 }
@@ -688,18 +689,26 @@ func releaseField(name string) func(string) error {
 
 // path decodes a path, relative to the config file's folder.
 func (p *parser) path(n *yaml.Node, what string, dst *string) {
-	if !p.str(n, what, dst) || *dst == "" {
-		return
+	if p.str(n, what, dst) {
+		*dst = p.file(n, what, *dst)
+	}
+}
+
+// file checks path s, read from n, and returns it relative to the config
+// file's folder ("" for "", and for a path refused: a finding).
+func (p *parser) file(n *yaml.Node, what, s string) string {
+	if s == "" {
+		return ""
 	}
 	// No file name holds a NUL byte: the system would cut the path there.
-	if strings.ContainsRune(*dst, 0) {
-		p.At(n, "%s: %q holds a NUL byte, which no path can", what, *dst)
-		*dst = ""
-		return
+	if strings.ContainsRune(s, 0) {
+		p.At(n, "%s: %q holds a NUL byte, which no path can", what, s)
+		return ""
 	}
-	if !filepath.IsAbs(*dst) {
-		*dst = filepath.Join(p.dir, *dst)
+	if !filepath.IsAbs(s) {
+		s = filepath.Join(p.dir, s)
 	}
+	return s
 }
 
 // integer decodes a whole number from lo to hi.
@@ -805,9 +814,9 @@ func (p *parser) mirror(n *yaml.Node) Mirror {
 		return m
 	}
 	if m.To != "" && !strings.Contains(m.To, "://") {
-		folder := m.To
-		if !filepath.IsAbs(folder) {
-			folder = filepath.Join(p.dir, folder)
+		folder := p.file(to, fmt.Sprintf("mirror %q: to", m.Prefix), m.To)
+		if folder == "" {
+			return m
 		}
 		if abs, err := filepath.Abs(folder); err == nil {
 			m.To = "file://" + filepath.ToSlash(filepath.Clean(abs)) + "/"

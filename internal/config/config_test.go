@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"reflect"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -260,6 +261,10 @@ func TestParseBounds(t *testing.T) {
 	for _, tc := range []struct{ src, want string }{
 		{"build:\n  xz-workers: 100000\n", "c.yaml:2:15: build.xz-workers: 100000 is out of range: want 1 to 64"},
 		{"cache: \"/var/cache/\\0x\"\n", `c.yaml:1:8: cache: "/var/cache/\x00x" holds a NUL byte, which no path can`},
+		// Every path is checked alike: a signing key of repo.keys and a
+		// mirror's folder too, not at their first use, without a position.
+		{"repo:\n  keys: [/k, \"k\\0y\"]\n", `c.yaml:2:14: repo.keys[1]: "k\x00y" holds a NUL byte, which no path can`},
+		{"mirrors:\n  - {prefix: https://a/, to: \"m\\0x\"}\n", `c.yaml:2:30: mirror "https://a/": to: "m\x00x" holds a NUL byte, which no path can`},
 		{"build:\n  xz-workers: 0\n", "c.yaml:2:15: build.xz-workers: 0 is out of range: want 1 to 64"},
 		{"build:\n  memory: lots\n", "c.yaml:2:11: invalid size \"lots\" (want bytes, or a number with KiB, MiB, GiB, TiB, kB, MB, GB or TB)"},
 		{"build:\n  memory: 0\n", "c.yaml:2:11: size \"0\" is out of range: want 1 byte to 1TiB"},
@@ -397,6 +402,17 @@ func TestProvenanceKeyIsRelativeToTheFile(t *testing.T) {
 	}
 	if _, err := Parse("c.yaml", []byte("build:\n  provenance-key: [a]\n")); err == nil || !strings.Contains(err.Error(), "c.yaml:2:19: build.provenance-key must be a single value") {
 		t.Errorf("a list: %v", err)
+	}
+}
+
+// The keys of repo.keys are paths like repo.key: relative to the file.
+func TestRepoKeysAreRelativeToTheFile(t *testing.T) {
+	c, err := Parse("/etc/updeb/config.yaml", []byte("repo:\n  key: k1.asc\n  keys: [k2.asc, /srv/k3.asc]\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.Repo.Key != "/etc/updeb/k1.asc" || !slices.Equal(c.Repo.Keys, []string{"/etc/updeb/k2.asc", "/srv/k3.asc"}) {
+		t.Errorf("key %q, keys %q", c.Repo.Key, c.Repo.Keys)
 	}
 }
 
