@@ -8,7 +8,8 @@
 //
 // Relative paths in the file (cache, out, ca-bundle, repo.dir, repo.key, repo.keys,
 // build.provenance-key, a mirror's folder, sigstore.trusted-root,
-// sigstore.tuf-root and data.file) are relative to the folder of the config file.
+// sigstore.tuf-root and data.file) are relative to the folder of the config file;
+// one that starts with ~ is refused (no shell expands it here).
 //
 //	proxy: http://proxy.example:3128      # every download goes through it
 //	no-proxy: [mirror.internal, 10.0.0.0/8] # reached directly (curl's NO_PROXY syntax)
@@ -703,6 +704,12 @@ func (p *parser) file(n *yaml.Node, what, s string) string {
 	// No file name holds a NUL byte: the system would cut the path there.
 	if strings.ContainsRune(s, 0) {
 		p.At(n, "%s: %q holds a NUL byte, which no path can", what, s)
+		return ""
+	}
+	// A shell expands ~ and ~user, updeb does not: ~/x would be a folder
+	// named ~ beside the config file, made and filled there without a word.
+	if strings.HasPrefix(s, "~") {
+		p.At(n, "%s: %q: ~ is not expanded in the config file: write the absolute path (or ./%s for a file or folder of that name beside the config file)", what, s, s)
 		return ""
 	}
 	if !filepath.IsAbs(s) {

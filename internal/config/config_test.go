@@ -265,6 +265,11 @@ func TestParseBounds(t *testing.T) {
 		// mirror's folder too, not at their first use, without a position.
 		{"repo:\n  keys: [/k, \"k\\0y\"]\n", `c.yaml:2:14: repo.keys[1]: "k\x00y" holds a NUL byte, which no path can`},
 		{"mirrors:\n  - {prefix: https://a/, to: \"m\\0x\"}\n", `c.yaml:2:30: mirror "https://a/": to: "m\x00x" holds a NUL byte, which no path can`},
+		// ~ is not expanded: refused rather than taken as a folder named ~.
+		{"cache: ~/.cache/updeb\n", `c.yaml:1:8: cache: "~/.cache/updeb": ~ is not expanded in the config file: write the absolute path (or ./~/.cache/updeb for a file or folder of that name beside the config file)`},
+		{"repo:\n  key: ~updeb/k.asc\n", `c.yaml:2:8: repo.key: "~updeb/k.asc": ~ is not expanded`},
+		{"repo:\n  keys: [~/k.asc]\n", `c.yaml:2:10: repo.keys[0]: "~/k.asc": ~ is not expanded`},
+		{"mirrors:\n  - {prefix: https://a/, to: ~/mirror}\n", `c.yaml:2:30: mirror "https://a/": to: "~/mirror": ~ is not expanded`},
 		{"build:\n  xz-workers: 0\n", "c.yaml:2:15: build.xz-workers: 0 is out of range: want 1 to 64"},
 		{"build:\n  memory: lots\n", "c.yaml:2:11: invalid size \"lots\" (want bytes, or a number with KiB, MiB, GiB, TiB, kB, MB, GB or TB)"},
 		{"build:\n  memory: 0\n", "c.yaml:2:11: size \"0\" is out of range: want 1 byte to 1TiB"},
@@ -329,7 +334,7 @@ func TestParseBounds(t *testing.T) {
 			t.Errorf("Parse(%q)\n got %v\nwant %s", tc.src, err, tc.want)
 		}
 	}
-	for _, ok := range []string{"build: {xz-workers: 64, parallel: 256, compression: zstd, xz-mode: best, memory: 4GiB}", "build: {xz-mode: fast}", "fetch: {retries: 100, parallel: 64, max-size: 1TiB, timeouts: {connect: 1h}, retry-time: 24h}", "build: {compression: none}", "cache: ~",
+	for _, ok := range []string{"build: {xz-workers: 64, parallel: 256, compression: zstd, xz-mode: best, memory: 4GiB}", "build: {xz-mode: fast}", "fetch: {retries: 100, parallel: 64, max-size: 1TiB, timeouts: {connect: 1h}, retry-time: 24h}", "build: {compression: none}", "cache: ~", "cache: ./~x", "out: a/~b",
 		"repo: {suite: k8s-1.36, component: updates/main, codename: stable, origin: Example Corp., label: \"Kubernetes packages\", architectures: [amd64, arm64]}"} {
 		if _, err := Parse("c.yaml", []byte(ok)); err != nil {
 			t.Errorf("Parse(%q): %v", ok, err)
