@@ -406,7 +406,8 @@ func (p *parser) config(c *Config, n *yaml.Node) {
 		"state":     p.field(func(v *yaml.Node) { p.path(v, "state", &c.State) }),
 		"out":       p.field(func(v *yaml.Node) { p.path(v, "out", &c.Out) }),
 		"mirrors": p.field(func(v *yaml.Node) {
-			p.List(v, "mirrors", func(_ int, v *yaml.Node) { c.Mirrors = append(c.Mirrors, p.mirror(v)) })
+			prefixes := map[string]int{} // a prefix (without its last /) -> its line
+			p.List(v, "mirrors", func(_ int, v *yaml.Node) { c.Mirrors = append(c.Mirrors, p.mirror(v, prefixes)) })
 		}),
 		"fetch":      p.field(func(v *yaml.Node) { p.fetch(&c.Fetch, v) }),
 		"build":      p.field(func(v *yaml.Node) { p.build(&c.Build, v) }),
@@ -795,8 +796,10 @@ func (p *parser) size(n *yaml.Node, dst *Size) {
 }
 
 // mirror decodes {prefix, to} and checks both URLs; a "to" that is a plain
-// folder becomes a file:// URL, relative to the config file's folder.
-func (p *parser) mirror(n *yaml.Node) Mirror {
+// folder becomes a file:// URL, relative to the config file's folder. A
+// prefix that an earlier mirror has (with or without the last /, which
+// match the same URLs) is refused: one of the two would never be used.
+func (p *parser) mirror(n *yaml.Node, prefixes map[string]int) Mirror {
 	var m Mirror
 	if n.Kind != yaml.MappingNode {
 		p.At(n, "a mirror must be a mapping {prefix: URL, to: URL}")
@@ -820,6 +823,11 @@ func (p *parser) mirror(n *yaml.Node) Mirror {
 		p.At(prefix, "mirror prefix %q: want an http:// or https:// URL prefix without . or .. segments, query or fragment", srcurl.Redact(m.Prefix))
 		return m
 	}
+	if line, ok := prefixes[strings.TrimSuffix(m.Prefix, "/")]; ok {
+		p.At(prefix, "mirror prefix %q: the mirror at line %d has this prefix already, and only one of them would ever be used: keep one", srcurl.Redact(m.Prefix), line)
+		return m
+	}
+	prefixes[strings.TrimSuffix(m.Prefix, "/")] = prefix.Line
 	if m.To != "" && !strings.Contains(m.To, "://") {
 		folder := p.file(to, fmt.Sprintf("mirror %q: to", m.Prefix), m.To)
 		if folder == "" {

@@ -319,6 +319,10 @@ func TestParseBounds(t *testing.T) {
 		{"repo:\n  architectures: [amd64, all]\n", `c.yaml:2:26: repo.architectures[1]: architecture "all": "all" packages go to every architecture's index`},
 		{"repo:\n  architectures: [AMD64]\n", `c.yaml:2:19: repo.architectures[0]: architecture "AMD64": want a Debian architecture`},
 		{"mirrors: {prefix: x}\n", "c.yaml:1:10: mirrors: expected a list, found a mapping"},
+		// One prefix, two places: only one would ever be used.
+		{"mirrors:\n  - {prefix: https://a/b/, to: /m1}\n  - {prefix: https://c/, to: /m2}\n  - {prefix: https://a/b/, to: /m3}\n",
+			`c.yaml:4:14: mirror prefix "https://a/b/": the mirror at line 2 has this prefix already, and only one of them would ever be used: keep one`},
+		{"mirrors:\n  - prefix: https://a/b\n    to: /m1\n  - {prefix: https://a/b/, to: /m2}\n", `c.yaml:4:14: mirror prefix "https://a/b/": the mirror at line 2 has`},
 		{"mirrors:\n  - https://a/\n", "c.yaml:2:5: a mirror must be a mapping {prefix: URL, to: URL}"},
 		{"cache: &c /a\nout: *c\n", "c.yaml:1:8: cache: YAML anchors and aliases are not supported\nc.yaml:2:6: out: YAML anchors and aliases are not supported"},
 		{"cache: /a\n---\ncache: /b\n", "c.yaml:2:1: a config file is one YAML document; found another one here"},
