@@ -28,15 +28,8 @@ func (g *globalOptions) loadConfig() (*config.Config, error) {
 // cacheDirFor is --cache, else the config's cache (relative to the config
 // file), else $XDG_CACHE_HOME/updeb or ~/.cache/updeb.
 func (g *globalOptions) cacheDirFor(c *config.Config) (string, error) {
-	switch {
-	case g.cacheDir != "":
-		return g.cacheDir, nil
-	case c.Cache != "":
-		return c.Cache, nil
-	case getenv("XDG_CACHE_HOME") != "":
-		return filepath.Join(getenv("XDG_CACHE_HOME"), "updeb"), nil
-	case getenv("HOME") != "":
-		return filepath.Join(getenv("HOME"), ".cache", "updeb"), nil
+	if d := first(g.cacheDir, c.Cache, xdgDir("XDG_CACHE_HOME", ".cache")); d != "" {
+		return d, nil
 	}
 	return "", usageErrorf("no cache folder: set --cache, cache: in the config, XDG_CACHE_HOME or HOME")
 }
@@ -45,17 +38,24 @@ func (g *globalOptions) cacheDirFor(c *config.Config) (string, error) {
 // or ~/.local/state/updeb: where refreshed support data and the refreshed
 // Sigstore trusted root live.
 func (g *globalOptions) stateDirFor(c *config.Config) (string, error) {
-	switch {
-	case g.stateDir != "":
-		return g.stateDir, nil
-	case c.State != "":
-		return c.State, nil
-	case getenv("XDG_STATE_HOME") != "":
-		return filepath.Join(getenv("XDG_STATE_HOME"), "updeb"), nil
-	case getenv("HOME") != "":
-		return filepath.Join(getenv("HOME"), ".local", "state", "updeb"), nil
+	if d := first(g.stateDir, c.State, xdgDir("XDG_STATE_HOME", ".local", "state")); d != "" {
+		return d, nil
 	}
 	return "", usageErrorf("no state folder: set --state, state: in the config, XDG_STATE_HOME or HOME")
+}
+
+// xdgDir is updeb's folder in the XDG base directory env names, else in
+// $HOME/home..., else "". A relative path in env is ignored, as the XDG Base
+// Directory Specification says: it would be relative to whatever folder
+// updeb is started in.
+func xdgDir(env string, home ...string) string {
+	if d := getenv(env); filepath.IsAbs(d) {
+		return filepath.Join(d, "updeb")
+	}
+	if h := getenv("HOME"); h != "" {
+		return filepath.Join(append(append([]string{h}, home...), "updeb")...)
+	}
+	return ""
 }
 
 // proxySetting applies the precedence flag > config > environment and says

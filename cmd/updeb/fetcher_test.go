@@ -1,6 +1,7 @@
 package main
 
 import (
+	"path/filepath"
 	"slices"
 	"testing"
 
@@ -64,5 +65,45 @@ func TestNoProxyFromEnvironment(t *testing.T) {
 		if got := noProxy(&config.Config{NoProxy: tc.conf}); !slices.Equal(got, tc.want) {
 			t.Errorf("NO_PROXY %q, config %q: %q, want %q", tc.env, tc.conf, got, tc.want)
 		}
+	}
+}
+
+// The cache and state folders come from the flag, else the config, else
+// $XDG_CACHE_HOME or $XDG_STATE_HOME, else $HOME; a relative XDG variable is
+// ignored (the XDG Base Directory Specification), not taken relative to the
+// folder updeb happens to run in.
+func TestCacheAndStateFolders(t *testing.T) {
+	for _, tc := range []struct {
+		name              string
+		env               map[string]string
+		g                 globalOptions
+		c                 config.Config
+		wantCache, wantSt string
+	}{
+		{"flags", map[string]string{"XDG_CACHE_HOME": "/x", "XDG_STATE_HOME": "/y", "HOME": "/h"}, globalOptions{cacheDir: "/fc", stateDir: "/fs"}, config.Config{Cache: "/cc", State: "/cs"}, "/fc", "/fs"},
+		{"config", map[string]string{"XDG_CACHE_HOME": "/x", "XDG_STATE_HOME": "/y", "HOME": "/h"}, globalOptions{}, config.Config{Cache: "/cc", State: "/cs"}, "/cc", "/cs"},
+		{"XDG", map[string]string{"XDG_CACHE_HOME": "/x", "XDG_STATE_HOME": "/y", "HOME": "/h"}, globalOptions{}, config.Config{}, "/x/updeb", "/y/updeb"},
+		{"HOME", map[string]string{"HOME": "/h"}, globalOptions{}, config.Config{}, "/h/.cache/updeb", "/h/.local/state/updeb"},
+		{"relative XDG", map[string]string{"XDG_CACHE_HOME": "rel", "XDG_STATE_HOME": "./st", "HOME": "/h"}, globalOptions{}, config.Config{}, "/h/.cache/updeb", "/h/.local/state/updeb"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			for _, k := range []string{"XDG_CACHE_HOME", "XDG_STATE_HOME", "HOME"} {
+				t.Setenv(k, tc.env[k])
+			}
+			cache, err := tc.g.cacheDirFor(&tc.c)
+			if err != nil || cache != filepath.FromSlash(tc.wantCache) {
+				t.Errorf("cache %q, %v; want %q", cache, err, tc.wantCache)
+			}
+			state, err := tc.g.stateDirFor(&tc.c)
+			if err != nil || state != filepath.FromSlash(tc.wantSt) {
+				t.Errorf("state %q, %v; want %q", state, err, tc.wantSt)
+			}
+		})
+	}
+	t.Setenv("HOME", "")
+	t.Setenv("XDG_CACHE_HOME", "rel")
+	g := &globalOptions{}
+	if d, err := g.cacheDirFor(&config.Config{}); err == nil {
+		t.Errorf("no absolute folder: %q", d)
 	}
 }
