@@ -49,7 +49,7 @@ func sizeRun(host hostres.Host, b config.Build, jobs int) (pipeline.Resources, e
 	}
 	r, err := pipeline.SizeRun(host, int64(b.Memory), b.XZWorkers, parallel)
 	if be, ok := errors.AsType[*pipeline.BudgetError](err); ok {
-		hint := fmt.Sprintf("raise build.memory to at least %d MiB", be.Need>>20)
+		hint := fmt.Sprintf("raise build.memory to at least %d MiB", be.NeedMiB())
 		var lower []string
 		if be.Workers > 1 {
 			lower = append(lower, "build.xz-workers")

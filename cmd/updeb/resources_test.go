@@ -71,7 +71,19 @@ func TestSizeRunOverHost(t *testing.T) {
 	if !ok {
 		t.Fatalf("one worker, one build: %v, want an input error", err)
 	}
-	if ie.hint != "raise build.memory to at least 273 MiB" {
+	if ie.hint != "raise build.memory to at least 274 MiB" {
 		t.Errorf("one worker, one build: hint %q", ie.hint)
+	}
+	// What the hint and the message name is enough: the need (273.008 MiB)
+	// is rounded up, not down to a budget that is refused again.
+	one := config.Build{Memory: 273 << 20, XZWorkers: 1, Parallel: 1}
+	_, err = sizeRun(big, one, 0)
+	if ie, ok := errors.AsType[*inputError](err); !ok || ie.hint != "raise build.memory to at least 274 MiB" ||
+		!strings.Contains(err.Error(), "a memory budget of 273 MiB cannot hold 1 xz worker(s) and 1 build(s) at once: they need 274 MiB") {
+		t.Errorf("273 MiB: %v", err)
+	}
+	one.Memory = 274 << 20
+	if _, err := sizeRun(big, one, 0); err != nil {
+		t.Errorf("274 MiB, as the hint says: %v", err)
 	}
 }

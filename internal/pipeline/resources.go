@@ -48,8 +48,12 @@ type BudgetError struct {
 
 func (e *BudgetError) Error() string {
 	return fmt.Sprintf("a memory budget of %d MiB cannot hold %d xz worker(s) and %d build(s) at once: they need %d MiB",
-		e.Budget>>20, e.Workers, e.Parallel, e.Need>>20)
+		e.Budget>>20, e.Workers, e.Parallel, e.NeedMiB())
 }
+
+// NeedMiB is Need in MiB, rounded up: a budget of that many MiB holds
+// them (Need is rarely a whole number of MiB).
+func (e *BudgetError) NeedMiB() int64 { return (e.Need + 1<<20 - 1) >> 20 }
 
 // SizeRun sizes a build run for host. memory is the budget, 0 for the
 // default: a quarter of the host's memory, at least what one worker and one
