@@ -55,6 +55,7 @@ import (
 	"fmt"
 	"io/fs"
 	"maps"
+	"net"
 	"net/url"
 	"path"
 	"path/filepath"
@@ -400,6 +401,11 @@ func (p *parser) config(c *Config, n *yaml.Node) {
 		"no-proxy": p.field(func(v *yaml.Node) {
 			c.NoProxy = []string{} // set, even empty: it overrides NO_PROXY
 			p.StrList(v, "no-proxy", &c.NoProxy)
+			for i, n := range v.Content {
+				if n.Kind == yaml.ScalarNode && strings.TrimSpace(n.Value) != "" && !noProxyEntry(n.Value) {
+					p.At(n, "no-proxy[%d]: %q: want a host name, .domain (the domain and its hosts), IP address, CIDR block (10.0.0.0/8), any of them with :PORT, or *; one to a list entry", i, n.Value)
+				}
+			}
 		}),
 		"ca-bundle": p.field(func(v *yaml.Node) { p.path(v, "ca-bundle", &c.CABundle) }),
 		"cache":     p.field(func(v *yaml.Node) { p.path(v, "cache", &c.Cache) }),
@@ -901,6 +907,20 @@ func ProxyURL(s string) (*url.URL, error) {
 		return nil, fmt.Errorf("proxy %q: want http://HOST:PORT or https://HOST:PORT", srcurl.Redact(s))
 	}
 	return u, nil
+}
+
+// noProxyEntry reports whether e is an entry of curl's NO_PROXY grammar,
+// which the fetcher matches hosts against: *, an IP address or CIDR block,
+// or a host name or .domain with an optional :PORT (spaces around it are
+// ignored). Anything else (a URL, "a,b", *.domain) matches no host.
+func noProxyEntry(e string) bool {
+	e = strings.TrimSpace(e)
+	if _, _, err := net.ParseCIDR(e); err == nil || e == "*" || net.ParseIP(e) != nil {
+		return true
+	}
+	host := strings.TrimPrefix(e, ".")
+	u, err := srcurl.Check("http://" + host)
+	return err == nil && u.Host == host && validPort(u.Port())
 }
 
 // validPort reports whether a URL's port is absent or in 1-65535.

@@ -318,6 +318,14 @@ func TestParseBounds(t *testing.T) {
 		{"repo:\n  label: \"Corp \"\n", `c.yaml:2:10: repo.label: Label "Corp ": leading or trailing white space`},
 		{"repo:\n  architectures: [amd64, all]\n", `c.yaml:2:26: repo.architectures[1]: architecture "all": "all" packages go to every architecture's index`},
 		{"repo:\n  architectures: [AMD64]\n", `c.yaml:2:19: repo.architectures[0]: architecture "AMD64": want a Debian architecture`},
+		// A no-proxy entry that no host can match (NO_PROXY's commas in one
+		// entry, a URL, a bad CIDR or port, curl's unsupported *.domain) would
+		// leave its host behind the proxy without a word.
+		{"no-proxy:\n  - mirror.internal,10.0.0.0/8\n", `c.yaml:2:5: no-proxy[0]: "mirror.internal,10.0.0.0/8": want a host name, .domain (the domain and its hosts), IP address, CIDR block (10.0.0.0/8), any of them with :PORT, or *; one to a list entry`},
+		{"no-proxy: [ok.example, \"http://mirror.internal\"]\n", `c.yaml:1:24: no-proxy[1]: "http://mirror.internal": want a host name`},
+		{"no-proxy: [10.0.0.0/33]\n", `c.yaml:1:12: no-proxy[0]: "10.0.0.0/33": want`},
+		{"no-proxy: [\"mirror:99999\"]\n", `c.yaml:1:12: no-proxy[0]: "mirror:99999": want`},
+		{"no-proxy: [\"*.example.org\"]\n", `c.yaml:1:12: no-proxy[0]: "*.example.org": want`},
 		{"mirrors: {prefix: x}\n", "c.yaml:1:10: mirrors: expected a list, found a mapping"},
 		// One prefix, two places: only one would ever be used.
 		{"mirrors:\n  - {prefix: https://a/b/, to: /m1}\n  - {prefix: https://c/, to: /m2}\n  - {prefix: https://a/b/, to: /m3}\n",
@@ -339,6 +347,7 @@ func TestParseBounds(t *testing.T) {
 		}
 	}
 	for _, ok := range []string{"build: {xz-workers: 64, parallel: 256, compression: zstd, xz-mode: best, memory: 4GiB}", "build: {xz-mode: fast}", "fetch: {retries: 100, parallel: 64, max-size: 1TiB, timeouts: {connect: 1h}, retry-time: 24h}", "build: {compression: none}", "cache: ~", "cache: ./~x", "out: a/~b",
+		"no-proxy: [\"*\", mirror.internal, .example.org, example.net., Mirror.Internal:8080, 10.0.0.1, 10.0.0.0/8, \"::1\", \"fd00::/8\", \"[::1]:3142\", \" spaced.example \"]",
 		"repo: {suite: k8s-1.36, component: updates/main, codename: stable, origin: Example Corp., label: \"Kubernetes packages\", architectures: [amd64, arm64]}"} {
 		if _, err := Parse("c.yaml", []byte(ok)); err != nil {
 			t.Errorf("Parse(%q): %v", ok, err)
