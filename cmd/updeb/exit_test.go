@@ -361,3 +361,26 @@ func TestNamedConfigIsRead(t *testing.T) {
 		t.Errorf("help: exit %d\n%s", code, stderr)
 	}
 }
+
+// TestUsageHintNamesTheCommand: the hint under a bad flag or argument names
+// the command's own help, by its whole path (updeb help repo list, not
+// updeb help list, which is no command and shows the top help), and the top
+// help for a flag the top level does not know.
+func TestUsageHintNamesTheCommand(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		hint string
+	}{
+		{[]string{"repo", "list", "--repo"}, "see 'updeb help repo list'"},
+		{[]string{"repo", "gc", "--bogus"}, "see 'updeb help repo gc'"},
+		{[]string{"keys", "list", "-x"}, "see 'updeb help keys list'"},
+		{[]string{"build", "--bogus"}, "see 'updeb help build'"},
+		{[]string{"repo", "history", "a", "b"}, "see 'updeb help repo history'"},
+		{[]string{"--bogus"}, "see 'updeb --help'"},
+	} {
+		code, _, stderr := runCLI(t, c.args...)
+		if code != exitUsage || !strings.Contains(stderr, "updeb: hint: "+c.hint+"\n") {
+			t.Errorf("updeb %s: exit %d, want %d and the hint %q:\n%s", strings.Join(c.args, " "), code, exitUsage, c.hint, stderr)
+		}
+	}
+}

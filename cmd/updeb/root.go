@@ -61,7 +61,7 @@ under nohup (nothing half-done is left behind).`,
 	root.SetOut(g.stdout)
 	root.SetErr(g.stderr)
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
-		return invalidInput(err, "see 'updeb help "+c.Name()+"'")
+		return invalidInput(err, helpHint(c))
 	})
 	f := root.PersistentFlags()
 	f.StringVar(&g.configFile, "config", "", "config file (default updeb.yaml in the working folder, then /etc/updeb/config.yaml)")
@@ -182,11 +182,20 @@ func wrapArgs(root *cobra.Command) {
 				if _, ok := errors.AsType[*inputError](err); ok {
 					return err
 				}
-				return invalidInput(err, "see 'updeb help "+strings.TrimPrefix(cmd.CommandPath(), "updeb ")+"'")
+				return invalidInput(err, helpHint(cmd))
 			}
 			return nil
 		}
 	})
+}
+
+// helpHint is the hint under a bad flag or argument: the command's own
+// help, named by its whole path ('updeb help repo list'), or the top help.
+func helpHint(c *cobra.Command) string {
+	if !c.HasParent() {
+		return "see '" + c.Name() + " --help'"
+	}
+	return "see '" + c.Root().Name() + " help " + strings.TrimPrefix(c.CommandPath(), c.Root().Name()+" ") + "'"
 }
 
 // run executes the command line and returns the process exit code.
