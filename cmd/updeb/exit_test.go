@@ -282,6 +282,25 @@ func TestErrorLogJSON(t *testing.T) {
 			t.Errorf("%v: %+v", global, r)
 		}
 	}
+	// A usage error that stops the flags being read before --log-format
+	// (an unknown flag or a bad value earlier on the line, as a wrapper that
+	// appends --log-format json to every command line meets them) is a JSON
+	// record too.
+	for _, args := range [][]string{
+		{"build", "--bogus", "--log-format", "json"},
+		{"build", "--bogus", "value", "--log-format=json", "hello"},
+		{"build", "--jobs", "many", "--log-format", "json"},
+		{"-x", "--log-format", "json", "version"},
+	} {
+		code, stdout, stderr := runCLI(t, args...)
+		recs := records(stderr)
+		if code != exitUsage || stdout != "" || len(recs) != 1 || recs[0].Level != "ERROR" || recs[0].ExitCode == nil || *recs[0].ExitCode != exitUsage || recs[0].Hint == "" {
+			t.Errorf("%v: exit %d, stdout %q, want exit %d and one JSON record with its hint:\n%s", args, code, stdout, exitUsage, stderr)
+		}
+	}
+	if code, _, stderr := runCLI(t, "build", "--bogus", "--", "--log-format", "json"); code != exitUsage || !strings.HasPrefix(stderr, "updeb: error: unknown flag: --bogus\n") {
+		t.Errorf("--log-format json after --: exit %d\n%s", code, stderr)
+	}
 	var b bytes.Buffer
 	printError(&b, &changedError{n: 2}, true)
 	if r := records(b.String()); len(r) != 1 || r[0].Level != "INFO" || r[0].ExitCode == nil || *r[0].ExitCode != exitCheck {

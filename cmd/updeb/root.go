@@ -213,12 +213,28 @@ func runOn(ctx context.Context, args []string, stdout, stderr io.Writer, tty ter
 	}))
 	g.closeConsole()
 	if err != nil {
+		readLogFormat(root, args)
 		err = interrupted(ctx, err)
 		printError(stderr, err, g.logFormat == "json")
 		code, _ := exitStatus(err)
 		return code
 	}
 	return exitOK
+}
+
+// readLogFormat reads --log-format from args when parsing them stopped
+// before it (an unknown flag or a bad value earlier on the line), so that
+// the usage error is reported in the form asked for. The other flags are
+// skipped as unknown ones.
+func readLogFormat(root *cobra.Command, args []string) {
+	f := root.PersistentFlags().Lookup("log-format")
+	if f.Changed {
+		return
+	}
+	fs := (&cobra.Command{}).Flags()
+	fs.ParseErrorsAllowlist.UnknownFlags = true
+	fs.AddFlag(f)
+	fs.Parse(args) // only errors of the line already reported
 }
 
 // first returns the first non-empty value: the settings' precedence, written
