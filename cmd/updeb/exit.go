@@ -17,6 +17,7 @@ import (
 
 	"github.com/updeb/updeb/internal/compatdata"
 	"github.com/updeb/updeb/internal/confined"
+	"github.com/updeb/updeb/internal/console"
 	"github.com/updeb/updeb/internal/diskfull"
 	"github.com/updeb/updeb/internal/fetch"
 	"github.com/updeb/updeb/internal/gate"
@@ -421,7 +422,7 @@ func printError(w io.Writer, err error, jsonLog bool) {
 		if hint != "" {
 			args = append(args, "hint", hint)
 		}
-		slog.New(slog.NewJSONHandler(w, nil)).Log(context.Background(), level, strings.TrimSpace(err.Error()), append(args, "exit_code", code)...)
+		slog.New(console.JSONHandler(w, nil)).Log(context.Background(), level, strings.TrimSpace(err.Error()), append(args, "exit_code", code)...)
 		return
 	}
 	if c, ok := err.(*changedError); ok {

@@ -16,6 +16,7 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+	"time"
 
 	"github.com/updeb/updeb/internal/compatdata"
 	"github.com/updeb/updeb/internal/confined"
@@ -256,9 +257,12 @@ func TestPrintError(t *testing.T) {
 // code and the hint as fields; a notice (plan --apply's changes) is an INFO
 // record.
 func TestErrorLogJSON(t *testing.T) {
+	local := time.Local // the record's time is UTC, as every other line's
+	time.Local = time.FixedZone("UTC-5", -5*3600)
+	t.Cleanup(func() { time.Local = local })
 	type record struct {
-		Level, Msg, Hint string
-		ExitCode         *int `json:"exit_code"`
+		Time, Level, Msg, Hint string
+		ExitCode               *int `json:"exit_code"`
 	}
 	records := func(stderr string) []record {
 		t.Helper()
@@ -267,6 +271,8 @@ func TestErrorLogJSON(t *testing.T) {
 			var r record
 			if err := json.Unmarshal([]byte(line), &r); err != nil {
 				t.Errorf("--log-format json: a line that is not JSON: %q", line)
+			} else if !strings.HasSuffix(r.Time, "Z") {
+				t.Errorf("--log-format json: time %q is not UTC: %s", r.Time, line)
 			}
 			recs = append(recs, r)
 		}

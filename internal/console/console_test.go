@@ -267,11 +267,17 @@ func TestHumanHandlerEscapes(t *testing.T) {
 	}
 }
 
+// TestJSONLogger: one object per record, its time in UTC (RFC 3339, as the
+// human format's timestamps), whatever the local zone, and so is a time
+// given as an attribute.
 func TestJSONLogger(t *testing.T) {
+	local := time.Local
+	time.Local = time.FixedZone("UTC-5", -5*3600)
+	t.Cleanup(func() { time.Local = local })
 	var out bytes.Buffer
 	c := New(&out, Options{JSON: true})
-	c.Logger().Info("fetched", "url", "https://x/a", "size", 3)
-	if !regexp.MustCompile(`^\{"time":"[^"]+","level":"INFO","msg":"fetched","url":"https://x/a","size":3\}\n$`).MatchString(out.String()) {
+	c.Logger().Info("fetched", "url", "https://x/a", "size", 3, "since", time.Date(2026, 3, 14, 1, 0, 0, 0, time.Local))
+	if !regexp.MustCompile(`^\{"time":"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?Z","level":"INFO","msg":"fetched","url":"https://x/a","size":3,"since":"2026-03-14T06:00:00Z"\}\n$`).MatchString(out.String()) {
 		t.Errorf("got %q", out.String())
 	}
 }

@@ -2,6 +2,7 @@ package console
 
 import (
 	"context"
+	"io"
 	"log/slog"
 	"strconv"
 	"strings"
@@ -15,9 +16,21 @@ import (
 // Options.JSON, else the human format (see humanHandler).
 func (c *Console) Logger() *slog.Logger {
 	if c.o.JSON {
-		return slog.New(slog.NewJSONHandler(c, &slog.HandlerOptions{Level: c.o.Level}))
+		return slog.New(JSONHandler(c, c.o.Level))
 	}
 	return slog.New(&humanHandler{c: c})
+}
+
+// JSONHandler writes one JSON object per record to w (slog's JSONHandler),
+// its times in UTC, as the human format's timestamps: the "time" of each
+// record and any time given as an attribute. A nil level is info.
+func JSONHandler(w io.Writer, level slog.Leveler) slog.Handler {
+	return slog.NewJSONHandler(w, &slog.HandlerOptions{Level: level, ReplaceAttr: func(_ []string, a slog.Attr) slog.Attr {
+		if a.Value.Kind() == slog.KindTime {
+			a.Value = slog.TimeValue(a.Value.Time().UTC())
+		}
+		return a
+	}})
 }
 
 // humanHandler writes one line per record:
