@@ -164,7 +164,7 @@ func Run(ctx context.Context, jobs []Job, opts Options) ([]Result, error) {
 			defer mu.Unlock()
 			results[i], stagedBy[i] = r, st
 			if left[j.Recipe.Path]--; left[j.Recipe.Path] == 0 {
-				finishUnit(j.Recipe, jobs, results, stagedBy, opts.OutDir)
+				finishUnit(j.Recipe, jobs, results, stagedBy, opts.OutDir, opts.Source.Logger)
 			}
 			return nil
 		})
@@ -185,8 +185,9 @@ var ErrNotWritten = errors.New("not written")
 
 // finishUnit commits the staged outputs of recipe r's jobs when every one of
 // them succeeded, and otherwise discards them all, marking the jobs that had
-// succeeded as not written. It removes the staging folders either way.
-func finishUnit(r *recipe.Recipe, jobs []Job, results []Result, stagedBy []*staged, out string) {
+// succeeded as not written. It removes the staging folders either way, and
+// logs "wrote" for each package once it is in out, never before.
+func finishUnit(r *recipe.Recipe, jobs []Job, results []Result, stagedBy []*staged, out string, log *slog.Logger) {
 	var failed []string
 	var idx []int
 	var stagedUnit []*staged
@@ -220,6 +221,10 @@ func finishUnit(r *recipe.Recipe, jobs []Job, results []Result, stagedBy []*stag
 		if why != nil {
 			results[i].Outputs = nil
 			results[i].Err = fmt.Errorf("%s (%s): %w", r.Name, jobs[i].Arch, why)
+			continue
+		}
+		for _, o := range st.outputs {
+			log.Info("wrote", "recipe", r.Name, "arch", jobs[i].Arch, "file", o.File, "size", o.Size)
 		}
 	}
 	for _, i := range idx {
@@ -293,7 +298,6 @@ func buildOne(ctx context.Context, j Job, opts Options) (Result, *staged, error)
 		if err != nil {
 			return res, nil, fmt.Errorf("package %s: %w", pp.Name, err)
 		}
-		log.Info("wrote", "file", out.File, "size", out.Size)
 		res.Outputs = append(res.Outputs, out)
 		bodies[out.File] = body
 	}

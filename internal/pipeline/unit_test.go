@@ -161,7 +161,10 @@ func TestOneArchitectureFailingDiscardsTheRecipe(t *testing.T) {
 	out := filepath.Join(t.TempDir(), "out")
 	js := append(jobs(t, root, "amd64", "pair"), jobs(t, root, "arm64", "pair")...)
 	js = append(js, jobs(t, root, "amd64", "hello")...)
-	res, err := Run(context.Background(), js, options(t, mirror, out))
+	opts := options(t, mirror, out)
+	var log bytes.Buffer // "wrote" names only what is in out
+	opts.Source.Logger = slog.New(slog.NewTextHandler(&log, nil))
+	res, err := Run(context.Background(), js, opts)
 	if !errors.Is(err, archive.ErrUnsafe) || !errors.Is(err, ErrNotWritten) {
 		t.Fatalf("err = %v, want arm64's refusal and amd64's packages not written", err)
 	}
@@ -174,17 +177,24 @@ func TestOneArchitectureFailingDiscardsTheRecipe(t *testing.T) {
 	if res[2].Err != nil || len(debs(t, out)) != 1 {
 		t.Fatalf("the unrelated recipe: %v, outputs %v", res[2].Err, debs(t, out))
 	}
+	if strings.Contains(log.String(), "msg=wrote recipe=pair") || !strings.Contains(log.String(), "msg=wrote recipe=hello arch=amd64 file=hello_") {
+		t.Errorf("the log says wrote for what is not in the output folder, or not for what is:\n%s", log.String())
+	}
 	// Fixed, the recipe builds as a whole.
 	pairRecipe(t, root, mirror, map[string][]byte{
 		"amd64": tarballOf(t, "b/tool-b", "#!/bin/sh\necho b\n"),
 		"arm64": tarballOf(t, "b/tool-b", "#!/bin/sh\necho b\n"),
 	})
 	js = append(jobs(t, root, "amd64", "pair"), jobs(t, root, "arm64", "pair")...)
-	if _, err := Run(context.Background(), js, options(t, mirror, out)); err != nil {
+	log.Reset()
+	if _, err := Run(context.Background(), js, opts); err != nil {
 		t.Fatal(err)
 	}
 	if m, _ := filepath.Glob(filepath.Join(out, "pair-*.deb")); len(m) != 4 {
 		t.Fatalf("outputs %v", m)
+	}
+	if n := strings.Count(log.String(), "msg=wrote recipe=pair"); n != 4 {
+		t.Errorf("%d wrote lines for 4 packages:\n%s", n, log.String())
 	}
 }
 
