@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/json"
 	"html"
 	"net"
 	"os"
@@ -68,6 +69,36 @@ func TestReportRunFailedVerdict(t *testing.T) {
 		if strings.Contains(string(page), html.EscapeString(reason)) == ok || strings.Contains(string(js), reason) == ok {
 			t.Errorf("report --run-ok=%v: the page or report.json says (or does not say) %q:\n%s", ok, reason, js)
 		}
+	}
+}
+
+// TestReportTimesUTC: report.json's times are UTC, as every --json output's,
+// whatever the local zone: its compat report's "now" as updeb compat --json
+// gives it, and the day the plan and the compatibility check are made for
+// is UTC's today (the default of --now).
+func TestReportTimesUTC(t *testing.T) {
+	local := time.Local
+	time.Local = time.FixedZone("UTC+14", 14*3600) // a day ahead of UTC for most of it
+	t.Cleanup(func() { time.Local = local })
+	dir, _ := trackingCopy(t, true)
+	site := filepath.Join(dir, "site")
+	if code, out, errs := runUpdeb("--state", filepath.Join(dir, "state"), "--cache", filepath.Join(dir, "cache"), "--offline", "-q", "report", "--output", site); code != 0 {
+		t.Fatalf("report: exit %d\n%s%s", code, out, errs)
+	}
+	js, err := os.ReadFile(filepath.Join(site, "report.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var r struct {
+		Generated string
+		Plan      struct{ Now string }
+		Compat    struct{ Now string }
+	}
+	if err := json.Unmarshal(js, &r); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.HasSuffix(r.Generated, "Z") || !strings.HasSuffix(r.Compat.Now, "Z") || !strings.HasPrefix(r.Compat.Now, r.Plan.Now+"T") {
+		t.Errorf("report.json: generated %q, compat.now %q, plan.now %q: want UTC times of one day", r.Generated, r.Compat.Now, r.Plan.Now)
 	}
 }
 

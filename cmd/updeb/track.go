@@ -24,7 +24,9 @@ func (t *trackFlags) add(cmd *cobra.Command) {
 // options builds track.Options: the fetcher (proxy, mirrors) from the config,
 // and the GitHub token from GITHUB_TOKEN (sent only to the API, never logged).
 func (t *trackFlags) options(g *globalOptions, c *config.Config, f *fetch.Fetcher) (track.Options, error) {
-	o := track.Options{Client: f, GitHubAPI: t.githubAPI, GitHubToken: getenv("GITHUB_TOKEN"), Now: time.Now}
+	// Today is UTC's (--now's default), as for compat: a local clock a day
+	// ahead would check end-of-life for another day than the plan's.
+	o := track.Options{Client: f, GitHubAPI: t.githubAPI, GitHubToken: getenv("GITHUB_TOKEN"), Now: func() time.Time { return time.Now().UTC() }}
 	if o.GitHubAPI == "" {
 		o.GitHubAPI = c.GitHubAPI
 	}
