@@ -409,3 +409,26 @@ func TestUsageHintNamesTheCommand(t *testing.T) {
 		}
 	}
 }
+
+// TestHelpUnknownCommand: help for a command that does not exist is a usage
+// error with a suggestion, as the command itself would be, not the top
+// help and exit 0; help for a command that exists still works.
+func TestHelpUnknownCommand(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"help", "buld"}, `unknown command "buld" for "updeb"`},
+		{[]string{"help", "repo", "lst"}, `unknown command "lst" for "updeb repo"`},
+	} {
+		code, stdout, stderr := runCLI(t, c.args...)
+		if code != exitUsage || stdout != "" || !strings.Contains(stderr, c.want) || !strings.Contains(stderr, "did you mean") {
+			t.Errorf("updeb %s: exit %d, want %d and %q:\n%s%s", strings.Join(c.args, " "), code, exitUsage, c.want, stdout, stderr)
+		}
+	}
+	for _, args := range [][]string{{"help"}, {"help", "repo"}, {"help", "repo", "list"}, {"help", "completion", "bash"}} {
+		if code, stdout, stderr := runCLI(t, args...); code != 0 || !strings.Contains(stdout, "Usage:") {
+			t.Errorf("updeb %s: exit %d\n%s%s", strings.Join(args, " "), code, stdout, stderr)
+		}
+	}
+}

@@ -128,6 +128,20 @@ under nohup (nothing half-done is left behind).`,
 			}
 		}
 	})
+	// help for a command that does not exist is refused as the command
+	// would be (cobra shows the top help, exit 0).
+	root.InitDefaultHelpCmd()
+	for _, c := range root.Commands() {
+		if c.Name() == "help" {
+			c.Args = func(c *cobra.Command, args []string) error {
+				cmd, rest, err := c.Root().Find(args)
+				if err != nil || !cmd.HasSubCommands() {
+					return nil
+				}
+				return unknownCommand(cmd, rest)
+			}
+		}
+	}
 	wrapArgs(root)
 	addCompletions(g, root)
 	return root
