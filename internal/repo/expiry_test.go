@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"log/slog"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -243,4 +244,32 @@ func TestExpiredKeyAptRefuses(t *testing.T) {
 		t.Errorf("a client given the extended key: %v\n%s", err, out)
 	}
 	refused(old, "a client that kept the old archive-keyring.gpg", false, "the previous index files will be used")
+}
+
+// TestValidForUnderAMinuteRefused: a valid-for under MinValidFor (1ns from a
+// config, 30s from a flag) would write a Valid-Until at or a few seconds
+// after Date, which apt finds expired: it is refused, the repository
+// untouched; 0 (none) and a minute are accepted.
+func TestValidForUnderAMinuteRefused(t *testing.T) {
+	dir, root := testDirs(t)
+	deb := testDeb(t, dir, "app", "1", "amd64", "app")
+	for _, tc := range []struct {
+		validFor time.Duration
+		ok       bool
+	}{{time.Nanosecond, false}, {30 * time.Second, false}, {0, true}, {time.Minute, true}} {
+		change := testSettings("amd64")
+		change.ValidFor = &tc.validFor
+		dst := filepath.Join(root, tc.validFor.String())
+		_, err := Open(dst, Options{Settings: change, Signer: testSigner(t), Now: testClock()}).Publish(context.Background(), "s", "main", []Package{pkgOf(t, deb)})
+		switch {
+		case tc.ok && err != nil:
+			t.Errorf("valid-for %v: %v", tc.validFor, err)
+		case !tc.ok && (!errors.Is(err, ErrInvalid) || !strings.Contains(err.Error(), "is under 1m0s")):
+			t.Errorf("valid-for %v: %v, want ErrInvalid saying it is under a minute", tc.validFor, err)
+		case !tc.ok:
+			if _, serr := os.Stat(filepath.Join(dst, "dists")); serr == nil {
+				t.Errorf("valid-for %v: refused, but dists/ was written", tc.validFor)
+			}
+		}
+	}
 }
