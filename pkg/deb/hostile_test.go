@@ -94,6 +94,8 @@ func hostileDebs(t testing.TB) []hostileCase {
 		{name: "control-pax", data: good(hCtlTar(hostileControl, tent{name: "./PaxHeaders/x", typ: 'x', data: []byte("18 path=./control\n")}), data), want: `type 'x'`,
 			stricter: "dpkg-deb builds control.tar in GNU format and dpkg's own tar reader refuses PAX headers; GNU tar would read them"},
 		{name: "ok-md5sums-empty", data: good(hCtlTar(hostileControl, tent{name: "./md5sums"}), data), accept: true},
+		{name: "md5sums-no-final-newline", data: good(hCtlTar(hostileControl, tent{name: "./md5sums", data: []byte("249c850f62ea50feb918b095fc56d763  usr/share/hostile/file")}), data), want: "md5sums: no newline at the end",
+			stricter: "dpkg installs it; then dpkg --verify, of it or of all packages, fails (\"missing final newline\")"},
 		{name: "control-bad-checksum", data: good(hCtlTar(hostileControl, tent{name: "./md5sums", data: []byte("x"), tweak: func(h *[512]byte) { h[148] = '7' }}), data), want: "checksum"},
 
 		// conffiles (dpkg's deb_parse_conffiles, and its unpacking).

@@ -373,10 +373,14 @@ func (in *inspector) addControl(h *tarEntry, r io.Reader) error {
 		if err := read(maxControlMember); err != nil {
 			return err
 		}
-		if len(content) == 0 {
-			break // dpkg and lintian accept an empty md5sums: no sums
+		// As dpkg --verify reads it (parse_filehash): empty (dpkg and
+		// lintian accept it: no sums), or lines of "<md5>  <path>", each
+		// with its newline.
+		lines, err := controlLines("md5sums", "dpkg --verify", content)
+		if err != nil {
+			return err
 		}
-		for i, l := range strings.Split(strings.TrimSuffix(string(content), "\n"), "\n") {
+		for i, l := range lines {
 			sum, p, ok := strings.Cut(l, "  ")
 			if !ok || len(sum) != 32 {
 				return malformed("md5sums line %d: expected \"<md5>  <path>\", found %q", i+1, l)
@@ -416,13 +420,13 @@ const conffileFlagRemove = "remove-on-upgrade"
 // component, no "//" or trailing "/"), as dpkg's database and md5sums
 // record it, and listed once.
 func parseConffiles(content []byte) ([]conffile, error) {
-	s := string(content)
-	if s != "" && !strings.HasSuffix(s, "\n") {
-		return nil, malformed("conffiles: no newline at the end (dpkg refuses it)")
+	lines, err := controlLines("conffiles", "dpkg", content)
+	if err != nil {
+		return nil, err
 	}
 	var out []conffile
 	seen := map[string]bool{}
-	for i, l := range strings.Split(strings.TrimSuffix(s, "\n"), "\n") {
+	for i, l := range lines {
 		l = strings.TrimRight(l, " \t\r\v\f")
 		if l == "" {
 			continue
@@ -448,6 +452,19 @@ func parseConffiles(content []byte) ([]conffile, error) {
 		out = append(out, c)
 	}
 	return out, nil
+}
+
+// controlLines splits the control.tar file name into its lines: none when
+// it is empty; each must end in a newline, which who requires.
+func controlLines(name, who string, content []byte) ([]string, error) {
+	s := string(content)
+	if s == "" {
+		return nil, nil
+	}
+	if !strings.HasSuffix(s, "\n") {
+		return nil, malformed("%s: no newline at the end (%s refuses it)", name, who)
+	}
+	return strings.Split(strings.TrimSuffix(s, "\n"), "\n"), nil
 }
 
 // checkConffiles checks the conffiles against data.tar: dpkg refuses a
