@@ -106,7 +106,8 @@ func readAr(r io.ReaderAt, size int64) ([]arMember, error) {
 		if name == "" {
 			return nil, malformed("ar: empty member name at offset %d", off)
 		}
-		sizeField := strings.TrimRight(string(hdr[48:58]), " ")
+		// Decimal, padded with spaces; dpkg and ar also skip leading ones.
+		sizeField := strings.Trim(string(hdr[48:58]), " ")
 		n, err := strconv.ParseInt(sizeField, 10, 64)
 		if err != nil || n < 0 || sizeField == "" || sizeField[0] == '+' {
 			return nil, malformed("ar: member %q: bad size field %q", name, hdr[48:58])

@@ -101,9 +101,11 @@ const maxControlMember = 16 << 20
 //
 //   - the ar container as dpkg-deb reads it: debian-binary 2.x first, then
 //     control.tar, then data.tar, each once, members named "_..." skipped
-//     anywhere; stricter: no other member after data.tar, sizes without
-//     embedded spaces, only the compressions dpkg-deb writes (none, gzip,
-//     xz, zstd; dpkg also reads data.tar.bz2 and .lzma);
+//     anywhere, sizes with spaces before or after the digits; stricter:
+//     no other member after data.tar, no space among a size's digits
+//     (dpkg ignores what follows one), only the compressions dpkg-deb
+//     writes (none, gzip, xz, zstd; dpkg also reads data.tar.bz2 and
+//     .lzma);
 //   - an xz member is one stream (and stream padding), a zstd member one
 //     frame, as dpkg decompresses only the first (onestream.go);
 //   - control.tar and data.tar as dpkg's own tar reader sees them
