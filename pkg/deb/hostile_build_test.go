@@ -161,6 +161,18 @@ func gz(t testing.TB, data []byte) []byte {
 	return b.Bytes()
 }
 
+// gzNamed is gzip with a file name and a comment in its header.
+func gzNamed(t testing.TB, data []byte, name, comment string) []byte {
+	var b bytes.Buffer
+	w := gzip.NewWriter(&b)
+	w.Name, w.Comment = name, comment
+	w.Write(data)
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return b.Bytes()
+}
+
 func xzData(t testing.TB, data []byte) []byte {
 	var b bytes.Buffer
 	w, err := xzpar.NewWriter(&b, xzpar.Config{BlockSize: 1 << 20, DictCap: 1 << 20, Workers: 1})

@@ -107,7 +107,10 @@ const maxControlMember = 16 << 20
 //     writes (none, gzip, xz, zstd; dpkg also reads data.tar.bz2 and
 //     .lzma);
 //   - an xz member is one stream (and stream padding), a zstd member one
-//     frame, as dpkg decompresses only the first (onestream.go);
+//     frame, as dpkg decompresses only the first (onestream.go); a gzip
+//     member is one or more streams, as zlib reads them; stricter: nothing
+//     after the last (zlib ignores it), no name or comment in a header
+//     over 511 bytes (zlib skips them; Go's reader cannot);
 //   - control.tar and data.tar as dpkg's own tar reader sees them
 //     (tarread.go): header checksums, entry types, no PAX headers;
 //     stricter: nothing but zeros after the end-of-archive block;
