@@ -113,16 +113,18 @@ func (r *Repo) PublishComponents(ctx context.Context, suite string, pkgs map[str
 // temporary name and checks it against what the component, the pool and the
 // collected files say about its name, version and architecture. It fills
 // res.Added and res.Unchanged (and origin: each added pool path's .deb) and
-// returns the files to link; cleanup removes the temporary files that remain.
+// returns the files to link; cleanup removes the temporary files that remain
+// and the pool folders left empty (those of a refused publish).
 func (r *Repo) stagePackages(ctx context.Context, suite, comp string, c component, pkgs []Package, res *PublishResult, origin map[string]string, lists map[string][]string) (toLink []*stagedFile, cleanup func(), err error) {
 	var staged []*stagedFile
+	cleaned := map[string]bool{} // the pool folders staged into
 	cleanup = func() {
 		for _, s := range staged {
 			s.discard()
 		}
+		removeEmptyDirs(r.root, cleaned)
 	}
 	batch := map[key]Entry{}
-	cleaned := map[string]bool{}
 	for i := range pkgs {
 		if err := ctx.Err(); err != nil {
 			return nil, cleanup, err

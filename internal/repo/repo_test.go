@@ -309,6 +309,44 @@ func TestRefusedPublishLeavesNoPoolFile(t *testing.T) {
 	must(t, err)
 }
 
+// A refused publish leaves the repository's folders as they were too: into
+// a new repository it leaves nothing but the lock (.updeb-lock, which a
+// publish waiting for it may hold open), into an existing one no empty pool
+// folder of the refused package.
+func TestRefusedPublishLeavesNoFolder(t *testing.T) {
+	testenv.RequireTool(t, "dpkg-deb")
+	root := filepath.Join(t.TempDir(), "repo")
+	r, ctx := testRepo(t, root), context.Background()
+	tree := func() []string {
+		var out []string
+		must(t, filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+			if rel, _ := filepath.Rel(root, p); err == nil && rel != "." {
+				out = append(out, rel)
+			}
+			return err
+		}))
+		return out
+	}
+	refused := func(name string) {
+		t.Helper()
+		two := []Package{pkgOf(t, testDeb(t, t.TempDir(), name, "1", "amd64", "one")), pkgOf(t, testDeb(t, t.TempDir(), name, "1", "amd64", "two"))}
+		if _, err := r.Publish(ctx, "s", "main", two); !errors.As(err, new(*ConflictError)) {
+			t.Fatalf("publishing two builds of %s=1: %v, want *ConflictError", name, err)
+		}
+	}
+	refused("xx")
+	if got := tree(); !reflect.DeepEqual(got, []string{".updeb-lock"}) {
+		t.Errorf("a refused publish into a new repository left %q, want only .updeb-lock", got)
+	}
+	_, err := r.Publish(ctx, "s", "main", []Package{pkgOf(t, testDeb(t, t.TempDir(), "oo", "1", "amd64", "o"))})
+	must(t, err)
+	before := tree()
+	refused("zz")
+	if after := tree(); !reflect.DeepEqual(after, before) {
+		t.Errorf("a refused publish changed the repository's folders: %q, was %q", after, before)
+	}
+}
+
 // A Release cut short by hand (a full disk, a partial copy) lists fewer
 // index files, or none: the next publish or refresh signed a generation
 // without the packages it no longer listed. A Release that is not the text
