@@ -145,19 +145,21 @@ type component map[key]Entry
 // k's name and architecture whose version is spelled otherwise but compares
 // equal to k's for dpkg and apt ("1.0" and "1.00", "1.0-0" or "0:1.0"): apt
 // lists such versions as one and installs one build of it, so the
-// repository must not list two.
-func (c component) find(k key) (Entry, bool) {
+// repository must not list two. An Architecture: all package is listed
+// among each architecture's, so k's architecture or all matches one of
+// all, and all matches any (of several, the first by name=version (arch)).
+func (c component) find(k key) (found Entry, ok bool) {
 	if e, ok := c[k]; ok {
 		return e, true
 	}
 	for o, e := range c {
-		if o.name == k.name && o.arch == k.arch {
+		if o.name == k.name && (o.arch == k.arch || o.arch == "all" || k.arch == "all") && (!ok || o.String() < found.key().String()) {
 			if n, err := debversion.CompareStrings(o.version, k.version); err == nil && n == 0 {
-				return e, true
+				found, ok = e, true
 			}
 		}
 	}
-	return Entry{}, false
+	return found, ok
 }
 
 // sortedEntries returns the entries by name, version and architecture (byte

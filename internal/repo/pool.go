@@ -123,15 +123,19 @@ type ConflictError struct {
 	Collected bool
 	// Same names the published package (name=version (arch)) when its
 	// version is spelled otherwise than Package's but dpkg and apt compare
-	// them equal ("1.0" and "1.00"); Filename is then its pool file.
-	Same string
+	// them equal ("1.0" and "1.00"), or when one of the two is for
+	// architecture all and the other for another (OtherArch); Filename is
+	// then its pool file.
+	Same      string
+	OtherArch bool
 }
 
-// sameVersionConflict sets ce.Same when old, the entry ce conflicts with,
-// has another spelling of ce's version.
-func sameVersionConflict(ce *ConflictError, old Entry) *ConflictError {
+// sameVersionConflict sets ce.Same when old, the entry ce (for k)
+// conflicts with, has another spelling of k's version or another
+// architecture.
+func sameVersionConflict(ce *ConflictError, old Entry, k key) *ConflictError {
 	if s := old.key().String(); s != ce.Package {
-		ce.Same, ce.Filename = s, old.Filename
+		ce.Same, ce.Filename, ce.OtherArch = s, old.Filename, old.Architecture != k.arch
 	}
 	return ce
 }
@@ -141,6 +145,10 @@ func (e *ConflictError) Error() string {
 		where := ""
 		if e.Component != e.Into {
 			where = fmt.Sprintf(" in suite %s component %s", e.Suite, e.Component)
+		}
+		if e.OtherArch {
+			return fmt.Sprintf("repo: %s is one version with %s, which is already published%s as %s with sha256 %s: apt lists an Architecture: all package among each architecture's, so apt-cache policy shows the version twice and apt installs either build (apt-get install --reinstall swaps one for the other); %s has sha256 %s (publish a new version or revision)",
+				e.Package, e.Same, where, e.Filename, e.Have, e.Path, e.New)
 		}
 		return fmt.Sprintf("repo: %s is the same version as %s for dpkg and apt (they compare equal), which is already published%s as %s with sha256 %s; %s has sha256 %s: apt would list one version and install one of the two builds (publish a new version or revision)",
 			e.Package, e.Same, where, e.Filename, e.Have, e.Path, e.New)

@@ -192,7 +192,7 @@ func (r *Repo) checkPromotion(st *suiteState, picked []Entry, to Place, res *Pro
 		}
 		if ok {
 			if old.SHA256 != e.SHA256 {
-				return sameVersionConflict(&ConflictError{Package: e.key().String(), Filename: old.Filename, Have: old.SHA256, New: e.SHA256, Path: promotedFrom(e)}, old)
+				return sameVersionConflict(&ConflictError{Package: e.key().String(), Filename: old.Filename, Have: old.SHA256, New: e.SHA256, Path: promotedFrom(e)}, old, e.key())
 			}
 			res.Unchanged = append(res.Unchanged, old)
 			continue

@@ -151,14 +151,14 @@ func (r *Repo) stagePackages(ctx context.Context, suite, comp string, c componen
 		}
 		if old, ok := component(batch).find(e.key()); ok {
 			if old.SHA256 != e.SHA256 {
-				return nil, cleanup, sameVersionConflict(conflict(old.SHA256), old)
+				return nil, cleanup, sameVersionConflict(conflict(old.SHA256), old, e.key())
 			}
 			continue
 		}
 		batch[e.key()] = e
 		if old, ok := c.find(e.key()); ok {
 			if old.SHA256 != e.SHA256 {
-				return nil, cleanup, sameVersionConflict(conflict(old.SHA256), old)
+				return nil, cleanup, sameVersionConflict(conflict(old.SHA256), old, e.key())
 			}
 			res.Unchanged = append(res.Unchanged, old)
 			continue

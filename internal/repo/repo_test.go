@@ -559,10 +559,7 @@ func TestVersionsSpelledOtherwiseRefused(t *testing.T) {
 	before := snapshot(t, root)
 	refused := func(what string, err error, same string) {
 		t.Helper()
-		var ce *ConflictError
-		if !errors.As(err, &ce) || ce.Same != same || !strings.Contains(err.Error(), "is the same version as "+same) {
-			t.Errorf("%s: %v; want a conflict with %s", what, err, same)
-		}
+		wantSameConflict(t, what, err, same, "is the same version as "+same)
 	}
 	for _, v := range []string{"01", "1-0", "0:1"} {
 		other := pkgOf(t, testDeb(t, t.TempDir(), "oo", v, "amd64", "other"))
@@ -581,6 +578,52 @@ func TestVersionsSpelledOtherwiseRefused(t *testing.T) {
 	must(t, err)
 	_, err = r.Promote(ctx, Place{Suite: "t"}, Place{Suite: "s"}, nil)
 	refused("promoting 01 into a suite that lists 1", err, "oo=1 (amd64)")
+}
+
+// wantSameConflict checks that err is a *ConflictError with the published
+// package same, whose message says says.
+func wantSameConflict(t *testing.T, what string, err error, same, says string) {
+	t.Helper()
+	var ce *ConflictError
+	if !errors.As(err, &ce) || ce.Same != same || !strings.Contains(err.Error(), says) {
+		t.Errorf("%s: %v; want a conflict with %s", what, err, same)
+	}
+}
+
+// apt puts an Architecture: all package among each architecture's: with
+// xx=1.0 (all) and xx=1.0 (amd64) both listed, apt-cache policy shows 1.0
+// twice and apt-get install --reinstall xx swaps the installed amd64 build
+// for the all one. A build of a version for all and one for an
+// architecture are refused in the suite, like other bytes for a version;
+// builds for two architectures are not.
+func TestSameVersionForAllAndAnArchitectureRefused(t *testing.T) {
+	testenv.RequireTool(t, "dpkg-deb")
+	_, root, r := repoWithOne(t, "main") // oo=1 (amd64)
+	ctx := context.Background()
+	before := snapshot(t, root)
+	all := pkgOf(t, testDeb(t, t.TempDir(), "oo", "1", "all", "all"))
+	two := []Package{pkgOf(t, testDeb(t, t.TempDir(), "oo", "2", "arm64", "x")), pkgOf(t, testDeb(t, t.TempDir(), "oo", "2", "all", "y"))}
+	for _, tc := range []struct {
+		what, comp string
+		pkgs       []Package
+		same       string
+	}{
+		{"oo=1 (all) beside oo=1 (amd64)", "main", []Package{all}, "oo=1 (amd64)"},
+		{"oo=1 (all) into another component", "extra", []Package{all}, "oo=1 (amd64)"},
+		{"oo=2 for arm64 and all at once", "main", two, "oo=2 (arm64)"},
+	} {
+		_, err := r.Publish(ctx, "s", tc.comp, tc.pkgs)
+		wantSameConflict(t, "publishing "+tc.what, err, tc.same, "is one version with "+tc.same)
+	}
+	if !reflect.DeepEqual(before, snapshot(t, root)) {
+		t.Fatalf("a refused publish changed the repository")
+	}
+	_, err := r.Publish(ctx, "s", "main", []Package{pkgOf(t, testDeb(t, t.TempDir(), "oo", "1", "arm64", "arm"))})
+	must(t, err)
+	_, err = r.Publish(ctx, "t", "main", []Package{all})
+	must(t, err)
+	_, err = r.Promote(ctx, Place{Suite: "t"}, Place{Suite: "s"}, nil)
+	wantSameConflict(t, "promoting oo=1 (all) into a suite that lists oo=1 (amd64)", err, "oo=1 (amd64)", "is one version with oo=1 (amd64)")
 }
 
 // A pool file replaced by a symlink to a file outside the repository (by

@@ -252,7 +252,7 @@ func (st *suiteState) checkOneBuild(added []Entry, origin map[string]string, col
 	for _, e := range added {
 		comps[e.Component] = true
 		if old, ok := component(batch).find(e.key()); ok && old.SHA256 != e.SHA256 {
-			return sameVersionConflict(conflict(old, e), old)
+			return sameVersionConflict(conflict(old, e), old, e.key())
 		}
 		batch[e.key()] = e
 	}
@@ -267,7 +267,7 @@ func (st *suiteState) checkOneBuild(added []Entry, origin map[string]string, col
 			}
 			if old, ok := c.find(e.key()); ok {
 				if old.SHA256 != e.SHA256 {
-					return sameVersionConflict(conflict(old, e), old)
+					return sameVersionConflict(conflict(old, e), old, e.key())
 				}
 				continue
 			}
