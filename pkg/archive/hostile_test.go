@@ -171,6 +171,8 @@ func TestHostile(t *testing.T) {
 			`archive ARCHIVE: entry "bin/tool": corrupt data: zip: checksum error`},
 		{"zip missing member", Zip, zipBytes(t, zent{name: "linux-amd64/helm", body: "x"}), []string{"helm"}, Limits{}, ErrMissing,
 			`archive ARCHIVE: not found: "helm"; the archive holds "linux-amd64/helm"`},
+		{"zip data after the end record", Zip, append(zipBytes(t, zent{name: "bin/tool", body: "x"}), "hidden"...), []string{"bin/tool"}, Limits{}, ErrCorrupt,
+			`archive ARCHIVE: non-zero data after the zip end-of-central-directory record and its comment, where zip tools do not look`},
 		{"not a zip", Zip, helmGz, []string{"x"}, Limits{}, ErrCorrupt,
 			`archive ARCHIVE: not a readable zip archive: zip: not a valid zip file`},
 	}
@@ -209,6 +211,36 @@ func TestZipUnicodePathSame(t *testing.T) {
 	got, err := collect(t, p, Zip, []string{"doc/read me ünï.txt"}, Limits{})
 	if err != nil || len(got) != 1 || got[0].body != "x" {
 		t.Fatalf("got %v, %v; want the entry", got, err)
+	}
+}
+
+// TestZipComment: an archive comment (git archive writes the commit's id)
+// is taken, and zeros after it; other data after it is refused.
+func TestZipComment(t *testing.T) {
+	var buf bytes.Buffer
+	zw := zip.NewWriter(&buf)
+	if w, err := zw.Create("bin/tool"); err != nil {
+		t.Fatal(err)
+	} else if _, err := w.Write([]byte("x")); err != nil {
+		t.Fatal(err)
+	}
+	if err := zw.SetComment("cafe0123"); err != nil {
+		t.Fatal(err)
+	}
+	if err := zw.Close(); err != nil {
+		t.Fatal(err)
+	}
+	p := writeTemp(t, "a.zip", buf.Bytes())
+	if got, err := collect(t, p, Zip, []string{"bin/tool"}, Limits{}); err != nil || len(got) != 1 || got[0].body != "x" {
+		t.Fatalf("got %v, %v; want bin/tool", got, err)
+	}
+	p = writeTemp(t, "b.zip", append(buf.Bytes(), make([]byte, 10000)...)) // bsdtar -cf - pads to blocks
+	if got, err := collect(t, p, Zip, []string{"bin/tool"}, Limits{}); err != nil || len(got) != 1 || got[0].body != "x" {
+		t.Fatalf("zeros after the comment: got %v, %v; want bin/tool", got, err)
+	}
+	p = writeTemp(t, "c.zip", append(buf.Bytes(), "\x00hidden"...))
+	if _, err := collect(t, p, Zip, []string{"bin/tool"}, Limits{}); !errors.Is(err, ErrCorrupt) || !strings.Contains(err.Error(), "non-zero data after the zip end-of-central-directory record") {
+		t.Fatalf("data after the comment: %v, want it refused", err)
 	}
 }
 

@@ -2,6 +2,7 @@ package archive
 
 import (
 	"archive/zip"
+	"bytes"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -9,6 +10,7 @@ import (
 	"io/fs"
 	"math"
 	"os"
+	"slices"
 )
 
 // maxLinkTarget bounds a zip symlink's target (stored as the entry's data).
@@ -45,6 +47,9 @@ func (s *scan) selectZipReader(r io.ReaderAt, size int64) error {
 	}
 	if err != nil && !errors.Is(err, zip.ErrInsecurePath) { // ErrInsecurePath only with GODEBUG=zipinsecurepath=0; check() decides
 		return s.errorf(ErrCorrupt, "", err, "not a readable zip archive")
+	}
+	if _, err := s.zipEnd(r, size, zr.Comment); err != nil {
+		return err
 	}
 	b := &budget{s: s}
 	type pick struct {
@@ -132,6 +137,35 @@ func zipEntry(f *zip.File) entry {
 		e.typ, e.detail = typeOther, "zip mode "+mode.String()
 	}
 	return e
+}
+
+// Zip record signatures and the lengths of their fixed parts (APPNOTE.TXT 4.3).
+const (
+	zipEndLen    = 22
+	zipEndSearch = 65 << 10 // how far from the end archive/zip looks for the end record
+)
+
+// zipEnd returns the offset of the end-of-central-directory record that
+// archive/zip read, the last one in the file's last 65 KiB, given the
+// comment it read there. Only zeros may follow the record and its comment
+// (bsdtar pads a zip it writes to a pipe to whole blocks): archive/zip,
+// unzip and Python ignore what follows them, so other bytes there would be
+// in the pinned artifact but shown by no zip tool (7-Zip only warns of
+// them), like non-zero data after a tar's end.
+func (s *scan) zipEnd(r io.ReaderAt, size int64, comment string) (int64, error) {
+	tail := make([]byte, min(size, zipEndSearch))
+	at := size - int64(len(tail))
+	if n, err := r.ReadAt(tail, at); n < len(tail) {
+		return 0, s.errorf(ErrCorrupt, "", err, "cannot read its end-of-central-directory record")
+	}
+	i := bytes.LastIndex(tail[:max(len(tail)-zipEndLen+4, 0)], []byte{'P', 'K', 5, 6})
+	if i < 0 || int(binary.LittleEndian.Uint16(tail[i+20:])) != len(comment) {
+		return 0, s.errorf(ErrCorrupt, "", nil, "its end-of-central-directory record is not where archive/zip found one")
+	}
+	if slices.ContainsFunc(tail[i+zipEndLen+len(comment):], func(c byte) bool { return c != 0 }) {
+		return 0, s.errorf(ErrCorrupt, "", nil, "non-zero data after the zip end-of-central-directory record and its comment, where zip tools do not look")
+	}
+	return at + int64(i), nil
 }
 
 // unicodePath returns the name in the Info-ZIP Unicode path extra field
