@@ -14,7 +14,9 @@
 // name ending in "/" on anything but a directory, a tar directory, link,
 // device or fifo whose header declares data, a pax global header that sets
 // a name, link target, size or sparse map for the entries after it, a zip
-// entry whose Unicode path field names it otherwise),
+// entry whose Unicode path field names it otherwise, whose local header
+// says otherwise than its central directory record (name, flags, method,
+// CRC-32, sizes) or lies inside another entry's),
 // refuses the whole archive with ErrUnsafe. updeb never extracts, so an
 // unwanted escaping link could not hurt it; but an archive that carries one is
 // not a clean release and a human should look before it is packaged. Names

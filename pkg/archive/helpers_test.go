@@ -224,3 +224,43 @@ func unicodePathField(stored, name string) []byte {
 	b = binary.LittleEndian.AppendUint32(b, crc32.ChecksumIEEE([]byte(stored)))
 	return append(b, name...)
 }
+
+// patchZip returns a copy of a zip archive whose record of the entry named
+// name, local (sig "PK\x03\x04") or central ("PK\x01\x02"), patch changed:
+// a header archive/zip's writer never makes. patch gets the record from its
+// signature to the end of the archive.
+func patchZip(t testing.TB, data []byte, sig, name string, patch func(rec []byte)) []byte {
+	t.Helper()
+	data = bytes.Clone(data)
+	lenAt, nameAt := 26, 30
+	if sig == "PK\x01\x02" {
+		lenAt, nameAt = 28, 46
+	}
+	for i := 0; ; i++ {
+		j := bytes.Index(data[i:], []byte(sig))
+		if j < 0 {
+			t.Fatalf("no %q record of %q", sig, name)
+		}
+		i += j
+		if n := int(binary.LittleEndian.Uint16(data[i+lenAt:])); string(data[i+nameAt:i+nameAt+n]) == name {
+			patch(data[i:])
+			return data
+		}
+	}
+}
+
+// storedEnt is a stored zip entry with its sizes and CRC-32 in its local
+// header (no data descriptor), and extra in both headers.
+func storedEnt(name, body string, extra []byte) zent {
+	return zent{raw: &zip.FileHeader{Name: name, Method: zip.Store, CRC32: crc32.ChecksumIEEE([]byte(body)),
+		CompressedSize64: uint64(len(body)), UncompressedSize64: uint64(len(body)), Extra: extra}, body: body}
+}
+
+// zip64SizesField is a zip64 extra field (0x0001) with an uncompressed and
+// a compressed size, as a local header holds them.
+func zip64SizesField(usize, csize uint64) []byte {
+	b := binary.LittleEndian.AppendUint16(nil, 0x0001)
+	b = binary.LittleEndian.AppendUint16(b, 16)
+	b = binary.LittleEndian.AppendUint64(b, usize)
+	return binary.LittleEndian.AppendUint64(b, csize)
+}

@@ -36,6 +36,29 @@ func TestHostile(t *testing.T) {
 			CompressedSize64: uint64(len(stored)), UncompressedSize64: declared}, body: stored}
 	}
 	zipBadCRC := zent{raw: zipBadHeader("bin/tool", stored), body: stored}
+	// A zip whose local header of bin/tool (stored, sizes in the header;
+	// or deflated, with a data descriptor) says otherwise than its central
+	// directory record.
+	u16, u32 := binary.LittleEndian.PutUint16, binary.LittleEndian.PutUint32
+	zipStored := zipBytes(t, zent{name: "README", body: "readme"}, storedEnt("bin/tool", stored, nil))
+	zipDeflated := zipBytes(t, zent{name: "README", body: "readme"}, zent{name: "bin/tool", body: stored})
+	localLie := func(zipData []byte, patch func(h []byte)) []byte {
+		return patchZip(t, zipData, "PK\x03\x04", "bin/tool", patch)
+	}
+	endLie := func(zipData []byte, by int) []byte { // the end record's directory size, changed by by
+		zipData = bytes.Clone(zipData)
+		e := zipData[len(zipData)-22:]
+		u32(e[12:], uint32(int(binary.LittleEndian.Uint32(e[12:]))+by))
+		return zipData
+	}
+	zip64Stored := zipBytes(t, storedEnt("bin/tool", stored, zip64SizesField(uint64(len(stored)), uint64(len(stored)))))
+	zip64Local := func(usize uint64) []byte { // local sizes in the zip64 field, as zip -fz writes them
+		return localLie(zip64Stored, func(h []byte) {
+			u32(h[18:], 0xffffffff)
+			u32(h[22:], 0xffffffff)
+			binary.LittleEndian.PutUint64(h[30+8+4:], usize)
+		})
+	}
 
 	tests := []struct {
 		name     string
@@ -169,6 +192,34 @@ func TestHostile(t *testing.T) {
 			`archive ARCHIVE: entry "bin/tool": truncated: the data ends early: unexpected EOF`},
 		{"zip CRC", Zip, zipBytes(t, zipBadCRC), []string{"bin/tool"}, Limits{}, ErrCorrupt,
 			`archive ARCHIVE: entry "bin/tool": corrupt data: zip: checksum error`},
+		{"zip local header naming the entry otherwise", Zip, localLie(zipStored, func(h []byte) { copy(h[30:], "../tool2") }), []string{"bin/tool"}, Limits{}, ErrUnsafe,
+			`archive ARCHIVE: entry "bin/tool": its local header and its central directory entry disagree on the name ("../tool2" and "bin/tool"): zip tools differ on which one they trust, so they would not all read what updeb packages`},
+		{"zip local header of an unwanted entry naming it otherwise", Zip, patchZip(t, zipStored, "PK\x03\x04", "README", func(h []byte) { copy(h[30:], "../x") }), []string{"bin/tool"}, Limits{}, ErrUnsafe,
+			`archive ARCHIVE: entry "README": its local header and its central directory entry disagree on the name ("../xME" and "README"): zip tools differ on which one they trust, so they would not all read what updeb packages`},
+		{"zip local header with another method", Zip, localLie(zipStored, func(h []byte) { u16(h[8:], zip.Deflate) }), []string{"bin/tool"}, Limits{}, ErrUnsafe,
+			`archive ARCHIVE: entry "bin/tool": its local header and its central directory entry disagree on the compression method (8 and 0): zip tools differ on which one they trust, so they would not all read what updeb packages`},
+		{"zip local header with another CRC-32", Zip, localLie(zipStored, func(h []byte) { u32(h[14:], 0x1234) }), []string{"bin/tool"}, Limits{}, ErrUnsafe,
+			`archive ARCHIVE: entry "bin/tool": its local header and its central directory entry disagree on the CRC-32 (00001234 and 0d4a1185): zip tools differ on which one they trust, so they would not all read what updeb packages`},
+		{"zip local header with another compressed size", Zip, localLie(zipStored, func(h []byte) { u32(h[18:], 5) }), []string{"bin/tool"}, Limits{}, ErrUnsafe,
+			`archive ARCHIVE: entry "bin/tool": its local header and its central directory entry disagree on the compressed size (5 and 11): zip tools differ on which one they trust, so they would not all read what updeb packages`},
+		{"zip local header with another size", Zip, localLie(zipStored, func(h []byte) { u32(h[22:], 5) }), []string{"bin/tool"}, Limits{}, ErrUnsafe,
+			`archive ARCHIVE: entry "bin/tool": its local header and its central directory entry disagree on the size (5 and 11): zip tools differ on which one they trust, so they would not all read what updeb packages`},
+		{"zip local header with another zip64 size", Zip, zip64Local(5), []string{"bin/tool"}, Limits{}, ErrUnsafe,
+			`archive ARCHIVE: entry "bin/tool": its local header and its central directory entry disagree on the size (5 and 11): zip tools differ on which one they trust, so they would not all read what updeb packages`},
+		{"zip local header encrypted", Zip, localLie(zipStored, func(h []byte) { h[6] |= 1 }), []string{"bin/tool"}, Limits{}, ErrUnsafe,
+			`archive ARCHIVE: entry "bin/tool": its local header and its central directory entry disagree on the flags (0x0001 and 0x0000): zip tools differ on which one they trust, so they would not all read what updeb packages`},
+		{"zip local header without the data descriptor", Zip, localLie(zipDeflated, func(h []byte) { h[6] &^= 8 }), []string{"bin/tool"}, Limits{}, ErrUnsafe,
+			`archive ARCHIVE: entry "bin/tool": its local header and its central directory entry disagree on the flags (0x0000 and 0x0008): zip tools differ on which one they trust, so they would not all read what updeb packages`},
+		{"zip local Unicode path field naming the entry otherwise", Zip, localLie(zipBytes(t, storedEnt("bin/tool", stored, unicodePathField("bin/tool", "bin/tool"))), func(h []byte) { copy(h[30+8+9:], "../tool2") }), []string{"bin/tool"}, Limits{}, ErrUnsafe,
+			`archive ARCHIVE: entry "bin/tool": the Info-ZIP Unicode path field of its local header names it "../tool2": readers that go by local headers (bsdtar) extract it under that name, updeb reads the entry's own`},
+		{"zip entries sharing a local header", Zip, patchZip(t, zipStored, "PK\x01\x02", "bin/tool", func(c []byte) { u32(c[42:], 0) }), []string{"README"}, Limits{}, ErrUnsafe,
+			`archive ARCHIVE: entry "bin/tool": its local header, at byte 0, lies inside the local header or data of entry "README" (bytes 0 to 48): unzip refuses overlapping entries`},
+		{"zip end record off by a byte: archive/zip reads the directory where Python does not", Zip, endLie(zipStored, -1), []string{"bin/tool"}, Limits{}, ErrCorrupt,
+			`archive ARCHIVE: its end record places the central directory at byte 114 (the zip starting at byte 1), but a central directory record is at byte 113, where archive/zip reads it: zip readers would read different directories`},
+		{"zip data running into the central directory", Zip, patchZip(t, zipStored, "PK\x01\x02", "README", func(c []byte) { u32(c[20:], 500) }), []string{"bin/tool"}, Limits{}, ErrCorrupt,
+			`archive ARCHIVE: entry "README": its 500 bytes of data, at byte 36, run past the start of the central directory (byte 113)`},
+		{"zip without the local header", Zip, patchZip(t, zipStored, "PK\x01\x02", "bin/tool", func(c []byte) { u32(c[42:], 10) }), []string{"README"}, Limits{}, ErrCorrupt,
+			`archive ARCHIVE: entry "bin/tool": no local header at byte 10, where the central directory places it`},
 		{"zip missing member", Zip, zipBytes(t, zent{name: "linux-amd64/helm", body: "x"}), []string{"helm"}, Limits{}, ErrMissing,
 			`archive ARCHIVE: not found: "helm"; the archive holds "linux-amd64/helm"`},
 		{"zip data after the end record", Zip, append(zipBytes(t, zent{name: "bin/tool", body: "x"}), "hidden"...), []string{"bin/tool"}, Limits{}, ErrCorrupt,

@@ -2,6 +2,8 @@ package archive
 
 import (
 	"archive/tar"
+	"archive/zip"
+	"bytes"
 	"context"
 	"errors"
 	"io"
@@ -203,6 +205,107 @@ func TestInfoZip(t *testing.T) {
 	_, err = collect(t, out, Zip, []string{"tool/bin/tool-latest"}, Limits{})
 	if !errors.Is(err, ErrNotRegular) {
 		t.Errorf("wanted symlink: error %v, want ErrNotRegular", err)
+	}
+}
+
+// pyZip writes the folder's bin/tool and README with Python's zipfile;
+// argv: folder, output, compression, force_zip64, stream (to a file object
+// that cannot seek: data descriptors).
+const pyZip = `
+import io, sys, zipfile
+src, out, method, z64, stream = sys.argv[1], sys.argv[2], int(sys.argv[3]), sys.argv[4] == "1", sys.argv[5] == "1"
+class Pipe(io.RawIOBase):
+    def __init__(self, f): self.f = f
+    def writable(self): return True
+    def write(self, b): return self.f.write(b)
+with open(out, "wb") as f, zipfile.ZipFile(Pipe(f) if stream else f, "w", method) as z:
+    for name in ("bin/tool", "README"):
+        with open(src + "/" + name, "rb") as r, z.open(name, "w", force_zip64=z64) as w:
+            w.write(r.read())
+`
+
+// TestZipWriters: zips that the usual writers make, with data descriptors,
+// zip64 records, a comment, data before the zip (self-extracting) or zeros
+// after it, are read: their local headers agree with their central
+// directories.
+func TestZipWriters(t *testing.T) {
+	testenv.RequireTool(t, "zip", "python3", "git", "7zz", "bsdtar")
+	dir := tree(t, map[string]string{"bin/tool": strings.Repeat("tool binary ", 5000), "README": "readme"}, map[string]fs.FileMode{"bin/tool": 0o755})
+	if err := os.Symlink("tool", filepath.Join(dir, "bin/tool-latest")); err != nil {
+		t.Fatal(err)
+	}
+	testenv.Run(t, "sh", "-c", `cd "$1" && git init -q && git add -A && git -c user.name=u -c user.email=u@example.org commit -qm v1`, "sh", dir)
+	for _, tc := range []struct{ name, cmd string }{
+		{"zip", `zip -qry "$OUT" bin README`},
+		{"zip -9, stored", `zip -qry -9 "$OUT" bin && zip -qry -0 "$OUT" README`},
+		{"zip to a pipe: data descriptors", `zip -qry - bin README > "$OUT"`},
+		{"zip -fz: zip64", `zip -qry -fz "$OUT" bin README`},
+		{"zip -fz to a pipe", `zip -qry -fz - bin README > "$OUT"`},
+		{"self-extracting: a stub before the zip", `zip -qry x.zip bin README && cat /bin/true x.zip > "$OUT"`},
+		{"self-extracting, offsets adjusted: zip -A", `zip -qry x.zip bin README && cat /bin/true x.zip > "$OUT" && zip -qA "$OUT"`},
+		{"Python zipfile", `python3 -c "$PY" . "$OUT" 8 0 0`},
+		{"Python zipfile, stored", `python3 -c "$PY" . "$OUT" 0 0 0`},
+		{"Python zipfile to a pipe", `python3 -c "$PY" . "$OUT" 8 0 1`},
+		{"Python zipfile, zip64", `python3 -c "$PY" . "$OUT" 8 1 0`},
+		{"Python zipfile, zip64 to a pipe", `python3 -c "$PY" . "$OUT" 8 1 1`},
+		{"git archive (GitHub's source zips): a comment", `git archive --format=zip -o "$OUT" HEAD`},
+		{"7-Zip", `7zz a -tzip -bso0 "$OUT" bin README`},
+		{"7-Zip, stored, UTF-8 names", `7zz a -tzip -mm=Copy -mcu=on -bso0 "$OUT" bin README`},
+		{"bsdtar", `bsdtar --format zip -cf "$OUT" bin README`},
+		{"bsdtar, zip64", `bsdtar --format zip --options zip:zip64 -cf "$OUT" bin README`},
+		{"bsdtar to a pipe: zeros after the zip", `bsdtar --format zip -cf - bin README > "$OUT"`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			out := filepath.Join(t.TempDir(), "a.zip")
+			testenv.Run(t, "sh", "-c", `cd "$1" && rm -f x.zip && OUT=$2 PY=$3 && eval "$4"`, "sh", dir, out, pyZip, tc.cmd)
+			res, err := collect(t, out, Zip, []string{"bin/tool", "README"}, Limits{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			bodies := map[string]string{}
+			for _, g := range res {
+				bodies[g.m.Name] = g.body
+			}
+			if len(res) != 2 || bodies["bin/tool"] != strings.Repeat("tool binary ", 5000) || bodies["README"] != "readme" {
+				t.Errorf("got %d members, bin/tool of %d bytes, README %q", len(res), len(bodies["bin/tool"]), bodies["README"])
+			}
+		})
+	}
+}
+
+// TestZipGoWriter: zips archive/zip writes are read: data descriptors,
+// stored entries with sizes in the local header, zip64 local sizes, a
+// comment, and data before the zip with offsets relative to the zip or to
+// the file (Writer.SetOffset).
+func TestZipGoWriter(t *testing.T) {
+	const body = "tool binary"
+	ents := []zent{{name: "bin/tool", body: body, mode: 0o755}, storedEnt("README", "readme", nil)}
+	zip64 := zipBytes(t, storedEnt("bin/tool", body, zip64SizesField(uint64(len(body)), uint64(len(body)))))
+	zip64 = patchZip(t, zip64, "PK\x03\x04", "bin/tool", func(h []byte) { copy(h[18:26], "\xff\xff\xff\xff\xff\xff\xff\xff") })
+	stub := []byte("#!/bin/sh\nexec unzip \"$0\"\n")
+	var adjusted bytes.Buffer
+	adjusted.Write(stub)
+	zw := zip.NewWriter(&adjusted)
+	zw.SetOffset(int64(len(stub)))
+	if w, err := zw.Create("bin/tool"); err != nil {
+		t.Fatal(err)
+	} else if _, err := w.Write([]byte(body)); err != nil {
+		t.Fatal(err)
+	}
+	if err := zw.Close(); err != nil {
+		t.Fatal(err)
+	}
+	for name, data := range map[string][]byte{
+		"descriptors and stored":        zipBytes(t, ents...),
+		"zip64 local sizes":             zip64,
+		"a stub before the zip":         append(stub, zipBytes(t, ents...)...),
+		"a stub, offsets from the file": adjusted.Bytes(),
+	} {
+		p := writeTemp(t, "a.zip", data)
+		res, err := collect(t, p, Zip, []string{"bin/tool"}, Limits{})
+		if err != nil || len(res) != 1 || res[0].body != body {
+			t.Errorf("%s: got %+v, %v", name, res, err)
+		}
 	}
 }
 

@@ -48,7 +48,8 @@ func (s *scan) selectZipReader(r io.ReaderAt, size int64) error {
 	if err != nil && !errors.Is(err, zip.ErrInsecurePath) { // ErrInsecurePath only with GODEBUG=zipinsecurepath=0; check() decides
 		return s.errorf(ErrCorrupt, "", err, "not a readable zip archive")
 	}
-	if _, err := s.zipEnd(r, size, zr.Comment); err != nil {
+	end, err := s.zipEnd(r, size, zr.Comment)
+	if err != nil {
 		return err
 	}
 	b := &budget{s: s}
@@ -75,6 +76,9 @@ func (s *scan) selectZipReader(r io.ReaderAt, size int64) error {
 		if wanted {
 			picks = append(picks, pick{f, Member{Name: name, Size: e.size, Mode: e.mode}})
 		}
+	}
+	if err := s.checkLocalHeaders(r, end, zr.File); err != nil {
+		return err
 	}
 	if err := s.finish(); err != nil {
 		return err
@@ -139,9 +143,22 @@ func zipEntry(f *zip.File) entry {
 	return e
 }
 
-// Zip record signatures and the lengths of their fixed parts (APPNOTE.TXT 4.3).
+// Zip record signatures, the lengths of their fixed parts, and extra field
+// ids (APPNOTE.TXT 4.3, 4.5).
 const (
-	zipEndLen    = 22
+	zipLocalSig     = 0x04034b50
+	zipCentralSig   = 0x02014b50
+	zipEndSig       = 0x06054b50
+	zipEnd64Sig     = 0x06064b50
+	zipLocator64Sig = 0x07064b50
+	zipLocalLen     = 30
+	zipCentralLen   = 46
+	zipEndLen       = 22
+	zipLocator64Len = 20
+	zipEnd64Len     = 56
+	zip64ExtraID    = 0x0001
+	unicodePathID   = 0x7075
+
 	zipEndSearch = 65 << 10 // how far from the end archive/zip looks for the end record
 )
 
@@ -169,22 +186,33 @@ func (s *scan) zipEnd(r io.ReaderAt, size int64, comment string) (int64, error) 
 }
 
 // unicodePath returns the name in the Info-ZIP Unicode path extra field
-// (0x7075: version, CRC-32 of the header's name, UTF-8 name) of a
-// central-directory record's extra data, which unzip prefers to the
-// header's name and archive/zip ignores.
+// (0x7075: version, CRC-32 of the header's name, UTF-8 name) of a header's
+// extra data, which unzip prefers to the header's name and archive/zip
+// ignores.
 func unicodePath(extra []byte) (string, bool) {
+	d, ok := extraField(extra, unicodePathID, 5)
+	if !ok {
+		return "", false
+	}
+	return string(d[5:]), true
+}
+
+// extraField returns the data of the first field with the given id and at
+// least least bytes in a zip header's extra data, as far as the fields
+// before it are whole.
+func extraField(extra []byte, id uint16, least int) ([]byte, bool) {
 	for len(extra) >= 4 {
-		id, size := binary.LittleEndian.Uint16(extra), int(binary.LittleEndian.Uint16(extra[2:]))
+		fid, size := binary.LittleEndian.Uint16(extra), int(binary.LittleEndian.Uint16(extra[2:]))
 		extra = extra[4:]
 		if size > len(extra) {
-			return "", false
+			return nil, false
 		}
-		if id == 0x7075 && size >= 5 {
-			return string(extra[5:size]), true
+		if fid == id && size >= least {
+			return extra[:size], true
 		}
 		extra = extra[size:]
 	}
-	return "", false
+	return nil, false
 }
 
 // What zip.NewReader may read of an archive: the end-of-directory search

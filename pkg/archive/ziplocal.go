@@ -1,0 +1,207 @@
+package archive
+
+import (
+	"archive/zip"
+	"bufio"
+	"bytes"
+	"cmp"
+	"encoding/binary"
+	"fmt"
+	"io"
+	"math"
+	"slices"
+)
+
+// zipLocal is an entry's local header: where it is, and its fixed part.
+type zipLocal struct {
+	f        *zip.File
+	at, data int64 // the header's offset and its data's
+	end      int64 // the end of its data
+	hdr      [zipLocalLen]byte
+}
+
+// checkLocalHeaders refuses a zip whose local headers say otherwise than
+// its central directory. archive/zip takes an entry's name, flags, method,
+// CRC-32 and sizes from the central directory, and the local header only
+// to find the data; unzip takes the method, CRC-32 and sizes from the
+// local header, streaming readers (bsdtar, Java's ZipInputStream) take
+// everything from it, and Python refuses another name. A zip whose two
+// headers of an entry disagree would show a reviewer something else than
+// what updeb packages. Each entry's local header and data must also lie
+// before the central directory, apart from every other entry's (unzip
+// refuses overlapping entries): which bounds what is read here by the
+// file's size.
+func (s *scan) checkLocalHeaders(r io.ReaderAt, end int64, files []*zip.File) error {
+	dir, base, err := s.centralDirectory(r, end)
+	if err != nil {
+		return err
+	}
+	locals, err := s.localOffsets(dir, base, files)
+	if err != nil {
+		return err
+	}
+	_, dirStart, _ := dir.Outer()
+	for i := range locals {
+		if err := s.readLocal(r, &locals[i], dirStart); err != nil {
+			return err
+		}
+	}
+	byOffset := slices.SortedFunc(slices.Values(locals), func(a, b zipLocal) int { return cmp.Compare(a.at, b.at) })
+	for i := 1; i < len(byOffset); i++ {
+		if a, b := byOffset[i-1], byOffset[i]; b.at < a.end {
+			return s.errorf(ErrUnsafe, b.f.Name, nil, "its local header, at byte %d, lies inside the local header or data of entry %s (bytes %d to %d): unzip refuses overlapping entries", b.at, quoteEntry(a.f.Name), a.at, a.end)
+		}
+	}
+	for i := range locals {
+		if err := s.compareLocal(r, &locals[i]); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// readRecord reads len(b) bytes at off and reports whether they start with
+// the record signature sig.
+func readRecord(r io.ReaderAt, b []byte, off int64, sig uint32) bool {
+	n, _ := r.ReadAt(b, off)
+	return n == len(b) && binary.LittleEndian.Uint32(b) == sig
+}
+
+// centralDirectory returns the central directory as the end record at end
+// places it (through the zip64 end record just before its locator, where
+// Python reads it), and the base its local header offsets are relative to:
+// the length of data before the zip (a self-extracting stub), or 0.
+func (s *scan) centralDirectory(r io.ReaderAt, end int64) (*io.SectionReader, int64, error) {
+	rec := make([]byte, zipEnd64Len)
+	if !readRecord(r, rec[:zipEndLen], end, zipEndSig) {
+		return nil, 0, s.errorf(ErrCorrupt, "", nil, "cannot read its end-of-central-directory record")
+	}
+	dirSize, dirOffset := uint64(binary.LittleEndian.Uint32(rec[12:])), uint64(binary.LittleEndian.Uint32(rec[16:]))
+	if loc := rec[:zipLocator64Len]; end >= zipLocator64Len+zipEnd64Len && readRecord(r, loc, end-zipLocator64Len, zipLocator64Sig) {
+		end -= zipLocator64Len + zipEnd64Len
+		if binary.LittleEndian.Uint64(loc[8:]) != uint64(end) || !readRecord(r, rec, end, zipEnd64Sig) {
+			return nil, 0, s.errorf(ErrCorrupt, "", nil, "its zip64 end-of-central-directory record is not just before its locator, where the locator places it")
+		}
+		dirSize, dirOffset = binary.LittleEndian.Uint64(rec[40:]), binary.LittleEndian.Uint64(rec[48:])
+	}
+	if dirSize > uint64(end) || dirOffset > uint64(end)-dirSize {
+		return nil, 0, s.errorf(ErrCorrupt, "", nil, "its end record places the central directory (%d bytes at offset %d) outside the %d bytes before it", dirSize, dirOffset, end)
+	}
+	start := end - int64(dirSize)
+	base := start - int64(dirOffset)
+	// archive/zip reads a directory at the offset the end record gives,
+	// with no base, if it finds one there.
+	if base > 0 && readRecord(r, rec[:4], int64(dirOffset), zipCentralSig) {
+		return nil, 0, s.errorf(ErrCorrupt, "", nil, "its end record places the central directory at byte %d (the zip starting at byte %d), but a central directory record is at byte %d, where archive/zip reads it: zip readers would read different directories", start, base, dirOffset)
+	}
+	return io.NewSectionReader(r, start, int64(dirSize)), base, nil
+}
+
+// localOffsets reads the central directory's records, which must be those
+// archive/zip read (files), fill it, and nothing more, and returns where
+// each entry's local header is.
+func (s *scan) localOffsets(dir *io.SectionReader, base int64, files []*zip.File) ([]zipLocal, error) {
+	br := bufio.NewReader(dir)
+	locals := make([]zipLocal, len(files))
+	var rec [zipCentralLen]byte
+	var vars []byte
+	for i, f := range files {
+		_, err := io.ReadFull(br, rec[:])
+		n, m, k := int(binary.LittleEndian.Uint16(rec[28:])), int(binary.LittleEndian.Uint16(rec[30:])), int(binary.LittleEndian.Uint16(rec[32:]))
+		same := err == nil && binary.LittleEndian.Uint32(rec[:]) == zipCentralSig && n == len(f.Name) && m == len(f.Extra) && k == len(f.Comment)
+		if same {
+			vars = slices.Grow(vars[:0], n+m+k)[:n+m+k]
+			_, err = io.ReadFull(br, vars)
+			same = err == nil && string(vars[:n]) == f.Name && bytes.Equal(vars[n:n+m], f.Extra) && string(vars[n+m:]) == f.Comment
+		}
+		usize, csize, off := uint64(f.UncompressedSize), uint64(f.CompressedSize), uint64(binary.LittleEndian.Uint32(rec[42:]))
+		if !same || !zip64Values(f.Extra, &usize, &csize, &off) || off > math.MaxInt64-uint64(base) {
+			return nil, s.errorf(ErrCorrupt, "", nil, "its central directory is not the %d bytes before its end record, as that record says: zip readers would list different entries", dir.Size())
+		}
+		locals[i] = zipLocal{f: f, at: base + int64(off)}
+	}
+	if _, err := br.ReadByte(); err != io.EOF {
+		return nil, s.errorf(ErrCorrupt, "", nil, "its central directory is not the %d bytes before its end record, as that record says: zip readers would list different entries", dir.Size())
+	}
+	return locals, nil
+}
+
+// readLocal reads the fixed part of l's local header and checks that it is
+// where archive/zip found l's data, and that the data ends before the
+// central directory (at dirStart).
+func (s *scan) readLocal(r io.ReaderAt, l *zipLocal, dirStart int64) error {
+	if l.at > dirStart-zipLocalLen || !readRecord(r, l.hdr[:], l.at, zipLocalSig) {
+		return s.errorf(ErrCorrupt, l.f.Name, nil, "no local header at byte %d, where the central directory places it", l.at)
+	}
+	l.data = l.at + zipLocalLen + int64(binary.LittleEndian.Uint16(l.hdr[26:])) + int64(binary.LittleEndian.Uint16(l.hdr[28:]))
+	if off, err := l.f.DataOffset(); err != nil || off != l.data {
+		return s.errorf(ErrCorrupt, l.f.Name, err, "archive/zip reads its data elsewhere than after its local header at byte %d", l.at)
+	}
+	if l.f.CompressedSize64 > uint64(dirStart-l.data) || l.data > dirStart {
+		return s.errorf(ErrCorrupt, l.f.Name, nil, "its %d bytes of data, at byte %d, run past the start of the central directory (byte %d)", l.f.CompressedSize64, l.data, dirStart)
+	}
+	l.end = l.data + int64(l.f.CompressedSize64)
+	return nil
+}
+
+// compareLocal checks that l's local header says what its central
+// directory entry says: the name, the flags, the method and, without a
+// data descriptor (flag bit 3: they follow the data, and the local header
+// may hold zeros), the CRC-32 and sizes, those of a zip64 entry in its
+// local zip64 extra field; and that a Unicode path field in it, which
+// readers of local headers take for the name, repeats the name.
+func (s *scan) compareLocal(r io.ReaderAt, l *zipLocal) error {
+	h := l.hdr[:]
+	vars := make([]byte, l.data-l.at-zipLocalLen)
+	if _, err := r.ReadAt(vars, l.at+zipLocalLen); err != nil {
+		return s.errorf(ErrCorrupt, l.f.Name, err, "cannot read its local header")
+	}
+	name, extra := vars[:binary.LittleEndian.Uint16(h[26:])], vars[binary.LittleEndian.Uint16(h[26:]):]
+	if string(name) != l.f.Name {
+		return s.disagree(l.f, "the name", quoteEntry(string(name)), quoteEntry(l.f.Name))
+	}
+	f := l.f
+	if flags := binary.LittleEndian.Uint16(h[6:]); flags != f.Flags {
+		return s.disagree(f, "the flags", fmt.Sprintf("%#04x", flags), fmt.Sprintf("%#04x", f.Flags))
+	}
+	if method := binary.LittleEndian.Uint16(h[8:]); method != f.Method {
+		return s.disagree(f, "the compression method", method, f.Method)
+	}
+	if f.Flags&0x8 == 0 {
+		crc, csize, usize := binary.LittleEndian.Uint32(h[14:]), uint64(binary.LittleEndian.Uint32(h[18:])), uint64(binary.LittleEndian.Uint32(h[22:]))
+		zip64Values(extra, &usize, &csize)
+		switch {
+		case crc != f.CRC32:
+			return s.disagree(f, "the CRC-32", fmt.Sprintf("%08x", crc), fmt.Sprintf("%08x", f.CRC32))
+		case csize != f.CompressedSize64:
+			return s.disagree(f, "the compressed size", csize, f.CompressedSize64)
+		case usize != f.UncompressedSize64:
+			return s.disagree(f, "the size", usize, f.UncompressedSize64)
+		}
+	}
+	if u, ok := unicodePath(extra); ok && u != f.Name {
+		return s.errorf(ErrUnsafe, f.Name, nil, "the Info-ZIP Unicode path field of its local header names it %s: readers that go by local headers (bsdtar) extract it under that name, updeb reads the entry's own", quoteEntry(u))
+	}
+	return nil
+}
+
+func (s *scan) disagree(f *zip.File, what string, local, central any) error {
+	return s.errorf(ErrUnsafe, f.Name, nil, "its local header and its central directory entry disagree on %s (%v and %v): zip tools differ on which one they trust, so they would not all read what updeb packages", what, local, central)
+}
+
+// zip64Values replaces each value that is 0xFFFFFFFF with the next one of
+// the zip64 extra field in extra, in order, as archive/zip reads a central
+// directory entry's; false if the field is missing or too short.
+func zip64Values(extra []byte, vals ...*uint64) bool {
+	d, _ := extraField(extra, zip64ExtraID, 0)
+	for _, v := range vals {
+		if *v != math.MaxUint32 {
+			continue
+		}
+		if len(d) < 8 {
+			return false
+		}
+		*v, d = binary.LittleEndian.Uint64(d), d[8:]
+	}
+	return true
+}
