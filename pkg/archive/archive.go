@@ -16,7 +16,8 @@
 // a name, link target, size or sparse map for the entries after it, a zip
 // entry whose Unicode path field names it otherwise, whose local header
 // says otherwise than its central directory record (name, flags, method,
-// CRC-32, sizes) or lies inside another entry's),
+// CRC-32, sizes) or lies inside another entry's, a zip directory with data
+// or whose name does not end in "/"),
 // refuses the whole archive with ErrUnsafe. updeb never extracts, so an
 // unwanted escaping link could not hurt it; but an archive that carries one is
 // not a clean release and a human should look before it is packaged. Names

@@ -264,3 +264,11 @@ func zip64SizesField(usize, csize uint64) []byte {
 	b = binary.LittleEndian.AppendUint64(b, usize)
 	return binary.LittleEndian.AppendUint64(b, csize)
 }
+
+// zipDir is a stored zip entry with a directory's mode bits and body as
+// its data.
+func zipDir(name, body string) zent {
+	e := storedEnt(name, body, nil)
+	e.raw.SetMode(os.ModeDir | 0o755)
+	return e
+}

@@ -51,6 +51,9 @@ func TestHostile(t *testing.T) {
 		u32(e[12:], uint32(int(binary.LittleEndian.Uint32(e[12:]))+by))
 		return zipData
 	}
+	// archive/zip writes no data for a name ending in "/": d_ is renamed.
+	zipDirData := patchZip(t, zipBytes(t, zent{name: "bin/tool", body: "x"}, zipDir("d_", "hidden")), "PK\x03\x04", "d_", func(h []byte) { h[31] = '/' })
+	zipDirData = patchZip(t, zipDirData, "PK\x01\x02", "d_", func(c []byte) { c[47] = '/' })
 	zip64Stored := zipBytes(t, storedEnt("bin/tool", stored, zip64SizesField(uint64(len(stored)), uint64(len(stored)))))
 	zip64Local := func(usize uint64) []byte { // local sizes in the zip64 field, as zip -fz writes them
 		return localLie(zip64Stored, func(h []byte) {
@@ -220,6 +223,10 @@ func TestHostile(t *testing.T) {
 			`archive ARCHIVE: entry "README": its 500 bytes of data, at byte 36, run past the start of the central directory (byte 113)`},
 		{"zip without the local header", Zip, patchZip(t, zipStored, "PK\x01\x02", "bin/tool", func(c []byte) { u32(c[42:], 10) }), []string{"README"}, Limits{}, ErrCorrupt,
 			`archive ARCHIVE: entry "bin/tool": no local header at byte 10, where the central directory places it`},
+		{"zip directory with data", Zip, zipDirData, []string{"bin/tool"}, Limits{}, ErrUnsafe,
+			`archive ARCHIVE: entry "d/": is a directory with 6 bytes of data: unzip extracts the directory without them, Python reads them`},
+		{"zip directory by its mode only, with data", Zip, zipBytes(t, zent{name: "bin/tool", body: "x"}, zipDir("extra", "hidden")), []string{"bin/tool"}, Limits{}, ErrUnsafe,
+			`archive ARCHIVE: entry "extra": is a directory by its mode, but its name does not end in "/": unzip and Python extract it as a regular file`},
 		{"zip missing member", Zip, zipBytes(t, zent{name: "linux-amd64/helm", body: "x"}), []string{"helm"}, Limits{}, ErrMissing,
 			`archive ARCHIVE: not found: "helm"; the archive holds "linux-amd64/helm"`},
 		{"zip data after the end record", Zip, append(zipBytes(t, zent{name: "bin/tool", body: "x"}), "hidden"...), []string{"bin/tool"}, Limits{}, ErrCorrupt,

@@ -11,6 +11,7 @@ import (
 	"math"
 	"os"
 	"slices"
+	"strings"
 )
 
 // maxLinkTarget bounds a zip symlink's target (stored as the entry's data).
@@ -72,6 +73,14 @@ func (s *scan) selectZipReader(r io.ReaderAt, size int64) error {
 		}
 		if u, ok := unicodePath(f.Extra); ok && u != f.Name {
 			return s.errorf(ErrUnsafe, f.Name, nil, "its Info-ZIP Unicode path field names it %s: unzip extracts it under that name, updeb reads the entry's own", quoteEntry(u))
+		}
+		// archive/zip takes the mode bits for a directory; unzip and
+		// Python a name ending in "/", and unzip drops the data of one.
+		switch {
+		case e.typ == typeDir && !strings.HasSuffix(f.Name, "/"):
+			return s.errorf(ErrUnsafe, f.Name, nil, "is a directory by its mode, but its name does not end in \"/\": unzip and Python extract it as a regular file")
+		case e.typ == typeDir && f.UncompressedSize64 != 0:
+			return s.errorf(ErrUnsafe, f.Name, nil, "is a directory with %d bytes of data: unzip extracts the directory without them, Python reads them", f.UncompressedSize64)
 		}
 		if wanted {
 			picks = append(picks, pick{f, Member{Name: name, Size: e.size, Mode: e.mode}})
