@@ -300,6 +300,10 @@ func TestZipGoWriter(t *testing.T) {
 		"zip64 local sizes":             zip64,
 		"a stub before the zip":         append(stub, zipBytes(t, ents...)...),
 		"a stub, offsets from the file": adjusted.Bytes(),
+		// flags that change nothing read, in one header alone: the deflate
+		// level (bits 1 and 2), UTF-8 for an ASCII name (bit 11)
+		"deflate level in the local header": patchZip(t, zipBytes(t, ents...), "PK\x03\x04", "bin/tool", func(h []byte) { h[6] |= 6 }),
+		"UTF-8 flag on an ASCII name":       patchZip(t, zipBytes(t, ents...), "PK\x03\x04", "bin/tool", func(h []byte) { h[7] |= 8 }),
 	} {
 		p := writeTemp(t, "a.zip", data)
 		res, err := collect(t, p, Zip, []string{"bin/tool"}, Limits{})

@@ -161,7 +161,11 @@ func (s *scan) compareLocal(r io.ReaderAt, l *zipLocal) error {
 		return s.disagree(l.f, "the name", quoteEntry(string(name)), quoteEntry(l.f.Name))
 	}
 	f := l.f
-	if flags := binary.LittleEndian.Uint16(h[6:]); flags != f.Flags {
+	mask := uint16(zipReadFlags)
+	if !isASCII(l.f.Name) {
+		mask |= zipFlagUTF8 // how the name's bytes are read
+	}
+	if flags := binary.LittleEndian.Uint16(h[6:]); flags&mask != f.Flags&mask {
 		return s.disagree(f, "the flags", fmt.Sprintf("%#04x", flags), fmt.Sprintf("%#04x", f.Flags))
 	}
 	if method := binary.LittleEndian.Uint16(h[8:]); method != f.Method {
@@ -183,6 +187,25 @@ func (s *scan) compareLocal(r io.ReaderAt, l *zipLocal) error {
 		return s.errorf(ErrUnsafe, f.Name, nil, "the Info-ZIP Unicode path field of its local header names it %s: readers that go by local headers (bsdtar) extract it under that name, updeb reads the entry's own", quoteEntry(u))
 	}
 	return nil
+}
+
+// The general purpose flags that change what a reader reads: encryption
+// (bits 0 and 6), a data descriptor after the data (3), a masked local
+// header (13); and UTF-8 names (11), for a name that is not ASCII. The
+// others (the deflate level in bits 1 and 2, ...) change nothing read, and
+// writers set them in one header alone.
+const (
+	zipReadFlags = 0x0001 | 0x0008 | 0x0040 | 0x2000
+	zipFlagUTF8  = 0x0800
+)
+
+func isASCII(s string) bool {
+	for i := range len(s) {
+		if s[i] >= 0x80 {
+			return false
+		}
+	}
+	return true
 }
 
 func (s *scan) disagree(f *zip.File, what string, local, central any) error {
