@@ -1,0 +1,73 @@
+package main
+
+import (
+	"bytes"
+	"io/fs"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"testing"
+
+	"github.com/updeb/updeb/internal/testkit/testenv"
+)
+
+// shellScripts returns the shell scripts the project ships (a file whose
+// first line is a shell's #!: .ci/run, scripts/, contrib/), relative to
+// the repository root; testdata's fixtures and build outputs are not
+// among them.
+func shellScripts(t *testing.T) []string {
+	t.Helper()
+	var scripts []string
+	err := filepath.WalkDir(filepath.Join("..", ".."), func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() {
+			switch d.Name() {
+			case ".git", "testdata", "bin", "out":
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if !d.Type().IsRegular() {
+			return nil
+		}
+		b, err := os.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		first, _, _ := bytes.Cut(b, []byte("\n"))
+		for _, sh := range []string{"#!/bin/sh", "#!/bin/bash", "#!/usr/bin/env bash", "#!/usr/bin/env sh"} {
+			if string(bytes.TrimSpace(first)) == sh {
+				scripts = append(scripts, path)
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return scripts
+}
+
+// TestShellScripts runs shellcheck on every shell script the project ships:
+// the tracking job, make demo's script, the Sigstore conformance wrapper
+// and .ci/run. A comment line that starts with the word shellcheck is read
+// as a directive: one that does not parse stops shellcheck from checking
+// the rest of the file.
+func TestShellScripts(t *testing.T) {
+	testenv.RequireTool(t, "shellcheck")
+	scripts := shellScripts(t)
+	want := map[string]bool{}
+	for _, s := range scripts {
+		want[filepath.ToSlash(s)] = true
+	}
+	for _, s := range []string{"../../.ci/run", "../../contrib/tracking/updeb-tracking", "../../scripts/demo", "../../scripts/sigstore-conformance"} {
+		if !want[s] {
+			t.Errorf("%s is not among the shell scripts found: %v", s, scripts)
+		}
+	}
+	if out, err := exec.Command("shellcheck", scripts...).CombinedOutput(); err != nil {
+		t.Errorf("shellcheck: %v\n%s", err, out)
+	}
+}
