@@ -21,7 +21,7 @@ unit:
 
 ## hostile: the hostile fixtures (testdata/hostile/CLASS/*.yaml, and the deb/ and sig/ corpora with VERDICTS.tsv; format in its README.md) against bin/updeb.
 hostile: build
-	UPDEB_BIN=$(CURDIR)/bin/updeb $(GO) test -count=1 -timeout $(TEST_TIMEOUT) -run '^TestHostile(Verdicts)?$$' ./internal/testkit/hostile
+	UPDEB_BIN='$(CURDIR)/bin/updeb' $(GO) test -count=1 -timeout $(TEST_TIMEOUT) -run '^TestHostile(Verdicts)?$$' ./internal/testkit/hostile
 
 lint: fmt-check tidy-check size-check
 	$(GO) vet ./...

@@ -71,3 +71,29 @@ func TestShellScripts(t *testing.T) {
 		t.Errorf("shellcheck: %v\n%s", err, out)
 	}
 }
+
+// TestMakefileFolderWithSpace: make hostile hands bin/updeb's absolute path
+// to the hostile fixtures' test whole when the checkout's folder has a space
+// in its name (a stand-in go records what it is given).
+func TestMakefileFolderWithSpace(t *testing.T) {
+	testenv.RequireTool(t, "make")
+	makefile, err := filepath.Abs(filepath.Join("..", "..", "Makefile"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := filepath.Join(t.TempDir(), "a checkout")
+	if err := os.Mkdir(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	tools := t.TempDir()
+	got, fakeGo := filepath.Join(tools, "got"), filepath.Join(tools, "go")
+	if err := os.WriteFile(fakeGo, []byte("#!/bin/sh\nif [ \"$1\" = test ]; then printf '%s\\n' \"$UPDEB_BIN\" >\""+got+"\"; fi\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if out, err := exec.Command("make", "-s", "-C", dir, "-f", makefile, "hostile", "GO="+fakeGo).CombinedOutput(); err != nil {
+		t.Fatalf("make hostile: %v\n%s", err, out)
+	}
+	if b, err := os.ReadFile(got); err != nil || string(b) != filepath.Join(dir, "bin", "updeb")+"\n" {
+		t.Errorf("make hostile gave UPDEB_BIN %q (%v), want %s", b, err, filepath.Join(dir, "bin", "updeb"))
+	}
+}
