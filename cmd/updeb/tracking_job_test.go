@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -16,13 +17,20 @@ import (
 // each command to $FAKE_LOG; plan --apply, with FAKE_PLAN=write, changes a
 // recipe, adds one and writes a description (exit 1; the file
 // $FAKE_MESSAGE when set), taking FAKE_SLEEP seconds; report writes the
-// metrics file with the run's verdict.
+// metrics file with the run's verdict; data refresh --write FILE, with
+// FAKE_REFRESH set, adds a line to FILE and prints FAKE_REFRESH's content
+// as its report.
 const fakeUpdeb = `#!/usr/bin/env bash
 set -eu
 while [ "$#" -gt 0 ] && [ "$1" = --config ]; do shift 2; done
 echo "$$ $* start" >>"$FAKE_LOG"
 case $1 in
-data) ;;
+data)
+	if [ -n "${FAKE_REFRESH:-}" ] && [ "$3" = --write ]; then
+		echo "as-of: $$" >>"$4"
+		cat "$FAKE_REFRESH"
+	fi
+	;;
 plan)
 	msg=""
 	while [ "$#" -gt 0 ]; do
@@ -278,5 +286,33 @@ func TestTrackingJobFailedAfterWriting(t *testing.T) {
 	}
 	if got := j.git("log", "-1", "--format=%B", "updeb/tracking"); !strings.Contains(got, "Failed after writing") {
 		t.Errorf("the branch's message:\n%s", got)
+	}
+}
+
+// TestTrackingJobLongRefreshReport: a data refresh whose report is long
+// (many products and tables) and names a change first keeps its change:
+// grep -q, done after the first line, closed the pipe while the grep
+// before it still wrote, and under pipefail that grep's SIGPIPE read as
+// "no change", so the refreshed data file was thrown away.
+func TestTrackingJobLongRefreshReport(t *testing.T) {
+	j := newTrackingJob(t)
+	os.WriteFile(filepath.Join(j.repo, "compat-data.yaml"), []byte("as-of: 0\n"), 0o644)
+	j.git("add", "-A")
+	j.git("commit", "-q", "-m", "data file")
+	var report strings.Builder
+	report.WriteString("Refreshed compat-data.yaml:\n  istio         2 cycles  changed 1.31: end of life 2027-05-30 -> 2027-03-31\n")
+	for i := range 20000 {
+		fmt.Fprintf(&report, "  product%05d  4 cycles  no change\n", i)
+	}
+	refresh := filepath.Join(j.dir, "refresh.txt")
+	if err := os.WriteFile(refresh, []byte(report.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, out := j.run("FAKE_REFRESH=" + refresh)
+	if code != 0 {
+		t.Fatalf("exit %d\n%.2000s", code, out)
+	}
+	if diff := j.git("diff", "--name-only", "main", "updeb/tracking"); diff != "compat-data.yaml" {
+		t.Errorf("the branch changes %q, want the refreshed compat-data.yaml\n%.2000s", diff, out)
 	}
 }
