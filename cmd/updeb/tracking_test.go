@@ -590,6 +590,21 @@ func TestTrackingMonth(t *testing.T) {
 	}
 }
 
+// trackingService returns contrib/systemd/updeb-tracking.service and the
+// job's path it runs (ExecStart=).
+func trackingService(t *testing.T) (service []byte, exe string) {
+	t.Helper()
+	service, err := os.ReadFile("../../contrib/systemd/updeb-tracking.service")
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := regexp.MustCompile(`(?m)^ExecStart=(/\S+)$`).FindSubmatch(service)
+	if m == nil {
+		t.Fatal("the service has no ExecStart=/PATH")
+	}
+	return service, string(m[1])
+}
+
 // TestTrackingUnits checks the files that schedule the job: the systemd
 // service and timer pass systemd-analyze verify (in a root with the host's
 // units and the job installed where the service runs it), the service is
@@ -606,20 +621,13 @@ func TestTrackingUnits(t *testing.T) {
 	testenv.Run(t, "cp", "-a", "/usr/lib/systemd/system", filepath.Join(root, "usr/lib/systemd/"))
 	units := filepath.Join(root, "etc/systemd/system")
 	os.MkdirAll(units, 0o755)
-	service, err := os.ReadFile("../../contrib/systemd/updeb-tracking.service")
-	if err != nil {
-		t.Fatal(err)
-	}
-	exe := regexp.MustCompile(`(?m)^ExecStart=(/\S+)$`).FindStringSubmatch(string(service))
-	if exe == nil {
-		t.Fatal("the service has no ExecStart=/PATH")
-	}
+	_, exe := trackingService(t)
 	job, err := os.ReadFile("../../contrib/tracking/updeb-tracking")
 	if err != nil {
 		t.Fatal(err)
 	}
-	os.MkdirAll(filepath.Join(root, filepath.Dir(exe[1])), 0o755)
-	if err := os.WriteFile(filepath.Join(root, exe[1]), job, 0o755); err != nil {
+	os.MkdirAll(filepath.Join(root, filepath.Dir(exe)), 0o755)
+	if err := os.WriteFile(filepath.Join(root, exe), job, 0o755); err != nil {
 		t.Fatal(err)
 	}
 	for _, u := range []string{"updeb-tracking.service", "updeb-tracking.timer"} {
@@ -659,8 +667,8 @@ func TestTrackingUnits(t *testing.T) {
 	if err := yaml.Unmarshal(text, &ci); err != nil {
 		t.Fatal(err)
 	}
-	if len(ci.Job.Rules) != 1 || ci.Job.Rules[0]["if"] != `$CI_PIPELINE_SOURCE == "schedule"` || len(ci.Job.Script) != 1 || ci.Job.Script[0] != exe[1] {
-		t.Errorf("the GitLab job is not a scheduled run of %s: %+v", exe[1], ci.Job)
+	if len(ci.Job.Rules) != 1 || ci.Job.Rules[0]["if"] != `$CI_PIPELINE_SOURCE == "schedule"` || len(ci.Job.Script) != 1 || ci.Job.Script[0] != exe {
+		t.Errorf("the GitLab job is not a scheduled run of %s: %+v", exe, ci.Job)
 	}
 	for _, r := range required {
 		if ci.Job.Variables[r[1]] == "" {
@@ -815,6 +823,50 @@ func TestBumpKilledBetweenItsWrites(t *testing.T) {
 			}
 			w.git("checkout", "-q", "--", ".")
 			w.git("clean", "-q", "-f", "-d")
+		}
+	}
+}
+
+// TestTrackingInstallSteps runs the install commands of the job's files as
+// docs/tracking.md ("On a timer") and the service's own comment give them,
+// into a root that holds only what a Debian system with systemd has
+// (/etc/default, /etc/systemd/system, /usr/lib): each succeeds, and the
+// service's ExecStart, units and defaults file are then in place. The
+// job's folder, /usr/lib/updeb, is no Debian package's: the command that
+// installs the job makes it.
+func TestTrackingInstallSteps(t *testing.T) {
+	testenv.RequireTool(t, "bash", "install")
+	service, exe := trackingService(t)
+	doc, err := os.ReadFile("../../docs/tracking.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, section, _ := strings.Cut(string(doc), "\n## On a timer\n")
+	step := regexp.MustCompile(`(?m)^(?:#[ \t]+)?(install [^\n]*\bcontrib/[^\n]*?)(?:[ \t]+#[^\n]*)?$`)
+	for _, src := range []struct{ name, text string }{{"docs/tracking.md", section}, {"updeb-tracking.service", string(service)}} {
+		steps := step.FindAllStringSubmatch(src.text, -1)
+		if len(steps) != 3 {
+			t.Errorf("%s: %d install commands of contrib/ files, want 3 (job, units, defaults): %q", src.name, len(steps), steps)
+			continue
+		}
+		root := t.TempDir()
+		for _, d := range []string{"etc/default", "etc/systemd/system", "usr/lib"} {
+			if err := os.MkdirAll(filepath.Join(root, d), 0o755); err != nil {
+				t.Fatal(err)
+			}
+		}
+		for _, s := range steps {
+			cmd := regexp.MustCompile(` /(etc|usr)/`).ReplaceAllString(s[1], ` "$$ROOT"/$1/`)
+			c := exec.Command("bash", "-c", cmd)
+			c.Dir, c.Env = "../..", append(os.Environ(), "ROOT="+root)
+			if out, err := c.CombinedOutput(); err != nil {
+				t.Errorf("%s: %s: %v\n%s", src.name, s[1], err, out)
+			}
+		}
+		for _, f := range []string{exe, "/etc/systemd/system/updeb-tracking.service", "/etc/systemd/system/updeb-tracking.timer", "/etc/default/updeb-tracking"} {
+			if fi, err := os.Stat(filepath.Join(root, f)); err != nil || (f == exe && fi.Mode()&0o111 == 0) {
+				t.Errorf("%s: after its install commands, %s: %v", src.name, f, err)
+			}
 		}
 	}
 }
