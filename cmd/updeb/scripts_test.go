@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/updeb/updeb/internal/testkit/testenv"
@@ -95,5 +96,59 @@ func TestMakefileFolderWithSpace(t *testing.T) {
 	}
 	if b, err := os.ReadFile(got); err != nil || string(b) != filepath.Join(dir, "bin", "updeb")+"\n" {
 		t.Errorf("make hostile gave UPDEB_BIN %q (%v), want %s", b, err, filepath.Join(dir, "bin", "updeb"))
+	}
+}
+
+// runCIRun runs .ci/run with stand-ins for go (reporting version goVersion),
+// apt-get, sudo and make first on PATH, and CI unset, as on a machine
+// where a person runs it by hand. It returns the exit status, the output
+// and what the stand-ins logged (make's with the CI it was given).
+func runCIRun(t *testing.T, goVersion string) (int, string, string) {
+	t.Helper()
+	testenv.RequireTool(t, "bash", "sed", "sort")
+	bin := t.TempDir()
+	log := filepath.Join(bin, "log")
+	for name, body := range map[string]string{
+		"go":      "if [ \"$1\" = env ]; then echo " + goVersion + "; else echo \"go version " + goVersion + " linux/amd64\"; fi",
+		"apt-get": "echo \"apt-get $*\" >>\"$FAKE_LOG\"",
+		"sudo":    "\"$@\"",
+		"make":    "echo \"make $* CI=${CI:-}\" >>\"$FAKE_LOG\"",
+	} {
+		if err := os.WriteFile(filepath.Join(bin, name), []byte("#!/bin/sh\n"+body+"\n"), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	cmd := exec.Command("bash", filepath.Join("..", "..", ".ci", "run"))
+	for _, e := range os.Environ() {
+		if !strings.HasPrefix(e, "CI=") && !strings.HasPrefix(e, "PATH=") {
+			cmd.Env = append(cmd.Env, e)
+		}
+	}
+	cmd.Env = append(cmd.Env, "PATH="+bin+string(os.PathListSeparator)+os.Getenv("PATH"), "FAKE_LOG="+log)
+	code, out := runScript(t, cmd)
+	b, _ := os.ReadFile(log)
+	return code, out, string(b)
+}
+
+// runScript runs cmd and returns its exit status and its output (stdout
+// and stderr together); a command that cannot be started fails the test.
+func runScript(t *testing.T, cmd *exec.Cmd) (int, string) {
+	t.Helper()
+	out, err := cmd.CombinedOutput()
+	if ee, ok := err.(*exec.ExitError); ok {
+		return ee.ExitCode(), string(out)
+	} else if err != nil {
+		t.Fatal(err)
+	}
+	return 0, string(out)
+}
+
+// TestCIRunStrict: .ci/run runs make test under CI=true itself, so that a
+// missing referee tool fails its test there instead of skipping it, also
+// when a person runs it by hand (CI systems set CI=true; a shell does not).
+func TestCIRunStrict(t *testing.T) {
+	code, out, log := runCIRun(t, "go1.26.8")
+	if code != 0 || !strings.Contains(log, "apt-get install") || !strings.Contains(log, "make test CI=true\n") {
+		t.Errorf(".ci/run: exit %d, stand-ins' log:\n%s\noutput:\n%s", code, log, out)
 	}
 }

@@ -149,14 +149,8 @@ func TestSigstoreConformanceWrapper(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			cmd := exec.Command(filepath.Join("..", "..", "scripts", "sigstore-conformance"), c.args...)
 			cmd.Env = append(os.Environ(), "UPDEB="+shim)
-			out, err := cmd.CombinedOutput()
-			code := 0
-			if ee, ok := err.(*exec.ExitError); ok {
-				code = ee.ExitCode()
-			} else if err != nil {
-				t.Fatal(err)
-			}
-			if code != c.code || !strings.Contains(string(out), c.out) {
+			code, out := runScript(t, cmd)
+			if code != c.code || !strings.Contains(out, c.out) {
 				t.Fatalf("exit %d (want %d), output:\n%s\nwant it to contain %q", code, c.code, out, c.out)
 			}
 		})
