@@ -152,3 +152,14 @@ func TestCIRunStrict(t *testing.T) {
 		t.Errorf(".ci/run: exit %d, stand-ins' log:\n%s\noutput:\n%s", code, log, out)
 	}
 }
+
+// TestCIRunOldGo: a Go older than go.mod's (Debian 12's golang-go is 1.19)
+// stops .ci/run at once, before the long install, saying which Go it
+// needs and where the README says to get it, instead of failing later in
+// make test on what that Go cannot build.
+func TestCIRunOldGo(t *testing.T) {
+	code, out, log := runCIRun(t, "go1.19.8")
+	if code == 0 || !strings.Contains(out, "Go 1.19.8 is older than go.mod's go 1.26.0") || !strings.Contains(out, "README.md") || log != "" {
+		t.Errorf(".ci/run with Go 1.19: exit %d, stand-ins' log:\n%s\noutput:\n%s", code, log, out)
+	}
+}
