@@ -429,7 +429,7 @@ func (p *parser) data(d *Data, n *yaml.Node) {
 		"endoflife-url": p.field(func(v *yaml.Node) {
 			p.Describe(v, yamlfile.Schema{Pattern: "^https?://"})
 			if p.str(v, "data.endoflife-url", &d.EndOfLifeURL) && !baseURL(strings.ReplaceAll(d.EndOfLifeURL, "{product}", "p")) {
-				p.At(v, "data.endoflife-url %q: want an http:// or https:// URL%s (with {product} where the product name goes, or a base URL)", d.EndOfLifeURL, lowerScheme(d.EndOfLifeURL))
+				p.At(v, "data.endoflife-url %q: want an http:// or https:// URL%s (with {product} where the product name goes, or a base URL)", srcurl.Redact(d.EndOfLifeURL), lowerScheme(d.EndOfLifeURL))
 			}
 		}),
 		"max-age-days": p.field(func(v *yaml.Node) { p.integer(v, "data.max-age-days", 1, MaxMaxAgeDays, &d.MaxAgeDays) }),
@@ -488,7 +488,7 @@ func (p *parser) httpURL(v *yaml.Node, what string, dst *string) {
 	}
 	if s, ok := p.scalar(v, what); ok {
 		if !baseURL(s) {
-			p.At(v, "%s %q: want an http:// or https:// URL%s", what, s, lowerScheme(s))
+			p.At(v, "%s %q: want an http:// or https:// URL%s", what, srcurl.Redact(s), lowerScheme(s))
 		}
 		*dst = s
 	}

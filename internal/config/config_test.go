@@ -214,6 +214,23 @@ func TestProxyURLErrorHidesPassword(t *testing.T) {
 	}
 }
 
+// The service URLs (github-api, sigstore's, the support data's) are named
+// without their password too when refused.
+func TestServiceURLErrorHidesPassword(t *testing.T) {
+	for in, want := range map[string]string{
+		"github-api: \"https://alice:s3cret@ghe:x/\"":                      `c.yaml:1:13: github-api "https://alice:xxxxx@ghe:x/": want an http:// or https:// URL`,
+		"sigstore:\n  rekor-url: \"HTTPS://alice:s3cret@rekor/\"":          `c.yaml:2:14: sigstore.rekor-url "HTTPS://alice:xxxxx@rekor/": want an http:// or https:// URL (the scheme in lower case)`,
+		"sigstore:\n  github-api: \"https://alice:s3c ret@ghe/\"":          `c.yaml:2:15: sigstore.github-api "https://alice:xxxxx@ghe/": want`,
+		"sigstore:\n  tuf-url: \"ftp://alice:s3cret@tuf/\"":                `c.yaml:2:12: sigstore.tuf-url "ftp://alice:xxxxx@tuf/": want`,
+		"data:\n  endoflife-url: \"https://alice:s3cret@eol:x/{product}\"": `c.yaml:2:18: data.endoflife-url "https://alice:xxxxx@eol:x/{product}": want`,
+	} {
+		_, err := Parse("c.yaml", []byte(in+"\n"))
+		if err == nil || strings.Contains(err.Error(), "s3c") || !strings.Contains(err.Error(), want) {
+			t.Errorf("%s:\n%v\nwant an error with %s and no password", in, err, want)
+		}
+	}
+}
+
 var errLine = regexp.MustCompile(`^c\.yaml(:\d+:\d+)?: `)
 
 // FuzzParse: Parse never panics, and every error names the file (and a line).
