@@ -11,7 +11,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/updeb/updeb/internal/config"
-	"github.com/updeb/updeb/internal/confined"
 	"github.com/updeb/updeb/internal/pipeline"
 	"github.com/updeb/updeb/internal/signkey"
 	"github.com/updeb/updeb/pkg/deb"
@@ -83,7 +82,7 @@ func runBuild(cmd *cobra.Command, g *globalOptions, o *buildOptions, args []stri
 	if err != nil {
 		return err
 	}
-	key, err := readProvenanceKey(first(o.provenanceKey, cfg.Build.ProvenanceKey))
+	key, err := g.readProvenanceKey(first(o.provenanceKey, cfg.Build.ProvenanceKey))
 	if err != nil {
 		return err
 	}
@@ -114,11 +113,11 @@ func runBuild(cmd *cobra.Command, g *globalOptions, o *buildOptions, args []stri
 }
 
 // readProvenanceKey loads the key that signs provenance records ("" for none).
-func readProvenanceKey(path string) (*signkey.Key, error) {
+func (g *globalOptions) readProvenanceKey(path string) (*signkey.Key, error) {
 	if path == "" {
 		return nil, nil
 	}
-	data, err := confined.ReadFile(path, signkey.MaxFileSize)
+	data, err := g.readSecretKey(path)
 	if err != nil {
 		return nil, invalidInput(err, "build: provenance-key: names the armored secret key 'updeb keys generate' wrote (PREFIX.secret.asc)")
 	}

@@ -7,6 +7,7 @@ import (
 	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
 	"testing"
@@ -193,5 +194,36 @@ func TestPublishTargetPrecedence(t *testing.T) {
 	code, out, stderr = runCLI(t, "--config", cfg, "repo", "list")
 	if code != 0 || !strings.Contains(out, "component/kubernetes136") || !strings.Contains(out, "extra") {
 		t.Fatalf("repo list: exit %d: %s%s", code, out, stderr)
+	}
+}
+
+// A signing key file others can read is used with a warning that says how
+// to fix it (gpg --export-secret-keys > FILE leaves it 0644 under umask
+// 022); one only its owner can read, without. The repository key and the
+// provenance key are read alike.
+func TestSigningKeyReadableByOthers(t *testing.T) {
+	testenv.RequireTool(t, "dpkg-deb")
+	dir := t.TempDir()
+	key := generateKey(t, dir) + ".secret.asc"
+	deb := buildDeb(t, dir, "hello", "1.0", "a")
+	args, _ := demoProject(t)
+	args = slices.DeleteFunc(args, func(a string) bool { return a == "-q" }) // the warning is what is read
+	for _, mode := range []os.FileMode{0o600, 0o400, 0o640, 0o604, 0o644, 0o666} {
+		if err := os.Chmod(key, mode); err != nil {
+			t.Fatal(err)
+		}
+		want := fmt.Sprintf("warning: signing key %s is mode %04o: others than its owner can read or change this secret key; chmod 600 %s", key, mode, key)
+		for what, cmd := range map[string][]string{
+			"publish": {"publish", "--repo", filepath.Join(dir, "repo"), "--key", key, deb},
+			"build":   append(args, "--out", filepath.Join(t.TempDir(), "out"), "build", "--provenance-key", key, "--arch", "amd64", "hello"),
+		} {
+			code, _, stderr := runCLI(t, cmd...)
+			if code != 0 {
+				t.Fatalf("%s with a key of mode %04o: exit %d: %s", what, mode, code, stderr)
+			}
+			if warned := strings.Contains(stderr, want); warned != (mode&0o077 != 0) {
+				t.Errorf("%s with a key of mode %04o: warned %v:\n%s", what, mode, warned, stderr)
+			}
+		}
 	}
 }

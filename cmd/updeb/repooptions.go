@@ -12,6 +12,7 @@ import (
 	"os/user"
 	"slices"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -206,7 +207,7 @@ func (o *repoOptions) open(g *globalOptions) (*repo.Repo, error) {
 		return nil, emptyFlag("key")
 	}
 	for _, keyFile := range o.keyFiles {
-		data, err := confined.ReadFile(keyFile, signkey.MaxFileSize)
+		data, err := g.readSecretKey(keyFile)
 		if err != nil {
 			return nil, invalidInput(err, "create one with 'updeb keys generate'")
 		}
@@ -221,6 +222,26 @@ func (o *repoOptions) open(g *globalOptions) (*repo.Repo, error) {
 		return nil, err
 	}
 	return repo.Open(o.dir, repo.Options{Settings: o.settings, Defaults: o.defaults, Signer: signer, Actor: actor(), Now: time.Now, Logger: g.logger()}), nil
+}
+
+// readSecretKey reads a signing key file (--key, repo: key:, build:
+// provenance-key:) and warns when others than its owner may read or change
+// it: its group (the file being the user's own, as ssh judges a private key
+// file, which it refuses then) or every user of the host. A key file root
+// owns and a service's group reads (0640 root:updeb) is a choice, not a slip.
+func (g *globalOptions) readSecretKey(path string) ([]byte, error) {
+	data, err := confined.ReadFile(path, signkey.MaxFileSize)
+	if err != nil {
+		return nil, err
+	}
+	if fi, err := os.Stat(path); err == nil {
+		perm := fi.Mode().Perm()
+		st, _ := fi.Sys().(*syscall.Stat_t)
+		if perm&0o007 != 0 || (perm&0o070 != 0 && st != nil && int(st.Uid) == os.Geteuid()) {
+			g.warnf("signing key %s is mode %04o: others than its owner can read or change this secret key; chmod 600 %s", path, perm, path)
+		}
+	}
+	return data, nil
 }
 
 // actor names who runs updeb, user@host, for the repository's history.
