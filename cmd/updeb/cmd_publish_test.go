@@ -227,3 +227,31 @@ func TestSigningKeyReadableByOthers(t *testing.T) {
 		}
 	}
 }
+
+// A signing key in the repository folder (or below it, or reached through a
+// symlink to it) is refused before anything is written: every file there is
+// served, the secret key too.
+func TestSigningKeyInRepositoryFolder(t *testing.T) {
+	testenv.RequireTool(t, "dpkg-deb")
+	dir := t.TempDir()
+	repoDir := filepath.Join(dir, "repo")
+	key := generateKey(t, filepath.Join(repoDir, "keys")) + ".secret.asc"
+	deb := buildDeb(t, dir, "hello", "1.0", "a")
+	link := filepath.Join(dir, "served")
+	if err := os.Symlink("repo", link); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range [][2]string{{repoDir, key}, {link, key}, {repoDir, filepath.Join(link, "keys", "k.secret.asc")}} {
+		code, _, stderr := runCLI(t, "publish", "--repo", c[0], "--key", c[1], deb)
+		want := fmt.Sprintf("error: signing key %s lies in the repository folder %s, which is served to every client", c[1], c[0])
+		if code != exitUsage || !strings.Contains(stderr, want) || !strings.Contains(stderr, "hint: move it out of the repository folder") {
+			t.Errorf("publish --repo %s --key %s: exit %d: %s\nwant exit %d and %s", c[0], c[1], code, stderr, exitUsage, want)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(repoDir, "dists")); !os.IsNotExist(err) {
+		t.Fatalf("the refused publish wrote the repository: %v", err)
+	}
+	if code, _, stderr := runCLI(t, "publish", "--repo", filepath.Join(dir, "other"), "--key", key, deb); code != 0 {
+		t.Fatalf("the key beside another repository: exit %d: %s", code, stderr)
+	}
+}

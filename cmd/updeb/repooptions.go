@@ -10,6 +10,7 @@ import (
 	"io/fs"
 	"os"
 	"os/user"
+	"path/filepath"
 	"slices"
 	"strings"
 	"syscall"
@@ -207,6 +208,10 @@ func (o *repoOptions) open(g *globalOptions) (*repo.Repo, error) {
 		return nil, emptyFlag("key")
 	}
 	for _, keyFile := range o.keyFiles {
+		if inFolder(o.dir, keyFile) {
+			return nil, invalidInput(fmt.Errorf("signing key %s lies in the repository folder %s, which is served to every client", keyFile, o.dir),
+				"move it out of the repository folder (mode 0600, on the host that signs); if the repository was served with it there, make a new key and rotate to it (docs/operations.md, Key rotation)")
+		}
 		data, err := g.readSecretKey(keyFile)
 		if err != nil {
 			return nil, invalidInput(err, "create one with 'updeb keys generate'")
@@ -242,6 +247,24 @@ func (g *globalOptions) readSecretKey(path string) ([]byte, error) {
 		}
 	}
 	return data, nil
+}
+
+// inFolder reports whether the file name lies in the folder dir, or below
+// it, once both are absolute and their symlinks resolved.
+func inFolder(dir, name string) bool {
+	d, err := filepath.EvalSymlinks(dir)
+	if err == nil {
+		d, err = filepath.Abs(d)
+	}
+	n, nerr := filepath.EvalSymlinks(name)
+	if nerr == nil {
+		n, nerr = filepath.Abs(n)
+	}
+	if err != nil || nerr != nil {
+		return false
+	}
+	rel, err := filepath.Rel(d, n)
+	return err == nil && filepath.IsLocal(rel)
 }
 
 // actor names who runs updeb, user@host, for the repository's history.
