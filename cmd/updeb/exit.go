@@ -258,6 +258,8 @@ var exitRules = []exitRule{
 		"GitHub's secondary rate limit (too many requests in a short time; GITHUB_TOKEN does not lift it): wait until the time the error names (else a few minutes), then run again"),
 	asIf(exitNetwork, func(e *track.APIError) bool { return e.RateLimit },
 		"set GITHUB_TOKEN to a GitHub token: the API allows 60 requests an hour without one, 5000 with one"),
+	asIf(exitNetwork, func(e *track.APIError) bool { return e.Status == 401 },
+		"GitHub refused GITHUB_TOKEN (expired, revoked or mistyped): set a valid token, or unset it (public repositories need none)"),
 	as(exitNetwork, fixed[*track.APIError](hintUpstream)),
 	is(track.ErrUpstream, exitNetwork, hintUpstream),
 	is(supportdata.ErrAPI, exitNetwork, "the support data source answered something unusable; the copy in use was kept. Check data: endoflife-url: in the config, or try again later"),

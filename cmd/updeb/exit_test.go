@@ -172,6 +172,7 @@ func TestExitStatus(t *testing.T) {
 		{"rate limit", wrap(&track.APIError{URL: "u", Status: 403, RateLimit: true}), exitNetwork, "GITHUB_TOKEN"},
 		{"rate limit on 404", &track.APIError{URL: "u", Status: 404, RateLimit: true}, exitNetwork, "GITHUB_TOKEN"},
 		{"secondary rate limit", &track.APIError{URL: "u", Status: 403, RateLimit: true, Secondary: true}, exitNetwork, "GITHUB_TOKEN does not lift it"},
+		{"token refused", wrap(&track.APIError{URL: "u", Status: 401}), exitNetwork, "GitHub refused GITHUB_TOKEN (expired, revoked or mistyped)"},
 		{"API error", &track.APIError{URL: "u", Status: 502}, exitNetwork, "try again later"},
 		{"unusable upstream", fmt.Errorf("%w: no versions", track.ErrUpstream), exitNetwork, "try again later"},
 		{"unusable support data", fmt.Errorf("%w: u: the answer is HTML", supportdata.ErrAPI), exitNetwork, "copy in use was kept"},

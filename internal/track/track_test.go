@@ -148,6 +148,11 @@ func TestAPIErrors(t *testing.T) {
 			fmt.Fprint(w, `{"message":"Not Found"}`)
 		}, "(no such repository, or it is private): Not Found",
 			func(err error) bool { var a *APIError; return errors.As(err, &a) && a.Status == 404 }},
+		{"a token refused", func(w http.ResponseWriter) {
+			w.WriteHeader(http.StatusUnauthorized)
+			fmt.Fprint(w, `{"message":"Bad credentials","documentation_url":"https://docs.github.com/rest"}`)
+		}, "GitHub API " + u.srv.URL + "/api/repos/demo/hello/releases?per_page=100&page=1: 401 Unauthorized (the token was refused): Bad credentials",
+			func(err error) bool { var a *APIError; return errors.As(err, &a) && a.Status == 401 && !a.RateLimit }},
 		{"a long message cut at a character", func(w http.ResponseWriter) {
 			w.WriteHeader(http.StatusNotFound)
 			fmt.Fprint(w, `{"message":"`+strings.Repeat("x", 199)+strings.Repeat("é", 50)+`"}`)
