@@ -395,7 +395,7 @@ func lintian(ctx context.Context, exe, tempDir string, debs []string, c *checks)
 	defer os.RemoveAll(tmp)
 	args := append([]string{"--fail-on", "error", "--tag-display-limit", "0"}, debs...)
 	cmd := exec.CommandContext(ctx, exe, args...)
-	cmd.Env = append(os.Environ(), "TMPDIR="+tmp)
+	cmd.Env = append(lintianEnv(os.Environ()), "TMPDIR="+tmp)
 	var out []byte
 	err = runGroup(cmd, func() (err error) {
 		out, err = cmd.CombinedOutput()
@@ -406,6 +406,21 @@ func lintian(ctx context.Context, exe, tempDir string, debs []string, c *checks)
 		return
 	}
 	c.add("lintian", Pass, "no error-level tag in %d package(s)", len(debs))
+}
+
+// notForLintian are the variables lintian is not given, in any case: it
+// reads the packages and never the network, and the upstream bytes in them
+// go through its helpers' parsers (objdump, readelf, file), so updeb's
+// GitHub token and the proxy settings (which may hold a password) stay
+// with updeb.
+var notForLintian = []string{"GITHUB_TOKEN", "HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY"}
+
+// lintianEnv is env without the variables of notForLintian.
+func lintianEnv(env []string) []string {
+	return slices.DeleteFunc(slices.Clone(env), func(kv string) bool {
+		name, _, _ := strings.Cut(kv, "=")
+		return slices.ContainsFunc(notForLintian, func(n string) bool { return strings.EqualFold(n, name) })
+	})
 }
 
 // runGroup runs cmd, made by exec.CommandContext, with run (cmd.Run,

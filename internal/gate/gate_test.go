@@ -341,6 +341,37 @@ func TestLintianLeavesNoFiles(t *testing.T) {
 	}
 }
 
+// TestLintianGetsNoSecrets: lintian runs on upstream bytes and never
+// reaches the network: it is not given the GitHub token nor the proxy
+// settings (a proxy's password), whatever their case; the rest of the
+// environment is its own.
+func TestLintianGetsNoSecrets(t *testing.T) {
+	dir := t.TempDir()
+	exe, envFile := filepath.Join(dir, "lintian"), filepath.Join(dir, "env")
+	if err := os.WriteFile(exe, []byte("#!/bin/sh\nenv > "+envFile+"\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for _, kv := range []string{"GITHUB_TOKEN=ghp_s3cret", "HTTPS_PROXY=http://u:s3cret@proxy:3128", "https_proxy=http://u:s3cret@proxy:3128",
+		"HTTP_PROXY=http://u:s3cret@proxy:3128", "http_proxy=http://u:s3cret@proxy:3128", "ALL_PROXY=socks5://u:s3cret@proxy:1080", "UPDEB_TEST_KEPT=yes"} {
+		name, value, _ := strings.Cut(kv, "=")
+		t.Setenv(name, value)
+	}
+	var c checks
+	lintian(context.Background(), exe, dir, []string{"a.deb"}, &c)
+	env, err := os.ReadFile(envFile)
+	if len(c) != 1 || c[0].Status != Pass || err != nil {
+		t.Fatalf("%+v %v, want one passed check", c, err)
+	}
+	for _, line := range strings.Split(string(env), "\n") {
+		if strings.Contains(line, "s3cret") {
+			t.Errorf("lintian was given %s", line)
+		}
+	}
+	if !strings.Contains(string(env), "\nUPDEB_TEST_KEPT=yes\n") || !strings.Contains(string(env), "\nPATH=") {
+		t.Errorf("lintian's environment:\n%s\nwant the rest kept", env)
+	}
+}
+
 // TestLintianStopsWithItsHelpers: when the gate is stopped, lintian and the
 // helpers it runs (which share its output) stop at once, and the check
 // returns promptly: here a stand-in lintian whose helper would sleep for
