@@ -117,9 +117,9 @@ func (g *globalOptions) readProvenanceKey(path string) (*signkey.Key, error) {
 	if path == "" {
 		return nil, nil
 	}
-	data, err := g.readSecretKey(path)
+	data, err := g.readSecretKey(path, "build: provenance-key: names the armored secret key 'updeb keys generate' wrote (PREFIX.secret.asc)")
 	if err != nil {
-		return nil, invalidInput(err, "build: provenance-key: names the armored secret key 'updeb keys generate' wrote (PREFIX.secret.asc)")
+		return nil, err
 	}
 	return signkey.Read(bytes.NewReader(data), path)
 }

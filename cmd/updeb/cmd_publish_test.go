@@ -255,3 +255,32 @@ func TestSigningKeyInRepositoryFolder(t *testing.T) {
 		t.Fatalf("the key beside another repository: exit %d: %s", code, stderr)
 	}
 }
+
+// A signing key given as its text where its file's path goes (a CI secret
+// put in $UPDEB_SIGNING_KEY as it is) is refused without a line of it in
+// the log, as the open error would have printed it whole.
+func TestSigningKeyTextRefused(t *testing.T) {
+	dir := t.TempDir()
+	secret, err := os.ReadFile(generateKey(t, dir) + ".secret.asc")
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := string(secret)
+	args, _ := demoProject(t)
+	want := "a signing key is named by the path of its file, and this one is the key's text (not printed here)"
+	for what, c := range map[string]struct {
+		env  string
+		args []string
+	}{
+		"$UPDEB_SIGNING_KEY":         {text, []string{"publish", "--repo", filepath.Join(dir, "repo"), filepath.Join(dir, "none.deb")}},
+		"--key, its body only":       {"", []string{"--log-format", "json", "publish", "--repo", filepath.Join(dir, "repo"), "--key", strings.SplitN(text, "\n", 3)[2], filepath.Join(dir, "none.deb")}},
+		"build --provenance-key":     {"", append(args, "build", "--provenance-key", text, "hello")},
+		"build: the armor line only": {"", append(args, "build", "--provenance-key", "-----BEGIN PGP PRIVATE KEY BLOCK-----", "hello")},
+	} {
+		t.Setenv("UPDEB_SIGNING_KEY", c.env)
+		code, _, stderr := runCLI(t, c.args...)
+		if code != exitUsage || !strings.Contains(stderr, want) || strings.Contains(stderr, "PRIVATE KEY") || strings.Contains(stderr, strings.SplitN(text, "\n", 4)[2]) {
+			t.Errorf("%s: exit %d:\n%s\nwant exit %d and %q, without the key", what, code, stderr, exitUsage, want)
+		}
+	}
+}

@@ -212,9 +212,9 @@ func (o *repoOptions) open(g *globalOptions) (*repo.Repo, error) {
 			return nil, invalidInput(fmt.Errorf("signing key %s lies in the repository folder %s, which is served to every client", keyFile, o.dir),
 				"move it out of the repository folder (mode 0600, on the host that signs); if the repository was served with it there, make a new key and rotate to it (docs/operations.md, Key rotation)")
 		}
-		data, err := g.readSecretKey(keyFile)
+		data, err := g.readSecretKey(keyFile, "create one with 'updeb keys generate'")
 		if err != nil {
-			return nil, invalidInput(err, "create one with 'updeb keys generate'")
+			return nil, err
 		}
 		s, err := repo.ReadSigner(bytes.NewReader(data), keyFile)
 		if err != nil {
@@ -234,10 +234,19 @@ func (o *repoOptions) open(g *globalOptions) (*repo.Repo, error) {
 // it: its group (the file being the user's own, as ssh judges a private key
 // file, which it refuses then) or every user of the host. A key file root
 // owns and a service's group reads (0640 root:updeb) is a choice, not a slip.
-func (g *globalOptions) readSecretKey(path string) ([]byte, error) {
+//
+// A "path" that holds a line break or an armor header is the key itself (a
+// CI secret put in $UPDEB_SIGNING_KEY as it is): it is refused without
+// being printed, as an open error would print it, whole, into the log. A
+// file that cannot be read is an input error with hint.
+func (g *globalOptions) readSecretKey(path, hint string) ([]byte, error) {
+	if strings.ContainsAny(path, "\r\n") || strings.Contains(path, "-----BEGIN ") {
+		return nil, invalidInput(errors.New("a signing key is named by the path of its file, and this one is the key's text (not printed here)"),
+			"write the key to a file only its owner can read, (umask 077; printf '%s\\n' \"$KEY\" > FILE), and name FILE")
+	}
 	data, err := confined.ReadFile(path, signkey.MaxFileSize)
 	if err != nil {
-		return nil, err
+		return nil, invalidInput(err, hint)
 	}
 	if fi, err := os.Stat(path); err == nil {
 		perm := fi.Mode().Perm()
