@@ -33,7 +33,8 @@ the recipe's own end-of-life: mark (out of support, as plan and compat take it).
 A recipe without a watch has nothing upstream to check: listed with the others, it
 says so (and only its support status counts for --exit-code); named, it is an error.
 
-GITHUB_TOKEN, when set, is sent to the GitHub API (higher rate limit).`,
+GITHUB_TOKEN, when set, is sent to the GitHub API (higher rate limit), over https only
+(or http to this machine).`,
 		Example: `  updeb outdated
   updeb outdated helm runc --json
   updeb outdated --exit-code      # exit 1 when a recipe is behind its track or end-of-life`,

@@ -162,3 +162,30 @@ func TestBumpDayFailsFast(t *testing.T) {
 		t.Fatalf("bump --to without --date: exit %d: %s%s", code, stdout, stderr)
 	}
 }
+
+// TestGitHubTokenNotOverPlainHTTP: GITHUB_TOKEN goes to an https API, and to
+// one on this machine over http (test servers), never over plain http to
+// another host, where the path and the proxy would read it.
+func TestGitHubTokenNotOverPlainHTTP(t *testing.T) {
+	t.Setenv("GITHUB_TOKEN", "ghp_s3cret")
+	for api, want := range map[string]string{
+		"https://api.github.com":          "ghp_s3cret",
+		"HTTPS://ghe.example.org/api/v3":  "ghp_s3cret",
+		"http://127.0.0.1:8080":           "ghp_s3cret",
+		"http://[::1]:8080/api":           "ghp_s3cret",
+		"http://localhost:8080":           "ghp_s3cret",
+		"http://api.github.com":           "",
+		"http://ghe.example.org/api/v3":   "",
+		"http://127.0.0.1.attacker.org/x": "",
+		"http://10.0.0.5/api":             "",
+		"::not a url":                     "",
+	} {
+		if got := githubToken(api); got != want {
+			t.Errorf("githubToken(%q) = %q, want %q", api, got, want)
+		}
+	}
+	t.Setenv("GITHUB_TOKEN", "")
+	if got := githubToken("https://api.github.com"); got != "" {
+		t.Errorf("no GITHUB_TOKEN: %q", got)
+	}
+}

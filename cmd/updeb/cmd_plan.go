@@ -77,7 +77,8 @@ the verify; the description says which); 2 invalid input (a recipe, the release 
 file, the flags, a --base that is no commit); 3 a download failed. A failure's code wins
 over "changes written"; the changes stay written.
 
-GITHUB_TOKEN, when set, is sent to the GitHub API (higher rate limit).`,
+GITHUB_TOKEN, when set, is sent to the GitHub API (higher rate limit), over https only
+(or http to this machine).`,
 		Example: `  updeb plan
   updeb plan --offline --json
   updeb plan --exit-code          # exit 1 when there is an action

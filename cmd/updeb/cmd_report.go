@@ -62,7 +62,8 @@ See docs/tracking.md for the metric names and alerts.
 The report itself succeeds whatever it finds (exit 0); it fails on invalid input (2)
 or when upstream or the files cannot be read or written (3).
 
-GITHUB_TOKEN, when set, is sent to the GitHub API (higher rate limit).`,
+GITHUB_TOKEN, when set, is sent to the GitHub API (higher rate limit), over https only
+(or http to this machine).`,
 		Example: `  updeb report --output /var/www/updeb
   updeb report --output site --repo /srv/apt --metrics /var/lib/node_exporter/textfile/updeb.prom
   updeb report --output site --offline`,

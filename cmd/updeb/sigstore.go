@@ -74,11 +74,12 @@ func loadTrustedRoot(source, path, hint string) (*trustedRoot, error) {
 // GitHub API bases, the GitHub token, and every request through the fetcher
 // (proxy, mirrors, retries, offline mode).
 func sigstoreOptions(c *config.Config, f *fetch.Fetcher) sigstore.Options {
+	api := first(c.Sigstore.GitHubAPI, c.GitHubAPI)
 	return sigstore.Options{
 		HTTPClient:   &http.Client{Transport: f.Transport()},
 		RekorURL:     c.Sigstore.RekorURL,
-		GitHubAPIURL: first(c.Sigstore.GitHubAPI, c.GitHubAPI),
-		GitHubToken:  getenv("GITHUB_TOKEN"),
+		GitHubAPIURL: api,
+		GitHubToken:  githubToken(first(api, sigstore.DefaultGitHubAPIURL)),
 		UserAgent:    "updeb/" + version,
 		Timeout:      sigstoreTimeout(c),
 	}

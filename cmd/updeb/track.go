@@ -1,6 +1,9 @@
 package main
 
 import (
+	"net"
+	"net/url"
+	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -26,10 +29,8 @@ func (t *trackFlags) add(cmd *cobra.Command) {
 func (t *trackFlags) options(g *globalOptions, c *config.Config, f *fetch.Fetcher) (track.Options, error) {
 	// Today is UTC's (--now's default), as for compat: a local clock a day
 	// ahead would check end-of-life for another day than the plan's.
-	o := track.Options{Client: f, GitHubAPI: t.githubAPI, GitHubToken: getenv("GITHUB_TOKEN"), Now: func() time.Time { return time.Now().UTC() }}
-	if o.GitHubAPI == "" {
-		o.GitHubAPI = c.GitHubAPI
-	}
+	o := track.Options{Client: f, GitHubAPI: first(t.githubAPI, c.GitHubAPI), Now: func() time.Time { return time.Now().UTC() }}
+	o.GitHubToken = githubToken(first(o.GitHubAPI, track.DefaultGitHubAPI))
 	if t.now != "" {
 		day, err := time.Parse(time.DateOnly, t.now)
 		if err != nil {
@@ -38,4 +39,24 @@ func (t *trackFlags) options(g *globalOptions, c *config.Config, f *fetch.Fetche
 		o.Now = func() time.Time { return day }
 	}
 	return o, nil
+}
+
+// githubToken is GITHUB_TOKEN for the GitHub API at api, or "" where plain
+// http would carry it to another machine: everyone on the path, the proxy
+// too, could read it and use it. The API is then asked without it (a test
+// server on this machine, over http, still gets it).
+func githubToken(api string) string {
+	token := getenv("GITHUB_TOKEN")
+	u, err := url.Parse(api)
+	switch {
+	case token == "" || err != nil:
+		return ""
+	case strings.EqualFold(u.Scheme, "https"):
+		return token
+	}
+	host := u.Hostname()
+	if ip := net.ParseIP(host); strings.EqualFold(host, "localhost") || ip != nil && ip.IsLoopback() {
+		return token
+	}
+	return ""
 }
