@@ -40,7 +40,8 @@ come with replaces and breaks of the old package, which dpkg needs to
 upgrade; every trust change is a REVIEW line naming exactly what
 changed (a new recipe and the anchors it brings, keys added to or removed
 from a keyring by fingerprint, signers, signature form, signature: none,
-Sigstore identity, issuer or pinned key, cross-check); a trust-only change
+Sigstore identity, issuer or pinned key, cross-check, new bytes
+downloaded from another URL); a trust-only change
 leaves the packages as they were and needs no new version; the packages'
 file lists and changed control fields are diffed (a Description as a diff
 of its lines). The diff is computed from the resolved recipes, which fix

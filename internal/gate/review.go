@@ -25,6 +25,7 @@ const (
 	KindChecksumsKeyring Kind = "checksums-keyring" // the keyring of a clearsigned checksum file
 	KindChecksumsSigners Kind = "checksums-signers" // its `signers:` allow-list
 	KindPins             Kind = "pins"              // the digest algorithms pinned (same bytes, other pins)
+	KindSourceURL        Kind = "source-url"        // new pinned bytes downloaded from another URL template
 	KindTrustedRoot      Kind = "trusted-root"      // the Sigstore trusted root in effect, a file of the repository, new or changed (no recipe's)
 	// What a package asks of the installing system (privileges.go): its
 	// bytes change, so they go with a version increase, and a human looks.
@@ -60,6 +61,7 @@ var reviewKinds = map[Kind]string{
 	KindChecksumsKeyring: "trust",
 	KindChecksumsSigners: "trust",
 	KindPins:             "trust",
+	KindSourceURL:        "trust",
 	KindTrustedRoot:      "trust",
 	KindSpecialBits:      "privileges",
 	KindOwner:            "privileges",

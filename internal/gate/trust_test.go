@@ -106,6 +106,12 @@ func bundleSigned(t *testing.T, identity string) string {
 	return withSignature(t, `signature: {bundle-url: "https://example.org/v{{.Version}}/hello-{{.Arch}}.sigstore.json", identity: `+identity+`, issuer: https://accounts.google.com}`)
 }
 
+// bumped is a recipe moved to version 1.2.1 with other pinned bytes.
+func bumped(t *testing.T, text string) string {
+	return edit(t, text, "version: 1.2.0", "version: 1.2.1",
+		"019250d9e08f5242159d5dcea64c8c7cf77924cd8c69460ae7af5d4ad51d032e", "7f4b9b5c6bc993bd427c4ba7fd1aea86dab4083b51cb8c84ab533926ddb71665")
+}
+
 // gateBase commits base in a throwaway git repository, then writes head
 // over it (an empty content removes the file), and runs the base
 // comparison of recipes/hello.yaml at HEAD against the commit, as `updeb
@@ -289,6 +295,15 @@ func TestGateTrust(t *testing.T) {
 			map[string]string{recipeFile: edit(t, signedBy(t, k.fa), sumsURL, "https://mirror.example.net/v{{.Version}}/SHA256SUMS")},
 			unchanged, []Kind{KindCrossCheck},
 			[]string{"source hello: cross-check against the upstream checksum file https://mirror.example.net/v{{.Version}}/SHA256SUMS, was " + sumsURL}, false},
+		{"a bump downloaded from another host (an unsigned source: the new pins are what that host serves)",
+			map[string]string{recipeFile: withSignature(t, `signature: {none: upstream signs nothing}`)},
+			map[string]string{recipeFile: edit(t, bumped(t, withSignature(t, `signature: {none: upstream signs nothing}`)), "url: https://example.org/v", "url: https://examp1e.org/v")},
+			"1.2.0-1 -> 1.2.1-1", []Kind{KindSourceURL},
+			[]string{"source hello: downloaded from https://examp1e.org/v{{.Version}}/hello-{{.Arch}}.tar.gz, was https://example.org/v{{.Version}}/hello-{{.Arch}}.tar.gz, with other pinned bytes: they are what the new URL serves"}, false},
+		{"a bump downloaded from the same URL template: no change",
+			map[string]string{recipeFile: signedBy(t, k.fa), ring: keyring(k.a)},
+			map[string]string{recipeFile: bumped(t, signedBy(t, k.fa))},
+			"1.2.0-1 -> 1.2.1-1", nil, nil, false},
 		{"a source renamed in place, the same bytes and anchors",
 			map[string]string{recipeFile: signedBy(t, k.fa), ring: keyring(k.a)},
 			map[string]string{recipeFile: edit(t, signedBy(t, k.fa), "  - name: hello\n    url", "  - name: bin\n    url", "source: hello, path: hello", "source: bin, path: hello", "source: hello, path: LICENSE", "source: bin, path: LICENSE")},

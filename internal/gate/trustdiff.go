@@ -35,7 +35,10 @@ type anchors struct {
 	checksumsIs map[string]string // what it stands for, per architecture (rendered): what is compared
 	sumsKeyring *keyringFacts
 	sumsSigners []string
-	pins        []string // the digest algorithms pinned, in any architecture
+	pins        []string          // the digest algorithms pinned, in any architecture
+	url         string            // where the source is downloaded from: its URL template
+	urlIs       map[string]string // what it stands for, per architecture (rendered): what is compared
+	pinned      map[string]digest.Set
 }
 
 // The signature forms, as review items name them, and their words.
@@ -176,8 +179,10 @@ func sourceAnchors(r *recipe.Recipe) map[string]*anchors {
 				a.sumsSigners = normalizedFprs(c.Clearsigned.Signers)
 			}
 		}
+		a.url, a.urlIs, a.pinned = s.URL, r.RenderPerArch(s.URL), map[string]digest.Set{}
 		algs := map[digest.Algorithm]bool{}
-		for _, set := range s.Digests {
+		for arch, set := range s.Digests {
+			a.pinned[arch] = set
 			for alg := range set {
 				algs[alg] = true
 			}
@@ -326,10 +331,29 @@ func diffSource(name string, n, o *anchors, rv *reviews) {
 	}
 	diffKeyring(KindChecksumsKeyring, "checksum file keyring", name, n.sumsKeyring, o.sumsKeyring, suffix, rv)
 	diffSigners(KindChecksumsSigners, "checksum file signers", name, n.sumsSigners, o.sumsSigners, n.sumsKeyring, o.sumsKeyring, suffix, rv)
+	// New bytes from another URL are what that URL serves: the pins of a
+	// bump are taken from where it downloads. The same bytes from elsewhere
+	// are no trust change (the package diff notes the move).
+	if nURL, oURL := onShared(n.urlIs, o.urlIs); suffix == "" && nURL != oURL && pinsChanged(n.pinned, o.pinned) {
+		nv, ov := shown(n.url, o.url, nURL, oURL)
+		rv.add(ReviewItem{Kind: KindSourceURL, Source: name, Old: []string{ov}, New: []string{nv}},
+			fmt.Sprintf("downloaded from %s, was %s, with other pinned bytes: they are what the new URL serves", nv, ov))
+	}
 	if suffix == "" && !sameSet(n.pins, o.pins) {
 		rv.add(ReviewItem{Kind: KindPins, Source: name, Old: o.pins, New: n.pins},
 			fmt.Sprintf("pinned digests %s, were %s", joinOr(n.pins, "none"), joinOr(o.pins, "none")))
 	}
+}
+
+// pinsChanged reports whether the pins of a source (n now, o at the base,
+// by architecture) name other bytes on an architecture both have.
+func pinsChanged(n, o map[string]digest.Set) bool {
+	for arch, p := range n {
+		if q, ok := o[arch]; ok && !samePins(p, q) {
+			return true
+		}
+	}
+	return false
 }
 
 // orNew is the suffix that says a source is new, or else " (new)" for an
