@@ -98,7 +98,7 @@ func runVerify(cmd *cobra.Command, g *globalOptions, o *verifyOptions, args []st
 		}
 	}
 	if o.base != "" {
-		if err := reviewTrustedRoot(cmd, g, s, o.base, rep); err != nil {
+		if err := reviewConfiguration(cmd, g, s, o.base, rep); err != nil {
 			return err
 		}
 	}
@@ -115,23 +115,33 @@ func runVerify(cmd *cobra.Command, g *globalOptions, o *verifyOptions, args []st
 	return nil
 }
 
-// reviewTrustedRoot adds to rep a review item when the Sigstore trusted root
-// in effect is a file of the repository that is new or changed since base
-// (gate.Base.TrustedRootReview): the config is read from the working tree,
-// so a change could otherwise swap the root without a REVIEW line.
-func reviewTrustedRoot(cmd *cobra.Command, g *globalOptions, s *session, base string, rep *gate.Report) error {
-	_, file, _ := g.trustedRootFile(s.cfg)
-	if file == "" {
+// reviewConfiguration adds to rep a review item when the Sigstore trusted
+// root in effect is a file of the repository that is new or changed since
+// base (gate.Base.TrustedRootReview), and one per setting of the config file,
+// when it is a file of the repository, that decides where sources come from
+// or what Sigstore signatures are checked against and changed since base
+// (gate.Base.ConfigReview): the config is read from the working tree, so a
+// change could otherwise swap the root, or send an upstream host to a
+// mirror, without a REVIEW line.
+func reviewConfiguration(cmd *cobra.Command, g *globalOptions, s *session, base string, rep *gate.Report) error {
+	_, root, _ := g.trustedRootFile(s.cfg)
+	if root == "" && s.cfg.File == "" {
 		return nil
 	}
 	git, err := exec.LookPath("git")
 	if err != nil {
 		return usageErrorf("--base needs git: %v", err)
 	}
-	items, err := (&gate.Base{Git: git, Rev: base}).TrustedRootReview(cmd.Context(), g.recipesDir, file)
+	b := &gate.Base{Git: git, Rev: base}
+	items, err := b.TrustedRootReview(cmd.Context(), g.recipesDir, root)
 	if err != nil {
 		return err
 	}
+	more, err := b.ConfigReview(cmd.Context(), g.recipesDir, s.cfg.File)
+	if err != nil {
+		return err
+	}
+	items = append(items, more...)
 	rep.Review = append(rep.Review, items...)
 	rep.Warnings += len(items)
 	return nil
@@ -203,9 +213,11 @@ func printVerifyReport(w io.Writer, rep *gate.Report) {
 			}
 		}
 	}
+	header := "== configuration\n"
 	for _, it := range rep.Review {
 		if it.Recipe == "" {
-			fmt.Fprintf(w, "== configuration\n  %-6s %-12s %s\n", "REVIEW", "trust", termtext.EscapeLines(it.Message))
+			fmt.Fprintf(w, "%s  %-6s %-12s %s\n", header, "REVIEW", "trust", termtext.EscapeLines(it.Message))
+			header = ""
 		}
 	}
 	status := "PASS"

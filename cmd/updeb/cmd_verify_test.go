@@ -301,6 +301,31 @@ func TestVerifyTrustChanges(t *testing.T) {
 			t.Errorf("the root as at the base is reviewed:\n%s", stdout)
 		}
 	})
+
+	// The config itself: pointed at another trusted root the repository
+	// already holds (no file changed), or given a mirror that sends an
+	// upstream host to a folder of the change, whose bytes a bump then pins.
+	t.Run("config pointed at another root and a mirror", func(t *testing.T) {
+		testenv.Run(t, "git", "-C", repo, "checkout", "-q", "--", ".")
+		testenv.Run(t, "cp", filepath.Join("..", "..", "pkg", "verify", "sigstore", "testdata", "trusted_root_scaffolding.json"), filepath.Join(repo, "sigstore", "other.json"))
+		testenv.Run(t, "git", "-C", repo, "-c", "user.email=t@example.org", "-c", "user.name=t", "add", "sigstore/other.json")
+		testenv.Run(t, "git", "-C", repo, "-c", "user.email=t@example.org", "-c", "user.name=t", "commit", "-q", "-m", "another root")
+		cfg := filepath.Join(repo, "updeb.yaml")
+		edit(t, cfg, "trusted-root: sigstore/trusted_root.json", "trusted-root: sigstore/other.json")
+		edit(t, cfg, "mirrors:\n", "mirrors:\n  - {prefix: https://releases.example.org/pingd/, to: vendor/pingd/}\n")
+		code, stdout, stderr := verify(t, "hello")
+		want := []string{
+			"REVIEW trust        the config updeb.yaml changes mirrors since HEAD: ",
+			"REVIEW trust        the config updeb.yaml changes sigstore.trusted-root since HEAD: sigstore/other.json, was sigstore/trusted_root.json: ",
+		}
+		if code != 0 || !strings.Contains(stdout, "== configuration\n  "+want[0]) || !strings.Contains(stdout, "\n  "+want[1]) || !strings.Contains(stdout, "2 flagged for review") {
+			t.Fatalf("exit %d, want 0 and %q\n%s\n%s", code, want, stdout, stderr)
+		}
+		testenv.Run(t, "git", "-C", repo, "checkout", "-q", "--", ".")
+		if _, stdout, _ := verify(t, "hello"); strings.Contains(stdout, "== configuration") {
+			t.Errorf("the config as at the base is reviewed:\n%s", stdout)
+		}
+	})
 }
 
 // verify --changed picks the recipes itself: it needs --base and takes no

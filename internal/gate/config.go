@@ -6,7 +6,10 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
+
+	"github.com/updeb/updeb/internal/config"
 )
 
 // TrustedRootReview compares the Sigstore trusted root in effect (file: the
@@ -22,6 +25,120 @@ func (b *Base) TrustedRootReview(ctx context.Context, dir, file string) ([]Revie
 	if file == "" {
 		return nil, nil
 	}
+	f, err := b.repoFile(ctx, dir, file)
+	if f == nil || err != nil {
+		return nil, err
+	}
+	if f.known && bytes.Equal(f.old, f.now) {
+		return nil, nil
+	}
+	what := "changed"
+	if !f.known {
+		what = "new"
+	}
+	return []ReviewItem{{
+		Kind: KindTrustedRoot, Subject: f.rel,
+		Old: nonEmpty(f.known, b.Rev), New: []string{"working tree"},
+		Message: fmt.Sprintf("the Sigstore trusted root %s is %s since %s: it names the certificate authorities and logs every Sigstore signature is checked against; review it (updeb trust show --trusted-root FILE) before merging",
+			f.rel, what, b.Rev),
+	}}, nil
+}
+
+// ConfigReview compares the config file (file: the one in effect; "" for
+// none) with the same file at the base revision, when it lies inside the
+// git repository of dir, as TrustedRootReview does the trusted root: on
+// the settings that decide where sources are downloaded from (mirrors,
+// proxy, CA bundle) and what Sigstore signatures are checked against (the
+// trusted root, the state folder its refreshed copy is read from, the
+// services asked). A mirror can send an upstream host to a folder of the
+// change, whose bytes a bump then pins; another trusted root already in the
+// repository is no file changed. Each setting changed is one review item (no
+// recipe's); a config new since the base changes every setting it makes.
+func (b *Base) ConfigReview(ctx context.Context, dir, file string) ([]ReviewItem, error) {
+	if file == "" {
+		return nil, nil
+	}
+	f, err := b.repoFile(ctx, dir, file)
+	if f == nil || err != nil {
+		return nil, err
+	}
+	now, err := config.Parse(f.abs, f.now)
+	if err != nil {
+		return nil, err
+	}
+	old := &config.Config{}
+	if f.known {
+		// Read under the same name, so that relative paths resolve alike.
+		if old, err = config.Parse(f.abs, f.old); err != nil {
+			return nil, fmt.Errorf("%w: %s at %s: %v", ErrBase, f.rel, b.Rev, err)
+		}
+	}
+	top := strings.TrimSuffix(f.abs, f.rel)
+	nowS, oldS := configTrust(now, top), configTrust(old, top)
+	var items []ReviewItem
+	for i, s := range nowS {
+		if slices.Equal(s.values, oldS[i].values) {
+			continue
+		}
+		items = append(items, ReviewItem{
+			Kind: KindConfig, Subject: f.rel, Old: oldS[i].values, New: s.values,
+			Message: fmt.Sprintf("the config %s changes %s since %s: %s, was %s: it decides where sources are downloaded from and what Sigstore signatures are checked against; review it before merging",
+				f.rel, s.name, b.Rev, joinOr(s.values, "none"), joinOr(oldS[i].values, "none")),
+		})
+	}
+	return items, nil
+}
+
+// setting is one setting of the config as a review names it.
+type setting struct {
+	name   string
+	values []string // never nil
+}
+
+// configTrust lists the settings of c that decide where sources are
+// downloaded from and what Sigstore signatures are checked against, always
+// the same names in the same order; paths inside top (the repository's top
+// folder, ending in a separator) are shown relative to it.
+func configTrust(c *config.Config, top string) []setting {
+	one := func(s string) []string {
+		if s == "" {
+			return []string{}
+		}
+		return []string{s}
+	}
+	path := func(p string) []string { return one(strings.TrimPrefix(p, top)) }
+	mirrors := []string{}
+	for _, m := range c.Mirrors {
+		mirrors = append(mirrors, m.Prefix+" -> "+m.To)
+	}
+	slices.Sort(mirrors)
+	return []setting{
+		{"mirrors", mirrors},
+		{"proxy", one(string(c.Proxy))},
+		{"no-proxy", append([]string{}, c.NoProxy...)},
+		{"ca-bundle", path(c.CABundle)},
+		{"state", path(c.State)},
+		{"github-api", one(c.GitHubAPI)},
+		{"sigstore.trusted-root", path(c.Sigstore.TrustedRoot)},
+		{"sigstore.rekor-url", one(c.Sigstore.RekorURL)},
+		{"sigstore.github-api", one(c.Sigstore.GitHubAPI)},
+		{"sigstore.tuf-url", one(c.Sigstore.TUFURL)},
+		{"sigstore.tuf-root", path(c.Sigstore.TUFRoot)},
+	}
+}
+
+// repoFile is a file of the working tree and what the base revision holds
+// at its place.
+type repoFile struct {
+	abs, rel string // rel: relative to the repository's top folder, with slashes
+	now, old []byte
+	known    bool // the base revision has the file
+}
+
+// repoFile reads file, and the same path at the base revision, when file
+// lies inside the git repository of dir; nil when it lies outside (a link
+// out of it included): the change under review cannot have made it.
+func (b *Base) repoFile(ctx context.Context, dir, file string) (*repoFile, error) {
 	abs, err := filepath.Abs(file)
 	if err != nil {
 		return nil, err
@@ -32,36 +149,19 @@ func (b *Base) TrustedRootReview(ctx context.Context, dir, file string) ([]Revie
 	}
 	rel, err := relTo(top, abs)
 	if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
-		return nil, nil // outside the repository (a link out of it included)
+		return nil, nil
 	}
-	now, err := os.ReadFile(abs)
-	if err != nil {
+	f := &repoFile{abs: filepath.Join(top, rel), rel: filepath.ToSlash(rel)}
+	if f.now, err = os.ReadFile(abs); err != nil {
 		return nil, err
 	}
-	at := b.Rev + ":" + filepath.ToSlash(rel)
-	known, err := b.has(ctx, top, rel)
-	if err != nil {
-		return nil, err
+	if f.known, err = b.has(ctx, top, rel); err != nil || !f.known {
+		return f, err
 	}
-	var old []byte
-	if known {
-		if old, err = b.git(ctx, top, "show", at); err != nil {
-			return nil, fmt.Errorf("%w: %v", ErrBase, err)
-		}
-		if bytes.Equal(old, now) {
-			return nil, nil
-		}
+	if f.old, err = b.git(ctx, top, "show", b.Rev+":"+f.rel); err != nil {
+		return nil, fmt.Errorf("%w: %v", ErrBase, err)
 	}
-	what := "changed"
-	if old == nil {
-		what = "new"
-	}
-	return []ReviewItem{{
-		Kind: KindTrustedRoot, Subject: filepath.ToSlash(rel),
-		Old: nonEmpty(old != nil, b.Rev), New: []string{"working tree"},
-		Message: fmt.Sprintf("the Sigstore trusted root %s is %s since %s: it names the certificate authorities and logs every Sigstore signature is checked against; review it (updeb trust show --trusted-root FILE) before merging",
-			filepath.ToSlash(rel), what, b.Rev),
-	}}, nil
+	return f, nil
 }
 
 func nonEmpty(ok bool, s string) []string {

@@ -27,6 +27,7 @@ const (
 	KindPins             Kind = "pins"              // the digest algorithms pinned (same bytes, other pins)
 	KindSourceURL        Kind = "source-url"        // new pinned bytes downloaded from another URL template
 	KindTrustedRoot      Kind = "trusted-root"      // the Sigstore trusted root in effect, a file of the repository, new or changed (no recipe's)
+	KindConfig           Kind = "config"            // a setting of the config file, a file of the repository, that decides where sources come from or what Sigstore is checked against (no recipe's)
 	// What a package asks of the installing system (privileges.go): its
 	// bytes change, so they go with a version increase, and a human looks.
 	KindSpecialBits    Kind = "special-bits"    // a setuid, setgid or sticky bit added, changed or removed
@@ -63,6 +64,7 @@ var reviewKinds = map[Kind]string{
 	KindPins:             "trust",
 	KindSourceURL:        "trust",
 	KindTrustedRoot:      "trust",
+	KindConfig:           "trust",
 	KindSpecialBits:      "privileges",
 	KindOwner:            "privileges",
 	KindMode:             "privileges",

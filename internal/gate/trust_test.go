@@ -611,21 +611,29 @@ func changedNames(t *testing.T, gitTool, dir string, names ...string) string {
 	return strings.Join(out, " ")
 }
 
+// committed makes a git repository of these files, committed, and returns
+// its folder, a writer of its working tree, and HEAD as the base.
+func committed(t *testing.T, files map[string]string) (string, func(name, content string), *Base) {
+	t.Helper()
+	tools := testenv.RequireTool(t, "git")
+	dir := t.TempDir()
+	write, git := testRepo(t, tools[0], dir)
+	for name, content := range files {
+		write(name, content)
+	}
+	git("init", "-q")
+	git("add", ".")
+	git("commit", "-q", "-m", "base")
+	return dir, write, &Base{Git: tools[0], Rev: "HEAD"}
+}
+
 // TestTrustedRootReview: the Sigstore trusted root in effect, when it is a
 // file of the recipes' repository, is a review item once new or changed
 // since the base; unchanged, or outside that repository (another one
 // included), it is none.
 func TestTrustedRootReview(t *testing.T) {
-	tools := testenv.RequireTool(t, "git")
-	dir := t.TempDir()
-	write, git := testRepo(t, tools[0], dir)
-	write("updeb.yaml", "sigstore: {trusted-root: trust/root.json}\n")
-	write("trust/root.json", `{"mediaType": "a"}`)
-	git("init", "-q")
-	git("add", ".")
-	git("commit", "-q", "-m", "base")
+	dir, write, b := committed(t, map[string]string{"updeb.yaml": "sigstore: {trusted-root: trust/root.json}\n", "trust/root.json": `{"mediaType": "a"}`})
 	ctx := context.Background()
-	b := &Base{Git: tools[0], Rev: "HEAD"}
 	root := filepath.Join(dir, "trust", "root.json")
 	review := func(file string) []ReviewItem {
 		t.Helper()
@@ -659,7 +667,7 @@ func TestTrustedRootReview(t *testing.T) {
 	// without the base revision, is outside the change too: no item, and no
 	// error about a revision that repository never had.
 	etc := t.TempDir()
-	writeEtc, gitEtc := testRepo(t, tools[0], etc)
+	writeEtc, gitEtc := testRepo(t, b.Git, etc)
 	writeEtc("root.json", "{}")
 	gitEtc("init", "-q")
 	if items := review(filepath.Join(etc, "root.json")); len(items) != 0 {
@@ -671,6 +679,77 @@ func TestTrustedRootReview(t *testing.T) {
 	}
 	if items := review(link); len(items) != 0 {
 		t.Errorf("a link out of the repository: %+v", items)
+	}
+}
+
+// TestConfigReview: the config file, when it is a file of the recipes'
+// repository, is compared with the base on what decides where sources come
+// from and what Sigstore signatures are checked against: another trusted
+// root that was already in the repository, unchanged, or a mirror that
+// sends an upstream host to a folder of the change, is a review item per
+// setting; a setting that decides neither (build.parallel) is none.
+func TestConfigReview(t *testing.T) {
+	const baseConfig = "sigstore: {trusted-root: trust/root.json}\nmirrors:\n  - {prefix: https://example.org/, to: mirror/example.org/}\n"
+	dir, write, b := committed(t, map[string]string{"updeb.yaml": baseConfig, "trust/root.json": `{"mediaType": "a"}`, "trust/test-ca.json": `{"mediaType": "test"}`})
+	ctx := context.Background()
+	cfg := filepath.Join(dir, "updeb.yaml")
+	review := func() []string {
+		t.Helper()
+		items, err := b.ConfigReview(ctx, filepath.Join(dir, "trust"), cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var out []string
+		for _, it := range items {
+			if it.Kind != KindConfig || it.Recipe != "" || it.Subject != filepath.Base(cfg) || it.Old == nil || it.New == nil {
+				t.Errorf("item %+v", it)
+			}
+			out = append(out, it.Message)
+		}
+		return out
+	}
+	const why = ": it decides where sources are downloaded from and what Sigstore signatures are checked against; review it before merging"
+	for _, tt := range []struct {
+		name, config string
+		want         []string
+	}{
+		{"unchanged", baseConfig, nil},
+		{"a setting of no trust", baseConfig + "build: {parallel: 2}\n", nil},
+		{"another trusted root, already in the repository", strings.Replace(baseConfig, "trust/root.json", "trust/test-ca.json", 1),
+			[]string{"the config updeb.yaml changes sigstore.trusted-root since HEAD: trust/test-ca.json, was trust/root.json" + why}},
+		{"a mirror that redirects an upstream host", baseConfig + "  - {prefix: https://example.org/hello/, to: evil/}\n",
+			[]string{"the config updeb.yaml changes mirrors since HEAD: https://example.org/ -> file://" + dir + "/mirror/example.org/, https://example.org/hello/ -> file://" + dir + "/evil/, was https://example.org/ -> file://" + dir + "/mirror/example.org/" + why}},
+		{"the trusted root set back to the bundled one, a proxy added", "proxy: http://proxy.example:3128\nmirrors:\n  - {prefix: https://example.org/, to: mirror/example.org/}\n",
+			[]string{
+				"the config updeb.yaml changes proxy since HEAD: http://proxy.example:3128, was none" + why,
+				"the config updeb.yaml changes sigstore.trusted-root since HEAD: none, was trust/root.json" + why,
+			}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			write("updeb.yaml", tt.config)
+			if got := review(); !slices.Equal(got, tt.want) {
+				t.Errorf("review:\n  %s\nwant:\n  %s", strings.Join(got, "\n  "), strings.Join(tt.want, "\n  "))
+			}
+		})
+	}
+	// A config new since the base: every setting it makes is new.
+	if err := os.Rename(cfg, filepath.Join(dir, "site.yaml")); err != nil {
+		t.Fatal(err)
+	}
+	cfg = filepath.Join(dir, "site.yaml")
+	write("site.yaml", baseConfig)
+	if got := review(); len(got) != 2 || !strings.Contains(got[0], "site.yaml changes mirrors since HEAD: https://example.org/ -> file://"+dir+"/mirror/example.org/, was none") ||
+		!strings.Contains(got[1], "site.yaml changes sigstore.trusted-root since HEAD: trust/root.json, was none") {
+		t.Errorf("a new config: %q", got)
+	}
+	// Outside the repository (/etc/updeb/config.yaml), the change cannot
+	// have made it: none.
+	cfg = filepath.Join(t.TempDir(), "config.yaml")
+	if err := os.WriteFile(cfg, []byte("sigstore: {trusted-root: /etc/updeb/root.json}\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if got := review(); len(got) != 0 {
+		t.Errorf("outside the repository: %q", got)
 	}
 }
 
