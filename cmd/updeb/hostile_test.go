@@ -13,6 +13,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -525,26 +526,51 @@ func TestVerifySignatureHostile(t *testing.T) {
 // TestWaitForLockSaid: a command that waits for a lock another updeb
 // process holds (here a publish while the repository is locked) says so
 // with the lock's path, instead of seeming to hang, and goes on once the
-// lock is released.
+// lock is released. The lock is released once the notice is out (or after
+// 30 s, and the test fails), whatever the machine's load.
 func TestWaitForLockSaid(t *testing.T) {
 	repoDir, common := publishFixture(t)
 	l, err := lockfile.Acquire(context.Background(), filepath.Join(repoDir, ".updeb-lock"), 0)
 	if err != nil {
 		t.Fatal(err)
 	}
+	more := buildDeb(t, t.TempDir(), "more", "1.0-1", "more")
+	var stderr lockedBuffer
 	released := make(chan struct{})
 	go func() {
-		time.Sleep(lockfile.NoticeAfter + 500*time.Millisecond)
-		l.Unlock()
-		close(released)
+		defer close(released)
+		defer l.Unlock()
+		for deadline := time.Now().Add(30 * time.Second); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
+			if strings.Contains(stderr.String(), "waiting for a lock") {
+				return
+			}
+		}
 	}()
-	more := buildDeb(t, t.TempDir(), "more", "1.0-1", "more")
-	code, _, stderr := runCLI(t, append(append([]string{"--verbose"}, common...), more)...)
+	var stdout bytes.Buffer
+	code := run(context.Background(), append(append([]string{"--verbose"}, common...), more), &stdout, &stderr)
 	<-released
 	if code != 0 {
-		t.Fatalf("publish after the lock was released: exit %d\n%s", code, stderr)
+		t.Fatalf("publish after the lock was released: exit %d\n%s", code, stderr.String())
 	}
-	if !strings.Contains(stderr, "waiting for a lock that another updeb process holds") || !strings.Contains(stderr, ".updeb-lock") {
-		t.Errorf("publish waited for the repository's lock without saying so:\n%s", stderr)
+	if got := stderr.String(); !strings.Contains(got, "waiting for a lock that another updeb process holds") || !strings.Contains(got, ".updeb-lock") {
+		t.Errorf("publish waited for the repository's lock without saying so:\n%s", got)
 	}
+}
+
+// lockedBuffer is a bytes.Buffer that one goroutine writes while another reads.
+type lockedBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (w *lockedBuffer) Write(p []byte) (int, error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.b.Write(p)
+}
+
+func (w *lockedBuffer) String() string {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.b.String()
 }
