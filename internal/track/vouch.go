@@ -133,14 +133,16 @@ func (e *lineEdits) remove(line int) {
 	e.drop[line] = true
 }
 
-// Lines are YAML's (yamlfile.Lines), as the line numbers of its nodes.
+// Lines are YAML's (yamlfile.Lines), as the line numbers of its nodes; the
+// lines inserted end with the file's line break (yamlfile.LineBreak).
 func (e *lineEdits) apply(data []byte) []byte {
 	lines := yamlfile.Lines(data)
+	brk := yamlfile.LineBreak(data)
 	var out bytes.Buffer
 	out.Write(yamlfile.Prefix(data))
 	for i := 0; i <= len(lines); i++ {
 		for _, l := range e.insert[i+1] {
-			out.WriteString(l + "\n")
+			out.WriteString(l + brk)
 		}
 		if i < len(lines) && !e.drop[i+1] {
 			out.Write(lines[i])

@@ -211,3 +211,33 @@ func TestPinLinesFlowSource(t *testing.T) {
 		t.Errorf("flow source: %v", err)
 	}
 }
+
+// A recipe written with CRLF line endings keeps them: the pins bump adds
+// and the mark above them end in "\r\n" like every other line, so the
+// diff is the lines added, not their endings too.
+func TestBumpCRLFAddedLines(t *testing.T) {
+	u, file := scenario(t)
+	unsigned(t, file)
+	text := readString(t, file)
+	start := strings.Index(text, "    sha256:\n")
+	end := strings.Index(text, "    signature:")
+	crlf := strings.ReplaceAll(text[:start]+text[end:], "\n", "\r\n")
+	os.WriteFile(file, []byte(crlf), 0o644)
+	r, err := recipe.Load(file, recipe.LoadOptions{AllowUnpinned: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	o := testOptions(t, u, fetch.Options{})
+	o.Now = func() time.Time { return time.Date(2026, 11, 24, 9, 0, 0, 0, time.UTC) }
+	if _, err := Bump(context.Background(), r, BumpOptions{Options: o, To: "1.2.0", TrustOnFirstUse: true}); err != nil {
+		t.Fatal(err)
+	}
+	after := readString(t, file)
+	added := "    # trust-on-first-use: 2026-11-24 by updeb bump (nothing vouched for these bytes: no signature, no upstream checksum file)\r\n    sha256:\r\n" +
+		"      amd64: " + sums(u.get(artifactPath("1.2.0", "amd64")))[digest.SHA256] + "\r\n" +
+		"      arm64: " + sums(u.get(artifactPath("1.2.0", "arm64")))[digest.SHA256] + "\r\n"
+	if want := strings.Replace(crlf, "tar.gz\r\n    signature:", "tar.gz\r\n"+added+"    signature:", 1); after != want {
+		t.Errorf("pinned recipe:\n%q\nwant:\n%q", after, want)
+	}
+	load(t, file)
+}

@@ -84,10 +84,15 @@ func pathOf(n, want *yaml.Node, at []string) ([]string, bool) {
 // above a rewritten pin, say). A new key, or a new entry at the end of a
 // list, may hold only changes. A refusal wraps ErrNotRewritten and names
 // the first difference.
+//
+// Both are read with "\r\n" as "\n": the same line break to YAML, but
+// yaml.v3 counts it as two when it places comments (a blank line between):
+// a comment line added above a key of a CRLF file would read as the foot
+// of the key before it, not the head of its own.
 func Verify(file string, original, updated []byte, changes []Change) error {
 	parse := func(data []byte) (*yaml.Node, error) {
 		d := &Decoder{File: file}
-		top := d.Document(data, Options{})
+		top := d.Document(bytes.ReplaceAll(data, []byte("\r\n"), []byte("\n")), Options{})
 		if err := d.Err(); err != nil {
 			return nil, err
 		}

@@ -105,6 +105,28 @@ func TestVerify(t *testing.T) {
 	}
 }
 
+// TestVerifyCRLF: a file written with CRLF line endings is verified as
+// its LF twin is: a comment line added above a changed key (bump's mark
+// above a source's pins) is that key's, not a changed comment of the key
+// before it; a changed comment elsewhere is still refused.
+func TestVerifyCRLF(t *testing.T) {
+	orig := strings.ReplaceAll("sources:\n  - name: a\n    url: u # where\n    sha256:\n      amd64: aa\n    sig: x\n", "\n", "\r\n")
+	pin := []Change{{[]string{"sources", "0", "sha256", "amd64"}, "bb"}}
+	marked := strings.NewReplacer("    sha256:", "    # mark\r\n    sha256:", "aa", "bb").Replace(orig)
+	if err := Verify("f", []byte(orig), []byte(marked), pin); err != nil {
+		t.Fatalf("a mark above the changed pins refused: %v", err)
+	}
+	other := strings.NewReplacer("# where", "# elsewhere", "aa", "bb").Replace(orig)
+	if err := Verify("f", []byte(orig), []byte(other), pin); !errors.Is(err, ErrNotRewritten) || !strings.Contains(err.Error(), "comment changed") {
+		t.Errorf("a changed comment: %v", err)
+	}
+	for data, want := range map[string]string{"a: 1\r\nb: 2\n": "\r\n", "a: 1\nb: 2\r\n": "\n", "a: 1": "\n", "a: 1\rb: 2\r\n": "\r\n"} {
+		if got := LineBreak([]byte(data)); got != want {
+			t.Errorf("LineBreak(%q) = %q, want %q", data, got, want)
+		}
+	}
+}
+
 // TestRewrite: written only when the check accepts the text read back and
 // the file still holds what was read; else untouched, nothing left beside it.
 func TestRewrite(t *testing.T) {

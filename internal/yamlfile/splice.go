@@ -69,6 +69,17 @@ func Prefix(data []byte) []byte {
 	return data[:LineStarts(data)[0]]
 }
 
+// LineBreak is the line break a line added to data ends with: "\r\n" when
+// data's first "\n" follows a "\r" (a file written with CRLF), else "\n". A
+// rewrite that added "\n" lines to a CRLF file would leave it with mixed line
+// endings, a diff of every added line's ending.
+func LineBreak(data []byte) string {
+	if i := bytes.IndexByte(data, '\n'); i > 0 && data[i-1] == '\r' {
+		return "\r\n"
+	}
+	return "\n"
+}
+
 // TrimBreak returns line without its line break.
 func TrimBreak(line []byte) []byte {
 	for i := range line {
