@@ -134,10 +134,14 @@ func (e *lineEdits) remove(line int) {
 }
 
 // Lines are YAML's (yamlfile.Lines), as the line numbers of its nodes; the
-// lines inserted end with the file's line break (yamlfile.LineBreak).
+// lines inserted end with the file's line break (yamlfile.LineBreak), and a
+// last line without one gets it when lines are appended after it.
 func (e *lineEdits) apply(data []byte) []byte {
 	lines := yamlfile.Lines(data)
 	brk := yamlfile.LineBreak(data)
+	if n := len(lines); n > 0 && len(e.insert[n+1]) > 0 && len(yamlfile.TrimBreak(lines[n-1])) == len(lines[n-1]) {
+		lines[n-1] = append(lines[n-1][:len(lines[n-1]):len(lines[n-1])], brk...)
+	}
 	var out bytes.Buffer
 	out.Write(yamlfile.Prefix(data))
 	for i := 0; i <= len(lines); i++ {

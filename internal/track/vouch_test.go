@@ -241,3 +241,31 @@ func TestBumpCRLFAddedLines(t *testing.T) {
 	}
 	load(t, file)
 }
+
+// A recipe whose last line is its source's url, without a final line
+// break, gets its first pins on lines of their own after it, not glued to
+// the url (a text that does not parse, refused as a rewrite that would
+// read differently).
+func TestBumpNewRecipeNoFinalBreak(t *testing.T) {
+	u, file := scenario(t)
+	text := readString(t, file)
+	srcs, pkgs := strings.Index(text, "sources:\n"), strings.Index(text, "packages:\n")
+	source := text[srcs:pkgs]
+	start, end := strings.Index(source, "    url:"), strings.Index(source, "    signature:")
+	url := source[start:strings.Index(source, "    sha256:")]
+	fresh := text[:srcs] + text[pkgs:] + source[:start] + source[end:] + strings.TrimSuffix(url, "\n")
+	os.WriteFile(file, []byte(fresh), 0o644)
+	r, err := recipe.Load(file, recipe.LoadOptions{AllowUnpinned: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Bump(context.Background(), r, BumpOptions{Options: testOptions(t, u, fetch.Options{}), To: "1.2.0"}); err != nil {
+		t.Fatal(err)
+	}
+	want := fresh + "\n    sha256:\n      amd64: " + sums(u.get(artifactPath("1.2.0", "amd64")))[digest.SHA256] +
+		"\n      arm64: " + sums(u.get(artifactPath("1.2.0", "arm64")))[digest.SHA256] + "\n"
+	if after := readString(t, file); after != want {
+		t.Errorf("pinned recipe:\n%s\nwant:\n%s", after, want)
+	}
+	load(t, file)
+}
