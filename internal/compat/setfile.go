@@ -188,22 +188,24 @@ func AddMinor(name string, data []byte, nm NewMinor) ([]byte, string, error) {
 	if err != nil {
 		return nil, "", err
 	}
-	lines := lineStarts(data)
+	// Lines as YAML counts them (the nodes' lines); a line without a break
+	// (the file's last) gets the file's own.
+	lines, brk := yamlfile.LineStarts(data), yamlfile.LineBreak(data)
 	from, to := lines[first-1], len(data)
 	if last < len(lines) {
 		to = lines[last]
 	}
 	block := append([]byte(nil), data[from:to]...)
-	if len(block) > 0 && block[len(block)-1] != '\n' {
-		block = append(block, '\n')
+	if len(yamlfile.TrimBreak(block)) == len(block) {
+		block = append(block, brk...)
 	}
 	at := len(data)
 	if end < len(lines) {
 		at = lines[end]
 	}
 	head := append([]byte(nil), data[:at]...)
-	if len(head) > 0 && head[len(head)-1] != '\n' {
-		head = append(head, '\n')
+	if len(head) > 0 && len(yamlfile.TrimBreak(head)) == len(head) {
+		head = append(head, brk...)
 	}
 	doubled := append(append(head, block...), data[at:]...)
 	d2 := &yamlfile.Decoder{File: name}
@@ -424,16 +426,6 @@ func lastMatch(re *regexp.Regexp, s string) []int {
 		return nil
 	}
 	return all[len(all)-1]
-}
-
-func lineStarts(data []byte) []int {
-	out := []int{0}
-	for i, c := range data {
-		if c == '\n' && i+1 < len(data) {
-			out = append(out, i+1)
-		}
-	}
-	return out
 }
 
 // cloneSets copies sets deeply enough for Resolve to fill them in.

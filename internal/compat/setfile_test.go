@@ -244,3 +244,24 @@ func FuzzAddMinor(f *testing.F) {
 		}
 	})
 }
+
+// A release set file with line breaks YAML counts and "\n" does not (a
+// lone CR, LS, NEL in a comment), or written with CRLF and no final line
+// break, gets its new set copied line for line as YAML reads the lines,
+// ending as the file's lines do.
+func TestAddMinorLineBreaks(t *testing.T) {
+	nm := NewMinor{Component: "kubernetes", From: "kubernetes-1.36", To: "kubernetes-1.37", Minor: "1.37", Versions: versions("kubernetes-1.37", "1.37.1")}
+	newSet := "  - name: kubernetes137\n    components:\n      kubernetes: recipe:kubernetes-1.37\n      # crictl follows the minor\n      cri-tools: recipe:cri-tools-1.36\n      etcd: 3.6.14\n      helm: \"3.21.4\"\n"
+	for name, lb := range map[string]string{"CR": "\r", "LS": "\u2028", "NEL": "\u0085"} {
+		in := strings.Replace(repoSets, "# What ships together.\n", "# What"+lb+"# ships together.\n", 1)
+		out, _, err := AddMinor("s.yaml", []byte(in), nm)
+		if want := strings.Replace(in, "# trailing comment\n", newSet+"# trailing comment\n", 1); err != nil || string(out) != want {
+			t.Errorf("%s: %v\n%q\nwant\n%q", name, err, out, want)
+		}
+	}
+	crlf := strings.ReplaceAll(strings.TrimSuffix(strings.Replace(repoSets, "# trailing comment\n", "", 1), "\n"), "\n", "\r\n")
+	out, _, err := AddMinor("s.yaml", []byte(crlf), nm)
+	if want := crlf + "\r\n" + strings.ReplaceAll(newSet, "\n", "\r\n"); err != nil || string(out) != want {
+		t.Errorf("CRLF: %v\n%q\nwant\n%q", err, out, want)
+	}
+}
