@@ -345,12 +345,12 @@ func keptSpans(top *yaml.Node, data []byte) [][2]int {
 			}
 		}
 	}
-	lines := lineStarts(data)
+	lines := yamlfile.LineStarts(data)
 	var spans [][2]int
 	var walk func(n *yaml.Node)
 	walk = func(n *yaml.Node) {
 		if n.Kind == yaml.ScalarNode && n.Line >= 1 && n.Line <= len(lines) {
-			start, quotes := lines[n.Line-1]+n.Column-1, 0
+			start, quotes := yamlfile.Offset(data, lines, n), 0
 			if n.Style&(yaml.DoubleQuotedStyle|yaml.SingleQuotedStyle) != 0 {
 				quotes = 2
 			}
@@ -376,30 +376,21 @@ func inSpans(spans [][2]int, off int) bool {
 	return false
 }
 
-func lineStarts(data []byte) []int {
-	out := []int{0}
-	for i, c := range data {
-		if c == '\n' {
-			out = append(out, i+1)
-		}
-	}
-	return out
-}
-
 // insertAfterKey inserts line after the line of top-level key (at the end
-// when there is no such key). The derivation only adds lines, so the key's
-// line number from the original document still holds.
+// when there is no such key), ending it as the file's lines end. The
+// derivation only adds lines, so the key's line number from the original
+// document still holds; lines are YAML's (yamlfile.LineStarts).
 func insertAfterKey(data []byte, top *yaml.Node, key, line string) []byte {
-	lines := lineStarts(data)
+	lines, brk := yamlfile.LineStarts(data), yamlfile.LineBreak(data)
 	at := len(data)
 	if k := yamlfile.KeyOf(top, key); k != top && k.Line < len(lines) {
 		at = lines[k.Line]
 	}
 	out := append([]byte(nil), data[:at]...)
-	if at > 0 && data[at-1] != '\n' {
-		out = append(out, '\n')
+	if at > 0 && len(yamlfile.TrimBreak(out)) == len(out) {
+		out = append(out, brk...)
 	}
-	return append(append(out, line+"\n"...), data[at:]...)
+	return append(append(out, line+brk...), data[at:]...)
 }
 
 func isNameChar(c byte) bool {

@@ -14,12 +14,8 @@ import (
 	"github.com/updeb/updeb/internal/recipe"
 )
 
-// TestDeriveMinor: the text of a recipe whose names are written out (not
-// templated): every name, range and comment that names the minor moves, the
-// values bump sets and the digests (whatever digits they hold) stay, numbers
-// of other things stay, and the recipe's own folder becomes a shared files-dir.
-func TestDeriveMinor(t *testing.T) {
-	const src = `# kube 1.36: from v1.36.0 (see CHANGELOG-1.36.md); works with kubectl 1.35 to 1.37.
+// kubeSrc is a recipe whose names are written out (not templated).
+const kubeSrc = `# kube 1.36: from v1.36.0 (see CHANGELOG-1.36.md); works with kubectl 1.35 to 1.37.
 name: kube-1.36
 version: 1.36.0
 release-date: 2026-04-22
@@ -45,15 +41,30 @@ packages:
 watch: {github: demo/kube, tag-prefix: v, track: "1.36.x"}
 requires: {etcd: ">=3.5", kubernetes: ">=1.33 <1.37"}
 `
+
+// kubeProject writes text as recipes/kube-1.36.yaml, with its own folder
+// (kube.conf), in a new project, and loads it.
+func kubeProject(t *testing.T, text string) *recipe.Recipe {
+	t.Helper()
 	dir := t.TempDir()
 	os.MkdirAll(filepath.Join(dir, "recipes", "kube-1.36"), 0o755)
 	os.WriteFile(filepath.Join(dir, "recipes", "kube-1.36", "kube.conf"), []byte("x\n"), 0o644)
 	path := filepath.Join(dir, "recipes", "kube-1.36.yaml")
-	os.WriteFile(path, []byte(src), 0o644)
+	os.WriteFile(path, []byte(text), 0o644)
 	r, err := recipe.Load(path, recipe.LoadOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
+	return r
+}
+
+// TestDeriveMinor: the text of a recipe whose names are written out (not
+// templated): every name, range and comment that names the minor moves, the
+// values bump sets and the digests (whatever digits they hold) stay, numbers
+// of other things stay, and the recipe's own folder becomes a shared files-dir.
+func TestDeriveMinor(t *testing.T) {
+	src := kubeSrc
+	r := kubeProject(t, src)
 	got, err := deriveMinor(r, []byte(src), "1.37", "1.37.2")
 	if err != nil {
 		t.Fatal(err)
@@ -78,7 +89,7 @@ requires: {etcd: ">=3.5", kubernetes: ">=1.33 <1.37"}
 		t.Errorf("first pass:\n%s", first)
 	}
 	// The derived recipe loads with the old recipe's folder.
-	next, err := loadBytes(filepath.Join(dir, "recipes", "kube-1.37.yaml"), r.Root, got)
+	next, err := loadBytes(filepath.Join(filepath.Dir(r.Path), "kube-1.37.yaml"), r.Root, got)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -162,5 +173,33 @@ func TestNewMinorRecipeExists(t *testing.T) {
 	}
 	if err := absent(filepath.Join(filepath.Dir(path), "kubernetes-1.38.yaml")); err != nil {
 		t.Errorf("an absent recipe: %v", err)
+	}
+}
+
+// TestDeriveMinorLineBreaks: a recipe with line breaks YAML counts and
+// "\n" does not (a lone CR, NEL, LS in a comment) derives as its "\n" twin
+// does: the version stays for bump to set, and files-dir goes right after
+// name. A CRLF recipe's files-dir line ends in CRLF.
+func TestDeriveMinorLineBreaks(t *testing.T) {
+	derive := func(text string) string {
+		t.Helper()
+		got, err := deriveMinor(kubeProject(t, text), []byte(text), "1.37", "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		return string(got)
+	}
+	lf := derive(kubeSrc)
+	if !strings.Contains(lf, "name: kube-1.37\nfiles-dir: kube-1.36\nversion: 1.36.0\n") {
+		t.Fatalf("derived:\n%s", lf)
+	}
+	for name, lb := range map[string]string{"CR": "\r", "NEL": "\u0085", "LS": "\u2028"} {
+		in := strings.Replace(kubeSrc, "; works", lb+"# works", 1)
+		if got, want := derive(in), strings.Replace(lf, "; works", lb+"# works", 1); got != want {
+			t.Errorf("%s: derived:\n%s\nwant:\n%s", name, got, want)
+		}
+	}
+	if got, want := derive(strings.ReplaceAll(kubeSrc, "\n", "\r\n")), strings.ReplaceAll(lf, "\n", "\r\n"); got != want {
+		t.Errorf("CRLF: derived:\n%q\nwant:\n%q", got, want)
 	}
 }

@@ -107,6 +107,18 @@ func lineBreak(b []byte) int {
 	return 0
 }
 
+// Offset returns the byte offset in data of node n's position (of a
+// document read from data; lineStarts is LineStarts(data)): lines are YAML's,
+// and yaml.v3 counts a column in characters, not bytes.
+func Offset(data []byte, lineStarts []int, n *yaml.Node) int {
+	off := lineStarts[n.Line-1]
+	for col := 1; col < n.Column && off < len(data); col++ {
+		_, size := utf8.DecodeRune(data[off:])
+		off += size
+	}
+	return off
+}
+
 // Splice applies edits to data in place: each scalar's text, as written (plain,
 // 'single' or "double" quoted, in its original style), is replaced by the new
 // value in the same style; every other byte is kept, comments and layout
@@ -125,11 +137,7 @@ func Splice(file string, data []byte, edits []Edit) ([]byte, error) {
 		if n.Kind != yaml.ScalarNode || n.Line < 1 || n.Line > len(lineStart) {
 			return nil, fmt.Errorf("%s:%d:%d: expected a single value to rewrite", file, n.Line, n.Column)
 		}
-		off := lineStart[n.Line-1]
-		for col := 1; col < n.Column && off < len(data); col++ {
-			_, size := utf8.DecodeRune(data[off:])
-			off += size
-		}
+		off := Offset(data, lineStart, n)
 		var quote string
 		switch n.Style {
 		case 0:
