@@ -12,6 +12,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"syscall"
 	"time"
 
 	"go.yaml.in/yaml/v3"
@@ -289,8 +290,24 @@ func Rewrite(path string, original, updated []byte, check func(written []byte) e
 		if err != nil || !bytes.Equal(now, original) {
 			return fmt.Errorf("%s: %w: the file changed while it was being rewritten; run the command again", path, ErrNotRewritten)
 		}
+		keepOwner(f, fi)
 		return f.Commit()
 	})
+}
+
+// keepOwner gives f the owner and group of the file it replaces, fi: a
+// rewrite run as root (a bump in a user's checkout) must not hand the
+// user's recipe to root, who alone could then write it, nor, at mode 0640,
+// read it. Without root, only a group the process belongs to can be given;
+// the rest stays as it is (the mode is kept either way).
+func keepOwner(f *atomicfile.File, fi fs.FileInfo) {
+	st, ok := fi.Sys().(*syscall.Stat_t)
+	if !ok || int(st.Uid) == os.Geteuid() && int(st.Gid) == os.Getegid() {
+		return
+	}
+	if f.Chown(int(st.Uid), int(st.Gid)) != nil {
+		f.Chown(-1, int(st.Gid)) //nolint:errcheck // best effort: a group we are not in stays ours
+	}
 }
 
 // lockWait bounds how long a write waits for another process's lock on the

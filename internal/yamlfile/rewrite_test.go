@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 	"unicode/utf8"
@@ -324,5 +325,34 @@ func TestRewriteRemovesLeftovers(t *testing.T) {
 	}
 	if _, err := os.Stat(killed); !errors.Is(err, fs.ErrNotExist) {
 		t.Errorf("Create: the killed write's temporary file stays: %v", err)
+	}
+}
+
+// TestRewriteKeepsOwner: a rewrite run as root (a bump in a user's
+// checkout) keeps the file's owner, group and mode; it used to hand the
+// file to root, which left a 0640 recipe unreadable to its user. Without
+// root no other owner can be given, so the case needs root.
+func TestRewriteKeepsOwner(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("giving a file to another user needs root")
+	}
+	path := filepath.Join(t.TempDir(), "r.yaml")
+	original := []byte("version: 1.0.0\n")
+	if err := os.WriteFile(path, original, 0o640); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chown(path, 1000, 1001); err != nil {
+		t.Fatal(err)
+	}
+	if err := Rewrite(path, original, []byte("version: 1.1.0\n"), nil, 0); err != nil {
+		t.Fatal(err)
+	}
+	fi, err := os.Stat(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	st := fi.Sys().(*syscall.Stat_t)
+	if st.Uid != 1000 || st.Gid != 1001 || fi.Mode().Perm() != 0o640 {
+		t.Errorf("after the rewrite: owner %d:%d mode %v, want 1000:1001 -rw-r-----", st.Uid, st.Gid, fi.Mode().Perm())
 	}
 }
