@@ -47,7 +47,7 @@ func Blocks(data []byte) ([]Block, error) {
 	off := int64(streamHeaderSize)
 	for i, r := range records {
 		size := int64(r.unpadded+3) &^ 3
-		if r.unpadded > maxVLI || size > indexStart-off {
+		if r.unpadded > uint64(indexStart-off) || size > indexStart-off {
 			return bad("block %d of %d bytes overruns the index", i+1, r.unpadded)
 		}
 		raw := data[off : off+size]

@@ -80,6 +80,9 @@ func TestBlocksRefuses(t *testing.T) {
 		"index flipped":  flip(good, len(good)-20),
 		"footer flipped": flip(good, len(good)-6),
 		"two streams":    append(append([]byte(nil), good...), good...),
+		// An index record near 2^63 bytes: rounded up to four, the size
+		// overflows int64 (this panicked).
+		"record of 2^63-1 bytes": hugeRecordStream(),
 	}
 	for name, data := range cases {
 		if _, err := Blocks(data); !errors.Is(err, ErrFormat) {
@@ -111,6 +114,13 @@ func TestWriteStreamRefusesForeignBlocks(t *testing.T) {
 			t.Errorf("%s: %v, after writing %d bytes", name, err, out.Len())
 		}
 	}
+}
+
+// hugeRecordStream is a stream whose index (valid, CRC32 and all) lists one
+// block of the largest unpadded size the format allows.
+func hugeRecordStream() []byte {
+	idx := index([]indexRecord{{unpadded: maxVLI, uncompressed: 5}})
+	return concat(streamHeader(), make([]byte, 16), idx, streamFooter(len(idx)))
 }
 
 func flip(b []byte, i int) []byte {
