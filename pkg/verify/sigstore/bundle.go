@@ -76,6 +76,27 @@ func parseBundle(b []byte) (*bundle.Bundle, *Refusal) {
 		if err := strictjson.Check(env.GetPayload()); err != nil {
 			return nil, &Refusal{Reason: ReasonMalformed, Detail: fmt.Sprintf("the in-toto statement the bundle signs is not one reading of JSON: %v", err)}
 		}
+		// sigstore-go reads any statement as v1, whatever its _type: a
+		// statement of another type, or of none, does not say what v1 says.
+		var stmt struct {
+			Type *string `json:"_type"`
+		}
+		if err := strictjson.Unmarshal(env.GetPayload(), &stmt); err != nil {
+			return nil, &Refusal{Reason: ReasonMalformed, Detail: fmt.Sprintf("the in-toto statement the bundle signs: %v", err)}
+		}
+		if stmt.Type == nil {
+			return nil, &Refusal{Reason: ReasonUnsupported, Detail: "the in-toto statement the bundle signs names no _type: only " + statementV1 + " and " + statementV01 + " statements are read"}
+		}
+		if *stmt.Type != statementV1 && *stmt.Type != statementV01 {
+			return nil, &Refusal{Reason: ReasonUnsupported, Detail: fmt.Sprintf("the in-toto statement the bundle signs is of _type %q: only %s and %s statements are read", *stmt.Type, statementV1, statementV01)}
+		}
 	}
 	return &bd, nil
 }
+
+// The in-toto statement types a DSSE bundle may sign: v1, and v0.1, which
+// npm's and cosign's older attestations carry; their subjects read alike.
+const (
+	statementV1  = "https://in-toto.io/Statement/v1"
+	statementV01 = "https://in-toto.io/Statement/v0.1"
+)

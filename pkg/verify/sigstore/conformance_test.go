@@ -129,3 +129,44 @@ func TestVerifyBundleTimestampPolicy(t *testing.T) {
 		})
 	}
 }
+
+// An in-toto statement counts only as the statement type it names
+// (sigstore-conformance's dsse-statement-unknown-type_fail and
+// dsse-statement-missing-type_fail): v1 and v0.1 are read, any other _type,
+// or none, is refused even where the subject names the artifact.
+func TestVerifyBundleStatementType(t *testing.T) {
+	v := newVirtual(t)
+	art := digestsOf([]byte("cilium-linux-amd64.tar.gz"))
+	subject := []any{map[string]any{"name": "cilium", "digest": map[string]string{"sha256": art[digest.SHA256]}}}
+	for _, c := range []struct {
+		name   string
+		stmt   map[string]any
+		reason Reason // "" accepted
+		says   string
+	}{
+		{"v1", map[string]any{"_type": "https://in-toto.io/Statement/v1"}, "", ""},
+		{"v0.1", map[string]any{"_type": "https://in-toto.io/Statement/v0.1"}, "", ""},
+		{"unknown type", map[string]any{"_type": "https://in-toto.io/Statement/v2"}, ReasonUnsupported, `"https://in-toto.io/Statement/v2"`},
+		{"no type", map[string]any{}, ReasonUnsupported, "names no _type"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			c.stmt["subject"], c.stmt["predicateType"], c.stmt["predicate"] = subject, "https://slsa.dev/provenance/v1", map[string]any{}
+			stmt, err := json.Marshal(c.stmt)
+			if err != nil {
+				t.Fatal(err)
+			}
+			e, err := v.vs.AttestHashedRekordV2(workflow, actionsIssuer, stmt)
+			if err != nil {
+				t.Fatal(err)
+			}
+			_, err = newVerifier(t, v.root, Options{}).VerifyBundle(ctx(t), workflowPolicy, art, bundleOf(t, e, true), "cilium.sigstore.json")
+			if c.reason != "" {
+				refusedWith(t, err, c.reason, "cilium.sigstore.json", c.says)
+				return
+			}
+			if err != nil {
+				t.Fatalf("refused: %v", err)
+			}
+		})
+	}
+}
