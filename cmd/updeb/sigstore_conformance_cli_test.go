@@ -127,6 +127,7 @@ func TestSigstoreConformanceWrapper(t *testing.T) {
 		oci256 = "sha256:732112270d7e59418a8c080b134b24cabd67d250d0d0147a97ed95ba5c280aa4"
 		npm512 = "sha512:76176ffa33808b54602c7c35de5c6e9a4deb96066dba6533f50ac234f4f1f4c6b3527515dc17c06fbe2860030f410eee69ea20079bd3a2c6f3dcf3b329b10751"
 		oauth  = "https://github.com/login/oauth"
+		aTxt   = "sha256:a0cfc71271d6e278e57cd332ff957c3f7043fdda354c4cbb190a30d56efa01bf" // the suite's a.txt
 	)
 	oci := []string{"verify-bundle", "--bundle", realSigstore("oci-attestation.sigstore.json")}
 	for _, c := range []struct {
@@ -141,6 +142,12 @@ func TestSigstoreConformanceWrapper(t *testing.T) {
 		{"wrong issuer", append(oci, "--certificate-identity", "cody@soyland.com", "--certificate-oidc-issuer", "https://accounts.google.com", oci256), 1, "issuer"},
 		{"other digest", append(oci, "--certificate-identity", "cody@soyland.com", "--certificate-oidc-issuer", oauth, "sha256:"+strings.Repeat("0", 64)), 1, "another artifact"},
 		{"pinned key", []string{"verify-bundle", "--bundle", realSigstore("bundle-publish.json"), "--key", realSigstore("publish_key.pub"), npm512}, 0, "by public key"},
+		// The suite's dsse-statement-unknown-type_fail and
+		// dsse-statement-missing-type_fail: refused for the statement's type.
+		{"statement of unknown type", []string{"verify-bundle", "--bundle", realSigstore("conformance-unknown-type.sigstore.json"), "--key", realSigstore("conformance-unknown-type.key.pub"),
+			"--trusted-root", realSigstore("trusted_root_conformance_unknown-type.json"), aTxt}, 1, `is of _type "https://in-toto.io/Statement/v2"`},
+		{"statement of no type", []string{"verify-bundle", "--bundle", realSigstore("conformance-missing-type.sigstore.json"), "--key", realSigstore("conformance-missing-type.key.pub"),
+			"--trusted-root", realSigstore("trusted_root_conformance_missing-type.json"), aTxt}, 1, "names no _type"},
 		{"sign", []string{"sign-bundle", "--identity-token", "t", "--bundle", "b", "f"}, 2, "does not sign"},
 		{"staging without a root", append(append([]string{"verify-bundle", "--staging"}, oci[1:]...), "--certificate-identity", "cody@soyland.com", "--certificate-oidc-issuer", oauth, oci256), 2, "--staging needs --trusted-root"},
 		{"no artifact", append(oci, "--certificate-identity", "cody@soyland.com", "--certificate-oidc-issuer", oauth), 2, "usage:"},
