@@ -90,6 +90,7 @@ type reader struct {
 	records []indexRecord
 	blk     *blockReader
 	lzma2   lzma2Reader // the current block's decoder; its buffers serve every block
+	x86     [][]byte    // the x86 filters' buffers, one per filter of a chain, serving every block
 	err     error       // sticky, io.EOF at the end
 }
 
@@ -315,7 +316,13 @@ func (x *reader) parseBlockHeader(h []byte, num int, start int64) (*blockReader,
 		if props := chain[i].props; len(props) == 4 {
 			startOffset = binary.LittleEndian.Uint32(props)
 		}
-		r = &x86Reader{r: r, f: newX86Filter(startOffset), buf: make([]byte, 64<<10)}
+		if i >= len(x.x86) {
+			x.x86 = append(x.x86, make([][]byte, i+1-len(x.x86))...)
+		}
+		if x.x86[i] == nil {
+			x.x86[i] = make([]byte, 64<<10)
+		}
+		r = &x86Reader{r: r, f: newX86Filter(startOffset), buf: x.x86[i]}
 	}
 	blk.r = r
 	return blk, nil

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"hash/crc32"
 	"io"
+	"runtime"
 	"strconv"
 	"strings"
 	"testing"
@@ -243,4 +244,28 @@ func FuzzReader(f *testing.F) {
 			t.Fatalf("byte %d xor %#02x: read %d bytes without error, not the input", int(pos)%len(good), xor, len(got))
 		}
 	})
+}
+
+// TestReaderX86BlocksShareBuffer: the x86 filter's buffer serves every block
+// of a stream. Thousands of tiny x86 blocks (a hostile stream has hundreds of
+// thousands) must not each allocate one.
+func TestReaderX86BlocksShareBuffer(t *testing.T) {
+	in := readerPayload(t)[:64<<10]
+	out := compress(t, in, Config{BlockSize: 64, X86: true}) // 1024 blocks
+	var got []byte
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	r, err := NewReader(bytes.NewReader(out))
+	if err == nil {
+		got, err = io.ReadAll(r)
+	}
+	runtime.ReadMemStats(&after)
+	if err != nil || !bytes.Equal(got, in) {
+		t.Fatalf("NewReader: %d bytes, %v; want %d bytes", len(got), err, len(in))
+	}
+	// One 64 KiB buffer per block would be 64 MiB; the LZMA2 decoder's own
+	// buffers and the output are a few MiB at most.
+	if n := after.TotalAlloc - before.TotalAlloc; n > 16<<20 {
+		t.Fatalf("decoding 1024 x86 blocks allocated %d MiB", n>>20)
+	}
 }
