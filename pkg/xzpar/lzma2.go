@@ -132,7 +132,7 @@ type lzma2Reader struct {
 	err          error // sticky
 
 	props lzmaProps
-	s     lzmaState
+	s     *lzmaState // kept across blocks: a block's reset does not copy it
 
 	// The range decoder, on the current chunk's compressed bytes.
 	data      []byte
@@ -154,6 +154,9 @@ func (z *lzma2Reader) reset(r io.Reader, dictCap int64) {
 		data = make([]byte, 0, 1<<16)
 	}
 	s := z.s // the probabilities are set by the first LZMA chunk's reset
+	if s == nil {
+		s = new(lzmaState)
+	}
 	*z = lzma2Reader{r: r, buf: buf[:size], data: data, needDict: true, needProps: true, s: s}
 }
 
@@ -395,7 +398,7 @@ func (z *lzma2Reader) length(l *lenCoder, posState uint32) uint32 {
 // decode decodes LZMA symbols into buf until pos reaches limit (a match may
 // stay pending if the window's end is reached first).
 func (z *lzma2Reader) decode(limit int) error {
-	s := &z.s
+	s := z.s
 	pbMask := uint32(1)<<z.props.pb - 1
 	chunkEnd := z.pos + z.chunkLeft // may lie past limit
 	if z.pending > 0 {
@@ -471,7 +474,7 @@ func map7(state, a, b uint32) uint32 {
 
 // literal decodes one literal byte at pos.
 func (z *lzma2Reader) literal() {
-	s := &z.s
+	s := z.s
 	var prev uint32
 	if z.full > 0 {
 		prev = uint32(z.buf[z.back(1)])
@@ -525,7 +528,7 @@ func (z *lzma2Reader) back(d int) int {
 
 // distance decodes a match distance (minus one) for a match of length n+2.
 func (z *lzma2Reader) distance(n uint32) uint32 {
-	s := &z.s
+	s := z.s
 	slot := z.tree(s.distSlot[min(n, lzmaDistStates-1)][:], 6)
 	if slot < 4 {
 		return slot
