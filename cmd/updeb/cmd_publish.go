@@ -83,6 +83,7 @@ flag that changes it); nothing given keeps them. A change apt clients refuse (Or
 				}
 				res.Added = append(res.Added, one.Added...)
 				res.Unchanged = append(res.Unchanged, one.Unchanged...)
+				res.Restored = append(res.Restored, one.Restored...)
 				res.Generation = one.Generation
 				for _, c := range slices.Sorted(maps.Keys(groups[suite])) {
 					summary = append(summary, fmt.Sprintf("suite %s component %s: generation %d in %s", suite, c, one.Generation, strings.TrimSuffix(o.dir, "/")))
@@ -97,6 +98,9 @@ flag that changes it); nothing given keeps them. A change apt clients refuse (Or
 			}
 			for _, e := range res.Unchanged {
 				fmt.Fprintf(out, "unchanged %s %s %s (already published with the same bytes)\n", e.Package, e.Version, e.Architecture)
+			}
+			for _, e := range res.Restored {
+				fmt.Fprintf(out, "restored  %s %s %s -> %s (its pool file was missing or damaged)\n", e.Package, e.Version, e.Architecture, e.Filename)
 			}
 			_, err = fmt.Fprintln(out, strings.Join(summary, "\n"))
 			return err

@@ -20,10 +20,11 @@ func newRepoCmd(g *globalOptions) *cobra.Command {
   updeb repo promote --repo /srv/apt --key repo.secret.asc --from staging --to production kubernetes-client=1.31.4-1
   updeb repo history --repo /srv/apt production
   updeb repo rollback --repo /srv/apt --key repo.secret.asc production
-  updeb repo gc --repo /srv/apt --dry-run`,
+  updeb repo gc --repo /srv/apt --dry-run
+  updeb repo verify --repo /srv/apt`,
 	}
 	cmd.AddCommand(newRepoListCmd(g), newRepoRemoveCmd(g), newRepoRefreshCmd(g), newRepoPromoteCmd(g),
-		newRepoHistoryCmd(g), newRepoRollbackCmd(g), newRepoGCCmd(g))
+		newRepoHistoryCmd(g), newRepoRollbackCmd(g), newRepoGCCmd(g), newRepoVerifyCmd(g))
 	return cmd
 }
 

@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -111,6 +112,27 @@ func TestRepoLifeCLI(t *testing.T) {
 		t.Fatalf("gc --dry-run: %s", out)
 	}
 	cli(0, "repo", "gc", "--repo", repoDir)
+
+	// verify: everything matches after the whole life; a changed pool file is
+	// a finding (exit 1) naming it; a suite that does not exist or a keyring
+	// that cannot be read is exit 2.
+	out, _ = cli(0, "repo", "verify", "--repo", repoDir)
+	if !strings.Contains(out, "production: generation 4, signed by ") || !strings.Contains(out, "staging: generation 3, signed by ") || strings.Count(out, "): OK\n") != 2 {
+		t.Fatalf("repo verify: %s", out)
+	}
+	pool := filepath.Join(repoDir, "pool/main/k/kubectl/kubectl_1.31.4-1_amd64.deb")
+	data, _ := os.ReadFile(pool)
+	os.Chmod(pool, 0o644)
+	os.WriteFile(pool, append(data, 0), 0o644)
+	out, stderr = cli(exitCheck, "repo", "verify", "--repo", repoDir, "production")
+	if !strings.Contains(out, "production: generation 4") || strings.Contains(out, "staging") ||
+		!strings.Contains(out, "  pool/main/k/kubectl/kubectl_1.31.4-1_amd64.deb: "+fmt.Sprint(len(data)+1)+" bytes, dists/production/main/binary-amd64/Packages lists") ||
+		!strings.Contains(stderr, "1 finding(s) in "+repoDir) {
+		t.Fatalf("repo verify of a changed pool file: %s%s", out, stderr)
+	}
+	os.WriteFile(pool, data, 0o644)
+	cli(exitUsage, "repo", "verify", "--repo", repoDir, "nosuch")
+	cli(exitUsage, "repo", "verify", "--repo", repoDir, "--keyring", filepath.Join(dir, "none.gpg"))
 
 	// A damaged settings file is named, with what to do.
 	settings := filepath.Join(repoDir, "dists/.gen/staging/3/updeb-suite.json")

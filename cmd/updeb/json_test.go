@@ -149,6 +149,7 @@ func TestJSONOutputs(t *testing.T) {
 		{"repo rollback", append([]string{"repo", "rollback", "staging"}, repo...)},
 		{"repo history", []string{"repo", "history", "--repo", repoDir, "staging"}},
 		{"repo gc", []string{"repo", "gc", "--repo", repoDir, "--dry-run"}},
+		{"repo verify", []string{"repo", "verify", "--repo", repoDir}},
 		{"verify-signature", []string{"verify-signature", "--keyring", key + ".asc", filepath.Join(repoDir, "dists", "production", "InRelease")}},
 		{"compat", []string{"compat", "--set", set, "--recipes", recipes, "--now", "2026-08-22"}},
 		{"outdated", append([]string{"outdated"}, tool...)},

@@ -17,8 +17,12 @@ import (
 
 // PublishResult says what a publish did.
 type PublishResult struct {
-	Added      []Entry `json:"added"`      // newly listed
-	Unchanged  []Entry `json:"unchanged"`  // already published with the same bytes (a no-op)
+	Added     []Entry `json:"added"`     // newly listed
+	Unchanged []Entry `json:"unchanged"` // already published with the same bytes (a no-op)
+	// Restored are unchanged packages whose pool file was missing or had
+	// other bytes than the indexes list (damaged outside updeb): the pool
+	// file holds the published bytes again.
+	Restored   []Entry `json:"restored,omitempty"`
 	Generation int     `json:"generation"` // the live generation after the publish
 }
 
@@ -161,6 +165,11 @@ func (r *Repo) stagePackages(ctx context.Context, suite, comp string, c componen
 				return nil, cleanup, sameVersionConflict(conflict(old.SHA256), old, e.key())
 			}
 			res.Unchanged = append(res.Unchanged, old)
+			if old.Filename == e.Filename {
+				if err := r.restorePoolFile(s, old, res); err != nil {
+					return nil, cleanup, err
+				}
+			}
 			continue
 		}
 		have, err := existingDigest(r.root, e.Filename)
@@ -193,6 +202,31 @@ func (r *Repo) stagePackages(ctx context.Context, suite, comp string, c componen
 		lists[e.Filename] = paths
 	}
 	return toLink, cleanup, nil
+}
+
+// restorePoolFile puts the staged bytes s of the published entry old (the
+// same SHA256) in its pool file when that is missing or holds other bytes:
+// damaged outside updeb, it made apt fail with a Hash Sum mismatch, and
+// publishing the same .deb again is how an operator repairs it ('updeb repo
+// verify' says so). The file is replaced in one rename, under the lock.
+func (r *Repo) restorePoolFile(s *stagedFile, old Entry, res *PublishResult) error {
+	have, err := existingDigest(r.root, old.Filename)
+	if err != nil || have == old.SHA256 {
+		return err
+	}
+	if err := os.Rename(s.tmp, s.final); err != nil {
+		return err
+	}
+	if err := syncDirs(map[string]bool{filepath.Dir(s.final): true}); err != nil {
+		return err
+	}
+	was := "missing"
+	if have != "" {
+		was = "sha256 " + have
+	}
+	r.opts.Logger.Warn("restored a damaged pool file: it now holds the published bytes again", "file", s.final, "was", was, "sha256", old.SHA256)
+	res.Restored = append(res.Restored, old)
+	return nil
 }
 
 // poolHolder names the package the pool file final holds when it is not

@@ -1,0 +1,312 @@
+package repo
+
+import (
+	"bytes"
+	"compress/gzip"
+	"context"
+	"crypto/sha256"
+	"crypto/sha512"
+	"encoding/hex"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/updeb/updeb/internal/testkit/testenv"
+	vopenpgp "github.com/updeb/updeb/pkg/verify/openpgp"
+)
+
+// verifyNow is after every Date testClock gives a short test.
+var verifyNow = time.Date(2024, 8, 15, 0, 0, 0, 0, time.UTC)
+
+// clientKeyring is the repository's key as its clients hold it.
+func clientKeyring(t *testing.T, root string) *vopenpgp.Keyring {
+	t.Helper()
+	kr, err := vopenpgp.LoadKeyring(filepath.Join(root, "archive-keyring.gpg"))
+	must(t, err)
+	return kr
+}
+
+// wantFinding checks that checks hold exactly one finding, at path, saying
+// says.
+func wantFinding(t *testing.T, checks []SuiteCheck, path, says string) {
+	t.Helper()
+	var all []Finding
+	for _, c := range checks {
+		all = append(all, c.Findings...)
+	}
+	if len(all) != 1 || all[0].Path != path || !strings.Contains(all[0].Problem, says) {
+		t.Fatalf("findings %+v, want one at %s saying %q", all, path, says)
+	}
+}
+
+// TestVerifyIntact: what publish, promote and remove write verifies, in
+// every suite, with the signer and the counts of what was read.
+func TestVerifyIntact(t *testing.T) {
+	testenv.RequireTool(t, "dpkg-deb")
+	dir := t.TempDir()
+	root := filepath.Join(dir, "repo")
+	r := testRepo(t, root)
+	ctx := context.Background()
+	_, err := r.Publish(ctx, "s", "main", []Package{
+		pkgOf(t, testDeb(t, dir, "aa", "1", "amd64", "a")),
+		pkgOf(t, testDeb(t, dir, "bb", "1", "all", "b")),
+	})
+	must(t, err)
+	_, err = r.Promote(ctx, Place{Suite: "s", Component: "main"}, Place{Suite: "p"}, nil)
+	must(t, err)
+	_, err = r.Remove(ctx, "s", "main", "aa", "", "")
+	must(t, err)
+	checks, err := r.Verify(ctx, "", clientKeyring(t, root), verifyNow)
+	must(t, err)
+	if len(checks) != 2 || checks[0].Suite != "p" || checks[1].Suite != "s" {
+		t.Fatalf("checks %+v, want suites p and s", checks)
+	}
+	fpr := testSigner(t).Fingerprints()[0]
+	// p: aa and bb (bb listed for all, amd64 and arm64); s: bb.
+	for i, want := range []struct{ packages, pool int }{{4, 2}, {3, 1}} {
+		c := checks[i]
+		if len(c.Findings) != 0 || c.Signer != fpr || c.Packages != want.packages || c.PoolFiles != want.pool || c.Indexes == 0 || c.PoolBytes == 0 {
+			t.Errorf("suite %s: %+v, want no findings, signer %s, %d packages in %d pool files", c.Suite, c, fpr, want.packages, want.pool)
+		}
+	}
+}
+
+// TestVerifyFindsWhatAptRefuses: each change to a published suite that apt
+// refuses is a finding naming the file, and a suite that is changed nowhere
+// else has no other finding. apt-get is the referee.
+func TestVerifyFindsWhatAptRefuses(t *testing.T) {
+	testenv.RequireTool(t, "dpkg-deb")
+	const deb = "pool/main/o/oo/oo_1_amd64.deb"
+	flip := func(name string) func(t *testing.T, root, live string) {
+		return func(t *testing.T, root, live string) {
+			name := filepath.Join(root, name)
+			data, err := os.ReadFile(name)
+			must(t, err)
+			data[len(data)/2] ^= 1
+			must(t, os.Chmod(name, 0o644))
+			must(t, os.WriteFile(name, data, 0o644))
+		}
+	}
+	for _, tc := range []struct {
+		name    string
+		tamper  func(t *testing.T, root, live string)
+		path    string // of the finding
+		says    string
+		aptStep string // the apt-get command that fails
+	}{
+		{"pool file changed", flip(deb), deb, "Hash Sum mismatch", "install"},
+		{"pool file truncated", func(t *testing.T, root, _ string) {
+			must(t, os.Truncate(filepath.Join(root, deb), 100))
+		}, deb, "100 bytes", "install"},
+		{"pool file missing", func(t *testing.T, root, _ string) {
+			must(t, os.Remove(filepath.Join(root, deb)))
+		}, deb, "missing", "install"},
+		{"Packages.xz changed", func(t *testing.T, _, live string) {
+			// A new file: its by-hash links keep the signed bytes.
+			name := filepath.Join(live, "main/binary-amd64/Packages.xz")
+			data, err := os.ReadFile(name)
+			must(t, err)
+			data[len(data)/2] ^= 1
+			must(t, os.Remove(name))
+			must(t, os.WriteFile(name, data, 0o644))
+		}, "dists/s/main/binary-amd64/Packages.xz", "Hash Sum mismatch", ""},
+		{"by-hash name missing", func(t *testing.T, _, live string) {
+			idx, err := os.ReadFile(filepath.Join(live, "main/binary-amd64/Packages.xz"))
+			must(t, err)
+			sum := sha512.Sum512(idx) // apt fetches by the strongest
+			must(t, os.Remove(filepath.Join(live, "main/binary-amd64/by-hash/SHA512", hex.EncodeToString(sum[:]))))
+		}, "", "missing: apt fetches the index by this name", ""}, // apt falls back to the plain name
+		{"Release.gpg of other text", func(t *testing.T, _, live string) {
+			sig, err := testSigner(t).DetachSign([]byte("other text\n"), verifyNow)
+			must(t, err)
+			must(t, os.WriteFile(filepath.Join(live, "Release.gpg"), sig, 0o644))
+		}, "dists/s/Release.gpg", "clients that fetch Release and Release.gpg refuse the suite", ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, root, r := repoWithOne(t, "main")
+			live, err := filepath.EvalSymlinks(filepath.Join(root, "dists/s"))
+			must(t, err)
+			tc.tamper(t, root, live)
+			checks, err := r.Verify(context.Background(), "s", clientKeyring(t, root), verifyNow)
+			must(t, err)
+			path := tc.path
+			if path == "" && len(checks) == 1 && len(checks[0].Findings) == 1 {
+				path = checks[0].Findings[0].Path // by-hash: the name depends on the bytes
+				if !strings.HasPrefix(path, "dists/s/main/binary-amd64/by-hash/SHA512/") {
+					t.Fatalf("finding at %s, want a by-hash name", path)
+				}
+			}
+			wantFinding(t, checks, path, tc.says)
+			if tc.aptStep == "" {
+				return
+			}
+			a := newAptClient(t, root, "s", "main")
+			out, err := a.run("apt-get", "update", "-q")
+			if tc.aptStep == "install" {
+				if err != nil {
+					t.Fatalf("apt-get update: %v\n%s", err, out)
+				}
+				out, err = a.run("apt-get", "install", "-y", "-q", "oo=1")
+			}
+			if err == nil {
+				t.Fatalf("apt-get %s succeeded on a repository with a finding:\n%s", tc.aptStep, out)
+			}
+		})
+	}
+}
+
+// TestVerifySignatures: a keyring without the signing key finds both
+// signatures refused; InRelease and Release.gpg are named.
+func TestVerifySignatures(t *testing.T) {
+	testenv.RequireTool(t, "dpkg-deb")
+	_, _, r := repoWithOne(t, "main")
+	other := newSigner(t, "other")
+	bin, _, err := other.PublicKey()
+	must(t, err)
+	kr, err := vopenpgp.ParseKeyring(bytes.NewReader(bin), "other key")
+	must(t, err)
+	checks, err := r.Verify(context.Background(), "s", kr, verifyNow)
+	must(t, err)
+	if c := checks[0]; c.Signer != "" || len(c.Findings) != 2 || c.Findings[0].Path != "dists/s/InRelease" || c.Findings[1].Path != "dists/s/Release.gpg" ||
+		!strings.Contains(c.Findings[0].Problem, "unknown signer") {
+		t.Fatalf("verified with another key: %+v", c)
+	}
+}
+
+// TestVerifyDates: a Release past its Valid-Until, or dated ahead of the
+// clock, is a finding (apt refuses both); within them it is not.
+func TestVerifyDates(t *testing.T) {
+	testenv.RequireTool(t, "dpkg-deb")
+	dir := t.TempDir()
+	root := filepath.Join(dir, "repo")
+	change := testSettings("amd64")
+	change.ValidFor = ptr(24 * time.Hour)
+	r := Open(root, Options{Settings: change, Signer: testSigner(t), Now: testClock()})
+	_, err := r.Publish(context.Background(), "s", "main", []Package{pkgOf(t, testDeb(t, dir, "oo", "1", "amd64", "o"))})
+	must(t, err)
+	date := time.Date(2024, 8, 14, 12, 1, 0, 0, time.UTC) // testClock's first
+	for _, tc := range []struct {
+		now  time.Time
+		says string
+	}{
+		{date.Add(time.Hour), ""},
+		{date.Add(25 * time.Hour), "expired: Valid-Until 2024-08-15T12:01:00Z has passed"},
+		{date.Add(-time.Hour), "ahead of this machine's clock"},
+	} {
+		checks, err := r.Verify(context.Background(), "s", clientKeyring(t, root), tc.now)
+		must(t, err)
+		if tc.says == "" {
+			if len(checks[0].Findings) != 0 {
+				t.Errorf("at %s: %+v", tc.now, checks[0].Findings)
+			}
+			continue
+		}
+		if tc.now.Before(date) {
+			// The signatures are dated after the clock too: refused as well.
+			var found bool
+			for _, f := range checks[0].Findings {
+				found = found || f.Path == "dists/s/Release" && strings.Contains(f.Problem, tc.says)
+			}
+			if !found {
+				t.Errorf("at %s: %+v, want a finding saying %q", tc.now, checks[0].Findings, tc.says)
+			}
+			continue
+		}
+		wantFinding(t, checks, "dists/s/Release", tc.says)
+	}
+}
+
+// TestVerifyCompressedIndexAgrees: a Packages.gz that decompresses to other
+// stanzas than the Packages beside it, both listed and signed, is a finding:
+// clients that fetch one or the other would see other packages.
+func TestVerifyCompressedIndexAgrees(t *testing.T) {
+	testenv.RequireTool(t, "dpkg-deb")
+	_, root, r := repoWithOne(t, "main")
+	live, err := filepath.EvalSymlinks(filepath.Join(root, "dists/s"))
+	must(t, err)
+	var gz bytes.Buffer
+	w := gzip.NewWriter(&gz)
+	fmt.Fprint(w, "Package: other\n")
+	must(t, w.Close())
+	const rel = "main/binary-amd64/Packages.gz"
+	must(t, os.Remove(filepath.Join(live, rel)))
+	must(t, os.WriteFile(filepath.Join(live, rel), gz.Bytes(), 0o644))
+	// List and sign it as a repository writer that got it wrong would.
+	release, err := os.ReadFile(filepath.Join(live, "Release"))
+	must(t, err)
+	s256, s512 := sha256.Sum256(gz.Bytes()), sha512.Sum512(gz.Bytes())
+	var lines []string
+	for _, line := range strings.Split(string(release), "\n") {
+		if f := strings.Fields(line); len(f) == 3 && f[2] == rel {
+			sum := hex.EncodeToString(s256[:])
+			if len(f[0]) == 128 {
+				sum = hex.EncodeToString(s512[:])
+			}
+			line = fmt.Sprintf(" %s %16d %s", sum, gz.Len(), rel)
+			must(t, os.MkdirAll(filepath.Join(live, "main/binary-amd64/by-hash", map[bool]string{true: "SHA512", false: "SHA256"}[len(f[0]) == 128]), 0o755))
+			must(t, os.WriteFile(filepath.Join(live, "main/binary-amd64/by-hash", map[bool]string{true: "SHA512", false: "SHA256"}[len(f[0]) == 128], sum), gz.Bytes(), 0o644))
+		}
+		lines = append(lines, line)
+	}
+	release = []byte(strings.Join(lines, "\n"))
+	signer := testSigner(t)
+	in, err := signer.ClearSign(release, verifyNow.Add(-time.Hour))
+	must(t, err)
+	sig, err := signer.DetachSign(release, verifyNow.Add(-time.Hour))
+	must(t, err)
+	for name, data := range map[string][]byte{"Release": release, "InRelease": in, "Release.gpg": sig} {
+		must(t, os.Remove(filepath.Join(live, name)))
+		must(t, os.WriteFile(filepath.Join(live, name), data, 0o644))
+	}
+	checks, err := r.Verify(context.Background(), "s", clientKeyring(t, root), verifyNow)
+	must(t, err)
+	wantFinding(t, checks, "dists/s/"+rel, "decompresses to 15 bytes, the Release lists")
+}
+
+// TestPublishRestoresDamagedPoolFile: publishing the same .deb again puts
+// back a pool file that was changed, truncated or removed outside updeb
+// (what repo verify tells the operator to do), without a new generation;
+// apt installs it again. It used to say "unchanged" and leave it broken.
+func TestPublishRestoresDamagedPoolFile(t *testing.T) {
+	testenv.RequireTool(t, "dpkg-deb")
+	const rel = "pool/main/o/oo/oo_1_amd64.deb"
+	for name, damage := range map[string]func(string) error{
+		"changed":   func(f string) error { return os.WriteFile(f, []byte("not a deb"), 0o644) },
+		"truncated": func(f string) error { return os.Truncate(f, 10) },
+		"missing":   os.Remove,
+	} {
+		t.Run(name, func(t *testing.T) {
+			dir := t.TempDir()
+			root := filepath.Join(dir, "repo")
+			r := testRepo(t, root)
+			deb := testDeb(t, dir, "oo", "1", "amd64", "o")
+			ctx := context.Background()
+			first, err := r.Publish(ctx, "s", "main", []Package{pkgOf(t, deb)})
+			must(t, err)
+			pool := filepath.Join(root, rel)
+			os.Chmod(pool, 0o644)
+			must(t, damage(pool))
+			res, err := r.Publish(ctx, "s", "main", []Package{pkgOf(t, deb)})
+			must(t, err)
+			if len(res.Restored) != 1 || res.Restored[0].Filename != rel || len(res.Unchanged) != 1 || len(res.Added) != 0 || res.Generation != first.Generation {
+				t.Fatalf("publish of the same .deb over a %s pool file: %+v", name, res)
+			}
+			checks, err := r.Verify(ctx, "s", clientKeyring(t, root), verifyNow)
+			must(t, err)
+			if len(checks[0].Findings) != 0 {
+				t.Fatalf("after the restore: %+v", checks[0].Findings)
+			}
+			again, err := r.Publish(ctx, "s", "main", []Package{pkgOf(t, deb)})
+			must(t, err)
+			if len(again.Restored) != 0 {
+				t.Fatalf("an intact pool file restored: %+v", again)
+			}
+			a := newAptClient(t, root, "s", "main")
+			a.update()
+			a.install("oo", "1", "o")
+		})
+	}
+}
