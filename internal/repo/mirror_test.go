@@ -291,8 +291,9 @@ func without(names []string, arch string) []string {
 // update check InRelease's signature with the repository's key, and every
 // index and package against the checksums signed; a snapshot of the
 // mirror publishes. After a second publish, an update adds the new
-// versions. A repository tampered with after signing (a pool file, a
-// Packages entry, the Release) is refused.
+// versions; after its rollback, an update drops them. A repository
+// tampered with after signing (a pool file, a Packages entry, the Release)
+// is refused.
 func TestAptlyMirror(t *testing.T) {
 	m := newMirrorRepo(t)
 	a := newAptly(t, m)
@@ -342,11 +343,26 @@ func TestAptlyMirror(t *testing.T) {
 		})
 		m.untamper()
 	}
+
+	// A rollback of the second publish: the update drops its versions.
+	m.rollback()
+	a.must("mirror", "update", keyring, "filtered")
+	if got, want := a.packages("filtered"), without(first, "arm64"); !slices.Equal(got, want) {
+		t.Errorf("aptly's mirror after a rollback of the second publish: %q, want %q", got, want)
+	}
+}
+
+// rollback rolls suite s back to the generation before the live one.
+func (m *mirrorRepo) rollback() {
+	m.t.Helper()
+	_, err := m.r.Rollback(context.Background(), "s", 0)
+	must(m.t, err)
 }
 
 // repreproClient is reprepro with its base folder, home and gpg home (the
 // repository's key imported) in temporary folders, set to update
-// distribution "mirror" from suite s of the repository.
+// distribution "mirror" from suite s of the repository as operations.md
+// says: "Update: - updeb", so that it follows a rollback.
 type repreproClient struct {
 	t    *testing.T
 	base string
@@ -362,7 +378,7 @@ func newReprepro(t *testing.T, m *mirrorRepo, gpg *pgptest.Signer) *repreproClie
 	must(t, os.WriteFile(filepath.Join(c.base, "conf/distributions"), []byte(`Codename: mirror
 Architectures: amd64
 Components: main component/k8s
-Update: updeb
+Update: - updeb
 Contents: percomponent
 `), 0o644))
 	// reprepro names a key by its 16-digit ID, not by its fingerprint.
@@ -414,9 +430,9 @@ func (c *repreproClient) update() {
 // components of the repository served on 127.0.0.1, checking the
 // InRelease signature against the repository's key and every index and
 // package against the checksums signed, and writes Contents from the
-// packages; after a second publish, an update takes the new versions. A
-// repository tampered with after signing (a pool file, a Packages entry,
-// the Release) is refused.
+// packages; after a second publish, an update takes the new versions, and
+// after its rollback the earlier ones again. A repository tampered with
+// after signing (a pool file, a Packages entry, the Release) is refused.
 func TestRepreproUpdate(t *testing.T) {
 	testenv.RequireTool(t, "reprepro")
 	m := newMirrorRepo(t)
@@ -453,5 +469,15 @@ func TestRepreproUpdate(t *testing.T) {
 			}
 		})
 		m.untamper()
+	}
+
+	// A rollback of the second publish: with operations.md's "Update: -
+	// updeb" the update follows it down to the first versions (without the
+	// delete rule reprepro keeps the withdrawn, higher ones).
+	m.rollback()
+	c.update()
+	want = []string{"component/k8s: kubectl_1.30.1-1_amd64", "main: hello-doc_1.0-1_amd64", "main: hello_1.0-1_amd64"}
+	if got := c.list(); !slices.Equal(got, want) {
+		t.Errorf("reprepro list after a rollback of the second publish: %q, want %q", got, want)
 	}
 }
