@@ -481,3 +481,67 @@ func TestRepreproUpdate(t *testing.T) {
 		t.Errorf("reprepro list after a rollback of the second publish: %q, want %q", got, want)
 	}
 }
+
+// verifyRelease names the keys reprepro checks the repository's signature
+// with (conf/updates' VerifyRelease: 16-digit key IDs, | between them).
+func (c *repreproClient) verifyRelease(ids string) {
+	c.t.Helper()
+	name := filepath.Join(c.base, "conf/updates")
+	data, err := os.ReadFile(name)
+	must(c.t, err)
+	i := bytes.Index(data, []byte("VerifyRelease: "))
+	must(c.t, os.WriteFile(name, append(data[:i:i], "VerifyRelease: "+ids+"\n"...), 0o644))
+}
+
+// TestMirrorsThroughKeyRotation runs operations.md's key rotation against
+// mirrors. reprepro naming the old key's ID updates while the suite is
+// signed by both keys and stops once the old one is dropped; naming both
+// (VerifyRelease: OLD|NEW) it updates throughout. aptly checks every
+// signature: with only the old key in its -keyring it fails from the first
+// step on, with both keys given before that step it updates throughout.
+func TestMirrorsThroughKeyRotation(t *testing.T) {
+	testenv.RequireTool(t, "reprepro")
+	m := newMirrorRepo(t)
+	gen, newKey, both := rotationKeys(t, testSigner(t))
+	gpg := pgptest.NewSigner(t)
+	for i, key := range [][]byte{testKey.PublicArmored, gen.PublicArmored} {
+		keyFile := filepath.Join(t.TempDir(), fmt.Sprintf("key%d.asc", i))
+		must(t, os.WriteFile(keyFile, key, 0o644))
+		gpg.GPG("--import", keyFile)
+	}
+	oldRepr, newRepr := newReprepro(t, m, gpg), newReprepro(t, m, gpg)
+	newRepr.verifyRelease(testKey.Fingerprint[len(testKey.Fingerprint)-16:] + "|" + gen.Fingerprint[len(gen.Fingerprint)-16:])
+	a := newAptly(t, m)
+	oldKeyring := "-keyring=" + a.keyring
+	bothKeyring := "-keyring=" + filepath.Join(a.dir, "both.gpg")
+	must(t, os.WriteFile(bothKeyring[len("-keyring="):], append(m.read("archive-keyring.gpg"), gen.PublicBinary...), 0o644))
+	a.must("mirror", "create", bothKeyring, "m", m.url+"/", "s", "main")
+	refused := func(what string, out string, err error, says string) {
+		t.Helper()
+		if err == nil || !strings.Contains(out, says) {
+			t.Errorf("%s: %v, want it to refuse the suite saying %q\n%s", what, err, says, out)
+		}
+	}
+
+	// Signed by both keys.
+	m.r.opts.Signer = both
+	m.publish(mirrorSecond)
+	oldRepr.update()
+	newRepr.update()
+	a.must("mirror", "update", bothKeyring, "m")
+	out, err := a.run("mirror", "update", oldKeyring, "m")
+	refused("aptly with only the old key, the suite signed by both", out, err, "Can't check signature: No public key")
+
+	// The old key dropped.
+	m.r.opts.Signer = newKey
+	m.r.opts.Settings.AllowFieldChange = true
+	m.rollback()
+	newRepr.update()
+	want := []string{"component/k8s: kubectl_1.30.1-1_amd64", "main: hello-doc_1.0-1_amd64", "main: hello_1.0-1_amd64"}
+	if got := newRepr.list(); !slices.Equal(got, want) {
+		t.Errorf("reprepro naming both keys, after the old one was dropped: %q, want %q", got, want)
+	}
+	out, err = oldRepr.run("update")
+	refused("reprepro naming only the dropped key", out, err, "Not enough signatures found")
+	a.must("mirror", "update", bothKeyring, "m")
+}
