@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/updeb/updeb/internal/testkit/pgptest"
+	"github.com/updeb/updeb/internal/testkit/squid"
 	"github.com/updeb/updeb/internal/testkit/testenv"
 )
 
@@ -369,6 +370,19 @@ type repreproClient struct {
 	env  []string
 }
 
+// gpgHome returns a gpg home with the public keys given (armored)
+// imported, for reprepro's VerifyRelease.
+func gpgHome(t *testing.T, keys ...[]byte) *pgptest.Signer {
+	t.Helper()
+	gpg := pgptest.NewSigner(t)
+	for i, key := range keys {
+		keyFile := filepath.Join(t.TempDir(), fmt.Sprintf("key%d.asc", i))
+		must(t, os.WriteFile(keyFile, key, 0o644))
+		gpg.GPG("--import", keyFile)
+	}
+	return gpg
+}
+
 func newReprepro(t *testing.T, m *mirrorRepo, gpg *pgptest.Signer) *repreproClient {
 	t.Helper()
 	testenv.RequireTool(t, "reprepro")
@@ -436,11 +450,7 @@ func (c *repreproClient) update() {
 func TestRepreproUpdate(t *testing.T) {
 	testenv.RequireTool(t, "reprepro")
 	m := newMirrorRepo(t)
-	gpg := pgptest.NewSigner(t)
-	keyFile := filepath.Join(t.TempDir(), "key.asc")
-	must(t, os.WriteFile(keyFile, testKey.PublicArmored, 0o644))
-	gpg.GPG("--import", keyFile)
-
+	gpg := gpgHome(t, testKey.PublicArmored)
 	c := newReprepro(t, m, gpg)
 	c.update()
 	// hello-doc (all) is in binary-amd64's Packages too; tool (arm64) is not.
@@ -503,12 +513,7 @@ func TestMirrorsThroughKeyRotation(t *testing.T) {
 	testenv.RequireTool(t, "reprepro")
 	m := newMirrorRepo(t)
 	gen, newKey, both := rotationKeys(t, testSigner(t))
-	gpg := pgptest.NewSigner(t)
-	for i, key := range [][]byte{testKey.PublicArmored, gen.PublicArmored} {
-		keyFile := filepath.Join(t.TempDir(), fmt.Sprintf("key%d.asc", i))
-		must(t, os.WriteFile(keyFile, key, 0o644))
-		gpg.GPG("--import", keyFile)
-	}
+	gpg := gpgHome(t, testKey.PublicArmored, gen.PublicArmored)
 	oldRepr, newRepr := newReprepro(t, m, gpg), newReprepro(t, m, gpg)
 	newRepr.verifyRelease(testKey.Fingerprint[len(testKey.Fingerprint)-16:] + "|" + gen.Fingerprint[len(gen.Fingerprint)-16:])
 	a := newAptly(t, m)
@@ -544,4 +549,41 @@ func TestMirrorsThroughKeyRotation(t *testing.T) {
 	out, err = oldRepr.run("update")
 	refused("reprepro naming only the dropped key", out, err, "Not enough signatures found")
 	a.must("mirror", "update", bothKeyring, "m")
+}
+
+// TestRepreproBehindACachingProxy: reprepro fetches InRelease and the
+// indexes by name and, unlike apt (Cache-Control: max-age=0), never asks a
+// proxy to revalidate them. Behind squid as it comes, an InRelease dated
+// long ago (the test clock's 2024) stays fresh in its cache for three days
+// and the mirror misses a publish, saying nothing; with operations.md's
+// refresh_pattern for dists/ it takes the publish.
+func TestRepreproBehindACachingProxy(t *testing.T) {
+	testenv.RequireTool(t, "reprepro", "squid")
+	first := []string{"component/k8s: kubectl_1.30.1-1_amd64", "main: hello-doc_1.0-1_amd64", "main: hello_1.0-1_amd64"}
+	second := []string{"component/k8s: kubectl_1.30.2-1_amd64", "main: hello-doc_1.0-1_amd64", "main: hello_2.0-1_amd64"}
+	for _, tc := range []struct {
+		name    string
+		refresh []string
+		want    []string
+	}{
+		{"squid's default", nil, first},
+		{"dists revalidated", []string{"/dists/ 0 0% 0 refresh-ims"}, second},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			m := newMirrorRepo(t)
+			c := newReprepro(t, m, gpgHome(t, testKey.PublicArmored))
+			proxy := squid.CachingForTest(t, tc.refresh...)
+			c.env = append(slices.DeleteFunc(c.env, func(kv string) bool { return strings.HasPrefix(kv, "no_proxy=") }), "http_proxy="+proxy.URL)
+			c.update()
+			if got := c.list(); !slices.Equal(got, first) {
+				t.Fatalf("reprepro list through squid: %q, want %q", got, first)
+			}
+			m.publish(mirrorSecond)
+			c.update()
+			log := proxy.Log()
+			if got := c.list(); !slices.Equal(got, tc.want) || !strings.Contains(log, m.url+"/dists/s/InRelease") {
+				t.Errorf("reprepro list through squid after the second publish: %q, want %q\n%s", got, tc.want, log)
+			}
+		})
+	}
 }

@@ -1,6 +1,7 @@
 // Package squid runs a throwaway squid web proxy on 127.0.0.1 for the fetch
-// tests and the benchmark: its own config, folders and log files, no disk cache,
-// CONNECT allowed to any port, and access from 127.0.0.1 only.
+// tests and the benchmark: its own config, folders and log files, no cache
+// (StartCaching: one in memory), CONNECT allowed to any port, and access from
+// 127.0.0.1 only.
 package squid
 
 import (
@@ -58,8 +59,19 @@ func reap(dir string) {
 // fails it.
 func ForTest(t testing.TB) *Squid {
 	t.Helper()
+	return forTest(t, Start)
+}
+
+// CachingForTest is ForTest with StartCaching(refresh...).
+func CachingForTest(t testing.TB, refresh ...string) *Squid {
+	t.Helper()
+	return forTest(t, func() (*Squid, error) { return StartCaching(refresh...) })
+}
+
+func forTest(t testing.TB, start func() (*Squid, error)) *Squid {
+	t.Helper()
 	testenv.RequireTool(t, "squid")
-	s, err := Start()
+	s, err := start()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -79,6 +91,24 @@ func ForTest(t testing.TB) *Squid {
 // (pkg/lockfile's TempDir) that its process keeps until Stop, so Start first
 // kills the squid of every such folder whose lock is free, and removes it.
 func Start() (*Squid, error) {
+	return start("cache deny all\ncache_mem 0\n")
+}
+
+// StartCaching is Start with a cache in memory that answers as squid's
+// default configuration does: after the refresh_pattern lines given (each
+// its arguments), squid's default "refresh_pattern . 0 20% 4320", which
+// keeps an answer with a Last-Modified fresh for a fifth of its age (three
+// days at most) unless the request asks to revalidate.
+func StartCaching(refresh ...string) (*Squid, error) {
+	conf := "cache_mem 16 MB\n"
+	for _, r := range refresh {
+		conf += "refresh_pattern " + r + "\n"
+	}
+	return start(conf + "refresh_pattern . 0 20% 4320\n")
+}
+
+// start starts squid with cache, its config's lines about caching.
+func start(cache string) (*Squid, error) {
 	bin, err := exec.LookPath("squid")
 	if err != nil {
 		return nil, err
@@ -104,14 +134,12 @@ access_log stdio:%[2]s/access.log
 cache_log %[2]s/cache.log
 cache_store_log none
 coredump_dir %[2]s
-cache deny all
-cache_mem 0
-pinger_enable off
+%[3]spinger_enable off
 shutdown_lifetime 0 seconds
 acl localnet src 127.0.0.1
 http_access allow localnet
 http_access deny all
-`, port, dir)
+`, port, dir, cache)
 	confPath := filepath.Join(dir, "squid.conf")
 	if err := os.WriteFile(confPath, []byte(conf), 0o644); err != nil {
 		d.Remove()
