@@ -196,13 +196,8 @@ func ValidateRequires(reqs []Requirement) error {
 // MAJOR.MINOR, else those declared for every version, else those of the
 // component's only recipe; nil when none applies (several recipes of the
 // component, none of that version: the shipped rule reports the version).
-func requirementFor(reqs []Requirement, comp, version string) map[string]string {
-	var cands []Requirement
-	for _, r := range reqs {
-		if r.Component == comp {
-			cands = append(cands, r)
-		}
-	}
+// cands are the component's requires (Inputs.requiresOf), in their order.
+func requirementFor(cands []Requirement, version string) map[string]string {
 	vm, vn, vok := minorOf(version)
 	for _, match := range []func(r Requirement) bool{
 		func(r Requirement) bool { return r.Version != "" && shipsVersion([]string{r.Version}, version) },
@@ -239,6 +234,12 @@ type Inputs struct {
 	// Retired are the recipes marked end-of-life: a set that deploys one of
 	// their versions violates rule eol, with or without support data.
 	Retired []Retired
+
+	// requiresOf and retiredOf are Requires and the positions in Retired by
+	// component, which Evaluate fills in: a set's every cell looks up its
+	// own, not every recipe's.
+	requiresOf map[string][]Requirement
+	retiredOf  map[string][]int
 }
 
 // Evaluate checks every release set against the built-in rules, the tables
@@ -259,6 +260,13 @@ func Evaluate(sets []ReleaseSet, in Inputs) *Report {
 		if tables, err = compatdata.Bundled(); err != nil {
 			panic(err)
 		}
+	}
+	in.requiresOf, in.retiredOf = map[string][]Requirement{}, map[string][]int{}
+	for _, q := range in.Requires {
+		in.requiresOf[q.Component] = append(in.requiresOf[q.Component], q)
+	}
+	for i, q := range in.Retired {
+		in.retiredOf[q.Component] = append(in.retiredOf[q.Component], i)
 	}
 	r := &Report{Now: in.Now, Findings: []Finding{}, Sources: tableSources(tables)}
 	if in.EOL != nil {
@@ -489,7 +497,7 @@ func day(t time.Time) string {
 }
 
 func evaluateSet(s *SetResult, t *compatdata.Tables, in Inputs) []Finding {
-	requires, eolData, now := in.Requires, in.EOL, in.Now
+	eolData, now := in.EOL, in.Now
 	var out []Finding
 	add := func(rule string, sev Severity, comp, other, format string, args ...any) {
 		f := Finding{Set: s.Name, Rule: rule, Severity: sev, Component: comp, Version: s.Cells[comp].Version, Message: fmt.Sprintf(format, args...)}
@@ -526,7 +534,7 @@ func evaluateSet(s *SetResult, t *compatdata.Tables, in Inputs) []Finding {
 		}
 	}
 	for _, comp := range sortedKeys(s.Cells) {
-		reqs := requirementFor(requires, comp, s.Cells[comp].Version)
+		reqs := requirementFor(in.requiresOf[comp], s.Cells[comp].Version)
 		for _, other := range sortedKeys(reqs) {
 			text := reqs[other]
 			con, err := debversion.ParseConstraint(text)
@@ -570,7 +578,7 @@ func evaluateSet(s *SetResult, t *compatdata.Tables, in Inputs) []Finding {
 		}
 	}
 	for _, comp := range sortedKeys(s.Cells) {
-		if r, ok := retiredAt(in.Retired, comp, s.Cells[comp].Version, now); ok && !eol[comp] {
+		if r, ok := retiredAt(in, comp, s.Cells[comp].Version, now); ok && !eol[comp] {
 			cell := s.Cells[comp]
 			cell.State, cell.Support = supportdata.EndOfLife.String(), fmt.Sprintf("eol since %s (marked in recipes/%s.yaml)", day(r.Since), r.Recipe)
 			s.Cells[comp] = cell

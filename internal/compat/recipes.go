@@ -3,6 +3,7 @@ package compat
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/updeb/updeb/internal/recipe"
@@ -48,11 +49,16 @@ func RecipeVersions(rs []*recipe.Recipe) map[string]string {
 	return out
 }
 
-// retiredAt returns the recipe that marks comp's version end-of-life by
-// now's day, if one does.
-func retiredAt(retired []Retired, comp, version string, now time.Time) (Retired, bool) {
-	for _, r := range retired {
-		if (r.Component == comp || r.Component == "kubernetes" && supportdata.ProductOf(comp) == "kubernetes") && shipsVersion([]string{r.Version}, version) && !r.Since.After(now) {
+// retiredAt returns the recipe of in.Retired that marks comp's version
+// end-of-life by now's day, if one does: one of comp's own recipes or, for a
+// Kubernetes binary, of kubernetes', the first in in.Retired's order.
+func retiredAt(in Inputs, comp, version string, now time.Time) (Retired, bool) {
+	at := in.retiredOf[comp]
+	if comp != "kubernetes" && supportdata.ProductOf(comp) == "kubernetes" {
+		at = slices.Sorted(slices.Values(append(slices.Clone(at), in.retiredOf["kubernetes"]...)))
+	}
+	for _, i := range at {
+		if r := in.Retired[i]; shipsVersion([]string{r.Version}, version) && !r.Since.After(now) {
 			return r, true
 		}
 	}
