@@ -177,16 +177,22 @@ func (r *Repo) checkPromotion(st *suiteState, picked []Entry, to Place, res *Pro
 		key  key
 	}
 	batch := map[target]Entry{}
+	finders := map[string]*finder{} // the target's components
 	for _, e := range picked {
 		comp := to.Component
 		if comp == "" {
 			comp = e.Component
 		}
-		c, err := st.component(comp)
-		if err != nil {
-			return err
+		listed, ok := finders[comp]
+		if !ok {
+			c, err := st.component(comp)
+			if err != nil {
+				return err
+			}
+			listed = c.finder()
+			finders[comp] = listed
 		}
-		old, ok := c.find(e.key())
+		old, ok := listed.find(e.key())
 		if !ok {
 			old, ok = batch[target{comp, e.key()}]
 		}

@@ -128,7 +128,7 @@ func (r *Repo) stagePackages(ctx context.Context, suite, comp string, c componen
 		}
 		removeEmptyDirs(r.root, cleaned)
 	}
-	batch := map[key]Entry{}
+	batch, listed := component{}.finder(), c.finder()
 	for i := range pkgs {
 		if err := ctx.Err(); err != nil {
 			return nil, cleanup, err
@@ -153,14 +153,14 @@ func (r *Repo) stagePackages(ctx context.Context, suite, comp string, c componen
 		conflict := func(have string) *ConflictError {
 			return &ConflictError{Package: e.key().String(), Filename: e.Filename, Have: have, New: e.SHA256, Path: p.Path}
 		}
-		if old, ok := component(batch).find(e.key()); ok {
+		if old, ok := batch.find(e.key()); ok {
 			if old.SHA256 != e.SHA256 {
 				return nil, cleanup, sameVersionConflict(conflict(old.SHA256), old, e.key())
 			}
 			continue
 		}
-		batch[e.key()] = e
-		if old, ok := c.find(e.key()); ok {
+		batch.add(e)
+		if old, ok := listed.find(e.key()); ok {
 			if old.SHA256 != e.SHA256 {
 				return nil, cleanup, sameVersionConflict(conflict(old.SHA256), old, e.key())
 			}

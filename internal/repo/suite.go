@@ -248,24 +248,25 @@ func (st *suiteState) checkOneBuild(added []Entry, origin map[string]string, col
 			comps[c] = true
 		}
 	}
-	batch := map[key]Entry{}
+	batch := component{}.finder()
 	for _, e := range added {
 		comps[e.Component] = true
-		if old, ok := component(batch).find(e.key()); ok && old.SHA256 != e.SHA256 {
+		if old, ok := batch.find(e.key()); ok && old.SHA256 != e.SHA256 {
 			return sameVersionConflict(conflict(old, e), old, e.key())
 		}
-		batch[e.key()] = e
+		batch.add(e)
 	}
 	for _, comp := range slices.Sorted(maps.Keys(comps)) {
 		c, err := st.component(comp)
 		if err != nil {
 			return err
 		}
+		listed := c.finder()
 		for _, e := range added {
 			if e.Component == comp {
 				continue
 			}
-			if old, ok := c.find(e.key()); ok {
+			if old, ok := listed.find(e.key()); ok {
 				if old.SHA256 != e.SHA256 {
 					return sameVersionConflict(conflict(old, e), old, e.key())
 				}
