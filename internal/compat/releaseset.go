@@ -83,7 +83,7 @@ func Resolve(sets []ReleaseSet, versions map[string]string) error {
 			}
 		}
 		for _, comp := range sortedKeys(s.Recipes) {
-			if from, to := s.Components[comp], s.Upgrades[comp]; goesBackwards(from, to) {
+			if from, to := s.Components[comp], s.Upgrades[comp]; GoesBackwards(from, to) {
 				errs = append(errs, fmt.Errorf("%w: set %q: component %q: range from %s to %s goes backwards (the versions of its recipes)", ErrReleaseSet, s.Name, comp, from, to))
 			}
 		}
@@ -316,7 +316,7 @@ func decodeRange(d *yamlfile.Decoder, rs *ReleaseSet, comp string, n *yaml.Node)
 	if !ok || d.Len() > before {
 		return
 	}
-	if goesBackwards(from, to) {
+	if GoesBackwards(from, to) {
 		d.At(n, "set %q: component %q: range from %s to %s goes backwards", rs.Name, comp, from, to)
 		return
 	}
@@ -351,9 +351,9 @@ func decodeValue(d *yamlfile.Decoder, set, comp string, v *yaml.Node) (version, 
 	return v.Value, "", true
 }
 
-// goesBackwards reports whether a range's first version is newer than its
+// GoesBackwards reports whether a range's first version is newer than its
 // last; false while either is unknown ("", a recipe not yet resolved).
-func goesBackwards(from, to string) bool {
+func GoesBackwards(from, to string) bool {
 	if from == "" || to == "" {
 		return false
 	}

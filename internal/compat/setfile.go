@@ -125,7 +125,7 @@ func AddMinor(name string, data []byte, nm NewMinor) ([]byte, string, error) {
 	if err != nil {
 		return nil, "", err
 	}
-	resolved := cloneSets(sets)
+	resolved := CloneSets(sets)
 	_ = Resolve(resolved, nm.Versions) // a set naming an unknown recipe keeps its empty version: it matches no minor
 	d := &yamlfile.Decoder{File: name}
 	top := d.Document(data, yamlfile.Options{What: "release set file"})
@@ -428,8 +428,8 @@ func lastMatch(re *regexp.Regexp, s string) []int {
 	return all[len(all)-1]
 }
 
-// cloneSets copies sets deeply enough for Resolve to fill them in.
-func cloneSets(sets []ReleaseSet) []ReleaseSet {
+// CloneSets copies sets deeply enough for Resolve (or Check) to fill them in.
+func CloneSets(sets []ReleaseSet) []ReleaseSet {
 	out := make([]ReleaseSet, len(sets))
 	for i, s := range sets {
 		c := ReleaseSet{Name: s.Name, Components: map[string]string{}, Recipes: s.Recipes}

@@ -17,6 +17,38 @@ import (
 // exactly those values and otherwise the old file (yamlfile.Verify), and
 // still parse as a release set file. Write it with yamlfile.Rewrite.
 func SyncVersions(name string, data []byte, match func(component string) bool, from, to string) ([]byte, int, error) {
+	same := func(v string) bool { return v == from || (debianOf(v) != "" && debianOf(v) == debianOf(from)) }
+	return syncValues(name, data, func(comp, v string) (string, bool) { return to, match(comp) && same(v) }, fmt.Sprintf("setting %s to %s", from, to))
+}
+
+// Bump is one recipe bump SyncBumps follows: Component's versions From
+// become To.
+type Bump struct{ Component, From, To string }
+
+// SyncBumps is SyncBump for each of bumps in turn, read and written once: a
+// value changes as the bumps of its component (none of them kubernetes),
+// one after the other, change it. Each bump on its own must be one
+// SyncBump takes.
+func SyncBumps(name string, data []byte, bumps []Bump) ([]byte, int, error) {
+	by := map[string][]Bump{}
+	for _, b := range bumps {
+		by[b.Component] = append(by[b.Component], b)
+	}
+	return syncValues(name, data, func(comp, v string) (string, bool) {
+		out := v
+		for _, b := range by[comp] {
+			if out == b.From || (debianOf(out) != "" && debianOf(out) == debianOf(b.From)) {
+				out = b.To
+			}
+		}
+		return out, out != v
+	}, fmt.Sprintf("%d bumps", len(bumps)))
+}
+
+// syncValues rewrites, in a release set file, each version written out (a
+// plain value, or an end of a range) that newValue changes; what says what
+// it does, for the message of a file it leaves unreadable.
+func syncValues(name string, data []byte, newValue func(comp, value string) (string, bool), what string) ([]byte, int, error) {
 	if _, err := ParseReleaseSets(name, data); err != nil {
 		return nil, 0, err
 	}
@@ -26,22 +58,19 @@ func SyncVersions(name string, data []byte, match func(component string) bool, f
 		return nil, 0, err
 	}
 	var edits []yamlfile.Edit
-	same := func(v *yaml.Node) bool {
-		return v.Kind == yaml.ScalarNode && (v.Value == from || (debianOf(v.Value) != "" && debianOf(v.Value) == debianOf(from)))
-	}
 	for _, set := range valueOf(top, "sets").Content {
 		comps := valueOf(set, "components")
 		for i := 0; i+1 < len(comps.Content); i += 2 {
 			k, v := comps.Content[i], comps.Content[i+1]
-			if !match(k.Value) {
-				continue
-			}
 			ends := []*yaml.Node{v}
 			if v.Kind == yaml.MappingNode {
 				ends = []*yaml.Node{valueOf(v, "from"), valueOf(v, "to")}
 			}
 			for _, e := range ends {
-				if same(e) {
+				if e.Kind != yaml.ScalarNode {
+					continue
+				}
+				if to, ok := newValue(k.Value, e.Value); ok {
 					edits = append(edits, yamlfile.Edit{Node: e, Value: to})
 				}
 			}
@@ -62,7 +91,7 @@ func SyncVersions(name string, data []byte, match func(component string) bool, f
 		return nil, 0, err
 	}
 	if _, err := ParseReleaseSets(name, out); err != nil {
-		return nil, 0, fmt.Errorf("%s after setting %s to %s (not written): %w", name, from, to, err)
+		return nil, 0, fmt.Errorf("%s after %s (not written): %w", name, what, err)
 	}
 	return out, len(edits), nil
 }

@@ -1,15 +1,20 @@
 package plan
 
 import (
+	"bytes"
 	"fmt"
+	"maps"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"time"
 
 	"github.com/updeb/updeb/internal/compat"
+	"github.com/updeb/updeb/internal/compatdata"
 	"github.com/updeb/updeb/internal/recipe"
 	"github.com/updeb/updeb/internal/supportdata"
+	"github.com/updeb/updeb/pkg/debversion"
 )
 
 // Set is a release set as the plan sees it: its violations today and once
@@ -31,10 +36,14 @@ type SetEffect struct {
 }
 
 // world is the recipes and the release set file as they would be after
-// some of the actions.
+// some of the actions: the file's text and what it reads as (sets, recipe:NAME
+// unresolved). A bump played in place changes the sets at once and the
+// text only when a later action needs it (pending).
 type world struct {
 	text    []byte
+	sets    []compat.ReleaseSet
 	recipes []*recipe.Recipe
+	pending []compat.Bump
 }
 
 // verdicts is compat's answer on a world: each set's violations, and the
@@ -47,32 +56,63 @@ type verdicts struct {
 
 // effects fills in p.Sets, each action's Sets and the compat actions: the
 // actions are played in order on a copy of the recipes and the release set
-// file, and compat evaluates each state.
+// file, and compat evaluates each state. An action that moves one component
+// (a bump or retire of a recipe that no Kubernetes binary's verdicts depend
+// on) is evaluated on the components whose verdicts it can change only, so
+// that a plan of n actions on n recipes costs about n steps, not n².
 func effects(p *Plan, rs []*recipe.Recipe, data *supportdata.Data, o Options) error {
 	file := o.SetsFile
 	if file == "" {
 		file = "release-sets.yaml"
 	}
-	w := &world{text: o.Sets, recipes: rs}
-	before, err := w.evaluate(file, data, o)
+	sets, err := compat.ParseReleaseSets(file, o.Sets)
 	if err != nil {
 		return err
 	}
-	cur := before
+	if o.Tables == nil { // read once, not at each evaluation
+		if t, err := compatdata.Bundled(); err == nil {
+			o.Tables = t
+		}
+	}
+	w := &world{text: o.Sets, sets: sets, recipes: slices.Clone(rs)}
+	before, err := w.evaluate(file, data, o, nil)
+	if err != nil {
+		return err
+	}
+	cur, fresh := before, true // fresh: cur is the world's verdicts (not stale after an action played in place)
+	var ix *index
 	for i := range p.Actions {
 		a := &p.Actions[i]
+		if ix == nil {
+			ix = w.index()
+		}
+		if effect, ok := w.playInPlace(file, *a, data, o, ix); ok {
+			a.Sets, fresh = effect, false
+			continue
+		}
+		if !fresh {
+			if cur, err = w.evaluate(file, data, o, nil); err != nil {
+				return err
+			}
+			fresh = true
+		}
 		next, err := w.play(file, *a, o)
 		if err != nil {
 			a.Reason += fmt.Sprintf(" (what it does to %s is unknown: %v)", file, err)
 			continue
 		}
-		after, err := next.evaluate(file, data, o)
+		after, err := next.evaluate(file, data, o, nil)
 		if err != nil {
 			a.Reason += fmt.Sprintf(" (what it does to %s is unknown: %v)", file, err)
 			continue
 		}
 		a.Sets = diff(cur, after)
-		w, cur = next, after
+		w, cur, ix = next, after, nil
+	}
+	if !fresh {
+		if cur, err = w.evaluate(file, data, o, nil); err != nil {
+			return err
+		}
 	}
 	for _, name := range cur.order {
 		s := Set{Name: name, Kubernetes: cur.kubernetes[name], After: nonNil(cur.violations[name]), Violations: []string{}}
@@ -97,13 +137,14 @@ func diff(from, to verdicts) []SetEffect {
 	for _, name := range to.order {
 		_, existed := from.kubernetes[name]
 		e := SetEffect{Set: name, New: !existed}
+		had, has := setOf(from.violations[name]), setOf(to.violations[name])
 		for _, v := range to.violations[name] {
-			if !slices.Contains(from.violations[name], v) {
+			if !had[v] {
 				e.Breaks = append(e.Breaks, v)
 			}
 		}
 		for _, v := range from.violations[name] {
-			if !slices.Contains(to.violations[name], v) {
+			if !has[v] {
 				e.Fixes = append(e.Fixes, v)
 			}
 		}
@@ -114,14 +155,27 @@ func diff(from, to verdicts) []SetEffect {
 	return out
 }
 
-// evaluate runs compat on the world (as updeb compat would on the files).
-func (w *world) evaluate(file string, data *supportdata.Data, o Options) (verdicts, error) {
-	v := verdicts{kubernetes: map[string]string{}, violations: map[string][]string{}}
-	sets, err := compat.ParseReleaseSets(file, w.text)
-	if err != nil {
-		return v, err
+func setOf(s []string) map[string]bool {
+	out := make(map[string]bool, len(s))
+	for _, v := range s {
+		out[v] = true
 	}
-	rep, err := compat.Check(sets, w.recipes, compat.Inputs{Now: o.Now, Tables: o.Tables, EOL: data})
+	return out
+}
+
+// evaluate runs compat on the world (as updeb compat would on the files),
+// or, with only, on the recipes and sets given instead, keeping the verdicts
+// on the components of only.
+func (w *world) evaluate(file string, data *supportdata.Data, o Options, only *scope) (verdicts, error) {
+	v := verdicts{kubernetes: map[string]string{}, violations: map[string][]string{}}
+	var sets []compat.ReleaseSet
+	var rs []*recipe.Recipe
+	if only != nil {
+		sets, rs = only.sets, only.recipes
+	} else {
+		sets, rs = compat.CloneSets(w.sets), w.recipes
+	}
+	rep, err := compat.Check(sets, rs, compat.Inputs{Now: o.Now, Tables: o.Tables, EOL: data})
 	if err != nil {
 		return v, fmt.Errorf("%s: %w", file, err)
 	}
@@ -129,9 +183,11 @@ func (w *world) evaluate(file string, data *supportdata.Data, o Options) (verdic
 		v.order = append(v.order, s.Name)
 		v.kubernetes[s.Name] = s.Kubernetes
 	}
+	seen := map[string]bool{}
 	for _, f := range rep.Findings {
 		msg := f.Component + ": " + f.Message
-		if f.Severity == compat.Violation && !slices.Contains(v.violations[f.Set], msg) {
+		if f.Severity == compat.Violation && (only == nil || only.comps[f.Component]) && !seen[f.Set+"\x00"+msg] {
+			seen[f.Set+"\x00"+msg] = true
 			v.violations[f.Set] = append(v.violations[f.Set], msg)
 		}
 	}
@@ -140,39 +196,317 @@ func (w *world) evaluate(file string, data *supportdata.Data, o Options) (verdic
 
 // play returns the world after action a (the world itself is not changed).
 func (w *world) play(file string, a Action, o Options) (*world, error) {
-	next := &world{text: w.text, recipes: slices.Clone(w.recipes)}
+	text, err := w.flush(file)
+	if err != nil {
+		return nil, err
+	}
+	next := &world{text: text, sets: w.sets, recipes: slices.Clone(w.recipes)}
 	i := slices.IndexFunc(next.recipes, func(r *recipe.Recipe) bool { return r.Ref() == a.Recipe })
 	if i < 0 {
-		return w, nil // a compat action, or a recipe of an add not played
+		return next, nil // a compat action, or a recipe of an add not played
 	}
-	r := *next.recipes[i]
+	r := next.recipes[i]
 	switch a.Kind {
 	case ActBump:
-		text, _, err := compat.SyncBump(file, w.text, a.Component, r.Version, a.Version)
+		text, _, err := compat.SyncBump(file, next.text, a.Component, r.Version, a.Version)
 		if err != nil {
 			return nil, err
 		}
-		r.Version = a.Version
-		next.recipes[i], next.text = &r, text
+		next.text = text
+		fallthrough
 	case ActRetire:
-		day, err := time.Parse(time.DateOnly, a.EndOfLife)
+		moved, err := played(r, a)
 		if err != nil {
 			return nil, err
 		}
-		r.EndOfLife = day
-		next.recipes[i] = &r
+		next.recipes[i] = moved
 	case ActAdd:
 		if !slices.ContainsFunc(next.recipes, func(r *recipe.Recipe) bool { return r.Ref() == a.NewRecipe }) { // not a SetOnly add
-			next.recipes = append(next.recipes, derived(&r, a, o))
+			next.recipes = append(next.recipes, derived(r, a, o))
 		}
-		text, _, err := compat.AddMinor(file, w.text, compat.NewMinor{Component: a.Component, From: a.Recipe, To: a.NewRecipe, Minor: a.Minor,
+		text, _, err := compat.AddMinor(file, next.text, compat.NewMinor{Component: a.Component, From: a.Recipe, To: a.NewRecipe, Minor: a.Minor,
 			Versions: compat.RecipeVersions(next.recipes)})
 		if err != nil {
 			return nil, err
 		}
 		next.text = text
 	}
+	if !bytes.Equal(next.text, text) {
+		if next.sets, err = compat.ParseReleaseSets(file, next.text); err != nil {
+			return nil, err
+		}
+	}
 	return next, nil
+}
+
+// played is recipe r once bump or retire a is done (r is not changed).
+func played(r *recipe.Recipe, a Action) (*recipe.Recipe, error) {
+	moved := *r
+	switch a.Kind {
+	case ActBump:
+		moved.Version = a.Version
+	case ActRetire:
+		day, err := time.Parse(time.DateOnly, a.EndOfLife)
+		if err != nil {
+			return nil, err
+		}
+		moved.EndOfLife = day
+	}
+	return &moved, nil
+}
+
+// flush is the world's text with the bumps played in place written to it.
+func (w *world) flush(file string) ([]byte, error) {
+	if len(w.pending) == 0 {
+		return w.text, nil
+	}
+	text, _, err := compat.SyncBumps(file, w.text, w.pending)
+	return text, err
+}
+
+// index is what playInPlace looks up in a world: each recipe by name and
+// by component, the components whose recipes require each component, the
+// components whose values name each recipe, and each set's Kubernetes
+// binaries and ranges.
+type index struct {
+	byRef      map[string]int
+	byComp     map[string][]int
+	requiredBy map[string][]string
+	naming     map[string][]string // recipe -> the components set values name it for (recipe:NAME)
+	kube       [][]string          // per set, its Kubernetes binaries
+	ranged     []string            // per set, a component with a range ("" for none)
+}
+
+func (w *world) index() *index {
+	ix := &index{byRef: map[string]int{}, byComp: map[string][]int{}, requiredBy: map[string][]string{}, naming: map[string][]string{}}
+	for i, r := range w.recipes {
+		ix.byRef[r.Ref()] = i
+		c := recipe.Component(r.Name)
+		ix.byComp[c] = append(ix.byComp[c], i)
+		for _, t := range slices.Sorted(maps.Keys(r.Requires)) {
+			ix.requiredBy[t] = append(ix.requiredBy[t], c)
+		}
+	}
+	for _, s := range w.sets {
+		for c, ref := range s.Recipes {
+			for _, n := range []string{ref.From, ref.To} {
+				ix.naming[n] = append(ix.naming[n], c)
+			}
+		}
+		var kube []string
+		for _, c := range slices.Sorted(maps.Keys(s.Components)) {
+			if kubernetes(c) {
+				kube = append(kube, c)
+			}
+		}
+		ix.kube = append(ix.kube, kube)
+		ranged := ""
+		if len(s.Upgrades) > 0 {
+			ranged = slices.Sorted(maps.Keys(s.Upgrades))[0]
+		}
+		ix.ranged = append(ix.ranged, ranged)
+	}
+	return ix
+}
+
+// kubernetes reports whether c is Kubernetes or one of its binaries, whose
+// verdicts depend on each other and on every set's other components.
+func kubernetes(c string) bool { return supportdata.ProductOf(c) == "kubernetes" }
+
+// scope is part of a world: the sets with only some components, the
+// recipes those need, and the components whose verdicts it decides.
+type scope struct {
+	sets    []compat.ReleaseSet
+	recipes []*recipe.Recipe
+	comps   map[string]bool
+}
+
+// playInPlace plays a bump or retire of a recipe on the world itself when
+// the verdicts it can change are those of a few components: the recipe's
+// own and the components that name it (recipe:NAME) or require them, none of
+// them Kubernetes'. A verdict of compat on a component depends on its own
+// value, Kubernetes' values and those of what it requires, nothing else; so
+// the action's effect is the difference on those components, evaluated on
+// the sets cut down to them and what they depend on. ok is false, and the
+// world unchanged, when the action must be played the full way: an add,
+// a Kubernetes recipe, or a bump whose edit of the release set file is not
+// a plain version replacing a plain version (a range's end; a version that
+// the file might not take as written), which only the file itself can tell.
+func (w *world) playInPlace(file string, a Action, data *supportdata.Data, o Options, ix *index) ([]SetEffect, bool) {
+	at, found := ix.byRef[a.Recipe]
+	if fullWay || !found || (a.Kind != ActBump && a.Kind != ActRetire) {
+		return nil, false
+	}
+	r := w.recipes[at]
+	comp := recipe.Component(r.Name)
+	if comp != a.Component || kubernetes(comp) {
+		return nil, false
+	}
+	var edits []edit
+	changed := map[string]bool{comp: true}
+	for _, c := range ix.naming[a.Recipe] {
+		changed[c] = true
+	}
+	for i, s := range w.sets {
+		if a.Kind != ActBump {
+			continue
+		}
+		from, ok := s.Components[comp]
+		to, ranged := s.Upgrades[comp]
+		e := edit{set: i, from: ok && s.Recipes[comp].From == "" && sameVersion(from, r.Version), to: ranged && s.Recipes[comp].To == "" && sameVersion(to, r.Version)}
+		if !e.from && !e.to {
+			continue
+		}
+		if _, err := debversion.FromUpstream(a.Version); err != nil || !plainVersion.MatchString(a.Version) {
+			return nil, false
+		}
+		if e.from {
+			from = a.Version
+		}
+		if e.to {
+			to = a.Version
+		}
+		if compat.GoesBackwards(from, to) {
+			return nil, false
+		}
+		edits = append(edits, e)
+	}
+	k := maps.Clone(changed)
+	for c := range changed {
+		for _, d := range ix.requiredBy[c] {
+			k[d] = true
+		}
+	}
+	for c := range k {
+		if kubernetes(c) {
+			return nil, false
+		}
+	}
+	before, err := w.evaluate(file, data, o, w.scope(k, ix))
+	if err != nil {
+		return nil, false
+	}
+	old := w.recipes[at]
+	moved, err := played(old, a)
+	if err != nil {
+		return nil, false
+	}
+	w.recipes[at] = moved
+	undo := w.apply(comp, edits, a.Version)
+	after, err := w.evaluate(file, data, o, w.scope(k, ix))
+	if err != nil {
+		w.recipes[at] = old
+		undo()
+		return nil, false
+	}
+	if a.Kind == ActBump {
+		w.pending = append(w.pending, compat.Bump{Component: comp, From: old.Version, To: a.Version})
+	}
+	return diff(before, after), true
+}
+
+// edit is a bump's change to a set: its value of the component, or a
+// range's ends, become the new version.
+type edit struct {
+	set      int
+	from, to bool
+}
+
+// apply makes the edits of comp's values in place, and returns what undoes
+// them.
+func (w *world) apply(comp string, edits []edit, version string) (undo func()) {
+	var was []string
+	for _, e := range edits {
+		s := w.sets[e.set]
+		was = append(was, s.Components[comp], s.Upgrades[comp])
+		if e.from {
+			s.Components[comp] = version
+		}
+		if e.to {
+			s.Upgrades[comp] = version
+		}
+	}
+	return func() {
+		for i, e := range edits {
+			s := w.sets[e.set]
+			s.Components[comp] = was[2*i]
+			if e.to {
+				s.Upgrades[comp] = was[2*i+1]
+			}
+		}
+	}
+}
+
+// fullWay plays every action the full way (tests compare the two).
+var fullWay bool
+
+// plainVersion is a version a release set file takes as written, as a plain
+// scalar and in a flow mapping alike.
+var plainVersion = regexp.MustCompile(`^v?[0-9][0-9A-Za-z.+~-]*$`)
+
+// sameVersion is SyncBump's test of a value: the version itself or another
+// spelling of it.
+func sameVersion(v, version string) bool {
+	if v == version {
+		return true
+	}
+	dv, err1 := debversion.FromUpstream(v)
+	dw, err2 := debversion.FromUpstream(version)
+	return err1 == nil && err2 == nil && dv == dw
+}
+
+// scope is the world cut down to the components comps: each set with those
+// components and what their verdicts depend on (Kubernetes' values, what
+// they require, and one range, which makes compat check every stage of the
+// upgrade), and the recipes of all these and those the sets name.
+func (w *world) scope(comps map[string]bool, ix *index) *scope {
+	sc := &scope{comps: comps}
+	need := map[int]bool{}
+	for i, s := range w.sets {
+		keep := slices.Clone(ix.kube[i])
+		if ix.ranged[i] != "" {
+			keep = append(keep, ix.ranged[i])
+		}
+		for c := range comps {
+			keep = append(keep, c)
+			for _, at := range ix.byComp[c] {
+				keep = append(keep, slices.Collect(maps.Keys(w.recipes[at].Requires))...)
+			}
+		}
+		cut := compat.ReleaseSet{Name: s.Name, Components: map[string]string{}}
+		for _, c := range keep {
+			v, ok := s.Components[c]
+			if !ok {
+				continue
+			}
+			cut.Components[c] = v
+			if to, ok := s.Upgrades[c]; ok {
+				if cut.Upgrades == nil {
+					cut.Upgrades = map[string]string{}
+				}
+				cut.Upgrades[c] = to
+			}
+			if ref, ok := s.Recipes[c]; ok {
+				if cut.Recipes == nil {
+					cut.Recipes = map[string]compat.RecipeRef{}
+				}
+				cut.Recipes[c] = ref
+				for _, n := range []string{ref.From, ref.To} {
+					if at, ok := ix.byRef[n]; ok {
+						need[at] = true
+					}
+				}
+			}
+			for _, at := range ix.byComp[c] {
+				need[at] = true
+			}
+		}
+		sc.sets = append(sc.sets, cut)
+	}
+	for _, at := range slices.Sorted(maps.Keys(need)) {
+		sc.recipes = append(sc.recipes, w.recipes[at])
+	}
+	return sc
 }
 
 // derived is the recipe an add writes, as far as compat cares: its name,

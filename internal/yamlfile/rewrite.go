@@ -42,40 +42,41 @@ func (c Change) String() string { return strings.Join(c.Path, ".") }
 // ChangesOf returns the Change of each edit, its path found in the document
 // top (which the edits' nodes belong to).
 func ChangesOf(top *yaml.Node, edits []Edit) ([]Change, error) {
+	paths := map[*yaml.Node][]string{}
+	for _, e := range edits {
+		paths[e.Node] = nil
+	}
+	found := map[*yaml.Node]bool{}
+	pathsOf(top, nil, paths, found) // one walk for every edit, not one each
 	out := make([]Change, 0, len(edits))
 	for _, e := range edits {
-		p, ok := pathOf(top, e.Node, nil)
-		if !ok {
+		if !found[e.Node] {
 			return nil, fmt.Errorf("yamlfile: line %d:%d is not a value of the document", e.Node.Line, e.Node.Column)
 		}
-		out = append(out, Change{Path: p, Value: e.Value})
+		out = append(out, Change{Path: paths[e.Node], Value: e.Value})
 	}
 	return out, nil
 }
 
-func pathOf(n, want *yaml.Node, at []string) ([]string, bool) {
-	if n == want {
-		return slices.Clone(at), true
+// pathsOf records the path (from n, at at) of each node of paths under n.
+func pathsOf(n *yaml.Node, at []string, paths map[*yaml.Node][]string, found map[*yaml.Node]bool) {
+	if _, ok := paths[n]; ok && !found[n] {
+		paths[n], found[n] = slices.Clone(at), true
 	}
 	switch n.Kind {
 	case yaml.DocumentNode:
 		if len(n.Content) == 1 {
-			return pathOf(n.Content[0], want, at)
+			pathsOf(n.Content[0], at, paths, found)
 		}
 	case yaml.MappingNode:
 		for i := 0; i+1 < len(n.Content); i += 2 {
-			if p, ok := pathOf(n.Content[i+1], want, append(at, n.Content[i].Value)); ok {
-				return p, true
-			}
+			pathsOf(n.Content[i+1], append(at, n.Content[i].Value), paths, found)
 		}
 	case yaml.SequenceNode:
 		for i, c := range n.Content {
-			if p, ok := pathOf(c, want, append(at, strconv.Itoa(i))); ok {
-				return p, true
-			}
+			pathsOf(c, append(at, strconv.Itoa(i)), paths, found)
 		}
 	}
-	return nil, false
 }
 
 // Verify re-reads original and updated as YAML (one document, as Document
@@ -107,11 +108,14 @@ func Verify(file string, original, updated []byte, changes []Change) error {
 	if err != nil {
 		return fmt.Errorf("%s: %w: the new text does not parse: %v", file, ErrNotRewritten, err)
 	}
-	want := map[string]Change{}
+	want, leads := map[string]Change{}, map[string]bool{}
 	for _, c := range changes {
 		want[pathKey(c.Path)] = c
+		for i := range len(c.Path) + 1 {
+			leads[pathKey(c.Path[:i])] = true
+		}
 	}
-	v := &verifier{file: file, want: want, seen: map[string]bool{}}
+	v := &verifier{file: file, want: want, leads: leads, seen: map[string]bool{}}
 	v.compare(a, b, nil)
 	for k, c := range want {
 		if v.err == nil && !v.seen[k] {
@@ -131,10 +135,11 @@ func pathKey(p []string) string {
 }
 
 type verifier struct {
-	file string
-	want map[string]Change
-	seen map[string]bool
-	err  error
+	file  string
+	want  map[string]Change
+	leads map[string]bool // the changes' paths and every path leading to one
+	seen  map[string]bool
+	err   error
 }
 
 func (v *verifier) fail(n *yaml.Node, format string, args ...any) {
@@ -149,14 +154,7 @@ func (v *verifier) fail(n *yaml.Node, format string, args ...any) {
 }
 
 // onPath reports whether p is a change's path or leads to one.
-func (v *verifier) onPath(p []string) bool {
-	for _, c := range v.want {
-		if len(c.Path) >= len(p) && slices.Equal(c.Path[:len(p)], p) {
-			return true
-		}
-	}
-	return false
-}
+func (v *verifier) onPath(p []string) bool { return v.leads[pathKey(p)] }
 
 // compare walks a (the old tree, nil where the path is new) and b together.
 func (v *verifier) compare(a, b *yaml.Node, path []string) {
