@@ -335,12 +335,42 @@ func (f *refresher) table(ctx context.Context, s *spec, old *Table) (*Table, Tab
 	if err != nil {
 		return nil, tr, err
 	}
+	if s.perMinor == "kubernetes" {
+		rows = f.keepOlder(s, old, rows)
+	}
 	tb := &Table{Name: s.name, Sources: tr.URLs, AsOf: f.now, Rows: rows, Overrides: old.Overrides}
 	sortRows(tb.Rows)
 	tr.Rows = len(rows)
 	f.compare(s, old, tb, &tr)
 	tr.Overrides = overrideStatus(tb)
 	return tb, tr, nil
+}
+
+// keepOlder adds to rows, fetched from the newest Kubernetes minor's
+// branch, the rows of old for minors older than every minor that branch
+// lists and not end-of-life: kubeadm's map covers the newest minors only, so
+// for a few weeks after a new minor's release the branch no longer lists
+// the oldest minor still supported (1.33 when 1.36 is out), which the copy
+// in use has from an older branch. That row is not dropped upstream: it
+// stays until its minor is end-of-life, and is then retired.
+func (f *refresher) keepOlder(s *spec, old *Table, rows []Row) []Row {
+	var oldest minor
+	for i, r := range rows {
+		for _, m := range r.kubernetes() {
+			if i == 0 || m.less(oldest) {
+				oldest = m
+			}
+		}
+	}
+	for _, r := range old.Rows {
+		ms := r.kubernetes()
+		newer := slices.ContainsFunc(ms, func(m minor) bool { return !m.less(oldest) })
+		if len(rows) == 0 || len(ms) == 0 || newer || f.retired(s, r) {
+			continue
+		}
+		rows = append(rows, r)
+	}
+	return rows
 }
 
 // documents expands the table's URLs: a URL with {minor} once per minor.

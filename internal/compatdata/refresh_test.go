@@ -516,3 +516,51 @@ func TestRefreshLockAndLeftovers(t *testing.T) {
 		}
 	}
 }
+
+// TestRefreshKubeadmNewMinor: kubeadm's map on the newest minor's branch
+// covers the newest minors only; in the weeks between a new minor's release
+// and the end of life of the oldest still supported (1.36 out on
+// 2026-04-22, 1.33 end-of-life on 2026-06-28), release-1.36 no longer lists
+// 1.33. That row is kept from the copy in use, not refused as dropped (which
+// stopped every refresh, and with it the unattended loop, for two months),
+// until its minor is end-of-life; a minor the branch's map should cover is
+// still refused when missing.
+func TestRefreshKubeadmNewMinor(t *testing.T) {
+	w := newWorld(t)
+	if err := w.up.ServeCopies(copiesDir, "1.36", []string{"3.31", "3.32"}, []string{"1.18", "1.19", "1.20"}); err != nil {
+		t.Fatal(err)
+	}
+	o := w.opts
+	o.Tables = []string{compatdata.KubeadmEtcd}
+	// The repository's data file: a refreshed copy in the state folder
+	// dated before the bundled one would be passed over.
+	o.Write = filepath.Join(t.TempDir(), "compat-data.yaml")
+	refresh := func(day string) (compatdata.TableResult, error) {
+		t.Helper()
+		o.Now, _ = time.Parse(time.DateOnly, day)
+		res, err := compatdata.Refresh(context.Background(), o)
+		if err != nil {
+			return compatdata.TableResult{}, err
+		}
+		return result(res, compatdata.KubeadmEtcd), nil
+	}
+	r, err := refresh("2026-05-01")
+	if got := fmtResult(r); err != nil || !strings.HasSuffix(got, " retired [1.32 1.31] added [] rows 4") {
+		t.Fatalf("a week after 1.36's release: %v\n%s", err, got)
+	}
+	set, _, err := compatdata.Load(w.state, o.Write)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m, ok := set.Tables.KubeadmEtcdFor("1.33.13"); !ok || m.Row.Etcd != "3.5.24" {
+		t.Errorf("kubeadm 1.33 after the refresh: %+v %v", m, ok)
+	}
+	if r, err := refresh("2026-07-01"); fmtResult(r) != "changed [] retired [1.33] added [] rows 3" || err != nil {
+		t.Errorf("after 1.33's end of life: %v\n%s", err, fmtResult(r))
+	}
+	path := compatsrc.Path(compatdata.KubeadmEtcd, "1.36", 0)
+	w.up.Put(path, compatsrc.Answer{Body: bytes.Replace(w.up.Get(path), []byte("\t\t35: \"3.6.7-0\",\n"), nil, 1)})
+	if _, err := refresh("2026-07-02"); !errors.As(err, new(*compatdata.DroppedError)) || !strings.Contains(err.Error(), "kubeadm-etcd 1.35") {
+		t.Errorf("1.35 missing from release-1.36's map: %v", err)
+	}
+}
