@@ -19,13 +19,16 @@ import (
 // $FAKE_MESSAGE when set), taking FAKE_SLEEP seconds; report writes the
 // metrics file with the run's verdict; data refresh --write FILE, with
 // FAKE_REFRESH set, adds a line to FILE and prints FAKE_REFRESH's content
-// as its report.
+// as its report; data status prints FAKE_STATUS's content.
 const fakeUpdeb = `#!/usr/bin/env bash
 set -eu
 while [ "$#" -gt 0 ] && [ "$1" = --config ]; do shift 2; done
 echo "$$ $* start" >>"$FAKE_LOG"
 case $1 in
 data)
+	if [ -n "${FAKE_STATUS:-}" ] && [ "$2" = status ]; then
+		cat "$FAKE_STATUS"
+	fi
 	if [ -n "${FAKE_REFRESH:-}" ] && [ "$3" = --write ]; then
 		echo "as-of: $$" >>"$4"
 		cat "$FAKE_REFRESH"
@@ -314,5 +317,43 @@ func TestTrackingJobLongRefreshReport(t *testing.T) {
 	}
 	if diff := j.git("diff", "--name-only", "main", "updeb/tracking"); diff != "compat-data.yaml" {
 		t.Errorf("the branch changes %q, want the refreshed compat-data.yaml\n%.2000s", diff, out)
+	}
+}
+
+// TestTrackingJobQuietUpstream: a refresh that changes no row or cycle is
+// thrown away while the data file on the base branch is young, and kept
+// (its new as-of date) once that copy is half as old as data:
+// max-age-days: allows: else a quiet upstream left the tables in use older
+// than that, warned about by every command and on the status page, however
+// often the job ran.
+func TestTrackingJobQuietUpstream(t *testing.T) {
+	j := newTrackingJob(t)
+	os.WriteFile(filepath.Join(j.repo, "compat-data.yaml"), []byte("as-of: 0\n"), 0o644)
+	j.git("add", "-A")
+	j.git("commit", "-q", "-m", "data file")
+	refresh := filepath.Join(j.dir, "refresh.txt")
+	os.WriteFile(refresh, []byte("support data refreshed: compat-data.yaml\n  kubernetes    4 cycles  no change\n"+
+		"compatibility tables refreshed: compat-data.yaml\n  helm          42 rows    no change (replaced the repository compat-data.yaml copy)\n"), 0o644)
+	status := filepath.Join(j.dir, "status.json")
+	for _, c := range []struct {
+		age  int
+		kept bool
+	}{{3, false}, {14, false}, {15, true}, {40, true}} {
+		os.WriteFile(status, fmt.Appendf(nil, "{\n  \"age_days\": 1,\n  \"max_age_days\": 30,\n  \"tables\": [\n    {\"table\": \"endoflife\", \"age_days\": 1},\n    {\"table\": \"helm\", \"age_days\": %d}\n  ]\n}\n", c.age), 0o644)
+		code, out := j.run("FAKE_REFRESH="+refresh, "FAKE_STATUS="+status)
+		if code != 0 {
+			t.Fatalf("%d days old: exit %d\n%s", c.age, code, out)
+		}
+		diff := ""
+		if strings.Contains(j.git("branch"), "updeb/tracking") {
+			diff = j.git("diff", "--name-only", "main", "updeb/tracking")
+			if msg := j.git("log", "-1", "--format=%B", "updeb/tracking"); !strings.Contains(msg, fmt.Sprintf("no row or cycle changed: kept for its new as-of date, the copy in use being %d day(s) old (data: max-age-days: 30)", c.age)) {
+				t.Errorf("%d days old: the message:\n%s", c.age, msg)
+			}
+			j.git("branch", "-q", "-D", "updeb/tracking")
+		}
+		if (diff == "compat-data.yaml") != c.kept {
+			t.Errorf("%d days old: the branch changes %q, want the data file kept %v\n%s", c.age, diff, c.kept, out)
+		}
 	}
 }
