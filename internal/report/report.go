@@ -318,13 +318,19 @@ func verdict(r *Report, maxAge time.Duration, runFailed bool) Verdict {
 		todo = append(todo, fmt.Sprintf("%d recipe(s) not checked against upstream, their newest release unknown: %s (see the recipes)", len(unchecked), strings.Join(unchecked, ", ")))
 	}
 	var stale []string
+	refresh := "updeb data refresh"
 	for _, t := range r.Data {
 		if maxAge > 0 && t.AsOf != "" && time.Duration(t.AgeSeconds)*time.Second > maxAge {
 			stale = append(stale, fmt.Sprintf("%s (%d days)", t.Name, t.AgeDays))
+			// A plain refresh writes the state folder, which commands do
+			// not read while the repository's data file is there.
+			if file, ok := strings.CutPrefix(t.Copy, "repository "); ok {
+				refresh = "updeb data refresh --write " + file
+			}
 		}
 	}
 	if len(stale) > 0 {
-		todo = append(todo, fmt.Sprintf("data older than %d days: %s: run 'updeb data refresh'", int(maxAge.Hours()/24), strings.Join(stale, ", ")))
+		todo = append(todo, fmt.Sprintf("data older than %d days: %s: run '%s'", int(maxAge.Hours()/24), strings.Join(stale, ", "), refresh))
 	}
 	switch {
 	case len(bad) > 0:

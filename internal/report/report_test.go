@@ -123,6 +123,14 @@ func TestBuild(t *testing.T) {
 	if got := strings.Join(stale.Verdict.Reasons, "\n"); !strings.Contains(got, "data older than 30 days: ") || !strings.Contains(got, "endoflife (42 days)") {
 		t.Errorf("stale data: verdict %+v", stale.Verdict)
 	}
+	// The repository's data file in use: a plain refresh would write the
+	// state folder, which no command reads then.
+	repo := *r.Compat
+	repo.Sources = []compat.Source{{Name: "helm", Copy: "repository /srv/k8s/compat-data.yaml", AsOf: "2026-01-02"}}
+	stale = Build(Inputs{Now: now, Plan: &plan.Plan{}, Compat: &repo, MaxAge: 30 * 24 * time.Hour})
+	if got := strings.Join(stale.Verdict.Reasons, "\n"); !strings.Contains(got, ": helm (") || !strings.Contains(got, ": run 'updeb data refresh --write /srv/k8s/compat-data.yaml'") {
+		t.Errorf("stale repository data: verdict %+v", stale.Verdict)
+	}
 }
 
 // The files: JSON with the schema, CSV that parses with a header per file.
