@@ -323,9 +323,9 @@ func TestTrackingJobLongRefreshReport(t *testing.T) {
 // TestTrackingJobQuietUpstream: a refresh that changes no row or cycle is
 // thrown away while the data file on the base branch is young, and kept
 // (its new as-of date) once that copy is half as old as data:
-// max-age-days: allows: else a quiet upstream left the tables in use older
-// than that, warned about by every command and on the status page, however
-// often the job ran.
+// max-age-days: allows, or stale (dated after today): else a quiet upstream
+// left the tables in use older than that, warned about by every command and
+// on the status page, however often the job ran.
 func TestTrackingJobQuietUpstream(t *testing.T) {
 	j := newTrackingJob(t)
 	os.WriteFile(filepath.Join(j.repo, "compat-data.yaml"), []byte("as-of: 0\n"), 0o644)
@@ -335,11 +335,14 @@ func TestTrackingJobQuietUpstream(t *testing.T) {
 	os.WriteFile(refresh, []byte("support data refreshed: compat-data.yaml\n  kubernetes    4 cycles  no change\n"+
 		"compatibility tables refreshed: compat-data.yaml\n  helm          42 rows    no change (replaced the repository compat-data.yaml copy)\n"), 0o644)
 	status := filepath.Join(j.dir, "status.json")
+	// A copy dated after today is 0 days old, and stale.
 	for _, c := range []struct {
-		age  int
-		kept bool
-	}{{3, false}, {14, false}, {15, true}, {40, true}} {
-		os.WriteFile(status, fmt.Appendf(nil, "{\n  \"age_days\": 1,\n  \"max_age_days\": 30,\n  \"tables\": [\n    {\"table\": \"endoflife\", \"age_days\": 1},\n    {\"table\": \"helm\", \"age_days\": %d}\n  ]\n}\n", c.age), 0o644)
+		age   int
+		stale bool
+		kept  bool
+		why   string
+	}{{3, false, false, ""}, {14, false, false, ""}, {15, false, true, "15 day(s) old"}, {40, true, true, "40 day(s) old"}, {0, true, true, "stale, of no date or dated after today"}} {
+		os.WriteFile(status, fmt.Appendf(nil, "{\n  \"age_days\": 1,\n  \"max_age_days\": 30,\n  \"tables\": [\n    {\"table\": \"endoflife\", \"age_days\": 1, \"stale\": false},\n    {\"table\": \"helm\", \"age_days\": %d, \"stale\": %v}\n  ]\n}\n", c.age, c.stale), 0o644)
 		code, out := j.run("FAKE_REFRESH="+refresh, "FAKE_STATUS="+status)
 		if code != 0 {
 			t.Fatalf("%d days old: exit %d\n%s", c.age, code, out)
@@ -347,7 +350,7 @@ func TestTrackingJobQuietUpstream(t *testing.T) {
 		diff := ""
 		if strings.Contains(j.git("branch"), "updeb/tracking") {
 			diff = j.git("diff", "--name-only", "main", "updeb/tracking")
-			if msg := j.git("log", "-1", "--format=%B", "updeb/tracking"); !strings.Contains(msg, fmt.Sprintf("no row or cycle changed: kept for its new as-of date, the copy in use being %d day(s) old (data: max-age-days: 30)", c.age)) {
+			if msg := j.git("log", "-1", "--format=%B", "updeb/tracking"); !strings.Contains(msg, "no row or cycle changed: kept for its new as-of date, the copy in use being "+c.why+" (data: max-age-days: 30)") {
 				t.Errorf("%d days old: the message:\n%s", c.age, msg)
 			}
 			j.git("branch", "-q", "-D", "updeb/tracking")

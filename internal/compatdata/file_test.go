@@ -7,6 +7,9 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/updeb/updeb/internal/supportdata"
 )
 
 const fileHead = "# As of: 2026-11-24\ntables:\n"
@@ -120,5 +123,38 @@ func TestLoadFutureCopy(t *testing.T) {
 				t.Errorf("copy %q, warnings %q", c, warnings)
 			}
 		})
+	}
+}
+
+// TestLoadFutureRepositoryFile: the repository's data file dated after
+// today (refreshed under a clock far ahead, then committed) is still the
+// copy in use, but says so and counts as stale: it was "0 days old" for
+// ever, so no command, no status page and no tracking job ever asked for a
+// refresh again, however long upstream had been out of reach.
+func TestLoadFutureRepositoryFile(t *testing.T) {
+	bundled, err := os.ReadFile(filepath.Join("data", "compat.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	file := filepath.Join(t.TempDir(), "compat-data.yaml")
+	os.WriteFile(file, bytes.Replace(bundled, []byte(`    as_of: "2026-08-13"`), []byte(`    as_of: "9999-12-31"`), 1), 0o644)
+	set, warnings, err := Load(t.TempDir(), file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c := set.Tables.Table(CRITools).Copy; c != "repository "+file || len(warnings) != 2 ||
+		!strings.Contains(warnings[0], "the repository data file "+file+" is as of 9999-12-31, after today") {
+		t.Errorf("copy %q, warnings %q", c, warnings)
+	}
+	now := time.Now()
+	for _, st := range set.Status(now, 3650*24*time.Hour) {
+		if st.Stale != (st.Table == CRITools) {
+			t.Errorf("%s as of %s: stale %v", st.Table, st.AsOf.Format(time.DateOnly), st.Stale)
+		}
+	}
+	ahead := *set.EOL.Data
+	ahead.AsOf = now.AddDate(1, 0, 0)
+	if future := (&supportdata.Copy{Data: &ahead}); !future.Stale(now, 3650*24*time.Hour) {
+		t.Error("end-of-life data dated a year ahead is not stale")
 	}
 }

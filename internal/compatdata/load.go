@@ -114,18 +114,29 @@ func loadRepository(path string, b []byte, bundled *Tables, stateDir string) (*S
 		return nil, nil, err
 	}
 	t.setCopy("repository " + path)
+	// Used all the same (it is the repository's reviewed copy), but its age
+	// cannot be told: stale (Status), until a refresh dates it anew.
+	var warnings []string
+	newest := t.newest()
+	if t.EOL != nil && t.EOL.AsOf.After(newest) {
+		newest = t.EOL.AsOf
+	}
+	if now := time.Now(); supportdata.AfterToday(newest, now) {
+		warnings = append(warnings, fmt.Sprintf("the repository data file %s is as of %s, after today (%s): it was written with a wrong clock, and counts as stale: run 'updeb data refresh --write %s'",
+			path, newest.UTC().Format(time.DateOnly), now.UTC().Format(time.DateOnly), path))
+	}
 	t.fillFrom(bundled)
 	set := &Set{Tables: t, Repository: path}
 	if t.EOL != nil {
 		set.EOL = &supportdata.Copy{Data: t.EOL, Path: path, Repository: true}
-		return set, nil, nil
+		return set, warnings, nil
 	}
-	eol, warnings, err := supportdata.Load(stateDir)
+	eol, eolWarnings, err := supportdata.Load(stateDir)
 	if err != nil {
 		return nil, nil, err
 	}
 	set.EOL = eol
-	return set, append(warnings, fmt.Sprintf("%s holds no end-of-life data (endoflife:); using the %s end-of-life data: run 'updeb data refresh --write %s'", path, eol.Name(), path)), nil
+	return set, append(append(warnings, eolWarnings...), fmt.Sprintf("%s holds no end-of-life data (endoflife:); using the %s end-of-life data: run 'updeb data refresh --write %s'", path, eol.Name(), path)), nil
 }
 
 // readCopy reads and parses a data file.

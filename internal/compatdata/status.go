@@ -4,6 +4,8 @@ import (
 	"regexp"
 	"strings"
 	"time"
+
+	"github.com/updeb/updeb/internal/supportdata"
 )
 
 // TableStatus is one table's line of `updeb data status`.
@@ -26,13 +28,14 @@ type TableStatus struct {
 
 // Status lists every table of the set, the end-of-life data first, with its
 // copy, sources, date and age on now's day; a table older than maxAge (or
-// without a date) is stale.
+// without a date, or dated after the clock's today: written with a wrong
+// clock, whatever day now is) is stale.
 func (s *Set) Status(now time.Time, maxAge time.Duration) []TableStatus {
 	age := func(t time.Time) (int, bool) {
 		if t.IsZero() {
 			return 0, true
 		}
-		return max(int(now.Sub(t).Hours()/24), 0), now.Sub(t) > maxAge
+		return max(int(now.Sub(t).Hours()/24), 0), now.Sub(t) > maxAge || supportdata.AfterToday(t, time.Now())
 	}
 	days, stale := age(s.EOL.Data.AsOf)
 	out := []TableStatus{{Table: EndOfLife, Copy: s.EOL.Name(), Sources: urlsIn(s.EOL.Data.Source), AsOf: s.EOL.Data.AsOf,

@@ -17,6 +17,7 @@ import (
 	"github.com/updeb/updeb/internal/plan"
 	"github.com/updeb/updeb/internal/repo"
 	"github.com/updeb/updeb/internal/signkey"
+	"github.com/updeb/updeb/internal/supportdata"
 	"github.com/updeb/updeb/pkg/debversion"
 )
 
@@ -320,7 +321,8 @@ func verdict(r *Report, maxAge time.Duration, runFailed bool) Verdict {
 	var stale []string
 	refresh := "updeb data refresh"
 	for _, t := range r.Data {
-		if maxAge > 0 && t.AsOf != "" && time.Duration(t.AgeSeconds)*time.Second > maxAge {
+		asOf, err := time.Parse(time.DateOnly, t.AsOf)
+		if maxAge > 0 && err == nil && (time.Duration(t.AgeSeconds)*time.Second > maxAge || supportdata.AfterToday(asOf, time.Now())) {
 			stale = append(stale, fmt.Sprintf("%s (%d days)", t.Name, t.AgeDays))
 			// A plain refresh writes the state folder, which commands do
 			// not read while the repository's data file is there.

@@ -131,6 +131,13 @@ func TestBuild(t *testing.T) {
 	if got := strings.Join(stale.Verdict.Reasons, "\n"); !strings.Contains(got, ": helm (") || !strings.Contains(got, ": run 'updeb data refresh --write /srv/k8s/compat-data.yaml'") {
 		t.Errorf("stale repository data: verdict %+v", stale.Verdict)
 	}
+	// A copy dated after today (a wrong clock) is never "older than": it
+	// is stale at any age.
+	repo.Sources = []compat.Source{{Name: "helm", Copy: "repository /srv/k8s/compat-data.yaml", AsOf: "9999-12-31"}}
+	stale = Build(Inputs{Now: now, Plan: &plan.Plan{}, Compat: &repo, MaxAge: 30 * 24 * time.Hour})
+	if got := strings.Join(stale.Verdict.Reasons, "\n"); !strings.Contains(got, "data older than 30 days: helm (") {
+		t.Errorf("repository data dated after today: verdict %+v", stale.Verdict)
+	}
 }
 
 // The files: JSON with the schema, CSV that parses with a header per file.

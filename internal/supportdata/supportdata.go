@@ -106,9 +106,10 @@ func (c *Copy) Describe(now time.Time) string {
 }
 
 // Stale reports whether the data is older than maxAge on now's day (data
-// without a date is stale).
+// without a date, or dated after the clock's today whatever day now is, is
+// stale).
 func (c *Copy) Stale(now time.Time, maxAge time.Duration) bool {
-	return c.Data.AsOf.IsZero() || now.Sub(c.Data.AsOf) > maxAge
+	return c.Data.AsOf.IsZero() || now.Sub(c.Data.AsOf) > maxAge || AfterToday(c.Data.AsOf, time.Now())
 }
 
 func plural(n int) string {
