@@ -139,7 +139,7 @@ func (s *contentsStore) list(e Entry) ([]string, error) {
 		return paths, err
 	}
 	pool := filepath.Join(s.root, filepath.FromSlash(e.Filename))
-	if have, err := existingDigest(s.root, e.Filename); err != nil {
+	if have, err := existingDigest(s.ctx, s.root, e.Filename); err != nil {
 		return nil, err
 	} else if have != e.SHA256 {
 		if have == "" {

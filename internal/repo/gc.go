@@ -268,7 +268,7 @@ func (r *Repo) removePoolFiles(ctx context.Context, files []string) error {
 		}
 		name := filepath.Join(r.root, filepath.FromSlash(rel))
 		if strings.HasSuffix(rel, ".deb") && !strings.HasPrefix(path.Base(rel), ".") {
-			if err := r.recordCollected(rel); err != nil {
+			if err := r.recordCollected(ctx, rel); err != nil {
 				return err
 			}
 		}
@@ -343,8 +343,8 @@ func (r *Repo) collectedFile(rel string) string {
 
 // recordCollected writes the SHA256 of the pool file at rel under
 // .updeb/removed/ before it is removed.
-func (r *Repo) recordCollected(rel string) error {
-	sum, err := existingDigest(r.root, rel)
+func (r *Repo) recordCollected(ctx context.Context, rel string) error {
+	sum, err := existingDigest(ctx, r.root, rel)
 	if err != nil || sum == "" {
 		return err
 	}

@@ -409,3 +409,40 @@ func TestKilledPublishLeavesNoPoolFile(t *testing.T) {
 		t.Fatalf("the pending publish record stays after the publishes that followed: %v", err)
 	}
 }
+
+// stopWhenCopying is a context that reports itself cancelled once a file
+// matching glob exists: the temporary file a publish copies a package
+// into, so that the signal arrives during that copy.
+type stopWhenCopying struct {
+	context.Context
+	glob string
+}
+
+func (c stopWhenCopying) Err() error {
+	if m, _ := filepath.Glob(c.glob); len(m) > 0 {
+		return context.Canceled
+	}
+	return c.Context.Err()
+}
+
+// A publish interrupted while it copies a package into the pool stops
+// there, within the copy, and leaves nothing: the copy of a package of
+// gigabytes (with its three digests and its fsync) went on to its end
+// after SIGTERM, a minute and more for 6 GB, and the publish then exited 0
+// when nothing was left to check the context.
+func TestPublishStopsInPoolCopy(t *testing.T) {
+	dir, root := testDirs(t)
+	r := realRepo(t, root, testSettings("amd64"), nil)
+	deb := testDeb(t, dir, "app", "1-1", "amd64", "v1")
+	ctx := stopWhenCopying{context.Background(), filepath.Join(root, "pool/main/a/app/.tmp-*.deb")}
+	_, err := r.Publish(ctx, "s", "main", []Package{pkgOf(t, deb)})
+	if !errors.Is(err, context.Canceled) || !strings.Contains(err.Error(), "into the pool") {
+		t.Fatalf("publish interrupted in its pool copy: %v, want the copy stopped with context.Canceled", err)
+	}
+	if left, _ := filepath.Glob(filepath.Join(root, "pool/main/a/app/*")); len(left) > 0 {
+		t.Errorf("an interrupted publish left %v in the pool", left)
+	}
+	if _, err := r.Publish(context.Background(), "s", "main", []Package{pkgOf(t, deb)}); err != nil {
+		t.Fatalf("the publish after an interrupted one: %v", err)
+	}
+}

@@ -1,6 +1,7 @@
 package repo
 
 import (
+	"context"
 	"crypto/md5" //nolint:gosec // MD5sum is a Packages field for old tools, never a trust anchor
 	"crypto/sha256"
 	"crypto/sha512"
@@ -18,6 +19,7 @@ import (
 	"github.com/updeb/updeb/internal/confined"
 	"github.com/updeb/updeb/pkg/atomicfile"
 	"github.com/updeb/updeb/pkg/control"
+	"github.com/updeb/updeb/pkg/ctxio"
 	"github.com/updeb/updeb/pkg/deb"
 	"github.com/updeb/updeb/pkg/debversion"
 )
@@ -180,7 +182,7 @@ type stagedFile struct {
 // digests. The temporary file is fsynced; link moves it to its final name.
 // cleaned records the directories whose leftovers were already removed in
 // this publish (so that this publish's own temporary files stay).
-func stageIntoPool(root, component string, p *Package, cleaned map[string]bool) (*stagedFile, error) {
+func stageIntoPool(ctx context.Context, root, component string, p *Package, cleaned map[string]bool) (*stagedFile, error) {
 	rel, err := PoolPath(component, p.Control)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", p.Path, err)
@@ -215,7 +217,7 @@ func stageIntoPool(root, component string, p *Package, cleaned map[string]bool) 
 		}
 	}()
 	m5, s256, s512 := md5.New(), sha256.New(), sha512.New() //nolint:gosec // see Package.MD5
-	n, err := io.Copy(io.MultiWriter(tmp, m5, s256, s512), in)
+	n, err := io.Copy(io.MultiWriter(tmp, m5, s256, s512), ctxio.Reader(ctx, in))
 	if err != nil {
 		return nil, fmt.Errorf("copy %s into the pool: %w", p.Path, err)
 	}
@@ -239,7 +241,7 @@ func stageIntoPool(root, component string, p *Package, cleaned map[string]bool) 
 // regular file inside the repository: a pool file replaced by a symlink to
 // a file elsewhere is refused (confined.ErrRefused), since the repository
 // would list bytes that someone else may change.
-func existingDigest(root, rel string) (string, error) {
+func existingDigest(ctx context.Context, root, rel string) (string, error) {
 	f, _, err := confined.Open(root, rel)
 	if errors.Is(err, os.ErrNotExist) {
 		return "", nil
@@ -249,7 +251,7 @@ func existingDigest(root, rel string) (string, error) {
 	}
 	defer f.Close()
 	h := sha256.New()
-	if _, err := io.Copy(h, f); err != nil {
+	if _, err := io.Copy(h, ctxio.Reader(ctx, f)); err != nil {
 		return "", fmt.Errorf("read %s: %w", f.Name(), err)
 	}
 	return hex.EncodeToString(h.Sum(nil)), nil

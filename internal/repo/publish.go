@@ -139,7 +139,7 @@ func (r *Repo) stagePackages(ctx context.Context, suite, comp string, c componen
 				return nil, cleanup, fmt.Errorf("%w: %s: control file has a %s field, which only a repository index may have", ErrInvalid, p.Path, f)
 			}
 		}
-		s, err := stageIntoPool(r.root, comp, p, cleaned)
+		s, err := stageIntoPool(ctx, r.root, comp, p, cleaned)
 		if err != nil {
 			return nil, cleanup, err
 		}
@@ -172,7 +172,7 @@ func (r *Repo) stagePackages(ctx context.Context, suite, comp string, c componen
 			}
 			continue
 		}
-		have, err := existingDigest(r.root, e.Filename)
+		have, err := existingDigest(ctx, r.root, e.Filename)
 		if err == nil && have == "" {
 			have, err = r.collectedDigest(e.Filename)
 		}
