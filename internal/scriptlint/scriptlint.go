@@ -72,6 +72,11 @@ func run(ctx context.Context, name string, script []byte, args ...string) (stdou
 	if errors.As(err, &exitErr) && ctx.Err() == nil {
 		return o.Bytes(), e.Bytes(), exitErr.ExitCode(), nil
 	}
+	if err != nil && ctx.Err() != nil {
+		// Killed because ctx ended (a signal, the timeout): its error, not
+		// the tool's "signal: killed", which would read as a failed check.
+		return nil, nil, 0, fmt.Errorf("%s: %w", name, ctx.Err())
+	}
 	if err != nil {
 		return nil, nil, 0, fmt.Errorf("%s: %w", name, err)
 	}

@@ -2,8 +2,12 @@ package scriptlint
 
 import (
 	"context"
+	"errors"
+	"os"
+	"path/filepath"
 	"slices"
 	"testing"
+	"time"
 
 	"github.com/updeb/updeb/internal/testkit/testenv"
 )
@@ -78,5 +82,22 @@ func TestReadsAsCommand(t *testing.T) {
 	}
 	if _, err := ReadsAsCommand(context.Background(), sh, []byte("echo\n"), 3); err == nil {
 		t.Error("a line past the end gave no error")
+	}
+}
+
+// A checker stopped by the end of the caller's context (updeb lint got
+// SIGINT while shellcheck ran) returns that context's error: its own
+// "signal: killed" read as a failed check, and lint exited 1, not 130.
+func TestCheckStoppedByContext(t *testing.T) {
+	testenv.RequireTool(t, "sleep")
+	slow := filepath.Join(t.TempDir(), "slow-shellcheck")
+	if err := os.WriteFile(slow, []byte("#!/bin/sh\nexec sleep 10\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	time.AfterFunc(100*time.Millisecond, cancel)
+	_, err := Check(ctx, Tools{ShellCheck: slow}, []byte("echo\n"))
+	if !errors.Is(err, context.Canceled) {
+		t.Fatalf("a checker stopped by the context: %v, want context.Canceled", err)
 	}
 }
