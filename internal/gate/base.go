@@ -14,6 +14,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/updeb/updeb/internal/childproc"
 	"github.com/updeb/updeb/internal/confined"
 	"github.com/updeb/updeb/internal/recipe"
 	"github.com/updeb/updeb/pkg/debversion"
@@ -45,12 +46,12 @@ func (b *Base) gitTo(ctx context.Context, dir string, w io.Writer, args ...strin
 	// git's words in the C locale: the errors quote them, and a few of them
 	// (an ambiguous short hash, a partial clone's failed fetch) are read.
 	// Never a prompt for a partial clone's credentials: git runs in a
-	// session of its own without a terminal (runGroup), and neither git
+	// session of its own without a terminal (childproc.RunGroup), and neither git
 	// nor ssh can ask; it fails instead, and the error says so.
 	cmd.Env = append(os.Environ(), "LC_ALL=C", "GIT_TERMINAL_PROMPT=0")
 	var stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = w, &stderr
-	if err := runGroup(cmd, cmd.Run); err != nil {
+	if err := childproc.RunGroup(cmd, cmd.Run); err != nil {
 		return gitError("git "+strings.Join(args, " "), err, stderr.String())
 	}
 	return nil

@@ -25,13 +25,11 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime"
 	"slices"
 	"sort"
 	"strings"
-	"syscall"
-	"time"
 
+	"github.com/updeb/updeb/internal/childproc"
 	"github.com/updeb/updeb/internal/confined"
 	"github.com/updeb/updeb/internal/fetch"
 	"github.com/updeb/updeb/internal/pipeline"
@@ -397,7 +395,7 @@ func lintian(ctx context.Context, exe, tempDir string, debs []string, c *checks)
 	cmd := exec.CommandContext(ctx, exe, args...)
 	cmd.Env = append(lintianEnv(os.Environ()), "TMPDIR="+tmp)
 	var out []byte
-	err = runGroup(cmd, func() (err error) {
+	err = childproc.RunGroup(cmd, func() (err error) {
 		out, err = cmd.CombinedOutput()
 		return err
 	})
@@ -421,29 +419,6 @@ func lintianEnv(env []string) []string {
 		name, _, _ := strings.Cut(kv, "=")
 		return slices.ContainsFunc(notForLintian, func(n string) bool { return strings.EqualFold(n, name) })
 	})
-}
-
-// runGroup runs cmd, made by exec.CommandContext, with run (cmd.Run,
-// cmd.CombinedOutput, ...) in a process group of its own that the context's
-// end kills whole. The tools updeb verify runs start children that share
-// their output pipe: lintian its helpers (file, objdump, readelf, ...), git
-// the fetch of what a partial clone lacks (and that an upload-pack or a
-// remote helper). Stopped alone, the tool would leave them running and the
-// wait for its output would last as long as they do. Out of updeb's group,
-// a kill of that group (a CI runner cancelling the job) no longer reaches
-// the tool: Pdeathsig kills it when updeb dies however it dies. Pdeathsig
-// follows the thread that started the tool, so that thread is kept until
-// the tool is done. The group is that of a session of its own, without a
-// terminal: a tool that asks there (ssh for a passphrase or a host key)
-// fails at once; in a background group of updeb's session, its read of the
-// terminal would stop it (SIGTTIN), and verify would wait forever.
-func runGroup(cmd *exec.Cmd, run func() error) error {
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true, Pdeathsig: syscall.SIGKILL}
-	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
-	cmd.WaitDelay = 2 * time.Second
-	runtime.LockOSThread()
-	defer runtime.UnlockOSThread()
-	return run()
 }
 
 // reproducible compares the two builds byte for byte.

@@ -17,6 +17,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/updeb/updeb/internal/childproc"
 )
 
 // Tools are the checkers to run, by path; "" skips one.
@@ -67,7 +69,10 @@ func run(ctx context.Context, name string, script []byte, args ...string) (stdou
 	cmd.Env = []string{"LC_ALL=C", "PATH=/usr/bin:/bin"}
 	var o, e bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &o, &e
-	err = cmd.Run()
+	// Out of updeb's process group: a Ctrl-C at the terminal reaches updeb
+	// alone, which stops the checker through ctx; killed by it first, the
+	// checker read as one that failed (exit 1, not 130).
+	err = childproc.RunGroup(cmd, cmd.Run)
 	var exitErr *exec.ExitError
 	if errors.As(err, &exitErr) && ctx.Err() == nil {
 		return o.Bytes(), e.Bytes(), exitErr.ExitCode(), nil

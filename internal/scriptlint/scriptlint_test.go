@@ -6,6 +6,9 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
+	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -99,5 +102,20 @@ func TestCheckStoppedByContext(t *testing.T) {
 	_, err := Check(ctx, Tools{ShellCheck: slow}, []byte("echo\n"))
 	if !errors.Is(err, context.Canceled) {
 		t.Fatalf("a checker stopped by the context: %v, want context.Canceled", err)
+	}
+}
+
+// A checker runs out of updeb's process group: Ctrl-C at the terminal
+// signals the whole foreground group, and a checker in it died of the
+// SIGINT before updeb's context ended, so that lint read a failed checker
+// (exit 1, "shellcheck: exit status -1") about one run in thirty.
+func TestCheckerOutOfProcessGroup(t *testing.T) {
+	sh := testenv.RequireTool(t, "sh")[0]
+	stdout, _, _, err := run(context.Background(), sh, []byte("read -r _ _ _ _ pgrp _ </proc/self/stat; echo \"$pgrp\"\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, ours := strings.TrimSpace(string(stdout)), strconv.Itoa(syscall.Getpgrp()); got == ours {
+		t.Errorf("the checker runs in updeb's process group %s: a signal to the group reaches it", ours)
 	}
 }
