@@ -884,10 +884,14 @@ func (d *decoder) pkg(p *Package, n *yaml.Node) {
 }
 
 // absPath checks an absolute path in the package: clean, below /, without a
-// ".." component; every character dpkg takes in a file name is taken (see
-// pathProblem).
+// ".." component, short enough for dpkg to unpack (deb.PathLengthProblem);
+// every character dpkg takes in a file name is taken (see pathProblem).
 func (d *decoder) absPath(v *yaml.Node, name, p string) bool {
-	if problem := pathProblem(p); problem != "" {
+	problem := deb.PathLengthProblem(p)
+	if problem == "" {
+		problem = pathProblem(p)
+	}
+	if problem != "" {
 		d.at(v, "%s: %q %s", name, clip(p), problem)
 		return false
 	}

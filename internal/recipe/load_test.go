@@ -440,19 +440,23 @@ func TestLoadErrors(t *testing.T) {
 }
 
 // TestPathsLinuxCannotHold: a path longer than Linux takes (4095 bytes, 255
-// a name) is refused at its field, quoted short. An 800 KB dest of 400,000
-// components once took lint past 10 GB and minutes: every parent folder
-// kept its own copy of the whole path.
+// a name) is refused at its field, quoted short, and so is a path in the
+// package that dpkg cannot unpack as PATH.dpkg-new (a name of 247 to 255
+// bytes, a path of 4087 to 4095). An 800 KB dest of 400,000 components
+// once took lint past 10 GB and minutes: every parent folder kept its own
+// copy of the whole path.
 func TestPathsLinuxCannotHold(t *testing.T) {
 	long := "/usr/lib/x/" + strings.Repeat("a/", 2100) + "x"
 	name := "/usr/lib/x/" + strings.Repeat("n", 256)
+	name250 := "/usr/lib/x/" + strings.Repeat("m", 250)
 	text := strings.Replace(baseRecipe, "dest: /usr/bin/x}", "dest: "+long+"}", 1)
-	text = strings.Replace(text, "    systemd-units: [x.service]\n", "    systemd-units: [x.service]\n    symlinks: [{dest: "+name+", target: "+long+"}]\n", 1)
+	text = strings.Replace(text, "    systemd-units: [x.service]\n", "    systemd-units: [x.service]\n    symlinks: [{dest: "+name+", target: "+long+"}, {dest: "+name250+", target: /usr/bin/x}]\n", 1)
 	got := strings.Join(loadFindings(t, text), "\n")
 	for _, want := range []string{
-		fmt.Sprintf("recipes/x.yaml:18:38: dest: %q is 4212 bytes long, longer than any path Linux takes (4095): dpkg could not unpack it", clip(long)),
-		fmt.Sprintf("recipes/x.yaml:21:23: symlink dest: %q has a name of 256 bytes, longer than any file system holds (255): dpkg could not unpack it", clip(name)),
+		fmt.Sprintf("recipes/x.yaml:18:38: dest: %q is 4212 bytes long: dpkg unpacks it as PATH.dpkg-new, which must fit in a Linux path (4095 bytes), so at most 4086", clip(long)),
+		fmt.Sprintf("recipes/x.yaml:21:23: symlink dest: %q has a name of 256 bytes: dpkg unpacks it as NAME.dpkg-new, which must fit in a file name (255 bytes), so at most 246", clip(name)),
 		fmt.Sprintf("recipes/x.yaml:21:300: symlink target: %q is 4212 bytes long, longer than any path Linux takes (4095): dpkg could not unpack it", clip(long)),
+		fmt.Sprintf("symlink dest: %q has a name of 250 bytes: dpkg unpacks it as NAME.dpkg-new", clip(name250)),
 	} {
 		if !strings.Contains(got, want) {
 			t.Errorf("findings:\n%s\nwant one with:\n%s", got, want)

@@ -14,7 +14,8 @@ import (
 // a name in a folder at most MaxComponent bytes (NAME_MAX). A tar name or
 // symlink target may be up to a MiB (PAX, GNU long names): refusing longer
 // ones keeps what a scan holds, and every message, to a few KiB a name.
-// Recipes hold their paths to the same limits.
+// Recipes hold their paths to the same limits, and the paths of a package
+// to dpkg's, 9 bytes less (deb.MaxPath, deb.MaxName).
 const (
 	MaxPath      = 4095
 	MaxComponent = 255

@@ -3,6 +3,8 @@ package deb
 import (
 	"archive/tar"
 	"bytes"
+	"context"
+	"errors"
 	"io"
 	"os"
 	"os/exec"
@@ -133,4 +135,63 @@ func dpkgRoot(t *testing.T) (root string, opts []string) {
 	root = testenv.DpkgRoot(t)
 	return root, []string{"--root=" + root, "--admindir=" + filepath.Join(root, "var/lib/dpkg"), "--force-script-chrootless", "--force-not-root",
 		"--force-unsafe-io", "--log=/dev/null", "--no-triggers"}
+}
+
+// dpkg unpacks an entry as NAME.dpkg-new: a name of MaxName bytes (file,
+// directory, symlink or hardlink) installs, one byte more fails in dpkg
+// ("File name too long") even where dpkg-deb --build takes it, and Write
+// refuses it before writing anything.
+func TestDpkgNameLimit(t *testing.T) {
+	testenv.RequireTool(t, "dpkg", "dpkg-deb")
+	entries := func(n int) []Entry {
+		name := strings.Repeat("n", n)
+		return []Entry{
+			fileEntry("/usr/share/f/"+name, 0, "x"),
+			{Path: "/usr/share/d/" + name, Type: TypeDir},
+			{Path: "/usr/share/l/" + name, Type: TypeSymlink, Linkname: "x"},
+			{Path: "/usr/share/h/" + name, Type: TypeHardlink, Linkname: "/usr/share/f/" + name},
+		}
+	}
+	install := func(deb string) (string, error) {
+		_, base := dpkgRoot(t)
+		cmd := exec.Command("dpkg", append(base, "--unpack", deb)...)
+		cmd.Env = append(os.Environ(), "PATH=/usr/sbin:/usr/bin:/sbin:/bin")
+		out, err := cmd.CombinedOutput()
+		return string(out), err
+	}
+	p := samplePackage()
+	p.Control.Depends, p.Scripts, p.Conffiles, p.Triggers, p.Entries = nil, nil, nil, "", entries(MaxName)
+	path, _ := writeTemp(t, p)
+	if out, err := install(path); err != nil {
+		t.Fatalf("dpkg --unpack of names of %d bytes: %v\n%s", MaxName, err, out)
+	}
+
+	// The same tree one byte longer, built by dpkg-deb: dpkg cannot unpack it.
+	dir := t.TempDir()
+	long := strings.Repeat("n", MaxName+1)
+	for _, d := range []string{"DEBIAN", "usr/share/f", "usr/share/d/" + long, "usr/share/l"} {
+		if err := os.MkdirAll(filepath.Join(dir, d), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	writeFile(t, filepath.Join(dir, "DEBIAN/control"), "Package: long\nVersion: 1\nArchitecture: all\nMaintainer: t <t@example.org>\nDescription: t\n")
+	writeFile(t, filepath.Join(dir, "usr/share/f", long), "x")
+	if err := os.Symlink("x", filepath.Join(dir, "usr/share/l", long)); err != nil {
+		t.Fatal(err)
+	}
+	ref := filepath.Join(t.TempDir(), "long.deb")
+	testenv.Run(t, "dpkg-deb", "--root-owner-group", "--build", dir, ref)
+	if out, err := install(ref); err == nil || !strings.Contains(out, "File name too long") {
+		t.Fatalf("dpkg --unpack of a name of %d bytes: %v\n%s, want File name too long", MaxName+1, err, out)
+	}
+
+	out := t.TempDir()
+	p.Entries = entries(MaxName + 1)
+	_, err := Write(context.Background(), filepath.Join(out, "long.deb"), p)
+	if !errors.Is(err, ErrInvalid) || strings.Count(err.Error(), "has a name of 247 bytes: dpkg unpacks it as NAME.dpkg-new") != 4 {
+		t.Errorf("Write of names of %d bytes: %v, want ErrInvalid naming each of the 4 entries", MaxName+1, err)
+	}
+	if left := dirEntries(t, out); len(left) != 0 {
+		t.Errorf("files left behind: %v", left)
+	}
 }

@@ -156,16 +156,45 @@ func scriptMode(s Script) fs.FileMode {
 	return m
 }
 
-// checkPath refuses what dpkg refuses in a data.tar name (NUL, a newline)
-// and anything but an absolute, clean path, which md5sums and conffiles
-// list one a line. Every other byte is dpkg's to take: spaces, backslashes
-// (systemd's "\x2d"), UTF-8 and other bytes, tabs, carriage returns.
+// dpkg unpacks every entry as PATH.dpkg-new (and moves what it replaces
+// aside as PATH.dpkg-tmp) before renaming it into place, so an entry's
+// path and last name must leave room for those 9 bytes: within Linux's
+// PATH_MAX (4095 bytes without the NUL) and NAME_MAX (255), or dpkg stops
+// the unpack with "File name too long". MaxPath is counted from the root
+// of a system installed at "/" (dpkg --root=DIR has len(DIR) bytes less).
+const (
+	MaxPath = 4095 - len(".dpkg-new")
+	MaxName = 255 - len(".dpkg-new")
+)
+
+// PathLengthProblem is why dpkg cannot unpack the absolute path p for its
+// length (see MaxPath and MaxName), or "".
+func PathLengthProblem(p string) string {
+	if len(p) > MaxPath {
+		return fmt.Sprintf("is %d bytes long: dpkg unpacks it as PATH.dpkg-new, which must fit in a Linux path (4095 bytes), so at most %d", len(p), MaxPath)
+	}
+	for c := range strings.SplitSeq(p, "/") {
+		if len(c) > MaxName {
+			return fmt.Sprintf("has a name of %d bytes: dpkg unpacks it as NAME.dpkg-new, which must fit in a file name (255 bytes), so at most %d", len(c), MaxName)
+		}
+	}
+	return ""
+}
+
+// checkPath refuses what dpkg refuses in a data.tar name (NUL, a newline),
+// a path too long for dpkg to unpack (PathLengthProblem) and anything but
+// an absolute, clean path, which md5sums and conffiles list one a line.
+// Every other byte is dpkg's to take: spaces, backslashes (systemd's
+// "\x2d"), UTF-8 and other bytes, tabs, carriage returns.
 func checkPath(what, p string) error {
 	if strings.ContainsAny(p, "\n\x00") {
 		return invalidf("%s %q: contains a newline or NUL, which dpkg refuses in a file name", what, p)
 	}
 	if !strings.HasPrefix(p, "/") || p == "/" || path.Clean(p) != p {
 		return invalidf("%s %q: expected an absolute, clean path below / (no ., .., // or trailing /)", what, p)
+	}
+	if problem := PathLengthProblem(p); problem != "" {
+		return invalidf("%s %q: %s", what, shorten(p), problem)
 	}
 	return nil
 }

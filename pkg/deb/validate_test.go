@@ -64,6 +64,11 @@ func TestValidation(t *testing.T) {
 		{"root path", func(p *Package) { p.Entries[0].Path = "/" }, `entry "/": expected an absolute, clean path`},
 		{"newline in path", func(p *Package) { p.Entries[0].Path = "/usr/bin/a\nb" }, `entry "/usr/bin/a\nb": contains a newline or NUL, which dpkg refuses in a file name`},
 		{"NUL in path", func(p *Package) { p.Entries[0].Path = "/usr/bin/a\x00b" }, `entry "/usr/bin/a\x00b": contains a newline or NUL, which dpkg refuses`},
+		{"name too long for dpkg", func(p *Package) { p.Entries[0].Path = "/usr/bin/" + strings.Repeat("n", MaxName+1) }, `has a name of 247 bytes: dpkg unpacks it as NAME.dpkg-new, which must fit in a file name (255 bytes), so at most 246`},
+		{"dir name too long for dpkg", func(p *Package) { p.Entries[2].Path = "/usr/share/doc/" + strings.Repeat("d", 255) }, `has a name of 255 bytes`},
+		{"path too long for dpkg", func(p *Package) {
+			p.Entries[0].Path = strings.Repeat("/"+strings.Repeat("p", 99), 40) + "/" + strings.Repeat("f", MaxPath-4000)
+		}, `is 4087 bytes long: dpkg unpacks it as PATH.dpkg-new, which must fit in a Linux path (4095 bytes), so at most 4086`},
 		{"dot component", func(p *Package) { p.Entries[0].Path = "/usr/./bin/x" }, `entry "/usr/./bin/x": expected an absolute, clean path`},
 		{"double slash", func(p *Package) { p.Entries[0].Path = "/usr//bin/x" }, `entry "/usr//bin/x": expected an absolute, clean path`},
 		{"conffile trailing space", func(p *Package) {
