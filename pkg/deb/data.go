@@ -135,6 +135,9 @@ func (t *tree) item(e *Entry) (*item, []error) {
 		if e.Linkname == "" || strings.ContainsAny(e.Linkname, "\n\x00") {
 			errs = append(errs, invalidf("entry %q: symlink target %q must be non-empty, without newline or NUL", e.Path, e.Linkname))
 		}
+		if len(e.Linkname) > maxSymlinkTarget {
+			errs = append(errs, invalidf("entry %q: symlink target %q is %d bytes long: Linux takes at most %d (dpkg's symlink fails with \"File name too long\")", e.Path, shorten(e.Linkname), len(e.Linkname), maxSymlinkTarget))
+		}
 	case TypeHardlink:
 		if e.Mode != 0 || e.Owner != (Owner{}) {
 			errs = append(errs, invalidf("entry %q: a hardlink has its target's mode and owner: leave Mode (%v) and Owner (%+v) zero", e.Path, e.Mode, e.Owner))
@@ -147,6 +150,10 @@ func (t *tree) item(e *Entry) (*item, []error) {
 	}
 	return it, errs
 }
+
+// maxSymlinkTarget is the longest target symlink(2) takes: PATH_MAX (4096)
+// less its NUL.
+const maxSymlinkTarget = 4095
 
 // specialBits are the mode bits beside the permission bits a data.tar
 // member may carry.

@@ -161,9 +161,11 @@ func TestDpkgNameLimit(t *testing.T) {
 	}
 	p := samplePackage()
 	p.Control.Depends, p.Scripts, p.Conffiles, p.Triggers, p.Entries = nil, nil, nil, "", entries(MaxName)
+	// The longest symlink target Write takes installs too.
+	p.Entries = append(p.Entries, Entry{Path: "/usr/share/t", Type: TypeSymlink, Linkname: strings.Repeat("t/", maxSymlinkTarget/2) + "t"})
 	path, _ := writeTemp(t, p)
 	if out, err := install(path); err != nil {
-		t.Fatalf("dpkg --unpack of names of %d bytes: %v\n%s", MaxName, err, out)
+		t.Fatalf("dpkg --unpack of names of %d bytes and a target of %d: %v\n%s", MaxName, maxSymlinkTarget, err, out)
 	}
 
 	// The same tree one byte longer, built by dpkg-deb: dpkg cannot unpack it.

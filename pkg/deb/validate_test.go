@@ -100,6 +100,8 @@ func TestValidation(t *testing.T) {
 		{"no open", func(p *Package) { p.Entries[0].Open = nil }, `entry "/usr/bin/sample": regular file without an Open function`},
 		{"open and open sized", func(p *Package) { p.Entries[0].OpenSized = sized("x", 1) }, `entry "/usr/bin/sample": OpenSized set together with Open or Size 22 (it replaces both)`},
 		{"empty symlink", func(p *Package) { p.Entries[4].Linkname = "" }, `entry "/usr/bin/sample-link": symlink target "" must be non-empty`},
+		{"symlink target too long", func(p *Package) { p.Entries[4].Linkname = strings.Repeat("t/", 2048) }, `entry "/usr/bin/sample-link": symlink target "t/t/t/`},
+		{"symlink target too long says why", func(p *Package) { p.Entries[4].Linkname = strings.Repeat("t/", 2048) }, `is 4096 bytes long: Linux takes at most 4095 (dpkg's symlink fails with "File name too long")`},
 		{"linkname on file", func(p *Package) { p.Entries[0].Linkname = "x" }, `entry "/usr/bin/sample": a file with Linkname "x"`},
 		{"hardlink to missing", func(p *Package) { p.Entries[5].Linkname = "/nope" }, `entry "/usr/lib/sample/a-b": hardlink target "/nope" must be a regular file entry, found missing`},
 		{"hardlink to dir", func(p *Package) { p.Entries[5].Linkname = "/var/lib/sample" }, `hardlink target "/var/lib/sample" must be a regular file entry, found a dir`},
