@@ -87,6 +87,13 @@ func newMembers(plan *recipe.Resolved, srcs map[string]*source.Verified, dir str
 			}
 			k := keyOf(f)
 			if archive.Kind(vs.Source.Kind) == archive.Raw {
+				// The cached file is packaged as it is, not read through
+				// archive.Select: its limit for one file is applied here,
+				// as to an archive's members (and by deb.Inspect, which
+				// updeb publish reads the package with).
+				if err := archive.CheckRawSize(vs.Artifact.Path, vs.Artifact.Size, lim); err != nil {
+					return nil, fmt.Errorf("source %s (%s) for %s: %w", f.Source, vs.Source.URL, f.Dest, err)
+				}
 				ms.read[k] = member{path: vs.Artifact.Path, size: vs.Artifact.Size}
 				continue
 			}

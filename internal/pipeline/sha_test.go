@@ -2,11 +2,14 @@ package pipeline
 
 import (
 	"errors"
+	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/updeb/updeb/internal/fetch"
 	"github.com/updeb/updeb/internal/recipe"
 	"github.com/updeb/updeb/internal/source"
+	"github.com/updeb/updeb/pkg/archive"
 	"github.com/updeb/updeb/pkg/deb"
 	"github.com/updeb/updeb/pkg/digest"
 )
@@ -60,6 +63,41 @@ func TestRawPackagedSHA256(t *testing.T) {
 		var me *digest.MismatchError
 		if err := checkRawPackaged(pp, srcs, changed); !errors.As(err, &me) || me.Got != other || me.Want != empty {
 			t.Errorf("%s changed: %v, want a mismatch naming both digests", files[i].Path, err)
+		}
+	}
+}
+
+// A raw source is packaged from the cache file itself, not read through
+// archive.Select, yet the limit for one file holds for it as for an
+// archive's member (and for the raw artifact Select would be given): a
+// file updeb publish could not read back (deb.Inspect's limit) is refused
+// before the package is written, naming the source, its URL and the dest.
+func TestRawSourceOverFileLimit(t *testing.T) {
+	limit := archive.DefaultLimits().MaxFileSize
+	for _, c := range []struct {
+		size int64
+		lim  archive.Limits
+		ok   bool
+	}{
+		{limit, archive.Limits{}, true},
+		{limit + 1, archive.Limits{}, false},
+		{11, archive.Limits{MaxFileSize: 10}, false},
+	} {
+		srcs := map[string]*source.Verified{"big": {
+			Source:   recipe.ResolvedSource{Kind: "raw", URL: "https://example.org/big"},
+			Artifact: &fetch.Result{Path: "/cache/sha256/ab/abcd", Size: c.size},
+		}}
+		plan := &recipe.Resolved{Packages: []recipe.ResolvedPackage{{Name: "big", Files: []recipe.ResolvedFile{{Source: "big", Dest: "/usr/bin/big"}}}}}
+		_, err := newMembers(plan, srcs, t.TempDir(), c.lim, nil)
+		if c.ok {
+			if err != nil {
+				t.Errorf("size %d: %v", c.size, err)
+			}
+			continue
+		}
+		want := fmt.Sprintf("source big (https://example.org/big) for /usr/bin/big: archive /cache/sha256/ab/abcd: size %d bytes is above the", c.size)
+		if !errors.Is(err, archive.ErrLimit) || !strings.Contains(err.Error(), want) {
+			t.Errorf("size %d over the limit: %v, want ErrLimit with %q", c.size, err, want)
 		}
 	}
 }

@@ -26,8 +26,20 @@ func selectRaw(ctx context.Context, path string, want []string, lim Limits, fn f
 	if !fi.Mode().IsRegular() {
 		return s.errorf(ErrNotRegular, "", nil, "a raw artifact must be a regular file, found %s", fi.Mode().Type())
 	}
-	if fi.Size() > lim.MaxFileSize {
-		return s.errorf(ErrLimit, "", nil, "size %d bytes is above the %d-byte limit for one file (Limits.MaxFileSize)", fi.Size(), lim.MaxFileSize)
+	if err := CheckRawSize(path, fi.Size(), lim); err != nil {
+		return err
 	}
 	return s.deliver(Member{Name: "", Size: fi.Size()}, "", &budget{s: s, src: f})
+}
+
+// CheckRawSize returns the error Select gives a raw artifact at path of
+// size bytes that is over lim's limit for one file (Limits.MaxFileSize),
+// or nil: for a caller that packages the cached artifact itself, without
+// reading it through Select.
+func CheckRawSize(path string, size int64, lim Limits) error {
+	lim = lim.withDefaults()
+	if size > lim.MaxFileSize {
+		return &Error{Archive: path, Kind: ErrLimit, Msg: fmt.Sprintf("size %d bytes is above the %d-byte limit for one file (Limits.MaxFileSize)", size, lim.MaxFileSize)}
+	}
+	return nil
 }
