@@ -1,7 +1,6 @@
 package repo
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"errors"
@@ -117,16 +116,17 @@ func (s *contentsStore) read(e Entry) ([]string, error) {
 	if !ok || len(data) > maxContentsList {
 		return nil, nil // another version's list, or damaged: listed again from the .deb
 	}
+	// Lines end at "\n" only: a carriage return is part of a path (dpkg
+	// takes it in a file name; bufio.ScanLines would drop one at the end).
 	paths := []string{}
-	sc := bufio.NewScanner(bytes.NewReader(rest))
-	sc.Buffer(nil, maxContentsList)
-	for sc.Scan() {
-		if sc.Text() == "" {
+	for line := range bytes.Lines(rest) {
+		p := string(bytes.TrimSuffix(line, []byte("\n")))
+		if p == "" {
 			return nil, nil
 		}
-		paths = append(paths, sc.Text())
+		paths = append(paths, p)
 	}
-	return paths, sc.Err()
+	return paths, nil
 }
 
 // list returns the file list of e's pool file: the stored one, or one read

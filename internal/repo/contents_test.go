@@ -377,3 +377,18 @@ func TestContentsOfMemberNames(t *testing.T) {
 		t.Errorf("ContentsOf: %q, want %q", got, want)
 	}
 }
+
+// A stored file list gives back the paths as stored: a carriage return
+// (which dpkg takes in a file name), at the end of a path too, a tab, a
+// trailing space and bytes that are not UTF-8 are kept, so that the
+// Contents index lists the files the package installs.
+func TestContentsListKeepsOddNames(t *testing.T) {
+	s := &contentsStore{root: t.TempDir(), ctx: context.Background()}
+	e := Entry{Filename: "pool/main/o/odd/odd_1_all.deb", SHA256: strings.Repeat("ab", 32)}
+	paths := []string{"usr/share/odd/cr\r", "usr/share/odd/mid\rcr", "usr/share/odd/tab\t", "usr/share/odd/space ", "usr/share/odd/\xff\xfe"}
+	must(t, s.store(e, paths))
+	got, err := s.read(e)
+	if err != nil || !slices.Equal(got, paths) {
+		t.Errorf("stored list read back as %q (%v), want %q", got, err, paths)
+	}
+}
