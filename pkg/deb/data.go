@@ -328,10 +328,12 @@ func shareHardlinkData(ordered []*item) {
 			continue
 		}
 		done[it.group] = true
-		var carrier *item
+		// A copy: the loop below turns the file entry into a hardlink
+		// when another member of the group comes first.
+		var carrier item
 		for _, m := range *it.group {
 			if m.typ == TypeFile {
-				carrier = m
+				carrier = *m
 			}
 		}
 		for _, m := range *it.group {

@@ -184,30 +184,39 @@ func TestContentSizeMismatch(t *testing.T) {
 	})
 }
 
-// Hardlinks: whichever of the group sorts first carries the data (as GNU tar
-// does), and Installed-Size counts the data once.
-func TestHardlinkCarrierAndInstalledSize(t *testing.T) {
-	p := samplePackage()
+// checkHardlinkPair writes p and checks that the data.tar entry carrier
+// (a tar name, "./usr/...") holds the data, size bytes, and link is a
+// hardlink to it, both listed in md5sums with its digest. It returns the
+// carrier, the package's Info and Write's Result.
+func checkHardlinkPair(t *testing.T, p *Package, carrier, link string, size int64) (FileInfo, *Info, *Result) {
+	t.Helper()
 	path, res := writeTemp(t, p)
 	info, err := InspectFile(context.Background(), path, archive.Limits{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	var data, link FileInfo
+	var data, hard FileInfo
 	for _, f := range info.Files {
 		switch f.Path {
-		case "./usr/lib/sample/a/data":
+		case carrier:
 			data = f
-		case "./usr/lib/sample/a-b":
-			link = f
+		case link:
+			hard = f
 		}
 	}
-	if data.Type != "file" || data.Size != 3000 || link.Type != "hardlink" || link.Linkname != "./usr/lib/sample/a/data" {
-		t.Errorf("data %+v\nlink %+v", data, link)
+	if data.Type != "file" || data.Size != size || hard.Type != "hardlink" || hard.Linkname != carrier {
+		t.Errorf("data %+v\nlink %+v", data, hard)
 	}
-	if info.MD5Sums["usr/lib/sample/a-b"] != data.MD5 || info.MD5Sums["usr/lib/sample/a/data"] != data.MD5 {
+	if info.MD5Sums[link[2:]] != data.MD5 || info.MD5Sums[carrier[2:]] != data.MD5 {
 		t.Errorf("md5sums %v, data md5 %s", info.MD5Sums, data.MD5)
 	}
+	return data, info, res
+}
+
+// Hardlinks: whichever of the group sorts first carries the data (as GNU tar
+// does), and Installed-Size counts the data once.
+func TestHardlinkCarrierAndInstalledSize(t *testing.T) {
+	_, info, res := checkHardlinkPair(t, samplePackage(), "./usr/lib/sample/a/data", "./usr/lib/sample/a-b", 3000)
 	if _, ok := info.MD5Sums["etc/sample/sample.conf"]; ok {
 		t.Error("md5sums lists a conffile (dh_md5sums leaves them out)")
 	}
@@ -217,6 +226,28 @@ func TestHardlinkCarrierAndInstalledSize(t *testing.T) {
 	}
 	if len(res.Files) != 6 {
 		t.Errorf("Result.Files has %d files, want 6: %+v", len(res.Files), res.Files)
+	}
+}
+
+// A hardlink that sorts before its target carries the data, whether the
+// target's content comes from Open or OpenSized; the target becomes the
+// hardlink. (Write dereferenced the target's Open after making it a
+// hardlink, and panicked.)
+func TestHardlinkBeforeItsTarget(t *testing.T) {
+	for _, sizedOpen := range []bool{false, true} {
+		p := samplePackage()
+		target := fileEntry("/usr/lib/x/zz", 0o640, strings.Repeat("z", 3000))
+		if sizedOpen {
+			target.Size, target.Open, target.OpenSized = 0, nil, sized(strings.Repeat("z", 3000), 3000)
+		}
+		p.Entries = append(p.Entries, target, Entry{Path: "/usr/lib/x/aa", Type: TypeHardlink, Linkname: "/usr/lib/x/zz"})
+		data, _, res := checkHardlinkPair(t, p, "./usr/lib/x/aa", "./usr/lib/x/zz", 3000)
+		if data.Mode != 0o640 {
+			t.Errorf("OpenSized %v: the carrier has mode %v, want the target's 0640", sizedOpen, data.Mode)
+		}
+		if res.InstalledSize != 21+3+1 { // the sample, 3 KiB once, /usr/lib/x
+			t.Errorf("OpenSized %v: Installed-Size %d, want 25", sizedOpen, res.InstalledSize)
+		}
 	}
 }
 
