@@ -46,6 +46,8 @@ import (
 	"strconv"
 	"strings"
 
+	"golang.org/x/text/unicode/norm"
+
 	"github.com/updeb/updeb/pkg/utf8cut"
 )
 
@@ -492,12 +494,28 @@ func (s *scan) finish() error {
 	} else {
 		msg += "; the archive holds no regular files"
 	}
+	// A name that prints as a missing one but has other bytes (é as one
+	// code point or as e and a combining accent) would read as a
+	// contradiction: its bytes are shown.
+	for _, m := range missing {
+		for _, f := range s.files {
+			if f != m && norm.NFC.String(f) == norm.NFC.String(m) {
+				msg += fmt.Sprintf("; %+q is written %+q in the archive (another Unicode normalization): write the recipe's path so", m, f)
+				break
+			}
+		}
+	}
 	return s.errorf(ErrMissing, "", nil, "%s", msg)
 }
 
+// similar is the form of a name that hint matches missing names by: its
+// base name, in NFC and lower case.
+func similar(p string) string { return strings.ToLower(norm.NFC.String(baseName(p))) }
+
 // hint lists a few regular files in the archive: first those whose base name
-// matches a missing one (the usual mistake is a forgotten top directory, such as
-// "helm" for "linux-amd64/helm"), then the first ones in archive order.
+// matches a missing one, whatever its case and Unicode normalization (the
+// usual mistake is a forgotten top directory, such as "helm" for
+// "linux-amd64/helm"), then the first ones in archive order.
 func (s *scan) hint(missing []string) string {
 	const max = 5
 	var pick []string
@@ -510,10 +528,10 @@ func (s *scan) hint(missing []string) string {
 	}
 	bases := map[string]bool{}
 	for _, m := range missing {
-		bases[baseName(m)] = true
+		bases[similar(m)] = true
 	}
 	for _, f := range s.files {
-		if bases[baseName(f)] {
+		if bases[similar(f)] {
 			add(f)
 		}
 	}

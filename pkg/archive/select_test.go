@@ -397,6 +397,24 @@ func TestMissingHintManyFiles(t *testing.T) {
 	}
 }
 
+// A missing name that the archive holds in another Unicode normalization
+// (macOS writes é as e and a combining accent) prints the same as the
+// archive's: the message shows both names' bytes. A name in another case
+// is listed first among the archive's, however many files come before it.
+func TestMissingHintLookalikes(t *testing.T) {
+	var ents []tent
+	for _, n := range []string{"a", "b", "c", "d", "e", "f", "bin/Kubelet", "doc/cafe\u0301.txt"} {
+		ents = append(ents, file(n, n))
+	}
+	p := writeTemp(t, "a.tar", tarBytes(t, ents...))
+	_, err := collect(t, p, Tar, []string{"bin/kubelet", "doc/caf\u00e9.txt"}, Limits{})
+	want := "archive ARCHIVE: not found: \"bin/kubelet\", \"doc/caf\u00e9.txt\"; the archive holds \"bin/Kubelet\", \"doc/cafe\u0301.txt\", \"a\", \"b\", \"c\" and 3 more; " +
+		`"doc/caf\u00e9.txt" is written "doc/cafe\u0301.txt" in the archive (another Unicode normalization): write the recipe's path so`
+	if !errors.Is(err, ErrMissing) || msg(err, p) != want {
+		t.Errorf("error %v\nwant %s", msg(err, p), want)
+	}
+}
+
 // TestGNUTarHardlinks: GNU tar stores the second name of a file as a
 // hardlink to the first; a wanted hardlink is that file (its content, size
 // and mode, under its own name), however many names point to it and
