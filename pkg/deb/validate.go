@@ -188,10 +188,10 @@ func PathLengthProblem(p string) string {
 // "\x2d"), UTF-8 and other bytes, tabs, carriage returns.
 func checkPath(what, p string) error {
 	if strings.ContainsAny(p, "\n\x00") {
-		return invalidf("%s %q: contains a newline or NUL, which dpkg refuses in a file name", what, p)
+		return invalidf("%s %q: contains a newline or NUL, which dpkg refuses in a file name", what, shorten(p))
 	}
 	if !strings.HasPrefix(p, "/") || p == "/" || path.Clean(p) != p {
-		return invalidf("%s %q: expected an absolute, clean path below / (no ., .., // or trailing /)", what, p)
+		return invalidf("%s %q: expected an absolute, clean path below / (no ., .., // or trailing /)", what, shorten(p))
 	}
 	if problem := PathLengthProblem(p); problem != "" {
 		return invalidf("%s %q: %s", what, shorten(p), problem)

@@ -63,6 +63,8 @@ func TestValidation(t *testing.T) {
 		{"trailing slash", func(p *Package) { p.Entries[0].Path = "/usr/bin/" }, `entry "/usr/bin/": expected an absolute, clean path`},
 		{"root path", func(p *Package) { p.Entries[0].Path = "/" }, `entry "/": expected an absolute, clean path`},
 		{"newline in path", func(p *Package) { p.Entries[0].Path = "/usr/bin/a\nb" }, `entry "/usr/bin/a\nb": contains a newline or NUL, which dpkg refuses in a file name`},
+		{"huge path with newline", func(p *Package) { p.Entries[0].Path = "/usr/" + strings.Repeat("x", 10000) + "\n" }, `...(10006 bytes)": contains a newline or NUL`},
+		{"huge unclean path", func(p *Package) { p.Entries[0].Path = "/usr/" + strings.Repeat("x/", 5000) }, `...(10005 bytes)": expected an absolute, clean path`},
 		{"NUL in path", func(p *Package) { p.Entries[0].Path = "/usr/bin/a\x00b" }, `entry "/usr/bin/a\x00b": contains a newline or NUL, which dpkg refuses`},
 		{"name too long for dpkg", func(p *Package) { p.Entries[0].Path = "/usr/bin/" + strings.Repeat("n", MaxName+1) }, `has a name of 247 bytes: dpkg unpacks it as NAME.dpkg-new, which must fit in a file name (255 bytes), so at most 246`},
 		{"dir name too long for dpkg", func(p *Package) { p.Entries[2].Path = "/usr/share/doc/" + strings.Repeat("d", 255) }, `has a name of 255 bytes`},
