@@ -289,14 +289,16 @@ func (pp *ResolvedPackage) Overrides(facts func(dest string) (BinaryFacts, bool)
 // nonASCII is a run of characters outside ASCII.
 var nonASCII = regexp.MustCompile(`[^\x00-\x7f]+`)
 
-// overridePointer is the path an override names, with each run of
-// characters outside ASCII written as lintian's wildcard *: lintian 2.116
-// reads the UTF-8 bytes of an installed path as Latin-1 when it names the
-// path in a hint (usr/share/doc/x/Ã¼), so neither that form nor the true
-// name would match in every lintian, and a mismatched override is
+// overridePointer is the path an override names, as the glob lintian
+// matches it with (Regexp::Wildcards' jokers: * and ?, and a backslash
+// escaping the next character): a backslash (systemd's "\x2d") is written
+// "\\", and each run of characters outside ASCII as the wildcard *:
+// lintian 2.116 reads the UTF-8 bytes of an installed path as Latin-1 when
+// it names the path in a hint (usr/share/doc/x/Ã¼), so neither that form
+// nor the true name would match in every lintian. A mismatched override is
 // lintian's warning mismatched-override, with the hint shown anyway.
 func overridePointer(p string) string {
-	return nonASCII.ReplaceAllLiteralString(p, "*")
+	return nonASCII.ReplaceAllLiteralString(strings.ReplaceAll(p, `\`, `\\`), "*")
 }
 
 // emptyDirectories are the directories the recipe states that hold nothing

@@ -1,8 +1,13 @@
 package recipe
 
 import (
+	"os"
+	"os/exec"
+	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/updeb/updeb/internal/testkit/testenv"
 )
 
 // TestOverrides: each tag is overridden where lintian raises it, for the
@@ -110,5 +115,41 @@ func TestOverridesEmptyDirectoriesAndUTF8(t *testing.T) {
 	}
 	if strings.Join(lines, "\n") != strings.Join(want, "\n") {
 		t.Errorf("got\n%s\nwant\n%s", strings.Join(lines, "\n"), strings.Join(want, "\n"))
+	}
+}
+
+// An override names its file as the glob lintian matches it with: a
+// backslash (systemd's \x2d, or two in a row) is escaped, and a name
+// outside ASCII is matched by a wildcard. Lintian itself, on a package
+// dpkg-deb builds, uses each override and finds none mismatched.
+func TestOverridePointersMatchLintian(t *testing.T) {
+	tools := testenv.RequireTool(t, "dpkg-deb", "lintian")
+	dests := []string{`/usr/share/doc/tool/a\b/LICENSE`, `/usr/share/doc/tool/two\\back/LICENSE`, `/usr/share/doc/tool/x\x2dy/LICENSE`, "/usr/share/doc/tool/ünï/LICENSE", "/usr/share/doc/tool/sp ace/LICENSE"}
+	pp := &ResolvedPackage{Name: "tool", Version: "1.0.0-2"}
+	for _, d := range dests {
+		pp.Files = append(pp.Files, ResolvedFile{Source: "s", Dest: d, Mode: 0o644})
+	}
+	root := t.TempDir()
+	write := func(dest string, content []byte) {
+		full := filepath.Join(root, dest)
+		if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(full, content, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, d := range dests {
+		write(d, []byte("Apache License\n"))
+	}
+	write(OverridesPath("tool"), pp.Overrides(func(string) (BinaryFacts, bool) { return BinaryFacts{}, true }))
+	write("DEBIAN/control", []byte("Package: tool\nVersion: 1.0.0-2\nArchitecture: all\nMaintainer: T <t@example.org>\nDescription: t\n"))
+	deb := filepath.Join(t.TempDir(), "tool.deb")
+	testenv.Run(t, tools[0], "--root-owner-group", "--build", root, deb)
+	cmd := exec.Command(tools[1], "-I", "--show-overrides", "--tag-display-limit", "0", deb)
+	cmd.Env = append(os.Environ(), "TMPDIR="+t.TempDir())
+	out, _ := cmd.CombinedOutput()
+	if n := strings.Count(string(out), "O: tool: extra-license-file ["); n != len(dests) || strings.Contains(string(out), "-override") {
+		t.Errorf("lintian used %d of %d extra-license-file overrides, or found one mismatched or unused:\n%s\noverrides:\n%s", n, len(dests), out, pp.Overrides(nil))
 	}
 }
