@@ -283,6 +283,8 @@ func TestLoadErrors(t *testing.T) {
 			[]string{"recipes/x.yaml:18:38: dest: /usr/share/doc/xx is installed as a file, but /usr/share/doc/xx/copyright (written by updeb for package xx) goes inside it: it must be a directory"}},
 		{"a conffile whose name ends in a space", []edit{{"dest: /usr/bin/x}", "dest: \"/etc/x \"}"}},
 			[]string{"recipes/x.yaml:18:38: dest: \"/etc/x \" is a conffile whose name ends in white space, which dpkg's record of conffiles loses (it would never find the file again): rename it, or say conffile: false"}},
+		{"a conffile too long for its .dpkg-dist", []edit{{"dest: /usr/bin/x}", "dest: /etc/" + strings.Repeat("c", 246) + "}"}},
+			[]string{fmt.Sprintf("recipes/x.yaml:18:38: dest: %q is a conffile and has a name of 246 bytes: dpkg keeps the package's version of a changed conffile as NAME.dpkg-dist, which must fit in a file name (255 bytes), so at most 245: rename it, or say conffile: false", clip("/etc/"+strings.Repeat("c", 246)))}},
 		{"hardlink to what the package does not install", []edit{{"    systemd-units: [x.service]\n", "    systemd-units: [x.service]\n    hardlinks: [{dest: /usr/bin/y, target: /usr/bin/z}]\n"}},
 			[]string{"recipes/x.yaml:21:44: hardlink target: /usr/bin/z is not a file of package xx (a hardlink is another name of a file the package installs)"}},
 		{"hardlink under /etc", []edit{{"    systemd-units: [x.service]\n", "    systemd-units: [x.service]\n    hardlinks: [{dest: /etc/y, target: /usr/bin/x}]\n"}},

@@ -939,6 +939,9 @@ func (pl *packageResolver) file(f File) (ResolvedFile, bool) {
 	if pf.Conffile && strings.TrimRight(pf.Dest, " \t") != pf.Dest {
 		pl.fs.at(valueOf(fn, "dest"), "dest: %q is a conffile whose name ends in white space, which dpkg's record of conffiles loses (it would never find the file again): rename it, or say conffile: false", pf.Dest)
 	}
+	if problem := deb.ConffileLengthProblem(pf.Dest); pf.Conffile && problem != "" {
+		pl.fs.at(valueOf(fn, "dest"), "dest: %q is a conffile and %s: rename it, or say conffile: false", clip(pf.Dest), problem)
+	}
 	return pf, true
 }
 

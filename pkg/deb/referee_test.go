@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"path"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -98,15 +99,7 @@ func TestDpkgInstallRemove(t *testing.T) {
 	p.Scripts[0].Content = []byte("#!/bin/sh\nset -e\necho installed > \"$DPKG_ROOT/var/lib/sample/marker\"\n")
 	path, _ := writeTemp(t, p)
 	root, base := dpkgRoot(t)
-	dpkg := func(args ...string) string {
-		cmd := exec.Command("dpkg", append(base, args...)...)
-		cmd.Env = append(os.Environ(), "PATH=/usr/sbin:/usr/bin:/sbin:/bin")
-		out, err := cmd.CombinedOutput()
-		if err != nil {
-			t.Fatalf("dpkg %v: %v\n%s", args, err, out)
-		}
-		return string(out)
-	}
+	dpkg := dpkgRunner(t, base)
 	dpkg("-i", path)
 	if b := mustRead(t, filepath.Join(root, "usr/bin/sample")); string(b) != "#!/bin/sh\necho sample\n" {
 		t.Errorf("installed /usr/bin/sample: %q", b)
@@ -126,6 +119,22 @@ func TestDpkgInstallRemove(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(root, "etc/sample/sample.conf")); err != nil {
 		t.Errorf("conffile must stay after dpkg -r (not purge): %v", err)
+	}
+}
+
+// dpkgRunner returns a function that runs dpkg with opts (dpkgRoot's)
+// and the given arguments, returns its output and fails the test if dpkg
+// fails.
+func dpkgRunner(t *testing.T, opts []string) func(args ...string) string {
+	return func(args ...string) string {
+		t.Helper()
+		cmd := exec.Command("dpkg", append(opts, args...)...)
+		cmd.Env = append(os.Environ(), "PATH=/usr/sbin:/usr/bin:/sbin:/bin")
+		out, err := cmd.CombinedOutput()
+		if err != nil {
+			t.Fatalf("dpkg %v: %v\n%s", args, err, out)
+		}
+		return string(out)
 	}
 }
 
@@ -195,5 +204,58 @@ func TestDpkgNameLimit(t *testing.T) {
 	}
 	if left := dirEntries(t, out); len(left) != 0 {
 		t.Errorf("files left behind: %v", left)
+	}
+}
+
+// A changed conffile makes dpkg keep the package's new version beside it
+// as NAME.dpkg-dist, one byte longer than NAME.dpkg-new: a conffile name
+// of 245 bytes upgrades over a local change; one of 246 (which dpkg-deb
+// --build takes) leaves NAME.dpkg-new behind with "File name too long",
+// and Write refuses it.
+func TestDpkgConffileNameLimit(t *testing.T) {
+	testenv.RequireTool(t, "dpkg", "dpkg-deb")
+	root, base := dpkgRoot(t)
+	dpkg := dpkgRunner(t, base)
+	upgrade := func(name string, build func(version string) string) string {
+		dpkg("-i", build("1"))
+		if err := os.WriteFile(filepath.Join(root, name), []byte("changed here\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return dpkg("--force-confold", "-i", build("2"))
+	}
+
+	conf := "/etc/t/" + strings.Repeat("c", MaxName-1)
+	ours := func(version string) string {
+		p := samplePackage()
+		p.Control.Version, p.Control.Depends, p.Scripts, p.Triggers = version, nil, nil, ""
+		p.Entries, p.Conffiles = []Entry{fileEntry(conf, 0, "version "+version+"\n")}, []string{conf}
+		path, _ := writeTemp(t, p)
+		return path
+	}
+	if out := upgrade(conf, ours); strings.Contains(out, "too long") {
+		t.Errorf("upgrade over a changed conffile of %d bytes:\n%s", len(path.Base(conf)), out)
+	}
+	if b := mustRead(t, filepath.Join(root, conf+".dpkg-dist")); string(b) != "version 2\n" {
+		t.Errorf("%s.dpkg-dist holds %q", conf, b)
+	}
+
+	long := "/etc/t/" + strings.Repeat("d", MaxName)
+	ref := func(version string) string {
+		dir := t.TempDir()
+		writeFile(t, filepath.Join(dir, "DEBIAN/control"), "Package: long\nVersion: "+version+"\nArchitecture: all\nMaintainer: t <t@example.org>\nDescription: t\n")
+		writeFile(t, filepath.Join(dir, "DEBIAN/conffiles"), long+"\n")
+		writeFile(t, filepath.Join(dir, long), "version "+version+"\n")
+		deb := filepath.Join(t.TempDir(), "long.deb")
+		testenv.Run(t, "dpkg-deb", "--root-owner-group", "--build", dir, deb)
+		return deb
+	}
+	if out := upgrade(long, ref); !strings.Contains(out, "File name too long") {
+		t.Errorf("dpkg-deb's package with a conffile of %d bytes upgraded over a change without \"File name too long\":\n%s", MaxName, out)
+	}
+
+	p := samplePackage()
+	p.Entries, p.Conffiles = []Entry{fileEntry(long, 0, "x")}, []string{long}
+	if _, err := Write(context.Background(), filepath.Join(t.TempDir(), "long.deb"), p); !errors.Is(err, ErrInvalid) || !strings.Contains(err.Error(), "NAME.dpkg-dist") {
+		t.Errorf("Write of a conffile of %d bytes: %v, want ErrInvalid naming NAME.dpkg-dist", MaxName, err)
 	}
 }

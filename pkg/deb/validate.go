@@ -160,8 +160,10 @@ func scriptMode(s Script) fs.FileMode {
 // aside as PATH.dpkg-tmp) before renaming it into place, so an entry's
 // path and last name must leave room for those 9 bytes: within Linux's
 // PATH_MAX (4095 bytes without the NUL) and NAME_MAX (255), or dpkg stops
-// the unpack with "File name too long". MaxPath is counted from the root
-// of a system installed at "/" (dpkg --root=DIR has len(DIR) bytes less).
+// the unpack with "File name too long". A conffile needs one byte more:
+// where the installed one was changed, dpkg keeps the package's version
+// beside it as PATH.dpkg-dist. MaxPath is counted from the root of a
+// system installed at "/" (dpkg --root=DIR has len(DIR) bytes less).
 const (
 	MaxPath = 4095 - len(".dpkg-new")
 	MaxName = 255 - len(".dpkg-new")
@@ -169,13 +171,23 @@ const (
 
 // PathLengthProblem is why dpkg cannot unpack the absolute path p for its
 // length (see MaxPath and MaxName), or "".
-func PathLengthProblem(p string) string {
-	if len(p) > MaxPath {
-		return fmt.Sprintf("is %d bytes long: dpkg unpacks it as PATH.dpkg-new, which must fit in a Linux path (4095 bytes), so at most %d", len(p), MaxPath)
+func PathLengthProblem(p string) string { return lengthProblem(p, "unpacks it as", ".dpkg-new") }
+
+// ConffileLengthProblem is PathLengthProblem for a conffile: why dpkg
+// cannot keep the package's version of p beside a changed one, or "".
+func ConffileLengthProblem(p string) string {
+	return lengthProblem(p, "keeps the package's version of a changed conffile as", ".dpkg-dist")
+}
+
+// lengthProblem is why dpkg cannot write p with suffix added, as it does
+// ("unpacks it as" and the like), or "".
+func lengthProblem(p, does, suffix string) string {
+	if max := 4095 - len(suffix); len(p) > max {
+		return fmt.Sprintf("is %d bytes long: dpkg %s PATH%s, which must fit in a Linux path (4095 bytes), so at most %d", len(p), does, suffix, max)
 	}
 	for c := range strings.SplitSeq(p, "/") {
-		if len(c) > MaxName {
-			return fmt.Sprintf("has a name of %d bytes: dpkg unpacks it as NAME.dpkg-new, which must fit in a file name (255 bytes), so at most %d", len(c), MaxName)
+		if max := 255 - len(suffix); len(c) > max {
+			return fmt.Sprintf("has a name of %d bytes: dpkg %s NAME%s, which must fit in a file name (255 bytes), so at most %d", len(c), does, suffix, max)
 		}
 	}
 	return ""
@@ -201,13 +213,18 @@ func checkPath(what, p string) error {
 
 // checkConffile adds dpkg's conffile rules to checkPath's: dpkg records
 // conffiles as "PATH DIGEST" lines of its status file, which keep neither
-// a carriage return nor white space at the end of a path.
+// a carriage return nor white space at the end of a path, and keeps the
+// package's version of a changed one as PATH.dpkg-dist
+// (ConffileLengthProblem).
 func checkConffile(c string) error {
 	if err := checkPath("conffile", c); err != nil {
 		return err
 	}
 	if strings.ContainsRune(c, '\r') || strings.TrimRight(c, " \t") != c {
 		return invalidf("conffile %q: a carriage return or trailing white space, which dpkg's record of conffiles loses", c)
+	}
+	if problem := ConffileLengthProblem(c); problem != "" {
+		return invalidf("conffile %q: %s", shorten(c), problem)
 	}
 	return nil
 }

@@ -77,6 +77,10 @@ func TestValidation(t *testing.T) {
 			p.Entries[1].Path = "/etc/sample/sample.conf "
 			p.Conffiles = []string{"/etc/sample/sample.conf "}
 		}, `conffile "/etc/sample/sample.conf ": a carriage return or trailing white space, which dpkg's record of conffiles loses`},
+		{"conffile too long for its .dpkg-dist", func(p *Package) {
+			p.Entries[1].Path = "/etc/sample/" + strings.Repeat("c", MaxName)
+			p.Conffiles = []string{p.Entries[1].Path}
+		}, `has a name of 246 bytes: dpkg keeps the package's version of a changed conffile as NAME.dpkg-dist, which must fit in a file name (255 bytes), so at most 245`},
 		{"conffile CR", func(p *Package) {
 			p.Entries[1].Path = "/etc/sample/a\rb"
 			p.Conffiles = []string{"/etc/sample/a\rb"}
