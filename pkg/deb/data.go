@@ -6,7 +6,9 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"maps"
 	"path"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -74,6 +76,7 @@ func plan(p *Package) (ordered []*item, byPath map[string]*item, errs []error) {
 		}
 	}
 	errs = append(errs, t.linkHardlinks(hardlinks)...)
+	errs = append(errs, t.dpkgBackupNames()...)
 	if len(errs) > 0 {
 		return nil, nil, errs
 	}
@@ -271,6 +274,20 @@ func (t *tree) add(it *item) error {
 		t.byPath[dir] = parent
 		child = parent
 	}
+}
+
+// dpkgBackupNames refuses a path PATH.dpkg-tmp (a file or a folder) where
+// the package has PATH too: dpkg moves what PATH replaces aside under that
+// name while it unpacks, and once the package is unpacked deletes it, and
+// all inside it, for every path of the package: the entry would be gone.
+func (t *tree) dpkgBackupNames() []error {
+	var errs []error
+	for _, p := range slices.Sorted(maps.Keys(t.byPath)) {
+		if base, ok := strings.CutSuffix(p, ".dpkg-tmp"); ok && base != "/" && t.byPath[base] != nil {
+			errs = append(errs, invalidf("entry %q: dpkg deletes PATH.dpkg-tmp, and all inside it, for each PATH of a package it unpacked (its backup of what PATH replaced), and the package has %q: rename it", p, base))
+		}
+	}
+	return errs
 }
 
 // linkHardlinks joins each hardlink to the group of its target, which must

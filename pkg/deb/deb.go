@@ -118,7 +118,11 @@ func (t EntryType) String() string {
 //
 // Parent directories that are not listed are added (root:root, 0755).
 type Entry struct {
-	Path string // absolute and clean: "/usr/bin/helm"; any bytes but NUL and newline (dpkg's rule)
+	// Path is absolute and clean: "/usr/bin/helm"; any bytes but NUL and
+	// newline (dpkg's rule), short enough for dpkg to unpack (MaxPath,
+	// MaxName), and not P.dpkg-tmp for a path P of the package (dpkg
+	// deletes that name once it has unpacked P).
+	Path string
 	Type EntryType
 	Mode fs.FileMode
 	// Owner is who owns the entry; the zero value is root:root.

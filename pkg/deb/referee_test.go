@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"os"
 	"os/exec"
@@ -257,5 +258,46 @@ func TestDpkgConffileNameLimit(t *testing.T) {
 	p.Entries, p.Conffiles = []Entry{fileEntry(long, 0, "x")}, []string{long}
 	if _, err := Write(context.Background(), filepath.Join(t.TempDir(), "long.deb"), p); !errors.Is(err, ErrInvalid) || !strings.Contains(err.Error(), "NAME.dpkg-dist") {
 		t.Errorf("Write of a conffile of %d bytes: %v, want ErrInvalid naming NAME.dpkg-dist", MaxName, err)
+	}
+}
+
+// Once it has unpacked a package, dpkg deletes PATH.dpkg-tmp (its backup of
+// what PATH replaced), a whole folder too, for each PATH of the package:
+// a package built by dpkg-deb with such names loses those files on
+// install. Write refuses them.
+func TestDpkgBackupNames(t *testing.T) {
+	testenv.RequireTool(t, "dpkg", "dpkg-deb")
+	dir := t.TempDir()
+	files := []string{"usr/share/t/b", "usr/share/t/b.dpkg-tmp", "usr/share/t/x/f", "usr/share/t/x.dpkg-tmp/g"}
+	for _, f := range files {
+		writeFile(t, filepath.Join(dir, f), f+"\n")
+	}
+	writeFile(t, filepath.Join(dir, "DEBIAN/control"), "Package: tmp\nVersion: 1\nArchitecture: all\nMaintainer: t <t@example.org>\nDescription: t\n")
+	ref := filepath.Join(t.TempDir(), "tmp.deb")
+	testenv.Run(t, "dpkg-deb", "--root-owner-group", "--build", dir, ref)
+	root, base := dpkgRoot(t)
+	dpkgRunner(t, base)("-i", ref)
+	for _, f := range files {
+		_, err := os.Lstat(filepath.Join(root, f))
+		if gone := strings.Contains(f, ".dpkg-tmp"); gone != os.IsNotExist(err) {
+			t.Errorf("%s after dpkg -i: %v (want it gone: %v)", f, err, gone)
+		}
+	}
+
+	p := samplePackage()
+	p.Entries = nil
+	for _, f := range files {
+		p.Entries = append(p.Entries, fileEntry("/"+f, 0, f))
+	}
+	p.Conffiles = nil
+	out := t.TempDir()
+	_, err := Write(context.Background(), filepath.Join(out, "tmp.deb"), p)
+	for _, want := range []string{`entry "/usr/share/t/b.dpkg-tmp": dpkg deletes`, `entry "/usr/share/t/x.dpkg-tmp": dpkg deletes`} {
+		if !errors.Is(err, ErrInvalid) || !strings.Contains(fmt.Sprint(err), want) {
+			t.Errorf("Write: %v, want ErrInvalid with %q", err, want)
+		}
+	}
+	if left := dirEntries(t, out); len(left) != 0 {
+		t.Errorf("files left behind: %v", left)
 	}
 }

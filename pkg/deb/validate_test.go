@@ -81,6 +81,8 @@ func TestValidation(t *testing.T) {
 			p.Entries[1].Path = "/etc/sample/" + strings.Repeat("c", MaxName)
 			p.Conffiles = []string{p.Entries[1].Path}
 		}, `has a name of 246 bytes: dpkg keeps the package's version of a changed conffile as NAME.dpkg-dist, which must fit in a file name (255 bytes), so at most 245`},
+		{"dpkg's backup name", func(p *Package) { p.Entries = append(p.Entries, fileEntry("/usr/bin/sample.dpkg-tmp", 0, "")) }, `entry "/usr/bin/sample.dpkg-tmp": dpkg deletes PATH.dpkg-tmp, and all inside it, for each PATH of a package it unpacked (its backup of what PATH replaced), and the package has "/usr/bin/sample": rename it`},
+		{"dpkg's backup name of a folder", func(p *Package) { p.Entries = append(p.Entries, fileEntry("/usr/lib.dpkg-tmp/x", 0, "")) }, `entry "/usr/lib.dpkg-tmp": dpkg deletes PATH.dpkg-tmp`},
 		{"conffile CR", func(p *Package) {
 			p.Entries[1].Path = "/etc/sample/a\rb"
 			p.Conffiles = []string{"/etc/sample/a\rb"}
