@@ -166,7 +166,7 @@ func (r *Repo) stagePackages(ctx context.Context, suite, comp string, c componen
 			}
 			res.Unchanged = append(res.Unchanged, old)
 			if old.Filename == e.Filename {
-				if err := r.restorePoolFile(s, old, res); err != nil {
+				if err := r.restorePoolFile(ctx, s, old, res); err != nil {
 					return nil, cleanup, err
 				}
 			}
@@ -209,8 +209,8 @@ func (r *Repo) stagePackages(ctx context.Context, suite, comp string, c componen
 // damaged outside updeb, it made apt fail with a Hash Sum mismatch, and
 // publishing the same .deb again is how an operator repairs it ('updeb repo
 // verify' says so). The file is replaced in one rename, under the lock.
-func (r *Repo) restorePoolFile(s *stagedFile, old Entry, res *PublishResult) error {
-	have, err := existingDigest(r.root, old.Filename)
+func (r *Repo) restorePoolFile(ctx context.Context, s *stagedFile, old Entry, res *PublishResult) error {
+	have, err := existingDigest(ctx, r.root, old.Filename)
 	if err != nil || have == old.SHA256 {
 		return err
 	}
