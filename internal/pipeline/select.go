@@ -249,7 +249,8 @@ type reply struct {
 }
 
 func (f *feed) run(ctx context.Context, want []string, lim archive.Limits) {
-	err := archive.Select(ctx, f.vs.Artifact.Path, archive.Kind(f.vs.Source.Kind), want, lim, func(m archive.Member, r io.Reader) error {
+	// The cache file is read again: its bytes must still be the verified ones.
+	err := archive.SelectPinned(ctx, f.vs.Artifact.Path, verifiedSHA256(f.vs), archive.Kind(f.vs.Source.Kind), want, lim, func(m archive.Member, r io.Reader) error {
 		return f.member(ctx, m, r)
 	})
 	if err != nil {

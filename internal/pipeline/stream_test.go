@@ -3,6 +3,8 @@ package pipeline
 import (
 	"bytes"
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -13,8 +15,11 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/updeb/updeb/internal/cache"
+	"github.com/updeb/updeb/internal/fetch"
 	"github.com/updeb/updeb/internal/testkit/testenv"
 	"github.com/updeb/updeb/pkg/archive"
+	"github.com/updeb/updeb/pkg/digest"
 )
 
 // tarGz makes a .tar.gz holding the named members, in the order given, each
@@ -148,6 +153,61 @@ func TestArchiveErrorAfterLastMember(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// swapOnVerified is a log handler that renames a file over another when a
+// source is logged verified: the cache file replaced after its verification
+// and before a package reads it.
+type swapOnVerified struct {
+	from, to string
+	err      error
+}
+
+func (h *swapOnVerified) Enabled(context.Context, slog.Level) bool { return true }
+func (h *swapOnVerified) WithAttrs([]slog.Attr) slog.Handler       { return h }
+func (h *swapOnVerified) WithGroup(string) slog.Handler            { return h }
+func (h *swapOnVerified) Handle(_ context.Context, r slog.Record) error {
+	if r.Message == "verified" && h.err == nil {
+		h.err = os.Rename(h.from, h.to)
+	}
+	return nil
+}
+
+// A cached archive replaced by other bytes once it was verified, before the
+// package reads its members, fails the package: nothing but verified bytes
+// is packaged, and nothing reaches the output folder.
+func TestArchiveChangedAfterVerification(t *testing.T) {
+	root, mirror := project(t)
+	good := tarGz(t, "a", "b")
+	multiRecipe(t, root, mirror, good, "multi: a>/usr/bin/a b>/usr/bin/b")
+	evil := tarballOf(t, "multi/a", "#!/bin/sh\necho evil\n", "multi/b", "#!/bin/sh\necho evil\n")
+	sum := func(b []byte) string { s := sha256.Sum256(b); return hex.EncodeToString(s[:]) }
+	dir := t.TempDir()
+	opts := options(t, mirror, filepath.Join(t.TempDir(), "out"))
+	f, err := fetch.New(dir, fetch.Options{Mirrors: []fetch.Mirror{{Prefix: demoHost, To: "file://" + mirror + "/"}}, Retries: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := cache.Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	swap := &swapOnVerified{from: filepath.Join(t.TempDir(), "evil.tar.gz"), to: c.BlobPath(sum(good))}
+	if err := os.WriteFile(swap.from, evil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	opts.Source.Fetcher, opts.Source.Logger = f, slog.New(swap)
+	_, err = Run(context.Background(), jobs(t, root, "amd64", "multi"), opts)
+	if swap.err != nil {
+		t.Fatal(swap.err)
+	}
+	var me *digest.MismatchError
+	if !errors.As(err, &me) || me.Want != sum(good) || me.Got != sum(evil) {
+		t.Fatalf("err = %v, want a sha256 mismatch of the verified and the packaged archive", err)
+	}
+	if built := debs(t, opts.OutDir); len(built) != 0 {
+		t.Errorf("packaged bytes that were not verified: %q", built)
 	}
 }
 

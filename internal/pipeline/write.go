@@ -115,14 +115,19 @@ func needsSHA256(f recipe.ResolvedFile, srcs map[string]*source.Verified) bool {
 }
 
 // rawVerifiedSHA256 is the sha256 of the bytes verified for f's source if
-// that is a raw source (a file packaged as it was downloaded), whatever
-// vouched for them (a pinned digest of any algorithm, a signature), "" for
-// any other file.
+// that is a raw source (a file packaged as it was downloaded), "" for any
+// other file.
 func rawVerifiedSHA256(f recipe.ResolvedFile, srcs map[string]*source.Verified) string {
 	vs := srcs[f.Source]
 	if vs == nil || vs.Source.Kind != "raw" {
 		return ""
 	}
+	return verifiedSHA256(vs)
+}
+
+// verifiedSHA256 is the sha256 of the bytes verified for a source, whatever
+// vouched for them (a pinned digest of any algorithm, a signature).
+func verifiedSHA256(vs *source.Verified) string {
 	if vs.Artifact != nil && vs.Artifact.Digests[digest.SHA256] != "" {
 		return vs.Artifact.Digests[digest.SHA256]
 	}

@@ -38,8 +38,11 @@ package archive
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
+	"hash"
 	"io"
 	"io/fs"
 	"path"
@@ -48,6 +51,8 @@ import (
 
 	"golang.org/x/text/unicode/norm"
 
+	"github.com/updeb/updeb/pkg/ctxio"
+	"github.com/updeb/updeb/pkg/digest"
 	"github.com/updeb/updeb/pkg/utf8cut"
 )
 
@@ -240,14 +245,28 @@ func (e *Error) Unwrap() error { return e.Err }
 // does not read its reader to the end, Select reads the rest, so a checksum at
 // the end of the data is always checked.
 func Select(ctx context.Context, path string, kind Kind, want []string, lim Limits, fn func(Member, io.Reader) error) error {
+	return SelectPinned(ctx, path, "", kind, want, lim, fn)
+}
+
+// SelectPinned is Select on an archive whose bytes were verified to hash to
+// sha256Hex (lowercase hex; "" checks nothing, as Select): the file at path
+// may have changed since (a cache file replaced by other bytes, or rewritten
+// in place), so the bytes Select reads are hashed as they are read, from the
+// one open file: a tar archive's and a raw artifact's in each pass, read to
+// the end of the file; a zip archive's whole file before its directory is
+// read. Bytes that hash otherwise are refused with an *Error of kind
+// ErrCorrupt wrapping a *digest.MismatchError; as with every error, callers
+// discard what fn produced from them.
+func SelectPinned(ctx context.Context, path, sha256Hex string, kind Kind, want []string, lim Limits, fn func(Member, io.Reader) error) error {
 	lim = lim.withDefaults()
 	if kind == Raw {
-		return selectRaw(ctx, path, want, lim, fn)
+		return selectRaw(ctx, path, sha256Hex, want, lim, fn)
 	}
 	s, err := newScan(ctx, path, want, lim, fn)
 	if err != nil {
 		return err
 	}
+	s.pin = sha256Hex
 	switch kind {
 	case TarGz, Tgz, TarXz, Tar:
 		return s.selectTarFile(kind) // finishes, then hands out the hardlinks
@@ -323,6 +342,34 @@ type scan struct {
 	// hardlinks are the wanted hardlinks, in archive order: each is handed
 	// out with its target's content by a later pass (tar.go).
 	hardlinks []hardlink
+	pin       string    // the sha256 the archive's bytes must have (SelectPinned), or ""
+	hash      hash.Hash // of the bytes read in this pass, when pin is set
+}
+
+// pinned returns r (the archive file), hashed as it is read when the scan
+// checks a pin: call it at the start of every pass over the file.
+func (s *scan) pinned(r io.Reader) io.Reader {
+	if s.pin == "" {
+		return r
+	}
+	s.hash = sha256.New()
+	return io.TeeReader(r, s.hash)
+}
+
+// checkPin reads what the pass left of r (pinned's reader, or a buffer on
+// it) to the end of the file, and refuses bytes that hash otherwise than the pin.
+func (s *scan) checkPin(r io.Reader) error {
+	if s.pin == "" {
+		return nil
+	}
+	if _, err := io.Copy(io.Discard, ctxio.Reader(s.ctx, r)); err != nil {
+		return s.wrapRead("", err)
+	}
+	if got := hex.EncodeToString(s.hash.Sum(nil)); got != s.pin {
+		return s.errorf(ErrCorrupt, "", &digest.MismatchError{Subject: s.archive, Algorithm: digest.SHA256, Want: s.pin, Got: got},
+			"the file changed after it was verified")
+	}
+	return nil
 }
 
 // hardlink is a wanted hardlink entry and the earlier regular file it is.

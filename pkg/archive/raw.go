@@ -9,11 +9,11 @@ import (
 
 // selectRaw hands fn the artifact itself. want must be exactly [""]: the
 // cached artifact is named by its digest, so a file name here would mean nothing.
-func selectRaw(ctx context.Context, path string, want []string, lim Limits, fn func(Member, io.Reader) error) error {
+func selectRaw(ctx context.Context, path, pin string, want []string, lim Limits, fn func(Member, io.Reader) error) error {
 	if len(want) != 1 || want[0] != "" {
 		return fmt.Errorf("%w %q: a raw artifact is itself the one file; want must be exactly [\"\"]", ErrWant, want)
 	}
-	s := &scan{ctx: ctx, archive: path, lim: lim, bud: NewBudget(ctx, lim, -1), fn: fn}
+	s := &scan{ctx: ctx, archive: path, lim: lim, bud: NewBudget(ctx, lim, -1), fn: fn, pin: pin}
 	f, err := os.Open(path)
 	if err != nil {
 		return fmt.Errorf("archive: %w", err)
@@ -29,7 +29,11 @@ func selectRaw(ctx context.Context, path string, want []string, lim Limits, fn f
 	if err := CheckRawSize(path, fi.Size(), lim); err != nil {
 		return err
 	}
-	return s.deliver(Member{Name: "", Size: fi.Size()}, "", &budget{s: s, src: f})
+	r := s.pinned(f)
+	if err := s.deliver(Member{Name: "", Size: fi.Size()}, "", &budget{s: s, src: r}); err != nil {
+		return err
+	}
+	return s.checkPin(r)
 }
 
 // CheckRawSize returns the error Select gives a raw artifact at path of

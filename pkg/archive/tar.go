@@ -30,7 +30,11 @@ func (s *scan) selectTarFile(kind Kind) error {
 		return fmt.Errorf("archive: %w", err)
 	}
 	s.bud = NewBudget(s.ctx, s.lim, fi.Size())
-	if err := s.selectTar(kind, bufio.NewReaderSize(f, readBufferSize)); err != nil {
+	br := bufio.NewReaderSize(s.pinned(f), readBufferSize)
+	if err := s.selectTar(kind, br); err != nil {
+		return err
+	}
+	if err := s.checkPin(br); err != nil {
 		return err
 	}
 	if err := s.finish(); err != nil {
@@ -40,7 +44,11 @@ func (s *scan) selectTarFile(kind Kind) error {
 		if _, err := f.Seek(0, io.SeekStart); err != nil {
 			return fmt.Errorf("archive: %w", err)
 		}
-		if err := s.hardlinkPass(kind, bufio.NewReaderSize(f, readBufferSize)); err != nil {
+		br := bufio.NewReaderSize(s.pinned(f), readBufferSize)
+		if err := s.hardlinkPass(kind, br); err != nil {
+			return err
+		}
+		if err := s.checkPin(br); err != nil {
 			return err
 		}
 	}

@@ -31,6 +31,11 @@ func (s *scan) selectZip() error {
 		return fmt.Errorf("archive: %w", err)
 	}
 	s.bud = NewBudget(s.ctx, s.lim, fi.Size())
+	// The directory and members are read at their offsets: the pin is
+	// checked on the whole file first, from the file that is then read.
+	if err := s.checkPin(s.pinned(io.NewSectionReader(f, 0, fi.Size()))); err != nil {
+		return err
+	}
 	return s.selectZipReader(f, fi.Size())
 }
 
