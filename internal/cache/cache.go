@@ -76,6 +76,12 @@ func Open(dir string) (*Cache, error) {
 // Dir returns the cache folder.
 func (c *Cache) Dir() string { return c.dir }
 
+// isSHA256 says whether s is a sha256 as the cache names blobs: 64
+// lowercase hex digits, nothing a path could be made of.
+func isSHA256(s string) bool {
+	return len(s) == 64 && strings.Trim(s, "0123456789abcdef") == ""
+}
+
 // BlobPath returns where the blob with this sha256 (lowercase hex) lives.
 func (c *Cache) BlobPath(sha256Hex string) string {
 	return filepath.Join(c.dir, "sha256", sha256Hex[:2], sha256Hex)
@@ -119,8 +125,10 @@ func (c *Cache) Index(url, key string) (Entry, error) {
 		return Entry{}, fmt.Errorf("cache: %w", err)
 	}
 	var e Entry
-	if err := json.Unmarshal(b, &e); err != nil || e.URL != url || e.Key != key || len(e.SHA256) != 64 {
-		// An unreadable index entry is only a miss: the blob it named is re-verified anyway.
+	if err := json.Unmarshal(b, &e); err != nil || e.URL != url || e.Key != key || !isSHA256(e.SHA256) {
+		// An unreadable index entry is only a miss: the blob it named is
+		// re-verified anyway. A sha256 that is no lowercase hex would name
+		// a path out of the cache ("../..") that a failed check removes.
 		return Entry{}, ErrMiss
 	}
 	return e, nil
@@ -246,7 +254,7 @@ func lockOf(name string) string {
 	case strings.HasPrefix(name, indexPrefix):
 		id, _, _ = strings.Cut(name[len(indexPrefix):], "-")
 	}
-	if len(id) != 64 || strings.Trim(id, "0123456789abcdef") != "" {
+	if !isSHA256(id) {
 		return ""
 	}
 	return id
@@ -255,7 +263,7 @@ func lockOf(name string) string {
 // Commit moves the fully written temp file f, whose sha256 is sha256Hex, to its
 // blob path and returns that path. f is closed; on error it is removed.
 func (c *Cache) Commit(f *os.File, sha256Hex string) (string, error) {
-	if len(sha256Hex) != 64 {
+	if !isSHA256(sha256Hex) {
 		f.Close()
 		os.Remove(f.Name())
 		return "", fmt.Errorf("cache: bad sha256 %q", sha256Hex)
@@ -306,6 +314,9 @@ func (c *Cache) Verify(sha256Hex string, algs ...digest.Algorithm) (path string,
 // re-hashed, with the bytes hashed so far and the blob's size, and stops
 // reading once ctx is done (returning an error that wraps ctx's).
 func (c *Cache) VerifyReporting(ctx context.Context, sha256Hex string, report func(done, total int64), algs ...digest.Algorithm) (path string, size int64, sums digest.Set, err error) {
+	if !isSHA256(sha256Hex) {
+		return "", 0, nil, ErrMiss // no blob's name, and a path out of the cache a mismatch would remove
+	}
 	p := c.BlobPath(sha256Hex)
 	f, _, err := confined.OpenFile(p)
 	if errors.Is(err, fs.ErrNotExist) {

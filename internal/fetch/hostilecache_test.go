@@ -2,8 +2,10 @@ package fetch
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"syscall"
 	"testing"
 
@@ -61,6 +63,51 @@ func TestNonRegularCacheEntriesAreRefetched(t *testing.T) {
 			checkFile(t, res[1], sigBody)
 			if res[0].FromCache || res[1].FromCache {
 				t.Errorf("served from the cache: %+v %+v", res[0], res[1])
+			}
+		})
+	}
+}
+
+// TestIndexEntryNamingAPathIsAMiss: an index entry whose sha256 is 64
+// characters of path ("../../..../victim") names no blob: it is a miss, the
+// file is downloaded again, and the folder or file it leads to outside the
+// cache is neither read nor removed (a mismatch evicts what a blob path
+// holds, a folder there with everything in it).
+func TestIndexEntryNamingAPathIsAMiss(t *testing.T) {
+	body, _ := payload(700, 43)
+	for _, victim := range []string{"folder", "file"} {
+		t.Run(victim, func(t *testing.T) {
+			up := newUpstream(t, false, serveWithSig(body, body))
+			sig := Request{URL: up.URL + "/tool.tgz.asc", AllowUnpinned: true, Key: "tool 1.0"}
+			root := t.TempDir()
+			dir := filepath.Join(root, "cache")
+			if _, err := fetcherIn(t, dir, false).Fetch(context.Background(), sig); err != nil {
+				t.Fatal(err)
+			}
+			// DIR/sha256/../<sha> is DIR/<sha>: two more ".." leave the cache for root/victim.
+			outside := filepath.Join(root, "victim")
+			if victim == "folder" {
+				os.MkdirAll(filepath.Join(outside, "sub"), 0o755)
+				os.WriteFile(filepath.Join(outside, "sub", "precious"), []byte("precious"), 0o644)
+			} else {
+				os.WriteFile(outside, []byte("precious"), 0o644)
+			}
+			sha := "../" + strings.Repeat("./", 27) + "/victim" // 64 characters
+			id := cache.ID(sig.URL, sig.Key)
+			entry := fmt.Sprintf(`{"url": %q, "key": %q, "sha256": %q, "size": 8}`, sig.URL, sig.Key, sha)
+			if err := os.WriteFile(filepath.Join(dir, "index", id[:2], id+".json"), []byte(entry), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			res, err := fetcherIn(t, dir, false).Fetch(context.Background(), sig)
+			if err != nil {
+				t.Fatal(err)
+			}
+			checkFile(t, res, body)
+			if res.FromCache {
+				t.Errorf("served from the cache: %+v", res)
+			}
+			if _, err := os.Stat(outside); err != nil {
+				t.Errorf("the %s the index entry leads to, outside the cache: %v", victim, err)
 			}
 		})
 	}
