@@ -37,6 +37,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/updeb/updeb/internal/confined"
@@ -193,13 +194,36 @@ const (
 // id in the tmp folder, keeping what an earlier, interrupted run left in it.
 // It also returns the path of its metadata file. Call it only while holding
 // Lock(id): the lock is what makes the partial file one process's.
+//
+// The partial file is the cache's own, written to and chmodded: anything else
+// in its place (a symlink planted there, a FIFO, a folder) is removed and a
+// new file made, never written through.
 func (c *Cache) Partial(id string) (f *os.File, meta string, err error) {
 	p := filepath.Join(c.dir, "tmp", partPrefix+id)
-	f, err = os.OpenFile(p, os.O_RDWR|os.O_CREATE, 0o644)
+	f, err = openPartial(p, 0)
+	if err != nil && !errors.Is(err, fs.ErrPermission) {
+		if err = os.RemoveAll(p); err == nil {
+			f, err = openPartial(p, os.O_EXCL)
+		}
+	}
 	if err != nil {
-		return nil, "", fmt.Errorf("cache: %w", err)
+		return nil, "", c.writeError(err)
 	}
 	return f, p + ".json", nil
+}
+
+// openPartial opens (or creates) the regular file at p for reading and
+// writing, without following a symlink or blocking on a FIFO.
+func openPartial(p string, flag int) (*os.File, error) {
+	f, err := os.OpenFile(p, os.O_RDWR|os.O_CREATE|syscall.O_NOFOLLOW|syscall.O_NONBLOCK|flag, 0o644)
+	if err != nil {
+		return nil, err
+	}
+	if fi, err := f.Stat(); err != nil || !fi.Mode().IsRegular() {
+		f.Close()
+		return nil, fmt.Errorf("%s: not a regular file", p)
+	}
+	return f, nil
 }
 
 // Sweep removes what interrupted runs left in the tmp folder: a partial

@@ -18,6 +18,7 @@ import (
 
 	"github.com/updeb/updeb/internal/confined"
 	"github.com/updeb/updeb/internal/diskfull"
+	"github.com/updeb/updeb/pkg/atomicfile"
 	"github.com/updeb/updeb/pkg/digest"
 )
 
@@ -60,10 +61,7 @@ func (p *partial) saveMeta(target string) {
 		return
 	}
 	b, _ := json.Marshal(partialMeta{Target: target, Validator: p.validator, Total: p.total})
-	tmp := p.meta + ".new"
-	if os.WriteFile(tmp, b, 0o644) == nil {
-		os.Rename(tmp, p.meta)
-	}
+	atomicfile.WriteFile(p.meta, b, 0o644) // a new temporary file: nothing planted is written through
 }
 
 // keep says whether p is worth keeping after a download failed with err: the

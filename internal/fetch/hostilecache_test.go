@@ -112,3 +112,54 @@ func TestIndexEntryNamingAPathIsAMiss(t *testing.T) {
 		})
 	}
 }
+
+// TestPlantedPartialIsNotWrittenThrough: what lies where a download's partial
+// file goes (cache/tmp/part-ID, a name anyone can work out from the URL) is
+// the cache's own or nothing: a symlink planted there is replaced by a new
+// file, never written through (the file it points to keeps its bytes and
+// mode), and a FIFO or folder there is replaced without blocking. The
+// record a resume needs (part-ID.json) is written through a new temporary
+// file too.
+func TestPlantedPartialIsNotWrittenThrough(t *testing.T) {
+	body, sha := payload(5000, 44)
+	symlink := func(t *testing.T, p string) error { return os.Symlink(filepath.Join(t.TempDir(), "victim"), p) }
+	for _, tc := range []struct {
+		name   string
+		suffix string // after tmp/part-ID
+		plant  func(t *testing.T, path string) error
+	}{
+		{"symlink", "", symlink},
+		{"fifo", "", func(t *testing.T, p string) error { return syscall.Mkfifo(p, 0o644) }},
+		{"folder", "", func(t *testing.T, p string) error { return os.MkdirAll(filepath.Join(p, "sub"), 0o755) }},
+		{"symlink as the resume record's temporary file", ".json.new", symlink},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			up := newUpstream(t, false, serveWithSig(body, body))
+			r := Request{URL: up.URL + "/tool.tgz", Pinned: pin(sha), Key: "tool 1.0"}
+			dir := t.TempDir()
+			f := fetcherIn(t, dir, false)
+			p := filepath.Join(dir, "tmp", "part-"+cache.ID(r.URL, r.Key)+tc.suffix)
+			if err := tc.plant(t, p); err != nil {
+				t.Fatal(err)
+			}
+			victim, _ := os.Readlink(p)
+			if victim != "" {
+				os.WriteFile(victim, []byte("precious"), 0o600)
+			}
+			res, err := f.Fetch(context.Background(), r)
+			if err != nil {
+				t.Fatal(err)
+			}
+			checkFile(t, res, body)
+			if fi, err := os.Lstat(res.Path); err != nil || !fi.Mode().IsRegular() {
+				t.Errorf("the blob: %v, %v; want a regular file", fi, err)
+			}
+			if victim != "" {
+				b, _ := os.ReadFile(victim)
+				if fi, err := os.Stat(victim); err != nil || string(b) != "precious" || fi.Mode().Perm() != 0o600 {
+					t.Errorf("written through the planted symlink: %d bytes, %v, %v; want 8 bytes, 0600", len(b), fi.Mode(), err)
+				}
+			}
+		})
+	}
+}
