@@ -11,8 +11,10 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"syscall"
 	"time"
 
+	"github.com/updeb/updeb/internal/confined"
 	"github.com/updeb/updeb/pkg/atomicfile"
 )
 
@@ -73,11 +75,22 @@ func (r *Repo) appendHistory(rec Record) error {
 	if err != nil {
 		return err
 	}
-	f, err := os.OpenFile(name, os.O_RDWR|os.O_CREATE, 0o644)
+	// The history is appended to where it is, never through a symlink (to a
+	// file out of the repository, which would be chmodded and appended to)
+	// and never blocking on a FIFO.
+	f, err := os.OpenFile(name, os.O_RDWR|os.O_CREATE|syscall.O_NOFOLLOW|syscall.O_NONBLOCK, 0o644)
 	if err != nil {
+		if fi, lerr := os.Lstat(name); lerr == nil && !fi.Mode().IsRegular() {
+			return historyNotAFile(name, fi.Mode())
+		}
 		return err
 	}
 	defer f.Close()
+	if fi, err := f.Stat(); err != nil {
+		return err
+	} else if !fi.Mode().IsRegular() {
+		return historyNotAFile(name, fi.Mode())
+	}
 	if err := f.Chmod(0o644); err != nil {
 		return err
 	}
@@ -122,6 +135,11 @@ func completeLinesEnd(f *os.File) (int64, error) {
 		end = start
 	}
 	return 0, nil
+}
+
+// historyNotAFile refuses a history file that is no regular file.
+func historyNotAFile(name string, m fs.FileMode) error {
+	return fmt.Errorf("%w: %s is %s, not a file: the history is only a record, the repository does not depend on it; move it away to start a new one", ErrInvalid, name, confined.Kind(m))
 }
 
 // readHistory returns suite's records up to generation live, the last record

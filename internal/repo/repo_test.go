@@ -15,6 +15,7 @@ import (
 	"reflect"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 
 	"github.com/updeb/updeb/internal/confined"
@@ -703,5 +704,47 @@ func TestByHashKeptHostile(t *testing.T) {
 	}
 	if len(readByHashKept(filepath.Join(dir, "missing"))) != 0 {
 		t.Error("a generation without the file has entries")
+	}
+}
+
+// TestHistoryNotAFileRefused: a suite's history (.updeb/history/SUITE.jsonl)
+// is appended to where it is: a symlink there (to a 0600 file out of the
+// repository) is never chmodded or appended to through, and a FIFO or
+// folder there never blocks; the publish is refused naming the file and
+// what it is, and the repository is unchanged.
+func TestHistoryNotAFileRefused(t *testing.T) {
+	testenv.RequireTool(t, "dpkg-deb")
+	for _, tc := range []struct {
+		kind  string
+		plant func(t *testing.T, p string) error
+	}{
+		{"a symlink", func(t *testing.T, p string) error { return os.Symlink(filepath.Join(t.TempDir(), "secret"), p) }},
+		{"a FIFO", func(t *testing.T, p string) error { return syscall.Mkfifo(p, 0o644) }},
+		{"a folder", func(t *testing.T, p string) error { return os.Mkdir(p, 0o755) }},
+	} {
+		t.Run(tc.kind, func(t *testing.T) {
+			dir, root, r := repoWithOne(t, "main")
+			history := filepath.Join(root, ".updeb/history/s.jsonl")
+			must(t, os.Remove(history))
+			must(t, tc.plant(t, history))
+			secret, _ := os.Readlink(history)
+			if secret != "" {
+				must(t, os.WriteFile(secret, []byte("secret\n"), 0o600))
+			}
+			before := snapshot(t, root)
+			_, err := r.Publish(context.Background(), "s", "main", []Package{pkgOf(t, testDeb(t, dir, "xx", "1", "amd64", "x"))})
+			if !errors.Is(err, ErrInvalid) || !strings.Contains(err.Error(), history+" is "+tc.kind) {
+				t.Fatalf("publishing with %s as the history: %v, want ErrInvalid naming it", tc.kind, err)
+			}
+			if after := snapshot(t, root); !reflect.DeepEqual(before, after) {
+				t.Error("the refused publish changed the repository")
+			}
+			if secret != "" {
+				b, err := os.ReadFile(secret)
+				if fi, serr := os.Stat(secret); err != nil || serr != nil || string(b) != "secret\n" || fi.Mode().Perm() != 0o600 {
+					t.Errorf("the file the history links to: %q, %v, %v; want it as it was, 0600", b, err, serr)
+				}
+			}
+		})
 	}
 }
