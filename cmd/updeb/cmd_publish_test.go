@@ -229,8 +229,9 @@ func TestSigningKeyReadableByOthers(t *testing.T) {
 }
 
 // A signing key in the repository folder (or below it, or reached through a
-// symlink to it) is refused before anything is written: every file there is
-// served, the secret key too.
+// symlink to it), or a symlink in that folder to a key kept elsewhere, is
+// refused before anything is written: every file there is served (a web
+// server following the link serves the key), the secret key too.
 func TestSigningKeyInRepositoryFolder(t *testing.T) {
 	testenv.RequireTool(t, "dpkg-deb")
 	dir := t.TempDir()
@@ -241,7 +242,15 @@ func TestSigningKeyInRepositoryFolder(t *testing.T) {
 	if err := os.Symlink("repo", link); err != nil {
 		t.Fatal(err)
 	}
-	for _, c := range [][2]string{{repoDir, key}, {link, key}, {repoDir, filepath.Join(link, "keys", "k.secret.asc")}} {
+	outside := generateKey(t, filepath.Join(dir, "private")) + ".secret.asc"
+	served := filepath.Join(repoDir, "served.secret.asc")
+	chained := filepath.Join(dir, "private", "current.secret.asc") // -> the link in the folder -> the key outside
+	for _, l := range [][2]string{{outside, served}, {served, chained}} {
+		if err := os.Symlink(l[0], l[1]); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, c := range [][2]string{{repoDir, key}, {link, key}, {repoDir, filepath.Join(link, "keys", "k.secret.asc")}, {repoDir, served}, {repoDir, chained}} {
 		code, _, stderr := runCLI(t, "publish", "--repo", c[0], "--key", c[1], deb)
 		want := fmt.Sprintf("error: signing key %s lies in the repository folder %s, which is served to every client", c[1], c[0])
 		if code != exitUsage || !strings.Contains(stderr, want) || !strings.Contains(stderr, "hint: move it out of the repository folder") {
@@ -253,6 +262,9 @@ func TestSigningKeyInRepositoryFolder(t *testing.T) {
 	}
 	if code, _, stderr := runCLI(t, "publish", "--repo", filepath.Join(dir, "other"), "--key", key, deb); code != 0 {
 		t.Fatalf("the key beside another repository: exit %d: %s", code, stderr)
+	}
+	if code, _, stderr := runCLI(t, "publish", "--repo", filepath.Join(dir, "another"), "--key", chained, deb); code != 0 {
+		t.Fatalf("links out of another repository: exit %d: %s", code, stderr)
 	}
 }
 

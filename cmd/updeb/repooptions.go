@@ -259,21 +259,43 @@ func (g *globalOptions) readSecretKey(path, hint string) ([]byte, error) {
 }
 
 // inFolder reports whether the file name lies in the folder dir, or below
-// it, once both are absolute and their symlinks resolved.
+// it, once both are absolute and their symlinks resolved, or whether a
+// symlink on the way to it does (a web server serves REPO/key.asc, a link
+// to a key kept elsewhere, as the key).
 func inFolder(dir, name string) bool {
 	d, err := filepath.EvalSymlinks(dir)
 	if err == nil {
 		d, err = filepath.Abs(d)
 	}
-	n, nerr := filepath.EvalSymlinks(name)
-	if nerr == nil {
-		n, nerr = filepath.Abs(n)
-	}
-	if err != nil || nerr != nil {
+	if err != nil {
 		return false
 	}
-	rel, err := filepath.Rel(d, n)
-	return err == nil && filepath.IsLocal(rel)
+	inside := func(n string) bool {
+		rel, err := filepath.Rel(d, n)
+		return err == nil && filepath.IsLocal(rel)
+	}
+	for range 40 { // as many links as the kernel follows in one path
+		parent, err := filepath.EvalSymlinks(filepath.Dir(name))
+		if err == nil {
+			parent, err = filepath.Abs(parent)
+		}
+		if err != nil {
+			return false
+		}
+		name = filepath.Join(parent, filepath.Base(name))
+		if inside(name) {
+			return true
+		}
+		target, err := os.Readlink(name)
+		if err != nil {
+			return false // no link (a file, or none): name is where it lies
+		}
+		if !filepath.IsAbs(target) {
+			target = filepath.Join(parent, target)
+		}
+		name = target
+	}
+	return false
 }
 
 // actor names who runs updeb, user@host, for the repository's history.
