@@ -9,6 +9,7 @@ import (
 
 	"github.com/klauspost/compress/zstd"
 
+	"github.com/updeb/updeb/internal/confined"
 	"github.com/updeb/updeb/pkg/archive"
 )
 
@@ -69,9 +70,15 @@ func (f *feed) spool(m archive.Member, r io.Reader) error {
 // spool file through its decoder. On the last use of a spool file the file
 // is removed at once: the open descriptor keeps its bytes until Close.
 func openMember(m member, last bool) (io.ReadCloser, int64, error) {
-	f, err := os.Open(m.path)
-	if err != nil || !m.spooled {
+	if !m.spooled {
+		// Opened as every cache file is: a FIFO put in its place since
+		// it was verified is refused, never waited for.
+		f, _, err := confined.OpenFile(m.path)
 		return f, m.size, err
+	}
+	f, err := os.Open(m.path)
+	if err != nil {
+		return nil, 0, err
 	}
 	if last {
 		os.Remove(m.path)

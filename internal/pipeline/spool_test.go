@@ -2,14 +2,18 @@ package pipeline
 
 import (
 	"bytes"
+	"errors"
 	"io"
 	"log/slog"
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 	"testing/iotest"
+	"time"
 
+	"github.com/updeb/updeb/internal/confined"
 	"github.com/updeb/updeb/internal/recipe"
 	"github.com/updeb/updeb/internal/source"
 	"github.com/updeb/updeb/pkg/archive"
@@ -123,5 +127,27 @@ func TestSpoolErrors(t *testing.T) {
 	}
 	if err == nil {
 		t.Error("a damaged spool file read without an error")
+	}
+}
+
+// A raw source's cache file swapped for a FIFO after it was verified is
+// refused when the package opens it, never waited for in open(2).
+func TestRawMemberFIFORefused(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "fifo")
+	if err := syscall.Mkfifo(p, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() {
+		_, _, err := openMember(member{path: p, size: 1}, false)
+		done <- err
+	}()
+	select {
+	case err := <-done:
+		if !errors.Is(err, confined.ErrRefused) {
+			t.Errorf("open a FIFO as a raw source: %v, want a refusal", err)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("opening a FIFO as a raw source blocked")
 	}
 }

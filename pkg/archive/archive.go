@@ -45,9 +45,11 @@ import (
 	"hash"
 	"io"
 	"io/fs"
+	"os"
 	"path"
 	"strconv"
 	"strings"
+	"syscall"
 
 	"golang.org/x/text/unicode/norm"
 
@@ -344,6 +346,27 @@ type scan struct {
 	hardlinks []hardlink
 	pin       string    // the sha256 the archive's bytes must have (SelectPinned), or ""
 	hash      hash.Hash // of the bytes read in this pass, when pin is set
+}
+
+// open opens the file at the scan's path for reading, what (the archive, a
+// raw artifact) being only a regular file: with O_NONBLOCK, so that a FIFO
+// put in its place (after a check of the file by its path) never blocks
+// the open, beyond the reach of the context.
+func (s *scan) open(what string) (*os.File, fs.FileInfo, error) {
+	f, err := os.OpenFile(s.archive, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		return nil, nil, fmt.Errorf("archive: %w", err)
+	}
+	fi, err := f.Stat()
+	if err != nil {
+		f.Close()
+		return nil, nil, fmt.Errorf("archive: %w", err)
+	}
+	if !fi.Mode().IsRegular() {
+		f.Close()
+		return nil, nil, s.errorf(ErrNotRegular, "", nil, "%s must be a regular file, found %s", what, fi.Mode().Type())
+	}
+	return f, fi, nil
 }
 
 // pinned returns r (the archive file), hashed as it is read when the scan

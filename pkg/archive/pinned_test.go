@@ -9,8 +9,11 @@ import (
 	"errors"
 	"io"
 	"os"
+	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/updeb/updeb/pkg/digest"
 )
@@ -82,5 +85,33 @@ func TestSelectPinnedRewrittenWhileRead(t *testing.T) {
 	var me *digest.MismatchError
 	if !errors.Is(err, ErrCorrupt) || !errors.As(err, &me) || me.Want != sha256Hex(data) {
 		t.Errorf("rewritten while read: %v, want ErrCorrupt and a mismatch", err)
+	}
+}
+
+// TestSelectFIFORefused: a FIFO in the place of the file (a cache file
+// swapped after its check) is refused at once, in every format, never
+// waited for in open(2), where no context reaches.
+func TestSelectFIFORefused(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "fifo")
+	if err := syscall.Mkfifo(p, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, kind := range []Kind{TarGz, Zip, Raw} {
+		done := make(chan error, 1)
+		go func() {
+			want := []string{"a"}
+			if kind == Raw {
+				want = []string{""}
+			}
+			done <- Select(context.Background(), p, kind, want, Limits{}, func(Member, io.Reader) error { return nil })
+		}()
+		select {
+		case err := <-done:
+			if !errors.Is(err, ErrNotRegular) {
+				t.Errorf("%s: %v, want ErrNotRegular", kind, err)
+			}
+		case <-time.After(5 * time.Second):
+			t.Fatalf("%s: Select blocked on a FIFO", kind)
+		}
 	}
 }

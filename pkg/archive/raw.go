@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"os"
 )
 
 // selectRaw hands fn the artifact itself. want must be exactly [""]: the
@@ -14,18 +13,11 @@ func selectRaw(ctx context.Context, path, pin string, want []string, lim Limits,
 		return fmt.Errorf("%w %q: a raw artifact is itself the one file; want must be exactly [\"\"]", ErrWant, want)
 	}
 	s := &scan{ctx: ctx, archive: path, lim: lim, bud: NewBudget(ctx, lim, -1), fn: fn, pin: pin}
-	f, err := os.Open(path)
+	f, fi, err := s.open("a raw artifact")
 	if err != nil {
-		return fmt.Errorf("archive: %w", err)
+		return err
 	}
 	defer f.Close()
-	fi, err := f.Stat()
-	if err != nil {
-		return fmt.Errorf("archive: %w", err)
-	}
-	if !fi.Mode().IsRegular() {
-		return s.errorf(ErrNotRegular, "", nil, "a raw artifact must be a regular file, found %s", fi.Mode().Type())
-	}
 	if err := CheckRawSize(path, fi.Size(), lim); err != nil {
 		return err
 	}

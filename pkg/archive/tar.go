@@ -8,7 +8,6 @@ import (
 	"io"
 	"io/fs"
 	"maps"
-	"os"
 	"slices"
 	"strings"
 
@@ -20,15 +19,11 @@ import (
 const readBufferSize = 256 << 10
 
 func (s *scan) selectTarFile(kind Kind) error {
-	f, err := os.Open(s.archive)
+	f, fi, err := s.open("the archive")
 	if err != nil {
-		return fmt.Errorf("archive: %w", err)
+		return err
 	}
 	defer f.Close()
-	fi, err := f.Stat()
-	if err != nil {
-		return fmt.Errorf("archive: %w", err)
-	}
 	s.bud = NewBudget(s.ctx, s.lim, fi.Size())
 	br := bufio.NewReaderSize(s.pinned(f), readBufferSize)
 	if err := s.selectTar(kind, br); err != nil {

@@ -5,11 +5,9 @@ import (
 	"bytes"
 	"encoding/binary"
 	"errors"
-	"fmt"
 	"io"
 	"io/fs"
 	"math"
-	"os"
 	"slices"
 	"strings"
 )
@@ -21,15 +19,11 @@ const maxLinkTarget = 4096
 // members) before fn is called, then delivers the wanted members in
 // central-directory order.
 func (s *scan) selectZip() error {
-	f, err := os.Open(s.archive)
+	f, fi, err := s.open("the archive")
 	if err != nil {
-		return fmt.Errorf("archive: %w", err)
+		return err
 	}
 	defer f.Close()
-	fi, err := f.Stat()
-	if err != nil {
-		return fmt.Errorf("archive: %w", err)
-	}
 	s.bud = NewBudget(s.ctx, s.lim, fi.Size())
 	// The directory and members are read at their offsets: the pin is
 	// checked on the whole file first, from the file that is then read.
