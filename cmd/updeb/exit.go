@@ -209,7 +209,12 @@ var exitRules = []exitRule{
 	is(track.ErrAmbiguous, exitCheck, "upstream tagged one version twice, written otherwise: find out which tag it means (its release notes), then bump to it with --to"),
 	is(track.ErrIncomplete, exitCheck, "upstream has not uploaded every artifact yet: try later, or --to an older complete version"),
 	is(track.ErrReupload, exitCheck, "ALARM: upstream bytes changed for a pinned version. Do not re-pin blindly: find out why (a compromised release?) before anything else"),
-	as(exitCheck, fixed[*repo.ConflictError]("the repository is unchanged; give the new build a new version or revision")),
+	as(exitCheck, func(e *repo.ConflictError) string {
+		if e.Given != "" {
+			return "the repository is unchanged; publish one of the two .deb files, or rebuild the other with a new version or revision"
+		}
+		return "the repository is unchanged; give the new build a new version or revision"
+	}),
 	as(exitCheck, fixed[*repo.FieldChangeError]("a refused suite is unchanged; to make the change anyway, repeat with --allow-field-change")),
 	is(gate.ErrFailed, exitCheck, "see the FAIL lines above"),
 	is(mirror.ErrFailed, exitCheck, "bring the missing and corrupt files over again: 'updeb mirror export' where there is a way out, then copy the folder whole; one there that could not be read says why (make it readable to the user who builds)"),

@@ -108,6 +108,7 @@ func TestExitStatus(t *testing.T) {
 		{"new minor unreleased", fmt.Errorf("%w: 1.37", track.ErrNoRelease), exitCheck, "--to"},
 		{"one version tagged twice", fmt.Errorf("%w: v1.03.0 and v1.3.0", track.ErrAmbiguous), exitCheck, "--to"},
 		{"publish conflict", &repo.ConflictError{Package: "x=1 (amd64)"}, exitCheck, "repository is unchanged"},
+		{"two builds in one publish", &repo.ConflictError{Package: "x=1 (amd64)", Given: "a.deb", Path: "b.deb"}, exitCheck, "publish one of the two .deb files"},
 		{"field change", &repo.FieldChangeError{Suite: "stable", Changes: []repo.FieldChange{{Field: "Origin", From: "a", To: "b"}}}, exitCheck, "--allow-field-change"},
 		{"gate failed", fmt.Errorf("verify: %w", gate.ErrFailed), exitCheck, "FAIL lines"},
 		{"unsigned record", fmt.Errorf("x.deb.intoto.json: %w", dsse.ErrUnsigned), exitCheck, "build: provenance-key:"},

@@ -583,13 +583,11 @@ func TestOneBuildPerVersionAcrossComponents(t *testing.T) {
 		_, err := r.Promote(ctx, Place{"staging", ""}, Place{"production", "other"}, []Selector{{Name: "app", Version: "1-1"}})
 		return err
 	}, "main", "other", shaA, shaB)
+	two, another := testDeb(t, dir, "app", "2-1", "amd64", "two"), testDeb(t, t.TempDir(), "app", "2-1", "amd64", "another two")
 	refused("one publish, two builds in two components", func() error {
-		_, err := r.PublishComponents(ctx, "production", map[string][]Package{
-			"main":  {pkgOf(t, testDeb(t, dir, "app", "2-1", "amd64", "two"))},
-			"other": {pkgOf(t, testDeb(t, t.TempDir(), "app", "2-1", "amd64", "another two"))},
-		})
+		_, err := r.PublishComponents(ctx, "production", map[string][]Package{"main": {pkgOf(t, two)}, "other": {pkgOf(t, another)}})
 		return err
-	}, "main", "other")
+	}, "main", "other", two, another, sha256File(t, two), sha256File(t, another), "given to one publish")
 
 	// The same bytes in another component: allowed, publish and promote.
 	res, err := r.Publish(ctx, "production", "extra", []Package{pkgOf(t, debA)})

@@ -130,6 +130,10 @@ type ConflictError struct {
 	// then its pool file.
 	Same      string
 	OtherArch bool
+	// Given is the other .deb of the same publish when the conflict is
+	// between two of its files: Package (from Path) and Same, else
+	// Package, from Given. Filename is then in no pool yet.
+	Given string
 }
 
 // sameVersionConflict sets ce.Same when old, the entry ce (for k)
@@ -143,6 +147,9 @@ func sameVersionConflict(ce *ConflictError, old Entry, k key) *ConflictError {
 }
 
 func (e *ConflictError) Error() string {
+	if e.Given != "" {
+		return e.givenTwice()
+	}
 	if e.Same != "" {
 		where := ""
 		if e.Component != e.Into {
@@ -169,6 +176,24 @@ func (e *ConflictError) Error() string {
 	}
 	return fmt.Sprintf("repo: %s is already published as %s with sha256 %s; %s has sha256 %s: a published version never changes its bytes (publish a new version or revision)",
 		e.Package, e.Filename, e.Have, e.Path, e.New)
+}
+
+// givenTwice is Error for two .deb files of one publish that are two
+// builds of one version.
+func (e *ConflictError) givenTwice() string {
+	first, why := e.Package, "a version has one build"
+	if e.Same != "" {
+		first, why = e.Same, "dpkg and apt compare the two versions equal"
+		if e.OtherArch {
+			why = "apt lists an Architecture: all package among each architecture's"
+		}
+	}
+	where, into := "", ""
+	if e.Component != e.Into {
+		where, into = fmt.Sprintf(" (for suite %s component %s)", e.Suite, e.Component), fmt.Sprintf(" (for component %s)", e.Into)
+	}
+	return fmt.Sprintf("repo: %s%s is %s with sha256 %s and %s%s is %s with sha256 %s: two builds of one version given to one publish (%s); publish one of them, or give the other a new version or revision",
+		e.Given, where, first, e.Have, e.Path, into, e.Package, e.New, why)
 }
 
 // stagedFile is a .deb copied next to its pool path, hashed, not yet linked.

@@ -129,6 +129,7 @@ func (r *Repo) stagePackages(ctx context.Context, suite, comp string, c componen
 		removeEmptyDirs(r.root, cleaned)
 	}
 	batch, listed := component{}.finder(), c.finder()
+	given := map[key]string{} // the .deb each entry of batch comes from
 	for i := range pkgs {
 		if err := ctx.Err(); err != nil {
 			return nil, cleanup, err
@@ -155,11 +156,14 @@ func (r *Repo) stagePackages(ctx context.Context, suite, comp string, c componen
 		}
 		if old, ok := batch.find(e.key()); ok {
 			if old.SHA256 != e.SHA256 {
-				return nil, cleanup, sameVersionConflict(conflict(old.SHA256), old, e.key())
+				ce := sameVersionConflict(conflict(old.SHA256), old, e.key())
+				ce.Given = given[old.key()]
+				return nil, cleanup, ce
 			}
 			continue
 		}
 		batch.add(e)
+		given[e.key()] = p.Path
 		if old, ok := listed.find(e.key()); ok {
 			if old.SHA256 != e.SHA256 {
 				return nil, cleanup, sameVersionConflict(conflict(old.SHA256), old, e.key())

@@ -348,6 +348,41 @@ func TestRefusedPublishLeavesNoFolder(t *testing.T) {
 	}
 }
 
+// Two builds of one version given to one publish (two out/ folders of one
+// recipe) are refused naming both .deb files, not a pool file that does not
+// exist: nothing of that version is published yet. So are two spellings of
+// one version, and one build for all beside one for an architecture.
+func TestTwoBuildsInOnePublishNamed(t *testing.T) {
+	testenv.RequireTool(t, "dpkg-deb")
+	_, root, r := repoWithOne(t, "main") // oo=1 (amd64)
+	ctx := context.Background()
+	before := snapshot(t, root)
+	for _, tc := range []struct{ what, v1, a1, v2, a2, why string }{
+		{"two builds", "2-1", "amd64", "2-1", "amd64", "a version has one build"},
+		{"two spellings", "2.0-1", "amd64", "2.00-1", "amd64", "compare the two versions equal"},
+		{"all and amd64", "2", "all", "2", "amd64", "Architecture: all"},
+	} {
+		one, two := testDeb(t, t.TempDir(), "nn", tc.v1, tc.a1, "one"), testDeb(t, t.TempDir(), "nn", tc.v2, tc.a2, "two")
+		_, err := r.Publish(ctx, "s", "main", []Package{pkgOf(t, one), pkgOf(t, two)})
+		var ce *ConflictError
+		if !errors.As(err, &ce) || ce.Given != one || ce.Path != two {
+			t.Fatalf("%s: %v, want a *ConflictError between %s and %s", tc.what, err, one, two)
+		}
+		msg := err.Error()
+		for _, s := range []string{one, two, sha256File(t, one), sha256File(t, two), "given to one publish", tc.why} {
+			if !strings.Contains(msg, s) {
+				t.Errorf("%s: the message does not say %q: %s", tc.what, s, msg)
+			}
+		}
+		if strings.Contains(msg, "pool/") || strings.Contains(msg, "already published") {
+			t.Errorf("%s: the message names a pool file or says published: %s", tc.what, msg)
+		}
+	}
+	if !reflect.DeepEqual(before, snapshot(t, root)) {
+		t.Fatalf("a refused publish changed the repository")
+	}
+}
+
 // A Release cut short by hand (a full disk, a partial copy) lists fewer
 // index files, or none: the next publish or refresh signed a generation
 // without the packages it no longer listed. A Release that is not the text
@@ -571,7 +606,7 @@ func TestVersionsSpelledOtherwiseRefused(t *testing.T) {
 	}
 	_, err := r.Publish(ctx, "s", "main", []Package{pkgOf(t, testDeb(t, t.TempDir(), "oo", "2.0-1", "amd64", "x")),
 		pkgOf(t, testDeb(t, t.TempDir(), "oo", "2.00-1", "amd64", "y"))})
-	refused("publishing 2.0-1 and 2.00-1 at once", err, "oo=2.0-1 (amd64)")
+	wantSameConflict(t, "publishing 2.0-1 and 2.00-1 at once", err, "oo=2.0-1 (amd64)", "dpkg and apt compare the two versions equal")
 	if after := snapshot(t, root); !reflect.DeepEqual(before, after) {
 		t.Fatalf("a refused publish changed the repository")
 	}
@@ -613,8 +648,12 @@ func TestSameVersionForAllAndAnArchitectureRefused(t *testing.T) {
 		{"oo=1 (all) into another component", "extra", []Package{all}, "oo=1 (amd64)"},
 		{"oo=2 for arm64 and all at once", "main", two, "oo=2 (arm64)"},
 	} {
+		says := "is one version with " + tc.same
+		if len(tc.pkgs) > 1 {
+			says = "apt lists an Architecture: all package among each architecture's"
+		}
 		_, err := r.Publish(ctx, "s", tc.comp, tc.pkgs)
-		wantSameConflict(t, "publishing "+tc.what, err, tc.same, "is one version with "+tc.same)
+		wantSameConflict(t, "publishing "+tc.what, err, tc.same, says)
 	}
 	if !reflect.DeepEqual(before, snapshot(t, root)) {
 		t.Fatalf("a refused publish changed the repository")

@@ -252,7 +252,9 @@ func (st *suiteState) checkOneBuild(added []Entry, origin map[string]string, col
 	for _, e := range added {
 		comps[e.Component] = true
 		if old, ok := batch.find(e.key()); ok && old.SHA256 != e.SHA256 {
-			return sameVersionConflict(conflict(old, e), old, e.key())
+			ce := sameVersionConflict(conflict(old, e), old, e.key())
+			ce.Given = origin[old.Filename]
+			return ce
 		}
 		batch.add(e)
 	}
