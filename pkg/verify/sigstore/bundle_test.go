@@ -239,6 +239,9 @@ func TestVerifyBundleRefusals(t *testing.T) {
 			s := m["dsseEnvelope"].(map[string]any)["signatures"].([]any)[0].(map[string]any)
 			s["sig"] = flipB64(s["sig"].(string))
 		}), Policy{Identity: "cody@soyland.com", Issuer: githubOAuth}, digest.Set{digest.SHA256: realBundles[3].digest}, ReasonBadLogEntry, []string{"does not match"}},
+		{"no signed entry timestamp", edit("oci-attestation.sigstore.json", func(m map[string]any) { delete(tlogEntry(m), "inclusionPromise") }),
+			Policy{Identity: "cody@soyland.com", Issuer: githubOAuth}, digest.Set{digest.SHA256: realBundles[3].digest}, ReasonNoTimestamp,
+			[]string{"Rekor v1 log entries carry no signed entry timestamp (SET, the entry's inclusionPromise)", "RFC 3161 timestamp"}},
 		{"no log entry", edit("oci-attestation.sigstore.json", func(m map[string]any) {
 			m["verificationMaterial"].(map[string]any)["tlogEntries"] = []any{}
 		}), Policy{Identity: "cody@soyland.com", Issuer: githubOAuth}, digest.Set{digest.SHA256: realBundles[3].digest}, ReasonNoLogEntry, []string{"no transparency-log entry"}},

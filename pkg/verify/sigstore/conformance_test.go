@@ -82,12 +82,23 @@ func TestVerifyBundleTimestampPolicy(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	v2es, _ := v2.TlogEntries()
+	v2TLE := []*protorekor.TransparencyLogEntry{v2es[0].TransparencyLogEntry()}
+	// Rekor v1 without its signed entry timestamp (inclusionPromise).
+	var noSET []*protorekor.TransparencyLogEntry
+	for _, e := range entries {
+		e = proto.Clone(e).(*protorekor.TransparencyLogEntry)
+		e.InclusionPromise = nil
+		noSET = append(noSET, e)
+	}
 	noLogs := withoutLogs(t, v.root)
 	// What a refusal for want of a signing time says of the log entries.
 	says := map[string]string{
 		"nothing, root lists no log":   "carries no log entry",
 		"log entry, root lists no log": "log entries count for nothing: root without logs lists no transparency log",
-		"Rekor v2 entry alone":         "none of its log entries carries a signed entry timestamp",
+		"Rekor v2 entry alone":         "its 1 log entries are Rekor v2 entries, which carry no signed entry timestamp (SET) by design: the time must come from an RFC 3161 timestamp",
+		"Rekor v1 entry without SET":   "its 1 Rekor v1 log entries carry no signed entry timestamp (SET, the entry's inclusionPromise)",
+		"Rekor v1 without SET and v2":  "its 1 Rekor v1 log entries carry no signed entry timestamp (SET, the entry's inclusionPromise) and its 1 Rekor v2 entries carry none by design",
 	}
 	for _, c := range []struct {
 		name       string
@@ -113,6 +124,8 @@ func TestVerifyBundleTimestampPolicy(t *testing.T) {
 		{"log entry, root lists no log", with(entries), noLogs, ReasonNoTimestamp, false, 0, false},
 		{"Rekor v2 entry and a timestamp", bundleOf(t, v2, true), v.root, "", false, 1, true},
 		{"Rekor v2 entry alone", bundleOf(t, v2, false), v.root, ReasonNoTimestamp, false, 0, false},
+		{"Rekor v1 entry without SET", with(noSET), v.root, ReasonNoTimestamp, false, 0, false},
+		{"Rekor v1 without SET and v2", with(append(noSET, v2TLE...)), v.root, ReasonNoTimestamp, false, 0, false},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			res, err := newVerifier(t, c.root, Options{}).VerifyBundle(ctx(t), workflowPolicy, art, c.bundle, "cilium.sigstore.json")

@@ -148,7 +148,22 @@ func (v *Verifier) untimedEntries(b *bundle.Bundle, requireLog bool) string {
 		return fmt.Sprintf("its %d log entries count for nothing: %s lists no transparency log; verify with a trusted root that lists the bundle's log",
 			len(entries), v.root.Name())
 	}
-	return "none of its log entries carries a signed entry timestamp (a Rekor v2 entry does not): the time must come from an RFC 3161 timestamp of a timestamp authority the root lists"
+	var v1, v2 int
+	for _, e := range entries {
+		if e.IsRekorV2() {
+			v2++
+		} else {
+			v1++
+		}
+	}
+	const stamp = "the time must come from an RFC 3161 timestamp of a timestamp authority the root lists"
+	switch {
+	case v2 == 0:
+		return fmt.Sprintf("its %d Rekor v1 log entries carry no signed entry timestamp (SET, the entry's inclusionPromise), which Rekor v1 gives every entry: the bundle was written without it or it was taken out; get the bundle with its inclusionPromise (fetch it again), or %s", v1, stamp)
+	case v1 == 0:
+		return fmt.Sprintf("its %d log entries are Rekor v2 entries, which carry no signed entry timestamp (SET) by design: %s", v2, stamp)
+	}
+	return fmt.Sprintf("its %d Rekor v1 log entries carry no signed entry timestamp (SET, the entry's inclusionPromise) and its %d Rekor v2 entries carry none by design: %s", v1, v2, stamp)
 }
 
 func baseURL(field, s string) (*url.URL, error) {
