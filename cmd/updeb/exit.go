@@ -376,6 +376,8 @@ func sigstoreRefusalHint(re *sigstore.RefusedError) string {
 		return "the signature was made outside the pinned key's validity window: a key used after it was retired or before it was issued vouches for nothing; ask upstream which key signed it"
 	case re.Has(sigstore.ReasonNoAttestation):
 		return "GitHub holds no attestation of these bytes in that repository: check github-attestations: in the recipe"
+	case re.Has(sigstore.ReasonStatementType):
+		return "the attestation is well-formed, but its in-toto statement is not of a type updeb reads (Statement v1 or v0.1), so it vouches for no artifact here: verify the signature or attestation upstream makes of the file itself, or ask upstream to attest with in-toto Statement v1"
 	case re.Has(sigstore.ReasonMalformed), re.Has(sigstore.ReasonUnsupported):
 		return "is it really cosign's .sig/.cert or a Sigstore bundle (v0.1 to v0.3)? compare with what upstream publishes"
 	}

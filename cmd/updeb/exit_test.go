@@ -132,6 +132,7 @@ func TestExitStatus(t *testing.T) {
 		{"sigstore no signing time", sigRefusal(sigstore.ReasonNoTimestamp), exitCheck, "a log entry of a log it lists, or an RFC 3161 timestamp"},
 		{"sigstore no attestation", sigRefusal(sigstore.ReasonNoAttestation), exitCheck, "github-attestations"},
 		{"sigstore malformed", sigRefusal(sigstore.ReasonMalformed), exitCheck, "cosign's .sig/.cert"},
+		{"sigstore statement type", sigRefusal(sigstore.ReasonStatementType), exitCheck, "in-toto statement is not of a type updeb reads"},
 		{"sigstore other", sigRefusal(sigstore.ReasonInvalid), exitCheck, "does not verify"},
 		{"TUF refused", fmt.Errorf("%w: refresh from u: expired", sigstore.ErrTUF), exitCheck, "nothing was stored"},
 		{"unvouched", wrap(&track.UnvouchedError{Recipe: "k", Sources: []string{"server amd64: sha512 x"}}), exitCheck, "--trust-on-first-use"},
@@ -321,7 +322,7 @@ func TestSigstoreRefusalHints(t *testing.T) {
 	generic := sigstoreRefusalHint(&sigstore.RefusedError{})
 	seen := map[string]sigstore.Reason{}
 	for _, r := range []sigstore.Reason{sigstore.ReasonMalformed, sigstore.ReasonIdentity, sigstore.ReasonUntrustedCertificate,
-		sigstore.ReasonKeyValidity, sigstore.ReasonBadSignature, sigstore.ReasonNoLogEntry, sigstore.ReasonDigestMismatch, sigstore.ReasonNoAttestation} {
+		sigstore.ReasonKeyValidity, sigstore.ReasonBadSignature, sigstore.ReasonNoLogEntry, sigstore.ReasonDigestMismatch, sigstore.ReasonNoAttestation, sigstore.ReasonStatementType} {
 		h := sigstoreRefusalHint(&sigstore.RefusedError{Refusals: []sigstore.Refusal{{Reason: r}}})
 		if h == generic {
 			t.Errorf("reason %s: only the generic hint %q", r, h)

@@ -85,10 +85,10 @@ func parseBundle(b []byte) (*bundle.Bundle, *Refusal) {
 			return nil, &Refusal{Reason: ReasonMalformed, Detail: fmt.Sprintf("the in-toto statement the bundle signs: %v", err)}
 		}
 		if stmt.Type == nil {
-			return nil, &Refusal{Reason: ReasonUnsupported, Detail: "the in-toto statement the bundle signs names no _type: only " + statementV1 + " and " + statementV01 + " statements are read"}
+			return nil, &Refusal{Reason: ReasonStatementType, Detail: "the in-toto statement the bundle signs names no _type: only " + statementV1 + " and " + statementV01 + " statements are read"}
 		}
 		if *stmt.Type != statementV1 && *stmt.Type != statementV01 {
-			return nil, &Refusal{Reason: ReasonUnsupported, Detail: fmt.Sprintf("the in-toto statement the bundle signs is of _type %q: only %s and %s statements are read", *stmt.Type, statementV1, statementV01)}
+			return nil, &Refusal{Reason: ReasonStatementType, Detail: fmt.Sprintf("the in-toto statement the bundle signs is of _type %q: only %s and %s statements are read", *stmt.Type, statementV1, statementV01)}
 		}
 	}
 	return &bd, nil

@@ -159,8 +159,8 @@ func TestVerifyBundleStatementType(t *testing.T) {
 	}{
 		{"v1", map[string]any{"_type": "https://in-toto.io/Statement/v1"}, "", ""},
 		{"v0.1", map[string]any{"_type": "https://in-toto.io/Statement/v0.1"}, "", ""},
-		{"unknown type", map[string]any{"_type": "https://in-toto.io/Statement/v2"}, ReasonUnsupported, `"https://in-toto.io/Statement/v2"`},
-		{"no type", map[string]any{}, ReasonUnsupported, "names no _type"},
+		{"unknown type", map[string]any{"_type": "https://in-toto.io/Statement/v2"}, ReasonStatementType, `"https://in-toto.io/Statement/v2"`},
+		{"no type", map[string]any{}, ReasonStatementType, "names no _type"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			c.stmt["subject"], c.stmt["predicateType"], c.stmt["predicate"] = subject, "https://slsa.dev/provenance/v1", map[string]any{}

@@ -64,6 +64,10 @@ const (
 	// ReasonBadSignature: the signature does not verify over the content the
 	// material itself names (a tampered envelope or signature).
 	ReasonBadSignature Reason = "bad-signature"
+	// ReasonStatementType: the in-toto statement a DSSE bundle signs names
+	// another _type than Statement v1 or v0.1, or none: what it says of its
+	// subjects is not read.
+	ReasonStatementType Reason = "statement-type"
 	// ReasonNoTimestamp: no verified time (log integrated time or RFC 3161
 	// timestamp) to check the certificate at.
 	ReasonNoTimestamp Reason = "no-timestamp"
