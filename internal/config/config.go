@@ -730,6 +730,10 @@ func (p *parser) integer(n *yaml.Node, what string, lo, hi int, dst *int) bool {
 	if p.Describe(n, yamlfile.Schema{Type: []string{"integer"}, Minimum: yamlfile.Int64(int64(lo)), Maximum: yamlfile.Int64(int64(hi))}) {
 		return false
 	}
+	if why := yamlfile.LeadingZero(n); why != "" {
+		p.At(n, "%s: %s", what, why)
+		return false
+	}
 	var v int
 	if n.Kind != yaml.ScalarNode || n.ShortTag() != "!!int" || n.Decode(&v) != nil {
 		p.At(n, "cannot unmarshal %s into int: %s is a whole number from %d to %d", tagOf(n), what, lo, hi)

@@ -292,6 +292,12 @@ func TestParseBounds(t *testing.T) {
 		{"build:\n  memory: 0\n", "c.yaml:2:11: size \"0\" is out of range: want 1 byte to 1TiB"},
 		{"build:\n  parallel: 1000\n", "c.yaml:2:13: build.parallel: 1000 is out of range: want 1 to 256"},
 		{"build:\n  parallel: -1\n", "c.yaml:2:13: build.parallel: -1 is out of range: want 1 to 256"},
+		// yaml.v3 reads 010 as octal 8 and 08 as a float; YAML 1.2 and the
+		// JSON schema read both as decimal: refused, whichever was meant.
+		{"build:\n  parallel: 010\n", "c.yaml:2:13: build.parallel: 010 has a leading zero, which YAML reads as octal (8): write it without the leading zero (10)"},
+		{"build:\n  xz-workers: 08\n", "c.yaml:2:15: build.xz-workers: 08 has a leading zero, which YAML reads as a float, not an integer: write it without the leading zero (8)"},
+		{"fetch:\n  retries: -0_10\n", "c.yaml:2:12: fetch.retries: -0_10 has a leading zero, which YAML reads as octal (-8): write it without the leading zero (-10)"},
+		{"repo: {keep: 00}\n", "c.yaml:1:14: repo.keep: 00 has a leading zero, which YAML reads as octal (0): write it without the leading zero (0)"},
 		{"build:\n  parallel: 2.5\n", "c.yaml:2:13: cannot unmarshal !!float `2.5` into int: build.parallel is a whole number from 1 to 256"},
 		{"build:\n  compression: rar\n", `c.yaml:2:16: build.compression "rar": want xz, gzip, zstd or none`},
 		{"build:\n  xz-mode: fastest\n", `c.yaml:2:12: build.xz-mode "fastest": want fast or best`},
@@ -418,6 +424,10 @@ func TestParseNulls(t *testing.T) {
 	}
 	if c, err := Parse("c.yaml", []byte("no-proxy:\nbuild: {parallel: 0x10}\n")); err != nil || c.NoProxy != nil || c.Build.Parallel != 16 {
 		t.Errorf("no-proxy null: %v %+v", err, c)
+	}
+	// YAML's explicit notations stay; 0 and a quoted "010" are no leading zeros.
+	if c, err := Parse("c.yaml", []byte("build: {parallel: 0o10, xz-workers: 1_0}\nfetch: {retries: 0}\n")); err != nil || c.Build.Parallel != 8 || c.Build.XZWorkers != 10 || *c.Fetch.Retries != 0 {
+		t.Errorf("0o10, 1_0, 0: %v %+v", err, c)
 	}
 }
 

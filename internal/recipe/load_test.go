@@ -171,6 +171,13 @@ func TestLoadErrors(t *testing.T) {
 				"recipes/x.yaml:3:8: epoch: expected an integer, found \"one\"",
 				"recipes/x.yaml:18:14: dynamic: expected true or false, found \"yes\"",
 			}},
+		// yaml.v3 reads 010 as octal 8 and 08 as a float; YAML 1.2 and the
+		// JSON schema read both as decimal: refused, whichever was meant.
+		{"integers with a leading zero", []edit{{"version: 1.0.0\n", "version: 1.0.0\nepoch: 010\n"}, {"    section: admin\n", "    section: admin\n    alternatives: [{name: x, link: /usr/bin/xx, path: /usr/bin/x, priority: 08}]\n"}},
+			[]string{
+				"recipes/x.yaml:3:8: epoch: 010 has a leading zero, which YAML reads as octal (8): write it without the leading zero (10)",
+				"recipes/x.yaml:18:77: alternative priority: 08 has a leading zero, which YAML reads as a float, not an integer: write it without the leading zero (8)",
+			}},
 		{"bad version and release date", []edit{{"version: 1.0.0", "version: release-1"}, {"release-date: 2025-01-02", "release-date: 2025-13-02"}},
 			[]string{
 				"recipes/x.yaml:2:10: version: invalid Debian version: upstream version \"release-1\" must start with a digit (after an optional v)",

@@ -3,6 +3,7 @@ package yamlfile
 import (
 	"fmt"
 	"maps"
+	"regexp"
 	"slices"
 	"sort"
 	"strconv"
@@ -176,9 +177,41 @@ func (d *Decoder) Bool(n *yaml.Node, name string, dst *bool) bool {
 	return true
 }
 
-// Int decodes a decimal integer that fits an int.
+// LeadingZero explains what is wrong with an integer written with a
+// leading zero ("010", "-08", "0_10"), or is "" for any other value (0, 0o10
+// and 0x10 among them). yaml.v3 reads such a number as octal where its
+// digits allow (010 is 8) and as a float where they do not (08); YAML 1.2
+// and the JSON schemas read it as decimal. Nobody who writes parallel: 010
+// means 8: it is refused rather than read either way.
+func LeadingZero(n *yaml.Node) string {
+	if n.Kind != yaml.ScalarNode || n.Style&(yaml.DoubleQuotedStyle|yaml.SingleQuotedStyle|yaml.LiteralStyle|yaml.FoldedStyle) != 0 ||
+		!leadingZeroRE.MatchString(n.Value) {
+		return ""
+	}
+	sign, digits := "", n.Value
+	if digits[0] == '-' || digits[0] == '+' {
+		sign, digits = digits[:1], digits[1:]
+	}
+	read := "as a float, not an integer"
+	if v, err := strconv.ParseInt(sign+strings.ReplaceAll(digits, "_", ""), 8, 64); err == nil {
+		read = fmt.Sprintf("as octal (%d)", v)
+	}
+	if digits = strings.TrimLeft(digits, "0_"); digits == "" {
+		sign, digits = "", "0"
+	}
+	return fmt.Sprintf("%s has a leading zero, which YAML reads %s: write it without the leading zero (%s%s)", n.Value, read, sign, digits)
+}
+
+var leadingZeroRE = regexp.MustCompile(`^[-+]?0[0-9_]+$`)
+
+// Int decodes a decimal integer that fits an int; one written with a
+// leading zero is refused (LeadingZero).
 func (d *Decoder) Int(n *yaml.Node, name string, dst *int) bool {
 	if d.Describe(n, Schema{Type: []string{"integer"}}) {
+		return false
+	}
+	if why := LeadingZero(n); why != "" {
+		d.at(n, name, "%s", why)
 		return false
 	}
 	if n.Kind == yaml.ScalarNode && n.ShortTag() == "!!int" {
