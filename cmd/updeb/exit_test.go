@@ -166,6 +166,7 @@ func TestExitStatus(t *testing.T) {
 		{"malformed envelope", fmt.Errorf("x.intoto.json: %w: not a JSON object", dsse.ErrMalformed), exitUsage, "DSSE envelope"},
 		{"not a provenance record", fmt.Errorf("x.intoto.json: %w: predicate type", provenance.ErrRecord), exitUsage, "DSSE envelope"},
 		{"unreadable base", fmt.Errorf("verify: %w", fmt.Errorf("%w: nope is not a commit", gate.ErrBase)), exitUsage, "--base"},
+		{"recipe that does not load at the base", fmt.Errorf("verify: %w", fmt.Errorf("%w: %w", gate.ErrBase, gate.ErrBaseRecipe)), exitUsage, "does not load with this updeb"},
 		{"sigstore policy", fmt.Errorf("%w: no identity", sigstore.ErrPolicy), exitUsage, "anchored regexp"},
 		{"bad trusted root", fmt.Errorf("%w: x.json: not JSON", sigstore.ErrTrustedRoot), exitUsage, "updeb trust refresh"},
 		{"no sigstore verifier", wrap(fmt.Errorf("%w: u", trust.ErrNoSigstore)), exitUsage, ""},

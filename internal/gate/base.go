@@ -25,6 +25,10 @@ import (
 // repository, unknown revision): invalid input.
 var ErrBase = errors.New("gate: cannot read the base revision")
 
+// ErrBaseRecipe is wrapped, with ErrBase, when the base revision was read
+// but the recipe as it was there does not load (with this updeb's rules).
+var ErrBaseRecipe = errors.New("gate: the recipe does not load at the base revision")
+
 // Base is the git revision recipes are compared with.
 type Base struct {
 	Git string // the git executable
@@ -103,16 +107,19 @@ func (b *Base) load(ctx context.Context, r *recipe.Recipe, dir string) (*recipe.
 		paths = append(paths, filepath.Join(relRoot, name))
 		paths = append(paths, linked(top, filepath.Join(r.Root, filepath.FromSlash(name)))...)
 	}
+	// Its findings, if any, name the file as it is in the repository, and
+	// none is about a keyring or folder left out for want of the recipe.
 	old, err := recipe.Parse(relFile, text)
-	if err == nil {
-		filesDir = filepath.Join(filepath.Dir(relFile), filepath.FromSlash(old.FilesRel()))
-		for _, s := range old.Sources {
-			if s.Signature.Keyring != "" {
-				keyring(s.Signature.Keyring)
-			}
-			if s.Checksums != nil && s.Checksums.Clearsigned != nil {
-				keyring(s.Checksums.Clearsigned.Keyring)
-			}
+	if err != nil {
+		return nil, err
+	}
+	filesDir = filepath.Join(filepath.Dir(relFile), filepath.FromSlash(old.FilesRel()))
+	for _, s := range old.Sources {
+		if s.Signature.Keyring != "" {
+			keyring(s.Signature.Keyring)
+		}
+		if s.Checksums != nil && s.Checksums.Clearsigned != nil {
+			keyring(s.Checksums.Clearsigned.Keyring)
 		}
 	}
 	paths = append(paths, filesDir)
@@ -381,7 +388,7 @@ func compareBase(ctx context.Context, r *recipe.Recipe, opts Options, rr *Recipe
 		c.fail("base", err, "%v", err)
 		return
 	case err != nil:
-		c.fail("base", fmt.Errorf("%w: %w", ErrBase, err), "the recipe at %s does not load: %v", base.Rev, err)
+		c.fail("base", fmt.Errorf("%w: %w: %w", ErrBase, ErrBaseRecipe, err), "the recipe at %s does not load: %v", base.Rev, err)
 		return
 	}
 	rv := &reviews{recipe: r.Name}

@@ -106,7 +106,8 @@ func (e *FailedError) Unwrap() error { return e.cause }
 
 // Err is nil when no check failed, else a *FailedError that wraps what the
 // failures have in common, for the caller to tell them apart: ErrBase when
-// only the base revision could not be read or loaded (invalid input), the
+// only the base revision could not be read or loaded (invalid input; with
+// ErrBaseRecipe when it was read and only recipes failed to load there), the
 // download errors when only downloads failed (a *fetch.NetworkError or
 // *fetch.OfflineError: nothing was verified), and ErrFailed otherwise.
 func (rep *Report) Err() error {
@@ -115,7 +116,7 @@ func (rep *Report) Err() error {
 	}
 	e := &FailedError{Failed: rep.Failed}
 	var downloads []error
-	baseOnly, downloadOnly := true, true
+	baseOnly, recipeOnly, downloadOnly := true, true, true
 	for _, r := range rep.Recipes {
 		for _, x := range r.Results {
 			if x.Status != Fail {
@@ -124,10 +125,13 @@ func (rep *Report) Err() error {
 			e.Checks = append(e.Checks, r.Recipe+": "+x.Check)
 			baseOnly = baseOnly && errors.Is(x.cause, ErrBase)
 			downloadOnly = downloadOnly && isNetwork(x.cause)
+			recipeOnly = recipeOnly && errors.Is(x.cause, ErrBaseRecipe)
 			downloads = append(downloads, x.cause)
 		}
 	}
 	switch {
+	case recipeOnly:
+		e.cause = fmt.Errorf("%w: %w", ErrBase, ErrBaseRecipe)
 	case baseOnly:
 		e.cause = ErrBase
 	case downloadOnly:

@@ -417,6 +417,7 @@ func TestReportErr(t *testing.T) {
 	pass := Result{Check: "digest", Status: Pass}
 	warn := Result{Check: "trust", Status: Warn}
 	base := Result{Check: "base", Status: Fail, cause: baseErr}
+	baseRecipe := Result{Check: "base", Status: Fail, cause: fmt.Errorf("%w: %w: recipes/x.yaml:3:1: unknown field", ErrBase, ErrBaseRecipe)}
 	fetchFail := Result{Check: "fetch", Status: Fail, cause: netErr}
 	digestFail := Result{Check: "digest", Status: Fail}
 
@@ -435,6 +436,8 @@ func TestReportErr(t *testing.T) {
 		{"only downloads", report([]Result{fetchFail}, []Result{fetchFail}), netErr, true, 2, 0, "r0: fetch, r1: fetch"},
 		{"a download and a check", report([]Result{fetchFail}, []Result{digestFail}), ErrFailed, true, 2, 0, "r0: fetch, r1: digest"},
 		{"the base and a check", report([]Result{base, digestFail}), ErrFailed, false, 2, 0, "r0: base, r0: digest"},
+		{"only recipes that do not load at the base", report([]Result{baseRecipe}, []Result{baseRecipe}), ErrBaseRecipe, false, 2, 0, "r0: base, r1: base"},
+		{"a recipe that does not load at the base, and an unreadable base", report([]Result{baseRecipe}, []Result{base}), ErrBase, false, 2, 0, "r0: base, r1: base"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -452,12 +455,38 @@ func TestReportErr(t *testing.T) {
 			if !errors.Is(err, tt.is) || !errors.As(err, &fe) || !strings.Contains(err.Error(), tt.message) {
 				t.Errorf("Err() = %v, want a *FailedError wrapping %v, saying %q", err, tt.is, tt.message)
 			}
-			for _, other := range []error{ErrFailed, ErrBase} {
-				if other != tt.is && errors.Is(err, other) {
+			for _, other := range []error{ErrFailed, ErrBase, ErrBaseRecipe} {
+				if other != tt.is && errors.Is(err, other) && (other != ErrBase || tt.is != ErrBaseRecipe) {
 					t.Errorf("Err() = %v also wraps %v", err, other)
 				}
 			}
 		})
+	}
+}
+
+// A recipe that does not load as it was at the base (a rule updeb added
+// since it was committed) is refused naming its file as the repository has
+// it, with its own findings only: not the folder it was copied to, and not
+// its keyring, which was left out for want of the recipe.
+func TestBaseRecipeDoesNotLoad(t *testing.T) {
+	tools := testenv.RequireTool(t, "git")
+	dir := t.TempDir()
+	write, git := testRepo(t, tools[0], dir)
+	write("recipes/hello.yaml", edit(t, helloRecipe, `revision: "1"`, `revision: "1"`+"\ncolour: blue"))
+	write("keys/upstream.asc", "key\n")
+	git("init", "-q")
+	git("add", "-A")
+	git("commit", "-q", "-m", "base")
+	write("recipes/hello.yaml", helloRecipe)
+	r, err := recipe.Load(filepath.Join(dir, "recipes", "hello.yaml"), recipe.LoadOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tmp := t.TempDir()
+	_, err = (&Base{Git: tools[0], Rev: "HEAD"}).load(context.Background(), r, tmp)
+	if msg := fmt.Sprint(err); !errors.Is(err, recipe.ErrInvalid) || !strings.HasPrefix(msg, "recipes/hello.yaml:") || !strings.Contains(msg, `unknown field "colour"`) ||
+		strings.Contains(msg, tmp) || strings.Contains(msg, "keyring") {
+		t.Errorf("the base recipe with an unknown field: %v", err)
 	}
 }
 
