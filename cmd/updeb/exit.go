@@ -362,7 +362,7 @@ func refusalHint(re *openpgp.RefusedError) string {
 func sigstoreRefusalHint(re *sigstore.RefusedError) string {
 	switch {
 	case re.Has(sigstore.ReasonIdentity), re.Has(sigstore.ReasonIssuer):
-		return "the signer is not the one named (the recipe's identity/issuer, or --sigstore-identity/--sigstore-issuer): change them only if upstream announced a new signer (see docs/trust.md)"
+		return "the signer is not the one named (the recipe's identity/issuer or public-key:, or --sigstore-identity/--sigstore-issuer/--sigstore-key): change them only if upstream announced a new signer (see docs/trust.md)"
 	case re.Has(sigstore.ReasonDigestMismatch):
 		return "the artifact is not what was signed: it was altered, or the signature or bundle belongs to another file"
 	case re.Has(sigstore.ReasonUntrustedCertificate):

@@ -222,9 +222,9 @@ func TestVerifyBundleRefusals(t *testing.T) {
 		mentions []string
 	}{
 		{"two DSSE signatures", readTestdata(t, "dsse-2sigs.sigstore.json"), Policy{Identity: "brian@dehamer.com", Issuer: githubOAuth}, sha512, ReasonUnsupported, []string{"2 signatures"}},
-		{"key-signed (npm registry key)", readTestdata(t, "bundle-publish.json"), Policy{Identity: "x", Issuer: "y"}, npm, ReasonUnsupported, []string{"public key"}},
+		{"key-signed (npm registry key)", readTestdata(t, "bundle-publish.json"), Policy{Identity: "x", Issuer: "y"}, npm, ReasonIdentity, []string{"public key"}},
 		{"key-signed, TSA only", readTestdata(t, "public-key-validity.sigstore.json"), Policy{Identity: "x", Issuer: "y"},
-			digest.Set{digest.SHA256: "6a8ba75555209fd6c44157c0aed8016e763ff435a19cf186f76863140143ff72"}, ReasonUnsupported, []string{"public key"}},
+			digest.Set{digest.SHA256: "6a8ba75555209fd6c44157c0aed8016e763ff435a19cf186f76863140143ff72"}, ReasonIdentity, []string{"public key"}},
 		{"the log entry's time changed", edit("dsse.sigstore.json", func(m map[string]any) { tlogEntry(m)["integratedTime"] = "1661794800" }),
 			Policy{Identity: "brian@dehamer.com", Issuer: githubOAuth}, sha512, ReasonBadLogEntry, []string{"signed entry timestamp", "https://rekor.sigstore.dev"}},
 		{"the signed entry timestamp changed", edit("oci-attestation.sigstore.json", func(m map[string]any) {

@@ -35,9 +35,11 @@ type Reason string
 
 const (
 	ReasonMalformed   Reason = "malformed"   // not a parseable signature, certificate, bundle, trusted root or service response
-	ReasonUnsupported Reason = "unsupported" // a form this package does not accept: key-signed bundle under an identity policy, bundle v0.4+, DSSE with several signatures, digest algorithm
-	ReasonIdentity    Reason = "wrong-identity"
-	ReasonIssuer      Reason = "wrong-issuer"
+	ReasonUnsupported Reason = "unsupported" // a form this package does not accept: bundle v0.4+, DSSE with several signatures, digest algorithm
+	// ReasonIdentity: another signer than the policy names, a key-signed
+	// bundle under an identity and a keyless one under a pinned key among them.
+	ReasonIdentity Reason = "wrong-identity"
+	ReasonIssuer   Reason = "wrong-issuer"
 	// ReasonUntrustedCertificate: the certificate does not chain to a
 	// certificate authority of the trusted root at the signing time, or lacks a
 	// valid signed certificate timestamp when the root lists CT logs.

@@ -68,8 +68,8 @@ func TestVerifyKeySignedBundles(t *testing.T) {
 		{"no log entry, root lists logs", goodRoot(t), Policy{PublicKey: validityKey}, digestsOf(artifact), validity, ReasonNoLogEntry, []string{"transparency-log entry"}},
 		{"keyless bundle under a pinned key", goodRoot(t), Policy{PublicKey: npmKey}, digest.Set{digest.SHA512: realBundles[0].digest},
 			readTestdata(t, "bundle-provenance.json"), ReasonIdentity, []string{sigstoreJSRelease, "pinned public key SHA256:HpCK"}},
-		{"key-signed bundle under an identity", goodRoot(t), Policy{Identity: "npm", Issuer: "https://npmjs.com"}, npm, publish, ReasonUnsupported,
-			[]string{"SHA256:jl3bwswu80PjjokCgh0o2w5c2U4LhQAE57gj9cz1kzA", "pin the key"}},
+		{"key-signed bundle under an identity", goodRoot(t), Policy{Identity: "npm", Issuer: "https://npmjs.com"}, npm, publish, ReasonIdentity,
+			[]string{"SHA256:jl3bwswu80PjjokCgh0o2w5c2U4LhQAE57gj9cz1kzA", "pins this public key"}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			_, err := newVerifier(t, c.root, Options{}).VerifyBundle(ctx(t), c.pol, c.art, c.bundle, "b.sigstore.json")

@@ -243,7 +243,7 @@ func (v *Verifier) verifyEntity(source string, b *bundle.Bundle, id *identity, a
 		return no(ReasonMalformed, "neither a certificate nor a public key in the verification material")
 	case id.key != nil: // the signature must verify with the pinned key, below
 	case cert == nil:
-		return no(ReasonUnsupported, "signed with a public key (hint %q), not a Fulcio certificate: a key names no identity; pin the key (a PublicKey policy) to accept it", keyHint(vc))
+		return no(ReasonIdentity, "signed with a public key (hint %q), not a Fulcio certificate: a key names no identity, so only a policy that pins this public key accepts it", keyHint(vc))
 	default:
 		if summary, err = certificate.SummarizeCertificate(cert); err != nil {
 			return no(ReasonMalformed, "certificate: %v", err)
