@@ -280,7 +280,7 @@ func readSignatures(r io.Reader) ([]*packet.Signature, []Refusal, error) {
 	// (a line of prose above the block, say).
 	switch {
 	case hasLine(raw, "-----BEGIN PGP SIGNED MESSAGE-----"):
-		return nil, nil, refused(Refusal{Reason: ReasonMalformed, Detail: "this is a clearsigned message, not a detached signature (verify it on its own, without DATA)"})
+		return nil, nil, refused(Refusal{Reason: ReasonMalformed, Detail: "this is a clearsigned message, not a detached signature: it is verified alone, as the text it signs (verify-signature without DATA; in a recipe, checksums: with clearsigned:), not over another file"})
 	case hasLine(raw, "-----BEGIN "):
 		return readArmoredSignatures(raw)
 	}

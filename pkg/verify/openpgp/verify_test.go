@@ -139,7 +139,7 @@ func TestTamperedSignature(t *testing.T) {
 		{"hello", "not an OpenPGP signature"},
 		{"-----BEGIN PGP SIGNATURE-----\n\nAAAA\n-----END PGP SIGNATURE-----\n", "damaged"},
 		{"-----BEGIN PGP PUBLIC KEY BLOCK-----\n\nmDMEXQxvLxYJKwYBBAHaRw8BAQdA\n-----END PGP PUBLIC KEY BLOCK-----\n", "want PGP SIGNATURE"},
-		{"-----BEGIN PGP SIGNED MESSAGE-----\nHash: SHA256\n\nx\n", "clearsigned message"},
+		{"-----BEGIN PGP SIGNED MESSAGE-----\nHash: SHA256\n\nx\n", "clearsigned message, not a detached signature: it is verified alone, as the text it signs (verify-signature without DATA; in a recipe, checksums: with clearsigned:)"},
 	} {
 		_, err := VerifyDetached(kr, Policy{Now: time.Now()}, strings.NewReader(bad.in), strings.NewReader("x"))
 		if !errors.As(err, &re) || !strings.Contains(err.Error(), bad.want) {
