@@ -347,6 +347,8 @@ func refusalHint(re *openpgp.RefusedError) string {
 		return fmt.Sprintf("the signing key was revoked: see 'updeb keys list %s' for when and why, and ask upstream which key signs its releases now (a compromised key's signatures never count again)", keyring)
 	case re.Has(openpgp.ReasonKeyExpired):
 		return fmt.Sprintf("see 'updeb keys list %s' for the key's dates; a refreshed key from upstream may carry a newer expiry", keyring)
+	case re.Has(openpgp.ReasonFuture):
+		return "the signature is dated after this machine's time (the error gives both): check this machine's clock (timedatectl); if it is right, ask upstream why the release was signed with a clock ahead"
 	case re.Has(openpgp.ReasonMalformed), re.Has(openpgp.ReasonNoSignature):
 		subject := "the signature"
 		if re.Subject != "" {

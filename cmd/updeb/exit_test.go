@@ -91,6 +91,7 @@ func TestExitStatus(t *testing.T) {
 		{"key revoked", refusal("", openpgp.ReasonKeyRevoked), exitCheck, "was revoked: see 'updeb keys list keys/helm.asc' for when and why"},
 		{"not a signature", refusal("/tmp/x/helm.tgz.asc", openpgp.ReasonMalformed), exitCheck, "is helm.tgz.asc really an OpenPGP signature"},
 		{"weak digest", refusal("", openpgp.ReasonWeakHash), exitCheck, "break updeb's policy"},
+		{"signature from the future", refusal("", openpgp.ReasonFuture), exitCheck, "check this machine's clock"},
 		{"digest mismatch", wrap(&digest.MismatchError{Subject: "a", Algorithm: digest.SHA256, Want: "aa", Got: "bb"}), exitCheck, "differ from the pinned digest"},
 		{"cross-check", wrap(fmt.Errorf("%w: sums lists other", trust.ErrCrossCheck)), exitCheck, "failed verification"},
 		{"bad checksum file", wrap(fmt.Errorf("%w: line 3", digest.ErrChecksums)), exitCheck, "failed verification"},
