@@ -268,6 +268,21 @@ func TestSigningKeyInRepositoryFolder(t *testing.T) {
 	}
 }
 
+// With no signing key anywhere, publish names every place one is taken
+// from: the flag, the config, the environment.
+func TestNoSigningKey(t *testing.T) {
+	dir := t.TempDir()
+	cfg := filepath.Join(dir, "updeb.yaml")
+	if err := os.WriteFile(cfg, []byte("repo: {suite: stable}\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("UPDEB_SIGNING_KEY", "")
+	code, _, stderr := runCLI(t, "--config", cfg, "publish", "--repo", filepath.Join(dir, "repo"), filepath.Join(dir, "none.deb"))
+	if want := "no signing key: pass --key FILE, set repo: key: in the config, or UPDEB_SIGNING_KEY"; code != exitUsage || !strings.Contains(stderr, want) {
+		t.Errorf("publish without a key: exit %d\n%s\nwant exit %d and %q", code, stderr, exitUsage, want)
+	}
+}
+
 // A signing key given as its text where its file's path goes (a CI secret
 // put in $UPDEB_SIGNING_KEY as it is) is refused without a line of it in
 // the log, as the open error would have printed it whole.

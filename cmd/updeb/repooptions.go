@@ -201,7 +201,7 @@ func (o *repoOptions) open(g *globalOptions) (*repo.Repo, error) {
 	}
 	o.resolve(cfg)
 	if len(o.keyFiles) == 0 {
-		return nil, usageErrorf("no signing key: pass --key FILE or set UPDEB_SIGNING_KEY")
+		return nil, usageErrorf("no signing key: pass --key FILE, set repo: key: in the config, or UPDEB_SIGNING_KEY")
 	}
 	var signers []*repo.Signer
 	if slices.Contains(o.keyFiles, "") { // only a flag gives one: --key "" (repeatable, so not among fallbackFlags)
