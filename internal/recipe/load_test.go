@@ -178,6 +178,11 @@ func TestLoadErrors(t *testing.T) {
 				"recipes/x.yaml:3:8: epoch: 010 has a leading zero, which YAML reads as octal (8): write it without the leading zero (10)",
 				"recipes/x.yaml:18:77: alternative priority: 08 has a leading zero, which YAML reads as a float, not an integer: write it without the leading zero (8)",
 			}},
+		{"integers not in decimal", []edit{{"version: 1.0.0\n", "version: 1.0.0\nepoch: 0x10\n"}, {"    section: admin\n", "    section: admin\n    alternatives: [{name: x, link: /usr/bin/xx, path: /usr/bin/x, priority: 1_000}]\n"}},
+			[]string{
+				"recipes/x.yaml:3:8: epoch: 0x10 is written in another base than decimal, or with _: write it as 16",
+				"recipes/x.yaml:18:77: alternative priority: 1_000 is written in another base than decimal, or with _: write it as 1000",
+			}},
 		{"bad version and release date", []edit{{"version: 1.0.0", "version: release-1"}, {"release-date: 2025-01-02", "release-date: 2025-13-02"}},
 			[]string{
 				"recipes/x.yaml:2:10: version: invalid Debian version: upstream version \"release-1\" must start with a digit (after an optional v)",

@@ -219,6 +219,10 @@ func (d *Decoder) Int(n *yaml.Node, name string, dst *int) bool {
 			*dst = v
 			return true
 		}
+		if v, err := strconv.ParseInt(strings.ReplaceAll(n.Value, "_", ""), 0, 64); err == nil {
+			d.at(n, name, "%s is written in another base than decimal, or with _: write it as %d", n.Value, v)
+			return false
+		}
 	}
 	d.at(n, name, "expected an integer, found %s", KindName(n))
 	return false
