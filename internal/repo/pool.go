@@ -114,7 +114,8 @@ type ConflictError struct {
 	New      string // SHA256 of the refused file
 	Path     string // the refused file
 	// Suite, Component and Into are set for a conflict across components:
-	// the suite, the component that lists Have, the one New was going to.
+	// the suite, the component that lists Have, the one New was going to;
+	// and for Collected and Pooled (then Component is Into).
 	Suite, Component, Into string
 	// Held names the package the pool file holds when it is another
 	// version than Package (another epoch: pool file names leave the
@@ -123,6 +124,10 @@ type ConflictError struct {
 	// Collected says Have is the digest of a pool file gc collected in
 	// Component (kept under .updeb/removed/), no longer listed.
 	Collected bool
+	// Pooled says Have is the digest of the pool file Filename, which Suite
+	// does not list in Component: another suite lists it (the pool is the
+	// repository's), or an earlier generation did.
+	Pooled bool
 	// Same names the published package (name=version (arch)) when its
 	// version is spelled otherwise than Package's but dpkg and apt compare
 	// them equal ("1.0" and "1.00"), or when one of the two is for
@@ -163,8 +168,12 @@ func (e *ConflictError) Error() string {
 			e.Package, e.Same, where, e.Filename, e.Have, e.Path, e.New)
 	}
 	if e.Collected {
-		return fmt.Sprintf("repo: %s was published in suite %s component %s as %s with sha256 %s, then removed and collected (its digest is kept under .updeb/removed/); %s, for component %s, has sha256 %s: a version never comes back with other bytes, whichever component it comes back to, or a client that installed it before sees two builds of one version (publish a new version or revision, or the same bytes)",
-			e.Package, e.Suite, e.Component, e.Filename, e.Have, e.Path, e.Into, e.New)
+		return fmt.Sprintf("repo: %s was published in component %s as %s with sha256 %s, then removed and collected (its digest is kept under .updeb/removed/); %s, for suite %s component %s, has sha256 %s: a version never comes back with other bytes, whichever suite or component it comes back to, or a client that installed it before sees two builds of one version (publish a new version or revision, or the same bytes)",
+			e.Package, e.Component, e.Filename, e.Have, e.Path, e.Suite, e.Into, e.New)
+	}
+	if e.Pooled {
+		return fmt.Sprintf("repo: %s is not in suite %s component %s, but the pool, which every suite of the repository shares, holds it as %s with sha256 %s (another suite lists it, or an earlier generation did); %s has sha256 %s: a version never changes its bytes, whichever suite it is published in (publish a new version or revision, or the same bytes)",
+			e.Package, e.Suite, e.Component, e.Filename, e.Have, e.Path, e.New)
 	}
 	if e.Component != e.Into {
 		return fmt.Sprintf("repo: %s is already published in suite %s component %s as %s with sha256 %s; %s, for component %s, has sha256 %s: a version has one build in a suite, whichever component lists it, or a client of both components sees two builds of one version (publish a new version or revision, or the same bytes)",

@@ -177,15 +177,21 @@ func (r *Repo) stagePackages(ctx context.Context, suite, comp string, c componen
 			continue
 		}
 		have, err := existingDigest(ctx, r.root, e.Filename)
+		collected := false
 		if err == nil && have == "" {
 			have, err = r.collectedDigest(e.Filename)
+			collected = have != ""
 		}
 		if err != nil {
 			return nil, cleanup, err
 		}
 		if have != "" && have != e.SHA256 {
 			ce := conflict(have)
-			ce.Held = poolHolder(ctx, s.final, e.key())
+			ce.Suite, ce.Component, ce.Into = suite, comp, comp
+			if ce.Collected = collected; !collected {
+				ce.Held = poolHolder(ctx, s.final, e.key())
+				ce.Pooled = ce.Held == ""
+			}
 			return nil, cleanup, ce
 		}
 		if other, ok := origin[e.Filename]; ok {
