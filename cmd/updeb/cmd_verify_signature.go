@@ -8,7 +8,9 @@ import (
 	"io"
 	"io/fs"
 	"os"
+	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"time"
 
@@ -136,6 +138,10 @@ func runVerifySignature(cmd *cobra.Command, g *globalOptions, o *verifySignature
 		defer data.Close()
 		res, err = openpgp.VerifyDetached(kr, pol, sig, ctxio.Reader(cmd.Context(), data))
 		if err != nil {
+			if re, ok := errors.AsType[*openpgp.RefusedError](err); ok && (re.Has(openpgp.ReasonMalformed) || re.Has(openpgp.ReasonNoSignature)) &&
+				signatureName(args[1]) && !signatureName(args[0]) {
+				return checkFailed(refusedFor(err, args[0]), fmt.Sprintf("the signature comes first, then the data: updeb verify-signature --keyring %s %s %s", o.keyring, args[1], args[0]))
+			}
 			return refusedFor(err, args[0])
 		}
 	} else {
@@ -172,6 +178,11 @@ func runVerifySignature(cmd *cobra.Command, g *globalOptions, o *verifySignature
 }
 
 // refusedFor names the signature file in a refusal (the library does not know it).
+// signatureName says whether a file is named as detached signatures are.
+func signatureName(name string) bool {
+	return slices.Contains([]string{".asc", ".sig", ".sign", ".gpg"}, strings.ToLower(filepath.Ext(name)))
+}
+
 func refusedFor(err error, subject string) error {
 	if re, ok := errors.AsType[*openpgp.RefusedError](err); ok {
 		re.Subject = subject

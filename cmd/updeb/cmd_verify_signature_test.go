@@ -63,6 +63,8 @@ func TestVerifySignatureCLI(t *testing.T) {
 		{"revoked", []string{"--keyring", fx.Keyring, fx.Path("revoked.asc"), fx.Data}, 1, "", "is revoked"},
 		{"sha1", []string{"--keyring", fx.Keyring, fx.Path("rsa2048-sha1.asc"), fx.Data}, 1, "", "made with digest SHA-1"},
 		{"not a signature", []string{"--keyring", fx.Keyring, fx.Data, fx.Data}, 1, "", "not an OpenPGP signature"},
+		{"signature and data swapped", []string{"--keyring", fx.Keyring, fx.Data, fx.Path("ed.asc")}, 1, "",
+			"not an OpenPGP signature (neither armored nor binary OpenPGP packets)\nupdeb: hint: the signature comes first, then the data: updeb verify-signature --keyring " + fx.Keyring + " " + fx.Path("ed.asc") + " " + fx.Data + "\n"},
 		{"no keyring flag", []string{fx.Path("ed.asc"), fx.Data}, 2, "", "--keyring is required"},
 		{"missing keyring", []string{"--keyring", "/nonexistent/k.asc", fx.Path("ed.asc"), fx.Data}, 2, "", "no such file"},
 		{"keyring is not one", []string{"--keyring", fx.Text, fx.Path("ed.asc"), fx.Data}, 2, "", "no OpenPGP public key found"},
