@@ -381,7 +381,9 @@ func sigstoreRefusalHint(re *sigstore.RefusedError) string {
 		return "GitHub holds no attestation of these bytes in that repository: check github-attestations: in the recipe"
 	case re.Has(sigstore.ReasonStatementType):
 		return "the attestation is well-formed, but its in-toto statement is not of a type updeb reads (Statement v1 or v0.1), so it vouches for no artifact here: verify the signature or attestation upstream makes of the file itself, or ask upstream to attest with in-toto Statement v1"
-	case re.Has(sigstore.ReasonMalformed), re.Has(sigstore.ReasonUnsupported):
+	case re.Has(sigstore.ReasonUnsupported):
+		return "updeb reads cosign's .sig/.cert and Sigstore bundles v0.1 to v0.3 (an attestation's envelope with one signature); the error says what this material is instead: compare with what upstream publishes"
+	case re.Has(sigstore.ReasonMalformed):
 		return "is it really cosign's .sig/.cert or a Sigstore bundle (v0.1 to v0.3)? compare with what upstream publishes"
 	}
 	return "the Sigstore material does not verify (see 'updeb help verify-signature')"

@@ -133,6 +133,7 @@ func TestExitStatus(t *testing.T) {
 		{"sigstore no signing time", sigRefusal(sigstore.ReasonNoTimestamp), exitCheck, "a log entry of a log it lists, or an RFC 3161 timestamp"},
 		{"sigstore no attestation", sigRefusal(sigstore.ReasonNoAttestation), exitCheck, "github-attestations"},
 		{"sigstore malformed", sigRefusal(sigstore.ReasonMalformed), exitCheck, "cosign's .sig/.cert"},
+		{"sigstore unsupported", sigRefusal(sigstore.ReasonUnsupported), exitCheck, "the error says what this material is instead"},
 		{"sigstore statement type", sigRefusal(sigstore.ReasonStatementType), exitCheck, "in-toto statement is not of a type updeb reads"},
 		{"sigstore other", sigRefusal(sigstore.ReasonInvalid), exitCheck, "does not verify"},
 		{"TUF refused", fmt.Errorf("%w: refresh from u: expired", sigstore.ErrTUF), exitCheck, "nothing was stored"},

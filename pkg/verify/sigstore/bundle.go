@@ -3,6 +3,7 @@ package sigstore
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
@@ -65,6 +66,15 @@ func parseBundle(b []byte) (*bundle.Bundle, *Refusal) {
 	if err := bd.UnmarshalJSON(b); err != nil {
 		if errors.Is(err, bundle.ErrUnsupportedMediaType) {
 			return nil, &Refusal{Reason: ReasonUnsupported, Detail: fmt.Sprintf("not a bundle version this package verifies (v0.1 to v0.3): %v", err)}
+		}
+		var legacy struct {
+			Sig    *string         `json:"base64Signature"`
+			Rekor  json.RawMessage `json:"rekorBundle"`
+			Format json.RawMessage `json:"mediaType"`
+		}
+		if json.Unmarshal(b, &legacy) == nil && legacy.Sig != nil && legacy.Rekor != nil && legacy.Format == nil {
+			return nil, &Refusal{Reason: ReasonUnsupported, Detail: "this is cosign's own bundle format (base64Signature, cert, rekorBundle: cosign sign-blob --bundle without --new-bundle-format), not a Sigstore bundle: " +
+				"its signature and certificate verify as cosign's detached form (--sig and --cert; a recipe's sig-url and cert-url) where upstream publishes them apart, or ask upstream for a Sigstore bundle (cosign --new-bundle-format)"}
 		}
 		return nil, &Refusal{Reason: ReasonMalformed, Detail: fmt.Sprintf("not a valid Sigstore bundle: %v", err)}
 	}

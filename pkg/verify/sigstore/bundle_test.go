@@ -251,6 +251,8 @@ func TestVerifyBundleRefusals(t *testing.T) {
 			Policy{Identity: "cody@soyland.com", Issuer: githubOAuth}, digest.Set{digest.SHA256: realBundles[3].digest}, ReasonUnsupported, []string{"v0.4"}},
 		{"unknown media type", edit("oci-attestation.sigstore.json", func(m map[string]any) { m["mediaType"] = "application/json" }),
 			Policy{Identity: "cody@soyland.com", Issuer: githubOAuth}, digest.Set{digest.SHA256: realBundles[3].digest}, ReasonUnsupported, nil},
+		{"cosign's own bundle format", []byte(`{"base64Signature": "MEUCIQ==", "cert": "LS0tLS1CRUdJTg==", "rekorBundle": {"SignedEntryTimestamp": "MEUC", "Payload": {"body": "e30=", "integratedTime": 1700000000, "logIndex": 1, "logID": "c0d2"}}}`),
+			Policy{Identity: "x", Issuer: "y"}, npm, ReasonUnsupported, []string{"cosign's own bundle format", "--sig and --cert", "--new-bundle-format"}},
 		{"empty", nil, Policy{Identity: "x", Issuer: "y"}, npm, ReasonMalformed, []string{"empty"}},
 		{"not JSON", []byte("-----BEGIN CERTIFICATE-----"), Policy{Identity: "x", Issuer: "y"}, npm, ReasonMalformed, nil},
 		{"truncated", readTestdata(t, "dsse.sigstore.json")[:4000], Policy{Identity: "x", Issuer: "y"}, npm, ReasonMalformed, nil},
