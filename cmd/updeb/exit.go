@@ -243,6 +243,7 @@ var exitRules = []exitRule{
 		"check watch: github: OWNER/REPO in the recipe (and GITHUB_TOKEN for a private repository)"),
 	is(signkey.ErrWeakKey, exitUsage, "generate an Ed25519 key with 'updeb keys generate'"),
 	is(repo.ErrClock, exitUsage, "the repository is unchanged"),
+	is(signkey.ErrCannotSign, exitUsage, "the file is a usable secret key, but the key cannot sign now (the error says why): if it expired, "+signkey.Renew+"; if it was revoked, rotate to a new key"),
 	is(signkey.ErrKey, exitUsage, "a signing key (--key, repo: key:, build: provenance-key:) is the armored secret key 'updeb keys generate' wrote (PREFIX.secret.asc)"),
 	is(repo.ErrInvalid, exitUsage, ""),
 	is(repo.ErrNotFound, exitUsage, ""),

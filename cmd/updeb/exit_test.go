@@ -26,6 +26,7 @@ import (
 	"github.com/updeb/updeb/internal/mirror"
 	"github.com/updeb/updeb/internal/recipe"
 	"github.com/updeb/updeb/internal/repo"
+	"github.com/updeb/updeb/internal/signkey"
 	"github.com/updeb/updeb/internal/source"
 	"github.com/updeb/updeb/internal/srcurl"
 	"github.com/updeb/updeb/internal/supportdata"
@@ -160,6 +161,7 @@ func TestExitStatus(t *testing.T) {
 		{"weak key", fmt.Errorf("%w: rsa1024", repo.ErrWeakKey), exitUsage, "Ed25519"},
 		{"clock set back", fmt.Errorf("%w: live Date ahead", repo.ErrClock), exitUsage, "repository is unchanged"},
 		{"unusable key", fmt.Errorf("%w: no secret key", repo.ErrKey), exitUsage, "secret key"},
+		{"expired key", fmt.Errorf("%w: ABCD %w at 2026-12-02: it expired on 2021-01-01", repo.ErrKey, signkey.ErrCannotSign), exitUsage, "the key cannot sign now (the error says why): if it expired, extend its expiry"},
 		{"repo invalid", fmt.Errorf("%w: suite", repo.ErrInvalid), exitUsage, ""},
 		{"not published", fmt.Errorf("%w: kubectl", repo.ErrNotFound), exitUsage, ""},
 		{"not managed", repo.ErrNotManaged, exitUsage, ""},

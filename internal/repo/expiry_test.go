@@ -38,7 +38,7 @@ func TestExpiredKeySaysWhen(t *testing.T) {
 		"Release.gpg": func() error { _, err := s.DetachSign([]byte("x\n"), later); return err },
 	} {
 		err := sign()
-		if !errors.Is(err, ErrKey) || !strings.Contains(err.Error(), "expired on 2025-02-01") {
+		if !errors.Is(err, ErrKey) || !errors.Is(err, signkey.ErrCannotSign) || !strings.Contains(err.Error(), "expired on 2025-02-01") {
 			t.Errorf("%s: %v, want ErrKey saying \"expired on 2025-02-01\"", name, err)
 		}
 	}

@@ -104,7 +104,7 @@ func (s *Signer) signingKeys(t time.Time) ([]*packet.PrivateKey, error) {
 	for _, e := range s.entities {
 		key, ok := e.SigningKey(t)
 		if !ok {
-			return nil, fmt.Errorf("%w: %s cannot sign at %s: it %s (see 'updeb keys list'; extend its expiry or rotate to a new key)", ErrKey, fingerprint(e), t.UTC().Format(time.RFC3339), signkey.CannotSign(e, t))
+			return nil, fmt.Errorf("%w: %s %w at %s: it %s (see 'updeb keys list'; extend its expiry or rotate to a new key)", ErrKey, fingerprint(e), signkey.ErrCannotSign, t.UTC().Format(time.RFC3339), signkey.CannotSign(e, t))
 		}
 		if key.PrivateKey == nil {
 			return nil, fmt.Errorf("%w: %s has no secret for its signing key valid at %s", ErrKey, fingerprint(e), t.UTC().Format(time.RFC3339))

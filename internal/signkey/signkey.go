@@ -32,6 +32,10 @@ var ErrWeakKey = errors.New("signing key too weak")
 // ErrKey is wrapped by every other problem with a signing key file.
 var ErrKey = errors.New("unusable signing key")
 
+// ErrCannotSign is wrapped, with ErrKey, when the file holds a usable secret
+// key that cannot sign at the time asked: expired, revoked, not yet valid.
+var ErrCannotSign = errors.New("cannot sign")
+
 // MinRSABits is the smallest RSA key updeb signs with or generates.
 const MinRSABits = 3072
 
@@ -124,11 +128,11 @@ type DSSESigner struct {
 // longer sign at now (expired, revoked) is refused.
 func (k *Key) DSSE(t, now time.Time) (*DSSESigner, error) {
 	if why := CannotSign(k.Entity, now); why != "" {
-		return nil, fmt.Errorf("%w: %s cannot sign at %s: it %s (see 'updeb keys list')", ErrKey, k.Fingerprint(), now.UTC().Format(time.RFC3339), why)
+		return nil, fmt.Errorf("%w: %s %w at %s: it %s (see 'updeb keys list')", ErrKey, k.Fingerprint(), ErrCannotSign, now.UTC().Format(time.RFC3339), why)
 	}
 	at, ok := k.firstSigningTime(t)
 	if !ok {
-		return nil, fmt.Errorf("%w: %s has no signing key valid at or after %s", ErrKey, k.Fingerprint(), t.UTC().Format(time.RFC3339))
+		return nil, fmt.Errorf("%w: %s has no signing key valid at or after %s (%w)", ErrKey, k.Fingerprint(), t.UTC().Format(time.RFC3339), ErrCannotSign)
 	}
 	return &DSSESigner{key: k, at: at}, nil
 }

@@ -168,10 +168,10 @@ func TestDSSERefusesAKeyThatCannotSign(t *testing.T) {
 	if _, err := k.DSSE(created, created.Add(time.Hour)); err != nil {
 		t.Fatalf("a key valid now: %v", err)
 	}
-	if _, err := k.DSSE(created, created.Add(48*time.Hour)); !errors.Is(err, signkey.ErrKey) || !strings.Contains(err.Error(), "cannot sign at") {
+	if _, err := k.DSSE(created, created.Add(48*time.Hour)); !errors.Is(err, signkey.ErrCannotSign) || !strings.Contains(err.Error(), "unusable signing key: ") || !strings.Contains(err.Error(), "cannot sign at") {
 		t.Fatalf("an expired key: %v", err)
 	}
-	if _, err := k.DSSE(created.Add(48*time.Hour), created.Add(time.Hour)); !errors.Is(err, signkey.ErrKey) || !strings.Contains(err.Error(), "no signing key valid at or after") {
+	if _, err := k.DSSE(created.Add(48*time.Hour), created.Add(time.Hour)); !errors.Is(err, signkey.ErrCannotSign) || !strings.Contains(err.Error(), "no signing key valid at or after") {
 		t.Fatalf("a build after the key's expiry: %v", err)
 	}
 }
