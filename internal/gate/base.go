@@ -137,7 +137,16 @@ func (b *Base) load(ctx context.Context, r *recipe.Recipe, dir string) (*recipe.
 	if err := b.extract(ctx, top, dir, present); err != nil {
 		return nil, err
 	}
-	return recipe.Load(filepath.Join(dir, relFile), recipe.LoadOptions{Root: filepath.Join(dir, relRoot)})
+	old, err = recipe.Load(filepath.Join(dir, relFile), recipe.LoadOptions{Root: filepath.Join(dir, relRoot)})
+	if re, ok := errors.AsType[*recipe.Error](err); ok {
+		// Name the files as the repository has them, not their copy in dir.
+		copied := dir + string(filepath.Separator)
+		for i := range re.Findings {
+			f := &re.Findings[i]
+			f.File, f.Message = strings.TrimPrefix(f.File, copied), strings.ReplaceAll(f.Message, copied, "")
+		}
+	}
+	return old, err
 }
 
 // has reports whether the base revision has the path p (relative to the

@@ -488,6 +488,17 @@ func TestBaseRecipeDoesNotLoad(t *testing.T) {
 		strings.Contains(msg, tmp) || strings.Contains(msg, "keyring") {
 		t.Errorf("the base recipe with an unknown field: %v", err)
 	}
+	// One that parses but names a keyring the revision lacks: the finding
+	// names the recipe and the keyring as the repository has them.
+	write("recipes/hello.yaml", edit(t, helloRecipe, "keys/upstream.asc", "keys/gone.asc"))
+	git("add", "-A")
+	git("commit", "-q", "-m", "gone")
+	write("recipes/hello.yaml", helloRecipe)
+	tmp = t.TempDir()
+	_, err = (&Base{Git: tools[0], Rev: "HEAD"}).load(context.Background(), r, tmp)
+	if msg := fmt.Sprint(err); !errors.Is(err, recipe.ErrInvalid) || !strings.HasPrefix(msg, "recipes/hello.yaml:") || !strings.Contains(msg, "keys/gone.asc") || strings.Contains(msg, tmp) {
+		t.Errorf("the base recipe naming a keyring the revision lacks: %v", err)
+	}
 }
 
 // TestBaseLoad reads a recipe as it was at a git revision: an unknown
