@@ -366,6 +366,13 @@ func TestEmptyFallbackFlags(t *testing.T) {
 		{"trust", "refresh", "--tuf-url", ""},
 		{"publish", "--key", "", "x.deb"},
 		{"repo", "refresh", "--key", "k.asc", "--key", ""},
+		{"outdated", "--github-api", ""},
+		{"verify-provenance", "--provenance", "", "x.deb"},
+		{"verify", "--base", "", "hello"},
+		{"plan", "--apply", "--base", ""},
+		{"bump", "hello", "--to", ""},
+		{"bump", "hello", "--to", "1.0.0", "--date", ""},
+		{"compat", "--now", ""},
 	} {
 		code, _, stderr := runCLI(t, append([]string{"--config", cfg}, args...)...)
 		name := ""

@@ -149,9 +149,11 @@ under nohup (nothing half-done is left behind).`,
 
 // fallbackFlags are the flags whose value, when not given, comes from the
 // config (or the environment, or a default): given empty, they would give
-// way to it silently, so an empty one is refused.
+// way to it silently, so an empty one is refused (verify --base "" would
+// drop every check against the base).
 var fallbackFlags = []string{"config", "recipes", "proxy", "cache", "state", "out", "repo", "suite", "component",
-	"compression", "provenance-key", "tuf-url", "tuf-root", "trusted-root"}
+	"compression", "provenance-key", "tuf-url", "tuf-root", "trusted-root", "github-api", "provenance", "base",
+	"to", "date", "now"}
 
 // checkEmptyFlags refuses a fallback flag given an empty value (--out "",
 // an unset shell variable): the config's value would be used in its place
