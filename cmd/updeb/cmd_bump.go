@@ -75,7 +75,7 @@ follow.`,
   updeb bump kubernetes-1.36 --new-minor 1.37
   updeb bump calicoctl --new-minor 3.32   # a single recipe: its watch track moves
   updeb bump mytool --sha256 amd64=3f5a... --sha256 arm64=9c1e...
-  updeb bump kubernetes-1.36 --sha512 server:amd64=1c64... --sha512 node:amd64=8bba... --arch ...
+  updeb bump kubernetes-1.36 --sha512 server:amd64=1c64... --sha512 node:amd64=8bba... --sha512 server:arm64=...   # one per source and architecture
   updeb bump newtool --trust-on-first-use`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error { return runBump(cmd, g, o, args[0]) },

@@ -130,3 +130,43 @@ func TestCommandReference(t *testing.T) {
 		t.Errorf("only %d command pages", len(pages))
 	}
 }
+
+// TestExamplesUseRealFlags: every flag an example of `updeb help` gives
+// (updeb COMMAND... --flag) is a flag of the command it runs: an example
+// that a reader copies must not stop at "unknown flag".
+func TestExamplesUseRealFlags(t *testing.T) {
+	var out, errOut bytes.Buffer
+	root := newRootCmd(&globalOptions{stdout: &out, stderr: &errOut})
+	root.InitDefaultCompletionCmd()
+	root.InitDefaultVersionFlag()
+	checked := 0
+	walk(root, func(c *cobra.Command) {
+		for _, line := range strings.Split(c.Example, "\n") {
+			for _, call := range strings.Split(line, "updeb ")[1:] {
+				// The call ends where the shell takes over.
+				if i := strings.IndexAny(call, "|&;>#$()"); i >= 0 {
+					call = call[:i]
+				}
+				args := strings.Fields(call)
+				cmd, _, err := root.Find(args)
+				if err != nil {
+					t.Errorf("%s: example %q: %v", c.CommandPath(), line, err)
+					continue
+				}
+				for _, a := range args {
+					name, _, _ := strings.Cut(strings.TrimPrefix(a, "--"), "=")
+					if !strings.HasPrefix(a, "--") || name == "" {
+						continue
+					}
+					checked++
+					if cmd.Flags().Lookup(name) == nil && cmd.InheritedFlags().Lookup(name) == nil {
+						t.Errorf("%s: example %q gives --%s, which %s does not have", c.CommandPath(), strings.TrimSpace(line), name, cmd.CommandPath())
+					}
+				}
+			}
+		}
+	})
+	if checked < 50 {
+		t.Errorf("only %d flags in the examples", checked)
+	}
+}
