@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+	"time"
 	"unicode"
 	"unicode/utf8"
 
@@ -69,6 +70,22 @@ func IndexArchitecture(s string) error {
 		return fmt.Errorf(`architecture "all": "all" packages go to every architecture's index; name real architectures such as amd64`)
 	}
 	return Architecture(s)
+}
+
+// MinValidFor is the shortest valid-for a suite may have (0, none, aside).
+const MinValidFor = time.Minute
+
+// ValidFor checks a suite's valid-for, the time from its Release's Date to
+// its Valid-Until (0: no Valid-Until).
+func ValidFor(v time.Duration) error {
+	switch {
+	case v < 0:
+		return fmt.Errorf("valid-for %v is negative", v)
+	case v > 0 && v < MinValidFor:
+		return fmt.Errorf("valid-for %v is under %v: Valid-Until is written to the second, so apt finds the suite expired (or about to be) at its first update; "+
+			"give hours or days (Debian's suites use 7 days, 168h), or 0 for none", v, MinValidFor)
+	}
+	return nil
 }
 
 // Field checks the value of the one-line Release field name (Origin, Label,

@@ -582,8 +582,13 @@ func (p *parser) repo(r *Repo, n *yaml.Node) {
 				}
 			})
 		}),
-		"valid-for": p.field(func(v *yaml.Node) { p.duration(v, "repo.valid-for", 0, &r.ValidFor) }),
-		"keep":      p.field(func(v *yaml.Node) { p.integer(v, "repo.keep", 1, 100000, &r.Keep) }),
+		"valid-for": p.field(func(v *yaml.Node) {
+			p.duration(v, "repo.valid-for", 0, &r.ValidFor)
+			if err := aptname.ValidFor(time.Duration(r.ValidFor)); err != nil {
+				p.At(v, "repo.valid-for: %v", err)
+			}
+		}),
+		"keep": p.field(func(v *yaml.Node) { p.integer(v, "repo.keep", 1, 100000, &r.Keep) }),
 		"keys": p.field(func(v *yaml.Node) {
 			p.List(v, "repo.keys", func(i int, e *yaml.Node) {
 				what := fmt.Sprintf("repo.keys[%d]", i)

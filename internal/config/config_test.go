@@ -332,6 +332,9 @@ func TestParseBounds(t *testing.T) {
 		{"data: {sources: {helm: https://x.org/a, helm: https://x.org/b}}\n", `c.yaml:1:41: data.sources: key "helm" given twice`},
 		{"data: {products: [../etc]}\n", `c.yaml:1:19: data.products: "../etc" is not an endoflife.date product name`},
 		{"repo:\n  valid-for: soon\n", `c.yaml:2:14: invalid duration "soon" (want a positive duration like 30s, 2m, 1h)`},
+		// Refused here, with its line, as publish would refuse it: apt finds
+		// a Valid-Until under a minute after Date expired.
+		{"repo:\n  valid-for: 30s\n", `c.yaml:2:14: repo.valid-for: valid-for 30s is under 1m0s: Valid-Until is written to the second`},
 		{"repo:\n  suite: \"a\\nb\"\n", `c.yaml:2:10: repo.suite must be one line`},
 		{"repo:\n  suite: .hidden\n", `c.yaml:2:10: repo.suite: suite ".hidden": want up to 100 letters`},
 		{"repo:\n  suite: a b\n", `c.yaml:2:10: repo.suite: suite "a b": want`},
@@ -371,7 +374,8 @@ func TestParseBounds(t *testing.T) {
 	}
 	for _, ok := range []string{"build: {xz-workers: 64, parallel: 256, compression: zstd, xz-mode: best, memory: 4GiB}", "build: {xz-mode: fast}", "fetch: {retries: 100, parallel: 64, max-size: 1TiB, timeouts: {connect: 1h}, retry-time: 24h}", "build: {compression: none}", "cache: ~", "cache: ./~x", "out: a/~b",
 		"no-proxy: [\"*\", mirror.internal, .example.org, example.net., Mirror.Internal:8080, 10.0.0.1, 10.0.0.0/8, \"::1\", \"fd00::/8\", \"[::1]:3142\", \" spaced.example \"]",
-		"repo: {suite: k8s-1.36, component: updates/main, codename: stable, origin: Example Corp., label: \"Kubernetes packages\", architectures: [amd64, arm64]}"} {
+		"repo: {suite: k8s-1.36, component: updates/main, codename: stable, origin: Example Corp., label: \"Kubernetes packages\", architectures: [amd64, arm64]}",
+		"repo: {valid-for: 1m}"} {
 		if _, err := Parse("c.yaml", []byte(ok)); err != nil {
 			t.Errorf("Parse(%q): %v", ok, err)
 		}

@@ -246,7 +246,7 @@ func TestExpiredKeyAptRefuses(t *testing.T) {
 	refused(old, "a client that kept the old archive-keyring.gpg", false, "the previous index files will be used")
 }
 
-// TestValidForUnderAMinuteRefused: a valid-for under MinValidFor (1ns from a
+// TestValidForUnderAMinuteRefused: a valid-for under aptname.MinValidFor (1ns from a
 // config, 30s from a flag) would write a Valid-Until at or a few seconds
 // after Date, which apt finds expired: it is refused, the repository
 // untouched; 0 (none) and a minute are accepted.

@@ -57,9 +57,6 @@ type Settings struct {
 // Duration is a time.Duration written as "168h0m0s" in the settings file.
 type Duration time.Duration
 
-// MinValidFor is the shortest valid-for a suite may have (0, none, aside).
-const MinValidFor = time.Minute
-
 // MarshalJSON writes the duration as Go's time.Duration.String().
 func (d Duration) MarshalJSON() ([]byte, error) { return json.Marshal(time.Duration(d).String()) }
 
@@ -224,12 +221,8 @@ func (s Settings) apply(c SettingsChange, signer *Signer, exists bool) (Settings
 		out.Architectures = addSorted(out.Architectures, a)
 	}
 	if c.ValidFor != nil {
-		switch v := *c.ValidFor; {
-		case v < 0:
-			return s, fmt.Errorf("%w: valid-for %v is negative", ErrInvalid, v)
-		case v > 0 && v < MinValidFor:
-			return s, fmt.Errorf("%w: valid-for %v is under %v: Valid-Until is written to the second, so apt finds the suite expired (or about to be) at its first update; "+
-				"give hours or days (Debian's suites use 7 days, 168h), or 0 for none", ErrInvalid, v, MinValidFor)
+		if err := aptname.ValidFor(*c.ValidFor); err != nil {
+			return s, invalid(err)
 		}
 		out.ValidFor = Duration(*c.ValidFor)
 	}
