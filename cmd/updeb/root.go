@@ -71,7 +71,7 @@ under nohup (nothing half-done is left behind).`,
 	f.StringVar(&g.stateDir, "state", "", "state folder: refreshed support data and Sigstore trusted root (default $XDG_STATE_HOME/updeb)")
 	f.StringVar(&g.outDir, "out", "", "output folder for packages")
 	f.BoolVar(&g.offline, "offline", false, "use the cache only; never touch the network")
-	f.BoolVar(&g.json, "json", false, "print the result as one JSON object, {\"schema\": \"updeb/COMMAND/v1\", ...} (commands that say so in their help)")
+	f.BoolVar(&g.json, "json", false, "print the result as one JSON object, {\"schema\": \"updeb/COMMAND/vN\", ...} (commands that say so in their help, with the schema they print)")
 	f.BoolVarP(&g.verbose, "verbose", "v", false, "debug detail on stderr")
 	f.BoolVarP(&g.quiet, "quiet", "q", false, "only errors on stderr")
 	f.StringVar(&g.logFormat, "log-format", "human", "stderr's format: human (progress bars and no timestamps on a terminal; warnings and errors only elsewhere) or json (one object per line, for machines)")
