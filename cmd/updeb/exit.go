@@ -232,7 +232,7 @@ var exitRules = []exitRule{
 	is(digest.ErrNoPin, exitUsage, ""),
 	is(dsse.ErrMalformed, exitUsage, hintRecord),
 	is(provenance.ErrRecord, exitUsage, hintRecord),
-	is(srcurl.ErrInvalid, exitUsage, "write the URL plainly: no \"..\" or \".\" segments (however encoded), no control characters or spaces"),
+	is(srcurl.ErrInvalid, exitUsage, "write the URL plainly: http:// or https:// and a host, no user name, password or #fragment, no \"..\" or \".\" segments (however encoded), no control characters or spaces"),
 	is(track.ErrNoWatch, exitUsage, "add a watch: section to the recipe (recipes/README.md)"),
 	is(track.ErrDowngrade, exitUsage, "bump only moves forward; edit the recipe by hand to go back"),
 	is(track.ErrExists, exitUsage, ""),

@@ -149,6 +149,7 @@ func TestExitStatus(t *testing.T) {
 		{"bad signer", fmt.Errorf("%w: fingerprint", openpgp.ErrPolicy), exitUsage, "full primary key fingerprint"},
 		{"no pin", fmt.Errorf("%w for u", digest.ErrNoPin), exitUsage, ""},
 		{"bad URL", fmt.Errorf("fetch: %w", &srcurl.Error{URL: "https://h/%2e%2e/x", Reason: "dot segment"}), exitUsage, "however encoded"},
+		{"URL of another scheme", fmt.Errorf("fetch: %w", &srcurl.Error{URL: "file:///etc/hostname", Reason: "not an http:// or https:// URL"}), exitUsage, "http:// or https:// and a host"},
 		{"malformed deb", fmt.Errorf("x.deb: %w: ar", deb.ErrMalformed), exitUsage, "dpkg-deb --info"},
 		{"deb past a limit", fmt.Errorf("x.deb: %w: data.tar.xz: %w: more than 100000 entries", deb.ErrMalformed, archive.ErrLimit), exitUsage, "larger than updeb reads"},
 		{"no watch", track.ErrNoWatch, exitUsage, "watch:"},
