@@ -141,7 +141,8 @@ func TestExamplesUseRealFlags(t *testing.T) {
 	root.InitDefaultVersionFlag()
 	checked := 0
 	walk(root, func(c *cobra.Command) {
-		for _, line := range strings.Split(c.Example, "\n") {
+		// A line that ends in \ goes on in the next.
+		for _, line := range strings.Split(strings.ReplaceAll(c.Example, "\\\n", " "), "\n") {
 			for _, call := range strings.Split(line, "updeb ")[1:] {
 				// The call ends where the shell takes over.
 				if i := strings.IndexAny(call, "|&;>#$()"); i >= 0 {
@@ -161,6 +162,9 @@ func TestExamplesUseRealFlags(t *testing.T) {
 					checked++
 					if cmd.Flags().Lookup(name) == nil && cmd.InheritedFlags().Lookup(name) == nil {
 						t.Errorf("%s: example %q gives --%s, which %s does not have", c.CommandPath(), strings.TrimSpace(line), name, cmd.CommandPath())
+					}
+					if name == "json" && checkJSONFlag(cmd, true) != nil {
+						t.Errorf("%s: example %q gives --json, but %s prints no JSON", c.CommandPath(), strings.TrimSpace(line), cmd.CommandPath())
 					}
 				}
 			}
