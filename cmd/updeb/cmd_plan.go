@@ -95,16 +95,11 @@ GITHUB_TOKEN, when set, is sent to the GitHub API (higher rate limit), over http
 	cmd.Flags().StringVar(&o.only, "only", "", "with --apply: only the actions on this recipe")
 	cmd.Flags().BoolVar(&o.dryRun, "dry-run", false, "with --apply: say what would be done, write nothing")
 	cmd.Flags().StringVar(&o.message, "message", "", "with --apply: write the change description (a commit message) to this file")
-	cmd.Flags().StringVar(&o.base, "base", "HEAD", "with --message: the git revision the changed recipes are verified against")
+	cmd.Flags().StringVar(&o.base, "base", "HEAD", "with --apply --message: the git revision the changed recipes are verified against")
 	return jsonOutput(cmd, 2)
 }
 
 func runPlan(cmd *cobra.Command, g *globalOptions, o *planCmdOptions) error {
-	s, err := g.openSession(nil, nil)
-	if err != nil {
-		return err
-	}
-	defer s.Close()
 	if !o.apply {
 		for _, f := range []string{"only", "dry-run", "message"} {
 			if cmd.Flags().Changed(f) {
@@ -112,6 +107,16 @@ func runPlan(cmd *cobra.Command, g *globalOptions, o *planCmdOptions) error {
 			}
 		}
 	}
+	if cmd.Flags().Changed("base") && !cmd.Flags().Changed("message") {
+		// Only the description's verify reads it: left alone, it would
+		// verify nothing while saying nothing.
+		return usageErrorf("--base goes with --apply --message: the changed recipes are verified against it for the description")
+	}
+	s, err := g.openSession(nil, nil)
+	if err != nil {
+		return err
+	}
+	defer s.Close()
 	p, _, errs, err := makePlan(cmd, g, s, &o.trackFlags, o.setFile)
 	if err != nil {
 		return err

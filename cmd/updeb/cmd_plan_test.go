@@ -276,3 +276,20 @@ func TestRepositoryPassesItsOwnChecks(t *testing.T) {
 		}
 	}
 }
+
+// TestPlanBaseGoesWithMessage: --base is read only by the verify of
+// --apply --message; without --message it is refused (exit 2), not ignored
+// while the reader believes the changes were verified against it.
+func TestPlanBaseGoesWithMessage(t *testing.T) {
+	dir := t.TempDir()
+	for _, args := range [][]string{
+		{"plan", "--base", "origin/main"},
+		{"plan", "--apply", "--base", "origin/main"},
+		{"plan", "--apply", "--dry-run", "--base", "origin/main"},
+	} {
+		code, _, stderr := runCLI(t, append([]string{"--offline", "--recipes", dir}, args...)...)
+		if code != exitUsage || !strings.Contains(stderr, "--base goes with --apply --message") {
+			t.Errorf("%v: exit %d\n%s", args, code, stderr)
+		}
+	}
+}
