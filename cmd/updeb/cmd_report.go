@@ -86,6 +86,11 @@ func runReport(cmd *cobra.Command, g *globalOptions, o *reportOptions) (err erro
 	if o.output == "" {
 		return usageErrorf("--output DIR is required")
 	}
+	for _, f := range []string{"staging", "production"} {
+		if cmd.Flags().Changed(f) && o.repoDir == "" {
+			return usageErrorf("--%s goes with --repo: without a repository the report has no suites to compare", f)
+		}
+	}
 	// The metrics file is read back before anything is made or written: one
 	// that is no regular file (a FIFO would block the read) refuses the run.
 	if o.metrics != "" {

@@ -183,3 +183,19 @@ func TestReportMetricsFolderMissing(t *testing.T) {
 		t.Errorf("the page was written though the metrics cannot be")
 	}
 }
+
+// TestReportSuitesGoWithRepo: --staging and --production name suites of
+// --repo; without it they are refused (exit 2), not ignored while the page
+// shows no repository.
+func TestReportSuitesGoWithRepo(t *testing.T) {
+	site := filepath.Join(t.TempDir(), "site")
+	for _, f := range []string{"--staging", "--production"} {
+		code, _, stderr := runCLI(t, "--offline", "report", "--output", site, f, "bookworm")
+		if code != exitUsage || !strings.Contains(stderr, f+" goes with --repo") {
+			t.Errorf("%s without --repo: exit %d\n%s", f, code, stderr)
+		}
+	}
+	if _, err := os.Stat(site); err == nil {
+		t.Errorf("the page was written")
+	}
+}
