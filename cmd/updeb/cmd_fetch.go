@@ -114,6 +114,9 @@ func fetchRecipes(cmd *cobra.Command, g *globalOptions, o *fetchOptions, args []
 // requests turns the arguments into fetch requests, reading pins from the flags
 // or from each URL's #sha256=/#sha512= fragment.
 func (o *fetchOptions) requests(args []string) ([]fetch.Request, error) {
+	if len(o.arches) > 0 {
+		return nil, usageErrorf("--arch goes with recipes, not URLs: a URL names one file")
+	}
 	if (o.sha256 != "" || o.sha512 != "") && len(args) != 1 {
 		return nil, usageErrorf("--sha256/--sha512 pin a single URL; pin several with URL#sha256=HEX")
 	}

@@ -132,3 +132,21 @@ func TestFetchCommand(t *testing.T) {
 		}
 	})
 }
+
+// TestFetchFlagsOfTheOtherMode: the flags of URL mode are refused with
+// recipes, and --arch, which picks a recipe's architectures, with URLs (exit
+// 2), rather than ignored.
+func TestFetchFlagsOfTheOtherMode(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"fetch", "--unpinned", "--arch", "amd64", "https://example.org/x.asc"}, "--arch goes with recipes, not URLs"},
+		{[]string{"fetch", "--unpinned", "hello"}, "go with URLs, not recipes"},
+	} {
+		code, _, stderr := runCLI(t, append([]string{"--offline", "--cache", t.TempDir()}, c.args...)...)
+		if code != exitUsage || !strings.Contains(stderr, c.want) {
+			t.Errorf("%v: exit %d, want %d saying %q\n%s", c.args, code, exitUsage, c.want, stderr)
+		}
+	}
+}
