@@ -62,6 +62,9 @@ func runCompat(cmd *cobra.Command, g *globalOptions, o *compatOptions) error {
 	if !known {
 		return usageErrorf("--format %q: want table, markdown, csv or html", o.format)
 	}
+	if g.json && cmd.Flags().Changed("format") {
+		return usageErrorf("--format and --json each choose the output: give one")
+	}
 	now := time.Now().UTC()
 	if o.now != "" {
 		t, err := time.Parse(time.DateOnly, o.now)

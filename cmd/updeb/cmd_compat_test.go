@@ -33,6 +33,7 @@ func TestCompatCommand(t *testing.T) {
 		{[]string{"compat", "--set", bad}, 2, "", bad + `:5:13: set "k135": component "helm": invalid Debian version`},
 		{[]string{"compat", "--set", filepath.Join(dir, "none.yaml")}, 2, "", "hint: name the release set file with --set"},
 		{[]string{"compat", "--set", good, "--format", "pdf"}, 2, "", `--format "pdf"`},
+		{[]string{"compat", "--set", good, "--format", "csv", "--json"}, 2, "", "--format and --json each choose the output"},
 		{[]string{"compat", "--set", good, "--now", "today"}, 2, "", `--now "today"`},
 		{[]string{"compat", "--set", good, "--now", "2026-08-22", "--format", "html", "--output", out}, 0, "", ""},
 	} {
