@@ -388,6 +388,17 @@ func TestEmptyFallbackFlags(t *testing.T) {
 	}
 }
 
+// TestVerboseAndQuiet: -v and -q together are refused (exit 2): debug lines
+// on a stderr that -q promises holds only errors would be neither.
+func TestVerboseAndQuiet(t *testing.T) {
+	for _, args := range [][]string{{"-v", "-q", "version"}, {"version", "--quiet", "--verbose"}} {
+		code, stdout, stderr := runCLI(t, args...)
+		if code != exitUsage || stdout != "" || !strings.Contains(stderr, "contradict each other") {
+			t.Errorf("%v: exit %d, stdout %q\n%s", args, code, stdout, stderr)
+		}
+	}
+}
+
 // A config file the user names that cannot be read is exit 2 naming it,
 // also for the commands that use nothing of it; help is not held up.
 func TestNamedConfigIsRead(t *testing.T) {

@@ -79,6 +79,9 @@ under nohup (nothing half-done is left behind).`,
 		if !slices.Contains(logFormats, g.logFormat) {
 			return usageErrorf("--log-format %q: want %s", g.logFormat, strings.Join(logFormats, " or "))
 		}
+		if g.verbose && g.quiet {
+			return usageErrorf("-v (debug detail) and -q (only errors) contradict each other: give one")
+		}
 		if err := checkEmptyFlags(c); err != nil {
 			return err
 		}
