@@ -47,7 +47,7 @@ downloads one.`,
 
 // trustShow is what updeb trust show prints (and --json writes).
 type trustShow struct {
-	Source      string         `json:"source"` // config, refreshed or bundled
+	Source      string         `json:"source"` // flag, config, refreshed or bundled
 	File        string         `json:"file,omitempty"`
 	Name        string         `json:"name"`
 	SHA256      string         `json:"sha256"`
@@ -67,23 +67,30 @@ type trustedParty struct {
 }
 
 func newTrustShowCmd(g *globalOptions) *cobra.Command {
-	return jsonOutput(&cobra.Command{
+	var file string
+	cmd := &cobra.Command{
 		Use:   "show",
 		Short: "Say which Sigstore trusted root is in use, where it comes from, its age and what it trusts",
-		Args:  cobra.NoArgs,
+		Long: `show says which Sigstore trusted root verification uses (the config's sigstore:
+trusted-root:, else the one 'updeb trust refresh' stored, else the bundled public-good
+snapshot), its sha256 and age, and what it trusts. --trusted-root FILE shows FILE
+instead: a root to review before a config names it.`,
+		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			return runTrustShow(cmd, g, time.Now())
+			return runTrustShow(cmd, g, file, time.Now())
 		},
-	}, 1)
+	}
+	cmd.Flags().StringVar(&file, "trusted-root", "", "show this trusted_root.json instead of the one in use")
+	return jsonOutput(cmd, 1)
 }
 
-func runTrustShow(cmd *cobra.Command, g *globalOptions, now time.Time) error {
+func runTrustShow(cmd *cobra.Command, g *globalOptions, file string, now time.Time) error {
 	w := cmd.OutOrStdout()
 	cfg, err := g.loadConfig()
 	if err != nil {
 		return err
 	}
-	tr, err := g.trustedRootFor(cfg)
+	tr, err := g.trustedRootFlag(cfg, file)
 	if err != nil {
 		return err
 	}
@@ -110,6 +117,7 @@ func runTrustShow(cmd *cobra.Command, g *globalOptions, now time.Time) error {
 		return printJSON(w, cmd, out)
 	}
 	from := map[string]string{
+		"flag":      "--trusted-root",
 		"config":    "the config's sigstore: trusted-root:",
 		"refreshed": "refreshed by 'updeb trust refresh'",
 		"bundled":   "the public-good snapshot bundled with updeb",

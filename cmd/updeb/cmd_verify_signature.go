@@ -242,12 +242,7 @@ func runVerifySigstore(cmd *cobra.Command, g *globalOptions, o *verifySignatureO
 	if err != nil {
 		return err
 	}
-	var tr *trustedRoot
-	if o.trustedRootFile != "" {
-		tr, err = loadTrustedRoot("flag", o.trustedRootFile, "--trusted-root names a Sigstore trusted_root.json")
-	} else {
-		tr, err = g.trustedRootFor(cfg)
-	}
+	tr, err := g.trustedRootFlag(cfg, o.trustedRootFile)
 	if err != nil {
 		return err
 	}

@@ -58,6 +58,15 @@ func (g *globalOptions) trustedRootFile(c *config.Config) (source, file, hint st
 
 // loadTrustedRoot reads a trusted_root.json the user (or updeb trust
 // refresh) put somewhere.
+// trustedRootFlag is the root a --trusted-root flag names (file), else the
+// one in use (trustedRootFor).
+func (g *globalOptions) trustedRootFlag(c *config.Config, file string) (*trustedRoot, error) {
+	if file != "" {
+		return loadTrustedRoot("flag", file, "--trusted-root names a Sigstore trusted_root.json")
+	}
+	return g.trustedRootFor(c)
+}
+
 func loadTrustedRoot(source, path, hint string) (*trustedRoot, error) {
 	r, err := sigstore.LoadTrustedRoot(path)
 	if err != nil {

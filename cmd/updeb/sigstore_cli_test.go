@@ -754,3 +754,22 @@ func TestMirrorCarriesAttestations(t *testing.T) {
 		t.Errorf("build from a folder without the answer: exit %d\n%s", code, out)
 	}
 }
+
+// TestTrustShowTrustedRoot: trust show --trusted-root FILE shows FILE, not
+// the root in use: the command the gate's REVIEW line for a changed trusted
+// root tells the reviewer to run.
+func TestTrustShowTrustedRoot(t *testing.T) {
+	file := filepath.Join("..", "..", "testdata", "demo", "sigstore", "trusted_root.json")
+	data, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	code, stdout, stderr := runCLI(t, "--state", t.TempDir(), "--json", "trust", "show", "--trusted-root", file)
+	var show struct{ Source, File, SHA256 string }
+	if code != 0 || json.Unmarshal([]byte(stdout), &show) != nil {
+		t.Fatalf("exit %d\n%s%s", code, stdout, stderr)
+	}
+	if show.Source != "flag" || show.File != file || show.SHA256 != fmt.Sprintf("%x", sha256.Sum256(data)) {
+		t.Errorf("shows %+v, want %s (sha256 %x)", show, file, sha256.Sum256(data))
+	}
+}
