@@ -388,6 +388,18 @@ func TestEmptyFallbackFlags(t *testing.T) {
 	}
 }
 
+// TestNoArgumentsSaidSo: an argument to a command that takes none is named
+// as such (exit 2), not as an unknown command.
+func TestNoArgumentsSaidSo(t *testing.T) {
+	for _, args := range [][]string{{"compat", "release-sets.yaml"}, {"repo", "list", "production"}} {
+		code, _, stderr := runCLI(t, args...)
+		want := fmt.Sprintf("updeb %s takes no arguments, got %q", strings.Join(args[:len(args)-1], " "), args[len(args)-1])
+		if code != exitUsage || !strings.Contains(stderr, want) || strings.Contains(stderr, "unknown command") {
+			t.Errorf("%v: exit %d, want %q\n%s", args, code, want, stderr)
+		}
+	}
+}
+
 // TestVerboseAndQuiet: -v and -q together are refused (exit 2): debug lines
 // on a stderr that -q promises holds only errors would be neither.
 func TestVerboseAndQuiet(t *testing.T) {

@@ -201,6 +201,11 @@ func wrapArgs(root *cobra.Command) {
 				if _, ok := errors.AsType[*inputError](err); ok {
 					return err
 				}
+				if !cmd.HasSubCommands() && len(args) > 0 && strings.HasPrefix(err.Error(), "unknown command ") {
+					// cobra.NoArgs calls an argument an unknown command, which
+					// it is not: "updeb compat release-sets.yaml".
+					err = fmt.Errorf("%s takes no arguments, got %q: what it reads is named by its flags", cmd.CommandPath(), args[0])
+				}
 				return invalidInput(err, helpHint(cmd))
 			}
 			return nil
