@@ -99,6 +99,11 @@ func addCompletions(g *globalOptions, root *cobra.Command) {
 		if local("set") {
 			c.MarkFlagFilename("set", "yaml", "yml")
 		}
+		if local("only") && path == "plan" {
+			c.RegisterFlagCompletionFunc("only", func(c *cobra.Command, _ []string, word string) ([]string, cobra.ShellCompDirective) {
+				return g.completeRecipes(c, nil, word)
+			})
+		}
 		if local("table") && path == "data refresh" {
 			c.RegisterFlagCompletionFunc("table", fixed(append(compatdata.Names(), compatdata.EndOfLife)...))
 			c.MarkFlagFilename("write", "yaml", "yml")
@@ -117,6 +122,11 @@ func addCompletions(g *globalOptions, root *cobra.Command) {
 			}
 			if local("component") {
 				c.RegisterFlagCompletionFunc("component", g.completeRepo(func(e repo.Entry) string { return e.Component }))
+			}
+			for _, f := range []string{"staging", "production"} {
+				if local(f) && path == "report" {
+					c.RegisterFlagCompletionFunc(f, suite)
+				}
 			}
 			for _, f := range []string{"from", "to"} {
 				if local(f) && path == "repo promote" {

@@ -49,6 +49,9 @@ func TestCompletion(t *testing.T) {
 		{repoLine(repo, "publish", "--component"), "component/k8s131\nmain\n:4"},
 		{repoLine(repo, "repo promote", "--from"), "production\nproduction/component/k8s131\nstaging\nstaging/main\n:4"},
 		{repoLine(repo, "repo history"), "production\nstaging\n:4"},
+		{repoLine(repo, "report", "--staging"), "production\nstaging\n:4"},
+		{repoLine(repo, "report", "--production"), "production\nstaging\n:4"},
+		{append([]string{"plan"}, append(recipes, "--only", "p")...), "pingd\n:4"},
 		{repoLine(repo, "repo remove"), "kubeadm\nkubeadm=1.31.4-1\nkubectl\nkubectl=1.31.4-1\n:4"},
 		{repoLine(repo, "repo remove", "--arch"), "amd64\n:4"},
 		{[]string{"publish", ""}, "deb\n:8"},
@@ -78,7 +81,7 @@ func repoLine(repo []string, command string, more ...string) []string {
 func TestClosedFlagsComplete(t *testing.T) {
 	g := &globalOptions{stdout: &bytes.Buffer{}, stderr: &bytes.Buffer{}}
 	walk(newRootCmd(g), func(c *cobra.Command) {
-		for _, name := range []string{"arch", "suite", "component", "compression", "format", "log-format", "type", "from", "to"} {
+		for _, name := range []string{"arch", "suite", "component", "compression", "format", "log-format", "type", "from", "to", "only", "staging", "production"} {
 			f := c.Flags().Lookup(name)
 			if f == nil || (name == "to" && c.CommandPath() != "updeb repo promote") || (name == "from" && c.CommandPath() != "updeb repo promote") {
 				continue
