@@ -41,7 +41,7 @@ func TestFullDisk(t *testing.T) {
 	os.RemoveAll(out)
 	fetchArgs := append(append([]string{}, args...), "--cache", cache, "fetch", "hello", "--arch", "amd64")
 	code, stdout, stderr = runCLI(t, fetchArgs...)
-	if code != exitNetwork || !strings.Contains(stderr, "the disk holding "+cache+" is full") || strings.Contains(stderr, "check the proxy") ||
+	if code != exitNetwork || !strings.Contains(stderr, "the disk holding "+cache+" is full") || strings.Contains(stderr, "check the proxy") || strings.Contains(stderr, "no proxy was used") ||
 		strings.Contains(stderr, "attempts") {
 		t.Errorf("fetch into a full cache: exit %d\n%s%s", code, stdout, stderr)
 	}

@@ -281,7 +281,12 @@ var exitRules = []exitRule{
 	as(exitNetwork, fixed[*tls.CertificateVerificationError]("the server's TLS certificate did not verify (not signed by a trusted CA, expired, or for another name); behind a proxy that inspects TLS, add its CA to ca-bundle: in the config. updeb never downloads without verifying TLS")),
 	asIf(exitNetwork, func(e *fetch.NetworkError) bool { return strings.HasPrefix(e.Target, "file:") },
 		"the mirror folder holds the file, but it could not be read: make it readable to the user who builds (a copy may have kept its owner's modes), or bring it over again ('updeb mirror verify' names each such file)"),
-	as(exitNetwork, fixed[*fetch.NetworkError]("check the proxy (--proxy, proxy: in the config, HTTPS_PROXY) and that it reaches the host")),
+	as(exitNetwork, func(e *fetch.NetworkError) string {
+		if e.Proxy == "" {
+			return "no proxy was used (direct connection): check that this host reaches it, or give the proxy (--proxy, proxy: in the config, HTTPS_PROXY)"
+		}
+		return "check the proxy (--proxy, proxy: in the config, HTTPS_PROXY) and that it reaches the host"
+	}),
 	is(sigstore.ErrNotMirrored, exitNetwork, "the mirror folder lacks the file named: export it again where there is a way out ('updeb mirror export' carries GitHub's attestation answers too), then 'updeb mirror verify' here"),
 	is(sigstore.ErrUnavailable, exitNetwork, "Rekor, GitHub's API or the TUF repository could not be asked: check the proxy, mirrors:, and sigstore: rekor-url / github-api in the config (GITHUB_TOKEN raises GitHub's rate limit)"),
 	is(context.Canceled, exitInterrupted, "interrupted: run the command again to finish"),
