@@ -101,7 +101,6 @@ func (b *Base) load(ctx context.Context, r *recipe.Recipe, dir string) (*recipe.
 	}
 	// The old recipe's folder and keyrings, as they were at the revision,
 	// with the links the working tree reaches them through.
-	filesDir := strings.TrimSuffix(relFile, filepath.Ext(relFile))
 	paths := []string{relFile}
 	keyring := func(name string) {
 		paths = append(paths, filepath.Join(relRoot, name))
@@ -113,7 +112,7 @@ func (b *Base) load(ctx context.Context, r *recipe.Recipe, dir string) (*recipe.
 	if err != nil {
 		return nil, err
 	}
-	filesDir = filepath.Join(filepath.Dir(relFile), filepath.FromSlash(old.FilesRel()))
+	filesDir := filepath.Join(filepath.Dir(relFile), filepath.FromSlash(old.FilesRel()))
 	for _, s := range old.Sources {
 		if s.Signature.Keyring != "" {
 			keyring(s.Signature.Keyring)
