@@ -104,13 +104,20 @@ type Result struct {
 // FileAtHead compares content, the bytes of the file at path, with what the
 // HEAD commit of the checkout holding path has at that path. It returns nil
 // and no error when path is in no git checkout. It stops with ctx's error
-// when ctx is done.
+// when ctx is done. The checkout is looked for, as git looks for it, from
+// the folder path really lies in: reached through a symlink, a file of a
+// checkout is in it, and a folder linked into a checkout from outside is not.
 func FileAtHead(ctx context.Context, path string, content []byte) (*Result, error) {
 	abs, err := filepath.Abs(path)
 	if err != nil {
 		return nil, err
 	}
-	r, err := open(ctx, filepath.Dir(abs))
+	dir, err := filepath.EvalSymlinks(filepath.Dir(abs))
+	if err != nil {
+		return nil, err
+	}
+	abs = filepath.Join(dir, filepath.Base(abs))
+	r, err := open(ctx, dir)
 	if err != nil || r == nil {
 		return nil, err
 	}

@@ -168,6 +168,39 @@ func TestOldTreeModes(t *testing.T) {
 	check(t, recipe, Clean, commit)
 }
 
+// TestSymlinkedFolders: a checkout is found as git finds it, from the folder
+// a file really lies in. A project reached through a symlink (a link to the
+// checkout, or to a folder of it) gives the answer its real path gives, so a
+// provenance record does not depend on the path the build was started from;
+// a folder linked into a checkout from outside is in no checkout.
+func TestSymlinkedFolders(t *testing.T) {
+	dir := newRepo(t)
+	head := git(t, dir, "rev-parse", "HEAD")
+	links := t.TempDir()
+	for _, l := range []struct{ name, to string }{{"checkout", dir}, {"recipes", filepath.Join(dir, "recipes")}} {
+		if err := os.Symlink(l.to, filepath.Join(links, l.name)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, p := range []string{filepath.Join(links, "checkout", "recipes", "hello.yaml"), filepath.Join(links, "recipes", "hello.yaml")} {
+		if res := check(t, p, Clean, head); res.Path != "recipes/hello.yaml" || res.Top != dir {
+			t.Errorf("%s: path %q top %q, want recipes/hello.yaml in %s", p, res.Path, res.Top, dir)
+		}
+		if top := git(t, filepath.Dir(p), "rev-parse", "--show-toplevel"); top != dir {
+			t.Fatalf("git finds %s for %s, the test expects %s", top, p, dir)
+		}
+	}
+
+	outside := t.TempDir()
+	write(t, filepath.Join(outside, "a.yaml"), "a")
+	if err := os.Symlink(outside, filepath.Join(dir, "linked")); err != nil {
+		t.Fatal(err)
+	}
+	if res, err := FileAtHead(context.Background(), filepath.Join(dir, "linked", "a.yaml"), []byte("a")); res != nil || err != nil {
+		t.Fatalf("a folder linked into a checkout: %+v %v, want no checkout", res, err)
+	}
+}
+
 func packIndex(t *testing.T, dir string) string {
 	idx, _ := filepath.Glob(filepath.Join(dir, ".git", "objects", "pack", "*.idx"))
 	if len(idx) != 1 {
