@@ -30,12 +30,17 @@ func (r *Recipe) OpenLocal(abs string) (*os.File, fs.FileInfo, error) {
 	return nil, nil, fmt.Errorf("%s: %w: neither in the recipe's folder %s nor in the project %s", abs, confined.ErrRefused, r.FilesDir, r.Root)
 }
 
-// below returns p relative to dir, slash-separated, when p is inside dir.
+// below returns p relative to dir, slash-separated, when p is inside dir
+// (which may be the root folder: a project mounted at / in a container).
 func below(dir, p string) (string, bool) {
-	if dir == "" || !strings.HasPrefix(p, dir+string(filepath.Separator)) {
+	if dir == "" {
 		return "", false
 	}
-	return filepath.ToSlash(p[len(dir)+1:]), true
+	rel, ok := strings.CutPrefix(p, strings.TrimSuffix(dir, string(filepath.Separator))+string(filepath.Separator))
+	if !ok || rel == "" {
+		return "", false
+	}
+	return filepath.ToSlash(rel), true
 }
 
 // checkLocal is Load's file check: OpenLocal, with a message for a file that

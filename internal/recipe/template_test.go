@@ -213,4 +213,27 @@ func TestLocalFileConfined(t *testing.T) {
 	}
 }
 
+// A project whose root is the root folder (mounted at / in a container:
+// /recipes, /keys) reads its keyrings and recipe files like any other.
+func TestProjectAtRootFolder(t *testing.T) {
+	dir, path := writeProject(t, baseRecipe)
+	keyring := strings.TrimPrefix(filepath.ToSlash(filepath.Join(dir, "keys", "k.asc")), "/")
+	text := strings.Replace(baseRecipe, "keyring: keys/k.asc}", "keyring: "+keyring+"}", 1)
+	if text == baseRecipe {
+		t.Fatal("the base recipe names no keys/k.asc")
+	}
+	if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r, err := Load(path, LoadOptions{Root: "/"})
+	if err != nil {
+		t.Fatalf("Load with the project at /: %v", err)
+	}
+	f, _, err := r.OpenLocal(filepath.Join(dir, "keys", "k.asc"))
+	if err != nil {
+		t.Fatalf("OpenLocal of the keyring: %v", err)
+	}
+	f.Close()
+}
+
 func mkfifo(p string) error { return syscall.Mkfifo(p, 0o644) }
