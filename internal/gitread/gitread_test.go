@@ -71,7 +71,10 @@ const commits = 12
 // so that trees are stored as deltas once packed.
 func newRepo(t *testing.T, initArgs ...string) string {
 	testenv.RequireTool(t, "git")
-	dir := t.TempDir()
+	dir, err := filepath.EvalSymlinks(t.TempDir()) // the checkout's real path, which git and FileAtHead name
+	if err != nil {
+		t.Fatal(err)
+	}
 	git(t, dir, append([]string{"init", "-q", "-b", "main"}, initArgs...)...)
 	for i := range commits {
 		write(t, filepath.Join(dir, "recipes", fmt.Sprintf("r%02d.yaml", i)), strings.Repeat(fmt.Sprintf("line %d\n", i), 50))
