@@ -10,6 +10,7 @@ package aptname
 import (
 	"fmt"
 	"regexp"
+	"slices"
 	"strings"
 	"time"
 	"unicode"
@@ -46,10 +47,29 @@ func suiteLike(what, s string) error {
 	return nil
 }
 
-// Component checks a component name (main, contrib, updates/main).
+// SuiteFiles are the files the repository writes in a suite's folder
+// (dists/SUITE) beside its components' folders: a component cannot take one
+// of their names.
+var SuiteFiles = []string{"Release", "InRelease", "Release.gpg", "updeb-suite.json", "updeb-keys.gpg", "updeb-by-hash-kept"}
+
+// Component checks a component name (main, contrib, updates/main). Its folder
+// is dists/SUITE/COMPONENT, so it cannot be a file of the suite's folder
+// (SuiteFiles), and a part after the first cannot be a name the repository
+// writes in a component's folder (binary-ARCH, Contents-ARCH, by-hash): with
+// both main and main/binary-amd64 in a suite, one's index would be written
+// where the other's is.
 func Component(s string) error {
 	if len(s) > MaxName || !componentPattern.MatchString(s) {
 		return fmt.Errorf("component %q: want up to %d letters, digits, . + _ - and / between parts", s, MaxName)
+	}
+	parts := strings.Split(s, "/")
+	if slices.Contains(SuiteFiles, parts[0]) {
+		return fmt.Errorf("component %q: %s is a file of the suite's folder (dists/SUITE/%s); name the component otherwise", s, parts[0], parts[0])
+	}
+	for _, p := range parts[1:] {
+		if p == "by-hash" || strings.HasPrefix(p, "binary-") || strings.HasPrefix(p, "Contents-") {
+			return fmt.Errorf("component %q: a part after the first cannot be by-hash, binary-* or Contents-*, the names of a component's own index folders and files", s)
+		}
 	}
 	return nil
 }

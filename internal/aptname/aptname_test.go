@@ -15,8 +15,10 @@ func TestNames(t *testing.T) {
 		{Suite, "suite", []string{"stable", "demo", "k8s-1.36", "a+b_c.d"},
 			[]string{"", ".hidden", "-x", "a b", "a/b", "a\nb", "ü", strings.Repeat("a", MaxName+1), "a\x00"}},
 		{Codename, "codename", []string{"bookworm", "k8s_1.36"}, []string{"", "a b", "a\tb", "../x"}},
-		{Component, "component", []string{"main", "updates/main", "non-free"},
-			[]string{"", "/main", "main/", "a//b", "a b", "../main", strings.Repeat("m", MaxName+1)}},
+		{Component, "component", []string{"main", "updates/main", "non-free", "release", "by-hash", "binary-tools", "main/Release", "x/contents-a"},
+			[]string{"", "/main", "main/", "a//b", "a b", "../main", strings.Repeat("m", MaxName+1),
+				"Release", "InRelease/x", "Release.gpg", "updeb-suite.json", "updeb-keys.gpg", "updeb-by-hash-kept",
+				"main/Contents-amd64.gz", "main/binary-amd64", "main/by-hash", "main/x/binary-all"}},
 		{Architecture, "architecture", []string{"amd64", "arm64", "all", "x32"}, []string{"", "AMD64", "amd 64", "-amd64", "amd64\n", "any"}},
 		{IndexArchitecture, "architecture", []string{"amd64", "ppc64el"}, []string{"all", "", "Arm64"}},
 	} {

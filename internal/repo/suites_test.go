@@ -2,9 +2,16 @@ package repo
 
 import (
 	"context"
+	"errors"
 	"log/slog"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
 	"testing"
 	"time"
+
+	"github.com/updeb/updeb/internal/aptname"
 )
 
 // Suites lists each live suite's Release: its date, Valid-Until (zero
@@ -30,5 +37,42 @@ func TestSuites(t *testing.T) {
 	}
 	if none, err := Open(t.TempDir(), Options{}).Suites(); err != nil || len(none) != 0 {
 		t.Errorf("an empty repository: %v %v", none, err)
+	}
+}
+
+// A component is a folder of dists/SUITE: one named as a file of that folder
+// (Release, updeb-by-hash-kept, ...) or as an index of another component
+// (main/Contents-amd64.gz) is refused as invalid input, with the suite
+// unchanged, rather than failing in the middle of the write, or, for
+// updeb-by-hash-kept, being published once and making every later write of
+// the suite fail.
+func TestComponentNamedLikeAnIndexFile(t *testing.T) {
+	dir, root := testDirs(t)
+	ctx := context.Background()
+	r := testRepo(t, root)
+	for _, v := range []string{"1.0-1", "2.0-1"} {
+		_, err := r.Publish(ctx, "s", "main", []Package{pkgOf(t, testDeb(t, dir, "app", v, "amd64", v))})
+		must(t, err)
+	}
+	des, err := os.ReadDir(filepath.Join(root, "dists", "s") + "/")
+	must(t, err)
+	for _, de := range des {
+		if de.Type().IsRegular() && !slices.Contains(aptname.SuiteFiles, de.Name()) {
+			t.Errorf("dists/s/%s is not in aptname.SuiteFiles: a component could take its name", de.Name())
+		}
+	}
+	other := pkgOf(t, testDeb(t, dir, "other", "1.0-1", "amd64", "other"))
+	for _, comp := range append(slices.Clone(aptname.SuiteFiles), "main/Contents-amd64.gz", "main/binary-amd64", "main/by-hash") {
+		if _, err := r.Publish(ctx, "s", comp, []Package{other}); !errors.Is(err, ErrInvalid) || !strings.Contains(err.Error(), comp) {
+			t.Errorf("publish into component %s: %v, want ErrInvalid naming it", comp, err)
+		}
+	}
+	suites, err := r.Suites()
+	must(t, err)
+	if len(suites) != 1 || suites[0].Generation != 2 || len(suites[0].Components) != 1 {
+		t.Errorf("after the refused publishes: %+v, want generation 2 with main only", suites)
+	}
+	if _, err := r.Publish(ctx, "s", "main", []Package{other}); err != nil {
+		t.Errorf("a publish into main after them: %v", err)
 	}
 }
