@@ -17,6 +17,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/updeb/updeb/internal/aptname"
 	"github.com/updeb/updeb/pkg/control"
 	"github.com/updeb/updeb/pkg/deb"
 	"github.com/updeb/updeb/pkg/debversion"
@@ -293,7 +294,6 @@ func (r *Recipe) templateData(a Arch) map[string]string {
 
 var (
 	localSuffixRE = regexp.MustCompile(`^[A-Za-z0-9.+~]*$`)
-	componentRE   = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._+-]*(/[A-Za-z0-9][A-Za-z0-9._+-]*)*$`)
 	alternativeRE = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._+-]*$`)
 	binDirs       = []string{"/usr/bin/", "/usr/sbin/", "/bin/", "/sbin/", "/usr/libexec/", "/usr/games/"}
 )
@@ -480,13 +480,17 @@ func (r *Recipe) maintainer(opts resolveOptions, fs *findings) string {
 func (r *Recipe) repoTarget(rd *renderer) (component, suite string) {
 	at := valueOf(r.node, "repo")
 	component = rd.render(at, "repo.component", r.Repo.Component)
-	if component != "" && !componentRE.MatchString(component) {
-		rd.fs.at(at, "repo.component: %q is not a valid apt component", component)
+	if component != "" {
+		if err := aptname.Component(component); err != nil {
+			rd.fs.at(at, "repo.component: %v", err)
+		}
 	}
 	if r.Repo.Suite != "" {
 		suite = rd.render(at, "repo.suite", r.Repo.Suite)
-		if suite != "" && !componentRE.MatchString(suite) {
-			rd.fs.at(at, "repo.suite: %q is not a valid apt suite", suite)
+		if suite != "" {
+			if err := aptname.Suite(suite); err != nil {
+				rd.fs.at(at, "repo.suite: %v", err)
+			}
 		}
 	}
 	return component, suite

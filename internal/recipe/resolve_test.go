@@ -386,3 +386,25 @@ func TestDebianVersionTemplate(t *testing.T) {
 		t.Errorf("version %s, depends %v; want xx-data (= %s)", p.DebianVersion, p.Packages[0].Depends, p.DebianVersion)
 	}
 }
+
+// repo.component and repo.suite are checked as publish checks them
+// (aptname), when the recipe is loaded, so lint and the CI gate refuse a
+// target publish would refuse.
+func TestRepoTargetCheckedAsPublishChecksIt(t *testing.T) {
+	for _, tt := range []struct{ repo, want string }{
+		{"{component: component/k8s, suite: bookworm-wikimedia}", ""},
+		{"{component: Release}", `repo.component: component "Release": Release is a file of the suite's folder`},
+		{"{component: main/binary-amd64}", `repo.component: component "main/binary-amd64": a part after the first`},
+		{"{component: " + strings.Repeat("m", 101) + "}", `repo.component: component "mmm`},
+		{"{suite: a/b}", `repo.suite: suite "a/b": want up to 100 letters`},
+	} {
+		_, file := writeProject(t, baseRecipe+"repo: "+tt.repo+"\n")
+		r, err := Load(file, LoadOptions{})
+		if err == nil {
+			_, err = r.Resolve("amd64", ResolveOptions{DefaultMaintainer: "A B <a@example.org>"})
+		}
+		if tt.want == "" && err != nil || tt.want != "" && (!errors.Is(err, ErrInvalid) || !strings.Contains(err.Error(), tt.want)) {
+			t.Errorf("repo: %s: %v, want %q", tt.repo, err, tt.want)
+		}
+	}
+}
