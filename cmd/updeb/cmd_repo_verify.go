@@ -21,8 +21,9 @@ and changes nothing: InRelease and Release.gpg signed by a key of the keyring (-
 key your clients trust; default: the repository's own archive-keyring.gpg), InRelease's text
 the Release, its Date not ahead of this machine's clock and its Valid-Until not passed, every
 file the Release lists (size, SHA256 and SHA512, its by-hash names, each .gz and .xz against
-the uncompressed index), and every pool file a Packages index names (size, MD5sum, SHA256,
-SHA512). Each finding names the file and what to do. Exit 0 when everything matches, 1 when
+the uncompressed index), the earlier generations' indexes it still serves by hash to clients
+in the middle of an update (updeb-by-hash-kept) against their names, and every pool file a
+Packages index names (size, MD5sum, SHA256, SHA512). Each finding names the file and what to do. Exit 0 when everything matches, 1 when
 something does not, 2 for a suite that does not exist or an unreadable keyring.`,
 		Example: `  updeb repo verify --repo /srv/apt
   updeb repo verify --repo /srv/apt --keyring /etc/apt/keyrings/internal.gpg production`,

@@ -15,6 +15,7 @@ import (
 	"path"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -57,7 +58,8 @@ const maxFutureDate = 10 * time.Second
 // empty): InRelease and Release.gpg signed by a key of kr, InRelease's text
 // the Release, the Release's dates, every index file it lists (size, SHA256
 // and SHA512, by its by-hash names too, a compressed index against the
-// uncompressed one listed), and every pool file the Packages indexes name
+// uncompressed one listed), the earlier generations' indexes it serves by
+// hash (byHashKeptFile) against their names, and every pool file the Packages indexes name
 // (size, MD5sum, SHA256, SHA512). What it finds wrong is in each
 // SuiteCheck's Findings; an error is a failure to check at all (no such
 // suite, an interrupt).
@@ -185,6 +187,7 @@ func (r *Repo) verifyIndexes(ctx context.Context, c *SuiteCheck, g *generation, 
 	}
 	sort.Strings(paths)
 	c.Indexes = len(paths)
+	checked := map[string]bool{}
 	for _, p := range paths {
 		if err := ctx.Err(); err != nil {
 			return err
@@ -218,6 +221,7 @@ func (r *Repo) verifyIndexes(ctx context.Context, c *SuiteCheck, g *generation, 
 		for _, h := range hashAlgorithms {
 			if sum := l.sums[h.field]; sum != "" {
 				bh := path.Join(path.Dir(p), "by-hash", h.field, sum)
+				checked[bh] = true
 				if err := sameBytes(ctx, g.dir, bh, fi, l); err != nil {
 					found(filepath.Join(suiteDir, filepath.FromSlash(bh)), "%v: apt fetches the index by this name (Acquire-By-Hash), then by its plain name, which fails a client in the middle of an update once the next generation is live (Hash Sum mismatch); restore it as a link to %s", err, p)
 				}
@@ -233,12 +237,28 @@ func (r *Repo) verifyIndexes(ctx context.Context, c *SuiteCheck, g *generation, 
 			}
 		}
 	}
+	// The earlier generations' indexes g serves by hash (carryByHash) are
+	// named by their digest.
+	for _, rel := range slices.Sorted(maps.Keys(readByHashKept(g.dir))) {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		if checked[rel] {
+			continue
+		}
+		parts := strings.Split(rel, "/")
+		l := &listing{size: -1, sums: map[string]string{parts[len(parts)-2]: parts[len(parts)-1]}}
+		if err := sameBytes(ctx, g.dir, rel, nil, l); err != nil {
+			found(filepath.Join(suiteDir, filepath.FromSlash(rel)), "%v (an earlier generation's Release): %s lists it for clients that read that InRelease, which fetch it in the middle of an update and fail (Hash Sum mismatch); restore it from that generation (dists/.gen/%s/N), if kept", err, byHashKeptFile, c.Suite)
+		}
+	}
 	return nil
 }
 
-// mismatch says how got differs from l, "" when it does not.
+// mismatch says how got differs from l, "" when it does not. A size of -1
+// is not known, and not compared.
 func (l *listing) mismatch(got *fileSums) string {
-	if got.size != l.size {
+	if l.size >= 0 && got.size != l.size {
 		return fmt.Sprintf("%d bytes, the Release lists %d", got.size, l.size)
 	}
 	for _, h := range hashAlgorithms {

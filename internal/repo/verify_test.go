@@ -310,3 +310,44 @@ func TestPublishRestoresDamagedPoolFile(t *testing.T) {
 		})
 	}
 }
+
+// TestVerifyCarriedByHash: the earlier generations' indexes a generation
+// serves by hash (updeb-by-hash-kept), which a client that read an earlier
+// InRelease fetches in the middle of an update, are checked against their
+// names: one changed or removed is a finding.
+func TestVerifyCarriedByHash(t *testing.T) {
+	dir, root := testDirs(t)
+	r, ctx := testRepo(t, root), context.Background()
+	for _, v := range []string{"1", "2"} {
+		_, err := r.Publish(ctx, "s", "main", []Package{pkgOf(t, testDeb(t, dir, "aa", v, "amd64", v))})
+		must(t, err)
+	}
+	kept := readByHashKept(filepath.Join(root, "dists", "s"))
+	var carried string // the first generation's Packages.xz, which the second does not list
+	for rel := range kept {
+		if strings.HasPrefix(rel, "main/binary-amd64/by-hash/SHA256/") {
+			if data, err := os.ReadFile(filepath.Join(root, "dists", "s", rel)); err == nil && bytes.HasPrefix(data, []byte("\xfd7zXZ")) &&
+				!strings.Contains(string(mustRead(t, filepath.Join(root, "dists", "s", "Release"))), filepath.Base(rel)) {
+				carried = rel
+			}
+		}
+	}
+	if carried == "" {
+		t.Fatalf("no carried Packages.xz among %v", kept)
+	}
+	checks, err := r.Verify(ctx, "s", clientKeyring(t, root), verifyNow)
+	must(t, err)
+	if len(checks) != 1 || len(checks[0].Findings) != 0 {
+		t.Fatalf("intact: %+v", checks)
+	}
+	name := filepath.Join(root, "dists", "s", carried)
+	must(t, os.Remove(name)) // a hard link of the first generation's file
+	must(t, os.WriteFile(name, []byte("not the index"), 0o644))
+	checks, err = r.Verify(ctx, "s", clientKeyring(t, root), verifyNow)
+	must(t, err)
+	wantFinding(t, checks, "dists/s/"+carried, "updeb-by-hash-kept lists it")
+	must(t, os.Remove(name))
+	checks, err = r.Verify(ctx, "s", clientKeyring(t, root), verifyNow)
+	must(t, err)
+	wantFinding(t, checks, "dists/s/"+carried, "missing")
+}
