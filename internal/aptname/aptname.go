@@ -59,8 +59,8 @@ var SuiteFiles = []string{"Release", "InRelease", "Release.gpg", "updeb-suite.js
 // both main and main/binary-amd64 in a suite, one's index would be written
 // where the other's is.
 func Component(s string) error {
-	if len(s) > MaxName || !componentPattern.MatchString(s) {
-		return fmt.Errorf("component %q: want up to %d letters, digits, . + _ - and / between parts", s, MaxName)
+	if err := ListedComponent(s); err != nil {
+		return err
 	}
 	parts := strings.Split(s, "/")
 	if slices.Contains(SuiteFiles, parts[0]) {
@@ -70,6 +70,17 @@ func Component(s string) error {
 		if p == "by-hash" || strings.HasPrefix(p, "binary-") || strings.HasPrefix(p, "Contents-") {
 			return fmt.Errorf("component %q: a part after the first cannot be by-hash, binary-* or Contents-*, the names of a component's own index folders and files", s)
 		}
+	}
+	return nil
+}
+
+// ListedComponent checks only the characters and length of a component name:
+// the check of a component a suite already lists, which may have been
+// published before Component refused some names (main/binary-amd64), so that
+// the suite still reads and its other components take writes.
+func ListedComponent(s string) error {
+	if len(s) > MaxName || !componentPattern.MatchString(s) {
+		return fmt.Errorf("component %q: want up to %d letters, digits, . + _ - and / between parts", s, MaxName)
 	}
 	return nil
 }

@@ -222,6 +222,9 @@ func validSuite(suite string) error { return invalid(aptname.Suite(suite)) }
 
 func validComponent(comp string) error { return invalid(aptname.Component(comp)) }
 
+// validListedComponent checks a component a suite lists (aptname.ListedComponent).
+func validListedComponent(comp string) error { return invalid(aptname.ListedComponent(comp)) }
+
 // List returns what is published in suite, or in every suite when suite is
 // empty, sorted by suite, component, package, version and architecture.
 func (r *Repo) List(suite string) ([]Entry, error) {

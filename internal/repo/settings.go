@@ -303,7 +303,7 @@ func readSettings(genDir, suite string, rel *parsedRelease) (Settings, error) {
 		}
 	}
 	for _, c := range s.Components {
-		if validComponent(c) != nil {
+		if validListedComponent(c) != nil {
 			return Settings{}, bad("component %q", c)
 		}
 	}

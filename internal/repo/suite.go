@@ -76,7 +76,7 @@ func (r *Repo) readGeneration(suite string, n int) (*generation, error) {
 		return nil, err
 	}
 	for _, c := range g.release.comps {
-		if err := validComponent(c); err != nil {
+		if err := validListedComponent(c); err != nil {
 			return nil, fmt.Errorf("%s: %w", name, err)
 		}
 	}

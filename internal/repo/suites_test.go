@@ -1,6 +1,7 @@
 package repo
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"log/slog"
@@ -74,5 +75,38 @@ func TestComponentNamedLikeAnIndexFile(t *testing.T) {
 	}
 	if _, err := r.Publish(ctx, "s", "main", []Package{other}); err != nil {
 		t.Errorf("a publish into main after them: %v", err)
+	}
+}
+
+// A suite published before Component refused index names, with a component
+// such as main/by-hash, still reads: its other components take writes and
+// it verifies.
+func TestComponentNamedLikeAnIndexFileListedBefore(t *testing.T) {
+	dir, root := testDirs(t)
+	r, ctx := testRepo(t, root), context.Background()
+	if _, err := r.Publish(ctx, "s", "main/x", []Package{pkgOf(t, testDeb(t, dir, "app", "1.0-1", "amd64", "app"))}); err != nil {
+		t.Fatal(err)
+	}
+	// Make it what an earlier updeb wrote for --component main/by-hash.
+	gen := filepath.Join(root, "dists/.gen/s/1")
+	must(t, os.Rename(filepath.Join(gen, "main/x"), filepath.Join(gen, "main/by-hash")))
+	release := bytes.ReplaceAll(mustRead(t, filepath.Join(gen, "Release")), []byte("main/x"), []byte("main/by-hash"))
+	rel, err := parseRelease(release, "Release")
+	must(t, err)
+	inRelease, err := testSigner(t).ClearSign(release, rel.date)
+	must(t, err)
+	detached, err := testSigner(t).DetachSign(release, rel.date)
+	must(t, err)
+	for name, data := range map[string][]byte{"Release": release, "InRelease": inRelease, "Release.gpg": detached,
+		settingsFile: bytes.ReplaceAll(mustRead(t, filepath.Join(gen, settingsFile)), []byte(`"main/x"`), []byte(`"main/by-hash"`))} {
+		must(t, os.WriteFile(filepath.Join(gen, name), data, 0o644))
+	}
+	if _, err := r.Publish(ctx, "s", "main", []Package{pkgOf(t, testDeb(t, dir, "other", "1.0-1", "amd64", "other"))}); err != nil {
+		t.Fatalf("a publish into main of a suite with main/by-hash: %v", err)
+	}
+	checks, err := r.Verify(ctx, "s", clientKeyring(t, root), verifyNow)
+	must(t, err)
+	if len(checks) != 1 || len(checks[0].Findings) != 0 || checks[0].Packages != 2 {
+		t.Errorf("verify: %+v", checks)
 	}
 }
