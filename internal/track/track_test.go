@@ -478,3 +478,31 @@ func TestNewestStopsAfterIncomplete(t *testing.T) {
 		t.Errorf("bump: %v, want ErrIncomplete saying the search stopped", err)
 	}
 }
+
+// TestNewestGluedPreRelease: a URL listing (no GitHub pre-release flag) that
+// names a pre-release glued to its version (v1.3.0rc1, PEP 440's spelling)
+// beside the release: the pre-release is left out without prereleases, and
+// with them it sorts before 1.3.0, so 1.3.0 is the newest either way, not the
+// release candidate (which dpkg would rank above 1.3.0 left as 1.3.0rc1).
+func TestNewestGluedPreRelease(t *testing.T) {
+	u, file := scenario(t)
+	u.publish("1.3.0rc1")
+	u.publish("1.4.0rc1")
+	u.set("/hello/", []byte(`<a href="v1.3.0rc1/">`+"\n"+`<a href="v1.3.0/">`+"\n"+`<a href="v1.4.0rc1/">`+"\n"))
+	r := load(t, file)
+	r.Watch.GitHub, r.Watch.URL, r.Watch.Pattern = "", u.srv.URL+"/hello/", `href="(v[0-9.]+(?:rc[0-9]+)?)/"`
+	o := testOptions(t, u, fetch.Options{})
+	for _, tc := range []struct {
+		prereleases bool
+		want        string
+	}{{false, "1.3.0"}, {true, "1.4.0rc1"}} {
+		r.Watch.Prereleases = tc.prereleases
+		c, err := Newest(context.Background(), r, o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if c.Latest.Version != tc.want {
+			t.Errorf("prereleases %v: newest %s, want %s", tc.prereleases, c.Latest.Version, tc.want)
+		}
+	}
+}

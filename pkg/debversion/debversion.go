@@ -11,6 +11,7 @@ package debversion
 import (
 	"errors"
 	"fmt"
+	"regexp"
 	"strconv"
 	"strings"
 )
@@ -234,14 +235,23 @@ func CompareStrings(a, b string) (int, error) {
 	return Compare(va, vb), nil
 }
 
+// glued finds a pre-release written without "-" at the end of a version: its
+// separator (group 1, "" or ".") and the pre-release (group 2).
+var glued = regexp.MustCompile(`[0-9](\.?)((?i:alpha|beta|rc|pre|dev)\.?[0-9]*)$`)
+
 // FromUpstream maps an upstream release tag or version to a Debian upstream
 // version: a leading "v" (or "V") before a digit is dropped and a semver
 // pre-release ("-rc.1", "-beta.2", "-alpha") is introduced by "~" so that it
-// sorts before the release ("1.30.0-rc.1" -> "1.30.0~rc.1"). Build metadata
-// ("+build.5") is kept. Characters dpkg does not allow are refused, never
-// silently replaced, and so is white space around the version: the caller
-// keeps using the text it gave (in URLs, file names, comparisons), so a
-// version that is valid only once trimmed is not valid.
+// sorts before the release ("1.30.0-rc.1" -> "1.30.0~rc.1"). So is a
+// pre-release written without the "-" at the end of a version without one
+// (uscan's uversionmangle): alpha, beta, rc, pre or dev, in any case, after a
+// digit or a "." that follows one, with only a number after it ("1.37.0rc1"
+// -> "1.37.0~rc1", "3.0.0.RC2" -> "3.0.0~RC2"); left as it is, it would sort
+// after the release. Build metadata ("+build.5") is kept. Characters dpkg
+// does not allow are refused, never silently replaced, and so is white space
+// around the version: the caller keeps using the text it gave (in URLs, file
+// names, comparisons), so a version that is valid only once trimmed is not
+// valid.
 func FromUpstream(tag string) (string, error) {
 	s := tag
 	if strings.TrimSpace(s) != s {
@@ -256,6 +266,8 @@ func FromUpstream(tag string) (string, error) {
 	core, build, _ := strings.Cut(s, "+")
 	if i := strings.IndexByte(core, '-'); i >= 0 {
 		core = core[:i] + "~" + strings.ReplaceAll(core[i+1:], "-", ".")
+	} else if m := glued.FindStringSubmatchIndex(core); m != nil {
+		core = core[:m[2]] + "~" + core[m[4]:]
 	}
 	out := core
 	if build != "" {

@@ -141,6 +141,17 @@ func TestFromUpstream(t *testing.T) {
 		{"v1.0.0-beta-2", "1.0.0~beta.2", ""},
 		{"1.2.3+build.5", "1.2.3+build.5", ""},
 		{"v2.0.0-alpha.1+meta", "2.0.0~alpha.1+meta", ""},
+		// A pre-release glued to the version (PEP 440, Maven) sorts before
+		// the release too; a letter that is no pre-release keyword is kept.
+		{"1.37.0rc1", "1.37.0~rc1", ""},
+		{"v3.0.0.RC2", "3.0.0~RC2", ""},
+		{"2.1b", "2.1b", ""},
+		{"1.2.3beta", "1.2.3~beta", ""},
+		{"1.2.3.pre.4+meta", "1.2.3~pre.4+meta", ""},
+		{"1.2.3alpha10", "1.2.3~alpha10", ""},
+		{"1.1.1w", "1.1.1w", ""},
+		{"1.2.3.Final", "1.2.3.Final", ""},
+		{"1.2.3develop", "1.2.3develop", ""},
 		{"kustomize/v5.4.3", "", "must start with a digit"},
 		{"1.0_1", "", "invalid character"},
 		{"", "", "must start with a digit"},
@@ -159,9 +170,11 @@ func TestFromUpstream(t *testing.T) {
 			t.Errorf("FromUpstream(%q) = %q, %v; want %q", tc.in, got, err, tc.want)
 		}
 	}
-	rc, _ := FromUpstream("v1.30.0-rc.1")
-	if c, _ := CompareStrings(rc, "1.30.0"); c != -1 {
-		t.Errorf("mapped pre-release does not sort before the release")
+	for _, pre := range []string{"v1.30.0-rc.1", "1.30.0rc1", "1.30.0.beta2", "1.30.0alpha"} {
+		rc, _ := FromUpstream(pre)
+		if c, _ := CompareStrings(rc, "1.30.0"); c != -1 {
+			t.Errorf("%s mapped to %s does not sort before the release 1.30.0", pre, rc)
+		}
 	}
 }
 
