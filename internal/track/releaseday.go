@@ -10,13 +10,14 @@ import (
 )
 
 // ReleaseDay returns the day version of r was published, from its watch (a
-// GitHub release's published_at, or a listing's date). An answer without that
+// GitHub release's published_at, or a listing's date), a pre-release's too
+// (bump --to names one whatever the watch's prereleases). An answer without that
 // version or without a date is ErrNoDate; a release source that does not
 // answer is a *DayUnknownError. Give o a Client that does not retry when the
 // day is only a convenience (bump --to V without --date): the caller can ask
 // the operator instead of waiting out a retry budget.
 func ReleaseDay(ctx context.Context, r *recipe.Recipe, version string, o Options) (time.Time, error) {
-	rels, err := Releases(ctx, r.Watch, o)
+	rels, err := releases(ctx, r.Watch, o, true)
 	if errors.Is(err, ErrNoWatch) {
 		return time.Time{}, fmt.Errorf("%w for %s %s: the recipe has no watch: to ask", ErrNoDate, r.Name, version)
 	}

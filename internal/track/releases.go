@@ -34,6 +34,11 @@ const (
 // and so are versions that are not valid upstream versions. The track is not
 // applied here.
 func Releases(ctx context.Context, w *recipe.Watch, o Options) ([]Release, error) {
+	return releases(ctx, w, o, w != nil && w.Prereleases)
+}
+
+// releases is Releases, with pre-releases when prereleases is set.
+func releases(ctx context.Context, w *recipe.Watch, o Options, prereleases bool) ([]Release, error) {
 	var all []Release
 	switch {
 	case w == nil:
@@ -67,7 +72,7 @@ func Releases(ctx context.Context, w *recipe.Watch, o Options) ([]Release, error
 	}
 	out := all[:0]
 	for _, r := range all {
-		if (r.Prerelease || isPrerelease(r.Version)) && !w.Prereleases {
+		if (r.Prerelease || isPrerelease(r.Version)) && !prereleases {
 			continue
 		}
 		out = append(out, r)

@@ -304,19 +304,28 @@ func TestBumpRefuses(t *testing.T) {
 	}
 }
 
-// TestBumpTwinTags: upstream tagged 1.3.0 twice (v1.3.0, v1.03.0); the
-// operator names the one meant, and bump takes exactly that one.
-func TestBumpTwinTags(t *testing.T) {
-	u, file := scenario(t)
-	u.publish("1.03.0")
-	u.release("v1.03.0", false, false, "2026-05-03T00:00:00Z")
-	o := testOptions(t, u, fetch.Options{})
-	res, err := Bump(context.Background(), load(t, file), BumpOptions{Options: o, To: "1.3.0"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if r := load(t, file); res.To != "1.3.0" || r.Version != "1.3.0" || res.ReleaseDate != "2026-05-02" {
-		t.Errorf("bumped to %s (%s), recipe at %s", res.To, res.ReleaseDate, r.Version)
+// TestBumpTo: bump --to takes exactly the version named. Upstream tagged
+// 1.3.0 twice (v1.3.0, v1.03.0): the operator names the one meant. A
+// pre-release the watch leaves out (prereleases unset) takes its day from
+// the GitHub release like any other, not "the release source gives none".
+func TestBumpTo(t *testing.T) {
+	for _, tc := range []struct{ name, to, day string }{
+		{"twin tags", "1.3.0", "2026-05-02"},
+		{"pre-release", "1.4.0-rc.1", "2026-06-10"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			u, file := scenario(t)
+			u.publish("1.03.0")
+			u.release("v1.03.0", false, false, "2026-05-03T00:00:00Z")
+			o := testOptions(t, u, fetch.Options{})
+			res, err := Bump(context.Background(), load(t, file), BumpOptions{Options: o, To: tc.to})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if r := load(t, file); res.To != tc.to || r.Version != tc.to || res.ReleaseDate != tc.day {
+				t.Errorf("bumped to %s (%s), recipe at %s; want %s of %s", res.To, res.ReleaseDate, r.Version, tc.to, tc.day)
+			}
+		})
 	}
 }
 
