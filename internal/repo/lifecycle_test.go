@@ -53,7 +53,8 @@ func newSigner(t *testing.T, name string) *Signer {
 	return s
 }
 
-// madison returns the versions of name apt sees, sorted.
+// madison returns the versions of name apt sees, in apt's order (newest,
+// the candidate, first).
 func (a *aptClient) madison(name string) []string {
 	a.t.Helper()
 	out, err := a.run("apt-cache", "madison", name)
@@ -66,14 +67,13 @@ func (a *aptClient) madison(name string) []string {
 			vs = append(vs, strings.TrimSpace(f[1]))
 		}
 	}
-	sort.Strings(vs)
 	return vs
 }
 
 func (a *aptClient) wantVersions(name string, want ...string) {
 	a.t.Helper()
 	sort.Strings(want)
-	if got := a.madison(name); !slices.Equal(got, want) {
+	if got := slices.Sorted(slices.Values(a.madison(name))); !slices.Equal(got, want) {
 		a.t.Fatalf("apt sees %s at %v, want %v", name, got, want)
 	}
 }

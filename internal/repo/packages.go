@@ -209,6 +209,23 @@ func (c component) sortedEntries() []Entry {
 	return out
 }
 
+// listedEntries returns the entries as people read them (List): by name,
+// then by version in dpkg's order, oldest first, so that the last version
+// of a package is the candidate apt installs (1.9-1 before 1.10~rc1-1
+// before 1.10-1), then by architecture. The Packages files keep
+// sortedEntries' byte order: a generation's indexes stay the bytes they were.
+func (c component) listedEntries() []Entry {
+	out := c.sortedEntries()
+	slices.SortStableFunc(out, func(a, b Entry) int {
+		if a.Package != b.Package {
+			return strings.Compare(a.Package, b.Package)
+		}
+		n, _ := debversion.CompareStrings(a.Version, b.Version) // published versions parse
+		return n
+	})
+	return out
+}
+
 // packagesFor renders the Packages file of one architecture: the packages
 // built for it and every Architecture: all package, a blank line between.
 func (c component) packagesFor(arch string) []byte {

@@ -226,7 +226,8 @@ func validComponent(comp string) error { return invalid(aptname.Component(comp))
 func validListedComponent(comp string) error { return invalid(aptname.ListedComponent(comp)) }
 
 // List returns what is published in suite, or in every suite when suite is
-// empty, sorted by suite, component, package, version and architecture.
+// empty, sorted by suite, component, package, version (dpkg's order, oldest
+// first: apt's candidate last) and architecture.
 func (r *Repo) List(suite string) ([]Entry, error) {
 	suites, err := r.suitesOrAll(suite)
 	if err != nil {
@@ -243,7 +244,7 @@ func (r *Repo) List(suite string) ([]Entry, error) {
 			if err != nil {
 				return nil, err
 			}
-			out = append(out, c.sortedEntries()...)
+			out = append(out, c.listedEntries()...)
 		}
 	}
 	return out, nil

@@ -13,6 +13,7 @@ import (
 	"path"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"sync"
 	"syscall"
@@ -48,6 +49,36 @@ func TestPublishTwoVersionsInstallWithApt(t *testing.T) {
 	a.install("hello", "1:2.0~rc.1-1", "two")
 	a.install("hello", "1.0-1", "one")
 	a.install("hello-doc", "1.0-1", "doc")
+}
+
+// TestListInAptOrder: List gives a package's versions in dpkg's order,
+// oldest first, as apt orders them (apt-cache madison, newest first), so the
+// last one listed is the candidate apt installs; not in byte order, which
+// puts 1.10 before 1.9 and a pre-release after its release.
+func TestListInAptOrder(t *testing.T) {
+	testenv.RequireTool(t, "dpkg-deb")
+	dir := t.TempDir()
+	root := filepath.Join(dir, "repo")
+	r := testRepo(t, root)
+	var pkgs []Package
+	for _, v := range []string{"1.10+k3s1-1", "1.10-1", "1.10~rc.1-1", "1.9-1", "1:0.1-1", "1.9-1.1"} {
+		pkgs = append(pkgs, pkgOf(t, testDeb(t, dir, "hello", v, "amd64", v)))
+	}
+	_, err := r.Publish(context.Background(), "s", "main", pkgs)
+	must(t, err)
+	list, err := r.List("s")
+	must(t, err)
+	var got []string
+	for _, e := range list {
+		got = append(got, e.Version)
+	}
+	a := newAptClient(t, root, "s", "main")
+	a.update()
+	want := a.madison("hello")
+	slices.Reverse(want)
+	if !slices.Equal(got, want) {
+		t.Errorf("List gives %v, apt orders them %v", got, want)
+	}
 }
 
 // snapshot returns every file under dir/dists and dir/pool with its content,
