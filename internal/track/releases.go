@@ -72,7 +72,8 @@ func releases(ctx context.Context, w *recipe.Watch, o Options, prereleases bool)
 	}
 	out := all[:0]
 	for _, r := range all {
-		if (r.Prerelease || isPrerelease(r.Version)) && !prereleases {
+		r.Prerelease = r.Prerelease || isPrerelease(r.Version)
+		if r.Prerelease && !prereleases {
 			continue
 		}
 		out = append(out, r)

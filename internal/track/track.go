@@ -114,8 +114,8 @@ func (e *APIError) Unwrap() error { return e.Err }
 type Release struct {
 	Version    string    `json:"version"` // as recipes write it: the tag without the tag prefix
 	Tag        string    `json:"tag,omitempty"`
-	Published  time.Time `json:"published,omitzero"` // zero when the source gives no date
-	Prerelease bool      `json:"prerelease,omitempty"`
+	Published  time.Time `json:"published,omitzero"`   // zero when the source gives no date
+	Prerelease bool      `json:"prerelease,omitempty"` // GitHub's flag, or a pre-release version (isPrerelease)
 }
 
 // debianOf returns the version's Debian form for ordering, or "" when it is

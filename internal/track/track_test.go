@@ -510,8 +510,8 @@ func TestNewestGluedPreRelease(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if c.Latest.Version != tc.want {
-			t.Errorf("prereleases %v: newest %s, want %s", tc.prereleases, c.Latest.Version, tc.want)
+		if c.Latest.Version != tc.want || c.Latest.Prerelease != tc.prereleases {
+			t.Errorf("prereleases %v: newest %s (prerelease %v), want %s (prerelease %v)", tc.prereleases, c.Latest.Version, c.Latest.Prerelease, tc.want, tc.prereleases)
 		}
 	}
 }
