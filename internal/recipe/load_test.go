@@ -106,6 +106,10 @@ func TestLoadValid(t *testing.T) {
 	if got := loadFindings(t, strings.Replace(baseRecipe, sigOpenPGP, sigKey, 1)); got != nil {
 		t.Fatalf("pinned-key recipe has findings:\n%s", strings.Join(got, "\n"))
 	}
+	// With a revision, a "-" in build metadata stays in the upstream version.
+	if got := loadFindings(t, strings.Replace(baseRecipe, "version: 1.0.0", "version: 1.0.0+exp-sha", 1)); got != nil {
+		t.Fatalf("recipe with build metadata has findings:\n%s", strings.Join(got, "\n"))
+	}
 }
 
 // TestKindFromURL: a source without kind: reads its URL's suffix as
@@ -202,6 +206,10 @@ func TestLoadErrors(t *testing.T) {
 		// name, a URL) and the release set compared it as written.
 		{"version with white space", []edit{{"version: 1.0.0", "version: \"1.0.0 \""}},
 			[]string{"recipes/x.yaml:2:10: version: invalid Debian version: upstream version \"1.0.0 \" has white space around it"}},
+		// Build metadata may hold a "-": with a revision it stays in the
+		// upstream version (1.0.0+exp-sha-1), without one dpkg splits there.
+		{"hyphen in build metadata without a revision", []edit{{"version: 1.0.0", "version: 1.0.0+exp-sha\nrevision: \"\""}},
+			[]string{"recipes/x.yaml:2:10: version: Debian version \"1.0.0+exp-sha\": with revision \"\" dpkg reads \"sha\" as its revision and \"1.0.0+exp\" as the upstream version: give a revision"}},
 		{"bad end-of-life", []edit{{"release-date: 2025-01-02\n", "release-date: 2025-01-02\nend-of-life: soon\n"}},
 			[]string{"recipes/x.yaml:4:14: end-of-life: \"soon\" is not a day as YYYY-MM-DD (the day the version line lost upstream support)"}},
 		{"bad package and source names", []edit{{"  - name: xx\n", "  - name: X_tool\n"}, {"  - name: bin\n", "  - name: Bin!\n"}, {"source: bin,", "source: Bin!,"}},

@@ -437,8 +437,14 @@ func (r *Recipe) debianVersion(localSuffix string, fs *findings) string {
 		fs.at(nil, "%v", err)
 	}
 	v += localSuffix
-	if _, err := debversion.Parse(v); err != nil && up != "" {
+	dv, err := debversion.Parse(v)
+	switch {
+	case err != nil && up != "":
 		fs.at(valueOf(r.node, "version"), "version: Debian version %q: %v", v, err)
+	case err == nil && r.Revision == "" && dv.Revision != "":
+		// The upstream version keeps a "-" (in build metadata, 1.2.3+b-5):
+		// without a revision, dpkg reads what follows the last one as one.
+		fs.at(valueOf(r.node, "version"), "version: Debian version %q: with revision \"\" dpkg reads %q as its revision and %q as the upstream version: give a revision", v, dv.Revision, dv.Upstream)
 	}
 	return v
 }
