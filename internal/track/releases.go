@@ -31,8 +31,9 @@ const (
 // pre-releases (flagged by GitHub, or with a semver pre-release part such as
 // -rc.1) only with w.Prereleases. Tags without w.TagPrefix are not this
 // component's (kustomize's repository also tags kyaml/v0.17.0) and are skipped,
-// and so are versions that are not valid upstream versions. The track is not
-// applied here.
+// and so are versions that are not valid upstream versions; releases of which
+// none is left are ErrUpstream, as a listing the pattern matches nowhere. The
+// track is not applied here.
 func Releases(ctx context.Context, w *recipe.Watch, o Options) ([]Release, error) {
 	return releases(ctx, w, o, w != nil && w.Prereleases)
 }
@@ -44,6 +45,7 @@ func releases(ctx context.Context, w *recipe.Watch, o Options, prereleases bool)
 	case w == nil:
 		return nil, ErrNoWatch
 	case w.GitHub != "":
+		listed := 0
 		for page := 1; page <= maxPages; page++ {
 			u := fmt.Sprintf("%s/repos/%s/releases?per_page=%d&page=%d", o.api(), w.GitHub, perPage, page)
 			body, err := o.Client.Get(ctx, u, githubHeader(o.GitHubToken), maxDocument)
@@ -54,10 +56,16 @@ func releases(ctx context.Context, w *recipe.Watch, o Options, prereleases bool)
 			if err != nil {
 				return nil, fmt.Errorf("%w: %s: %v", ErrUpstream, u, err)
 			}
-			all = append(all, rs...)
+			all, listed = append(all, rs...), listed+n
 			if n < perPage {
 				break
 			}
+		}
+		if len(all) == 0 && listed > 0 {
+			// As a listing that the pattern matches nowhere: the tag prefix
+			// (or the repository) is wrong, not every release up to date.
+			return nil, fmt.Errorf("%w: %s/repos/%s/releases: none of the %d releases listed is published with a tag of tag-prefix %q and a version after it",
+				ErrUpstream, o.api(), w.GitHub, listed, w.TagPrefix)
 		}
 	default:
 		body, err := o.Client.Get(ctx, w.URL, nil, maxDocument)

@@ -171,6 +171,11 @@ func TestAPIErrors(t *testing.T) {
 		{"a page over 16 MiB", func(w http.ResponseWriter) { fmt.Fprint(w, "["+strings.Repeat(" ", maxDocument)+"]") },
 			"track: unusable answer from upstream: " + u.srv.URL + "/api/repos/demo/hello/releases?per_page=100&page=1: the answer is larger than 16777216 bytes: refused",
 			func(err error) bool { return errors.Is(err, ErrUpstream) && !errors.As(err, new(*fetch.SizeError)) }},
+		// Not "up to date" forever: the recipe's tag prefix is not upstream's.
+		{"no tag with the prefix", func(w http.ResponseWriter) {
+			fmt.Fprint(w, `[{"tag_name": "release-1.3.0"}, {"tag_name": "v-next"}, {"tag_name": "v1.4.0", "draft": true}]`)
+		}, "track: unusable answer from upstream: " + u.srv.URL + `/api/repos/demo/hello/releases: none of the 3 releases listed is published with a tag of tag-prefix "v" and a version after it`,
+			func(err error) bool { return errors.Is(err, ErrUpstream) }},
 		{"not a list", func(w http.ResponseWriter) { fmt.Fprint(w, `{"message":"hi"}`) },
 			"malformed JSON release list: strictjson: invalid JSON: cannot read JSON object into Go []track.githubRelease at the top",
 			func(err error) bool { return errors.Is(err, ErrUpstream) }},
