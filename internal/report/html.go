@@ -83,7 +83,7 @@ var pageTemplate = template.Must(template.New("report").Parse(`<!DOCTYPE html>
 <tbody>
 {{range .Pending}}<tr><td>{{.Package}}</td><td>{{.Component}}</td><td>{{.Staging}}</td><td>{{if .Production}}{{.Production}}{{else}}(none){{end}}</td></tr>
 {{end}}</tbody>
-</table></div>{{else}}<p>Nothing: {{.Production}} has every version {{.Staging}} has.</p>{{end}}
+</table></div>{{else}}<p>Nothing: {{.Production}} has every version {{.Staging}} has, or a newer one.</p>{{end}}
 <h3>What each suite lists</h3>
 {{range .Suites}}{{$suite := .Name}}{{range .Components}}<details><summary>{{$suite}} / {{.Name}}: {{len .Packages}} package version(s)</summary>
 <div class="scroll"><table class="status"><thead><tr><th>package</th><th>version</th><th>architectures</th></tr></thead><tbody>

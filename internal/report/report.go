@@ -244,8 +244,12 @@ func repository(in *RepositoryInputs, now time.Time) *Repository {
 		}
 	}
 	for _, k := range keys {
-		if k.suite == in.Staging && !inProd[key{"", k.comp, k.name, k.version}] {
-			out.Pending = append(out.Pending, Pending{Package: k.name, Component: k.comp, Staging: k.version, Production: newest[[2]string{k.comp, k.name}]})
+		prod := newest[[2]string{k.comp, k.name}]
+		// An older version production lacks (one a newer promotion
+		// superseded) is not pending: promoting it would change nothing apt
+		// installs.
+		if k.suite == in.Staging && !inProd[key{"", k.comp, k.name, k.version}] && (prod == "" || compareDebian(k.version, prod) > 0) {
+			out.Pending = append(out.Pending, Pending{Package: k.name, Component: k.comp, Staging: k.version, Production: prod})
 		}
 	}
 	return out

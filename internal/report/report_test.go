@@ -9,6 +9,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"syscall"
 	"testing"
@@ -73,6 +74,24 @@ func fixtureReport(t *testing.T, withRepo bool) *Report {
 			}}
 	}
 	return Build(in)
+}
+
+// TestPending: the versions in staging newer than production's newest (in
+// dpkg's order), or of a package production lacks, are pending; an older
+// one production never got (a newer promotion superseded it) is not.
+func TestPending(t *testing.T) {
+	entry := func(suite, pkg, version string) repo.Entry {
+		return repo.Entry{Suite: suite, Component: "main", Package: pkg, Version: version, Architecture: "amd64"}
+	}
+	r := repository(&RepositoryInputs{Staging: "staging", Production: "production", Packages: []repo.Entry{
+		entry("production", "kubectl", "1.36.5-1"), entry("production", "kubectl", "1.36.9-1"),
+		entry("staging", "kubectl", "1.36.3-1"), entry("staging", "kubectl", "1.36.9-1"), entry("staging", "kubectl", "1.36.10~rc.1-1"),
+		entry("staging", "kubectl", "1.36.10-1"), entry("staging", "kubectl", "1.36.6-1"), entry("staging", "etcd", "3.6.15-1"),
+	}}, now)
+	want := []Pending{{"kubectl", "main", "1.36.10~rc.1-1", "1.36.9-1"}, {"kubectl", "main", "1.36.10-1", "1.36.9-1"}, {"etcd", "main", "3.6.15-1", ""}}
+	if !slices.Equal(r.Pending, want) {
+		t.Errorf("pending %+v\nwant %+v", r.Pending, want)
+	}
 }
 
 func TestBuild(t *testing.T) {
