@@ -30,7 +30,18 @@ var (
 	ErrNoRelease = errors.New("track: no release of the new minor upstream")
 )
 
-var minorRE = regexp.MustCompile(`^([0-9]+)\.([0-9]+)$`)
+// minorRE is a MAJOR.MINOR as names and file names write it: no leading
+// zero (1.037 would name kube-1.037.yaml a recipe of kube-1.37), and numbers
+// an int holds.
+var minorRE = regexp.MustCompile(`^(0|[1-9][0-9]{0,8})\.(0|[1-9][0-9]{0,8})$`)
+
+// checkMinor refuses a --new-minor that is not a MAJOR.MINOR (minorRE).
+func checkMinor(minor string) error {
+	if !minorRE.MatchString(minor) {
+		return fmt.Errorf("%w: --new-minor %q: want MAJOR.MINOR, as 1.37 (no leading zeros)", recipe.ErrInvalid, minor)
+	}
+	return nil
+}
 
 // NewMinorPath is the file the recipe of minor would be written to, from r
 // (kubernetes-1.36.yaml, 1.37 -> kubernetes-1.37.yaml).
@@ -40,8 +51,8 @@ func NewMinorPath(r *recipe.Recipe, minor string) (string, error) {
 	if series == base {
 		return "", fmt.Errorf("%w: %s", ErrNotVersioned, r.Path)
 	}
-	if !minorRE.MatchString(minor) {
-		return "", fmt.Errorf("%w: --new-minor %q: want MAJOR.MINOR", recipe.ErrInvalid, minor)
+	if err := checkMinor(minor); err != nil {
+		return "", err
 	}
 	return filepath.Join(filepath.Dir(r.Path), series+"-"+minor+filepath.Ext(r.Path)), nil
 }
@@ -137,8 +148,8 @@ func resolveMinorTarget(ctx context.Context, next *recipe.Recipe, minor string, 
 // moveMinor is NewMinor for a recipe not of a series: the watch track moved
 // in place, then the Bump flow on r's own file.
 func moveMinor(ctx context.Context, r *recipe.Recipe, minor string, o BumpOptions) (*BumpResult, error) {
-	if !minorRE.MatchString(minor) {
-		return nil, fmt.Errorf("%w: --new-minor %q: want MAJOR.MINOR", recipe.ErrInvalid, minor)
+	if err := checkMinor(minor); err != nil {
+		return nil, err
 	}
 	if !newerMinor(minor, r.Version) {
 		return nil, fmt.Errorf("%w: --new-minor %s is not newer than %s %s", ErrDowngrade, minor, r.Name, r.Version)

@@ -103,6 +103,10 @@ func TestDeriveMinor(t *testing.T) {
 			t.Errorf("deriveMinor %s: %v", tc.minor, err)
 		}
 	}
+	// 1.037 is no file name for the recipe of 1.37 (it would hold kube-1.37).
+	if p, err := NewMinorPath(r, "1.037"); !errors.Is(err, recipe.ErrInvalid) {
+		t.Errorf("NewMinorPath 1.037: %s, %v; want it refused", p, err)
+	}
 }
 
 // A recipe not of a series moves to a new minor in place: its watch track
@@ -132,6 +136,8 @@ func TestNewMinorInPlace(t *testing.T) {
 		{"1.3", "is not newer than hello 1.3.0"},
 		{"2.0", "changes the major version"},
 		{"1.9", "no complete 1.9.x release"},
+		{"1.04", `--new-minor "1.04": want MAJOR.MINOR, as 1.37 (no leading zeros)`},
+		{"1.99999999999", `--new-minor "1.99999999999": want MAJOR.MINOR`},
 	} {
 		if _, err := NewMinor(context.Background(), load(t, file), tc.minor, BumpOptions{Options: o}); err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("--new-minor %s: %v, want %q", tc.minor, err, tc.want)
