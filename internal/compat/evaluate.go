@@ -268,7 +268,7 @@ func Evaluate(sets []ReleaseSet, in Inputs) *Report {
 	for i, q := range in.Retired {
 		in.retiredOf[q.Component] = append(in.retiredOf[q.Component], i)
 	}
-	r := &Report{Now: in.Now, Findings: []Finding{}, Sources: tableSources(tables)}
+	r := &Report{Now: in.Now, Sets: []SetResult{}, Findings: []Finding{}, Sources: tableSources(tables)}
 	if in.EOL != nil {
 		copyName := in.EOLCopy
 		if copyName == "" {
@@ -331,7 +331,7 @@ func Evaluate(sets []ReleaseSet, in Inputs) *Report {
 // rowOrder puts the Kubernetes rows first in a fixed order, then the other
 // components alphabetically.
 func rowOrder(rows map[string]bool) []string {
-	var out []string
+	out := []string{}
 	for _, c := range append([]string{"kubernetes"}, defaulted()...) {
 		if rows[c] {
 			out = append(out, c)

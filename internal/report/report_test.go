@@ -485,3 +485,31 @@ func TestVerdictExpiredKeyInRotation(t *testing.T) {
 		t.Errorf("both keys expired: %+v", v)
 	}
 }
+
+// report.json's "compat" is updeb compat --json's report, whose empty
+// lists are [] (docs/scripting.md): without a release set file (a recipes
+// repository that has none yet) its sets and components too, so that
+// `jq '.compat.sets[]'` gives nothing rather than failing on null.
+func TestJSONNoReleaseSets(t *testing.T) {
+	rs := trackingfixture.Recipes(t)
+	data, err := supportdata.New("Source: test\nAs of: 2026-10-20", map[string][]supportdata.Cycle{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	copyOf := &supportdata.Copy{Data: data}
+	p, err := plan.Make(rs, copyOf, plan.Options{Now: now})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cr, err := compat.Check(nil, rs, compat.Inputs{Now: now, EOL: data})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b bytes.Buffer
+	if err := WriteJSON(&b, Build(Inputs{Now: now, Plan: p, Compat: cr})); err != nil {
+		t.Fatal(err)
+	}
+	if bytes.Contains(b.Bytes(), []byte("null")) {
+		t.Errorf("report.json has a null:\n%s", b.Bytes())
+	}
+}
