@@ -172,10 +172,11 @@ func golden(t *testing.T, path string, got []byte) {
 
 // A server's words in the text plan (why upstream's releases are unknown)
 // reach the terminal escaped: OSC 52 (writes the clipboard), CSI 2J (clears
-// the screen), a carriage return and a bidi override come out as text.
+// the screen), a carriage return, a bidi override and a line break (which
+// would make a row of its own: a forged recipe line) come out as text.
 func TestRenderEscapesUpstreamText(t *testing.T) {
 	p := &Plan{Components: []Component{{Name: "etcd", Recipes: []Recipe{{Name: "etcd", Version: "3.6.14", Support: "unknown",
-		NewestError: "github.com: 403 \x1b]52;c;ZWNobyBwd25lZA==\x07\x1b[2J\rrate limit\u202e"}}}}}
+		NewestError: "github.com: 403 \x1b]52;c;ZWNobyBwd25lZA==\x07\x1b[2J\rrate limit\u202e\n  etcd  3.6.14  3.6.x  supported  3.6.14  -"}}}}}
 	var b bytes.Buffer
 	if err := Render(&b, p); err != nil {
 		t.Fatal(err)
@@ -184,7 +185,10 @@ func TestRenderEscapesUpstreamText(t *testing.T) {
 	if strings.ContainsAny(out, "\x1b\x07\r\u202e") {
 		t.Fatalf("the plan's text holds control characters:\n%q", out)
 	}
-	if !strings.Contains(out, `unknown (github.com: 403 \x1b]52;c;ZWNobyBwd25lZA==\a\x1b[2J\rrate limit\u202e)`) {
+	if strings.Contains(out, "\n  etcd  3.6.14  3.6.x") {
+		t.Fatalf("the server's line break made a row of the plan:\n%s", out)
+	}
+	if !strings.Contains(out, `unknown (github.com: 403 \x1b]52;c;ZWNobyBwd25lZA==\a\x1b[2J\rrate limit\u202e\n  etcd  3.6.14  3.6.x  supported  3.6.14  -)`) {
 		t.Errorf("the cell does not show the escaped message:\n%s", out)
 	}
 }

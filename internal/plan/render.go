@@ -111,7 +111,8 @@ func setText(vs []string) string {
 // minors (where the support data covers it) and its recipes, the release
 // sets today and after the plan, then the actions with their commands and
 // what they do to the release sets. The output depends only on the plan;
-// control characters in it are escaped (termtext.EscapeLines).
+// control characters in it are escaped (termtext.EscapeLines), and a
+// server's message stays on its row (termtext.Escape).
 func Render(w io.Writer, p *Plan) error {
 	var b bytes.Buffer
 	b.WriteString(p.Summary() + "\n" + p.Verdict() + "\n")
@@ -148,7 +149,9 @@ func Render(w io.Writer, p *Plan) error {
 		}
 		fmt.Fprintln(tw, "  RECIPE\tVERSION\tTRACK\tSUPPORT\tNEWEST IN TRACK\tACTION")
 		for _, r := range c.Recipes {
-			fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\t%s\t%s\n", r.Name, r.Version, dash(r.Track), r.Support, r.newestText(), dash(r.Action))
+			// A server's message is one cell: its line breaks would make
+			// rows of their own.
+			fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\t%s\t%s\n", r.Name, r.Version, dash(r.Track), r.Support, termtext.Escape(r.newestText()), dash(r.Action))
 		}
 		if err := tw.Flush(); err != nil {
 			return err
