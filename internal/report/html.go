@@ -83,7 +83,7 @@ var pageTemplate = template.Must(template.New("report").Parse(`<!DOCTYPE html>
 <tbody>
 {{range .Pending}}<tr><td>{{.Package}}</td><td>{{.Component}}</td><td>{{.Staging}}</td><td>{{if .Production}}{{.Production}}{{else}}(none){{end}}</td></tr>
 {{end}}</tbody>
-</table></div>{{else}}<p>Nothing: {{.Production}} has every version {{.Staging}} has, or a newer one.</p>{{end}}
+</table></div>{{else if .NoStaging}}<p>Nothing to compare: the repository has no suite {{.Staging}} (report --staging names the suite new builds go to first).</p>{{else}}<p>Nothing: {{.Production}} has every version {{.Staging}} has, or a newer one.</p>{{end}}
 <h3>What each suite lists</h3>
 {{range .Suites}}{{$suite := .Name}}{{range .Components}}<details><summary>{{$suite}} / {{.Name}}: {{len .Packages}} package version(s)</summary>
 <div class="scroll"><table class="status"><thead><tr><th>package</th><th>version</th><th>architectures</th></tr></thead><tbody>
@@ -122,6 +122,9 @@ func WriteHTML(w io.Writer, r *Report) error {
 	type repoView struct {
 		*Repository
 		Suites []suiteRow
+		// NoStaging says the repository has no suite --staging names:
+		// nothing is pending, and nothing was compared.
+		NoStaging bool
 	}
 	data := struct {
 		Verdict       Verdict
@@ -160,8 +163,11 @@ func WriteHTML(w io.Writer, r *Report) error {
 		data.Data = append(data.Data, row)
 	}
 	if r.Repository != nil {
-		v := &repoView{Repository: r.Repository}
+		v := &repoView{Repository: r.Repository, NoStaging: true}
 		for _, s := range r.Repository.Suites {
+			if s.Name == r.Repository.Staging {
+				v.NoStaging = false
+			}
 			row := suiteRow{Suite: s, Date: s.Date.Format(time.RFC3339), Status: "valid (no Valid-Until)", Class: "valid"}
 			if !s.ValidUntil.IsZero() {
 				row.ValidUntil = s.ValidUntil.Format(time.RFC3339)

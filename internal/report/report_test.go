@@ -513,3 +513,20 @@ func TestJSONNoReleaseSets(t *testing.T) {
 		t.Errorf("report.json has a null:\n%s", b.Bytes())
 	}
 }
+
+// A repository without the suite --staging names (its suites are not
+// called staging and production, and --staging was not given) has nothing
+// pending because nothing was compared: the page says so, not that
+// production has every version staging has.
+func TestPageNoStagingSuite(t *testing.T) {
+	in := Inputs{Now: now, Plan: &plan.Plan{}, Compat: &compat.Report{}, Repository: &RepositoryInputs{Path: "/srv/apt", Staging: "staging", Production: "production",
+		Suites:   []repo.Suite{{Name: "bookworm-wikimedia", Generation: 1, Date: now, Components: []string{"main"}}},
+		Packages: []repo.Entry{{Suite: "bookworm-wikimedia", Component: "main", Package: "helm3", Version: "3.21.4-1", Architecture: "amd64"}}}}
+	var b bytes.Buffer
+	if err := WriteHTML(&b, Build(in)); err != nil {
+		t.Fatal(err)
+	}
+	if page := b.String(); strings.Contains(page, "has every version") || !strings.Contains(page, "the repository has no suite staging") {
+		t.Errorf("the page on a repository without a staging suite:\n%s", page)
+	}
+}
