@@ -215,11 +215,15 @@ func WriteHTML(w io.Writer, r *Report) error {
 	return pageTemplate.Execute(w, data)
 }
 
-// hours says a duration in days and hours.
+// hours says a duration in days, hours or, under an hour, minutes ("0
+// hours" would read as expired already).
 func hours(d time.Duration) string {
 	h := int(d.Hours())
-	if h >= 48 {
+	switch {
+	case h >= 48:
 		return fmt.Sprintf("%d days", h/24)
+	case h == 0:
+		return fmt.Sprintf("%d minute(s)", max(1, int(d.Minutes())))
 	}
 	return fmt.Sprintf("%d hours", h)
 }

@@ -530,3 +530,17 @@ func TestPageNoStagingSuite(t *testing.T) {
 		t.Errorf("the page on a repository without a staging suite:\n%s", page)
 	}
 }
+
+// A Release that expires within the hour says in how many minutes, not
+// "expires in 0 hours" (which reads as expired already).
+func TestPageExpiresWithinTheHour(t *testing.T) {
+	in := Inputs{Now: now, Plan: &plan.Plan{}, Compat: &compat.Report{}, Repository: &RepositoryInputs{Path: "/srv/apt", Staging: "staging", Production: "production",
+		Suites: []repo.Suite{{Name: "production", Generation: 1, Date: now.Add(-time.Hour), ValidUntil: now.Add(25 * time.Minute), Components: []string{"main"}}}}}
+	var b bytes.Buffer
+	if err := WriteHTML(&b, Build(in)); err != nil {
+		t.Fatal(err)
+	}
+	if page := b.String(); !strings.Contains(page, `<td class="state-expires-soon">expires in 25 minute(s): refresh it</td>`) {
+		t.Errorf("a Release that expires in 25 minutes:\n%s", page)
+	}
+}
