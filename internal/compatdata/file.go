@@ -6,14 +6,13 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
-	"unicode"
-	"unicode/utf8"
 
 	"go.yaml.in/yaml/v3"
 
 	"github.com/updeb/updeb/internal/srcurl"
 	"github.com/updeb/updeb/internal/supportdata"
 	"github.com/updeb/updeb/internal/yamlfile"
+	"github.com/updeb/updeb/pkg/termtext"
 )
 
 // ErrFile is wrapped by every error about a data file that does not parse.
@@ -249,12 +248,14 @@ func checkText(s string, required bool) error {
 	return nil
 }
 
-const notOneLine = "expected one line of text, without control characters"
+const notOneLine = "expected one line of text, without control characters, bidi overrides or zero-width characters"
 
 // oneLine reports whether s is UTF-8 text without line breaks, escape
-// sequences or other control characters: safe to print on a terminal.
+// sequences or other control characters, nor bidi overrides and other
+// format characters (which make a line read otherwise than its bytes):
+// safe to print on a terminal, as termtext.Escape leaves it.
 func oneLine(s string) bool {
-	return utf8.ValidString(s) && !strings.ContainsFunc(s, unicode.IsControl)
+	return termtext.Escape(s) == s
 }
 
 // decodeEOL decodes {header: [LINE...], products: {PRODUCT: [CYCLE...]}}.

@@ -41,6 +41,10 @@ func TestParseFileErrors(t *testing.T) {
 		// The header is printed in compat's report: no escape sequence for the terminal, no line break.
 		{fileHead + "  helm: {}\nendoflife: {header: [\"Source: \\e]0;owned\\a\\e[31mred\", \"As of: 2026-11-24\"], products: {}}\n", `f.yaml:4:22: endoflife: header: expected one line of text, without control characters`},
 		{fileHead + "  helm: {}\nendoflife: {header: [\"Source: a\\nb\", \"As of: 2026-11-24\"], products: {}}\n", `f.yaml:4:22: endoflife: header: expected one line`},
+		// Nor a bidi override or a zero-width character, which make a line
+		// read otherwise than its bytes (data status prints the reasons).
+		{helm("    rows: []\n    override:\n      - {helm: \"4.3\", kubernetes_min: \"1.34\", kubernetes_max: \"1.37\", reason: \"tested \\u202Edevorppa\\u202C\"}\n"), `helm override: reason: expected one line of text, without control characters, bidi overrides`},
+		{fileHead + "  helm: {}\nendoflife: {header: [\"Source: a\\u200Bb\", \"As of: 2026-11-24\"], products: {}}\n", `f.yaml:4:22: endoflife: header: expected one line of text, without control characters, bidi overrides`},
 	} {
 		_, err := Parse("f.yaml", []byte(tc.in))
 		if err == nil || !errors.Is(err, ErrFile) || !strings.Contains(err.Error(), tc.want) {
