@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"fmt"
 	"strings"
+
+	"github.com/updeb/updeb/pkg/termtext"
 )
 
 // Verification is the gate's verdict on the changed recipes (updeb verify
@@ -127,7 +129,10 @@ func Describe(p *Plan, r *ApplyResult, v *Verification) []byte {
 			b.WriteString(indent(strings.TrimRight(v.Text, "\n"), "  ", true) + "\n")
 		}
 	}
-	return b.Bytes()
+	// Upstream's words (a server's message in a failure) reach whoever
+	// reads the commit with git log, which prints them as they are: their
+	// escape sequences do not.
+	return []byte(termtext.EscapeLines(b.String()))
 }
 
 // indent puts prefix before every line of s but the first (which follows

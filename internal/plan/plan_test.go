@@ -193,6 +193,23 @@ func TestRenderEscapesUpstreamText(t *testing.T) {
 	}
 }
 
+// A server's words in the change description (a failed action's error)
+// reach git log, which prints a commit message as it is, escaped: an OSC
+// sequence, a carriage return, a bidi override come out as text; the
+// description's own line breaks stay.
+func TestDescribeEscapesUpstreamText(t *testing.T) {
+	p := &Plan{Now: "2026-12-01"}
+	res := &ApplyResult{Failures: []Failure{{Action: Action{Kind: ActBump, Recipe: "etcd", Version: "3.6.15"},
+		Error: "GitHub API https://api.github.com/repos/etcd-io/etcd/releases: HTTP 500: \x1b]52;c;ZWNobyBwd25lZA==\x07\rok\u202e"}}}
+	d := string(Describe(p, res, &Verification{Base: "HEAD", Text: "PASS etcd\n"}))
+	if strings.ContainsAny(d, "\x1b\x07\r\u202e") {
+		t.Fatalf("the description holds control characters:\n%q", d)
+	}
+	if !strings.Contains(d, `HTTP 500: \x1b]52;c;ZWNobyBwd25lZA==\a\rok\u202e`+"\n") || !strings.Contains(d, "\n  PASS etcd\n") {
+		t.Errorf("the description:\n%s", d)
+	}
+}
+
 // A cycle upstream records as ended without a day (endoflife.date's `eol:
 // true`) is retired with the day of its last release, the same on every
 // day the plan runs, so that a tracking branch not yet merged is not
