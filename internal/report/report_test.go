@@ -14,6 +14,7 @@ import (
 	"syscall"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	"github.com/updeb/updeb/internal/compat"
 	"github.com/updeb/updeb/internal/plan"
@@ -542,5 +543,27 @@ func TestPageExpiresWithinTheHour(t *testing.T) {
 	}
 	if page := b.String(); !strings.Contains(page, `<td class="state-expires-soon">expires in 25 minute(s): refresh it</td>`) {
 		t.Errorf("a Release that expires in 25 minutes:\n%s", page)
+	}
+}
+
+// Every file Write writes is UTF-8, whatever bytes a server's message (a
+// proxy's error page in Latin-1) or a path held: a UTF-8 reader (Python's
+// csv module, a browser told charset=utf-8) takes them all.
+func TestWriteValidUTF8(t *testing.T) {
+	r := fixtureReport(t, true)
+	r.Recipes[0].Unknown = "GitHub API https://api.github.com/repos/helm/helm/releases: HTTP 403: <html>Zugriff verweigert f\xfcr diese Seite</html>"
+	r.Data[0].Copy = "refreshed /var/lib/up\xffdeb/support/eol.yaml"
+	dir := t.TempDir()
+	if err := Write(dir, r); err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range Files {
+		b, err := os.ReadFile(filepath.Join(dir, name))
+		if err != nil || !utf8.Valid(b) {
+			t.Errorf("%s is not UTF-8 (%v)", name, err)
+		}
+	}
+	if b, _ := os.ReadFile(filepath.Join(dir, "recipes.csv")); !bytes.Contains(b, []byte("verweigert f\uFFFDr diese")) {
+		t.Errorf("recipes.csv:\n%s", b)
 	}
 }

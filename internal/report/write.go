@@ -34,14 +34,17 @@ func Write(dir string, r *Report) error {
 		"sets.csv": func(w io.Writer, r *Report) error { return compat.Render(w, r.Compat, compat.FormatCSV) },
 		"data.csv": dataCSV, "suites.csv": suitesCSV, "packages.csv": packagesCSV, "pending.csv": pendingCSV,
 	}
-	// Every file is made before any is written.
+	// Every file is made before any is written, as valid UTF-8 (bad bytes
+	// U+FFFD, as encoding/json makes them in report.json): a server's
+	// message in Latin-1 (a proxy's error page) would make the page and
+	// the CSV files unreadable to a UTF-8 reader (Python's csv module).
 	out := make([][]byte, len(Files))
 	for i, name := range Files {
 		var b bytes.Buffer
 		if err := writers[name](&b, r); err != nil {
 			return fmt.Errorf("%s: %w", name, err)
 		}
-		out[i] = b.Bytes()
+		out[i] = bytes.ToValidUTF8(b.Bytes(), []byte("\uFFFD"))
 	}
 	// One Write at a time in the folder, so that two runs never leave a
 	// mix of their files; the temporary files there are then killed runs'.
