@@ -157,7 +157,9 @@ func WriteHTML(w io.Writer, r *Report) error {
 		switch {
 		case t.AsOf == "":
 			row.Age, row.Class = "unknown", "unknown"
-		case t.AgeDays > 30:
+		case t.Stale && t.AgeSeconds < 0:
+			row.Age, row.Class = "dated after today (updeb data refresh)", "old"
+		case t.Stale:
 			row.Age, row.Class = row.Age+": old (updeb data refresh)", "old"
 		}
 		data.Data = append(data.Data, row)

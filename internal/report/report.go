@@ -83,6 +83,9 @@ type DataTable struct {
 	AgeDays int    `json:"age_days"`
 	// AgeSeconds is the age at Generated (0 when the date is unknown).
 	AgeSeconds int64 `json:"age_seconds"`
+	// Stale: older than data: max-age-days: allows, or dated after today
+	// (the verdict asks for a refresh).
+	Stale bool `json:"stale"`
 }
 
 // Repository is the apt repository's state.
@@ -180,6 +183,7 @@ func Build(in Inputs) *Report {
 		if d, err := time.Parse(time.DateOnly, s.AsOf); err == nil {
 			age := in.Now.Sub(d)
 			t.AgeSeconds, t.AgeDays = int64(age/time.Second), int(age.Hours()/24)
+			t.Stale = in.MaxAge > 0 && (age > in.MaxAge || supportdata.AfterToday(d, time.Now()))
 		}
 		r.Data = append(r.Data, t)
 	}
@@ -325,8 +329,7 @@ func verdict(r *Report, maxAge time.Duration, runFailed bool) Verdict {
 	var stale []string
 	refresh := "updeb data refresh"
 	for _, t := range r.Data {
-		asOf, err := time.Parse(time.DateOnly, t.AsOf)
-		if maxAge > 0 && err == nil && (time.Duration(t.AgeSeconds)*time.Second > maxAge || supportdata.AfterToday(asOf, time.Now())) {
+		if t.Stale {
 			stale = append(stale, fmt.Sprintf("%s (%d days)", t.Name, t.AgeDays))
 			// A plain refresh writes the state folder, which commands do
 			// not read while the repository's data file is there.

@@ -567,3 +567,31 @@ func TestWriteValidUTF8(t *testing.T) {
 		t.Errorf("recipes.csv:\n%s", b)
 	}
 }
+
+// A data table's row on the page is marked old by data: max-age-days:, as
+// the verdict is, not by a fixed 30 days: 119 days is fine under 200, 20
+// days is old under 7, and a table dated after today is stale whatever its
+// age says.
+func TestPageDataAgeByMaxAge(t *testing.T) {
+	future := time.Now().AddDate(0, 1, 0).Format(time.DateOnly) // after the clock's today, as the check reads it
+	cr := &compat.Report{Sources: []compat.Source{{Name: "helm", Copy: "bundled", AsOf: "2026-08-04"}, {Name: "cilium", Copy: "bundled", AsOf: "2026-11-11"}, {Name: "calico", Copy: "bundled", AsOf: future}}}
+	page := func(maxDays int) (string, Verdict) {
+		r := Build(Inputs{Now: now, Plan: &plan.Plan{}, Compat: cr, MaxAge: time.Duration(maxDays) * 24 * time.Hour})
+		var b bytes.Buffer
+		if err := WriteHTML(&b, r); err != nil {
+			t.Fatal(err)
+		}
+		return b.String(), r.Verdict
+	}
+	p, v := page(200)
+	if !strings.Contains(p, `<td>helm</td><td>bundled</td><td>2026-08-04</td><td class="state-ok">119 day(s)</td>`) || strings.Contains(v.Text, "helm") {
+		t.Errorf("119 days under max-age-days 200: %s\n%s", v.Text, p)
+	}
+	p, v = page(7)
+	if !strings.Contains(p, `<td>cilium</td><td>bundled</td><td>2026-11-11</td><td class="state-old">20 day(s): old (updeb data refresh)</td>`) || !strings.Contains(v.Text, "cilium (20 days)") {
+		t.Errorf("20 days under max-age-days 7: %s\n%s", v.Text, p)
+	}
+	if !strings.Contains(p, `<td>calico</td><td>bundled</td><td>`+future+`</td><td class="state-old">dated after today (updeb data refresh)</td>`) {
+		t.Errorf("a table dated after today:\n%s", p)
+	}
+}
