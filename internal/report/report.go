@@ -330,7 +330,11 @@ func verdict(r *Report, maxAge time.Duration, runFailed bool) Verdict {
 	refresh := "updeb data refresh"
 	for _, t := range r.Data {
 		if t.Stale {
-			stale = append(stale, fmt.Sprintf("%s (%d days)", t.Name, t.AgeDays))
+			what := fmt.Sprintf("%s (%d days)", t.Name, t.AgeDays)
+			if t.AgeSeconds < 0 {
+				what = t.Name + " (as of " + t.AsOf + ", after today: written with a wrong clock)"
+			}
+			stale = append(stale, what)
 			// A plain refresh writes the state folder, which commands do
 			// not read while the repository's data file is there.
 			if file, ok := strings.CutPrefix(t.Copy, "repository "); ok {

@@ -594,4 +594,8 @@ func TestPageDataAgeByMaxAge(t *testing.T) {
 	if !strings.Contains(p, `<td>calico</td><td>bundled</td><td>`+future+`</td><td class="state-old">dated after today (updeb data refresh)</td>`) {
 		t.Errorf("a table dated after today:\n%s", p)
 	}
+	// The verdict does not call it older than 7 days at -32 days.
+	if !strings.Contains(v.Text, "calico (as of "+future+", after today: written with a wrong clock)") || strings.Contains(v.Text, "calico (-") {
+		t.Errorf("the verdict on a table dated after today: %s", v.Text)
+	}
 }
