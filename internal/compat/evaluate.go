@@ -116,6 +116,10 @@ type Source struct {
 	Copy string `json:"copy"`
 	AsOf string `json:"as_of,omitempty"`
 	Text string `json:"text"`
+	// At is the time AsOf is the day of (a refresh's fetch time, a
+	// snapshot's midnight; zero for none): the data's age, as updeb data
+	// status counts it.
+	At time.Time `json:"-"`
 }
 
 // Report is the outcome of Evaluate. Sets are sorted by Kubernetes version, then
@@ -274,7 +278,7 @@ func Evaluate(sets []ReleaseSet, in Inputs) *Report {
 		if copyName == "" {
 			copyName = "bundled"
 		}
-		r.Sources = append(r.Sources, Source{Name: compatdata.EndOfLife, Copy: copyName, AsOf: day(in.EOL.AsOf), Text: in.EOL.Source})
+		r.Sources = append(r.Sources, Source{Name: compatdata.EndOfLife, Copy: copyName, AsOf: day(in.EOL.AsOf), Text: in.EOL.Source, At: in.EOL.AsOf})
 	}
 	rows := map[string]bool{}
 	for _, s := range sets {
@@ -740,7 +744,7 @@ func tableSources(t *compatdata.Tables) []Source {
 		for _, o := range tb.Overrides {
 			lines = append(lines, "Override: "+o.Row.String()+" ("+o.Reason+")")
 		}
-		out = append(out, Source{Name: name, Copy: tb.Copy, AsOf: day(tb.AsOf), Text: strings.Join(lines, "\n")})
+		out = append(out, Source{Name: name, Copy: tb.Copy, AsOf: day(tb.AsOf), Text: strings.Join(lines, "\n"), At: tb.AsOf})
 	}
 	return out
 }

@@ -93,8 +93,8 @@ func metrics(r *Report, now time.Time, run Run) []byte {
 		{name: "updeb_components_end_of_life", help: "Components a release set deploys at an end-of-life version."},
 		{name: "updeb_recipes_end_of_life", help: "Recipes whose version line is end-of-life (support data, or the recipe's end-of-life mark)."},
 		{name: "updeb_plan_actions", help: "Actions of the plan, by kind (add, bump, retire, compat)."},
-		{name: "updeb_data_table_age_seconds", help: "Age of each data table the verdicts rest on, from its as-of date to the run."},
-		{name: "updeb_data_table_as_of_timestamp_seconds", help: "As-of date of each data table, as a Unix time."},
+		{name: "updeb_data_table_age_seconds", help: "Age of each data table the verdicts rest on, from its as-of time (a refresh's fetch time, a snapshot's day) to the run."},
+		{name: "updeb_data_table_as_of_timestamp_seconds", help: "As-of time of each data table (a refresh's fetch time, a snapshot's day), as a Unix time."},
 		{name: "updeb_tracking_last_run_timestamp_seconds", help: "When the tracking run that wrote this file ended, as a Unix time."},
 		{name: "updeb_tracking_last_run_success", help: "1 when every step of the last tracking run succeeded, else 0."},
 		{name: lastSuccessMetric, help: "When the last tracking run that succeeded ended, as a Unix time (0: none yet)."},
@@ -194,9 +194,8 @@ func collect(r *Report, by map[string]*family) {
 		if t.AsOf == "" {
 			continue
 		}
-		d, _ := time.Parse(time.DateOnly, t.AsOf)
 		by["updeb_data_table_age_seconds"].add(float64(t.AgeSeconds), "table", t.Name, "copy", t.Copy)
-		by["updeb_data_table_as_of_timestamp_seconds"].add(float64(d.Unix()), "table", t.Name, "copy", t.Copy)
+		by["updeb_data_table_as_of_timestamp_seconds"].add(float64(r.Generated.Unix()-t.AgeSeconds), "table", t.Name, "copy", t.Copy)
 	}
 }
 

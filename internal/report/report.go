@@ -180,10 +180,14 @@ func Build(in Inputs) *Report {
 	}
 	for _, s := range in.Compat.Sources {
 		t := DataTable{Name: s.Name, Copy: s.Copy, AsOf: s.AsOf}
-		if d, err := time.Parse(time.DateOnly, s.AsOf); err == nil {
-			age := in.Now.Sub(d)
+		at := s.At // a refresh's time: the day alone would age it by up to a day
+		if at.IsZero() {
+			at, _ = time.Parse(time.DateOnly, s.AsOf)
+		}
+		if !at.IsZero() {
+			age := in.Now.Sub(at)
 			t.AgeSeconds, t.AgeDays = int64(age/time.Second), int(age.Hours()/24)
-			t.Stale = in.MaxAge > 0 && (age > in.MaxAge || supportdata.AfterToday(d, time.Now()))
+			t.Stale = in.MaxAge > 0 && (age > in.MaxAge || supportdata.AfterToday(at, time.Now()))
 		}
 		r.Data = append(r.Data, t)
 	}

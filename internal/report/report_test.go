@@ -599,3 +599,34 @@ func TestPageDataAgeByMaxAge(t *testing.T) {
 		t.Errorf("the verdict on a table dated after today: %s", v.Text)
 	}
 }
+
+// A refreshed table's age counts from the time it was fetched, as updeb
+// data status counts it, not from the start of its day: fetched at 20:00
+// on 2026-11-01, it is 29.4 days old on 2026-12-01 at 06:00, not stale
+// under max-age-days: 30 (from midnight it read 30.25 days, stale, while
+// data status said it was not).
+func TestDataAgeFromItsTime(t *testing.T) {
+	at := time.Date(2026, 11, 1, 20, 0, 0, 0, time.UTC)
+	cr := &compat.Report{Sources: []compat.Source{{Name: "helm", Copy: "refreshed /var/lib/updeb/support/compat.yaml", AsOf: "2026-11-01", At: at}}}
+	r := Build(Inputs{Now: now, Plan: &plan.Plan{}, Compat: cr, MaxAge: 30 * 24 * time.Hour})
+	if d := r.Data[0]; d.Stale || d.AgeSeconds != int64(now.Sub(at)/time.Second) || d.AgeDays != 29 || strings.Contains(r.Verdict.Text, "data older") {
+		t.Errorf("data %+v, verdict %s", d, r.Verdict.Text)
+	}
+	m := string(Metrics(r, Run{OK: true}))
+	for _, want := range []string{`updeb_data_table_age_seconds{table="helm",copy="refreshed /var/lib/updeb/support/compat.yaml"} 2541600` + "\n",
+		`updeb_data_table_as_of_timestamp_seconds{table="helm",copy="refreshed /var/lib/updeb/support/compat.yaml"} 1793563200` + "\n"} {
+		if !strings.Contains(m, want) {
+			t.Errorf("metrics lack %q:\n%s", want, m)
+		}
+	}
+	// compat's sources carry the tables' times.
+	full, err := compat.Check(nil, nil, compat.Inputs{Now: now})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range full.Sources {
+		if s.At.IsZero() || s.At.UTC().Format(time.DateOnly) != s.AsOf {
+			t.Errorf("source %s: at %v, as of %s", s.Name, s.At, s.AsOf)
+		}
+	}
+}
