@@ -184,6 +184,12 @@ func TestGitHubTokenNotOverPlainHTTP(t *testing.T) {
 			t.Errorf("githubToken(%q) = %q, want %q", api, got, want)
 		}
 	}
+	// A token read from a file keeps its line break: no header may hold
+	// one, and every request would fail as a network error.
+	t.Setenv("GITHUB_TOKEN", " ghp_s3cret\r\n")
+	if got := githubToken("https://api.github.com"); got != "ghp_s3cret" {
+		t.Errorf("GITHUB_TOKEN with a line break: %q", got)
+	}
 	t.Setenv("GITHUB_TOKEN", "")
 	if got := githubToken("https://api.github.com"); got != "" {
 		t.Errorf("no GITHUB_TOKEN: %q", got)

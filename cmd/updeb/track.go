@@ -44,9 +44,13 @@ func (t *trackFlags) options(g *globalOptions, c *config.Config, f *fetch.Fetche
 // githubToken is GITHUB_TOKEN for the GitHub API at api, or "" where plain
 // http would carry it to another machine: everyone on the path, the proxy
 // too, could read it and use it. The API is then asked without it (a test
-// server on this machine, over http, still gets it).
+// server on this machine, over http, still gets it). Whitespace around the
+// token is not part of it: a token read from a file (a Kubernetes secret, a
+// CI variable pasted with its line break) often ends in a newline, which
+// no HTTP header may hold, and every request would fail as if the network
+// were down.
 func githubToken(api string) string {
-	token := getenv("GITHUB_TOKEN")
+	token := strings.TrimSpace(getenv("GITHUB_TOKEN"))
 	u, err := url.Parse(api)
 	switch {
 	case token == "" || err != nil:
