@@ -263,6 +263,8 @@ var exitRules = []exitRule{
 	as(exitNetwork, fixed[*track.DayUnknownError]("give the release day with --date YYYY-MM-DD, or try again once the release source answers")),
 	asIf(exitNetwork, func(e *track.APIError) bool { return e.Secondary },
 		"GitHub's secondary rate limit (too many requests in a short time; GITHUB_TOKEN does not lift it): wait until the time the error names (else a few minutes), then run again"),
+	asIf(exitNetwork, func(e *track.APIError) bool { return e.RateLimit && e.Token },
+		"GITHUB_TOKEN was sent, and its quota is spent (5000 requests an hour, shared by everything that uses the token): wait until the time the error names, then run again"),
 	asIf(exitNetwork, func(e *track.APIError) bool { return e.RateLimit },
 		"set GITHUB_TOKEN to a GitHub token: the API allows 60 requests an hour without one, 5000 with one"),
 	asIf(exitNetwork, func(e *track.APIError) bool { return e.Status == 401 },

@@ -179,6 +179,9 @@ func TestExitStatus(t *testing.T) {
 		// 3: network or I/O failure after retries.
 		{"rate limit", wrap(&track.APIError{URL: "u", Status: 403, RateLimit: true}), exitNetwork, "GITHUB_TOKEN"},
 		{"rate limit on 404", &track.APIError{URL: "u", Status: 404, RateLimit: true}, exitNetwork, "GITHUB_TOKEN"},
+		// The token was sent: "set GITHUB_TOKEN" would send the operator
+		// after a setting they have.
+		{"rate limit of the token", wrap(&track.APIError{URL: "u", Status: 403, RateLimit: true, Token: true}), exitNetwork, "GITHUB_TOKEN was sent, and its quota is spent"},
 		{"secondary rate limit", &track.APIError{URL: "u", Status: 403, RateLimit: true, Secondary: true}, exitNetwork, "GITHUB_TOKEN does not lift it"},
 		{"token refused", wrap(&track.APIError{URL: "u", Status: 401}), exitNetwork, "GitHub refused GITHUB_TOKEN (expired, revoked or mistyped)"},
 		{"API error", &track.APIError{URL: "u", Status: 502}, exitNetwork, "try again later"},

@@ -83,6 +83,9 @@ type APIError struct {
 	Status    int
 	Message   string // GitHub's "message", or the start of the body
 	RateLimit bool   // a 403/429 with the rate limit exhausted
+	// Token is set when the request carried a token (GITHUB_TOKEN): a rate
+	// limit is then the token's own, which no setting raises.
+	Token bool
 	// Secondary is set for GitHub's secondary rate limit (too many requests
 	// at once), which a token does not lift.
 	Secondary bool

@@ -139,7 +139,10 @@ func TestAPIErrors(t *testing.T) {
 	}{
 		{"rate limit", forbidden(`{"message":"API rate limit exceeded for 127.0.0.1."}`, "X-RateLimit-Remaining", "0", "X-RateLimit-Reset", "1787400000"),
 			"GitHub API rate limit exceeded at " + u.srv.URL + "/api/repos/demo/hello/releases?per_page=100&page=1 (resets 2026-08-22T12:00:00Z): API rate limit exceeded for 127.0.0.1.",
-			func(err error) bool { var a *APIError; return errors.As(err, &a) && a.RateLimit && !a.Secondary }},
+			func(err error) bool {
+				var a *APIError
+				return errors.As(err, &a) && a.RateLimit && !a.Secondary && a.Token
+			}},
 		{"secondary rate limit", forbidden(`{"message":"You have exceeded a secondary rate limit. Please wait a few minutes before you try again."}`, "X-RateLimit-Remaining", "4990", "Retry-After", "60"),
 			"GitHub API secondary rate limit exceeded at " + u.srv.URL + "/api/repos/demo/hello/releases?per_page=100&page=1 (retry after 2026-08-22T12:01:00Z): You have exceeded",
 			func(err error) bool { var a *APIError; return errors.As(err, &a) && a.RateLimit && a.Secondary }},
