@@ -56,6 +56,12 @@ func releases(ctx context.Context, w *recipe.Watch, o Options, prereleases bool)
 			if err != nil {
 				return nil, fmt.Errorf("%w: %s: %v", ErrUpstream, u, err)
 			}
+			// GitHub never sends more than per_page asks; a page that does
+			// would be asked for again and again, each up to maxDocument
+			// of entries to read and sort.
+			if n > perPage {
+				return nil, fmt.Errorf("%w: %s: %d releases in one page, more than the %d asked for (per_page): not an answer of GitHub's releases API", ErrUpstream, u, n, perPage)
+			}
 			all, listed = append(all, rs...), listed+n
 			if n < perPage {
 				break
