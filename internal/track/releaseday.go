@@ -16,6 +16,9 @@ import (
 // answer is a *DayUnknownError. Give o a Client that does not retry when the
 // day is only a convenience (bump --to V without --date): the caller can ask
 // the operator instead of waiting out a retry budget.
+//
+// The version is named (bump --to): a pre-release has its day like any
+// release, whether or not the watch follows pre-releases.
 func ReleaseDay(ctx context.Context, r *recipe.Recipe, version string, o Options) (time.Time, error) {
 	rels, err := releases(ctx, r.Watch, o, true)
 	if errors.Is(err, ErrNoWatch) {

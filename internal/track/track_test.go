@@ -94,6 +94,27 @@ func TestNewest(t *testing.T) {
 	}
 }
 
+// TestReleaseDay: the day of a named version comes from its release, a
+// pre-release's too (bump --to 1.4.0-rc.1 where the watch does not follow
+// pre-releases); a draft has none.
+func TestReleaseDay(t *testing.T) {
+	u, file := scenario(t)
+	r := load(t, file)
+	o := testOptions(t, u, fetch.Options{})
+	for v, want := range map[string]string{"1.3.0": "2026-05-02", "1.4.0-rc.1": "2026-06-10", "1.5.0": ""} {
+		day, err := ReleaseDay(context.Background(), r, v, o)
+		if want == "" {
+			if !errors.Is(err, ErrNoDate) {
+				t.Errorf("%s: day %v, err %v; want ErrNoDate", v, day, err)
+			}
+			continue
+		}
+		if err != nil || day.Format(time.DateOnly) != want {
+			t.Errorf("%s: day %v, err %v; want %s", v, day, err, want)
+		}
+	}
+}
+
 func TestCheckSupport(t *testing.T) {
 	u, file := scenario(t)
 	o := testOptions(t, u, fetch.Options{})
