@@ -50,7 +50,7 @@ func releases(ctx context.Context, w *recipe.Watch, o Options, prereleases bool)
 			u := fmt.Sprintf("%s/repos/%s/releases?per_page=%d&page=%d", o.api(), w.GitHub, perPage, page)
 			body, err := o.Client.Get(ctx, u, githubHeader(o.GitHubToken), maxDocument)
 			if err != nil {
-				return nil, apiError(u, tooLarge(u, err), o.GitHubToken != "", o.now())
+				return nil, apiError(u, tooLarge(u, err), o.GitHubToken, o.now())
 			}
 			rs, n, err := ParseGitHubReleases(body, w.TagPrefix)
 			if err != nil {
@@ -181,19 +181,23 @@ func tooLarge(u string, err error) error {
 	return err
 }
 
-// apiError explains a failed GitHub API request, sent with a token or not;
-// other errors pass through.
-func apiError(u string, err error, token bool, now time.Time) error {
+// apiError explains a failed GitHub API request, sent with token ("" for
+// none); other errors pass through. A server that quotes the token back
+// (a gateway echoing the request's headers) does not get it printed.
+func apiError(u string, err error, token string, now time.Time) error {
 	var se *fetch.StatusError
 	if !errors.As(err, &se) {
 		return err
 	}
-	e := &APIError{URL: u, Status: se.StatusCode, Message: strings.TrimSpace(se.Body), Token: token, Err: err}
+	e := &APIError{URL: u, Status: se.StatusCode, Message: strings.TrimSpace(se.Body), Token: token != "", Err: err}
 	var msg struct {
 		Message string `json:"message"`
 	}
 	if json.Unmarshal([]byte(se.Body), &msg) == nil && msg.Message != "" {
 		e.Message = msg.Message
+	}
+	if token != "" {
+		e.Message = strings.ReplaceAll(e.Message, token, "xxxxx")
 	}
 	if len(e.Message) > 200 {
 		e.Message = utf8cut.Prefix(e.Message, 200) + "..."

@@ -177,6 +177,13 @@ func TestAPIErrors(t *testing.T) {
 			fmt.Fprint(w, `{"message":"Bad credentials","documentation_url":"https://docs.github.com/rest"}`)
 		}, "GitHub API " + u.srv.URL + "/api/repos/demo/hello/releases?per_page=100&page=1: 401 Unauthorized (the token was refused): Bad credentials",
 			func(err error) bool { var a *APIError; return errors.As(err, &a) && a.Status == 401 && !a.RateLimit }},
+		// A gateway that quotes the request's headers back: the token the
+		// loop below sends is not printed (the loop checks).
+		{"the token quoted back", func(w http.ResponseWriter) {
+			w.WriteHeader(http.StatusBadRequest)
+			fmt.Fprint(w, `{"message":"bad request; Authorization: Bearer s3cret"}`)
+		}, "HTTP 400: bad request; Authorization: Bearer xxxxx",
+			func(err error) bool { var a *APIError; return errors.As(err, &a) && a.Status == 400 }},
 		{"a long message cut at a character", func(w http.ResponseWriter) {
 			w.WriteHeader(http.StatusNotFound)
 			fmt.Fprint(w, `{"message":"`+strings.Repeat("x", 199)+strings.Repeat("é", 50)+`"}`)

@@ -313,6 +313,19 @@ func TestVerifyGitHubAttestationsRefusals(t *testing.T) {
 		}
 	})
 
+	// A gateway that quotes the request's headers back in its error page:
+	// the token is not printed.
+	t.Run("the token quoted back", func(t *testing.T) {
+		api := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			http.Error(w, "bad request; Authorization: "+r.Header.Get("Authorization"), http.StatusBadRequest)
+		}))
+		defer api.Close()
+		_, err := newVerifier(t, goodRoot(t), Options{GitHubAPIURL: api.URL, GitHubToken: "ghp_secret"}).VerifyGitHubAttestations(ctx(t), oci.policy(), oci.digests(), "sigstore/cosign")
+		if err == nil || strings.Contains(err.Error(), "ghp_secret") || !strings.Contains(err.Error(), "Authorization: Bearer xxxxx") {
+			t.Errorf("want the error with the token hidden, got %v", err)
+		}
+	})
+
 	t.Run("caller mistakes", func(t *testing.T) {
 		ver := newVerifier(t, goodRoot(t), Options{})
 		for _, repo := range []string{"", "cosign", "sigstore/", "/cosign", "a/b/c", "sigstore/..", "sig store/cosign", "sigstore/cosign?x=1"} {

@@ -50,7 +50,7 @@ func (v *Verifier) getWith(ctx context.Context, subject, u string, h http.Header
 		return nil, resp.StatusCode, nil
 	case resp.StatusCode != http.StatusOK:
 		snippet, _ := io.ReadAll(io.LimitReader(resp.Body, 512))
-		return nil, resp.StatusCode, &FetchError{URL: u, Status: resp.StatusCode, Err: errors.New(statusNote(resp, snippet))}
+		return nil, resp.StatusCode, &FetchError{URL: u, Status: resp.StatusCode, Err: errors.New(statusNote(resp, snippet, v.o.GitHubToken))}
 	case resp.ContentLength > max:
 		return nil, resp.StatusCode, refuse(subject, ReasonMalformed, u, "response of %d bytes is larger than the %d this service ever needs", resp.ContentLength, max)
 	}
@@ -71,7 +71,7 @@ func timeoutNote(ctx context.Context, err error, v *Verifier) error {
 	return err
 }
 
-func statusNote(resp *http.Response, body []byte) string {
+func statusNote(resp *http.Response, body []byte, token string) string {
 	s := resp.Status
 	if resp.Header.Get("X-RateLimit-Remaining") == "0" {
 		s += " (rate limit reached: wait, or set a GitHub token)"
@@ -79,6 +79,9 @@ func statusNote(resp *http.Response, body []byte) string {
 		s += " (access denied: check the token)"
 	}
 	if t := strings.TrimSpace(strings.ToValidUTF8(string(body), "?")); t != "" {
+		if token != "" { // a server that quotes the token back does not get it printed
+			t = strings.ReplaceAll(t, token, "xxxxx")
+		}
 		s += ": " + t
 	}
 	return s
