@@ -275,6 +275,7 @@ var exitRules = []exitRule{
 	is(compatdata.ErrSource, exitNetwork, "the copy in use was kept. Check data: sources: (and mirrors:) in the config, or try again later; if upstream changed the page's layout, refresh the other tables with --table and report it"),
 	as(exitNetwork, fixed[*fetch.OfflineError]("run without --offline to download them, or bring them into the cache or a mirror")),
 	as(exitNetwork, fixed[*fetch.MissingError]("the mirror folder lacks the file: bring it over again ('updeb mirror export' where there is a way out, 'updeb mirror verify' here)")),
+	is(fetch.ErrTooManyRedirects, exitNetwork, "the server answered with redirect after redirect (a loop, or a login page that leads back to itself), not with the file: see where the URL leads with curl -sIL URL"),
 	is(fetch.ErrRetryTime, exitNetwork, "the download did not finish within fetch: retry-time; raise it in the config for a slow link, or check the proxy"),
 	is(fetch.ErrProxyUnreachable, exitNetwork, "nothing answers at that proxy (3 tries over about 3 s, for a proxy being restarted): start it, or fix --proxy, proxy: in the config or HTTPS_PROXY"),
 	asIf(exitNetwork, func(e *fetch.ProxyRefusedError) bool { return e.StatusCode == http.StatusProxyAuthRequired }, hintProxyAuth),

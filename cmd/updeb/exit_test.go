@@ -194,6 +194,9 @@ func TestExitStatus(t *testing.T) {
 		{"full disk writing a package", wrap(&fs.PathError{Op: "write", Path: "/srv/out/.updeb-build-1/x.deb", Err: syscall.ENOSPC}), exitNetwork, "the disk holding /srv/out/.updeb-build-1 is full"},
 		{"quota behind a network error", wrap(&fetch.NetworkError{URL: "u", Err: syscall.EDQUOT}), exitNetwork, "quota is spent"},
 		{"download failed, direct", wrap(netErr), exitNetwork, "no proxy was used (direct connection)"},
+		// The host answered, with redirects only: "check that this host
+		// reaches it" would send the operator after the network.
+		{"redirect loop", wrap(&fetch.NetworkError{URL: "https://u", Attempts: 1, Err: &url.Error{Op: "Get", URL: "https://u", Err: fetch.ErrTooManyRedirects}}), exitNetwork, "redirect after redirect"},
 		{"download failed through the proxy", wrap(&fetch.NetworkError{URL: "https://u", Proxy: "http://p:3128", Attempts: 6, Err: syscall.ECONNRESET}), exitNetwork, "check the proxy (--proxy"},
 		{"release day unknown", wrap(&track.DayUnknownError{Recipe: "runc", Version: "1.4.4", Err: netErr}), exitNetwork, "--date YYYY-MM-DD"},
 		{"proxy down", wrap(&fetch.NetworkError{URL: "u", Proxy: "http://p:3128", Attempts: 3, Err: fmt.Errorf("%w: refused", fetch.ErrProxyUnreachable)}), exitNetwork, "nothing answers at that proxy"},
