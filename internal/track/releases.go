@@ -62,16 +62,20 @@ func releases(ctx context.Context, w *recipe.Watch, o Options, prereleases bool)
 			if n > perPage {
 				return nil, fmt.Errorf("%w: %s: %d releases in one page, more than the %d asked for (per_page): not an answer of GitHub's releases API", ErrUpstream, u, n, perPage)
 			}
-			all, listed = append(all, rs...), listed+n
+			all = append(all, rs...)
+			listed += n
 			if n < perPage {
 				break
 			}
 		}
-		if len(all) == 0 && listed > 0 {
-			// As a listing that the pattern matches nowhere: the tag prefix
-			// (or the repository) is wrong, not every release up to date.
-			return nil, fmt.Errorf("%w: %s/repos/%s/releases: none of the %d releases listed is published with a tag of tag-prefix %q and a version after it",
-				ErrUpstream, o.api(), w.GitHub, listed, w.TagPrefix)
+		// As a listing where the pattern matches nothing: a watch that
+		// finds no version would call the recipe up to date forever.
+		if len(all) == 0 {
+			u := fmt.Sprintf("%s/repos/%s/releases", o.api(), w.GitHub)
+			if listed == 0 {
+				return nil, fmt.Errorf("%w: %s: the repository has no release (tags alone are not GitHub releases): watch it with url: and pattern: instead", ErrUpstream, u)
+			}
+			return nil, fmt.Errorf("%w: %s: none of its %d release(s) has a tag of the form %q (drafts left out): check watch: tag-prefix: and github: in the recipe", ErrUpstream, u, listed, w.TagPrefix+"VERSION")
 		}
 	default:
 		body, err := o.Client.Get(ctx, w.URL, nil, maxDocument)

@@ -205,12 +205,21 @@ func TestAPIErrors(t *testing.T) {
 		// Not "up to date" forever: the recipe's tag prefix is not upstream's.
 		{"no tag with the prefix", func(w http.ResponseWriter) {
 			fmt.Fprint(w, `[{"tag_name": "release-1.3.0"}, {"tag_name": "v-next"}, {"tag_name": "v1.4.0", "draft": true}]`)
-		}, "track: unusable answer from upstream: " + u.srv.URL + `/api/repos/demo/hello/releases: none of the 3 releases listed is published with a tag of tag-prefix "v" and a version after it`,
+		}, "track: unusable answer from upstream: " + u.srv.URL + `/api/repos/demo/hello/releases: none of its 3 release(s) has a tag of the form "vVERSION" (drafts left out): check watch: tag-prefix: and github: in the recipe`,
 			func(err error) bool { return errors.Is(err, ErrUpstream) }},
 		// GitHub sends at most per_page entries: a page of more (a broken
 		// mirror of the API) is refused at once, not asked for ten times.
 		{"more than per_page", func(w http.ResponseWriter) { fmt.Fprint(w, "["+strings.Repeat(`{},`, 100)+"{}]") },
 			"track: unusable answer from upstream: " + u.srv.URL + "/api/repos/demo/hello/releases?per_page=100&page=1: 101 releases in one page, more than the 100 asked for (per_page)",
+			func(err error) bool { return errors.Is(err, ErrUpstream) }},
+		// No version found is an error, as for a url: listing: the recipe
+		// would otherwise be up to date forever.
+		{"no release", func(w http.ResponseWriter) { fmt.Fprint(w, `[]`) },
+			"track: unusable answer from upstream: " + u.srv.URL + "/api/repos/demo/hello/releases: the repository has no release (tags alone are not GitHub releases)",
+			func(err error) bool { return errors.Is(err, ErrUpstream) }},
+		{"no tag with the prefix", func(w http.ResponseWriter) {
+			fmt.Fprint(w, `[{"tag_name":"release-1.3.0"},{"tag_name":"v1.4.0","draft":true},{"tag_name":"vnext"}]`)
+		}, `none of its 3 release(s) has a tag of the form "vVERSION" (drafts left out): check watch: tag-prefix: and github: in the recipe`,
 			func(err error) bool { return errors.Is(err, ErrUpstream) }},
 		{"not a list", func(w http.ResponseWriter) { fmt.Fprint(w, `{"message":"hi"}`) },
 			"malformed JSON release list: strictjson: invalid JSON: cannot read JSON object into Go []track.githubRelease at the top",
