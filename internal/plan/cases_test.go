@@ -70,6 +70,9 @@ func one(t *testing.T, rs []*recipe.Recipe, sets string, newest map[string][2]st
 	if newest != nil {
 		o.Newest = func(r *recipe.Recipe) (*track.Candidates, error) {
 			n := newest[r.Ref()]
+			if n[0] == "fail" {
+				return nil, fmt.Errorf("%s: GitHub API rate limit exceeded", r.Name)
+			}
 			return &track.Candidates{InTrack: track.Release{Version: n[0]}, Latest: track.Release{Version: n[1]}}, nil
 		}
 	}
@@ -93,6 +96,19 @@ func TestNothingToDo(t *testing.T) {
 	if p.ActionNeeded || len(p.Actions) != 0 || !strings.Contains(b.String(), "No action needed: every recipe is at the newest release of its track and every release set passes.") ||
 		!strings.Contains(b.String(), "  a    1.36.5      ok     ok") {
 		t.Errorf("plan %+v\n%s", p, b.String())
+	}
+	// helm's releases could not be listed (rate limited): it may be behind,
+	// so the plan does not say that every recipe is at its newest.
+	p = one(t, rs, "sets:\n  - name: a\n    components: {kubernetes: recipe:kubernetes-1.36, helm: 3.21.4}\n",
+		map[string][2]string{"kubernetes-1.36": {"1.36.5", "1.36.5"}, "kubernetes-1.35": {"1.35.9", "1.36.5"}, "helm": {"fail"}})
+	b.Reset()
+	Render(&b, p)
+	if len(p.Actions) != 0 || strings.Contains(b.String(), "No action needed") ||
+		!strings.Contains(b.String(), "No action found, but 1 recipe(s) could not be checked against upstream, their newest release unknown: helm.") {
+		t.Errorf("plan with helm unknown:\n%s", b.String())
+	}
+	if h, err := HTML(p); err != nil || !strings.Contains(string(h), `<p class="verdict verdict-action">No action found, but 1 recipe(s)`) {
+		t.Errorf("HTML (%v):\n%s", err, h)
 	}
 }
 

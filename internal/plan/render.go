@@ -38,8 +38,14 @@ func (p *Plan) Summary() string {
 }
 
 // Verdict is the plan's one-line answer: how many actions, of which kinds.
+// No action is "none needed" only when every watched recipe was checked:
+// one whose newest release is unknown (the API failed, rate limited) may
+// well be behind.
 func (p *Plan) Verdict() string {
 	if len(p.Actions) == 0 {
+		if unknown := p.unchecked(); len(unknown) > 0 {
+			return fmt.Sprintf("No action found, but %d recipe(s) could not be checked against upstream, their newest release unknown: %s.", len(unknown), strings.Join(unknown, ", "))
+		}
 		return "No action needed: every recipe is at the newest release of its track and every release set passes."
 	}
 	count := map[string]int{}
@@ -53,6 +59,19 @@ func (p *Plan) Verdict() string {
 		}
 	}
 	return fmt.Sprintf("%d action(s) needed: %s.", len(p.Actions), strings.Join(parts, ", "))
+}
+
+// unchecked names the watched recipes whose newest release is unknown.
+func (p *Plan) unchecked() []string {
+	var out []string
+	for _, c := range p.Components {
+		for _, r := range c.Recipes {
+			if r.NewestError != "" && !r.NoWatch {
+				out = append(out, r.Name)
+			}
+		}
+	}
+	return out
 }
 
 // recipesText is a supported minor's recipes cell.
@@ -194,12 +213,12 @@ func Render(w io.Writer, p *Plan) error {
 // and updeb report's); it uses the page's table.matrix style.
 var sectionTemplate = template.Must(template.New("plan").Parse(`<section id="plan">
 <h2>Plan: what to add, bump and retire</h2>
-<p class="verdict {{if .Actions}}verdict-action{{else}}verdict-ok{{end}}">{{.Verdict}}</p>
+<p class="verdict {{if or .Actions .Unchecked}}verdict-action{{else}}verdict-ok{{end}}">{{.Verdict}}</p>
 <p class="summary">{{.Summary}}</p>
 <h3>Actions</h3>
 {{if .Actions}}<ul class="actions">
 {{range .Actions}}<li class="{{.Kind}}"><b>{{.Kind}}</b> {{.Reason}}{{if .Command}}<br><code>{{.Command}}</code>{{end}}{{with .SetsText}}<br><small>release sets: {{.}}</small>{{end}}</li>
-{{end}}</ul>{{else}}<p>No action needed.</p>{{end}}
+{{end}}</ul>{{else}}<p>No action found.</p>{{end}}
 {{if .Sets}}<h3>Release sets</h3>
 <table class="matrix plan-sets">
 <thead><tr><th>set</th><th>kubernetes</th><th>today</th><th>after the plan</th></tr></thead>
@@ -255,10 +274,11 @@ func HTML(p *Plan) (template.HTML, error) {
 	}
 	data := struct {
 		Summary, Verdict string
+		Unchecked        []string
 		Components       []component
 		Actions          []action
 		Sets             []set
-	}{Summary: p.Summary(), Verdict: p.Verdict()}
+	}{Summary: p.Summary(), Verdict: p.Verdict(), Unchecked: p.unchecked()}
 	for _, c := range p.Components {
 		v := component{Component: c}
 		for _, m := range c.Supported {
