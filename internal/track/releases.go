@@ -200,7 +200,7 @@ func apiError(u string, err error, token string, now time.Time) error {
 	if json.Unmarshal([]byte(se.Body), &msg) == nil && msg.Message != "" {
 		e.Message = msg.Message
 	}
-	if token != "" {
+	if len(token) >= 8 { // not a typo ("x") whose every letter would go
 		e.Message = strings.ReplaceAll(e.Message, token, "xxxxx")
 	}
 	if len(e.Message) > 200 {

@@ -181,7 +181,7 @@ func TestAPIErrors(t *testing.T) {
 		// loop below sends is not printed (the loop checks).
 		{"the token quoted back", func(w http.ResponseWriter) {
 			w.WriteHeader(http.StatusBadRequest)
-			fmt.Fprint(w, `{"message":"bad request; Authorization: Bearer s3cret"}`)
+			fmt.Fprint(w, `{"message":"bad request; Authorization: Bearer ghp_s3cret"}`)
 		}, "HTTP 400: bad request; Authorization: Bearer xxxxx",
 			func(err error) bool { var a *APIError; return errors.As(err, &a) && a.Status == 400 }},
 		{"a long message cut at a character", func(w http.ResponseWriter) {
@@ -230,19 +230,31 @@ func TestAPIErrors(t *testing.T) {
 			u.api = func(w http.ResponseWriter, _ *http.Request) bool { tc.answer(w); return true }
 			u.mu.Unlock()
 			o := testOptions(t, u, fetch.Options{})
-			o.GitHubToken = "s3cret"
+			o.GitHubToken = "ghp_s3cret"
 			o.Now = func() time.Time { return time.Unix(1787400000, 0) } // 2026-08-22T12:00:00Z
 			_, err := Newest(context.Background(), r, o)
 			if err == nil || !strings.Contains(err.Error(), tc.want) || !tc.check(err) {
 				t.Errorf("err = %v\nwant %q", err, tc.want)
 			}
-			if strings.Contains(fmt.Sprint(err), "s3cret") {
+			if strings.Contains(fmt.Sprint(err), "ghp_s3cret") {
 				t.Errorf("the token leaked into the error: %v", err)
 			}
 		})
 	}
-	if last := u.auth[len(u.auth)-1]; last != "Bearer s3cret" {
+	if last := u.auth[len(u.auth)-1]; last != "Bearer ghp_s3cret" {
 		t.Errorf("Authorization = %q, want the token as Bearer", last)
+	}
+}
+
+// TestAPIErrorShortToken: a GITHUB_TOKEN mistyped as one letter is no
+// secret to hide, and hiding it would garble GitHub's message ("API rate
+// limit exxxxxceeded").
+func TestAPIErrorShortToken(t *testing.T) {
+	se := &fetch.StatusError{StatusCode: http.StatusForbidden, Status: "403 Forbidden", Body: `{"message":"API rate limit exceeded"}`,
+		Header: http.Header{"X-Ratelimit-Remaining": {"0"}}}
+	err := apiError("https://api.github.com/repos/o/r/releases", se, "x", time.Now())
+	if !strings.HasSuffix(err.Error(), ": API rate limit exceeded") {
+		t.Errorf("err = %v", err)
 	}
 }
 

@@ -79,7 +79,7 @@ func statusNote(resp *http.Response, body []byte, token string) string {
 		s += " (access denied: check the token)"
 	}
 	if t := strings.TrimSpace(strings.ToValidUTF8(string(body), "?")); t != "" {
-		if token != "" { // a server that quotes the token back does not get it printed
+		if len(token) >= 8 { // a server that quotes the token back does not get it printed (a typo such as "x" is no token)
 			t = strings.ReplaceAll(t, token, "xxxxx")
 		}
 		s += ": " + t
