@@ -311,6 +311,12 @@ func TestVerifyGitHubAttestationsRefusals(t *testing.T) {
 		if !errors.As(err, &fe) || fe.Status != 403 || !strings.Contains(err.Error(), "rate limit") {
 			t.Errorf("want a *FetchError saying rate limit, got %v", err)
 		}
+		// With a token sent, "set a GitHub token" would send the operator
+		// after a setting they have.
+		_, err = newVerifier(t, goodRoot(t), Options{GitHubAPIURL: gh.api.URL, GitHubToken: "ghp_secret", Timeout: time.Second}).VerifyGitHubAttestations(ctx(t), oci.policy(), oci.digests(), "sigstore/cosign")
+		if err == nil || strings.Contains(err.Error(), "set a GitHub token") || !strings.Contains(err.Error(), "the GitHub token's quota is spent") {
+			t.Errorf("with a token: %v", err)
+		}
 	})
 
 	// A gateway that quotes the request's headers back in its error page:

@@ -73,7 +73,9 @@ func timeoutNote(ctx context.Context, err error, v *Verifier) error {
 
 func statusNote(resp *http.Response, body []byte, token string) string {
 	s := resp.Status
-	if resp.Header.Get("X-RateLimit-Remaining") == "0" {
+	if resp.Header.Get("X-RateLimit-Remaining") == "0" && token != "" {
+		s += " (rate limit reached: the GitHub token's quota is spent, wait for it to reset)"
+	} else if resp.Header.Get("X-RateLimit-Remaining") == "0" {
 		s += " (rate limit reached: wait, or set a GitHub token)"
 	} else if resp.StatusCode == http.StatusUnauthorized || resp.StatusCode == http.StatusForbidden {
 		s += " (access denied: check the token)"
