@@ -215,6 +215,12 @@ func apiError(u string, err error, token string, now time.Time) error {
 		// GitHub's message says so) is not lifted by a token.
 		e.Secondary = e.RateLimit && se.Header.Get("X-Ratelimit-Remaining") != "0" &&
 			(se.RetryAfter > 0 || strings.Contains(strings.ToLower(e.Message), "secondary rate limit"))
+		if e.Secondary {
+			// X-RateLimit-Reset, which GitHub sends with every answer, is
+			// the end of the hourly window, not of a secondary limit
+			// (without Retry-After: a minute or more, GitHub says).
+			e.Reset = time.Time{}
+		}
 		if se.RetryAfter > 0 {
 			e.RateLimit, e.Reset = true, now.Add(se.RetryAfter)
 		}

@@ -167,6 +167,11 @@ func TestAPIErrors(t *testing.T) {
 		{"secondary rate limit", forbidden(`{"message":"You have exceeded a secondary rate limit. Please wait a few minutes before you try again."}`, "X-RateLimit-Remaining", "4990", "Retry-After", "60"),
 			"GitHub API secondary rate limit exceeded at " + u.srv.URL + "/api/repos/demo/hello/releases?per_page=100&page=1 (retry after 2026-08-22T12:01:00Z): You have exceeded",
 			func(err error) bool { var a *APIError; return errors.As(err, &a) && a.RateLimit && a.Secondary }},
+		// Without Retry-After, X-RateLimit-Reset (the hourly window's end,
+		// sent with every answer) is not when a secondary limit lifts.
+		{"secondary rate limit without Retry-After", forbidden(`{"message":"You have exceeded a secondary rate limit."}`, "X-RateLimit-Remaining", "4990", "X-RateLimit-Reset", "1787403000"),
+			"GitHub API secondary rate limit exceeded at " + u.srv.URL + "/api/repos/demo/hello/releases?per_page=100&page=1: You have exceeded",
+			func(err error) bool { var a *APIError; return errors.As(err, &a) && a.Secondary && a.Reset.IsZero() }},
 		{"not found", func(w http.ResponseWriter) {
 			w.WriteHeader(http.StatusNotFound)
 			fmt.Fprint(w, `{"message":"Not Found"}`)
