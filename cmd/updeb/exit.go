@@ -280,6 +280,11 @@ var exitRules = []exitRule{
 	is(fetch.ErrProxyUnreachable, exitNetwork, "nothing answers at that proxy (3 tries over about 3 s, for a proxy being restarted): start it, or fix --proxy, proxy: in the config or HTTPS_PROXY"),
 	asIf(exitNetwork, func(e *fetch.ProxyRefusedError) bool { return e.StatusCode == http.StatusProxyAuthRequired }, hintProxyAuth),
 	asIf(exitNetwork, func(e *fetch.StatusError) bool { return e.StatusCode == http.StatusProxyAuthRequired }, hintProxyAuth),
+	// The server (or a file mirror) answered: no file there. Not the
+	// network's fault, nor the proxy's (it does not answer 404 for a host
+	// it reached), nor an unreadable file in a mirror folder.
+	asIf(exitNetwork, func(e *fetch.StatusError) bool { return e.StatusCode == 404 || e.StatusCode == 410 },
+		"the server (or the mirror folder) has no such file: check the URL (the recipe's url: or watch:, a mirrors: entry), or whether upstream moved or removed it; a mirror folder may lack it ('updeb mirror export' brings it over)"),
 	as(exitNetwork, fixed[*fetch.ProxyRefusedError]("the proxy refused to connect to that host (its answer, not the upstream's): check the proxy's rules, or list the host in no-proxy: if it is reached directly")),
 	as(exitNetwork, fixed[*tls.CertificateVerificationError]("the server's TLS certificate did not verify (not signed by a trusted CA, expired, or for another name); behind a proxy that inspects TLS, add its CA to ca-bundle: in the config. updeb never downloads without verifying TLS")),
 	asIf(exitNetwork, func(e *fetch.NetworkError) bool { return strings.HasPrefix(e.Target, "file:") },

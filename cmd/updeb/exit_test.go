@@ -197,6 +197,10 @@ func TestExitStatus(t *testing.T) {
 		// The host answered, with redirects only: "check that this host
 		// reaches it" would send the operator after the network.
 		{"redirect loop", wrap(&fetch.NetworkError{URL: "https://u", Attempts: 1, Err: &url.Error{Op: "Get", URL: "https://u", Err: fetch.ErrTooManyRedirects}}), exitNetwork, "redirect after redirect"},
+		// The host answered 404: "check that this host reaches it" would
+		// send the operator after the network.
+		{"no such file", wrap(&fetch.NetworkError{URL: "https://u", Attempts: 1, Err: &fetch.StatusError{URL: "https://u", StatusCode: 404, Status: "404 Not Found"}}), exitNetwork, "has no such file: check the URL"},
+		{"no such file in a mirror folder", wrap(&fetch.NetworkError{URL: "https://u", Target: "file:///m/u", Attempts: 1, Err: &fetch.StatusError{URL: "file:///m/u", StatusCode: 404, Status: "404 Not Found (no such file in the mirror)"}}), exitNetwork, "has no such file: check the URL"},
 		{"download failed through the proxy", wrap(&fetch.NetworkError{URL: "https://u", Proxy: "http://p:3128", Attempts: 6, Err: syscall.ECONNRESET}), exitNetwork, "check the proxy (--proxy"},
 		{"release day unknown", wrap(&track.DayUnknownError{Recipe: "runc", Version: "1.4.4", Err: netErr}), exitNetwork, "--date YYYY-MM-DD"},
 		{"proxy down", wrap(&fetch.NetworkError{URL: "u", Proxy: "http://p:3128", Attempts: 3, Err: fmt.Errorf("%w: refused", fetch.ErrProxyUnreachable)}), exitNetwork, "nothing answers at that proxy"},
