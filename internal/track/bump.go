@@ -1,6 +1,7 @@
 package track
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -164,6 +165,12 @@ func bump(ctx context.Context, r *recipe.Recipe, original []byte, o BumpOptions,
 			return nil, err
 		}
 		published = publishedDay
+	}
+	// A day after today (--date mistyped, a release source whose clock or
+	// data is wrong) would be written, and every build would refuse the
+	// recipe: the provenance signature is dated by it.
+	if day, today := cmp.Or(o.Date, published).UTC().Format(time.DateOnly), o.now().UTC().Format(time.DateOnly); res.To != r.Version && day > today {
+		return nil, fmt.Errorf("%w for %s %s: %s is after today (%s): a build refuses a release-date in the future", ErrNoDate, r.Name, res.To, day, today)
 	}
 	if res.To != r.Version {
 		missing, err := Missing(ctx, r, res.To, o.Options)

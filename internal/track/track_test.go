@@ -263,6 +263,26 @@ func TestAPIErrorShortToken(t *testing.T) {
 	}
 }
 
+// TestBumpFutureDate: a release day after today (--date mistyped, or the
+// release source's) is refused, before the sources are fetched: every
+// build would refuse the recipe.
+func TestBumpFutureDate(t *testing.T) {
+	u, file := scenario(t)
+	before, _ := os.ReadFile(file)
+	o := testOptions(t, u, fetch.Options{})
+	o.Now = func() time.Time { return time.Date(2026, 5, 1, 12, 0, 0, 0, time.UTC) }
+	// 1.3.0 was published on 2026-05-02, the day after o.Now.
+	for _, bo := range []BumpOptions{{Options: o, To: "1.3.0"}, {Options: o, To: "1.3.0", Date: time.Date(2099, 1, 1, 0, 0, 0, 0, time.UTC)}} {
+		_, err := Bump(context.Background(), load(t, file), bo)
+		if !errors.Is(err, ErrNoDate) || !strings.Contains(err.Error(), "is after today (2026-05-01): a build refuses a release-date in the future") {
+			t.Errorf("--date %v: err = %v", bo.Date, err)
+		}
+	}
+	if after, _ := os.ReadFile(file); string(after) != string(before) {
+		t.Error("the recipe was rewritten")
+	}
+}
+
 func TestBump(t *testing.T) {
 	u, file := scenario(t)
 	before, _ := os.ReadFile(file)
