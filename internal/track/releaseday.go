@@ -27,10 +27,16 @@ func ReleaseDay(ctx context.Context, r *recipe.Recipe, version string, o Options
 	if err != nil {
 		return time.Time{}, &DayUnknownError{Recipe: r.Name, Version: version, Err: err}
 	}
+	listed := false
 	for _, rel := range rels {
 		if rel.Version == version && !rel.Published.IsZero() {
 			return rel.Published, nil
 		}
+		listed = listed || rel.Version == version
+	}
+	if !listed && r.Watch.GitHub != "" {
+		return time.Time{}, fmt.Errorf("%w for %s %s: GitHub's release list (%s) has no release %s%s: a typo, a draft, a tag without a release, or older than the newest 1000",
+			ErrNoDate, r.Name, version, r.Watch.GitHub, r.Watch.TagPrefix, version)
 	}
 	return time.Time{}, fmt.Errorf("%w for %s %s: the release source gives none", ErrNoDate, r.Name, version)
 }
