@@ -267,6 +267,8 @@ var exitRules = []exitRule{
 		"GITHUB_TOKEN was sent, and its quota is spent (5000 requests an hour, shared by everything that uses the token): wait until the time the error names, then run again"),
 	asIf(exitNetwork, func(e *track.APIError) bool { return e.RateLimit },
 		"set GITHUB_TOKEN to a GitHub token: the API allows 60 requests an hour without one, 5000 with one"),
+	asIf(exitNetwork, func(e *track.APIError) bool { return e.Status == 401 && !e.Token },
+		"the API wants a token and none was sent: set GITHUB_TOKEN (it is sent over https, or plain http to this machine only)"),
 	asIf(exitNetwork, func(e *track.APIError) bool { return e.Status == 401 },
 		"GitHub refused GITHUB_TOKEN (expired, revoked or mistyped): set a valid token, or unset it (public repositories need none)"),
 	as(exitNetwork, fixed[*track.APIError](hintUpstream)),

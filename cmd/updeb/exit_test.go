@@ -183,7 +183,10 @@ func TestExitStatus(t *testing.T) {
 		// after a setting they have.
 		{"rate limit of the token", wrap(&track.APIError{URL: "u", Status: 403, RateLimit: true, Token: true}), exitNetwork, "GITHUB_TOKEN was sent, and its quota is spent"},
 		{"secondary rate limit", &track.APIError{URL: "u", Status: 403, RateLimit: true, Secondary: true}, exitNetwork, "GITHUB_TOKEN does not lift it"},
-		{"token refused", wrap(&track.APIError{URL: "u", Status: 401}), exitNetwork, "GitHub refused GITHUB_TOKEN (expired, revoked or mistyped)"},
+		{"token refused", wrap(&track.APIError{URL: "u", Status: 401, Token: true}), exitNetwork, "GitHub refused GITHUB_TOKEN (expired, revoked or mistyped)"},
+		// No token was sent (a GitHub Enterprise server that wants one):
+		// "GitHub refused GITHUB_TOKEN" would name one that does not exist.
+		{"token wanted", wrap(&track.APIError{URL: "u", Status: 401}), exitNetwork, "the API wants a token and none was sent: set GITHUB_TOKEN"},
 		{"API error", &track.APIError{URL: "u", Status: 502}, exitNetwork, "try again later"},
 		{"unusable upstream", fmt.Errorf("%w: no versions", track.ErrUpstream), exitNetwork, "try again later"},
 		{"unusable support data", fmt.Errorf("%w: u: the answer is HTML", supportdata.ErrAPI), exitNetwork, "copy in use was kept"},

@@ -105,6 +105,8 @@ func (e *APIError) Error() string {
 		return fmt.Sprintf("GitHub API rate limit exceeded at %s: %s", e.URL, e.Message)
 	case e.Status == http.StatusNotFound:
 		return fmt.Sprintf("GitHub API %s: 404 Not Found (no such repository, or it is private): %s", e.URL, e.Message)
+	case e.Status == http.StatusUnauthorized && !e.Token:
+		return fmt.Sprintf("GitHub API %s: 401 Unauthorized (no token was sent, and the API wants one): %s", e.URL, e.Message)
 	case e.Status == http.StatusUnauthorized:
 		return fmt.Sprintf("GitHub API %s: 401 Unauthorized (the token was refused): %s", e.URL, e.Message)
 	}

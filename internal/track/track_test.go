@@ -252,6 +252,16 @@ func TestAPIErrors(t *testing.T) {
 	}
 }
 
+// TestAPIErrorNoToken: a 401 to a request without a token (a GitHub
+// Enterprise server that wants one) does not say a token was refused.
+func TestAPIErrorNoToken(t *testing.T) {
+	se := &fetch.StatusError{StatusCode: http.StatusUnauthorized, Status: "401 Unauthorized", Body: `{"message":"Requires authentication"}`}
+	err := apiError("https://ghe.example.org/api/v3/repos/o/r/releases", se, "", time.Now())
+	if want := "401 Unauthorized (no token was sent, and the API wants one): Requires authentication"; !strings.HasSuffix(err.Error(), want) {
+		t.Errorf("err = %v\nwant %q", err, want)
+	}
+}
+
 // TestAPIErrorShortToken: a GITHUB_TOKEN mistyped as one letter is no
 // secret to hide, and hiding it would garble GitHub's message ("API rate
 // limit exxxxxceeded").
