@@ -31,9 +31,9 @@ const (
 // pre-releases (flagged by GitHub, or with a semver pre-release part such as
 // -rc.1) only with w.Prereleases. Tags without w.TagPrefix are not this
 // component's (kustomize's repository also tags kyaml/v0.17.0) and are skipped,
-// and so are versions that are not valid upstream versions; releases of which
-// none is left are ErrUpstream, as a listing the pattern matches nowhere. The
-// track is not applied here.
+// and so are versions that are not valid upstream versions; a GitHub list
+// that leaves no version at all is ErrUpstream, as a listing the pattern
+// matches nothing in. The track is not applied here.
 func Releases(ctx context.Context, w *recipe.Watch, o Options) ([]Release, error) {
 	return releases(ctx, w, o, w != nil && w.Prereleases)
 }
