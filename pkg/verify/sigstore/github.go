@@ -63,7 +63,14 @@ func (v *Verifier) VerifyGitHubAttestations(ctx context.Context, pol Policy, art
 	next := v.github.JoinPath("repos", repo, "attestations", "sha256:"+strings.ToLower(artifact[digest.SHA256])).String() +
 		fmt.Sprintf("?per_page=%d", attestationsPerPage)
 	var refusals []Refusal
+	read := map[string]bool{} // the pages read: a Link that leads back to one is a loop
 	for page := 0; next != ""; page++ {
+		if read[next] {
+			refusals = append(refusals, Refusal{Reason: ReasonMalformed, Source: next,
+				Detail: "the next page (Link rel=\"next\") leads back to a page already read: a loop, not an answer of GitHub's attestations API"})
+			break
+		}
+		read[next] = true
 		if page == maxAttestationPages {
 			refusals = append(refusals, Refusal{Reason: ReasonNoAttestation, Source: next,
 				Detail: fmt.Sprintf("stopped after %d pages of attestations", maxAttestationPages)})

@@ -282,6 +282,13 @@ func TestVerifyGitHubAttestationsRefusals(t *testing.T) {
 			gh.links[""] = gh.api.URL + "/repos/sigstore/cosign/attestations/x?page=1"
 			gh.pages[""] = gh.pages["0"]
 		}, ReasonNoAttestation, []string{"stopped after 10 pages"}},
+		// A Link back to a page read: its attestations are not fetched
+		// and verified again, ten times over.
+		{"pages in a loop", func(gh *fakeGitHub) {
+			again := gh.api.URL + "/repos/sigstore/cosign/attestations/x?page=1"
+			gh.page("", [][]byte{readTestdata(t, "dsse.sigstore.json")}, nil, again)
+			gh.page("1", [][]byte{readTestdata(t, "dsse.sigstore.json")}, nil, again)
+		}, ReasonMalformed, []string{"none of 3 attestations counts", "leads back to a page already read"}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			gh := newFakeGitHub(t)
