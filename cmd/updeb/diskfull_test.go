@@ -136,3 +136,28 @@ func TestKeysGenerateKilled(t *testing.T) {
 		}
 	}
 }
+
+// TestStdoutFull: results that cannot be written to stdout (/dev/full: a
+// full disk) fail every command with exit 3 and say so, the text of lint and
+// the help as well as --json; the text used to be lost with exit 0.
+func TestStdoutFull(t *testing.T) {
+	full, err := os.OpenFile("/dev/full", os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer full.Close()
+	args, _ := demoProject(t)
+	for _, line := range [][]string{
+		append(slices.Clone(args), "lint"),
+		append(slices.Clone(args), "--json", "lint"),
+		{"help"},
+		{"--version"},
+	} {
+		var stderr bytes.Buffer
+		code := run(context.Background(), line, full, &stderr)
+		if code != exitNetwork || !strings.Contains(stderr.String(), "error: the results could not be written to stdout: write /dev/full: no space left on device") ||
+			!strings.Contains(stderr.String(), "hint: what the command did besides printing is done") {
+			t.Errorf("updeb %s >/dev/full: exit %d, want %d\n%s", strings.Join(line, " "), code, exitNetwork, &stderr)
+		}
+	}
+}

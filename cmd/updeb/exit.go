@@ -98,6 +98,15 @@ func (e *changedError) Error() string {
 	return s
 }
 
+// stdoutError is a write to stdout that failed: the command's results, or
+// some of them, are lost (exit 3), whatever else it did.
+type stdoutError struct{ err error }
+
+func (e *stdoutError) Error() string {
+	return "the results could not be written to stdout: " + e.err.Error()
+}
+func (e *stdoutError) Unwrap() error { return e.err }
+
 // invalidInput marks err as the user's input (exit 2), with a hint that may be empty.
 func invalidInput(err error, hint string) error {
 	if err == nil {
@@ -257,8 +266,11 @@ var exitRules = []exitRule{
 	is(compatdata.ErrFile, exitUsage, "fix the data file (each override needs a reason:), or write it anew with 'updeb data refresh --write FILE'"),
 	is(compatdata.ErrUnknownTable, exitUsage, ""),
 
-	// 3: network or I/O failure after retries. A full disk first: it is
-	// never the network's or the proxy's fault, and is not retried.
+	// 3: network or I/O failure after retries. Results lost on the way
+	// to stdout first (its disk may be full, but no folder of updeb's),
+	// then a full disk: it is never the network's or the proxy's fault,
+	// and is not retried.
+	as(exitNetwork, fixed[*stdoutError]("what the command did besides printing is done, but its output is incomplete: send stdout where it can be written (a disk with room) and run the command again to print it")),
 	exitRule{exitNetwork, diskFullHint},
 	as(exitNetwork, fixed[*track.DayUnknownError]("give the release day with --date YYYY-MM-DD, or try again once the release source answers")),
 	asIf(exitNetwork, func(e *track.APIError) bool { return e.Secondary },

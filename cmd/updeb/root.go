@@ -229,13 +229,17 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 
 // runOn is run with what is known of stderr's terminal (tests pass their own).
 func runOn(ctx context.Context, args []string, stdout, stderr io.Writer, tty terminalInfo) int {
-	g := &globalOptions{stdout: stdout, stderr: stderr, term: tty}
+	out := &resultWriter{w: stdout}
+	g := &globalOptions{stdout: out, stderr: stderr, term: tty}
 	root := newRootCmd(g)
 	root.SetArgs(args)
 	err := root.ExecuteContext(lockfile.WithWaitNotice(ctx, func(path string) {
 		g.logger().Info("waiting for a lock that another updeb process holds (Ctrl-C stops waiting)", "lock", path)
 	}))
 	g.closeConsole()
+	if err == nil {
+		err = out.err // results lost unnoticed by a command that wrote text
+	}
 	if err != nil {
 		readLogFormat(root, args)
 		err = interrupted(ctx, err)
@@ -244,6 +248,26 @@ func runOn(ctx context.Context, args []string, stdout, stderr io.Writer, tty ter
 		return code
 	}
 	return exitOK
+}
+
+// resultWriter is stdout as the commands see it. It keeps the first write
+// error, which ends every later write, so that results that could not be
+// written (a full disk, an I/O error) fail the command with exit 3, also
+// where a command prints its text without checking each write.
+type resultWriter struct {
+	w   io.Writer
+	err error
+}
+
+func (r *resultWriter) Write(p []byte) (int, error) {
+	if r.err != nil {
+		return 0, r.err
+	}
+	n, err := r.w.Write(p)
+	if err != nil {
+		r.err = &stdoutError{err: err}
+	}
+	return n, r.err
 }
 
 // readLogFormat reads --log-format from args when parsing them stopped
