@@ -13,6 +13,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/updeb/updeb/internal/confined"
+	"github.com/updeb/updeb/internal/dirglob"
 	"github.com/updeb/updeb/internal/recipe"
 	"github.com/updeb/updeb/internal/repo"
 	"github.com/updeb/updeb/internal/signkey"
@@ -192,7 +193,7 @@ func loadListedKeys(path string) (*openpgp.Keyring, error) {
 // recipesForKeys loads the recipes of the --recipes folder for keys list; one
 // that does not load is left out with a warning (updeb lint says why).
 func recipesForKeys(g *globalOptions) []*recipe.Recipe {
-	paths, _ := filepath.Glob(filepath.Join(g.recipesDir, "*.yaml"))
+	paths, _ := dirglob.Glob(g.recipesDir, "*.yaml")
 	sort.Strings(paths)
 	var out []*recipe.Recipe
 	for _, p := range paths {

@@ -147,6 +147,17 @@ func TestLintFragmentsAndWarnings(t *testing.T) {
 	}
 }
 
+// A recipes folder whose name a glob reads as a pattern is listed as the
+// folder it is: "recipes [old]" held no recipes, "r*" those of other folders.
+func TestLintRecipesFolderNamedLikeAPattern(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "testdata [old]")
+	testenv.Run(t, "cp", "-a", filepath.Join("..", "..", "internal", "recipe", "testdata"), dir)
+	code, stdout, stderr := runCLI(t, "lint", "--recipes", filepath.Join(dir, "recipes"))
+	if code != 0 || stdout != "2 recipe(s) checked: 2 ok, 0 with 0 finding(s)\n" {
+		t.Errorf("exit %d\n%s%s", code, stdout, stderr)
+	}
+}
+
 // A recipe named twice on the command line (by name and by path) is one
 // recipe, not two of one name.
 func TestLintRecipeNamedTwice(t *testing.T) {

@@ -11,6 +11,7 @@ import (
 
 	"github.com/updeb/updeb/internal/compat"
 	"github.com/updeb/updeb/internal/compatdata"
+	"github.com/updeb/updeb/internal/dirglob"
 	"github.com/updeb/updeb/internal/recipe"
 	"github.com/updeb/updeb/internal/repo"
 	"github.com/updeb/updeb/pkg/deb"
@@ -154,7 +155,7 @@ func recipeNames(dir string) []string {
 	if dir == "" {
 		dir = "recipes"
 	}
-	paths, _ := filepath.Glob(filepath.Join(dir, "*.yaml"))
+	paths, _ := dirglob.Glob(dir, "*.yaml")
 	var names []string
 	for _, p := range paths {
 		names = append(names, strings.TrimSuffix(filepath.Base(p), ".yaml"))

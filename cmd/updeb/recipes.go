@@ -9,6 +9,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/updeb/updeb/internal/dirglob"
 	"github.com/updeb/updeb/internal/recipe"
 )
 
@@ -22,7 +23,7 @@ func resolveRecipes(g *globalOptions, args []string) ([]string, error) {
 		dir = "recipes"
 	}
 	if len(args) == 0 {
-		paths, err := filepath.Glob(filepath.Join(dir, "*.yaml"))
+		paths, err := dirglob.Glob(dir, "*.yaml")
 		if err != nil {
 			return nil, usageErrorf("listing recipes in %s: %v", dir, err)
 		}

@@ -17,6 +17,7 @@ import (
 	"strings"
 
 	"github.com/updeb/updeb/internal/confined"
+	"github.com/updeb/updeb/internal/dirglob"
 )
 
 // store is one objects folder: loose objects and pack files.
@@ -188,7 +189,7 @@ func (s *store) listPacks(r *repo, idLen int) error {
 		return nil
 	}
 	s.found = true
-	idx, err := filepath.Glob(filepath.Join(s.dir, "pack", "pack-*.idx"))
+	idx, err := dirglob.Glob(filepath.Join(s.dir, "pack"), "pack-*.idx")
 	if err != nil {
 		return err
 	}

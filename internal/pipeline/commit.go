@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/updeb/updeb/internal/confined"
+	"github.com/updeb/updeb/internal/dirglob"
 	"github.com/updeb/updeb/pkg/atomicfile"
 )
 
@@ -152,7 +153,7 @@ func localName(p string) bool {
 // recoverCommits finishes the commits a killed run left journals for. It runs
 // under the output folder's lock, before the staging folders are swept.
 func recoverCommits(out string, log *slog.Logger) error {
-	matches, err := filepath.Glob(filepath.Join(out, StateDir, journalPrefix+"*.json"))
+	matches, err := dirglob.Glob(filepath.Join(out, StateDir), journalPrefix+"*.json")
 	if err != nil {
 		return err
 	}
@@ -183,6 +184,6 @@ func recoverCommits(out string, log *slog.Logger) error {
 // commit a killed build did not finish: until a build runs there again (and
 // finishes it), a recipe's packages there may be incomplete.
 func PendingCommit(dir string) bool {
-	m, _ := filepath.Glob(filepath.Join(dir, StateDir, journalPrefix+"*.json"))
+	m, _ := dirglob.Glob(filepath.Join(dir, StateDir), journalPrefix+"*.json")
 	return len(m) > 0
 }

@@ -18,6 +18,7 @@ import (
 
 	"github.com/ProtonMail/go-crypto/openpgp"
 
+	"github.com/updeb/updeb/internal/dirglob"
 	"github.com/updeb/updeb/internal/signkey"
 	"github.com/updeb/updeb/pkg/atomicfile"
 )
@@ -822,7 +823,7 @@ func (r *Repo) writeKeyring() error {
 	if err != nil {
 		return err
 	}
-	leftovers, _ := filepath.Glob(filepath.Join(r.root, ".archive-keyring.*.tmp-*"))
+	leftovers, _ := dirglob.Glob(r.root, ".archive-keyring.*.tmp-*")
 	for _, f := range leftovers {
 		os.Remove(f)
 	}

@@ -17,6 +17,7 @@ import (
 
 	"github.com/updeb/updeb/internal/aptname"
 	"github.com/updeb/updeb/internal/confined"
+	"github.com/updeb/updeb/internal/dirglob"
 	"github.com/updeb/updeb/pkg/atomicfile"
 	"github.com/updeb/updeb/pkg/control"
 	"github.com/updeb/updeb/pkg/ctxio"
@@ -229,7 +230,7 @@ func stageIntoPool(ctx context.Context, root, component string, p *Package, clea
 	// while we hold the lock.
 	if dir := filepath.Dir(final); !cleaned[dir] {
 		cleaned[dir] = true
-		old, _ := filepath.Glob(filepath.Join(dir, ".tmp-*.deb"))
+		old, _ := dirglob.Glob(dir, ".tmp-*.deb")
 		for _, o := range old {
 			os.Remove(o)
 		}
