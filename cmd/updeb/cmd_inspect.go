@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"io/fs"
@@ -23,7 +24,7 @@ func newInspectCmd(g *globalOptions) *cobra.Command {
 prints its ar members, control fields, conffiles, maintainer scripts and every data
 entry with mode, owner, size and mtime. With --json the output is meant for diffing
 two builds. A malformed archive exits 2, as does a file that cannot be opened
-(missing, not a regular file); one that fails while it is read exits 3. Whatever dpkg-deb or
+(missing, unreadable, not a regular file); one that fails while it is read exits 3. Whatever dpkg-deb or
 dpkg would refuse is refused, and so is a decompression bomb (more than 100 times
 the file's size, plus 64 MiB, or 8 GiB in all). Control characters and escape
 sequences in names, link targets and owners are printed escaped (\x1b), as dpkg-deb -c
@@ -46,6 +47,10 @@ hold only Unicode), which it writes as the text does (\xff).`,
 				return invalidInput(fmt.Errorf("%s: not a regular file (mode %s)", args[0], st.Mode().Type()), "name the .deb to inspect")
 			}
 			info, err := deb.InspectFile(cmd.Context(), args[0], archive.Limits{})
+			// One that exists but cannot be opened (permission denied) too.
+			if pe, ok := errors.AsType[*fs.PathError](err); ok && pe.Op == "open" {
+				return invalidInput(err, "name a .deb this user can read")
+			}
 			if err != nil {
 				return err
 			}

@@ -38,12 +38,23 @@ func TestInspectCmd(t *testing.T) {
 	if err := syscall.Mkfifo(fifo, 0o644); err != nil {
 		t.Fatal(err)
 	}
+	// A file this user cannot open is exit 2, as a missing one: a .deb
+	// without read permission, or for root, whom modes do not stop, a
+	// write-only sysctl (mode 0200: procfs refuses to read it to root too).
+	unreadable := filepath.Join(dir, "unreadable.deb")
+	if err := os.WriteFile(unreadable, nil, 0); err != nil {
+		t.Fatal(err)
+	}
+	if os.Geteuid() == 0 {
+		unreadable = "/proc/sys/vm/drop_caches"
+	}
 	tests := []struct {
 		args   []string
 		code   int
 		stdout string
 		stderr string
 	}{
+		{[]string{"inspect", unreadable}, 2, "", "open " + unreadable + ": permission denied\nupdeb: hint: name a .deb this user can read"},
 		{[]string{"inspect", good}, 0, "  -rwxr-xr-x root/root 2 2024-08-14 12:00:00 ./usr/bin/x\n", ""},
 		{[]string{"inspect", good}, 0, "  data.tar.xz     ", ""},
 		{[]string{"inspect", "--json", good}, 0, `"path": "./usr/bin/x"`, ""},
