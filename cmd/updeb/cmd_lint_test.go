@@ -30,9 +30,24 @@ func TestLintCommand(t *testing.T) {
 		{[]string{"lint", "--recipes", fixtures, "hello"}, 0, "1 recipe(s) checked: 1 ok, 0 with 0 finding(s)\n", ""},
 		{[]string{"lint", "--recipes", fixtures, "nope"}, 2, "", "recipe \"nope\": " + filepath.Join(fixtures, "nope.yaml") + " is not a recipe file"},
 		{[]string{"lint", "--recipes", t.TempDir()}, 2, "", "no recipes (*.yaml) in"},
+		// A folder that cannot be listed is said to be so, not to hold no recipes.
+		{[]string{"lint", "--recipes", filepath.Join(dir, "missing")}, 2, "", "error: recipes folder: open " + filepath.Join(dir, "missing") + ": no such file or directory\n"},
+		{[]string{"lint", "--recipes", filepath.Join(dir, "hello.yaml")}, 2, "", "error: recipes folder: open " + filepath.Join(dir, "hello.yaml") + ": not a directory\n"},
 		{[]string{"lint", "--recipes", dir}, 2, filepath.Join(dir, "hello.yaml") + ":36:5: package: missing required field \"section\"\n" +
 			filepath.Join(dir, "hello.yaml") + ":42:5: package: unknown field \"sektion\" (known: alternatives, architecture, breaks, conflicts, depends, description, directories, dynamic, files, hardlinks, lintian-overrides, name, pre-depends, priority, provides, recommends, replaces, scripts, section, suggests, summary, symlinks, system-user, systemd-units, triggers)\n" +
 			"1 recipe(s) checked: 0 ok, 1 with 2 finding(s)\n", "1 of 1 recipe(s) are invalid"},
+	}
+	if os.Geteuid() != 0 { // modes do not stop root
+		unreadable := filepath.Join(t.TempDir(), "unreadable")
+		if err := os.Mkdir(unreadable, 0); err != nil {
+			t.Fatal(err)
+		}
+		tests = append(tests, struct {
+			args     []string
+			code     int
+			stdout   string
+			stderrIn string
+		}{[]string{"lint", "--recipes", unreadable}, 2, "", "error: recipes folder: open " + unreadable + ": permission denied\n"})
 	}
 	var stdout, stderr bytes.Buffer
 	if code := run(context.Background(), []string{"lint", "--json", "--recipes", dir}, &stdout, &stderr); code != 2 {

@@ -29,6 +29,11 @@ func resolveRecipes(g *globalOptions, args []string) ([]string, error) {
 		}
 		sort.Strings(paths)
 		if len(paths) == 0 {
+			// Glob says nothing of a folder it cannot list: missing,
+			// unreadable or not a folder is said as such.
+			if _, err := os.ReadDir(dir); err != nil {
+				return nil, invalidInput(fmt.Errorf("recipes folder: %w", err), "point --recipes at the recipes folder (one this user can read), or run updeb where recipes/ is")
+			}
 			return nil, invalidInput(fmt.Errorf("no recipes (*.yaml) in %s", dir), "name a recipe, or point --recipes at the recipes folder")
 		}
 		return paths, nil
