@@ -474,6 +474,11 @@ func TestHelpUnknownCommand(t *testing.T) {
 	}{
 		{[]string{"help", "buld"}, `unknown command "buld" for "updeb"`},
 		{[]string{"help", "repo", "lst"}, `unknown command "lst" for "updeb repo"`},
+		// cobra adds completion when the command runs, after the refusal
+		// was set up on every group: 'completion bsh' printed the help,
+		// exit 0 (a script sourcing its output got the help text).
+		{[]string{"completion", "bsh"}, `unknown command "bsh" for "updeb completion"`},
+		{[]string{"help", "completion", "zssh"}, `unknown command "zssh" for "updeb completion"`},
 	} {
 		code, stdout, stderr := runCLI(t, c.args...)
 		if code != exitUsage || stdout != "" || !strings.Contains(stderr, c.want) || !strings.Contains(stderr, "did you mean") {

@@ -119,6 +119,9 @@ under nohup (nothing half-done is left behind).`,
 		newPlanCmd(g),
 		newReportCmd(g),
 	)
+	// cobra would add completion only when the command runs: now, so that
+	// the group gets the refusal below ('completion tcsh').
+	root.InitDefaultCompletionCmd()
 	// Bad arguments are usage errors (exit 2) for every command, and an unknown
 	// command is one too, with a suggestion ("did you mean build?") when one
 	// is near, at the top and in every group of commands (repo, keys, ...).
