@@ -19,8 +19,13 @@ func newVersionCmd(g *globalOptions) *cobra.Command {
 			if g.json {
 				return printJSON(cmd.OutOrStdout(), cmd, map[string]string{"version": version, "go": runtime.Version(), "os": runtime.GOOS, "arch": runtime.GOARCH})
 			}
-			_, err := fmt.Fprintf(cmd.OutOrStdout(), "updeb %s (%s, %s/%s)\n", version, runtime.Version(), runtime.GOOS, runtime.GOARCH)
+			_, err := fmt.Fprintln(cmd.OutOrStdout(), versionLine())
 			return err
 		},
 	}, 1)
+}
+
+// versionLine is what 'updeb version' and 'updeb --version' print.
+func versionLine() string {
+	return fmt.Sprintf("updeb %s (%s, %s/%s)", version, runtime.Version(), runtime.GOOS, runtime.GOARCH)
 }

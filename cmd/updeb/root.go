@@ -58,6 +58,7 @@ under nohup (nothing half-done is left behind).`,
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}
+	root.SetVersionTemplate(versionLine() + "\n") // not cobra's "updeb version V"
 	root.SetOut(g.stdout)
 	root.SetErr(g.stderr)
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
