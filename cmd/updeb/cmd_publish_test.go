@@ -283,6 +283,25 @@ func TestNoSigningKey(t *testing.T) {
 	}
 }
 
+// A signing key this user cannot read is not one to create: the hint says
+// whose it is to read (it said "create one with 'updeb keys generate'").
+// For root, whom modes do not stop, a write-only sysctl stands in (procfs
+// refuses to read it to root too).
+func TestSigningKeyUnreadable(t *testing.T) {
+	dir := t.TempDir()
+	key := generateKey(t, dir) + ".secret.asc"
+	if err := os.Chmod(key, 0); err != nil {
+		t.Fatal(err)
+	}
+	if os.Geteuid() == 0 {
+		key = "/proc/sys/vm/drop_caches"
+	}
+	code, _, stderr := runCLI(t, "publish", "--repo", filepath.Join(dir, "repo"), "--key", key, filepath.Join(dir, "none.deb"))
+	if code != exitUsage || !strings.Contains(stderr, "error: open "+key+": permission denied\nupdeb: hint: the key file is there, but this user cannot read it") {
+		t.Errorf("publish with an unreadable key: exit %d\n%s", code, stderr)
+	}
+}
+
 // A signing key given as its text where its file's path goes (a CI secret
 // put in $UPDEB_SIGNING_KEY as it is) is refused without a line of it in
 // the log, as the open error would have printed it whole.

@@ -245,6 +245,9 @@ func (g *globalOptions) readSecretKey(path, hint string) ([]byte, error) {
 			"write the key to a file only its owner can read, (umask 077; printf '%s\\n' \"$KEY\" > FILE), and name FILE")
 	}
 	data, err := confined.ReadFile(path, signkey.MaxFileSize)
+	if errors.Is(err, fs.ErrPermission) {
+		hint = "the key file is there, but this user cannot read it: run as the user that owns it (a secret key stays mode 0600), or name a key this user owns"
+	}
 	if err != nil {
 		return nil, invalidInput(err, hint)
 	}
