@@ -57,6 +57,7 @@ import (
 	"maps"
 	"net"
 	"net/url"
+	"os"
 	"path"
 	"path/filepath"
 	"regexp"
@@ -300,6 +301,11 @@ func Load(explicit string, defaults ...string) (*Config, error) {
 	for _, p := range defaults {
 		data, err := yamlfile.ReadFile(p, 0)
 		if errors.Is(err, fs.ErrNotExist) {
+			// A link to a config that is gone (a share not mounted) is
+			// not no config: the defaults would silently stand in for it.
+			if target, lerr := os.Readlink(p); lerr == nil {
+				return nil, &Error{File: p, Msg: "cannot read the config file: it is a symlink to " + target + ", which does not exist"}
+			}
 			continue
 		}
 		if err != nil {

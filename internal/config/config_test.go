@@ -164,6 +164,16 @@ func TestLoad(t *testing.T) {
 	if err != nil || c.File != "" {
 		t.Fatalf("no config at all: %v %+v, want empty", err, c)
 	}
+	// updeb.yaml, a link to a config that is gone (a share not mounted), is
+	// refused: the system file, or no config at all, used to stand in for
+	// it without a word.
+	gone := filepath.Join(dir, "gone")
+	if err := os.Symlink("/mnt/share/updeb.yaml", gone); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Load("", gone, system); err == nil || err.Error() != gone+": cannot read the config file: it is a symlink to /mnt/share/updeb.yaml, which does not exist" {
+		t.Fatalf("a dangling symlink: %v, want it refused", err)
+	}
 }
 
 func TestProxyURL(t *testing.T) {
