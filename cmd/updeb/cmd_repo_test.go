@@ -133,6 +133,13 @@ func TestRepoLifeCLI(t *testing.T) {
 	os.WriteFile(pool, data, 0o644)
 	cli(exitUsage, "repo", "verify", "--repo", repoDir, "nosuch")
 	cli(exitUsage, "repo", "verify", "--repo", repoDir, "--keyring", filepath.Join(dir, "none.gpg"))
+	// A folder that is not the repository (no archive-keyring.gpg of its
+	// own) is said to be so, not sent to look for an upstream keyring
+	// ("give the path of an OpenPGP keyring, such as keys/helm.asc").
+	_, stderr = cli(exitUsage, "repo", "verify", "--repo", dir)
+	if want := "updeb: hint: updeb publish writes archive-keyring.gpg into the repository: is --repo (or repo: dir:) its folder?"; !strings.Contains(stderr, want) {
+		t.Errorf("repo verify of a folder without a repository: %s\nwant %q", stderr, want)
+	}
 
 	// A damaged settings file is named, with what to do.
 	settings := filepath.Join(repoDir, "dists/.gen/staging/3/updeb-suite.json")

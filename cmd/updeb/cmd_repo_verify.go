@@ -1,7 +1,9 @@
 package main
 
 import (
+	"errors"
 	"fmt"
+	"io/fs"
 	"path/filepath"
 	"time"
 
@@ -37,10 +39,14 @@ something does not, 2 for a suite that does not exist or an unreadable keyring.`
 			if len(args) == 1 {
 				suite = args[0]
 			}
-			if keyring == "" {
+			own := keyring == ""
+			if own {
 				keyring = filepath.Join(o.dir, "archive-keyring.gpg")
 			}
 			kr, err := loadKeyring(keyring)
+			if own && errors.Is(err, fs.ErrNotExist) {
+				return invalidInput(err, "updeb publish writes archive-keyring.gpg into the repository: is --repo (or repo: dir:) its folder? Else give the keyring clients trust with --keyring")
+			}
 			if err != nil {
 				return err
 			}
