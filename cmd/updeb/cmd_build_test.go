@@ -101,3 +101,18 @@ func TestBuildJobsRange(t *testing.T) {
 		}
 	}
 }
+
+// TestBuildIntoDanglingSymlink: an output folder that is a symlink to a
+// folder that is gone (a share not mounted) says so; the error alone,
+// "mkdir OUT: file exists", sent the operator to look for a file there.
+func TestBuildIntoDanglingSymlink(t *testing.T) {
+	args, _ := demoProject(t)
+	out := filepath.Join(t.TempDir(), "out")
+	if err := os.Symlink("/mnt/share/out", out); err != nil {
+		t.Fatal(err)
+	}
+	code, stdout, stderr := runCLI(t, append(args, "--out", out, "build", "--arch", "amd64", "hello")...)
+	if want := "updeb: hint: " + out + " is a symlink to /mnt/share/out, which does not exist (a share not mounted?): make that folder, or name another\n"; code != exitNetwork || !strings.HasSuffix(stderr, want) {
+		t.Errorf("build into a dangling symlink: exit %d, want %d and %q\n%s%s", code, exitNetwork, want, stdout, stderr)
+	}
+}

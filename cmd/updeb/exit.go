@@ -313,6 +313,7 @@ var exitRules = []exitRule{
 	is(sigstore.ErrUnavailable, exitNetwork, "Rekor, GitHub's API or the TUF repository could not be asked: check the proxy, mirrors:, and sigstore: rekor-url / github-api in the config (GITHUB_TOKEN raises GitHub's rate limit)"),
 	is(context.Canceled, exitInterrupted, "interrupted: run the command again to finish"),
 	is(context.DeadlineExceeded, exitNetwork, ""),
+	exitRule{exitNetwork, danglingHint},
 	as(exitNetwork, fixed[*fs.PathError]("")),
 	as(exitNetwork, fixed[*os.LinkError]("")),
 	as(exitNetwork, fixed[*os.SyscallError]("")),
@@ -429,6 +430,21 @@ func diskFullHint(err error) (string, bool) {
 		where = d
 	}
 	return fmt.Sprintf("the disk holding %s is full (or its quota is spent): free space there, or point the folder at a bigger disk, then run the command again; what was being written was discarded, nothing partial was kept", where), true
+}
+
+// danglingHint explains "mkdir DIR: file exists" where DIR is a symlink to
+// a folder that does not exist (a share not mounted): MkdirAll does not
+// follow it, and the error does not say so.
+func danglingHint(err error) (string, bool) {
+	pe, ok := errors.AsType[*fs.PathError](err)
+	if !ok || pe.Op != "mkdir" || !errors.Is(pe.Err, fs.ErrExist) {
+		return "", false
+	}
+	target, lerr := os.Readlink(pe.Path)
+	if _, serr := os.Stat(pe.Path); lerr != nil || !errors.Is(serr, fs.ErrNotExist) {
+		return "", false
+	}
+	return fmt.Sprintf("%s is a symlink to %s, which does not exist (a share not mounted?): make that folder, or name another", pe.Path, target), true
 }
 
 // provenanceHint says what to do about a refused provenance record.

@@ -61,6 +61,11 @@ func TestExitStatus(t *testing.T) {
 	}
 	pathErr := &fs.PathError{Op: "open", Path: "/x", Err: syscall.ENOENT}
 	netErr := &fetch.NetworkError{URL: "https://example.org/a", Attempts: 6, Err: syscall.ECONNREFUSED}
+	// An output folder that is a symlink to a folder that is gone.
+	dangling := filepath.Join(t.TempDir(), "out")
+	if err := os.Symlink("/mnt/share/out", dangling); err != nil {
+		t.Fatal(err)
+	}
 	provenanceRefusal := func(r openpgp.Reason) error {
 		re := &openpgp.RefusedError{Keyring: "repo.asc", Refusals: []openpgp.Refusal{{Reason: r, Detail: string(r)}}}
 		return fmt.Errorf("x.deb.intoto.json: %w: %w", provenance.ErrSignature, errors.Join(re))
@@ -222,6 +227,8 @@ func TestExitStatus(t *testing.T) {
 		{"attestations not in the mirror", wrap(&sigstore.FetchError{URL: "u", Status: 404, Err: fmt.Errorf("%w: file:///usb/x", sigstore.ErrNotMirrored)}), exitNetwork, "the mirror folder lacks the file"},
 		{"deadline", context.DeadlineExceeded, exitNetwork, ""},
 		{"file I/O", fmt.Errorf("writing: %w", pathErr), exitNetwork, ""},
+		{"a folder through a dangling symlink", fmt.Errorf("cache: %w", os.MkdirAll(filepath.Join(dangling, "tmp"), 0o755)), exitNetwork, dangling + " is a symlink to /mnt/share/out, which does not exist (a share not mounted?)"},
+		{"a folder where a file is", &fs.PathError{Op: "mkdir", Path: "/etc/passwd", Err: syscall.EEXIST}, exitNetwork, ""},
 		{"rename", &os.LinkError{Op: "rename", Old: "a", New: "b", Err: syscall.EXDEV}, exitNetwork, ""},
 		{"syscall", os.NewSyscallError("fsync", syscall.EIO), exitNetwork, ""},
 		{"socket", &net.OpError{Op: "dial", Net: "tcp", Err: syscall.ECONNREFUSED}, exitNetwork, ""},
