@@ -31,8 +31,6 @@ with --write into a recipes repository's data file (compat-data.yaml beside the 
 folder, or data: file:), which compat, plan and outdated then use on every machine.
 Otherwise they use the newer of the bundled and refreshed copies. Each says which, and
 warns when a table is older than data: max-age-days: (default 30).`,
-		Args: cobra.NoArgs,
-		RunE: func(c *cobra.Command, _ []string) error { return c.Help() },
 	}
 	cmd.AddCommand(newDataRefreshCmd(g), newDataStatusCmd(g))
 	return cmd

@@ -30,10 +30,6 @@ func newKeysCmd(g *globalOptions) *cobra.Command {
 		Example: `  updeb keys list                      # every keyring in keys/
   updeb keys list --json keys/helm.asc
   updeb keys generate --name "Example apt repository" --email apt@example.org --out /etc/updeb/repo-signing`,
-		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			return usageErrorf("keys needs a subcommand: %s", subcommandNames(cmd))
-		},
 	}
 	keys.AddCommand(
 		newKeysListCmd(g),

@@ -33,10 +33,6 @@ downloads one.`,
 		Example: `  updeb trust show
   updeb trust refresh
   updeb trust refresh --tuf-url https://tuf.internal/ --tuf-root /etc/updeb/tuf-root.json`,
-		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			return usageErrorf("trust needs a subcommand: %s", subcommandNames(cmd))
-		},
 	}
 	trust.AddCommand(
 		newTrustShowCmd(g),

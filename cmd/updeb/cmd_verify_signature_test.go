@@ -161,7 +161,12 @@ func TestKeysListCLI(t *testing.T) {
 		{[]string{"keys", "list", "/nonexistent.asc"}, 2, "no such file"},
 		{[]string{"keys", "list", "cmd_keys.go"}, 2, "cmd_keys.go: no OpenPGP public key found"},
 		{[]string{"keys", "list"}, 2, "no keyring given, no keys/*.asc in the working folder and no recipes in recipes"},
-		{[]string{"keys"}, 2, "keys needs a subcommand: generate, list"},
+		{[]string{"keys"}, 2, "error: updeb keys needs a subcommand: generate, list\nupdeb: hint: see 'updeb help keys'"},
+		// every group alike: 'updeb repo $CMD' with CMD unset printed the help, exit 0
+		{[]string{"repo"}, 2, "error: updeb repo needs a subcommand: gc, history, list, promote, refresh, remove, rollback, verify\n"},
+		{[]string{"data"}, 2, "error: updeb data needs a subcommand: refresh, status\n"},
+		{[]string{"mirror"}, 2, "error: updeb mirror needs a subcommand: export, verify\n"},
+		{[]string{"completion"}, 2, "error: updeb completion needs a subcommand: bash, fish, powershell, zsh\n"},
 	} {
 		code, _, stderr := runCLI(t, c.args...)
 		if code != c.code || !strings.Contains(stderr, c.want) {

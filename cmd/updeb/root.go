@@ -126,12 +126,20 @@ under nohup (nothing half-done is left behind).`,
 	// Bad arguments are usage errors (exit 2) for every command, and an unknown
 	// command is one too, with a suggestion ("did you mean build?") when one
 	// is near, at the top and in every group of commands (repo, keys, ...).
+	// A group without its command is one as well ('updeb repo $CMD' with
+	// CMD unset printed the help, exit 0); 'updeb' alone prints the help.
 	walk(root, func(c *cobra.Command) {
 		if c == root || c.HasSubCommands() {
 			c.Args = unknownCommand
 			c.SuggestionsMinimumDistance = 2
-			if !c.Runnable() {
+			switch {
+			case c.Runnable():
+			case c == root:
 				c.RunE = func(c *cobra.Command, _ []string) error { return c.Help() }
+			default:
+				c.RunE = func(c *cobra.Command, _ []string) error {
+					return invalidInput(fmt.Errorf("%s needs a subcommand: %s", c.CommandPath(), subcommandNames(c)), helpHint(c))
+				}
 			}
 		}
 	})
@@ -305,7 +313,7 @@ func first(vals ...string) string {
 func getenv(key string) string { return os.Getenv(key) }
 
 // subcommandNames lists a command's subcommands, for the error of a group
-// command (keys, trust) run without one.
+// command (keys, repo, ...) run without one.
 func subcommandNames(cmd *cobra.Command) string {
 	var names []string
 	for _, c := range cmd.Commands() {
