@@ -314,6 +314,7 @@ var exitRules = []exitRule{
 	is(context.Canceled, exitInterrupted, "interrupted: run the command again to finish"),
 	is(context.DeadlineExceeded, exitNetwork, ""),
 	exitRule{exitNetwork, danglingHint},
+	exitRule{exitNetwork, permissionHint},
 	as(exitNetwork, fixed[*fs.PathError]("")),
 	as(exitNetwork, fixed[*os.LinkError]("")),
 	as(exitNetwork, fixed[*os.SyscallError]("")),
@@ -445,6 +446,22 @@ func danglingHint(err error) (string, bool) {
 		return "", false
 	}
 	return fmt.Sprintf("%s is a symlink to %s, which does not exist (a share not mounted?): make that folder, or name another", pe.Path, target), true
+}
+
+// permissionHint says what to do about a file or folder updeb may not
+// read or write (EACCES, EPERM) or that is on a read-only file system: the
+// error names the path, not who updeb runs as.
+func permissionHint(err error) (string, bool) {
+	pe, ok := errors.AsType[*fs.PathError](err)
+	switch {
+	case !ok:
+		return "", false
+	case errors.Is(pe.Err, syscall.EROFS):
+		return fmt.Sprintf("%s is on a read-only file system: point the folder at one updeb can write to", pe.Path), true
+	case errors.Is(pe.Err, fs.ErrPermission):
+		return fmt.Sprintf("updeb runs as uid %d, which may not %s %s (or use the folder above it): give that user access (owner, mode), run updeb as a user who has it, or point the folder elsewhere", os.Geteuid(), pe.Op, pe.Path), true
+	}
+	return "", false
 }
 
 // provenanceHint says what to do about a refused provenance record.
