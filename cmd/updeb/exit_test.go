@@ -473,6 +473,23 @@ func TestUsageHintNamesTheCommand(t *testing.T) {
 	}
 }
 
+// TestCommandAfterDoubleDash: a command after "--" is an argument, and the
+// error says so and where "--" goes; it said 'unknown command "lint"' and
+// 'did you mean lint?'.
+func TestCommandAfterDoubleDash(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--", "lint"}, "updeb: error: \"lint\" after \"--\" is read as an argument of updeb, not as the command updeb lint\nupdeb: hint: put \"--\" after the command and its flags: updeb lint [flags] -- ARG...\n"},
+		{[]string{"repo", "--", "list"}, "updeb: error: \"list\" after \"--\" is read as an argument of updeb repo, not as the command updeb repo list\nupdeb: hint: put \"--\" after the command and its flags: updeb repo list [flags] -- ARG...\n"},
+	} {
+		if code, stdout, stderr := runCLI(t, c.args...); code != exitUsage || stdout != "" || stderr != c.want {
+			t.Errorf("updeb %s: exit %d, want %d\n%s%s\nwant stderr:\n%s", strings.Join(c.args, " "), code, exitUsage, stdout, stderr, c.want)
+		}
+	}
+}
+
 // TestHelpUnknownCommand: help for a command that does not exist is a usage
 // error with a suggestion, as the command itself would be, not the top
 // help and exit 0; help for a command that exists still works.

@@ -195,6 +195,12 @@ func unknownCommand(c *cobra.Command, args []string) error {
 	}
 	path := strings.TrimPrefix(c.CommandPath(), "updeb")
 	hint := "see 'updeb" + path + " --help' for the list of commands"
+	if sub, _, err := c.Find(args[:1]); err == nil && sub != c {
+		// "updeb -- lint": a command read as an argument, since it
+		// follows "--" (suggesting "lint" for "lint" helps nobody).
+		return invalidInput(fmt.Errorf("%q after \"--\" is read as an argument of %s, not as the command %s", args[0], c.CommandPath(), sub.CommandPath()),
+			"put \"--\" after the command and its flags: updeb"+path+" "+args[0]+" [flags] -- ARG...")
+	}
 	if s := c.SuggestionsFor(args[0]); len(s) > 0 {
 		hint = "did you mean " + strings.Join(s, " or ") + "? (" + hint + ")"
 	}
