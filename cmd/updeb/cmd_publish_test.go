@@ -302,6 +302,21 @@ func TestSigningKeyUnreadable(t *testing.T) {
 	}
 }
 
+// A signing key that is not a regular file (a FIFO: a secret piped in with
+// <(...)) is named as the file it must be, not as one to create ("create
+// one with 'updeb keys generate'").
+func TestSigningKeyNotAFile(t *testing.T) {
+	dir := t.TempDir()
+	fifo := filepath.Join(dir, "key.fifo")
+	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	code, _, stderr := runCLI(t, "publish", "--repo", filepath.Join(dir, "repo"), "--key", fifo, filepath.Join(dir, "none.deb"))
+	if want := "error: " + fifo + ": refused: not a regular file (a FIFO)\nupdeb: hint: a signing key (--key, repo: key:, UPDEB_SIGNING_KEY) is the file PREFIX.secret.asc that 'updeb keys generate' writes: name it, or create one\n"; code != exitUsage || !strings.HasSuffix(stderr, want) {
+		t.Errorf("publish with a FIFO as its key: exit %d\n%s\nwant %q", code, stderr, want)
+	}
+}
+
 // A signing key given as its text where its file's path goes (a CI secret
 // put in $UPDEB_SIGNING_KEY as it is) is refused without a line of it in
 // the log, as the open error would have printed it whole.

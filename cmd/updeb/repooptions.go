@@ -212,7 +212,7 @@ func (o *repoOptions) open(g *globalOptions) (*repo.Repo, error) {
 			return nil, invalidInput(fmt.Errorf("signing key %s lies in the repository folder %s, which is served to every client", keyFile, o.dir),
 				"move it out of the repository folder (mode 0600, on the host that signs); if the repository was served with it there, make a new key and rotate to it (docs/operations.md, Key rotation)")
 		}
-		data, err := g.readSecretKey(keyFile, "create one with 'updeb keys generate'")
+		data, err := g.readSecretKey(keyFile, "a signing key (--key, repo: key:, UPDEB_SIGNING_KEY) is the file PREFIX.secret.asc that 'updeb keys generate' writes: name it, or create one")
 		if err != nil {
 			return nil, err
 		}
