@@ -84,7 +84,11 @@ GITHUB_TOKEN, when set, is sent to the GitHub API (higher rate limit), over http
 
 func runReport(cmd *cobra.Command, g *globalOptions, o *reportOptions) (err error) {
 	if o.output == "" {
-		return usageErrorf("--output DIR is required")
+		hint := ""
+		if cmd.Flags().Changed("out") {
+			hint = "--out (of every command) is the packages' folder; the report's folder is --output"
+		}
+		return invalidInput(errors.New("--output DIR is required"), hint)
 	}
 	for _, f := range []string{"staging", "production"} {
 		if cmd.Flags().Changed(f) && o.repoDir == "" {

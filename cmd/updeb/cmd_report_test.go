@@ -199,3 +199,16 @@ func TestReportSuitesGoWithRepo(t *testing.T) {
 		t.Errorf("the page was written")
 	}
 }
+
+// TestReportOutIsNotOutput: report writes to --output; given --out (every
+// command takes it: the packages' folder), the error says which is which
+// instead of only that --output is required.
+func TestReportOutIsNotOutput(t *testing.T) {
+	code, stdout, stderr := runCLI(t, "report", "--out", t.TempDir())
+	if want := "updeb: error: --output DIR is required\nupdeb: hint: --out (of every command) is the packages' folder; the report's folder is --output\n"; code != exitUsage || stdout != "" || stderr != want {
+		t.Errorf("report --out: exit %d\n%s%s\nwant:\n%s", code, stdout, stderr, want)
+	}
+	if code, _, stderr := runCLI(t, "report"); code != exitUsage || stderr != "updeb: error: --output DIR is required\n" {
+		t.Errorf("report: exit %d\n%s", code, stderr)
+	}
+}
