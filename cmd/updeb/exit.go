@@ -314,7 +314,7 @@ var exitRules = []exitRule{
 	is(context.Canceled, exitInterrupted, "interrupted: run the command again to finish"),
 	is(context.DeadlineExceeded, exitNetwork, ""),
 	exitRule{exitNetwork, danglingHint},
-	exitRule{exitNetwork, permissionHint},
+	exitRule{exitNetwork, pathHint},
 	as(exitNetwork, fixed[*fs.PathError]("")),
 	as(exitNetwork, fixed[*os.LinkError]("")),
 	as(exitNetwork, fixed[*os.SyscallError]("")),
@@ -448,14 +448,16 @@ func danglingHint(err error) (string, bool) {
 	return fmt.Sprintf("%s is a symlink to %s, which does not exist (a share not mounted?): make that folder, or name another", pe.Path, target), true
 }
 
-// permissionHint says what to do about a file or folder updeb may not
-// read or write (EACCES, EPERM) or that is on a read-only file system: the
-// error names the path, not who updeb runs as.
-func permissionHint(err error) (string, bool) {
+// pathHint says what to do about a file or folder updeb may not read or
+// write (EACCES, EPERM: the error names the path, not who updeb runs as),
+// one on a read-only file system, or a folder whose path holds a file.
+func pathHint(err error) (string, bool) {
 	pe, ok := errors.AsType[*fs.PathError](err)
 	switch {
 	case !ok:
 		return "", false
+	case errors.Is(pe.Err, syscall.ENOTDIR):
+		return fmt.Sprintf("%s, or a folder above it, is a file, not a folder: name a folder (or one to create)", pe.Path), true
 	case errors.Is(pe.Err, syscall.EROFS):
 		return fmt.Sprintf("%s is on a read-only file system: point the folder at one updeb can write to", pe.Path), true
 	case errors.Is(pe.Err, fs.ErrPermission):

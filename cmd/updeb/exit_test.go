@@ -230,6 +230,7 @@ func TestExitStatus(t *testing.T) {
 		{"a folder through a dangling symlink", fmt.Errorf("cache: %w", os.MkdirAll(filepath.Join(dangling, "tmp"), 0o755)), exitNetwork, dangling + " is a symlink to /mnt/share/out, which does not exist (a share not mounted?)"},
 		{"a folder where a file is", &fs.PathError{Op: "mkdir", Path: "/etc/passwd", Err: syscall.EEXIST}, exitNetwork, ""},
 		{"an output folder updeb may not write", fmt.Errorf("report folder ro/rep: %w", &fs.PathError{Op: "mkdir", Path: "ro/rep", Err: syscall.EACCES}), exitNetwork, fmt.Sprintf("updeb runs as uid %d, which may not mkdir ro/rep (or use the folder above it)", os.Geteuid())},
+		{"a folder that is a file", fmt.Errorf("cache: %w", &fs.PathError{Op: "mkdir", Path: "updeb.yaml", Err: syscall.ENOTDIR}), exitNetwork, "updeb.yaml, or a folder above it, is a file, not a folder"},
 		{"a read-only file system", &fs.PathError{Op: "open", Path: "/usr/out/x.deb", Err: syscall.EROFS}, exitNetwork, "/usr/out/x.deb is on a read-only file system"},
 		{"rename", &os.LinkError{Op: "rename", Old: "a", New: "b", Err: syscall.EXDEV}, exitNetwork, ""},
 		{"syscall", os.NewSyscallError("fsync", syscall.EIO), exitNetwork, ""},
