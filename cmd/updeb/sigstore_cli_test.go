@@ -1,8 +1,10 @@
 package main
 
 import (
+	"bytes"
 	"crypto/sha256"
 	"crypto/sha512"
+	"encoding/base64"
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
@@ -16,6 +18,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/updeb/updeb/internal/pipeline"
 	"github.com/updeb/updeb/internal/testkit/squid"
 	"github.com/updeb/updeb/pkg/verify/sigstore/sigstoretest"
 )
@@ -771,5 +774,58 @@ func TestTrustShowTrustedRoot(t *testing.T) {
 	}
 	if show.Source != "flag" || show.File != file || show.SHA256 != fmt.Sprintf("%x", sha256.Sum256(data)) {
 		t.Errorf("shows %+v, want %s (sha256 %x)", show, file, sha256.Sum256(data))
+	}
+}
+
+// The record names a cosign signature's Rekor entry by the entry the log
+// holds, not by Rekor's answer, whose inclusion proof follows the log's size:
+// a build from a cold cache after Rekor serves the entry otherwise writes the
+// same record.
+func TestSigstoreRecordSameWhenRekorAnswersOtherwise(t *testing.T) {
+	f := newSigFix(t)
+	sig := f.cosign(f.vs, k8sIdentity, googleIssuer, f.artifact, soon(), true)
+	record := func() []byte {
+		t.Helper()
+		out := t.TempDir()
+		base := []string{"--config", filepath.Join(f.dir, "updeb.yaml"), "--recipes", filepath.Join(f.dir, "recipes"),
+			"--cache", t.TempDir(), "--out", out, "--state", filepath.Join(t.TempDir(), "state"), "-q"}
+		if code, stdout, stderr := runCLI(t, append(base, "build", "cosign-tool")...); code != 0 {
+			t.Fatalf("build: exit %d\n%s%s", code, stdout, stderr)
+		}
+		recs, err := filepath.Glob(filepath.Join(out, "*"+pipeline.ProvenanceSuffix))
+		if err != nil || len(recs) != 1 {
+			t.Fatalf("records in %s: %v %v", out, recs, err)
+		}
+		b, err := os.ReadFile(recs[0])
+		if err != nil {
+			t.Fatal(err)
+		}
+		return b
+	}
+	first := record()
+	// The same entry, answered otherwise (as a grown log's proof would be).
+	var answer map[string]any
+	if err := json.Unmarshal(f.answer(f.vs, sig.Entry), &answer); err != nil {
+		t.Fatal(err)
+	}
+	other, err := json.MarshalIndent(answer, "", "   ")
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.rekor.Publish(sig.Entry.UUID(), other)
+	if second := record(); !bytes.Equal(first, second) {
+		t.Errorf("the records differ with Rekor's answer:\n%s\n%s", first, second)
+	}
+	var env struct{ Payload string }
+	if err := json.Unmarshal(first, &env); err != nil {
+		t.Fatal(err)
+	}
+	statement, err := base64.StdEncoding.DecodeString(env.Payload)
+	if err != nil {
+		t.Fatal(err)
+	}
+	body := sha256.Sum256(sig.Entry.Body)
+	if !bytes.Contains(statement, []byte(`"sha256": "`+hex.EncodeToString(body[:])+`"`)) {
+		t.Errorf("the record does not name the entry's body by its sha256 %x:\n%s", body, statement)
 	}
 }

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/updeb/updeb/internal/confined"
+	"github.com/updeb/updeb/internal/fetch"
 	"github.com/updeb/updeb/internal/gitread"
 	"github.com/updeb/updeb/internal/recipe"
 	"github.com/updeb/updeb/internal/source"
@@ -23,6 +24,7 @@ import (
 	"github.com/updeb/updeb/pkg/dsse"
 	"github.com/updeb/updeb/pkg/provenance"
 	"github.com/updeb/updeb/pkg/verify/openpgp"
+	"github.com/updeb/updeb/pkg/verify/sigstore"
 )
 
 // ProvenanceSuffix is appended to a .deb's name for its provenance record.
@@ -55,7 +57,14 @@ func writeProvenance(ctx context.Context, path string, r *recipe.Recipe, plan *r
 		}
 		b.Inputs = append(b.Inputs, provenance.Input{URI: vs.Source.URL, Digests: vs.Artifact.Digests, VerifiedBy: vs.By})
 		for _, a := range vs.Aux {
-			b.Inputs = append(b.Inputs, provenance.Input{URI: a.URL, Digests: a.Digests, VerifiedBy: []string{auxRole(vs, a.URL)}})
+			role, digests := auxRole(vs, a.URL), a.Digests
+			if role == logEntryRole+vs.Source.URL {
+				var err error
+				if digests, err = loggedEntryDigests(a); err != nil {
+					return "", err
+				}
+			}
+			b.Inputs = append(b.Inputs, provenance.Input{URI: a.URL, Digests: digests, VerifiedBy: []string{role}})
 		}
 		if s := vs.Source.Signature; s != nil {
 			keys[s.KeyringPath] = provenance.RoleKeyring
@@ -117,10 +126,41 @@ func auxRole(vs *source.Verified, url string) string {
 	case slices.Contains(vs.Source.AuxURLs(), url): // OpenPGP signature, cosign .sig/.cert, Sigstore bundle
 		return "signature-of:" + vs.Source.URL
 	case vs.Source.Sigstore != nil:
-		return "transparency-log-entry-of:" + vs.Source.URL // the Rekor entry of its cosign signature
+		return logEntryRole + vs.Source.URL // the Rekor entry of its cosign signature
 	}
 	return "auxiliary"
 }
+
+// logEntryRole begins the role of a cosign signature's Rekor entry.
+const logEntryRole = "transparency-log-entry-of:"
+
+// loggedEntryDigests returns the digest the record gives the Rekor entry a:
+// that of the entry's body as the log holds it, not of Rekor's answer, whose
+// inclusion proof changes as the log grows (so that a build from a cold cache
+// on another day writes the same record).
+func loggedEntryDigests(a *fetch.Result) (digest.Set, error) {
+	f, _, err := confined.OpenFile(a.Path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	answer, err := io.ReadAll(io.LimitReader(f, maxLogEntry+1))
+	if err != nil {
+		return nil, err
+	}
+	if len(answer) > maxLogEntry {
+		return nil, fmt.Errorf("the Rekor entry fetched from %s is over %d bytes", a.URL, maxLogEntry)
+	}
+	sum, err := sigstore.LoggedEntrySHA256(answer)
+	if err != nil {
+		return nil, fmt.Errorf("the Rekor entry fetched from %s: %w", a.URL, err)
+	}
+	return digest.Set{digest.SHA256: sum}, nil
+}
+
+// maxLogEntry bounds a Rekor answer read again for the record (the verifier
+// read it whole: 1 MiB at most).
+const maxLogEntry = 1 << 20
 
 // seal returns the statement's envelope, signed when a key is configured.
 // The signature is dated by the build (see signkey.Key.DSSE), so the bytes

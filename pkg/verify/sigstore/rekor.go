@@ -187,6 +187,23 @@ func parseRekorEntry(raw json.RawMessage) (*protorekor.TransparencyLogEntry, err
 	return tle, nil
 }
 
+// LoggedEntrySHA256 returns the hex sha256 of the entry body in a Rekor v1
+// answer (GET /api/v1/log/entries/UUID, one entry): the bytes the log holds,
+// whose RFC 6962 leaf hash is the entry's UUID. The answer's own bytes are no
+// name for the entry: its inclusion proof is against the log's size when it
+// was asked, so the same entry is served otherwise as the log grows.
+func LoggedEntrySHA256(answer []byte) (string, error) {
+	entries, err := parseRekorEntries(answer)
+	if err != nil {
+		return "", err
+	}
+	if len(entries) != 1 {
+		return "", fmt.Errorf("%d entries in one response, want one", len(entries))
+	}
+	sum := sha256.Sum256(entries[0].CanonicalizedBody)
+	return hex.EncodeToString(sum[:]), nil
+}
+
 // entryURL is where Rekor serves the entry whose body is body.
 func (v *Verifier) entryURL(body []byte) string {
 	return v.rekor.JoinPath("api/v1/log/entries", entryUUID(body)).String()
