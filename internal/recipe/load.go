@@ -230,7 +230,7 @@ func (d *decoder) recipe(r *Recipe, n *yaml.Node) {
 		}},
 		"homepage": {false, func(v *yaml.Node) {
 			d.Describe(v, yamlfile.Schema{Pattern: "^https?://"})
-			if d.NonEmpty(v, "homepage", &r.Homepage) && !strings.HasPrefix(r.Homepage, "https://") && !strings.HasPrefix(r.Homepage, "http://") {
+			if d.NonEmpty(v, "homepage", &r.Homepage) && !homepageURL(r.Homepage) {
 				d.at(v, "homepage: %q is not an http(s) URL", r.Homepage)
 			}
 		}},
@@ -239,7 +239,7 @@ func (d *decoder) recipe(r *Recipe, n *yaml.Node) {
 		"copyright":    {true, func(v *yaml.Node) { d.singleLine(v, "copyright", &r.Copyright) }},
 		"maintainer": {false, func(v *yaml.Node) {
 			d.Describe(v, yamlfile.Schema{Pattern: maintainerRE.String()})
-			if d.Str(v, "maintainer", &r.Maintainer) && !maintainerRE.MatchString(r.Maintainer) {
+			if d.Str(v, "maintainer", &r.Maintainer) && !validMaintainer(r.Maintainer) {
 				d.at(v, "maintainer: %q is not \"Full Name <email@address>\"", r.Maintainer)
 			}
 		}},
@@ -281,6 +281,15 @@ func (d *decoder) recipe(r *Recipe, n *yaml.Node) {
 		r.Repo.Component = "main"
 	}
 	d.consistency(r)
+}
+
+// homepageURL reports whether s is an http(s) URL with a host, without white
+// space or control characters: the control file's Homepage field (one line)
+// and the copyright file's Source.
+func homepageURL(s string) bool {
+	u, err := url.Parse(s)
+	return err == nil && (strings.HasPrefix(s, "https://") || strings.HasPrefix(s, "http://")) && u.Host != "" &&
+		!strings.ContainsFunc(s, unicode.IsSpace) && deb.CheckFieldText(s, false) == nil
 }
 
 // maxReleaseDate is the last second an OpenPGP signature can carry (its

@@ -51,3 +51,33 @@ func TestAddRelation(t *testing.T) {
 		}
 	}
 }
+
+// The control texts a recipe writes (summary, description, relations,
+// maintainer, homepage) are checked at their line as pkg/deb's Write checks
+// them: a control character or a line break where the control file takes one
+// line is lint's finding, not a build that fails naming no recipe line.
+func TestControlTextsCheckedAsWriteDoes(t *testing.T) {
+	for _, tt := range []struct{ name, old, new, want string }{
+		{"control character in the summary", "summary: X tool", `summary: "X\x01tool"`, `recipes/x.yaml:14:14: summary: "X\x01tool" must not hold the control character '\x01'`},
+		{"DEL in the description", "description: The X tool.", `description: "The X\x7ftool."`, `recipes/x.yaml:15:18: description: must not hold the control character '\x7f'`},
+		{"newline in a relation", "    section: admin\n", "    section: admin\n    depends: [\"libc6\\n(>= 2.36)\"]\n", `recipes/x.yaml:17:15: depends: "libc6\n(>= 2.36)": must be a single line`},
+		{"carriage return after a relation", "    section: admin\n", "    section: admin\n    suggests: [\"libc6\\r\"]\n", `recipes/x.yaml:17:16: suggests: "libc6\r": must not hold the control character '\r'`},
+		{"carriage return in the maintainer", "copyright: X Authors\n", "copyright: X Authors\nmaintainer: \"X\\r <x@example.org>\"\n", `recipes/x.yaml:6:13: maintainer: "X\r <x@example.org>" is not "Full Name <email@address>"`},
+		{"newline in the homepage", "copyright: X Authors\n", "copyright: X Authors\nhomepage: \"https://example.org/x\\ny\"\n", `recipes/x.yaml:6:11: homepage: "https://example.org/x\ny" is not an http(s) URL`},
+		{"space in the homepage", "copyright: X Authors\n", "copyright: X Authors\nhomepage: \"https://example.org/x \"\n", `recipes/x.yaml:6:11: homepage: "https://example.org/x " is not an http(s) URL`},
+		{"homepage without a host", "copyright: X Authors\n", "copyright: X Authors\nhomepage: \"https://\"\n", `recipes/x.yaml:6:11: homepage: "https://" is not an http(s) URL`},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			if !strings.Contains(baseRecipe, tt.old) {
+				t.Fatalf("base recipe lacks %q", tt.old)
+			}
+			got := loadFindings(t, strings.Replace(baseRecipe, tt.old, tt.new, 1))
+			if len(got) != 1 || got[0] != tt.want {
+				t.Errorf("findings:\n%s\nwant:\n%s", strings.Join(got, "\n"), tt.want)
+			}
+		})
+	}
+	if err := CheckDefaultMaintainer("X\x01Y <x@example.org>"); err == nil {
+		t.Error("CheckDefaultMaintainer takes a control character")
+	}
+}

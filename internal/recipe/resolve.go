@@ -461,10 +461,16 @@ func CheckLocalSuffix(suffix string) error {
 // CheckDefaultMaintainer checks the site's default maintainer (build:
 // maintainer: in the config, ResolveOptions.DefaultMaintainer); "" is none.
 func CheckDefaultMaintainer(m string) error {
-	if m != "" && !maintainerRE.MatchString(m) {
+	if m != "" && !validMaintainer(m) {
 		return fmt.Errorf("default maintainer %q is not \"Full Name <email@address>\"", m)
 	}
 	return nil
+}
+
+// validMaintainer reports whether m is "Full Name <email>", in text the
+// control file takes.
+func validMaintainer(m string) bool {
+	return maintainerRE.MatchString(m) && deb.CheckFieldText(m, false) == nil
 }
 
 // maintainer is the recipe's, else the site's default; only lint may do
@@ -657,7 +663,13 @@ func (pl *packageResolver) identity(dv debversion.Version) {
 	if c := utf8.RuneCountInString(pp.Summary); c > 80 {
 		pl.fs.at(valueOf(n, "summary"), "summary: %d characters; at most 80 (lintian synopsis-too-long)", c)
 	}
+	if err := deb.CheckFieldText(pp.Summary, false); err != nil {
+		pl.fs.at(valueOf(n, "summary"), "summary: %q %v", pp.Summary, err)
+	}
 	pp.Description = strings.TrimRight(rd.render(valueOf(n, "description"), "description", rp.Description), "\n")
+	if err := deb.CheckFieldText(pp.Description, true); err != nil {
+		pl.fs.at(valueOf(n, "description"), "description: %v", err)
+	}
 	pl.synopsis(valueOf(n, "summary"), pp.Name, pp.Summary, pp.Description)
 	pl.descriptionLines(valueOf(n, "description"), pp.Description)
 	pp.OutputFile = fmt.Sprintf("%s_%s_%s.deb", pp.Name, dv.WithoutEpoch(), pp.Architecture)
@@ -1323,6 +1335,9 @@ func addRelation(list []string, name string) []string {
 // field name field: "a (>= 1) | b") by pkg/deb's grammar, the one Write
 // checks the package with.
 func checkRelation(field, s string) error {
+	if err := deb.CheckFieldText(s, false); err != nil {
+		return err
+	}
 	_, err := deb.ParseRelations(field, s)
 	if errors.Is(err, deb.ErrRelationSyntax) {
 		return fmt.Errorf("not NAME [(OP VERSION)] [| ...] (e.g. \"libc6 (>= 2.34)\")")

@@ -33,8 +33,28 @@ var ownFields = []string{"Package", "Version", "Architecture", "Maintainer", "In
 	"Provides", "Section", "Priority", "Multi-Arch", "Homepage", "Description"}
 
 func singleLine(name, value string) error {
-	if strings.ContainsAny(value, "\n\r\x00") {
-		return invalidf("control field %s: value %q must be a single line without NUL or carriage return", name, value)
+	if err := CheckFieldText(value, false); err != nil {
+		return invalidf("control field %s: value %q %v", name, value, err)
+	}
+	return nil
+}
+
+// CheckFieldText returns why Write refuses value as the text of a control
+// field, or of a part of one that is one line (a relation, the synopsis):
+// a control character other than tab, which dpkg's parser and Debian policy
+// 5.1 refuse in DEBIAN/control (control.ParseStrict, which Inspect reads it
+// with), or a line break where multiline is false. The recipe loader checks
+// a recipe's control texts with it, so that lint refuses at the recipe's
+// line what Write would refuse at build time.
+func CheckFieldText(value string, multiline bool) error {
+	for _, c := range value {
+		switch {
+		case c == '\n' && !multiline:
+			return errors.New("must be a single line")
+		case c == '\n' || c == '\t':
+		case c < 0x20 || c == 0x7f:
+			return fmt.Errorf("must not hold the control character %q", c)
+		}
 	}
 	return nil
 }
