@@ -20,6 +20,7 @@ func TestRelationsUseDebsGrammar(t *testing.T) {
 		{"architecture list (source packages only)", "    depends: [\"libc6 [amd64]\"]\n", `recipes/x.yaml:17:15: depends: "libc6 [amd64]": not NAME [(OP VERSION)]`},
 		{"alternatives in conflicts", "    conflicts: [\"a1 | b1\"]\n", `recipes/x.yaml:17:17: conflicts: "a1 | b1": alternatives (|) are not allowed, found "a1 | b1"`},
 		{"provides a range", "    provides: [\"xv (>= 1)\"]\n", `recipes/x.yaml:17:16: provides: "xv (>= 1)": "xv (>= 1)": only an exact version (=) may be provided, found >=`},
+		{"native qualifier (Build-Depends only)", "    depends: [\"libc6:native\"]\n", `recipes/x.yaml:17:15: depends: "libc6:native": "libc6:native": architecture qualifier native: belongs to a source package's Build-Depends`},
 		{"bad version", "    recommends: [\"xv (>= v1)\"]\n", `recipes/x.yaml:17:18: recommends: "xv (>= v1)": "xv (>= v1)": version "v1": upstream version "v1" must start with a digit`},
 	} {
 		t.Run(tt.name, func(t *testing.T) {

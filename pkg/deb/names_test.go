@@ -58,6 +58,10 @@ func TestParseRelations(t *testing.T) {
 		{"Depends", "ab,,cd", true, "empty relation"},
 		{"Depends", "libc6 (>= 2.36", true, `after "libc6"`},
 		{"Depends", "libc6:AMD64", true, "architecture qualifier"},
+		// dpkg never satisfies it in a binary package (an architecture
+		// called "native"); dpkg-gencontrol refuses it.
+		{"Depends", "passwd | libc6:native (>= 2)", false, "architecture qualifier native: belongs to a source package's Build-Depends"},
+		{"Breaks", "libc6:native", false, "architecture qualifier native"},
 		{"Depends", "libc6 (>= 2 3)", true, `version "2 3": expected one version`},
 		{"Depends", "libc6 (>= v2)", false, `version "v2": upstream version "v2" must start with a digit`},
 		{"Provides", "virtual (>= 1)", false, "only an exact version (=) may be provided, found >="},

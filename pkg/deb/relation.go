@@ -44,7 +44,8 @@ func syntaxErrorf(format string, args ...any) error {
 // ParseRelations parses the value of relationship field (Depends, Provides,
 // ...; see RelationFields) as dpkg's f_dependency parses it, treating its
 // warnings as errors: comma-separated groups of "|"-separated alternatives,
-// each a package name (PackageNamePattern), an optional ":architecture" and an
+// each a package name (PackageNamePattern), an optional ":architecture" (any
+// or an architecture name; not native, which only Build-Depends know) and an
 // optional "(op version)" with op one of << <= = >= >>. Breaks, Conflicts,
 // Provides and Replaces take no alternatives, and Provides only exact (=)
 // versions. An empty value is no relation (dpkg ignores it); an empty element
@@ -95,7 +96,13 @@ func parseRelation(field, rel string) (Relation, error) {
 		return r, syntaxErrorf("%q is not a package name: expected %s", shorten(name), PackageNamePattern)
 	}
 	if qualified && !ValidArchitecture(arch) && arch != "any" {
-		return r, syntaxErrorf("architecture qualifier %q: expected any, native or an architecture name", shorten(arch))
+		return r, syntaxErrorf("architecture qualifier %q: expected any or an architecture name", shorten(arch))
+	}
+	if arch == "native" {
+		// dpkg-gencontrol's parser (Dpkg::Deps) refuses it outside
+		// Build-Depends; dpkg reads it as an architecture of that name,
+		// which no package has, and never configures the package.
+		return r, fmt.Errorf("architecture qualifier native: belongs to a source package's Build-Depends; in a binary package dpkg reads it as an architecture called \"native\", which no package has, so the relation is never satisfied: write :any or no qualifier")
 	}
 	if rest == "" {
 		return r, nil
