@@ -226,6 +226,7 @@ func TestMergeScripts(t *testing.T) {
 		{"shebang", "#!/bin/bash\necho\n", "starts with a #! line: updeb writes the script's #!/bin/sh and set -e; give only the commands"},
 		{"NUL", "echo \x00\n", "contains a NUL byte: a fragment is shell text"},
 		{"DOS", "echo a\r\n", "has carriage returns (a file saved with DOS line ends)"},
+		{"byte order mark", "\ufeffecho a\n", "holds a byte order mark (U+FEFF, as some editors start a file)"},
 		{"two tokens", "#UPDEB#\necho\n  #UPDEB#\n", "has 2 #UPDEB# lines (lines 1, 3); at most one says where updeb's part goes"},
 		{"token in a string", "echo ok\necho \"#UPDEB#\"\n", "line 2: #UPDEB# must stand alone on its line (blanks around it allowed)"},
 		{"token after a command", "true #UPDEB#\n", "line 1: #UPDEB# must stand alone on its line"},

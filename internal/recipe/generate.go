@@ -712,6 +712,8 @@ func checkFragment(f Fragment, data []byte) (string, error) {
 		return "", bad("starts with a #! line: updeb writes the script's #!/bin/sh and set -e; give only the commands")
 	case strings.Contains(text, "\r"):
 		return "", bad("has carriage returns (a file saved with DOS line ends): /bin/sh would read them as part of each command")
+	case strings.ContainsRune(text, '\ufeff'):
+		return "", bad("holds a byte order mark (U+FEFF, as some editors start a file): /bin/sh would read it as part of a command, and the script fails where the fragment runs")
 	}
 	text = "\n" + strings.TrimRight(text, "\n") + "\n"
 	var at []string
