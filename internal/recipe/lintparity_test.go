@@ -1,10 +1,14 @@
 package recipe
 
 import (
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
+
+	"github.com/updeb/updeb/internal/testkit/testenv"
 )
 
 // loadWarnings loads text as recipes/x.yaml (it must load) and returns its
@@ -31,6 +35,8 @@ func loadWarnings(t *testing.T, text string, files map[string]string) []string {
 // what to write instead; what lintian lets pass, lint does too.
 func TestLintianParityWarnings(t *testing.T) {
 	long := strings.Repeat("y", 80)
+	// lintian 2.116's data/fields/archive-sections and archive areas.
+	const sections = "one of admin, cli-mono, comm, database, debian-installer, debug, devel, doc, editors, education, electronics, embedded, fonts, games, gnome, gnu-r, gnustep, golang, graphics, hamradio, haskell, httpd, interpreters, introspection, java, javascript, kde, kernel, libdevel, libs, lisp, localization, mail, math, metapackages, misc, net, news, ocaml, oldlibs, otherosfs, perl, php, python, raku, ruby, rust, science, shells, sound, tasks, tex, text, utils, vcs, video, web, x11, xfce, zope, optionally after contrib/, non-free/ or non-free-firmware/"
 	tests := []struct {
 		name, old, new string
 		want           []string
@@ -50,6 +56,13 @@ func TestLintianParityWarnings(t *testing.T) {
 			[]string{"15:18: description: line 2 has 82 characters; lintian flags a line over 79 (extended-description-line-too-long: the control file indents it by a space, and 80 is the limit): break it into shorter lines"}},
 		// lintian's synopsis-too-long counts characters.
 		{"summary of 80 characters outside ASCII", "    summary: X tool\n", "    summary: " + strings.Repeat("é", 39) + " " + strings.Repeat("é", 40) + "\n", nil},
+		// lintian's unknown-section: a section of the archive, after
+		// one of its areas or none.
+		{"a section of the archive in an area", "    section: admin\n", "    section: non-free/net\n", nil},
+		{"a section that is not the archive's", "    section: admin\n", "    section: tools\n",
+			[]string{`16:14: section: "tools" is not a section of the Debian archive (lintian's unknown-section): ` + sections}},
+		{"an area that is not the archive's", "    section: admin\n", "    section: main/admin\n",
+			[]string{`16:14: section: "main/admin" is not a section of the Debian archive (lintian's unknown-section): ` + sections}},
 		// A package that triggers ldconfig must ship what it reads.
 		{"ldconfig trigger without a library", "    systemd-units: [x.service]\n",
 			"    systemd-units: [x.service]\n    triggers: [activate-await x-reload, activate-noawait ldconfig]\n",
@@ -184,5 +197,25 @@ func TestPackedRawWarning(t *testing.T) {
 		if tt.want == "" && strings.Contains(got, "does not unpack") || tt.want != "" && !strings.HasPrefix(got, tt.want) {
 			t.Errorf("%s (kind %q): warnings:\n%s\nwant %q", tt.url, tt.kind, got, tt.want)
 		}
+	}
+}
+
+// TestDebianSectionsAreLintians: the sections lint knows are those of the
+// installed lintian's data (fields/archive-sections), no more, no fewer.
+func TestDebianSectionsAreLintians(t *testing.T) {
+	testenv.RequireTool(t, "lintian")
+	data, err := os.ReadFile("/usr/share/lintian/data/fields/archive-sections")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var want []string
+	for line := range strings.Lines(string(data)) {
+		if l := strings.TrimSpace(line); l != "" && !strings.HasPrefix(l, "#") {
+			want = append(want, l)
+		}
+	}
+	slices.Sort(want)
+	if got := slices.Sorted(maps.Keys(debianSections)); !slices.Equal(got, want) {
+		t.Errorf("sections:\n%q\nlintian's:\n%q", got, want)
 	}
 }

@@ -170,6 +170,25 @@ var debianArchs = map[string]bool{
 	"ppc64el": true, "riscv64": true, "s390x": true, "loong64": true, "ppc64": true,
 }
 
+// debianSections are the sections of the Debian archive, as lintian 2.116
+// knows them (data/fields/archive-sections), and archiveAreas the areas
+// that may come before one ("non-free/net"); lintian warns about any other
+// (unknown-section).
+var debianSections = map[string]bool{
+	"admin": true, "cli-mono": true, "comm": true, "database": true, "debian-installer": true, "debug": true,
+	"devel": true, "doc": true, "editors": true, "education": true, "electronics": true, "embedded": true,
+	"fonts": true, "games": true, "gnome": true, "gnu-r": true, "gnustep": true, "golang": true, "graphics": true,
+	"hamradio": true, "haskell": true, "httpd": true, "interpreters": true, "introspection": true, "java": true,
+	"javascript": true, "kde": true, "kernel": true, "libdevel": true, "libs": true, "lisp": true,
+	"localization": true, "mail": true, "math": true, "metapackages": true, "misc": true, "net": true,
+	"news": true, "ocaml": true, "oldlibs": true, "otherosfs": true, "perl": true, "php": true, "python": true,
+	"raku": true, "ruby": true, "rust": true, "science": true, "shells": true, "sound": true, "tasks": true,
+	"tex": true, "text": true, "utils": true, "vcs": true, "video": true, "web": true, "x11": true, "xfce": true,
+	"zope": true,
+}
+
+var archiveAreas = map[string]bool{"contrib": true, "non-free": true, "non-free-firmware": true}
+
 var priorities = map[string]bool{"required": true, "important": true, "standard": true, "optional": true}
 
 func (d *decoder) recipe(r *Recipe, n *yaml.Node) {
@@ -792,6 +811,8 @@ func (d *decoder) pkg(p *Package, n *yaml.Node) {
 			d.Describe(v, yamlfile.Schema{Pattern: sectionRE.String()})
 			if d.Str(v, "section", &p.Section) && !sectionRE.MatchString(p.Section) {
 				d.at(v, "section: %q is not a Debian section (e.g. admin, net, utils)", p.Section)
+			} else if area, name, ok := strings.Cut(p.Section, "/"); !debianSections[cmp.Or(name, area)] || ok && !archiveAreas[area] {
+				d.warn(v, "section: %q is not a section of the Debian archive (lintian's unknown-section): one of %s, optionally after contrib/, non-free/ or non-free-firmware/", p.Section, strings.Join(slices.Sorted(maps.Keys(debianSections)), ", "))
 			}
 		}},
 		"priority": {false, func(v *yaml.Node) {
