@@ -54,6 +54,18 @@ func TestLintianParityWarnings(t *testing.T) {
 		{"description line too long, quoted", "    description: The X tool.\n",
 			"    description: \"The X tool.\\n" + long + "{{.Name}}\"\n",
 			[]string{"15:18: description: line 2 has 82 characters; lintian flags a line over 79 (extended-description-line-too-long: the control file indents it by a space, and 80 is the limit): break it into shorter lines"}},
+		// The description as the control file has it: blank lines around
+		// it dropped, inner ones "."; lintian warns about an empty
+		// paragraph and about a first line that is indented.
+		{"blank lines around the description", "    description: The X tool.\n",
+			"    description: |\n\n      The X tool.\n\n      More.\n\n", nil},
+		{"two blank lines", "    description: The X tool.\n",
+			"    description: |\n      The X tool.\n\n      .\n      More.\n",
+			[]string{"18:7: description: line 3 makes an empty paragraph (lintian's extended-description-contains-empty-paragraph): one empty line between paragraphs, none before the first or after the last"}},
+		{"a paragraph break last", "    description: The X tool.\n", "    description: \"The X tool.\\n.\"\n",
+			[]string{"15:18: description: line 2 makes an empty paragraph (lintian's extended-description-contains-empty-paragraph): one empty line between paragraphs, none before the first or after the last"}},
+		{"an indented first line", "    description: The X tool.\n", "    description: \"\\n  The X tool.\\nMore.\"\n",
+			[]string{"15:18: description: line 2, the first, starts with white space, which shows it verbatim (lintian's description-starts-with-leading-spaces): start it at the margin"}},
 		// lintian's synopsis-too-long counts characters.
 		{"summary of 80 characters outside ASCII", "    summary: X tool\n", "    summary: " + strings.Repeat("é", 39) + " " + strings.Repeat("é", 40) + "\n", nil},
 		// lintian's unknown-section: a section of the archive, after

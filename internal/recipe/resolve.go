@@ -761,6 +761,26 @@ func (pl *packageResolver) descriptionLines(n *yaml.Node, text string) {
 			pl.fs.warn(pl.fs.blockLine(n, i), "description: line %d has %d characters; lintian flags a line over %d (extended-description-line-too-long: the control file indents it by a space, and 80 is the limit): break it into shorter lines", i+1, c, descriptionWidth)
 		}
 	}
+	// The description as the control file has it (pkg/deb drops the blank
+	// lines around it and writes inner ones as "."), line k of it being
+	// line lead+k of text.
+	lines := strings.Split(text, "\n")
+	lead := 0
+	for lead < len(lines) && strings.TrimRight(lines[lead], " \t") == "" {
+		lead++
+	}
+	written := (&deb.Control{Summary: "-", Description: text}).Paragraph(0)
+	ext := strings.Split(written.Value("Description"), "\n")[1:]
+	for k, l := range ext {
+		i := lead + k
+		switch {
+		case k == 0 && (strings.HasPrefix(l, " ") || strings.HasPrefix(l, "\t")):
+			pl.fs.warn(pl.fs.blockLine(n, i), "description: line %d, the first, starts with white space, which shows it verbatim (lintian's description-starts-with-leading-spaces): start it at the margin", i+1)
+		case l == "." && (k == 0 || k == len(ext)-1 || ext[k-1] == "."):
+			pl.fs.warn(pl.fs.blockLine(n, i), "description: line %d makes an empty paragraph (lintian's extended-description-contains-empty-paragraph): one empty line between paragraphs, none before the first or after the last", i+1)
+			return
+		}
+	}
 }
 
 // relations renders the recipe's relation fields and adds the ones updeb's
