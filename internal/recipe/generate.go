@@ -113,6 +113,7 @@ const (
 	whyEmptyDir   = "The recipe states this directory: the package creates it empty, for what is put into it later (at run time, by the administrator or by other packages)."
 	whyInitial    = "Not an upload to Debian: a repackaged upstream release for a local apt repository, so there is no ITP bug to close."
 	whyRecipe     = "From the recipe's lintian-overrides (its comments say why)."
+	whyPlainEtc   = "The recipe says conffile: false: the package's own file, replaced on every upgrade, not one for the administrator to change."
 )
 
 // override is one line of an overrides file: a tag, optionally limited to a
@@ -240,6 +241,9 @@ func (pp *ResolvedPackage) Overrides(facts func(dest string) (BinaryFacts, bool)
 		if f.Mode&0o111 == 0 && licenseFileRE.MatchString(path.Base(f.Dest)) && strings.HasPrefix(f.Dest, "/usr/share/doc/") && !bf.ELF {
 			add("extra-license-file", f.Dest, whyLicense)
 		}
+		if !f.Conffile && plainEtcFires(f.Dest) {
+			add("file-in-etc-not-marked-as-conffile", f.Dest, whyPlainEtc)
+		}
 	}
 	ovs = append(ovs, pp.permissionHints()...)
 	for _, d := range pp.emptyDirectories() {
@@ -359,6 +363,14 @@ func (pp *ResolvedPackage) installedFiles() (files []ResolvedFile, bytesOf []str
 
 // licenseFileRE is lintian's name of a license file (Files/Licenses.pm).
 var licenseFileRE = regexp.MustCompile(`(?i)^(?:copying|licen[cs]e|l?gpl|bsd|artistic)[v0-9._-]*(?:\..*)?$`)
+
+// plainEtcFires follows lintian's exceptions to file-in-etc-not-marked-as-conffile
+// (Lintian::Check::Conffiles): a file under /etc that is no conffile, unless
+// a README or System V's init.d skeleton, rc or rcS.
+func plainEtcFires(dest string) bool {
+	return strings.HasPrefix(dest, "/etc/") && !strings.HasSuffix(dest, "/README") &&
+		dest != "/etc/init.d/skeleton" && dest != "/etc/init.d/rc" && dest != "/etc/init.d/rcS"
+}
 
 // unstrippedFires follows lintian's exceptions to unstripped-binary-or-object.
 func unstrippedFires(pkg, dest string) bool {

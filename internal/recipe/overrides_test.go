@@ -24,6 +24,9 @@ func TestOverrides(t *testing.T) {
 			{LocalPath: "/r/tool.service", Dest: "/lib/systemd/system/tool.service", Mode: 0o644},
 			{LocalPath: "/r/other.service", Dest: "/lib/systemd/system/other.service", Mode: 0o644},
 			{LocalPath: "/r/other", Dest: "/etc/init.d/other", Mode: 0o755},
+			{LocalPath: "/r/tool.conf", Dest: "/etc/tool/tool.conf", Mode: 0o644, Conffile: true},
+			{LocalPath: "/r/tool.conf", Dest: "/etc/tool/defaults.conf", Mode: 0o644}, // conffile: false
+			{LocalPath: "/r/README", Dest: "/etc/tool/README", Mode: 0o644},
 			{LocalPath: "/r/tool.1.gz", Dest: "/usr/share/man/man1/unstripped-dynamic.1.gz", Mode: 0o644},
 		},
 		Symlinks:         []Link{{Dest: "/usr/bin/tool", Target: "stripped"}},
@@ -47,6 +50,8 @@ func TestOverrides(t *testing.T) {
 		"tool: unstripped-binary-or-object [usr/bin/unstripped-dynamic]",
 		"tool: unstripped-binary-or-object [usr/sbin/toold-static]", // *-static: not statically-linked-binary
 		"tool: extra-license-file [usr/share/doc/tool/LICENSE.txt]",
+		"tool: file-in-etc-not-marked-as-conffile [etc/init.d/other]",
+		"tool: file-in-etc-not-marked-as-conffile [etc/tool/defaults.conf]",
 		"tool: no-manual-page [usr/bin/stripped]",
 		"tool: no-manual-page [usr/bin/tool]",
 		"tool: no-manual-page [usr/sbin/toold-static]",
