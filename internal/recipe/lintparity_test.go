@@ -75,6 +75,10 @@ func TestLintianParityWarnings(t *testing.T) {
 			[]string{`16:14: section: "tools" is not a section of the Debian archive (lintian's unknown-section): ` + sections}},
 		{"an area that is not the archive's", "    section: admin\n", "    section: main/admin\n",
 			[]string{`16:14: section: "main/admin" is not a section of the Debian archive (lintian's unknown-section): ` + sections}},
+		// lintian splits a conffiles line at spaces (dpkg does not).
+		{"a conffile with a space", "    systemd-units: [x.service]\n",
+			"      - {file: x.service, dest: \"/etc/x/a b.conf\"}\n      - {file: x.service, dest: \"/etc/x/c d.conf\", conffile: false}\n    systemd-units: [x.service]\n",
+			[]string{`20:33: dest: "/etc/x/a b.conf" is a conffile with a space in its name: dpkg takes it, but lintian reads the part before the last space as a conffile flag and reports errors (unknown-conffile-instruction, relative-conffile, missing-conffile, ...), which updeb verify fails on: rename it, or say conffile: false`}},
 		// A package that triggers ldconfig must ship what it reads.
 		{"ldconfig trigger without a library", "    systemd-units: [x.service]\n",
 			"    systemd-units: [x.service]\n    triggers: [activate-await x-reload, activate-noawait ldconfig]\n",

@@ -980,6 +980,10 @@ func (pl *packageResolver) file(f File) (ResolvedFile, bool) {
 	}
 	if pf.Conffile && strings.TrimRight(pf.Dest, " \t") != pf.Dest {
 		pl.fs.at(valueOf(fn, "dest"), "dest: %q is a conffile whose name ends in white space, which dpkg's record of conffiles loses (it would never find the file again): rename it, or say conffile: false", pf.Dest)
+	} else if pf.Conffile && strings.Contains(pf.Dest, " ") {
+		// dpkg reads a conffiles line that starts with "/" as one name;
+		// lintian 2.116 splits it at spaces into flags and a name.
+		pl.fs.warn(valueOf(fn, "dest"), "dest: %q is a conffile with a space in its name: dpkg takes it, but lintian reads the part before the last space as a conffile flag and reports errors (unknown-conffile-instruction, relative-conffile, missing-conffile, ...), which updeb verify fails on: rename it, or say conffile: false", pf.Dest)
 	}
 	if problem := deb.ConffileLengthProblem(pf.Dest); pf.Conffile && problem != "" {
 		pl.fs.at(valueOf(fn, "dest"), "dest: %q is a conffile and %s: rename it, or say conffile: false", clip(pf.Dest), problem)
