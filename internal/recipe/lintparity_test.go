@@ -75,6 +75,16 @@ func TestLintianParityWarnings(t *testing.T) {
 			[]string{`16:14: section: "tools" is not a section of the Debian archive (lintian's unknown-section): ` + sections}},
 		{"an area that is not the archive's", "    section: admin\n", "    section: main/admin\n",
 			[]string{`16:14: section: "main/admin" is not a section of the Debian archive (lintian's unknown-section): ` + sections}},
+		// lintian's errors about a maintainer (Fields/MailAddress).
+		{"a maintainer lintian takes", "copyright: X Authors\n", "copyright: X Authors\nmaintainer: \"Jörg Q. Müller (ops) <jörg.m+deb@example.org>\"\n", nil},
+		{"a maintainer with @ in the name", "copyright: X Authors\n", "copyright: X Authors\nmaintainer: \"Ops@Example <ops@example.org>\"\n",
+			[]string{`6:13: maintainer: "Ops@Example <ops@example.org>" draws lintian's malformed-contact: the name holds one of @ ; [ ] \ " (quote the name to keep it)`}},
+		{"a maintainer at a host without a dot", "copyright: X Authors\n", "copyright: X Authors\nmaintainer: \"Ops <ops@localhost>\"\n",
+			[]string{`6:13: maintainer: "Ops <ops@localhost>" draws lintian's bogus-mail-host: the mail host is not a domain name of two or more labels of letters, digits and inner hyphens`}},
+		{"a maintainer with a trailing dot", "copyright: X Authors\n", "copyright: X Authors\nmaintainer: \"Ops <ops@example.org.>\"\n",
+			[]string{"6:13: maintainer: \"Ops <ops@example.org.>\" draws lintian's malformed-contact: the address is not letters, digits and !#$%&'*+/=?^_`{|}~- in dot-separated parts"}},
+		{"root as the maintainer", "copyright: X Authors\n", "copyright: X Authors\nmaintainer: \"Ops <root@example.org>\"\n",
+			[]string{`6:13: maintainer: "Ops <root@example.org>" draws lintian's root-in-contact: write the address of a person or a team`}},
 		// lintian splits a conffiles line at spaces (dpkg does not).
 		{"a conffile with a space", "    systemd-units: [x.service]\n",
 			"      - {file: x.service, dest: \"/etc/x/a b.conf\"}\n      - {file: x.service, dest: \"/etc/x/c d.conf\", conffile: false}\n    systemd-units: [x.service]\n",

@@ -260,6 +260,8 @@ func (d *decoder) recipe(r *Recipe, n *yaml.Node) {
 			d.Describe(v, yamlfile.Schema{Pattern: maintainerRE.String()})
 			if d.Str(v, "maintainer", &r.Maintainer) && !validMaintainer(r.Maintainer) {
 				d.at(v, "maintainer: %q is not \"Full Name <email@address>\"", r.Maintainer)
+			} else if why := maintainerLintian(r.Maintainer); why != "" {
+				d.warn(v, "maintainer: %q draws lintian's %s", r.Maintainer, why)
 			}
 		}},
 		"files-dir": {false, func(v *yaml.Node) {

@@ -473,6 +473,40 @@ func validMaintainer(m string) bool {
 	return maintainerRE.MatchString(m) && deb.CheckFieldText(m, false) == nil
 }
 
+var (
+	// mailAtomRE is a local part as lintian's parser (Email::Address::XS)
+	// takes it unquoted: RFC 5322's dot-atom.
+	mailAtomRE = regexp.MustCompile("^[A-Za-z0-9!#$%&'*+/=?^_`{|}~\\x{80}-\\x{10FFFF}-]+(\\.[A-Za-z0-9!#$%&'*+/=?^_`{|}~\\x{80}-\\x{10FFFF}-]+)*$")
+	// mailLabelRE is a label of a mail host as lintian takes it
+	// (Data::Validate::Domain).
+	mailLabelRE = regexp.MustCompile(`^[A-Za-z0-9]([A-Za-z0-9-]*[A-Za-z0-9])?$`)
+)
+
+// maintainerLintian returns why lintian 2.116 (Lintian::Check::Fields::
+// MailAddress) reports an error about maintainer m, one maintainerRE
+// takes, or "": updeb verify fails on it. lintian also wants the host's last
+// label to be a top-level domain it knows; that list is not checked here.
+func maintainerLintian(m string) string {
+	if !validMaintainer(m) {
+		return ""
+	}
+	i := strings.LastIndex(m, " <")
+	name, addr := m[:i], strings.TrimSuffix(m[i+2:], ">")
+	user, host, _ := strings.Cut(addr, "@")
+	labels := strings.Split(host, ".")
+	switch {
+	case !(strings.HasPrefix(name, "\"") && strings.HasSuffix(name, "\"")) && strings.ContainsAny(name, `@;[]\"`):
+		return "malformed-contact: the name holds one of @ ; [ ] \\ \" (quote the name to keep it)"
+	case !mailAtomRE.MatchString(user) || slices.Contains(labels, ""):
+		return "malformed-contact: the address is not letters, digits and !#$%&'*+/=?^_`{|}~- in dot-separated parts"
+	case len(labels) < 2 || slices.ContainsFunc(labels, func(l string) bool { return !mailLabelRE.MatchString(l) }):
+		return "bogus-mail-host: the mail host is not a domain name of two or more labels of letters, digits and inner hyphens"
+	case user == "root" || name == "root":
+		return "root-in-contact: write the address of a person or a team"
+	}
+	return ""
+}
+
 // maintainer is the recipe's, else the site's default; only lint may do
 // without one.
 func (r *Recipe) maintainer(opts resolveOptions, fs *findings) string {
