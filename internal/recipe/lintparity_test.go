@@ -75,6 +75,18 @@ func TestLintianParityWarnings(t *testing.T) {
 			[]string{`16:14: section: "tools" is not a section of the Debian archive (lintian's unknown-section): ` + sections}},
 		{"an area that is not the archive's", "    section: admin\n", "    section: main/admin\n",
 			[]string{`16:14: section: "main/admin" is not a section of the Debian archive (lintian's unknown-section): ` + sections}},
+		// lintian's conflicts-with-dependency: a relation satisfies the
+		// conflict when every version it takes is one the conflict names.
+		{"conflicts with a dependency", "    section: admin\n",
+			"    section: admin\n    depends: [\"libfoo (= 1.2) | libfoo (<< 1)\", libbar, \"libbaz (>= 2)\", \"libqux | libfoo\"]\n    conflicts: [libbar, libbaz, \"libqux:any\"]\n    breaks: [\"libfoo (<< 2)\", \"libbaz (>= 1)\"]\n",
+			[]string{
+				`18:17: conflicts: "libbar": package xx also depends "libbar", which satisfies it (lintian's conflicts-with-dependency, an error, which updeb verify fails on): drop one of them`,
+				`18:25: conflicts: "libbaz": package xx also depends "libbaz (>= 2)", which satisfies it (lintian's conflicts-with-dependency, an error, which updeb verify fails on): drop one of them`,
+				`19:14: breaks: "libfoo (<< 2)": package xx also depends "libfoo (= 1.2) | libfoo (<< 1)", which satisfies it (lintian's conflicts-with-dependency, an error, which updeb verify fails on): drop one of them`,
+				`19:31: breaks: "libbaz (>= 1)": package xx also depends "libbaz (>= 2)", which satisfies it (lintian's conflicts-with-dependency, an error, which updeb verify fails on): drop one of them`,
+			}},
+		{"conflicts no dependency satisfies", "    section: admin\n",
+			"    section: admin\n    depends: [\"libfoo (>= 1.2)\", \"libqux | libbar\", \"libbaz:any\"]\n    breaks: [\"libfoo (<< 2)\", libbar, libbaz]\n", nil},
 		// lintian's errors about a maintainer (Fields/MailAddress).
 		{"a maintainer lintian takes", "copyright: X Authors\n", "copyright: X Authors\nmaintainer: \"Jörg Q. Müller (ops) <jörg.m+deb@example.org>\"\n", nil},
 		{"a maintainer with @ in the name", "copyright: X Authors\n", "copyright: X Authors\nmaintainer: \"Ops@Example <ops@example.org>\"\n",

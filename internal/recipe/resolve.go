@@ -836,6 +836,7 @@ func (pl *packageResolver) relations() {
 			rels[rf.field] = append(rels[rf.field], s)
 		}
 	}
+	pl.conflictsWithDependency(rels)
 	if rp.SystemUser != nil {
 		rels["Depends"] = addRelation(rels["Depends"], "adduser")
 	}
@@ -844,6 +845,67 @@ func (pl *packageResolver) relations() {
 	}
 	pp.PreDepends, pp.Depends, pp.Recommends, pp.Suggests = rels["Pre-Depends"], rels["Depends"], rels["Recommends"], rels["Suggests"]
 	pp.Conflicts, pp.Breaks, pp.Replaces, pp.Provides = rels["Conflicts"], rels["Breaks"], rels["Replaces"], rels["Provides"]
+}
+
+// conflictsWithDependency warns about a Conflicts or Breaks relation that
+// a Depends, Pre-Depends, Recommends or Suggests of the package satisfies:
+// lintian's conflicts-with-dependency, an error, which updeb verify fails
+// on. rels are the rendered relations, field -> elements, as the recipe
+// writes them (checked).
+func (pl *packageResolver) conflictsWithDependency(rels map[string][]string) {
+	for _, cf := range []struct{ key, field string }{{"conflicts", "Conflicts"}, {"breaks", "Breaks"}} {
+		for i, ce := range rels[cf.field] {
+			conflicts, err := deb.ParseRelations(cf.field, ce)
+			if err != nil {
+				continue
+			}
+			for _, c := range conflicts {
+				for _, df := range []struct{ key, field string }{{"pre-depends", "Pre-Depends"}, {"depends", "Depends"}, {"recommends", "Recommends"}, {"suggests", "Suggests"}} {
+					for _, de := range rels[df.field] {
+						groups, _ := deb.ParseRelations(df.field, de)
+						if slices.ContainsFunc(groups, func(g []deb.Relation) bool {
+							return !slices.ContainsFunc(g, func(d deb.Relation) bool { return !implies(d, c[0]) })
+						}) {
+							pl.fs.warn(elementAt(valueOf(pl.rp.node, cf.key), i), "%s: %q: package %s also %s %q, which satisfies it (lintian's conflicts-with-dependency, an error, which updeb verify fails on): drop one of them", cf.key, ce, pl.pp.Name, df.key, de)
+						}
+					}
+				}
+			}
+		}
+	}
+}
+
+// implies reports whether every package that satisfies dep satisfies c, as
+// lintian decides it (Lintian::Relation::Predicate's satisfies): the same
+// name and architecture qualifier (c's :any takes an unqualified dep), and
+// dep's versions all inside c's.
+func implies(dep, c deb.Relation) bool {
+	if dep.Name != c.Name || dep.Arch != c.Arch && !(dep.Arch == "" && c.Arch == "any") {
+		return false
+	}
+	if c.Op == "" {
+		return true
+	}
+	if dep.Op == "" {
+		return false
+	}
+	n, err := debversion.CompareStrings(dep.Version, c.Version)
+	if err != nil {
+		return false
+	}
+	switch c.Op {
+	case "=":
+		return dep.Op == "=" && n == 0
+	case "<=":
+		return (dep.Op == "=" || dep.Op == "<=" || dep.Op == "<<") && n <= 0
+	case "<<":
+		return dep.Op == "<<" && n <= 0 || (dep.Op == "=" || dep.Op == "<=") && n < 0
+	case ">=":
+		return (dep.Op == "=" || dep.Op == ">=" || dep.Op == ">>") && n >= 0
+	case ">>":
+		return dep.Op == ">>" && n >= 0 || (dep.Op == "=" || dep.Op == ">=") && n > 0
+	}
+	return false
 }
 
 // elementAt is the i-th element of sequence n, for positions; n itself when it is
