@@ -82,3 +82,16 @@ func TestControlTextsCheckedAsWriteDoes(t *testing.T) {
 		t.Error("CheckDefaultMaintainer takes a control character")
 	}
 }
+
+// A package whose name, version and architecture make a .deb file name
+// longer than 255 bytes is refused by lint at the name, as Write refuses it.
+func TestPackageFileNameTooLong(t *testing.T) {
+	long := strings.Repeat("x", 238) // NAME_1.0.0-1_amd64.deb: 238+18 = 256 bytes
+	got := loadFindings(t, strings.Replace(baseRecipe, "  - name: xx\n", "  - name: "+long+"\n", 1))
+	if len(got) != 2 || !strings.HasPrefix(got[0], "recipes/x.yaml:13:11: package name: ") || !strings.HasSuffix(got[0], `version "1.0.0-1" and architecture "amd64" make a file name longer than 255 bytes: shorten the name`) {
+		t.Errorf("findings:\n%s", strings.Join(got, "\n"))
+	}
+	if got := loadFindings(t, strings.Replace(baseRecipe, "  - name: xx\n", "  - name: "+long[:237]+"\n", 1)); got != nil {
+		t.Errorf("a name of 237 (a file name of 255 bytes): findings:\n%s", strings.Join(got, "\n"))
+	}
+}

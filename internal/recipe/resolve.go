@@ -707,6 +707,9 @@ func (pl *packageResolver) identity(dv debversion.Version) {
 	pl.synopsis(valueOf(n, "summary"), pp.Name, pp.Summary, pp.Description)
 	pl.descriptionLines(valueOf(n, "description"), pp.Description)
 	pp.OutputFile = fmt.Sprintf("%s_%s_%s.deb", pp.Name, dv.WithoutEpoch(), pp.Architecture)
+	if err := deb.CheckFileNameLength(pp.Name, pp.Version, pp.Architecture); err != nil && deb.ValidPackageName(pp.Name) {
+		pl.fs.at(valueOf(n, "name"), "package name: %v: shorten the name", err)
+	}
 	pl.pp = pp
 	generated := []string{docDir(pp.Name) + "copyright", docDir(pp.Name) + changelogName(pp), OverridesPath(pp.Name)}
 	pl.generated = map[string]bool{}

@@ -66,11 +66,7 @@ func checkControl(p control.Paragraph) []error {
 	if v, ok := p.Get("Version"); ok && v != "" {
 		addErr("Version", checkVersionField(v))
 	}
-	if name, version, arch := p.Value("Package"), p.Value("Version"), p.Value("Architecture"); len(name)+len(version)+len(arch)+len("__.deb") > maxFileName {
-		// The pool file is name_version_arch.deb (without the epoch, but
-		// counted here to stay simple).
-		add("Package", "%q, version %q and architecture %q make a file name longer than %d bytes", shorten(name), shorten(version), shorten(arch), maxFileName)
-	}
+	addErr("Package", CheckFileNameLength(p.Value("Package"), p.Value("Version"), p.Value("Architecture")))
 	if v, ok := p.Get("Source"); ok {
 		src, rest, _ := strings.Cut(strings.TrimSpace(v), " ")
 		if !ValidPackageName(src) || len(src) > maxFileName {
@@ -105,6 +101,17 @@ func checkControl(p control.Paragraph) []error {
 		}
 	}
 	return errs
+}
+
+// CheckFileNameLength returns an error when a package's name, version and
+// architecture make a pool file name (name_version_arch.deb) longer than a
+// file name may be: the epoch is counted too, to stay simple. Write and
+// Inspect refuse such a package, and the recipe loader such a recipe.
+func CheckFileNameLength(name, version, arch string) error {
+	if len(name)+len(version)+len(arch)+len("__.deb") > maxFileName {
+		return fmt.Errorf("%q, version %q and architecture %q make a file name longer than %d bytes", shorten(name), shorten(version), shorten(arch), maxFileName)
+	}
+	return nil
 }
 
 // The rules of single fields, shared by Write's validation of a Control and
