@@ -427,3 +427,23 @@ func TestDaemonReloadRunningSystemOnly(t *testing.T) {
 		}
 	}
 }
+
+// A fragment's unindented exit that runs before updeb's part of the script
+// ends it there: lint warns, since updeb's part (here the postrm's
+// daemon-reload) would never run. After the #UPDEB# line, inside a block,
+// or in a postinst fragment (which runs after updeb's part), it says nothing.
+func TestFragmentExitBeforeUpdebsPart(t *testing.T) {
+	text := strings.Replace(baseRecipe, "    systemd-units: [x.service]\n", "    systemd-units: [x.service]\n    scripts: {postrm: x.postrm, postinst: x.postinst}\n", 1)
+	for _, tt := range []struct{ postrm, want string }{
+		{"echo bye\nexit 0\n", "21:23: scripts.postrm: x.postrm line 2: exit ends the postrm before updeb's part of it (system user, alternatives, daemon-reload), which then never runs: leave the exit out (updeb ends the script with exit 0)"},
+		{"echo bye\nexit\n#UPDEB#\n", "21:23: scripts.postrm: x.postrm line 2: exit ends the postrm before updeb's part of it (system user, alternatives, daemon-reload), which then never runs: leave the exit out (updeb ends the script with exit 0)"},
+		{"#UPDEB#\necho bye\nexit 0\n", ""},
+		{"if [ \"$1\" = purge ]; then\n\texit 0\nfi\n", ""},
+		{"echo exiting\n", ""},
+	} {
+		got := loadWarnings(t, text, map[string]string{"x.postrm": tt.postrm, "x.postinst": "echo hi\nexit 0\n"})
+		if strings.Join(got, "\n") != tt.want {
+			t.Errorf("postrm %q: warnings:\n%s\nwant:\n%s", tt.postrm, strings.Join(got, "\n"), tt.want)
+		}
+	}
+}

@@ -772,6 +772,32 @@ func tokenLine(text string) int {
 	return 0
 }
 
+// exitLineRE is an unindented exit command: one the shell runs at the top
+// level of a fragment, whatever the script's argument.
+var exitLineRE = regexp.MustCompile(`^exit([ \t;]|$)`)
+
+// exitBeforePart returns the line (from 1) of an unindented exit in a
+// fragment of script name (text as checkFragment returns it) that runs
+// before updeb's part of the script: above the #UPDEB# line, or anywhere in
+// a prerm or postrm fragment without one, which runs first; 0 when none.
+// The script then ends there, and updeb's part (update-alternatives
+// --remove, daemon-reload) never runs.
+func exitBeforePart(name, text string) int {
+	token := tokenLine(text)
+	if token == 0 && (name == "preinst" || name == "postinst") {
+		return 0
+	}
+	for i, line := range strings.Split(text, "\n") {
+		if token > 0 && i >= token {
+			break
+		}
+		if exitLineRE.MatchString(line) {
+			return i
+		}
+	}
+	return 0
+}
+
 // FragmentForLint returns a fragment's bytes as the shell checkers should
 // read them: the #UPDEB# line replaced by ":" (a command that does nothing,
 // as updeb's part is a complete command; a comment alone would leave an

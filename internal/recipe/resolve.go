@@ -635,6 +635,9 @@ func (r *Recipe) resolvePackage(rp Package, rd *renderer, dests *placements, che
 			if err == nil && !hasCommands(text) {
 				rd.fs.warn(n, "scripts.%s: %s holds no commands, only comments and blank lines: leave the fragment out (without a part of updeb's own, the package then has no %s, as lintian's maintainer-script-empty asks)", f.Script, f.File, f.Script)
 			}
+			if line := exitBeforePart(f.Script, text); err == nil && line > 0 && slices.ContainsFunc(pl.pp.Scripts, func(s Script) bool { return s.Name == f.Script }) {
+				rd.fs.warn(n, "scripts.%s: %s line %d: exit ends the %s before updeb's part of it (system user, alternatives, daemon-reload), which then never runs: leave the exit out (updeb ends the script with exit 0)", f.Script, f.File, line, f.Script)
+			}
 			if err != nil {
 				if errors.Is(err, fs.ErrNotExist) {
 					err = fmt.Errorf("scripts.%s: %s does not exist", f.Script, f.LocalPath)
