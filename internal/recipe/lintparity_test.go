@@ -64,6 +64,7 @@ func TestLintianParityWarnings(t *testing.T) {
 			[]string{"18:7: description: line 3 makes an empty paragraph (lintian's extended-description-contains-empty-paragraph): one empty line between paragraphs, none before the first or after the last"}},
 		{"a paragraph break last", "    description: The X tool.\n", "    description: \"The X tool.\\n.\"\n",
 			[]string{"15:18: description: line 2 makes an empty paragraph (lintian's extended-description-contains-empty-paragraph): one empty line between paragraphs, none before the first or after the last"}},
+		{"a paragraph break alone", "    description: The X tool.\n", "    description: \".\"\n", nil},
 		{"an indented first line", "    description: The X tool.\n", "    description: \"\\n  The X tool.\\nMore.\"\n",
 			[]string{"15:18: description: line 2, the first, starts with white space, which shows it verbatim (lintian's description-starts-with-leading-spaces): start it at the margin"}},
 		// lintian's synopsis-too-long counts characters.

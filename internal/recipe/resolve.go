@@ -816,7 +816,9 @@ func (pl *packageResolver) descriptionLines(n *yaml.Node, text string) {
 		switch {
 		case k == 0 && (strings.HasPrefix(l, " ") || strings.HasPrefix(l, "\t")):
 			pl.fs.warn(pl.fs.blockLine(n, i), "description: line %d, the first, starts with white space, which shows it verbatim (lintian's description-starts-with-leading-spaces): start it at the margin", i+1)
-		case l == "." && (k == 0 || k == len(ext)-1 || ext[k-1] == "."):
+		case l == "." && len(ext) > 1 && (k == 0 || k == len(ext)-1 || ext[k-1] == "."):
+			// One line alone is lintian's extended-description-is-probably-too-short
+			// instead, an information.
 			pl.fs.warn(pl.fs.blockLine(n, i), "description: line %d makes an empty paragraph (lintian's extended-description-contains-empty-paragraph): one empty line between paragraphs, none before the first or after the last", i+1)
 			return
 		}
