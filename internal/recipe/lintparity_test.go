@@ -90,6 +90,7 @@ func TestLintianParityWarnings(t *testing.T) {
 			"    section: admin\n    depends: [\"libfoo (>= 1.2)\", \"libqux | libbar\", \"libbaz:any\"]\n    breaks: [\"libfoo (<< 2)\", libbar, libbaz]\n", nil},
 		// lintian's errors about a maintainer (Fields/MailAddress).
 		{"a maintainer lintian takes", "copyright: X Authors\n", "copyright: X Authors\nmaintainer: \"Jörg Q. Müller (ops) <jörg.m+deb@example.org>\"\n", nil},
+		{"a maintainer with a quoted word", "copyright: X Authors\n", "copyright: X Authors\nmaintainer: 'Ops \"@home; [x]\" Team <ops@example.org>'\n", nil},
 		{"a maintainer with @ in the name", "copyright: X Authors\n", "copyright: X Authors\nmaintainer: \"Ops@Example <ops@example.org>\"\n",
 			[]string{`6:13: maintainer: "Ops@Example <ops@example.org>" draws lintian's malformed-contact: the name holds one of @ ; [ ] \ " (quote the name to keep it)`}},
 		{"a maintainer at a host without a dot", "copyright: X Authors\n", "copyright: X Authors\nmaintainer: \"Ops <ops@localhost>\"\n",

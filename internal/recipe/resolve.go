@@ -480,6 +480,9 @@ var (
 	// mailLabelRE is a label of a mail host as lintian takes it
 	// (Data::Validate::Domain).
 	mailLabelRE = regexp.MustCompile(`^[A-Za-z0-9]([A-Za-z0-9-]*[A-Za-z0-9])?$`)
+	// mailQuotedRE is a quoted string of a name ("Foo \"Bar\" Baz"), where
+	// any character may stand.
+	mailQuotedRE = regexp.MustCompile(`"([^"\\]|\\.)*"`)
 )
 
 // maintainerLintian returns why lintian 2.116 (Lintian::Check::Fields::
@@ -495,7 +498,7 @@ func maintainerLintian(m string) string {
 	user, host, _ := strings.Cut(addr, "@")
 	labels := strings.Split(host, ".")
 	switch {
-	case !(strings.HasPrefix(name, "\"") && strings.HasSuffix(name, "\"")) && strings.ContainsAny(name, `@;[]\"`):
+	case strings.ContainsAny(mailQuotedRE.ReplaceAllString(name, ""), `@;[]\"`):
 		return "malformed-contact: the name holds one of @ ; [ ] \\ \" (quote the name to keep it)"
 	case !mailAtomRE.MatchString(user) || slices.Contains(labels, ""):
 		return "malformed-contact: the address is not letters, digits and !#$%&'*+/=?^_`{|}~- in dot-separated parts"
