@@ -160,6 +160,8 @@ func hostileDebs(t testing.TB) []hostileCase {
 		{name: "ok-source-with-version", data: withControl(t, setField("Source", "hostile-src (1:2.0-1)")), accept: true},
 		{name: "architecture-two-words", data: withControl(t, setField("Architecture", "amd64 arm64")), want: "is not a Debian architecture"},
 		{name: "architecture-any", data: withControl(t, setField("Architecture", "any")), want: "is not a Debian architecture"},
+		// dpkg -i refuses it: "package architecture (source) does not match system".
+		{name: "architecture-source", data: withControl(t, setField("Architecture", "source")), want: `"source" is not a Debian architecture`},
 		{name: "depends-unterminated", data: withControl(t, setField("Depends", "libc6 (>= 2.36")), want: "control field Depends"},
 		{name: "depends-arch-list", data: withControl(t, setField("Depends", "libc6 [amd64]")), want: "control field Depends"},
 		{name: "depends-bad-operator", data: withControl(t, setField("Depends", "libc6 (=> 2.36)")), want: "control field Depends"},

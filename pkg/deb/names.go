@@ -31,9 +31,10 @@ func ValidPackageName(s string) bool {
 }
 
 // ValidArchitecture reports whether s is the architecture of a binary
-// package (ArchitecturePattern, not "any").
+// package (ArchitecturePattern, not "any", nor "source", which names a source
+// package's in dpkg and which dpkg -i refuses in a .deb).
 func ValidArchitecture(s string) bool {
-	if s == "" || s == "any" || !isLowerAlnum(s[0]) {
+	if s == "" || s == "any" || s == "source" || !isLowerAlnum(s[0]) {
 		return false
 	}
 	for i := 0; i < len(s); i++ {

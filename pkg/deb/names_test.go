@@ -19,11 +19,11 @@ func TestNamesMatchTheirPatterns(t *testing.T) {
 	pkgRE := regexp.MustCompile(`^` + PackageNamePattern + `$`)
 	archRE := regexp.MustCompile(`^` + ArchitecturePattern + `$`)
 	for _, s := range []string{"", "a", "ab", "a-", "0ad", "libc6", "g++", "kubernetes-client136", "Helm", "kube_ctl",
-		"-a", "+a", ".a", "a:b", "a b", "all", "any", "amd64", "musl-linux-amd64", "arm64\n", "é1", "x.y+z-1"} {
+		"-a", "+a", ".a", "a:b", "a b", "all", "any", "source", "amd64", "musl-linux-amd64", "arm64\n", "é1", "x.y+z-1"} {
 		if got, want := ValidPackageName(s), pkgRE.MatchString(s); got != want {
 			t.Errorf("ValidPackageName(%q) = %v, the pattern says %v", s, got, want)
 		}
-		if got, want := ValidArchitecture(s), archRE.MatchString(s) && s != "any"; got != want {
+		if got, want := ValidArchitecture(s), archRE.MatchString(s) && s != "any" && s != "source"; got != want {
 			t.Errorf("ValidArchitecture(%q) = %v, the pattern says %v", s, got, want)
 		}
 	}
