@@ -246,6 +246,15 @@ type Inputs struct {
 	retiredOf  map[string][]int
 }
 
+// eolCopy names the copy of the end-of-life data in use ("bundled" when
+// EOLCopy is empty).
+func (in *Inputs) eolCopy() string {
+	if in.EOLCopy == "" {
+		return "bundled"
+	}
+	return in.EOLCopy
+}
+
 // Evaluate checks every release set against the built-in rules, the tables
 // and in. A set with ranges (rolling upgrades) is checked in four states: at
 // the start (every range at its first version), with kube-apiserver upgraded
@@ -274,11 +283,7 @@ func Evaluate(sets []ReleaseSet, in Inputs) *Report {
 	}
 	r := &Report{Now: in.Now, Sets: []SetResult{}, Findings: []Finding{}, Sources: tableSources(tables)}
 	if in.EOL != nil {
-		copyName := in.EOLCopy
-		if copyName == "" {
-			copyName = "bundled"
-		}
-		r.Sources = append(r.Sources, Source{Name: compatdata.EndOfLife, Copy: copyName, AsOf: day(in.EOL.AsOf), Text: in.EOL.Source, At: in.EOL.AsOf})
+		r.Sources = append(r.Sources, Source{Name: compatdata.EndOfLife, Copy: in.eolCopy(), AsOf: day(in.EOL.AsOf), Text: in.EOL.Source, At: in.EOL.AsOf})
 	}
 	rows := map[string]bool{}
 	for _, s := range sets {
@@ -569,7 +574,7 @@ func evaluateSet(s *SetResult, t *compatdata.Tables, in Inputs) []Finding {
 			cell := s.Cells[comp]
 			cyc, ok := eolData.Cycle(product, cell.Version)
 			if !ok {
-				add(RuleEOLUnknown, Warning, comp, "", "%s %s: no %s release cycle for it in the bundled end-of-life data", comp, cell.Version, product)
+				add(RuleEOLUnknown, Warning, comp, "", "%s %s: no %s release cycle for it in the end-of-life data (%s, as of %s)", comp, cell.Version, product, in.eolCopy(), day(eolData.AsOf))
 				continue
 			}
 			st := cyc.Status(now)

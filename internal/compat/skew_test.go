@@ -141,3 +141,29 @@ func TestKubeNamedComponentsAreTheirOwn(t *testing.T) {
 		}
 	}
 }
+
+// TestEOLUnknownNamesTheCopy: a version the end-of-life data in use has no
+// cycle for is reported against that copy (a repository data file that
+// predates the minor), not "the bundled end-of-life data": the operator
+// refreshes the copy the finding names.
+func TestEOLUnknownNamesTheCopy(t *testing.T) {
+	sets, err := ParseReleaseSets("r.yaml", []byte("sets:\n  - name: s\n    components: {kubernetes: 1.37.1}\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	data, err := supportdata.Bundled()
+	if err != nil {
+		t.Fatal(err)
+	}
+	in := Inputs{EOL: data, EOLCopy: "repository /srv/k8s/compat-data.yaml", Now: time.Date(2026, 12, 1, 0, 0, 0, 0, time.UTC)}
+	var got []string
+	for _, f := range Evaluate(sets, in).Findings {
+		if f.Rule == RuleEOLUnknown && f.Component == "kubernetes" {
+			got = append(got, f.Message)
+		}
+	}
+	want := "kubernetes 1.37.1: no kubernetes release cycle for it in the end-of-life data (repository /srv/k8s/compat-data.yaml, as of 2026-08-22)"
+	if len(got) != 1 || got[0] != want {
+		t.Errorf("eol-unknown findings: %q, want %q", got, want)
+	}
+}
