@@ -377,7 +377,11 @@ func recipeStatus(comp, product string, r *recipe.Recipe, up upstream, data *sup
 	if !r.EndOfLife.IsZero() {
 		rec.EndOfLife = day(r.EndOfLife)
 		if !r.EndOfLife.After(o.Now) {
-			rec.State, rec.Support = supportdata.EndOfLife.String(), "eol since "+rec.EndOfLife+" (marked in the recipe)"
+			dataSays := ""
+			if covered && !eol {
+				dataSays = rec.Support
+			}
+			rec.State, rec.Support = supportdata.EndOfLife.String(), track.MarkedSupport(rec.EndOfLife, dataSays)
 			return rec, nil // marked: nothing more to do with it
 		}
 	}

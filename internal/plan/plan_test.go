@@ -285,3 +285,52 @@ func TestRetireDayWithoutEOLDate(t *testing.T) {
 		t.Errorf("with no release day: end-of-life %s, want the run's day 2026-12-01", got)
 	}
 }
+
+// A recipe marked end-of-life from a day upstream has since moved (the
+// support data now says its cycle is supported) gets no action, as every
+// mark, but its support says what the data says and how to track it again:
+// a supported line's patches do not stop without a word.
+func TestMarkTheDataContradicts(t *testing.T) {
+	rs := trackingfixture.Recipes(t)
+	for _, r := range rs {
+		switch r.Name {
+		case "kubernetes-1.36":
+			r.EndOfLife = time.Date(2026, 11, 15, 0, 0, 0, 0, time.UTC)
+		case "kubernetes-1.34":
+			r.EndOfLife = time.Date(2026, 10, 27, 0, 0, 0, 0, time.UTC)
+		}
+	}
+	data, err := supportdata.New("Source: test\nAs of: 2026-11-28T08:00:00Z", map[string][]supportdata.Cycle{
+		"kubernetes": {
+			eoltest.Cycle("kubernetes", "1.36", "2026-04-22", "2027-04-28", "2027-06-28", "1.36.5"),
+			eoltest.Cycle("kubernetes", "1.35", "2025-12-17", "2026-12-28", "2027-02-28", "1.35.9"),
+			eoltest.Cycle("kubernetes", "1.34", "2025-08-27", "2026-08-27", "2026-10-27", "1.34.7"),
+		},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := Make(rs, &supportdata.Copy{Data: data}, fixtureOptions(t, today, nil))
+	if err != nil {
+		t.Fatal(err)
+	}
+	support := map[string]string{}
+	for _, c := range p.Components {
+		for _, r := range c.Recipes {
+			support[r.Name] = r.Support
+		}
+	}
+	for name, want := range map[string]string{
+		"kubernetes-1.36": "eol since 2026-11-15 (marked in the recipe, but the support data says supported until 2027-04-28: remove the mark to track it again)",
+		"kubernetes-1.34": "eol since 2026-10-27 (marked in the recipe)", // the data agrees
+	} {
+		if support[name] != want {
+			t.Errorf("%s: support %q, want %q", name, support[name], want)
+		}
+	}
+	for _, a := range p.Actions {
+		if a.Recipe == "kubernetes-1.36" {
+			t.Errorf("an action on a marked recipe: %+v", a)
+		}
+	}
+}

@@ -239,10 +239,26 @@ func SupportOf(r *recipe.Recipe, data *supportdata.Data, now time.Time) Support 
 		}
 	}
 	if s.State != supportdata.EndOfLife.String() && !r.EndOfLife.IsZero() && !r.EndOfLife.After(now) {
+		dataSays := ""
+		if s.State != "unknown" {
+			dataSays = s.Text
+		}
 		s.Date = r.EndOfLife.UTC().Format(time.DateOnly)
-		s.State, s.Text = supportdata.EndOfLife.String(), "eol since "+s.Date+" (marked in the recipe)"
+		s.State, s.Text = supportdata.EndOfLife.String(), MarkedSupport(s.Date, dataSays)
 	}
 	return s
+}
+
+// MarkedSupport is the support text of a recipe whose end-of-life: mark
+// (day) is reached. dataSays is what the support data says of its cycle
+// when that is not end-of-life ("" when the data does not cover it): a mark
+// written from an end-of-life day upstream has since moved says so, or the
+// line's patches would stop without a word.
+func MarkedSupport(day, dataSays string) string {
+	if dataSays == "" {
+		return "eol since " + day + " (marked in the recipe)"
+	}
+	return "eol since " + day + " (marked in the recipe, but the support data says " + dataSays + ": remove the mark to track it again)"
 }
 
 // Status is one row of updeb outdated.

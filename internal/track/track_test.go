@@ -137,6 +137,12 @@ func TestCheckSupport(t *testing.T) {
 	if sup.Product != "kubernetes" || sup.State != "eol" || sup.Cycle != "1.31" || !strings.HasPrefix(sup.Text, "eol since ") {
 		t.Errorf("support = %+v", sup)
 	}
+	// A mark the data contradicts (its cycle supported on the day) says so.
+	r.Name, r.Version, r.EndOfLife = "kubernetes-1.34", "1.34.2", time.Date(2026, 8, 1, 0, 0, 0, 0, time.UTC)
+	sup = SupportOf(r, data, time.Date(2026, 8, 22, 0, 0, 0, 0, time.UTC))
+	if want := "eol since 2026-08-01 (marked in the recipe, but the support data says supported until 2026-08-27: remove the mark to track it again)"; sup.State != "eol" || sup.Text != want {
+		t.Errorf("a contradicted mark: support = %+v, want %q", sup, want)
+	}
 }
 
 // forbidden answers 403 with body and the headers (name, value, ...).
