@@ -330,6 +330,10 @@ func deriveMinor(r *recipe.Recipe, original []byte, minor, newVersion string) ([
 		last = end
 	}
 	out = append(out, original[last:]...)
+	// The old minor's end-of-life mark is not the new minor's: a recipe
+	// derived from a marked one would be born end-of-life (before its own
+	// release), and plan would never propose anything for it.
+	out = dropKeyLines(out, top, "end-of-life")
 	if fd := mapValue(top, "files-dir"); fd == nil {
 		if own := filepath.Join(filepath.Dir(r.Path), strings.TrimSuffix(filepath.Base(r.Path), filepath.Ext(r.Path))); isDir(own) {
 			out = insertAfterKey(out, top, "name", "files-dir: "+filepath.Base(own))
@@ -402,6 +406,21 @@ func insertAfterKey(data []byte, top *yaml.Node, key, line string) []byte {
 		out = append(out, brk...)
 	}
 	return append(append(out, line+brk...), data[at:]...)
+}
+
+// dropKeyLines returns data without the lines of top's key and its value
+// (data has top's lines: the edits before it changed no line break).
+func dropKeyLines(data []byte, top *yaml.Node, key string) []byte {
+	k, v := yamlfile.KeyOf(top, key), mapValue(top, key)
+	lines := yamlfile.LineStarts(data)
+	if k == top || v == nil || k.Line < 1 || v.Line > len(lines) {
+		return data
+	}
+	end := len(data)
+	if v.Line < len(lines) {
+		end = lines[v.Line]
+	}
+	return append(append([]byte(nil), data[:lines[k.Line-1]]...), data[end:]...)
 }
 
 func isNameChar(c byte) bool {

@@ -209,3 +209,26 @@ func TestDeriveMinorLineBreaks(t *testing.T) {
 		t.Errorf("CRLF: derived:\n%q\nwant:\n%q", got, want)
 	}
 }
+
+// TestDeriveMinorDropsEndOfLife: the new minor of a recipe marked
+// end-of-life (plan --apply retired the old minor while the add waited for
+// upstream) is not born end-of-life: the mark, in any of its forms, stays
+// with the old minor, and every other line derives as before.
+func TestDeriveMinorDropsEndOfLife(t *testing.T) {
+	want, err := deriveMinor(kubeProject(t, kubeSrc), []byte(kubeSrc), "1.37", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, mark := range []string{"end-of-life: 2026-11-20\n", "end-of-life: 2026-11-20   # retired by updeb plan --apply\n", "end-of-life:\n  2026-11-20\n"} {
+		for _, brk := range []string{"\n", "\r\n"} {
+			src := strings.ReplaceAll(strings.Replace(kubeSrc, "release-date: 2026-04-22\n", "release-date: 2026-04-22\n"+mark, 1), "\n", brk)
+			got, err := deriveMinor(kubeProject(t, src), []byte(src), "1.37", "")
+			if err != nil {
+				t.Fatal(err)
+			}
+			if w := strings.ReplaceAll(string(want), "\n", brk); string(got) != w {
+				t.Errorf("marked %q (%q): derived:\n%s\nwant:\n%s", mark, brk, got, w)
+			}
+		}
+	}
+}
