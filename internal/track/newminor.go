@@ -1,6 +1,7 @@
 package track
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -8,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -165,6 +167,10 @@ func moveMinor(ctx context.Context, r *recipe.Recipe, minor string, o BumpOption
 	if err != nil {
 		return nil, err
 	}
+	// The old minor's end-of-life mark is not the new minor's.
+	if text, err = dropEndOfLife(r.Path, text); err != nil {
+		return nil, err
+	}
 	next, err := loadBytes(r.Path, r.Root, text)
 	if err != nil {
 		return nil, fmt.Errorf("%s with its watch track moved to %s does not pass lint (not written): %w", r.Path, minor, err)
@@ -241,6 +247,38 @@ func moveTrack(r *recipe.Recipe, original []byte, minor string) ([]byte, error) 
 	}
 	if err := yamlfile.Verify(r.Path, original, out, changes); err != nil {
 		return nil, err
+	}
+	return out, nil
+}
+
+// dropEndOfLife returns text without its end-of-life mark (dropKeyLines),
+// checked as every in-place rewrite is: it must read back as the document
+// of text less that key, every other key, value, style and comment the
+// same, or it is refused (yamlfile.ErrNotRewritten).
+func dropEndOfLife(file string, text []byte) ([]byte, error) {
+	out := dropKeyLines(file, text, "end-of-life")
+	if len(out) == len(text) {
+		return text, nil
+	}
+	lf := func(b []byte) []byte { return bytes.ReplaceAll(b, []byte("\r\n"), []byte("\n")) }
+	top, err := recipe.Document(file, lf(text))
+	if err != nil {
+		return nil, err
+	}
+	after, err := recipe.Document(file, lf(out))
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w: without its end-of-life mark it does not parse: %v", file, yamlfile.ErrNotRewritten, err)
+	}
+	for i := 0; i+1 < len(top.Content); i += 2 {
+		if top.Content[i].Value == "end-of-life" {
+			top.Content = slices.Delete(top.Content, i, i+2)
+			break
+		}
+	}
+	want, err1 := yaml.Marshal(top)
+	got, err2 := yaml.Marshal(after)
+	if err := errors.Join(err1, err2); err != nil || !bytes.Equal(want, got) {
+		return nil, fmt.Errorf("%s: %w: its end-of-life mark cannot be removed alone (edit it by hand)", file, yamlfile.ErrNotRewritten)
 	}
 	return out, nil
 }
@@ -333,7 +371,7 @@ func deriveMinor(r *recipe.Recipe, original []byte, minor, newVersion string) ([
 	// The old minor's end-of-life mark is not the new minor's: a recipe
 	// derived from a marked one would be born end-of-life (before its own
 	// release), and plan would never propose anything for it.
-	out = dropKeyLines(out, top, "end-of-life")
+	out = dropKeyLines(r.Path, out, "end-of-life")
 	if fd := mapValue(top, "files-dir"); fd == nil {
 		if own := filepath.Join(filepath.Dir(r.Path), strings.TrimSuffix(filepath.Base(r.Path), filepath.Ext(r.Path))); isDir(own) {
 			out = insertAfterKey(out, top, "name", "files-dir: "+filepath.Base(own))
@@ -408,19 +446,29 @@ func insertAfterKey(data []byte, top *yaml.Node, key, line string) []byte {
 	return append(append(out, line+brk...), data[at:]...)
 }
 
-// dropKeyLines returns data without the lines of top's key and its value
-// (data has top's lines: the edits before it changed no line break).
-func dropKeyLines(data []byte, top *yaml.Node, key string) []byte {
+// dropKeyLines returns data without the lines of its top-level key, the
+// comment above it and its value; data as it is when it does not parse or
+// lacks the key. It is read with "\r\n" as "\n", as yamlfile.Verify reads:
+// the same lines, and the comment above the key is the key's.
+func dropKeyLines(file string, data []byte, key string) []byte {
+	top, err := recipe.Document(file, bytes.ReplaceAll(data, []byte("\r\n"), []byte("\n")))
+	if err != nil {
+		return data
+	}
 	k, v := yamlfile.KeyOf(top, key), mapValue(top, key)
 	lines := yamlfile.LineStarts(data)
-	if k == top || v == nil || k.Line < 1 || v.Line > len(lines) {
+	first := k.Line
+	if k.HeadComment != "" {
+		first -= strings.Count(k.HeadComment, "\n") + 1
+	}
+	if k == top || v == nil || first < 1 || v.Line > len(lines) {
 		return data
 	}
 	end := len(data)
 	if v.Line < len(lines) {
 		end = lines[v.Line]
 	}
-	return append(append([]byte(nil), data[:lines[k.Line-1]]...), data[end:]...)
+	return append(append([]byte(nil), data[:lines[first-1]]...), data[end:]...)
 }
 
 func isNameChar(c byte) bool {

@@ -219,7 +219,7 @@ func TestDeriveMinorDropsEndOfLife(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, mark := range []string{"end-of-life: 2026-11-20\n", "end-of-life: 2026-11-20   # retired by updeb plan --apply\n", "end-of-life:\n  2026-11-20\n"} {
+	for _, mark := range []string{"end-of-life: 2026-11-20\n", "end-of-life: 2026-11-20   # retired by updeb plan --apply\n", "end-of-life:\n  2026-11-20\n", "# retired by updeb plan --apply\nend-of-life: 2026-11-20\n"} {
 		for _, brk := range []string{"\n", "\r\n"} {
 			src := strings.ReplaceAll(strings.Replace(kubeSrc, "release-date: 2026-04-22\n", "release-date: 2026-04-22\n"+mark, 1), "\n", brk)
 			got, err := deriveMinor(kubeProject(t, src), []byte(src), "1.37", "")
@@ -229,6 +229,35 @@ func TestDeriveMinorDropsEndOfLife(t *testing.T) {
 			if w := strings.ReplaceAll(string(want), "\n", brk); string(got) != w {
 				t.Errorf("marked %q (%q): derived:\n%s\nwant:\n%s", mark, brk, got, w)
 			}
+		}
+	}
+}
+
+// TestNewMinorInPlaceDropsEndOfLife: a recipe not of a series, marked
+// end-of-life ("no newer supported release to move it to"), that moves to a
+// newer minor once one is out loses the old minor's mark (with its comment):
+// else the supported release would read as end-of-life, and every release
+// set that deploys it as a violation. Every other byte stays.
+func TestNewMinorInPlaceDropsEndOfLife(t *testing.T) {
+	u, file := scenario(t)
+	plain := strings.Replace(readString(t, file), `track: "1.x"`, `track: "1.2.x"`, 1)
+	marked := strings.Replace(plain, "release-date: 2026-03-14\n", "release-date: 2026-03-14\n# retired by updeb plan --apply\nend-of-life: 2026-10-27\n", 1)
+	o := testOptions(t, u, fetch.Options{})
+	move := func(text string) string {
+		t.Helper()
+		os.WriteFile(file, []byte(text), 0o644)
+		if _, err := NewMinor(context.Background(), load(t, file), "1.3", BumpOptions{Options: o}); err != nil {
+			t.Fatal(err)
+		}
+		return readString(t, file)
+	}
+	for _, brk := range []string{"\n", "\r\n"} {
+		want := move(strings.ReplaceAll(plain, "\n", brk))
+		if got := move(strings.ReplaceAll(marked, "\n", brk)); got != want {
+			t.Errorf("moved from a marked recipe (%q):\n%s\nwant:\n%s", brk, got, want)
+		}
+		if r := load(t, file); !r.EndOfLife.IsZero() {
+			t.Errorf("end-of-life %v after the move", r.EndOfLife)
 		}
 	}
 }
