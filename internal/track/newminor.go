@@ -447,8 +447,8 @@ func insertAfterKey(data []byte, top *yaml.Node, key, line string) []byte {
 }
 
 // dropKeyLines returns data without the lines of its top-level key, the
-// comment above it and its value; data as it is when it does not parse or
-// lacks the key. It is read with "\r\n" as "\n", as yamlfile.Verify reads:
+// comment above it and its value; data as it is when it does not parse,
+// lacks the key or is a flow mapping. It is read with "\r\n" as "\n", as yamlfile.Verify reads:
 // the same lines, and the comment above the key is the key's.
 func dropKeyLines(file string, data []byte, key string) []byte {
 	top, err := recipe.Document(file, bytes.ReplaceAll(data, []byte("\r\n"), []byte("\n")))
@@ -461,8 +461,8 @@ func dropKeyLines(file string, data []byte, key string) []byte {
 	if k.HeadComment != "" {
 		first -= strings.Count(k.HeadComment, "\n") + 1
 	}
-	if k == top || v == nil || first < 1 || v.Line > len(lines) {
-		return data
+	if k == top || v == nil || top.Style&yaml.FlowStyle != 0 || first < 1 || v.Line > len(lines) {
+		return data // a flow mapping's key shares its line with others
 	}
 	end := len(data)
 	if v.Line < len(lines) {

@@ -231,6 +231,12 @@ func TestDeriveMinorDropsEndOfLife(t *testing.T) {
 			}
 		}
 	}
+	// A recipe written as one flow mapping keeps its lines: the mark's is
+	// every key's.
+	flow := "{name: kube-1.36, version: 1.36.0, end-of-life: 2026-11-20}\n"
+	if got := dropKeyLines("kube-1.36.yaml", []byte(flow), "end-of-life"); string(got) != flow {
+		t.Errorf("a flow mapping: %q", got)
+	}
 }
 
 // TestNewMinorInPlaceDropsEndOfLife: a recipe not of a series, marked
