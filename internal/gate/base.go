@@ -38,14 +38,15 @@ type Base struct {
 // git runs git in dir and returns its standard output.
 func (b *Base) git(ctx context.Context, dir string, args ...string) ([]byte, error) {
 	var out bytes.Buffer
-	if err := b.gitTo(ctx, dir, &out, args...); err != nil {
+	if err := b.gitTo(ctx, dir, nil, &out, args...); err != nil {
 		return nil, err
 	}
 	return out.Bytes(), nil
 }
 
-// gitTo runs git in dir, its standard output going to w.
-func (b *Base) gitTo(ctx context.Context, dir string, w io.Writer, args ...string) error {
+// gitTo runs git in dir, reading in (nil: nothing), its standard output
+// going to w.
+func (b *Base) gitTo(ctx context.Context, dir string, in io.Reader, w io.Writer, args ...string) error {
 	cmd := exec.CommandContext(ctx, b.Git, append([]string{"-C", dir}, args...)...)
 	// git's words in the C locale: the errors quote them, and a few of them
 	// (an ambiguous short hash, a partial clone's failed fetch) are read.
@@ -54,7 +55,7 @@ func (b *Base) gitTo(ctx context.Context, dir string, w io.Writer, args ...strin
 	// nor ssh can ask; it fails instead, and the error says so.
 	cmd.Env = append(os.Environ(), "LC_ALL=C", "GIT_TERMINAL_PROMPT=0")
 	var stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = w, &stderr
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = in, w, &stderr
 	if err := childproc.RunGroup(cmd, cmd.Run); err != nil {
 		return gitError("git "+strings.Join(args, " "), err, stderr.String())
 	}
@@ -339,7 +340,7 @@ func (b *Base) extract(ctx context.Context, top, dir string, paths []string) err
 				return err
 			}
 			w := &limitWriter{w: f, left: maxBaseArchive - total}
-			err = b.gitTo(ctx, top, w, "cat-file", "--filters", "--path="+path, id)
+			err = b.gitTo(ctx, top, nil, w, "cat-file", "--filters", "--path="+path, id)
 			total += w.n
 			if cerr := f.Close(); err == nil {
 				err = cerr

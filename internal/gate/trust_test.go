@@ -753,6 +753,52 @@ func TestConfigReview(t *testing.T) {
 	}
 }
 
+// TestRepoFileThroughLinks: the trusted root and the config are compared
+// with what the base reaches at the path the working tree reads, through
+// the base's links: a file replaced by a link to another file of the
+// repository, itself unchanged, is a change; a folder link the base had as
+// well, with the file unchanged, is none.
+func TestRepoFileThroughLinks(t *testing.T) {
+	const other = "sigstore: {trusted-root: trust/test-ca.json}\nmirrors:\n  - {prefix: https://example.org/, to: mirror/example.org/}\n"
+	dir, _, b := committed(t, map[string]string{"updeb.yaml": "sigstore: {trusted-root: trust/root.json}\n", "contrib/mirrored.yaml": other,
+		"shared/trust/root.json": `{"mediaType": "a"}`, "shared/trust/test-ca.json": `{"mediaType": "test"}`})
+	ctx := context.Background()
+	link := func(target, name string) {
+		t.Helper()
+		p := filepath.Join(dir, name)
+		if err := os.RemoveAll(p); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Symlink(target, p); err != nil {
+			t.Fatal(err)
+		}
+	}
+	git := func(args ...string) {
+		testenv.Run(t, b.Git, append([]string{"-C", dir, "-c", "user.email=t@example.org", "-c", "user.name=t"}, args...)...)
+	}
+	link("shared/trust", "trust")
+	git("add", "-A")
+	git("commit", "-q", "-m", "trust is a link")
+	root := filepath.Join(dir, "trust", "root.json")
+	if items, err := b.TrustedRootReview(ctx, dir, root); err != nil || len(items) != 0 {
+		t.Errorf("unchanged behind a folder link the base has too: %+v %v", items, err)
+	}
+	link("test-ca.json", "shared/trust/root.json")
+	if items, err := b.TrustedRootReview(ctx, dir, root); err != nil || len(items) != 1 || items[0].Subject != "trust/root.json" ||
+		!strings.Contains(items[0].Message, "trust/root.json is changed since HEAD") {
+		t.Errorf("replaced by a link to another root of the repository: %+v %v", items, err)
+	}
+	link("contrib/mirrored.yaml", "updeb.yaml")
+	items, err := b.ConfigReview(ctx, dir, filepath.Join(dir, "updeb.yaml"))
+	var kinds []string
+	for _, it := range items {
+		kinds = append(kinds, strings.Fields(strings.TrimPrefix(it.Message, "the config updeb.yaml changes "))[0])
+	}
+	if err != nil || !slices.Equal(kinds, []string{"mirrors", "sigstore.trusted-root"}) {
+		t.Errorf("the config replaced by a link to another config of the repository: %+v %v", items, err)
+	}
+}
+
 // An architecture added (or removed) changes no trust: a checksum file URL
 // or a Sigstore identity that names the architecture renders another value
 // for the new one from the same template, as the others' did. What the
