@@ -26,16 +26,9 @@ func (b *Base) TrustedRootReview(ctx context.Context, dir, file string) ([]Revie
 	if file == "" {
 		return nil, nil
 	}
-	f, err := b.repoFile(ctx, dir, file)
-	if f == nil || err != nil {
+	f, what, err := b.changedFile(ctx, dir, file)
+	if what == "" || err != nil {
 		return nil, err
-	}
-	if f.known && bytes.Equal(f.old, f.now) {
-		return nil, nil
-	}
-	what := "changed"
-	if !f.known {
-		what = "new"
 	}
 	return []ReviewItem{{
 		Kind: KindTrustedRoot, Subject: f.rel,
@@ -87,7 +80,38 @@ func (b *Base) ConfigReview(ctx context.Context, dir, file string) ([]ReviewItem
 				f.rel, s.name, b.Rev, joinOr(s.values, "none"), joinOr(oldS[i].values, "none")),
 		})
 	}
+	// The CA bundle the config names, the same file as at the base, with
+	// other certificates: the TLS servers every download trusts are others.
+	if now.CABundle != "" && now.CABundle == old.CABundle {
+		ca, what, err := b.changedFile(ctx, dir, now.CABundle)
+		if err != nil {
+			return nil, err
+		}
+		if what != "" {
+			items = append(items, ReviewItem{
+				Kind: KindConfig, Subject: ca.rel, Old: nonEmpty(ca.known, b.Rev), New: []string{"working tree"},
+				Message: fmt.Sprintf("the CA bundle %s (ca-bundle of the config %s) is %s since %s: it names the certificate authorities every download over https trusts; review it before merging",
+					ca.rel, f.rel, what, b.Rev),
+			})
+		}
+	}
 	return items, nil
+}
+
+// changedFile is file, when it lies inside the git repository of dir, and
+// whether it is "new" or "changed" since the base revision ("" when it is
+// the same, or lies outside).
+func (b *Base) changedFile(ctx context.Context, dir, file string) (*repoFile, string, error) {
+	f, err := b.repoFile(ctx, dir, file)
+	switch {
+	case f == nil || err != nil:
+		return nil, "", err
+	case !f.known:
+		return f, "new", nil
+	case !bytes.Equal(f.old, f.now):
+		return f, "changed", nil
+	}
+	return f, "", nil
 }
 
 // setting is one setting of the config as a review names it.

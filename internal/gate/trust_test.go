@@ -753,6 +753,23 @@ func TestConfigReview(t *testing.T) {
 	}
 }
 
+// TestConfigReviewCABundle: the config's CA bundle, a file of the
+// repository, given other certificates under the same name is a review
+// item, as the trusted root is; unchanged, none.
+func TestConfigReviewCABundle(t *testing.T) {
+	dir, write, b := committed(t, map[string]string{"updeb.yaml": "ca-bundle: certs/ca.pem\n", "certs/ca.pem": "corporate CA\n"})
+	ctx := context.Background()
+	if items, err := b.ConfigReview(ctx, dir, filepath.Join(dir, "updeb.yaml")); err != nil || len(items) != 0 {
+		t.Errorf("unchanged: %+v %v", items, err)
+	}
+	write("certs/ca.pem", "corporate CA\nthe change's own CA\n")
+	items, err := b.ConfigReview(ctx, dir, filepath.Join(dir, "updeb.yaml"))
+	if err != nil || len(items) != 1 || items[0].Kind != KindConfig || items[0].Subject != "certs/ca.pem" || !slices.Equal(items[0].Old, []string{"HEAD"}) ||
+		!strings.HasPrefix(items[0].Message, "the CA bundle certs/ca.pem (ca-bundle of the config updeb.yaml) is changed since HEAD: ") {
+		t.Errorf("the CA bundle's certificates changed: %+v %v", items, err)
+	}
+}
+
 // TestRepoFileThroughLinks: the trusted root and the config are compared
 // with what the base reaches at the path the working tree reads, through
 // the base's links: a file replaced by a link to another file of the
