@@ -84,25 +84,29 @@ func (b *Base) load(ctx context.Context, r *recipe.Recipe, dir string) (*recipe.
 	if err != nil {
 		return nil, err
 	}
-	rel := func(p string) (string, error) { return relTo(top, p) }
-	relFile, err := rel(file)
+	relRoot, err := relTo(top, r.Root)
 	if err != nil {
 		return nil, err
 	}
-	relRoot, err := rel(r.Root)
-	if err != nil {
+	// The recipe is what the base reaches at the path the working tree
+	// reads it from, through the base's own links: a recipe file replaced by
+	// a link to another file of the repository is compared with the recipe
+	// that was there, not with the other file's past.
+	relFile := inTree(top, file)
+	oid, known, err := b.reach(ctx, top, relFile)
+	if err != nil || !known {
 		return nil, err
 	}
-	if ok, err := b.has(ctx, top, relFile); err != nil || !ok {
-		return nil, err
+	if oid == "" {
+		return nil, fmt.Errorf("%w: %s at %s is a link that reaches no file of the revision", ErrBase, filepath.ToSlash(relFile), b.Rev)
 	}
-	text, err := b.git(ctx, top, "show", b.Rev+":"+filepath.ToSlash(relFile))
+	text, err := b.git(ctx, top, "cat-file", "--filters", "--path="+filepath.ToSlash(relFile), oid)
 	if err != nil {
 		return nil, fmt.Errorf("%w: %v", ErrBase, err)
 	}
-	// The old recipe's folder and keyrings, as they were at the revision,
-	// with the links the working tree reaches them through.
-	paths := []string{relFile}
+	// The old recipe, its folder and keyrings, as they were at the
+	// revision, with the links the working tree reaches them through.
+	paths := append([]string{relFile}, linked(top, file)...)
 	keyring := func(name string) {
 		paths = append(paths, filepath.Join(relRoot, name))
 		paths = append(paths, linked(top, filepath.Join(r.Root, filepath.FromSlash(name)))...)
@@ -164,6 +168,44 @@ func (b *Base) has(ctx context.Context, top, p string) (bool, error) {
 		return false, nil
 	}
 	return false, fmt.Errorf("%w: %v", ErrBase, err)
+}
+
+// reach returns the object of the file the base revision reaches at rel
+// (relative to top), through the links of the base's tree as a checkout
+// would: known is false where the base has nothing there, and oid is ""
+// where a link there reaches no file of the tree (dangling, a loop, out of
+// the tree).
+func (b *Base) reach(ctx context.Context, top, rel string) (oid string, known bool, err error) {
+	// "OID blob SIZE" and the file, "REV:PATH missing" where the base has
+	// nothing there, a word (dangling, loop, notdir, symlink) for a link
+	// that reaches no file of the tree.
+	var out bytes.Buffer
+	if err := b.gitTo(ctx, top, strings.NewReader(b.Rev+":"+filepath.ToSlash(rel)+"\n"), &out, "cat-file", "--batch-check", "--follow-symlinks"); err != nil {
+		return "", false, fmt.Errorf("%w: %v", ErrBase, err)
+	}
+	head, _, _ := bytes.Cut(out.Bytes(), []byte("\n"))
+	switch fields := strings.Fields(string(head)); {
+	case len(fields) == 3 && fields[1] == "blob":
+		return fields[0], true, nil
+	case len(fields) > 0 && fields[len(fields)-1] == "missing":
+		return "", false, nil
+	}
+	return "", true, nil
+}
+
+// inTree is p relative to top, the links inside the repository kept as
+// they are (the links above it resolved); p with every link resolved when
+// no folder above it is top.
+func inTree(top, p string) string {
+	for a := p; filepath.Dir(a) != a; a = filepath.Dir(a) {
+		if real, err := filepath.EvalSymlinks(a); err == nil && real == top {
+			if rel, err := filepath.Rel(a, p); err == nil {
+				return rel
+			}
+		}
+	}
+	rel, _ := relTo(top, p)
+	return rel
 }
 
 // top returns the top folder of the git repository that holds dir, once

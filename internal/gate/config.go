@@ -7,7 +7,6 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-	"strconv"
 	"strings"
 
 	"github.com/updeb/updeb/internal/config"
@@ -183,42 +182,17 @@ func (b *Base) repoFile(ctx context.Context, dir, file string) (*repoFile, error
 	if f.now, err = os.ReadFile(abs); err != nil {
 		return nil, err
 	}
-	// cat-file follows the base's links inside its tree: "OID blob SIZE"
-	// and the file, "REV:PATH missing" where the base has nothing there, a
-	// word (dangling, loop, notdir, symlink) for a link that reaches no
-	// file of the tree.
-	var out bytes.Buffer
-	if err := b.gitTo(ctx, top, strings.NewReader(b.Rev+":"+f.rel+"\n"), &out, "cat-file", "--batch", "--follow-symlinks"); err != nil {
+	oid, known, err := b.reach(ctx, top, f.rel)
+	if err != nil {
+		return nil, err
+	}
+	if f.known = known; oid == "" {
+		return f, nil
+	}
+	if f.old, err = b.git(ctx, top, "cat-file", "blob", oid); err != nil {
 		return nil, fmt.Errorf("%w: %v", ErrBase, err)
 	}
-	head, body, _ := bytes.Cut(out.Bytes(), []byte("\n"))
-	switch fields := strings.Fields(string(head)); {
-	case len(fields) == 3 && fields[1] == "blob":
-		size, err := strconv.Atoi(fields[2])
-		if err != nil || size > len(body) {
-			return nil, fmt.Errorf("%w: git cat-file %s:%s: %q", ErrBase, b.Rev, f.rel, head)
-		}
-		f.known, f.old = true, body[:size]
-	case len(fields) > 0 && fields[len(fields)-1] == "missing":
-	default:
-		f.known = true
-	}
 	return f, nil
-}
-
-// inTree is p relative to top, the links inside the repository kept as
-// they are (the links above it resolved); p with every link resolved when
-// no folder above it is top.
-func inTree(top, p string) string {
-	for a := p; filepath.Dir(a) != a; a = filepath.Dir(a) {
-		if real, err := filepath.EvalSymlinks(a); err == nil && real == top {
-			if rel, err := filepath.Rel(a, p); err == nil {
-				return rel
-			}
-		}
-	}
-	rel, _ := relTo(top, p)
-	return rel
 }
 
 func nonEmpty(ok bool, s string) []string {

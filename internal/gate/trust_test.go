@@ -753,6 +753,70 @@ func TestConfigReview(t *testing.T) {
 	}
 }
 
+// replaceByLink replaces dir/name (a file or a folder) by a link to target,
+// and returns its path.
+func replaceByLink(t *testing.T, dir, target, name string) string {
+	t.Helper()
+	p := filepath.Join(dir, name)
+	if err := os.RemoveAll(p); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(target, p); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// TestBaseRecipeLink: a recipe is compared with what the base reaches at
+// its path: replaced by a link to another recipe file of the repository
+// (an unsigned draft), unchanged itself, its trust changes are REVIEW lines;
+// a new recipe that is a link to a file the base has is a new recipe; a
+// recipe reached through a folder link the base has too is compared as
+// usual.
+func TestBaseRecipeLink(t *testing.T) {
+	k := makeTrustKeys(t)
+	signed, draft := signedBy(t, k.fa), withSignature(t, `signature: {none: upstream signs nothing}`)
+	dir, write, b := committed(t, map[string]string{"recipes/hello.yaml": signed, "keys/upstream.asc": k.a, "drafts/hello.yaml": draft, "drafts/new.yaml": edit(t, signed, "name: hello", "name: new")})
+	link := func(target, name string) string { return replaceByLink(t, dir, target, name) }
+	lines := func(p string) []string {
+		t.Helper()
+		r, err := recipe.Load(p, recipe.LoadOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		rr := RecipeReport{Recipe: r.Name, File: r.Path}
+		var c checks
+		compareBase(context.Background(), r, Options{Base: b, TempDir: t.TempDir()}, &rr, &c)
+		var out []string
+		for _, x := range c {
+			if x.Check == "trust" || x.Status != Pass {
+				out = append(out, string(x.Status)+" "+x.Detail)
+			}
+		}
+		return out
+	}
+	got := lines(link("../drafts/hello.yaml", "recipes/hello.yaml"))
+	want := []string{
+		`warn source hello: no signature now: "upstream signs nothing" (was detached OpenPGP signature)`,
+		"warn source hello: keyring keys/upstream.asc no longer used (it held " + k.fa + ")",
+		"warn source hello: signers no longer apply (were " + k.fa + ")",
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("a recipe replaced by a link to an unsigned draft:\n  %s\nwant:\n  %s", strings.Join(got, "\n  "), strings.Join(want, "\n  "))
+	}
+	if got := lines(link("../drafts/new.yaml", "recipes/new.yaml")); len(got) < 1 || !strings.HasPrefix(got[0], "warn new recipe new (not at HEAD)") {
+		t.Errorf("a new recipe, a link to a file the base has: %q", got)
+	}
+	// recipes a link to shared/recipes, at the base as now.
+	write("shared/recipes/hello.yaml", signed)
+	link("shared/recipes", "recipes")
+	testenv.Run(t, b.Git, "-C", dir, "-c", "user.email=t@example.org", "-c", "user.name=t", "add", "-A")
+	testenv.Run(t, b.Git, "-C", dir, "-c", "user.email=t@example.org", "-c", "user.name=t", "commit", "-q", "-m", "recipes is a link")
+	if got := lines(filepath.Join(dir, "recipes", "hello.yaml")); !slices.Equal(got, []string{"pass no trust change since HEAD (signature forms, keyrings, signers, Sigstore identities, issuers and keys, cross-checks, pinned algorithms, download URLs of new bytes)"}) {
+		t.Errorf("through a folder link the base has too: %q", got)
+	}
+}
+
 // TestConfigReviewCABundle: the config's CA bundle, a file of the
 // repository, given other certificates under the same name is a review
 // item, as the trusted root is; unchanged, none.
@@ -780,16 +844,7 @@ func TestRepoFileThroughLinks(t *testing.T) {
 	dir, _, b := committed(t, map[string]string{"updeb.yaml": "sigstore: {trusted-root: trust/root.json}\n", "contrib/mirrored.yaml": other,
 		"shared/trust/root.json": `{"mediaType": "a"}`, "shared/trust/test-ca.json": `{"mediaType": "test"}`})
 	ctx := context.Background()
-	link := func(target, name string) {
-		t.Helper()
-		p := filepath.Join(dir, name)
-		if err := os.RemoveAll(p); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.Symlink(target, p); err != nil {
-			t.Fatal(err)
-		}
-	}
+	link := func(target, name string) string { return replaceByLink(t, dir, target, name) }
 	git := func(args ...string) {
 		testenv.Run(t, b.Git, append([]string{"-C", dir, "-c", "user.email=t@example.org", "-c", "user.name=t"}, args...)...)
 	}
