@@ -278,19 +278,9 @@ func (b *Base) Changed(ctx context.Context, dir string, rs []*recipe.Recipe) ([]
 	if err != nil {
 		return nil, err
 	}
-	diff, err := b.git(ctx, top, "diff", "--name-only", "--no-renames", "-z", b.Rev, "--")
+	changed, err := b.changedPaths(ctx, top)
 	if err != nil {
-		return nil, fmt.Errorf("%w: %v", ErrBase, err)
-	}
-	untracked, err := b.git(ctx, top, "ls-files", "--others", "--exclude-standard", "-z")
-	if err != nil {
-		return nil, fmt.Errorf("%w: %v", ErrBase, err)
-	}
-	var changed []string
-	for _, p := range strings.Split(string(diff)+string(untracked), "\x00") {
-		if p != "" {
-			changed = append(changed, filepath.FromSlash(p))
-		}
+		return nil, err
 	}
 	// A path is touched when it changed where its links lead, or when it,
 	// or a folder above it, is itself a link (or file) that changed: git
@@ -334,6 +324,27 @@ func (b *Base) Changed(ctx context.Context, dir string, rs []*recipe.Recipe) ([]
 		}
 	}
 	return out, nil
+}
+
+// changedPaths lists the paths (relative to top) that the working tree
+// changes since the base revision, new files that git does not ignore
+// included, below the paths given (none: the whole tree).
+func (b *Base) changedPaths(ctx context.Context, top string, under ...string) ([]string, error) {
+	diff, err := b.git(ctx, top, append([]string{"diff", "--name-only", "--no-renames", "-z", b.Rev, "--"}, under...)...)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %v", ErrBase, err)
+	}
+	untracked, err := b.git(ctx, top, append([]string{"ls-files", "--others", "--exclude-standard", "-z", "--"}, under...)...)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %v", ErrBase, err)
+	}
+	var changed []string
+	for _, p := range strings.Split(string(diff)+string(untracked), "\x00") {
+		if p != "" {
+			changed = append(changed, filepath.FromSlash(p))
+		}
+	}
+	return changed, nil
 }
 
 // maxBaseArchive bounds what is extracted of the base revision: the old

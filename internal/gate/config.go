@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"net/url"
 	"os"
 	"path/filepath"
 	"slices"
@@ -91,6 +92,30 @@ func (b *Base) ConfigReview(ctx context.Context, dir, file string) ([]ReviewItem
 				Kind: KindConfig, Subject: ca.rel, Old: nonEmpty(ca.known, b.Rev), New: []string{"working tree"},
 				Message: fmt.Sprintf("the CA bundle %s (ca-bundle of the config %s) is %s since %s: it names the certificate authorities every download over https trusts; review it before merging",
 					ca.rel, f.rel, what, b.Rev),
+			})
+		}
+	}
+	// A mirror folder of the repository whose files the change adds or
+	// changes: a bump pins what it serves, as it would a new URL's bytes.
+	for _, m := range now.Mirrors {
+		u, err := url.Parse(m.To)
+		if err != nil || u.Scheme != "file" {
+			continue
+		}
+		rel, err := relTo(top, u.Path)
+		if err != nil || !filepath.IsLocal(rel) && rel != "." {
+			continue
+		}
+		changed, err := b.changedPaths(ctx, top, ":(literal)"+filepath.ToSlash(rel))
+		if err != nil {
+			return nil, err
+		}
+		if len(changed) > 0 {
+			slices.Sort(changed)
+			items = append(items, ReviewItem{
+				Kind: KindConfig, Subject: filepath.ToSlash(rel), Old: []string{b.Rev}, New: []string{"working tree"},
+				Message: fmt.Sprintf("the mirror folder %s (mirror of %s in the config %s) has %d file(s) new or changed since %s (first %s): downloads of that prefix come from there, and a bump pins what they serve; review them (updeb mirror verify) before merging",
+					filepath.ToSlash(rel), m.Prefix, f.rel, len(changed), b.Rev, filepath.ToSlash(changed[0])),
 			})
 		}
 	}

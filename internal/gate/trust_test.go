@@ -753,6 +753,33 @@ func TestConfigReview(t *testing.T) {
 	}
 }
 
+// TestConfigReviewMirrorFolder: a mirror folder of the repository that the
+// config names, unchanged itself, with files the change adds or changes,
+// is a review item: a bump pins what the folder serves.
+func TestConfigReviewMirrorFolder(t *testing.T) {
+	dir, write, b := committed(t, map[string]string{"updeb.yaml": "mirrors:\n  - {prefix: https://example.org/, to: mirror/example.org/}\n", "mirror/example.org/v1/hello.tar.gz": "v1\n", "other/x": "x\n"})
+	ctx := context.Background()
+	review := func() []ReviewItem {
+		t.Helper()
+		items, err := b.ConfigReview(ctx, dir, filepath.Join(dir, "updeb.yaml"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return items
+	}
+	write("other/x", "y\n")
+	if items := review(); len(items) != 0 {
+		t.Errorf("a file outside the mirror folder changed: %+v", items)
+	}
+	write("mirror/example.org/v2/hello.tar.gz", "the change's bytes\n")
+	write("mirror/example.org/v1/hello.tar.gz", "v1 again\n")
+	items := review()
+	if len(items) != 1 || items[0].Kind != KindConfig || items[0].Subject != "mirror/example.org" ||
+		!strings.HasPrefix(items[0].Message, "the mirror folder mirror/example.org (mirror of https://example.org/ in the config updeb.yaml) has 2 file(s) new or changed since HEAD (first mirror/example.org/v1/hello.tar.gz): ") {
+		t.Errorf("files added to and changed in the mirror folder: %+v", items)
+	}
+}
+
 // replaceByLink replaces dir/name (a file or a folder) by a link to target,
 // and returns its path.
 func replaceByLink(t *testing.T, dir, target, name string) string {
