@@ -513,18 +513,11 @@ func without(sets []standin, names ...string) []standin {
 	return out
 }
 
-// TestRealRecipesFromStandInMirror builds every real recipe but
-// kubernetes-1.35 (the same packages as kubernetes-1.36) for amd64 from
-// stand-in artifacts at their real URL
-// paths (through mirrors), with the real recipes' pins replaced by the
-// stand-ins' digests, the upstream keyrings by a test key, and Kubernetes'
-// cosign signer by sigstore-go's test CA, and checks the packages with
-// lintian and by unpacking them with dpkg.
-func TestRealRecipesFromStandInMirror(t *testing.T) {
-	testenv.RequireTool(t, "lintian", "dpkg")
-	root := t.TempDir()
+// buildStandins builds the real recipes of sets for amd64 from their
+// stand-ins (standinMirror) under root and returns the .deb files.
+func buildStandins(t *testing.T, root string, sets []standin) []string {
+	t.Helper()
 	sg := newMirrorSigners(t, root)
-	sets := without(standins(), "kubernetes-1.35") // the same packages as 1.36: not unpacked together
 	var jobs []pipeline.Job
 	for _, r := range standinMirror(t, root, sets, sg) {
 		jobs = append(jobs, pipeline.Job{Recipe: r, Arch: "amd64"})
@@ -548,6 +541,21 @@ func TestRealRecipesFromStandInMirror(t *testing.T) {
 			debs = append(debs, filepath.Join(out, o.File))
 		}
 	}
+	return debs
+}
+
+// TestRealRecipesFromStandInMirror builds every real recipe but
+// kubernetes-1.35 (the same packages as kubernetes-1.36) for amd64 from
+// stand-in artifacts at their real URL
+// paths (through mirrors), with the real recipes' pins replaced by the
+// stand-ins' digests, the upstream keyrings by a test key, and Kubernetes'
+// cosign signer by sigstore-go's test CA, and checks the packages with
+// lintian and by unpacking them with dpkg.
+func TestRealRecipesFromStandInMirror(t *testing.T) {
+	testenv.RequireTool(t, "lintian", "dpkg")
+	root := t.TempDir()
+	sets := without(standins(), "kubernetes-1.35") // the same packages as 1.36: not unpacked together
+	debs := buildStandins(t, root, sets)
 	// 4 kubernetes (master, node, client, client136), helm3, runc, containerd, cni-plugins, etcd-server, etcd-client,
 	// cri-tools, calicoctl, cilium-cli, helmfile, cfssl, istioctl-1.30.3, kustomize
 	if len(debs) != 17 {
@@ -710,5 +718,55 @@ func TestRealKubernetesRecipesVerify(t *testing.T) {
 		!strings.Contains(failed[0].Detail, `certificate identity "attacker@example.com", want "`+k8sIdentity+`"`) ||
 		!strings.Contains(failed[0].Detail, "https://dl.k8s.io/v1.36.0/kubernetes-server-linux-amd64.tar.gz.cert") {
 		t.Errorf("another signer: %+v", rep.Recipes[0].Results)
+	}
+}
+
+// debianOverlaps are Debian 12 packages that install a path a real recipe's
+// package installs too (read from their .debs: containernetworking-plugins
+// 1.1.1+ds1-3+b5 installs /usr/lib/cni/bandwidth ... vrf, golang-cfssl
+// 1.2.0+git20160825.89.7fb22c8-3.1+b11 /usr/bin/cfssl). Where one is
+// installed, dpkg refuses the recipe's package ("trying to overwrite
+// '/usr/lib/cni/bridge', which is also in package
+// containernetworking-plugins"), and apt stops half-way, unless the package
+// conflicts with and replaces it (Debian policy 7.6.2).
+var debianOverlaps = []struct{ pkg, debian, path string }{
+	{"cni-plugins", "containernetworking-plugins", "/usr/lib/cni/bridge"},
+	{"cfssl", "golang-cfssl", "/usr/bin/cfssl"},
+}
+
+// TestRealRecipesTakeOverDebianPackages installs each Debian package of
+// debianOverlaps (a stand-in with the shared path) into a throwaway root,
+// then the real recipe's package (of the recipe of the same name) over it with dpkg -i: it takes the
+// Debian package's place (dpkg removes it) instead of being refused.
+func TestRealRecipesTakeOverDebianPackages(t *testing.T) {
+	testenv.RequireTool(t, "dpkg", "dpkg-deb", "dpkg-query")
+	root := t.TempDir()
+	var sets []standin
+	for _, s := range standins() {
+		if slices.ContainsFunc(debianOverlaps, func(o struct{ pkg, debian, path string }) bool { return o.pkg == s.recipe }) {
+			sets = append(sets, s)
+		}
+	}
+	debs := buildStandins(t, root, sets)
+	for _, o := range debianOverlaps {
+		t.Run(o.debian, func(t *testing.T) {
+			i := slices.IndexFunc(debs, func(d string) bool { return strings.HasPrefix(filepath.Base(d), o.pkg+"_") })
+			if i < 0 {
+				t.Fatalf("no package %s built: %v", o.pkg, debs)
+			}
+			tree := filepath.Join(t.TempDir(), o.debian)
+			writeFile(t, filepath.Join(tree, "DEBIAN", "control"), []byte("Package: "+o.debian+"\nVersion: 1.0-1\nArchitecture: amd64\n"+
+				"Maintainer: Debian <debian@example.org>\nDescription: stand-in for Debian's "+o.debian+"\n It installs "+o.path+".\n"))
+			writeFile(t, filepath.Join(tree, filepath.FromSlash(o.path)), []byte("Debian's\n"))
+			got := testenv.AsRoot(t, `dpkg() { command dpkg --root="$ROOT" --admindir="$ROOT/var/lib/dpkg" --force-script-chrootless --force-not-root --log=/dev/null "$@"; }
+dpkg-deb --root-owner-group -b "$TREE" "$TREE.deb" >/dev/null
+dpkg -i "$TREE.deb" >/dev/null
+dpkg -i "$DEB" 2>&1 | grep -o "trying to overwrite.*" || true
+dpkg-query --admindir="$ROOT/var/lib/dpkg" -W -f '${Package} ${db:Status-Abbrev}\n' "$PKG" "$DEBIAN"
+`, "ROOT="+testenv.DpkgRoot(t), "TREE="+tree, "DEB="+debs[i], "PKG="+o.pkg, "DEBIAN="+o.debian, "PATH=/usr/sbin:/usr/bin:/sbin:/bin")
+			if want := o.pkg + " ii \n" + o.debian + " un \n"; string(got) != want {
+				t.Errorf("%s installed over Debian's %s:\n%s\nwant:\n%s", filepath.Base(debs[i]), o.debian, got, want)
+			}
+		})
 	}
 }
