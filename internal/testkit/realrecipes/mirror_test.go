@@ -721,51 +721,50 @@ func TestRealKubernetesRecipesVerify(t *testing.T) {
 	}
 }
 
-// debianOverlaps are Debian 12 packages that install a path a real recipe's
-// package installs too (read from their .debs: containernetworking-plugins
+// overlaps are packages of Debian 12 and of the apt repositories operators
+// install Kubernetes tools from that install a path a real recipe's package
+// installs too (read from their .debs: containernetworking-plugins
 // 1.1.1+ds1-3+b5 installs /usr/lib/cni/bandwidth ... vrf, golang-cfssl
-// 1.2.0+git20160825.89.7fb22c8-3.1+b11 /usr/bin/cfssl). Where one is
-// installed, dpkg refuses the recipe's package ("trying to overwrite
-// '/usr/lib/cni/bridge', which is also in package
+// 1.2.0+git20160825.89.7fb22c8-3.1+b11 /usr/bin/cfssl; kubectl, as
+// packages.cloud.google.com and pkgs.k8s.io name it, /usr/bin/kubectl).
+// Where one is installed, dpkg refuses the recipe's package ("trying to
+// overwrite '/usr/lib/cni/bridge', which is also in package
 // containernetworking-plugins"), and apt stops half-way, unless the package
 // conflicts with and replaces it (Debian policy 7.6.2).
-var debianOverlaps = []struct{ pkg, debian, path string }{
-	{"cni-plugins", "containernetworking-plugins", "/usr/lib/cni/bridge"},
-	{"cfssl", "golang-cfssl", "/usr/bin/cfssl"},
+var overlaps = []struct{ recipe, pkg, other, path string }{
+	{"cni-plugins", "cni-plugins", "containernetworking-plugins", "/usr/lib/cni/bridge"},
+	{"cfssl", "cfssl", "golang-cfssl", "/usr/bin/cfssl"},
+	{"kubernetes-1.36", "kubernetes-client", "kubectl", "/usr/bin/kubectl"},
+	{"kubernetes-1.35", "kubernetes-client", "kubectl", "/usr/bin/kubectl"},
 }
 
-// TestRealRecipesTakeOverDebianPackages installs each Debian package of
-// debianOverlaps (a stand-in with the shared path) into a throwaway root,
-// then the real recipe's package (of the recipe of the same name) over it with dpkg -i: it takes the
-// Debian package's place (dpkg removes it) instead of being refused.
-func TestRealRecipesTakeOverDebianPackages(t *testing.T) {
+// TestRealRecipesTakeOverOtherPackages installs each other package of
+// overlaps (a stand-in with the shared path) into a throwaway root, then
+// the real recipe's package over it with dpkg -i: it takes the
+// other package's place (dpkg removes it) instead of being refused.
+func TestRealRecipesTakeOverOtherPackages(t *testing.T) {
 	testenv.RequireTool(t, "dpkg", "dpkg-deb", "dpkg-query")
-	root := t.TempDir()
-	var sets []standin
-	for _, s := range standins() {
-		if slices.ContainsFunc(debianOverlaps, func(o struct{ pkg, debian, path string }) bool { return o.pkg == s.recipe }) {
-			sets = append(sets, s)
-		}
-	}
-	debs := buildStandins(t, root, sets)
-	for _, o := range debianOverlaps {
-		t.Run(o.debian, func(t *testing.T) {
+	for _, o := range overlaps {
+		t.Run(o.recipe+"/"+o.other, func(t *testing.T) {
+			root := t.TempDir()
+			sets := slices.DeleteFunc(standins(), func(s standin) bool { return s.recipe != o.recipe })
+			debs := buildStandins(t, root, sets)
 			i := slices.IndexFunc(debs, func(d string) bool { return strings.HasPrefix(filepath.Base(d), o.pkg+"_") })
 			if i < 0 {
 				t.Fatalf("no package %s built: %v", o.pkg, debs)
 			}
-			tree := filepath.Join(t.TempDir(), o.debian)
-			writeFile(t, filepath.Join(tree, "DEBIAN", "control"), []byte("Package: "+o.debian+"\nVersion: 1.0-1\nArchitecture: amd64\n"+
-				"Maintainer: Debian <debian@example.org>\nDescription: stand-in for Debian's "+o.debian+"\n It installs "+o.path+".\n"))
-			writeFile(t, filepath.Join(tree, filepath.FromSlash(o.path)), []byte("Debian's\n"))
-			got := testenv.AsRoot(t, `dpkg() { command dpkg --root="$ROOT" --admindir="$ROOT/var/lib/dpkg" --force-script-chrootless --force-not-root --log=/dev/null "$@"; }
+			tree := filepath.Join(root, o.other)
+			writeFile(t, filepath.Join(tree, "DEBIAN", "control"), []byte("Package: "+o.other+"\nVersion: 1.0-1\nArchitecture: amd64\n"+
+				"Maintainer: Other <other@example.org>\nDescription: stand-in for "+o.other+"\n It installs "+o.path+".\n"))
+			writeFile(t, filepath.Join(tree, filepath.FromSlash(o.path)), []byte("the other package's\n"))
+			got := testenv.AsRoot(t, `dpkg() { command dpkg --root="$ROOT" --admindir="$ROOT/var/lib/dpkg" --force-script-chrootless --force-not-root --force-depends --log=/dev/null "$@"; }
 dpkg-deb --root-owner-group -b "$TREE" "$TREE.deb" >/dev/null
 dpkg -i "$TREE.deb" >/dev/null
 dpkg -i "$DEB" 2>&1 | grep -o "trying to overwrite.*" || true
-dpkg-query --admindir="$ROOT/var/lib/dpkg" -W -f '${Package} ${db:Status-Abbrev}\n' "$PKG" "$DEBIAN"
-`, "ROOT="+testenv.DpkgRoot(t), "TREE="+tree, "DEB="+debs[i], "PKG="+o.pkg, "DEBIAN="+o.debian, "PATH=/usr/sbin:/usr/bin:/sbin:/bin")
-			if want := o.pkg + " ii \n" + o.debian + " un \n"; string(got) != want {
-				t.Errorf("%s installed over Debian's %s:\n%s\nwant:\n%s", filepath.Base(debs[i]), o.debian, got, want)
+for p in "$PKG" "$OTHER"; do dpkg-query --admindir="$ROOT/var/lib/dpkg" -W -f '${Package} ${db:Status-Abbrev}\n' "$p"; done
+`, "ROOT="+testenv.DpkgRoot(t), "TREE="+tree, "DEB="+debs[i], "PKG="+o.pkg, "OTHER="+o.other, "PATH=/usr/sbin:/usr/bin:/sbin:/bin")
+			if want := o.pkg + " ii \n" + o.other + " un \n"; string(got) != want {
+				t.Errorf("%s installed over %s:\n%s\nwant:\n%s", filepath.Base(debs[i]), o.other, got, want)
 			}
 		})
 	}
