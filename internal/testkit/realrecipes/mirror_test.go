@@ -725,17 +725,22 @@ func TestRealKubernetesRecipesVerify(t *testing.T) {
 // install Kubernetes tools from that install a path a real recipe's package
 // installs too (read from their .debs: containernetworking-plugins
 // 1.1.1+ds1-3+b5 installs /usr/lib/cni/bandwidth ... vrf, golang-cfssl
-// 1.2.0+git20160825.89.7fb22c8-3.1+b11 /usr/bin/cfssl; kubectl, as
-// packages.cloud.google.com and pkgs.k8s.io name it, /usr/bin/kubectl).
+// 1.2.0+git20160825.89.7fb22c8-3.1+b11 /usr/bin/cfssl; as
+// packages.cloud.google.com and pkgs.k8s.io name them, kubectl
+// /usr/bin/kubectl, kubelet /usr/bin/kubelet and kubernetes-cni the plugins
+// in /opt/cni/bin).
 // Where one is installed, dpkg refuses the recipe's package ("trying to
 // overwrite '/usr/lib/cni/bridge', which is also in package
 // containernetworking-plugins"), and apt stops half-way, unless the package
 // conflicts with and replaces it (Debian policy 7.6.2).
 var overlaps = []struct{ recipe, pkg, other, path string }{
 	{"cni-plugins", "cni-plugins", "containernetworking-plugins", "/usr/lib/cni/bridge"},
+	{"cni-plugins", "cni-plugins", "kubernetes-cni", "/opt/cni/bin/bridge"},
 	{"cfssl", "cfssl", "golang-cfssl", "/usr/bin/cfssl"},
 	{"kubernetes-1.36", "kubernetes-client", "kubectl", "/usr/bin/kubectl"},
 	{"kubernetes-1.35", "kubernetes-client", "kubectl", "/usr/bin/kubectl"},
+	{"kubernetes-1.36", "kubernetes-node", "kubelet", "/usr/bin/kubelet"},
+	{"kubernetes-1.35", "kubernetes-node", "kubelet", "/usr/bin/kubelet"},
 }
 
 // TestRealRecipesTakeOverOtherPackages installs each other package of
