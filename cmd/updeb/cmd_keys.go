@@ -165,7 +165,8 @@ func runKeysList(cmd *cobra.Command, g *globalOptions, o *keysListOptions, now t
 // loadListedKeys loads a file keys list names: a keyring or, in its place,
 // a signing key (the secret key the repository or the provenance records
 // are signed with: repo: key:, --key), whose public part is listed, as
-// the next write exports it to archive-keyring.gpg.
+// the next write exports it to archive-keyring.gpg: also when updeb would
+// not sign with it (too weak, passphrase-protected), which its warnings say.
 func loadListedKeys(path string) (*openpgp.Keyring, error) {
 	kr, err := loadKeyring(path)
 	if !errors.Is(err, openpgp.ErrKeyring) {
@@ -175,13 +176,9 @@ func loadListedKeys(path string) (*openpgp.Keyring, error) {
 	if rerr != nil {
 		return nil, err
 	}
-	signer, serr := repo.ReadSigner(bytes.NewReader(data), path)
-	if serr != nil {
-		return nil, err
-	}
-	public, _, perr := signer.PublicKey()
+	public, perr := repo.SecretKeysPublic(bytes.NewReader(data))
 	if perr != nil {
-		return nil, perr
+		return nil, err
 	}
 	return openpgp.ParseKeyring(bytes.NewReader(public), path)
 }

@@ -121,6 +121,32 @@ func TestKeysListSigningKey(t *testing.T) {
 	}
 }
 
+// TestKeysListUnusableSigningKey: a signing key updeb would not sign with
+// (passphrase-protected, RSA of 2048 bits) is still shown by keys list, the
+// command an operator runs to see what is wrong with it, not refused as a
+// private key in a verification keyring.
+func TestKeysListUnusableSigningKey(t *testing.T) {
+	s := pgptest.NewSigner(t)
+	s.GPG("--passphrase", "secret", "--quick-gen-key", "Locked <locked@example.org>", "ed25519", "sign", "never")
+	s.GPG("--quick-gen-key", "Weak <weak@example.org>", "rsa2048", "sign", "never")
+	dir := t.TempDir()
+	for _, k := range []struct{ uid, want string }{
+		{"<locked@example.org>", "uid Locked <locked@example.org>\n"},
+		{"<weak@example.org>", "warning: RSA 2048 bits"},
+	} {
+		key := filepath.Join(dir, "repo.secret.asc")
+		if err := os.WriteFile(key, []byte(s.GPG("--passphrase", "secret", "--armor", "--export-secret-keys", k.uid)), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		if code, stdout, stderr := runCLI(t, "keys", "list", key); code != 0 || !strings.Contains(stdout, k.want) {
+			t.Errorf("keys list %s: exit %d %s, output lacks %q:\n%s", k.uid, code, stderr, k.want, stdout)
+		}
+		if code, _, stderr := runCLI(t, "publish", "--repo", filepath.Join(dir, "repo"), "--key", key, "none.deb"); code != exitUsage || !strings.Contains(stderr, "unusable signing key") && !strings.Contains(stderr, "too weak") {
+			t.Errorf("publish --key %s: exit %d, want %d refusing the key: %s", k.uid, code, exitUsage, stderr)
+		}
+	}
+}
+
 func TestKeysListCLI(t *testing.T) {
 	code, stdout, stderr := runCLI(t, "keys", "list", "../../keys/runc.asc", "../../keys/helm.asc")
 	if code != 0 {

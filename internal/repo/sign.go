@@ -207,6 +207,19 @@ func (s *Signer) PublicKey() (binary, armored []byte, err error) {
 	return publicKey(s.entities...)
 }
 
+// SecretKeysPublic returns the public part, in binary form, of every key in
+// an armored secret key file, whether or not it could sign (weak,
+// passphrase-protected, several keys in the file): what keys list shows of
+// a signing key file, with its warnings.
+func SecretKeysPublic(r io.Reader) ([]byte, error) {
+	es, err := openpgp.ReadArmoredKeyRing(r)
+	if err != nil {
+		return nil, err
+	}
+	bin, _, err := publicKey(es...)
+	return bin, err
+}
+
 func publicKey(es ...*openpgp.Entity) (binary, armored []byte, err error) {
 	var bin bytes.Buffer
 	for _, e := range es {
