@@ -7,6 +7,7 @@ import (
 	"io"
 	"strings"
 	"time"
+	"unicode"
 
 	"github.com/ProtonMail/go-crypto/openpgp"
 	"github.com/ProtonMail/go-crypto/openpgp/armor"
@@ -263,6 +264,19 @@ func ParseKeyType(s string) (KeyType, error) {
 	return "", fmt.Errorf("%w: unknown key type %q (want ed25519, rsa3072 or rsa4096)", ErrInvalid, s)
 }
 
+// validUserID reports whether "name <email>" is a user ID as gpg makes one:
+// a name that is not blank, an address LOCAL@DOMAIN (gpg's
+// is_valid_mailbox: one @, neither part empty, no white space), neither
+// holding ()<> or a control character (a line break would print as two
+// lines of keys list, gpg --show-keys writes it escaped).
+func validUserID(name, email string) bool {
+	local, domain, _ := strings.Cut(email, "@")
+	return strings.TrimSpace(name) != "" && local != "" && domain != "" && !strings.Contains(domain, "@") &&
+		!strings.ContainsAny(name+email, "()<>") &&
+		!strings.ContainsFunc(name, unicode.IsControl) &&
+		!strings.ContainsFunc(email, func(r rune) bool { return unicode.IsSpace(r) || unicode.IsControl(r) })
+}
+
 // GeneratedKey is a new repository signing key in the three forms it is stored in.
 type GeneratedKey struct {
 	Fingerprint   string
@@ -292,8 +306,8 @@ func GenerateKey(name, email string, kind KeyType, now time.Time, rand io.Reader
 			return nil, err
 		}
 	}
-	if strings.ContainsAny(name+email, "()<>\x00") || name == "" || !strings.Contains(email, "@") {
-		return nil, fmt.Errorf("%w: key user ID needs a name and an email address without ()<> (got %q, %q)", ErrInvalid, name, email)
+	if !validUserID(name, email) {
+		return nil, fmt.Errorf("%w: key user ID needs a name and an email address LOCAL@DOMAIN, without ()<>, spaces in the address or control characters (got %q, %q)", ErrInvalid, name, email)
 	}
 	e, err := openpgp.NewEntity(name, "", email, cfg)
 	if err != nil {

@@ -75,6 +75,34 @@ func TestWeakKeysRefused(t *testing.T) {
 	}
 }
 
+// TestGenerateKeyUserID: keys generate makes a user ID gpg would make,
+// unicode and quotes in the name included, and refuses one gpg refuses
+// (an address that is no LOCAL@DOMAIN, a blank name) or that prints as
+// more than one line.
+func TestGenerateKeyUserID(t *testing.T) {
+	for _, c := range []struct {
+		name, email string
+		ok          bool
+	}{
+		{`Zoë "Q" Repo`, "zoë@example.org", true},
+		{"Repo", "repo@localhost", true},
+		{"Name <x>", "repo@example.org", false},
+		{"Line\nBreak", "repo@example.org", false},
+		{"  ", "repo@example.org", false},
+		{"Repo", "@", false},
+		{"Repo", "repo@", false},
+		{"Repo", "@example.org", false},
+		{"Repo", "a b@example.org", false},
+		{"Repo", "a@b@example.org", false},
+		{"Repo", "repo@example.org\n", false},
+	} {
+		_, err := GenerateKey(c.name, c.email, Ed25519, time.Unix(1700000000, 0), rand.Reader)
+		if c.ok != (err == nil) || err != nil && !errors.Is(err, ErrInvalid) {
+			t.Errorf("GenerateKey(%q, %q) = %v, want ok %v", c.name, c.email, err, c.ok)
+		}
+	}
+}
+
 func FuzzParseRelease(f *testing.F) {
 	f.Add([]byte("Suite: s\nArchitectures: amd64\nComponents: main\nSHA256:\n " + strings.Repeat("a", 64) + " 12 main/binary-amd64/Packages\n"))
 	f.Add([]byte("SHA512:\n x y\n"))
