@@ -7,6 +7,7 @@ import (
 	"crypto/rand"
 	"errors"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -16,6 +17,7 @@ import (
 	"github.com/ProtonMail/go-crypto/openpgp/armor"
 	"github.com/ProtonMail/go-crypto/openpgp/packet"
 
+	"github.com/updeb/updeb/internal/testkit/pgptest"
 	"github.com/updeb/updeb/internal/testkit/testenv"
 )
 
@@ -100,6 +102,39 @@ func TestGenerateKeyUserID(t *testing.T) {
 		if c.ok != (err == nil) || err != nil && !errors.Is(err, ErrInvalid) {
 			t.Errorf("GenerateKey(%q, %q) = %v, want ok %v", c.name, c.email, err, c.ok)
 		}
+	}
+}
+
+// TestSHA1BoundKeyRefused: a key whose self-signature is SHA-1 (gpg before
+// 2.1, or --cert-digest-algo SHA1) signs nothing: gpgv accepts it, but sqv,
+// newer apt's verifier, refuses every signature it makes. Once gpg has made
+// new self-signatures, as the error says, it signs, and sqv accepts it.
+func TestSHA1BoundKeyRefused(t *testing.T) {
+	testenv.RequireTool(t, "gpg", "sqv")
+	s := pgptest.NewSigner(t)
+	s.GPG("--cert-digest-algo", "SHA1", "--quick-gen-key", "Old <old@example.org>", "ed25519", "sign", "2y")
+	read := func() *Signer {
+		signer, err := ReadSigner(strings.NewReader(s.GPG("--armor", "--export-secret-keys", "<old@example.org>")), "old")
+		must(t, err)
+		return signer
+	}
+	release := []byte("Suite: s\n")
+	if _, err := read().DetachSign(release, time.Now()); !errors.Is(err, ErrWeakKey) || !strings.Contains(err.Error(), "--cert-digest-algo SHA512 --quick-set-expire") {
+		t.Fatalf("signing with a SHA-1 bound key: %v, want ErrWeakKey saying how to re-sign it", err)
+	}
+	fpr := read().Fingerprints()[0]
+	s.GPG("--cert-digest-algo", "SHA512", "--quick-set-expire", fpr, "2y")
+	signer := read()
+	sig, err := signer.DetachSign(release, time.Now())
+	must(t, err)
+	public, _, err := signer.PublicKey()
+	must(t, err)
+	dir := t.TempDir()
+	for name, data := range map[string][]byte{"keyring.gpg": public, "Release": release, "Release.gpg": sig} {
+		must(t, os.WriteFile(filepath.Join(dir, name), data, 0o644))
+	}
+	if out, err := exec.Command("sqv", "--keyring", filepath.Join(dir, "keyring.gpg"), filepath.Join(dir, "Release.gpg"), filepath.Join(dir, "Release")).CombinedOutput(); err != nil {
+		t.Errorf("sqv refuses the re-signed key's signature: %v\n%s", err, out)
 	}
 }
 

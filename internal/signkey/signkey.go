@@ -101,6 +101,29 @@ func checkStrength(pk *packet.PublicKey) error {
 	return fmt.Errorf("%w: public key algorithm %d; use Ed25519 or RSA %d+", ErrWeakKey, pk.PubKeyAlgo, MinRSABits)
 }
 
+// WeakBinding returns an ErrWeakKey error when the self-signature of e's
+// primary key, or the binding signature of k (e's key that signs, a
+// subkey) or its back signature, is made with SHA-1 (or a weaker digest):
+// gpgv still accepts such a key, but sqv, which newer apt verifies with in
+// place of gpgv, does not, and refuses every signature the key makes. nil
+// otherwise.
+func WeakBinding(e *openpgp.Entity, k openpgp.Key) error {
+	sigs := []*packet.Signature{k.SelfSignature}
+	if self, _ := e.PrimarySelfSignature(); self != nil {
+		sigs = append(sigs, self)
+	}
+	if k.SelfSignature != nil {
+		sigs = append(sigs, k.SelfSignature.EmbeddedSignature)
+	}
+	for _, sig := range sigs {
+		if sig != nil && (sig.Hash == crypto.SHA1 || sig.Hash == crypto.MD5 || sig.Hash == crypto.RIPEMD160) {
+			return fmt.Errorf("%w: key %s is bound by a SHA-1 self-signature, which sqv (newer apt's verifier in place of gpgv) refuses with every signature the key makes; "+
+				"make new self-signatures: gpg --cert-digest-algo SHA512 --quick-set-expire %s EXPIRY (and again with '*' for its signing subkeys), then export the secret key again", ErrWeakKey, Fingerprint(e), Fingerprint(e))
+		}
+	}
+	return nil
+}
+
 // Config is the go-crypto configuration of a deterministic signature made
 // at t: SHA-512, creation time t, no salt notation.
 func Config(t time.Time) *packet.Config {
