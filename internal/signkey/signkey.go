@@ -12,6 +12,7 @@
 package signkey
 
 import (
+	"bufio"
 	"bytes"
 	"crypto"
 	"errors"
@@ -52,7 +53,13 @@ type Key struct {
 // it). name is used in error messages. Passphrase-protected keys are refused:
 // updeb signs unattended.
 func Read(r io.Reader, name string) (*Key, error) {
-	list, err := openpgp.ReadArmoredKeyRing(r)
+	br := bufio.NewReader(r)
+	head, _ := br.Peek(1)
+	list, err := openpgp.ReadArmoredKeyRing(br)
+	if err != nil && len(head) == 1 && head[0]&0x80 != 0 {
+		// An OpenPGP packet's first byte has its top bit set; armor is text.
+		return nil, fmt.Errorf("%w: %s: a binary OpenPGP key (gpg --export-secret-keys without --armor); updeb reads the armored form: gpg --armor --export-secret-keys FINGERPRINT > %s", ErrKey, name, name)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("%w: %s: %v", ErrKey, name, err)
 	}

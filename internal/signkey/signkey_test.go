@@ -80,6 +80,9 @@ func TestReadRefusals(t *testing.T) {
 	ed().SerializePrivateWithoutSigning(w, nil)
 	ed().SerializePrivateWithoutSigning(w, nil)
 	w.Close()
+	// A secret key exported without --armor.
+	var binary bytes.Buffer
+	ed().SerializePrivateWithoutSigning(&binary, nil)
 	for _, tc := range []struct {
 		name, in string
 		is       error
@@ -91,6 +94,7 @@ func TestReadRefusals(t *testing.T) {
 		{"public.asc", armored(t, ed(), false, nil).String(), signkey.ErrKey, "is a public key; the secret key is needed to sign"},
 		{"locked.asc", armored(t, locked, true, nil).String(), signkey.ErrKey, "is protected by a passphrase"},
 		{"two.asc", two.String(), signkey.ErrKey, "two.asc: expected one key, found 2"},
+		{"key.gpg", binary.String(), signkey.ErrKey, "key.gpg: a binary OpenPGP key (gpg --export-secret-keys without --armor); updeb reads the armored form: gpg --armor --export-secret-keys FINGERPRINT > key.gpg"},
 	} {
 		_, err := signkey.Read(strings.NewReader(tc.in), tc.name)
 		if !errors.Is(err, tc.is) || !strings.Contains(err.Error(), tc.want) {
