@@ -55,8 +55,9 @@ type Key struct {
 func Read(r io.Reader, name string) (*Key, error) {
 	br := bufio.NewReader(r)
 	head, _ := br.Peek(1)
+	binary := len(head) == 1 && head[0]&0x80 != 0 // read before the buffer is reused
 	list, err := openpgp.ReadArmoredKeyRing(br)
-	if err != nil && len(head) == 1 && head[0]&0x80 != 0 {
+	if err != nil && binary {
 		// An OpenPGP packet's first byte has its top bit set; armor is text.
 		return nil, fmt.Errorf("%w: %s: a binary OpenPGP key (gpg --export-secret-keys without --armor); updeb reads the armored form: gpg --armor --export-secret-keys FINGERPRINT > %s", ErrKey, name, name)
 	}
