@@ -18,7 +18,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"slices"
 	"strings"
 	"time"
 
@@ -147,25 +146,32 @@ func Config(t time.Time) *packet.Config {
 // signature is a binary detached OpenPGP signature over the PAE bytes, and
 // KeyID is the key's primary fingerprint.
 type DSSESigner struct {
-	key *Key
-	at  time.Time
+	key   *Key
+	at    time.Time
+	keyID uint64 // the key or subkey that signs: the one that can sign now
 }
 
 // DSSE returns the key's envelope signer for a build dated t (its
-// SOURCE_DATE_EPOCH). Signatures are made at t, or at the key's creation when
-// the key is younger than t (a signature older than its key would be refused
-// by every verifier), so that their bytes depend on the data, the key and t
-// only, never on the clock. now is the clock all the same: a key that can no
-// longer sign at now (expired, revoked) is refused.
+// SOURCE_DATE_EPOCH). Signatures are made by the key or subkey that can sign
+// at now (the newest signing subkey, as gpg picks: never one that has since
+// expired or been revoked, which a signature dated t would still find valid
+// then), at t, or at that key's creation when it is younger than t (a
+// signature older than its key would be refused by every verifier), so that
+// their bytes depend on the data, the key and t only, not on the clock's
+// second. A key that can no longer sign at now (expired, revoked) is refused.
 func (k *Key) DSSE(t, now time.Time) (*DSSESigner, error) {
 	if why := CannotSign(k.Entity, now); why != "" {
 		return nil, fmt.Errorf("%w: %s %w at %s: it %s (see 'updeb keys list')", ErrKey, k.Fingerprint(), ErrCannotSign, now.UTC().Format(time.RFC3339), why)
 	}
-	at, ok := k.firstSigningTime(t)
-	if !ok {
+	signer, _ := k.Entity.SigningKey(now)
+	at := t.Truncate(time.Second) // OpenPGP times are whole seconds
+	if created := signer.PublicKey.CreationTime; created.After(at) {
+		at = created
+	}
+	if _, ok := k.Entity.SigningKeyById(at, signer.PublicKey.KeyId); !ok {
 		return nil, fmt.Errorf("%w: %s has no signing key valid at or after %s (%w)", ErrKey, k.Fingerprint(), t.UTC().Format(time.RFC3339), ErrCannotSign)
 	}
-	return &DSSESigner{key: k, at: at}, nil
+	return &DSSESigner{key: k, at: at, keyID: signer.PublicKey.KeyId}, nil
 }
 
 // CannotSign says why e has no key that can sign at t, for a message: "was
@@ -268,26 +274,6 @@ func SigningEnd(e *openpgp.Entity, t time.Time) (end time.Time, key string, ok b
 	return end, KeyFingerprint(signer.PublicKey), ok
 }
 
-// firstSigningTime is the earliest time not before t at which the key can
-// sign: t, or the creation of the primary key or a subkey after t.
-func (k *Key) firstSigningTime(t time.Time) (time.Time, bool) {
-	t = t.Truncate(time.Second) // OpenPGP times are whole seconds
-	times := []time.Time{t, k.Entity.PrimaryKey.CreationTime}
-	for _, sk := range k.Entity.Subkeys {
-		times = append(times, sk.PublicKey.CreationTime)
-	}
-	slices.SortFunc(times, time.Time.Compare)
-	for _, c := range times {
-		if c.Before(t) {
-			continue
-		}
-		if _, ok := k.Entity.SigningKey(c); ok {
-			return c, true
-		}
-	}
-	return time.Time{}, false
-}
-
 // KeyID is the key's primary fingerprint, upper-case hex.
 func (s *DSSESigner) KeyID() string { return s.key.Fingerprint() }
 
@@ -297,7 +283,9 @@ func (s *DSSESigner) Time() time.Time { return s.at }
 // Sign returns a binary detached OpenPGP signature (type 0x00, SHA-512) of pae.
 func (s *DSSESigner) Sign(pae []byte) ([]byte, error) {
 	var b bytes.Buffer
-	if err := openpgp.DetachSign(&b, s.key.Entity, bytes.NewReader(pae), Config(s.at)); err != nil {
+	cfg := Config(s.at)
+	cfg.SigningKeyId = s.keyID
+	if err := openpgp.DetachSign(&b, s.key.Entity, bytes.NewReader(pae), cfg); err != nil {
 		return nil, fmt.Errorf("%w: sign with %s: %v", ErrKey, s.KeyID(), err)
 	}
 	return b.Bytes(), nil

@@ -16,6 +16,7 @@ import (
 
 	"github.com/updeb/updeb/internal/repo"
 	"github.com/updeb/updeb/internal/signkey"
+	"github.com/updeb/updeb/internal/testkit/pgptest"
 	"github.com/updeb/updeb/internal/testkit/testenv"
 	verifypgp "github.com/updeb/updeb/pkg/verify/openpgp"
 )
@@ -226,5 +227,43 @@ func TestCannotSignSaysWhy(t *testing.T) {
 		if got := signkey.CannotSign(tc.e, tc.t); got != tc.want {
 			t.Errorf("%s: %q, want %q", tc.name, got, tc.want)
 		}
+	}
+}
+
+// TestDSSESignsWithTheSubkeyValidNow: a record of an old release, built
+// after the key's first signing subkey was revoked (no reason given: for all
+// time) and a new one added, is signed by the new subkey, dated by its
+// creation, and verifies; not by the revoked subkey dated by the release,
+// which updeb verify-provenance refuses.
+func TestDSSESignsWithTheSubkeyValidNow(t *testing.T) {
+	testenv.RequireTool(t, "gpg")
+	s := pgptest.NewSigner(t)
+	s.GPG("--faked-system-time=20200101T000000!", "--quick-gen-key", "P <p@example.org>", "ed25519", "cert", "never")
+	fpr := strings.TrimSuffix(strings.Fields(strings.Split(s.GPG("--with-colons", "--list-keys", "<p@example.org>"), "fpr:::::::::")[1])[0], ":")
+	s.GPG("--faked-system-time=20200101T000100!", "--quick-add-key", fpr, "ed25519", "sign", "never")
+	s.GPG("--faked-system-time=20240101T000000!", "--quick-add-key", fpr, "ed25519", "sign", "never")
+	s.GPGInput("key 1\nrevkey\ny\n0\n\ny\nsave\n", "--faked-system-time=20250101T000000!", "--command-fd", "0", "--edit-key", fpr)
+	k, err := signkey.Read(strings.NewReader(s.GPG("--armor", "--export-secret-keys", fpr)), "k")
+	if err != nil {
+		t.Fatal(err)
+	}
+	kr, err := verifypgp.ParseKeyring(strings.NewReader(s.GPG("--armor", "--export", fpr)), "pub")
+	if err != nil {
+		t.Fatal(err)
+	}
+	newSub := signkey.KeyFingerprint(k.Entity.Subkeys[1].PublicKey)
+	now := time.Date(2026, 6, 1, 0, 0, 0, 0, time.UTC)
+	d, err := k.DSSE(time.Date(2022, 1, 1, 0, 0, 0, 0, time.UTC), now)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pae := []byte("DSSEv1 28 application/vnd.in-toto+json 2 {}")
+	sig, err := d.Sign(pae)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := verifypgp.VerifyDetached(kr, verifypgp.Policy{Now: now}, bytes.NewReader(sig), bytes.NewReader(pae))
+	if err != nil || res.SigningKeyFingerprint != newSub || !res.Created.Equal(time.Date(2024, 1, 1, 0, 0, 0, 0, time.UTC)) {
+		t.Fatalf("record of a 2022 release signed in 2026: %+v, %v; want signed by the new subkey %s at its creation", res, err, newSub)
 	}
 }
