@@ -1,9 +1,11 @@
 package main
 
 import (
+	"bytes"
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
+	"io"
 	"maps"
 	"os"
 	"path/filepath"
@@ -11,6 +13,8 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+
+	"github.com/ProtonMail/go-crypto/openpgp/armor"
 
 	"github.com/updeb/updeb/internal/repo"
 	"github.com/updeb/updeb/internal/testkit/testenv"
@@ -314,6 +318,36 @@ func TestSigningKeyNotAFile(t *testing.T) {
 	code, _, stderr := runCLI(t, "publish", "--repo", filepath.Join(dir, "repo"), "--key", fifo, filepath.Join(dir, "none.deb"))
 	if want := "error: " + fifo + ": refused: not a regular file (a FIFO)\nupdeb: hint: a signing key (--key, repo: key:, UPDEB_SIGNING_KEY) is the file PREFIX.secret.asc that 'updeb keys generate' writes: name it, or create one\n"; code != exitUsage || !strings.HasSuffix(stderr, want) {
 		t.Errorf("publish with a FIFO as its key: exit %d\n%s\nwant %q", code, stderr, want)
+	}
+}
+
+// A signing key given in base64 where its file's path goes (a masked CI
+// variable holds one line: base64 -w0 repo.secret.asc) is refused without
+// being printed, armored or binary, as the open error printed it whole.
+func TestSigningKeyBase64Refused(t *testing.T) {
+	dir := t.TempDir()
+	secret, err := os.ReadFile(generateKey(t, dir) + ".secret.asc")
+	if err != nil {
+		t.Fatal(err)
+	}
+	block, err := armor.Decode(bytes.NewReader(secret))
+	if err != nil {
+		t.Fatal(err)
+	}
+	binary, err := io.ReadAll(block.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "a signing key is named by the path of its file, and this one is the key's text in base64 (not printed here)"
+	for what, key := range map[string][]byte{"armored": secret, "binary": binary} {
+		encoded := base64.StdEncoding.EncodeToString(key)
+		for _, env := range []string{encoded} {
+			t.Setenv("UPDEB_SIGNING_KEY", env)
+			code, _, stderr := runCLI(t, "publish", "--repo", filepath.Join(dir, "repo"), filepath.Join(dir, "none.deb"))
+			if code != exitUsage || !strings.Contains(stderr, want) || strings.Contains(stderr, encoded[:40]) {
+				t.Errorf("%s key in base64: exit %d:\n%s\nwant exit %d and %q, without the key", what, code, stderr, exitUsage, want)
+			}
+		}
 	}
 }
 

@@ -237,12 +237,17 @@ func (o *repoOptions) open(g *globalOptions) (*repo.Repo, error) {
 //
 // A "path" that holds a line break or an armor header is the key itself (a
 // CI secret put in $UPDEB_SIGNING_KEY as it is): it is refused without
-// being printed, as an open error would print it, whole, into the log. A
+// being printed, as an open error would print it, whole, into the log, and
+// so is the key in base64 (the one line a masked CI variable holds). A
 // file that cannot be read is an input error with hint.
 func (g *globalOptions) readSecretKey(path, hint string) ([]byte, error) {
-	if strings.ContainsAny(path, "\r\n") || strings.Contains(path, "-----BEGIN ") {
+	switch {
+	case strings.ContainsAny(path, "\r\n") || strings.Contains(path, "-----BEGIN "):
 		return nil, invalidInput(errors.New("a signing key is named by the path of its file, and this one is the key's text (not printed here)"),
 			"write the key to a file only its owner can read, (umask 077; printf '%s\\n' \"$KEY\" > FILE), and name FILE")
+	case signkey.Base64Key(path):
+		return nil, invalidInput(errors.New("a signing key is named by the path of its file, and this one is the key's text in base64 (not printed here)"),
+			"decode the key to a file only its owner can read, (umask 077; printf '%s' \"$KEY\" | base64 -d > FILE), and name FILE")
 	}
 	data, err := confined.ReadFile(path, signkey.MaxFileSize)
 	if errors.Is(err, fs.ErrPermission) {

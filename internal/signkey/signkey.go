@@ -15,6 +15,7 @@ import (
 	"bufio"
 	"bytes"
 	"crypto"
+	"encoding/base64"
 	"errors"
 	"fmt"
 	"io"
@@ -77,6 +78,21 @@ func Read(r io.Reader, name string) (*Key, error) {
 		return nil, fmt.Errorf("%s: %w", name, err)
 	}
 	return &Key{Entity: e}, nil
+}
+
+// Base64Key reports whether s is a key in base64, armored or binary: the
+// one line a CI secret holds when a key is kept in a masked variable
+// (base64 -w0 repo.secret.asc), given where a key file's path goes.
+func Base64Key(s string) bool {
+	b, err := base64.StdEncoding.DecodeString(s)
+	if err != nil || len(b) == 0 {
+		return false
+	}
+	if bytes.HasPrefix(b, []byte("-----BEGIN PGP ")) {
+		return true
+	}
+	_, err = openpgp.ReadKeyRing(bytes.NewReader(b))
+	return err == nil
 }
 
 // Fingerprint returns e's primary key fingerprint in upper-case hex.
