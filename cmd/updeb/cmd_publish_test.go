@@ -341,13 +341,25 @@ func TestSigningKeyBase64Refused(t *testing.T) {
 	want := "a signing key is named by the path of its file, and this one is the key's text in base64 (not printed here)"
 	for what, key := range map[string][]byte{"armored": secret, "binary": binary} {
 		encoded := base64.StdEncoding.EncodeToString(key)
-		for _, env := range []string{encoded} {
+		for _, env := range []string{encoded, encoded + "\n"} {
 			t.Setenv("UPDEB_SIGNING_KEY", env)
 			code, _, stderr := runCLI(t, "publish", "--repo", filepath.Join(dir, "repo"), filepath.Join(dir, "none.deb"))
 			if code != exitUsage || !strings.Contains(stderr, want) || strings.Contains(stderr, encoded[:40]) {
 				t.Errorf("%s key in base64: exit %d:\n%s\nwant exit %d and %q, without the key", what, code, stderr, exitUsage, want)
 			}
 		}
+	}
+}
+
+// A signing key's path with a line break after it (a variable set from a
+// file's text) is named as the path it is, not refused as the key's text.
+func TestSigningKeyPathWithLineBreak(t *testing.T) {
+	dir := t.TempDir()
+	key := generateKey(t, dir) + ".secret.asc"
+	t.Setenv("UPDEB_SIGNING_KEY", key+"\n")
+	code, _, stderr := runCLI(t, "publish", "--repo", filepath.Join(dir, "repo"), filepath.Join(dir, "none.deb"))
+	if want := fmt.Sprintf("the signing key's path %q ends with a line break", key+"\n"); code != exitUsage || !strings.Contains(stderr, want) {
+		t.Errorf("UPDEB_SIGNING_KEY=PATH\\n: exit %d:\n%s\nwant exit %d and %q", code, stderr, exitUsage, want)
 	}
 }
 

@@ -241,13 +241,17 @@ func (o *repoOptions) open(g *globalOptions) (*repo.Repo, error) {
 // so is the key in base64 (the one line a masked CI variable holds). A
 // file that cannot be read is an input error with hint.
 func (g *globalOptions) readSecretKey(path, hint string) ([]byte, error) {
+	line := strings.TrimRight(path, "\r\n")
 	switch {
-	case strings.ContainsAny(path, "\r\n") || strings.Contains(path, "-----BEGIN "):
+	case strings.ContainsAny(line, "\r\n") || strings.Contains(path, "-----BEGIN "):
 		return nil, invalidInput(errors.New("a signing key is named by the path of its file, and this one is the key's text (not printed here)"),
 			"write the key to a file only its owner can read, (umask 077; printf '%s\\n' \"$KEY\" > FILE), and name FILE")
-	case signkey.Base64Key(path):
+	case signkey.Base64Key(line):
 		return nil, invalidInput(errors.New("a signing key is named by the path of its file, and this one is the key's text in base64 (not printed here)"),
 			"decode the key to a file only its owner can read, (umask 077; printf '%s' \"$KEY\" | base64 -d > FILE), and name FILE")
+	case line != path:
+		return nil, invalidInput(fmt.Errorf("the signing key's path %q ends with a line break", path),
+			"remove it (a variable set from a file's text keeps its last line break)")
 	}
 	data, err := confined.ReadFile(path, signkey.MaxFileSize)
 	if errors.Is(err, fs.ErrPermission) {
