@@ -25,12 +25,13 @@ func newKeysGenerateCmd(g *globalOptions) *cobra.Command {
 		Short: "Make a repository signing key (Ed25519 by default)",
 		Long: `generate writes PREFIX.secret.asc (the armored secret key, mode 0600, for --key),
 PREFIX.gpg (the public key in the binary form apt's signed-by wants) and PREFIX.asc
-(the public key, armored). It never overwrites an existing file, and leaves none of
-the three when it cannot write all of them (a full disk). Each is written whole in a
-hidden folder beside them, then linked into place: a run killed on the way leaves
-that folder, and the next run with the same PREFIX removes it with the key files it
-had placed. PREFIX's folder is created when missing (mode 0755: the public keys in it
-are for others to read; the secret key file is 0600 from the moment it exists).`,
+(the public key, armored), both mode 0644 whatever the umask. It never overwrites an
+existing file, and leaves none of the three when it cannot write all of them (a full
+disk). Each is written whole in a hidden folder beside them, then linked into place: a
+run killed on the way leaves that folder, and the next run with the same PREFIX removes
+it with the key files it had placed. PREFIX's folder is created when missing (mode 0755
+whatever the umask: the public keys in it are for others to read; the secret key file
+is 0600 from the moment it exists).`,
 		Example: `  updeb keys generate --name "Example apt repository" --email apt@example.com --out /etc/updeb/repo
   updeb keys generate --name "Example apt repository" --email apt@example.com --type rsa4096 --out repo`,
 		Args: cobra.NoArgs,
@@ -56,7 +57,7 @@ are for others to read; the secret key file is 0600 from the moment it exists).`
 				{prefix + ".gpg", k.PublicBinary, 0o644},
 				{prefix + ".asc", k.PublicArmored, 0o644},
 			}
-			if err := os.MkdirAll(filepath.Dir(prefix), 0o755); err != nil {
+			if err := atomicfile.MkdirAll(filepath.Dir(prefix), 0o755); err != nil {
 				return invalidInput(err, "--out PREFIX names the key files: PREFIX.secret.asc, PREFIX.gpg, PREFIX.asc")
 			}
 			if err := writeKeyFiles(prefix, files); err != nil {
@@ -183,13 +184,17 @@ func unlinkUnfinished(dir string, files []keyFile) {
 	}
 }
 
-// writeNewFile creates name (failing if it exists) with mode, writes and fsyncs data.
+// writeNewFile creates name (failing if it exists) with mode, whatever the
+// umask (the public keys are for others to read), writes and fsyncs data.
 func writeNewFile(name string, data []byte, mode os.FileMode) error {
 	f, err := os.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_EXCL, mode)
 	if err != nil {
 		return err
 	}
-	_, err = f.Write(data)
+	err = f.Chmod(mode)
+	if err == nil {
+		_, err = f.Write(data)
+	}
 	if err == nil {
 		err = f.Sync()
 	}

@@ -68,6 +68,17 @@ func TestPublishListRemoveCLI(t *testing.T) {
 	if st, err := os.Stat(nested + ".secret.asc"); code != 0 || err != nil || st.Mode().Perm() != 0o600 {
 		t.Fatalf("keys generate into a new folder: exit %d, %v %v: %s", code, st, err, stderr)
 	}
+	// Under umask 077 (a hardened root), the folders it makes and the public
+	// keys are still for others to read, as its help says.
+	strict := filepath.Join(dir, "strict", "new", "repo")
+	old = syscall.Umask(0o077)
+	code, _, stderr = runCLI(t, "keys", "generate", "--name", "Test", "--email", "t@example.com", "--out", strict)
+	syscall.Umask(old)
+	for name, want := range map[string]os.FileMode{"strict": 0o755, "strict/new": 0o755, "strict/new/repo.gpg": 0o644, "strict/new/repo.asc": 0o644, "strict/new/repo.secret.asc": 0o600} {
+		if st, err := os.Stat(filepath.Join(dir, name)); code != 0 || err != nil || st.Mode().Perm() != want {
+			t.Errorf("keys generate under umask 077: exit %d, %s: %v %v, want mode %04o: %s", code, name, st, err, want, stderr)
+		}
+	}
 	// A folder is no prefix: no hidden .secret.asc in it.
 	for _, folder := range []string{dir + "/", filepath.Join(dir, "keys") + "/.", dir + "/.."} {
 		if code, _, stderr := runCLI(t, "keys", "generate", "--name", "Test", "--email", "t@example.com", "--out", folder); code != exitUsage || !strings.Contains(stderr, "names a folder") {
