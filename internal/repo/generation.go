@@ -125,8 +125,18 @@ func (r *Repo) render(ctx context.Context, st *suiteState) (*nextGeneration, err
 // has expired, gpgv reports its signatures as EXPKEYSIG and apt refuses the
 // suite, whatever Valid-Until says, so a refresh timer set for Valid-Until
 // comes too late; and an extended key helps only once every client has it.
+//
+// It also warns about a key bound by a SHA-1 self-signature: gpgv takes its
+// signatures, sqv (newer apt's verifier) refuses them. A warning, not a
+// refusal: a repository signed with one for years keeps its refresh timer
+// (its gpgv clients keep working) while the key is re-signed.
 func (r *Repo) warnKeyEnds(suite string, date, until time.Time) {
 	for _, e := range r.opts.Signer.entities {
+		if signer, ok := e.SigningKey(date); ok {
+			if err := signkey.WeakBinding(e, signer); err != nil {
+				r.opts.Logger.Warn(fmt.Sprintf("suite %s: %v", suite, err))
+			}
+		}
 		end, key, ok := signkey.SigningEnd(e, date)
 		if !ok {
 			continue

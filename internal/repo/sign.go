@@ -110,9 +110,6 @@ func (s *Signer) signingKeys(t time.Time) ([]*packet.PrivateKey, error) {
 		if key.PrivateKey == nil {
 			return nil, fmt.Errorf("%w: %s has no secret for its signing key valid at %s", ErrKey, fingerprint(e), t.UTC().Format(time.RFC3339))
 		}
-		if err := signkey.WeakBinding(e, key); err != nil {
-			return nil, err
-		}
 		keys = append(keys, key.PrivateKey)
 	}
 	return keys, nil

@@ -6,6 +6,7 @@ import (
 	"crypto"
 	"crypto/rand"
 	"errors"
+	"log/slog"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -105,36 +106,39 @@ func TestGenerateKeyUserID(t *testing.T) {
 	}
 }
 
-// TestSHA1BoundKeyRefused: a key whose self-signature is SHA-1 (gpg before
-// 2.1, or --cert-digest-algo SHA1) signs nothing: gpgv accepts it, but sqv,
-// newer apt's verifier, refuses every signature it makes. Once gpg has made
-// new self-signatures, as the error says, it signs, and sqv accepts it.
-func TestSHA1BoundKeyRefused(t *testing.T) {
+// TestSHA1BoundKeyWarned: a key whose self-signature is SHA-1 (gpg before
+// 2.1, or --cert-digest-algo SHA1) signs with a warning on every write:
+// gpgv accepts its signatures, sqv, newer apt's verifier, refuses them all.
+// Once gpg has made new self-signatures, as the warning says, no warning,
+// and sqv accepts the suite.
+func TestSHA1BoundKeyWarned(t *testing.T) {
 	testenv.RequireTool(t, "gpg", "sqv")
+	dir, root := testDirs(t)
+	deb := testDeb(t, dir, "app", "1", "amd64", "app")
 	s := pgptest.NewSigner(t)
-	s.GPG("--cert-digest-algo", "SHA1", "--quick-gen-key", "Old <old@example.org>", "ed25519", "sign", "2y")
-	read := func() *Signer {
+	faked := "--faked-system-time=20240801T000000!" // before the test clock's 2024-08-14
+	s.GPG(faked, "--cert-digest-algo", "SHA1", "--quick-gen-key", "Old <old@example.org>", "ed25519", "sign", "2y")
+	publish := func(repo string) (*Signer, string) {
 		signer, err := ReadSigner(strings.NewReader(s.GPG("--armor", "--export-secret-keys", "<old@example.org>")), "old")
 		must(t, err)
-		return signer
+		var logs bytes.Buffer
+		r := Open(filepath.Join(root, repo), Options{Settings: testSettings("amd64"), Signer: signer, Now: testClock(), Logger: slog.New(slog.NewTextHandler(&logs, nil))})
+		_, err = r.Publish(context.Background(), "s", "main", []Package{pkgOf(t, deb)})
+		must(t, err)
+		return signer, logs.String()
 	}
-	release := []byte("Suite: s\n")
-	if _, err := read().DetachSign(release, time.Now()); !errors.Is(err, ErrWeakKey) || !strings.Contains(err.Error(), "--cert-digest-algo SHA512 --quick-set-expire") {
-		t.Fatalf("signing with a SHA-1 bound key: %v, want ErrWeakKey saying how to re-sign it", err)
+	const want = "is bound by a SHA-1 self-signature: gpgv accepts its signatures, sqv (newer apt's verifier in place of gpgv) refuses every one; make new self-signatures: gpg --cert-digest-algo SHA512 --quick-set-expire"
+	signer, logs := publish("sha1")
+	if !strings.Contains(logs, want) {
+		t.Errorf("publish signed by a SHA-1 bound key: want a warning saying %q; log:\n%s", want, logs)
 	}
-	fpr := read().Fingerprints()[0]
-	s.GPG("--cert-digest-algo", "SHA512", "--quick-set-expire", fpr, "2y")
-	signer := read()
-	sig, err := signer.DetachSign(release, time.Now())
-	must(t, err)
-	public, _, err := signer.PublicKey()
-	must(t, err)
-	dir := t.TempDir()
-	for name, data := range map[string][]byte{"keyring.gpg": public, "Release": release, "Release.gpg": sig} {
-		must(t, os.WriteFile(filepath.Join(dir, name), data, 0o644))
+	s.GPG("--faked-system-time=20240801T000100!", "--cert-digest-algo", "SHA512", "--quick-set-expire", signer.Fingerprints()[0], "2y")
+	if _, logs = publish("resigned"); strings.Contains(logs, "level=WARN") {
+		t.Errorf("warned about the re-signed key:\n%s", logs)
 	}
-	if out, err := exec.Command("sqv", "--keyring", filepath.Join(dir, "keyring.gpg"), filepath.Join(dir, "Release.gpg"), filepath.Join(dir, "Release")).CombinedOutput(); err != nil {
-		t.Errorf("sqv refuses the re-signed key's signature: %v\n%s", err, out)
+	suite := filepath.Join(root, "resigned", "dists", "s")
+	if out, err := exec.Command("sqv", "--keyring", filepath.Join(root, "resigned", "archive-keyring.gpg"), filepath.Join(suite, "Release.gpg"), filepath.Join(suite, "Release")).CombinedOutput(); err != nil {
+		t.Errorf("sqv refuses the re-signed key's suite: %v\n%s", err, out)
 	}
 }
 

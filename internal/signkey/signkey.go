@@ -124,12 +124,12 @@ func checkStrength(pk *packet.PublicKey) error {
 	return fmt.Errorf("%w: public key algorithm %d; use Ed25519 or RSA %d+", ErrWeakKey, pk.PubKeyAlgo, MinRSABits)
 }
 
-// WeakBinding returns an ErrWeakKey error when the self-signature of e's
-// primary key, or the binding signature of k (e's key that signs, a
-// subkey) or its back signature, is made with SHA-1 (or a weaker digest):
-// gpgv still accepts such a key, but sqv, which newer apt verifies with in
-// place of gpgv, does not, and refuses every signature the key makes. nil
-// otherwise.
+// WeakBinding returns an ErrWeakKey error, which the repository warns
+// with, when the self-signature of e's primary key, or the binding
+// signature of k (e's key that signs, a subkey) or its back signature, is
+// made with SHA-1 (or a weaker digest): gpgv still accepts such a key, but
+// sqv, which newer apt verifies with in place of gpgv, does not, and refuses
+// every signature the key makes. nil otherwise.
 func WeakBinding(e *openpgp.Entity, k openpgp.Key) error {
 	sigs := []*packet.Signature{k.SelfSignature}
 	if self, _ := e.PrimarySelfSignature(); self != nil {
@@ -140,7 +140,7 @@ func WeakBinding(e *openpgp.Entity, k openpgp.Key) error {
 	}
 	for _, sig := range sigs {
 		if sig != nil && (sig.Hash == crypto.SHA1 || sig.Hash == crypto.MD5 || sig.Hash == crypto.RIPEMD160) {
-			return fmt.Errorf("%w: key %s is bound by a SHA-1 self-signature, which sqv (newer apt's verifier in place of gpgv) refuses with every signature the key makes; "+
+			return fmt.Errorf("%w: key %s is bound by a SHA-1 self-signature: gpgv accepts its signatures, sqv (newer apt's verifier in place of gpgv) refuses every one; "+
 				"make new self-signatures: gpg --cert-digest-algo SHA512 --quick-set-expire %s EXPIRY (and again with '*' for its signing subkeys), then export the secret key again", ErrWeakKey, Fingerprint(e), Fingerprint(e))
 		}
 	}
