@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 	"unicode"
+	"unicode/utf8"
 
 	"github.com/ProtonMail/go-crypto/openpgp"
 	"github.com/ProtonMail/go-crypto/openpgp/armor"
@@ -268,10 +269,12 @@ func ParseKeyType(s string) (KeyType, error) {
 // a name that is not blank, an address LOCAL@DOMAIN (gpg's
 // is_valid_mailbox: one @, neither part empty, no white space), neither
 // holding ()<> or a control character (a line break would print as two
-// lines of keys list, gpg --show-keys writes it escaped).
+// lines of keys list, gpg --show-keys writes it escaped), in UTF-8 (a name
+// typed in a Latin-1 terminal is not).
 func validUserID(name, email string) bool {
 	local, domain, _ := strings.Cut(email, "@")
 	return strings.TrimSpace(name) != "" && local != "" && domain != "" && !strings.Contains(domain, "@") &&
+		utf8.ValidString(name+email) && // OpenPGP user IDs are UTF-8 (RFC 4880 5.11)
 		!strings.ContainsAny(name+email, "()<>") &&
 		!strings.ContainsFunc(name, unicode.IsControl) &&
 		!strings.ContainsFunc(email, func(r rune) bool { return unicode.IsSpace(r) || unicode.IsControl(r) })
@@ -307,7 +310,7 @@ func GenerateKey(name, email string, kind KeyType, now time.Time, rand io.Reader
 		}
 	}
 	if !validUserID(name, email) {
-		return nil, fmt.Errorf("%w: key user ID needs a name and an email address LOCAL@DOMAIN, without ()<>, spaces in the address or control characters (got %q, %q)", ErrInvalid, name, email)
+		return nil, fmt.Errorf("%w: key user ID needs a name and an email address LOCAL@DOMAIN in UTF-8, without ()<>, spaces in the address or control characters (got %q, %q)", ErrInvalid, name, email)
 	}
 	e, err := openpgp.NewEntity(name, "", email, cfg)
 	if err != nil {

@@ -98,6 +98,7 @@ func TestGenerateKeyUserID(t *testing.T) {
 		{"Repo", "a b@example.org", false},
 		{"Repo", "a@b@example.org", false},
 		{"Repo", "repo@example.org\n", false},
+		{"Zo\xeb", "repo@example.org", false},
 	} {
 		_, err := GenerateKey(c.name, c.email, Ed25519, time.Unix(1700000000, 0), rand.Reader)
 		if c.ok != (err == nil) || err != nil && !errors.Is(err, ErrInvalid) {
