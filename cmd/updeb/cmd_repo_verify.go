@@ -26,7 +26,9 @@ file the Release lists (size, SHA256 and SHA512, its by-hash names, each .gz and
 the uncompressed index), the earlier generations' indexes it still serves by hash to clients
 in the middle of an update (updeb-by-hash-kept) against their names, and every pool file a
 Packages index names (size, MD5sum, SHA256, SHA512). Each finding names the file and what to do. Exit 0 when everything matches, 1 when
-something does not, 2 for a suite that does not exist or an unreadable keyring.`,
+something does not, 2 for a suite that does not exist or an unreadable keyring. It takes no lock: a
+publish that switches a suite while it is checked (and removes the generation checked) is no
+finding, the new live generation is checked instead.`,
 		Example: `  updeb repo verify --repo /srv/apt
   updeb repo verify --repo /srv/apt --keyring /etc/apt/keyrings/internal.gpg production`,
 		Args: cobra.MaximumNArgs(1),

@@ -79,8 +79,9 @@ type Options struct {
 	// (new packages linked into the pool), "staged" (next generation complete,
 	// not live), "switched" (next generation live, old ones not yet cleaned),
 	// "gc" (garbage collection about to remove its first file), "aside" (a
-	// generation directory renamed aside, not yet removed). Tests use it to
-	// kill a write at a known point.
+	// generation directory renamed aside, not yet removed), and of a check:
+	// "verify" (Verify read the generation it checks). Tests use it to kill
+	// a write at a known point, or to write in the middle of a check.
 	Hook func(step string)
 }
 

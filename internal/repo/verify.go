@@ -85,13 +85,40 @@ func (r *Repo) Verify(ctx context.Context, suite string, kr *vopenpgp.Keyring, n
 		if n == 0 {
 			return nil, fmt.Errorf("%w: no suite %s in %s", ErrNotFound, s, r.root)
 		}
-		c := SuiteCheck{Suite: s, Generation: n, Findings: []Finding{}}
-		if err := r.verifySuite(ctx, &c, kr, now); err != nil {
+		c, err := r.verifyLive(ctx, s, n, kr, now)
+		if err != nil {
 			return nil, err
 		}
 		out = append(out, c)
 	}
 	return out, nil
+}
+
+// switchRetries is how many times verifyLive checks a suite again when a
+// write switched it while it was checked.
+const switchRetries = 3
+
+// verifyLive checks suite's live generation n. A write (publish, refresh,
+// gc) that switches the suite meanwhile may remove the files of the
+// generation being checked, no longer live (an old generation pruned, the
+// by-hash files it kept), which would be findings about a state no client
+// gets: when there are findings and the suite was switched, the new live
+// generation is checked instead.
+func (r *Repo) verifyLive(ctx context.Context, suite string, n int, kr *vopenpgp.Keyring, now time.Time) (SuiteCheck, error) {
+	for try := 0; ; try++ {
+		c := SuiteCheck{Suite: suite, Generation: n, Findings: []Finding{}}
+		if err := r.verifySuite(ctx, &c, kr, now); err != nil {
+			return c, err
+		}
+		if len(c.Findings) == 0 || try == switchRetries {
+			return c, nil
+		}
+		m, err := r.liveGeneration(suite)
+		if err != nil || m == n || m == 0 {
+			return c, nil
+		}
+		n = m
+	}
 }
 
 // verifySuite fills c for the live generation c.Generation of c.Suite.
@@ -106,6 +133,7 @@ func (r *Repo) verifySuite(ctx context.Context, c *SuiteCheck, kr *vopenpgp.Keyr
 	}
 	suiteDir := filepath.Join(r.distsDir(), c.Suite)
 	g, err := r.readGeneration(c.Suite, c.Generation)
+	r.hook("verify")
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
 			err = r.missingLive(c.Suite, c.Generation)

@@ -351,3 +351,36 @@ func TestVerifyCarriedByHash(t *testing.T) {
 	must(t, err)
 	wantFinding(t, checks, "dists/s/"+carried, "missing")
 }
+
+// TestVerifyWhileSwitched: a publish that switches the suite while verify
+// checks it, and prunes the generation being checked (keep 1), is no
+// finding: verify checks the new live generation instead of reporting the
+// removed one's files as missing.
+func TestVerifyWhileSwitched(t *testing.T) {
+	dir, root := testDirs(t)
+	r, ctx := testRepo(t, root), context.Background()
+	one := 1
+	r.opts.Settings.Keep = &one
+	for _, v := range []string{"1", "2"} {
+		_, err := r.Publish(ctx, "s", "main", []Package{pkgOf(t, testDeb(t, dir, "aa", v, "amd64", v))})
+		must(t, err)
+	}
+	next := pkgOf(t, testDeb(t, dir, "aa", "3", "amd64", "3"))
+	checker := testRepo(t, root)
+	switched := false
+	checker.opts.Hook = func(step string) {
+		if step == "verify" && !switched {
+			switched = true
+			_, err := r.Publish(ctx, "s", "main", []Package{next})
+			must(t, err)
+		}
+	}
+	checks, err := checker.Verify(ctx, "s", clientKeyring(t, root), verifyNow)
+	must(t, err)
+	if !switched {
+		t.Fatal("no publish during the check")
+	}
+	if len(checks) != 1 || len(checks[0].Findings) != 0 || checks[0].Generation != 3 || checks[0].Packages != 3 {
+		t.Fatalf("checks %+v, want generation 3 with its 3 packages and no findings", checks)
+	}
+}
