@@ -214,11 +214,7 @@ func repositoryInputs(o *reportOptions) (*report.RepositoryInputs, error) {
 		return nil, usageErrorf("--repo %s: not an apt repository updeb publishes (no dists/ folder)", o.repoDir)
 	}
 	r := repo.Open(o.repoDir, repo.Options{})
-	suites, err := r.Suites()
-	if err != nil {
-		return nil, err
-	}
-	entries, err := r.List("")
+	suites, entries, err := r.Contents()
 	if err != nil {
 		return nil, err
 	}

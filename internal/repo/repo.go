@@ -48,6 +48,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"maps"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -79,9 +80,10 @@ type Options struct {
 	// (new packages linked into the pool), "staged" (next generation complete,
 	// not live), "switched" (next generation live, old ones not yet cleaned),
 	// "gc" (garbage collection about to remove its first file), "aside" (a
-	// generation directory renamed aside, not yet removed), and of a check:
-	// "verify" (Verify read the generation it checks). Tests use it to kill
-	// a write at a known point, or to write in the middle of a check.
+	// generation directory renamed aside, not yet removed), and of a read:
+	// "verify" (Verify read the generation it checks), "suites" (Suites read
+	// every suite). Tests use it to kill a write at a known point, or to
+	// write in the middle of a read.
 	Hook func(step string)
 }
 
@@ -299,6 +301,45 @@ func (r *Repo) Suites() ([]Suite, error) {
 			su.SigningKeys = append(su.SigningKeys, SigningKey{Fingerprint: fingerprint(e), Signer: signer, Expires: end})
 		}
 		out = append(out, su)
+	}
+	r.hook("suites")
+	return out, nil
+}
+
+// Contents returns Suites and List("") read from the same live generations:
+// a write that switches a suite between the two reads (or removes the
+// generation being read) makes them read again, so that each suite's
+// generation, components and packages agree (a status page never shows one
+// generation's number with the next one's packages).
+func (r *Repo) Contents() ([]Suite, []Entry, error) {
+	for try := 0; ; try++ {
+		before, err := r.liveGenerations()
+		if err != nil {
+			return nil, nil, err
+		}
+		suites, err := r.Suites()
+		var entries []Entry
+		if err == nil {
+			entries, err = r.List("")
+		}
+		after, aerr := r.liveGenerations()
+		if aerr == nil && maps.Equal(before, after) || try == switchRetries {
+			return suites, entries, err
+		}
+	}
+}
+
+// liveGenerations returns the live generation of every suite.
+func (r *Repo) liveGenerations() (map[string]int, error) {
+	names, err := r.managedSuites()
+	if err != nil {
+		return nil, err
+	}
+	out := map[string]int{}
+	for _, s := range names {
+		if out[s], err = r.liveGeneration(s); err != nil {
+			return nil, err
+		}
 	}
 	return out, nil
 }

@@ -365,22 +365,50 @@ func TestVerifyWhileSwitched(t *testing.T) {
 		_, err := r.Publish(ctx, "s", "main", []Package{pkgOf(t, testDeb(t, dir, "aa", v, "amd64", v))})
 		must(t, err)
 	}
-	next := pkgOf(t, testDeb(t, dir, "aa", "3", "amd64", "3"))
 	checker := testRepo(t, root)
-	switched := false
-	checker.opts.Hook = func(step string) {
-		if step == "verify" && !switched {
-			switched = true
-			_, err := r.Publish(ctx, "s", "main", []Package{next})
+	done := publishAt(t, checker, "verify", r, "main", pkgOf(t, testDeb(t, dir, "aa", "3", "amd64", "3")))
+	checks, err := checker.Verify(ctx, "s", clientKeyring(t, root), verifyNow)
+	must(t, err)
+	done()
+	if len(checks) != 1 || len(checks[0].Findings) != 0 || checks[0].Generation != 3 || checks[0].Packages != 3 {
+		t.Fatalf("checks %+v, want generation 3 with its 3 packages and no findings", checks)
+	}
+}
+
+// TestContentsWhileSwitched: a publish between Contents' read of the suites
+// and of their packages is read again: the suite's generation is the one
+// whose packages are listed, with the component the publish added.
+func TestContentsWhileSwitched(t *testing.T) {
+	dir, root := testDirs(t)
+	r, ctx := testRepo(t, root), context.Background()
+	_, err := r.Publish(ctx, "s", "main", []Package{pkgOf(t, testDeb(t, dir, "aa", "1", "amd64", "1"))})
+	must(t, err)
+	reader := testRepo(t, root)
+	done := publishAt(t, reader, "suites", r, "extra", pkgOf(t, testDeb(t, dir, "bb", "1", "amd64", "2")))
+	suites, entries, err := reader.Contents()
+	must(t, err)
+	done()
+	if len(suites) != 1 || suites[0].Generation != 2 || strings.Join(suites[0].Components, " ") != "extra main" || len(entries) != 2 {
+		t.Fatalf("suites %+v, entries %+v: want generation 2, components extra and main, and its 2 packages", suites, entries)
+	}
+}
+
+// publishAt makes reader's first step named step publish p into suite s,
+// component comp, through writer. The function it returns fails the test
+// when the step never came.
+func publishAt(t *testing.T, reader *Repo, step string, writer *Repo, comp string, p Package) func() {
+	t.Helper()
+	published := false
+	reader.opts.Hook = func(at string) {
+		if at == step && !published {
+			published = true
+			_, err := writer.Publish(context.Background(), "s", comp, []Package{p})
 			must(t, err)
 		}
 	}
-	checks, err := checker.Verify(ctx, "s", clientKeyring(t, root), verifyNow)
-	must(t, err)
-	if !switched {
-		t.Fatal("no publish during the check")
-	}
-	if len(checks) != 1 || len(checks[0].Findings) != 0 || checks[0].Generation != 3 || checks[0].Packages != 3 {
-		t.Fatalf("checks %+v, want generation 3 with its 3 packages and no findings", checks)
+	return func() {
+		if !published {
+			t.Fatalf("no publish at step %s", step)
+		}
 	}
 }
