@@ -160,6 +160,13 @@ func Refresh(ctx context.Context, o RefreshOptions) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
+	if o.Write == "" {
+		l, err := lockState(ctx, o.StateDir)
+		if err != nil {
+			return nil, err
+		}
+		defer l.Unlock()
+	}
 	cur, original, err := currentCopies(o)
 	if err != nil {
 		return nil, err
@@ -669,18 +676,8 @@ func write(o RefreshOptions, cur *Set, original []byte, next *Tables, eol *suppo
 		files = append(files, newFile{eolPath, b})
 		res.EndOfLife.Path = eolPath
 	}
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		return err
-	}
-	// One refresh writes the state folder's copies at a time: two at once
-	// could leave the tables of one beside the end-of-life data of the
-	// other. With the lock held, temporary copies left there are a killed
-	// refresh's, and go.
-	l, err := lockfile.AcquireDir(context.Background(), filepath.Dir(path), 100*time.Millisecond)
-	if err != nil {
-		return err
-	}
-	defer l.Unlock()
+	// Under the state folder's lock (lockState), temporary copies left
+	// there are a killed refresh's, and go.
 	atomicfile.RemoveLeftovers(filepath.Dir(path), filepath.Base(File), filepath.Base(supportdata.File))
 	if err := replaceTogether(files); err != nil {
 		return err
@@ -689,6 +686,20 @@ func write(o RefreshOptions, cur *Set, original []byte, next *Tables, eol *suppo
 		res.Written = append(res.Written, f.path)
 	}
 	return nil
+}
+
+// lockState takes the lock on the state folder's copies (creating their
+// folder), which a refresh holds from reading them to replacing them: two
+// at once could leave the tables of one beside the end-of-life data of the
+// other, or the second write back the copy of a table it read before the
+// first replaced it (two refreshes of different tables). The second waits,
+// then starts from what the first wrote.
+func lockState(ctx context.Context, stateDir string) (*lockfile.Lock, error) {
+	dir := filepath.Dir(filepath.Join(stateDir, File))
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, err
+	}
+	return lockfile.AcquireDir(ctx, dir, 100*time.Millisecond)
 }
 
 // newFile is one file a refresh replaces, and its new content.

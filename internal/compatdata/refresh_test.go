@@ -564,3 +564,47 @@ func TestRefreshKubeadmNewMinor(t *testing.T) {
 		t.Errorf("1.35 missing from release-1.36's map: %v", err)
 	}
 }
+
+// TestRefreshTwoAtOnce: two refreshes of different tables at once (a timer's
+// --table helm, an operator's --table containerd) both count: the second
+// waits for the first and starts from the copies it wrote, instead of
+// writing back the copy of helm it read before the first wrote its own.
+func TestRefreshTwoAtOnce(t *testing.T) {
+	w := newWorld(t)
+	ctx := context.Background()
+	if _, err := compatdata.Refresh(ctx, w.opts); err != nil {
+		t.Fatal(err)
+	}
+	day := func(d int) time.Time { return refreshNow.Add(time.Duration(d) * 24 * time.Hour) }
+	second := w.opts
+	second.Tables, second.Now = []string{"containerd"}, day(2)
+	done := make(chan error, 1)
+	first := w.opts
+	first.Tables, first.Now = []string{"helm"}, day(1)
+	first.Client = &editingClient{Getter: first.Client, edit: func() {
+		go func() {
+			_, err := compatdata.Refresh(ctx, second)
+			done <- err
+		}()
+		select { // the second's whole run, unless it waits for the first
+		case err := <-done:
+			done <- err
+		case <-time.After(2 * time.Second):
+		}
+	}}
+	if _, err := compatdata.Refresh(ctx, first); err != nil {
+		t.Fatal(err)
+	}
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(filepath.Join(w.state, compatdata.File))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, d := range []time.Time{day(1), day(2)} {
+		if s := d.Format("2006-01-02"); !strings.Contains(string(b), s) {
+			t.Errorf("no table fetched on %s in:\n%s", s, b)
+		}
+	}
+}
