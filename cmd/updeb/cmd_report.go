@@ -162,7 +162,7 @@ func runReport(cmd *cobra.Command, g *globalOptions, o *reportOptions) (err erro
 		return fmt.Errorf("asking upstream: %w", err)
 	}
 	rep := report.Build(in)
-	if err := report.Write(o.output, rep); err != nil {
+	if err := report.Write(cmd.Context(), o.output, rep); err != nil {
 		return err
 	}
 	if o.metrics != "" {

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/csv"
 	"encoding/json"
+	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -164,7 +165,7 @@ func TestBuild(t *testing.T) {
 func TestWrite(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "site")
 	r := fixtureReport(t, true)
-	if err := Write(dir, r); err != nil {
+	if err := Write(context.Background(), dir, r); err != nil {
 		t.Fatal(err)
 	}
 	b, _ := os.ReadFile(filepath.Join(dir, "report.json"))
@@ -199,7 +200,7 @@ func TestWrite(t *testing.T) {
 	planted := filepath.Join(t.TempDir(), "site")
 	os.MkdirAll(planted, 0o755)
 	os.Symlink(victim, filepath.Join(planted, "report.json"))
-	if err := Write(planted, r); err != nil {
+	if err := Write(context.Background(), planted, r); err != nil {
 		t.Fatal(err)
 	}
 	if b, _ := os.ReadFile(victim); string(b) != "keep" {
@@ -210,12 +211,12 @@ func TestWrite(t *testing.T) {
 	}
 	blocked := filepath.Join(t.TempDir(), "site")
 	os.MkdirAll(filepath.Join(blocked, "index.html"), 0o755)
-	if err := Write(blocked, r); err == nil || !strings.Contains(err.Error(), filepath.Join(blocked, "index.html")+": ") {
+	if err := Write(context.Background(), blocked, r); err == nil || !strings.Contains(err.Error(), filepath.Join(blocked, "index.html")+": ") {
 		t.Errorf("a folder where index.html goes: %v", err)
 	}
 	notDir := filepath.Join(t.TempDir(), "file")
 	os.WriteFile(notDir, nil, 0o644)
-	if err := Write(notDir, r); err == nil || !strings.Contains(err.Error(), "report folder "+notDir+": ") {
+	if err := Write(context.Background(), notDir, r); err == nil || !strings.Contains(err.Error(), "report folder "+notDir+": ") {
 		t.Errorf("a file where the folder goes: %v", err)
 	}
 }
@@ -227,7 +228,7 @@ func TestWrite(t *testing.T) {
 func TestWriteReplacesAllOrNothing(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "site")
 	r := fixtureReport(t, true)
-	if err := Write(dir, r); err != nil {
+	if err := Write(context.Background(), dir, r); err != nil {
 		t.Fatal(err)
 	}
 	snapshot := func() map[string]string {
@@ -243,7 +244,7 @@ func TestWriteReplacesAllOrNothing(t *testing.T) {
 	os.Remove(last)
 	os.MkdirAll(filepath.Join(last, "x"), 0o755)
 	next := fixtureReport(t, false)
-	if err := Write(dir, next); err == nil || !strings.Contains(err.Error(), last) {
+	if err := Write(context.Background(), dir, next); err == nil || !strings.Contains(err.Error(), last) {
 		t.Fatalf("a folder where %s goes: %v", last, err)
 	}
 	for name, old := range snapshot() {
@@ -260,11 +261,23 @@ func TestWriteReplacesAllOrNothing(t *testing.T) {
 		t.Fatal(err)
 	}
 	done := make(chan error, 1)
-	go func() { done <- Write(dir, next) }()
+	go func() { done <- Write(context.Background(), dir, next) }()
 	select {
 	case err := <-done:
 		t.Fatalf("Write finished while another held the folder: %v", err)
 	case <-time.After(300 * time.Millisecond):
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	go func() { done <- Write(ctx, dir, next) }()
+	time.Sleep(100 * time.Millisecond)
+	cancel() // an interrupt stops the wait
+	select {
+	case err := <-done:
+		if !errors.Is(err, context.Canceled) || !strings.Contains(err.Error(), "another updeb process holds it") {
+			t.Fatalf("a Write interrupted while waiting for the folder: %v", err)
+		}
+	case <-time.After(2 * time.Second):
+		t.Fatal("a Write waiting for the folder's lock ignores an interrupt")
 	}
 	lock.Unlock()
 	if err := <-done; err != nil {
@@ -281,7 +294,7 @@ func TestWriteReadableWhateverTheUmask(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "www", "updeb")
 	r := fixtureReport(t, true)
 	old := syscall.Umask(0o077)
-	err := Write(dir, r)
+	err := Write(context.Background(), dir, r)
 	syscall.Umask(old)
 	if err != nil {
 		t.Fatal(err)
@@ -391,7 +404,7 @@ window.addEventListener("load", function () {
 // screenshot that is more than a blank page.
 func TestPageInChromium(t *testing.T) {
 	dir := t.TempDir()
-	if err := Write(dir, fixtureReport(t, true)); err != nil {
+	if err := Write(context.Background(), dir, fixtureReport(t, true)); err != nil {
 		t.Fatal(err)
 	}
 	page, _ := os.ReadFile(filepath.Join(dir, "index.html"))
@@ -554,7 +567,7 @@ func TestWriteValidUTF8(t *testing.T) {
 	r.Recipes[0].Unknown = "GitHub API https://api.github.com/repos/helm/helm/releases: HTTP 403: <html>Zugriff verweigert f\xfcr diese Seite</html>"
 	r.Data[0].Copy = "refreshed /var/lib/up\xffdeb/support/eol.yaml"
 	dir := t.TempDir()
-	if err := Write(dir, r); err != nil {
+	if err := Write(context.Background(), dir, r); err != nil {
 		t.Fatal(err)
 	}
 	for _, name := range Files {

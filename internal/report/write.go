@@ -24,8 +24,9 @@ var Files = []string{"index.html", "report.json", "recipes.csv", "actions.csv", 
 // missing, 0755 whatever the umask: a web server running as another user
 // serves it), each atomically (a reader sees the old file or the new one)
 // and all together (atomicfile.CommitAll: every file is written before the
-// first is renamed into place), one Write at a time (a lock on dir).
-func Write(dir string, r *Report) error {
+// first is renamed into place), one Write at a time (a lock on dir, waited
+// for until ctx is done: an interrupt stops the wait).
+func Write(ctx context.Context, dir string, r *Report) error {
 	if err := atomicfile.MkdirAll(dir, 0o755); err != nil {
 		return fmt.Errorf("report folder %s: %w", dir, err)
 	}
@@ -48,7 +49,7 @@ func Write(dir string, r *Report) error {
 	}
 	// One Write at a time in the folder, so that two runs never leave a
 	// mix of their files; the temporary files there are then killed runs'.
-	lock, err := lockfile.AcquireDir(context.Background(), dir, 100*time.Millisecond)
+	lock, err := lockfile.AcquireDir(ctx, dir, 100*time.Millisecond)
 	if err != nil {
 		return fmt.Errorf("report folder %s: %w", dir, err)
 	}
