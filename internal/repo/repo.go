@@ -81,6 +81,7 @@ type Options struct {
 	// not live), "switched" (next generation live, old ones not yet cleaned),
 	// "gc" (garbage collection about to remove its first file), "aside" (a
 	// generation directory renamed aside, not yet removed), and of a read:
+	// "live" (a suite's live generation number read, not the generation),
 	// "verify" (Verify read the generation it checks), "suites" (Suites read
 	// every suite). Tests use it to kill a write at a known point, or to
 	// write in the middle of a read.

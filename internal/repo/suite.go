@@ -114,16 +114,25 @@ func checkSignedText(dir string, release []byte) error {
 }
 
 // live returns suite's live generation, nil when the suite does not exist.
+// A reader takes no lock: a write may switch the suite and remove the
+// generation read as live before it is read; the new live one is read then,
+// not reported as removed outside updeb.
 func (r *Repo) live(suite string) (*generation, error) {
-	n, err := r.liveGeneration(suite)
-	if err != nil || n == 0 {
-		return nil, err
+	for try := 0; ; try++ {
+		n, err := r.liveGeneration(suite)
+		if err != nil || n == 0 {
+			return nil, err
+		}
+		r.hook("live")
+		g, err := r.readGeneration(suite, n)
+		if _, serr := os.Stat(r.genDir(suite, n)); err != nil && errors.Is(serr, os.ErrNotExist) {
+			if m, _ := r.liveGeneration(suite); m != n && try < switchRetries {
+				continue
+			}
+			return nil, r.missingLive(suite, n)
+		}
+		return g, err
 	}
-	g, err := r.readGeneration(suite, n)
-	if _, serr := os.Stat(r.genDir(suite, n)); err != nil && errors.Is(serr, os.ErrNotExist) {
-		return nil, r.missingLive(suite, n)
-	}
-	return g, err
 }
 
 // missingLive is the error for a live generation whose folder was removed

@@ -357,14 +357,8 @@ func TestVerifyCarriedByHash(t *testing.T) {
 // finding: verify checks the new live generation instead of reporting the
 // removed one's files as missing.
 func TestVerifyWhileSwitched(t *testing.T) {
-	dir, root := testDirs(t)
-	r, ctx := testRepo(t, root), context.Background()
-	one := 1
-	r.opts.Settings.Keep = &one
-	for _, v := range []string{"1", "2"} {
-		_, err := r.Publish(ctx, "s", "main", []Package{pkgOf(t, testDeb(t, dir, "aa", v, "amd64", v))})
-		must(t, err)
-	}
+	dir, root, r := keepOneRepo(t)
+	ctx := context.Background()
 	checker := testRepo(t, root)
 	done := publishAt(t, checker, "verify", r, "main", pkgOf(t, testDeb(t, dir, "aa", "3", "amd64", "3")))
 	checks, err := checker.Verify(ctx, "s", clientKeyring(t, root), verifyNow)
@@ -391,6 +385,35 @@ func TestContentsWhileSwitched(t *testing.T) {
 	if len(suites) != 1 || suites[0].Generation != 2 || strings.Join(suites[0].Components, " ") != "extra main" || len(entries) != 2 {
 		t.Fatalf("suites %+v, entries %+v: want generation 2, components extra and main, and its 2 packages", suites, entries)
 	}
+}
+
+// TestListWhileSwitched: a publish that switches the suite and removes the
+// generation a reader has just found live (keep 1) is no generation
+// "removed outside updeb": the reader reads the new live one.
+func TestListWhileSwitched(t *testing.T) {
+	dir, root, r := keepOneRepo(t)
+	reader := testRepo(t, root)
+	done := publishAt(t, reader, "live", r, "main", pkgOf(t, testDeb(t, dir, "aa", "3", "amd64", "3")))
+	entries, err := reader.List("s")
+	must(t, err)
+	done()
+	if len(entries) != 3 {
+		t.Fatalf("entries %+v, want the 3 versions of the new live generation", entries)
+	}
+}
+
+// keepOneRepo is a repository whose suite s keeps 1 generation, at its
+// second (aa 1 and 2 published one by one).
+func keepOneRepo(t *testing.T) (dir, root string, r *Repo) {
+	dir, root = testDirs(t)
+	r = testRepo(t, root)
+	one := 1
+	r.opts.Settings.Keep = &one
+	for _, v := range []string{"1", "2"} {
+		_, err := r.Publish(context.Background(), "s", "main", []Package{pkgOf(t, testDeb(t, dir, "aa", v, "amd64", v))})
+		must(t, err)
+	}
+	return dir, root, r
 }
 
 // publishAt makes reader's first step named step publish p into suite s,
