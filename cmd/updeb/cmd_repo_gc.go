@@ -16,7 +16,8 @@ func newRepoGCCmd(g *globalOptions) *cobra.Command {
 interrupted writes, and every pool file that no kept generation of any suite lists: neither
 in its own indexes nor in those of the generations it replaced within the last hour, which it
 serves by hash to clients in the middle of an update. The digest of each removed package stays recorded, so its version
-can never come back with other bytes. --dry-run lists what would go and removes nothing.
+can never come back with other bytes. --dry-run lists what would go and removes nothing
+(a user who may read the repository but not write it can run it).
 A repository with a suite updeb does not manage is refused (exit 2).`,
 		Example: `  updeb repo gc --repo /srv/apt --dry-run
   updeb repo gc --repo /srv/apt`,

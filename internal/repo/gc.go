@@ -45,7 +45,11 @@ func (r *Repo) GC(ctx context.Context, dryRun bool) (*GCResult, error) {
 		// to collect, and nothing to create (r.lock would make the folder).
 		return &GCResult{DryRun: dryRun, Generations: []string{}, PoolFiles: []string{}}, nil
 	}
-	unlock, err := r.lock(ctx)
+	lock := r.lock
+	if dryRun {
+		lock = r.lockToRead
+	}
+	unlock, err := lock(ctx)
 	if err != nil {
 		return nil, err
 	}

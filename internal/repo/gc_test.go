@@ -8,11 +8,13 @@ import (
 	"io/fs"
 	"log/slog"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"reflect"
 	"runtime"
 	"slices"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -514,5 +516,40 @@ func TestListOfNoRepositoryNamed(t *testing.T) {
 	must(t, os.Mkdir(missing, 0o755))
 	if list, err := r.List(""); err != nil || len(list) != 0 {
 		t.Errorf("an empty repository: %v, %v", list, err)
+	}
+}
+
+// TestGCDryRunByAReader: gc --dry-run writes nothing, so a user who may read
+// the repository but not write it (a monitoring account) can run it: it
+// waits for publishers through a read-only open of the lock file. As root,
+// the dry run runs as nobody, in a helper.
+func TestGCDryRunByAReader(t *testing.T) {
+	dir, root := testDirs(t)
+	r, ctx := testRepo(t, root), context.Background()
+	_, err := r.Publish(ctx, "s", "main", []Package{pkgOf(t, testDeb(t, dir, "aa", "1", "amd64", "a"))})
+	must(t, err)
+	if os.Geteuid() != 0 {
+		must(t, os.Chmod(root, 0o555))
+		t.Cleanup(func() { os.Chmod(root, 0o755) })
+		must(t, os.Chmod(filepath.Join(root, ".updeb-lock"), 0o444))
+		if _, err := r.GC(ctx, true); err != nil {
+			t.Fatalf("a dry run by a user who cannot write the repository: %v", err)
+		}
+		return
+	}
+	// The helper, as nobody, needs the way to the repository and a copy of
+	// the test binary it may run.
+	for d := dir; d != filepath.Dir(d) && d != os.TempDir(); d = filepath.Dir(d) {
+		must(t, os.Chmod(d, 0o755))
+	}
+	exe := filepath.Join(dir, "repo.test")
+	data, err := os.ReadFile(os.Args[0])
+	must(t, err)
+	must(t, os.WriteFile(exe, data, 0o755))
+	cmd := exec.Command(exe, "-test.run=^$")
+	cmd.Env = append(os.Environ(), "UPDEB_TEST_GC_DRY_RUN="+root)
+	cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: 65534, Gid: 65534}}
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("a dry run as nobody: %v: %s", err, out)
 	}
 }

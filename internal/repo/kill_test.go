@@ -31,6 +31,13 @@ func TestMain(m *testing.M) {
 	if os.Getenv("UPDEB_TEST_WRITE_HELPER") == "1" {
 		os.Exit(writeHelper())
 	}
+	if root := os.Getenv("UPDEB_TEST_GC_DRY_RUN"); root != "" { // TestGCDryRunByAReader
+		if _, err := Open(root, Options{}).GC(context.Background(), true); err != nil {
+			fmt.Fprintln(os.Stderr, "helper:", err)
+			os.Exit(2)
+		}
+		os.Exit(0)
+	}
 	os.Exit(m.Run())
 }
 

@@ -47,6 +47,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"log/slog"
 	"maps"
 	"path/filepath"
@@ -208,6 +209,22 @@ func (r *Repo) lock(ctx context.Context) (func(), error) {
 		return nil, err
 	}
 	l, err := lockfile.Acquire(ctx, filepath.Join(r.root, ".updeb-lock"), 100*time.Millisecond)
+	if err != nil {
+		return nil, err
+	}
+	return func() { l.Unlock() }, nil
+}
+
+// lockToRead takes the publishers' lock for a command that writes nothing
+// (gc --dry-run) through a read-only open of the lock file: a user who may
+// read the repository but not write it (a monitoring account) can run it.
+// Without a lock file (no publish made the folder) there is no publisher to
+// wait for.
+func (r *Repo) lockToRead(ctx context.Context) (func(), error) {
+	l, err := lockfile.AcquireFile(ctx, filepath.Join(r.root, ".updeb-lock"), 100*time.Millisecond)
+	if errors.Is(err, fs.ErrNotExist) {
+		return func() {}, nil
+	}
 	if err != nil {
 		return nil, err
 	}
