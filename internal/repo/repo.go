@@ -83,6 +83,7 @@ type Options struct {
 	// "gc" (garbage collection about to remove its first file), "aside" (a
 	// generation directory renamed aside, not yet removed), and of a read:
 	// "live" (a suite's live generation number read, not the generation),
+	// "read" (a suite's live generation read, not its packages),
 	// "verify" (Verify read the generation it checks), "suites" (Suites read
 	// every suite). Tests use it to kill a write at a known point, or to
 	// write in the middle of a read.
@@ -250,6 +251,15 @@ func validListedComponent(comp string) error { return invalid(aptname.ListedComp
 // empty, sorted by suite, component, package, version (dpkg's order, oldest
 // first: apt's candidate last) and architecture.
 func (r *Repo) List(suite string) ([]Entry, error) {
+	var out []Entry
+	err := r.readConsistent(func() (err error) {
+		out, err = r.list(suite)
+		return err
+	})
+	return out, err
+}
+
+func (r *Repo) list(suite string) ([]Entry, error) {
 	suites, err := r.suitesOrAll(suite)
 	if err != nil {
 		return nil, err
@@ -329,20 +339,30 @@ func (r *Repo) Suites() ([]Suite, error) {
 // generation being read) makes them read again, so that each suite's
 // generation, components and packages agree (a status page never shows one
 // generation's number with the next one's packages).
-func (r *Repo) Contents() ([]Suite, []Entry, error) {
+func (r *Repo) Contents() (suites []Suite, entries []Entry, err error) {
+	err = r.readConsistent(func() error {
+		if suites, err = r.Suites(); err == nil {
+			entries, err = r.list("")
+		}
+		return err
+	})
+	return suites, entries, err
+}
+
+// readConsistent runs read, which reads live generations without the
+// publishers' lock, again when a write switched a suite while it ran (at
+// most switchRetries more times): what it read is then of one moment, and
+// a generation removed under it (no longer live) is no error.
+func (r *Repo) readConsistent(read func() error) error {
 	for try := 0; ; try++ {
 		before, err := r.liveGenerations()
 		if err != nil {
-			return nil, nil, err
+			return err
 		}
-		suites, err := r.Suites()
-		var entries []Entry
-		if err == nil {
-			entries, err = r.List("")
-		}
+		err = read()
 		after, aerr := r.liveGenerations()
 		if aerr == nil && maps.Equal(before, after) || try == switchRetries {
-			return suites, entries, err
+			return err
 		}
 	}
 }

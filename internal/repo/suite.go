@@ -125,6 +125,7 @@ func (r *Repo) live(suite string) (*generation, error) {
 		}
 		r.hook("live")
 		g, err := r.readGeneration(suite, n)
+		r.hook("read")
 		if _, serr := os.Stat(r.genDir(suite, n)); err != nil && errors.Is(serr, os.ErrNotExist) {
 			if m, _ := r.liveGeneration(suite); m != n && try < switchRetries {
 				continue

@@ -388,17 +388,21 @@ func TestContentsWhileSwitched(t *testing.T) {
 }
 
 // TestListWhileSwitched: a publish that switches the suite and removes the
-// generation a reader has just found live (keep 1) is no generation
-// "removed outside updeb": the reader reads the new live one.
+// generation a reader has just found live (keep 1), before the reader reads
+// it ("live") or after its Release and before its packages ("read"), is no
+// error and no generation "removed outside updeb": the reader reads the new
+// live one.
 func TestListWhileSwitched(t *testing.T) {
-	dir, root, r := keepOneRepo(t)
-	reader := testRepo(t, root)
-	done := publishAt(t, reader, "live", r, "main", pkgOf(t, testDeb(t, dir, "aa", "3", "amd64", "3")))
-	entries, err := reader.List("s")
-	must(t, err)
-	done()
-	if len(entries) != 3 {
-		t.Fatalf("entries %+v, want the 3 versions of the new live generation", entries)
+	for _, step := range []string{"live", "read"} {
+		dir, root, r := keepOneRepo(t)
+		reader := testRepo(t, root)
+		done := publishAt(t, reader, step, r, "main", pkgOf(t, testDeb(t, dir, "aa", "3", "amd64", "3")))
+		entries, err := reader.List("")
+		must(t, err)
+		done()
+		if len(entries) != 3 {
+			t.Fatalf("at %s: entries %+v, want the 3 versions of the new live generation", step, entries)
+		}
 	}
 }
 
