@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"slices"
 	"strings"
 	"syscall"
 
@@ -128,16 +127,20 @@ func ParseKeyring(r io.Reader, name string) (*Keyring, error) {
 // sqv do. A keyring may hold a key twice: a KEYS file that a maintainer's
 // refreshed key (revoked, or with a new expiry) was appended to, or cat
 // old.asc new.asc. Each copy alone says less than both: judged by the first
-// alone, a key revoked in the second would still count.
+// alone, a key revoked in the second would still count. Subkeys are found
+// by fingerprint in a map: a key of tens of thousands of subkeys (16 MiB
+// holds 40,000) takes time in proportion, not its square.
 func mergeCopies(el []*openpgp.Entity) []*openpgp.Entity {
 	var out []*openpgp.Entity
 	first := map[string]*openpgp.Entity{}
+	sub := map[[2]string]int{} // primary and subkey fingerprint -> index in the first copy's Subkeys
 	for _, e := range el {
 		subkeys := e.Subkeys
-		into, seen := first[fingerprint(e.PrimaryKey)]
+		fpr := fingerprint(e.PrimaryKey)
+		into, seen := first[fpr]
 		if !seen {
 			into, e.Subkeys = e, nil
-			first[fingerprint(e.PrimaryKey)] = e
+			first[fpr] = e
 			out = append(out, e)
 		} else {
 			into.Revocations = append(into.Revocations, e.Revocations...)
@@ -155,9 +158,11 @@ func mergeCopies(el []*openpgp.Entity) []*openpgp.Entity {
 			}
 		}
 		for _, sk := range subkeys {
-			i := slices.IndexFunc(into.Subkeys, func(h openpgp.Subkey) bool { return bytes.Equal(h.PublicKey.Fingerprint, sk.PublicKey.Fingerprint) })
-			if i < 0 {
+			k := [2]string{fpr, string(sk.PublicKey.Fingerprint)}
+			i, ok := sub[k]
+			if !ok {
 				sk.Primary = into
+				sub[k] = len(into.Subkeys)
 				into.Subkeys = append(into.Subkeys, sk)
 				continue
 			}
