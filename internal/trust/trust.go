@@ -21,6 +21,7 @@ import (
 	"github.com/updeb/updeb/internal/confined"
 	"github.com/updeb/updeb/internal/fetch"
 	"github.com/updeb/updeb/internal/recipe"
+	"github.com/updeb/updeb/pkg/ctxio"
 	"github.com/updeb/updeb/pkg/digest"
 	"github.com/updeb/updeb/pkg/verify/openpgp"
 	"github.com/updeb/updeb/pkg/verify/sigstore"
@@ -64,7 +65,7 @@ func Source(ctx context.Context, s *recipe.ResolvedSource, pinned digest.Set, ar
 		if err != nil {
 			return nil, err
 		}
-		res, err := VerifySignature(art.Path, sig.Path, s.Signature, v.Now)
+		res, err := VerifySignature(ctx, art.Path, sig.Path, s.Signature, v.Now)
 		if err != nil {
 			return nil, fmt.Errorf("signature %s: %w", s.Signature.URL, err)
 		}
@@ -247,8 +248,10 @@ func isAbsent(err error) bool {
 }
 
 // VerifySignature verifies the detached signature at sigPath over the file at
-// dataPath with s's keyring and signer allow-list.
-func VerifySignature(dataPath, sigPath string, s *recipe.ResolvedSignature, now time.Time) (*openpgp.Result, error) {
+// dataPath with s's keyring and signer allow-list. The file (up to the
+// largest source, gigabytes) is read under ctx: a signal ends the reading at
+// once with ctx's error.
+func VerifySignature(ctx context.Context, dataPath, sigPath string, s *recipe.ResolvedSignature, now time.Time) (*openpgp.Result, error) {
 	kr, err := openpgp.LoadKeyring(s.KeyringPath)
 	if err != nil {
 		return nil, err
@@ -263,7 +266,7 @@ func VerifySignature(dataPath, sigPath string, s *recipe.ResolvedSignature, now 
 		return nil, err
 	}
 	defer sig.Close()
-	return openpgp.VerifyDetached(kr, openpgp.Policy{Signers: s.Signers, Now: now}, sig, data)
+	return openpgp.VerifyDetached(kr, openpgp.Policy{Signers: s.Signers, Now: now}, sig, ctxio.Reader(ctx, data))
 }
 
 // CrossCheck compares the pinned digests with the checksum file's entry

@@ -2,10 +2,14 @@ package trust
 
 import (
 	"context"
+	"errors"
 	"os"
 	"path/filepath"
 	"testing"
+	"time"
 
+	"github.com/updeb/updeb/internal/recipe"
+	"github.com/updeb/updeb/internal/testkit/pgptest"
 	"github.com/updeb/updeb/pkg/digest"
 	"github.com/updeb/updeb/pkg/verify/sigstore"
 )
@@ -56,5 +60,23 @@ func TestSigstoreEvidence(t *testing.T) {
 		if got := SigstoreEvidence(res); got != c.want {
 			t.Errorf("%s: evidence %q, want %q", c.bundle, got, c.want)
 		}
+	}
+}
+
+// A source's signature is checked over the whole file, which may be
+// gigabytes: the reading stops at once when the build's context is done (a
+// signal), with the context's error, which the command maps to exit 130,
+// instead of hashing on to the end of the file first.
+func TestVerifySignatureStopsWithContext(t *testing.T) {
+	f := pgptest.Get(t)
+	s := &recipe.ResolvedSignature{KeyringPath: f.Keyring}
+	if _, err := VerifySignature(context.Background(), f.Data, f.Path("ed.asc"), s, time.Now()); err != nil {
+		t.Fatalf("good signature refused: %v", err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	res, err := VerifySignature(ctx, f.Data, f.Path("ed.asc"), s, time.Now())
+	if !errors.Is(err, context.Canceled) {
+		t.Fatalf("with the context done: %v, %v; want context.Canceled", res, err)
 	}
 }
