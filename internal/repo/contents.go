@@ -47,6 +47,21 @@ const contentsHeader = "updeb-contents 1\n"
 // maxContentsList bounds a stored file list (100,000 paths of 100 bytes).
 const maxContentsList = 16 << 20
 
+// checkContentsList refuses a package whose file list would be stored
+// larger than maxContentsList: read back, such a list is taken for a
+// damaged one, and every later publish would read the whole .deb again to
+// list its files anew (seconds each time, for ever).
+func checkContentsList(deb string, paths []string) error {
+	n := len(contentsHeader) + len("sha256 \n") + 64
+	for _, p := range paths {
+		n += len(p) + 1
+	}
+	if n > maxContentsList {
+		return fmt.Errorf("%w: %s: its list of files for the Contents index (%d paths) takes %d bytes, more than the %d bytes updeb stores for one package", ErrInvalid, deb, len(paths), n, maxContentsList)
+	}
+	return nil
+}
+
 // contentsFile is where the file list of the pool file at filename is kept.
 func contentsFile(root, filename string) string {
 	return filepath.Join(root, ".updeb", "contents", filepath.FromSlash(filename)+".list")

@@ -3,6 +3,7 @@ package repo
 import (
 	"context"
 	"errors"
+	"fmt"
 	"log/slog"
 	"maps"
 	"os"
@@ -390,5 +391,49 @@ func TestContentsListKeepsOddNames(t *testing.T) {
 	got, err := s.read(e)
 	if err != nil || !slices.Equal(got, paths) {
 		t.Errorf("stored list read back as %q (%v), want %q", got, err, paths)
+	}
+}
+
+// TestContentsListOverTheBoundRefused: a package's file list is stored once
+// and read back at every later publish; one larger than a stored list may
+// be (maxContentsList) would be read back as damaged and the whole .deb
+// listed again by every publish, for ever. It is refused, naming the file
+// and the bound, with nothing written; a list of exactly the bound is
+// stored and read back.
+func TestContentsListOverTheBoundRefused(t *testing.T) {
+	testenv.RequireTool(t, "dpkg-deb")
+	dir := t.TempDir()
+	root, ctx := filepath.Join(dir, "repo"), context.Background()
+	r := testRepo(t, root)
+	// paths of 255 bytes and their line feed: the header and digest line
+	// take 17+72 bytes, so n paths and a last one of the rest fill the list
+	long := func(i int) string { return fmt.Sprintf("usr/share/big/%0241d", i) }
+	n := (maxContentsList - len(contentsHeader) - 72) / 256
+	paths := make([]string, 0, n+1)
+	for i := range n {
+		paths = append(paths, long(i))
+	}
+	rest := maxContentsList - len(contentsHeader) - 72 - n*256
+	paths = append(paths, "usr/share/last/"+strings.Repeat("x", rest-len("usr/share/last/")-1))
+	over := pkgOf(t, namesDeb(t, dir, "big", "1", "amd64", "utils", "usr/bin/big"))
+	over.Contents = append(slices.Clone(paths), "usr/share/one-more")
+	_, err := r.Publish(ctx, "s", "main", []Package{over})
+	if !errors.Is(err, ErrInvalid) || !strings.Contains(err.Error(), over.Path) || !strings.Contains(err.Error(), strconv.Itoa(maxContentsList)) {
+		t.Fatalf("publish of a package with a list over the bound: %v, want ErrInvalid naming %s and %d", err, over.Path, maxContentsList)
+	}
+	if _, err := os.Stat(filepath.Join(root, "pool")); !errors.Is(err, os.ErrNotExist) {
+		t.Fatalf("a refused publish left the pool: %v", err)
+	}
+	at := pkgOf(t, namesDeb(t, dir, "big", "2", "amd64", "utils", "usr/bin/big"))
+	at.Contents = paths
+	res, err := r.Publish(ctx, "s", "main", []Package{at})
+	must(t, err)
+	list := contentsFile(root, res.Added[0].Filename)
+	if fi, err := os.Stat(list); err != nil || fi.Size() != maxContentsList {
+		t.Fatalf("stored list: %v, %v; want %d bytes", fi, err, maxContentsList)
+	}
+	s := &contentsStore{root: root, ctx: ctx}
+	if got, err := s.read(res.Added[0]); err != nil || len(got) != len(paths) {
+		t.Fatalf("the list of the bound read back: %d paths, %v; want %d", len(got), err, len(paths))
 	}
 }

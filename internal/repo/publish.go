@@ -206,6 +206,9 @@ func (r *Repo) stagePackages(ctx context.Context, suite, comp string, c componen
 			}
 			paths = ContentsOf(info)
 		}
+		if err := checkContentsList(p.Path, paths); err != nil {
+			return nil, cleanup, err
+		}
 		toLink = append(toLink, s)
 		res.Added = append(res.Added, e)
 		origin[e.Filename] = p.Path
