@@ -64,7 +64,7 @@ func runBuild(cmd *cobra.Command, g *globalOptions, o *buildOptions, args []stri
 	if cmd.Flags().Changed("jobs") && (o.jobs < 1 || o.jobs > config.MaxParallel) {
 		return usageErrorf("--jobs %d: want 1 to %d builds at once (build.parallel's range)", o.jobs, config.MaxParallel)
 	}
-	s, err := g.openSession(args, o.arches)
+	s, err := g.openSession(cmd.Context(), args, o.arches)
 	if err != nil {
 		return err
 	}

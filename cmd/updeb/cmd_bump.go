@@ -92,7 +92,7 @@ follow.`,
 }
 
 func runBump(cmd *cobra.Command, g *globalOptions, o *bumpOptions, name string) error {
-	s, err := g.openSessionWith([]string{name}, nil, recipe.LoadOptions{AllowUnpinned: true})
+	s, err := g.openSessionWith(cmd.Context(), []string{name}, nil, recipe.LoadOptions{AllowUnpinned: true})
 	if err != nil {
 		return err
 	}
@@ -207,7 +207,7 @@ func followReleaseSets(cmd *cobra.Command, g *globalOptions, file string, r *rec
 		n, err = compat.FollowBump(file, track.Component(r), res.From, res.To)
 	} else {
 		var all []*recipe.Recipe
-		if all, err = loadRecipesWith(g, nil, recipe.LoadOptions{AllowUnpinned: true}); err != nil {
+		if all, err = loadRecipesWith(cmd.Context(), g, nil, recipe.LoadOptions{AllowUnpinned: true}); err != nil {
 			return 0, "", fmt.Errorf("the new recipe was written, but %s was not updated: %w", file, err)
 		}
 		nm := compat.NewMinor{Component: track.Component(r), From: r.Ref(), To: strings.TrimSuffix(filepath.Base(res.File), filepath.Ext(res.File)),

@@ -140,5 +140,5 @@ func compatRecipes(cmd *cobra.Command, g *globalOptions) ([]*recipe.Recipe, erro
 	if fi, err := os.Stat(g.recipesDir); (err != nil || !fi.IsDir()) && !cmd.Flags().Changed("recipes") {
 		return nil, nil
 	}
-	return loadRecipes(g, nil)
+	return loadRecipes(cmd.Context(), g, nil)
 }

@@ -95,7 +95,7 @@ func fetchRecipes(cmd *cobra.Command, g *globalOptions, o *fetchOptions, args []
 	if o.sha256 != "" || o.sha512 != "" || o.unpinned || o.key != "" {
 		return usageErrorf("--sha256, --sha512, --unpinned and --key go with URLs, not recipes")
 	}
-	s, err := g.openSession(args, o.arches)
+	s, err := g.openSession(cmd.Context(), args, o.arches)
 	if err != nil {
 		return err
 	}

@@ -53,7 +53,7 @@ left in DIR.`,
   updeb mirror export out/mirror hello pingd --arch amd64 --json`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			s, err := g.openSession(args[1:], o.arches)
+			s, err := g.openSession(cmd.Context(), args[1:], o.arches)
 			if err != nil {
 				return err
 			}

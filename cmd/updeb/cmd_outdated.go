@@ -46,7 +46,7 @@ GITHUB_TOKEN, when set, is sent to the GitHub API (higher rate limit), over http
 }
 
 func runOutdated(cmd *cobra.Command, g *globalOptions, o *outdatedOptions, args []string) error {
-	s, err := g.openSession(args, nil)
+	s, err := g.openSession(cmd.Context(), args, nil)
 	if err != nil {
 		return err
 	}
@@ -66,6 +66,10 @@ func runOutdated(cmd *cobra.Command, g *globalOptions, o *outdatedOptions, args 
 		failed []outdatedFailure
 	)
 	for _, r := range rs {
+		// A signal ends the run between recipes, before a partial table.
+		if err := cmd.Context().Err(); err != nil {
+			return err
+		}
 		if r.Watch == nil && len(args) == 0 {
 			// Watch is optional: listing every recipe, one without it
 			// has nothing upstream to check (as in plan), and is not an

@@ -112,7 +112,7 @@ func runPlan(cmd *cobra.Command, g *globalOptions, o *planCmdOptions) error {
 		// verify nothing while saying nothing.
 		return usageErrorf("--base goes with --apply --message: the changed recipes are verified against it for the description")
 	}
-	s, err := g.openSession(nil, nil)
+	s, err := g.openSession(cmd.Context(), nil, nil)
 	if err != nil {
 		return err
 	}

@@ -119,7 +119,7 @@ func runReport(cmd *cobra.Command, g *globalOptions, o *reportOptions) (err erro
 			}
 		}
 	}()
-	s, err := g.openSession(nil, nil)
+	s, err := g.openSession(cmd.Context(), nil, nil)
 	if err != nil {
 		return err
 	}

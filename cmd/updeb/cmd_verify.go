@@ -75,7 +75,7 @@ func runVerify(cmd *cobra.Command, g *globalOptions, o *verifyOptions, args []st
 	if o.changed && (o.base == "" || len(args) > 0) {
 		return usageErrorf("--changed goes with --base REV and no RECIPE arguments: it picks the recipes the change touches")
 	}
-	s, err := g.openSession(args, o.arches)
+	s, err := g.openSession(cmd.Context(), args, o.arches)
 	if err != nil {
 		return err
 	}

@@ -1,9 +1,14 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
 	"testing"
 )
 
@@ -29,5 +34,56 @@ func TestInterruptedMessage(t *testing.T) {
 	}
 	if err := errors.New("other"); interrupted(context.Background(), err) != err {
 		t.Error("an error without an interrupt is changed")
+	}
+}
+
+// A signal ends the commands that load every recipe of a folder (thousands
+// take seconds) while the recipes load, and outdated between recipes:
+// exit 130, nothing printed and no file written. They ran on to the end,
+// printed the whole table and exited 0.
+func TestRecipeCommandsStopOnSignal(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	for _, args := range [][]string{
+		{"plan"},
+		{"outdated"},
+		{"report", "--output", "OUT"},
+	} {
+		dir := t.TempDir()
+		if args[len(args)-1] == "OUT" {
+			args[len(args)-1] = filepath.Join(dir, "out")
+		}
+		var stdout, stderr bytes.Buffer
+		all := append([]string{"--offline", "--recipes", "../../testdata/tracking/recipes", "--state", filepath.Join(dir, "state"), "--cache", filepath.Join(dir, "cache")}, args...)
+		code := run(ctx, all, &stdout, &stderr)
+		if code != exitInterrupted || stdout.Len() != 0 {
+			t.Errorf("%s: exit %d, want %d, stdout %q\n%s", args[0], code, exitInterrupted, stdout.String(), stderr.String())
+		}
+		if _, err := os.Stat(filepath.Join(dir, "out")); !errors.Is(err, os.ErrNotExist) {
+			t.Errorf("%s: wrote its output folder: %v", args[0], err)
+		}
+	}
+}
+
+// A signal while outdated asks GitHub ends it between recipes: exit 130 and
+// no table, not the rows of the recipes that needed no answer (cfssl has
+// no watch) with the rest failing one after another on the done context.
+func TestOutdatedStopsBetweenRecipes(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		cancel() // the signal comes while the first recipe waits for its answer
+		http.Error(w, "down", http.StatusServiceUnavailable)
+	}))
+	defer srv.Close()
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "none.yaml"), []byte("fetch: {retries: 0}\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var stdout, stderr bytes.Buffer
+	code := run(ctx, []string{"outdated", "--recipes", "../../testdata/tracking/recipes", "--config", filepath.Join(dir, "none.yaml"),
+		"--state", filepath.Join(dir, "state"), "--cache", filepath.Join(dir, "cache"), "--github-api", srv.URL}, &stdout, &stderr)
+	if code != exitInterrupted || stdout.Len() != 0 {
+		t.Errorf("exit %d, want %d, stdout %q\n%s", code, exitInterrupted, stdout.String(), stderr.String())
 	}
 }

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"os"
@@ -108,13 +109,14 @@ func editDistance(a, b string) int {
 }
 
 // loadRecipes resolves and loads RECIPE arguments; any invalid recipe stops
-// everything (exit 2) with every finding listed.
-func loadRecipes(g *globalOptions, args []string) ([]*recipe.Recipe, error) {
-	return loadRecipesWith(g, args, recipe.LoadOptions{})
+// everything (exit 2) with every finding listed. A signal (ctx done) ends
+// the loading between recipes: a folder of thousands takes seconds.
+func loadRecipes(ctx context.Context, g *globalOptions, args []string) ([]*recipe.Recipe, error) {
+	return loadRecipesWith(ctx, g, args, recipe.LoadOptions{})
 }
 
 // loadRecipesWith is loadRecipes loading with lo.
-func loadRecipesWith(g *globalOptions, args []string, lo recipe.LoadOptions) ([]*recipe.Recipe, error) {
+func loadRecipesWith(ctx context.Context, g *globalOptions, args []string, lo recipe.LoadOptions) ([]*recipe.Recipe, error) {
 	paths, err := resolveRecipes(g, args)
 	if err != nil {
 		return nil, err
@@ -124,6 +126,9 @@ func loadRecipesWith(g *globalOptions, args []string, lo recipe.LoadOptions) ([]
 		errs []error
 	)
 	for _, p := range paths {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
 		r, err := recipe.Load(p, lo)
 		if err != nil {
 			errs = append(errs, err)

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"time"
 
 	"github.com/updeb/updeb/internal/config"
@@ -24,17 +25,17 @@ type session struct {
 
 // openSession loads all of it, failing with the exit code of the first
 // problem (a bad config or recipe is 2). Close the session when done.
-func (g *globalOptions) openSession(args, arches []string) (*session, error) {
-	return g.openSessionWith(args, arches, recipe.LoadOptions{})
+func (g *globalOptions) openSession(ctx context.Context, args, arches []string) (*session, error) {
+	return g.openSessionWith(ctx, args, arches, recipe.LoadOptions{})
 }
 
 // openSessionWith is openSession loading the recipes with lo.
-func (g *globalOptions) openSessionWith(args, arches []string, lo recipe.LoadOptions) (*session, error) {
+func (g *globalOptions) openSessionWith(ctx context.Context, args, arches []string, lo recipe.LoadOptions) (*session, error) {
 	cfg, err := g.loadConfig()
 	if err != nil {
 		return nil, err
 	}
-	recipes, err := loadRecipesWith(g, args, lo)
+	recipes, err := loadRecipesWith(ctx, g, args, lo)
 	if err != nil {
 		return nil, err
 	}
