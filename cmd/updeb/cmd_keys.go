@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -107,7 +108,7 @@ func runKeysList(cmd *cobra.Command, g *globalOptions, o *keysListOptions, now t
 	}
 	var out []keyringListing
 	for _, f := range files {
-		kr, err := loadListedKeys(f)
+		kr, err := loadListedKeys(cmd.Context(), f)
 		if err != nil {
 			return err
 		}
@@ -167,8 +168,8 @@ func runKeysList(cmd *cobra.Command, g *globalOptions, o *keysListOptions, now t
 // are signed with: repo: key:, --key), whose public part is listed, as
 // the next write exports it to archive-keyring.gpg: also when updeb would
 // not sign with it (too weak, passphrase-protected), which its warnings say.
-func loadListedKeys(path string) (*openpgp.Keyring, error) {
-	kr, err := loadKeyring(path)
+func loadListedKeys(ctx context.Context, path string) (*openpgp.Keyring, error) {
+	kr, err := loadKeyring(ctx, path)
 	if !errors.Is(err, openpgp.ErrKeyring) {
 		return kr, err
 	}

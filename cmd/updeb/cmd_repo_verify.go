@@ -45,7 +45,7 @@ finding, the new live generation is checked instead.`,
 			if own {
 				keyring = filepath.Join(o.dir, "archive-keyring.gpg")
 			}
-			kr, err := loadKeyring(keyring)
+			kr, err := loadKeyring(cmd.Context(), keyring)
 			if own && errors.Is(err, fs.ErrNotExist) {
 				return invalidInput(err, "updeb publish writes archive-keyring.gpg into the repository: is --repo (or repo: dir:) its folder? Else give the keyring clients trust with --keyring")
 			}

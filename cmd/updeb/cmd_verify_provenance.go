@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -93,7 +94,7 @@ func runVerifyProvenance(cmd *cobra.Command, g *globalOptions, o *verifyProvenan
 	if len(env.Signatures) == 0 {
 		return fmt.Errorf("%s: %w: it was written without a provenance key, and says nothing anyone can trust", record, dsse.ErrUnsigned)
 	}
-	kr, err := trustedKeys(o)
+	kr, err := trustedKeys(cmd.Context(), o)
 	if err != nil {
 		return err
 	}
@@ -165,10 +166,10 @@ func bareStatement(data []byte) bool {
 }
 
 // trustedKeys loads --key (exactly one key) or --keyring.
-func trustedKeys(o *verifyProvenanceOptions) (*openpgp.Keyring, error) {
+func trustedKeys(ctx context.Context, o *verifyProvenanceOptions) (*openpgp.Keyring, error) {
 	switch {
 	case o.key != "":
-		kr, err := loadKeyring(o.key)
+		kr, err := loadKeyring(ctx, o.key)
 		if err != nil {
 			return nil, err
 		}
@@ -180,7 +181,7 @@ func trustedKeys(o *verifyProvenanceOptions) (*openpgp.Keyring, error) {
 		}
 		return kr, nil
 	case o.keyring != "":
-		return loadKeyring(o.keyring)
+		return loadKeyring(ctx, o.keyring)
 	}
 	return nil, usageErrorf("the record is signed: give the key it must be signed by (--key FILE, such as the repository's archive-keyring.asc) or a --keyring")
 }

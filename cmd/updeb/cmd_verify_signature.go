@@ -118,7 +118,7 @@ func runVerifySignature(cmd *cobra.Command, g *globalOptions, o *verifySignature
 		return usageErrorf("--output is for clearsigned messages; a detached signature's data is already in %s", args[1])
 	}
 	pol := openpgp.Policy{Signers: o.signers, Now: now}
-	kr, err := loadKeyring(o.keyring)
+	kr, err := loadKeyring(cmd.Context(), o.keyring)
 	if err != nil {
 		return err
 	}

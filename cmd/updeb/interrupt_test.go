@@ -87,3 +87,20 @@ func TestOutdatedStopsBetweenRecipes(t *testing.T) {
 		t.Errorf("exit %d, want %d, stdout %q\n%s", code, exitInterrupted, stdout.String(), stderr.String())
 	}
 }
+
+// A signal ends the commands that read a keyring the user names while its
+// keys' self-signatures are checked (seconds for one of 16 MiB): exit 130,
+// nothing printed. keys list went on and printed every key.
+func TestKeyringCommandsStopOnSignal(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	for _, args := range [][]string{
+		{"keys", "list", "../../keys/helm.asc"},
+		{"verify-signature", "--keyring", "../../keys/helm.asc", "../../keys/helm.asc", "../../keys/helm.asc"},
+	} {
+		var stdout, stderr bytes.Buffer
+		if code := run(ctx, args, &stdout, &stderr); code != exitInterrupted || stdout.Len() != 0 {
+			t.Errorf("%s: exit %d, want %d, stdout %q\n%s", args[0], code, exitInterrupted, stdout.String(), stderr.String())
+		}
+	}
+}

@@ -5,6 +5,7 @@ package main
 // signature's JSON object.
 
 import (
+	"context"
 	"errors"
 	"os"
 	"time"
@@ -14,12 +15,15 @@ import (
 )
 
 // loadKeyring opens a keyring file the user named: one that cannot be read is
-// invalid input (exit 2), like a malformed one (verify.ErrKeyring).
-func loadKeyring(path string) (*openpgp.Keyring, error) {
-	kr, err := openpgp.LoadKeyring(path)
+// invalid input (exit 2), like a malformed one (verify.ErrKeyring). A signal
+// (ctx done) ends the reading of a large one.
+func loadKeyring(ctx context.Context, path string) (*openpgp.Keyring, error) {
+	kr, err := openpgp.LoadKeyringContext(ctx, path)
 	switch {
 	case err == nil:
 		return kr, nil
+	case ctx.Err() != nil && errors.Is(err, ctx.Err()):
+		return nil, err
 	case errors.Is(err, os.ErrNotExist):
 		return nil, invalidInput(err, "give the path of an OpenPGP keyring, such as keys/helm.asc")
 	case errors.Is(err, openpgp.ErrKeyring):

@@ -252,7 +252,7 @@ func isAbsent(err error) bool {
 // largest source, gigabytes) is read under ctx: a signal ends the reading at
 // once with ctx's error.
 func VerifySignature(ctx context.Context, dataPath, sigPath string, s *recipe.ResolvedSignature, now time.Time) (*openpgp.Result, error) {
-	kr, err := openpgp.LoadKeyring(s.KeyringPath)
+	kr, err := openpgp.LoadKeyringContext(ctx, s.KeyringPath)
 	if err != nil {
 		return nil, err
 	}

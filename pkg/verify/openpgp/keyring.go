@@ -3,6 +3,7 @@ package openpgp
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -53,6 +54,11 @@ func (kr *Keyring) Fingerprints() []string {
 // LoadKeyring reads a keyring file: see ParseKeyring. It must be a regular
 // file (a FIFO or a device is refused without being read).
 func LoadKeyring(path string) (*Keyring, error) {
+	return LoadKeyringContext(context.Background(), path)
+}
+
+// LoadKeyringContext is LoadKeyring under ctx: see ParseKeyringContext.
+func LoadKeyringContext(ctx context.Context, path string) (*Keyring, error) {
 	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
 	if err != nil {
 		return nil, err
@@ -61,7 +67,7 @@ func LoadKeyring(path string) (*Keyring, error) {
 	if fi, err := f.Stat(); err != nil || !fi.Mode().IsRegular() {
 		return nil, fmt.Errorf("%w: %s: not a regular file", ErrKeyring, path)
 	}
-	return ParseKeyring(f, path)
+	return ParseKeyringContext(ctx, f, path)
 }
 
 // ParseKeyring reads public keys from r, named name in errors. Two shapes are
@@ -74,6 +80,14 @@ func LoadKeyring(path string) (*Keyring, error) {
 // verification keyring must never carry secrets. At least one key is required.
 // Copies of one key are merged into one (see mergeCopies).
 func ParseKeyring(r io.Reader, name string) (*Keyring, error) {
+	return ParseKeyringContext(context.Background(), r, name)
+}
+
+// ParseKeyringContext is ParseKeyring under ctx: every self-signature of
+// every key is verified as the keyring is read, which takes seconds for one
+// of 16 MiB (tens of thousands of user IDs or subkeys); once ctx is done
+// (a signal), it returns ctx's error.
+func ParseKeyringContext(ctx context.Context, r io.Reader, name string) (*Keyring, error) {
 	data, err := io.ReadAll(io.LimitReader(r, maxKeyringSize+1))
 	if err != nil {
 		return nil, fmt.Errorf("%w: %s: %w", ErrKeyring, name, err)
@@ -117,7 +131,9 @@ func ParseKeyring(r io.Reader, name string) (*Keyring, error) {
 	kr.entities = mergeCopies(kr.entities)
 	attachRevocations(kr.entities, strays)
 	for _, e := range kr.entities {
-		settle(e)
+		if err := settle(ctx, e); err != nil {
+			return nil, err
+		}
 	}
 	return kr, nil
 }
@@ -411,10 +427,16 @@ func newFormatLength(b []byte) (l int64, size int, partial, ok bool) {
 // lazily and caches the answer computed for the first date it was asked about
 // (which mixes expiry into the cached validity, and races between goroutines);
 // after settle, it only reads the cache, so every later question about "valid at
-// time T" is answered for T, and the keyring is read-only.
-func settle(e *openpgp.Entity) {
+// time T" is answered for T, and the keyring is read-only. Once ctx is done,
+// no signature is checked more, and settle returns ctx's error.
+func settle(ctx context.Context, e *openpgp.Entity) error {
 	pk := e.PrimaryKey
-	mark := func(s *packet.VerifiableSignature, err error) {
+	var stopped error
+	mark := func(s *packet.VerifiableSignature, verify func() error) {
+		if stopped = ctx.Err(); stopped != nil {
+			return
+		}
+		err := verify()
 		if err == nil && acceptableCertHash(s.Packet) != nil {
 			err = errors.New("weak hash")
 		}
@@ -428,26 +450,27 @@ func settle(e *openpgp.Entity) {
 		s.Valid = &ok
 	}
 	for _, s := range e.DirectSignatures {
-		mark(s, pk.VerifyDirectKeySignature(s.Packet))
+		mark(s, func() error { return pk.VerifyDirectKeySignature(s.Packet) })
 	}
 	for _, s := range e.Revocations {
-		mark(s, pk.VerifyRevocationSignature(s.Packet))
+		mark(s, func() error { return pk.VerifyRevocationSignature(s.Packet) })
 	}
 	for _, id := range e.Identities {
 		for _, s := range id.SelfCertifications {
-			mark(s, pk.VerifyUserIdSignature(id.Name, pk, s.Packet))
+			mark(s, func() error { return pk.VerifyUserIdSignature(id.Name, pk, s.Packet) })
 		}
 		for _, s := range id.Revocations {
-			mark(s, pk.VerifyUserIdSignature(id.Name, pk, s.Packet))
+			mark(s, func() error { return pk.VerifyUserIdSignature(id.Name, pk, s.Packet) })
 		}
 	}
 	for i := range e.Subkeys {
 		sk := &e.Subkeys[i]
 		for _, s := range sk.Bindings {
-			mark(s, pk.VerifyKeySignature(sk.PublicKey, s.Packet))
+			mark(s, func() error { return pk.VerifyKeySignature(sk.PublicKey, s.Packet) })
 		}
 		for _, s := range sk.Revocations {
-			mark(s, pk.VerifySubkeyRevocationSignature(s.Packet, sk.PublicKey))
+			mark(s, func() error { return pk.VerifySubkeyRevocationSignature(s.Packet, sk.PublicKey) })
 		}
 	}
+	return stopped
 }

@@ -1,7 +1,12 @@
 package openpgp
 
 import (
+	"bytes"
+	"context"
 	"encoding/binary"
+	"errors"
+	"os"
+	"path/filepath"
 	"testing"
 	"time"
 
@@ -48,5 +53,22 @@ func TestMergeCopiesManySubkeys(t *testing.T) {
 		if len(sk.Bindings) != want || sk.Primary != out[0] || string(sk.PublicKey.Fingerprint) != string(fpr(1+i)) {
 			t.Fatalf("subkey %d: %d bindings, want %d, in file order, of the first copy", i, len(sk.Bindings), want)
 		}
+	}
+}
+
+// Once its context is done, reading a keyring stops before the next
+// self-signature is checked, with the context's error.
+func TestParseKeyringContextStops(t *testing.T) {
+	data, err := os.ReadFile(filepath.Join("..", "..", "..", "keys", "helm.asc"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := ParseKeyringContext(context.Background(), bytes.NewReader(data), "helm.asc"); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if kr, err := ParseKeyringContext(ctx, bytes.NewReader(data), "helm.asc"); !errors.Is(err, context.Canceled) {
+		t.Fatalf("with the context done: %v, %v; want context.Canceled", kr, err)
 	}
 }
