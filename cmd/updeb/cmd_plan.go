@@ -189,6 +189,11 @@ func makePlan(cmd *cobra.Command, g *globalOptions, s *session, tf *trackFlags, 
 	if err != nil {
 		return nil, nil, nil, invalidInput(err, "fix the release set file (updeb compat checks it)")
 	}
+	// A signal while the releases were listed left the later recipes'
+	// newest "unknown": no such plan is printed, applied or reported.
+	if err := cmd.Context().Err(); err != nil {
+		return nil, nil, nil, err
+	}
 	return p, data, errs, nil
 }
 

@@ -65,26 +65,35 @@ func TestRecipeCommandsStopOnSignal(t *testing.T) {
 	}
 }
 
-// A signal while outdated asks GitHub ends it between recipes: exit 130 and
-// no table, not the rows of the recipes that needed no answer (cfssl has
-// no watch) with the rest failing one after another on the done context.
-func TestOutdatedStopsBetweenRecipes(t *testing.T) {
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		cancel() // the signal comes while the first recipe waits for its answer
-		http.Error(w, "down", http.StatusServiceUnavailable)
-	}))
-	defer srv.Close()
-	dir := t.TempDir()
-	if err := os.WriteFile(filepath.Join(dir, "none.yaml"), []byte("fetch: {retries: 0}\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	var stdout, stderr bytes.Buffer
-	code := run(ctx, []string{"outdated", "--recipes", "../../testdata/tracking/recipes", "--config", filepath.Join(dir, "none.yaml"),
-		"--state", filepath.Join(dir, "state"), "--cache", filepath.Join(dir, "cache"), "--github-api", srv.URL}, &stdout, &stderr)
-	if code != exitInterrupted || stdout.Len() != 0 {
-		t.Errorf("exit %d, want %d, stdout %q\n%s", code, exitInterrupted, stdout.String(), stderr.String())
+// A signal while outdated, plan or report asks GitHub ends it: exit 130, no
+// table, plan or report, not one made of the recipes that needed no answer
+// (cfssl has no watch) and of the rest failing one after another on the
+// done context ("unknown").
+func TestTrackingStopsBetweenRecipes(t *testing.T) {
+	for _, args := range [][]string{{"outdated"}, {"plan"}, {"report", "--output", "OUT"}} {
+		ctx, cancel := context.WithCancel(context.Background())
+		defer cancel()
+		srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			cancel() // the signal comes while the first recipe waits for its answer
+			http.Error(w, "down", http.StatusServiceUnavailable)
+		}))
+		defer srv.Close()
+		dir := t.TempDir()
+		if args[len(args)-1] == "OUT" {
+			args[len(args)-1] = filepath.Join(dir, "out")
+		}
+		if err := os.WriteFile(filepath.Join(dir, "none.yaml"), []byte("fetch: {retries: 0}\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		var stdout, stderr bytes.Buffer
+		code := run(ctx, append([]string{"--recipes", "../../testdata/tracking/recipes", "--config", filepath.Join(dir, "none.yaml"),
+			"--state", filepath.Join(dir, "state"), "--cache", filepath.Join(dir, "cache"), "--github-api", srv.URL}, args...), &stdout, &stderr)
+		if code != exitInterrupted || stdout.Len() != 0 {
+			t.Errorf("%s: exit %d, want %d, stdout %q\n%s", args[0], code, exitInterrupted, stdout.String(), stderr.String())
+		}
+		if _, err := os.Stat(filepath.Join(dir, "out")); !errors.Is(err, os.ErrNotExist) {
+			t.Errorf("%s: wrote its output folder: %v", args[0], err)
+		}
 	}
 }
 
