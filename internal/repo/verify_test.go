@@ -7,7 +7,9 @@ import (
 	"crypto/sha256"
 	"crypto/sha512"
 	"encoding/hex"
+	"errors"
 	"fmt"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"strings"
@@ -437,5 +439,34 @@ func publishAt(t *testing.T, reader *Repo, step string, writer *Repo, comp strin
 		if !published {
 			t.Fatalf("no publish at step %s", step)
 		}
+	}
+}
+
+// Interrupted while it checks the pool, Verify opens no more pool files:
+// each would only fail on the done context, and the files of a suite of
+// 200,000 packages took seconds to get through after the signal.
+func TestVerifyStopsOpeningPoolFiles(t *testing.T) {
+	dir := t.TempDir()
+	root := filepath.Join(dir, "repo")
+	var pkgs []Package
+	for i := range 12 {
+		pkgs = append(pkgs, pkgOf(t, testDeb(t, dir, fmt.Sprintf("p%d", i), "1", "amd64", "x")))
+	}
+	_, err := testRepo(t, root).Publish(context.Background(), "s", "main", pkgs)
+	must(t, err)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	started := 0
+	r := Open(root, Options{Signer: testSigner(t), Now: testClock(), Logger: slog.New(slog.DiscardHandler), Hook: func(step string) {
+		if step == "pool" {
+			started++
+			cancel() // the signal comes as the first pool file is checked
+		}
+	}})
+	if _, err := r.Verify(ctx, "s", clientKeyring(t, root), verifyNow); !errors.Is(err, context.Canceled) {
+		t.Fatalf("Verify: %v, want context.Canceled", err)
+	}
+	if started != 1 {
+		t.Errorf("%d pool files checked after the interrupt came at the first, want none", started-1)
 	}
 }
