@@ -137,6 +137,11 @@ func Fetch(ctx context.Context, jobs []Job, ro recipe.ResolveOptions, opts Optio
 	)
 	ro.SourcesOnly = true
 	for _, j := range jobs {
+		// A signal ends the run between jobs: offline, a job never looks
+		// at the context, and thousands ran on to report every miss.
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
 		rs, err := j.Recipe.Resolve(j.Arch, ro)
 		if err != nil {
 			errs = append(errs, err)

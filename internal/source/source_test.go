@@ -185,6 +185,22 @@ func TestFetchOfflineReportsEveryMiss(t *testing.T) {
 	}
 }
 
+// Interrupted, Fetch stops between jobs with the context's error: offline,
+// no job looks at the context, and it went on to report every miss (exit 3,
+// not 130).
+func TestFetchStopsOnSignal(t *testing.T) {
+	root, mirror := demo(t)
+	jobs := []Job{{Recipe: load(t, root, "hello"), Arch: "amd64"}, {Recipe: load(t, root, "hello"), Arch: "arm64"}}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	for _, offline := range []bool{true, false} {
+		got, err := Fetch(ctx, jobs, recipe.ResolveOptions{}, optionsIn(t, filepath.Join(t.TempDir(), "cache"), mirror, offline))
+		if !errors.Is(err, context.Canceled) || got != nil {
+			t.Errorf("offline %v: %d files, %v; want none and context.Canceled", offline, len(got), err)
+		}
+	}
+}
+
 // The options a caller must set are refused, not defaulted.
 func TestOptionsRequired(t *testing.T) {
 	root, mirror := demo(t)
