@@ -139,17 +139,9 @@ const logEntryRole = "transparency-log-entry-of:"
 // inclusion proof changes as the log grows (so that a build from a cold cache
 // on another day writes the same record).
 func loggedEntryDigests(a *fetch.Result) (digest.Set, error) {
-	f, _, err := confined.OpenFile(a.Path)
+	answer, err := confined.ReadFile(a.Path, maxLogEntry)
 	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	answer, err := io.ReadAll(io.LimitReader(f, maxLogEntry+1))
-	if err != nil {
-		return nil, err
-	}
-	if len(answer) > maxLogEntry {
-		return nil, fmt.Errorf("the Rekor entry fetched from %s is over %d bytes", a.URL, maxLogEntry)
+		return nil, fmt.Errorf("the Rekor entry fetched from %s: %w", a.URL, err)
 	}
 	sum, err := sigstore.LoggedEntrySHA256(answer)
 	if err != nil {
