@@ -292,7 +292,7 @@ func component(name string, rs []*recipe.Recipe, data *supportdata.Data, o Optio
 			}
 			m := Minor{Cycle: c.Name, State: st.State.String(), EndOfActiveSupport: day(c.EOAS), EndOfLife: day(c.EOL), Latest: c.Latest, Recipes: []string{}}
 			for _, r := range rs {
-				if sameCycle(c.Name, r.Version) {
+				if sameCycle(cycleMinor(c.Name), r.Version) {
 					m.Recipes = append(m.Recipes, r.Ref())
 				}
 			}
@@ -303,14 +303,14 @@ func component(name string, rs []*recipe.Recipe, data *supportdata.Data, o Optio
 		adds := seriesAdds(name, product, rs, ups[rs[0]], data, o)
 		for i := range out.Supported {
 			for _, a := range adds {
-				out.Supported[i].Add = out.Supported[i].Add || a.Minor == out.Supported[i].Cycle
+				out.Supported[i].Add = out.Supported[i].Add || a.Minor == cycleMinor(out.Supported[i].Cycle)
 			}
 		}
 		acts = append(adds, acts...)
 	}
 	for i, m := range out.Supported {
 		for _, a := range acts {
-			if a.Kind == ActBump && a.Minor == m.Cycle && len(m.Recipes) == 0 {
+			if a.Kind == ActBump && a.Minor == cycleMinor(m.Cycle) && len(m.Recipes) == 0 {
 				out.Supported[i].Bump = a.Recipe
 			}
 		}
@@ -480,7 +480,7 @@ func seriesAdds(comp, product string, rs []*recipe.Recipe, up upstream, data *su
 	minors := map[string]track.Release{}
 	for _, c := range data.Cycles(product) {
 		if c.Status(o.Now).State != supportdata.EndOfLife && released(c, o.Now) && newerCycle(c.Name, newest.Version) {
-			minors[c.Name] = track.Release{Version: c.Latest, Published: c.LatestReleaseDate}
+			minors[cycleMinor(c.Name)] = track.Release{Version: c.Latest, Published: c.LatestReleaseDate}
 		}
 	}
 	if up.err == "" && up.latest.Version != "" && newerCycle(minorOf(up.latest.Version), newest.Version) {
@@ -643,6 +643,17 @@ func newerCycle(cycle, version string) bool {
 		}
 	}
 	return false
+}
+
+// cycleMinor is the MAJOR.MINOR a cycle's name stands for, as lookups
+// (supportdata.Data.Cycle) and bump --new-minor read it: endoflife.date may
+// name cycle 1.37 "1.37.0", "01.37" or "v1.37". A cycle named by its major
+// alone ("3") stays as it is.
+func cycleMinor(name string) string {
+	if m := minorOf(name); m != "" {
+		return m
+	}
+	return name
 }
 
 // minorOf is a version's MAJOR.MINOR ("" when it has none).

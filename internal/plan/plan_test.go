@@ -334,3 +334,49 @@ func TestMarkTheDataContradicts(t *testing.T) {
 		}
 	}
 }
+
+// A cycle that endoflife.date names otherwise than MAJOR.MINOR ("1.37.0",
+// "v1.37", "01.37": lookups read each as cycle 1.37) is added as the minor
+// 1.37, once, offline or beside the watch's 1.37.1: never "bump
+// kubernetes-1.36 --new-minor 1.37.0", which bump refuses, nor a second add
+// from the new recipe.
+func TestAddCycleNamedOtherwise(t *testing.T) {
+	for _, name := range []string{"1.37.0", "v1.37", "01.37"} {
+		for _, newest := range []func(*recipe.Recipe) (*track.Candidates, error){nil, watch} {
+			rs, data := trackingfixture.Recipes(t), fixtureData(t)
+			m := map[string][]supportdata.Cycle{}
+			for _, p := range data.Data.Products() {
+				m[p] = data.Data.Cycles(p)
+			}
+			m["kubernetes"][0] = eoltest.Cycle("kubernetes", name, "2026-11-18", "2027-10-28", "2027-12-28", "1.37.1")
+			m["kubernetes"][0].Latest = name + ".1" // a release of the cycle as named
+			if name == "1.37.0" {
+				m["kubernetes"][0].Latest = name
+			}
+			d, err := supportdata.New(data.Data.Source, m)
+			if err != nil {
+				t.Fatal(err)
+			}
+			p, err := Make(rs, &supportdata.Copy{Data: d}, fixtureOptions(t, today, newest))
+			if err != nil {
+				t.Fatal(err)
+			}
+			var adds []string
+			for _, a := range p.Actions {
+				if a.Kind == ActAdd && a.Component == "kubernetes" {
+					adds = append(adds, a.Command)
+				}
+			}
+			if want := []string{"updeb bump kubernetes-1.36 --new-minor 1.37"}; !slices.Equal(adds, want) {
+				t.Errorf("cycle %q (watch: %t): adds %q, want %q", name, newest != nil, adds, want)
+			}
+			for _, c := range p.Components {
+				for _, s := range c.Supported {
+					if c.Name == "kubernetes" && s.Cycle == name && !s.Add {
+						t.Errorf("cycle %q (watch: %t): supported minor not marked to add: %+v", name, newest != nil, s)
+					}
+				}
+			}
+		}
+	}
+}
