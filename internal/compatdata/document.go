@@ -114,7 +114,9 @@ var delimiterRE = regexp.MustCompile(`^:?-+:?$`)
 // has every column of want (case-insensitive, in any order, other columns
 // allowed; lead, when not "", must be the first), and returns its rows. Every row must have the header's
 // cells; a table without rows is an error, and so is a second table with
-// those columns (which one would be upstream's?).
+// those columns (which one would be upstream's?), and a line with cells
+// right after the rows (a row without its leading "|", which Markdown
+// shows in the table).
 func pipeTable(lines []string, from, to int, lead string, want ...string) ([]pipeRow, error) {
 	var rows []pipeRow
 	found := -1
@@ -143,6 +145,12 @@ func pipeTable(lines []string, from, to int, lead string, want ...string) ([]pip
 			return nil, lineError(i+1, "a second table with columns %q (the first at line %d): which is upstream's?", strings.Join(want, " | "), found+1)
 		}
 		found = i
+		if end < to && strings.Contains(lines[end], "|") {
+			// Markdown goes on with a table up to a blank line: a line with
+			// cells right after the rows is one more row, written without
+			// its leading "|".
+			return nil, lineError(end+1, "a row that does not start with \"|\" (Markdown reads it as a row of the table): %q", lines[end])
+		}
 		for r := i + 2; r < end; r++ {
 			cs, ok := cells(lines[r])
 			if !ok {
