@@ -114,7 +114,7 @@ var delimiterRE = regexp.MustCompile(`^:?-+:?$`)
 // has every column of want (case-insensitive, in any order, other columns
 // allowed; lead, when not "", must be the first), and returns its rows. Every row must have the header's
 // cells; a table without rows is an error, and so is a second table with
-// those columns (which one would be upstream's?), and a line with cells
+// those columns (which one would be upstream's?), a column named twice, and a line with cells
 // right after the rows (a row without its leading "|", which Markdown
 // shows in the table).
 func pipeTable(lines []string, from, to int, lead string, want ...string) ([]pipeRow, error) {
@@ -130,7 +130,11 @@ func pipeTable(lines []string, from, to int, lead string, want ...string) ([]pip
 			continue
 		}
 		cols := map[string]int{}
+		twice := ""
 		for j, h := range head {
+			if _, ok := cols[strings.ToLower(h)]; ok && h != "" {
+				twice = h
+			}
 			cols[strings.ToLower(h)] = j
 		}
 		end := i + 2
@@ -145,6 +149,9 @@ func pipeTable(lines []string, from, to int, lead string, want ...string) ([]pip
 			return nil, lineError(i+1, "a second table with columns %q (the first at line %d): which is upstream's?", strings.Join(want, " | "), found+1)
 		}
 		found = i
+		if twice != "" {
+			return nil, lineError(i+1, "the column %q twice: which one is upstream's?", twice)
+		}
 		if end < to && strings.Contains(lines[end], "|") {
 			// Markdown goes on with a table up to a blank line: a line with
 			// cells right after the rows is one more row, written without

@@ -140,6 +140,24 @@ func TestParseRefusals(t *testing.T) {
 		return bytes.Replace(b, []byte(old), []byte(new), 1)
 	}
 	cut := func(b []byte, at string) []byte { return b[:bytes.Index(b, []byte(at))+len(at)] }
+	// addColumn adds a column to every pipe table: header, then cell in each row.
+	addColumn := func(b []byte, header, cell string) []byte {
+		lines := strings.Split(string(b), "\n")
+		for i, l := range lines {
+			if _, ok := cells(l); ok {
+				switch {
+				case i+1 < len(lines) && strings.HasPrefix(lines[i+1], "|-"):
+					l += " " + header + " |"
+				case strings.HasPrefix(l, "|-"):
+					l += "---|"
+				default:
+					l += " " + cell + " |"
+				}
+			}
+			lines[i] = l
+		}
+		return []byte(strings.Join(lines, "\n"))
+	}
 	html := []byte("<!DOCTYPE html>\n<html><head><title>Just a moment...</title></head><body>403</body></html>")
 	for _, tc := range []struct {
 		name  string
@@ -157,6 +175,8 @@ func TestParseRefusals(t *testing.T) {
 		{"helm: bounds out of order", parseHelm, replace(helm, "| 3.14.x       | 1.29.x - 1.26.x", "| 3.14.x       | 1.26.x - 1.29.x"), "", "line 56: the Kubernetes range 1.29-1.26: the bounds are out of order"},
 		{"helm: a second table", parseHelm, append(append([]byte{}, helm...), "\n| Helm Version | Supported Kubernetes Versions |\n|---|---|\n| 9.9.x | 1.36.x - 1.33.x |\n"...), "", "a second table with columns"},
 		{"helm: a row without its leading |", parseHelm, replace(helm, "| 3.14.x       | 1.29.x - 1.26.x", "3.14.x       | 1.29.x - 1.26.x"), "", `line 56: a row that does not start with "|" (Markdown reads it as a row of the table): "3.14.x `},
+		{"helm: a column twice", parseHelm, addColumn(helm, "Supported Kubernetes Versions", "1.35.x - 1.32.x"), "", `line 47: the column "Supported Kubernetes Versions" twice`},
+		{"containerd: a column twice", parseContainerd, addColumn(ctr, "containerd version", "1.6.0+"), "", `line 162: the column "containerd version" twice`},
 		{"helm: a leading zero", parseHelm, replace(helm, "| 3.14.x ", "| 3.014.x"), "", `version "3.014" is not a MAJOR.MINOR`},
 		{"containerd: the real typo 1,5.8+", parseContainerd, realCopy(t, "containerd/RELEASES.md@af24e38"), "", `line 125: containerd version "1" is not X.Y.Z+ or X.Y (in "1.6.0+, 1,5.8+")`},
 		{"containerd: no section", parseContainerd, replace(ctr, "### Kubernetes Support", "### Kubernetes"), "", `no "Kubernetes Support" heading`},
