@@ -290,12 +290,13 @@ type refresher struct {
 }
 
 // knownKubernetes is the newest Kubernetes minor of the end-of-life data
-// (fresh or bundled, the newer).
+// (fresh or bundled, the newer). Here as in lookups (Data.Cycle) a cycle is
+// the MAJOR.MINOR of its name: endoflife.date naming 1.37 "1.37.0" is 1.37.
 func knownKubernetes(datas ...*supportdata.Data) minor {
 	var newest minor
 	for _, d := range datas {
 		for _, c := range d.Cycles("kubernetes") {
-			if m, ok := parseMinor(c.Name); ok && newest.less(m) {
+			if m, ok := minorOfVersion(c.Name); ok && newest.less(m) {
 				newest = m
 			}
 		}
@@ -413,8 +414,8 @@ func (f *refresher) minors(s *spec) ([]string, error) {
 		if c.ReleaseDate.After(f.now) || c.Status(f.now).State == supportdata.EndOfLife {
 			continue
 		}
-		if _, ok := parseMinor(c.Name); ok {
-			out = append(out, c.Name)
+		if m, ok := minorOfVersion(c.Name); ok {
+			out = append(out, m.String())
 		}
 	}
 	if len(out) == 0 {
@@ -542,7 +543,7 @@ func (f *refresher) newestCycle(product string) (minor, bool) {
 	var newest minor
 	found := false
 	for _, c := range f.eol.Cycles(product) {
-		if m, ok := parseMinor(c.Name); ok && (!found || newest.less(m)) {
+		if m, ok := minorOfVersion(c.Name); ok && (!found || newest.less(m)) {
 			newest, found = m, true
 		}
 	}
@@ -611,7 +612,7 @@ func (f *refresher) oldestKubernetes() (minor, bool) {
 	var oldest minor
 	found := false
 	for _, c := range f.eol.Cycles("kubernetes") {
-		if m, ok := parseMinor(c.Name); ok && (!found || m.less(oldest)) {
+		if m, ok := minorOfVersion(c.Name); ok && (!found || m.less(oldest)) {
 			oldest, found = m, true
 		}
 	}

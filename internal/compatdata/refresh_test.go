@@ -9,6 +9,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -606,5 +607,28 @@ func TestRefreshTwoAtOnce(t *testing.T) {
 		if s := d.Format("2006-01-02"); !strings.Contains(string(b), s) {
 			t.Errorf("no table fetched on %s in:\n%s", s, b)
 		}
+	}
+}
+
+// TestRefreshCycleNamedOtherwise: endoflife.date naming Kubernetes' newest
+// cycle "1.37.0" (lookups read it as 1.37) is the same refresh as "1.37":
+// kubeadm's map from release-1.37 (not release-1.36, the newest named
+// MAJOR.MINOR), and Helm's row of 1.37 a minor the data knows.
+func TestRefreshCycleNamedOtherwise(t *testing.T) {
+	w := newWorld(t)
+	cycles := w.eol.Cycles("kubernetes")
+	cycles[0].Name, cycles[0].Latest = "1.37.0", "1.37.0"
+	w.eol.Set("kubernetes", cycles)
+	helm4 := compatsrc.Path(compatdata.Helm, "", 0)
+	w.up.Put(helm4, compatsrc.Answer{Body: bytes.Replace(w.up.Get(helm4), []byte("| 4.2.x "), []byte("| 4.3.x        | 1.37.x - 1.34.x               |\n| 4.2.x "), 1)})
+	res, err := compatdata.Refresh(context.Background(), w.opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r := result(res, compatdata.KubeadmEtcd); len(r.URLs) != 1 || !strings.Contains(r.URLs[0], "/release-1.37/") {
+		t.Errorf("kubeadm-etcd fetched %v, want release-1.37's", r.URLs)
+	}
+	if r := result(res, compatdata.Helm); !slices.Contains(r.Added, "4.3") {
+		t.Errorf("helm: %s", fmtResult(r))
 	}
 }
