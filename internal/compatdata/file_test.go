@@ -162,3 +162,25 @@ func TestLoadFutureRepositoryFile(t *testing.T) {
 		t.Error("end-of-life data dated a year ahead is not stale")
 	}
 }
+
+// An override of cri-tools' matrix wins wherever its range covers the
+// Kubernetes minor, also over an upstream row of another key that covers it
+// too: an override 1.25-1.28 beside upstream's "1.27 and newer" is the row
+// of 1.27 and 1.28, not silently passed over there.
+func TestCRIToolsOverrideOverlapping(t *testing.T) {
+	tb := mustParse(t, []byte(fileHead+`  cri-tools:
+    source: ["https://x.org/a"]
+    as_of: "2026-11-24"
+    rows:
+      - {kubernetes_min: "1.27", kubernetes_max: "", cri_tools: "same-minor"}
+      - {kubernetes_min: "1.16", kubernetes_max: "1.26", cri_tools: "same-minor"}
+    override:
+      - {kubernetes_min: "1.25", kubernetes_max: "1.28", cri_tools: "1.25.0", reason: "our nodes pin crictl 1.25"}
+`))
+	for k, want := range map[string]string{"1.24.9": "same-minor", "1.25.3": "1.25.0", "1.27.1": "1.25.0", "1.28.0": "1.25.0", "1.29.2": "same-minor"} {
+		m, ok := tb.CRIToolsFor(k)
+		if !ok || m.Row.CRITools != want || (want == "1.25.0") != (m.Override != nil) {
+			t.Errorf("kubernetes %s: %+v (found %t), want cri-tools %s", k, m.Row, ok, want)
+		}
+	}
+}

@@ -110,8 +110,16 @@ type Match[R Row] struct {
 	Table    *Table
 }
 
-// lookup finds the effective row for which match holds.
+// lookup finds the effective row for which match holds. An override that
+// matches comes first: one of cri-tools' ranges wins over an upstream row
+// of another key that covers the same minor (an override 1.25-1.28 beside
+// upstream's "1.27 and newer").
 func lookup[R Row](t *Table, match func(R) bool) (Match[R], bool) {
+	for i := range t.Overrides {
+		if row, ok := t.Overrides[i].Row.(R); ok && match(row) {
+			return Match[R]{Row: row, Override: &t.Overrides[i], Table: t}, true
+		}
+	}
 	for _, r := range t.Effective() {
 		if row, ok := r.(R); ok && match(row) {
 			return Match[R]{Row: row, Override: t.override(r.Key()), Table: t}, true
