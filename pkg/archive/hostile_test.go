@@ -13,6 +13,7 @@ import (
 	"os"
 	"path"
 	"runtime"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -160,7 +161,12 @@ func TestHostile(t *testing.T) {
 			`archive ARCHIVE: corrupt data: gzip: invalid checksum`},
 		{"xz corrupt", TarXz, badXz, []string{"linux-amd64/helm"}, Limits{}, ErrCorrupt, ""},
 		{"garbage after gzip", TarGz, append(bytes.Clone(helmGz), "this is not a gzip member"...), []string{"linux-amd64/helm"}, Limits{}, ErrCorrupt,
-			`archive ARCHIVE: corrupt data: gzip: invalid header`},
+			`archive ARCHIVE: corrupt data: gzip: data after the last member that is neither another member nor zero padding (gzip -d ignores it: content a reviewer would not see)`},
+		// gzip -d stops at the zeros ("trailing garbage ignored"), Python reads the member after them.
+		{"gzip member after zero padding", TarGz, slices.Concat(helmGz, make([]byte, 512), gzBytes(t, tarBytes(t, file("linux-amd64/helm", "evil")))), []string{"linux-amd64/helm"}, Limits{}, ErrCorrupt,
+			`archive ARCHIVE: corrupt data: gzip: data after the last member that is neither another member nor zero padding (gzip -d ignores it: content a reviewer would not see)`},
+		{"garbage after gzip zero padding", TarGz, slices.Concat(helmGz, make([]byte, 40000), []byte("hidden")), []string{"linux-amd64/helm"}, Limits{}, ErrCorrupt,
+			`archive ARCHIVE: corrupt data: gzip: data after the last member that is neither another member nor zero padding (gzip -d ignores it: content a reviewer would not see)`},
 		{"data after the tar end marker", Tar, append(append(bytes.Clone(helmTar), twoZeroBlocks...), "hidden"...), []string{"linux-amd64/helm"}, Limits{}, ErrCorrupt,
 			`archive ARCHIVE: non-zero data after the tar end-of-archive marker`},
 		{"not gzip", TarGz, helmTar, []string{"linux-amd64/helm"}, Limits{}, ErrCorrupt,

@@ -145,6 +145,43 @@ func TestGNUTar(t *testing.T) {
 	}
 }
 
+// TestTarWriters: the tar.gz and tar.xz that GNU tar, bsdtar (macOS's tar)
+// and Python's tarfile write, to a file or to a pipe, are read. bsdtar pads
+// what it writes to a pipe with zeros to a whole 10 KiB block, after the
+// gzip member or the xz stream: gzip -d, xz -d, GNU tar and bsdtar read both.
+func TestTarWriters(t *testing.T) {
+	testenv.RequireTool(t, "tar", "bsdtar", "python3", "xz")
+	dir := tree(t, map[string]string{"bin/tool": strings.Repeat("tool binary ", 5000), "README": "readme"}, map[string]fs.FileMode{"bin/tool": 0o755})
+	const py = `import sys, tarfile
+with tarfile.open(fileobj=sys.stdout.buffer, mode=sys.argv[1]) as t:
+    t.add("bin"); t.add("README")`
+	for _, tc := range []struct {
+		name string
+		kind Kind
+		cmd  string
+	}{
+		{"GNU tar -czf", TarGz, `tar -czf "$OUT" bin README`},
+		{"GNU tar -cJf", TarXz, `tar -cJf "$OUT" bin README`},
+		{"bsdtar -czf", TarGz, `bsdtar -czf "$OUT" bin README`},
+		{"bsdtar -czf to a pipe: zeros after the gzip member", TarGz, `bsdtar -czf - bin README | cat > "$OUT"`},
+		{"bsdtar -cJf to a pipe: zeros after the xz stream", TarXz, `bsdtar -cJf - bin README | cat > "$OUT"`},
+		{"Python tarfile w|gz", TarGz, `python3 -c "$PY" 'w|gz' > "$OUT"`},
+		{"Python tarfile w|xz", TarXz, `python3 -c "$PY" 'w|xz' > "$OUT"`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			out := filepath.Join(t.TempDir(), "a")
+			testenv.Run(t, "sh", "-c", `cd "$1" && OUT=$2 PY=$3 && eval "$4"`, "sh", dir, out, py, tc.cmd)
+			res, err := collect(t, out, tc.kind, []string{"bin/tool", "README"}, Limits{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(res) != 2 || res[0].body != strings.Repeat("tool binary ", 5000) || res[1].body != "readme" {
+				t.Errorf("got %d members, the first %+v of %d bytes", len(res), res[0].m, len(res[0].body))
+			}
+		})
+	}
+}
+
 // TestGNUTarSparse: GNU tar's sparse files (old GNU and PAX formats) are
 // refused when wanted and skipped when not.
 func TestGNUTarSparse(t *testing.T) {

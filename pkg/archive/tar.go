@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/klauspost/compress/gzip"
+	"github.com/updeb/updeb/pkg/ctxio"
 	"github.com/updeb/updeb/pkg/xzpar"
 )
 
@@ -116,9 +117,9 @@ func (s *scan) eachTarEntry(kind Kind, r io.Reader, fn func(*tar.Header, *tar.Re
 	return s.drainTail(b)
 }
 
-// decompressor opens the compression layer of a tar archive. gzip and xz both
-// read concatenated streams as one, like GNU tar; anything after the last
-// stream that is not another stream is an error.
+// decompressor opens the compression layer of a tar archive. gzip and xz both read concatenated streams as one, like
+// GNU tar; after the last stream only zero bytes may follow (xz's stream
+// padding; gzip's, see gzipMembers); anything else is an error.
 func (s *scan) decompressor(kind Kind, r io.Reader) (io.Reader, error) {
 	var (
 		dec    io.Reader
@@ -128,9 +129,13 @@ func (s *scan) decompressor(kind Kind, r io.Reader) (io.Reader, error) {
 	switch kind {
 	case TarGz, Tgz:
 		format = "gzip"
-		var zr *gzip.Reader
-		zr, err = gzip.NewReader(r)
-		dec = zr
+		br, ok := r.(*bufio.Reader) // the file's, in Select
+		if !ok {
+			br = bufio.NewReader(r)
+		}
+		g := &gzipMembers{s: s, br: br, zr: new(gzip.Reader)}
+		err = g.reset()
+		dec = g
 	case TarXz:
 		format = "xz"
 		// Our reader: it checks every CRC, caps the dictionary at 64 MiB
@@ -149,6 +154,76 @@ func (s *scan) decompressor(kind Kind, r io.Reader) (io.Reader, error) {
 		return nil, s.errorf(ErrCorrupt, "", err, "not %s data", format)
 	}
 	return dec, nil
+}
+
+// gzipMembers reads the members of a gzip file one after another, as gzip
+// -d does, and after the last one takes zero bytes for padding: bsdtar (the
+// tar of macOS and the BSDs) pads a .tar.gz it writes to a pipe with zeros
+// to a whole 10 KiB block, which gzip -d, GNU tar, bsdtar and Python read
+// without a word. Anything else after a member (garbage, or zeros and then
+// more data: gzip -d ignores it, Python reads a member there) is an error.
+type gzipMembers struct {
+	s   *scan
+	br  *bufio.Reader // the file: the gzip reader stops right after each member
+	zr  *gzip.Reader
+	err error // sticky: io.ReadFull drops an error that comes with the last bytes
+}
+
+// errGzipTrailing is the error of data after the last gzip member that is
+// neither another member nor zero padding.
+var errGzipTrailing = errors.New("gzip: data after the last member that is neither another member nor zero padding (gzip -d ignores it: content a reviewer would not see)")
+
+// reset starts the member at the reader's position.
+func (g *gzipMembers) reset() error {
+	if err := g.zr.Reset(g.br); err != nil {
+		return err
+	}
+	g.zr.Multistream(false)
+	return nil
+}
+
+func (g *gzipMembers) Read(p []byte) (int, error) {
+	if len(p) == 0 {
+		return 0, nil
+	}
+	for g.err == nil {
+		n, err := g.zr.Read(p)
+		if err == io.EOF {
+			err = g.next()
+		}
+		g.err = err
+		if n > 0 {
+			return n, nil
+		}
+	}
+	return 0, g.err
+}
+
+// next starts the member after the one that just ended, or reads the zero
+// padding to the end of the file and returns io.EOF.
+func (g *gzipMembers) next() error {
+	head, err := g.br.Peek(2)
+	switch {
+	case len(head) == 0 && err == io.EOF:
+		return io.EOF
+	case len(head) == 2 && head[0] == 0x1f && head[1] == 0x8b:
+		return g.reset()
+	case len(head) == 0:
+		return err
+	case head[0] != 0:
+		return errGzipTrailing
+	}
+	buf := make([]byte, 32<<10)
+	r := ctxio.Reader(g.s.ctx, g.br)
+	for {
+		n, err := r.Read(buf)
+		if slices.ContainsFunc(buf[:n], func(c byte) bool { return c != 0 }) {
+			return errGzipTrailing
+		}
+		if err != nil {
+			return err
+		}
+	}
 }
 
 func (s *scan) selectTar(kind Kind, r io.Reader) error {
