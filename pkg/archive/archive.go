@@ -94,6 +94,62 @@ func KindFromName(name string) (Kind, bool) {
 	return "", false
 }
 
+// contentFormats are the first bytes by which tar, bsdtar and file(1) tell
+// the formats of release artifacts apart whatever the file's name, and the
+// kind that reads each ("" for those updeb does not unpack).
+var contentFormats = []struct {
+	magic string
+	at    int
+	name  string
+	kind  Kind
+}{
+	{"\x1f\x8b", 0, "gzip data", TarGz},
+	{"\xfd7zXZ\x00", 0, "xz data", TarXz},
+	{"ustar", 257, "a plain tar archive", Tar},
+	{"PK\x03\x04", 0, "a zip archive", Zip},
+	{"\x7fELF", 0, "an ELF executable", Raw},
+	{"\x28\xb5\x2f\xfd", 0, "zstd data", ""},
+	{"BZh", 0, "bzip2 data", ""},
+	{"7z\xbc\xaf\x27\x1c", 0, "a 7-Zip archive", ""},
+}
+
+// formatMismatch says what the data that starts with head is, when its
+// first bytes name another format than kind: for a refusal of an artifact
+// whose name or recipe says one format and whose bytes are another (tar
+// and bsdtar go by the bytes); "" otherwise.
+func formatMismatch(head []byte, kind Kind) string {
+	if kind == Tgz {
+		kind = TarGz
+	}
+	for _, f := range contentFormats {
+		if !strings.HasPrefix(string(head[min(f.at, len(head)):]), f.magic) {
+			continue
+		}
+		switch f.kind {
+		case kind:
+			return ""
+		case "":
+			return fmt.Sprintf("the file is %s, not %s, the kind it is read as (tar and bsdtar tell the format by the bytes): updeb does not unpack %s", f.name, kind, f.name)
+		}
+		return fmt.Sprintf("the file is %s, not %s, the kind it is read as (tar and bsdtar tell the format by the bytes): write kind: %s", f.name, kind, f.kind)
+	}
+	return ""
+}
+
+// withFormat returns err, a refusal of the archive as corrupt before any
+// entry was read, as formatMismatch's when the file, which starts with
+// head, is of another format than kind.
+func (s *scan) withFormat(err error, kind Kind, head []byte) error {
+	var own *Error
+	if s.entries > 0 || !errors.As(err, &own) || own.Kind != ErrCorrupt {
+		return err
+	}
+	if msg := formatMismatch(head, kind); msg != "" {
+		return s.errorf(ErrCorrupt, "", nil, "%s", msg)
+	}
+	return err
+}
+
 // ParseKind checks a kind written in a recipe. It accepts the Kind constants.
 func ParseKind(s string) (Kind, error) {
 	switch k := Kind(s); k {

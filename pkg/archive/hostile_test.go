@@ -169,7 +169,24 @@ func TestHostile(t *testing.T) {
 			`archive ARCHIVE: corrupt data: gzip: data after the last member that is neither another member nor zero padding (gzip -d ignores it: content a reviewer would not see)`},
 		{"data after the tar end marker", Tar, append(append(bytes.Clone(helmTar), twoZeroBlocks...), "hidden"...), []string{"linux-amd64/helm"}, Limits{}, ErrCorrupt,
 			`archive ARCHIVE: non-zero data after the tar end-of-archive marker`},
-		{"not gzip", TarGz, helmTar, []string{"linux-amd64/helm"}, Limits{}, ErrCorrupt,
+		// The name (and so the kind) says one format, the bytes another: tar and bsdtar go by the bytes.
+		{"plain tar read as tar.gz", TarGz, helmTar, []string{"linux-amd64/helm"}, Limits{}, ErrCorrupt,
+			`archive ARCHIVE: the file is a plain tar archive, not tar.gz, the kind it is read as (tar and bsdtar tell the format by the bytes): write kind: tar`},
+		{"xz read as tar.gz", Tgz, helmXz, []string{"linux-amd64/helm"}, Limits{}, ErrCorrupt,
+			`archive ARCHIVE: the file is xz data, not tar.gz, the kind it is read as (tar and bsdtar tell the format by the bytes): write kind: tar.xz`},
+		{"gzip read as tar.xz", TarXz, helmGz, []string{"linux-amd64/helm"}, Limits{}, ErrCorrupt,
+			`archive ARCHIVE: the file is gzip data, not tar.xz, the kind it is read as (tar and bsdtar tell the format by the bytes): write kind: tar.gz`},
+		{"small gzip read as tar", Tar, helmGz, []string{"linux-amd64/helm"}, Limits{}, ErrCorrupt, // not "truncated"
+			`archive ARCHIVE: the file is gzip data, not tar, the kind it is read as (tar and bsdtar tell the format by the bytes): write kind: tar.gz`},
+		{"xz read as tar", Tar, xzBytes(t, bytes.Repeat(helmTar, 4)), []string{"linux-amd64/helm"}, Limits{}, ErrCorrupt,
+			`archive ARCHIVE: the file is xz data, not tar, the kind it is read as (tar and bsdtar tell the format by the bytes): write kind: tar.xz`},
+		{"zstd read as tar.gz", TarGz, append([]byte{0x28, 0xb5, 0x2f, 0xfd}, helmTar...), []string{"linux-amd64/helm"}, Limits{}, ErrCorrupt,
+			`archive ARCHIVE: the file is zstd data, not tar.gz, the kind it is read as (tar and bsdtar tell the format by the bytes): updeb does not unpack zstd data`},
+		{"bzip2 read as tar.xz", TarXz, append([]byte("BZh91AY&SY"), helmTar...), []string{"linux-amd64/helm"}, Limits{}, ErrCorrupt,
+			`archive ARCHIVE: the file is bzip2 data, not tar.xz, the kind it is read as (tar and bsdtar tell the format by the bytes): updeb does not unpack bzip2 data`},
+		{"a bare binary read as tar.gz", TarGz, append([]byte("\x7fELF\x02\x01\x01"), make([]byte, 100)...), []string{"linux-amd64/helm"}, Limits{}, ErrCorrupt,
+			`archive ARCHIVE: the file is an ELF executable, not tar.gz, the kind it is read as (tar and bsdtar tell the format by the bytes): write kind: raw`},
+		{"not gzip, nor any format known", TarGz, []byte("<html>404</html>"), []string{"linux-amd64/helm"}, Limits{}, ErrCorrupt,
 			`archive ARCHIVE: not gzip data: gzip: invalid header`},
 		{"empty tar.xz", TarXz, nil, []string{"x"}, Limits{}, ErrCorrupt,
 			`archive ARCHIVE: truncated: the file ends inside the xz header: xzpar: corrupt xz data at byte 0: truncated in the stream header: unexpected EOF`},
@@ -237,8 +254,10 @@ func TestHostile(t *testing.T) {
 			`archive ARCHIVE: not found: "helm"; the archive holds "linux-amd64/helm"`},
 		{"zip data after the end record", Zip, append(zipBytes(t, zent{name: "bin/tool", body: "x"}), "hidden"...), []string{"bin/tool"}, Limits{}, ErrCorrupt,
 			`archive ARCHIVE: non-zero data after the zip end-of-central-directory record and its comment, where zip tools do not look`},
-		{"not a zip", Zip, helmGz, []string{"x"}, Limits{}, ErrCorrupt,
+		{"not a zip", Zip, []byte("<html>404</html>"), []string{"x"}, Limits{}, ErrCorrupt,
 			`archive ARCHIVE: not a readable zip archive: zip: not a valid zip file`},
+		{"gzip read as zip", Zip, helmGz, []string{"x"}, Limits{}, ErrCorrupt,
+			`archive ARCHIVE: the file is gzip data, not zip, the kind it is read as (tar and bsdtar tell the format by the bytes): write kind: tar.gz`},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

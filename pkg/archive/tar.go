@@ -3,6 +3,7 @@ package archive
 import (
 	"archive/tar"
 	"bufio"
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -27,8 +28,10 @@ func (s *scan) selectTarFile(kind Kind) error {
 	defer f.Close()
 	s.bud = NewBudget(s.ctx, s.lim, fi.Size())
 	br := bufio.NewReaderSize(s.pinned(f), readBufferSize)
+	head, _ := br.Peek(512)
+	head = bytes.Clone(head)
 	if err := s.selectTar(kind, br); err != nil {
-		return err
+		return s.withFormat(err, kind, head)
 	}
 	if err := s.checkPin(br); err != nil {
 		return err

@@ -46,7 +46,9 @@ func (s *scan) selectZipReader(r io.ReaderAt, size int64) error {
 			dirAllowance(s.lim.MaxEntries), s.lim.MaxEntries, dirBytesPerEntry, dirSlack>>10)
 	}
 	if err != nil && !errors.Is(err, zip.ErrInsecurePath) { // ErrInsecurePath only with GODEBUG=zipinsecurepath=0; check() decides
-		return s.errorf(ErrCorrupt, "", err, "not a readable zip archive")
+		head := make([]byte, 512)
+		n, _ := r.ReadAt(head, 0)
+		return s.withFormat(s.errorf(ErrCorrupt, "", err, "not a readable zip archive"), Zip, head[:n])
 	}
 	end, err := s.zipEnd(r, size, zr.Comment)
 	if err != nil {
