@@ -31,6 +31,15 @@ func TestHostile(t *testing.T) {
 	badCRC[len(badCRC)-8] ^= 0xff // the gzip trailer's CRC-32
 	badXz := bytes.Clone(helmXz)
 	badXz[len(badXz)/2] ^= 0xff
+	// Valid xz that xz -d reads and xzpar does not: a delta filter before
+	// LZMA2 (the block header at byte 12, rewritten to the same size),
+	// and the reserved check type 0x02 (xz -d warns and decodes).
+	deltaXz := bytes.Clone(helmXz)
+	copy(deltaXz[12:], []byte{0x02, 0x01, 0x03, 0x01, 0x00, 0x21, 0x01, helmXz[16]})
+	binary.LittleEndian.PutUint32(deltaXz[20:], crc32.ChecksumIEEE(deltaXz[12:20]))
+	check2Xz := bytes.Clone(helmXz)
+	check2Xz[7] = 0x02
+	binary.LittleEndian.PutUint32(check2Xz[8:], crc32.ChecksumIEEE(check2Xz[6:8]))
 	stored := "hello world"
 	zipLie := func(declared uint64) zent {
 		return zent{raw: &zip.FileHeader{Name: "bin/tool", Method: zip.Store, CRC32: crc32.ChecksumIEEE([]byte(stored)),
@@ -160,6 +169,10 @@ func TestHostile(t *testing.T) {
 		{"gzip CRC", TarGz, badCRC, []string{"linux-amd64/helm"}, Limits{}, ErrCorrupt,
 			`archive ARCHIVE: corrupt data: gzip: invalid checksum`},
 		{"xz corrupt", TarXz, badXz, []string{"linux-amd64/helm"}, Limits{}, ErrCorrupt, ""},
+		{"xz with a delta filter", TarXz, deltaXz, []string{"linux-amd64/helm"}, Limits{}, ErrCorrupt,
+			`archive ARCHIVE: valid xz data that updeb's reader does not decode (xz -d does), not a corrupt download: xzpar: unsupported xz data at byte 12: block 1 header: filter 0x03 (delta): this reader decodes only x86 BCJ (0x04) and LZMA2 (0x21)`},
+		{"xz with a reserved check type", TarXz, check2Xz, []string{"linux-amd64/helm"}, Limits{}, ErrCorrupt,
+			`archive ARCHIVE: valid xz data that updeb's reader does not decode (xz -d does), not a corrupt download: xzpar: unsupported xz data at byte 0: check type 0x02: this reader verifies none (0x00), CRC32 (0x01), CRC64 (0x04) and SHA-256 (0x0a)`},
 		{"garbage after gzip", TarGz, append(bytes.Clone(helmGz), "this is not a gzip member"...), []string{"linux-amd64/helm"}, Limits{}, ErrCorrupt,
 			`archive ARCHIVE: corrupt data: gzip: data after the last member that is neither another member nor zero padding (gzip -d ignores it: content a reviewer would not see)`},
 		// gzip -d stops at the zeros ("trailing garbage ignored"), Python reads the member after them.

@@ -3,6 +3,8 @@ package archive
 import (
 	"errors"
 	"io"
+
+	"github.com/updeb/updeb/pkg/xzpar"
 )
 
 // budget reads src through the scan's Budget (MaxTotal, MaxRatio, the
@@ -83,5 +85,12 @@ func (s *scan) wrapRead(entry string, err error) error {
 	if errors.Is(err, io.ErrUnexpectedEOF) {
 		return s.errorf(ErrCorrupt, entry, err, "truncated: the data ends early")
 	}
+	if errors.Is(err, xzpar.ErrUnsupported) {
+		return s.errorf(ErrCorrupt, entry, err, "%s", unsupportedXz)
+	}
 	return s.errorf(ErrCorrupt, entry, err, "corrupt data")
 }
+
+// unsupportedXz says what an xzpar.ErrUnsupported error is about: valid xz
+// data (xz -d reads it) that updeb does not read, not a corrupt download.
+const unsupportedXz = "valid xz data that updeb's reader does not decode (xz -d does), not a corrupt download"

@@ -153,6 +153,9 @@ func (s *scan) decompressor(kind Kind, r io.Reader) (io.Reader, error) {
 	if errors.Is(err, io.ErrUnexpectedEOF) {
 		return nil, s.errorf(ErrCorrupt, "", err, "truncated: the file ends inside the %s header", format)
 	}
+	if errors.Is(err, xzpar.ErrUnsupported) {
+		return nil, s.errorf(ErrCorrupt, "", err, "%s", unsupportedXz)
+	}
 	if err != nil {
 		return nil, s.errorf(ErrCorrupt, "", err, "not %s data", format)
 	}
