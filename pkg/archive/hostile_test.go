@@ -17,6 +17,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/klauspost/compress/gzip"
 )
 
 // TestHostile builds hostile archives in the test and checks each is refused
@@ -37,6 +39,17 @@ func TestHostile(t *testing.T) {
 	deltaXz := bytes.Clone(helmXz)
 	copy(deltaXz[12:], []byte{0x02, 0x01, 0x03, 0x01, 0x00, 0x21, 0x01, helmXz[16]})
 	binary.LittleEndian.PutUint32(deltaXz[20:], crc32.ChecksumIEEE(deltaXz[12:20]))
+	// A gzip member with a file name (gzip FILE stores one), cut inside it.
+	var named bytes.Buffer
+	zw := gzip.NewWriter(&named)
+	zw.Name = "linux-amd64.tar"
+	if _, err := zw.Write(helmTar); err != nil {
+		t.Fatal(err)
+	}
+	if err := zw.Close(); err != nil {
+		t.Fatal(err)
+	}
+	cutInName := named.Bytes()[:15]
 	check2Xz := bytes.Clone(helmXz)
 	check2Xz[7] = 0x02
 	binary.LittleEndian.PutUint32(check2Xz[8:], crc32.ChecksumIEEE(check2Xz[6:8]))
@@ -173,6 +186,10 @@ func TestHostile(t *testing.T) {
 			`archive ARCHIVE: valid xz data that updeb's reader does not decode (xz -d does), not a corrupt download: xzpar: unsupported xz data at byte 12: block 1 header: filter 0x03 (delta): this reader decodes only x86 BCJ (0x04) and LZMA2 (0x21)`},
 		{"xz with a reserved check type", TarXz, check2Xz, []string{"linux-amd64/helm"}, Limits{}, ErrCorrupt,
 			`archive ARCHIVE: valid xz data that updeb's reader does not decode (xz -d does), not a corrupt download: xzpar: unsupported xz data at byte 0: check type 0x02: this reader verifies none (0x00), CRC32 (0x01), CRC64 (0x04) and SHA-256 (0x0a)`},
+		{"gzip cut in the file name of its header", TarGz, cutInName, []string{"linux-amd64/helm"}, Limits{}, ErrCorrupt,
+			`archive ARCHIVE: truncated: the file ends inside the gzip header: unexpected EOF`},
+		{"gzip cut in the file name of its second member", TarGz, slices.Concat(helmGz, cutInName), []string{"linux-amd64/helm"}, Limits{}, ErrCorrupt,
+			`archive ARCHIVE: truncated: the data ends early: unexpected EOF`},
 		{"garbage after gzip", TarGz, append(bytes.Clone(helmGz), "this is not a gzip member"...), []string{"linux-amd64/helm"}, Limits{}, ErrCorrupt,
 			`archive ARCHIVE: corrupt data: gzip: data after the last member that is neither another member nor zero padding (gzip -d ignores it: content a reviewer would not see)`},
 		// gzip -d stops at the zeros ("trailing garbage ignored"), Python reads the member after them.

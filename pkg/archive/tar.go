@@ -179,9 +179,19 @@ type gzipMembers struct {
 // neither another member nor zero padding.
 var errGzipTrailing = errors.New("gzip: data after the last member that is neither another member nor zero padding (gzip -d ignores it: content a reviewer would not see)")
 
-// reset starts the member at the reader's position.
+// reset starts the member at the reader's position; io.EOF if there is
+// none. The gzip reader ends a header cut in its file name or comment with
+// io.EOF, as if no member had begun (Go's own says io.ErrUnexpectedEOF): a
+// file cut there read as a whole one, where gzip -d says "unexpected end
+// of file".
 func (g *gzipMembers) reset() error {
+	if _, err := g.br.Peek(1); err != nil {
+		return err
+	}
 	if err := g.zr.Reset(g.br); err != nil {
+		if err == io.EOF {
+			err = io.ErrUnexpectedEOF
+		}
 		return err
 	}
 	g.zr.Multistream(false)
