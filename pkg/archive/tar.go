@@ -120,9 +120,10 @@ func (s *scan) eachTarEntry(kind Kind, r io.Reader, fn func(*tar.Header, *tar.Re
 	return s.drainTail(b)
 }
 
-// decompressor opens the compression layer of a tar archive. gzip and xz both read concatenated streams as one, like
-// GNU tar; after the last stream only zero bytes may follow (xz's stream
-// padding; gzip's, see gzipMembers); anything else is an error.
+// decompressor opens the compression layer of a tar archive. gzip and xz
+// both read concatenated streams as one, like GNU tar; after the last
+// stream only zero bytes may follow (xz's stream padding; gzip's, see
+// gzipMembers); anything else is an error.
 func (s *scan) decompressor(kind Kind, r io.Reader) (io.Reader, error) {
 	var (
 		dec    io.Reader
