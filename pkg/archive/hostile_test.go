@@ -50,6 +50,18 @@ func TestHostile(t *testing.T) {
 		t.Fatal(err)
 	}
 	cutInName := named.Bytes()[:15]
+	named.Reset()
+	zw.Reset(&named)
+	zw.Name = strings.Repeat("n", 600) + ".tar"
+	if _, err := zw.Write(helmTar); err != nil {
+		t.Fatal(err)
+	}
+	if err := zw.Close(); err != nil {
+		t.Fatal(err)
+	}
+	longName := named.Bytes()
+	reservedFlag := gzBytes(t, helmTar)
+	reservedFlag[3] |= 0x20
 	check2Xz := bytes.Clone(helmXz)
 	check2Xz[7] = 0x02
 	binary.LittleEndian.PutUint32(check2Xz[8:], crc32.ChecksumIEEE(check2Xz[6:8]))
@@ -190,6 +202,10 @@ func TestHostile(t *testing.T) {
 			`archive ARCHIVE: truncated: the file ends inside the gzip header: unexpected EOF`},
 		{"gzip cut in the file name of its second member", TarGz, slices.Concat(helmGz, cutInName), []string{"linux-amd64/helm"}, Limits{}, ErrCorrupt,
 			`archive ARCHIVE: truncated: the data ends early: unexpected EOF`},
+		{"gzip file name longer than 511 bytes", TarGz, longName, []string{"linux-amd64/helm"}, Limits{}, ErrCorrupt,
+			`archive ARCHIVE: a gzip header updeb's reader does not take: gzip: invalid header: reserved flags, a header checksum that does not match, or a file name or comment longer than the 511 bytes Go's gzip reader holds (gzip -d refuses the first two, reads the last)`},
+		{"second gzip member with a reserved flag", TarGz, slices.Concat(helmGz, reservedFlag), []string{"linux-amd64/helm"}, Limits{}, ErrCorrupt,
+			`archive ARCHIVE: corrupt data: gzip: invalid header: reserved flags, a header checksum that does not match, or a file name or comment longer than the 511 bytes Go's gzip reader holds (gzip -d refuses the first two, reads the last)`},
 		{"garbage after gzip", TarGz, append(bytes.Clone(helmGz), "this is not a gzip member"...), []string{"linux-amd64/helm"}, Limits{}, ErrCorrupt,
 			`archive ARCHIVE: corrupt data: gzip: data after the last member that is neither another member nor zero padding (gzip -d ignores it: content a reviewer would not see)`},
 		// gzip -d stops at the zeros ("trailing garbage ignored"), Python reads the member after them.

@@ -157,6 +157,9 @@ func (s *scan) decompressor(kind Kind, r io.Reader) (io.Reader, error) {
 	if errors.Is(err, xzpar.ErrUnsupported) {
 		return nil, s.errorf(ErrCorrupt, "", err, "%s", unsupportedXz)
 	}
+	if err == errGzipHeader {
+		return nil, s.errorf(ErrCorrupt, "", err, "a gzip header updeb's reader does not take")
+	}
 	if err != nil {
 		return nil, s.errorf(ErrCorrupt, "", err, "not %s data", format)
 	}
@@ -180,18 +183,28 @@ type gzipMembers struct {
 // neither another member nor zero padding.
 var errGzipTrailing = errors.New("gzip: data after the last member that is neither another member nor zero padding (gzip -d ignores it: content a reviewer would not see)")
 
+// errGzipHeader is the error of a header that starts as gzip's and that
+// Go's gzip reader refuses: "not gzip data" would send an operator after
+// a bad download.
+var errGzipHeader = fmt.Errorf("%w: reserved flags, a header checksum that does not match, or a file name or comment longer than the 511 bytes Go's gzip reader holds (gzip -d refuses the first two, reads the last)", gzip.ErrHeader)
+
 // reset starts the member at the reader's position; io.EOF if there is
 // none. The gzip reader ends a header cut in its file name or comment with
 // io.EOF, as if no member had begun (Go's own says io.ErrUnexpectedEOF): a
 // file cut there read as a whole one, where gzip -d says "unexpected end
 // of file".
 func (g *gzipMembers) reset() error {
-	if _, err := g.br.Peek(1); err != nil {
+	head, err := g.br.Peek(2)
+	if len(head) == 0 {
 		return err
 	}
+	magic := bytes.Equal(head, []byte{0x1f, 0x8b})
 	if err := g.zr.Reset(g.br); err != nil {
-		if err == io.EOF {
+		switch {
+		case err == io.EOF:
 			err = io.ErrUnexpectedEOF
+		case err == gzip.ErrHeader && magic:
+			err = errGzipHeader
 		}
 		return err
 	}
