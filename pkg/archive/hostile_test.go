@@ -33,9 +33,11 @@ func TestHostile(t *testing.T) {
 	badCRC[len(badCRC)-8] ^= 0xff // the gzip trailer's CRC-32
 	badXz := bytes.Clone(helmXz)
 	badXz[len(badXz)/2] ^= 0xff
-	// Valid xz that xz -d reads and xzpar does not: a delta filter before
-	// LZMA2 (the block header at byte 12, rewritten to the same size),
-	// and the reserved check type 0x02 (xz -d warns and decodes).
+	// Headers of valid xz that xz -d reads and xzpar does not: a delta
+	// filter before LZMA2 (the block header at byte 12, rewritten to the
+	// same size), and the reserved check type 0x02 (xz -d warns and
+	// decodes). xzpar refuses at the header; the data after it is not made
+	// to match (testdata/hostile/streams has a whole delta .tar.xz).
 	deltaXz := bytes.Clone(helmXz)
 	copy(deltaXz[12:], []byte{0x02, 0x01, 0x03, 0x01, 0x00, 0x21, 0x01, helmXz[16]})
 	binary.LittleEndian.PutUint32(deltaXz[20:], crc32.ChecksumIEEE(deltaXz[12:20]))
