@@ -248,6 +248,9 @@ func (g *gzipReader) next() error {
 	if errors.Is(err, gzip.ErrHeader) {
 		return fmt.Errorf("gzip: the header of stream %d: %s", g.streams, gzipHeaderProblem(head))
 	}
+	if err == io.EOF { // klauspost's reader: a header cut in its name or comment, as if no stream had begun
+		return fmt.Errorf("gzip: stream %d ends inside its header: %w", g.streams, io.ErrUnexpectedEOF)
+	}
 	g.zr.Multistream(false)
 	return err
 }
