@@ -37,7 +37,7 @@ upgrade {from: ..., to: ...} at its start, with kube-apiserver moved, with the c
 plane moved, and at its end), Helm's n-3 table, containerd's recommended table, Istio's,
 Calico's and Cilium's supported Kubernetes versions, kubeadm's etcd, cri-tools' matrix,
 the recipes' requires, and end-of-life dates. The tables come from the recipes repository's data file when there is one (see
-'updeb data'), else the newer of the bundled and refreshed copies; stderr says which.
+'updeb data'), else, table by table, the newer of the bundled and refreshed copies; stderr says which.
 Exit 1 on a violation or an end-of-life component; warnings do not change the exit code.`,
 		Example: `  updeb compat                                  # release-sets.yaml in the working folder
   updeb compat --set clusters.yaml --format markdown

@@ -29,8 +29,8 @@ cri-tools' matrix). A snapshot is bundled with updeb; 'updeb data refresh' fetch
 current ones from upstream (data: in the config for mirrors) into the state folder, or
 with --write into a recipes repository's data file (compat-data.yaml beside the recipes
 folder, or data: file:), which compat, plan and outdated then use on every machine.
-Otherwise they use the newer of the bundled and refreshed copies. Each says which, and
-warns when a table is older than data: max-age-days: (default 30).`,
+Otherwise they use, table by table, the newer of the bundled and refreshed copies. Each
+says which, and warns when a table is older than data: max-age-days: (default 30).`,
 	}
 	cmd.AddCommand(newDataRefreshCmd(g), newDataStatusCmd(g))
 	return cmd

@@ -25,8 +25,8 @@ func (g *globalOptions) repositoryDataFile(cfg *config.Config) string {
 }
 
 // dataSet loads the data tables the commands use (compatdata.Load): the
-// recipes repository's data file when there is one, else the newer of the
-// bundled and the state folder's copies. It notes which copy of the
+// recipes repository's data file when there is one, else, table by table,
+// the newer of the bundled and the state folder's copies. It notes which copy of the
 // end-of-life data is used (and, with tables, which copy of the
 // compatibility tables) and how old, and warns through the logger about what
 // is older than the config allows. Without a state folder (no HOME) the bundled copies are used.

@@ -12,7 +12,8 @@
 // beside release-sets.yaml), which also holds the end-of-life data and the
 // operator's overrides, each with a reason. Load picks what commands use: the
 // repository's file when it exists (the same answer on every machine for the
-// same commit), else the newer of the refreshed and bundled copies.
+// same commit), else each table from whichever of the refreshed and bundled
+// copies has it newer (its own as_of).
 //
 // Refresh fetches every table through a Getter (*fetch.Fetcher: the proxy,
 // mirrors, timeouts, retries), parses each answer with the parser of its

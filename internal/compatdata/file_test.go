@@ -184,3 +184,55 @@ func TestCRIToolsOverrideOverlapping(t *testing.T) {
 		}
 	}
 }
+
+// TestLoadNewerTable: the state folder's copy written by a refresh of some
+// tables (--table) carries the others as they were, so after an upgrade of
+// updeb it holds tables newer than the bundled ones (helm, fetched) and
+// older ones (containerd, an older updeb's snapshot). Each table is the
+// newer of the two by its own date, whatever the file's "As of:" says: the
+// older containerd (which lacks 1.36) was used, and labelled refreshed,
+// since the file as a whole was dated after the bundled copy. A table of
+// the bundled copy's date is the bundled one, carried.
+func TestLoadNewerTable(t *testing.T) {
+	bundled, err := Bundled()
+	if err != nil {
+		t.Fatal(err)
+	}
+	day := func(s string) time.Time { d, _ := supportdata.ParseAsOf(s); return d }
+	with := func(name, asOf string, rows int) *Table {
+		tb := *bundled.Table(name)
+		tb.AsOf, tb.Rows = day(asOf), tb.Rows[rows:]
+		return &tb
+	}
+	for _, header := range []string{"2026-11-20T10:00:00Z", "2026-08-01"} {
+		t.Run(header, func(t *testing.T) {
+			state := t.TempDir()
+			path := filepath.Join(state, File)
+			os.MkdirAll(filepath.Dir(path), 0o755)
+			copyOf := &Tables{Source: "As of: " + header, tables: map[string]*Table{
+				Helm: with(Helm, "2026-11-20T10:00:00Z", 0), Containerd: with(Containerd, "2026-05-01", 1),
+				Istio: with(Istio, "2026-08-22", 0), Calico: with(Calico, "2026-08-21", 0)}}
+			os.WriteFile(path, Encode(copyOf), 0o644)
+			set, warnings, err := Load(state, "")
+			if err != nil {
+				t.Fatal(err)
+			}
+			if want := "the refreshed compatibility tables " + path + " hold tables older than the bundled copy's: containerd (as of 2026-05-01, bundled 2026-08-22); using the bundled ones (the next 'updeb data refresh' drops them)"; len(warnings) != 1 || warnings[0] != want {
+				t.Errorf("warnings %q\nwant %q", warnings, want)
+			}
+			want := map[string]string{Helm: "refreshed " + path + " 2026-11-20"}
+			for _, st := range set.Status(day("2026-11-24"), 30*24*time.Hour)[1:] {
+				w, ok := want[st.Table]
+				if !ok {
+					w = "bundled " + bundled.Table(st.Table).AsOf.Format(time.DateOnly)
+				}
+				if got := st.Copy + " " + st.AsOf.Format(time.DateOnly); got != w {
+					t.Errorf("%s: %s, want %s", st.Table, got, w)
+				}
+			}
+			if m, ok := set.Tables.ContainerdFor("1.36.2"); !ok || m.Table.Copy != "bundled" {
+				t.Errorf("containerd for Kubernetes 1.36: %+v %v", m, ok)
+			}
+		})
+	}
+}

@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/updeb/updeb/internal/supportdata"
@@ -33,9 +34,12 @@ func Bundled() (*Tables, error) {
 	if err != nil {
 		return nil, err
 	}
-	t.setCopy("bundled")
+	t.setCopy(bundledCopy)
 	return t, nil
 }
+
+// bundledCopy is the Copy of a table read from the bundled copy.
+const bundledCopy = "bundled"
 
 // setCopy records name as the copy of every table.
 func (t *Tables) setCopy(name string) {
@@ -61,9 +65,10 @@ type Set struct {
 // machine for the same commit. A repository file that does not parse is an
 // error (ErrFile): falling back would give another answer on another machine.
 //
-// Otherwise the tables are the state folder's refreshed copy (stateDir/File)
-// when it parses and is not older than the bundled one, else the bundled
-// copy; the end-of-life data is supportdata.Load's.
+// Otherwise each table is the newer of the state folder's refreshed copy
+// (stateDir/File, when it parses and is not dated after today) and the
+// bundled copy, by the table's own as_of (newerTables); the end-of-life data
+// is supportdata.Load's.
 func Load(stateDir, repository string) (*Set, []string, error) {
 	bundled, err := Bundled()
 	if err != nil {
@@ -96,15 +101,38 @@ func Load(stateDir, repository string) (*Set, []string, error) {
 		warnings = append(warnings, fmt.Sprintf("the refreshed compatibility tables cannot be used (%v); using the bundled copy: run 'updeb data refresh'", err))
 	case supportdata.AfterToday(refreshed.newest(), now):
 		warnings = append(warnings, supportdata.FutureCopy("compatibility tables", path, refreshed.newest(), now))
-	case refreshed.AsOf.Before(bundled.AsOf):
-		warnings = append(warnings, fmt.Sprintf("the refreshed compatibility tables %s (as of %s) are older than the bundled copy (as of %s); using the bundled copy",
-			path, refreshed.AsOf.Format(time.DateOnly), bundled.AsOf.Format(time.DateOnly)))
 	default:
-		refreshed.setCopy("refreshed " + path)
-		refreshed.fillFrom(bundled)
-		set.Tables = refreshed
+		set.Tables, warnings = newerTables(path, refreshed, bundled, warnings)
 	}
 	return set, warnings, nil
+}
+
+// newerTables takes each table from whichever of the refreshed copy (read
+// from path) and the bundled one has it newer by the table's own as_of: a
+// refresh of some tables (--table) carries the others as they were, so
+// after an upgrade of updeb the file can hold tables both newer and older
+// than the bundled ones. A table of the same date is the bundled snapshot
+// the refresh carried: bundled. The refreshed tables passed over as older
+// are a warning (the next refresh of the state folder drops them).
+func newerTables(path string, refreshed, bundled *Tables, warnings []string) (*Tables, []string) {
+	refreshed.setCopy("refreshed " + path)
+	var older []string
+	for _, name := range Names() {
+		r, b := refreshed.tables[name], bundled.tables[name]
+		switch {
+		case r == nil:
+		case r.AsOf.After(b.AsOf):
+			continue
+		case r.AsOf.Before(b.AsOf):
+			older = append(older, fmt.Sprintf("%s (as of %s, bundled %s)", name, r.AsOf.Format(time.DateOnly), b.AsOf.Format(time.DateOnly)))
+		}
+		refreshed.tables[name] = b
+	}
+	if len(older) > 0 {
+		warnings = append(warnings, fmt.Sprintf("the refreshed compatibility tables %s hold tables older than the bundled copy's: %s; using the bundled ones (the next 'updeb data refresh' drops them)",
+			path, strings.Join(older, ", ")))
+	}
+	return refreshed, warnings
 }
 
 // loadRepository reads a repository's data file.

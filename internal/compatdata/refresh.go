@@ -201,7 +201,12 @@ func Refresh(ctx context.Context, o RefreshOptions) (*Result, error) {
 	for _, s := range specs {
 		old := cur.Tables.Table(s.name)
 		if !selected[s.name] {
-			next.tables[s.name] = old
+			// The state folder's copy holds the tables refreshed, each
+			// with its own date; the bundled ones stay in the binary,
+			// where a newer updeb's newer snapshot replaces them.
+			if o.Write != "" || old.Copy != bundledCopy {
+				next.tables[s.name] = old
+			}
 			continue
 		}
 		tb, tr, err := f.table(ctx, s, old)
@@ -224,7 +229,7 @@ func Refresh(ctx context.Context, o RefreshOptions) (*Result, error) {
 	if len(dropped) > 0 && !o.AllowDropped {
 		return nil, &DroppedError{Dropped: dropped}
 	}
-	if err := write(o, cur, original, next, eol, res, dropped); err != nil {
+	if err := write(o, original, next, eol, res, dropped); err != nil {
 		return nil, err
 	}
 	return res, nil
@@ -625,7 +630,7 @@ func (f *refresher) oldestKubernetes() (minor, bool) {
 // the recipes repository is (yamlfile.Rewrite): read back from disk, and only
 // while it still holds original, so that an edit made while the refresh ran
 // (an override added) is never lost, and never through a symlink.
-func write(o RefreshOptions, cur *Set, original []byte, next *Tables, eol *supportdata.Data, res *Result, dropped map[string][]string) error {
+func write(o RefreshOptions, original []byte, next *Tables, eol *supportdata.Data, res *Result, dropped map[string][]string) error {
 	var notes []string
 	for _, t := range slices.Sorted(maps.Keys(dropped)) {
 		notes = append(notes, fmt.Sprintf("Dropped (accepted with --allow-dropped): %s %s", t, strings.Join(dropped[t], ", ")))
@@ -658,16 +663,20 @@ func write(o RefreshOptions, cur *Set, original []byte, next *Tables, eol *suppo
 		}
 		return nil
 	}
-	next.Source = strings.Join(append(append([]string{
-		"Compatibility tables fetched by updeb data refresh: each table names its sources and when it was fetched.",
-		"Replaced: " + replacedCopies(cur) + ".",
-	}, notes...), asOf), "\n")
+	var files []newFile
 	path := filepath.Join(o.StateDir, File)
-	b, err := encodeChecked(path, next)
-	if err != nil {
-		return err
+	if len(res.Tables) > 0 {
+		next.Source = strings.Join(append(append([]string{
+			"Compatibility tables fetched by updeb data refresh: each table names its sources and when it was fetched;",
+			"a table not here, or older than the bundled copy's, is the bundled one.",
+			"Replaced: " + replacedCopies(res.Tables) + ".",
+		}, notes...), asOf), "\n")
+		b, err := encodeChecked(path, next)
+		if err != nil {
+			return err
+		}
+		files = append(files, newFile{path, b})
 	}
-	files := []newFile{{path, b}}
 	if res.EndOfLife != nil {
 		eolPath := filepath.Join(o.StateDir, supportdata.File)
 		b, err := supportdata.EncodeChecked(eolPath, eol)
@@ -750,12 +759,13 @@ func replaceTogether(files []newFile) error {
 	return nil
 }
 
-// replacedCopies names the copies the tables replaced: "the bundled copy".
-func replacedCopies(cur *Set) string {
+// replacedCopies names the copies the tables refreshed replaced: "the
+// bundled copy".
+func replacedCopies(tables []TableResult) string {
 	var names []string
-	for _, n := range Names() {
-		if c := cur.Tables.Table(n).Copy; !slices.Contains(names, c) {
-			names = append(names, c)
+	for _, t := range tables {
+		if !slices.Contains(names, t.Replaced) {
+			names = append(names, t.Replaced)
 		}
 	}
 	return "the " + strings.Join(names, " and ") + " copy"

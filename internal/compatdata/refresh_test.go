@@ -632,3 +632,66 @@ func TestRefreshCycleNamedOtherwise(t *testing.T) {
 		t.Errorf("helm: %s", fmtResult(r))
 	}
 }
+
+// TestRefreshSomeTablesAfterUpgrade: the state folder's copy from before an
+// upgrade of updeb holds helm fetched after the new bundled copy's snapshot
+// and containerd from an older updeb's (a --table helm refresh carried it).
+// A refresh of cri-tools writes cri-tools (dated now) and helm (its own
+// date), not the bundled tables nor the older containerd, which would
+// otherwise be redated with the file and outrank the newer bundled one; a
+// refresh of the end-of-life data alone leaves the tables' file as it was.
+// Two such refreshes of equal copies write the same bytes.
+func TestRefreshSomeTablesAfterUpgrade(t *testing.T) {
+	w := newWorld(t)
+	bundled, err := os.ReadFile(filepath.Join("data", "compat.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	old := bundled
+	for _, edit := range [][2]string{{"# As of: 2026-08-06\n", "# As of: 2026-11-20T10:00:00Z\n"},
+		{`    as_of: "2026-08-06"`, `    as_of: "2026-11-20T10:00:00Z"`}, {`    as_of: "2026-08-22"`, `    as_of: "2026-05-01"`}} {
+		if !bytes.Contains(old, []byte(edit[0])) {
+			t.Fatalf("the bundled copy lacks %q", edit[0])
+		}
+		old = bytes.Replace(old, []byte(edit[0]), []byte(edit[1]), 1)
+	}
+	var written [][]byte
+	for range 2 {
+		o := w.opts
+		o.StateDir, o.Tables = t.TempDir(), []string{compatdata.CRITools}
+		tables := filepath.Join(o.StateDir, compatdata.File)
+		os.MkdirAll(filepath.Dir(tables), 0o755)
+		os.WriteFile(tables, old, 0o644)
+		res, err := compatdata.Refresh(context.Background(), o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if strings.Join(res.Written, " ") != tables || len(res.Tables) != 1 || res.Tables[0].Replaced != "bundled" {
+			t.Fatalf("written %v, tables %+v", res.Written, res.Tables)
+		}
+		set, warnings, err := compatdata.Load(o.StateDir, "")
+		if err != nil || len(warnings) > 0 {
+			t.Fatal(err, warnings)
+		}
+		var got []string
+		for _, st := range set.Status(refreshNow, 30*24*time.Hour)[1:] {
+			got = append(got, st.Table+" "+strings.Fields(st.Copy)[0]+" "+supportdata.FormatAsOf(st.AsOf))
+		}
+		if want := "helm refreshed 2026-11-20T10:00:00Z, containerd bundled 2026-08-22, istio bundled 2026-08-22, kubeadm-etcd bundled 2026-08-06, " +
+			"calico bundled 2026-08-21, cilium bundled 2026-08-22, cri-tools refreshed 2026-11-24T10:11:12Z"; strings.Join(got, ", ") != want {
+			t.Errorf("tables after the refresh:\n%s\nwant\n%s", strings.Join(got, ", "), want)
+		}
+		b, _ := os.ReadFile(tables)
+		written = append(written, b)
+		o.Tables = []string{compatdata.EndOfLife}
+		if res, err := compatdata.Refresh(context.Background(), o); err != nil || strings.Join(res.Written, " ") != filepath.Join(o.StateDir, supportdata.File) {
+			t.Fatalf("end-of-life data alone: %v, written %v", err, res)
+		}
+		if after, _ := os.ReadFile(tables); !bytes.Equal(after, b) {
+			t.Errorf("a refresh of the end-of-life data alone rewrote the tables:\n%s", after)
+		}
+	}
+	if !bytes.Equal(written[0], written[1]) {
+		t.Errorf("two refreshes of equal copies wrote\n%s\nand\n%s", written[0], written[1])
+	}
+}
