@@ -1,13 +1,17 @@
 package main
 
 import (
+	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
 	"github.com/updeb/updeb/internal/compatdata"
+	"github.com/updeb/updeb/internal/recipe"
 	"github.com/updeb/updeb/internal/supportdata"
 )
 
@@ -100,6 +104,12 @@ func runDataRefresh(cmd *cobra.Command, g *globalOptions, o *dataRefreshOptions)
 		Client: f, Sources: cfg.Data.Sources, ProductURL: cfg.Data.ProductURL, Products: cfg.Data.Products,
 		Tables: o.tables, StateDir: state, Write: o.write, Now: time.Now(), AllowDropped: o.allowDropped,
 	})
+	if e, ok := errors.AsType[*compatdata.RefreshError](err); ok && len(e.Others) > 0 {
+		// All or nothing, by design: say how to move the others meanwhile.
+		line := slices.Concat([]string{"updeb"}, flagArgs(cmd.InheritedFlags(), ""), []string{"data", "refresh", "--table", strings.Join(e.Others, ",")},
+			flagArgs(cmd.LocalFlags(), "table"))
+		return &moreHintError{err, "the tables that did not fail refresh alone with: " + strings.Join(line, " ")}
+	}
 	if err != nil {
 		return err
 	}
@@ -132,6 +142,22 @@ func runDataRefresh(cmd *cobra.Command, g *globalOptions, o *dataRefreshOptions)
 		}
 	}
 	return nil
+}
+
+// flagArgs are the flags of fs given on the command line (but skip), as
+// arguments for sh.
+func flagArgs(fs *pflag.FlagSet, skip string) []string {
+	var out []string
+	fs.VisitAll(func(f *pflag.Flag) {
+		switch v := f.Value.String(); {
+		case !f.Changed || f.Name == skip:
+		case f.Value.Type() == "bool" && v == "true":
+			out = append(out, "--"+f.Name)
+		default:
+			out = append(out, recipe.ShellQuote("--"+f.Name+"="+v))
+		}
+	})
+	return out
 }
 
 // note is one kind of change a refresh reports: "added 1.37".

@@ -241,6 +241,24 @@ func TestDataFileInRepository(t *testing.T) {
 		!strings.Contains(stderr, "the copy in use was kept") {
 		t.Errorf("an HTML answer: exit %d, file kept %v\n%s", code, bytes.Equal(kept, after), stderr)
 	}
+	// The refresh stays all or nothing; the hint is the command line that
+	// refreshes the tables that did not fail, flags and all.
+	flags := "--cache=" + filepath.Join(repo, "cache") + " --config=" + conf + " --recipes=" + filepath.Join(repo, "recipes") + " --state=" + state
+	for tables, want := range map[string]string{
+		"":                     "helm,istio,kubeadm-etcd,calico,cilium,cri-tools,endoflife --write=" + dataFile,
+		"containerd,cri-tools": "cri-tools --allow-dropped --write=" + dataFile,
+		"containerd":           "",
+	} {
+		args := []string{"data", "refresh", "--write", dataFile}
+		if tables != "" {
+			args = append(args, "--table", tables, "--allow-dropped")
+		}
+		code, _, stderr = run(args...)
+		hint := "; the tables that did not fail refresh alone with: updeb " + flags + " data refresh --table " + want + "\n"
+		if kept, _ := os.ReadFile(dataFile); code != 3 || !bytes.Equal(kept, after) || strings.HasSuffix(stderr, hint) != (want != "") || strings.Contains(stderr, "did not fail") != (want != "") {
+			t.Errorf("--table %q, an HTML answer: exit %d, want the hint %q:\n%s", tables, code, hint, stderr)
+		}
+	}
 	// A row gone that is still supported: exit 1.
 	up.Put(ctr, compatsrc.Answer{Body: bytes.Replace(good, []byte("| 1.36               | 2.3.0+, 2.2.0+                   | v1              |\n"), nil, 1)})
 	code, _, stderr = run("data", "refresh", "--write", dataFile)

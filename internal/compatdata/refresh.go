@@ -57,6 +57,20 @@ func (e *DroppedError) Error() string {
 
 func (e *DroppedError) Unwrap() error { return ErrDropped }
 
+// RefreshError is a refresh refused for unusable answers (Err: every one,
+// each naming its table): nothing was written. Failed are the tables whose
+// answers were refused, Others those refreshed that were not, in the order
+// of Names then EndOfLife: a refresh of Others alone (--table) can move them.
+type RefreshError struct {
+	Failed, Others []string
+	Err            error
+}
+
+func (e *RefreshError) Error() string { return e.Err.Error() }
+
+// Unwrap gives the problems, joined.
+func (e *RefreshError) Unwrap() error { return e.Err }
+
 // ErrUnknownTable is wrapped when RefreshOptions.Tables names no table.
 var ErrUnknownTable = errors.New("compatdata: unknown table")
 
@@ -178,6 +192,7 @@ func Refresh(ctx context.Context, o RefreshOptions) (*Result, error) {
 	now := o.Now.UTC().Truncate(time.Second)
 	res := &Result{AsOf: now}
 	var errs []error
+	failed := map[string]bool{}
 	eol := cur.EOL.Data
 	if selected[EndOfLife] {
 		eo := supportdata.RefreshOptions{Client: o.Client, ProductURL: o.ProductURL, Products: o.Products, Now: o.Now,
@@ -187,14 +202,16 @@ func Refresh(ctx context.Context, o RefreshOptions) (*Result, error) {
 			if fatal(err) {
 				return nil, err
 			}
-			errs = append(errs, err)
+			errs, failed[EndOfLife] = append(errs, err), true
 		} else {
 			res.EndOfLife, eol = r, data
 		}
 	}
 	f := &refresher{o: o, now: now, eol: eol, known: knownKubernetes(eol, bundledEOL)}
 	if res.EndOfLife != nil {
-		errs = append(errs, f.istioRanges(res.EndOfLife)...)
+		if bad := f.istioRanges(res.EndOfLife); len(bad) > 0 {
+			errs, failed[EndOfLife] = append(errs, bad...), true
+		}
 	}
 	next := &Tables{tables: map[string]*Table{}}
 	dropped := map[string][]string{}
@@ -214,7 +231,7 @@ func Refresh(ctx context.Context, o RefreshOptions) (*Result, error) {
 			if fatal(err) {
 				return nil, err
 			}
-			errs = append(errs, err)
+			errs, failed[s.name] = append(errs, err), true
 			continue
 		}
 		if len(tr.Dropped) > 0 {
@@ -224,7 +241,16 @@ func Refresh(ctx context.Context, o RefreshOptions) (*Result, error) {
 		res.Tables = append(res.Tables, tr)
 	}
 	if len(errs) > 0 {
-		return nil, errors.Join(errs...)
+		e := &RefreshError{Err: errors.Join(errs...)}
+		for _, n := range append(Names(), EndOfLife) {
+			switch {
+			case failed[n]:
+				e.Failed = append(e.Failed, n)
+			case selected[n]:
+				e.Others = append(e.Others, n)
+			}
+		}
+		return nil, e
 	}
 	if len(dropped) > 0 && !o.AllowDropped {
 		return nil, &DroppedError{Dropped: dropped}

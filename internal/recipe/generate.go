@@ -438,8 +438,8 @@ func (pp *ResolvedPackage) servicesWithoutInitScript() []string {
 
 var shellSafeRE = regexp.MustCompile(`^[A-Za-z0-9_./+:@=,-]+$`)
 
-// shellQuote quotes s for sh when it needs it.
-func shellQuote(s string) string {
+// ShellQuote quotes s for sh when it needs it.
+func ShellQuote(s string) string {
 	if shellSafeRE.MatchString(s) {
 		return s
 	}
@@ -483,8 +483,8 @@ func maintainerScripts(pp *ResolvedPackage, rp Package, alts []Alternative) []Sc
 		systemUser(&postinst, pp, u)
 	}
 	for _, a := range alts {
-		fmt.Fprintf(&postinst, "\t\tupdate-alternatives --install %s %s %s %d\n", shellQuote(a.Link), shellQuote(a.Name), shellQuote(a.Path), a.Priority)
-		fmt.Fprintf(&prerm, "\t\tupdate-alternatives --remove %s %s\n", shellQuote(a.Name), shellQuote(a.Path))
+		fmt.Fprintf(&postinst, "\t\tupdate-alternatives --install %s %s %s %d\n", ShellQuote(a.Link), ShellQuote(a.Name), ShellQuote(a.Path), a.Priority)
+		fmt.Fprintf(&prerm, "\t\tupdate-alternatives --remove %s %s\n", ShellQuote(a.Name), ShellQuote(a.Path))
 	}
 	if len(rp.SystemdUnits) > 0 {
 		postinst.WriteString(daemonReload)
@@ -516,7 +516,7 @@ func systemUser(b *strings.Builder, pp *ResolvedPackage, u *SystemUser) {
 		group = u.Name
 	}
 	if u.Home != "" {
-		args += " --home " + shellQuote(u.Home)
+		args += " --home " + ShellQuote(u.Home)
 		home = u.Home
 	} else {
 		args += " --no-create-home --home /nonexistent"
@@ -545,7 +545,7 @@ func systemUser(b *strings.Builder, pp *ResolvedPackage, u *SystemUser) {
 	}
 	line(3, "updeb_user=%s", id("passwd"))
 	line(3, `if [ -z "$updeb_user" ]; then`)
-	line(4, `useradd --prefix "$DPKG_ROOT" --system --gid %s --home-dir %s --shell /usr/sbin/nologin %s`, group, shellQuote(home), u.Name)
+	line(4, `useradd --prefix "$DPKG_ROOT" --system --gid %s --home-dir %s --shell /usr/sbin/nologin %s`, group, ShellQuote(home), u.Name)
 	line(4, "updeb_user=%s", id("passwd"))
 	line(3, "fi")
 	if u.Group {
@@ -555,9 +555,9 @@ func systemUser(b *strings.Builder, pp *ResolvedPackage, u *SystemUser) {
 	}
 	if u.Home != "" {
 		// As adduser: a missing home is made, the user's; one that exists is left as it is.
-		line(3, `if [ ! -e "$DPKG_ROOT"%s ]; then`, shellQuote(home))
-		line(4, `mkdir -p "$DPKG_ROOT"%s`, shellQuote(home))
-		line(4, `chown "$updeb_user:$updeb_group" "$DPKG_ROOT"%s`, shellQuote(home))
+		line(3, `if [ ! -e "$DPKG_ROOT"%s ]; then`, ShellQuote(home))
+		line(4, `mkdir -p "$DPKG_ROOT"%s`, ShellQuote(home))
+		line(4, `chown "$updeb_user:$updeb_group" "$DPKG_ROOT"%s`, ShellQuote(home))
 		line(3, "fi")
 	}
 	line(2, "fi")
@@ -569,11 +569,11 @@ func systemUser(b *strings.Builder, pp *ResolvedPackage, u *SystemUser) {
 		if u.Group && grp == u.Name {
 			grp = "$updeb_group"
 		}
-		line(2, "if ! dpkg-statoverride --list %s >/dev/null 2>&1; then", shellQuote(globLiteral(o.path)))
-		line(3, `chown "%s:%s" "$DPKG_ROOT"%s`, user, grp, shellQuote(o.path))
+		line(2, "if ! dpkg-statoverride --list %s >/dev/null 2>&1; then", ShellQuote(globLiteral(o.path)))
+		line(3, `chown "%s:%s" "$DPKG_ROOT"%s`, user, grp, ShellQuote(o.path))
 		if o.mode&(fs.ModeSetuid|fs.ModeSetgid) != 0 {
 			// chown clears setuid and setgid: set the mode again.
-			line(3, `chmod %04o "$DPKG_ROOT"%s`, deb.UnixMode(o.mode), shellQuote(o.path))
+			line(3, `chmod %04o "$DPKG_ROOT"%s`, deb.UnixMode(o.mode), ShellQuote(o.path))
 		}
 		line(2, "fi")
 	}
