@@ -29,17 +29,28 @@ const maxErrorBody = 1024
 // 200 is a *StatusError (with the response headers and the start of the body)
 // inside a *NetworkError.
 func (f *Fetcher) Get(ctx context.Context, rawURL string, header http.Header, limit int64) ([]byte, error) {
+	body, _, err := f.GetHeader(ctx, rawURL, header, limit)
+	return body, err
+}
+
+// GetHeader is Get that returns the answer's headers too (the Link header
+// of a paginated API answer); a file a mirror folder serves has none (nil).
+func (f *Fetcher) GetHeader(ctx context.Context, rawURL string, header http.Header, limit int64) ([]byte, http.Header, error) {
 	if limit <= 0 {
 		limit = DefaultGetLimit
 	}
 	t, tu, err := f.smallTarget(rawURL)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if t.dir != "" {
-		return f.readMirrorFile(rawURL, t, limit)
+		body, err := f.readMirrorFile(rawURL, t, limit)
+		return body, nil, err
 	}
-	var body []byte
+	var (
+		body []byte
+		got  http.Header
+	)
 	err = f.retry(ctx, rawURL, tu, func(ctx context.Context) (bool, time.Duration, error) {
 		resp, cancel, err := f.small(ctx, http.MethodGet, rawURL, tu, header)
 		if err != nil {
@@ -57,10 +68,10 @@ func (f *Fetcher) Get(ctx context.Context, rawURL string, header http.Header, li
 		if int64(len(b)) > limit {
 			return false, 0, &SizeError{URL: rawURL, Limit: limit, Size: int64(len(b))}
 		}
-		body = b
+		body, got = b, resp.Header
 		return false, 0, nil
 	})
-	return body, err
+	return body, got, err
 }
 
 // Exists reports whether rawURL can be downloaded, without downloading it: a

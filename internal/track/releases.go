@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"net/url"
 	"regexp"
 	"slices"
 	"strconv"
@@ -20,9 +21,14 @@ import (
 
 const (
 	perPage = 100
-	// maxPages bounds the GitHub listing: 1000 releases, newest first, reach
-	// back years even for Kubernetes (which publishes several lines at once).
-	maxPages = 10
+	// maxReleases bounds the GitHub listing: GitHub serves the newest 1000
+	// releases and no more (a page past them is 422, "Only the first 1000
+	// results are available"); newest first, they reach back years even for
+	// Kubernetes (which publishes several lines at once).
+	maxReleases = 1000
+	// maxPages bounds the pages read: 1000 releases at GitHub's default of
+	// 30 a page (a server that ignores per_page), however few a page holds.
+	maxPages = 34
 	// maxDocument is the size cap of one API page or listing.
 	maxDocument = 16 << 20
 )
@@ -46,9 +52,11 @@ func releases(ctx context.Context, w *recipe.Watch, o Options, prereleases bool)
 		return nil, ErrNoWatch
 	case w.GitHub != "":
 		listed := 0
-		for page := 1; page <= maxPages; page++ {
-			u := fmt.Sprintf("%s/repos/%s/releases?per_page=%d&page=%d", o.api(), w.GitHub, perPage, page)
-			body, err := o.Client.Get(ctx, u, githubHeader(o.GitHubToken), maxDocument)
+		first := fmt.Sprintf("%s/repos/%s/releases?per_page=%d", o.api(), w.GitHub, perPage)
+		read := map[string]bool{}
+		for u, page := first+"&page=1", 1; u != ""; page++ {
+			read[u] = true
+			body, h, err := o.Client.GetHeader(ctx, u, githubHeader(o.GitHubToken), maxDocument)
 			if err != nil {
 				return nil, apiError(u, tooLarge(u, err), o.GitHubToken, o.now())
 			}
@@ -64,8 +72,16 @@ func releases(ctx context.Context, w *recipe.Watch, o Options, prereleases bool)
 			}
 			all = append(all, rs...)
 			listed += n
-			if n < perPage {
+			if listed >= maxReleases || page >= maxPages {
 				break
+			}
+			if u, err = nextPage(u, h, o.api(), read); err != nil {
+				return nil, err
+			}
+			if len(h.Values("Link")) == 0 && n == perPage {
+				// No Link header (a mirror folder's copy of the API, a
+				// server that sends none): a full page may have a next one.
+				u = fmt.Sprintf("%s&page=%d", first, page+1)
 			}
 		}
 		// As a listing where the pattern matches nothing: a watch that
@@ -98,6 +114,52 @@ func releases(ctx context.Context, w *recipe.Watch, o Options, prereleases bool)
 	}
 	slices.SortStableFunc(out, func(a, b Release) int { return compareVersions(b.Version, a.Version) })
 	return slices.CompactFunc(out, func(a, b Release) bool { return a.Version == b.Version }), nil
+}
+
+// nextPage is the next page of a GitHub listing, from the Link header of
+// the page u read (rel="next"), as GitHub's clients page: "" when there is
+// none. The next page must be on the API (the token is sent to it), not
+// read already (a loop).
+func nextPage(u string, h http.Header, api string, read map[string]bool) (string, error) {
+	next := ""
+	for _, v := range h.Values("Link") {
+		for link := range strings.SplitSeq(v, ",") {
+			target, params, ok := strings.Cut(link, ";")
+			target = strings.TrimSpace(target)
+			if !ok || !strings.HasPrefix(target, "<") || !strings.HasSuffix(target, ">") {
+				continue
+			}
+			for p := range strings.SplitSeq(params, ";") {
+				k, val, _ := strings.Cut(strings.TrimSpace(p), "=")
+				if strings.EqualFold(k, "rel") && slices.Contains(strings.Fields(strings.ToLower(strings.Trim(val, `"`))), "next") {
+					next = target[1 : len(target)-1]
+				}
+			}
+		}
+	}
+	if next == "" {
+		return "", nil
+	}
+	base, err := url.Parse(u)
+	if err != nil {
+		return "", err
+	}
+	ref, err := url.Parse(next)
+	if err != nil {
+		return "", fmt.Errorf("%w: %s: its Link header's next page %q is not a URL: %v", ErrUpstream, u, next, err)
+	}
+	au, err := url.Parse(api)
+	if err != nil {
+		return "", err
+	}
+	nu := base.ResolveReference(ref)
+	if !strings.EqualFold(nu.Scheme, au.Scheme) || !strings.EqualFold(nu.Host, au.Host) || !strings.HasPrefix(nu.EscapedPath(), strings.TrimRight(au.EscapedPath(), "/")+"/") || nu.User != nil {
+		return "", fmt.Errorf("%w: %s: its Link header's next page %s is not on the GitHub API %s: refused (the token goes to the API alone)", ErrUpstream, u, nu.Redacted(), api)
+	}
+	if read[nu.String()] {
+		return "", fmt.Errorf("%w: %s: its Link header's next page %s was read already: a loop", ErrUpstream, u, nu)
+	}
+	return nu.String(), nil
 }
 
 func githubHeader(token string) http.Header {

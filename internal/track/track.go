@@ -33,6 +33,7 @@ const DefaultGitHubAPI = "https://api.github.com"
 // Client is what the package needs from a downloader; *fetch.Fetcher is one.
 type Client interface {
 	Get(ctx context.Context, url string, header http.Header, limit int64) ([]byte, error)
+	GetHeader(ctx context.Context, url string, header http.Header, limit int64) ([]byte, http.Header, error)
 	Exists(ctx context.Context, url string) (bool, error)
 	Fetch(ctx context.Context, r fetch.Request) (*fetch.Result, error)
 }

@@ -1,0 +1,90 @@
+package track
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"strconv"
+	"strings"
+	"sync/atomic"
+	"testing"
+
+	"github.com/updeb/updeb/internal/fetch"
+	"github.com/updeb/updeb/internal/recipe"
+)
+
+// TestReleasesFollowLink: GitHub's listing pages as its Link header says
+// (rel="next", to /repositories/ID/... and never computed by the client):
+// a server that ignores per_page (30 a page) still gives every release; a
+// next page on another host is refused before anything (the token least of
+// all) is sent there; a Link loop is an error, not an endless listing; and a
+// listing whose pages never end is read to GitHub's 1000 releases at most.
+func TestReleasesFollowLink(t *testing.T) {
+	other := atomic.Int64{}
+	elsewhere := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		other.Add(1)
+		fmt.Fprint(w, `[]`)
+	}))
+	t.Cleanup(elsewhere.Close)
+	const total = 75 // v1.0.74 down to v1.0.0
+	for _, tc := range []struct {
+		name  string
+		next  func(base string, page int) string // "" for none
+		total int                                // pages run on forever when 0
+		want  string                             // error, or "" for every release
+	}{
+		{"per_page ignored", func(base string, page int) string {
+			if page == 2 { // relative, as RFC 8288 allows
+				return "/api/repositories/42/releases?page=3"
+			}
+			return fmt.Sprintf("%s/api/repositories/42/releases?page=%d", base, page+1)
+		}, total, ""},
+		{"next page on another host", func(string, int) string { return elsewhere.URL + "/api/repositories/42/releases?page=2" }, total,
+			"next page " + elsewhere.URL + "/api/repositories/42/releases?page=2 is not on the GitHub API"},
+		{"next page outside the API", func(base string, _ int) string { return base + "/elsewhere/releases?page=2" }, total, "is not on the GitHub API"},
+		{"a loop", func(base string, page int) string { return base + "/api/repos/demo/hello/releases?per_page=100&page=1" }, total, "was read already: a loop"},
+		{"pages without end", func(base string, page int) string {
+			return fmt.Sprintf("%s/api/repositories/42/releases?page=%d", base, page+1)
+		}, 0, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			u, _ := scenario(t)
+			var asked atomic.Int64
+			u.api = func(w http.ResponseWriter, r *http.Request) bool {
+				asked.Add(1)
+				page, _ := strconv.Atoi(r.URL.Query().Get("page"))
+				var list []map[string]any
+				for i := (page - 1) * 30; i < page*30 && (tc.total == 0 || i < tc.total); i++ {
+					list = append(list, map[string]any{"tag_name": fmt.Sprintf("v1.0.%d", 100000-i)})
+				}
+				if tc.total == 0 || page*30 < tc.total {
+					w.Header().Set("Link", fmt.Sprintf(`<%s>; rel="next", <%s/api/repositories/42/releases?page=3>; rel="last"`, tc.next(u.srv.URL, page), u.srv.URL))
+				}
+				b, _ := json.Marshal(list)
+				w.Write(b)
+				return true
+			}
+			o := testOptions(t, u, fetch.Options{})
+			o.GitHubToken = "ghp_s3cret"
+			rs, err := Releases(context.Background(), &recipe.Watch{GitHub: "demo/hello", TagPrefix: "v"}, o)
+			switch {
+			case tc.want != "":
+				if !errors.Is(err, ErrUpstream) || !strings.Contains(err.Error(), tc.want) {
+					t.Fatalf("err = %v, want ErrUpstream saying %q", err, tc.want)
+				}
+			case err != nil:
+				t.Fatal(err)
+			case tc.total != 0 && len(rs) != tc.total:
+				t.Errorf("%d releases, want all %d", len(rs), tc.total)
+			case tc.total == 0 && (len(rs) < 1000 || asked.Load() > maxPages):
+				t.Errorf("%d releases in %d requests, want GitHub's 1000 in at most %d", len(rs), asked.Load(), maxPages)
+			}
+			if n := other.Load(); n != 0 {
+				t.Errorf("%d request(s) went to another host", n)
+			}
+		})
+	}
+}
