@@ -195,3 +195,30 @@ func TestGitHubTokenNotOverPlainHTTP(t *testing.T) {
 		t.Errorf("no GITHUB_TOKEN: %q", got)
 	}
 }
+
+// TestOneListingPerRepository: recipes that watch one repository
+// (kubernetes-1.35, kubernetes-1.36, kubeadm: kubernetes/kubernetes) share
+// one listing of it in a run, not one each: unauthenticated, GitHub allows
+// 60 requests an hour, and Kubernetes' listing is ten pages.
+func TestOneListingPerRepository(t *testing.T) {
+	common, api := toolProject(t)
+	dir := common[1] // --recipes
+	text, err := os.ReadFile(filepath.Join(dir, "tool.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{"tool2", "tool3"} {
+		other := strings.NewReplacer("\nname: tool\n", "\nname: "+name+"\n", "name: tool\n    summary", "name: "+name+"\n    summary").Replace("\n" + string(text))
+		os.WriteFile(filepath.Join(dir, name+".yaml"), []byte(other), 0o644)
+	}
+	var stdout, stderr bytes.Buffer
+	if code := run(context.Background(), append([]string{"outdated"}, common...), &stdout, &stderr); code != 0 {
+		t.Fatalf("exit %d\n%s%s", code, stdout.String(), stderr.String())
+	}
+	if n := strings.Count(stdout.String(), "outdated\n"); n != 3 {
+		t.Errorf("%d recipe(s) outdated, want 3:\n%s", n, stdout.String())
+	}
+	if n := api.hits.Load(); n != 1 {
+		t.Errorf("%d requests to the GitHub API for three recipes of one repository, want 1", n)
+	}
+}

@@ -17,6 +17,10 @@ import (
 type trackFlags struct {
 	githubAPI string
 	now       string // YYYY-MM-DD; "" = today
+	// listings keeps the run's GitHub release listings: every recipe
+	// (and every Options made for the run) that watches a repository
+	// shares one listing of it.
+	listings track.Listings
 }
 
 func (t *trackFlags) add(cmd *cobra.Command) {
@@ -29,7 +33,7 @@ func (t *trackFlags) add(cmd *cobra.Command) {
 func (t *trackFlags) options(g *globalOptions, c *config.Config, f *fetch.Fetcher) (track.Options, error) {
 	// Today is UTC's (--now's default), as for compat: a local clock a day
 	// ahead would check end-of-life for another day than the plan's.
-	o := track.Options{Client: f, GitHubAPI: first(t.githubAPI, c.GitHubAPI), Now: func() time.Time { return time.Now().UTC() }}
+	o := track.Options{Client: f, GitHubAPI: first(t.githubAPI, c.GitHubAPI), Now: func() time.Time { return time.Now().UTC() }, Listings: &t.listings}
 	o.GitHubToken = githubToken(first(o.GitHubAPI, track.DefaultGitHubAPI))
 	if t.now != "" {
 		day, err := time.Parse(time.DateOnly, t.now)

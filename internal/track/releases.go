@@ -11,6 +11,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/updeb/updeb/internal/fetch"
@@ -51,47 +52,21 @@ func releases(ctx context.Context, w *recipe.Watch, o Options, prereleases bool)
 	case w == nil:
 		return nil, ErrNoWatch
 	case w.GitHub != "":
-		listed := 0
-		first := fmt.Sprintf("%s/repos/%s/releases?per_page=%d", o.api(), w.GitHub, perPage)
-		read := map[string]bool{}
-		for u, page := first+"&page=1", 1; u != ""; page++ {
-			read[u] = true
-			body, h, err := o.Client.GetHeader(ctx, u, githubHeader(o.GitHubToken), maxDocument)
-			if err != nil {
-				return nil, apiError(u, tooLarge(u, err), o.GitHubToken, o.now())
-			}
-			rs, n, err := ParseGitHubReleases(body, w.TagPrefix)
-			if err != nil {
-				return nil, fmt.Errorf("%w: %s: %v", ErrUpstream, u, err)
-			}
-			// GitHub never sends more than per_page asks; a page that does
-			// would be asked for again and again, each up to maxDocument
-			// of entries to read and sort.
-			if n > perPage {
-				return nil, fmt.Errorf("%w: %s: %d releases in one page, more than the %d asked for (per_page): not an answer of GitHub's releases API", ErrUpstream, u, n, perPage)
-			}
-			all = append(all, rs...)
-			listed += n
-			if listed >= maxReleases || page >= maxPages {
-				break
-			}
-			if u, err = nextPage(u, h, o.api(), read); err != nil {
-				return nil, err
-			}
-			if len(h.Values("Link")) == 0 && n == perPage {
-				// No Link header (a mirror folder's copy of the API, a
-				// server that sends none): a full page may have a next one.
-				u = fmt.Sprintf("%s&page=%d", first, page+1)
-			}
+		entries, err := o.githubReleases(ctx, w.GitHub)
+		if err != nil {
+			return nil, err
+		}
+		u := fmt.Sprintf("%s/repos/%s/releases", o.api(), w.GitHub)
+		if all, err = fromGitHub(entries, w.TagPrefix); err != nil {
+			return nil, fmt.Errorf("%w: %s: %v", ErrUpstream, u, err)
 		}
 		// As a listing where the pattern matches nothing: a watch that
 		// finds no version would call the recipe up to date forever.
 		if len(all) == 0 {
-			u := fmt.Sprintf("%s/repos/%s/releases", o.api(), w.GitHub)
-			if listed == 0 {
+			if len(entries) == 0 {
 				return nil, fmt.Errorf("%w: %s: the repository has no release (tags alone are not GitHub releases): watch it with url: and pattern: instead", ErrUpstream, u)
 			}
-			return nil, fmt.Errorf("%w: %s: none of its %d release(s) has a tag of the form %q (drafts left out): check watch: tag-prefix: and github: in the recipe", ErrUpstream, u, listed, w.TagPrefix+"VERSION")
+			return nil, fmt.Errorf("%w: %s: none of its %d release(s) has a tag of the form %q (drafts left out): check watch: tag-prefix: and github: in the recipe", ErrUpstream, u, len(entries), w.TagPrefix+"VERSION")
 		}
 	default:
 		body, err := o.Client.Get(ctx, w.URL, nil, maxDocument)
@@ -114,6 +89,85 @@ func releases(ctx context.Context, w *recipe.Watch, o Options, prereleases bool)
 	}
 	slices.SortStableFunc(out, func(a, b Release) int { return compareVersions(b.Version, a.Version) })
 	return slices.CompactFunc(out, func(a, b Release) bool { return a.Version == b.Version }), nil
+}
+
+// Listings keeps the GitHub release listings of a run, one per repository
+// and API: the recipes that watch one repository (kubernetes-1.35,
+// kubernetes-1.36, kubeadm, ... all watch kubernetes/kubernetes) read it
+// once, each with its own tag prefix and track, not once each (ten pages
+// a listing for Kubernetes, against 60 requests an hour without a token).
+// A listing that failed fails for each of them, without asking again.
+// The zero value is ready to use; nil in Options lists anew every time.
+type Listings struct {
+	mu sync.Mutex
+	m  map[string]*listing
+}
+
+// listing is one repository's releases, every page read, or the error
+// that ended the reading.
+type listing struct {
+	once    sync.Once
+	entries []githubRelease
+	err     error
+}
+
+// githubReleases lists repo's releases, or gives the run's listing of it.
+func (o Options) githubReleases(ctx context.Context, repo string) ([]githubRelease, error) {
+	if o.Listings == nil {
+		return listGitHub(ctx, repo, o)
+	}
+	key := o.api() + "/repos/" + strings.ToLower(repo) // GitHub's names ignore case
+	o.Listings.mu.Lock()
+	if o.Listings.m == nil {
+		o.Listings.m = map[string]*listing{}
+	}
+	l := o.Listings.m[key]
+	if l == nil {
+		l = &listing{}
+		o.Listings.m[key] = l
+	}
+	o.Listings.mu.Unlock()
+	l.once.Do(func() { l.entries, l.err = listGitHub(ctx, repo, o) })
+	return l.entries, l.err
+}
+
+// listGitHub reads every page of repo's release listing (the newest
+// maxReleases), drafts and every tag included.
+func listGitHub(ctx context.Context, repo string, o Options) ([]githubRelease, error) {
+	var all []githubRelease
+	first := fmt.Sprintf("%s/repos/%s/releases?per_page=%d", o.api(), repo, perPage)
+	read := map[string]bool{}
+	for u, page := first+"&page=1", 1; u != ""; page++ {
+		read[u] = true
+		body, h, err := o.Client.GetHeader(ctx, u, githubHeader(o.GitHubToken), maxDocument)
+		if err != nil {
+			return nil, apiError(u, tooLarge(u, err), o.GitHubToken, o.now())
+		}
+		entries, err := parseGitHubPage(body)
+		if err != nil {
+			return nil, fmt.Errorf("%w: %s: %v", ErrUpstream, u, err)
+		}
+		n := len(entries)
+		// GitHub never sends more than per_page asks; a page that does
+		// would be asked for again and again, each up to maxDocument
+		// of entries to read and sort.
+		if n > perPage {
+			return nil, fmt.Errorf("%w: %s: %d releases in one page, more than the %d asked for (per_page): not an answer of GitHub's releases API", ErrUpstream, u, n, perPage)
+		}
+		all = append(all, entries...)
+		if len(all) >= maxReleases || page >= maxPages {
+			break
+		}
+		if u, err = nextPage(u, h, o.api(), read); err != nil {
+			return nil, err
+		}
+		if len(h.Values("Link")) == 0 && n == perPage {
+			// No Link header (a mirror folder's copy of the API, a
+			// server that sends none): a full page may have a next one.
+			u = fmt.Sprintf("%s&page=%d", first, page+1)
+		}
+	}
+	return all, nil
 }
 
 // nextPage is the next page of a GitHub listing, from the Link header of
@@ -185,14 +239,34 @@ type githubRelease struct {
 // returns the usable releases (drafts, tags without prefix and invalid versions
 // left out) and how many entries the page had (for pagination).
 func ParseGitHubReleases(body []byte, prefix string) ([]Release, int, error) {
+	page, err := parseGitHubPage(body)
+	if err != nil {
+		return nil, 0, err
+	}
+	out, err := fromGitHub(page, prefix)
+	if err != nil {
+		return nil, 0, err
+	}
+	return out, len(page), nil
+}
+
+// parseGitHubPage reads one page of GitHub's "list releases" answer, every
+// entry of it.
+func parseGitHubPage(body []byte) ([]githubRelease, error) {
 	// One reading for every reader (strictjson): a tag or flag given twice,
 	// keys differing only in case, a stray bracket after the list are refused.
 	var page []githubRelease
 	if err := strictjson.Unmarshal(body, &page); err != nil {
-		return nil, 0, fmt.Errorf("malformed JSON release list: %v", err)
+		return nil, fmt.Errorf("malformed JSON release list: %v", err)
 	}
+	return page, nil
+}
+
+// fromGitHub is the usable releases of a listing's entries: drafts, tags
+// without prefix and invalid versions left out.
+func fromGitHub(entries []githubRelease, prefix string) ([]Release, error) {
 	var out []Release
-	for _, g := range page {
+	for _, g := range entries {
 		v, ok := strings.CutPrefix(g.TagName, prefix)
 		if g.Draft || !ok || debianOf(v) == "" {
 			continue
@@ -201,13 +275,13 @@ func ParseGitHubReleases(body []byte, prefix string) ([]Release, int, error) {
 		if g.PublishedAt != "" {
 			t, err := time.Parse(time.RFC3339, g.PublishedAt)
 			if err != nil {
-				return nil, 0, fmt.Errorf("release %q: published_at %q is not an RFC 3339 time", g.TagName, g.PublishedAt)
+				return nil, fmt.Errorf("release %q: published_at %q is not an RFC 3339 time", g.TagName, g.PublishedAt)
 			}
 			r.Published = t.UTC()
 		}
 		out = append(out, r)
 	}
-	return out, len(page), nil
+	return out, nil
 }
 
 // ParseListing finds versions in a listing (an HTML index, a text file) with

@@ -47,6 +47,9 @@ type Options struct {
 	GitHubToken string // sent as "Authorization: Bearer"; "" sends none
 	Now         func() time.Time
 	Parallel    int // existence probes at once; <= 0 means 4
+	// Listings, when set, keeps each GitHub repository's release listing
+	// for the run (see Listings); nil lists anew for every recipe.
+	Listings *Listings
 	// Sigstore verifies the Sigstore material of sources when Bump fetches
 	// them (nil refuses sources that name some).
 	Sigstore *sigstore.Verifier
