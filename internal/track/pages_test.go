@@ -88,3 +88,38 @@ func TestReleasesFollowLink(t *testing.T) {
 		})
 	}
 }
+
+// TestOnlyPreReleases: a repository whose every tag is a date (2024-05-01:
+// the hyphen starts a pre-release part, 2024~05.01 to dpkg, as semver and
+// the recipe format say) has no version a watch without prereleases
+// follows: an error that says so, not a recipe up to date forever; with
+// prereleases: true the dates are followed, in dpkg's order.
+func TestOnlyPreReleases(t *testing.T) {
+	u, _ := scenario(t)
+	u.api = func(w http.ResponseWriter, r *http.Request) bool {
+		if r.URL.Query().Get("page") == "1" {
+			fmt.Fprint(w, `[{"tag_name":"2024-12-31"},{"tag_name":"2025-01-01"},{"tag_name":"2024-05-01"}]`)
+		} else {
+			fmt.Fprint(w, `[]`)
+		}
+		return true
+	}
+	o := testOptions(t, u, fetch.Options{})
+	w := &recipe.Watch{GitHub: "demo/hello"}
+	_, err := Releases(context.Background(), w, o)
+	if !errors.Is(err, ErrUpstream) || !strings.Contains(err.Error(), "every version it lists is a pre-release") || !strings.Contains(err.Error(), "prereleases: true") {
+		t.Errorf("err = %v, want ErrUpstream naming prereleases: true", err)
+	}
+	w.Prereleases = true
+	rs, err := Releases(context.Background(), w, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, r := range rs {
+		got = append(got, r.Version)
+	}
+	if strings.Join(got, " ") != "2025-01-01 2024-12-31 2024-05-01" {
+		t.Errorf("releases %v, want the dates newest first", got)
+	}
+}

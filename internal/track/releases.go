@@ -79,13 +79,27 @@ func releases(ctx context.Context, w *recipe.Watch, o Options, prereleases bool)
 		}
 		all = rs
 	}
+	var pre *Release
 	out := all[:0]
 	for _, r := range all {
 		r.Prerelease = r.Prerelease || isPrerelease(r.Version)
 		if r.Prerelease && !prereleases {
+			pre = &r
 			continue
 		}
 		out = append(out, r)
+	}
+	// As a listing with no version at all: a watch whose every version is
+	// a pre-release it does not follow (date tags such as 2024-05-01,
+	// whose hyphen starts a pre-release part: 2024~05.01 to dpkg) would
+	// call the recipe up to date forever.
+	if len(out) == 0 && pre != nil {
+		src := w.URL
+		if w.GitHub != "" {
+			src = fmt.Sprintf("%s/repos/%s/releases", o.api(), w.GitHub)
+		}
+		return nil, fmt.Errorf("%w: %s: every version it lists is a pre-release (GitHub's flag, or a pre-release part after a hyphen: %s is %s to dpkg), which the watch does not follow: set watch: prereleases: true in the recipe to follow them",
+			ErrUpstream, src, pre.Version, debianOf(pre.Version))
 	}
 	slices.SortStableFunc(out, func(a, b Release) int { return compareVersions(b.Version, a.Version) })
 	return slices.CompactFunc(out, func(a, b Release) bool { return a.Version == b.Version }), nil
