@@ -86,6 +86,9 @@ func runOutdated(cmd *cobra.Command, g *globalOptions, o *outdatedOptions, args 
 		if s.Stopped != "" {
 			g.warnf("%s: %s", r.Name, s.Stopped)
 		}
+		if s.Withdrawn != "" {
+			g.warnf("%s", s.Withdrawn)
+		}
 		rows = append(rows, s)
 	}
 	out := cmd.OutOrStdout()
@@ -151,6 +154,9 @@ func printOutdated(w io.Writer, rows []*track.Status) {
 		}
 		if s.Stopped != "" {
 			notes = append(notes, "search stopped (see the warning)")
+		}
+		if s.Withdrawn != "" {
+			notes = append(notes, "current release withdrawn upstream (see the warning)")
 		}
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", s.Recipe, s.Current, tr, inTrack, latest, s.Support.Text, strings.Join(notes, "; "))
 	}

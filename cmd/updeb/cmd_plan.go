@@ -182,6 +182,9 @@ func makePlan(cmd *cobra.Command, g *globalOptions, s *session, tf *trackFlags, 
 			if c != nil && c.Stopped != "" {
 				g.warnf("%s: %s", r.Name, c.Stopped)
 			}
+			if c != nil && c.Withdrawn != "" {
+				g.warnf("%s", c.Withdrawn)
+			}
 			return c, err
 		}
 	}

@@ -110,6 +110,10 @@ type Candidates struct {
 	// has). Empty when every newer release down to the first complete one,
 	// or to the current version, was probed.
 	Stopped string `json:"stopped,omitempty"`
+	// Withdrawn says that the current version's GitHub release is gone
+	// (deleted, or made a draft again) from a listing that reaches back
+	// to its release date: upstream may have pulled it. Empty otherwise.
+	Withdrawn string `json:"withdrawn,omitempty"`
 }
 
 // errStopped ends Newest's search at MaxIncomplete (Candidates.Stopped).
@@ -140,6 +144,11 @@ func Newest(ctx context.Context, r *recipe.Recipe, o Options) (*Candidates, erro
 		}
 	}
 	c := &Candidates{Current: r.Version, Track: r.Watch.Track, InTrack: current, Latest: current}
+	if current.Tag == "" && r.Watch.GitHub != "" {
+		if c.Withdrawn, err = withdrawn(ctx, r, o); err != nil {
+			return nil, fmt.Errorf("%s: %w", r.Name, err)
+		}
+	}
 	probed := map[string][]string{} // version -> missing artifacts, each probed once
 	complete := func(rel Release) (bool, error) {
 		missing, done := probed[rel.Version]
@@ -197,6 +206,31 @@ func Newest(ctx context.Context, r *recipe.Recipe, o Options) (*Candidates, erro
 		c.Latest = rel
 	}
 	return c, nil
+}
+
+// withdrawn says why r's version, not among the releases its watch
+// follows, is not a pre-release left out either but gone from GitHub's
+// listing: "" when it is listed, or when the listing (the newest 1000)
+// has no release as old as r's release date and may only have left it
+// behind.
+func withdrawn(ctx context.Context, r *recipe.Recipe, o Options) (string, error) {
+	rels, err := releases(ctx, r.Watch, o, true)
+	if err != nil {
+		return "", err
+	}
+	covered := false
+	for _, rel := range rels {
+		if rel.Version == r.Version {
+			return "", nil
+		}
+		covered = covered || !rel.Published.IsZero() && rel.Published.Before(r.ReleaseDate.Add(24*time.Hour))
+	}
+	if !covered {
+		return "", nil
+	}
+	return fmt.Sprintf("%s %s (tag %s%s): no such release of %s any more, though its listing reaches back to the release date %s: upstream deleted it or made it a draft again (withdrawn?); "+
+		"check upstream's notice before building it again, and move on with 'updeb bump %s --to VERSION'",
+		r.Name, r.Version, r.Watch.TagPrefix, r.Version, r.Watch.GitHub, r.ReleaseDate.UTC().Format(time.DateOnly), r.Name), nil
 }
 
 // unambiguous refuses rel when another of upstream's releases is the same

@@ -7,10 +7,12 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"strconv"
 	"strings"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/updeb/updeb/internal/fetch"
 	"github.com/updeb/updeb/internal/recipe"
@@ -121,5 +123,54 @@ func TestOnlyPreReleases(t *testing.T) {
 	}
 	if strings.Join(got, " ") != "2025-01-01 2024-12-31 2024-05-01" {
 		t.Errorf("releases %v, want the dates newest first", got)
+	}
+}
+
+// TestNewestWithdrawn: the recipe's release gone from GitHub's listing
+// (deleted, or made a draft again) while the listing reaches back to its
+// release date is said (Candidates.Withdrawn); listed, a pre-release the
+// watch does not follow, or older than the listing reaches (the newest
+// 1000 only), it is not.
+func TestNewestWithdrawn(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		edit    func(rs []map[string]any) []map[string]any
+		version string
+		want    string
+	}{
+		{"listed", func(rs []map[string]any) []map[string]any { return rs }, "1.2.0", ""},
+		{"deleted", func(rs []map[string]any) []map[string]any {
+			return slices.DeleteFunc(rs, func(r map[string]any) bool { return r["tag_name"] == "v1.2.0" })
+		}, "1.2.0", "hello 1.2.0 (tag v1.2.0): no such release of demo/hello any more, though its listing reaches back to the release date 2026-03-14"},
+		{"a draft again", func(rs []map[string]any) []map[string]any {
+			for _, r := range rs {
+				if r["tag_name"] == "v1.2.0" {
+					r["draft"], r["published_at"] = true, nil
+				}
+			}
+			return rs
+		}, "1.2.0", "upstream deleted it or made it a draft again"},
+		{"older than the listing reaches", func(rs []map[string]any) []map[string]any {
+			return slices.DeleteFunc(rs, func(r map[string]any) bool { return r["tag_name"] == "v1.2.0" })
+		}, "1.0.0", ""},
+		{"a pre-release not followed", func(rs []map[string]any) []map[string]any { return rs }, "1.4.0-rc.1", ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			u, file := scenario(t)
+			u.release("v1.1.0", false, false, "2026-01-10T00:00:00Z")
+			u.releases = tc.edit(u.releases)
+			r := load(t, file)
+			r.Version = tc.version
+			if tc.version == "1.0.0" { // released before anything listed
+				r.ReleaseDate = time.Date(2025, 6, 1, 0, 0, 0, 0, time.UTC)
+			}
+			c, err := Newest(context.Background(), r, testOptions(t, u, fetch.Options{}))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if tc.want == "" && c.Withdrawn != "" || !strings.Contains(c.Withdrawn, tc.want) {
+				t.Errorf("withdrawn %q, want %q", c.Withdrawn, tc.want)
+			}
+		})
 	}
 }
