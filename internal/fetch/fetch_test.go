@@ -311,6 +311,15 @@ func flip(b []byte) []byte {
 	return out
 }
 
+// waited checks that a retry came d or more after the first try.
+func waited(d time.Duration, want string) func(*testing.T, *upstream, error, time.Duration) {
+	return func(t *testing.T, _ *upstream, _ error, elapsed time.Duration) {
+		if elapsed < d {
+			t.Errorf("retried after %s, want %s", elapsed, want)
+		}
+	}
+}
+
 // abortAfter writes the first n bytes of body with a 200 and then kills the connection.
 func abortAfter(w http.ResponseWriter, body []byte, n int, extra http.Header) {
 	for k, v := range extra {
@@ -442,11 +451,7 @@ func TestFaults(t *testing.T) {
 				w.Write(body)
 			},
 			wantN: 2,
-			check: func(t *testing.T, _ *upstream, _ error, elapsed time.Duration) {
-				if elapsed < time.Second {
-					t.Errorf("retried after %s, want Retry-After's 1s honoured", elapsed)
-				}
-			},
+			check: waited(time.Second, "Retry-After's 1s honoured"),
 		},
 		{
 			name: "Retry-After beyond the retry budget gives up",
@@ -456,6 +461,32 @@ func TestFaults(t *testing.T) {
 			},
 			wantErr: `answered "429 Too Many Requests" (giving up: retrying in 1h0m0s would pass the 20s retry budget)`,
 			wantN:   1,
+		},
+		{
+			// GitHub's primary rate limit, spent until X-RateLimit-Reset:
+			// no try before then is answered otherwise
+			name: "a rate limit spent until past the retry budget gives up",
+			handle: func(w http.ResponseWriter, r *http.Request, n int) {
+				w.Header().Set("X-RateLimit-Remaining", "0")
+				w.Header().Set("X-RateLimit-Reset", strconv.FormatInt(time.Now().Add(time.Hour).Unix(), 10))
+				http.Error(w, `{"message":"API rate limit exceeded"}`, http.StatusTooManyRequests)
+			},
+			wantErr: `answered "429 Too Many Requests" (giving up: retrying in 59m`,
+			wantN:   1,
+		},
+		{
+			name: "a rate limit spent for a second waits for its reset",
+			handle: func(w http.ResponseWriter, r *http.Request, n int) {
+				if n == 1 {
+					w.Header().Set("X-RateLimit-Remaining", "0")
+					w.Header().Set("X-RateLimit-Reset", strconv.FormatInt(time.Now().Add(2*time.Second).Unix(), 10))
+					http.Error(w, `{"message":"API rate limit exceeded"}`, http.StatusTooManyRequests)
+					return
+				}
+				w.Write(body)
+			},
+			wantN: 2,
+			check: waited(time.Second, "X-RateLimit-Reset waited for"),
 		},
 		{
 			// 584 years, whose nanoseconds wrap a Duration around to 0.29 s;

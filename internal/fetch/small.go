@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"net/url"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -172,6 +173,13 @@ func statusFailure(resp *http.Response, now time.Time) (bool, time.Duration, err
 	switch resp.StatusCode {
 	case http.StatusTooManyRequests, http.StatusServiceUnavailable, http.StatusForbidden: // 403: GitHub's secondary rate limit
 		se.RetryAfter = retryAfter(resp.Header.Get("Retry-After"), now)
+		// A spent rate limit (GitHub's, at 403 or 429) lifts at
+		// X-RateLimit-Reset (Unix seconds), not after a backoff: every
+		// try before then is refused, and GitHub asks for none.
+		if s, err := strconv.ParseInt(resp.Header.Get("X-Ratelimit-Reset"), 10, 64); se.RetryAfter == 0 && err == nil &&
+			resp.Header.Get("X-Ratelimit-Remaining") == "0" && time.Unix(s, 0).After(now) {
+			se.RetryAfter = time.Unix(s, 0).Sub(now)
+		}
 	}
 	return retryableStatus(resp.StatusCode), se.RetryAfter, se
 }
