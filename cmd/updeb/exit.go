@@ -294,6 +294,8 @@ var exitRules = []exitRule{
 		"the API wants a token and none was sent: set GITHUB_TOKEN (it is sent over https, or plain http to this machine only)"),
 	asIf(exitNetwork, func(e *track.APIError) bool { return e.Status == 401 },
 		"GitHub refused GITHUB_TOKEN (expired, revoked or mistyped): set a valid token, or unset it (public repositories need none)"),
+	asIf(exitNetwork, func(e *track.APIError) bool { return e.Status == 403 && e.Token },
+		"GITHUB_TOKEN may not read the repository (GitHub's message says why: a fine-grained token without it, an organization's SAML single sign-on the token is not authorized for, an IP allow list); trying again will not help: grant the token access, or unset it (public repositories need none)"),
 	as(exitNetwork, fixed[*track.APIError](hintUpstream)),
 	is(track.ErrUpstream, exitNetwork, hintUpstream),
 	is(supportdata.ErrAPI, exitNetwork, "the support data source answered something unusable; the copy in use was kept. Check data: endoflife-url: in the config, or try again later"),

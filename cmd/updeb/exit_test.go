@@ -192,6 +192,9 @@ func TestExitStatus(t *testing.T) {
 		// No token was sent (a GitHub Enterprise server that wants one):
 		// "GitHub refused GITHUB_TOKEN" would name one that does not exist.
 		{"token wanted", wrap(&track.APIError{URL: "u", Status: 401}), exitNetwork, "the API wants a token and none was sent: set GITHUB_TOKEN"},
+		// A token without access (scope, SAML SSO, IP allow list): a
+		// lasting refusal, not something unusable to try again later.
+		{"token without access", wrap(&track.APIError{URL: "u", Status: 403, Token: true, Message: "Resource protected by organization SAML enforcement."}), exitNetwork, "GITHUB_TOKEN may not read the repository"},
 		{"API error", &track.APIError{URL: "u", Status: 502}, exitNetwork, "try again later"},
 		{"unusable upstream", fmt.Errorf("%w: no versions", track.ErrUpstream), exitNetwork, "try again later"},
 		{"unusable support data", fmt.Errorf("%w: u: the answer is HTML", supportdata.ErrAPI), exitNetwork, "copy in use was kept"},

@@ -113,6 +113,8 @@ func (e *APIError) Error() string {
 		return fmt.Sprintf("GitHub API %s: 401 Unauthorized (no token was sent, and the API wants one): %s", e.URL, e.Message)
 	case e.Status == http.StatusUnauthorized:
 		return fmt.Sprintf("GitHub API %s: 401 Unauthorized (the token was refused): %s", e.URL, e.Message)
+	case e.Status == http.StatusForbidden && e.Token:
+		return fmt.Sprintf("GitHub API %s: 403 Forbidden (the token was sent, and may not read this repository): %s", e.URL, e.Message)
 	}
 	return fmt.Sprintf("GitHub API %s: HTTP %d: %s", e.URL, e.Status, e.Message)
 }

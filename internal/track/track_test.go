@@ -189,6 +189,11 @@ func TestAPIErrors(t *testing.T) {
 			fmt.Fprint(w, `{"message":"Bad credentials","documentation_url":"https://docs.github.com/rest"}`)
 		}, "GitHub API " + u.srv.URL + "/api/repos/demo/hello/releases?per_page=100&page=1: 401 Unauthorized (the token was refused): Bad credentials",
 			func(err error) bool { var a *APIError; return errors.As(err, &a) && a.Status == 401 && !a.RateLimit }},
+		{"a token without access", func(w http.ResponseWriter) {
+			w.WriteHeader(http.StatusForbidden)
+			fmt.Fprint(w, `{"message":"Resource protected by organization SAML enforcement. You must grant your Personal Access token access to this organization."}`)
+		}, "GitHub API " + u.srv.URL + "/api/repos/demo/hello/releases?per_page=100&page=1: 403 Forbidden (the token was sent, and may not read this repository): Resource protected by organization SAML enforcement.",
+			func(err error) bool { var a *APIError; return errors.As(err, &a) && a.Status == 403 && !a.RateLimit }},
 		// A gateway that quotes the request's headers back: the token the
 		// loop below sends is not printed (the loop checks).
 		{"the token quoted back", func(w http.ResponseWriter) {
