@@ -18,6 +18,7 @@ import (
 	"github.com/updeb/updeb/internal/recipe"
 	"github.com/updeb/updeb/pkg/strictjson"
 	"github.com/updeb/updeb/pkg/utf8cut"
+	"github.com/updeb/updeb/pkg/weblink"
 )
 
 const (
@@ -189,22 +190,7 @@ func listGitHub(ctx context.Context, repo string, o Options) ([]githubRelease, e
 // none. The next page must be on the API (the token is sent to it), not
 // read already (a loop).
 func nextPage(u string, h http.Header, api string, read map[string]bool) (string, error) {
-	next := ""
-	for _, v := range h.Values("Link") {
-		for link := range strings.SplitSeq(v, ",") {
-			target, params, ok := strings.Cut(link, ";")
-			target = strings.TrimSpace(target)
-			if !ok || !strings.HasPrefix(target, "<") || !strings.HasSuffix(target, ">") {
-				continue
-			}
-			for p := range strings.SplitSeq(params, ";") {
-				k, val, _ := strings.Cut(strings.TrimSpace(p), "=")
-				if strings.EqualFold(k, "rel") && slices.Contains(strings.Fields(strings.ToLower(strings.Trim(val, `"`))), "next") {
-					next = target[1 : len(target)-1]
-				}
-			}
-		}
-	}
+	next := weblink.Next(strings.Join(h.Values("Link"), ","))
 	if next == "" {
 		return "", nil
 	}

@@ -88,11 +88,6 @@ func FuzzDecodeBundleBlob(f *testing.F) {
 	})
 }
 
-func FuzzParseNextLink(f *testing.F) {
-	f.Add(`<https://api.github.com/x?page=2>; rel="next", <https://api.github.com/x?page=5>; rel="last"`)
-	f.Fuzz(func(t *testing.T, s string) { _ = parseNextLink(s) })
-}
-
 func FuzzParseTrustedRoot(f *testing.F) {
 	f.Add(publicGoodJSON)
 	f.Add([]byte("{}"))

@@ -10,7 +10,6 @@ import (
 	"net/http"
 	"net/url"
 	"regexp"
-	"slices"
 	"strings"
 
 	"github.com/klauspost/compress/snappy"
@@ -18,6 +17,7 @@ import (
 	"github.com/updeb/updeb/pkg/digest"
 
 	"github.com/updeb/updeb/pkg/strictjson"
+	"github.com/updeb/updeb/pkg/weblink"
 )
 
 // Bounds of the GitHub attestations API walk.
@@ -166,7 +166,7 @@ func (v *Verifier) getAttestationPage(ctx context.Context, subject, u string) ([
 // nextPage returns the rel="next" URL of a Link header, which must stay on the
 // API's origin (the token goes there), or "".
 func (v *Verifier) nextPage(link string) (string, error) {
-	next := parseNextLink(link)
+	next := weblink.Next(link)
 	if next == "" {
 		return "", nil
 	}
@@ -176,25 +176,6 @@ func (v *Verifier) nextPage(link string) (string, error) {
 	}
 	return next, nil
 }
-
-// parseNextLink extracts the rel="next" target of an RFC 8288 Link header.
-func parseNextLink(h string) string {
-	for _, part := range strings.Split(h, ",") {
-		target, params, ok := strings.Cut(strings.TrimSpace(part), ";")
-		if !ok || !strings.HasPrefix(target, "<") || !strings.HasSuffix(target, ">") {
-			continue
-		}
-		for _, p := range strings.Split(params, ";") {
-			k, val, _ := strings.Cut(strings.TrimSpace(p), "=")
-			if strings.EqualFold(k, "rel") && slices.ContainsFunc(strings.Fields(strings.Trim(val, `"`)), isNext) {
-				return target[1 : len(target)-1]
-			}
-		}
-	}
-	return ""
-}
-
-func isNext(rel string) bool { return strings.EqualFold(rel, "next") }
 
 // fetchBundle fetches a bundle GitHub serves by reference (a pre-signed
 // storage URL: no token) and decodes it: snappy block (what GitHub serves),

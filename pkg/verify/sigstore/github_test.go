@@ -352,22 +352,6 @@ func TestVerifyGitHubAttestationsRefusals(t *testing.T) {
 	})
 }
 
-func TestParseNextLink(t *testing.T) {
-	for in, want := range map[string]string{
-		`<https://api.github.com/x?page=2>; rel="next", <https://api.github.com/x?page=5>; rel="last"`: "https://api.github.com/x?page=2",
-		`<https://a/1>; rel="prev", <https://a/3>; rel="next"`:                                         "https://a/3",
-		`<https://a/3>; rel="next prefetch"`:                                                           "https://a/3",
-		`<https://a/3>; REL=next`:                                                                      "https://a/3",
-		`<https://a/3>; rel="last"`:                                                                    "",
-		`https://a/3; rel="next"`:                                                                      "",
-		``:                                                                                             "",
-	} {
-		if got := parseNextLink(in); got != want {
-			t.Errorf("parseNextLink(%q) = %q, want %q", in, got, want)
-		}
-	}
-}
-
 // testEntity is what sigstore-go's test CA makes.
 type testEntity interface {
 	VerificationContent() (sgverify.VerificationContent, error)
