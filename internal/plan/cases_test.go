@@ -112,6 +112,31 @@ func TestNothingToDo(t *testing.T) {
 	}
 }
 
+// TestWithdrawn: a recipe at a release upstream no longer lists (deleted,
+// or made a draft again) is no "no action needed": the plan says so, in
+// its verdict, its table and its JSON.
+func TestWithdrawn(t *testing.T) {
+	rs := []*recipe.Recipe{{Path: "r/helm.yaml", Name: "helm", Version: "3.21.4", Watch: &recipe.Watch{GitHub: "helm/helm", TagPrefix: "v", Track: "3.x"}}}
+	data, err := supportdata.New("Source: t\nAs of: 2026-11-20", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	o := Options{Now: today, Newest: func(r *recipe.Recipe) (*track.Candidates, error) {
+		cur := track.Release{Version: r.Version}
+		return &track.Candidates{Current: r.Version, InTrack: cur, Latest: cur, Withdrawn: "helm 3.21.4 (tag v3.21.4): no such release of helm/helm any more"}, nil
+	}}
+	p, err := Make(rs, &supportdata.Copy{Data: data}, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b strings.Builder
+	Render(&b, p)
+	if !strings.Contains(b.String(), "No action found, but 1 recipe(s) are at a release upstream no longer lists (deleted, or made a draft again: withdrawn?): helm 3.21.4.") ||
+		!strings.Contains(b.String(), "3.21.4; 3.21.4 withdrawn upstream?") || p.Components[0].Recipes[0].Withdrawn == "" {
+		t.Errorf("plan %+v\n%s", p.Components, b.String())
+	}
+}
+
 // A single recipe whose track allows the newer minor gets a plain bump; a
 // bump that brings a violation to a set that exists says so (apply holds it
 // back); a newer major outside the track is no action.

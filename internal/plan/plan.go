@@ -123,6 +123,9 @@ type Recipe struct {
 	// Latest is the newest complete release in any track.
 	Latest      string `json:"latest,omitempty"`
 	NewestError string `json:"newest_error,omitempty"` // why upstream's releases are unknown
+	// Withdrawn says that the recipe's own release is gone upstream
+	// (deleted, or made a draft again: track.Candidates.Withdrawn).
+	Withdrawn string `json:"withdrawn,omitempty"`
 	// NoWatch: the recipe has no watch, so there is nothing upstream to check.
 	NoWatch bool   `json:"no_watch,omitempty"`
 	Behind  bool   `json:"behind"` // Newest is newer than Version
@@ -261,6 +264,7 @@ func order(acts []Action) []Action {
 type upstream struct {
 	newest, latest track.Release
 	err            string
+	withdrawn      string // the recipe's own release is gone upstream
 }
 
 // component plans one component's recipes.
@@ -335,7 +339,7 @@ func releases(r *recipe.Recipe, product string, tracked bool, data *supportdata.
 			up.err = err.Error()
 			return up
 		}
-		up.newest, up.latest = c.InTrack, c.Latest
+		up.newest, up.latest, up.withdrawn = c.InTrack, c.Latest, c.Withdrawn
 		return up
 	}
 	if !tracked {
@@ -360,7 +364,7 @@ func releases(r *recipe.Recipe, product string, tracked bool, data *supportdata.
 // minor; or a retire when its line is end-of-life and nothing replaces it.
 func recipeStatus(comp, product string, r *recipe.Recipe, up upstream, data *supportdata.Data, o Options) (Recipe, []Action) {
 	n := r.Ref()
-	rec := Recipe{Name: n, File: r.Path, Version: r.Version, State: "unknown", Support: "unknown", NewestError: up.err,
+	rec := Recipe{Name: n, File: r.Path, Version: r.Version, State: "unknown", Support: "unknown", NewestError: up.err, Withdrawn: up.withdrawn,
 		Newest: up.newest.Version, NewestDate: day(up.newest.Published), Latest: up.latest.Version}
 	if r.Watch != nil {
 		rec.Track = r.Watch.Track

@@ -46,6 +46,9 @@ func (p *Plan) Verdict() string {
 		if unknown := p.unchecked(); len(unknown) > 0 {
 			return fmt.Sprintf("No action found, but %d recipe(s) could not be checked against upstream, their newest release unknown: %s.", len(unknown), strings.Join(unknown, ", "))
 		}
+		if gone := p.withdrawn(); len(gone) > 0 {
+			return fmt.Sprintf("No action found, but %d recipe(s) are at a release upstream no longer lists (deleted, or made a draft again: withdrawn?): %s.", len(gone), strings.Join(gone, ", "))
+		}
 		return "No action needed: every recipe is at the newest release of its track and every release set passes."
 	}
 	count := map[string]int{}
@@ -74,6 +77,20 @@ func (p *Plan) unchecked() []string {
 	return out
 }
 
+// withdrawn names the recipes whose own release is gone upstream, with
+// their version.
+func (p *Plan) withdrawn() []string {
+	var out []string
+	for _, c := range p.Components {
+		for _, r := range c.Recipes {
+			if r.Withdrawn != "" {
+				out = append(out, r.Name+" "+r.Version)
+			}
+		}
+	}
+	return out
+}
+
 // recipesText is a supported minor's recipes cell.
 func (m Minor) recipesText() string {
 	switch {
@@ -95,6 +112,9 @@ func (r Recipe) newestText() string {
 	s := dash(r.Newest)
 	if r.Latest != "" && r.Latest != r.Newest {
 		s += " (newest overall " + r.Latest + ")"
+	}
+	if r.Withdrawn != "" {
+		s += "; " + r.Version + " withdrawn upstream?"
 	}
 	return s
 }

@@ -68,9 +68,10 @@ type Recipe struct {
 	Newest    string `json:"newest,omitempty"` // in its watch track
 	Latest    string `json:"latest,omitempty"` // in any track
 	Behind    bool   `json:"behind"`
-	Unknown   string `json:"unknown,omitempty"`  // why upstream is unknown
-	NoWatch   bool   `json:"no_watch,omitempty"` // no watch: nothing upstream to check
-	State     string `json:"state"`              // supported, security-only, eol, unknown
+	Unknown   string `json:"unknown,omitempty"`   // why upstream is unknown
+	Withdrawn string `json:"withdrawn,omitempty"` // its own release is gone upstream (the plan's)
+	NoWatch   bool   `json:"no_watch,omitempty"`  // no watch: nothing upstream to check
+	State     string `json:"state"`               // supported, security-only, eol, unknown
 	Support   string `json:"support"`
 	Action    string `json:"action,omitempty"`
 }
@@ -175,7 +176,7 @@ func Build(in Inputs) *Report {
 	for _, c := range in.Plan.Components {
 		for _, x := range c.Recipes {
 			r.Recipes = append(r.Recipes, Recipe{Name: x.Name, Component: c.Name, Version: x.Version, Newest: x.Newest, Latest: x.Latest,
-				Behind: x.Behind, Unknown: x.NewestError, NoWatch: x.NoWatch, State: x.State, Support: x.Support, Action: x.Action})
+				Behind: x.Behind, Unknown: x.NewestError, Withdrawn: x.Withdrawn, NoWatch: x.NoWatch, State: x.State, Support: x.Support, Action: x.Action})
 		}
 	}
 	for _, s := range in.Compat.Sources {
@@ -321,11 +322,17 @@ func verdict(r *Report, maxAge time.Duration, runFailed bool) Verdict {
 	if n := len(r.Plan.Actions); n > 0 {
 		todo = append(todo, r.Plan.Verdict())
 	}
-	var unchecked []string
+	var unchecked, withdrawn []string
 	for _, x := range r.Recipes {
 		if x.Unknown != "" && !x.NoWatch {
 			unchecked = append(unchecked, x.Name)
 		}
+		if x.Withdrawn != "" {
+			withdrawn = append(withdrawn, x.Name+" "+x.Version)
+		}
+	}
+	if len(withdrawn) > 0 {
+		todo = append(todo, fmt.Sprintf("%d recipe(s) at a release upstream no longer lists (deleted, or made a draft again: withdrawn?): %s; check upstream's notice before building them again", len(withdrawn), strings.Join(withdrawn, ", ")))
 	}
 	if len(unchecked) > 0 {
 		todo = append(todo, fmt.Sprintf("%d recipe(s) not checked against upstream, their newest release unknown: %s (see the recipes)", len(unchecked), strings.Join(unchecked, ", ")))

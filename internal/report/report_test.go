@@ -140,6 +140,12 @@ func TestBuild(t *testing.T) {
 	if u.Verdict.Level != LevelAction || u.Verdict.Text != "ACTION NEEDED: 1 recipe(s) not checked against upstream, their newest release unknown: helm (see the recipes)" {
 		t.Errorf("unchecked upstream: verdict %+v", u.Verdict)
 	}
+	// A recipe at a release upstream withdrew: not OK, however current.
+	gone := &plan.Plan{Components: []plan.Component{{Name: "helm", Recipes: []plan.Recipe{{Name: "helm", Version: "3.21.4", Newest: "3.21.4", Withdrawn: "helm 3.21.4 (tag v3.21.4): no such release of helm/helm any more"}}}}}
+	g := Build(Inputs{Now: now, Plan: gone, Compat: &compat.Report{}})
+	if g.Verdict.Level != LevelAction || !strings.HasPrefix(g.Verdict.Text, "ACTION NEEDED: 1 recipe(s) at a release upstream no longer lists (deleted, or made a draft again: withdrawn?): helm 3.21.4") {
+		t.Errorf("withdrawn upstream: verdict %+v", g.Verdict)
+	}
 	stale := Build(Inputs{Now: now, Plan: &plan.Plan{}, Compat: r.Compat, MaxAge: 30 * 24 * time.Hour})
 	if got := strings.Join(stale.Verdict.Reasons, "\n"); !strings.Contains(got, "data older than 30 days: ") || !strings.Contains(got, "endoflife (42 days)") {
 		t.Errorf("stale data: verdict %+v", stale.Verdict)
