@@ -220,7 +220,7 @@ func withdrawn(ctx context.Context, r *recipe.Recipe, o Options) (string, error)
 	}
 	covered := false
 	for _, rel := range rels {
-		if rel.Version == r.Version {
+		if compareVersions(rel.Version, r.Version) == 0 { // the same to dpkg: listed, however written
 			return "", nil
 		}
 		covered = covered || !rel.Published.IsZero() && rel.Published.Before(r.ReleaseDate.Add(24*time.Hour))

@@ -153,6 +153,7 @@ func TestNewestWithdrawn(t *testing.T) {
 		{"older than the listing reaches", func(rs []map[string]any) []map[string]any {
 			return slices.DeleteFunc(rs, func(r map[string]any) bool { return r["tag_name"] == "v1.2.0" })
 		}, "1.0.0", ""},
+		{"listed, written otherwise", func(rs []map[string]any) []map[string]any { return rs }, "v1.2.0", ""},
 		{"a pre-release not followed", func(rs []map[string]any) []map[string]any { return rs }, "1.4.0-rc.1", ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
