@@ -357,7 +357,9 @@ func apiError(u string, err error, token string, now time.Time) error {
 			// (without Retry-After: a minute or more, GitHub says).
 			e.Reset = time.Time{}
 		}
-		if se.RetryAfter > 0 {
+		// Retry-After's wait (not the one fetch reads from a spent
+		// limit's X-RateLimit-Reset, which is the time itself).
+		if se.RetryAfter > 0 && se.Header.Get("Retry-After") != "" {
 			e.RateLimit, e.Reset = true, now.Add(se.RetryAfter)
 		}
 	}

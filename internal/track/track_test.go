@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -159,6 +160,7 @@ func forbidden(body string, header ...string) func(w http.ResponseWriter) {
 func TestAPIErrors(t *testing.T) {
 	u, file := scenario(t)
 	r := load(t, file)
+	resetAt := time.Now().Add(time.Hour).Unix() // a spent limit's reset, by the clock
 	for _, tc := range []struct {
 		name   string
 		answer func(w http.ResponseWriter)
@@ -171,6 +173,15 @@ func TestAPIErrors(t *testing.T) {
 				var a *APIError
 				return errors.As(err, &a) && a.RateLimit && !a.Secondary && a.Token
 			}},
+		// 429 (retried by fetch): its reset is X-RateLimit-Reset, not a
+		// wait added to the day the command plans for (--now).
+		{"rate limit at 429", func(w http.ResponseWriter) {
+			w.Header().Set("X-RateLimit-Remaining", "0")
+			w.Header().Set("X-RateLimit-Reset", strconv.FormatInt(resetAt, 10))
+			w.WriteHeader(http.StatusTooManyRequests)
+			fmt.Fprint(w, `{"message":"API rate limit exceeded for 127.0.0.1."}`)
+		}, "(resets " + time.Unix(resetAt, 0).UTC().Format(time.RFC3339) + ")",
+			func(err error) bool { var a *APIError; return errors.As(err, &a) && a.RateLimit && !a.Secondary }},
 		{"secondary rate limit", forbidden(`{"message":"You have exceeded a secondary rate limit. Please wait a few minutes before you try again."}`, "X-RateLimit-Remaining", "4990", "Retry-After", "60"),
 			"GitHub API secondary rate limit exceeded at " + u.srv.URL + "/api/repos/demo/hello/releases?per_page=100&page=1 (retry after 2026-08-22T12:01:00Z): You have exceeded",
 			func(err error) bool { var a *APIError; return errors.As(err, &a) && a.RateLimit && a.Secondary }},
