@@ -175,3 +175,27 @@ func TestNewestWithdrawn(t *testing.T) {
 		})
 	}
 }
+
+// TestNextPageOnTheAPI: a GitHub Enterprise API named with its port
+// (https://ghe.example:443/api/v3) is the API its Link headers name without
+// it, and the other way round; another port, scheme, host or a path outside
+// the API's is not.
+func TestNextPageOnTheAPI(t *testing.T) {
+	for _, tc := range []struct {
+		api, next string
+		ok        bool
+	}{
+		{"https://ghe.example:443/api/v3", "https://ghe.example/api/v3/repositories/7/releases?page=2", true},
+		{"https://ghe.example/api/v3", "https://GHE.example:443/api/v3/repositories/7/releases?page=2", true},
+		{"https://ghe.example/api/v3", "https://ghe.example:8443/api/v3/repositories/7/releases?page=2", false},
+		{"https://ghe.example/api/v3", "http://ghe.example/api/v3/repositories/7/releases?page=2", false},
+		{"https://ghe.example/api/v3", "https://ghe.example/api/v4/repositories/7/releases?page=2", false},
+		{"https://ghe.example/api/v3", "https://user@ghe.example/api/v3/repositories/7/releases?page=2", false},
+	} {
+		h := http.Header{"Link": {"<" + tc.next + `>; rel="next"`}}
+		got, err := nextPage(tc.api+"/repos/o/r/releases?per_page=100&page=1", h, tc.api, map[string]bool{})
+		if tc.ok && (err != nil || got == "") || !tc.ok && !errors.Is(err, ErrUpstream) {
+			t.Errorf("API %s, next %s: %q, %v; want it followed: %v", tc.api, tc.next, got, err, tc.ok)
+		}
+	}
+}

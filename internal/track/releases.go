@@ -207,7 +207,8 @@ func nextPage(u string, h http.Header, api string, read map[string]bool) (string
 		return "", err
 	}
 	nu := base.ResolveReference(ref)
-	if !strings.EqualFold(nu.Scheme, au.Scheme) || !strings.EqualFold(nu.Host, au.Host) || !strings.HasPrefix(nu.EscapedPath(), strings.TrimRight(au.EscapedPath(), "/")+"/") || nu.User != nil {
+	if !strings.EqualFold(nu.Scheme, au.Scheme) || !strings.EqualFold(nu.Hostname(), au.Hostname()) || fetch.Port(nu) != fetch.Port(au) ||
+		!strings.HasPrefix(nu.EscapedPath(), strings.TrimRight(au.EscapedPath(), "/")+"/") || nu.User != nil {
 		return "", fmt.Errorf("%w: %s: its Link header's next page %s is not on the GitHub API %s: refused (the token goes to the API alone)", ErrUpstream, u, nu.Redacted(), api)
 	}
 	if read[nu.String()] {
