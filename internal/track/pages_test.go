@@ -44,9 +44,15 @@ func TestReleasesFollowLink(t *testing.T) {
 			}
 			return fmt.Sprintf("%s/api/repositories/42/releases?page=%d", base, page+1)
 		}, total, ""},
-		{"next page on another host", func(string, int) string { return elsewhere.URL + "/api/repositories/42/releases?page=2" }, total,
-			"next page " + elsewhere.URL + "/api/repositories/42/releases?page=2 is not on the GitHub API"},
-		{"next page outside the API", func(base string, _ int) string { return base + "/elsewhere/releases?page=2" }, total, "is not on the GitHub API"},
+		// A mirror of the API that passes GitHub's Link headers on: the
+		// page they name is read from the API, the token never elsewhere.
+		{"next page on another host", func(_ string, page int) string {
+			return fmt.Sprintf("%s/api/repositories/42/releases?page=%d", elsewhere.URL, page+1)
+		}, total, ""},
+		{"next page outside the API", func(base string, page int) string { return fmt.Sprintf("%s/elsewhere/releases?page=%d", base, page+1) }, total, ""},
+		{"next page on another host without a page number", func(string, int) string { return elsewhere.URL + "/api/repositories/42/releases?cursor=2" }, total,
+			"next page " + elsewhere.URL + "/api/repositories/42/releases?cursor=2 is not on the GitHub API"},
+		{"next page outside the API, the same page", func(base string, _ int) string { return base + "/elsewhere/releases?page=1" }, total, "is not on the GitHub API"},
 		{"a loop", func(base string, page int) string { return base + "/api/repos/demo/hello/releases?per_page=100&page=1" }, total, "was read already: a loop"},
 		{"pages without end", func(base string, page int) string {
 			return fmt.Sprintf("%s/api/repositories/42/releases?page=%d", base, page+1)
@@ -179,7 +185,8 @@ func TestNewestWithdrawn(t *testing.T) {
 // TestNextPageOnTheAPI: a GitHub Enterprise API named with its port
 // (https://ghe.example:443/api/v3) is the API its Link headers name without
 // it, and the other way round; another port, scheme, host or a path outside
-// the API's is not.
+// the API's is not: the page it names is read from the API, and a link
+// there with no page number is refused.
 func TestNextPageOnTheAPI(t *testing.T) {
 	for _, tc := range []struct {
 		api, next string
@@ -192,10 +199,18 @@ func TestNextPageOnTheAPI(t *testing.T) {
 		{"https://ghe.example/api/v3", "https://ghe.example/api/v4/repositories/7/releases?page=2", false},
 		{"https://ghe.example/api/v3", "https://user@ghe.example/api/v3/repositories/7/releases?page=2", false},
 	} {
+		first := tc.api + "/repos/o/r/releases?per_page=100"
+		want := first + "&page=2" // the page read from the API
+		if tc.ok {
+			want = tc.next
+		}
 		h := http.Header{"Link": {"<" + tc.next + `>; rel="next"`}}
-		got, err := nextPage(tc.api+"/repos/o/r/releases?per_page=100&page=1", h, tc.api, map[string]bool{})
-		if tc.ok && (err != nil || got == "") || !tc.ok && !errors.Is(err, ErrUpstream) {
-			t.Errorf("API %s, next %s: %q, %v; want it followed: %v", tc.api, tc.next, got, err, tc.ok)
+		if got, err := nextPage(first+"&page=1", h, tc.api, first, map[string]bool{}); err != nil || got != want {
+			t.Errorf("API %s, next %s: %q, %v; want %q", tc.api, tc.next, got, err, want)
+		}
+		h = http.Header{"Link": {"<" + strings.Replace(tc.next, "page=2", "after=x", 1) + `>; rel="next"`}}
+		if got, err := nextPage(first+"&page=1", h, tc.api, first, map[string]bool{}); tc.ok && err != nil || !tc.ok && !errors.Is(err, ErrUpstream) {
+			t.Errorf("API %s, next %s without a page number: %q, %v; want it followed: %v", tc.api, tc.next, got, err, tc.ok)
 		}
 	}
 }

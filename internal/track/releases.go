@@ -173,7 +173,7 @@ func listGitHub(ctx context.Context, repo string, o Options) ([]githubRelease, e
 		if len(all) >= maxReleases || page >= maxPages {
 			break
 		}
-		if u, err = nextPage(u, h, o.api(), read); err != nil {
+		if u, err = nextPage(u, h, o.api(), first, read); err != nil {
 			return nil, err
 		}
 		if len(h.Values("Link")) == 0 && n == perPage {
@@ -188,8 +188,10 @@ func listGitHub(ctx context.Context, repo string, o Options) ([]githubRelease, e
 // nextPage is the next page of a GitHub listing, from the Link header of
 // the page u read (rel="next"), as GitHub's clients page: "" when there is
 // none. The next page must be on the API (the token is sent to it), not
-// read already (a loop).
-func nextPage(u string, h http.Header, api string, read map[string]bool) (string, error) {
+// read already (a loop). A next page elsewhere that names its page number
+// (a mirror or proxy of the API that passes GitHub's own Link headers on,
+// naming api.github.com) is that page of first, the listing on the API.
+func nextPage(u string, h http.Header, api, first string, read map[string]bool) (string, error) {
 	next := weblink.Next(strings.Join(h.Values("Link"), ","))
 	if next == "" {
 		return "", nil
@@ -209,7 +211,11 @@ func nextPage(u string, h http.Header, api string, read map[string]bool) (string
 	nu := base.ResolveReference(ref)
 	if !strings.EqualFold(nu.Scheme, au.Scheme) || !strings.EqualFold(nu.Hostname(), au.Hostname()) || fetch.Port(nu) != fetch.Port(au) ||
 		!strings.HasPrefix(nu.EscapedPath(), strings.TrimRight(au.EscapedPath(), "/")+"/") || nu.User != nil {
-		return "", fmt.Errorf("%w: %s: its Link header's next page %s is not on the GitHub API %s: refused (the token goes to the API alone)", ErrUpstream, u, nu.Redacted(), api)
+		if p, err := strconv.Atoi(nu.Query().Get("page")); err == nil && p > 1 {
+			nu, _ = url.Parse(fmt.Sprintf("%s&page=%d", first, p))
+		} else {
+			return "", fmt.Errorf("%w: %s: its Link header's next page %s is not on the GitHub API %s: refused (the token goes to the API alone)", ErrUpstream, u, nu.Redacted(), api)
+		}
 	}
 	if read[nu.String()] {
 		return "", fmt.Errorf("%w: %s: its Link header's next page %s was read already: a loop", ErrUpstream, u, nu)
