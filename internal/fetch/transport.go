@@ -13,6 +13,8 @@ import (
 	"sync/atomic"
 	"syscall"
 	"time"
+
+	"github.com/updeb/updeb/pkg/weblink"
 )
 
 // maxRedirects is how many redirects one download may follow.
@@ -67,15 +69,6 @@ func connectRefused(_ context.Context, proxy *url.URL, req *http.Request, resp *
 	return &ProxyRefusedError{Proxy: redact(proxy), Host: req.Host, StatusCode: resp.StatusCode, Status: resp.Status}
 }
 
-// Port is u's port, its scheme's when it names none (https://h:443 and
-// https://h are one origin).
-func Port(u *url.URL) string {
-	if p := u.Port(); p != "" {
-		return p
-	}
-	return map[string]string{"http": "80", "https": "443"}[u.Scheme]
-}
-
 // dialProxyAnswer dials with d, and bounds the wait for the proxy's first
 // answer on a connection to it by headerTimeout: net/http waits for the
 // answer to a CONNECT up to a minute, or the request's context (the whole
@@ -83,7 +76,7 @@ func Port(u *url.URL) string {
 func dialProxyAnswer(d *net.Dialer, proxy *url.URL, headerTimeout time.Duration) func(context.Context, string, string) (net.Conn, error) {
 	proxyAddr := ""
 	if proxy != nil {
-		proxyAddr = net.JoinHostPort(proxy.Hostname(), Port(proxy))
+		proxyAddr = net.JoinHostPort(proxy.Hostname(), weblink.Port(proxy))
 	}
 	return func(ctx context.Context, network, addr string) (net.Conn, error) {
 		c, err := d.DialContext(ctx, network, addr)
@@ -142,7 +135,7 @@ func proxyFunc(proxy *url.URL, noProxy []string) func(*http.Request) (*url.URL, 
 // matched without it, as curl does.
 func matchNoProxy(entries []string, u *url.URL) bool {
 	host := strings.TrimSuffix(strings.ToLower(u.Hostname()), ".")
-	port := Port(u)
+	port := weblink.Port(u)
 	ip := net.ParseIP(host)
 	for _, e := range entries {
 		e = strings.ToLower(strings.TrimSpace(e))

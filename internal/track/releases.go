@@ -209,7 +209,7 @@ func nextPage(u string, h http.Header, api, first string, read map[string]bool) 
 		return "", err
 	}
 	nu := base.ResolveReference(ref)
-	if !strings.EqualFold(nu.Scheme, au.Scheme) || !strings.EqualFold(nu.Hostname(), au.Hostname()) || fetch.Port(nu) != fetch.Port(au) ||
+	if !weblink.SameOrigin(nu, au) ||
 		!strings.HasPrefix(nu.EscapedPath(), strings.TrimRight(au.EscapedPath(), "/")+"/") || nu.User != nil {
 		if p, err := strconv.Atoi(nu.Query().Get("page")); err == nil && p > 1 {
 			nu, _ = url.Parse(fmt.Sprintf("%s&page=%d", first, p))

@@ -3,6 +3,7 @@
 package weblink
 
 import (
+	"net/url"
 	"slices"
 	"strings"
 )
@@ -26,3 +27,19 @@ func Next(h string) string {
 }
 
 func isNext(rel string) bool { return strings.EqualFold(rel, "next") }
+
+// Port is u's port, or its scheme's default (80 for http, 443 for https):
+// https://ghe.example:443/ and https://ghe.example/ are one origin.
+func Port(u *url.URL) string {
+	if p := u.Port(); p != "" {
+		return p
+	}
+	return map[string]string{"http": "80", "https": "443"}[strings.ToLower(u.Scheme)]
+}
+
+// SameOrigin says whether a and b are one origin (RFC 6454): the same scheme
+// and host, whatever their case, and the same port, a default one named or
+// not. A next page of a listing must be on the origin its token is for.
+func SameOrigin(a, b *url.URL) bool {
+	return strings.EqualFold(a.Scheme, b.Scheme) && strings.EqualFold(a.Hostname(), b.Hostname()) && Port(a) == Port(b)
+}

@@ -1,6 +1,9 @@
 package weblink
 
-import "testing"
+import (
+	"net/url"
+	"testing"
+)
 
 func TestNext(t *testing.T) {
 	for in, want := range map[string]string{
@@ -22,4 +25,26 @@ func TestNext(t *testing.T) {
 func FuzzNext(f *testing.F) {
 	f.Add(`<https://api.github.com/x?page=2>; rel="next", <https://api.github.com/x?page=5>; rel="last"`)
 	f.Fuzz(func(t *testing.T, s string) { _ = Next(s) })
+}
+
+// TestSameOrigin: scheme and host compare whatever their case, a default
+// port named or not; another port, scheme or host is another origin.
+func TestSameOrigin(t *testing.T) {
+	for _, tc := range []struct {
+		a, b string
+		same bool
+	}{
+		{"https://ghe.example:443/api/v3", "https://GHE.example/api/v3/x?page=2", true},
+		{"HTTP://a.example/", "http://a.example:80/y", true},
+		{"https://a.example/", "https://a.example:8443/", false},
+		{"https://a.example/", "http://a.example/", false},
+		{"http://a.example:443/", "https://a.example/", false},
+		{"https://a.example/", "https://a.example.evil/", false},
+	} {
+		a, _ := url.Parse(tc.a)
+		b, _ := url.Parse(tc.b)
+		if got := SameOrigin(a, b); got != tc.same || SameOrigin(b, a) != tc.same {
+			t.Errorf("SameOrigin(%s, %s) = %v, want %v", tc.a, tc.b, got, tc.same)
+		}
+	}
 }

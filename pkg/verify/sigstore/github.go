@@ -171,7 +171,7 @@ func (v *Verifier) nextPage(link string) (string, error) {
 		return "", nil
 	}
 	u, err := url.Parse(next)
-	if err != nil || u.Scheme != v.github.Scheme || u.Host != v.github.Host {
+	if err != nil || !weblink.SameOrigin(u, v.github) {
 		return "", fmt.Errorf("the next page %q is not on %s://%s", next, v.github.Scheme, v.github.Host)
 	}
 	return next, nil
