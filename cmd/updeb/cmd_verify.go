@@ -122,23 +122,26 @@ func runVerify(cmd *cobra.Command, g *globalOptions, o *verifyOptions, args []st
 // or what Sigstore signatures are checked against and changed since base
 // (gate.Base.ConfigReview): the config is read from the working tree, so a
 // change could otherwise swap the root, or send an upstream host to a
-// mirror, without a REVIEW line.
+// mirror, without a REVIEW line. So is each .gitattributes file of the
+// repository added, changed or removed since base
+// (gate.Base.AttributesReview): git checks every file out through them.
 func reviewConfiguration(cmd *cobra.Command, g *globalOptions, s *session, base string, rep *gate.Report) error {
 	_, root, _ := g.trustedRootFile(s.cfg)
-	if root == "" && s.cfg.File == "" {
-		return nil
-	}
 	git, err := exec.LookPath("git")
 	if err != nil {
 		return usageErrorf("--base needs git: %v", err)
 	}
 	b := &gate.Base{Git: git, Rev: base}
-	items, err := b.TrustedRootReview(cmd.Context(), g.recipesDir, root)
+	items, err := b.AttributesReview(cmd.Context(), g.recipesDir)
 	if err != nil {
 		return err
 	}
-	more, err := b.ConfigReview(cmd.Context(), g.recipesDir, s.cfg.File)
+	more, err := b.TrustedRootReview(cmd.Context(), g.recipesDir, root)
 	if err != nil {
+		return err
+	}
+	items = append(items, more...)
+	if more, err = b.ConfigReview(cmd.Context(), g.recipesDir, s.cfg.File); err != nil {
 		return err
 	}
 	items = append(items, more...)

@@ -2,8 +2,12 @@ package gate
 
 import (
 	"bytes"
+	"cmp"
 	"context"
+	"errors"
 	"fmt"
+	"io/fs"
+	"maps"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -118,6 +122,53 @@ func (b *Base) ConfigReview(ctx context.Context, dir, file string) ([]ReviewItem
 					filepath.ToSlash(rel), m.Prefix, f.rel, len(changed), b.Rev, filepath.ToSlash(changed[0])),
 			})
 		}
+	}
+	return items, nil
+}
+
+// AttributesReview lists the .gitattributes files of the git repository
+// of dir (anywhere in its tree) that the working tree adds, changes or
+// removes since the base revision, one review item each (no recipe's).
+// Git checks every file out through them (eol, working-tree-encoding, ident,
+// filter): a change can rewrite the bytes of a recipe, a keyring or a file a
+// package installs without touching the file, and the gate, which reads the
+// base's files through the working tree's attributes too (cat-file
+// --filters; git 2.39 has no --attr-source), sees the same bytes on both
+// sides.
+func (b *Base) AttributesReview(ctx context.Context, dir string) ([]ReviewItem, error) {
+	top, err := b.top(ctx, dir)
+	if err != nil {
+		return nil, err
+	}
+	// Each with what it is since the base (A new, D removed, else changed),
+	// in one call: a change may add thousands. Untracked ones are new.
+	const attributes = ":(glob)**/.gitattributes"
+	diff, err := b.git(ctx, top, "diff", "--name-status", "--no-renames", "-z", b.Rev, "--", attributes)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %v", ErrBase, err)
+	}
+	untracked, err := b.git(ctx, top, "ls-files", "--others", "--exclude-standard", "-z", "--", attributes)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %v", ErrBase, err)
+	}
+	what := map[string]string{}
+	fields := strings.Split(string(diff), "\x00")
+	for i := 0; i+1 < len(fields); i += 2 {
+		what[fields[i+1]] = map[string]string{"A": "new", "D": "removed"}[fields[i]]
+	}
+	for _, p := range strings.Split(string(untracked), "\x00") {
+		if p != "" {
+			what[p] = "new"
+		}
+	}
+	var items []ReviewItem
+	for _, rel := range slices.Sorted(maps.Keys(what)) {
+		st := cmp.Or(what[rel], "changed")
+		items = append(items, ReviewItem{
+			Kind: KindGitAttributes, Subject: rel, Old: nonEmpty(st != "new", b.Rev), New: nonEmpty(st != "removed", "working tree"),
+			Message: fmt.Sprintf("the git attributes file %s is %s since %s: git checks files out through it (eol, working-tree-encoding, ident, filter), which can change the bytes of recipes, keyrings and the files packages install while the gate, reading the base through the same attributes, sees none; review it before merging",
+				rel, st, b.Rev),
+		})
 	}
 	return items, nil
 }

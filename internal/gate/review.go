@@ -28,6 +28,7 @@ const (
 	KindSourceURL        Kind = "source-url"        // new pinned bytes downloaded from another URL template
 	KindTrustedRoot      Kind = "trusted-root"      // the Sigstore trusted root in effect, a file of the repository, new or changed (no recipe's)
 	KindConfig           Kind = "config"            // a setting of the config file, a file of the repository, that decides where sources come from or what Sigstore is checked against (no recipe's)
+	KindGitAttributes    Kind = "gitattributes"     // a .gitattributes file of the repository added, changed or removed: it changes the bytes of files as git checks them out (no recipe's)
 	// What a package asks of the installing system (privileges.go): its
 	// bytes change, so they go with a version increase, and a human looks.
 	KindSpecialBits    Kind = "special-bits"    // a setuid, setgid or sticky bit added, changed or removed
@@ -65,6 +66,7 @@ var reviewKinds = map[Kind]string{
 	KindSourceURL:        "trust",
 	KindTrustedRoot:      "trust",
 	KindConfig:           "trust",
+	KindGitAttributes:    "trust",
 	KindSpecialBits:      "privileges",
 	KindOwner:            "privileges",
 	KindMode:             "privileges",

@@ -936,3 +936,43 @@ func TestDiffTrustArchitectureAdded(t *testing.T) {
 		})
 	}
 }
+
+// TestAttributesReview: a .gitattributes file anywhere in the repository,
+// added, changed or removed since the base, is a review item naming it
+// (eol=crlf rewrites every file it matches as git checks it out, and the
+// base is read through the same attributes); other files are none.
+func TestAttributesReview(t *testing.T) {
+	dir, write, b := committed(t, map[string]string{".gitattributes": "*.sh text\n", "recipes/hello.yaml": "name: hello\n", "keys/old/.gitattributes": "*.asc text\n"})
+	review := func() []string {
+		t.Helper()
+		items, err := b.AttributesReview(context.Background(), filepath.Join(dir, "recipes"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var out []string
+		for _, it := range items {
+			if it.Kind != KindGitAttributes || it.Recipe != "" || it.Old == nil || it.New == nil {
+				t.Errorf("item %+v", it)
+			}
+			out = append(out, it.Subject+": "+strings.Join(it.Old, ",")+" -> "+strings.Join(it.New, ",")+": "+strings.SplitN(it.Message, ":", 2)[0])
+		}
+		return out
+	}
+	write("recipes/hello.yaml", "name: hello # changed\n")
+	if got := review(); len(got) != 0 {
+		t.Errorf("no attributes file changed: %q", got)
+	}
+	write(".gitattributes", "* eol=crlf\n")
+	write("recipes/hello/.gitattributes", "*.default working-tree-encoding=UTF-16\n")
+	if err := os.Remove(filepath.Join(dir, "keys", "old", ".gitattributes")); err != nil {
+		t.Fatal(err)
+	}
+	want := []string{
+		".gitattributes: HEAD -> working tree: the git attributes file .gitattributes is changed since HEAD",
+		"keys/old/.gitattributes: HEAD -> : the git attributes file keys/old/.gitattributes is removed since HEAD",
+		"recipes/hello/.gitattributes:  -> working tree: the git attributes file recipes/hello/.gitattributes is new since HEAD",
+	}
+	if got := review(); !slices.Equal(got, want) {
+		t.Errorf("review:\n  %s\nwant:\n  %s", strings.Join(got, "\n  "), strings.Join(want, "\n  "))
+	}
+}
