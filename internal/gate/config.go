@@ -72,17 +72,24 @@ func (b *Base) ConfigReview(ctx context.Context, dir, file string) ([]ReviewItem
 		}
 	}
 	top := strings.TrimSuffix(f.abs, f.rel)
-	nowS, oldS := configTrust(now, top), configTrust(old, top)
 	var items []ReviewItem
-	for i, s := range nowS {
-		if slices.Equal(s.values, oldS[i].values) {
-			continue
+	for _, group := range []struct {
+		now, old []setting
+		why      string
+	}{
+		{configTrust(now, top), configTrust(old, top), "it decides where sources are downloaded from and what Sigstore signatures are checked against"},
+		{configPackages(now), configPackages(old), "it goes into every package built (its Version, its Maintainer where the recipe names none, or its bytes) though no recipe changed, which the version rule does not see"},
+	} {
+		for i, s := range group.now {
+			if slices.Equal(s.values, group.old[i].values) {
+				continue
+			}
+			items = append(items, ReviewItem{
+				Kind: KindConfig, Subject: f.rel, Old: group.old[i].values, New: s.values,
+				Message: fmt.Sprintf("the config %s changes %s since %s: %s, was %s: %s; review it before merging",
+					f.rel, s.name, b.Rev, joinOr(s.values, "none"), joinOr(group.old[i].values, "none"), group.why),
+			})
 		}
-		items = append(items, ReviewItem{
-			Kind: KindConfig, Subject: f.rel, Old: oldS[i].values, New: s.values,
-			Message: fmt.Sprintf("the config %s changes %s since %s: %s, was %s: it decides where sources are downloaded from and what Sigstore signatures are checked against; review it before merging",
-				f.rel, s.name, b.Rev, joinOr(s.values, "none"), joinOr(oldS[i].values, "none")),
-		})
 	}
 	// The CA bundle the config names, the same file as at the base, with
 	// other certificates: the TLS servers every download trusts are others.
@@ -200,12 +207,6 @@ type setting struct {
 // the same names in the same order; paths inside top (the repository's top
 // folder, ending in a separator) are shown relative to it.
 func configTrust(c *config.Config, top string) []setting {
-	one := func(s string) []string {
-		if s == "" {
-			return []string{}
-		}
-		return []string{s}
-	}
 	path := func(p string) []string { return one(strings.TrimPrefix(p, top)) }
 	mirrors := []string{}
 	for _, m := range c.Mirrors {
@@ -224,6 +225,19 @@ func configTrust(c *config.Config, top string) []setting {
 		{"sigstore.github-api", one(c.Sigstore.GitHubAPI)},
 		{"sigstore.tuf-url", one(c.Sigstore.TUFURL)},
 		{"sigstore.tuf-root", path(c.Sigstore.TUFRoot)},
+	}
+}
+
+// configPackages lists the settings of c that go into every package built,
+// whatever the recipe says (always the same names in the same order): the
+// local version suffix, the default maintainer, and the compression and xz
+// encoder, which change the packages' bytes.
+func configPackages(c *config.Config) []setting {
+	return []setting{
+		{"build.version-suffix", one(c.Build.VersionSuffix)},
+		{"build.maintainer", one(c.Build.Maintainer)},
+		{"build.compression", one(c.Build.Compression)},
+		{"build.xz-mode", one(c.Build.XZMode)},
 	}
 }
 
@@ -269,6 +283,11 @@ func (b *Base) repoFile(ctx context.Context, dir, file string) (*repoFile, error
 		return nil, fmt.Errorf("%w: %v", ErrBase, err)
 	}
 	return f, nil
+}
+
+// one is the values of a setting of one value: none when s is "".
+func one(s string) []string {
+	return nonEmpty(s != "", s)
 }
 
 func nonEmpty(ok bool, s string) []string {

@@ -687,7 +687,9 @@ func TestTrustedRootReview(t *testing.T) {
 // from and what Sigstore signatures are checked against: another trusted
 // root that was already in the repository, unchanged, or a mirror that
 // sends an upstream host to a folder of the change, is a review item per
-// setting; a setting that decides neither (build.parallel) is none.
+// setting, and so is a setting that goes into every package (the version
+// suffix, the default maintainer); a setting that does neither
+// (build.parallel) is none.
 func TestConfigReview(t *testing.T) {
 	const baseConfig = "sigstore: {trusted-root: trust/root.json}\nmirrors:\n  - {prefix: https://example.org/, to: mirror/example.org/}\n"
 	dir, write, b := committed(t, map[string]string{"updeb.yaml": baseConfig, "trust/root.json": `{"mediaType": "a"}`, "trust/test-ca.json": `{"mediaType": "test"}`})
@@ -709,12 +711,19 @@ func TestConfigReview(t *testing.T) {
 		return out
 	}
 	const why = ": it decides where sources are downloaded from and what Sigstore signatures are checked against; review it before merging"
+	const whyPackages = ": it goes into every package built (its Version, its Maintainer where the recipe names none, or its bytes) though no recipe changed, which the version rule does not see; review it before merging"
 	for _, tt := range []struct {
 		name, config string
 		want         []string
 	}{
 		{"unchanged", baseConfig, nil},
 		{"a setting of no trust", baseConfig + "build: {parallel: 2}\n", nil},
+		{"the version suffix, default maintainer and compression of every package", baseConfig + "build: {version-suffix: \"~site1\", maintainer: \"Eve <eve@example.org>\", compression: gzip}\n",
+			[]string{
+				"the config updeb.yaml changes build.version-suffix since HEAD: ~site1, was none" + whyPackages,
+				"the config updeb.yaml changes build.maintainer since HEAD: Eve <eve@example.org>, was none" + whyPackages,
+				"the config updeb.yaml changes build.compression since HEAD: gzip, was none" + whyPackages,
+			}},
 		{"another trusted root, already in the repository", strings.Replace(baseConfig, "trust/root.json", "trust/test-ca.json", 1),
 			[]string{"the config updeb.yaml changes sigstore.trusted-root since HEAD: trust/test-ca.json, was trust/root.json" + why}},
 		{"a mirror that redirects an upstream host", baseConfig + "  - {prefix: https://example.org/hello/, to: evil/}\n",
