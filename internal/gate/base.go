@@ -136,6 +136,14 @@ func (b *Base) load(ctx context.Context, r *recipe.Recipe, dir string) (*recipe.
 		}
 		if ok {
 			present = append(present, filepath.ToSlash(p))
+			continue
+		}
+		if sub, err := b.submodule(ctx, top, p); err != nil || sub != "" {
+			if err == nil {
+				err = fmt.Errorf("%w: %s at %s is inside the submodule %s: verify --base reads the base from this repository's history, never a submodule's, so it cannot compare the recipe %s with it; keep its keyrings and folder in this repository (a copy, or a link to a folder of it), or verify it without --base and review its version and trust changes by hand",
+					ErrBase, filepath.ToSlash(p), b.Rev, sub, filepath.ToSlash(relFile))
+			}
+			return nil, err
 		}
 	}
 	if err := b.extract(ctx, top, dir, present); err != nil {
@@ -168,6 +176,25 @@ func (b *Base) has(ctx context.Context, top, p string) (bool, error) {
 		return false, nil
 	}
 	return false, fmt.Errorf("%w: %v", ErrBase, err)
+}
+
+// submodule returns the submodule (a gitlink of the base revision) that p
+// (relative to top), or a folder above it, is, or "" when none is.
+func (b *Base) submodule(ctx context.Context, top, p string) (string, error) {
+	var above []string
+	for a := p; a != "." && filepath.IsLocal(a); a = filepath.Dir(a) {
+		above = append(above, filepath.ToSlash(a))
+	}
+	list, err := b.git(ctx, top, append([]string{"--literal-pathspecs", "ls-tree", "-z", "--full-tree", b.Rev, "--"}, above...)...)
+	if err != nil {
+		return "", fmt.Errorf("%w: %v", ErrBase, err)
+	}
+	for _, line := range strings.Split(string(list), "\x00") {
+		if meta, path, ok := strings.Cut(line, "\t"); ok && strings.HasPrefix(meta, "160000 ") {
+			return path, nil
+		}
+	}
+	return "", nil
 }
 
 // reach returns the object of the file the base revision reaches at rel

@@ -501,6 +501,37 @@ func TestBaseRecipeDoesNotLoad(t *testing.T) {
 	}
 }
 
+// TestBaseKeyringInSubmodule: a keyring in a submodule (keys/ a gitlink of
+// the base) cannot be read at the base: verify --base fails closed, saying
+// so and what to do, not that the keyring does not exist (which sent the
+// operator to a rule added to updeb since the recipe was committed).
+func TestBaseKeyringInSubmodule(t *testing.T) {
+	tools := testenv.RequireTool(t, "git")
+	keys := t.TempDir()
+	writeKeys, gitKeys := testRepo(t, tools[0], keys)
+	writeKeys("upstream.asc", "key\n")
+	gitKeys("init", "-q")
+	gitKeys("add", "-A")
+	gitKeys("commit", "-q", "-m", "keys")
+	dir := t.TempDir()
+	write, git := testRepo(t, tools[0], dir)
+	write("recipes/hello.yaml", helloRecipe)
+	git("init", "-q")
+	git("-c", "protocol.file.allow=always", "submodule", "add", "-q", keys, "keys")
+	git("add", "-A")
+	git("commit", "-q", "-m", "base")
+	write("recipes/hello.yaml", edit(t, helloRecipe, `revision: "1"`, `revision: "2"`))
+	r, err := recipe.Load(filepath.Join(dir, "recipes", "hello.yaml"), recipe.LoadOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = (&Base{Git: tools[0], Rev: "HEAD"}).load(context.Background(), r, t.TempDir())
+	if msg := fmt.Sprint(err); !errors.Is(err, ErrBase) || errors.Is(err, ErrBaseRecipe) ||
+		!strings.Contains(msg, "keys/upstream.asc at HEAD is inside the submodule keys: ") || !strings.Contains(msg, "keep its keyrings and folder in this repository") {
+		t.Errorf("a keyring in a submodule: %v", err)
+	}
+}
+
 // TestBaseLoad reads a recipe as it was at a git revision: an unknown
 // revision or a folder outside git is invalid input (ErrBase), a recipe the
 // revision does not have is new, and one it has loads with its keyring as it
