@@ -312,11 +312,18 @@ func (b *Base) Changed(ctx context.Context, dir string, rs []*recipe.Recipe) ([]
 	// A path is touched when it changed where its links lead, or when it,
 	// or a folder above it, is itself a link (or file) that changed: git
 	// lists a keyring replaced by a link to another keyring as the link,
-	// not as the keyring it now reads.
-	touches := func(p string, folder bool) bool {
-		is := func(rel string, under bool) bool {
-			return slices.ContainsFunc(changed, func(c string) bool { return c == rel || under && strings.HasPrefix(c, rel+string(filepath.Separator)) })
+	// not as the keyring it now reads. The changed paths and the folders
+	// above them are sets: a change of 100,000 files (a mirror folder) is
+	// looked up, not scanned, for each path of each of thousands of recipes.
+	paths, folders := map[string]bool{}, map[string]bool{}
+	for _, c := range changed {
+		paths[c] = true
+		for d := filepath.Dir(c); d != "." && d != string(filepath.Separator) && !folders[d]; d = filepath.Dir(d) {
+			folders[d] = true
 		}
+	}
+	touches := func(p string, folder bool) bool {
+		is := func(rel string, under bool) bool { return paths[rel] || under && folders[rel] }
 		if rel, err := relTo(top, p); err == nil && is(rel, folder) {
 			return true
 		}

@@ -13,11 +13,13 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/updeb/updeb/internal/recipe"
 	"github.com/updeb/updeb/internal/testkit/pgptest"
@@ -983,5 +985,55 @@ func TestAttributesReview(t *testing.T) {
 	}
 	if got := review(); !slices.Equal(got, want) {
 		t.Errorf("review:\n  %s\nwant:\n  %s", strings.Join(got, "\n  "), strings.Join(want, "\n  "))
+	}
+}
+
+// TestChangedLargeChange: a change of 50,000 files (a mirror folder
+// removed) against 4,000 recipes picks the recipes in about the time git
+// takes to list the files: each path of each recipe is looked up among the
+// changed paths, not compared with every one of them (which took 17 s).
+func TestChangedLargeChange(t *testing.T) {
+	tools := testenv.RequireTool(t, "git")
+	dir := t.TempDir()
+	write, git := testRepo(t, tools[0], dir)
+	write("keys/upstream.asc", "key\n")
+	write("recipes/r7.yaml", helloRecipe)
+	git("init", "-q")
+	// 50,000 files of the base that the working tree lacks, added to the
+	// index without writing them.
+	blob := strings.TrimSpace(string(testenv.Run(t, tools[0], "-C", dir, "hash-object", "-w", filepath.Join(dir, "keys", "upstream.asc"))))
+	var index strings.Builder
+	for i := range 50000 {
+		fmt.Fprintf(&index, "100644 %s\tmirror/%d/%d.tar.gz\n", blob, i%100, i)
+	}
+	cmd := exec.Command(tools[0], "-C", dir, "update-index", "--add", "--index-info")
+	cmd.Stdin = strings.NewReader(index.String())
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("%v: %s", err, out)
+	}
+	git("add", "-A", "recipes", "keys")
+	git("commit", "-q", "-m", "base")
+	write("recipes/r7.yaml", edit(t, helloRecipe, `revision: "1"`, `revision: "2"`))
+	r, err := recipe.Load(filepath.Join(dir, "recipes", "r7.yaml"), recipe.LoadOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// 4,000 recipes of a catalog, r7 the one changed: copies of it under
+	// their own names (loading 4,000 files would take longer than the rest).
+	const recipes = 4000
+	var rs []*recipe.Recipe
+	for i := range recipes {
+		c := *r
+		c.Name, c.Path = fmt.Sprintf("r%d", i), filepath.Join(dir, "recipes", fmt.Sprintf("r%d.yaml", i))
+		rs = append(rs, &c)
+	}
+	start := time.Now()
+	got, err := (&Base{Git: tools[0], Rev: "HEAD"}).Changed(context.Background(), filepath.Join(dir, "recipes"), rs)
+	took := time.Since(start)
+	if err != nil || len(got) != 1 || got[0].Name != "r7" {
+		t.Fatalf("changed: %v, %v", got, err)
+	}
+	if took > 10*time.Second {
+		t.Errorf("Changed took %v for %d recipes and 50,000 changed files", took, recipes)
 	}
 }
