@@ -145,6 +145,17 @@ func reviewConfiguration(cmd *cobra.Command, g *globalOptions, s *session, base 
 		return err
 	}
 	items = append(items, more...)
+	// A default config that would be read before the one in effect, had
+	// the change not removed it.
+	for _, d := range defaultConfigFiles {
+		if g.configFile != "" || d == s.cfg.File {
+			break
+		}
+		if more, err = b.ConfigGoneReview(cmd.Context(), g.recipesDir, d, s.cfg.File); err != nil {
+			return err
+		}
+		items = append(items, more...)
+	}
 	rep.Review = append(rep.Review, items...)
 	rep.Warnings += len(items)
 	return nil

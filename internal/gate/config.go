@@ -180,6 +180,45 @@ func (b *Base) AttributesReview(ctx context.Context, dir string) ([]ReviewItem, 
 	return items, nil
 }
 
+// ConfigGoneReview is one review item (no recipe's) when file, a config
+// updeb reads in preference to inUse (updeb.yaml in the working folder
+// before /etc/updeb/config.yaml), is not there now but the base revision
+// has it in the git repository of dir: the change removed or moved the
+// config that was in effect, and updeb reads inUse ("" for none) in its
+// place, with whatever it sets. ConfigReview compares a config in effect;
+// this is the one that no longer is.
+func (b *Base) ConfigGoneReview(ctx context.Context, dir, file, inUse string) ([]ReviewItem, error) {
+	abs, err := filepath.Abs(file)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := os.Lstat(abs); !errors.Is(err, fs.ErrNotExist) {
+		return nil, err // there: it is the config in effect, or it is not read
+	}
+	top, err := b.top(ctx, dir)
+	if err != nil {
+		return nil, err
+	}
+	// The file is gone: its folder's links are resolved, not its own.
+	parent, err := filepath.EvalSymlinks(filepath.Dir(abs))
+	if err != nil {
+		return nil, nil // no folder, no config
+	}
+	rel, err := filepath.Rel(top, filepath.Join(parent, filepath.Base(abs)))
+	if err != nil || !filepath.IsLocal(rel) {
+		return nil, nil
+	}
+	if _, known, err := b.reach(ctx, top, rel); err != nil || !known {
+		return nil, err
+	}
+	rel = filepath.ToSlash(rel)
+	return []ReviewItem{{
+		Kind: KindConfig, Subject: rel, Old: []string{b.Rev}, New: one(inUse),
+		Message: fmt.Sprintf("the config %s is gone since %s: updeb reads %s in its place, so every setting it made (mirrors, proxy, Sigstore, build.version-suffix, build.maintainer) is another or none; review it before merging",
+			rel, b.Rev, joinOr(one(inUse), "no config")),
+	}}, nil
+}
+
 // changedFile is file, when it lies inside the git repository of dir, and
 // whether it is "new" or "changed" since the base revision ("" when it is
 // the same, or lies outside).

@@ -1037,3 +1037,43 @@ func TestChangedLargeChange(t *testing.T) {
 		t.Errorf("Changed took %v for %d recipes and 50,000 changed files", took, recipes)
 	}
 }
+
+// TestConfigGoneReview: updeb.yaml of the repository, the config in effect
+// at the base, removed by the change (updeb now reads /etc/updeb/config.yaml
+// or no config) is a review item naming what is read in its place; one
+// still there, one the base never had, or one outside the repository, is
+// none.
+func TestConfigGoneReview(t *testing.T) {
+	dir, _, b := committed(t, map[string]string{"updeb.yaml": "build: {version-suffix: \"~site1\"}\n", "recipes/hello.yaml": "name: hello\n"})
+	ctx := context.Background()
+	review := func(file, inUse string) []ReviewItem {
+		t.Helper()
+		items, err := b.ConfigGoneReview(ctx, filepath.Join(dir, "recipes"), file, inUse)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return items
+	}
+	cfg := filepath.Join(dir, "updeb.yaml")
+	if items := review(cfg, ""); len(items) != 0 {
+		t.Errorf("still there: %+v", items)
+	}
+	if items := review(filepath.Join(dir, "site.yaml"), ""); len(items) != 0 {
+		t.Errorf("never at the base: %+v", items)
+	}
+	if items := review(filepath.Join(t.TempDir(), "updeb.yaml"), ""); len(items) != 0 {
+		t.Errorf("outside the repository: %+v", items)
+	}
+	if err := os.Remove(cfg); err != nil {
+		t.Fatal(err)
+	}
+	items := review(cfg, "/etc/updeb/config.yaml")
+	if len(items) != 1 || items[0].Kind != KindConfig || items[0].Recipe != "" || items[0].Subject != "updeb.yaml" ||
+		!slices.Equal(items[0].New, []string{"/etc/updeb/config.yaml"}) ||
+		!strings.HasPrefix(items[0].Message, "the config updeb.yaml is gone since HEAD: updeb reads /etc/updeb/config.yaml in its place") {
+		t.Errorf("removed, /etc's read instead: %+v", items)
+	}
+	if items := review(cfg, ""); len(items) != 1 || !strings.Contains(items[0].Message, "updeb reads no config in its place") || items[0].New == nil {
+		t.Errorf("removed, no config: %+v", items)
+	}
+}
