@@ -211,7 +211,9 @@ func printVerifyReport(w io.Writer, rep *gate.Report) {
 		if r.Base != "" && r.Base != r.Version {
 			v = r.Base + " -> " + r.Version
 		}
-		fmt.Fprintf(w, "== %s %s (%s)\n", r.Recipe, v, r.File)
+		// The file is named as the change named it: a name that sets the
+		// terminal (ESC [8m hides every line after it) is shown escaped.
+		fmt.Fprintf(w, "== %s %s (%s)\n", termtext.Escape(r.Recipe), termtext.Escape(v), termtext.Escape(r.File))
 		for _, x := range r.Results {
 			label := strings.ToUpper(string(x.Status))
 			if x.Status == gate.Warn {

@@ -438,3 +438,17 @@ func TestVerifyKilledInLintian(t *testing.T) {
 		t.Errorf("TMPDIR after a verify stopped with SIGTERM: %v\n%s", left, stderr)
 	}
 }
+
+// TestPrintVerifyReportEscapesFileName: a recipe file whose name holds an
+// escape sequence (ESC [8m conceals every line printed after it on a
+// terminal, the REVIEW lines included) is named escaped in its header.
+func TestPrintVerifyReportEscapesFileName(t *testing.T) {
+	var out bytes.Buffer
+	printVerifyReport(&out, &gate.Report{Recipes: []gate.RecipeReport{{
+		Recipe: "hello", Version: "1.2.0-2", Base: "1.2.0-1", File: "recipes/hello\x1b[8m.yaml",
+		Results: []gate.Result{{Check: "trust", Status: gate.Warn, Detail: "source hello: keyring keys/upstream.asc: key 16BF... added"}},
+	}}, Warnings: 1})
+	if strings.Contains(out.String(), "\x1b") || !strings.Contains(out.String(), `== hello 1.2.0-1 -> 1.2.0-2 (recipes/hello\x1b[8m.yaml)`) {
+		t.Errorf("report:\n%s", out.String())
+	}
+}
