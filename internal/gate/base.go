@@ -362,9 +362,11 @@ func (b *Base) Changed(ctx context.Context, dir string, rs []*recipe.Recipe) ([]
 
 // changedPaths lists the paths (relative to top) that the working tree
 // changes since the base revision, new files that git does not ignore
-// included, below the paths given (none: the whole tree).
+// included, below the paths given (none: the whole tree). A submodule at
+// another commit is a changed path whatever the change's .gitmodules says
+// (ignore = all there hides it from git diff).
 func (b *Base) changedPaths(ctx context.Context, top string, under ...string) ([]string, error) {
-	diff, err := b.git(ctx, top, append([]string{"diff", "--name-only", "--no-renames", "-z", b.Rev, "--"}, under...)...)
+	diff, err := b.git(ctx, top, append([]string{"diff", "--name-only", "--no-renames", "--ignore-submodules=none", "-z", b.Rev, "--"}, under...)...)
 	if err != nil {
 		return nil, fmt.Errorf("%w: %v", ErrBase, err)
 	}

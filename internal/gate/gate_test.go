@@ -501,25 +501,36 @@ func TestBaseRecipeDoesNotLoad(t *testing.T) {
 	}
 }
 
-// TestBaseKeyringInSubmodule: a keyring in a submodule (keys/ a gitlink of
-// the base) cannot be read at the base: verify --base fails closed, saying
-// so and what to do, not that the keyring does not exist (which sent the
-// operator to a rule added to updeb since the recipe was committed).
-func TestBaseKeyringInSubmodule(t *testing.T) {
-	tools := testenv.RequireTool(t, "git")
+// submoduleRepo makes a git repository holding recipes/hello.yaml and its
+// keyring in the submodule keys, committed, and returns its folder, a
+// writer of its working tree, git in the submodule's working tree, and the
+// git tool.
+func submoduleRepo(t *testing.T) (dir string, write func(name, content string), gitKeys func(args ...string), tools []string) {
+	t.Helper()
+	tools = testenv.RequireTool(t, "git")
 	keys := t.TempDir()
-	writeKeys, gitKeys := testRepo(t, tools[0], keys)
+	writeKeys, gitOrigin := testRepo(t, tools[0], keys)
 	writeKeys("upstream.asc", "key\n")
-	gitKeys("init", "-q")
-	gitKeys("add", "-A")
-	gitKeys("commit", "-q", "-m", "keys")
-	dir := t.TempDir()
+	gitOrigin("init", "-q")
+	gitOrigin("add", "-A")
+	gitOrigin("commit", "-q", "-m", "keys")
+	dir = t.TempDir()
 	write, git := testRepo(t, tools[0], dir)
 	write("recipes/hello.yaml", helloRecipe)
 	git("init", "-q")
 	git("-c", "protocol.file.allow=always", "submodule", "add", "-q", keys, "keys")
 	git("add", "-A")
 	git("commit", "-q", "-m", "base")
+	_, gitKeys = testRepo(t, tools[0], filepath.Join(dir, "keys"))
+	return dir, write, gitKeys, tools
+}
+
+// TestBaseKeyringInSubmodule: a keyring in a submodule (keys/ a gitlink of
+// the base) cannot be read at the base: verify --base fails closed, saying
+// so and what to do, not that the keyring does not exist (which sent the
+// operator to a rule added to updeb since the recipe was committed).
+func TestBaseKeyringInSubmodule(t *testing.T) {
+	dir, write, _, tools := submoduleRepo(t)
 	write("recipes/hello.yaml", edit(t, helloRecipe, `revision: "1"`, `revision: "2"`))
 	r, err := recipe.Load(filepath.Join(dir, "recipes", "hello.yaml"), recipe.LoadOptions{})
 	if err != nil {
@@ -529,6 +540,22 @@ func TestBaseKeyringInSubmodule(t *testing.T) {
 	if msg := fmt.Sprint(err); !errors.Is(err, ErrBase) || errors.Is(err, ErrBaseRecipe) ||
 		!strings.Contains(msg, "keys/upstream.asc at HEAD is inside the submodule keys: ") || !strings.Contains(msg, "keep its keyrings and folder in this repository") {
 		t.Errorf("a keyring in a submodule: %v", err)
+	}
+}
+
+// TestChangedSubmoduleIgnored: a keyring submodule moved to another commit
+// changes the trust of the recipes that name it, also where the change's
+// .gitmodules says ignore = all (which hides the submodule from git diff).
+func TestChangedSubmoduleIgnored(t *testing.T) {
+	dir, write, gitKeys, tools := submoduleRepo(t)
+	if got := changedNames(t, tools[0], dir, "hello"); got != "" {
+		t.Errorf("unchanged: %q", got)
+	}
+	write("keys/upstream.asc", "key\nanother key\n")
+	gitKeys("commit", "-q", "-a", "-m", "a key added")
+	write(".gitmodules", "[submodule \"keys\"]\n\tpath = keys\n\turl = ./keys\n\tignore = all\n")
+	if got := changedNames(t, tools[0], dir, "hello"); got != "hello" {
+		t.Errorf("the keyring submodule at another commit, ignore = all: %q", got)
 	}
 }
 
