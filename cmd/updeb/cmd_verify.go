@@ -12,6 +12,7 @@ import (
 	"github.com/updeb/updeb/internal/gate"
 	"github.com/updeb/updeb/internal/pipeline"
 	"github.com/updeb/updeb/internal/recipe"
+	"github.com/updeb/updeb/pkg/deb"
 	"github.com/updeb/updeb/pkg/lockfile"
 	"github.com/updeb/updeb/pkg/termtext"
 )
@@ -187,6 +188,9 @@ func runGate(cmd *cobra.Command, s *session, recipes []*recipe.Recipe, arches []
 	opts := gate.Options{
 		Build: pipeline.Options{
 			Source: so, UpdebVersion: version,
+			// The packages updeb build makes with this config, not others:
+			// lintian and the reproducibility check look at their bytes.
+			Compression: deb.Compression(s.cfg.Build.Compression), XZMode: deb.XZMode(s.cfg.Build.XZMode),
 			Parallel: res.Parallel, Pool: res.Pool, ResolveOptions: resolveOptions(s.cfg), Progress: g.buildProgress(),
 		},
 		Arches:  arches,

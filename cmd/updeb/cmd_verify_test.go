@@ -452,3 +452,33 @@ func TestPrintVerifyReportEscapesFileName(t *testing.T) {
 		t.Errorf("report:\n%s", out.String())
 	}
 }
+
+// TestVerifyBuildsWithConfigCompression: verify builds the packages updeb
+// build makes under the config (build.compression: gzip here), so that
+// lintian and the reproducibility check look at those bytes, not at the
+// default xz packages.
+func TestVerifyBuildsWithConfigCompression(t *testing.T) {
+	repo, _ := verifyRepo(t)
+	edit(t, filepath.Join(repo, "updeb.yaml"), "build:\n", "build:\n  compression: gzip\n")
+	// A stand-in lintian that keeps a copy of the packages it is given.
+	bin, seen := t.TempDir(), t.TempDir()
+	script := "#!/bin/sh\nfor a; do case $a in *.deb) cp \"$a\" " + seen + "/;; esac; done\n"
+	if err := os.WriteFile(filepath.Join(bin, "lintian"), []byte(script), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("PATH", bin+":"+os.Getenv("PATH"))
+	code, stdout, stderr := runCLI(t, "--config", filepath.Join(repo, "updeb.yaml"), "--recipes", filepath.Join(repo, "recipes"),
+		"--cache", t.TempDir(), "-q", "verify", "--arch", "amd64", "hello")
+	if code != 0 {
+		t.Fatalf("exit %d\n%s\n%s", code, stdout, stderr)
+	}
+	debs, _ := filepath.Glob(filepath.Join(seen, "*.deb"))
+	if len(debs) == 0 {
+		t.Fatalf("lintian was given no package:\n%s", stdout)
+	}
+	for _, d := range debs {
+		if members := string(testenv.Run(t, "ar", "t", d)); !strings.Contains(members, "data.tar.gz") {
+			t.Errorf("%s: %s, want data.tar.gz (build.compression: gzip)", filepath.Base(d), strings.TrimSpace(members))
+		}
+	}
+}
