@@ -661,7 +661,9 @@ func contentView(p *recipe.Resolved) recipe.Resolved {
 }
 
 // trustFiles are the local files p reads only to decide trust: keyrings
-// and pinned public keys.
+// and pinned public keys, but for one a package also installs (a -keyring
+// package shipping the key its source is verified with), which goes into
+// that package's bytes.
 func trustFiles(p *recipe.Resolved) map[string]bool {
 	m := map[string]bool{}
 	for _, s := range p.Sources {
@@ -673,6 +675,14 @@ func trustFiles(p *recipe.Resolved) map[string]bool {
 		}
 		if s.Checksums != nil && s.Checksums.Clearsigned != nil {
 			m[s.Checksums.Clearsigned.KeyringPath] = true
+		}
+	}
+	for _, pp := range p.Packages {
+		for _, f := range pp.Files {
+			delete(m, f.LocalPath)
+		}
+		for _, f := range pp.Fragments {
+			delete(m, f.LocalPath)
 		}
 	}
 	return m

@@ -156,6 +156,25 @@ func TestDiffRecipes(t *testing.T) {
 	}
 }
 
+// TestDiffRecipesInstalledKeyring: a keyring that a package also installs
+// (a -keyring package shipping the key its source is verified with) goes
+// into the package's bytes: a key added to it changes the packages, and
+// the version must increase, though as a keyring it is only a REVIEW line.
+func TestDiffRecipesInstalledKeyring(t *testing.T) {
+	installed := edit(t, helloRecipe, "keyring: keys/upstream.asc", "keyring: recipes/hello/upstream.asc",
+		"    files:\n", "    files:\n      - {file: upstream.asc, dest: /usr/share/keyrings/hello.asc}\n")
+	project := func(key string) *recipe.Recipe {
+		return loadFiles(t, map[string]string{"recipes/hello.yaml": installed, "recipes/hello/upstream.asc": key})
+	}
+	old := project("key\n")
+	if d, err := diffRecipes(project("key\n"), old, recipe.ResolveOptions{}); err != nil || d.changed {
+		t.Errorf("the same keyring: changed %v (%v)", d.changed, err)
+	}
+	if d, err := diffRecipes(project("key\nanother key\n"), old, recipe.ResolveOptions{}); err != nil || !d.changed {
+		t.Errorf("a key added to the installed keyring: changed %v (%v), want the packages changed", d.changed, err)
+	}
+}
+
 // A change every architecture shares is shown once, naming them all.
 func TestDiffRecipesSharedChange(t *testing.T) {
 	two := edit(t, helloRecipe, "{amd64: amd64}", "{amd64: amd64, arm64: arm64}", "{amd64: 0192", "{arm64: 7f4b9b5c6bc993bd427c4ba7fd1aea86dab4083b51cb8c84ab533926ddb71665, amd64: 0192")
