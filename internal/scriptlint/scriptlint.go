@@ -116,7 +116,10 @@ func shSyntax(ctx context.Context, sh string, script []byte) ([]Problem, error) 
 var gccRE = regexp.MustCompile(`^-:(\d+):(\d+): (error|warning|note|info|style): (.*)$`)
 
 func shellcheck(ctx context.Context, bin string, script []byte) ([]Problem, error) {
-	stdout, stderr, exit, err := run(ctx, bin, script, "--shell=sh", "--severity=warning", "--format=gcc", "-")
+	// --norc: a .shellcheckrc of the working folder (the recipes
+	// repository, which a change can add one to) would otherwise disable
+	// checks.
+	stdout, stderr, exit, err := run(ctx, bin, script, "--norc", "--shell=sh", "--severity=warning", "--format=gcc", "-")
 	if err != nil {
 		return nil, err
 	}

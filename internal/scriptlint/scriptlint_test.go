@@ -51,6 +51,22 @@ func TestCheck(t *testing.T) {
 	}
 }
 
+// TestCheckIgnoresShellcheckrc: a .shellcheckrc in the working folder (the
+// recipes repository a change brings it in, disable=all) silences nothing:
+// the findings are updeb's rule, not the repository's.
+func TestCheckIgnoresShellcheckrc(t *testing.T) {
+	tools := testenv.RequireTool(t, "shellcheck")
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, ".shellcheckrc"), []byte("disable=all\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	t.Chdir(dir)
+	got, err := Check(context.Background(), Tools{ShellCheck: tools[0]}, []byte("rm -rf $STATE/\n"))
+	if err != nil || len(got) != 1 || !strings.Contains(got[0].Message, "SC2115") {
+		t.Errorf("problems %+v (%v), want SC2115", got, err)
+	}
+}
+
 // ReadsAsCommand tells a line the shell runs from a line of a here-document
 // or of a quoted string, in every place a command may stand.
 func TestReadsAsCommand(t *testing.T) {
