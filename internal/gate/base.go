@@ -128,6 +128,19 @@ func (b *Base) load(ctx context.Context, r *recipe.Recipe, dir string) (*recipe.
 	}
 	paths = append(paths, filesDir)
 	paths = append(paths, linked(top, filepath.Join(top, filesDir))...)
+	// A keyring or folder in a submodule (or one itself) has no files in
+	// the base's tree: say so, not that they do not exist.
+	if sub, p, err := b.submodule(ctx, top, paths); err != nil || sub != "" {
+		if err == nil {
+			where := "inside the submodule " + sub
+			if p == sub {
+				where = "a submodule"
+			}
+			err = fmt.Errorf("%w: %s at %s is %s: verify --base reads the base from this repository's history, never a submodule's, so it cannot compare the recipe %s with it; keep its keyrings and folder in this repository (a copy, or a link to a folder of it), or verify it without --base and review its version and trust changes by hand",
+				ErrBase, p, b.Rev, where, filepath.ToSlash(relFile))
+		}
+		return nil, err
+	}
 	var present []string
 	for _, p := range sortedUnique(paths) {
 		ok, err := b.has(ctx, top, p)
@@ -136,14 +149,6 @@ func (b *Base) load(ctx context.Context, r *recipe.Recipe, dir string) (*recipe.
 		}
 		if ok {
 			present = append(present, filepath.ToSlash(p))
-			continue
-		}
-		if sub, err := b.submodule(ctx, top, p); err != nil || sub != "" {
-			if err == nil {
-				err = fmt.Errorf("%w: %s at %s is inside the submodule %s: verify --base reads the base from this repository's history, never a submodule's, so it cannot compare the recipe %s with it; keep its keyrings and folder in this repository (a copy, or a link to a folder of it), or verify it without --base and review its version and trust changes by hand",
-					ErrBase, filepath.ToSlash(p), b.Rev, sub, filepath.ToSlash(relFile))
-			}
-			return nil, err
 		}
 	}
 	if err := b.extract(ctx, top, dir, present); err != nil {
@@ -178,23 +183,34 @@ func (b *Base) has(ctx context.Context, top, p string) (bool, error) {
 	return false, fmt.Errorf("%w: %v", ErrBase, err)
 }
 
-// submodule returns the submodule (a gitlink of the base revision) that p
-// (relative to top), or a folder above it, is, or "" when none is.
-func (b *Base) submodule(ctx context.Context, top, p string) (string, error) {
+// submodule returns the first submodule (a gitlink of the base revision)
+// that one of paths (relative to top), or a folder above it, is, and that
+// path (with slashes); "" when there is none.
+func (b *Base) submodule(ctx context.Context, top string, paths []string) (sub, path string, err error) {
 	var above []string
-	for a := p; a != "." && filepath.IsLocal(a); a = filepath.Dir(a) {
-		above = append(above, filepath.ToSlash(a))
-	}
-	list, err := b.git(ctx, top, append([]string{"--literal-pathspecs", "ls-tree", "-z", "--full-tree", b.Rev, "--"}, above...)...)
-	if err != nil {
-		return "", fmt.Errorf("%w: %v", ErrBase, err)
-	}
-	for _, line := range strings.Split(string(list), "\x00") {
-		if meta, path, ok := strings.Cut(line, "\t"); ok && strings.HasPrefix(meta, "160000 ") {
-			return path, nil
+	for _, p := range paths {
+		for a := p; a != "." && filepath.IsLocal(a); a = filepath.Dir(a) {
+			above = append(above, filepath.ToSlash(a))
 		}
 	}
-	return "", nil
+	list, err := b.git(ctx, top, append([]string{"--literal-pathspecs", "ls-tree", "-z", "--full-tree", b.Rev, "--"}, sortedUnique(above)...)...)
+	if err != nil {
+		return "", "", fmt.Errorf("%w: %v", ErrBase, err)
+	}
+	links := map[string]bool{}
+	for _, line := range strings.Split(string(list), "\x00") {
+		if meta, p, ok := strings.Cut(line, "\t"); ok && strings.HasPrefix(meta, "160000 ") {
+			links[p] = true
+		}
+	}
+	for _, p := range sortedUnique(paths) {
+		for a := p; a != "." && filepath.IsLocal(a); a = filepath.Dir(a) {
+			if links[filepath.ToSlash(a)] {
+				return filepath.ToSlash(a), filepath.ToSlash(p), nil
+			}
+		}
+	}
+	return "", "", nil
 }
 
 // reach returns the object of the file the base revision reaches at rel

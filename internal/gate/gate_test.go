@@ -520,45 +520,60 @@ func TestBaseRecipeDoesNotLoad(t *testing.T) {
 	}
 }
 
-// submoduleRepo makes a git repository holding recipes/hello.yaml and its
-// keyring in the submodule keys, committed, and returns its folder, a
-// writer of its working tree, git in the submodule's working tree, and the
-// git tool.
-func submoduleRepo(t *testing.T) (dir string, write func(name, content string), gitKeys func(args ...string), tools []string) {
+// submoduleRepo makes a git repository holding recipes/hello.yaml (text),
+// its keyring keys/upstream.asc and the submodule sub (which may be keys), a
+// repository of the one file name, committed, and
+// returns its folder, a writer of its working tree, git in the submodule's
+// working tree, and the git tool.
+func submoduleRepo(t *testing.T, text, sub, name string) (dir string, write func(name, content string), gitSub func(args ...string), tools []string) {
 	t.Helper()
 	tools = testenv.RequireTool(t, "git")
-	keys := t.TempDir()
-	writeKeys, gitOrigin := testRepo(t, tools[0], keys)
-	writeKeys("upstream.asc", "key\n")
+	origin := t.TempDir()
+	writeOrigin, gitOrigin := testRepo(t, tools[0], origin)
+	writeOrigin(name, "content\n")
 	gitOrigin("init", "-q")
 	gitOrigin("add", "-A")
-	gitOrigin("commit", "-q", "-m", "keys")
+	gitOrigin("commit", "-q", "-m", "files")
 	dir = t.TempDir()
 	write, git := testRepo(t, tools[0], dir)
-	write("recipes/hello.yaml", helloRecipe)
+	write("recipes/hello.yaml", text)
+	if sub != "keys" {
+		write("keys/upstream.asc", "key\n")
+	}
 	git("init", "-q")
-	git("-c", "protocol.file.allow=always", "submodule", "add", "-q", keys, "keys")
+	git("-c", "protocol.file.allow=always", "submodule", "add", "-q", origin, sub)
 	git("add", "-A")
 	git("commit", "-q", "-m", "base")
-	_, gitKeys = testRepo(t, tools[0], filepath.Join(dir, "keys"))
-	return dir, write, gitKeys, tools
+	_, gitSub = testRepo(t, tools[0], filepath.Join(dir, sub))
+	return dir, write, gitSub, tools
 }
 
 // TestBaseKeyringInSubmodule: a keyring in a submodule (keys/ a gitlink of
-// the base) cannot be read at the base: verify --base fails closed, saying
-// so and what to do, not that the keyring does not exist (which sent the
-// operator to a rule added to updeb since the recipe was committed).
+// the base), or a recipe's folder that is one, cannot be read at the base:
+// verify --base fails closed, saying so and what to do, not that the
+// keyring or file does not exist (which sent the operator to a rule added
+// to updeb since the recipe was committed).
 func TestBaseKeyringInSubmodule(t *testing.T) {
-	dir, write, _, tools := submoduleRepo(t)
-	write("recipes/hello.yaml", edit(t, helloRecipe, `revision: "1"`, `revision: "2"`))
-	r, err := recipe.Load(filepath.Join(dir, "recipes", "hello.yaml"), recipe.LoadOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	_, err = (&Base{Git: tools[0], Rev: "HEAD"}).load(context.Background(), r, t.TempDir())
-	if msg := fmt.Sprint(err); !errors.Is(err, ErrBase) || errors.Is(err, ErrBaseRecipe) ||
-		!strings.Contains(msg, "keys/upstream.asc at HEAD is inside the submodule keys: ") || !strings.Contains(msg, "keep its keyrings and folder in this repository") {
-		t.Errorf("a keyring in a submodule: %v", err)
+	withConf := edit(t, helloRecipe, "    files:\n", "    files:\n      - {file: hello.conf, dest: /etc/hello.conf}\n")
+	for _, tt := range []struct {
+		name, text, sub, file, want string
+	}{
+		{"keyring", helloRecipe, "keys", "upstream.asc", "keys/upstream.asc at HEAD is inside the submodule keys: "},
+		{"recipe folder", withConf, "recipes/hello", "hello.conf", "recipes/hello at HEAD is a submodule: "},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			dir, write, _, tools := submoduleRepo(t, tt.text, tt.sub, tt.file)
+			write("recipes/hello.yaml", edit(t, tt.text, `revision: "1"`, `revision: "2"`))
+			r, err := recipe.Load(filepath.Join(dir, "recipes", "hello.yaml"), recipe.LoadOptions{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			_, err = (&Base{Git: tools[0], Rev: "HEAD"}).load(context.Background(), r, t.TempDir())
+			if msg := fmt.Sprint(err); !errors.Is(err, ErrBase) || errors.Is(err, ErrBaseRecipe) ||
+				!strings.Contains(msg, tt.want) || !strings.Contains(msg, "keep its keyrings and folder in this repository") {
+				t.Errorf("%v", err)
+			}
+		})
 	}
 }
 
@@ -566,7 +581,7 @@ func TestBaseKeyringInSubmodule(t *testing.T) {
 // changes the trust of the recipes that name it, also where the change's
 // .gitmodules says ignore = all (which hides the submodule from git diff).
 func TestChangedSubmoduleIgnored(t *testing.T) {
-	dir, write, gitKeys, tools := submoduleRepo(t)
+	dir, write, gitKeys, tools := submoduleRepo(t, helloRecipe, "keys", "upstream.asc")
 	if got := changedNames(t, tools[0], dir, "hello"); got != "" {
 		t.Errorf("unchanged: %q", got)
 	}
