@@ -79,7 +79,7 @@ func loadFiles(t *testing.T, files map[string]string) *recipe.Recipe {
 }
 
 // edit applies old -> new replacements to text, failing when one is absent.
-func edit(t *testing.T, text string, pairs ...string) string {
+func edit(t testing.TB, text string, pairs ...string) string {
 	t.Helper()
 	for i := 0; i < len(pairs); i += 2 {
 		if !strings.Contains(text, pairs[i]) {
@@ -845,7 +845,7 @@ func fifoFragment(t *testing.T, r *recipe.Recipe) *recipe.Recipe {
 
 // testRepo returns a function that writes a file under dir (its folders
 // made) and one that runs git in dir as a fixed author.
-func testRepo(t *testing.T, gitTool, dir string) (write func(name, content string), git func(args ...string)) {
+func testRepo(t testing.TB, gitTool, dir string) (write func(name, content string), git func(args ...string)) {
 	write = func(name, content string) {
 		t.Helper()
 		p := filepath.Join(dir, name)
