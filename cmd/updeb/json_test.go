@@ -10,6 +10,7 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -94,6 +95,7 @@ func checkJSON(t *testing.T, command, stdout string) map[string]any {
 	}
 	checkKeys(t, where, "", v)
 	noNulls(t, where, "", v)
+	wholeSeconds(t, where, "", v)
 	checkExampleKeys(t, where, v)
 	if d := os.Getenv("UPDEB_JSON_EXAMPLES"); d != "" { // material for docs/scripting.md's examples
 		os.WriteFile(filepath.Join(d, strings.ReplaceAll(command, " ", "-")+".json"), []byte(stdout), 0o644)
@@ -195,6 +197,32 @@ func TestJSONOutputs(t *testing.T) {
 	}
 }
 
+// rfc3339 is a string that is a time (not a date alone).
+var rfc3339 = regexp.MustCompile(`^\d{4}-\d\d-\d\dT\d\d:\d\d`)
+
+// wholeSeconds reports the times in v not of the form jq's fromdate reads,
+// 2026-11-24T05:52:26Z: UTC and whole seconds, as docs/scripting.md says.
+func wholeSeconds(t *testing.T, where, path string, v any) {
+	t.Helper()
+	switch x := v.(type) {
+	case string:
+		if _, err := time.Parse("2006-01-02T15:04:05Z", x); rfc3339.MatchString(x) && err != nil {
+			t.Errorf("%s: time %q at %s is not UTC in whole seconds (2006-01-02T15:04:05Z)", where, x, path)
+		}
+	case map[string]any:
+		if standardDocs[path[strings.LastIndexByte(path, '.')+1:]] {
+			return
+		}
+		for k, e := range x {
+			wholeSeconds(t, where, path+"."+k, e)
+		}
+	case []any:
+		for _, e := range x {
+			wholeSeconds(t, where, path+"[]", e)
+		}
+	}
+}
+
 // noNulls reports the paths of the nulls in v: updeb's JSON has none (an
 // empty list is [], an absent value is left out).
 func noNulls(t *testing.T, where, path string, v any) {
@@ -248,6 +276,18 @@ func TestPrintJSON(t *testing.T) {
 		A      int    `json:"a"`
 	}{"updeb/x/v2", 1}); err != nil || b.String() != "{\n  \"schema\": \"updeb/x/v2\",\n  \"a\": 1\n}\n" {
 		t.Errorf("own schema: %q, %v", b.String(), err)
+	}
+	// Times in UTC, whole seconds (jq's fromdate refuses nanoseconds and
+	// other zones), also behind a pointer, in a list and in a map.
+	b.Reset()
+	at := time.Date(2026, 11, 24, 7, 52, 26, 123456789, time.FixedZone("UTC+2", 2*3600))
+	if err := printJSON(&b, cmd, struct {
+		T time.Time            `json:"t"`
+		P *time.Time           `json:"p"`
+		L []time.Time          `json:"l"`
+		M map[string]time.Time `json:"m"`
+	}{at, &at, []time.Time{at}, map[string]time.Time{"k": at}}); err != nil || strings.Count(b.String(), `"2026-11-24T05:52:26Z"`) != 4 {
+		t.Errorf("times: %q, %v", b.String(), err)
 	}
 	for _, bad := range []any{[]int{1}, "s", map[string]int{"schema": 1}, map[string]string{"schema": "updeb/y/v1"}} {
 		if err := printJSON(&b, cmd, bad); err == nil {

@@ -8,6 +8,7 @@ import (
 	"reflect"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/spf13/cobra"
 )
@@ -19,6 +20,8 @@ import (
 //     "updeb" with its words joined by "-" (updeb/repo-history/v1);
 //   - every key at every depth is snake_case (lower case, digits, "_");
 //   - an empty list is [], never null;
+//   - a time is RFC 3339 in UTC, whole seconds (2026-11-24T05:52:26Z: the
+//     form jq's fromdate reads);
 //   - a change that removes or renames a key or changes a value's type bumps
 //     N; adding a key does not.
 //
@@ -98,7 +101,7 @@ func printJSON(w io.Writer, cmd *cobra.Command, v any) error {
 	var body bytes.Buffer
 	enc := json.NewEncoder(&body)
 	enc.SetEscapeHTML(false)
-	if err := enc.Encode(emptyLists(v)); err != nil {
+	if err := enc.Encode(jsonForm(v)); err != nil {
 		return err
 	}
 	obj := bytes.TrimSpace(body.Bytes())
@@ -133,11 +136,13 @@ func printJSON(w io.Writer, cmd *cobra.Command, v any) error {
 	return err
 }
 
-// emptyLists returns v with every nil slice it holds (in structs, maps,
+// jsonForm returns v with every nil slice it holds (in structs, maps,
 // slices and through pointers) made empty, so that it encodes as [] rather
-// than null. Values behind pointers are changed in place; v itself is
-// copied first.
-func emptyLists(v any) any {
+// than null, and every time.Time in UTC and whole seconds, so that it
+// encodes as 2026-11-24T05:52:26Z rather than with nanoseconds jq's fromdate
+// refuses. Values behind pointers are changed in place; v itself is copied
+// first.
+func jsonForm(v any) any {
 	if v == nil {
 		return nil
 	}
@@ -147,8 +152,11 @@ func emptyLists(v any) any {
 	return c.Interface()
 }
 
-// fillLists makes the nil slices below the settable value v empty; depth
-// bounds a self-referencing value.
+// timeType is time.Time's type, whose values fillLists truncates.
+var timeType = reflect.TypeFor[time.Time]()
+
+// fillLists makes the nil slices below the settable value v empty and its
+// times whole seconds in UTC; depth bounds a self-referencing value.
 func fillLists(v reflect.Value, depth int) {
 	if depth > 32 {
 		return
@@ -167,6 +175,10 @@ func fillLists(v reflect.Value, depth int) {
 			fillLists(e, depth+1)
 		}
 	case reflect.Struct:
+		if v.Type() == timeType {
+			v.Set(reflect.ValueOf(v.Interface().(time.Time).UTC().Truncate(time.Second)))
+			return
+		}
 		for i := range v.NumField() {
 			if f := v.Field(i); f.CanSet() {
 				fillLists(f, depth+1)

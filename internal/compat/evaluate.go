@@ -281,7 +281,7 @@ func Evaluate(sets []ReleaseSet, in Inputs) *Report {
 	for i, q := range in.Retired {
 		in.retiredOf[q.Component] = append(in.retiredOf[q.Component], i)
 	}
-	r := &Report{Now: in.Now, Sets: []SetResult{}, Findings: []Finding{}, Sources: tableSources(tables)}
+	r := &Report{Now: in.Now.UTC().Truncate(time.Second), Sets: []SetResult{}, Findings: []Finding{}, Sources: tableSources(tables)}
 	if in.EOL != nil {
 		r.Sources = append(r.Sources, Source{Name: compatdata.EndOfLife, Copy: in.eolCopy(), AsOf: day(in.EOL.AsOf), Text: in.EOL.Source, At: in.EOL.AsOf})
 	}

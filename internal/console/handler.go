@@ -22,12 +22,14 @@ func (c *Console) Logger() *slog.Logger {
 }
 
 // JSONHandler writes one JSON object per record to w (slog's JSONHandler),
-// its times in UTC, as the human format's timestamps: the "time" of each
-// record and any time given as an attribute. A nil level is info.
+// its times in UTC and whole seconds, as the human format's timestamps and
+// every time of updeb's JSON (2026-11-24T05:52:26Z, which jq's fromdate
+// reads): the "time" of each record and any time given as an attribute. A
+// nil level is info.
 func JSONHandler(w io.Writer, level slog.Leveler) slog.Handler {
 	return slog.NewJSONHandler(w, &slog.HandlerOptions{Level: level, ReplaceAttr: func(_ []string, a slog.Attr) slog.Attr {
 		if a.Value.Kind() == slog.KindTime {
-			a.Value = slog.TimeValue(a.Value.Time().UTC())
+			a.Value = slog.TimeValue(a.Value.Time().UTC().Truncate(time.Second))
 		}
 		return a
 	}})

@@ -172,7 +172,11 @@ const expiresSoon = 3 * 24 * time.Hour
 
 // Build gathers the report.
 func Build(in Inputs) *Report {
-	r := &Report{Schema: Schema, Generated: in.Now.UTC(), Plan: in.Plan, Compat: in.Compat, Recipes: []Recipe{}, Data: []DataTable{}}
+	// The report's time is whole seconds, as every time in updeb's JSON
+	// (2026-11-24T05:52:26Z, which jq's fromdate reads), and the ages and
+	// expiries are counted from it.
+	in.Now = in.Now.UTC().Truncate(time.Second)
+	r := &Report{Schema: Schema, Generated: in.Now, Plan: in.Plan, Compat: in.Compat, Recipes: []Recipe{}, Data: []DataTable{}}
 	for _, c := range in.Plan.Components {
 		for _, x := range c.Recipes {
 			r.Recipes = append(r.Recipes, Recipe{Name: x.Name, Component: c.Name, Version: x.Version, Newest: x.Newest, Latest: x.Latest,

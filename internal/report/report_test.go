@@ -649,3 +649,32 @@ func TestDataAgeFromItsTime(t *testing.T) {
 		}
 	}
 }
+
+// TestJSONTimesWholeSeconds: report.json's times are whole seconds in UTC
+// (2026-12-01T06:00:00Z), as jq's fromdate wants them: the clock's
+// nanoseconds ("generated": "...06:00:00.123456789Z") made `jq '.generated |
+// fromdate'` fail, and the compat report's "now" too.
+func TestJSONTimesWholeSeconds(t *testing.T) {
+	at := now.Add(123456789 * time.Nanosecond).In(time.FixedZone("UTC+2", 2*3600))
+	cr, err := compat.Check(nil, nil, compat.Inputs{Now: at})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := Build(Inputs{Now: at, Plan: &plan.Plan{}, Compat: cr})
+	var b bytes.Buffer
+	if err := WriteJSON(&b, r); err != nil {
+		t.Fatal(err)
+	}
+	var v struct {
+		Generated string `json:"generated"`
+		Compat    struct {
+			Now string `json:"now"`
+		} `json:"compat"`
+	}
+	if err := json.Unmarshal(b.Bytes(), &v); err != nil {
+		t.Fatal(err)
+	}
+	if v.Generated != "2026-12-01T06:00:00Z" || v.Compat.Now != "2026-12-01T06:00:00Z" {
+		t.Errorf("generated %q, compat.now %q: want 2026-12-01T06:00:00Z", v.Generated, v.Compat.Now)
+	}
+}
