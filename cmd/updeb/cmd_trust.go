@@ -10,6 +10,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/updeb/updeb/internal/confined"
+	"github.com/updeb/updeb/internal/plural"
 	"github.com/updeb/updeb/pkg/atomicfile"
 	"github.com/updeb/updeb/pkg/verify/sigstore"
 )
@@ -124,7 +125,7 @@ func runTrustShow(cmd *cobra.Command, g *globalOptions, file string, now time.Ti
 	}
 	fmt.Fprintf(w, "  name     %s\n  sha256   %s\n", out.Name, out.SHA256)
 	if out.Since != "" {
-		fmt.Fprintf(w, "  since    %s (%d days ago)\n", tr.Since.UTC().Format(time.DateOnly), out.AgeDays)
+		fmt.Fprintf(w, "  since    %s (%s ago)\n", tr.Since.UTC().Format(time.DateOnly), plural.Days(out.AgeDays))
 	}
 	fmt.Fprintf(w, "  rekor    %s (where cosign signatures are looked up)\n", out.RekorURL)
 	if out.RefreshedAt != "" && tr.Source != "refreshed" {

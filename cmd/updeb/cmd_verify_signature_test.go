@@ -112,7 +112,7 @@ func TestKeysListSigningKey(t *testing.T) {
 	}
 	code, stdout, stderr := runCLI(t, "keys", "list", key)
 	for _, want := range []string{
-		key + ": 1 primary keys\npub Ed25519   " + fpr + " created 2026-01-01 expires 2045-12-27 [certify]\n      uid Repo <repo@example.org>\n",
+		key + ": 1 primary key\npub Ed25519   " + fpr + " created 2026-01-01 expires 2045-12-27 [certify]\n      uid Repo <repo@example.org>\n",
 		" created 2026-01-01 expires 2035-12-30 [sign]\n",
 	} {
 		if code != 0 || !strings.Contains(stdout, want) {

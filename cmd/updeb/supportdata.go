@@ -12,6 +12,7 @@ import (
 
 	"github.com/updeb/updeb/internal/compatdata"
 	"github.com/updeb/updeb/internal/config"
+	"github.com/updeb/updeb/internal/plural"
 	"github.com/updeb/updeb/internal/supportdata"
 )
 
@@ -47,10 +48,10 @@ func (g *globalOptions) dataSet(cfg *config.Config, now time.Time, tables bool) 
 	if set.Repository != "" {
 		refresh += " --write " + set.Repository
 	}
-	maxDays := int(cfg.Data.MaxAge().Hours() / 24)
+	maxDays := plural.Days(int(cfg.Data.MaxAge().Hours() / 24))
 	g.note("support data: %s", set.EOL.Describe(now))
 	if set.EOL.Stale(now, cfg.Data.MaxAge()) {
-		g.warnf("the support data is older than %d days (data: max-age-days:): run '%s'", maxDays, refresh)
+		g.warnf("the support data is older than %s (data: max-age-days:): run '%s'", maxDays, refresh)
 	}
 	if !tables {
 		return set, nil
@@ -67,7 +68,7 @@ func (g *globalOptions) dataSet(cfg *config.Config, now time.Time, tables bool) 
 	}
 	g.note("compatibility tables: %s copy ('updeb data status' lists each table's date)", strings.Join(copies, " and "))
 	if len(stale) > 0 {
-		g.warnf("compatibility tables older than %d days (data: max-age-days:): %s: run '%s'", maxDays, strings.Join(stale, ", "), refresh)
+		g.warnf("compatibility tables older than %s (data: max-age-days:): %s: run '%s'", maxDays, strings.Join(stale, ", "), refresh)
 	}
 	return set, nil
 }

@@ -32,6 +32,7 @@ import (
 	"time"
 
 	"github.com/updeb/updeb/internal/compatdata"
+	"github.com/updeb/updeb/internal/plural"
 	"github.com/updeb/updeb/internal/supportdata"
 	"github.com/updeb/updeb/pkg/debversion"
 )
@@ -676,12 +677,7 @@ var ruleOf = map[string]string{
 	"cloud-controller-manager": RuleCloudControllerManagerSkew,
 }
 
-func minors(n int) string {
-	if n == 1 {
-		return "1 minor"
-	}
-	return fmt.Sprintf("%d minors", n)
-}
+func minors(n int) string { return plural.Count(int64(n), "minor", "minors") }
 
 type addFunc func(rule string, sev Severity, comp, other, format string, args ...any)
 

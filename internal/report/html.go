@@ -8,6 +8,7 @@ import (
 
 	"github.com/updeb/updeb/internal/compat"
 	"github.com/updeb/updeb/internal/plan"
+	"github.com/updeb/updeb/internal/plural"
 	"github.com/updeb/updeb/internal/signkey"
 )
 
@@ -227,5 +228,5 @@ func hours(d time.Duration) string {
 	case h == 0:
 		return fmt.Sprintf("%d minute(s)", max(1, int(d.Minutes())))
 	}
-	return fmt.Sprintf("%d hours", h)
+	return plural.Count(int64(h), "hour", "hours")
 }

@@ -15,6 +15,7 @@ import (
 
 	"github.com/updeb/updeb/internal/compat"
 	"github.com/updeb/updeb/internal/plan"
+	"github.com/updeb/updeb/internal/plural"
 	"github.com/updeb/updeb/internal/repo"
 	"github.com/updeb/updeb/internal/signkey"
 	"github.com/updeb/updeb/internal/supportdata"
@@ -345,7 +346,7 @@ func verdict(r *Report, maxAge time.Duration, runFailed bool) Verdict {
 	refresh := "updeb data refresh"
 	for _, t := range r.Data {
 		if t.Stale {
-			what := fmt.Sprintf("%s (%d days)", t.Name, t.AgeDays)
+			what := fmt.Sprintf("%s (%s)", t.Name, plural.Days(t.AgeDays))
 			if t.AgeSeconds < 0 {
 				what = t.Name + " (as of " + t.AsOf + ", after today: written with a wrong clock)"
 			}
@@ -358,7 +359,7 @@ func verdict(r *Report, maxAge time.Duration, runFailed bool) Verdict {
 		}
 	}
 	if len(stale) > 0 {
-		todo = append(todo, fmt.Sprintf("data older than %d days: %s: run '%s'", int(maxAge.Hours()/24), strings.Join(stale, ", "), refresh))
+		todo = append(todo, fmt.Sprintf("data older than %s: %s: run '%s'", plural.Days(int(maxAge.Hours()/24)), strings.Join(stale, ", "), refresh))
 	}
 	switch {
 	case len(bad) > 0:

@@ -563,6 +563,15 @@ func TestPageExpiresWithinTheHour(t *testing.T) {
 	if page := b.String(); !strings.Contains(page, `<td class="state-expires-soon">expires in 25 minute(s): refresh it</td>`) {
 		t.Errorf("a Release that expires in 25 minutes:\n%s", page)
 	}
+	// Within two hours: "1 hour", not "1 hours".
+	in.Repository.Suites[0].ValidUntil = now.Add(90 * time.Minute)
+	b.Reset()
+	if err := WriteHTML(&b, Build(in)); err != nil {
+		t.Fatal(err)
+	}
+	if page := b.String(); !strings.Contains(page, `<td class="state-expires-soon">expires in 1 hour: refresh it</td>`) {
+		t.Errorf("a Release that expires in 90 minutes:\n%s", page)
+	}
 }
 
 // Every file Write writes is UTF-8, whatever bytes a server's message (a

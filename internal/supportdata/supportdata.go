@@ -33,6 +33,7 @@ import (
 	"time"
 
 	"github.com/updeb/updeb/internal/fetch"
+	"github.com/updeb/updeb/internal/plural"
 	"github.com/updeb/updeb/internal/yamlfile"
 	"github.com/updeb/updeb/pkg/atomicfile"
 )
@@ -102,7 +103,7 @@ func (c *Copy) Describe(now time.Time) string {
 	if !ok {
 		return s + ", of unknown date"
 	}
-	return fmt.Sprintf("%s, as of %s (%d day%s old)", s, c.Data.AsOf.Format(time.DateOnly), days, plural(days))
+	return fmt.Sprintf("%s, as of %s (%s old)", s, c.Data.AsOf.Format(time.DateOnly), plural.Days(days))
 }
 
 // Stale reports whether the data is older than maxAge on now's day (data
@@ -110,13 +111,6 @@ func (c *Copy) Describe(now time.Time) string {
 // stale).
 func (c *Copy) Stale(now time.Time, maxAge time.Duration) bool {
 	return c.Data.AsOf.IsZero() || now.Sub(c.Data.AsOf) > maxAge || AfterToday(c.Data.AsOf, time.Now())
-}
-
-func plural(n int) string {
-	if n == 1 {
-		return ""
-	}
-	return "s"
 }
 
 // Load returns the copy to use: the refreshed one in stateDir when it is
