@@ -6,6 +6,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -53,7 +54,9 @@ each key that signs it, recipes behind
 upstream, release sets violating, components past end of life, each data table's age,
 the time of the last run and of the last successful one (--run-ok=false when a step of
 the run failed: the last success is then carried over from the file's previous copy,
-and the page's verdict says the run failed).
+and the page's verdict says the run failed). Every sample has the label tracking, the
+file's name without .prom, so that two instances writing into one textfile folder do not
+give the same series.
 When the report cannot be made, the metrics file still says so: the run failed, the
 last success carried over, no other sample. Interrupted (SIGINT, SIGTERM: exit 130),
 report writes no page, JSON or CSV file: the last run's stay.
@@ -113,7 +116,7 @@ func runReport(cmd *cobra.Command, g *globalOptions, o *reportOptions) (err erro
 	defer func() {
 		if err != nil && o.metrics != "" && !metricsDone {
 			if werr := writeMetrics(o.metrics, func(last time.Time) []byte {
-				return report.FailedMetrics(time.Now(), report.Run{LastSuccess: last})
+				return report.FailedMetrics(time.Now(), report.Run{LastSuccess: last, Tracking: metricsTracking(o.metrics)})
 			}); werr != nil {
 				err = errors.Join(err, werr)
 			}
@@ -168,7 +171,7 @@ func runReport(cmd *cobra.Command, g *globalOptions, o *reportOptions) (err erro
 	if o.metrics != "" {
 		metricsDone = true
 		if err := writeMetrics(o.metrics, func(last time.Time) []byte {
-			return report.Metrics(rep, report.Run{OK: o.runOK && len(errs) == 0, LastSuccess: last})
+			return report.Metrics(rep, report.Run{OK: o.runOK && len(errs) == 0, LastSuccess: last, Tracking: metricsTracking(o.metrics)})
 		}); err != nil {
 			return err
 		}
@@ -191,6 +194,13 @@ func writeMetrics(path string, metrics func(lastSuccess time.Time) []byte) error
 		return fmt.Errorf("--metrics %s: %w", path, err)
 	}
 	return nil
+}
+
+// metricsTracking is the label tracking of every sample of the metrics file
+// path: its name without ".prom", which no other file of node_exporter's
+// textfile folder has (it reads only *.prom).
+func metricsTracking(path string) string {
+	return strings.TrimSuffix(filepath.Base(path), ".prom")
 }
 
 // readMetrics reads the metrics file's previous copy (nil when there is

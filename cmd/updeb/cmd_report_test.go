@@ -27,10 +27,10 @@ func TestReportFailedRunMetrics(t *testing.T) {
 		t.Fatalf("report: exit %d\n%s%s", code, out, errs)
 	}
 	first, err := os.ReadFile(metrics)
-	if err != nil || !strings.Contains(string(first), "updeb_tracking_last_run_success 1\n") {
+	if err != nil || !strings.Contains(string(first), "updeb_tracking_last_run_success{tracking=\"updeb\"} 1\n") {
 		t.Fatalf("the first metrics (%v):\n%s", err, first)
 	}
-	last := regexpLine(t, string(first), "updeb_tracking_last_success_timestamp_seconds ")
+	last := regexpLine(t, string(first), "updeb_tracking_last_success_timestamp_seconds{tracking=\"updeb\"} ")
 	f, err := os.OpenFile(filepath.Join("recipes", "helm.yaml"), os.O_APPEND|os.O_WRONLY, 0)
 	if err != nil {
 		t.Fatal(err)
@@ -45,7 +45,7 @@ func TestReportFailedRunMetrics(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !strings.Contains(string(m), "updeb_tracking_last_run_success 0\n") || regexpLine(t, string(m), "updeb_tracking_last_success_timestamp_seconds ") != last ||
+	if !strings.Contains(string(m), "updeb_tracking_last_run_success{tracking=\"updeb\"} 0\n") || regexpLine(t, string(m), "updeb_tracking_last_success_timestamp_seconds{tracking=\"updeb\"} ") != last ||
 		strings.Contains(string(m), "\nupdeb_release_sets_violating ") || !strings.Contains(string(m), "# TYPE updeb_release_sets_violating gauge\n") {
 		t.Errorf("the failed run's metrics:\n%s", m)
 	}
@@ -163,7 +163,7 @@ func TestReportStopsOnSignal(t *testing.T) {
 	if entries, err := os.ReadDir(site); err == nil {
 		t.Errorf("the interrupted report wrote %d file(s) into %s", len(entries), site)
 	}
-	if m, err := os.ReadFile(metrics); err == nil && !strings.Contains(string(m), "updeb_tracking_last_run_success 0\n") {
+	if m, err := os.ReadFile(metrics); err == nil && !strings.Contains(string(m), "updeb_tracking_last_run_success{tracking=\"updeb\"} 0\n") {
 		t.Errorf("the interrupted run's metrics do not say it failed:\n%s", m)
 	}
 }

@@ -437,8 +437,8 @@ func TestTrackingMonth(t *testing.T) {
 	if !strings.Contains(string(page), `<div class="verdict level-ok" id="verdict"`) {
 		t.Errorf("the first page is not green:\n%s", page)
 	}
-	if m := promtool(); !strings.Contains(m, "updeb_tracking_last_run_success 1\n") || !strings.Contains(m, "updeb_recipes_behind_upstream 0\n") ||
-		!strings.Contains(m, `updeb_release_valid_until_timestamp_seconds{suite="production"} `) {
+	if m := promtool(); !strings.Contains(m, "updeb_tracking_last_run_success{tracking=\"updeb\"} 1\n") || !strings.Contains(m, "updeb_recipes_behind_upstream{tracking=\"updeb\"} 0\n") ||
+		!strings.Contains(m, `updeb_release_valid_until_timestamp_seconds{tracking="updeb",suite="production"} `) {
 		t.Errorf("the first metrics:\n%s", m)
 	}
 
@@ -526,8 +526,8 @@ func TestTrackingMonth(t *testing.T) {
 		}
 	}
 	m := promtool()
-	for _, want := range []string{"updeb_tracking_last_run_success 1\n", "updeb_recipes_behind_upstream 2\n", "updeb_release_sets_violating 2\n",
-		`updeb_plan_actions{kind="add"} 2` + "\n", `updeb_plan_actions{kind="retire"} 1` + "\n", "updeb_components_end_of_life 1\n"} {
+	for _, want := range []string{"updeb_tracking_last_run_success{tracking=\"updeb\"} 1\n", "updeb_recipes_behind_upstream{tracking=\"updeb\"} 2\n", "updeb_release_sets_violating{tracking=\"updeb\"} 2\n",
+		`updeb_plan_actions{tracking="updeb",kind="add"} 2` + "\n", `updeb_plan_actions{tracking="updeb",kind="retire"} 1` + "\n", "updeb_components_end_of_life{tracking=\"updeb\"} 1\n"} {
 		if !strings.Contains(m, want) {
 			t.Errorf("the metrics lack %q:\n%s", want, m)
 		}
@@ -539,8 +539,8 @@ func TestTrackingMonth(t *testing.T) {
 	if code != 0 || !strings.Contains(out, "updeb-tracking: nothing to do") || w.git("rev-parse", "updeb/tracking") != head {
 		t.Errorf("after the merge: exit %d\n%s", code, out)
 	}
-	if m := promtool(); !strings.Contains(m, "updeb_release_sets_violating 0\n") || !strings.Contains(m, `updeb_plan_actions{kind="compat"} 0`+"\n") ||
-		!strings.Contains(m, "updeb_recipes_behind_upstream 0\n") || !strings.Contains(m, `updeb_data_table_age_seconds{table="helm",copy="repository compat-data.yaml"} `) {
+	if m := promtool(); !strings.Contains(m, "updeb_release_sets_violating{tracking=\"updeb\"} 0\n") || !strings.Contains(m, `updeb_plan_actions{tracking="updeb",kind="compat"} 0`+"\n") ||
+		!strings.Contains(m, "updeb_recipes_behind_upstream{tracking=\"updeb\"} 0\n") || !strings.Contains(m, `updeb_data_table_age_seconds{tracking="updeb",table="helm",copy="repository compat-data.yaml"} `) {
 		t.Errorf("the metrics after the merge:\n%s", m)
 	}
 	page, _ = os.ReadFile(filepath.Join(site, "index.html"))

@@ -20,6 +20,13 @@ type Run struct {
 	// LastSuccess is the previous successful run's time, from the previous
 	// metrics file (zero for none): it is kept when this run did not succeed.
 	LastSuccess time.Time
+	// Tracking names the tracking instance ("" for none): every sample
+	// carries it as the label tracking, so that two instances writing
+	// their files into one textfile folder (two suites, two recipe
+	// repositories) give two series, not one that node_exporter keeps of
+	// either (it drops a series another file gave already, and the alert
+	// on the other instance's failed run never fires).
+	Tracking string
 }
 
 // lastSuccessMetric is the metric that carries the last success from one
@@ -27,15 +34,17 @@ type Run struct {
 const lastSuccessMetric = "updeb_tracking_last_success_timestamp_seconds"
 
 // PreviousSuccess reads the last successful run's time from a metrics file
-// Metrics wrote (zero when it has none).
+// Metrics wrote, its sample labelled or not (zero when it has none).
 func PreviousSuccess(previous []byte) time.Time {
 	sc := bufio.NewScanner(bytes.NewReader(previous))
 	for sc.Scan() {
-		name, value, ok := strings.Cut(sc.Text(), " ")
-		if !ok || name != lastSuccessMetric {
+		line := sc.Text()
+		end := strings.IndexAny(line, "{ ")
+		if end < 0 || line[:end] != lastSuccessMetric {
 			continue
 		}
-		if f, err := strconv.ParseFloat(strings.TrimSpace(value), 64); err == nil && f > 0 {
+		value := line[strings.LastIndexByte(line, ' ')+1:]
+		if f, err := strconv.ParseFloat(value, 64); err == nil && f > 0 {
 			return time.Unix(int64(f), 0).UTC()
 		}
 	}
@@ -122,6 +131,9 @@ func metrics(r *Report, now time.Time, run Run) []byte {
 		fmt.Fprintf(&b, "# HELP %s %s\n# TYPE %s gauge\n", f.name, f.help, f.name)
 		sort.SliceStable(f.samples, func(i, j int) bool { return labelText(f.samples[i].labels) < labelText(f.samples[j].labels) })
 		for _, s := range f.samples {
+			if run.Tracking != "" {
+				s.labels = append([][2]string{{"tracking", run.Tracking}}, s.labels...)
+			}
 			fmt.Fprintf(&b, "%s%s %s\n", f.name, labelText(s.labels), strconv.FormatFloat(s.value, 'f', -1, 64))
 		}
 	}

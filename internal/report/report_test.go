@@ -687,3 +687,39 @@ func TestJSONTimesWholeSeconds(t *testing.T) {
 		t.Errorf("generated %q, compat.now %q: want 2026-12-01T06:00:00Z", v.Generated, v.Compat.Now)
 	}
 }
+
+// TestMetricsTwoInstances: two tracking instances (two suites, two recipe
+// repositories) writing their files into one textfile folder give no series
+// twice: node_exporter keeps one of two equal series and drops the other
+// ("was collected before with the same name and label values"), so one
+// instance's failed run read as the other's success. Every sample carries
+// the instance's name, and the last success is read back from it.
+func TestMetricsTwoInstances(t *testing.T) {
+	promtool := testenv.RequireTool(t, "promtool")[0]
+	r := fixtureReport(t, true)
+	series := map[string]string{}
+	for _, name := range []string{"updeb-k8s", "updeb-edge"} {
+		m := Metrics(r, Run{OK: name == "updeb-k8s", LastSuccess: now.Add(-time.Hour), Tracking: name})
+		cmd := exec.Command(promtool, "check", "metrics")
+		cmd.Stdin = bytes.NewReader(m)
+		if out, err := cmd.CombinedOutput(); err != nil || len(bytes.TrimSpace(out)) > 0 {
+			t.Errorf("%s: promtool check metrics: %v\n%s\n%s", name, err, out, m)
+		}
+		for _, line := range strings.Split(string(m), "\n") {
+			if line == "" || strings.HasPrefix(line, "#") {
+				continue
+			}
+			s := line[:strings.LastIndexByte(line, ' ')]
+			if other, ok := series[s]; ok {
+				t.Errorf("%s and %s both give %s", other, name, s)
+			}
+			series[s] = name
+		}
+		if got, want := PreviousSuccess(m), map[bool]time.Time{true: now, false: now.Add(-time.Hour)}[name == "updeb-k8s"]; !got.Equal(want) {
+			t.Errorf("%s: previous success %v, want %v", name, got, want)
+		}
+	}
+	if series[`updeb_tracking_last_run_success{tracking="updeb-edge"}`] != "updeb-edge" || series[`updeb_plan_actions{tracking="updeb-k8s",kind="bump"}`] != "updeb-k8s" {
+		t.Errorf("series %v", series)
+	}
+}
