@@ -15,11 +15,11 @@ import (
 
 	"github.com/updeb/updeb/internal/confined"
 	"github.com/updeb/updeb/internal/dirglob"
-	"github.com/updeb/updeb/internal/plural"
 	"github.com/updeb/updeb/internal/recipe"
 	"github.com/updeb/updeb/internal/repo"
 	"github.com/updeb/updeb/internal/signkey"
 	"github.com/updeb/updeb/internal/trust"
+	"github.com/updeb/updeb/pkg/plural"
 	"github.com/updeb/updeb/pkg/verify/openpgp"
 )
 
@@ -147,7 +147,7 @@ func runKeysList(cmd *cobra.Command, g *globalOptions, o *keysListOptions, now t
 		if i > 0 {
 			fmt.Fprintln(w)
 		}
-		fmt.Fprintf(w, "%s: %s\n", l.File, plural.Count(int64(len(l.Keys)), "primary key", "primary keys"))
+		fmt.Fprintf(w, "%s: %s\n", l.File, plural.Count(len(l.Keys), "primary key", "primary keys"))
 		if len(l.UsedBy) > 0 {
 			fmt.Fprintf(w, "  used by %s\n", strings.Join(l.UsedBy, ", "))
 		}

@@ -5,7 +5,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/updeb/updeb/internal/plural"
+	"github.com/updeb/updeb/pkg/plural"
 )
 
 func newRepoGCCmd(g *globalOptions) *cobra.Command {
@@ -47,8 +47,8 @@ A repository with a suite updeb does not manage is refused (exit 2).`,
 			for _, f := range res.PoolFiles {
 				fmt.Fprintf(out, "%s %s\n", verb, f)
 			}
-			_, err = fmt.Fprintf(out, "%s %s, %s (%s)\n", verb, plural.Count(int64(len(res.Generations)), "generation", "generations"),
-				plural.Count(int64(len(res.PoolFiles)), "pool file", "pool files"), plural.Count(res.Bytes, "byte", "bytes"))
+			_, err = fmt.Fprintf(out, "%s %s, %s (%s)\n", verb, plural.Count(len(res.Generations), "generation", "generations"),
+				plural.Count(len(res.PoolFiles), "pool file", "pool files"), plural.Count(res.Bytes, "byte", "bytes"))
 			return err
 		},
 	}

@@ -117,7 +117,8 @@ func TestRepoLifeCLI(t *testing.T) {
 	// a finding (exit 1) naming it; a suite that does not exist or a keyring
 	// that cannot be read is exit 2.
 	out, _ = cli(0, "repo", "verify", "--repo", repoDir)
-	if !strings.Contains(out, "production: generation 4, signed by ") || !strings.Contains(out, "staging: generation 3, signed by ") || strings.Count(out, "): OK\n") != 2 {
+	if !strings.Contains(out, "production: generation 4, signed by ") || !strings.Contains(out, "staging: generation 3, signed by ") || strings.Count(out, "): OK\n") != 2 ||
+		!strings.Contains(out, ", 1 package, 1 pool file (") || !strings.Contains(out, ", 2 packages, 2 pool files (") {
 		t.Fatalf("repo verify: %s", out)
 	}
 	pool := filepath.Join(repoDir, "pool/main/k/kubectl/kubectl_1.31.4-1_amd64.deb")

@@ -10,6 +10,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/updeb/updeb/internal/repo"
+	"github.com/updeb/updeb/pkg/plural"
 )
 
 func newRepoVerifyCmd(g *globalOptions) *cobra.Command {
@@ -94,8 +95,9 @@ func printRepoChecks(cmd *cobra.Command, checks []repo.SuiteCheck) error {
 		if c.Signer != "" {
 			signer = "signed by " + c.Signer
 		}
-		if _, err := fmt.Fprintf(out, "%s: generation %d, %s, %d index files, %d packages, %d pool files (%d bytes): %s\n",
-			c.Suite, c.Generation, signer, c.Indexes, c.Packages, c.PoolFiles, c.PoolBytes, verdict); err != nil {
+		if _, err := fmt.Fprintf(out, "%s: generation %d, %s, %s, %s, %s (%s): %s\n",
+			c.Suite, c.Generation, signer, plural.Count(c.Indexes, "index file", "index files"), plural.Count(c.Packages, "package", "packages"),
+			plural.Count(c.PoolFiles, "pool file", "pool files"), plural.Count(c.PoolBytes, "byte", "bytes"), verdict); err != nil {
 			return err
 		}
 		for _, f := range c.Findings {

@@ -10,8 +10,8 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/updeb/updeb/internal/confined"
-	"github.com/updeb/updeb/internal/plural"
 	"github.com/updeb/updeb/pkg/atomicfile"
+	"github.com/updeb/updeb/pkg/plural"
 	"github.com/updeb/updeb/pkg/verify/sigstore"
 )
 

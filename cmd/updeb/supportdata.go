@@ -12,8 +12,8 @@ import (
 
 	"github.com/updeb/updeb/internal/compatdata"
 	"github.com/updeb/updeb/internal/config"
-	"github.com/updeb/updeb/internal/plural"
 	"github.com/updeb/updeb/internal/supportdata"
+	"github.com/updeb/updeb/pkg/plural"
 )
 
 // repositoryDataFile is the recipes repository's data file: data: file: in

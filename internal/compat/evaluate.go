@@ -32,9 +32,9 @@ import (
 	"time"
 
 	"github.com/updeb/updeb/internal/compatdata"
-	"github.com/updeb/updeb/internal/plural"
 	"github.com/updeb/updeb/internal/supportdata"
 	"github.com/updeb/updeb/pkg/debversion"
+	"github.com/updeb/updeb/pkg/plural"
 )
 
 // Severity of a finding.
@@ -677,7 +677,7 @@ var ruleOf = map[string]string{
 	"cloud-controller-manager": RuleCloudControllerManagerSkew,
 }
 
-func minors(n int) string { return plural.Count(int64(n), "minor", "minors") }
+func minors(n int) string { return plural.Count(n, "minor", "minors") }
 
 type addFunc func(rule string, sev Severity, comp, other, format string, args ...any)
 

@@ -8,8 +8,8 @@ import (
 
 	"github.com/updeb/updeb/internal/compat"
 	"github.com/updeb/updeb/internal/plan"
-	"github.com/updeb/updeb/internal/plural"
 	"github.com/updeb/updeb/internal/signkey"
+	"github.com/updeb/updeb/pkg/plural"
 )
 
 // pageStyle is the page's own CSS, after compat's (the matrix's). Every
@@ -228,5 +228,5 @@ func hours(d time.Duration) string {
 	case h == 0:
 		return fmt.Sprintf("%d minute(s)", max(1, int(d.Minutes())))
 	}
-	return plural.Count(int64(h), "hour", "hours")
+	return plural.Count(h, "hour", "hours")
 }

@@ -15,11 +15,11 @@ import (
 
 	"github.com/updeb/updeb/internal/compat"
 	"github.com/updeb/updeb/internal/plan"
-	"github.com/updeb/updeb/internal/plural"
 	"github.com/updeb/updeb/internal/repo"
 	"github.com/updeb/updeb/internal/signkey"
 	"github.com/updeb/updeb/internal/supportdata"
 	"github.com/updeb/updeb/pkg/debversion"
+	"github.com/updeb/updeb/pkg/plural"
 )
 
 // Schema names the JSON form.

@@ -33,9 +33,9 @@ import (
 	"time"
 
 	"github.com/updeb/updeb/internal/fetch"
-	"github.com/updeb/updeb/internal/plural"
 	"github.com/updeb/updeb/internal/yamlfile"
 	"github.com/updeb/updeb/pkg/atomicfile"
+	"github.com/updeb/updeb/pkg/plural"
 )
 
 // File is the refreshed copy's path inside the state folder.

@@ -39,7 +39,7 @@ import (
 	"strings"
 
 	"github.com/updeb/updeb/internal/confined"
-	"github.com/updeb/updeb/internal/plural"
+	"github.com/updeb/updeb/pkg/plural"
 	"github.com/updeb/updeb/pkg/termtext"
 	"go.yaml.in/yaml/v3"
 )
@@ -152,7 +152,7 @@ func (d *Decoder) Findings() []Finding {
 	})
 	if d.more > 0 {
 		f := d.firstMore
-		f.File, f.Message = d.File, fmt.Sprintf("%s not shown, the first: %s", plural.Count(int64(d.more), "more problem", "more problems"), f.Message)
+		f.File, f.Message = d.File, fmt.Sprintf("%s not shown, the first: %s", plural.Count(d.more, "more problem", "more problems"), f.Message)
 		out = append(out, f)
 	}
 	return out

@@ -9,6 +9,7 @@ import (
 	"path"
 	"strings"
 
+	"github.com/updeb/updeb/pkg/plural"
 	"github.com/updeb/updeb/pkg/utf8cut"
 )
 
@@ -180,7 +181,7 @@ func (c *Checksums) Lookup(name string) (Set, error) {
 		return nil, err
 	}
 	if len(set) == 0 {
-		return nil, fmt.Errorf("%w: %s has no entry for %q (%d entries)", ErrChecksums, c.Source, name, len(c.Entries))
+		return nil, fmt.Errorf("%w: %s has no entry for %q (%s)", ErrChecksums, c.Source, name, plural.Count(len(c.Entries), "entry", "entries"))
 	}
 	return set, nil
 }

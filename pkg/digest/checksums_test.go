@@ -80,6 +80,10 @@ func TestParseChecksumsErrors(t *testing.T) {
 			t.Errorf("Lookup(%q) = %v, want %q", name, err, want)
 		}
 	}
+	one, _ := ParseChecksums(strings.NewReader(h256+"  a\n"), "a.sha256")
+	if _, err := one.Lookup("b"); err == nil || !strings.HasSuffix(err.Error(), `has no entry for "b" (1 entry)`) {
+		t.Errorf("Lookup in a file of one entry: %v", err)
+	}
 }
 
 func FuzzParseChecksums(f *testing.F) {

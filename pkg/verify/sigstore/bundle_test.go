@@ -241,7 +241,7 @@ func TestVerifyBundleRefusals(t *testing.T) {
 		}), Policy{Identity: "cody@soyland.com", Issuer: githubOAuth}, digest.Set{digest.SHA256: realBundles[3].digest}, ReasonBadLogEntry, []string{"does not match"}},
 		{"no signed entry timestamp", edit("oci-attestation.sigstore.json", func(m map[string]any) { delete(tlogEntry(m), "inclusionPromise") }),
 			Policy{Identity: "cody@soyland.com", Issuer: githubOAuth}, digest.Set{digest.SHA256: realBundles[3].digest}, ReasonNoTimestamp,
-			[]string{"Rekor v1 log entries carry no signed entry timestamp (SET, the entry's inclusionPromise)", "RFC 3161 timestamp"}},
+			[]string{"its 1 Rekor v1 log entry carries no signed entry timestamp (SET, the entry's inclusionPromise)", "RFC 3161 timestamp"}},
 		{"no log entry", edit("oci-attestation.sigstore.json", func(m map[string]any) {
 			m["verificationMaterial"].(map[string]any)["tlogEntries"] = []any{}
 		}), Policy{Identity: "cody@soyland.com", Issuer: githubOAuth}, digest.Set{digest.SHA256: realBundles[3].digest}, ReasonNoLogEntry, []string{"no transparency-log entry"}},
@@ -430,7 +430,7 @@ func TestVerifyBundleNoSubjectDigest(t *testing.T) {
 	art := digestsOf([]byte("cilium-linux-amd64.tar.gz"))
 	for says, subjects := range map[string]map[string]digest.Set{
 		"names no subject, so none is the artifact":                           nil,
-		"1 subjects name no sha256 or sha512 digest, so none is the artifact": {"cilium": {"gitCommit": strings.Repeat("a", 40)}},
+		"1 subject names no sha256 or sha512 digest, so none is the artifact": {"cilium": {"gitCommit": strings.Repeat("a", 40)}},
 	} {
 		_, err := newVerifier(t, v.root, Options{}).VerifyBundle(ctx(t), workflowPolicy, art, v.attest(workflow, actionsIssuer, subjects), "cilium.sigstore.json")
 		refusedWith(t, err, ReasonDigestMismatch, "cilium.sigstore.json", says, art[digest.SHA256])

@@ -95,10 +95,10 @@ func TestVerifyBundleTimestampPolicy(t *testing.T) {
 	// What a refusal for want of a signing time says of the log entries.
 	says := map[string]string{
 		"nothing, root lists no log":   "carries no log entry",
-		"log entry, root lists no log": "log entries count for nothing: root without logs lists no transparency log",
-		"Rekor v2 entry alone":         "its 1 log entries are Rekor v2 entries, which carry no signed entry timestamp (SET) by design: the time must come from an RFC 3161 timestamp",
-		"Rekor v1 entry without SET":   "its 1 Rekor v1 log entries carry no signed entry timestamp (SET, the entry's inclusionPromise)",
-		"Rekor v1 without SET and v2":  "its 1 Rekor v1 log entries carry no signed entry timestamp (SET, the entry's inclusionPromise) and its 1 Rekor v2 entries carry none by design",
+		"log entry, root lists no log": "its 1 log entry counts for nothing: root without logs lists no transparency log",
+		"Rekor v2 entry alone":         "its 1 log entry is a Rekor v2 entry, which carries no signed entry timestamp (SET) by design: the time must come from an RFC 3161 timestamp",
+		"Rekor v1 entry without SET":   "its 1 Rekor v1 log entry carries no signed entry timestamp (SET, the entry's inclusionPromise)",
+		"Rekor v1 without SET and v2":  "its 1 Rekor v1 log entry carries no signed entry timestamp (SET, the entry's inclusionPromise) and its 1 Rekor v2 entry carries none by design",
 	}
 	for _, c := range []struct {
 		name       string

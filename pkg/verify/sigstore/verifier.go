@@ -17,6 +17,7 @@ import (
 	sgverify "github.com/sigstore/sigstore-go/pkg/verify"
 
 	"github.com/updeb/updeb/pkg/digest"
+	"github.com/updeb/updeb/pkg/plural"
 )
 
 // Defaults for Options.
@@ -145,8 +146,8 @@ func (v *Verifier) untimedEntries(b *bundle.Bundle, requireLog bool) string {
 	case len(entries) == 0:
 		return "it carries no log entry"
 	case !requireLog && len(v.root.tr.RekorLogs()) == 0:
-		return fmt.Sprintf("its %d log entries count for nothing: %s lists no transparency log; verify with a trusted root that lists the bundle's log",
-			len(entries), v.root.Name())
+		return fmt.Sprintf("its %s %s for nothing: %s lists no transparency log; verify with a trusted root that lists the bundle's log",
+			plural.Count(len(entries), "log entry", "log entries"), plural.Of(len(entries), "counts", "count"), v.root.Name())
 	}
 	var v1, v2 int
 	for _, e := range entries {
@@ -159,11 +160,18 @@ func (v *Verifier) untimedEntries(b *bundle.Bundle, requireLog bool) string {
 	const stamp = "the time must come from an RFC 3161 timestamp of a timestamp authority the root lists"
 	switch {
 	case v2 == 0:
-		return fmt.Sprintf("its %d Rekor v1 log entries carry no signed entry timestamp (SET, the entry's inclusionPromise), which Rekor v1 gives every entry: the bundle was written without it or it was taken out; get the bundle with its inclusionPromise (fetch it again), or %s", v1, stamp)
+		return fmt.Sprintf("its %s no signed entry timestamp (SET, the entry's inclusionPromise), which Rekor v1 gives every entry: the bundle was written without it or it was taken out; get the bundle with its inclusionPromise (fetch it again), or %s", v1Carry(v1), stamp)
 	case v1 == 0:
-		return fmt.Sprintf("its %d log entries are Rekor v2 entries, which carry no signed entry timestamp (SET) by design: %s", v2, stamp)
+		return fmt.Sprintf("its %s, which %s no signed entry timestamp (SET) by design: %s",
+			plural.Count(v2, "log entry is a Rekor v2 entry", "log entries are Rekor v2 entries"), plural.Of(v2, "carries", "carry"), stamp)
 	}
-	return fmt.Sprintf("its %d Rekor v1 log entries carry no signed entry timestamp (SET, the entry's inclusionPromise) and its %d Rekor v2 entries carry none by design: %s", v1, v2, stamp)
+	return fmt.Sprintf("its %s no signed entry timestamp (SET, the entry's inclusionPromise) and its %s none by design: %s",
+		v1Carry(v1), plural.Count(v2, "Rekor v2 entry carries", "Rekor v2 entries carry"), stamp)
+}
+
+// v1Carry is "N Rekor v1 log entries carry", its words agreeing with n.
+func v1Carry(n int) string {
+	return plural.Count(n, "Rekor v1 log entry carries", "Rekor v1 log entries carry")
 }
 
 func baseURL(field, s string) (*url.URL, error) {
@@ -379,7 +387,7 @@ func signedDigest(b *bundle.Bundle, artifact digest.Set) (string, []byte, *Refus
 		}
 	}
 	if len(named) == 0 {
-		what := fmt.Sprintf("the statement's %d subjects name no sha256 or sha512 digest", len(st.Subject))
+		what := fmt.Sprintf("the statement's %s no sha256 or sha512 digest", plural.Count(len(st.Subject), "subject names", "subjects name"))
 		if len(st.Subject) == 0 {
 			what = "the statement names no subject"
 		}

@@ -11,6 +11,9 @@ func TestCount(t *testing.T) {
 			t.Errorf("Count(%d) = %q, want %q", c.n, got, c.want)
 		}
 	}
+	if Of(1, "counts", "count") != "counts" || Of(0, "counts", "count") != "count" || Of(3, "counts", "count") != "count" {
+		t.Error("Of")
+	}
 	if Days(1) != "1 day" || Days(30) != "30 days" {
 		t.Errorf("Days: %q, %q", Days(1), Days(30))
 	}
