@@ -231,6 +231,25 @@ func runCLIExit(t *testing.T, wantCode int, args ...string) (string, string) {
 	return out, stderr
 }
 
+// TestRepoFolderMissing: the read-only repo commands refuse a repository
+// folder that is not there (a mistyped --repo, ./repo from the wrong
+// working folder), exit 2, nothing on stdout: it read as a repository
+// without suites, "packages": [] and exit 0, which a script took for an
+// empty repository.
+func TestRepoFolderMissing(t *testing.T) {
+	dir := t.TempDir()
+	missing, file := filepath.Join(dir, "no-such-repo"), filepath.Join(dir, "file")
+	os.WriteFile(file, nil, 0o644)
+	for _, args := range [][]string{{"repo", "list"}, {"repo", "history"}, {"repo", "gc", "--dry-run"}, {"repo", "verify"}} {
+		for repoDir, why := range map[string]string{missing: "no such folder", file: "not a folder"} {
+			out, stderr := runCLIExit(t, exitUsage, append(args, "--repo", repoDir, "--json")...)
+			if out != "" || !strings.Contains(stderr, "updeb: error: repository "+repoDir+": "+why+"\n") {
+				t.Errorf("updeb %s --repo %s: stdout %q, stderr %q", strings.Join(args, " "), repoDir, out, stderr)
+			}
+		}
+	}
+}
+
 // TestKeyRotationAsDocumented runs operations.md's key rotation step by
 // step at the command line, with real apt clients: one that trusts the
 // archive-keyring.gpg of before the rotation and is given the new one

@@ -321,12 +321,21 @@ func actor() string {
 }
 
 // openReadOnly loads the config and returns the repository for commands that
-// do not sign (list, history, gc).
+// do not sign (list, history, gc, verify). A folder that is not there (a
+// mistyped --repo, the wrong working folder for ./repo) is refused: read as
+// a repository with no suite, it listed nothing and exited 0.
 func (o *repoOptions) openReadOnly(g *globalOptions) (*repo.Repo, *config.Config, error) {
 	cfg, err := g.loadConfig()
 	if err != nil {
 		return nil, nil, err
 	}
 	o.resolve(cfg)
+	if fi, err := os.Stat(o.dir); errors.Is(err, fs.ErrNotExist) || err == nil && !fi.IsDir() {
+		why := "no such folder"
+		if err == nil {
+			why = "not a folder"
+		}
+		return nil, nil, invalidInput(fmt.Errorf("repository %s: %s", o.dir, why), "name the folder publish writes: --repo DIR, or repo: dir: in the config (default: ./repo)")
+	}
 	return repo.Open(o.dir, repo.Options{Logger: g.logger()}), cfg, nil
 }
