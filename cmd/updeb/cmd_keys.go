@@ -20,6 +20,7 @@ import (
 	"github.com/updeb/updeb/internal/signkey"
 	"github.com/updeb/updeb/internal/trust"
 	"github.com/updeb/updeb/pkg/plural"
+	"github.com/updeb/updeb/pkg/termtext"
 	"github.com/updeb/updeb/pkg/verify/openpgp"
 )
 
@@ -123,6 +124,9 @@ func runKeysList(cmd *cobra.Command, g *globalOptions, o *keysListOptions, now t
 			Keyrings []keyringListing `json:"keyrings"`
 		}{out})
 	}
+	// A file name (keys/*.asc of a checkout) and what a recipe says of its
+	// signer are others' text: escaped, they cannot drive the terminal.
+	esc := termtext.Escape
 	signersShown := false
 	for i, l := range out {
 		if l.Sigstore != nil {
@@ -141,13 +145,13 @@ func runKeysList(cmd *cobra.Command, g *globalOptions, o *keysListOptions, now t
 			case ss.IdentityRegexp != "":
 				who = "identity matching " + ss.IdentityRegexp + ", issuer " + ss.Issuer
 			}
-			fmt.Fprintf(w, "  %s %s: %s\n      %s %s\n", ss.Recipe, ss.Source, who, ss.Form, ss.Material)
+			fmt.Fprintf(w, "  %s %s: %s\n      %s %s\n", ss.Recipe, ss.Source, esc(who), ss.Form, esc(ss.Material))
 			continue
 		}
 		if i > 0 {
 			fmt.Fprintln(w)
 		}
-		fmt.Fprintf(w, "%s: %s\n", l.File, plural.Count(len(l.Keys), "primary key", "primary keys"))
+		fmt.Fprintf(w, "%s: %s\n", esc(l.File), plural.Count(len(l.Keys), "primary key", "primary keys"))
 		if len(l.UsedBy) > 0 {
 			fmt.Fprintf(w, "  used by %s\n", strings.Join(l.UsedBy, ", "))
 		}

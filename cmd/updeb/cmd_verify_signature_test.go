@@ -256,3 +256,23 @@ func TestKeysListSigstoreSigners(t *testing.T) {
 		t.Errorf("signers %v", signers)
 	}
 }
+
+// TestKeysListHostileFileName: a keyring's file name, as keys/*.asc of a
+// recipes checkout gives it, is printed escaped: a name with an escape
+// sequence (OSC 0, the window's title) reached the terminal as it is.
+func TestKeysListHostileFileName(t *testing.T) {
+	data, err := os.ReadFile("../../keys/runc.asc")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	os.Mkdir(filepath.Join(dir, "keys"), 0o755)
+	if err := os.WriteFile(filepath.Join(dir, "keys", "k\x1b]0;pwned\a.asc"), data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	t.Chdir(dir)
+	code, stdout, stderr := runCLI(t, "keys", "list")
+	if code != 0 || strings.ContainsAny(stdout, "\x1b\a") || !strings.HasPrefix(stdout, `keys/k\x1b]0;pwned\a.asc: 3 primary keys`+"\n") {
+		t.Errorf("keys list: exit %d %s\n%q", code, stderr, stdout)
+	}
+}
