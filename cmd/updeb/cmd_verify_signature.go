@@ -97,7 +97,7 @@ input, 3 Rekor could not be asked.`,
 	f := cmd.Flags()
 	f.StringVar(&o.keyring, "keyring", "", "OpenPGP: keyring file (armored blocks or binary)")
 	f.StringArrayVar(&o.signers, "signer", nil, "OpenPGP: allowed primary key fingerprint (repeatable; default: any key of the keyring)")
-	f.StringVar(&o.output, "output", "", "OpenPGP clearsigned only: write the verified content to FILE ('-' for stdout)")
+	f.StringVar(&o.output, "output", "", "OpenPGP clearsigned only: write the verified content to FILE ('-' for stdout, the report then on stderr as a note, and not with --json)")
 	f.StringVar(&o.bundle, "bundle", "", "Sigstore: a bundle file (.sigstore.json, .bundle)")
 	f.StringVar(&o.sig, "sig", "", "Sigstore: cosign's detached signature file (FILE.sig), with --cert")
 	f.StringVar(&o.cert, "cert", "", "Sigstore: cosign's certificate file (FILE.cert), with --sig")
@@ -110,12 +110,15 @@ input, 3 Rekor could not be asked.`,
 }
 
 func runVerifySignature(cmd *cobra.Command, g *globalOptions, o *verifySignatureOptions, args []string, now time.Time) error {
-	stdout, stderr := cmd.OutOrStdout(), cmd.ErrOrStderr()
+	stdout := cmd.OutOrStdout()
 	if o.keyring == "" {
 		return usageErrorf("--keyring is required (or the Sigstore forms: --bundle, or --sig and --cert)")
 	}
 	if len(args) == 2 && o.output != "" {
 		return usageErrorf("--output is for clearsigned messages; a detached signature's data is already in %s", args[1])
+	}
+	if o.output == "-" && g.json {
+		return usageErrorf("--output - writes the verified content to stdout, where --json prints its object: give --output FILE")
 	}
 	pol := openpgp.Policy{Signers: o.signers, Now: now}
 	kr, err := loadKeyring(cmd.Context(), o.keyring)
@@ -150,12 +153,16 @@ func runVerifySignature(cmd *cobra.Command, g *globalOptions, o *verifySignature
 			return refusedFor(err, args[0])
 		}
 	}
-	report := stdout
+	var report io.Writer = stdout
+	var note strings.Builder // the report, when stdout carries the content
 	if o.output == "-" {
-		report = stderr
 		if _, err := stdout.Write(content); err != nil {
 			return err
 		}
+		// The report is then for people, on stderr as a note: nothing with
+		// -q, one record with --log-format json (written there as it was,
+		// it broke both).
+		report = &note
 	} else if o.output != "" {
 		if err := atomicfile.WriteFile(o.output, content, 0o644); err != nil {
 			return err
@@ -171,6 +178,9 @@ func runVerifySignature(cmd *cobra.Command, g *globalOptions, o *verifySignature
 	}
 	fmt.Fprintf(report, "  made         %s with %s\n", res.Created.UTC().Format(time.RFC3339), res.Hash)
 	fmt.Fprintf(report, "  data         %d bytes, sha256 %s\n", res.Size, res.Digests["sha256"])
+	if note.Len() > 0 {
+		g.note("%s", strings.TrimSuffix(note.String(), "\n"))
+	}
 	for _, w := range res.Warnings {
 		g.warnf("%s", w)
 	}

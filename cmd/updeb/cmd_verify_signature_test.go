@@ -85,6 +85,20 @@ func TestVerifySignatureCLI(t *testing.T) {
 	if err != nil || !strings.HasPrefix(string(got), "abc123  runc.amd64\n- a line") {
 		t.Fatalf("--output wrote %q, %v", got, err)
 	}
+	// The content on stdout: the report is a note on stderr, and stderr's
+	// contract holds (it wrote the report there whatever -q and
+	// --log-format said); --json, whose object goes to stdout, is refused.
+	clear := []string{"verify-signature", "--keyring", fx.Keyring, "--output", "-", fx.Path("ed-clear.asc")}
+	if code, stdout, stderr := runCLI(t, append(clear, "-q")...); code != 0 || !strings.HasPrefix(stdout, "abc123  runc.amd64\n") || stderr != "" {
+		t.Errorf("--output - -q: exit %d\nstdout: %s\nstderr: %q", code, stdout, stderr)
+	}
+	if code, stdout, stderr := runCLI(t, append(clear, "--log-format", "json")...); code != 0 || !strings.HasPrefix(stdout, "abc123  runc.amd64\n") ||
+		strings.Count(stderr, "\n") != 1 || !strings.Contains(stderr, `"level":"INFO","msg":"Good signature from Ed <ed@test>\n  primary key  `) {
+		t.Errorf("--output - --log-format json: exit %d\nstdout: %s\nstderr: %s", code, stdout, stderr)
+	}
+	if code, stdout, stderr := runCLI(t, append(clear, "--json")...); code != exitUsage || stdout != "" || !strings.Contains(stderr, "give --output FILE") {
+		t.Errorf("--output - --json: exit %d\nstdout: %s\nstderr: %s", code, stdout, stderr)
+	}
 	code, stdout, _ := runCLI(t, "verify-signature", "--json", "--keyring", fx.Keyring, fx.Path("old.asc"), fx.Data)
 	var res struct {
 		PrimaryFingerprint string            `json:"primary_fingerprint"`
