@@ -56,7 +56,7 @@ package with its pool file and SHA256: the suite's provenance.`,
 				case h.Kept:
 					state = "kept"
 				}
-				fmt.Fprintf(tw, "%s\t%d\t%s\t%s\t%s\t%s\t%s\n", h.Suite, h.Generation, h.Date.UTC().Format("2006-01-02 15:04:05"), state, h.Operation, first(h.By, "-"), summary(h.Record))
+				fmt.Fprintf(tw, "%s\t%d\t%s\t%s\t%s\t%s\t%s\n", h.Suite, h.Generation, h.Date.UTC().Format(time.RFC3339), state, h.Operation, first(h.By, "-"), summary(h.Record))
 			}
 			return tw.Flush()
 		},
@@ -85,7 +85,7 @@ func summary(rec repo.Record) string {
 	}
 	parts = append(parts, rec.Settings...)
 	if rec.ValidUntil != nil && (rec.Operation == "refresh" || len(parts) == 0) {
-		parts = append(parts, "valid until "+rec.ValidUntil.UTC().Format("2006-01-02 15:04:05"))
+		parts = append(parts, "valid until "+rec.ValidUntil.UTC().Format(time.RFC3339))
 	}
 	if len(parts) == 0 {
 		return "-"

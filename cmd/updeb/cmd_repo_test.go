@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -85,6 +86,11 @@ func TestRepoLifeCLI(t *testing.T) {
 		t.Fatalf("refresh: %s", out)
 	}
 	out, _ = cli(0, "repo", "history", "--repo", repoDir, "production")
+	// Times in UTC, as RFC 3339 says them (2006-01-02T15:04:05Z): the
+	// column said "2006-01-02 15:04:05", which reads as local time.
+	if !regexp.MustCompile(`(?m)^production +\d+ +\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ +live `).MatchString(out) {
+		t.Errorf("history's dates:\n%s", out)
+	}
 	for _, want := range []string{"promote", "+kubectl=1.31.4-1 (amd64), from staging generation 2", "publish", "+kubectl=1.31.5-1 (amd64)", "live", "refresh", "@"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("history lacks %q:\n%s", want, out)
