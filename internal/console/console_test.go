@@ -238,6 +238,13 @@ func TestNotATerminal(t *testing.T) {
 	if !re.MatchString(got) {
 		t.Errorf("got %q, want %s", got, re)
 	}
+	// One line each: a line break in a message (a recipe file's name) is
+	// escaped, not a line that reads as a record of its own.
+	out.Reset()
+	log.Warn("recipes/x\n2026-01-01T00:00:00Z error: forged.yaml left out")
+	if got := out.String(); strings.Count(got, "\n") != 1 || !strings.HasSuffix(got, ` warning: recipes/x\n2026-01-01T00:00:00Z error: forged.yaml left out`+"\n") {
+		t.Errorf("a line break in a message: %q", got)
+	}
 }
 
 func TestHumanHandlerGroupsAndAttrs(t *testing.T) {

@@ -75,7 +75,14 @@ func (h *humanHandler) Handle(_ context.Context, r slog.Record) error {
 		b.WriteString(r.Time.UTC().Format(time.RFC3339) + " ")
 	}
 	b.WriteString(h.level(r.Level))
-	b.WriteString(termtext.EscapeLines(h.c.shorten(r.Message)))
+	// Elsewhere than on a terminal (a log file, the journal) a record is one
+	// line: a line break in its message (a file's name) would start a line
+	// that reads as a record of its own.
+	esc := termtext.EscapeLines
+	if !h.c.o.Terminal {
+		esc = termtext.Escape
+	}
+	b.WriteString(esc(h.c.shorten(r.Message)))
 	b.WriteString(h.attrs)
 	r.Attrs(func(a slog.Attr) bool {
 		h.appendAttr(&b, h.prefix, a)
