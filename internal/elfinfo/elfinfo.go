@@ -1,14 +1,21 @@
 // Package elfinfo learns what lintian's binary checks look at from a file's
 // bytes as they stream past, without seeking and without keeping the file:
 // whether it is ELF, its type, whether it has a symbol table (what file(1)
-// calls "not stripped") and whether it needs shared libraries (DT_NEEDED).
+// calls "not stripped"), whether it needs shared libraries (DT_NEEDED) and
+// which, with the symbol versions it needs of them (what dpkg-shlibdeps
+// reads), and the hardening marks lintian looks for (RELRO, BIND_NOW).
 // updeb writes a package in one pass from the archive it was downloaded in,
 // so a binary's bytes are seen once, in order, on their way into the .deb.
 //
 // Only the ELF header, the program and section header tables and the dynamic
 // segment are kept, each at most maxTable bytes. A table that lies before
 // the header that locates it, or is larger than that, leaves the answer
-// unknown (Info.Known false): callers then assume the worst.
+// unknown (Info.Known false): callers then assume the worst. The dynamic
+// segment names its strings and version needs by address, and they lie
+// before it: at the start of the file (GNU ld, lld) or just before it (Go's
+// own linker). So the first maxTable bytes and the maxTable bytes before the
+// dynamic segment are kept too; names found elsewhere leave Info.LibsKnown
+// false.
 package elfinfo
 
 import (
@@ -18,12 +25,22 @@ import (
 
 // ELF constants (the ELF specification; debug/elf names them too).
 const (
-	etExec    = 2 // ET_EXEC
-	ptDynamic = 2 // PT_DYNAMIC
-	ptInterp  = 3 // PT_INTERP
-	shtSymtab = 2 // SHT_SYMTAB
-	dtNeeded  = 1 // DT_NEEDED
-	pnXnum    = 0xffff
+	etExec       = 2          // ET_EXEC
+	ptLoad       = 1          // PT_LOAD
+	ptDynamic    = 2          // PT_DYNAMIC
+	ptInterp     = 3          // PT_INTERP
+	ptGNURelro   = 0x6474e552 // PT_GNU_RELRO
+	shtSymtab    = 2          // SHT_SYMTAB
+	dtNeeded     = 1          // DT_NEEDED
+	dtStrtab     = 5          // DT_STRTAB
+	dtStrsz      = 10         // DT_STRSZ
+	dtFlags1     = 0x6ffffffb // DT_FLAGS_1
+	dtVerneed    = 0x6ffffffe // DT_VERNEED
+	dtVerneednum = 0x6fffffff // DT_VERNEEDNUM
+	df1Now       = 1          // DF_1_NOW
+	pnXnum       = 0xffff
+	verneedSize  = 16 // Elf32_Verneed and Elf64_Verneed
+	vernauxSize  = 16 // Elf32_Vernaux and Elf64_Vernaux
 )
 
 // maxTable bounds each table kept (header tables, dynamic segment).
@@ -39,7 +56,19 @@ type Info struct {
 	SymbolTable bool   // a SHT_SYMTAB section: file(1) says "not stripped"
 	Interp      bool   // a PT_INTERP program header
 	Needed      bool   // a DT_NEEDED entry: it needs shared libraries
+	RELRO       bool   // a PT_GNU_RELRO program header
+	BindNow     bool   // DT_FLAGS_1 has DF_1_NOW, as lintian's hardening check reads it
+	Machine     uint16 // e_machine
+	// LibsKnown: Libraries and Versions are facts (Known, and the names
+	// were found); a file without a dynamic segment needs none.
+	LibsKnown bool
+	Libraries []string  // the DT_NEEDED sonames, in order
+	Versions  []Version // the version needs (.gnu.version_r), in order
 }
+
+// Version is a symbol version a file needs of a shared library: libc.so.6's
+// GLIBC_2.34.
+type Version struct{ File, Name string }
 
 // Static reports an executable (ET_EXEC) that needs no shared library: what
 // lintian's statically-linked-binary is about.
@@ -71,7 +100,18 @@ type Sniffer struct {
 	dynParsed bool
 	noDyn     bool // the program headers name no PT_DYNAMIC
 	unknown   bool
+	// The bytes the dynamic segment's strings and version needs lie in:
+	// the first ones (up to prefixEnd) and the ones just before the
+	// dynamic segment (pre); loads map their addresses to file offsets.
+	prefix    []byte
+	prefixEnd int64
+	pre       *region
+	loads     []load
+	libsFound bool
 }
+
+// load is a PT_LOAD segment: vaddr..vaddr+size lies at off in the file.
+type load struct{ off, vaddr, size uint64 }
 
 // Write watches p, the next bytes of the file.
 func (s *Sniffer) Write(p []byte) (int, error) {
@@ -88,7 +128,13 @@ func (s *Sniffer) Write(p []byte) (int, error) {
 			return len(p), nil
 		}
 	}
-	for _, r := range []*region{s.ph, s.sh, s.dyn} {
+	if start == 0 {
+		s.prefixEnd = maxTable // until the dynamic segment is located
+	}
+	if start < s.prefixEnd {
+		s.prefix = append(s.prefix, p[:min(int64(len(p)), s.prefixEnd-start)]...)
+	}
+	for _, r := range []*region{s.ph, s.sh, s.dyn, s.pre} {
 		if r != nil {
 			r.copy(start, p)
 		}
@@ -154,6 +200,7 @@ func (s *Sniffer) parseHeader() bool {
 	}
 	s.info.ELF = true
 	s.info.Type = s.order.Uint16(h[0x10:])
+	s.info.Machine = s.order.Uint16(h[0x12:])
 	minPh, minSh := uint16(32), uint16(40)
 	if s.is64 {
 		minPh, minSh = 56, 64
@@ -188,8 +235,10 @@ func (s *Sniffer) advance(start int64, p []byte) {
 	if !s.phParsed && s.ph.full() {
 		s.phParsed = true
 		s.parseProgramHeaders(start)
-		if s.dyn != nil {
-			s.dyn.copy(start, p)
+		for _, r := range []*region{s.dyn, s.pre} {
+			if r != nil {
+				r.copy(start, p)
+			}
 		}
 	}
 	if !s.shParsed && s.sh.full() {
@@ -203,24 +252,8 @@ func (s *Sniffer) advance(start int64, p []byte) {
 	}
 	if !s.dynParsed && s.dyn.full() {
 		s.dynParsed = true
-		step := 8
-		if s.is64 {
-			step = 16
-		}
-		for i := 0; i+step <= len(s.dyn.buf); i += step {
-			var tag uint64
-			if s.is64 {
-				tag = s.order.Uint64(s.dyn.buf[i:])
-			} else {
-				tag = uint64(s.order.Uint32(s.dyn.buf[i:]))
-			}
-			if tag == 0 {
-				break
-			}
-			if tag == dtNeeded {
-				s.info.Needed = true
-			}
-		}
+		s.parseDynamic()
+		s.prefix, s.pre = nil, nil // read: the rest is not kept
 	}
 	if s.phParsed && s.shParsed && (s.noDyn || s.dynParsed || s.dyn == nil) {
 		s.done = true // everything known: the rest of the file is not needed
@@ -244,23 +277,158 @@ func (s *Sniffer) parseProgramHeaders(chunk int64) {
 	}
 	s.noDyn = true
 	for i := 0; i+ent <= len(b); i += ent {
-		var off, size int64
+		var off, vaddr, size int64
 		typ := s.order.Uint32(b[i:])
 		if s.is64 {
-			off, size = int64(s.order.Uint64(b[i+8:])), int64(s.order.Uint64(b[i+32:]))
+			off, vaddr, size = int64(s.order.Uint64(b[i+8:])), int64(s.order.Uint64(b[i+16:])), int64(s.order.Uint64(b[i+32:]))
 		} else {
-			off, size = int64(s.order.Uint32(b[i+4:])), int64(s.order.Uint32(b[i+16:]))
+			off, vaddr, size = int64(s.order.Uint32(b[i+4:])), int64(s.order.Uint32(b[i+8:])), int64(s.order.Uint32(b[i+16:]))
 		}
 		switch typ {
+		case ptLoad:
+			s.loads = append(s.loads, load{uint64(off), uint64(vaddr), uint64(size)})
 		case ptInterp:
 			s.info.Interp = true
+		case ptGNURelro:
+			s.info.RELRO = true
 		case ptDynamic:
 			if s.dyn == nil {
 				s.noDyn = false
 				s.dyn = s.newRegion(off, size, chunk)
+				// The strings and version needs lie before the
+				// dynamic segment: at the start, kept from the
+				// first byte on, or in the maxTable bytes before it.
+				s.prefixEnd = min(s.prefixEnd, max(off, 0))
+				if lo := max(s.prefixEnd, off-maxTable); lo < off && lo >= chunk {
+					s.pre = &region{start: lo, size: off - lo, buf: make([]byte, off-lo)}
+				}
 			}
 		}
 	}
+	if s.noDyn {
+		s.prefix, s.prefixEnd = nil, 0
+	}
+}
+
+// parseDynamic reads the dynamic segment: DT_NEEDED and DT_FLAGS_1, and
+// the names it points to in the kept bytes.
+func (s *Sniffer) parseDynamic() {
+	step := 8
+	if s.is64 {
+		step = 16
+	}
+	var needed []uint64
+	var strtab, strsz, verneed, verneednum uint64
+	var haveStrtab, haveVerneed bool
+	for i := 0; i+step <= len(s.dyn.buf); i += step {
+		var tag, val uint64
+		if s.is64 {
+			tag, val = s.order.Uint64(s.dyn.buf[i:]), s.order.Uint64(s.dyn.buf[i+8:])
+		} else {
+			tag, val = uint64(s.order.Uint32(s.dyn.buf[i:])), uint64(s.order.Uint32(s.dyn.buf[i+4:]))
+		}
+		if tag == 0 {
+			break
+		}
+		switch tag {
+		case dtNeeded:
+			s.info.Needed = true
+			needed = append(needed, val)
+		case dtStrtab:
+			strtab, haveStrtab = val, true
+		case dtStrsz:
+			strsz = val
+		case dtFlags1:
+			s.info.BindNow = val&df1Now != 0
+		case dtVerneed:
+			verneed, haveVerneed = val, true
+		case dtVerneednum:
+			verneednum = val
+		}
+	}
+	if len(needed) == 0 && !haveVerneed {
+		s.libsFound = true
+		return
+	}
+	if !haveStrtab {
+		return
+	}
+	strs := s.at(strtab, strsz)
+	if strs == nil {
+		return
+	}
+	str := func(off uint64) (string, bool) {
+		if off >= uint64(len(strs)) {
+			return "", false
+		}
+		n := bytes.IndexByte(strs[off:], 0)
+		if n < 0 {
+			return "", false
+		}
+		return string(strs[off : off+uint64(n)]), true
+	}
+	var libs []string
+	for _, o := range needed {
+		name, ok := str(o)
+		if !ok {
+			return
+		}
+		libs = append(libs, name)
+	}
+	var vers []Version
+	// Each Verneed entry: vn_version, vn_cnt (16 bits each), vn_file,
+	// vn_aux, vn_next (32 bits each, offsets); each Vernaux: vna_hash,
+	// vna_flags, vna_other, vna_name, vna_next.
+	for n, addr := uint64(0), verneed; haveVerneed && n < verneednum; n++ {
+		vn := s.at(addr, verneedSize)
+		if vn == nil {
+			return
+		}
+		file, ok := str(uint64(s.order.Uint32(vn[4:])))
+		if !ok {
+			return
+		}
+		aux := addr + uint64(s.order.Uint32(vn[8:]))
+		for k := uint16(0); k < s.order.Uint16(vn[2:]); k++ {
+			va := s.at(aux, vernauxSize)
+			if va == nil {
+				return
+			}
+			name, ok := str(uint64(s.order.Uint32(va[8:])))
+			if !ok {
+				return
+			}
+			vers = append(vers, Version{File: file, Name: name})
+			aux += uint64(s.order.Uint32(va[12:]))
+		}
+		next := uint64(s.order.Uint32(vn[12:]))
+		if next == 0 {
+			break
+		}
+		addr += next
+	}
+	s.info.Libraries, s.info.Versions, s.libsFound = libs, vers, true
+}
+
+// at returns the n bytes at address vaddr, when a PT_LOAD maps them and
+// they were kept; nil otherwise.
+func (s *Sniffer) at(vaddr, n uint64) []byte {
+	if n > maxTable {
+		return nil
+	}
+	for _, l := range s.loads {
+		if vaddr < l.vaddr || vaddr-l.vaddr > l.size || n > l.size-(vaddr-l.vaddr) {
+			continue
+		}
+		off := l.off + (vaddr - l.vaddr)
+		if off+n <= uint64(len(s.prefix)) {
+			return s.prefix[off : off+n]
+		}
+		if r := s.pre; r != nil && r.full() && off >= uint64(r.start) && off+n <= uint64(r.start+r.size) {
+			return r.buf[off-uint64(r.start) : off-uint64(r.start)+n]
+		}
+	}
+	return nil
 }
 
 // Info returns what the bytes written so far say. Call it after the last
@@ -268,5 +436,9 @@ func (s *Sniffer) parseProgramHeaders(chunk int64) {
 func (s *Sniffer) Info() Info {
 	i := s.info
 	i.Known = i.ELF && !s.unknown && s.phParsed && s.shParsed && (s.noDyn || s.dynParsed)
+	i.LibsKnown = i.Known && (s.noDyn || s.libsFound)
+	if !i.LibsKnown {
+		i.Libraries, i.Versions = nil, nil
+	}
 	return i
 }

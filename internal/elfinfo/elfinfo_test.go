@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -22,6 +23,28 @@ func goBinary(t *testing.T) string {
 		p = r
 	}
 	return p
+}
+
+// cgoBinary builds a cgo program as Go's own linker lays it out (as
+// containerd's release binaries are): the dynamic segment's strings and
+// version needs lie just before it, tens of MiB into a large binary.
+func cgoBinary(t *testing.T, goBin string) string {
+	testenv.RequireTool(t, "gcc")
+	dir := t.TempDir()
+	for name, text := range map[string]string{
+		"go.mod":  "module cgouser\n\ngo 1.22\n",
+		"main.go": "package main\n\nimport (\n\t\"fmt\"\n\t\"os/user\"\n)\n\nfunc main() { fmt.Println(user.Current()) }\n",
+	} {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	cmd := exec.Command(goBin, "build", "-o", "cgouser", ".")
+	cmd.Dir, cmd.Env = dir, append(os.Environ(), "CGO_ENABLED=1", "GOFLAGS=-ldflags=-linkmode=internal")
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	return filepath.Join(dir, "cgouser")
 }
 
 // sniff feeds data to a Sniffer in chunks of n bytes.
@@ -41,19 +64,32 @@ func reference(data []byte) (Info, bool) {
 	if err != nil {
 		return Info{}, false
 	}
-	i := Info{ELF: true, Known: true, Type: uint16(f.Type)}
+	i := Info{ELF: true, Known: true, LibsKnown: true, Type: uint16(f.Type), Machine: uint16(f.Machine)}
 	for _, s := range f.Sections {
 		if s.Type == elf.SHT_SYMTAB {
 			i.SymbolTable = true
 		}
 	}
 	for _, p := range f.Progs {
-		if p.Type == elf.PT_INTERP {
+		switch p.Type {
+		case elf.PT_INTERP:
 			i.Interp = true
+		case elf.PT_GNU_RELRO:
+			i.RELRO = true
 		}
 	}
 	if libs, err := f.ImportedLibraries(); err == nil && len(libs) > 0 {
-		i.Needed = true
+		i.Needed, i.Libraries = true, libs
+	}
+	if flags, err := f.DynValue(elf.DT_FLAGS_1); err == nil && len(flags) > 0 {
+		i.BindNow = flags[0]&uint64(elf.DF_1_NOW) != 0
+	}
+	if needs, err := f.DynamicVersionNeeds(); err == nil {
+		for _, n := range needs {
+			for _, d := range n.Needs {
+				i.Versions = append(i.Versions, Version{File: n.Name, Name: d.Dep})
+			}
+		}
 	}
 	return i, true
 }
@@ -67,7 +103,10 @@ func TestRealBinaries(t *testing.T) {
 	stripped := filepath.Join(t.TempDir(), "stripped")
 	testenv.Run(t, "sh", "-c", "cp "+goBin+" "+stripped+" && strip "+stripped)
 	shared, _ := filepath.Glob("/usr/lib/*-linux-gnu/libc.so.6")
-	files := append([]string{goBin, stripped, "/bin/ls", "/bin/sh"}, shared...)
+	// Another architecture's dynamic executable (riscv64, GNU ld), which
+	// Go's source tree carries: its version needs read the same way.
+	riscv := filepath.Join(filepath.Dir(filepath.Dir(goBin)), "src/debug/elf/testdata/gcc-riscv64-linux-exec")
+	files := append([]string{goBin, stripped, "/bin/ls", "/bin/sh", riscv, cgoBinary(t, goBin)}, shared...)
 	for _, path := range files {
 		data, err := os.ReadFile(path)
 		if err != nil {
@@ -84,7 +123,7 @@ func TestRealBinaries(t *testing.T) {
 		}
 		for _, n := range []int{1, 7, 4096, 1 << 20, len(data)} {
 			got := sniff(data, n)
-			if got != want {
+			if !reflect.DeepEqual(got, want) {
 				t.Errorf("%s in %d-byte writes: %+v, debug/elf says %+v", path, n, got, want)
 			}
 		}
@@ -130,7 +169,10 @@ func FuzzSniffer(f *testing.F) {
 			return
 		}
 		want, ok := reference(data)
-		if ok && (got.Type != want.Type || got.SymbolTable != want.SymbolTable || got.Interp != want.Interp || got.Needed != want.Needed) {
+		if ok && (got.Type != want.Type || got.SymbolTable != want.SymbolTable || got.Interp != want.Interp || got.Needed != want.Needed || got.RELRO != want.RELRO) {
+			t.Errorf("sniffer %+v, debug/elf %+v", got, want)
+		}
+		if ok && got.LibsKnown && (!reflect.DeepEqual(got.Libraries, want.Libraries) || !reflect.DeepEqual(got.Versions, want.Versions)) {
 			t.Errorf("sniffer %+v, debug/elf %+v", got, want)
 		}
 	})

@@ -3,6 +3,11 @@ package pipeline
 import (
 	"bytes"
 	"io"
+	"log/slog"
+	"slices"
+	"strings"
+
+	"github.com/updeb/updeb/pkg/deb"
 
 	"github.com/updeb/updeb/internal/elfinfo"
 	"github.com/updeb/updeb/internal/recipe"
@@ -80,5 +85,51 @@ func (b *binaries) overrides(pp *recipe.ResolvedPackage) func() (io.ReadCloser, 
 			content = []byte("# No lintian tag to override.\n")
 		}
 		return io.NopCloser(bytes.NewReader(content)), int64(len(content)), nil
+	}
+}
+
+// libc6 sets the package's Depends on libc6 from what its binaries need of
+// shared libraries (elfinfo.SharedLibraries), once every file went through
+// the writer: pp.DependsOnLibc6. A package without ELF files, or whose
+// binaries' needs could not be read, keeps the recipe's word (dynamic:
+// true's plain libc6); a needed soname outside glibc is logged as a warning
+// that says what to add, as is dynamic: true on binaries that need no
+// shared library.
+func (b *binaries) libc6(pp *recipe.ResolvedPackage, log *slog.Logger) func(c *deb.Control) error {
+	return func(c *deb.Control) error {
+		known := map[string]elfinfo.Info{}
+		var unknown []string
+		for dest, s := range b.seen {
+			switch i := s.Info(); {
+			case !i.ELF:
+			case i.LibsKnown:
+				known[strings.TrimPrefix(dest, "/")] = i
+			default:
+				unknown = append(unknown, dest)
+			}
+		}
+		if len(known) == 0 && len(unknown) == 0 {
+			return nil // no ELF file: nothing to learn, the recipe's word stands
+		}
+		sh, err := elfinfo.SharedLibraries(known)
+		if err != nil {
+			return err
+		}
+		if len(sh.Unmapped) > 0 {
+			log.Warn("the package's binaries need shared libraries that updeb cannot tell the Debian package of: add the packages that ship them to the package's depends (dpkg -S SONAME names one)", "package", pp.Name, "sonames", strings.Join(sh.Unmapped, " "))
+		}
+		if len(unknown) > 0 {
+			slices.Sort(unknown)
+			log.Warn("cannot read which shared libraries these binaries need: Depends names libc6 as the other binaries, or dynamic: true, say", "package", pp.Name, "files", strings.Join(unknown, " "))
+			if sh.Libc6 == "" {
+				return nil
+			}
+		}
+		deps := pp.DependsOnLibc6(sh.Libc6)
+		if len(deps) < len(c.Depends) {
+			log.Warn("dynamic: true, but no binary of the package needs glibc: no Depends on libc6 (drop dynamic: true)", "package", pp.Name)
+		}
+		c.Depends = deps
+		return nil
 	}
 }

@@ -87,6 +87,7 @@ func assemble(r *recipe.Recipe, plan *recipe.Resolved, pp *recipe.ResolvedPackag
 		p.Scripts = append(p.Scripts, deb.Script{Name: s.Name, Content: []byte(s.Content)})
 	}
 	p.Triggers = strings.Join(pp.Triggers, "\n")
+	p.Amend = bins.libc6(pp, ms.log)
 	return p, nil
 }
 

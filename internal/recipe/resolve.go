@@ -169,6 +169,7 @@ type ResolvedPackage struct {
 	// Overrides adds to the ones updeb knows to write.
 	LintianOverrides []string `json:",omitempty"`
 	dynamic          bool     // the recipe says its binaries are dynamically linked
+	libc6Added       bool     // Depends holds the libc6 that dynamic adds (the recipe names none)
 	alternatives     []Alternative
 	// Scripts are the parts of the maintainer scripts updeb generates
 	// (postinst, prerm, postrm, in that order, only those needed); the
@@ -852,7 +853,9 @@ func (pl *packageResolver) relations() {
 		rels["Depends"] = addRelation(rels["Depends"], "adduser")
 	}
 	if rp.Dynamic {
+		n := len(rels["Depends"])
 		rels["Depends"] = addRelation(rels["Depends"], "libc6")
+		pp.libc6Added = len(rels["Depends"]) > n
 	}
 	pp.PreDepends, pp.Depends, pp.Recommends, pp.Suggests = rels["Pre-Depends"], rels["Depends"], rels["Recommends"], rels["Suggests"]
 	pp.Conflicts, pp.Breaks, pp.Replaces, pp.Provides = rels["Conflicts"], rels["Breaks"], rels["Replaces"], rels["Provides"]
@@ -1485,6 +1488,28 @@ func (pp *ResolvedPackage) DebControl() deb.Control {
 		Section: pp.Section, Priority: pp.Priority, Homepage: pp.Homepage,
 		Summary: pp.Summary, Description: pp.Description,
 	}
+}
+
+// DependsOnLibc6 is Depends with libc6 as the package's binaries need it,
+// learnt from their bytes at build time (elfinfo.SharedLibraries): rel is
+// "libc6 (>= 2.34)", "libc6", or "" when they need no glibc. It takes the
+// place of the plain libc6 that dynamic: true adds, or is added when the
+// recipe does not say dynamic; a libc6 relation the recipe writes itself is
+// kept as written.
+func (pp *ResolvedPackage) DependsOnLibc6(rel string) []string {
+	deps := slices.Clone(pp.Depends)
+	if !pp.libc6Added {
+		if rel != "" && len(addRelation(deps, "libc6")) > len(deps) {
+			deps = append(deps, rel)
+		}
+		return deps
+	}
+	i := slices.Index(deps, "libc6")
+	if rel == "" {
+		return slices.Delete(deps, i, i+1)
+	}
+	deps[i] = rel
+	return deps
 }
 
 // Control returns the package's DEBIAN/control paragraph with the given

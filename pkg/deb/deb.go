@@ -193,6 +193,12 @@ type Package struct {
 	Pool *Pool
 	// XZMode is the xz encoder's mode ("" means XZFast). It changes the bytes.
 	XZMode XZMode
+	// Amend, when set, is called once data.tar is written and before the
+	// control file is: a caller that learns a control field from the
+	// files' bytes (the shared libraries its binaries need, as
+	// dpkg-shlibdeps does) sets it on c then. The control is checked again
+	// after it; an error it returns fails the write.
+	Amend func(c *Control) error
 	// Progress, when set, is called as data.tar is written, with the bytes of
 	// data.tar so far (in) and the compressed bytes written so far (out): a
 	// caller can show a long compression moving. It is called on the writing

@@ -57,6 +57,14 @@ func Write(ctx context.Context, path string, p *Package) (res *Result, err error
 		return nil, err
 	}
 	pr.finish()
+	if p.Amend != nil {
+		if err := p.Amend(&p.Control); err != nil {
+			return nil, err
+		}
+		if errs := validateControl(&p.Control); len(errs) > 0 {
+			return nil, errors.Join(errs...)
+		}
+	}
 	isize := installedSize(items)
 	ctl, err := controlTar(p, isize, files)
 	if err != nil {

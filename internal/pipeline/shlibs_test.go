@@ -1,0 +1,128 @@
+package pipeline
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/updeb/updeb/internal/testkit/testenv"
+)
+
+// helloC calls libc as a cgo binary does: printf, strlen, strcpy (which
+// gcc -O2 without _FORTIFY_SOURCE leaves unfortified) and, through the
+// start files, __libc_start_main.
+const helloC = `#include <stdio.h>
+#include <string.h>
+int main(int argc, char **argv) { char b[256]; strcpy(b, argc > 1 ? argv[1] : "hi"); printf("%s %zu\n", b, strlen(b)); return 0; }
+`
+
+// gcc compiles helloC with args into a binary and returns its bytes.
+func gcc(t *testing.T, args ...string) []byte {
+	t.Helper()
+	dir := t.TempDir()
+	src, bin := filepath.Join(dir, "hello.c"), filepath.Join(dir, "hello")
+	if err := os.WriteFile(src, []byte(helloC), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	testenv.Run(t, "gcc", append(append([]string{"-O2", "-o", bin}, args...), src)...)
+	data, err := os.ReadFile(bin)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return data
+}
+
+// shlibdeps is dpkg-shlibdeps' Depends for a binary (the shlibs:Depends
+// it prints), the referee of what updeb writes.
+func shlibdeps(t *testing.T, binary []byte) string {
+	t.Helper()
+	dir := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(dir, "debian"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "debian/control"), []byte("Source: x\n\nPackage: x\nArchitecture: any\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "hello"), binary, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	out := string(testenv.Run(t, "sh", "-c", `cd "$1" && dpkg-shlibdeps -O hello 2>/dev/null`, "sh", dir))
+	v, ok := strings.CutPrefix(strings.TrimSpace(out), "shlibs:Depends=")
+	if !ok {
+		t.Fatalf("dpkg-shlibdeps: %q", out)
+	}
+	return v
+}
+
+// libc6Of is the libc6 relation of a Depends.
+func libc6Of(t *testing.T, depends string) string {
+	t.Helper()
+	for _, r := range strings.Split(depends, ", ") {
+		if strings.HasPrefix(r, "libc6 ") || r == "libc6" {
+			return r
+		}
+	}
+	t.Fatalf("no libc6 in %q", depends)
+	return ""
+}
+
+// buildBinary builds a recipe whose package shl (packages: its fields, files
+// and the binary at /usr/bin/shl) ships binary, and returns the .deb.
+func buildBinary(t *testing.T, binary []byte, fields string) string {
+	t.Helper()
+	root, mirror := project(t)
+	binRecipe(t, root, mirror, "shl", binary, `  - name: shl
+    summary: shared library test
+    description: |
+      A test package of one upstream binary, built by gcc as upstream
+      builds it: the binary is shipped as it is, and its dependencies on
+      shared libraries are what the binary says it needs.
+    section: admin
+`+fields+`    files:
+      - {source: shl, path: bin/shl, dest: /usr/bin/shl}
+`, nil)
+	out := filepath.Join(t.TempDir(), "out")
+	if _, err := Run(context.Background(), jobs(t, root, "amd64", "shl"), options(t, mirror, out)); err != nil {
+		t.Fatal(err)
+	}
+	return filepath.Join(out, "shl_1.0.0-1_amd64.deb")
+}
+
+// TestSharedLibraryDepends: the Depends a dynamically linked upstream
+// binary gets is dpkg-shlibdeps' (libc6 (>= 2.34) for a binary that needs
+// GLIBC_2.34, which apt would otherwise install on a system with an older
+// libc6, where it fails to start), whether or not the recipe says dynamic;
+// a recipe's own libc6 relation is kept; a static binary marked dynamic
+// gets none; lintian raises nothing about the dependencies.
+func TestSharedLibraryDepends(t *testing.T) {
+	testenv.RequireTool(t, "gcc", "dpkg-shlibdeps", "dpkg-deb", "lintian")
+	dynamic := gcc(t)
+	want := shlibdeps(t, dynamic)
+	if !strings.HasPrefix(want, "libc6 (>= ") {
+		t.Fatalf("dpkg-shlibdeps says %q of a binary that calls libc", want)
+	}
+	static := gcc(t, "-static")
+	var debs []string
+	for _, c := range []struct {
+		name, fields string
+		binary       []byte
+		want         string
+	}{
+		{"dynamic", "    dynamic: true\n    depends: [adduser]\n", dynamic, "adduser, " + want},
+		{"not marked dynamic", "", dynamic, want},
+		{"own libc6 relation", "    dynamic: true\n    depends: [\"libc6 (>= 2.17)\"]\n", dynamic, "libc6 (>= 2.17)"},
+		{"static marked dynamic", "    dynamic: true\n", static, ""},
+	} {
+		deb := buildBinary(t, c.binary, c.fields)
+		if got := strings.TrimSpace(string(testenv.Run(t, "dpkg-deb", "-f", deb, "Depends"))); got != c.want {
+			t.Errorf("%s: Depends: %q, want %q", c.name, got, c.want)
+		}
+		debs = append(debs, deb)
+	}
+	testenv.Lintian(t, map[string]string{
+		"hardening-no-bindnow":           "gcc without dpkg-buildflags, as upstream builds",
+		"hardening-no-fortify-functions": "gcc without dpkg-buildflags, as upstream builds",
+	}, debs...)
+}
