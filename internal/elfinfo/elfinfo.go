@@ -21,11 +21,13 @@ package elfinfo
 import (
 	"bytes"
 	"encoding/binary"
+	"strings"
 )
 
 // ELF constants (the ELF specification; debug/elf names them too).
 const (
 	etExec       = 2          // ET_EXEC
+	etDyn        = 3          // ET_DYN
 	ptLoad       = 1          // PT_LOAD
 	ptDynamic    = 2          // PT_DYNAMIC
 	ptInterp     = 3          // PT_INTERP
@@ -37,6 +39,10 @@ const (
 	dtFlags1     = 0x6ffffffb // DT_FLAGS_1
 	dtVerneed    = 0x6ffffffe // DT_VERNEED
 	dtVerneednum = 0x6fffffff // DT_VERNEEDNUM
+	dtHash       = 4          // DT_HASH
+	dtSymtab     = 6          // DT_SYMTAB
+	dtSyment     = 11         // DT_SYMENT
+	dtGNUHash    = 0x6ffffef5 // DT_GNU_HASH
 	df1Now       = 1          // DF_1_NOW
 	pnXnum       = 0xffff
 	verneedSize  = 16 // Elf32_Verneed and Elf64_Verneed
@@ -59,11 +65,17 @@ type Info struct {
 	RELRO       bool   // a PT_GNU_RELRO program header
 	BindNow     bool   // DT_FLAGS_1 has DF_1_NOW, as lintian's hardening check reads it
 	Machine     uint16 // e_machine
-	// LibsKnown: Libraries and Versions are facts (Known, and the names
-	// were found); a file without a dynamic segment needs none.
+	// LibsKnown: Libraries, Versions, Fortified and Unfortified are facts
+	// (Known, and the dynamic names and symbols were found); a file
+	// without a dynamic segment needs none.
 	LibsKnown bool
 	Libraries []string  // the DT_NEEDED sonames, in order
 	Versions  []Version // the version needs (.gnu.version_r), in order
+	// Of the functions glibc can fortify (lintian's hardened-functions
+	// list), the binary calls a fortified one (__strcpy_chk: Fortified)
+	// or a plain one (strcpy: Unfortified), as its undefined dynamic
+	// symbols say.
+	Fortified, Unfortified bool
 }
 
 // Version is a symbol version a file needs of a shared library: libc.so.6's
@@ -318,8 +330,12 @@ func (s *Sniffer) parseDynamic() {
 		step = 16
 	}
 	var needed []uint64
-	var strtab, strsz, verneed, verneednum uint64
+	var strtab, strsz, verneed, verneednum, hash, gnuHash, symtab uint64
 	var haveStrtab, haveVerneed bool
+	syment := uint64(16)
+	if s.is64 {
+		syment = 24
+	}
 	for i := 0; i+step <= len(s.dyn.buf); i += step {
 		var tag, val uint64
 		if s.is64 {
@@ -344,6 +360,14 @@ func (s *Sniffer) parseDynamic() {
 			verneed, haveVerneed = val, true
 		case dtVerneednum:
 			verneednum = val
+		case dtHash:
+			hash = val
+		case dtGNUHash:
+			gnuHash = val
+		case dtSymtab:
+			symtab = val
+		case dtSyment:
+			syment = val
 		}
 	}
 	if len(needed) == 0 && !haveVerneed {
@@ -407,7 +431,93 @@ func (s *Sniffer) parseDynamic() {
 		}
 		addr += next
 	}
+	if symtab != 0 && !s.readSymbols(symtab, syment, s.symbolCount(hash, gnuHash), str) {
+		return
+	}
 	s.info.Libraries, s.info.Versions, s.libsFound = libs, vers, true
+}
+
+// symbolCount is the number of dynamic symbols: DT_HASH's nchain, or past
+// the last symbol DT_GNU_HASH's buckets and chains reach; 0 when neither
+// can be read.
+func (s *Sniffer) symbolCount(hash, gnuHash uint64) uint64 {
+	if hash != 0 {
+		if h := s.at(hash, 8); h != nil {
+			return uint64(s.order.Uint32(h[4:]))
+		}
+		return 0
+	}
+	if gnuHash == 0 {
+		return 0
+	}
+	h := s.at(gnuHash, 16)
+	if h == nil {
+		return 0
+	}
+	nbuckets, symoffset, bloomSize := uint64(s.order.Uint32(h)), uint64(s.order.Uint32(h[4:])), uint64(s.order.Uint32(h[8:]))
+	word := uint64(4)
+	if s.is64 {
+		word = 8
+	}
+	buckets := gnuHash + 16 + bloomSize*word
+	b := s.at(buckets, nbuckets*4)
+	if b == nil {
+		return 0
+	}
+	last := uint64(0)
+	for i := uint64(0); i < nbuckets; i++ {
+		last = max(last, uint64(s.order.Uint32(b[i*4:])))
+	}
+	if last < symoffset {
+		return symoffset
+	}
+	for chains := buckets + nbuckets*4; ; last++ {
+		c := s.at(chains+(last-symoffset)*4, 4)
+		if c == nil {
+			return 0
+		}
+		if s.order.Uint32(c)&1 != 0 {
+			return last + 1
+		}
+	}
+}
+
+// readSymbols reads the undefined dynamic symbols for the functions glibc
+// can fortify; false when the symbols could not be read.
+func (s *Sniffer) readSymbols(symtab, syment, n uint64, str func(uint64) (string, bool)) bool {
+	minEnt := uint64(16)
+	if s.is64 {
+		minEnt = 24
+	}
+	if n == 0 || syment < minEnt || n > maxTable/syment {
+		return false
+	}
+	syms := s.at(symtab, n*syment)
+	if syms == nil {
+		return false
+	}
+	for i := uint64(1); i < n; i++ {
+		e := syms[i*syment:]
+		// st_shndx: after st_name, st_info and st_other in Elf64_Sym,
+		// after st_name, st_value, st_size, st_info, st_other in Elf32_Sym.
+		shndx := s.order.Uint16(e[14:])
+		if s.is64 {
+			shndx = s.order.Uint16(e[6:])
+		}
+		if shndx != 0 {
+			continue
+		}
+		name, ok := str(uint64(s.order.Uint32(e)))
+		if !ok {
+			return false
+		}
+		if f, ok := strings.CutPrefix(name, "__"); ok && strings.HasSuffix(f, "_chk") && hardenedFunctions[strings.TrimSuffix(f, "_chk")] {
+			s.info.Fortified = true
+		} else if hardenedFunctions[name] {
+			s.info.Unfortified = true
+		}
+	}
+	return true
 }
 
 // at returns the n bytes at address vaddr, when a PT_LOAD maps them and

@@ -25,28 +25,6 @@ func goBinary(t *testing.T) string {
 	return p
 }
 
-// cgoBinary builds a cgo program as Go's own linker lays it out (as
-// containerd's release binaries are): the dynamic segment's strings and
-// version needs lie just before it, tens of MiB into a large binary.
-func cgoBinary(t *testing.T, goBin string) string {
-	testenv.RequireTool(t, "gcc")
-	dir := t.TempDir()
-	for name, text := range map[string]string{
-		"go.mod":  "module cgouser\n\ngo 1.22\n",
-		"main.go": "package main\n\nimport (\n\t\"fmt\"\n\t\"os/user\"\n)\n\nfunc main() { fmt.Println(user.Current()) }\n",
-	} {
-		if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	cmd := exec.Command(goBin, "build", "-o", "cgouser", ".")
-	cmd.Dir, cmd.Env = dir, append(os.Environ(), "CGO_ENABLED=1", "GOFLAGS=-ldflags=-linkmode=internal")
-	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
-	return filepath.Join(dir, "cgouser")
-}
-
 // sniff feeds data to a Sniffer in chunks of n bytes.
 func sniff(data []byte, n int) Info {
 	var s Sniffer
@@ -84,6 +62,17 @@ func reference(data []byte) (Info, bool) {
 	if flags, err := f.DynValue(elf.DT_FLAGS_1); err == nil && len(flags) > 0 {
 		i.BindNow = flags[0]&uint64(elf.DF_1_NOW) != 0
 	}
+	syms, _ := f.DynamicSymbols()
+	for _, s := range syms {
+		if s.Section != elf.SHN_UNDEF {
+			continue
+		}
+		if n, ok := strings.CutPrefix(s.Name, "__"); ok && strings.HasSuffix(n, "_chk") && hardenedFunctions[strings.TrimSuffix(n, "_chk")] {
+			i.Fortified = true
+		} else if hardenedFunctions[s.Name] {
+			i.Unfortified = true
+		}
+	}
 	if needs, err := f.DynamicVersionNeeds(); err == nil {
 		for _, n := range needs {
 			for _, d := range n.Needs {
@@ -106,7 +95,7 @@ func TestRealBinaries(t *testing.T) {
 	// Another architecture's dynamic executable (riscv64, GNU ld), which
 	// Go's source tree carries: its version needs read the same way.
 	riscv := filepath.Join(filepath.Dir(filepath.Dir(goBin)), "src/debug/elf/testdata/gcc-riscv64-linux-exec")
-	files := append([]string{goBin, stripped, "/bin/ls", "/bin/sh", riscv, cgoBinary(t, goBin)}, shared...)
+	files := append([]string{goBin, stripped, "/bin/ls", "/bin/sh", riscv, testenv.CgoBinary(t)}, shared...)
 	for _, path := range files {
 		data, err := os.ReadFile(path)
 		if err != nil {

@@ -73,7 +73,10 @@ func (b *binaries) facts(dest string) (recipe.BinaryFacts, bool) {
 	if i.ELF && !i.Known {
 		return recipe.BinaryFacts{}, false
 	}
-	return recipe.BinaryFacts{ELF: i.ELF, Unstripped: i.SymbolTable, Static: i.Static()}, true
+	if i.ELF && !i.LibsKnown {
+		i.Unfortified, i.Fortified = true, false // its symbols were not read: the worst
+	}
+	return recipe.BinaryFacts{ELF: i.ELF, Unstripped: i.SymbolTable, Static: i.Static(), Unhardened: i.Unhardened()}, true
 }
 
 // overrides is the overrides file's entry content, rendered when the writer

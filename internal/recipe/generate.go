@@ -100,6 +100,9 @@ type BinaryFacts struct {
 	ELF        bool
 	Unstripped bool // a symbol table (file(1): "not stripped"): unstripped-binary-or-object
 	Static     bool // an executable that needs no shared library: statically-linked-binary
+	// Unhardened are the hardening-no-* tags lintian raises on it
+	// (elfinfo.Info's Unhardened).
+	Unhardened []string
 }
 
 // Justifications of the overrides updeb writes; lintian shows each with the
@@ -107,6 +110,7 @@ type BinaryFacts struct {
 const (
 	whyUnstripped = "Upstream's release binary, packaged byte for byte as published and verified: updeb never rebuilds or strips it."
 	whyStatic     = "Upstream builds it statically (Go programs are, by design); lintian exempts Go programs it sees built from source, this one was built upstream."
+	whyHardening  = "Upstream's release binary, built and linked by upstream with its own flags: updeb never rebuilds it, so Debian's hardening build flags cannot apply; lintian exempts Go programs it sees built from source, this one was built upstream."
 	whyNoManual   = "Upstream publishes no manual page; the program documents itself (--help)."
 	whyLicense    = "Upstream's own license file, installed as upstream ships it; the copyright file names the license too."
 	whySystemd    = "A systemd service for systemd hosts (Debian's default init); no System V init script is provided."
@@ -214,9 +218,10 @@ func dirHint(d ResolvedDir) (override, bool) {
 // override limited to the files it concerns, under its justification, and
 // the recipe's lintian-overrides. A tag is overridden only where it fires:
 // the binary tags where facts say a file is an unstripped or a static ELF
-// binary; facts nil, or not knowing a file (before its bytes are seen),
-// means the worst for each executable from an upstream source (static
-// unless the recipe says dynamic: true). It returns
+// binary, or one built without a hardening feature; facts nil, or not
+// knowing a file (before its bytes are seen), means the worst for each
+// executable from an upstream source (static unless the recipe says
+// dynamic: true, and then without any hardening). It returns
 // nil when there is nothing to override.
 func (pp *ResolvedPackage) Overrides(facts func(dest string) (BinaryFacts, bool)) []byte {
 	var ovs []override
@@ -231,12 +236,18 @@ func (pp *ResolvedPackage) Overrides(facts func(dest string) (BinaryFacts, bool)
 		}
 		if !ok && f.Source != "" && f.Mode&0o111 != 0 {
 			bf, ok = BinaryFacts{ELF: true, Unstripped: true, Static: !pp.dynamic}, true
+			if pp.dynamic {
+				bf.Unhardened = []string{"hardening-no-fortify-functions", "hardening-no-relro", "hardening-no-bindnow", "hardening-no-pie"}
+			}
 		}
 		if ok && bf.ELF && bf.Unstripped && unstrippedFires(pp.Name, f.Dest) {
 			add("unstripped-binary-or-object", f.Dest, whyUnstripped)
 		}
 		if ok && bf.ELF && bf.Static && staticFires(pp.Name, f.Dest) {
 			add("statically-linked-binary", f.Dest, whyStatic)
+		}
+		for _, tag := range bf.Unhardened {
+			add(tag, f.Dest, whyHardening)
 		}
 		if f.Mode&0o111 == 0 && licenseFileRE.MatchString(path.Base(f.Dest)) && strings.HasPrefix(f.Dest, "/usr/share/doc/") && !bf.ELF {
 			add("extra-license-file", f.Dest, whyLicense)

@@ -34,7 +34,7 @@ func TestOverrides(t *testing.T) {
 	}
 	facts := map[string]BinaryFacts{
 		"/usr/bin/stripped":           {ELF: true, Static: true},
-		"/usr/bin/unstripped-dynamic": {ELF: true, Unstripped: true},
+		"/usr/bin/unstripped-dynamic": {ELF: true, Unstripped: true, Unhardened: []string{"hardening-no-bindnow", "hardening-no-pie"}},
 		"/usr/lib/tool/script":        {},
 		"/usr/sbin/toold-static":      {ELF: true, Static: true, Unstripped: true},
 	}
@@ -48,6 +48,8 @@ func TestOverrides(t *testing.T) {
 	want := []string{
 		"tool: statically-linked-binary [usr/bin/stripped]",
 		"tool: unstripped-binary-or-object [usr/bin/unstripped-dynamic]",
+		"tool: hardening-no-bindnow [usr/bin/unstripped-dynamic]",
+		"tool: hardening-no-pie [usr/bin/unstripped-dynamic]",
 		"tool: unstripped-binary-or-object [usr/sbin/toold-static]", // *-static: not statically-linked-binary
 		"tool: extra-license-file [usr/share/doc/tool/LICENSE.txt]",
 		"tool: file-in-etc-not-marked-as-conffile [etc/init.d/other]",
@@ -62,7 +64,7 @@ func TestOverrides(t *testing.T) {
 	if strings.Join(lines, "\n") != strings.Join(want, "\n") {
 		t.Errorf("got\n%s\nwant\n%s", strings.Join(lines, "\n"), strings.Join(want, "\n"))
 	}
-	if !strings.Contains(got, "# "+whyUnstripped+"\n") || !strings.Contains(got, "# "+whyRecipe+"\n") {
+	if !strings.Contains(got, "# "+whyUnstripped+"\n") || !strings.Contains(got, "# "+whyRecipe+"\n") || !strings.Contains(got, "# "+whyHardening+"\n") {
 		t.Errorf("justifications missing:\n%s", got)
 	}
 
@@ -73,6 +75,22 @@ func TestOverrides(t *testing.T) {
 			t.Errorf("plan-time overrides lack %q:\n%s", l, worst)
 		}
 	}
+
+	if strings.Contains(worst, "hardening-no-") {
+		t.Errorf("plan-time overrides of static binaries name a hardening tag:\n%s", worst)
+	}
+	// dynamic: true: every hardening tag, none of statically-linked-binary.
+	pp.dynamic = true
+	worst = string(pp.Overrides(nil))
+	for _, tag := range []string{"fortify-functions", "relro", "bindnow", "pie"} {
+		if !strings.Contains(worst, "tool: hardening-no-"+tag+" [usr/bin/stripped]\n") {
+			t.Errorf("dynamic plan-time overrides lack hardening-no-%s:\n%s", tag, worst)
+		}
+	}
+	if strings.Contains(worst, "statically-linked-binary") {
+		t.Errorf("dynamic plan-time overrides name statically-linked-binary:\n%s", worst)
+	}
+	pp.dynamic = false
 
 	// A later revision, or a local suffix, is no initial upload.
 	pp.Version = "1.0.0-1~wmf1"

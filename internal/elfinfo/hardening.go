@@ -1,0 +1,50 @@
+package elfinfo
+
+// hardenedFunctions are the functions glibc's _FORTIFY_SOURCE replaces by
+// a checking __NAME_chk: lintian's data/binaries/hardened-functions
+// (lintian 2.116), which its hardening-no-fortify-functions reads.
+var hardenedFunctions = map[string]bool{}
+
+func init() {
+	for _, f := range []string{
+		"asprintf", "confstr", "dprintf", "fdelt", "fgets", "fgets_unlocked", "fgetws", "fgetws_unlocked",
+		"fprintf", "fread", "fread_unlocked", "fwprintf", "getcwd", "getdomainname", "getgroups", "gethostname",
+		"getlogin_r", "gets", "getwd", "longjmp", "mbsnrtowcs", "mbsrtowcs", "mbstowcs", "mempcpy",
+		"obstack_printf", "obstack_vprintf", "poll", "ppoll", "pread64", "pread", "printf", "ptsname_r", "read",
+		"readlink", "readlinkat", "realpath", "recv", "recvfrom", "snprintf", "sprintf", "stpcpy", "stpncpy",
+		"strcat", "strcpy", "strncat", "strncpy", "swprintf", "syslog", "ttyname_r", "vasprintf", "vdprintf",
+		"vfprintf", "vfwprintf", "vprintf", "vsnprintf", "vsprintf", "vswprintf", "vsyslog", "vwprintf",
+		"wcpcpy", "wcpncpy", "wcrtomb", "wcscat", "wcscpy", "wcsncat", "wcsncpy", "wcsnrtombs", "wcsrtombs",
+		"wcstombs", "wctomb", "wmempcpy", "wprintf",
+	} {
+		hardenedFunctions[f] = true
+	}
+}
+
+// Unhardened are the tags lintian's binaries/hardening check raises on a
+// binary it sees built elsewhere, for the features dpkg-buildflags
+// recommends on every Debian architecture: hardening-no-fortify-functions
+// for a binary that calls a function glibc fortifies and no fortified one;
+// for a dynamically linked executable or shared object,
+// hardening-no-relro without PT_GNU_RELRO, hardening-no-bindnow without
+// DF_1_NOW, hardening-no-pie for an ET_EXEC executable. Fortified and
+// Unfortified are facts only when i is LibsKnown.
+func (i Info) Unhardened() []string {
+	var tags []string
+	if i.Unfortified && !i.Fortified {
+		tags = append(tags, "hardening-no-fortify-functions")
+	}
+	if (i.Type != etExec && i.Type != etDyn) || !i.Needed {
+		return tags
+	}
+	if !i.RELRO {
+		tags = append(tags, "hardening-no-relro")
+	}
+	if !i.BindNow {
+		tags = append(tags, "hardening-no-bindnow")
+	}
+	if i.Type == etExec {
+		tags = append(tags, "hardening-no-pie")
+	}
+	return tags
+}
