@@ -118,6 +118,14 @@ func (b *binaries) libc6(pp *recipe.ResolvedPackage, log *slog.Logger) func(c *d
 		if err != nil {
 			return err
 		}
+		if i := slices.Index(sh.Unmapped, "libc.so"); i >= 0 {
+			// musl's soname (glibc's is libc.so.6): its loader,
+			// /lib/ld-musl-ARCH.so.1, is the library, and only
+			// Debian's musl ships it (dpkg -S libc.so finds
+			// libc6-dev's linker script instead).
+			log.Warn("the package's binaries are linked with musl (libc.so): add musl to the package's depends", "package", pp.Name)
+			sh.Unmapped = slices.Delete(sh.Unmapped, i, i+1)
+		}
 		if len(sh.Unmapped) > 0 {
 			log.Warn("the package's binaries need shared libraries that updeb cannot tell the Debian package of: add the packages that ship them to the package's depends (dpkg -S SONAME names one)", "package", pp.Name, "sonames", strings.Join(sh.Unmapped, " "))
 		}

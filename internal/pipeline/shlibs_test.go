@@ -1,8 +1,10 @@
 package pipeline
 
 import (
+	"bytes"
 	"context"
 	"fmt"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"strings"
@@ -19,15 +21,16 @@ const helloC = `#include <stdio.h>
 int main(int argc, char **argv) { char b[256]; strcpy(b, argc > 1 ? argv[1] : "hi"); printf("%s %zu\n", b, strlen(b)); return 0; }
 `
 
-// gcc compiles helloC with args into a binary and returns its bytes.
-func gcc(t *testing.T, args ...string) []byte {
+// cc compiles helloC with compiler (gcc, musl-gcc) and args into a binary
+// and returns its bytes.
+func cc(t *testing.T, compiler string, args ...string) []byte {
 	t.Helper()
 	dir := t.TempDir()
 	src, bin := filepath.Join(dir, "hello.c"), filepath.Join(dir, "hello")
 	if err := os.WriteFile(src, []byte(helloC), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	testenv.Run(t, "gcc", append(append([]string{"-O2", "-o", bin}, args...), src)...)
+	testenv.Run(t, compiler, append(append([]string{"-O2", "-o", bin}, args...), src)...)
 	data, err := os.ReadFile(bin)
 	if err != nil {
 		t.Fatal(err)
@@ -70,8 +73,9 @@ func libc6Of(t *testing.T, depends string) string {
 }
 
 // buildBinary builds a recipe whose package name (fields: its fields, files
-// and the binary at /usr/bin/name) ships binary, and returns the .deb.
-func buildBinary(t *testing.T, name string, binary []byte, fields string) string {
+// and the binary at /usr/bin/name) ships binary, logging to log (nil:
+// nowhere), and returns the .deb.
+func buildBinary(t *testing.T, name string, binary []byte, fields string, log *slog.Logger) string {
 	t.Helper()
 	root, mirror := project(t)
 	binRecipe(t, root, mirror, name, binary, `  - name: `+name+`
@@ -85,7 +89,11 @@ func buildBinary(t *testing.T, name string, binary []byte, fields string) string
       - {source: `+name+`, path: bin/`+name+`, dest: /usr/bin/`+name+`}
 `, nil)
 	out := filepath.Join(t.TempDir(), "out")
-	if _, err := Run(context.Background(), jobs(t, root, "amd64", name), options(t, mirror, out)); err != nil {
+	opts := options(t, mirror, out)
+	if log != nil {
+		opts.Source.Logger = log
+	}
+	if _, err := Run(context.Background(), jobs(t, root, "amd64", name), opts); err != nil {
 		t.Fatal(err)
 	}
 	return filepath.Join(out, name+"_1.0.0-1_amd64.deb")
@@ -99,12 +107,12 @@ func buildBinary(t *testing.T, name string, binary []byte, fields string) string
 // gets none; lintian raises nothing about the dependencies.
 func TestSharedLibraryDepends(t *testing.T) {
 	testenv.RequireTool(t, "gcc", "dpkg-shlibdeps", "dpkg-deb", "lintian")
-	dynamic := gcc(t)
+	dynamic := cc(t, "gcc")
 	want := shlibdeps(t, dynamic)
 	if !strings.HasPrefix(want, "libc6 (>= ") {
 		t.Fatalf("dpkg-shlibdeps says %q of a binary that calls libc", want)
 	}
-	static := gcc(t, "-static")
+	static := cc(t, "gcc", "-static")
 	cgo, err := os.ReadFile(testenv.CgoBinary(t))
 	if err != nil {
 		t.Fatal(err)
@@ -122,11 +130,41 @@ func TestSharedLibraryDepends(t *testing.T) {
 		{"Go's linker", "    dynamic: true\n", cgo, shlibdeps(t, cgo)},
 	} {
 		// Each its own package: lintian reads one package of a name.
-		deb := buildBinary(t, fmt.Sprintf("shl%d", i), c.binary, c.fields)
+		deb := buildBinary(t, fmt.Sprintf("shl%d", i), c.binary, c.fields, nil)
 		if got := strings.TrimSpace(string(testenv.Run(t, "dpkg-deb", "-f", deb, "Depends"))); got != c.want {
 			t.Errorf("%s: Depends: %q, want %q", c.name, got, c.want)
 		}
 		debs = append(debs, deb)
 	}
 	testenv.Lintian(t, nil, debs...)
+}
+
+// TestSharedLibraryWarnings: what updeb cannot tell from a binary is a
+// warning of the build that names it and says what to add: the sonames of
+// other libraries (useradd(8) needs libaudit.so.1, libselinux.so.1 and
+// libsemanage.so.2 besides glibc), musl's libc.so (whose package dpkg -S
+// does not tell: libc6-dev's linker script has that name), and dynamic:
+// true on a static binary.
+func TestSharedLibraryWarnings(t *testing.T) {
+	tools := testenv.RequireTool(t, "useradd", "gcc", "musl-gcc")
+	useradd, err := os.ReadFile(tools[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	var buf bytes.Buffer
+	log := slog.New(slog.NewTextHandler(&buf, &slog.HandlerOptions{Level: slog.LevelWarn}))
+	buildBinary(t, "shlua", useradd, "    dynamic: true\n", log)
+	buildBinary(t, "shlst", cc(t, "gcc", "-static"), "    dynamic: true\n", log)
+	buildBinary(t, "shlmu", cc(t, "musl-gcc"), "", log)
+	got := buf.String()
+	for _, w := range []string{
+		`package=shlua sonames="libaudit.so.1 libselinux.so.1 libsemanage.so.2"`,
+		`add the packages that ship them to the package's depends`,
+		`no binary of the package needs glibc: no Depends on libc6 (drop dynamic: true)" recipe=shlst`,
+		`linked with musl (libc.so): add musl to the package's depends" recipe=shlmu`,
+	} {
+		if !strings.Contains(got, w) {
+			t.Errorf("warnings lack %q:\n%s", w, got)
+		}
+	}
 }
