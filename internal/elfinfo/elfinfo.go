@@ -135,7 +135,7 @@ func (s *Sniffer) Write(p []byte) (int, error) {
 	if len(s.head) < 64 {
 		k := min(64-len(s.head), len(p))
 		s.head = append(s.head, p[:k]...)
-		if len(s.head) == 64 && !s.parseHeader() {
+		if len(s.head) == 64 && !s.parseHeader(start) {
 			s.done = true
 			return len(p), nil
 		}
@@ -166,23 +166,31 @@ func (r *region) copy(off int64, p []byte) {
 	r.got += hi - lo
 }
 
-// newRegion registers a range to keep; nil (and unknown) when it is too
-// large, and marked missed when it began before off.
+// newRegion registers a range to keep, the bytes from off on still to come;
+// nil (and unknown) when it is too large. What it holds before off is
+// taken from the first 64 bytes (the program headers of a 32-bit file
+// start at 52, after its header); it is marked missed when it began
+// before off and before that.
 func (s *Sniffer) newRegion(start, size, off int64) *region {
 	if size < 0 || size > maxTable || start < 0 {
 		s.unknown = true
 		return nil
 	}
 	r := &region{start: start, size: size, buf: make([]byte, size)}
-	if start < off {
+	switch {
+	case start >= off:
+	case off <= int64(len(s.head)):
+		r.copy(0, s.head[:off])
+	default:
 		r.missed = true
 		s.unknown = true
 	}
 	return r
 }
 
-// parseHeader reads the ELF header; false when the file is not ELF.
-func (s *Sniffer) parseHeader() bool {
+// parseHeader reads the ELF header, whose last byte came in the chunk
+// written at start; false when the file is not ELF.
+func (s *Sniffer) parseHeader(start int64) bool {
 	h := s.head
 	if !bytes.Equal(h[:4], []byte("\x7fELF")) {
 		return false
@@ -226,12 +234,12 @@ func (s *Sniffer) parseHeader() bool {
 		return true
 	}
 	if phnum > 0 {
-		s.ph = s.newRegion(phoff, int64(phnum)*int64(phentsize), 64)
+		s.ph = s.newRegion(phoff, int64(phnum)*int64(phentsize), start)
 	} else {
 		s.phParsed, s.noDyn = true, true
 	}
 	if shnum > 0 {
-		s.sh = s.newRegion(shoff, int64(shnum)*int64(shentsize), 64)
+		s.sh = s.newRegion(shoff, int64(shnum)*int64(shentsize), start)
 	} else {
 		s.shParsed = true
 	}

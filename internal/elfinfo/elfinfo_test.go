@@ -92,10 +92,12 @@ func TestRealBinaries(t *testing.T) {
 	stripped := filepath.Join(t.TempDir(), "stripped")
 	testenv.Run(t, "sh", "-c", "cp "+goBin+" "+stripped+" && strip "+stripped)
 	shared, _ := filepath.Glob("/usr/lib/*-linux-gnu/libc.so.6")
-	// Another architecture's dynamic executable (riscv64, GNU ld), which
-	// Go's source tree carries: its version needs read the same way.
-	riscv := filepath.Join(filepath.Dir(filepath.Dir(goBin)), "src/debug/elf/testdata/gcc-riscv64-linux-exec")
-	files := append([]string{goBin, stripped, "/bin/ls", "/bin/sh", riscv, testenv.CgoBinary(t)}, shared...)
+	// Other architectures' dynamic executables, which Go's source tree
+	// carries (riscv64 with version needs; 32-bit i386, with DT_HASH and
+	// Elf32 symbols): read the same way.
+	testdata := filepath.Join(filepath.Dir(filepath.Dir(goBin)), "src/debug/elf/testdata")
+	files := append([]string{goBin, stripped, "/bin/ls", "/bin/sh", testenv.CgoBinary(t),
+		filepath.Join(testdata, "gcc-riscv64-linux-exec"), filepath.Join(testdata, "gcc-386-freebsd-exec")}, shared...)
 	for _, path := range files {
 		data, err := os.ReadFile(path)
 		if err != nil {
