@@ -103,8 +103,8 @@ func buildBinary(t *testing.T, name string, binary []byte, fields string, log *s
 // binary gets is dpkg-shlibdeps' (libc6 (>= 2.34) for a binary that needs
 // GLIBC_2.34, which apt would otherwise install on a system with an older
 // libc6, where it fails to start), whether or not the recipe says dynamic;
-// a recipe's own libc6 relation is kept; a static binary marked dynamic
-// gets none; lintian raises nothing about the dependencies.
+// a recipe's own libc6 relation is kept unless it is older; a static binary
+// marked dynamic gets none; lintian raises nothing about the dependencies.
 func TestSharedLibraryDepends(t *testing.T) {
 	testenv.RequireTool(t, "gcc", "dpkg-shlibdeps", "dpkg-deb", "lintian")
 	dynamic := cc(t, "gcc")
@@ -125,7 +125,8 @@ func TestSharedLibraryDepends(t *testing.T) {
 	}{
 		{"dynamic", "    dynamic: true\n    depends: [adduser]\n", dynamic, "adduser, " + want},
 		{"not marked dynamic", "", dynamic, want},
-		{"own libc6 relation", "    dynamic: true\n    depends: [\"libc6 (>= 2.17)\"]\n", dynamic, "libc6 (>= 2.17)"},
+		{"own older libc6", "    dynamic: true\n    depends: [\"libc6 (>= 2.17)\", adduser]\n", dynamic, want + ", adduser"},
+		{"own newer libc6", "    depends: [\"libc6 (>= 2.99)\"]\n", dynamic, "libc6 (>= 2.99)"},
 		{"static marked dynamic", "    dynamic: true\n", static, ""},
 		{"Go's linker", "    dynamic: true\n", cgo, shlibdeps(t, cgo)},
 	} {

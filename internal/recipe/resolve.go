@@ -1494,12 +1494,27 @@ func (pp *ResolvedPackage) DebControl() deb.Control {
 // learnt from their bytes at build time (elfinfo.SharedLibraries): rel is
 // "libc6 (>= 2.34)", "libc6", or "" when they need no glibc. It takes the
 // place of the plain libc6 that dynamic: true adds, or is added when the
-// recipe does not say dynamic; a libc6 relation the recipe writes itself is
+// recipe does not say dynamic. A libc6 relation the recipe writes itself
+// is kept, unless it is a plain one that rel is stronger than (libc6 (>=
+// 2.17) for binaries that need 2.34): rel takes its place, as
+// dpkg-gencontrol keeps the stronger of two; one among alternatives is
 // kept as written.
 func (pp *ResolvedPackage) DependsOnLibc6(rel string) []string {
 	deps := slices.Clone(pp.Depends)
 	if !pp.libc6Added {
-		if rel != "" && len(addRelation(deps, "libc6")) > len(deps) {
+		if rel == "" {
+			return deps
+		}
+		need, _ := deb.ParseRelations("Depends", rel)
+		for i, d := range deps {
+			if g, _ := deb.ParseRelations("Depends", d); len(g) == 1 && len(g[0]) == 1 && g[0][0].Name == "libc6" && g[0][0].Arch == "" {
+				if !implies(g[0][0], need[0][0]) {
+					deps[i] = rel
+				}
+				return deps
+			}
+		}
+		if len(addRelation(deps, "libc6")) > len(deps) {
 			deps = append(deps, rel)
 		}
 		return deps
