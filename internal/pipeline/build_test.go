@@ -514,7 +514,9 @@ packages:
 
 // TestShippedControlIsPlanned: the control file of every package a build
 // writes is the plan's (recipe.ResolvedPackage.Control), byte for byte, so the
-// control fields `updeb verify --base` diffs from plans are those that ship.
+// control fields `updeb verify --base` diffs from plans are those that ship
+// (but for the libc6 a dynamic binary needs, learnt from its bytes:
+// TestSharedLibraryDepends).
 func TestShippedControlIsPlanned(t *testing.T) {
 	root, mirror := project(t)
 	out := filepath.Join(t.TempDir(), "out")
