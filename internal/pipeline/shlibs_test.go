@@ -113,6 +113,7 @@ func TestSharedLibraryDepends(t *testing.T) {
 		t.Fatalf("dpkg-shlibdeps says %q of a binary that calls libc", want)
 	}
 	static := cc(t, "gcc", "-static")
+	hardened := cc(t, "gcc", "-D_FORTIFY_SOURCE=2", "-fPIE", "-pie", "-Wl,-z,relro,-z,now")
 	cgo, err := os.ReadFile(testenv.CgoBinary(t))
 	if err != nil {
 		t.Fatal(err)
@@ -129,6 +130,8 @@ func TestSharedLibraryDepends(t *testing.T) {
 		{"own newer libc6", "    depends: [\"libc6 (>= 2.99)\"]\n", dynamic, "libc6 (>= 2.99)"},
 		{"static marked dynamic", "    dynamic: true\n", static, ""},
 		{"Go's linker", "    dynamic: true\n", cgo, shlibdeps(t, cgo)},
+		// Built with Debian's hardening flags: no hardening tag to override.
+		{"hardened", "    dynamic: true\n", hardened, shlibdeps(t, hardened)},
 	} {
 		// Each its own package: lintian reads one package of a name.
 		deb := buildBinary(t, fmt.Sprintf("shl%d", i), c.binary, c.fields, nil)
