@@ -45,8 +45,9 @@ const (
 	dtGNUHash    = 0x6ffffef5 // DT_GNU_HASH
 	df1Now       = 1          // DF_1_NOW
 	pnXnum       = 0xffff
-	verneedSize  = 16 // Elf32_Verneed and Elf64_Verneed
-	vernauxSize  = 16 // Elf32_Vernaux and Elf64_Vernaux
+	maxVersions  = 1 << 12 // version needs read at most
+	verneedSize  = 16      // Elf32_Verneed and Elf64_Verneed
+	vernauxSize  = 16      // Elf32_Vernaux and Elf64_Vernaux
 )
 
 // maxTable bounds each table kept (header tables, dynamic segment).
@@ -431,7 +432,14 @@ func (s *Sniffer) parseDynamic() {
 				return
 			}
 			vers = append(vers, Version{File: file, Name: name})
-			aux += uint64(s.order.Uint32(va[12:]))
+			if len(vers) > maxVersions {
+				return // no binary needs so many: entries that share their names
+			}
+			next := uint64(s.order.Uint32(va[12:]))
+			if next == 0 {
+				break
+			}
+			aux += next
 		}
 		next := uint64(s.order.Uint32(vn[12:]))
 		if next == 0 {

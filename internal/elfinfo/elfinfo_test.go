@@ -168,3 +168,31 @@ func FuzzSniffer(f *testing.F) {
 		}
 	})
 }
+
+// TestVersionNeedsHostile: a version need that claims 65535 versions with
+// the chain ending at the first (vna_next 0) is read as debug/elf reads
+// it, one version, not the first 65535 times over.
+func TestVersionNeedsHostile(t *testing.T) {
+	data, err := os.ReadFile("/bin/ls")
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, err := elf.NewFile(bytes.NewReader(data))
+	if err != nil {
+		t.Fatal(err)
+	}
+	vn := f.SectionByType(elf.SHT_GNU_VERNEED)
+	if vn == nil {
+		t.Fatal("/bin/ls has no version needs")
+	}
+	off := vn.Offset
+	f.ByteOrder.PutUint16(data[off+2:], 0xffff)
+	aux := off + uint64(f.ByteOrder.Uint32(data[off+8:]))
+	f.ByteOrder.PutUint32(data[aux+12:], 0)
+	want, _ := reference(data)
+	for _, n := range []int{1 << 20, len(data)} {
+		if got := sniff(data, n); !reflect.DeepEqual(got, want) {
+			t.Errorf("in %d-byte writes: %d version needs, debug/elf reads %d", n, len(got.Versions), len(want.Versions))
+		}
+	}
+}
