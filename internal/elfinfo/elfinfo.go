@@ -46,6 +46,8 @@ const (
 	df1Now       = 1          // DF_1_NOW
 	pnXnum       = 0xffff
 	maxVersions  = 1 << 12 // version needs read at most
+	maxName      = 4096    // bytes of a soname or version name read at most
+	maxHardened  = 32      // longer than __NAME_chk of any hardened function
 	verneedSize  = 16      // Elf32_Verneed and Elf64_Verneed
 	vernauxSize  = 16      // Elf32_Vernaux and Elf64_Vernaux
 )
@@ -390,19 +392,26 @@ func (s *Sniffer) parseDynamic() {
 	if strs == nil {
 		return
 	}
-	str := func(off uint64) (string, bool) {
+	// str is the name at off, when it ends within limit bytes (a name
+	// read is scanned that far at most, however many point into a
+	// string table of a MiB without an end).
+	str := func(off uint64, limit int) (string, bool) {
 		if off >= uint64(len(strs)) {
 			return "", false
 		}
-		n := bytes.IndexByte(strs[off:], 0)
+		b := strs[off:]
+		n := bytes.IndexByte(b[:min(len(b), limit)], 0)
 		if n < 0 {
 			return "", false
 		}
-		return string(strs[off : off+uint64(n)]), true
+		return string(b[:n]), true
+	}
+	if len(needed) > maxVersions {
+		return // no binary needs so many
 	}
 	var libs []string
 	for _, o := range needed {
-		name, ok := str(o)
+		name, ok := str(o, maxName)
 		if !ok {
 			return
 		}
@@ -417,7 +426,7 @@ func (s *Sniffer) parseDynamic() {
 		if vn == nil {
 			return
 		}
-		file, ok := str(uint64(s.order.Uint32(vn[4:])))
+		file, ok := str(uint64(s.order.Uint32(vn[4:])), maxName)
 		if !ok {
 			return
 		}
@@ -427,7 +436,7 @@ func (s *Sniffer) parseDynamic() {
 			if va == nil {
 				return
 			}
-			name, ok := str(uint64(s.order.Uint32(va[8:])))
+			name, ok := str(uint64(s.order.Uint32(va[8:])), maxName)
 			if !ok {
 				return
 			}
@@ -447,7 +456,7 @@ func (s *Sniffer) parseDynamic() {
 		}
 		addr += next
 	}
-	if symtab != 0 && !s.readSymbols(symtab, syment, s.symbolCount(hash, gnuHash), str) {
+	if symtab != 0 && !s.readSymbols(symtab, syment, s.symbolCount(hash, gnuHash), strs, str) {
 		return
 	}
 	s.info.Libraries, s.info.Versions, s.libsFound = libs, vers, true
@@ -500,7 +509,7 @@ func (s *Sniffer) symbolCount(hash, gnuHash uint64) uint64 {
 
 // readSymbols reads the undefined dynamic symbols for the functions glibc
 // can fortify; false when the symbols could not be read.
-func (s *Sniffer) readSymbols(symtab, syment, n uint64, str func(uint64) (string, bool)) bool {
+func (s *Sniffer) readSymbols(symtab, syment, n uint64, strs []byte, str func(uint64, int) (string, bool)) bool {
 	minEnt := uint64(16)
 	if s.is64 {
 		minEnt = 24
@@ -523,10 +532,11 @@ func (s *Sniffer) readSymbols(symtab, syment, n uint64, str func(uint64) (string
 		if shndx != 0 {
 			continue
 		}
-		name, ok := str(uint64(s.order.Uint32(e)))
-		if !ok {
+		off := uint64(s.order.Uint32(e))
+		if off >= uint64(len(strs)) {
 			return false
 		}
+		name, _ := str(off, maxHardened) // longer: not one of them
 		if f, ok := strings.CutPrefix(name, "__"); ok && strings.HasSuffix(f, "_chk") && hardenedFunctions[strings.TrimSuffix(f, "_chk")] {
 			s.info.Fortified = true
 		} else if hardenedFunctions[name] {

@@ -3,6 +3,7 @@ package elfinfo
 import (
 	"bytes"
 	"debug/elf"
+	"encoding/binary"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -194,5 +195,66 @@ func TestVersionNeedsHostile(t *testing.T) {
 		if got := sniff(data, n); !reflect.DeepEqual(got, want) {
 			t.Errorf("in %d-byte writes: %d version needs, debug/elf reads %d", n, len(got.Versions), len(want.Versions))
 		}
+	}
+}
+
+// dynELF is a minimal ELF64 executable: one PT_LOAD of the whole file and
+// a PT_DYNAMIC after a string table that holds needed, each a DT_NEEDED.
+func dynELF(needed ...string) []byte {
+	const base = 0x400000
+	le := binary.LittleEndian
+	strtab := []byte{0}
+	var offs []uint64
+	for _, n := range needed {
+		offs = append(offs, uint64(len(strtab)))
+		strtab = append(append(strtab, n...), 0)
+	}
+	strOff := uint64(64 + 2*56)
+	dynOff := (strOff + uint64(len(strtab)) + 7) &^ 7
+	var dyn []byte
+	entry := func(tag, val uint64) { dyn = le.AppendUint64(le.AppendUint64(dyn, tag), val) }
+	for _, o := range offs {
+		entry(uint64(elf.DT_NEEDED), o)
+	}
+	entry(uint64(elf.DT_STRTAB), base+strOff)
+	entry(uint64(elf.DT_STRSZ), uint64(len(strtab)))
+	entry(uint64(elf.DT_NULL), 0)
+	size := dynOff + uint64(len(dyn))
+	b := make([]byte, size)
+	copy(b, "\x7fELF\x02\x01\x01")
+	le.PutUint16(b[0x10:], uint16(elf.ET_EXEC))
+	le.PutUint16(b[0x12:], uint16(elf.EM_X86_64))
+	le.PutUint32(b[0x14:], 1)
+	le.PutUint64(b[0x20:], 64) // e_phoff
+	le.PutUint16(b[0x34:], 64)
+	le.PutUint16(b[0x36:], 56)
+	le.PutUint16(b[0x38:], 2)
+	le.PutUint16(b[0x3a:], 64)
+	ph := func(at int, typ uint32, off, sz uint64) {
+		p := b[64+56*at:]
+		le.PutUint32(p, typ)
+		le.PutUint32(p[4:], 4)
+		le.PutUint64(p[8:], off)
+		le.PutUint64(p[16:], base+off)
+		le.PutUint64(p[24:], base+off)
+		le.PutUint64(p[32:], sz)
+		le.PutUint64(p[40:], sz)
+	}
+	ph(0, uint32(elf.PT_LOAD), 0, size)
+	ph(1, uint32(elf.PT_DYNAMIC), dynOff, uint64(len(dyn)))
+	copy(b[strOff:], strtab)
+	copy(b[dynOff:], dyn)
+	return b
+}
+
+// TestLongNames: a name is read up to 4 KiB, however many entries point
+// into a string table without an end (a MiB scanned for each of them
+// would take minutes); a longer one leaves the libraries unknown.
+func TestLongNames(t *testing.T) {
+	if got := sniff(dynELF("libc.so.6", strings.Repeat("a", 100)), 4096); !got.LibsKnown || !reflect.DeepEqual(got.Libraries, []string{"libc.so.6", strings.Repeat("a", 100)}) {
+		t.Errorf("a 100-byte soname: %+v", got)
+	}
+	if got := sniff(dynELF("libc.so.6", strings.Repeat("a", 5000)), 4096); !got.Known || got.LibsKnown || got.Libraries != nil {
+		t.Errorf("a 5000-byte soname: %+v, want known and its libraries not", got)
 	}
 }
