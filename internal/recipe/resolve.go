@@ -1495,10 +1495,10 @@ func (pp *ResolvedPackage) DebControl() deb.Control {
 // "libc6 (>= 2.34)", "libc6", or "" when they need no glibc. It takes the
 // place of the plain libc6 that dynamic: true adds, or is added when the
 // recipe does not say dynamic. A libc6 relation the recipe writes itself
-// is kept, unless it is a plain one that rel is stronger than (libc6 (>=
-// 2.17) for binaries that need 2.34): rel takes its place, as
-// dpkg-gencontrol keeps the stronger of two; one among alternatives is
-// kept as written.
+// is kept when it implies rel; an older floor (libc6 (>= 2.17) for
+// binaries that need 2.34) gives way to rel, as dpkg-gencontrol keeps the
+// stronger of two; an upper bound (libc6 (<< 2.40)) gets rel after it; one
+// among alternatives is kept as written.
 func (pp *ResolvedPackage) DependsOnLibc6(rel string) []string {
 	deps := slices.Clone(pp.Depends)
 	if !pp.libc6Added {
@@ -1508,8 +1508,12 @@ func (pp *ResolvedPackage) DependsOnLibc6(rel string) []string {
 		need, _ := deb.ParseRelations("Depends", rel)
 		for i, d := range deps {
 			if g, _ := deb.ParseRelations("Depends", d); len(g) == 1 && len(g[0]) == 1 && g[0][0].Name == "libc6" && g[0][0].Arch == "" {
-				if !implies(g[0][0], need[0][0]) {
+				switch own := g[0][0]; {
+				case implies(own, need[0][0]):
+				case own.Op == ">=" || own.Op == ">>":
 					deps[i] = rel
+				default: // an upper bound: both hold
+					deps = slices.Insert(deps, i+1, rel)
 				}
 				return deps
 			}
