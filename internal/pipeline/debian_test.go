@@ -181,7 +181,8 @@ prerm remove
 // their trees through a recipe that states each entry's mode and owner, and
 // finds every name, type, mode, owner (name and id), size, byte and link
 // target of the original in the same order, and the same conffiles; dpkg
-// --unpack makes the same tree of both. (The rebuilt package is named
+// --unpack makes the same tree of both; Depends names the libc6 Debian
+// named for the binaries. (The rebuilt package is named
 // NAME-rebuilt: updeb writes its own copyright, changelog and lintian
 // overrides for it, under that name, and nothing else differs.)
 func TestRebuildRealDebianPackages(t *testing.T) {
@@ -245,6 +246,12 @@ func TestRebuildRealDebianPackages(t *testing.T) {
 			if !slices.Equal(got.Conffiles, orig.Conffiles) {
 				t.Errorf("%s: conffiles %q, want %q", o.Package, got.Conffiles, orig.Conffiles)
 			}
+			// The libc6 Debian's dpkg-shlibdeps named for the same
+			// binaries (the recipe names none; the rest of Depends,
+			// other libraries, is the build's warning).
+			if libc6, d := libc6In(orig.Control.Value("Depends")), got.Control.Value("Depends"); d != libc6 {
+				t.Errorf("%s: Depends %q, want Debian's %q", o.Package, d, libc6)
+			}
 			// dpkg --unpack makes the same tree of both (but updeb's own files).
 			trees := map[string]string{}
 			for which, p := range map[string]string{"original": originalOf(t, originals, orig), "rebuilt": rebuilt} {
@@ -270,6 +277,16 @@ find . -type f ! -path './var/lib/dpkg/*' ! -path "./usr/share/doc/$OURS/*" ! -p
 	if n != len(originals) {
 		t.Fatalf("%d packages rebuilt, want %d", n, len(originals))
 	}
+}
+
+// libc6In is the libc6 relation of a Depends ("" when none).
+func libc6In(depends string) string {
+	for _, r := range strings.Split(depends, ", ") {
+		if r == "libc6" || strings.HasPrefix(r, "libc6 ") {
+			return r
+		}
+	}
+	return ""
 }
 
 // hardlinkedDeb builds with dpkg-deb a package whose files have hardlinks,

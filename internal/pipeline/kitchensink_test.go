@@ -147,7 +147,7 @@ func TestKitchenSinkDebianTools(t *testing.T) {
 	}
 	// Depends names libc6 as dpkg-shlibdeps does for the binary (useradd's
 	// other libraries, libaudit1 and the like, are a warning of the build).
-	want := "Version: " + ksVersion + "\nDepends: ks-common (= " + ksVersion + "), adduser, " + libc6Of(t, shlibdeps(t, elf)) + "\n"
+	want := "Version: " + ksVersion + "\nDepends: ks-common (= " + ksVersion + "), adduser, " + libc6In(shlibdeps(t, elf)) + "\n"
 	if got := string(testenv.Run(t, "dpkg-deb", "-f", ks, "Version", "Depends")); got != want {
 		t.Errorf("ks's control fields:\n%s\nwant:\n%s", got, want)
 	}

@@ -60,18 +60,6 @@ func shlibdeps(t *testing.T, binary []byte) string {
 	return v
 }
 
-// libc6Of is the libc6 relation of a Depends.
-func libc6Of(t *testing.T, depends string) string {
-	t.Helper()
-	for _, r := range strings.Split(depends, ", ") {
-		if strings.HasPrefix(r, "libc6 ") || r == "libc6" {
-			return r
-		}
-	}
-	t.Fatalf("no libc6 in %q", depends)
-	return ""
-}
-
 // buildBinary builds a recipe whose package name (fields: its fields, files
 // and the binary at /usr/bin/name) ships binary, logging to log (nil:
 // nowhere), and returns the .deb.
