@@ -46,6 +46,7 @@ const (
 	df1Now       = 1          // DF_1_NOW
 	pnXnum       = 0xffff
 	maxVersions  = 1 << 12 // version needs read at most
+	maxLoads     = 64      // PT_LOAD segments an address is looked up in
 	maxName      = 4096    // bytes of a soname or version name read at most
 	maxHardened  = 32      // longer than __NAME_chk of any hardened function
 	verneedSize  = 16      // Elf32_Verneed and Elf64_Verneed
@@ -309,7 +310,9 @@ func (s *Sniffer) parseProgramHeaders(chunk int64) {
 		}
 		switch typ {
 		case ptLoad:
-			s.loads = append(s.loads, load{uint64(off), uint64(vaddr), uint64(size)})
+			if len(s.loads) < maxLoads {
+				s.loads = append(s.loads, load{uint64(off), uint64(vaddr), uint64(size)})
+			}
 		case ptInterp:
 			s.info.Interp = true
 		case ptGNURelro:
@@ -422,6 +425,9 @@ func (s *Sniffer) parseDynamic() {
 	// vn_aux, vn_next (32 bits each, offsets); each Vernaux: vna_hash,
 	// vna_flags, vna_other, vna_name, vna_next.
 	for n, addr := uint64(0), verneed; haveVerneed && n < verneednum; n++ {
+		if n >= maxVersions {
+			return // no binary needs so many libraries' versions
+		}
 		vn := s.at(addr, verneedSize)
 		if vn == nil {
 			return
@@ -496,7 +502,10 @@ func (s *Sniffer) symbolCount(hash, gnuHash uint64) uint64 {
 	if last < symoffset {
 		return symoffset
 	}
-	for chains := buckets + nbuckets*4; ; last++ {
+	for chains, first := buckets+nbuckets*4, last; ; last++ {
+		if last-first > maxTable/4 {
+			return 0 // a chain longer than the bytes kept
+		}
 		c := s.at(chains+(last-symoffset)*4, 4)
 		if c == nil {
 			return 0
@@ -556,12 +565,18 @@ func (s *Sniffer) at(vaddr, n uint64) []byte {
 		if vaddr < l.vaddr || vaddr-l.vaddr > l.size || n > l.size-(vaddr-l.vaddr) {
 			continue
 		}
+		// Every sum checked not to wrap: the offsets are the file's.
 		off := l.off + (vaddr - l.vaddr)
-		if off+n <= uint64(len(s.prefix)) {
+		if off < l.off {
+			continue
+		}
+		if have := uint64(len(s.prefix)); off <= have && n <= have-off {
 			return s.prefix[off : off+n]
 		}
-		if r := s.pre; r != nil && r.full() && off >= uint64(r.start) && off+n <= uint64(r.start+r.size) {
-			return r.buf[off-uint64(r.start) : off-uint64(r.start)+n]
+		if r := s.pre; r != nil && r.full() && off >= uint64(r.start) {
+			if in := off - uint64(r.start); in <= uint64(r.size) && n <= uint64(r.size)-in {
+				return r.buf[in : in+n]
+			}
 		}
 	}
 	return nil

@@ -258,3 +258,15 @@ func TestLongNames(t *testing.T) {
 		t.Errorf("a 5000-byte soname: %+v, want known and its libraries not", got)
 	}
 }
+
+// TestAddressesWrap: a PT_LOAD whose file offset puts the string table at
+// the top of the 64-bit range (offset + size wraps around to a few bytes)
+// leaves the libraries unknown; it made the sniffer slice out of range.
+func TestAddressesWrap(t *testing.T) {
+	b := dynELF("libc.so.6")
+	strOff := uint64(64 + 2*56) // dynELF's string table
+	binary.LittleEndian.PutUint64(b[64+8:], -strOff-4)
+	if got := sniff(b, 4096); got.LibsKnown {
+		t.Errorf("%+v, want the libraries unknown", got)
+	}
+}
