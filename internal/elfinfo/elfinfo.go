@@ -429,8 +429,8 @@ func (s *Sniffer) parseDynamic() {
 			return // no binary needs so many libraries' versions
 		}
 		vn := s.at(addr, verneedSize)
-		if vn == nil {
-			return
+		if vn == nil || s.order.Uint16(vn) != 1 {
+			return // vn_version 1 is the only one (ld.so refuses others)
 		}
 		file, ok := str(uint64(s.order.Uint32(vn[4:])), maxName)
 		if !ok {

@@ -172,7 +172,8 @@ func FuzzSniffer(f *testing.F) {
 
 // TestVersionNeedsHostile: a version need that claims 65535 versions with
 // the chain ending at the first (vna_next 0) is read as debug/elf reads
-// it, one version, not the first 65535 times over.
+// it, one version, not the first 65535 times over; one of a version other
+// than 1 is not read.
 func TestVersionNeedsHostile(t *testing.T) {
 	data, err := os.ReadFile("/bin/ls")
 	if err != nil {
@@ -195,6 +196,12 @@ func TestVersionNeedsHostile(t *testing.T) {
 		if got := sniff(data, n); !reflect.DeepEqual(got, want) {
 			t.Errorf("in %d-byte writes: %d version needs, debug/elf reads %d", n, len(got.Versions), len(want.Versions))
 		}
+	}
+	// A Verneed of another version than 1, which ld.so refuses to load,
+	// leaves them unknown.
+	f.ByteOrder.PutUint16(data[off:], 2)
+	if got := sniff(data, 4096); got.LibsKnown {
+		t.Errorf("vn_version 2: %+v, want the libraries unknown", got)
 	}
 }
 
