@@ -89,6 +89,12 @@ func TestLeftBehind(t *testing.T) {
 		{"conffile shipped as a plain file", edit(t, withAlt(bump, "hi", "/usr/bin/hello-2"), "dest: /etc/hello/hello.conf}", "dest: /etc/hello/hello.conf, conffile: false}"), []string{
 			`conffile-plain: package hello [amd64]: /etc/hello/hello.conf is no longer a conffile: on upgraded systems dpkg replaces it without asking, and a local edit there is lost (no .dpkg-old is kept); keep conffile: true if admins may edit it`,
 		}},
+		// update-alternatives refuses the link to the new name while the
+		// old one manages it: the new postinst fails, so the old name goes
+		// in the preinst (TestLeftBehindUpgradeEndToEnd).
+		{"name renamed, link kept", edit(t, withAlt(bump, "hey", "/usr/bin/hello-2"), "link: /usr/bin/hey", "link: /usr/bin/hi"), []string{
+			`alternative-gone: package hello [amd64]: alternative hi (/usr/bin/hi -> /usr/bin/hello-1) is gone from the recipe and its link is alternative hey's now: on upgraded systems the postinst of hello fails (update-alternatives: "alternative link /usr/bin/hi is already managed by hi") and leaves hello unconfigured; to remove the old name before it, add to a preinst fragment of hello: if [ "$1" = install ] || [ "$1" = upgrade ]; then update-alternatives --remove hi /usr/bin/hello-1; fi`,
+		}},
 		{"name and conffile gone", edit(t, withAlt(bump, "hey", "/usr/bin/hello-2"), "      - {file: hello.conf, dest: /etc/hello/hello.conf}\n", ""), []string{
 			`alternative-gone: package hello [amd64]: alternative hi (/usr/bin/hi -> /usr/bin/hello-1) is gone from the recipe: update-alternatives keeps it on upgraded systems, and /usr/bin/hi dangles once /usr/bin/hello-1 is gone; to remove it, add to a postinst fragment of the recipe: if [ "$1" = configure ]; then update-alternatives --remove hi /usr/bin/hello-1; fi`,
 			`conffile-gone: package hello [amd64]: conffile /etc/hello/hello.conf is gone: dpkg leaves it on upgraded systems (obsolete, still read by whatever reads it) until hello is purged; to remove it, add to the preinst, postinst and postrm fragments of hello: dpkg-maintscript-helper rm_conffile /etc/hello/hello.conf 1.2.0-2~ -- "$@"`,
