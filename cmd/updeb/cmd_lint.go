@@ -32,7 +32,9 @@ templates that do not render for every architecture, malformed or missing
 digests, file mappings that name no source, missing keyrings and recipe files.
 Recipes linted together are also checked against each other: two with one
 name, or two that make one package file (name, version, architecture), are a
-finding of the later one (build refuses them together too).
+finding of the later one (build refuses them together too); two packages of
+other names that install one path, neither conflicting with the other (the
+packages of a versioned series: kubelet-1.31, kubelet-1.32), a warning.
 Each maintainer-script fragment is checked with sh -n (the shell that runs it)
 and, when it is installed, shellcheck --shell=sh --severity=warning.
 Each finding is printed as FILE:LINE:COL: message, each warning as
@@ -83,6 +85,10 @@ alone exit 0.`,
 			for _, f := range recipe.CheckTogether(loaded) {
 				i := slices.IndexFunc(results, func(res lintResult) bool { return res.Recipe == f.File })
 				results[i].Findings = append(results[i].Findings, f)
+			}
+			for _, w := range recipe.WarnTogether(loaded) {
+				i := slices.IndexFunc(results, func(res lintResult) bool { return res.Recipe == w.File })
+				results[i].Warnings = append(results[i].Warnings, w)
 			}
 			nFindings, nBad, nWarnings := 0, 0, 0
 			for i := range results {

@@ -191,3 +191,35 @@ func TestLintStopsOnSignal(t *testing.T) {
 		t.Errorf("exit %d, want %d, stdout %q\n%s", code, exitInterrupted, stdout.String(), stderr.String())
 	}
 }
+
+// The cri-tools series with the minor in its package names (cri-tools-1.35,
+// cri-tools-1.36), both installing /usr/bin/crictl: each recipe lints, but
+// dpkg refuses one where the other is installed, so lint of the two warns
+// at the later one's package (exit 0); with the name both provide,
+// conflict with and replace that the warning names, it says nothing.
+func TestLintSeriesPackagesOfOnePath(t *testing.T) {
+	dir := t.TempDir()
+	write := func(minor, relations string) {
+		text, err := os.ReadFile(filepath.Join("..", "..", "recipes", "cri-tools-"+minor+".yaml"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		s := strings.Replace(string(text), "  - name: cri-tools\n", "  - name: cri-tools-"+minor+"\n"+relations, 1)
+		if err := os.WriteFile(filepath.Join(dir, "cri-tools-"+minor+".yaml"), []byte(s), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write("1.35", "")
+	write("1.36", "")
+	code, stdout, stderr := runCLI(t, "lint", "--recipes", dir)
+	if code != 0 || !strings.Contains(stdout, "cri-tools-1.36.yaml:") || !strings.Contains(stdout, ": warning: package cri-tools-1.36 installs /usr/bin/crictl, which package cri-tools-1.35 of ") ||
+		!strings.HasSuffix(stdout, "2 recipe(s) checked: 2 ok, 0 with 0 finding(s); 1 warning(s)\n") {
+		t.Errorf("exit %d\n%s%s", code, stdout, stderr)
+	}
+	const virtual = "    provides: [cri-tools-any]\n    conflicts: [cri-tools-any]\n    replaces: [cri-tools-any]\n"
+	write("1.35", virtual)
+	write("1.36", virtual)
+	if code, stdout, stderr := runCLI(t, "lint", "--recipes", dir); code != 0 || stdout != "2 recipe(s) checked: 2 ok, 0 with 0 finding(s)\n" {
+		t.Errorf("with a name both provide, conflict with and replace: exit %d\n%s%s", code, stdout, stderr)
+	}
+}

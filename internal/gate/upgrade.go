@@ -9,7 +9,6 @@ import (
 	"strings"
 
 	"github.com/updeb/updeb/internal/recipe"
-	"github.com/updeb/updeb/pkg/deb"
 )
 
 // movedPaths finds, for one architecture, the paths that an old package of
@@ -32,7 +31,7 @@ func movedPaths(np, op *recipe.Resolved) []change {
 	owner := map[string]*recipe.ResolvedPackage{}       // path -> old package
 	dirOwners := map[string][]*recipe.ResolvedPackage{} // directory -> the old packages that have it
 	for i := range op.Packages {
-		for _, p := range installedPaths(&op.Packages[i]) {
+		for _, p := range op.Packages[i].InstalledPaths() {
 			owner[p] = &op.Packages[i]
 		}
 		for d := range dirsOf(&op.Packages[i]) {
@@ -58,7 +57,7 @@ func movedPaths(np, op *recipe.Resolved) []change {
 	}
 	for i := range np.Packages {
 		n := &np.Packages[i]
-		for _, p := range installedPaths(n) {
+		for _, p := range n.InstalledPaths() {
 			if o := owner[p]; o != nil {
 				add(n, o, p)
 			}
@@ -81,8 +80,8 @@ func movedPaths(np, op *recipe.Resolved) []change {
 			}
 		}
 		o := byName[k.from]
-		replaces := relates(n.Replaces, "Replaces", o.Name, o.Version)
-		breaks := relates(n.Breaks, "Breaks", o.Name, o.Version) || relates(n.Conflicts, "Conflicts", o.Name, o.Version)
+		replaces := o.NamedIn(n.Replaces, "Replaces")
+		breaks := o.NamedIn(n.Breaks, "Breaks") || o.NamedIn(n.Conflicts, "Conflicts")
 		if replaces && breaks {
 			continue
 		}
@@ -104,48 +103,6 @@ func movedPaths(np, op *recipe.Resolved) []change {
 			shown, o.Name, o.Version, o.Name, n.Name, strings.Join(need, " and "), n.Name)})
 	}
 	return out
-}
-
-// installedPaths are the paths of p that dpkg records as the package's own
-// and refuses to let another package overwrite: files, symlinks,
-// hardlinks, generated files (not directories, which packages share).
-func installedPaths(p *recipe.ResolvedPackage) []string {
-	var out []string
-	for _, f := range p.Files {
-		out = append(out, f.Dest)
-	}
-	for _, l := range p.Symlinks {
-		out = append(out, l.Dest)
-	}
-	for _, l := range p.Hardlinks {
-		out = append(out, l.Dest)
-	}
-	for _, g := range p.GeneratedFiles {
-		out = append(out, g.Dest)
-	}
-	return out
-}
-
-// relates reports whether one of the relations (of field) names the package
-// name at version (a relation without a version names every version).
-func relates(rels []string, field, name, version string) bool {
-	for _, r := range rels {
-		groups, err := deb.ParseRelations(field, r)
-		if err != nil {
-			continue
-		}
-		for _, g := range groups {
-			for _, x := range g {
-				if x.Name != name {
-					continue
-				}
-				if ok, err := x.SatisfiedBy(version); err == nil && ok {
-					return true
-				}
-			}
-		}
-	}
-	return false
 }
 
 // diffLeftBehind adds a review item for what dpkg leaves on a system
@@ -199,7 +156,7 @@ func leftBehind(np, op *recipe.Resolved, sideBySide map[string]bool) []privilege
 		for _, c := range np.Packages[i].Conffiles {
 			conffiles[c] = true
 		}
-		for _, p := range installedPaths(&np.Packages[i]) {
+		for _, p := range np.Packages[i].InstalledPaths() {
 			shipped[p] = true
 		}
 	}
@@ -279,7 +236,7 @@ func leftBehind(np, op *recipe.Resolved, sideBySide map[string]bool) []privilege
 func packageGone(o *recipe.ResolvedPackage, np *recipe.Resolved) (privilegeChange, bool) {
 	for i := range np.Packages {
 		n := &np.Packages[i]
-		if relates(n.Breaks, "Breaks", o.Name, o.Version) || relates(n.Conflicts, "Conflicts", o.Name, o.Version) {
+		if o.NamedIn(n.Breaks, "Breaks") || o.NamedIn(n.Conflicts, "Conflicts") {
 			return privilegeChange{}, false
 		}
 	}
@@ -299,7 +256,7 @@ func dirsOf(p *recipe.ResolvedPackage) map[string]bool {
 			dirs[d] = true
 		}
 	}
-	for _, f := range installedPaths(p) {
+	for _, f := range p.InstalledPaths() {
 		for d := path.Dir(f); d != "/" && d != "."; d = path.Dir(d) {
 			dirs[d] = true
 		}
@@ -345,7 +302,7 @@ func dirSymlinkChanges(o, n *recipe.ResolvedPackage, version string) []privilege
 // /lib/systemd/system or /usr/lib/systemd/system, not drop-ins).
 func unitsOf(p *recipe.ResolvedPackage) []string {
 	var out []string
-	for _, dest := range installedPaths(p) {
+	for _, dest := range p.InstalledPaths() {
 		for _, dir := range recipe.SystemdUnitDirs {
 			if name, ok := strings.CutPrefix(dest, dir); ok && !strings.Contains(name, "/") {
 				out = append(out, name)

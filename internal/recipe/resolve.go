@@ -190,6 +190,56 @@ func (pp *ResolvedPackage) Alternatives() []Alternative {
 	return slices.Clone(pp.alternatives)
 }
 
+// InstalledPaths are the paths of the package that dpkg records as its own
+// and refuses to let another package overwrite: files, symlinks,
+// hardlinks, generated files (not directories, which packages share).
+func (pp *ResolvedPackage) InstalledPaths() []string {
+	var out []string
+	for _, f := range pp.Files {
+		out = append(out, f.Dest)
+	}
+	for _, l := range pp.Symlinks {
+		out = append(out, l.Dest)
+	}
+	for _, l := range pp.Hardlinks {
+		out = append(out, l.Dest)
+	}
+	for _, g := range pp.GeneratedFiles {
+		out = append(out, g.Dest)
+	}
+	return out
+}
+
+// NamedIn reports whether one of the relations rels (of field: "Replaces",
+// "Breaks", ...) names the package at its version (a relation without a
+// version names every version).
+func (pp *ResolvedPackage) NamedIn(rels []string, field string) bool {
+	return namedIn(rels, field, pp.Name, pp.Version)
+}
+
+// namedIn reports whether one of the relations rels (of field) names the
+// package name at version ("": a virtual package provided without one,
+// which only a relation without a version names).
+func namedIn(rels []string, field, name, version string) bool {
+	for _, r := range rels {
+		groups, err := deb.ParseRelations(field, r)
+		if err != nil {
+			continue
+		}
+		for _, g := range groups {
+			for _, x := range g {
+				if x.Name != name {
+					continue
+				}
+				if ok, err := x.SatisfiedBy(version); err == nil && ok {
+					return true
+				}
+			}
+		}
+	}
+	return false
+}
+
 // Fragment is a maintainer-script fragment from the recipe's folder.
 type Fragment struct {
 	Script    string // preinst, postinst, prerm or postrm

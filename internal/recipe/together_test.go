@@ -47,3 +47,65 @@ func TestCheckTogether(t *testing.T) {
 		t.Errorf("findings:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
 }
+
+// TestWarnTogether: the packages of two recipes of a versioned series
+// (bump --new-minor's xx-1.31 and xx-1.32) that install one path passed
+// lint, and apt then failed half-way from one to the other ("trying to
+// overwrite '/usr/bin/x', which is also in package xx-1.31"): a warning in
+// the later one, unless one conflicts with the other (by name, or with a
+// name the other provides) or replaces and breaks it. A package of the
+// same name (the series' shared packages) is its upgrade, and paths that
+// differ are no clash.
+func TestWarnTogether(t *testing.T) {
+	dir, _ := writeProject(t, baseRecipe)
+	load := func(name, pkg, fields string, edits ...string) *Recipe {
+		t.Helper()
+		text := strings.Replace(baseRecipe, "name: xx\n", "name: "+name+"\n", 1)
+		text = strings.Replace(text, "  - name: xx\n", "  - name: "+pkg+"\n"+fields, 1)
+		text = strings.NewReplacer(edits...).Replace(text)
+		p := filepath.Join(dir, "recipes", name+".yaml")
+		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Symlink("x", filepath.Join(dir, "recipes", name)); err != nil && !os.IsExist(err) {
+			t.Fatal(err)
+		}
+		r, err := Load(p, LoadOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return r
+	}
+	const clash = "recipes/xx-1.32.yaml:13:11: package xx-1.32 installs /usr/bin/x, /lib/systemd/system/x.service, which package xx-1.31 of " +
+		"recipes/xx-1.31.yaml installs too, and neither conflicts with the other: dpkg refuses to install one where the other is (\"trying to overwrite '/usr/bin/x', which is also in package xx-1.31\") and apt stops half-way; add conflicts: [xx-1.31] and replaces: [xx-1.31] to package xx-1.32 (Debian policy 7.6.2), or, for every package of a versioned series at once (bump --new-minor moves the minor in such names), a name that each of them provides, conflicts with and replaces; or install it at other paths"
+	for _, tt := range []struct {
+		name, old, fields string
+		want              []string
+	}{
+		{"no relations", "", "", []string{clash}},
+		{"breaks only", "", "    breaks: [xx-1.31]\n", []string{clash}},
+		{"conflicts and replaces", "", "    conflicts: [xx-1.31]\n    replaces: [xx-1.31]\n", nil},
+		{"replaces and breaks", "", "    replaces: [\"xx-1.31 (<< 1.32)\"]\n    breaks: [\"xx-1.31 (<< 1.32)\"]\n", nil},
+		{"a conflict that misses the version", "", "    conflicts: [\"xx-1.31 (>= 2)\"]\n", []string{clash}},
+		{"the earlier conflicts", "    conflicts: [xx-1.32]\n", "", nil},
+		{"a name both provide and conflict with", "    provides: [xx-binary]\n    conflicts: [xx-binary]\n", "    provides: [xx-binary]\n    conflicts: [xx-binary]\n", nil},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			rs := []*Recipe{load("xx-1.31", "xx-1.31", tt.old), load("xx-1.32", "xx-1.32", tt.fields)}
+			var got []string
+			for _, f := range WarnTogether(rs) {
+				got = append(got, strings.ReplaceAll(f.String(), dir+"/", ""))
+			}
+			if strings.Join(got, "\n") != strings.Join(tt.want, "\n") {
+				t.Errorf("warnings:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(tt.want, "\n"))
+			}
+		})
+	}
+	// One package name in both (the series' kubernetes-node), and paths of
+	// its own in each (kubectl-1.31, kubectl-1.32): no warning.
+	same := []*Recipe{load("xx-1.31", "xx", ""), load("xx-1.32", "xx", "")}
+	other := []*Recipe{load("xx-1.31", "xx-1.31", ""), load("xx-1.32", "xx-1.32", "", "/usr/bin/x}", "/usr/bin/x-1.32}", "dest: /lib/systemd/system/x.service", "dest: /lib/systemd/system/x-1.32.service", "[x.service]", "[x-1.32.service]")}
+	if got := append(WarnTogether(same), WarnTogether(other)...); len(got) != 0 {
+		t.Errorf("warnings for packages that do not clash: %v", got)
+	}
+}
