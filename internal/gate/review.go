@@ -39,12 +39,13 @@ const (
 	KindSystemUser     Kind = "system-user"     // the package's system user added, removed, or its home or group changed
 	KindRootConfig     Kind = "root-config"     // a path added where the system reads root's configuration (sudoers.d, cron, PAM, apt's keys...), or a recipe file there changed
 	// What dpkg leaves behind on an upgraded system (upgrade.go).
-	KindAlternativeGone Kind = "alternative-gone" // an alternative name no package of the recipe registers now: its link stays
-	KindConffileGone    Kind = "conffile-gone"    // a conffile the package no longer ships: dpkg keeps it until purge
-	KindConffilePlain   Kind = "conffile-plain"   // a conffile shipped now as a plain file: an upgrade overwrites local edits
-	KindUnitGone        Kind = "unit-gone"        // a systemd unit no package of the recipe ships now: a running instance keeps running
-	KindDirSymlink      Kind = "dir-symlink"      // a directory that is a symlink now, or the reverse: dpkg never changes one into the other
-	KindPackageGone     Kind = "package-gone"     // a package the recipe dropped that no package of it breaks or conflicts with: it stays installed
+	KindAlternativeGone Kind = "alternative-gone"    // an alternative name no package of the recipe registers now: its link stays
+	KindConffileGone    Kind = "conffile-gone"       // a conffile the package no longer ships: dpkg keeps it until purge
+	KindConffilePlain   Kind = "conffile-plain"      // a conffile shipped now as a plain file: an upgrade overwrites local edits
+	KindNowConffile     Kind = "conffile-from-plain" // a plain file shipped now as a conffile: an upgrade asks about it, or keeps the old content
+	KindUnitGone        Kind = "unit-gone"           // a systemd unit no package of the recipe ships now: a running instance keeps running
+	KindDirSymlink      Kind = "dir-symlink"         // a directory that is a symlink now, or the reverse: dpkg never changes one into the other
+	KindPackageGone     Kind = "package-gone"        // a package the recipe dropped that no package of it breaks or conflicts with: it stays installed
 )
 
 // reviewKinds maps each kind to the check whose REVIEW line shows it. A new
@@ -77,6 +78,7 @@ var reviewKinds = map[Kind]string{
 	KindAlternativeGone:  "upgrade",
 	KindConffileGone:     "upgrade",
 	KindConffilePlain:    "upgrade",
+	KindNowConffile:      "upgrade",
 	KindDirSymlink:       "upgrade",
 	KindUnitGone:         "upgrade",
 	KindPackageGone:      "upgrade",

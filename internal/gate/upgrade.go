@@ -222,6 +222,27 @@ func leftBehind(np, op *recipe.Resolved, sideBySide map[string]bool) []privilege
 				fmt.Sprintf("conffile %s is gone: dpkg leaves it on upgraded systems (obsolete, still read by whatever reads it) until %s is purged; to remove it, add to the preinst, postinst and postrm fragments of %s: dpkg-maintscript-helper rm_conffile %s %s -- \"$@\"",
 					c, o.Name, o.Name, c, np.DebianVersion+"~")})
 		}
+		out = append(out, plainToConffile(o, now[o.Name], np.DebianVersion)...)
+	}
+	return out
+}
+
+// plainToConffile lists the files of package o (the base's) that n (the
+// same package now) ships as conffiles. dpkg takes such a file, already on
+// disk, for one the admin made: an upgrade asks whether to keep it, which
+// apt-get -y cannot answer ("end of file on stdin at conffile prompt"), and
+// --force-confold (Puppet's) keeps the old content for good, the new one
+// beside it as .dpkg-dist. A preinst that removes the file where it is as
+// the old version shipped it lets the new conffile in (checked with dpkg).
+func plainToConffile(o, n *recipe.ResolvedPackage, version string) []privilegeChange {
+	var out []privilegeChange
+	for _, c := range n.Conffiles {
+		if slices.Contains(o.Conffiles, c) || !slices.ContainsFunc(o.Files, func(f recipe.ResolvedFile) bool { return f.Dest == c }) {
+			continue
+		}
+		out = append(out, privilegeChange{n.Name, ReviewItem{Kind: KindNowConffile, Subject: c, Old: []string{"file"}, New: []string{"conffile"}},
+			fmt.Sprintf("%s is a conffile now: on upgraded systems dpkg takes the file there for the admin's and asks whether to keep it, so apt-get -y fails (\"end of file on stdin at conffile prompt\") and --force-confold (Puppet's) keeps the old content, the new one only as %s.dpkg-dist; to let the new conffile in where nobody edited the file, add to a preinst fragment of %s: if [ \"$1\" = upgrade ] && dpkg --compare-versions \"$2\" lt %s && ! dpkg --verify %s | grep -q ' %s$'; then rm -f \"$DPKG_ROOT%s\"; fi",
+				c, c, n.Name, version+"~", n.Name, c, c)})
 	}
 	return out
 }

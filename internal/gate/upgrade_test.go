@@ -114,6 +114,18 @@ func TestLeftBehind(t *testing.T) {
 	}
 }
 
+// leftBehindLines are the upgrade REVIEW lines of diffLeftBehind from old
+// to r, "KIND: MESSAGE", one a line.
+func leftBehindLines(r, old *recipe.Recipe) string {
+	rv := &reviews{recipe: "hello"}
+	diffLeftBehind(r, old, recipe.ResolveOptions{}, rv)
+	var got []string
+	for _, it := range rv.items {
+		got = append(got, string(it.Kind)+": "+it.Message)
+	}
+	return strings.Join(got, "\n")
+}
+
 // A directory of the base's package that is a symlink now (or the reverse)
 // is an upgrade REVIEW line with the dpkg-maintscript-helper line that
 // makes the change on upgraded systems: dpkg does neither itself.
@@ -139,14 +151,39 @@ func TestDirSymlink(t *testing.T) {
 		{"unchanged", inDir(helloRecipe), inDir(bump), ""},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			rv := &reviews{recipe: "hello"}
-			diffLeftBehind(load(tt.head), load(tt.old), recipe.ResolveOptions{}, rv)
-			var got []string
-			for _, it := range rv.items {
-				got = append(got, string(it.Kind)+": "+it.Message)
+			if got := leftBehindLines(load(tt.head), load(tt.old)); got != tt.want {
+				t.Errorf("review:\n  %s\nwant:\n  %s", strings.ReplaceAll(got, "\n", "\n  "), tt.want)
 			}
-			if strings.Join(got, "\n") != tt.want {
-				t.Errorf("review:\n  %s\nwant:\n  %s", strings.Join(got, "\n  "), tt.want)
+		})
+	}
+}
+
+// A plain file under /etc that the recipe ships now as a conffile: on
+// upgraded systems dpkg asks about it (apt-get -y fails) or, with
+// --force-confold, keeps the old content for good
+// (TestPlainToConffileUpgradeEndToEnd): an upgrade REVIEW line with the
+// preinst line that lets the new conffile in; none for a conffile that
+// stays one, or a new one at a path the base did not have.
+func TestPlainToConffile(t *testing.T) {
+	load := func(text string) *recipe.Recipe {
+		return loadFiles(t, map[string]string{"recipes/hello.yaml": text, "keys/upstream.asc": "key\n", "recipes/hello/hello.conf": "x\n"})
+	}
+	bump := edit(t, helloRecipe, `revision: "1"`, `revision: "2"`)
+	conf := func(text, flag string) string {
+		return edit(t, text, "dest: /usr/bin/hello}\n", "dest: /usr/bin/hello}\n      - {file: hello.conf, dest: /etc/hello/hello.conf"+flag+"}\n")
+	}
+	for _, tt := range []struct {
+		name, old, head string
+		want            string
+	}{
+		{"plain file to conffile", conf(helloRecipe, ", conffile: false"), conf(bump, ""),
+			`conffile-from-plain: package hello [amd64]: /etc/hello/hello.conf is a conffile now: on upgraded systems dpkg takes the file there for the admin's and asks whether to keep it, so apt-get -y fails ("end of file on stdin at conffile prompt") and --force-confold (Puppet's) keeps the old content, the new one only as /etc/hello/hello.conf.dpkg-dist; to let the new conffile in where nobody edited the file, add to a preinst fragment of hello: if [ "$1" = upgrade ] && dpkg --compare-versions "$2" lt 1.2.0-2~ && ! dpkg --verify hello | grep -q ' /etc/hello/hello.conf$'; then rm -f "$DPKG_ROOT/etc/hello/hello.conf"; fi`},
+		{"conffile stays one", conf(helloRecipe, ""), conf(bump, ""), ""},
+		{"new conffile", helloRecipe, conf(bump, ""), ""},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := leftBehindLines(load(tt.head), load(tt.old)); got != tt.want {
+				t.Errorf("review:\n  %s\nwant:\n  %s", strings.ReplaceAll(got, "\n", "\n  "), tt.want)
 			}
 		})
 	}

@@ -359,6 +359,43 @@ readlink "$ROOT/$(readlink "$ROOT/usr/bin/lc")"
 	}
 }
 
+// TestPlainToConffileUpgradeEndToEnd upgrades with real dpkg a package
+// whose plain file /etc/lc/lc.conf is a conffile now: dpkg asks about the
+// file already there, so an upgrade without a terminal fails, and one with
+// --force-confold (Puppet's) keeps version 1's content for good; with the
+// preinst fragment that `updeb verify --base` names (plainToConffile), the
+// new content comes in where nobody edited the file, and an edit is kept.
+func TestPlainToConffileUpgradeEndToEnd(t *testing.T) {
+	testenv.RequireTool(t, "tar", "dpkg", "dpkg-deb")
+	v1 := buildLCFiles(t, "1.0.0", lcPackage("lca", `    files:
+      - {file: lc.conf, dest: /etc/lc/lc.conf, conffile: false}
+`), map[string]string{"lc.conf": "v=1\n"})
+	v2 := func(scripts string) string {
+		return buildLCFiles(t, "2.0.0", lcPackage("lca", scripts+`    files:
+      - {file: lc.conf, dest: /etc/lc/lc.conf}
+`), map[string]string{"lc.conf": "v=2\n", "lca.preinst": `if [ "$1" = upgrade ] && dpkg --compare-versions "$2" lt 2.0.0-1~ && ! dpkg --verify lca | grep -q ' /etc/lc/lc.conf$'; then rm -f "$DPKG_ROOT/etc/lc/lc.conf"; fi` + "\n"})
+	}
+	bare, fixed := v2(""), v2("    scripts: {preinst: lca.preinst}\n")
+	run := func(v2, edit, options string) string {
+		root := testenv.DpkgRoot(t)
+		return string(testenv.AsRoot(t, quietDpkg+`dpkg -i "$V1/lca_1.0.0-1_amd64.deb"
+[ -z "$EDIT" ] || echo "$EDIT" >"$ROOT/etc/lc/lc.conf"
+dpkg $OPTIONS -i "$V2/lca_2.0.0-1_amd64.deb" </dev/null || echo "upgrade failed"
+cat "$ROOT/etc/lc/lc.conf"
+`, "ROOT="+root, "V1="+v1, "V2="+v2, "EDIT="+edit, "OPTIONS="+options, "PATH=/usr/sbin:/usr/bin:/sbin:/bin"))
+	}
+	for _, tt := range []struct{ name, v2, edit, options, want string }{
+		{"without the fragment", bare, "", "", "upgrade failed\nv=1\n"},
+		{"without the fragment, --force-confold", bare, "", "--force-confold", "v=1\n"},
+		{"with the fragment", fixed, "", "", "v=2\n"},
+		{"with the fragment, edited, --force-confold", fixed, "v=local", "--force-confold", "v=local\n"},
+	} {
+		if got := run(tt.v2, tt.edit, tt.options); got != tt.want {
+			t.Errorf("%s:\n%s\nwant:\n%s", tt.name, got, tt.want)
+		}
+	}
+}
+
 // TestDirToSymlinkUpgradeEndToEnd: a directory of version 1 that version 2
 // makes a symlink stays a directory on an upgraded system, and the link's
 // files are missing, until the dpkg-maintscript-helper dir_to_symlink line
