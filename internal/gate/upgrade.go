@@ -218,13 +218,39 @@ func leftBehind(np, op *recipe.Resolved, sideBySide map[string]bool) []privilege
 					fmt.Sprintf("%s is no longer a conffile: on upgraded systems dpkg replaces it without asking, and a local edit there is lost (no .dpkg-old is kept); keep conffile: true if admins may edit it", c)})
 				continue
 			}
-			out = append(out, privilegeChange{o.Name, ReviewItem{Kind: KindConffileGone, Subject: c, Old: []string{c}},
-				fmt.Sprintf("conffile %s is gone: dpkg leaves it on upgraded systems (obsolete, still read by whatever reads it) until %s is purged; to remove it, add to the preinst, postinst and postrm fragments of %s: dpkg-maintscript-helper rm_conffile %s %s -- \"$@\"",
-					c, o.Name, o.Name, c, np.DebianVersion+"~")})
+			msg := fmt.Sprintf("conffile %s is gone: dpkg leaves it on upgraded systems (obsolete, still read by whatever reads it) until %s is purged; to remove it, add to the preinst, postinst and postrm fragments of %s: dpkg-maintscript-helper rm_conffile %s %s -- \"$@\"",
+				c, o.Name, o.Name, c, np.DebianVersion+"~")
+			if to := movedConffile(o, now[o.Name], c); to != "" {
+				msg += fmt.Sprintf("; if it is %s now, write instead: dpkg-maintscript-helper mv_conffile %s %s %s -- \"$@\" (it carries an admin's edits over to %s; rm_conffile keeps them only as %s.dpkg-bak, and the new conffile starts from the package's content)",
+					to, c, to, np.DebianVersion+"~", to, c)
+			}
+			out = append(out, privilegeChange{o.Name, ReviewItem{Kind: KindConffileGone, Subject: c, Old: []string{c}}, msg})
 		}
 		out = append(out, plainToConffile(o, now[o.Name], np.DebianVersion)...)
 	}
 	return out
+}
+
+// movedConffile is where conffile c of package o (the base's) may have
+// moved in n (the same package now): its one conffile that o did not ship,
+// or among several, the one of c's name; "" when there is none.
+func movedConffile(o, n *recipe.ResolvedPackage, c string) string {
+	var added []string
+	had := o.InstalledPaths()
+	for _, x := range n.Conffiles {
+		if !slices.Contains(had, x) {
+			added = append(added, x)
+		}
+	}
+	if len(added) == 1 {
+		return added[0]
+	}
+	for _, x := range added {
+		if path.Base(x) == path.Base(c) {
+			return x
+		}
+	}
+	return ""
 }
 
 // plainToConffile lists the files of package o (the base's) that n (the

@@ -396,6 +396,38 @@ cat "$ROOT/etc/lc/lc.conf"
 	}
 }
 
+// TestRenamedConffileUpgradeEndToEnd upgrades with real dpkg a package
+// whose conffile /etc/lc/old.conf, edited by the admin, is /etc/lc/new.conf
+// now: with rm_conffile the edit ends in old.conf.dpkg-bak and new.conf has
+// the package's content; with the mv_conffile line `updeb verify --base`
+// names for a conffile the package has now (movedConffile), new.conf is the
+// admin's.
+func TestRenamedConffileUpgradeEndToEnd(t *testing.T) {
+	testenv.RequireTool(t, "tar", "dpkg", "dpkg-deb", "dpkg-maintscript-helper")
+	v1 := buildLCFiles(t, "1.0.0", lcPackage("lca", "    files:\n      - {file: lc.conf, dest: /etc/lc/old.conf}\n"), map[string]string{"lc.conf": "v=1\n"})
+	v2 := func(helper string) string {
+		line := "dpkg-maintscript-helper " + helper + " -- \"$@\"\n"
+		return buildLCFiles(t, "2.0.0", lcPackage("lca", `    scripts: {preinst: lca.preinst, postinst: lca.postinst, postrm: lca.postrm}
+    files:
+      - {file: lc.conf, dest: /etc/lc/new.conf}
+`), map[string]string{"lc.conf": "v=2\n", "lca.preinst": line, "lca.postinst": line, "lca.postrm": line})
+	}
+	run := func(v2 string) string {
+		root := testenv.DpkgRoot(t)
+		return string(testenv.AsRoot(t, quietDpkg+`dpkg -i "$V1/lca_1.0.0-1_amd64.deb"
+echo v=local >"$ROOT/etc/lc/old.conf"
+dpkg -i "$V2/lca_2.0.0-1_amd64.deb" </dev/null || echo "upgrade failed"
+cd "$ROOT/etc/lc" && grep . *
+`, "ROOT="+root, "V1="+v1, "V2="+v2, "PATH=/usr/sbin:/usr/bin:/sbin:/bin"))
+	}
+	if got, want := run(v2("rm_conffile /etc/lc/old.conf 2.0.0-1~")), "new.conf:v=2\nold.conf.dpkg-bak:v=local\n"; got != want {
+		t.Errorf("rm_conffile:\n%s\nwant:\n%s", got, want)
+	}
+	if got, want := run(v2("mv_conffile /etc/lc/old.conf /etc/lc/new.conf 2.0.0-1~")), "new.conf:v=local\nnew.conf.dpkg-new:v=2\n"; got != want {
+		t.Errorf("mv_conffile:\n%s\nwant:\n%s", got, want)
+	}
+}
+
 // TestDirToSymlinkUpgradeEndToEnd: a directory of version 1 that version 2
 // makes a symlink stays a directory on an upgraded system, and the link's
 // files are missing, until the dpkg-maintscript-helper dir_to_symlink line
