@@ -581,6 +581,7 @@ func diffRecipes(r, old *recipe.Recipe, po recipe.ResolveOptions) (recipeDiff, e
 		d.changed = d.changed || !same
 		changes.add(a, append(notes, diffPackages(np, op)...))
 		upgrade.add(a, movedPaths(np, op))
+		upgrade.add(a, aliasedMoves(np, op))
 	}
 	d.changes = sortedUnique(append(d.changes, changes.lines()...))
 	d.upgrade = sortedUnique(upgrade.lines())

@@ -105,6 +105,48 @@ func movedPaths(np, op *recipe.Resolved) []change {
 	return out
 }
 
+// aliasedMoves finds, for one architecture, the paths of an old package of
+// the recipe that another package installs now under the other name a
+// merged-/usr system gives them (/lib/systemd/system/x.service and
+// /usr/lib/systemd/system/x.service, /bin/x and /usr/bin/x). dpkg takes
+// them for two paths: no "trying to overwrite" stops the new package, and
+// replaces and breaks change nothing, so when the new package is unpacked
+// before the old one's upgrade, that upgrade deletes its obsolete path,
+// which is the new package's file (Debian's DEP 17; checked with dpkg).
+// Moving the path within its package is safe (dpkg sees the new file is
+// the same), and so is moving it to another package under the same name.
+func aliasedMoves(np, op *recipe.Resolved) []change {
+	type had struct {
+		pkg  *recipe.ResolvedPackage
+		path string
+	}
+	owner := map[string]had{} // merged path -> an old package and its path there
+	for i := range op.Packages {
+		for _, p := range op.Packages[i].InstalledPaths() {
+			owner[recipe.UsrMerged(p)] = had{&op.Packages[i], p}
+		}
+	}
+	kept := map[string]bool{} // the paths installed now
+	for i := range np.Packages {
+		for _, p := range np.Packages[i].InstalledPaths() {
+			kept[p] = true
+		}
+	}
+	var out []change
+	for i := range np.Packages {
+		n := &np.Packages[i]
+		for _, p := range n.InstalledPaths() {
+			o, ok := owner[recipe.UsrMerged(p)]
+			if !ok || o.path == p || o.pkg.Name == n.Name || kept[o.path] {
+				continue
+			}
+			out = append(out, change{n.Name, fmt.Sprintf("%s was %s in package %s %s, one file on merged-/usr systems that dpkg takes for two: where %s is unpacked before %s is upgraded, the upgrade of %s deletes it, whatever replaces and breaks say (DEP 17); install it at %s while it moves to %s (with replaces and breaks), and move it to %s in a later version",
+				p, o.path, o.pkg.Name, o.pkg.Version, n.Name, o.pkg.Name, o.pkg.Name, o.path, n.Name, p)})
+		}
+	}
+	return out
+}
+
 // diffLeftBehind adds a review item for what dpkg leaves on a system
 // upgraded from old's packages to r's, with what to write to remove it:
 // an alternative name that no package of the recipe registers now

@@ -36,7 +36,12 @@ func TestMovedPaths(t *testing.T) {
 		{"moved, replaces and conflicts", "", tools(`, replaces: [hello], conflicts: [hello]`), nil},
 		{"renamed", "", bump("  - name: hello\n    summary", "  - name: hello2\n    summary", "/usr/share/doc/hello/", "/usr/share/doc/hello2/"),
 			[]string{`hello2 [amd64]: /usr/bin/hello was in package hello 1.2.0-1: dpkg refuses the upgrade ("trying to overwrite ... which is also in package hello") unless hello2 replaces and breaks it; add replaces: ["hello (<< 1.2.0-2)"] and breaks: ["hello (<< 1.2.0-2)"] to package hello2`}},
+		// dpkg sees two paths, and the upgrade of hello deletes the file of
+		// hello-tools on merged-/usr systems (TestAliasedMoveUpgradeEndToEnd).
+		{"moved to another package and to the other name of its folder", "", edit(t, tools(`, replaces: ["hello (<< 1.2.0-2)"], breaks: ["hello (<< 1.2.0-2)"]`), "files: [{source: hello, path: hello, dest: /usr/bin/hello}]", "files: [{source: hello, path: hello, dest: /bin/hello}]"),
+			[]string{`hello-tools [amd64]: /bin/hello was /usr/bin/hello in package hello 1.2.0-1, one file on merged-/usr systems that dpkg takes for two: where hello-tools is unpacked before hello is upgraded, the upgrade of hello deletes it, whatever replaces and breaks say (DEP 17); install it at /usr/bin/hello while it moves to hello-tools (with replaces and breaks), and move it to /bin/hello in a later version`}},
 		{"same package", "", bump("dest: /usr/bin/hello}", "dest: /usr/sbin/hello}"), nil},
+		{"same package, to the other name of its folder", "", bump("dest: /usr/bin/hello}", "dest: /bin/hello}"), nil},
 		{"same package, a file becomes a directory", "", bump("dest: /usr/bin/hello}", "dest: /usr/bin/hello/hello}"), nil},
 		// dpkg: "trying to overwrite '/usr/lib/hello', which is also in package hello 1.2.0-1".
 		{"a file becomes a directory of another package", withLib, bump("packages:\n", "packages:\n  - {name: hello-plugins, summary: plugins, description: Plugins., section: utils, files: [{source: hello, path: hello, dest: /usr/lib/hello/plugins/a}]}\n"),

@@ -226,7 +226,12 @@ func lcPackage(name, fields string) string {
 // states, and what the script checks prints (in sh, the root is $ROOT).
 func upgradeLCBFirst(t *testing.T, v1, v2, checks string) string {
 	t.Helper()
-	root := testenv.DpkgRoot(t)
+	return upgradeLCBFirstIn(t, testenv.DpkgRoot(t), v1, v2, checks)
+}
+
+// upgradeLCBFirstIn is upgradeLCBFirst into the dpkg root root.
+func upgradeLCBFirstIn(t *testing.T, root, v1, v2, checks string) string {
+	t.Helper()
 	return string(testenv.AsRoot(t, `dpkg() { command dpkg --root="$ROOT" --admindir="$ROOT/var/lib/dpkg" --force-script-chrootless --force-not-root --log=/dev/null "$@" 2>&1; }
 dpkg -i "$V1/lca_1.0.0-1_amd64.deb" "$V1/lcb_1.0.0-1_amd64.deb" >/dev/null
 dpkg --auto-deconfigure -i "$V2/lcb_2.0.0-1_amd64.deb" "$V2/lca_2.0.0-1_amd64.deb" | grep -o "trying to overwrite.*" || true
@@ -260,6 +265,42 @@ func TestMovedFileUpgradeEndToEnd(t *testing.T) {
 	}
 	if got, want := run(related), "lca 2.0.0-1 ii |lcb 2.0.0-1 ii |\nlcb: /usr/bin/lcx\n"; got != want {
 		t.Errorf("with replaces and breaks:\n%s\nwant:\n%s", got, want)
+	}
+}
+
+// TestAliasedMoveUpgradeEndToEnd upgrades with real dpkg, on a merged-/usr
+// root (/lib a link to usr/lib), a recipe whose unit
+// /lib/systemd/system/lc.service of package lca is
+// /usr/lib/systemd/system/lc.service of package lcb now, lcb unpacked first,
+// with replaces and breaks: dpkg sees two paths, and the upgrade of lca
+// deletes lcb's file (DEP 17), which `updeb verify --base` fails on
+// (aliasedMoves); moved under its old name, as the line says, it stays.
+func TestAliasedMoveUpgradeEndToEnd(t *testing.T) {
+	testenv.RequireTool(t, "tar", "dpkg", "dpkg-deb")
+	files := map[string]string{"lc.service": "[Service]\nExecStart=/usr/bin/lcy\n"}
+	const relations = "    replaces: [\"lca (<< 2.0.0-1)\"]\n    breaks: [\"lca (<< 2.0.0-1)\"]\n"
+	v1 := buildLCFiles(t, "1.0.0", lcPackage("lca", "    files:\n      - {file: lc.service, dest: /lib/systemd/system/lc.service}\n")+
+		lcPackage("lcb", "    files:\n      - {source: lc, path: bin/lc, dest: /usr/bin/lcy}\n"), files)
+	v2 := func(unit string) string {
+		return buildLCFiles(t, "2.0.0", lcPackage("lca", "    files:\n      - {source: lc, path: bin/lc, dest: /usr/bin/lcz}\n")+
+			lcPackage("lcb", relations+"    files:\n      - {source: lc, path: bin/lc, dest: /usr/bin/lcy}\n      - {file: lc.service, dest: "+unit+"}\n"), files)
+	}
+	run := func(v2 string) string {
+		root := testenv.DpkgRoot(t)
+		if err := os.MkdirAll(filepath.Join(root, "usr", "lib"), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Symlink("usr/lib", filepath.Join(root, "lib")); err != nil {
+			t.Fatal(err)
+		}
+		return upgradeLCBFirstIn(t, root, v1, v2, `[ -f "$ROOT/usr/lib/systemd/system/lc.service" ] || echo "lc.service is gone"
+`)
+	}
+	if got, want := run(v2("/usr/lib/systemd/system/lc.service")), "lca 2.0.0-1 ii |lcb 2.0.0-1 ii |\nlc.service is gone\n"; got != want {
+		t.Errorf("moved to the other name of its folder:\n%s\nwant:\n%s", got, want)
+	}
+	if got, want := run(v2("/lib/systemd/system/lc.service")), "lca 2.0.0-1 ii |lcb 2.0.0-1 ii |\n"; got != want {
+		t.Errorf("moved under its old name:\n%s\nwant:\n%s", got, want)
 	}
 }
 

@@ -353,6 +353,18 @@ var (
 // (each ends in "/"); a unit's drop-ins are in NAME.d below them.
 var SystemdUnitDirs = []string{"/lib/systemd/system/", "/usr/lib/systemd/system/"}
 
+// UsrMerged is the path p names on a merged-/usr system (Debian 12 and
+// later: /bin, /sbin and /lib* are links to their /usr folders), where
+// dpkg still takes /lib/x and /usr/lib/x for two paths.
+func UsrMerged(p string) string {
+	top, _, _ := strings.Cut(strings.TrimPrefix(p, "/"), "/")
+	switch top {
+	case "bin", "sbin", "lib", "lib32", "lib64", "libx32", "libo32":
+		return "/usr" + p
+	}
+	return p
+}
+
 func inBinDir(p string) bool {
 	for _, d := range binDirs {
 		if strings.HasPrefix(p, d) && !strings.Contains(p[len(d):], "/") {
