@@ -1000,6 +1000,7 @@ type placements struct {
 	owner  map[string]string // path -> package
 	leaf   map[string]string // path of a file or symlink -> "file", "symlink"
 	inside map[string]within // folder -> a path inside it
+	merged map[string]string // UsrMerged of a file or symlink -> its path
 }
 
 // within is a path inside a folder and who installs it ("package P"): kept
@@ -1009,7 +1010,7 @@ type within struct{ path, who string }
 func (w within) String() string { return w.path + " (" + w.who + ")" }
 
 func newPlacements() *placements {
-	return &placements{owner: map[string]string{}, leaf: map[string]string{}, inside: map[string]within{}}
+	return &placements{owner: map[string]string{}, leaf: map[string]string{}, inside: map[string]within{}, merged: map[string]string{}}
 }
 
 // parents yields the folders above the clean absolute path p, nearest
@@ -1067,9 +1068,14 @@ func (pl *packageResolver) place(at *yaml.Node, what, dest, kind, who string) {
 		pl.fs.at(at, "%s: %s is installed as a %s, but %s goes inside it: it must be a directory", what, subject, kind, inside)
 		return
 	}
+	if other, ok := ds.merged[UsrMerged(dest)]; ok && kind != "directory" {
+		pl.fs.at(at, "%s: %s is %s on merged-/usr systems (Debian 12 and later), which package %s installs: dpkg takes them for two paths, so the one unpacked later overwrites the other, and removing either deletes the file of both; install it at one of them", what, subject, other, ds.owner[other])
+		return
+	}
 	ds.owner[dest] = pl.pp.Name
 	if kind != "directory" {
 		ds.leaf[dest] = kind
+		ds.merged[UsrMerged(dest)] = dest
 	}
 	for parent := range parents(dest) {
 		if _, ok := ds.inside[parent]; !ok {
