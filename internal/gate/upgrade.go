@@ -204,11 +204,13 @@ func leftBehind(np, op *recipe.Resolved, sideBySide map[string]bool) []privilege
 	}
 	now := map[string]*recipe.ResolvedPackage{}
 	units := map[string]bool{} // the units the recipe's packages ship now, by name
+	dirs := map[string]bool{}  // the directories the recipe's packages have now
 	for i := range np.Packages {
 		now[np.Packages[i].Name] = &np.Packages[i]
 		for _, u := range unitsOf(&np.Packages[i]) {
 			units[u] = true
 		}
+		maps.Copy(dirs, dirsOf(&np.Packages[i]))
 	}
 	var out []privilegeChange
 	for i := range op.Packages {
@@ -262,7 +264,13 @@ func leftBehind(np, op *recipe.Resolved, sideBySide map[string]bool) []privilege
 			}
 			msg := fmt.Sprintf("conffile %s is gone: dpkg leaves it on upgraded systems (obsolete, still read by whatever reads it) until %s is purged; to remove it, add to the preinst, postinst and postrm fragments of %s: dpkg-maintscript-helper rm_conffile %s %s -- \"$@\"",
 				c, o.Name, o.Name, c, np.DebianVersion+"~")
-			if to := movedConffile(o, now[o.Name], c); to != "" {
+			if dirs[c] {
+				// dpkg replaces the file by the directory, edited or not;
+				// mv_conffile leaves an edited file there for that, and
+				// then fails to move the directory (checked with dpkg).
+				msg = fmt.Sprintf("conffile %s is a directory now: on upgraded systems dpkg replaces the file by it without a word, an admin's edits included (no .dpkg-old is kept); to keep them as %s.dpkg-bak, add to the preinst, postinst and postrm fragments of %s: dpkg-maintscript-helper rm_conffile %s %s -- \"$@\" (not mv_conffile, which leaves an edited file to dpkg and then fails)",
+					c, c, o.Name, c, np.DebianVersion+"~")
+			} else if to := movedConffile(o, now[o.Name], c); to != "" {
 				msg += fmt.Sprintf("; if it is %s now, write instead: dpkg-maintscript-helper mv_conffile %s %s %s -- \"$@\" (it carries an admin's edits over to %s; rm_conffile keeps them only as %s.dpkg-bak, and the new conffile starts from the package's content)",
 					to, c, to, np.DebianVersion+"~", to, c)
 			}

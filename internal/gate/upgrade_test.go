@@ -105,6 +105,12 @@ func TestLeftBehind(t *testing.T) {
 		{"conffile renamed", edit(t, withAlt(bump, "hi", "/usr/bin/hello-2"), "dest: /etc/hello/hello.conf}", "dest: /etc/default/hello}"), []string{
 			`conffile-gone: package hello [amd64]: conffile /etc/hello/hello.conf is gone: dpkg leaves it on upgraded systems (obsolete, still read by whatever reads it) until hello is purged; to remove it, add to the preinst, postinst and postrm fragments of hello: dpkg-maintscript-helper rm_conffile /etc/hello/hello.conf 1.2.0-2~ -- "$@"; if it is /etc/default/hello now, write instead: dpkg-maintscript-helper mv_conffile /etc/hello/hello.conf /etc/default/hello 1.2.0-2~ -- "$@" (it carries an admin's edits over to /etc/default/hello; rm_conffile keeps them only as /etc/hello/hello.conf.dpkg-bak, and the new conffile starts from the package's content)`,
 		}},
+		// dpkg deletes an edited conffile for the directory without a
+		// word, and mv_conffile fails there
+		// (TestConffileToDirectoryUpgradeEndToEnd).
+		{"conffile a directory now", edit(t, withAlt(bump, "hi", "/usr/bin/hello-2"), "dest: /etc/hello/hello.conf}", "dest: /etc/hello/hello.conf/main.conf}"), []string{
+			`conffile-gone: package hello [amd64]: conffile /etc/hello/hello.conf is a directory now: on upgraded systems dpkg replaces the file by it without a word, an admin's edits included (no .dpkg-old is kept); to keep them as /etc/hello/hello.conf.dpkg-bak, add to the preinst, postinst and postrm fragments of hello: dpkg-maintscript-helper rm_conffile /etc/hello/hello.conf 1.2.0-2~ -- "$@" (not mv_conffile, which leaves an edited file to dpkg and then fails)`,
+		}},
 		{"name and conffile gone", edit(t, withAlt(bump, "hey", "/usr/bin/hello-2"), "      - {file: hello.conf, dest: /etc/hello/hello.conf}\n", ""), []string{
 			`alternative-gone: package hello [amd64]: alternative hi (/usr/bin/hi -> /usr/bin/hello-1) is gone from the recipe: update-alternatives keeps it on upgraded systems, and /usr/bin/hi dangles once /usr/bin/hello-1 is gone; to remove it, add to a postinst fragment of the recipe: if [ "$1" = configure ]; then update-alternatives --remove hi /usr/bin/hello-1; fi`,
 			`conffile-gone: package hello [amd64]: conffile /etc/hello/hello.conf is gone: dpkg leaves it on upgraded systems (obsolete, still read by whatever reads it) until hello is purged; to remove it, add to the preinst, postinst and postrm fragments of hello: dpkg-maintscript-helper rm_conffile /etc/hello/hello.conf 1.2.0-2~ -- "$@"`,

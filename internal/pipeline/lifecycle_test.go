@@ -469,6 +469,42 @@ cd "$ROOT/etc/lc" && grep . *
 	}
 }
 
+// TestConffileToDirectoryUpgradeEndToEnd upgrades with real dpkg a package
+// whose conffile /etc/lc/lc.conf, edited by the admin, is a directory now
+// (/etc/lc/lc.conf/main.conf): dpkg replaces the file without a word; with
+// mv_conffile the postinst fails; with the rm_conffile line `updeb verify
+// --base` names for it (leftBehind), the edit is kept as .dpkg-bak.
+func TestConffileToDirectoryUpgradeEndToEnd(t *testing.T) {
+	testenv.RequireTool(t, "tar", "dpkg", "dpkg-deb", "dpkg-maintscript-helper")
+	v1 := buildLCFiles(t, "1.0.0", lcPackage("lca", "    files:\n      - {file: lc.conf, dest: /etc/lc/lc.conf}\n"), map[string]string{"lc.conf": "v=1\n"})
+	v2 := func(helper string) string {
+		scripts, files := "", map[string]string{"lc.conf": "v=2\n"}
+		if helper != "" {
+			line := "dpkg-maintscript-helper " + helper + " -- \"$@\"\n"
+			scripts = "    scripts: {preinst: lca.preinst, postinst: lca.postinst, postrm: lca.postrm}\n"
+			files["lca.preinst"], files["lca.postinst"], files["lca.postrm"] = line, line, line
+		}
+		return buildLCFiles(t, "2.0.0", lcPackage("lca", scripts+"    files:\n      - {file: lc.conf, dest: /etc/lc/lc.conf/main.conf}\n"), files)
+	}
+	run := func(v2 string) string {
+		root := testenv.DpkgRoot(t)
+		return string(testenv.AsRoot(t, quietDpkg+`dpkg -i "$V1/lca_1.0.0-1_amd64.deb"
+echo v=local >"$ROOT/etc/lc/lc.conf"
+dpkg -i "$V2/lca_2.0.0-1_amd64.deb" </dev/null || echo "upgrade failed"
+cd "$ROOT/etc/lc" && find . -type f | sort | xargs grep -H .
+`, "ROOT="+root, "V1="+v1, "V2="+v2, "PATH=/usr/sbin:/usr/bin:/sbin:/bin"))
+	}
+	for _, tt := range []struct{ name, helper, want string }{
+		{"without fragments", "", "./lc.conf/main.conf:v=2\n"},
+		{"mv_conffile", "mv_conffile /etc/lc/lc.conf /etc/lc/lc.conf/main.conf 2.0.0-1~", "upgrade failed\n./lc.conf/main.conf.dpkg-new:v=2\n"},
+		{"the rm_conffile line verify names", "rm_conffile /etc/lc/lc.conf 2.0.0-1~", "./lc.conf.dpkg-bak:v=local\n./lc.conf/main.conf:v=2\n"},
+	} {
+		if got := run(v2(tt.helper)); got != tt.want {
+			t.Errorf("%s:\n%s\nwant:\n%s", tt.name, got, tt.want)
+		}
+	}
+}
+
 // TestDirToSymlinkUpgradeEndToEnd: a directory of version 1 that version 2
 // makes a symlink stays a directory on an upgraded system, and the link's
 // files are missing, until the dpkg-maintscript-helper dir_to_symlink line
