@@ -188,12 +188,12 @@ func sideBySide(r, old *recipe.Recipe, op *recipe.Resolved) map[string]bool {
 // packages meant to stay installed beside the new ones (sideBySide).
 func leftBehind(np, op *recipe.Resolved, sideBySide map[string]bool) []privilegeChange {
 	names, conffiles, kept, shipped := map[string]bool{}, map[string]bool{}, map[string]bool{}, map[string]bool{}
-	linkName, linkPkg := map[string]string{}, map[string]string{} // link -> the alternative name and package that have it now
+	linkAlt, linkPkg := map[string]recipe.Alternative{}, map[string]string{} // link -> the alternative and package that have it now
 	for i := range np.Packages {
 		kept[np.Packages[i].Name] = true
 		for _, a := range np.Packages[i].Alternatives() {
 			names[a.Name] = true
-			linkName[a.Link], linkPkg[a.Link] = a.Name, np.Packages[i].Name
+			linkAlt[a.Link], linkPkg[a.Link] = a, np.Packages[i].Name
 		}
 		for _, c := range np.Packages[i].Conffiles {
 			conffiles[c] = true
@@ -237,14 +237,16 @@ func leftBehind(np, op *recipe.Resolved, sideBySide map[string]bool) []privilege
 			if names[a.Name] {
 				continue // its --install in the new postinst drops the old path
 			}
-			if n, ok := linkName[a.Link]; ok {
+			if n, ok := linkAlt[a.Link]; ok {
 				// update-alternatives refuses to give a link that one name
 				// manages to another ("alternative link ... is already
 				// managed by ..."): the postinst's --install fails unless
-				// the old name is gone before it runs.
+				// the old name is gone before it runs, and so does the old
+				// version's on a downgrade, unless the new name goes first.
+				p := linkPkg[a.Link]
 				out = append(out, privilegeChange{o.Name, ReviewItem{Kind: KindAlternativeGone, Subject: a.Name, Old: []string{a.Link + " -> " + a.Path}},
-					fmt.Sprintf("alternative %s (%s -> %s) is gone from the recipe and its link is alternative %s's now: on upgraded systems the postinst of %s fails (update-alternatives: \"alternative link %s is already managed by %s\") and leaves %s unconfigured; to remove the old name before it, add to a preinst fragment of %s: if [ \"$1\" = install ] || [ \"$1\" = upgrade ]; then update-alternatives --remove %s %s; fi",
-						a.Name, a.Link, a.Path, n, linkPkg[a.Link], a.Link, a.Name, linkPkg[a.Link], linkPkg[a.Link], a.Name, a.Path)})
+					fmt.Sprintf("alternative %s (%s -> %s) is gone from the recipe and its link is alternative %s's now: on upgraded systems the postinst of %s fails (update-alternatives: \"alternative link %s is already managed by %s\") and leaves %s unconfigured; to remove the old name before it, add to a preinst fragment of %s: if [ \"$1\" = install ] || [ \"$1\" = upgrade ]; then update-alternatives --remove %s %s; fi; and so that going back to the old version works (repo rollback, then ensure => VERSION), to a prerm fragment of %s: if [ \"$1\" = upgrade ] && dpkg --compare-versions \"$2\" lt %s; then update-alternatives --remove %s %s; fi",
+						a.Name, a.Link, a.Path, n.Name, p, a.Link, a.Name, p, p, a.Name, a.Path, p, np.DebianVersion+"~", n.Name, n.Path)})
 				continue
 			}
 			out = append(out, privilegeChange{o.Name, ReviewItem{Kind: KindAlternativeGone, Subject: a.Name, Old: []string{a.Link + " -> " + a.Path}},

@@ -96,9 +96,10 @@ func TestLeftBehind(t *testing.T) {
 		}},
 		// update-alternatives refuses the link to the new name while the
 		// old one manages it: the new postinst fails, so the old name goes
-		// in the preinst (TestLeftBehindUpgradeEndToEnd).
+		// in the preinst, and on a downgrade the old postinst fails, so the
+		// new name goes in the prerm (TestRenamedAlternativeUpgradeEndToEnd).
 		{"name renamed, link kept", edit(t, withAlt(bump, "hey", "/usr/bin/hello-2"), "link: /usr/bin/hey", "link: /usr/bin/hi"), []string{
-			`alternative-gone: package hello [amd64]: alternative hi (/usr/bin/hi -> /usr/bin/hello-1) is gone from the recipe and its link is alternative hey's now: on upgraded systems the postinst of hello fails (update-alternatives: "alternative link /usr/bin/hi is already managed by hi") and leaves hello unconfigured; to remove the old name before it, add to a preinst fragment of hello: if [ "$1" = install ] || [ "$1" = upgrade ]; then update-alternatives --remove hi /usr/bin/hello-1; fi`,
+			`alternative-gone: package hello [amd64]: alternative hi (/usr/bin/hi -> /usr/bin/hello-1) is gone from the recipe and its link is alternative hey's now: on upgraded systems the postinst of hello fails (update-alternatives: "alternative link /usr/bin/hi is already managed by hi") and leaves hello unconfigured; to remove the old name before it, add to a preinst fragment of hello: if [ "$1" = install ] || [ "$1" = upgrade ]; then update-alternatives --remove hi /usr/bin/hello-1; fi; and so that going back to the old version works (repo rollback, then ensure => VERSION), to a prerm fragment of hello: if [ "$1" = upgrade ] && dpkg --compare-versions "$2" lt 1.2.0-2~; then update-alternatives --remove hey /usr/bin/hello-2; fi`,
 		}},
 		// rm_conffile would leave an admin's edits in .dpkg-bak: the line
 		// names mv_conffile for the conffile the package has now.

@@ -3,8 +3,10 @@ package pipeline
 import (
 	"context"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -357,45 +359,64 @@ ls "$ROOT/var/lib/dpkg/alternatives"
 }
 
 // TestRenamedAlternativeUpgradeEndToEnd upgrades with real dpkg a package
-// whose alternative lc is named lcnew now, with the same link: the new
-// postinst's update-alternatives --install fails ("already managed by lc")
-// and leaves the package unconfigured, a postinst fragment that removes lc
-// too (it runs after updeb's part); the preinst fragment that `updeb verify
-// --base` names for this case (leftBehind) lets the upgrade through.
+// whose alternative lc is named lcnew now, with the same link, then
+// downgrades it (a rollback): the new postinst's update-alternatives
+// --install fails ("already managed by lc") and leaves the package
+// unconfigured, a postinst fragment that removes lc too (it runs after
+// updeb's part); with the preinst fragment that `updeb verify --base` names
+// for this case (leftBehind) the upgrade goes through, and the downgrade
+// fails the same way ("already managed by lcnew") until the prerm fragment
+// it names is there too.
 func TestRenamedAlternativeUpgradeEndToEnd(t *testing.T) {
 	testenv.RequireTool(t, "tar", "dpkg", "dpkg-deb", "update-alternatives")
 	v1 := buildLC(t, "1.0.0", lcPackage("lca", `    files:
       - {source: lc, path: bin/lc, dest: /usr/bin/lc-1}
     alternatives: [{name: lc, link: /usr/bin/lc, path: /usr/bin/lc-1, priority: 10}]
 `))
-	v2 := func(script, line string) string {
+	const (
+		postinst = "if [ \"$1\" = configure ]; then update-alternatives --remove lc /usr/bin/lc-1; fi\n"
+		preinst  = "if [ \"$1\" = install ] || [ \"$1\" = upgrade ]; then update-alternatives --remove lc /usr/bin/lc-1; fi\n"
+		prerm    = "if [ \"$1\" = upgrade ] && dpkg --compare-versions \"$2\" lt 2.0.0-1~; then update-alternatives --remove lcnew /usr/bin/lc-2; fi\n"
+	)
+	v2 := func(fragments map[string]string) string {
 		fields := `    files:
       - {source: lc, path: bin/lc, dest: /usr/bin/lc-2}
     alternatives: [{name: lcnew, link: /usr/bin/lc, path: /usr/bin/lc-2, priority: 10}]
 `
-		var files map[string]string
-		if script != "" {
-			fields = "    scripts: {" + script + ": lca." + script + "}\n" + fields
-			files = map[string]string{"lca." + script: line}
+		files := map[string]string{}
+		var scripts []string
+		for _, script := range slices.Sorted(maps.Keys(fragments)) {
+			scripts = append(scripts, script+": lca."+script)
+			files["lca."+script] = fragments[script]
+		}
+		if len(scripts) > 0 {
+			fields = "    scripts: {" + strings.Join(scripts, ", ") + "}\n" + fields
 		}
 		return buildLCFiles(t, "2.0.0", lcPackage("lca", fields), files)
 	}
 	run := func(v2 string) string {
 		root := testenv.DpkgRoot(t)
 		return string(testenv.AsRoot(t, `mkdir -p "$ROOT/etc/alternatives" "$ROOT/var/lib/dpkg/alternatives"
-`+quietDpkg+`dpkg -i "$V1/lca_1.0.0-1_amd64.deb"
+`+quietDpkg+`state() { echo "$1: $(dpkg-query --admindir="$ROOT/var/lib/dpkg" -W -f '${Version} ${db:Status-Abbrev}' lca)$(readlink "$ROOT/$(readlink "$ROOT/usr/bin/lc")")"; }
+dpkg -i "$V1/lca_1.0.0-1_amd64.deb"
 dpkg -i "$V2/lca_2.0.0-1_amd64.deb" || true
-dpkg-query --admindir="$ROOT/var/lib/dpkg" -W -f '${db:Status-Abbrev}\n' lca
-readlink "$ROOT/$(readlink "$ROOT/usr/bin/lc")"
+state upgrade
+dpkg -i "$V1/lca_1.0.0-1_amd64.deb" || true
+state downgrade
 `, "ROOT="+root, "V1="+v1, "V2="+v2, "PATH=/usr/sbin:/usr/bin:/sbin:/bin"))
 	}
-	for _, tt := range []struct{ name, script, line, want string }{
-		{"without fragments", "", "", "iF \n/usr/bin/lc-1\n"},
-		{"a postinst fragment", "postinst", "if [ \"$1\" = configure ]; then update-alternatives --remove lc /usr/bin/lc-1; fi\n", "iF \n/usr/bin/lc-1\n"},
-		{"the preinst fragment verify names", "preinst", "if [ \"$1\" = install ] || [ \"$1\" = upgrade ]; then update-alternatives --remove lc /usr/bin/lc-1; fi\n", "ii \n/usr/bin/lc-2\n"},
+	for _, tt := range []struct {
+		name      string
+		fragments map[string]string
+		want      string
+	}{
+		{"without fragments", nil, "upgrade: 2.0.0-1 iF /usr/bin/lc-1\ndowngrade: 1.0.0-1 ii /usr/bin/lc-1\n"},
+		{"a postinst fragment", map[string]string{"postinst": postinst}, "upgrade: 2.0.0-1 iF /usr/bin/lc-1\ndowngrade: 1.0.0-1 ii /usr/bin/lc-1\n"},
+		{"the preinst fragment verify names", map[string]string{"preinst": preinst}, "upgrade: 2.0.0-1 ii /usr/bin/lc-2\ndowngrade: 1.0.0-1 iF /usr/bin/lc-2\n"},
+		{"the preinst and prerm fragments verify names", map[string]string{"preinst": preinst, "prerm": prerm}, "upgrade: 2.0.0-1 ii /usr/bin/lc-2\ndowngrade: 1.0.0-1 ii /usr/bin/lc-1\n"},
 	} {
-		if got := run(v2(tt.script, tt.line)); got != tt.want {
-			t.Errorf("%s:\n%q\nwant:\n%q", tt.name, got, tt.want)
+		if got := run(v2(tt.fragments)); got != tt.want {
+			t.Errorf("%s:\n%s\nwant:\n%s", tt.name, got, tt.want)
 		}
 	}
 }
