@@ -506,8 +506,24 @@ func compareBase(ctx context.Context, r *recipe.Recipe, opts Options, rr *Recipe
 		return
 	}
 	rv := &reviews{recipe: r.Name}
+	from := old // what nodes upgrade from: the base's recipe, or a new minor's predecessor
 	if old == nil {
 		c.add("version", Pass, "new recipe (not at %s)", base.Rev)
+		if from = previousMinor(r); from != nil {
+			// Nodes move to the new minor from the previous one's
+			// packages: the same upgrade checks, without a version rule.
+			d, err := diffRecipes(r, from, opts.Build.ResolveOptions)
+			if err != nil {
+				c.fail("base", fmt.Errorf("%w: %w", ErrBase, err), "%v", err)
+				return
+			}
+			for _, u := range d.upgrade {
+				c.add("upgrade", Fail, "%s (from %s, the minor before)", u, from.Ref())
+			}
+			if len(d.upgrade) == 0 {
+				c.add("upgrade", Pass, "no path moves to another package of the recipe without replacing and breaking it since %s, the minor before", from.Ref())
+			}
+		}
 	} else {
 		d, err := diffRecipes(r, old, opts.Build.ResolveOptions)
 		if err != nil {
@@ -527,7 +543,7 @@ func compareBase(ctx context.Context, r *recipe.Recipe, opts Options, rr *Recipe
 	}
 	diffTrust(r, old, base.Rev, rv)
 	diffPrivileges(r, old, opts.Build.ResolveOptions, rv)
-	diffLeftBehind(r, old, opts.Build.ResolveOptions, rv)
+	diffLeftBehind(r, from, opts.Build.ResolveOptions, rv)
 	flagged := map[string]bool{}
 	for _, it := range rv.items {
 		check := reviewKinds[it.Kind]
@@ -541,6 +557,46 @@ func compareBase(ctx context.Context, r *recipe.Recipe, opts Options, rr *Recipe
 		c.add("privileges", Pass, "no special bit, owner, mode, maintainer-script fragment or trigger added or changed since %s", base.Rev)
 	}
 	rr.review = rv.items
+}
+
+// previousMinor is the recipe of the minor before r's in r's versioned
+// series (kubelet-1.31.yaml beside a new kubelet-1.32.yaml, as bump
+// --new-minor writes it), loaded from r's folder as it is: the packages
+// nodes upgrade from when they move to r's. nil when r is not of a series,
+// or no earlier minor's recipe is there or loads (lint reports that one).
+func previousMinor(r *recipe.Recipe) *recipe.Recipe {
+	ref, ext := r.Ref(), filepath.Ext(r.Path)
+	series := recipe.Component(ref)
+	if series == ref {
+		return nil
+	}
+	minor := strings.TrimPrefix(ref, series+"-")
+	entries, err := os.ReadDir(filepath.Dir(r.Path))
+	if err != nil {
+		return nil
+	}
+	best := ""
+	for _, e := range entries {
+		name, ok := strings.CutSuffix(e.Name(), ext)
+		if !ok || recipe.Component(name) != series || name == ref {
+			continue
+		}
+		m := strings.TrimPrefix(name, series+"-")
+		if c, err := debversion.CompareStrings(m, minor); err != nil || c >= 0 {
+			continue
+		}
+		if c, err := debversion.CompareStrings(m, best); best == "" || err == nil && c > 0 {
+			best = m
+		}
+	}
+	if best == "" {
+		return nil
+	}
+	prev, err := recipe.Load(filepath.Join(filepath.Dir(r.Path), series+"-"+best+ext), recipe.LoadOptions{Root: r.Root})
+	if err != nil {
+		return nil
+	}
+	return prev
 }
 
 // recipeDiff is what changed between a recipe and its base version, from

@@ -119,6 +119,12 @@ func bumped(t *testing.T, text string) string {
 // verify --base HEAD` does after its builds. It returns the report.
 func gateBase(t *testing.T, base, head map[string]string) *Report {
 	t.Helper()
+	return gateBaseOf(t, "recipes/hello.yaml", base, head)
+}
+
+// gateBaseOf is gateBase for the recipe file (relative to the repository).
+func gateBaseOf(t *testing.T, file string, base, head map[string]string) *Report {
+	t.Helper()
 	tools := testenv.RequireTool(t, "git")
 	dir := t.TempDir()
 	git := func(args ...string) {
@@ -147,7 +153,7 @@ func gateBase(t *testing.T, base, head map[string]string) *Report {
 	git("add", "-A")
 	git("commit", "-q", "-m", "base")
 	write(head)
-	r, err := recipe.Load(filepath.Join(dir, "recipes", "hello.yaml"), recipe.LoadOptions{})
+	r, err := recipe.Load(filepath.Join(dir, filepath.FromSlash(file)), recipe.LoadOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}

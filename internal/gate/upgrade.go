@@ -173,11 +173,14 @@ func diffLeftBehind(r, old *recipe.Recipe, po recipe.ResolveOptions, rv *reviews
 // template that r still has (istioctl-{{.Version}}): each version is a
 // package of its own, meant to be installed beside the others, so the old
 // one staying installed is what the recipe asks for, not a package the
-// recipe dropped.
+// recipe dropped; and every package of op when old is another recipe, the
+// minor before r's.
 func sideBySide(r, old *recipe.Recipe, op *recipe.Resolved) map[string]bool {
 	names := map[string]bool{}
 	for i := range op.Packages {
-		if i < len(old.Packages) && slices.ContainsFunc(r.Packages, func(p recipe.Package) bool { return p.Name == old.Packages[i].Name }) {
+		// old is the minor before r's (previousMinor): its recipe, and
+		// its packages, stay.
+		if r.Name != old.Name || i < len(old.Packages) && slices.ContainsFunc(r.Packages, func(p recipe.Package) bool { return p.Name == old.Packages[i].Name }) {
 			names[op.Packages[i].Name] = true
 		}
 	}

@@ -295,3 +295,53 @@ func TestUnitGone(t *testing.T) {
 		})
 	}
 }
+
+// TestNewMinorUpgrade: a new recipe of a versioned series (hello-1.3 beside
+// hello-1.2, as bump --new-minor writes it) is where nodes upgrade to from
+// the minor before: the upgrade checks compare it with that recipe, where
+// a new recipe had none. hello-1.3 moves /usr/bin/hello to a package of
+// its own without relations (FAIL) and drops a conffile (REVIEW); its
+// packages of other names are no package-gone line (hello-1.2's recipe
+// keeps them), and a recipe not of a series, or without an earlier minor,
+// is only new.
+func TestNewMinorUpgrade(t *testing.T) {
+	const key = "-----BEGIN PGP PUBLIC KEY BLOCK-----\nk\n-----END PGP PUBLIC KEY BLOCK-----\n"
+	minor := func(m string, pairs ...string) string {
+		text := edit(t, helloRecipe, "name: hello\n", "name: hello-"+m+"\n", "version: 1.2.0", "version: "+m+".0",
+			"      - {source: hello, path: LICENSE, dest: /usr/share/doc/hello/LICENSE}\n", "      - {file: hello.conf, dest: /etc/hello/hello.conf}\n")
+		// A client of the minor, named with it and installed beside the others.
+		text += "  - {name: hello-client" + strings.ReplaceAll(m, ".", "") + ", summary: the client, description: The client., section: utils, files: [{source: hello, path: hello, dest: /usr/bin/hello-client-" + m + "}]}\n"
+		return edit(t, text, pairs...)
+	}
+	base := map[string]string{"keys/upstream.asc": key, "recipes/hello/hello.conf": "x\n", "recipes/hello-1.2.yaml": minor("1.2", "version: 1.2.0", "version: 1.2.0\nfiles-dir: hello")}
+	next := minor("1.3", "version: 1.3.0", "version: 1.3.0\nfiles-dir: hello",
+		"      - {source: hello, path: hello, dest: /usr/bin/hello}\n      - {file: hello.conf, dest: /etc/hello/hello.conf}\n", "",
+		"packages:\n", "packages:\n  - {name: hello-bin, summary: the command, description: The command., section: utils, files: [{source: hello, path: hello, dest: /usr/bin/hello}]}\n",
+		"    files:\n", "    files:\n      - {source: hello, path: hello, dest: /usr/bin/hello-1.3}\n")
+	results := func(file string, head map[string]string) string {
+		rep := gateBaseOf(t, file, base, head)
+		var lines []string
+		for _, x := range rep.Recipes[0].Results {
+			if x.Check == "upgrade" || x.Check == "version" {
+				lines = append(lines, string(x.Status)+" "+x.Check+" "+x.Detail)
+			}
+		}
+		return strings.Join(lines, "\n")
+	}
+	want := strings.Join([]string{
+		"pass version new recipe (not at HEAD)",
+		`fail upgrade hello-bin [amd64]: /usr/bin/hello was in package hello 1.2.0-1: dpkg refuses the upgrade ("trying to overwrite ... which is also in package hello") unless hello-bin replaces and breaks it; add replaces: ["hello (<< 1.3.0-1)"] and breaks: ["hello (<< 1.3.0-1)"] to package hello-bin (from hello-1.2, the minor before)`,
+		`warn upgrade package hello [amd64]: conffile /etc/hello/hello.conf is gone: dpkg leaves it on upgraded systems (obsolete, still read by whatever reads it) until hello is purged; to remove it, add to the preinst, postinst and postrm fragments of hello: dpkg-maintscript-helper rm_conffile /etc/hello/hello.conf 1.3.0-1~ -- "$@"`,
+	}, "\n")
+	if got := results("recipes/hello-1.3.yaml", map[string]string{"recipes/hello-1.3.yaml": next}); got != want {
+		t.Errorf("a new minor:\n%s\nwant:\n%s", got, want)
+	}
+	// The minor before is the newest older one: hello-1.1 is not compared.
+	older := map[string]string{"recipes/hello-1.1.yaml": minor("1.1", "version: 1.1.0", "version: 1.1.0\nfiles-dir: hello", "dest: /etc/hello/hello.conf}", "dest: /etc/hello/old.conf}"), "recipes/hello-1.3.yaml": next}
+	if got := results("recipes/hello-1.3.yaml", older); got != want {
+		t.Errorf("a new minor, with an older one too:\n%s\nwant:\n%s", got, want)
+	}
+	if got, want := results("recipes/hello-1.1.yaml", older), "pass version new recipe (not at HEAD)"; got != want {
+		t.Errorf("a new minor older than every other:\n%s\nwant:\n%s", got, want)
+	}
+}
