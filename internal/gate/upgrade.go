@@ -80,8 +80,8 @@ func movedPaths(np, op *recipe.Resolved) []change {
 			}
 		}
 		o := byName[k.from]
-		replaces := o.NamedIn(n.Replaces, "Replaces")
-		breaks := o.NamedIn(n.Breaks, "Breaks") || o.NamedIn(n.Conflicts, "Conflicts")
+		replaces := o.MatchedIn(n.Replaces, "Replaces")
+		breaks := o.MatchedIn(n.Breaks, "Breaks") || o.MatchedIn(n.Conflicts, "Conflicts")
 		if replaces && breaks {
 			continue
 		}
@@ -338,7 +338,7 @@ func plainToConffile(o, n *recipe.ResolvedPackage, version string) []privilegeCh
 func packageGone(o *recipe.ResolvedPackage, np *recipe.Resolved) (privilegeChange, bool) {
 	for i := range np.Packages {
 		n := &np.Packages[i]
-		if o.NamedIn(n.Breaks, "Breaks") || o.NamedIn(n.Conflicts, "Conflicts") {
+		if o.MatchedIn(n.Breaks, "Breaks") || o.MatchedIn(n.Conflicts, "Conflicts") {
 			return privilegeChange{}, false
 		}
 	}

@@ -34,6 +34,9 @@ func TestMovedPaths(t *testing.T) {
 		{"moved, a replaces that misses the old version", "", tools(`, replaces: ["hello (<< 1.2.0-1)"], breaks: ["hello (<< 1.2.0-2)"]`), []string{moved + `replaces: ["hello (<< 1.2.0-2)"] to package hello-tools`}},
 		{"moved, replaces and breaks", "", tools(`, replaces: ["hello (<< 1.2.0-2)"], breaks: ["hello (<< 1.2.0-2)"]`), nil},
 		{"moved, replaces and conflicts", "", tools(`, replaces: [hello], conflicts: [hello]`), nil},
+		// The form of a versioned series (hello-1.2, hello-1.3): a name each
+		// provides, conflicts with and replaces.
+		{"moved, a name the old package provides", edit(t, helloRecipe, "    section: utils\n", "    section: utils\n    provides: [hello-any]\n"), tools(`, provides: [hello-any], replaces: [hello-any], conflicts: [hello-any]`), nil},
 		{"renamed", "", bump("  - name: hello\n    summary", "  - name: hello2\n    summary", "/usr/share/doc/hello/", "/usr/share/doc/hello2/"),
 			[]string{`hello2 [amd64]: /usr/bin/hello was in package hello 1.2.0-1: dpkg refuses the upgrade ("trying to overwrite ... which is also in package hello") unless hello2 replaces and breaks it; add replaces: ["hello (<< 1.2.0-2)"] and breaks: ["hello (<< 1.2.0-2)"] to package hello2`}},
 		// dpkg sees two paths, and the upgrade of hello deletes the file of

@@ -210,11 +210,29 @@ func (pp *ResolvedPackage) InstalledPaths() []string {
 	return out
 }
 
-// NamedIn reports whether one of the relations rels (of field: "Replaces",
-// "Breaks", ...) names the package at its version (a relation without a
-// version names every version).
-func (pp *ResolvedPackage) NamedIn(rels []string, field string) bool {
-	return namedIn(rels, field, pp.Name, pp.Version)
+// MatchedIn reports whether one of the relations rels (of field:
+// "Replaces", "Breaks", ...) names the package at its version (a relation
+// without a version names every version), or a name it provides, as a
+// virtual package (which only a relation without a version names, unless
+// it is provided with one).
+func (pp *ResolvedPackage) MatchedIn(rels []string, field string) bool {
+	if namedIn(rels, field, pp.Name, pp.Version) {
+		return true
+	}
+	for _, rel := range pp.Provides {
+		groups, err := deb.ParseRelations("Provides", rel)
+		if err != nil {
+			continue
+		}
+		for _, g := range groups {
+			for _, x := range g {
+				if namedIn(rels, field, x.Name, x.Version) {
+					return true
+				}
+			}
+		}
+	}
+	return false
 }
 
 // namedIn reports whether one of the relations rels (of field) names the

@@ -5,7 +5,6 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/updeb/updeb/pkg/deb"
 	"go.yaml.in/yaml/v3"
 )
 
@@ -134,21 +133,5 @@ func WarnTogether(rs []*Recipe) []Finding {
 // is installed: it conflicts with o (or with a name o provides), or it
 // replaces o and breaks it.
 func exclusive(p, o *ResolvedPackage) bool {
-	if o.NamedIn(p.Conflicts, "Conflicts") {
-		return true
-	}
-	for _, rel := range o.Provides {
-		groups, err := deb.ParseRelations("Provides", rel)
-		if err != nil {
-			continue
-		}
-		for _, g := range groups {
-			for _, x := range g {
-				if namedIn(p.Conflicts, "Conflicts", x.Name, x.Version) {
-					return true
-				}
-			}
-		}
-	}
-	return o.NamedIn(p.Replaces, "Replaces") && o.NamedIn(p.Breaks, "Breaks")
+	return o.MatchedIn(p.Conflicts, "Conflicts") || o.MatchedIn(p.Replaces, "Replaces") && o.MatchedIn(p.Breaks, "Breaks")
 }
