@@ -352,6 +352,41 @@ func TestCommentOnlyFragment(t *testing.T) {
 	}
 }
 
+// A fragment that calls dpkg-maintscript-helper (the rm_conffile,
+// mv_conffile and dir_to_symlink lines updeb verify --base names) makes
+// lintian warn maintainer-script-should-not-use-dpkg-maintscript-helper in
+// each script: lint says to override it, once for the package; with the
+// override, or a mention in a comment only, it says nothing.
+func TestMaintscriptHelperFragmentWarns(t *testing.T) {
+	const line = "dpkg-maintscript-helper rm_conffile /etc/x/old.conf 1.0.0-1~ -- \"$@\"\n"
+	scripts := "    scripts: {preinst: x.preinst, postinst: x.postinst, postrm: x.postrm}\n    directories:\n"
+	const want = "scripts.preinst: x.preinst calls dpkg-maintscript-helper (the lines updeb verify --base names for conffiles and symlinked folders), and lintian warns maintainer-script-should-not-use-dpkg-maintscript-helper in each script that does (it wants debhelper's maintscript file, which a package updeb builds has none of): add lintian-overrides: [maintainer-script-should-not-use-dpkg-maintscript-helper] to package xx"
+	for _, tt := range []struct {
+		name, fields, text string
+		warns              int
+	}{
+		{"calls it", "", line, 1},
+		{"overridden", "    lintian-overrides: [maintainer-script-should-not-use-dpkg-maintscript-helper]\n", line, 0},
+		{"in a comment", "", "# no dpkg-maintscript-helper here\ntrue\n", 0},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			r, _ := loadAccess(t, strings.Replace(accessRecipe, "    directories:\n", tt.fields+scripts, 1), map[string]string{"x.preinst": tt.text, "x.postinst": tt.text, "x.postrm": tt.text})
+			n := 0
+			for _, w := range r.Warnings {
+				if strings.Contains(w.Message, "dpkg-maintscript-helper") {
+					n++
+					if w.Message != want {
+						t.Errorf("warning %q, want %q", w.Message, want)
+					}
+				}
+			}
+			if n != tt.warns {
+				t.Errorf("%d warnings about dpkg-maintscript-helper, want %d: %v", n, tt.warns, r.Warnings)
+			}
+		})
+	}
+}
+
 // A system user's home that the package states as a directory of root's,
 // with nothing of the user's inside it, is a home the user cannot write:
 // dpkg makes it before the postinst runs adduser, which leaves an existing

@@ -765,6 +765,18 @@ func hasCommands(text string) bool {
 	return false
 }
 
+// callsMaintscriptHelper reports whether a fragment's text names
+// dpkg-maintscript-helper outside a comment line, as lintian's
+// maintainer-script-should-not-use-dpkg-maintscript-helper finds it.
+func callsMaintscriptHelper(text string) bool {
+	for line := range strings.Lines(text) {
+		if t := strings.TrimSpace(line); !strings.HasPrefix(t, "#") && strings.Contains(t, "dpkg-maintscript-helper") {
+			return true
+		}
+	}
+	return false
+}
+
 // isTokenLine reports whether a fragment's line is the #UPDEB# line: the
 // token alone, with blanks (spaces, tabs) around it, so that it may be
 // indented inside an if or case block.

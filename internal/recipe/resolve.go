@@ -700,7 +700,12 @@ type packageResolver struct {
 	checkFile func(*yaml.Node, string, string)
 	// checkFragment checks a fragment's file and its content (Load only).
 	checkFragment func(*yaml.Node, Fragment)
+	helperWarned  bool // the package's fragments were warned about for dpkg-maintscript-helper
 }
+
+// helperTag is lintian's warning for a maintainer script that calls
+// dpkg-maintscript-helper.
+const helperTag = "maintainer-script-should-not-use-dpkg-maintscript-helper"
 
 // resolvePackage renders rp in named steps: its identity, relations, contents
 // (files, directories, symlinks, each claimed once across the recipe), the
@@ -718,6 +723,10 @@ func (r *Recipe) resolvePackage(rp Package, rd *renderer, dests *placements, che
 			}
 			if err == nil && !hasCommands(text) {
 				rd.fs.warn(n, "scripts.%s: %s holds no commands, only comments and blank lines: leave the fragment out (without a part of updeb's own, the package then has no %s, as lintian's maintainer-script-empty asks)", f.Script, f.File, f.Script)
+			}
+			if err == nil && !pl.helperWarned && callsMaintscriptHelper(text) && !slices.ContainsFunc(rp.Lintian, func(t string) bool { tag, _, _ := strings.Cut(t, " "); return tag == helperTag }) {
+				pl.helperWarned = true // once for the package
+				rd.fs.warn(n, "scripts.%s: %s calls dpkg-maintscript-helper (the lines updeb verify --base names for conffiles and symlinked folders), and lintian warns %s in each script that does (it wants debhelper's maintscript file, which a package updeb builds has none of): add lintian-overrides: [%s] to package %s", f.Script, f.File, helperTag, helperTag, pl.pp.Name)
 			}
 			if line := exitBeforePart(f.Script, text); err == nil && line > 0 && slices.ContainsFunc(pl.pp.Scripts, func(s Script) bool { return s.Name == f.Script }) {
 				rd.fs.warn(n, "scripts.%s: %s line %d: exit ends the %s before updeb's part of it (system user, alternatives, daemon-reload), which then never runs: leave the exit out (updeb ends the script with exit 0)", f.Script, f.File, line, f.Script)
