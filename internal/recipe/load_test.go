@@ -320,6 +320,14 @@ func TestLoadErrors(t *testing.T) {
 			[]string{"recipes/x.yaml:26:37: dest: /usr/lib/x/y would be inside /lib/x, which package xx installs as a symlink: dpkg can put nothing inside it (on a merged-/usr system, as every Debian since 12 is, /lib is a symlink to usr/lib)"}},
 		// Folders are one on merged-/usr too: a unit in each is fine.
 		{"units in /lib and /usr/lib", []edit{{"      - {file: x.service,", "      - {file: x.default, dest: /usr/lib/systemd/system/y.service}\n      - {file: x.service,"}}, nil},
+		// dpkg replaced the /lib64 symlink of a merged-/usr root (the way to
+		// the dynamic loader) with the package's, and refuses /opt nowhere.
+		{"a symlink and a hardlink where every Debian system has a folder", []edit{{"    systemd-units: [x.service]\n", "    systemd-units: [x.service]\n    symlinks: [{dest: /lib64, target: /opt/x}]\n    hardlinks: [{dest: /opt, target: /usr/bin/x}]\n"}},
+			[]string{
+				"recipes/x.yaml:21:23: symlink dest: /lib64 is a folder of every Debian system (made by base-files, or one of merged-/usr's symlinks into /usr): a package may put files into it, but not install it as a symlink (dpkg refuses the package where base-files owns the path, and replaces the folder where nobody does)",
+				"recipes/x.yaml:22:24: hardlink dest: /opt is a folder of every Debian system (made by base-files, or one of merged-/usr's symlinks into /usr): a package may put files into it, but not install it as a file (dpkg refuses the package where base-files owns the path, and replaces the folder where nobody does)",
+			}},
+		{"a folder of every Debian system stated", []edit{{"    systemd-units: [x.service]\n", "    systemd-units: [x.service]\n    directories: [/opt, /usr/local/bin]\n"}}, nil},
 		{"a conffile whose name ends in a space", []edit{{"dest: /usr/bin/x}", "dest: \"/etc/x \"}"}},
 			[]string{"recipes/x.yaml:18:38: dest: \"/etc/x \" is a conffile whose name ends in white space, which dpkg's record of conffiles loses (it would never find the file again): rename it, or say conffile: false"}},
 		{"a conffile too long for its .dpkg-dist", []edit{{"dest: /usr/bin/x}", "dest: /etc/" + strings.Repeat("c", 246) + "}"}},

@@ -1075,6 +1075,33 @@ func aliasNote(p, other string) string {
 	return fmt.Sprintf(" (on a merged-/usr system, as every Debian since 12 is, %s is a symlink to usr%s)", a, a)
 }
 
+// baseFolders are the folders of every Debian system: base-files' own
+// (dpkg -L base-files, Debian 12), those its postinst makes (/opt, /srv,
+// /usr/local/bin, ...), and merged-/usr's symlinks and the folders they
+// lead to. A package may put things into them, but never install one as a
+// file or symlink: dpkg refuses that package where base-files owns the
+// path ("trying to overwrite '/bin', which is also in package
+// base-files"), and where nobody does, it replaces an empty folder, or the
+// symlink itself (/lib64 -> usr/lib64, the way to the dynamic loader).
+var baseFolders = func() map[string]bool {
+	m := map[string]bool{}
+	for _, f := range strings.Fields(`/bin /boot /dev /etc /etc/default /etc/dpkg /etc/dpkg/origins /etc/profile.d
+		/etc/skel /etc/update-motd.d /home /lib /proc /root /run /sbin /sys /tmp /usr /usr/bin /usr/games
+		/usr/include /usr/lib /usr/sbin /usr/share /usr/share/base-files /usr/share/common-licenses
+		/usr/share/dict /usr/share/doc /usr/share/info /usr/share/lintian /usr/share/lintian/overrides
+		/usr/share/man /usr/share/misc /usr/src /var /var/backups /var/cache /var/lib /var/lib/dpkg
+		/var/lib/misc /var/local /var/lock /var/log /var/run /var/spool /var/tmp
+		/mnt /srv /opt /etc/opt /var/opt /media /var/mail /run/lock /usr/local /usr/local/share
+		/usr/local/share/man /usr/local/bin /usr/local/games /usr/local/lib /usr/local/include
+		/usr/local/sbin /usr/local/src /usr/local/etc`) {
+		m[f] = true
+	}
+	for _, a := range usrMergedAliases {
+		m[a], m["/usr"+a] = true, true
+	}
+	return m
+}()
+
 // parents yields the folders above the clean absolute path p, nearest
 // first, without "/": each a prefix of p, found by looking back to the
 // previous "/" (path.Dir at every step rescans the whole path, which cost a
@@ -1136,6 +1163,10 @@ func (pl *packageResolver) place(at *yaml.Node, what, dest, kind, who string) {
 	}
 	if inside, ok := ds.inside[key]; ok && kind != "directory" {
 		pl.fs.at(at, "%s: %s is installed as a %s, but %s goes inside it: it must be a directory%s", what, subject, kind, inside, aliasNote(dest, inside.path))
+		return
+	}
+	if baseFolders[dest] && kind != "directory" {
+		pl.fs.at(at, "%s: %s is a folder of every Debian system (made by base-files, or one of merged-/usr's symlinks into /usr): a package may put files into it, but not install it as a %s (dpkg refuses the package where base-files owns the path, and replaces the folder where nobody does)", what, dest, kind)
 		return
 	}
 	ds.owner[key] = placed{pl.pp.Name, dest}
