@@ -851,8 +851,9 @@ func (d *decoder) pkg(p *Package, n *yaml.Node) {
 					}
 				}},
 				"home": {false, func(v *yaml.Node) {
-					if d.NonEmpty(v, "system-user.home", &u.Home) {
-						d.absPath(v, "system-user.home", u.Home)
+					if d.NonEmpty(v, "system-user.home", &u.Home) && d.absPath(v, "system-user.home", u.Home) && strings.Contains(u.Home, ":") {
+						// shadow's useradd, which adduser runs, takes no ":" (it separates /etc/passwd's fields).
+						d.at(v, "system-user.home: %q holds a \":\", which separates the fields of /etc/passwd: useradd (which adduser runs) refuses such a home, and the postinst would fail", u.Home)
 					}
 				}},
 				"group": {false, func(v *yaml.Node) { d.Bool(v, "system-user.group", &u.Group) }},

@@ -328,6 +328,10 @@ func TestLoadErrors(t *testing.T) {
 				"recipes/x.yaml:22:24: hardlink dest: /opt is a folder of every Debian system (made by base-files, or one of merged-/usr's symlinks into /usr): a package may put files into it, but not install it as a file (dpkg refuses the package where base-files owns the path, and replaces the folder where nobody does)",
 			}},
 		{"a folder of every Debian system stated", []edit{{"    systemd-units: [x.service]\n", "    systemd-units: [x.service]\n    directories: [/opt, /usr/local/bin]\n"}}, nil},
+		// useradd: invalid home directory '/var/lib/x:y', and the postinst fails.
+		{"a system user's home with a colon", []edit{{"    systemd-units: [x.service]\n", "    systemd-units: [x.service]\n    system-user: {name: x, home: \"/var/lib/x:y\"}\n"}},
+			[]string{`recipes/x.yaml:21:34: system-user.home: "/var/lib/x:y" holds a ":", which separates the fields of /etc/passwd: useradd (which adduser runs) refuses such a home, and the postinst would fail`}},
+		{"a system user's home with a space", []edit{{"    systemd-units: [x.service]\n", "    systemd-units: [x.service]\n    system-user: {name: x, home: \"/var/lib/x y\"}\n"}}, nil},
 		{"a conffile whose name ends in a space", []edit{{"dest: /usr/bin/x}", "dest: \"/etc/x \"}"}},
 			[]string{"recipes/x.yaml:18:38: dest: \"/etc/x \" is a conffile whose name ends in white space, which dpkg's record of conffiles loses (it would never find the file again): rename it, or say conffile: false"}},
 		{"a conffile too long for its .dpkg-dist", []edit{{"dest: /usr/bin/x}", "dest: /etc/" + strings.Repeat("c", 246) + "}"}},
