@@ -421,6 +421,10 @@ func TestLoadErrors(t *testing.T) {
 			[]string{"recipes/x.yaml:4:10: license: MIT has no file in /usr/share/common-licenses: add license-text with the full text"}},
 		{"alternative path not shipped", []edit{{"    systemd-units: [x.service]\n", "    systemd-units: [x.service]\n    alternatives: [{name: x, link: /usr/bin/xx, path: /usr/bin/x2, priority: 10}]\n"}},
 			[]string{"recipes/x.yaml:21:55: alternative path: /usr/bin/x2 is not installed by package xx"}},
+		// update-alternatives: error creating symbolic link '/opt/x/bin/x.dpkg-tmp': No such file or directory.
+		{"alternative link in a folder nobody makes", []edit{{"    systemd-units: [x.service]\n", "    systemd-units: [x.service]\n    alternatives: [{name: x, link: /opt/x/bin/x, path: /usr/bin/x, priority: 10}]\n"}},
+			[]string{"recipes/x.yaml:21:36: alternative link: /opt/x/bin is the folder of /opt/x/bin/x, which neither every Debian system has nor package xx installs: update-alternatives makes no folder, and the postinst would fail (error creating symbolic link): add /opt/x/bin to directories"}},
+		{"alternative link in a folder the package makes", []edit{{"    systemd-units: [x.service]\n", "    systemd-units: [x.service]\n    directories: [/opt/x/bin]\n    alternatives: [{name: x, link: /opt/x/bin/x, path: /usr/bin/x, priority: 10}, {name: y, link: /lib/systemd/y, path: /usr/bin/x, priority: 10}, {name: z, link: /sbin/z, path: /usr/bin/x, priority: 10}]\n"}}, nil},
 		{"alternative priority beyond a C int", []edit{{"    systemd-units: [x.service]\n", "    systemd-units: [x.service]\n    alternatives: [{name: x, link: /usr/bin/xx, path: /usr/bin/x, priority: 2147483648}, {name: y, link: /usr/bin/y, path: /usr/bin/x, priority: -2147483649}]\n"}},
 			[]string{
 				"recipes/x.yaml:21:77: alternative priority: 2147483648 is out of update-alternatives' range (-2147483648 to 2147483647)",

@@ -1462,6 +1462,17 @@ func (pl *packageResolver) ships(dest string) bool {
 		slices.ContainsFunc(pl.pp.Hardlinks, func(l Link) bool { return l.Dest == dest })
 }
 
+// makesFolder reports whether the package installs the folder dir: a
+// directory it states, or a folder above a path it installs (on a
+// merged-/usr system too).
+func (pl *packageResolver) makesFolder(dir string) bool {
+	dir = usrMerged(dir) + "/"
+	holds := func(p string) bool { return strings.HasPrefix(usrMerged(p)+"/", dir) }
+	return slices.ContainsFunc(pl.pp.Directories, func(d ResolvedDir) bool { return holds(d.Path) }) ||
+		slices.ContainsFunc(pl.pp.Files, func(f ResolvedFile) bool { return holds(f.Dest) }) ||
+		slices.ContainsFunc(slices.Concat(pl.pp.Symlinks, pl.pp.Hardlinks), func(l Link) bool { return holds(l.Dest) })
+}
+
 // ldconfigDirs are the folders ldconfig reads shared libraries from
 // besides the multiarch ones below /lib and /usr/lib, as lintian lists
 // them (Lintian::Data::Architectures' ldconfig_folders).
@@ -1517,7 +1528,11 @@ func (pl *packageResolver) alternatives() []Alternative {
 		if x.Name != "" && !alternativeRE.MatchString(x.Name) {
 			pl.fs.at(valueOf(al.node, "name"), "alternative name: %q is not [A-Za-z0-9][A-Za-z0-9._+-]*", x.Name)
 		}
-		pl.absDest(valueOf(al.node, "link"), "alternative link", x.Link)
+		if pl.absDest(valueOf(al.node, "link"), "alternative link", x.Link) {
+			if dir := path.Dir(x.Link); !baseFolders[usrMerged(dir)] && !pl.makesFolder(dir) {
+				pl.fs.at(valueOf(al.node, "link"), "alternative link: %s is the folder of %s, which neither every Debian system has nor package %s installs: update-alternatives makes no folder, and the postinst would fail (error creating symbolic link): add %s to directories", dir, x.Link, name, dir)
+			}
+		}
 		if pl.absDest(valueOf(al.node, "path"), "alternative path", x.Path) && !pl.ships(x.Path) {
 			pl.fs.at(valueOf(al.node, "path"), "alternative path: %s is not installed by package %s", x.Path, name)
 		}
