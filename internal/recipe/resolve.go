@@ -441,7 +441,7 @@ func (r *Recipe) resolve(arch string, opts resolveOptions, fs *findings) *Resolv
 		}
 		p.Packages = append(p.Packages, *pp)
 	}
-	checkAlternatives(p.Packages, fs)
+	checkAlternatives(p.Packages, dests, fs)
 	inheritDirectories(p.Packages, r.Packages)
 	for i := range p.Packages {
 		pp := &p.Packages[i]
@@ -1536,9 +1536,6 @@ func (pl *packageResolver) alternatives() []Alternative {
 		if pl.absDest(valueOf(al.node, "path"), "alternative path", x.Path) && !pl.ships(x.Path) {
 			pl.fs.at(valueOf(al.node, "path"), "alternative path: %s is not installed by package %s", x.Path, name)
 		}
-		if x.Link != "" && pl.ships(x.Link) {
-			pl.fs.at(valueOf(al.node, "link"), "alternative link: %s is also a file of package %s; update-alternatives manages the link", x.Link, name)
-		}
 		alts = append(alts, x)
 	}
 	return alts
@@ -1548,8 +1545,12 @@ func (pl *packageResolver) alternatives() []Alternative {
 // update-alternatives cannot hold together: a link that two names manage
 // (the second --install fails, "alternative link ... is already managed
 // by ...", and with it the postinst), and a name given two links (the
-// second --install renames the first's link away).
-func checkAlternatives(pps []ResolvedPackage, fs *findings) {
+// second --install renames the first's link away), merged-/usr's two
+// names of a path counting as one; and a link where a package of the
+// recipe (dests) installs something, or every Debian system has a folder:
+// update-alternatives leaves a file or folder there as it is ("not
+// replacing ... with a link"), and the alternative is never used.
+func checkAlternatives(pps []ResolvedPackage, dests *placements, fs *findings) {
 	type first struct{ other, pkg string }
 	byLink, byName := map[string]first{}, map[string]first{}
 	for _, pp := range pps {
@@ -1557,10 +1558,20 @@ func checkAlternatives(pps []ResolvedPackage, fs *findings) {
 			if a.Link == "" || a.Name == "" {
 				continue // already refused
 			}
-			if f, ok := byLink[a.Link]; ok && f.other != a.Name {
+			key := usrMerged(a.Link)
+			if o, ok := dests.owner[key]; ok {
+				kind, as := cmp.Or(dests.leaf[key], "directory"), ""
+				if o.path != a.Link {
+					as = " as " + o.path + aliasNote(a.Link, o.path)
+				}
+				fs.at(valueOf(a.node, "link"), "alternative link: %s is also a %s of package %s%s; update-alternatives manages the link, and would leave the %s as it is (not replacing it with a link)", a.Link, kind, o.pkg, as, kind)
+			} else if baseFolders[key] {
+				fs.at(valueOf(a.node, "link"), "alternative link: %s is a folder of every Debian system; update-alternatives would leave it as it is (not replacing it with a link): name the link itself, such as %s/%s", a.Link, a.Link, a.Name)
+			}
+			if f, ok := byLink[key]; ok && f.other != a.Name {
 				fs.at(valueOf(a.node, "link"), "alternative link: %s is already the link of alternative %s (package %s); update-alternatives lets one name manage a link: give both the name %s", a.Link, f.other, f.pkg, f.other)
 			} else if !ok {
-				byLink[a.Link] = first{a.Name, pp.Name}
+				byLink[key] = first{a.Name, pp.Name}
 			}
 			if f, ok := byName[a.Name]; ok && f.other != a.Link {
 				fs.at(valueOf(a.node, "link"), "alternative link: alternative %s already has the link %s (package %s); update-alternatives would move it to %s: one name has one link", a.Name, f.other, f.pkg, a.Link)
