@@ -332,6 +332,14 @@ func TestLoadErrors(t *testing.T) {
 		{"a system user's home with a colon", []edit{{"    systemd-units: [x.service]\n", "    systemd-units: [x.service]\n    system-user: {name: x, home: \"/var/lib/x:y\"}\n"}},
 			[]string{`recipes/x.yaml:21:34: system-user.home: "/var/lib/x:y" holds a ":", which separates the fields of /etc/passwd: useradd (which adduser runs) refuses such a home, and the postinst would fail`}},
 		{"a system user's home with a space", []edit{{"    systemd-units: [x.service]\n", "    systemd-units: [x.service]\n    system-user: {name: x, home: \"/var/lib/x y\"}\n"}}, nil},
+		// dpkg let the file replace another package's maintainer script:
+		// removing that package ran it.
+		{"a file, a symlink and a folder in dpkg's own state", []edit{{"    systemd-units: [x.service]\n", "    systemd-units: [x.service]\n    hardlinks: [{dest: /var/lib/dpkg/info/base-files.prerm, target: /usr/bin/x}]\n    symlinks: [{dest: /etc/alternatives/editor, target: /usr/bin/x}]\n    directories: [/var/lib/dpkg/updates/x]\n"}},
+			[]string{
+				"recipes/x.yaml:21:24: hardlink dest: /var/lib/dpkg/info/base-files.prerm is inside /var/lib/dpkg: a package may install nothing there, where it would replace what dpkg keeps of other packages (their maintainer scripts, file lists, alternatives) unseen by review",
+				"recipes/x.yaml:22:23: symlink dest: /etc/alternatives/editor is inside /etc/alternatives: a package may install nothing there, where it would replace what dpkg keeps of other packages (their maintainer scripts, file lists, alternatives) unseen by review",
+				"recipes/x.yaml:23:19: directories: /var/lib/dpkg/updates/x is inside /var/lib/dpkg: a package may install nothing there, where it would replace what dpkg keeps of other packages (their maintainer scripts, file lists, alternatives) unseen by review",
+			}},
 		{"a conffile whose name ends in a space", []edit{{"dest: /usr/bin/x}", "dest: \"/etc/x \"}"}},
 			[]string{"recipes/x.yaml:18:38: dest: \"/etc/x \" is a conffile whose name ends in white space, which dpkg's record of conffiles loses (it would never find the file again): rename it, or say conffile: false"}},
 		{"a conffile too long for its .dpkg-dist", []edit{{"dest: /usr/bin/x}", "dest: /etc/" + strings.Repeat("c", 246) + "}"}},

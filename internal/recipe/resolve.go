@@ -1102,6 +1102,21 @@ var baseFolders = func() map[string]bool {
 	return m
 }()
 
+// dpkgOwn is the folder of dpkg's own state that p is inside, or "": its
+// database (/var/lib/dpkg: every package's maintainer scripts, file
+// lists, status, and update-alternatives' records) and the links
+// update-alternatives manages (/etc/alternatives). No package owns what is
+// there, so dpkg lets a package's file replace it: a file
+// /var/lib/dpkg/info/openssh-server.prerm would be that package's prerm.
+func dpkgOwn(p string) string {
+	for _, d := range []string{"/var/lib/dpkg", "/etc/alternatives"} {
+		if strings.HasPrefix(p, d+"/") {
+			return d
+		}
+	}
+	return ""
+}
+
 // parents yields the folders above the clean absolute path p, nearest
 // first, without "/": each a prefix of p, found by looking back to the
 // previous "/" (path.Dir at every step rescans the whole path, which cost a
@@ -1163,6 +1178,10 @@ func (pl *packageResolver) place(at *yaml.Node, what, dest, kind, who string) {
 	}
 	if inside, ok := ds.inside[key]; ok && kind != "directory" {
 		pl.fs.at(at, "%s: %s is installed as a %s, but %s goes inside it: it must be a directory%s", what, subject, kind, inside, aliasNote(dest, inside.path))
+		return
+	}
+	if own := dpkgOwn(dest); own != "" {
+		pl.fs.at(at, "%s: %s is inside %s: a package may install nothing there, where it would replace what dpkg keeps of other packages (their maintainer scripts, file lists, alternatives) unseen by review", what, dest, own)
 		return
 	}
 	if baseFolders[dest] && kind != "directory" {
