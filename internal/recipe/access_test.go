@@ -128,6 +128,9 @@ func TestModesAndOwners(t *testing.T) {
 		`:22:33: dest: "/etc/x/read me ünï" is a conffile with a space in its name: dpkg takes it, but lintian reads the part before the last space as a conffile flag and reports errors (unknown-conffile-instruction, relative-conffile, missing-conffile, ...), which updeb verify fails on: rename it, or say conffile: false`,
 		`:23:58: mode: /usr/share/x/open is world-writable (0666): any local user can change it`,
 		`:24:61: owner: "postfix" is neither a Debian base-passwd account nor this package's system-user: dpkg gives the path owner id 0 (root) unless "postfix" exists when the package is unpacked (created by a package this one pre-depends on)`,
+		`:28:16: directories: /var/local/x is in /var/local, which is a folder of /var that the FHS does not name: lintian reports non-standard-dir-in-var, an error that updeb verify fails on: install it elsewhere, or add "non-standard-dir-in-var" to lintian-overrides with a comment saying why it must be there`,
+		`:29:16: directories: /var/tmp/x is inside a folder for temporary files: lintian reports dir-or-file-in-tmp, an error that updeb verify fails on: install it elsewhere, or add "dir-or-file-in-tmp" to lintian-overrides with a comment saying why it must be there`,
+		`:30:16: directories: /var/x/open is in /var/x, which is a folder of /var that the FHS does not name: lintian reports non-standard-dir-in-var, an error that updeb verify fails on: install it elsewhere, or add "non-standard-dir-in-var" to lintian-overrides with a comment saying why it must be there`,
 		`:30:35: mode: directory /var/x/open is world-writable (0777) without the sticky bit: any local user can remove or replace what is in it`,
 	}
 	if len(warnings) != len(want) {

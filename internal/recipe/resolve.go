@@ -1155,14 +1155,16 @@ func (pl *packageResolver) claim(at *yaml.Node, what, dest, kind string) {
 		}
 		return
 	}
-	pl.place(at, what, dest, kind, "package "+name)
+	if pl.place(at, what, dest, kind, "package "+name) {
+		pl.hierarchy(at, what, dest, kind)
+	}
 }
 
 // place records dest as claim does (who: "package P", or who writes it)
 // and refuses a path inside a file or symlink of the recipe, and a file or
 // symlink where the recipe puts something inside, on a merged-/usr system
-// as well.
-func (pl *packageResolver) place(at *yaml.Node, what, dest, kind, who string) {
+// as well. It reports whether it recorded dest.
+func (pl *packageResolver) place(at *yaml.Node, what, dest, kind, who string) bool {
 	ds := pl.dests
 	subject := dest
 	if who != "package "+pl.pp.Name {
@@ -1173,20 +1175,20 @@ func (pl *packageResolver) place(at *yaml.Node, what, dest, kind, who string) {
 		if k, ok := ds.leaf[parent]; ok {
 			o := ds.owner[parent]
 			pl.fs.at(at, "%s: %s would be inside %s, which package %s installs as a %s: dpkg can put nothing inside it%s", what, subject, o.path, o.pkg, k, aliasNote(dest, o.path))
-			return
+			return false
 		}
 	}
 	if inside, ok := ds.inside[key]; ok && kind != "directory" {
 		pl.fs.at(at, "%s: %s is installed as a %s, but %s goes inside it: it must be a directory%s", what, subject, kind, inside, aliasNote(dest, inside.path))
-		return
+		return false
 	}
 	if own := dpkgOwn(dest); own != "" {
 		pl.fs.at(at, "%s: %s is inside %s: a package may install nothing there, where it would replace what dpkg keeps of other packages (their maintainer scripts, file lists, alternatives) unseen by review", what, dest, own)
-		return
+		return false
 	}
 	if baseFolders[dest] && kind != "directory" {
 		pl.fs.at(at, "%s: %s is a folder of every Debian system (made by base-files, or one of merged-/usr's symlinks into /usr): a package may put files into it, but not install it as a %s (dpkg refuses the package where base-files owns the path, and replaces the folder where nobody does)", what, dest, kind)
-		return
+		return false
 	}
 	ds.owner[key] = placed{pl.pp.Name, dest}
 	if kind != "directory" {
@@ -1197,6 +1199,7 @@ func (pl *packageResolver) place(at *yaml.Node, what, dest, kind, who string) {
 			ds.inside[parent] = within{dest, who}
 		}
 	}
+	return true
 }
 
 // absDest reports whether p is a usable absolute path in the package.
@@ -1373,7 +1376,7 @@ func (pl *packageResolver) symlinks() {
 		if pl.absDest(valueOf(l.node, "dest"), "symlink dest", dest) {
 			pl.claim(valueOf(l.node, "dest"), "symlink dest", dest, "symlink")
 			link := Link{Dest: dest, Target: PolicyTarget(dest, target)}
-			if tag, problem := relativeSymlinkTag(link.Dest, link.Target); tag != "" && !slices.ContainsFunc(pl.rp.Lintian, func(o string) bool { return strings.Fields(o)[0] == tag }) {
+			if tag, problem := relativeSymlinkTag(link.Dest, link.Target); tag != "" && !pl.overrides(tag) {
 				pl.fs.warn(valueOf(l.node, "target"), "symlink target: %s -> %s %s, which lintian flags as an error (%s): write the target absolute, %s, or add %q to lintian-overrides with a comment saying why it must be so", link.Dest, link.Target, problem, tag, path.Join(path.Dir(link.Dest), link.Target), tag)
 			}
 			pl.pp.Symlinks = append(pl.pp.Symlinks, link)

@@ -1,0 +1,155 @@
+package recipe
+
+import (
+	"regexp"
+	"slices"
+	"strings"
+
+	"go.yaml.in/yaml/v3"
+)
+
+// hierarchyHint is an error of lintian's and where the path it is about
+// is, for a message ("inside /var/run, which is made anew at every boot").
+type hierarchyHint struct{ tag, where string }
+
+// hierarchyTags are the errors lintian 2.116's files/hierarchy/standard
+// check raises for the path p (clean, absolute) that a package installs as
+// kind ("file", "symlink" or "directory"): one of its chain of cases, in
+// its order, leaving out the ones that only warn (non-standard-dir-in-usr,
+// non-multi-arch-lib-dir, file-in-unusual-dir), and use-of-compat-symlink,
+// which it raises besides.
+func hierarchyTags(pkg, p, kind string) []hierarchyHint {
+	var tag, where string
+	n := strings.TrimPrefix(p, "/")
+	if kind == "directory" {
+		n += "/"
+	}
+	top, _, _ := strings.Cut(n, "/")
+	switch {
+	case strings.HasPrefix(n, "etc/opt/") && n != "etc/opt/":
+		tag, where = "dir-or-file-in-etc-opt", "inside /etc/opt, which is for the configuration of what is installed in /opt"
+	case usrLocalRE.MatchString(n):
+		tag, where = "file-in-usr-local", "inside /usr/local, which belongs to the local administrator"
+		if kind == "directory" {
+			tag = "dir-in-usr-local"
+		}
+	case usrShareFileRE.MatchString(n):
+		if kind != "symlink" && kind != "directory" {
+			tag, where = "file-directly-in-usr-share", "a file directly in /usr/share, which holds folders"
+		}
+	case strings.HasPrefix(n, "usr/bin/"):
+		if kind == "directory" && n != "usr/bin/" && !strings.HasPrefix(n, "usr/bin/X11/") && !strings.HasPrefix(n, "usr/bin/mh/") {
+			tag, where = "subdir-in-usr-bin", "a folder inside /usr/bin, which holds commands"
+		}
+	case usrSubdirRE.MatchString(n):
+		if fsstndUsrRE.MatchString(n) {
+			tag, where = "FSSTND-dir-in-usr", "a folder of the old FSSTND layout"
+		}
+	case varSubdirRE.MatchString(n):
+		switch {
+		case fsstndVarRE.MatchString(n):
+			tag, where = "FSSTND-dir-in-var", "a folder of the old FSSTND layout"
+		case pkg == "base-files" && (n == "var/backups/" || n == "var/local/"):
+		case !fhsVarRE.MatchString(n):
+			tag, where = "non-standard-dir-in-var", "a folder of /var that the FHS does not name"
+		}
+	case strings.HasPrefix(n, "var/lib/games/") && n != "var/lib/games/":
+		tag, where = "non-standard-dir-in-var", "inside /var/lib/games, which the FHS does not name (/var/games)"
+	case strings.HasPrefix(n, "var/lock/") && n != "var/lock/":
+		tag, where = "dir-or-file-in-var-lock", "inside /var/lock, which is made anew at every boot"
+	case strings.HasPrefix(n, "var/run/") && n != "var/run/":
+		tag, where = "dir-or-file-in-var-run", "inside /var/run, which is made anew at every boot"
+	case strings.HasPrefix(n, "run/") && n != "run/":
+		tag, where = "dir-or-file-in-run", "inside /run, which is made anew at every boot"
+	case usrWWWRE.MatchString(n):
+		tag, where = "dir-or-file-in-var-www", "inside /var/www, which belongs to the local administrator"
+	case strings.HasPrefix(n, "opt/") && n != "opt/":
+		tag, where = "dir-or-file-in-opt", "inside /opt, which is for software that is not packaged for the system"
+	case top == "hurd" || top == "servers":
+	case (top == "home" || top == "root") && n != top+"/":
+		tag, where = "dir-or-file-in-home", "inside a home folder, /"+top
+	case tmpRE.MatchString(n):
+		tag, where = "dir-or-file-in-tmp", "inside a folder for temporary files"
+	case strings.HasPrefix(n, "mnt/") && n != "mnt/":
+		tag, where = "dir-or-file-in-mnt", "inside /mnt, which is for mounts the administrator makes"
+	case top == "bin":
+		if kind == "directory" && n != "bin/" {
+			tag, where = "subdir-in-bin", "a folder inside /bin, which holds commands"
+		}
+	case strings.HasPrefix(n, "srv/") && n != "srv/":
+		tag, where = "dir-or-file-in-srv", "inside /srv, which belongs to the local administrator"
+	case n == top+"/" && !fhsTop[top] && !libDirRE.MatchString(top) && pkg != "base-files" && pkg != "hurd":
+		tag, where = "non-standard-toplevel-dir", "a top-level folder the FHS does not name"
+	}
+	var hints []hierarchyHint
+	if tag != "" {
+		hints = append(hints, hierarchyHint{tag, where})
+	}
+	if compatSymlinkRE.MatchString(n) {
+		hints = append(hints, hierarchyHint{"use-of-compat-symlink", "under a compatibility symlink of the old layout"})
+	}
+	return hints
+}
+
+var (
+	usrLocalRE      = regexp.MustCompile(`^usr/local/\S`)
+	usrShareFileRE  = regexp.MustCompile(`^usr/share/[^/]+$`)
+	usrSubdirRE     = regexp.MustCompile(`^usr/[^/]+/$`)
+	fsstndUsrRE     = regexp.MustCompile(`^usr/(?:dict|doc|etc|info|man|adm|preserve)/`)
+	varSubdirRE     = regexp.MustCompile(`^var/[^/]+/$`)
+	fsstndVarRE     = regexp.MustCompile(`^var/(?:adm|catman|named|nis|preserve)/`)
+	fhsVarRE        = regexp.MustCompile(`^var/(?:account|lib|cache|crash|games|lock|log|opt|run|spool|state|tmp|www|yp)/`)
+	usrWWWRE        = regexp.MustCompile(`^var/www/\S`)
+	tmpRE           = regexp.MustCompile(`^(?:tmp|var/tmp|usr/tmp)/.`)
+	libDirRE        = regexp.MustCompile(`^lib(?:64|x?32)$`)
+	compatSymlinkRE = regexp.MustCompile(`^(?:usr/(?:spool|tmp)/|usr/(?:doc|bin)/X11/|var/adm/)`)
+	fhsTop          = map[string]bool{"bin": true, "boot": true, "dev": true, "etc": true, "home": true, "lib": true, "mnt": true,
+		"opt": true, "root": true, "run": true, "sbin": true, "srv": true, "sys": true, "tmp": true, "usr": true, "var": true}
+)
+
+// hierarchy warns where a path the package installs (dest,
+// as kind), or a folder above it, is one lintian's files/hierarchy/standard
+// check reports as an error, which updeb verify fails on; not for a tag
+// the recipe overrides.
+func (pl *packageResolver) hierarchy(at *yaml.Node, what, dest, kind string) {
+	// lintian's cases look at the first four names of a path at most
+	// (var/lib/games/x): a deeper folder raises what one of those does.
+	items := []string{dest}
+	for i, n := 0, 0; n < 4; n++ {
+		j := strings.IndexByte(dest[i+1:], '/')
+		if j < 0 {
+			break
+		}
+		i += 1 + j
+		items = append(items, dest[:i])
+	}
+	slices.Reverse(items[1:])
+	for _, p := range items {
+		k := kind
+		if p != dest {
+			k = "directory"
+		}
+		for _, h := range hierarchyTags(pl.pp.Name, p, k) {
+			if pl.overrides(h.tag) {
+				continue
+			}
+			where := h.where
+			if p != dest {
+				where = "in " + p + ", which is " + where
+			}
+			pl.fs.warn(at, "%s: %s is %s: lintian reports %s, an error that updeb verify fails on: install it elsewhere, or add %q to lintian-overrides with a comment saying why it must be there", what, dest, where, h.tag, h.tag)
+			return
+		}
+	}
+}
+
+// overrides reports whether the recipe overrides lintian's tag for the
+// package (lintian-overrides: "TAG" or "TAG CONTEXT").
+func (pl *packageResolver) overrides(tag string) bool {
+	for _, o := range pl.rp.Lintian {
+		if strings.Fields(o)[0] == tag {
+			return true
+		}
+	}
+	return false
+}
