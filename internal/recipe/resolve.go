@@ -1280,6 +1280,10 @@ func (pl *packageResolver) file(f File) (ResolvedFile, bool) {
 		// dpkg reads a conffiles line that starts with "/" as one name;
 		// lintian 2.116 splits it at spaces into flags and a name.
 		pl.fs.warn(valueOf(fn, "dest"), "dest: %q is a conffile with a space in its name: dpkg takes it, but lintian reads the part before the last space as a conffile flag and reports errors (unknown-conffile-instruction, relative-conffile, missing-conffile, ...), which updeb verify fails on: rename it, or say conffile: false", pf.Dest)
+	} else if pf.Conffile && nonASCII.MatchString(pf.Dest) {
+		// lintian 2.116 reads the package's file names as Latin-1 and
+		// DEBIAN/conffiles as UTF-8: the two never meet.
+		pl.fs.warn(valueOf(fn, "dest"), "dest: %q is a conffile with characters outside ASCII in its name: dpkg takes it, but lintian reads the package's file names as Latin-1 and its conffiles as UTF-8, finds neither in the other and reports errors (missing-conffile, file-in-etc-not-marked-as-conffile), which updeb verify fails on: rename it, or say conffile: false", pf.Dest)
 	}
 	if problem := deb.ConffileLengthProblem(pf.Dest); pf.Conffile && problem != "" {
 		pl.fs.at(valueOf(fn, "dest"), "dest: %q is a conffile and %s: rename it, or say conffile: false", clip(pf.Dest), problem)
