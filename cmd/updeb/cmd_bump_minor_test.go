@@ -69,8 +69,9 @@ func TestBumpNewMinorOnStandInMirror(t *testing.T) {
 	old := filepath.Join(recipes, "cri-tools-1.36.yaml")
 	os.WriteFile(old, original, 0o644)
 	// A recipe that is no series, of packages of its own (two recipes
-	// making one package file are refused together).
-	crictl := strings.NewReplacer("name: cri-tools-1.36\n", "name: crictl\n", "  - name: cri-tools\n", "  - name: cri-tools-latest\n").Replace(string(original))
+	// making one package file are refused together), which take the
+	// place of the series' (two installing one path are refused too).
+	crictl := strings.NewReplacer("name: cri-tools-1.36\n", "name: crictl\n", "  - name: cri-tools\n", "  - name: cri-tools-latest\n    conflicts: [cri-tools]\n    replaces: [cri-tools]\n").Replace(string(original))
 	os.WriteFile(filepath.Join(recipes, "crictl.yaml"), []byte(crictl), 0o644)
 	conf := filepath.Join(root, "updeb.yaml")
 	os.WriteFile(conf, fmt.Appendf(nil, "proxy: %s\nfetch: {retries: 0}\ngithub-api: %s\nmirrors:\n  - {prefix: https://github.com/, to: %s}\n", sq.URL, m.API(), m.Mirror()), 0o644)

@@ -86,10 +86,6 @@ alone exit 0.`,
 				i := slices.IndexFunc(results, func(res lintResult) bool { return res.Recipe == f.File })
 				results[i].Findings = append(results[i].Findings, f)
 			}
-			for _, w := range recipe.WarnTogether(loaded) {
-				i := slices.IndexFunc(results, func(res lintResult) bool { return res.Recipe == w.File })
-				results[i].Warnings = append(results[i].Warnings, w)
-			}
 			nFindings, nBad, nWarnings := 0, 0, 0
 			for i := range results {
 				res := &results[i]

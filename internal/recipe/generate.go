@@ -401,13 +401,7 @@ var commandDirs = []string{"/bin/", "/usr/bin/", "/usr/bin/X11/", "/usr/bin/mh/"
 // commands are the files and links the package puts directly in a command
 // folder without a manual page of the same name in the package.
 func (pp *ResolvedPackage) commands() []string {
-	var dests []string
-	for _, f := range pp.Files {
-		dests = append(dests, f.Dest)
-	}
-	for _, l := range slices.Concat(pp.Symlinks, pp.Hardlinks) {
-		dests = append(dests, l.Dest)
-	}
+	dests := pp.installs()
 	manuals := map[string]bool{}
 	for _, d := range dests {
 		if strings.HasPrefix(d, "/usr/share/man/") {

@@ -12,26 +12,12 @@ import (
 // replaced the earlier's .deb in the output folder without a word.
 func TestCheckTogether(t *testing.T) {
 	dir, file := writeProject(t, baseRecipe)
-	load := func(name, text string) *Recipe {
-		t.Helper()
-		p := filepath.Join(dir, "recipes", name+".yaml")
-		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.Symlink("x", filepath.Join(dir, "recipes", name)); err != nil {
-			t.Fatal(err)
-		}
-		r, err := Load(p, LoadOptions{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		return r
-	}
+	load := func(name, text string) *Recipe { return loadBeside(t, dir, name, text) }
 	x, err := Load(file, LoadOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	sameName := load("y", strings.Replace(baseRecipe, "  - name: xx\n", "  - name: yy\n", 1))
+	sameName := load("y", strings.Replace(baseRecipe, "  - name: xx\n", "  - name: yy\n    conflicts: [xx]\n    replaces: [xx]\n", 1))
 	samePackage := load("z", strings.Replace(baseRecipe, "name: xx\n", "name: zz\n", 1))
 	otherVersion := load("w", strings.Replace(strings.Replace(baseRecipe, "name: xx\n", "name: ww\n", 1), "version: 1.0.0", "version: 1.0.1", 1))
 	var got []string
@@ -48,15 +34,73 @@ func TestCheckTogether(t *testing.T) {
 	}
 }
 
-// TestWarnTogether: the packages of two recipes of a versioned series
+// TestCheckTogetherPaths: packages of two recipes that install one path
+// (merged-/usr's two names of it too) passed lint one by one, and dpkg
+// refused to install the second ("trying to overwrite '/usr/bin/x', which
+// is also in package aa"); one that conflicts with or replaces the other,
+// by name or by what it provides, may.
+func TestCheckTogetherPaths(t *testing.T) {
+	dir, _ := writeProject(t, baseRecipe)
+	load := func(name, pkg, extra string) *Recipe {
+		return loadBeside(t, dir, name, strings.Replace(strings.Replace(baseRecipe, "name: xx\n", "name: "+name+"\n", 1), "  - name: xx\n", "  - name: "+pkg+"\n"+extra, 1))
+	}
+	a := load("ra", "aa", "    provides: [x-tool]\n")
+	b := load("rb", "bb", "")
+	c := load("rc", "cc", "    conflicts: [x-tool, bb]\n")
+	d := load("rd", "dd", "    replaces: [aa, bb, cc]\n    breaks: [aa, bb, cc]\n")
+	// merged-/usr: /bin/x is /usr/bin/x.
+	e := load("re", "ee", "    conflicts: [aa, bb, cc, dd]\n")
+	e.Packages[0].Files[0].Dest = "/bin/x"
+	f := load("rf", "ff", "")
+	f.Packages[0].Files[0].Dest = "/bin/x"
+	var got []string
+	for _, f := range CheckTogether([]*Recipe{a, b, c, d, e, f}) {
+		got = append(got, strings.TrimPrefix(f.String(), dir+"/"))
+	}
+	overwrite := func(pkg, path, other, otherPath, as string) string {
+		return "package name: " + pkg + " installs " + path + ", which package " + other + " of " + dir + "/recipes/" + otherPath + " installs too" + as + ", and neither conflicts with nor replaces the other: dpkg refuses to install the second (trying to overwrite '" + path + "', which is also in package " + other + "); give one conflicts and replaces the other (Debian policy 7.6) or, for the packages of a versioned series at once (bump --new-minor moves the minor in such names), a name that each of them provides, conflicts with and replaces; or install the path once"
+	}
+	merged := " as /usr/bin/x (on a merged-/usr system, as every Debian since 12 is, /bin is a symlink to usr/bin)"
+	want := []string{
+		"recipes/rb.yaml:13:11: " + overwrite("bb", "/usr/bin/x", "aa", "ra.yaml", ""),
+		"recipes/rf.yaml:13:11: " + overwrite("ff", "/bin/x", "aa", "ra.yaml", merged),
+		"recipes/rf.yaml:13:11: " + overwrite("ff", "/bin/x", "bb", "rb.yaml", merged),
+		"recipes/rf.yaml:13:11: " + overwrite("ff", "/bin/x", "cc", "rc.yaml", merged),
+		"recipes/rf.yaml:13:11: " + overwrite("ff", "/bin/x", "dd", "rd.yaml", merged),
+		"recipes/rf.yaml:13:11: " + overwrite("ff", "/bin/x", "ee", "re.yaml", ""),
+	}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("findings:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+}
+
+// loadBeside writes text as recipes/NAME.yaml of the project in dir, with
+// the recipe folder of recipes/x.yaml, and loads it.
+func loadBeside(t *testing.T, dir, name, text string) *Recipe {
+	t.Helper()
+	p := filepath.Join(dir, "recipes", name+".yaml")
+	if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink("x", filepath.Join(dir, "recipes", name)); err != nil {
+		t.Fatal(err)
+	}
+	r, err := Load(p, LoadOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r
+}
+
+// TestCheckTogetherSeries: the packages of two recipes of a versioned series
 // (bump --new-minor's xx-1.31 and xx-1.32) that install one path passed
 // lint, and apt then failed half-way from one to the other ("trying to
-// overwrite '/usr/bin/x', which is also in package xx-1.31"): a warning in
-// the later one, unless one conflicts with the other (by name, or with a
-// name the other provides) or replaces and breaks it. A package of the
+// overwrite '/usr/bin/x', which is also in package xx-1.31"): a finding in
+// the later one, unless one conflicts with or replaces the other (by name,
+// or a name the other provides, at its version). A package of the
 // same name (the series' shared packages) is its upgrade, and paths that
 // differ are no clash.
-func TestWarnTogether(t *testing.T) {
+func TestCheckTogetherSeries(t *testing.T) {
 	dir, _ := writeProject(t, baseRecipe)
 	load := func(name, pkg, fields string, edits ...string) *Recipe {
 		t.Helper()
@@ -76,8 +120,7 @@ func TestWarnTogether(t *testing.T) {
 		}
 		return r
 	}
-	const clash = "recipes/xx-1.32.yaml:13:11: package xx-1.32 installs /usr/bin/x, /lib/systemd/system/x.service, which package xx-1.31 of " +
-		"recipes/xx-1.31.yaml installs too, and neither conflicts with the other: dpkg refuses to install one where the other is (\"trying to overwrite '/usr/bin/x', which is also in package xx-1.31\") and apt stops half-way; add conflicts: [xx-1.31] and replaces: [xx-1.31] to package xx-1.32 (Debian policy 7.6.2), or, for every package of a versioned series at once (bump --new-minor moves the minor in such names), a name that each of them provides, conflicts with and replaces; or install it at other paths"
+	const clash = "recipes/xx-1.32.yaml:13:11: package name: xx-1.32 installs /usr/bin/x, which package xx-1.31 of recipes/xx-1.31.yaml installs too, and neither conflicts with nor replaces the other: dpkg refuses to install the second (trying to overwrite '/usr/bin/x', which is also in package xx-1.31); give one conflicts and replaces the other (Debian policy 7.6) or, for the packages of a versioned series at once (bump --new-minor moves the minor in such names), a name that each of them provides, conflicts with and replaces; or install the path once"
 	for _, tt := range []struct {
 		name, old, fields string
 		want              []string
@@ -93,19 +136,20 @@ func TestWarnTogether(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			rs := []*Recipe{load("xx-1.31", "xx-1.31", tt.old), load("xx-1.32", "xx-1.32", tt.fields)}
 			var got []string
-			for _, f := range WarnTogether(rs) {
+			for _, f := range CheckTogether(rs) {
 				got = append(got, strings.ReplaceAll(f.String(), dir+"/", ""))
 			}
 			if strings.Join(got, "\n") != strings.Join(tt.want, "\n") {
-				t.Errorf("warnings:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(tt.want, "\n"))
+				t.Errorf("findings:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(tt.want, "\n"))
 			}
 		})
 	}
 	// One package name in both (the series' kubernetes-node), and paths of
-	// its own in each (kubectl-1.31, kubectl-1.32): no warning.
-	same := []*Recipe{load("xx-1.31", "xx", ""), load("xx-1.32", "xx", "")}
+	// its own in each (kubectl-1.31, kubectl-1.32): no finding (the same
+	// package at the same version is another finding's; here at two).
+	same := []*Recipe{load("xx-1.31", "xx", ""), load("xx-1.32", "xx", "", "version: 1.0.0", "version: 1.0.1")}
 	other := []*Recipe{load("xx-1.31", "xx-1.31", ""), load("xx-1.32", "xx-1.32", "", "/usr/bin/x}", "/usr/bin/x-1.32}", "dest: /lib/systemd/system/x.service", "dest: /lib/systemd/system/x-1.32.service", "[x.service]", "[x-1.32.service]")}
-	if got := append(WarnTogether(same), WarnTogether(other)...); len(got) != 0 {
-		t.Errorf("warnings for packages that do not clash: %v", got)
+	if got := append(CheckTogether(same), CheckTogether(other)...); len(got) != 0 {
+		t.Errorf("findings for packages that do not clash: %v", got)
 	}
 }
