@@ -336,9 +336,16 @@ func TestLoadErrors(t *testing.T) {
 		// removing that package ran it.
 		{"a file, a symlink and a folder in dpkg's own state", []edit{{"    systemd-units: [x.service]\n", "    systemd-units: [x.service]\n    hardlinks: [{dest: /var/lib/dpkg/info/base-files.prerm, target: /usr/bin/x}]\n    symlinks: [{dest: /etc/alternatives/editor, target: /usr/bin/x}]\n    directories: [/var/lib/dpkg/updates/x]\n"}},
 			[]string{
-				"recipes/x.yaml:21:24: hardlink dest: /var/lib/dpkg/info/base-files.prerm is inside /var/lib/dpkg: a package may install nothing there, where it would replace what dpkg keeps of other packages (their maintainer scripts, file lists, alternatives) unseen by review",
-				"recipes/x.yaml:22:23: symlink dest: /etc/alternatives/editor is inside /etc/alternatives: a package may install nothing there, where it would replace what dpkg keeps of other packages (their maintainer scripts, file lists, alternatives) unseen by review",
-				"recipes/x.yaml:23:19: directories: /var/lib/dpkg/updates/x is inside /var/lib/dpkg: a package may install nothing there, where it would replace what dpkg keeps of other packages (their maintainer scripts, file lists, alternatives) unseen by review",
+				"recipes/x.yaml:21:24: hardlink dest: /var/lib/dpkg/info/base-files.prerm is inside /var/lib/dpkg: a package may install nothing there: a file there would replace what dpkg keeps of other packages (their maintainer scripts, file lists, alternatives), unseen by review",
+				"recipes/x.yaml:22:23: symlink dest: /etc/alternatives/editor is inside /etc/alternatives: a package may install nothing there: a file there would replace what dpkg keeps of other packages (their maintainer scripts, file lists, alternatives), unseen by review",
+				"recipes/x.yaml:23:19: directories: /var/lib/dpkg/updates/x is inside /var/lib/dpkg: a package may install nothing there: a file there would replace what dpkg keeps of other packages (their maintainer scripts, file lists, alternatives), unseen by review",
+			}},
+		// touch /proc/x: No such file or directory; /dev is a devtmpfs.
+		{"a file in the kernel's file systems", []edit{{"    systemd-units: [x.service]\n", "    systemd-units: [x.service]\n    directories: [/proc/x, /sys/x]\n    symlinks: [{dest: /dev/x, target: /usr/bin/x}]\n"}},
+			[]string{
+				"recipes/x.yaml:21:19: directories: /proc/x is inside /proc: a package may install nothing there: it is the kernel's procfs, where dpkg can create nothing, and the installation would fail",
+				"recipes/x.yaml:21:28: directories: /sys/x is inside /sys: a package may install nothing there: it is the kernel's sysfs, where dpkg can create nothing, and the installation would fail",
+				"recipes/x.yaml:22:23: symlink dest: /dev/x is inside /dev: a package may install nothing there: it is the kernel's devtmpfs, made anew at every boot: what dpkg puts there is gone after the next one, while dpkg counts it installed",
 			}},
 		{"a conffile whose name ends in a space", []edit{{"dest: /usr/bin/x}", "dest: \"/etc/x \"}"}},
 			[]string{"recipes/x.yaml:18:38: dest: \"/etc/x \" is a conffile whose name ends in white space, which dpkg's record of conffiles loses (it would never find the file again): rename it, or say conffile: false"}},

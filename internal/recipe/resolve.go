@@ -1102,19 +1102,30 @@ var baseFolders = func() map[string]bool {
 	return m
 }()
 
-// dpkgOwn is the folder of dpkg's own state that p is inside, or "": its
-// database (/var/lib/dpkg: every package's maintainer scripts, file
-// lists, status, and update-alternatives' records) and the links
-// update-alternatives manages (/etc/alternatives). No package owns what is
-// there, so dpkg lets a package's file replace it: a file
-// /var/lib/dpkg/info/openssh-server.prerm would be that package's prerm.
-func dpkgOwn(p string) string {
-	for _, d := range []string{"/var/lib/dpkg", "/etc/alternatives"} {
-		if strings.HasPrefix(p, d+"/") {
-			return d
+// noPlace are the folders a package may install nothing inside, and why:
+// dpkg's own state, its database (/var/lib/dpkg: every package's
+// maintainer scripts, file lists, status, and update-alternatives'
+// records) and the links update-alternatives manages (/etc/alternatives),
+// where no package owns what is there, so dpkg lets a package's file
+// replace it (a file /var/lib/dpkg/info/openssh-server.prerm would be that
+// package's prerm); and the kernel's file systems.
+var noPlace = []struct{ folder, why string }{
+	{"/var/lib/dpkg", "a file there would replace what dpkg keeps of other packages (their maintainer scripts, file lists, alternatives), unseen by review"},
+	{"/etc/alternatives", "a file there would replace what dpkg keeps of other packages (their maintainer scripts, file lists, alternatives), unseen by review"},
+	{"/proc", "it is the kernel's procfs, where dpkg can create nothing, and the installation would fail"},
+	{"/sys", "it is the kernel's sysfs, where dpkg can create nothing, and the installation would fail"},
+	{"/dev", "it is the kernel's devtmpfs, made anew at every boot: what dpkg puts there is gone after the next one, while dpkg counts it installed"},
+}
+
+// noPlaceFor is the folder of noPlace that p is inside, and why nothing
+// goes there; "" when p may be installed.
+func noPlaceFor(p string) (folder, why string) {
+	for _, n := range noPlace {
+		if strings.HasPrefix(p, n.folder+"/") {
+			return n.folder, n.why
 		}
 	}
-	return ""
+	return "", ""
 }
 
 // parents yields the folders above the clean absolute path p, nearest
@@ -1182,8 +1193,8 @@ func (pl *packageResolver) place(at *yaml.Node, what, dest, kind, who string) bo
 		pl.fs.at(at, "%s: %s is installed as a %s, but %s goes inside it: it must be a directory%s", what, subject, kind, inside, aliasNote(dest, inside.path))
 		return false
 	}
-	if own := dpkgOwn(dest); own != "" {
-		pl.fs.at(at, "%s: %s is inside %s: a package may install nothing there, where it would replace what dpkg keeps of other packages (their maintainer scripts, file lists, alternatives) unseen by review", what, dest, own)
+	if folder, why := noPlaceFor(dest); folder != "" {
+		pl.fs.at(at, "%s: %s is inside %s: a package may install nothing there: %s", what, dest, folder, why)
 		return false
 	}
 	if baseFolders[dest] && kind != "directory" {
