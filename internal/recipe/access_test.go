@@ -305,6 +305,18 @@ func TestStatedDirectoriesInherited(t *testing.T) {
 	}
 }
 
+// On a merged-/usr system /usr/lib/x/y is inside the /lib/x that another
+// package states 0700: the package carries the folder so, under its own
+// name of it (an implied 0755 parent opened the stated folder when the
+// package was installed first).
+func TestStatedDirectoriesInheritedMergedUsr(t *testing.T) {
+	text := strings.Replace(baseRecipe, "    systemd-units: [x.service]\n", "    systemd-units: [x.service]\n    directories: [{path: /lib/x, mode: \"0700\"}]\n  - name: xy\n    summary: Y tool\n    description: The Y tool.\n    section: admin\n    files: [{file: x.default, dest: /usr/lib/x/y}]\n", 1)
+	_, p := loadAccess(t, text, nil)
+	if got, want := p.Packages[1].Directories, []ResolvedDir{{Path: "/usr/lib/x", Mode: 0o700}}; !slices.Equal(got, want) {
+		t.Errorf("xy's directories %+v, want %+v", got, want)
+	}
+}
+
 // A special bit Linux ignores where the recipe puts it (setuid on a
 // directory, sticky on a file) is kept as stated, with a warning.
 func TestIgnoredSpecialBitsWarn(t *testing.T) {

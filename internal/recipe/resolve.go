@@ -454,7 +454,8 @@ func (r *Recipe) resolve(arch string, opts resolveOptions, fs *findings) *Resolv
 // into that another package of the recipe states with a mode or owner other
 // than an implied parent's (root:root 0755). dpkg leaves a directory that
 // exists as it is, so whichever package is installed first decides: an
-// implied parent would make a stated 0700 folder world-readable. The
+// implied parent would make a stated 0700 folder world-readable; on a
+// merged-/usr system /usr/lib/x is the /lib/x another package states. The
 // system user's paths are handed over by the postinst of each package that
 // has that user.
 func inheritDirectories(pps []ResolvedPackage, rps []Package) {
@@ -462,7 +463,7 @@ func inheritDirectories(pps []ResolvedPackage, rps []Package) {
 	for _, pp := range pps {
 		for _, d := range pp.Directories {
 			if d.Mode != 0o755 || ownerNames(d.Owner) != ownerNames(deb.Owner{}) {
-				stated[d.Path] = d // an implied parent is root:root 0755 already
+				stated[usrMerged(d.Path)] = d // an implied parent is root:root 0755 already
 			}
 		}
 	}
@@ -478,13 +479,15 @@ func inheritDirectories(pps []ResolvedPackage, rps []Package) {
 		have := map[string]bool{}
 		for _, d := range pp.Directories {
 			paths = append(paths, d.Path)
-			have[d.Path] = true
+			have[usrMerged(d.Path)] = true
 		}
 		var inherited []ResolvedDir
 		for _, p := range paths {
 			for dir := range parents(p) {
-				if d, ok := stated[dir]; ok && !have[dir] {
-					have[dir] = true
+				// merged-/usr: /usr/lib/x is the /lib/x another package states.
+				if d, ok := stated[usrMerged(dir)]; ok && !have[usrMerged(dir)] {
+					have[usrMerged(dir)] = true
+					d.Path = dir
 					inherited = append(inherited, d)
 				}
 			}
