@@ -39,6 +39,14 @@ func CheckTogether(rs []*Recipe) []Finding {
 		path string
 	}
 	byPath, reported := map[string][]installer{}, map[[2]string]bool{}
+	// arch + path (merged-/usr's) -> the installer (in installers) of a
+	// file or symlink there, and of a path inside the folder there.
+	type archPath struct{ arch, path string }
+	var installers []installer
+	leaf, inside := map[archPath]int{}, map[archPath]int{}
+	apart := func(r *Recipe, pp ResolvedPackage, o installer) bool {
+		return o.r == r || o.pp.Name == pp.Name || reported[[2]string{o.pp.Name, pp.Name}] || o.pp.MatchedIn(pp.Conflicts, "Conflicts") || pp.MatchedIn(o.pp.Conflicts, "Conflicts")
+	}
 	for _, r := range rs {
 		if other, ok := byName[r.Name]; ok {
 			add(r, valueOf(r.node, "name"), "name: %q is also the name of %s: each recipe needs its own (the changelog's source, what release sets and updeb compat call it)", r.Name, other.Path)
@@ -66,6 +74,30 @@ func CheckTogether(rs []*Recipe) []Finding {
 						add(r, valueOf(r.Packages[i].node, "name"), "package name: %s installs %s, which package %s of %s installs too%s, and neither conflicts with nor replaces the other: dpkg refuses to install the second (trying to overwrite '%s', which is also in package %s); give one conflicts and replaces the other (Debian policy 7.6) or, for the packages of a versioned series at once (bump --new-minor moves the minor in such names), a name that each of them provides, conflicts with and replaces; or install the path once", pp.Name, dest, o.pp.Name, o.r.Path, as, dest, o.pp.Name)
 					}
 					byPath[key] = append(byPath[key], installer{r, pp, dest})
+					k := usrMerged(dest)
+					for parent := range parents(k) {
+						if j, ok := leaf[archPath{a.Debian, parent}]; ok && !apart(r, pp, installers[j]) {
+							o := installers[j]
+							reported[[2]string{o.pp.Name, pp.Name}] = true
+							add(r, valueOf(r.Packages[i].node, "name"), "package name: %s installs %s inside %s, which package %s of %s installs as a file or symlink: %s", pp.Name, dest, o.path, o.pp.Name, o.r.Path, overFolder)
+							break
+						}
+					}
+					if j, ok := inside[archPath{a.Debian, k}]; ok && !apart(r, pp, installers[j]) {
+						o := installers[j]
+						reported[[2]string{o.pp.Name, pp.Name}] = true
+						add(r, valueOf(r.Packages[i].node, "name"), "package name: %s installs %s as a file or symlink, but package %s of %s installs %s inside it: %s", pp.Name, dest, o.pp.Name, o.r.Path, o.path, overFolder)
+					}
+					installers = append(installers, installer{r, pp, dest})
+					if _, ok := leaf[archPath{a.Debian, k}]; !ok {
+						leaf[archPath{a.Debian, k}] = len(installers) - 1
+					}
+					for parent := range parents(k) {
+						if _, ok := inside[archPath{a.Debian, parent}]; ok {
+							break // and so are its parents
+						}
+						inside[archPath{a.Debian, parent}] = len(installers) - 1
+					}
 				}
 				if mine[pp.OutputFile] {
 					continue // an architecture-independent package, in every architecture's plan
@@ -101,3 +133,8 @@ func (pp *ResolvedPackage) installs() []string {
 func takesOver(a, b ResolvedPackage) bool {
 	return b.MatchedIn(a.Conflicts, "Conflicts") || b.MatchedIn(a.Replaces, "Replaces")
 }
+
+// overFolder says what dpkg makes of two packages, one of which installs a
+// file or symlink where the other has a folder (its own, or one above what
+// it installs).
+const overFolder = "dpkg refuses the package installed second (trying to overwrite the path, which is also in the other package) or, where the symlink's package comes second, keeps the folder and leaves the symlink out without a word; install one of them elsewhere"

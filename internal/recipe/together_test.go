@@ -153,3 +153,36 @@ func TestCheckTogetherSeries(t *testing.T) {
 		t.Errorf("findings for packages that do not clash: %v", got)
 	}
 }
+
+// TestCheckTogetherInside: a package of one recipe that installs a path
+// inside what a package of another installs as a symlink (or a file), in
+// either order and under merged-/usr's other name, passed lint one by one;
+// dpkg refused the second ("trying to overwrite '/opt/x', which is also in
+// package aa") or, installed the other way round, kept the folder and left
+// the symlink out. Packages that conflict are never installed together.
+func TestCheckTogetherInside(t *testing.T) {
+	dir, _ := writeProject(t, baseRecipe)
+	// Each installs its symlink alone, but for ra's unit (no collision).
+	load := func(name, pkg, link string) *Recipe {
+		r := loadBeside(t, dir, name, strings.Replace(strings.Replace(baseRecipe, "name: xx\n", "name: "+name+"\n", 1), "  - name: xx\n", "  - name: "+pkg+"\n"+link, 1))
+		r.Packages[0].Files, r.Packages[0].SystemdUnits = nil, nil
+		return r
+	}
+	a := loadBeside(t, dir, "ra", strings.Replace(strings.Replace(baseRecipe, "name: xx\n", "name: ra\n", 1), "  - name: xx\n", "  - name: aa\n    symlinks: [{dest: /opt/x, target: /usr/lib/x}]\n", 1))
+	a.Packages[0].Files = a.Packages[0].Files[1:]
+	b := load("rb", "bb", "    symlinks: [{dest: /opt/x/y, target: /usr/bin/x}]\n")
+	c := load("rc", "cc", "    conflicts: [aa]\n    symlinks: [{dest: /opt/x/z, target: /usr/bin/x}]\n")
+	d := load("rd", "dd", "    symlinks: [{dest: /usr/lib/q/y, target: /usr/bin/x}]\n")
+	e := load("re", "ee", "    symlinks: [{dest: /lib/q, target: /usr/lib/x}]\n")
+	var got []string
+	for _, f := range CheckTogether([]*Recipe{a, b, c, d, e}) {
+		got = append(got, strings.TrimPrefix(f.String(), dir+"/"))
+	}
+	want := []string{
+		"recipes/rb.yaml:13:11: package name: bb installs /opt/x/y inside /opt/x, which package aa of " + dir + "/recipes/ra.yaml installs as a file or symlink: " + overFolder,
+		"recipes/re.yaml:13:11: package name: ee installs /lib/q as a file or symlink, but package dd of " + dir + "/recipes/rd.yaml installs /usr/lib/q/y inside it: " + overFolder,
+	}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("findings:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+}
