@@ -347,6 +347,14 @@ func TestLoadErrors(t *testing.T) {
 				"recipes/x.yaml:21:28: directories: /sys/x is inside /sys: a package may install nothing there: it is the kernel's sysfs, where dpkg can create nothing, and the installation would fail",
 				"recipes/x.yaml:22:23: symlink dest: /dev/x is inside /dev: a package may install nothing there: it is the kernel's devtmpfs, made anew at every boot: what dpkg puts there is gone after the next one, while dpkg counts it installed",
 			}},
+		// The postinst ran chown "$updeb_user:root" /usr/bin: the daemon
+		// account could replace every command.
+		{"a folder of every Debian system given away", []edit{{"    systemd-units: [x.service]\n", "    systemd-units: [x.service]\n    system-user: {name: x}\n    directories: [{path: /usr/bin, owner: x}, {path: /lib, mode: \"0700\"}, {path: /etc, group: adm}, /var/log]\n"}},
+			[]string{
+				"recipes/x.yaml:22:26: directories: /usr/bin is a folder of every Debian system, which keeps its own mode and owner (dpkg leaves a folder that exists as it is, and for the system user's the postinst would hand the system's folder over to it): state it without mode, owner, group and special-bits",
+				"recipes/x.yaml:22:54: directories: /lib is a folder of every Debian system, which keeps its own mode and owner (dpkg leaves a folder that exists as it is, and for the system user's the postinst would hand the system's folder over to it): state it without mode, owner, group and special-bits",
+				"recipes/x.yaml:22:82: directories: /etc is a folder of every Debian system, which keeps its own mode and owner (dpkg leaves a folder that exists as it is, and for the system user's the postinst would hand the system's folder over to it): state it without mode, owner, group and special-bits",
+			}},
 		{"a conffile whose name ends in a space", []edit{{"dest: /usr/bin/x}", "dest: \"/etc/x \"}"}},
 			[]string{"recipes/x.yaml:18:38: dest: \"/etc/x \" is a conffile whose name ends in white space, which dpkg's record of conffiles loses (it would never find the file again): rename it, or say conffile: false"}},
 		{"a conffile too long for its .dpkg-dist", []edit{{"dest: /usr/bin/x}", "dest: /etc/" + strings.Repeat("c", 246) + "}"}},

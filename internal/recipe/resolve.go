@@ -1319,6 +1319,11 @@ func (pl *packageResolver) directories() {
 			continue
 		}
 		pl.claim(at, "directories", s, "directory")
+		if baseFolders[usrMerged(s)] && d.Access != (Access{}) {
+			// dpkg leaves it as it is; the postinst's chown for the system user would not.
+			pl.fs.at(at, "directories: %s is a folder of every Debian system, which keeps its own mode and owner (dpkg leaves a folder that exists as it is, and for the system user's the postinst would hand the system's folder over to it): state it without mode, owner, group and special-bits", s)
+			continue
+		}
 		rd := ResolvedDir{Path: s, Mode: 0o755, Owner: pl.owner(d.node, d.Access), SpecialBits: d.SpecialBits}
 		if d.Mode != 0 {
 			rd.Mode = deb.FileMode(d.Mode)
