@@ -848,6 +848,9 @@ func (d *decoder) pkg(p *Package, n *yaml.Node) {
 					d.Describe(v, yamlfile.Schema{Pattern: userNameRE.String()})
 					if d.Str(v, "system-user.name", &u.Name) && !userNameRE.MatchString(u.Name) {
 						d.at(v, "system-user.name: %q is not a valid user name ([a-z_][a-z0-9_-]*, at most 32)", u.Name)
+					} else if _, user := baseUsers[u.Name]; user || baseGroups[u.Name] != 0 {
+						// adduser would find it and add nothing; a group of its name (sudo, shadow) would become the new account's.
+						d.at(v, "system-user.name: %q is an account of Debian's base-passwd, which every system has: a system user is the package's own (the postinst makes it, with a group of its name); give files owner: or group: %s directly instead", u.Name, u.Name)
 					}
 				}},
 				"home": {false, func(v *yaml.Node) {

@@ -331,6 +331,14 @@ func TestLoadErrors(t *testing.T) {
 		// useradd: invalid home directory '/var/lib/x:y', and the postinst fails.
 		{"a system user's home with a colon", []edit{{"    systemd-units: [x.service]\n", "    systemd-units: [x.service]\n    system-user: {name: x, home: \"/var/lib/x:y\"}\n"}},
 			[]string{`recipes/x.yaml:21:34: system-user.home: "/var/lib/x:y" holds a ":", which separates the fields of /etc/passwd: useradd (which adduser runs) refuses such a home, and the postinst would fail`}},
+		// adduser found nobody and added nothing, and chown nobody:nobody
+		// failed (Debian has no group nobody); a new account named shadow
+		// would read /etc/shadow through the group of its name.
+		{"a system user of base-passwd's", []edit{{"    systemd-units: [x.service]\n", "    systemd-units: [x.service]\n    system-user: {name: nobody}\n  - name: xy\n    summary: Y tool\n    description: The Y tool.\n    section: admin\n    system-user: {name: shadow}\n"}},
+			[]string{
+				`recipes/x.yaml:21:25: system-user.name: "nobody" is an account of Debian's base-passwd, which every system has: a system user is the package's own (the postinst makes it, with a group of its name); give files owner: or group: nobody directly instead`,
+				`recipes/x.yaml:26:25: system-user.name: "shadow" is an account of Debian's base-passwd, which every system has: a system user is the package's own (the postinst makes it, with a group of its name); give files owner: or group: shadow directly instead`,
+			}},
 		{"a system user's home with a space", []edit{{"    systemd-units: [x.service]\n", "    systemd-units: [x.service]\n    system-user: {name: x, home: \"/var/lib/x y\"}\n"}}, nil},
 		// dpkg let the file replace another package's maintainer script:
 		// removing that package ran it.
