@@ -81,10 +81,16 @@ alone exit 0.`,
 				results = append(results, res)
 			}
 			// What no recipe shows alone (two of one name, two making one
-			// package file) is a finding of the later one.
-			for _, f := range recipe.CheckTogether(loaded) {
+			// package file; packages that install one path) is a finding
+			// (or warning) of the later one.
+			findings, warnings := recipe.CheckTogether(loaded)
+			for _, f := range findings {
 				i := slices.IndexFunc(results, func(res lintResult) bool { return res.Recipe == f.File })
 				results[i].Findings = append(results[i].Findings, f)
+			}
+			for _, w := range warnings {
+				i := slices.IndexFunc(results, func(res lintResult) bool { return res.Recipe == w.File })
+				results[i].Warnings = append(results[i].Warnings, w)
 			}
 			nFindings, nBad, nWarnings := 0, 0, 0
 			for i := range results {

@@ -136,7 +136,7 @@ func loadRecipesWith(ctx context.Context, g *globalOptions, args []string, lo re
 		}
 		out = append(out, r)
 	}
-	if clashes := recipe.CheckTogether(out); len(errs) == 0 && len(clashes) > 0 {
+	if clashes, _ := recipe.CheckTogether(out); len(errs) == 0 && len(clashes) > 0 { // its warnings are lint's
 		errs = append(errs, &recipe.Error{Findings: clashes})
 	}
 	if len(errs) > 0 {

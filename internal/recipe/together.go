@@ -15,17 +15,23 @@ import (
 // repository, and two packages of two recipes that install one path (a
 // file, symlink or hardlink, merged-/usr's two names counting as one)
 // where neither conflicts with nor replaces the other, of which dpkg would
-// refuse the second. Each finding is in the later recipe (in the order given), at
-// its name or its package's name.
-func CheckTogether(rs []*Recipe) []Finding {
-	var out []Finding
-	add := func(r *Recipe, n *yaml.Node, format string, args ...any) {
-		f := Finding{File: r.Path, Message: fmt.Sprintf(format, args...)}
-		if n != nil && n.Line > 0 {
-			f.Line, f.Col = n.Line, max(n.Column, 1)
+// refuse the second, or one inside what the other installs as a file or
+// symlink. Each finding is in the later recipe (in the order given), at its
+// name or its package's name. The packages' paths are warnings, not
+// findings: each package is sound, and dpkg refuses only the node that
+// installs both (a series whose package names carry the minor, moving to
+// the next, or two recipes an operator never installs together).
+func CheckTogether(rs []*Recipe) (findings, warnings []Finding) {
+	at := func(out *[]Finding) func(r *Recipe, n *yaml.Node, format string, args ...any) {
+		return func(r *Recipe, n *yaml.Node, format string, args ...any) {
+			f := Finding{File: r.Path, Message: fmt.Sprintf(format, args...)}
+			if n != nil && n.Line > 0 {
+				f.Line, f.Col = n.Line, max(n.Column, 1)
+			}
+			*out = append(*out, f)
 		}
-		out = append(out, f)
 	}
+	add, warn := at(&findings), at(&warnings)
 	type maker struct {
 		r   *Recipe
 		pkg string
@@ -71,7 +77,7 @@ func CheckTogether(rs []*Recipe) []Finding {
 						if o.path != dest {
 							as = " as " + o.path + aliasNote(dest, o.path)
 						}
-						add(r, valueOf(r.Packages[i].node, "name"), "package name: %s installs %s, which package %s of %s installs too%s, and neither conflicts with nor replaces the other: dpkg refuses to install the second (trying to overwrite '%s', which is also in package %s); give one conflicts and replaces the other (Debian policy 7.6) or, for the packages of a versioned series at once (bump --new-minor moves the minor in such names), a name that each of them provides, conflicts with and replaces; or install the path once", pp.Name, dest, o.pp.Name, o.r.Path, as, dest, o.pp.Name)
+						warn(r, valueOf(r.Packages[i].node, "name"), "package %s installs %s, which package %s of %s installs too%s, and neither conflicts with nor replaces the other: dpkg refuses to install the second (trying to overwrite '%s', which is also in package %s); give one conflicts and replaces the other (Debian policy 7.6) or, for the packages of a versioned series at once (bump --new-minor moves the minor in such names), a name that each of them provides, conflicts with and replaces; or install the path once", pp.Name, dest, o.pp.Name, o.r.Path, as, dest, o.pp.Name)
 					}
 					byPath[key] = append(byPath[key], installer{r, pp, dest})
 					k := usrMerged(dest)
@@ -79,14 +85,14 @@ func CheckTogether(rs []*Recipe) []Finding {
 						if j, ok := leaf[archPath{a.Debian, parent}]; ok && !apart(r, pp, installers[j]) {
 							o := installers[j]
 							reported[[2]string{o.pp.Name, pp.Name}] = true
-							add(r, valueOf(r.Packages[i].node, "name"), "package name: %s installs %s inside %s, which package %s of %s installs as a file or symlink: %s", pp.Name, dest, o.path, o.pp.Name, o.r.Path, overFolder)
+							warn(r, valueOf(r.Packages[i].node, "name"), "package %s installs %s inside %s, which package %s of %s installs as a file or symlink: %s", pp.Name, dest, o.path, o.pp.Name, o.r.Path, overFolder)
 							break
 						}
 					}
 					if j, ok := inside[archPath{a.Debian, k}]; ok && !apart(r, pp, installers[j]) {
 						o := installers[j]
 						reported[[2]string{o.pp.Name, pp.Name}] = true
-						add(r, valueOf(r.Packages[i].node, "name"), "package name: %s installs %s as a file or symlink, but package %s of %s installs %s inside it: %s", pp.Name, dest, o.pp.Name, o.r.Path, o.path, overFolder)
+						warn(r, valueOf(r.Packages[i].node, "name"), "package %s installs %s as a file or symlink, but package %s of %s installs %s inside it: %s", pp.Name, dest, o.pp.Name, o.r.Path, o.path, overFolder)
 					}
 					installers = append(installers, installer{r, pp, dest})
 					if _, ok := leaf[archPath{a.Debian, k}]; !ok {
@@ -111,7 +117,7 @@ func CheckTogether(rs []*Recipe) []Finding {
 			}
 		}
 	}
-	return out
+	return findings, warnings
 }
 
 // installs are the paths the package installs (files, symlinks, hardlinks;

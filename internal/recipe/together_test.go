@@ -21,7 +21,11 @@ func TestCheckTogether(t *testing.T) {
 	samePackage := load("z", strings.Replace(baseRecipe, "name: xx\n", "name: zz\n", 1))
 	otherVersion := load("w", strings.Replace(strings.Replace(baseRecipe, "name: xx\n", "name: ww\n", 1), "version: 1.0.0", "version: 1.0.1", 1))
 	var got []string
-	for _, f := range CheckTogether([]*Recipe{x, sameName, samePackage, otherVersion}) {
+	findings, warnings := CheckTogether([]*Recipe{x, sameName, samePackage, otherVersion})
+	if len(warnings) != 0 {
+		t.Errorf("warnings: %v", warnings)
+	}
+	for _, f := range findings {
 		got = append(got, strings.TrimPrefix(f.String(), dir+"/"))
 	}
 	want := []string{
@@ -54,11 +58,15 @@ func TestCheckTogetherPaths(t *testing.T) {
 	f := load("rf", "ff", "")
 	f.Packages[0].Files[0].Dest = "/bin/x"
 	var got []string
-	for _, f := range CheckTogether([]*Recipe{a, b, c, d, e, f}) {
+	findings, warnings := CheckTogether([]*Recipe{a, b, c, d, e, f})
+	if len(findings) != 0 {
+		t.Errorf("findings: %v", findings)
+	}
+	for _, f := range warnings {
 		got = append(got, strings.TrimPrefix(f.String(), dir+"/"))
 	}
 	overwrite := func(pkg, path, other, otherPath, as string) string {
-		return "package name: " + pkg + " installs " + path + ", which package " + other + " of " + dir + "/recipes/" + otherPath + " installs too" + as + ", and neither conflicts with nor replaces the other: dpkg refuses to install the second (trying to overwrite '" + path + "', which is also in package " + other + "); give one conflicts and replaces the other (Debian policy 7.6) or, for the packages of a versioned series at once (bump --new-minor moves the minor in such names), a name that each of them provides, conflicts with and replaces; or install the path once"
+		return "package " + pkg + " installs " + path + ", which package " + other + " of " + dir + "/recipes/" + otherPath + " installs too" + as + ", and neither conflicts with nor replaces the other: dpkg refuses to install the second (trying to overwrite '" + path + "', which is also in package " + other + "); give one conflicts and replaces the other (Debian policy 7.6) or, for the packages of a versioned series at once (bump --new-minor moves the minor in such names), a name that each of them provides, conflicts with and replaces; or install the path once"
 	}
 	merged := " as /usr/bin/x (on a merged-/usr system, as every Debian since 12 is, /bin is a symlink to usr/bin)"
 	want := []string{
@@ -120,7 +128,7 @@ func TestCheckTogetherSeries(t *testing.T) {
 		}
 		return r
 	}
-	const clash = "recipes/xx-1.32.yaml:13:11: package name: xx-1.32 installs /usr/bin/x, which package xx-1.31 of recipes/xx-1.31.yaml installs too, and neither conflicts with nor replaces the other: dpkg refuses to install the second (trying to overwrite '/usr/bin/x', which is also in package xx-1.31); give one conflicts and replaces the other (Debian policy 7.6) or, for the packages of a versioned series at once (bump --new-minor moves the minor in such names), a name that each of them provides, conflicts with and replaces; or install the path once"
+	const clash = "recipes/xx-1.32.yaml:13:11: package xx-1.32 installs /usr/bin/x, which package xx-1.31 of recipes/xx-1.31.yaml installs too, and neither conflicts with nor replaces the other: dpkg refuses to install the second (trying to overwrite '/usr/bin/x', which is also in package xx-1.31); give one conflicts and replaces the other (Debian policy 7.6) or, for the packages of a versioned series at once (bump --new-minor moves the minor in such names), a name that each of them provides, conflicts with and replaces; or install the path once"
 	for _, tt := range []struct {
 		name, old, fields string
 		want              []string
@@ -136,11 +144,12 @@ func TestCheckTogetherSeries(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			rs := []*Recipe{load("xx-1.31", "xx-1.31", tt.old), load("xx-1.32", "xx-1.32", tt.fields)}
 			var got []string
-			for _, f := range CheckTogether(rs) {
+			_, warnings := CheckTogether(rs)
+			for _, f := range warnings {
 				got = append(got, strings.ReplaceAll(f.String(), dir+"/", ""))
 			}
 			if strings.Join(got, "\n") != strings.Join(tt.want, "\n") {
-				t.Errorf("findings:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(tt.want, "\n"))
+				t.Errorf("warnings:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(tt.want, "\n"))
 			}
 		})
 	}
@@ -149,8 +158,10 @@ func TestCheckTogetherSeries(t *testing.T) {
 	// package at the same version is another finding's; here at two).
 	same := []*Recipe{load("xx-1.31", "xx", ""), load("xx-1.32", "xx", "", "version: 1.0.0", "version: 1.0.1")}
 	other := []*Recipe{load("xx-1.31", "xx-1.31", ""), load("xx-1.32", "xx-1.32", "", "/usr/bin/x}", "/usr/bin/x-1.32}", "dest: /lib/systemd/system/x.service", "dest: /lib/systemd/system/x-1.32.service", "[x.service]", "[x-1.32.service]")}
-	if got := append(CheckTogether(same), CheckTogether(other)...); len(got) != 0 {
-		t.Errorf("findings for packages that do not clash: %v", got)
+	_, w1 := CheckTogether(same)
+	_, w2 := CheckTogether(other)
+	if got := append(w1, w2...); len(got) != 0 {
+		t.Errorf("warnings for packages that do not clash: %v", got)
 	}
 }
 
@@ -175,12 +186,16 @@ func TestCheckTogetherInside(t *testing.T) {
 	d := load("rd", "dd", "    symlinks: [{dest: /usr/lib/q/y, target: /usr/bin/x}]\n")
 	e := load("re", "ee", "    symlinks: [{dest: /lib/q, target: /usr/lib/x}]\n")
 	var got []string
-	for _, f := range CheckTogether([]*Recipe{a, b, c, d, e}) {
+	findings, warnings := CheckTogether([]*Recipe{a, b, c, d, e})
+	if len(findings) != 0 {
+		t.Errorf("findings: %v", findings)
+	}
+	for _, f := range warnings {
 		got = append(got, strings.TrimPrefix(f.String(), dir+"/"))
 	}
 	want := []string{
-		"recipes/rb.yaml:13:11: package name: bb installs /opt/x/y inside /opt/x, which package aa of " + dir + "/recipes/ra.yaml installs as a file or symlink: " + overFolder,
-		"recipes/re.yaml:13:11: package name: ee installs /lib/q as a file or symlink, but package dd of " + dir + "/recipes/rd.yaml installs /usr/lib/q/y inside it: " + overFolder,
+		"recipes/rb.yaml:13:11: package bb installs /opt/x/y inside /opt/x, which package aa of " + dir + "/recipes/ra.yaml installs as a file or symlink: " + overFolder,
+		"recipes/re.yaml:13:11: package ee installs /lib/q as a file or symlink, but package dd of " + dir + "/recipes/rd.yaml installs /usr/lib/q/y inside it: " + overFolder,
 	}
 	if strings.Join(got, "\n") != strings.Join(want, "\n") {
 		t.Errorf("findings:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
