@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -17,6 +18,7 @@ import (
 	"github.com/updeb/updeb/internal/report"
 	"github.com/updeb/updeb/internal/yamlfile"
 	"github.com/updeb/updeb/pkg/atomicfile"
+	"github.com/updeb/updeb/pkg/lockfile"
 )
 
 type reportOptions struct {
@@ -184,8 +186,21 @@ func runReport(cmd *cobra.Command, g *globalOptions, o *reportOptions) (err erro
 }
 
 // writeMetrics writes the metrics file atomically, with the last success
-// its previous copy records.
+// its previous copy records. It holds the lock of the file's folder from
+// reading the previous copy to the rename: two reports writing one metrics
+// file take turns, so that neither writes back a last success the other has
+// since replaced; and the temporary files of the metrics file there are
+// then a killed report's, and go (left, they would pile up in the textfile
+// folder, one per kill).
 func writeMetrics(path string, metrics func(lastSuccess time.Time) []byte) error {
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	lock, err := lockfile.AcquireDir(ctx, filepath.Dir(path), 100*time.Millisecond)
+	if err != nil {
+		return fmt.Errorf("--metrics %s: %w", path, err)
+	}
+	defer lock.Unlock()
+	atomicfile.RemoveLeftovers(filepath.Dir(path), filepath.Base(path))
 	prev, err := readMetrics(path)
 	if err != nil {
 		return err

@@ -51,6 +51,70 @@ func TestReportFailedRunMetrics(t *testing.T) {
 	}
 }
 
+// TestReportMetricsTakeTurns: a report writes its metrics file under the
+// lock of the file's folder, from reading the last success back to the
+// rename, and removes there the temporary metrics files killed reports left.
+// Here the folder's lock is held (as another report holds it) while a
+// failing report runs; that other report then records a success and lets
+// go: the failing run's metrics carry that success over. Without the lock
+// the run wrote at once, and the other's rename replaced it (or the run
+// replaced the other's success with its older one); a killed report's
+// .updeb.prom.tmp-NNN stayed in the textfile folder for good.
+func TestReportMetricsTakeTurns(t *testing.T) {
+	dir, _ := trackingCopy(t, true)
+	metrics := filepath.Join(dir, "updeb.prom")
+	leftover := filepath.Join(dir, ".updeb.prom.tmp-1234")
+	if err := os.WriteFile(leftover, []byte("updeb_tracking_last_run_success{tracking=\"updeb\"} 1\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	f, err := os.OpenFile(filepath.Join("recipes", "helm.yaml"), os.O_APPEND|os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.WriteString("garbage: [\n")
+	f.Close()
+	held, err := os.Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer held.Close()
+	if err := syscall.Flock(int(held.Fd()), syscall.LOCK_EX); err != nil {
+		t.Fatal(err)
+	}
+	type result struct {
+		code   int
+		stderr string
+	}
+	done := make(chan result, 1)
+	go func() {
+		code, _, stderr := runUpdeb("--state", filepath.Join(dir, "state"), "--cache", filepath.Join(dir, "cache"), "--offline", "-q", "report", "--output", filepath.Join(dir, "site"), "--metrics", metrics)
+		done <- result{code, stderr}
+	}()
+	select {
+	case r := <-done:
+		t.Fatalf("the report did not wait for the metrics folder's lock: exit %d\n%s", r.code, r.stderr)
+	case <-time.After(2 * time.Second):
+	}
+	const success = "updeb_tracking_last_success_timestamp_seconds{tracking=\"updeb\"} 1795000000\n"
+	if err := os.WriteFile(metrics, []byte(success), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	syscall.Flock(int(held.Fd()), syscall.LOCK_UN) //nolint:errcheck // closed too
+	if r := <-done; r.code != 2 {
+		t.Fatalf("report on a broken recipe: exit %d, want 2\n%s", r.code, r.stderr)
+	}
+	m, err := os.ReadFile(metrics)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(m), "updeb_tracking_last_run_success{tracking=\"updeb\"} 0\n") || !strings.Contains(string(m), success) {
+		t.Errorf("the failed run's metrics do not carry the other run's success over:\n%s", m)
+	}
+	if _, err := os.Lstat(leftover); err == nil {
+		t.Errorf("the killed report's temporary metrics file %s is still there", leftover)
+	}
+}
+
 // A step of the tracking run failed (the job passes --run-ok=false): the
 // page and report.json say so among the verdict's reasons, not only the
 // metrics (the page of a run whose refresh, commit or pull failed would
