@@ -204,7 +204,7 @@ func followReleaseSets(cmd *cobra.Command, g *globalOptions, file string, r *rec
 		err  error
 	)
 	if res.File == r.Path {
-		n, err = compat.FollowBump(file, track.Component(r), res.From, res.To)
+		n, err = compat.FollowBump(cmd.Context(), file, track.Component(r), res.From, res.To)
 	} else {
 		var all []*recipe.Recipe
 		if all, err = loadRecipesWith(cmd.Context(), g, nil, recipe.LoadOptions{AllowUnpinned: true}); err != nil {
@@ -213,7 +213,7 @@ func followReleaseSets(cmd *cobra.Command, g *globalOptions, file string, r *rec
 		nm := compat.NewMinor{Component: track.Component(r), From: r.Ref(), To: strings.TrimSuffix(filepath.Base(res.File), filepath.Ext(res.File)),
 			Versions: compat.RecipeVersions(all)}
 		nm.Minor = strings.TrimPrefix(nm.To, nm.Component+"-")
-		note, err = compat.FollowNewMinor(file, nm)
+		note, err = compat.FollowNewMinor(cmd.Context(), file, nm)
 	}
 	switch {
 	case compat.IsNotExist(err) && !cmd.Flags().Changed("set"):

@@ -827,6 +827,32 @@ func TestBumpKilledBetweenItsWrites(t *testing.T) {
 	}
 }
 
+// TestBumpStopsWaitingOnSignal: a bump that waits for the lock of its
+// recipe's folder (another updeb writing there, or one stopped with ^Z
+// while it did) says it waits (--verbose), and stops on SIGINT with exit 130, the
+// recipe as it was. The wait (up to a minute) ignored the signal and said
+// nothing: the bump then wrote the recipe and exited 0.
+func TestBumpStopsWaitingOnSignal(t *testing.T) {
+	w := newTrackingWorld(t)
+	w.release("helm", "3.21.5", "2026-11-20")
+	held, err := os.Open(filepath.Join(w.root, "recipes"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer held.Close()
+	if err := syscall.Flock(int(held.Fd()), syscall.LOCK_EX); err != nil {
+		t.Fatal(err)
+	}
+	t.Chdir(w.root)
+	code, stderr := interruptAfter(t, 3*time.Second, syscall.SIGINT, "--verbose", "--config", w.config, "--state", w.state, "--cache", w.cache, "bump", "helm", "--to", "3.21.5")
+	if code != exitInterrupted || !strings.Contains(stderr, "interrupted") || !strings.Contains(stderr, "waiting for a lock") {
+		t.Errorf("exit %d, want %d, a notice of the wait and a message saying it was interrupted:\n%s", code, exitInterrupted, stderr)
+	}
+	if recipe := w.read("recipes/helm.yaml"); !strings.Contains(recipe, "version: 3.21.4\n") {
+		t.Errorf("the interrupted bump wrote the recipe:\n%s", recipe)
+	}
+}
+
 // TestTrackingInstallSteps runs the install commands of the job's files as
 // docs/tracking.md ("On a timer") and the service's own comment give them,
 // into a root that holds only what a Debian system with systemd has

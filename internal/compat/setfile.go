@@ -2,6 +2,7 @@ package compat
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -26,7 +27,7 @@ import (
 // puts it in place, reading it back, with the file's permissions, only if
 // the file still holds what was read. A file that does not exist is
 // fs.ErrNotExist, for the caller to decide.
-func UpdateFile(path string, edit func(data []byte) ([]byte, error)) (changed bool, err error) {
+func UpdateFile(ctx context.Context, path string, edit func(data []byte) ([]byte, error)) (changed bool, err error) {
 	data, err := yamlfile.ReadFile(path, 0)
 	if err != nil {
 		return false, err
@@ -44,7 +45,7 @@ func UpdateFile(path string, edit func(data []byte) ([]byte, error)) (changed bo
 	if err := check(out); err != nil {
 		return false, err
 	}
-	return true, yamlfile.Rewrite(path, data, out, check, 0)
+	return true, yamlfile.Rewrite(ctx, path, data, out, check, 0)
 }
 
 // FollowBump keeps the release set file at path in step with a bump of a
@@ -52,9 +53,9 @@ func UpdateFile(path string, edit func(data []byte) ([]byte, error)) (changed bo
 // written out for the component (for kubernetes, for its binaries too)
 // equal to from becomes to (SyncVersions). It returns how many values
 // changed; an absent file is fs.ErrNotExist.
-func FollowBump(path, component, from, to string) (int, error) {
+func FollowBump(ctx context.Context, path, component, from, to string) (int, error) {
 	var n int
-	_, err := UpdateFile(path, func(data []byte) ([]byte, error) {
+	_, err := UpdateFile(ctx, path, func(data []byte) ([]byte, error) {
 		out, changed, err := SyncBump(path, data, component, from, to)
 		n = changed
 		return out, err
@@ -85,9 +86,9 @@ type NewMinor struct {
 // FollowNewMinor adds (or extends) the release set of a new minor in the
 // file at path, in place (AddMinor). It returns what it did, in words; an
 // absent file is fs.ErrNotExist.
-func FollowNewMinor(path string, nm NewMinor) (string, error) {
+func FollowNewMinor(ctx context.Context, path string, nm NewMinor) (string, error) {
 	var note string
-	_, err := UpdateFile(path, func(data []byte) ([]byte, error) {
+	_, err := UpdateFile(ctx, path, func(data []byte) ([]byte, error) {
 		out, n, err := AddMinor(path, data, nm)
 		note = n
 		return out, err

@@ -186,10 +186,10 @@ func TestUpdateFile(t *testing.T) {
 	if err := os.WriteFile(path, []byte(repoSets), 0o640); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := FollowBump(filepath.Join(t.TempDir(), "absent.yaml"), "etcd", "3.6.14", "3.6.15"); !IsNotExist(err) {
+	if _, err := FollowBump(t.Context(), filepath.Join(t.TempDir(), "absent.yaml"), "etcd", "3.6.14", "3.6.15"); !IsNotExist(err) {
 		t.Errorf("absent file: %v", err)
 	}
-	n, err := FollowBump(path, "etcd", "3.6.14", "3.6.15")
+	n, err := FollowBump(t.Context(), path, "etcd", "3.6.14", "3.6.15")
 	if err != nil || n != 2 {
 		t.Fatalf("follow bump: %d %v", n, err)
 	}
@@ -200,15 +200,15 @@ func TestUpdateFile(t *testing.T) {
 	if fi, _ := os.Stat(path); fi.Mode().Perm() != 0o640 {
 		t.Errorf("mode %v", fi.Mode().Perm())
 	}
-	if n, err := FollowBump(path, "etcd", "3.6.14", "3.6.15"); err != nil || n != 0 {
+	if n, err := FollowBump(t.Context(), path, "etcd", "3.6.14", "3.6.15"); err != nil || n != 0 {
 		t.Errorf("second bump: %d %v", n, err)
 	}
-	note, err := FollowNewMinor(path, NewMinor{Component: "kubernetes", From: "kubernetes-1.36", To: "kubernetes-1.37", Minor: "1.37", Versions: versions("kubernetes-1.37", "1.37.1")})
+	note, err := FollowNewMinor(t.Context(), path, NewMinor{Component: "kubernetes", From: "kubernetes-1.36", To: "kubernetes-1.37", Minor: "1.37", Versions: versions("kubernetes-1.37", "1.37.1")})
 	if err != nil || !strings.Contains(note, "kubernetes137 added") {
 		t.Errorf("new minor: %q %v", note, err)
 	}
 	before, _ := os.ReadFile(path)
-	changed, err := UpdateFile(path, func(b []byte) ([]byte, error) { return append(b, "  - name: broken\n"...), nil })
+	changed, err := UpdateFile(t.Context(), path, func(b []byte) ([]byte, error) { return append(b, "  - name: broken\n"...), nil })
 	if changed || err == nil || !strings.Contains(err.Error(), "after the change (not written)") {
 		t.Errorf("a broken change: %v %v", changed, err)
 	}

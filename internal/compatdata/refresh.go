@@ -255,7 +255,7 @@ func Refresh(ctx context.Context, o RefreshOptions) (*Result, error) {
 	if len(dropped) > 0 && !o.AllowDropped {
 		return nil, &DroppedError{Dropped: dropped}
 	}
-	if err := write(o, original, next, eol, res, dropped); err != nil {
+	if err := write(ctx, o, original, next, eol, res, dropped); err != nil {
 		return nil, err
 	}
 	return res, nil
@@ -656,7 +656,7 @@ func (f *refresher) oldestKubernetes() (minor, bool) {
 // the recipes repository is (yamlfile.Rewrite): read back from disk, and only
 // while it still holds original, so that an edit made while the refresh ran
 // (an override added) is never lost, and never through a symlink.
-func write(o RefreshOptions, original []byte, next *Tables, eol *supportdata.Data, res *Result, dropped map[string][]string) error {
+func write(ctx context.Context, o RefreshOptions, original []byte, next *Tables, eol *supportdata.Data, res *Result, dropped map[string][]string) error {
 	var notes []string
 	for _, t := range slices.Sorted(maps.Keys(dropped)) {
 		notes = append(notes, fmt.Sprintf("Dropped (accepted with --allow-dropped): %s %s", t, strings.Join(dropped[t], ", ")))
@@ -676,9 +676,9 @@ func write(o RefreshOptions, original []byte, next *Tables, eol *supportdata.Dat
 			return err
 		}
 		if original == nil {
-			err = yamlfile.Create(o.Write, b, nil, 0o644)
+			err = yamlfile.Create(ctx, o.Write, b, nil, 0o644)
 		} else {
-			err = yamlfile.Rewrite(o.Write, original, b, nil, 0)
+			err = yamlfile.Rewrite(ctx, o.Write, original, b, nil, 0)
 		}
 		if err != nil {
 			return err

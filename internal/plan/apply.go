@@ -220,7 +220,7 @@ func applyOne(ctx context.Context, a Action, r *recipe.Recipe, byName map[string
 		if err != nil {
 			return nil, fmt.Errorf("%w: end-of-life day %q", recipe.ErrInvalid, a.EndOfLife)
 		}
-		if _, err := track.MarkEndOfLife(r, day); err != nil {
+		if _, err := track.MarkEndOfLife(ctx, r, day); err != nil {
 			return nil, err
 		}
 		return c, reload(c.File, a.Recipe, r.Root, byName)
@@ -238,7 +238,7 @@ func applyOne(ctx context.Context, a Action, r *recipe.Recipe, byName map[string
 				return c, nil
 			}
 			var err error
-			if c.Sets, err = followNewMinor(o.SetsFile, a, byName); err != nil {
+			if c.Sets, err = followNewMinor(ctx, o.SetsFile, a, byName); err != nil {
 				return nil, err // nothing was written
 			}
 			return c, nil
@@ -256,7 +256,7 @@ func applyOne(ctx context.Context, a Action, r *recipe.Recipe, byName map[string
 		if err := reload(c.File, a.NewRecipe, r.Root, byName); err != nil {
 			return c, err
 		}
-		c.Sets, err = followNewMinor(o.SetsFile, a, byName)
+		c.Sets, err = followNewMinor(ctx, o.SetsFile, a, byName)
 		return c, err
 	}
 	// A bump: in its track, or to a newer minor (its track moves).
@@ -268,7 +268,7 @@ func applyOne(ctx context.Context, a Action, r *recipe.Recipe, byName map[string
 	// an apply killed between the two bumps the recipe when run again.
 	if o.SetsFile != "" {
 		bo.BeforeWrite = func(res *track.BumpResult) error {
-			n, err := compat.FollowBump(o.SetsFile, a.Component, res.From, res.To)
+			n, err := compat.FollowBump(ctx, o.SetsFile, a.Component, res.From, res.To)
 			switch {
 			case compat.IsNotExist(err):
 			case err != nil:
@@ -299,7 +299,7 @@ func applyOne(ctx context.Context, a Action, r *recipe.Recipe, byName map[string
 }
 
 // followNewMinor adds or extends the release set of an add's new minor.
-func followNewMinor(file string, a Action, byName map[string]*recipe.Recipe) (string, error) {
+func followNewMinor(ctx context.Context, file string, a Action, byName map[string]*recipe.Recipe) (string, error) {
 	if file == "" {
 		return "", nil
 	}
@@ -307,7 +307,7 @@ func followNewMinor(file string, a Action, byName map[string]*recipe.Recipe) (st
 	for n, r := range byName {
 		versions[n] = r.Version
 	}
-	note, err := compat.FollowNewMinor(file, compat.NewMinor{Component: a.Component, From: a.Recipe, To: a.NewRecipe, Minor: a.Minor, Versions: versions})
+	note, err := compat.FollowNewMinor(ctx, file, compat.NewMinor{Component: a.Component, From: a.Recipe, To: a.NewRecipe, Minor: a.Minor, Versions: versions})
 	if compat.IsNotExist(err) {
 		return "", nil
 	}

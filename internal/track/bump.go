@@ -111,7 +111,7 @@ func Bump(ctx context.Context, r *recipe.Recipe, o BumpOptions) (*BumpResult, er
 		return nil, err
 	}
 	return bump(ctx, r, original, o, func(updated []byte, check func([]byte) error) error {
-		return yamlfile.Rewrite(r.Path, original, updated, check, 0)
+		return yamlfile.Rewrite(ctx, r.Path, original, updated, check, 0)
 	})
 }
 

@@ -115,7 +115,7 @@ func NewMinor(ctx context.Context, r *recipe.Recipe, minor string, o BumpOptions
 		if err := absent(target); err != nil {
 			return err
 		}
-		return yamlfile.Create(target, updated, check, perm)
+		return yamlfile.Create(ctx, target, updated, check, perm)
 	})
 	return res, err
 }
@@ -182,7 +182,7 @@ func moveMinor(ctx context.Context, r *recipe.Recipe, minor string, o BumpOption
 	// check verifies its own changes over text, and Rewrite that the file
 	// still holds original.
 	res, err := bump(ctx, next, text, o, func(updated []byte, check func([]byte) error) error {
-		return yamlfile.Rewrite(r.Path, original, updated, check, 0)
+		return yamlfile.Rewrite(ctx, r.Path, original, updated, check, 0)
 	})
 	if res != nil {
 		res.From = r.Version

@@ -1,6 +1,7 @@
 package track
 
 import (
+	"context"
 	"fmt"
 	"time"
 
@@ -13,7 +14,7 @@ import (
 // text must read as exactly that change (yamlfile.Verify) and load as lint
 // would, before yamlfile.Rewrite replaces the file, reading it back. It
 // reports whether the file changed (false: already marked that day).
-func MarkEndOfLife(r *recipe.Recipe, day time.Time) (bool, error) {
+func MarkEndOfLife(ctx context.Context, r *recipe.Recipe, day time.Time) (bool, error) {
 	original, err := yamlfile.ReadFile(r.Path, recipe.MaxSize)
 	if err != nil {
 		return false, err
@@ -50,5 +51,5 @@ func MarkEndOfLife(r *recipe.Recipe, day time.Time) (bool, error) {
 	if err := check(updated); err != nil {
 		return false, err
 	}
-	return true, yamlfile.Rewrite(r.Path, original, updated, check, 0)
+	return true, yamlfile.Rewrite(ctx, r.Path, original, updated, check, 0)
 }

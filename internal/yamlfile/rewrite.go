@@ -258,7 +258,7 @@ func (v *verifier) compare(a, b *yaml.Node, path []string) {
 // A symlink at path is refused (ErrNotRewritten): the rename would replace
 // the link by a file and leave the file it points to as it was, a change
 // reported but not made where it counts.
-func Rewrite(path string, original, updated []byte, check func(written []byte) error, perm fs.FileMode) error {
+func Rewrite(ctx context.Context, path string, original, updated []byte, check func(written []byte) error, perm fs.FileMode) error {
 	fi, err := notLink(path)
 	if err != nil {
 		return err
@@ -266,7 +266,7 @@ func Rewrite(path string, original, updated []byte, check func(written []byte) e
 	if perm == 0 {
 		perm = fi.Mode().Perm()
 	}
-	return replace(path, updated, check, perm, func(f *atomicfile.File) error {
+	return replace(ctx, path, updated, check, perm, func(f *atomicfile.File) error {
 		// The check and the rename hold a lock on the file they replace:
 		// a second rewrite of the same original (a bump and a plan --apply
 		// of one recipe) waits, then finds the file changed, rather than
@@ -274,7 +274,7 @@ func Rewrite(path string, original, updated []byte, check func(written []byte) e
 		if _, err := notLink(path); err != nil {
 			return err
 		}
-		ctx, cancel := context.WithTimeout(context.Background(), lockWait)
+		ctx, cancel := context.WithTimeout(ctx, lockWait)
 		defer cancel()
 		lock, err := lockfile.AcquireFile(ctx, path, 10*time.Millisecond)
 		if err != nil {
@@ -309,7 +309,9 @@ func keepOwner(f *atomicfile.File, fi fs.FileInfo) {
 }
 
 // lockWait bounds how long a write waits for another process's lock on the
-// file or its folder (an updeb holds them for a rename, and for a write).
+// file or its folder (an updeb holds them for a rename, and for a write);
+// the caller's context (a signal) ends the wait sooner, and nothing is
+// written then.
 const lockWait = time.Minute
 
 // notLink returns path's Lstat, refusing a symlink.
@@ -328,8 +330,8 @@ func notLink(path string) (fs.FileInfo, error) {
 // Create is Rewrite for a file that must not exist yet (bump --new-minor's
 // new recipe): written, read back and checked the same way, and renamed
 // into place only when path still does not exist.
-func Create(path string, updated []byte, check func(written []byte) error, perm fs.FileMode) error {
-	return replace(path, updated, check, perm, func(f *atomicfile.File) error {
+func Create(ctx context.Context, path string, updated []byte, check func(written []byte) error, perm fs.FileMode) error {
+	return replace(ctx, path, updated, check, perm, func(f *atomicfile.File) error {
 		err := f.CommitNew()
 		if errors.Is(err, fs.ErrExist) {
 			return fmt.Errorf("%s: %w: it appeared while it was being written", path, ErrNotRewritten)
@@ -345,8 +347,8 @@ func Create(path string, updated []byte, check func(written []byte) error, perm 
 // exists, so that with the lock held a temporary file of path is a killed
 // run's (kill -9 between its creation and the rename), and goes: left in the
 // recipes repository, a `git add -A` would commit it.
-func replace(path string, updated []byte, check func([]byte) error, perm fs.FileMode, commit func(*atomicfile.File) error) error {
-	ctx, cancel := context.WithTimeout(context.Background(), lockWait)
+func replace(ctx context.Context, path string, updated []byte, check func([]byte) error, perm fs.FileMode, commit func(*atomicfile.File) error) error {
+	ctx, cancel := context.WithTimeout(ctx, lockWait)
 	defer cancel()
 	dir := filepath.Dir(path)
 	lock, err := lockfile.AcquireDir(ctx, dir, 10*time.Millisecond)

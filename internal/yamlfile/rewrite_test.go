@@ -137,23 +137,23 @@ func TestRewrite(t *testing.T) {
 	os.WriteFile(p, orig, 0o640)
 	updated := []byte("version: 2.0\n")
 	check := func(b []byte) error { return Verify(p, orig, b, []Change{{[]string{"version"}, "2.0"}}) }
-	if err := Rewrite(p, []byte("version: 0.9\n"), updated, check, 0); !errors.Is(err, ErrNotRewritten) {
+	if err := Rewrite(t.Context(), p, []byte("version: 0.9\n"), updated, check, 0); !errors.Is(err, ErrNotRewritten) {
 		t.Errorf("a file changed since it was read: %v", err)
 	}
-	if err := Rewrite(p, orig, []byte("version: 3.0\n"), check, 0); !errors.Is(err, ErrNotRewritten) {
+	if err := Rewrite(t.Context(), p, orig, []byte("version: 3.0\n"), check, 0); !errors.Is(err, ErrNotRewritten) {
 		t.Errorf("a text the check refuses: %v", err)
 	}
 	if b, _ := os.ReadFile(p); string(b) != string(orig) {
 		t.Fatalf("the file changed: %q", b)
 	}
-	if err := Rewrite(p, orig, updated, check, 0); err != nil {
+	if err := Rewrite(t.Context(), p, orig, updated, check, 0); err != nil {
 		t.Fatal(err)
 	}
 	fi, _ := os.Stat(p)
 	if b, _ := os.ReadFile(p); string(b) != string(updated) || fi.Mode().Perm() != 0o640 {
 		t.Errorf("rewritten to %q, mode %v", b, fi.Mode())
 	}
-	if err := Create(p, updated, nil, 0o644); !errors.Is(err, ErrNotRewritten) {
+	if err := Create(t.Context(), p, updated, nil, 0o644); !errors.Is(err, ErrNotRewritten) {
 		t.Errorf("Create over an existing file: %v", err)
 	}
 	if left, _ := filepath.Glob(filepath.Join(dir, ".*")); len(left) != 0 {
@@ -172,7 +172,7 @@ func TestRewriteSymlink(t *testing.T) {
 	os.WriteFile(real, orig, 0o644)
 	os.Symlink("real.yaml", link)
 	check := func(b []byte) error { return Verify(link, orig, b, []Change{{[]string{"version"}, "2.0"}}) }
-	err := Rewrite(link, orig, updated, check, 0)
+	err := Rewrite(t.Context(), link, orig, updated, check, 0)
 	if !errors.Is(err, ErrNotRewritten) || !strings.Contains(err.Error(), "is a symlink (to real.yaml)") {
 		t.Errorf("a symlink: %v", err)
 	}
@@ -190,7 +190,7 @@ func TestRewriteSymlink(t *testing.T) {
 		os.Symlink("real.yaml", link)
 		return check(b)
 	}
-	if err := Rewrite(link, orig, updated, swap, 0); !errors.Is(err, ErrNotRewritten) {
+	if err := Rewrite(t.Context(), link, orig, updated, swap, 0); !errors.Is(err, ErrNotRewritten) {
 		t.Errorf("swapped for a symlink: %v", err)
 	}
 	if fi, _ := os.Lstat(link); fi.Mode()&fs.ModeSymlink == 0 {
@@ -267,9 +267,9 @@ func TestRewriteTwoAtOnce(t *testing.T) {
 			done.Go(func() {
 				updated := fmt.Appendf(nil, "version: %d.0\n", i+2)
 				if create {
-					errs[i] = Create(p, updated, check, 0o644)
+					errs[i] = Create(t.Context(), p, updated, check, 0o644)
 				} else {
-					errs[i] = Rewrite(p, orig, updated, check, 0)
+					errs[i] = Rewrite(t.Context(), p, orig, updated, check, 0)
 				}
 			})
 		}
@@ -305,7 +305,7 @@ func TestRewriteRemovesLeftovers(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if err := Rewrite(p, orig, []byte("version: 2.0\n"), nil, 0); err != nil {
+	if err := Rewrite(t.Context(), p, orig, []byte("version: 2.0\n"), nil, 0); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := os.Stat(killed); !errors.Is(err, fs.ErrNotExist) {
@@ -320,7 +320,7 @@ func TestRewriteRemovesLeftovers(t *testing.T) {
 	if err := os.WriteFile(killed, nil, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if err := Create(n, orig, nil, 0o644); err != nil {
+	if err := Create(t.Context(), n, orig, nil, 0o644); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := os.Stat(killed); !errors.Is(err, fs.ErrNotExist) {
@@ -344,7 +344,7 @@ func TestRewriteKeepsOwner(t *testing.T) {
 	if err := os.Chown(path, 1000, 1001); err != nil {
 		t.Fatal(err)
 	}
-	if err := Rewrite(path, original, []byte("version: 1.1.0\n"), nil, 0); err != nil {
+	if err := Rewrite(t.Context(), path, original, []byte("version: 1.1.0\n"), nil, 0); err != nil {
 		t.Fatal(err)
 	}
 	fi, err := os.Stat(path)
