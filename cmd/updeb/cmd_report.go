@@ -117,7 +117,7 @@ func runReport(cmd *cobra.Command, g *globalOptions, o *reportOptions) (err erro
 	metricsDone := false
 	defer func() {
 		if err != nil && o.metrics != "" && !metricsDone {
-			if werr := writeMetrics(o.metrics, func(last time.Time) []byte {
+			if werr := writeMetrics(cmd.Context(), o.metrics, func(last time.Time) []byte {
 				return report.FailedMetrics(time.Now(), report.Run{LastSuccess: last, Tracking: metricsTracking(o.metrics)})
 			}); werr != nil {
 				err = errors.Join(err, werr)
@@ -172,7 +172,7 @@ func runReport(cmd *cobra.Command, g *globalOptions, o *reportOptions) (err erro
 	}
 	if o.metrics != "" {
 		metricsDone = true
-		if err := writeMetrics(o.metrics, func(last time.Time) []byte {
+		if err := writeMetrics(cmd.Context(), o.metrics, func(last time.Time) []byte {
 			return report.Metrics(rep, report.Run{OK: o.runOK && len(errs) == 0, LastSuccess: last, Tracking: metricsTracking(o.metrics)})
 		}); err != nil {
 			return err
@@ -191,10 +191,9 @@ func runReport(cmd *cobra.Command, g *globalOptions, o *reportOptions) (err erro
 // file take turns, so that neither writes back a last success the other has
 // since replaced; and the temporary files of the metrics file there are
 // then a killed report's, and go (left, they would pile up in the textfile
-// folder, one per kill).
-func writeMetrics(path string, metrics func(lastSuccess time.Time) []byte) error {
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	defer cancel()
+// folder, one per kill). The wait ends with ctx (an interrupt); a lock that
+// is free is still taken after one, for a stopped run's metrics.
+func writeMetrics(ctx context.Context, path string, metrics func(lastSuccess time.Time) []byte) error {
 	lock, err := lockfile.AcquireDir(ctx, filepath.Dir(path), 100*time.Millisecond)
 	if err != nil {
 		return fmt.Errorf("--metrics %s: %w", path, err)
