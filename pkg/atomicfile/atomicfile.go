@@ -179,7 +179,10 @@ func WriteFrom(path string, perm os.FileMode, fill func(io.Writer) error) error 
 // MkdirAll is os.MkdirAll with the permission bits of every folder it makes
 // applied exactly, whatever the umask (os.MkdirAll's are masked by it: 0700
 // under umask 077); the setgid bit a folder takes from a setgid parent
-// stays. Folders that exist are left as they are.
+// stays. Folders that exist are left as they are. The folder that holds each
+// folder made is synced, as SyncDir does for a rename: a file renamed into a
+// new folder (and its folder synced) would otherwise be lost with that
+// folder in a power cut, the run that wrote it having reported success.
 func MkdirAll(path string, perm os.FileMode) error {
 	if fi, err := os.Stat(path); err == nil {
 		if fi.IsDir() {
@@ -204,8 +207,14 @@ func MkdirAll(path string, perm os.FileMode) error {
 	if err != nil {
 		return err
 	}
-	return os.Chmod(path, perm|fi.Mode()&os.ModeSetgid)
+	if err := os.Chmod(path, perm|fi.Mode()&os.ModeSetgid); err != nil {
+		return err
+	}
+	return syncDir(filepath.Dir(path))
 }
+
+// syncDir is SyncDir; a test sees through it which folders MkdirAll syncs.
+var syncDir = SyncDir
 
 // SyncDir fsyncs a directory so that a rename in it survives a crash.
 func SyncDir(dir string) error {

@@ -77,6 +77,32 @@ func TestMkdirAllModeWhateverTheUmask(t *testing.T) {
 	}
 }
 
+// MkdirAll syncs the folder that holds each folder it makes, parents first,
+// and none when every folder is there: keys generate --out keys/new/repo
+// (and a publish's new pool folders) synced only the last folder, whose
+// entry in the one above, and that one's, a power cut could lose with the
+// files renamed into them.
+func TestMkdirAllSyncsParents(t *testing.T) {
+	var synced []string
+	defer func(old func(string) error) { syncDir = old }(syncDir)
+	syncDir = func(dir string) error {
+		synced = append(synced, dir)
+		return SyncDir(dir)
+	}
+	dir := t.TempDir()
+	if err := MkdirAll(filepath.Join(dir, "a", "b", "c"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	want := []string{dir, filepath.Join(dir, "a"), filepath.Join(dir, "a", "b")}
+	if strings.Join(synced, "\n") != strings.Join(want, "\n") {
+		t.Errorf("synced %q, want %q", synced, want)
+	}
+	synced = nil
+	if err := MkdirAll(filepath.Join(dir, "a", "b", "c"), 0o755); err != nil || len(synced) != 0 {
+		t.Errorf("again: %v, synced %q, want none", err, synced)
+	}
+}
+
 func TestFailedFillKeepsOldContent(t *testing.T) {
 	dir := t.TempDir()
 	p := filepath.Join(dir, "out.txt")
