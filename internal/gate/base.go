@@ -221,17 +221,20 @@ func (b *Base) submodule(ctx context.Context, top string, paths []string) (sub, 
 func (b *Base) reach(ctx context.Context, top, rel string) (oid string, known bool, err error) {
 	// "OID blob SIZE" and the file, "REV:PATH missing" where the base has
 	// nothing there, a word (dangling, loop, notdir, symlink) for a link
-	// that reaches no file of the tree.
+	// that reaches no file of the tree. The name is read up to a NUL (-z):
+	// a path with a newline would be read as its first line, another file
+	// or none. The answer is still a line, its name as given.
+	query := b.Rev + ":" + filepath.ToSlash(rel)
 	var out bytes.Buffer
-	if err := b.gitTo(ctx, top, strings.NewReader(b.Rev+":"+filepath.ToSlash(rel)+"\n"), &out, "cat-file", "--batch-check", "--follow-symlinks"); err != nil {
+	if err := b.gitTo(ctx, top, strings.NewReader(query+"\x00"), &out, "cat-file", "--batch-check", "--follow-symlinks", "-z"); err != nil {
 		return "", false, fmt.Errorf("%w: %v", ErrBase, err)
 	}
-	head, _, _ := bytes.Cut(out.Bytes(), []byte("\n"))
-	switch fields := strings.Fields(string(head)); {
-	case len(fields) == 3 && fields[1] == "blob":
-		return fields[0], true, nil
-	case len(fields) > 0 && fields[len(fields)-1] == "missing":
+	if out.String() == query+" missing\n" {
 		return "", false, nil
+	}
+	head, _, _ := bytes.Cut(out.Bytes(), []byte("\n"))
+	if fields := strings.Fields(string(head)); len(fields) == 3 && fields[1] == "blob" {
+		return fields[0], true, nil
 	}
 	return "", true, nil
 }

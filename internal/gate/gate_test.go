@@ -979,3 +979,34 @@ func TestSystemUserReview(t *testing.T) {
 		t.Errorf("added: %+v", rv.items)
 	}
 }
+
+// TestReachNewline: a path with a newline is asked of git whole (-z), not
+// as its first line: "x\ny" is its own file, not the file "x", and "x\nz",
+// which the base lacks, is missing, not the file "x" either.
+func TestReachNewline(t *testing.T) {
+	tools := testenv.RequireTool(t, "git")
+	dir := t.TempDir()
+	write, git := testRepo(t, tools[0], dir)
+	write("x", "x\n")
+	write("x\ny", "x newline y\n")
+	git("init", "-q")
+	git("add", "-A")
+	git("commit", "-q", "-m", "base")
+	b := &Base{Git: tools[0], Rev: "HEAD"}
+	oid := func(p string) string {
+		out, err := b.git(context.Background(), dir, "rev-parse", "HEAD:"+p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return strings.TrimSpace(string(out))
+	}
+	if got, known, err := b.reach(context.Background(), dir, "x\ny"); err != nil || !known || got != oid("x\ny") {
+		t.Errorf(`reach "x\ny": %q, %v, %v; want %s (not the file x, %s)`, got, known, err, oid("x\ny"), oid("x"))
+	}
+	if got, known, err := b.reach(context.Background(), dir, "x\nz"); err != nil || known {
+		t.Errorf(`reach "x\nz", which the base lacks: %q, %v, %v; want missing`, got, known, err)
+	}
+	if got, known, err := b.reach(context.Background(), dir, "x"); err != nil || !known || got != oid("x") {
+		t.Errorf("reach x: %q, %v, %v; want %s", got, known, err, oid("x"))
+	}
+}
