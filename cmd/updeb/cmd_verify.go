@@ -5,6 +5,7 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"slices"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -142,7 +143,13 @@ func reviewConfiguration(cmd *cobra.Command, g *globalOptions, s *session, base 
 		return err
 	}
 	items = append(items, more...)
-	if more, err = b.ConfigReview(cmd.Context(), g.recipesDir, s.cfg.File); err != nil {
+	// A default config new since base stands in for the next default
+	// found, which the base read: compared with that one.
+	var fallback []string
+	if i := slices.Index(defaultConfigFiles, s.cfg.File); g.configFile == "" && i >= 0 {
+		fallback = defaultConfigFiles[i+1:]
+	}
+	if more, err = b.ConfigReview(cmd.Context(), g.recipesDir, s.cfg.File, fallback...); err != nil {
 		return err
 	}
 	items = append(items, more...)

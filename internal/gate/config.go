@@ -51,8 +51,11 @@ func (b *Base) TrustedRootReview(ctx context.Context, dir, file string) ([]Revie
 // services asked). A mirror can send an upstream host to a folder of the
 // change, whose bytes a bump then pins; another trusted root already in the
 // repository is no file changed. Each setting changed is one review item (no
-// recipe's); a config new since the base changes every setting it makes.
-func (b *Base) ConfigReview(ctx context.Context, dir, file string) ([]ReviewItem, error) {
+// recipe's); a config new since the base is compared with the one updeb read
+// at the base in its place, the first of fallback that is there
+// (/etc/updeb/config.yaml for a new ./updeb.yaml; none: no config): what that
+// one set and the new one does not is a change too.
+func (b *Base) ConfigReview(ctx context.Context, dir, file string, fallback ...string) ([]ReviewItem, error) {
 	if file == "" {
 		return nil, nil
 	}
@@ -64,12 +67,19 @@ func (b *Base) ConfigReview(ctx context.Context, dir, file string) ([]ReviewItem
 	if err != nil {
 		return nil, err
 	}
-	old := &config.Config{}
+	var old *config.Config
 	if f.known {
 		// Read under the same name, so that relative paths resolve alike.
 		if old, err = config.Parse(f.abs, f.old); err != nil {
 			return nil, fmt.Errorf("%w: %s at %s: %v", ErrBase, f.rel, b.Rev, err)
 		}
+	} else if old, err = config.Load("", fallback...); err != nil {
+		return nil, fmt.Errorf("the config %s is new since %s, and the one read in its place there does not load: %w", f.rel, b.Rev, err)
+	}
+	// Where the old values were set: named when not the same file.
+	in := ""
+	if !f.known && old.File != "" {
+		in = " in " + old.File
 	}
 	top := strings.TrimSuffix(f.abs, f.rel)
 	var items []ReviewItem
@@ -86,8 +96,8 @@ func (b *Base) ConfigReview(ctx context.Context, dir, file string) ([]ReviewItem
 			}
 			items = append(items, ReviewItem{
 				Kind: KindConfig, Subject: f.rel, Old: group.old[i].values, New: s.values,
-				Message: fmt.Sprintf("the config %s changes %s since %s: %s, was %s: %s; review it before merging",
-					f.rel, s.name, b.Rev, joinOr(s.values, "none"), joinOr(group.old[i].values, "none"), group.why),
+				Message: fmt.Sprintf("the config %s changes %s since %s: %s, was %s%s: %s; review it before merging",
+					f.rel, s.name, b.Rev, joinOr(s.values, "none"), joinOr(group.old[i].values, "none"), in, group.why),
 			})
 		}
 	}

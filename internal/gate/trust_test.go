@@ -758,6 +758,30 @@ func TestConfigReview(t *testing.T) {
 		!strings.Contains(got[1], "site.yaml changes sigstore.trusted-root since HEAD: trust/root.json, was none") {
 		t.Errorf("a new config: %q", got)
 	}
+	// A config new since the base stands in for the one the base read in
+	// its place (/etc/updeb/config.yaml): what that one set and the new
+	// one drops is a change too, named with the file it was set in.
+	etc := filepath.Join(t.TempDir(), "config.yaml")
+	if err := os.WriteFile(etc, []byte("mirrors:\n  - {prefix: https://example.org/, to: /srv/mirror/}\nbuild: {version-suffix: \"+corp1\", maintainer: \"Ops <ops@example.org>\"}\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	items, err := b.ConfigReview(ctx, dir, cfg, filepath.Join(dir, "none.yaml"), etc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, it := range items {
+		got = append(got, it.Message)
+	}
+	want := []string{
+		"the config site.yaml changes mirrors since HEAD: https://example.org/ -> file://" + dir + "/mirror/example.org/, was https://example.org/ -> file:///srv/mirror/ in " + etc + why,
+		"the config site.yaml changes sigstore.trusted-root since HEAD: trust/root.json, was none in " + etc + why,
+		"the config site.yaml changes build.version-suffix since HEAD: none, was +corp1 in " + etc + whyPackages,
+		"the config site.yaml changes build.maintainer since HEAD: none, was Ops <ops@example.org> in " + etc + whyPackages,
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("a new config in place of %s:\n  %s\nwant:\n  %s", etc, strings.Join(got, "\n  "), strings.Join(want, "\n  "))
+	}
 	// Outside the repository (/etc/updeb/config.yaml), the change cannot
 	// have made it: none.
 	cfg = filepath.Join(t.TempDir(), "config.yaml")
