@@ -237,13 +237,15 @@ func TestVerifyTrustChanges(t *testing.T) {
 			"REVIEW trust        source hello: keyring keys/next.asc (new source): 2 key(s): " + strings.Join(both, ", "),
 			"REVIEW trust        source hello: signers " + demoKey + " (new source)",
 			"REVIEW trust        source hello: cross-check against the upstream checksum file https://releases.example.org/hello/v{{.Version}}/hello-v{{.Version}}-linux-{{.Arch}}.tar.gz.sha256sum (new source)",
+			// It ships package hello, recipe hello's: it takes it over.
+			"REVIEW trust        package hello: shipped by recipe hello at HEAD, now by recipe hello-next too: apt installs the highest version of a package name whatever recipe built it, so on every node that has hello this recipe's package, from its own sources and trust, takes its place where its version is higher; review that recipe hello-next may take hello over before merging",
 		}
 		if got := lines(stdout, "REVIEW"); !slices.Equal(got, want) {
 			t.Errorf("REVIEW lines:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 		}
 		for _, w := range []string{"PASS   signature    OpenPGP signature verified: hello (amd64: key " + demoKey + ")",
-			"PASS: 1 recipe(s), 0 failed check(s), 4 flagged for review",
-			"!! 4 change(s) flagged REVIEW above"} {
+			"PASS: 1 recipe(s), 0 failed check(s), 5 flagged for review",
+			"!! 5 change(s) flagged REVIEW above"} {
 			if !strings.Contains(stdout, w) {
 				t.Errorf("output lacks %q:\n%s", w, stdout)
 			}

@@ -33,6 +33,8 @@ var ErrBaseRecipe = errors.New("gate: the recipe does not load at the base revis
 type Base struct {
 	Git string // the git executable
 	Rev string // any revision git understands: main, origin/main, HEAD~1, a hash
+
+	shipped map[string]map[string][]string // per recipes folder: package name -> the base's recipes that ship it (shippers)
 }
 
 // git runs git in dir and returns its standard output.
@@ -76,11 +78,7 @@ func gitError(what string, err error, stderr string) error {
 // load returns the recipe r as it was at the base revision, checked out with
 // its recipe folder and keyrings under dir, or nil when the recipe is new.
 func (b *Base) load(ctx context.Context, r *recipe.Recipe, dir string) (*recipe.Recipe, error) {
-	file, err := filepath.Abs(r.Path)
-	if err != nil {
-		return nil, err
-	}
-	top, err := b.top(ctx, filepath.Dir(file))
+	file, top, err := b.recipeTop(ctx, r)
 	if err != nil {
 		return nil, err
 	}
@@ -164,6 +162,16 @@ func (b *Base) load(ctx context.Context, r *recipe.Recipe, dir string) (*recipe.
 		}
 	}
 	return old, err
+}
+
+// recipeTop returns r's file (absolute) and the top folder of the git
+// repository that holds it (see top).
+func (b *Base) recipeTop(ctx context.Context, r *recipe.Recipe) (file, top string, err error) {
+	if file, err = filepath.Abs(r.Path); err != nil {
+		return "", "", err
+	}
+	top, err = b.top(ctx, filepath.Dir(file))
+	return file, top, err
 }
 
 // has reports whether the base revision has the path p (relative to the
@@ -547,6 +555,12 @@ func compareBase(ctx context.Context, r *recipe.Recipe, opts Options, rr *Recipe
 	diffTrust(r, old, base.Rev, rv)
 	diffPrivileges(r, old, opts.Build.ResolveOptions, rv)
 	diffLeftBehind(r, from, opts.Build.ResolveOptions, rv)
+	owners, err := base.shippers(ctx, r, opts.Build.ResolveOptions)
+	if err != nil {
+		c.fail("base", fmt.Errorf("%w: %w", ErrBase, err), "%v", err)
+		return
+	}
+	diffTakeover(r, old, owners, opts.Build.ResolveOptions, base.Rev, rv)
 	flagged := map[string]bool{}
 	for _, it := range rv.items {
 		check := reviewKinds[it.Kind]
@@ -554,7 +568,7 @@ func compareBase(ctx context.Context, r *recipe.Recipe, opts Options, rr *Recipe
 		c.add(check, Warn, "%s", it.Message)
 	}
 	if !flagged["trust"] {
-		c.add("trust", Pass, "no trust change since %s (signature forms, keyrings, signers, Sigstore identities, issuers and keys, cross-checks, pinned algorithms, download URLs of new bytes)", base.Rev)
+		c.add("trust", Pass, "no trust change since %s (signature forms, keyrings, signers, Sigstore identities, issuers and keys, cross-checks, pinned algorithms, download URLs of new bytes, packages of other recipes)", base.Rev)
 	}
 	if !flagged["privileges"] {
 		c.add("privileges", Pass, "no special bit, owner, mode, maintainer-script fragment or trigger added or changed since %s", base.Rev)

@@ -29,6 +29,7 @@ const (
 	KindTrustedRoot      Kind = "trusted-root"      // the Sigstore trusted root in effect, a file of the repository, new or changed (no recipe's)
 	KindConfig           Kind = "config"            // a setting of the config file, a file of the repository, that decides where sources come from or what Sigstore is checked against (no recipe's)
 	KindGitAttributes    Kind = "gitattributes"     // a .gitattributes file of the repository added, changed or removed: it changes the bytes of files as git checks them out (no recipe's)
+	KindPackageTakeover  Kind = "package-takeover"  // a package name another series of recipes shipped at the base, shipped now, or named by a Provides, Replaces, Conflicts or Breaks added
 	// What a package asks of the installing system (privileges.go): its
 	// bytes change, so they go with a version increase, and a human looks.
 	KindSpecialBits    Kind = "special-bits"    // a setuid, setgid or sticky bit added, changed or removed
@@ -68,6 +69,7 @@ var reviewKinds = map[Kind]string{
 	KindTrustedRoot:      "trust",
 	KindConfig:           "trust",
 	KindGitAttributes:    "trust",
+	KindPackageTakeover:  "trust",
 	KindSpecialBits:      "privileges",
 	KindOwner:            "privileges",
 	KindMode:             "privileges",

@@ -879,7 +879,7 @@ func TestBaseRecipeLink(t *testing.T) {
 	link("shared/recipes", "recipes")
 	testenv.Run(t, b.Git, "-C", dir, "-c", "user.email=t@example.org", "-c", "user.name=t", "add", "-A")
 	testenv.Run(t, b.Git, "-C", dir, "-c", "user.email=t@example.org", "-c", "user.name=t", "commit", "-q", "-m", "recipes is a link")
-	if got := lines(filepath.Join(dir, "recipes", "hello.yaml")); !slices.Equal(got, []string{"pass no trust change since HEAD (signature forms, keyrings, signers, Sigstore identities, issuers and keys, cross-checks, pinned algorithms, download URLs of new bytes)"}) {
+	if got := lines(filepath.Join(dir, "recipes", "hello.yaml")); !slices.Equal(got, []string{"pass no trust change since HEAD (signature forms, keyrings, signers, Sigstore identities, issuers and keys, cross-checks, pinned algorithms, download URLs of new bytes, packages of other recipes)"}) {
 		t.Errorf("through a folder link the base has too: %q", got)
 	}
 }

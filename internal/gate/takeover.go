@@ -1,0 +1,160 @@
+package gate
+
+import (
+	"context"
+	"fmt"
+	"maps"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/updeb/updeb/internal/recipe"
+	"github.com/updeb/updeb/pkg/deb"
+)
+
+// shippers returns, for each Debian package name, the recipes (by name)
+// of the base revision that ship it: every recipe file of the folder r's
+// file is in, as the base has it, resolved for each of its architectures
+// under po. A recipe that does not parse or resolve there is left out (its
+// own verify, if it is changed, says so). The answer is kept per folder:
+// verify asks once for all its recipes.
+func (b *Base) shippers(ctx context.Context, r *recipe.Recipe, po recipe.ResolveOptions) (map[string][]string, error) {
+	file, top, err := b.recipeTop(ctx, r)
+	if err != nil {
+		return nil, err
+	}
+	dir := filepath.ToSlash(filepath.Dir(inTree(top, file)))
+	if owners, ok := b.shipped[dir]; ok {
+		return owners, nil
+	}
+	list, err := b.git(ctx, top, "--literal-pathspecs", "ls-tree", "-z", "--full-tree", b.Rev, "--", dir+"/")
+	if err != nil {
+		return nil, fmt.Errorf("%w: %v", ErrBase, err)
+	}
+	owners := map[string][]string{}
+	for _, line := range strings.Split(string(list), "\x00") {
+		meta, path, ok := strings.Cut(line, "\t")
+		fields := strings.Fields(meta)
+		if !ok || len(fields) != 3 || fields[1] != "blob" || fields[0] == "120000" || !strings.HasSuffix(path, ".yaml") {
+			continue
+		}
+		text, err := b.git(ctx, top, "cat-file", "--filters", "--path="+path, fields[2])
+		if err != nil {
+			return nil, fmt.Errorf("%w: %v", ErrBase, err)
+		}
+		old, err := recipe.Parse(path, text)
+		if err != nil {
+			continue
+		}
+		for name := range shipped(old, po) {
+			if !slices.Contains(owners[name], old.Name) {
+				owners[name] = append(owners[name], old.Name)
+			}
+		}
+	}
+	if b.shipped == nil {
+		b.shipped = map[string]map[string][]string{}
+	}
+	b.shipped[dir] = owners
+	return owners, nil
+}
+
+// shipped returns the packages r ships on any of its architectures (nil
+// r: none), each with the names its relations of the fields that act on
+// another package (Provides, Replaces, Conflicts, Breaks) name, by field.
+func shipped(r *recipe.Recipe, po recipe.ResolveOptions) map[string]map[string][]string {
+	out := map[string]map[string][]string{}
+	if r == nil {
+		return out
+	}
+	// The names and relations, whoever maintains them: a recipe that names
+	// no maintainer resolves without the config's.
+	po.SourcesOnly = true
+	for _, a := range r.ArchNames() {
+		p, err := r.Resolve(a, po)
+		if err != nil {
+			continue
+		}
+		for _, pkg := range p.Packages {
+			rels := out[pkg.Name]
+			if rels == nil {
+				rels = map[string][]string{}
+				out[pkg.Name] = rels
+			}
+			for _, f := range []struct {
+				field string
+				list  []string
+			}{{"Provides", pkg.Provides}, {"Replaces", pkg.Replaces}, {"Conflicts", pkg.Conflicts}, {"Breaks", pkg.Breaks}} {
+				for _, v := range f.list {
+					groups, err := deb.ParseRelations(f.field, v)
+					if err != nil {
+						continue
+					}
+					for _, g := range groups {
+						for _, x := range g {
+							if !slices.Contains(rels[f.field], x.Name) {
+								rels[f.field] = append(rels[f.field], x.Name)
+							}
+						}
+					}
+				}
+			}
+		}
+	}
+	return out
+}
+
+// diffTakeover adds a review item for each package r ships that, at the
+// base revision rev, recipes of another series shipped and none of r's
+// (owners: shippers), and for each Provides, Replaces, Conflicts or
+// Breaks that r's packages name now and did not in old (nil: a new
+// recipe), on a package recipes of another series shipped at the base.
+// apt installs the highest version of a package name whatever recipe
+// built it, and acts on the relations whatever package declares them: a
+// recipe named otherwise (hello-ng) that ships hello at a higher version
+// replaces recipe hello's package on every node that has it, with its own
+// sources and trust. A recipe of the same series (kubernetes-1.36 after
+// kubernetes-1.35: recipe.Component) shipping the same names is what a
+// series is for.
+func diffTakeover(r, old *recipe.Recipe, owners map[string][]string, po recipe.ResolveOptions, rev string, rv *reviews) {
+	series := recipe.Component(r.Name)
+	others := func(name string) []string {
+		var out []string
+		for _, o := range owners[name] {
+			if recipe.Component(o) == series {
+				return nil
+			}
+			out = append(out, o)
+		}
+		slices.Sort(out)
+		return out
+	}
+	now, then := shipped(r, po), shipped(old, po)
+	for _, name := range slices.Sorted(maps.Keys(now)) {
+		if o := others(name); len(o) > 0 {
+			rv.add(ReviewItem{Kind: KindPackageTakeover, Subject: name, Old: o, New: []string{r.Name}},
+				fmt.Sprintf("package %s: shipped by recipe %s at %s, now by recipe %s too: apt installs the highest version of a package name whatever recipe built it, so on every node that has %s this recipe's package, from its own sources and trust, takes its place where its version is higher; review that recipe %s may take %s over before merging",
+					name, strings.Join(o, ", "), rev, r.Name, name, r.Name, name))
+		}
+		for _, field := range []string{"Provides", "Replaces", "Conflicts", "Breaks"} {
+			for _, target := range now[name][field] {
+				o := others(target)
+				if len(o) == 0 || now[target] != nil || slices.Contains(then[name][field], target) {
+					continue
+				}
+				rv.add(ReviewItem{Kind: KindPackageTakeover, Subject: target, Old: o, New: []string{r.Name}},
+					fmt.Sprintf("package %s: %s: %s, a package of recipe %s at %s: apt acts on it whatever recipe declares it (%s); review that recipe %s may act on %s before merging",
+						name, field, target, strings.Join(o, ", "), rev, relationEffect[field], r.Name, target))
+			}
+		}
+	}
+}
+
+// relationEffect is what apt and dpkg do with a relation of each field
+// on another package.
+var relationEffect = map[string]string{
+	"Provides":  "it satisfies what depends on that name",
+	"Replaces":  "dpkg lets this package overwrite its files",
+	"Conflicts": "apt removes it to install this package",
+	"Breaks":    "apt removes or upgrades it to install this package",
+}

@@ -1,0 +1,74 @@
+package gate
+
+import (
+	"slices"
+	"strings"
+	"testing"
+)
+
+// TestPackageTakeover: a recipe that ships a package name a recipe of
+// another series shipped at the base (hello-ng shipping hello), or adds a
+// Provides, Replaces, Conflicts or Breaks on one, is a REVIEW line naming
+// both recipes and the package; a recipe of the same series
+// (tool-1.2 after tool-1.1) shipping the same name, a recipe shipping its
+// own packages, and a relation the base already had, are none.
+func TestPackageTakeover(t *testing.T) {
+	const key = "key\n"
+	named := func(name string) string { return edit(t, helloRecipe, "name: hello\n", "name: "+name+"\n") }
+	other := edit(t, named("other"), "packages:\n  - name: hello\n", "packages:\n  - name: other\n", "/usr/bin/hello", "/usr/bin/other", "/usr/share/doc/hello/", "/usr/share/doc/other/")
+	withRel := func(text, rel string) string {
+		return edit(t, text, "    section: utils\n", "    section: utils\n    "+rel+"\n")
+	}
+	takeovers := func(rep *Report) []string {
+		t.Helper()
+		var out []string
+		for _, it := range rep.Review {
+			if it.Kind == KindPackageTakeover {
+				out = append(out, it.Subject+" "+strings.Join(it.Old, ",")+" -> "+strings.Join(it.New, ",")+": "+it.Message)
+			}
+		}
+		for _, r := range rep.Recipes {
+			for _, x := range r.Results {
+				if x.Check == "base" {
+					t.Fatalf("base check: %s", x.Detail)
+				}
+			}
+		}
+		return out
+	}
+	for _, tt := range []struct {
+		name       string
+		base, head map[string]string
+		want       []string
+	}{
+		{"a new recipe of another series ships hello",
+			map[string]string{"recipes/old.yaml": helloRecipe, "keys/upstream.asc": key},
+			map[string]string{"recipes/hello.yaml": named("hello-ng")},
+			[]string{"hello hello -> hello-ng: package hello: shipped by recipe hello at HEAD, now by recipe hello-ng too: apt installs the highest version of a package name whatever recipe built it, so on every node that has hello this recipe's package, from its own sources and trust, takes its place where its version is higher; review that recipe hello-ng may take hello over before merging"}},
+		{"a recipe of the same series ships its names",
+			map[string]string{"recipes/tool-1.1.yaml": named("tool-1.1"), "keys/upstream.asc": key},
+			map[string]string{"recipes/hello.yaml": named("tool-1.2")},
+			nil},
+		{"a changed recipe that takes over another's package",
+			map[string]string{"recipes/hello.yaml": helloRecipe, "recipes/other.yaml": other, "keys/upstream.asc": key},
+			map[string]string{"recipes/hello.yaml": edit(t, helloRecipe, `revision: "1"`, `revision: "2"`) + strings.SplitN(other, "packages:\n", 2)[1]},
+			[]string{"other other -> hello: package other: shipped by recipe other at HEAD, now by recipe hello too: apt installs the highest version of a package name whatever recipe built it, so on every node that has other this recipe's package, from its own sources and trust, takes its place where its version is higher; review that recipe hello may take other over before merging"}},
+		{"a Replaces and a Provides added on another recipe's package",
+			map[string]string{"recipes/hello.yaml": withRel(helloRecipe, `conflicts: ["other (<< 1)"]`), "recipes/other.yaml": other, "keys/upstream.asc": key},
+			map[string]string{"recipes/hello.yaml": withRel(withRel(edit(t, helloRecipe, `revision: "1"`, `revision: "2"`), `conflicts: ["other (<< 1)"]`), `replaces: [other]`+"\n    provides: [other, hello-api]")},
+			[]string{
+				"other other -> hello: package hello: Provides: other, a package of recipe other at HEAD: apt acts on it whatever recipe declares it (it satisfies what depends on that name); review that recipe hello may act on other before merging",
+				"other other -> hello: package hello: Replaces: other, a package of recipe other at HEAD: apt acts on it whatever recipe declares it (dpkg lets this package overwrite its files); review that recipe hello may act on other before merging",
+			}},
+		{"its own package, bumped",
+			map[string]string{"recipes/hello.yaml": helloRecipe, "recipes/other.yaml": other, "keys/upstream.asc": key},
+			map[string]string{"recipes/hello.yaml": edit(t, helloRecipe, `revision: "1"`, `revision: "2"`)},
+			nil},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := takeovers(gateBase(t, tt.base, tt.head)); !slices.Equal(got, tt.want) {
+				t.Errorf("takeovers:\n  %s\nwant:\n  %s", strings.Join(got, "\n  "), strings.Join(tt.want, "\n  "))
+			}
+		})
+	}
+}
