@@ -114,14 +114,15 @@ func shipped(r *recipe.Recipe, po recipe.ResolveOptions) map[string]map[string][
 // recipe named otherwise (hello-ng) that ships hello at a higher version
 // replaces recipe hello's package on every node that has it, with its own
 // sources and trust. A recipe of the same series (kubernetes-1.36 after
-// kubernetes-1.35: recipe.Component) shipping the same names is what a
-// series is for.
+// kubernetes-1.35: both named with a -MAJOR.MINOR suffix, recipe.Component)
+// shipping the same names is what a series is for; a recipe named hello-9.9
+// is not one of the recipe hello, which has no suffix.
 func diffTakeover(r, old *recipe.Recipe, owners map[string][]string, po recipe.ResolveOptions, rev string, rv *reviews) {
-	series := recipe.Component(r.Name)
+	versioned := func(name string) bool { return recipe.Component(name) != name }
 	others := func(name string) []string {
 		var out []string
 		for _, o := range owners[name] {
-			if recipe.Component(o) == series {
+			if o == r.Name || versioned(o) && versioned(r.Name) && recipe.Component(o) == recipe.Component(r.Name) {
 				return nil
 			}
 			out = append(out, o)
