@@ -34,7 +34,7 @@ type Base struct {
 	Git string // the git executable
 	Rev string // any revision git understands: main, origin/main, HEAD~1, a hash
 
-	shipped map[string]map[string][]string // per recipes folder: package name -> the base's recipes that ship it (shippers)
+	shipped map[string]map[string][]shipper // per recipes folder: package name -> the base's recipes that ship it (shippers)
 }
 
 // git runs git in dir and returns its standard output.
@@ -555,12 +555,12 @@ func compareBase(ctx context.Context, r *recipe.Recipe, opts Options, rr *Recipe
 	diffTrust(r, old, base.Rev, rv)
 	diffPrivileges(r, old, opts.Build.ResolveOptions, rv)
 	diffLeftBehind(r, from, opts.Build.ResolveOptions, rv)
-	owners, err := base.shippers(ctx, r, opts.Build.ResolveOptions)
+	owners, self, err := base.shippers(ctx, r, opts.Build.ResolveOptions)
 	if err != nil {
 		c.fail("base", fmt.Errorf("%w: %w", ErrBase, err), "%v", err)
 		return
 	}
-	diffTakeover(r, old, owners, opts.Build.ResolveOptions, base.Rev, rv)
+	diffTakeover(r, old, owners, self, opts.Build.ResolveOptions, base.Rev, rv)
 	flagged := map[string]bool{}
 	for _, it := range rv.items {
 		check := reviewKinds[it.Kind]

@@ -2,8 +2,12 @@ package gate
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"io/fs"
 	"maps"
+	"os"
+	"path"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -12,51 +16,58 @@ import (
 	"github.com/updeb/updeb/pkg/deb"
 )
 
-// shippers returns, for each Debian package name, the recipes (by name)
-// of the base revision that ship it: every recipe file of the folder r's
-// file is in, as the base has it, resolved for each of its architectures
-// under po. A recipe that does not parse or resolve there is left out (its
-// own verify, if it is changed, says so). The answer is kept per folder:
-// verify asks once for all its recipes.
-func (b *Base) shippers(ctx context.Context, r *recipe.Recipe, po recipe.ResolveOptions) (map[string][]string, error) {
+// shipper is a recipe of the base revision that ships a package.
+type shipper struct {
+	name string // the recipe's name
+	path string // its file, relative to the repository's top folder (slashes)
+	gone bool   // the working tree has no file there now (removed, renamed)
+}
+
+// shippers returns, for each Debian package name, the recipes of the base
+// revision that ship it: every recipe file of the folder r's file is in, as
+// the base has it, resolved for each of its architectures under po; and
+// r's own file, as the shippers name it. A recipe that does not parse or
+// resolve there is left out (its own verify, if it is changed, says so).
+// The answer is kept per folder: verify asks once for all its recipes.
+func (b *Base) shippers(ctx context.Context, r *recipe.Recipe, po recipe.ResolveOptions) (owners map[string][]shipper, self string, err error) {
 	file, top, err := b.recipeTop(ctx, r)
 	if err != nil {
-		return nil, err
+		return nil, "", err
 	}
-	dir := filepath.ToSlash(filepath.Dir(inTree(top, file)))
+	self = filepath.ToSlash(inTree(top, file))
+	dir := path.Dir(self)
 	if owners, ok := b.shipped[dir]; ok {
-		return owners, nil
+		return owners, self, nil
 	}
 	list, err := b.git(ctx, top, "--literal-pathspecs", "ls-tree", "-z", "--full-tree", b.Rev, "--", dir+"/")
 	if err != nil {
-		return nil, fmt.Errorf("%w: %v", ErrBase, err)
+		return nil, "", fmt.Errorf("%w: %v", ErrBase, err)
 	}
-	owners := map[string][]string{}
+	owners = map[string][]shipper{}
 	for _, line := range strings.Split(string(list), "\x00") {
-		meta, path, ok := strings.Cut(line, "\t")
+		meta, p, ok := strings.Cut(line, "\t")
 		fields := strings.Fields(meta)
-		if !ok || len(fields) != 3 || fields[1] != "blob" || fields[0] == "120000" || !strings.HasSuffix(path, ".yaml") {
+		if !ok || len(fields) != 3 || fields[1] != "blob" || fields[0] == "120000" || !strings.HasSuffix(p, ".yaml") {
 			continue
 		}
-		text, err := b.git(ctx, top, "cat-file", "--filters", "--path="+path, fields[2])
+		text, err := b.git(ctx, top, "cat-file", "--filters", "--path="+p, fields[2])
 		if err != nil {
-			return nil, fmt.Errorf("%w: %v", ErrBase, err)
+			return nil, "", fmt.Errorf("%w: %v", ErrBase, err)
 		}
-		old, err := recipe.Parse(path, text)
+		old, err := recipe.Parse(p, text)
 		if err != nil {
 			continue
 		}
+		_, err = os.Lstat(filepath.Join(top, filepath.FromSlash(p)))
 		for name := range shipped(old, po) {
-			if !slices.Contains(owners[name], old.Name) {
-				owners[name] = append(owners[name], old.Name)
-			}
+			owners[name] = append(owners[name], shipper{old.Name, p, errors.Is(err, fs.ErrNotExist)})
 		}
 	}
 	if b.shipped == nil {
-		b.shipped = map[string]map[string][]string{}
+		b.shipped = map[string]map[string][]shipper{}
 	}
 	b.shipped[dir] = owners
-	return owners, nil
+	return owners, self, nil
 }
 
 // shipped returns the packages r ships on any of its architectures (nil
@@ -106,7 +117,8 @@ func shipped(r *recipe.Recipe, po recipe.ResolveOptions) map[string]map[string][
 
 // diffTakeover adds a review item for each package r ships that, at the
 // base revision rev, recipes of another series shipped and none of r's
-// (owners: shippers), and for each Provides, Replaces, Conflicts or
+// (owners and r's file self: shippers; a recipe of the base is r's own at
+// its file, or under its name where that file is gone: a rename), and for each Provides, Replaces, Conflicts or
 // Breaks that r's packages name now and did not in old (nil: a new
 // recipe), on a package recipes of another series shipped at the base.
 // apt installs the highest version of a package name whatever recipe
@@ -116,19 +128,20 @@ func shipped(r *recipe.Recipe, po recipe.ResolveOptions) map[string]map[string][
 // sources and trust. A recipe of the same series (kubernetes-1.36 after
 // kubernetes-1.35: both named with a -MAJOR.MINOR suffix, recipe.Component)
 // shipping the same names is what a series is for; a recipe named hello-9.9
-// is not one of the recipe hello, which has no suffix.
-func diffTakeover(r, old *recipe.Recipe, owners map[string][]string, po recipe.ResolveOptions, rev string, rv *reviews) {
+// is not one of the recipe hello, which has no suffix; nor is another file
+// that takes the name of recipe hello.
+func diffTakeover(r, old *recipe.Recipe, owners map[string][]shipper, self string, po recipe.ResolveOptions, rev string, rv *reviews) {
 	versioned := func(name string) bool { return recipe.Component(name) != name }
 	others := func(name string) []string {
 		var out []string
 		for _, o := range owners[name] {
-			if o == r.Name || versioned(o) && versioned(r.Name) && recipe.Component(o) == recipe.Component(r.Name) {
+			if o.path == self || o.gone && o.name == r.Name || versioned(o.name) && versioned(r.Name) && recipe.Component(o.name) == recipe.Component(r.Name) {
 				return nil
 			}
-			out = append(out, o)
+			out = append(out, o.name)
 		}
 		slices.Sort(out)
-		return out
+		return slices.Compact(out)
 	}
 	now, then := shipped(r, po), shipped(old, po)
 	for _, name := range slices.Sorted(maps.Keys(now)) {
