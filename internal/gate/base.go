@@ -622,6 +622,7 @@ type recipeDiff struct {
 	newVersion, oldVersion string   // Debian versions ("" when no architecture resolves)
 	changed                bool     // the packages change: what their bytes depend on differs
 	changes                []string // per package: added, removed, files and control fields (sorted)
+	why                    []string // what else changed the packages (sameContent), sorted
 	upgrade                []string // what makes dpkg refuse the upgrade from the base's packages (movedPaths)
 }
 
@@ -647,16 +648,18 @@ func diffRecipes(r, old *recipe.Recipe, po recipe.ResolveOptions) (recipeDiff, e
 			continue
 		}
 		d.newVersion, d.oldVersion = np.DebianVersion, op.DebianVersion
-		same, notes, err := sameContent(np, op, r.Root, old.Root)
+		same, why, notes, err := sameContent(np, op, r.Root, old.Root)
 		if err != nil {
 			return d, err
 		}
 		d.changed = d.changed || !same
+		d.why = append(d.why, why...)
 		changes.add(a, append(notes, diffPackages(np, op)...))
 		upgrade.add(a, movedPaths(np, op))
 		upgrade.add(a, aliasedMoves(np, op))
 	}
 	d.changes = sortedUnique(append(d.changes, changes.lines()...))
+	d.why = sortedUnique(d.why)
 	d.upgrade = sortedUnique(upgrade.lines())
 	return d, nil
 }
@@ -704,7 +707,15 @@ func versionCheck(d recipeDiff, rev string) (Status, string) {
 	case !d.changed:
 		return Pass, fmt.Sprintf("the packages are unchanged since %s (%s)", rev, d.newVersion)
 	case c <= 0:
-		return Fail, fmt.Sprintf("the packages change but the Debian version %s does not increase over %s at %s: raise version, revision or epoch", d.newVersion, d.oldVersion, rev)
+		why := d.why
+		if len(d.changes) > 0 {
+			why = append(why, "the changes listed")
+		}
+		what := ""
+		if len(why) > 0 {
+			what = " (" + strings.Join(why, ", ") + ")"
+		}
+		return Fail, fmt.Sprintf("the packages change%s but the Debian version %s does not increase over %s at %s: raise version, revision or epoch", what, d.newVersion, d.oldVersion, rev)
 	default:
 		return Pass, fmt.Sprintf("%s -> %s", d.oldVersion, d.newVersion)
 	}
@@ -783,27 +794,36 @@ func trustFiles(p *recipe.Resolved) map[string]bool {
 // agree (paths relative to their roots), every source's pins agree on the
 // algorithms both have (one at least), and the local files the packages
 // read have the same bytes. notes say which sources moved to another URL
-// with the same pins.
-func sameContent(a, b *recipe.Resolved, rootA, rootB string) (bool, []change, error) {
+// with the same pins; why names what changed that the package changes
+// (diffPackages) do not show: a source's pinned bytes, the release date, the
+// repository target, a file of the recipe's folder.
+func sameContent(a, b *recipe.Resolved, rootA, rootB string) (same bool, why []string, notes []change, err error) {
 	ja, err := json.Marshal(contentView(a))
 	if err != nil {
-		return false, nil, err
+		return false, nil, nil, err
 	}
 	jb, err := json.Marshal(contentView(b))
 	if err != nil {
-		return false, nil, err
+		return false, nil, nil, err
 	}
-	same := bytes.Equal(bytes.ReplaceAll(ja, []byte(rootA), nil), bytes.ReplaceAll(jb, []byte(rootB), nil))
-	var notes []change
+	same = bytes.Equal(bytes.ReplaceAll(ja, []byte(rootA), nil), bytes.ReplaceAll(jb, []byte(rootB), nil))
+	if !a.SourceDateEpoch.Equal(b.SourceDateEpoch) {
+		why = append(why, "the release date")
+	}
+	if a.Component != b.Component || a.Suite != b.Suite {
+		why = append(why, "the repository component or suite")
+	}
 	for i, sa := range a.Sources { // by place, as contentView compares them
 		if i >= len(b.Sources) {
 			same = false
+			why = append(why, "source "+sa.Name+" (new)")
 			continue
 		}
 		sb := b.Sources[i]
 		switch {
 		case !samePins(sa.Pinned, sb.Pinned):
 			same = false
+			why = append(why, "the pinned bytes of source "+sa.Name)
 		case sa.Name != sb.Name && sa.URL != sb.URL:
 			notes = append(notes, change{"source " + sa.Name, fmt.Sprintf("was source %s, downloaded from %s, was %s (the same pinned bytes)", sb.Name, sa.URL, sb.URL)})
 		case sa.Name != sb.Name:
@@ -813,7 +833,7 @@ func sameContent(a, b *recipe.Resolved, rootA, rootB string) (bool, []change, er
 		}
 	}
 	if !same {
-		return false, notes, nil
+		return false, why, notes, nil
 	}
 	skip := trustFiles(a)
 	for _, f := range a.LocalFiles() {
@@ -823,10 +843,10 @@ func sameContent(a, b *recipe.Resolved, rootA, rootB string) (bool, []change, er
 		ca, errA := confined.ReadFile(f, maxCompared)
 		cb, errB := confined.ReadFile(filepath.Join(rootB, strings.TrimPrefix(f, rootA)), maxCompared)
 		if errA != nil || errB != nil || !bytes.Equal(ca, cb) {
-			return false, notes, nil
+			return false, append(why, "the file "+filepath.ToSlash(strings.TrimPrefix(f, rootA+string(filepath.Separator)))), notes, nil
 		}
 	}
-	return true, notes, nil
+	return true, nil, notes, nil
 }
 
 // samePins reports whether two pin sets name the same bytes: they share an

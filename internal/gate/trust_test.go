@@ -318,11 +318,17 @@ func TestGateTrust(t *testing.T) {
 		{"a real package change without a new version fails",
 			map[string]string{recipeFile: signedBy(t, k.fa), ring: keyring(k.a)},
 			map[string]string{recipeFile: edit(t, signedBy(t, k.fa), "section: utils", "section: net")},
-			"the packages change but the Debian version 1.2.0-1 does not increase over 1.2.0-1 at HEAD: raise version, revision or epoch", nil, nil, true},
+			"the packages change (the changes listed) but the Debian version 1.2.0-1 does not increase over 1.2.0-1 at HEAD: raise version, revision or epoch", nil, nil, true},
+		// What changed the packages that the changes do not list is named.
+		{"other pinned bytes, a release date and a repository suite without a new version fail, naming them",
+			map[string]string{recipeFile: signedBy(t, k.fa), ring: keyring(k.a)},
+			map[string]string{recipeFile: edit(t, signedBy(t, k.fa), "019250d9e08f5242159d5dcea64c8c7cf77924cd8c69460ae7af5d4ad51d032e", "7f4b9b5c6bc993bd427c4ba7fd1aea86dab4083b51cb8c84ab533926ddb71665",
+				"release-date: 2026-03-14", "release-date: 2026-03-15", "architectures:", "repo: {suite: stable}\narchitectures:")},
+			"the packages change (the pinned bytes of source hello, the release date, the repository component or suite) but the Debian version 1.2.0-1 does not increase over 1.2.0-1 at HEAD: raise version, revision or epoch", nil, nil, true},
 		{"a trust change beside a package change still fails without a new version",
 			map[string]string{recipeFile: signedBy(t, k.fa, k.fb), ring: keyring(k.a, k.b)},
 			map[string]string{recipeFile: edit(t, signedBy(t, k.fa), "section: utils", "section: net")},
-			"the packages change but the Debian version 1.2.0-1 does not increase over 1.2.0-1 at HEAD: raise version, revision or epoch",
+			"the packages change (the changes listed) but the Debian version 1.2.0-1 does not increase over 1.2.0-1 at HEAD: raise version, revision or epoch",
 			[]Kind{KindSigners}, []string{"source hello: signers: " + k.fb + " removed (now " + k.fa + ")"}, true},
 	}
 	for _, tt := range tests {
