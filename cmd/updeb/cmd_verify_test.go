@@ -238,7 +238,7 @@ func TestVerifyTrustChanges(t *testing.T) {
 			"REVIEW trust        source hello: signers " + demoKey + " (new source)",
 			"REVIEW trust        source hello: cross-check against the upstream checksum file https://releases.example.org/hello/v{{.Version}}/hello-v{{.Version}}-linux-{{.Arch}}.tar.gz.sha256sum (new source)",
 			// It ships package hello, recipe hello's: it takes it over.
-			"REVIEW trust        package hello: shipped by recipe hello at HEAD, now by recipe hello-next too: apt installs the highest version of a package name whatever recipe built it, so on every node that has hello this recipe's package, from its own sources and trust, takes its place where its version is higher; review that recipe hello-next may take hello over before merging",
+			"REVIEW trust        package hello: shipped by recipe hello (recipes/hello.yaml) at HEAD, now by recipe hello-next (recipes/hello-next.yaml): apt installs the highest version of a package name whatever recipe built it, so on every node that has hello this recipe's package, from its own sources and trust, takes its place where its version is higher; review that recipe hello-next may take hello over before merging",
 		}
 		if got := lines(stdout, "REVIEW"); !slices.Equal(got, want) {
 			t.Errorf("REVIEW lines:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))

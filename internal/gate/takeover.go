@@ -138,17 +138,18 @@ func diffTakeover(r, old *recipe.Recipe, owners map[string][]shipper, self strin
 			if o.path == self || o.gone && o.name == r.Name || versioned(o.name) && versioned(r.Name) && recipe.Component(o.name) == recipe.Component(r.Name) {
 				return nil
 			}
-			out = append(out, o.name)
+			out = append(out, o.name+" ("+o.path+")")
 		}
 		slices.Sort(out)
 		return slices.Compact(out)
 	}
+	me := r.Name + " (" + self + ")"
 	now, then := shipped(r, po), shipped(old, po)
 	for _, name := range slices.Sorted(maps.Keys(now)) {
 		if o := others(name); len(o) > 0 {
-			rv.add(ReviewItem{Kind: KindPackageTakeover, Subject: name, Old: o, New: []string{r.Name}},
-				fmt.Sprintf("package %s: shipped by recipe %s at %s, now by recipe %s too: apt installs the highest version of a package name whatever recipe built it, so on every node that has %s this recipe's package, from its own sources and trust, takes its place where its version is higher; review that recipe %s may take %s over before merging",
-					name, strings.Join(o, ", "), rev, r.Name, name, r.Name, name))
+			rv.add(ReviewItem{Kind: KindPackageTakeover, Subject: name, Old: o, New: []string{me}},
+				fmt.Sprintf("package %s: shipped by recipe %s at %s, now by recipe %s: apt installs the highest version of a package name whatever recipe built it, so on every node that has %s this recipe's package, from its own sources and trust, takes its place where its version is higher; review that recipe %s may take %s over before merging",
+					name, strings.Join(o, ", "), rev, me, name, r.Name, name))
 		}
 		for _, field := range []string{"Provides", "Replaces", "Conflicts", "Breaks"} {
 			for _, target := range now[name][field] {
@@ -156,7 +157,7 @@ func diffTakeover(r, old *recipe.Recipe, owners map[string][]shipper, self strin
 				if len(o) == 0 || now[target] != nil || slices.Contains(then[name][field], target) {
 					continue
 				}
-				rv.add(ReviewItem{Kind: KindPackageTakeover, Subject: target, Old: o, New: []string{r.Name}},
+				rv.add(ReviewItem{Kind: KindPackageTakeover, Subject: target, Old: o, New: []string{me}},
 					fmt.Sprintf("package %s: %s: %s, a package of recipe %s at %s: apt acts on it whatever recipe declares it (%s); review that recipe %s may act on %s before merging",
 						name, field, target, strings.Join(o, ", "), rev, relationEffect[field], r.Name, target))
 			}
