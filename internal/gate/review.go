@@ -47,6 +47,7 @@ const (
 	KindUnitGone        Kind = "unit-gone"           // a systemd unit no package of the recipe ships now: a running instance keeps running
 	KindDirSymlink      Kind = "dir-symlink"         // a directory that is a symlink now, or the reverse: dpkg never changes one into the other
 	KindPackageGone     Kind = "package-gone"        // a package the recipe dropped that no package of it breaks or conflicts with: it stays installed
+	KindPathConflict    Kind = "path-conflict"       // a path another recipe's package (another name) installs: dpkg refuses to install both
 )
 
 // reviewKinds maps each kind to the check whose REVIEW line shows it. A new
@@ -84,6 +85,7 @@ var reviewKinds = map[Kind]string{
 	KindDirSymlink:       "upgrade",
 	KindUnitGone:         "upgrade",
 	KindPackageGone:      "upgrade",
+	KindPathConflict:     "upgrade",
 }
 
 // ReviewItem is one change a human must review before merging: a REVIEW

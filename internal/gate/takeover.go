@@ -21,10 +21,17 @@ type shipper struct {
 	name string // the recipe's name
 	path string // its file, relative to the repository's top folder (slashes)
 	gone bool   // the working tree has no file there now (removed, renamed)
+	pkg  string // the package, where a path is looked up (owners[pathsKey+PATH])
 }
 
+// pathsKey starts the keys of shippers' answer, and of shipped's fields, that
+// are installed paths, not package names or relation fields: no package
+// name or field starts with "/".
+const pathsKey = "path:"
+
 // shippers returns, for each Debian package name, the recipes of the base
-// revision that ship it: every recipe file of the folder r's file is in, as
+// revision that ship it, and for each path a package installs
+// (pathsKey+PATH), the recipes and packages that install it: every recipe file of the folder r's file is in, as
 // the base has it, resolved for each of its architectures under po; and
 // r's own file, as the shippers name it. A recipe that does not parse or
 // resolve there is left out (its own verify, if it is changed, says so).
@@ -59,8 +66,13 @@ func (b *Base) shippers(ctx context.Context, r *recipe.Recipe, po recipe.Resolve
 			continue
 		}
 		_, err = os.Lstat(filepath.Join(top, filepath.FromSlash(p)))
-		for name := range shipped(old, po) {
-			owners[name] = append(owners[name], shipper{old.Name, p, errors.Is(err, fs.ErrNotExist)})
+		for name, rels := range shipped(old, po) {
+			sh := shipper{old.Name, p, errors.Is(err, fs.ErrNotExist), ""}
+			owners[name] = append(owners[name], sh)
+			sh.pkg = name
+			for _, installed := range rels[pathsKey] {
+				owners[pathsKey+installed] = append(owners[pathsKey+installed], sh)
+			}
 		}
 	}
 	if b.shipped == nil {
@@ -72,7 +84,8 @@ func (b *Base) shippers(ctx context.Context, r *recipe.Recipe, po recipe.Resolve
 
 // shipped returns the packages r ships on any of its architectures (nil
 // r: none), each with the names its relations of the fields that act on
-// another package (Provides, Replaces, Conflicts, Breaks) name, by field.
+// another package (Provides, Replaces, Conflicts, Breaks) name, by field,
+// and the paths it installs (installedPaths), under pathsKey.
 func shipped(r *recipe.Recipe, po recipe.ResolveOptions) map[string]map[string][]string {
 	out := map[string]map[string][]string{}
 	if r == nil {
@@ -81,6 +94,7 @@ func shipped(r *recipe.Recipe, po recipe.ResolveOptions) map[string]map[string][
 	// The names and relations, whoever maintains them: a recipe that names
 	// no maintainer resolves without the config's.
 	po.SourcesOnly = true
+	seen := map[string]bool{}
 	for _, a := range r.ArchNames() {
 		p, err := r.Resolve(a, po)
 		if err != nil {
@@ -91,6 +105,12 @@ func shipped(r *recipe.Recipe, po recipe.ResolveOptions) map[string]map[string][
 			if rels == nil {
 				rels = map[string][]string{}
 				out[pkg.Name] = rels
+			}
+			for _, installed := range installedPaths(&pkg) {
+				if k := pkg.Name + "\x00" + installed; !seen[k] {
+					seen[k] = true
+					rels[pathsKey] = append(rels[pathsKey], installed)
+				}
 			}
 			for _, f := range []struct {
 				field string
@@ -132,10 +152,13 @@ func shipped(r *recipe.Recipe, po recipe.ResolveOptions) map[string]map[string][
 // that takes the name of recipe hello.
 func diffTakeover(r, old *recipe.Recipe, owners map[string][]shipper, self string, po recipe.ResolveOptions, rev string, rv *reviews) {
 	versioned := func(name string) bool { return recipe.Component(name) != name }
+	mine := func(o shipper) bool {
+		return o.path == self || o.gone && o.name == r.Name || versioned(o.name) && versioned(r.Name) && recipe.Component(o.name) == recipe.Component(r.Name)
+	}
 	others := func(name string) []string {
 		var out []string
 		for _, o := range owners[name] {
-			if o.path == self || o.gone && o.name == r.Name || versioned(o.name) && versioned(r.Name) && recipe.Component(o.name) == recipe.Component(r.Name) {
+			if mine(o) {
 				return nil
 			}
 			out = append(out, o.name+" ("+o.path+")")
@@ -151,6 +174,7 @@ func diffTakeover(r, old *recipe.Recipe, owners map[string][]shipper, self strin
 				fmt.Sprintf("package %s: shipped by recipe %s at %s, now by recipe %s: apt installs the highest version of a package name whatever recipe built it, so on every node that has %s this recipe's package, from its own sources and trust, takes its place where its version is higher; review that recipe %s may take %s over before merging",
 					name, strings.Join(o, ", "), rev, me, name, r.Name, name))
 		}
+		diffPathConflicts(name, now[name], then[name], owners, mine, rev, rv)
 		for _, field := range []string{"Provides", "Replaces", "Conflicts", "Breaks"} {
 			for _, target := range now[name][field] {
 				o := others(target)
@@ -172,4 +196,47 @@ var relationEffect = map[string]string{
 	"Replaces":  "dpkg lets this package overwrite its files",
 	"Conflicts": "apt removes it to install this package",
 	"Breaks":    "apt removes or upgrades it to install this package",
+}
+
+// diffPathConflicts adds a review item for each package of another
+// recipe of the base revision (owners: shippers; mine tells r's own and its
+// series apart) that installs a path that package name of r installs now
+// (rels, its fields by shipped) and did not at the base (then), under
+// another package name: dpkg refuses to install one beside the other
+// ("trying to overwrite ..., which is also in package ...") unless the new
+// one replaces the other and conflicts with or breaks it (Debian policy
+// 7.6.2). One item per other package, naming the paths.
+func diffPathConflicts(name string, rels, then map[string][]string, owners map[string][]shipper, mine func(shipper) bool, rev string, rv *reviews) {
+	before := map[string]bool{}
+	for _, p := range then[pathsKey] {
+		before[p] = true
+	}
+	type other struct{ pkg, recipe string }
+	clash := map[other][]string{}
+	for _, p := range rels[pathsKey] {
+		if before[p] {
+			continue
+		}
+		for _, o := range owners[pathsKey+p] {
+			if o.pkg == name || mine(o) || slices.Contains(rels["Replaces"], o.pkg) && (slices.Contains(rels["Conflicts"], o.pkg) || slices.Contains(rels["Breaks"], o.pkg)) {
+				continue
+			}
+			k := other{o.pkg, o.name + " (" + o.path + ")"}
+			if !slices.Contains(clash[k], p) {
+				clash[k] = append(clash[k], p)
+			}
+		}
+	}
+	keys := slices.SortedFunc(maps.Keys(clash), func(a, b other) int { return strings.Compare(a.pkg+a.recipe, b.pkg+b.recipe) })
+	for _, k := range keys {
+		paths := clash[k]
+		slices.Sort(paths)
+		shown := strings.Join(paths, ", ")
+		if len(paths) > 3 {
+			shown = fmt.Sprintf("%s and %d more", strings.Join(paths[:3], ", "), len(paths)-3)
+		}
+		rv.add(ReviewItem{Kind: KindPathConflict, Subject: k.pkg, Old: []string{k.recipe}, New: paths},
+			fmt.Sprintf("package %s: %s: also in package %s of recipe %s at %s: dpkg refuses to install one beside the other (\"trying to overwrite '%s', which is also in package %s\") unless %s replaces it and conflicts with or breaks it; add replaces: [%s] and conflicts: [%s] to package %s, or install elsewhere",
+				name, shown, k.pkg, k.recipe, rev, paths[0], k.pkg, name, k.pkg, k.pkg, name))
+	}
 }

@@ -23,7 +23,7 @@ func TestPackageTakeover(t *testing.T) {
 		t.Helper()
 		var out []string
 		for _, it := range rep.Review {
-			if it.Kind == KindPackageTakeover {
+			if it.Kind == KindPackageTakeover || it.Kind == KindPathConflict {
 				out = append(out, it.Subject+" "+strings.Join(it.Old, ",")+" -> "+strings.Join(it.New, ",")+": "+it.Message)
 			}
 		}
@@ -71,6 +71,17 @@ func TestPackageTakeover(t *testing.T) {
 			[]string{
 				"other other (recipes/other.yaml) -> hello (recipes/hello.yaml): package hello: Provides: other, a package of recipe other (recipes/other.yaml) at HEAD: apt acts on it whatever recipe declares it (it satisfies what depends on that name); review that recipe hello may act on other before merging",
 				"other other (recipes/other.yaml) -> hello (recipes/hello.yaml): package hello: Replaces: other, a package of recipe other (recipes/other.yaml) at HEAD: apt acts on it whatever recipe declares it (dpkg lets this package overwrite its files); review that recipe hello may act on other before merging",
+			}},
+		{"a new recipe's package installs the paths of another recipe's package",
+			map[string]string{"recipes/old.yaml": helloRecipe, "keys/upstream.asc": key},
+			map[string]string{"recipes/hello.yaml": edit(t, named("hello-ng"), "packages:\n  - name: hello\n", "packages:\n  - name: hello-ng\n")},
+			[]string{"hello hello (recipes/old.yaml) -> /usr/bin/hello,/usr/share/doc/hello/LICENSE: package hello-ng: /usr/bin/hello, /usr/share/doc/hello/LICENSE: also in package hello of recipe hello (recipes/old.yaml) at HEAD: dpkg refuses to install one beside the other (\"trying to overwrite '/usr/bin/hello', which is also in package hello\") unless hello-ng replaces it and conflicts with or breaks it; add replaces: [hello] and conflicts: [hello] to package hello-ng, or install elsewhere"}},
+		{"one that replaces and breaks it",
+			map[string]string{"recipes/old.yaml": helloRecipe, "keys/upstream.asc": key},
+			map[string]string{"recipes/hello.yaml": withRel(edit(t, named("hello-ng"), "packages:\n  - name: hello\n", "packages:\n  - name: hello-ng\n"), "replaces: [hello]\n    breaks: [hello]")},
+			[]string{
+				"hello hello (recipes/old.yaml) -> hello-ng (recipes/hello.yaml): package hello-ng: Replaces: hello, a package of recipe hello (recipes/old.yaml) at HEAD: apt acts on it whatever recipe declares it (dpkg lets this package overwrite its files); review that recipe hello-ng may act on hello before merging",
+				"hello hello (recipes/old.yaml) -> hello-ng (recipes/hello.yaml): package hello-ng: Breaks: hello, a package of recipe hello (recipes/old.yaml) at HEAD: apt acts on it whatever recipe declares it (apt removes or upgrades it to install this package); review that recipe hello-ng may act on hello before merging",
 			}},
 		{"its own package, bumped",
 			map[string]string{"recipes/hello.yaml": helloRecipe, "recipes/other.yaml": other, "keys/upstream.asc": key},
