@@ -54,10 +54,20 @@ func (b *Base) shippers(ctx context.Context, r *recipe.Recipe, po recipe.Resolve
 	for _, line := range strings.Split(string(list), "\x00") {
 		meta, p, ok := strings.Cut(line, "\t")
 		fields := strings.Fields(meta)
-		if !ok || len(fields) != 3 || fields[1] != "blob" || fields[0] == "120000" || !strings.HasSuffix(p, ".yaml") {
+		if !ok || len(fields) != 3 || fields[1] != "blob" || !strings.HasSuffix(p, ".yaml") {
 			continue
 		}
-		text, err := b.git(ctx, top, "cat-file", "--filters", "--path="+p, fields[2])
+		oid := fields[2]
+		if fields[0] == "120000" {
+			// A recipe that is a link (to a file of shared/): the file it
+			// reaches there, as updeb read it.
+			if oid, _, err = b.reach(ctx, top, p); err != nil {
+				return nil, "", err
+			} else if oid == "" {
+				continue
+			}
+		}
+		text, err := b.git(ctx, top, "cat-file", "--filters", "--path="+p, oid)
 		if err != nil {
 			return nil, "", fmt.Errorf("%w: %v", ErrBase, err)
 		}

@@ -1,9 +1,15 @@
 package gate
 
 import (
+	"context"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/updeb/updeb/internal/recipe"
+	"github.com/updeb/updeb/internal/testkit/testenv"
 )
 
 // TestPackageTakeover: a recipe that ships a package name a recipe of
@@ -93,5 +99,34 @@ func TestPackageTakeover(t *testing.T) {
 				t.Errorf("takeovers:\n  %s\nwant:\n  %s", strings.Join(got, "\n  "), strings.Join(tt.want, "\n  "))
 			}
 		})
+	}
+}
+
+// TestShippersThroughLink: a recipe of the base that is a link to a file
+// elsewhere in the repository (shared/hello.yaml) ships what that file
+// says: a new recipe taking its package over is not let through.
+func TestShippersThroughLink(t *testing.T) {
+	tools := testenv.RequireTool(t, "git")
+	dir := t.TempDir()
+	write, git := testRepo(t, tools[0], dir)
+	write("shared/hello.yaml", helloRecipe)
+	write("keys/upstream.asc", "key\n")
+	if err := os.MkdirAll(filepath.Join(dir, "recipes"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink("../shared/hello.yaml", filepath.Join(dir, "recipes", "hello.yaml")); err != nil {
+		t.Fatal(err)
+	}
+	git("init", "-q")
+	git("add", "-A")
+	git("commit", "-q", "-m", "base")
+	write("recipes/hello-ng.yaml", edit(t, helloRecipe, "name: hello\n", "name: hello-ng\n"))
+	r, err := recipe.Load(filepath.Join(dir, "recipes", "hello-ng.yaml"), recipe.LoadOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	owners, self, err := (&Base{Git: tools[0], Rev: "HEAD"}).shippers(context.Background(), r, recipe.ResolveOptions{})
+	if want := []shipper{{"hello", "recipes/hello.yaml", false, ""}}; err != nil || self != "recipes/hello-ng.yaml" || !slices.Equal(owners["hello"], want) {
+		t.Errorf("shippers: %+v, %q, %v; want hello shipped by %+v", owners["hello"], self, err, want)
 	}
 }
