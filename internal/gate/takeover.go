@@ -95,7 +95,7 @@ func (b *Base) shippers(ctx context.Context, r *recipe.Recipe, po recipe.Resolve
 // shipped returns the packages r ships on any of its architectures (nil
 // r: none), each with the names its relations of the fields that act on
 // another package (Provides, Replaces, Conflicts, Breaks) name, by field,
-// and the paths it installs (installedPaths), under pathsKey.
+// and the paths it installs (InstalledPaths), under pathsKey.
 func shipped(r *recipe.Recipe, po recipe.ResolveOptions) map[string]map[string][]string {
 	out := map[string]map[string][]string{}
 	if r == nil {
@@ -116,7 +116,7 @@ func shipped(r *recipe.Recipe, po recipe.ResolveOptions) map[string]map[string][
 				rels = map[string][]string{}
 				out[pkg.Name] = rels
 			}
-			for _, installed := range installedPaths(&pkg) {
+			for _, installed := range pkg.InstalledPaths() {
 				if k := pkg.Name + "\x00" + installed; !seen[k] {
 					seen[k] = true
 					rels[pathsKey] = append(rels[pathsKey], installed)

@@ -401,7 +401,7 @@ var commandDirs = []string{"/bin/", "/usr/bin/", "/usr/bin/X11/", "/usr/bin/mh/"
 // commands are the files and links the package puts directly in a command
 // folder without a manual page of the same name in the package.
 func (pp *ResolvedPackage) commands() []string {
-	dests := pp.installs()
+	dests := pp.InstalledPaths()
 	manuals := map[string]bool{}
 	for _, d := range dests {
 		if strings.HasPrefix(d, "/usr/share/man/") {

@@ -2,7 +2,6 @@ package recipe
 
 import (
 	"fmt"
-	"slices"
 
 	"go.yaml.in/yaml/v3"
 )
@@ -66,7 +65,7 @@ func CheckTogether(rs []*Recipe) (findings, warnings []Finding) {
 				continue // Load resolved it; nothing to add
 			}
 			for i, pp := range p.Packages {
-				for _, dest := range pp.installs() {
+				for _, dest := range pp.InstalledPaths() {
 					key := a.Debian + "\x00" + usrMerged(dest)
 					for _, o := range byPath[key] {
 						if o.r == r || o.pp.Name == pp.Name || reported[[2]string{o.pp.Name, pp.Name}] || takesOver(pp, o.pp) || takesOver(o.pp, pp) {
@@ -118,19 +117,6 @@ func CheckTogether(rs []*Recipe) (findings, warnings []Finding) {
 		}
 	}
 	return findings, warnings
-}
-
-// installs are the paths the package installs (files, symlinks, hardlinks;
-// not folders, which packages share).
-func (pp *ResolvedPackage) installs() []string {
-	var out []string
-	for _, f := range pp.Files {
-		out = append(out, f.Dest)
-	}
-	for _, l := range slices.Concat(pp.Symlinks, pp.Hardlinks) {
-		out = append(out, l.Dest)
-	}
-	return out
 }
 
 // takesOver reports whether package a lets dpkg install its files over
