@@ -27,15 +27,17 @@ import (
 
 // terminalInfo is what the command layer knows about stderr.
 type terminalInfo struct {
-	tty   bool       // a terminal that moves its cursor (not TERM=dumb)
+	tty   bool       // a terminal that moves its cursor (TERM set, not dumb)
 	color bool       // and NO_COLOR is not set
 	width func() int // its columns now
 }
 
-// detectTerminal looks at w and the environment (TERM, NO_COLOR).
+// detectTerminal looks at w and the environment (TERM, NO_COLOR). A terminal
+// without TERM (env -i, cron through script(1), some CI runners) is taken for
+// a dumb one, as ncurses and less do.
 func detectTerminal(w io.Writer) terminalInfo {
 	f, ok := w.(*os.File)
-	if !ok || !term.IsTerminal(int(f.Fd())) || getenv("TERM") == "dumb" {
+	if t := getenv("TERM"); !ok || !term.IsTerminal(int(f.Fd())) || t == "" || t == "dumb" {
 		return terminalInfo{}
 	}
 	fd := int(f.Fd())

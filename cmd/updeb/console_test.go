@@ -4,10 +4,13 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"os"
 	"regexp"
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/updeb/updeb/internal/testkit/testenv"
 )
 
 // TestStderr: what a build of the demo prints on stderr in a pipe (nothing),
@@ -58,5 +61,31 @@ func TestStderr(t *testing.T) {
 	}
 	if code, _, stderr := runCLI(t, "--log-format", "xml", "version"); code != exitUsage || !strings.Contains(stderr, `--log-format "xml": want human or json`) {
 		t.Errorf("--log-format xml: exit %d: %s", code, stderr)
+	}
+}
+
+// TestDetectTerminal: stderr on a terminal is one that moves its cursor
+// unless TERM says it cannot: TERM=dumb, or no TERM at all (a cron job run
+// through script(1), env -i, some CI runners), which gets what a pipe gets.
+func TestDetectTerminal(t *testing.T) {
+	_, tty := testenv.Pty(t)
+	t.Setenv("NO_COLOR", "")
+	for _, c := range []struct {
+		term string
+		set  bool
+		want bool
+	}{{"xterm-256color", true, true}, {"dumb", true, false}, {"", true, false}, {"", false, false}} {
+		if c.set {
+			t.Setenv("TERM", c.term)
+		} else {
+			t.Setenv("TERM", "")
+			os.Unsetenv("TERM")
+		}
+		if got := detectTerminal(tty); got.tty != c.want || got.color != c.want {
+			t.Errorf("TERM=%q (set: %v) on a terminal: tty %v, colour %v; want %v", c.term, c.set, got.tty, got.color, c.want)
+		}
+	}
+	if got := detectTerminal(&bytes.Buffer{}); got.tty {
+		t.Error("a buffer is a terminal")
 	}
 }

@@ -9,7 +9,6 @@ import (
 	"syscall"
 	"testing"
 	"time"
-	"unsafe"
 
 	"github.com/updeb/updeb/internal/testkit/testenv"
 )
@@ -30,23 +29,7 @@ func TestRunGroupNeverReadsTheTerminal(t *testing.T) {
 		return
 	}
 	testenv.RequireTool(t, "sh")
-	ptmx, err := os.OpenFile("/dev/ptmx", os.O_RDWR|syscall.O_NOCTTY, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ptmx.Close()
-	var unlock, n int32
-	if _, _, e := syscall.Syscall(syscall.SYS_IOCTL, ptmx.Fd(), syscall.TIOCSPTLCK, uintptr(unsafe.Pointer(&unlock))); e != 0 {
-		t.Fatal(e)
-	}
-	if _, _, e := syscall.Syscall(syscall.SYS_IOCTL, ptmx.Fd(), syscall.TIOCGPTN, uintptr(unsafe.Pointer(&n))); e != 0 {
-		t.Fatal(e)
-	}
-	tty, err := os.OpenFile(fmt.Sprintf("/dev/pts/%d", n), os.O_RDWR|syscall.O_NOCTTY, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer tty.Close()
+	_, tty := testenv.Pty(t)
 	cmd := exec.Command(os.Args[0], "-test.run", "^TestRunGroupNeverReadsTheTerminal$")
 	cmd.Env = append(os.Environ(), "CHILDPROC_TTY=1")
 	cmd.Stdin = tty

@@ -4,7 +4,7 @@
 // redrawn in place, as apt, docker and cargo do: a log line clears the bars,
 // is written, and the bars are drawn again under it; a finished task's bar
 // disappears (its log line is the record). Anywhere else (a pipe, a file,
-// TERM=dumb) there are no bars and no escape sequences, only the log lines.
+// TERM=dumb or unset) there are no bars and no escape sequences, only the log lines.
 //
 // The package reads no environment: the command layer says what the terminal
 // is (Options) and passes the logger (Logger) to the libraries.
