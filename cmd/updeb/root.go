@@ -127,18 +127,19 @@ under nohup (nothing half-done is left behind).`,
 	// command is one too, with a suggestion ("did you mean build?") when one
 	// is near, at the top and in every group of commands (repo, keys, ...).
 	// A group without its command is one as well ('updeb repo $CMD' with
-	// CMD unset printed the help, exit 0); 'updeb' alone prints the help.
+	// CMD unset printed the help, exit 0), and so is 'updeb' alone ('updeb
+	// $CMD'): the help is 'updeb --help'.
 	walk(root, func(c *cobra.Command) {
 		if c == root || c.HasSubCommands() {
 			c.Args = unknownCommand
 			c.SuggestionsMinimumDistance = 2
-			switch {
-			case c.Runnable():
-			case c == root:
-				c.RunE = func(c *cobra.Command, _ []string) error { return c.Help() }
-			default:
+			if !c.Runnable() {
 				c.RunE = func(c *cobra.Command, _ []string) error {
-					return invalidInput(fmt.Errorf("%s needs a subcommand: %s", c.CommandPath(), subcommandNames(c)), helpHint(c))
+					what := "a subcommand"
+					if c == root {
+						what = "a command"
+					}
+					return invalidInput(fmt.Errorf("%s needs %s: %s", c.CommandPath(), what, subcommandNames(c)), helpHint(c))
 				}
 			}
 		}
