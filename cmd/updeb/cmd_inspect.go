@@ -55,41 +55,11 @@ hold only Unicode), which it writes as the text does (\xff).`,
 				return err
 			}
 			if g.json {
-				return printJSON(cmd.OutOrStdout(), cmd, jsonInfo(info))
+				return printJSON(cmd.OutOrStdout(), cmd, info) // bytes not UTF-8 written \xff there
 			}
 			return printInfo(cmd.OutOrStdout(), info)
 		},
 	}, 1)
-}
-
-// jsonInfo is info with the bytes of its names, owners and scripts that are
-// not UTF-8 written \xff (termtext.EscapeInvalid), for --json: encoding/json
-// would make each U+FFFD, so that a\xff and a\xfe read as one name (twice
-// a key of md5sums), and two builds differing in that byte as the same.
-// The control paragraph is UTF-8 already (control.ParseStrict).
-func jsonInfo(info *deb.Info) *deb.Info {
-	esc := termtext.EscapeInvalid
-	out := *info
-	out.Conffiles = make([]string, len(info.Conffiles))
-	for i, c := range info.Conffiles {
-		out.Conffiles[i] = esc(c)
-	}
-	out.Scripts = make([]deb.ScriptInfo, len(info.Scripts))
-	for i, s := range info.Scripts {
-		s.Content = esc(s.Content)
-		out.Scripts[i] = s
-	}
-	out.Triggers = esc(info.Triggers)
-	out.MD5Sums = make(map[string]string, len(info.MD5Sums))
-	for p, sum := range info.MD5Sums {
-		out.MD5Sums[esc(p)] = esc(sum)
-	}
-	out.Files = make([]deb.FileInfo, len(info.Files))
-	for i, f := range info.Files {
-		f.Path, f.Linkname, f.Uname, f.Gname = esc(f.Path), esc(f.Linkname), esc(f.Uname), esc(f.Gname)
-		out.Files[i] = f
-	}
-	return &out
 }
 
 // printInfo prints what inspect found. Every text from the archive (names,

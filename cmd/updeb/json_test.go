@@ -289,6 +289,18 @@ func TestPrintJSON(t *testing.T) {
 	}{at, &at, []time.Time{at}, map[string]time.Time{"k": at}}); err != nil || strings.Count(b.String(), `"2026-11-24T05:52:26Z"`) != 4 {
 		t.Errorf("times: %q, %v", b.String(), err)
 	}
+	// A file name that is not UTF-8 keeps its bytes, written \xff as
+	// inspect writes them (encoding/json would make each U+FFFD, so that
+	// a\xff and a\xfe read as one), in a field, a list and a map's key.
+	b.Reset()
+	if err := printJSON(&b, cmd, struct {
+		F string            `json:"f"`
+		L []string          `json:"l"`
+		M map[string]string `json:"m"`
+	}{"a\xff.deb", []string{"a\xfe.deb"}, map[string]string{"k\xff": "v\xfe"}}); err != nil ||
+		strings.Contains(b.String(), `\ufffd`) || strings.Count(b.String(), `\\xff`) != 2 || strings.Count(b.String(), `\\xfe`) != 2 {
+		t.Errorf("names not UTF-8: %q, %v", b.String(), err)
+	}
 	for _, bad := range []any{[]int{1}, "s", map[string]int{"schema": 1}, map[string]string{"schema": "updeb/y/v1"}} {
 		if err := printJSON(&b, cmd, bad); err == nil {
 			t.Errorf("printJSON(%v) accepted", bad)

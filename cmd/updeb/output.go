@@ -11,6 +11,8 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
+
+	"github.com/updeb/updeb/pkg/termtext"
 )
 
 // JSON output, one convention for every command (docs/scripting.md, "JSON output"):
@@ -138,7 +140,9 @@ func printJSON(w io.Writer, cmd *cobra.Command, v any) error {
 
 // jsonForm returns v with every nil slice it holds (in structs, maps,
 // slices and through pointers) made empty, so that it encodes as [] rather
-// than null, and every time.Time in UTC and whole seconds, so that it
+// than null, the bytes of its strings (map keys too) that are not UTF-8
+// written \xff (termtext.EscapeInvalid: encoding/json would make each U+FFFD,
+// so that two file names differing in that byte read as one), and every time.Time in UTC and whole seconds, so that it
 // encodes as 2026-11-24T05:52:26Z rather than with nanoseconds jq's fromdate
 // refuses. Values behind pointers are changed in place; v itself is copied
 // first.
@@ -155,8 +159,8 @@ func jsonForm(v any) any {
 // timeType is time.Time's type, whose values fillLists truncates.
 var timeType = reflect.TypeFor[time.Time]()
 
-// fillLists makes the nil slices below the settable value v empty and its
-// times whole seconds in UTC; depth bounds a self-referencing value.
+// fillLists makes the nil slices below the settable value v empty, its
+// strings valid UTF-8 and its times whole seconds in UTC; depth bounds a self-referencing value.
 func fillLists(v reflect.Value, depth int) {
 	if depth > 32 {
 		return
@@ -196,6 +200,10 @@ func fillLists(v reflect.Value, depth int) {
 		for i := range v.Len() {
 			fillLists(v.Index(i), depth+1)
 		}
+	case reflect.String:
+		if v.CanSet() {
+			v.SetString(termtext.EscapeInvalid(v.String()))
+		}
 	case reflect.Map:
 		if v.IsNil() {
 			return
@@ -204,6 +212,12 @@ func fillLists(v reflect.Value, depth int) {
 			c := reflect.New(v.Type().Elem()).Elem()
 			c.Set(v.MapIndex(k))
 			fillLists(c, depth+1)
+			if k.Kind() == reflect.String {
+				if e := termtext.EscapeInvalid(k.String()); e != k.String() {
+					v.SetMapIndex(k, reflect.Value{})
+					k = reflect.ValueOf(e).Convert(k.Type())
+				}
+			}
 			v.SetMapIndex(k, c)
 		}
 	}
