@@ -156,7 +156,7 @@ func listGitHub(ctx context.Context, repo string, o Options) ([]githubRelease, e
 		read[u] = true
 		body, h, err := o.Client.GetHeader(ctx, u, githubHeader(o.GitHubToken), maxDocument)
 		if err != nil {
-			return nil, apiError(u, tooLarge(u, err), o.GitHubToken, o.now())
+			return nil, apiError(u, tooLarge(u, err), o.GitHubToken)
 		}
 		entries, err := parseGitHubPage(body)
 		if err != nil {
@@ -331,7 +331,7 @@ func tooLarge(u string, err error) error {
 // apiError explains a failed GitHub API request, sent with token ("" for
 // none); other errors pass through. A server that quotes the token back
 // (a gateway echoing the request's headers) does not get it printed.
-func apiError(u string, err error, token string, now time.Time) error {
+func apiError(u string, err error, token string) error {
 	var se *fetch.StatusError
 	if !errors.As(err, &se) {
 		return err
@@ -365,9 +365,11 @@ func apiError(u string, err error, token string, now time.Time) error {
 			e.Reset = time.Time{}
 		}
 		// Retry-After's wait (not the one fetch reads from a spent
-		// limit's X-RateLimit-Reset, which is the time itself).
+		// limit's X-RateLimit-Reset, which is the time itself), from
+		// the clock fetch measured it by: not the day the command plans
+		// for (--now), which may be any day.
 		if se.RetryAfter > 0 && se.Header.Get("Retry-After") != "" {
-			e.RateLimit, e.Reset = true, now.Add(se.RetryAfter)
+			e.RateLimit, e.Reset = true, time.Now().Add(se.RetryAfter)
 		}
 	}
 	return e

@@ -160,7 +160,8 @@ func forbidden(body string, header ...string) func(w http.ResponseWriter) {
 func TestAPIErrors(t *testing.T) {
 	u, file := scenario(t)
 	r := load(t, file)
-	resetAt := time.Now().Add(time.Hour).Unix() // a spent limit's reset, by the clock
+	start := time.Now()
+	resetAt := start.Add(time.Hour).Unix() // a spent limit's reset, by the clock
 	for _, tc := range []struct {
 		name   string
 		answer func(w http.ResponseWriter)
@@ -183,8 +184,15 @@ func TestAPIErrors(t *testing.T) {
 		}, "(resets " + time.Unix(resetAt, 0).UTC().Format(time.RFC3339) + ")",
 			func(err error) bool { var a *APIError; return errors.As(err, &a) && a.RateLimit && !a.Secondary }},
 		{"secondary rate limit", forbidden(`{"message":"You have exceeded a secondary rate limit. Please wait a few minutes before you try again."}`, "X-RateLimit-Remaining", "4990", "Retry-After", "60"),
-			"GitHub API secondary rate limit exceeded at " + u.srv.URL + "/api/repos/demo/hello/releases?per_page=100&page=1 (retry after 2026-08-22T12:01:00Z): You have exceeded",
-			func(err error) bool { var a *APIError; return errors.As(err, &a) && a.RateLimit && a.Secondary }},
+			"GitHub API secondary rate limit exceeded at " + u.srv.URL + "/api/repos/demo/hello/releases?per_page=100&page=1 (retry after ",
+			// a minute from now by the clock, not from the day o.Now
+			// gives (--now): the wait is real time
+			func(err error) bool {
+				var a *APIError
+				return errors.As(err, &a) && a.RateLimit && a.Secondary &&
+					!a.Reset.Before(start.Add(time.Minute).Truncate(time.Second)) && !a.Reset.After(time.Now().Add(time.Minute)) &&
+					strings.Contains(err.Error(), "(retry after "+a.Reset.UTC().Format(time.RFC3339)+"): You have exceeded")
+			}},
 		// Without Retry-After, X-RateLimit-Reset (the hourly window's end,
 		// sent with every answer) is not when a secondary limit lifts.
 		{"secondary rate limit without Retry-After", forbidden(`{"message":"You have exceeded a secondary rate limit."}`, "X-RateLimit-Remaining", "4990", "X-RateLimit-Reset", "1787403000"),
@@ -278,7 +286,7 @@ func TestAPIErrors(t *testing.T) {
 // Enterprise server that wants one) does not say a token was refused.
 func TestAPIErrorNoToken(t *testing.T) {
 	se := &fetch.StatusError{StatusCode: http.StatusUnauthorized, Status: "401 Unauthorized", Body: `{"message":"Requires authentication"}`}
-	err := apiError("https://ghe.example.org/api/v3/repos/o/r/releases", se, "", time.Now())
+	err := apiError("https://ghe.example.org/api/v3/repos/o/r/releases", se, "")
 	if want := "401 Unauthorized (no token was sent, and the API wants one): Requires authentication"; !strings.HasSuffix(err.Error(), want) {
 		t.Errorf("err = %v\nwant %q", err, want)
 	}
@@ -290,7 +298,7 @@ func TestAPIErrorNoToken(t *testing.T) {
 func TestAPIErrorShortToken(t *testing.T) {
 	se := &fetch.StatusError{StatusCode: http.StatusForbidden, Status: "403 Forbidden", Body: `{"message":"API rate limit exceeded"}`,
 		Header: http.Header{"X-Ratelimit-Remaining": {"0"}}}
-	err := apiError("https://api.github.com/repos/o/r/releases", se, "x", time.Now())
+	err := apiError("https://api.github.com/repos/o/r/releases", se, "x")
 	if !strings.HasSuffix(err.Error(), ": API rate limit exceeded") {
 		t.Errorf("err = %v", err)
 	}
