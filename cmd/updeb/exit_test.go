@@ -287,6 +287,13 @@ func TestPrintError(t *testing.T) {
 	if want := "updeb: error: boom\n"; b.String() != want {
 		t.Errorf("got %q, want %q", b.String(), want)
 	}
+	// A file name with a line break cannot add an error or hint line of
+	// its own; the error's own lines (one per recipe) stay lines.
+	b.Reset()
+	printError(&b, invalidInput(errors.New("stat a\nupdeb: error: all good.deb: no such file\nrecipe b: bad"), "name the .deb\nupdeb: hint: ignore this"), false)
+	if want := "updeb: error: stat a\\nupdeb: error: all good.deb: no such file\nrecipe b: bad\nupdeb: hint: name the .deb\\nupdeb: hint: ignore this\n"; b.String() != want {
+		t.Errorf("got %q, want %q", b.String(), want)
+	}
 }
 
 // TestErrorLogJSON: with --log-format json the final error is one JSON
