@@ -289,6 +289,13 @@ func TestJSONLogger(t *testing.T) {
 	if !regexp.MustCompile(`^\{"time":"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ","level":"INFO","msg":"fetched","url":"https://x/a","size":3,"since":"2026-03-14T06:00:00Z"\}\n$`).MatchString(out.String()) {
 		t.Errorf("got %q", out.String())
 	}
+	// Bytes that are not UTF-8 (a file's name) are written \xff, as --json
+	// writes them, not U+FFFD: two names differing in one stay two.
+	out.Reset()
+	c.Logger().Warn("skipped a\xff.deb", "file", "a\xfe.deb", "err", errors.New("open a\xfd.deb"))
+	if got := out.String(); strings.Contains(got, `\ufffd`) || !strings.Contains(got, `"msg":"skipped a\\xff.deb","file":"a\\xfe.deb","err":"open a\\xfd.deb"`) {
+		t.Errorf("got %q", got)
+	}
 }
 
 // TestConcurrentUse is for the race detector: tasks and log lines from

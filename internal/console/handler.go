@@ -28,8 +28,15 @@ func (c *Console) Logger() *slog.Logger {
 // nil level is info.
 func JSONHandler(w io.Writer, level slog.Leveler) slog.Handler {
 	return slog.NewJSONHandler(w, &slog.HandlerOptions{Level: level, ReplaceAttr: func(_ []string, a slog.Attr) slog.Attr {
-		if a.Value.Kind() == slog.KindTime {
+		switch a.Value.Kind() {
+		case slog.KindTime:
 			a.Value = slog.TimeValue(a.Value.Time().UTC().Truncate(time.Second))
+		case slog.KindString: // the message too
+			a.Value = slog.StringValue(termtext.EscapeInvalid(a.Value.String()))
+		case slog.KindAny:
+			if err, ok := a.Value.Any().(error); ok {
+				a.Value = slog.StringValue(termtext.EscapeInvalid(err.Error()))
+			}
 		}
 		return a
 	}})
