@@ -255,8 +255,9 @@ func fetchVerified(ctx context.Context, r *recipe.Recipe, version string, o Opti
 	c := withVersion(r, version)
 	now := o.now()
 	// A key unique to this run: bump must see upstream's bytes as they are now,
-	// never a copy cached for the same URL earlier.
-	key := fmt.Sprintf("bump %s %s %s", r.Name, version, now.UTC().Format(time.RFC3339Nano))
+	// never a copy cached for the same URL earlier. The clock's time, not
+	// o.now(): with --now every run of the day would share one key.
+	key := fmt.Sprintf("bump %s %s %s", r.Name, version, time.Now().UTC().Format(time.RFC3339Nano))
 	get := func(u string, algs ...digest.Algorithm) (*fetch.Result, error) {
 		return o.Client.Fetch(ctx, fetch.Request{URL: u, AllowUnpinned: true, Key: key, Algorithms: algs})
 	}

@@ -432,6 +432,24 @@ func TestBumpRefuses(t *testing.T) {
 	}
 }
 
+// TestBumpRechecksWithFixedDay: bump --to the version in use downloads
+// upstream's bytes anew on every run, also with --now (a fixed day, Now):
+// a second run the same day whose cache still held the first run's copy
+// missed a re-upload in between.
+func TestBumpRechecksWithFixedDay(t *testing.T) {
+	u, file := scenario(t)
+	o := testOptions(t, u, fetch.Options{})
+	day := time.Now().UTC().Truncate(24 * time.Hour).Add(24 * time.Hour) // --now tomorrow: after the test keys' creation
+	o.Now = func() time.Time { return day }
+	if res, err := Bump(context.Background(), load(t, file), BumpOptions{Options: o, To: "1.2.0"}); err != nil || res.Changed {
+		t.Fatalf("first re-check: %+v, %v", res, err)
+	}
+	u.upload("1.2.0", "arm64", "re-uploaded, validly signed")
+	if _, err := Bump(context.Background(), load(t, file), BumpOptions{Options: o, To: "1.2.0"}); !errors.Is(err, ErrReupload) {
+		t.Errorf("second re-check the same --now day after a re-upload: %v; want %v", err, ErrReupload)
+	}
+}
+
 // TestBumpTo: bump --to takes exactly the version named. Upstream tagged
 // 1.3.0 twice (v1.3.0, v1.03.0): the operator names the one meant. A
 // pre-release the watch leaves out (prereleases unset) takes its day from
