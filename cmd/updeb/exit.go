@@ -36,7 +36,6 @@ import (
 	"github.com/updeb/updeb/pkg/digest"
 	"github.com/updeb/updeb/pkg/dsse"
 	"github.com/updeb/updeb/pkg/provenance"
-	"github.com/updeb/updeb/pkg/termtext"
 	"github.com/updeb/updeb/pkg/verify/openpgp"
 	"github.com/updeb/updeb/pkg/verify/sigstore"
 )
@@ -520,21 +519,11 @@ func printError(w io.Writer, err error, jsonLog bool) {
 		return
 	}
 	if c, ok := err.(*changedError); ok {
-		fmt.Fprintf(w, "updeb: %s\n", errorLines(c.Error())) // a notice: nothing failed
+		fmt.Fprintf(w, "updeb: %s\n", console.EscapeLines(c.Error())) // a notice: nothing failed
 	} else {
-		fmt.Fprintf(w, "updeb: error: %s\n", errorLines(strings.TrimSpace(err.Error())))
+		fmt.Fprintf(w, "updeb: error: %s\n", console.EscapeLines(strings.TrimSpace(err.Error())))
 	}
 	if _, hint := exitStatus(err); hint != "" {
-		fmt.Fprintf(w, "updeb: hint: %s\n", errorLines(hint))
+		fmt.Fprintf(w, "updeb: hint: %s\n", console.EscapeLines(hint))
 	}
-}
-
-// errorLines is an error's or hint's text for stderr: termtext.EscapeLines,
-// and a line break that would start a line of updeb's own ("updeb: error:",
-// "updeb: hint:") written \n: a file's name or a server's message quoted in
-// the error ("a\nupdeb: error: all good.deb") cannot make a script or a
-// reader take it for another error or hint. updeb's own lines after the
-// first (one per recipe, an indented list) never start so.
-func errorLines(s string) string {
-	return strings.ReplaceAll(termtext.EscapeLines(s), "\nupdeb:", `\nupdeb:`)
 }

@@ -272,6 +272,12 @@ func TestHumanHandlerEscapes(t *testing.T) {
 	if out.String() != want {
 		t.Errorf("got %q, want %q", out.String(), want)
 	}
+	// A file's name cannot start a line that reads as updeb's error.
+	out.Reset()
+	c.Logger().Warn("skipped a\nupdeb: error: all good.deb\nsecond line")
+	if want := "warning: skipped a\\nupdeb: error: all good.deb\nsecond line\n"; out.String() != want {
+		t.Errorf("got %q, want %q", out.String(), want)
+	}
 }
 
 // TestJSONLogger: one object per record, its time in UTC (RFC 3339, as the

@@ -42,6 +42,16 @@ func JSONHandler(w io.Writer, level slog.Leveler) slog.Handler {
 	}})
 }
 
+// EscapeLines is termtext.EscapeLines for updeb's stderr: a line break that
+// would start a line of updeb's own ("updeb: error:", "updeb: hint:") is
+// written \n too, so that a file's name or a server's message quoted in an
+// error or a warning ("a\nupdeb: error: all good.deb") cannot make a script
+// or a reader take it for another error or hint. updeb's own lines after the
+// first (one per recipe, an indented list) never start so.
+func EscapeLines(s string) string {
+	return strings.ReplaceAll(termtext.EscapeLines(s), "\nupdeb:", `\nupdeb:`)
+}
+
 // humanHandler writes one line per record:
 //
 //	[TIME ]LEVEL: MESSAGE key=value ...
@@ -85,7 +95,7 @@ func (h *humanHandler) Handle(_ context.Context, r slog.Record) error {
 	// Elsewhere than on a terminal (a log file, the journal) a record is one
 	// line: a line break in its message (a file's name) would start a line
 	// that reads as a record of its own.
-	esc := termtext.EscapeLines
+	esc := EscapeLines
 	if !h.c.o.Terminal {
 		esc = termtext.Escape
 	}
