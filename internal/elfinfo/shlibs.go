@@ -26,14 +26,27 @@ var glibcVersionRE = regexp.MustCompile(`^GLIBC_([0-9]+(\.[0-9]+)+)$`)
 // the libc6 version that brings them (Debian's libc6 symbols file).
 var glibcMarkers = map[string]string{"GLIBC_ABI_DT_RELR": "2.36"}
 
+// libraryPackages are the Debian 12 packages of shared libraries outside
+// glibc that upstream binaries commonly need, each the only package that
+// ships its soname on every architecture (the shlibs file of each names
+// it): a binary that needs the soname needs the package.
+var libraryPackages = map[string]string{
+	"libstdc++.so.6": "libstdc++6", "libgcc_s.so.1": "libgcc-s1", "libz.so.1": "zlib1g",
+	"libssl.so.3": "libssl3", "libcrypto.so.3": "libssl3", "libseccomp.so.2": "libseccomp2",
+	"libsystemd.so.0": "libsystemd0",
+}
+
 // Shlibs is what dpkg-shlibdeps concludes from binaries' dynamic sections,
 // as far as it can be told from the binaries alone: Libc6 is the libc6
 // relation they need ("" when none needs glibc; "libc6" when they need it
 // but no symbol version of it; "libc6 (>= 2.34)" for the newest
-// GLIBC_2.34), Unmapped the other sonames they need, sorted, whose Debian
-// package the binaries do not tell.
+// GLIBC_2.34), Packages the packages of the other libraries they need
+// whose package updeb knows (libstdc++6 for libstdc++.so.6), sorted,
+// Unmapped the other sonames they need, sorted, whose Debian package the
+// binaries do not tell.
 type Shlibs struct {
 	Libc6    string
+	Packages []string
 	Unmapped []string
 }
 
@@ -55,6 +68,10 @@ func SharedLibraries(binaries map[string]Info) (Shlibs, error) {
 		for _, l := range i.Libraries {
 			if glibcSonames[l] {
 				sh.Libc6 = "libc6"
+			} else if p := libraryPackages[l]; p != "" {
+				if !slices.Contains(sh.Packages, p) {
+					sh.Packages = append(sh.Packages, p)
+				}
 			} else if !slices.Contains(sh.Unmapped, l) {
 				sh.Unmapped = append(sh.Unmapped, l)
 			}
@@ -80,6 +97,7 @@ func SharedLibraries(binaries map[string]Info) (Shlibs, error) {
 	if newest != "" {
 		sh.Libc6 = "libc6 (>= " + newest + ")"
 	}
+	slices.Sort(sh.Packages)
 	slices.Sort(sh.Unmapped)
 	return sh, nil
 }

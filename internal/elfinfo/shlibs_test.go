@@ -11,7 +11,9 @@ import (
 // 2.3.4 after 2.2.5), or the release that brought a marker version; plain
 // libc6 for a binary that needs glibc but no version of it (dpkg-shlibdeps'
 // floor, 2.2.5 on amd64, is older than any libc6 an apt can install);
-// other sonames (libstdc++, musl's libc.so) are named, not guessed;
+// the packages of the libraries updeb knows (libstdc++6 for
+// libstdc++.so.6, libssl3 once for libssl.so.3 and libcrypto.so.3) are
+// named; other sonames (musl's libc.so) are named, not guessed;
 // GLIBC_PRIVATE and unknown versions are refused with the binary's name.
 func TestSharedLibraries(t *testing.T) {
 	glibc := func(names ...string) []Version {
@@ -39,7 +41,8 @@ func TestSharedLibraries(t *testing.T) {
 		{"others", map[string]Info{
 			"usr/bin/a": {Libraries: []string{"libstdc++.so.6", "libc.so.6", "libgcc_s.so.1"}, Versions: append(glibc("GLIBC_2.14"), Version{"libstdc++.so.6", "GLIBCXX_3.4.30"})},
 			"usr/bin/m": {Libraries: []string{"libc.so"}},
-		}, Shlibs{Libc6: "libc6 (>= 2.14)", Unmapped: []string{"libc.so", "libgcc_s.so.1", "libstdc++.so.6"}}, ""},
+			"usr/bin/s": {Libraries: []string{"libcrypto.so.3", "libssl.so.3", "libfoo.so.1", "libc.so.6"}},
+		}, Shlibs{Libc6: "libc6 (>= 2.14)", Packages: []string{"libgcc-s1", "libssl3", "libstdc++6"}, Unmapped: []string{"libc.so", "libfoo.so.1"}}, ""},
 		{"private", map[string]Info{"usr/bin/a": {Libraries: []string{"libc.so.6"}, Versions: glibc("GLIBC_2.34", "GLIBC_PRIVATE")}}, Shlibs{}, "usr/bin/a needs glibc's private symbols (GLIBC_PRIVATE of libc.so.6)"},
 		{"unknown", map[string]Info{"usr/bin/a": {Libraries: []string{"libc.so.6"}, Versions: glibc("GLIBC_ABI_NEW")}}, Shlibs{}, "usr/bin/a needs symbol version GLIBC_ABI_NEW of libc.so.6"},
 	} {

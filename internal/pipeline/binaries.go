@@ -93,7 +93,8 @@ func (b *binaries) overrides(pp *recipe.ResolvedPackage) func() (io.ReadCloser, 
 
 // libc6 sets the package's Depends on libc6 from what its binaries need of
 // shared libraries (elfinfo.SharedLibraries), once every file went through
-// the writer: pp.DependsOnLibc6. A package without ELF files, or whose
+// the writer: pp.DependsOnLibc6, and the packages of the other libraries
+// updeb knows (recipe.DependsOnLibraries). A package without ELF files, or whose
 // binaries' needs could not be read, keeps the recipe's word (dynamic:
 // true's plain libc6); a needed soname outside glibc is logged as a warning
 // that says what to add, as is dynamic: true on binaries that need no
@@ -140,7 +141,7 @@ func (b *binaries) libc6(pp *recipe.ResolvedPackage, log *slog.Logger) func(c *d
 		if len(deps) < len(c.Depends) {
 			log.Warn("dynamic: true, but no binary of the package needs glibc: no Depends on libc6 (drop dynamic: true)", "package", pp.Name)
 		}
-		c.Depends = deps
+		c.Depends = recipe.DependsOnLibraries(deps, sh.Packages)
 		return nil
 	}
 }

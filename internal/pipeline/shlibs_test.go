@@ -131,6 +131,65 @@ func TestSharedLibraryDepends(t *testing.T) {
 	testenv.Lintian(t, nil, debs...)
 }
 
+// libsC calls a function of each library outside glibc whose Debian
+// package updeb knows, linked by soname (their runtime packages are
+// installed with apt, systemd and openssl; no -dev package is needed).
+const libsC = `#include <stdio.h>
+const char *zlibVersion(void);
+unsigned long OpenSSL_version_num(void);
+unsigned long SSL_get_options(const void *);
+const void *seccomp_version(void);
+int sd_booted(void);
+void *_Znwm(unsigned long);
+unsigned long _Unwind_GetCFA(void *);
+int main(int argc, char **argv) {
+	printf("%s %lu %d\n", zlibVersion(), OpenSSL_version_num(), sd_booted());
+	if (argc > 100) { seccomp_version(); _Znwm(1); _Unwind_GetCFA(argv); SSL_get_options(argv); }
+	return 0;
+}
+`
+
+// TestSharedLibraryPackages: a binary that needs libstdc++.so.6,
+// libgcc_s.so.1, libz.so.1, libssl.so.3, libcrypto.so.3, libseccomp.so.2
+// and libsystemd.so.0 depends on the packages dpkg-shlibdeps names for
+// them (lintian's missing-dependency-on-libstdc++ is an error), without
+// a warning about them.
+func TestSharedLibraryPackages(t *testing.T) {
+	testenv.RequireTool(t, "gcc", "dpkg-shlibdeps", "dpkg-deb", "lintian")
+	dir := t.TempDir()
+	src, bin := filepath.Join(dir, "libs.c"), filepath.Join(dir, "libs")
+	if err := os.WriteFile(src, []byte(libsC), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	testenv.Run(t, "gcc", "-O2", "-o", bin, src, "-l:libz.so.1", "-l:libssl.so.3", "-l:libcrypto.so.3",
+		"-l:libseccomp.so.2", "-l:libsystemd.so.0", "-l:libstdc++.so.6", "-l:libgcc_s.so.1")
+	binary, err := os.ReadFile(bin)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// dpkg-shlibdeps: "libc6 (>= 2.34), libgcc-s1 (>= 3.3), ...": updeb
+	// names the same packages, in the same order (zlib1g, which the
+	// recipe names, first: its own relation is kept).
+	want := []string{"zlib1g (>= 1:1.2.13)"}
+	for _, r := range strings.Split(shlibdeps(t, binary), ", ") {
+		if n, _, _ := strings.Cut(r, " "); n == "libc6" {
+			want = append(want, r)
+		} else if n != "zlib1g" {
+			want = append(want, n)
+		}
+	}
+	var buf bytes.Buffer
+	log := slog.New(slog.NewTextHandler(&buf, &slog.HandlerOptions{Level: slog.LevelWarn}))
+	deb := buildBinary(t, "shlpk", binary, "    depends: [\"zlib1g (>= 1:1.2.13)\"]\n", log)
+	if got := strings.TrimSpace(string(testenv.Run(t, "dpkg-deb", "-f", deb, "Depends"))); got != strings.Join(want, ", ") {
+		t.Errorf("Depends: %q, want %q", got, strings.Join(want, ", "))
+	}
+	if buf.Len() > 0 {
+		t.Errorf("warnings:\n%s", buf.String())
+	}
+	testenv.Lintian(t, nil, deb)
+}
+
 // TestSharedLibraryWarnings: what updeb cannot tell from a binary is a
 // warning of the build that names it and says what to add: the sonames of
 // other libraries (useradd(8) needs libaudit.so.1, libselinux.so.1 and

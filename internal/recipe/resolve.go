@@ -1766,6 +1766,17 @@ func (pp *ResolvedPackage) DependsOnLibc6(rel string) []string {
 	return deps
 }
 
+// DependsOnLibraries is deps (DependsOnLibc6's) with a relation on each
+// of packages, the packages of other shared libraries the binaries need
+// (elfinfo.Shlibs' Packages: libstdc++6), unless deps names it already
+// (a recipe's own "libssl3 (>= 3.0.9)" is kept as written).
+func DependsOnLibraries(deps, packages []string) []string {
+	for _, p := range packages {
+		deps = addRelation(deps, p)
+	}
+	return deps
+}
+
 // Control returns the package's DEBIAN/control paragraph with the given
 // Installed-Size (KiB, which the .deb writer computes from the data it
 // writes): the same renderer, deb.Control.Paragraph, that writes the shipped
