@@ -3,7 +3,8 @@
 // whether it is ELF, its type, whether it has a symbol table (what file(1)
 // calls "not stripped"), whether it needs shared libraries (DT_NEEDED) and
 // which, with the symbol versions it needs of them (what dpkg-shlibdeps
-// reads), and the hardening marks lintian looks for (RELRO, BIND_NOW).
+// reads) and the folders it searches them in (RPATH, RUNPATH), and the
+// hardening marks lintian looks for (RELRO, BIND_NOW).
 // updeb writes a package in one pass from the archive it was downloaded in,
 // so a binary's bytes are seen once, in order, on their way into the .deb.
 //
@@ -42,6 +43,8 @@ const (
 	dtHash       = 4          // DT_HASH
 	dtSymtab     = 6          // DT_SYMTAB
 	dtSyment     = 11         // DT_SYMENT
+	dtRpath      = 15         // DT_RPATH
+	dtRunpath    = 29         // DT_RUNPATH
 	dtGNUHash    = 0x6ffffef5 // DT_GNU_HASH
 	df1Now       = 1          // DF_1_NOW
 	pnXnum       = 0xffff
@@ -75,6 +78,9 @@ type Info struct {
 	LibsKnown bool
 	Libraries []string  // the DT_NEEDED sonames, in order
 	Versions  []Version // the version needs (.gnu.version_r), in order
+	// SearchPath are the folders of DT_RPATH, then of DT_RUNPATH (each
+	// a list separated by colons, as ld.so and lintian split it).
+	SearchPath []string
 	// Of the functions glibc can fortify (lintian's hardened-functions
 	// list), the binary calls a fortified one (__strcpy_chk: Fortified)
 	// or a plain one (strcpy: Unfortified), as its undefined dynamic
@@ -343,7 +349,7 @@ func (s *Sniffer) parseDynamic() {
 	if s.is64 {
 		step = 16
 	}
-	var needed []uint64
+	var needed, rpath, runpath []uint64
 	var strtab, strsz, verneed, verneednum, hash, gnuHash, symtab uint64
 	var haveStrtab, haveVerneed bool
 	syment := uint64(16)
@@ -364,6 +370,10 @@ func (s *Sniffer) parseDynamic() {
 		case dtNeeded:
 			s.info.Needed = true
 			needed = append(needed, val)
+		case dtRpath:
+			rpath = append(rpath, val)
+		case dtRunpath:
+			runpath = append(runpath, val)
 		case dtStrtab:
 			strtab, haveStrtab = val, true
 		case dtStrsz:
@@ -384,7 +394,8 @@ func (s *Sniffer) parseDynamic() {
 			syment = val
 		}
 	}
-	if len(needed) == 0 && !haveVerneed {
+	paths := append(rpath, runpath...)
+	if len(needed) == 0 && len(paths) == 0 && !haveVerneed {
 		s.libsFound = true
 		return
 	}
@@ -409,7 +420,7 @@ func (s *Sniffer) parseDynamic() {
 		}
 		return string(b[:n]), true
 	}
-	if len(needed) > maxVersions {
+	if len(needed)+len(paths) > maxVersions {
 		return // no binary needs so many
 	}
 	var libs []string
@@ -419,6 +430,14 @@ func (s *Sniffer) parseDynamic() {
 			return
 		}
 		libs = append(libs, name)
+	}
+	var search []string
+	for _, o := range paths {
+		list, ok := str(o, maxName)
+		if !ok {
+			return
+		}
+		search = append(search, strings.Split(list, ":")...)
 	}
 	var vers []Version
 	// Each Verneed entry: vn_version, vn_cnt (16 bits each), vn_file,
@@ -465,7 +484,7 @@ func (s *Sniffer) parseDynamic() {
 	if symtab != 0 && !s.readSymbols(symtab, syment, s.symbolCount(hash, gnuHash), strs, str) {
 		return
 	}
-	s.info.Libraries, s.info.Versions, s.libsFound = libs, vers, true
+	s.info.Libraries, s.info.Versions, s.info.SearchPath, s.libsFound = libs, vers, search, true
 }
 
 // symbolCount is the number of dynamic symbols: DT_HASH's nchain, or past
@@ -589,7 +608,7 @@ func (s *Sniffer) Info() Info {
 	i.Known = i.ELF && !s.unknown && s.phParsed && s.shParsed && (s.noDyn || s.dynParsed)
 	i.LibsKnown = i.Known && (s.noDyn || s.libsFound)
 	if !i.LibsKnown {
-		i.Libraries, i.Versions = nil, nil
+		i.Libraries, i.Versions, i.SearchPath = nil, nil, nil
 	}
 	return i
 }

@@ -60,6 +60,12 @@ func reference(data []byte) (Info, bool) {
 	if libs, err := f.ImportedLibraries(); err == nil && len(libs) > 0 {
 		i.Needed, i.Libraries = true, libs
 	}
+	for _, tag := range []elf.DynTag{elf.DT_RPATH, elf.DT_RUNPATH} {
+		paths, _ := f.DynString(tag)
+		for _, p := range paths {
+			i.SearchPath = append(i.SearchPath, strings.Split(p, ":")...)
+		}
+	}
 	if flags, err := f.DynValue(elf.DT_FLAGS_1); err == nil && len(flags) > 0 {
 		i.BindNow = flags[0]&uint64(elf.DF_1_NOW) != 0
 	}
@@ -88,16 +94,26 @@ func reference(data []byte) (Info, bool) {
 // does ("not stripped", "statically linked" executables), and by debug/elf,
 // in every chunking.
 func TestRealBinaries(t *testing.T) {
-	testenv.RequireTool(t, "file")
+	testenv.RequireTool(t, "file", "gcc")
 	goBin := goBinary(t)
 	stripped := filepath.Join(t.TempDir(), "stripped")
 	testenv.Run(t, "sh", "-c", "cp "+goBin+" "+stripped+" && strip "+stripped)
+	// gcc-built, searching libraries in folders of its own: DT_RPATH
+	// (--disable-new-dtags), DT_RUNPATH (Debian's default).
+	dir := t.TempDir()
+	rpath, runpath := filepath.Join(dir, "rpath"), filepath.Join(dir, "runpath")
+	src := filepath.Join(dir, "hello.c")
+	if err := os.WriteFile(src, []byte("int main(void) { return 0; }\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	testenv.Run(t, "gcc", "-o", rpath, src, "-Wl,--disable-new-dtags,-rpath,/opt/x/lib:$ORIGIN/../lib")
+	testenv.Run(t, "gcc", "-o", runpath, src, "-Wl,--enable-new-dtags,-rpath,/usr/local/lib")
 	shared, _ := filepath.Glob("/usr/lib/*-linux-gnu/libc.so.6")
 	// Other architectures' dynamic executables, which Go's source tree
 	// carries (riscv64 with version needs; 32-bit i386, with DT_HASH and
 	// Elf32 symbols): read the same way.
 	testdata := filepath.Join(filepath.Dir(filepath.Dir(goBin)), "src/debug/elf/testdata")
-	files := append([]string{goBin, stripped, "/bin/ls", "/bin/sh", testenv.CgoBinary(t),
+	files := append([]string{goBin, stripped, rpath, runpath, "/bin/ls", "/bin/sh", testenv.CgoBinary(t),
 		filepath.Join(testdata, "gcc-riscv64-linux-exec"), filepath.Join(testdata, "gcc-386-freebsd-exec")}, shared...)
 	for _, path := range files {
 		data, err := os.ReadFile(path)
@@ -164,7 +180,7 @@ func FuzzSniffer(f *testing.F) {
 		if ok && (got.Type != want.Type || got.SymbolTable != want.SymbolTable || got.Interp != want.Interp || got.Needed != want.Needed || got.RELRO != want.RELRO) {
 			t.Errorf("sniffer %+v, debug/elf %+v", got, want)
 		}
-		if ok && got.LibsKnown && (!reflect.DeepEqual(got.Libraries, want.Libraries) || !reflect.DeepEqual(got.Versions, want.Versions)) {
+		if ok && got.LibsKnown && (!reflect.DeepEqual(got.Libraries, want.Libraries) || !reflect.DeepEqual(got.Versions, want.Versions) || !reflect.DeepEqual(got.SearchPath, want.SearchPath)) {
 			t.Errorf("sniffer %+v, debug/elf %+v", got, want)
 		}
 	})

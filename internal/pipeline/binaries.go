@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"io"
 	"log/slog"
+	"maps"
+	"path"
 	"slices"
 	"strings"
 
@@ -79,6 +81,36 @@ func (b *binaries) facts(dest string) (recipe.BinaryFacts, bool) {
 	return recipe.BinaryFacts{ELF: i.ELF, Unstripped: i.SymbolTable, Static: i.Static(), Unhardened: i.Unhardened()}, true
 }
 
+// customSearchPath are the folders of an RPATH or RUNPATH (elfinfo.Info's
+// SearchPath) of a binary of package pkg that lintian's binaries/rpath
+// check flags (lintian 2.116): those not relative to $ORIGIN nor below
+// the package's private folders (/lib/PKG, /usr/lib/PKG, the multiarch
+// /usr/lib/x86_64-linux-gnu/PKG, /usr/lib/games/PKG) nor GHC's /usr/lib/ghc;
+// lintian names the absolute ones custom-library-search-path, the
+// relative ones relative-library-search-path, both errors.
+func customSearchPath(pkg string, folders []string) []string {
+	var out []string
+	for _, f := range folders {
+		if f == "" || strings.HasPrefix(f, "$ORIGIN") || strings.HasPrefix(f, "${ORIGIN}") {
+			continue
+		}
+		c := path.Clean(f)
+		private := strings.HasPrefix(c, "/usr/lib/ghc/") || c == "/usr/lib/ghc"
+		for _, root := range []string{"/lib/", "/usr/lib/"} {
+			rest, ok := strings.CutPrefix(c, root)
+			if triplet, after, _ := strings.Cut(rest, "/"); ok && strings.Contains(triplet, "-linux-") {
+				rest = after // any triplet: lintian allows the package architecture's
+			}
+			rest = strings.TrimPrefix(rest, "games/")
+			private = private || ok && strings.HasPrefix(rest, pkg)
+		}
+		if !private && !slices.Contains(out, f) {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
 // overrides is the overrides file's entry content, rendered when the writer
 // reaches it.
 func (b *binaries) overrides(pp *recipe.ResolvedPackage) func() (io.ReadCloser, int64, error) {
@@ -94,11 +126,12 @@ func (b *binaries) overrides(pp *recipe.ResolvedPackage) func() (io.ReadCloser, 
 // libc6 sets the package's Depends on libc6 from what its binaries need of
 // shared libraries (elfinfo.SharedLibraries), once every file went through
 // the writer: pp.DependsOnLibc6, and the packages of the other libraries
-// updeb knows (recipe.DependsOnLibraries). A package without ELF files, or whose
-// binaries' needs could not be read, keeps the recipe's word (dynamic:
-// true's plain libc6); a needed soname outside glibc is logged as a warning
-// that says what to add, as is dynamic: true on binaries that need no
-// shared library.
+// updeb knows (recipe.DependsOnLibraries). A package without ELF files, or
+// whose binaries' needs could not be read, keeps the recipe's word
+// (dynamic: true's plain libc6); a needed soname of a library updeb does
+// not know is logged as a warning that says what to add, as are dynamic:
+// true on binaries that need no shared library and a search path lintian
+// flags (customSearchPath).
 func (b *binaries) libc6(pp *recipe.ResolvedPackage, log *slog.Logger) func(c *deb.Control) error {
 	return func(c *deb.Control) error {
 		known := map[string]elfinfo.Info{}
@@ -126,6 +159,12 @@ func (b *binaries) libc6(pp *recipe.ResolvedPackage, log *slog.Logger) func(c *d
 			// libc6-dev's linker script instead).
 			log.Warn("the package's binaries are linked with musl (libc.so): add musl to the package's depends", "package", pp.Name)
 			sh.Unmapped = slices.Delete(sh.Unmapped, i, i+1)
+		}
+		dests := slices.Sorted(maps.Keys(known))
+		for _, dest := range dests {
+			if custom := customSearchPath(pp.Name, known[dest].SearchPath); len(custom) > 0 {
+				log.Warn("a binary searches shared libraries in folders of its own (RPATH or RUNPATH), before the system's: lintian's error custom-library-search-path (relative-library-search-path for a relative one); only a folder of the package's private libraries, /usr/lib/PACKAGE, or one relative to $ORIGIN is allowed: add an override with the reason to the recipe's lintian-overrides", "package", pp.Name, "file", "/"+dest, "folders", strings.Join(custom, " "))
+			}
 		}
 		if len(sh.Unmapped) > 0 {
 			log.Warn("the package's binaries need shared libraries that updeb cannot tell the Debian package of: add the packages that ship them to the package's depends (dpkg -S SONAME names one)", "package", pp.Name, "sonames", strings.Join(sh.Unmapped, " "))

@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -217,5 +218,31 @@ func TestSharedLibraryWarnings(t *testing.T) {
 		if !strings.Contains(got, w) {
 			t.Errorf("warnings lack %q:\n%s", w, got)
 		}
+	}
+}
+
+// TestSearchPathWarning: a binary whose RPATH or RUNPATH names folders
+// outside the package's private ones gets a build warning that names
+// them, the folders lintian flags (custom-library-search-path,
+// relative-library-search-path: errors), and no other: not one relative
+// to $ORIGIN, not /usr/lib/PACKAGE.
+func TestSearchPathWarning(t *testing.T) {
+	testenv.RequireTool(t, "gcc", "dpkg-deb", "lintian")
+	var buf bytes.Buffer
+	log := slog.New(slog.NewTextHandler(&buf, &slog.HandlerOptions{Level: slog.LevelWarn}))
+	deb := buildBinary(t, "shlrp", cc(t, "gcc", "-Wl,-rpath,/opt/x/lib:$ORIGIN/../lib:/usr/lib/shlrp/private:/usr/lib/x86_64-linux-gnu:lib"), "", log)
+	out := testenv.Lintian(t, map[string]string{
+		"custom-library-search-path":   "the binary's RUNPATH, what the test is about",
+		"relative-library-search-path": "the binary's RUNPATH, what the test is about",
+	}, deb)
+	var flagged []string
+	for _, l := range strings.Split(out, "\n") {
+		if f := strings.Fields(l); len(f) >= 5 && strings.HasSuffix(f[2], "library-search-path") {
+			flagged = append(flagged, f[4])
+		}
+	}
+	want := `file=/usr/bin/shlrp folders="/opt/x/lib /usr/lib/x86_64-linux-gnu lib"`
+	if slices.Sort(flagged); !strings.Contains(buf.String(), want) || !slices.Equal(flagged, []string{"/opt/x/lib", "/usr/lib/x86_64-linux-gnu", "lib"}) {
+		t.Errorf("warnings lack %q (lintian flags %q):\n%s", want, flagged, buf.String())
 	}
 }
