@@ -1,5 +1,10 @@
 package elfinfo
 
+import (
+	"slices"
+	"strings"
+)
+
 // hardenedFunctions are the functions glibc's _FORTIFY_SOURCE replaces by
 // a checking __NAME_chk: lintian's data/binaries/hardened-functions
 // (lintian 2.116), which its hardening-no-fortify-functions reads.
@@ -19,6 +24,28 @@ func init() {
 	} {
 		hardenedFunctions[f] = true
 	}
+}
+
+// NotLinkedAgainstLibc is the tag lintian's binaries/prerequisites check
+// raises on a binary linked with a C library other than glibc (musl's,
+// whose soname is libc.so): it counts only glibc's libc.so.N as one.
+// library-not-linked-against-libc for a shared object or PIE,
+// program-not-linked-against-libc for an ET_EXEC executable that does not
+// need libstdc++ either; "" for a binary that needs glibc, none, or when
+// its libraries are not LibsKnown.
+func (i Info) NotLinkedAgainstLibc() string {
+	has := func(prefix string) bool {
+		return slices.ContainsFunc(i.Libraries, func(l string) bool { return strings.HasPrefix(l, prefix) })
+	}
+	switch {
+	case !i.LibsKnown || !slices.Contains(i.Libraries, "libc.so") || has("libc.so."):
+		return ""
+	case i.Type == etDyn:
+		return "library-not-linked-against-libc"
+	case i.Type == etExec && !has("libstdc++.so."):
+		return "program-not-linked-against-libc"
+	}
+	return ""
 }
 
 // Unhardened are the tags lintian's binaries/hardening check raises on a

@@ -246,3 +246,25 @@ func TestSearchPathWarning(t *testing.T) {
 		t.Errorf("warnings lack %q (lintian flags %q):\n%s", want, flagged, buf.String())
 	}
 }
+
+// TestMuslOverride: a binary linked with musl, a PIE
+// (library-not-linked-against-libc, an error) or not
+// (program-not-linked-against-libc), gets lintian's tag overridden with a
+// justification, for that file only: the package, depending on musl as
+// the build's warning says, is lintian-clean.
+func TestMuslOverride(t *testing.T) {
+	testenv.RequireTool(t, "musl-gcc", "dpkg-deb", "lintian")
+	var debs []string
+	for i, args := range [][]string{{"-pie", "-fPIE"}, {"-no-pie"}} {
+		deb := buildBinary(t, fmt.Sprintf("shlm%d", i), cc(t, "musl-gcc", args...), "    depends: [musl]\n", nil)
+		debs = append(debs, deb)
+	}
+	testenv.Lintian(t, nil, debs...)
+	for i, w := range []string{"shlm0: library-not-linked-against-libc [usr/bin/shlm0]", "shlm1: program-not-linked-against-libc [usr/bin/shlm1]"} {
+		name := fmt.Sprintf("shlm%d", i)
+		ovs := string(testenv.Run(t, "sh", "-c", `dpkg-deb --fsys-tarfile "$1" | tar -xO ./usr/share/lintian/overrides/"$2"`, "sh", debs[i], name))
+		if !strings.Contains(ovs, "# Linked with musl's C library") || !strings.Contains(ovs, w) {
+			t.Errorf("%s's overrides lack %q:\n%s", name, w, ovs)
+		}
+	}
+}

@@ -103,6 +103,9 @@ type BinaryFacts struct {
 	// Unhardened are the hardening-no-* tags lintian raises on it
 	// (elfinfo.Info's Unhardened).
 	Unhardened []string
+	// OtherLibc is lintian's library- or program-not-linked-against-libc
+	// for a binary linked with musl (elfinfo.Info's NotLinkedAgainstLibc).
+	OtherLibc string
 }
 
 // Justifications of the overrides updeb writes; lintian shows each with the
@@ -110,6 +113,7 @@ type BinaryFacts struct {
 const (
 	whyUnstripped = "Upstream's release binary, packaged byte for byte as published and verified: updeb never rebuilds or strips it."
 	whyStatic     = "Upstream builds it statically (Go programs are, by design); lintian exempts Go programs it sees built from source, this one was built upstream."
+	whyMusl       = "Linked with musl's C library (libc.so, loaded by /lib/ld-musl-ARCH.so.1), not glibc's: lintian counts only glibc's libc.so.N as a C library."
 	whyHardening  = "Upstream's release binary, built and linked by upstream with its own flags: updeb never rebuilds it, so Debian's hardening build flags cannot apply; lintian exempts Go programs it sees built from source, this one was built upstream."
 	whyNoManual   = "Upstream publishes no manual page; the program documents itself (--help)."
 	whyLicense    = "Upstream's own license file, installed as upstream ships it; the copyright file names the license too."
@@ -218,10 +222,10 @@ func dirHint(d ResolvedDir) (override, bool) {
 // override limited to the files it concerns, under its justification, and
 // the recipe's lintian-overrides. A tag is overridden only where it fires:
 // the binary tags where facts say a file is an unstripped or a static ELF
-// binary, or one built without a hardening feature; facts nil, or not
-// knowing a file (before its bytes are seen), means the worst for each
-// executable from an upstream source (static unless the recipe says
-// dynamic: true, and then without any hardening). It returns
+// binary, one built without a hardening feature, or one linked with musl;
+// facts nil, or not knowing a file (before its bytes are seen), means the
+// worst for each executable from an upstream source (static unless the
+// recipe says dynamic: true, and then without any hardening). It returns
 // nil when there is nothing to override.
 func (pp *ResolvedPackage) Overrides(facts func(dest string) (BinaryFacts, bool)) []byte {
 	var ovs []override
@@ -248,6 +252,9 @@ func (pp *ResolvedPackage) Overrides(facts func(dest string) (BinaryFacts, bool)
 		}
 		for _, tag := range bf.Unhardened {
 			add(tag, f.Dest, whyHardening)
+		}
+		if bf.OtherLibc != "" {
+			add(bf.OtherLibc, f.Dest, whyMusl)
 		}
 		if f.Mode&0o111 == 0 && licenseFileRE.MatchString(path.Base(f.Dest)) && strings.HasPrefix(f.Dest, "/usr/share/doc/") && !bf.ELF {
 			add("extra-license-file", f.Dest, whyLicense)
