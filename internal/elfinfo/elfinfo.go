@@ -47,6 +47,7 @@ const (
 	dtRunpath    = 29         // DT_RUNPATH
 	dtGNUHash    = 0x6ffffef5 // DT_GNU_HASH
 	df1Now       = 1          // DF_1_NOW
+	df1PIE       = 0x08000000 // DF_1_PIE
 	pnXnum       = 0xffff
 	maxVersions  = 1 << 12 // version needs read at most
 	maxLoads     = 64      // PT_LOAD segments an address is looked up in
@@ -71,6 +72,7 @@ type Info struct {
 	Needed      bool   // a DT_NEEDED entry: it needs shared libraries
 	RELRO       bool   // a PT_GNU_RELRO program header
 	BindNow     bool   // DT_FLAGS_1 has DF_1_NOW, as lintian's hardening check reads it
+	PIE         bool   // DT_FLAGS_1 has DF_1_PIE: file(1) says "pie executable"
 	Machine     uint16 // e_machine
 	// LibsKnown: Libraries, Versions, Fortified and Unfortified are facts
 	// (Known, and the dynamic names and symbols were found); a file
@@ -91,6 +93,12 @@ type Info struct {
 // Version is a symbol version a file needs of a shared library: libc.so.6's
 // GLIBC_2.34.
 type Version struct{ File, Name string }
+
+// StaticPIE reports a position-independent executable (ET_DYN, DF_1_PIE)
+// that needs no shared library: Go's -buildmode=pie without cgo (which
+// names a loader all the same), gcc -static-pie. lintian counts a PIE as
+// a shared object and raises shared-library-lacks-prerequisites on it.
+func (i Info) StaticPIE() bool { return i.ELF && i.Type == etDyn && i.PIE && !i.Needed }
 
 // Static reports an executable (ET_EXEC) that needs no shared library: what
 // lintian's statically-linked-binary is about.
@@ -379,7 +387,7 @@ func (s *Sniffer) parseDynamic() {
 		case dtStrsz:
 			strsz = val
 		case dtFlags1:
-			s.info.BindNow = val&df1Now != 0
+			s.info.BindNow, s.info.PIE = val&df1Now != 0, val&df1PIE != 0
 		case dtVerneed:
 			verneed, haveVerneed = val, true
 		case dtVerneednum:

@@ -67,7 +67,7 @@ func reference(data []byte) (Info, bool) {
 		}
 	}
 	if flags, err := f.DynValue(elf.DT_FLAGS_1); err == nil && len(flags) > 0 {
-		i.BindNow = flags[0]&uint64(elf.DF_1_NOW) != 0
+		i.BindNow, i.PIE = flags[0]&uint64(elf.DF_1_NOW) != 0, flags[0]&uint64(elf.DF_1_PIE) != 0
 	}
 	syms, _ := f.DynamicSymbols()
 	for _, s := range syms {

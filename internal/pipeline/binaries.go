@@ -78,7 +78,7 @@ func (b *binaries) facts(dest string) (recipe.BinaryFacts, bool) {
 	if i.ELF && !i.LibsKnown {
 		i.Unfortified, i.Fortified = true, false // its symbols were not read: the worst
 	}
-	return recipe.BinaryFacts{ELF: i.ELF, Unstripped: i.SymbolTable, Static: i.Static(), Unhardened: i.Unhardened(), OtherLibc: i.NotLinkedAgainstLibc()}, true
+	return recipe.BinaryFacts{ELF: i.ELF, Unstripped: i.SymbolTable, Static: i.Static(), StaticPIE: i.StaticPIE(), Unhardened: i.Unhardened(), OtherLibc: i.NotLinkedAgainstLibc()}, true
 }
 
 // customSearchPath are the folders of an RPATH or RUNPATH (elfinfo.Info's

@@ -268,3 +268,32 @@ func TestMuslOverride(t *testing.T) {
 		}
 	}
 }
+
+// TestStaticPIEOverride: a position-independent executable that needs no
+// shared library, Go's -buildmode=pie without cgo (with a loader all the
+// same) or gcc -static-pie, gets lintian's shared-library-lacks-prerequisites
+// overridden with a justification: lintian reads any PIE as a shared
+// library.
+func TestStaticPIEOverride(t *testing.T) {
+	testenv.RequireTool(t, "go", "gcc", "dpkg-deb", "lintian")
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "main.go"), []byte("package main\n\nfunc main() { println(\"hi\") }\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	testenv.Run(t, "sh", "-c", `cd "$1" && CGO_ENABLED=0 go build -buildmode=pie -o gopie main.go`, "sh", dir)
+	gopie, err := os.ReadFile(filepath.Join(dir, "gopie"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var debs []string
+	for i, b := range [][]byte{gopie, cc(t, "gcc", "-static-pie")} {
+		name := fmt.Sprintf("shlsp%d", i)
+		deb := buildBinary(t, name, b, "", nil)
+		ovs := string(testenv.Run(t, "sh", "-c", `dpkg-deb --fsys-tarfile "$1" | tar -xO ./usr/share/lintian/overrides/"$2"`, "sh", deb, name))
+		if w := name + ": shared-library-lacks-prerequisites [usr/bin/" + name + "]"; !strings.Contains(ovs, w) {
+			t.Errorf("%s's overrides lack %q:\n%s", name, w, ovs)
+		}
+		debs = append(debs, deb)
+	}
+	testenv.Lintian(t, nil, debs...)
+}

@@ -100,6 +100,10 @@ type BinaryFacts struct {
 	ELF        bool
 	Unstripped bool // a symbol table (file(1): "not stripped"): unstripped-binary-or-object
 	Static     bool // an executable that needs no shared library: statically-linked-binary
+	// StaticPIE: a position-independent executable that needs no shared
+	// library, which lintian takes for a shared object that lacks its
+	// prerequisites: shared-library-lacks-prerequisites.
+	StaticPIE bool
 	// Unhardened are the hardening-no-* tags lintian raises on it
 	// (elfinfo.Info's Unhardened).
 	Unhardened []string
@@ -113,6 +117,7 @@ type BinaryFacts struct {
 const (
 	whyUnstripped = "Upstream's release binary, packaged byte for byte as published and verified: updeb never rebuilds or strips it."
 	whyStatic     = "Upstream builds it statically (Go programs are, by design); lintian exempts Go programs it sees built from source, this one was built upstream."
+	whyStaticPIE  = "Upstream builds it as a position-independent executable that needs no shared library (Go's -buildmode=pie without cgo, gcc -static-pie); lintian reads any PIE as a shared library, which should need some."
 	whyMusl       = "Linked with musl's C library (libc.so, loaded by /lib/ld-musl-ARCH.so.1), not glibc's: lintian counts only glibc's libc.so.N as a C library."
 	whyHardening  = "Upstream's release binary, built and linked by upstream with its own flags: updeb never rebuilds it, so Debian's hardening build flags cannot apply; lintian exempts Go programs it sees built from source, this one was built upstream."
 	whyNoManual   = "Upstream publishes no manual page; the program documents itself (--help)."
@@ -249,6 +254,9 @@ func (pp *ResolvedPackage) Overrides(facts func(dest string) (BinaryFacts, bool)
 		}
 		if ok && bf.ELF && bf.Static && staticFires(pp.Name, f.Dest) {
 			add("statically-linked-binary", f.Dest, whyStatic)
+		}
+		if bf.StaticPIE && prerequisitesFire(f.Dest) {
+			add("shared-library-lacks-prerequisites", f.Dest, whyStaticPIE)
 		}
 		for _, tag := range bf.Unhardened {
 			add(tag, f.Dest, whyHardening)
@@ -401,6 +409,24 @@ func staticFires(pkg, dest string) bool {
 	return !strings.HasPrefix(dest, "/boot/") && !strings.HasSuffix(dest, "-static") && !strings.HasSuffix(dest, ".static") &&
 		!strings.HasSuffix(pkg, "-static") && !strings.HasPrefix(dest, "/usr/lib/debug/") && dest != "/sbin/ldconfig"
 }
+
+// prerequisitesFire follows lintian's exceptions to
+// shared-library-lacks-prerequisites (lintian 2.116, binaries/prerequisites):
+// kernel and syslinux modules, detached debugging information, Guile's
+// compiled files and the dynamic loader.
+func prerequisitesFire(dest string) bool {
+	name := strings.TrimPrefix(dest, "/")
+	for _, p := range []string{"boot/modules/", "lib/modules/", "usr/lib/debug/"} {
+		if strings.HasPrefix(name, p) {
+			return false
+		}
+	}
+	return !noPrerequisitesRE.MatchString(name)
+}
+
+// noPrerequisitesRE are the other names lintian exempts from
+// shared-library-lacks-prerequisites.
+var noPrerequisitesRE = regexp.MustCompile(`\.(?:[ce]32|e64)$|^usr/lib/jvm/.*\.debuginfo$|^usr/lib(?:/[^/]+)+/guile/[^/]+/.+\.go$|^lib(?:|32|x32|64)/(?:[-\w/]+/)?ld-[\d.]+\.so$`)
 
 // commandDirs are where lintian looks for commands that need a manual page.
 var commandDirs = []string{"/bin/", "/usr/bin/", "/usr/bin/X11/", "/usr/bin/mh/", "/usr/games/", "/sbin/", "/usr/sbin/", "/usr/libexec/"}
