@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"regexp"
 	"slices"
+	"strings"
 
 	"github.com/updeb/updeb/pkg/debversion"
 )
@@ -36,6 +37,34 @@ var libraryPackages = map[string]string{
 	"libsystemd.so.0": "libsystemd0",
 }
 
+// debian12Newest are, for the libraries of libraryPackages, the newest
+// numbered symbol version of each series that Debian 12's package brings
+// (its symbols file): libstdc++6 12 has GLIBCXX_3.4.30, a binary of
+// GCC 13 may need GLIBCXX_3.4.31.
+var debian12Newest = map[string]map[string]string{
+	"libstdc++.so.6":  {"GLIBCXX_": "3.4.30", "CXXABI_": "1.3.13"},
+	"libgcc_s.so.1":   {"GCC_": "12.0.0"},
+	"libz.so.1":       {"ZLIB_": "1.2.12"},
+	"libssl.so.3":     {"OPENSSL_": "3.0.9"},
+	"libcrypto.so.3":  {"OPENSSL_": "3.0.9"},
+	"libsystemd.so.0": {"LIBSYSTEMD_": "252"},
+}
+
+// numberedRE is a symbol version's number: 3.4.30 of GLIBCXX_3.4.30.
+var numberedRE = regexp.MustCompile(`^[0-9]+(\.[0-9]+)*$`)
+
+// newerThanDebian12 reports a symbol version of a library of
+// libraryPackages that Debian 12's package does not bring.
+func newerThanDebian12(v Version) bool {
+	for prefix, newest := range debian12Newest[v.File] {
+		if n, ok := strings.CutPrefix(v.Name, prefix); ok && numberedRE.MatchString(n) {
+			c, err := debversion.CompareStrings(n, newest)
+			return err == nil && c > 0
+		}
+	}
+	return false
+}
+
 // Shlibs is what dpkg-shlibdeps concludes from binaries' dynamic sections,
 // as far as it can be told from the binaries alone: Libc6 is the libc6
 // relation they need ("" when none needs glibc; "libc6" when they need it
@@ -43,11 +72,14 @@ var libraryPackages = map[string]string{
 // GLIBC_2.34), Packages the packages of the other libraries they need
 // whose package updeb knows (libstdc++6 for libstdc++.so.6), sorted,
 // Unmapped the other sonames they need, sorted, whose Debian package the
-// binaries do not tell.
+// binaries do not tell; Newer the versions they need of those packages'
+// libraries that Debian 12's do not have ("libstdc++.so.6 GLIBCXX_3.4.31"),
+// sorted: Packages names them unversioned.
 type Shlibs struct {
 	Libc6    string
 	Packages []string
 	Unmapped []string
+	Newer    []string
 }
 
 // SharedLibraries works out Shlibs for binaries (name -> what a Sniffer
@@ -77,6 +109,9 @@ func SharedLibraries(binaries map[string]Info) (Shlibs, error) {
 			}
 		}
 		for _, v := range i.Versions {
+			if newerThanDebian12(v) && !slices.Contains(sh.Newer, v.File+" "+v.Name) {
+				sh.Newer = append(sh.Newer, v.File+" "+v.Name)
+			}
 			if !glibcSonames[v.File] {
 				continue
 			}
@@ -98,6 +133,7 @@ func SharedLibraries(binaries map[string]Info) (Shlibs, error) {
 		sh.Libc6 = "libc6 (>= " + newest + ")"
 	}
 	slices.Sort(sh.Packages)
+	slices.Sort(sh.Newer)
 	slices.Sort(sh.Unmapped)
 	return sh, nil
 }

@@ -43,6 +43,16 @@ func TestSharedLibraries(t *testing.T) {
 			"usr/bin/m": {Libraries: []string{"libc.so"}},
 			"usr/bin/s": {Libraries: []string{"libcrypto.so.3", "libssl.so.3", "libfoo.so.1", "libc.so.6"}},
 		}, Shlibs{Libc6: "libc6 (>= 2.14)", Packages: []string{"libgcc-s1", "libssl3", "libstdc++6"}, Unmapped: []string{"libc.so", "libfoo.so.1"}}, ""},
+		{"newer than Debian 12's", map[string]Info{
+			"usr/bin/a": {Libraries: []string{"libstdc++.so.6", "libgcc_s.so.1", "libssl.so.3", "libc.so.6"}, Versions: []Version{
+				{"libstdc++.so.6", "GLIBCXX_3.4.30"}, {"libstdc++.so.6", "GLIBCXX_3.4.32"}, {"libstdc++.so.6", "CXXABI_1.3.15"},
+				{"libstdc++.so.6", "CXXABI_FLOAT128"}, {"libstdc++.so.6", "GLIBCXX_LDBL_3.4.31"}, {"libgcc_s.so.1", "GCC_13.0.0"},
+				{"libgcc_s.so.1", "GCC_3.0"}, {"libssl.so.3", "OPENSSL_3.2.0"}, {"libssl.so.3", "OPENSSL_3.0.9"},
+			}},
+			"usr/bin/b": {Libraries: []string{"libstdc++.so.6"}, Versions: []Version{{"libstdc++.so.6", "GLIBCXX_3.4.32"}}},
+		}, Shlibs{Libc6: "libc6", Packages: []string{"libgcc-s1", "libssl3", "libstdc++6"}, Newer: []string{
+			"libgcc_s.so.1 GCC_13.0.0", "libssl.so.3 OPENSSL_3.2.0", "libstdc++.so.6 CXXABI_1.3.15", "libstdc++.so.6 GLIBCXX_3.4.32",
+		}}, ""},
 		{"private", map[string]Info{"usr/bin/a": {Libraries: []string{"libc.so.6"}, Versions: glibc("GLIBC_2.34", "GLIBC_PRIVATE")}}, Shlibs{}, "usr/bin/a needs glibc's private symbols (GLIBC_PRIVATE of libc.so.6)"},
 		{"unknown", map[string]Info{"usr/bin/a": {Libraries: []string{"libc.so.6"}, Versions: glibc("GLIBC_ABI_NEW")}}, Shlibs{}, "usr/bin/a needs symbol version GLIBC_ABI_NEW of libc.so.6"},
 	} {

@@ -166,6 +166,9 @@ func (b *binaries) libc6(pp *recipe.ResolvedPackage, log *slog.Logger) func(c *d
 				log.Warn("a binary searches shared libraries in folders of its own (RPATH or RUNPATH), before the system's: lintian's error custom-library-search-path (relative-library-search-path for a relative one); only a folder of the package's private libraries, /usr/lib/PACKAGE, or one relative to $ORIGIN is allowed: add an override with the reason to the recipe's lintian-overrides", "package", pp.Name, "file", "/"+dest, "folders", strings.Join(custom, " "))
 			}
 		}
+		if len(sh.Newer) > 0 {
+			log.Warn("the package's binaries need symbol versions of shared libraries newer than Debian 12's packages have (they will not start there), and Depends names those packages unversioned: add the release that brings them to the package's depends (libstdc++6 (>= 13))", "package", pp.Name, "versions", strings.Join(sh.Newer, ", "))
+		}
 		if len(sh.Unmapped) > 0 {
 			log.Warn("the package's binaries need shared libraries that updeb cannot tell the Debian package of: add the packages that ship them to the package's depends (dpkg -S SONAME names one)", "package", pp.Name, "sonames", strings.Join(sh.Unmapped, " "))
 		}

@@ -191,12 +191,36 @@ func TestSharedLibraryPackages(t *testing.T) {
 	testenv.Lintian(t, nil, deb)
 }
 
+// gcc13 is a binary that needs GLIBCXX_3.4.32 of libstdc++.so.6, as one
+// built with GCC 13 may: linked with a stand-in of that soname whose
+// version script defines it.
+func gcc13(t *testing.T) []byte {
+	t.Helper()
+	dir := t.TempDir()
+	for name, text := range map[string]string{
+		"v.map": "GLIBCXX_3.4.32 { global: new_in_13; local: *; };\n",
+		"lib.c": "int new_in_13(void) { return 1; }\n",
+		"use.c": "int new_in_13(void);\nint main(void) { return new_in_13(); }\n",
+	} {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	testenv.Run(t, "sh", "-c", `cd "$1" && gcc -shared -fPIC -o libstdc++.so.6 -Wl,-soname,libstdc++.so.6 -Wl,--version-script,v.map lib.c && gcc -o use use.c -L. -l:libstdc++.so.6`, "sh", dir)
+	data, err := os.ReadFile(filepath.Join(dir, "use"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return data
+}
+
 // TestSharedLibraryWarnings: what updeb cannot tell from a binary is a
 // warning of the build that names it and says what to add: the sonames of
 // other libraries (useradd(8) needs libaudit.so.1, libselinux.so.1 and
 // libsemanage.so.2 besides glibc), musl's libc.so (whose package dpkg -S
-// does not tell: libc6-dev's linker script has that name), and dynamic:
-// true on a static binary.
+// does not tell: libc6-dev's linker script has that name), dynamic: true
+// on a static binary, and a symbol version newer than Debian 12's
+// libstdc++6 has (GLIBCXX_3.4.32, of GCC 13).
 func TestSharedLibraryWarnings(t *testing.T) {
 	tools := testenv.RequireTool(t, "useradd", "gcc", "musl-gcc")
 	useradd, err := os.ReadFile(tools[0])
@@ -208,12 +232,15 @@ func TestSharedLibraryWarnings(t *testing.T) {
 	buildBinary(t, "shlua", useradd, "    dynamic: true\n", log)
 	buildBinary(t, "shlst", cc(t, "gcc", "-static"), "    dynamic: true\n", log)
 	buildBinary(t, "shlmu", cc(t, "musl-gcc"), "", log)
+	buildBinary(t, "shlgc", gcc13(t), "", log)
 	got := buf.String()
 	for _, w := range []string{
 		`package=shlua sonames="libaudit.so.1 libselinux.so.1 libsemanage.so.2"`,
 		`add the packages that ship them to the package's depends`,
 		`no binary of the package needs glibc: no Depends on libc6 (drop dynamic: true)" recipe=shlst`,
 		`linked with musl (libc.so): add musl to the package's depends" recipe=shlmu`,
+		`newer than Debian 12's packages have (they will not start there)`,
+		`package=shlgc versions="libstdc++.so.6 GLIBCXX_3.4.32"`,
 	} {
 		if !strings.Contains(got, w) {
 			t.Errorf("warnings lack %q:\n%s", w, got)
