@@ -38,6 +38,9 @@ const (
 	dtStrtab     = 5          // DT_STRTAB
 	dtStrsz      = 10         // DT_STRSZ
 	dtFlags1     = 0x6ffffffb // DT_FLAGS_1
+	dtFlags      = 30         // DT_FLAGS
+	dtBindNow    = 24         // DT_BIND_NOW
+	dfBindNow    = 8          // DF_BIND_NOW
 	dtVerneed    = 0x6ffffffe // DT_VERNEED
 	dtVerneednum = 0x6fffffff // DT_VERNEEDNUM
 	dtHash       = 4          // DT_HASH
@@ -71,7 +74,7 @@ type Info struct {
 	Interp      bool   // a PT_INTERP program header
 	Needed      bool   // a DT_NEEDED entry: it needs shared libraries
 	RELRO       bool   // a PT_GNU_RELRO program header
-	BindNow     bool   // DT_FLAGS_1 has DF_1_NOW, as lintian's hardening check reads it
+	BindNow     bool   // DF_1_NOW in DT_FLAGS_1, DF_BIND_NOW in DT_FLAGS or DT_BIND_NOW: lintian reads each as NOW
 	PIE         bool   // DT_FLAGS_1 has DF_1_PIE: file(1) says "pie executable"
 	Machine     uint16 // e_machine
 	// LibsKnown: Libraries, Versions, Fortified and Unfortified are facts
@@ -387,7 +390,12 @@ func (s *Sniffer) parseDynamic() {
 		case dtStrsz:
 			strsz = val
 		case dtFlags1:
-			s.info.BindNow, s.info.PIE = val&df1Now != 0, val&df1PIE != 0
+			s.info.BindNow = s.info.BindNow || val&df1Now != 0
+			s.info.PIE = s.info.PIE || val&df1PIE != 0
+		case dtFlags:
+			s.info.BindNow = s.info.BindNow || val&dfBindNow != 0
+		case dtBindNow:
+			s.info.BindNow = true
 		case dtVerneed:
 			verneed, haveVerneed = val, true
 		case dtVerneednum:

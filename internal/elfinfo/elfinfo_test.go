@@ -66,9 +66,16 @@ func reference(data []byte) (Info, bool) {
 			i.SearchPath = append(i.SearchPath, strings.Split(p, ":")...)
 		}
 	}
-	if flags, err := f.DynValue(elf.DT_FLAGS_1); err == nil && len(flags) > 0 {
-		i.BindNow, i.PIE = flags[0]&uint64(elf.DF_1_NOW) != 0, flags[0]&uint64(elf.DF_1_PIE) != 0
+	flags1, _ := f.DynValue(elf.DT_FLAGS_1)
+	for _, v := range flags1 {
+		i.BindNow, i.PIE = i.BindNow || v&uint64(elf.DF_1_NOW) != 0, i.PIE || v&uint64(elf.DF_1_PIE) != 0
 	}
+	flags, _ := f.DynValue(elf.DT_FLAGS)
+	bindNow, _ := f.DynValue(elf.DT_BIND_NOW)
+	for _, v := range flags {
+		i.BindNow = i.BindNow || v&uint64(elf.DF_BIND_NOW) != 0
+	}
+	i.BindNow = i.BindNow || len(bindNow) > 0
 	syms, _ := f.DynamicSymbols()
 	for _, s := range syms {
 		if s.Section != elf.SHN_UNDEF {

@@ -54,8 +54,9 @@ func (i Info) NotLinkedAgainstLibc() string {
 // for a binary that calls a function glibc fortifies and no fortified one;
 // for a dynamically linked executable or shared object,
 // hardening-no-relro without PT_GNU_RELRO, hardening-no-bindnow without
-// DF_1_NOW, hardening-no-pie for an ET_EXEC executable. Fortified and
-// Unfortified are facts only when i is LibsKnown.
+// BindNow (DF_1_NOW, DF_BIND_NOW or DT_BIND_NOW), hardening-no-pie for an
+// ET_EXEC executable. Fortified and Unfortified are facts only when i is
+// LibsKnown.
 func (i Info) Unhardened() []string {
 	var tags []string
 	if i.Unfortified && !i.Fortified {

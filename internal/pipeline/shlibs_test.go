@@ -3,6 +3,8 @@ package pipeline
 import (
 	"bytes"
 	"context"
+	"debug/elf"
+	"encoding/binary"
 	"fmt"
 	"log/slog"
 	"os"
@@ -88,6 +90,33 @@ func buildBinary(t *testing.T, name string, binary []byte, fields string, log *s
 	return filepath.Join(out, name+"_1.0.0-1_amd64.deb")
 }
 
+// withoutDF1Now is bin (64-bit, little-endian) with DF_1_NOW cleared
+// from its DT_FLAGS_1, leaving DF_BIND_NOW in DT_FLAGS to say the same, as
+// linkers that write only the older flag do.
+func withoutDF1Now(t *testing.T, bin []byte) []byte {
+	t.Helper()
+	f, err := elf.NewFile(bytes.NewReader(bin))
+	if err != nil {
+		t.Fatal(err)
+	}
+	dyn := f.Section(".dynamic")
+	out, cleared, both := bytes.Clone(bin), false, false
+	for off := dyn.Offset; off+16 <= dyn.Offset+dyn.Size; off += 16 {
+		switch binary.LittleEndian.Uint64(out[off:]) {
+		case uint64(elf.DT_FLAGS_1):
+			v := binary.LittleEndian.Uint64(out[off+8:])
+			binary.LittleEndian.PutUint64(out[off+8:], v&^uint64(elf.DF_1_NOW))
+			cleared = v&uint64(elf.DF_1_NOW) != 0
+		case uint64(elf.DT_FLAGS):
+			both = binary.LittleEndian.Uint64(out[off+8:])&uint64(elf.DF_BIND_NOW) != 0
+		}
+	}
+	if !cleared || !both {
+		t.Fatalf("not a binary with DF_1_NOW and DF_BIND_NOW (%v, %v)", cleared, both)
+	}
+	return out
+}
+
 // TestSharedLibraryDepends: the Depends a dynamically linked upstream
 // binary gets is dpkg-shlibdeps' (libc6 (>= 2.34) for a binary that needs
 // GLIBC_2.34, which apt would otherwise install on a system with an older
@@ -121,6 +150,8 @@ func TestSharedLibraryDepends(t *testing.T) {
 		{"Go's linker", "    dynamic: true\n", cgo, shlibdeps(t, cgo)},
 		// Built with Debian's hardening flags: no hardening tag to override.
 		{"hardened", "    dynamic: true\n", hardened, shlibdeps(t, hardened)},
+		// BIND_NOW in DT_FLAGS alone, which lintian reads as NOW too.
+		{"DF_BIND_NOW only", "    dynamic: true\n", withoutDF1Now(t, hardened), shlibdeps(t, hardened)},
 	} {
 		// Each its own package: lintian reads one package of a name.
 		deb := buildBinary(t, fmt.Sprintf("shl%d", i), c.binary, c.fields, nil)
