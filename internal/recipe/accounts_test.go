@@ -2,6 +2,7 @@ package recipe
 
 import (
 	"os"
+	"os/exec"
 	"strconv"
 	"strings"
 	"testing"
@@ -43,5 +44,32 @@ func TestBaseAccountsMatchBasePasswd(t *testing.T) {
 				t.Errorf("%s: %s is %d, the table says %d (present: %v)", tc.file, name, id, have, ok)
 			}
 		}
+	}
+}
+
+// TestBasePackagesHoldTheEssentialSet: every package this Debian system
+// marks Essential: yes, Priority: required or Protected: yes is one of
+// basePackages, and each of those the table says is essential is so here.
+func TestBasePackagesHoldTheEssentialSet(t *testing.T) {
+	testenv.RequireTool(t, "dpkg-query")
+	out, err := exec.Command("dpkg-query", "-W", "-f", "${Package} ${Essential} ${Priority} ${Protected}\n").Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	seen := 0
+	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+		f := strings.Fields(line + " - - -")
+		name, essential, priority, protected := f[0], f[1] == "yes", f[2] == "required", f[3] == "yes"
+		if why, ok := basePackages[name]; ok {
+			seen++
+			if why == "Essential: yes" && !essential {
+				t.Errorf("%s is not essential here (%q), the table says %q", name, line, why)
+			}
+		} else if essential || priority || protected {
+			t.Errorf("%s is missing from basePackages (%q)", name, line)
+		}
+	}
+	if seen < 30 {
+		t.Errorf("only %d of basePackages are installed here: not a Debian system?", seen)
 	}
 }

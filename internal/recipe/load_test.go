@@ -363,6 +363,17 @@ func TestLoadErrors(t *testing.T) {
 				"recipes/x.yaml:22:54: directories: /lib is a folder of every Debian system, which keeps its own mode and owner (dpkg leaves a folder that exists as it is, and for the system user's the postinst would hand the system's folder over to it): state it without mode, owner, group and special-bits",
 				"recipes/x.yaml:22:82: directories: /etc is a folder of every Debian system, which keeps its own mode and owner (dpkg leaves a folder that exists as it is, and for the system user's the postinst would hand the system's folder over to it): state it without mode, owner, group and special-bits",
 			}},
+		// apt-get upgrade replaced the real libc6 and dpkg with the recipe's
+		// packages of a higher version, and Conflicts: bash had it removed.
+		{"a package named after one every Debian system has", []edit{{"  - name: xx\n", "  - name: libc6\n"}, {"    section: admin\n", "    section: admin\n    provides: [dpkg]\n    replaces: [\"coreutils (<< 99)\"]\n    conflicts: [\"bash (<< 9)\"]\n    breaks: [login]\n    depends: [bash]\n  - name: systemd\n    summary: Y tool\n    description: The Y tool.\n    section: admin\n"}},
+			[]string{
+				`recipes/x.yaml:13:11: package name: "libc6" is a package every Debian system has (needed by the essential packages or to boot and update a node): with a higher version, apt would replace the real one with this package on every node at the next upgrade; give the package a name of its own`,
+				`recipes/x.yaml:17:16: provides: "dpkg" names dpkg, a package every Debian system has (Essential: yes): Provides: dpkg would stand in for it, satisfying what depends on it on every node; leave it out`,
+				`recipes/x.yaml:18:16: replaces: "coreutils (<< 99)" names coreutils, a package every Debian system has (Essential: yes): Replaces: coreutils would let the package overwrite its files on every node; leave it out`,
+				`recipes/x.yaml:19:17: conflicts: "bash (<< 9)" names bash, a package every Debian system has (Essential: yes): Conflicts: bash would have apt remove it on every node; leave it out`,
+				`recipes/x.yaml:20:14: breaks: "login" names login, a package every Debian system has (Essential: yes): Breaks: login would have apt remove it on every node; leave it out`,
+				`recipes/x.yaml:22:11: package name: "systemd" is a package every Debian system has (needed by the essential packages or to boot and update a node): with a higher version, apt would replace the real one with this package on every node at the next upgrade; give the package a name of its own`,
+			}},
 		{"a conffile whose name ends in a space", []edit{{"dest: /usr/bin/x}", "dest: \"/etc/x \"}"}},
 			[]string{"recipes/x.yaml:18:38: dest: \"/etc/x \" is a conffile whose name ends in white space, which dpkg's record of conffiles loses (it would never find the file again): rename it, or say conffile: false"}},
 		{"a conffile too long for its .dpkg-dist", []edit{{"dest: /usr/bin/x}", "dest: /etc/" + strings.Repeat("c", 246) + "}"}},

@@ -785,6 +785,8 @@ func (pl *packageResolver) identity(dv debversion.Version) {
 	pp.Name = rd.render(valueOf(n, "name"), "package name", rp.Name)
 	if pp.Name != "" && !deb.ValidPackageName(pp.Name) {
 		pl.fs.at(valueOf(n, "name"), "package name: %q is not a valid Debian package name (want %s, lower case)", pp.Name, deb.PackageNamePattern)
+	} else if why, ok := basePackages[pp.Name]; ok {
+		pl.fs.at(valueOf(n, "name"), "package name: %q is a package every Debian system has (%s): with a higher version, apt would replace the real one with this package on every node at the next upgrade; give the package a name of its own", pp.Name, why)
 	}
 	pp.Summary = rd.render(valueOf(n, "summary"), "summary", rp.Summary)
 	if c := utf8.RuneCountInString(pp.Summary); c > 80 {
@@ -930,6 +932,8 @@ func (pl *packageResolver) relations() {
 			}
 			if err := checkRelation(rf.field, s); err != nil {
 				pl.fs.at(at, "%s: %q: %v", rf.key, s, err)
+			} else if base := baseRelation(rf.field, s); base != "" {
+				pl.fs.at(at, "%s: %q names %s, a package every Debian system has (%s): %s: %s would %s on every node; leave it out", rf.key, s, base, basePackages[base], rf.field, base, baseRelationHarm[rf.field])
 			}
 			rels[rf.field] = append(rels[rf.field], s)
 		}
@@ -945,6 +949,32 @@ func (pl *packageResolver) relations() {
 	}
 	pp.PreDepends, pp.Depends, pp.Recommends, pp.Suggests = rels["Pre-Depends"], rels["Depends"], rels["Recommends"], rels["Suggests"]
 	pp.Conflicts, pp.Breaks, pp.Replaces, pp.Provides = rels["Conflicts"], rels["Breaks"], rels["Replaces"], rels["Provides"]
+}
+
+// baseRelationHarm says what a relation of each field that names one of
+// basePackages does to the nodes; the fields not here may name them.
+var baseRelationHarm = map[string]string{
+	"Provides":  "stand in for it, satisfying what depends on it",
+	"Replaces":  "let the package overwrite its files",
+	"Conflicts": "have apt remove it",
+	"Breaks":    "have apt remove it",
+}
+
+// baseRelation returns the first of basePackages that s, a checked
+// relation of field, names, where baseRelationHarm has field ("": none).
+func baseRelation(field, s string) string {
+	if baseRelationHarm[field] == "" {
+		return ""
+	}
+	groups, _ := deb.ParseRelations(field, s)
+	for _, g := range groups {
+		for _, r := range g {
+			if _, ok := basePackages[r.Name]; ok {
+				return r.Name
+			}
+		}
+	}
+	return ""
 }
 
 // conflictsWithDependency warns about a Conflicts or Breaks relation that
