@@ -608,10 +608,24 @@ func systemUser(b *strings.Builder, pp *ResolvedPackage, u *SystemUser) {
 			grp = "$updeb_group"
 		}
 		line(2, "if ! dpkg-statoverride --list %s >/dev/null 2>&1; then", ShellQuote(globLiteral(o.path)))
-		line(3, `chown "%s:%s" "$DPKG_ROOT"%s`, user, grp, ShellQuote(o.path))
+		in := 3
+		if o.dir {
+			// dpkg leaves a folder that exists as it is: one another
+			// package has too (/etc/ssh, /var/log/apt) stays as that
+			// package and the system made it. dpkg-query takes $DPKG_ROOT
+			// and $DPKG_ADMINDIR from dpkg.
+			line(3, `if [ "$(dpkg-query -S %s 2>/dev/null)" = %s ]; then`, ShellQuote(globLiteral(o.path)), ShellQuote(pp.Name+": "+o.path))
+			in = 4
+		}
+		line(in, `chown "%s:%s" "$DPKG_ROOT"%s`, user, grp, ShellQuote(o.path))
 		if o.mode&(fs.ModeSetuid|fs.ModeSetgid) != 0 {
 			// chown clears setuid and setgid: set the mode again.
-			line(3, `chmod %04o "$DPKG_ROOT"%s`, deb.UnixMode(o.mode), ShellQuote(o.path))
+			line(in, `chmod %04o "$DPKG_ROOT"%s`, deb.UnixMode(o.mode), ShellQuote(o.path))
+		}
+		if o.dir {
+			line(3, "else")
+			line(4, `echo %s >&2`, ShellQuote(fmt.Sprintf("%s: %s is another package's folder too: left as it is, not given to %s", pp.Name, o.path, u.Name)))
+			line(3, "fi")
 		}
 		line(2, "fi")
 	}
@@ -642,6 +656,7 @@ type owned struct {
 	path  string
 	owner deb.Owner
 	mode  fs.FileMode
+	dir   bool
 }
 
 // ownedBy lists the files and directories of the package owned by the
@@ -650,12 +665,12 @@ func (pp *ResolvedPackage) ownedBy(u *SystemUser) []owned {
 	var out []owned
 	for _, d := range pp.Directories {
 		if u.owns(d.Owner) {
-			out = append(out, owned{d.Path, ownerNames(d.Owner), d.Mode})
+			out = append(out, owned{d.Path, ownerNames(d.Owner), d.Mode, true})
 		}
 	}
 	for _, f := range pp.Files {
 		if u.owns(f.Owner) {
-			out = append(out, owned{f.Dest, ownerNames(f.Owner), f.Mode})
+			out = append(out, owned{f.Dest, ownerNames(f.Owner), f.Mode, false})
 		}
 	}
 	return out
