@@ -263,6 +263,13 @@ func FromUpstream(tag string) (string, error) {
 	if s == "" || !isDigit(s[0]) {
 		return "", fmt.Errorf("%w: upstream version %q must start with a digit (after an optional v)", ErrInvalid, tag)
 	}
+	// A "-", "+" or "." with nothing after it (semver's empty pre-release,
+	// build or identifier) numbers no release: "1.0.0+" became 1.0.0, the
+	// Debian version of another upstream version, and "1.0.0-" 1.0.0~.
+	if strings.HasSuffix(s, "-") || strings.HasSuffix(s, "+") || strings.HasSuffix(s, ".") ||
+		strings.Contains(s, "..") || strings.Contains(s, "-+") || strings.Contains(s, ".+") || strings.Contains(s, "-.") {
+		return "", fmt.Errorf("%w: upstream version %q has an empty part (a \"-\", \"+\" or \".\" with nothing after it): no release is numbered so", ErrInvalid, tag)
+	}
 	core, build, _ := strings.Cut(s, "+")
 	if i := strings.IndexByte(core, '-'); i >= 0 {
 		core = core[:i] + "~" + strings.ReplaceAll(core[i+1:], "-", ".")
