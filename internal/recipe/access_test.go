@@ -403,6 +403,38 @@ func TestMaintscriptHelperFragmentWarns(t *testing.T) {
 	}
 }
 
+// A fragment that calls systemctl (other than daemon-reload), as lintian's
+// maintainer-script-calls-systemctl finds it, fails the script where
+// systemd is not running: "System has not been booted with systemd as init
+// system (PID 1). Can't operate.", exit 1, in a chroot or image build. Lint
+// warns at the first such line; a comment, daemon-reload and
+// deb-systemd-invoke pass.
+func TestSystemctlFragmentWarns(t *testing.T) {
+	scripts := "    scripts: {postinst: x.postinst}\n    directories:\n"
+	for _, tt := range []struct {
+		name, text, want string
+	}{
+		{"restart", "true\nsystemctl restart x.service\n", "scripts.postinst: x.postinst line 2 calls systemctl (lintian's maintainer-script-calls-systemctl): where systemd is not running (a chroot, an image build, a container) systemctl fails, and the postinst with it (set -e); start or restart a unit with deb-systemd-invoke (init-system-helpers, essential), which does nothing there, or guard the call with [ -d /run/systemd/system ]"},
+		{"after a semicolon", "true; systemctl enable x.service\n", "scripts.postinst: x.postinst line 1 calls systemctl"},
+		{"daemon-reload", "systemctl daemon-reload\n", ""},
+		{"a comment", "# systemctl restart x.service\ntrue\n", ""},
+		{"deb-systemd-invoke", "deb-systemd-invoke restart x.service\n", ""},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			r, _ := loadAccess(t, strings.Replace(accessRecipe, "    directories:\n", scripts, 1), map[string]string{"x.postinst": tt.text})
+			var got []string
+			for _, w := range r.Warnings {
+				if strings.Contains(w.Message, "systemctl") {
+					got = append(got, w.Message)
+				}
+			}
+			if tt.want == "" && len(got) > 0 || tt.want != "" && (len(got) != 1 || !strings.HasPrefix(got[0], tt.want)) {
+				t.Errorf("warnings %q, want one starting %q", got, tt.want)
+			}
+		})
+	}
+}
+
 // A system user's home that the package states as a directory of root's,
 // with nothing of the user's inside it, is a home the user cannot write:
 // dpkg makes it before the postinst runs adduser, which leaves an existing

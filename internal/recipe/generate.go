@@ -863,6 +863,24 @@ func exitBeforePart(name, text string) int {
 	return 0
 }
 
+// systemctlRE is a line that lintian's maintainer-script-calls-systemctl
+// finds (Lintian::Check::MaintainerScripts::Systemctl): systemctl at its
+// start or after a ";", other than daemon-reload, on a line that is not a
+// comment.
+var systemctlRE = regexp.MustCompile(`^(?:.+;)?\s*systemctl\b`)
+
+// callsSystemctl returns the first line (from 1) of a fragment (text as
+// checkFragment returns it) that calls systemctl as lintian finds it; 0
+// when none.
+func callsSystemctl(text string) int {
+	for i, line := range strings.Split(text, "\n") {
+		if !strings.HasPrefix(line, "#") && systemctlRE.MatchString(line) && !strings.Contains(line, "daemon-reload") {
+			return i
+		}
+	}
+	return 0
+}
+
 // FragmentForLint returns a fragment's bytes as the shell checkers should
 // read them: the #UPDEB# line replaced by ":" (a command that does nothing,
 // as updeb's part is a complete command; a comment alone would leave an
