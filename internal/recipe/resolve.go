@@ -1313,6 +1313,7 @@ func (pl *packageResolver) file(f File) (ResolvedFile, bool) {
 	if strings.HasPrefix(pf.Dest, "/etc/sudoers.d/") && deb.UnixMode(pf.Mode) != 0o440 {
 		pl.fs.warn(valueOf(fn, "dest"), "mode: %s is %04o; sudo wants its files in /etc/sudoers.d at 0440 (lintian's bad-perm-for-file-in-etc-sudoers.d, an error): write mode: \"0440\"", pf.Dest, deb.UnixMode(pf.Mode))
 	}
+	pl.skippedConfig(valueOf(fn, "dest"), pf)
 	inEtc := strings.HasPrefix(pf.Dest, "/etc/")
 	pf.Conffile = inEtc
 	if f.Conffile != nil {
@@ -1340,6 +1341,32 @@ func (pl *packageResolver) file(f File) (ResolvedFile, bool) {
 
 // directories renders the directories the package creates, with their
 // modes (default 0755) and owners.
+// cronFolderRE is a file in a folder cron reads (run-parts for the
+// periodic ones), its name not starting with a "." (cron's .placeholder):
+// folder (group 1) and name (group 2), as lintian's cron check finds it.
+var cronFolderRE = regexp.MustCompile(`^/etc/cron\.(daily|hourly|monthly|weekly|d)/([^./][^/]*)$`)
+
+// skippedConfig warns about a file of pf that sudo or cron reads at its
+// place but skips, or that lintian refuses there: the rules or the job of a
+// name with a "." (sudo, cron and run-parts skip it, sudo one ending in
+// "~" too) never apply, and a cron table that is executable is lintian's
+// error.
+func (pl *packageResolver) skippedConfig(at *yaml.Node, pf ResolvedFile) {
+	if name, ok := strings.CutPrefix(pf.Dest, "/etc/sudoers.d/"); ok && !strings.Contains(name, "/") && (strings.Contains(name, ".") || strings.HasSuffix(name, "~")) {
+		pl.fs.warn(at, "dest: sudo skips a file in /etc/sudoers.d whose name holds a \".\" or ends in \"~\" (sudoers(5), @includedir), so the rules of %s never apply: name it without them", pf.Dest)
+	}
+	m := cronFolderRE.FindStringSubmatch(pf.Dest)
+	if m == nil {
+		return
+	}
+	if strings.ContainsAny(m[2], ".+") {
+		pl.fs.warn(at, "dest: cron skips a file in /etc/cron.%s whose name holds a \".\" or \"+\" (run-parts' names: letters, digits, \"_\" and \"-\"), so %s never runs (lintian's run-parts-cron-filename-contains-illegal-chars): use \"_\" instead", m[1], pf.Dest)
+	}
+	if m[1] == "d" && deb.UnixMode(pf.Mode) != 0o644 {
+		pl.fs.warn(at, "mode: %s is %04o; a file in /etc/cron.d is a cron table, not a script (lintian's bad-permissions-for-etc-cron.d-script, an error, wants 0644): write mode: \"0644\"", pf.Dest, deb.UnixMode(pf.Mode))
+	}
+}
+
 func (pl *packageResolver) directories() {
 	var nodes []*yaml.Node
 	for _, d := range pl.rp.Directories {
