@@ -154,9 +154,9 @@ func TestModesAndOwners(t *testing.T) {
 	for _, want := range []string{
 		"adduser --system --quiet --group --home /var/lib/x xuser\n\t\t\tfi\n\t\t\tupdeb_user=xuser updeb_group=xuser\n",
 		"\t\tfi\n" +
-			"\t\tif ! dpkg-statoverride --list /var/lib/x/state >/dev/null 2>&1; then\n\t\t\tif [ \"$(dpkg-query -S /var/lib/x/state 2>/dev/null)\" = 'xx: /var/lib/x/state' ]; then\n\t\t\t\tchown \"$updeb_user:$updeb_group\" \"$DPKG_ROOT\"/var/lib/x/state\n\t\t\telse\n\t\t\t\techo 'xx: /var/lib/x/state is another package'\\''s folder too: left as it is, not given to xuser' >&2\n\t\t\tfi\n\t\tfi\n" +
-			"\t\tif ! dpkg-statoverride --list '/usr/bin/x\\\\x2dtool' >/dev/null 2>&1; then\n\t\t\tchown \"root:$updeb_group\" \"$DPKG_ROOT\"'/usr/bin/x\\x2dtool'\n\t\t\tchmod 4750 \"$DPKG_ROOT\"'/usr/bin/x\\x2dtool'\n\t\tfi\n" +
-			"\t\tif ! dpkg-statoverride --list '/etc/x/read me ünï' >/dev/null 2>&1; then\n\t\t\tchown \"$updeb_user:root\" \"$DPKG_ROOT\"'/etc/x/read me ünï'\n\t\tfi\n",
+			"\t\tif ! dpkg-statoverride --list /var/lib/x/state >/dev/null 2>&1; then\n\t\t\tif [ \"$(dpkg-query -S /var/lib/x/state 2>/dev/null)\" = 'xx: /var/lib/x/state' ]; then\n\t\t\t\tchown -h \"$updeb_user:$updeb_group\" \"$DPKG_ROOT\"/var/lib/x/state\n\t\t\telse\n\t\t\t\techo 'xx: /var/lib/x/state is another package'\\''s folder too: left as it is, not given to xuser' >&2\n\t\t\tfi\n\t\tfi\n" +
+			"\t\tif ! dpkg-statoverride --list '/usr/bin/x\\\\x2dtool' >/dev/null 2>&1; then\n\t\t\tchown -h \"root:$updeb_group\" \"$DPKG_ROOT\"'/usr/bin/x\\x2dtool'\n\t\t\t[ -L \"$DPKG_ROOT\"'/usr/bin/x\\x2dtool' ] || chmod 4750 \"$DPKG_ROOT\"'/usr/bin/x\\x2dtool'\n\t\tfi\n" +
+			"\t\tif ! dpkg-statoverride --list '/etc/x/read me ünï' >/dev/null 2>&1; then\n\t\t\tchown -h \"$updeb_user:root\" \"$DPKG_ROOT\"'/etc/x/read me ünï'\n\t\tfi\n",
 	} {
 		if !strings.Contains(postinst, want) {
 			t.Errorf("postinst lacks\n%s\nin\n%s", want, postinst)

@@ -617,10 +617,14 @@ func systemUser(b *strings.Builder, pp *ResolvedPackage, u *SystemUser) {
 			line(3, `if [ "$(dpkg-query -S %s 2>/dev/null)" = %s ]; then`, ShellQuote(globLiteral(o.path)), ShellQuote(pp.Name+": "+o.path))
 			in = 4
 		}
-		line(in, `chown "%s:%s" "$DPKG_ROOT"%s`, user, grp, ShellQuote(o.path))
+		// The user may have put a link where the path was (in a folder of
+		// its own, and dpkg keeps a link to a folder where the package has
+		// a folder): chown and chmod would give what it leads to (/etc,
+		// /etc/shadow) to the user. chown -h changes only the link.
+		line(in, `chown -h "%s:%s" "$DPKG_ROOT"%s`, user, grp, ShellQuote(o.path))
 		if o.mode&(fs.ModeSetuid|fs.ModeSetgid) != 0 {
 			// chown clears setuid and setgid: set the mode again.
-			line(in, `chmod %04o "$DPKG_ROOT"%s`, deb.UnixMode(o.mode), ShellQuote(o.path))
+			line(in, `[ -L "$DPKG_ROOT"%s ] || chmod %04o "$DPKG_ROOT"%s`, ShellQuote(o.path), deb.UnixMode(o.mode), ShellQuote(o.path))
 		}
 		if o.dir {
 			line(3, "else")
