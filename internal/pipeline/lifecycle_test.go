@@ -216,26 +216,28 @@ folder: the account's, 0750
 }
 
 // TestSystemUserLeavesAnotherPackagesFolder installs with real dpkg a
-// package (lcother) that has /etc/updeb-shared, then one whose system user
+// package (lcother, of another build) that has /etc/updeb-shared, then one whose system user
 // is to own that folder and its own /var/lib/updeb-lcd: the postinst gave
 // the user the other package's folder (as it would /etc/ssh or
 // /var/log/apt on every node); it now leaves it as it is, says so, and
-// gives the user only the folder no other package has.
+// gives the user the folder only its recipe's packages have (lcd states
+// it, lcd-data puts a file in it, and both carry it).
 func TestSystemUserLeavesAnotherPackagesFolder(t *testing.T) {
 	testenv.RequireTool(t, "tar", "dpkg", "dpkg-deb", "useradd", "groupadd", "dpkg-query")
-	out := buildLC(t, "1.0.0", lcPackage("lcother", "    files:\n      - {source: lc, path: bin/lc, dest: /etc/updeb-shared/lc}\n")+
-		lcPackage("lcd", "    files:\n      - {source: lc, path: bin/lc, dest: /usr/sbin/lcd}\n    directories:\n      - {path: /etc/updeb-shared, owner: updebtestlcd, group: updebtestlcd}\n      - {path: /var/lib/updeb-lcd, mode: \"0750\", owner: updebtestlcd, group: updebtestlcd}\n    system-user: {name: updebtestlcd}\n"))
+	other := buildLC(t, "1.0.0", lcPackage("lcother", "    files:\n      - {source: lc, path: bin/lc, dest: /etc/updeb-shared/lc}\n"))
+	out := buildLC(t, "1.0.0", lcPackage("lcd", "    files:\n      - {source: lc, path: bin/lc, dest: /usr/sbin/lcd}\n    directories:\n      - {path: /etc/updeb-shared, owner: updebtestlcd, group: updebtestlcd}\n      - {path: /var/lib/updeb-lcd, mode: \"0750\", owner: updebtestlcd, group: updebtestlcd}\n    system-user: {name: updebtestlcd}\n")+
+		lcPackage("lcd-data", "    files:\n      - {source: lc, path: bin/lc, dest: /var/lib/updeb-lcd/seed}\n    system-user: {name: updebtestlcd}\n"))
 	root := testenv.DpkgRoot(t)
 	testenv.BasePasswd(t, root)
 	got := testenv.AsRoot(t, `dpkg() { command dpkg --root="$ROOT" --admindir="$ROOT/var/lib/dpkg" --force-script-chrootless --force-not-root --force-depends --log=/dev/null -i "$@" 2>&1; }
-dpkg "$OUT/lcother_1.0.0-1_amd64.deb" >/dev/null
-dpkg "$OUT/lcd_1.0.0-1_amd64.deb" | grep -o "lcd: /.*" || true
+dpkg "$OTHER/lcother_1.0.0-1_amd64.deb" >/dev/null
+dpkg "$OUT/lcd_1.0.0-1_amd64.deb" "$OUT/lcd-data_1.0.0-1_amd64.deb" | grep -o "lcd: /.*" || true
 cd "$ROOT"
 uid=$(grep '^updebtestlcd:' etc/passwd | cut -d: -f3)
 stat -c '%n %u:%g' etc/updeb-shared
 [ "$(stat -c %u var/lib/updeb-lcd)" = "$uid" ] && echo "var/lib/updeb-lcd: the account's"
-true`, "ROOT="+root, "OUT="+out, "PATH=/usr/sbin:/usr/bin:/sbin:/bin")
-	want := `lcd: /etc/updeb-shared is another package's folder too: left as it is, not given to updebtestlcd
+true`, "ROOT="+root, "OUT="+out, "OTHER="+other, "PATH=/usr/sbin:/usr/bin:/sbin:/bin")
+	want := `lcd: /etc/updeb-shared is a folder of another recipe's package too: left as it is, not given to updebtestlcd
 etc/updeb-shared 0:0
 var/lib/updeb-lcd: the account's
 `

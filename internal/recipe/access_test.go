@@ -154,7 +154,11 @@ func TestModesAndOwners(t *testing.T) {
 	for _, want := range []string{
 		"adduser --system --quiet --group --home /var/lib/x xuser\n\t\t\tfi\n\t\t\tupdeb_user=xuser updeb_group=xuser\n",
 		"\t\tfi\n" +
-			"\t\tif ! dpkg-statoverride --list /var/lib/x/state >/dev/null 2>&1; then\n\t\t\tif [ \"$(dpkg-query -S /var/lib/x/state 2>/dev/null)\" = 'xx: /var/lib/x/state' ]; then\n\t\t\t\tchown -h \"$updeb_user:$updeb_group\" \"$DPKG_ROOT\"/var/lib/x/state\n\t\t\telse\n\t\t\t\techo 'xx: /var/lib/x/state is another package'\\''s folder too: left as it is, not given to xuser' >&2\n\t\t\tfi\n\t\tfi\n" +
+			"\t\tif ! dpkg-statoverride --list /var/lib/x/state >/dev/null 2>&1; then\n" +
+			"\t\t\tupdeb_pkgs=$(dpkg-query -S /var/lib/x/state 2>/dev/null) || updeb_pkgs=\n\t\t\tupdeb_other=\n" +
+			"\t\t\tfor updeb_p in $(echo \"${updeb_pkgs%%: /*}\" | tr , ' '); do\n\t\t\t\tcase $updeb_p in xx) ;; *) updeb_other=$updeb_p ;; esac\n\t\t\tdone\n" +
+			"\t\t\tif [ -n \"$updeb_pkgs\" ] && [ -z \"$updeb_other\" ]; then\n\t\t\t\tchown -h \"$updeb_user:$updeb_group\" \"$DPKG_ROOT\"/var/lib/x/state\n" +
+			"\t\t\telse\n\t\t\t\techo 'xx: /var/lib/x/state is a folder of another recipe'\\''s package too: left as it is, not given to xuser' >&2\n\t\t\tfi\n\t\tfi\n" +
 			"\t\tif ! dpkg-statoverride --list '/usr/bin/x\\\\x2dtool' >/dev/null 2>&1; then\n\t\t\tchown -h \"root:$updeb_group\" \"$DPKG_ROOT\"'/usr/bin/x\\x2dtool'\n\t\t\t[ -L \"$DPKG_ROOT\"'/usr/bin/x\\x2dtool' ] || chmod 4750 \"$DPKG_ROOT\"'/usr/bin/x\\x2dtool'\n\t\tfi\n" +
 			"\t\tif ! dpkg-statoverride --list '/etc/x/read me ünï' >/dev/null 2>&1; then\n\t\t\tchown -h \"$updeb_user:root\" \"$DPKG_ROOT\"'/etc/x/read me ünï'\n\t\tfi\n",
 	} {
@@ -295,7 +299,7 @@ func TestStatedDirectoriesInherited(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !strings.Contains(scripts[0].Content, "\t\t\tchown \"$updeb_user:$updeb_group\" \"$DPKG_ROOT\"/var/lib/x/state\n") {
+	if !strings.Contains(scripts[0].Content, "\t\t\t\tcase $updeb_p in xx|xx-data) ;; *) updeb_other=$updeb_p ;; esac\n\t\t\tdone\n\t\t\tif [ -n \"$updeb_pkgs\" ] && [ -z \"$updeb_other\" ]; then\n\t\t\t\tchown -h \"$updeb_user:$updeb_group\" \"$DPKG_ROOT\"/var/lib/x/state\n") {
 		t.Errorf("xx-data's postinst does not hand /var/lib/x/state to xuser:\n%s", scripts[0].Content)
 	}
 	if o := string(data.Overrides(nil)); !strings.Contains(o, "xx-data: non-standard-dir-perm 0700 != 0755 [var/lib/x/state/]") {

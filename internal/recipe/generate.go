@@ -610,11 +610,20 @@ func systemUser(b *strings.Builder, pp *ResolvedPackage, u *SystemUser) {
 		line(2, "if ! dpkg-statoverride --list %s >/dev/null 2>&1; then", ShellQuote(globLiteral(o.path)))
 		in := 3
 		if o.dir {
-			// dpkg leaves a folder that exists as it is: one another
-			// package has too (/etc/ssh, /var/log/apt) stays as that
+			// dpkg leaves a folder that exists as it is: one a package of
+			// another recipe has too (/etc/ssh, /var/log/apt) stays as that
 			// package and the system made it. dpkg-query takes $DPKG_ROOT
-			// and $DPKG_ADMINDIR from dpkg.
-			line(3, `if [ "$(dpkg-query -S %s 2>/dev/null)" = %s ]; then`, ShellQuote(globLiteral(o.path)), ShellQuote(pp.Name+": "+o.path))
+			// and $DPKG_ADMINDIR from dpkg, and says "A, B: PATH".
+			line(3, `updeb_pkgs=$(dpkg-query -S %s 2>/dev/null) || updeb_pkgs=`, ShellQuote(globLiteral(o.path)))
+			line(3, `updeb_other=`)
+			line(3, `for updeb_p in $(echo "${updeb_pkgs%%%%: /*}" | tr , ' '); do`)
+			ours := pp.recipePackages
+			if len(ours) == 0 {
+				ours = []string{pp.Name}
+			}
+			line(4, `case $updeb_p in %s) ;; *) updeb_other=$updeb_p ;; esac`, strings.Join(ours, "|"))
+			line(3, "done")
+			line(3, `if [ -n "$updeb_pkgs" ] && [ -z "$updeb_other" ]; then`)
 			in = 4
 		}
 		// The user may have put a link where the path was (in a folder of
@@ -628,7 +637,7 @@ func systemUser(b *strings.Builder, pp *ResolvedPackage, u *SystemUser) {
 		}
 		if o.dir {
 			line(3, "else")
-			line(4, `echo %s >&2`, ShellQuote(fmt.Sprintf("%s: %s is another package's folder too: left as it is, not given to %s", pp.Name, o.path, u.Name)))
+			line(4, `echo %s >&2`, ShellQuote(fmt.Sprintf("%s: %s is a folder of another recipe's package too: left as it is, not given to %s", pp.Name, o.path, u.Name)))
 			line(3, "fi")
 		}
 		line(2, "fi")
