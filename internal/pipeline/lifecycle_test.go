@@ -250,27 +250,27 @@ var/lib/updeb-lcd: the account's
 // system user owns /var/lib/updeb-lcd and the folder state and the file
 // data in it, after the user (a daemon taken over) replaced state with a
 // link to a folder of root's (dpkg keeps a link to a folder where the
-// package has a folder) and, between unpack and configure (as apt runs
+// package has a folder), which the folder state/ssh then led into, and, between unpack and configure (as apt runs
 // them), data with a link to a file of root's: the postinst's chown and
 // chmod followed the links and gave root's folder and file to
 // the user (with /etc or /etc/shadow, root itself). It now leaves what a
 // link leads to as it is.
 func TestSystemUserChownFollowsNoLink(t *testing.T) {
 	testenv.RequireTool(t, "tar", "dpkg", "dpkg-deb", "useradd", "groupadd", "dpkg-query")
-	out := buildLC(t, "1.0.0", lcPackage("lcd", "    files:\n      - {source: lc, path: bin/lc, dest: /usr/sbin/lcd}\n      - {source: lc, path: bin/lc, dest: /var/lib/updeb-lcd/data, owner: updebtestlcd, mode: \"2750\", special-bits: \"runs with the group of updebtestlcd\", group: updebtestlcd}\n    directories:\n      - {path: /var/lib/updeb-lcd, owner: updebtestlcd, group: updebtestlcd}\n      - {path: /var/lib/updeb-lcd/state, owner: updebtestlcd, group: updebtestlcd}\n    system-user: {name: updebtestlcd}\n"))
+	out := buildLC(t, "1.0.0", lcPackage("lcd", "    files:\n      - {source: lc, path: bin/lc, dest: /usr/sbin/lcd}\n      - {source: lc, path: bin/lc, dest: /var/lib/updeb-lcd/data, owner: updebtestlcd, mode: \"2750\", special-bits: \"runs with the group of updebtestlcd\", group: updebtestlcd}\n    directories:\n      - {path: /var/lib/updeb-lcd, owner: updebtestlcd, group: updebtestlcd}\n      - {path: /var/lib/updeb-lcd/state, owner: updebtestlcd, group: updebtestlcd}\n      - {path: /var/lib/updeb-lcd/state/ssh, owner: updebtestlcd, group: updebtestlcd}\n    system-user: {name: updebtestlcd}\n"))
 	root := testenv.DpkgRoot(t)
 	testenv.BasePasswd(t, root)
 	got := testenv.AsRoot(t, `dpkg() { command dpkg --root="$ROOT" --admindir="$ROOT/var/lib/dpkg" --force-script-chrootless --force-not-root --force-depends --log=/dev/null "$@" 2>&1; }
 dpkg -i "$OUT/lcd_1.0.0-1_amd64.deb" >/dev/null
 cd "$ROOT"
-mkdir -p etc/rootdir && echo secret > etc/rootfile && chmod 0600 etc/rootfile
-rmdir var/lib/updeb-lcd/state && ln -s ../../../etc/rootdir var/lib/updeb-lcd/state
+mkdir -p etc/rootdir/ssh && echo secret > etc/rootfile && chmod 0600 etc/rootfile
+rm -r var/lib/updeb-lcd/state && ln -s ../../../etc/rootdir var/lib/updeb-lcd/state
 dpkg --unpack "$OUT/lcd_1.0.0-1_amd64.deb" >/dev/null
 rm var/lib/updeb-lcd/data && ln -s ../../../etc/rootfile var/lib/updeb-lcd/data
 dpkg --configure lcd >/dev/null
-stat -c '%n %u:%g %a' etc/rootdir etc/rootfile
+stat -c '%n %u:%g %a' etc/rootdir etc/rootdir/ssh etc/rootfile
 true`, "ROOT="+root, "OUT="+out, "PATH=/usr/sbin:/usr/bin:/sbin:/bin")
-	want := "etc/rootdir 0:0 755\netc/rootfile 0:0 600\n"
+	want := "etc/rootdir 0:0 755\netc/rootdir/ssh 0:0 755\netc/rootfile 0:0 600\n"
 	if string(got) != want {
 		t.Errorf("the postinst again, after the system user put links in its folder:\n%s\nwant:\n%s", got, want)
 	}

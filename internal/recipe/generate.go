@@ -599,7 +599,8 @@ func systemUser(b *strings.Builder, pp *ResolvedPackage, u *SystemUser) {
 		line(3, "fi")
 	}
 	line(2, "fi")
-	for _, o := range pp.ownedBy(u) {
+	owned := pp.ownedBy(u)
+	for _, o := range owned {
 		user, grp := o.owner.User, o.owner.Group
 		if user == u.Name {
 			user = "$updeb_user"
@@ -607,7 +608,11 @@ func systemUser(b *strings.Builder, pp *ResolvedPackage, u *SystemUser) {
 		if u.Group && grp == u.Name {
 			grp = "$updeb_group"
 		}
-		line(2, "if ! dpkg-statoverride --list %s >/dev/null 2>&1; then", ShellQuote(globLiteral(o.path)))
+		var noLinks string
+		for _, a := range swappable(o.path, owned, u) {
+			noLinks += fmt.Sprintf(` && [ ! -L "$DPKG_ROOT"%s ]`, ShellQuote(a))
+		}
+		line(2, "if ! dpkg-statoverride --list %s >/dev/null 2>&1%s; then", ShellQuote(globLiteral(o.path)), noLinks)
 		in := 3
 		if o.dir {
 			// dpkg leaves a folder that exists as it is: one a package of
@@ -642,6 +647,31 @@ func systemUser(b *strings.Builder, pp *ResolvedPackage, u *SystemUser) {
 		}
 		line(2, "fi")
 	}
+}
+
+// swappable returns the folders on the way to p that the system user u
+// could have replaced with a link: those inside a folder of the user's
+// (one of owned, or its home), whose entries the user may rename. chown
+// -h follows a link on the way, and would give what it leads to (/etc/ssh
+// for /var/lib/x/state/ssh where state is a link to /etc) to the user.
+func swappable(p string, owned []owned, u *SystemUser) []string {
+	var dirs []string
+	for _, o := range owned {
+		if o.dir {
+			dirs = append(dirs, o.path)
+		}
+	}
+	if u.Home != "" {
+		dirs = append(dirs, path.Clean(u.Home))
+	}
+	var out []string
+	for a := path.Dir(p); a != "/"; a = path.Dir(a) {
+		if slices.ContainsFunc(dirs, func(d string) bool { return strings.HasPrefix(a, d+"/") }) {
+			out = append(out, a)
+		}
+	}
+	slices.Reverse(out)
+	return out
 }
 
 // owns reports whether a path of owner o belongs to the system user u or
