@@ -30,6 +30,7 @@ const (
 	KindConfig           Kind = "config"            // a setting of the config file, a file of the repository, that decides where sources come from or what Sigstore is checked against (no recipe's)
 	KindGitAttributes    Kind = "gitattributes"     // a .gitattributes file of the repository added, changed or removed: it changes the bytes of files as git checks them out (no recipe's)
 	KindPackageTakeover  Kind = "package-takeover"  // a package name another series of recipes shipped at the base, shipped now, or named by a Provides, Replaces, Conflicts or Breaks added
+	KindSystemPackage    Kind = "system-package"    // a Provides, Replaces, Conflicts or Breaks added on a package no recipe ships (openssh-server, systemd)
 	// What a package asks of the installing system (privileges.go): its
 	// bytes change, so they go with a version increase, and a human looks.
 	KindSpecialBits    Kind = "special-bits"    // a setuid, setgid or sticky bit added, changed or removed
@@ -71,6 +72,7 @@ var reviewKinds = map[Kind]string{
 	KindConfig:           "trust",
 	KindGitAttributes:    "trust",
 	KindPackageTakeover:  "trust",
+	KindSystemPackage:    "trust",
 	KindSpecialBits:      "privileges",
 	KindOwner:            "privileges",
 	KindMode:             "privileges",

@@ -29,9 +29,14 @@ type shipper struct {
 // name or field starts with "/".
 const pathsKey = "path:"
 
+// providesKey starts the keys of shippers' answer that are names a package
+// provides (providesKey+NAME).
+const providesKey = "provides:"
+
 // shippers returns, for each Debian package name, the recipes of the base
-// revision that ship it, and for each path a package installs
-// (pathsKey+PATH), the recipes and packages that install it: every recipe file of the folder r's file is in, as
+// revision that ship it, for each path a package installs
+// (pathsKey+PATH), the recipes and packages that install it, and for each
+// name a package provides (providesKey+NAME), the recipes that provide it: every recipe file of the folder r's file is in, as
 // the base has it, resolved for each of its architectures under po; and
 // r's own file, as the shippers name it. A recipe that does not parse or
 // resolve there is left out (its own verify, if it is changed, says so).
@@ -82,6 +87,9 @@ func (b *Base) shippers(ctx context.Context, r *recipe.Recipe, po recipe.Resolve
 			sh.pkg = name
 			for _, installed := range rels[pathsKey] {
 				owners[pathsKey+installed] = append(owners[pathsKey+installed], sh)
+			}
+			for _, v := range rels["Provides"] {
+				owners[providesKey+v] = append(owners[providesKey+v], sh)
 			}
 		}
 	}
@@ -188,7 +196,22 @@ func diffTakeover(r, old *recipe.Recipe, owners map[string][]shipper, self strin
 		for _, field := range []string{"Provides", "Replaces", "Conflicts", "Breaks"} {
 			for _, target := range now[name][field] {
 				o := others(target)
-				if len(o) == 0 || now[target] != nil || slices.Contains(then[name][field], target) {
+				if now[target] != nil || then[target] != nil || slices.Contains(then[name][field], target) {
+					continue
+				}
+				if len(owners[target]) == 0 && len(owners[providesKey+target]) == 0 {
+					// No recipe of the folder ships or provides it (the
+					// one name of a versioned series, which each of its
+					// packages provides, conflicts with and replaces): a
+					// package of the system (Debian's openssh-server,
+					// systemd) or of another repository, which apt acts on
+					// as well.
+					rv.add(ReviewItem{Kind: KindSystemPackage, Subject: target, New: []string{me}},
+						fmt.Sprintf("package %s: %s: %s, a package no recipe of %s ships at %s (the system's, or another repository's): apt acts on it whatever repository it comes from (%s), on every node that has it; review that recipe %s may act on %s before merging",
+							name, field, target, path.Dir(self)+"/", rev, relationEffect[field], r.Name, target))
+					continue
+				}
+				if len(o) == 0 {
 					continue
 				}
 				rv.add(ReviewItem{Kind: KindPackageTakeover, Subject: target, Old: o, New: []string{me}},

@@ -29,7 +29,7 @@ func TestPackageTakeover(t *testing.T) {
 		t.Helper()
 		var out []string
 		for _, it := range rep.Review {
-			if it.Kind == KindPackageTakeover || it.Kind == KindPathConflict {
+			if it.Kind == KindPackageTakeover || it.Kind == KindPathConflict || it.Kind == KindSystemPackage {
 				out = append(out, it.Subject+" "+strings.Join(it.Old, ",")+" -> "+strings.Join(it.New, ",")+": "+it.Message)
 			}
 		}
@@ -76,6 +76,7 @@ func TestPackageTakeover(t *testing.T) {
 			map[string]string{"recipes/hello.yaml": withRel(withRel(edit(t, helloRecipe, `revision: "1"`, `revision: "2"`), `conflicts: ["other (<< 1)"]`), `replaces: [other]`+"\n    provides: [other, hello-api]")},
 			[]string{
 				"other other (recipes/other.yaml) -> hello (recipes/hello.yaml): package hello: Provides: other, a package of recipe other (recipes/other.yaml) at HEAD: apt acts on it whatever recipe declares it (it satisfies what depends on that name); review that recipe hello may act on other before merging",
+				"hello-api  -> hello (recipes/hello.yaml): package hello: Provides: hello-api, a package no recipe of recipes/ ships at HEAD (the system's, or another repository's): apt acts on it whatever repository it comes from (it satisfies what depends on that name), on every node that has it; review that recipe hello may act on hello-api before merging",
 				"other other (recipes/other.yaml) -> hello (recipes/hello.yaml): package hello: Replaces: other, a package of recipe other (recipes/other.yaml) at HEAD: apt acts on it whatever recipe declares it (dpkg lets this package overwrite its files); review that recipe hello may act on other before merging",
 			}},
 		{"a new recipe's package installs the paths of another recipe's package",
@@ -89,6 +90,22 @@ func TestPackageTakeover(t *testing.T) {
 				"hello hello (recipes/old.yaml) -> hello-ng (recipes/hello.yaml): package hello-ng: Replaces: hello, a package of recipe hello (recipes/old.yaml) at HEAD: apt acts on it whatever recipe declares it (dpkg lets this package overwrite its files); review that recipe hello-ng may act on hello before merging",
 				"hello hello (recipes/old.yaml) -> hello-ng (recipes/hello.yaml): package hello-ng: Breaks: hello, a package of recipe hello (recipes/old.yaml) at HEAD: apt acts on it whatever recipe declares it (apt removes or upgrades it to install this package); review that recipe hello-ng may act on hello before merging",
 			}},
+		{"a Conflicts and a Breaks added on packages no recipe ships",
+			map[string]string{"recipes/hello.yaml": withRel(helloRecipe, `replaces: [docker.io]`), "recipes/other.yaml": other, "keys/upstream.asc": key},
+			map[string]string{"recipes/hello.yaml": withRel(withRel(edit(t, helloRecipe, `revision: "1"`, `revision: "2"`), `replaces: [docker.io]`), "conflicts: [openssh-server, docker.io]\n    breaks: [\"systemd (<< 999)\"]")},
+			[]string{
+				"openssh-server  -> hello (recipes/hello.yaml): package hello: Conflicts: openssh-server, a package no recipe of recipes/ ships at HEAD (the system's, or another repository's): apt acts on it whatever repository it comes from (apt removes it to install this package), on every node that has it; review that recipe hello may act on openssh-server before merging",
+				"docker.io  -> hello (recipes/hello.yaml): package hello: Conflicts: docker.io, a package no recipe of recipes/ ships at HEAD (the system's, or another repository's): apt acts on it whatever repository it comes from (apt removes it to install this package), on every node that has it; review that recipe hello may act on docker.io before merging",
+				"systemd  -> hello (recipes/hello.yaml): package hello: Breaks: systemd, a package no recipe of recipes/ ships at HEAD (the system's, or another repository's): apt acts on it whatever repository it comes from (apt removes or upgrades it to install this package), on every node that has it; review that recipe hello may act on systemd before merging",
+			}},
+		{"a new recipe's relation on a package no recipe ships",
+			map[string]string{"recipes/other.yaml": other, "keys/upstream.asc": key},
+			map[string]string{"recipes/hello.yaml": withRel(helloRecipe, "provides: [containerd]")},
+			[]string{"containerd  -> hello (recipes/hello.yaml): package hello: Provides: containerd, a package no recipe of recipes/ ships at HEAD (the system's, or another repository's): apt acts on it whatever repository it comes from (it satisfies what depends on that name), on every node that has it; review that recipe hello may act on containerd before merging"}},
+		{"a new minor of a series provides, conflicts with and replaces the series' one name",
+			map[string]string{"recipes/tool-1.1.yaml": withRel(named("tool-1.1"), "provides: [tool-any]\n    conflicts: [tool-any]\n    replaces: [tool-any]"), "keys/upstream.asc": key},
+			map[string]string{"recipes/hello.yaml": withRel(named("tool-1.2"), "provides: [tool-any]\n    conflicts: [tool-any]\n    replaces: [tool-any]")},
+			nil},
 		{"its own package, bumped",
 			map[string]string{"recipes/hello.yaml": helloRecipe, "recipes/other.yaml": other, "keys/upstream.asc": key},
 			map[string]string{"recipes/hello.yaml": edit(t, helloRecipe, `revision: "1"`, `revision: "2"`)},
