@@ -29,6 +29,11 @@ type shipper struct {
 // name or field starts with "/".
 const pathsKey = "path:"
 
+// dirsKey starts the keys of shipped's fields, and of shippers' answer,
+// that are the directories a package has (dirsOf; dirsKey+DIR), as pathsKey
+// the paths it installs.
+const dirsKey = "dir:"
+
 // providesKey starts the keys of shippers' answer that are names a package
 // provides (providesKey+NAME).
 const providesKey = "provides:"
@@ -88,6 +93,9 @@ func (b *Base) shippers(ctx context.Context, r *recipe.Recipe, po recipe.Resolve
 			for _, installed := range rels[pathsKey] {
 				owners[pathsKey+installed] = append(owners[pathsKey+installed], sh)
 			}
+			for _, d := range rels[dirsKey] {
+				owners[dirsKey+d] = append(owners[dirsKey+d], sh)
+			}
 			for _, v := range rels["Provides"] {
 				owners[providesKey+v] = append(owners[providesKey+v], sh)
 			}
@@ -103,7 +111,8 @@ func (b *Base) shippers(ctx context.Context, r *recipe.Recipe, po recipe.Resolve
 // shipped returns the packages r ships on any of its architectures (nil
 // r: none), each with the names its relations of the fields that act on
 // another package (Provides, Replaces, Conflicts, Breaks) name, by field,
-// and the paths it installs (InstalledPaths), under pathsKey.
+// the paths it installs (InstalledPaths), under pathsKey, and its
+// directories (dirsOf), under dirsKey.
 func shipped(r *recipe.Recipe, po recipe.ResolveOptions) map[string]map[string][]string {
 	out := map[string]map[string][]string{}
 	if r == nil {
@@ -128,6 +137,12 @@ func shipped(r *recipe.Recipe, po recipe.ResolveOptions) map[string]map[string][
 				if k := pkg.Name + "\x00" + installed; !seen[k] {
 					seen[k] = true
 					rels[pathsKey] = append(rels[pathsKey], installed)
+				}
+			}
+			for d := range dirsOf(&pkg) {
+				if k := pkg.Name + "\x00" + dirsKey + d; !seen[k] {
+					seen[k] = true
+					rels[dirsKey] = append(rels[dirsKey], d)
 				}
 			}
 			for _, f := range []struct {
@@ -240,23 +255,32 @@ var relationEffect = map[string]string{
 // one replaces the other and conflicts with or breaks it (Debian policy
 // 7.6.2). One item per other package, naming the paths.
 func diffPathConflicts(name string, rels, then map[string][]string, owners map[string][]shipper, mine func(shipper) bool, rev string, rv *reviews) {
-	before := map[string]bool{}
-	for _, p := range then[pathsKey] {
-		before[p] = true
-	}
 	type other struct{ pkg, recipe string }
 	clash := map[other][]string{}
-	for _, p := range rels[pathsKey] {
-		if before[p] {
-			continue
-		}
-		for _, o := range owners[pathsKey+p] {
-			if o.pkg == name || mine(o) || slices.Contains(rels["Replaces"], o.pkg) && (slices.Contains(rels["Conflicts"], o.pkg) || slices.Contains(rels["Breaks"], o.pkg)) {
+	// A path installed here and there, a file here that is a directory
+	// there, or a directory here that is a file there: dpkg refuses each
+	// ("trying to overwrite directory '/usr/lib/x' in package y with
+	// nondirectory").
+	for _, c := range []struct{ mine, theirs string }{{pathsKey, pathsKey}, {pathsKey, dirsKey}, {dirsKey, pathsKey}} {
+		for _, p := range rels[c.mine] {
+			if slices.Contains(then[c.mine], p) {
 				continue
 			}
-			k := other{o.pkg, o.name + " (" + o.path + ")"}
-			if !slices.Contains(clash[k], p) {
-				clash[k] = append(clash[k], p)
+			for _, o := range owners[c.theirs+p] {
+				if o.pkg == name || mine(o) || slices.Contains(rels["Replaces"], o.pkg) && (slices.Contains(rels["Conflicts"], o.pkg) || slices.Contains(rels["Breaks"], o.pkg)) {
+					continue
+				}
+				k := other{o.pkg, o.name + " (" + o.path + ")"}
+				shown := p
+				switch {
+				case c.theirs == dirsKey:
+					shown += " (a directory of " + o.pkg + ")"
+				case c.mine == dirsKey:
+					shown += " (a directory of " + name + ")"
+				}
+				if !slices.Contains(clash[k], shown) {
+					clash[k] = append(clash[k], shown)
+				}
 			}
 		}
 	}
@@ -270,6 +294,6 @@ func diffPathConflicts(name string, rels, then map[string][]string, owners map[s
 		}
 		rv.add(ReviewItem{Kind: KindPathConflict, Subject: k.pkg, Old: []string{k.recipe}, New: paths},
 			fmt.Sprintf("package %s: %s: also in package %s of recipe %s at %s: dpkg refuses to install one beside the other (\"trying to overwrite '%s', which is also in package %s\") unless %s replaces it and conflicts with or breaks it; add replaces: [%s] and conflicts: [%s] to package %s, or install elsewhere",
-				name, shown, k.pkg, k.recipe, rev, paths[0], k.pkg, name, k.pkg, k.pkg, name))
+				name, shown, k.pkg, k.recipe, rev, strings.Split(paths[0], " (a directory of ")[0], k.pkg, name, k.pkg, k.pkg, name))
 	}
 }
