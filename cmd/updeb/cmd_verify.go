@@ -126,7 +126,8 @@ func runVerify(cmd *cobra.Command, g *globalOptions, o *verifyOptions, args []st
 // change could otherwise swap the root, or send an upstream host to a
 // mirror, without a REVIEW line. So is each .gitattributes file of the
 // repository added, changed or removed since base
-// (gate.Base.AttributesReview): git checks every file out through them.
+// (gate.Base.AttributesReview): git checks every file out through them; and
+// each recipe file gone from the recipes folder (gate.Base.RecipesGoneReview).
 func reviewConfiguration(cmd *cobra.Command, g *globalOptions, s *session, base string, rep *gate.Report) error {
 	_, root, _ := g.trustedRootFile(s.cfg)
 	git, err := exec.LookPath("git")
@@ -140,6 +141,10 @@ func reviewConfiguration(cmd *cobra.Command, g *globalOptions, s *session, base 
 	}
 	more, err := b.TrustedRootReview(cmd.Context(), g.recipesDir, root)
 	if err != nil {
+		return err
+	}
+	items = append(items, more...)
+	if more, err = b.RecipesGoneReview(cmd.Context(), g.recipesDir); err != nil {
 		return err
 	}
 	items = append(items, more...)

@@ -190,6 +190,40 @@ func (b *Base) AttributesReview(ctx context.Context, dir string) ([]ReviewItem, 
 	return items, nil
 }
 
+// RecipesGoneReview is one review item (no recipe's) per recipe file of the
+// recipes folder dir (*.yaml, as updeb lists the recipes) that the base
+// revision has and the working tree does not: updeb no longer builds,
+// plans or bumps its packages, which verify, checking the recipes there
+// are, never sees. A recipe renamed to NAME.yml, which updeb does not list,
+// vanishes so from the build though the change looks like a rename; the
+// line names such a file.
+func (b *Base) RecipesGoneReview(ctx context.Context, dir string) ([]ReviewItem, error) {
+	if _, err := b.top(ctx, dir); err != nil {
+		return nil, err
+	}
+	gone, err := b.git(ctx, dir, "diff", "--name-only", "--relative", "--no-renames", "--diff-filter=D", "-z", b.Rev, "--", ".")
+	if err != nil {
+		return nil, fmt.Errorf("%w: %v", ErrBase, err)
+	}
+	var items []ReviewItem
+	for _, p := range strings.Split(string(gone), "\x00") {
+		if !strings.HasSuffix(p, ".yaml") || strings.Contains(p, "/") {
+			continue
+		}
+		file, instead := filepath.ToSlash(filepath.Join(dir, p)), ""
+		yml := strings.TrimSuffix(file, ".yaml") + ".yml"
+		if _, err := os.Lstat(filepath.FromSlash(yml)); err == nil {
+			instead = fmt.Sprintf("; %s is there now, which updeb does not read (it reads the recipes *.yaml): name it %s to keep the recipe", yml, p)
+		}
+		items = append(items, ReviewItem{
+			Kind: KindRecipeGone, Subject: file, Old: []string{b.Rev}, New: []string{},
+			Message: fmt.Sprintf("the recipe %s is gone since %s: updeb no longer builds, plans or bumps its packages (the repository keeps what it published, and nodes what they installed)%s; review it before merging",
+				file, b.Rev, instead),
+		})
+	}
+	return items, nil
+}
+
 // ConfigGoneReview is one review item (no recipe's) when file, a config
 // updeb reads in preference to inUse (updeb.yaml in the working folder
 // before /etc/updeb/config.yaml), is not there now but the base revision

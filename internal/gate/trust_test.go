@@ -1122,3 +1122,43 @@ func TestConfigGoneReview(t *testing.T) {
 		t.Errorf("removed, no config: %+v", items)
 	}
 }
+
+// TestRecipesGoneReview: a recipe file of the base gone from the recipes
+// folder is a review item naming it, and a recipe renamed to NAME.yml,
+// which updeb does not list, says so; a file of a recipe's own folder, and
+// a recipe file of another folder, are none.
+func TestRecipesGoneReview(t *testing.T) {
+	dir, write, b := committed(t, map[string]string{"recipes/hello.yaml": helloRecipe, "recipes/other.yaml": "name: other\n", "recipes/hello/a.yaml": "a\n", "shared/x.yaml": "x\n", "recipes/kept.yaml": "name: kept\n"})
+	t.Chdir(dir)
+	review := func() []string {
+		t.Helper()
+		items, err := b.RecipesGoneReview(context.Background(), "recipes")
+		if err != nil {
+			t.Fatal(err)
+		}
+		var out []string
+		for _, it := range items {
+			if it.Kind != KindRecipeGone || it.Recipe != "" {
+				t.Errorf("item %+v", it)
+			}
+			out = append(out, it.Subject+": "+it.Message)
+		}
+		return out
+	}
+	if got := review(); len(got) != 0 {
+		t.Errorf("no recipe gone: %q", got)
+	}
+	write("recipes/hello.yml", helloRecipe)
+	for _, p := range []string{"recipes/hello.yaml", "recipes/other.yaml", "recipes/hello/a.yaml", "shared/x.yaml"} {
+		if err := os.Remove(filepath.Join(dir, filepath.FromSlash(p))); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want := []string{
+		"recipes/hello.yaml: the recipe recipes/hello.yaml is gone since HEAD: updeb no longer builds, plans or bumps its packages (the repository keeps what it published, and nodes what they installed); recipes/hello.yml is there now, which updeb does not read (it reads the recipes *.yaml): name it hello.yaml to keep the recipe; review it before merging",
+		"recipes/other.yaml: the recipe recipes/other.yaml is gone since HEAD: updeb no longer builds, plans or bumps its packages (the repository keeps what it published, and nodes what they installed); review it before merging",
+	}
+	if got := review(); !slices.Equal(got, want) {
+		t.Errorf("review:\n  %s\nwant:\n  %s", strings.Join(got, "\n  "), strings.Join(want, "\n  "))
+	}
+}
