@@ -811,7 +811,9 @@ func sameContent(a, b *recipe.Resolved, rootA, rootB string) (same bool, why []s
 		why = append(why, "the release date")
 	}
 	if a.Component != b.Component || a.Suite != b.Suite {
-		why = append(why, "the repository component or suite")
+		// No byte of the packages, but counted as one: one version would
+		// then name two publications.
+		why = append(why, "the repository component or suite: no byte of the packages, but the same version would name two publications")
 	}
 	for i, sa := range a.Sources { // by place, as contentView compares them
 		if i >= len(b.Sources) {
