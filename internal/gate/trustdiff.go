@@ -2,6 +2,7 @@ package gate
 
 import (
 	"bytes"
+	"cmp"
 	"fmt"
 	"maps"
 	"path/filepath"
@@ -265,6 +266,13 @@ func diffTrust(r, old *recipe.Recipe, rev string, rv *reviews) {
 		rv.add(ReviewItem{Kind: KindNewRecipe, New: names},
 			fmt.Sprintf("new recipe %s (not at %s): review the trust of each of its sources (%s)", r.Name, rev, strings.Join(names, ", ")))
 	}
+	if old != nil {
+		if n, o := watchSource(r.Watch), watchSource(old.Watch); n != o {
+			rv.add(ReviewItem{Kind: KindWatch, Old: one(o), New: one(n)},
+				fmt.Sprintf("release source (watch) %s, was %s: updeb outdated, bump and plan --apply take the next versions and release days from it, and plan's description links its release notes; review that it is upstream's (not a fork) before merging",
+					cmp.Or(n, "none"), cmp.Or(o, "none")))
+		}
+	}
 	// A source removed takes its anchors with it: the package diff shows
 	// it, and nothing is trusted that was not before. A source renamed in
 	// place (the old name gone, the new one new, at the same place in the
@@ -276,6 +284,18 @@ func diffTrust(r, old *recipe.Recipe, rev string, rv *reviews) {
 		}
 		diffSource(name, na[name], o, rv)
 	}
+}
+
+// watchSource is where a recipe's watch lists releases: the GitHub
+// repository, or the URL and the pattern read there ("" for no watch).
+func watchSource(w *recipe.Watch) string {
+	switch {
+	case w == nil:
+		return ""
+	case w.GitHub != "":
+		return "github " + strings.ToLower(w.GitHub) // GitHub matches names in any case
+	}
+	return fmt.Sprintf("%s (pattern %s)", w.URL, w.Pattern)
 }
 
 // diffSource compares the anchors of one source; o is nil when the source
