@@ -2,6 +2,7 @@ package gate
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -149,5 +150,30 @@ func TestShippersThroughLink(t *testing.T) {
 	owners, self, err := (&Base{Git: tools[0], Rev: "HEAD"}).shippers(context.Background(), r, recipe.ResolveOptions{})
 	if want := []shipper{{"hello", "recipes/hello.yaml", false, ""}}; err != nil || self != "recipes/hello-ng.yaml" || !slices.Equal(owners["hello"], want) {
 		t.Errorf("shippers: %+v, %q, %v; want hello shipped by %+v", owners["hello"], self, err, want)
+	}
+}
+
+// BenchmarkShippers reads the base's recipes of a folder of 2,000 (what a
+// verify --base of one recipe of such a repository does once).
+func BenchmarkShippers(b *testing.B) {
+	tools := testenv.RequireTool(b, "git")
+	dir := b.TempDir()
+	write, git := testRepo(b, tools[0], dir)
+	write("keys/upstream.asc", "key\n")
+	for i := range 2000 {
+		name := fmt.Sprintf("r%d", i)
+		write("recipes/"+name+".yaml", strings.NewReplacer("\nname: hello\n", "\nname: "+name+"\n", "packages:\n  - name: hello\n", "packages:\n  - name: "+name+"\n").Replace("\n" + helloRecipe)[1:])
+	}
+	git("init", "-q")
+	git("add", "-A")
+	git("commit", "-q", "-m", "base")
+	r, err := recipe.Load(filepath.Join(dir, "recipes", "r0.yaml"), recipe.LoadOptions{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	for b.Loop() {
+		if _, _, err := (&Base{Git: tools[0], Rev: "HEAD"}).shippers(context.Background(), r, recipe.ResolveOptions{}); err != nil {
+			b.Fatal(err)
+		}
 	}
 }
