@@ -22,6 +22,7 @@ type shipper struct {
 	path string // its file, relative to the repository's top folder (slashes)
 	gone bool   // the working tree has no file there now (removed, renamed)
 	pkg  string // the package, where a path is looked up (owners[pathsKey+PATH])
+	as   string // there, the path as that package installs it (merged-/usr's other name of the path looked up)
 }
 
 // pathsKey starts the keys of shippers' answer, and of shipped's fields, that
@@ -87,15 +88,19 @@ func (b *Base) shippers(ctx context.Context, r *recipe.Recipe, po recipe.Resolve
 		}
 		_, err = os.Lstat(filepath.Join(top, filepath.FromSlash(p)))
 		for name, rels := range shipped(old, po) {
-			sh := shipper{old.Name, p, errors.Is(err, fs.ErrNotExist), ""}
+			sh := shipper{old.Name, p, errors.Is(err, fs.ErrNotExist), "", ""}
 			owners[name] = append(owners[name], sh)
 			sh.pkg = name
-			for _, installed := range rels[pathsKey] {
-				owners[pathsKey+installed] = append(owners[pathsKey+installed], sh)
+			// Looked up as on a merged-/usr system, where /bin/x is
+			// /usr/bin/x: dpkg takes them for two paths.
+			for _, key := range []string{pathsKey, dirsKey} {
+				for _, installed := range rels[key] {
+					sh.as = installed
+					k := key + recipe.UsrMerged(installed)
+					owners[k] = append(owners[k], sh)
+				}
 			}
-			for _, d := range rels[dirsKey] {
-				owners[dirsKey+d] = append(owners[dirsKey+d], sh)
-			}
+			sh.as = ""
 			for _, v := range rels["Provides"] {
 				owners[providesKey+v] = append(owners[providesKey+v], sh)
 			}
@@ -246,6 +251,10 @@ var relationEffect = map[string]string{
 	"Breaks":    "apt removes or upgrades it to install this package",
 }
 
+// mergedNote follows a path of a path-conflict line that the other
+// package installs under merged-/usr's other name.
+const mergedNote = ", one path on a merged-/usr system, as every Debian since 12 is: dpkg refuses nothing"
+
 // diffPathConflicts adds a review item for each package of another
 // recipe of the base revision (owners: shippers; mine tells r's own and its
 // series apart) that installs a path that package name of r installs now
@@ -266,13 +275,18 @@ func diffPathConflicts(name string, rels, then map[string][]string, owners map[s
 			if slices.Contains(then[c.mine], p) {
 				continue
 			}
-			for _, o := range owners[c.theirs+p] {
+			for _, o := range owners[c.theirs+recipe.UsrMerged(p)] {
 				if o.pkg == name || mine(o) || slices.Contains(rels["Replaces"], o.pkg) && (slices.Contains(rels["Conflicts"], o.pkg) || slices.Contains(rels["Breaks"], o.pkg)) {
 					continue
 				}
 				k := other{o.pkg, o.name + " (" + o.path + ")"}
 				shown := p
 				switch {
+				case o.as != p:
+					// dpkg refuses nothing: the package unpacked second
+					// overwrites the other's file through the link, and
+					// removing it deletes that file.
+					shown += " (" + o.as + " there" + mergedNote + ")"
 				case c.theirs == dirsKey:
 					shown += " (a directory of " + o.pkg + ")"
 				case c.mine == dirsKey:
@@ -292,8 +306,12 @@ func diffPathConflicts(name string, rels, then map[string][]string, owners map[s
 		if len(paths) > 3 {
 			shown = fmt.Sprintf("%s and %d more", strings.Join(paths[:3], ", "), len(paths)-3)
 		}
+		what := "on a merged-/usr system dpkg lets the package unpacked second overwrite the other's file, and removing it deletes that file,"
+		if i := slices.IndexFunc(paths, func(p string) bool { return !strings.Contains(p, mergedNote) }); i >= 0 {
+			what = fmt.Sprintf("dpkg refuses to install one beside the other (\"trying to overwrite '%s', which is also in package %s\")", strings.Split(paths[i], " (")[0], k.pkg)
+		}
 		rv.add(ReviewItem{Kind: KindPathConflict, Subject: k.pkg, Old: []string{k.recipe}, New: paths},
-			fmt.Sprintf("package %s: %s: also in package %s of recipe %s at %s: dpkg refuses to install one beside the other (\"trying to overwrite '%s', which is also in package %s\") unless %s replaces it and conflicts with or breaks it; add replaces: [%s] and conflicts: [%s] to package %s, or install elsewhere",
-				name, shown, k.pkg, k.recipe, rev, strings.Split(paths[0], " (a directory of ")[0], k.pkg, name, k.pkg, k.pkg, name))
+			fmt.Sprintf("package %s: %s: also in package %s of recipe %s at %s: %s unless %s replaces it and conflicts with or breaks it; add replaces: [%s] and conflicts: [%s] to package %s, or install elsewhere",
+				name, shown, k.pkg, k.recipe, rev, what, name, k.pkg, k.pkg, name))
 	}
 }

@@ -88,6 +88,10 @@ func TestPackageTakeover(t *testing.T) {
 			map[string]string{"recipes/old.yaml": edit(t, helloRecipe, "dest: /usr/share/doc/hello/LICENSE", "dest: /usr/lib/hello/LICENSE"), "keys/upstream.asc": key},
 			map[string]string{"recipes/hello.yaml": edit(t, named("hello-ng"), "packages:\n  - name: hello\n", "packages:\n  - name: hello-ng\n", "dest: /usr/bin/hello}", "dest: /usr/bin/hello/ng}", "dest: /usr/share/doc/hello/LICENSE", "dest: /usr/lib/hello")},
 			[]string{"hello hello (recipes/old.yaml) -> /usr/bin/hello (a directory of hello-ng),/usr/lib/hello (a directory of hello): package hello-ng: /usr/bin/hello (a directory of hello-ng), /usr/lib/hello (a directory of hello): also in package hello of recipe hello (recipes/old.yaml) at HEAD: dpkg refuses to install one beside the other (\"trying to overwrite '/usr/bin/hello', which is also in package hello\") unless hello-ng replaces it and conflicts with or breaks it; add replaces: [hello] and conflicts: [hello] to package hello-ng, or install elsewhere"}},
+		{"a new recipe's package installs another's paths under merged-/usr's other name",
+			map[string]string{"recipes/old.yaml": helloRecipe, "keys/upstream.asc": key},
+			map[string]string{"recipes/hello.yaml": edit(t, named("hello-ng"), "packages:\n  - name: hello\n", "packages:\n  - name: hello-ng\n", "dest: /usr/bin/hello}", "dest: /bin/hello}", "dest: /usr/share/doc/hello/LICENSE", "dest: /usr/share/doc/hello-ng/LICENSE")},
+			[]string{"hello hello (recipes/old.yaml) -> /bin/hello (/usr/bin/hello there, one path on a merged-/usr system, as every Debian since 12 is: dpkg refuses nothing): package hello-ng: /bin/hello (/usr/bin/hello there, one path on a merged-/usr system, as every Debian since 12 is: dpkg refuses nothing): also in package hello of recipe hello (recipes/old.yaml) at HEAD: on a merged-/usr system dpkg lets the package unpacked second overwrite the other's file, and removing it deletes that file, unless hello-ng replaces it and conflicts with or breaks it; add replaces: [hello] and conflicts: [hello] to package hello-ng, or install elsewhere"}},
 		{"one that replaces and breaks it",
 			map[string]string{"recipes/old.yaml": helloRecipe, "keys/upstream.asc": key},
 			map[string]string{"recipes/hello.yaml": withRel(edit(t, named("hello-ng"), "packages:\n  - name: hello\n", "packages:\n  - name: hello-ng\n"), "replaces: [hello]\n    breaks: [hello]")},
@@ -148,7 +152,7 @@ func TestShippersThroughLink(t *testing.T) {
 		t.Fatal(err)
 	}
 	owners, self, err := (&Base{Git: tools[0], Rev: "HEAD"}).shippers(context.Background(), r, recipe.ResolveOptions{})
-	if want := []shipper{{"hello", "recipes/hello.yaml", false, ""}}; err != nil || self != "recipes/hello-ng.yaml" || !slices.Equal(owners["hello"], want) {
+	if want := []shipper{{"hello", "recipes/hello.yaml", false, "", ""}}; err != nil || self != "recipes/hello-ng.yaml" || !slices.Equal(owners["hello"], want) {
 		t.Errorf("shippers: %+v, %q, %v; want hello shipped by %+v", owners["hello"], self, err, want)
 	}
 }
