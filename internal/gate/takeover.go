@@ -231,12 +231,19 @@ func diffTakeover(r, old *recipe.Recipe, owners map[string][]shipper, self strin
 							name, field, target, path.Dir(self)+"/", rev, relationEffect[field], r.Name, target))
 					continue
 				}
+				what := "a package"
+				if len(owners[target]) == 0 {
+					// A name only packages of other recipes provide (the
+					// one name of their series): a conflicts on it
+					// removes them.
+					o, what = others(providesKey+target), "a name provided by packages"
+				}
 				if len(o) == 0 {
 					continue
 				}
 				rv.add(ReviewItem{Kind: KindPackageTakeover, Subject: target, Old: o, New: []string{me}},
-					fmt.Sprintf("package %s: %s: %s, a package of recipe %s at %s: apt acts on it whatever recipe declares it (%s); review that recipe %s may act on %s before merging",
-						name, field, target, strings.Join(o, ", "), rev, relationEffect[field], r.Name, target))
+					fmt.Sprintf("package %s: %s: %s, %s of recipe %s at %s: apt acts on it whatever recipe declares it (%s); review that recipe %s may act on %s before merging",
+						name, field, target, what, strings.Join(o, ", "), rev, relationEffect[field], r.Name, target))
 			}
 		}
 	}
