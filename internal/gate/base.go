@@ -560,7 +560,9 @@ func compareBase(ctx context.Context, r *recipe.Recipe, opts Options, rr *Recipe
 		c.fail("base", fmt.Errorf("%w: %w", ErrBase, err), "%v", err)
 		return
 	}
-	diffTakeover(r, old, owners, self, opts.Build.ResolveOptions, base.Rev, rv)
+	// A new minor's relations are compared with its predecessor's: those
+	// it keeps are no news.
+	diffTakeover(r, from, owners, self, opts.Build.ResolveOptions, base.Rev, rv)
 	flagged := map[string]bool{}
 	for _, it := range rv.items {
 		check := reviewKinds[it.Kind]

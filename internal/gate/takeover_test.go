@@ -43,6 +43,14 @@ func TestPackageTakeover(t *testing.T) {
 		}
 		return out
 	}
+	// A new minor keeps its predecessor's Conflicts on a package no recipe
+	// ships: no line; one it adds is.
+	minor := gateBaseOf(t, "recipes/tool-1.2.yaml",
+		map[string]string{"recipes/tool-1.1.yaml": withRel(named("tool-1.1"), "conflicts: [openssh-server]"), "keys/upstream.asc": key},
+		map[string]string{"recipes/tool-1.2.yaml": withRel(named("tool-1.2"), "conflicts: [openssh-server, systemd]")})
+	if got, want := takeovers(minor), []string{"systemd  -> tool-1.2 (recipes/tool-1.2.yaml): package hello: Conflicts: systemd, a package no recipe of recipes/ ships at HEAD (the system's, or another repository's): apt acts on it whatever repository it comes from (apt removes it to install this package), on every node that has it; review that recipe tool-1.2 may act on systemd before merging"}; !slices.Equal(got, want) {
+		t.Errorf("new minor:\n  %s\nwant:\n  %s", strings.Join(got, "\n  "), strings.Join(want, "\n  "))
+	}
 	for _, tt := range []struct {
 		name       string
 		base, head map[string]string
