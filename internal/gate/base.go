@@ -2,6 +2,7 @@ package gate
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -814,8 +815,13 @@ func sameContent(a, b *recipe.Resolved, rootA, rootB string) (same bool, why []s
 	}
 	if a.Component != b.Component || a.Suite != b.Suite {
 		// No byte of the packages, but counted as one: one version would
-		// then name two publications.
+		// then name two publications. Listed too: nodes whose sources name
+		// only the old suite or component get no more updates.
 		why = append(why, "the repository component or suite: no byte of the packages, but the same version would name two publications")
+		target := func(p *recipe.Resolved) string {
+			return fmt.Sprintf("suite %s, component %s", cmp.Or(p.Suite, "(the repository's default)"), p.Component)
+		}
+		notes = append(notes, change{"repository", fmt.Sprintf("published to %s, was %s: nodes whose apt sources name only the old one get no newer version", target(a), target(b))})
 	}
 	for i, sa := range a.Sources { // by place, as contentView compares them
 		if i >= len(b.Sources) {

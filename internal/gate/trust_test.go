@@ -338,11 +338,11 @@ func TestGateTrust(t *testing.T) {
 			map[string]string{recipeFile: signedBy(t, k.fa), ring: keyring(k.a)},
 			map[string]string{recipeFile: edit(t, signedBy(t, k.fa), "019250d9e08f5242159d5dcea64c8c7cf77924cd8c69460ae7af5d4ad51d032e", "7f4b9b5c6bc993bd427c4ba7fd1aea86dab4083b51cb8c84ab533926ddb71665",
 				"release-date: 2026-03-14", "release-date: 2026-03-15", "architectures:", "repo: {suite: stable}\narchitectures:")},
-			"the packages change (the pinned bytes of source hello, the release date, the repository component or suite: no byte of the packages, but the same version would name two publications) but the Debian version 1.2.0-1 does not increase over 1.2.0-1 at HEAD: raise version, revision or epoch", nil, nil, true},
+			"the packages change (the pinned bytes of source hello, the release date, the repository component or suite: no byte of the packages, but the same version would name two publications, the changes listed) but the Debian version 1.2.0-1 does not increase over 1.2.0-1 at HEAD: raise version, revision or epoch", nil, nil, true},
 		{"a repository component alone without a new version fails, saying why",
 			map[string]string{recipeFile: signedBy(t, k.fa), ring: keyring(k.a)},
 			map[string]string{recipeFile: edit(t, signedBy(t, k.fa), "architectures:", "repo: {component: contrib}\narchitectures:")},
-			"the packages change (the repository component or suite: no byte of the packages, but the same version would name two publications) but the Debian version 1.2.0-1 does not increase over 1.2.0-1 at HEAD: raise version, revision or epoch", nil, nil, true},
+			"the packages change (the repository component or suite: no byte of the packages, but the same version would name two publications, the changes listed) but the Debian version 1.2.0-1 does not increase over 1.2.0-1 at HEAD: raise version, revision or epoch", nil, nil, true},
 		{"a trust change beside a package change still fails without a new version",
 			map[string]string{recipeFile: signedBy(t, k.fa, k.fb), ring: keyring(k.a, k.b)},
 			map[string]string{recipeFile: edit(t, signedBy(t, k.fa), "section: utils", "section: net")},
@@ -1178,5 +1178,18 @@ func TestRecipesGoneReview(t *testing.T) {
 	}
 	if got := review(); !slices.Equal(got, want) {
 		t.Errorf("review:\n  %s\nwant:\n  %s", strings.Join(got, "\n  "), strings.Join(want, "\n  "))
+	}
+}
+
+// TestRepositoryMoveListed: a recipe that moves to another suite or
+// component under a new version changes no byte of its packages, but nodes
+// whose apt sources name only the old one get no newer version: changes:
+// lists the move.
+func TestRepositoryMoveListed(t *testing.T) {
+	rep := gateBase(t, map[string]string{"recipes/hello.yaml": helloRecipe, "keys/upstream.asc": "key\n"},
+		map[string]string{"recipes/hello.yaml": edit(t, helloRecipe, `revision: "1"`, `revision: "2"`, "architectures:", "repo: {suite: unstable, component: contrib}\narchitectures:")})
+	want := []string{"repository [amd64]: published to suite unstable, component contrib, was suite (the repository's default), component main: nodes whose apt sources name only the old one get no newer version"}
+	if got := rep.Recipes[0].Changes; !slices.Equal(got, want) {
+		t.Errorf("changes:\n  %s\nwant:\n  %s", strings.Join(got, "\n  "), strings.Join(want, "\n  "))
 	}
 }
