@@ -47,8 +47,8 @@ func TestPackageTakeover(t *testing.T) {
 	// ships: no line; one it adds is.
 	minor := gateBaseOf(t, "recipes/tool-1.2.yaml",
 		map[string]string{"recipes/tool-1.1.yaml": withRel(named("tool-1.1"), "conflicts: [openssh-server]"), "keys/upstream.asc": key},
-		map[string]string{"recipes/tool-1.2.yaml": withRel(named("tool-1.2"), "conflicts: [openssh-server, systemd]")})
-	if got, want := takeovers(minor), []string{"systemd  -> tool-1.2 (recipes/tool-1.2.yaml): package hello: Conflicts: systemd, a package no recipe of recipes/ ships at HEAD (the system's, or another repository's): apt acts on it whatever repository it comes from (apt removes it to install this package), on every node that has it; review that recipe tool-1.2 may act on systemd before merging"}; !slices.Equal(got, want) {
+		map[string]string{"recipes/tool-1.2.yaml": withRel(named("tool-1.2"), "conflicts: [openssh-server, nginx]")})
+	if got, want := takeovers(minor), []string{"nginx  -> tool-1.2 (recipes/tool-1.2.yaml): package hello: Conflicts: nginx, a package no recipe of recipes/ ships at HEAD (the system's, or another repository's): apt acts on it whatever repository it comes from (apt removes it to install this package), on every node that has it; review that recipe tool-1.2 may act on nginx before merging"}; !slices.Equal(got, want) {
 		t.Errorf("new minor:\n  %s\nwant:\n  %s", strings.Join(got, "\n  "), strings.Join(want, "\n  "))
 	}
 	for _, tt := range []struct {
@@ -109,11 +109,11 @@ func TestPackageTakeover(t *testing.T) {
 			}},
 		{"a Conflicts and a Breaks added on packages no recipe ships",
 			map[string]string{"recipes/hello.yaml": withRel(helloRecipe, `replaces: [docker.io]`), "recipes/other.yaml": other, "keys/upstream.asc": key},
-			map[string]string{"recipes/hello.yaml": withRel(withRel(edit(t, helloRecipe, `revision: "1"`, `revision: "2"`), `replaces: [docker.io]`), "conflicts: [openssh-server, docker.io]\n    breaks: [\"systemd (<< 999)\"]")},
+			map[string]string{"recipes/hello.yaml": withRel(withRel(edit(t, helloRecipe, `revision: "1"`, `revision: "2"`), `replaces: [docker.io]`), "conflicts: [openssh-server, docker.io]\n    breaks: [\"nginx (<< 999)\"]")},
 			[]string{
 				"openssh-server  -> hello (recipes/hello.yaml): package hello: Conflicts: openssh-server, a package no recipe of recipes/ ships at HEAD (the system's, or another repository's): apt acts on it whatever repository it comes from (apt removes it to install this package), on every node that has it; review that recipe hello may act on openssh-server before merging",
 				"docker.io  -> hello (recipes/hello.yaml): package hello: Conflicts: docker.io, a package no recipe of recipes/ ships at HEAD (the system's, or another repository's): apt acts on it whatever repository it comes from (apt removes it to install this package), on every node that has it; review that recipe hello may act on docker.io before merging",
-				"systemd  -> hello (recipes/hello.yaml): package hello: Breaks: systemd, a package no recipe of recipes/ ships at HEAD (the system's, or another repository's): apt acts on it whatever repository it comes from (apt removes or upgrades it to install this package), on every node that has it; review that recipe hello may act on systemd before merging",
+				"nginx  -> hello (recipes/hello.yaml): package hello: Breaks: nginx, a package no recipe of recipes/ ships at HEAD (the system's, or another repository's): apt acts on it whatever repository it comes from (apt removes or upgrades it to install this package), on every node that has it; review that recipe hello may act on nginx before merging",
 			}},
 		{"a new recipe's relation on a package no recipe ships",
 			map[string]string{"recipes/other.yaml": other, "keys/upstream.asc": key},
