@@ -128,8 +128,9 @@ func runBump(cmd *cobra.Command, g *globalOptions, o *bumpOptions, name string) 
 		bo.DayClient = once
 	}
 	var (
-		synced  int
-		setNote string
+		synced   int
+		setNote  string
+		followed string
 	)
 	// A recipe bumped in place: the release set file follows first, so
 	// that a run killed between the two writes bumps it when run again.
@@ -138,6 +139,7 @@ func runBump(cmd *cobra.Command, g *globalOptions, o *bumpOptions, name string) 
 			return nil // a new recipe: its release set is added once it is there
 		}
 		synced, setNote, err = followReleaseSets(cmd, g, o.setFile, r, res)
+		followed = res.To
 		return err
 	}
 	var res *track.BumpResult
@@ -148,7 +150,8 @@ func runBump(cmd *cobra.Command, g *globalOptions, o *bumpOptions, name string) 
 	}
 	if err != nil {
 		if synced > 0 {
-			return fmt.Errorf("%s follows %s, but the recipe was not written: %w; run the command again", o.setFile, r.Name, err)
+			return &halfDoneError{fmt.Errorf("%s follows %s, but the recipe was not written: %w; run the command again", o.setFile, r.Name, err),
+				fmt.Sprintf("%s was written (%s at %s there), the recipe was not: run the same command again to finish", o.setFile, r.Name, followed)}
 		}
 		return err
 	}
@@ -203,14 +206,20 @@ func followReleaseSets(cmd *cobra.Command, g *globalOptions, file string, r *rec
 		note string
 		err  error
 	)
+	// The new recipe is written when its release set follows: stopped
+	// then, plan --apply completes the set (track.NewMinor's ErrExists).
+	name := strings.TrimSuffix(filepath.Base(res.File), filepath.Ext(res.File))
+	halfDone := func(err error) error {
+		return &halfDoneError{err, fmt.Sprintf("the new recipe %s was written, %s was not updated: updeb plan --apply --only %s finishes it", res.File, file, name)}
+	}
 	if res.File == r.Path {
 		n, err = compat.FollowBump(cmd.Context(), file, track.Component(r), res.From, res.To)
 	} else {
 		var all []*recipe.Recipe
 		if all, err = loadRecipesWith(cmd.Context(), g, nil, recipe.LoadOptions{AllowUnpinned: true}); err != nil {
-			return 0, "", fmt.Errorf("the new recipe was written, but %s was not updated: %w", file, err)
+			return 0, "", halfDone(fmt.Errorf("the new recipe was written, but %s was not updated: %w", file, err))
 		}
-		nm := compat.NewMinor{Component: track.Component(r), From: r.Ref(), To: strings.TrimSuffix(filepath.Base(res.File), filepath.Ext(res.File)),
+		nm := compat.NewMinor{Component: track.Component(r), From: r.Ref(), To: name,
 			Versions: compat.RecipeVersions(all)}
 		nm.Minor = strings.TrimPrefix(nm.To, nm.Component+"-")
 		note, err = compat.FollowNewMinor(cmd.Context(), file, nm)
@@ -221,7 +230,7 @@ func followReleaseSets(cmd *cobra.Command, g *globalOptions, file string, r *rec
 	case err != nil && res.File == r.Path:
 		return 0, "", invalidInput(fmt.Errorf("%s could not follow the bump (the recipe was not written): %w", file, err), "fix the release set file, then run the command again")
 	case err != nil:
-		return 0, "", invalidInput(fmt.Errorf("the recipe was bumped, but %s was not updated: %w", file, err), "fix the release set file, then set its versions by hand")
+		return 0, "", invalidInput(halfDone(fmt.Errorf("the recipe was bumped, but %s was not updated: %w", file, err)), "fix the release set file, then set its versions by hand")
 	}
 	return n, note, nil
 }

@@ -188,7 +188,7 @@ const (
 // behind a flaky download.
 var exitRules = []exitRule{
 	// What the command knows.
-	as(exitInterrupted, fixed[*interruptedError]("nothing half-done was left behind; run the command again to finish")),
+	as(exitInterrupted, interruptedHint),
 	as(exitUsage, func(e *inputError) string { return e.hint }),
 	as(exitCheck, func(e *failedError) string { return e.hint }),
 	as(exitCheck, fixed[*changedError]("review them (git diff), then commit them")),

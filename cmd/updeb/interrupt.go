@@ -40,3 +40,23 @@ type interruptedError struct {
 
 func (e *interruptedError) Error() string { return e.msg }
 func (e *interruptedError) Unwrap() error { return e.err }
+
+// halfDoneError is an error after which part of what the command writes
+// stands: an interruption then reports done (what was written and how to
+// finish) instead of saying nothing half-done was left behind.
+type halfDoneError struct {
+	err  error
+	done string
+}
+
+func (e *halfDoneError) Error() string { return e.err.Error() }
+func (e *halfDoneError) Unwrap() error { return e.err }
+
+// interruptedHint is the hint for an interruption: what a half-done command
+// left, or that nothing was.
+func interruptedHint(e *interruptedError) string {
+	if h, ok := errors.AsType[*halfDoneError](e); ok {
+		return h.done
+	}
+	return "nothing half-done was left behind; run the command again to finish"
+}

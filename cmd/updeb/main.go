@@ -30,7 +30,7 @@ func main() {
 }
 
 // stopSignals are the signals that stop a command cleanly, with exit 130
-// and nothing half-done (docs/scripting.md): SIGINT, SIGTERM, and SIGHUP
+// and nothing half-done, or a hint saying what was (docs/scripting.md): SIGINT, SIGTERM, and SIGHUP
 // (the terminal or SSH session went away) unless the process started with
 // SIGHUP ignored (nohup), which it then stays: asking for it would undo
 // nohup.

@@ -53,7 +53,8 @@ itself, and publishes them to a signed apt repository.
 Exit codes: 0 success; 1 a check failed (signature, checksum, verification);
 2 usage or invalid input (flags, recipe, config); 3 network or I/O failure
 after retries; 130 interrupted by SIGINT, SIGTERM, or SIGHUP unless started
-under nohup (nothing half-done is left behind).`,
+under nohup (nothing half-done is left behind, or the error says what was
+written and how to finish).`,
 		Version:       version,
 		SilenceUsage:  true,
 		SilenceErrors: true,

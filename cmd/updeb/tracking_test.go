@@ -851,6 +851,14 @@ func TestBumpStopsWaitingOnSignal(t *testing.T) {
 	if recipe := w.read("recipes/helm.yaml"); !strings.Contains(recipe, "version: 3.21.4\n") {
 		t.Errorf("the interrupted bump wrote the recipe:\n%s", recipe)
 	}
+	// The release set followed before the wait: the hint says so, and how
+	// to finish, not that nothing half-done was left behind.
+	if set := w.read("release-sets.yaml"); !strings.Contains(set, "helm: 3.21.5") {
+		t.Errorf("the release set did not follow before the wait:\n%s", set)
+	}
+	if strings.Contains(stderr, "nothing half-done") || !strings.Contains(stderr, "release-sets.yaml was written (helm at 3.21.5 there), the recipe was not: run the same command again to finish") {
+		t.Errorf("the release set followed, and the hint does not say so:\n%s", stderr)
+	}
 }
 
 // TestTrackingInstallSteps runs the install commands of the job's files as
