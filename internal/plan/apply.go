@@ -147,6 +147,10 @@ func Apply(ctx context.Context, p *Plan, rs []*recipe.Recipe, o ApplyOptions) (*
 		// set not) is both: what was written is listed, and verified, with
 		// the rest.
 		c, err := applyOne(ctx, a, r, byName, o)
+		if errors.Is(err, errDone) {
+			res.Skipped = append(res.Skipped, Skipped{a, err.Error()})
+			continue
+		}
 		if c == nil && a.Kind == ActAdd && errors.Is(err, track.ErrNoRelease) {
 			// The minor is announced (the support data lists it) but
 			// upstream has not finished its first release: nothing is
@@ -169,6 +173,10 @@ func Apply(ctx context.Context, p *Plan, rs []*recipe.Recipe, o ApplyOptions) (*
 	}
 	return res, nil
 }
+
+// errDone is an action found done when it was to be carried out: nothing
+// was written, and it is no change.
+var errDone = errors.New("done already")
 
 func fail(a Action, err error) Failure { return Failure{Action: a, Error: err.Error(), err: err} }
 
@@ -220,8 +228,13 @@ func applyOne(ctx context.Context, a Action, r *recipe.Recipe, byName map[string
 		if err != nil {
 			return nil, fmt.Errorf("%w: end-of-life day %q", recipe.ErrInvalid, a.EndOfLife)
 		}
-		if _, err := track.MarkEndOfLife(ctx, r, day); err != nil {
+		changed, err := track.MarkEndOfLife(ctx, r, day)
+		if err != nil {
 			return nil, err
+		}
+		if !changed {
+			// Another run that planned the same marked it first.
+			return nil, fmt.Errorf("%w: the recipe is marked end-of-life %s (by another run?)", errDone, a.EndOfLife)
 		}
 		return c, reload(c.File, a.Recipe, r.Root, byName)
 	case ActAdd:
