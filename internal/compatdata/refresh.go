@@ -732,7 +732,7 @@ func write(ctx context.Context, o RefreshOptions, original []byte, next *Tables,
 // then starts from what the first wrote.
 func lockState(ctx context.Context, stateDir string) (*lockfile.Lock, error) {
 	dir := filepath.Dir(filepath.Join(stateDir, File))
-	if err := os.MkdirAll(dir, 0o755); err != nil {
+	if err := atomicfile.MkdirAllUmask(dir, 0o755); err != nil {
 		return nil, err
 	}
 	return lockfile.AcquireDir(ctx, dir, 100*time.Millisecond)

@@ -24,7 +24,6 @@ import (
 	"io/fs"
 	"maps"
 	"net/http"
-	"os"
 	"path/filepath"
 	"reflect"
 	"slices"
@@ -396,7 +395,7 @@ func WriteFile(path string, data *Data) error {
 	if err != nil {
 		return err
 	}
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+	if err := atomicfile.MkdirAllUmask(filepath.Dir(path), 0o755); err != nil {
 		return err
 	}
 	return atomicfile.WriteFile(path, b, 0o644)

@@ -183,7 +183,17 @@ func WriteFrom(path string, perm os.FileMode, fill func(io.Writer) error) error 
 // folder made is synced, as SyncDir does for a rename: a file renamed into a
 // new folder (and its folder synced) would otherwise be lost with that
 // folder in a power cut, the run that wrote it having reported success.
-func MkdirAll(path string, perm os.FileMode) error {
+func MkdirAll(path string, perm os.FileMode) error { return mkdirAll(path, perm, true) }
+
+// MkdirAllUmask is MkdirAll with the umask applied to perm, as os.MkdirAll
+// applies it: for a folder of the user's own (a state folder), which umask
+// 077 keeps private. Each folder made is synced into its parent as
+// MkdirAll's are.
+func MkdirAllUmask(path string, perm os.FileMode) error { return mkdirAll(path, perm, false) }
+
+// mkdirAll is MkdirAll, which gives the folders it makes perm exactly, and
+// MkdirAllUmask, which leaves them as os.Mkdir made them.
+func mkdirAll(path string, perm os.FileMode, exact bool) error {
 	if fi, err := os.Stat(path); err == nil {
 		if fi.IsDir() {
 			return nil
@@ -191,7 +201,7 @@ func MkdirAll(path string, perm os.FileMode) error {
 		return &fs.PathError{Op: "mkdir", Path: path, Err: syscall.ENOTDIR}
 	}
 	if parent := filepath.Dir(path); parent != path {
-		if err := MkdirAll(parent, perm); err != nil {
+		if err := mkdirAll(parent, perm, exact); err != nil {
 			return err
 		}
 	}
@@ -201,14 +211,16 @@ func MkdirAll(path string, perm os.FileMode) error {
 		}
 		return err
 	}
-	// A folder made under a setgid folder is setgid too (its files take the
-	// folder's group): the chmod keeps that.
-	fi, err := os.Lstat(path)
-	if err != nil {
-		return err
-	}
-	if err := os.Chmod(path, perm|fi.Mode()&os.ModeSetgid); err != nil {
-		return err
+	if exact {
+		// A folder made under a setgid folder is setgid too (its files
+		// take the folder's group): the chmod keeps that.
+		fi, err := os.Lstat(path)
+		if err != nil {
+			return err
+		}
+		if err := os.Chmod(path, perm|fi.Mode()&os.ModeSetgid); err != nil {
+			return err
+		}
 	}
 	return syncDir(filepath.Dir(path))
 }

@@ -83,24 +83,54 @@ func TestMkdirAllModeWhateverTheUmask(t *testing.T) {
 // entry in the one above, and that one's, a power cut could lose with the
 // files renamed into them.
 func TestMkdirAllSyncsParents(t *testing.T) {
-	var synced []string
-	defer func(old func(string) error) { syncDir = old }(syncDir)
-	syncDir = func(dir string) error {
-		synced = append(synced, dir)
-		return SyncDir(dir)
-	}
+	synced := recordSyncs(t)
 	dir := t.TempDir()
 	if err := MkdirAll(filepath.Join(dir, "a", "b", "c"), 0o755); err != nil {
 		t.Fatal(err)
 	}
 	want := []string{dir, filepath.Join(dir, "a"), filepath.Join(dir, "a", "b")}
-	if strings.Join(synced, "\n") != strings.Join(want, "\n") {
-		t.Errorf("synced %q, want %q", synced, want)
+	if strings.Join(*synced, "\n") != strings.Join(want, "\n") {
+		t.Errorf("synced %q, want %q", *synced, want)
 	}
-	synced = nil
-	if err := MkdirAll(filepath.Join(dir, "a", "b", "c"), 0o755); err != nil || len(synced) != 0 {
-		t.Errorf("again: %v, synced %q, want none", err, synced)
+	*synced = nil
+	if err := MkdirAll(filepath.Join(dir, "a", "b", "c"), 0o755); err != nil || len(*synced) != 0 {
+		t.Errorf("again: %v, synced %q, want none", err, *synced)
 	}
+}
+
+// MkdirAllUmask leaves the umask's mark on the folders it makes (a state
+// folder under umask 077 stays private) and syncs each into its parent, as
+// MkdirAll does: data refresh made its state folder with os.MkdirAll, which
+// syncs none, so a power cut after a refresh it reported could lose the
+// folder with the copies renamed into it.
+func TestMkdirAllUmask(t *testing.T) {
+	synced := recordSyncs(t)
+	old := syscall.Umask(0o077)
+	defer syscall.Umask(old)
+	dir := t.TempDir()
+	if err := MkdirAllUmask(filepath.Join(dir, "a", "b"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{"a", "a/b"} {
+		if st, err := os.Stat(filepath.Join(dir, name)); err != nil || st.Mode().Perm() != 0o700 {
+			t.Errorf("%s: %v (%v), want mode 0700 (0755 under umask 077)", name, st, err)
+		}
+	}
+	if want := []string{dir, filepath.Join(dir, "a")}; strings.Join(*synced, "\n") != strings.Join(want, "\n") {
+		t.Errorf("synced %q, want %q", *synced, want)
+	}
+}
+
+// recordSyncs lists the folders syncDir syncs until the test ends.
+func recordSyncs(t *testing.T) *[]string {
+	var synced []string
+	old := syncDir
+	t.Cleanup(func() { syncDir = old })
+	syncDir = func(dir string) error {
+		synced = append(synced, dir)
+		return SyncDir(dir)
+	}
+	return &synced
 }
 
 func TestFailedFillKeepsOldContent(t *testing.T) {
