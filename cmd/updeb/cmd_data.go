@@ -59,8 +59,9 @@ data file (the overrides there are kept and reported).
 Anything wrong and nothing is written: every problem is named (table and URL). Exit 3:
 an answer that is unreachable or unusable (HTML, truncated, too large, malformed,
 implausible); exit 1: rows or cycles missing (accept with --allow-dropped after
-checking why); exit 2: a --write file that does not parse or cannot be read (a FIFO, a
-folder).`,
+checking why), or a --write file another process changed while it was written (it keeps
+that change: run again); exit 2: a --write file that does not parse or cannot be read (a
+FIFO, a folder).`,
 		Example: `  updeb data refresh
   updeb data refresh --write compat-data.yaml   # the repository's data file: commit the diff
   updeb data refresh --table helm --table containerd

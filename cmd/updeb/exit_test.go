@@ -111,6 +111,7 @@ func TestExitStatus(t *testing.T) {
 		{"incomplete release", &track.IncompleteError{Version: "1.2.0"}, exitCheck, "not uploaded every artifact"},
 		{"re-upload", wrap(track.ErrReupload), exitCheck, "ALARM"},
 		{"rewrite refused", wrap(yamlfile.ErrNotRewritten), exitCheck, "the file was left as it was"},
+		{"rewritten meanwhile by another process", wrap(fmt.Errorf("compat-data.yaml: %w: %w while it was being rewritten", yamlfile.ErrNotRewritten, yamlfile.ErrChanged)), exitCheck, "another process's change (another updeb, an editor, a git checkout), made while this one wrote it, and nothing of this run: run the command again"},
 		{"mirror export through a symlink", wrap(mirror.ErrOutside), exitCheck, "writes only inside its folder"},
 		{"new minor unreleased", fmt.Errorf("%w: 1.37", track.ErrNoRelease), exitCheck, "--to"},
 		{"one version tagged twice", fmt.Errorf("%w: v1.03.0 and v1.3.0", track.ErrAmbiguous), exitCheck, "--to"},

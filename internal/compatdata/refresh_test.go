@@ -448,7 +448,7 @@ func TestWriteRepositoryFileRewrite(t *testing.T) {
 	edited := append(bytes.Clone(first), "# an operator's note, written while the refresh ran\n"...)
 	o.Client = &editingClient{Getter: o.Client, edit: func() { os.WriteFile(repo, edited, 0o644) }}
 	o.Now = refreshNow.Add(24 * time.Hour)
-	if _, err := compatdata.Refresh(ctx, o); !errors.Is(err, yamlfile.ErrNotRewritten) || !strings.Contains(err.Error(), "changed while it was being rewritten") {
+	if _, err := compatdata.Refresh(ctx, o); !errors.Is(err, yamlfile.ErrNotRewritten) || !errors.Is(err, yamlfile.ErrChanged) || !strings.Contains(err.Error(), "another process changed it while it was being rewritten") {
 		t.Fatalf("a file edited during the refresh: %v", err)
 	}
 	if b, _ := os.ReadFile(repo); !bytes.Equal(b, edited) {

@@ -28,6 +28,10 @@ import (
 // is left as it was.
 var ErrNotRewritten = errors.New("not rewritten")
 
+// ErrChanged is wrapped, with ErrNotRewritten, when another process changed
+// the file (or made it) while it was being written: it holds that change.
+var ErrChanged = errors.New("another process changed it")
+
 // Change is one scalar a rewrite sets: the value at Path (mapping keys, and
 // sequence indexes in decimal, from the document's top) becomes Value. A
 // path the old file lacks is added (a new key, or a new mapping holding
@@ -286,7 +290,7 @@ func Rewrite(ctx context.Context, path string, original, updated []byte, check f
 			return err
 		}
 		if err != nil || !bytes.Equal(now, original) {
-			return fmt.Errorf("%s: %w: the file changed while it was being rewritten; run the command again", path, ErrNotRewritten)
+			return fmt.Errorf("%s: %w: %w while it was being rewritten; run the command again", path, ErrNotRewritten, ErrChanged)
 		}
 		keepOwner(f, fi)
 		return f.Commit()
@@ -334,7 +338,7 @@ func Create(ctx context.Context, path string, updated []byte, check func(written
 	return replace(ctx, path, updated, check, perm, func(f *atomicfile.File) error {
 		err := f.CommitNew()
 		if errors.Is(err, fs.ErrExist) {
-			return fmt.Errorf("%s: %w: it appeared while it was being written", path, ErrNotRewritten)
+			return fmt.Errorf("%s: %w: %w (it appeared) while it was being written; run the command again", path, ErrNotRewritten, ErrChanged)
 		}
 		return err
 	})
