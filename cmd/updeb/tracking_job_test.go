@@ -16,7 +16,9 @@ import (
 // fakeUpdeb stands in for updeb in the tracking job's own tests: it logs
 // each command to $FAKE_LOG; plan --apply, with FAKE_PLAN=write, changes a
 // recipe, adds one and writes a description (exit 1; the file
-// $FAKE_MESSAGE when set), taking FAKE_SLEEP seconds; report writes the
+// $FAKE_MESSAGE when set), taking FAKE_SLEEP seconds, and with
+// FAKE_PLAN=killed changes a recipe, leaves the temporary file of another
+// and is killed (kill -9) before its description; report writes the
 // metrics file with the run's verdict; data refresh --write FILE, with
 // FAKE_REFRESH set, adds a line to FILE and prints FAKE_REFRESH's content
 // as its report; data status prints FAKE_STATUS's content.
@@ -40,6 +42,11 @@ plan)
 		if [ "$1" = --message ]; then msg=$2; fi
 		shift
 	done
+	if [ "${FAKE_PLAN:-}" = killed ]; then
+		echo "version: $$" >>recipes/a.yaml
+		echo half >recipes/.b.yaml.tmp-123456
+		kill -9 $$
+	fi
 	if [ "${FAKE_PLAN:-}" = write ]; then
 		sleep "${FAKE_SLEEP:-0}"
 		echo "version: $$" >>recipes/a.yaml
@@ -289,6 +296,28 @@ func TestTrackingJobFailedAfterWriting(t *testing.T) {
 	}
 	if got := j.git("log", "-1", "--format=%B", "updeb/tracking"); !strings.Contains(got, "Failed after writing") {
 		t.Errorf("the branch's message:\n%s", got)
+	}
+}
+
+// TestTrackingJobKilledPlan: a plan --apply killed (kill -9: the OOM
+// killer) after writing a recipe, its temporary file of another left in
+// the tree, is a failed run whose branch holds what was written for review,
+// never the temporary file: the job removed such files only before
+// plan --apply ran, and git add -A committed this one.
+func TestTrackingJobKilledPlan(t *testing.T) {
+	j := newTrackingJob(t)
+	code, out := j.run("FAKE_PLAN=killed")
+	if code != 137 || !strings.Contains(out, "removing recipes/.b.yaml.tmp-123456") || j.metric() != "updeb_tracking_last_run_success 0\n" {
+		t.Errorf("a killed plan --apply: exit %d, metrics %q\n%s", code, j.metric(), out)
+	}
+	if files := j.git("diff", "--name-status", "main", "updeb/tracking"); files != "M\trecipes/a.yaml" {
+		t.Errorf("the branch holds:\n%s", files)
+	}
+	if got := j.git("log", "-1", "--format=%B", "updeb/tracking"); !strings.Contains(got, "unfinished run (updeb plan --apply exit 137)") {
+		t.Errorf("the branch's message:\n%s", got)
+	}
+	if st := j.git("status", "--porcelain", "--ignored"); st != "" {
+		t.Errorf("the job left files behind:\n%s", st)
 	}
 }
 
