@@ -11,6 +11,7 @@ import (
 	"github.com/updeb/updeb/internal/compat"
 	"github.com/updeb/updeb/internal/recipe"
 	"github.com/updeb/updeb/internal/track"
+	"github.com/updeb/updeb/internal/yamlfile"
 )
 
 // ApplyOptions say how Apply carries a plan out.
@@ -304,6 +305,10 @@ func applyOne(ctx context.Context, a Action, r *recipe.Recipe, byName map[string
 	if err != nil {
 		if c.Sets != "" {
 			return nil, fmt.Errorf("%s follows %s %s, but the recipe was not written: %w; run plan --apply again", o.SetsFile, a.Recipe, a.Version, err)
+		}
+		if errors.Is(err, yamlfile.ErrChanged) && reload(c.File, a.Recipe, r.Root, byName) == nil && byName[a.Recipe].Version == a.Version {
+			// Another run that planned the same bumped it first.
+			return nil, fmt.Errorf("%w: the recipe is at %s (by another run?)", errDone, a.Version)
 		}
 		return nil, err
 	}

@@ -106,13 +106,43 @@ func (e *IncompleteError) Unwrap() error { return ErrIncomplete }
 // upstream's bytes and a difference is ErrReupload; only sources without pins
 // are written.
 func Bump(ctx context.Context, r *recipe.Recipe, o BumpOptions) (*BumpResult, error) {
-	original, err := yamlfile.ReadFile(r.Path, recipe.MaxSize)
+	original, err := readLoaded(r)
 	if err != nil {
 		return nil, err
 	}
 	return bump(ctx, r, original, o, func(updated []byte, check func([]byte) error) error {
 		return yamlfile.Rewrite(ctx, r.Path, original, updated, check, 0)
 	})
+}
+
+// readLoaded reads r's file for a rewrite, refusing it (yamlfile.ErrChanged)
+// when its version is no longer r's: another run (a plan --apply started
+// with this one) bumped it since r was loaded, and a bump of r would write
+// that run's change again and report it as its own.
+func readLoaded(r *recipe.Recipe) ([]byte, error) {
+	original, top, err := readDocument(r.Path)
+	if err != nil {
+		return nil, err
+	}
+	if n := mapValue(top, "version"); n == nil || n.Value != r.Version {
+		now := "none"
+		if n != nil {
+			now = n.Value
+		}
+		return nil, fmt.Errorf("%s: %w: %w since it was read at version %s (its version is %s now); run the command again", r.Path, yamlfile.ErrNotRewritten, yamlfile.ErrChanged, r.Version, now)
+	}
+	return original, nil
+}
+
+// readDocument reads the recipe file path for a rewrite: its text and its
+// top mapping.
+func readDocument(path string) ([]byte, *yaml.Node, error) {
+	original, err := yamlfile.ReadFile(path, recipe.MaxSize)
+	if err != nil {
+		return nil, nil, err
+	}
+	top, err := recipe.Document(path, original)
+	return original, top, err
 }
 
 // targetVersion is --to as recipes write versions: the watch's tag prefix

@@ -159,7 +159,7 @@ func moveMinor(ctx context.Context, r *recipe.Recipe, minor string, o BumpOption
 	if r.Watch == nil {
 		return nil, fmt.Errorf("%s: %w", r.Name, ErrNoWatch)
 	}
-	original, err := yamlfile.ReadFile(r.Path, recipe.MaxSize)
+	original, err := readLoaded(r)
 	if err != nil {
 		return nil, err
 	}

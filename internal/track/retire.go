@@ -15,11 +15,7 @@ import (
 // would, before yamlfile.Rewrite replaces the file, reading it back. It
 // reports whether the file changed (false: already marked that day).
 func MarkEndOfLife(ctx context.Context, r *recipe.Recipe, day time.Time) (bool, error) {
-	original, err := yamlfile.ReadFile(r.Path, recipe.MaxSize)
-	if err != nil {
-		return false, err
-	}
-	top, err := recipe.Document(r.Path, original)
+	original, top, err := readDocument(r.Path)
 	if err != nil {
 		return false, err
 	}
