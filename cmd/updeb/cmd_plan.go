@@ -264,14 +264,18 @@ func applyPlan(cmd *cobra.Command, g *globalOptions, s *session, o *planCmdOptio
 		// --base invalid input, a download that failed 3.
 		errs = append(errs, fmt.Errorf("updeb verify --base %s on the changed recipes (see the description): %w", o.base, verifyErr))
 	}
-	if len(errs) > 0 {
-		return errors.Join(errs...)
-	}
 	written := 0
 	for _, c := range res.Changes {
 		if !c.DryRun {
 			written++
 		}
+	}
+	if len(errs) > 0 {
+		err := errors.Join(errs...)
+		if written > 0 || errors.Is(err, plan.ErrSetsFollowed) {
+			return &halfDoneError{err, "what plan --apply wrote before it stopped stays (the changes it lists; a release set file that followed a bump whose recipe was not written): review it (git diff), then run plan --apply again to finish"}
+		}
+		return err
 	}
 	if written > 0 {
 		return &changedError{n: written, message: o.message}

@@ -844,20 +844,29 @@ func TestBumpStopsWaitingOnSignal(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Chdir(w.root)
-	code, stderr := interruptAfter(t, 3*time.Second, syscall.SIGINT, "--verbose", "--config", w.config, "--state", w.state, "--cache", w.cache, "bump", "helm", "--to", "3.21.5")
-	if code != exitInterrupted || !strings.Contains(stderr, "interrupted") || !strings.Contains(stderr, "waiting for a lock") {
-		t.Errorf("exit %d, want %d, a notice of the wait and a message saying it was interrupted:\n%s", code, exitInterrupted, stderr)
-	}
-	if recipe := w.read("recipes/helm.yaml"); !strings.Contains(recipe, "version: 3.21.4\n") {
-		t.Errorf("the interrupted bump wrote the recipe:\n%s", recipe)
-	}
-	// The release set followed before the wait: the hint says so, and how
-	// to finish, not that nothing half-done was left behind.
-	if set := w.read("release-sets.yaml"); !strings.Contains(set, "helm: 3.21.5") {
-		t.Errorf("the release set did not follow before the wait:\n%s", set)
-	}
-	if strings.Contains(stderr, "nothing half-done") || !strings.Contains(stderr, "release-sets.yaml was written (helm at 3.21.5 there), the recipe was not: run the same command again to finish") {
-		t.Errorf("the release set followed, and the hint does not say so:\n%s", stderr)
+	for _, tc := range []struct {
+		args []string
+		hint string
+	}{
+		{[]string{"bump", "helm", "--to", "3.21.5"}, "release-sets.yaml was written (helm at 3.21.5 there), the recipe was not: run the same command again to finish"},
+		{[]string{"plan", "--apply", "--only", "helm", "--now", "2026-11-28"}, "a release set file that followed a bump whose recipe was not written): review it (git diff), then run plan --apply again to finish"},
+	} {
+		code, stderr := interruptAfter(t, 3*time.Second, syscall.SIGINT, append([]string{"--verbose", "--config", w.config, "--state", w.state, "--cache", w.cache}, tc.args...)...)
+		if code != exitInterrupted || !strings.Contains(stderr, "interrupted") || !strings.Contains(stderr, "waiting for a lock") {
+			t.Errorf("%v: exit %d, want %d, a notice of the wait and a message saying it was interrupted:\n%s", tc.args, code, exitInterrupted, stderr)
+		}
+		if recipe := w.read("recipes/helm.yaml"); !strings.Contains(recipe, "version: 3.21.4\n") {
+			t.Errorf("%v: the interrupted bump wrote the recipe:\n%s", tc.args, recipe)
+		}
+		// The release set followed before the wait: the hint says so,
+		// and how to finish, not that nothing half-done was left behind.
+		if set := w.read("release-sets.yaml"); !strings.Contains(set, "helm: 3.21.5") {
+			t.Errorf("%v: the release set did not follow before the wait:\n%s", tc.args, set)
+		}
+		if strings.Contains(stderr, "nothing half-done") || !strings.Contains(stderr, tc.hint) {
+			t.Errorf("%v: the release set followed, and the hint does not say so:\n%s", tc.args, stderr)
+		}
+		w.git("checkout", "-q", "--", ".")
 	}
 }
 

@@ -175,6 +175,10 @@ func Apply(ctx context.Context, p *Plan, rs []*recipe.Recipe, o ApplyOptions) (*
 	return res, nil
 }
 
+// ErrSetsFollowed is wrapped by the failure of a bump whose release set
+// file followed it, the recipe not being written: half done.
+var ErrSetsFollowed = errors.New("follows")
+
 // errDone is an action found done when it was to be carried out: nothing
 // was written, and it is no change.
 var errDone = errors.New("done already")
@@ -304,7 +308,7 @@ func applyOne(ctx context.Context, a Action, r *recipe.Recipe, byName map[string
 	}
 	if err != nil {
 		if c.Sets != "" {
-			return nil, fmt.Errorf("%s follows %s %s, but the recipe was not written: %w; run plan --apply again", o.SetsFile, a.Recipe, a.Version, err)
+			return nil, fmt.Errorf("%s %w %s %s, but the recipe was not written: %w; run plan --apply again", o.SetsFile, ErrSetsFollowed, a.Recipe, a.Version, err)
 		}
 		if errors.Is(err, yamlfile.ErrChanged) && reload(c.File, a.Recipe, r.Root, byName) == nil && byName[a.Recipe].Version == a.Version {
 			// Another run that planned the same bumped it first.
