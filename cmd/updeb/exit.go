@@ -35,6 +35,7 @@ import (
 	"github.com/updeb/updeb/pkg/deb"
 	"github.com/updeb/updeb/pkg/digest"
 	"github.com/updeb/updeb/pkg/dsse"
+	"github.com/updeb/updeb/pkg/lockfile"
 	"github.com/updeb/updeb/pkg/provenance"
 	"github.com/updeb/updeb/pkg/verify/openpgp"
 	"github.com/updeb/updeb/pkg/verify/sigstore"
@@ -237,6 +238,10 @@ var exitRules = []exitRule{
 	as(exitCheck, fixed[*repo.FieldChangeError]("a refused suite is unchanged; to make the change anyway, repeat with --allow-field-change")),
 	is(gate.ErrFailed, exitCheck, "see the FAIL lines above"),
 	is(mirror.ErrFailed, exitCheck, "bring the missing and corrupt files over again: 'updeb mirror export' where there is a way out, then copy the folder whole; one there that could not be read says why (make it readable to the user who builds)"),
+	exitRule{exitCheck, func(err error) (string, bool) {
+		return "another updeb process held the file's lock for longer than a rewrite waits (a long run, or one stopped with ^Z): let it end (or end it), then run the command again; nothing was written",
+			errors.Is(err, yamlfile.ErrNotRewritten) && errors.Is(err, lockfile.ErrHeld) && errors.Is(err, context.DeadlineExceeded)
+	}},
 	is(yamlfile.ErrChanged, exitCheck, "the file holds another process's change (another updeb, an editor, a git checkout), made while this one wrote it, and nothing of this run: run the command again, which starts from it"),
 	is(yamlfile.ErrNotRewritten, exitCheck, "the file was left as it was: the new text would not read back as exactly the new values (line breaks YAML counts that an editor may not show, U+2028, NEL or a lone CR?), or the file changed meanwhile; run again, or make the change by hand"),
 	is(supportdata.ErrDropped, exitCheck, "the copy in use was kept. Find out why the data source lost those cycles (a partial mirror?); if they really are gone, run again with --allow-dropped"),

@@ -37,6 +37,7 @@ import (
 	"github.com/updeb/updeb/pkg/deb"
 	"github.com/updeb/updeb/pkg/digest"
 	"github.com/updeb/updeb/pkg/dsse"
+	"github.com/updeb/updeb/pkg/lockfile"
 	"github.com/updeb/updeb/pkg/provenance"
 	"github.com/updeb/updeb/pkg/verify/openpgp"
 	"github.com/updeb/updeb/pkg/verify/sigstore"
@@ -111,6 +112,7 @@ func TestExitStatus(t *testing.T) {
 		{"incomplete release", &track.IncompleteError{Version: "1.2.0"}, exitCheck, "not uploaded every artifact"},
 		{"re-upload", wrap(track.ErrReupload), exitCheck, "ALARM"},
 		{"rewrite refused", wrap(yamlfile.ErrNotRewritten), exitCheck, "the file was left as it was"},
+		{"a rewrite that waited too long for a lock", wrap(fmt.Errorf("recipes/helm.yaml: %w: %w recipes (another updeb process holds it): %w", yamlfile.ErrNotRewritten, lockfile.ErrHeld, context.DeadlineExceeded)), exitCheck, "another updeb process held the file's lock for longer than a rewrite waits"},
 		{"rewritten meanwhile by another process", wrap(fmt.Errorf("compat-data.yaml: %w: %w while it was being rewritten", yamlfile.ErrNotRewritten, yamlfile.ErrChanged)), exitCheck, "another process's change (another updeb, an editor, a git checkout), made while this one wrote it, and nothing of this run: run the command again"},
 		{"mirror export through a symlink", wrap(mirror.ErrOutside), exitCheck, "writes only inside its folder"},
 		{"new minor unreleased", fmt.Errorf("%w: 1.37", track.ErrNoRelease), exitCheck, "--to"},

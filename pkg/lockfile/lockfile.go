@@ -59,6 +59,10 @@ func AcquireFile(ctx context.Context, path string, poll time.Duration) (*Lock, e
 // WithWaitNotice is given.
 const NoticeAfter = time.Second
 
+// ErrHeld is wrapped, with the context's error, when a wait for a lock that
+// another process holds ends before the lock was taken.
+var ErrHeld = errors.New("waiting for lock")
+
 type noticeKey struct{}
 
 // WithWaitNotice returns a copy of ctx under which Acquire, AcquireDir and
@@ -92,7 +96,7 @@ func wait(ctx context.Context, f *os.File, path string, poll time.Duration) (*Lo
 		select {
 		case <-ctx.Done():
 			f.Close()
-			return nil, fmt.Errorf("waiting for lock %s (another updeb process holds it): %w", path, ctx.Err())
+			return nil, fmt.Errorf("%w %s (another updeb process holds it): %w", ErrHeld, path, ctx.Err())
 		case <-time.After(poll):
 		}
 	}
