@@ -359,9 +359,7 @@ func TestLoadErrors(t *testing.T) {
 		// account could replace every command.
 		{"a folder of every Debian system given away", []edit{{"    systemd-units: [x.service]\n", "    systemd-units: [x.service]\n    system-user: {name: x}\n    directories: [{path: /usr/bin, owner: x}, {path: /lib, mode: \"0700\"}, {path: /etc, group: adm}, /var/log]\n"}},
 			[]string{
-				"recipes/x.yaml:22:26: directories: /usr/bin is a folder of every Debian system, which keeps its own mode and owner (dpkg leaves a folder that exists as it is, and for the system user's the postinst would hand the system's folder over to it): state it without mode, owner, group and special-bits",
-				"recipes/x.yaml:22:54: directories: /lib is a folder of every Debian system, which keeps its own mode and owner (dpkg leaves a folder that exists as it is, and for the system user's the postinst would hand the system's folder over to it): state it without mode, owner, group and special-bits",
-				"recipes/x.yaml:22:82: directories: /etc is a folder of every Debian system, which keeps its own mode and owner (dpkg leaves a folder that exists as it is, and for the system user's the postinst would hand the system's folder over to it): state it without mode, owner, group and special-bits",
+				"recipes/x.yaml:22:26: directories: /usr/bin is a folder of every Debian system: the postinst would hand it over to the system user x; leave owner and group root",
 			}},
 		// apt-get upgrade replaced the real libc6 and dpkg with the recipe's
 		// packages of a higher version, and Conflicts: bash had it removed.

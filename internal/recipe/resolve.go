@@ -1199,6 +1199,12 @@ func (pl *packageResolver) claim(at *yaml.Node, what, dest, kind string) {
 		return
 	}
 	if other, ok := pl.dests.owner[usrMerged(dest)]; ok {
+		if kind == "directory" && other.path != dest && pl.dests.leaf[usrMerged(dest)] == "" {
+			// Two folders merged-/usr makes one (/bin and /usr/bin, as
+			// Debian 12's base-files states both): dpkg keeps the link
+			// and fills the folder it points to.
+			return
+		}
 		as := ""
 		if other.path != dest {
 			as = " as " + other.path + aliasNote(dest, other.path)
@@ -1387,12 +1393,15 @@ func (pl *packageResolver) directories() {
 			continue
 		}
 		pl.claim(at, "directories", s, "directory")
-		if baseFolders[usrMerged(s)] && d.Access != (Access{}) {
+		rd := ResolvedDir{Path: s, Mode: 0o755, Owner: pl.owner(d.node, d.Access), SpecialBits: d.SpecialBits}
+		if baseFolders[usrMerged(s)] && pl.rp.SystemUser.owns(rd.Owner) {
 			// dpkg leaves it as it is; the postinst's chown for the system user would not.
-			pl.fs.at(at, "directories: %s is a folder of every Debian system, which keeps its own mode and owner (dpkg leaves a folder that exists as it is, and for the system user's the postinst would hand the system's folder over to it): state it without mode, owner, group and special-bits", s)
+			pl.fs.at(at, "directories: %s is a folder of every Debian system: the postinst would hand it over to the system user %s; leave owner and group root", s, pl.rp.SystemUser.Name)
 			continue
 		}
-		rd := ResolvedDir{Path: s, Mode: 0o755, Owner: pl.owner(d.node, d.Access), SpecialBits: d.SpecialBits}
+		if baseFolders[usrMerged(s)] && d.Access != (Access{}) {
+			pl.fs.warn(at, "directories: %s is a folder of every Debian system, which keeps its own mode and owner: dpkg leaves a folder that exists as it is, so the mode and owner stated here apply only where the package makes it (an empty root)", s)
+		}
 		if d.Mode != 0 {
 			rd.Mode = deb.FileMode(d.Mode)
 		}
