@@ -133,6 +133,8 @@ type Fetcher struct {
 	client *http.Client
 	log    *slog.Logger
 	group  singleflight.Group
+	mu     sync.Mutex
+	shared map[string]*sharedCall // id -> the context of the download its callers wait for
 	now    func() time.Time
 	sleep  func(context.Context, time.Duration) error
 }
@@ -211,12 +213,68 @@ func (f *Fetcher) Fetch(ctx context.Context, r Request) (*Result, error) {
 	// Requests that compute other algorithms are not shared: each result
 	// must hold the digests its caller asked for.
 	id := cache.ID(r.URL, r.Key) + pinKey(r.Pinned) + fmt.Sprint(algs)
-	v, err, _ := f.group.Do(id, func() (any, error) { return f.fetchLocked(ctx, r, algs) })
-	if err != nil {
-		return nil, err
+	sc := f.join(ctx, id)
+	ch := f.group.DoChan(id, func() (any, error) { return f.fetchLocked(sc.ctx, r, algs) })
+	var out singleflight.Result
+	select {
+	case out = <-ch:
+		f.leave(id, sc)
+	case <-ctx.Done():
+		if f.leave(id, sc) {
+			<-ch // the last to leave stopped the download: it has cleaned up when this returns
+		}
+		return nil, ctx.Err()
 	}
-	res := *v.(*Result)
+	if out.Err != nil {
+		return nil, out.Err
+	}
+	res := *out.Val.(*Result)
 	return &res, nil
+}
+
+// sharedCall is the context of a download that several callers wait for:
+// done when the last of them stops waiting, not when the first does. (The
+// first caller's own context, a job that fails on another source and
+// cancels its fetches, stopped the download every other job waited for:
+// they failed "context canceled".)
+type sharedCall struct {
+	ctx     context.Context
+	cancel  context.CancelFunc
+	waiters int
+}
+
+// join counts the caller among those waiting for id's download.
+func (f *Fetcher) join(ctx context.Context, id string) *sharedCall {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	sc := f.shared[id]
+	if sc == nil {
+		c, cancel := context.WithCancel(context.WithoutCancel(ctx))
+		sc = &sharedCall{ctx: c, cancel: cancel}
+		if f.shared == nil {
+			f.shared = map[string]*sharedCall{}
+		}
+		f.shared[id] = sc
+	}
+	sc.waiters++
+	return sc
+}
+
+// leave ends the caller's wait: the last one to leave stops the download
+// (if it still runs) and forgets it, so that a later caller starts anew,
+// and is told so.
+func (f *Fetcher) leave(id string, sc *sharedCall) (last bool) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if sc.waiters--; sc.waiters > 0 {
+		return false
+	}
+	sc.cancel()
+	if f.shared[id] == sc {
+		delete(f.shared, id)
+		f.group.Forget(id)
+	}
+	return true
 }
 
 func pinKey(s digest.Set) string {

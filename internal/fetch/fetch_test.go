@@ -1334,3 +1334,53 @@ func TestLocalReadsStop(t *testing.T) {
 	}
 	checkFile(t, res, body)
 }
+
+// TestSharedDownloadOutlivesItsFirstCaller: two callers wait for one
+// download; the first gives up (its job failed on another source and
+// cancelled its fetches) while the server still answers. The download the
+// other waits for goes on: before, it ran under the first caller's context
+// and the other failed "context canceled" (TestMirrorExportAirGapped, now
+// and then). The last caller to give up stops it.
+func TestSharedDownloadOutlivesItsFirstCaller(t *testing.T) {
+	body, sha := payload(1000, 5)
+	asked, release := make(chan struct{}, 4), make(chan struct{})
+	up := newUpstream(t, false, func(w http.ResponseWriter, r *http.Request, n int) {
+		asked <- struct{}{}
+		<-release
+		serveBytes(body)(w, r, n)
+	})
+	o := testOptions(t)
+	o.NoProxy = []string{"127.0.0.1"}
+	f := newTestFetcher(t, o)
+	req := Request{URL: up.URL + "/shared", Pinned: pin(sha)}
+	first, cancel := context.WithCancel(context.Background())
+	errs := make(chan error, 2)
+	go func() { _, err := f.Fetch(first, req); errs <- err }()
+	<-asked // the first caller's download is at the server
+	var res *Result
+	done := make(chan error, 1)
+	go func() {
+		var err error
+		res, err = f.Fetch(context.Background(), req)
+		done <- err
+	}()
+	for joined := false; !joined; time.Sleep(time.Millisecond) {
+		f.mu.Lock()
+		for _, sc := range f.shared {
+			joined = sc.waiters == 2
+		}
+		f.mu.Unlock()
+	}
+	cancel()
+	if err := <-errs; !errors.Is(err, context.Canceled) {
+		t.Errorf("the first caller: %v, want context.Canceled", err)
+	}
+	close(release)
+	if err := <-done; err != nil {
+		t.Fatalf("the second caller: %v", err)
+	}
+	checkFile(t, res, body)
+	if n := len(up.reqs); n != 1 {
+		t.Errorf("%d requests, want the one both waited for", n)
+	}
+}
