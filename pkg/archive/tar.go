@@ -13,7 +13,7 @@ import (
 	"strings"
 
 	"github.com/klauspost/compress/gzip"
-	"github.com/updeb/updeb/pkg/ctxio"
+	"github.com/updeb/updeb/pkg/multigzip"
 	"github.com/updeb/updeb/pkg/xzpar"
 )
 
@@ -123,7 +123,7 @@ func (s *scan) eachTarEntry(kind Kind, r io.Reader, fn func(*tar.Header, *tar.Re
 // decompressor opens the compression layer of a tar archive. gzip and xz
 // both read concatenated streams as one, like GNU tar; after the last
 // stream only zero bytes may follow (xz's stream padding; gzip's, see
-// gzipMembers); anything else is an error.
+// multigzip.ZeroPadding); anything else is an error.
 func (s *scan) decompressor(kind Kind, r io.Reader) (io.Reader, error) {
 	var (
 		dec    io.Reader
@@ -133,13 +133,7 @@ func (s *scan) decompressor(kind Kind, r io.Reader) (io.Reader, error) {
 	switch kind {
 	case TarGz, Tgz:
 		format = "gzip"
-		br, ok := r.(*bufio.Reader) // the file's, in Select
-		if !ok {
-			br = bufio.NewReader(r)
-		}
-		g := &gzipMembers{s: s, br: br, zr: new(gzip.Reader)}
-		err = g.reset()
-		dec = g
+		dec, err = multigzip.NewReader(s.ctx, r, multigzip.ZeroPadding)
 	case TarXz:
 		format = "xz"
 		// Our reader: it checks every CRC, caps the dictionary at 64 MiB
@@ -148,7 +142,7 @@ func (s *scan) decompressor(kind Kind, r io.Reader) (io.Reader, error) {
 	default:
 		return r, nil
 	}
-	if err == io.EOF {
+	if err == io.EOF || err == multigzip.ErrEmpty {
 		return nil, s.errorf(ErrCorrupt, "", nil, "empty file, expected %s data", format)
 	}
 	if errors.Is(err, io.ErrUnexpectedEOF) {
@@ -157,103 +151,13 @@ func (s *scan) decompressor(kind Kind, r io.Reader) (io.Reader, error) {
 	if errors.Is(err, xzpar.ErrUnsupported) {
 		return nil, s.errorf(ErrCorrupt, "", err, "%s", unsupportedXz)
 	}
-	if err == errGzipHeader {
+	if errors.Is(err, gzip.ErrHeader) && !errors.Is(err, multigzip.ErrNotGzip) {
 		return nil, s.errorf(ErrCorrupt, "", err, "a gzip header updeb's reader does not take")
 	}
 	if err != nil {
 		return nil, s.errorf(ErrCorrupt, "", err, "not %s data", format)
 	}
 	return dec, nil
-}
-
-// gzipMembers reads the members of a gzip file one after another, as gzip
-// -d does, and after the last one takes zero bytes for padding: bsdtar (the
-// tar of macOS and the BSDs) pads a .tar.gz it writes to a pipe with zeros
-// to a whole 10 KiB block, which gzip -d, GNU tar, bsdtar and Python read
-// without a word. Anything else after a member (garbage, or zeros and then
-// more data: gzip -d ignores it, Python reads a member there) is an error.
-type gzipMembers struct {
-	s   *scan
-	br  *bufio.Reader // the file: the gzip reader stops right after each member
-	zr  *gzip.Reader
-	err error // sticky: io.ReadFull drops an error that comes with the last bytes
-}
-
-// errGzipTrailing is the error of data after the last gzip member that is
-// neither another member nor zero padding.
-var errGzipTrailing = errors.New("gzip: data after the last member that is neither another member nor zero padding (gzip -d ignores it: content a reviewer would not see)")
-
-// errGzipHeader is the error of a header that starts as gzip's and that
-// Go's gzip reader refuses: "not gzip data" would send an operator after
-// a bad download.
-var errGzipHeader = fmt.Errorf("%w: reserved flags, a header checksum that does not match, or a file name or comment longer than the 511 bytes Go's gzip reader holds (gzip -d refuses the first two, reads the last)", gzip.ErrHeader)
-
-// reset starts the member at the reader's position; io.EOF if there is
-// none. The gzip reader ends a header cut in its file name or comment with
-// io.EOF, as if no member had begun (Go's own says io.ErrUnexpectedEOF): a
-// file cut there read as a whole one, where gzip -d says "unexpected end
-// of file".
-func (g *gzipMembers) reset() error {
-	head, err := g.br.Peek(2)
-	if len(head) == 0 {
-		return err
-	}
-	magic := bytes.Equal(head, []byte{0x1f, 0x8b})
-	if err := g.zr.Reset(g.br); err != nil {
-		switch {
-		case err == io.EOF:
-			err = io.ErrUnexpectedEOF
-		case err == gzip.ErrHeader && magic:
-			err = errGzipHeader
-		}
-		return err
-	}
-	g.zr.Multistream(false)
-	return nil
-}
-
-func (g *gzipMembers) Read(p []byte) (int, error) {
-	if len(p) == 0 {
-		return 0, nil
-	}
-	for g.err == nil {
-		n, err := g.zr.Read(p)
-		if err == io.EOF {
-			err = g.next()
-		}
-		g.err = err
-		if n > 0 {
-			return n, nil
-		}
-	}
-	return 0, g.err
-}
-
-// next starts the member after the one that just ended, or reads the zero
-// padding to the end of the file and returns io.EOF.
-func (g *gzipMembers) next() error {
-	head, err := g.br.Peek(2)
-	switch {
-	case len(head) == 0 && err == io.EOF:
-		return io.EOF
-	case len(head) == 2 && head[0] == 0x1f && head[1] == 0x8b:
-		return g.reset()
-	case len(head) == 0:
-		return err
-	case head[0] != 0:
-		return errGzipTrailing
-	}
-	buf := make([]byte, 32<<10)
-	r := ctxio.Reader(g.s.ctx, g.br)
-	for {
-		n, err := r.Read(buf)
-		if slices.ContainsFunc(buf[:n], func(c byte) bool { return c != 0 }) {
-			return errGzipTrailing
-		}
-		if err != nil {
-			return err
-		}
-	}
 }
 
 func (s *scan) selectTar(kind Kind, r io.Reader) error {

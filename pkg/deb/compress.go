@@ -1,11 +1,7 @@
 package deb
 
 import (
-	"bufio"
-	"bytes"
 	"context"
-	"encoding/binary"
-	"errors"
 	"fmt"
 	"io"
 	"strings"
@@ -14,6 +10,7 @@ import (
 	"github.com/klauspost/compress/gzip"
 	"github.com/klauspost/compress/zstd"
 
+	"github.com/updeb/updeb/pkg/multigzip"
 	"github.com/updeb/updeb/pkg/xzpar"
 )
 
@@ -209,97 +206,10 @@ func newGzipWriter(w io.Writer, _ writerOptions) (io.WriteCloser, error) {
 	return zw, nil
 }
 
-// gzipReader reads the gzip streams of a member one after the other, as
-// zlib's gzread (dpkg) does, and says what is wrong where Go's reader says
-// only "invalid header": bytes after the last stream that are not gzip
-// (zlib ignores them; refused, as content no tool shows), or a header
-// whose name or comment Go's reader cannot hold.
-type gzipReader struct {
-	br      *bufio.Reader
-	zr      *gzip.Reader
-	streams int   // started so far
-	err     error // the first error after a stream's end, returned from then on
-}
-
+// newGzipReader reads the gzip members of a .deb member one after the
+// other, as zlib's gzread (dpkg) does; nothing may follow the last one.
 func newGzipReader(r io.Reader) (io.ReadCloser, error) {
-	br, ok := r.(*bufio.Reader)
-	if !ok {
-		br = bufio.NewReader(r)
-	}
-	g := &gzipReader{br: br, zr: new(gzip.Reader)}
-	if err := g.next(); err != nil {
-		return nil, err
-	}
-	return g, nil
-}
-
-// next starts the next stream.
-func (g *gzipReader) next() error {
-	g.streams++
-	head, _ := g.br.Peek(g.br.Size())
-	if g.streams > 1 && (len(head) < 2 || head[0] != 0x1f || head[1] != 0x8b) {
-		n, err := io.Copy(io.Discard, g.br)
-		if err != nil {
-			return err
-		}
-		return fmt.Errorf("gzip: %d bytes after the gzip data that are not gzip (zlib ignores them: content no tool shows)", n)
-	}
-	err := g.zr.Reset(g.br)
-	if errors.Is(err, gzip.ErrHeader) {
-		return fmt.Errorf("gzip: the header of stream %d: %s", g.streams, gzipHeaderProblem(head))
-	}
-	if err == io.EOF { // klauspost's reader: a header cut in its name or comment, as if no stream had begun
-		return fmt.Errorf("gzip: stream %d ends inside its header: %w", g.streams, io.ErrUnexpectedEOF)
-	}
-	g.zr.Multistream(false)
-	return err
-}
-
-func (g *gzipReader) Read(p []byte) (int, error) {
-	for g.err == nil {
-		n, err := g.zr.Read(p)
-		if err != io.EOF {
-			return n, err
-		}
-		if _, err := g.br.Peek(1); err == io.EOF {
-			return n, io.EOF
-		}
-		if g.err = g.next(); g.err != nil || n > 0 {
-			return n, g.err
-		}
-	}
-	return 0, g.err
-}
-
-func (g *gzipReader) Close() error { return g.zr.Close() }
-
-// gzipHeaderProblem says what in the gzip header at the start of head made
-// Go's reader refuse it (gzip.ErrHeader).
-func gzipHeaderProblem(head []byte) string {
-	if len(head) < 10 || head[0] != 0x1f || head[1] != 0x8b || head[2] != 8 {
-		return fmt.Sprintf("not gzip (it starts with %q)", head[:min(len(head), 4)])
-	}
-	flags, rest := head[3], head[10:]
-	if flags&4 != 0 && len(rest) >= 2 { // FEXTRA: a length, then the field
-		rest = rest[min(len(rest), 2+int(binary.LittleEndian.Uint16(rest))):]
-	}
-	for _, s := range []struct {
-		flag byte
-		what string
-	}{{8, "file name"}, {16, "comment"}} {
-		if flags&s.flag == 0 {
-			continue
-		}
-		end := bytes.IndexByte(rest, 0)
-		if end < 0 || end > 511 {
-			return fmt.Sprintf("its %s is longer than 511 bytes, which Go's gzip reader refuses (zlib skips it; dpkg-deb writes none)", s.what)
-		}
-		rest = rest[end+1:]
-	}
-	if flags>>5 != 0 {
-		return fmt.Sprintf("reserved header flags %#x are set", flags)
-	}
-	return "the header checksum does not match"
+	return multigzip.NewReader(context.Background(), r, multigzip.Nothing)
 }
 
 // zstd at the default level (dpkg-deb's 3), with the input cut into jobs of
