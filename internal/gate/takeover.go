@@ -23,6 +23,9 @@ type shipper struct {
 	gone bool   // the working tree has no file there now (removed, renamed)
 	pkg  string // the package, where a path is looked up (owners[pathsKey+PATH])
 	as   string // there, the path as that package installs it (merged-/usr's other name of the path looked up)
+	// there, the package's version and Provides, which the relations of a
+	// package installing the same path must match to let dpkg overwrite it
+	is *recipe.ResolvedPackage
 }
 
 // pathsKey starts the keys of shippers' answer, and of shipped's fields, that
@@ -38,6 +41,14 @@ const dirsKey = "dir:"
 // providesKey starts the keys of shippers' answer that are names a package
 // provides (providesKey+NAME).
 const providesKey = "provides:"
+
+// statedKey starts the keys of shipped's fields that hold a relation field's
+// relations as the package states them, versions included
+// (statedKey+"Replaces"); versionKey is the key of its version.
+const (
+	statedKey  = "stated:"
+	versionKey = "version:"
+)
 
 // shippers returns, for each Debian package name, the recipes of the base
 // revision that ship it, for each path a package installs
@@ -88,9 +99,10 @@ func (b *Base) shippers(ctx context.Context, r *recipe.Recipe, po recipe.Resolve
 		}
 		_, err = os.Lstat(filepath.Join(top, filepath.FromSlash(p)))
 		for name, rels := range shipped(old, po) {
-			sh := shipper{old.Name, p, errors.Is(err, fs.ErrNotExist), "", ""}
+			sh := shipper{old.Name, p, errors.Is(err, fs.ErrNotExist), "", "", nil}
 			owners[name] = append(owners[name], sh)
 			sh.pkg = name
+			sh.is = &recipe.ResolvedPackage{Name: name, Version: rels[versionKey][0], Provides: rels[statedKey+"Provides"]}
 			// Looked up as on a merged-/usr system, where /bin/x is
 			// /usr/bin/x: dpkg takes them for two paths.
 			for _, key := range []string{pathsKey, dirsKey} {
@@ -116,8 +128,9 @@ func (b *Base) shippers(ctx context.Context, r *recipe.Recipe, po recipe.Resolve
 // shipped returns the packages r ships on any of its architectures (nil
 // r: none), each with the names its relations of the fields that act on
 // another package (Provides, Replaces, Conflicts, Breaks) name, by field,
-// the paths it installs (InstalledPaths), under pathsKey, and its
-// directories (dirsOf), under dirsKey.
+// and the relations as stated, under statedKey+field; its version, under
+// versionKey; the paths it installs (InstalledPaths), under pathsKey, and
+// its directories (dirsOf), under dirsKey.
 func shipped(r *recipe.Recipe, po recipe.ResolveOptions) map[string]map[string][]string {
 	out := map[string]map[string][]string{}
 	if r == nil {
@@ -135,7 +148,7 @@ func shipped(r *recipe.Recipe, po recipe.ResolveOptions) map[string]map[string][
 		for _, pkg := range p.Packages {
 			rels := out[pkg.Name]
 			if rels == nil {
-				rels = map[string][]string{}
+				rels = map[string][]string{versionKey: {pkg.Version}}
 				out[pkg.Name] = rels
 			}
 			for _, installed := range pkg.InstalledPaths() {
@@ -155,6 +168,9 @@ func shipped(r *recipe.Recipe, po recipe.ResolveOptions) map[string]map[string][
 				list  []string
 			}{{"Provides", pkg.Provides}, {"Replaces", pkg.Replaces}, {"Conflicts", pkg.Conflicts}, {"Breaks", pkg.Breaks}} {
 				for _, v := range f.list {
+					if !slices.Contains(rels[statedKey+f.field], v) {
+						rels[statedKey+f.field] = append(rels[statedKey+f.field], v)
+					}
 					groups, err := deb.ParseRelations(f.field, v)
 					if err != nil {
 						continue
@@ -249,6 +265,16 @@ func diffTakeover(r, old *recipe.Recipe, owners map[string][]shipper, self strin
 	}
 }
 
+// replacedBy reports whether relations rels (shipped's, stated) let dpkg
+// install their package beside pkg, which installs one of its paths: they
+// must replace it and conflict with or break it, at its version (Debian
+// policy 7.6.2; "Replaces: hello (<< 1.0)" does not replace hello 2.0),
+// as recipe.CheckTogether matches them.
+func replacedBy(pkg *recipe.ResolvedPackage, rels map[string][]string) bool {
+	return pkg.MatchedIn(rels[statedKey+"Replaces"], "Replaces") &&
+		(pkg.MatchedIn(rels[statedKey+"Conflicts"], "Conflicts") || pkg.MatchedIn(rels[statedKey+"Breaks"], "Breaks"))
+}
+
 // relationEffect is what apt and dpkg do with a relation of each field
 // on another package.
 var relationEffect = map[string]string{
@@ -283,7 +309,7 @@ func diffPathConflicts(name string, rels, then map[string][]string, owners map[s
 				continue
 			}
 			for _, o := range owners[c.theirs+recipe.UsrMerged(p)] {
-				if o.pkg == name || mine(o) || slices.Contains(rels["Replaces"], o.pkg) && (slices.Contains(rels["Conflicts"], o.pkg) || slices.Contains(rels["Breaks"], o.pkg)) {
+				if o.pkg == name || mine(o) || replacedBy(o.is, rels) {
 					continue
 				}
 				k := other{o.pkg, o.name + " (" + o.path + ")"}

@@ -107,6 +107,23 @@ func TestPackageTakeover(t *testing.T) {
 				"hello hello (recipes/old.yaml) -> hello-ng (recipes/hello.yaml): package hello-ng: Replaces: hello, a package of recipe hello (recipes/old.yaml) at HEAD: apt acts on it whatever recipe declares it (dpkg lets this package overwrite its files); review that recipe hello-ng may act on hello before merging",
 				"hello hello (recipes/old.yaml) -> hello-ng (recipes/hello.yaml): package hello-ng: Breaks: hello, a package of recipe hello (recipes/old.yaml) at HEAD: apt acts on it whatever recipe declares it (apt removes or upgrades it to install this package); review that recipe hello-ng may act on hello before merging",
 			}},
+		// hello is at 1.2.0 at the base: relations on its versions before
+		// 1.0 do not let dpkg overwrite its files; ones up to 2.0 do.
+		{"one that replaces and conflicts with versions of it the base does not have",
+			map[string]string{"recipes/old.yaml": helloRecipe, "keys/upstream.asc": key},
+			map[string]string{"recipes/hello.yaml": withRel(edit(t, named("hello-ng"), "packages:\n  - name: hello\n", "packages:\n  - name: hello-ng\n", "dest: /usr/share/doc/hello/LICENSE", "dest: /usr/share/doc/hello-ng/LICENSE"), `replaces: ["hello (<< 1.0)"]`+"\n    conflicts: [\"hello (<< 1.0)\"]")},
+			[]string{
+				"hello hello (recipes/old.yaml) -> /usr/bin/hello: package hello-ng: /usr/bin/hello: also in package hello of recipe hello (recipes/old.yaml) at HEAD: dpkg refuses to install one beside the other (\"trying to overwrite '/usr/bin/hello', which is also in package hello\") unless hello-ng replaces it and conflicts with or breaks it; add replaces: [hello] and conflicts: [hello] to package hello-ng, or install elsewhere",
+				"hello hello (recipes/old.yaml) -> hello-ng (recipes/hello.yaml): package hello-ng: Replaces: hello, a package of recipe hello (recipes/old.yaml) at HEAD: apt acts on it whatever recipe declares it (dpkg lets this package overwrite its files); review that recipe hello-ng may act on hello before merging",
+				"hello hello (recipes/old.yaml) -> hello-ng (recipes/hello.yaml): package hello-ng: Conflicts: hello, a package of recipe hello (recipes/old.yaml) at HEAD: apt acts on it whatever recipe declares it (apt removes it to install this package); review that recipe hello-ng may act on hello before merging",
+			}},
+		{"one that replaces and conflicts with the versions of it the base has",
+			map[string]string{"recipes/old.yaml": helloRecipe, "keys/upstream.asc": key},
+			map[string]string{"recipes/hello.yaml": withRel(edit(t, named("hello-ng"), "packages:\n  - name: hello\n", "packages:\n  - name: hello-ng\n", "dest: /usr/share/doc/hello/LICENSE", "dest: /usr/share/doc/hello-ng/LICENSE"), `replaces: ["hello (<< 2.0)"]`+"\n    conflicts: [\"hello (<< 2.0)\"]")},
+			[]string{
+				"hello hello (recipes/old.yaml) -> hello-ng (recipes/hello.yaml): package hello-ng: Replaces: hello, a package of recipe hello (recipes/old.yaml) at HEAD: apt acts on it whatever recipe declares it (dpkg lets this package overwrite its files); review that recipe hello-ng may act on hello before merging",
+				"hello hello (recipes/old.yaml) -> hello-ng (recipes/hello.yaml): package hello-ng: Conflicts: hello, a package of recipe hello (recipes/old.yaml) at HEAD: apt acts on it whatever recipe declares it (apt removes it to install this package); review that recipe hello-ng may act on hello before merging",
+			}},
 		{"a Conflicts and a Breaks added on packages no recipe ships",
 			map[string]string{"recipes/hello.yaml": withRel(helloRecipe, `replaces: [docker.io]`), "recipes/other.yaml": other, "keys/upstream.asc": key},
 			map[string]string{"recipes/hello.yaml": withRel(withRel(edit(t, helloRecipe, `revision: "1"`, `revision: "2"`), `replaces: [docker.io]`), "conflicts: [openssh-server, docker.io]\n    breaks: [\"nginx (<< 999)\"]")},
@@ -164,7 +181,7 @@ func TestShippersThroughLink(t *testing.T) {
 		t.Fatal(err)
 	}
 	owners, self, err := (&Base{Git: tools[0], Rev: "HEAD"}).shippers(context.Background(), r, recipe.ResolveOptions{})
-	if want := []shipper{{"hello", "recipes/hello.yaml", false, "", ""}}; err != nil || self != "recipes/hello-ng.yaml" || !slices.Equal(owners["hello"], want) {
+	if want := []shipper{{"hello", "recipes/hello.yaml", false, "", "", nil}}; err != nil || self != "recipes/hello-ng.yaml" || !slices.Equal(owners["hello"], want) {
 		t.Errorf("shippers: %+v, %q, %v; want hello shipped by %+v", owners["hello"], self, err, want)
 	}
 }
