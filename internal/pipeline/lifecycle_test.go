@@ -237,7 +237,7 @@ uid=$(grep '^updebtestlcd:' etc/passwd | cut -d: -f3)
 stat -c '%n %u:%g' etc/updeb-shared
 [ "$(stat -c %u var/lib/updeb-lcd)" = "$uid" ] && echo "var/lib/updeb-lcd: the account's"
 true`, "ROOT="+root, "OUT="+out, "OTHER="+other, "PATH=/usr/sbin:/usr/bin:/sbin:/bin")
-	want := `lcd: /etc/updeb-shared is a folder of another recipe's package too: left as it is, not given to updebtestlcd
+	want := `lcd: /etc/updeb-shared is also a folder of lcother: left as it is, not given to updebtestlcd
 etc/updeb-shared 0:0
 var/lib/updeb-lcd: the account's
 `

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/updeb/updeb/internal/testkit/testenv"
 	"github.com/updeb/updeb/pkg/deb"
 )
 
@@ -156,9 +157,10 @@ func TestModesAndOwners(t *testing.T) {
 		"\t\tfi\n" +
 			"\t\tif ! dpkg-statoverride --list /var/lib/x/state >/dev/null 2>&1; then\n" +
 			"\t\t\tupdeb_pkgs=$(dpkg-query -S /var/lib/x/state 2>/dev/null) || updeb_pkgs=\n\t\t\tupdeb_other=\n" +
-			"\t\t\tfor updeb_p in $(echo \"${updeb_pkgs%%: /*}\" | tr , ' '); do\n\t\t\t\tcase $updeb_p in xx) ;; *) updeb_other=$updeb_p ;; esac\n\t\t\tdone\n" +
+			"\t\t\tfor updeb_p in $(echo \"${updeb_pkgs%%: /*}\" | tr , ' '); do\n\t\t\t\tcase $updeb_p in xx) ;; *) updeb_other=\"$updeb_other${updeb_other:+, }$updeb_p\" ;; esac\n\t\t\tdone\n" +
 			"\t\t\tif [ -n \"$updeb_pkgs\" ] && [ -z \"$updeb_other\" ]; then\n\t\t\t\tchown -h \"$updeb_user:$updeb_group\" \"$DPKG_ROOT\"/var/lib/x/state\n" +
-			"\t\t\telse\n\t\t\t\techo 'xx: /var/lib/x/state is a folder of another recipe'\\''s package too: left as it is, not given to xuser' >&2\n\t\t\tfi\n\t\tfi\n" +
+			"\t\t\telse\n\t\t\t\tif [ -n \"$updeb_other\" ]; then\n\t\t\t\t\techo 'xx: /var/lib/x/state is also a folder of '\"$updeb_other\"': left as it is, not given to xuser' >&2\n" +
+			"\t\t\t\telse\n\t\t\t\t\techo 'xx: /var/lib/x/state: dpkg-query -S names no package that has it, so updeb cannot tell whether another package shares it: left as it is, not given to xuser; give it with chown if no other package uses it' >&2\n\t\t\t\tfi\n\t\t\tfi\n\t\tfi\n" +
 			"\t\tif ! dpkg-statoverride --list '/usr/bin/x\\\\x2dtool' >/dev/null 2>&1; then\n\t\t\tchown -h \"root:$updeb_group\" \"$DPKG_ROOT\"'/usr/bin/x\\x2dtool'\n\t\t\t[ -L \"$DPKG_ROOT\"'/usr/bin/x\\x2dtool' ] || chmod 4750 \"$DPKG_ROOT\"'/usr/bin/x\\x2dtool'\n\t\tfi\n" +
 			"\t\tif ! dpkg-statoverride --list '/etc/x/read me ünï' >/dev/null 2>&1; then\n\t\t\tchown -h \"$updeb_user:root\" \"$DPKG_ROOT\"'/etc/x/read me ünï'\n\t\tfi\n",
 	} {
@@ -168,6 +170,26 @@ func TestModesAndOwners(t *testing.T) {
 	}
 	if out, err := exec.Command("sh", "-n", "-c", postinst).CombinedOutput(); err != nil {
 		t.Errorf("sh -n: %v\n%s", err, out)
+	}
+
+	// Where dpkg-query names no package that has the folder (here: an
+	// empty dpkg database), the folder is left as it is, and the message
+	// says why, not that another package has it.
+	testenv.RequireTool(t, "dpkg-query", "dpkg-statoverride")
+	start := strings.Index(postinst, "\t\tif ! dpkg-statoverride --list /var/lib/x/state ")
+	end := strings.Index(postinst[start:], "\t\t\tfi\n\t\tfi\n")
+	admin := t.TempDir()
+	for _, f := range []string{"status", "statoverride"} {
+		if err := os.WriteFile(filepath.Join(admin, f), nil, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	block := "set -e\nupdeb_user=xuser updeb_group=xuser\n" + postinst[start:start+end] + "\t\t\tfi\n\t\tfi\n"
+	cmd := exec.Command("sh", "-c", block)
+	cmd.Env = append(os.Environ(), "DPKG_ADMINDIR="+admin, "DPKG_ROOT="+t.TempDir())
+	out, err := cmd.CombinedOutput()
+	if want := "xx: /var/lib/x/state: dpkg-query -S names no package that has it, so updeb cannot tell whether another package shares it: left as it is, not given to xuser; give it with chown if no other package uses it\n"; err != nil || string(out) != want {
+		t.Errorf("the folder's block with an empty dpkg database: %v\n%s\nwant:\n%s", err, out, want)
 	}
 }
 
@@ -299,7 +321,7 @@ func TestStatedDirectoriesInherited(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !strings.Contains(scripts[0].Content, "\t\t\t\tcase $updeb_p in xx|xx-data) ;; *) updeb_other=$updeb_p ;; esac\n\t\t\tdone\n\t\t\tif [ -n \"$updeb_pkgs\" ] && [ -z \"$updeb_other\" ]; then\n\t\t\t\tchown -h \"$updeb_user:$updeb_group\" \"$DPKG_ROOT\"/var/lib/x/state\n") {
+	if !strings.Contains(scripts[0].Content, "\t\t\t\tcase $updeb_p in xx|xx-data) ;; *) updeb_other=\"$updeb_other${updeb_other:+, }$updeb_p\" ;; esac\n\t\t\tdone\n\t\t\tif [ -n \"$updeb_pkgs\" ] && [ -z \"$updeb_other\" ]; then\n\t\t\t\tchown -h \"$updeb_user:$updeb_group\" \"$DPKG_ROOT\"/var/lib/x/state\n") {
 		t.Errorf("xx-data's postinst does not hand /var/lib/x/state to xuser:\n%s", scripts[0].Content)
 	}
 	if o := string(data.Overrides(nil)); !strings.Contains(o, "xx-data: non-standard-dir-perm 0700 != 0755 [var/lib/x/state/]") {

@@ -626,7 +626,7 @@ func systemUser(b *strings.Builder, pp *ResolvedPackage, u *SystemUser) {
 			if len(ours) == 0 {
 				ours = []string{pp.Name}
 			}
-			line(4, `case $updeb_p in %s) ;; *) updeb_other=$updeb_p ;; esac`, strings.Join(ours, "|"))
+			line(4, `case $updeb_p in %s) ;; *) updeb_other="$updeb_other${updeb_other:+, }$updeb_p" ;; esac`, strings.Join(ours, "|"))
 			line(3, "done")
 			line(3, `if [ -n "$updeb_pkgs" ] && [ -z "$updeb_other" ]; then`)
 			in = 4
@@ -642,7 +642,13 @@ func systemUser(b *strings.Builder, pp *ResolvedPackage, u *SystemUser) {
 		}
 		if o.dir {
 			line(3, "else")
-			line(4, `echo %s >&2`, ShellQuote(fmt.Sprintf("%s: %s is a folder of another recipe's package too: left as it is, not given to %s", pp.Name, o.path, u.Name)))
+			// Left as it is where dpkg-query names no package too: the
+			// folder's owners are not known.
+			line(4, `if [ -n "$updeb_other" ]; then`)
+			line(5, `echo %s"$updeb_other"%s >&2`, ShellQuote(fmt.Sprintf("%s: %s is also a folder of ", pp.Name, o.path)), ShellQuote(fmt.Sprintf(": left as it is, not given to %s", u.Name)))
+			line(4, "else")
+			line(5, `echo %s >&2`, ShellQuote(fmt.Sprintf("%s: %s: dpkg-query -S names no package that has it, so updeb cannot tell whether another package shares it: left as it is, not given to %s; give it with chown if no other package uses it", pp.Name, o.path, u.Name)))
+			line(4, "fi")
 			line(3, "fi")
 		}
 		line(2, "fi")
