@@ -167,12 +167,27 @@ func OpenFile(name string) (*os.File, fs.FileInfo, error) {
 // than limit bytes (an error wrapping ErrRefused that names the file and the
 // limit) after reading at most limit+1 bytes of it.
 func ReadFile(name string, limit int64) ([]byte, error) {
+	data, err := ReadAtMost(name, limit+1)
+	if err == nil && int64(len(data)) > limit {
+		return nil, fmt.Errorf("%s: %w: larger than %d bytes", name, ErrRefused, limit)
+	}
+	return data, err
+}
+
+// ReadAtMost reads at most n bytes of the regular file at name (OpenFile),
+// for a caller that refuses a larger one in its own words (one with n-1
+// bytes or more may be larger).
+func ReadAtMost(name string, n int64) ([]byte, error) {
 	f, _, err := OpenFile(name)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
-	return readAll(f, name, limit)
+	data, err := io.ReadAll(io.LimitReader(f, n))
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", name, err)
+	}
+	return data, nil
 }
 
 // ReadIn reads the regular file reached from dir by names (see Open),

@@ -13,7 +13,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"net/http"
 	"time"
@@ -229,12 +228,7 @@ func detached(p *recipe.ResolvedSigstore, v Verifiers) (sigstore.Detached, error
 // readSmall reads at most maxSigstoreFile+1 bytes of a cached file: the
 // verifier refuses what is larger, naming the URL.
 func readSmall(path string) ([]byte, error) {
-	f, _, err := confined.OpenFile(path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	return io.ReadAll(io.LimitReader(f, maxSigstoreFile+1))
+	return confined.ReadAtMost(path, maxSigstoreFile+1)
 }
 
 // isAbsent reports a download that failed because the file does not exist
