@@ -18,6 +18,7 @@ import (
 
 	"github.com/updeb/updeb/internal/repo"
 	"github.com/updeb/updeb/internal/testkit/testenv"
+	"github.com/updeb/updeb/pkg/dsse"
 )
 
 // buildDeb makes a small .deb with dpkg-deb.
@@ -186,10 +187,11 @@ func TestPublishTargetPrecedence(t *testing.T) {
 	before := treeDigests(t, filepath.Join(dir, "repo"))
 	odd := buildDeb(t, dir, "kubectl", "1.36.2-1", "d")
 	for name, record := range map[string]string{
-		"component twice":    `{"predicate":{"buildDefinition":{"externalParameters":{"component":"component/kubernetes136","component":"main"}}}}`,
-		"keys in two cases":  `{"predicate":{"buildDefinition":{"externalParameters":{"component":"component/kubernetes136","Component":"main"}}}}`,
-		"malformed envelope": `{"payloadType":"application/vnd.in-toto+json","payload":"` + statement[:8] + `\n` + statement[8:] + `","signatures":[]}`,
-		"two JSON values":    `{"payloadType":"x"}{"payloadType":"y"}`,
+		"component twice":             `{"predicate":{"buildDefinition":{"externalParameters":{"component":"component/kubernetes136","component":"main"}}}}`,
+		"keys in two cases":           `{"predicate":{"buildDefinition":{"externalParameters":{"component":"component/kubernetes136","Component":"main"}}}}`,
+		"malformed envelope":          `{"payloadType":"application/vnd.in-toto+json","payload":"` + statement[:8] + `\n` + statement[8:] + `","signatures":[]}`,
+		"two JSON values":             `{"payloadType":"x"}{"payloadType":"y"}`,
+		"larger than a record may be": `{"predicate":{"buildDefinition":{"externalParameters":{"component":"component/kubernetes136"}}}}` + strings.Repeat(" ", dsse.MaxSize),
 	} {
 		os.WriteFile(odd+".intoto.json", []byte(record), 0o644)
 		code, out, stderr := runCLI(t, "--config", cfg, "publish", odd)

@@ -140,7 +140,8 @@ func nonEmpty(v string) *string {
 // config's, else stable/main. A record whose text cannot be read in one
 // reading (pkg/strictjson: a key twice, keys differing in case; a malformed
 // envelope) is an error, not "no preference": the package would land
-// elsewhere without a word. One that is no regular file is left unread.
+// elsewhere without a word; so is one larger than any record (dsse.MaxSize).
+// One that is no regular file is left unread.
 func (o *repoOptions) target(deb string) (suite, component string, err error) {
 	var p recipeTarget
 	if deb != "" && (o.suite == "" || o.component == "") {
@@ -169,12 +170,18 @@ func readRecipeTarget(path string) (recipeTarget, error) {
 			} `json:"buildDefinition"`
 		} `json:"predicate"`
 	}
-	data, err := confined.ReadFile(path, dsse.MaxSize)
+	data, err := confined.ReadAtMost(path, dsse.MaxSize+1)
 	if errors.Is(err, fs.ErrNotExist) || errors.Is(err, confined.ErrRefused) {
-		return recipeTarget{}, nil // none, or no record of build's (a device, a FIFO, huge): left unread
+		return recipeTarget{}, nil // none, or no record of build's (a device, a FIFO): left unread
 	}
 	if err != nil {
 		return recipeTarget{}, err
+	}
+	if len(data) > dsse.MaxSize {
+		// A regular file where build writes its record: one that large is
+		// none of build's, and taken as no preference the package would
+		// land in the config's suite and component without a word.
+		return recipeTarget{}, fmt.Errorf("%s: larger than %d bytes, the largest record updeb reads", path, dsse.MaxSize)
 	}
 	env, envErr := dsse.Parse(data)
 	if envErr == nil {
