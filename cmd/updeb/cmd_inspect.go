@@ -27,9 +27,10 @@ two builds. A malformed archive exits 2, as does a file that cannot be opened
 (missing, unreadable, not a regular file); one that fails while it is read exits 3. Whatever dpkg-deb or
 dpkg would refuse is refused, and so is a decompression bomb (more than 100 times
 the file's size, plus 64 MiB, or 8 GiB in all). Control characters and escape
-sequences in names, link targets and owners are printed escaped (\x1b), as dpkg-deb -c
-escapes them; --json keeps the bytes, but for bytes that are not UTF-8 (JSON strings
-hold only Unicode), which it writes as the text does (\xff).`,
+sequences in names, link targets and owners are printed escaped (\x1b), and a backslash
+as \\, as dpkg-deb -c escapes them (a name holding the text \x1b reads otherwise);
+--json keeps the bytes, but for bytes that are not UTF-8 (JSON strings hold only
+Unicode), which it writes as the text does (\xff).`,
 		Example: `  updeb inspect out/helm_3.15.4-1_amd64.deb
   updeb inspect --json a.deb > a.json && updeb inspect --json b.deb | diff a.json -`,
 		Args: func(_ *cobra.Command, args []string) error {
@@ -65,9 +66,10 @@ hold only Unicode), which it writes as the text does (\xff).`,
 // printInfo prints what inspect found. Every text from the archive (names,
 // link targets, owners, control fields) goes through termtext, as
 // dpkg-deb -c escapes names: a hostile package's escape sequence must not
-// reach the terminal of whoever inspects it.
+// reach the terminal of whoever inspects it, and two names print alike
+// only when they are alike.
 func printInfo(out io.Writer, info *deb.Info) error {
-	esc := termtext.Escape
+	esc := termtext.EscapeName
 	fmt.Fprintln(out, "members:")
 	w := tabwriter.NewWriter(out, 0, 4, 2, ' ', 0)
 	for _, m := range info.Members {

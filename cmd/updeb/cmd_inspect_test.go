@@ -104,9 +104,12 @@ func TestModeString(t *testing.T) {
 // and owner names reach the terminal escaped (pkg/termtext), as dpkg-deb -c
 // escapes them: an OSC or CSI sequence in a name must not retitle the
 // window, write the clipboard or clear the screen of whoever inspects the
-// package. --json keeps the bytes (JSON escapes them).
+// package. A backslash is printed \\, as dpkg-deb -c prints it: a file
+// named with the text of the escaped name must not print as that name.
+// --json keeps the bytes (JSON escapes them).
 func TestInspectEscapesNames(t *testing.T) {
 	const evil = "a\x1b]0;owned\x07\x1b[2J\u202eb"
+	const evilText = `a\x1b]0;owned\a\x1b[2J\u202eb` // how evil is printed
 	file := filepath.Join(t.TempDir(), "evil.deb")
 	_, err := deb.Write(context.Background(), file, &deb.Package{
 		Control: deb.Control{Package: "evil", Version: "1.0-1", Architecture: "all", Maintainer: "m <m@x.invalid>", Summary: "s"},
@@ -114,6 +117,8 @@ func TestInspectEscapesNames(t *testing.T) {
 			{Path: "/usr/share/evil/" + evil, Type: deb.TypeFile, Mode: 0o644, Size: 2, Owner: deb.Owner{User: "uxxxxxxxxxx", UID: 1},
 				Open: func() (io.ReadCloser, error) { return io.NopCloser(strings.NewReader("hi")), nil }},
 			{Path: "/usr/share/evil/link", Type: deb.TypeSymlink, Mode: 0o777, Linkname: evil},
+			{Path: "/usr/share/evil/" + evilText, Type: deb.TypeFile, Mode: 0o644, Size: 2,
+				Open: func() (io.ReadCloser, error) { return io.NopCloser(strings.NewReader("hi")), nil }},
 		},
 		SourceDateEpoch: time.Unix(1723636800, 0),
 		Compression:     deb.CompressionNone,
@@ -152,9 +157,10 @@ func TestInspectEscapesNames(t *testing.T) {
 			t.Fatalf("inspect printed %q at byte %d of its output:\n%q", r, i, out)
 		}
 	}
-	for _, want := range []string{`./usr/share/evil/a\x1b]0;owned\a\x1b[2J\u202eb`, `-> a\x1b]0;owned`, `u\x1b[2Jxxxxxx/root`} {
-		if !strings.Contains(out, want) {
-			t.Errorf("the output lacks %q:\n%s", want, out)
+	for _, want := range []string{"./usr/share/evil/" + evilText + "\n", `-> a\x1b]0;owned`, `u\x1b[2Jxxxxxx/root`,
+		"./usr/share/evil/" + strings.ReplaceAll(evilText, `\`, `\\`) + "\n"} {
+		if strings.Count(out, want) != 1 {
+			t.Errorf("the output has %d times %q, want once:\n%s", strings.Count(out, want), want, out)
 		}
 	}
 	stdout.Reset()

@@ -24,13 +24,25 @@ func Escape(s string) string { return escape(s, false) }
 // kept (a carriage return is not: it would let a line overwrite itself).
 func EscapeLines(s string) string { return escape(s, true) }
 
+// EscapeName is Escape for a name that must read back as one name (a
+// package's file names, link targets and owners in updeb inspect): a
+// backslash becomes \\ too, as dpkg-deb -c writes it, so that a name
+// holding the text \x1b never prints as one holding the escape character.
+func EscapeName(s string) string {
+	return escapeIf(s, func(r rune) bool { return r == '\\' || unsafeRune(r, false) })
+}
+
 func escape(s string, lines bool) string {
-	return escapeIf(s, func(r rune) bool {
-		if lines && (r == '\n' || r == '\t') {
-			return false
-		}
-		return r == utf8.RuneError || unicode.IsControl(r) || unicode.Is(unicode.Cf, r) || r == '\u2028' || r == '\u2029'
-	})
+	return escapeIf(s, func(r rune) bool { return unsafeRune(r, lines) })
+}
+
+// unsafeRune reports a rune Escape (EscapeLines where lines is true)
+// writes as a Go escape.
+func unsafeRune(r rune, lines bool) bool {
+	if lines && (r == '\n' || r == '\t') {
+		return false
+	}
+	return r == utf8.RuneError || unicode.IsControl(r) || unicode.Is(unicode.Cf, r) || r == '\u2028' || r == '\u2029'
 }
 
 // EscapeInvalid writes each byte of s that is not UTF-8 as Escape does

@@ -34,6 +34,24 @@ func TestEscapeLines(t *testing.T) {
 	}
 }
 
+// TestEscapeName: a name prints as one name: the text \x1b and the escape
+// character, or the text \xff and the byte, differ in what is printed.
+func TestEscapeName(t *testing.T) {
+	for in, want := range map[string]string{
+		"plain ä ✓":                    "plain ä ✓",
+		"system-systemd\\x2dfoo.slice": `system-systemd\\x2dfoo.slice`,
+		"a\\x1bb":                      `a\\x1bb`,
+		"a\x1bb":                       `a\x1bb`,
+		"a\\xff":                       `a\\xff`,
+		"a\xff":                        `a\xff`,
+		"tab\there":                    `tab\there`,
+	} {
+		if got := EscapeName(in); got != want {
+			t.Errorf("EscapeName(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
 func TestEscapeInvalid(t *testing.T) {
 	for in, want := range map[string]string{
 		"plain ä ✓":             "plain ä ✓",
