@@ -216,6 +216,10 @@ var exitRules = []exitRule{
 	as(exitCheck, fixed[*digest.MismatchError]("the bytes differ from the pinned digest: nothing was cached or packaged. Check the pin and the upstream release")),
 	is(trust.ErrCrossCheck, exitCheck, hintSource),
 	is(digest.ErrChecksums, exitCheck, hintSource),
+	// Before ErrUnsafe, which it matches: the source passed verification,
+	// and the recipe names an entry that is not the file itself.
+	asIf(exitCheck, func(e *archive.Error) bool { return e.Kind == archive.ErrNotRegular && e.Entry != "" },
+		"the archive holds that name as a symlink, directory or other entry that is not a regular file: list it (tar -tvf, unzip -Z) and point the recipe's files: path: at the file itself, or find out whether upstream changed its layout"),
 	is(archive.ErrUnsafe, exitCheck, hintSource),
 	is(archive.ErrCorrupt, exitCheck, hintSource),
 	is(archive.ErrMissing, exitCheck, "the archive holds no file of that name: list it (tar -tf, unzip -l) and fix the recipe's files: path:, or find out whether upstream changed its layout"),

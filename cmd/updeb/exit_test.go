@@ -106,6 +106,8 @@ func TestExitStatus(t *testing.T) {
 		{"decompression bomb", wrap(&archive.Error{Kind: archive.ErrLimit, Msg: "too large"}), exitCheck, "failed verification"},
 		{"corrupt archive", wrap(&archive.Error{Kind: archive.ErrCorrupt}), exitCheck, "failed verification"},
 		{"member missing", wrap(&archive.Error{Kind: archive.ErrMissing}), exitCheck, "holds no file of that name"},
+		{"member a symlink", wrap(&archive.Error{Kind: archive.ErrNotRegular, Entry: "s/tool", Msg: `wanted as a regular file, but it is a symlink to "real-1.2"`}), exitCheck, "point the recipe's files: path: at the file itself"},
+		{"archive not a file", wrap(&archive.Error{Kind: archive.ErrNotRegular, Msg: "the archive must be a regular file, found p---------"}), exitCheck, "failed verification"},
 		{"too large", &fetch.SizeError{URL: "u", Limit: 1, Size: 2}, exitCheck, "max-size"},
 		{"https downgrade", &fetch.DowngradeError{From: "https://a", To: "http://a"}, exitCheck, "downgraded"},
 		{"redirect to file:", &fetch.NetworkError{URL: "http://a", Attempts: 1, Err: fmt.Errorf("%w: http://a -> file:///etc/passwd", fetch.ErrRedirectScheme)}, exitCheck, "http(s) URLs only"},
