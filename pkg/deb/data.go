@@ -109,8 +109,9 @@ func (t *tree) item(e *Entry) (*item, []error) {
 	}
 	it := &item{path: e.Path, typ: e.Type, mtime: mtime, linkname: e.Linkname}
 	var errs []error
-	if e.Mode&^(fs.ModePerm|specialBits) != 0 {
-		errs = append(errs, invalidf("entry %q: mode %v has bits other than the permission bits, setuid, setgid and sticky (a type bit from os.Stat?): give those only", e.Path, e.Mode))
+	if other := e.Mode &^ (fs.ModePerm | specialBits); other != 0 {
+		// fs.FileMode's String leaves a chmod-style 04000 out: the bits are shown in octal.
+		errs = append(errs, invalidf("entry %q: mode %v has bits other than the permission bits, setuid, setgid and sticky (%#o: a type bit from os.Stat, or chmod's 04000, 02000, 01000, which are fs.ModeSetuid, fs.ModeSetgid, fs.ModeSticky here, as FileMode converts them): give those only", e.Path, e.Mode, uint32(other)))
 	}
 	own, oerrs := checkOwner(e.Path, e.Owner)
 	it.own = own

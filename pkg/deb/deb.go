@@ -113,8 +113,10 @@ func (t EntryType) String() string {
 // default, as dpkg-deb's packages have it: 0644 for a file, 0755 for a
 // directory. Symlinks are 0777 (Mode must be zero or 0777, without special
 // bits); a hardlink has its target's mode and owner (leave Mode and Owner
-// zero). Any other bit (a type bit from os.Stat, fs.ModeDevice, ...) is
-// refused: the writer never guesses what a mode was meant to be.
+// zero). Any other bit (a type bit from os.Stat, fs.ModeDevice, chmod's
+// 04000 given as fs.FileMode(0o4755), ...) is refused, the error naming
+// it in octal: the writer never guesses what a mode was meant to be
+// (FileMode converts a chmod mode).
 //
 // Parent directories that are not listed are added (root:root, 0755).
 type Entry struct {

@@ -92,6 +92,7 @@ func TestValidation(t *testing.T) {
 		{"file over implicit dir", func(p *Package) { p.Entries = append(p.Entries, fileEntry("/usr/lib/sample", 0, "")) }, `entry "/usr/lib/sample": is a file, but other entries are inside it`},
 		{"type bit in mode", func(p *Package) { p.Entries[2].Mode |= fs.ModeDir }, `entry "/usr/share/doc/updeb-sample": mode drwx------ has bits other than the permission bits, setuid, setgid and sticky`},
 		{"device bit in mode", func(p *Package) { p.Entries[0].Mode |= fs.ModeDevice }, `entry "/usr/bin/sample": mode Drwx------ has bits other than`},
+		{"chmod setuid bit in mode", func(p *Package) { p.Entries[0].Mode = 0o4755 }, `entry "/usr/bin/sample": mode -rwxr-xr-x has bits other than the permission bits, setuid, setgid and sticky (04000: a type bit from os.Stat, or chmod's 04000`},
 		{"symlink mode", func(p *Package) { p.Entries[4].Mode = 0o755 }, `entry "/usr/bin/sample-link": a symlink has mode 0777, found -rwxr-xr-x`},
 		{"setuid symlink", func(p *Package) { p.Entries[4].Mode = 0o777 | fs.ModeSetuid }, `entry "/usr/bin/sample-link": a symlink has mode 0777`},
 		{"hardlink mode", func(p *Package) { p.Entries[5].Mode = 0o600 }, `entry "/usr/lib/sample/a-b": a hardlink has its target's mode and owner`},
