@@ -163,14 +163,15 @@ func validateScripts(scripts []Script) []error {
 	return errs
 }
 
-// scriptMode is the mode a script gets; special and type bits are kept so that
-// validation sees and refuses them.
+// scriptMode is the mode a script gets; special, type and other bits
+// (chmod's 04000 given as fs.FileMode(0o4755), which UnixMode drops) are
+// kept so that validation sees and refuses them.
 func scriptMode(s Script) fs.FileMode {
 	if s.Mode == 0 {
 		return 0o755
 	}
 	m := fs.FileMode(UnixMode(s.Mode))
-	if s.Mode&fs.ModeType != 0 {
+	if s.Mode&^(fs.ModePerm|specialBits) != 0 {
 		m |= 0o10000
 	}
 	return m

@@ -124,6 +124,7 @@ func TestValidation(t *testing.T) {
 		{"script world-writable", func(p *Package) { p.Scripts[0].Mode = 0o777 }, `script postinst: mode 0777: expected >= 0555 and <= 0775`},
 		{"script not executable", func(p *Package) { p.Scripts[0].Mode = 0o644 }, `script postinst: mode 0644: expected >= 0555 and <= 0775`},
 		{"script setuid", func(p *Package) { p.Scripts[0].Mode = 0o755 | fs.ModeSetuid }, `script postinst: mode`},
+		{"script chmod setuid", func(p *Package) { p.Scripts[0].Mode = 0o4755 }, `script postinst: mode 04755: expected >= 0555 and <= 0775`},
 		{"unknown trigger directive", func(p *Package) { p.Triggers = "interest /usr/lib/x\nactivate-later x" }, `triggers line 2: "activate-later x": unknown directive "activate-later"`},
 		{"trigger without name", func(p *Package) { p.Triggers = "interest" }, `triggers line 1: "interest": expected DIRECTIVE NAME`},
 		{"trigger with two names", func(p *Package) { p.Triggers = "activate a b" }, `triggers line 1: "activate a b": expected DIRECTIVE NAME`},
