@@ -403,7 +403,7 @@ func TestLoadErrors(t *testing.T) {
 		{"sigstore regexp matches anybody", []edit{{sigOpenPGP, "{bundle-url: https://example.org/x.json, identity-regexp: '^.+@.+$', issuer: https://accounts.google.com}"}},
 			[]string{"recipes/x.yaml:11:74: signature.identity-regexp: IdentityRegexp \"^.+@.+$\" matches the identity of anyone (it matches \"attacker@example.com\"): name the signer; there is no \"any identity\" policy"}},
 		{"sigstore regexp matches anybody's repository", []edit{{sigOpenPGP, "{github-attestations: a/b, identity-regexp: '^https://github\\.com/[^/]+/b/\\.github/workflows/release\\.yml@refs/tags/v.*$', issuer: https://token.actions.githubusercontent.com}"}},
-			[]string{"recipes/x.yaml:11:60: signature.identity-regexp: IdentityRegexp \"^https://github\\\\.com/[^/]+/b/\\\\.github/workflows/release\\\\.yml@refs/tags/v.*$\" matches workflows of anyone's repositories (it matches identities that begin with \"https://github.com/attacker/\"): name the repository's owner literally; there is no \"any identity\" policy"}},
+			[]string{"recipes/x.yaml:11:60: signature.identity-regexp: IdentityRegexp \"^https://github\\\\.com/[^/]+/b/\\\\.github/workflows/release\\\\.yml@refs/tags/v.*$\" matches workflows of anyone's repositories (the repository's owner goes on as anybody chooses after \"https://github.com/\"): name the repository's owner literally; there is no \"any identity\" policy"}},
 		{"sigstore issuer not a URL", []edit{{sigOpenPGP, "{github-attestations: a/b, identity: a@example.org, issuer: accounts.google.com}"}},
 			[]string{"recipes/x.yaml:11:76: signature.issuer: \"accounts.google.com\" is not an OIDC issuer URL (e.g. https://accounts.google.com)"}},
 		// A certificate's issuer is compared with this one exactly, and

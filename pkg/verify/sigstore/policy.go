@@ -5,10 +5,13 @@ import (
 	"crypto/x509"
 	"encoding/base64"
 	"fmt"
+	"maps"
 	"regexp"
 	"regexp/syntax"
+	"slices"
 	"strings"
 	"time"
+	"unicode"
 
 	"github.com/sigstore/sigstore-go/pkg/fulcio/certificate"
 	"github.com/sigstore/sigstore-go/pkg/root"
@@ -108,11 +111,11 @@ func (p Policy) compile() (*identity, error) {
 				return nil, fmt.Errorf("%w: IdentityRegexp %q matches the identity of anyone (it matches %q): name the signer; there is no \"any identity\" policy", ErrPolicy, p.IdentityRegexp, who)
 			}
 		}
-		if who, ok := anyonesAddress(re, p.IdentityRegexp); ok {
-			return nil, fmt.Errorf("%w: IdentityRegexp %q matches an address anybody can have (it matches %q): name the signer's address, or an address pattern at a domain the signer controls; there is no \"any identity\" policy", ErrPolicy, p.IdentityRegexp, who)
+		if local, domain, ok := anyonesAddress(p.IdentityRegexp); ok {
+			return nil, fmt.Errorf("%w: IdentityRegexp %q matches an address anybody can have (at %s, its local part goes on as anybody chooses after %q): name the signer's address, or an address pattern at a domain the signer controls; there is no \"any identity\" policy", ErrPolicy, p.IdentityRegexp, domain, local)
 		}
 		if prefix, ok := anyonesRepositoryPrefix(p.IdentityRegexp, p.Issuer); ok {
-			return nil, fmt.Errorf("%w: IdentityRegexp %q matches workflows of anyone's repositories (it matches identities that begin with %q): name the repository's owner literally; there is no \"any identity\" policy", ErrPolicy, p.IdentityRegexp, prefix)
+			return nil, fmt.Errorf("%w: IdentityRegexp %q matches workflows of anyone's repositories (the repository's owner goes on as anybody chooses after %q): name the repository's owner literally; there is no \"any identity\" policy", ErrPolicy, p.IdentityRegexp, prefix)
 		}
 		id.re = re
 	}
@@ -205,65 +208,25 @@ var publicMail = []string{
 	"users.noreply.github.com",
 }
 
-// anyonesAddress returns an address at a public mail domain, of a local
-// part anybody can register, that re (src, anchored) matches: a stranger's
-// ("attacker@gmail.com"), or one that begins as the regexp's literal
-// prefix and goes on as the stranger chooses ("alice" in
-// "^alice.*@gmail\.com$": "aliceattacker@gmail.com").
-func anyonesAddress(re *regexp.Regexp, src string) (string, bool) {
+// anyonesAddress returns the address a regexp (src, anchored) accepts at
+// a public mail domain whose local part it does not write out, as far as
+// it does ("alice" of "^alice.*@gmail\.com$", "" of "^.*@gmail\.com$"),
+// and the domain: anybody registers "aliceattacker" there. See openName.
+func anyonesAddress(src string) (local, domain string, ok bool) {
 	for _, domain := range publicMail {
-		for _, local := range strangers(literalPrefix(src)) {
-			if who := local + "@" + domain; re.MatchString(who) {
-				return who, true
-			}
+		at := func(w *walk, set map[uint32]bool) bool { return w.matchesAfter(w.anyText(set), "@"+domain) }
+		if local, open := openName(anchor(src), "", '@', isLocalPart, at); open {
+			return local, domain, true
 		}
 	}
-	return "", false
+	return "", "", false
 }
 
-// strangers are names (an address's local part, a repository's owner)
-// that anybody can register and that a regexp whose literal text ends in
-// start, the beginning of the name, may still match: a stranger's
-// ("attacker"), and ones that begin as start and go on as the stranger
-// chooses ("aliceattacker", "alice-attacker").
-func strangers(start string) []string {
-	names := []string{"attacker"}
-	if localPartRE.MatchString(start) {
-		names = append(names, start+"attacker", start+".attacker", start+"-attacker")
-	}
-	return names
-}
-
-// localPartRE is the start of an address's local part or of a repository's
-// owner (no URI).
-var localPartRE = regexp.MustCompile(`^[A-Za-z0-9._%+-]+$`)
-
-// literalPrefix is the text every match of the regular expression src
-// begins with, past a leading ^ or \A: "alice" for "^alice.*@gmail\.com$".
-func literalPrefix(src string) string {
-	parsed, err := syntax.Parse(src, syntax.Perl)
-	if err != nil {
-		return ""
-	}
-	parsed = parsed.Simplify()
-	subs := []*syntax.Regexp{parsed}
-	if parsed.Op == syntax.OpConcat {
-		subs = parsed.Sub
-	}
-	var b strings.Builder
-	for _, sub := range subs {
-		switch {
-		case sub.Op == syntax.OpBeginText || sub.Op == syntax.OpBeginLine:
-			if b.Len() > 0 {
-				return b.String()
-			}
-		case sub.Op == syntax.OpLiteral && sub.Flags&syntax.FoldCase == 0:
-			b.WriteString(string(sub.Rune))
-		default:
-			return b.String()
-		}
-	}
-	return b.String()
+// isLocalPart reports whether r may be in an address's local part as an
+// identity regexp writes one out; a path of the regexp that reads another
+// rune (":" of "https://") is not an address.
+func isLocalPart(r rune) bool {
+	return r < 0x80 && (unicode.IsLetter(r) || unicode.IsDigit(r) || strings.ContainsRune("._%+-", r))
 }
 
 // anyonesRepository are, for CI issuers (an issuer URL and what begins
@@ -276,96 +239,248 @@ var anyonesRepository = []struct{ issuer, site string }{
 	{"https://gitlab.com", "https://gitlab.com/"},
 }
 
-// anyonesRepositoryPrefix returns how the identities of a repository
+// anyonesRepositoryPrefix returns how the identities of repositories
 // anybody may create begin, when the regexp src (anchored) matches some of
-// them under issuer: a stranger's owner ("https://github.com/attacker/"),
-// or one that begins as the regexp's literal owner and goes on as the
-// stranger chooses ("containerd" in "^https://github\.com/containerd.*/":
-// "https://github.com/containerd-attacker/").
+// them under issuer: the site and the part of the owner the regexp writes
+// out before it leaves the rest open ("https://github.com/" of
+// "^https://github\.com/[^/]+/", "https://github.com/containerd" of
+// "^https://github\.com/(?i:containerd).*/": containerd-attacker's). See
+// openName.
 func anyonesRepositoryPrefix(src, issuer string) (string, bool) {
 	for _, ci := range anyonesRepository {
 		if !strings.HasPrefix(issuer, ci.issuer) {
 			continue
 		}
-		owner, ok := strings.CutPrefix(literalPrefix(src), ci.site)
-		if !ok {
-			owner = ""
-		}
-		for _, name := range strangers(owner) {
-			if prefix := ci.site + name + "/"; matchesSomeWithPrefix(anchor(src), prefix) {
-				return prefix, true
-			}
+		if owner, open := openName(anchor(src), ci.site, '/', nil, (*walk).reachesMatch); open {
+			return ci.site + owner, true
 		}
 	}
 	return "", false
 }
 
-// matchesSomeWithPrefix reports whether the regular expression re matches
-// some string that begins with prefix: its program is run over prefix (every
-// thread at once, as an NFA), then a match must still be reachable. Past
-// prefix, zero-width assertions are taken as satisfiable and character
-// classes as non-empty, so it may say yes for a regexp that matches nothing
-// further; it never says no for one that matches such a string.
-func matchesSomeWithPrefix(re, prefix string) bool {
+// Bounds of openName: a name longer than maxSpelled runes is taken to be a
+// repetition's, more than maxNames names (alternatives counted) or a
+// character class of more than maxClass runes (case aside) to be open.
+const (
+	maxSpelled = 64
+	maxNames   = 16
+	maxClass   = 4
+)
+
+// openName reports whether the regular expression re, past text that
+// begins with prefix, leaves open the name that follows, up to the rune end
+// (a repository's owner up to "/", an address's local part up to "@"):
+// whether, on a path to a match (next says whether one is reachable from
+// the states after the open part), a wildcard, a character class of more
+// than a few runes or a repetition lets the name go on as anybody chooses.
+// It returns the part of the name written out before it (in lower case
+// where the regexp ignores case). A name written out, or a few alternatives
+// ("(cilium|isovalent)", "[Cc]ilium", "(?i)cilium"), is not open: the
+// regexp's author named them. A path that reads a rune valid does not
+// accept (nil: any) is no such name and is not followed.
+func openName(re, prefix string, end rune, valid func(rune) bool, next func(*walk, map[uint32]bool) bool) (string, bool) {
+	w, ok := newWalk(re, prefix)
+	if !ok {
+		return "", false
+	}
+	set := w.read()
+	if set == nil {
+		return "", false
+	}
+	names := 1
+	var visit func(set map[uint32]bool, spelled []rune) (string, bool)
+	visit = func(set map[uint32]bool, spelled []rune) (string, bool) {
+		if len(spelled) > maxSpelled {
+			return string(spelled), next(w, set)
+		}
+		follow := map[rune]map[uint32]bool{} // the name's next rune, folded, and the states after it
+		for _, pc := range slices.Sorted(maps.Keys(set)) {
+			in := &w.prog.Inst[pc]
+			runes, wide := classRunes(in)
+			if wide {
+				if after := w.closure(in.Out); next(w, after) {
+					return string(spelled), true
+				}
+				continue
+			}
+			for _, r := range runes {
+				if r == end || (valid != nil && !valid(r)) {
+					continue
+				}
+				if follow[r] == nil {
+					follow[r] = map[uint32]bool{}
+				}
+				w.add(follow[r], in.Out, len(w.text))
+			}
+		}
+		if names += max(0, len(follow)-1); names > maxNames {
+			return string(spelled), true
+		}
+		for _, r := range slices.Sorted(maps.Keys(follow)) {
+			if s, open := visit(follow[r], append(slices.Clone(spelled), r)); open {
+				return s, true
+			}
+		}
+		return "", false
+	}
+	return visit(set, nil)
+}
+
+// classRunes returns the runes a rune instruction reads, folded to lower
+// case, or wide for a wildcard or a class of more than maxClass of them;
+// nothing for an instruction that reads no rune.
+func classRunes(in *syntax.Inst) (runes []rune, wide bool) {
+	switch in.Op {
+	case syntax.InstRuneAny, syntax.InstRuneAnyNotNL:
+		return nil, true
+	case syntax.InstRune1:
+		return []rune{in.Rune[0]}, false
+	case syntax.InstRune:
+	default:
+		return nil, false
+	}
+	if len(in.Rune) == 1 { // one rune, case folded
+		return []rune{unicode.ToLower(in.Rune[0])}, false
+	}
+	for i := 0; i+1 < len(in.Rune); i += 2 {
+		if in.Rune[i+1]-in.Rune[i] > maxClass {
+			return nil, true
+		}
+		for r := in.Rune[i]; r <= in.Rune[i+1]; r++ {
+			if l := unicode.ToLower(r); !slices.Contains(runes, l) {
+				runes = append(runes, l)
+			}
+		}
+	}
+	return runes, len(runes) > maxClass
+}
+
+// walk runs a compiled regular expression by hand over text, every thread
+// at once (as an NFA). The zero-width assertions see text's runes; past its
+// end every assertion is taken as satisfiable and the walk over-approximates
+// what the regexp matches: it may say yes for a regexp that matches nothing
+// further, never no for one that matches.
+type walk struct {
+	prog *syntax.Prog
+	text []rune
+}
+
+func newWalk(re, text string) (*walk, bool) {
 	parsed, err := syntax.Parse(re, syntax.Perl)
 	if err != nil {
-		return false
+		return nil, false
 	}
 	prog, err := syntax.Compile(parsed.Simplify())
 	if err != nil {
-		return false
+		return nil, false
 	}
-	runes := []rune(prefix)
-	// add puts pc and what it reaches without consuming a rune into set;
-	// at is the position in prefix, whose neighbours the assertions see,
-	// or len(runes), past which every assertion is taken as satisfiable.
-	var add func(set map[uint32]bool, pc uint32, at int)
-	add = func(set map[uint32]bool, pc uint32, at int) {
-		if set[pc] {
-			return
+	return &walk{prog: prog, text: []rune(text)}, true
+}
+
+// add puts pc and what it reaches without reading a rune into set; at is
+// the position in text, whose neighbours the assertions see.
+func (w *walk) add(set map[uint32]bool, pc uint32, at int) {
+	if set[pc] {
+		return
+	}
+	set[pc] = true
+	in := &w.prog.Inst[pc]
+	switch in.Op {
+	case syntax.InstAlt, syntax.InstAltMatch:
+		w.add(set, in.Out, at)
+		w.add(set, in.Arg, at)
+	case syntax.InstCapture, syntax.InstNop:
+		w.add(set, in.Out, at)
+	case syntax.InstEmptyWidth:
+		if at >= len(w.text) {
+			w.add(set, in.Out, at)
+			break
 		}
-		set[pc] = true
-		in := &prog.Inst[pc]
-		switch in.Op {
-		case syntax.InstAlt, syntax.InstAltMatch:
-			add(set, in.Out, at)
-			add(set, in.Arg, at)
-		case syntax.InstCapture, syntax.InstNop:
-			add(set, in.Out, at)
-		case syntax.InstEmptyWidth:
-			if at == len(runes) {
-				add(set, in.Out, at)
-				break
-			}
-			before := rune(-1)
-			if at > 0 {
-				before = runes[at-1]
-			}
-			if syntax.EmptyOp(in.Arg)&^syntax.EmptyOpContext(before, runes[at]) == 0 {
-				add(set, in.Out, at)
-			}
+		before := rune(-1)
+		if at > 0 {
+			before = w.text[at-1]
+		}
+		if syntax.EmptyOp(in.Arg)&^syntax.EmptyOpContext(before, w.text[at]) == 0 {
+			w.add(set, in.Out, at)
 		}
 	}
+}
+
+// closure is the set of pc and what it reaches without reading a rune,
+// past the end of text.
+func (w *walk) closure(pc uint32) map[uint32]bool {
+	set := map[uint32]bool{}
+	w.add(set, pc, len(w.text))
+	return set
+}
+
+// read runs the program from its start over text; nil when no thread
+// survives it.
+func (w *walk) read() map[uint32]bool {
 	cur := map[uint32]bool{}
-	add(cur, uint32(prog.Start), 0)
-	for i, r := range runes {
-		next := map[uint32]bool{}
-		for pc := range cur {
-			in := &prog.Inst[pc]
-			switch in.Op {
+	w.add(cur, uint32(w.prog.Start), 0)
+	for i, r := range w.text {
+		if cur = w.step(cur, r, i+1); len(cur) == 0 {
+			return nil
+		}
+	}
+	return cur
+}
+
+// step reads r from the threads of set; at is the position after it.
+func (w *walk) step(set map[uint32]bool, r rune, at int) map[uint32]bool {
+	next := map[uint32]bool{}
+	for pc := range set {
+		in := &w.prog.Inst[pc]
+		switch in.Op {
+		case syntax.InstRune, syntax.InstRune1, syntax.InstRuneAny, syntax.InstRuneAnyNotNL:
+			if in.MatchRune(r) {
+				w.add(next, in.Out, at)
+			}
+		}
+	}
+	return next
+}
+
+// anyText is every state the threads of set reach, past the end of text,
+// reading whatever runes their instructions read.
+func (w *walk) anyText(set map[uint32]bool) map[uint32]bool {
+	all := map[uint32]bool{}
+	for pc := range set {
+		w.add(all, pc, len(w.text))
+	}
+	for grew := true; grew; {
+		grew = false
+		for pc := range all {
+			switch in := &w.prog.Inst[pc]; in.Op {
 			case syntax.InstRune, syntax.InstRune1, syntax.InstRuneAny, syntax.InstRuneAnyNotNL:
-				if in.MatchRune(r) {
-					add(next, in.Out, i+1)
+				if !all[in.Out] {
+					w.add(all, in.Out, len(w.text))
+					grew = true
 				}
 			}
 		}
-		if len(next) == 0 {
+	}
+	return all
+}
+
+// matchesAfter reports whether the threads of set, reading s past the end
+// of text, end in a match.
+func (w *walk) matchesAfter(set map[uint32]bool, s string) bool {
+	for _, r := range s {
+		if set = w.step(set, r, len(w.text)); len(set) == 0 {
 			return false
 		}
-		cur = next
 	}
-	for pc := range cur { // cur is closed under every edge but runes'
-		if reachesMatch(prog, pc, map[uint32]bool{}) {
+	return slices.ContainsFunc(slices.Collect(maps.Keys(set)), func(pc uint32) bool { return w.prog.Inst[pc].Op == syntax.InstMatch })
+}
+
+// reachesMatch reports whether a match is reachable from the threads of
+// set by any edge of the program.
+func (w *walk) reachesMatch(set map[uint32]bool) bool {
+	seen := map[uint32]bool{}
+	for pc := range set {
+		if reachesMatch(w.prog, pc, seen) {
 			return true
 		}
 	}
