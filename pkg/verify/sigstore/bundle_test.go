@@ -407,34 +407,47 @@ func TestBundleStatementOneReading(t *testing.T) {
 }
 
 // An identity regexp that leaves the local part open at a mail domain where
-// anybody has an address accepts anybody's signature: refused, under any
-// issuer. An address pattern at a domain the signer controls, or an exact
-// list of addresses, is a policy.
+// anybody has an address, or the domain open where anybody may register one
+// (its last labels, a Google Cloud project), accepts anybody's signature:
+// refused, under any issuer. An address pattern at a domain the signer
+// controls (a subdomain of it too), or an exact list of addresses, is a
+// policy.
 func TestIdentityRegexpAnyonesAddress(t *testing.T) {
-	for re, ok := range map[string]bool{
-		`^.*@gmail\.com$`:                                     false,
-		`^[^@]+@gmail\.com$`:                                  false,
-		`^[a-z0-9.]+@(gmail|googlemail)\.com$`:                false,
-		`^alice.*@gmail\.com$`:                                false,
-		`^alice[.-].+@gmail\.com$`:                            false,
-		`^\w+@users\.noreply\.github\.com$`:                   false,
-		`(?i)^.*@GMAIL\.COM$`:                                 false,
-		`(?i)^alice.*@gmail\.com$`:                            false,
-		`^(alice).*@gmail\.com$`:                              false,
-		`^alice\d*@gmail\.com$`:                               false,
-		`^alice[.-]?bob@gmail\.com$`:                          true,
-		`^alice@gmail\.com$`:                                  true,
-		`^(alice|bob)@gmail\.com$`:                            true,
-		`^alice\+release@gmail\.com$`:                         true,
-		`^.*@kubernetes\.io$`:                                 true,
-		`^[a-z]+@k8s-releng-prod\.iam\.gserviceaccount\.com$`: true,
+	const address, domain = "an address anybody can have", "a domain anybody can register"
+	for re, want := range map[string]string{
+		`^.*@gmail\.com$`:                                        address,
+		`^[^@]+@gmail\.com$`:                                     address,
+		`^[a-z0-9.]+@(gmail|googlemail)\.com$`:                   address,
+		`^alice.*@gmail\.com$`:                                   address,
+		`^alice[.-].+@gmail\.com$`:                               address,
+		`^\w+@users\.noreply\.github\.com$`:                      address,
+		`(?i)^.*@GMAIL\.COM$`:                                    address,
+		`(?i)^alice.*@gmail\.com$`:                               address,
+		`^(alice).*@gmail\.com$`:                                 address,
+		`^alice\d*@gmail\.com$`:                                  address,
+		`^alice[.-]?bob@gmail\.com$`:                             "",
+		`^alice@gmail\.com$`:                                     "",
+		`^(alice|bob)@gmail\.com$`:                               "",
+		`^alice\+release@gmail\.com$`:                            "",
+		`^.*@kubernetes\.io$`:                                    "",
+		`^[a-z]+@k8s-releng-prod\.iam\.gserviceaccount\.com$`:    "",
+		`^alice@.*$`:                                             domain,
+		`^krel-staging@.*\.iam\.gserviceaccount\.com$`:           domain,
+		`^.*@k8s-releng-.*\.iam\.gserviceaccount\.com$`:          domain,
+		`^release@[a-z-]+\.com$`:                                 domain,
+		`^alice@example\.[a-z]+$`:                                domain,
+		`^alice@[^@]+$`:                                          domain,
+		`^alice@[a-z]+\.example\.org$`:                           "",
+		`^.*@.*\.kubernetes\.io$`:                                "",
+		`^alice@example\.(com|org)$`:                             "",
+		`^https://github\.com/o/r/\.github/workflows/x\.yml@.*$`: "",
 	} {
 		err := Policy{IdentityRegexp: re, Issuer: "https://accounts.google.com"}.Validate()
 		switch {
-		case ok && err != nil:
+		case want == "" && err != nil:
 			t.Errorf("%s: %v", re, err)
-		case !ok && (!errors.Is(err, ErrPolicy) || !strings.Contains(err.Error(), "an address anybody can have")):
-			t.Errorf("%s: %v, want the refusal of an address anybody can have", re, err)
+		case want != "" && (!errors.Is(err, ErrPolicy) || !strings.Contains(err.Error(), want)):
+			t.Errorf("%s: %v, want the refusal of %s", re, err, want)
 		}
 	}
 }

@@ -114,6 +114,9 @@ func (p Policy) compile() (*identity, error) {
 		if local, domain, ok := anyonesAddress(p.IdentityRegexp); ok {
 			return nil, fmt.Errorf("%w: IdentityRegexp %q matches an address anybody can have (at %s, its local part goes on as anybody chooses after %q): name the signer's address, or an address pattern at a domain the signer controls; there is no \"any identity\" policy", ErrPolicy, p.IdentityRegexp, domain, local)
 		}
+		if spelled, ok := anyonesDomain(p.IdentityRegexp); ok {
+			return nil, fmt.Errorf("%w: IdentityRegexp %q matches an address at a domain anybody can register (its domain goes on as anybody chooses after %q): name the signer's domain; there is no \"any identity\" policy", ErrPolicy, p.IdentityRegexp, spelled)
+		}
 		if prefix, ok := anyonesRepositoryPrefix(p.IdentityRegexp, p.Issuer); ok {
 			return nil, fmt.Errorf("%w: IdentityRegexp %q matches workflows of anyone's repositories (the repository's owner goes on as anybody chooses after %q): name the repository's owner literally; there is no \"any identity\" policy", ErrPolicy, p.IdentityRegexp, prefix)
 		}
@@ -213,14 +216,60 @@ var publicMail = []string{
 // it does ("alice" of "^alice.*@gmail\.com$", "" of "^.*@gmail\.com$"),
 // and the domain: anybody registers "aliceattacker" there. See openName.
 func anyonesAddress(src string) (local, domain string, ok bool) {
+	w, start := walkAfter(anchor(src), "")
+	if start == nil {
+		return "", "", false
+	}
 	for _, domain := range publicMail {
-		at := func(w *walk, set map[uint32]bool) bool { return w.matchesAfter(w.anyText(set), "@"+domain) }
-		if local, open := openName(anchor(src), "", '@', isLocalPart, at); open {
+		at := func(w *walk, set map[uint32]bool) bool { return w.matchesAfter(w.anyText(set, nil), "@"+domain) }
+		if local, open := w.openName(start, '@', isLocalPart, at); open {
 			return local, domain, true
 		}
 	}
 	return "", "", false
 }
+
+// anyonesDomain returns the part of an address's domain a regexp (src,
+// anchored) writes out before it leaves open a domain anybody may
+// register: the domain's last labels ("" of "^alice@.*$", "example." of
+// "^alice@example\.[a-z]+$"), or the project of a Google Cloud service
+// account ("^krel-staging@.*\.iam\.gserviceaccount\.com$": anybody's
+// project may have a krel-staging account). A subdomain left open at a
+// domain written out ("^alice@[a-z]+\.example\.org$") is the domain
+// owner's. See openName.
+func anyonesDomain(src string) (string, bool) {
+	w, start := walkAfter(anchor(src), "")
+	if start == nil {
+		return "", false
+	}
+	at := w.step(w.anyText(start, isLocalPart), '@', len(w.text))
+	return w.openName(at, -1, isDomain, (*walk).registrable)
+}
+
+// publicSuffixes are domains of more than one label under which anybody
+// may have a name of their own (a Google Cloud project, a GitHub user);
+// under any other domain of one label (a top-level domain) too.
+var publicSuffixes = []string{"iam.gserviceaccount.com", "gserviceaccount.com", "users.noreply.github.com", "github.io", "co.uk", "com.au", "co.jp"}
+
+// registrable reports whether the threads of set, in a domain label left
+// open, can go on to a match as a label anybody may register: the last
+// one (a top-level domain left open), the one before it, or the one before
+// a public suffix.
+func (w *walk) registrable(set map[uint32]bool) bool {
+	label := w.anyText(set, isLabel)
+	if w.matchesAfter(label, "") || w.matchesAfter(w.anyText(w.step(label, '.', len(w.text)), isLabel), "") {
+		return true
+	}
+	return slices.ContainsFunc(publicSuffixes, func(s string) bool { return w.matchesAfter(label, "."+s) })
+}
+
+// isLabel reports whether r may be in a domain's label; isDomain, in a
+// domain.
+func isLabel(r rune) bool {
+	return r < 0x80 && (unicode.IsLetter(r) || unicode.IsDigit(r) || r == '-')
+}
+
+func isDomain(r rune) bool { return isLabel(r) || r == '.' }
 
 // isLocalPart reports whether r may be in an address's local part as an
 // identity regexp writes one out; a path of the regexp that reads another
@@ -251,7 +300,11 @@ func anyonesRepositoryPrefix(src, issuer string) (string, bool) {
 		if !strings.HasPrefix(issuer, ci.issuer) {
 			continue
 		}
-		if owner, open := openName(anchor(src), ci.site, '/', nil, (*walk).reachesMatch); open {
+		w, set := walkAfter(anchor(src), ci.site)
+		if set == nil {
+			continue
+		}
+		if owner, open := w.openName(set, '/', nil, (*walk).reachesMatch); open {
 			return ci.site + owner, true
 		}
 	}
@@ -267,9 +320,10 @@ const (
 	maxClass   = 4
 )
 
-// openName reports whether the regular expression re, past text that
-// begins with prefix, leaves open the name that follows, up to the rune end
-// (a repository's owner up to "/", an address's local part up to "@"):
+// openName reports whether the threads of set (of a regular expression
+// past some text) leave open the name that follows, up to the rune end (a
+// repository's owner up to "/", an address's local part up to "@"; -1: to
+// the end, an address's domain):
 // whether, on a path to a match (next says whether one is reachable from
 // the states after the open part), a wildcard, a character class of more
 // than a few runes or a repetition lets the name go on as anybody chooses.
@@ -278,15 +332,7 @@ const (
 // ("(cilium|isovalent)", "[Cc]ilium", "(?i)cilium"), is not open: the
 // regexp's author named them. A path that reads a rune valid does not
 // accept (nil: any) is no such name and is not followed.
-func openName(re, prefix string, end rune, valid func(rune) bool, next func(*walk, map[uint32]bool) bool) (string, bool) {
-	w, ok := newWalk(re, prefix)
-	if !ok {
-		return "", false
-	}
-	set := w.read()
-	if set == nil {
-		return "", false
-	}
+func (w *walk) openName(set map[uint32]bool, end rune, valid func(rune) bool, next func(*walk, map[uint32]bool) bool) (string, bool) {
 	names := 1
 	var visit func(set map[uint32]bool, spelled []rune) (string, bool)
 	visit = func(set map[uint32]bool, spelled []rune) (string, bool) {
@@ -365,16 +411,19 @@ type walk struct {
 	text []rune
 }
 
-func newWalk(re, text string) (*walk, bool) {
+// walkAfter compiles re and runs it from its start over text: the threads
+// that survive it, nil when none does (or re does not compile).
+func walkAfter(re, text string) (*walk, map[uint32]bool) {
 	parsed, err := syntax.Parse(re, syntax.Perl)
 	if err != nil {
-		return nil, false
+		return nil, nil
 	}
 	prog, err := syntax.Compile(parsed.Simplify())
 	if err != nil {
-		return nil, false
+		return nil, nil
 	}
-	return &walk{prog: prog, text: []rune(text)}, true
+	w := &walk{prog: prog, text: []rune(text)}
+	return w, w.read()
 }
 
 // add puts pc and what it reaches without reading a rune into set; at is
@@ -443,8 +492,9 @@ func (w *walk) step(set map[uint32]bool, r rune, at int) map[uint32]bool {
 }
 
 // anyText is every state the threads of set reach, past the end of text,
-// reading whatever runes their instructions read.
-func (w *walk) anyText(set map[uint32]bool) map[uint32]bool {
+// reading whatever runes their instructions read (valid among them, when
+// not nil: printable ASCII).
+func (w *walk) anyText(set map[uint32]bool, valid func(rune) bool) map[uint32]bool {
 	all := map[uint32]bool{}
 	for pc := range set {
 		w.add(all, pc, len(w.text))
@@ -454,7 +504,7 @@ func (w *walk) anyText(set map[uint32]bool) map[uint32]bool {
 		for pc := range all {
 			switch in := &w.prog.Inst[pc]; in.Op {
 			case syntax.InstRune, syntax.InstRune1, syntax.InstRuneAny, syntax.InstRuneAnyNotNL:
-				if !all[in.Out] {
+				if !all[in.Out] && (valid == nil || readsSome(in, valid)) {
 					w.add(all, in.Out, len(w.text))
 					grew = true
 				}
@@ -462,6 +512,17 @@ func (w *walk) anyText(set map[uint32]bool) map[uint32]bool {
 		}
 	}
 	return all
+}
+
+// readsSome reports whether in reads some printable ASCII rune that valid
+// accepts.
+func readsSome(in *syntax.Inst, valid func(rune) bool) bool {
+	for r := rune(0x21); r < 0x7f; r++ {
+		if valid(r) && in.MatchRune(r) {
+			return true
+		}
+	}
+	return false
 }
 
 // matchesAfter reports whether the threads of set, reading s past the end
