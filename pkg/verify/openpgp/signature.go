@@ -351,13 +351,26 @@ func parseSignaturePackets(r io.Reader) ([]*packet.Signature, []Refusal, error) 
 		case *packet.UnsupportedPacket:
 			others = append(others, unsupported(p))
 		default:
-			return nil, nil, refused(Refusal{Reason: ReasonMalformed, Detail: fmt.Sprintf("a detached signature holds only signature packets, found a %T", p)})
+			return nil, nil, refused(Refusal{Reason: ReasonMalformed, Detail: "a detached signature holds only signature packets, found " + packetKind(p)})
 		}
 	}
 	if len(sigs) == 0 && len(others) == 0 {
 		return nil, nil, refused(Refusal{Reason: ReasonNoSignature, Detail: "no signature packet found"})
 	}
 	return sigs, others, nil
+}
+
+// packetKind names, for a person, a packet a detached signature has no
+// place for: a Go type (*packet.Compressed) tells nobody that the file is
+// a signed message or a key.
+func packetKind(p packet.Packet) string {
+	switch p.(type) {
+	case *packet.OnePassSignature, *packet.Compressed, *packet.LiteralData:
+		return "a signed message (gpg --sign, the data inside it), not a detached signature (gpg --detach-sign)"
+	case *packet.PublicKey, *packet.PrivateKey, *packet.UserId:
+		return "a key: is this the keyring?"
+	}
+	return fmt.Sprintf("a packet of another kind (%T)", p)
 }
 
 // unsupported says why go-crypto could not read a signature packet, in the

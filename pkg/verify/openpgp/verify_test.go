@@ -134,8 +134,16 @@ func TestTamperedSignature(t *testing.T) {
 	if !errors.As(err, &re) || !re.Has(ReasonBadSignature) {
 		t.Fatalf("tampered signature: %v", err)
 	}
+	keyring, err := os.ReadFile(fx.KeyringGPG)
+	if err != nil {
+		t.Fatal(err)
+	}
 	for _, bad := range []struct{ in, want string }{
 		{"", "not an OpenPGP signature"},
+		// gpg --sign's output (a literal data packet here), and a binary
+		// keyring, named in words.
+		{"\xcb\x07b\x00\x00\x00\x00\x00x", "found a signed message (gpg --sign, the data inside it), not a detached signature (gpg --detach-sign)"},
+		{string(keyring), "found a key: is this the keyring?"},
 		{"hello", "not an OpenPGP signature"},
 		{"-----BEGIN PGP SIGNATURE-----\n\nAAAA\n-----END PGP SIGNATURE-----\n", "damaged"},
 		{"-----BEGIN PGP PUBLIC KEY BLOCK-----\n\nmDMEXQxvLxYJKwYBBAHaRw8BAQdA\n-----END PGP PUBLIC KEY BLOCK-----\n", "want PGP SIGNATURE"},
@@ -143,7 +151,7 @@ func TestTamperedSignature(t *testing.T) {
 	} {
 		_, err := VerifyDetached(kr, Policy{Now: time.Now()}, strings.NewReader(bad.in), strings.NewReader("x"))
 		if !errors.As(err, &re) || !strings.Contains(err.Error(), bad.want) {
-			t.Errorf("VerifyDetached(%q) = %v, want %q", bad.in, err, bad.want)
+			t.Errorf("VerifyDetached(%.60q) = %v, want %q", bad.in, err, bad.want)
 		}
 	}
 }
