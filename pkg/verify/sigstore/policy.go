@@ -499,14 +499,23 @@ func (w *walk) anyText(set map[uint32]bool, valid func(rune) bool) map[uint32]bo
 	for pc := range set {
 		w.add(all, pc, len(w.text))
 	}
-	for grew := true; grew; {
-		grew = false
-		for pc := range all {
-			switch in := &w.prog.Inst[pc]; in.Op {
-			case syntax.InstRune, syntax.InstRune1, syntax.InstRuneAny, syntax.InstRuneAnyNotNL:
-				if !all[in.Out] && (valid == nil || readsSome(in, valid)) {
-					w.add(all, in.Out, len(w.text))
-					grew = true
+	// Each state's rune edge is followed once: a worklist, not passes over
+	// every state until none grows (a program of thousands of states).
+	todo := slices.Collect(maps.Keys(all))
+	for len(todo) > 0 {
+		pc := todo[len(todo)-1]
+		todo = todo[:len(todo)-1]
+		switch in := &w.prog.Inst[pc]; in.Op {
+		case syntax.InstRune, syntax.InstRune1, syntax.InstRuneAny, syntax.InstRuneAnyNotNL:
+			if all[in.Out] || (valid != nil && !readsSome(in, valid)) {
+				continue
+			}
+			reached := map[uint32]bool{}
+			w.add(reached, in.Out, len(w.text))
+			for r := range reached {
+				if !all[r] {
+					all[r] = true
+					todo = append(todo, r)
 				}
 			}
 		}
