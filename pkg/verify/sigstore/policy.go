@@ -35,9 +35,14 @@ type Policy struct {
 	// is anchored at both ends whether or not it says so, e.g.
 	// `https://github\.com/cilium/cilium-cli/\.github/workflows/release\.yaml@refs/tags/v.*`.
 	// One that matches anybody's identity (".*", any e-mail address, any
-	// repository's workflow) is refused; under a CI issuer (GitHub Actions,
-	// GitLab) so is one that leaves the repository's owner open, or its end
-	// (containerd.*: containerd-attacker).
+	// repository's workflow) is refused, and so is one that leaves open an
+	// address's local part at a public mail domain (alice.*@gmail\.com) or
+	// its domain where anybody may register one (alice@.*, a Google Cloud
+	// project's .*\.iam\.gserviceaccount\.com); under a CI issuer (GitHub
+	// Actions, GitLab) so is one that leaves the repository's owner open, or
+	// its end, however written ((?i)containerd.*, (containerd).*,
+	// containerd\d: containerd-attacker, containerd7). The name must be
+	// written out, or a few alternatives of it.
 	IdentityRegexp string
 	// Issuer is the exact OIDC issuer URL, e.g. "https://accounts.google.com"
 	// or "https://token.actions.githubusercontent.com".
