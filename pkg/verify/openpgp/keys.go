@@ -84,22 +84,30 @@ func describeEntity(e *openpgp.Entity, now time.Time) PrimaryKeyInfo {
 }
 
 // latestSelf is the newest valid self-signature of the primary key (direct or
-// user ID), ignoring expiry, for displaying capabilities and expiry.
+// user ID), ignoring expiry, for displaying capabilities and expiry: the
+// primary user ID's, else a direct-key signature; a v6 key's direct-key
+// signature first, where RFC 9580 (5.2.3.10) puts its capabilities and
+// expiry (as validAt reads them, through go-crypto).
 func latestSelf(e *openpgp.Entity) *packet.Signature {
 	var best *packet.Signature
-	consider := func(s *packet.VerifiableSignature) {
-		if *s.Valid && (best == nil || s.Packet.CreationTime.After(best.CreationTime)) {
-			best = s.Packet
+	consider := func(sigs []*packet.VerifiableSignature) {
+		for _, s := range sigs {
+			if *s.Valid && (best == nil || s.Packet.CreationTime.After(best.CreationTime)) {
+				best = s.Packet
+			}
 		}
 	}
+	var user []*packet.VerifiableSignature
 	if sig, id := e.PrimaryIdentity(time.Time{}, nil); sig != nil {
-		for _, s := range id.SelfCertifications {
-			consider(s)
-		}
+		user = id.SelfCertifications
 	}
-	if best == nil {
-		for _, s := range e.DirectSignatures {
-			consider(s)
+	order := [][]*packet.VerifiableSignature{user, e.DirectSignatures}
+	if e.PrimaryKey.Version == 6 {
+		slices.Reverse(order)
+	}
+	for _, sigs := range order {
+		if consider(sigs); best != nil {
+			break
 		}
 	}
 	return best

@@ -17,18 +17,7 @@ import (
 func TestTextSignatureTrailerWithNewlineBytes(t *testing.T) {
 	created := time.Unix(0x690A0A0A, 0)
 	cfg := &packet.Config{Time: func() time.Time { return created }, Algorithm: packet.PubKeyAlgoEdDSA}
-	e, err := openpgp.NewEntity("text signer", "", "text@example.org", cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var pub bytes.Buffer
-	if err := e.Serialize(&pub); err != nil {
-		t.Fatal(err)
-	}
-	kr, err := ParseKeyring(&pub, "test")
-	if err != nil {
-		t.Fatal(err)
-	}
+	e, kr := generatedKey(t, "text signer", "text@example.org", cfg)
 	text := "line one\ntrailing spaces   \nlast\n"
 	var sig bytes.Buffer
 	if err := openpgp.DetachSignText(&sig, e, strings.NewReader(text), cfg); err != nil {
@@ -49,4 +38,23 @@ func TestTextSignatureTrailerWithNewlineBytes(t *testing.T) {
 	if _, err := VerifyDetached(kr, Policy{Now: created.Add(time.Hour)}, bytes.NewReader(sig.Bytes()), strings.NewReader(text+"x")); err == nil {
 		t.Fatal("altered text accepted")
 	}
+}
+
+// generatedKey makes a key with go-crypto, as cfg says, and a keyring that
+// holds its public half.
+func generatedKey(t *testing.T, name, email string, cfg *packet.Config) (*openpgp.Entity, *Keyring) {
+	t.Helper()
+	e, err := openpgp.NewEntity(name, "", email, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var pub bytes.Buffer
+	if err := e.Serialize(&pub); err != nil {
+		t.Fatal(err)
+	}
+	kr, err := ParseKeyring(&pub, "test")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return e, kr
 }

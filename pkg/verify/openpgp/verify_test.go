@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -880,5 +881,23 @@ func TestUnreadableKeyCounted(t *testing.T) {
 	}
 	if _, err := VerifyDetached(kr, Policy{Now: time.Now()}, open(t, file("a.sig")), open(t, file("data"))); err == nil || strings.Contains(err.Error(), "could not be read") {
 		t.Fatalf("err = %v, want an unknown signer, without keys not read", err)
+	}
+}
+
+// A v6 key (RFC 9580) states its capabilities and expiry in its direct-key
+// signature, not with its user ID: keys list shows them from there.
+func TestListV6Key(t *testing.T) {
+	created := time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC)
+	cfg := &packet.Config{Algorithm: packet.PubKeyAlgoEd25519, V6Keys: true, KeyLifetimeSecs: 86400 * 365, Time: func() time.Time { return created }}
+	_, kr := generatedKey(t, "V6", "v6@example.org", cfg)
+	k := kr.List(created.Add(48 * time.Hour))[0]
+	if !slices.Contains(k.Capabilities, "sign") || !slices.Contains(k.Capabilities, "certify") {
+		t.Errorf("capabilities %v, want certify and sign (the direct-key signature's)", k.Capabilities)
+	}
+	if want := created.Add(365 * 24 * time.Hour); k.Expires == nil || !k.Expires.Equal(want) {
+		t.Errorf("expires %v, want %s", k.Expires, want)
+	}
+	if !k.CanSign {
+		t.Errorf("a v6 key that signs cannot sign: %+v", k)
 	}
 }
