@@ -31,7 +31,7 @@ data)
 	if [ -n "${FAKE_STATUS:-}" ] && [ "$2" = status ]; then
 		cat "$FAKE_STATUS"
 	fi
-	if [ -n "${FAKE_REFRESH:-}" ] && [ "$3" = --write ]; then
+	if [ -n "${FAKE_REFRESH:-}" ] && [ "${3:-}" = --write ]; then
 		echo "as-of: $$" >>"$4"
 		cat "$FAKE_REFRESH"
 	fi
@@ -387,5 +387,33 @@ func TestTrackingJobQuietUpstream(t *testing.T) {
 		if (diff == "compat-data.yaml") != c.kept {
 			t.Errorf("%d days old: the branch changes %q, want the data file kept %v\n%s", c.age, diff, c.kept, out)
 		}
+	}
+}
+
+// TestTrackingJobDataFileOfConfig: the repository's data file is the one
+// updeb's commands use, as data status names it (data: file: in the config,
+// or compat-data.yaml beside a recipes folder that is not the repository's
+// top): the job refreshed the state folder instead, which no command reads
+// while that file is there, so the tables in use never moved.
+func TestTrackingJobDataFileOfConfig(t *testing.T) {
+	j := newTrackingJob(t)
+	file := filepath.Join(j.repo, "data", "compat-data.yaml")
+	os.MkdirAll(filepath.Dir(file), 0o755)
+	os.WriteFile(file, []byte("as-of: 0\n"), 0o644)
+	j.git("add", "-A")
+	j.git("commit", "-q", "-m", "data file")
+	refresh := filepath.Join(j.dir, "refresh.txt")
+	os.WriteFile(refresh, []byte("compatibility tables refreshed: "+file+"\n  helm          43 rows    added 3.22 (replaced the repository copy)\n"), 0o644)
+	status := filepath.Join(j.dir, "status.json")
+	os.WriteFile(status, fmt.Appendf(nil, "{\n  \"age_days\": 1,\n  \"max_age_days\": 30,\n  \"repository\": %q,\n  \"tables\": [\n    {\"table\": \"helm\", \"copy\": \"repository %s\", \"age_days\": 1, \"stale\": false}\n  ]\n}\n", file, file), 0o644)
+	code, out := j.run("FAKE_REFRESH="+refresh, "FAKE_STATUS="+status)
+	if code != 0 {
+		t.Fatalf("exit %d\n%s", code, out)
+	}
+	if log, _ := os.ReadFile(j.log); !strings.Contains(string(log), " data refresh --write "+file+" start\n") {
+		t.Errorf("the job did not refresh %s:\n%s", file, log)
+	}
+	if diff := j.git("diff", "--name-only", "main", "updeb/tracking"); diff != "data/compat-data.yaml" {
+		t.Errorf("the branch changes %q, want the refreshed data/compat-data.yaml\n%s", diff, out)
 	}
 }
