@@ -676,6 +676,11 @@ func write(ctx context.Context, o RefreshOptions, original []byte, next *Tables,
 			return err
 		}
 		if original == nil {
+			// A new file's folder is made, as the state folder is: its lock
+			// (yamlfile) is taken on that folder.
+			if err := atomicfile.MkdirAllUmask(filepath.Dir(o.Write), 0o755); err != nil {
+				return err
+			}
 			err = yamlfile.Create(ctx, o.Write, b, nil, 0o644)
 		} else {
 			err = yamlfile.Rewrite(ctx, o.Write, original, b, nil, 0)

@@ -337,11 +337,13 @@ func list(s []string) string { return "[" + strings.Join(s, " ") + "]" }
 // TestWriteRepositoryFile: data refresh --write into a recipes repository:
 // one file with every table and the end-of-life data, which Load then uses
 // (and nothing in the state folder), an override that survives the next
-// refresh and is reported, and an override without a reason refused.
+// refresh and is reported, and an override without a reason refused. The
+// file's folder is made when missing (data: file: data/compat-data.yaml in
+// a new repository): the refresh failed there, "not rewritten" (exit 1).
 func TestWriteRepositoryFile(t *testing.T) {
 	w := newWorld(t)
 	ctx := context.Background()
-	repo := filepath.Join(t.TempDir(), compatdata.RepositoryFile)
+	repo := filepath.Join(t.TempDir(), "data", compatdata.RepositoryFile)
 	o := w.opts
 	o.Write = repo
 	res, err := compatdata.Refresh(ctx, o)
