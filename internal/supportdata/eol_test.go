@@ -108,6 +108,10 @@ func TestStatus(t *testing.T) {
 		{open, "2030-01-01", "supported"},
 		{Cycle{EOASPassed: true}, "2030-01-01", "security-only"},
 		{Cycle{EOLPassed: true}, "2030-01-01", "eol"},
+		// End of active support after the end of life (an odd answer):
+		// supported until the end of life, not until 2040.
+		{Cycle{EOAS: day("2040-01-01"), EOL: day("2027-06-28")}, "2026-12-03", "supported until 2027-06-28"},
+		{Cycle{EOAS: day("2040-01-01"), EOL: day("2027-06-28")}, "2027-06-28", "eol since 2027-06-28"},
 	} {
 		if got := tc.c.Status(day(tc.now)).String(); got != tc.want {
 			t.Errorf("%+v on %s: %q, want %q", tc.c, tc.now, got, tc.want)

@@ -32,8 +32,9 @@ func (s State) String() string {
 // Status is a cycle's state on a day, with the date that goes with it.
 type Status struct {
 	State State
-	// Date depends on State: for Supported, the next boundary (EOAS, else EOL;
-	// zero when none is scheduled); for SecurityOnly, the EOL date (zero when not
+	// Date depends on State: for Supported, the next boundary (EOAS, else EOL,
+	// the earlier of the two when an answer has active support end after the
+	// end of life; zero when none is scheduled); for SecurityOnly, the EOL date (zero when not
 	// scheduled); for EndOfLife, the day it became end-of-life (zero when
 	// upstream recorded no date).
 	Date time.Time
@@ -63,7 +64,7 @@ func (c Cycle) Status(now time.Time) Status {
 		return Status{State: EndOfLife, Date: c.EOL}
 	case c.EOASPassed || reached(c.EOAS):
 		return Status{State: SecurityOnly, Date: c.EOL}
-	case !c.EOAS.IsZero():
+	case !c.EOAS.IsZero() && (c.EOL.IsZero() || c.EOAS.Before(c.EOL)):
 		return Status{State: Supported, Date: c.EOAS}
 	default:
 		return Status{State: Supported, Date: c.EOL}
