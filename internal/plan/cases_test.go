@@ -167,6 +167,55 @@ func TestTrackAndBreaks(t *testing.T) {
 	}
 }
 
+// A single recipe whose upstream's newest release is of a newer major
+// (Helm 4, Calico 4) still moves to the newer minor of its own major
+// (helm 3.22, calico 3.32): online from upstream's newest of that major,
+// offline from the support data's newest supported cycle of it. The plan
+// looked at the newest overall only, found another major, and proposed
+// nothing: a recipe tracking 3.21.x stayed there.
+func TestNewerMinorBesideNewerMajor(t *testing.T) {
+	rs := []*recipe.Recipe{
+		{Path: "r/helm.yaml", Name: "helm", Version: "3.21.4", Watch: &recipe.Watch{GitHub: "helm/helm", TagPrefix: "v", Track: "3.21.x"}},
+		{Path: "r/calicoctl.yaml", Name: "calicoctl", Version: "3.31.7", Watch: &recipe.Watch{GitHub: "projectcalico/calico", TagPrefix: "v", Track: "3.31.x"}},
+	}
+	data, err := supportdata.New("Source: t\nAs of: 2026-11-20", map[string][]supportdata.Cycle{
+		"calico": {eoltest.Cycle("calico", "4.0", "2026-11-01", "", "", "4.0.1"), eoltest.Cycle("calico", "3.32", "2026-10-01", "", "", "3.32.2"),
+			eoltest.Cycle("calico", "3.31", "2026-05-01", "", "", "3.31.7")},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	moves := func(o Options) []string {
+		t.Helper()
+		p, err := Make(rs, &supportdata.Copy{Data: data}, o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []string
+		for _, a := range p.Actions {
+			got = append(got, a.Kind+" "+a.Command)
+		}
+		return got
+	}
+	newest := map[string][3]string{"helm": {"3.21.4", "3.22.0", "4.2.0"}, "calicoctl": {"3.31.7", "3.32.2", "4.0.1"}}
+	online := Options{Now: today, Newest: func(r *recipe.Recipe) (*track.Candidates, error) {
+		n := newest[r.Ref()]
+		return &track.Candidates{Current: r.Version, InTrack: track.Release{Version: n[0]}, InMajor: track.Release{Version: n[1]}, Latest: track.Release{Version: n[2]}}, nil
+	}}
+	for _, tc := range []struct {
+		name string
+		o    Options
+		want []string
+	}{
+		{"online", online, []string{"bump updeb bump calicoctl --new-minor 3.32 --to 3.32.2", "bump updeb bump helm --new-minor 3.22 --to 3.22.0"}},
+		{"offline", Options{Now: today}, []string{"bump updeb bump calicoctl --new-minor 3.32 --to 3.32.2"}},
+	} {
+		if got := moves(tc.o); strings.Join(got, "\n") != strings.Join(tc.want, "\n") {
+			t.Errorf("%s: actions:\n%s\nwant:\n%s", tc.name, strings.Join(got, "\n"), strings.Join(tc.want, "\n"))
+		}
+	}
+}
+
 func TestRefusedSets(t *testing.T) {
 	data, _ := supportdata.New("Source: t", nil)
 	rs := []*recipe.Recipe{{Path: "r/helm.yaml", Name: "helm", Version: "3.21.4"}}

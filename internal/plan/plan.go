@@ -20,6 +20,7 @@ import (
 	"maps"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
 
@@ -260,11 +261,13 @@ func order(acts []Action) []Action {
 	return acts
 }
 
-// upstream is what is known of a recipe's releases.
+// upstream is what is known of a recipe's releases: the newest in its
+// watch track, of its major (where a recipe not of a series moves), and
+// overall.
 type upstream struct {
-	newest, latest track.Release
-	err            string
-	withdrawn      string // the recipe's own release is gone upstream
+	newest, major, latest track.Release
+	err                   string
+	withdrawn             string // the recipe's own release is gone upstream
 }
 
 // component plans one component's recipes.
@@ -339,7 +342,7 @@ func releases(r *recipe.Recipe, product string, tracked bool, data *supportdata.
 			up.err = err.Error()
 			return up
 		}
-		up.newest, up.latest, up.withdrawn = c.InTrack, c.Latest, c.Withdrawn
+		up.newest, up.major, up.latest, up.withdrawn = c.InTrack, c.InMajor, c.Latest, c.Withdrawn
 		return up
 	}
 	if !tracked {
@@ -350,11 +353,14 @@ func releases(r *recipe.Recipe, product string, tracked bool, data *supportdata.
 	if c, ok := data.Cycle(product, r.Version); ok && compare(c.Latest, r.Version) > 0 && inWatchTrack(r, c.Latest) {
 		up.newest = track.Release{Version: c.Latest, Published: c.LatestReleaseDate}
 	}
-	if c := newestSupported(data, product, o.Now); c != nil && compare(c.Latest, r.Version) > 0 {
-		up.latest = track.Release{Version: c.Latest, Published: c.LatestReleaseDate}
-	}
-	if compare(up.newest.Version, up.latest.Version) > 0 {
-		up.latest = up.newest
+	up.major, up.latest = up.newest, up.newest
+	for _, major := range []bool{true, false} {
+		if c := newestSupported(data, product, r.Version, major, o.Now); c != nil && compare(c.Latest, up.latest.Version) > 0 {
+			up.latest = track.Release{Version: c.Latest, Published: c.LatestReleaseDate}
+			if major {
+				up.major = up.latest
+			}
+		}
 	}
 	return up
 }
@@ -428,10 +434,15 @@ func recipeStatus(comp, product string, r *recipe.Recipe, up upstream, data *sup
 }
 
 // newerMinor is the release a single recipe can move to in a newer minor of
-// its own major: upstream's newest (or, offline, the data's newest supported
-// cycle's latest), unless the data calls that minor end-of-life.
+// its own major: upstream's newest of that major (or, offline, the data's
+// newest supported cycle's latest of that major), unless the data calls that
+// minor end-of-life. Upstream's newest overall may be of a newer major
+// (Helm 4 beside a recipe tracking 3.21.x), which is no move.
 func newerMinor(r *recipe.Recipe, up upstream, product string, covered bool, data *supportdata.Data, now time.Time) (track.Release, bool) {
-	to := up.latest
+	to := up.major
+	if to.Version == "" {
+		to = up.latest
+	}
 	if compare(up.newest.Version, to.Version) >= 0 {
 		to = up.newest
 	}
@@ -603,9 +614,14 @@ func productOf(product string, data *supportdata.Data) string {
 	return ""
 }
 
-// newestSupported is the product's newest cycle that is not end-of-life.
-func newestSupported(data *supportdata.Data, product string, now time.Time) *supportdata.Cycle {
+// newestSupported is the product's newest cycle that is not end-of-life (of
+// version's major, with sameMajor).
+func newestSupported(data *supportdata.Data, product, version string, sameMajor bool, now time.Time) *supportdata.Cycle {
+	v := numbers(version)
 	for _, c := range data.Cycles(product) {
+		if sameMajor && (len(v) == 0 || !sameCycle(strconv.Itoa(v[0]), c.Name)) {
+			continue
+		}
 		if c.Status(now).State != supportdata.EndOfLife && released(c, now) {
 			return &c
 		}

@@ -102,7 +102,12 @@ type Candidates struct {
 	InTrack Release `json:"newest_in_track"`
 	// Latest is the newest complete release in any track, or the current
 	// version when there is none newer.
-	Latest     Release      `json:"newest"`
+	Latest Release `json:"newest"`
+	// InMajor is the newest complete release of the current version's
+	// major, or the current version when there is none newer: where a
+	// recipe not of a series moves (plan) while Latest is of a newer major
+	// (Helm 4 beside a 3.21.x track). Not in the JSON: Latest says it there.
+	InMajor    Release      `json:"-"`
 	Incomplete []Incomplete `json:"incomplete,omitempty"` // newer releases skipped, newest first
 	// Stopped says why the search ended before the releases ran out: it
 	// found MaxIncomplete newer releases incomplete and probed no more
@@ -143,7 +148,7 @@ func Newest(ctx context.Context, r *recipe.Recipe, o Options) (*Candidates, erro
 			current = rel
 		}
 	}
-	c := &Candidates{Current: r.Version, Track: r.Watch.Track, InTrack: current, Latest: current}
+	c := &Candidates{Current: r.Version, Track: r.Watch.Track, InTrack: current, Latest: current, InMajor: current}
 	if current.Tag == "" && r.Watch.GitHub != "" {
 		if c.Withdrawn, err = withdrawn(ctx, r, o); err != nil {
 			return nil, fmt.Errorf("%s: %w", r.Name, err)
@@ -203,7 +208,23 @@ func Newest(ctx context.Context, r *recipe.Recipe, o Options) (*Candidates, erro
 	if rel, ok, err = first(func(Release) (bool, error) { return true, nil }); err != nil {
 		return nil, fmt.Errorf("%s: %w", r.Name, err)
 	} else if ok {
-		c.Latest = rel
+		c.Latest, c.InMajor = rel, rel
+	}
+	// The newest overall is of another major: the newest of the current
+	// one (a release probed already is not probed again).
+	if major := numbersOf(r.Version); len(major) > 0 {
+		sameMajor := func(rel Release) (bool, error) {
+			n := numbersOf(rel.Version)
+			return len(n) > 0 && n[0] == major[0], nil
+		}
+		if same, _ := sameMajor(c.InMajor); !same {
+			c.InMajor = current
+			if rel, ok, err = first(sameMajor); err != nil {
+				return nil, fmt.Errorf("%s: %w", r.Name, err)
+			} else if ok {
+				c.InMajor = rel
+			}
+		}
 	}
 	return c, nil
 }

@@ -58,11 +58,12 @@ func TestNewest(t *testing.T) {
 		inTrack     string
 		latest      string
 		incomplete  string
+		inMajor     string // the newest of 1.x, where plan moves a recipe tracking 1.2.x
 	}{
-		{"1.x", false, "1.3.0", "2.0.0", "1.3.1"},
-		{"1.2.x", false, "1.2.0", "2.0.0", ""},
-		{"", false, "2.0.0", "2.0.0", ""},
-		{"1.x", true, "1.4.0-rc.1", "2.0.0", ""},
+		{"1.x", false, "1.3.0", "2.0.0", "1.3.1", "1.3.0"},
+		{"1.2.x", false, "1.2.0", "2.0.0", "1.3.1", "1.3.0"},
+		{"", false, "2.0.0", "2.0.0", "1.3.1", "1.3.0"},
+		{"1.x", true, "1.4.0-rc.1", "2.0.0", "", "1.4.0-rc.1"},
 	} {
 		t.Run(fmt.Sprintf("%s/%v", tc.track, tc.prereleases), func(t *testing.T) {
 			w := *r.Watch
@@ -77,8 +78,8 @@ func TestNewest(t *testing.T) {
 			for _, i := range c.Incomplete {
 				inc = append(inc, i.Version)
 			}
-			if c.InTrack.Version != tc.inTrack || c.Latest.Version != tc.latest || strings.Join(inc, ",") != tc.incomplete {
-				t.Errorf("got in track %s, latest %s, incomplete %v; want %s, %s, %s", c.InTrack.Version, c.Latest.Version, inc, tc.inTrack, tc.latest, tc.incomplete)
+			if c.InTrack.Version != tc.inTrack || c.Latest.Version != tc.latest || strings.Join(inc, ",") != tc.incomplete || c.InMajor.Version != tc.inMajor {
+				t.Errorf("got in track %s, latest %s, incomplete %v, in major %s; want %s, %s, %s, %s", c.InTrack.Version, c.Latest.Version, inc, c.InMajor.Version, tc.inTrack, tc.latest, tc.incomplete, tc.inMajor)
 			}
 		})
 	}
