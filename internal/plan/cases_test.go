@@ -167,6 +167,34 @@ func TestTrackAndBreaks(t *testing.T) {
 	}
 }
 
+// cyclesData is support data of the cycles given (each names its product).
+func cyclesData(t *testing.T, cycles ...supportdata.Cycle) *supportdata.Data {
+	t.Helper()
+	products := map[string][]supportdata.Cycle{}
+	for _, c := range cycles {
+		products[c.Product] = append(products[c.Product], c)
+	}
+	data, err := supportdata.New("Source: t\nAs of: 2026-11-20", products)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return data
+}
+
+// kindCommands makes the plan of rs and returns its actions as "KIND COMMAND".
+func kindCommands(t *testing.T, rs []*recipe.Recipe, data *supportdata.Data, o Options) []string {
+	t.Helper()
+	p, err := Make(rs, &supportdata.Copy{Data: data}, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, a := range p.Actions {
+		got = append(got, a.Kind+" "+a.Command)
+	}
+	return got
+}
+
 // A single recipe whose upstream's newest release is of a newer major
 // (Helm 4, Calico 4) still moves to the newer minor of its own major
 // (helm 3.22, calico 3.32): online from upstream's newest of that major,
@@ -178,25 +206,8 @@ func TestNewerMinorBesideNewerMajor(t *testing.T) {
 		{Path: "r/helm.yaml", Name: "helm", Version: "3.21.4", Watch: &recipe.Watch{GitHub: "helm/helm", TagPrefix: "v", Track: "3.21.x"}},
 		{Path: "r/calicoctl.yaml", Name: "calicoctl", Version: "3.31.7", Watch: &recipe.Watch{GitHub: "projectcalico/calico", TagPrefix: "v", Track: "3.31.x"}},
 	}
-	data, err := supportdata.New("Source: t\nAs of: 2026-11-20", map[string][]supportdata.Cycle{
-		"calico": {eoltest.Cycle("calico", "4.0", "2026-11-01", "", "", "4.0.1"), eoltest.Cycle("calico", "3.32", "2026-10-01", "", "", "3.32.2"),
-			eoltest.Cycle("calico", "3.31", "2026-05-01", "", "", "3.31.7")},
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	moves := func(o Options) []string {
-		t.Helper()
-		p, err := Make(rs, &supportdata.Copy{Data: data}, o)
-		if err != nil {
-			t.Fatal(err)
-		}
-		var got []string
-		for _, a := range p.Actions {
-			got = append(got, a.Kind+" "+a.Command)
-		}
-		return got
-	}
+	data := cyclesData(t, eoltest.Cycle("calico", "4.0", "2026-11-01", "", "", "4.0.1"), eoltest.Cycle("calico", "3.32", "2026-10-01", "", "", "3.32.2"),
+		eoltest.Cycle("calico", "3.31", "2026-05-01", "", "", "3.31.7"))
 	newest := map[string][3]string{"helm": {"3.21.4", "3.22.0", "4.2.0"}, "calicoctl": {"3.31.7", "3.32.2", "4.0.1"}}
 	online := Options{Now: today, Newest: func(r *recipe.Recipe) (*track.Candidates, error) {
 		n := newest[r.Ref()]
@@ -210,8 +221,32 @@ func TestNewerMinorBesideNewerMajor(t *testing.T) {
 		{"online", online, []string{"bump updeb bump calicoctl --new-minor 3.32 --to 3.32.2", "bump updeb bump helm --new-minor 3.22 --to 3.22.0"}},
 		{"offline", Options{Now: today}, []string{"bump updeb bump calicoctl --new-minor 3.32 --to 3.32.2"}},
 	} {
-		if got := moves(tc.o); strings.Join(got, "\n") != strings.Join(tc.want, "\n") {
+		if got := kindCommands(t, rs, data, tc.o); strings.Join(got, "\n") != strings.Join(tc.want, "\n") {
 			t.Errorf("%s: actions:\n%s\nwant:\n%s", tc.name, strings.Join(got, "\n"), strings.Join(tc.want, "\n"))
+		}
+	}
+}
+
+// A series gets no recipe of a newer major, from upstream (Kubernetes
+// 2.0.0 released) or from the support data (a cycle 2.0): a newer major is
+// no action, and bump --new-minor 2.0 refuses it ("changes the major
+// version"), so plan --apply failed on it every run. The newer minor of
+// its own major is still added.
+func TestSeriesNewerMajor(t *testing.T) {
+	rs := []*recipe.Recipe{
+		{Path: "r/kubernetes-1.36.yaml", Name: "kubernetes-1.36", Version: "1.36.5", Watch: &recipe.Watch{GitHub: "kubernetes/kubernetes", TagPrefix: "v", Track: "1.36.x"}},
+	}
+	data := cyclesData(t, eoltest.Cycle("kubernetes", "2.0", "2026-11-01", "", "", "2.0.0"), eoltest.Cycle("kubernetes", "1.37", "2026-10-01", "", "", "1.37.1"),
+		eoltest.Cycle("kubernetes", "1.36", "2026-04-22", "2027-04-28", "2027-06-28", "1.36.5"))
+	for name, o := range map[string]Options{
+		"online": {Now: today, Newest: func(r *recipe.Recipe) (*track.Candidates, error) {
+			return &track.Candidates{Current: r.Version, InTrack: track.Release{Version: "1.36.5"}, InMajor: track.Release{Version: "1.37.1"}, Latest: track.Release{Version: "2.0.0"}}, nil
+		}},
+		"offline": {Now: today},
+	} {
+		got := kindCommands(t, rs, data, o)
+		if want := "add updeb bump kubernetes-1.36 --new-minor 1.37"; strings.Join(got, "\n") != want {
+			t.Errorf("%s: actions:\n%s\nwant:\n%s", name, strings.Join(got, "\n"), want)
 		}
 	}
 }

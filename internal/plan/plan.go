@@ -20,7 +20,6 @@ import (
 	"maps"
 	"slices"
 	"sort"
-	"strconv"
 	"strings"
 	"time"
 
@@ -492,15 +491,21 @@ func seriesAdds(comp, product string, rs []*recipe.Recipe, up upstream, data *su
 			break
 		}
 	}
+	// A newer major is no action (bump --new-minor refuses it): only
+	// minors of the newest recipe's own major are added.
 	minors := map[string]track.Release{}
 	for _, c := range data.Cycles(product) {
-		if c.Status(o.Now).State != supportdata.EndOfLife && released(c, o.Now) && newerCycle(c.Name, newest.Version) {
+		if c.Status(o.Now).State != supportdata.EndOfLife && released(c, o.Now) && newerCycle(c.Name, newest.Version) && sameMajor(newest.Version, c.Name) {
 			minors[cycleMinor(c.Name)] = track.Release{Version: c.Latest, Published: c.LatestReleaseDate}
 		}
 	}
-	if up.err == "" && up.latest.Version != "" && newerCycle(minorOf(up.latest.Version), newest.Version) {
-		if c, ok := data.Cycle(product, up.latest.Version); !ok || c.Status(o.Now).State != supportdata.EndOfLife {
-			minors[minorOf(up.latest.Version)] = up.latest
+	rel := up.major
+	if rel.Version == "" {
+		rel = up.latest
+	}
+	if up.err == "" && rel.Version != "" && newerCycle(minorOf(rel.Version), newest.Version) && sameMajor(newest.Version, rel.Version) {
+		if c, ok := data.Cycle(product, rel.Version); !ok || c.Status(o.Now).State != supportdata.EndOfLife {
+			minors[minorOf(rel.Version)] = rel
 		}
 	}
 	keys := make([]string, 0, len(minors))
@@ -615,11 +620,10 @@ func productOf(product string, data *supportdata.Data) string {
 }
 
 // newestSupported is the product's newest cycle that is not end-of-life (of
-// version's major, with sameMajor).
-func newestSupported(data *supportdata.Data, product, version string, sameMajor bool, now time.Time) *supportdata.Cycle {
-	v := numbers(version)
+// version's major, with ofMajor).
+func newestSupported(data *supportdata.Data, product, version string, ofMajor bool, now time.Time) *supportdata.Cycle {
 	for _, c := range data.Cycles(product) {
-		if sameMajor && (len(v) == 0 || !sameCycle(strconv.Itoa(v[0]), c.Name)) {
+		if ofMajor && !sameMajor(version, c.Name) {
 			continue
 		}
 		if c.Status(now).State != supportdata.EndOfLife && released(c, now) {
@@ -652,6 +656,12 @@ func sameCycle(cycle, version string) bool {
 		}
 	}
 	return true
+}
+
+// sameMajor reports whether other (a version or a cycle) is of version's major.
+func sameMajor(version, other string) bool {
+	v, o := numbers(version), numbers(other)
+	return len(v) > 0 && len(o) > 0 && v[0] == o[0]
 }
 
 // newerCycle reports whether cycle is newer than version's own cycle.
