@@ -60,6 +60,14 @@ func Describe(p *Plan, r *ApplyResult, v *Verification) []byte {
 	var b bytes.Buffer
 	b.WriteString(r.Summary(p) + "\n\n")
 	fmt.Fprintf(&b, "Made by updeb plan --apply. %s\n", p.Summary())
+	// What the plan could not see is said here too: the reviewer of the
+	// change may read nothing else.
+	if unknown := p.unchecked(); len(unknown) > 0 {
+		fmt.Fprintf(&b, "\nNot checked against upstream (their newest release unknown; updeb plan says why): %s\n", strings.Join(unknown, ", "))
+	}
+	if gone := p.withdrawn(); len(gone) > 0 {
+		fmt.Fprintf(&b, "\nAt a release upstream no longer lists (deleted, or made a draft again: withdrawn?): %s\n", strings.Join(gone, ", "))
+	}
 	if len(r.Changes) > 0 {
 		b.WriteString("\nChanges:\n")
 	}

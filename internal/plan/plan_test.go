@@ -210,6 +210,23 @@ func TestDescribeEscapesUpstreamText(t *testing.T) {
 	}
 }
 
+// The description names the recipes the plan could not check against
+// upstream (their releases could not be listed: the GitHub API's rate
+// limit) and those at a release upstream no longer lists: it read as the
+// month's whole change while helm, say, was never looked at.
+func TestDescribeNamesUnchecked(t *testing.T) {
+	p := &Plan{Now: "2026-12-01", Components: []Component{{Name: "helm", Recipes: []Recipe{{Name: "helm", Version: "3.21.4", NewestError: "helm: GitHub API rate limit exceeded"}}},
+		{Name: "etcd", Recipes: []Recipe{{Name: "etcd", Version: "3.6.14", Withdrawn: "etcd 3.6.14 (tag v3.6.14): no such release"}}},
+		{Name: "cfssl", Recipes: []Recipe{{Name: "cfssl", Version: "1.6.5", NewestError: "cfssl: track: the recipe has no watch", NoWatch: true}}}}}
+	d := string(Describe(p, &ApplyResult{}, nil))
+	for _, want := range []string{"\nNot checked against upstream (their newest release unknown; updeb plan says why): helm\n",
+		"\nAt a release upstream no longer lists (deleted, or made a draft again: withdrawn?): etcd 3.6.14\n"} {
+		if !strings.Contains(d, want) {
+			t.Errorf("the description lacks %q:\n%s", want, d)
+		}
+	}
+}
+
 // A cycle upstream records as ended without a day (endoflife.date's `eol:
 // true`) is retired with the day of its last release, the same on every
 // day the plan runs, so that a tracking branch not yet merged is not
