@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
 	"testing"
@@ -658,6 +659,9 @@ func TestTrackingUnits(t *testing.T) {
 			Rules     []map[string]string `yaml:"rules"`
 			Variables map[string]string   `yaml:"variables"`
 			Script    []string            `yaml:"script"`
+			Cache     struct {
+				Paths []string `yaml:"paths"`
+			} `yaml:"cache"`
 		} `yaml:"updeb-tracking"`
 	}
 	text, err := os.ReadFile("../../contrib/gitlab/updeb-tracking.gitlab-ci.yml")
@@ -669,6 +673,16 @@ func TestTrackingUnits(t *testing.T) {
 	}
 	if len(ci.Job.Rules) != 1 || ci.Job.Rules[0]["if"] != `$CI_PIPELINE_SOURCE == "schedule"` || len(ci.Job.Script) != 1 || ci.Job.Script[0] != exe {
 		t.Errorf("the GitLab job is not a scheduled run of %s: %+v", exe, ci.Job)
+	}
+	// Each run of the GitLab job is a fresh clone: the metrics file, from
+	// which the report carries the last success over, must be cached, or
+	// updeb_tracking_last_success_timestamp_seconds is 0 after any failed
+	// run (UpdebTrackingStale fires at once).
+	metrics, _ := strings.CutPrefix(ci.Job.Variables["UPDEB_TRACKING_METRICS"], "$CI_PROJECT_DIR/")
+	if !slices.ContainsFunc(ci.Job.Cache.Paths, func(p string) bool {
+		return p == metrics || strings.HasSuffix(p, "/") && strings.HasPrefix(metrics, p)
+	}) {
+		t.Errorf("the GitLab job's cache %v does not keep its metrics file %s", ci.Job.Cache.Paths, metrics)
 	}
 	for _, r := range required {
 		if ci.Job.Variables[r[1]] == "" {
