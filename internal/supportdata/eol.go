@@ -150,8 +150,8 @@ type cycleNames struct {
 // major ("1" and "1.36": a version 1.36.x would match either, and the one
 // listed first would win).
 func (s *cycleNames) add(name string) error {
-	major, minor, _ := majorMinor(name)
-	key := major + "." + minor
+	key := cycleKey(name)
+	major, minor, _ := strings.Cut(key, ".")
 	for i, k := range s.keys {
 		other := s.names[i]
 		om, on, _ := strings.Cut(k, ".")
@@ -166,6 +166,14 @@ func (s *cycleNames) add(name string) error {
 	}
 	s.keys, s.names = append(s.keys, key), append(s.names, name)
 	return nil
+}
+
+// cycleKey is a cycle's name as lookups (Data.Cycle) read it: MAJOR.MINOR
+// without leading zeros ("1.37" for "1.37.0", "01.37" or "v1.37"), or
+// "MAJOR." for a cycle named by its major alone.
+func cycleKey(name string) string {
+	major, minor, _ := majorMinor(name)
+	return major + "." + minor
 }
 
 // parseCycle decodes one cycle.

@@ -316,14 +316,16 @@ func Fetch(ctx context.Context, o RefreshOptions, current *Copy) (*Result, *Data
 // the new answer.
 func compare(product, url string, old, fresh []Cycle) ProductResult {
 	pr := ProductResult{Product: product, URL: url, Cycles: len(fresh)}
+	// A cycle is the same cycle however it is spelled ("1.37", "1.37.0"),
+	// as lookups (Data.Cycle) read it.
 	inNew := map[string]Cycle{}
 	for _, c := range fresh {
-		inNew[c.Name] = c
+		inNew[cycleKey(c.Name)] = c
 	}
 	inOld := map[string]bool{}
 	for _, c := range old {
-		inOld[c.Name] = true
-		n, ok := inNew[c.Name]
+		inOld[cycleKey(c.Name)] = true
+		n, ok := inNew[cycleKey(c.Name)]
 		switch {
 		case !ok:
 			pr.Dropped = append(pr.Dropped, c.Name)
@@ -337,7 +339,7 @@ func compare(product, url string, old, fresh []Cycle) ProductResult {
 		}
 	}
 	for _, c := range fresh {
-		if !inOld[c.Name] {
+		if !inOld[cycleKey(c.Name)] {
 			pr.Added = append(pr.Added, c.Name)
 		}
 	}

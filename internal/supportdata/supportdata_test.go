@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"net/http"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -238,4 +239,41 @@ func TestRefreshThroughSquid(t *testing.T) {
 			t.Error("an offline refresh reached the server")
 		}
 	})
+}
+
+// answers is a Getter that answers each product's URL ("PRODUCT") with its
+// cycles in the v0 API's form.
+type answers map[string][]supportdata.Cycle
+
+func (a answers) Get(_ context.Context, url string, _ http.Header, _ int64) ([]byte, error) {
+	return eoltest.V0(a[url]), nil
+}
+
+// TestFetchCycleSpelledOtherwise: an answer that names a cycle otherwise
+// than the copy in use ("1.37" where the copy, fetched on the day of its
+// first release, has "1.37.0": lookups read both as 1.37) has not lost it:
+// the refresh was refused, "the new data lacks release cycles the copy in
+// use has: kubernetes 1.37.0" (exit 1), every day until --allow-dropped.
+func TestFetchCycleSpelledOtherwise(t *testing.T) {
+	in := answers{}
+	for _, p := range bundled(t).Products() {
+		in[p] = bundled(t).Cycles(p)
+	}
+	k137 := eoltest.Cycle("kubernetes", "1.37.0", "2026-08-26", "2027-08-28", "2027-10-28", "1.37.0")
+	current, err := supportdata.New("Source: t\nAs of: 2026-11-20", map[string][]supportdata.Cycle{"kubernetes": append([]supportdata.Cycle{k137}, in["kubernetes"]...)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	k137.Name, k137.Latest = "1.37", "1.37.1"
+	in["kubernetes"] = append([]supportdata.Cycle{k137}, in["kubernetes"]...)
+	o := supportdata.RefreshOptions{Client: in, Now: time.Date(2026, 11, 24, 0, 0, 0, 0, time.UTC), ProductURL: func(p string) string { return p }}
+	res, _, err := supportdata.Fetch(context.Background(), o, &supportdata.Copy{Data: current})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range res.Products {
+		if p.Product == "kubernetes" && (len(p.Added) > 0 || len(p.Dropped) > 0 || strings.Join(p.Latest, "; ") != "1.37.0: 1.37.0 -> 1.37.1") {
+			t.Errorf("kubernetes: added %v, dropped %v, latest %v", p.Added, p.Dropped, p.Latest)
+		}
+	}
 }
