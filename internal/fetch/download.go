@@ -112,15 +112,16 @@ func (p *partial) reset() error {
 }
 
 // get downloads target (the mirror-mapped form of upstream) into p with
-// retries, resuming where the server allows it.
-func (f *Fetcher) get(ctx context.Context, upstream, target string, p *partial) error {
+// retries, resuming where the server allows it. With revalidate, caches on
+// the way (a caching proxy) must ask the origin for its current copy.
+func (f *Fetcher) get(ctx context.Context, upstream, target string, p *partial, revalidate bool) error {
 	tu, err := url.Parse(target)
 	if err != nil {
 		return fmt.Errorf("fetch: %q: %w", target, err)
 	}
 	f.progress(Progress{URL: upstream, Received: p.written, Total: p.total})
 	err = f.retry(ctx, upstream, tu, func(ctx context.Context) (bool, time.Duration, error) {
-		return f.attempt(ctx, upstream, target, p)
+		return f.attempt(ctx, upstream, target, p, revalidate)
 	})
 	if err == nil {
 		f.progress(Progress{URL: upstream, Received: p.written, Total: p.written, Done: true})
@@ -215,7 +216,7 @@ func (f *Fetcher) backoff(n int) time.Duration {
 
 // attempt makes one request and appends what it receives to p. It reports
 // whether a failure is worth retrying and how long the server asked us to wait.
-func (f *Fetcher) attempt(ctx context.Context, upstream, target string, p *partial) (retry bool, after time.Duration, err error) {
+func (f *Fetcher) attempt(ctx context.Context, upstream, target string, p *partial, revalidate bool) (retry bool, after time.Duration, err error) {
 	actx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
 	req, err := http.NewRequestWithContext(actx, http.MethodGet, target, nil)
@@ -223,6 +224,9 @@ func (f *Fetcher) attempt(ctx context.Context, upstream, target string, p *parti
 		return false, 0, err
 	}
 	req.Header.Set("User-Agent", f.o.UserAgent)
+	if revalidate {
+		req.Header.Set("Cache-Control", "no-cache")
+	}
 	resuming := p.written > 0 && p.ranges
 	if resuming {
 		req.Header.Set("Range", fmt.Sprintf("bytes=%d-", p.written))

@@ -21,7 +21,8 @@
 // entry for the same URL and Key whose blob still matches the digest recorded when
 // it was downloaded; it is not re-fetched while that holds, so reruns stay
 // offline-capable and idempotent. Changing Key (e.g. the recipe version) fetches
-// it again.
+// it again. An unpinned download is sent with Cache-Control: no-cache, so that a
+// caching proxy revalidates its copy with the origin.
 //
 // Mirrors. Options.Mirrors maps upstream URL prefixes to a local folder
 // (file:///srv/mirror/github.com/) or an internal HTTP mirror
@@ -398,7 +399,11 @@ func (f *Fetcher) download(ctx context.Context, r Request, algs []digest.Algorit
 			via = "mirror " + t.url + " (" + via + ")"
 		}
 		if err = f.resumeFrom(p, r.URL, t.url); err == nil {
-			err = f.get(ctx, r.URL, t.url, p)
+			// No pin vouches for an unpinned file's bytes: a caching
+			// proxy's copy (stale, or the damaged one a verification
+			// refused and Forget dropped) is revalidated with the origin,
+			// not served again. A pinned file may come from its cache.
+			err = f.get(ctx, r.URL, t.url, p, len(r.Pinned) == 0)
 		}
 	}
 	if err != nil {

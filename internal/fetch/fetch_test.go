@@ -1010,6 +1010,58 @@ func TestUnpinned(t *testing.T) {
 	}
 }
 
+// Behind a caching proxy (squid's default refresh_pattern keeps a file
+// with a month-old Last-Modified fresh for days), an unpinned file that
+// failed its verification and was forgotten is fetched again from the
+// origin, not served from the proxy's cache: it is asked for with
+// Cache-Control: no-cache. A pinned file may come from the proxy's cache.
+func TestUnpinnedRevalidatesThroughACachingProxy(t *testing.T) {
+	sq := squid.CachingForTest(t)
+	body, sha := payload(64<<10, 13)
+	month := time.Now().Add(-30 * 24 * time.Hour).UTC().Format(http.TimeFormat)
+	up := newUpstream(t, false, func(w http.ResponseWriter, r *http.Request, n int) {
+		w.Header().Set("Last-Modified", month)
+		switch {
+		case strings.HasSuffix(r.URL.Path, ".tgz"):
+			w.Write(body)
+		case n == 1:
+			w.Write([]byte("a damaged copy\n"))
+		default:
+			w.Write([]byte("upstream's copy\n"))
+		}
+	})
+	o := testOptions(t)
+	o.Proxy, _ = url.Parse(sq.URL)
+	ctx := context.Background()
+	sums := Request{URL: up.URL + "/SHA256SUMS", AllowUnpinned: true, Key: "x 1"}
+	read := func(f *Fetcher, r Request) string {
+		t.Helper()
+		res, err := f.Fetch(ctx, r)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, _ := os.ReadFile(res.Path)
+		return string(b)
+	}
+	f := newTestFetcher(t, o)
+	if got := read(f, sums); got != "a damaged copy\n" {
+		t.Fatalf("first fetch got %q", got)
+	}
+	if err := f.Forget(ctx, sums.URL, sums.Key); err != nil {
+		t.Fatal(err)
+	}
+	if got := read(f, sums); got != "upstream's copy\n" {
+		t.Errorf("fetched again after Forget: got %q (the proxy's cached copy), want upstream's", got)
+	}
+	// A pinned file: the second download (another cache) is the proxy's.
+	art := Request{URL: up.URL + "/x.tgz", Pinned: pin(sha)}
+	read(f, art)
+	read(newTestFetcher(t, o), art)
+	if n := up.count(); n != 3 {
+		t.Errorf("upstream saw %d requests, want 3 (the pinned file's second download from the proxy's cache)", n)
+	}
+}
+
 func TestFetchAllOneDownloadPerURL(t *testing.T) {
 	body, sha := payload(64<<10, 12)
 	up := newUpstream(t, false, func(w http.ResponseWriter, r *http.Request, n int) {
