@@ -19,6 +19,7 @@ import (
 	"github.com/updeb/updeb/internal/confined"
 	"github.com/updeb/updeb/internal/diskfull"
 	"github.com/updeb/updeb/pkg/atomicfile"
+	"github.com/updeb/updeb/pkg/ctxio"
 	"github.com/updeb/updeb/pkg/digest"
 )
 
@@ -76,8 +77,9 @@ func (p *partial) keep(err error) bool {
 
 // resumeFrom prepares p for downloading target: what an interrupted run left
 // in p's file is kept (re-hashed) when that run recorded the same target and
-// a validator, and dropped otherwise.
-func (f *Fetcher) resumeFrom(p *partial, upstream, target string) error {
+// a validator, and dropped otherwise. The re-hash (seconds for gigabytes)
+// stops at ctx's end, and the file is then kept as it was for the next run.
+func (f *Fetcher) resumeFrom(ctx context.Context, p *partial, upstream, target string) error {
 	var m partialMeta
 	b, err := confined.ReadFile(p.meta, 64<<10)
 	fi, serr := p.file.Stat()
@@ -89,11 +91,13 @@ func (f *Fetcher) resumeFrom(p *partial, upstream, target string) error {
 	if _, err := p.file.Seek(0, io.SeekStart); err != nil {
 		return err
 	}
-	n, err := io.CopyBuffer(p.hasher, struct{ io.Reader }{p.file}, make([]byte, copyBuffer))
+	// What keep needs to keep the file if the re-hash is stopped.
+	p.written, p.flushed, p.validator, p.ranges, p.total = fi.Size(), fi.Size(), m.Validator, true, m.Total
+	n, err := io.CopyBuffer(p.hasher, struct{ io.Reader }{ctxio.Reader(ctx, p.file)}, make([]byte, copyBuffer))
 	if err != nil {
 		return err
 	}
-	p.written, p.flushed, p.validator, p.ranges, p.total = n, n, m.Validator, true, m.Total
+	p.written, p.flushed = n, n
 	f.log.Info("resuming a download an earlier run left unfinished", "url", upstream, "have", n)
 	return nil
 }

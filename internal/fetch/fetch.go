@@ -398,7 +398,7 @@ func (f *Fetcher) download(ctx context.Context, r Request, algs []digest.Algorit
 		if t.mirrored {
 			via = "mirror " + t.url + " (" + via + ")"
 		}
-		if err = f.resumeFrom(p, r.URL, t.url); err == nil {
+		if err = f.resumeFrom(ctx, p, r.URL, t.url); err == nil {
 			// No pin vouches for an unpinned file's bytes: a caching
 			// proxy's copy (stale, or the damaged one a verification
 			// refused and Forget dropped) is revalidated with the origin,

@@ -63,7 +63,7 @@ func FuzzCopyBodyShortReads(f *testing.F) {
 			p.validator, p.ranges, p.total = `"v1"`, true, int64(size)
 			p.saveMeta(target)
 			p.validator, p.ranges = "", false
-			if err := fe.resumeFrom(p, target, target); err != nil {
+			if err := fe.resumeFrom(context.Background(), p, target, target); err != nil {
 				t.Fatal(err)
 			}
 			if p.written != int64(resumeAt) {

@@ -3,6 +3,7 @@ package fetch
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"net/http"
 	"net/url"
@@ -206,5 +207,49 @@ func TestSweep(t *testing.T) {
 		if _, err := os.Stat(p); err != nil {
 			t.Errorf("%s swept: %v", filepath.Base(p), err)
 		}
+	}
+}
+
+// A signal stops the re-hash of what an interrupted run left (seconds for
+// a partial file of gigabytes: it ran to the end, deaf to SIGINT and
+// SIGTERM), and the partial file and its resume record stay for the next
+// run.
+func TestResumeRehashStops(t *testing.T) {
+	dir := t.TempDir()
+	c, err := cache.Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	u := "https://h.example/big.tgz"
+	part, meta, err := c.Partial(cache.ID(u, ""))
+	if err != nil {
+		t.Fatal(err)
+	}
+	const size = 2 << 30 // sparse: no disk, but as long to hash as 2 GiB of bytes
+	if err := part.Truncate(size); err != nil {
+		t.Fatal(err)
+	}
+	part.Close()
+	if err := os.WriteFile(meta, fmt.Appendf(nil, `{"target":%q,"validator":"\"v1\"","total":%d}`, u, size+1), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	f, err := New(dir, Options{Retries: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	stopped, cancel := context.WithCancel(context.Background())
+	cancel()
+	start := time.Now()
+	if _, err := f.Fetch(stopped, Request{URL: u, Pinned: pin(strings.Repeat("0", 64))}); !errors.Is(err, context.Canceled) {
+		t.Errorf("err = %v, want the context's", err)
+	}
+	if d := time.Since(start); d > time.Second {
+		t.Errorf("the stopped resume returned after %s: the 2 GiB partial file was re-hashed to its end", d.Round(time.Millisecond))
+	}
+	if fi, err := os.Stat(part.Name()); err != nil || fi.Size() != size {
+		t.Errorf("partial file after the stop: %v, %v; want it kept, %d bytes", fi, err, size)
+	}
+	if _, err := os.Stat(meta); err != nil {
+		t.Errorf("resume record after the stop: %v", err)
 	}
 }
