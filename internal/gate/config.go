@@ -15,6 +15,7 @@ import (
 	"strings"
 
 	"github.com/updeb/updeb/internal/config"
+	"github.com/updeb/updeb/internal/srcurl"
 )
 
 // TrustedRootReview compares the Sigstore trusted root in effect (file: the
@@ -298,7 +299,7 @@ func configTrust(c *config.Config, top string) []setting {
 	slices.Sort(mirrors)
 	return []setting{
 		{"mirrors", mirrors},
-		{"proxy", one(string(c.Proxy))},
+		{"proxy", one(srcurl.Redact(string(c.Proxy)))}, // its password never printed: a CI log is read by many
 		{"no-proxy", append([]string{}, c.NoProxy...)},
 		{"ca-bundle", path(c.CABundle)},
 		{"state", path(c.State)},

@@ -764,6 +764,8 @@ func TestConfigReview(t *testing.T) {
 				"the config updeb.yaml changes proxy since HEAD: http://proxy.example:3128, was none" + why,
 				"the config updeb.yaml changes sigstore.trusted-root since HEAD: none, was trust/root.json" + why,
 			}},
+		{"a proxy with a password", baseConfig + "proxy: http://ci:s3cret@proxy.example:3128\n",
+			[]string{"the config updeb.yaml changes proxy since HEAD: http://ci:xxxxx@proxy.example:3128, was none" + why}},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			write("updeb.yaml", tt.config)
