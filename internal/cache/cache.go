@@ -71,7 +71,42 @@ func Open(dir string) (*Cache, error) {
 			return nil, fmt.Errorf("cache: %w", err)
 		}
 	}
+	if err := oneFileSystem(dir); err != nil {
+		return nil, err
+	}
 	return &Cache{dir: dir}, nil
+}
+
+// oneFileSystem refuses a cache whose blob or index folder is on another
+// file system than its tmp folder (a subfolder linked to another disk):
+// every download and index entry is renamed from tmp into place, and each
+// would fail at its end (EXDEV), after the whole download.
+func oneFileSystem(dir string) error {
+	dev := func(sub string) (uint64, error) {
+		fi, err := os.Stat(filepath.Join(dir, sub))
+		if err != nil {
+			return 0, fmt.Errorf("cache: %w", err)
+		}
+		if st, ok := fi.Sys().(*syscall.Stat_t); ok {
+			return uint64(st.Dev), nil //nolint:unconvert // Dev is not uint64 on every platform
+		}
+		return 0, nil
+	}
+	tmp, err := dev("tmp")
+	if err != nil {
+		return err
+	}
+	for _, sub := range []string{"sha256", "index"} {
+		d, err := dev(sub)
+		if err != nil {
+			return err
+		}
+		if d != tmp {
+			return fmt.Errorf("cache: %s is on another file system than %s: downloads are renamed from tmp into place, so the cache's folders must share one file system (link the cache folder itself to another disk, not its subfolders)",
+				filepath.Join(dir, sub), filepath.Join(dir, "tmp"))
+		}
+	}
+	return nil
 }
 
 // Dir returns the cache folder.

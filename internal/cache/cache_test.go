@@ -5,8 +5,11 @@ import (
 	"errors"
 	"maps"
 	"os"
+	"path/filepath"
+	"strings"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"testing"
 	"time"
 
@@ -113,4 +116,68 @@ func TestLockExcludes(t *testing.T) {
 	if _, err := c.Lock(ctx, ID("u", "")); !errors.Is(err, context.DeadlineExceeded) {
 		t.Errorf("waiting on a held lock: %v, want the context's deadline", err)
 	}
+}
+
+// A cache whose blob or index folder is linked to another file system than
+// its tmp folder is refused when opened, naming the folder: every download
+// was renamed from tmp into place at its end and failed there ("invalid
+// cross-device link"), after the whole download, on every run.
+func TestOpenRefusesFoldersOnTwoFileSystems(t *testing.T) {
+	dir := t.TempDir()
+	other := otherFileSystem(t, dir)
+	for _, sub := range []string{"sha256", "index"} {
+		t.Run(sub, func(t *testing.T) {
+			cdir := filepath.Join(dir, sub)
+			os.MkdirAll(cdir, 0o755)
+			target, err := os.MkdirTemp(other, "cache-"+sub+"-")
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() { os.RemoveAll(target) })
+			if err := os.Symlink(target, filepath.Join(cdir, sub)); err != nil {
+				t.Fatal(err)
+			}
+			_, err = Open(cdir)
+			if err == nil || !strings.Contains(err.Error(), filepath.Join(cdir, sub)+" is on another file system") {
+				t.Errorf("Open: %v, want a refusal naming %s", err, sub)
+			}
+		})
+	}
+	// The whole cache linked to another disk is one file system.
+	target, err := os.MkdirTemp(other, "cache-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(target) })
+	link := filepath.Join(dir, "linked")
+	if err := os.Symlink(target, link); err != nil {
+		t.Fatal(err)
+	}
+	c, err := Open(link)
+	if err != nil {
+		t.Fatal(err)
+	}
+	put(t, c, "hello")
+}
+
+// otherFileSystem returns a folder on another file system than dir: the
+// shared memory folder or the working folder (one of them is, on every
+// Linux this runs on).
+func otherFileSystem(t *testing.T, dir string) string {
+	t.Helper()
+	dev := func(p string) uint64 {
+		fi, err := os.Stat(p)
+		if err != nil {
+			return 0
+		}
+		return uint64(fi.Sys().(*syscall.Stat_t).Dev) //nolint:unconvert // Dev is not uint64 on every platform
+	}
+	wd, _ := os.Getwd()
+	for _, p := range []string{"/dev/shm", wd} {
+		if d := dev(p); d != 0 && d != dev(dir) {
+			return p
+		}
+	}
+	t.Fatalf("no folder on another file system than %s (tried /dev/shm and %s)", dir, wd)
+	return ""
 }
