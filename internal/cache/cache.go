@@ -403,7 +403,14 @@ func (c *Cache) VerifyReporting(ctx context.Context, sha256Hex string, report fu
 	}
 	sums = h.Sum()
 	if sums[digest.SHA256] != sha256Hex {
-		rmErr := os.Remove(p)
+		// Removed only if p still names the file hashed: another process
+		// that found it corrupt too may have put a good copy there since.
+		var rmErr error
+		if was, err := f.Stat(); err == nil {
+			if now, err := os.Lstat(p); err == nil && os.SameFile(was, now) {
+				rmErr = os.Remove(p)
+			}
+		}
 		return "", 0, nil, errors.Join(fmt.Errorf("%w: %s hashes to sha256:%s", ErrCorrupt, p, sums[digest.SHA256]), rmErr)
 	}
 	return p, h.Size(), sums, nil

@@ -181,3 +181,29 @@ func otherFileSystem(t *testing.T, dir string) string {
 	t.Fatalf("no folder on another file system than %s (tried /dev/shm and %s)", dir, wd)
 	return ""
 }
+
+// Two processes (or two downloads of other URLs with the same bytes) find
+// one blob corrupt: the first evicts it and commits a good copy while the
+// second still hashes the corrupt one. The second's eviction leaves the good
+// copy: it removed it, and the first's Result named a file that was gone.
+func TestEvictionSparesANewCopy(t *testing.T) {
+	c, _ := Open(t.TempDir())
+	p, sums := put(t, c, "hello")
+	if err := os.WriteFile(p, []byte("hellO"), 0o644); err != nil { // corrupt, in place
+		t.Fatal(err)
+	}
+	replaced := false
+	_, _, _, err := c.VerifyReporting(context.Background(), sums[digest.SHA256], func(done, total int64) {
+		if !replaced { // the other process: evicts, downloads, commits
+			replaced = true
+			os.Remove(p)
+			put(t, c, "hello")
+		}
+	})
+	if !errors.Is(err, ErrCorrupt) {
+		t.Fatalf("err = %v, want ErrCorrupt for the copy hashed", err)
+	}
+	if got, err := os.ReadFile(p); err != nil || string(got) != "hello" {
+		t.Errorf("the good copy committed meanwhile: %q, %v; want it kept", got, err)
+	}
+}
