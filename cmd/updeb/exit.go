@@ -171,6 +171,10 @@ func fixed[E error](hint string) func(E) string { return func(E) string { return
 // hintProxyAuth is the hint for a proxy that answered 407.
 const hintProxyAuth = "the proxy wants credentials, or refused those given: put them in the proxy URL, http://USER:PASSWORD@HOST:PORT (percent-encode @ : / % in them), in --proxy, proxy: in the config or HTTPS_PROXY"
 
+// hintProxyAuthScheme is the hint for a proxy that answered 407 offering
+// no Basic authentication (fetch.BasicRefused).
+const hintProxyAuthScheme = "the proxy takes no Basic credentials (its Proxy-Authenticate offers only other schemes, such as Negotiate, NTLM or Digest), and credentials in the proxy URL are sent as Basic: giving them again will not help. Point updeb at a local proxy that logs in for it (cntlm, px), or have the proxy accept Basic"
+
 const (
 	hintSource   = "a source failed verification: nothing from it was packaged. Check the recipe's pins and the upstream release"
 	hintRecipe   = "fix the recipe; 'updeb lint' checks it offline"
@@ -314,6 +318,12 @@ var exitRules = []exitRule{
 	is(fetch.ErrTooManyRedirects, exitNetwork, "the server answered with redirect after redirect (a loop, or a login page that leads back to itself), not with the file: see where the URL leads with curl -sIL URL"),
 	is(fetch.ErrRetryTime, exitNetwork, "the download did not finish within fetch: retry-time; raise it in the config for a slow link, or check the proxy"),
 	is(fetch.ErrProxyUnreachable, exitNetwork, "nothing answers at that proxy (3 tries over about 3 s, for a proxy being restarted): start it, or fix --proxy, proxy: in the config or HTTPS_PROXY"),
+	asIf(exitNetwork, func(e *fetch.ProxyRefusedError) bool {
+		return e.StatusCode == http.StatusProxyAuthRequired && fetch.BasicRefused(e.Challenges)
+	}, hintProxyAuthScheme),
+	asIf(exitNetwork, func(e *fetch.StatusError) bool {
+		return e.StatusCode == http.StatusProxyAuthRequired && fetch.BasicRefused(e.Header.Values("Proxy-Authenticate"))
+	}, hintProxyAuthScheme),
 	asIf(exitNetwork, func(e *fetch.ProxyRefusedError) bool { return e.StatusCode == http.StatusProxyAuthRequired }, hintProxyAuth),
 	asIf(exitNetwork, func(e *fetch.StatusError) bool { return e.StatusCode == http.StatusProxyAuthRequired }, hintProxyAuth),
 	// The server (or a file mirror) answered: no file there. Not the

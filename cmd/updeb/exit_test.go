@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"io/fs"
 	"net"
+	"net/http"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -223,6 +224,8 @@ func TestExitStatus(t *testing.T) {
 		{"proxy down", wrap(&fetch.NetworkError{URL: "u", Proxy: "http://p:3128", Attempts: 3, Err: fmt.Errorf("%w: refused", fetch.ErrProxyUnreachable)}), exitNetwork, "nothing answers at that proxy"},
 		{"proxy wants credentials (CONNECT)", wrap(&fetch.NetworkError{URL: "https://u", Proxy: "http://p:3128", Attempts: 1, Err: &fetch.ProxyRefusedError{Proxy: "http://p:3128", Host: "u:443", StatusCode: 407, Status: "407 Proxy Authentication Required"}}), exitNetwork, "http://USER:PASSWORD@HOST:PORT"},
 		{"proxy wants credentials (plain http)", wrap(&fetch.NetworkError{URL: "http://u", Proxy: "http://p:3128", Attempts: 1, Err: &fetch.StatusError{URL: "http://u", StatusCode: 407, Status: "407 Proxy Authentication Required"}}), exitNetwork, "http://USER:PASSWORD@HOST:PORT"},
+		{"proxy wants Kerberos or NTLM (CONNECT)", wrap(&fetch.NetworkError{URL: "https://u", Proxy: "http://p:3128", Attempts: 1, Err: &fetch.ProxyRefusedError{Proxy: "http://p:3128", Host: "u:443", StatusCode: 407, Status: "407 Proxy Authentication Required", Challenges: []string{"Negotiate", "NTLM"}}}), exitNetwork, "a local proxy that logs in for it (cntlm, px)"},
+		{"proxy wants Kerberos or NTLM (plain http)", wrap(&fetch.NetworkError{URL: "http://u", Proxy: "http://p:3128", Attempts: 1, Err: &fetch.StatusError{URL: "http://u", StatusCode: 407, Status: "407 Proxy Authentication Required", Header: http.Header{"Proxy-Authenticate": {"Negotiate"}}}}), exitNetwork, "a local proxy that logs in for it (cntlm, px)"},
 		{"untrusted certificate (a proxy inspecting TLS)", wrap(&fetch.NetworkError{URL: "https://u", Proxy: "http://p:3128", Attempts: 1, Err: &url.Error{Op: "Get", URL: "https://u", Err: &tls.CertificateVerificationError{Err: x509.UnknownAuthorityError{}}}}), exitNetwork, "add its CA to ca-bundle:"},
 		{"proxy forbids the host", wrap(&fetch.NetworkError{URL: "https://u", Proxy: "http://p:3128", Attempts: 1, Err: &fetch.ProxyRefusedError{Proxy: "http://p:3128", Host: "u:443", StatusCode: 403, Status: "403 Forbidden"}}), exitNetwork, "check the proxy's rules"},
 		{"corrupt in a mirror folder", wrap(fmt.Errorf("the copy in the mirror file:///m/u is %w: %w", fetch.ErrCorruptCopy, &digest.MismatchError{Subject: "u", Algorithm: digest.SHA256})), exitCheck, "Bring it over again"},

@@ -64,6 +64,25 @@ type ProxyRefusedError struct {
 	Host       string // host:port of the CONNECT
 	StatusCode int
 	Status     string
+	Challenges []string // its Proxy-Authenticate headers (a 407 names the schemes it takes)
+}
+
+// BasicRefused reports whether the Proxy-Authenticate challenges of a 407
+// offer schemes and Basic is none of them (Negotiate, NTLM): credentials in
+// the proxy URL, which are sent as Basic, can never satisfy that proxy.
+func BasicRefused(challenges []string) bool {
+	offered := false
+	for _, h := range challenges {
+		for c := range strings.SplitSeq(h, ",") {
+			scheme, _, _ := strings.Cut(strings.TrimSpace(c), " ")
+			if strings.EqualFold(scheme, "Basic") {
+				return false
+			}
+			// An auth-param of the challenge before (realm="x") is no scheme.
+			offered = offered || (scheme != "" && !strings.Contains(scheme, "="))
+		}
+	}
+	return offered
 }
 
 func (e *ProxyRefusedError) Error() string {

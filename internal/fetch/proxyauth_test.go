@@ -8,6 +8,7 @@ import (
 	"net"
 	"net/http"
 	"net/url"
+	"slices"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -24,10 +25,15 @@ func fakeProxy(t *testing.T, handle func(net.Conn)) *url.URL {
 }
 
 // refusingProxy is a proxy that answers every request (a CONNECT for https,
-// a GET for http) with status, as a proxy does that wants credentials (407)
-// or whose rules forbid the host (403). It counts the requests.
-func refusingProxy(t *testing.T, status string) (*url.URL, *atomic.Int32) {
+// a GET for http) with status and a Proxy-Authenticate header for each
+// challenge, as a proxy does that wants credentials (407) or whose rules
+// forbid the host (403). It counts the requests.
+func refusingProxy(t *testing.T, status string, challenges ...string) (*url.URL, *atomic.Int32) {
 	var n atomic.Int32
+	head := "HTTP/1.1 " + status + "\r\n"
+	for _, c := range challenges {
+		head += "Proxy-Authenticate: " + c + "\r\n"
+	}
 	u := fakeProxy(t, func(c net.Conn) {
 		br := bufio.NewReader(c)
 		for {
@@ -35,7 +41,7 @@ func refusingProxy(t *testing.T, status string) (*url.URL, *atomic.Int32) {
 				return
 			}
 			n.Add(1)
-			c.Write([]byte("HTTP/1.1 " + status + "\r\nProxy-Authenticate: Basic realm=\"proxy\"\r\nContent-Length: 0\r\n\r\n"))
+			c.Write([]byte(head + "Content-Length: 0\r\n\r\n"))
 		}
 	})
 	return u, &n
@@ -60,7 +66,7 @@ func TestProxyRefusesConnect(t *testing.T) {
 		{"503 Service Unavailable", "https://up.example/a.tgz", 4, `answered the CONNECT to up.example:443 with "503 Service Unavailable"`},
 	} {
 		t.Run(tc.status+" "+tc.url[:strings.Index(tc.url, ":")], func(t *testing.T) {
-			p, n := refusingProxy(t, tc.status)
+			p, n := refusingProxy(t, tc.status, `Basic realm="proxy"`)
 			f := newTestFetcher(t, Options{Proxy: p, Retries: 3, Backoff: 10 * time.Millisecond})
 			_, err := f.Fetch(context.Background(), Request{URL: tc.url, Pinned: pin(strings.Repeat("0", 64))})
 			var ne *NetworkError
@@ -96,5 +102,32 @@ func TestProxyNeverAnswersConnect(t *testing.T) {
 	}
 	if d := time.Since(start); d > 3*time.Second || n.Load() != 2 {
 		t.Errorf("took %s for %d CONNECTs, want 2 of about 200ms each", d, n.Load())
+	}
+}
+
+// A 407 whose Proxy-Authenticate offers no Basic (Negotiate, NTLM: a
+// Windows domain's proxy) can never take the credentials of the proxy URL,
+// which are sent as Basic: the error carries the challenges, and
+// BasicRefused says so (the CLI's hint then points at a local proxy that
+// logs in, not at the password).
+func TestProxyWantsAnotherScheme(t *testing.T) {
+	for _, tc := range []struct {
+		challenges []string
+		refused    bool
+	}{
+		{[]string{"Negotiate", "NTLM"}, true},
+		{[]string{"Negotiate, NTLM"}, true},
+		{[]string{`Digest realm="p", nonce="x", qop="auth"`}, true},
+		{[]string{"Negotiate", `Basic realm="proxy"`}, false},
+		{[]string{`Digest realm="p", nonce="x", basic realm="proxy"`}, false},
+		{nil, false}, // nothing said: the credentials may be what is wrong
+	} {
+		p, _ := refusingProxy(t, "407 Proxy Authentication Required", tc.challenges...)
+		f := newTestFetcher(t, Options{Proxy: p, Retries: -1})
+		_, err := f.Fetch(context.Background(), Request{URL: "https://up.example/a.tgz", Pinned: pin(strings.Repeat("0", 64))})
+		pe, ok := errors.AsType[*ProxyRefusedError](err)
+		if !ok || !slices.Equal(pe.Challenges, tc.challenges) || BasicRefused(pe.Challenges) != tc.refused {
+			t.Errorf("challenges %q: err = %v (%+v), want them carried and BasicRefused %v", tc.challenges, err, pe, tc.refused)
+		}
 	}
 }

@@ -66,7 +66,8 @@ func connectRefused(_ context.Context, proxy *url.URL, req *http.Request, resp *
 	if resp.StatusCode == http.StatusOK {
 		return nil
 	}
-	return &ProxyRefusedError{Proxy: redact(proxy), Host: req.Host, StatusCode: resp.StatusCode, Status: resp.Status}
+	return &ProxyRefusedError{Proxy: redact(proxy), Host: req.Host, StatusCode: resp.StatusCode, Status: resp.Status,
+		Challenges: resp.Header.Values("Proxy-Authenticate")}
 }
 
 // dialProxyAnswer dials with d, and bounds the wait for the proxy's first
