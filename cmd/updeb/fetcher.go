@@ -142,6 +142,13 @@ func (g *globalOptions) newFetcher(c *config.Config) (*fetch.Fetcher, error) {
 	o.Proxy = u
 	if u != nil {
 		log.Debug("proxy", "url", u.Redacted(), "from", from, "no-proxy", o.NoProxy)
+		if c.NoProxy == nil { // the config's entries are checked when it is read
+			for _, e := range o.NoProxy {
+				if !config.NoProxyEntry(e) {
+					log.Warn("a NO_PROXY entry that matches no host is ignored (curl's grammar: a host, .domain, IP address or CIDR block, any of them with :PORT, or *; not *.domain): what it was to exempt goes through the proxy", "entry", e)
+				}
+			}
+		}
 	}
 	if c.CABundle != "" {
 		pool, err := caPool(c.CABundle)

@@ -1,8 +1,10 @@
 package main
 
 import (
+	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/updeb/updeb/internal/config"
@@ -65,6 +67,27 @@ func TestNoProxyFromEnvironment(t *testing.T) {
 		if got := noProxy(&config.Config{NoProxy: tc.conf}); !slices.Equal(got, tc.want) {
 			t.Errorf("NO_PROXY %q, config %q: %q, want %q", tc.env, tc.conf, got, tc.want)
 		}
+	}
+}
+
+// A NO_PROXY entry of the environment that can match no host (*.domain,
+// which Go's and some other tools' grammar takes, a URL) is warned about,
+// naming it: it was ignored without a word, and what it was to exempt went
+// through the proxy. The config refuses such an entry when it is read.
+func TestNoProxyEntryMatchingNothingIsWarned(t *testing.T) {
+	proxyEnv(t, map[string]string{"HTTPS_PROXY": "http://127.0.0.1:9", "NO_PROXY": "mirror.internal,*.corp.example,http://x.example"})
+	cfg := filepath.Join(t.TempDir(), "updeb.yaml")
+	if err := os.WriteFile(cfg, []byte("cache: cache\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, _, stderr := runCLI(t, "--config", cfg, "--offline", "fetch", "https://mirror.internal/a.tgz#sha256="+strings.Repeat("0", 64))
+	for _, e := range []string{"*.corp.example", "http://x.example"} {
+		if !strings.Contains(stderr, "a NO_PROXY entry that matches no host is ignored") || !strings.Contains(stderr, e) {
+			t.Errorf("no warning naming %q:\n%s", e, stderr)
+		}
+	}
+	if strings.Contains(stderr, "entry=mirror.internal") {
+		t.Errorf("a good entry warned about:\n%s", stderr)
 	}
 }
 

@@ -408,7 +408,7 @@ func (p *parser) config(c *Config, n *yaml.Node) {
 			c.NoProxy = []string{} // set, even empty: it overrides NO_PROXY
 			p.StrList(v, "no-proxy", &c.NoProxy)
 			for i, n := range v.Content {
-				if n.Kind == yaml.ScalarNode && strings.TrimSpace(n.Value) != "" && !noProxyEntry(n.Value) {
+				if n.Kind == yaml.ScalarNode && strings.TrimSpace(n.Value) != "" && !NoProxyEntry(n.Value) {
 					p.At(n, "no-proxy[%d]: %q: want a host name, .domain (the domain and its hosts), IP address, CIDR block (10.0.0.0/8), any of them with :PORT, or *; one to a list entry", i, n.Value)
 				}
 			}
@@ -924,11 +924,11 @@ func ProxyURL(s string) (*url.URL, error) {
 	return u, nil
 }
 
-// noProxyEntry reports whether e is an entry of curl's NO_PROXY grammar,
+// NoProxyEntry reports whether e is an entry of curl's NO_PROXY grammar,
 // which the fetcher matches hosts against: *, an IP address or CIDR block,
 // or a host name or .domain with an optional :PORT (spaces around it are
 // ignored). Anything else (a URL, "a,b", *.domain) matches no host.
-func noProxyEntry(e string) bool {
+func NoProxyEntry(e string) bool {
 	e = strings.TrimSpace(e)
 	if _, _, err := net.ParseCIDR(e); err == nil || e == "*" || net.ParseIP(e) != nil {
 		return true
