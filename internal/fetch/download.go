@@ -218,6 +218,11 @@ func (f *Fetcher) backoff(n int) time.Duration {
 	return d/2 + rand.N(d/2+1)
 }
 
+// askFresh has the caches on a request's way (a caching proxy) ask the
+// origin for its current copy (revalidate theirs) instead of answering from
+// what they hold.
+func askFresh(h http.Header) { h.Set("Cache-Control", "no-cache") }
+
 // attempt makes one request and appends what it receives to p. It reports
 // whether a failure is worth retrying and how long the server asked us to wait.
 func (f *Fetcher) attempt(ctx context.Context, upstream, target string, p *partial, revalidate bool) (retry bool, after time.Duration, err error) {
@@ -229,7 +234,7 @@ func (f *Fetcher) attempt(ctx context.Context, upstream, target string, p *parti
 	}
 	req.Header.Set("User-Agent", f.o.UserAgent)
 	if revalidate {
-		req.Header.Set("Cache-Control", "no-cache")
+		askFresh(req.Header)
 	}
 	resuming := p.written > 0 && p.ranges
 	if resuming {

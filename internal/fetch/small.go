@@ -145,7 +145,10 @@ func (f *Fetcher) smallTarget(rawURL string) (target, *url.URL, error) {
 
 // small sends one request for upstream, to tu (upstream, or where a mirror
 // serves it), whose whole exchange (headers and body) must fit in the header
-// and idle timeouts; call cancel after reading the body.
+// and idle timeouts; call cancel after reading the body. What is asked is
+// upstream's state now (a release listing, whether a file exists): a caching
+// proxy revalidates its copy (askFresh), so that a release is not missed
+// while it holds an older listing fresh.
 func (f *Fetcher) small(ctx context.Context, method, upstream string, tu *url.URL, header http.Header) (*http.Response, context.CancelFunc, error) {
 	actx, cancel := context.WithTimeout(ctx, f.o.HeaderTimeout+f.o.IdleTimeout)
 	req, err := http.NewRequestWithContext(actx, method, tu.String(), nil)
@@ -153,6 +156,7 @@ func (f *Fetcher) small(ctx context.Context, method, upstream string, tu *url.UR
 		cancel()
 		return nil, nil, err
 	}
+	askFresh(req.Header)
 	f.copyHeader(req.Header, header, upstream, tu)
 	req.Header.Set("User-Agent", f.o.UserAgent)
 	resp, err := f.client.Do(req)

@@ -5,7 +5,11 @@ import (
 	"errors"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"testing"
+	"time"
+
+	"github.com/updeb/updeb/internal/testkit/squid"
 )
 
 func TestExistsAndGet(t *testing.T) {
@@ -53,5 +57,30 @@ func TestExistsAndGet(t *testing.T) {
 	}
 	if _, err := f.Get(ctx, srv.URL+"/absent", nil, 0); !errors.As(err, &se) || se.StatusCode != 404 {
 		t.Errorf("Get(/absent) err = %v, want a 404 StatusError", err)
+	}
+}
+
+// A release listing asked for through a caching proxy is upstream's as it
+// is now: squid kept a listing last changed a month ago fresh for days
+// (its default refresh_pattern), and a release published since went unseen
+// by outdated and bump until it expired.
+func TestGetAsksFreshThroughACachingProxy(t *testing.T) {
+	sq := squid.CachingForTest(t)
+	month := time.Now().Add(-30 * 24 * time.Hour).UTC().Format(http.TimeFormat)
+	up := newUpstream(t, false, func(w http.ResponseWriter, r *http.Request, n int) {
+		w.Header().Set("Last-Modified", month)
+		if n == 1 {
+			w.Write([]byte("hello-1.0.tar.gz\n"))
+			return
+		}
+		w.Write([]byte("hello-1.0.tar.gz\nhello-1.1.tar.gz\n"))
+	})
+	o := testOptions(t)
+	o.Proxy, _ = url.Parse(sq.URL)
+	f := newTestFetcher(t, o)
+	for i, want := range []string{"hello-1.0.tar.gz\n", "hello-1.0.tar.gz\nhello-1.1.tar.gz\n"} {
+		if b, err := f.Get(context.Background(), up.URL+"/hello/", nil, 0); err != nil || string(b) != want {
+			t.Errorf("listing %d: %q, %v; want %q", i+1, b, err, want)
+		}
 	}
 }
