@@ -317,6 +317,7 @@ var exitRules = []exitRule{
 	as(exitNetwork, fixed[*fetch.MissingError]("the mirror folder lacks the file: bring it over again ('updeb mirror export' where there is a way out, 'updeb mirror verify' here)")),
 	is(fetch.ErrTooManyRedirects, exitNetwork, "the server answered with redirect after redirect (a loop, or a login page that leads back to itself), not with the file: see where the URL leads with curl -sIL URL"),
 	is(fetch.ErrRetryTime, exitNetwork, "the download did not finish within fetch: retry-time; raise it in the config for a slow link, or check the proxy"),
+	is(fetch.ErrProxyNotTLS, exitNetwork, "write the proxy's URL with http://, in --proxy, proxy: in the config or HTTPS_PROXY (HTTPS_PROXY names the proxy for https URLs, which go through it encrypted all the same, by CONNECT); https:// is for a proxy reached over TLS"),
 	is(fetch.ErrProxyUnreachable, exitNetwork, "nothing answers at that proxy (3 tries over about 3 s, for a proxy being restarted): start it, or fix --proxy, proxy: in the config or HTTPS_PROXY"),
 	asIf(exitNetwork, func(e *fetch.ProxyRefusedError) bool {
 		return e.StatusCode == http.StatusProxyAuthRequired && fetch.BasicRefused(e.Challenges)

@@ -173,6 +173,9 @@ func (f *Fetcher) retry(parent context.Context, upstream string, tu *url.URL, at
 		if ctx.Err() != nil {
 			return outOfTime(n, err)
 		}
+		if proxyNotTLS(err) {
+			return netErr(n, fmt.Errorf("%w: %w", ErrProxyNotTLS, err))
+		}
 		if !retry {
 			var se *SizeError
 			if errors.As(err, &se) {

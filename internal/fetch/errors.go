@@ -147,6 +147,11 @@ func (e *MissingError) Unwrap() error { return fs.ErrNotExist }
 // to the mirror folder is damaged, not (as far as this says) the pin.
 var ErrCorruptCopy = errors.New("corrupt")
 
+// ErrProxyNotTLS is wrapped when a proxy named https:// answered in plain
+// http (HTTPS_PROXY=https://proxy:3128 for a proxy that speaks http, as most
+// do): not retried, since every try fails the same.
+var ErrProxyNotTLS = errors.New("the proxy does not speak TLS: its URL wants http://, not https://")
+
 // ErrProxyUnreachable is wrapped when nothing answered at the proxy itself
 // (connection refused, no route, unknown host) after a few quick tries.
 var ErrProxyUnreachable = errors.New("nothing answers at the proxy")

@@ -29,6 +29,24 @@ func TestProxyUnreachable(t *testing.T) {
 	}
 }
 
+// A proxy named https:// that speaks plain http (squid, as most proxies:
+// HTTPS_PROXY=https://proxy:3128 is a common slip) fails at the first
+// attempt, wrapping ErrProxyNotTLS, for https and http URLs alike: it was
+// retried 6 times over 20 s, then blamed on the proxy's reach.
+func TestProxyNotTLS(t *testing.T) {
+	o := testOptions(t)
+	o.Proxy.Scheme = "https"
+	o.Retries = 5
+	f := newTestFetcher(t, o)
+	for _, u := range []string{"https://example.org/x", "http://example.org/x"} {
+		_, err := f.Fetch(context.Background(), Request{URL: u, AllowUnpinned: true})
+		var ne *NetworkError
+		if !errors.As(err, &ne) || ne.Attempts != 1 || !errors.Is(err, ErrProxyNotTLS) {
+			t.Errorf("%s: err = %v: want a NetworkError after 1 attempt, wrapping ErrProxyNotTLS", u, err)
+		}
+	}
+}
+
 // TestProxyRestarting: a proxy that listens again after the first refusal
 // (restarted) serves the download. Its port is forwarded to squid.
 func TestProxyRestarting(t *testing.T) {

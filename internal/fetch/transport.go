@@ -204,6 +204,14 @@ func proxyUnreachable(err error) bool {
 		errors.Is(err, syscall.ENETUNREACH) || errors.As(err, &dns)
 }
 
+// proxyNotTLS reports whether err is the TLS handshake with the proxy
+// itself meeting an answer in plain http.
+func proxyNotTLS(err error) bool {
+	var oe *net.OpError
+	var rh tls.RecordHeaderError
+	return errors.As(err, &oe) && oe.Op == "proxyconnect" && errors.As(err, &rh)
+}
+
 // isRetryable reports whether a transport error may go away by trying again.
 func isRetryable(err error) bool {
 	var de *DowngradeError
