@@ -79,6 +79,7 @@ type arMember struct {
 	name   string
 	offset int64 // of the content
 	size   int64
+	mtime  int64 // 0 when the field is not a decimal number of seconds (dpkg reads none)
 }
 
 // readAr lists the members of an ar archive of total length size. Every header
@@ -116,7 +117,11 @@ func readAr(r io.ReaderAt, size int64) ([]arMember, error) {
 		if n > size-off {
 			return nil, malformed("ar: member %q of %d bytes at offset %d runs past the end of the file (%d bytes)", name, n, off, size)
 		}
-		members = append(members, arMember{name: name, offset: off, size: n})
+		mtime, err := strconv.ParseInt(strings.Trim(string(hdr[16:28]), " "), 10, 64)
+		if err != nil || mtime < 0 {
+			mtime = 0
+		}
+		members = append(members, arMember{name: name, offset: off, size: n, mtime: mtime})
 		off += n + n%2
 	}
 	return members, nil

@@ -86,14 +86,16 @@ func Compressions() []Compression {
 // XZModes lists the xz encoder's modes, the default (fast) first.
 func XZModes() []XZMode { return []XZMode{XZFast, XZBest} }
 
-// codecForMember finds the codec of a member named base+suffix ("data.tar.xz").
-func codecForMember(name, base string) (codec, bool) {
+// memberCodec finds the codec of a member named base+suffix
+// ("data.tar.xz"); a suffix dpkg-deb does not write is refused with
+// ErrMalformed.
+func memberCodec(name, base string) (codec, error) {
 	for _, k := range codecs {
 		if name == base+k.suffix {
-			return k, true
+			return k, nil
 		}
 	}
-	return codec{}, false
+	return codec{}, malformed("ar member %q: unsupported compression: expected %s, %[2]s.gz, %[2]s.xz or %[2]s.zst", name, base)
 }
 
 // XZ settings of data.tar and control.tar, per mode. They determine the bytes,

@@ -100,3 +100,42 @@ func ExampleWrite_invalid() {
 	// deb: invalid package: control field Version: "v1" is not a Debian version: upstream version "v1" must start with a digit
 	// deb: invalid package: entry "usr/bin/hello": expected an absolute, clean path below / (no ., .., // or trailing /)
 }
+
+// Copy a zstd package with xz members, for a tool that reads no zstd (Debian
+// 12's lintian): control.tar and data.tar keep their bytes, only the
+// compression and the members' names change.
+func ExampleRecompress() {
+	dir, err := os.MkdirTemp("", "deb")
+	if err != nil {
+		panic(err)
+	}
+	defer os.RemoveAll(dir)
+	p := &deb.Package{
+		Control: deb.Control{Package: "hello", Version: "1.2.0-1", Architecture: "all",
+			Maintainer: "Hello Packager <hello@example.org>", Summary: "friendly greeting"},
+		Entries: []deb.Entry{{Path: "/usr/share/hello/greeting", Type: deb.TypeFile, Mode: 0o644, Size: 6,
+			Open: func() (io.ReadCloser, error) { return io.NopCloser(strings.NewReader("hello\n")), nil }}},
+		SourceDateEpoch: time.Date(2026, 3, 14, 0, 0, 0, 0, time.UTC),
+		Compression:     deb.CompressionZstd,
+	}
+	zstd, xz := filepath.Join(dir, "hello.deb"), filepath.Join(dir, "xz", "hello.deb")
+	if _, err := deb.Write(context.Background(), zstd, p); err != nil {
+		panic(err)
+	}
+	if err := os.Mkdir(filepath.Dir(xz), 0o755); err != nil {
+		panic(err)
+	}
+	if err := deb.Recompress(context.Background(), xz, zstd, deb.CompressionXZ); err != nil {
+		panic(err)
+	}
+	for _, path := range []string{zstd, xz} {
+		info, err := deb.InspectFile(context.Background(), path, archive.Limits{})
+		if err != nil {
+			panic(err)
+		}
+		fmt.Println(info.Members[1].Name, info.Members[2].Name, info.Files[len(info.Files)-1].MD5)
+	}
+	// Output:
+	// control.tar.zst data.tar.zst b1946ac92492d2347c6235b4d2611184
+	// control.tar.xz data.tar.xz b1946ac92492d2347c6235b4d2611184
+}

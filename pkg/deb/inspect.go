@@ -69,24 +69,36 @@ func malformed(format string, args ...any) error {
 // wrap ErrMalformed and name the file; a stopped context's error is returned
 // as it is; others are I/O errors.
 func InspectFile(ctx context.Context, path string, lim archive.Limits) (*Info, error) {
-	// O_NONBLOCK: a FIFO must not block the open; it is refused below.
-	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	f, size, err := openPackage(path)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
-	st, err := f.Stat()
-	if err != nil {
-		return nil, err
-	}
-	if !st.Mode().IsRegular() {
-		return nil, malformed("%s: not a regular file (%s)", path, st.Mode().Type())
-	}
-	info, err := Inspect(ctx, f, st.Size(), lim)
+	info, err := Inspect(ctx, f, size, lim)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
 	return info, nil
+}
+
+// openPackage opens the .deb at path for reading and returns its size; a
+// path that is not a regular file is refused with ErrMalformed.
+func openPackage(path string) (*os.File, int64, error) {
+	// O_NONBLOCK: a FIFO must not block the open; it is refused below.
+	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		return nil, 0, err
+	}
+	st, err := f.Stat()
+	if err != nil {
+		f.Close()
+		return nil, 0, err
+	}
+	if !st.Mode().IsRegular() {
+		f.Close()
+		return nil, 0, malformed("%s: not a regular file (%s)", path, st.Mode().Type())
+	}
+	return f, st.Size(), nil
 }
 
 // maxControlMember bounds each file other than control read from
@@ -153,9 +165,9 @@ func Inspect(ctx context.Context, r io.ReaderAt, size int64, lim archive.Limits)
 		case strings.HasPrefix(m.name, "_"):
 			// dpkg-deb skips these (debsigs appends _gpgorigin after data.tar).
 		case strings.HasPrefix(m.name, "control.tar") && !sawControl && !sawData:
-			cdc, ok := codecForMember(m.name, "control.tar")
-			if !ok {
-				return nil, malformed("ar member %q: unsupported compression: expected control.tar, control.tar.gz, control.tar.xz or control.tar.zst", m.name)
+			cdc, err := memberCodec(m.name, "control.tar")
+			if err != nil {
+				return nil, err
 			}
 			mem.Compression = cdc.compression
 			if err := in.readTar(sec, cdc, m.name, in.addControl); err != nil {
@@ -163,9 +175,9 @@ func Inspect(ctx context.Context, r io.ReaderAt, size int64, lim archive.Limits)
 			}
 			sawControl = true
 		case strings.HasPrefix(m.name, "data.tar") && sawControl && !sawData:
-			cdc, ok := codecForMember(m.name, "data.tar")
-			if !ok {
-				return nil, malformed("ar member %q: unsupported compression: expected data.tar, data.tar.gz, data.tar.xz or data.tar.zst", m.name)
+			cdc, err := memberCodec(m.name, "data.tar")
+			if err != nil {
+				return nil, err
 			}
 			mem.Compression = cdc.compression
 			if err := in.readTar(sec, cdc, m.name, in.addData); err != nil {
