@@ -484,3 +484,25 @@ func TestVerifyBuildsWithConfigCompression(t *testing.T) {
 		}
 	}
 }
+
+// TestVerifyLintsZstdAsXZCopies: under build.compression: zstd, which
+// Debian 12's lintian cannot read (malformed-deb-archive on every
+// package), verify passes lintian on xz copies of the packages and its
+// line says so.
+func TestVerifyLintsZstdAsXZCopies(t *testing.T) {
+	repo, _ := verifyRepo(t)
+	edit(t, filepath.Join(repo, "updeb.yaml"), "build:\n", "build:\n  compression: zstd\n")
+	code, stdout, stderr := runCLI(t, "--config", filepath.Join(repo, "updeb.yaml"), "--recipes", filepath.Join(repo, "recipes"),
+		"--cache", t.TempDir(), "-q", "--json", "verify", "--arch", "amd64", "hello")
+	if code != 0 {
+		t.Fatalf("exit %d\n%s\n%s", code, stdout, stderr)
+	}
+	var rep gate.Report
+	if err := json.Unmarshal([]byte(stdout), &rep); err != nil || len(rep.Recipes) != 1 {
+		t.Fatalf("report: %v\n%s", err, stdout)
+	}
+	i := slices.IndexFunc(rep.Recipes[0].Results, func(r gate.Result) bool { return r.Check == "lintian" })
+	if want := "(xz copies of the zstd packages: Debian 12's lintian reads no zstd)"; i < 0 || !strings.HasSuffix(rep.Recipes[0].Results[i].Detail, want) {
+		t.Errorf("lintian's line does not end in %q:\n%s", want, stdout)
+	}
+}

@@ -331,7 +331,7 @@ func TestReproducible(t *testing.T) {
 // TestLintianNotInstalled: without lintian the check is skipped, never passed.
 func TestLintianNotInstalled(t *testing.T) {
 	var c checks
-	lintian(context.Background(), "", t.TempDir(), []string{"a.deb"}, &c)
+	lintian(context.Background(), "", t.TempDir(), []string{"a.deb"}, "", &c)
 	if len(c) != 1 || c[0].Status != Skip {
 		t.Errorf("%+v, want one skipped check", c)
 	}
@@ -345,7 +345,7 @@ func TestLintianLeavesNoFiles(t *testing.T) {
 	tmp, gateDir := t.TempDir(), t.TempDir()
 	t.Setenv("TMPDIR", tmp)
 	var c checks
-	lintian(context.Background(), exe, gateDir, []string{filepath.Join("..", "..", "testdata", "debian", "base-files_12.4+deb12u15_amd64.deb")}, &c)
+	lintian(context.Background(), exe, gateDir, []string{filepath.Join("..", "..", "testdata", "debian", "base-files_12.4+deb12u15_amd64.deb")}, "", &c)
 	if len(c) != 1 || c[0].Status != Pass {
 		t.Fatalf("%+v, want one passed check", c)
 	}
@@ -376,7 +376,7 @@ func TestLintianGetsNoSecrets(t *testing.T) {
 		t.Setenv(name, value)
 	}
 	var c checks
-	lintian(context.Background(), exe, dir, []string{"a.deb"}, &c)
+	lintian(context.Background(), exe, dir, []string{"a.deb"}, "", &c)
 	env, err := os.ReadFile(envFile)
 	if len(c) != 1 || c[0].Status != Pass || err != nil {
 		t.Fatalf("%+v %v, want one passed check", c, err)
@@ -404,7 +404,7 @@ func TestLintianStopsWithItsHelpers(t *testing.T) {
 	gateDir := t.TempDir()
 	go func() {
 		var c checks
-		lintian(ctx, filepath.Join(dir, "lintian"), gateDir, []string{"a.deb"}, &c)
+		lintian(ctx, filepath.Join(dir, "lintian"), gateDir, []string{"a.deb"}, "", &c)
 		done <- c
 		close(ended)
 	}()
