@@ -374,28 +374,64 @@ func TestCollectedVersionRefusedInAnotherComponent(t *testing.T) {
 	dir, root := testDirs(t)
 	ctx := context.Background()
 	r, jump := jumpingKeepRepo(t, root, 1)
-	first := testDeb(t, filepath.Join(dir, "a"), "app", "1.0-1", "amd64", "first build")
-	other := testDeb(t, filepath.Join(dir, "b"), "app", "1.0-1", "amd64", "another build")
-	_, err := r.Publish(ctx, "s", "main", []Package{pkgOf(t, first)})
-	must(t, err)
-	_, err = r.Publish(ctx, "s", "contrib", []Package{pkgOf(t, testDeb(t, dir, "lib", "1", "amd64", "lib"))})
-	must(t, err)
-	_, err = r.Remove(ctx, "s", "main", "app", "1.0-1", "")
-	must(t, err)
+	first, other := removedFromMain(t, r, dir)
 	jump(byHashGrace)
-	_, err = r.Refresh(ctx, []string{"s"})
+	_, err := r.Refresh(ctx, []string{"s"})
 	must(t, err)
 	res, err := r.GC(ctx, false)
 	must(t, err)
 	if !slices.Contains(res.PoolFiles, "pool/main/a/app/app_1.0-1_amd64.deb") {
 		t.Fatalf("gc did not collect app 1.0-1: %+v", res)
 	}
+	refusedIntoContrib(t, r, root, first, other, func(ce *ConflictError, msg string) bool {
+		return ce.Collected && strings.Contains(msg, "app=1.0-1 (amd64) was published in component main as pool/main/a/app/app_1.0-1_amd64.deb") && strings.Contains(msg, "for suite s component contrib")
+	})
+}
+
+// Before gc collects it, the pool file of a version removed from one
+// component refuses other bytes of that version in another component just
+// as its collected digest does after: what a publish allows must not depend
+// on whether gc has run. Another epoch of it, whose pool file has the same
+// name, is another version and goes in.
+func TestRemovedVersionRefusedInAnotherComponentBeforeGC(t *testing.T) {
+	dir, root := testDirs(t)
+	r := testRepo(t, root)
+	first, other := removedFromMain(t, r, dir)
+	refusedIntoContrib(t, r, root, first, other, func(ce *ConflictError, msg string) bool {
+		return ce.Pooled && strings.Contains(msg, "holds it as pool/main/a/app/app_1.0-1_amd64.deb") && strings.Contains(msg, ", for component contrib,")
+	})
+	_, err := r.Publish(context.Background(), "s", "extra", []Package{pkgOf(t, testDeb(t, filepath.Join(dir, "c"), "app", "1:1.0-1", "amd64", "epoch"))})
+	must(t, err)
+}
+
+// removedFromMain publishes app 1.0-1 (first) into s/main and lib into
+// s/contrib, then removes app from main; other is another build of app
+// 1.0-1.
+func removedFromMain(t *testing.T, r *Repo, dir string) (first, other string) {
+	t.Helper()
+	ctx := context.Background()
+	first = testDeb(t, filepath.Join(dir, "a"), "app", "1.0-1", "amd64", "first build")
+	other = testDeb(t, filepath.Join(dir, "b"), "app", "1.0-1", "amd64", "another build")
+	_, err := r.Publish(ctx, "s", "main", []Package{pkgOf(t, first)})
+	must(t, err)
+	_, err = r.Publish(ctx, "s", "contrib", []Package{pkgOf(t, testDeb(t, dir, "lib", "1", "amd64", "lib"))})
+	must(t, err)
+	_, err = r.Remove(ctx, "s", "main", "app", "1.0-1", "")
+	must(t, err)
+	return first, other
+}
+
+// refusedIntoContrib checks that publishing other into s/contrib is
+// refused as main's conflict (as want says) with the repository unchanged,
+// and that first goes in.
+func refusedIntoContrib(t *testing.T, r *Repo, root, first, other string, want func(ce *ConflictError, msg string) bool) {
+	t.Helper()
+	ctx := context.Background()
 	before := snapshot(t, root)
-	_, err = r.Publish(ctx, "s", "contrib", []Package{pkgOf(t, other)})
+	_, err := r.Publish(ctx, "s", "contrib", []Package{pkgOf(t, other)})
 	var ce *ConflictError
-	if !errors.As(err, &ce) || !ce.Collected || ce.Component != "main" || ce.Into != "contrib" ||
-		!strings.Contains(err.Error(), "app=1.0-1 (amd64) was published in component main as pool/main/a/app/app_1.0-1_amd64.deb") || !strings.Contains(err.Error(), "for suite s component contrib") {
-		t.Fatalf("other bytes of a collected version into another component: %v", err)
+	if !errors.As(err, &ce) || ce.Component != "main" || ce.Into != "contrib" || !want(ce, err.Error()) {
+		t.Fatalf("other bytes of a removed version into another component: %v", err)
 	}
 	if after := snapshot(t, root); !reflect.DeepEqual(before, after) {
 		t.Error("the refused publish changed the repository")

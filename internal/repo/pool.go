@@ -173,8 +173,12 @@ func (e *ConflictError) Error() string {
 			e.Package, e.Component, e.Filename, e.Have, e.Path, e.Suite, e.Into, e.New)
 	}
 	if e.Pooled {
-		return fmt.Sprintf("repo: %s is not in suite %s component %s, but the pool, which every suite of the repository shares, holds it as %s with sha256 %s (another suite lists it, or an earlier generation did); %s has sha256 %s: a version never changes its bytes, whichever suite it is published in (publish a new version or revision, or the same bytes)",
-			e.Package, e.Suite, e.Component, e.Filename, e.Have, e.Path, e.New)
+		into := ""
+		if e.Component != e.Into {
+			into = ", for component " + e.Into + ","
+		}
+		return fmt.Sprintf("repo: %s is not in suite %s component %s, but the pool, which every suite of the repository shares, holds it as %s with sha256 %s (another suite lists it, or an earlier generation did); %s%s has sha256 %s: a version never changes its bytes, whichever suite or component it is published in (publish a new version or revision, or the same bytes)",
+			e.Package, e.Suite, e.Component, e.Filename, e.Have, e.Path, into, e.New)
 	}
 	if e.Component != e.Into {
 		return fmt.Sprintf("repo: %s is already published in suite %s component %s as %s with sha256 %s; %s, for component %s, has sha256 %s: a version has one build in a suite, whichever component lists it, or a client of both components sees two builds of one version (publish a new version or revision, or the same bytes)",

@@ -105,7 +105,7 @@ func (r *Repo) Promote(ctx context.Context, from, to Place, sel []Selector) (*Pr
 	for _, e := range picked {
 		origin[e.Filename] = promotedFrom(e)
 	}
-	if err := st.checkOneBuild(res.Added, origin, r.collectedDigest); err != nil {
+	if err := r.checkOneBuild(ctx, st, res.Added, origin); err != nil {
 		return nil, err
 	}
 	if len(res.Added) == 0 && len(st.changed) == 0 {

@@ -70,7 +70,7 @@ func (r *Repo) PublishComponents(ctx context.Context, suite string, pkgs map[str
 		}
 		toLink = append(toLink, staged...)
 	}
-	if err := st.checkOneBuild(res.Added, origin, r.collectedDigest); err != nil {
+	if err := r.checkOneBuild(ctx, st, res.Added, origin); err != nil {
 		return nil, err
 	}
 	if len(res.Added) == 0 && len(st.changed) == 0 {
@@ -176,12 +176,7 @@ func (r *Repo) stagePackages(ctx context.Context, suite, comp string, c componen
 			}
 			continue
 		}
-		have, err := existingDigest(ctx, r.root, e.Filename)
-		collected := false
-		if err == nil && have == "" {
-			have, err = r.collectedDigest(e.Filename)
-			collected = have != ""
-		}
+		have, collected, err := r.poolDigest(ctx, e.Filename)
 		if err != nil {
 			return nil, cleanup, err
 		}
@@ -240,6 +235,18 @@ func (r *Repo) restorePoolFile(ctx context.Context, s *stagedFile, old Entry, re
 	r.opts.Logger.Warn("restored a damaged pool file: it now holds the published bytes again", "file", s.final, "was", was, "sha256", old.SHA256)
 	res.Restored = append(res.Restored, old)
 	return nil
+}
+
+// poolDigest returns the SHA256 of the bytes the pool path rel holds
+// (existingDigest) or, once collected, held (collectedDigest, collected
+// true); "" when it never held any.
+func (r *Repo) poolDigest(ctx context.Context, rel string) (have string, collected bool, err error) {
+	have, err = existingDigest(ctx, r.root, rel)
+	if err == nil && have == "" {
+		have, err = r.collectedDigest(rel)
+		collected = have != ""
+	}
+	return have, collected, err
 }
 
 // poolHolder names the package the pool file final holds when it is not

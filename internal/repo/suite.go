@@ -237,14 +237,15 @@ func (st *suiteState) edit(comp string) (component, error) {
 // architecture another component of the suite lists, or another added entry
 // brings into another component, with other bytes: a client of both
 // components would see two builds of one version. So does one whose pool
-// file in another component was collected with other bytes (collected:
-// Repo.collectedDigest): a version that left the suite and was collected
-// never comes back with other bytes, whichever component it comes back to.
+// file in another component holds other bytes, or was collected with
+// other bytes (Repo.poolDigest): a version that left the suite never comes
+// back with other bytes, whichever component it comes back to, whether gc
+// has collected its pool file yet or not.
 // The same bytes in two components are allowed. Other components are read as
 // any state is (scanPackages: six fields a stanza, no pool file), and only
 // when something is added. origin names where each added entry comes from,
 // by Filename, for the message.
-func (st *suiteState) checkOneBuild(added []Entry, origin map[string]string, collected func(rel string) (string, error)) error {
+func (r *Repo) checkOneBuild(ctx context.Context, st *suiteState, added []Entry, origin map[string]string) error {
 	if len(added) == 0 {
 		return nil
 	}
@@ -289,15 +290,21 @@ func (st *suiteState) checkOneBuild(added []Entry, origin map[string]string, col
 				continue
 			}
 			rel := "pool/" + comp + "/" + rest
-			have, err := collected(rel)
+			have, collected, err := r.poolDigest(ctx, rel)
 			if err != nil {
 				return err
 			}
-			if have != "" && have != e.SHA256 {
-				ce := conflict(Entry{Filename: rel, SHA256: have, Component: comp}, e)
-				ce.Collected = true
-				return ce
+			if have == "" || have == e.SHA256 {
+				continue
 			}
+			ce := conflict(Entry{Filename: rel, SHA256: have, Component: comp}, e)
+			if ce.Collected = collected; !collected {
+				if poolHolder(ctx, filepath.Join(r.root, filepath.FromSlash(rel)), e.key()) != "" {
+					continue // another epoch of it: another version
+				}
+				ce.Pooled = true
+			}
+			return ce
 		}
 	}
 	return nil
