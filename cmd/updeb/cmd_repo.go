@@ -76,7 +76,8 @@ func newRepoRemoveCmd(g *globalOptions) *cobra.Command {
 		Long: `remove retires packages from a suite: every version of NAME, or NAME=VERSION, on
 every architecture or --arch's. Without --component it finds the component that holds
 each package itself; a package in several components is refused (exit 2) with the list,
-and --component picks one. Their pool files stay until 'updeb repo gc'.`,
+and --component picks one. Every package named is removed, as one generation, or none is
+(one not published: exit 2). Their pool files stay until 'updeb repo gc'.`,
 		Example: `  updeb repo remove --key repo.secret.asc kubernetes-client=1.30.0-1
   updeb repo remove --suite bookworm-wikimedia --component component/kubernetes136 --arch arm64 kubernetes-client136`,
 		Args: cobra.MinimumNArgs(1),
@@ -85,18 +86,17 @@ and --component picks one. Their pool files stay until 'updeb repo gc'.`,
 			if err != nil {
 				return err
 			}
-			var removed []repo.Entry
 			// the suite as publish finds it; the component named, else the
-			// one that holds each package (repo.Repo.Remove)
+			// one that holds each package (repo.Repo.RemoveAll)
 			suite, _, _ := o.target("")
-			component := o.component
+			sel := make([]repo.Selector, 0, len(args))
 			for _, a := range args {
 				name, version, _ := strings.Cut(a, "=")
-				rm, err := r.Remove(cmd.Context(), suite, component, name, version, arch)
-				if err != nil {
-					return err
-				}
-				removed = append(removed, rm...)
+				sel = append(sel, repo.Selector{Name: name, Version: version})
+			}
+			removed, err := r.RemoveAll(cmd.Context(), suite, o.component, sel, arch)
+			if err != nil {
+				return err
 			}
 			if g.json {
 				if removed == nil {

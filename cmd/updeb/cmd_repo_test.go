@@ -203,9 +203,14 @@ func TestRepoOperatorsBadDay(t *testing.T) {
 	if !strings.Contains(stderr, "helm is published in 2 components of suite stable: extra, main; name one with --component") {
 		t.Errorf("an ambiguous remove: %s", stderr)
 	}
-	_, stderr = cli(exitUsage, append([]string{"--config", "/dev/null", "repo", "remove", "nosuch"}, flags...)...)
+	// several named: all of them or none (helm 3.15.4-1 stays)
+	before = release()
+	_, stderr = cli(exitUsage, append([]string{"--config", "/dev/null", "repo", "remove", "helm=3.15.4-1", "nosuch"}, flags...)...)
 	if !strings.Contains(stderr, "nosuch is not published in any component of suite stable") {
 		t.Errorf("remove of a package nowhere: %s", stderr)
+	}
+	if release() != before {
+		t.Error("a remove refused for one of its packages removed the others")
 	}
 	// the wrong component named: where the package is, nothing changed
 	before = release()

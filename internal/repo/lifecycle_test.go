@@ -777,3 +777,38 @@ func TestCommaInOriginWarns(t *testing.T) {
 		t.Errorf("a write that keeps the Origin warned again:\n%s", got)
 	}
 }
+
+// Packages removed together are removed as one generation, or not at all
+// when one of them is not published: a remove that failed on its last
+// package used to leave the others removed (a generation each) while it
+// said only that one was not found.
+func TestRemoveAllOrNothing(t *testing.T) {
+	dir, root := testDirs(t)
+	ctx := context.Background()
+	r := testRepo(t, root)
+	_, err := r.Publish(ctx, "s", "main", []Package{pkgOf(t, testDeb(t, dir, "aa", "1", "amd64", "a1")), pkgOf(t, testDeb(t, dir, "aa", "2", "amd64", "a2"))})
+	must(t, err)
+	_, err = r.Publish(ctx, "s", "extra", []Package{pkgOf(t, testDeb(t, dir, "bb", "1", "amd64", "b"))})
+	must(t, err)
+	before := snapshot(t, root)
+	_, err = r.RemoveAll(ctx, "s", "", []Selector{{Name: "aa"}, {Name: "nosuch"}}, "")
+	if !errors.Is(err, ErrNotFound) || !strings.Contains(err.Error(), "nosuch") {
+		t.Fatalf("removing aa and nosuch: %v", err)
+	}
+	if after := snapshot(t, root); !reflect.DeepEqual(before, after) {
+		t.Fatal("a refused remove changed the repository")
+	}
+	removed, err := r.RemoveAll(ctx, "s", "", []Selector{{Name: "aa", Version: "1"}, {Name: "bb"}, {Name: "aa"}, {Name: "bb", Version: "1"}}, "")
+	must(t, err)
+	if len(removed) != 3 {
+		t.Fatalf("removed %+v, want aa 1, aa 2 and bb 1", removed)
+	}
+	hist, err := r.History("s")
+	must(t, err)
+	if len(hist) != 3 || hist[2].Operation != "remove" || len(hist[2].Removed) != 3 {
+		t.Fatalf("history %+v: want one remove generation after the two publishes", hist)
+	}
+	if list, err := r.List("s"); err != nil || len(list) != 0 {
+		t.Fatalf("after removing everything: %+v %v", list, err)
+	}
+}

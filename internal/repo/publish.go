@@ -281,6 +281,13 @@ func addedAs(added []Entry, filename string) string {
 // them) until GC finds nothing refers to them; a removed version can never
 // come back with other bytes.
 func (r *Repo) Remove(ctx context.Context, suite, comp, name, version, arch string) ([]Entry, error) {
+	return r.RemoveAll(ctx, suite, comp, []Selector{{Name: name, Version: version}}, arch)
+}
+
+// RemoveAll is Remove of every package sel names, as one generation: all of
+// them are removed, or, when one is not published (or is in several
+// components and comp is ""), none.
+func (r *Repo) RemoveAll(ctx context.Context, suite, comp string, sel []Selector, arch string) ([]Entry, error) {
 	comps := []string{comp}
 	named := comp != ""
 	if !named {
@@ -291,31 +298,41 @@ func (r *Repo) Remove(ctx context.Context, suite, comp, name, version, arch stri
 		return nil, err
 	}
 	defer unlock()
-	if !named {
-		if comp, err = st.holding(name, version, arch); err != nil {
+	var removed []Entry
+	for _, s := range sel {
+		name, version := s.Name, s.Version
+		// named twice (hello hello=1.0-1): what is left of it, if any
+		twice := slices.ContainsFunc(removed, func(e Entry) bool { return s.matches(e.key()) && (arch == "" || e.Architecture == arch) })
+		comp := comp
+		if !named {
+			if comp, err = st.holding(name, version, arch); err != nil {
+				if twice && errors.Is(err, ErrNotFound) {
+					continue
+				}
+				return nil, err
+			}
+		}
+		c, err := st.edit(comp)
+		if err != nil {
 			return nil, err
 		}
-	}
-	c, err := st.edit(comp)
-	if err != nil {
-		return nil, err
-	}
-	var removed []Entry
-	for k, e := range c {
-		if k.name == name && (version == "" || k.version == version) && (arch == "" || k.arch == arch) {
-			removed = append(removed, e)
-			delete(c, k)
+		n := len(removed)
+		for k, e := range c {
+			if s.matches(k) && (arch == "" || k.arch == arch) {
+				removed = append(removed, e)
+				delete(c, k)
+			}
 		}
-	}
-	if len(removed) == 0 {
-		// say where it is, when another component holds it
-		where := ""
-		if held, err := st.holding(name, version, arch); err == nil {
-			where = fmt.Sprintf(" (it is in component %s: give --component %s, or leave --component out)", held, held)
-		} else if errors.Is(err, ErrInvalid) {
-			where = " (" + strings.TrimPrefix(err.Error(), ErrInvalid.Error()+": ") + ")"
+		if len(removed) == n && !twice {
+			// say where it is, when another component holds it
+			where := ""
+			if held, err := st.holding(name, version, arch); err == nil {
+				where = fmt.Sprintf(" (it is in component %s: give --component %s, or leave --component out)", held, held)
+			} else if errors.Is(err, ErrInvalid) {
+				where = " (" + strings.TrimPrefix(err.Error(), ErrInvalid.Error()+": ") + ")"
+			}
+			return nil, fmt.Errorf("%w: %s is not published in suite %s component %s%s", ErrNotFound, packageWhat(name, version, arch), suite, comp, where)
 		}
-		return nil, fmt.Errorf("%w: %s is not published in suite %s component %s%s", ErrNotFound, packageWhat(name, version, arch), suite, comp, where)
 	}
 	sort.Slice(removed, func(i, j int) bool { return removed[i].key().String() < removed[j].key().String() })
 	if _, err := r.writeGeneration(ctx, st, Record{Operation: "remove", Removed: removed}); err != nil {
