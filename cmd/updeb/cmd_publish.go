@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"io"
 	"maps"
 	"path/filepath"
 	"slices"
@@ -74,12 +75,19 @@ flag that changes it); nothing given keeps them. A change apt clients refuse (Or
 				}
 				groups[s][c] = append(groups[s][c], pkg)
 			}
+			// Every suite's packages are checked before any suite is
+			// written; a failure while writing leaves those written before
+			// it published, and they are reported.
+			results, pubErr := r.PublishSuites(cmd.Context(), groups)
+			if pubErr != nil && len(results) == 0 {
+				return pubErr
+			}
 			res := &repo.PublishResult{}
 			var summary []string
 			for _, suite := range order {
-				one, err := r.PublishComponents(cmd.Context(), suite, groups[suite])
-				if err != nil {
-					return err
+				one, ok := results[suite]
+				if !ok {
+					continue
 				}
 				res.Added = append(res.Added, one.Added...)
 				res.Unchanged = append(res.Unchanged, one.Unchanged...)
@@ -89,23 +97,34 @@ flag that changes it); nothing given keeps them. A change apt clients refuse (Or
 					summary = append(summary, fmt.Sprintf("suite %s component %s: generation %d in %s", suite, c, one.Generation, strings.TrimSuffix(o.dir, "/")))
 				}
 			}
+			if pubErr != nil {
+				if !g.json {
+					printPublished(cmd.OutOrStdout(), res, summary)
+				}
+				return pubErr
+			}
 			if g.json {
 				return printJSON(cmd.OutOrStdout(), cmd, res)
 			}
-			out := cmd.OutOrStdout()
-			for _, e := range res.Added {
-				fmt.Fprintf(out, "added     %s %s %s -> %s\n", e.Package, e.Version, e.Architecture, e.Filename)
-			}
-			for _, e := range res.Unchanged {
-				fmt.Fprintf(out, "unchanged %s %s %s (already published with the same bytes)\n", e.Package, e.Version, e.Architecture)
-			}
-			for _, e := range res.Restored {
-				fmt.Fprintf(out, "restored  %s %s %s -> %s (its pool file was missing or damaged)\n", e.Package, e.Version, e.Architecture, e.Filename)
-			}
-			_, err = fmt.Fprintln(out, strings.Join(summary, "\n"))
-			return err
+			return printPublished(cmd.OutOrStdout(), res, summary)
 		},
 	}
 	o.addFlags(cmd, true)
 	return jsonOutput(cmd, 1)
+}
+
+// printPublished prints what a publish did, and a summary line per suite
+// and component written.
+func printPublished(out io.Writer, res *repo.PublishResult, summary []string) error {
+	for _, e := range res.Added {
+		fmt.Fprintf(out, "added     %s %s %s -> %s\n", e.Package, e.Version, e.Architecture, e.Filename)
+	}
+	for _, e := range res.Unchanged {
+		fmt.Fprintf(out, "unchanged %s %s %s (already published with the same bytes)\n", e.Package, e.Version, e.Architecture)
+	}
+	for _, e := range res.Restored {
+		fmt.Fprintf(out, "restored  %s %s %s -> %s (its pool file was missing or damaged)\n", e.Package, e.Version, e.Architecture, e.Filename)
+	}
+	_, err := fmt.Fprintln(out, strings.Join(summary, "\n"))
+	return err
 }

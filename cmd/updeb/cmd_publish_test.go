@@ -214,6 +214,32 @@ func TestPublishTargetPrecedence(t *testing.T) {
 	}
 }
 
+// Packages of recipes in two suites (from their provenance records) are
+// all checked before either suite is written: one refused for the second
+// suite leaves the first unchanged too, as the hint says; it used to be
+// published, the hint saying "the repository is unchanged".
+func TestPublishTwoSuitesAllOrNothing(t *testing.T) {
+	testenv.RequireTool(t, "dpkg-deb")
+	dir := t.TempDir()
+	key := generateKey(t, dir)
+	flags := []string{"--config", "/dev/null", "--repo", filepath.Join(dir, "repo"), "--key", key + ".secret.asc"}
+	inSuite := func(deb, suite string) string {
+		os.WriteFile(deb+".intoto.json", []byte(`{"predicate":{"buildDefinition":{"externalParameters":{"suite":"`+suite+`"}}}}`), 0o644)
+		return deb
+	}
+	runCLIExit(t, 0, append(append([]string{"publish", "--suite", "two"}, flags...), buildDeb(t, dir, "tool", "1.0-1", "a"))...)
+	before := treeDigests(t, filepath.Join(dir, "repo"))
+	one := inSuite(buildDeb(t, dir, "kubectl", "1.36.0-1", "b"), "one")
+	other := inSuite(buildDeb(t, dir, "tool", "1.0-1", "c"), "two")
+	_, stderr := runCLIExit(t, exitCheck, append(append([]string{"publish"}, flags...), one, other)...)
+	if !strings.Contains(stderr, "tool=1.0-1 (amd64) is already published") || !strings.Contains(stderr, "the repository is unchanged") {
+		t.Fatalf("publish refused for suite two: %s", stderr)
+	}
+	if after := treeDigests(t, filepath.Join(dir, "repo")); !maps.Equal(before, after) {
+		t.Error("a publish refused for one suite changed the repository (suite one published?)")
+	}
+}
+
 // A signing key file others can read is used with a warning that says how
 // to fix it (gpg --export-secret-keys > FILE leaves it 0644 under umask
 // 022); one only its owner can read, without. The repository key and the

@@ -40,77 +40,139 @@ func (r *Repo) Publish(ctx context.Context, suite, comp string, pkgs []Package) 
 // PublishComponents is Publish into several components of suite at once, as
 // one generation: the packages appear together or not at all.
 func (r *Repo) PublishComponents(ctx context.Context, suite string, pkgs map[string][]Package) (*PublishResult, error) {
-	comps := slices.Sorted(maps.Keys(pkgs))
-	for _, comp := range comps {
-		if len(pkgs[comp]) == 0 {
-			return nil, fmt.Errorf("%w: no packages to publish in component %s", ErrInvalid, comp)
+	res, err := r.PublishSuites(ctx, map[string]map[string][]Package{suite: pkgs})
+	if err != nil {
+		return nil, err
+	}
+	return res[suite], nil
+}
+
+// PublishSuites is PublishComponents into several suites (suite ->
+// component -> packages), each as its own generation, under one lock: every
+// suite's packages are copied and checked before any suite is written, so a
+// package refused for one suite leaves every suite as it was. Two builds of
+// one pool file given for two suites are refused too. A failure while the
+// generations are written (a full disk) leaves the suites written before it
+// published: their results are returned with the error.
+func (r *Repo) PublishSuites(ctx context.Context, pkgs map[string]map[string][]Package) (map[string]*PublishResult, error) {
+	targets := map[string][]string{}
+	for suite, byComp := range pkgs {
+		comps := slices.Sorted(maps.Keys(byComp))
+		for _, comp := range comps {
+			if len(byComp[comp]) == 0 {
+				return nil, fmt.Errorf("%w: no packages to publish in component %s", ErrInvalid, comp)
+			}
+		}
+		if len(comps) > 0 {
+			targets[suite] = comps
 		}
 	}
-	if len(comps) == 0 {
+	if len(targets) == 0 {
 		return nil, fmt.Errorf("%w: no packages to publish", ErrInvalid)
 	}
-	unlock, st, err := r.begin(ctx, suite, comps...)
+	unlock, err := r.beginAll(ctx, targets)
 	if err != nil {
 		return nil, err
 	}
 	defer unlock()
-	res := &PublishResult{Generation: st.generation()}
-	var toLink []*stagedFile
-	origin := map[string]string{}
-	lists := map[string][]string{} // pool path -> the paths it installs
-	for _, comp := range comps {
-		c, err := st.component(comp)
+	var staged []*publishPlan
+	cleaned := map[string]bool{}      // the pool folders staged into
+	pooled := map[string]Entry{}      // pool path -> the entry added for it, in any suite
+	pooledFrom := map[string]string{} // and its .deb
+	for _, suite := range slices.Sorted(maps.Keys(targets)) {
+		st, err := r.prepare(suite)
 		if err != nil {
 			return nil, err
 		}
-		staged, cleanup, err := r.stagePackages(ctx, suite, comp, c, pkgs[comp], res, origin, lists)
-		defer cleanup()
-		if err != nil {
+		p := &publishPlan{st: st, res: &PublishResult{Generation: st.generation()}, lists: map[string][]string{}}
+		origin := map[string]string{}
+		for _, comp := range targets[suite] {
+			c, err := st.component(comp)
+			if err != nil {
+				return nil, err
+			}
+			files, cleanup, err := r.stagePackages(ctx, suite, comp, c, pkgs[suite][comp], p.res, origin, p.lists, cleaned)
+			defer cleanup()
+			if err != nil {
+				return nil, err
+			}
+			p.toLink = append(p.toLink, files...)
+		}
+		if err := r.checkOneBuild(ctx, st, p.res.Added, origin); err != nil {
 			return nil, err
 		}
-		toLink = append(toLink, staged...)
+		for _, e := range p.res.Added {
+			if old, ok := pooled[e.Filename]; ok && old.SHA256 != e.SHA256 {
+				if old.key() != e.key() {
+					return nil, epochClash(e.key().String(), origin[e.Filename], old.key().String(), pooledFrom[e.Filename], e.Filename)
+				}
+				return nil, &ConflictError{Package: e.key().String(), Filename: e.Filename, Have: old.SHA256, New: e.SHA256, Path: origin[e.Filename],
+					Given: pooledFrom[e.Filename], Suite: old.Suite, Component: old.Component, Into: e.Component}
+			}
+			pooled[e.Filename], pooledFrom[e.Filename] = e, origin[e.Filename]
+		}
+		staged = append(staged, p)
 	}
-	if err := r.checkOneBuild(ctx, st, res.Added, origin); err != nil {
-		return nil, err
+	out := map[string]*PublishResult{}
+	for _, p := range staged {
+		if err := r.publishStaged(ctx, p); err != nil {
+			return out, err
+		}
+		out[p.st.suite] = p.res
 	}
+	return out, nil
+}
+
+// publishPlan is a suite's part of a publish, staged and checked.
+type publishPlan struct {
+	st     *suiteState
+	res    *PublishResult
+	toLink []*stagedFile
+	lists  map[string][]string // pool path -> the paths it installs
+}
+
+// publishStaged links p's pool files and writes p's suite's next generation
+// (none when nothing is new and no setting changes).
+func (r *Repo) publishStaged(ctx context.Context, p *publishPlan) error {
+	st, res := p.st, p.res
 	if len(res.Added) == 0 && len(st.changed) == 0 {
-		r.opts.Logger.Info("nothing to publish: every package is already published with the same bytes", "suite", suite, "components", comps)
-		return res, nil
+		r.opts.Logger.Info("nothing to publish: every package is already published with the same bytes", "suite", st.suite)
+		return nil
 	}
-	if err := r.notePublish(suite, st.generation(), toLink); err != nil {
-		return nil, err
+	if err := r.notePublish(st.suite, st.generation(), p.toLink); err != nil {
+		return err
 	}
-	created, err := linkAll(toLink)
+	created, err := linkAll(p.toLink)
 	published := false
 	defer func() {
 		if !published {
-			r.unlinkUnpublished(suite, st.generation(), created)
+			r.unlinkUnpublished(st.suite, st.generation(), created)
 		}
 		os.Remove(filepath.Join(r.root, filepath.FromSlash(pendingPoolFile)))
 	}()
 	if err != nil {
-		return nil, err
+		return err
 	}
 	// The file lists the Contents indices are made of: stored once, now
 	// (a list that fails to be stored is read from the pool file later).
 	for _, e := range res.Added {
-		if err := st.contents.store(e, lists[e.Filename]); err != nil {
-			return nil, err
+		if err := st.contents.store(e, p.lists[e.Filename]); err != nil {
+			return err
 		}
 	}
 	r.hook("pool")
 	for _, e := range res.Added {
 		c, err := st.edit(e.Component)
 		if err != nil {
-			return nil, err
+			return err
 		}
 		c[e.key()] = e
 	}
 	if res.Generation, err = r.writeGeneration(ctx, st, Record{Operation: "publish", Added: res.Added}); err != nil {
-		return nil, err
+		return err
 	}
 	published = true
-	return res, nil
+	return nil
 }
 
 // stagePackages copies each package into its pool directory under a
@@ -119,9 +181,8 @@ func (r *Repo) PublishComponents(ctx context.Context, suite string, pkgs map[str
 // res.Added and res.Unchanged (and origin: each added pool path's .deb) and
 // returns the files to link; cleanup removes the temporary files that remain
 // and the pool folders left empty (those of a refused publish).
-func (r *Repo) stagePackages(ctx context.Context, suite, comp string, c component, pkgs []Package, res *PublishResult, origin map[string]string, lists map[string][]string) (toLink []*stagedFile, cleanup func(), err error) {
+func (r *Repo) stagePackages(ctx context.Context, suite, comp string, c component, pkgs []Package, res *PublishResult, origin map[string]string, lists map[string][]string, cleaned map[string]bool) (toLink []*stagedFile, cleanup func(), err error) {
 	var staged []*stagedFile
-	cleaned := map[string]bool{} // the pool folders staged into
 	cleanup = func() {
 		for _, s := range staged {
 			s.discard()
@@ -190,8 +251,7 @@ func (r *Repo) stagePackages(ctx context.Context, suite, comp string, c componen
 			return nil, cleanup, ce
 		}
 		if other, ok := origin[e.Filename]; ok {
-			return nil, cleanup, fmt.Errorf("%w: %s (%s) and %s (%s) would both be the pool file %s: pool file names leave the epoch out, as Debian's do, so versions that differ only in their epoch cannot both be published; publish one of them",
-				ErrInvalid, e.key(), p.Path, addedAs(res.Added, e.Filename), other, e.Filename)
+			return nil, cleanup, epochClash(e.key().String(), p.Path, addedAs(res.Added, e.Filename), other, e.Filename)
 		}
 		paths := p.Contents
 		if paths == nil {
@@ -272,6 +332,13 @@ func addedAs(added []Entry, filename string) string {
 		}
 	}
 	return filename
+}
+
+// epochClash refuses a (from the .deb aPath) and b (from bPath), two
+// versions that would be the one pool file filename.
+func epochClash(a, aPath, b, bPath, filename string) error {
+	return fmt.Errorf("%w: %s (%s) and %s (%s) would both be the pool file %s: pool file names leave the epoch out, as Debian's do, so versions that differ only in their epoch cannot both be published; publish one of them",
+		ErrInvalid, a, aPath, b, bPath, filename)
 }
 
 // Remove retires packages from suite/component (comp "" finds the one

@@ -122,29 +122,40 @@ func (r *Repo) hook(step string) {
 
 // begin starts a change of suite (and checks the components named): it
 // checks there is a signing key, takes the publishers' lock and prepares the
-// suite. Call unlock when done.
+// suite (beginAll). Call unlock when done.
 func (r *Repo) begin(ctx context.Context, suite string, comps ...string) (unlock func(), st *suiteState, err error) {
-	if err := validSuite(suite); err != nil {
+	if unlock, err = r.beginAll(ctx, map[string][]string{suite: comps}); err != nil {
 		return nil, nil, err
 	}
-	for _, c := range comps {
-		if err := validComponent(c); err != nil {
-			return nil, nil, err
-		}
-	}
-	if r.opts.Signer == nil {
-		return nil, nil, fmt.Errorf("%w: no signing key", ErrKey)
-	}
-	unlock, err = r.lock(ctx)
-	if err != nil {
-		return nil, nil, err
-	}
-	r.recoverPublish()
 	if st, err = r.prepare(suite); err != nil {
 		unlock()
 		return nil, nil, err
 	}
 	return unlock, st, nil
+}
+
+// beginAll starts a change of several suites (suite -> the components
+// named): it checks their names and that there is a signing key, and takes
+// the publishers' lock. Call unlock when done.
+func (r *Repo) beginAll(ctx context.Context, targets map[string][]string) (unlock func(), err error) {
+	for _, suite := range slices.Sorted(maps.Keys(targets)) {
+		if err := validSuite(suite); err != nil {
+			return nil, err
+		}
+		for _, c := range targets[suite] {
+			if err := validComponent(c); err != nil {
+				return nil, err
+			}
+		}
+	}
+	if r.opts.Signer == nil {
+		return nil, fmt.Errorf("%w: no signing key", ErrKey)
+	}
+	if unlock, err = r.lock(ctx); err != nil {
+		return nil, err
+	}
+	r.recoverPublish()
+	return unlock, nil
 }
 
 // prepare loads suite's live generation and the settings of its next one:

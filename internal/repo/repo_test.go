@@ -823,3 +823,43 @@ func TestHistoryNotAFileRefused(t *testing.T) {
 		})
 	}
 }
+
+// PublishSuites checks every suite's packages before it writes any: two
+// builds of one pool file given for two suites are refused, and so is the
+// whole publish when one suite refuses its package; the same bytes for two
+// suites are one pool file both list.
+func TestPublishSuitesAllOrNothing(t *testing.T) {
+	dir, root := testDirs(t)
+	ctx := context.Background()
+	r := testRepo(t, root)
+	first := testDeb(t, filepath.Join(dir, "a"), "app", "1.0-1", "amd64", "first build")
+	other := testDeb(t, filepath.Join(dir, "b"), "app", "1.0-1", "amd64", "another build")
+	tool := testDeb(t, dir, "tool", "1", "amd64", "tool")
+	_, err := r.Publish(ctx, "two", "main", []Package{pkgOf(t, first)})
+	must(t, err)
+	before := snapshot(t, root)
+	_, err = r.PublishSuites(ctx, map[string]map[string][]Package{"one": {"main": {pkgOf(t, tool)}}, "two": {"main": {pkgOf(t, other)}}})
+	var ce *ConflictError
+	if !errors.As(err, &ce) || ce.Path != other {
+		t.Fatalf("other bytes for suite two: %v", err)
+	}
+	build := func(sub, version, payload string) Package {
+		return pkgOf(t, testDeb(t, filepath.Join(dir, sub), "new", version, "amd64", payload))
+	}
+	_, err = r.PublishSuites(ctx, map[string]map[string][]Package{"one": {"main": {build("d", "1.0-1", "one")}}, "three": {"main": {build("e", "1.0-1", "three")}}})
+	if !errors.As(err, &ce) || ce.Given == "" || !strings.Contains(err.Error(), "two builds of one version given to one publish") {
+		t.Fatalf("two builds of one version for two suites: %v", err)
+	}
+	_, err = r.PublishSuites(ctx, map[string]map[string][]Package{"one": {"main": {build("f", "1.0-1", "one")}}, "three": {"main": {build("g", "1:1.0-1", "epoch")}}})
+	if !errors.Is(err, ErrInvalid) || !strings.Contains(err.Error(), "would both be the pool file pool/main/n/new/new_1.0-1_amd64.deb") {
+		t.Fatalf("two versions of one pool file for two suites: %v", err)
+	}
+	if after := snapshot(t, root); !reflect.DeepEqual(before, after) {
+		t.Fatal("a refused publish changed the repository")
+	}
+	res, err := r.PublishSuites(ctx, map[string]map[string][]Package{"one": {"main": {pkgOf(t, first)}}, "three": {"main": {pkgOf(t, first)}}, "two": {"main": {pkgOf(t, first)}}})
+	must(t, err)
+	if len(res["one"].Added) != 1 || len(res["three"].Added) != 1 || len(res["two"].Unchanged) != 1 || res["two"].Generation != 1 {
+		t.Fatalf("the same bytes for three suites: %+v %+v %+v", res["one"], res["two"], res["three"])
+	}
+}
