@@ -19,6 +19,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/updeb/updeb/pkg/atomicfile"
 	"github.com/updeb/updeb/pkg/control"
 )
 
@@ -414,6 +415,23 @@ func TestKilledPublishLeavesNoPoolFile(t *testing.T) {
 	}
 	if _, err := os.Lstat(filepath.Join(root, pendingPoolFile)); !errors.Is(err, os.ErrNotExist) {
 		t.Fatalf("the pending publish record stays after the publishes that followed: %v", err)
+	}
+}
+
+// A publish killed while it wrote its pending publish record leaves the
+// record's temporary file in .updeb/ (kill -9 in a loop of publishes left
+// one in 15 kills); the next write removes it, as it removes the record.
+func TestKilledPublishRecordLeftoverRemoved(t *testing.T) {
+	dir, root := testDirs(t)
+	r := testRepo(t, root)
+	name := filepath.Join(root, filepath.FromSlash(pendingPoolFile))
+	must(t, os.MkdirAll(filepath.Dir(name), 0o755))
+	leftover := filepath.Join(filepath.Dir(name), atomicfile.TempPrefix(filepath.Base(name))+"2497989328")
+	must(t, os.WriteFile(leftover, []byte(`{"suite":"s","bef`), 0o644))
+	_, err := r.Publish(context.Background(), "s", "main", []Package{pkgOf(t, testDeb(t, dir, "app", "1-1", "amd64", "v1"))})
+	must(t, err)
+	if _, err := os.Lstat(leftover); !errors.Is(err, os.ErrNotExist) {
+		t.Fatalf("the temporary file of a killed write of %s stays after the next publish: %v", pendingPoolFile, err)
 	}
 }
 

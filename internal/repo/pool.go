@@ -378,10 +378,12 @@ func (r *Repo) notePublish(suite string, before int, staged []*stagedFile) error
 
 // recoverPublish finishes what a publish killed before its generation went
 // live left in the pool (see pendingPoolFile): its pool files, listed
-// nowhere, go, as those of a publish that fails do. Called under the lock,
-// before anything reads the pool.
+// nowhere, go, as those of a publish that fails do; so does a temporary
+// file of the record that a publish killed while writing it left. Called
+// under the lock, before anything reads the pool.
 func (r *Repo) recoverPublish() {
 	name := filepath.Join(r.root, filepath.FromSlash(pendingPoolFile))
+	atomicfile.RemoveLeftovers(filepath.Dir(name), filepath.Base(name))
 	data, err := readFile(name)
 	if errors.Is(err, os.ErrNotExist) {
 		return
