@@ -19,6 +19,7 @@ import (
 	"syscall"
 
 	"github.com/updeb/updeb/internal/confined"
+	"github.com/updeb/updeb/internal/diskfull"
 	"github.com/updeb/updeb/pkg/atomicfile"
 	"github.com/updeb/updeb/pkg/xzpar"
 )
@@ -346,17 +347,33 @@ func (r *Repo) collectedFile(rel string) string {
 }
 
 // recordCollected writes the SHA256 of the pool file at rel under
-// .updeb/removed/ before it is removed.
+// .updeb/removed/ before it is removed. On a full disk, where gc is how an
+// operator makes room, the pool file is removed first, making room for its
+// record: a record that still cannot be written is an error naming the
+// digest to write.
 func (r *Repo) recordCollected(ctx context.Context, rel string) error {
 	sum, err := existingDigest(ctx, r.root, rel)
 	if err != nil || sum == "" {
 		return err
 	}
 	dst := r.collectedFile(rel)
-	if err := atomicfile.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
+	record := func() error {
+		if err := atomicfile.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
+			return err
+		}
+		return atomicfile.WriteFile(dst, []byte(sum+"\n"), 0o644)
+	}
+	if err := record(); !diskfull.Is(err) {
 		return err
 	}
-	return atomicfile.WriteFile(dst, []byte(sum+"\n"), 0o644)
+	if err := os.Remove(filepath.Join(r.root, filepath.FromSlash(rel))); err != nil {
+		return err
+	}
+	if err := record(); err != nil {
+		return fmt.Errorf("%w; %s was removed to make room for the record of its sha256 %s, which is not written: write it into %s before anything is published",
+			err, rel, sum, dst)
+	}
+	return nil
 }
 
 // collectedDigest returns the SHA256 a collected pool file had, or "" when

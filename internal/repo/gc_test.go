@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"compress/gzip"
 	"context"
+	"crypto/rand"
 	"errors"
 	"io/fs"
 	"log/slog"
@@ -17,6 +18,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/updeb/updeb/internal/testkit/testenv"
 )
 
 // keepRepo is testRepo keeping keep generations of each suite.
@@ -587,5 +590,47 @@ func TestGCDryRunByAReader(t *testing.T) {
 	cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: 65534, Gid: 65534}}
 	if out, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("a dry run as nobody: %v: %s", err, out)
+	}
+}
+
+// gc on a full disk, which is when an operator runs it, frees the disk: it
+// used to stop at once, the record of the first pool file's digest failing
+// with ENOSPC, and removed nothing. The pool file's own space makes room
+// for its record, which holds its digest as on any disk.
+func TestGCOnFullDisk(t *testing.T) {
+	dir := t.TempDir()
+	disk := testenv.TinyDisk(t, "2m")
+	root := filepath.Join(disk, "repo")
+	ctx := context.Background()
+	r, jump := jumpingKeepRepo(t, root, 1)
+	noise := make([]byte, 600<<10)
+	rand.Read(noise)
+	big := testDeb(t, dir, "big", "1", "amd64", string(noise)) // incompressible
+	_, err := r.Publish(ctx, "s", "main", []Package{pkgOf(t, big), pkgOf(t, testDeb(t, dir, "small", "1", "amd64", "small"))})
+	must(t, err)
+	_, err = r.Remove(ctx, "s", "main", "big", "", "")
+	must(t, err)
+	jump(byHashGrace)
+	_, err = r.Refresh(ctx, nil)
+	must(t, err)
+	f, err := os.Create(filepath.Join(disk, "filler"))
+	must(t, err)
+	for err == nil {
+		_, err = f.Write(make([]byte, 4096))
+	}
+	f.Close()
+	if !errors.Is(err, syscall.ENOSPC) {
+		t.Fatalf("filling the disk: %v", err)
+	}
+	const rel = "pool/main/b/big/big_1_amd64.deb"
+	res, err := r.GC(ctx, false)
+	if err != nil || !slices.Equal(res.PoolFiles, []string{rel}) {
+		t.Fatalf("gc on a full disk: %+v, %v", res, err)
+	}
+	if _, err := os.Lstat(filepath.Join(root, rel)); !errors.Is(err, os.ErrNotExist) {
+		t.Fatalf("gc left the pool file: %v", err)
+	}
+	if sum, err := r.collectedDigest(rel); err != nil || sum != sha256File(t, big) {
+		t.Fatalf("the recorded digest of %s is %q (%v), want its sha256", rel, sum, err)
 	}
 }
