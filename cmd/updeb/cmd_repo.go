@@ -89,10 +89,9 @@ and --component picks one. Every package named is removed, as one generation, or
 			// the suite as publish finds it; the component named, else the
 			// one that holds each package (repo.Repo.RemoveAll)
 			suite, _, _ := o.target("")
-			sel := make([]repo.Selector, 0, len(args))
-			for _, a := range args {
-				name, version, _ := strings.Cut(a, "=")
-				sel = append(sel, repo.Selector{Name: name, Version: version})
+			sel, err := parseSelectors(args)
+			if err != nil {
+				return err
 			}
 			removed, err := r.RemoveAll(cmd.Context(), suite, o.component, sel, arch)
 			if err != nil {
@@ -118,4 +117,19 @@ and --component picks one. Every package named is removed, as one generation, or
 	cmd.Flags().Lookup("component").Usage = "the component to remove from (default: the one that holds the package; several are refused, listed)"
 	cmd.Flags().StringVar(&arch, "arch", "", "only this architecture (default: every one)")
 	return jsonOutput(cmd, 1)
+}
+
+// parseSelectors reads NAME or NAME=VERSION arguments. An empty name, or
+// an empty VERSION after "=" ("NAME=$VERSION" with VERSION unset, which
+// would name every version), is refused.
+func parseSelectors(args []string) ([]repo.Selector, error) {
+	sel := make([]repo.Selector, 0, len(args))
+	for _, a := range args {
+		name, version, eq := strings.Cut(a, "=")
+		if name == "" || eq && version == "" {
+			return nil, usageErrorf("%q: want NAME or NAME=VERSION", a)
+		}
+		sel = append(sel, repo.Selector{Name: name, Version: version})
+	}
+	return sel, nil
 }

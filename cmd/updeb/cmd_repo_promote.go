@@ -2,7 +2,6 @@ package main
 
 import (
 	"fmt"
-	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -37,13 +36,9 @@ each package and where it came from ('updeb repo history').`,
 			if err != nil {
 				return &inputError{err: fmt.Errorf("--to: %w", err)}
 			}
-			var sel []repo.Selector
-			for _, a := range args {
-				name, version, _ := strings.Cut(a, "=")
-				if name == "" {
-					return usageErrorf("%q: want NAME or NAME=VERSION", a)
-				}
-				sel = append(sel, repo.Selector{Name: name, Version: version})
+			sel, err := parseSelectors(args)
+			if err != nil {
+				return err
 			}
 			r, err := o.open(g)
 			if err != nil {

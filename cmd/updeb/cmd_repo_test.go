@@ -203,6 +203,18 @@ func TestRepoOperatorsBadDay(t *testing.T) {
 	if !strings.Contains(stderr, "helm is published in 2 components of suite stable: extra, main; name one with --component") {
 		t.Errorf("an ambiguous remove: %s", stderr)
 	}
+	// NAME= ("helm=$VERSION" with VERSION unset) names no version, not
+	// every version; nor does promote take it
+	before = release()
+	for _, cmdline := range [][]string{{"repo", "remove", "helm="}, {"repo", "promote", "--from", "stable", "--to", "production", "helm="}} {
+		_, stderr = cli(exitUsage, append(append([]string{"--config", "/dev/null"}, cmdline...), flags...)...)
+		if !strings.Contains(stderr, `"helm=": want NAME or NAME=VERSION`) {
+			t.Errorf("%s: %s", cmdline, stderr)
+		}
+	}
+	if release() != before {
+		t.Error("remove helm= removed every version of helm")
+	}
 	// several named: all of them or none (helm 3.15.4-1 stays)
 	before = release()
 	_, stderr = cli(exitUsage, append([]string{"--config", "/dev/null", "repo", "remove", "helm=3.15.4-1", "nosuch"}, flags...)...)
