@@ -20,7 +20,9 @@ in its own indexes nor in those of the generations it replaced within the last h
 serves by hash to clients in the middle of an update. The digest of each removed package stays recorded, so its version
 can never come back with other bytes. --dry-run lists what would go and removes nothing
 (a user who may read the repository but not write it can run it).
-A repository with a suite updeb does not manage is refused (exit 2).`,
+A repository with a suite updeb does not manage, or with something in pool/ that no index lists
+and updeb never writes there (a symlink: keep a pool on another disk by mounting it), is
+refused (exit 2): nothing is removed.`,
 		Example: `  updeb repo gc --repo /srv/apt --dry-run
   updeb repo gc --repo /srv/apt`,
 		Args: cobra.NoArgs,

@@ -235,7 +235,11 @@ func indexFilenames(name string, out map[string]bool) error {
 }
 
 // unreferencedPoolFiles adds to res every file under pool/ that referenced
-// lacks (leftover temporary files of killed publishes included).
+// lacks (leftover temporary files of killed publishes included). Anything
+// else there that referenced lacks (a symlink, a FIFO), which updeb never
+// writes, is refused: a symlink to a folder (a pool kept on another disk)
+// holds pool files that are listed, which removing the link would take
+// away from every client.
 func (r *Repo) unreferencedPoolFiles(referenced map[string]bool, res *GCResult) error {
 	pool := filepath.Join(r.root, "pool")
 	err := filepath.WalkDir(pool, func(p string, d fs.DirEntry, err error) error {
@@ -249,6 +253,10 @@ func (r *Repo) unreferencedPoolFiles(referenced map[string]bool, res *GCResult) 
 		rel = filepath.ToSlash(rel)
 		if referenced[rel] {
 			return nil
+		}
+		if !d.Type().IsRegular() {
+			return fmt.Errorf("%w: %s is %s, which updeb never writes in the pool: garbage collection cannot know what it holds or whether a client needs it, so it removes nothing; move it away (keep the pool on another disk by mounting it at %s, not by a symlink)",
+				ErrInvalid, p, confined.Kind(d.Type()), pool)
 		}
 		if fi, err := d.Info(); err == nil {
 			res.Bytes += fi.Size()

@@ -634,3 +634,36 @@ func TestGCOnFullDisk(t *testing.T) {
 		t.Fatalf("the recorded digest of %s is %q (%v), want its sha256", rel, sum, err)
 	}
 }
+
+// gc never removes what updeb does not write in the pool: pool/main made a
+// symlink to another disk was taken for an unlisted pool file and removed,
+// every package of main then 404 for clients; a symlink planted as a pool
+// file stopped gc only once it was past its dry run, which listed it. Both
+// are refused, dry or not, and stay.
+func TestGCRefusesSymlinksInPool(t *testing.T) {
+	dir, root := testDirs(t)
+	ctx := context.Background()
+	r := testRepo(t, root)
+	publishEach(t, r, dir, "1")
+	refused := func(link string) {
+		t.Helper()
+		for _, dry := range []bool{true, false} {
+			res, err := r.GC(ctx, dry)
+			if !errors.Is(err, ErrInvalid) || !strings.Contains(err.Error(), link+" is a symlink, which updeb never writes in the pool") {
+				t.Fatalf("gc (dry run %v) with %s a symlink: %+v, %v", dry, link, res, err)
+			}
+			if _, err := os.Lstat(link); err != nil {
+				t.Fatalf("gc (dry run %v) removed the symlink %s: %v", dry, link, err)
+			}
+		}
+	}
+	main, elsewhere := filepath.Join(root, "pool/main"), filepath.Join(dir, "bigdisk")
+	must(t, os.Rename(main, elsewhere))
+	must(t, os.Symlink(elsewhere, main))
+	refused(main)
+	must(t, os.Remove(main))
+	must(t, os.Rename(elsewhere, main))
+	planted := filepath.Join(main, "a/app/other_1_amd64.deb")
+	must(t, os.Symlink("/etc/hostname", planted))
+	refused(planted)
+}
