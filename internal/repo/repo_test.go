@@ -862,4 +862,15 @@ func TestPublishSuitesAllOrNothing(t *testing.T) {
 	if len(res["one"].Added) != 1 || len(res["three"].Added) != 1 || len(res["two"].Unchanged) != 1 || res["two"].Generation != 1 {
 		t.Fatalf("the same bytes for three suites: %+v %+v %+v", res["one"], res["two"], res["three"])
 	}
+	// A write that fails after the first suite went live (here: suite
+	// zed's folder of generations is a file) returns what was published.
+	r.opts.Hook = func(step string) {
+		if step == "switched" {
+			must(t, os.WriteFile(filepath.Join(root, "dists/.gen/zed"), nil, 0o644))
+		}
+	}
+	res, err = r.PublishSuites(ctx, map[string]map[string][]Package{"zed": {"main": {pkgOf(t, tool)}}, "one": {"main": {pkgOf(t, tool)}}})
+	if err == nil || len(res) != 1 || res["one"] == nil || len(res["one"].Added) != 1 {
+		t.Fatalf("a publish that failed for suite zed after suite one: %+v, %v", res, err)
+	}
 }
