@@ -405,6 +405,12 @@ func TestRemovedVersionRefusedInAnotherComponentBeforeGC(t *testing.T) {
 	})
 	_, err := r.Publish(context.Background(), "s", "extra", []Package{pkgOf(t, testDeb(t, filepath.Join(dir, "c"), "app", "1:1.0-1", "amd64", "epoch"))})
 	must(t, err)
+	// Another suite's build in main, which it lists (staging's), is no
+	// build of suite s: gc never collects it while staging lists it.
+	_, err = r.Publish(context.Background(), "staging", "main", []Package{pkgOf(t, testDeb(t, filepath.Join(dir, "d"), "app", "2.0-1", "amd64", "staging build"))})
+	must(t, err)
+	_, err = r.Publish(context.Background(), "s", "contrib", []Package{pkgOf(t, testDeb(t, filepath.Join(dir, "e"), "app", "2.0-1", "amd64", "s build"))})
+	must(t, err)
 }
 
 // removedFromMain publishes app 1.0-1 (first) into s/main and lib into

@@ -237,10 +237,11 @@ func (st *suiteState) edit(comp string) (component, error) {
 // architecture another component of the suite lists, or another added entry
 // brings into another component, with other bytes: a client of both
 // components would see two builds of one version. So does one whose pool
-// file in another component holds other bytes, or was collected with
-// other bytes (Repo.poolDigest): a version that left the suite never comes
-// back with other bytes, whichever component it comes back to, whether gc
-// has collected its pool file yet or not.
+// file in another component holds other bytes that no suite lists any
+// longer, or was collected with other bytes (Repo.poolDigest): a version
+// that left the suite never comes back with other bytes, whichever
+// component it comes back to, whether gc has collected its pool file yet
+// or not.
 // The same bytes in two components are allowed. Other components are read as
 // any state is (scanPackages: six fields a stanza, no pool file), and only
 // when something is added. origin names where each added entry comes from,
@@ -302,12 +303,28 @@ func (r *Repo) checkOneBuild(ctx context.Context, st *suiteState, added []Entry,
 				if poolHolder(ctx, filepath.Join(r.root, filepath.FromSlash(rel)), e.key()) != "" {
 					continue // another epoch of it: another version
 				}
+				// Another suite's build of the version (staging's), which
+				// gc never collects while that suite lists it.
+				live, err := r.listedLive(rel)
+				if err != nil {
+					return err
+				}
+				if live {
+					continue
+				}
 				ce.Pooled = true
 			}
 			return ce
 		}
 	}
 	return nil
+}
+
+// listedLive reports whether the live generation of a suite lists the pool
+// file rel, in any component.
+func (r *Repo) listedLive(rel string) (bool, error) {
+	entries, err := r.list("")
+	return slices.ContainsFunc(entries, func(e Entry) bool { return e.Filename == rel }), err
 }
 
 // settings returns the live settings, or a new suite's defaults.
