@@ -2,6 +2,8 @@ package main
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"fmt"
 	"io"
 	"maps"
@@ -14,19 +16,30 @@ import (
 	"github.com/updeb/updeb/internal/pipeline"
 	"github.com/updeb/updeb/internal/repo"
 	"github.com/updeb/updeb/pkg/archive"
+	"github.com/updeb/updeb/pkg/ctxio"
 	"github.com/updeb/updeb/pkg/deb"
 )
 
 // readPackage reads a .deb to publish with our own reader, which refuses a
 // package that dpkg would refuse or that would break the repository's
 // index (see deb.Inspect): its control paragraph and, from the same
-// reading, the paths it installs (for the Contents indices).
+// reading, the paths it installs (for the Contents indices), and the
+// SHA256 of the bytes read, which the copy into the pool must have.
 func readPackage(ctx context.Context, path string) (repo.Package, error) {
-	info, err := deb.InspectFile(ctx, path, archive.Limits{})
+	f, size, err := deb.OpenPackage(path)
 	if err != nil {
 		return repo.Package{}, err
 	}
-	return repo.Package{Path: path, Control: info.Control, Contents: repo.ContentsOf(info)}, nil
+	defer f.Close()
+	info, err := deb.Inspect(ctx, f, size, archive.Limits{})
+	if err != nil {
+		return repo.Package{}, fmt.Errorf("%s: %w", path, err)
+	}
+	h := sha256.New()
+	if _, err := io.Copy(h, ctxio.Reader(ctx, io.NewSectionReader(f, 0, size))); err != nil {
+		return repo.Package{}, fmt.Errorf("%s: %w", path, err)
+	}
+	return repo.Package{Path: path, Control: info.Control, Contents: repo.ContentsOf(info), SHA256: hex.EncodeToString(h.Sum(nil))}, nil
 }
 
 func newPublishCmd(g *globalOptions) *cobra.Command {

@@ -2,7 +2,10 @@ package main
 
 import (
 	"bytes"
+	"context"
+	"crypto/sha256"
 	"encoding/base64"
+	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -428,5 +431,24 @@ func TestSigningKeyTextRefused(t *testing.T) {
 		if code != exitUsage || !strings.Contains(stderr, want) || strings.Contains(stderr, "PRIVATE KEY") || strings.Contains(stderr, strings.SplitN(text, "\n", 4)[2]) {
 			t.Errorf("%s: exit %d:\n%s\nwant exit %d and %q, without the key", what, code, stderr, exitUsage, want)
 		}
+	}
+}
+
+// readPackage gives Publish the SHA256 of the bytes it read the control
+// paragraph from, so that a file replaced before its copy into the pool is
+// refused (repo.TestPublishRefusesAFileChangedSinceRead).
+func TestReadPackageDigest(t *testing.T) {
+	testenv.RequireTool(t, "dpkg-deb")
+	path := buildDeb(t, t.TempDir(), "tool", "1.0-1", "a")
+	p, err := readPackage(context.Background(), path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sum := sha256.Sum256(data); p.SHA256 != hex.EncodeToString(sum[:]) || p.Control.Value("Package") != "tool" {
+		t.Errorf("readPackage: sha256 %q, package %q; want %x, tool", p.SHA256, p.Control.Value("Package"), sum)
 	}
 }

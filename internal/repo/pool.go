@@ -39,8 +39,12 @@ type Package struct {
 	Filename string // path in the repository, "pool/<component>/<prefix>/<source>/<file>.deb"
 	Size     int64
 	MD5      string // for the Packages MD5sum field only; apt verifies SHA256/SHA512
-	SHA256   string
-	SHA512   string
+	// SHA256, when the caller sets it, is the digest of the bytes Control
+	// was read from: the copy into the pool must have it, or Publish
+	// refuses the package (the file changed between the two readings, and
+	// the index would list one package's control with another's bytes).
+	SHA256 string
+	SHA512 string
 }
 
 // ErrInvalid is wrapped by every error about a malformed package, suite,
@@ -259,6 +263,9 @@ func stageIntoPool(ctx context.Context, root, component string, p *Package, clea
 	n, err := io.Copy(io.MultiWriter(tmp, m5, s256, s512), ctxio.Reader(ctx, in))
 	if err != nil {
 		return nil, fmt.Errorf("copy %s into the pool: %w", p.Path, err)
+	}
+	if copied := hex.EncodeToString(s256.Sum(nil)); p.SHA256 != "" && copied != p.SHA256 {
+		return nil, fmt.Errorf("%w: %s changed while it was published: its control paragraph was read from bytes with sha256 %s, the pool copy has sha256 %s (another process wrote or replaced the file): publish it again once nothing writes it", ErrInvalid, p.Path, p.SHA256, copied)
 	}
 	if err := tmp.Chmod(0o644); err != nil {
 		return nil, err

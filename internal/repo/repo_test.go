@@ -3,9 +3,12 @@ package repo
 import (
 	"bytes"
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"io/fs"
 	"log/slog"
+	"maps"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -872,5 +875,47 @@ func TestPublishSuitesAllOrNothing(t *testing.T) {
 	res, err = r.PublishSuites(ctx, map[string]map[string][]Package{"zed": {"main": {pkgOf(t, tool)}}, "one": {"main": {pkgOf(t, tool)}}})
 	if err == nil || len(res) != 1 || res["one"] == nil || len(res["one"].Added) != 1 {
 		t.Fatalf("a publish that failed for suite zed after suite one: %+v, %v", res, err)
+	}
+}
+
+// A package whose file changes between the caller's reading (its control
+// paragraph, and the SHA256 of the bytes it was read from) and the copy into
+// the pool is refused, and the repository is unchanged: the index would
+// list one package's control paragraph with another's bytes.
+func TestPublishRefusesAFileChangedSinceRead(t *testing.T) {
+	testenv.RequireTool(t, "dpkg-deb")
+	dir := t.TempDir()
+	root := filepath.Join(dir, "repo")
+	r := testRepo(t, root)
+	ctx := context.Background()
+	_, err := r.Publish(ctx, "stable", "main", []Package{pkgOf(t, testDeb(t, dir, "base", "1.0-1", "amd64", "base"))})
+	must(t, err)
+	before := snapshot(t, root)
+
+	read := testDeb(t, dir, "tool", "1.0-1", "amd64", "read")
+	p := pkgOf(t, read)
+	data, err := os.ReadFile(read)
+	must(t, err)
+	sum := sha256.Sum256(data)
+	p.SHA256 = hex.EncodeToString(sum[:])
+	// Another build of another package takes the file's place.
+	must(t, os.Rename(testDeb(t, t.TempDir(), "evil", "9.9-1", "amd64", "swapped"), read))
+	_, err = r.Publish(ctx, "stable", "main", []Package{p})
+	if !errors.Is(err, ErrInvalid) || !strings.Contains(err.Error(), "changed while it was published") {
+		t.Fatalf("publish of a file swapped after it was read: %v, want ErrInvalid saying it changed", err)
+	}
+	if after := snapshot(t, root); !maps.Equal(before, after) {
+		t.Errorf("a refused publish changed the repository")
+	}
+	// Read again, it publishes as what it is now.
+	p = pkgOf(t, read)
+	data, err = os.ReadFile(read)
+	must(t, err)
+	sum = sha256.Sum256(data)
+	p.SHA256 = hex.EncodeToString(sum[:])
+	res, err := r.Publish(ctx, "stable", "main", []Package{p})
+	must(t, err)
+	if len(res.Added) != 1 || res.Added[0].Package != "evil" {
+		t.Errorf("publish after reading again: %+v", res.Added)
 	}
 }

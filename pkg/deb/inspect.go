@@ -69,7 +69,7 @@ func malformed(format string, args ...any) error {
 // wrap ErrMalformed and name the file; a stopped context's error is returned
 // as it is; others are I/O errors.
 func InspectFile(ctx context.Context, path string, lim archive.Limits) (*Info, error) {
-	f, size, err := openPackage(path)
+	f, size, err := OpenPackage(path)
 	if err != nil {
 		return nil, err
 	}
@@ -81,9 +81,9 @@ func InspectFile(ctx context.Context, path string, lim archive.Limits) (*Info, e
 	return info, nil
 }
 
-// openPackage opens the .deb at path for reading and returns its size; a
+// OpenPackage opens the .deb at path for reading and returns its size; a
 // path that is not a regular file is refused with ErrMalformed.
-func openPackage(path string) (*os.File, int64, error) {
+func OpenPackage(path string) (*os.File, int64, error) {
 	// O_NONBLOCK: a FIFO must not block the open; it is refused below.
 	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
 	if err != nil {

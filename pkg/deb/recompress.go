@@ -36,7 +36,7 @@ func Recompress(ctx context.Context, dst, src string, c Compression) error {
 	if err != nil {
 		return err
 	}
-	f, srcSize, err := openPackage(src)
+	f, srcSize, err := OpenPackage(src)
 	if err != nil {
 		return err
 	}
