@@ -3,6 +3,7 @@ package main
 import (
 	"crypto/x509"
 	"fmt"
+	"os"
 	"path/filepath"
 	"strings"
 	"time"
@@ -31,7 +32,7 @@ func (g *globalOptions) cacheDirFor(c *config.Config) (string, error) {
 	if d := first(g.cacheDir, c.Cache, xdgDir("XDG_CACHE_HOME", ".cache")); d != "" {
 		return d, nil
 	}
-	return "", usageErrorf("no cache folder: set --cache, cache: in the config, XDG_CACHE_HOME or HOME")
+	return "", noFolder("cache", "XDG_CACHE_HOME")
 }
 
 // stateDirFor is --state, else the config's state, else $XDG_STATE_HOME/updeb
@@ -41,19 +42,33 @@ func (g *globalOptions) stateDirFor(c *config.Config) (string, error) {
 	if d := first(g.stateDir, c.State, xdgDir("XDG_STATE_HOME", ".local", "state")); d != "" {
 		return d, nil
 	}
-	return "", usageErrorf("no state folder: set --state, state: in the config, XDG_STATE_HOME or HOME")
+	return "", noFolder("state", "XDG_STATE_HOME")
+}
+
+// noFolder is the refusal of a command that needs the cache or state folder
+// (what) when neither its flag, the config, env nor HOME gives one.
+func noFolder(what, env string) error {
+	err := fmt.Errorf("no %s folder: set --%s, %s: in the config, %s or HOME", what, what, what, env)
+	if h := getenv("HOME"); h != "" {
+		err = fmt.Errorf("no %s folder: HOME (%s) is not the absolute path of a folder, and updeb makes none there: set --%s, %s: in the config or %s", what, h, what, what, env)
+	}
+	return invalidInput(err, "")
 }
 
 // xdgDir is updeb's folder in the XDG base directory env names, else in
 // $HOME/home..., else "". A relative path in env is ignored, as the XDG Base
 // Directory Specification says: it would be relative to whatever folder
-// updeb is started in.
+// updeb is started in, and so is a relative HOME. So is a HOME that is not
+// a folder: a system account's HOME=/nonexistent (Debian's nobody, _apt) is
+// not made, with a cache inside, by a command run as root.
 func xdgDir(env string, home ...string) string {
 	if d := getenv(env); filepath.IsAbs(d) {
 		return filepath.Join(d, "updeb")
 	}
-	if h := getenv("HOME"); h != "" {
-		return filepath.Join(append(append([]string{h}, home...), "updeb")...)
+	if h := getenv("HOME"); filepath.IsAbs(h) {
+		if fi, err := os.Stat(h); err == nil && fi.IsDir() {
+			return filepath.Join(append(append([]string{h}, home...), "updeb")...)
+		}
 	}
 	return ""
 }

@@ -1,6 +1,10 @@
 package main
 
 import (
+	"bytes"
+	"context"
+	"errors"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
@@ -113,6 +117,15 @@ func TestCacheAndStateFolders(t *testing.T) {
 			for _, k := range []string{"XDG_CACHE_HOME", "XDG_STATE_HOME", "HOME"} {
 				t.Setenv(k, tc.env[k])
 			}
+			if tc.env["HOME"] != "" { // a HOME that is a folder
+				home := filepath.Join(t.TempDir(), strings.TrimPrefix(tc.env["HOME"], "/"))
+				if err := os.Mkdir(home, 0o755); err != nil {
+					t.Fatal(err)
+				}
+				t.Setenv("HOME", home)
+				tc.wantCache = strings.Replace(tc.wantCache, tc.env["HOME"], home, 1)
+				tc.wantSt = strings.Replace(tc.wantSt, tc.env["HOME"], home, 1)
+			}
 			cache, err := tc.g.cacheDirFor(&tc.c)
 			if err != nil || cache != filepath.FromSlash(tc.wantCache) {
 				t.Errorf("cache %q, %v; want %q", cache, err, tc.wantCache)
@@ -128,5 +141,38 @@ func TestCacheAndStateFolders(t *testing.T) {
 	g := &globalOptions{}
 	if d, err := g.cacheDirFor(&config.Config{}); err == nil {
 		t.Errorf("no absolute folder: %q", d)
+	}
+	t.Chdir(t.TempDir())
+	if err := os.Mkdir("home", 0o755); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("HOME", "home") // a folder, relative to wherever updeb runs
+	if d, err := g.cacheDirFor(&config.Config{}); err == nil {
+		t.Errorf("a relative HOME: %q", d)
+	}
+}
+
+// A HOME that is not a folder (a system account's HOME=/nonexistent) gives
+// no cache or state folder: a command that needs one is refused (exit 2,
+// naming HOME), and none makes HOME. Run as root, outdated, plan, fetch and
+// build made /nonexistent/.cache/updeb.
+func TestMissingHomeMakesNoFolder(t *testing.T) {
+	home := filepath.Join(t.TempDir(), "nonexistent")
+	t.Setenv("HOME", home)
+	t.Setenv("XDG_CACHE_HOME", "")
+	t.Setenv("XDG_STATE_HOME", "")
+	for _, args := range [][]string{
+		{"fetch", "--offline", "--recipes", "../../testdata/demo/recipes"},
+		{"outdated", "--offline", "--recipes", "../../testdata/tracking/recipes"},
+		{"data", "refresh"},
+	} {
+		var stdout, stderr bytes.Buffer
+		code := run(context.Background(), args, &stdout, &stderr)
+		if code != exitUsage || !strings.Contains(stderr.String(), "HOME ("+home+") is not the absolute path of a folder") {
+			t.Errorf("%s: exit %d, want %d naming HOME\n%s", args[0], code, exitUsage, stderr.String())
+		}
+		if _, err := os.Lstat(home); !errors.Is(err, fs.ErrNotExist) {
+			t.Fatalf("%s made HOME: %v", args[0], err)
+		}
 	}
 }
