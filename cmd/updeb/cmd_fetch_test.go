@@ -10,7 +10,6 @@ import (
 	"net/http/httptest"
 	"os"
 	"os/exec"
-	"os/signal"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -35,7 +34,7 @@ func TestFetchHelperProcess(t *testing.T) {
 			break
 		}
 	}
-	ctx, stop := signal.NotifyContext(context.Background(), stopSignals()...)
+	ctx, stop := signalContext()
 	defer stop()
 	os.Exit(run(ctx, args, os.Stdout, os.Stderr))
 }

@@ -51,6 +51,10 @@ const (
 	// exitInterrupted follows SIGINT or SIGTERM (128 + SIGINT, the shell's
 	// convention), whatever the command was doing.
 	exitInterrupted = 130
+	// exitClosedPipe is the results' reader gone ('updeb repo list | head
+	// -1'): 128 + SIGPIPE, what the shell reports for any program a
+	// closed pipe stops, and nothing is printed (runOn).
+	exitClosedPipe = 141
 )
 
 // exitDefault is the code of an error no rule matches: a failure nobody
@@ -294,6 +298,7 @@ var exitRules = []exitRule{
 	// to stdout first (its disk may be full, but no folder of updeb's),
 	// then a full disk: it is never the network's or the proxy's fault,
 	// and is not retried.
+	asIf(exitClosedPipe, func(e *stdoutError) bool { return errors.Is(e, syscall.EPIPE) }, ""),
 	as(exitNetwork, fixed[*stdoutError]("what the command did besides printing is done, but its output is incomplete: send stdout where it can be written (a disk with room) and run the command again to print it")),
 	exitRule{exitNetwork, diskFullHint},
 	as(exitNetwork, fixed[*track.DayUnknownError]("give the release day with --date YYYY-MM-DD, or try again once the release source answers")),

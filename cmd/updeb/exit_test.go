@@ -207,6 +207,7 @@ func TestExitStatus(t *testing.T) {
 		{"an unusable compatibility table", &compatdata.SourceError{Table: "helm", URL: "u", Err: errors.New("the answer is an HTML page")}, exitNetwork, "data: sources:"},
 		{"offline miss", &fetch.OfflineError{Missing: []string{"u"}}, exitNetwork, "without --offline"},
 		{"missing from the mirror", wrap(&fetch.MissingError{URL: "u", Where: "mirror file:///m/u"}), exitNetwork, "updeb mirror export"},
+		{"stdout a closed pipe", fmt.Errorf("printing: %w", &stdoutError{err: &fs.PathError{Op: "write", Path: "/dev/stdout", Err: syscall.EPIPE}}), exitClosedPipe, ""},
 		{"stdout on a full disk", &stdoutError{err: &fs.PathError{Op: "write", Path: "/dev/stdout", Err: syscall.ENOSPC}}, exitNetwork, "its output is incomplete"},
 		{"full disk in the cache", wrap(&diskfull.Error{Dir: "/var/cache/updeb", Err: &fs.PathError{Op: "write", Path: "/var/cache/updeb/tmp/x", Err: syscall.ENOSPC}}), exitNetwork, "the disk holding /var/cache/updeb is full"},
 		{"full disk writing a package", wrap(&fs.PathError{Op: "write", Path: "/srv/out/.updeb-build-1/x.deb", Err: syscall.ENOSPC}), exitNetwork, "the disk holding /srv/out/.updeb-build-1 is full"},

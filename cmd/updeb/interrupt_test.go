@@ -8,7 +8,9 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -110,6 +112,48 @@ func TestKeyringCommandsStopOnSignal(t *testing.T) {
 		var stdout, stderr bytes.Buffer
 		if code := run(ctx, args, &stdout, &stderr); code != exitInterrupted || stdout.Len() != 0 {
 			t.Errorf("%s: exit %d, want %d, stdout %q\n%s", args[0], code, exitInterrupted, stdout.String(), stderr.String())
+		}
+	}
+}
+
+// A pipe whose reader is gone: on stdout ('updeb repo list | head -1') the
+// command ends with exit 141 (128 + SIGPIPE, as the shell reports any
+// program a closed pipe stops) and says nothing; on stderr (a log reader that
+// went away) the lines are lost, not the work: the results still go to
+// stdout and the exit code is the command's own. SIGPIPE killed updeb at
+// its first line on stderr: data status printed nothing, and a missing
+// --repo was signal 13, not exit 2.
+func TestClosedPipe(t *testing.T) {
+	missing := filepath.Join(t.TempDir(), "none")
+	for _, tc := range []struct {
+		stream string
+		args   []string
+		code   int
+		stdout string
+	}{
+		{"stdout", []string{"version"}, exitClosedPipe, ""},
+		{"stdout", []string{"--help"}, exitClosedPipe, ""},
+		{"stderr", []string{"data", "status"}, exitOK, "products: "},
+		{"stderr", []string{"repo", "list", "--repo", missing}, exitUsage, ""},
+	} {
+		r, w, err := os.Pipe()
+		if err != nil {
+			t.Fatal(err)
+		}
+		r.Close()
+		var stdout, stderr bytes.Buffer
+		cmd := exec.Command(os.Args[0], append([]string{"-test.run=^TestFetchHelperProcess$", "--"}, tc.args...)...)
+		cmd.Env = append(os.Environ(), "UPDEB_TEST_HELPER=1")
+		cmd.Stdout, cmd.Stderr = &stdout, &stderr
+		if tc.stream == "stdout" {
+			cmd.Stdout = w
+		} else {
+			cmd.Stderr = w
+		}
+		cmd.Run() //nolint:errcheck // its exit status is checked
+		w.Close()
+		if code := cmd.ProcessState.ExitCode(); code != tc.code || !strings.Contains(stdout.String(), tc.stdout) || stderr.Len() != 0 {
+			t.Errorf("%v, %s a closed pipe: exit %d (%v), want %d; stdout %q, stderr %q", tc.args, tc.stream, code, cmd.ProcessState, tc.code, stdout.String(), stderr.String())
 		}
 	}
 }

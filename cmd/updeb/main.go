@@ -24,9 +24,21 @@ func main() {
 	if os.Getenv("GOMEMLIMIT") == "" {
 		debug.SetMemoryLimit(memoryLimit)
 	}
-	ctx, stop := signal.NotifyContext(context.Background(), stopSignals()...)
+	ctx, stop := signalContext()
 	defer stop()
 	os.Exit(run(ctx, os.Args[1:], os.Stdout, os.Stderr))
+}
+
+// signalContext is the context a command runs under, cancelled by
+// stopSignals. SIGPIPE is caught too, so that a write to a pipe whose
+// reader is gone returns EPIPE instead of killing updeb wherever it was:
+// stdout's ('updeb repo list | head -1') ends the command with exit 141,
+// nothing printed (exitClosedPipe), and stderr's (a log reader that went
+// away) loses the lines, not the work: the command goes on to its own exit
+// code. A caught signal is the default again in the programs updeb starts.
+func signalContext() (context.Context, context.CancelFunc) {
+	signal.Notify(make(chan os.Signal, 1), syscall.SIGPIPE)
+	return signal.NotifyContext(context.Background(), stopSignals()...)
 }
 
 // stopSignals are the signals that stop a command cleanly, with exit 130

@@ -54,7 +54,8 @@ Exit codes: 0 success; 1 a check failed (signature, checksum, verification);
 2 usage or invalid input (flags, recipe, config); 3 network or I/O failure
 after retries; 130 interrupted by SIGINT, SIGTERM, or SIGHUP unless started
 under nohup (nothing half-done is left behind, or the error says what was
-written and how to finish).`,
+written and how to finish); 141 stdout's reader went away (updeb ... | head -1),
+nothing printed.`,
 		Version:       version,
 		SilenceUsage:  true,
 		SilenceErrors: true,
@@ -263,8 +264,10 @@ func runOn(ctx context.Context, args []string, stdout, stderr io.Writer, tty ter
 	if err != nil {
 		readLogFormat(root, args)
 		err = interrupted(ctx, err)
-		printError(stderr, err, g.logFormat == "json")
 		code, _ := exitStatus(err)
+		if code != exitClosedPipe { // the reader of the results left: nothing to say
+			printError(stderr, err, g.logFormat == "json")
+		}
 		return code
 	}
 	return exitOK
