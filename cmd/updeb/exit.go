@@ -55,6 +55,9 @@ const (
 	// -1'): 128 + SIGPIPE, what the shell reports for any program a
 	// closed pipe stops, and nothing is printed (runOn).
 	exitClosedPipe = 141
+	// exitQuit follows SIGQUIT (Ctrl-\): every goroutine's stack, then
+	// 128 + SIGQUIT at once (dumpOnQuit).
+	exitQuit = 131
 )
 
 // exitDefault is the code of an error no rule matches: a failure nobody

@@ -11,6 +11,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 )
 
@@ -155,5 +156,31 @@ func TestClosedPipe(t *testing.T) {
 		if code := cmd.ProcessState.ExitCode(); code != tc.code || !strings.Contains(stdout.String(), tc.stdout) || stderr.Len() != 0 {
 			t.Errorf("%v, %s a closed pipe: exit %d (%v), want %d; stdout %q, stderr %q", tc.args, tc.stream, code, cmd.ProcessState, tc.code, stdout.String(), stderr.String())
 		}
+	}
+}
+
+// SIGQUIT (Ctrl-\) keeps the Go runtime's goroutine dump on stderr, for a
+// hang's diagnosis, and exits 131 (128 + SIGQUIT): the runtime's exit 2 read
+// as usage or invalid input.
+func TestQuitDumpsGoroutines(t *testing.T) {
+	asked := make(chan struct{}, 1)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		asked <- struct{}{}
+		<-r.Context().Done() // a download that hangs
+	}))
+	defer srv.Close()
+	var stderr bytes.Buffer
+	cmd := exec.Command(os.Args[0], "-test.run=^TestFetchHelperProcess$", "--", "--cache", t.TempDir(),
+		"fetch", srv.URL+"/tool", "--sha256", strings.Repeat("0", 64))
+	cmd.Env = append(os.Environ(), "UPDEB_TEST_HELPER=1")
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	<-asked
+	cmd.Process.Signal(syscall.SIGQUIT) //nolint:errcheck // checked by its exit
+	cmd.Wait()                          //nolint:errcheck // its exit status is checked
+	if code := cmd.ProcessState.ExitCode(); code != exitQuit || !strings.Contains(stderr.String(), "SIGQUIT: quit\n\ngoroutine ") {
+		t.Errorf("SIGQUIT: exit %d (%v), want %d and the goroutines' stacks; stderr:\n%.2000s", code, cmd.ProcessState, exitQuit, stderr.String())
 	}
 }

@@ -7,8 +7,11 @@ package main
 
 import (
 	"context"
+	"fmt"
+	"io"
 	"os"
 	"os/signal"
+	"runtime"
 	"runtime/debug"
 	"syscall"
 )
@@ -38,7 +41,33 @@ func main() {
 // code. A caught signal is the default again in the programs updeb starts.
 func signalContext() (context.Context, context.CancelFunc) {
 	signal.Notify(make(chan os.Signal, 1), syscall.SIGPIPE)
+	dumpOnQuit(os.Stderr)
 	return signal.NotifyContext(context.Background(), stopSignals()...)
+}
+
+// dumpOnQuit keeps what SIGQUIT (Ctrl-\) gives a Go program, every
+// goroutine's stack on stderr to diagnose a hang, but exits 131 (128 +
+// SIGQUIT, the shell's convention), not the runtime's 2, which scripts read
+// as usage or invalid input. Like the runtime it stops at once, as kill -9
+// would: what that leaves (a build's temporary folder, a partial download)
+// the next run removes.
+func dumpOnQuit(stderr io.Writer) {
+	c := make(chan os.Signal, 1)
+	signal.Notify(c, syscall.SIGQUIT)
+	go func() {
+		<-c
+		buf := make([]byte, 1<<20)
+		for {
+			n := runtime.Stack(buf, true)
+			if n < len(buf) {
+				buf = buf[:n]
+				break
+			}
+			buf = make([]byte, 2*len(buf))
+		}
+		fmt.Fprintf(stderr, "SIGQUIT: quit\n\n%s\n", buf)
+		os.Exit(exitQuit)
+	}()
 }
 
 // stopSignals are the signals that stop a command cleanly, with exit 130

@@ -54,8 +54,8 @@ Exit codes: 0 success; 1 a check failed (signature, checksum, verification);
 2 usage or invalid input (flags, recipe, config); 3 network or I/O failure
 after retries; 130 interrupted by SIGINT, SIGTERM, or SIGHUP unless started
 under nohup (nothing half-done is left behind, or the error says what was
-written and how to finish); 141 stdout's reader went away (updeb ... | head -1),
-nothing printed.`,
+written and how to finish); 131 SIGQUIT (every goroutine's stack on stderr);
+141 stdout's reader went away (updeb ... | head -1), nothing printed.`,
 		Version:       version,
 		SilenceUsage:  true,
 		SilenceErrors: true,
