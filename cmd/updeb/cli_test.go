@@ -27,4 +27,22 @@ func TestVersionFlag(t *testing.T) {
 	if code, flag, stderr := runCLI(t, "--version"); code != 0 || flag != want || stderr != "" {
 		t.Errorf("updeb --version: exit %d, %q, want %q\n%s", code, flag, want, stderr)
 	}
+	// --version is the version command, also for --json and for the
+	// flags and arguments every command checks: cobra's printed text
+	// under --json, and the version, exit 0, for a mistyped --config or
+	// 'updeb --version repo remove hello'.
+	_, jsonWant, _ := runCLI(t, "version", "--json")
+	if code, got, stderr := runCLI(t, "--json", "--version"); code != 0 || got != jsonWant || stderr != "" {
+		t.Errorf("updeb --json --version: exit %d, %q, want %q\n%s", code, got, jsonWant, stderr)
+	}
+	for _, args := range [][]string{
+		{"--version", "extra"},
+		{"--version", "repo", "remove", "hello"},
+		{"--version", "--config", "/nonexistent/updeb.yaml"},
+		{"--version", "--log-format", "xml"},
+	} {
+		if code, out, stderr := runCLI(t, args...); code != exitUsage || out != "" {
+			t.Errorf("updeb %q: exit %d, want %d, stdout %q\n%s", args, code, exitUsage, out, stderr)
+		}
+	}
 }

@@ -30,6 +30,7 @@ type globalOptions struct {
 	outDir     string
 	offline    bool
 	json       bool
+	version    bool // --version: the version command
 	verbose    bool
 	quiet      bool
 	logFormat  string
@@ -56,11 +57,10 @@ after retries; 130 interrupted by SIGINT, SIGTERM, or SIGHUP unless started
 under nohup (nothing half-done is left behind, or the error says what was
 written and how to finish); 131 SIGQUIT (every goroutine's stack on stderr);
 141 stdout's reader went away (updeb ... | head -1), nothing printed.`,
-		Version:       version,
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}
-	root.SetVersionTemplate(versionLine() + "\n") // not cobra's "updeb version V"
+	versionCmd := newVersionCmd(g)
 	root.SetOut(g.stdout)
 	root.SetErr(g.stderr)
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
@@ -77,6 +77,10 @@ written and how to finish); 131 SIGQUIT (every goroutine's stack on stderr);
 	f.BoolVar(&g.json, "json", false, "print the result as one JSON object, {\"schema\": \"updeb/COMMAND/vN\", ...} (commands that say so in their help, with the schema they print)")
 	f.BoolVarP(&g.verbose, "verbose", "v", false, "debug detail on stderr")
 	f.BoolVarP(&g.quiet, "quiet", "q", false, "only errors on stderr")
+	// --version is the version command (below), not cobra's, which printed
+	// text under --json and took any flag or argument (a mistyped --config,
+	// 'updeb --version repo remove hello') without a word.
+	root.Flags().BoolVar(&g.version, "version", false, "print updeb's version, as 'updeb version' does")
 	f.StringVar(&g.logFormat, "log-format", "human", "stderr's format: human (progress bars and no timestamps on a terminal; warnings and errors only elsewhere) or json (one object per line, for machines)")
 	root.PersistentPreRunE = func(c *cobra.Command, _ []string) error {
 		if !slices.Contains(logFormats, g.logFormat) {
@@ -97,12 +101,15 @@ written and how to finish); 131 SIGQUIT (every goroutine's stack on stderr);
 				return err
 			}
 		}
+		if c == root && g.version {
+			c = versionCmd
+		}
 		return checkJSONFlag(c, g.json)
 	}
 
 	// Each command lives in its own cmd_<verb>.go file.
 	root.AddCommand(
-		newVersionCmd(g),
+		versionCmd,
 		newPublishCmd(g),
 		newRepoCmd(g),
 		newKeysCmd(g),
@@ -159,6 +166,13 @@ written and how to finish); 131 SIGQUIT (every goroutine's stack on stderr);
 				return unknownCommand(cmd, rest)
 			}
 		}
+	}
+	needsCommand := root.RunE
+	root.RunE = func(c *cobra.Command, args []string) error {
+		if g.version {
+			return versionCmd.RunE(versionCmd, args)
+		}
+		return needsCommand(c, args)
 	}
 	wrapArgs(root)
 	addCompletions(g, root)
