@@ -120,7 +120,9 @@ func TestMirrorExportRefusesBeforeFetching(t *testing.T) {
 				a = append(append([]string{}, args...), "--offline")
 			}
 			code, stdout, stderr := runCLI(t, append(a, "mirror", "export", dir)...)
-			if code != exitUsage || !strings.Contains(stderr, want) {
+			// The hint names what export takes: it spoke of a folder
+			// export wrote only, as to mirror verify.
+			if code != exitUsage || !strings.Contains(stderr, want) || !strings.Contains(stderr, "or, to export, a new one") {
 				t.Errorf("mirror export %s (offline %v): exit %d, want %d and %q\n%s%s", dir, offline, code, exitUsage, want, stdout, stderr)
 			}
 			if blobs, _ := filepath.Glob(filepath.Join(cache, "sha256", "*", "*")); len(blobs) > 0 {

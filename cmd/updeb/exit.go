@@ -288,7 +288,7 @@ var exitRules = []exitRule{
 	is(repo.ErrInvalid, exitUsage, ""),
 	is(repo.ErrNotFound, exitUsage, ""),
 	is(repo.ErrNotManaged, exitUsage, ""),
-	is(mirror.ErrManifest, exitUsage, "name a folder 'updeb mirror export' wrote (it holds updeb-mirror.json)"),
+	is(mirror.ErrManifest, exitUsage, "name a folder 'updeb mirror export' wrote (it holds updeb-mirror.json), or, to export, a new one"),
 	is(gate.ErrBaseRecipe, exitUsage, "the recipe as it was at --base does not load with this updeb (a rule added since it was committed?), so the change cannot be compared with it; --base itself was read. A change that fixes that recipe cannot pass --base: check it with 'updeb verify' without --base and review its version and trust changes by hand"),
 	is(gate.ErrBase, exitUsage, "--base must name a commit of the git repository that holds the recipes, and git must be able to read its files (a partial clone fetches them from its remote)"),
 	is(sigstore.ErrPolicy, exitUsage, "a Sigstore policy names one identity (exact, or an anchored regexp that matches only the signer) and the OIDC issuer"),
