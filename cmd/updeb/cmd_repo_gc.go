@@ -55,7 +55,7 @@ refused (exit 2): nothing is removed.`,
 		},
 	}
 	o.addFlags(cmd, false)
-	cmd.Flags().MarkHidden("suite") //nolint:errcheck // the flag exists
+	notTaken(cmd, "it collects the generations and pool files of every suite", "suite")
 	cmd.Flags().BoolVar(&dryRun, "dry-run", false, "list what would be removed; remove nothing")
 	return jsonOutput(cmd, 1)
 }

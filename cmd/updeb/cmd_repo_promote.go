@@ -66,7 +66,6 @@ each package and where it came from ('updeb repo history').`,
 	f := cmd.Flags()
 	f.StringVar(&from, "from", "", "source SUITE or SUITE/COMPONENT (required)")
 	f.StringVar(&to, "to", "", "target SUITE or SUITE/COMPONENT (required; without a component, each package keeps its own)")
-	f.MarkHidden("suite")     //nolint:errcheck // the flag exists
-	f.MarkHidden("component") //nolint:errcheck // the flag exists
+	notTaken(cmd, "--from and --to name the suites and components", "suite", "component")
 	return jsonOutput(cmd, 1)
 }

@@ -55,6 +55,6 @@ does not stop the others: every other suite is refreshed. Settings flags change 
 	}
 	o.addFlags(cmd, true)
 	cmd.Flags().Lookup("suite").Usage = "a suite to refresh (as an argument)"
-	cmd.Flags().MarkHidden("component") //nolint:errcheck // the flag exists
+	notTaken(cmd, "it refreshes whole suites, every component of each", "component")
 	return jsonOutput(cmd, 1)
 }

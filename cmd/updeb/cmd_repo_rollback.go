@@ -51,7 +51,6 @@ a node that upgraded to a withdrawn version stays on it until told the earlier v
 	}
 	o.addFlags(cmd, true)
 	cmd.Flags().IntVar(&to, "to", 0, "the generation to return to (default: the newest kept one with other packages than the live one)")
-	cmd.Flags().MarkHidden("suite")     //nolint:errcheck // the flag exists
-	cmd.Flags().MarkHidden("component") //nolint:errcheck // the flag exists
+	notTaken(cmd, "the suite is its argument, and every component of it is rolled back", "suite", "component")
 	return jsonOutput(cmd, 1)
 }

@@ -2,7 +2,9 @@ package main
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -402,5 +404,33 @@ func TestKeyRotationAsDocumented(t *testing.T) {
 	stale()
 	if out, err := never.apt("install", "-s", "kubectl=1.36.3-1"); err == nil || !strings.Contains(out, "'1.36.3-1' for 'kubectl' was not found") {
 		t.Fatalf("a client trusting only the dropped key sees a version published after the drop: %v\n%s", err, out)
+	}
+}
+
+// TestRepoFlagsNotTaken: a flag of the shared repository set that a command
+// does not read is refused (exit 2, saying why), before the repository is
+// opened: taken without a word, 'repo rollback --component X SUITE' rolled
+// back every component of the suite, and 'repo gc --suite staging'
+// collected every suite.
+func TestRepoFlagsNotTaken(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "repo")
+	for _, tc := range []struct {
+		flag string
+		args []string
+	}{
+		{"--suite", []string{"gc", "--suite", "staging"}},
+		{"--suite", []string{"promote", "--from", "staging", "--to", "production", "--suite", "staging", "hello"}},
+		{"--component", []string{"promote", "--from", "staging", "--to", "production", "--component", "main", "hello"}},
+		{"--component", []string{"refresh", "--component", "main"}},
+		{"--suite", []string{"rollback", "--suite", "production", "staging"}},
+		{"--component", []string{"rollback", "--component", "main", "staging"}},
+	} {
+		out, stderr := runCLIExit(t, exitUsage, append(append([]string{"repo"}, tc.args...), "--repo", dir)...)
+		if out != "" || !strings.Contains(stderr, "updeb repo "+tc.args[0]+" takes no "+tc.flag+": ") {
+			t.Errorf("repo %s: stdout %q, stderr %q", strings.Join(tc.args, " "), out, stderr)
+		}
+	}
+	if _, err := os.Stat(dir); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("the repository folder was made: %v", err)
 	}
 }

@@ -74,6 +74,24 @@ func (o *repoOptions) addFlags(cmd *cobra.Command, writes bool) {
 	f.BoolVar(&o.allowFieldChange, "allow-field-change", false, "make a change apt clients refuse until an administrator accepts it on each (Origin, Label, Codename) or that drops a signing key")
 }
 
+// notTaken hides flags of the shared set (addFlags) that cmd does not read,
+// and refuses them given (exit 2), with why: taken without a word, 'repo
+// rollback --component X SUITE' rolled back every component of the suite,
+// and 'repo gc --suite staging' collected every suite.
+func notTaken(cmd *cobra.Command, why string, names ...string) {
+	for _, n := range names {
+		cmd.Flags().MarkHidden(n) //nolint:errcheck // addFlags made it
+	}
+	cmd.PreRunE = func(c *cobra.Command, _ []string) error {
+		for _, n := range names {
+			if c.Flags().Changed(n) {
+				return invalidInput(fmt.Errorf("%s takes no --%s: %s", c.CommandPath(), n, why), helpHint(c))
+			}
+		}
+		return nil
+	}
+}
+
 // resolve fills what no flag gave from the config's repo: section and the
 // defaults. Suite and component stay empty when neither names them, so that
 // publish can use each package's recipe first (see target).
