@@ -136,6 +136,13 @@ func TestCacheAndStateFolders(t *testing.T) {
 			}
 		})
 	}
+	// --help says so: --cache named no default at all.
+	flags := newRootCmd(&globalOptions{}).PersistentFlags()
+	for flag, want := range map[string]string{"cache": "$XDG_CACHE_HOME/updeb, else ~/.cache/updeb", "state": "$XDG_STATE_HOME/updeb, else ~/.local/state/updeb"} {
+		if u := flags.Lookup(flag).Usage; !strings.Contains(u, "default: "+flag+": in the config, else "+want) {
+			t.Errorf("--%s's help %q does not name the default", flag, u)
+		}
+	}
 	t.Setenv("HOME", "")
 	t.Setenv("XDG_CACHE_HOME", "rel")
 	g := &globalOptions{}
