@@ -31,10 +31,15 @@ type File struct {
 }
 
 // Create starts an atomic write of path with the given permission bits (applied
-// exactly, whatever the umask).
+// exactly, whatever the umask). A temporary file that cannot be made is an
+// error naming path (*fs.PathError, op "create"), not the temporary's
+// random name, which nobody asked for.
 func Create(path string, perm os.FileMode) (*File, error) {
 	dir := filepath.Dir(path)
 	f, err := os.CreateTemp(dir, TempPrefix(filepath.Base(path))+"*")
+	if pe, ok := errors.AsType[*fs.PathError](err); ok {
+		return nil, &fs.PathError{Op: "create", Path: path, Err: pe.Err}
+	}
 	if err != nil {
 		return nil, err
 	}

@@ -236,3 +236,19 @@ func TestCommitAll(t *testing.T) {
 		t.Errorf("temporary files left: %v", left)
 	}
 }
+
+// A file that cannot be made (its folder missing, or not writable) is an
+// error naming it, not the temporary file's random name: "open
+// /srv/.report.html.tmp-184163308: no such file or directory" told the user
+// of a file they never named.
+func TestCreateErrorNamesTarget(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "missing", "report.html")
+	_, err := Create(path, 0o644)
+	pe, ok := errors.AsType[*fs.PathError](err)
+	if !ok || pe.Path != path || !errors.Is(err, fs.ErrNotExist) {
+		t.Fatalf("Create in a missing folder: %v, want a *fs.PathError for %s (ENOENT)", err, path)
+	}
+	if err := WriteFile(path, nil, 0o644); err == nil || err.Error() != "create "+path+": no such file or directory" {
+		t.Errorf("WriteFile in a missing folder: %v", err)
+	}
+}
