@@ -100,6 +100,11 @@ func runBuild(cmd *cobra.Command, g *globalOptions, o *buildOptions, args []stri
 		Progress:       g.buildProgress(),
 	}
 	results, runErr := pipeline.Run(cmd.Context(), s.jobs, opts)
+	if results == nil && runErr != nil {
+		// No build started (the output folder, its lock): a table or
+		// "builds": [] would say that nothing failed.
+		return runErr
+	}
 	if g.json {
 		if err := printJSON(cmd.OutOrStdout(), cmd, struct {
 			Builds []pipeline.Result `json:"builds"`

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -114,5 +115,26 @@ func TestBuildIntoDanglingSymlink(t *testing.T) {
 	code, stdout, stderr := runCLI(t, append(args, "--out", out, "build", "--arch", "amd64", "hello")...)
 	if want := "updeb: hint: " + out + " is a symlink to /mnt/share/out, which does not exist (a share not mounted?): make that folder, or name another\n"; code != exitNetwork || !strings.HasSuffix(stderr, want) {
 		t.Errorf("build into a dangling symlink: exit %d, want %d and %q\n%s%s", code, exitNetwork, want, stdout, stderr)
+	}
+}
+
+// TestBuildNotStartedPrintsNoResults: a build that never started (its output
+// folder cannot be made or locked) prints no results: its table said "0
+// built, 0 up to date, 0 failed" and --json '"builds": []', nothing failed,
+// beside exit 3.
+func TestBuildNotStartedPrintsNoResults(t *testing.T) {
+	args, _ := demoProject(t)
+	file := filepath.Join(t.TempDir(), "file")
+	if err := os.WriteFile(file, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, asJSON := range []bool{false, true} {
+		a := append(slices.Clone(args), "--out", filepath.Join(file, "out"), "build", "--arch", "amd64", "hello")
+		if asJSON {
+			a = append(a, "--json")
+		}
+		if code, stdout, stderr := runCLI(t, a...); code != exitNetwork || stdout != "" {
+			t.Errorf("build into a folder under a file (--json %v): exit %d, want %d and no results, stdout %q\n%s", asJSON, code, exitNetwork, stdout, stderr)
+		}
 	}
 }
