@@ -25,13 +25,13 @@ package with its pool file and SHA256: the suite's provenance.`,
   updeb --json repo history --repo /srv/apt`,
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			r, _, err := o.openReadOnly(g)
+			suite, err := suiteOf(o.suite, args, "")
 			if err != nil {
 				return err
 			}
-			suite := o.suite
-			if len(args) == 1 {
-				suite = args[0]
+			r, _, err := o.openReadOnly(g)
+			if err != nil {
+				return err
 			}
 			hist, err := r.History(suite)
 			if err != nil {

@@ -434,3 +434,17 @@ func TestRepoFlagsNotTaken(t *testing.T) {
 		t.Errorf("the repository folder was made: %v", err)
 	}
 }
+
+// TestRepoSuiteFlagAndArgument: repo history and repo verify take the suite
+// as their argument or as --suite; both, naming two suites, are refused
+// (exit 2): 'repo history --suite production staging' showed staging, and
+// 'repo verify --suite production staging' checked staging only, exit 0.
+func TestRepoSuiteFlagAndArgument(t *testing.T) {
+	dir := t.TempDir()
+	for _, cmd := range []string{"history", "verify"} {
+		out, stderr := runCLIExit(t, exitUsage, "repo", cmd, "--repo", dir, "--suite", "production", "staging")
+		if out != "" || !strings.Contains(stderr, "--suite production and the argument staging name two suites") {
+			t.Errorf("repo %s: stdout %q, stderr %q", cmd, out, stderr)
+		}
+	}
+}

@@ -38,9 +38,9 @@ finding, the new live generation is checked instead.`,
 			if err != nil {
 				return err
 			}
-			suite := first(o.suite, cfg.Repo.Suite)
-			if len(args) == 1 {
-				suite = args[0]
+			suite, err := suiteOf(o.suite, args, cfg.Repo.Suite)
+			if err != nil {
+				return err
 			}
 			own := keyring == ""
 			if own {

@@ -92,6 +92,19 @@ func notTaken(cmd *cobra.Command, why string, names ...string) {
 	}
 }
 
+// suiteOf is the suite of a command that takes one, as its argument or as
+// --suite (flag), else def. Both, naming two suites, are refused (exit 2):
+// 'repo history --suite production staging' showed staging without a word.
+func suiteOf(flag string, args []string, def string) (string, error) {
+	if len(args) == 0 {
+		return first(flag, def), nil
+	}
+	if flag != "" && flag != args[0] {
+		return "", usageErrorf("--suite %s and the argument %s name two suites: give one", flag, args[0])
+	}
+	return args[0], nil
+}
+
 // resolve fills what no flag gave from the config's repo: section and the
 // defaults. Suite and component stay empty when neither names them, so that
 // publish can use each package's recipe first (see target).
