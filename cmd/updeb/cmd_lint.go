@@ -68,7 +68,7 @@ alone exit 0.`,
 				case errors.As(err, &e):
 					res.OK, res.Findings = false, e.Findings
 				case err != nil: // unreadable (missing, a FIFO, too large): invalid input, as for build
-					return invalidInput(err, "name a recipe file (recipes/NAME.yaml) that is a regular file")
+					return invalidInput(err, orPathHint(err, "name a recipe file (recipes/NAME.yaml) that is a regular file"))
 				default:
 					loaded = append(loaded, r)
 					res.Warnings = append(res.Warnings, r.Warnings...)

@@ -5,8 +5,10 @@ import (
 	"context"
 	"encoding/json"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 
 	"github.com/updeb/updeb/internal/testkit/testenv"
@@ -222,5 +224,55 @@ func TestLintSeriesPackagesOfOnePath(t *testing.T) {
 	write("1.36", virtual)
 	if code, stdout, stderr := runCLI(t, "lint", "--recipes", dir); code != 0 || stdout != "2 recipe(s) checked: 2 ok, 0 with 0 finding(s)\n" {
 		t.Errorf("with a name both provide, conflict with and replace: exit %d\n%s%s", code, stdout, stderr)
+	}
+}
+
+// TestUnreadableRecipeHint: a recipe file the user running updeb may not
+// read is named with what to do about it (give that user access), by lint
+// and by the commands that load recipes: lint said to name a regular file,
+// the others to run lint. As root (who reads any file) the commands run as
+// nobody, from a copy of the test binary nobody may run.
+func TestUnreadableRecipeHint(t *testing.T) {
+	dir := t.TempDir()
+	recipes := filepath.Join(dir, "recipes")
+	if err := os.Mkdir(recipes, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(recipes, "hello.yaml"), []byte("name: hello\n"), 0o000); err != nil {
+		t.Fatal(err)
+	}
+	run := func(args ...string) (int, string) {
+		code, _, stderr := runCLI(t, args...)
+		return code, stderr
+	}
+	if os.Geteuid() == 0 {
+		for d := dir; d != filepath.Dir(d) && d != os.TempDir(); d = filepath.Dir(d) {
+			if err := os.Chmod(d, 0o755); err != nil {
+				t.Fatal(err)
+			}
+		}
+		exe := filepath.Join(dir, "updeb.test")
+		data, err := os.ReadFile(os.Args[0])
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(exe, data, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		run = func(args ...string) (int, string) {
+			var stderr bytes.Buffer
+			cmd := exec.Command(exe, append([]string{"-test.run=^TestFetchHelperProcess$", "--"}, args...)...)
+			cmd.Env = append(os.Environ(), "UPDEB_TEST_HELPER=1")
+			cmd.Stderr = &stderr
+			cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: 65534, Gid: 65534}}
+			cmd.Run() //nolint:errcheck // its exit status is checked
+			return cmd.ProcessState.ExitCode(), stderr.String()
+		}
+	}
+	for _, c := range []string{"lint", "build"} {
+		code, stderr := run("--recipes", recipes, "--cache", filepath.Join(dir, "cache"), "--out", filepath.Join(dir, "out"), c)
+		if want := "which may not open " + filepath.Join(recipes, "hello.yaml"); code != exitUsage || !strings.Contains(stderr, want) {
+			t.Errorf("%s with an unreadable recipe: exit %d, want %d and a hint with %q\n%s", c, code, exitUsage, want, stderr)
+		}
 	}
 }

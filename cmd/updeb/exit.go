@@ -511,6 +511,16 @@ func pathHint(err error) (string, bool) {
 	return "", false
 }
 
+// orPathHint is pathHint's hint for err when it has one (a file updeb may
+// not read, say), else hint: for the errors a command marks as input
+// (exit 2), whose own hint would otherwise speak of something else.
+func orPathHint(err error, hint string) string {
+	if h, ok := pathHint(err); ok {
+		return h
+	}
+	return hint
+}
+
 // provenanceHint says what to do about a refused provenance record.
 func provenanceHint(err error) (string, bool) {
 	if !errors.Is(err, provenance.ErrSignature) {

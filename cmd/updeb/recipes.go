@@ -140,7 +140,8 @@ func loadRecipesWith(ctx context.Context, g *globalOptions, args []string, lo re
 		errs = append(errs, &recipe.Error{Findings: clashes})
 	}
 	if len(errs) > 0 {
-		return nil, invalidInput(errors.Join(errs...), "run 'updeb lint' for the full report")
+		err := errors.Join(errs...)
+		return nil, invalidInput(err, orPathHint(err, "run 'updeb lint' for the full report"))
 	}
 	return out, nil
 }
