@@ -61,7 +61,21 @@ func TempPrefix(name string) string {
 
 // Commit flushes the data to disk and renames the file into place.
 func (f *File) Commit() error {
-	return f.commit(func(tmp string) error { return os.Rename(tmp, f.path) })
+	return f.commit(func(tmp string) error {
+		if err := notFolder(f.path); err != nil {
+			return err
+		}
+		return os.Rename(tmp, f.path)
+	})
+}
+
+// notFolder refuses a target that is a folder, which no rename replaces:
+// os.Rename's error, "file exists", named the temporary file.
+func notFolder(path string) error {
+	if fi, err := os.Lstat(path); err == nil && fi.IsDir() {
+		return &fs.PathError{Op: "replace", Path: path, Err: syscall.EISDIR}
+	}
+	return nil
 }
 
 // commit flushes the data to disk and moves the file into place with rename.
@@ -99,10 +113,10 @@ func CommitAll(files []*File) error {
 	for _, f := range files {
 		if f.done {
 			err = fmt.Errorf("atomicfile: %s already committed or aborted", f.path)
-		} else if fi, lerr := os.Lstat(f.path); lerr == nil && fi.IsDir() {
-			err = &fs.PathError{Op: "replace", Path: f.path, Err: syscall.EISDIR}
-		} else if err = f.File.Sync(); err == nil {
-			err = f.File.Close()
+		} else if err = notFolder(f.path); err == nil {
+			if err = f.File.Sync(); err == nil {
+				err = f.File.Close()
+			}
 		}
 		if err != nil {
 			break

@@ -252,3 +252,22 @@ func TestCreateErrorNamesTarget(t *testing.T) {
 		t.Errorf("WriteFile in a missing folder: %v", err)
 	}
 }
+
+// A target that is a folder is refused naming it (EISDIR), the temporary
+// file removed: os.Rename's error, "rename /srv/.out.tmp-2381367744
+// /srv/out: file exists", named the temporary.
+func TestWriteOverFolder(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "out")
+	if err := os.Mkdir(path, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	err := WriteFile(path, []byte("x"), 0o644)
+	pe, ok := errors.AsType[*fs.PathError](err)
+	if !ok || pe.Path != path || !errors.Is(err, syscall.EISDIR) {
+		t.Errorf("WriteFile over a folder: %v, want a *fs.PathError for %s (EISDIR)", err, path)
+	}
+	if left, _ := filepath.Glob(filepath.Join(dir, ".*.tmp-*")); len(left) > 0 {
+		t.Errorf("left %v", left)
+	}
+}
