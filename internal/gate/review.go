@@ -31,7 +31,7 @@ const (
 	KindGitAttributes    Kind = "gitattributes"     // a .gitattributes file of the repository added, changed or removed: it changes the bytes of files as git checks them out (no recipe's)
 	KindPackageTakeover  Kind = "package-takeover"  // a package name another series of recipes shipped at the base, shipped now, or named by a Provides, Replaces, Conflicts or Breaks added
 	KindSystemPackage    Kind = "system-package"    // a Provides, Replaces, Conflicts or Breaks added on a package no recipe ships (openssh-server, systemd)
-	KindWatch            Kind = "watch"             // the release source of the recipe's watch (GitHub repository, or URL and pattern) changed
+	KindWatch            Kind = "watch"             // the release source of the recipe's watch (GitHub repository, or URL and pattern), its tag prefix or its pre-releases changed
 	KindRecipeGone       Kind = "recipe-gone"       // a recipe file of the base gone from the recipes folder (removed, or renamed to NAME.yml): its packages are no longer built (no recipe's)
 	// What a package asks of the installing system (privileges.go): its
 	// bytes change, so they go with a version increase, and a human looks.

@@ -7,6 +7,7 @@ import (
 	"maps"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -267,11 +268,7 @@ func diffTrust(r, old *recipe.Recipe, rev string, rv *reviews) {
 			fmt.Sprintf("new recipe %s (not at %s): review the trust of each of its sources (%s)", r.Name, rev, strings.Join(names, ", ")))
 	}
 	if old != nil {
-		if n, o := watchSource(r.Watch), watchSource(old.Watch); n != o {
-			rv.add(ReviewItem{Kind: KindWatch, Old: one(o), New: one(n)},
-				fmt.Sprintf("release source (watch) %s, was %s: updeb outdated, bump and plan --apply take the next versions and release days from it, and plan's description links its release notes; review that it is upstream's (not a fork) before merging",
-					cmp.Or(n, "none"), cmp.Or(o, "none")))
-		}
+		diffWatch(r.Watch, old.Watch, rv)
 	}
 	// A source removed takes its anchors with it: the package diff shows
 	// it, and nothing is trusted that was not before. A source renamed in
@@ -283,6 +280,36 @@ func diffTrust(r, old *recipe.Recipe, rev string, rv *reviews) {
 			o = oa[old.Sources[i].Name]
 		}
 		diffSource(name, na[name], o, rv)
+	}
+}
+
+// diffWatch reviews what decides the releases a recipe's watch (n now, o
+// at the base) finds: where it lists them, which tags are the recipe's (its
+// tag prefix: in a repository of several components, another prefix is
+// another component's releases) and whether pre-releases count. Its track
+// is not: bump --new-minor moves it.
+func diffWatch(n, o *recipe.Watch, rv *reviews) {
+	const takes = "updeb outdated, bump and plan --apply take the next versions and release days from"
+	if nSrc, oSrc := watchSource(n), watchSource(o); nSrc != oSrc {
+		rv.add(ReviewItem{Kind: KindWatch, Old: one(oSrc), New: one(nSrc)},
+			fmt.Sprintf("release source (watch) %s, was %s: %s it, and plan's description links its release notes; review that it is upstream's (not a fork) before merging",
+				cmp.Or(nSrc, "none"), cmp.Or(oSrc, "none"), takes))
+	}
+	if n == nil || o == nil {
+		return
+	}
+	if n.TagPrefix != o.TagPrefix {
+		rv.add(ReviewItem{Kind: KindWatch, Subject: "tag-prefix", Old: one(o.TagPrefix), New: one(n.TagPrefix)},
+			fmt.Sprintf("release tags (watch tag-prefix) %q, was %q: %s the tags with this prefix alone (in a repository of several components, another prefix is another component's releases); review that they are this recipe's before merging",
+				n.TagPrefix, o.TagPrefix, takes))
+	}
+	if n.Prereleases != o.Prereleases {
+		now := "pre-releases count now (watch prereleases: true), they did not: %s release candidates and other pre-releases too; review that nodes should get them before merging"
+		if !n.Prereleases {
+			now = "pre-releases no longer count (watch prereleases: false), they did: %s releases alone; review that before merging"
+		}
+		rv.add(ReviewItem{Kind: KindWatch, Subject: "prereleases", Old: []string{strconv.FormatBool(o.Prereleases)}, New: []string{strconv.FormatBool(n.Prereleases)}},
+			fmt.Sprintf(now, takes))
 	}
 }
 
