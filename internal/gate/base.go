@@ -571,7 +571,7 @@ func compareBase(ctx context.Context, r *recipe.Recipe, opts Options, rr *Recipe
 		c.add(check, Warn, "%s", it.Message)
 	}
 	if !flagged["trust"] {
-		c.add("trust", Pass, "no trust change since %s (signature forms, keyrings, signers, Sigstore identities, issuers and keys, cross-checks, pinned algorithms, download URLs of new bytes, packages of other recipes)", base.Rev)
+		c.add("trust", Pass, "no trust change since %s (%s)", base.Rev, recipeTrustChecked())
 	}
 	if !flagged["privileges"] {
 		c.add("privileges", Pass, "no special bit, owner, mode, maintainer-script fragment or trigger added or changed since %s", base.Rev)

@@ -55,7 +55,8 @@ const (
 
 // reviewKinds maps each kind to the check whose REVIEW line shows it. A new
 // kind of review item (file modes, maintainer-script fragments) is a
-// constant above, a row here, and a call of reviews.add where it is found.
+// constant above, a row here (and, a recipe's trust kind, one of recipeTrust),
+// and a call of reviews.add where it is found.
 var reviewKinds = map[Kind]string{
 	KindNewRecipe:        "trust",
 	KindSignatureForm:    "trust",
@@ -92,6 +93,36 @@ var reviewKinds = map[Kind]string{
 	KindUnitGone:         "upgrade",
 	KindPackageGone:      "upgrade",
 	KindPathConflict:     "upgrade",
+}
+
+// recipeTrust names, in the words of the trust PASS line that says a
+// recipe has none, what its own trust review compares, with the kinds of
+// item each finds. Every trust kind is here but the configuration's (no
+// recipe's: trusted-root, config, gitattributes, recipe-gone) and
+// new-recipe (a recipe the base lacks is never a PASS).
+var recipeTrust = []struct {
+	what  string
+	kinds []Kind
+}{
+	{"signature forms", []Kind{KindSignatureForm, KindSignatureNone}},
+	{"keyrings", []Kind{KindKeyring, KindChecksumsKeyring}},
+	{"signers", []Kind{KindSigners, KindChecksumsSigners}},
+	{"Sigstore identities, issuers and keys", []Kind{KindSigstoreIdentity, KindSigstoreIssuer, KindSigstoreKey}},
+	{"cross-checks", []Kind{KindCrossCheck}},
+	{"pinned algorithms", []Kind{KindPins}},
+	{"download URLs of new bytes", []Kind{KindSourceURL}},
+	{"the watch's release source, tag prefix and pre-releases", []Kind{KindWatch}},
+	{"packages of other recipes", []Kind{KindPackageTakeover}},
+	{"the system's packages in provides, replaces, conflicts and breaks", []Kind{KindSystemPackage}},
+}
+
+// recipeTrustChecked is the list of recipeTrust, for the trust PASS line.
+func recipeTrustChecked() string {
+	what := make([]string, len(recipeTrust))
+	for i, t := range recipeTrust {
+		what[i] = t.what
+	}
+	return strings.Join(what, ", ")
 }
 
 // ReviewItem is one change a human must review before merging: a REVIEW

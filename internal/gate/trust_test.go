@@ -921,7 +921,7 @@ func TestBaseRecipeLink(t *testing.T) {
 	link("shared/recipes", "recipes")
 	testenv.Run(t, b.Git, "-C", dir, "-c", "user.email=t@example.org", "-c", "user.name=t", "add", "-A")
 	testenv.Run(t, b.Git, "-C", dir, "-c", "user.email=t@example.org", "-c", "user.name=t", "commit", "-q", "-m", "recipes is a link")
-	if got := lines(filepath.Join(dir, "recipes", "hello.yaml")); !slices.Equal(got, []string{"pass no trust change since HEAD (signature forms, keyrings, signers, Sigstore identities, issuers and keys, cross-checks, pinned algorithms, download URLs of new bytes, packages of other recipes)"}) {
+	if got := lines(filepath.Join(dir, "recipes", "hello.yaml")); !slices.Equal(got, []string{"pass no trust change since HEAD (signature forms, keyrings, signers, Sigstore identities, issuers and keys, cross-checks, pinned algorithms, download URLs of new bytes, the watch's release source, tag prefix and pre-releases, packages of other recipes, the system's packages in provides, replaces, conflicts and breaks)"}) {
 		t.Errorf("through a folder link the base has too: %q", got)
 	}
 }
@@ -1209,5 +1209,28 @@ func TestRepositoryMoveListed(t *testing.T) {
 	want := []string{"repository [amd64]: published to suite unstable, component contrib, was suite (the repository's default), component main: nodes whose apt sources name only the old one get no newer version"}
 	if got := rep.Recipes[0].Changes; !slices.Equal(got, want) {
 		t.Errorf("changes:\n  %s\nwant:\n  %s", strings.Join(got, "\n  "), strings.Join(want, "\n  "))
+	}
+}
+
+// TestTrustPassNamesEveryKind: the trust PASS line names every kind of a
+// recipe's own trust review, so that it never claims less was compared
+// than was, nor more: each trust kind is in recipeTrust once, but the
+// configuration's (no recipe's) and new-recipe.
+func TestTrustPassNamesEveryKind(t *testing.T) {
+	notRecipes := []Kind{KindTrustedRoot, KindConfig, KindGitAttributes, KindRecipeGone, KindNewRecipe}
+	seen := map[Kind]int{}
+	for _, x := range recipeTrust {
+		for _, k := range x.kinds {
+			seen[k]++
+		}
+	}
+	for k, check := range reviewKinds {
+		want := 0
+		if check == "trust" && !slices.Contains(notRecipes, k) {
+			want = 1
+		}
+		if seen[k] != want {
+			t.Errorf("kind %s (%s) is %d times in recipeTrust, want %d: the trust PASS line (%s) must name what is compared", k, check, seen[k], want, recipeTrustChecked())
+		}
 	}
 }
