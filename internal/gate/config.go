@@ -47,10 +47,11 @@ func (b *Base) TrustedRootReview(ctx context.Context, dir, file string) ([]Revie
 // none) with the same file at the base revision, when it lies inside the
 // git repository of dir, as TrustedRootReview does the trusted root: on
 // the settings that decide where sources are downloaded from (mirrors,
-// proxy, CA bundle) and what Sigstore signatures are checked against (the
+// the cache, proxy, CA bundle) and what Sigstore signatures are checked against (the
 // trusted root, the state folder its refreshed copy is read from, the
 // services asked). A mirror can send an upstream host to a folder of the
-// change, whose bytes a bump then pins; another trusted root already in the
+// change, whose bytes a bump then pins, and a cache folder of the change
+// serves sources and checksum files; another trusted root already in the
 // repository is no file changed. Each setting changed is one review item (no
 // recipe's); a config new since the base is compared with the one updeb read
 // at the base in its place, the first of fallback that is there
@@ -117,14 +118,25 @@ func (b *Base) ConfigReview(ctx context.Context, dir, file string, fallback ...s
 			})
 		}
 	}
-	// A mirror folder of the repository whose files the change adds or
-	// changes: a bump pins what it serves, as it would a new URL's bytes.
+	// A mirror folder or the cache folder of the repository whose files the
+	// change adds or changes: a bump pins what a mirror serves, as it would
+	// a new URL's bytes; the cache serves a source by its pinned digest, and
+	// a checksum file or signature by its URL, without a download, so the
+	// pins and the cross-check agree with what the change put there.
+	type folder struct{ path, name, of, why string }
+	var folders []folder
 	for _, m := range now.Mirrors {
-		u, err := url.Parse(m.To)
-		if err != nil || u.Scheme != "file" {
-			continue
+		if u, err := url.Parse(m.To); err == nil && u.Scheme == "file" {
+			folders = append(folders, folder{u.Path, "mirror folder", "mirror of " + m.Prefix,
+				"downloads of that prefix come from there, and a bump pins what they serve; review them (updeb mirror verify) before merging"})
 		}
-		rel, err := relTo(top, u.Path)
+	}
+	if now.Cache != "" {
+		folders = append(folders, folder{now.Cache, "cache folder", "cache",
+			"sources, checksum files and signatures are read from there without a download, so the pins and the cross-check agree with what it holds; review them before merging (a cache has no place in the repository)"})
+	}
+	for _, d := range folders {
+		rel, err := relTo(top, d.path)
 		if err != nil || !filepath.IsLocal(rel) && rel != "." {
 			continue
 		}
@@ -136,8 +148,8 @@ func (b *Base) ConfigReview(ctx context.Context, dir, file string, fallback ...s
 			slices.Sort(changed)
 			items = append(items, ReviewItem{
 				Kind: KindConfig, Subject: filepath.ToSlash(rel), Old: []string{b.Rev}, New: []string{"working tree"},
-				Message: fmt.Sprintf("the mirror folder %s (mirror of %s in the config %s) has %d file(s) new or changed since %s (first %s): downloads of that prefix come from there, and a bump pins what they serve; review them (updeb mirror verify) before merging",
-					filepath.ToSlash(rel), m.Prefix, f.rel, len(changed), b.Rev, filepath.ToSlash(changed[0])),
+				Message: fmt.Sprintf("the %s %s (%s in the config %s) has %d file(s) new or changed since %s (first %s): %s",
+					d.name, filepath.ToSlash(rel), d.of, f.rel, len(changed), b.Rev, filepath.ToSlash(changed[0]), d.why),
 			})
 		}
 	}
@@ -299,6 +311,7 @@ func configTrust(c *config.Config, top string) []setting {
 	slices.Sort(mirrors)
 	return []setting{
 		{"mirrors", mirrors},
+		{"cache", path(c.Cache)},
 		{"proxy", one(srcurl.Redact(string(c.Proxy)))}, // its password never printed: a CI log is read by many
 		{"no-proxy", append([]string{}, c.NoProxy...)},
 		{"ca-bundle", path(c.CABundle)},

@@ -775,6 +775,8 @@ func TestConfigReview(t *testing.T) {
 			[]string{"the config updeb.yaml changes sigstore.trusted-root since HEAD: trust/test-ca.json, was trust/root.json" + why}},
 		{"a mirror that redirects an upstream host", baseConfig + "  - {prefix: https://example.org/hello/, to: evil/}\n",
 			[]string{"the config updeb.yaml changes mirrors since HEAD: https://example.org/ -> file://" + dir + "/mirror/example.org/, https://example.org/hello/ -> file://" + dir + "/evil/, was https://example.org/ -> file://" + dir + "/mirror/example.org/" + why}},
+		{"a cache folder of the repository", baseConfig + "cache: .updeb-cache\n",
+			[]string{"the config updeb.yaml changes cache since HEAD: .updeb-cache, was none" + why}},
 		{"the trusted root set back to the bundled one, a proxy added", "proxy: http://proxy.example:3128\nmirrors:\n  - {prefix: https://example.org/, to: mirror/example.org/}\n",
 			[]string{
 				"the config updeb.yaml changes proxy since HEAD: http://proxy.example:3128, was none" + why,
@@ -835,20 +837,22 @@ func TestConfigReview(t *testing.T) {
 	}
 }
 
+// configReviewOf is b.ConfigReview of the repository dir's updeb.yaml.
+func configReviewOf(t *testing.T, b *Base, dir string) []ReviewItem {
+	t.Helper()
+	items, err := b.ConfigReview(context.Background(), dir, filepath.Join(dir, "updeb.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return items
+}
+
 // TestConfigReviewMirrorFolder: a mirror folder of the repository that the
 // config names, unchanged itself, with files the change adds or changes,
 // is a review item: a bump pins what the folder serves.
 func TestConfigReviewMirrorFolder(t *testing.T) {
 	dir, write, b := committed(t, map[string]string{"updeb.yaml": "mirrors:\n  - {prefix: https://example.org/, to: mirror/example.org/}\n", "mirror/example.org/v1/hello.tar.gz": "v1\n", "other/x": "x\n"})
-	ctx := context.Background()
-	review := func() []ReviewItem {
-		t.Helper()
-		items, err := b.ConfigReview(ctx, dir, filepath.Join(dir, "updeb.yaml"))
-		if err != nil {
-			t.Fatal(err)
-		}
-		return items
-	}
+	review := func() []ReviewItem { return configReviewOf(t, b, dir) }
 	write("other/x", "y\n")
 	if items := review(); len(items) != 0 {
 		t.Errorf("a file outside the mirror folder changed: %+v", items)
@@ -859,6 +863,27 @@ func TestConfigReviewMirrorFolder(t *testing.T) {
 	if len(items) != 1 || items[0].Kind != KindConfig || items[0].Subject != "mirror/example.org" ||
 		!strings.HasPrefix(items[0].Message, "the mirror folder mirror/example.org (mirror of https://example.org/ in the config updeb.yaml) has 2 file(s) new or changed since HEAD (first mirror/example.org/v1/hello.tar.gz): ") {
 		t.Errorf("files added to and changed in the mirror folder: %+v", items)
+	}
+}
+
+// TestConfigReviewCacheFolder: the cache folder the config names, a folder
+// of the repository, with files the change adds or changes, is a review
+// item: a source is read from there by its pinned digest, and a checksum
+// file by its URL, without a download, so a change that brings both makes
+// the cross-check agree with its own list. Files a run left in an ignored
+// cache folder are none of the change's.
+func TestConfigReviewCacheFolder(t *testing.T) {
+	dir, write, b := committed(t, map[string]string{"updeb.yaml": "cache: cache\n", ".gitignore": "/cache/\n"})
+	review := func() []ReviewItem { return configReviewOf(t, b, dir) }
+	write("cache/index/17/17.json", `{"url": "https://example.org/v1/SHA256SUMS"}`)
+	if items := review(); len(items) != 0 {
+		t.Errorf("a file a run left in the ignored cache folder: %+v", items)
+	}
+	testenv.Run(t, b.Git, "-C", dir, "add", "-f", "cache/index/17/17.json")
+	items := review()
+	if len(items) != 1 || items[0].Kind != KindConfig || items[0].Subject != "cache" ||
+		!strings.HasPrefix(items[0].Message, "the cache folder cache (cache in the config updeb.yaml) has 1 file(s) new or changed since HEAD (first cache/index/17/17.json): sources, checksum files and signatures are read from there without a download") {
+		t.Errorf("a file the change adds to the cache folder: %+v", items)
 	}
 }
 
