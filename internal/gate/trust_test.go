@@ -1027,6 +1027,8 @@ func TestDiffTrustArchitectureAdded(t *testing.T) {
 		{"Sigstore, architecture added", signed, arm64(signed), nil},
 		{"architecture added, the checksum file moved", sums, edit(t, arm64(sums), "https://example.org/v{{.Version}}/hello-{{.Arch}}.sha256", "https://mirror.example.net/v{{.Version}}/hello-{{.Arch}}.sha256"),
 			[]string{"source hello: cross-check against the upstream checksum file https://mirror.example.net/v{{.Version}}/hello-{{.Arch}}.sha256, was https://example.org/v{{.Version}}/hello-{{.Arch}}.sha256"}},
+		{"architecture added, its bytes from another host (amd64's the same from there)", sums, edit(t, arm64(sums), "url: https://example.org/v", "url: https://examp1e.org/v"),
+			[]string{"source hello: downloaded from https://examp1e.org/v{{.Version}}/hello-{{.Arch}}.tar.gz, was https://example.org/v{{.Version}}/hello-{{.Arch}}.tar.gz, with other pinned bytes: they are what the new URL serves"}},
 		{"architecture added, the upstream name of amd64 changed", sums, edit(t, arm64(sums), "amd64: amd64,", "amd64: x86_64,"),
 			[]string{"source hello: cross-check against the upstream checksum file https://example.org/v{{.Version}}/hello-x86_64.sha256, was https://example.org/v{{.Version}}/hello-amd64.sha256"}},
 	} {

@@ -379,9 +379,11 @@ func diffSource(name string, n, o *anchors, rv *reviews) {
 	diffKeyring(KindChecksumsKeyring, "checksum file keyring", name, n.sumsKeyring, o.sumsKeyring, suffix, rv)
 	diffSigners(KindChecksumsSigners, "checksum file signers", name, n.sumsSigners, o.sumsSigners, n.sumsKeyring, o.sumsKeyring, suffix, rv)
 	// New bytes from another URL are what that URL serves: the pins of a
-	// bump are taken from where it downloads. The same bytes from elsewhere
-	// are no trust change (the package diff notes the move).
-	if nURL, oURL := onShared(n.urlIs, o.urlIs); suffix == "" && nURL != oURL && pinsChanged(n.pinned, o.pinned) {
+	// bump are taken from where it downloads, and those of an architecture
+	// added from what the template, as written, says now. The same bytes
+	// from elsewhere are no trust change (the package diff notes the move).
+	newBytes := pinsChanged(n.pinned, o.pinned) || n.url != o.url && archAdded(n.pinned, o.pinned)
+	if nURL, oURL := onShared(n.urlIs, o.urlIs); suffix == "" && nURL != oURL && newBytes {
 		nv, ov := shown(n.url, o.url, nURL, oURL)
 		rv.add(ReviewItem{Kind: KindSourceURL, Source: name, Old: []string{ov}, New: []string{nv}},
 			fmt.Sprintf("downloaded from %s, was %s, with other pinned bytes: they are what the new URL serves", nv, ov))
@@ -397,6 +399,17 @@ func diffSource(name string, n, o *anchors, rv *reviews) {
 func pinsChanged(n, o map[string]digest.Set) bool {
 	for arch, p := range n {
 		if q, ok := o[arch]; ok && !samePins(p, q) {
+			return true
+		}
+	}
+	return false
+}
+
+// archAdded reports whether a source pins bytes (n now, o at the base, by
+// architecture) for an architecture the base did not.
+func archAdded(n, o map[string]digest.Set) bool {
+	for arch := range n {
+		if _, ok := o[arch]; !ok {
 			return true
 		}
 	}
