@@ -11,6 +11,7 @@ import (
 	"io/fs"
 	"os"
 	"os/exec"
+	"path"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -106,8 +107,10 @@ func (b *Base) load(ctx context.Context, r *recipe.Recipe, dir string) (*recipe.
 	// The old recipe, its folder and keyrings, as they were at the
 	// revision, with the links the working tree reaches them through.
 	paths := append([]string{relFile}, linked(top, file)...)
+	wanted := []string{relFile} // what the recipe reads, as it names it
 	keyring := func(name string) {
 		paths = append(paths, filepath.Join(relRoot, name))
+		wanted = append(wanted, filepath.Join(relRoot, name))
 		paths = append(paths, linked(top, filepath.Join(r.Root, filepath.FromSlash(name)))...)
 	}
 	// Its findings, if any, name the file as it is in the repository, and
@@ -126,6 +129,7 @@ func (b *Base) load(ctx context.Context, r *recipe.Recipe, dir string) (*recipe.
 		}
 	}
 	paths = append(paths, filesDir)
+	wanted = append(wanted, filesDir)
 	paths = append(paths, linked(top, filepath.Join(top, filesDir))...)
 	// A keyring or folder in a submodule (or one itself) has no files in
 	// the base's tree: say so, not that they do not exist.
@@ -153,6 +157,11 @@ func (b *Base) load(ctx context.Context, r *recipe.Recipe, dir string) (*recipe.
 	if err := b.extract(ctx, top, dir, present); err != nil {
 		return nil, err
 	}
+	for _, w := range wanted {
+		if err := b.follow(ctx, top, dir, filepath.ToSlash(w)); err != nil {
+			return nil, err
+		}
+	}
 	old, err = recipe.Load(filepath.Join(dir, relFile), recipe.LoadOptions{Root: filepath.Join(dir, relRoot)})
 	if re, ok := errors.AsType[*recipe.Error](err); ok {
 		// Name the files as the repository has them, not their copy in dir.
@@ -163,6 +172,67 @@ func (b *Base) load(ctx context.Context, r *recipe.Recipe, dir string) (*recipe.
 		}
 	}
 	return old, err
+}
+
+// follow extracts under dir what the base's own links lead to on the way
+// to want (slash-separated, relative to top), where the working tree's
+// links lead elsewhere: a link retargeted since (keys/current.asc to
+// another key file, keys to another folder) or a chain of links the working
+// tree no longer has. Each part of the way that dir lacks is asked of the
+// base: a folder is made, a link or file extracted, and want itself, a
+// folder, extracted whole. It stops where the base has nothing, or at a link
+// out of the repository.
+func (b *Base) follow(ctx context.Context, top, dir, want string) error {
+	parts := strings.Split(want, "/")
+	cur := ""
+	for i, hops := 0, 0; i < len(parts); i++ {
+		next := path.Join(cur, parts[i])
+		if !filepath.IsLocal(filepath.FromSlash(next)) {
+			return nil
+		}
+		abs := filepath.Join(dir, filepath.FromSlash(next))
+		fi, err := os.Lstat(abs)
+		if errors.Is(err, fs.ErrNotExist) {
+			if err := b.extractPart(ctx, top, dir, next, i == len(parts)-1); err != nil {
+				return err
+			}
+			if fi, err = os.Lstat(abs); errors.Is(err, fs.ErrNotExist) {
+				return nil // the base has nothing there, or a link out of the repository
+			}
+		}
+		if err != nil {
+			return err
+		}
+		if fi.Mode()&fs.ModeSymlink == 0 {
+			cur = next
+			continue
+		}
+		target, err := os.Readlink(abs)
+		if hops++; err != nil || path.IsAbs(target) || hops > 40 {
+			return err
+		}
+		parts = append(strings.Split(path.Join(cur, target), "/"), parts[i+1:]...)
+		cur, i = "", -1
+	}
+	return nil
+}
+
+// extractPart extracts under dir the path p of the base (slash-separated,
+// relative to top) for follow: nothing where the base has nothing, a folder
+// made empty unless last (what follow wants, extracted whole), else what the
+// base has there.
+func (b *Base) extractPart(ctx context.Context, top, dir, p string, last bool) error {
+	list, err := b.git(ctx, top, "--literal-pathspecs", "ls-tree", "-z", "--full-tree", b.Rev, "--", p)
+	if err != nil {
+		return fmt.Errorf("%w: %v", ErrBase, err)
+	}
+	switch meta, _, _ := strings.Cut(string(list), "\t"); {
+	case meta == "":
+		return nil
+	case strings.HasPrefix(meta, "040000 ") && !last:
+		return os.MkdirAll(filepath.Join(dir, filepath.FromSlash(p)), 0o755)
+	}
+	return b.extract(ctx, top, dir, []string{p})
 }
 
 // recipeTop returns r's file (absolute) and the top folder of the git
@@ -297,23 +367,48 @@ func relTo(top, p string) (string, error) {
 
 // linked returns what the base revision must hold for the working tree's
 // path p to read there as it does here: p with its links resolved, and each
-// link on the way (a keyring in keys/ where keys is a link to shared/keys
-// is the link keys and the file shared/keys/NAME), relative to top.
+// link on the way, those the links lead through included (a keyring in
+// keys/ where keys is a link to shared/keys is the link keys and the file
+// shared/keys/NAME; keys/a.asc, a link to ring/hop.asc, itself a link to
+// real.asc, is all three), relative to top.
 func linked(top, p string) []string {
 	var out []string
 	if rel, err := relTo(top, p); err == nil && filepath.IsLocal(rel) {
 		out = append(out, rel)
 	}
-	for a := p; filepath.Dir(a) != a; a = filepath.Dir(a) {
-		if fi, err := os.Lstat(a); err != nil || fi.Mode()&fs.ModeSymlink == 0 {
-			continue
-		}
-		if rel, err := relTo(top, filepath.Dir(a)); err == nil {
-			if rel = filepath.Join(rel, filepath.Base(a)); filepath.IsLocal(rel) {
+	seen := map[string]bool{}
+	var walk func(p string)
+	walk = func(p string) {
+		for a := p; filepath.Dir(a) != a; a = filepath.Dir(a) {
+			if fi, err := os.Lstat(a); err != nil || fi.Mode()&fs.ModeSymlink == 0 {
+				continue
+			}
+			parent, err := filepath.EvalSymlinks(filepath.Dir(a))
+			if err != nil {
+				parent = filepath.Dir(a)
+			}
+			link := filepath.Join(parent, filepath.Base(a))
+			if seen[link] { // a loop
+				continue
+			}
+			seen[link] = true
+			if rel, err := filepath.Rel(top, link); err == nil && filepath.IsLocal(rel) {
 				out = append(out, rel)
+			}
+			// What the rest of p reads through the link's target.
+			target, err := os.Readlink(a)
+			if err != nil {
+				continue
+			}
+			if !filepath.IsAbs(target) {
+				target = filepath.Join(parent, target)
+			}
+			if rest, err := filepath.Rel(a, p); err == nil {
+				walk(filepath.Join(target, rest))
 			}
 		}
 	}
+	walk(p)
 	return out
 }
 
@@ -352,8 +447,12 @@ func (b *Base) Changed(ctx context.Context, dir string, rs []*recipe.Recipe) ([]
 	}
 	touches := func(p string, folder bool) bool {
 		is := func(rel string, under bool) bool { return paths[rel] || under && folders[rel] }
-		if rel, err := relTo(top, p); err == nil && is(rel, folder) {
-			return true
+		// Where its links lead, and each link on the way (a link a link
+		// leads to, retargeted, included).
+		for _, rel := range linked(top, p) {
+			if is(rel, folder) {
+				return true
+			}
 		}
 		for a := p; ; a = filepath.Dir(a) {
 			if parent, err := filepath.EvalSymlinks(filepath.Dir(a)); err == nil {

@@ -901,6 +901,64 @@ func replaceByLink(t *testing.T, dir, target, name string) string {
 	return p
 }
 
+// trustLines compares the recipe file p with the base b (compareBase)
+// and returns its trust lines and every check that did not pass, each
+// "STATUS DETAIL".
+func trustLines(t *testing.T, b *Base, p string) []string {
+	t.Helper()
+	r, err := recipe.Load(p, recipe.LoadOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rr := RecipeReport{Recipe: r.Name, File: r.Path}
+	var c checks
+	compareBase(context.Background(), r, Options{Base: b, TempDir: t.TempDir()}, &rr, &c)
+	var out []string
+	for _, x := range c {
+		if x.Check == "trust" || x.Status != Pass {
+			out = append(out, string(x.Status)+" "+x.Detail)
+		}
+	}
+	return out
+}
+
+// TestKeyringLinkRetargeted: a keyring reached through a chain of links
+// (keys/upstream.asc -> ring/current.asc -> a.asc) is read at the base
+// through the base's own links, and a link of the chain pointed at another
+// keyring of the repository, unchanged itself, changes the recipe's trust:
+// --changed picks the recipe and the keys that came are a REVIEW line. The
+// base's chain was read through the working tree's links: it did not load
+// (exit 2) with the chain unchanged, or with its first link retargeted, and
+// --changed, which looked at the first link and the file alone, picked no
+// recipe when a link further down moved.
+func TestKeyringLinkRetargeted(t *testing.T) {
+	k := makeTrustKeys(t)
+	dir, _, b := committed(t, map[string]string{"recipes/hello.yaml": signedBy(t, k.fa), "keys/ring/a.asc": k.a, "keys/ring/ac.asc": k.a + k.c})
+	replaceByLink(t, dir, "a.asc", "keys/ring/current.asc")
+	replaceByLink(t, dir, "ring/current.asc", "keys/upstream.asc")
+	testenv.Run(t, b.Git, "-C", dir, "-c", "user.email=t@example.org", "-c", "user.name=t", "add", "-A")
+	testenv.Run(t, b.Git, "-C", dir, "-c", "user.email=t@example.org", "-c", "user.name=t", "commit", "-q", "-m", "a chain of links")
+	recipeFile := filepath.Join(dir, "recipes", "hello.yaml")
+	unchanged := []string{"pass no trust change since HEAD (" + recipeTrustChecked() + ")"}
+	added := []string{"warn source hello: keyring keys/upstream.asc: key " + k.fc + " added"}
+	if got := trustLines(t, b, recipeFile); !slices.Equal(got, unchanged) {
+		t.Errorf("the chain unchanged: %q", got)
+	}
+	for _, tt := range []struct{ name, target, link string }{
+		{"the last link of the chain moved", "ac.asc", "keys/ring/current.asc"},
+		{"the first link moved to the other keyring", "ring/ac.asc", "keys/upstream.asc"},
+	} {
+		replaceByLink(t, dir, tt.target, tt.link)
+		if got := changedNames(t, b.Git, dir, "hello"); got != "hello" {
+			t.Errorf("%s: --changed picks %q, want hello", tt.name, got)
+		}
+		if got := trustLines(t, b, recipeFile); !slices.Equal(got, added) {
+			t.Errorf("%s:\n  %s\nwant:\n  %s", tt.name, strings.Join(got, "\n  "), strings.Join(added, "\n  "))
+		}
+		testenv.Run(t, b.Git, "-C", dir, "checkout", "-q", "--", ".")
+	}
+}
+
 // TestBaseRecipeLink: a recipe is compared with what the base reaches at
 // its path: replaced by a link to another recipe file of the repository
 // (an unsigned draft), unchanged itself, its trust changes are REVIEW lines;
@@ -912,23 +970,7 @@ func TestBaseRecipeLink(t *testing.T) {
 	signed, draft := signedBy(t, k.fa), withSignature(t, `signature: {none: upstream signs nothing}`)
 	dir, write, b := committed(t, map[string]string{"recipes/hello.yaml": signed, "keys/upstream.asc": k.a, "drafts/hello.yaml": draft, "drafts/new.yaml": edit(t, signed, "name: hello", "name: new")})
 	link := func(target, name string) string { return replaceByLink(t, dir, target, name) }
-	lines := func(p string) []string {
-		t.Helper()
-		r, err := recipe.Load(p, recipe.LoadOptions{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		rr := RecipeReport{Recipe: r.Name, File: r.Path}
-		var c checks
-		compareBase(context.Background(), r, Options{Base: b, TempDir: t.TempDir()}, &rr, &c)
-		var out []string
-		for _, x := range c {
-			if x.Check == "trust" || x.Status != Pass {
-				out = append(out, string(x.Status)+" "+x.Detail)
-			}
-		}
-		return out
-	}
+	lines := func(p string) []string { return trustLines(t, b, p) }
 	got := lines(link("../drafts/hello.yaml", "recipes/hello.yaml"))
 	want := []string{
 		`warn source hello: no signature now: "upstream signs nothing" (was detached OpenPGP signature)`,
