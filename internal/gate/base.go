@@ -673,7 +673,7 @@ func compareBase(ctx context.Context, r *recipe.Recipe, opts Options, rr *Recipe
 		c.add("trust", Pass, "no trust change since %s (%s)", base.Rev, recipeTrustChecked())
 	}
 	if !flagged["privileges"] {
-		c.add("privileges", Pass, "no special bit, owner, mode, maintainer-script fragment or trigger added or changed since %s", base.Rev)
+		c.add("privileges", Pass, "no special bit, owner, mode, maintainer-script fragment, trigger or alternative added or changed since %s", base.Rev)
 	}
 	rr.review = rv.items
 }

@@ -768,6 +768,13 @@ func TestDiffPrivileges(t *testing.T) {
 		return edit(t, text, "architectures: {amd64: amd64}", "architectures: {amd64: amd64, arm64: arm64}",
 			"sha256: {amd64: 019250d9e08f5242159d5dcea64c8c7cf77924cd8c69460ae7af5d4ad51d032e}", "sha256: {amd64: 019250d9e08f5242159d5dcea64c8c7cf77924cd8c69460ae7af5d4ad51d032e, arm64: 019250d9e08f5242159d5dcea64c8c7cf77924cd8c69460ae7af5d4ad51d032e}")
 	}
+	alternative := func(priority int) string {
+		return edit(t, withFragment, "    files:\n", fmt.Sprintf("    alternatives: [{name: editor, link: /usr/bin/editor, path: /usr/bin/hello, priority: %d}]\n    files:\n", priority))
+	}
+	if kinds, lines := review(project(alternative(1000), "echo one\n"), project(alternative(10), "echo one\n")); !slices.Equal(kinds, []Kind{KindAlternative}) ||
+		!slices.Equal(lines, []string{"package hello [amd64]: alternative editor: /usr/bin/editor -> /usr/bin/hello, priority 1000, was /usr/bin/editor -> /usr/bin/hello, priority 10"}) {
+		t.Errorf("an alternative's priority raised: %v %q", kinds, lines)
+	}
 	for _, tt := range []struct {
 		name  string
 		head  *recipe.Recipe
@@ -787,6 +794,11 @@ func TestDiffPrivileges(t *testing.T) {
 				`package hello [amd64]: /usr/bin/hello-1 is 4755 (special-bits: "binds port 80")`,
 				`package hello [amd64]: /usr/bin/hello: 0755 -> 4755 (special-bits: "binds port 80")`,
 			}},
+		// update-alternatives runs as root in the postinst, and takes a
+		// name other packages register (editor) on every node where this
+		// priority is the highest.
+		{"alternative added", project(alternative(1000), "echo one\n"), []Kind{KindAlternative},
+			[]string{"package hello [amd64]: alternative editor added: /usr/bin/editor -> /usr/bin/hello, priority 1000 (the postinst registers it as root: where other packages register editor too, /usr/bin/editor runs the path of the highest priority)"}},
 		{"fragment changed", project(withFragment, "echo two\n"), []Kind{KindScriptFragment}, []string{"package hello [amd64]: postinst fragment hello.postinst changed: diff it against the base revision"}},
 		{"fragment and trigger removed", project(helloRecipe, ""), []Kind{KindScriptFragment, KindTriggers},
 			[]string{"package hello [amd64]: postinst fragment hello.postinst removed", "package hello [amd64]: triggers: none, were activate-noawait ldconfig"}},

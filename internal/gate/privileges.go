@@ -195,6 +195,37 @@ func privilegeChanges(r, old *recipe.Recipe, np, op *recipe.Resolved) []privileg
 			out = append(out, privilegeChange{n.Name, ReviewItem{Kind: KindTriggers, Subject: "triggers", Old: oldTriggers, New: n.Triggers, Added: added, Removed: removed},
 				fmt.Sprintf("triggers: %s, were %s", joinOr(n.Triggers, "none"), joinOr(oldTriggers, "none"))})
 		}
+		out = append(out, alternativeChanges(n, o)...)
+	}
+	return out
+}
+
+// alternativeChanges lists the alternatives of package n added, or whose
+// link, path or priority changed, since o (nil: none): its postinst runs
+// update-alternatives --install as root, and where other packages register
+// the name too (editor, iptables), the link runs the path of the highest
+// priority on every node. One gone is upgrade's (alternative-gone).
+func alternativeChanges(n, o *recipe.ResolvedPackage) []privilegeChange {
+	show := func(a recipe.Alternative) string {
+		return fmt.Sprintf("%s -> %s, priority %d", a.Link, a.Path, a.Priority)
+	}
+	was := map[string]string{}
+	if o != nil {
+		for _, a := range o.Alternatives() {
+			was[a.Name] = show(a)
+		}
+	}
+	var out []privilegeChange
+	for _, a := range n.Alternatives() {
+		it := ReviewItem{Kind: KindAlternative, Subject: a.Name, New: []string{show(a)}}
+		switch w, ok := was[a.Name]; {
+		case !ok:
+			out = append(out, privilegeChange{n.Name, it, fmt.Sprintf("alternative %s added: %s (the postinst registers it as root: where other packages register %s too, %s runs the path of the highest priority)",
+				a.Name, show(a), a.Name, a.Link)})
+		case w != show(a):
+			it.Old = []string{w}
+			out = append(out, privilegeChange{n.Name, it, fmt.Sprintf("alternative %s: %s, was %s", a.Name, show(a), w)})
+		}
 	}
 	return out
 }

@@ -42,6 +42,7 @@ const (
 	KindTriggers       Kind = "triggers"        // the package's dpkg triggers changed
 	KindSystemUser     Kind = "system-user"     // the package's system user added, removed, or its home or group changed
 	KindRootConfig     Kind = "root-config"     // a path added where the system reads root's configuration (sudoers.d, cron, PAM, apt's keys...), or a recipe file there changed
+	KindAlternative    Kind = "alternative"     // an update-alternatives entry added, or its link, path or priority changed
 	// What dpkg leaves behind on an upgraded system (upgrade.go).
 	KindAlternativeGone Kind = "alternative-gone"    // an alternative name no package of the recipe registers now: its link stays
 	KindConffileGone    Kind = "conffile-gone"       // a conffile the package no longer ships: dpkg keeps it until purge
@@ -85,6 +86,7 @@ var reviewKinds = map[Kind]string{
 	KindTriggers:         "privileges",
 	KindSystemUser:       "privileges",
 	KindRootConfig:       "privileges",
+	KindAlternative:      "privileges",
 	KindAlternativeGone:  "upgrade",
 	KindConffileGone:     "upgrade",
 	KindConffilePlain:    "upgrade",
