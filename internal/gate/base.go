@@ -298,12 +298,22 @@ func (b *Base) submodule(ctx context.Context, top string, paths []string) (sub, 
 // where a link there reaches no file of the tree (dangling, a loop, out of
 // the tree).
 func (b *Base) reach(ctx context.Context, top, rel string) (oid string, known bool, err error) {
-	// "OID blob SIZE" and the file, "REV:PATH missing" where the base has
-	// nothing there, a word (dangling, loop, notdir, symlink) for a link
-	// that reaches no file of the tree. The name is read up to a NUL (-z):
-	// a path with a newline would be read as its first line, another file
-	// or none. The answer is still a line, its name as given.
-	query := b.Rev + ":" + filepath.ToSlash(rel)
+	return b.reachObject(ctx, top, rel, "blob")
+}
+
+// reachObject is reach for an object of the type given: "blob" for a
+// file, "tree" for a folder.
+func (b *Base) reachObject(ctx context.Context, top, rel, typ string) (oid string, known bool, err error) {
+	// "OID TYPE SIZE" and the object, "REV:PATH missing" where the base
+	// has nothing there, a word (dangling, loop, notdir, symlink) for a
+	// link that reaches nothing of the tree. The name is read up to a NUL
+	// (-z): a path with a newline would be read as its first line, another
+	// file or none. The answer is still a line, its name as given.
+	p := filepath.ToSlash(rel)
+	if p == "." {
+		p = "" // the top folder: REV: ("REV:." is missing)
+	}
+	query := b.Rev + ":" + p
 	var out bytes.Buffer
 	if err := b.gitTo(ctx, top, strings.NewReader(query+"\x00"), &out, "cat-file", "--batch-check", "--follow-symlinks", "-z"); err != nil {
 		return "", false, fmt.Errorf("%w: %v", ErrBase, err)
@@ -312,7 +322,7 @@ func (b *Base) reach(ctx context.Context, top, rel string) (oid string, known bo
 		return "", false, nil
 	}
 	head, _, _ := bytes.Cut(out.Bytes(), []byte("\n"))
-	if fields := strings.Fields(string(head)); len(fields) == 3 && fields[1] == "blob" {
+	if fields := strings.Fields(string(head)); len(fields) == 3 && fields[1] == typ {
 		return fields[0], true, nil
 	}
 	return "", true, nil

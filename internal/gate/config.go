@@ -211,16 +211,33 @@ func (b *Base) AttributesReview(ctx context.Context, dir string) ([]ReviewItem, 
 // vanishes so from the build though the change looks like a rename; the
 // line names such a file.
 func (b *Base) RecipesGoneReview(ctx context.Context, dir string) ([]ReviewItem, error) {
-	if _, err := b.top(ctx, dir); err != nil {
+	top, err := b.top(ctx, dir)
+	if err != nil {
 		return nil, err
 	}
-	gone, err := b.git(ctx, dir, "diff", "--name-only", "--relative", "--no-renames", "--diff-filter=D", "-z", b.Rev, "--", ".")
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return nil, err
+	}
+	// The base's folder at the path the working tree reads it from,
+	// through the base's links: a recipes folder replaced by a link to
+	// another folder drops what that one lacks, though git lists no file
+	// of the link's target gone.
+	tree, _, err := b.reachObject(ctx, top, inTree(top, abs), "tree")
+	if tree == "" || err != nil {
+		return nil, err
+	}
+	list, err := b.git(ctx, top, "ls-tree", "-z", tree)
 	if err != nil {
 		return nil, fmt.Errorf("%w: %v", ErrBase, err)
 	}
 	var items []ReviewItem
-	for _, p := range strings.Split(string(gone), "\x00") {
-		if !strings.HasSuffix(p, ".yaml") || strings.Contains(p, "/") {
+	for _, entry := range strings.Split(string(list), "\x00") {
+		meta, p, _ := strings.Cut(entry, "\t")
+		if !strings.HasSuffix(p, ".yaml") || strings.HasPrefix(meta, "040000 ") {
+			continue
+		}
+		if _, err := os.Lstat(filepath.Join(dir, p)); !errors.Is(err, fs.ErrNotExist) {
 			continue
 		}
 		file, instead := filepath.ToSlash(filepath.Join(dir, p)), ""

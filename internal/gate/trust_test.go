@@ -1266,6 +1266,24 @@ func TestRecipesGoneReview(t *testing.T) {
 	if got := review(); !slices.Equal(got, want) {
 		t.Errorf("review:\n  %s\nwant:\n  %s", strings.Join(got, "\n  "), strings.Join(want, "\n  "))
 	}
+	// The recipes folder replaced by a link to another folder that lacks
+	// a recipe: git lists the link, no recipe file gone, but updeb reads
+	// that folder now.
+	write("attic/hello.yaml", helloRecipe)
+	write("attic/other.yaml", "name: other\n")
+	replaceByLink(t, dir, "attic", "recipes")
+	want = []string{"recipes/kept.yaml: the recipe recipes/kept.yaml is gone since HEAD: updeb no longer builds, plans or bumps its packages (the repository keeps what it published, and nodes what they installed); review it before merging"}
+	if got := review(); !slices.Equal(got, want) {
+		t.Errorf("the recipes folder a link to a folder without kept.yaml:\n  %s\nwant:\n  %s", strings.Join(got, "\n  "), strings.Join(want, "\n  "))
+	}
+	// Recipes at the top of the repository.
+	top, _, b := committed(t, map[string]string{"hello.yaml": helloRecipe})
+	if err := os.Remove(filepath.Join(top, "hello.yaml")); err != nil {
+		t.Fatal(err)
+	}
+	if items, err := b.RecipesGoneReview(context.Background(), top); err != nil || len(items) != 1 || items[0].Subject != filepath.ToSlash(filepath.Join(top, "hello.yaml")) {
+		t.Errorf("a recipe gone from recipes at the top of the repository: %+v %v", items, err)
+	}
 }
 
 // TestRepositoryMoveListed: a recipe that moves to another suite or
