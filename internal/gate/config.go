@@ -44,19 +44,21 @@ func (b *Base) TrustedRootReview(ctx context.Context, dir, file string) ([]Revie
 }
 
 // ConfigReview compares the config file (file: the one in effect; "" for
-// none) with the same file at the base revision, when it lies inside the
-// git repository of dir, as TrustedRootReview does the trusted root: on
-// the settings that decide where sources are downloaded from (mirrors,
-// the cache, proxy, CA bundle) and what Sigstore signatures are checked against (the
-// trusted root, the state folder its refreshed copy is read from, the
-// services asked). A mirror can send an upstream host to a folder of the
-// change, whose bytes a bump then pins, and a cache folder of the change
-// serves sources and checksum files; another trusted root already in the
-// repository is no file changed. Each setting changed is one review item (no
-// recipe's); a config new since the base is compared with the one updeb read
-// at the base in its place, the first of fallback that is there
-// (/etc/updeb/config.yaml for a new ./updeb.yaml; none: no config): what that
-// one set and the new one does not is a change too.
+// none) with the same file at the base revision, when it lies inside the git
+// repository of dir, as TrustedRootReview does the trusted root: on the
+// settings that decide where sources are downloaded from (mirrors, the
+// cache, proxy, CA bundle) and what Sigstore signatures are checked against
+// (the trusted root, the state folder its refreshed copy is read from, the
+// services asked), or where updeb publish puts the packages and what signs
+// the suites (repo.dir, suite, component, key, keys). A mirror can send an
+// upstream host to a folder of the change, whose bytes a bump then pins, and
+// a cache folder of the change serves sources and checksum files; another
+// trusted root already in the repository is no file changed. Each setting
+// changed is one review item (no recipe's); a config new since the base is
+// compared with the one updeb read at the base in its place, the first of
+// fallback that is there (/etc/updeb/config.yaml for a new ./updeb.yaml;
+// none: no config): what that one set and the new one does not is a change
+// too.
 func (b *Base) ConfigReview(ctx context.Context, dir, file string, fallback ...string) ([]ReviewItem, error) {
 	if file == "" {
 		return nil, nil
@@ -91,6 +93,8 @@ func (b *Base) ConfigReview(ctx context.Context, dir, file string, fallback ...s
 	}{
 		{configTrust(now, top), configTrust(old, top), "it decides where sources are downloaded from and what Sigstore signatures are checked against"},
 		{configPackages(now), configPackages(old), "it goes into every package built (its Version, its Maintainer where the recipe names none, or its bytes) though no recipe changed, which the version rule does not see"},
+		{configPublish(now, top), configPublish(old, top), "updeb publish puts every package there (a recipe's repo: comes first): nodes whose apt sources name the old one get no newer version, and those of the new one get these packages"},
+		{configSigning(now, top), configSigning(old, top), "updeb publish signs every suite with it and puts its public key in archive-keyring.gpg, which clients are given to trust"},
 	} {
 		for i, s := range group.now {
 			if slices.Equal(s.values, group.old[i].values) {
@@ -320,7 +324,6 @@ type setting struct {
 // the same names in the same order; paths inside top (the repository's top
 // folder, ending in a separator) are shown relative to it.
 func configTrust(c *config.Config, top string) []setting {
-	path := func(p string) []string { return one(strings.TrimPrefix(p, top)) }
 	mirrors := []string{}
 	for _, m := range c.Mirrors {
 		mirrors = append(mirrors, m.Prefix+" -> "+m.To)
@@ -328,17 +331,17 @@ func configTrust(c *config.Config, top string) []setting {
 	slices.Sort(mirrors)
 	return []setting{
 		{"mirrors", mirrors},
-		{"cache", path(c.Cache)},
+		{"cache", repoPath(top, c.Cache)},
 		{"proxy", one(srcurl.Redact(string(c.Proxy)))}, // its password never printed: a CI log is read by many
 		{"no-proxy", append([]string{}, c.NoProxy...)},
-		{"ca-bundle", path(c.CABundle)},
-		{"state", path(c.State)},
+		{"ca-bundle", repoPath(top, c.CABundle)},
+		{"state", repoPath(top, c.State)},
 		{"github-api", one(c.GitHubAPI)},
-		{"sigstore.trusted-root", path(c.Sigstore.TrustedRoot)},
+		{"sigstore.trusted-root", repoPath(top, c.Sigstore.TrustedRoot)},
 		{"sigstore.rekor-url", one(c.Sigstore.RekorURL)},
 		{"sigstore.github-api", one(c.Sigstore.GitHubAPI)},
 		{"sigstore.tuf-url", one(c.Sigstore.TUFURL)},
-		{"sigstore.tuf-root", path(c.Sigstore.TUFRoot)},
+		{"sigstore.tuf-root", repoPath(top, c.Sigstore.TUFRoot)},
 	}
 }
 
@@ -353,6 +356,37 @@ func configPackages(c *config.Config) []setting {
 		{"build.compression", one(c.Build.Compression)},
 		{"build.xz-mode", one(c.Build.XZMode)},
 	}
+}
+
+// configPublish lists the settings of c that decide where updeb publish
+// puts the packages: the repository folder, and the suite and component
+// of a package whose recipe names none (always the same names in the same
+// order; a path inside top shown relative to it).
+func configPublish(c *config.Config, top string) []setting {
+	return []setting{
+		{"repo.dir", repoPath(top, c.Repo.Dir)},
+		{"repo.suite", one(c.Repo.Suite)},
+		{"repo.component", one(c.Repo.Component)},
+	}
+}
+
+// configSigning lists the keys that updeb publish signs the suites with,
+// as configPublish does its settings.
+func configSigning(c *config.Config, top string) []setting {
+	keys := []string{}
+	for _, k := range c.Repo.Keys {
+		keys = append(keys, repoPath(top, k)...)
+	}
+	return []setting{
+		{"repo.key", repoPath(top, c.Repo.Key)},
+		{"repo.keys", keys},
+	}
+}
+
+// repoPath is the value of a setting that names the path p (none: ""),
+// relative to top when inside it.
+func repoPath(top, p string) []string {
+	return one(strings.TrimPrefix(p, top))
 }
 
 // repoFile is a file of the working tree and what the base revision holds

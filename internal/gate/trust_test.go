@@ -759,6 +759,7 @@ func TestConfigReview(t *testing.T) {
 	}
 	const why = ": it decides where sources are downloaded from and what Sigstore signatures are checked against; review it before merging"
 	const whyPackages = ": it goes into every package built (its Version, its Maintainer where the recipe names none, or its bytes) though no recipe changed, which the version rule does not see; review it before merging"
+	const whyPublish = ": updeb publish puts every package there (a recipe's repo: comes first): nodes whose apt sources name the old one get no newer version, and those of the new one get these packages; review it before merging"
 	for _, tt := range []struct {
 		name, config string
 		want         []string
@@ -775,6 +776,11 @@ func TestConfigReview(t *testing.T) {
 			[]string{"the config updeb.yaml changes sigstore.trusted-root since HEAD: trust/test-ca.json, was trust/root.json" + why}},
 		{"a mirror that redirects an upstream host", baseConfig + "  - {prefix: https://example.org/hello/, to: evil/}\n",
 			[]string{"the config updeb.yaml changes mirrors since HEAD: https://example.org/ -> file://" + dir + "/mirror/example.org/, https://example.org/hello/ -> file://" + dir + "/evil/, was https://example.org/ -> file://" + dir + "/mirror/example.org/" + why}},
+		{"the suite every package goes to, and another key signing the suites", baseConfig + "repo: {suite: production, keys: [/etc/updeb/other.secret.asc]}\n",
+			[]string{
+				"the config updeb.yaml changes repo.suite since HEAD: production, was none" + whyPublish,
+				"the config updeb.yaml changes repo.keys since HEAD: /etc/updeb/other.secret.asc, was none: updeb publish signs every suite with it and puts its public key in archive-keyring.gpg, which clients are given to trust; review it before merging",
+			}},
 		{"a cache folder of the repository", baseConfig + "cache: .updeb-cache\n",
 			[]string{"the config updeb.yaml changes cache since HEAD: .updeb-cache, was none" + why}},
 		{"the trusted root set back to the bundled one, a proxy added", "proxy: http://proxy.example:3128\nmirrors:\n  - {prefix: https://example.org/, to: mirror/example.org/}\n",
