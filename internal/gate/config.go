@@ -122,11 +122,13 @@ func (b *Base) ConfigReview(ctx context.Context, dir, file string, fallback ...s
 			})
 		}
 	}
-	// A mirror folder or the cache folder of the repository whose files the
-	// change adds or changes: a bump pins what a mirror serves, as it would
-	// a new URL's bytes; the cache serves a source by its pinned digest, and
-	// a checksum file or signature by its URL, without a download, so the
-	// pins and the cross-check agree with what the change put there.
+	// A mirror folder, the cache or the output folder of the repository
+	// whose files the change adds or changes: a bump pins what a mirror
+	// serves, as it would a new URL's bytes; the cache serves a source by
+	// its pinned digest, and a checksum file or signature by its URL,
+	// without a download, so the pins and the cross-check agree with what
+	// the change put there; a package put in the output folder is published
+	// with the ones built there.
 	type folder struct{ path, name, of, why string }
 	var folders []folder
 	for _, m := range now.Mirrors {
@@ -138,6 +140,10 @@ func (b *Base) ConfigReview(ctx context.Context, dir, file string, fallback ...s
 	if now.Cache != "" {
 		folders = append(folders, folder{now.Cache, "cache folder", "cache",
 			"sources, checksum files and signatures are read from there without a download, so the pins and the cross-check agree with what it holds; review them before merging (a cache has no place in the repository)"})
+	}
+	if now.Out != "" {
+		folders = append(folders, folder{now.Out, "output folder", "out",
+			"updeb build writes the packages there, and updeb publish is given them by a glob (out/NAME_*.deb) that takes a package the change put there as well; review them before merging (built packages have no place in the repository)"})
 	}
 	for _, d := range folders {
 		rel, err := relTo(top, d.path)

@@ -877,9 +877,10 @@ func TestConfigReviewMirrorFolder(t *testing.T) {
 // item: a source is read from there by its pinned digest, and a checksum
 // file by its URL, without a download, so a change that brings both makes
 // the cross-check agree with its own list. Files a run left in an ignored
-// cache folder are none of the change's.
+// cache folder are none of the change's. So is the output folder, whose
+// packages updeb publish takes.
 func TestConfigReviewCacheFolder(t *testing.T) {
-	dir, write, b := committed(t, map[string]string{"updeb.yaml": "cache: cache\n", ".gitignore": "/cache/\n"})
+	dir, write, b := committed(t, map[string]string{"updeb.yaml": "cache: cache\nout: out\n", ".gitignore": "/cache/\n/out/\n"})
 	review := func() []ReviewItem { return configReviewOf(t, b, dir) }
 	write("cache/index/17/17.json", `{"url": "https://example.org/v1/SHA256SUMS"}`)
 	if items := review(); len(items) != 0 {
@@ -890,6 +891,16 @@ func TestConfigReviewCacheFolder(t *testing.T) {
 	if len(items) != 1 || items[0].Kind != KindConfig || items[0].Subject != "cache" ||
 		!strings.HasPrefix(items[0].Message, "the cache folder cache (cache in the config updeb.yaml) has 1 file(s) new or changed since HEAD (first cache/index/17/17.json): sources, checksum files and signatures are read from there without a download") {
 		t.Errorf("a file the change adds to the cache folder: %+v", items)
+	}
+	// A package the change puts in the output folder is published with
+	// those a build writes there.
+	testenv.Run(t, b.Git, "-C", dir, "rm", "-q", "--cached", "cache/index/17/17.json")
+	write("out/sudo_99_amd64.deb", "!<arch>\n")
+	testenv.Run(t, b.Git, "-C", dir, "add", "-f", "out/sudo_99_amd64.deb")
+	items = review()
+	if len(items) != 1 || items[0].Subject != "out" ||
+		!strings.HasPrefix(items[0].Message, "the output folder out (out in the config updeb.yaml) has 1 file(s) new or changed since HEAD (first out/sudo_99_amd64.deb): updeb build writes the packages there") {
+		t.Errorf("a package the change adds to the output folder: %+v", items)
 	}
 }
 
