@@ -124,7 +124,9 @@ func runVerify(cmd *cobra.Command, g *globalOptions, o *verifyOptions, args []st
 // or what Sigstore signatures are checked against and changed since base
 // (gate.Base.ConfigReview): the config is read from the working tree, so a
 // change could otherwise swap the root, or send an upstream host to a
-// mirror, without a REVIEW line. So is each .gitattributes file of the
+// mirror, without a REVIEW line; and each mirror folder, the cache and the
+// output folder in effect, when a folder of the repository, with files the
+// change put there (gate.Base.FoldersReview). So is each .gitattributes file of the
 // repository added, changed or removed since base
 // (gate.Base.AttributesReview): git checks every file out through them; and
 // each recipe file gone from the recipes folder (gate.Base.RecipesGoneReview).
@@ -155,6 +157,16 @@ func reviewConfiguration(cmd *cobra.Command, g *globalOptions, s *session, base 
 		fallback = defaultConfigFiles[i+1:]
 	}
 	if more, err = b.ConfigReview(cmd.Context(), g.recipesDir, s.cfg.File, fallback...); err != nil {
+		return err
+	}
+	items = append(items, more...)
+	// The mirror folders, the cache and the output folder in effect, where
+	// they are folders of the repository: files the change put there.
+	cache, err := g.cacheDirFor(s.cfg)
+	if err != nil {
+		return err
+	}
+	if more, err = b.FoldersReview(cmd.Context(), g.recipesDir, gate.DataFolders(s.cfg, cache, g.outFolder(s.cfg))); err != nil {
 		return err
 	}
 	items = append(items, more...)

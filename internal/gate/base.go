@@ -438,7 +438,7 @@ func (b *Base) Changed(ctx context.Context, dir string, rs []*recipe.Recipe) ([]
 	if err != nil {
 		return nil, err
 	}
-	changed, err := b.changedPaths(ctx, top)
+	changed, err := b.changedPaths(ctx, top, true)
 	if err != nil {
 		return nil, err
 	}
@@ -499,20 +499,22 @@ func (b *Base) Changed(ctx context.Context, dir string, rs []*recipe.Recipe) ([]
 
 // changedPaths lists the paths (relative to top) that the working tree
 // changes since the base revision, new files that git does not ignore
-// included, below the paths given (none: the whole tree). A submodule at
-// another commit is a changed path whatever the change's .gitmodules says
-// (ignore = all there hides it from git diff).
-func (b *Base) changedPaths(ctx context.Context, top string, under ...string) ([]string, error) {
+// included when untracked is set, below the paths given (none: the whole
+// tree). A submodule at another commit is a changed path whatever the
+// change's .gitmodules says (ignore = all there hides it from git diff).
+func (b *Base) changedPaths(ctx context.Context, top string, untracked bool, under ...string) ([]string, error) {
 	diff, err := b.git(ctx, top, append([]string{"diff", "--name-only", "--no-renames", "--ignore-submodules=none", "-z", b.Rev, "--"}, under...)...)
 	if err != nil {
 		return nil, fmt.Errorf("%w: %v", ErrBase, err)
 	}
-	untracked, err := b.git(ctx, top, append([]string{"ls-files", "--others", "--exclude-standard", "-z", "--"}, under...)...)
-	if err != nil {
-		return nil, fmt.Errorf("%w: %v", ErrBase, err)
+	var others []byte
+	if untracked {
+		if others, err = b.git(ctx, top, append([]string{"ls-files", "--others", "--exclude-standard", "-z", "--"}, under...)...); err != nil {
+			return nil, fmt.Errorf("%w: %v", ErrBase, err)
+		}
 	}
 	var changed []string
-	for _, p := range strings.Split(string(diff)+string(untracked), "\x00") {
+	for _, p := range strings.Split(string(diff)+string(others), "\x00") {
 		if p != "" {
 			changed = append(changed, filepath.FromSlash(p))
 		}

@@ -51,14 +51,13 @@ func (b *Base) TrustedRootReview(ctx context.Context, dir, file string) ([]Revie
 // (the trusted root, the state folder its refreshed copy is read from, the
 // services asked), or where updeb publish puts the packages and what signs
 // the suites (repo.dir, suite, component, key, keys). A mirror can send an
-// upstream host to a folder of the change, whose bytes a bump then pins, and
-// a cache folder of the change serves sources and checksum files; another
-// trusted root already in the repository is no file changed. Each setting
-// changed is one review item (no recipe's); a config new since the base is
-// compared with the one updeb read at the base in its place, the first of
-// fallback that is there (/etc/updeb/config.yaml for a new ./updeb.yaml;
-// none: no config): what that one set and the new one does not is a change
-// too.
+// upstream host to a folder of the change, whose bytes a bump then pins
+// (FoldersReview looks at its files); another trusted root already in the
+// repository is no file changed. Each setting changed is one review item (no
+// recipe's); a config new since the base is compared with the one updeb read
+// at the base in its place, the first of fallback that is there
+// (/etc/updeb/config.yaml for a new ./updeb.yaml; none: no config): what
+// that one set and the new one does not is a change too.
 func (b *Base) ConfigReview(ctx context.Context, dir, file string, fallback ...string) ([]ReviewItem, error) {
 	if file == "" {
 		return nil, nil
@@ -122,46 +121,81 @@ func (b *Base) ConfigReview(ctx context.Context, dir, file string, fallback ...s
 			})
 		}
 	}
-	// A mirror folder, the cache or the output folder of the repository
-	// whose files the change adds or changes: a bump pins what a mirror
-	// serves, as it would a new URL's bytes; the cache serves a source by
-	// its pinned digest, and a checksum file or signature by its URL,
-	// without a download, so the pins and the cross-check agree with what
-	// the change put there; a package put in the output folder is published
-	// with the ones built there.
-	type folder struct{ path, name, of, why string }
-	var folders []folder
-	for _, m := range now.Mirrors {
+	return items, nil
+}
+
+// Folder is a folder whose files decide what is built or published beside
+// the recipes: a mirror folder, the cache, the output folder (DataFolders).
+type Folder struct {
+	Path string // as in effect: absolute, or relative to the working folder
+	Name string // how a review line names it ("mirror folder")
+	Of   string // what it is ("mirror of https://example.org/"), or ""
+	Why  string // what its files do, for people
+	// RunWrites says that updeb writes files there as it runs (the cache,
+	// the output folder): only files git tracks are the change's.
+	RunWrites bool
+}
+
+// DataFolders are the folders whose files decide what is built or
+// published beside the recipes: each mirror folder of c (to: a folder), and
+// cache and out, the cache and output folders in effect (from a flag, the
+// config or the default). A bump pins what a mirror serves, as it would a
+// new URL's bytes; the cache serves a source by its pinned digest, and a
+// checksum file or signature by its URL, without a download, so the pins
+// and the cross-check agree with what it holds; a package in the output
+// folder is published with the ones built there.
+func DataFolders(c *config.Config, cache, out string) []Folder {
+	var folders []Folder
+	for _, m := range c.Mirrors {
 		if u, err := url.Parse(m.To); err == nil && u.Scheme == "file" {
-			folders = append(folders, folder{u.Path, "mirror folder", "mirror of " + m.Prefix,
-				"downloads of that prefix come from there, and a bump pins what they serve; review them (updeb mirror verify) before merging"})
+			folders = append(folders, Folder{u.Path, "mirror folder", "mirror of " + m.Prefix,
+				"downloads of that prefix come from there, and a bump pins what they serve; review them (updeb mirror verify) before merging", false})
 		}
 	}
-	if now.Cache != "" {
-		folders = append(folders, folder{now.Cache, "cache folder", "cache",
-			"sources, checksum files and signatures are read from there without a download, so the pins and the cross-check agree with what it holds; review them before merging (a cache has no place in the repository)"})
+	return append(folders,
+		Folder{cache, "cache folder", "", "sources, checksum files and signatures are read from there without a download, so the pins and the cross-check agree with what it holds; review them before merging (a cache has no place in the repository)", true},
+		Folder{out, "output folder", "", "updeb build writes the packages there, and updeb publish is given them by a glob (out/NAME_*.deb) that takes a package the change put there as well; review them before merging (built packages have no place in the repository)", true})
+}
+
+// FoldersReview is one review item (no recipe's) per folder of folders
+// that lies inside the git repository of dir and holds files the working
+// tree adds or changes since the base revision, naming their count and the
+// first: the change put them there, whatever config or flag names the
+// folder. A file a run left in a folder git ignores is none of the
+// change's, nor, in a folder updeb writes to (RunWrites), one git does not
+// track: a change brings only tracked files to a checkout.
+func (b *Base) FoldersReview(ctx context.Context, dir string, folders []Folder) ([]ReviewItem, error) {
+	top, err := b.top(ctx, dir)
+	if err != nil {
+		return nil, err
 	}
-	if now.Out != "" {
-		folders = append(folders, folder{now.Out, "output folder", "out",
-			"updeb build writes the packages there, and updeb publish is given them by a glob (out/NAME_*.deb) that takes a package the change put there as well; review them before merging (built packages have no place in the repository)"})
-	}
+	var items []ReviewItem
 	for _, d := range folders {
-		rel, err := relTo(top, d.path)
+		abs, err := filepath.Abs(d.Path)
+		if d.Path == "" || err != nil {
+			continue
+		}
+		rel, err := relTo(top, abs)
 		if err != nil || !filepath.IsLocal(rel) && rel != "." {
 			continue
 		}
-		changed, err := b.changedPaths(ctx, top, ":(literal)"+filepath.ToSlash(rel))
+		changed, err := b.changedPaths(ctx, top, !d.RunWrites, ":(literal)"+filepath.ToSlash(rel))
 		if err != nil {
 			return nil, err
 		}
-		if len(changed) > 0 {
-			slices.Sort(changed)
-			items = append(items, ReviewItem{
-				Kind: KindConfig, Subject: filepath.ToSlash(rel), Old: []string{b.Rev}, New: []string{"working tree"},
-				Message: fmt.Sprintf("the %s %s (%s in the config %s) has %d file(s) new or changed since %s (first %s): %s",
-					d.name, filepath.ToSlash(rel), d.of, f.rel, len(changed), b.Rev, filepath.ToSlash(changed[0]), d.why),
-			})
+		if len(changed) == 0 {
+			continue
 		}
+		slices.Sort(changed)
+		name := d.Name + " " + filepath.ToSlash(rel)
+		if d.Of != "" {
+			name += " (" + d.Of + ")"
+		}
+		items = append(items, ReviewItem{
+			Kind: KindConfig, Subject: filepath.ToSlash(rel), Old: []string{b.Rev}, New: []string{"working tree"},
+			Message: fmt.Sprintf("the %s has %d file(s) new or changed since %s (first %s): %s",
+				name, len(changed), b.Rev, filepath.ToSlash(changed[0]), d.Why),
+		})
 	}
 	return items, nil
 }

@@ -20,6 +20,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/updeb/updeb/internal/config"
 	"github.com/updeb/updeb/internal/recipe"
 	"github.com/updeb/updeb/internal/testkit/pgptest"
 	"github.com/updeb/updeb/internal/testkit/testenv"
@@ -843,10 +844,15 @@ func TestConfigReview(t *testing.T) {
 	}
 }
 
-// configReviewOf is b.ConfigReview of the repository dir's updeb.yaml.
-func configReviewOf(t *testing.T, b *Base, dir string) []ReviewItem {
+// foldersReviewOf is b.FoldersReview of the data folders of the repository
+// dir's updeb.yaml, with these cache and output folders in effect.
+func foldersReviewOf(t *testing.T, b *Base, dir, cache, out string) []ReviewItem {
 	t.Helper()
-	items, err := b.ConfigReview(context.Background(), dir, filepath.Join(dir, "updeb.yaml"))
+	c, err := config.Load(filepath.Join(dir, "updeb.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	items, err := b.FoldersReview(context.Background(), dir, DataFolders(c, cache, out))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -858,7 +864,7 @@ func configReviewOf(t *testing.T, b *Base, dir string) []ReviewItem {
 // is a review item: a bump pins what the folder serves.
 func TestConfigReviewMirrorFolder(t *testing.T) {
 	dir, write, b := committed(t, map[string]string{"updeb.yaml": "mirrors:\n  - {prefix: https://example.org/, to: mirror/example.org/}\n", "mirror/example.org/v1/hello.tar.gz": "v1\n", "other/x": "x\n"})
-	review := func() []ReviewItem { return configReviewOf(t, b, dir) }
+	review := func() []ReviewItem { return foldersReviewOf(t, b, dir, "", "") }
 	write("other/x", "y\n")
 	if items := review(); len(items) != 0 {
 		t.Errorf("a file outside the mirror folder changed: %+v", items)
@@ -867,40 +873,44 @@ func TestConfigReviewMirrorFolder(t *testing.T) {
 	write("mirror/example.org/v1/hello.tar.gz", "v1 again\n")
 	items := review()
 	if len(items) != 1 || items[0].Kind != KindConfig || items[0].Subject != "mirror/example.org" ||
-		!strings.HasPrefix(items[0].Message, "the mirror folder mirror/example.org (mirror of https://example.org/ in the config updeb.yaml) has 2 file(s) new or changed since HEAD (first mirror/example.org/v1/hello.tar.gz): ") {
+		!strings.HasPrefix(items[0].Message, "the mirror folder mirror/example.org (mirror of https://example.org/) has 2 file(s) new or changed since HEAD (first mirror/example.org/v1/hello.tar.gz): ") {
 		t.Errorf("files added to and changed in the mirror folder: %+v", items)
 	}
 }
 
-// TestConfigReviewCacheFolder: the cache folder the config names, a folder
-// of the repository, with files the change adds or changes, is a review
-// item: a source is read from there by its pinned digest, and a checksum
-// file by its URL, without a download, so a change that brings both makes
-// the cross-check agree with its own list. Files a run left in an ignored
-// cache folder are none of the change's. So is the output folder, whose
-// packages updeb publish takes.
-func TestConfigReviewCacheFolder(t *testing.T) {
-	dir, write, b := committed(t, map[string]string{"updeb.yaml": "cache: cache\nout: out\n", ".gitignore": "/cache/\n/out/\n"})
-	review := func() []ReviewItem { return configReviewOf(t, b, dir) }
-	write("cache/index/17/17.json", `{"url": "https://example.org/v1/SHA256SUMS"}`)
+// TestFoldersReview: the cache folder in effect (here given as --cache
+// would give it: no config names it), a folder of the repository, with
+// files the change adds or changes, is a review item: a source is read
+// from there by its pinned digest, and a checksum file by its URL, without
+// a download, so a change that brings both makes the cross-check agree
+// with its own list. So is the output folder, whose packages updeb publish
+// is given. Files a run left there, untracked, are none of the change's (a
+// CI cache restored into the checkout).
+func TestFoldersReview(t *testing.T) {
+	dir, write, b := committed(t, map[string]string{"updeb.yaml": "build: {parallel: 1}\n", ".gitignore": "/out/\n"})
+	cache, out := filepath.Join(dir, ".cache", "updeb"), filepath.Join(dir, "out")
+	review := func() []ReviewItem { return foldersReviewOf(t, b, dir, cache, out) }
+	write(".cache/updeb/index/17/17.json", `{"url": "https://example.org/v1/SHA256SUMS"}`)
+	write("out/hello_1.2.0-1_amd64.deb", "!<arch>\n")
 	if items := review(); len(items) != 0 {
-		t.Errorf("a file a run left in the ignored cache folder: %+v", items)
+		t.Errorf("files a run left in the cache and the ignored output folder, untracked: %+v", items)
 	}
-	testenv.Run(t, b.Git, "-C", dir, "add", "-f", "cache/index/17/17.json")
+	testenv.Run(t, b.Git, "-C", dir, "add", "-f", ".cache/updeb/index/17/17.json")
 	items := review()
-	if len(items) != 1 || items[0].Kind != KindConfig || items[0].Subject != "cache" ||
-		!strings.HasPrefix(items[0].Message, "the cache folder cache (cache in the config updeb.yaml) has 1 file(s) new or changed since HEAD (first cache/index/17/17.json): sources, checksum files and signatures are read from there without a download") {
+	if len(items) != 1 || items[0].Kind != KindConfig || items[0].Subject != ".cache/updeb" ||
+		!strings.HasPrefix(items[0].Message, "the cache folder .cache/updeb has 1 file(s) new or changed since HEAD (first .cache/updeb/index/17/17.json): sources, checksum files and signatures are read from there without a download") {
 		t.Errorf("a file the change adds to the cache folder: %+v", items)
 	}
-	// A package the change puts in the output folder is published with
-	// those a build writes there.
-	testenv.Run(t, b.Git, "-C", dir, "rm", "-q", "--cached", "cache/index/17/17.json")
+	testenv.Run(t, b.Git, "-C", dir, "rm", "-q", "--cached", ".cache/updeb/index/17/17.json")
 	write("out/sudo_99_amd64.deb", "!<arch>\n")
 	testenv.Run(t, b.Git, "-C", dir, "add", "-f", "out/sudo_99_amd64.deb")
 	items = review()
 	if len(items) != 1 || items[0].Subject != "out" ||
-		!strings.HasPrefix(items[0].Message, "the output folder out (out in the config updeb.yaml) has 1 file(s) new or changed since HEAD (first out/sudo_99_amd64.deb): updeb build writes the packages there") {
+		!strings.HasPrefix(items[0].Message, "the output folder out has 1 file(s) new or changed since HEAD (first out/sudo_99_amd64.deb): updeb build writes the packages there") {
 		t.Errorf("a package the change adds to the output folder: %+v", items)
+	}
+	if items := foldersReviewOf(t, b, dir, t.TempDir(), ""); len(items) != 0 {
+		t.Errorf("a cache outside the repository: %+v", items)
 	}
 }
 
