@@ -106,18 +106,26 @@ func (b *Base) ConfigReview(ctx context.Context, dir, file string, fallback ...s
 			})
 		}
 	}
-	// The CA bundle the config names, the same file as at the base, with
-	// other certificates: the TLS servers every download trusts are others.
-	if now.CABundle != "" && now.CABundle == old.CABundle {
-		ca, what, err := b.changedFile(ctx, dir, now.CABundle)
+	// A file the config names, the same file as at the base, with other
+	// content: the CA bundle (the TLS servers every download trusts are
+	// others), the TUF root (updeb trust refresh takes the trusted root
+	// from the repository it vouches for).
+	for _, named := range []struct{ now, old, what, setting, why string }{
+		{now.CABundle, old.CABundle, "CA bundle", "ca-bundle", "it names the certificate authorities every download over https trusts"},
+		{now.Sigstore.TUFRoot, old.Sigstore.TUFRoot, "TUF root", "sigstore.tuf-root", "updeb trust refresh takes the Sigstore trusted root from the TUF repository it vouches for"},
+	} {
+		if named.now == "" || named.now != named.old {
+			continue // none, or another file: a line of the setting
+		}
+		file, what, err := b.changedFile(ctx, dir, named.now)
 		if err != nil {
 			return nil, err
 		}
 		if what != "" {
 			items = append(items, ReviewItem{
-				Kind: KindConfig, Subject: ca.rel, Old: nonEmpty(ca.known, b.Rev), New: []string{"working tree"},
-				Message: fmt.Sprintf("the CA bundle %s (ca-bundle of the config %s) is %s since %s: it names the certificate authorities every download over https trusts; review it before merging",
-					ca.rel, f.rel, what, b.Rev),
+				Kind: KindConfig, Subject: file.rel, Old: nonEmpty(file.known, b.Rev), New: []string{"working tree"},
+				Message: fmt.Sprintf("the %s %s (%s of the config %s) is %s since %s: %s; review it before merging",
+					named.what, file.rel, named.setting, f.rel, what, b.Rev, named.why),
 			})
 		}
 	}

@@ -1022,9 +1022,10 @@ func TestBaseRecipeLink(t *testing.T) {
 
 // TestConfigReviewCABundle: the config's CA bundle, a file of the
 // repository, given other certificates under the same name is a review
-// item, as the trusted root is; unchanged, none.
+// item, as the trusted root is; unchanged, none. So is its TUF root given
+// other content.
 func TestConfigReviewCABundle(t *testing.T) {
-	dir, write, b := committed(t, map[string]string{"updeb.yaml": "ca-bundle: certs/ca.pem\n", "certs/ca.pem": "corporate CA\n"})
+	dir, write, b := committed(t, map[string]string{"updeb.yaml": "ca-bundle: certs/ca.pem\nsigstore: {tuf-root: certs/tuf-root.json}\n", "certs/ca.pem": "corporate CA\n", "certs/tuf-root.json": `{"signed": {}}`})
 	ctx := context.Background()
 	if items, err := b.ConfigReview(ctx, dir, filepath.Join(dir, "updeb.yaml")); err != nil || len(items) != 0 {
 		t.Errorf("unchanged: %+v %v", items, err)
@@ -1034,6 +1035,14 @@ func TestConfigReviewCABundle(t *testing.T) {
 	if err != nil || len(items) != 1 || items[0].Kind != KindConfig || items[0].Subject != "certs/ca.pem" || !slices.Equal(items[0].Old, []string{"HEAD"}) ||
 		!strings.HasPrefix(items[0].Message, "the CA bundle certs/ca.pem (ca-bundle of the config updeb.yaml) is changed since HEAD: ") {
 		t.Errorf("the CA bundle's certificates changed: %+v %v", items, err)
+	}
+	// The TUF root updeb trust refresh starts from, the same file.
+	write("certs/ca.pem", "corporate CA\n")
+	write("certs/tuf-root.json", `{"signed": {"the change's": "keys"}}`)
+	items, err = b.ConfigReview(ctx, dir, filepath.Join(dir, "updeb.yaml"))
+	if err != nil || len(items) != 1 || items[0].Subject != "certs/tuf-root.json" ||
+		!strings.HasPrefix(items[0].Message, "the TUF root certs/tuf-root.json (sigstore.tuf-root of the config updeb.yaml) is changed since HEAD: updeb trust refresh takes") {
+		t.Errorf("the TUF root's content changed: %+v %v", items, err)
 	}
 }
 
