@@ -480,3 +480,39 @@ func TestVerifyBundleNoSCT(t *testing.T) {
 		t.Errorf("the certificate chains: %v", err)
 	}
 }
+
+// A GitHub Actions certificate's identity names the workflow that signed;
+// SourceRepository requires the repository whose run it was (the certificate's
+// Source Repository URI): a reusable workflow signs for every caller.
+func TestVerifyBundleSourceRepository(t *testing.T) {
+	c := realBundles[0]
+	ver := newVerifier(t, goodRoot(t), Options{})
+	b := readTestdata(t, c.file)
+	pol := c.policy()
+	pol.SourceRepository = "https://github.com/sigstore/sigstore-js"
+	if _, err := ver.VerifyBundle(ctx(t), pol, c.digests(), b, c.file); err != nil {
+		t.Fatalf("the bundle's own repository: %v", err)
+	}
+	for _, repo := range []string{"https://github.com/attacker/sigstore-js", "https://github.com/sigstore/sigstore-js-fork", "https://github.com/Sigstore/sigstore-js"} {
+		pol.SourceRepository = repo
+		_, err := ver.VerifyBundle(ctx(t), pol, c.digests(), b, c.file)
+		refusedWith(t, err, ReasonIdentity, `source repository "https://github.com/sigstore/sigstore-js"`, repo, c.identity)
+		re := pol
+		re.Identity, re.IdentityRegexp = "", `^https://github\.com/sigstore/sigstore-js/.*$`
+		_, err = ver.VerifyBundle(ctx(t), re, c.digests(), b, c.file)
+		refusedWith(t, err, ReasonIdentity, `source repository "https://github.com/sigstore/sigstore-js"`, repo)
+	}
+	// An e-mail certificate names no source repository.
+	m := realBundles[2]
+	mp := m.policy()
+	mp.SourceRepository = "https://github.com/sigstore/sigstore-js"
+	_, err := newVerifier(t, m.trustedRoot(t), Options{}).VerifyBundle(ctx(t), mp, m.digests(), readTestdata(t, m.file), m.file)
+	refusedWith(t, err, ReasonIdentity, "no source repository", mp.SourceRepository)
+
+	for _, bad := range []string{"github.com/sigstore/sigstore-js", "http://github.com/sigstore/sigstore-js", "https://github.com/sigstore",
+		"https://github.com/sigstore/sigstore-js/", "https://github.com/sigstore/../x/y", "https://github.com/sigstore/sigstore-js?x", " https://github.com/a/b"} {
+		if err := (Policy{Identity: c.identity, Issuer: c.issuer, SourceRepository: bad}).Validate(); !errors.Is(err, ErrPolicy) {
+			t.Errorf("SourceRepository %q: %v", bad, err)
+		}
+	}
+}

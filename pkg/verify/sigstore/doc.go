@@ -22,7 +22,9 @@
 //
 //   - it is signed with a short-lived Fulcio certificate whose OIDC issuer
 //     is Policy.Issuer and whose Subject Alternative Name is Policy.Identity,
-//     or matches Policy.IdentityRegexp as a whole; or, for a key-signed
+//     or matches Policy.IdentityRegexp as a whole, and, when
+//     Policy.SourceRepository is set, whose Source Repository URI extension
+//     is that repository (the caller of a reusable workflow); or, for a key-signed
 //     bundle, it is signed with the key the Policy pins (Policy.PublicKey,
 //     the expected identity itself), at a time within the key's validity
 //     window when one is given. An empty identity or issuer is refused before

@@ -6,6 +6,8 @@ import (
 	"encoding/base64"
 	"fmt"
 	"maps"
+	"net/url"
+	"path"
 	"regexp"
 	"regexp/syntax"
 	"slices"
@@ -47,6 +49,15 @@ type Policy struct {
 	// Issuer is the exact OIDC issuer URL, e.g. "https://accounts.google.com"
 	// or "https://token.actions.githubusercontent.com".
 	Issuer string
+	// SourceRepository, when set, is the exact URL of the repository whose
+	// CI run the certificate must have been issued for: Fulcio's Source
+	// Repository URI extension (OID 1.3.6.1.4.1.57264.1.12), e.g.
+	// "https://github.com/sigstore/sigstore-js". A GitHub Actions
+	// certificate's identity names the workflow that signed; a reusable
+	// workflow (slsa-github-generator's, another repository's shared release
+	// workflow) signs for every repository that calls it, and only this
+	// extension names the caller. It goes with Identity or IdentityRegexp.
+	SourceRepository string
 
 	// PublicKey pins the signer's public key (PEM, "PUBLIC KEY": ECDSA,
 	// RSA or Ed25519), e.g. npm's registry key: only a bundle signed with
@@ -65,6 +76,7 @@ type identity struct {
 	exact  string
 	re     *regexp.Regexp
 	issuer string
+	source string // the Source Repository URI required; "" for any
 	key    *pinnedKey
 }
 
@@ -98,8 +110,10 @@ func (p Policy) compile() (*identity, error) {
 		return nil, fmt.Errorf("%w: no OIDC issuer: set Issuer (e.g. https://accounts.google.com)", ErrPolicy)
 	case p.Identity != strings.TrimSpace(p.Identity) || p.Issuer != strings.TrimSpace(p.Issuer):
 		return nil, fmt.Errorf("%w: identity %q or issuer %q has surrounding spaces", ErrPolicy, p.Identity, p.Issuer)
+	case p.SourceRepository != "" && !IsRepositoryURL(p.SourceRepository):
+		return nil, fmt.Errorf("%w: SourceRepository %q is not a repository's URL (https://HOST/OWNER/REPO, as the certificate names it)", ErrPolicy, p.SourceRepository)
 	}
-	id := &identity{exact: p.Identity, issuer: p.Issuer}
+	id := &identity{exact: p.Identity, issuer: p.Issuer, source: p.SourceRepository}
 	if p.IdentityRegexp != "" {
 		// Compiled alone first: "a)|(b" is invalid, but ^(?:a)|(b)$ is
 		// valid and anchored at neither end.
@@ -131,8 +145,8 @@ func (p Policy) compile() (*identity, error) {
 }
 
 func (p Policy) compileKey() (*identity, error) {
-	if p.Identity != "" || p.IdentityRegexp != "" || p.Issuer != "" {
-		return nil, fmt.Errorf("%w: PublicKey pins the signer's key; it excludes Identity, IdentityRegexp and Issuer, which name a certificate's signer", ErrPolicy)
+	if p.Identity != "" || p.IdentityRegexp != "" || p.Issuer != "" || p.SourceRepository != "" {
+		return nil, fmt.Errorf("%w: PublicKey pins the signer's key; it excludes Identity, IdentityRegexp, Issuer and SourceRepository, which name a certificate's signer", ErrPolicy)
 	}
 	if !p.KeyValidFrom.IsZero() && !p.KeyValidUntil.IsZero() && p.KeyValidUntil.Before(p.KeyValidFrom) {
 		return nil, fmt.Errorf("%w: key validity ends (%s) before it starts (%s)", ErrPolicy, stamp(p.KeyValidUntil), stamp(p.KeyValidFrom))
@@ -152,6 +166,17 @@ func (p Policy) compileKey() (*identity, error) {
 	sum := sha256.Sum256(der)
 	return &identity{key: &pinnedKey{verifier: v, fingerprint: "SHA256:" + base64.StdEncoding.EncodeToString(sum[:]),
 		from: p.KeyValidFrom, until: p.KeyValidUntil}}, nil
+}
+
+// IsRepositoryURL reports whether s is a repository's URL as Fulcio's
+// Source Repository URI extension writes it: https://HOST/OWNER/REPO (GitLab:
+// groups and subgroups before REPO), with no trailing slash, query or
+// fragment.
+func IsRepositoryURL(s string) bool {
+	u, err := url.Parse(s)
+	return err == nil && u.Scheme == "https" && strings.HasPrefix(s, "https://") && u.Host != "" && u.User == nil &&
+		u.RawQuery == "" && u.Fragment == "" && !strings.ContainsAny(s, " ?#\\") &&
+		strings.Count(u.Path, "/") >= 2 && !strings.HasSuffix(u.Path, "/") && !strings.Contains(u.Path, "//") && u.Path == path.Clean(u.Path)
 }
 
 // KeyFingerprint is how a pinned public key (PEM, as Policy.PublicKey) is
@@ -588,10 +613,14 @@ func (id *identity) String() string {
 	if id.key != nil {
 		return "public key " + id.key.fingerprint
 	}
+	who := fmt.Sprintf("identity %s, issuer %s", id.exact, id.issuer)
 	if id.re != nil {
-		return fmt.Sprintf("identity matching %s, issuer %s", id.re, id.issuer)
+		who = fmt.Sprintf("identity matching %s, issuer %s", id.re, id.issuer)
 	}
-	return fmt.Sprintf("identity %s, issuer %s", id.exact, id.issuer)
+	if id.source != "" {
+		who += ", source repository " + id.source
+	}
+	return who
 }
 
 // check compares a certificate summary with the policy. The issuer is checked
@@ -601,14 +630,18 @@ func (id *identity) check(s certificate.Summary) (Reason, string) {
 		return ReasonIssuer, fmt.Sprintf("certificate issued for OIDC issuer %q, want %q (identity %q)", s.Issuer, id.issuer, s.SubjectAlternativeName)
 	}
 	san := s.SubjectAlternativeName
-	if id.re != nil {
-		if !id.re.MatchString(san) {
-			return ReasonIdentity, fmt.Sprintf("certificate identity %q does not match %s (issuer %s)", san, id.re, s.Issuer)
-		}
-		return "", ""
+	if id.re != nil && !id.re.MatchString(san) {
+		return ReasonIdentity, fmt.Sprintf("certificate identity %q does not match %s (issuer %s)", san, id.re, s.Issuer)
 	}
-	if san != id.exact {
+	if id.re == nil && san != id.exact {
 		return ReasonIdentity, fmt.Sprintf("certificate identity %q, want %q (issuer %s)", san, id.exact, s.Issuer)
+	}
+	if id.source != "" && s.SourceRepositoryURI != id.source {
+		got := fmt.Sprintf("source repository %q", s.SourceRepositoryURI)
+		if s.SourceRepositoryURI == "" {
+			got = "no source repository"
+		}
+		return ReasonIdentity, fmt.Sprintf("certificate names %s (its Source Repository URI, OID 1.3.6.1.4.1.57264.1.12), want %q: identity %q signs for the repositories that run it (issuer %s)", got, id.source, san, s.Issuer)
 	}
 	return "", ""
 }
@@ -620,5 +653,7 @@ func (id *identity) sigstoreGo() (sgverify.CertificateIdentity, error) {
 	if id.re != nil {
 		re = id.re.String()
 	}
-	return sgverify.NewShortCertificateIdentity(id.issuer, "", id.exact, re)
+	ci, err := sgverify.NewShortCertificateIdentity(id.issuer, "", id.exact, re)
+	ci.Extensions.SourceRepositoryURI = id.source
+	return ci, err
 }
