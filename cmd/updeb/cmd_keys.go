@@ -87,6 +87,9 @@ type sigstoreSigner struct {
 	Identity       string `json:"identity,omitempty"`
 	IdentityRegexp string `json:"identity_regexp,omitempty"`
 	Issuer         string `json:"issuer,omitempty"`
+	// SourceRepository is the repository whose CI run must have signed
+	// (the certificate's Source Repository URI).
+	SourceRepository string `json:"source_repository,omitempty"`
 	// PublicKey is the pinned key file of a key-signed bundle (relative to
 	// the recipe's folder) and KeyFingerprint its SHA256:base64 name, or
 	// why it could not be read.
@@ -144,6 +147,9 @@ func runKeysList(cmd *cobra.Command, g *globalOptions, o *keysListOptions, now t
 				who = "public key " + ss.PublicKey + " (" + ss.KeyFingerprint + ")"
 			case ss.IdentityRegexp != "":
 				who = "identity matching " + ss.IdentityRegexp + ", issuer " + ss.Issuer
+			}
+			if ss.SourceRepository != "" {
+				who += ", source repository " + ss.SourceRepository
 			}
 			fmt.Fprintf(w, "  %s %s: %s\n      %s %s\n", ss.Recipe, ss.Source, esc(who), ss.Form, esc(ss.Material))
 			continue
@@ -236,7 +242,7 @@ func sigstoreSigners(recipes []*recipe.Recipe) []keyringListing {
 			if ss == nil {
 				continue
 			}
-			signer := &sigstoreSigner{Recipe: r.Name, Source: s.Name, Identity: ss.Identity, IdentityRegexp: ss.IdentityRegexp, Issuer: ss.Issuer}
+			signer := &sigstoreSigner{Recipe: r.Name, Source: s.Name, Identity: ss.Identity, IdentityRegexp: ss.IdentityRegexp, Issuer: ss.Issuer, SourceRepository: ss.SourceRepository}
 			if ss.PublicKey != "" {
 				signer.PublicKey = ss.PublicKey
 				fpr, err := trust.KeyFingerprint(&recipe.ResolvedSigstore{PublicKeyPath: filepath.Join(r.FilesDir, filepath.FromSlash(ss.PublicKey))})

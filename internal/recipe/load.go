@@ -695,9 +695,10 @@ func (d *decoder) signature(sig *Signature, n *yaml.Node) {
 				d.at(v, "signature.github-attestations: %q is not OWNER/REPO", ss.GitHubAttestations)
 			}
 		}},
-		"identity":        {false, func(v *yaml.Node) { d.singleLine(v, "signature.identity", &ss.Identity) }},
-		"identity-regexp": {false, func(v *yaml.Node) { d.identityRegexp(v, &ss.IdentityRegexp, valueOf(n, "issuer")) }},
-		"issuer":          {false, func(v *yaml.Node) { d.issuer(v, &ss.Issuer) }},
+		"identity":          {false, func(v *yaml.Node) { d.singleLine(v, "signature.identity", &ss.Identity) }},
+		"identity-regexp":   {false, func(v *yaml.Node) { d.identityRegexp(v, &ss.IdentityRegexp, valueOf(n, "issuer")) }},
+		"issuer":            {false, func(v *yaml.Node) { d.issuer(v, &ss.Issuer) }},
+		"source-repository": {false, func(v *yaml.Node) { d.sourceRepository(v, &ss.SourceRepository) }},
 		"public-key": {false, func(v *yaml.Node) {
 			if d.NonEmpty(v, "signature.public-key", &ss.PublicKey) && !d.relPath(v, "signature.public-key", ss.PublicKey) {
 				ss.PublicKey = "" // reported; not a path to read
@@ -716,7 +717,7 @@ func (d *decoder) signature(sig *Signature, n *yaml.Node) {
 			forms++
 		}
 	}
-	who := has("identity") || has("identity-regexp") || has("issuer")
+	who := has("identity") || has("identity-regexp") || has("issuer") || has("source-repository")
 	switch {
 	case forms > 1:
 		d.at(n, "signature: give one form, not several: %s", signatureForms)
@@ -727,11 +728,11 @@ func (d *decoder) signature(sig *Signature, n *yaml.Node) {
 	case forms == 0:
 		d.at(n, "signature: needs %s", signatureForms)
 	case (has("none") || openpgp) && who:
-		d.at(n, "signature: identity, identity-regexp and issuer belong to the Sigstore forms (sig-url + cert-url, bundle-url, github-attestations)")
+		d.at(n, "signature: identity, identity-regexp, issuer and source-repository belong to the Sigstore forms (sig-url + cert-url, bundle-url, github-attestations)")
 	case (has("none") || openpgp || cosign || has("github-attestations")) && has("public-key"):
 		d.at(keyOf(n, "public-key"), "signature: public-key pins the key of a key-signed Sigstore bundle: it goes with bundle-url only")
 	case has("public-key") && who:
-		d.at(keyOf(n, "public-key"), "signature: public-key pins the signer's key; identity, identity-regexp and issuer name a certificate's signer: give one or the other")
+		d.at(keyOf(n, "public-key"), "signature: public-key pins the signer's key; identity, identity-regexp, issuer and source-repository name a certificate's signer: give one or the other")
 	case has("none"):
 	case openpgp && !has("url"):
 		d.at(n, "signature: keyring given without url")
@@ -779,6 +780,7 @@ func (d *decoder) identityRegexp(v *yaml.Node, dst *string, issuer *yaml.Node) {
 	}
 	if err := (sigstore.Policy{IdentityRegexp: re, Issuer: iss}).Validate(); err != nil {
 		d.at(v, "%s: %v", name, strings.TrimPrefix(err.Error(), sigstore.ErrPolicy.Error()+": "))
+		*dst = "" // reported; not a policy to check further
 	}
 }
 
@@ -795,6 +797,20 @@ func (d *decoder) issuer(v *yaml.Node, dst *string) {
 		// url.Parse lowers the scheme; the certificate's issuer is compared
 		// with this text exactly, and is written in lower case.
 		d.at(v, "signature.issuer: %q is not an OIDC issuer URL (e.g. https://accounts.google.com): write the scheme in lower case, as the certificate has it", *dst)
+	}
+}
+
+// sourceRepositoryRE is a repository URL as Fulcio's Source Repository URI
+// names it: a GitHub repository, or a GitLab project (in groups).
+var sourceRepositoryRE = regexp.MustCompile(`^https://(github\.com/[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+|gitlab\.com/[A-Za-z0-9_.-]+(/[A-Za-z0-9_.-]+)+)$`)
+
+// sourceRepository decodes the repository a CI certificate must have been
+// issued for (its Source Repository URI), compared exactly.
+func (d *decoder) sourceRepository(v *yaml.Node, dst *string) {
+	const name = "signature.source-repository"
+	d.Describe(v, yamlfile.Schema{Pattern: sourceRepositoryRE.String()})
+	if d.singleLine(v, name, dst) && (!sourceRepositoryRE.MatchString(*dst) || !sigstore.IsRepositoryURL(*dst)) {
+		d.at(v, "%s: %q is not a GitHub repository's or GitLab project's URL (https://github.com/OWNER/REPO, https://gitlab.com/GROUP/PROJECT), as the certificate's Source Repository URI names it", name, *dst)
 	}
 }
 
@@ -1177,6 +1193,7 @@ func (d *decoder) consistency(r *Recipe) {
 			d.at(valueOf(s.node, "name"), "source name: %q used by two sources", s.Name)
 		}
 		names[s.Name] = true
+		d.workflowRepository(r, s)
 		for _, a := range r.Architectures {
 			if _, given := s.Digests[a.Debian]; !given && !(d.unpinned && len(s.digestNodes) == 0) {
 				d.at(s.node, "source %s: no sha256 or sha512 digest pinned for %s (every listed architecture needs one)", s.Name, a.Debian)
@@ -1202,6 +1219,58 @@ func (d *decoder) consistency(r *Recipe) {
 			}
 		}
 	}
+}
+
+// workflowRepository refuses a GitHub Actions identity whose workflow is
+// not in a repository the source comes from (its URL's, github-attestations',
+// watch.github's: a recipe that names none has none to compare with), or
+// whose regexp leaves the workflow's repository open, unless
+// source-repository names the repository whose run must have signed: the
+// identity names the workflow, and a reusable workflow
+// (slsa-github-generator's, another project's release workflow) signs for
+// every repository that calls it.
+func (d *decoder) workflowRepository(r *Recipe, s *Source) {
+	ss := s.Signature.Sigstore
+	if ss == nil || !strings.HasPrefix(ss.Issuer, actionsIssuer) || ss.SourceRepository != "" || ss.Identity == "" && ss.IdentityRegexp == "" {
+		return
+	}
+	key, re := "identity", regexp.QuoteMeta(ss.Identity)
+	if ss.IdentityRegexp != "" {
+		key, re = "identity-regexp", ss.IdentityRegexp
+	}
+	v := valueOf(valueOf(s.node, "signature"), key)
+	var repos []string
+	if owner, repo, ok := githubRepository(s.URL); ok {
+		repos = append(repos, owner+"/"+repo)
+	}
+	if ss.GitHubAttestations != "" {
+		repos = append(repos, ss.GitHubAttestations)
+	}
+	if r.Watch != nil && r.Watch.GitHub != "" {
+		repos = append(repos, r.Watch.GitHub)
+	}
+	const add = "add source-repository: the URL of the repository whose run must have signed (the certificate's Source Repository URI)"
+	owner, repo, named := githubRepository(sigstore.IdentityPrefix(re))
+	switch {
+	case !named:
+		d.at(v, "signature.%s: %q does not name the workflow's repository (https://github.com/OWNER/REPO/...): a GitHub Actions workflow signs for every repository that calls it; %s", key, cmp.Or(ss.IdentityRegexp, ss.Identity), add)
+	case len(repos) > 0 && !slices.ContainsFunc(repos, func(x string) bool { return strings.EqualFold(x, owner+"/"+repo) }):
+		d.at(v, "signature.%s: the workflow is in %s/%s, not in %s, where the source comes from: a reusable workflow signs for every repository that calls it, so this identity accepts anybody's builds made with it; add source-repository: https://github.com/%s (the repository whose run must have signed: the certificate's Source Repository URI)", key, owner, repo, strings.Join(slices.Compact(repos), ", "), repos[0])
+	}
+}
+
+// actionsIssuer is GitHub Actions' OIDC issuer.
+const actionsIssuer = "https://token.actions.githubusercontent.com"
+
+// githubRepository returns the repository an https://github.com/OWNER/REPO/...
+// URL (or identity) is in; ok is false when it does not name one.
+func githubRepository(u string) (owner, repo string, ok bool) {
+	rest, ok := strings.CutPrefix(u, "https://github.com/")
+	parts := strings.SplitN(rest, "/", 3)
+	if !ok || len(parts) < 3 || !githubRepoRE.MatchString(parts[0]+"/"+parts[1]) {
+		return "", "", false
+	}
+	return parts[0], parts[1], true
 }
 
 func (r *Recipe) source(name string) *Source {

@@ -27,6 +27,10 @@ const testPublicKey = "-----BEGIN PUBLIC KEY-----\nMFkwEwYHKoZIzj0CAQYIKoZIzj0DA
 const sigKey = "{bundle-url: \"https://example.org/x-{{.Arch}}.sigstore.json\", public-key: tool.pub}"
 
 // sigOpenPGP is baseRecipe's signature, which the Sigstore cases replace.
+// sigReusable names slsa-github-generator's reusable workflow as the signer
+// of o/x's attestations.
+const sigReusable = "{github-attestations: o/x, identity: \"https://github.com/slsa-framework/slsa-github-generator/.github/workflows/generator_generic_slsa3.yml@refs/tags/v2.1.0\", issuer: https://token.actions.githubusercontent.com}"
+
 const sigOpenPGP = "{url: \"https://example.org/x-{{.Arch}}.tar.gz.asc\", keyring: keys/k.asc}"
 
 // baseRecipe is valid; each case edits it. Line numbers in the expected
@@ -105,6 +109,11 @@ func TestLoadValid(t *testing.T) {
 	}
 	if got := loadFindings(t, strings.Replace(baseRecipe, sigOpenPGP, sigKey, 1)); got != nil {
 		t.Fatalf("pinned-key recipe has findings:\n%s", strings.Join(got, "\n"))
+	}
+	// A reusable workflow of another repository signs, for the run of the
+	// repository named.
+	if got := loadFindings(t, strings.Replace(baseRecipe, sigOpenPGP, strings.Replace(sigReusable, "}", ", source-repository: https://github.com/o/x}", 1), 1)); got != nil {
+		t.Fatalf("reusable-workflow recipe has findings:\n%s", strings.Join(got, "\n"))
 	}
 	// With a revision, a "-" in build metadata stays in the upstream version.
 	if got := loadFindings(t, strings.Replace(baseRecipe, "version: 1.0.0", "version: 1.0.0+exp-sha", 1)); got != nil {
@@ -404,6 +413,20 @@ func TestLoadErrors(t *testing.T) {
 			[]string{"recipes/x.yaml:11:74: signature.identity-regexp: IdentityRegexp \"^.+@.+$\" matches the identity of anyone (it matches \"attacker@example.com\"): name the signer; there is no \"any identity\" policy"}},
 		{"sigstore regexp matches anybody's repository", []edit{{sigOpenPGP, "{github-attestations: a/b, identity-regexp: '^https://github\\.com/[^/]+/b/\\.github/workflows/release\\.yml@refs/tags/v.*$', issuer: https://token.actions.githubusercontent.com}"}},
 			[]string{"recipes/x.yaml:11:60: signature.identity-regexp: IdentityRegexp \"^https://github\\\\.com/[^/]+/b/\\\\.github/workflows/release\\\\.yml@refs/tags/v.*$\" matches workflows of anyone's repositories (the repository's owner goes on as anybody chooses after \"https://github.com/\"): name the repository's owner literally; there is no \"any identity\" policy"}},
+		// The identity names the workflow that signed: a reusable one
+		// (slsa-github-generator's) signs for every repository that calls it.
+		{"sigstore reusable workflow of another repository", []edit{{sigOpenPGP, sigReusable}},
+			[]string{"recipes/x.yaml:11:53: signature.identity: the workflow is in slsa-framework/slsa-github-generator, not in o/x, where the source comes from: a reusable workflow signs for every repository that calls it, so this identity accepts anybody's builds made with it; add source-repository: https://github.com/o/x (the repository whose run must have signed: the certificate's Source Repository URI)"}},
+		{"sigstore workflow of another repository than watch.github", []edit{{sigOpenPGP, "{bundle-url: https://example.org/x.json, identity-regexp: '^https://github\\.com/o/shared/\\.github/workflows/release\\.yml@refs/tags/v.*$', issuer: https://token.actions.githubusercontent.com}"}, {"packages:\n", "watch: {github: o/x}\npackages:\n"}},
+			[]string{"recipes/x.yaml:11:74: signature.identity-regexp: the workflow is in o/shared, not in o/x, where the source comes from: a reusable workflow signs for every repository that calls it, so this identity accepts anybody's builds made with it; add source-repository: https://github.com/o/x (the repository whose run must have signed: the certificate's Source Repository URI)"}},
+		{"sigstore regexp leaves the workflow's repository open", []edit{{sigOpenPGP, "{github-attestations: o/x, identity-regexp: '^https://github\\.com/o/(x|shared)/\\.github/workflows/release\\.yml@refs/tags/v.*$', issuer: https://token.actions.githubusercontent.com}"}},
+			[]string{"recipes/x.yaml:11:60: signature.identity-regexp: \"^https://github\\\\.com/o/(x|shared)/\\\\.github/workflows/release\\\\.yml@refs/tags/v.*$\" does not name the workflow's repository (https://github.com/OWNER/REPO/...): a GitHub Actions workflow signs for every repository that calls it; add source-repository: the URL of the repository whose run must have signed (the certificate's Source Repository URI)"}},
+		{"sigstore source-repository not a repository", []edit{{sigOpenPGP, strings.Replace(sigReusable, "}", ", source-repository: https://github.com/o}", 1)}},
+			[]string{"recipes/x.yaml:11:247: signature.source-repository: \"https://github.com/o\" is not a GitHub repository's or GitLab project's URL (https://github.com/OWNER/REPO, https://gitlab.com/GROUP/PROJECT), as the certificate's Source Repository URI names it"}},
+		{"sigstore source-repository elsewhere", []edit{{sigOpenPGP, strings.Replace(sigReusable, "}", ", source-repository: https://example.org/o/x}", 1)}},
+			[]string{"recipes/x.yaml:11:247: signature.source-repository: \"https://example.org/o/x\" is not a GitHub repository's or GitLab project's URL (https://github.com/OWNER/REPO, https://gitlab.com/GROUP/PROJECT), as the certificate's Source Repository URI names it"}},
+		{"sigstore key and source-repository", []edit{{sigOpenPGP, strings.Replace(sigKey, "tool.pub}", "tool.pub, source-repository: https://github.com/o/x}", 1)}},
+			[]string{"recipes/x.yaml:11:78: signature: public-key pins the signer's key; identity, identity-regexp, issuer and source-repository name a certificate's signer: give one or the other"}},
 		{"sigstore issuer not a URL", []edit{{sigOpenPGP, "{github-attestations: a/b, identity: a@example.org, issuer: accounts.google.com}"}},
 			[]string{"recipes/x.yaml:11:76: signature.issuer: \"accounts.google.com\" is not an OIDC issuer URL (e.g. https://accounts.google.com)"}},
 		// A certificate's issuer is compared with this one exactly, and
@@ -415,7 +438,7 @@ func TestLoadErrors(t *testing.T) {
 		{"sigstore two forms", []edit{{sigOpenPGP, "{bundle-url: https://example.org/x.json, github-attestations: a/b, identity: a@example.org, issuer: https://accounts.google.com}"}},
 			[]string{"recipes/x.yaml:11:16: signature: give one form, not several: " + signatureForms}},
 		{"sigstore identity on an OpenPGP signature", []edit{{"keyring: keys/k.asc}", "keyring: keys/k.asc, identity: a@example.org}"}},
-			[]string{"recipes/x.yaml:11:16: signature: identity, identity-regexp and issuer belong to the Sigstore forms (sig-url + cert-url, bundle-url, github-attestations)"}},
+			[]string{"recipes/x.yaml:11:16: signature: identity, identity-regexp, issuer and source-repository belong to the Sigstore forms (sig-url + cert-url, bundle-url, github-attestations)"}},
 		{"sigstore identity alone", []edit{{sigOpenPGP, "{identity: a@example.org, issuer: https://accounts.google.com}"}},
 			[]string{"recipes/x.yaml:11:16: signature: identity and issuer say who must have signed Sigstore material: add sig-url + cert-url, bundle-url or github-attestations"}},
 		{"sigstore bad repository and URL", []edit{{sigOpenPGP, "{github-attestations: a, identity: a@example.org, issuer: https://accounts.google.com}"}},
@@ -423,9 +446,9 @@ func TestLoadErrors(t *testing.T) {
 		{"sigstore template that does not render", []edit{{sigOpenPGP, "{sig-url: \"https://example.org/{{.Os}}.sig\", cert-url: https://example.org/x.cert, identity: a@example.org, issuer: https://accounts.google.com}"}},
 			[]string{"recipes/x.yaml:11:26: signature.sig-url: template \"https://example.org/{{.Os}}.sig\": {{.Os}} at byte 20: no value named .Os (known: .Arch .DebArch .DebianVersion .Major .Minor .Name .Patch .Version)"}},
 		{"sigstore key and identity", []edit{{sigOpenPGP, "{bundle-url: https://example.org/x.json, public-key: tool.pub, identity: a@example.org, issuer: https://accounts.google.com}"}},
-			[]string{"recipes/x.yaml:11:57: signature: public-key pins the signer's key; identity, identity-regexp and issuer name a certificate's signer: give one or the other"}},
+			[]string{"recipes/x.yaml:11:57: signature: public-key pins the signer's key; identity, identity-regexp, issuer and source-repository name a certificate's signer: give one or the other"}},
 		{"sigstore key and issuer alone", []edit{{sigOpenPGP, "{bundle-url: https://example.org/x.json, issuer: https://accounts.google.com, public-key: tool.pub}"}},
-			[]string{"recipes/x.yaml:11:94: signature: public-key pins the signer's key; identity, identity-regexp and issuer name a certificate's signer: give one or the other"}},
+			[]string{"recipes/x.yaml:11:94: signature: public-key pins the signer's key; identity, identity-regexp, issuer and source-repository name a certificate's signer: give one or the other"}},
 		{"sigstore key with cosign", []edit{{sigOpenPGP, "{sig-url: https://example.org/x.sig, cert-url: https://example.org/x.cert, public-key: tool.pub}"}},
 			[]string{"recipes/x.yaml:11:91: signature: public-key pins the key of a key-signed Sigstore bundle: it goes with bundle-url only"}},
 		{"sigstore key with attestations", []edit{{sigOpenPGP, "{github-attestations: a/b, public-key: tool.pub}"}},

@@ -146,6 +146,7 @@ type Sigstore struct {
 	Identity           string // template: the certificate's exact SAN
 	IdentityRegexp     string // a Go regexp anchored with ^ and $ the SAN must match
 	Issuer             string // the OIDC issuer URL
+	SourceRepository   string // the repository URL the certificate's Source Repository URI must be (the caller of a reusable workflow)
 	PublicKey          string // a PEM public key file in the recipe's folder (relative to FilesDir), for a key-signed bundle
 }
 

@@ -87,7 +87,8 @@ func (s *ResolvedSource) AuxURLs() []string {
 // ResolvedSigstore is Sigstore material that must vouch for the artifact, and
 // who must have signed it: one of cosign's detached signature (SigURL and
 // CertURL), a bundle (BundleURL) or GitHub attestations (GitHubAttestations,
-// OWNER/REPO); Identity (exact) or IdentityRegexp (anchored); Issuer; or,
+// OWNER/REPO); Identity (exact) or IdentityRegexp (anchored); Issuer;
+// SourceRepository, the repository whose CI run must have signed; or,
 // for a key-signed bundle, PublicKeyPath, the pinned key.
 type ResolvedSigstore struct {
 	SigURL             string `json:",omitempty"`
@@ -97,6 +98,7 @@ type ResolvedSigstore struct {
 	Identity           string `json:",omitempty"`
 	IdentityRegexp     string `json:",omitempty"`
 	Issuer             string `json:",omitempty"`
+	SourceRepository   string `json:",omitempty"` // the certificate's Source Repository URI, exactly
 	PublicKeyPath      string `json:",omitempty"` // absolute: a PEM public key in the recipe's folder
 	PublicKey          string `json:",omitempty"` // the key file as the recipe names it (for people)
 }
@@ -114,15 +116,20 @@ func (p *ResolvedSigstore) Form() string {
 }
 
 // Signer says who must have signed, for people: "identity X, issuer Y",
-// "identity matching RE, issuer Y" or "public key FILE".
+// "identity matching RE, issuer Y" (either followed by ", source repository
+// URL" when it requires one) or "public key FILE".
 func (p *ResolvedSigstore) Signer() string {
 	if p.PublicKeyPath != "" {
 		return "public key " + p.PublicKey
 	}
+	who := fmt.Sprintf("identity %s, issuer %s", p.Identity, p.Issuer)
 	if p.IdentityRegexp != "" {
-		return fmt.Sprintf("identity matching %s, issuer %s", p.IdentityRegexp, p.Issuer)
+		who = fmt.Sprintf("identity matching %s, issuer %s", p.IdentityRegexp, p.Issuer)
 	}
-	return fmt.Sprintf("identity %s, issuer %s", p.Identity, p.Issuer)
+	if p.SourceRepository != "" {
+		who += ", source repository " + p.SourceRepository
+	}
+	return who
 }
 
 // ResolvedSignature is a detached OpenPGP signature over the artifact.
@@ -663,6 +670,7 @@ func (r *Recipe) resolveSource(s Source, arch string, rd *renderer, checkFile, c
 			Identity:           rd.render(valueOf(sn, "identity"), "signature.identity", ss.Identity),
 			IdentityRegexp:     ss.IdentityRegexp,
 			Issuer:             ss.Issuer,
+			SourceRepository:   ss.SourceRepository,
 			PublicKey:          ss.PublicKey,
 		}
 		if ss.PublicKey != "" {

@@ -266,11 +266,13 @@ func TestPlanNoMaintainer(t *testing.T) {
 	}
 }
 
-// sigstoreForms are the three Sigstore forms of signature:, each valid.
+// sigstoreForms are the three Sigstore forms of signature:, each valid, and
+// the last one's policy with a source repository.
 var sigstoreForms = []string{
 	"{sig-url: \"https://example.org/x-{{.Arch}}.tar.gz.sig\", cert-url: \"https://example.org/x-{{.Arch}}.tar.gz.cert\", identity: krel-staging@k8s-releng-prod.iam.gserviceaccount.com, issuer: https://accounts.google.com}",
 	"{bundle-url: \"https://example.org/v{{.Version}}/x-{{.Arch}}.sigstore.json\", identity: \"https://github.com/o/x/.github/workflows/release.yml@refs/tags/v{{.Version}}\", issuer: https://token.actions.githubusercontent.com}",
 	"{github-attestations: o/x, identity-regexp: '^https://github\\.com/o/x/\\.github/workflows/release\\.yml@refs/tags/v.*$', issuer: https://token.actions.githubusercontent.com}",
+	"{github-attestations: o/x, identity: https://github.com/o/release/.github/workflows/shared.yml@refs/heads/main, issuer: https://token.actions.githubusercontent.com, source-repository: https://github.com/o/x}",
 }
 
 // Each Sigstore form plans with its templates rendered, and names what to
@@ -289,6 +291,8 @@ func TestPlanSigstore(t *testing.T) {
 			[]string{"https://example.org/v1.0.0/x-arm64.sigstore.json"}, "bundle"},
 		{ResolvedSigstore{GitHubAttestations: "o/x", IdentityRegexp: `^https://github\.com/o/x/\.github/workflows/release\.yml@refs/tags/v.*$`,
 			Issuer: "https://token.actions.githubusercontent.com"}, nil, "github-attestations"},
+		{ResolvedSigstore{GitHubAttestations: "o/x", Identity: "https://github.com/o/release/.github/workflows/shared.yml@refs/heads/main",
+			Issuer: "https://token.actions.githubusercontent.com", SourceRepository: "https://github.com/o/x"}, nil, "github-attestations"},
 	}
 	for i, sig := range sigstoreForms {
 		_, file := writeProject(t, strings.Replace(baseRecipe, sigOpenPGP, sig, 1))

@@ -112,14 +112,14 @@ func SigstoreEvidence(r *sigstore.Result) string {
 	return fmt.Sprintf("sigstore:%s issuer=%s %s", r.Identity, r.Issuer, where)
 }
 
-// Policy is the Sigstore policy of a planned source: its identity and
-// issuer, or its pinned public key (read from the recipe's folder).
+// Policy is the Sigstore policy of a planned source: its identity, issuer
+// and source repository, or its pinned public key (read from the recipe's folder).
 func Policy(p *recipe.ResolvedSigstore) (sigstore.Policy, error) {
 	if p.PublicKeyPath != "" {
 		key, err := PublicKey(p)
 		return sigstore.Policy{PublicKey: key}, err
 	}
-	return sigstore.Policy{Identity: p.Identity, IdentityRegexp: p.IdentityRegexp, Issuer: p.Issuer}, nil
+	return sigstore.Policy{Identity: p.Identity, IdentityRegexp: p.IdentityRegexp, Issuer: p.Issuer, SourceRepository: p.SourceRepository}, nil
 }
 
 // maxPublicKey bounds what is read of a pinned public key file: a PEM key

@@ -179,6 +179,35 @@ func IsRepositoryURL(s string) bool {
 		strings.Count(u.Path, "/") >= 2 && !strings.HasSuffix(u.Path, "/") && !strings.Contains(u.Path, "//") && u.Path == path.Clean(u.Path)
 }
 
+// IdentityPrefix returns the text that every identity the identity regexp
+// re (anchored whether or not it says so) matches begins with, as far as re
+// fixes it rune by rune (in lower case where re ignores case): for a GitHub
+// Actions workflow, how far it names the workflow's repository. It is "" for
+// a regexp that does not compile.
+func IdentityPrefix(re string) string {
+	w, set := walkAfter(anchor(re), "")
+	var prefix []rune
+	for len(set) > 0 && len(prefix) < 1024 {
+		var next rune = -1
+		for pc := range set {
+			in := &w.prog.Inst[pc]
+			runes, wide := classRunes(in)
+			if wide || len(runes) > 1 || in.Op == syntax.InstMatch || len(runes) == 1 && next != -1 && runes[0] != next {
+				return string(prefix)
+			}
+			if len(runes) == 1 {
+				next = runes[0]
+			}
+		}
+		if next == -1 {
+			break
+		}
+		prefix = append(prefix, next)
+		set = w.step(set, next, len(w.text))
+	}
+	return string(prefix)
+}
+
 // KeyFingerprint is how a pinned public key (PEM, as Policy.PublicKey) is
 // named in results and reports: "SHA256:" and the base64 of the sha256 of
 // its DER SubjectPublicKeyInfo. It refuses what Policy.Validate refuses.
