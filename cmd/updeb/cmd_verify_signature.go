@@ -33,12 +33,13 @@ type verifySignatureOptions struct {
 	bundle, sig, cert       string
 	identity, identityRE    string
 	issuer, trustedRootFile string
+	sourceRepository        string
 	key                     string
 }
 
 // sigstoreMode reports whether a Sigstore flag was given.
 func (o *verifySignatureOptions) sigstoreMode() bool {
-	return o.bundle != "" || o.sig != "" || o.cert != "" || o.identity != "" || o.identityRE != "" || o.issuer != "" || o.trustedRootFile != "" || o.key != ""
+	return o.bundle != "" || o.sig != "" || o.cert != "" || o.identity != "" || o.identityRE != "" || o.issuer != "" || o.sourceRepository != "" || o.trustedRootFile != "" || o.key != ""
 }
 
 func newVerifySignatureCmd(g *globalOptions) *cobra.Command {
@@ -56,7 +57,10 @@ verified offline with the log entry it carries) or cosign's detached keyless sig
 (--sig FILE --cert FILE, as dl.k8s.io publishes them; the signature's Rekor entry is
 looked up through the proxy, at sigstore: rekor-url: or Rekor, mirrors applied). The
 signer must be --sigstore-identity (exact) or match --sigstore-identity-regexp (the
-whole identity), under --sigstore-issuer; there is no "any identity" form. A bundle
+whole identity), under --sigstore-issuer; there is no "any identity" form. A GitHub
+Actions identity names the workflow that signed, and a reusable workflow signs for every
+repository that calls it: --sigstore-source-repository URL requires the certificate's
+Source Repository URI, the repository whose run signed. A bundle
 signed with a long-lived key instead of a certificate (npm's registry key, say) verifies
 only under --sigstore-key KEY.pub (PEM): the pinned key is the expected signer, in place
 of the identity and issuer. The trusted root is --trusted-root FILE, else the one 'updeb
@@ -104,6 +108,7 @@ input, 3 Rekor could not be asked.`,
 	f.StringVar(&o.identity, "sigstore-identity", "", "Sigstore: the signer's exact identity (certificate SAN: an e-mail address or URI)")
 	f.StringVar(&o.identityRE, "sigstore-identity-regexp", "", "Sigstore: a regexp the signer's whole identity must match")
 	f.StringVar(&o.issuer, "sigstore-issuer", "", "Sigstore: the OIDC issuer URL (e.g. https://accounts.google.com)")
+	f.StringVar(&o.sourceRepository, "sigstore-source-repository", "", "Sigstore: the repository whose CI run must have signed (the certificate's Source Repository URI, e.g. https://github.com/OWNER/REPO)")
 	f.StringVar(&o.trustedRootFile, "trusted-root", "", "Sigstore: trusted_root.json (default: the root 'updeb trust show' names)")
 	f.StringVar(&o.key, "sigstore-key", "", "Sigstore: the public key (PEM) a key-signed --bundle must be signed with, in place of identity and issuer")
 	return jsonOutput(cmd, 1)
@@ -230,12 +235,12 @@ func runVerifySigstore(cmd *cobra.Command, g *globalOptions, o *verifySignatureO
 		return usageErrorf("give --bundle FILE, or --sig FILE and --cert FILE (cosign's detached signature)")
 	case o.bundle == "" && (o.sig == "" || o.cert == ""):
 		return usageErrorf("--sig and --cert go together")
-	case o.key != "" && (o.identity != "" || o.identityRE != "" || o.issuer != ""):
-		return usageErrorf("--sigstore-key pins the signer's key; it excludes --sigstore-identity, --sigstore-identity-regexp and --sigstore-issuer, which name a certificate's signer")
+	case o.key != "" && (o.identity != "" || o.identityRE != "" || o.issuer != "" || o.sourceRepository != ""):
+		return usageErrorf("--sigstore-key pins the signer's key; it excludes --sigstore-identity, --sigstore-identity-regexp, --sigstore-issuer and --sigstore-source-repository, which name a certificate's signer")
 	case o.key != "" && o.bundle == "":
 		return usageErrorf("--sigstore-key is for key-signed bundles (--bundle); cosign's --sig/--cert are keyless and name an identity and issuer")
 	}
-	pol := sigstore.Policy{Identity: o.identity, IdentityRegexp: o.identityRE, Issuer: o.issuer}
+	pol := sigstore.Policy{Identity: o.identity, IdentityRegexp: o.identityRE, Issuer: o.issuer, SourceRepository: o.sourceRepository}
 	if o.key != "" {
 		var err error
 		if pol.PublicKey, err = confined.ReadFile(o.key, 1<<20); err != nil {

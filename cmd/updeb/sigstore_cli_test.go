@@ -383,6 +383,11 @@ func TestVerifySignatureSigstoreCLI(t *testing.T) {
 			"", `certificate identity "` + k8sIdentity + `", want "krel-trust@k8s-releng-prod.iam.gserviceaccount.com"`},
 		{"another issuer", append([]string{"--bundle", bundle, "--trusted-root", root, "--sigstore-identity", toolWorkflow, "--sigstore-issuer", googleIssuer}, art), 1,
 			"", `certificate issued for OIDC issuer "` + actionsIssuer + `", want "` + googleIssuer + `"`},
+		// The test CA's certificate names no source repository: a policy
+		// that requires one refuses it.
+		{"another source repository", append([]string{"--bundle", bundle, "--trusted-root", root, "--sigstore-source-repository", "https://github.com/demo/tool"}, append(wf, art)...), 1,
+			"", `certificate names no source repository (its Source Repository URI, OID 1.3.6.1.4.1.57264.1.12), want "https://github.com/demo/tool"`},
+		{"source repository that is none", append([]string{"--bundle", bundle, "--trusted-root", root, "--sigstore-source-repository", "github.com/demo/tool"}, append(wf, art)...), 2, "", "is not a repository's URL"},
 		{"another trusted root", append([]string{"--bundle", bundle, "--trusted-root", otherRoot}, append(wf, art)...), 1, "", "does not list"},
 		{"another artifact", append([]string{"--bundle", bundle, "--trusted-root", root}, append(wf, sigFile)...), 1, "", "the bundle belongs to another artifact"},
 		{"no identity", []string{"--bundle", bundle, "--sigstore-issuer", actionsIssuer, art}, 2, "", "no identity"},
