@@ -20,6 +20,9 @@ const (
 	KindSigners          Kind = "signers"           // its `signers:` allow-list
 	KindSigstoreIdentity Kind = "sigstore-identity" // the certificate identity (or identity regexp) required
 	KindSigstoreIssuer   Kind = "sigstore-issuer"   // the OIDC issuer required
+	// KindSigstoreSource: the repository whose CI run must have signed
+	// (the certificate's Source Repository URI).
+	KindSigstoreSource   Kind = "sigstore-source-repository"
 	KindSigstoreKey      Kind = "sigstore-key"      // the pinned public key of a key-signed bundle (fingerprints)
 	KindCrossCheck       Kind = "cross-check"       // the upstream checksum file cross-check, added or removed
 	KindChecksumsKeyring Kind = "checksums-keyring" // the keyring of a clearsigned checksum file
@@ -66,6 +69,7 @@ var reviewKinds = map[Kind]string{
 	KindSigners:          "trust",
 	KindSigstoreIdentity: "trust",
 	KindSigstoreIssuer:   "trust",
+	KindSigstoreSource:   "trust",
 	KindSigstoreKey:      "trust",
 	KindCrossCheck:       "trust",
 	KindChecksumsKeyring: "trust",

@@ -108,6 +108,15 @@ func bundleSigned(t *testing.T, identity string) string {
 	return withSignature(t, `signature: {bundle-url: "https://example.org/v{{.Version}}/hello-{{.Arch}}.sigstore.json", identity: `+identity+`, issuer: https://accounts.google.com}`)
 }
 
+// reusableWorkflow is slsa-github-generator's reusable workflow.
+const reusableWorkflow = "https://github.com/slsa-framework/slsa-github-generator/.github/workflows/generator_generic_slsa3.yml@refs/tags/v2.1.0"
+
+// reusableSigned is helloRecipe with a Sigstore bundle signed by
+// reusableWorkflow for a run of repository repo.
+func reusableSigned(t *testing.T, repo string) string {
+	return withSignature(t, `signature: {bundle-url: "https://example.org/v{{.Version}}/hello-{{.Arch}}.sigstore.json", identity: `+reusableWorkflow+`, issuer: https://token.actions.githubusercontent.com, source-repository: `+repo+`}`)
+}
+
 // bumped is a recipe moved to version 1.2.1 with other pinned bytes.
 func bumped(t *testing.T, text string) string {
 	return edit(t, text, "version: 1.2.0", "version: 1.2.1",
@@ -269,6 +278,22 @@ func TestGateTrust(t *testing.T) {
 			map[string]string{recipeFile: bundleSigned(t, "someone@example.net")},
 			unchanged, []Kind{KindSigstoreIdentity},
 			[]string{"source hello: Sigstore identity someone@example.net, was rel@example.org"}, false},
+		// The identity names a reusable workflow: the source repository is
+		// what names whose runs count.
+		{"Sigstore source repository changed",
+			map[string]string{recipeFile: reusableSigned(t, "https://github.com/example/hello")},
+			map[string]string{recipeFile: reusableSigned(t, "https://github.com/attacker/hello")},
+			unchanged, []Kind{KindSigstoreSource},
+			[]string{"source hello: Sigstore source repository https://github.com/attacker/hello, was https://github.com/example/hello"}, false},
+		{"Sigstore source repository added",
+			map[string]string{recipeFile: bundleSigned(t, "rel@example.org")},
+			map[string]string{recipeFile: reusableSigned(t, "https://github.com/example/hello")},
+			unchanged, []Kind{KindSigstoreIdentity, KindSigstoreIssuer, KindSigstoreSource},
+			[]string{
+				"source hello: Sigstore identity " + reusableWorkflow + ", was rel@example.org",
+				"source hello: Sigstore issuer https://token.actions.githubusercontent.com, was https://accounts.google.com",
+				"source hello: Sigstore source repository https://github.com/example/hello (new)",
+			}, false},
 		{"pinned Sigstore key replaced",
 			map[string]string{recipeFile: keyed, "recipes/hello/hello.pub": k.pem1},
 			map[string]string{"recipes/hello/hello.pub": k.pem2},

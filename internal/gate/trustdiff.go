@@ -31,6 +31,7 @@ type anchors struct {
 	identity    string            // Sigstore: the exact identity as written, or "matching RE"
 	identityIs  map[string]string // what it stands for, per architecture (rendered): what is compared
 	issuer      string
+	sourceRepo  string            // Sigstore: the repository whose CI run must have signed
 	keyFile     string            // Sigstore: the pinned public key, as the recipe names it
 	key         string            // its fingerprint (SHA256:base64), or why it is unreadable
 	checksums   string            // the checksum file URL template; "" when there is no cross-check
@@ -162,13 +163,13 @@ func sourceAnchors(r *recipe.Recipe) map[string]*anchors {
 				}
 				a.key = fpr
 			case ss.IdentityRegexp != "":
-				a.identity, a.issuer = "matching "+ss.IdentityRegexp, ss.Issuer
+				a.identity, a.issuer, a.sourceRepo = "matching "+ss.IdentityRegexp, ss.Issuer, ss.SourceRepository
 				a.identityIs = map[string]string{}
 				for _, arch := range r.ArchNames() {
 					a.identityIs[arch] = a.identity
 				}
 			default:
-				a.identity, a.issuer = ss.Identity, ss.Issuer
+				a.identity, a.issuer, a.sourceRepo = ss.Identity, ss.Issuer, ss.SourceRepository
 				a.identityIs = r.RenderPerArch(ss.Identity)
 			}
 		default:
@@ -354,6 +355,7 @@ func diffSource(name string, n, o *anchors, rv *reviews) {
 		diffValue(KindSigstoreIdentity, "Sigstore identity", name, "", nv, ov, suffix, rv)
 	}
 	diffValue(KindSigstoreIssuer, "Sigstore issuer", name, "", n.issuer, o.issuer, suffix, rv)
+	diffValue(KindSigstoreSource, "Sigstore source repository", name, "", n.sourceRepo, o.sourceRepo, suffix, rv)
 	subject := n.keyFile
 	if subject == "" {
 		subject = o.keyFile
