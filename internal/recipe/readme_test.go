@@ -120,7 +120,7 @@ func TestReadmeSignatures(t *testing.T) {
 		}
 		n++
 	}
-	if n != 5 {
-		t.Errorf("%d examples, want the 5 forms", n)
+	if n != 6 {
+		t.Errorf("%d examples, want the 5 forms and a reusable workflow's source-repository", n)
 	}
 }
