@@ -2,7 +2,8 @@
 // Sigstore (pkg/testing/ca): a trusted root naming a throwaway Fulcio CA,
 // Rekor log key and timestamping authority; cosign's detached .sig/.cert files
 // with the Rekor entry the log would serve for them; Sigstore bundles; GitHub
-// attestation bundles; and HTTP handlers standing in for Rekor's and GitHub's
+// attestation bundles; certificates of CI runs that name the repository whose
+// run it was (SignRun, BundleRun); and HTTP handlers standing in for Rekor's and GitHub's
 // APIs. Everything verifies with package sigstore against TrustedRoot, and
 // nothing else trusts it. It is for tests (of updeb and of programs that use
 // package sigstore), like net/http/httptest.
@@ -13,15 +14,20 @@ package sigstoretest
 
 import (
 	"crypto/ecdsa"
+	"crypto/elliptic"
 	"crypto/rand"
 	"crypto/sha256"
 	"crypto/x509"
+	"crypto/x509/pkix"
+	"encoding/asn1"
 	"encoding/base64"
 	"encoding/hex"
 	"encoding/json"
 	"encoding/pem"
 	"fmt"
+	"math/big"
 	"net/http"
+	"net/url"
 	"strings"
 	"sync"
 	"time"
@@ -43,6 +49,11 @@ type Sigstore struct {
 	mu   sync.Mutex
 	vs   *ca.VirtualSigstore
 	root []byte
+	// fulcio is a second Fulcio CA of the trusted root, whose key is at
+	// hand: it issues the certificates of CI runs (SignRun), which carry
+	// extensions the test CA's lack.
+	fulcio    *root.FulcioCertificateAuthority
+	fulcioKey *ecdsa.PrivateKey
 	// logIndex numbers the entries this log integrates.
 	logIndex int64
 }
@@ -62,7 +73,17 @@ func New() (*Sigstore, error) {
 			return nil, err
 		}
 	}
-	tr, err := root.NewTrustedRoot(root.TrustedRootMediaType01, vs.FulcioCertificateAuthorities(), nil, vs.TimestampingAuthorities(), logs)
+	rootCert, rootKey, err := ca.GenerateRootCa()
+	if err != nil {
+		return nil, err
+	}
+	inter, interKey, err := ca.GenerateFulcioIntermediate(rootCert, rootKey)
+	if err != nil {
+		return nil, err
+	}
+	fulcio := &root.FulcioCertificateAuthority{Root: rootCert, Intermediates: []*x509.Certificate{inter}, URI: "https://runs.fulcio.sigstore.dev",
+		ValidityPeriodStart: rootCert.NotBefore, ValidityPeriodEnd: rootCert.NotAfter}
+	tr, err := root.NewTrustedRoot(root.TrustedRootMediaType01, append(vs.FulcioCertificateAuthorities(), fulcio), nil, vs.TimestampingAuthorities(), logs)
 	if err != nil {
 		return nil, err
 	}
@@ -70,7 +91,7 @@ func New() (*Sigstore, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Sigstore{vs: vs, root: j, logIndex: 1000}, nil
+	return &Sigstore{vs: vs, root: j, logIndex: 1000, fulcio: fulcio, fulcioKey: interKey}, nil
 }
 
 // TrustedRoot is the trusted_root.json naming this deployment's services.
@@ -240,6 +261,11 @@ func (s *Sigstore) Bundle(identity, issuer string, artifact []byte) ([]byte, err
 	if err != nil {
 		return nil, err
 	}
+	return s.bundle(sig, artifact)
+}
+
+// bundle is sig, a logged signature over artifact, as a bundle.
+func (s *Sigstore) bundle(sig *Signature, artifact []byte) ([]byte, error) {
 	tle, err := s.tlogEntry(sig.Entry, "hashedrekord")
 	if err != nil {
 		return nil, err
@@ -274,15 +300,7 @@ func (s *Sigstore) KeyBundle(key *ecdsa.PrivateKey, artifact []byte) (bundle, pu
 	if err != nil {
 		return nil, nil, err
 	}
-	body, err := json.Marshal(map[string]any{"apiVersion": "0.0.1", "kind": "hashedrekord", "spec": map[string]any{
-		"data": map[string]any{"hash": map[string]any{"algorithm": "sha256", "value": hex.EncodeToString(sum[:])}},
-		"signature": map[string]any{"content": base64.StdEncoding.EncodeToString(sig),
-			"publicKey": map[string]any{"content": base64.StdEncoding.EncodeToString(publicPEM)}},
-	}})
-	if err != nil {
-		return nil, nil, err
-	}
-	entry, err := s.integrate(body, signingTime())
+	entry, err := s.integrate(hashedRekord(sum[:], sig, publicPEM), signingTime())
 	if err != nil {
 		return nil, nil, err
 	}
@@ -303,6 +321,83 @@ func (s *Sigstore) KeyBundle(key *ecdsa.PrivateKey, artifact []byte) (bundle, pu
 		}},
 	})
 	return bundle, publicPEM, err
+}
+
+// hashedRekord is the body of Rekor's hashedrekord entry for a signature
+// over a sha256, by the key or certificate publicPEM (PEM).
+func hashedRekord(sum, sig, publicPEM []byte) []byte {
+	body, err := json.Marshal(map[string]any{"apiVersion": "0.0.1", "kind": "hashedrekord", "spec": map[string]any{
+		"data": map[string]any{"hash": map[string]any{"algorithm": "sha256", "value": hex.EncodeToString(sum)}},
+		"signature": map[string]any{"content": base64.StdEncoding.EncodeToString(sig),
+			"publicKey": map[string]any{"content": base64.StdEncoding.EncodeToString(publicPEM)}},
+	}})
+	if err != nil {
+		panic(err) // strings only: cannot fail
+	}
+	return body
+}
+
+// Run is a CI run's certificate as Fulcio issues one for GitHub Actions: the
+// identity is the workflow that signed (a URI), and SourceRepository the
+// repository whose run it was (the Source Repository URI extension, OID
+// 1.3.6.1.4.1.57264.1.12; "" for none): for a reusable workflow, another
+// repository than the workflow's.
+type Run struct {
+	Workflow, Issuer, SourceRepository string
+}
+
+// SignRun signs artifact as Sign does, with a certificate for the CI run r.
+func (s *Sigstore) SignRun(r Run, artifact []byte) (*Signature, error) {
+	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		return nil, err
+	}
+	san, err := url.Parse(r.Workflow)
+	if err != nil {
+		return nil, err
+	}
+	ext := []pkix.Extension{{Id: asn1.ObjectIdentifier{1, 3, 6, 1, 4, 1, 57264, 1, 1}, Value: []byte(r.Issuer)}}
+	for _, e := range []struct {
+		oid   asn1.ObjectIdentifier
+		value string
+	}{{asn1.ObjectIdentifier{1, 3, 6, 1, 4, 1, 57264, 1, 8}, r.Issuer}, {asn1.ObjectIdentifier{1, 3, 6, 1, 4, 1, 57264, 1, 12}, r.SourceRepository}} {
+		if e.value == "" {
+			continue
+		}
+		der, err := asn1.MarshalWithParams(e.value, "utf8")
+		if err != nil {
+			return nil, err
+		}
+		ext = append(ext, pkix.Extension{Id: e.oid, Value: der})
+	}
+	now := time.Now()
+	tmpl := &x509.Certificate{SerialNumber: big.NewInt(now.UnixNano()), URIs: []*url.URL{san}, NotBefore: now, NotAfter: now.Add(10 * time.Minute),
+		KeyUsage: x509.KeyUsageDigitalSignature, ExtKeyUsage: []x509.ExtKeyUsage{x509.ExtKeyUsageCodeSigning}, ExtraExtensions: ext}
+	der, err := x509.CreateCertificate(rand.Reader, tmpl, s.fulcio.Intermediates[0], &key.PublicKey, s.fulcioKey)
+	if err != nil {
+		return nil, err
+	}
+	sum := sha256.Sum256(artifact)
+	raw, err := ecdsa.SignASN1(rand.Reader, key, sum[:])
+	if err != nil {
+		return nil, err
+	}
+	certPEM := pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der})
+	entry, err := s.integrate(hashedRekord(sum[:], raw, certPEM), signingTime())
+	if err != nil {
+		return nil, err
+	}
+	return &Signature{Sig: []byte(base64.StdEncoding.EncodeToString(raw) + "\n"), Cert: []byte(base64.StdEncoding.EncodeToString(certPEM) + "\n"),
+		Raw: raw, DER: der, Entry: entry}, nil
+}
+
+// BundleRun is Bundle with a certificate for the CI run r.
+func (s *Sigstore) BundleRun(r Run, artifact []byte) ([]byte, error) {
+	sig, err := s.SignRun(r, artifact)
+	if err != nil {
+		return nil, err
+	}
+	return s.bundle(sig, artifact)
 }
 
 // Subject is one subject of an in-toto statement: a file name and its

@@ -2,12 +2,14 @@ package sigstoretest_test
 
 import (
 	"bytes"
+	"cmp"
 	"crypto/ecdsa"
 	"crypto/elliptic"
 	"crypto/rand"
 	"errors"
 	"net/http"
 	"net/http/httptest"
+	"strings"
 	"testing"
 	"time"
 
@@ -29,9 +31,9 @@ func digestsOf(b []byte) digest.Set {
 	return h.Sum()
 }
 
-// Every kind of material the package makes verifies with package sigstore
-// against the trusted root made with it, and not against another's.
-func TestMaterialVerifies(t *testing.T) {
+// deployment makes a virtual Sigstore and reads its trusted root.
+func deployment(t *testing.T) (*sigstoretest.Sigstore, *sigstore.TrustedRoot) {
+	t.Helper()
 	s, err := sigstoretest.New()
 	if err != nil {
 		t.Fatal(err)
@@ -40,6 +42,13 @@ func TestMaterialVerifies(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	return s, tr
+}
+
+// Every kind of material the package makes verifies with package sigstore
+// against the trusted root made with it, and not against another's.
+func TestMaterialVerifies(t *testing.T) {
+	s, tr := deployment(t)
 	artifact := []byte("kubernetes-server-linux-amd64.tar.gz stand-in\n")
 	ds := digestsOf(artifact)
 
@@ -155,5 +164,54 @@ func TestTUFRefresh(t *testing.T) {
 	}
 	if !bytes.Equal(tr.JSON(), s.TrustedRoot()) {
 		t.Error("refreshed root differs from the published one")
+	}
+}
+
+// A CI run's certificate names the workflow that signed and the repository
+// whose run it was: a policy naming a reusable workflow accepts it for the
+// caller its SourceRepository names (cosign's detached form and a bundle),
+// and refuses it for another repository's run, naming both.
+func TestRunVerifies(t *testing.T) {
+	s, tr := deployment(t)
+	v, err := sigstore.New(tr, sigstore.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	const generator = "https://github.com/slsa-framework/slsa-github-generator/.github/workflows/generator_generic_slsa3.yml@refs/tags/v2.1.0"
+	artifact := []byte("tool stand-in\n")
+	ds := digestsOf(artifact)
+	pol := sigstore.Policy{Identity: generator, Issuer: actions, SourceRepository: "https://github.com/example/tool"}
+	for _, caller := range []string{"https://github.com/example/tool", "https://github.com/attacker/tool", ""} {
+		r := sigstoretest.Run{Workflow: generator, Issuer: actions, SourceRepository: caller}
+		sig, err := s.SignRun(r, artifact)
+		if err != nil {
+			t.Fatal(err)
+		}
+		answer, err := s.Answer(sig.Entry)
+		if err != nil {
+			t.Fatal(err)
+		}
+		d := sigstore.Detached{Signature: sig.Sig, SignatureSource: "x.sig", Certificate: sig.Cert, CertificateSource: "x.cert", RekorEntry: answer}
+		_, derr := v.VerifyDetached(t.Context(), pol, ds, d)
+		b, err := s.BundleRun(r, artifact)
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, berr := v.VerifyBundle(t.Context(), pol, ds, b, "x.sigstore.json")
+		for form, err := range map[string]error{"detached": derr, "bundle": berr} {
+			var re *sigstore.RefusedError
+			switch {
+			case caller == pol.SourceRepository && err != nil:
+				t.Errorf("%s, the caller's run: %v", form, err)
+			case caller != pol.SourceRepository && (!errors.As(err, &re) || !re.Has(sigstore.ReasonIdentity)):
+				t.Errorf("%s, a run of %q: %v, want a wrong-identity refusal", form, caller, err)
+			case caller != pol.SourceRepository && (!strings.Contains(err.Error(), pol.SourceRepository) || !strings.Contains(err.Error(), cmp.Or(caller, "no source repository"))):
+				t.Errorf("%s, a run of %q: %v, want both repositories named", form, caller, err)
+			}
+		}
+		// Without SourceRepository the workflow's identity accepts any caller.
+		if _, err := v.VerifyBundle(t.Context(), sigstore.Policy{Identity: generator, Issuer: actions}, ds, b, "x.sigstore.json"); err != nil {
+			t.Errorf("bundle of %q under the identity alone: %v", caller, err)
+		}
 	}
 }
