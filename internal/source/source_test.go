@@ -217,17 +217,99 @@ func TestOptionsRequired(t *testing.T) {
 	}
 }
 
+// The demo's pingd for amd64 in the mirror, and the issuer of its
+// signers' certificates.
+const (
+	pingd  = "pingd/v0.9.1/pingd.amd64"
+	issuer = "https://token.actions.githubusercontent.com"
+)
+
+// virtualSigstore makes a virtual Sigstore and a verifier that trusts it.
+func virtualSigstore(t *testing.T) (*sigstoretest.Sigstore, *sigstore.Verifier) {
+	t.Helper()
+	vs, err := sigstoretest.New()
+	if err != nil {
+		t.Fatal(err)
+	}
+	tr, err := sigstore.ParseTrustedRoot("virtual trusted root", vs.TrustedRoot())
+	if err != nil {
+		t.Fatal(err)
+	}
+	v, err := sigstore.New(tr, sigstore.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return vs, v
+}
+
+// verifyPingd replaces the demo's pingd bundle in mirror with bundle and
+// verifies the recipe's sources (in a new cache) with v.
+func verifyPingd(t *testing.T, root, mirror string, v *sigstore.Verifier, bundle []byte) (map[string]*Verified, error) {
+	t.Helper()
+	if err := os.WriteFile(filepath.Join(mirror, pingd+".sigstore.json"), bundle, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	o := options(t, mirror, false)
+	o.Sigstore = v
+	return Verify(context.Background(), resolve(t, load(t, root, "pingd")), o)
+}
+
+// A recipe whose identity is a reusable workflow names the repository whose
+// run must have signed (source-repository): the demo's pingd, signed by
+// slsa-github-generator's workflow for its own run counts, for another
+// repository's run it is refused naming both repositories.
+func TestVerifySigstoreSourceRepository(t *testing.T) {
+	const (
+		generator = "https://github.com/slsa-framework/slsa-github-generator/.github/workflows/generator_generic_slsa3.yml@refs/tags/v2.1.0"
+		own       = "https://github.com/updeb-demo/pingd"
+	)
+	root, mirror := demo(t)
+	file := filepath.Join(root, "recipes", "pingd.yaml")
+	text, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	reusable := strings.Replace(string(text), `identity: "https://github.com/updeb-demo/pingd/.github/workflows/release.yml@refs/tags/v{{.Version}}"`,
+		"identity: "+generator+"\n      source-repository: "+own, 1)
+	if reusable == string(text) {
+		t.Fatal("the demo's pingd names another identity")
+	}
+	if err := os.WriteFile(file, []byte(reusable), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	artifact, err := os.ReadFile(filepath.Join(mirror, pingd))
+	if err != nil {
+		t.Fatal(err)
+	}
+	vs, v := virtualSigstore(t)
+	for _, caller := range []string{own, "https://github.com/attacker/pingd"} {
+		bundle, err := vs.BundleRun(sigstoretest.Run{Workflow: generator, Issuer: issuer, SourceRepository: caller}, artifact)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := verifyPingd(t, root, mirror, v, bundle)
+		if caller == own {
+			if err != nil {
+				t.Fatalf("the caller's own run: %v", err)
+			}
+			if by := strings.Join(got["pingd"].By, " "); !strings.Contains(by, "sigstore:"+generator+" issuer="+issuer) {
+				t.Errorf("vouched for by %q", by)
+			}
+			continue
+		}
+		if !errors.Is(err, sigstore.ErrRefused) || !strings.Contains(err.Error(), `source repository "`+caller+`"`) || !strings.Contains(err.Error(), `want "`+own+`"`) {
+			t.Errorf("another repository's run: %v, want a refusal naming %s and %s", err, caller, own)
+		}
+	}
+}
+
 // A Sigstore attestation may name its subject by sha512 alone (npm's
 // provenance does) while the recipe pins the sha256: the artifact's sha512
 // is at hand for the check, as verify-signature and bump have it, and the
 // bytes are not taken for altered ones. (The demo's pingd, its bundle
 // replaced by such an attestation from a virtual Sigstore.)
 func TestVerifySigstoreSHA512Subject(t *testing.T) {
-	const (
-		workflow = "https://github.com/updeb-demo/pingd/.github/workflows/release.yml@refs/tags/v0.9.1"
-		issuer   = "https://token.actions.githubusercontent.com"
-		pingd    = "pingd/v0.9.1/pingd.amd64"
-	)
+	const workflow = "https://github.com/updeb-demo/pingd/.github/workflows/release.yml@refs/tags/v0.9.1"
 	root, mirror := demo(t)
 	artifact, err := os.ReadFile(filepath.Join(mirror, pingd))
 	if err != nil {
@@ -235,26 +317,12 @@ func TestVerifySigstoreSHA512Subject(t *testing.T) {
 	}
 	h := digest.NewHasher()
 	h.Write(artifact)
-	vs, err := sigstoretest.New()
-	if err != nil {
-		t.Fatal(err)
-	}
+	vs, v := virtualSigstore(t)
 	bundle, err := vs.Attestation(workflow, issuer, sigstoretest.Subject{Name: "pingd.amd64", Digest: map[string]string{"sha512": h.Sum()[digest.SHA512]}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := os.WriteFile(filepath.Join(mirror, pingd+".sigstore.json"), bundle, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	tr, err := sigstore.ParseTrustedRoot("virtual trusted root", vs.TrustedRoot())
-	if err != nil {
-		t.Fatal(err)
-	}
-	o := options(t, mirror, false)
-	if o.Sigstore, err = sigstore.New(tr, sigstore.Options{}); err != nil {
-		t.Fatal(err)
-	}
-	got, err := Verify(context.Background(), resolve(t, load(t, root, "pingd")), o)
+	got, err := verifyPingd(t, root, mirror, v, bundle)
 	if err != nil {
 		t.Fatal(err)
 	}
