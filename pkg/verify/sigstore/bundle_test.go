@@ -516,3 +516,22 @@ func TestVerifyBundleSourceRepository(t *testing.T) {
 		}
 	}
 }
+
+// IdentityPrefix reads how far a regexp writes the identity out: through
+// a case ignored or a class of one letter's cases, up to an alternative, an
+// optional part or a wildcard.
+func TestIdentityPrefix(t *testing.T) {
+	for re, want := range map[string]string{
+		`^https://github\.com/containerd/containerd/\.github/workflows/release\.yml@refs/tags/v[0-9]+.*$`: "https://github.com/containerd/containerd/.github/workflows/release.yml@refs/tags/v",
+		`https://github\.com/o/x/a\.yml@refs/heads/main`:                                                  "https://github.com/o/x/a.yml@refs/heads/main",
+		`(?i)^https://github\.com/Example/Tool/.*$`:                                                       "https://github.com/example/tool/",
+		`^https://github\.com/[Cc]ilium/cilium/.*$`:                                                       "https://github.com/cilium/cilium/",
+		`^https://github\.com/(cilium|isovalent)/cilium/.*$`:                                              "https://github.com/",
+		`^https://github\.com/o/x(-fork)?/.*$`:                                                            "https://github.com/o/x",
+		`^(a$`:                                                                                            "",
+	} {
+		if got := IdentityPrefix(re); got != want {
+			t.Errorf("IdentityPrefix(%s) = %q, want %q", re, got, want)
+		}
+	}
+}
