@@ -36,8 +36,10 @@ type Reason string
 const (
 	ReasonMalformed   Reason = "malformed"   // not a parseable signature, certificate, bundle, trusted root or service response
 	ReasonUnsupported Reason = "unsupported" // a form this package does not accept: bundle v0.4+, DSSE with several signatures, digest algorithm
-	// ReasonIdentity: another signer than the policy names, a key-signed
-	// bundle under an identity and a keyless one under a pinned key among them.
+	// ReasonIdentity: another signer than the policy names (a CI run of
+	// another repository than Policy.SourceRepository among them), a
+	// key-signed bundle under an identity and a keyless one under a pinned
+	// key.
 	ReasonIdentity Reason = "wrong-identity"
 	ReasonIssuer   Reason = "wrong-issuer"
 	// ReasonUntrustedCertificate: the certificate does not chain to a
