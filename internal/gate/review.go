@@ -113,7 +113,7 @@ var recipeTrust = []struct {
 	{"signature forms", []Kind{KindSignatureForm, KindSignatureNone}},
 	{"keyrings", []Kind{KindKeyring, KindChecksumsKeyring}},
 	{"signers", []Kind{KindSigners, KindChecksumsSigners}},
-	{"Sigstore identities, issuers and keys", []Kind{KindSigstoreIdentity, KindSigstoreIssuer, KindSigstoreKey}},
+	{"Sigstore identities, source repositories, issuers and keys", []Kind{KindSigstoreIdentity, KindSigstoreSource, KindSigstoreIssuer, KindSigstoreKey}},
 	{"cross-checks", []Kind{KindCrossCheck}},
 	{"pinned algorithms", []Kind{KindPins}},
 	{"download URLs of new bytes", []Kind{KindSourceURL}},

@@ -256,7 +256,7 @@ func normalizedFprs(list []string) []string {
 // diffTrust adds to rv every change of what vouches for the sources of r
 // since old (nil: r is new at rev): a new recipe and every anchor it
 // brings, signature forms, keyrings (keys added, removed, changed),
-// signer lists, Sigstore identities, issuers and keys, cross-checks and the
+// signer lists, Sigstore identities, source repositories, issuers and keys, cross-checks and the
 // keyrings of clearsigned checksum files, and pinned digest algorithms.
 func diffTrust(r, old *recipe.Recipe, rev string, rv *reviews) {
 	na, oa := sourceAnchors(r), sourceAnchors(old)
