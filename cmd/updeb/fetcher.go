@@ -2,7 +2,9 @@ package main
 
 import (
 	"crypto/x509"
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -50,7 +52,7 @@ func (g *globalOptions) stateDirFor(c *config.Config) (string, error) {
 func noFolder(what, env string) error {
 	err := fmt.Errorf("no %s folder: set --%s, %s: in the config, %s or HOME", what, what, what, env)
 	if h := getenv("HOME"); h != "" {
-		err = fmt.Errorf("no %s folder: HOME (%s) is not the absolute path of a folder, and updeb makes none there: set --%s, %s: in the config or %s", what, h, what, what, env)
+		err = fmt.Errorf("no %s folder: HOME (%s) is no folder updeb may keep files in (a relative path, a file, or a missing folder at the top of the file system, as a system account's /nonexistent), and updeb makes none there: set --%s, %s: in the config or %s", what, h, what, what, env)
 	}
 	return invalidInput(err, "")
 }
@@ -58,19 +60,35 @@ func noFolder(what, env string) error {
 // xdgDir is updeb's folder in the XDG base directory env names, else in
 // $HOME/home..., else "". A relative path in env is ignored, as the XDG Base
 // Directory Specification says: it would be relative to whatever folder
-// updeb is started in, and so is a relative HOME. So is a HOME that is not
-// a folder: a system account's HOME=/nonexistent (Debian's nobody, _apt) is
-// not made, with a cache inside, by a command run as root.
+// updeb is started in, and so is a relative HOME, and one homeDir refuses.
 func xdgDir(env string, home ...string) string {
 	if d := getenv(env); filepath.IsAbs(d) {
 		return filepath.Join(d, "updeb")
 	}
-	if h := getenv("HOME"); filepath.IsAbs(h) {
-		if fi, err := os.Stat(h); err == nil && fi.IsDir() {
-			return filepath.Join(append(append([]string{h}, home...), "updeb")...)
-		}
+	if h := homeDir(); h != "" {
+		return filepath.Join(append(append([]string{h}, home...), "updeb")...)
 	}
 	return ""
+}
+
+// homeDir is HOME where updeb may keep its folders: an absolute path of a
+// folder, or of none yet (made with the cache, as a test harness's or a CI
+// job's fresh HOME is), but never a file, nor one to make at the top of the
+// file system: a system account's HOME=/nonexistent (Debian's nobody, _apt),
+// which must not exist, is not made by a command run as root.
+func homeDir() string {
+	h := getenv("HOME")
+	if !filepath.IsAbs(h) {
+		return ""
+	}
+	fi, err := os.Stat(h)
+	switch {
+	case err == nil && !fi.IsDir():
+		return ""
+	case errors.Is(err, fs.ErrNotExist) && filepath.Dir(filepath.Clean(h)) == string(filepath.Separator):
+		return ""
+	}
+	return h
 }
 
 // proxySetting applies the precedence flag > config > environment and says

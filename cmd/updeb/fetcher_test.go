@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/updeb/updeb/internal/config"
+	"github.com/updeb/updeb/internal/testkit/testenv"
 )
 
 // proxyEnv sets the proxy variables of the environment for t: those
@@ -159,12 +160,20 @@ func TestCacheAndStateFolders(t *testing.T) {
 	}
 }
 
-// A HOME that is not a folder (a system account's HOME=/nonexistent) gives
-// no cache or state folder: a command that needs one is refused (exit 2,
+// A system account's HOME=/nonexistent (Debian's nobody, _apt) gives no
+// cache or state folder: a command that needs one is refused (exit 2,
 // naming HOME), and none makes HOME. Run as root, outdated, plan, fetch and
-// build made /nonexistent/.cache/updeb.
+// build made /nonexistent/.cache/updeb. A missing HOME below an existing
+// folder (a test harness's, a CI job's fresh one) is made, as before.
 func TestMissingHomeMakesNoFolder(t *testing.T) {
-	home := filepath.Join(t.TempDir(), "nonexistent")
+	const home = "/nonexistent"
+	if _, err := os.Lstat(home); !errors.Is(err, fs.ErrNotExist) {
+		if testenv.InCI() {
+			t.Fatalf("%s exists on this machine (%v): it should not", home, err)
+		}
+		t.Skipf("%s exists on this machine (%v): it should not, and this test cannot tell who made it", home, err)
+	}
+	t.Cleanup(func() { os.RemoveAll(home) }) // were the defect back, as root
 	t.Setenv("HOME", home)
 	t.Setenv("XDG_CACHE_HOME", "")
 	t.Setenv("XDG_STATE_HOME", "")
@@ -175,11 +184,17 @@ func TestMissingHomeMakesNoFolder(t *testing.T) {
 	} {
 		var stdout, stderr bytes.Buffer
 		code := run(context.Background(), args, &stdout, &stderr)
-		if code != exitUsage || !strings.Contains(stderr.String(), "HOME ("+home+") is not the absolute path of a folder") {
+		if code != exitUsage || !strings.Contains(stderr.String(), "HOME ("+home+") is no folder updeb may keep files in") {
 			t.Errorf("%s: exit %d, want %d naming HOME\n%s", args[0], code, exitUsage, stderr.String())
 		}
 		if _, err := os.Lstat(home); !errors.Is(err, fs.ErrNotExist) {
 			t.Fatalf("%s made HOME: %v", args[0], err)
 		}
+	}
+	fresh := filepath.Join(t.TempDir(), "home")
+	t.Setenv("HOME", fresh)
+	var g globalOptions
+	if d, err := g.cacheDirFor(&config.Config{}); err != nil || d != filepath.Join(fresh, ".cache", "updeb") {
+		t.Errorf("a missing HOME in an existing folder: cache %q, %v", d, err)
 	}
 }
