@@ -1,6 +1,7 @@
 package compat
 
 import (
+	"bytes"
 	"encoding/csv"
 	"fmt"
 	"io"
@@ -23,19 +24,30 @@ const (
 func Formats() []Format { return []Format{FormatTable, FormatMarkdown, FormatCSV, FormatHTML} }
 
 // Render writes the report in the given format. The output depends only on
-// the report (the "now" it was checked at included), never on the clock.
+// the report (the "now" it was checked at included), never on the clock. It
+// is valid UTF-8 (bad bytes U+FFFD, as in the JSON): a data copy's path in
+// Latin-1 (--state, data: file:) made the HTML page, which says it is
+// UTF-8, and the Markdown unreadable to a UTF-8 reader.
 func Render(w io.Writer, r *Report, f Format) error {
+	var render func(io.Writer, *Report) error
 	switch f {
 	case FormatTable:
-		return renderTable(w, r)
+		render = renderTable
 	case FormatMarkdown:
-		return renderMarkdown(w, r)
+		render = renderMarkdown
 	case FormatCSV:
-		return renderCSV(w, r)
+		render = renderCSV
 	case FormatHTML:
-		return renderHTML(w, r)
+		render = renderHTML
+	default:
+		return fmt.Errorf("compat: unknown format %q (want table, markdown, csv or html)", f)
 	}
-	return fmt.Errorf("compat: unknown format %q (want table, markdown, csv or html)", f)
+	var b bytes.Buffer
+	if err := render(&b, r); err != nil {
+		return err
+	}
+	_, err := w.Write(bytes.ToValidUTF8(b.Bytes(), []byte("\uFFFD")))
+	return err
 }
 
 // Cell marks, worst first. The status of a cell is its worst mark, "ok" if none.

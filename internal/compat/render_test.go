@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/updeb/updeb/internal/compatdata"
 	"github.com/updeb/updeb/internal/supportdata"
@@ -87,6 +88,32 @@ func TestRenderLinear(t *testing.T) {
 		}
 		if n > 2*len(r.Findings) {
 			t.Errorf("%s: rendering %d findings looked at findings %d times", f, len(r.Findings), n)
+		}
+	}
+}
+
+// Every format is valid UTF-8 whatever bytes a data copy's path holds (a
+// --state folder named in Latin-1): the HTML page says it is UTF-8, and a
+// byte that is not made it and the Markdown unreadable to a UTF-8 reader
+// (Python's open(...).read()).
+func TestRenderValidUTF8(t *testing.T) {
+	bundled, err := supportdata.Bundled()
+	if err != nil {
+		t.Fatal(err)
+	}
+	sets, err := ParseReleaseSets("r.yaml", []byte("sets:\n  - {name: k135, components: {kubernetes: 1.35.8}}\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := Evaluate(sets, Inputs{EOL: bundled, EOLCopy: "refreshed /var/lib/up\xe9deb/support/eol.yaml", Now: checkDay})
+	for _, f := range Formats() {
+		var b bytes.Buffer
+		if err := Render(&b, r, f); err != nil {
+			t.Fatal(err)
+		}
+		// The CSV file has no data sources to name the copy in.
+		if !utf8.Valid(b.Bytes()) || f != FormatCSV && !strings.Contains(b.String(), "up\uFFFDdeb") {
+			t.Errorf("--format %s is not UTF-8 with the path's byte as U+FFFD:\n%s", f, b.String())
 		}
 	}
 }
