@@ -129,7 +129,11 @@ func runCompat(cmd *cobra.Command, g *globalOptions, o *compatOptions) error {
 		return err
 	}
 	if n := report.Count(compat.Violation); n > 0 {
-		return checkFailed(fmt.Errorf("%d compatibility violation(s) in %s", n, o.setFile), "see the findings above")
+		hint := "see the findings above"
+		if o.output != "" {
+			hint = "see the findings in " + o.output
+		}
+		return checkFailed(fmt.Errorf("%d compatibility violation(s) in %s", n, o.setFile), hint)
 	}
 	return nil
 }

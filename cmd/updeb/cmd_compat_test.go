@@ -17,6 +17,7 @@ func TestCompatCommand(t *testing.T) {
 	os.WriteFile(bad, []byte("sets:\n  - name: k135\n    components:\n      kubernetes: 1.35.8\n      helm: latest\n"), 0o644)
 	example := filepath.Join("..", "..", "testdata", "compat", "release-sets.yaml")
 	out := filepath.Join(dir, "report.html")
+	failed := filepath.Join(dir, "failed.html")
 	for _, tc := range []struct {
 		args   []string
 		code   int
@@ -27,6 +28,8 @@ func TestCompatCommand(t *testing.T) {
 		{[]string{"compat", "--set", good, "--now", "2026-08-22", "--format", "csv"}, 0, "k135,1.35.8,helm,3.21.4,false,,,ok,", ""},
 		{[]string{"compat", "--set", good, "--now", "2026-08-22", "--json"}, 0, `"findings": []`, ""},
 		{[]string{"compat", "--set", good, "--now", "2027-03-01"}, 1, "kubernetes cycle 1.35 is end-of-life (eol since 2027-02-28)", "7 compatibility violation(s)"},
+		// The findings are in the file, not above.
+		{[]string{"compat", "--set", good, "--now", "2027-03-01", "--format", "html", "--output", failed}, 1, "", "7 compatibility violation(s) in " + good + "\nupdeb: hint: see the findings in " + failed + "\n"},
 		{[]string{"compat", "--set", example, "--recipes", filepath.Join("..", "..", "recipes"), "--now", "2026-08-22", "--format", "markdown"}, 0,
 			"| kubelet | 1.35.4\\* | 1.35.4..1.36.0 |", "support data: bundled copy, as of 2026-08-22 (0 days old)"},
 		{[]string{"compat", "--set", example, "--now", "2026-08-22"}, 2, "", "component \"kubernetes\": recipe:kubernetes-1.36 (no recipes/kubernetes-1.36.yaml)\nupdeb: hint: a release set's recipe:NAME must name a recipe of the --recipes folder"},
