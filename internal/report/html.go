@@ -145,6 +145,13 @@ func WriteHTML(w io.Writer, r *Report) error {
 		switch {
 		case x.Unknown != "":
 			row.Status, row.Class = "unknown: "+x.Unknown, "unknown"
+		case x.Withdrawn != "":
+			// Upstream no longer lists the recipe's release: the verdict
+			// asks to check why, and the row must not say "current".
+			row.Status, row.Class = x.Version+" withdrawn upstream?", "behind"
+			if x.Behind {
+				row.Status = "behind; " + row.Status
+			}
 		case x.Behind:
 			row.Status, row.Class = "behind", "behind"
 		}

@@ -551,6 +551,28 @@ func TestPageNoStagingSuite(t *testing.T) {
 	}
 }
 
+// A recipe at a release upstream no longer lists: its row on the page says
+// so in amber, as the verdict does, not "current" in green (or, when a newer
+// release is out too, only "behind").
+func TestPageWithdrawnRecipe(t *testing.T) {
+	for _, tc := range []struct {
+		newest, want string
+	}{
+		{"3.21.4", `<td class="state-behind">3.21.4 withdrawn upstream?</td>`},
+		{"3.21.5", `<td class="state-behind">behind; 3.21.4 withdrawn upstream?</td>`},
+	} {
+		gone := &plan.Plan{Components: []plan.Component{{Name: "helm", Recipes: []plan.Recipe{{Name: "helm", Version: "3.21.4", Newest: tc.newest,
+			Behind: tc.newest != "3.21.4", Withdrawn: "helm 3.21.4 (tag v3.21.4): no such release of helm/helm any more"}}}}}
+		var b bytes.Buffer
+		if err := WriteHTML(&b, Build(Inputs{Now: now, Plan: gone, Compat: &compat.Report{}})); err != nil {
+			t.Fatal(err)
+		}
+		if page := b.String(); !strings.Contains(page, `<tr data-recipe="helm"><td>helm</td><td>3.21.4</td><td>`+tc.newest+`</td><td></td>`+tc.want) {
+			t.Errorf("newest %s: the withdrawn recipe's row is not %s:\n%s", tc.newest, tc.want, page)
+		}
+	}
+}
+
 // A Release that expires within the hour says in how many minutes, not
 // "expires in 0 hours" (which reads as expired already).
 func TestPageExpiresWithinTheHour(t *testing.T) {
