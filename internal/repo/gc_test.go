@@ -673,3 +673,42 @@ func TestGCRefusesSymlinksInPool(t *testing.T) {
 	must(t, os.Symlink("/etc/hostname", planted))
 	refused(planted)
 }
+
+// A promote into another component than the source's keeps the source's pool
+// file, so it never writes the target component's pool path: that path's
+// digest, collected or still in the pool, refuses other bytes of the
+// version all the same, as a publish into that component does; once
+// collected, into any component of the suite.
+func TestPromotedVersionRefusedWhereItWasCollected(t *testing.T) {
+	dir, root := testDirs(t)
+	ctx := context.Background()
+	r, jump := jumpingKeepRepo(t, root, 1)
+	_, other := removedFromMain(t, r, dir)
+	_, err := r.Publish(ctx, "staging", "beta", []Package{pkgOf(t, other)})
+	must(t, err)
+	app := []Selector{{Name: "app", Version: "1.0-1"}}
+	refused := func(into string, want func(ce *ConflictError) bool) {
+		t.Helper()
+		before := snapshot(t, root)
+		_, err := r.Promote(ctx, Place{"staging", "beta"}, Place{"s", into}, app)
+		var ce *ConflictError
+		if !errors.As(err, &ce) || !want(ce) || !strings.Contains(err.Error(), "pool/main/a/app/app_1.0-1_amd64.deb") {
+			t.Fatalf("promoting other bytes of a version removed from s/main into s/%s: %v", into, err)
+		}
+		if after := snapshot(t, root); !reflect.DeepEqual(before, after) {
+			t.Error("the refused promote changed the repository")
+		}
+	}
+	refused("main", func(ce *ConflictError) bool { return ce.Pooled })
+	jump(byHashGrace)
+	_, err = r.Refresh(ctx, []string{"s"})
+	must(t, err)
+	res, err := r.GC(ctx, false)
+	must(t, err)
+	if !slices.Contains(res.PoolFiles, "pool/main/a/app/app_1.0-1_amd64.deb") {
+		t.Fatalf("gc did not collect app 1.0-1: %+v", res)
+	}
+	for _, into := range []string{"main", "extra"} {
+		refused(into, func(ce *ConflictError) bool { return ce.Collected && ce.Component == "main" && ce.Into == into })
+	}
+}

@@ -277,20 +277,21 @@ func (r *Repo) checkOneBuild(ctx context.Context, st *suiteState, added []Entry,
 		}
 		listed := c.finder()
 		for _, e := range added {
-			if e.Component == comp {
-				continue
-			}
-			if old, ok := listed.find(e.key()); ok {
-				if old.SHA256 != e.SHA256 {
-					return sameVersionConflict(conflict(old, e), old, e.key())
+			if e.Component != comp {
+				if old, ok := listed.find(e.key()); ok {
+					if old.SHA256 != e.SHA256 {
+						return sameVersionConflict(conflict(old, e), old, e.key())
+					}
+					continue
 				}
-				continue
 			}
-			rest, ok := strings.CutPrefix(e.Filename, "pool/"+e.Component+"/")
-			if !ok {
-				continue
-			}
+			// A promoted entry keeps its source's pool file, so the
+			// component it goes to is checked here too.
+			rest, ok := poolRest(e.Filename)
 			rel := "pool/" + comp + "/" + rest
+			if !ok || rel == e.Filename {
+				continue
+			}
 			have, collected, err := r.poolDigest(ctx, rel)
 			if err != nil {
 				return err
@@ -318,6 +319,16 @@ func (r *Repo) checkOneBuild(ctx context.Context, st *suiteState, added []Entry,
 		}
 	}
 	return nil
+}
+
+// poolRest returns what follows the component in the pool path filename
+// (prefix/source/file, as PoolPath makes it; components may hold slashes).
+func poolRest(filename string) (string, bool) {
+	parts := strings.Split(filename, "/")
+	if len(parts) < 5 || parts[0] != "pool" {
+		return "", false
+	}
+	return path.Join(parts[len(parts)-3:]...), true
 }
 
 // listedLive reports whether the live generation of a suite lists the pool
