@@ -44,7 +44,7 @@ type SuiteCheck struct {
 	Signer     string    `json:"signer,omitempty"` // the primary key that signed InRelease
 	ValidUntil time.Time `json:"valid_until,omitzero"`
 	Indexes    int       `json:"indexes"`    // index files the Release lists
-	Packages   int       `json:"packages"`   // Packages stanzas read
+	Packages   int       `json:"packages"`   // packages listed (by component, name, version and architecture)
 	PoolFiles  int       `json:"pool_files"` // distinct pool files checked
 	PoolBytes  int64     `json:"pool_bytes"`
 	Findings   []Finding `json:"findings"`
@@ -385,6 +385,11 @@ type poolFile struct {
 // several at a time.
 func (r *Repo) verifyPool(ctx context.Context, c *SuiteCheck, g *generation, found func(string, string, ...any)) error {
 	files := map[string]*poolFile{}
+	type listed struct {
+		comp string
+		key  key
+	}
+	packages := map[listed]bool{} // an Architecture: all package is in each architecture's index
 	for _, e := range g.release.files {
 		if e.algorithm != "SHA256" || path.Base(e.path) != indexForms[0] || !strings.Contains(e.path, "/binary-") {
 			continue
@@ -400,8 +405,8 @@ func (r *Repo) verifyPool(ctx context.Context, c *SuiteCheck, g *generation, fou
 			found(filepath.Join(r.root, filepath.FromSlash(index)), "%v", err)
 			continue
 		}
-		c.Packages += len(entries)
 		for _, en := range entries {
+			packages[listed{comp, en.key()}] = true
 			want := &poolFile{size: en.Size, index: index, sums: map[string]string{"SHA256": en.SHA256}}
 			for _, field := range []string{"MD5sum", "SHA512"} {
 				if v := stanzaValue(en.raw, field); v != "" {
@@ -418,6 +423,7 @@ func (r *Repo) verifyPool(ctx context.Context, c *SuiteCheck, g *generation, fou
 			files[name] = want
 		}
 	}
+	c.Packages = len(packages)
 	names := make([]string, 0, len(files))
 	for n := range files {
 		names = append(names, n)
