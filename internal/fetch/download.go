@@ -275,6 +275,12 @@ func (f *Fetcher) attempt(ctx context.Context, upstream, target string, p *parti
 		p.validator = validator(resp.Header)
 		p.saveMeta(target)
 	case resp.StatusCode == http.StatusRequestedRangeNotSatisfiable && resuming:
+		if p.holdsAll(resp) {
+			// An earlier run was stopped after the last byte: the bytes
+			// are checked as they are.
+			f.log.Info("the partial file an earlier run left holds the whole file", "url", upstream, "have", p.written)
+			return false, 0, nil
+		}
 		p.ranges = false
 		return true, 0, fmt.Errorf("%s refused the range from byte %d", target, p.written)
 	default:
@@ -399,6 +405,18 @@ func (p *partial) checkContentRange(resp *http.Response) error {
 	}
 	p.total = total
 	return nil
+}
+
+// holdsAll says whether a 416 to a resume says the bytes so far are the
+// whole file: its Content-Range (bytes */SIZE, RFC 9110 15.5.17) gives their
+// size, of the same version when it names one.
+func (p *partial) holdsAll(resp *http.Response) bool {
+	var total int64
+	if _, err := fmt.Sscanf(resp.Header.Get("Content-Range"), "bytes */%d", &total); err != nil {
+		return false
+	}
+	v := validator(resp.Header)
+	return total == p.written && (p.total < 0 || p.total == total) && (v == "" || v == p.validator)
 }
 
 // validator returns what If-Range may carry: a strong ETag, else Last-Modified.

@@ -117,18 +117,18 @@ func TestResumeAfterKill(t *testing.T) {
 	if m, _ := filepath.Glob(filepath.Join(dir, "tmp", "part-*.json")); len(m) != 1 {
 		t.Fatalf("no resume record after the kill: %v", m)
 	}
-	refetch(t, dir, up.URL+"/big.tgz", sha, body)
+	refetch(t, dir, testOptions(t), up.URL+"/big.tgz", sha, body)
 	last := up.header(up.count() - 1)
 	if !strings.HasPrefix(last.Get("Range"), "bytes=") || last.Get("Range") == "bytes=0-" || last.Get("If-Range") != `"v1"` {
 		t.Errorf("second run asked Range %q If-Range %q, want a resume", last.Get("Range"), last.Get("If-Range"))
 	}
 }
 
-// refetch downloads u into the cache dir a killed run left, checks the bytes
-// and that the cache's tmp folder is empty afterwards.
-func refetch(t *testing.T, dir, u, sha string, body []byte) {
+// refetch downloads u into the cache dir a killed run left, with o, checks
+// the bytes and that the cache's tmp folder is empty afterwards.
+func refetch(t *testing.T, dir string, o Options, u, sha string, body []byte) {
 	t.Helper()
-	f, err := New(dir, testOptions(t))
+	f, err := New(dir, o)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -148,7 +148,7 @@ func TestKilledDownloadWithoutResume(t *testing.T) {
 	body, sha := payload(4<<20, 32)
 	up := newUpstream(t, false, slowServe(body, false))
 	dir := killMidDownload(t, up.URL+"/big.tgz", sha)
-	refetch(t, dir, up.URL+"/big.tgz", sha, body)
+	refetch(t, dir, testOptions(t), up.URL+"/big.tgz", sha, body)
 	if r := up.header(up.count() - 1).Get("Range"); r != "" {
 		t.Errorf("asked Range %q of a server without ranges", r)
 	}
@@ -166,7 +166,7 @@ func TestKilledDownloadWithoutResume(t *testing.T) {
 	})
 	dir = killMidDownload(t, up2.URL+"/big.tgz", sha2)
 	changed.Store(true)
-	refetch(t, dir, up2.URL+"/big.tgz", sha2, body2)
+	refetch(t, dir, testOptions(t), up2.URL+"/big.tgz", sha2, body2)
 }
 
 // New sweeps the tmp folder: partial downloads older than PartialMaxAge and
@@ -251,5 +251,38 @@ func TestResumeRehashStops(t *testing.T) {
 	}
 	if _, err := os.Stat(meta); err != nil {
 		t.Errorf("resume record after the stop: %v", err)
+	}
+}
+
+// A run killed after the last byte arrived, before the file was checked and
+// stored, leaves a partial file that holds the whole file. The next run's
+// Range from its end gets 416 with the same size (Content-Range bytes */N):
+// the bytes are complete and are checked as they are, not downloaded again,
+// and with retries: 0 the fetch does not fail.
+func TestResumeOfCompletePartial(t *testing.T) {
+	body, sha := payload(256<<10, 34)
+	up := newUpstream(t, false, slowServe(body, true))
+	u := up.URL + "/whole.tgz"
+	dir := t.TempDir()
+	c, err := cache.Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	part, meta, err := c.Partial(cache.ID(u, ""))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := part.Write(body); err != nil {
+		t.Fatal(err)
+	}
+	part.Close()
+	if err := os.WriteFile(meta, fmt.Appendf(nil, `{"target":%q,"validator":"\"v1\"","total":%d}`, u, len(body)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	o := testOptions(t)
+	o.Retries = -1 // retries: 0
+	refetch(t, dir, o, u, sha, body)
+	if n := up.count(); n != 1 || up.header(0).Get("Range") != fmt.Sprintf("bytes=%d-", len(body)) {
+		t.Errorf("%d request(s), the first with Range %q: want one, from the partial file's end", n, up.header(0).Get("Range"))
 	}
 }
