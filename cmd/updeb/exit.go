@@ -333,6 +333,8 @@ var exitRules = []exitRule{
 	asIf(exitNetwork, func(e *fetch.StatusError) bool {
 		return e.StatusCode == http.StatusProxyAuthRequired && fetch.BasicRefused(e.Header.Values("Proxy-Authenticate"))
 	}, hintProxyAuthScheme),
+	asIf(exitNetwork, (*fetch.StatusError).ProxyTooBig,
+		"the proxy refused the server's answer as too big (squid's ERR_TOO_BIG: headers over its reply_header_max_size, 64 KB by default, or a body over its reply_body_max_size), and would again: raise that limit in the proxy's configuration, or list the host in no-proxy: if it is reached directly"),
 	asIf(exitNetwork, func(e *fetch.ProxyRefusedError) bool { return e.StatusCode == http.StatusProxyAuthRequired }, hintProxyAuth),
 	asIf(exitNetwork, func(e *fetch.StatusError) bool { return e.StatusCode == http.StatusProxyAuthRequired }, hintProxyAuth),
 	// The server (or a file mirror) answered: no file there. Not the

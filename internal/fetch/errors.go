@@ -55,6 +55,13 @@ func (e *StatusError) Error() string {
 	return fmt.Sprintf("%s answered %q", e.URL, e.Status)
 }
 
+// ProxyTooBig reports whether the answer is a proxy's refusal of the
+// server's answer as too big (squid's X-Squid-Error: ERR_TOO_BIG, at 502
+// for headers over its reply_header_max_size): every try gets it again.
+func (e *StatusError) ProxyTooBig() bool {
+	return strings.HasPrefix(e.Header.Get("X-Squid-Error"), "ERR_TOO_BIG")
+}
+
 // ProxyRefusedError is the proxy's answer other than 200 to the CONNECT of
 // an https request: 407 (it wants credentials, or refused those in the proxy
 // URL), 403 (its rules forbid the host or port), 5xx (it could not reach the

@@ -1436,3 +1436,34 @@ func TestSharedDownloadOutlivesItsFirstCaller(t *testing.T) {
 		t.Errorf("%d requests, want the one both waited for", n)
 	}
 }
+
+// An answer with too many bytes of headers gets the same refusal at every
+// try, so it is not retried: squid answers a plain-http one with 502 and
+// X-Squid-Error: ERR_TOO_BIG (over its reply_header_max_size, 64 KB), and
+// Go's client refuses an https one (through the proxy's CONNECT) over
+// net/http's MaxResponseHeaderBytes (10 MiB).
+func TestHugeHeadersNotRetried(t *testing.T) {
+	for _, useTLS := range []bool{false, true} {
+		t.Run(fmt.Sprintf("tls=%v", useTLS), func(t *testing.T) {
+			up := newUpstream(t, useTLS, func(w http.ResponseWriter, r *http.Request, n int) {
+				w.Header().Set("X-Big", strings.Repeat("a", 10<<20+1))
+				w.Write([]byte("file"))
+			})
+			o := testOptions(t)
+			if useTLS {
+				o.RootCAs = x509.NewCertPool()
+				o.RootCAs.AddCert(up.Certificate())
+			}
+			f := newTestFetcher(t, o)
+			_, err := f.Fetch(context.Background(), Request{URL: up.URL + "/f", Pinned: pin(strings.Repeat("0", 64))})
+			var ne *NetworkError
+			if !errors.As(err, &ne) || ne.Attempts != 1 || up.count() != 1 {
+				t.Fatalf("err %v after %d request(s), want one attempt", err, up.count())
+			}
+			var se *StatusError
+			if !useTLS && (!errors.As(err, &se) || se.StatusCode != http.StatusBadGateway || !se.ProxyTooBig()) {
+				t.Errorf("err %v, want squid's 502 for a too big answer", err)
+			}
+		})
+	}
+}

@@ -185,7 +185,7 @@ func statusFailure(resp *http.Response, now time.Time) (bool, time.Duration, err
 			se.RetryAfter = time.Unix(s, 0).Sub(now)
 		}
 	}
-	return retryableStatus(resp.StatusCode), se.RetryAfter, se
+	return retryableStatus(resp.StatusCode) && !se.ProxyTooBig(), se.RetryAfter, se
 }
 
 // retryableStatus reports whether an answer with this status may be

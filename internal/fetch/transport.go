@@ -222,6 +222,8 @@ func isRetryable(err error) bool {
 		return false
 	case errors.As(err, &pe):
 		return retryableStatus(pe.StatusCode)
+	case strings.Contains(err.Error(), "server response headers exceeded"):
+		return false // net/http's MaxResponseHeaderBytes: the same headers come every time
 	}
 	var ce *tls.CertificateVerificationError
 	return !errors.As(err, &ce)
