@@ -32,7 +32,8 @@ building: fill the cache before an --offline build. (GitHub attestations are
 asked of GitHub's API at build time.)
 
 Given URLs instead, it downloads each one and verifies it against its pin:
---sha256/--sha512 (one URL only) or a fragment, URL#sha256=HEX.
+--sha256/--sha512 (one URL only) or a fragment, URL#sha256=HEX. A URL that fails
+stops none of the others, as a recipe that fails stops no other recipe.
 
 It prints "SHA256  SIZE  PATH  URL" per file. Files already cached are
 re-verified and not downloaded again.`,
@@ -60,7 +61,7 @@ re-verified and not downloaded again.`,
 				return err
 			}
 			defer f.Close()
-			res, err := f.FetchAll(cmd.Context(), reqs)
+			res, err := f.FetchEach(cmd.Context(), reqs)
 			if perr := printFetchResults(cmd, g, res, err); perr != nil && err == nil {
 				err = perr
 			}

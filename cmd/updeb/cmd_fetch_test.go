@@ -5,6 +5,7 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"encoding/json"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
@@ -147,5 +148,45 @@ func TestFetchFlagsOfTheOtherMode(t *testing.T) {
 		if code != exitUsage || !strings.Contains(stderr, c.want) {
 			t.Errorf("%v: exit %d, want %d saying %q\n%s", c.args, code, exitUsage, c.want, stderr)
 		}
+	}
+}
+
+// TestFetchURLsEachTried: fetch URL... tries every URL, as fetch RECIPE...
+// tries every recipe: a URL that fails (a 404) stops none of the others, and
+// --json lists the files fetched under "files" beside the failure, in the
+// order given.
+func TestFetchURLsEachTried(t *testing.T) {
+	sq := squid.ForTest(t)
+	body := []byte("each url\n")
+	sum := sha256.Sum256(body)
+	sha := hex.EncodeToString(sum[:])
+	up := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/gone.tgz" {
+			http.NotFound(w, r)
+			return
+		}
+		time.Sleep(100 * time.Millisecond) // still downloading when the 404 comes
+		http.ServeContent(w, r, "x", time.Time{}, bytes.NewReader(body))
+	}))
+	t.Cleanup(up.Close)
+	dir := t.TempDir()
+	conf := filepath.Join(dir, "updeb.yaml")
+	os.WriteFile(conf, []byte("fetch:\n  retries: 0\n"), 0o644)
+	code, stdout, stderr := runUpdeb("--config", conf, "--proxy", sq.URL, "--cache", filepath.Join(dir, "cache"), "--json", "fetch",
+		up.URL+"/a.tgz#sha256="+sha, up.URL+"/gone.tgz#sha256="+strings.Repeat("0", 64), up.URL+"/b.tgz#sha256="+sha)
+	var got struct {
+		Files []struct {
+			URL string `json:"url"`
+		} `json:"files"`
+		Failed []struct {
+			Error string `json:"error"`
+		} `json:"failed"`
+	}
+	if err := json.Unmarshal([]byte(stdout), &got); err != nil || code != exitNetwork {
+		t.Fatalf("exit %d, %v: %s%s", code, err, stdout, stderr)
+	}
+	if len(got.Files) != 2 || got.Files[0].URL != up.URL+"/a.tgz" || got.Files[1].URL != up.URL+"/b.tgz" ||
+		len(got.Failed) != 1 || !strings.Contains(got.Failed[0].Error, "/gone.tgz answered \"404 Not Found\"") {
+		t.Errorf("fetch --json of two good URLs and a missing one: %s", stdout)
 	}
 }

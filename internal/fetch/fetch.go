@@ -464,10 +464,26 @@ func (f *Fetcher) Close() { f.client.CloseIdleConnections() }
 // returns the results in rs's order. In offline mode every missing file is
 // listed in one *OfflineError.
 func (f *Fetcher) FetchAll(ctx context.Context, rs []Request) ([]*Result, error) {
+	return f.fetchAll(ctx, rs, true)
+}
+
+// FetchEach fetches rs as FetchAll does, but a failure stops none of the
+// others: it returns what was fetched, in rs's order, and every failure
+// (errors.Join; offline misses in one *OfflineError).
+func (f *Fetcher) FetchEach(ctx context.Context, rs []Request) ([]*Result, error) {
+	return f.fetchAll(ctx, rs, false)
+}
+
+// fetchAll is FetchAll, or FetchEach when not stop.
+func (f *Fetcher) fetchAll(ctx context.Context, rs []Request, stop bool) ([]*Result, error) {
 	out := make([]*Result, len(rs))
+	errs := make([]error, len(rs))
 	var mu sync.Mutex
 	offline := &OfflineError{}
 	g, gctx := errgroup.WithContext(ctx)
+	if !stop {
+		g, gctx = &errgroup.Group{}, ctx
+	}
 	g.SetLimit(f.o.Parallel)
 	for i, r := range rs {
 		g.Go(func() error {
@@ -478,17 +494,32 @@ func (f *Fetcher) FetchAll(ctx context.Context, rs []Request) ([]*Result, error)
 				mu.Unlock()
 				return nil
 			}
-			out[i] = res
-			return err
+			out[i], errs[i] = res, err
+			if stop {
+				return err
+			}
+			return nil
 		})
 	}
 	if err := g.Wait(); err != nil {
 		return nil, err
 	}
-	if len(offline.Missing)+len(offline.Corrupt) > 0 {
-		return nil, offline
+	if err := ctx.Err(); err != nil && !stop {
+		return nil, err // not each request's
 	}
-	return out, nil
+	if len(offline.Missing)+len(offline.Corrupt) > 0 {
+		if stop {
+			return nil, offline
+		}
+		errs = append(errs, offline)
+	}
+	fetched := out[:0]
+	for _, r := range out {
+		if r != nil {
+			fetched = append(fetched, r)
+		}
+	}
+	return fetched, errors.Join(errs...)
 }
 
 func sleepCtx(ctx context.Context, d time.Duration) error {
