@@ -115,6 +115,9 @@ type Request struct {
 	// Algorithms are digests to compute besides sha256 and the pinned ones,
 	// e.g. the algorithms a recipe will pin (see Result.Digests).
 	Algorithms []digest.Algorithm
+	// Fresh downloads the file even when the cache holds it (bump must see
+	// upstream's bytes as they are now); what it gets is cached as usual.
+	Fresh bool
 }
 
 // Result is a verified file in the cache.
@@ -295,7 +298,11 @@ func (f *Fetcher) fetchLocked(ctx context.Context, r Request, algs []digest.Algo
 		return nil, err
 	}
 	defer unlock()
-	res, err := f.lookup(ctx, r, algs)
+	var res *Result
+	err = cache.ErrMiss
+	if !r.Fresh {
+		res, err = f.lookup(ctx, r, algs)
+	}
 	switch {
 	case err == nil:
 		f.log.Debug("cached", "url", r.URL, "path", res.Path)

@@ -284,12 +284,23 @@ type fetched struct {
 func fetchVerified(ctx context.Context, r *recipe.Recipe, version string, o Options) (map[string]map[string]*fetched, error) {
 	c := withVersion(r, version)
 	now := o.now()
-	// A key unique to this run: bump must see upstream's bytes as they are now,
-	// never a copy cached for the same URL earlier. The clock's time, not
-	// o.now(): with --now every run of the day would share one key.
-	key := fmt.Sprintf("bump %s %s %s", r.Name, version, time.Now().UTC().Format(time.RFC3339Nano))
+	// Fresh: bump must see upstream's bytes as they are now, never a copy
+	// cached for the same URL earlier; a file that several sources or
+	// architectures share (a checksum file) is downloaded once a run. (A key
+	// unique to each run did that with an index entry and a lock file per
+	// URL and run, which the cache kept forever.)
+	key := "bump " + r.Name + " " + version
+	got := map[string]*fetch.Result{}
 	get := func(u string, algs ...digest.Algorithm) (*fetch.Result, error) {
-		return o.Client.Fetch(ctx, fetch.Request{URL: u, AllowUnpinned: true, Key: key, Algorithms: algs})
+		id := u + " " + fmt.Sprint(algs)
+		if res, ok := got[id]; ok {
+			return res, nil
+		}
+		res, err := o.Client.Fetch(ctx, fetch.Request{URL: u, AllowUnpinned: true, Key: key, Algorithms: algs, Fresh: true})
+		if err == nil {
+			got[id] = res
+		}
+		return res, err
 	}
 	out := map[string]map[string]*fetched{}
 	for _, a := range r.Architectures {

@@ -232,8 +232,13 @@ func load(t *testing.T, file string) *recipe.Recipe {
 }
 
 func testOptions(t *testing.T, u *upstream, fo fetch.Options) Options {
+	return testOptionsIn(t, t.TempDir(), u, fo)
+}
+
+// testOptionsIn is testOptions with its fetcher's cache in dir.
+func testOptionsIn(t *testing.T, dir string, u *upstream, fo fetch.Options) Options {
 	fo.Retries = -1
-	f, err := fetch.New(t.TempDir(), fo)
+	f, err := fetch.New(dir, fo)
 	if err != nil {
 		t.Fatal(err)
 	}

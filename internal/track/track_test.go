@@ -7,6 +7,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"io/fs"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -448,6 +449,40 @@ func TestBumpRechecksWithFixedDay(t *testing.T) {
 	u.upload("1.2.0", "arm64", "re-uploaded, validly signed")
 	if _, err := Bump(context.Background(), load(t, file), BumpOptions{Options: o, To: "1.2.0"}); !errors.Is(err, ErrReupload) {
 		t.Errorf("second re-check the same --now day after a re-upload: %v; want %v", err, ErrReupload)
+	}
+}
+
+// TestBumpCacheBounded: each bump downloads upstream's files anew, and a
+// daily bump leaves no more in the cache than the first did: no index entry
+// or lock file per run for every URL it fetched.
+func TestBumpCacheBounded(t *testing.T) {
+	u, file := scenario(t)
+	dir := t.TempDir()
+	o := testOptionsIn(t, dir, u, fetch.Options{})
+	count := func() (n int) {
+		for _, sub := range []string{"index", "locks", "sha256"} {
+			filepath.WalkDir(filepath.Join(dir, sub), func(_ string, d fs.DirEntry, err error) error {
+				if err == nil && !d.IsDir() {
+					n++
+				}
+				return nil
+			})
+		}
+		return n
+	}
+	var after []int
+	for range 3 {
+		if res, err := Bump(context.Background(), load(t, file), BumpOptions{Options: o, To: "1.2.0"}); err != nil || res.Changed {
+			t.Fatalf("re-check: %+v, %v", res, err)
+		}
+		after = append(after, count())
+	}
+	if after[0] == 0 || after[1] != after[0] || after[2] != after[0] {
+		t.Errorf("files in the cache after each bump: %v; want as many after every run", after)
+	}
+	u.upload("1.2.0", "arm64", "re-uploaded, validly signed")
+	if _, err := Bump(context.Background(), load(t, file), BumpOptions{Options: o, To: "1.2.0"}); !errors.Is(err, ErrReupload) {
+		t.Errorf("a re-check after a re-upload: %v; want %v", err, ErrReupload)
 	}
 }
 
