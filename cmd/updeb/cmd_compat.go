@@ -9,8 +9,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/updeb/updeb/pkg/atomicfile"
-
 	"github.com/spf13/cobra"
 
 	"github.com/updeb/updeb/internal/compat"
@@ -48,7 +46,7 @@ Exit 1 on a violation or an end-of-life component; warnings do not change the ex
 	f := cmd.Flags()
 	f.StringVar(&o.setFile, "set", "release-sets.yaml", "release set file")
 	f.StringVar(&o.format, "format", "table", "output format: table, markdown, csv or html")
-	f.StringVarP(&o.output, "output", "o", "", "write the report to this file instead of stdout")
+	f.StringVarP(&o.output, "output", "o", "", "write the report to this file instead of stdout (replaced whole; a FIFO or device is written into)")
 	f.StringVar(&o.now, "now", "", "check end-of-life as of this day, YYYY-MM-DD (default: today, UTC)")
 	return jsonOutput(cmd, 1)
 }
@@ -123,7 +121,7 @@ func runCompat(cmd *cobra.Command, g *globalOptions, o *compatOptions) error {
 	if o.output == "" {
 		_, err = io.WriteString(cmd.OutOrStdout(), out.String())
 	} else {
-		err = atomicfile.WriteFile(o.output, []byte(out.String()), 0o644)
+		err = writeOutput(o.output, []byte(out.String()))
 	}
 	if err != nil {
 		return err

@@ -3,10 +3,13 @@ package main
 import (
 	"bytes"
 	"context"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 )
 
 func TestCompatCommand(t *testing.T) {
@@ -53,5 +56,47 @@ func TestCompatCommand(t *testing.T) {
 	}
 	if left, _ := filepath.Glob(filepath.Join(dir, ".report.html.tmp*")); len(left) != 0 {
 		t.Errorf("temporary files left behind: %v", left)
+	}
+}
+
+// TestCompatOutputFIFO: --output naming a FIFO (or a device, /dev/stderr)
+// writes the report into it, for the process reading it; the FIFO is not
+// replaced by a regular file, which the reader would never see.
+func TestCompatOutputFIFO(t *testing.T) {
+	dir := t.TempDir()
+	set := filepath.Join(dir, "set.yaml")
+	os.WriteFile(set, []byte("sets:\n  - name: k135\n    components: {kubernetes: 1.35.8, helm: 3.21.4}\n"), 0o644)
+	fifo := filepath.Join(dir, "report.fifo")
+	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	read := make(chan string, 1)
+	go func() {
+		f, err := os.Open(fifo) // blocks until the writer opens it
+		if err != nil {
+			read <- err.Error()
+			return
+		}
+		b, _ := io.ReadAll(f)
+		f.Close()
+		read <- string(b)
+	}()
+	var stdout, stderr bytes.Buffer
+	code := run(context.Background(), []string{"compat", "--set", set, "--now", "2026-08-22", "--format", "csv", "--output", fifo}, &stdout, &stderr)
+	if code != 0 {
+		os.OpenFile(fifo, os.O_WRONLY, 0) // let the reader go
+		t.Fatalf("exit %d: %s", code, stderr.String())
+	}
+	select {
+	case got := <-read:
+		if !strings.Contains(got, "k135,1.35.8,helm,3.21.4,") {
+			t.Errorf("the FIFO's reader got %q", got)
+		}
+	case <-time.After(5 * time.Second):
+		os.OpenFile(fifo, os.O_WRONLY, 0)
+		t.Fatal("nothing was written into the FIFO")
+	}
+	if fi, err := os.Lstat(fifo); err != nil || fi.Mode()&os.ModeNamedPipe == 0 {
+		t.Errorf("--output replaced the FIFO: %v, %v", fi.Mode(), err)
 	}
 }

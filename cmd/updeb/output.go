@@ -3,8 +3,10 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
+	"os"
 	"reflect"
 	"strconv"
 	"strings"
@@ -12,8 +14,25 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/updeb/updeb/pkg/atomicfile"
 	"github.com/updeb/updeb/pkg/termtext"
 )
+
+// writeOutput writes data to the file an --output flag names: a regular file
+// (or none yet) is replaced atomically; a FIFO or a device (/dev/stderr, a
+// shell's >(...)) is written into, as a shell's > would, never replaced by a
+// regular file its reader would not see.
+func writeOutput(path string, data []byte) error {
+	if fi, err := os.Stat(path); err == nil && !fi.Mode().IsRegular() && !fi.IsDir() {
+		f, err := os.OpenFile(path, os.O_WRONLY, 0)
+		if err != nil {
+			return err
+		}
+		_, err = f.Write(data)
+		return errors.Join(err, f.Close())
+	}
+	return atomicfile.WriteFile(path, data, 0o644)
+}
 
 // JSON output, one convention for every command (docs/scripting.md, "JSON output"):
 //
