@@ -274,6 +274,21 @@ func TestSigningKeyReadableByOthers(t *testing.T) {
 	}
 }
 
+// A public key file given as the signing key (PREFIX.asc or PREFIX.gpg
+// beside PREFIX.secret.asc, mode 0644 as 'updeb keys generate' writes them)
+// is refused as a public key, without the warning that others can read this
+// secret key and the advice to chmod 600 a file that holds none.
+func TestPublicKeyGivenAsSigningKey(t *testing.T) {
+	dir := t.TempDir()
+	prefix := generateKey(t, dir)
+	for _, public := range []string{prefix + ".asc", prefix + ".gpg"} {
+		code, _, stderr := runCLI(t, "publish", "--repo", filepath.Join(dir, "repo"), "--key", public, filepath.Join(dir, "none.deb"))
+		if code != exitUsage || !strings.Contains(stderr, "unusable signing key: "+public) || strings.Contains(stderr, "chmod 600") {
+			t.Errorf("publish --key %s: exit %d:\n%s", public, code, stderr)
+		}
+	}
+}
+
 // A signing key in the repository folder (or below it, or reached through a
 // symlink to it), or a symlink in that folder to a key kept elsewhere, is
 // refused before anything is written: every file there is served (a web

@@ -272,6 +272,7 @@ func (o *repoOptions) open(g *globalOptions) (*repo.Repo, error) {
 // it: its group (the file being the user's own, as ssh judges a private key
 // file, which it refuses then) or every user of the host. A key file root
 // owns and a service's group reads (0640 root:updeb) is a choice, not a slip.
+// A public key file, which the caller refuses as such, holds no secret.
 //
 // A "path" that holds a line break or an armor header is the key itself (a
 // CI secret put in $UPDEB_SIGNING_KEY as it is): it is refused without
@@ -298,7 +299,7 @@ func (g *globalOptions) readSecretKey(path, hint string) ([]byte, error) {
 	if err != nil {
 		return nil, invalidInput(err, hint)
 	}
-	if fi, err := os.Stat(path); err == nil {
+	if fi, err := os.Stat(path); err == nil && !signkey.PublicOnly(data) { // a public key is refused next, as one
 		perm := fi.Mode().Perm()
 		st, _ := fi.Sys().(*syscall.Stat_t)
 		if perm&0o007 != 0 || (perm&0o070 != 0 && st != nil && int(st.Uid) == os.Geteuid()) {

@@ -95,6 +95,22 @@ func Base64Key(s string) bool {
 	return err == nil
 }
 
+// PublicOnly reports whether data holds OpenPGP keys, armored or binary,
+// and no secret key: a public key file (PREFIX.asc, PREFIX.gpg) given where
+// a secret key goes, which nobody need keep private.
+func PublicOnly(data []byte) bool {
+	list, err := openpgp.ReadArmoredKeyRing(bytes.NewReader(data))
+	if err != nil {
+		list, err = openpgp.ReadKeyRing(bytes.NewReader(data))
+	}
+	for _, e := range list {
+		if e.PrivateKey != nil {
+			return false
+		}
+	}
+	return err == nil && len(list) > 0
+}
+
 // Fingerprint returns e's primary key fingerprint in upper-case hex.
 func Fingerprint(e *openpgp.Entity) string { return KeyFingerprint(e.PrimaryKey) }
 
