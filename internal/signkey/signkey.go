@@ -12,7 +12,6 @@
 package signkey
 
 import (
-	"bufio"
 	"bytes"
 	"crypto"
 	"encoding/base64"
@@ -53,12 +52,18 @@ type Key struct {
 // it). name is used in error messages. Passphrase-protected keys are refused:
 // updeb signs unattended.
 func Read(r io.Reader, name string) (*Key, error) {
-	br := bufio.NewReader(r)
-	head, _ := br.Peek(1)
-	binary := len(head) == 1 && head[0]&0x80 != 0 // read before the buffer is reused
-	list, err := openpgp.ReadArmoredKeyRing(br)
+	data, err := io.ReadAll(r)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %s: %v", ErrKey, name, err)
+	}
+	binary := len(data) > 0 && data[0]&0x80 != 0 // an OpenPGP packet's first byte has its top bit set; armor is text
+	list, err := openpgp.ReadArmoredKeyRing(bytes.NewReader(data))
+	if err != nil && binary && PublicOnly(data) {
+		// apt's keyring file, which the advice below would overwrite with
+		// the secret key.
+		return nil, fmt.Errorf("%w: %s: a public key (binary, the form apt's signed-by reads); the secret key is needed to sign: name PREFIX.secret.asc, not PREFIX.gpg", ErrKey, name)
+	}
 	if err != nil && binary {
-		// An OpenPGP packet's first byte has its top bit set; armor is text.
 		return nil, fmt.Errorf("%w: %s: a binary OpenPGP key (gpg --export-secret-keys without --armor); updeb reads the armored form: gpg --armor --export-secret-keys FINGERPRINT > %s", ErrKey, name, name)
 	}
 	if err != nil {

@@ -84,6 +84,9 @@ func TestReadRefusals(t *testing.T) {
 	// A secret key exported without --armor.
 	var binary bytes.Buffer
 	ed().SerializePrivateWithoutSigning(&binary, nil)
+	// A public key in the binary form (apt's signed-by keyring, PREFIX.gpg).
+	var binaryPublic bytes.Buffer
+	ed().Serialize(&binaryPublic)
 	for _, tc := range []struct {
 		name, in string
 		is       error
@@ -96,6 +99,7 @@ func TestReadRefusals(t *testing.T) {
 		{"locked.asc", armored(t, locked, true, nil).String(), signkey.ErrKey, "is protected by a passphrase"},
 		{"two.asc", two.String(), signkey.ErrKey, "two.asc: expected one key, found 2"},
 		{"key.gpg", binary.String(), signkey.ErrKey, "key.gpg: a binary OpenPGP key (gpg --export-secret-keys without --armor); updeb reads the armored form: gpg --armor --export-secret-keys FINGERPRINT > key.gpg"},
+		{"repo.gpg", binaryPublic.String(), signkey.ErrKey, "repo.gpg: a public key (binary, the form apt's signed-by reads); the secret key is needed to sign"},
 	} {
 		_, err := signkey.Read(strings.NewReader(tc.in), tc.name)
 		if !errors.Is(err, tc.is) || !strings.Contains(err.Error(), tc.want) {
