@@ -472,6 +472,23 @@ func TestNamedConfigIsRead(t *testing.T) {
 	}
 }
 
+// TestUnreadableConfigHint: a config file this user may not read (for root,
+// whom modes do not stop, a write-only sysctl) is exit 2 with the hint for
+// a file updeb may not open, not "fix the config file", whose text is fine.
+func TestUnreadableConfigHint(t *testing.T) {
+	unreadable := filepath.Join(t.TempDir(), "updeb.yaml")
+	if err := os.WriteFile(unreadable, []byte("fetch: {retries: 1}\n"), 0); err != nil {
+		t.Fatal(err)
+	}
+	if os.Geteuid() == 0 {
+		unreadable = "/proc/sys/vm/drop_caches"
+	}
+	code, _, stderr := runCLI(t, "--config", unreadable, "lint")
+	if code != exitUsage || !strings.Contains(stderr, unreadable+": cannot read the config file: permission denied\nupdeb: hint: updeb runs as uid ") {
+		t.Errorf("exit %d, want %d with the hint for a file this user may not read\n%s", code, exitUsage, stderr)
+	}
+}
+
 // TestUsageHintNamesTheCommand: the hint under a bad flag or argument names
 // the command's own help, by its whole path (updeb help repo list, not
 // updeb help list, which is no command and shows the top help), and the top

@@ -23,7 +23,11 @@ var defaultConfigFiles = []string{"updeb.yaml", "/etc/updeb/config.yaml"}
 func (g *globalOptions) loadConfig() (*config.Config, error) {
 	c, err := config.Load(g.configFile, defaultConfigFiles...)
 	if err != nil {
-		return nil, invalidInput(err, "fix the config file, or name another with --config")
+		hint := "fix the config file, or name another with --config"
+		if errors.Is(err, fs.ErrPermission) {
+			hint = orPathHint(err, hint) // its text is not at fault
+		}
+		return nil, invalidInput(err, hint)
 	}
 	return c, nil
 }

@@ -284,9 +284,12 @@ const (
 type Error struct {
 	File string
 	Msg  string
+	Err  error // the read's error (fs.ErrPermission, ...), nil when none
 }
 
 func (e *Error) Error() string { return e.File + ": " + e.Msg }
+
+func (e *Error) Unwrap() error { return e.Err }
 
 // Load reads explicit when it is not empty (it must exist), else the first of
 // defaults that exists; with none, it returns an empty Config.
@@ -294,7 +297,7 @@ func Load(explicit string, defaults ...string) (*Config, error) {
 	if explicit != "" {
 		data, err := yamlfile.ReadFile(explicit, 0)
 		if err != nil {
-			return nil, &Error{File: explicit, Msg: "cannot read the config file: " + reason(err)}
+			return nil, &Error{File: explicit, Msg: "cannot read the config file: " + reason(err), Err: err}
 		}
 		return Parse(explicit, data)
 	}
@@ -309,7 +312,7 @@ func Load(explicit string, defaults ...string) (*Config, error) {
 			continue
 		}
 		if err != nil {
-			return nil, &Error{File: p, Msg: "cannot read the config file: " + reason(err)}
+			return nil, &Error{File: p, Msg: "cannot read the config file: " + reason(err), Err: err}
 		}
 		return Parse(p, data)
 	}
