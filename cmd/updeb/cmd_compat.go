@@ -74,7 +74,7 @@ func runCompat(cmd *cobra.Command, g *globalOptions, o *compatOptions) error {
 	sets, err := compat.LoadReleaseSets(o.setFile)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
-		return invalidInput(err, "name the release set file with --set (see testdata/compat/release-sets.yaml)")
+		return invalidInput(err, "name the release set file with --set, or run updeb compat where release-sets.yaml is (the top of the recipes repository, beside recipes/)")
 	case err != nil:
 		return invalidInput(err, "")
 	}

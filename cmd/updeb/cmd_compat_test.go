@@ -37,7 +37,7 @@ func TestCompatCommand(t *testing.T) {
 			"| kubelet | 1.35.4\\* | 1.35.4..1.36.0 |", "support data: bundled copy, as of 2026-08-22 (0 days old)"},
 		{[]string{"compat", "--set", example, "--now", "2026-08-22"}, 2, "", "component \"kubernetes\": recipe:kubernetes-1.36 (no recipes/kubernetes-1.36.yaml)\nupdeb: hint: a release set's recipe:NAME must name a recipe of the --recipes folder"},
 		{[]string{"compat", "--set", bad}, 2, "", bad + `:5:13: set "k135": component "helm": invalid Debian version`},
-		{[]string{"compat", "--set", filepath.Join(dir, "none.yaml")}, 2, "", "hint: name the release set file with --set"},
+		{[]string{"compat", "--set", filepath.Join(dir, "none.yaml")}, 2, "", "hint: name the release set file with --set, or run updeb compat where release-sets.yaml is"}, // not testdata/, which installed updeb has none of
 		{[]string{"compat", "--set", good, "--format", "pdf"}, 2, "", `--format "pdf"`},
 		{[]string{"compat", "--set", good, "--format", "csv", "--json"}, 2, "", "--format and --json each choose the output"},
 		{[]string{"compat", "--set", good, "--now", "today"}, 2, "", `--now "today"`},
