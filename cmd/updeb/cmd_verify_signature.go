@@ -17,7 +17,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/updeb/updeb/internal/confined"
-	"github.com/updeb/updeb/pkg/atomicfile"
 	"github.com/updeb/updeb/pkg/ctxio"
 	"github.com/updeb/updeb/pkg/digest"
 	"github.com/updeb/updeb/pkg/verify/openpgp"
@@ -101,7 +100,7 @@ input, 3 Rekor could not be asked.`,
 	f := cmd.Flags()
 	f.StringVar(&o.keyring, "keyring", "", "OpenPGP: keyring file (armored blocks or binary)")
 	f.StringArrayVar(&o.signers, "signer", nil, "OpenPGP: allowed primary key fingerprint (repeatable; default: any key of the keyring)")
-	f.StringVar(&o.output, "output", "", "OpenPGP clearsigned only: write the verified content to FILE ('-' for stdout, the report then on stderr as a note, and not with --json)")
+	f.StringVar(&o.output, "output", "", "OpenPGP clearsigned only: write the verified content to FILE (replaced whole; a FIFO or device is written into; '-' for stdout, the report then on stderr as a note, and not with --json)")
 	f.StringVar(&o.bundle, "bundle", "", "Sigstore: a bundle file (.sigstore.json, .bundle)")
 	f.StringVar(&o.sig, "sig", "", "Sigstore: cosign's detached signature file (FILE.sig), with --cert")
 	f.StringVar(&o.cert, "cert", "", "Sigstore: cosign's certificate file (FILE.cert), with --sig")
@@ -169,7 +168,7 @@ func runVerifySignature(cmd *cobra.Command, g *globalOptions, o *verifySignature
 		// it broke both).
 		report = &note
 	} else if o.output != "" {
-		if err := atomicfile.WriteFile(o.output, content, 0o644); err != nil {
+		if err := writeOutput(o.output, content); err != nil {
 			return err
 		}
 	}

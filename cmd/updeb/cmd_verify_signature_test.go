@@ -292,3 +292,15 @@ func TestKeysListHostileFileName(t *testing.T) {
 		t.Errorf("keys list: exit %d %s\n%q", code, stderr, stdout)
 	}
 }
+
+// TestVerifySignatureOutputFIFO: --output naming a FIFO writes the verified
+// content into it, as compat --output does, never replacing the FIFO.
+func TestVerifySignatureOutputFIFO(t *testing.T) {
+	fx := pgptest.Get(t)
+	fifo := filepath.Join(t.TempDir(), "content.fifo")
+	read := fifoReader(t, fifo)
+	code, _, stderr := runCLI(t, "verify-signature", "--keyring", fx.Keyring, "--output", fifo, fx.Path("ed-clear.asc"))
+	if got := read(); code != 0 || !strings.HasPrefix(got, "abc123  runc.amd64\n") {
+		t.Errorf("exit %d, the FIFO's reader got %q\n%s", code, got, stderr)
+	}
+}
