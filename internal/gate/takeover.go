@@ -127,7 +127,8 @@ func (b *Base) shippers(ctx context.Context, r *recipe.Recipe, po recipe.Resolve
 
 // shipped returns the packages r ships on any of its architectures (nil
 // r: none), each with the names its relations of the fields that act on
-// another package (Provides, Replaces, Conflicts, Breaks) name, by field,
+// another package (Provides, Replaces, Conflicts, Breaks) or have apt
+// install it (installedWith's) name, by field,
 // and the relations as stated, under statedKey+field; its version, under
 // versionKey; the paths it installs (InstalledPaths), under pathsKey, and
 // its directories (dirsOf), under dirsKey.
@@ -166,7 +167,8 @@ func shipped(r *recipe.Recipe, po recipe.ResolveOptions) map[string]map[string][
 			for _, f := range []struct {
 				field string
 				list  []string
-			}{{"Provides", pkg.Provides}, {"Replaces", pkg.Replaces}, {"Conflicts", pkg.Conflicts}, {"Breaks", pkg.Breaks}} {
+			}{{"Provides", pkg.Provides}, {"Replaces", pkg.Replaces}, {"Conflicts", pkg.Conflicts}, {"Breaks", pkg.Breaks},
+				{"Pre-Depends", pkg.PreDepends}, {"Depends", pkg.Depends}, {"Recommends", pkg.Recommends}} {
 				for _, v := range f.list {
 					if !slices.Contains(rels[statedKey+f.field], v) {
 						rels[statedKey+f.field] = append(rels[statedKey+f.field], v)
@@ -194,7 +196,10 @@ func shipped(r *recipe.Recipe, po recipe.ResolveOptions) map[string]map[string][
 // (owners and r's file self: shippers; a recipe of the base is r's own at
 // its file, or under its name where that file is gone: a rename), and for each Provides, Replaces, Conflicts or
 // Breaks that r's packages name now and did not in old (nil: a new
-// recipe), on a package recipes of another series shipped at the base.
+// recipe), on a package recipes of another series shipped at the base,
+// and each of those, or Pre-Depends, Depends or Recommends, added on a
+// package no recipe ships (system-package): apt installs what a package
+// depends on or recommends from any repository.
 // apt installs the highest version of a package name whatever recipe
 // built it, and acts on the relations whatever package declares them: a
 // recipe named otherwise (hello-ng) that ships hello at a higher version
@@ -222,6 +227,12 @@ func diffTakeover(r, old *recipe.Recipe, owners map[string][]shipper, self strin
 	}
 	me := r.Name + " (" + self + ")"
 	now, then := shipped(r, po), shipped(old, po)
+	provided := map[string]bool{} // the names r's packages provide now
+	for _, rels := range now {
+		for _, v := range rels["Provides"] {
+			provided[v] = true
+		}
+	}
 	for _, name := range slices.Sorted(maps.Keys(now)) {
 		if o := others(name); len(o) > 0 {
 			rv.add(ReviewItem{Kind: KindPackageTakeover, Subject: name, Old: o, New: []string{me}},
@@ -229,10 +240,16 @@ func diffTakeover(r, old *recipe.Recipe, owners map[string][]shipper, self strin
 					name, strings.Join(o, ", "), rev, me, name, r.Name, name))
 		}
 		diffPathConflicts(name, now[name], then[name], owners, mine, rev, rv)
-		for _, field := range []string{"Provides", "Replaces", "Conflicts", "Breaks"} {
+		for _, field := range []string{"Provides", "Replaces", "Conflicts", "Breaks", "Pre-Depends", "Depends", "Recommends"} {
+			with, installs := installedWith[field]
 			for _, target := range now[name][field] {
 				o := others(target)
 				if now[target] != nil || then[target] != nil || slices.Contains(then[name][field], target) {
+					continue
+				}
+				if installs && (recipe.IsBasePackage(target) || provided[target] || slices.ContainsFunc(with, func(f string) bool { return slices.Contains(then[name][f], target) })) {
+					// Already on every node (libc6, adduser), one of the
+					// recipe's own names, or installed with it before.
 					continue
 				}
 				if len(owners[target]) == 0 && len(owners[providesKey+target]) == 0 {
@@ -242,10 +259,17 @@ func diffTakeover(r, old *recipe.Recipe, owners map[string][]shipper, self strin
 					// package of the system (Debian's openssh-server,
 					// systemd) or of another repository, which apt acts on
 					// as well.
+					effect := fmt.Sprintf("apt acts on it whatever repository it comes from (%s), on every node that has it; review that recipe %s may act on %s", relationEffect[field], r.Name, target)
+					if installs {
+						effect = fmt.Sprintf("%s, from whatever repository offers it (its files, the services it starts, its maintainer scripts run as root); review that recipe %s may pull %s in", relationEffect[field], r.Name, target)
+					}
 					rv.add(ReviewItem{Kind: KindSystemPackage, Subject: target, New: []string{me}},
-						fmt.Sprintf("package %s: %s: %s, a package no recipe of %s ships at %s (the system's, or another repository's): apt acts on it whatever repository it comes from (%s), on every node that has it; review that recipe %s may act on %s before merging",
-							name, field, target, path.Dir(self)+"/", rev, relationEffect[field], r.Name, target))
+						fmt.Sprintf("package %s: %s: %s, a package no recipe of %s ships at %s (the system's, or another repository's): %s before merging",
+							name, field, target, path.Dir(self)+"/", rev, effect))
 					continue
+				}
+				if installs {
+					continue // another recipe's package: what a dependency between recipes is
 				}
 				what := "a package"
 				if len(owners[target]) == 0 {
@@ -282,6 +306,22 @@ var relationEffect = map[string]string{
 	"Replaces":  "dpkg lets this package overwrite its files",
 	"Conflicts": "apt removes it to install this package",
 	"Breaks":    "apt removes or upgrades it to install this package",
+	// installedWith's fields
+	"Pre-Depends": "apt installs it, configured before this package is unpacked, on every node that installs this package",
+	"Depends":     "apt installs it on every node that installs this package",
+	"Recommends":  "apt installs it on every node that installs this package (apt installs recommends unless told not to)",
+}
+
+// installedWith names, for each relation field that has apt install the
+// package it names, the fields whose relation on that package at the base
+// had apt install it on the same nodes: a dependency moved from Depends to
+// Pre-Depends installs nothing new; one moved from Recommends to Depends
+// does where recommends are not installed (APT::Install-Recommends
+// "false"). Suggests installs nothing.
+var installedWith = map[string][]string{
+	"Pre-Depends": {"Pre-Depends", "Depends"},
+	"Depends":     {"Pre-Depends", "Depends"},
+	"Recommends":  {"Pre-Depends", "Depends", "Recommends"},
 }
 
 // mergedNote follows a path of a path-conflict line that the other

@@ -132,6 +132,26 @@ func TestPackageTakeover(t *testing.T) {
 				"docker.io  -> hello (recipes/hello.yaml): package hello: Conflicts: docker.io, a package no recipe of recipes/ ships at HEAD (the system's, or another repository's): apt acts on it whatever repository it comes from (apt removes it to install this package), on every node that has it; review that recipe hello may act on docker.io before merging",
 				"nginx  -> hello (recipes/hello.yaml): package hello: Breaks: nginx, a package no recipe of recipes/ ships at HEAD (the system's, or another repository's): apt acts on it whatever repository it comes from (apt removes or upgrades it to install this package), on every node that has it; review that recipe hello may act on nginx before merging",
 			}},
+		// apt installs what a package depends on, pre-depends on or
+		// recommends, from any repository, on every node that installs
+		// it: libc6 is on every node already, other is another recipe's
+		// package, suggests installs nothing, and jq pre-depended on now
+		// was depended on already.
+		{"a Pre-Depends, Depends and Recommends added on packages no recipe ships",
+			map[string]string{"recipes/hello.yaml": withRel(helloRecipe, "depends: [jq]\n    recommends: [curl]"), "recipes/other.yaml": other, "keys/upstream.asc": key},
+			map[string]string{"recipes/hello.yaml": withRel(edit(t, helloRecipe, `revision: "1"`, `revision: "2"`), "pre-depends: [nginx, jq]\n    depends: [\"openssh-server (>= 1:9)\", libc6, other, \"default-mta | mail-transport-agent\"]\n    recommends: [curl, wget]\n    suggests: [vim]")},
+			[]string{
+				"nginx  -> hello (recipes/hello.yaml): package hello: Pre-Depends: nginx, a package no recipe of recipes/ ships at HEAD (the system's, or another repository's): apt installs it, configured before this package is unpacked, on every node that installs this package, from whatever repository offers it (its files, the services it starts, its maintainer scripts run as root); review that recipe hello may pull nginx in before merging",
+				"openssh-server  -> hello (recipes/hello.yaml): package hello: Depends: openssh-server, a package no recipe of recipes/ ships at HEAD (the system's, or another repository's): apt installs it on every node that installs this package, from whatever repository offers it (its files, the services it starts, its maintainer scripts run as root); review that recipe hello may pull openssh-server in before merging",
+				"default-mta  -> hello (recipes/hello.yaml): package hello: Depends: default-mta, a package no recipe of recipes/ ships at HEAD (the system's, or another repository's): apt installs it on every node that installs this package, from whatever repository offers it (its files, the services it starts, its maintainer scripts run as root); review that recipe hello may pull default-mta in before merging",
+				"mail-transport-agent  -> hello (recipes/hello.yaml): package hello: Depends: mail-transport-agent, a package no recipe of recipes/ ships at HEAD (the system's, or another repository's): apt installs it on every node that installs this package, from whatever repository offers it (its files, the services it starts, its maintainer scripts run as root); review that recipe hello may pull mail-transport-agent in before merging",
+				"wget  -> hello (recipes/hello.yaml): package hello: Recommends: wget, a package no recipe of recipes/ ships at HEAD (the system's, or another repository's): apt installs it on every node that installs this package (apt installs recommends unless told not to), from whatever repository offers it (its files, the services it starts, its maintainer scripts run as root); review that recipe hello may pull wget in before merging",
+			}},
+		{"a Depends added on a name a package of the recipe provides",
+			map[string]string{"recipes/hello.yaml": helloRecipe, "keys/upstream.asc": key},
+			map[string]string{"recipes/hello.yaml": withRel(edit(t, helloRecipe, `revision: "1"`, `revision: "2"`), "provides: [hello-api]") +
+				"  - name: hello-extra\n    summary: more greetings\n    description: Says more.\n    section: utils\n    depends: [hello-api]\n    files:\n      - {source: hello, path: LICENSE, dest: /usr/share/doc/hello-extra/LICENSE}\n"},
+			[]string{"hello-api  -> hello (recipes/hello.yaml): package hello: Provides: hello-api, a package no recipe of recipes/ ships at HEAD (the system's, or another repository's): apt acts on it whatever repository it comes from (it satisfies what depends on that name), on every node that has it; review that recipe hello may act on hello-api before merging"}},
 		{"a new recipe's relation on a package no recipe ships",
 			map[string]string{"recipes/other.yaml": other, "keys/upstream.asc": key},
 			map[string]string{"recipes/hello.yaml": withRel(helloRecipe, "provides: [containerd]")},

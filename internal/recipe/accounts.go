@@ -49,3 +49,11 @@ var basePackages = func() map[string]string {
 	}
 	return m
 }()
+
+// IsBasePackage reports whether name is one of the packages every Debian
+// system has (basePackages): a relation that installs it installs nothing
+// new on a node.
+func IsBasePackage(name string) bool {
+	_, ok := basePackages[name]
+	return ok
+}
