@@ -775,6 +775,19 @@ func TestDiffPrivileges(t *testing.T) {
 		!slices.Equal(lines, []string{"package hello [amd64]: alternative editor: /usr/bin/editor -> /usr/bin/hello, priority 1000, was /usr/bin/editor -> /usr/bin/hello, priority 10"}) {
 		t.Errorf("an alternative's priority raised: %v %q", kinds, lines)
 	}
+	// A path that follows the version (/opt/hello-{{.Version}}/hello) is
+	// another path at every bump, as the recipe said at the base: no line;
+	// the template pointed at another file is one.
+	versioned := func(text, dir string) string {
+		return edit(t, text, "dest: /usr/bin/hello}", "dest: \""+dir+"/hello\"}", "    files:\n", "    alternatives: [{name: hello, link: /usr/bin/hello, path: \""+dir+"/hello\", priority: 10}]\n    files:\n")
+	}
+	if kinds, lines := review(project(bumped(t, versioned(withFragment, "/opt/hello-{{.Version}}")), "echo one\n"), project(versioned(withFragment, "/opt/hello-{{.Version}}"), "echo one\n")); len(kinds) != 0 {
+		t.Errorf("a bump of an alternative whose path follows the version: %v %q, want none", kinds, lines)
+	}
+	if kinds, lines := review(project(bumped(t, versioned(withFragment, "/opt/hello-{{.Version}}/bin")), "echo one\n"), project(versioned(withFragment, "/opt/hello-{{.Version}}"), "echo one\n")); !slices.Equal(kinds, []Kind{KindAlternative}) ||
+		!slices.Equal(lines, []string{"package hello [amd64]: alternative hello: /usr/bin/hello -> /opt/hello-1.2.1/bin/hello, priority 10, was /usr/bin/hello -> /opt/hello-1.2.0/hello, priority 10"}) {
+		t.Errorf("a bump that moves an alternative's path to another file: %v %q", kinds, lines)
+	}
 	for _, tt := range []struct {
 		name  string
 		head  *recipe.Recipe

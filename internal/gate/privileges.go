@@ -156,11 +156,13 @@ func accessOf(p *recipe.ResolvedPackage) map[string]access {
 func privilegeChanges(r, old *recipe.Recipe, np, op *recipe.Resolved) []privilegeChange {
 	olds := map[string]*recipe.ResolvedPackage{}
 	oldUsers := map[string]*recipe.SystemUser{}
+	oldAlts := map[string][]string{} // alternativeForms, by package
 	if op != nil {
 		for i := range op.Packages {
 			olds[op.Packages[i].Name] = &op.Packages[i]
 			if i < len(old.Packages) {
 				oldUsers[op.Packages[i].Name] = old.Packages[i].SystemUser
+				oldAlts[op.Packages[i].Name] = alternativeForms(old, i, op.Arch)
 			}
 		}
 	}
@@ -195,7 +197,24 @@ func privilegeChanges(r, old *recipe.Recipe, np, op *recipe.Resolved) []privileg
 			out = append(out, privilegeChange{n.Name, ReviewItem{Kind: KindTriggers, Subject: "triggers", Old: oldTriggers, New: n.Triggers, Added: added, Removed: removed},
 				fmt.Sprintf("triggers: %s, were %s", joinOr(n.Triggers, "none"), joinOr(oldTriggers, "none"))})
 		}
-		out = append(out, alternativeChanges(n, o)...)
+		out = append(out, alternativeChanges(n, o, alternativeForms(r, i, np.Arch), oldAlts[n.Name])...)
+	}
+	return out
+}
+
+// alternativeForms are the link, path and priority of the alternatives of
+// package i of r, as the recipe writes them, rendered for architecture arch
+// with the version left out (Recipe.RenderPerArch), in the order of its
+// resolved ones (nil: none known): a path that follows the version
+// (/opt/tool-{{.Version}}/bin/tool) is another path at every bump, as the
+// recipe already said.
+func alternativeForms(r *recipe.Recipe, i int, arch string) []string {
+	if r == nil || i >= len(r.Packages) {
+		return nil
+	}
+	var out []string
+	for _, a := range r.Packages[i].Alternatives {
+		out = append(out, fmt.Sprintf("%s -> %s, priority %d", r.RenderPerArch(a.Link)[arch], r.RenderPerArch(a.Path)[arch], a.Priority))
 	}
 	return out
 }
@@ -204,27 +223,36 @@ func privilegeChanges(r, old *recipe.Recipe, np, op *recipe.Resolved) []privileg
 // link, path or priority changed, since o (nil: none): its postinst runs
 // update-alternatives --install as root, and where other packages register
 // the name too (editor, iptables), the link runs the path of the highest
-// priority on every node. One gone is upgrade's (alternative-gone).
-func alternativeChanges(n, o *recipe.ResolvedPackage) []privilegeChange {
+// priority on every node. One gone is upgrade's (alternative-gone). nf and
+// of are the alternatives' forms (alternativeForms) of n and o: what is
+// compared where known.
+func alternativeChanges(n, o *recipe.ResolvedPackage, nf, of []string) []privilegeChange {
 	show := func(a recipe.Alternative) string {
 		return fmt.Sprintf("%s -> %s, priority %d", a.Link, a.Path, a.Priority)
 	}
-	was := map[string]string{}
+	form := func(forms []string, j int, a recipe.Alternative) string {
+		if j < len(forms) {
+			return forms[j]
+		}
+		return show(a)
+	}
+	type entry struct{ shown, form string }
+	was := map[string]entry{}
 	if o != nil {
-		for _, a := range o.Alternatives() {
-			was[a.Name] = show(a)
+		for j, a := range o.Alternatives() {
+			was[a.Name] = entry{show(a), form(of, j, a)}
 		}
 	}
 	var out []privilegeChange
-	for _, a := range n.Alternatives() {
+	for j, a := range n.Alternatives() {
 		it := ReviewItem{Kind: KindAlternative, Subject: a.Name, New: []string{show(a)}}
 		switch w, ok := was[a.Name]; {
 		case !ok:
 			out = append(out, privilegeChange{n.Name, it, fmt.Sprintf("alternative %s added: %s (the postinst registers it as root: where other packages register %s too, %s runs the path of the highest priority)",
 				a.Name, show(a), a.Name, a.Link)})
-		case w != show(a):
-			it.Old = []string{w}
-			out = append(out, privilegeChange{n.Name, it, fmt.Sprintf("alternative %s: %s, was %s", a.Name, show(a), w)})
+		case w.form != form(nf, j, a):
+			it.Old = []string{w.shown}
+			out = append(out, privilegeChange{n.Name, it, fmt.Sprintf("alternative %s: %s, was %s", a.Name, show(a), w.shown)})
 		}
 	}
 	return out
