@@ -954,6 +954,42 @@ func TestRootConfigReview(t *testing.T) {
 	if len(rv.items) != 1 || rv.items[0].Message != "package hello [amd64]: /lib/systemd/system/hello.service changed (hello.service): a systemd unit (it runs as root once enabled); diff it against the base revision" {
 		t.Errorf("unit changed: %+v", rv.items)
 	}
+	// A path there that comes from elsewhere now: another member of the
+	// source, a link pointed elsewhere, a link where the recipe's file was.
+	// A member that follows the version is the same at a bump.
+	member := func(path string) string {
+		return edit(t, helloRecipe, "    files:\n", "    files:\n      - {source: hello, path: \""+path+"\", dest: /etc/sudoers.d/hello}\n")
+	}
+	link := func(target string) string {
+		return edit(t, helloRecipe, "    files:\n", "    symlinks: [{dest: /etc/sudoers.d/hello, target: "+target+"}]\n    files:\n")
+	}
+	local := edit(t, helloRecipe, "    files:\n", "    files:\n      - {file: hello.sudoers, dest: /etc/sudoers.d/hello}\n")
+	for _, tt := range []struct {
+		name       string
+		head, base string
+		lines      []string
+	}{
+		{"another member of the source", member("contrib/admin.sudoers"), member("contrib/hello.sudoers"),
+			[]string{"package hello [amd64]: /etc/sudoers.d/hello is contrib/admin.sudoers of source hello now, was contrib/hello.sudoers of source hello: sudo's rules; review what it installs there before merging"}},
+		{"a member that follows the version, bumped", bumped(t, member("hello-{{.Version}}/hello.sudoers")), member("hello-{{.Version}}/hello.sudoers"), nil},
+		{"a link pointed elsewhere", link("/var/lib/hello/sudoers"), link("/usr/share/hello/sudoers"),
+			[]string{"package hello [amd64]: /etc/sudoers.d/hello is a link to /var/lib/hello/sudoers now, was a link to /usr/share/hello/sudoers: sudo's rules; review what it installs there before merging"}},
+		{"a link where the recipe's file was", link("/var/lib/hello/sudoers"), local,
+			[]string{"package hello [amd64]: /etc/sudoers.d/hello is a link to /var/lib/hello/sudoers now, was file hello.sudoers of the recipe's folder: sudo's rules; review what it installs there before merging"}},
+		{"the source's file where the recipe's was", member("contrib/admin.sudoers"), local,
+			[]string{"package hello [amd64]: /etc/sudoers.d/hello is contrib/admin.sudoers of source hello now, was file hello.sudoers of the recipe's folder: sudo's rules; review what it installs there before merging"}},
+	} {
+		files := map[string]string{"recipes/hello/hello.sudoers": "hello ALL=(root) /usr/bin/hello\n"}
+		rv := &reviews{recipe: old.Name}
+		diffPrivileges(project(tt.head, "", files), project(tt.base, "", files), recipe.ResolveOptions{}, rv)
+		var lines []string
+		for _, it := range rv.items {
+			lines = append(lines, it.Message)
+		}
+		if !slices.Equal(lines, tt.lines) {
+			t.Errorf("%s:\n  %s\nwant:\n  %s", tt.name, strings.Join(lines, "\n  "), strings.Join(tt.lines, "\n  "))
+		}
+	}
 	// A new recipe's cron file is listed too.
 	rv = &reviews{recipe: old.Name}
 	diffPrivileges(old, nil, recipe.ResolveOptions{}, rv)

@@ -156,13 +156,13 @@ func accessOf(p *recipe.ResolvedPackage) map[string]access {
 func privilegeChanges(r, old *recipe.Recipe, np, op *recipe.Resolved) []privilegeChange {
 	olds := map[string]*recipe.ResolvedPackage{}
 	oldUsers := map[string]*recipe.SystemUser{}
-	oldAlts := map[string][]string{} // alternativeForms, by package
+	oldForms := map[string]templated{} // by package
 	if op != nil {
 		for i := range op.Packages {
 			olds[op.Packages[i].Name] = &op.Packages[i]
 			if i < len(old.Packages) {
 				oldUsers[op.Packages[i].Name] = old.Packages[i].SystemUser
-				oldAlts[op.Packages[i].Name] = alternativeForms(old, i, op.Arch)
+				oldForms[op.Packages[i].Name] = templatedOf(old, i, &op.Packages[i], op.Arch)
 			}
 		}
 	}
@@ -190,33 +190,65 @@ func privilegeChanges(r, old *recipe.Recipe, np, op *recipe.Resolved) []privileg
 		if o != nil {
 			oldFrag, oldTriggers = o.Fragments, o.Triggers
 		}
-		out = append(out, rootConfigChanges(n, o, r, old)...)
+		forms := templatedOf(r, i, n, np.Arch)
+		out = append(out, rootConfigChanges(n, o, r, old, forms.origins, oldForms[n.Name].origins)...)
 		out = append(out, fragmentChanges(n.Name, r, old, n.Fragments, oldFrag)...)
 		if !slices.Equal(n.Triggers, oldTriggers) {
 			added, removed := listDiff(oldTriggers, n.Triggers)
 			out = append(out, privilegeChange{n.Name, ReviewItem{Kind: KindTriggers, Subject: "triggers", Old: oldTriggers, New: n.Triggers, Added: added, Removed: removed},
 				fmt.Sprintf("triggers: %s, were %s", joinOr(n.Triggers, "none"), joinOr(oldTriggers, "none"))})
 		}
-		out = append(out, alternativeChanges(n, o, alternativeForms(r, i, np.Arch), oldAlts[n.Name])...)
+		out = append(out, alternativeChanges(n, o, forms.alternatives, oldForms[n.Name].alternatives)...)
 	}
 	return out
 }
 
-// alternativeForms are the link, path and priority of the alternatives of
-// package i of r, as the recipe writes them, rendered for architecture arch
-// with the version left out (Recipe.RenderPerArch), in the order of its
-// resolved ones (nil: none known): a path that follows the version
+// templated is what the gate compares of a package as its recipe writes
+// it, rendered for one architecture with the version left out
+// (Recipe.RenderPerArch): a path that follows the version
 // (/opt/tool-{{.Version}}/bin/tool) is another path at every bump, as the
 // recipe already said.
-func alternativeForms(r *recipe.Recipe, i int, arch string) []string {
+type templated struct {
+	alternatives []string          // the link, path and priority of each alternative, in the order of the resolved ones
+	origins      map[string]string // where each file and link comes from, by its destination as resolved
+}
+
+// templatedOf is templated for package i of r, resolved as p for
+// architecture arch (nothing known where r has no such package, or its
+// mappings are not the resolved ones one for one).
+func templatedOf(r *recipe.Recipe, i int, p *recipe.ResolvedPackage, arch string) templated {
+	t := templated{origins: map[string]string{}}
 	if r == nil || i >= len(r.Packages) {
-		return nil
+		return t
 	}
-	var out []string
-	for _, a := range r.Packages[i].Alternatives {
-		out = append(out, fmt.Sprintf("%s -> %s, priority %d", r.RenderPerArch(a.Link)[arch], r.RenderPerArch(a.Path)[arch], a.Priority))
+	rp := &r.Packages[i]
+	at := func(text string) string { return r.RenderPerArch(text)[arch] }
+	for _, a := range rp.Alternatives {
+		t.alternatives = append(t.alternatives, fmt.Sprintf("%s -> %s, priority %d", at(a.Link), at(a.Path), a.Priority))
 	}
-	return out
+	if len(rp.Files) == len(p.Files) {
+		for j, f := range rp.Files {
+			t.origins[p.Files[j].Dest] = "source " + f.Source
+			switch {
+			case f.Path != "":
+				t.origins[p.Files[j].Dest] = at(f.Path) + " of source " + f.Source
+			case f.Local != "":
+				t.origins[p.Files[j].Dest] = "file " + at(f.Local) + " of the recipe's folder"
+			}
+		}
+	}
+	for _, l := range []struct {
+		what     string
+		recipe   []recipe.Symlink
+		resolved []recipe.Link
+	}{{"a link to ", rp.Symlinks, p.Symlinks}, {"a hardlink to ", rp.Hardlinks, p.Hardlinks}} {
+		if len(l.recipe) == len(l.resolved) {
+			for j, x := range l.recipe {
+				t.origins[l.resolved[j].Dest] = l.what + at(x.Target)
+			}
+		}
+	}
+	return t
 }
 
 // alternativeChanges lists the alternatives of package n added, or whose
@@ -402,11 +434,14 @@ func rootConfigPlace(dest string) (string, bool) {
 }
 
 // rootConfigChanges lists the paths of package n (o: its version at the
-// base, nil if none) in rootConfig places that are new, and the recipe's
-// own files there (r's folder; old's at the base) whose content changed.
-// An upstream file's content follows the upstream release and its
-// signature; a recipe's file is the recipe author's.
-func rootConfigChanges(n, o *recipe.ResolvedPackage, r, old *recipe.Recipe) []privilegeChange {
+// base, nil if none) in rootConfig places that are new, the recipe's own
+// files there (r's folder; old's at the base) whose content changed, and
+// those that come from elsewhere now (nf and of: templated origins, n's
+// and o's): another member of a source, a source's file where the recipe's
+// was, a link pointed elsewhere, a link where a file was. An upstream
+// file's content follows the upstream release and its signature; which
+// file goes there, and a recipe's file, are the recipe author's.
+func rootConfigChanges(n, o *recipe.ResolvedPackage, r, old *recipe.Recipe, nf, of map[string]string) []privilegeChange {
 	had := map[string]recipe.ResolvedFile{}
 	hadLink := map[string]bool{}
 	if o != nil {
@@ -422,6 +457,17 @@ func rootConfigChanges(n, o *recipe.ResolvedPackage, r, old *recipe.Recipe) []pr
 		out = append(out, privilegeChange{n.Name, ReviewItem{Kind: KindRootConfig, Subject: dest, New: []string{form}},
 			fmt.Sprintf("%s added: %s", dest, what)})
 	}
+	// moved reports a path there at the base that comes from elsewhere
+	// now (a recipe's file in both: its content is compared).
+	moved := func(dest, what string) bool {
+		now, was := nf[dest], of[dest]
+		if now == "" || was == "" || now == was || strings.HasPrefix(now, "file ") && strings.HasPrefix(was, "file ") {
+			return false
+		}
+		out = append(out, privilegeChange{n.Name, ReviewItem{Kind: KindRootConfig, Subject: dest, New: []string{now}, Old: []string{was}},
+			fmt.Sprintf("%s is %s now, was %s: %s; review what it installs there before merging", dest, now, was, what)})
+		return true
+	}
 	for _, f := range n.Files {
 		what, ok := rootConfigPlace(f.Dest)
 		if !ok {
@@ -435,10 +481,13 @@ func rootConfigChanges(n, o *recipe.ResolvedPackage, r, old *recipe.Recipe) []pr
 			file, _ := filepath.Rel(r.FilesDir, f.LocalPath)
 			out = append(out, privilegeChange{n.Name, ReviewItem{Kind: KindRootConfig, Subject: f.Dest, New: []string{"file"}, Old: []string{"file"}},
 				fmt.Sprintf("%s changed (%s): %s; diff it against the base revision", f.Dest, filepath.ToSlash(file), what)})
+		default:
+			moved(f.Dest, what)
 		}
 	}
 	for _, l := range slices.Concat(n.Symlinks, n.Hardlinks) {
-		if what, ok := rootConfigPlace(l.Dest); ok && !hadLink[l.Dest] && had[l.Dest].Dest == "" {
+		what, ok := rootConfigPlace(l.Dest)
+		if ok && !moved(l.Dest, what) && !hadLink[l.Dest] && had[l.Dest].Dest == "" {
 			added(l.Dest, what+" (a link to "+l.Target+")", "link")
 		}
 	}
