@@ -33,7 +33,7 @@ const (
 	KindConfig           Kind = "config"            // a setting of the config file, a file of the repository, that decides where sources come from or what Sigstore is checked against (no recipe's)
 	KindGitAttributes    Kind = "gitattributes"     // a .gitattributes file of the repository added, changed or removed: it changes the bytes of files as git checks them out (no recipe's)
 	KindPackageTakeover  Kind = "package-takeover"  // a package name another series of recipes shipped at the base, shipped now, or named by a Provides, Replaces, Conflicts or Breaks added
-	KindSystemPackage    Kind = "system-package"    // a Provides, Replaces, Conflicts or Breaks added on a package no recipe ships (openssh-server, systemd), or a Pre-Depends, Depends or Recommends that has apt install one
+	KindSystemPackage    Kind = "system-package"    // a Provides, Replaces, Conflicts or Breaks added on a package no recipe ships (openssh-server, systemd), or a Pre-Depends, Depends or Recommends that has apt install one, or a package of a name no recipe shipped added to a recipe
 	KindWatch            Kind = "watch"             // the release source of the recipe's watch (GitHub repository, or URL and pattern), its tag prefix or its pre-releases changed
 	KindRecipeGone       Kind = "recipe-gone"       // a recipe file of the base gone from the recipes folder (removed, or renamed to NAME.yml): its packages are no longer built (no recipe's)
 	// What a package asks of the installing system (privileges.go): its
@@ -119,7 +119,7 @@ var recipeTrust = []struct {
 	{"download URLs of new bytes", []Kind{KindSourceURL}},
 	{"the watch's release source, tag prefix and pre-releases", []Kind{KindWatch}},
 	{"packages of other recipes", []Kind{KindPackageTakeover}},
-	{"the system's packages in provides, replaces, conflicts, breaks, pre-depends, depends and recommends", []Kind{KindSystemPackage}},
+	{"the system's packages in provides, replaces, conflicts, breaks, pre-depends, depends and recommends, and in new package names", []Kind{KindSystemPackage}},
 }
 
 // recipeTrustChecked is the list of recipeTrust, for the trust PASS line.

@@ -44,10 +44,12 @@ const providesKey = "provides:"
 
 // statedKey starts the keys of shipped's fields that hold a relation field's
 // relations as the package states them, versions included
-// (statedKey+"Replaces"); versionKey is the key of its version.
+// (statedKey+"Replaces"); versionKey is the key of its version, and
+// templateKey of its name as the recipe writes it (istioctl-{{.Version}}).
 const (
-	statedKey  = "stated:"
-	versionKey = "version:"
+	statedKey   = "stated:"
+	versionKey  = "version:"
+	templateKey = "template:"
 )
 
 // shippers returns, for each Debian package name, the recipes of the base
@@ -146,10 +148,13 @@ func shipped(r *recipe.Recipe, po recipe.ResolveOptions) map[string]map[string][
 		if err != nil {
 			continue
 		}
-		for _, pkg := range p.Packages {
+		for k, pkg := range p.Packages {
 			rels := out[pkg.Name]
 			if rels == nil {
-				rels = map[string][]string{versionKey: {pkg.Version}}
+				rels = map[string][]string{versionKey: {pkg.Version}, templateKey: {""}}
+				if k < len(r.Packages) {
+					rels[templateKey][0] = r.Packages[k].Name
+				}
 				out[pkg.Name] = rels
 			}
 			for _, installed := range pkg.InstalledPaths() {
@@ -199,7 +204,10 @@ func shipped(r *recipe.Recipe, po recipe.ResolveOptions) map[string]map[string][
 // recipe), on a package recipes of another series shipped at the base,
 // and each of those, or Pre-Depends, Depends or Recommends, added on a
 // package no recipe ships (system-package): apt installs what a package
-// depends on or recommends from any repository.
+// depends on or recommends from any repository; and each package r ships
+// now that it did not in old (not nil) under a name no recipe shipped at
+// the base (system-package: Debian's sudo, which a higher version of it
+// replaces).
 // apt installs the highest version of a package name whatever recipe
 // built it, and acts on the relations whatever package declares them: a
 // recipe named otherwise (hello-ng) that ships hello at a higher version
@@ -238,6 +246,14 @@ func diffTakeover(r, old *recipe.Recipe, owners map[string][]shipper, self strin
 			rv.add(ReviewItem{Kind: KindPackageTakeover, Subject: name, Old: o, New: []string{me}},
 				fmt.Sprintf("package %s: shipped by recipe %s at %s, now by recipe %s: apt installs the highest version of a package name whatever recipe built it, so on every node that has %s this recipe's package, from its own sources and trust, takes its place where its version is higher; review that recipe %s may take %s over before merging",
 					name, strings.Join(o, ", "), rev, me, name, r.Name, name))
+		}
+		if old != nil && then[name] == nil && len(owners[name]) == 0 && len(owners[providesKey+name]) == 0 && !followsVersion(old, now[name][templateKey][0]) {
+			// A name new to the repository's recipes: Debian's sudo or
+			// openssh-server, or another repository's package, which a
+			// higher version of this one replaces wherever it is installed.
+			rv.add(ReviewItem{Kind: KindSystemPackage, Subject: name, New: []string{me}},
+				fmt.Sprintf("package %s: new, a name no recipe of %s ships at %s: on every node that has a package %s from elsewhere (the system's, or another repository's), apt upgrades it to this recipe's package where its version is higher; review that recipe %s may ship %s before merging",
+					name, path.Dir(self)+"/", rev, name, r.Name, name))
 		}
 		diffPathConflicts(name, now[name], then[name], owners, mine, rev, rv)
 		for _, field := range []string{"Provides", "Replaces", "Conflicts", "Breaks", "Pre-Depends", "Depends", "Recommends"} {
@@ -287,6 +303,13 @@ func diffTakeover(r, old *recipe.Recipe, owners map[string][]shipper, self strin
 			}
 		}
 	}
+}
+
+// followsVersion reports whether a package name template of r (nil: none)
+// holds a template, as name does (istioctl-{{.Version}}): each version is
+// a package of its own, a name no recipe shipped before.
+func followsVersion(r *recipe.Recipe, name string) bool {
+	return strings.Contains(name, "{{") && slices.ContainsFunc(r.Packages, func(p recipe.Package) bool { return p.Name == name })
 }
 
 // replacedBy reports whether relations rels (shipped's, stated) let dpkg

@@ -151,7 +151,23 @@ func TestPackageTakeover(t *testing.T) {
 			map[string]string{"recipes/hello.yaml": helloRecipe, "keys/upstream.asc": key},
 			map[string]string{"recipes/hello.yaml": withRel(edit(t, helloRecipe, `revision: "1"`, `revision: "2"`), "provides: [hello-api]") +
 				"  - name: hello-extra\n    summary: more greetings\n    description: Says more.\n    section: utils\n    depends: [hello-api]\n    files:\n      - {source: hello, path: LICENSE, dest: /usr/share/doc/hello-extra/LICENSE}\n"},
-			[]string{"hello-api  -> hello (recipes/hello.yaml): package hello: Provides: hello-api, a package no recipe of recipes/ ships at HEAD (the system's, or another repository's): apt acts on it whatever repository it comes from (it satisfies what depends on that name), on every node that has it; review that recipe hello may act on hello-api before merging"}},
+			[]string{
+				"hello-api  -> hello (recipes/hello.yaml): package hello: Provides: hello-api, a package no recipe of recipes/ ships at HEAD (the system's, or another repository's): apt acts on it whatever repository it comes from (it satisfies what depends on that name), on every node that has it; review that recipe hello may act on hello-api before merging",
+				"hello-extra  -> hello (recipes/hello.yaml): package hello-extra: new, a name no recipe of recipes/ ships at HEAD: on every node that has a package hello-extra from elsewhere (the system's, or another repository's), apt upgrades it to this recipe's package where its version is higher; review that recipe hello may ship hello-extra before merging",
+			}},
+		// A package of a name no recipe shipped, added to a recipe, takes
+		// the place of Debian's package of that name (sudo at 99) on every
+		// node that has it; a package named after the version is another
+		// name at every bump, as the recipe said.
+		{"a package named as Debian's added",
+			map[string]string{"recipes/hello.yaml": helloRecipe, "keys/upstream.asc": key},
+			map[string]string{"recipes/hello.yaml": edit(t, helloRecipe, `revision: "1"`, `revision: "2"`) +
+				"  - name: sudo\n    summary: more greetings\n    description: Says more.\n    section: utils\n    files:\n      - {source: hello, path: LICENSE, dest: /usr/share/doc/sudo/LICENSE}\n"},
+			[]string{"sudo  -> hello (recipes/hello.yaml): package sudo: new, a name no recipe of recipes/ ships at HEAD: on every node that has a package sudo from elsewhere (the system's, or another repository's), apt upgrades it to this recipe's package where its version is higher; review that recipe hello may ship sudo before merging"}},
+		{"a package named after the version, bumped",
+			map[string]string{"recipes/hello.yaml": edit(t, helloRecipe, "packages:\n  - name: hello\n", "packages:\n  - name: \"hello-{{.Version}}\"\n", "/usr/bin/hello}", "\"/usr/bin/hello-{{.Version}}\"}", "dest: /usr/share/doc/hello/LICENSE}", "dest: \"/usr/share/doc/hello-{{.Version}}/LICENSE\"}"), "keys/upstream.asc": key},
+			map[string]string{"recipes/hello.yaml": bumped(t, edit(t, helloRecipe, "packages:\n  - name: hello\n", "packages:\n  - name: \"hello-{{.Version}}\"\n", "/usr/bin/hello}", "\"/usr/bin/hello-{{.Version}}\"}", "dest: /usr/share/doc/hello/LICENSE}", "dest: \"/usr/share/doc/hello-{{.Version}}/LICENSE\"}"))},
+			nil},
 		{"a new recipe's relation on a package no recipe ships",
 			map[string]string{"recipes/other.yaml": other, "keys/upstream.asc": key},
 			map[string]string{"recipes/hello.yaml": withRel(helloRecipe, "provides: [containerd]")},
