@@ -331,15 +331,38 @@ func fragmentChanges(pkg string, r, old *recipe.Recipe, nf, of []recipe.Fragment
 
 // rootConfig are the places where what a package installs is read, as
 // root, as the system's configuration or code: a file there grants
-// privileges (sudoers.d, polkit), runs commands as root (cron, kernel and
-// network hooks, logrotate's scripts, udev rules, systemd drop-ins and
-// generators, profile.d for every login), changes what the system trusts
-// (apt's sources and keys, PAM, ssh) or loads (ld.so, modprobe). A prefix
+// privileges (sudoers.d, polkit, root's ssh keys), runs commands as root
+// (cron, kernel and network hooks, logrotate's scripts, udev rules,
+// systemd drop-ins and generators, profile.d for every login, motd
+// scripts), changes what the system trusts (apt's sources and keys, PAM,
+// ssh, the certificate authorities) or loads (ld.so, modprobe). A prefix
 // ending in "/" is a folder; one without names a file (and, followed by
 // "/", a folder of that name too).
 var rootConfig = []struct{ prefix, what string }{
 	{"/etc/sudoers", "sudo's rules"},
 	{"/etc/sudoers.d/", "sudo's rules"},
+	{"/etc/sudo.conf", "sudo's plugins (loaded into sudo as root)"},
+	{"/etc/doas.conf", "doas's rules"},
+	{"/root/", "root's home (its ssh keys, its shells' startup files)"},
+	{"/var/spool/cron/", "users' crontabs, root's too"},
+	{"/etc/update-motd.d/", "scripts run as root at every login (pam_motd)"},
+	{"/usr/share/pam-configs/", "PAM profiles pam-auth-update adds to every login"},
+	{"/etc/ssl/certs/", "certificates every TLS client of the system trusts"},
+	{"/etc/ca-certificates", "hooks run as root when the system's certificate authorities change"},
+	{"/etc/ca-certificates.conf", "the certificate authorities the system trusts"},
+	{"/usr/share/ca-certificates/", "certificate authorities update-ca-certificates may add to the system's trust"},
+	{"/usr/local/share/ca-certificates/", "certificate authorities update-ca-certificates adds to the system's trust"},
+	{"/var/lib/polkit-1/", "polkit's authorisation rules"},
+	{"/lib/systemd/system-shutdown/", "programs systemd runs as root at shutdown"},
+	{"/usr/lib/systemd/system-shutdown/", "programs systemd runs as root at shutdown"},
+	{"/lib/systemd/system-sleep/", "programs systemd runs as root at suspend and resume"},
+	{"/usr/lib/systemd/system-sleep/", "programs systemd runs as root at suspend and resume"},
+	{"/lib/systemd/system-preset/", "which units systemctl preset enables"},
+	{"/usr/lib/systemd/system-preset/", "which units systemctl preset enables"},
+	{"/usr/lib/sysusers.d/", "accounts systemd-sysusers makes at boot"},
+	{"/usr/lib/NetworkManager/dispatcher.d/", "network hooks run as root"},
+	{"/etc/dhcp/", "DHCP client settings and hooks run as root"},
+	{"/etc/hosts", "where host names resolve"},
 	{"/etc/crontab", "cron jobs run as root"},
 	{"/etc/cron.d/", "cron jobs"},
 	{"/etc/cron.hourly/", "cron jobs run as root"},
