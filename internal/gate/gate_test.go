@@ -788,6 +788,20 @@ func TestDiffPrivileges(t *testing.T) {
 		!slices.Equal(lines, []string{"package hello [amd64]: alternative hello: /usr/bin/hello -> /opt/hello-1.2.1/bin/hello, priority 10, was /usr/bin/hello -> /opt/hello-1.2.0/hello, priority 10"}) {
 		t.Errorf("a bump that moves an alternative's path to another file: %v %q", kinds, lines)
 	}
+	// So are a private folder and a setuid file there: compared with the
+	// base's of the same template, the same at a bump, flagged where
+	// their mode changes.
+	private := func(text, mode string) string {
+		return edit(t, versioned(text, "/opt/hello-{{.Version}}"), "dest: \"/opt/hello-{{.Version}}/hello\"}", "dest: \"/opt/hello-{{.Version}}/hello\", mode: \"4755\", special-bits: \"binds port 80\"}",
+			"    files:\n", "    directories: [{path: \"/opt/hello-{{.Version}}/keys\", mode: \""+mode+"\"}]\n    files:\n")
+	}
+	if kinds, lines := review(project(bumped(t, private(withFragment, "0700")), "echo one\n"), project(private(withFragment, "0700"), "echo one\n")); len(kinds) != 0 {
+		t.Errorf("a bump of a setuid file and a private folder whose paths follow the version: %v %q, want none", kinds, lines)
+	}
+	if kinds, lines := review(project(bumped(t, private(withFragment, "0750")), "echo one\n"), project(private(withFragment, "0700"), "echo one\n")); !slices.Equal(kinds, []Kind{KindMode}) ||
+		!slices.Equal(lines, []string{"package hello [amd64]: /opt/hello-1.2.1/keys/: 0700 -> 0750"}) {
+		t.Errorf("a bump that opens a private folder whose path follows the version: %v %q", kinds, lines)
+	}
 	for _, tt := range []struct {
 		name  string
 		head  *recipe.Recipe

@@ -170,12 +170,22 @@ func privilegeChanges(r, old *recipe.Recipe, np, op *recipe.Resolved) []privileg
 	for i := range np.Packages {
 		n := &np.Packages[i]
 		o := olds[n.Name]
+		forms := templatedOf(r, i, n, np.Arch)
 		if i < len(r.Packages) {
 			out = append(out, systemUserChanges(n.Name, r.Packages[i].SystemUser, oldUsers[n.Name], o != nil)...)
 		}
 		oldAccess := accessOf(o)
+		oldPath := map[string]string{} // the base's path of each templated path
+		for p, t := range oldForms[n.Name].paths {
+			oldPath[t] = p
+		}
 		for p, a := range accessOf(n) {
 			was, existed := oldAccess[p]
+			if q, ok := oldPath[forms.paths[p]]; !existed && ok && forms.paths[p] != "" {
+				// A path that follows the version: the base's path of
+				// the same template.
+				was, existed = oldAccess[q]
+			}
 			it := ReviewItem{Kind: a.kind(was, existed), Subject: p, New: []string{a.String()}}
 			switch {
 			case !existed && !a.isDefault():
@@ -190,7 +200,6 @@ func privilegeChanges(r, old *recipe.Recipe, np, op *recipe.Resolved) []privileg
 		if o != nil {
 			oldFrag, oldTriggers = o.Fragments, o.Triggers
 		}
-		forms := templatedOf(r, i, n, np.Arch)
 		out = append(out, rootConfigChanges(n, o, r, old, forms.origins, oldForms[n.Name].origins)...)
 		out = append(out, fragmentChanges(n.Name, r, old, n.Fragments, oldFrag)...)
 		if !slices.Equal(n.Triggers, oldTriggers) {
@@ -211,13 +220,14 @@ func privilegeChanges(r, old *recipe.Recipe, np, op *recipe.Resolved) []privileg
 type templated struct {
 	alternatives []string          // the link, path and priority of each alternative, in the order of the resolved ones
 	origins      map[string]string // where each file and link comes from, by its destination as resolved
+	paths        map[string]string // each file's, hardlink's and directory's path (accessOf's keys), by the path as resolved
 }
 
 // templatedOf is templated for package i of r, resolved as p for
 // architecture arch (nothing known where r has no such package, or its
 // mappings are not the resolved ones one for one).
 func templatedOf(r *recipe.Recipe, i int, p *recipe.ResolvedPackage, arch string) templated {
-	t := templated{origins: map[string]string{}}
+	t := templated{origins: map[string]string{}, paths: map[string]string{}}
 	if r == nil || i >= len(r.Packages) {
 		return t
 	}
@@ -226,8 +236,19 @@ func templatedOf(r *recipe.Recipe, i int, p *recipe.ResolvedPackage, arch string
 	for _, a := range rp.Alternatives {
 		t.alternatives = append(t.alternatives, fmt.Sprintf("%s -> %s, priority %d", at(a.Link), at(a.Path), a.Priority))
 	}
+	if len(rp.Directories) <= len(p.Directories) { // then the parents it inherits
+		for j, d := range rp.Directories {
+			t.paths[p.Directories[j].Path+"/"] = at(d.Path) + "/"
+		}
+	}
+	if len(rp.Hardlinks) == len(p.Hardlinks) {
+		for j, l := range rp.Hardlinks {
+			t.paths[p.Hardlinks[j].Dest] = at(l.Dest)
+		}
+	}
 	if len(rp.Files) == len(p.Files) {
 		for j, f := range rp.Files {
+			t.paths[p.Files[j].Dest] = at(f.Dest)
 			t.origins[p.Files[j].Dest] = "source " + f.Source
 			switch {
 			case f.Path != "":
