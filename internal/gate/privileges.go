@@ -202,6 +202,22 @@ func privilegeChanges(r, old *recipe.Recipe, np, op *recipe.Resolved) []privileg
 		}
 		out = append(out, rootConfigChanges(n, o, r, old, forms.origins, oldForms[n.Name].origins)...)
 		out = append(out, fragmentChanges(n.Name, r, old, n.Fragments, oldFrag)...)
+		for _, f := range n.Files {
+			// A source's file (its upstream's, which its signature vouches
+			// for) replaced by the recipe's own under the same path and
+			// mode: changes: has nothing to show. In a rootConfig place,
+			// rootConfigChanges says so.
+			was := oldForms[n.Name].origins[f.Dest]
+			if t := forms.paths[f.Dest]; was == "" && t != "" {
+				was = oldForms[n.Name].origins[oldPath[t]]
+			}
+			if _, root := rootConfigPlace(f.Dest); root || f.LocalPath == "" || was == "" || strings.HasPrefix(was, "file ") {
+				continue
+			}
+			now := forms.origins[f.Dest]
+			out = append(out, privilegeChange{n.Name, ReviewItem{Kind: KindLocalFile, Subject: f.Dest, Old: []string{was}, New: []string{now}},
+				fmt.Sprintf("%s is %s now, was %s: its bytes are the change's own, which no upstream signature vouches for; review them before merging", f.Dest, now, was)})
+		}
 		if !slices.Equal(n.Triggers, oldTriggers) {
 			added, removed := listDiff(oldTriggers, n.Triggers)
 			out = append(out, privilegeChange{n.Name, ReviewItem{Kind: KindTriggers, Subject: "triggers", Old: oldTriggers, New: n.Triggers, Added: added, Removed: removed},

@@ -46,6 +46,7 @@ const (
 	KindSystemUser     Kind = "system-user"     // the package's system user added, removed, or its home or group changed
 	KindRootConfig     Kind = "root-config"     // a path added where the system reads root's configuration (sudoers.d, cron, PAM, apt's keys...), or a recipe file there changed
 	KindAlternative    Kind = "alternative"     // an update-alternatives entry added, or its link, path or priority changed
+	KindLocalFile      Kind = "local-file"      // a path a source's file was installed at, a file of the recipe's folder now: no upstream signature vouches for it
 	// What dpkg leaves behind on an upgraded system (upgrade.go).
 	KindAlternativeGone Kind = "alternative-gone"    // an alternative name no package of the recipe registers now: its link stays
 	KindConffileGone    Kind = "conffile-gone"       // a conffile the package no longer ships: dpkg keeps it until purge
@@ -91,6 +92,7 @@ var reviewKinds = map[Kind]string{
 	KindSystemUser:       "privileges",
 	KindRootConfig:       "privileges",
 	KindAlternative:      "privileges",
+	KindLocalFile:        "privileges",
 	KindAlternativeGone:  "upgrade",
 	KindConffileGone:     "upgrade",
 	KindConffilePlain:    "upgrade",
