@@ -381,6 +381,8 @@ var rootConfig = []struct{ prefix, what string }{
 	{"/etc/sudo.conf", "sudo's plugins (loaded into sudo as root)"},
 	{"/etc/doas.conf", "doas's rules"},
 	{"/root/", "root's home (its ssh keys, its shells' startup files)"},
+	{"/usr/local/sbin/", "commands root's PATH finds before the system's"},
+	{"/usr/local/bin/", "commands root's PATH finds before the system's"},
 	{"/var/spool/cron/", "users' crontabs, root's too"},
 	{"/etc/update-motd.d/", "scripts run as root at every login (pam_motd)"},
 	{"/usr/share/pam-configs/", "PAM profiles pam-auth-update adds to every login"},
