@@ -944,12 +944,13 @@ func TestRootConfigReview(t *testing.T) {
 		// root's ssh keys, a certificate authority every TLS client
 		// trusts, a script pam_motd runs as root at every login, a program
 		// systemd runs as root at shutdown.
-		{"root's ssh keys and others added", project(edit(t, withCron, "    files:\n", "    files:\n      - {file: k, dest: /root/.ssh/authorized_keys}\n      - {file: k, dest: /etc/ssl/certs/0a1b2c3d.0}\n      - {file: k, dest: /etc/update-motd.d/50-hello}\n      - {file: k, dest: /usr/lib/systemd/system-shutdown/hello}\n      - {file: k, dest: /usr/local/sbin/apt-get}\n"), "0 * * * * root /usr/bin/hello\n", map[string]string{"recipes/hello/k": "k\n"}),
+		{"root's ssh keys and others added", project(edit(t, withCron, "    files:\n", "    files:\n      - {file: k, dest: /root/.ssh/authorized_keys}\n      - {file: k, dest: /etc/ssl/certs/0a1b2c3d.0}\n      - {file: k, dest: /etc/update-motd.d/50-hello}\n      - {file: k, dest: /usr/lib/systemd/system-shutdown/hello}\n      - {file: k, dest: /usr/local/sbin/apt-get}\n      - {file: k, dest: /usr/lib/systemd/system.conf.d/hello.conf}\n"), "0 * * * * root /usr/bin/hello\n", map[string]string{"recipes/hello/k": "k\n"}),
 			[]string{
 				"package hello [amd64]: /etc/ssl/certs/0a1b2c3d.0 added: certificates every TLS client of the system trusts",
 				"package hello [amd64]: /etc/update-motd.d/50-hello added: scripts run as root at every login (pam_motd)",
 				"package hello [amd64]: /root/.ssh/authorized_keys added: root's home (its ssh keys, its shells' startup files)",
 				"package hello [amd64]: /usr/lib/systemd/system-shutdown/hello added: programs systemd runs as root at shutdown",
+				"package hello [amd64]: /usr/lib/systemd/system.conf.d/hello.conf added: systemd's settings (a system.conf.d drop-in sets what every service runs with)",
 				"package hello [amd64]: /usr/local/sbin/apt-get added: commands root's PATH finds before the system's",
 			}},
 		{"defaults file added", project(addFile("hello.default", "/etc/default/hello"), "0 * * * * root /usr/bin/hello\n", map[string]string{"recipes/hello/hello.default": "A=1\n"}), nil},

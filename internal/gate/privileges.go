@@ -492,6 +492,11 @@ func rootConfigPlace(dest string) (string, bool) {
 		}
 		return "systemd's units", true
 	}
+	if strings.HasPrefix(dest, "/lib/systemd/") || strings.HasPrefix(dest, "/usr/lib/systemd/") {
+		// The rest of systemd's own folder: system.conf.d (a drop-in's
+		// DefaultEnvironment reaches every service), networks, user units.
+		return "systemd's settings (a system.conf.d drop-in sets what every service runs with)", true
+	}
 	return "", false
 }
 
