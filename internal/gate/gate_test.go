@@ -996,6 +996,7 @@ func TestRootConfigReview(t *testing.T) {
 		return edit(t, helloRecipe, "    files:\n", "    symlinks: [{dest: /etc/sudoers.d/hello, target: "+target+"}]\n    files:\n")
 	}
 	local := edit(t, helloRecipe, "    files:\n", "    files:\n      - {file: hello.sudoers, dest: /etc/sudoers.d/hello}\n")
+	versionedConf := edit(t, helloRecipe, "    files:\n", "    files:\n      - {file: hello.sudoers, dest: \"/etc/ld.so.conf.d/hello-{{.Version}}.conf\"}\n")
 	for _, tt := range []struct {
 		name       string
 		head, base string
@@ -1004,6 +1005,7 @@ func TestRootConfigReview(t *testing.T) {
 		{"another member of the source", member("contrib/admin.sudoers"), member("contrib/hello.sudoers"),
 			[]string{"package hello [amd64]: /etc/sudoers.d/hello is contrib/admin.sudoers of source hello now, was contrib/hello.sudoers of source hello: sudo's rules; review what it installs there before merging"}},
 		{"a member that follows the version, bumped", bumped(t, member("hello-{{.Version}}/hello.sudoers")), member("hello-{{.Version}}/hello.sudoers"), nil},
+		{"a path there that follows the version, bumped", bumped(t, versionedConf), versionedConf, nil},
 		{"a link pointed elsewhere", link("/var/lib/hello/sudoers"), link("/usr/share/hello/sudoers"),
 			[]string{"package hello [amd64]: /etc/sudoers.d/hello is a link to /var/lib/hello/sudoers now, was a link to /usr/share/hello/sudoers: sudo's rules; review what it installs there before merging"}},
 		{"a link where the recipe's file was", link("/var/lib/hello/sudoers"), local,

@@ -179,13 +179,16 @@ func privilegeChanges(r, old *recipe.Recipe, np, op *recipe.Resolved) []privileg
 		for p, t := range oldForms[n.Name].paths {
 			oldPath[t] = p
 		}
-		for p, a := range accessOf(n) {
-			was, existed := oldAccess[p]
-			if q, ok := oldPath[forms.paths[p]]; !existed && ok && forms.paths[p] != "" {
-				// A path that follows the version: the base's path of
-				// the same template.
-				was, existed = oldAccess[q]
+		// basePath is the base's path of p: for a path that follows the
+		// version, the base's path of the same template.
+		basePath := func(p string) string {
+			if q, ok := oldPath[forms.paths[p]]; ok && forms.paths[p] != "" {
+				return q
 			}
+			return p
+		}
+		for p, a := range accessOf(n) {
+			was, existed := oldAccess[basePath(p)]
 			it := ReviewItem{Kind: a.kind(was, existed), Subject: p, New: []string{a.String()}}
 			switch {
 			case !existed && !a.isDefault():
@@ -200,17 +203,14 @@ func privilegeChanges(r, old *recipe.Recipe, np, op *recipe.Resolved) []privileg
 		if o != nil {
 			oldFrag, oldTriggers = o.Fragments, o.Triggers
 		}
-		out = append(out, rootConfigChanges(n, o, r, old, forms.origins, oldForms[n.Name].origins)...)
+		out = append(out, rootConfigChanges(n, o, r, old, forms.origins, oldForms[n.Name].origins, basePath)...)
 		out = append(out, fragmentChanges(n.Name, r, old, n.Fragments, oldFrag)...)
 		for _, f := range n.Files {
 			// A source's file (its upstream's, which its signature vouches
 			// for) replaced by the recipe's own under the same path and
 			// mode: changes: has nothing to show. In a rootConfig place,
 			// rootConfigChanges says so.
-			was := oldForms[n.Name].origins[f.Dest]
-			if t := forms.paths[f.Dest]; was == "" && t != "" {
-				was = oldForms[n.Name].origins[oldPath[t]]
-			}
+			was := oldForms[n.Name].origins[basePath(f.Dest)]
 			if _, root := rootConfigPlace(f.Dest); root || f.LocalPath == "" || was == "" || strings.HasPrefix(was, "file ") {
 				continue
 			}
@@ -236,7 +236,7 @@ func privilegeChanges(r, old *recipe.Recipe, np, op *recipe.Resolved) []privileg
 type templated struct {
 	alternatives []string          // the link, path and priority of each alternative, in the order of the resolved ones
 	origins      map[string]string // where each file and link comes from, by its destination as resolved
-	paths        map[string]string // each file's, hardlink's and directory's path (accessOf's keys), by the path as resolved
+	paths        map[string]string // each file's, link's and directory's path (a directory's as accessOf's keys), by the path as resolved
 }
 
 // templatedOf is templated for package i of r, resolved as p for
@@ -255,11 +255,6 @@ func templatedOf(r *recipe.Recipe, i int, p *recipe.ResolvedPackage, arch string
 	if len(rp.Directories) <= len(p.Directories) { // then the parents it inherits
 		for j, d := range rp.Directories {
 			t.paths[p.Directories[j].Path+"/"] = at(d.Path) + "/"
-		}
-	}
-	if len(rp.Hardlinks) == len(p.Hardlinks) {
-		for j, l := range rp.Hardlinks {
-			t.paths[p.Hardlinks[j].Dest] = at(l.Dest)
 		}
 	}
 	if len(rp.Files) == len(p.Files) {
@@ -282,6 +277,7 @@ func templatedOf(r *recipe.Recipe, i int, p *recipe.ResolvedPackage, arch string
 		if len(l.recipe) == len(l.resolved) {
 			for j, x := range l.recipe {
 				t.origins[l.resolved[j].Dest] = l.what + at(x.Target)
+				t.paths[l.resolved[j].Dest] = at(x.Dest)
 			}
 		}
 	}
@@ -508,7 +504,7 @@ func rootConfigPlace(dest string) (string, bool) {
 // was, a link pointed elsewhere, a link where a file was. An upstream
 // file's content follows the upstream release and its signature; which
 // file goes there, and a recipe's file, are the recipe author's.
-func rootConfigChanges(n, o *recipe.ResolvedPackage, r, old *recipe.Recipe, nf, of map[string]string) []privilegeChange {
+func rootConfigChanges(n, o *recipe.ResolvedPackage, r, old *recipe.Recipe, nf, of map[string]string, basePath func(string) string) []privilegeChange {
 	had := map[string]recipe.ResolvedFile{}
 	hadLink := map[string]bool{}
 	if o != nil {
@@ -527,7 +523,7 @@ func rootConfigChanges(n, o *recipe.ResolvedPackage, r, old *recipe.Recipe, nf, 
 	// moved reports a path there at the base that comes from elsewhere
 	// now (a recipe's file in both: its content is compared).
 	moved := func(dest, what string) bool {
-		now, was := nf[dest], of[dest]
+		now, was := nf[dest], of[basePath(dest)]
 		if now == "" || was == "" || now == was || strings.HasPrefix(now, "file ") && strings.HasPrefix(was, "file ") {
 			return false
 		}
@@ -540,9 +536,9 @@ func rootConfigChanges(n, o *recipe.ResolvedPackage, r, old *recipe.Recipe, nf, 
 		if !ok {
 			continue
 		}
-		was, existed := had[f.Dest]
+		was, existed := had[basePath(f.Dest)]
 		switch {
-		case !existed && !hadLink[f.Dest]:
+		case !existed && !hadLink[basePath(f.Dest)]:
 			added(f.Dest, what, "file")
 		case f.LocalPath != "" && localContent(r, f.LocalPath) != localContent(old, was.LocalPath):
 			file, _ := filepath.Rel(r.FilesDir, f.LocalPath)
@@ -554,7 +550,7 @@ func rootConfigChanges(n, o *recipe.ResolvedPackage, r, old *recipe.Recipe, nf, 
 	}
 	for _, l := range slices.Concat(n.Symlinks, n.Hardlinks) {
 		what, ok := rootConfigPlace(l.Dest)
-		if ok && !moved(l.Dest, what) && !hadLink[l.Dest] && had[l.Dest].Dest == "" {
+		if ok && !moved(l.Dest, what) && !hadLink[basePath(l.Dest)] && had[basePath(l.Dest)].Dest == "" {
 			added(l.Dest, what+" (a link to "+l.Target+")", "link")
 		}
 	}
