@@ -289,7 +289,7 @@ func templatedOf(r *recipe.Recipe, i int, p *recipe.ResolvedPackage, arch string
 // update-alternatives --install as root, and where other packages register
 // the name too (editor, iptables), the link runs the path of the highest
 // priority on every node. One gone is upgrade's (alternative-gone). nf and
-// of are the alternatives' forms (alternativeForms) of n and o: what is
+// of are the alternatives' forms (templated.alternatives) of n and o: what is
 // compared where known.
 func alternativeChanges(n, o *recipe.ResolvedPackage, nf, of []string) []privilegeChange {
 	show := func(a recipe.Alternative) string {
