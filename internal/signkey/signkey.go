@@ -76,8 +76,24 @@ func Read(r io.Reader, name string) (*Key, error) {
 	if e.PrivateKey == nil {
 		return nil, fmt.Errorf("%w: %s: %s is a public key; the secret key is needed to sign", ErrKey, name, Fingerprint(e))
 	}
-	if e.PrivateKey.Encrypted {
-		return nil, fmt.Errorf("%w: %s: key %s is protected by a passphrase; updeb signs unattended and needs an unprotected key file (mode 0600)", ErrKey, name, Fingerprint(e))
+	// The primary key, and each signing subkey whose secret the file holds
+	// (the one go-crypto picks signs): gpg --export-secret-subkeys writes
+	// a primary key without its secret, not protected, and the subkeys
+	// protected.
+	keys := []*packet.PrivateKey{e.PrivateKey}
+	for _, sk := range e.Subkeys {
+		if sk.Sig != nil && sk.Sig.FlagSign && sk.PrivateKey != nil && len(sk.Revocations) == 0 {
+			keys = append(keys, sk.PrivateKey)
+		}
+	}
+	for _, k := range keys {
+		which := "key " + Fingerprint(e)
+		if k != e.PrivateKey {
+			which = "signing subkey " + KeyFingerprint(&k.PublicKey) + " of key " + Fingerprint(e)
+		}
+		if k.Encrypted {
+			return nil, fmt.Errorf("%w: %s: %s is protected by a passphrase; updeb signs unattended and needs an unprotected key file (mode 0600)", ErrKey, name, which)
+		}
 	}
 	if err := checkStrength(e.PrimaryKey); err != nil {
 		return nil, fmt.Errorf("%s: %w", name, err)

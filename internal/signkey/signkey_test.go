@@ -271,3 +271,44 @@ func TestDSSESignsWithTheSubkeyValidNow(t *testing.T) {
 		t.Fatalf("record of a 2022 release signed in 2026: %+v, %v; want signed by the new subkey %s at its creation", res, err, newSub)
 	}
 }
+
+// gpgKey makes with gpg a key P <p@example.org> that only certifies, and a
+// signing subkey of subkey ("ed25519", "rsa1024"), protected by passphrase
+// ("": none), and returns its primary fingerprint and the signer.
+func gpgKey(t *testing.T, subkey, passphrase string) (*pgptest.Signer, string) {
+	t.Helper()
+	s := pgptest.NewSigner(t)
+	s.GPG("--passphrase", passphrase, "--quick-gen-key", "P <p@example.org>", "ed25519", "cert", "never")
+	fpr := strings.TrimSuffix(strings.Fields(strings.Split(s.GPG("--with-colons", "--list-keys", "<p@example.org>"), "fpr:::::::::")[1])[0], ":")
+	s.GPG("--passphrase", passphrase, "--quick-add-key", fpr, subkey, "sign", "never")
+	return s, fpr
+}
+
+// A key exported with gpg --export-secret-subkeys (the primary key's secret
+// left offline, as a stub gpg writes unprotected) whose signing subkey is
+// protected by a passphrase is refused as a protected key, naming the
+// subkey, when read, not by a signature failing later with go-crypto's
+// "signing key ... is encrypted".
+func TestReadRefusesAProtectedSigningSubkey(t *testing.T) {
+	testenv.RequireTool(t, "gpg")
+	s, fpr := gpgKey(t, "ed25519", "secret")
+	in := s.GPG("--passphrase", "secret", "--armor", "--export-secret-subkeys", fpr)
+	_, err := signkey.Read(strings.NewReader(in), "sub.asc")
+	if !errors.Is(err, signkey.ErrKey) || !strings.Contains(err.Error(), "sub.asc: signing subkey ") || !strings.Contains(err.Error(), "of key "+fpr+" is protected by a passphrase") {
+		t.Fatalf("Read(subkeys of a protected key) = %v, want the signing subkey named as protected by a passphrase", err)
+	}
+	// The same export of an unprotected key (the primary's secret left
+	// offline) reads and signs with the subkey.
+	s, fpr = gpgKey(t, "ed25519", "")
+	k, err := signkey.Read(strings.NewReader(s.GPG("--armor", "--export-secret-subkeys", fpr)), "sub.asc")
+	if err != nil {
+		t.Fatal(err)
+	}
+	d, err := k.DSSE(created, time.Now())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := d.Sign([]byte("x")); err != nil {
+		t.Fatal(err)
+	}
+}
