@@ -2,7 +2,8 @@
 // repository's Release files, the provenance records of builds) and holds the
 // settings that make its signatures deterministic. A key file is the armored
 // secret key `updeb keys generate` writes: one key, not passphrase-protected
-// (updeb signs unattended), Ed25519 or RSA of MinRSABits or more.
+// (updeb signs unattended), Ed25519 or RSA of MinRSABits or more, and so
+// is each signing subkey it has.
 //
 // Signatures use SHA-512, carry the time the caller gives (never the clock),
 // and leave out the random salt notation go-crypto adds by default, so the
@@ -79,7 +80,8 @@ func Read(r io.Reader, name string) (*Key, error) {
 	// The primary key, and each signing subkey whose secret the file holds
 	// (the one go-crypto picks signs): gpg --export-secret-subkeys writes
 	// a primary key without its secret, not protected, and the subkeys
-	// protected.
+	// protected; sqv (newer apt's verifier) refuses a signature by a weak
+	// subkey ("Policy rejected asymmetric algorithm") as by a weak key.
 	keys := []*packet.PrivateKey{e.PrivateKey}
 	for _, sk := range e.Subkeys {
 		if sk.Sig != nil && sk.Sig.FlagSign && sk.PrivateKey != nil && len(sk.Revocations) == 0 {
@@ -93,6 +95,11 @@ func Read(r io.Reader, name string) (*Key, error) {
 		}
 		if k.Encrypted {
 			return nil, fmt.Errorf("%w: %s: %s is protected by a passphrase; updeb signs unattended and needs an unprotected key file (mode 0600)", ErrKey, name, which)
+		}
+		if k != e.PrivateKey {
+			if err := checkStrength(&k.PublicKey); err != nil {
+				return nil, fmt.Errorf("%s: %s: %w", name, which, err)
+			}
 		}
 	}
 	if err := checkStrength(e.PrimaryKey); err != nil {

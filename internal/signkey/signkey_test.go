@@ -312,3 +312,16 @@ func TestReadRefusesAProtectedSigningSubkey(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// A strong primary key whose signing subkey is RSA-1024 (the subkey makes
+// every signature) is refused as a weak key is, naming the subkey: sqv,
+// which newer apt verifies with, refuses its signatures ("Policy rejected
+// asymmetric algorithm"), where gpgv still says Good signature.
+func TestReadRefusesAWeakSigningSubkey(t *testing.T) {
+	testenv.RequireTool(t, "gpg")
+	s, fpr := gpgKey(t, "rsa1024", "")
+	_, err := signkey.Read(strings.NewReader(s.GPG("--armor", "--export-secret-keys", fpr)), "k.asc")
+	if !errors.Is(err, signkey.ErrWeakKey) || !strings.Contains(err.Error(), "k.asc: signing subkey ") || !strings.Contains(err.Error(), "of key "+fpr+": signing key too weak: RSA key of 1024 bits") {
+		t.Fatalf("Read(RSA-1024 signing subkey) = %v, want ErrWeakKey naming the subkey", err)
+	}
+}
