@@ -18,8 +18,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ProtonMail/go-crypto/openpgp"
-
 	"github.com/updeb/updeb/internal/testkit/testenv"
 	"github.com/updeb/updeb/pkg/control"
 )
@@ -316,14 +314,7 @@ func TestKeyringServesEverySuite(t *testing.T) {
 	}
 	keyring := func() []string {
 		t.Helper()
-		data, err := os.ReadFile(filepath.Join(root, "archive-keyring.gpg"))
-		must(t, err)
-		list, err := openpgp.ReadKeyRing(bytes.NewReader(data))
-		must(t, err)
-		var fps []string
-		for _, e := range list {
-			fps = append(fps, fingerprint(e))
-		}
+		fps := keyringFingerprints(t, mustRead(t, filepath.Join(root, "archive-keyring.gpg")))
 		sort.Strings(fps)
 		return fps
 	}

@@ -214,7 +214,11 @@ func (s *Signer) PublicKey() (binary, armored []byte, err error) {
 // passphrase-protected, several keys in the file): what keys list shows of
 // a signing key file, with its warnings.
 func SecretKeysPublic(r io.Reader) ([]byte, error) {
-	es, err := openpgp.ReadArmoredKeyRing(r)
+	data, err := io.ReadAll(r)
+	if err != nil {
+		return nil, err
+	}
+	es, err := signkey.ReadArmoredKeys(data)
 	if err != nil {
 		return nil, err
 	}

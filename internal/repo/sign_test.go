@@ -195,3 +195,35 @@ func mustRead(t *testing.T, name string) []byte {
 	must(t, err)
 	return data
 }
+
+// SecretKeysPublic (what keys list shows of a signing key file) reads every
+// key of a file that holds two armored secret keys one after the other
+// (cat old.secret.asc new.secret.asc), not the first one only.
+func TestSecretKeysPublicReadsEveryBlock(t *testing.T) {
+	var file bytes.Buffer
+	var want []string
+	for _, name := range []string{"Old", "New"} {
+		k, err := GenerateKey(name, "apt@example.org", Ed25519, time.Unix(1700000000, 0), rand.Reader)
+		must(t, err)
+		file.Write(k.SecretArmored)
+		want = append(want, k.Fingerprint)
+	}
+	public, err := SecretKeysPublic(&file)
+	must(t, err)
+	if got := keyringFingerprints(t, public); strings.Join(got, " ") != strings.Join(want, " ") {
+		t.Fatalf("public keys of a file of two secret keys: %v, want %v", got, want)
+	}
+}
+
+// keyringFingerprints returns the primary fingerprints of a binary keyring,
+// in its order.
+func keyringFingerprints(t *testing.T, data []byte) []string {
+	t.Helper()
+	list, err := openpgp.ReadKeyRing(bytes.NewReader(data))
+	must(t, err)
+	var fps []string
+	for _, e := range list {
+		fps = append(fps, fingerprint(e))
+	}
+	return fps
+}

@@ -58,7 +58,7 @@ func Read(r io.Reader, name string) (*Key, error) {
 		return nil, fmt.Errorf("%w: %s: %v", ErrKey, name, err)
 	}
 	binary := len(data) > 0 && data[0]&0x80 != 0 // an OpenPGP packet's first byte has its top bit set; armor is text
-	list, err := openpgp.ReadArmoredKeyRing(bytes.NewReader(data))
+	list, err := ReadArmoredKeys(data)
 	if err != nil && binary && PublicOnly(data) {
 		// apt's keyring file, which the advice below would overwrite with
 		// the secret key.
@@ -71,7 +71,7 @@ func Read(r io.Reader, name string) (*Key, error) {
 		return nil, fmt.Errorf("%w: %s: %v", ErrKey, name, err)
 	}
 	if len(list) != 1 {
-		return nil, fmt.Errorf("%w: %s: expected one key, found %d", ErrKey, name, len(list))
+		return nil, fmt.Errorf("%w: %s: expected one key, found %d (to sign with several, as in a key rotation, give each its own file: --key FILE for each, or repo: keys:)", ErrKey, name, len(list))
 	}
 	e := list[0]
 	if e.PrivateKey == nil {
@@ -106,6 +106,41 @@ func Read(r io.Reader, name string) (*Key, error) {
 		return nil, fmt.Errorf("%s: %w", name, err)
 	}
 	return &Key{Entity: e}, nil
+}
+
+// ReadArmoredKeys reads the keys of every armored key block in data, as
+// openpgp.ReadArmoredKeyRing reads one block's: the file that
+// cat a.secret.asc b.secret.asc writes holds two blocks, and
+// ReadArmoredKeyRing would return the first block's key only.
+func ReadArmoredKeys(data []byte) (openpgp.EntityList, error) {
+	var starts []int
+	for i := 0; i < len(data); {
+		line := data[i:]
+		if bytes.HasPrefix(line, []byte("-----BEGIN PGP PRIVATE KEY BLOCK-----")) || bytes.HasPrefix(line, []byte("-----BEGIN PGP PUBLIC KEY BLOCK-----")) {
+			starts = append(starts, i)
+		}
+		n := bytes.IndexByte(line, '\n')
+		if n < 0 {
+			break
+		}
+		i += n + 1
+	}
+	if len(starts) == 0 {
+		starts = []int{0} // no key block: ReadArmoredKeyRing says what the data is
+	}
+	var all openpgp.EntityList
+	for i, start := range starts {
+		end := len(data)
+		if i+1 < len(starts) {
+			end = starts[i+1]
+		}
+		list, err := openpgp.ReadArmoredKeyRing(bytes.NewReader(data[start:end]))
+		if err != nil {
+			return nil, err
+		}
+		all = append(all, list...)
+	}
+	return all, nil
 }
 
 // Base64Key reports whether s is a key in base64, armored or binary: the

@@ -81,6 +81,8 @@ func TestReadRefusals(t *testing.T) {
 	ed().SerializePrivateWithoutSigning(w, nil)
 	ed().SerializePrivateWithoutSigning(w, nil)
 	w.Close()
+	// Two key files in one: cat a.secret.asc b.secret.asc.
+	cat := armored(t, ed(), true, nil).String() + "\n" + armored(t, ed(), true, nil).String()
 	// A secret key exported without --armor.
 	var binary bytes.Buffer
 	ed().SerializePrivateWithoutSigning(&binary, nil)
@@ -98,6 +100,7 @@ func TestReadRefusals(t *testing.T) {
 		{"public.asc", armored(t, ed(), false, nil).String(), signkey.ErrKey, "is a public key; the secret key is needed to sign"},
 		{"locked.asc", armored(t, locked, true, nil).String(), signkey.ErrKey, "is protected by a passphrase"},
 		{"two.asc", two.String(), signkey.ErrKey, "two.asc: expected one key, found 2"},
+		{"cat.asc", cat, signkey.ErrKey, "cat.asc: expected one key, found 2 (to sign with several, as in a key rotation, give each its own file: --key FILE for each, or repo: keys:)"},
 		{"key.gpg", binary.String(), signkey.ErrKey, "key.gpg: a binary OpenPGP key (gpg --export-secret-keys without --armor); updeb reads the armored form: gpg --armor --export-secret-keys FINGERPRINT > key.gpg"},
 		{"repo.gpg", binaryPublic.String(), signkey.ErrKey, "repo.gpg: a public key (binary, the form apt's signed-by reads); the secret key is needed to sign"},
 	} {
