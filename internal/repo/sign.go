@@ -40,10 +40,14 @@ type Signer struct {
 
 // ReadSigner reads an armored OpenPGP secret key (as `updeb keys generate`
 // writes it). name is used in error messages. Passphrase-protected keys are
-// refused: the publisher runs unattended.
+// refused: the publisher runs unattended; so are keys apt 2.6's gpgv cannot
+// check (signkey's AptVerifiable).
 func ReadSigner(r io.Reader, name string) (*Signer, error) {
 	k, err := signkey.Read(r, name)
 	if err != nil {
+		return nil, err
+	}
+	if err := k.AptVerifiable(name); err != nil {
 		return nil, err
 	}
 	return &Signer{entities: []*openpgp.Entity{k.Entity}}, nil

@@ -18,6 +18,7 @@ import (
 	"github.com/ProtonMail/go-crypto/openpgp/armor"
 	"github.com/ProtonMail/go-crypto/openpgp/packet"
 
+	"github.com/updeb/updeb/internal/signkey"
 	"github.com/updeb/updeb/internal/testkit/pgptest"
 	"github.com/updeb/updeb/internal/testkit/testenv"
 )
@@ -226,4 +227,40 @@ func keyringFingerprints(t *testing.T, data []byte) []string {
 		fps = append(fps, fingerprint(e))
 	}
 	return fps
+}
+
+// TestKeysGpgvCannotCheckRefused: a key of RFC 9580's Ed25519 algorithm
+// (v4 or v6), which other OpenPGP tools make, is refused as a repository
+// key: gpgv of GnuPG 2.2, which apt 2.6 verifies with, cannot check its
+// signatures, and apt says the repository "is not signed". Provenance
+// records, which updeb verifies itself, may still be signed with it.
+func TestKeysGpgvCannotCheckRefused(t *testing.T) {
+	testenv.RequireTool(t, "gpgv")
+	dir := t.TempDir()
+	for _, v6 := range []bool{false, true} {
+		cfg := &packet.Config{Algorithm: packet.PubKeyAlgoEd25519, V6Keys: v6, Time: func() time.Time { return time.Unix(1700000000, 0) }}
+		e, err := openpgp.NewEntity("RFC 9580", "", "new@example.org", cfg)
+		must(t, err)
+		var armored bytes.Buffer
+		w, err := armor.Encode(&armored, openpgp.PrivateKeyType, nil)
+		must(t, err)
+		must(t, e.SerializePrivate(w, cfg))
+		must(t, w.Close())
+		k, err := signkey.Read(bytes.NewReader(armored.Bytes()), "new.asc")
+		must(t, err)
+		var sig bytes.Buffer
+		must(t, openpgp.DetachSign(&sig, k.Entity, strings.NewReader("Release"), cfg))
+		bin, _, err := publicKey(k.Entity)
+		must(t, err)
+		for name, data := range map[string][]byte{"Release": []byte("Release"), "Release.gpg": sig.Bytes(), "key.gpg": bin} {
+			must(t, os.WriteFile(filepath.Join(dir, name), data, 0o644))
+		}
+		if out, err := exec.Command("gpgv", "--keyring", filepath.Join(dir, "key.gpg"), filepath.Join(dir, "Release.gpg"), filepath.Join(dir, "Release")).CombinedOutput(); err == nil {
+			t.Fatalf("v6 %v: gpgv checks the signature of an RFC 9580 Ed25519 key:\n%s", v6, out)
+		}
+		_, err = ReadSigner(bytes.NewReader(armored.Bytes()), "new.asc")
+		if !errors.Is(err, ErrKey) || !strings.Contains(err.Error(), "which gpgv of GnuPG 2.2 (apt 2.6, Debian 12) cannot check") {
+			t.Errorf("v6 %v: ReadSigner = %v, want ErrKey saying gpgv cannot check it", v6, err)
+		}
+	}
 }

@@ -77,22 +77,12 @@ func Read(r io.Reader, name string) (*Key, error) {
 	if e.PrivateKey == nil {
 		return nil, fmt.Errorf("%w: %s: %s is a public key; the secret key is needed to sign", ErrKey, name, Fingerprint(e))
 	}
-	// The primary key, and each signing subkey whose secret the file holds
-	// (the one go-crypto picks signs): gpg --export-secret-subkeys writes
-	// a primary key without its secret, not protected, and the subkeys
-	// protected; sqv (newer apt's verifier) refuses a signature by a weak
-	// subkey ("Policy rejected asymmetric algorithm") as by a weak key.
-	keys := []*packet.PrivateKey{e.PrivateKey}
-	for _, sk := range e.Subkeys {
-		if sk.Sig != nil && sk.Sig.FlagSign && sk.PrivateKey != nil && len(sk.Revocations) == 0 {
-			keys = append(keys, sk.PrivateKey)
-		}
-	}
-	for _, k := range keys {
-		which := "key " + Fingerprint(e)
-		if k != e.PrivateKey {
-			which = "signing subkey " + KeyFingerprint(&k.PublicKey) + " of key " + Fingerprint(e)
-		}
+	// gpg --export-secret-subkeys writes a primary key without its secret,
+	// not protected, and the subkeys protected; sqv (newer apt's verifier)
+	// refuses a signature by a weak subkey ("Policy rejected asymmetric
+	// algorithm") as by a weak key.
+	for _, k := range keysThatSign(e) {
+		which := describe(e, k)
 		if k.Encrypted {
 			return nil, fmt.Errorf("%w: %s: %s is protected by a passphrase; updeb signs unattended and needs an unprotected key file (mode 0600)", ErrKey, name, which)
 		}
@@ -106,6 +96,49 @@ func Read(r io.Reader, name string) (*Key, error) {
 		return nil, fmt.Errorf("%s: %w", name, err)
 	}
 	return &Key{Entity: e}, nil
+}
+
+// keysThatSign are e's primary key and each signing subkey whose secret e
+// holds, not revoked: the one go-crypto picks signs.
+func keysThatSign(e *openpgp.Entity) []*packet.PrivateKey {
+	keys := []*packet.PrivateKey{e.PrivateKey}
+	for _, sk := range e.Subkeys {
+		if sk.Sig != nil && sk.Sig.FlagSign && sk.PrivateKey != nil && len(sk.Revocations) == 0 {
+			keys = append(keys, sk.PrivateKey)
+		}
+	}
+	return keys
+}
+
+// describe names k, e's primary key or one of its subkeys, for messages.
+func describe(e *openpgp.Entity, k *packet.PrivateKey) string {
+	if k == e.PrivateKey {
+		return "key " + Fingerprint(e)
+	}
+	return "signing subkey " + KeyFingerprint(&k.PublicKey) + " of key " + Fingerprint(e)
+}
+
+// AptVerifiable returns an ErrKey error when the key, or one of its signing
+// subkeys, is of a kind that gpgv of GnuPG 2.2, which apt 2.6 (Debian 12)
+// verifies Release files with, cannot check: an OpenPGP key of another
+// version than 4 ("packet(2) with unknown version 6") or of RFC 9580's
+// Ed25519 and Ed448 algorithms ("Invalid public key algorithm"). apt then
+// refuses every signature it makes: "is not signed". nil otherwise. For
+// the repository's keys; updeb verifies provenance records itself.
+func (k *Key) AptVerifiable(name string) error {
+	for _, pk := range keysThatSign(k.Entity) {
+		why := ""
+		switch {
+		case pk.Version != 4:
+			why = fmt.Sprintf("an OpenPGP v%d key", pk.Version)
+		case pk.PubKeyAlgo == packet.PubKeyAlgoEd25519 || pk.PubKeyAlgo == packet.PubKeyAlgoEd448:
+			why = fmt.Sprintf("of RFC 9580's algorithm %d", pk.PubKeyAlgo)
+		default:
+			continue
+		}
+		return fmt.Errorf("%w: %s: %s is %s, which gpgv of GnuPG 2.2 (apt 2.6, Debian 12) cannot check: apt would refuse every signature (\"is not signed\"); make a v4 Ed25519 key with 'updeb keys generate' (or gpg)", ErrKey, name, describe(k.Entity, pk), why)
+	}
+	return nil
 }
 
 // ReadArmoredKeys reads the keys of every armored key block in data, as
