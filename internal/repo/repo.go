@@ -184,6 +184,11 @@ func (r *Repo) settle(st *suiteState, old Settings, fresh bool) error {
 	if err != nil {
 		return err
 	}
+	if st.live != nil && !change.AllowFieldChange {
+		if c := r.opts.Signer.newSigningSubkeys(st.live.keys(r.archiveKeyring()), r.opts.Now()); len(c) > 0 {
+			return &FieldChangeError{Suite: st.suite, Changes: c}
+		}
+	}
 	// apt reads a pin's fields split at commas (Pin: release o=A,l=B): an
 	// Origin or Label with a comma is one no pin can name as it is. Said
 	// when it is set, while no client may have it yet.

@@ -5,6 +5,7 @@ import (
 	"crypto"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 	"time"
 	"unicode"
@@ -100,6 +101,36 @@ func (s *Signer) signs(fpr string) bool {
 		}
 	}
 	return false
+}
+
+// newSigningSubkeys lists, as changes clients reject, each key of s whose
+// key that signs at t (the newest signing subkey, as gpg picks: one added
+// since, say, with gpg --quick-add-key) is missing from its copy in known,
+// the keys the live generation is signed by, as clients were given them: a
+// client whose signed-by file holds that copy refuses every update
+// (NO_PUBKEY), as when a key is dropped. A key known holds no copy of is a
+// key added (a rotation's first step), which clients need not have.
+func (s *Signer) newSigningSubkeys(known openpgp.EntityList, t time.Time) []FieldChange {
+	var out []FieldChange
+	for _, e := range s.entities {
+		signer, ok := e.SigningKey(t)
+		i := slices.IndexFunc(known, func(k *openpgp.Entity) bool { return fingerprint(k) == fingerprint(e) })
+		if !ok || i < 0 {
+			continue // a key that cannot sign is refused when signing, saying why
+		}
+		fpr := signkey.KeyFingerprint(signer.PublicKey)
+		if (&Signer{entities: known[i : i+1]}).signs(fpr) {
+			continue
+		}
+		was := ""
+		if k, ok := known[i].SigningKey(t); ok {
+			was = signkey.KeyFingerprint(k.PublicKey)
+		}
+		out = append(out, FieldChange{Field: "signing subkey of " + fingerprint(e), From: was, To: fpr, Clients: fmt.Sprintf(
+			"clients whose signed-by keyring holds key %s as the repository gave it, without its signing subkey %s, refuse every update (NO_PUBKEY); give every client the key with that subkey first (gpg --export %s > FILE, over their signed-by file), then write again with --allow-field-change",
+			fingerprint(e), fpr, fingerprint(e))})
+	}
+	return out
 }
 
 func signConfig(t time.Time) *packet.Config { return signkey.Config(t) }

@@ -6,6 +6,7 @@ import (
 	"crypto"
 	"crypto/rand"
 	"errors"
+	"fmt"
 	"log/slog"
 	"os"
 	"os/exec"
@@ -170,12 +171,7 @@ func TestSigningSubkeyIsTheSameKey(t *testing.T) {
 	e, err := openpgp.NewEntity("subkey signer", "", "sub@example.com", cfg)
 	must(t, err)
 	must(t, e.AddSigningSubkey(cfg))
-	var armored bytes.Buffer
-	w, err := armor.Encode(&armored, openpgp.PrivateKeyType, nil)
-	must(t, err)
-	must(t, e.SerializePrivate(w, cfg))
-	must(t, w.Close())
-	signer, err := ReadSigner(&armored, "subkey signer")
+	signer, err := ReadSigner(bytes.NewReader(armoredSecret(t, e, cfg)), "subkey signer")
 	must(t, err)
 	r := realRepo(t, root, testSettings("amd64"), signer)
 	_, err = r.Publish(context.Background(), "s", "main", []Package{pkgOf(t, testDeb(t, dir, "app", "1", "amd64", "v1"))})
@@ -241,12 +237,8 @@ func TestKeysGpgvCannotCheckRefused(t *testing.T) {
 		cfg := &packet.Config{Algorithm: packet.PubKeyAlgoEd25519, V6Keys: v6, Time: func() time.Time { return time.Unix(1700000000, 0) }}
 		e, err := openpgp.NewEntity("RFC 9580", "", "new@example.org", cfg)
 		must(t, err)
-		var armored bytes.Buffer
-		w, err := armor.Encode(&armored, openpgp.PrivateKeyType, nil)
-		must(t, err)
-		must(t, e.SerializePrivate(w, cfg))
-		must(t, w.Close())
-		k, err := signkey.Read(bytes.NewReader(armored.Bytes()), "new.asc")
+		armored := armoredSecret(t, e, cfg)
+		k, err := signkey.Read(bytes.NewReader(armored), "new.asc")
 		must(t, err)
 		var sig bytes.Buffer
 		must(t, openpgp.DetachSign(&sig, k.Entity, strings.NewReader("Release"), cfg))
@@ -258,9 +250,70 @@ func TestKeysGpgvCannotCheckRefused(t *testing.T) {
 		if out, err := exec.Command("gpgv", "--keyring", filepath.Join(dir, "key.gpg"), filepath.Join(dir, "Release.gpg"), filepath.Join(dir, "Release")).CombinedOutput(); err == nil {
 			t.Fatalf("v6 %v: gpgv checks the signature of an RFC 9580 Ed25519 key:\n%s", v6, out)
 		}
-		_, err = ReadSigner(bytes.NewReader(armored.Bytes()), "new.asc")
+		_, err = ReadSigner(bytes.NewReader(armored), "new.asc")
 		if !errors.Is(err, ErrKey) || !strings.Contains(err.Error(), "which gpgv of GnuPG 2.2 (apt 2.6, Debian 12) cannot check") {
 			t.Errorf("v6 %v: ReadSigner = %v, want ErrKey saying gpgv cannot check it", v6, err)
 		}
 	}
+}
+
+// TestNewSigningSubkeyRefused: a signing subkey added to the key (gpg
+// --quick-add-key), which then signs, as the newest, in place of the
+// primary key, is a key clients were not given: a write is refused, as
+// dropping a key is, naming both keys, until --allow-field-change; apt (gpgv) refuses the suite with
+// the keyring clients have, and accepts it with the one the write gives.
+func TestNewSigningSubkeyRefused(t *testing.T) {
+	testenv.RequireTool(t, "gpgv")
+	dir, root := testDirs(t)
+	day := time.Date(2026, 1, 10, 0, 0, 0, 0, time.UTC)
+	cfg := &packet.Config{Algorithm: packet.PubKeyAlgoEdDSA, Time: func() time.Time { return day }}
+	e, err := openpgp.NewEntity("subkey signer", "", "sub@example.com", cfg)
+	must(t, err)
+	e.Subkeys = nil // as keys generate makes it: the primary key signs
+	signerOf := func() *Signer {
+		t.Helper()
+		s, err := ReadSigner(bytes.NewReader(armoredSecret(t, e, cfg)), "k.asc")
+		must(t, err)
+		return s
+	}
+	ctx := context.Background()
+	_, err = realRepo(t, root, testSettings("amd64"), signerOf()).Publish(ctx, "s", "main", []Package{pkgOf(t, testDeb(t, dir, "app", "1", "amd64", "v1"))})
+	must(t, err)
+	clients := filepath.Join(dir, "clients.gpg")
+	must(t, os.WriteFile(clients, mustRead(t, filepath.Join(root, "archive-keyring.gpg")), 0o644))
+	first := fingerprint(e)
+
+	day = day.Add(24 * time.Hour)
+	must(t, e.AddSigningSubkey(cfg))
+	added := signkey.KeyFingerprint(e.Subkeys[0].PublicKey)
+	_, err = realRepo(t, root, testSettings("amd64"), signerOf()).Refresh(ctx, nil)
+	var fc *FieldChangeError
+	if !errors.As(err, &fc) || !strings.Contains(err.Error(), fmt.Sprintf("signing subkey of %s %q -> %q", fingerprint(e), first, added)) {
+		t.Fatalf("refresh signed by a new signing subkey: %v, want a refused change naming both subkeys", err)
+	}
+	change := testSettings("amd64")
+	change.AllowFieldChange = true
+	_, err = realRepo(t, root, change, signerOf()).Refresh(ctx, nil)
+	must(t, err)
+	inRelease := filepath.Join(root, "dists/s/InRelease")
+	if out, err := exec.Command("gpgv", "--keyring", clients, inRelease).CombinedOutput(); err == nil {
+		t.Fatalf("gpgv with the keyring clients were given accepts the new subkey's signature:\n%s", out)
+	}
+	if out, err := exec.Command("gpgv", "--keyring", filepath.Join(root, "archive-keyring.gpg"), inRelease).CombinedOutput(); err != nil {
+		t.Fatalf("gpgv with the new archive-keyring.gpg: %v\n%s", err, out)
+	}
+	// Signed by it now: the next write goes through.
+	_, err = realRepo(t, root, testSettings("amd64"), signerOf()).Refresh(ctx, nil)
+	must(t, err)
+}
+
+// armoredSecret is e's secret key, armored, as a key file holds it.
+func armoredSecret(t *testing.T, e *openpgp.Entity, cfg *packet.Config) []byte {
+	t.Helper()
+	var b bytes.Buffer
+	w, err := armor.Encode(&b, openpgp.PrivateKeyType, nil)
+	must(t, err)
+	must(t, e.SerializePrivate(w, cfg))
+	must(t, w.Close())
+	return b.Bytes()
 }
