@@ -141,15 +141,18 @@ func (k *Key) AptVerifiable(name string) error {
 	return nil
 }
 
-// ReadArmoredKeys reads the keys of every armored key block in data, as
-// openpgp.ReadArmoredKeyRing reads one block's: the file that
+// ReadArmoredKeys reads the keys of every armored secret key block in
+// data, as openpgp.ReadArmoredKeyRing reads one block's: the file that
 // cat a.secret.asc b.secret.asc writes holds two blocks, and
-// ReadArmoredKeyRing would return the first block's key only.
+// ReadArmoredKeyRing would return the first block's key only. A public
+// key block after a secret one (the same key's, exported beside it) is
+// left unread, as before; data without a secret key block is read as
+// ReadArmoredKeyRing reads it, which says what it holds instead.
 func ReadArmoredKeys(data []byte) (openpgp.EntityList, error) {
 	var starts []int
 	for i := 0; i < len(data); {
 		line := data[i:]
-		if bytes.HasPrefix(line, []byte("-----BEGIN PGP PRIVATE KEY BLOCK-----")) || bytes.HasPrefix(line, []byte("-----BEGIN PGP PUBLIC KEY BLOCK-----")) {
+		if bytes.HasPrefix(line, []byte("-----BEGIN PGP PRIVATE KEY BLOCK-----")) {
 			starts = append(starts, i)
 		}
 		n := bytes.IndexByte(line, '\n')
@@ -159,7 +162,7 @@ func ReadArmoredKeys(data []byte) (openpgp.EntityList, error) {
 		i += n + 1
 	}
 	if len(starts) == 0 {
-		starts = []int{0} // no key block: ReadArmoredKeyRing says what the data is
+		starts = []int{0} // no secret key block: ReadArmoredKeyRing says what the data is
 	}
 	var all openpgp.EntityList
 	for i, start := range starts {

@@ -83,6 +83,9 @@ func TestReadRefusals(t *testing.T) {
 	w.Close()
 	// Two key files in one: cat a.secret.asc b.secret.asc.
 	cat := armored(t, ed(), true, nil).String() + "\n" + armored(t, ed(), true, nil).String()
+	// A secret key with its public key after it, in one file.
+	both := ed()
+	withPublic := armored(t, both, true, nil).String() + "\n" + armored(t, both, false, nil).String()
 	// A secret key exported without --armor.
 	var binary bytes.Buffer
 	ed().SerializePrivateWithoutSigning(&binary, nil)
@@ -108,6 +111,9 @@ func TestReadRefusals(t *testing.T) {
 		if !errors.Is(err, tc.is) || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("Read(%s) = %v, want %v with %q", tc.name, err, tc.is, tc.want)
 		}
+	}
+	if k, err := signkey.Read(strings.NewReader(withPublic), "with-public.asc"); err != nil || k.Fingerprint() != signkey.Fingerprint(both) {
+		t.Errorf("Read(a secret key, then its public key) = %v, want the key", err)
 	}
 }
 
