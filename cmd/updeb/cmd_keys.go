@@ -54,7 +54,8 @@ func newKeysListCmd(g *globalOptions) *cobra.Command {
 working folder): fingerprint, algorithm and size, user IDs, creation, expiry, revocation
 and capabilities, with warnings for weak, expired or revoked keys, and which recipes'
 sources use each keyring. A FILE may also be a signing key (repo: key:, --key): its public
-part is shown, as a repository's archive-keyring.gpg holds it. Without FILE it also lists, for every recipe source signed
+part is shown, as a repository's archive-keyring.gpg holds it, with a warning that says
+why publish refuses it when it does. Without FILE it also lists, for every recipe source signed
 with Sigstore (in the --recipes folder), the identity and OIDC issuer it accepts (or,
 for a key-signed bundle, the pinned key file and its SHA256 fingerprint) and where the
 signature comes from.`,
@@ -74,7 +75,8 @@ signature comes from.`,
 type keyringListing struct {
 	File     string                   `json:"file,omitempty"`
 	Keys     []openpgp.PrimaryKeyInfo `json:"keys,omitempty"`
-	UsedBy   []string                 `json:"used_by,omitempty"` // "RECIPE SOURCE (signature|checksum file)"
+	UsedBy   []string                 `json:"used_by,omitempty"`  // "RECIPE SOURCE (signature|checksum file)"
+	Unusable string                   `json:"unusable,omitempty"` // a signing key file: why publish refuses to sign with it
 	Sigstore *sigstoreSigner          `json:"sigstore,omitempty"`
 }
 
@@ -113,11 +115,11 @@ func runKeysList(cmd *cobra.Command, g *globalOptions, o *keysListOptions, now t
 	}
 	var out []keyringListing
 	for _, f := range files {
-		kr, err := loadListedKeys(cmd.Context(), f)
+		kr, unusable, err := loadListedKeys(cmd.Context(), f)
 		if err != nil {
 			return err
 		}
-		out = append(out, keyringListing{File: f, Keys: kr.List(now), UsedBy: keyringUsers(recipes, f)})
+		out = append(out, keyringListing{File: f, Keys: kr.List(now), UsedBy: keyringUsers(recipes, f), Unusable: unusable})
 	}
 	if len(o.files) == 0 {
 		out = append(out, sigstoreSigners(recipes)...)
@@ -161,6 +163,9 @@ func runKeysList(cmd *cobra.Command, g *globalOptions, o *keysListOptions, now t
 		if len(l.UsedBy) > 0 {
 			fmt.Fprintf(w, "  used by %s\n", strings.Join(l.UsedBy, ", "))
 		}
+		if l.Unusable != "" {
+			fmt.Fprintf(w, "  warning: publish refuses to sign with it: %s\n", esc(l.Unusable))
+		}
 		for _, k := range l.Keys {
 			printKey(w, "pub", k.KeyInfo)
 			for _, u := range k.UserIDs {
@@ -178,21 +183,26 @@ func runKeysList(cmd *cobra.Command, g *globalOptions, o *keysListOptions, now t
 // a signing key (the secret key the repository or the provenance records
 // are signed with: repo: key:, --key), whose public part is listed, as
 // the next write exports it to archive-keyring.gpg: also when updeb would
-// not sign with it (too weak, passphrase-protected), which its warnings say.
-func loadListedKeys(ctx context.Context, path string) (*openpgp.Keyring, error) {
-	kr, err := loadKeyring(ctx, path)
+// not sign with it (too weak, passphrase-protected, several keys, one
+// apt's gpgv cannot check), which unusable says: why publish refuses it.
+func loadListedKeys(ctx context.Context, path string) (kr *openpgp.Keyring, unusable string, err error) {
+	kr, err = loadKeyring(ctx, path)
 	if !errors.Is(err, openpgp.ErrKeyring) {
-		return kr, err
+		return kr, "", err
 	}
 	data, rerr := confined.ReadFile(path, signkey.MaxFileSize)
 	if rerr != nil {
-		return nil, err
+		return nil, "", err
 	}
 	public, perr := repo.SecretKeysPublic(bytes.NewReader(data))
 	if perr != nil {
-		return nil, err
+		return nil, "", err
 	}
-	return openpgp.ParseKeyring(bytes.NewReader(public), path)
+	if _, serr := repo.ReadSigner(bytes.NewReader(data), path); serr != nil {
+		unusable = serr.Error()
+	}
+	kr, err = openpgp.ParseKeyring(bytes.NewReader(public), path)
+	return kr, unusable, err
 }
 
 // recipesForKeys loads the recipes of the --recipes folder for keys list; one

@@ -133,18 +133,24 @@ func TestKeysListSigningKey(t *testing.T) {
 			t.Errorf("keys list %s: exit %d %s, output lacks %q:\n%s", key, code, stderr, want, stdout)
 		}
 	}
+	if strings.Contains(stdout, "publish refuses") {
+		t.Errorf("keys list of a usable signing key says publish refuses it:\n%s", stdout)
+	}
 }
 
 // TestKeysListUnusableSigningKey: a signing key updeb would not sign with
 // (passphrase-protected, RSA of 2048 bits) is still shown by keys list, the
 // command an operator runs to see what is wrong with it, not refused as a
-// private key in a verification keyring.
+// private key in a verification keyring, with a warning that says why
+// publish refuses it (a passphrase showed no warning at all).
 func TestKeysListUnusableSigningKey(t *testing.T) {
 	s := pgptest.NewSigner(t)
 	s.GPG("--passphrase", "secret", "--quick-gen-key", "Locked <locked@example.org>", "ed25519", "sign", "never")
 	s.GPG("--quick-gen-key", "Weak <weak@example.org>", "rsa2048", "sign", "never")
 	dir := t.TempDir()
 	for _, k := range []struct{ uid, want string }{
+		{"<locked@example.org>", "repo.secret.asc: 1 primary key\n  warning: publish refuses to sign with it: unusable signing key: " + filepath.Join(dir, "repo.secret.asc") + ": key "},
+		{"<locked@example.org>", " is protected by a passphrase; updeb signs unattended and needs an unprotected key file (mode 0600)\n"},
 		{"<locked@example.org>", "uid Locked <locked@example.org>\n"},
 		{"<weak@example.org>", "warning: RSA 2048 bits"},
 	} {
