@@ -143,8 +143,8 @@ func (s *Signer) signingKeys(t time.Time) ([]*packet.PrivateKey, error) {
 		if !ok {
 			return nil, fmt.Errorf("%w: %s %w at %s: it %s (see 'updeb keys list'; extend its expiry or rotate to a new key)", ErrKey, fingerprint(e), signkey.ErrCannotSign, t.UTC().Format(time.RFC3339), signkey.CannotSign(e, t))
 		}
-		if key.PrivateKey == nil {
-			return nil, fmt.Errorf("%w: %s has no secret for its signing key valid at %s", ErrKey, fingerprint(e), t.UTC().Format(time.RFC3339))
+		if err := signkey.HasSecret(e, key); err != nil {
+			return nil, err
 		}
 		keys = append(keys, key.PrivateKey)
 	}

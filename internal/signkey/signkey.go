@@ -295,6 +295,9 @@ func (k *Key) DSSE(t, now time.Time) (*DSSESigner, error) {
 		return nil, fmt.Errorf("%w: %s %w at %s: it %s (see 'updeb keys list')", ErrKey, k.Fingerprint(), ErrCannotSign, now.UTC().Format(time.RFC3339), why)
 	}
 	signer, _ := k.Entity.SigningKey(now)
+	if err := HasSecret(k.Entity, signer); err != nil {
+		return nil, err
+	}
 	at := t.Truncate(time.Second) // OpenPGP times are whole seconds
 	if created := signer.PublicKey.CreationTime; created.After(at) {
 		at = created
@@ -303,6 +306,21 @@ func (k *Key) DSSE(t, now time.Time) (*DSSESigner, error) {
 		return nil, fmt.Errorf("%w: %s has no signing key valid at or after %s (%w)", ErrKey, k.Fingerprint(), t.UTC().Format(time.RFC3339), ErrCannotSign)
 	}
 	return &DSSESigner{key: k, at: at, keyID: signer.PublicKey.KeyId}, nil
+}
+
+// HasSecret returns an ErrKey error when the file e was read from holds no
+// secret for signer, e's key that signs (the newest signing subkey, as gpg
+// picks): a stub, as gpg exports a key whose secret is on a smartcard or
+// was deleted (gpg --delete-secret-keys SUBKEY!), or none. nil otherwise.
+func HasSecret(e *openpgp.Entity, signer openpgp.Key) error {
+	if signer.PrivateKey != nil && !signer.PrivateKey.Dummy() {
+		return nil
+	}
+	which, fix := "its signing key", "export the key with its secret"
+	if signer.PublicKey != e.PrimaryKey {
+		which, fix = "its signing subkey "+KeyFingerprint(signer.PublicKey)+" (the newest, which signs, as gpg picks)", "export the key with that secret, or revoke that subkey"
+	}
+	return fmt.Errorf("%w: %s: the file holds no secret for %s, only a stub, as gpg exports for a key on a smartcard or whose secret was deleted: %s", ErrKey, Fingerprint(e), which, fix)
 }
 
 // CannotSign says why e has no key that can sign at t, for a message: "was

@@ -334,3 +334,33 @@ func TestReadRefusesAWeakSigningSubkey(t *testing.T) {
 		t.Fatalf("Read(RSA-1024 signing subkey) = %v, want ErrWeakKey naming the subkey", err)
 	}
 }
+
+// A key file whose newest signing subkey, the one that signs, is a stub
+// (its secret deleted, or on a smartcard) is refused by the DSSE signer
+// and by the repository's, naming the subkey, exit 2's ErrKey: signing
+// failed with go-crypto's "s2k GNU dummy key: dummy key found", exit 1.
+func TestSigningSubkeyStubRefused(t *testing.T) {
+	testenv.RequireTool(t, "gpg")
+	s, fpr := gpgKey(t, "ed25519", "")
+	s.GPG("--faked-system-time=20300101T000000!", "--quick-add-key", fpr, "ed25519", "sign", "never")
+	subs := strings.Split(s.GPG("--with-colons", "--list-keys", fpr), "fpr:::::::::")
+	newest := strings.TrimSuffix(strings.Fields(subs[3])[0], ":")
+	s.GPG("--yes", "--delete-secret-keys", newest+"!")
+	file := s.GPG("--armor", "--export-secret-keys", fpr)
+	k, err := signkey.Read(strings.NewReader(file), "k.asc")
+	if err != nil {
+		t.Fatal(err)
+	}
+	now := time.Date(2031, 1, 1, 0, 0, 0, 0, time.UTC)
+	want := "the file holds no secret for its signing subkey " + newest + " (the newest, which signs, as gpg picks), only a stub"
+	if _, err := k.DSSE(now, now); !errors.Is(err, signkey.ErrKey) || !strings.Contains(err.Error(), want) {
+		t.Errorf("DSSE with a stub signing subkey = %v, want ErrKey with %q", err, want)
+	}
+	r, err := repo.ReadSigner(strings.NewReader(file), "k.asc")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := r.ClearSign([]byte("Origin: x\n"), now); !errors.Is(err, signkey.ErrKey) || !strings.Contains(err.Error(), want) {
+		t.Errorf("ClearSign with a stub signing subkey = %v, want ErrKey with %q", err, want)
+	}
+}
