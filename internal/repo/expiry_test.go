@@ -4,9 +4,11 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"io/fs"
 	"log/slog"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -271,5 +273,46 @@ func TestValidForUnderAMinuteRefused(t *testing.T) {
 				t.Errorf("valid-for %v: refused, but dists/ was written", tc.validFor)
 			}
 		}
+	}
+}
+
+// TestExpiredKeyRefusedBeforeWriting: a publish signed by a key that has
+// expired is refused before it writes anything: the repository's tree is
+// as it was (it kept the folders of the staged pool files, in .updeb and
+// pool/), and a new repository folder is not made.
+func TestExpiredKeyRefusedBeforeWriting(t *testing.T) {
+	dir, root := testDirs(t)
+	ctx := context.Background()
+	_, err := realRepo(t, root, testSettings("amd64"), nil).Publish(ctx, "s", "main", []Package{pkgOf(t, testDeb(t, dir, "app", "1", "amd64", "v1"))})
+	must(t, err)
+	tree := func(root string) []string {
+		t.Helper()
+		var out []string
+		filepath.WalkDir(root, func(path string, _ fs.DirEntry, err error) error {
+			out = append(out, path)
+			return err
+		})
+		return out
+	}
+	before := tree(root)
+	created := time.Date(2025, 1, 2, 3, 4, 5, 0, time.UTC)
+	e, err := openpgp.NewEntity("repo", "", "repo@example.org", &packet.Config{
+		Algorithm: packet.PubKeyAlgoEdDSA, Time: func() time.Time { return created }, KeyLifetimeSecs: 30 * 24 * 3600})
+	must(t, err)
+	expired := &Signer{entities: []*openpgp.Entity{e}}
+	fresh := filepath.Join(dir, "new-repo")
+	for _, root := range []string{root, fresh} {
+		change := testSettings("amd64")
+		change.AllowFieldChange = true
+		_, err = realRepo(t, root, change, expired).Publish(ctx, "s", "extra", []Package{pkgOf(t, testDeb(t, dir, "other", "1", "amd64", "v1"))})
+		if !errors.Is(err, signkey.ErrCannotSign) {
+			t.Fatalf("publish with an expired key: %v, want ErrCannotSign", err)
+		}
+	}
+	if after := tree(root); !slices.Equal(before, after) {
+		t.Errorf("a publish refused for an expired key changed the repository's tree:\nbefore %v\nafter  %v", before, after)
+	}
+	if _, err := os.Stat(fresh); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("a publish refused for an expired key made the repository folder: %v", err)
 	}
 }

@@ -151,6 +151,12 @@ func (r *Repo) beginAll(ctx context.Context, targets map[string][]string) (unloc
 	if r.opts.Signer == nil {
 		return nil, fmt.Errorf("%w: no signing key", ErrKey)
 	}
+	// A key that cannot sign (expired, revoked, a stub) is refused before
+	// anything is written: found when the Release is signed, it left the
+	// folders of the pool files staged meanwhile.
+	if _, err := r.opts.Signer.signingKeys(r.opts.Now()); err != nil {
+		return nil, err
+	}
 	if unlock, err = r.lock(ctx); err != nil {
 		return nil, err
 	}

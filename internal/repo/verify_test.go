@@ -189,13 +189,13 @@ func TestVerifyDates(t *testing.T) {
 	r := Open(root, Options{Settings: change, Signer: testSigner(t), Now: testClock()})
 	_, err := r.Publish(context.Background(), "s", "main", []Package{pkgOf(t, testDeb(t, dir, "oo", "1", "amd64", "o"))})
 	must(t, err)
-	date := time.Date(2024, 8, 14, 12, 1, 0, 0, time.UTC) // testClock's first
+	date := time.Date(2024, 8, 14, 12, 2, 0, 0, time.UTC) // testClock's second: the first is the check that the key can sign
 	for _, tc := range []struct {
 		now  time.Time
 		says string
 	}{
 		{date.Add(time.Hour), ""},
-		{date.Add(25 * time.Hour), "expired: Valid-Until 2024-08-15T12:01:00Z has passed"},
+		{date.Add(25 * time.Hour), "expired: Valid-Until 2024-08-15T12:02:00Z has passed"},
 		{date.Add(-time.Hour), "ahead of this machine's clock"},
 	} {
 		checks, err := r.Verify(context.Background(), "s", clientKeyring(t, root), tc.now)
