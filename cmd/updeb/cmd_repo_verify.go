@@ -34,6 +34,11 @@ finding, the new live generation is checked instead.`,
   updeb repo verify --repo /srv/apt --keyring /etc/apt/keyrings/internal.gpg production`,
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			// --keyring "" (an unset variable) would check the repository
+			// against its own key, not the clients'.
+			if keyring == "" && cmd.Flags().Changed("keyring") {
+				return emptyFlag("keyring")
+			}
 			r, cfg, err := o.openReadOnly(g)
 			if err != nil {
 				return err

@@ -416,6 +416,7 @@ func TestEmptyFallbackFlags(t *testing.T) {
 		{"outdated", "--github-api", ""},
 		{"verify-provenance", "--provenance", "", "x.deb"},
 		{"verify", "--base", "", "hello"},
+		{"repo", "verify", "--keyring", ""},
 		{"plan", "--apply", "--base", ""},
 		{"bump", "hello", "--to", ""},
 		{"bump", "hello", "--to", "1.0.0", "--date", ""},
