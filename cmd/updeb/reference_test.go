@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -154,23 +155,95 @@ func TestExamplesUseRealFlags(t *testing.T) {
 					t.Errorf("%s: example %q: %v", c.CommandPath(), line, err)
 					continue
 				}
-				for _, a := range args {
-					name, _, _ := strings.Cut(strings.TrimPrefix(a, "--"), "=")
-					if !strings.HasPrefix(a, "--") || name == "" {
-						continue
-					}
-					checked++
-					if cmd.Flags().Lookup(name) == nil && cmd.InheritedFlags().Lookup(name) == nil {
-						t.Errorf("%s: example %q gives --%s, which %s does not have", c.CommandPath(), strings.TrimSpace(line), name, cmd.CommandPath())
-					}
-					if name == "json" && checkJSONFlag(cmd, true) != nil {
-						t.Errorf("%s: example %q gives --json, but %s prints no JSON", c.CommandPath(), strings.TrimSpace(line), cmd.CommandPath())
-					}
+				n, problems := flagProblems(cmd, args)
+				checked += n
+				for _, p := range problems {
+					t.Errorf("%s: example %q %s", c.CommandPath(), strings.TrimSpace(line), p)
 				}
 			}
 		}
 	})
 	if checked < 50 {
 		t.Errorf("only %d flags in the examples", checked)
+	}
+}
+
+// flagProblems checks the --flags of a call of cmd: how many there are, and
+// what is wrong with them (a flag cmd does not have, --json where it prints
+// none).
+func flagProblems(cmd *cobra.Command, args []string) (n int, problems []string) {
+	for _, a := range args {
+		name, _, _ := strings.Cut(strings.TrimPrefix(a, "--"), "=")
+		if !strings.HasPrefix(a, "--") || name == "" {
+			continue
+		}
+		n++
+		if cmd.Flags().Lookup(name) == nil && cmd.InheritedFlags().Lookup(name) == nil {
+			problems = append(problems, fmt.Sprintf("gives --%s, which %s does not have", name, cmd.CommandPath()))
+		}
+		// updeb --version --json is updeb version --json.
+		if name == "json" && !slices.Contains(args, "--version") && checkJSONFlag(cmd, true) != nil {
+			problems = append(problems, fmt.Sprintf("gives --json, but %s prints no JSON", cmd.CommandPath()))
+		}
+	}
+	return n, problems
+}
+
+// docCall is where a command line of the documentation calls updeb: at the
+// start of a line (after a prompt), after a shell operator, or by its path.
+var docCall = regexp.MustCompile(`(?:^|\$ |&& |\| |; |xargs -r |/bin/)updeb `)
+
+// TestDocsUseRealFlags: every flag a command line of the documentation gives
+// (in a code block, or an inline `updeb ...`) is a flag of the command it
+// runs, and every command it names exists: a reader copies them.
+func TestDocsUseRealFlags(t *testing.T) {
+	var out, errOut bytes.Buffer
+	root := newRootCmd(&globalOptions{stdout: &out, stderr: &errOut})
+	root.InitDefaultCompletionCmd()
+	root.InitDefaultHelpFlag()
+	root.InitDefaultVersionFlag()
+	inline := regexp.MustCompile("`(updeb [^`]+)`")
+	checked := 0
+	for _, file := range docFiles(t) {
+		if strings.HasPrefix(file, "docs/commands/") { // TestExamplesUseRealFlags
+			continue
+		}
+		doc := readDoc(t, file)
+		var lines []string
+		for _, b := range fence.FindAllString(doc, -1) {
+			lines = append(lines, strings.Split(strings.ReplaceAll(b, "\\\n", " "), "\n")...)
+		}
+		for _, m := range inline.FindAllStringSubmatch(fence.ReplaceAllString(doc, ""), -1) {
+			lines = append(lines, m[1])
+		}
+		for _, line := range lines {
+			line = strings.TrimSpace(line)
+			for _, loc := range docCall.FindAllStringIndex(line, -1) {
+				call := line[loc[1]:]
+				// The call ends where the shell takes over.
+				if i := strings.IndexAny(call, "|&;>#$()`"); i >= 0 {
+					call = call[:i]
+				}
+				args := strings.Fields(call)
+				cmd, rest, err := root.Find(args)
+				switch line {
+				case "updeb biuld", // docs/README.md shows the suggestion a typo gets
+					"updeb mirror export/verify": // two commands
+					continue
+				}
+				if err != nil || cmd.HasAvailableSubCommands() && len(rest) > 0 && !strings.HasPrefix(rest[0], "-") {
+					t.Errorf("%s: %q: no such command (%v)", file, line, err)
+					continue
+				}
+				n, problems := flagProblems(cmd, args)
+				checked += n
+				for _, p := range problems {
+					t.Errorf("%s: %q %s", file, line, p)
+				}
+			}
+		}
+	}
+	if checked < 100 {
+		t.Errorf("only %d flags in the documentation's command lines", checked)
 	}
 }
