@@ -42,7 +42,7 @@ FILE:LINE:COL: warning: message. Exit 2 when there is any finding; warnings
 alone exit 0.`,
 		Example: `  updeb lint              # every recipe in ./recipes
   updeb lint helm etcd    # recipes/helm.yaml and recipes/etcd.yaml
-  updeb lint --recipes testdata/recipes --json
+  updeb lint --recipes testdata/demo/recipes --json
   updeb lint ./my/new.yaml`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			paths, err := resolveRecipes(g, args)

@@ -133,8 +133,9 @@ func TestCommandReference(t *testing.T) {
 }
 
 // TestExamplesUseRealFlags: every flag an example of `updeb help` gives
-// (updeb COMMAND... --flag) is a flag of the command it runs: an example
-// that a reader copies must not stop at "unknown flag".
+// (updeb COMMAND... --flag) is a flag of the command it runs, and every
+// testdata/ path it names exists: an example that a reader copies must not
+// stop at "unknown flag" or "no such file".
 func TestExamplesUseRealFlags(t *testing.T) {
 	var out, errOut bytes.Buffer
 	root := newRootCmd(&globalOptions{stdout: &out, stderr: &errOut})
@@ -159,6 +160,14 @@ func TestExamplesUseRealFlags(t *testing.T) {
 				checked += n
 				for _, p := range problems {
 					t.Errorf("%s: example %q %s", c.CommandPath(), strings.TrimSpace(line), p)
+				}
+				// The fixtures it names are this checkout's: a reader runs it there.
+				for _, a := range args {
+					if strings.HasPrefix(a, "testdata/") {
+						if _, err := os.Stat(filepath.Join(repoRoot, a)); err != nil {
+							t.Errorf("%s: example %q names %s: %v", c.CommandPath(), strings.TrimSpace(line), a, err)
+						}
+					}
 				}
 			}
 		}
