@@ -168,6 +168,8 @@ func TestVerifyProvenanceCLI(t *testing.T) {
 		{"another key", []string{"--key", other + ".asc", deb}, 1, "which is not in keyring " + other + ".asc (unknown signer)\nupdeb: hint: the record was signed by a key other than the one given"},
 		{"not on the allow-list", []string{"--keyring", both, "--signer", strings.Repeat("B", 40), deb}, 1, "not among the allowed signers"},
 		{"allow-listed", []string{"--keyring", both, "--signer", fpr, deb}, 0, ""},
+		// A mistyped signer is the flag's fault, not an altered record.
+		{"a signer that is no fingerprint", []string{"--keyring", both, "--signer", fpr[:8], deb}, 2, "is not a full fingerprint (want 40 or 64 hex digits, found 8)\nupdeb: hint: a signer is a full primary key fingerprint"},
 		{"payload changed", []string{"--key", key + ".asc", "--provenance", payloadChanged, deb}, 1, "BAD signature: it does not match the data"},
 		{"signature changed", []string{"--key", key + ".asc", "--provenance", sigChanged, deb}, 1, "hint: the record was changed after it was signed"},
 		{"key ID changed", []string{"--key", key + ".asc", "--provenance", keyidChanged, deb}, 1, "signature with key ID " + strings.Repeat("A", 40) + " was made by key " + fpr},

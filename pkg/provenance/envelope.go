@@ -84,7 +84,8 @@ type Verified struct {
 // payload is a provenance statement; and that it has a subject called name
 // whose sha256 is sha256Hex. It returns dsse.ErrUnsigned for an envelope
 // without signatures, and errors wrapping ErrSignature (with each
-// signature's refusal), ErrRecord or ErrSubject.
+// signature's refusal), ErrRecord or ErrSubject; an openpgp.ErrPolicy when
+// pol cannot be applied.
 func Verify(e *dsse.Envelope, kr *openpgp.Keyring, pol openpgp.Policy, name, sha256Hex string) (*Verified, error) {
 	var res *openpgp.Result
 	sig, err := e.Verify(func(s dsse.Signature, pae []byte) error {
@@ -102,6 +103,12 @@ func Verify(e *dsse.Envelope, kr *openpgp.Keyring, pol openpgp.Policy, name, sha
 		return nil, err
 	}
 	if se, ok := errors.AsType[*dsse.SignatureError](err); ok {
+		// A policy that cannot be applied (a signer that is no
+		// fingerprint) refuses every signature alike: the caller's
+		// input, not a refused record.
+		if errors.Is(se.Errs[0], openpgp.ErrPolicy) {
+			return nil, se.Errs[0]
+		}
 		return nil, fmt.Errorf("%w: %w", ErrSignature, errors.Join(se.Errs...))
 	}
 	if err != nil {
