@@ -417,6 +417,8 @@ func TestEmptyFallbackFlags(t *testing.T) {
 		{"verify-provenance", "--provenance", "", "x.deb"},
 		{"verify", "--base", "", "hello"},
 		{"repo", "verify", "--keyring", ""},
+		{"repo", "remove", "--arch", "", "helm"},
+		{"build", "--arch="},
 		{"plan", "--apply", "--base", ""},
 		{"bump", "hello", "--to", ""},
 		{"bump", "hello", "--to", "1.0.0", "--date", ""},

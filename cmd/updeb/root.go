@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
 	"github.com/updeb/updeb/internal/console"
 	"github.com/updeb/updeb/pkg/lockfile"
@@ -185,14 +186,19 @@ written and how to finish); 131 SIGQUIT (every goroutine's stack on stderr);
 // drop every check against the base).
 var fallbackFlags = []string{"config", "recipes", "proxy", "cache", "state", "out", "repo", "suite", "component",
 	"compression", "provenance-key", "tuf-url", "tuf-root", "trusted-root", "github-api", "provenance", "base",
-	"to", "date", "now"}
+	"to", "date", "now", "arch"}
 
 // checkEmptyFlags refuses a fallback flag given an empty value (--out "",
 // an unset shell variable): the config's value would be used in its place
 // without a word.
 func checkEmptyFlags(c *cobra.Command) error {
 	for _, name := range fallbackFlags {
-		if f := c.Flags().Lookup(name); f != nil && f.Changed && f.Value.String() == "" {
+		f := c.Flags().Lookup(name)
+		if f == nil || !f.Changed {
+			continue
+		}
+		// --arch "" reads as no architecture at all: every one.
+		if s, ok := f.Value.(pflag.SliceValue); f.Value.String() == "" || ok && len(s.GetSlice()) == 0 {
 			return emptyFlag(name)
 		}
 	}
