@@ -419,6 +419,8 @@ func TestEmptyFallbackFlags(t *testing.T) {
 		{"repo", "verify", "--keyring", ""},
 		{"repo", "remove", "--arch", "", "helm"},
 		{"build", "--arch="},
+		{"plan", "--apply", "--only", ""},
+		{"data", "refresh", "--table", ""},
 		{"plan", "--apply", "--base", ""},
 		{"bump", "hello", "--to", ""},
 		{"bump", "hello", "--to", "1.0.0", "--date", ""},
