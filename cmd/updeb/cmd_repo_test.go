@@ -83,6 +83,12 @@ func TestRepoLifeCLI(t *testing.T) {
 		}
 	}
 
+	// An empty suite (an unset variable) is named as such, not as a
+	// repository updeb does not manage.
+	if _, stderr := cli(exitUsage, append([]string{"repo", "refresh", ""}, flags...)...); !strings.Contains(stderr, `suite "": want`) {
+		t.Errorf("repo refresh \"\": %s", stderr)
+	}
+
 	out, _ = cli(0, append([]string{"repo", "refresh"}, flags...)...)
 	if !strings.Contains(out, "refreshed suite production: generation 3") || !strings.Contains(out, "refreshed suite staging: generation 3") {
 		t.Fatalf("refresh: %s", out)

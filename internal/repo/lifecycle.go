@@ -47,6 +47,10 @@ func (r *Repo) Refresh(ctx context.Context, suites []string) ([]RefreshResult, e
 		}
 	}
 	for _, s := range suites {
+		// "" names no suite (suitesOrAll reads it as every suite).
+		if err := validSuite(s); err != nil {
+			return nil, err
+		}
 		if _, err := r.suitesOrAll(s); err != nil {
 			return nil, err
 		}
