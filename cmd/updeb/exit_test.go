@@ -443,6 +443,19 @@ func TestEmptyFallbackFlags(t *testing.T) {
 	}
 }
 
+// TestEmptyFallbackFlagsDocumented: docs/configuration.md names every flag
+// that cannot be given empty.
+func TestEmptyFallbackFlagsDocumented(t *testing.T) {
+	doc := readDoc(t, "docs/configuration.md")
+	_, para, _ := strings.Cut(doc, "cannot be given empty:")
+	para, _, _ = strings.Cut(para, "\n\n")
+	for _, name := range fallbackFlags {
+		if !strings.Contains(para, "`--"+name+"`") {
+			t.Errorf("docs/configuration.md does not name --%s among the flags that cannot be given empty", name)
+		}
+	}
+}
+
 // TestNoArgumentsSaidSo: an argument to a command that takes none is named
 // as such (exit 2), not as an unknown command.
 func TestNoArgumentsSaidSo(t *testing.T) {
