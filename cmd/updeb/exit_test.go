@@ -425,6 +425,7 @@ func TestEmptyFallbackFlags(t *testing.T) {
 		{"report", "--output", "site", "--metrics", ""},
 		{"plan", "--apply", "--message", ""},
 		{"compat", "--output", ""},
+		{"verify-signature", "--bundle", "b.json", "--sigstore-identity", "i", "--sigstore-issuer", "https://x", "--sigstore-source-repository", "", "a"},
 		{"plan", "--apply", "--base", ""},
 		{"bump", "hello", "--to", ""},
 		{"bump", "hello", "--to", "1.0.0", "--date", ""},

@@ -186,7 +186,7 @@ written and how to finish); 131 SIGQUIT (every goroutine's stack on stderr);
 // drop every check against the base).
 var fallbackFlags = []string{"config", "recipes", "proxy", "cache", "state", "out", "repo", "suite", "component",
 	"compression", "provenance-key", "tuf-url", "tuf-root", "trusted-root", "github-api", "provenance", "base",
-	"to", "date", "now", "arch", "only", "table", "write", "metrics", "message", "output"}
+	"to", "date", "now", "arch", "only", "table", "write", "metrics", "message", "output", "sigstore-source-repository"}
 
 // checkEmptyFlags refuses a fallback flag given an empty value (--out "",
 // an unset shell variable): the config's value would be used in its place
