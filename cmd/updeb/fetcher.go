@@ -14,6 +14,7 @@ import (
 	"github.com/updeb/updeb/internal/config"
 	"github.com/updeb/updeb/internal/confined"
 	"github.com/updeb/updeb/internal/fetch"
+	"github.com/updeb/updeb/internal/srcurl"
 )
 
 // defaultConfigFiles are read, first found wins, when --config is not given.
@@ -178,7 +179,7 @@ func (g *globalOptions) newFetcher(c *config.Config) (*fetch.Fetcher, error) {
 	}
 	o.Proxy = u
 	if u != nil {
-		log.Debug("proxy", "url", u.Redacted(), "from", from, "no-proxy", o.NoProxy)
+		log.Debug("proxy", "url", srcurl.Redact(u.String()), "from", from, "no-proxy", o.NoProxy)
 		if c.NoProxy == nil { // the config's entries are checked when it is read
 			for _, e := range o.NoProxy {
 				if !config.NoProxyEntry(e) {

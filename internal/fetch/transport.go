@@ -14,6 +14,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/updeb/updeb/internal/srcurl"
 	"github.com/updeb/updeb/pkg/weblink"
 )
 
@@ -185,7 +186,7 @@ func (f *Fetcher) proxyFor(u *url.URL) string {
 }
 
 // redact hides a password in a proxy URL before it reaches a log or an error.
-func redact(u *url.URL) string { return u.Redacted() }
+func redact(u *url.URL) string { return srcurl.Redact(u.String()) }
 
 // proxyAttempts is how many times a request is made while nothing answers at
 // the proxy: 1 + 2 retries, Options.Backoff then twice that apart (3 s in all

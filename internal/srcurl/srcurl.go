@@ -44,7 +44,8 @@ func (e *Error) Error() string {
 
 // Redact hides the password of a URL that may not parse (so that
 // url.URL.Redacted cannot) before an error or a log prints it: what follows
-// the first ":" of the user information, up to its last "@", becomes xxxxx.
+// the first ":" of the user information, up to its last "@", becomes xxxxx,
+// and so does the user name where the password is empty ("TOKEN:@").
 // Any "@" after the scheme counts, one in a path too: a password may hold
 // "/" unencoded, and hiding too much is better than printing it.
 func Redact(s string) string {
@@ -58,8 +59,13 @@ func Redact(s string) string {
 	}
 	userinfo := s[start : start+at]
 	c := strings.Index(userinfo, ":")
-	if c < 0 {
+	switch {
+	case c < 0:
 		return s
+	case c == len(userinfo)-1:
+		// "TOKEN:@": the secret is the user name (curl -u TOKEN:, an API
+		// key as a proxy's user).
+		return s[:start] + "xxxxx:" + s[start+at:]
 	}
 	return s[:start] + userinfo[:c+1] + "xxxxx" + s[start+at:]
 }

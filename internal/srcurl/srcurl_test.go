@@ -157,7 +157,8 @@ func TestRefusalHidesPassword(t *testing.T) {
 		"socks5://alice:s3cret@proxy:1080":    "socks5://alice:xxxxx@proxy:1080",
 		"http://al@ice:s3/cr@et@proxy:3128/p": "http://al@ice:xxxxx@proxy:3128/p", // "/" unencoded in the password
 		"alice:s3c ret@proxy:3128":            "alice:xxxxx@proxy:3128",
-		"https://bob@h/a":                     "https://bob@h/a", // a user alone is no secret
+		"https://bob@h/a":                     "https://bob@h/a",          // a user alone is no secret
+		"http://APIKEY:@proxy:3128":           "http://xxxxx:@proxy:3128", // but one with an empty password is the secret (curl -u TOKEN:)
 		"https://h/a":                         "https://h/a",
 	} {
 		if got := Redact(in); got != want {
