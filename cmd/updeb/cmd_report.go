@@ -111,6 +111,9 @@ func runReport(cmd *cobra.Command, g *globalOptions, o *reportOptions) (err erro
 		if fi, err := os.Stat(filepath.Dir(o.metrics)); err != nil || !fi.IsDir() {
 			return usageErrorf("--metrics %s: no folder %s to write it in (report makes --output, not the metrics' folder)", o.metrics, filepath.Dir(o.metrics))
 		}
+		if !strings.HasSuffix(o.metrics, ".prom") {
+			g.logger().Warn("node_exporter's textfile collector reads only files named *.prom: it will not read this one; name it NAME.prom", "metrics", o.metrics)
+		}
 	}
 	// A run whose report cannot be made still says so in the metrics: the
 	// previous file's numbers (and its success) must not stand.

@@ -276,3 +276,21 @@ func TestReportOutIsNotOutput(t *testing.T) {
 		t.Errorf("report: exit %d\n%s", code, stderr)
 	}
 }
+
+// TestReportMetricsNameWarned: node_exporter's textfile collector reads only
+// *.prom files; a --metrics file named otherwise is written, with a warning
+// saying it will not be read, and one named *.prom gets none.
+func TestReportMetricsNameWarned(t *testing.T) {
+	dir, _ := trackingCopy(t, true)
+	for name, warned := range map[string]bool{"updeb.txt": true, "updeb.prom": false} {
+		metrics := filepath.Join(dir, name)
+		code, _, stderr := runUpdeb("--state", filepath.Join(dir, "state"), "--cache", filepath.Join(dir, "cache"), "--offline",
+			"report", "--output", filepath.Join(dir, "site-"+name), "--metrics", metrics)
+		if _, err := os.Stat(metrics); err != nil || code != 0 && code != exitCheck {
+			t.Fatalf("%s: exit %d, metrics %v:\n%s", name, code, err, stderr)
+		}
+		if got := strings.Contains(stderr, "reads only files named *.prom"); got != warned {
+			t.Errorf("%s: warned %v, want %v:\n%s", name, got, warned, stderr)
+		}
+	}
+}
