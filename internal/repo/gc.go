@@ -358,13 +358,15 @@ func (r *Repo) collectedFile(rel string) string {
 // .updeb/removed/ before it is removed. On a full disk, where gc is how an
 // operator makes room, the pool file is removed first, making room for its
 // record: a record that still cannot be written is an error naming the
-// digest to write.
+// digest to write. The temporary file of the record that a gc killed while
+// writing it left (under the lock, as every gc writes) goes first.
 func (r *Repo) recordCollected(ctx context.Context, rel string) error {
 	sum, err := existingDigest(ctx, r.root, rel)
 	if err != nil || sum == "" {
 		return err
 	}
 	dst := r.collectedFile(rel)
+	atomicfile.RemoveLeftovers(filepath.Dir(dst), filepath.Base(dst))
 	record := func() error {
 		if err := atomicfile.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
 			return err

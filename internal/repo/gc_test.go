@@ -20,6 +20,7 @@ import (
 	"time"
 
 	"github.com/updeb/updeb/internal/testkit/testenv"
+	"github.com/updeb/updeb/pkg/atomicfile"
 )
 
 // keepRepo is testRepo keeping keep generations of each suite.
@@ -710,5 +711,36 @@ func TestPromotedVersionRefusedWhereItWasCollected(t *testing.T) {
 	}
 	for _, into := range []string{"main", "extra"} {
 		refused(into, func(ce *ConflictError) bool { return ce.Collected && ce.Component == "main" && ce.Into == into })
+	}
+}
+
+// A gc killed while it wrote a pool file's digest record left the record's
+// temporary file (.NAME.sha256.tmp-*) under .updeb/removed/, and the pool
+// file, which the next gc collects: that gc removes the leftover, which
+// stayed there forever, taking room on the full disk gc is run to free.
+func TestGCRemovesKilledRecordLeftover(t *testing.T) {
+	dir, root := testDirs(t)
+	ctx := context.Background()
+	r, jump := jumpingKeepRepo(t, root, 1)
+	publishEach(t, r, dir, "1", "2")
+	_, err := r.Remove(ctx, "s", "main", "app", "1", "")
+	must(t, err)
+	jump(byHashGrace)
+	_, err = r.Refresh(ctx, nil)
+	must(t, err)
+	const rel = "pool/main/a/app/app_1_amd64.deb"
+	dst := r.collectedFile(rel)
+	must(t, os.MkdirAll(filepath.Dir(dst), 0o755))
+	leftover := filepath.Join(filepath.Dir(dst), atomicfile.TempPrefix(filepath.Base(dst))+"1234")
+	must(t, os.WriteFile(leftover, []byte("partial"), 0o644))
+	res, err := r.GC(ctx, false)
+	if err != nil || !slices.Equal(res.PoolFiles, []string{rel}) {
+		t.Fatalf("gc: %+v, %v", res, err)
+	}
+	if _, err := os.Lstat(leftover); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("gc left the temporary file of a killed record: %v", err)
+	}
+	if sum, err := r.collectedDigest(rel); err != nil || sum == "" {
+		t.Errorf("the recorded digest of %s is %q (%v)", rel, sum, err)
 	}
 }
