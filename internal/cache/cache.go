@@ -78,19 +78,17 @@ func Open(dir string) (*Cache, error) {
 }
 
 // oneFileSystem refuses a cache whose blob or index folder is on another
-// file system than its tmp folder (a subfolder linked to another disk):
-// every download and index entry is renamed from tmp into place, and each
-// would fail at its end (EXDEV), after the whole download.
+// file system than its tmp folder (a subfolder linked to another disk), or
+// on another mount of it (a bind mount, see mountOf): every download and
+// index entry is renamed from tmp into place, and each would fail at its
+// end (EXDEV), after the whole download.
 func oneFileSystem(dir string) error {
-	dev := func(sub string) (uint64, error) {
-		fi, err := os.Stat(filepath.Join(dir, sub))
+	dev := func(sub string) ([2]uint64, error) {
+		id, err := mountOf(filepath.Join(dir, sub))
 		if err != nil {
-			return 0, fmt.Errorf("cache: %w", err)
+			return id, fmt.Errorf("cache: %w", err)
 		}
-		if st, ok := fi.Sys().(*syscall.Stat_t); ok {
-			return uint64(st.Dev), nil //nolint:unconvert // Dev is not uint64 on every platform
-		}
-		return 0, nil
+		return id, nil
 	}
 	tmp, err := dev("tmp")
 	if err != nil {
@@ -102,7 +100,7 @@ func oneFileSystem(dir string) error {
 			return err
 		}
 		if d != tmp {
-			return fmt.Errorf("cache: %s is on another file system than %s: downloads are renamed from tmp into place, so the cache's folders must share one file system (link the cache folder itself to another disk, not its subfolders)",
+			return fmt.Errorf("cache: %s is on another file system than %s (or on another mount of it, a bind mount): downloads are renamed from tmp into place, so the cache's folders must share one file system (link the cache folder itself to another disk, not its subfolders)",
 				filepath.Join(dir, sub), filepath.Join(dir, "tmp"))
 		}
 	}

@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/updeb/updeb/internal/testkit/testenv"
 	"github.com/updeb/updeb/pkg/digest"
 )
 
@@ -158,6 +159,29 @@ func TestOpenRefusesFoldersOnTwoFileSystems(t *testing.T) {
 		t.Fatal(err)
 	}
 	put(t, c, "hello")
+}
+
+// A blob or index folder bind-mounted (a second mount of the same file
+// system, so the same device number) passed the check of one file system
+// and every download failed at its end, renamed from tmp into place:
+// "invalid cross-device link", exit 3, on every run.
+func TestOpenRefusesABindMountedFolder(t *testing.T) {
+	for _, sub := range []string{"sha256", "index"} {
+		t.Run(sub, func(t *testing.T) {
+			dir := t.TempDir()
+			cdir, src := filepath.Join(dir, "cache"), filepath.Join(dir, "elsewhere")
+			for _, d := range []string{filepath.Join(cdir, sub), src} {
+				if err := os.MkdirAll(d, 0o755); err != nil {
+					t.Fatal(err)
+				}
+			}
+			testenv.BindMount(t, src, filepath.Join(cdir, sub))
+			_, err := Open(cdir)
+			if err == nil || !strings.Contains(err.Error(), filepath.Join(cdir, sub)+" is on another file system") {
+				t.Errorf("Open: %v, want a refusal naming %s", err, sub)
+			}
+		})
+	}
 }
 
 // otherFileSystem returns a folder on another file system than dir: the

@@ -14,29 +14,13 @@ import (
 // CI a test without either is skipped, in CI it fails.
 func TinyDisk(t testing.TB, size string) string {
 	t.Helper()
-	RequireTool(t, "mount", "umount")
-	// As root, mount itself; otherwise through sudo without a password, as
-	// .ci/run installs with it when it does not run as root.
-	var pre []string
-	if os.Getuid() != 0 {
-		if err := exec.Command("sudo", "-n", "true").Run(); err != nil {
-			if InCI() {
-				t.Fatalf("TinyDisk mounts a tmpfs and needs root or sudo without a password: %v", err)
-			}
-			t.Skip("mounting a tmpfs needs root or sudo without a password")
-		}
-		pre = []string{"sudo", "-n"}
-	}
-	run := func(args ...string) ([]byte, error) {
-		args = append(pre, args...)
-		return exec.Command(args[0], args[1:]...).CombinedOutput()
-	}
+	run, sudo := mounter(t, "mounting a tmpfs")
 	dir := filepath.Join(t.TempDir(), "disk")
 	if err := os.Mkdir(dir, 0o755); err != nil {
 		t.Fatal(err)
 	}
 	opts := "size=" + size
-	if len(pre) > 0 {
+	if sudo {
 		opts += fmt.Sprintf(",uid=%d,gid=%d", os.Getuid(), os.Getgid())
 	}
 	if out, err := run("mount", "-t", "tmpfs", "-o", opts, "tmpfs", dir); err != nil {
@@ -44,4 +28,39 @@ func TinyDisk(t testing.TB, size string) string {
 	}
 	t.Cleanup(func() { run("umount", "-l", dir) })
 	return dir
+}
+
+// BindMount mounts the folder src again at the folder dst (mount --bind):
+// one file system, whose files rename(2) still cannot move between the two
+// mounts (EXDEV). It needs what TinyDisk needs.
+func BindMount(t testing.TB, src, dst string) {
+	t.Helper()
+	run, _ := mounter(t, "a bind mount")
+	if out, err := run("mount", "--bind", src, dst); err != nil {
+		t.Fatalf("mount --bind %s %s: %v\n%s", src, dst, err, out)
+	}
+	t.Cleanup(func() { run("umount", "-l", dst) })
+}
+
+// mounter returns what runs mount and umount: as root, themselves;
+// otherwise through sudo without a password (sudo true), as .ci/run
+// installs with it when it does not run as root. Without either, what
+// (the test's mount) is skipped outside CI and fails in CI.
+func mounter(t testing.TB, what string) (run func(args ...string) ([]byte, error), sudo bool) {
+	t.Helper()
+	RequireTool(t, "mount", "umount")
+	var pre []string
+	if os.Getuid() != 0 {
+		if err := exec.Command("sudo", "-n", "true").Run(); err != nil {
+			if InCI() {
+				t.Fatalf("%s needs root or sudo without a password: %v", what, err)
+			}
+			t.Skip(what + " needs root or sudo without a password")
+		}
+		pre = []string{"sudo", "-n"}
+	}
+	return func(args ...string) ([]byte, error) {
+		args = append(pre, args...)
+		return exec.Command(args[0], args[1:]...).CombinedOutput()
+	}, len(pre) > 0
 }
