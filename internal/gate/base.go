@@ -665,7 +665,9 @@ func compareBase(ctx context.Context, r *recipe.Recipe, opts Options, rr *Recipe
 		rr.Changes = d.changes
 	}
 	diffTrust(r, old, base.Rev, rv)
-	diffPrivileges(r, old, opts.Build.ResolveOptions, rv)
+	// A new minor's privileges are compared with its predecessor's, as
+	// nodes have them: the units, scripts and users it keeps are no news.
+	diffPrivileges(r, from, opts.Build.ResolveOptions, rv)
 	diffLeftBehind(r, from, opts.Build.ResolveOptions, rv)
 	owners, self, err := base.shippers(ctx, r, opts.Build.ResolveOptions)
 	if err != nil {
@@ -685,7 +687,11 @@ func compareBase(ctx context.Context, r *recipe.Recipe, opts Options, rr *Recipe
 		c.add("trust", Pass, "no trust change since %s (%s)", base.Rev, recipeTrustChecked())
 	}
 	if !flagged["privileges"] {
-		c.add("privileges", Pass, "no special bit, owner, mode, maintainer-script fragment, trigger or alternative added or changed since %s", base.Rev)
+		since := base.Rev
+		if old == nil && from != nil {
+			since = from.Ref() + ", the minor before"
+		}
+		c.add("privileges", Pass, "no special bit, owner, mode, maintainer-script fragment, trigger or alternative added or changed since %s", since)
 	}
 	rr.review = rv.items
 }

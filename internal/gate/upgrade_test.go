@@ -348,3 +348,61 @@ func TestNewMinorUpgrade(t *testing.T) {
 		t.Errorf("a new minor older than every other:\n%s\nwant:\n%s", got, want)
 	}
 }
+
+// TestNewMinorPrivileges: a new minor's packages are compared with the
+// minor before's, as nodes have them, for what they ask of the system:
+// hello-1.3 written by bump --new-minor from hello-1.2 (its unit and
+// conffile from the same folder, its postinst fragment and system user)
+// is only its new-recipe line and its sources' anchors, where it was a
+// REVIEW privileges line for each unit, fragment and user the minor before
+// already had. What differs from the minor before (a unit of other
+// content, a setuid bit) is still a line, and a recipe of no series, or
+// without an earlier minor, has every one as added.
+func TestNewMinorPrivileges(t *testing.T) {
+	const key = "-----BEGIN PGP PUBLIC KEY BLOCK-----\nk\n-----END PGP PUBLIC KEY BLOCK-----\n"
+	minor := func(m string, pairs ...string) string {
+		text := edit(t, helloRecipe, "name: hello\n", "name: hello-"+m+"\n", "version: 1.2.0", "version: "+m+".0\nfiles-dir: hello",
+			"      - {source: hello, path: LICENSE, dest: /usr/share/doc/hello/LICENSE}\n",
+			"      - {file: hello.service, dest: /lib/systemd/system/hello.service}\n      - {file: hello.default, dest: /etc/default/hello, conffile: true}\n    system-user: {name: hello, home: /var/lib/hello}\n    scripts: {postinst: hello.postinst}\n")
+		return edit(t, text, pairs...)
+	}
+	base := map[string]string{"keys/upstream.asc": key, "recipes/hello/hello.service": "[Service]\nExecStart=/usr/bin/hello\n",
+		"recipes/hello/hello.default": "ARGS=\n", "recipes/hello/hello.postinst": "echo configured\n", "recipes/hello-1.2.yaml": minor("1.2")}
+	review := func(file string, head map[string]string) string {
+		rep := gateBaseOf(t, file, base, head)
+		var lines []string
+		for _, it := range rep.Review {
+			if reviewKinds[it.Kind] != "trust" {
+				lines = append(lines, string(it.Kind)+" "+it.Subject)
+			}
+		}
+		for _, x := range rep.Recipes[0].Results {
+			if x.Check == "privileges" && x.Status == Pass {
+				lines = append(lines, "pass "+x.Detail)
+			}
+		}
+		return strings.Join(lines, "\n")
+	}
+	next := minor("1.3")
+	if got, want := review("recipes/hello-1.3.yaml", map[string]string{"recipes/hello-1.3.yaml": next}),
+		"pass no special bit, owner, mode, maintainer-script fragment, trigger or alternative added or changed since hello-1.2, the minor before"; got != want {
+		t.Errorf("a new minor as bump --new-minor writes it:\n%s\nwant:\n%s", got, want)
+	}
+	// Its own folder, the files copied with the same content: the same.
+	own := edit(t, next, "files-dir: hello", "files-dir: hello-1.3")
+	copied := map[string]string{"recipes/hello-1.3.yaml": own, "recipes/hello-1.3/hello.service": base["recipes/hello/hello.service"],
+		"recipes/hello-1.3/hello.default": base["recipes/hello/hello.default"], "recipes/hello-1.3/hello.postinst": base["recipes/hello/hello.postinst"]}
+	if got := review("recipes/hello-1.3.yaml", copied); !strings.HasPrefix(got, "pass ") {
+		t.Errorf("a new minor with its folder's files copied:\n%s", got)
+	}
+	copied["recipes/hello-1.3/hello.service"] = "[Service]\nExecStart=/usr/bin/hello\nUser=root\n"
+	setuid := edit(t, own, "dest: /usr/bin/hello}", `dest: /usr/bin/hello, mode: "4755", special-bits: "binds port 80"}`)
+	copied["recipes/hello-1.3.yaml"] = setuid
+	if got, want := review("recipes/hello-1.3.yaml", copied), "root-config /lib/systemd/system/hello.service\nspecial-bits /usr/bin/hello"; got != want {
+		t.Errorf("a new minor that differs from the minor before:\n%s\nwant:\n%s", got, want)
+	}
+	alone := map[string]string{"recipes/hello-1.2.yaml": "", "recipes/hello-1.3.yaml": next}
+	if got, want := review("recipes/hello-1.3.yaml", alone), "root-config /lib/systemd/system/hello.service\nscript-fragment postinst\nsystem-user system-user"; got != want {
+		t.Errorf("a new minor with no minor before:\n%s\nwant:\n%s", got, want)
+	}
+}
