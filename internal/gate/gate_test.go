@@ -825,6 +825,21 @@ func TestDiffPrivileges(t *testing.T) {
 		!slices.Equal(lines, []string{"package hello [amd64]: /opt/hello-1.2.1/keys/: 0700 -> 0750"}) {
 		t.Errorf("a bump that opens a private folder whose path follows the version: %v %q", kinds, lines)
 	}
+	// A package named after the version (hello-{{.Version}}, installed
+	// side by side, as istioctl-{{.Version}} is) is another package at
+	// every bump: compared with the base's of the same name template, its
+	// alternative, setuid file, private folder, fragment, triggers and
+	// system user are no line; a fragment of other content still is.
+	named := func(text string) string {
+		return edit(t, private(text, "0700"), "packages:\n  - name: hello\n", "packages:\n  - name: \"hello-{{.Version}}\"\n", "    files:\n", "    system-user: {name: hello, home: /var/lib/hello}\n    files:\n")
+	}
+	if kinds, lines := review(project(bumped(t, named(withFragment)), "echo one\n"), project(named(withFragment), "echo one\n")); len(kinds) != 0 {
+		t.Errorf("a bump of a package named after the version: %v %q, want none", kinds, lines)
+	}
+	if kinds, lines := review(project(bumped(t, named(withFragment)), "echo two\n"), project(named(withFragment), "echo one\n")); !slices.Equal(kinds, []Kind{KindScriptFragment}) ||
+		!strings.HasPrefix(lines[0], "package hello-1.2.1 [amd64]: postinst fragment hello.postinst changed") {
+		t.Errorf("a bump of a package named after the version, its fragment changed: %v %q", kinds, lines)
+	}
 	for _, tt := range []struct {
 		name  string
 		head  *recipe.Recipe

@@ -152,31 +152,41 @@ func accessOf(p *recipe.ResolvedPackage) map[string]access {
 }
 
 // privilegeChanges compares the packages of np (resolved from r) with those
-// of op (nil: none; resolved from old).
+// of op (nil: none; resolved from old). A package whose name follows the
+// version (istioctl-{{.Version}}, another name at every bump) is compared
+// with old's package of the same name template.
 func privilegeChanges(r, old *recipe.Recipe, np, op *recipe.Resolved) []privilegeChange {
 	olds := map[string]*recipe.ResolvedPackage{}
 	oldUsers := map[string]*recipe.SystemUser{}
 	oldForms := map[string]templated{} // by package
+	byTemplate := map[string]string{}  // the base's package of each name template
 	if op != nil {
 		for i := range op.Packages {
 			olds[op.Packages[i].Name] = &op.Packages[i]
 			if i < len(old.Packages) {
 				oldUsers[op.Packages[i].Name] = old.Packages[i].SystemUser
 				oldForms[op.Packages[i].Name] = templatedOf(old, i, &op.Packages[i], op.Arch)
+				byTemplate[old.Packages[i].Name] = op.Packages[i].Name
 			}
 		}
 	}
 	var out []privilegeChange
 	for i := range np.Packages {
 		n := &np.Packages[i]
-		o := olds[n.Name]
+		oldName := n.Name // the package's name at the base
+		if i < len(r.Packages) && olds[oldName] == nil {
+			if q, ok := byTemplate[r.Packages[i].Name]; ok && followsVersion(old, r.Packages[i].Name) {
+				oldName = q
+			}
+		}
+		o := olds[oldName]
 		forms := templatedOf(r, i, n, np.Arch)
 		if i < len(r.Packages) {
-			out = append(out, systemUserChanges(n.Name, r.Packages[i].SystemUser, oldUsers[n.Name], o != nil)...)
+			out = append(out, systemUserChanges(n.Name, r.Packages[i].SystemUser, oldUsers[oldName], o != nil)...)
 		}
 		oldAccess := accessOf(o)
 		oldPath := map[string]string{} // the base's path of each templated path
-		for p, t := range oldForms[n.Name].paths {
+		for p, t := range oldForms[oldName].paths {
 			oldPath[t] = p
 		}
 		// basePath is the base's path of p: for a path that follows the
@@ -203,7 +213,7 @@ func privilegeChanges(r, old *recipe.Recipe, np, op *recipe.Resolved) []privileg
 		if o != nil {
 			oldFrag, oldTriggers = o.Fragments, o.Triggers
 		}
-		out = append(out, rootConfigChanges(n, o, r, old, forms.origins, oldForms[n.Name].origins, basePath)...)
+		out = append(out, rootConfigChanges(n, o, r, old, forms.origins, oldForms[oldName].origins, basePath)...)
 		out = append(out, fragmentChanges(n.Name, r, old, n.Fragments, oldFrag)...)
 		oldFiles := map[string]recipe.ResolvedFile{}
 		if o != nil {
@@ -220,7 +230,7 @@ func privilegeChanges(r, old *recipe.Recipe, np, op *recipe.Resolved) []privileg
 			if _, root := rootConfigPlace(f.Dest); root || f.LocalPath == "" || op == nil {
 				continue
 			}
-			was, now := oldForms[n.Name].origins[basePath(f.Dest)], forms.origins[f.Dest]
+			was, now := oldForms[oldName].origins[basePath(f.Dest)], forms.origins[f.Dest]
 			switch {
 			case was != "" && !strings.HasPrefix(was, "file "):
 				out = append(out, privilegeChange{n.Name, ReviewItem{Kind: KindLocalFile, Subject: f.Dest, Old: []string{was}, New: []string{now}},
@@ -243,7 +253,7 @@ func privilegeChanges(r, old *recipe.Recipe, np, op *recipe.Resolved) []privileg
 			out = append(out, privilegeChange{n.Name, ReviewItem{Kind: KindTriggers, Subject: "triggers", Old: oldTriggers, New: n.Triggers, Added: added, Removed: removed},
 				fmt.Sprintf("triggers: %s, were %s", joinOr(n.Triggers, "none"), joinOr(oldTriggers, "none"))})
 		}
-		out = append(out, alternativeChanges(n, o, forms.alternatives, oldForms[n.Name].alternatives)...)
+		out = append(out, alternativeChanges(n, o, forms.alternatives, oldForms[oldName].alternatives)...)
 	}
 	return out
 }
