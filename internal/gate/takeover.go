@@ -256,14 +256,25 @@ func diffTakeover(r, old *recipe.Recipe, owners map[string][]shipper, self strin
 					name, path.Dir(self)+"/", rev, name, r.Name, name))
 		}
 		diffPathConflicts(name, now[name], then[name], owners, mine, rev, rv)
+		// The package's relations at the base: for a name that follows
+		// the version (istioctl-{{.Version}}), the base's package of the
+		// same name template.
+		was := then[name]
+		if t := now[name][templateKey][0]; was == nil && old != nil && followsVersion(old, t) {
+			for _, rels := range then {
+				if rels[templateKey][0] == t {
+					was = rels
+				}
+			}
+		}
 		for _, field := range []string{"Provides", "Replaces", "Conflicts", "Breaks", "Pre-Depends", "Depends", "Recommends"} {
 			with, installs := installedWith[field]
 			for _, target := range now[name][field] {
 				o := others(target)
-				if now[target] != nil || then[target] != nil || slices.Contains(then[name][field], target) {
+				if now[target] != nil || then[target] != nil || slices.Contains(was[field], target) {
 					continue
 				}
-				if installs && (recipe.IsBasePackage(target) || provided[target] || slices.ContainsFunc(with, func(f string) bool { return slices.Contains(then[name][f], target) })) {
+				if installs && (recipe.IsBasePackage(target) || provided[target] || slices.ContainsFunc(with, func(f string) bool { return slices.Contains(was[f], target) })) {
 					// Already on every node (libc6, adduser), one of the
 					// recipe's own names, or installed with it before.
 					continue

@@ -168,6 +168,12 @@ func TestPackageTakeover(t *testing.T) {
 			map[string]string{"recipes/hello.yaml": edit(t, helloRecipe, "packages:\n  - name: hello\n", "packages:\n  - name: \"hello-{{.Version}}\"\n", "/usr/bin/hello}", "\"/usr/bin/hello-{{.Version}}\"}", "dest: /usr/share/doc/hello/LICENSE}", "dest: \"/usr/share/doc/hello-{{.Version}}/LICENSE\"}"), "keys/upstream.asc": key},
 			map[string]string{"recipes/hello.yaml": bumped(t, edit(t, helloRecipe, "packages:\n  - name: hello\n", "packages:\n  - name: \"hello-{{.Version}}\"\n", "/usr/bin/hello}", "\"/usr/bin/hello-{{.Version}}\"}", "dest: /usr/share/doc/hello/LICENSE}", "dest: \"/usr/share/doc/hello-{{.Version}}/LICENSE\"}"))},
 			nil},
+		// Its relations are compared with the base package's of the same
+		// name template: those it keeps are none at a bump, one added is.
+		{"a package named after the version with relations on the system's packages, bumped",
+			map[string]string{"recipes/hello.yaml": withRel(edit(t, helloRecipe, "packages:\n  - name: hello\n", "packages:\n  - name: \"hello-{{.Version}}\"\n", "/usr/bin/hello}", "\"/usr/bin/hello-{{.Version}}\"}", "dest: /usr/share/doc/hello/LICENSE}", "dest: \"/usr/share/doc/hello-{{.Version}}/LICENSE\"}"), "depends: [iptables]\n    conflicts: [hello-legacy]"), "keys/upstream.asc": key},
+			map[string]string{"recipes/hello.yaml": bumped(t, withRel(edit(t, helloRecipe, "packages:\n  - name: hello\n", "packages:\n  - name: \"hello-{{.Version}}\"\n", "/usr/bin/hello}", "\"/usr/bin/hello-{{.Version}}\"}", "dest: /usr/share/doc/hello/LICENSE}", "dest: \"/usr/share/doc/hello-{{.Version}}/LICENSE\"}"), "depends: [iptables]\n    recommends: [nginx]\n    conflicts: [hello-legacy]"))},
+			[]string{"nginx  -> hello (recipes/hello.yaml): package hello-1.2.1: Recommends: nginx, a package no recipe of recipes/ ships at HEAD (the system's, or another repository's): apt installs it on every node that installs this package (apt installs recommends unless told not to), from whatever repository offers it (its files, the services it starts, its maintainer scripts run as root); review that recipe hello may pull nginx in before merging"}},
 		{"a new recipe's relation on a package no recipe ships",
 			map[string]string{"recipes/other.yaml": other, "keys/upstream.asc": key},
 			map[string]string{"recipes/hello.yaml": withRel(helloRecipe, "provides: [containerd]")},
