@@ -529,6 +529,9 @@ func TestIdentityPrefix(t *testing.T) {
 		`^https://github\.com/(cilium|isovalent)/cilium/.*$`:                                              "https://github.com/",
 		`^https://github\.com/o/x(-fork)?/.*$`:                                                            "https://github.com/o/x",
 		`^(a$`:                                                                                            "",
+		// A class of K's other cases (K, the Kelvin sign) reads no k: one
+		// thread matches Kevilubernetes, not kubernetes.
+		`^https://github\.com/(?:[K\x{212A}]evil|k)ubernetes/kubernetes/.*$`: "https://github.com/k",
 	} {
 		if got := IdentityPrefix(re); got != want {
 			t.Errorf("IdentityPrefix(%s) = %q, want %q", re, got, want)

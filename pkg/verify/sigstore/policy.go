@@ -203,7 +203,17 @@ func IdentityPrefix(re string) string {
 			break
 		}
 		prefix = append(prefix, next)
-		set = w.step(set, next, len(w.text))
+		// Every thread reads next, in one of its cases: each goes on by its
+		// edge, as stepping by next would drop a class of its other cases
+		// only ([K\x{212A}], K and the Kelvin sign) and name a prefix that
+		// thread's matches do not have.
+		after := map[uint32]bool{}
+		for pc := range set {
+			if runes, _ := classRunes(&w.prog.Inst[pc]); len(runes) == 1 {
+				w.add(after, w.prog.Inst[pc].Out, len(w.text))
+			}
+		}
+		set = after
 	}
 	return string(prefix)
 }
