@@ -305,14 +305,31 @@ func anyonesAddress(src string) (local, domain string, ok bool) {
 // account ("^krel-staging@.*\.iam\.gserviceaccount\.com$": anybody's
 // project may have a krel-staging account). A subdomain left open at a
 // domain written out ("^alice@[a-z]+\.example\.org$") is the domain
-// owner's. See openName.
+// owner's, unless what follows it leaves the domain open too; the part
+// written out is then the one after the subdomain. See openName.
 func anyonesDomain(src string) (string, bool) {
 	w, start := walkAfter(anchor(src), "")
 	if start == nil {
 		return "", false
 	}
 	at := w.step(w.anyText(start, isLocalPart), '@', len(w.text))
-	return w.openName(at, -1, isDomain, (*walk).registrable)
+	if spelled, open := w.openName(at, -1, isDomain, (*walk).registrable); open {
+		return spelled, true
+	}
+	// A subdomain left open does not end the walk: a label after it may be
+	// open where anybody registers one ("^alice@[a-z]+\.example\.[a-z]+$":
+	// anybody's example.lol), so the domain is walked on after every part
+	// left open.
+	for _, pc := range slices.Sorted(maps.Keys(w.anyText(at, isDomain))) {
+		in := &w.prog.Inst[pc]
+		if _, wide := classRunes(in); !wide {
+			continue
+		}
+		if spelled, open := w.openName(w.closure(in.Out), -1, isDomain, (*walk).registrable); open {
+			return spelled, true
+		}
+	}
+	return "", false
 }
 
 // publicSuffixes are domains of more than one label under which anybody
