@@ -342,11 +342,67 @@ var publicSuffixes = []string{"iam.gserviceaccount.com", "gserviceaccount.com", 
 // one (a top-level domain left open), the one before it, or the one before
 // a public suffix.
 func (w *walk) registrable(set map[uint32]bool) bool {
-	label := w.anyText(set, isLabel)
-	if w.matchesAfter(label, "") || w.matchesAfter(w.anyText(w.step(label, '.', len(w.text)), isLabel), "") {
-		return true
+	if w.registrableAt == nil {
+		w.registrableAt = w.registrableStates()
 	}
-	return slices.ContainsFunc(publicSuffixes, func(s string) bool { return w.matchesAfter(label, "."+s) })
+	for pc := range set {
+		if w.registrableAt[pc] {
+			return true
+		}
+	}
+	return false
+}
+
+// registrableStates is the states registrable says yes for, found once,
+// backwards from where a label ends the domain (a match, a '.' before a
+// last label, a public suffix) over the edges that read no rune or a
+// label's: registrable is asked after every part of a domain left open,
+// and reading on from each took seconds for ([0-9A-Z]{0,50}){20}.
+func (w *walk) registrableStates() map[uint32]bool {
+	into := make([][]uint32, len(w.prog.Inst)) // the states an edge leads from
+	for pc := range w.prog.Inst {
+		in := &w.prog.Inst[pc]
+		switch in.Op {
+		case syntax.InstAlt, syntax.InstAltMatch:
+			into[in.Arg] = append(into[in.Arg], uint32(pc))
+			into[in.Out] = append(into[in.Out], uint32(pc))
+		case syntax.InstCapture, syntax.InstNop, syntax.InstEmptyWidth: // past text, every assertion holds
+			into[in.Out] = append(into[in.Out], uint32(pc))
+		case syntax.InstRune, syntax.InstRune1, syntax.InstRuneAny, syntax.InstRuneAnyNotNL:
+			if readsSome(in, isLabel) {
+				into[in.Out] = append(into[in.Out], uint32(pc))
+			}
+		}
+	}
+	back := func(set map[uint32]bool) map[uint32]bool {
+		todo := slices.Collect(maps.Keys(set))
+		for len(todo) > 0 {
+			pc := todo[len(todo)-1]
+			todo = todo[:len(todo)-1]
+			for _, from := range into[pc] {
+				if !set[from] {
+					set[from] = true
+					todo = append(todo, from)
+				}
+			}
+		}
+		return set
+	}
+	ends := map[uint32]bool{}
+	for pc := range w.prog.Inst {
+		if w.prog.Inst[pc].Op == syntax.InstMatch {
+			ends[uint32(pc)] = true
+		}
+	}
+	last := back(maps.Clone(ends)) // in the last label
+	for pc := range w.prog.Inst {
+		in, one := &w.prog.Inst[pc], map[uint32]bool{uint32(pc): true}
+		if in.MatchRune('.') && last[in.Out] ||
+			slices.ContainsFunc(publicSuffixes, func(s string) bool { return w.matchesAfter(one, "."+s) }) {
+			ends[uint32(pc)] = true
+		}
+	}
+	return back(ends)
 }
 
 // isLabel reports whether r may be in a domain's label; isDomain, in a
@@ -493,8 +549,9 @@ func classRunes(in *syntax.Inst) (runes []rune, wide bool) {
 // what the regexp matches: it may say yes for a regexp that matches nothing
 // further, never no for one that matches.
 type walk struct {
-	prog *syntax.Prog
-	text []rune
+	prog          *syntax.Prog
+	text          []rune
+	registrableAt map[uint32]bool // registrableStates, once asked
 }
 
 // walkAfter compiles re and runs it from its start over text: the threads
