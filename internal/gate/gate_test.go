@@ -798,6 +798,19 @@ func TestDiffPrivileges(t *testing.T) {
 			t.Errorf("%s: %v\n  %s\nwant:\n  %s", c.name, kinds, strings.Join(lines, "\n  "), strings.Join(c.lines, "\n  "))
 		}
 	}
+	// A file moved from the signed source to one with signature: none: its
+	// bytes are the pin the change wrote; a file of one unsigned source
+	// moved to another unsigned one, or a new file there, is no line.
+	unsignedExtra := func(text string) string {
+		return edit(t, text, "packages:\n", "  - name: extras\n    url: https://example.org/v{{.Version}}/extras-{{.Arch}}.tar.gz\n    sha256: {amd64: 1111111111111111111111111111111111111111111111111111111111111111}\n    signature: {none: upstream signs nothing}\npackages:\n")
+	}
+	if kinds, lines := review(project(unsignedExtra(edit(t, withFragment, `revision: "1"`, `revision: "2"`, "{source: hello, path: hello, dest: /usr/bin/hello}", "{source: extras, path: hello, dest: /usr/bin/hello}")), "echo one\n"), project(unsignedExtra(withFragment), "echo one\n")); !slices.Equal(kinds, []Kind{KindLocalFile}) ||
+		!slices.Equal(lines, []string{`package hello [amd64]: /usr/bin/hello is hello of source extras now, was hello of source hello: source extras has no signature ("upstream signs nothing"), so no upstream signature vouches for its bytes, only the pin the change wrote; review them before merging`}) {
+		t.Errorf("a file moved to an unsigned source: %v %q", kinds, lines)
+	}
+	if kinds, lines := review(project(unsignedExtra(edit(t, withFragment, `revision: "1"`, `revision: "2"`)), "echo one\n"), project(unsignedExtra(withFragment), "echo one\n")); len(kinds) != 0 {
+		t.Errorf("a revision bump beside an unsigned source: %v %q, want none", kinds, lines)
+	}
 	// A path that follows the version (/opt/hello-{{.Version}}/hello) is
 	// another path at every bump, as the recipe said at the base: no line;
 	// the template pointed at another file is one.

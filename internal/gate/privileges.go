@@ -222,16 +222,28 @@ func privilegeChanges(r, old *recipe.Recipe, np, op *recipe.Resolved) []privileg
 			}
 		}
 		for _, f := range n.Files {
-			// The recipe's own file (bytes no upstream signature vouches
+			// A source's file from an unsigned source where a signed one's
+			// was; the recipe's own file (bytes no upstream signature vouches
 			// for) where a source's file was, new, or with other content:
 			// under the same path and mode, changes: has nothing to show.
 			// In a rootConfig place, rootConfigChanges says so; a new
 			// recipe's files come with its new-recipe line.
-			if _, root := rootConfigPlace(f.Dest); root || f.LocalPath == "" || op == nil {
+			if _, root := rootConfigPlace(f.Dest); root || op == nil {
 				continue
 			}
 			was, now := oldForms[oldName].origins[basePath(f.Dest)], forms.origins[f.Dest]
 			switch {
+			case f.LocalPath == "":
+				// A source's file that came from a signed source and comes
+				// from one with signature: none now: its bytes are the
+				// pin the change wrote.
+				wasSrc, nowSrc := oldForms[oldName].sources[basePath(f.Dest)], forms.sources[f.Dest]
+				if why, unsigned := unsignedSource(r, nowSrc); unsigned && wasSrc != "" && wasSrc != nowSrc {
+					if _, before := unsignedSource(old, wasSrc); !before {
+						out = append(out, privilegeChange{n.Name, ReviewItem{Kind: KindLocalFile, Subject: f.Dest, Old: []string{was}, New: []string{now}},
+							fmt.Sprintf("%s is %s now, was %s: source %s has no signature (%q), so no upstream signature vouches for its bytes, only the pin the change wrote; review them before merging", f.Dest, now, was, nowSrc, why)})
+					}
+				}
 			case was != "" && !strings.HasPrefix(was, "file "):
 				out = append(out, privilegeChange{n.Name, ReviewItem{Kind: KindLocalFile, Subject: f.Dest, Old: []string{was}, New: []string{now}},
 					fmt.Sprintf("%s is %s now, was %s: its bytes are the change's own, which no upstream signature vouches for; review them before merging", f.Dest, now, was)})
@@ -258,6 +270,21 @@ func privilegeChanges(r, old *recipe.Recipe, np, op *recipe.Resolved) []privileg
 	return out
 }
 
+// unsignedSource reports whether r's source name has signature: none, and
+// the reason it gives.
+func unsignedSource(r *recipe.Recipe, name string) (string, bool) {
+	if r == nil {
+		return "", false
+	}
+	for _, src := range r.Sources {
+		if src.Name == name {
+			sig := src.Signature
+			return sig.None, sig.URL == "" && sig.Sigstore == nil
+		}
+	}
+	return "", false
+}
+
 // templated is what the gate compares of a package as its recipe writes
 // it, rendered for one architecture with the version left out
 // (Recipe.RenderPerArch): a path that follows the version
@@ -266,6 +293,7 @@ func privilegeChanges(r, old *recipe.Recipe, np, op *recipe.Resolved) []privileg
 type templated struct {
 	alternatives []string          // the link, path and priority of each alternative, in the order of the resolved ones
 	origins      map[string]string // where each file and link comes from, by its destination as resolved
+	sources      map[string]string // the source each file comes from (none for the recipe's own), by its destination as resolved
 	paths        map[string]string // each file's, link's and directory's path (a directory's as accessOf's keys), by the path as resolved
 }
 
@@ -273,7 +301,7 @@ type templated struct {
 // architecture arch (nothing known where r has no such package, or its
 // mappings are not the resolved ones one for one).
 func templatedOf(r *recipe.Recipe, i int, p *recipe.ResolvedPackage, arch string) templated {
-	t := templated{origins: map[string]string{}, paths: map[string]string{}}
+	t := templated{origins: map[string]string{}, sources: map[string]string{}, paths: map[string]string{}}
 	if r == nil || i >= len(r.Packages) {
 		return t
 	}
@@ -291,6 +319,7 @@ func templatedOf(r *recipe.Recipe, i int, p *recipe.ResolvedPackage, arch string
 		for j, f := range rp.Files {
 			t.paths[p.Files[j].Dest] = at(f.Dest)
 			t.origins[p.Files[j].Dest] = "source " + f.Source
+			t.sources[p.Files[j].Dest] = f.Source
 			switch {
 			case f.Path != "":
 				t.origins[p.Files[j].Dest] = at(f.Path) + " of source " + f.Source
