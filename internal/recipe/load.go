@@ -1253,7 +1253,12 @@ func (d *decoder) workflowRepository(r *Recipe, s *Source) {
 	owner, repo, named := githubRepository(sigstore.IdentityPrefix(re))
 	switch {
 	case !named:
-		d.at(v, "signature.%s: %q does not name the workflow's repository (https://github.com/OWNER/REPO/...): a GitHub Actions workflow signs for every repository that calls it; %s", key, cmp.Or(ss.IdentityRegexp, ss.Identity), add)
+		hint := add
+		if strings.Contains(re, "github.com") {
+			// "." matches any character: the prefix stops at "github".
+			hint = `write the host's dots as \. (github\.com): a "." matches any character, so the regexp names no host; or ` + add
+		}
+		d.at(v, "signature.%s: %q does not name the workflow's repository (https://github.com/OWNER/REPO/...): a GitHub Actions workflow signs for every repository that calls it; %s", key, cmp.Or(ss.IdentityRegexp, ss.Identity), hint)
 	case len(repos) > 0 && !slices.ContainsFunc(repos, func(x string) bool { return strings.EqualFold(x, owner+"/"+repo) }):
 		d.at(v, "signature.%s: the workflow is in %s/%s, not in %s, where the source comes from: a reusable workflow signs for every repository that calls it, so this identity accepts anybody's builds made with it; add source-repository: https://github.com/%s (the repository whose run must have signed: the certificate's Source Repository URI)", key, owner, repo, strings.Join(slices.Compact(repos), ", "), repos[0])
 	}
