@@ -5,8 +5,10 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"log/slog"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -159,7 +161,7 @@ func runReport(cmd *cobra.Command, g *globalOptions, o *reportOptions) (err erro
 	// clock's, whatever day --now plans for.
 	in := report.Inputs{Now: time.Now().UTC(), Plan: p, Compat: cr, MaxAge: s.cfg.Data.MaxAge(), RunFailed: !o.runOK}
 	if o.repoDir != "" {
-		if in.Repository, err = repositoryInputs(o); err != nil {
+		if in.Repository, err = repositoryInputs(o, g.logger()); err != nil {
 			return err
 		}
 	}
@@ -236,7 +238,7 @@ func readMetrics(path string) ([]byte, error) {
 }
 
 // repositoryInputs reads the repository's suites and packages.
-func repositoryInputs(o *reportOptions) (*report.RepositoryInputs, error) {
+func repositoryInputs(o *reportOptions, log *slog.Logger) (*report.RepositoryInputs, error) {
 	if fi, err := os.Stat(filepath.Join(o.repoDir, "dists")); err != nil || !fi.IsDir() {
 		return nil, usageErrorf("--repo %s: not an apt repository updeb publishes (no dists/ folder)", o.repoDir)
 	}
@@ -244,6 +246,13 @@ func repositoryInputs(o *reportOptions) (*report.RepositoryInputs, error) {
 	suites, entries, err := r.Contents()
 	if err != nil {
 		return nil, err
+	}
+	// A suite name mistyped would read as a repository with nothing in
+	// production (every staging version pending) or nothing to compare.
+	for _, f := range []struct{ flag, suite, is string }{{"staging", o.staging, "the suite new builds go to first"}, {"production", o.production, "the suite clients install from"}} {
+		if !slices.ContainsFunc(suites, func(s repo.Suite) bool { return s.Name == f.suite }) {
+			log.Warn(fmt.Sprintf("the repository has no suite %q: --%s names %s; the page's comparison of staging and production is empty or lists every version as pending", f.suite, f.flag, f.is), "repo", o.repoDir)
+		}
 	}
 	return &report.RepositoryInputs{Path: o.repoDir, Suites: suites, Packages: entries, Staging: o.staging, Production: o.production}, nil
 }

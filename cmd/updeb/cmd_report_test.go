@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"github.com/updeb/updeb/internal/testkit/testenv"
 	"html"
 	"net"
 	"os"
@@ -291,6 +292,38 @@ func TestReportMetricsNameWarned(t *testing.T) {
 		}
 		if got := strings.Contains(stderr, "reads only files named *.prom"); got != warned {
 			t.Errorf("%s: warned %v, want %v:\n%s", name, got, warned, stderr)
+		}
+	}
+}
+
+// TestReportWarnsOfMissingSuite: a --staging or --production naming no suite
+// of --repo (a typo) is warned about: the page would list every staging
+// version as pending, or compare nothing, without a word.
+func TestReportWarnsOfMissingSuite(t *testing.T) {
+	testenv.RequireTool(t, "dpkg-deb")
+	dir, _ := trackingCopy(t, true)
+	key := generateKey(t, dir)
+	apt := filepath.Join(dir, "apt")
+	deb := buildDeb(t, dir, "tool", "1.0-1", "p")
+	for _, suite := range []string{"staging", "production"} {
+		if code, _, stderr := runCLI(t, "publish", "--repo", apt, "--key", key+".secret.asc", "--suite", suite, deb); code != 0 {
+			t.Fatalf("publish to %s: exit %d\n%s", suite, code, stderr)
+		}
+	}
+	for _, c := range []struct {
+		production string
+		warned     bool
+	}{{"production", false}, {"prodution", true}} {
+		code, _, stderr := runUpdeb("--state", filepath.Join(dir, "state"), "--cache", filepath.Join(dir, "cache"), "--offline",
+			"report", "--output", filepath.Join(dir, "site-"+c.production), "--repo", apt, "--production", c.production)
+		if code != 0 && code != exitCheck {
+			t.Fatalf("--production %s: exit %d\n%s", c.production, code, stderr)
+		}
+		if got := strings.Contains(stderr, `the repository has no suite "`+c.production+`": --production names the suite clients install from`); got != c.warned {
+			t.Errorf("--production %s: warned %v, want %v\n%s", c.production, got, c.warned, stderr)
+		}
+		if strings.Contains(stderr, `no suite "staging"`) {
+			t.Errorf("--production %s: warned of staging, which is there\n%s", c.production, stderr)
 		}
 	}
 }
