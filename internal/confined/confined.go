@@ -167,11 +167,12 @@ func OpenFile(name string) (*os.File, fs.FileInfo, error) {
 // than limit bytes (an error wrapping ErrRefused that names the file and the
 // limit) after reading at most limit+1 bytes of it.
 func ReadFile(name string, limit int64) ([]byte, error) {
-	data, err := ReadAtMost(name, limit+1)
-	if err == nil && int64(len(data)) > limit {
-		return nil, fmt.Errorf("%s: %w: larger than %d bytes", name, ErrRefused, limit)
+	f, _, err := OpenFile(name)
+	if err != nil {
+		return nil, err
 	}
-	return data, err
+	defer f.Close()
+	return readAll(f, name, limit)
 }
 
 // ReadAtMost reads at most n bytes of the regular file at name (OpenFile),
@@ -183,11 +184,7 @@ func ReadAtMost(name string, n int64) ([]byte, error) {
 		return nil, err
 	}
 	defer f.Close()
-	data, err := io.ReadAll(io.LimitReader(f, n))
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", name, err)
-	}
-	return data, nil
+	return readAtMost(f, name, n)
 }
 
 // ReadIn reads the regular file reached from dir by names (see Open),
@@ -204,12 +201,18 @@ func ReadIn(dir string, limit int64, names ...string) ([]byte, error) {
 
 // readAll reads f, named name in messages, up to limit bytes.
 func readAll(f io.Reader, name string, limit int64) ([]byte, error) {
-	data, err := io.ReadAll(io.LimitReader(f, limit+1))
+	data, err := readAtMost(f, name, limit+1)
+	if err == nil && int64(len(data)) > limit {
+		return nil, fmt.Errorf("%s: %w: larger than %d bytes", name, ErrRefused, limit)
+	}
+	return data, err
+}
+
+// readAtMost reads at most n bytes of f, named name in messages.
+func readAtMost(f io.Reader, name string, n int64) ([]byte, error) {
+	data, err := io.ReadAll(io.LimitReader(f, n))
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", name, err)
-	}
-	if int64(len(data)) > limit {
-		return nil, fmt.Errorf("%s: %w: larger than %d bytes", name, ErrRefused, limit)
 	}
 	return data, nil
 }
