@@ -213,14 +213,14 @@ func privilegeChanges(r, old *recipe.Recipe, np, op *recipe.Resolved) []privileg
 		if o != nil {
 			oldFrag, oldTriggers = o.Fragments, o.Triggers
 		}
-		out = append(out, rootConfigChanges(n, o, r, old, forms.origins, oldForms[oldName].origins, basePath)...)
-		out = append(out, fragmentChanges(n.Name, r, old, n.Fragments, oldFrag)...)
-		oldFiles := map[string]recipe.ResolvedFile{}
+		oldFiles := map[string]recipe.ResolvedFile{} // o's, by destination
 		if o != nil {
 			for _, f := range o.Files {
 				oldFiles[f.Dest] = f
 			}
 		}
+		out = append(out, rootConfigChanges(n, o, oldFiles, r, old, forms.origins, oldForms[oldName].origins, basePath)...)
+		out = append(out, fragmentChanges(n.Name, r, old, n.Fragments, oldFrag)...)
 		for _, f := range n.Files {
 			// A source's file from an unsigned source where a signed one's
 			// was; the recipe's own file (bytes no upstream signature vouches
@@ -556,20 +556,16 @@ func rootConfigPlace(dest string) (string, bool) {
 }
 
 // rootConfigChanges lists the paths of package n (o: its version at the
-// base, nil if none) in rootConfig places that are new, the recipe's own
-// files there (r's folder; old's at the base) whose content changed, and
-// those that come from elsewhere now (nf and of: templated origins, n's
+// base, nil if none; had, o's files by destination) in rootConfig places
+// that are new, the recipe's own files there (r's folder; old's at the
+// base) whose content changed, and those that come from elsewhere now (nf and of: templated origins, n's
 // and o's): another member of a source, a source's file where the recipe's
 // was, a link pointed elsewhere, a link where a file was. An upstream
 // file's content follows the upstream release and its signature; which
 // file goes there, and a recipe's file, are the recipe author's.
-func rootConfigChanges(n, o *recipe.ResolvedPackage, r, old *recipe.Recipe, nf, of map[string]string, basePath func(string) string) []privilegeChange {
-	had := map[string]recipe.ResolvedFile{}
+func rootConfigChanges(n, o *recipe.ResolvedPackage, had map[string]recipe.ResolvedFile, r, old *recipe.Recipe, nf, of map[string]string, basePath func(string) string) []privilegeChange {
 	hadLink := map[string]bool{}
 	if o != nil {
-		for _, f := range o.Files {
-			had[f.Dest] = f
-		}
 		for _, l := range slices.Concat(o.Symlinks, o.Hardlinks) {
 			hadLink[l.Dest] = true
 		}
