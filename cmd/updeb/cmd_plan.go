@@ -16,7 +16,6 @@ import (
 	"github.com/updeb/updeb/internal/recipe"
 	"github.com/updeb/updeb/internal/track"
 	"github.com/updeb/updeb/internal/yamlfile"
-	"github.com/updeb/updeb/pkg/atomicfile"
 )
 
 type planCmdOptions struct {
@@ -250,7 +249,7 @@ func applyPlan(cmd *cobra.Command, g *globalOptions, s *session, o *planCmdOptio
 		return err
 	}
 	if o.message != "" && !o.dryRun {
-		if err := atomicfile.WriteFile(o.message, plan.Describe(p, res, verification), 0o644); err != nil {
+		if err := writeOutput(o.message, plan.Describe(p, res, verification)); err != nil {
 			return err
 		}
 	}

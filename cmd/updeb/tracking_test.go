@@ -927,3 +927,17 @@ func TestTrackingInstallSteps(t *testing.T) {
 		}
 	}
 }
+
+// plan --apply --message FIFO writes the description into the FIFO (a
+// shell's >(git commit -F -), a pipe the job's next step reads), as compat
+// --output does, instead of replacing it with a regular file its reader
+// never sees.
+func TestPlanApplyMessageFIFO(t *testing.T) {
+	w := newTrackingWorld(t)
+	fifo := filepath.Join(t.TempDir(), "change.fifo")
+	read := fifoReader(t, fifo)
+	code, stdout, stderr := w.updeb("plan", "--apply", "--message", fifo, "--now", "2026-10-26")
+	if got := read(); code != 0 || !strings.Contains(got, "Tracking 2026-10-26: nothing changed\n") {
+		t.Errorf("exit %d, the FIFO's reader got %q\n%s%s", code, got, stdout, stderr)
+	}
+}
