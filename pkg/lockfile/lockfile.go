@@ -21,13 +21,27 @@ type Lock struct{ f *os.File }
 // link there is refused, not followed), waiting until it is free or ctx is
 // done. poll is how often to retry (0 means 50ms).
 func Acquire(ctx context.Context, path string, poll time.Duration) (*Lock, error) {
+	return acquire(ctx, path, poll, syscall.LOCK_EX)
+}
+
+// AcquireShared takes a shared lock on path, as Acquire takes an exclusive
+// one: any number of holders of shared locks at once, none while someone
+// holds the exclusive lock. For what many processes do side by side but one
+// must not do beside them (a cache hit marking its file as used, beside the
+// gc that removes the files no one used).
+func AcquireShared(ctx context.Context, path string, poll time.Duration) (*Lock, error) {
+	return acquire(ctx, path, poll, syscall.LOCK_SH)
+}
+
+// acquire takes the lock (how: LOCK_EX or LOCK_SH) on the lock file path.
+func acquire(ctx context.Context, path string, poll time.Duration, how int) (*Lock, error) {
 	// Never through a link: a lock file is not created where a link that
 	// someone planted points.
 	f, err := os.OpenFile(path, os.O_CREATE|os.O_RDWR|syscall.O_NOFOLLOW, 0o644)
 	if err != nil {
 		return nil, fmt.Errorf("lock: %w", err)
 	}
-	return wait(ctx, f, path, poll)
+	return wait(ctx, f, path, poll, how)
 }
 
 // AcquireDir takes an exclusive lock on the folder dir itself, as Acquire
@@ -39,7 +53,7 @@ func AcquireDir(ctx context.Context, dir string, poll time.Duration) (*Lock, err
 	if err != nil {
 		return nil, fmt.Errorf("lock: %w", err)
 	}
-	return wait(ctx, f, dir, poll)
+	return wait(ctx, f, dir, poll, syscall.LOCK_EX)
 }
 
 // AcquireFile takes an exclusive lock on the existing file path itself, as
@@ -52,7 +66,7 @@ func AcquireFile(ctx context.Context, path string, poll time.Duration) (*Lock, e
 	if err != nil {
 		return nil, fmt.Errorf("lock: %w", err)
 	}
-	return wait(ctx, f, path, poll)
+	return wait(ctx, f, path, poll, syscall.LOCK_EX)
 }
 
 // NoticeAfter is how long a lock is waited for before the notice of
@@ -73,15 +87,16 @@ func WithWaitNotice(ctx context.Context, notice func(path string)) context.Conte
 	return context.WithValue(ctx, noticeKey{}, notice)
 }
 
-// wait takes the lock on f, polling every poll until ctx is done.
-func wait(ctx context.Context, f *os.File, path string, poll time.Duration) (*Lock, error) {
+// wait takes the lock on f (how: LOCK_EX or LOCK_SH), polling every poll
+// until ctx is done.
+func wait(ctx context.Context, f *os.File, path string, poll time.Duration, how int) (*Lock, error) {
 	if poll <= 0 {
 		poll = 50 * time.Millisecond
 	}
 	notice, _ := ctx.Value(noticeKey{}).(func(string))
 	start := time.Now()
 	for {
-		err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB)
+		err := syscall.Flock(int(f.Fd()), how|syscall.LOCK_NB)
 		if err == nil {
 			return &Lock{f: f}, nil
 		}

@@ -326,3 +326,40 @@ func TestWaitNotice(t *testing.T) {
 		t.Errorf("noticed %v after waiting %v, want [%s] once", noticed, time.Since(start), path)
 	}
 }
+
+// Shared locks are held by many at once and exclude the exclusive lock, and
+// the exclusive lock excludes them: a cache hit marking its file as used and
+// the gc that removes unused files never run side by side.
+func TestSharedLock(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "lock")
+	s1, err := AcquireShared(context.Background(), p, 5*time.Millisecond)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s2, err := AcquireShared(context.Background(), p, 5*time.Millisecond)
+	if err != nil {
+		t.Fatalf("a second shared lock beside the first: %v", err)
+	}
+	held := func(acquire func(context.Context, string, time.Duration) (*Lock, error)) bool {
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Millisecond)
+		defer cancel()
+		l, err := acquire(ctx, p, 5*time.Millisecond)
+		if err == nil {
+			l.Unlock()
+		}
+		return err != nil
+	}
+	if !held(Acquire) {
+		t.Error("the exclusive lock was taken beside shared ones")
+	}
+	s1.Unlock()
+	s2.Unlock()
+	x, err := Acquire(context.Background(), p, 5*time.Millisecond)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !held(AcquireShared) {
+		t.Error("a shared lock was taken beside the exclusive one")
+	}
+	x.Unlock()
+}
