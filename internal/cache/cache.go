@@ -22,7 +22,10 @@
 //
 // Cross-process safety comes from flock(2) lock files (DIR/locks), one per
 // download identity; blobs and index entries themselves are replaced
-// atomically, so readers never need a lock.
+// atomically, so readers never need a lock to read one. A hit marks what it
+// read as used (its modification time), so that GC, which removes what no
+// run used for a while, keeps it: the mark and GC's removal of a blob
+// exclude each other with one more lock (markUsed).
 package cache
 
 import (
@@ -39,6 +42,8 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	"golang.org/x/sys/unix"
 
 	"github.com/updeb/updeb/internal/confined"
 	"github.com/updeb/updeb/internal/diskfull"
@@ -149,9 +154,26 @@ func (c *Cache) indexPath(id string) string {
 	return filepath.Join(c.dir, "index", id[:2], id+".json")
 }
 
-// Index returns the index entry for (url, key), or ErrMiss.
+// Index returns the index entry for (url, key), or ErrMiss. Call it holding
+// Lock(ID(url, key)): it marks the entry as used (see GC), and gc removes
+// an entry only while holding that lock.
 func (c *Cache) Index(url, key string) (Entry, error) {
-	b, err := confined.ReadFile(c.indexPath(ID(url, key)), maxIndexEntry)
+	p := c.indexPath(ID(url, key))
+	e, err := readEntry(p)
+	if err != nil {
+		return Entry{}, err
+	}
+	if e.URL != url || e.Key != key {
+		return Entry{}, ErrMiss
+	}
+	touch(p)
+	return e, nil
+}
+
+// readEntry reads the index entry at p; ErrMiss when there is none or it
+// cannot be read.
+func readEntry(p string) (Entry, error) {
+	b, err := confined.ReadFile(p, maxIndexEntry)
 	if errors.Is(err, fs.ErrNotExist) || errors.Is(err, confined.ErrRefused) {
 		return Entry{}, ErrMiss
 	}
@@ -159,7 +181,7 @@ func (c *Cache) Index(url, key string) (Entry, error) {
 		return Entry{}, fmt.Errorf("cache: %w", err)
 	}
 	var e Entry
-	if err := json.Unmarshal(b, &e); err != nil || e.URL != url || e.Key != key || !isSHA256(e.SHA256) {
+	if err := json.Unmarshal(b, &e); err != nil || !isSHA256(e.SHA256) {
 		// An unreadable index entry is only a miss: the blob it named is
 		// re-verified anyway. A sha256 that is no lowercase hex would name
 		// a path out of the cache ("../..") that a failed check removes.
@@ -265,13 +287,25 @@ func openPartial(p string, flag int) (*os.File, error) {
 // and any other temporary file older than an hour (they live for
 // milliseconds). It returns how many files it removed.
 func (c *Cache) Sweep(partialAge time.Duration) int {
+	removed := 0
+	c.sweep(partialAge, false, func(string, int64) { removed++ })
+	return removed
+}
+
+// sweep is Sweep, calling gone with the name and size of each file it
+// removes or, dryRun, would remove.
+func (c *Cache) sweep(partialAge time.Duration, dryRun bool, gone func(name string, size int64)) {
 	dir := filepath.Join(c.dir, "tmp")
 	entries, err := os.ReadDir(dir)
 	if err != nil {
-		return 0
+		return
 	}
 	now := time.Now()
-	removed := 0
+	remove := func(name string, fi fs.FileInfo, rm func(string) error) {
+		if dryRun || rm(filepath.Join(dir, name)) == nil {
+			gone(name, fi.Size())
+		}
+	}
 	for _, e := range entries {
 		fi, err := e.Info()
 		if err != nil {
@@ -280,26 +314,32 @@ func (c *Cache) Sweep(partialAge time.Duration) int {
 		name := e.Name()
 		id, age := lockOf(name), now.Sub(fi.ModTime())
 		if id == "" {
-			if age > time.Hour && os.RemoveAll(filepath.Join(dir, name)) == nil {
-				removed++
+			if age > time.Hour {
+				remove(name, fi, os.RemoveAll)
 			}
 			continue
 		}
 		if strings.HasPrefix(name, partPrefix) && age <= partialAge {
 			continue // kept for a resume
 		}
-		done, cancel := context.WithCancel(context.Background())
-		cancel() // try the lock once, without waiting
-		l, err := lockfile.Acquire(done, filepath.Join(c.dir, "locks", id+".lock"), time.Hour)
-		if err != nil {
+		l, busy := c.tryLock(id)
+		if busy || l == nil && !dryRun {
 			continue // a download is using it
 		}
-		if os.Remove(filepath.Join(dir, name)) == nil {
-			removed++
-		}
+		remove(name, fi, os.Remove)
 		l.Unlock()
 	}
-	return removed
+}
+
+// tryLock takes the lock of download identity id if it is free at once. It
+// returns nil and busy when another process holds it, and nil alone when
+// the lock file cannot be opened (a dry run by a user who may read the
+// cache but not write it). Unlocking a nil lock does nothing.
+func (c *Cache) tryLock(id string) (l *lockfile.Lock, busy bool) {
+	done, cancel := context.WithCancel(context.Background())
+	cancel() // try the lock once, without waiting
+	l, err := lockfile.Acquire(done, filepath.Join(c.dir, "locks", id+".lock"), time.Hour)
+	return l, errors.Is(err, lockfile.ErrHeld)
 }
 
 // lockOf returns the download identity a temporary file is named after, or "".
@@ -360,8 +400,9 @@ func (c *Cache) place(f *os.File, dst string) error {
 }
 
 // Verify re-hashes the blob named sha256Hex and returns its path, size and
-// digests: sha256 and the algorithms in algs, computed in one pass. It returns
-// ErrMiss when there is no such blob, and an error wrapping ErrCorrupt (after
+// digests: sha256 and the algorithms in algs, computed in one pass, and marks
+// it as used (markUsed). It returns ErrMiss when there is no such blob (or GC
+// removed it while it was hashed), and an error wrapping ErrCorrupt (after
 // removing the blob) when its bytes do not match its name.
 func (c *Cache) Verify(sha256Hex string, algs ...digest.Algorithm) (path string, size int64, sums digest.Set, err error) {
 	return c.VerifyReporting(context.Background(), sha256Hex, nil, algs...)
@@ -411,8 +452,46 @@ func (c *Cache) VerifyReporting(ctx context.Context, sha256Hex string, report fu
 		}
 		return "", 0, nil, errors.Join(fmt.Errorf("%w: %s hashes to sha256:%s", ErrCorrupt, p, sums[digest.SHA256]), rmErr)
 	}
+	if err := c.markUsed(ctx, f, p); err != nil {
+		return "", 0, nil, err
+	}
 	return p, h.Size(), sums, nil
 }
+
+// markUsed marks the blob f, just verified, as used now (its modification
+// time: gc removes what no run wrote or read for its max age, so that a
+// source built every day stays however old it is), and returns ErrMiss when
+// p no longer names f: gc removed it while it was hashed, and the caller
+// must download it again, never be handed a path to nothing. The touch and
+// the check hold gcLock shared, and gc removes a blob holding it exclusive:
+// a blob gc finds old has not been handed out since, and one handed out is
+// new to any later gc.
+func (c *Cache) markUsed(ctx context.Context, f *os.File, p string) error {
+	l, err := lockfile.AcquireShared(ctx, c.gcLock(), 10*time.Millisecond)
+	if err != nil {
+		return fmt.Errorf("cache: %w", err)
+	}
+	defer l.Unlock()
+	touch(p)
+	was, err := f.Stat()
+	now, lerr := os.Lstat(p)
+	if err != nil || lerr != nil || !os.SameFile(was, now) {
+		return ErrMiss
+	}
+	return nil
+}
+
+// touch sets p's modification time to now, never through a symlink. It is
+// only a mark for gc: a file the user may read but not touch (someone
+// else's cache) is used all the same.
+func touch(p string) {
+	now := unix.NsecToTimespec(time.Now().UnixNano())
+	_ = unix.UtimesNanoAt(unix.AT_FDCWD, p, []unix.Timespec{now, now}, unix.AT_SYMLINK_NOFOLLOW)
+}
+
+// gcLock is the lock file a cache hit holds shared while it marks its blob
+// as used, and gc exclusive while it removes a blob (markUsed).
+func (c *Cache) gcLock() string { return filepath.Join(c.dir, "locks", "gc.lock") }
 
 // evict removes an entry that is no regular file (a folder, a FIFO): nothing
 // of the cache's own, and (a folder) in the way of the rename that would put

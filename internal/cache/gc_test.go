@@ -1,0 +1,233 @@
+package cache
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/updeb/updeb/pkg/digest"
+)
+
+const day = 24 * time.Hour
+
+// age sets p's modification time to d ago, as if no run had used it since.
+func age(t *testing.T, p string, d time.Duration) {
+	t.Helper()
+	then := time.Now().Add(-d)
+	if err := os.Chtimes(p, then, then); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// rel is p relative to the cache folder, as GCResult lists it.
+func rel(t *testing.T, c *Cache, p string) string {
+	t.Helper()
+	r, err := filepath.Rel(c.dir, p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return filepath.ToSlash(r)
+}
+
+func gc(t *testing.T, c *Cache, o GCOptions) *GCResult {
+	t.Helper()
+	res, err := GC(context.Background(), c.dir, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return res
+}
+
+// GC removes the index entries and blobs no run used within MaxAge, and what
+// interrupted runs left in tmp, and nothing else: a blob a kept index entry
+// names stays however old, and so does an entry whose download is running
+// (its lock held), with its blob. --dry-run lists the same and removes
+// nothing.
+func TestGCRemovesWhatNoRunUsed(t *testing.T) {
+	c, _ := Open(t.TempDir())
+	entry := func(url, data string, d time.Duration) (index, blob string) {
+		blob, sums := put(t, c, data)
+		e := Entry{URL: url, SHA256: sums[digest.SHA256], Size: int64(len(data))}
+		if err := c.SetIndex(e); err != nil {
+			t.Fatal(err)
+		}
+		index = c.indexPath(ID(url, ""))
+		age(t, index, d)
+		return index, blob
+	}
+	oldBlob, _ := put(t, c, "unused for 40 days")
+	age(t, oldBlob, 40*day)
+	youngBlob, _ := put(t, c, "used yesterday")
+	age(t, youngBlob, day)
+	youngIndex, namedBlob := entry("https://h/young", "named by an entry used today", 0)
+	age(t, namedBlob, 90*day)
+	oldIndex, itsBlob := entry("https://h/old", "named by an old entry", 40*day)
+	age(t, itsBlob, 40*day)
+	busyIndex, busyBlob := entry("https://h/busy", "being fetched", 40*day)
+	age(t, busyBlob, 40*day)
+	notOurs := filepath.Join(filepath.Dir(oldBlob), "README")
+	os.WriteFile(notOurs, []byte("not a blob"), 0o644)
+	age(t, notOurs, 400*day)
+	partial, _, err := c.Partial(ID("https://h/killed", ""))
+	if err != nil {
+		t.Fatal(err)
+	}
+	partial.WriteString("half a download")
+	partial.Close()
+	age(t, partial.Name(), 2*day)
+	resumable, _, _ := c.Partial(ID("https://h/resumable", ""))
+	resumable.Close()
+
+	unlock, err := c.Lock(context.Background(), ID("https://h/busy", ""))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer unlock()
+	// index entries first, then blobs, then tmp: each in name order
+	blobs := []string{rel(t, c, itsBlob), rel(t, c, oldBlob)}
+	slices.Sort(blobs)
+	want := slices.Concat([]string{rel(t, c, oldIndex)}, blobs, []string{rel(t, c, partial.Name())})
+	size := func(ps ...string) (n int64) {
+		for _, p := range ps {
+			fi, _ := os.Stat(p)
+			n += fi.Size()
+		}
+		return n
+	}
+	wantBytes := size(oldIndex, itsBlob, oldBlob, partial.Name())
+	kept := []string{youngBlob, youngIndex, namedBlob, busyIndex, busyBlob, notOurs, resumable.Name()}
+
+	o := GCOptions{MaxAge: 30 * day, PartialAge: day, DryRun: true}
+	dry := gc(t, c, o)
+	if !slices.Equal(dry.Files, want) || dry.Bytes != wantBytes || !dry.DryRun {
+		t.Errorf("dry run: %v (%d bytes), want %v (%d bytes)", dry.Files, dry.Bytes, want, wantBytes)
+	}
+	for _, p := range want {
+		if _, err := os.Lstat(filepath.Join(c.dir, p)); err != nil {
+			t.Errorf("dry run removed %s", p)
+		}
+	}
+	o.DryRun = false
+	res := gc(t, c, o)
+	if !slices.Equal(res.Files, want) || res.Bytes != wantBytes || res.DryRun {
+		t.Errorf("gc: %v (%d bytes), want %v (%d bytes)", res.Files, res.Bytes, want, wantBytes)
+	}
+	for _, p := range want {
+		if _, err := os.Lstat(filepath.Join(c.dir, p)); !errors.Is(err, os.ErrNotExist) {
+			t.Errorf("%s not removed: %v", p, err)
+		}
+	}
+	for _, p := range kept {
+		if _, err := os.Lstat(p); err != nil {
+			t.Errorf("%s removed: %v", rel(t, c, p), err)
+		}
+	}
+	if _, err := c.Index("https://h/young", ""); err != nil {
+		t.Errorf("the kept entry: %v", err)
+	}
+	if again := gc(t, c, o); len(again.Files) != 0 || again.Bytes != 0 {
+		t.Errorf("a second gc removed %v", again.Files)
+	}
+}
+
+// A hit marks what it read as used: a source built every day keeps its
+// index entry and blob however long ago they were downloaded.
+func TestHitMarksUsed(t *testing.T) {
+	c, _ := Open(t.TempDir())
+	blob, sums := put(t, c, "built every day")
+	e := Entry{URL: "https://h/daily", SHA256: sums[digest.SHA256], Size: 15}
+	if err := c.SetIndex(e); err != nil {
+		t.Fatal(err)
+	}
+	index := c.indexPath(ID(e.URL, ""))
+	age(t, blob, 400*day)
+	age(t, index, 400*day)
+	if _, err := c.Index(e.URL, ""); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, _, err := c.Verify(e.SHA256); err != nil {
+		t.Fatal(err)
+	}
+	if res := gc(t, c, GCOptions{MaxAge: 30 * day}); len(res.Files) != 0 {
+		t.Errorf("gc removed what a hit just read: %v", res.Files)
+	}
+}
+
+// gc removing a blob while a reader hashes it: the reader's hash still
+// matches (its open file), but the path it would return names nothing
+// now. It is a miss (the fetcher downloads again), never a path to nothing.
+func TestBlobRemovedUnderReaderIsAMiss(t *testing.T) {
+	c, _ := Open(t.TempDir())
+	blob, sums := put(t, c, "read while gc runs")
+	age(t, blob, 40*day)
+	var res *GCResult
+	_, _, _, err := c.VerifyReporting(context.Background(), sums[digest.SHA256], func(done, total int64) {
+		if res == nil {
+			res = gc(t, c, GCOptions{MaxAge: 30 * day})
+		}
+	})
+	if res == nil || !slices.Equal(res.Files, []string{rel(t, c, blob)}) {
+		t.Fatalf("gc beside the reader removed %v, want the blob", res)
+	}
+	if !errors.Is(err, ErrMiss) {
+		t.Errorf("Verify of a blob removed under it: %v, want ErrMiss", err)
+	}
+}
+
+// GC makes no cache and removes nothing through a symlink: a folder that
+// does not exist, one that is no cache, and a cache whose sha256 folder is
+// a symlink are refused; a symlink inside, named as a blob or as a fan-out
+// folder, is left alone with what it points at.
+func TestGCRefusesWhatIsNoCache(t *testing.T) {
+	dir := t.TempDir()
+	if _, err := GC(context.Background(), filepath.Join(dir, "missing"), GCOptions{}); !errors.Is(err, ErrNoCache) {
+		t.Errorf("a missing folder: %v, want ErrNoCache", err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "missing")); err == nil {
+		t.Error("gc made the missing folder")
+	}
+	file := filepath.Join(dir, "file")
+	os.WriteFile(file, nil, 0o644)
+	if _, err := GC(context.Background(), file, GCOptions{}); !errors.Is(err, ErrNotCache) {
+		t.Errorf("a file: %v, want ErrNotCache", err)
+	}
+	home := filepath.Join(dir, "home")
+	os.MkdirAll(filepath.Join(home, "sha256"), 0o755)
+	if _, err := GC(context.Background(), home, GCOptions{}); !errors.Is(err, ErrNotCache) || !strings.Contains(err.Error(), home+" is no updeb cache: it has no index folder") {
+		t.Errorf("a folder that is no cache: %v", err)
+	}
+
+	// Old files outside, named as blobs and index entries are.
+	outside := filepath.Join(dir, "outside")
+	sha := strings.Repeat("ab", 32)
+	for _, p := range []string{filepath.Join(outside, "ab", sha), filepath.Join(outside, "ab", sha+".json")} {
+		os.MkdirAll(filepath.Dir(p), 0o755)
+		os.WriteFile(p, []byte("someone else's"), 0o644)
+		age(t, p, 400*day)
+	}
+	linked := filepath.Join(dir, "linked")
+	os.MkdirAll(filepath.Join(linked, "index"), 0o755)
+	os.Symlink(outside, filepath.Join(linked, "sha256"))
+	if _, err := GC(context.Background(), linked, GCOptions{}); !errors.Is(err, ErrNotCache) || !strings.Contains(err.Error(), filepath.Join(linked, "sha256")+" is no folder") {
+		t.Errorf("a symlinked sha256 folder: %v", err)
+	}
+
+	c, _ := Open(filepath.Join(dir, "cache"))
+	blobLink := c.BlobPath(sha)
+	os.MkdirAll(filepath.Dir(blobLink), 0o755)
+	os.Symlink(filepath.Join(outside, "ab", sha), blobLink)
+	os.Symlink(filepath.Join(outside, "ab"), filepath.Join(c.dir, "index", "ab"))
+	if res := gc(t, c, GCOptions{}); len(res.Files) != 0 {
+		t.Errorf("gc removed %v", res.Files)
+	}
+	for _, p := range []string{blobLink, filepath.Join(outside, "ab", sha), filepath.Join(outside, "ab", sha+".json")} {
+		if _, err := os.Lstat(p); err != nil {
+			t.Errorf("%s: %v", p, err)
+		}
+	}
+}
