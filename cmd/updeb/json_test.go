@@ -71,6 +71,7 @@ var jsonCheckedElsewhere = map[string]string{
 	"trust show":        "sigstore_cli_test.go",
 	"trust refresh":     "sigstore_cli_test.go",
 	"verify-provenance": "cmd_verify_provenance_test.go",
+	"cache gc":          "cmd_cache_test.go",
 }
 
 // checkJSON checks one --json output of command (its path after "updeb")

@@ -129,6 +129,7 @@ written and how to finish); 131 SIGQUIT (every goroutine's stack on stderr);
 		newDataCmd(g),
 		newPlanCmd(g),
 		newReportCmd(g),
+		newCacheCmd(g),
 	)
 	// cobra would add completion only when the command runs: now, so that
 	// the group gets the refusal below ('completion tcsh').
