@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/updeb/updeb/internal/cache"
+	"github.com/updeb/updeb/internal/testkit/testenv"
 	"github.com/updeb/updeb/pkg/digest"
 )
 
@@ -98,5 +99,35 @@ func TestCacheGCRefusals(t *testing.T) {
 	}
 	if _, err := os.Stat(blob); err != nil {
 		t.Errorf("a refused gc removed %s: %v", blob, err)
+	}
+}
+
+// On a cache gc may read but not write (a read-only mount), --dry-run lists
+// what would go, and gc fails with exit 3 naming the whole path of the file
+// it could not remove or lock: a blob in a folder mounted read-only was
+// named relative to the cache folder.
+func TestCacheGCReadOnly(t *testing.T) {
+	dir := t.TempDir()
+	c, _ := cache.Open(filepath.Join(dir, "cache"))
+	blob := cachedBlob(t, c, "old", 400*24*time.Hour)
+	testenv.ReadOnlyBindMount(t, filepath.Dir(blob), filepath.Dir(blob))
+	_, stderr := runCLIExit(t, exitNetwork, "--cache", c.Dir(), "cache", "gc")
+	if !strings.Contains(stderr, " "+blob+": read-only file system") {
+		t.Errorf("gc of a blob on a read-only mount: %s", stderr)
+	}
+
+	ro := filepath.Join(dir, "ro")
+	os.Mkdir(ro, 0o755)
+	testenv.ReadOnlyBindMount(t, c.Dir(), ro)
+	roBlob := filepath.Join(ro, strings.TrimPrefix(blob, c.Dir()))
+	if out, _ := runCLIExit(t, exitOK, "--cache", ro, "cache", "gc", "--dry-run"); !strings.HasPrefix(out, "would remove "+roBlob+"\n") {
+		t.Errorf("--dry-run on a read-only cache: %q", out)
+	}
+	_, stderr = runCLIExit(t, exitNetwork, "--cache", ro, "cache", "gc")
+	if !strings.Contains(stderr, filepath.Join(ro, "locks", "gc.lock")+": read-only file system") {
+		t.Errorf("gc on a read-only cache: %s", stderr)
+	}
+	if _, err := os.Stat(blob); err != nil {
+		t.Error(err)
 	}
 }

@@ -121,7 +121,7 @@ func openCacheRoot(dir string) (*os.Root, error) {
 // held is in use: kept.
 func (c *Cache) gcIndex(ctx context.Context, root *os.Root, cutoff time.Time, dryRun bool, res *GCResult) (map[string]bool, error) {
 	named := map[string]bool{}
-	err := eachFile(ctx, root, "index", func(rel, name string, fi fs.FileInfo) error {
+	err := c.eachFile(ctx, root, "index", func(rel, name string, fi fs.FileInfo) error {
 		id, ok := strings.CutSuffix(name, ".json")
 		if !ok || !isSHA256(id) || !strings.HasPrefix(id, path.Base(path.Dir(rel))) {
 			return nil // none of the cache's
@@ -153,7 +153,7 @@ func (c *Cache) gcIndex(ctx context.Context, root *os.Root, cutoff time.Time, dr
 // gcBlobs removes the blobs last used before cutoff that no kept index entry
 // names, each holding gcLock (see markUsed).
 func (c *Cache) gcBlobs(ctx context.Context, root *os.Root, cutoff time.Time, named map[string]bool, dryRun bool, res *GCResult) error {
-	return eachFile(ctx, root, "sha256", func(rel, name string, fi fs.FileInfo) error {
+	return c.eachFile(ctx, root, "sha256", func(rel, name string, fi fs.FileInfo) error {
 		if !isSHA256(name) || !strings.HasPrefix(name, path.Base(path.Dir(rel))) || named[name] || !fi.ModTime().Before(cutoff) {
 			return nil
 		}
@@ -174,13 +174,23 @@ func (c *Cache) gcBlobs(ctx context.Context, root *os.Root, cutoff time.Time, na
 	})
 }
 
-// removed records the removal of rel, or returns its error naming the file.
+// removed records the removal of rel, or returns its error.
 func (c *Cache) removed(rel string, size int64, err error, res *GCResult) error {
 	if err != nil {
-		return fmt.Errorf("cache: removing %s: %w", filepath.Join(c.dir, rel), err)
+		return c.rootError(err)
 	}
 	res.add(rel, size)
 	return nil
+}
+
+// rootError is err of an operation through the os.Root of the cache, its
+// path made the whole path (the root's are relative to the cache folder),
+// so that the message and the hint name the file.
+func (c *Cache) rootError(err error) error {
+	if pe, ok := errors.AsType[*fs.PathError](err); ok && !filepath.IsAbs(pe.Path) {
+		pe.Path = filepath.Join(c.dir, pe.Path)
+	}
+	return fmt.Errorf("cache: %w", err)
 }
 
 // removeOld removes the regular file rel if it was still last used before
@@ -205,8 +215,8 @@ func removeOld(root *os.Root, rel string, cutoff time.Time) (gone bool, err erro
 // (top/ab/NAME), with its path relative to the root. Anything else (a
 // symlink, a FIFO, a folder where a file goes) is left alone: a hit on it
 // evicts it (Verify), and none of it is followed.
-func eachFile(ctx context.Context, root *os.Root, top string, f func(rel, name string, fi fs.FileInfo) error) error {
-	fans, err := readDir(root, top)
+func (c *Cache) eachFile(ctx context.Context, root *os.Root, top string, f func(rel, name string, fi fs.FileInfo) error) error {
+	fans, err := c.readDir(root, top)
 	if err != nil {
 		return err
 	}
@@ -215,7 +225,7 @@ func eachFile(ctx context.Context, root *os.Root, top string, f func(rel, name s
 			continue
 		}
 		sub := path.Join(top, fan.Name())
-		ents, err := readDir(root, sub)
+		ents, err := c.readDir(root, sub)
 		if err != nil {
 			return err
 		}
@@ -231,7 +241,7 @@ func eachFile(ctx context.Context, root *os.Root, top string, f func(rel, name s
 				continue // removed meanwhile (evicted, or another gc)
 			}
 			if err != nil {
-				return fmt.Errorf("cache: %w", err)
+				return c.rootError(err)
 			}
 			if err := f(path.Join(sub, e.Name()), e.Name(), fi); err != nil {
 				return err
@@ -241,19 +251,20 @@ func eachFile(ctx context.Context, root *os.Root, top string, f func(rel, name s
 	return nil
 }
 
-// readDir lists the folder rel of root; one that is gone is empty.
-func readDir(root *os.Root, rel string) ([]fs.DirEntry, error) {
+// readDir lists the folder rel of root, in name order; one that is gone is
+// empty.
+func (c *Cache) readDir(root *os.Root, rel string) ([]fs.DirEntry, error) {
 	d, err := root.Open(rel)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
 	}
 	if err != nil {
-		return nil, fmt.Errorf("cache: %w", err)
+		return nil, c.rootError(err)
 	}
 	defer d.Close()
 	ents, err := d.ReadDir(-1)
 	if err != nil {
-		return nil, fmt.Errorf("cache: %w", err)
+		return nil, c.rootError(err)
 	}
 	slices.SortFunc(ents, func(a, b fs.DirEntry) int { return strings.Compare(a.Name(), b.Name()) })
 	return ents, nil

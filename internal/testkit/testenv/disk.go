@@ -42,6 +42,17 @@ func BindMount(t testing.TB, src, dst string) {
 	t.Cleanup(func() { run("umount", "-l", dst) })
 }
 
+// ReadOnlyBindMount is BindMount, read-only at dst: every write there
+// fails with EROFS, as on a read-only file system.
+func ReadOnlyBindMount(t testing.TB, src, dst string) {
+	t.Helper()
+	BindMount(t, src, dst)
+	run, _ := mounter(t, "a bind mount")
+	if out, err := run("mount", "-o", "remount,bind,ro", dst); err != nil {
+		t.Fatalf("mount -o remount,bind,ro %s: %v\n%s", dst, err, out)
+	}
+}
+
 // mounter returns what runs mount and umount: as root, themselves;
 // otherwise through sudo without a password (sudo true), as .ci/run
 // installs with it when it does not run as root. Without either, what
