@@ -29,6 +29,10 @@ func newCacheCmd(g *globalOptions) *cobra.Command {
 // any more is gone a month later.
 const defaultCacheMaxAge = 30
 
+// maxCacheMaxAge bounds --max-age (a century): days as a time.Duration
+// overflow past 106751, and a negative age would remove everything.
+const maxCacheMaxAge = 36500
+
 // cacheGCJSON is `updeb cache gc --json`.
 type cacheGCJSON struct {
 	Cache      string `json:"cache"`
@@ -56,8 +60,8 @@ refused (exit 2): nothing is removed; one that does not exist holds nothing to r
   updeb cache gc --config /etc/updeb/config.yaml --max-age 60 --quiet`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			if maxAge < 1 {
-				return usageErrorf("--max-age %d: want a whole number of days, at least 1 (0 would remove what a running build has just fetched; to empty the cache, remove its folder while no updeb runs)", maxAge)
+			if maxAge < 1 || maxAge > maxCacheMaxAge {
+				return usageErrorf("--max-age %d: want a whole number of days from 1 to %d (0 would remove what a running build has just fetched; to empty the cache, remove its folder while no updeb runs)", maxAge, maxCacheMaxAge)
 			}
 			cfg, err := g.loadConfig()
 			if err != nil {
@@ -89,12 +93,12 @@ refused (exit 2): nothing is removed; one that does not exist holds nothing to r
 			for _, f := range res.Files {
 				fmt.Fprintf(out, "%s %s\n", verb, filepath.Join(dir, f))
 			}
-			_, err = fmt.Fprintf(out, "%s %s (%s) not used for %s\n", verb, plural.Count(len(res.Files), "file", "files"),
-				plural.Count(res.Bytes, "byte", "bytes"), plural.Days(maxAge))
+			_, err = fmt.Fprintf(out, "%s %s (%s) from %s\n", verb, plural.Count(len(res.Files), "file", "files"),
+				plural.Count(res.Bytes, "byte", "bytes"), dir)
 			return err
 		},
 	}
-	cmd.Flags().IntVar(&maxAge, "max-age", defaultCacheMaxAge, "remove what no run wrote or read for this many days (at least 1)")
+	cmd.Flags().IntVar(&maxAge, "max-age", defaultCacheMaxAge, "remove what no run wrote or read for this many days (1 to 36500)")
 	cmd.Flags().BoolVar(&dryRun, "dry-run", false, "list what would be removed; remove nothing")
 	return jsonOutput(cmd, 1)
 }

@@ -46,14 +46,14 @@ func TestCacheGC(t *testing.T) {
 	young := cachedBlob(t, c, "used last week", 7*day)
 
 	out, _ := runCLIExit(t, exitOK, "--cache", dir, "cache", "gc", "--dry-run")
-	if want := "would remove " + old + "\nwould remove 1 file (21 bytes) not used for 30 days\n"; out != want {
+	if want := "would remove " + old + "\nwould remove 1 file (21 bytes) from " + dir + "\n"; out != want {
 		t.Errorf("--dry-run printed %q, want %q", out, want)
 	}
 	if _, err := os.Stat(old); err != nil {
 		t.Fatalf("--dry-run removed %s: %v", old, err)
 	}
 	out, _ = runCLIExit(t, exitOK, "--cache", dir, "cache", "gc", "--max-age", "60")
-	if want := "removed 0 files (0 bytes) not used for 60 days\n"; out != want {
+	if want := "removed 0 files (0 bytes) from " + dir + "\n"; out != want {
 		t.Errorf("--max-age 60 printed %q, want %q", out, want)
 	}
 	out, _ = runCLIExit(t, exitOK, "--cache", dir, "cache", "gc", "--json")
@@ -71,7 +71,7 @@ func TestCacheGC(t *testing.T) {
 
 	// A cache folder not made yet (no run fetched anything) holds nothing to remove.
 	missing := filepath.Join(t.TempDir(), "none")
-	if out, _ := runCLIExit(t, exitOK, "--cache", missing, "cache", "gc"); out != "removed 0 files (0 bytes) not used for 30 days\n" {
+	if out, _ := runCLIExit(t, exitOK, "--cache", missing, "cache", "gc"); out != "removed 0 files (0 bytes) from "+missing+"\n" {
 		t.Errorf("a missing cache: %q", out)
 	}
 	if _, err := os.Stat(missing); err == nil {
@@ -85,7 +85,7 @@ func TestCacheGCRefusals(t *testing.T) {
 	dir := t.TempDir()
 	c, _ := cache.Open(filepath.Join(dir, "cache"))
 	blob := cachedBlob(t, c, "old", 400*24*time.Hour)
-	for _, age := range []string{"-1", "0", "thirty", "30d", "1.5"} {
+	for _, age := range []string{"-1", "0", "thirty", "30d", "1.5", "106752", "36501"} {
 		_, stderr := runCLIExit(t, exitUsage, "--cache", c.Dir(), "cache", "gc", "--max-age", age)
 		if !strings.Contains(stderr, "--max-age") {
 			t.Errorf("--max-age %s: %s", age, stderr)
