@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -11,6 +12,7 @@ import (
 	"time"
 
 	"github.com/updeb/updeb/pkg/digest"
+	"github.com/updeb/updeb/pkg/lockfile"
 )
 
 const day = 24 * time.Hour
@@ -229,5 +231,77 @@ func TestGCRefusesWhatIsNoCache(t *testing.T) {
 		if _, err := os.Lstat(p); err != nil {
 			t.Errorf("%s: %v", p, err)
 		}
+	}
+}
+
+// A gc killed (kill -9) in the middle, here after it removed the old index
+// entries and while it waits to remove their blobs (a hit holds gcLock),
+// leaves a cache the next runs use: no lock stays held, the entries it
+// removed are misses, nothing is left in tmp, and the next gc removes the
+// blobs.
+func TestGCKilled(t *testing.T) {
+	if dir := os.Getenv("CACHE_GC_HELPER"); dir != "" {
+		GC(context.Background(), dir, GCOptions{MaxAge: 30 * day})
+		os.Exit(0)
+	}
+	c, _ := Open(t.TempDir())
+	var urls, blobs []string
+	for _, u := range []string{"https://h/a", "https://h/b", "https://h/c"} {
+		blob, sums := put(t, c, "old "+u)
+		if err := c.SetIndex(Entry{URL: u, SHA256: sums[digest.SHA256], Size: int64(len(u) + 4)}); err != nil {
+			t.Fatal(err)
+		}
+		age(t, blob, 40*day)
+		age(t, c.indexPath(ID(u, "")), 40*day)
+		urls, blobs = append(urls, u), append(blobs, rel(t, c, blob))
+	}
+	hit, err := lockfile.AcquireShared(context.Background(), c.gcLock(), 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer hit.Unlock()
+	cmd := exec.Command(os.Args[0], "-test.run", "^TestGCKilled$")
+	cmd.Env = append(os.Environ(), "CACHE_GC_HELPER="+c.dir)
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	gone := func() bool {
+		for _, u := range urls {
+			if _, err := os.Lstat(c.indexPath(ID(u, ""))); err == nil {
+				return false
+			}
+		}
+		return true
+	}
+	for i := 0; !gone(); i++ { // then gc waits for gcLock, to remove the blobs
+		if i == 3000 {
+			cmd.Process.Kill()
+			t.Fatal("the gc removed the old index entries not within 30 s")
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	cmd.Process.Kill()
+	cmd.Wait()
+	hit.Unlock()
+
+	for _, u := range urls {
+		if _, err := c.Index(u, ""); !errors.Is(err, ErrMiss) {
+			t.Errorf("%s: the entry the killed gc removed: %v, want ErrMiss", u, err)
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+		unlock, err := c.Lock(ctx, ID(u, ""))
+		cancel()
+		if err != nil {
+			t.Fatalf("%s: the lock after a killed gc: %v", u, err)
+		}
+		unlock()
+	}
+	res := gc(t, c, GCOptions{MaxAge: 30 * day})
+	slices.Sort(blobs)
+	if !slices.Equal(res.Files, blobs) {
+		t.Errorf("the gc after the killed one removed %v, want the blobs %v", res.Files, blobs)
+	}
+	if ents, _ := os.ReadDir(filepath.Join(c.dir, "tmp")); len(ents) != 0 {
+		t.Errorf("tmp holds %v", ents)
 	}
 }
