@@ -284,7 +284,7 @@ func (f *Fetcher) attempt(ctx context.Context, upstream, target string, p *parti
 		p.ranges = false
 		return true, 0, fmt.Errorf("%s refused the range from byte %d", target, p.written)
 	default:
-		return statusFailure(resp, f.now())
+		return f.statusFailure(resp, func() { cancel(errIdle) })
 	}
 	if p.total > f.o.MaxSize {
 		return false, 0, &SizeError{URL: upstream, Limit: f.o.MaxSize, Size: p.total}

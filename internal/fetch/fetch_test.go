@@ -531,6 +531,25 @@ func TestFaults(t *testing.T) {
 			wantN:   4,
 		},
 		{
+			// The error page of a 503 is read for the StatusError: a
+			// server that announces one and stalls in it ends the attempt
+			// at the idle timeout, as a stalled file does, not at the end
+			// of the whole retry budget.
+			name: "503 whose error page stalls",
+			handle: func(w http.ResponseWriter, r *http.Request, n int) {
+				w.Header().Set("Content-Length", "1000")
+				w.WriteHeader(http.StatusServiceUnavailable)
+				w.Write([]byte("busy"))
+				w.(http.Flusher).Flush()
+				select {
+				case <-r.Context().Done():
+				case <-time.After(30 * time.Second):
+				}
+			},
+			wantErr: `failed after 4 attempts: URL/x answered "503 Service Unavailable"`,
+			wantN:   4,
+		},
+		{
 			name: "Content-Length shorter than the body",
 			handle: func(w http.ResponseWriter, r *http.Request, n int) {
 				// net/http refuses to send more than Content-Length: write the answer raw.

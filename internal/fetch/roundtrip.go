@@ -66,7 +66,7 @@ func (t transport) RoundTrip(req *http.Request) (*http.Response, error) {
 		if retryableStatus(r.StatusCode) {
 			defer acancel()
 			defer r.Body.Close()
-			return statusFailure(r, t.f.now())
+			return t.f.statusFailure(r, acancel)
 		}
 		r.Body = cancelOnClose{r.Body, acancel}
 		resp = r

@@ -1,6 +1,7 @@
 package fetch
 
 import (
+	"context"
 	"errors"
 	"io"
 	"net/http"
@@ -8,6 +9,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 )
 
 // A library's requests go through squid and the mirrors like downloads, are
@@ -83,5 +85,31 @@ func TestTransport(t *testing.T) {
 	var oe *OfflineError
 	if !errors.As(err, &oe) || oe.Missing[0] != "https://rekor.sigstore.dev/flaky" {
 		t.Errorf("offline: %v", err)
+	}
+}
+
+// A library's request answered 503 with an error page that never comes
+// ends at the idle timeout and is retried: under a caller's context without
+// a deadline it waited for the page for good.
+func TestTransportStalledErrorPage(t *testing.T) {
+	up := newUpstream(t, false, func(w http.ResponseWriter, r *http.Request, n int) {
+		w.Header().Set("Content-Length", "1000")
+		w.WriteHeader(http.StatusServiceUnavailable)
+		w.Write([]byte("busy"))
+		w.(http.Flusher).Flush()
+		<-r.Context().Done()
+	})
+	o := testOptions(t)
+	o.Retries = 1
+	f := newTestFetcher(t, o)
+	// A bound for the test only: the fetcher's own timeouts must end it first.
+	ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
+	defer cancel()
+	req, _ := http.NewRequestWithContext(ctx, http.MethodGet, up.URL+"/x", nil)
+	_, err := (&http.Client{Transport: f.Transport()}).Do(req)
+	var ne *NetworkError
+	var se *StatusError
+	if !errors.As(err, &ne) || ne.Attempts != 2 || !errors.As(err, &se) || se.StatusCode != http.StatusServiceUnavailable || se.Body != "busy" {
+		t.Fatalf("err = %v, want a NetworkError after 2 attempts answered 503 with the start of its page", err)
 	}
 }

@@ -60,7 +60,7 @@ func (f *Fetcher) GetHeader(ctx context.Context, rawURL string, header http.Head
 		defer cancel()
 		defer resp.Body.Close()
 		if resp.StatusCode != http.StatusOK {
-			return statusFailure(resp, f.now())
+			return f.statusFailure(resp, cancel)
 		}
 		b, err := io.ReadAll(io.LimitReader(resp.Body, limit+1))
 		if err != nil {
@@ -112,7 +112,7 @@ func (f *Fetcher) Exists(ctx context.Context, rawURL string) (bool, error) {
 			case http.StatusNotFound, http.StatusGone:
 				return false, 0, nil
 			}
-			return statusFailure(resp, f.now())
+			return f.statusFailure(resp, cancel)
 		})
 	}
 	err = probe(http.MethodHead, nil)
@@ -168,12 +168,19 @@ func (f *Fetcher) small(ctx context.Context, method, upstream string, tu *url.UR
 }
 
 // statusFailure turns an unexpected answer into a *StatusError and says
-// whether it is worth retrying (5xx, 408, 429).
-func statusFailure(resp *http.Response, now time.Time) (bool, time.Duration, error) {
+// whether it is worth retrying (5xx, 408, 429). The start of its body is
+// read as a download's is: stop (which must end the request) is called
+// when no byte of it arrives for IdleTimeout. A server that announced an
+// error page and stalled in it held a download's attempt until the whole
+// retry budget was spent, and a Transport request for good under a
+// caller's context without a deadline.
+func (f *Fetcher) statusFailure(resp *http.Response, stop func()) (bool, time.Duration, error) {
+	now := f.now()
 	se := &StatusError{URL: resp.Request.URL.String(), StatusCode: resp.StatusCode, Status: resp.Status, Header: resp.Header.Clone()}
-	if b, err := io.ReadAll(io.LimitReader(resp.Body, maxErrorBody)); err == nil {
-		se.Body = string(b)
-	}
+	idle := time.AfterFunc(f.o.IdleTimeout, stop)
+	b, _ := io.ReadAll(io.LimitReader(&idleReader{r: resp.Body, timer: idle, d: f.o.IdleTimeout}, maxErrorBody))
+	idle.Stop()
+	se.Body = string(b) // what came before a failure: the start of an error message
 	switch resp.StatusCode {
 	case http.StatusTooManyRequests, http.StatusServiceUnavailable, http.StatusForbidden: // 403: GitHub's secondary rate limit
 		se.RetryAfter = retryAfter(resp.Header.Get("Retry-After"), now)
