@@ -333,6 +333,20 @@ func abortAfter(w http.ResponseWriter, body []byte, n int, extra http.Header) {
 	panic(http.ErrAbortHandler)
 }
 
+// stallIn answers status with a page of 1000 bytes announced, sends start
+// of it, and then nothing until the client goes away (or 30 s pass, so that
+// the server can close should squid keep reading).
+func stallIn(w http.ResponseWriter, r *http.Request, status int, start string) {
+	w.Header().Set("Content-Length", "1000")
+	w.WriteHeader(status)
+	w.Write([]byte(start))
+	w.(http.Flusher).Flush()
+	select {
+	case <-r.Context().Done():
+	case <-time.After(30 * time.Second):
+	}
+}
+
 func TestFaults(t *testing.T) {
 	body, sha := payload(256<<10, 5)
 	half := len(body) / 2
@@ -537,14 +551,7 @@ func TestFaults(t *testing.T) {
 			// of the whole retry budget.
 			name: "503 whose error page stalls",
 			handle: func(w http.ResponseWriter, r *http.Request, n int) {
-				w.Header().Set("Content-Length", "1000")
-				w.WriteHeader(http.StatusServiceUnavailable)
-				w.Write([]byte("busy"))
-				w.(http.Flusher).Flush()
-				select {
-				case <-r.Context().Done():
-				case <-time.After(30 * time.Second):
-				}
+				stallIn(w, r, http.StatusServiceUnavailable, "busy")
 			},
 			wantErr: `failed after 4 attempts: URL/x answered "503 Service Unavailable"`,
 			wantN:   4,
@@ -858,6 +865,25 @@ func TestRedirects(t *testing.T) {
 			})
 		}
 	}
+	// Go's client reads the start of a redirect's page before it follows
+	// it: one that stalls is given up at the idle timeout, and the
+	// redirect followed, not waited for until the retry budget is spent.
+	t.Run("a redirect whose page stalls", func(t *testing.T) {
+		other := newUpstream(t, false, serveBytes(body))
+		first := newUpstream(t, false, func(w http.ResponseWriter, r *http.Request, _ int) {
+			w.Header().Set("Location", other.URL+"/asset")
+			stallIn(w, r, http.StatusFound, "moved")
+		})
+		o := testOptions(t)
+		o.Retries = -1
+		f := newTestFetcher(t, o)
+		if _, err := f.Fetch(context.Background(), Request{URL: first.URL + "/release", Pinned: pin(sha)}); err != nil {
+			t.Fatal(err)
+		}
+		if first.count() != 1 || other.count() != 1 {
+			t.Errorf("requests: first %d other %d, want 1 each", first.count(), other.count())
+		}
+	})
 	t.Run("more than 10 redirects", func(t *testing.T) {
 		loop := newUpstream(t, false, func(w http.ResponseWriter, r *http.Request, n int) {
 			http.Redirect(w, r, fmt.Sprintf("/r%d", n), http.StatusFound)

@@ -93,11 +93,7 @@ func TestTransport(t *testing.T) {
 // a deadline it waited for the page for good.
 func TestTransportStalledErrorPage(t *testing.T) {
 	up := newUpstream(t, false, func(w http.ResponseWriter, r *http.Request, n int) {
-		w.Header().Set("Content-Length", "1000")
-		w.WriteHeader(http.StatusServiceUnavailable)
-		w.Write([]byte("busy"))
-		w.(http.Flusher).Flush()
-		<-r.Context().Done()
+		stallIn(w, r, http.StatusServiceUnavailable, "busy")
 	})
 	o := testOptions(t)
 	o.Retries = 1

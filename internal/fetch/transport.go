@@ -5,6 +5,7 @@ import (
 	"crypto/tls"
 	"errors"
 	"fmt"
+	"io"
 	"net"
 	"net/http"
 	"net/url"
@@ -43,7 +44,60 @@ func newClient(o *Options) *http.Client {
 			OnProxyConnectResponse: connectRefused,
 		}
 	}
-	return &http.Client{Transport: rt, CheckRedirect: checkRedirect}
+	return &http.Client{Transport: redirectPages{rt, o.IdleTimeout}, CheckRedirect: checkRedirect}
+}
+
+// maxRedirectPage is how much of a redirect's page Go's client reads before
+// it follows the redirect (so that the connection can be used again).
+const maxRedirectPage = 2 << 10
+
+// redirectPages reads a redirect's page itself, ended (as a download's body
+// is) when no byte of it arrives for idle, and hands the client none to
+// read: the client reads it under the request's context alone, the whole
+// retry budget for a download, so a redirect whose page stalled held the
+// attempt until the budget was spent. A stalled page is given up and the
+// redirect followed all the same.
+type redirectPages struct {
+	rt   http.RoundTripper
+	idle time.Duration
+}
+
+func (t redirectPages) RoundTrip(req *http.Request) (*http.Response, error) {
+	ctx, cancel := context.WithCancel(req.Context())
+	resp, err := t.rt.RoundTrip(req.WithContext(ctx))
+	if err != nil {
+		cancel()
+		return nil, err
+	}
+	if !followed(resp) {
+		resp.Body = cancelOnClose{resp.Body, cancel}
+		return resp, nil
+	}
+	if resp.ContentLength == -1 || resp.ContentLength <= maxRedirectPage {
+		idle := time.AfterFunc(t.idle, cancel)
+		io.CopyN(io.Discard, &idleReader{r: resp.Body, timer: idle, d: t.idle}, maxRedirectPage)
+		idle.Stop()
+	}
+	resp.Body.Close()
+	cancel()
+	resp.Body = http.NoBody
+	return resp, nil
+}
+
+// followed reports whether the client follows resp, a redirect.
+func followed(resp *http.Response) bool {
+	switch resp.StatusCode {
+	case http.StatusMovedPermanently, http.StatusFound, http.StatusSeeOther, http.StatusTemporaryRedirect, http.StatusPermanentRedirect:
+		return resp.Header.Get("Location") != ""
+	}
+	return false
+}
+
+// CloseIdleConnections closes the transport's (Fetcher.Close).
+func (t redirectPages) CloseIdleConnections() {
+	if c, ok := t.rt.(interface{ CloseIdleConnections() }); ok {
+		c.CloseIdleConnections()
+	}
 }
 
 func checkRedirect(req *http.Request, via []*http.Request) error {
