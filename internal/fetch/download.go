@@ -40,6 +40,9 @@ type partial struct {
 	validator string // ETag (strong) or Last-Modified, for If-Range
 	ranges    bool   // the server said Accept-Ranges: bytes
 	meta      string // where what a resume needs is saved ("" for none)
+	// resumed: the bytes did not all come in one answer; some came before
+	// it (an earlier run's or attempt's), and a 206 or 416 continued them.
+	resumed bool
 }
 
 // partialMeta is what the next run needs to resume an interrupted download
@@ -111,22 +114,36 @@ func (p *partial) reset() error {
 		return err
 	}
 	p.hasher.Reset()
-	p.written, p.flushed = 0, 0
+	p.written, p.flushed, p.resumed = 0, 0, false
 	return nil
 }
 
 // get downloads target (the mirror-mapped form of upstream) into p with
-// retries, resuming where the server allows it. With revalidate, caches on
-// the way (a caching proxy) must ask the origin for its current copy.
-func (f *Fetcher) get(ctx context.Context, upstream, target string, p *partial, revalidate bool) error {
+// retries, resuming where the server allows it. An unpinned file (no
+// pinned digests) is asked for with caches on the way (a caching proxy)
+// revalidating their copy with the origin.
+func (f *Fetcher) get(ctx context.Context, upstream, target string, p *partial, pinned digest.Set) error {
 	tu, err := url.Parse(target)
 	if err != nil {
 		return fmt.Errorf("fetch: %q: %w", target, err)
 	}
 	f.progress(Progress{URL: upstream, Received: p.written, Total: p.total})
-	err = f.retry(ctx, upstream, tu, func(ctx context.Context) (bool, time.Duration, error) {
-		return f.attempt(ctx, upstream, target, p, revalidate)
-	})
+	attempt := func(ctx context.Context) (bool, time.Duration, error) {
+		return f.attempt(ctx, upstream, target, p, len(pinned) == 0)
+	}
+	err = f.retry(ctx, upstream, tu, attempt)
+	if err == nil && p.resumed && len(pinned) > 0 && p.hasher.Check(upstream, pinned) != nil {
+		// Bytes from before the last answer (an interrupted run's partial
+		// file, an earlier attempt's) joined to the rest fail the pin: they
+		// may be damaged (a power cut leaves a zero-filled tail) or of
+		// another version (a validator that did not tell the two apart).
+		// Only the whole file, downloaded afresh, says whether the
+		// upstream's bytes are wrong: a mismatch is a security failure.
+		f.log.Warn("a resumed download does not match its pin; downloading it whole", "url", upstream)
+		if err = p.reset(); err == nil {
+			err = f.retry(ctx, upstream, tu, attempt)
+		}
+	}
 	if err == nil {
 		f.progress(Progress{URL: upstream, Received: p.written, Total: p.written, Done: true})
 		return nil
@@ -264,6 +281,7 @@ func (f *Fetcher) attempt(ctx context.Context, upstream, target string, p *parti
 			return true, 0, err
 		}
 		f.log.Info("resuming download", "url", upstream, "from", p.written)
+		p.resumed = true
 	case resp.StatusCode == http.StatusOK:
 		if p.written > 0 {
 			if err := p.reset(); err != nil {
@@ -279,6 +297,7 @@ func (f *Fetcher) attempt(ctx context.Context, upstream, target string, p *parti
 			// An earlier run was stopped after the last byte: the bytes
 			// are checked as they are.
 			f.log.Info("the partial file an earlier run left holds the whole file", "url", upstream, "have", p.written)
+			p.resumed = true
 			return false, 0, nil
 		}
 		p.ranges = false

@@ -410,7 +410,7 @@ func (f *Fetcher) download(ctx context.Context, r Request, algs []digest.Algorit
 			// proxy's copy (stale, or the damaged one a verification
 			// refused and Forget dropped) is revalidated with the origin,
 			// not served again. A pinned file may come from its cache.
-			err = f.get(ctx, r.URL, t.url, p, len(r.Pinned) == 0)
+			err = f.get(ctx, r.URL, t.url, p, r.Pinned)
 		}
 	}
 	if err != nil {

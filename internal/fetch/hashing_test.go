@@ -87,7 +87,8 @@ func FuzzCopyBodyShortReads(f *testing.F) {
 // A sha512-pinned download cancelled half way leaves nothing in the cache
 // but a partial file kept for a resume; the next run resumes it and checks
 // both digests over the whole file. A partial file changed on disk in
-// between fails the pin: nothing is cached.
+// between fails the pin: its bytes are never cached, and the file is
+// downloaded whole.
 func TestCancelledDownloadThenResume(t *testing.T) {
 	body, _ := payload(6<<20, 41)
 	pinned := digest.Set{digest.SHA512: bothDigests(body)[digest.SHA512]}
@@ -134,20 +135,14 @@ func TestCancelledDownloadThenResume(t *testing.T) {
 				pf.WriteAt([]byte{body[1000] ^ 1}, 1000)
 				pf.Close()
 			}
+			before := up.count()
 			res, err := f.Fetch(context.Background(), Request{URL: u, Pinned: pinned})
-			last := up.header(up.count() - 1)
-			if last.Get("Range") == "" || last.Get("Range") == "bytes=0-" {
-				t.Errorf("second run asked Range %q, want a resume", last.Get("Range"))
+			resume := up.header(before)
+			if resume.Get("Range") == "" || resume.Get("Range") == "bytes=0-" {
+				t.Errorf("second run asked Range %q, want a resume", resume.Get("Range"))
 			}
-			if tamper {
-				var me *digest.MismatchError
-				if !errors.As(err, &me) || me.Algorithm != digest.SHA512 {
-					t.Fatalf("err = %v, want a sha512 mismatch", err)
-				}
-				if b := blobs(t, f); len(b) != 0 {
-					t.Fatalf("a mismatching download left %v in the cache", b)
-				}
-				return
+			if tamper && (up.count() != before+2 || up.header(before+1).Get("Range") != "") {
+				t.Errorf("after the resume %d request(s), want 1 for the whole file", up.count()-before-1)
 			}
 			if err != nil {
 				t.Fatal(err)

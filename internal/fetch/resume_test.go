@@ -254,15 +254,11 @@ func TestResumeRehashStops(t *testing.T) {
 	}
 }
 
-// A run killed after the last byte arrived, before the file was checked and
-// stored, leaves a partial file that holds the whole file. The next run's
-// Range from its end gets 416 with the same size (Content-Range bytes */N):
-// the bytes are complete and are checked as they are, not downloaded again,
-// and with retries: 0 the fetch does not fail.
-func TestResumeOfCompletePartial(t *testing.T) {
-	body, sha := payload(256<<10, 34)
-	up := newUpstream(t, false, slowServe(body, true))
-	u := up.URL + "/whole.tgz"
+// leavePartial returns a cache folder holding what an interrupted run left
+// of u, a file of total bytes with the ETag "v1": its partial file, which
+// write fills, and its resume record.
+func leavePartial(t *testing.T, u string, total int, write func(part *os.File) error) string {
+	t.Helper()
 	dir := t.TempDir()
 	c, err := cache.Open(dir)
 	if err != nil {
@@ -272,17 +268,63 @@ func TestResumeOfCompletePartial(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := part.Write(body); err != nil {
+	if err := write(part); err != nil {
 		t.Fatal(err)
 	}
 	part.Close()
-	if err := os.WriteFile(meta, fmt.Appendf(nil, `{"target":%q,"validator":"\"v1\"","total":%d}`, u, len(body)), 0o644); err != nil {
+	if err := os.WriteFile(meta, fmt.Appendf(nil, `{"target":%q,"validator":"\"v1\"","total":%d}`, u, total), 0o644); err != nil {
 		t.Fatal(err)
 	}
+	return dir
+}
+
+// A run killed after the last byte arrived, before the file was checked and
+// stored, leaves a partial file that holds the whole file. The next run's
+// Range from its end gets 416 with the same size (Content-Range bytes */N):
+// the bytes are complete and are checked as they are, not downloaded again,
+// and with retries: 0 the fetch does not fail.
+func TestResumeOfCompletePartial(t *testing.T) {
+	body, sha := payload(256<<10, 34)
+	up := newUpstream(t, false, slowServe(body, true))
+	u := up.URL + "/whole.tgz"
+	dir := leavePartial(t, u, len(body), func(part *os.File) error {
+		_, err := part.Write(body)
+		return err
+	})
 	o := testOptions(t)
 	o.Retries = -1 // retries: 0
 	refetch(t, dir, o, u, sha, body)
 	if n := up.count(); n != 1 || up.header(0).Get("Range") != fmt.Sprintf("bytes=%d-", len(body)) {
 		t.Errorf("%d request(s), the first with Range %q: want one, from the partial file's end", n, up.header(0).Get("Range"))
+	}
+}
+
+// A partial file an interrupted run left whose bytes are not what the
+// server sent (a power cut's zero-filled tail, or the first part of another
+// version the validator did not tell apart) makes the resumed download fail
+// its pin: the file is then downloaded whole, once, and only a mismatch of
+// those bytes is reported. The resumed run failed with a digest mismatch,
+// a false alarm of tampering, which the run after it did not repeat.
+func TestDamagedPartialIsDownloadedWhole(t *testing.T) {
+	body, sha := payload(256<<10, 35)
+	up := newUpstream(t, false, slowServe(body, true))
+	u := up.URL + "/damaged.tgz"
+	dir := leavePartial(t, u, len(body), func(part *os.File) error {
+		return part.Truncate(int64(len(body) / 2)) // zeros where the first half should be
+	})
+	o := testOptions(t)
+	o.Retries = -1 // retries: 0, the whole download is no retry
+	var dones atomic.Int32
+	o.Progress = func(p Progress) {
+		if p.Done {
+			dones.Add(1)
+		}
+	}
+	refetch(t, dir, o, u, sha, body)
+	if n := up.count(); n != 2 || up.header(0).Get("Range") == "" || up.header(1).Get("Range") != "" {
+		t.Errorf("%d request(s): want a resume, then the whole file", n)
+	}
+	if n := dones.Load(); n != 1 {
+		t.Errorf("%d Done reports, want one: the last", n)
 	}
 }
