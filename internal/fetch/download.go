@@ -42,7 +42,8 @@ type partial struct {
 	meta      string // where what a resume needs is saved ("" for none)
 	// resumed: the bytes did not all come in one answer; some came before
 	// it (an earlier run's or attempt's), and a 206 or 416 continued them.
-	resumed bool
+	resumed  bool
+	encoding string // a Content-Encoding other than identity the bytes came with
 }
 
 // partialMeta is what the next run needs to resume an interrupted download
@@ -114,7 +115,7 @@ func (p *partial) reset() error {
 		return err
 	}
 	p.hasher.Reset()
-	p.written, p.flushed, p.resumed = 0, 0, false
+	p.written, p.flushed, p.resumed, p.encoding = 0, 0, false, ""
 	return nil
 }
 
@@ -243,6 +244,12 @@ func (f *Fetcher) backoff(n int) time.Duration {
 // what they hold.
 func askFresh(h http.Header) { h.Set("Cache-Control", "no-cache") }
 
+// asIs asks for a file's bytes as the upstream publishes them, as wget
+// does: a request without Accept-Encoding takes any content coding (RFC
+// 9110 12.5.3), and a file that a server or proxy compressed on the way
+// failed its pin.
+func asIs(h http.Header) { h.Set("Accept-Encoding", "identity") }
+
 // attempt makes one request and appends what it receives to p. It reports
 // whether a failure is worth retrying and how long the server asked us to wait.
 func (f *Fetcher) attempt(ctx context.Context, upstream, target string, p *partial, revalidate bool) (retry bool, after time.Duration, err error) {
@@ -253,6 +260,7 @@ func (f *Fetcher) attempt(ctx context.Context, upstream, target string, p *parti
 		return false, 0, err
 	}
 	req.Header.Set("User-Agent", f.o.UserAgent)
+	asIs(req.Header)
 	if revalidate {
 		askFresh(req.Header)
 	}
@@ -307,6 +315,9 @@ func (f *Fetcher) attempt(ctx context.Context, upstream, target string, p *parti
 	}
 	if p.total > f.o.MaxSize {
 		return false, 0, &SizeError{URL: upstream, Limit: f.o.MaxSize, Size: p.total}
+	}
+	if ce := resp.Header.Get("Content-Encoding"); ce != "" && !strings.EqualFold(ce, "identity") {
+		p.encoding = ce // kept as it is (a .tar.gz served as gzip is the file), but named if the pin fails
 	}
 
 	// The idle timer cancels the attempt when no byte arrives for

@@ -423,6 +423,8 @@ func (f *Fetcher) download(ctx context.Context, r Request, algs []digest.Algorit
 				err = fmt.Errorf("the copy in the %s is %w: %w", via, ErrCorruptCopy, err)
 			} else if htmlPage(tmp) {
 				err = fmt.Errorf("%w (the bytes received are an HTML page, not the file: an error or login page of a proxy?)", err)
+			} else if p.encoding != "" {
+				err = fmt.Errorf("%w (the bytes were sent with Content-Encoding: %s though asked for as they are: a server or proxy that compresses files on the way sends other bytes than the file)", err, p.encoding)
 			}
 			return nil, err
 		}

@@ -2,6 +2,7 @@ package fetch
 
 import (
 	"bytes"
+	"compress/gzip"
 	"context"
 	"crypto/sha256"
 	"crypto/sha512"
@@ -333,6 +334,15 @@ func abortAfter(w http.ResponseWriter, body []byte, n int, extra http.Header) {
 	panic(http.ErrAbortHandler)
 }
 
+// gzipped returns b compressed with gzip.
+func gzipped(b []byte) []byte {
+	var buf bytes.Buffer
+	z := gzip.NewWriter(&buf)
+	z.Write(b)
+	z.Close()
+	return buf.Bytes()
+}
+
 // stallIn answers status with a page of 1000 bytes announced, sends start
 // of it, and then nothing until the client goes away (or 30 s pass, so that
 // the server can close should squid keep reading).
@@ -580,6 +590,46 @@ func TestFaults(t *testing.T) {
 			},
 			wantErr: "failed after 4 attempts: URL/x: body cut after 262144 bytes: unexpected EOF",
 			wantN:   4,
+		},
+		{
+			// RFC 9110 12.5.3: a request without Accept-Encoding takes any
+			// content coding. The file is asked for as it is (identity),
+			// not compressed by a server that may, which would not match
+			// its pin.
+			name: "a server that compresses unless told not to",
+			handle: func(w http.ResponseWriter, r *http.Request, n int) {
+				if r.Header.Get("Accept-Encoding") != "identity" {
+					w.Header().Set("Content-Encoding", "gzip")
+					w.Write(gzipped(body))
+					return
+				}
+				w.Write(body)
+			},
+			wantN: 1,
+		},
+		{
+			// An object store's .tar.gz labelled Content-Encoding: gzip:
+			// the bytes sent are the file, kept as they are.
+			name: "a file labelled with its own compression",
+			handle: func(w http.ResponseWriter, r *http.Request, n int) {
+				w.Header().Set("Content-Encoding", "gzip")
+				w.Write(body)
+			},
+			wantN: 1,
+		},
+		{
+			name: "a server that compresses though told not to",
+			handle: func(w http.ResponseWriter, r *http.Request, n int) {
+				w.Header().Set("Content-Encoding", "gzip")
+				w.Write(gzipped(body))
+			},
+			wantErr: "sha256 digest mismatch for URL/x: pinned " + sha + ", got ",
+			wantN:   1,
+			check: func(t *testing.T, _ *upstream, err error, _ time.Duration) {
+				if want := "sent with Content-Encoding: gzip"; err == nil || !strings.Contains(err.Error(), want) {
+					t.Errorf("err = %v\nwant it to say %q", err, want)
+				}
+			},
 		},
 		{
 			name: "wrong content",
