@@ -174,7 +174,7 @@ func (c *Cache) Index(url, key string) (Entry, error) {
 // cannot be read.
 func readEntry(p string) (Entry, error) {
 	b, err := confined.ReadFile(p, maxIndexEntry)
-	if errors.Is(err, fs.ErrNotExist) || errors.Is(err, confined.ErrRefused) {
+	if absent(err) || errors.Is(err, confined.ErrRefused) {
 		return Entry{}, ErrMiss
 	}
 	if err != nil {
@@ -214,7 +214,7 @@ func (c *Cache) SetIndex(e Entry) error {
 // misses. The blob stays (others may name it).
 func (c *Cache) DropIndex(url, key string) error {
 	err := os.Remove(c.indexPath(ID(url, key)))
-	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+	if err != nil && !absent(err) {
 		return fmt.Errorf("cache: %w", err)
 	}
 	return nil
@@ -384,7 +384,10 @@ func (c *Cache) place(f *os.File, dst string) error {
 	}
 	dir := filepath.Dir(dst)
 	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return fail(err)
+		// A file where the folder goes (sha256/ab) is none of ours.
+		if fi, lerr := os.Lstat(dir); lerr != nil || fi.IsDir() || evict(dir) != nil || os.Mkdir(dir, 0o755) != nil {
+			return fail(err)
+		}
 	}
 	err := os.Rename(f.Name(), dst)
 	if fi, lerr := os.Lstat(dst); err != nil && lerr == nil && fi.IsDir() {
@@ -417,7 +420,7 @@ func (c *Cache) VerifyReporting(ctx context.Context, sha256Hex string, report fu
 	}
 	p := c.BlobPath(sha256Hex)
 	f, _, err := confined.OpenFile(p)
-	if errors.Is(err, fs.ErrNotExist) {
+	if absent(err) {
 		return "", 0, nil, ErrMiss
 	}
 	if errors.Is(err, confined.ErrRefused) {
@@ -492,6 +495,13 @@ func touch(p string) {
 // gcLock is the lock file a cache hit holds shared while it marks its blob
 // as used, and gc exclusive while it removes a blob (markUsed).
 func (c *Cache) gcLock() string { return filepath.Join(c.dir, "locks", "gc.lock") }
+
+// absent reports whether err says there is nothing at a path: no such
+// file, or a file where one of its folders goes (sha256/ab; no blob or
+// index entry is below it, and place puts a folder there).
+func absent(err error) bool {
+	return errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ENOTDIR)
+}
 
 // evict removes an entry that is no regular file (a folder, a FIFO): nothing
 // of the cache's own, and (a folder) in the way of the rename that would put

@@ -968,17 +968,25 @@ func TestCorruptCacheEntryIsRefetched(t *testing.T) {
 	}
 }
 
+// toolWithSig serves a file of size bytes and its signature of sigSize
+// (payloads seed and seed+1), and returns the requests for them: the file
+// pinned, the signature unpinned.
+func toolWithSig(t *testing.T, size, sigSize int, seed uint64) (up *upstream, pinned, sig Request, body, sigBody []byte) {
+	body, sha := payload(size, seed)
+	sigBody, _ = payload(sigSize, seed+1)
+	up = newUpstream(t, false, serveWithSig(body, sigBody))
+	pinned = Request{URL: up.URL + "/tool.tgz", Pinned: pin(sha)}
+	sig = Request{URL: up.URL + "/tool.tgz.asc", AllowUnpinned: true, Key: "tool 1.0"}
+	return up, pinned, sig, body, sigBody
+}
+
 // TestPowerCutLeftovers: the cache does not fsync, so a power cut may leave a
 // blob at its final path empty, zero-filled or half written, and an index
 // entry empty or cut short. Each is refused on the next read: offline, the
 // blob is reported corrupt and the index entry missing; online, both are
 // downloaded again.
 func TestPowerCutLeftovers(t *testing.T) {
-	body, sha := payload(40000, 31)
-	sigBody, _ := payload(900, 32)
-	up := newUpstream(t, false, serveWithSig(body, sigBody))
-	pinned := Request{URL: up.URL + "/tool.tgz", Pinned: pin(sha)}
-	sig := Request{URL: up.URL + "/tool.tgz.asc", AllowUnpinned: true, Key: "tool 1.0"}
+	up, pinned, sig, body, sigBody := toolWithSig(t, 40000, 900, 31)
 	cut := func(b []byte) []byte { return append(bytes.Clone(b[:len(b)/2]), make([]byte, len(b)-len(b)/2)...) }
 	for _, tc := range []struct {
 		name string

@@ -163,3 +163,33 @@ func TestPlantedPartialIsNotWrittenThrough(t *testing.T) {
 		})
 	}
 }
+
+// TestFileInPlaceOfACacheFolder: a file where one of the cache's fan-out
+// folders goes (sha256/ab, index/cd: a stray copy, a file a tool or a user
+// put there) holds no cached copy: the files below it are downloaded again
+// and stored, never a lasting error ("not a directory") that stops every
+// build whose file falls in that folder until someone cleans the cache by
+// hand.
+func TestFileInPlaceOfACacheFolder(t *testing.T) {
+	_, pinned, sig, body, sigBody := toolWithSig(t, 5000, 700, 44)
+	dir := t.TempDir()
+	res, err := fetcherIn(t, dir, false).FetchAll(context.Background(), []Request{pinned, sig})
+	if err != nil {
+		t.Fatal(err)
+	}
+	id := cache.ID(sig.URL, sig.Key)
+	for _, p := range []string{filepath.Dir(res[0].Path), filepath.Dir(res[1].Path), filepath.Join(dir, "index", id[:2])} {
+		os.RemoveAll(p)
+		if err := os.WriteFile(p, []byte("stray"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for run := range 2 {
+		res, err = fetcherIn(t, dir, false).FetchAll(context.Background(), []Request{pinned, sig})
+		if err != nil {
+			t.Fatalf("run %d with a file in place of a cache folder: %v", run+1, err)
+		}
+		checkFile(t, res[0], body)
+		checkFile(t, res[1], sigBody)
+	}
+}
