@@ -539,7 +539,17 @@ const maxIndexEntry = 64 << 10
 // Lock takes an exclusive flock on the lock file for id (see ID), waiting until
 // it is free or ctx is done. The returned function releases it.
 func (c *Cache) Lock(ctx context.Context, id string) (unlock func(), err error) {
-	l, err := lockfile.Acquire(ctx, filepath.Join(c.dir, "locks", id+".lock"), 10*time.Millisecond)
+	p := filepath.Join(c.dir, "locks", id+".lock")
+	l, err := lockfile.Acquire(ctx, p, 10*time.Millisecond)
+	if err != nil {
+		// A folder or a symlink where the lock file goes holds no lock
+		// (lock files are regular files, opened without following links):
+		// a lock file takes its place, not a lasting error for every fetch
+		// of this download.
+		if fi, lerr := os.Lstat(p); lerr == nil && !fi.Mode().IsRegular() && evict(p) == nil {
+			l, err = lockfile.Acquire(ctx, p, 10*time.Millisecond)
+		}
+	}
 	if err != nil {
 		return nil, fmt.Errorf("cache: %w", err)
 	}

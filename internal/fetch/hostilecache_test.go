@@ -193,3 +193,33 @@ func TestFileInPlaceOfACacheFolder(t *testing.T) {
 		checkFile(t, res[1], sigBody)
 	}
 }
+
+// TestNonRegularLockFile: a folder or a symlink where a download's lock file
+// goes is no lock of updeb's (they are regular files, opened without
+// following links): the download takes its place, never a lasting error
+// for every fetch of that URL.
+func TestNonRegularLockFile(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		plant func(path string) error
+	}{
+		{"folder", func(p string) error { return os.Mkdir(p, 0o755) }},
+		{"dangling symlink", func(p string) error { return os.Symlink(filepath.Join(t.TempDir(), "gone"), p) }},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, pinned, sig, body, sigBody := toolWithSig(t, 3000, 500, 46)
+			dir := fetcherIn(t, t.TempDir(), false).cache.Dir()
+			for _, id := range []string{cache.ID(pinned.URL, pinned.Key), cache.ID(sig.URL, sig.Key)} {
+				if err := tc.plant(filepath.Join(dir, "locks", id+".lock")); err != nil {
+					t.Fatal(err)
+				}
+			}
+			res, err := fetcherIn(t, dir, false).FetchAll(context.Background(), []Request{pinned, sig})
+			if err != nil {
+				t.Fatalf("a %s in place of a lock file: %v", tc.name, err)
+			}
+			checkFile(t, res[0], body)
+			checkFile(t, res[1], sigBody)
+		})
+	}
+}
