@@ -131,3 +131,29 @@ func TestProxyWantsAnotherScheme(t *testing.T) {
 		}
 	}
 }
+
+// A proxy that answers the CONNECT one byte at a time (a header that never
+// ends) fails each attempt after the header timeout, as one that never
+// answers does: the first byte of its answer no longer lifts the timeout
+// for the rest of it, which held each attempt for net/http's minute.
+func TestProxyDripsItsAnswer(t *testing.T) {
+	var n atomic.Int32
+	p := fakeProxy(t, func(c net.Conn) {
+		if _, err := http.ReadRequest(bufio.NewReader(c)); err == nil {
+			n.Add(1)
+			c.Write([]byte("HTTP/1.1 200 Connection established\r\nX-Drip: "))
+			for {
+				if _, err := c.Write([]byte("x")); err != nil {
+					return // the client gave up
+				}
+				time.Sleep(50 * time.Millisecond)
+			}
+		}
+	})
+	f := newTestFetcher(t, Options{Proxy: p, HeaderTimeout: 300 * time.Millisecond, Retries: 1, Backoff: 10 * time.Millisecond, MaxRetryTime: 20 * time.Second})
+	_, err := f.Fetch(context.Background(), Request{URL: "https://up.example/a.tgz", Pinned: pin(strings.Repeat("0", 64))})
+	var ne *NetworkError
+	if !errors.As(err, &ne) || ne.Attempts != 2 || !strings.Contains(err.Error(), "within the header timeout (300ms") || n.Load() != 2 {
+		t.Fatalf("err = %v after %d CONNECTs\nwant a NetworkError after 2 attempts saying the proxy did not answer within the header timeout", err, n.Load())
+	}
+}

@@ -1,6 +1,7 @@
 package fetch
 
 import (
+	"bytes"
 	"context"
 	"crypto/tls"
 	"errors"
@@ -139,16 +140,35 @@ func dialProxyAnswer(d *net.Dialer, proxy *url.URL, headerTimeout time.Duration)
 		if err != nil || addr != proxyAddr {
 			return c, err
 		}
-		return &answerConn{Conn: c, d: headerTimeout}, nil
+		return &answerConn{Conn: c, d: headerTimeout, header: proxy.Scheme == "http"}, nil
 	}
 }
 
 // answerConn is a connection to the proxy that must answer its first
-// request (a CONNECT, or a plain http request) within d.
+// request (a CONNECT, or a plain http request) within d: the whole header
+// of the answer when it comes in plain http (a proxy that sent its first
+// byte and dripped the rest held the attempt for net/http's minute), its
+// first byte when the proxy speaks TLS (the handshake has its own timeout).
 type answerConn struct {
 	net.Conn
 	d               time.Duration
 	wrote, answered atomic.Bool
+	header          bool   // the proxy speaks plain http: the answer's header is waited for whole
+	tail            []byte // the last bytes of the header so far: the blank line that ends it may span two reads
+}
+
+// answerEnds says whether the answer's header (or first byte) is in once b
+// has come.
+func (c *answerConn) answerEnds(b []byte) bool {
+	if !c.header {
+		return len(b) > 0
+	}
+	seen := append(c.tail, b...)
+	if bytes.Contains(seen, []byte("\n\n")) || bytes.Contains(seen, []byte("\n\r\n")) {
+		return true
+	}
+	c.tail = bytes.Clone(seen[max(0, len(seen)-2):])
+	return false
 }
 
 func (c *answerConn) Write(b []byte) (int, error) {
@@ -162,7 +182,7 @@ func (c *answerConn) Read(b []byte) (int, error) {
 	n, err := c.Conn.Read(b)
 	if !c.answered.Load() {
 		switch {
-		case n > 0:
+		case c.answerEnds(b[:n]):
 			c.answered.Store(true)
 			c.SetReadDeadline(time.Time{})
 		case errors.Is(err, os.ErrDeadlineExceeded):
