@@ -244,10 +244,10 @@ func (f *Fetcher) backoff(n int) time.Duration {
 // what they hold.
 func askFresh(h http.Header) { h.Set("Cache-Control", "no-cache") }
 
-// asIs asks for a file's bytes as the upstream publishes them, as wget
-// does: a request without Accept-Encoding takes any content coding (RFC
-// 9110 12.5.3), and a file that a server or proxy compressed on the way
-// failed its pin.
+// asIs asks for a file's (or a document's) bytes as the upstream
+// publishes them, as wget does: a request without Accept-Encoding takes
+// any content coding (RFC 9110 12.5.3), and a file that a server or proxy
+// compressed on the way failed its pin, a JSON answer its parse.
 func asIs(h http.Header) { h.Set("Accept-Encoding", "identity") }
 
 // attempt makes one request and appends what it receives to p. It reports

@@ -57,6 +57,9 @@ func (t transport) RoundTrip(req *http.Request) (*http.Response, error) {
 		if out.Header.Get("User-Agent") == "" {
 			out.Header.Set("User-Agent", t.f.o.UserAgent)
 		}
+		if out.Header.Get("Accept-Encoding") == "" {
+			asIs(out.Header) // what the library decodes itself, it asks for
+		}
 		r, err := t.f.client.Do(out)
 		stop()
 		if err != nil {

@@ -157,6 +157,7 @@ func (f *Fetcher) small(ctx context.Context, method, upstream string, tu *url.UR
 		return nil, nil, err
 	}
 	askFresh(req.Header)
+	asIs(req.Header)
 	f.copyHeader(req.Header, header, upstream, tu)
 	req.Header.Set("User-Agent", f.o.UserAgent)
 	resp, err := f.client.Do(req)

@@ -3,6 +3,7 @@ package fetch
 import (
 	"context"
 	"errors"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
@@ -82,5 +83,34 @@ func TestGetAsksFreshThroughACachingProxy(t *testing.T) {
 		if b, err := f.Get(context.Background(), up.URL+"/hello/", nil, 0); err != nil || string(b) != want {
 			t.Errorf("listing %d: %q, %v; want %q", i+1, b, err, want)
 		}
+	}
+}
+
+// An API answer or a listing is asked for as it is (Accept-Encoding:
+// identity), as a download is, through Get and Transport alike: a server
+// that may compress when nothing is said (RFC 9110 12.5.3) sent gzip that
+// the JSON reader choked on.
+func TestSmallAsksForTheBytesAsTheyAre(t *testing.T) {
+	const doc = `{"tag_name":"v1.2.3"}`
+	up := newUpstream(t, false, func(w http.ResponseWriter, r *http.Request, _ int) {
+		if r.Header.Get("Accept-Encoding") != "identity" {
+			w.Header().Set("Content-Encoding", "gzip")
+			w.Write(gzipped([]byte(doc)))
+			return
+		}
+		w.Write([]byte(doc))
+	})
+	f := newTestFetcher(t, testOptions(t))
+	if b, err := f.Get(t.Context(), up.URL+"/latest", nil, 0); string(b) != doc || err != nil {
+		t.Errorf("Get = %q, %v; want %s", b, err, doc)
+	}
+	req, _ := http.NewRequestWithContext(t.Context(), http.MethodGet, up.URL+"/latest", nil)
+	resp, err := (&http.Client{Transport: f.Transport()}).Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	if b, _ := io.ReadAll(resp.Body); string(b) != doc {
+		t.Errorf("Transport answered %q, want %s", b, doc)
 	}
 }
