@@ -23,11 +23,18 @@ import (
 // containing payload, and returns its path.
 func testDeb(t *testing.T, dir, name, version, arch, payload string) string {
 	t.Helper()
+	return testDebWith(t, dir, name, version, arch, payload, "")
+}
+
+// testDebWith is testDeb with the control fields extra ("Source: x\n")
+// after Package.
+func testDebWith(t *testing.T, dir, name, version, arch, payload, extra string) string {
+	t.Helper()
 	tree := filepath.Join(dir, "tree-"+name+"-"+version+"-"+arch+"-"+fmt.Sprint(time.Now().UnixNano()))
 	must(t, os.MkdirAll(filepath.Join(tree, "DEBIAN"), 0o755))
 	must(t, os.MkdirAll(filepath.Join(tree, "usr/share", name), 0o755))
 	must(t, os.WriteFile(filepath.Join(tree, "usr/share", name, "payload"), []byte(payload), 0o644))
-	ctl := fmt.Sprintf("Package: %s\nVersion: %s\nArchitecture: %s\nMaintainer: Test <test@example.com>\nInstalled-Size: 1\nSection: admin\nPriority: optional\nHomepage: https://example.com/%s\nDescription: test package %s\n A package for the repository tests.\n .\n Second paragraph.\n", name, version, arch, name, name)
+	ctl := fmt.Sprintf("Package: %s\n%sVersion: %s\nArchitecture: %s\nMaintainer: Test <test@example.com>\nInstalled-Size: 1\nSection: admin\nPriority: optional\nHomepage: https://example.com/%s\nDescription: test package %s\n A package for the repository tests.\n .\n Second paragraph.\n", name, extra, version, arch, name, name)
 	must(t, os.WriteFile(filepath.Join(tree, "DEBIAN/control"), []byte(ctl), 0o644))
 	out := filepath.Join(dir, fmt.Sprintf("%s_%s_%s.deb", name, version, arch))
 	testenv.Run(t, "dpkg-deb", "--root-owner-group", "-Zgzip", "--build", tree, out)

@@ -414,6 +414,71 @@ func TestRemovedVersionRefusedInAnotherComponentBeforeGC(t *testing.T) {
 	must(t, err)
 }
 
+// A version removed from a suite comes back only with the same bytes under
+// another pool file name too: another spelling of it, a build for all, a
+// build under another source's folder (a Source field); by publish or by a
+// promote, into that suite or another, before gc collects its pool file
+// (the pool holds it) and after (its digest). Each went in: the checks
+// looked at the new build's own pool path only.
+func TestRemovedVersionRefusedUnderAnotherName(t *testing.T) {
+	dir, root := testDirs(t)
+	ctx := context.Background()
+	r, jump := jumpingKeepRepo(t, root, 1)
+	first := testDeb(t, filepath.Join(dir, "a"), "app", "1.0-1", "amd64", "first build")
+	others := []string{
+		testDeb(t, filepath.Join(dir, "b"), "app", "1.00-1", "amd64", "another spelling"),
+		testDeb(t, filepath.Join(dir, "c"), "app", "1.0-1", "all", "a build for all"),
+		testDebWith(t, filepath.Join(dir, "d"), "app", "1.0-1", "amd64", "another source", "Source: app-tools\n"),
+	}
+	_, err := r.Publish(ctx, "s", "main", []Package{pkgOf(t, first)})
+	must(t, err)
+	_, err = r.Publish(ctx, "staging", "extra", []Package{pkgOf(t, others[0])})
+	must(t, err)
+	_, err = r.Remove(ctx, "s", "main", "app", "", "")
+	must(t, err)
+	const held = "pool/main/a/app/app_1.0-1_amd64.deb"
+	refused := func(what string, collected bool, write func() error) {
+		t.Helper()
+		before := snapshot(t, root)
+		err := write()
+		var ce *ConflictError
+		if !errors.As(err, &ce) || ce.Filename != held || ce.Collected != collected || ce.Pooled == collected || !strings.Contains(err.Error(), held) {
+			t.Fatalf("%s (collected %v): %v, want a conflict with %s", what, collected, err, held)
+		}
+		if after := snapshot(t, root); !reflect.DeepEqual(before, after) {
+			t.Errorf("%s: the refused write changed the repository", what)
+		}
+	}
+	refuseAll := func(collected bool) {
+		for _, deb := range others {
+			refused(deb+" into s/main", collected, func() error {
+				_, err := r.Publish(ctx, "s", "main", []Package{pkgOf(t, deb)})
+				return err
+			})
+		}
+		refused("another suite's other source", collected, func() error {
+			_, err := r.Publish(ctx, "other", "main", []Package{pkgOf(t, others[2])})
+			return err
+		})
+		refused("a promote of another spelling", collected, func() error {
+			_, err := r.Promote(ctx, Place{Suite: "staging", Component: "extra"}, Place{Suite: "s", Component: "main"}, nil)
+			return err
+		})
+	}
+	refuseAll(false)
+	jump(byHashGrace)
+	_, err = r.Refresh(ctx, []string{"s"})
+	must(t, err)
+	res, err := r.GC(ctx, false)
+	must(t, err)
+	if !slices.Contains(res.PoolFiles, held) {
+		t.Fatalf("gc did not collect %s: %+v", held, res)
+	}
+	refuseAll(true)
+	_, err = r.Publish(ctx, "s", "main", []Package{pkgOf(t, first)})
+	must(t, err)
+}
+
 // removedFromMain publishes app 1.0-1 (first) into s/main and lib into
 // s/contrib, then removes app from main; other is another build of app
 // 1.0-1.

@@ -17,6 +17,8 @@ import (
 	"github.com/ProtonMail/go-crypto/openpgp/clearsign"
 
 	"github.com/updeb/updeb/internal/aptname"
+	"github.com/updeb/updeb/internal/dirglob"
+	"github.com/updeb/updeb/pkg/debversion"
 )
 
 // generation is one written generation of a suite, read back: its Release
@@ -318,7 +320,99 @@ func (r *Repo) checkOneBuild(ctx context.Context, st *suiteState, added []Entry,
 			return ce
 		}
 	}
+	return r.checkSameVersionPooled(ctx, st, added, origin)
+}
+
+// checkSameVersionPooled refuses an added entry when the pool of the
+// component it goes to holds, or held (a collected digest), other bytes of
+// its version under another pool file name than its own: another spelling
+// of the version ("1.00-1" for "1.0-1"), a build for all where it is for an
+// architecture or the other way round, or another source's folder (a Source
+// field added or changed). The checks above look at the entry's own pool
+// path only, so a version removed from the suite came back with other bytes
+// under another name, and one the pool holds for another suite went into
+// this one with other bytes. Each component's pool is listed once.
+func (r *Repo) checkSameVersionPooled(ctx context.Context, st *suiteState, added []Entry, origin map[string]string) error {
+	byComp := map[string][]Entry{}
+	for _, e := range added {
+		byComp[e.Component] = append(byComp[e.Component], e)
+	}
+	for _, comp := range slices.Sorted(maps.Keys(byComp)) {
+		pooled, err := r.poolFileNames(comp)
+		if err != nil {
+			return err
+		}
+		for _, e := range byComp[comp] {
+			rest, ok := poolRest(e.Filename)
+			if !ok {
+				continue
+			}
+			for _, rel := range sameVersion(pooled[e.Package], e.key(), "pool/"+comp+"/"+rest) {
+				have, collected, err := r.poolDigest(ctx, rel)
+				if err != nil {
+					return err
+				}
+				if have == "" || have == e.SHA256 {
+					continue
+				}
+				return &ConflictError{Package: e.key().String(), Filename: rel, Have: have, New: e.SHA256, Path: origin[e.Filename],
+					Suite: st.suite, Component: comp, Into: comp, Collected: collected, Pooled: !collected}
+			}
+		}
+	}
 	return nil
+}
+
+// poolFileNames lists by package the pool paths of comp's pool
+// (pool/COMP/PREFIX/SOURCE/NAME_VERSION_ARCH.deb) that hold a pool file or
+// held one whose digest gc kept (.updeb/removed/).
+func (r *Repo) poolFileNames(comp string) (map[string][]string, error) {
+	out := map[string][]string{}
+	for _, where := range []struct{ dir, suffix string }{
+		{filepath.Join(r.root, "pool", filepath.FromSlash(comp)), ".deb"},
+		{filepath.Join(r.root, ".updeb", "removed", "pool", filepath.FromSlash(comp)), ".deb.sha256"},
+	} {
+		found, err := dirglob.Glob(where.dir, filepath.Join("*", "*", "*_*_*"+where.suffix))
+		if err != nil {
+			return nil, err
+		}
+		for _, f := range found {
+			rel, err := filepath.Rel(where.dir, strings.TrimSuffix(f, where.suffix)+".deb")
+			if err != nil {
+				return nil, err
+			}
+			name, _, _ := strings.Cut(filepath.Base(rel), "_")
+			if rel = path.Join("pool", comp, filepath.ToSlash(rel)); !slices.Contains(out[name], rel) {
+				out[name] = append(out[name], rel)
+			}
+		}
+	}
+	return out, nil
+}
+
+// sameVersion returns the pool paths of rels, other than skip, whose file
+// name says they hold a build of k's version for dpkg and apt: k's
+// package, a version that compares equal to k's and k's architecture, or
+// all for any (as finder matches them). Pool file names leave the epoch
+// out, so versions are compared without it, as versions that differ only
+// in their epoch share one pool file name.
+func sameVersion(rels []string, k key, skip string) []string {
+	v, err := debversion.Parse(k.version)
+	if err != nil {
+		return nil // identity refused it before
+	}
+	var out []string
+	for _, rel := range rels {
+		// NAME_VERSION_ARCH: none of the three holds an underscore.
+		parts := strings.Split(strings.TrimSuffix(path.Base(rel), ".deb"), "_")
+		if rel == skip || len(parts) != 3 || parts[0] != k.name || (parts[2] != k.arch && parts[2] != "all" && k.arch != "all") {
+			continue
+		}
+		if n, err := debversion.CompareStrings(parts[1], v.WithoutEpoch()); err == nil && n == 0 {
+			out = append(out, rel)
+		}
+	}
+	return out
 }
 
 // poolRest returns what follows the component in the pool path filename
