@@ -146,12 +146,14 @@ type ConflictError struct {
 	Given string
 }
 
-// sameVersionConflict sets ce.Same when old, the entry ce (for k)
-// conflicts with, has another spelling of k's version or another
-// architecture.
+// sameVersionConflict sets ce.Filename to the pool file of old, the entry
+// ce (for k) conflicts with (not k's own pool path: another Source field
+// puts a build of one version in another source's folder), and ce.Same when
+// old has another spelling of k's version or another architecture.
 func sameVersionConflict(ce *ConflictError, old Entry, k key) *ConflictError {
+	ce.Filename = old.Filename
 	if s := old.key().String(); s != ce.Package {
-		ce.Same, ce.Filename, ce.OtherArch = s, old.Filename, old.Architecture != k.arch
+		ce.Same, ce.OtherArch = s, old.Architecture != k.arch
 	}
 	return ce
 }

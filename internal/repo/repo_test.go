@@ -169,6 +169,27 @@ func TestRepublish(t *testing.T) {
 	}
 }
 
+// Other bytes of a listed version whose build has another Source field (so
+// another pool folder) are refused naming the pool file the suite lists,
+// which holds the sha256 the message gives; it named the new build's pool
+// path, a file that does not exist (or, where another suite's build is
+// there, holds other bytes than the message said).
+func TestConflictNamesTheListedPoolFile(t *testing.T) {
+	dir, root := testDirs(t)
+	r := testRepo(t, root)
+	ctx := context.Background()
+	listed := testDeb(t, filepath.Join(dir, "a"), "tool", "1.0-1", "amd64", "listed")
+	_, err := r.Publish(ctx, "stable", "main", []Package{pkgOf(t, listed)})
+	must(t, err)
+	other := testDebWith(t, filepath.Join(dir, "b"), "tool", "1.0-1", "amd64", "other source", "Source: tool-suite\n")
+	_, err = r.Publish(ctx, "stable", "main", []Package{pkgOf(t, other)})
+	var ce *ConflictError
+	const want = "pool/main/t/tool/tool_1.0-1_amd64.deb"
+	if !errors.As(err, &ce) || ce.Filename != want || ce.Have != sha256File(t, filepath.Join(root, want)) || !strings.Contains(err.Error(), "already published as "+want+" with sha256 "+ce.Have) {
+		t.Fatalf("other bytes of a listed version under another source: %v, want a conflict naming %s", err, want)
+	}
+}
+
 func TestPackagesAgreeWithAptFtparchive(t *testing.T) {
 	testenv.RequireTool(t, "dpkg-deb", "apt-ftparchive")
 	dir := t.TempDir()
