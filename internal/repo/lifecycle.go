@@ -129,6 +129,13 @@ func (r *Repo) Rollback(ctx context.Context, suite string, to int) (*RollbackRes
 	if res.Added, res.Removed, err = diffGenerations(st.live, st.base); err != nil {
 		return nil, err
 	}
+	// gc keeps the pool files of every kept generation: one missing was
+	// removed outside updeb, and listing it again made its package 404.
+	for _, e := range res.Added {
+		if err := r.checkListedAgain(fmt.Sprintf("generation %d of suite %s", st.base.n, suite), e); err != nil {
+			return nil, err
+		}
+	}
 	rec := Record{Operation: "rollback", From: "generation " + strconv.Itoa(st.base.n), Added: res.Added, Removed: res.Removed}
 	if res.Generation, err = r.writeGeneration(ctx, st, rec); err != nil {
 		return nil, err

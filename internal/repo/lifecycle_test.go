@@ -803,3 +803,36 @@ func TestRemoveAllOrNothing(t *testing.T) {
 		t.Fatalf("after removing everything: %+v %v", list, err)
 	}
 }
+
+// A rollback that would list again a package whose pool file was removed
+// outside updeb (gc keeps the pool files of every kept generation) is
+// refused naming the file, the repository unchanged: it was listed again,
+// and every client got 404 for it. With the file back, it goes.
+func TestRollbackRefusesAMissingPoolFile(t *testing.T) {
+	dir, root := testDirs(t)
+	r := testRepo(t, root)
+	ctx := context.Background()
+	first := testDeb(t, dir, "app", "1", "amd64", "v1")
+	for _, deb := range []string{first, testDeb(t, dir, "app", "2", "amd64", "v2")} {
+		_, err := r.Publish(ctx, "s", "main", []Package{pkgOf(t, deb)})
+		must(t, err)
+	}
+	_, err := r.Remove(ctx, "s", "main", "app", "1", "")
+	must(t, err)
+	pool := filepath.Join(root, "pool/main/a/app/app_1_amd64.deb")
+	must(t, os.Remove(pool))
+	before := snapshot(t, root)
+	_, err = r.Rollback(ctx, "s", 0)
+	if !errors.Is(err, ErrInvalid) || !strings.Contains(err.Error(), "generation 2 of suite s lists pool/main/a/app/app_1_amd64.deb") {
+		t.Fatalf("a rollback listing a missing pool file again: %v, want ErrInvalid naming it", err)
+	}
+	if after := snapshot(t, root); !reflect.DeepEqual(before, after) {
+		t.Error("the refused rollback changed the repository")
+	}
+	must(t, os.Link(first, pool))
+	res, err := r.Rollback(ctx, "s", 0)
+	must(t, err)
+	if res.To != 2 || len(res.Added) != 1 || res.Added[0].Version != "1" {
+		t.Fatalf("rollback with the pool file back: %+v", res)
+	}
+}

@@ -203,14 +203,25 @@ func (r *Repo) checkPromotion(st *suiteState, picked []Entry, to Place, res *Pro
 			res.Unchanged = append(res.Unchanged, old)
 			continue
 		}
-		fi, err := os.Stat(filepath.Join(r.root, filepath.FromSlash(e.Filename)))
-		if err != nil || fi.Size() != e.Size {
-			return fmt.Errorf("%w: %s lists %s (%d bytes), but the pool file is missing or has another size (%v): the repository was changed outside updeb", ErrInvalid, e.Suite, e.Filename, e.Size, err)
+		if err := r.checkListedAgain(e.Suite, e); err != nil {
+			return err
 		}
 		batch[target{comp, e.key()}] = e
 		e.Suite, e.Component = st.suite, comp
 		res.Added = append(res.Added, e)
 	}
 	sort.Slice(res.Added, func(i, j int) bool { return res.Added[i].Filename < res.Added[j].Filename })
+	return nil
+}
+
+// checkListedAgain refuses to list e again (a promotion, a rollback) when its
+// pool file, which where lists, is missing or has another size: changed
+// outside updeb, every client would get 404 or a Hash Sum mismatch for it.
+func (r *Repo) checkListedAgain(where string, e Entry) error {
+	fi, err := os.Stat(filepath.Join(r.root, filepath.FromSlash(e.Filename)))
+	if err != nil || fi.Size() != e.Size {
+		return fmt.Errorf("%w: %s lists %s (%d bytes), but the pool file is missing or has another size (%v): the repository was changed outside updeb; restore the file (publishing the same .deb again restores a missing one), 'updeb repo verify' names every such file",
+			ErrInvalid, where, e.Filename, e.Size, err)
+	}
 	return nil
 }
