@@ -391,6 +391,45 @@ func TestFieldChangeRefused(t *testing.T) {
 	}
 }
 
+// A settings file whose Origin, Label or Codename is not the signed
+// Release's (edited by hand) is refused naming the file, the repository
+// unchanged: a refresh signed the edited value, without the refusal a flag
+// gets, and apt then refused the suite on every client. Put back, the
+// suite refreshes and apt updates.
+func TestEditedSettingsRefused(t *testing.T) {
+	dir, root := testDirs(t)
+	ctx := context.Background()
+	r := realRepo(t, root, SettingsChange{Origin: ptr("Example Org"), Label: ptr("Example"), Architectures: []string{"amd64"}}, nil)
+	_, err := r.Publish(ctx, "s", "main", []Package{pkgOf(t, testDeb(t, dir, "app", "1.0-1", "amd64", "v1"))})
+	must(t, err)
+	a := newAptClient(t, root, "s", "main")
+	a.update()
+	timer := realRepo(t, root, SettingsChange{}, nil) // a refresh timer's: no flags
+	settings := filepath.Join(root, "dists/.gen/s/1", settingsFile)
+	good, err := os.ReadFile(settings)
+	must(t, err)
+	for _, edit := range []string{`"origin": "Example Org"`, `"label": "Example"`, `"codename": "s"`} {
+		field, _, _ := strings.Cut(strings.Trim(edit, `"`), `"`)
+		edited := strings.Replace(string(good), edit, `"`+field+`": "Other"`, 1)
+		if edited == string(good) {
+			t.Fatalf("no %s in the settings:\n%s", edit, good)
+		}
+		must(t, os.WriteFile(settings, []byte(edited), 0o644))
+		before := snapshot(t, root)
+		_, err := timer.Refresh(ctx, nil)
+		if !errors.Is(err, ErrInvalid) || !strings.Contains(err.Error(), settings) || !strings.Contains(err.Error(), `"Other"`) {
+			t.Fatalf("settings with %s edited: %v, want ErrInvalid naming %s", field, err, settings)
+		}
+		if after := snapshot(t, root); !reflect.DeepEqual(before, after) {
+			t.Fatalf("settings with %s edited: the refused refresh changed the repository", field)
+		}
+	}
+	must(t, os.WriteFile(settings, good, 0o644))
+	_, err = timer.Refresh(ctx, nil)
+	must(t, err)
+	a.update()
+}
+
 // During a key rotation the suite is signed by both keys: clients trusting
 // either update without a warning. Dropping the old key needs
 // --allow-field-change, after which only clients with the new key update.

@@ -2,6 +2,7 @@ package repo
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -296,6 +297,16 @@ func readSettings(genDir, suite string, rel *parsedRelease) (Settings, error) {
 		return Settings{}, bad("suite %q, but the file is in suite %s", s.Suite, suite)
 	case s.Keep < 1:
 		return Settings{}, bad("keep %d (want 1 or more)", s.Keep)
+	}
+	// The fields clients hold the suite to are the signed Release's: a
+	// settings file that says otherwise was changed outside updeb, and the
+	// next write (a refresh from a timer) signed the change without the
+	// refusal a flag gets (FieldChangeError), and every client failed.
+	releaseCodename := cmp.Or(rel.codename, suite)
+	for _, f := range []struct{ name, stored, signed string }{{"Origin", s.Origin, rel.origin}, {"Label", s.Label, rel.label}, {"Codename", s.Codename, releaseCodename}} {
+		if f.stored != f.signed {
+			return Settings{}, bad("%s %q, but the generation's Release, which its InRelease signs, says %q (a change clients refuse is made with --%s and --allow-field-change)", f.name, f.stored, f.signed, strings.ToLower(f.name))
+		}
 	}
 	for _, a := range s.Architectures {
 		if aptname.Architecture(a) != nil {
