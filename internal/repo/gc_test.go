@@ -630,6 +630,31 @@ func TestListOfNoRepositoryNamed(t *testing.T) {
 	}
 }
 
+// A write on what a repository holds (refresh, rollback, remove, promote)
+// given a folder that does not exist (a mistyped --repo) names it and makes
+// nothing: each made the folder and its lock file, said the suite does not
+// exist, and a later list showed an empty repository there.
+func TestMistypedRepoWriteMakesNothing(t *testing.T) {
+	missing := filepath.Join(t.TempDir(), "no-such-repo")
+	r, ctx := testRepo(t, missing), context.Background()
+	for name, write := range map[string]func() error{
+		"refresh":  func() error { _, err := r.Refresh(ctx, nil); return err },
+		"rollback": func() error { _, err := r.Rollback(ctx, "s", 0); return err },
+		"remove":   func() error { _, err := r.Remove(ctx, "s", "main", "app", "", ""); return err },
+		"promote": func() error {
+			_, err := r.Promote(ctx, Place{Suite: "staging"}, Place{Suite: "s"}, nil)
+			return err
+		},
+	} {
+		if err := write(); !errors.Is(err, ErrNotFound) || !strings.Contains(err.Error(), missing+" does not exist") {
+			t.Errorf("%s: %v, want ErrNotFound naming %s", name, err, missing)
+		}
+		if _, err := os.Lstat(missing); !errors.Is(err, fs.ErrNotExist) {
+			t.Fatalf("%s made the folder: %v", name, err)
+		}
+	}
+}
+
 // TestGCDryRunByAReader: gc --dry-run writes nothing, so a user who may read
 // the repository but not write it (a monitoring account) can run it: it
 // waits for publishers through a read-only open of the lock file. As root,

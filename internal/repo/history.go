@@ -235,8 +235,8 @@ func (r *Repo) suitesOrAll(suite string) ([]string, error) {
 		// A folder that is not there is a mistyped --repo, not an empty
 		// repository: listing it as one would hide the typo.
 		if len(all) == 0 {
-			if _, err := os.Stat(r.root); errors.Is(err, fs.ErrNotExist) {
-				return nil, fmt.Errorf("%w: %s does not exist: no repository there (check --repo, or repo: dir: in the config)", ErrNotFound, r.root)
+			if err := r.mustExist(); err != nil {
+				return nil, err
 			}
 		}
 		return all, nil

@@ -31,6 +31,9 @@ func (r *Repo) Refresh(ctx context.Context, suites []string) ([]RefreshResult, e
 	if r.opts.Signer == nil {
 		return nil, fmt.Errorf("%w: no signing key", ErrKey)
 	}
+	if err := r.mustExist(); err != nil {
+		return nil, err
+	}
 	unlock, err := r.lock(ctx)
 	if err != nil {
 		return nil, err

@@ -50,6 +50,7 @@ import (
 	"io/fs"
 	"log/slog"
 	"maps"
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -124,6 +125,9 @@ func (r *Repo) hook(step string) {
 // checks there is a signing key, takes the publishers' lock and prepares the
 // suite (beginAll). Call unlock when done.
 func (r *Repo) begin(ctx context.Context, suite string, comps ...string) (unlock func(), st *suiteState, err error) {
+	if err := r.mustExist(); err != nil {
+		return nil, nil, err
+	}
 	if unlock, err = r.beginAll(ctx, map[string][]string{suite: comps}); err != nil {
 		return nil, nil, err
 	}
@@ -221,6 +225,17 @@ func (r *Repo) settle(st *suiteState, old Settings, fresh bool) error {
 		}
 	}
 	st.set, st.changed = set, settingsDiff(old, set)
+	return nil
+}
+
+// mustExist refuses a repository folder that does not exist (a mistyped
+// --repo) to an operation on what the repository holds: only a publish
+// makes one. Taking the lock made the folder and its lock file, and the
+// error said the suite does not exist.
+func (r *Repo) mustExist() error {
+	if _, err := os.Stat(r.root); errors.Is(err, fs.ErrNotExist) {
+		return fmt.Errorf("%w: %s does not exist: no repository there (check --repo, or repo: dir: in the config)", ErrNotFound, r.root)
+	}
 	return nil
 }
 
