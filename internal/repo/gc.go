@@ -11,9 +11,11 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"math"
 	"os"
 	"path"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"syscall"
@@ -87,7 +89,11 @@ func (r *Repo) GC(ctx context.Context, dryRun bool) (*GCResult, error) {
 			res.Generations = append(res.Generations, s+"/"+name)
 		}
 	}
-	referenced, err := referencedPoolFiles(ctx, keptDirs)
+	unlinked, err := r.unlinkedGenerations(suites)
+	if err != nil {
+		return nil, err
+	}
+	referenced, err := referencedPoolFiles(ctx, append(keptDirs, unlinked...))
 	if err != nil {
 		return nil, err
 	}
@@ -103,6 +109,39 @@ func (r *Repo) GC(ctx context.Context, dryRun bool) (*GCResult, error) {
 		r.prune(s, live, r.keepOf(s, live))
 	}
 	return res, r.removePoolFiles(ctx, res.PoolFiles)
+}
+
+// unlinkedGenerations returns the numbered generation folders of every
+// suite under dists/.gen/ that suites (the managed ones) lacks: its link
+// dists/SUITE is gone, lost by a copy or backup that leaves symbolic links
+// out (rsync without -l), removed by hand, or never made (a new suite's
+// first write killed before its switch). gc cannot tell which, so it keeps
+// the pool files they list and leaves them be, saying so: it took them for
+// unreferenced and removed every pool file of such a suite, which its
+// link, restored, then listed as 404s.
+func (r *Repo) unlinkedGenerations(suites []string) ([]string, error) {
+	unlinked, err := suiteNames(filepath.Join(r.distsDir(), ".gen"), func(de os.DirEntry) bool {
+		return de.IsDir() && !slices.Contains(suites, de.Name())
+	})
+	if err != nil {
+		return nil, err
+	}
+	var out []string
+	for _, s := range unlinked {
+		gens, err := r.keptGenerations(s, math.MaxInt)
+		if err != nil {
+			return nil, err
+		}
+		if len(gens) == 0 {
+			continue
+		}
+		for _, n := range gens {
+			out = append(out, r.genDir(s, n))
+		}
+		r.opts.Logger.Warn(fmt.Sprintf("%s holds generations of suite %s, but %s, its link to the live one, is missing (left out by a copy that skips symbolic links, removed by hand, or never made by a first publish killed before it went live): the pool files they list are kept; restore the link if the suite was live ('ln -sfn .gen/%s/%d %s', the newest), or remove %s to drop the suite",
+			r.suiteGenDir(s), s, filepath.Join(r.distsDir(), s), s, gens[0], filepath.Join(r.distsDir(), s), r.suiteGenDir(s)), "suite", s)
+	}
+	return out, nil
 }
 
 // keepOf returns the live generation's keep setting.

@@ -655,6 +655,45 @@ func TestMistypedRepoWriteMakesNothing(t *testing.T) {
 	}
 }
 
+// A suite whose link dists/SUITE is missing (a backup restored by a tool
+// that leaves symbolic links out) keeps its pool files through gc, with a
+// warning naming the link to restore: gc took them for unreferenced and
+// removed them all, and the link, restored, listed every package as a 404.
+// Other suites are collected as always.
+func TestGCKeepsThePoolOfASuiteWithoutItsLink(t *testing.T) {
+	dir, root := testDirs(t)
+	ctx := context.Background()
+	r, jump := jumpingKeepRepo(t, root, 1)
+	var logs bytes.Buffer
+	r.opts.Logger = slog.New(slog.NewTextHandler(&logs, nil))
+	publishEach(t, r, dir, "1", "2")
+	_, err := r.Publish(ctx, "t", "main", []Package{pkgOf(t, testDeb(t, filepath.Join(dir, "t"), "lib", "1", "amd64", "lib"))})
+	must(t, err)
+	_, err = r.Remove(ctx, "t", "main", "lib", "", "")
+	must(t, err)
+	jump(byHashGrace)
+	_, err = r.Refresh(ctx, []string{"t"})
+	must(t, err)
+	link := filepath.Join(root, "dists/s")
+	target, err := os.Readlink(link)
+	must(t, err)
+	must(t, os.Remove(link))
+	res, err := r.GC(ctx, false)
+	must(t, err)
+	if !slices.Equal(res.PoolFiles, []string{"pool/main/l/lib/lib_1_amd64.deb"}) {
+		t.Fatalf("gc with dists/s missing removed %v, want t's removed lib only", res.PoolFiles)
+	}
+	if !strings.Contains(logs.String(), "ln -sfn "+target+" "+link) {
+		t.Errorf("no warning saying how to restore %s:\n%s", link, logs.String())
+	}
+	must(t, os.Symlink(target, link))
+	checks, err := r.Verify(ctx, "s", clientKeyring(t, root), r.opts.Now())
+	must(t, err)
+	if len(checks) != 1 || len(checks[0].Findings) != 0 || checks[0].PoolFiles != 2 {
+		t.Fatalf("suite s with its link restored: %+v", checks)
+	}
+}
+
 // TestGCDryRunByAReader: gc --dry-run writes nothing, so a user who may read
 // the repository but not write it (a monitoring account) can run it: it
 // waits for publishers through a read-only open of the lock file. As root,

@@ -442,7 +442,13 @@ func (st *suiteState) settings() Settings {
 
 // managedSuites returns the suites under dists/ that updeb manages, sorted.
 func (r *Repo) managedSuites() ([]string, error) {
-	des, err := os.ReadDir(r.distsDir())
+	return suiteNames(r.distsDir(), func(de os.DirEntry) bool { return de.Type()&os.ModeSymlink != 0 })
+}
+
+// suiteNames returns the names of the entries of dir that are suite names
+// and that keep accepts, sorted; none when dir does not exist.
+func suiteNames(dir string, keep func(os.DirEntry) bool) ([]string, error) {
+	des, err := os.ReadDir(dir)
 	if errors.Is(err, os.ErrNotExist) {
 		return nil, nil
 	}
@@ -451,7 +457,7 @@ func (r *Repo) managedSuites() ([]string, error) {
 	}
 	var out []string
 	for _, de := range des {
-		if de.Type()&os.ModeSymlink != 0 && validSuite(de.Name()) == nil {
+		if keep(de) && validSuite(de.Name()) == nil {
 			out = append(out, de.Name())
 		}
 	}
