@@ -694,6 +694,46 @@ func TestGCKeepsThePoolOfASuiteWithoutItsLink(t *testing.T) {
 	}
 }
 
+// A publish or promote into a suite whose link dists/SUITE is missing but
+// whose generations are there (more than a killed first write leaves) is
+// refused with the ln -sfn that restores it, the repository unchanged: it
+// started the suite anew, listing the new package only (every version
+// published before gone for clients), and pruned the old generations.
+func TestWriteRefusedWhereTheSuiteLinkIsLost(t *testing.T) {
+	dir, root := testDirs(t)
+	ctx := context.Background()
+	r := testRepo(t, root)
+	publishEach(t, r, dir, "1", "2")
+	_, err := r.Publish(ctx, "staging", "main", []Package{pkgOf(t, testDeb(t, filepath.Join(dir, "b"), "app", "3", "amd64", "v3"))})
+	must(t, err)
+	link := filepath.Join(root, "dists/s")
+	must(t, os.Remove(link))
+	before := snapshot(t, root)
+	for name, write := range map[string]func() error{
+		"publish": func() error {
+			_, err := r.Publish(ctx, "s", "main", []Package{pkgOf(t, testDeb(t, filepath.Join(dir, "c"), "app", "4", "amd64", "v4"))})
+			return err
+		},
+		"promote": func() error {
+			_, err := r.Promote(ctx, Place{Suite: "staging"}, Place{Suite: "s"}, nil)
+			return err
+		},
+	} {
+		if err := write(); !errors.Is(err, ErrInvalid) || !strings.Contains(err.Error(), "'ln -sfn .gen/s/2 "+link+"'") {
+			t.Fatalf("%s into s without its link: %v, want ErrInvalid saying how to restore it", name, err)
+		}
+		if after := snapshot(t, root); !reflect.DeepEqual(before, after) {
+			t.Fatalf("the refused %s changed the repository", name)
+		}
+	}
+	must(t, os.Symlink(".gen/s/2", link))
+	_, err = r.Promote(ctx, Place{Suite: "staging"}, Place{Suite: "s"}, nil)
+	must(t, err)
+	if list, err := r.List("s"); err != nil || len(list) != 3 {
+		t.Fatalf("s with its link restored, after the promote: %v, %v", list, err)
+	}
+}
+
 // TestGCDryRunByAReader: gc --dry-run writes nothing, so a user who may read
 // the repository but not write it (a monitoring account) can run it: it
 // waits for publishers through a read-only open of the lock file. As root,

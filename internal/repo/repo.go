@@ -176,6 +176,11 @@ func (r *Repo) prepare(suite string) (*suiteState, error) {
 	if err != nil {
 		return nil, err
 	}
+	if st.live == nil {
+		if err := r.lostLink(suite); err != nil {
+			return nil, err
+		}
+	}
 	return st, r.settle(st, st.settings(), st.live == nil)
 }
 

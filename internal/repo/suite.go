@@ -5,7 +5,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"maps"
+	"math"
 	"os"
 	"path"
 	"path/filepath"
@@ -149,6 +151,27 @@ func (r *Repo) missingLive(suite string, n int) error {
 		return fmt.Errorf("%w; no other generation of it is left: restore %s from a backup", err, r.genDir(suite, n))
 	}
 	return fmt.Errorf("%w; make the newest generation left live, 'ln -sfn .gen/%s/%d %s', check its packages ('updeb repo list --suite %s'), then sign it anew with 'updeb repo refresh %s' (clients that had the missing one ignore an older Release)", err, suite, gens[0], link, suite, suite)
+}
+
+// lostLink refuses to start suite anew (its generation 1) when its
+// generations folder holds a generation after the first: only a suite that
+// was live writes one, so its link dists/SUITE was lost (a copy or backup
+// that leaves symbolic links out) or removed by hand. Written anew, the
+// suite listed the new packages only, every version published before gone
+// for clients, and its old generations were pruned as never live. A lone
+// generation 1 may be a first write killed before its switch, which the
+// next write replaces.
+func (r *Repo) lostLink(suite string) error {
+	gens, err := r.keptGenerations(suite, math.MaxInt)
+	if errors.Is(err, fs.ErrNotExist) || err == nil && (len(gens) == 0 || gens[0] < 2) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	link := filepath.Join(r.distsDir(), suite)
+	return fmt.Errorf("%w: suite %s has no link %s, but %s holds its generations up to %d: the link was lost (a copy or backup that leaves symbolic links out) or removed by hand, and a write would start the suite anew without the packages it lists; restore it, 'ln -sfn .gen/%s/%d %s', or remove %s to start the suite anew",
+		ErrInvalid, suite, link, r.suiteGenDir(suite), gens[0], suite, gens[0], link, r.suiteGenDir(suite))
 }
 
 // component reads every package of comp in g (empty when g does not list it).
