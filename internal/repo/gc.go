@@ -17,6 +17,7 @@ import (
 	"path/filepath"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 	"syscall"
 
@@ -71,6 +72,9 @@ func (r *Repo) GC(ctx context.Context, dryRun bool) (*GCResult, error) {
 	var keptDirs []string
 	kept := map[string]map[int]bool{}
 	for _, s := range suites {
+		if err := r.checkGenerationDirs(s); err != nil {
+			return nil, err
+		}
 		g, err := r.live(s)
 		if err != nil {
 			return nil, err
@@ -109,6 +113,27 @@ func (r *Repo) GC(ctx context.Context, dryRun bool) (*GCResult, error) {
 		r.prune(s, live, r.keepOf(s, live))
 	}
 	return res, r.removePoolFiles(ctx, res.PoolFiles)
+}
+
+// checkGenerationDirs refuses a numbered entry of suite's generations
+// folder that is no folder (a generation moved to another disk and linked
+// back, a planted link), which updeb never writes there: gc left it out of
+// the generations to keep, the live one included, so it removed the live
+// generation's link (every client then got 404 for the suite) and the pool
+// files it lists.
+func (r *Repo) checkGenerationDirs(suite string) error {
+	des, err := os.ReadDir(r.suiteGenDir(suite))
+	if err != nil {
+		return err
+	}
+	for _, de := range des {
+		if _, err := strconv.Atoi(de.Name()); err == nil && !de.IsDir() {
+			name := filepath.Join(r.suiteGenDir(suite), de.Name())
+			return fmt.Errorf("%w: %s is %s, which updeb never writes among a suite's generations: garbage collection cannot know whether it is the live generation or which pool files it lists, so it removes nothing; move the generation back into %s (keep the repository on another disk by mounting that disk, not by a symlink)",
+				ErrInvalid, name, confined.Kind(de.Type()), r.suiteGenDir(suite))
+		}
+	}
+	return nil
 }
 
 // unlinkedGenerations returns the numbered generation folders of every

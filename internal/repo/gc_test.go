@@ -734,6 +734,35 @@ func TestWriteRefusedWhereTheSuiteLinkIsLost(t *testing.T) {
 	}
 }
 
+// gc refuses a generation that is a symlink (moved to another disk and
+// linked back), dry run or not, and removes nothing: it left the live one,
+// a symlink, out of what it keeps, removed its link (the suite then 404 for
+// every client) and collected the pool file only it lists.
+func TestGCRefusesASymlinkedGeneration(t *testing.T) {
+	dir, root := testDirs(t)
+	ctx := context.Background()
+	r := testRepo(t, root)
+	publishEach(t, r, dir, "1", "2")
+	live := filepath.Join(root, "dists/.gen/s/2")
+	elsewhere := filepath.Join(dir, "other-disk")
+	must(t, os.Mkdir(elsewhere, 0o755))
+	must(t, os.Rename(live, filepath.Join(elsewhere, "2")))
+	must(t, os.Symlink(filepath.Join(elsewhere, "2"), live))
+	before := snapshot(t, root)
+	for _, dry := range []bool{true, false} {
+		res, err := r.GC(ctx, dry)
+		if !errors.Is(err, ErrInvalid) || !strings.Contains(err.Error(), live+" is a symlink") {
+			t.Fatalf("gc (dry run %v) with the live generation a symlink: %+v, %v; want ErrInvalid naming it", dry, res, err)
+		}
+	}
+	if after := snapshot(t, root); !reflect.DeepEqual(before, after) {
+		t.Fatal("the refused gc changed the repository")
+	}
+	if list, err := r.List("s"); err != nil || len(list) != 2 {
+		t.Fatalf("after the refused gc: %v, %v", list, err)
+	}
+}
+
 // TestGCDryRunByAReader: gc --dry-run writes nothing, so a user who may read
 // the repository but not write it (a monitoring account) can run it: it
 // waits for publishers through a read-only open of the lock file. As root,
