@@ -822,8 +822,18 @@ func (r *Repo) writeKeyring() error {
 	}
 	for _, suite := range suites {
 		g, err := r.live(suite)
-		if err != nil || g == nil {
-			continue // a damaged suite is named by the operations on it
+		if err != nil {
+			// A damaged suite is named by the operations on it; which keys
+			// it is signed by cannot be read, so the keyring's all stay:
+			// dropped, a client given the keyring meanwhile refused the
+			// suite (NO_PUBKEY) once it was repaired.
+			for _, e := range existing {
+				add(e)
+			}
+			continue
+		}
+		if g == nil {
+			continue
 		}
 		for _, e := range g.keys(existing) {
 			add(e)

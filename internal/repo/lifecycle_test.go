@@ -343,6 +343,35 @@ func TestKeyringServesEverySuite(t *testing.T) {
 	newClients("after staging dropped its key")
 }
 
+// A write to one suite while another's live generation is damaged (its
+// Release edited) keeps the damaged suite's key in the repository's
+// keyring: it was dropped, and a client given the keyring meanwhile
+// refused that suite (NO_PUBKEY) once it was repaired.
+func TestKeyringKeepsTheKeysOfADamagedSuite(t *testing.T) {
+	t.Parallel() // mostly waiting: for the clock, for apt
+	dir, root := testDirs(t)
+	ctx := context.Background()
+	deb := pkgOf(t, testDeb(t, dir, "app", "1.0-1", "amd64", "v1"))
+	_, err := realRepo(t, root, testSettings("amd64"), nil).Publish(ctx, "production", "main", []Package{deb})
+	must(t, err)
+	stagingKey := newSigner(t, "staging")
+	_, err = realRepo(t, root, testSettings("amd64"), stagingKey).Publish(ctx, "staging", "main", []Package{deb})
+	must(t, err)
+	release := filepath.Join(root, "dists/production/Release")
+	good := mustRead(t, release)
+	must(t, os.WriteFile(release, append(slices.Clone(good), "X-Edited: yes\n"...), 0o644))
+	_, err = realRepo(t, root, SettingsChange{}, stagingKey).Refresh(ctx, []string{"staging"})
+	must(t, err)
+	must(t, os.WriteFile(release, good, 0o644))
+	if fps := keyringFingerprints(t, mustRead(t, filepath.Join(root, "archive-keyring.gpg"))); !slices.Contains(fps, testSigner(t).Fingerprints()[0]) {
+		t.Fatalf("the keyring lost production's key: %v", fps)
+	}
+	a := newAptClient(t, root, "production", "main") // trusts archive-keyring.gpg as it is now
+	if out, err := a.run("apt-get", "update", "-q"); err != nil || strings.Contains(out, "W: ") || strings.Contains(out, "E: ") {
+		t.Fatalf("a new client of the repaired production with the repository's keyring: %v\n%s", err, out)
+	}
+}
+
 // A change clients refuse is refused, with what they will do; allowed, apt
 // indeed refuses it. Dropping a signing key is refused the same way.
 func TestFieldChangeRefused(t *testing.T) {
