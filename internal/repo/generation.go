@@ -367,10 +367,18 @@ func (g *generation) listedFile(rel string) ([]byte, error) {
 		return nil, err
 	}
 	if sum := sha256.Sum256(data); int64(len(data)) != e.size || hex.EncodeToString(sum[:]) != e.hex {
-		return nil, fmt.Errorf("%w: %s: %d bytes with SHA256 %x, its Release lists %d bytes with SHA256 %s: the generation was changed outside updeb, and nothing is written from it; restore the file (by-hash/SHA256/%s beside it has the listed bytes unless it was edited in place)",
-			ErrInvalid, name, len(data), sum, e.size, e.hex, e.hex)
+		return nil, fmt.Errorf("%w: %s: %d bytes with SHA256 %x, its Release lists %d bytes with SHA256 %s: the generation was changed outside updeb, and nothing is written from it; %s",
+			ErrInvalid, name, len(data), sum, e.size, e.hex, restoreFromByHash(name, e.hex))
 	}
 	return data, nil
+}
+
+// restoreFromByHash says how to restore the index file name of a
+// generation, whose Release lists it with SHA256 hex: from its by-hash
+// name, a link to the same bytes, which an edit in place changed too.
+func restoreFromByHash(name, hex string) string {
+	byHash := filepath.Join(filepath.Dir(name), "by-hash", "SHA256", hex)
+	return fmt.Sprintf("restore the file: %s has the listed bytes unless it was edited in place ('cp -p %s %s'; 'updeb repo verify' checks every file)", byHash, byHash, name)
 }
 
 // signRelease renders the Release for files and signs it: Release, InRelease
@@ -442,8 +450,13 @@ func placeFile(staging string, f indexFile, date time.Time, copyFile bool, dirs 
 	}
 	dirs[filepath.Dir(name)] = true
 	if f.src != "" {
-		if st, err := os.Stat(f.src); err != nil || st.Size() != f.size {
-			return fmt.Errorf("%w: %s: expected %d bytes as its Release lists (%v): the generation was changed outside updeb", ErrInvalid, f.src, f.size, err)
+		st, err := os.Stat(f.src)
+		if err == nil && st.Size() != f.size {
+			err = fmt.Errorf("it has %d", st.Size())
+		}
+		if err != nil {
+			return fmt.Errorf("%w: %s: expected %d bytes as its Release lists (%v): the generation was changed outside updeb, and nothing is written from it; %s",
+				ErrInvalid, f.src, f.size, err, restoreFromByHash(f.src, f.sums["SHA256"]))
 		}
 		if !copyFile && os.Link(f.src, name) == nil {
 			return nil

@@ -190,6 +190,37 @@ func TestConflictNamesTheListedPoolFile(t *testing.T) {
 	}
 }
 
+// An index file removed from the live generation stops every refresh of
+// the suite (its Valid-Until then runs out) and every write that carries
+// it over: the error names it and says how to restore it from its by-hash
+// name, which it did not; done as it says, the suite refreshes again.
+func TestRemovedIndexSaysHowToRestore(t *testing.T) {
+	dir, root := testDirs(t)
+	r := testRepo(t, root)
+	ctx := context.Background()
+	_, err := r.Publish(ctx, "s", "main", []Package{pkgOf(t, testDeb(t, dir, "app", "1", "amd64", "v1"))})
+	must(t, err)
+	gz := filepath.Join(root, "dists/.gen/s/1/main/binary-amd64/Packages.gz")
+	must(t, os.Remove(gz))
+	_, err = r.Refresh(ctx, []string{"s"})
+	if !errors.Is(err, ErrInvalid) || !strings.Contains(err.Error(), gz) {
+		t.Fatalf("refresh with %s removed: %v, want ErrInvalid naming it", gz, err)
+	}
+	_, advice, ok := strings.Cut(err.Error(), "('cp -p ")
+	from, to, _ := strings.Cut(strings.TrimSuffix(strings.Split(advice, "';")[0], "'"), " ")
+	if !ok || to != gz {
+		t.Fatalf("refresh with %s removed: %v, want the cp -p that restores it", gz, err)
+	}
+	testenv.Run(t, "cp", "-p", from, to)
+	_, err = r.Refresh(ctx, []string{"s"})
+	must(t, err)
+	checks, err := r.Verify(ctx, "s", clientKeyring(t, root), verifyNow)
+	must(t, err)
+	if len(checks) != 1 || len(checks[0].Findings) != 0 {
+		t.Fatalf("verify after the restore: %+v", checks)
+	}
+}
+
 func TestPackagesAgreeWithAptFtparchive(t *testing.T) {
 	testenv.RequireTool(t, "dpkg-deb", "apt-ftparchive")
 	dir := t.TempDir()
