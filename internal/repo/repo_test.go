@@ -678,7 +678,8 @@ func TestVersionsDifferingInEpochOnlyRefusedInOnePublish(t *testing.T) {
 // 0:1; 1.0-1 and 1.00-1) are one version: apt lists one and installs one
 // build of it (apt-get install oo=01 says the version was not found). A
 // second build under another spelling is refused, in the component, in the
-// same publish, in another component of the suite, or promoted in.
+// same publish, in another component of the suite, or in another suite (the
+// pool, which every suite shares, holds the first build).
 func TestVersionsSpelledOtherwiseRefused(t *testing.T) {
 	testenv.RequireTool(t, "dpkg-deb")
 	_, root, r := repoWithOne(t, "main")
@@ -701,10 +702,19 @@ func TestVersionsSpelledOtherwiseRefused(t *testing.T) {
 	if after := snapshot(t, root); !reflect.DeepEqual(before, after) {
 		t.Fatalf("a refused publish changed the repository")
 	}
+	// Nor does another suite take it: the pool holds 1 for s.
 	_, err = r.Publish(ctx, "t", "main", []Package{pkgOf(t, testDeb(t, t.TempDir(), "oo", "01", "amd64", "other"))})
-	must(t, err)
-	_, err = r.Promote(ctx, Place{Suite: "t"}, Place{Suite: "s"}, nil)
-	refused("promoting 01 into a suite that lists 1", err, "oo=1 (amd64)")
+	wantPooledConflict(t, "publishing 01 into another suite than 1's", err, "pool/main/o/oo/oo_1_amd64.deb")
+}
+
+// wantPooledConflict checks that err is a *ConflictError with the pool file
+// rel, which another suite lists.
+func wantPooledConflict(t *testing.T, what string, err error, rel string) {
+	t.Helper()
+	var ce *ConflictError
+	if !errors.As(err, &ce) || !ce.Pooled || ce.Filename != rel {
+		t.Errorf("%s: %v; want a conflict with the pool file %s", what, err, rel)
+	}
 }
 
 // wantSameConflict checks that err is a *ConflictError with the published
@@ -752,9 +762,7 @@ func TestSameVersionForAllAndAnArchitectureRefused(t *testing.T) {
 	_, err := r.Publish(ctx, "s", "main", []Package{pkgOf(t, testDeb(t, t.TempDir(), "oo", "1", "arm64", "arm"))})
 	must(t, err)
 	_, err = r.Publish(ctx, "t", "main", []Package{all})
-	must(t, err)
-	_, err = r.Promote(ctx, Place{Suite: "t"}, Place{Suite: "s"}, nil)
-	wantSameConflict(t, "promoting oo=1 (all) into a suite that lists oo=1 (amd64)", err, "oo=1 (amd64)", "is one version with oo=1 (amd64)")
+	wantPooledConflict(t, "publishing oo=1 (all) into another suite than oo=1 (amd64)'s", err, "pool/main/o/oo/oo_1_amd64.deb")
 }
 
 // A pool file replaced by a symlink to a file outside the repository (by
