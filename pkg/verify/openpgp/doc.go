@@ -48,7 +48,12 @@
 // gpgv and sqv do): one signature that passes
 // suffices. Every other signature's refusal is
 // reported in Result.Warnings. When none passes, the *RefusedError lists every
-// signature's reason. Self-signatures and binding signatures may use SHA-1 (as
+// signature's reason. The data is read once for every signature that hashes
+// it alike (same digest, text or binary mode): a file of thousands of
+// signatures costs one pass over a large artifact, not thousands. A v6
+// signature hashes its own salt first and needs a pass of its own; past 32
+// passes, the file's remaining signatures are refused unchecked.
+// Self-signatures and binding signatures may use SHA-1 (as
 // older keys in real upstream keyrings do, and gpgv accepts), never MD5 or
 // RIPEMD-160; List warns about SHA-1 self-signatures.
 //

@@ -386,41 +386,77 @@ func unsupported(p *packet.UnsupportedPacket) Refusal {
 	return Refusal{Reason: ReasonUnsupported, Detail: "unsupported signature packet: " + p.Error.Error()}
 }
 
-// candidate is one signature with the hash that reads the data for it.
-type candidate struct {
-	sig     *packet.Signature
-	h       hash.Hash
-	refusal *Refusal // set when the signature is refused before hashing
+// maxPasses bounds the passes over the data that one file's signatures
+// may need: every v4 combination of digest and mode fits (six digests, text
+// or binary), with room for the v6 signatures of a few signers (each one's
+// salt needs a pass of its own). Signatures past the bound are not checked.
+const maxPasses = 32
+
+// passKey says how a signature hashes the data: its digest, whether the
+// data goes through the CRLF canonicaliser (text mode), and a v6
+// signature's salt, hashed before it.
+type passKey struct {
+	hash crypto.Hash
+	text bool
+	salt string
 }
 
-// verifyStream hashes data once for every signature, then applies the policy.
-// canonical says the data is already in canonical text form (clearsigned).
-func verifyStream(kr *Keyring, pol Policy, allowed map[string]bool, sigs []*packet.Signature, others []Refusal, data io.Reader, canonical bool) (*Result, error) {
+// hashPasses makes the hash that reads the data for each signature, and
+// returns the writers the data goes through. Signatures that hash it alike
+// share one pass: a file of thousands of signatures (1 MiB holds 8,000)
+// would otherwise read a large artifact thousands of times over.
+// verifyStream checks each signature on its own copy of its pass's hash.
+func hashPasses(sigs []*packet.Signature, canonical bool) ([]candidate, []io.Writer) {
 	cands := make([]candidate, 0, len(sigs))
-	hasher := digest.NewHasher()
-	writers := []io.Writer{hasher}
+	var writers []io.Writer
+	passes := map[passKey]hash.Hash{}
 	for _, s := range sigs {
 		c := candidate{sig: s}
+		k := passKey{hash: s.Hash, text: s.SigType == packet.SigTypeText && !canonical, salt: string(s.Salt())}
 		if r := precheck(s); r != nil {
 			c.refusal = r
+		} else if h, ok := passes[k]; ok {
+			c.h = h
+		} else if len(writers) == maxPasses {
+			c.refusal = &Refusal{Reason: ReasonUnsupported, KeyID: issuerKeyID(s), Detail: fmt.Sprintf("not checked: the file's signatures would read the data more than %d times (each v6 signature's salt needs a pass of its own)", maxPasses)}
 		} else if h, err := s.PrepareVerify(); err != nil {
 			c.refusal = &Refusal{Reason: ReasonUnsupported, KeyID: issuerKeyID(s), Detail: fmt.Sprintf("cannot compute digest %s: %v", hashName(s.Hash), err)}
 		} else {
 			c.h = h
+			if _, ok := h.(hash.Cloner); ok { // the copies verifyStream takes
+				passes[k] = h
+			}
 			// Text signatures hash the data with line endings made CRLF. Only
 			// the DATA goes through the canonicaliser: VerifySignature later
-			// writes the signature's own trailer into c.h, and those binary
-			// bytes (timestamps, fingerprints) must not be rewritten, or every
-			// signature whose trailer holds a 0x0A byte is refused.
+			// writes the signature's own trailer into its hash, and those
+			// binary bytes (timestamps, fingerprints) must not be rewritten,
+			// or every signature whose trailer holds a 0x0A byte is refused.
 			var w io.Writer = h
-			if s.SigType == packet.SigTypeText && !canonical {
+			if k.text {
 				w = openpgp.NewCanonicalTextHash(h)
 			}
 			writers = append(writers, w)
 		}
 		cands = append(cands, c)
 	}
-	if _, err := io.Copy(io.MultiWriter(writers...), data); err != nil {
+	return cands, writers
+}
+
+// candidate is one signature with the hash of the pass that reads the
+// data for it (shared with the signatures that hash it alike).
+type candidate struct {
+	sig     *packet.Signature
+	h       hash.Hash
+	refusal *Refusal // set when the signature is refused before hashing
+}
+
+// verifyStream hashes data once for every way its signatures hash it, then
+// applies the policy to each signature.
+// canonical says the data is already in canonical text form (clearsigned).
+func verifyStream(kr *Keyring, pol Policy, allowed map[string]bool, sigs []*packet.Signature, others []Refusal, data io.Reader, canonical bool) (*Result, error) {
+	hasher := digest.NewHasher()
+	cands, passes := hashPasses(sigs, canonical)
+	if _, err := io.Copy(io.MultiWriter(append(passes, hasher)...), data); err != nil {
 		return nil, fmt.Errorf("verify: reading the signed data: %w", err)
 	}
 	var good *Result
@@ -430,7 +466,18 @@ func verifyStream(kr *Keyring, pol Policy, allowed map[string]bool, sigs []*pack
 			refusals = append(refusals, *c.refusal)
 			continue
 		}
-		res, r := check(kr, pol, allowed, c.sig, c.h)
+		// VerifySignature writes the signature's trailer into the hash it
+		// is given: each signature gets a copy of its pass's.
+		h := c.h
+		if cl, ok := h.(hash.Cloner); ok {
+			copied, err := cl.Clone()
+			if err != nil {
+				refusals = append(refusals, Refusal{Reason: ReasonUnsupported, KeyID: issuerKeyID(c.sig), Detail: fmt.Sprintf("cannot copy the state of digest %s: %v", hashName(c.sig.Hash), err)})
+				continue
+			}
+			h = copied
+		}
+		res, r := check(kr, pol, allowed, c.sig, h)
 		if r != nil {
 			refusals = append(refusals, *r)
 			continue

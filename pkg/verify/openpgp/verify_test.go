@@ -3,6 +3,7 @@ package openpgp
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -12,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	gopenpgp "github.com/ProtonMail/go-crypto/openpgp"
 	"github.com/ProtonMail/go-crypto/openpgp/armor"
 	pgperrors "github.com/ProtonMail/go-crypto/openpgp/errors"
 	"github.com/ProtonMail/go-crypto/openpgp/packet"
@@ -899,5 +901,91 @@ func TestListV6Key(t *testing.T) {
 	}
 	if !k.CanSign {
 		t.Errorf("a v6 key that signs cannot sign: %+v", k)
+	}
+}
+
+// TestSignaturesShareHashPasses: a detached signature file may hold
+// thousands of signatures (1 MiB of them, from a misbehaving server), and
+// hashing the data once for each of them turns a 100 MB artifact into
+// hundreds of gigabytes of hashing. Signatures that agree on the digest and
+// on text or binary mode share one pass over the data, and each is then
+// checked on its own copy of it: a BAD signature before the good ones in the
+// same pass does not spoil them, as sqv agrees (gpgv checks only the first
+// of binary signatures run together).
+func TestSignaturesShareHashPasses(t *testing.T) {
+	testenv.RequireTool(t, "sqv")
+	s := pgptest.NewSigner(t)
+	dir := t.TempDir()
+	uid := "Many <many@test>"
+	path := func(name string) string { return filepath.Join(dir, name) }
+	s.NewKey(uid, path("key.asc"))
+	if err := os.WriteFile(path("data"), []byte("payload\nline two\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path("other"), []byte("other payload\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	sign := func(in string, extra ...string) []byte {
+		out := path(in + strings.Join(extra, "") + ".sig")
+		s.GPG(append(append([]string{"--local-user", uid, "--digest-algo", "SHA256", "--output", out}, extra...), "--detach-sign", path(in))...)
+		b, err := os.ReadFile(out)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return b
+	}
+	bad, good := sign("other"), sign("data")
+	text, sha512 := sign("data", "--textmode"), sign("data", "--digest-algo", "SHA512")
+	many := append(bad, bytes.Repeat(slices.Concat(good, text, sha512), 100)...)
+	if err := os.WriteFile(path("many.sig"), many, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if out, err := exec.Command("sqv", "--keyring", path("key.asc"), path("many.sig"), path("data")).CombinedOutput(); err != nil {
+		t.Fatalf("sqv refuses: %v\n%s", err, out)
+	}
+
+	sigs, _, err := readSignatures(bytes.NewReader(many))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, passes := hashPasses(sigs, false); len(passes) != 3 {
+		t.Errorf("%d signatures hash the data in %d passes, want 3 (SHA-256 binary, SHA-256 text, SHA-512 binary)", len(sigs), len(passes))
+	}
+	res, err := VerifyDetached(mustKeyring(t, path("key.asc")), Policy{Now: time.Now()}, bytes.NewReader(many), open(t, path("data")))
+	if err != nil {
+		t.Fatalf("refused: %v", err)
+	}
+	if len(res.Warnings) != 1 || !strings.Contains(res.Warnings[0], "BAD signature") {
+		t.Fatalf("warnings %q, want the one BAD signature", res.Warnings)
+	}
+}
+
+// TestSaltedSignaturesBounded: each v6 signature hashes its own salt
+// before the data, so no two share a pass; a file of thousands of them
+// (made up by a misbehaving server: no key is needed to write a salt) reads
+// the data at most maxPasses times, and the signatures past that are
+// refused unchecked.
+func TestSaltedSignaturesBounded(t *testing.T) {
+	created := time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC)
+	cfg := &packet.Config{Algorithm: packet.PubKeyAlgoEd25519, V6Keys: true, Time: func() time.Time { return created }}
+	e, kr := generatedKey(t, "V6", "v6@example.org", cfg)
+	var sigs bytes.Buffer
+	for range maxPasses + 8 {
+		if err := gopenpgp.DetachSign(&sigs, e, strings.NewReader("data"), cfg); err != nil {
+			t.Fatal(err)
+		}
+	}
+	res, err := VerifyDetached(kr, Policy{Now: created.Add(time.Hour)}, bytes.NewReader(sigs.Bytes()), strings.NewReader("data"))
+	if err != nil {
+		t.Fatalf("refused: %v", err)
+	}
+	unchecked := 0
+	for _, w := range res.Warnings {
+		if strings.Contains(w, fmt.Sprintf("would read the data more than %d times", maxPasses)) {
+			unchecked++
+		}
+	}
+	if unchecked != 8 || len(res.Warnings) != 8 {
+		t.Fatalf("warnings %q, want 8 signatures unchecked", res.Warnings)
 	}
 }
