@@ -219,7 +219,13 @@ func VerifyClearsigned(kr *Keyring, pol Policy, message io.Reader) (content []by
 	return block.Plaintext, res, nil
 }
 
+// armorHashName is h's name in a clearsigned message's Hash header (RFC
+// 9580, 9.5): SHA256 and SHA512 lose their dash, SHA3-256 and SHA3-512
+// keep it.
 func armorHashName(h crypto.Hash) string {
+	if h == crypto.SHA3_256 || h == crypto.SHA3_512 {
+		return h.String()
+	}
 	return strings.ReplaceAll(h.String(), "-", "")
 }
 

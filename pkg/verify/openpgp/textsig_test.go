@@ -2,11 +2,14 @@ package openpgp
 
 import (
 	"bytes"
+	"crypto"
+	"io"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/ProtonMail/go-crypto/openpgp"
+	"github.com/ProtonMail/go-crypto/openpgp/clearsign"
 	"github.com/ProtonMail/go-crypto/openpgp/packet"
 )
 
@@ -57,4 +60,37 @@ func generatedKey(t *testing.T, name, email string, cfg *packet.Config) (*openpg
 		t.Fatal(err)
 	}
 	return e, kr
+}
+
+// TestClearsignedSHA3: RFC 9580 names SHA3-256 and SHA3-512 with their
+// dash in a clearsigned message's Hash header (go-crypto and Sequoia write
+// "Hash: SHA3-256"); the header check compared it with "SHA3256" and
+// refused every such message.
+func TestClearsignedSHA3(t *testing.T) {
+	created := time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC)
+	for _, h := range []crypto.Hash{crypto.SHA3_256, crypto.SHA3_512} {
+		cfg := &packet.Config{Time: func() time.Time { return created }, Algorithm: packet.PubKeyAlgoEdDSA, DefaultHash: h}
+		e, kr := generatedKey(t, "sha3 signer", "sha3@example.org", cfg)
+		var msg bytes.Buffer
+		w, err := clearsign.Encode(&msg, e.PrivateKey, cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := io.WriteString(w, "abc123  tool.tar.gz\n"); err != nil {
+			t.Fatal(err)
+		}
+		if err := w.Close(); err != nil {
+			t.Fatal(err)
+		}
+		if want := "Hash: " + strings.ToUpper(h.String()) + "\n"; !strings.Contains(msg.String(), want) {
+			t.Fatalf("go-crypto wrote no %q header:\n%s", want, msg.String())
+		}
+		content, res, err := VerifyClearsigned(kr, Policy{Now: created.Add(time.Hour)}, &msg)
+		if err != nil {
+			t.Fatalf("%s: %v", h, err)
+		}
+		if strings.TrimSpace(string(content)) != "abc123  tool.tar.gz" || res.Hash != h.String() {
+			t.Fatalf("%s: content %q, hash %s", h, content, res.Hash)
+		}
+	}
 }
