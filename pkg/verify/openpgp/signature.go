@@ -20,6 +20,7 @@ import (
 	openpgp "github.com/ProtonMail/go-crypto/openpgp/v2"
 
 	"github.com/updeb/updeb/pkg/digest"
+	"github.com/updeb/updeb/pkg/plural"
 	"github.com/updeb/updeb/pkg/termtext"
 )
 
@@ -166,9 +167,11 @@ func VerifyDetached(kr *Keyring, pol Policy, signature io.Reader, data io.Reader
 
 // VerifyClearsigned checks a clearsigned message (gpg --clearsign; runc's
 // checksum list) and returns its verified content, with the dash-escaping undone
-// and LF line endings. Text before the message is ignored; a second signed
-// message after it, or a Hash: header that does not name the signature's digest,
-// is refused. Only the returned content is covered by the signature.
+// and LF line endings. Text before the message or after its signature is
+// left out (Result.Warnings says so: it is not covered by the signature); a
+// second signed message after it, or a Hash: header that does not name the
+// signature's digest, is refused. Only the returned content is covered by
+// the signature.
 func VerifyClearsigned(kr *Keyring, pol Policy, message io.Reader) (content []byte, res *Result, err error) {
 	defer func() { err = refusedBy(kr, err) }()
 	allowed, err := pol.allowList()
@@ -216,7 +219,37 @@ func VerifyClearsigned(kr *Keyring, pol Policy, message io.Reader) (content []by
 	h := digest.NewHasher()
 	h.Write(block.Plaintext)
 	res.Size, res.Digests = h.Size(), h.Sum()
+	res.Warnings = append(res.Warnings, unsignedLines(data, rest)...)
 	return block.Plaintext, res, nil
+}
+
+// unsignedLines warns of text around a clearsigned message, in data before
+// it and in rest after its signature: the content handed back leaves it
+// out, but a person who trusts the file as it stands (sha256sum -c reads
+// every line) trusts lines nobody signed; apt refuses such a file.
+func unsignedLines(data, rest []byte) []string {
+	var out []string
+	// Where clearsign.Decode finds the message: at the start, or after a
+	// line break.
+	var before []byte
+	if begin := []byte("-----BEGIN PGP SIGNED MESSAGE-----"); !bytes.HasPrefix(data, begin) {
+		before = data[:max(0, bytes.Index(data, append([]byte("\n"), begin...)))]
+	}
+	for _, t := range []struct {
+		text  []byte
+		where string
+	}{{before, "before the signed message"}, {rest, "after the signature"}} {
+		n := 0
+		for line := range bytes.Lines(t.text) {
+			if len(bytes.TrimSpace(line)) > 0 {
+				n++
+			}
+		}
+		if n > 0 {
+			out = append(out, fmt.Sprintf("%s %s, not covered by the signature, left out of the verified content: use that content, not the file as it stands (apt refuses such a file)", plural.Count(n, "line", "lines"), t.where))
+		}
+	}
+	return out
 }
 
 // armorHashName is h's name in a clearsigned message's Hash header (RFC

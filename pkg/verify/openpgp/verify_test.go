@@ -989,3 +989,48 @@ func TestSaltedSignaturesBounded(t *testing.T) {
 		t.Fatalf("warnings %q, want 8 signatures unchecked", res.Warnings)
 	}
 }
+
+// TestClearsignedUnsignedLines: lines before a clearsigned message or after
+// its signature are not covered by it. The verified content leaves them
+// out, but "Good signature" alone let a person trust the file as it stands
+// (sha256sum -c reads those lines too), where apt refuses such a file
+// ("contains unsigned lines"): the result warns, and blank lines around the
+// message do not count.
+func TestClearsignedUnsignedLines(t *testing.T) {
+	fx := pgptest.Get(t)
+	kr := mustKeyring(t, fx.Keyring)
+	raw, err := os.ReadFile(fx.Path("ed-clear.asc"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	evil := "0000000000000000000000000000000000000000000000000000000000000000  runc.arm64\n"
+	for _, c := range []struct {
+		name, text string
+		want       []string // in the warnings; none when empty
+	}{
+		{"alone", string(raw), nil},
+		{"blank lines around", "\n \n" + string(raw) + "\n\t\n", nil},
+		{"after", string(raw) + evil, []string{"1 line after the signature"}},
+		{"before", evil + "\n" + string(raw), []string{"1 line before the signed message"}},
+		{"both", evil + evil + string(raw) + evil, []string{"2 lines before the signed message", "1 line after the signature"}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			content, res, err := VerifyClearsigned(kr, Policy{Now: time.Now()}, strings.NewReader(c.text))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if strings.Contains(string(content), "runc.arm64") {
+				t.Fatalf("unsigned line in the content: %q", content)
+			}
+			warnings := strings.Join(res.Warnings, "\n")
+			if len(c.want) == 0 && len(res.Warnings) != 0 {
+				t.Fatalf("warnings %q, want none", res.Warnings)
+			}
+			for _, w := range c.want {
+				if !strings.Contains(warnings, w) || !strings.Contains(warnings, "not covered by the signature") {
+					t.Errorf("warnings %q lack %q", res.Warnings, w)
+				}
+			}
+		})
+	}
+}
