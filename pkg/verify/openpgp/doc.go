@@ -15,7 +15,9 @@
 //     more than once (cat old.asc new.asc) is one key with the signatures of
 //     every copy, as sqv reads it: a revocation in any copy counts, and so
 //     does a revocation certificate (gpg --gen-revoke) appended to the
-//     keyring, armored or binary;
+//     keyring, armored or binary. A subkey bound to two primary keys (an old
+//     one and its replacement) is judged under each: the signature counts
+//     when it passes under either, as gpgv and sqv find;
 //   - when Policy.Signers is not empty, the primary fingerprint of that key is
 //     in it (an allow-list of primary fingerprints; subkeys are not listed);
 //   - it verifies over exactly the data given;

@@ -444,11 +444,11 @@ type passKey struct {
 // returns the writers the data goes through. Signatures that hash it alike
 // share one pass: a file of thousands of signatures (1 MiB holds 8,000)
 // would otherwise read a large artifact thousands of times over.
-// verifyStream checks each signature on its own copy of its pass's hash.
+// check verifies each signature on its own copy of its pass's hash.
 func hashPasses(sigs []*packet.Signature, canonical bool) ([]candidate, []io.Writer) {
 	cands := make([]candidate, 0, len(sigs))
 	var writers []io.Writer
-	passes := map[passKey]hash.Hash{}
+	passes := map[passKey]hash.Cloner{}
 	for _, s := range sigs {
 		c := candidate{sig: s}
 		k := passKey{hash: s.Hash, text: s.SigType == packet.SigTypeText && !canonical, salt: string(s.Salt())}
@@ -460,11 +460,10 @@ func hashPasses(sigs []*packet.Signature, canonical bool) ([]candidate, []io.Wri
 			c.refusal = &Refusal{Reason: ReasonUnsupported, KeyID: issuerKeyID(s), Detail: fmt.Sprintf("not checked: the file's signatures would read the data more than %d times (each v6 signature's salt needs a pass of its own)", maxPasses)}
 		} else if h, err := s.PrepareVerify(); err != nil {
 			c.refusal = &Refusal{Reason: ReasonUnsupported, KeyID: issuerKeyID(s), Detail: fmt.Sprintf("cannot compute digest %s: %v", hashName(s.Hash), err)}
+		} else if h, ok := h.(hash.Cloner); !ok { // as every digest of the standard library is
+			c.refusal = &Refusal{Reason: ReasonUnsupported, KeyID: issuerKeyID(s), Detail: fmt.Sprintf("digest %s cannot be copied for each key that may have made the signature", hashName(s.Hash))}
 		} else {
-			c.h = h
-			if _, ok := h.(hash.Cloner); ok { // the copies verifyStream takes
-				passes[k] = h
-			}
+			c.h, passes[k] = h, h
 			// Text signatures hash the data with line endings made CRLF. Only
 			// the DATA goes through the canonicaliser: VerifySignature later
 			// writes the signature's own trailer into its hash, and those
@@ -485,7 +484,7 @@ func hashPasses(sigs []*packet.Signature, canonical bool) ([]candidate, []io.Wri
 // data for it (shared with the signatures that hash it alike).
 type candidate struct {
 	sig     *packet.Signature
-	h       hash.Hash
+	h       hash.Cloner
 	refusal *Refusal // set when the signature is refused before hashing
 }
 
@@ -505,18 +504,7 @@ func verifyStream(kr *Keyring, pol Policy, allowed map[string]bool, sigs []*pack
 			refusals = append(refusals, *c.refusal)
 			continue
 		}
-		// VerifySignature writes the signature's trailer into the hash it
-		// is given: each signature gets a copy of its pass's.
-		h := c.h
-		if cl, ok := h.(hash.Cloner); ok {
-			copied, err := cl.Clone()
-			if err != nil {
-				refusals = append(refusals, Refusal{Reason: ReasonUnsupported, KeyID: issuerKeyID(c.sig), Detail: fmt.Sprintf("cannot copy the state of digest %s: %v", hashName(c.sig.Hash), err)})
-				continue
-			}
-			h = copied
-		}
-		res, r := check(kr, pol, allowed, c.sig, h)
+		res, r := check(kr, pol, allowed, c.sig, c.h)
 		if r != nil {
 			refusals = append(refusals, *r)
 			continue
@@ -616,8 +604,10 @@ func (kr *Keyring) lookup(s *packet.Signature) []signingKey {
 	return out
 }
 
-// check applies the policy to one signature whose hash has seen all the data.
-func check(kr *Keyring, pol Policy, allowed map[string]bool, s *packet.Signature, h hash.Hash) (*Result, *Refusal) {
+// check applies the policy to one signature; pass is the hash of its pass
+// over the data, which every key tried gets a copy of (VerifySignature
+// writes the signature's trailer into the hash it is given).
+func check(kr *Keyring, pol Policy, allowed map[string]bool, s *packet.Signature, pass hash.Cloner) (*Result, *Refusal) {
 	id := issuerKeyID(s)
 	keys := kr.lookup(s)
 	if len(keys) == 0 {
@@ -631,11 +621,32 @@ func check(kr *Keyring, pol Policy, allowed map[string]bool, s *packet.Signature
 		}
 		return nil, &Refusal{Reason: ReasonUnknownSigner, KeyID: id, Fingerprint: fprOrEmpty(s.IssuerFingerprint), Detail: detail}
 	}
-	// Key ID collisions are possible in theory; the hash can be consumed once,
-	// so the first matching key is tried (a fingerprint subpacket, which every
-	// modern signer writes, makes the match exact).
-	k := keys[0]
-	ref := Refusal{KeyID: id, Fingerprint: fingerprint(k.pub), PrimaryFingerprint: fingerprint(k.entity.PrimaryKey)}
+	// The keyring may hold the signing key more than once: a subkey bound
+	// to a new primary key as well as to the old one (or, in theory, keys
+	// whose IDs collide, where no fingerprint subpacket makes the match
+	// exact). The signature counts under the first that it passes with, as
+	// gpgv and sqv find; else the first key's refusal stands.
+	var first *Refusal
+	for _, k := range keys {
+		h, err := pass.Clone()
+		if err != nil {
+			return nil, &Refusal{Reason: ReasonUnsupported, KeyID: id, Detail: fmt.Sprintf("cannot copy the state of digest %s: %v", hashName(s.Hash), err)}
+		}
+		res, r := checkKey(kr, pol, allowed, s, h, k)
+		if r == nil {
+			return res, nil
+		}
+		if first == nil {
+			first = r
+		}
+	}
+	return nil, first
+}
+
+// checkKey applies the policy to signature s, made by key k if any,
+// whose hash h has seen all the data.
+func checkKey(kr *Keyring, pol Policy, allowed map[string]bool, s *packet.Signature, h hash.Hash, k signingKey) (*Result, *Refusal) {
+	ref := Refusal{KeyID: issuerKeyID(s), Fingerprint: fingerprint(k.pub), PrimaryFingerprint: fingerprint(k.entity.PrimaryKey)}
 	refuse := func(r Reason, format string, args ...any) (*Result, *Refusal) {
 		ref.Reason, ref.Detail = r, fmt.Sprintf(format, args...)
 		return nil, &ref

@@ -2,6 +2,7 @@ package openpgp
 
 import (
 	"bytes"
+	"crypto"
 	"errors"
 	"fmt"
 	"os"
@@ -1030,6 +1031,96 @@ func TestClearsignedUnsignedLines(t *testing.T) {
 				if !strings.Contains(warnings, w) || !strings.Contains(warnings, "not covered by the signature") {
 					t.Errorf("warnings %q lack %q", res.Warnings, w)
 				}
+			}
+		})
+	}
+}
+
+// TestSubkeyUnderTwoPrimaries: a signing subkey may be bound to a new
+// primary key as well as to its old one (gpg adds an existing key as a
+// subkey by its keygrip, as a smartcard's owner does when replacing an
+// expired primary), and a keyring then holds it twice. A signature by it
+// counts when it passes under either primary, whatever their order in the
+// file, as gpgv and sqv judge it; only the old primary, first in the
+// file, was tried, and the signature was refused as made by an expired key.
+func TestSubkeyUnderTwoPrimaries(t *testing.T) {
+	testenv.RequireTool(t, "gpgv", "sqv")
+	created := time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC)
+	at := func(d time.Duration) *packet.Config {
+		return &packet.Config{Algorithm: packet.PubKeyAlgoEdDSA, Time: func() time.Time { return created.Add(d) }}
+	}
+	oldCfg := at(0)
+	oldCfg.KeyLifetimeSecs = 3600 // the old primary expires an hour later
+	old, err := gopenpgp.NewEntity("Old", "", "old@example.org", oldCfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := old.AddSigningSubkey(at(0)); err != nil {
+		t.Fatal(err)
+	}
+	sub := old.Subkeys[len(old.Subkeys)-1]
+	renewed, err := gopenpgp.NewEntity("New", "", "new@example.org", at(2*time.Hour))
+	if err != nil {
+		t.Fatal(err)
+	}
+	binding := &packet.Signature{Version: 4, SigType: packet.SigTypeSubkeyBinding, PubKeyAlgo: renewed.PrimaryKey.PubKeyAlgo, Hash: crypto.SHA256,
+		CreationTime: created.Add(2 * time.Hour), IssuerKeyId: &renewed.PrimaryKey.KeyId, IssuerFingerprint: renewed.PrimaryKey.Fingerprint,
+		FlagsValid: true, FlagSign: true}
+	binding.EmbeddedSignature = &packet.Signature{Version: 4, SigType: packet.SigTypePrimaryKeyBinding, PubKeyAlgo: sub.PublicKey.PubKeyAlgo, Hash: crypto.SHA256,
+		CreationTime: created.Add(2 * time.Hour), IssuerKeyId: &sub.PublicKey.KeyId, IssuerFingerprint: sub.PublicKey.Fingerprint}
+	if err := binding.EmbeddedSignature.CrossSignKey(sub.PublicKey, renewed.PrimaryKey, sub.PrivateKey, nil); err != nil {
+		t.Fatal(err)
+	}
+	if err := binding.SignKey(sub.PublicKey, renewed.PrivateKey, nil); err != nil {
+		t.Fatal(err)
+	}
+	renewed.Subkeys = append(renewed.Subkeys, gopenpgp.Subkey{PublicKey: sub.PublicKey, PrivateKey: sub.PrivateKey, Sig: binding})
+	var sig bytes.Buffer
+	if err := gopenpgp.DetachSign(&sig, renewed, strings.NewReader("data"), at(3*time.Hour)); err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	sigFile, dataFile := filepath.Join(dir, "data.sig"), filepath.Join(dir, "data")
+	for path, b := range map[string][]byte{sigFile: sig.Bytes(), dataFile: []byte("data")} {
+		if err := os.WriteFile(path, b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, order := range [][]*gopenpgp.Entity{{old, renewed}, {renewed, old}} {
+		var keys bytes.Buffer
+		for _, e := range order {
+			if err := e.Serialize(&keys); err != nil {
+				t.Fatal(err)
+			}
+		}
+		name := order[0].PrimaryIdentity().UserId.Name + " first"
+		t.Run(name, func(t *testing.T) {
+			keyring := filepath.Join(dir, name+".gpg")
+			if err := os.WriteFile(keyring, keys.Bytes(), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			for _, referee := range [][]string{{"gpgv", "--keyring", keyring, sigFile, dataFile}, {"sqv", "--keyring", keyring, sigFile, dataFile}} {
+				if out, err := exec.Command(referee[0], referee[1:]...).CombinedOutput(); err != nil {
+					t.Fatalf("%s refuses: %v\n%s", referee[0], err, out)
+				}
+			}
+			kr, err := ParseKeyring(bytes.NewReader(keys.Bytes()), name)
+			if err != nil {
+				t.Fatal(err)
+			}
+			now := created.Add(4 * time.Hour)
+			res, err := VerifyDetached(kr, Policy{Now: now}, bytes.NewReader(sig.Bytes()), strings.NewReader("data"))
+			if err != nil {
+				t.Fatalf("refused: %v", err)
+			}
+			if res.PrimaryFingerprint != fingerprint(renewed.PrimaryKey) || res.SigningKeyFingerprint != fingerprint(sub.PublicKey) {
+				t.Fatalf("signed by %s (subkey %s), want the new primary %s", res.PrimaryFingerprint, res.SigningKeyFingerprint, fingerprint(renewed.PrimaryKey))
+			}
+			// Under an allow-list of the old primary alone, it is refused
+			// for what it is: made after that primary expired.
+			_, err = VerifyDetached(kr, Policy{Now: now, Signers: []string{fingerprint(old.PrimaryKey)}}, bytes.NewReader(sig.Bytes()), strings.NewReader("data"))
+			if re, ok := errors.AsType[*RefusedError](err); !ok || !re.Has(ReasonKeyExpired) && !re.Has(ReasonNotAllowed) {
+				t.Fatalf("allow-list of the old primary: %v", err)
 			}
 		})
 	}
