@@ -655,7 +655,16 @@ func checkKey(kr *Keyring, pol Policy, allowed map[string]bool, s *packet.Signat
 		return refuse(ReasonBadSignature, "BAD signature: it does not match the data (the file or the signature was altered, or the signature belongs to another file): %v", err)
 	}
 	if allowed != nil && !allowed[ref.PrimaryFingerprint] {
-		return refuse(ReasonNotAllowed, "key %s (%s) is in keyring %s but not among the allowed signers %v", ref.PrimaryFingerprint, userID(k.entity), kr.name, slices.Sorted(maps.Keys(allowed)))
+		detail := fmt.Sprintf("key %s (%s) is in keyring %s but not among the allowed signers %v", ref.PrimaryFingerprint, userID(k.entity), kr.name, slices.Sorted(maps.Keys(allowed)))
+		// gpgv names the subkey that signed ("using EDDSA key ..."), and
+		// one copied from there to the allow-list never matches.
+		for _, sk := range k.entity.Subkeys {
+			if f := fingerprint(sk.PublicKey); allowed[f] {
+				detail += fmt.Sprintf("; %s is a subkey of it, and the allowed signers are primary keys: list %s instead", f, ref.PrimaryFingerprint)
+				break
+			}
+		}
+		return refuse(ReasonNotAllowed, "%s", detail)
 	}
 	for _, pk := range []*packet.PublicKey{k.pub, k.entity.PrimaryKey} {
 		if w := weakKey(pk); w != "" {

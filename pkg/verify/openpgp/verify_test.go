@@ -73,7 +73,11 @@ func TestDetachedAgainstGnuPG(t *testing.T) {
 		{sig: "multi.asc", signingKey: fx.Keys["ed"], detail: "unknown signer"},
 		{sig: "ed.asc", signers: []string{fx.Keys["rsa2048"], fx.Keys["ed"]}, signingKey: fx.Keys["ed"]},
 		{sig: "ed.asc", signers: []string{fx.Keys["rsa2048"]}, want: ReasonNotAllowed, detail: "not among the allowed signers"},
-		{sig: "certonly.asc", signers: []string{fx.Subkeys["certonly"]}, want: ReasonNotAllowed},
+		// The allow-list names primary keys; gpgv prints the subkey that
+		// signed ("using EDDSA key SUBKEY"), and a subkey copied from there
+		// into it is named as such, with the primary to list instead.
+		{sig: "certonly.asc", signers: []string{fx.Subkeys["certonly"]}, want: ReasonNotAllowed,
+			detail: fx.Subkeys["certonly"] + " is a subkey of it, and the allowed signers are primary keys: list " + fx.Keys["certonly"] + " instead"},
 		{sig: "rsa2048-sha1.asc", want: ReasonWeakHash, detail: "made with digest SHA-1"},
 		{sig: "rsa2048-md5.asc", want: ReasonWeakHash, detail: "made with digest MD5, which is broken"},
 		{sig: "rsa2048-ripemd160.asc", want: ReasonWeakHash, detail: "made with digest RIPEMD-160, which is broken"},
