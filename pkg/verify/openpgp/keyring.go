@@ -207,11 +207,15 @@ var (
 // scanArmoredBlocks finds every armored block of kind k in data. Lines may
 // carry leading or trailing white space (indented keys in prose); text
 // outside the blocks is skipped, except a private key block, which is
-// refused. The error text starts with the line number, for "name:line: ..."
-// messages.
+// refused. A block whose blank line after the armor headers was lost (a
+// key or signature pasted through a web page) gets it back, as gpg and sqv
+// read such a block: the first line without a colon ends the headers, for
+// every header has one and base64 none. The error text starts with the
+// line number, for "name:line: ..." messages.
 func scanArmoredBlocks(data []byte, k armorKind) ([]armoredBlock, error) {
 	var blocks []armoredBlock
 	var cur *armoredBlock
+	headers := false // cur is in its armor headers
 	sc := bufio.NewScanner(bytes.NewReader(data))
 	sc.Buffer(make([]byte, 64<<10), maxKeyringSize)
 	n := 0
@@ -222,12 +226,16 @@ func scanArmoredBlocks(data []byte, k armorKind) ([]armoredBlock, error) {
 		case cur == nil && line == beginPrivate:
 			return nil, fmt.Errorf("%d: a private key block: a verification keyring must hold public keys only", n)
 		case cur == nil && line == k.begin:
-			cur = &armoredBlock{line: n}
+			cur, headers = &armoredBlock{line: n}, true
 			cur.text = append(cur.text, line...)
 			cur.text = append(cur.text, '\n')
 		case cur != nil && line == k.begin:
 			return nil, fmt.Errorf("%d: %s started at line %d has no %q line before the next block", n, k.what, cur.line, k.end)
 		case cur != nil:
+			if headers && line != "" && !strings.Contains(line, ":") {
+				cur.text = append(cur.text, '\n')
+			}
+			headers = headers && line != "" && strings.Contains(line, ":")
 			cur.text = append(cur.text, line...)
 			cur.text = append(cur.text, '\n')
 			if line == k.end {

@@ -245,6 +245,21 @@ func TestKeyringShapes(t *testing.T) {
 	if kr.Len() != len(fx.Keys) {
 		t.Fatalf("mixed keyring has %d keys, want %d", kr.Len(), len(fx.Keys))
 	}
+	// A block without the blank line after its headers, as sqv (and gpg,
+	// with a warning) read it.
+	noBlank := strings.Replace(string(outsider), "-----\n\n", "-----\n", 1)
+	if kr, err := ParseKeyring(strings.NewReader(noBlank), "noblank.asc"); err != nil || kr.Len() != 1 {
+		t.Fatalf("key block without its blank line: %v", err)
+	}
+	if haveSqv(t) {
+		path := filepath.Join(t.TempDir(), "noblank.asc")
+		if err := os.WriteFile(path, []byte(noBlank), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if out, err := exec.Command("sqv", "--keyring", path, fx.Path("outsider.asc"), fx.Data).CombinedOutput(); err != nil {
+			t.Fatalf("sqv refuses the key block without its blank line: %v\n%s", err, out)
+		}
+	}
 	bin := mustKeyring(t, fx.KeyringGPG)
 	if bin.Len() != len(fx.Keys)-1 {
 		t.Fatalf("binary keyring has %d keys, want %d", bin.Len(), len(fx.Keys)-1)
@@ -383,6 +398,11 @@ func TestSeveralArmorBlocks(t *testing.T) {
 		{"good then bad", read("ed.asc") + read("ed-text.asc"), "", "BAD signature"},
 		{"two unknown", read("outsider.asc") + read("outsider.asc"), ReasonUnknownSigner, "none of 2 signatures counts"},
 		{"second block unterminated", read("ed.asc") + "-----BEGIN PGP SIGNATURE-----\n\niHUEABYKAB0WIQ\n", ReasonMalformed, "not terminated"},
+		// The blank line after the armor headers lost (pasted through a web
+		// page or a chat): gpgv warns of an invalid armor header and reads
+		// on, as sqv does; the base64 has no colon, no header does.
+		{"no blank line before the base64", strings.Replace(read("ed.asc"), "-----\n\n", "-----\n", 1), "", ""},
+		{"headers, no blank line", strings.Replace(read("ed.asc"), "-----\n\n", "-----\nComment: release key\n", 1) + read("outsider.asc"), "", "unknown signer"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			sig := filepath.Join(t.TempDir(), "sig.asc")
