@@ -304,30 +304,45 @@ func readKeys(stream []byte) ([]*openpgp.Entity, []*packet.Signature, error) {
 // whose primary key issued it: a key revocation to the key, a subkey
 // revocation to each of its subkeys (settle then finds it valid for the
 // one it revokes only). A revocation of a key the keyring does not hold
-// changes nothing.
+// changes nothing. What a list holds is looked up in a set of its
+// revocations, serialized once: readKeys hands over those go-crypto put in
+// place too, and serializing the whole list again for each (16 MiB of
+// revocations of one key) took an hour.
 func attachRevocations(el []*openpgp.Entity, revs []*packet.Signature) {
-	add := func(to []*packet.VerifiableSignature, r *packet.Signature) []*packet.VerifiableSignature {
-		var b bytes.Buffer
-		_ = r.Serialize(&b)
-		for _, have := range to {
-			var h bytes.Buffer
-			if have.Packet.Serialize(&h) == nil && bytes.Equal(h.Bytes(), b.Bytes()) {
-				return to
+	held := map[*[]*packet.VerifiableSignature]map[string]bool{}
+	add := func(to *[]*packet.VerifiableSignature, r *packet.Signature, serialized []byte, ok bool) {
+		set := held[to]
+		if set == nil {
+			set = map[string]bool{}
+			for _, have := range *to {
+				var h bytes.Buffer
+				if have.Packet.Serialize(&h) == nil {
+					set[h.String()] = true
+				}
 			}
+			held[to] = set
 		}
-		return append(to, packet.NewVerifiableSig(r))
+		if ok && set[string(serialized)] {
+			return
+		}
+		if ok {
+			set[string(serialized)] = true
+		}
+		*to = append(*to, packet.NewVerifiableSig(r))
 	}
 	for _, r := range revs {
+		var b bytes.Buffer
+		ok := r.Serialize(&b) == nil
 		for _, e := range el {
 			if !r.CheckKeyIdOrFingerprint(e.PrimaryKey) {
 				continue
 			}
 			if r.SigType == packet.SigTypeKeyRevocation {
-				e.Revocations = add(e.Revocations, r)
+				add(&e.Revocations, r, b.Bytes(), ok)
 				continue
 			}
 			for i := range e.Subkeys {
-				e.Subkeys[i].Revocations = add(e.Subkeys[i].Revocations, r)
+				add(&e.Subkeys[i].Revocations, r, b.Bytes(), ok)
 			}
 		}
 	}
