@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -110,5 +111,78 @@ func TestAttachRevocationsLinear(t *testing.T) {
 	}
 	if allocs > 100*n {
 		t.Fatalf("attaching %d revocations a key already holds took %.0f allocations, want at most %d: each is compared with the whole list", n, allocs, 100*n)
+	}
+}
+
+// TestSubkeyRevocationsMatched: a subkey revocation goes to the subkey it
+// was made over, not to every subkey of its key (settle then verified
+// revocations times subkeys signatures: a 232 KB key of 400 revoked
+// subkeys took 10 s to load). One that stands after its own subkey stays
+// there; moved behind another, it is found by verifying it against each
+// subkey in turn, a bounded number of times.
+func TestSubkeyRevocationsMatched(t *testing.T) {
+	created := time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC)
+	cfg := &packet.Config{Algorithm: packet.PubKeyAlgoEdDSA, Time: func() time.Time { return created }}
+	revokedKey := func(subkeys int) *openpgp.Entity {
+		e, err := openpgp.NewEntity("R", "", "r@example.org", cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		e.Subkeys = nil
+		for range subkeys {
+			if err := e.AddSigningSubkey(cfg); err != nil {
+				t.Fatal(err)
+			}
+		}
+		for i := range e.Subkeys {
+			if err := e.Subkeys[i].Revoke(packet.KeyRetired, "", cfg); err != nil {
+				t.Fatal(err)
+			}
+		}
+		return e
+	}
+	// moved writes e with every subkey revocation after the last subkey.
+	serialize := func(e *openpgp.Entity, moved bool) []byte {
+		var in, out, revs bytes.Buffer
+		if err := e.Serialize(&in); err != nil {
+			t.Fatal(err)
+		}
+		for r := packet.NewOpaqueReader(&in); ; {
+			p, err := r.Next()
+			if err != nil {
+				break
+			}
+			to := &out
+			if moved && p.Tag == 2 && len(p.Contents) > 1 && p.Contents[1] == byte(packet.SigTypeSubkeyRevocation) {
+				to = &revs
+			}
+			if err := p.Serialize(to); err != nil {
+				t.Fatal(err)
+			}
+		}
+		return append(out.Bytes(), revs.Bytes()...)
+	}
+	for _, moved := range []bool{false, true} {
+		kr, err := ParseKeyring(bytes.NewReader(serialize(revokedKey(40), moved)), "revoked.gpg")
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i, sk := range kr.entities[0].Subkeys {
+			valid := 0
+			for _, r := range sk.Revocations {
+				if *r.Valid {
+					valid++
+				}
+			}
+			last := i == len(kr.entities[0].Subkeys)-1
+			if valid != 1 || !moved && len(sk.Revocations) != 1 || moved && !last && len(sk.Revocations) != 1 {
+				t.Fatalf("moved %v: subkey %d holds %d revocations, %d valid; want its own alone", moved, i, len(sk.Revocations), valid)
+			}
+		}
+	}
+	// 300 subkeys, their 299 revocations moved: more tries than allowed.
+	_, err := ParseKeyring(bytes.NewReader(serialize(revokedKey(300), true)), "hostile.gpg")
+	if !errors.Is(err, ErrKeyring) || !strings.Contains(err.Error(), "hostile.gpg: key ") || !strings.Contains(err.Error(), "299 subkey revocations stand away from the subkeys they revoke") {
+		t.Fatalf("err = %v, want a refusal of the misplaced revocations", err)
 	}
 }
