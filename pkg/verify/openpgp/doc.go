@@ -24,8 +24,10 @@
 //   - the signing key (and its primary key) is neither DSA (any size) nor RSA
 //     under 2048 bits;
 //   - the key that made it had the sign capability (key flag 0x02) in the self-
-//     or binding signature valid at signing time: a certify-only primary, an
-//     encryption or authentication subkey, or a key without key flags is refused;
+//     or binding signature valid at signing time (for a primary key whose
+//     self-signature names no capabilities, in its direct-key signature, as
+//     RFC 9580 5.2.3.10 has it): a certify-only primary, an encryption or
+//     authentication subkey, or a key without key flags is refused;
 //   - at the signature's creation time the primary key and the subkey were valid:
 //     created before it, not expired, and not revoked. A revocation without a
 //     reason or with reason "key compromised" counts as of always (anything the

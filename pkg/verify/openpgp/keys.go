@@ -48,6 +48,9 @@ func describeEntity(e *openpgp.Entity, now time.Time) PrimaryKeyInfo {
 	pk := e.PrimaryKey
 	self := latestSelf(e)
 	p := PrimaryKeyInfo{KeyInfo: describeKey(pk, self, e.Revocations, now)}
+	if self != nil {
+		p.Capabilities = capabilityList(primaryFlags(e, self, now))
+	}
 	for name := range e.Identities {
 		p.UserIDs = append(p.UserIDs, termtext.Escape(name))
 	}

@@ -718,8 +718,8 @@ func validAt(k signingKey, t time.Time) *Refusal {
 		return &Refusal{Reason: ReasonKeyExpired, Detail: fmt.Sprintf("primary key %s had no valid self-signature at %s (expired, revoked user IDs, or none yet)", fingerprint(e.PrimaryKey), stamp(t))}
 	}
 	if k.subkey == nil {
-		if !self.FlagsValid || !self.FlagSign {
-			return &Refusal{Reason: ReasonNotSigningKey, Detail: fmt.Sprintf("primary key %s is not marked for signing (capabilities %s); it must sign through a signing subkey", fingerprint(e.PrimaryKey), capabilities(self))}
+		if flags := primaryFlags(e, self, t); !flags.FlagsValid || !flags.FlagSign {
+			return &Refusal{Reason: ReasonNotSigningKey, Detail: fmt.Sprintf("primary key %s is not marked for signing (capabilities %s); it must sign through a signing subkey", fingerprint(e.PrimaryKey), capabilities(flags))}
 		}
 		return nil
 	}
@@ -744,6 +744,25 @@ func validAt(k signingKey, t time.Time) *Refusal {
 		return &Refusal{Reason: ReasonNotSigningKey, Detail: fmt.Sprintf("subkey %s is not a signing subkey (capabilities %s)", fingerprint(sk.PublicKey), capabilities(bind))}
 	}
 	return nil
+}
+
+// primaryFlags is the signature that says what e's primary key may do at
+// t: its self-signature self, unless that names no capabilities and a
+// direct-key signature does (RFC 9580 5.2.3.10: a direct-key signature's
+// key flags apply to the key; gpgv and sqv read them there). That is the
+// newest one made by t, else the newest, as for self (judgedByNewer).
+func primaryFlags(e *openpgp.Entity, self *packet.Signature, t time.Time) *packet.Signature {
+	if self == nil || self.FlagsValid {
+		return self
+	}
+	d, err := e.LatestValidDirectSignature(t, nil)
+	if err != nil {
+		d, err = e.LatestValidDirectSignature(time.Time{}, nil)
+	}
+	if err == nil && d.FlagsValid {
+		return d
+	}
+	return self
 }
 
 // primaryByNewerSelf judges e's primary key at t when it has no

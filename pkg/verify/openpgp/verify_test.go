@@ -18,6 +18,7 @@ import (
 	"github.com/ProtonMail/go-crypto/openpgp/armor"
 	pgperrors "github.com/ProtonMail/go-crypto/openpgp/errors"
 	"github.com/ProtonMail/go-crypto/openpgp/packet"
+	openpgpv2 "github.com/ProtonMail/go-crypto/openpgp/v2"
 
 	"github.com/updeb/updeb/internal/testkit/pgptest"
 	"github.com/updeb/updeb/internal/testkit/testenv"
@@ -1147,5 +1148,77 @@ func TestSubkeyUnderTwoPrimaries(t *testing.T) {
 				t.Fatalf("allow-list of the old primary: %v", err)
 			}
 		})
+	}
+}
+
+// TestDirectKeyFlags: a v4 key may declare what it may do in a direct-key
+// signature alone, its user ID's self-signature naming no capabilities
+// (RFC 9580 5.2.3.10: the key flags of a direct-key signature apply to the
+// key). gpgv and sqv accept what such a key signs; it was refused as "not
+// marked for signing (capabilities none declared)", and keys list showed
+// it could do nothing.
+func TestDirectKeyFlags(t *testing.T) {
+	testenv.RequireTool(t, "gpgv", "sqv")
+	created := time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC)
+	cfg := &packet.Config{Algorithm: packet.PubKeyAlgoEdDSA, Time: func() time.Time { return created }}
+	e, err := openpgpv2.NewEntity("Direct", "", "direct@example.org", cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	e.Subkeys = nil
+	for _, id := range e.Identities {
+		self := id.SelfCertifications[0].Packet
+		self.FlagsValid, self.FlagCertify, self.FlagSign = false, false, false
+		if err := self.SignUserId(id.Name, e.PrimaryKey, e.PrivateKey, cfg); err != nil {
+			t.Fatal(err)
+		}
+	}
+	pk := e.PrimaryKey
+	direct := &packet.Signature{Version: 4, SigType: packet.SigTypeDirectSignature, PubKeyAlgo: pk.PubKeyAlgo, Hash: crypto.SHA256,
+		CreationTime: created, IssuerKeyId: &pk.KeyId, IssuerFingerprint: pk.Fingerprint, FlagsValid: true, FlagCertify: true, FlagSign: true}
+	if err := direct.SignDirectKeyBinding(pk, e.PrivateKey, cfg); err != nil {
+		t.Fatal(err)
+	}
+	e.DirectSignatures = append(e.DirectSignatures, packet.NewVerifiableSig(direct))
+	var keyring, sig bytes.Buffer
+	if err := e.Serialize(&keyring); err != nil {
+		t.Fatal(err)
+	}
+	doc := &packet.Signature{Version: 4, SigType: packet.SigTypeBinary, PubKeyAlgo: pk.PubKeyAlgo, Hash: crypto.SHA256,
+		CreationTime: created.Add(time.Hour), IssuerKeyId: &pk.KeyId, IssuerFingerprint: pk.Fingerprint}
+	h, err := doc.PrepareSign(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	h.Write([]byte("data"))
+	if err := doc.Sign(h, e.PrivateKey, nil); err != nil {
+		t.Fatal(err)
+	}
+	if err := doc.Serialize(&sig); err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	files := map[string][]byte{"key.gpg": keyring.Bytes(), "data.sig": sig.Bytes(), "data": []byte("data")}
+	for name, b := range files {
+		if err := os.WriteFile(filepath.Join(dir, name), b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, referee := range []string{"gpgv", "sqv"} {
+		cmd := exec.Command(referee, "--keyring", filepath.Join(dir, "key.gpg"), filepath.Join(dir, "data.sig"), filepath.Join(dir, "data"))
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("%s refuses: %v\n%s", referee, err, out)
+		}
+	}
+	kr, err := ParseKeyring(bytes.NewReader(keyring.Bytes()), "direct.gpg")
+	if err != nil {
+		t.Fatal(err)
+	}
+	now := created.Add(2 * time.Hour)
+	if _, err := VerifyDetached(kr, Policy{Now: now}, bytes.NewReader(sig.Bytes()), strings.NewReader("data")); err != nil {
+		t.Fatalf("refused: %v", err)
+	}
+	if k := kr.List(now)[0]; !slices.Contains(k.Capabilities, "sign") || !k.CanSign {
+		t.Fatalf("keys list: capabilities %v, can sign %v; want sign", k.Capabilities, k.CanSign)
 	}
 }
