@@ -61,6 +61,8 @@ func TestControlTextsCheckedAsWriteDoes(t *testing.T) {
 	for _, tt := range []struct{ name, old, new, want string }{
 		{"control character in the summary", "summary: X tool", `summary: "X\x01tool"`, `recipes/x.yaml:14:14: summary: "X\x01tool" must not hold the control character '\x01'`},
 		{"DEL in the description", "description: The X tool.", `description: "The X\x7ftool."`, `recipes/x.yaml:15:18: description: must not hold the control character '\x7f'`},
+		// dpkg takes the line; lintian, and so Write, read it as the blank line that ends the control file.
+		{"a line of no-break spaces in the description", "description: The X tool.", `description: "The X tool.\n\u00a0\u00a0\nMore."`, `recipes/x.yaml:15:18: description: line 2 holds only white space ("\u00a0\u00a0"), which lintian reads as a blank line that ends the control file: leave the line empty for a paragraph break`},
 		{"newline in a relation", "    section: admin\n", "    section: admin\n    depends: [\"libc6\\n(>= 2.36)\"]\n", `recipes/x.yaml:17:15: depends: "libc6\n(>= 2.36)": must be a single line`},
 		{"carriage return after a relation", "    section: admin\n", "    section: admin\n    suggests: [\"libc6\\r\"]\n", `recipes/x.yaml:17:16: suggests: "libc6\r": must not hold the control character '\r'`},
 		{"carriage return in the maintainer", "copyright: X Authors\n", "copyright: X Authors\nmaintainer: \"X\\r <x@example.org>\"\n", `recipes/x.yaml:6:13: maintainer: "X\r <x@example.org>" is not "Full Name <email@address>"`},

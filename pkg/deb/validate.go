@@ -43,9 +43,10 @@ func singleLine(name, value string) error {
 // field, or of a part of one that is one line (a relation, the synopsis):
 // a control character other than tab, which dpkg's parser and Debian policy
 // 5.1 refuse in DEBIAN/control (control.ParseStrict, which Inspect reads it
-// with), or a line break where multiline is false. The recipe loader checks
-// a recipe's control texts with it, so that lint refuses at the recipe's
-// line what Write would refuse at build time.
+// with), a line break where multiline is false, or, in a multi-line text, a
+// line of white space other than spaces and tabs (U+00A0, U+2003). The
+// recipe loader checks a recipe's control texts with it, so that lint
+// refuses at the recipe's line what Write would refuse at build time.
 func CheckFieldText(value string, multiline bool) error {
 	for _, c := range value {
 		switch {
@@ -54,6 +55,19 @@ func CheckFieldText(value string, multiline bool) error {
 		case c == '\n' || c == '\t':
 		case c < 0x20 || c == 0x7f:
 			return fmt.Errorf("must not hold the control character %q", c)
+		}
+	}
+	if !multiline {
+		return nil
+	}
+	// Write drops the spaces and tabs that end a line (a line of them is an
+	// empty line, written "."), not other white space: a line of only
+	// U+00A0 is one dpkg takes, and one that lintian (which then skips the
+	// package: "Continuation line not in paragraph") and control.ParseStrict
+	// read as a blank line inside the value.
+	for i, line := range strings.Split(value, "\n") {
+		if strings.TrimSpace(line) == "" && strings.Trim(line, " \t") != "" {
+			return fmt.Errorf("line %d holds only white space (%+q), which lintian reads as a blank line that ends the control file: leave the line empty for a paragraph break", i+1, strings.Trim(line, " \t"))
 		}
 	}
 	return nil
