@@ -25,8 +25,10 @@
 // wraps ErrNotRewritten.
 //
 // yaml.v3 reports a syntax error only as text ("yaml: line N: message");
-// Document is the one place that reads that line number (see syntaxError).
-// Every other position comes from a node.
+// Document is the one place that reads that line number (see syntaxError),
+// and that finds the character of an error yaml.v3 names no line for (a
+// byte that is not UTF-8, a control character: see unreadable). Every other
+// position comes from a node.
 package yamlfile
 
 import (
@@ -37,6 +39,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/updeb/updeb/internal/confined"
 	"github.com/updeb/updeb/pkg/plural"
@@ -231,7 +234,7 @@ func (d *Decoder) Document(data []byte, o Options) *yaml.Node {
 		if errors.Is(err, io.EOF) {
 			d.empty(o)
 		} else {
-			d.syntax(err, o)
+			d.syntax(err, data, o)
 		}
 		return nil
 	}
@@ -239,7 +242,7 @@ func (d *Decoder) Document(data []byte, o Options) *yaml.Node {
 	if err := dec.Decode(&extra); err == nil {
 		d.At(&extra, "a %s is one YAML document; found another one here", o.What)
 	} else if !errors.Is(err, io.EOF) {
-		d.syntax(err, o)
+		d.syntax(err, data, o)
 	}
 	if len(doc.Content) != 1 || doc.Content[0].ShortTag() == "!!null" {
 		d.empty(o)
@@ -258,9 +261,50 @@ func (d *Decoder) empty(o Options) {
 	}
 }
 
-func (d *Decoder) syntax(err error, o Options) {
+func (d *Decoder) syntax(err error, data []byte, o Options) {
 	line, msg := syntaxError(err)
-	d.add(Finding{Line: line, Col: 1, Message: o.SyntaxPrefix + msg})
+	f := Finding{Line: line, Col: 1, Message: o.SyntaxPrefix + msg}
+	if !strings.HasPrefix(err.Error(), "yaml: line ") {
+		// yaml.v3 gives a character its reader refuses (a byte that is not
+		// UTF-8, a control character) no position: find it.
+		if l, c, why := unreadable(data); l > 0 {
+			f.Line, f.Col, f.Message = l, c, f.Message+" ("+why+")"
+		}
+	}
+	d.add(f)
+}
+
+// unreadable finds the first character of data that yaml.v3's reader
+// refuses, and returns its line and column as yaml.v3 counts them (lines as
+// LineStarts, columns in characters) and what it is and what to do; line is
+// 0 when there is none, or when data is UTF-16 (which yaml.v3 reads too).
+// YAML 1.2 allows tab, the line breaks and the printable characters, and
+// NEL: no other C0 or C1 control, DEL, surrogate, U+FFFE or U+FFFF.
+func unreadable(data []byte) (line, col int, why string) {
+	if bytes.HasPrefix(data, []byte{0xfe, 0xff}) || bytes.HasPrefix(data, []byte{0xff, 0xfe}) {
+		return 0, 0, ""
+	}
+	starts := LineStarts(data)
+	for l, from := range starts {
+		to := len(data)
+		if l+1 < len(starts) {
+			to = starts[l+1]
+		}
+		text := data[from:to]
+		for i, c := 0, 1; i < len(text); c++ {
+			r, size := utf8.DecodeRune(text[i:])
+			switch {
+			case r == utf8.RuneError && size <= 1:
+				return l + 1, c, fmt.Sprintf("byte 0x%02X is not UTF-8: save the file as UTF-8", text[i])
+			case r == '\t' || r == '\n' || r == '\r' || r == 0x85 ||
+				r >= 0x20 && r < 0x7f || r >= 0xa0 && r <= 0xd7ff || r >= 0xe000 && r <= 0xfffd || r >= 0x10000:
+			default:
+				return l + 1, c, fmt.Sprintf("U+%04X: remove it, or write it as \"\\u%04X\" in a double-quoted string", r, r)
+			}
+			i += size
+		}
+	}
+	return 0, 0, ""
 }
 
 // syntaxError splits a yaml.v3 parse error, "yaml: line N: MESSAGE" or

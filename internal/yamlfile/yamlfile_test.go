@@ -36,7 +36,13 @@ func TestDocument(t *testing.T) {
 		{"unclosed flow", "a: 1\nb: 2\nc: [x\n", false, "f.yaml:2:1: YAML syntax: did not find expected ',' or ']'"},
 		{"tab indentation", "a:\n\tb: 1\n", false, "f.yaml:2:1: YAML syntax: found character that cannot start any token"},
 		{"unterminated quote", "a: 'x\n", false, "f.yaml:2:1: YAML syntax: found unexpected end of stream"},
-		{"control character", "a: \x01\n", false, "f.yaml:1:1: YAML syntax: control characters are not allowed"},
+		// yaml.v3 names no line for a character its reader refuses: the
+		// finding is at the character, counted in characters.
+		{"control character", "a: 1\nb: [\"é\x01\"]\n", false, `f.yaml:2:7: YAML syntax: control characters are not allowed (U+0001: remove it, or write it as "\u0001" in a double-quoted string)`},
+		{"DEL in a comment", "a: 1 # x\x7f\n", false, `f.yaml:1:9: YAML syntax: control characters are not allowed (U+007F: remove it, or write it as "\u007F" in a double-quoted string)`},
+		{"Latin-1", "# Müller\r\na: 1\r\nb: Caf\xe9\r\n", false, "f.yaml:3:7: YAML syntax: invalid trailing UTF-8 octet (byte 0xE9 is not UTF-8: save the file as UTF-8)"},
+		{"cut UTF-8 after a byte order mark", "\ufeffa: 1\nb: x\xe2\x80\n", false, "f.yaml:2:5: YAML syntax: invalid trailing UTF-8 octet (byte 0xE2 is not UTF-8: save the file as UTF-8)"},
+		{"surrogate", "a: 1\n\u2028b: \xed\xa0\x80\n", false, "f.yaml:3:4: YAML syntax: invalid Unicode character (byte 0xED is not UTF-8: save the file as UTF-8)"},
 		{"second document broken", "a: 1\n---\nb: [\n", true, "f.yaml:3:1: YAML syntax: did not find expected node content"},
 		{"anchor", "a: &x 1\nb: 2\n", false, "f.yaml:1:4: a: YAML anchors and aliases are not supported"},
 		{"unknown alias", "a: 1\nb: [*x]\n", false, "f.yaml:1:1: YAML syntax: unknown anchor 'x' referenced"},
