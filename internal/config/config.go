@@ -921,7 +921,7 @@ func ProxyURL(s string) (*url.URL, error) {
 		s = "http://" + s
 	}
 	u, err := url.Parse(s)
-	if err != nil || !httpURL(s) || u.Hostname() == "" || !validPort(u.Port()) {
+	if err != nil || !httpURL(s) || u.Hostname() == "" || !srcurl.ValidPort(u.Port()) {
 		return nil, fmt.Errorf("proxy %q: want http://HOST:PORT or https://HOST:PORT", srcurl.Redact(s))
 	}
 	return u, nil
@@ -938,13 +938,7 @@ func NoProxyEntry(e string) bool {
 	}
 	host := strings.TrimPrefix(e, ".")
 	u, err := srcurl.Check("http://" + host)
-	return err == nil && u.Host == host && validPort(u.Port())
-}
-
-// validPort reports whether a URL's port is absent or in 1-65535.
-func validPort(p string) bool {
-	n, err := strconv.Atoi(p)
-	return p == "" || (err == nil && n >= 1 && n <= 65535)
+	return err == nil && u.Host == host
 }
 
 // Proxy is a proxy URL, checked when read.

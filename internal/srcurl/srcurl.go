@@ -3,12 +3,12 @@
 // and the fetcher both call Check, so lint refuses exactly what a build would.
 //
 // A URL is refused unless it is printable ASCII (no control characters, spaces
-// or other bytes that need percent-encoding), http or https with a host, no
-// user name or password and no fragment, and its path is canonical: no empty,
-// "." or ".." segment, however it is spelled. A segment is judged after full
-// percent-decoding (repeated, so %252e%252e counts as ..), with an encoded
-// "/" taken as a separator and ";parameters" dropped, and must then be
-// printable ASCII without "\".
+// or other bytes that need percent-encoding), http or https with a host (and
+// a port, if any, from 1 to 65535), no user name or password and no fragment,
+// and its path is canonical: no empty, "." or ".." segment, however it is
+// spelled. A segment is judged after full percent-decoding (repeated, so
+// %252e%252e counts as ..), with an encoded "/" taken as a separator and
+// ";parameters" dropped, and must then be printable ASCII without "\".
 // Mirrors map a URL's path below a folder or an internal URL (package fetch):
 // with this grammar no spelling of the path can climb out of it.
 package srcurl
@@ -17,6 +17,7 @@ import (
 	"errors"
 	"fmt"
 	"net/url"
+	"strconv"
 	"strings"
 
 	"github.com/updeb/updeb/pkg/utf8cut"
@@ -105,6 +106,10 @@ func Check(s string) (*url.URL, error) {
 	case strings.Trim(u.Host, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789.-:[]") != "" ||
 		!strings.HasPrefix(s[len(u.Scheme)+3:], u.Host):
 		return bad("host %q: want a DNS name or an IP address, with an optional port", u.Host)
+	case !ValidPort(u.Port()):
+		// url.Parse takes any digits; no dial can use the port, and every
+		// download of the URL would be retried until its budget is spent.
+		return bad("port %s: want a port from 1 to 65535", u.Port())
 	case strings.Contains(s, "#"):
 		return bad("a fragment (#...) is never sent to the server; remove it")
 	}
@@ -116,6 +121,13 @@ func Check(s string) (*url.URL, error) {
 		return bad("path %s", err)
 	}
 	return u, nil
+}
+
+// ValidPort reports whether a URL's port (url.URL.Port) is absent or a
+// number from 1 to 65535, one a connection can be made to.
+func ValidPort(p string) bool {
+	n, err := strconv.Atoi(p)
+	return p == "" || (err == nil && n >= 1 && n <= 65535)
 }
 
 // Segments splits an escaped URL path (without its leading "/") into its

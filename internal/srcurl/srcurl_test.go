@@ -14,6 +14,7 @@ func TestAccepted(t *testing.T) {
 		"https://get.helm.sh/helm-v3.15.4-linux-amd64.tar.gz",
 		"https://github.com/k3s-io/k3s/releases/download/v1.30.2%2Bk3s1/k3s",
 		"http://127.0.0.1:8080/a/b.tar.xz?raw=true",
+		"https://[::1]:65535/a",
 		"https://dl.k8s.io/v1.31.4/bin/linux/amd64/kubectl",
 		"https://example.org/",
 		"https://example.org",
@@ -73,6 +74,9 @@ func TestRefused(t *testing.T) {
 		"https://h/%ef%bc%8e%ef%bc%8e/etc",   // fullwidth dots
 		"https://h/a%0d%0aX-Injected:%20yes", // header injection
 		"https://h/a%zz",                     // bad escape
+		"https://h:0/a",                      // a port no dial can use (every download
+		"https://h:65536/a",                  // of the URL would be retried until its
+		"https://h:99999/a",                  // budget is spent)
 		"https://user:pw@h/a",
 		"https://h/a#frag",
 		"ftp://h/a",
