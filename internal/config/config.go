@@ -437,8 +437,11 @@ func (p *parser) data(d *Data, n *yaml.Node) {
 	p.mapping(n, "data", "config.Data", fields{
 		"endoflife-url": p.field(func(v *yaml.Node) {
 			p.Describe(v, yamlfile.Schema{Pattern: "^https?://"})
-			if p.str(v, "data.endoflife-url", &d.EndOfLifeURL) && !baseURL(strings.ReplaceAll(d.EndOfLifeURL, "{product}", "p")) {
-				p.At(v, "data.endoflife-url %q: want an http:// or https:// URL%s (with {product} where the product name goes, or a base URL)", srcurl.Redact(d.EndOfLifeURL), lowerScheme(d.EndOfLifeURL))
+			if !p.str(v, "data.endoflife-url", &d.EndOfLifeURL) {
+				return
+			}
+			if ok, hint := baseURL(strings.ReplaceAll(d.EndOfLifeURL, "{product}", "p")); !ok {
+				p.At(v, "data.endoflife-url %q: want an http:// or https:// URL%s (with {product} where the product name goes, or a base URL)", srcurl.Redact(d.EndOfLifeURL), hint)
 			}
 		}),
 		"max-age-days": p.field(func(v *yaml.Node) { p.integer(v, "data.max-age-days", 1, MaxMaxAgeDays, &d.MaxAgeDays) }),
@@ -496,8 +499,8 @@ func (p *parser) httpURL(v *yaml.Node, what string, dst *string) {
 		return
 	}
 	if s, ok := p.scalar(v, what); ok {
-		if !baseURL(s) {
-			p.At(v, "%s %q: want an http:// or https:// URL%s", what, srcurl.Redact(s), lowerScheme(s))
+		if ok, hint := baseURL(s); !ok {
+			p.At(v, "%s %q: want an http:// or https:// URL%s", what, srcurl.Redact(s), hint)
 		}
 		*dst = s
 	}
@@ -892,20 +895,25 @@ func httpURL(s string) bool {
 	return err == nil && (u.Scheme == "http" || u.Scheme == "https") && u.Host != ""
 }
 
-// baseURL reports whether s is an http:// or https:// URL with a host, the
-// scheme in lower case: the URLs made from it are fetched, and the fetcher
-// (package srcurl) refuses any other spelling of the scheme.
-func baseURL(s string) bool {
-	return (strings.HasPrefix(s, "http://") || strings.HasPrefix(s, "https://")) && httpURL(s)
-}
-
-// lowerScheme is the hint for a URL that baseURL refuses only for the case
-// of its scheme.
-func lowerScheme(s string) string {
-	if httpURL(s) {
-		return " (the scheme in lower case)"
+// baseURL reports whether s is an http:// or https:// URL the fetcher takes
+// (package srcurl), and else what to fix, to follow "want an http:// or
+// https:// URL": the URLs made from it are fetched, and one the fetcher
+// refuses (a scheme not in lower case, no host name, a port no dial can
+// use) would fail mid-run, naming no line of the config.
+func baseURL(s string) (ok bool, hint string) {
+	_, err := srcurl.Check(s)
+	var e *srcurl.Error
+	switch {
+	case err == nil:
+		return true, ""
+	case !httpURL(s):
+		return false, ""
+	case !strings.HasPrefix(s, "http://") && !strings.HasPrefix(s, "https://"):
+		return false, " (the scheme in lower case)"
+	case errors.As(err, &e):
+		return false, ": " + e.Reason
 	}
-	return ""
+	return false, ""
 }
 
 // ProxyURL parses a proxy setting (from the config, a flag or the environment):

@@ -333,6 +333,11 @@ func TestParseBounds(t *testing.T) {
 		{"sigstore: {tuf-url: HTTP://tuf.internal/}\n", `c.yaml:1:21: sigstore.tuf-url "HTTP://tuf.internal/": want an http:// or https:// URL`},
 		{"sigstore: {github-api: HTTPS://ghe/api/v3}\n", `c.yaml:1:24: sigstore.github-api "HTTPS://ghe/api/v3": want an http:// or https:// URL`},
 		{"data: {endoflife-url: \"HTTPS://endoflife.date/api/{product}.json\"}\n", `c.yaml:1:23: data.endoflife-url "HTTPS://endoflife.date/api/{product}.json": want an http:// or https:// URL`},
+		// Nor a URL the fetcher refuses for its host or port: "https://:8443"
+		// names no host (it would dial this one), 99999 no port.
+		{"github-api: \"https://:8443\"\n", `c.yaml:1:13: github-api "https://:8443": want an http:// or https:// URL: no host`},
+		{"sigstore: {rekor-url: \"https://rekor.internal:99999\"}\n", `c.yaml:1:23: sigstore.rekor-url "https://rekor.internal:99999": want an http:// or https:// URL: port 99999: want a port from 1 to 65535`},
+		{"data: {endoflife-url: \"https://eol.internal:0/{product}.json\"}\n", `c.yaml:1:23: data.endoflife-url "https://eol.internal:0/{product}.json": want an http:// or https:// URL: port 0: want a port from 1 to 65535 (with {product} where the product name goes, or a base URL)`},
 		{"data: {max-age-days: 0}\n", `c.yaml:1:22: data.max-age-days: 0 is out of range: want 1 to 3650`},
 		{"data: {max-age: 30}\n", `c.yaml:1:8: unknown field "max-age" (known: endoflife-url, file, max-age-days, products, sources)`},
 		{"data: {sources: {flannel: https://x.org/a}}\n", `c.yaml:1:27: data.sources.flannel: unknown table "flannel" (known: helm, containerd, istio, kubeadm-etcd, calico, cilium, cri-tools)`},
