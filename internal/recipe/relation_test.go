@@ -97,3 +97,28 @@ func TestPackageFileNameTooLong(t *testing.T) {
 		t.Errorf("a name of 237 (a file name of 255 bytes): findings:\n%s", strings.Join(got, "\n"))
 	}
 }
+
+// A package whose control file would be larger than Write takes (a
+// description of 300 KiB) is refused by lint at the description, not by a
+// build that fails after the downloads, naming no recipe line.
+func TestControlFileTooLarge(t *testing.T) {
+	block := func(size int) string {
+		line := "A line of a very long description."
+		return "description: |" + strings.Repeat("\n      "+line, size/len(line))
+	}
+	got := loadFindings(t, strings.Replace(baseRecipe, "description: The X tool.", block(300<<10), 1))
+	want := "recipes/x.yaml:15:18: package xx: its control file would be larger than the 262144 bytes a control file may have (apt refuses a whole Packages index with a stanza near 1 MiB); its Description field alone has"
+	if len(got) != 1 || !strings.HasPrefix(got[0], want) {
+		t.Errorf("findings:\n%s\nwant one starting:\n%s", strings.Join(got, "\n"), want)
+	}
+	// A relation as long is refused at its field.
+	long := "    section: admin\n    depends: [" + strings.Repeat("a", 300<<10) + "]\n"
+	got = loadFindings(t, strings.Replace(baseRecipe, "    section: admin\n", long, 1))
+	if len(got) != 1 || got[0] != "recipes/x.yaml:17:14: package xx: its control file would be larger than the 262144 bytes a control file may have (apt refuses a whole Packages index with a stanza near 1 MiB); its Depends field alone has 307210: shorten it" {
+		t.Errorf("findings:\n%s", strings.Join(got, "\n"))
+	}
+	// One of 200 KiB is not refused: Write takes it.
+	if got := loadFindings(t, strings.Replace(baseRecipe, "description: The X tool.", block(200<<10), 1)); got != nil {
+		t.Errorf("a description of 200 KiB: findings:\n%s", strings.Join(got, "\n"))
+	}
+}

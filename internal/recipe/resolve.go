@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"iter"
 	"maps"
+	"math"
 	"path"
 	"path/filepath"
 	"reflect"
@@ -757,6 +758,7 @@ func (r *Recipe) resolvePackage(rp Package, rd *renderer, dests *placements, che
 	}
 	pl.identity(dv)
 	pl.relations()
+	pl.controlSize()
 	pl.files()
 	pl.directories()
 	pl.symlinks()
@@ -934,6 +936,32 @@ func (pl *packageResolver) descriptionLines(n *yaml.Node, text string) {
 			return
 		}
 	}
+}
+
+// controlSize refuses a package whose control file would be larger than
+// Write takes (control.MaxStanzaSize, a quarter of what apt takes in a
+// Packages index), at the field that is most of it (a long description,
+// mostly) where the package writes it, else at the package. Installed-Size
+// is learnt at build time; it is counted here with the most digits it can
+// have.
+func (pl *packageResolver) controlSize() {
+	c := pl.pp.DebControl()
+	written := c.Paragraph(math.MaxInt64)
+	if len(written.Bytes()) <= control.MaxStanzaSize {
+		return
+	}
+	var big control.Field
+	bigSize := 0
+	for _, f := range written.Fields {
+		one := control.Paragraph{Fields: []control.Field{f}}
+		if n := len(one.Bytes()); n > bigSize {
+			big, bigSize = f, n
+		}
+	}
+	// The total differs by architecture (its name is a field): the field
+	// alone names the problem once for them all.
+	pl.fs.at(valueOf(pl.rp.node, strings.ToLower(big.Name)), "package %s: its control file would be larger than the %d bytes a control file may have (apt refuses a whole Packages index with a stanza near 1 MiB); its %s field alone has %d: shorten it",
+		pl.pp.Name, control.MaxStanzaSize, big.Name, bigSize)
 }
 
 // relations renders the recipe's relation fields and adds the ones updeb's
