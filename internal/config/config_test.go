@@ -504,6 +504,7 @@ func TestBuildSettingsCheckedHere(t *testing.T) {
 	for in, want := range map[string]string{
 		"build:\n  version-suffix: \"a b\"\n": `c.yaml:2:19: build.version-suffix: local suffix "a b": only letters, digits and . + ~ are allowed`,
 		"build:\n  version-suffix: -x\n":      `c.yaml:2:19: build.version-suffix: local suffix "-x": only letters, digits and . + ~ are allowed`,
+		"build:\n  version-suffix: \"5\"\n":   `c.yaml:2:19: build.version-suffix: local suffix "5" starts with a digit, which dpkg reads as one number with the version's last digits (1.2.0-1 becomes 1.2.0-15, a later revision than 1.2.0-2): start it with ~, + or a letter (~site1)`,
 		"build:\n  maintainer: x\n":           `c.yaml:2:15: build.maintainer: default maintainer "x" is not "Full Name <email@address>"`,
 	} {
 		if _, err := Parse("c.yaml", []byte(in)); err == nil || err.Error() != want {

@@ -546,8 +546,14 @@ func (r *Recipe) debianVersion(localSuffix string, fs *findings) string {
 // CheckLocalSuffix checks the site's version suffix (build: version-suffix:
 // in the config, ResolveOptions.LocalSuffix); "" is none.
 func CheckLocalSuffix(suffix string) error {
-	if !localSuffixRE.MatchString(suffix) {
+	switch {
+	case !localSuffixRE.MatchString(suffix):
 		return fmt.Errorf("local suffix %q: only letters, digits and . + ~ are allowed", suffix)
+	case suffix != "" && suffix[0] >= '0' && suffix[0] <= '9':
+		// dpkg compares runs of digits as numbers: revision 1 with suffix 5
+		// is revision 15, later than revision 2, and 1.2.0 (revision "")
+		// becomes 1.2.05, which dpkg holds equal to 1.2.5.
+		return fmt.Errorf("local suffix %q starts with a digit, which dpkg reads as one number with the version's last digits (1.2.0-1 becomes 1.2.0-1%s, a later revision than 1.2.0-2): start it with ~, + or a letter (~site1)", suffix, suffix)
 	}
 	return nil
 }
