@@ -216,8 +216,11 @@ func (d *decoder) recipe(r *Recipe, n *yaml.Node) {
 		}},
 		"epoch": {false, func(v *yaml.Node) {
 			d.Describe(v, yamlfile.Schema{Minimum: yamlfile.Int64(0)})
-			if d.Int(v, "epoch", &r.Epoch) && r.Epoch < 0 {
-				d.at(v, "epoch: must be 0 or more, found %d", r.Epoch)
+			if d.Int(v, "epoch", &r.Epoch) && (r.Epoch < 0 || r.Epoch > math.MaxInt32) {
+				// dpkg keeps an epoch in a C int: a larger one is refused
+				// here, not at the version (debianVersion leaves it out).
+				d.at(v, "epoch: must be 0 to %d (dpkg's limit), found %d", math.MaxInt32, r.Epoch)
+				r.Epoch = 0
 			}
 		}},
 		"release-date": {true, func(v *yaml.Node) {

@@ -184,6 +184,9 @@ func TestLoadErrors(t *testing.T) {
 				"recipes/x.yaml:3:8: epoch: expected an integer, found \"one\"",
 				"recipes/x.yaml:18:14: dynamic: expected true or false, found \"yes\"",
 			}},
+		// An epoch past dpkg's limit is refused at the epoch, not at the version.
+		{"epoch too big", []edit{{"version: 1.0.0\n", "version: 1.0.0\nepoch: 2147483648\n"}},
+			[]string{"recipes/x.yaml:3:8: epoch: must be 0 to 2147483647 (dpkg's limit), found 2147483648"}},
 		// yaml.v3 reads 010 as octal 8 and 08 as a float; YAML 1.2 and the
 		// JSON schema read both as decimal: refused, whichever was meant.
 		{"integers with a leading zero", []edit{{"version: 1.0.0\n", "version: 1.0.0\nepoch: 010\n"}, {"    section: admin\n", "    section: admin\n    alternatives: [{name: x, link: /usr/bin/xx, path: /usr/bin/x, priority: 08}]\n"}},
