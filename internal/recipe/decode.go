@@ -30,7 +30,7 @@ func (f *findings) at(n *yaml.Node, format string, args ...any) { f.At(n, format
 // warn records a warning at n's position, once (resolve runs for every
 // architecture).
 func (f *findings) warn(n *yaml.Node, format string, args ...any) {
-	w := Finding{File: f.file, Message: fmt.Sprintf(format, args...)}
+	w := Finding{File: f.file, Message: yamlfile.ClipMessage(fmt.Sprintf(format, args...))}
 	if n != nil && n.Line > 0 {
 		w.Line, w.Col = n.Line, max(n.Column, 1)
 	}

@@ -122,3 +122,23 @@ func TestControlFileTooLarge(t *testing.T) {
 		t.Errorf("a description of 200 KiB: findings:\n%s", strings.Join(got, "\n"))
 	}
 }
+
+// A value of 200 KB is quoted in its finding, and in its warning,
+// by its start and its end, not whole: a line of that size is no message.
+func TestHugeValueQuotedShort(t *testing.T) {
+	huge := strings.Repeat("a", 200000) // under what a control file may hold
+	got := loadFindings(t, strings.Replace(baseRecipe, "copyright: X Authors\n", "copyright: X Authors\nhomepage: \"https://example.org/"+huge+" \"\n", 1))
+	if len(got) != 1 || len(got[0]) > 2200 || !strings.HasPrefix(got[0], `recipes/x.yaml:6:11: homepage: "https://example.org/aaa`) || !strings.HasSuffix(got[0], `aaa " is not an http(s) URL`) {
+		t.Errorf("%d findings, the first of %d bytes", len(got), len(got[0]))
+	}
+	// A description line read as a control statement (".aaa...") is quoted in a warning.
+	warnings := loadWarnings(t, strings.Replace(baseRecipe, "description: The X tool.", `description: "The X tool.\n.`+huge+`"`, 1), nil)
+	for _, w := range warnings {
+		if len(w) > 2200 {
+			t.Errorf("a warning of %d bytes: %.80s", len(w), w)
+		}
+	}
+	if len(warnings) == 0 {
+		t.Error("no warning about the description's line 2")
+	}
+}

@@ -44,6 +44,7 @@ import (
 	"github.com/updeb/updeb/internal/confined"
 	"github.com/updeb/updeb/pkg/plural"
 	"github.com/updeb/updeb/pkg/termtext"
+	"github.com/updeb/updeb/pkg/utf8cut"
 	"go.yaml.in/yaml/v3"
 )
 
@@ -118,7 +119,27 @@ func (d *Decoder) Because(cause error, n *yaml.Node, format string, args ...any)
 	if n != nil && n.Line > 0 {
 		line, col = n.Line, max(n.Column, 1)
 	}
-	d.add(Finding{Line: line, Col: col, Message: fmt.Sprintf(format, args...), Cause: cause})
+	d.add(Finding{Line: line, Col: col, Message: ClipMessage(fmt.Sprintf(format, args...)), Cause: cause})
+}
+
+// maxMessage bounds a finding's message: most quote the value they are
+// about, and a value may be most of a 1 MiB file (a homepage, a license of
+// half a megabyte), which would be a line of that size on the terminal.
+const maxMessage = 2048
+
+// ClipMessage returns msg when it is at most maxMessage bytes, else its
+// start and its end (which says what to do) with how many bytes were left
+// out between them, cut where characters start.
+func ClipMessage(msg string) string {
+	if len(msg) <= maxMessage {
+		return msg
+	}
+	head := utf8cut.Prefix(msg, maxMessage/2)
+	from := len(msg) - maxMessage/4
+	for from < len(msg) && !utf8.RuneStart(msg[from]) {
+		from++
+	}
+	return fmt.Sprintf("%s...(%d bytes left out)...%s", head, from-len(head), msg[from:])
 }
 
 func (d *Decoder) add(f Finding) {

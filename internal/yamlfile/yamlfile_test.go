@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 	"unicode"
+	"unicode/utf8"
 
 	"go.yaml.in/yaml/v3"
 )
@@ -319,5 +320,24 @@ func TestMaxFindings(t *testing.T) {
 	}
 	if got := fs[MaxFindings].String(); got != `m.yaml:102:1: 4899 more problems not shown, the first: key "a" given twice` {
 		t.Errorf("last finding %q", got)
+	}
+}
+
+// A finding quotes the value it is about, which may be most of the file: its
+// message keeps the start and the end (what to do), not a line of a
+// megabyte; a short one is kept whole.
+func TestHugeValueClipped(t *testing.T) {
+	d := &Decoder{File: "f.yaml"}
+	value := strings.Repeat("é", 300000)
+	d.At(&yaml.Node{Line: 2, Column: 1}, "homepage: %q is not an http(s) URL", value)
+	d.At(&yaml.Node{Line: 3, Column: 1}, "name: %q is short", "x")
+	got := d.Findings()
+	if len(got) != 2 || len(got[0].String()) > 2200 || !strings.HasPrefix(got[0].String(), `f.yaml:2:1: homepage: "éé`) ||
+		!strings.Contains(got[0].Message, "bytes left out)...éé") || !strings.HasSuffix(got[0].Message, `éé" is not an http(s) URL`) ||
+		!utf8.ValidString(got[0].Message) {
+		t.Errorf("findings: %d, the first %d bytes: %.100q ... %q", len(got), len(got[0].String()), got[0].String(), got[0].Message[len(got[0].Message)-60:])
+	}
+	if got[1].String() != `f.yaml:3:1: name: "x" is short` {
+		t.Errorf("short finding: %s", got[1])
 	}
 }
