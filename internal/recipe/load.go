@@ -920,6 +920,12 @@ func (d *decoder) pkg(p *Package, n *yaml.Node) {
 				if d.NonEmpty(v, "lintian-overrides", &s) {
 					if !lintianTagRE.MatchString(s) {
 						d.at(v, "lintian-overrides: %q is not \"TAG [CONTEXT]\" on one line", s)
+					} else if i := strings.IndexFunc(s, func(r rune) bool { return unicode.IsControl(r) && r != '\t' }); i >= 0 {
+						// No context lintian gives a tag holds one (a "\r" reads as
+						// a space): the override would never apply, and the tag
+						// it is for would fail updeb verify.
+						r, _ := utf8.DecodeRuneInString(s[i:])
+						d.at(v, "lintian-overrides: %q holds a control character (U+%04X), which no context of a lintian tag holds: the override would never apply; remove it", s, r)
 					}
 					p.Lintian = append(p.Lintian, s)
 				}

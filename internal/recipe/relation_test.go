@@ -142,3 +142,18 @@ func TestHugeValueQuotedShort(t *testing.T) {
 		t.Error("no warning about the description's line 2")
 	}
 }
+
+// A lintian override with a control character (a "\r" from an escape) can
+// match no tag lintian reports (lintian 2.116: mismatched-override, the tag
+// left as it was): lint refuses it, not updeb verify failing on the tag.
+func TestOverrideWithControlCharacter(t *testing.T) {
+	at := "    section: admin\n"
+	got := loadFindings(t, strings.Replace(baseRecipe, at, at+`    lintian-overrides: ["no-manual-page [usr/bin/x]\r"]`+"\n", 1))
+	want := `recipes/x.yaml:17:25: lintian-overrides: "no-manual-page [usr/bin/x]\r" holds a control character (U+000D), which no context of a lintian tag holds: the override would never apply; remove it`
+	if len(got) != 1 || got[0] != want {
+		t.Errorf("findings:\n%s\nwant:\n%s", strings.Join(got, "\n"), want)
+	}
+	if got := loadFindings(t, strings.Replace(baseRecipe, at, at+"    lintian-overrides: [\"no-manual-page [usr/bin/x]\"]\n", 1)); got != nil {
+		t.Errorf("findings:\n%s", strings.Join(got, "\n"))
+	}
+}
