@@ -17,7 +17,10 @@
 // entry whose Unicode path field names it otherwise, whose local header
 // says otherwise than its central directory record (name, flags, method,
 // CRC-32, sizes) or lies inside another entry's, a zip directory with data
-// or whose name does not end in "/"),
+// or whose name does not end in "/", bytes before a zip's central directory
+// that no entry it lists holds (but a data descriptor, or a
+// self-extracting stub that does not start as a zip record): streaming
+// readers take a local header there for an entry),
 // refuses the whole archive with ErrUnsafe. updeb never extracts, so an
 // unwanted escaping link could not hurt it; but an archive that carries one is
 // not a clean release and a human should look before it is packaged. Names

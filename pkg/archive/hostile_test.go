@@ -19,6 +19,7 @@ import (
 	"time"
 
 	"github.com/klauspost/compress/gzip"
+	"github.com/updeb/updeb/internal/testkit/testenv"
 )
 
 // TestHostile builds hostile archives in the test and checks each is refused
@@ -373,6 +374,57 @@ func TestZipComment(t *testing.T) {
 	if _, err := collect(t, p, Zip, []string{"bin/tool"}, Limits{}); !errors.Is(err, ErrCorrupt) || !strings.Contains(err.Error(), "non-zero data after the zip end-of-central-directory record") {
 		t.Fatalf("data after the comment: %v, want it refused", err)
 	}
+}
+
+// TestZipUnlistedLocalHeader: a local header its central directory does
+// not list, after the last entry or at the start of the file, is an entry
+// bsdtar extracts from a pipe (bsdtar, the referee, shows it does) and
+// updeb, unzip and Python do not list: refused.
+func TestZipUnlistedLocalHeader(t *testing.T) {
+	testenv.RequireTool(t, "bsdtar")
+	stored := zipBytes(t, storedEnt("README", "readme", nil), storedEnt("bin/tool", "good", nil))
+	descriptors := zipBytes(t, zent{name: "README", body: "readme"}, zent{name: "bin/tool", body: "good"})
+	for _, tc := range []struct {
+		name string
+		data []byte
+		msg  string
+	}{
+		{"after the last entry", hideBeforeDirectory(t, stored, localOf(t, "bin/tool", "evil")),
+			`archive ARCHIVE: entry "bin/tool": the 42 bytes after its data (bytes 84 to 126, before the central directory) belong to no entry: streaming zip readers (bsdtar reading a pipe) read entries there that unzip, Python and updeb do not list`},
+		{"after the last entry's data descriptor", hideBeforeDirectory(t, descriptors, localOf(t, "bin/tool", "evil")),
+			`archive ARCHIVE: entry "bin/tool": the 58 bytes after its data (bytes 112 to 170, before the central directory) are not the data descriptor its flags announce (12 to 24 bytes: an optional signature, the CRC-32 and the sizes): streaming zip readers (bsdtar reading a pipe) read entries there that unzip, Python and updeb do not list`},
+		{"before the first entry", append(localOf(t, "bin/tool", "evil"), stored...),
+			`archive ARCHIVE: its first 42 bytes, before the first entry its central directory lists, start as a zip record ("PK"): streaming zip readers (bsdtar reading a pipe) read entries there that unzip, Python and updeb do not list`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			p := writeTemp(t, "a.zip", tc.data)
+			if out := testenv.Run(t, "sh", "-c", `cat "$1" | bsdtar -xOf - bin/tool`, "sh", p); !strings.Contains(string(out), "evil") {
+				t.Fatalf("bsdtar reading a pipe gave bin/tool as %q, not the hidden entry's", out)
+			}
+			_, err := collect(t, p, Zip, []string{"bin/tool"}, Limits{})
+			if !errors.Is(err, ErrUnsafe) || msg(err, p) != tc.msg {
+				t.Fatalf("error\n got %s\nwant %s", msg(err, p), tc.msg)
+			}
+		})
+	}
+}
+
+// localOf is the local header and data of a stored entry, as a zip holds
+// them before its central directory.
+func localOf(t testing.TB, name, body string) []byte {
+	z := zipBytes(t, storedEnt(name, body, nil))
+	return z[:bytes.Index(z, []byte("PK\x01\x02"))]
+}
+
+// hideBeforeDirectory returns a copy of a zip (one without a comment) with
+// hidden inserted before its central directory, which its end record
+// places after it.
+func hideBeforeDirectory(t testing.TB, data, hidden []byte) []byte {
+	at := bytes.Index(data, []byte("PK\x01\x02"))
+	out := slices.Concat(data[:at], hidden, data[at:])
+	end := out[len(out)-zipEndLen:]
+	binary.LittleEndian.PutUint32(end[16:], binary.LittleEndian.Uint32(end[16:])+uint32(len(hidden)))
+	return out
 }
 
 // TestZipRefusedBeforeDelivery: zip archives are checked whole before fn runs,

@@ -52,12 +52,74 @@ func (s *scan) checkLocalHeaders(r io.ReaderAt, end int64, files []*zip.File) er
 			return s.errorf(ErrUnsafe, b.f.Name, nil, "its local header, at byte %d, lies inside the local header or data of entry %s (bytes %d to %d): unzip refuses overlapping entries", b.at, quoteEntry(a.f.Name), a.at, a.end)
 		}
 	}
+	if err := s.checkUnlisted(r, byOffset, dirStart); err != nil {
+		return err
+	}
 	for i := range locals {
 		if err := s.compareLocal(r, &locals[i]); err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+// checkUnlisted refuses bytes before the central directory (at dirStart)
+// that a streaming reader would read as entries the directory does not
+// list. Streaming readers (bsdtar reading a pipe, Java's ZipInputStream)
+// read a zip from its first byte, one local header after another, and
+// never see the directory: a local header hidden between two entries, or
+// at the start of a file whose directory places its first entry later,
+// is an entry they extract (the last of a name wins) that unzip, Python
+// and updeb do not list. So after each entry's data only its data
+// descriptor may follow (flag bit 3), and bytes before the first entry (a
+// self-extracting stub) must not start as a zip record does.
+func (s *scan) checkUnlisted(r io.ReaderAt, byOffset []zipLocal, dirStart int64) error {
+	const unlisted = "streaming zip readers (bsdtar reading a pipe) read entries there that unzip, Python and updeb do not list"
+	first := dirStart
+	if len(byOffset) > 0 {
+		first = byOffset[0].at
+	}
+	head := make([]byte, 2)
+	if n, _ := r.ReadAt(head, 0); first >= 2 && n == 2 && string(head) == "PK" {
+		return s.errorf(ErrUnsafe, "", nil, "its first %d bytes, before the first entry its central directory lists, start as a zip record (\"PK\"): %s", first, unlisted)
+	}
+	for i, l := range byOffset {
+		next, what := dirStart, "the central directory"
+		if i+1 < len(byOffset) {
+			next, what = byOffset[i+1].at, "the local header of entry "+quoteEntry(byOffset[i+1].f.Name)
+		}
+		gap := next - l.end
+		if l.f.Flags&0x8 == 0 {
+			if gap > 0 {
+				return s.errorf(ErrUnsafe, l.f.Name, nil, "the %d bytes after its data (bytes %d to %d, before %s) belong to no entry: %s", gap, l.end, next, what, unlisted)
+			}
+			continue
+		}
+		d := make([]byte, min(gap, zipDescriptorMax+1))
+		if n, _ := r.ReadAt(d, l.end); n < len(d) || !isZipDescriptor(d) {
+			return s.errorf(ErrUnsafe, l.f.Name, nil, "the %d bytes after its data (bytes %d to %d, before %s) are not the data descriptor its flags announce (%d to %d bytes: an optional signature, the CRC-32 and the sizes): %s",
+				gap, l.end, next, what, zipDescriptorMin, zipDescriptorMax, unlisted)
+		}
+	}
+	return nil
+}
+
+// A data descriptor is an optional signature, then the CRC-32 and the
+// compressed and uncompressed sizes, of 4 bytes each or, in a zip64 entry,
+// 8 (APPNOTE.TXT 4.3.9): 12 to 24 bytes, too few to hide a local header in.
+const (
+	zipDescriptorSig = 0x08074b50
+	zipDescriptorMin = 12
+	zipDescriptorMax = 24
+)
+
+// isZipDescriptor reports whether d is one data descriptor: 12 or 20
+// bytes, after a signature or not.
+func isZipDescriptor(d []byte) bool {
+	if len(d) >= 4 && binary.LittleEndian.Uint32(d) == zipDescriptorSig {
+		d = d[4:]
+	}
+	return len(d) == 12 || len(d) == 20
 }
 
 // readRecord reads len(b) bytes at off and reports whether they start with
