@@ -19,8 +19,9 @@
 // CRC-32, sizes) or lies inside another entry's, a zip directory with data
 // or whose name does not end in "/", bytes before a zip's central directory
 // that no entry it lists holds (but a data descriptor, or a
-// self-extracting stub that does not start as a zip record): streaming
-// readers take a local header there for an entry),
+// self-extracting stub that does not start as a zip record), a stored
+// zip entry whose data holds its own data descriptor: streaming readers
+// take a local header there, or after such a descriptor, for an entry),
 // refuses the whole archive with ErrUnsafe. updeb never extracts, so an
 // unwanted escaping link could not hurt it; but an archive that carries one is
 // not a clean release and a human should look before it is packaged. Names

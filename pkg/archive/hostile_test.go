@@ -409,6 +409,54 @@ func TestZipUnlistedLocalHeader(t *testing.T) {
 	}
 }
 
+// TestZipStoredDataHoldingItsDescriptor: a stored entry with a data
+// descriptor has no end but that descriptor, which bsdtar reading a pipe
+// (the referee) finds by its signature and the CRC-32 of the data before
+// it: data that holds them, then a local header, gives bsdtar another
+// entry. Refused; the signature alone, with another CRC-32, is data
+// bsdtar reads whole, and taken.
+func TestZipStoredDataHoldingItsDescriptor(t *testing.T) {
+	testenv.RequireTool(t, "bsdtar")
+	storedWithDescriptor := func(body string) []byte {
+		return zipBytes(t, zent{raw: &zip.FileHeader{Name: "bin/tool", Method: zip.Store, Flags: 0x8, CRC32: crc32.ChecksumIEEE([]byte(body)),
+			CompressedSize64: uint64(len(body)), UncompressedSize64: uint64(len(body))}, body: body})
+	}
+	descriptorOf := func(data string, crcDelta uint32) string {
+		d := binary.LittleEndian.AppendUint32(nil, 0x08074b50)
+		d = binary.LittleEndian.AppendUint32(d, crc32.ChecksumIEEE([]byte(data))+crcDelta)
+		d = binary.LittleEndian.AppendUint32(d, uint32(len(data)))
+		return string(binary.LittleEndian.AppendUint32(d, uint32(len(data))))
+	}
+	evil := string(localOf(t, "bin/tool", "evil"))
+	for _, tc := range []struct {
+		name, prefix string
+		at           int
+	}{
+		{"at its start", "good", 4},
+		{"across two reads of it", strings.Repeat("g", 64<<10-3), 64<<10 - 3},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			p := writeTemp(t, "a.zip", storedWithDescriptor(tc.prefix+descriptorOf(tc.prefix, 0)+evil))
+			if out := testenv.Run(t, "sh", "-c", `cat "$1" | bsdtar -xOf - bin/tool`, "sh", p); !strings.HasSuffix(string(out), "evil") {
+				t.Fatalf("bsdtar reading a pipe gave bin/tool as %.40q..., not the hidden entry's", out)
+			}
+			_, err := collect(t, p, Zip, []string{"bin/tool"}, Limits{})
+			want := fmt.Sprintf(`archive ARCHIVE: entry "bin/tool": is stored with a data descriptor, and its data holds one at byte %d of it (the signature and the CRC-32 of the data before it): streaming zip readers (bsdtar reading a pipe) end its data there, and read what follows as entries that unzip, Python and updeb do not list`, tc.at)
+			if !errors.Is(err, ErrUnsafe) || msg(err, p) != want {
+				t.Fatalf("error\n got %s\nwant %s", msg(err, p), want)
+			}
+		})
+	}
+	body := "good" + descriptorOf("good", 1) + evil
+	p := writeTemp(t, "a.zip", storedWithDescriptor(body))
+	if out := testenv.Run(t, "sh", "-c", `cat "$1" | bsdtar -xOf - bin/tool`, "sh", p); string(out) != body {
+		t.Fatalf("bsdtar reading a pipe gave bin/tool as %q, not its whole data", out)
+	}
+	if got, err := collect(t, p, Zip, []string{"bin/tool"}, Limits{}); err != nil || len(got) != 1 || got[0].body != body {
+		t.Fatalf("the signature with another CRC-32: got %v, %v; want bin/tool whole", got, err)
+	}
+}
+
 // localOf is the local header and data of a stored entry, as a zip holds
 // them before its central directory.
 func localOf(t testing.TB, name, body string) []byte {

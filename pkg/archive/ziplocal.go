@@ -7,6 +7,7 @@ import (
 	"cmp"
 	"encoding/binary"
 	"fmt"
+	"hash/crc32"
 	"io"
 	"math"
 	"slices"
@@ -56,6 +57,11 @@ func (s *scan) checkLocalHeaders(r io.ReaderAt, end int64, files []*zip.File) er
 		return err
 	}
 	for i := range locals {
+		if err := s.checkStoredDescriptor(r, &locals[i]); err != nil {
+			return err
+		}
+	}
+	for i := range locals {
 		if err := s.compareLocal(r, &locals[i]); err != nil {
 			return err
 		}
@@ -102,6 +108,61 @@ func (s *scan) checkUnlisted(r io.ReaderAt, byOffset []zipLocal, dirStart int64)
 		}
 	}
 	return nil
+}
+
+// checkStoredDescriptor refuses a stored entry with a data descriptor
+// whose data holds what a streaming reader takes for that descriptor: the
+// descriptor's signature, then the CRC-32 of the data before it. A stored
+// entry's data has no end of its own, and libarchive (bsdtar reading a
+// pipe) ends it at the first such signature, then reads what follows as
+// the next local headers: entries unzip, Python and updeb do not list, and
+// the entry cut short. Data that holds the signature by chance also holds
+// the CRC-32 after it once in 2^32.
+func (s *scan) checkStoredDescriptor(r io.ReaderAt, l *zipLocal) error {
+	if l.f.Method != zip.Store || l.f.Flags&0x8 == 0 {
+		return nil
+	}
+	const look = 8 // the signature and the CRC-32
+	sig := binary.LittleEndian.AppendUint32(nil, zipDescriptorSig)
+	data := io.NewSectionReader(r, l.data, l.end-l.data)
+	buf := make([]byte, 64<<10)
+	var (
+		crc   uint32 // of the data before buf[done]
+		done  int    // how much of buf crc covers
+		kept  int    // bytes at buf's start carried over from the last read
+		start int64  // the offset of buf[0] in the data
+	)
+	for {
+		if err := s.ctx.Err(); err != nil {
+			return err
+		}
+		n, err := io.ReadFull(data, buf[kept:])
+		n += kept
+		for i := 0; ; {
+			j := bytes.Index(buf[i:n], sig)
+			if j < 0 || i+j+look > n {
+				break
+			}
+			p := i + j
+			crc, done = crc32.Update(crc, crc32.IEEETable, buf[done:p]), p
+			if binary.LittleEndian.Uint32(buf[p+4:]) == crc {
+				return s.errorf(ErrUnsafe, l.f.Name, nil, "is stored with a data descriptor, and its data holds one at byte %d of it (the signature and the CRC-32 of the data before it): streaming zip readers (bsdtar reading a pipe) end its data there, and read what follows as entries that unzip, Python and updeb do not list", start+int64(p))
+			}
+			i = p + 1
+		}
+		if err == io.EOF || err == io.ErrUnexpectedEOF {
+			return nil
+		}
+		if err != nil {
+			return s.errorf(ErrCorrupt, l.f.Name, err, "cannot read its data")
+		}
+		// The last look-1 bytes may start a signature the next read ends.
+		keep := n - (look - 1)
+		crc = crc32.Update(crc, crc32.IEEETable, buf[done:keep])
+		kept = copy(buf, buf[keep:n])
+		start += int64(keep)
+		done = 0
+	}
 }
 
 // A data descriptor is an optional signature, then the CRC-32 and the
