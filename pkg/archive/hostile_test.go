@@ -11,6 +11,7 @@ import (
 	"hash/crc32"
 	"io"
 	"os"
+	"os/exec"
 	"path"
 	"runtime"
 	"slices"
@@ -454,6 +455,47 @@ func TestZipStoredDataHoldingItsDescriptor(t *testing.T) {
 	}
 	if got, err := collect(t, p, Zip, []string{"bin/tool"}, Limits{}); err != nil || len(got) != 1 || got[0].body != body {
 		t.Fatalf("the signature with another CRC-32: got %v, %v; want bin/tool whole", got, err)
+	}
+}
+
+// TestZipDescriptorDisagrees: a data descriptor that says otherwise than
+// its central directory entry fails the entry in bsdtar reading a pipe
+// (the referee), where archive/zip checks only a wanted entry's CRC-32:
+// refused, as a local header that disagrees is.
+func TestZipDescriptorDisagrees(t *testing.T) {
+	testenv.RequireTool(t, "bsdtar")
+	descriptors := zipBytes(t, zent{name: "README", body: "readme"}, zent{name: "bin/tool", body: "good"})
+	patch := func(nth, at int) []byte { // flips a bit of the nth descriptor's field at byte at
+		d := bytes.Clone(descriptors)
+		i := -1
+		for range nth + 1 {
+			i += 1 + bytes.Index(d[i+1:], []byte("PK\x07\x08"))
+		}
+		d[i+at] ^= 1
+		return d
+	}
+	for _, tc := range []struct {
+		name string
+		data []byte
+		msg  string
+	}{
+		{"the size of the wanted entry", patch(1, 12),
+			`archive ARCHIVE: entry "bin/tool": its data descriptor and its central directory entry disagree on the size (5 and 4): zip tools differ on which one they trust, so they would not all read what updeb packages`},
+		{"the compressed size", patch(1, 8),
+			`archive ARCHIVE: entry "bin/tool": its data descriptor and its central directory entry disagree on the compressed size (11 and 10): zip tools differ on which one they trust, so they would not all read what updeb packages`},
+		{"the CRC-32 of an entry not wanted", patch(0, 4),
+			`archive ARCHIVE: entry "README": its data descriptor and its central directory entry disagree on the CRC-32 (873586f2 and 873586f3): zip tools differ on which one they trust, so they would not all read what updeb packages`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			p := writeTemp(t, "a.zip", tc.data)
+			if out, err := exec.Command("sh", "-c", `cat "$1" | bsdtar -xOf - >/dev/null`, "sh", p).CombinedOutput(); err == nil {
+				t.Fatalf("bsdtar reading a pipe read it without an error: %s", out)
+			}
+			_, err := collect(t, p, Zip, []string{"bin/tool"}, Limits{})
+			if !errors.Is(err, ErrUnsafe) || msg(err, p) != tc.msg {
+				t.Fatalf("error\n got %s\nwant %s", msg(err, p), tc.msg)
+			}
+		})
 	}
 }
 

@@ -102,9 +102,17 @@ func (s *scan) checkUnlisted(r io.ReaderAt, byOffset []zipLocal, dirStart int64)
 			continue
 		}
 		d := make([]byte, min(gap, zipDescriptorMax+1))
-		if n, _ := r.ReadAt(d, l.end); n < len(d) || !isZipDescriptor(d) {
+		n, _ := r.ReadAt(d, l.end)
+		crc, csize, usize, ok := zipDescriptor(d[:n])
+		if n < len(d) || !ok {
 			return s.errorf(ErrUnsafe, l.f.Name, nil, "the %d bytes after its data (bytes %d to %d, before %s) are not the data descriptor its flags announce (%d to %d bytes: an optional signature, the CRC-32 and the sizes): %s",
 				gap, l.end, next, what, zipDescriptorMin, zipDescriptorMax, unlisted)
+		}
+		// archive/zip checks the descriptor's CRC-32 only when it reads
+		// the entry, and never its sizes; bsdtar reading a pipe fails
+		// the entry on either.
+		if err := s.compareSums(l.f, "its data descriptor", crc, csize, usize); err != nil {
+			return err
 		}
 	}
 	return nil
@@ -174,13 +182,20 @@ const (
 	zipDescriptorMax = 24
 )
 
-// isZipDescriptor reports whether d is one data descriptor: 12 or 20
-// bytes, after a signature or not.
-func isZipDescriptor(d []byte) bool {
+// zipDescriptor reads d as one data descriptor, 12 or 20 bytes after a
+// signature or not, and returns its CRC-32 and sizes; false if d is no
+// descriptor.
+func zipDescriptor(d []byte) (crc uint32, csize, usize uint64, ok bool) {
 	if len(d) >= 4 && binary.LittleEndian.Uint32(d) == zipDescriptorSig {
 		d = d[4:]
 	}
-	return len(d) == 12 || len(d) == 20
+	switch len(d) {
+	case 12:
+		return binary.LittleEndian.Uint32(d), uint64(binary.LittleEndian.Uint32(d[4:])), uint64(binary.LittleEndian.Uint32(d[8:])), true
+	case 20:
+		return binary.LittleEndian.Uint32(d), binary.LittleEndian.Uint64(d[4:]), binary.LittleEndian.Uint64(d[12:]), true
+	}
+	return 0, 0, 0, false
 }
 
 // readRecord reads len(b) bytes at off and reports whether they start with
@@ -281,7 +296,7 @@ func (s *scan) compareLocal(r io.ReaderAt, l *zipLocal) error {
 	}
 	name, extra := vars[:binary.LittleEndian.Uint16(h[26:])], vars[binary.LittleEndian.Uint16(h[26:]):]
 	if string(name) != l.f.Name {
-		return s.disagree(l.f, "the name", quoteEntry(string(name)), quoteEntry(l.f.Name))
+		return s.disagree(l.f, "its local header", "the name", quoteEntry(string(name)), quoteEntry(l.f.Name))
 	}
 	f := l.f
 	mask := uint16(zipReadFlags)
@@ -289,21 +304,16 @@ func (s *scan) compareLocal(r io.ReaderAt, l *zipLocal) error {
 		mask |= zipFlagUTF8 // how the name's bytes are read
 	}
 	if flags := binary.LittleEndian.Uint16(h[6:]); flags&mask != f.Flags&mask {
-		return s.disagree(f, "the flags", fmt.Sprintf("%#04x", flags), fmt.Sprintf("%#04x", f.Flags))
+		return s.disagree(f, "its local header", "the flags", fmt.Sprintf("%#04x", flags), fmt.Sprintf("%#04x", f.Flags))
 	}
 	if method := binary.LittleEndian.Uint16(h[8:]); method != f.Method {
-		return s.disagree(f, "the compression method", method, f.Method)
+		return s.disagree(f, "its local header", "the compression method", method, f.Method)
 	}
 	if f.Flags&0x8 == 0 {
 		crc, csize, usize := binary.LittleEndian.Uint32(h[14:]), uint64(binary.LittleEndian.Uint32(h[18:])), uint64(binary.LittleEndian.Uint32(h[22:]))
 		zip64Values(extra, &usize, &csize)
-		switch {
-		case crc != f.CRC32:
-			return s.disagree(f, "the CRC-32", fmt.Sprintf("%08x", crc), fmt.Sprintf("%08x", f.CRC32))
-		case csize != f.CompressedSize64:
-			return s.disagree(f, "the compressed size", csize, f.CompressedSize64)
-		case usize != f.UncompressedSize64:
-			return s.disagree(f, "the size", usize, f.UncompressedSize64)
+		if err := s.compareSums(f, "its local header", crc, csize, usize); err != nil {
+			return err
 		}
 	}
 	if u, ok := unicodePath(extra); ok && u != f.Name {
@@ -331,8 +341,24 @@ func isASCII(s string) bool {
 	return true
 }
 
-func (s *scan) disagree(f *zip.File, what string, local, central any) error {
-	return s.errorf(ErrUnsafe, f.Name, nil, "its local header and its central directory entry disagree on %s (%v and %v): zip tools differ on which one they trust, so they would not all read what updeb packages", what, local, central)
+// compareSums refuses f if the CRC-32 and sizes its local header or data
+// descriptor (record) holds are not those of its central directory entry.
+func (s *scan) compareSums(f *zip.File, record string, crc uint32, csize, usize uint64) error {
+	switch {
+	case crc != f.CRC32:
+		return s.disagree(f, record, "the CRC-32", fmt.Sprintf("%08x", crc), fmt.Sprintf("%08x", f.CRC32))
+	case csize != f.CompressedSize64:
+		return s.disagree(f, record, "the compressed size", csize, f.CompressedSize64)
+	case usize != f.UncompressedSize64:
+		return s.disagree(f, record, "the size", usize, f.UncompressedSize64)
+	}
+	return nil
+}
+
+// disagree refuses f, whose local header or data descriptor (record) says
+// local where its central directory entry says central.
+func (s *scan) disagree(f *zip.File, record, what string, local, central any) error {
+	return s.errorf(ErrUnsafe, f.Name, nil, "%s and its central directory entry disagree on %s (%v and %v): zip tools differ on which one they trust, so they would not all read what updeb packages", record, what, local, central)
 }
 
 // zip64Values replaces each value that is 0xFFFFFFFF with the next one of
