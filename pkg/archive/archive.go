@@ -13,7 +13,9 @@
 // twice, an entry inside a path that is a symlink or file of the archive, a
 // name ending in "/" on anything but a directory, a tar directory, link,
 // device or fifo whose header declares data, a pax global header that sets
-// a name, link target, size or sparse map for the entries after it, a zip
+// a name, link target, size or sparse map for the entries after it, a tar
+// entry whose pax header gives its name or link target otherwise than the
+// GNU long name or link header or ustar field archive/tar takes, a zip
 // entry whose Unicode path field names it otherwise, whose local header or
 // data descriptor says otherwise than its central directory record (name,
 // flags, method, CRC-32, sizes) or lies inside another entry's, a zip

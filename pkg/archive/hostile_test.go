@@ -327,6 +327,69 @@ func TestHostile(t *testing.T) {
 	}
 }
 
+// TestTarPAXNameOverridden: a pax record that archive/tar sets aside for a
+// GNU long name or link header, or for the ustar field (an empty record),
+// gives GNU tar (the referee) another entry than updeb checks: refused.
+func TestTarPAXNameOverridden(t *testing.T) {
+	testenv.RequireTool(t, "tar")
+	data := rawTarHeader("C", tar.TypeReg, "data", "", true)
+	for _, tc := range []struct {
+		name  string
+		tar   []byte
+		shows string // in GNU tar's listing
+		msg   string
+	}{
+		{"a pax path before a GNU long name", slices.Concat(paxLocal("path", "../evil"), rawTarHeader("././@LongLink", tar.TypeGNULongName, "bin/tool\x00", "", true), data), "../evil",
+			`archive ARCHIVE: entry "bin/tool": its pax header gives its path as "../evil", its GNU long name or ustar header as "bin/tool": tar readers differ on which they take (GNU tar the pax one, updeb's reader the other), so they would not all read the entry updeb checks`},
+		{"a pax path after a GNU long name", slices.Concat(rawTarHeader("././@LongLink", tar.TypeGNULongName, "bin/tool\x00", "", true), paxLocal("path", "bin/evil"), data), "bin/evil",
+			`archive ARCHIVE: entry "bin/tool": its pax header gives its path as "bin/evil", its GNU long name or ustar header as "bin/tool": tar readers differ on which they take (GNU tar the pax one, updeb's reader the other), so they would not all read the entry updeb checks`},
+		{"a pax link target before a GNU long link", slices.Concat(paxLocal("linkpath", "../../etc/shadow"), rawTarHeader("././@LongLink", tar.TypeGNULongLink, "x\x00", "", true), rawTarHeader("l", tar.TypeSymlink, "", "y", true)), "l -> ../../etc/shadow",
+			`archive ARCHIVE: entry "l": its pax header gives its link target as "../../etc/shadow", its GNU long link or ustar header as "x": tar readers differ on which they take (GNU tar the pax one, updeb's reader the other), so they would not all read the entry updeb checks`},
+		{"an empty pax path", slices.Concat(paxLocal("path", ""), data), "Substituting `.' for empty member name",
+			`archive ARCHIVE: entry "C": its pax header gives its path as "", its GNU long name or ustar header as "C": tar readers differ on which they take (GNU tar the pax one, updeb's reader the other), so they would not all read the entry updeb checks`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			p := writeTemp(t, "a.tar", append(tc.tar, make([]byte, 1024)...))
+			if out := testenv.Run(t, "tar", "-tvf", p); !strings.Contains(string(out), tc.shows) {
+				t.Fatalf("GNU tar lists\n%s\nwithout %q", out, tc.shows)
+			}
+			_, err := collect(t, p, Tar, []string{"bin/tool"}, Limits{})
+			if !errors.Is(err, ErrUnsafe) || msg(err, p) != tc.msg {
+				t.Fatalf("error\n got %s\nwant %s", msg(err, p), tc.msg)
+			}
+		})
+	}
+}
+
+// rawTarHeader is a tar header (ustar, or GNU's magic) with body as its
+// data: a header of any type, which archive/tar's writer makes only of some.
+func rawTarHeader(name string, typ byte, body, link string, gnu bool) []byte {
+	h := make([]byte, 512)
+	copy(h, name)
+	copy(h[100:], "0000644\x00")
+	copy(h[124:], fmt.Sprintf("%011o\x00", len(body)))
+	copy(h[136:], "00000000000\x00")
+	h[156] = typ
+	copy(h[157:], link)
+	copy(h[257:], "ustar\x0000")
+	if gnu {
+		copy(h[257:], "ustar  \x00")
+	}
+	resum(h)
+	return append(h, append([]byte(body), make([]byte, -len(body)&511)...)...)
+}
+
+// paxLocal is a pax extended header with the one record key=value, for
+// the entry after it.
+func paxLocal(key, value string) []byte {
+	rec := " " + key + "=" + value + "\n"
+	n := len(rec) + 1
+	for len(fmt.Sprint(n))+len(rec) != n {
+		n++
+	}
+	return rawTarHeader("PaxHeader", tar.TypeXHeader, fmt.Sprint(n)+rec, "", false)
+}
+
 // TestPAXGlobalComment: the global header git archive writes (a comment)
 // is metadata, not an entry.
 func TestPAXGlobalComment(t *testing.T) {

@@ -179,6 +179,9 @@ func (s *scan) selectTar(kind Kind, r io.Reader) error {
 			}
 			return nil
 		}
+		if err := s.checkPAXNames(hdr); err != nil {
+			return err
+		}
 		e := tarEntry(hdr)
 		name, wanted, err := s.check(e)
 		if err == nil && hdr.Size != 0 && headerOnly(e.typ) {
@@ -192,6 +195,29 @@ func (s *scan) selectTar(kind Kind, r io.Reader) error {
 		}
 		return s.deliver(Member{Name: name, Size: e.size, Mode: e.mode}, hdr.Name, tr)
 	})
+}
+
+// checkPAXNames refuses an entry whose pax header gives its path or link
+// target otherwise than the header archive/tar took it from. archive/tar
+// lets a GNU long name or long link header (types L and K) override the
+// pax record, and keeps the ustar field for an empty record; GNU tar and
+// bsdtar take the pax record (after the GNU header, GNU tar alone): the
+// entry updeb checks and packages as "bin/tool", or its symlink to "x",
+// would be "../evil", or a symlink to "/etc/shadow", to them. A PAX
+// sparse file's name is its GNU.sparse.name record, where all of them
+// take it.
+func (s *scan) checkPAXNames(hdr *tar.Header) error {
+	for _, f := range []struct{ key, got, what, gnu string }{{"path", hdr.Name, "path", "long name"}, {"linkpath", hdr.Linkname, "link target", "long link"}} {
+		pax, ok := hdr.PAXRecords[f.key]
+		if sparse := hdr.PAXRecords["GNU.sparse.name"]; f.key == "path" && sparse != "" {
+			pax, ok = sparse, true
+		}
+		if ok && pax != f.got {
+			return s.errorf(ErrUnsafe, hdr.Name, nil, "its pax header gives its %s as %s, its GNU %s or ustar header as %s: tar readers differ on which they take (GNU tar the pax one, updeb's reader the other), so they would not all read the entry updeb checks",
+				f.what, quoteEntry(pax), f.gnu, quoteEntry(f.got))
+		}
+	}
+	return nil
 }
 
 // tarError classifies an error from tar.Reader.Next: the entry named is the
