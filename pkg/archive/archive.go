@@ -15,7 +15,8 @@
 // device or fifo whose header declares data, a pax global header that sets
 // a name, link target, size or sparse map for the entries after it, a tar
 // entry whose pax header gives its name or link target otherwise than the
-// GNU long name or link header or ustar field archive/tar takes, a zip
+// GNU long name or link header or ustar field archive/tar takes, or whose
+// GNU header's time fields archive/tar reads as a prefix of its name, a zip
 // entry whose Unicode path field names it otherwise, whose local header or
 // data descriptor says otherwise than its central directory record (name,
 // flags, method, CRC-32, sizes) or lies inside another entry's, a zip
@@ -407,6 +408,7 @@ type scan struct {
 	// hardlinks are the wanted hardlinks, in archive order: each is handed
 	// out with its target's content by a later pass (tar.go).
 	hardlinks []hardlink
+	gnu       *gnuTap   // the tar stream's last GNU header (checkGNUPrefix)
 	pin       string    // the sha256 the archive's bytes must have (SelectPinned), or ""
 	hash      hash.Hash // of the bytes read in this pass, when pin is set
 }

@@ -361,6 +361,39 @@ func TestTarPAXNameOverridden(t *testing.T) {
 	}
 }
 
+// TestTarGNUTimesAsPrefix: archive/tar reads a GNU header whose time
+// fields do not parse as a name prefix there; GNU tar (the referee) reads
+// the name field alone, so a second "bin/tool", "x/bin/tool" to updeb,
+// replaces the first when GNU tar extracts them: refused.
+func TestTarGNUTimesAsPrefix(t *testing.T) {
+	testenv.RequireTool(t, "tar")
+	good := tarBytes(t, file("bin/tool", "good"))
+	evil := rawTarHeader("bin/tool", tar.TypeReg, "evil", "", true)
+	copy(evil[345:], "x")
+	resum(evil[:512])
+	data := slices.Concat(good[:len(good)-1024], evil, make([]byte, 1024))
+	want := `archive ARCHIVE: entry "x/bin/tool": its GNU header names it "bin/tool", and holds "x" where GNU headers hold its access and change times: updeb's reader (archive/tar) takes that for a prefix of the name (as Go's writer before 1.8 wrote one), GNU tar and bsdtar do not, so they would not read the entry updeb checks`
+	for _, tc := range []struct {
+		kind Kind
+		data []byte
+	}{
+		{Tar, data},
+		// Two gzip members that end inside the header: it is read in two parts.
+		{TarGz, append(gzBytes(t, data[:1100]), gzBytes(t, data[1100:])...)},
+	} {
+		p := writeTemp(t, "a."+string(tc.kind), tc.data)
+		dir := t.TempDir()
+		testenv.Run(t, "tar", "-xf", p, "-C", dir)
+		if b, err := os.ReadFile(dir + "/bin/tool"); err != nil || string(b) != "evil" {
+			t.Fatalf("%s: GNU tar extracted bin/tool as %q, %v; want the second entry's", tc.kind, b, err)
+		}
+		_, err := collect(t, p, tc.kind, []string{"bin/tool"}, Limits{})
+		if !errors.Is(err, ErrUnsafe) || msg(err, p) != want {
+			t.Fatalf("%s: error\n got %s\nwant %s", tc.kind, msg(err, p), want)
+		}
+	}
+}
+
 // rawTarHeader is a tar header (ustar, or GNU's magic) with body as its
 // data: a header of any type, which archive/tar's writer makes only of some.
 func rawTarHeader(name string, typ byte, body, link string, gnu bool) []byte {

@@ -100,7 +100,8 @@ func (s *scan) eachTarEntry(kind Kind, r io.Reader, fn func(*tar.Header, *tar.Re
 		return err
 	}
 	b := &budget{s: s, src: dec}
-	tr := tar.NewReader(b)
+	s.gnu = &gnuTap{r: b}
+	tr := tar.NewReader(s.gnu)
 	for {
 		hdr, err := tr.Next()
 		if err == io.EOF {
@@ -182,6 +183,9 @@ func (s *scan) selectTar(kind Kind, r io.Reader) error {
 		if err := s.checkPAXNames(hdr); err != nil {
 			return err
 		}
+		if err := s.checkGNUPrefix(hdr); err != nil {
+			return err
+		}
 		e := tarEntry(hdr)
 		name, wanted, err := s.check(e)
 		if err == nil && hdr.Size != 0 && headerOnly(e.typ) {
@@ -218,6 +222,73 @@ func (s *scan) checkPAXNames(hdr *tar.Header) error {
 		}
 	}
 	return nil
+}
+
+// gnuTap passes the tar stream to archive/tar and keeps the last block
+// with the GNU magic, which is the header of the entry Next returned when
+// that entry's header is a GNU one (checkGNUPrefix).
+type gnuTap struct {
+	r    io.Reader
+	off  int64           // bytes read so far
+	part [blockSize]byte // the block being read, when reads end inside it
+	last [blockSize]byte // the last whole block with the GNU magic
+	seen bool            // last holds one
+}
+
+const blockSize = 512
+
+func (t *gnuTap) Read(p []byte) (int, error) {
+	n, err := t.r.Read(p)
+	for q := p[:n]; len(q) > 0; {
+		at := int(t.off % blockSize)
+		if at == 0 && len(q) >= blockSize {
+			t.keep(q[:blockSize])
+			q, t.off = q[blockSize:], t.off+blockSize
+			continue
+		}
+		c := copy(t.part[at:], q)
+		q, t.off = q[c:], t.off+int64(c)
+		if at+c == blockSize {
+			t.keep(t.part[:])
+		}
+	}
+	return n, err
+}
+
+func (t *gnuTap) keep(b []byte) {
+	if string(b[257:265]) == "ustar  \x00" {
+		copy(t.last[:], b)
+		t.seen = true
+	}
+}
+
+// checkGNUPrefix refuses an entry archive/tar names otherwise than GNU tar
+// and bsdtar from its GNU header. A GNU header has no name prefix field:
+// its bytes hold the access and change times. Go's writer before Go 1.8
+// wrote a ustar prefix there, and archive/tar, reading a GNU header whose
+// times do not parse, takes those bytes for a prefix of the name; GNU tar
+// and bsdtar read the name field alone. "bin/tool" with "x" in the times
+// is "x/bin/tool" to updeb and "bin/tool" to them: a second "bin/tool",
+// which replaces the first when extracted, past the duplicate check.
+func (s *scan) checkGNUPrefix(hdr *tar.Header) error {
+	if !s.gnu.seen {
+		return nil
+	}
+	b := s.gnu.last[:]
+	prefix, name := cString(b[345:500]), cString(b[:100])
+	if prefix == "" || hdr.Name != prefix+"/"+name {
+		return nil
+	}
+	return s.errorf(ErrUnsafe, hdr.Name, nil, "its GNU header names it %s, and holds %s where GNU headers hold its access and change times: updeb's reader (archive/tar) takes that for a prefix of the name (as Go's writer before 1.8 wrote one), GNU tar and bsdtar do not, so they would not read the entry updeb checks",
+		quoteEntry(name), quoteEntry(prefix))
+}
+
+// cString is b up to its first NUL, as tar header fields are read.
+func cString(b []byte) string {
+	if i := bytes.IndexByte(b, 0); i >= 0 {
+		b = b[:i]
+	}
+	return string(b)
 }
 
 // tarError classifies an error from tar.Reader.Next: the entry named is the
