@@ -29,7 +29,9 @@
 // refuses the whole archive with ErrUnsafe. updeb never extracts, so an
 // unwanted escaping link could not hurt it; but an archive that carries one is
 // not a clean release and a human should look before it is packaged. Names
-// dpkg takes are taken: spaces, backslashes (systemd's "\x2d"), UTF-8.
+// dpkg takes are taken: spaces, backslashes (systemd's "\x2d"; in a zip,
+// only in a name with a "/": bsdtar and unzip read those of a name without
+// one as folder separators), UTF-8.
 //
 // A hardlink to an earlier regular file of the same tar archive is that
 // file, as tar and dpkg read it: wanted, it is handed out with the file's

@@ -595,6 +595,30 @@ func TestZipDescriptorDisagrees(t *testing.T) {
 	}
 }
 
+// TestZipBackslashNames: a zip entry named with backslashes and no "/" is
+// a path of folders to bsdtar (the referee), whatever system made the zip,
+// and to unzip for one made on MS-DOS or Windows: "bin\\tool" replaces the
+// "bin/tool" before it, and "..\\evil" leaves the folder. Refused; a
+// backslash in a name with a "/", which they keep, is taken.
+func TestZipBackslashNames(t *testing.T) {
+	testenv.RequireTool(t, "bsdtar")
+	p := writeTemp(t, "a.zip", zipBytes(t, zent{name: "bin/tool", body: "good"}, zent{name: `bin\tool`, body: "evil"}))
+	dir := t.TempDir()
+	testenv.Run(t, "bsdtar", "-xf", p, "-C", dir)
+	if b, err := os.ReadFile(dir + "/bin/tool"); err != nil || string(b) != "evil" {
+		t.Fatalf("bsdtar extracted bin/tool as %q, %v; want the second entry's", b, err)
+	}
+	_, err := collect(t, p, Zip, []string{"bin/tool"}, Limits{})
+	want := `archive ARCHIVE: entry "bin\\tool": its name holds a backslash and no "/": bsdtar, and unzip for a zip made on MS-DOS or Windows, take its backslashes for folder separators ("bin/tool"), updeb for part of the name`
+	if !errors.Is(err, ErrUnsafe) || msg(err, p) != want {
+		t.Fatalf("error\n got %s\nwant %s", msg(err, p), want)
+	}
+	p = writeTemp(t, "b.zip", zipBytes(t, zent{name: "bin/tool", body: "good"}, zent{name: `units/dev-disk-by\x2dlabel.mount`, body: "unit"}))
+	if got, err := collect(t, p, Zip, []string{`units/dev-disk-by\x2dlabel.mount`}, Limits{}); err != nil || len(got) != 1 || got[0].body != "unit" {
+		t.Fatalf("a backslash in a name with a \"/\": got %v, %v; want the entry", got, err)
+	}
+}
+
 // localOf is the local header and data of a stored entry, as a zip holds
 // them before its central directory.
 func localOf(t testing.TB, name, body string) []byte {

@@ -72,6 +72,10 @@ func (s *scan) selectZipReader(r io.ReaderAt, size int64) error {
 		if err != nil {
 			return err
 		}
+		if strings.Contains(f.Name, `\`) && !strings.Contains(f.Name, "/") {
+			return s.errorf(ErrUnsafe, f.Name, nil, "its name holds a backslash and no \"/\": bsdtar, and unzip for a zip made on MS-DOS or Windows, take its backslashes for folder separators (%s), updeb for part of the name",
+				quoteEntry(strings.ReplaceAll(f.Name, `\`, "/")))
+		}
 		if u, ok := unicodePath(f.Extra); ok && u != f.Name {
 			return s.errorf(ErrUnsafe, f.Name, nil, "its Info-ZIP Unicode path field names it %s: unzip extracts it under that name, updeb reads the entry's own", quoteEntry(u))
 		}
