@@ -619,6 +619,37 @@ func TestZipBackslashNames(t *testing.T) {
 	}
 }
 
+// TestZipSymlinkFromOtherSystems: unzip (the referee) extracts an entry
+// whose Unix mode says symlink as one from a zip made on BeOS, Atari,
+// AtheOS or VMS too, where archive/zip reads a regular file of mode 0: it
+// is a symlink, and one that leaves the archive is refused.
+func TestZipSymlinkFromOtherSystems(t *testing.T) {
+	testenv.RequireTool(t, "unzip")
+	link := func(name, target string, host uint16) zent {
+		e := storedEnt(name, target, nil)
+		e.raw.CreatorVersion = host<<8 | 20
+		e.raw.ExternalAttrs = 0o120777 << 16
+		return e
+	}
+	for _, host := range []uint16{2, 5, 16, 30} {
+		p := writeTemp(t, "a.zip", zipBytes(t, zent{name: "bin/tool", body: "x"}, link("lib", "../../etc", host)))
+		dir := t.TempDir()
+		testenv.Run(t, "unzip", "-q", p, "-d", dir)
+		if target, err := os.Readlink(dir + "/lib"); err != nil || target != "../../etc" {
+			t.Fatalf("host %d: unzip extracted lib as %q, %v; want a symlink to ../../etc", host, target, err)
+		}
+		_, err := collect(t, p, Zip, []string{"bin/tool"}, Limits{})
+		if want := `archive ARCHIVE: entry "lib": symlink to "../../etc" leaves the archive root`; !errors.Is(err, ErrUnsafe) || msg(err, p) != want {
+			t.Fatalf("host %d: error\n got %s\nwant %s", host, msg(err, p), want)
+		}
+	}
+	p := writeTemp(t, "a.zip", zipBytes(t, link("bin/tool", "tool-1.0", 16)))
+	_, err := collect(t, p, Zip, []string{"bin/tool"}, Limits{})
+	if want := `archive ARCHIVE: entry "bin/tool": wanted as a regular file, but it is a symlink to "tool-1.0"`; !errors.Is(err, ErrNotRegular) || msg(err, p) != want {
+		t.Fatalf("a wanted BeOS symlink: error\n got %s\nwant %s", msg(err, p), want)
+	}
+}
+
 // localOf is the local header and data of a stored entry, as a zip holds
 // them before its central directory.
 func localOf(t testing.TB, name, body string) []byte {

@@ -143,7 +143,7 @@ func zipEntry(f *zip.File) entry {
 	switch {
 	case f.Flags&0x1 != 0:
 		e.typ, e.detail = typeOther, "an encrypted zip entry"
-	case mode&fs.ModeSymlink != 0:
+	case mode&fs.ModeSymlink != 0 || unzipSymlink(f):
 		e.typ = typeSymlink
 	case mode.IsDir():
 		e.typ = typeDir
@@ -155,6 +155,19 @@ func zipEntry(f *zip.File) entry {
 		e.typ, e.detail = typeOther, "zip mode "+mode.String()
 	}
 	return e
+}
+
+// unzip extracts as a symlink an entry whose Unix mode (the high half of
+// its external attributes) says symlink, from a zip made on one of these
+// systems (SYMLINK_HOST in Info-ZIP's unix.c: VMS, Atari, BeOS, AtheOS,
+// and Unix); archive/zip reads that mode only for Unix and macOS, and
+// takes the others for regular files of mode 0, whose data is the target.
+var unzipSymlinkHosts = map[uint16]bool{2: true, 5: true, 16: true, 30: true}
+
+const unixTypeMask, unixSymlink = 0o170000, 0o120000
+
+func unzipSymlink(f *zip.File) bool {
+	return unzipSymlinkHosts[f.CreatorVersion>>8] && f.ExternalAttrs>>16&unixTypeMask == unixSymlink
 }
 
 // Zip record signatures, the lengths of their fixed parts, and extra field
