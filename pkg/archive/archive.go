@@ -16,17 +16,17 @@
 // a name, link target, size or sparse map for the entries after it, a tar
 // entry whose pax header gives its name or link target otherwise than the
 // GNU long name or link header or ustar field archive/tar takes, or whose
-// GNU header's time fields archive/tar reads as a prefix of its name, a zip
-// entry whose Unicode path field names it otherwise, whose local header or
-// data descriptor says otherwise than its central directory record (name,
-// flags, method, CRC-32, sizes) or lies inside another entry's, a zip
-// directory with data or whose name does not end in "/", bytes before a
-// zip's central directory that no entry it lists holds (but a data
-// descriptor, or a self-extracting stub that does not start as a zip
-// record), a stored zip entry whose data holds its own data descriptor:
-// streaming readers take a local header there, or after such a
-// descriptor, for an entry),
-// refuses the whole archive with ErrUnsafe. updeb never extracts, so an
+// GNU header's time fields archive/tar reads as a prefix of its name, a
+// Solaris extended header (tar type X, which other readers apply to the
+// next entry), a zip entry whose Unicode path field names it otherwise,
+// whose local header or data descriptor says otherwise than its central
+// directory record (name, flags, method, CRC-32, sizes) or lies inside
+// another entry's, a zip directory with data or whose name does not end in
+// "/", bytes before a zip's central directory that no entry it lists holds
+// (but a data descriptor, or a self-extracting stub that does not start as
+// a zip record), a stored zip entry whose data holds its own data
+// descriptor: streaming readers take a local header there, or after such a
+// descriptor, for an entry), refuses the whole archive with ErrUnsafe. updeb never extracts, so an
 // unwanted escaping link could not hurt it; but an archive that carries one is
 // not a clean release and a human should look before it is packaged. Names
 // dpkg takes are taken: spaces, backslashes (systemd's "\x2d"; in a zip,

@@ -394,6 +394,30 @@ func TestTarGNUTimesAsPrefix(t *testing.T) {
 	}
 }
 
+// TestTarSolarisExtendedHeader: GNU tar (the referee) applies a Solaris
+// extended header (type X) to the next entry, as a pax header: its path
+// "bin/tool" makes the entry "junk" after it a second "bin/tool", which
+// replaces the first when extracted. archive/tar reads the header as an
+// entry of its own: refused.
+func TestTarSolarisExtendedHeader(t *testing.T) {
+	testenv.RequireTool(t, "tar")
+	good := tarBytes(t, file("bin/tool", "good"))
+	solaris := paxLocal("path", "bin/tool")
+	solaris[156] = 'X'
+	resum(solaris[:512])
+	p := writeTemp(t, "a.tar", slices.Concat(good[:len(good)-1024], solaris, tarBytes(t, file("junk", "evil"))))
+	dir := t.TempDir()
+	testenv.Run(t, "tar", "-xf", p, "-C", dir)
+	if b, err := os.ReadFile(dir + "/bin/tool"); err != nil || string(b) != "evil" {
+		t.Fatalf("GNU tar extracted bin/tool as %q, %v; want the entry after the X header", b, err)
+	}
+	_, err := collect(t, p, Tar, []string{"bin/tool"}, Limits{})
+	want := `archive ARCHIVE: entry "PaxHeader": is a Solaris extended header (type X), whose records GNU tar, bsdtar and Python apply to the entry after it, as a pax header's, and updeb's reader (archive/tar) does not: they would not read the entry updeb checks`
+	if !errors.Is(err, ErrUnsafe) || msg(err, p) != want {
+		t.Fatalf("error\n got %s\nwant %s", msg(err, p), want)
+	}
+}
+
 // rawTarHeader is a tar header (ustar, or GNU's magic) with body as its
 // data: a header of any type, which archive/tar's writer makes only of some.
 func rawTarHeader(name string, typ byte, body, link string, gnu bool) []byte {

@@ -180,6 +180,11 @@ func (s *scan) selectTar(kind Kind, r io.Reader) error {
 			}
 			return nil
 		}
+		if hdr.Typeflag == typeSolarisExtended {
+			// archive/tar knows no such header: it reads it as an
+			// entry, and the next entry as it stands.
+			return s.errorf(ErrUnsafe, hdr.Name, nil, "is a Solaris extended header (type X), whose records GNU tar, bsdtar and Python apply to the entry after it, as a pax header's, and updeb's reader (archive/tar) does not: they would not read the entry updeb checks")
+		}
 		if err := s.checkPAXNames(hdr); err != nil {
 			return err
 		}
@@ -348,6 +353,10 @@ func tarEntry(h *tar.Header) entry {
 	}
 	return e
 }
+
+// typeSolarisExtended is the type of Solaris tar's extended header (tar
+// -E), a pax extended header under another type flag.
+const typeSolarisExtended = 'X'
 
 // headerOnly reports a type that holds no data in the archive.
 func headerOnly(t entryType) bool {
