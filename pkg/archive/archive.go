@@ -25,8 +25,9 @@
 // "/", bytes before a zip's central directory that no entry it lists holds
 // (but a data descriptor, or a self-extracting stub that does not start as
 // a zip record), a stored zip entry whose data holds its own data
-// descriptor: streaming readers take a local header there, or after such a
-// descriptor, for an entry), refuses the whole archive with ErrUnsafe. updeb never extracts, so an
+// descriptor, a deflated one whose stream ends before its data does:
+// streaming readers take a local header there, or after such a descriptor
+// or stream, for an entry), refuses the whole archive with ErrUnsafe. updeb never extracts, so an
 // unwanted escaping link could not hurt it; but an archive that carries one is
 // not a clean release and a human should look before it is packaged. Names
 // dpkg takes are taken: spaces, backslashes (systemd's "\x2d"; in a zip,
@@ -176,6 +177,8 @@ type Limits struct {
 	MaxFileSize int64
 	// MaxTotal bounds the decompressed bytes read across the whole archive,
 	// including headers and skipped entries: the decompression-bomb guard.
+	// A zip's deflated entries are inflated once to be checked, and the
+	// wanted ones again as they are handed out: both reads count.
 	MaxTotal int64
 	// MaxEntries bounds the number of entries (of any type) in the archive.
 	// A zip archive's central directory, which is read whole before its

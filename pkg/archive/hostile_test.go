@@ -4,6 +4,7 @@ import (
 	"archive/tar"
 	"archive/zip"
 	"bytes"
+	"compress/flate"
 	"context"
 	"encoding/binary"
 	"errors"
@@ -671,6 +672,39 @@ func TestZipSymlinkFromOtherSystems(t *testing.T) {
 	_, err := collect(t, p, Zip, []string{"bin/tool"}, Limits{})
 	if want := `archive ARCHIVE: entry "bin/tool": wanted as a regular file, but it is a symlink to "tool-1.0"`; !errors.Is(err, ErrNotRegular) || msg(err, p) != want {
 		t.Fatalf("a wanted BeOS symlink: error\n got %s\nwant %s", msg(err, p), want)
+	}
+}
+
+// TestZipDeflateEndsEarly: bsdtar reading a pipe (the referee) reads an
+// entry's data descriptor right after its deflate stream ends, and the
+// next local header after that: data descriptor and local header hidden
+// after the stream, within its compressed size, are an entry it extracts,
+// that archive/zip never reads. Refused.
+func TestZipDeflateEndsEarly(t *testing.T) {
+	testenv.RequireTool(t, "bsdtar")
+	good := strings.Repeat("good tool\n", 10)
+	var stream bytes.Buffer
+	fw, _ := flate.NewWriter(&stream, flate.BestCompression)
+	if _, err := fw.Write([]byte(good)); err != nil {
+		t.Fatal(err)
+	}
+	if err := fw.Close(); err != nil {
+		t.Fatal(err)
+	}
+	descriptor := binary.LittleEndian.AppendUint32(nil, 0x08074b50)
+	descriptor = binary.LittleEndian.AppendUint32(descriptor, crc32.ChecksumIEEE([]byte(good)))
+	descriptor = binary.LittleEndian.AppendUint32(descriptor, uint32(stream.Len()))
+	descriptor = binary.LittleEndian.AppendUint32(descriptor, uint32(len(good)))
+	data := slices.Concat(stream.Bytes(), descriptor, localOf(t, "bin/tool", "evil"))
+	p := writeTemp(t, "a.zip", zipBytes(t, zent{raw: &zip.FileHeader{Name: "bin/tool", Method: zip.Deflate, Flags: 0x8, CRC32: crc32.ChecksumIEEE([]byte(good)),
+		CompressedSize64: uint64(len(data)), UncompressedSize64: uint64(len(good))}, body: string(data)}))
+	if out := testenv.Run(t, "sh", "-c", `cat "$1" | bsdtar -xOf - bin/tool`, "sh", p); !strings.HasSuffix(string(out), "evil") {
+		t.Fatalf("bsdtar reading a pipe gave bin/tool as %.40q..., not the hidden entry's", out)
+	}
+	_, err := collect(t, p, Zip, []string{"bin/tool"}, Limits{})
+	want := fmt.Sprintf(`archive ARCHIVE: entry "bin/tool": its deflate stream ends after %d of its %d compressed bytes: streaming zip readers (bsdtar reading a pipe) read what follows it as the next records, entries that unzip, Python and updeb do not list`, stream.Len(), len(data))
+	if !errors.Is(err, ErrUnsafe) || msg(err, p) != want {
+		t.Fatalf("error\n got %s\nwant %s", msg(err, p), want)
 	}
 }
 

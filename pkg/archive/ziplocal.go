@@ -5,6 +5,7 @@ import (
 	"bufio"
 	"bytes"
 	"cmp"
+	"compress/flate"
 	"encoding/binary"
 	"fmt"
 	"hash/crc32"
@@ -66,7 +67,59 @@ func (s *scan) checkLocalHeaders(r io.ReaderAt, end int64, files []*zip.File) er
 			return err
 		}
 	}
+	for i := range locals {
+		if err := s.checkDeflateEnd(r, &locals[i]); err != nil {
+			return err
+		}
+	}
 	return nil
+}
+
+// checkDeflateEnd refuses a deflated entry whose deflate stream ends before
+// its compressed size does. archive/zip stops reading at the stream's end
+// and never looks at the bytes after it; streaming readers (bsdtar reading
+// a pipe) read the entry's data descriptor, or its next entry's local
+// header, right after the stream's end: a local header hidden there is an
+// entry they extract that unzip, Python and updeb do not list. So every
+// deflated entry, wanted or not, is inflated here (through the Budget) to
+// find where its stream ends.
+func (s *scan) checkDeflateEnd(r io.ReaderAt, l *zipLocal) error {
+	if l.f.Method != zip.Deflate || l.f.Flags&0x1 != 0 {
+		return nil
+	}
+	// flate reads a source that is an io.ByteReader byte by byte, with no
+	// read-ahead: what it counts is what the stream took.
+	src := &consumed{r: bufio.NewReader(io.NewSectionReader(r, l.data, int64(l.f.CompressedSize64)))}
+	zr := flate.NewReader(src)
+	defer zr.Close()
+	if _, err := io.Copy(io.Discard, &budget{s: s, src: zr, entry: l.f.Name}); err != nil {
+		return s.wrapRead(l.f.Name, err)
+	}
+	if src.n != int64(l.f.CompressedSize64) {
+		return s.errorf(ErrUnsafe, l.f.Name, nil, "its deflate stream ends after %d of its %d compressed bytes: streaming zip readers (bsdtar reading a pipe) read what follows it as the next records, entries that unzip, Python and updeb do not list",
+			src.n, l.f.CompressedSize64)
+	}
+	return nil
+}
+
+// consumed counts the bytes read from r.
+type consumed struct {
+	r *bufio.Reader
+	n int64
+}
+
+func (c *consumed) Read(p []byte) (int, error) {
+	n, err := c.r.Read(p)
+	c.n += int64(n)
+	return n, err
+}
+
+func (c *consumed) ReadByte() (byte, error) {
+	b, err := c.r.ReadByte()
+	if err == nil {
+		c.n++
+	}
+	return b, err
 }
 
 // checkUnlisted refuses bytes before the central directory (at dirStart)
