@@ -419,6 +419,22 @@ func TestTarSolarisExtendedHeader(t *testing.T) {
 	}
 }
 
+// TestTarStarRealsize: bsdtar (the referee) takes a SCHILY.realsize pax
+// record, star's sparse files' size, for the file's size, and pads its
+// data with zeros to it, where archive/tar ignores it: such an entry is a
+// sparse file, not handed out as a regular one.
+func TestTarStarRealsize(t *testing.T) {
+	testenv.RequireTool(t, "bsdtar")
+	p := writeTemp(t, "a.tar", slices.Concat(paxLocal("SCHILY.realsize", "100"), tarBytes(t, file("bin/tool", "good tool\n"))))
+	if out := testenv.Run(t, "bsdtar", "-xOf", p, "bin/tool"); len(out) != 100 {
+		t.Fatalf("bsdtar extracted bin/tool as %d bytes, not the 100 of its realsize", len(out))
+	}
+	_, err := collect(t, p, Tar, []string{"bin/tool"}, Limits{})
+	if want := `archive ARCHIVE: entry "bin/tool": wanted as a regular file, but it is a sparse file`; !errors.Is(err, ErrNotRegular) || msg(err, p) != want {
+		t.Fatalf("error\n got %s\nwant %s", msg(err, p), want)
+	}
+}
+
 // rawTarHeader is a tar header (ustar, or GNU's magic) with body as its
 // data: a header of any type, which archive/tar's writer makes only of some.
 func rawTarHeader(name string, typ byte, body, link string, gnu bool) []byte {

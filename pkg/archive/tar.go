@@ -364,10 +364,12 @@ func headerOnly(t entryType) bool {
 }
 
 // isPAXSparse reports a GNU sparse file in PAX format, which archive/tar
-// presents as a regular file with its holes filled in.
+// presents as a regular file with its holes filled in, or a star sparse
+// file: a SCHILY.realsize record, which archive/tar ignores and bsdtar
+// takes for the file's size, its data then cut or padded with zeros to it.
 func isPAXSparse(h *tar.Header) bool {
 	for k := range h.PAXRecords {
-		if strings.HasPrefix(k, "GNU.sparse.") {
+		if strings.HasPrefix(k, "GNU.sparse.") || k == "SCHILY.realsize" {
 			return true
 		}
 	}
