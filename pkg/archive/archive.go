@@ -13,7 +13,9 @@
 // twice, an entry inside a path that is a symlink or file of the archive, a
 // name ending in "/" on anything but a directory, a tar directory, link,
 // device or fifo whose header declares data, a pax global header that sets
-// a name, link target, size or sparse map for the entries after it, a tar
+// a name, link target, size or sparse map for the entries after it, or
+// that follows a local pax or GNU long name header (archive/tar drops it,
+// other readers apply it to the entry after the global header), a tar
 // entry whose pax header gives its name or link target otherwise than the
 // GNU long name or link header or ustar field archive/tar takes, or whose
 // GNU header's time fields archive/tar reads as a prefix of its name, a
@@ -413,9 +415,9 @@ type scan struct {
 	// hardlinks are the wanted hardlinks, in archive order: each is handed
 	// out with its target's content by a later pass (tar.go).
 	hardlinks []hardlink
-	gnu       *gnuTap   // the tar stream's last GNU header (checkGNUPrefix)
-	pin       string    // the sha256 the archive's bytes must have (SelectPinned), or ""
-	hash      hash.Hash // of the bytes read in this pass, when pin is set
+	tap       *headerTap // what archive/tar read of the tar stream's headers
+	pin       string     // the sha256 the archive's bytes must have (SelectPinned), or ""
+	hash      hash.Hash  // of the bytes read in this pass, when pin is set
 }
 
 // open opens the file at the scan's path for reading, what (the archive, a

@@ -435,6 +435,37 @@ func TestTarStarRealsize(t *testing.T) {
 	}
 }
 
+// TestTarLocalHeaderBeforeGlobal: a local pax header or a GNU long name
+// header before a pax global header names, to GNU tar (the referee), the
+// entry after the global one: "junk" there is a second "bin/tool", which
+// replaces the first when extracted. archive/tar returns the global
+// header and drops the local one: refused.
+func TestTarLocalHeaderBeforeGlobal(t *testing.T) {
+	testenv.RequireTool(t, "tar")
+	good := tarBytes(t, file("bin/tool", "good"))
+	global := paxLocal("comment", "v1")
+	global[156] = tar.TypeXGlobalHeader
+	resum(global[:512])
+	for name, local := range map[string][]byte{
+		"a GNU long name": rawTarHeader("././@LongLink", tar.TypeGNULongName, "bin/tool\x00", "", true),
+		"a pax header":    paxLocal("path", "bin/tool"),
+	} {
+		t.Run(name, func(t *testing.T) {
+			p := writeTemp(t, "a.tar", slices.Concat(good[:len(good)-1024], local, global, tarBytes(t, file("junk", "evil"))))
+			dir := t.TempDir()
+			testenv.Run(t, "tar", "-xf", p, "-C", dir)
+			if b, err := os.ReadFile(dir + "/bin/tool"); err != nil || string(b) != "evil" {
+				t.Fatalf("GNU tar extracted bin/tool as %q, %v; want the entry after the global header", b, err)
+			}
+			_, err := collect(t, p, Tar, []string{"bin/tool"}, Limits{})
+			want := `archive ARCHIVE: entry "PaxHeader": a pax global header follows the local pax or GNU long name or link header at byte 1024: GNU tar, bsdtar and Python apply that header to the entry after the global one, updeb's reader (archive/tar) drops it, so they would not read the entry updeb checks`
+			if !errors.Is(err, ErrUnsafe) || msg(err, p) != want {
+				t.Fatalf("error\n got %s\nwant %s", msg(err, p), want)
+			}
+		})
+	}
+}
+
 // rawTarHeader is a tar header (ustar, or GNU's magic) with body as its
 // data: a header of any type, which archive/tar's writer makes only of some.
 func rawTarHeader(name string, typ byte, body, link string, gnu bool) []byte {

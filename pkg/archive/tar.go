@@ -10,6 +10,7 @@ import (
 	"io/fs"
 	"maps"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/klauspost/compress/gzip"
@@ -100,9 +101,10 @@ func (s *scan) eachTarEntry(kind Kind, r io.Reader, fn func(*tar.Header, *tar.Re
 		return err
 	}
 	b := &budget{s: s, src: dec}
-	s.gnu = &gnuTap{r: b}
-	tr := tar.NewReader(s.gnu)
+	s.tap = &headerTap{r: b, metaAt: -1}
+	tr := tar.NewReader(s.tap)
 	for {
+		s.tap.nextAt = s.tap.off
 		hdr, err := tr.Next()
 		if err == io.EOF {
 			break
@@ -166,6 +168,9 @@ func (s *scan) selectTar(kind Kind, r io.Reader) error {
 		if hdr.Typeflag == tar.TypeXGlobalHeader {
 			// pax_global_header (git archive writes one): metadata, not a member;
 			// counted so a flood of them still meets MaxEntries.
+			if err := s.checkGlobalAfterMeta(hdr); err != nil {
+				return err
+			}
 			s.entries++
 			if s.entries > s.lim.MaxEntries {
 				return s.errorf(ErrLimit, hdr.Name, nil, "more than %d entries (Limits.MaxEntries)", s.lim.MaxEntries)
@@ -229,42 +234,85 @@ func (s *scan) checkPAXNames(hdr *tar.Header) error {
 	return nil
 }
 
-// gnuTap passes the tar stream to archive/tar and keeps the last block
+// headerTap passes the tar stream to archive/tar and keeps what it needs
+// of the headers archive/tar reads but does not report: the last block
 // with the GNU magic, which is the header of the entry Next returned when
-// that entry's header is a GNU one (checkGNUPrefix).
-type gnuTap struct {
-	r    io.Reader
-	off  int64           // bytes read so far
-	part [blockSize]byte // the block being read, when reads end inside it
-	last [blockSize]byte // the last whole block with the GNU magic
-	seen bool            // last holds one
+// that entry's header is a GNU one (checkGNUPrefix), and where the last
+// local pax or GNU long name or link header was (checkGlobalAfterMeta).
+type headerTap struct {
+	r      io.Reader
+	off    int64           // bytes read so far
+	part   [blockSize]byte // the block being read, when reads end inside it
+	last   [blockSize]byte // the last whole block with the GNU magic
+	seen   bool            // last holds one
+	metaAt int64           // the offset of the last pax (x), long name (L) or long link (K) header; -1: none
+	nextAt int64           // the offset at which the last call of Next began
 }
 
 const blockSize = 512
 
-func (t *gnuTap) Read(p []byte) (int, error) {
+func (t *headerTap) Read(p []byte) (int, error) {
 	n, err := t.r.Read(p)
 	for q := p[:n]; len(q) > 0; {
 		at := int(t.off % blockSize)
 		if at == 0 && len(q) >= blockSize {
-			t.keep(q[:blockSize])
+			t.keep(q[:blockSize], t.off)
 			q, t.off = q[blockSize:], t.off+blockSize
 			continue
 		}
 		c := copy(t.part[at:], q)
 		q, t.off = q[c:], t.off+int64(c)
 		if at+c == blockSize {
-			t.keep(t.part[:])
+			t.keep(t.part[:], t.off-blockSize)
 		}
 	}
 	return n, err
 }
 
-func (t *gnuTap) keep(b []byte) {
-	if string(b[257:265]) == "ustar  \x00" {
+func (t *headerTap) keep(b []byte, at int64) {
+	if string(b[257:262]) != "ustar" {
+		return
+	}
+	if string(b[262:265]) == "  \x00" {
 		copy(t.last[:], b)
 		t.seen = true
 	}
+	if (b[156] == tar.TypeXHeader || b[156] == tar.TypeGNULongName || b[156] == tar.TypeGNULongLink) && checksumOK(b) {
+		t.metaAt = at
+	}
+}
+
+// checksumOK reports whether the header block b holds its checksum, as
+// an unsigned or (as old tars wrote it) signed sum of its bytes with the
+// checksum field taken for spaces.
+func checksumOK(b []byte) bool {
+	want, err := strconv.ParseInt(strings.Trim(string(b[148:156]), " \x00"), 8, 64)
+	if err != nil {
+		return false
+	}
+	var unsigned, signed int64
+	for i, c := range b {
+		if 148 <= i && i < 156 {
+			c = ' '
+		}
+		unsigned += int64(c)
+		signed += int64(int8(c))
+	}
+	return want == unsigned || want == signed
+}
+
+// checkGlobalAfterMeta refuses a pax global header that follows a local
+// pax header or a GNU long name or link header in the same call of Next:
+// archive/tar returns the global header at once and drops what the local
+// one said, where GNU tar, bsdtar and Python apply it to the next entry.
+// A long name "bin/tool" and a global header before an entry "junk" are
+// "junk" to updeb and a second "bin/tool", which replaces the first, to
+// them.
+func (s *scan) checkGlobalAfterMeta(hdr *tar.Header) error {
+	if s.tap.metaAt < s.tap.nextAt {
+		return nil
+	}
+	return s.errorf(ErrUnsafe, hdr.Name, nil, "a pax global header follows the local pax or GNU long name or link header at byte %d: GNU tar, bsdtar and Python apply that header to the entry after the global one, updeb's reader (archive/tar) drops it, so they would not read the entry updeb checks", s.tap.metaAt)
 }
 
 // checkGNUPrefix refuses an entry archive/tar names otherwise than GNU tar
@@ -276,10 +324,10 @@ func (t *gnuTap) keep(b []byte) {
 // is "x/bin/tool" to updeb and "bin/tool" to them: a second "bin/tool",
 // which replaces the first when extracted, past the duplicate check.
 func (s *scan) checkGNUPrefix(hdr *tar.Header) error {
-	if !s.gnu.seen {
+	if !s.tap.seen {
 		return nil
 	}
-	b := s.gnu.last[:]
+	b := s.tap.last[:]
 	prefix, name := cString(b[345:500]), cString(b[:100])
 	if prefix == "" || hdr.Name != prefix+"/"+name {
 		return nil
