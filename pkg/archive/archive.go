@@ -18,10 +18,11 @@
 // other readers apply it to the entry after the global header), a tar
 // entry whose pax header gives its name or link target otherwise than the
 // GNU long name or link header or ustar field archive/tar takes, or whose
-// GNU header's time fields archive/tar reads as a prefix of its name, a
-// Solaris extended header (tar type X, which other readers apply to the
-// next entry), a zip entry whose Unicode path field names it otherwise,
-// whose local header or data descriptor says otherwise than its central
+// name prefix archive/tar reads otherwise than GNU tar (from a GNU
+// header's time fields, or star's shorter prefix field), a Solaris
+// extended header (tar type X, which other readers apply to the next
+// entry), a zip entry whose Unicode path field names it otherwise, whose
+// local header or data descriptor says otherwise than its central
 // directory record (name, flags, method, CRC-32, sizes) or lies inside
 // another entry's, a zip directory with data or whose name does not end in
 // "/", bytes before a zip's central directory that no entry it lists holds

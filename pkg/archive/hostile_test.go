@@ -395,6 +395,28 @@ func TestTarGNUTimesAsPrefix(t *testing.T) {
 	}
 }
 
+// TestTarStarPrefix: a header with star's trailer has, to archive/tar,
+// star's 131-byte prefix field, then times; GNU tar (the referee) reads
+// the 155-byte ustar prefix: a prefix longer than 131 bytes names the
+// entry otherwise to each. Refused.
+func TestTarStarPrefix(t *testing.T) {
+	testenv.RequireTool(t, "tar")
+	dir := strings.Repeat("d", 131)
+	h := rawTarHeader("tool", tar.TypeReg, "data", "", false)
+	copy(h[345:], dir+"0000000") // the 7 digits are star's access time to archive/tar
+	copy(h[508:], "tar\x00")
+	resum(h[:512])
+	p := writeTemp(t, "a.tar", append(h, make([]byte, 1024)...))
+	if out := testenv.Run(t, "tar", "-tf", p); string(out) != dir+"0000000/tool\n" {
+		t.Fatalf("GNU tar lists %q", out)
+	}
+	_, err := collect(t, p, Tar, []string{dir + "0000000/tool"}, Limits{})
+	want := `archive ARCHIVE: entry "` + dir + `/tool": its header, with star's trailer, has the name prefix "` + dir + `0000000": updeb's reader (archive/tar) takes only its first 131 bytes, as star's prefix field, GNU tar and bsdtar take it whole, so they would not read the entry updeb checks`
+	if !errors.Is(err, ErrUnsafe) || msg(err, p) != want {
+		t.Fatalf("error\n got %s\nwant %s", msg(err, p), want)
+	}
+}
+
 // TestTarSolarisExtendedHeader: GNU tar (the referee) applies a Solaris
 // extended header (type X) to the next entry, as a pax header: its path
 // "bin/tool" makes the entry "junk" after it a second "bin/tool", which

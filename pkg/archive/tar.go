@@ -193,7 +193,7 @@ func (s *scan) selectTar(kind Kind, r io.Reader) error {
 		if err := s.checkPAXNames(hdr); err != nil {
 			return err
 		}
-		if err := s.checkGNUPrefix(hdr); err != nil {
+		if err := s.checkPrefix(hdr); err != nil {
 			return err
 		}
 		e := tarEntry(hdr)
@@ -236,14 +236,15 @@ func (s *scan) checkPAXNames(hdr *tar.Header) error {
 
 // headerTap passes the tar stream to archive/tar and keeps what it needs
 // of the headers archive/tar reads but does not report: the last block
-// with the GNU magic, which is the header of the entry Next returned when
-// that entry's header is a GNU one (checkGNUPrefix), and where the last
-// local pax or GNU long name or link header was (checkGlobalAfterMeta).
+// with the ustar or GNU magic, which is the header of the entry Next
+// returned when that entry's header has one (checkPrefix), and where the
+// last local pax or GNU long name or link header was
+// (checkGlobalAfterMeta).
 type headerTap struct {
 	r      io.Reader
 	off    int64           // bytes read so far
 	part   [blockSize]byte // the block being read, when reads end inside it
-	last   [blockSize]byte // the last whole block with the GNU magic
+	last   [blockSize]byte // the last whole block with the ustar or GNU magic
 	seen   bool            // last holds one
 	metaAt int64           // the offset of the last pax (x), long name (L) or long link (K) header; -1: none
 	nextAt int64           // the offset at which the last call of Next began
@@ -273,10 +274,8 @@ func (t *headerTap) keep(b []byte, at int64) {
 	if string(b[257:262]) != "ustar" {
 		return
 	}
-	if string(b[262:265]) == "  \x00" {
-		copy(t.last[:], b)
-		t.seen = true
-	}
+	copy(t.last[:], b)
+	t.seen = true
 	if (b[156] == tar.TypeXHeader || b[156] == tar.TypeGNULongName || b[156] == tar.TypeGNULongLink) && checksumOK(b) {
 		t.metaAt = at
 	}
@@ -315,25 +314,40 @@ func (s *scan) checkGlobalAfterMeta(hdr *tar.Header) error {
 	return s.errorf(ErrUnsafe, hdr.Name, nil, "a pax global header follows the local pax or GNU long name or link header at byte %d: GNU tar, bsdtar and Python apply that header to the entry after the global one, updeb's reader (archive/tar) drops it, so they would not read the entry updeb checks", s.tap.metaAt)
 }
 
-// checkGNUPrefix refuses an entry archive/tar names otherwise than GNU tar
-// and bsdtar from its GNU header. A GNU header has no name prefix field:
-// its bytes hold the access and change times. Go's writer before Go 1.8
-// wrote a ustar prefix there, and archive/tar, reading a GNU header whose
-// times do not parse, takes those bytes for a prefix of the name; GNU tar
-// and bsdtar read the name field alone. "bin/tool" with "x" in the times
-// is "x/bin/tool" to updeb and "bin/tool" to them: a second "bin/tool",
-// which replaces the first when extracted, past the duplicate check.
-func (s *scan) checkGNUPrefix(hdr *tar.Header) error {
+// checkPrefix refuses an entry archive/tar names otherwise than GNU tar
+// and bsdtar from the prefix field of its header (bytes 345 to 500 of a
+// ustar header). A GNU header has no prefix field: those bytes hold the
+// access and change times. Go's writer before Go 1.8 wrote a prefix
+// there, and archive/tar, reading a GNU header whose times do not parse,
+// takes those bytes for a prefix of the name; GNU tar and bsdtar read the
+// name field alone. "bin/tool" with "x" in the times is "x/bin/tool" to
+// updeb and "bin/tool" to them: a second "bin/tool", which replaces the
+// first when extracted, past the duplicate check. Likewise archive/tar
+// reads a header with star's trailer ("tar" at byte 508) with star's
+// shorter prefix, 131 bytes and then times, where GNU tar and bsdtar read
+// the ustar prefix whole.
+func (s *scan) checkPrefix(hdr *tar.Header) error {
 	if !s.tap.seen {
 		return nil
 	}
 	b := s.tap.last[:]
-	prefix, name := cString(b[345:500]), cString(b[:100])
-	if prefix == "" || hdr.Name != prefix+"/"+name {
-		return nil
+	name, prefix := cString(b[:100]), cString(b[345:500])
+	switch {
+	case string(b[257:265]) == "ustar  \x00":
+		if prefix == "" || hdr.Name != prefix+"/"+name {
+			return nil
+		}
+		return s.errorf(ErrUnsafe, hdr.Name, nil, "its GNU header names it %s, and holds %s where GNU headers hold its access and change times: updeb's reader (archive/tar) takes that for a prefix of the name (as Go's writer before 1.8 wrote one), GNU tar and bsdtar do not, so they would not read the entry updeb checks",
+			quoteEntry(name), quoteEntry(prefix))
+	case string(b[508:512]) == "tar\x00":
+		star := cString(b[345:476])
+		if star == prefix || hdr.Name != star+"/"+name {
+			return nil
+		}
+		return s.errorf(ErrUnsafe, hdr.Name, nil, "its header, with star's trailer, has the name prefix %s: updeb's reader (archive/tar) takes only its first 131 bytes, as star's prefix field, GNU tar and bsdtar take it whole, so they would not read the entry updeb checks",
+			quoteEntry(prefix))
 	}
-	return s.errorf(ErrUnsafe, hdr.Name, nil, "its GNU header names it %s, and holds %s where GNU headers hold its access and change times: updeb's reader (archive/tar) takes that for a prefix of the name (as Go's writer before 1.8 wrote one), GNU tar and bsdtar do not, so they would not read the entry updeb checks",
-		quoteEntry(name), quoteEntry(prefix))
+	return nil
 }
 
 // cString is b up to its first NUL, as tar header fields are read.
