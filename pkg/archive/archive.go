@@ -12,30 +12,30 @@
 // earlier regular file of the archive, a device node or fifo, the same path
 // twice, an entry inside a path that is a symlink or file of the archive, a
 // name ending in "/" on anything but a directory, a tar directory, link,
-// device or fifo whose header declares data, a pax global header that sets
-// a name, link target, size or sparse map for the entries after it, or
-// that follows a local pax or GNU long name header (archive/tar drops it,
-// other readers apply it to the entry after the global header), a tar
-// entry whose pax header gives its name or link target otherwise than the
-// GNU long name or link header or ustar field archive/tar takes, or whose
-// name prefix archive/tar reads otherwise than GNU tar (from a GNU
-// header's time fields, or star's shorter prefix field), a Solaris
-// extended header (tar type X, which other readers apply to the next
-// entry), a zip entry whose Unicode path field names it otherwise, whose
-// local header or data descriptor says otherwise than its central
-// directory record (name, flags, method, CRC-32, sizes) or lies inside
-// another entry's, a zip directory with data or whose name does not end in
-// "/", bytes before a zip's central directory that no entry it lists holds
-// (but a data descriptor, or a self-extracting stub that does not start as
-// a zip record), a stored zip entry whose data holds its own data
-// descriptor, a deflated one whose stream ends before its data does:
-// streaming readers take a local header there, or after such a descriptor
-// or stream, for an entry), refuses the whole archive with ErrUnsafe. updeb never extracts, so an
-// unwanted escaping link could not hurt it; but an archive that carries one is
-// not a clean release and a human should look before it is packaged. Names
-// dpkg takes are taken: spaces, backslashes (systemd's "\x2d"; in a zip,
-// only in a name with a "/": bsdtar and unzip read those of a name without
-// one as folder separators), UTF-8.
+// device or fifo whose header declares data, a pax global header that sets a
+// name, link target, size or sparse map for the entries after it, or that
+// follows a local pax or GNU long name header (archive/tar drops it, other
+// readers apply it to the entry after the global header), a tar entry whose
+// pax header gives its name or link target otherwise than the GNU long name or
+// link header or ustar field archive/tar takes, or whose name prefix
+// archive/tar reads otherwise than GNU tar (from a GNU header's time fields,
+// or star's shorter prefix field), a Solaris extended header (tar type X,
+// which other readers apply to the next entry), a zip entry whose Unicode path
+// field names it otherwise, whose local header, data descriptor or xl field
+// (libarchive's copy of its mode) says otherwise than its central directory
+// record (name, flags, method, CRC-32, sizes, mode) or lies inside another
+// entry's, a zip directory with data or whose name does not end in "/", bytes
+// before a zip's central directory that no entry it lists holds (but a data
+// descriptor, or a self-extracting stub that does not start as a zip record),
+// a stored zip entry whose data holds its own data descriptor, a deflated one
+// whose stream ends before its data does: streaming readers take a local
+// header there, or after such a descriptor or stream, for an entry), refuses
+// the whole archive with ErrUnsafe. updeb never extracts, so an unwanted
+// escaping link could not hurt it; but an archive that carries one is not a
+// clean release and a human should look before it is packaged. Names dpkg
+// takes are taken: spaces, backslashes (systemd's "\x2d"; in a zip, only in a
+// name with a "/": bsdtar and unzip read those of a name without one as folder
+// separators), UTF-8.
 //
 // A hardlink to an earlier regular file of the same tar archive is that
 // file, as tar and dpkg read it: wanted, it is handed out with the file's

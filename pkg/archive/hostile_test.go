@@ -777,6 +777,47 @@ func TestZipDeflateEndsEarly(t *testing.T) {
 	}
 }
 
+// TestZipXLFieldMode: bsdtar (the referee) takes an entry's Unix mode from
+// libarchive's xl extra field, in its local header or its central
+// directory entry, over the central directory's attributes, which
+// archive/zip and unzip read: "lib", a regular file to updeb, is a symlink
+// out of the archive to bsdtar. Refused.
+func TestZipXLFieldMode(t *testing.T) {
+	testenv.RequireTool(t, "bsdtar")
+	xl := binary.LittleEndian.AppendUint16(nil, 0x6c78)
+	xl = binary.LittleEndian.AppendUint16(xl, 7)
+	xl = append(xl, 0x05) // version made by, and external attributes
+	xl = binary.LittleEndian.AppendUint16(xl, 3<<8|20)
+	xl = binary.LittleEndian.AppendUint32(xl, 0o120777<<16)
+	e := storedEnt("lib", "../../etc", xl)
+	e.raw.CreatorVersion = 3<<8 | 20
+	e.raw.ExternalAttrs = 0o100644 << 16
+	both := zipBytes(t, zent{name: "bin/tool", body: "x"}, e)
+	for _, tc := range []struct {
+		name string
+		data []byte
+		msg  string
+	}{
+		{"in both headers", both,
+			`archive ARCHIVE: entry "lib": the xl field of its local header and its central directory entry disagree on the external attributes (a Unix mode in the high half) (0xa1ff0000 and 0x81a40000): zip tools differ on which one they trust, so they would not all read what updeb packages`},
+		{"in the central directory entry alone", patchZip(t, both, "PK\x03\x04", "lib", func(h []byte) { h[30+3] = 0x79 }),
+			`archive ARCHIVE: entry "lib": the xl field of its central directory entry and its central directory entry disagree on the external attributes (a Unix mode in the high half) (0xa1ff0000 and 0x81a40000): zip tools differ on which one they trust, so they would not all read what updeb packages`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			p := writeTemp(t, "a.zip", tc.data)
+			dir := t.TempDir()
+			testenv.Run(t, "bsdtar", "-xf", p, "-C", dir)
+			if target, err := os.Readlink(dir + "/lib"); err != nil || target != "../../etc" {
+				t.Fatalf("bsdtar extracted lib as %q, %v; want a symlink to ../../etc", target, err)
+			}
+			_, err := collect(t, p, Zip, []string{"bin/tool"}, Limits{})
+			if !errors.Is(err, ErrUnsafe) || msg(err, p) != tc.msg {
+				t.Fatalf("error\n got %s\nwant %s", msg(err, p), tc.msg)
+			}
+		})
+	}
+}
+
 // localOf is the local header and data of a stored entry, as a zip holds
 // them before its central directory.
 func localOf(t testing.TB, name, body string) []byte {

@@ -372,6 +372,60 @@ func (s *scan) compareLocal(r io.ReaderAt, l *zipLocal) error {
 	if u, ok := unicodePath(extra); ok && u != f.Name {
 		return s.errorf(ErrUnsafe, f.Name, nil, "the Info-ZIP Unicode path field of its local header names it %s: readers that go by local headers (bsdtar) extract it under that name, updeb reads the entry's own", quoteEntry(u))
 	}
+	for _, x := range []struct {
+		record string
+		extra  []byte
+	}{{"the xl field of its local header", extra}, {"the xl field of its central directory entry", f.Extra}} {
+		if err := s.compareXL(f, x.record, x.extra); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// libarchive's xl extra field (0x6c78) repeats an entry's "version made
+// by" and external attributes, which hold its Unix mode, so that a
+// streaming reader knows them; bsdtar takes them from the field when it
+// has one, in a local header or a central directory entry, over the
+// central directory's own fields, which archive/zip and unzip read: an
+// entry that is a regular file to updeb would be a symlink to bsdtar.
+const xlFieldID = 0x6c78
+
+// compareXL refuses f if the xl field in extra (record: where it is) gives
+// another system or other external attributes than its central directory
+// entry.
+func (s *scan) compareXL(f *zip.File, record string, extra []byte) error {
+	d, ok := extraField(extra, xlFieldID, 1)
+	if !ok {
+		return nil
+	}
+	// The bitmap of the fields that follow runs on while a byte's high
+	// bit is set; libarchive reads the first byte's bits.
+	bitmap := d[0]
+	for last := bitmap; last&0x80 != 0 && len(d) > 1; {
+		d, last = d[1:], d[1]
+	}
+	d = d[1:]
+	if bitmap&1 != 0 {
+		if len(d) < 2 {
+			return nil
+		}
+		if system := binary.LittleEndian.Uint16(d) >> 8; system != f.CreatorVersion>>8 {
+			return s.disagree(f, record, "the system that made it", system, f.CreatorVersion>>8)
+		}
+		d = d[2:]
+	}
+	if bitmap&2 != 0 {
+		if len(d) < 2 {
+			return nil
+		}
+		d = d[2:]
+	}
+	if bitmap&4 != 0 && len(d) >= 4 {
+		if attrs := binary.LittleEndian.Uint32(d); attrs != f.ExternalAttrs {
+			return s.disagree(f, record, "the external attributes (a Unix mode in the high half)", fmt.Sprintf("%#08x", attrs), fmt.Sprintf("%#08x", f.ExternalAttrs))
+		}
+	}
 	return nil
 }
 
