@@ -777,6 +777,33 @@ func TestZipDeflateEndsEarly(t *testing.T) {
 	}
 }
 
+// TestZipSymlinkByASiField: unzip (the referee) takes the mode of an entry
+// from a Unix system whose external attributes hold none from the ASi Unix
+// extra field of its central directory entry, where archive/zip reads a
+// regular file of mode 0: a symlink there is one, and one that leaves the
+// archive is refused.
+func TestZipSymlinkByASiField(t *testing.T) {
+	testenv.RequireTool(t, "unzip")
+	asi := binary.LittleEndian.AppendUint16(nil, 0o120777) // mode, then size of a device, uid, gid
+	asi = append(asi, make([]byte, 8)...)
+	field := binary.LittleEndian.AppendUint16(nil, 0x756e)
+	field = binary.LittleEndian.AppendUint16(field, uint16(4+len(asi)))
+	field = binary.LittleEndian.AppendUint32(field, crc32.ChecksumIEEE(asi))
+	e := storedEnt("lib", "../../etc", append(field, asi...))
+	e.raw.CreatorVersion = 3<<8 | 20
+	e.raw.ExternalAttrs = 0
+	p := writeTemp(t, "a.zip", zipBytes(t, zent{name: "bin/tool", body: "x"}, e))
+	dir := t.TempDir()
+	testenv.Run(t, "unzip", "-q", p, "-d", dir)
+	if target, err := os.Readlink(dir + "/lib"); err != nil || target != "../../etc" {
+		t.Fatalf("unzip extracted lib as %q, %v; want a symlink to ../../etc", target, err)
+	}
+	_, err := collect(t, p, Zip, []string{"bin/tool"}, Limits{})
+	if want := `archive ARCHIVE: entry "lib": symlink to "../../etc" leaves the archive root`; !errors.Is(err, ErrUnsafe) || msg(err, p) != want {
+		t.Fatalf("error\n got %s\nwant %s", msg(err, p), want)
+	}
+}
+
 // TestZipXLFieldMode: bsdtar (the referee) takes an entry's Unix mode from
 // libarchive's xl extra field, in its local header or its central
 // directory entry, over the central directory's attributes, which

@@ -157,17 +157,29 @@ func zipEntry(f *zip.File) entry {
 	return e
 }
 
-// unzip extracts as a symlink an entry whose Unix mode (the high half of
-// its external attributes) says symlink, from a zip made on one of these
-// systems (SYMLINK_HOST in Info-ZIP's unix.c: VMS, Atari, BeOS, AtheOS,
-// and Unix); archive/zip reads that mode only for Unix and macOS, and
-// takes the others for regular files of mode 0, whose data is the target.
-var unzipSymlinkHosts = map[uint16]bool{2: true, 5: true, 16: true, 30: true}
+// unzip extracts as a symlink an entry whose Unix mode says symlink, from
+// a zip made on one of these systems (SYMLINK_HOST in Info-ZIP's unix.c:
+// VMS, Unix, Atari, BeOS, AtheOS). The mode is the high half of its
+// external attributes or, where that is 0, the mode in the ASi Unix extra
+// field of its central directory entry. archive/zip reads the attributes
+// only, and only for Unix and macOS: it takes the others for regular files
+// of mode 0, whose data is the target.
+var unzipSymlinkHosts = map[uint16]bool{2: true, 3: true, 5: true, 16: true, 30: true}
 
-const unixTypeMask, unixSymlink = 0o170000, 0o120000
+const (
+	unixTypeMask, unixSymlink = 0o170000, 0o120000
+	asiUnixID                 = 0x756e // CRC-32, mode, size of a device, uid, gid, link target
+)
 
 func unzipSymlink(f *zip.File) bool {
-	return unzipSymlinkHosts[f.CreatorVersion>>8] && f.ExternalAttrs>>16&unixTypeMask == unixSymlink
+	if !unzipSymlinkHosts[f.CreatorVersion>>8] {
+		return false
+	}
+	mode := f.ExternalAttrs >> 16
+	if d, ok := extraField(f.Extra, asiUnixID, 6); ok && mode == 0 {
+		mode = uint32(binary.LittleEndian.Uint16(d[4:]))
+	}
+	return mode&unixTypeMask == unixSymlink
 }
 
 // Zip record signatures, the lengths of their fixed parts, and extra field
