@@ -1436,6 +1436,16 @@ func TestMapMirror(t *testing.T) {
 		"https://example.org/ab":                "https://example.org/ab",
 		"https://github.com/helm/v1%2B1/h%20.x": "file:///srv/helm/v1%2B1/h%20.x",
 		"https://github.com/helm/k%2Fv5/x.tgz":  "file:///srv/helm/k%2Fv5/x.tgz",
+		// The origin however spelled: a host's case, a final dot, a
+		// default port named; another scheme or port is another origin.
+		"https://GitHub.com/helm/v1/h.tgz":     "file:///srv/helm/v1/h.tgz",
+		"https://dl.k8s.io:443/v1/kubectl":     "http://mirror.internal/k8s/v1/kubectl",
+		"https://DL.K8S.IO./v1/kubectl":        "http://mirror.internal/k8s/v1/kubectl",
+		"https://Example.org:443/a/b":          "http://mirror.internal/x/b",
+		"http://dl.k8s.io/v1/kubectl":          "http://dl.k8s.io/v1/kubectl",
+		"https://dl.k8s.io:8443/v1/kubectl":    "https://dl.k8s.io:8443/v1/kubectl",
+		"https://dl.k8s.io.example/v1/kubectl": "https://dl.k8s.io.example/v1/kubectl",
+		"https://Example.org/ab":               "https://Example.org/ab",
 	} {
 		got, err := mapMirror(ms, u)
 		if err != nil || got.url != want {
@@ -1450,6 +1460,10 @@ func TestMapMirror(t *testing.T) {
 	}
 	if _, err := mapMirror(ms, "https://github.com/helm/v1/"); err == nil {
 		t.Error("a folder was mapped")
+	}
+	// A prefix spelled otherwise matches the URLs as recipes write them.
+	if got, err := mapMirror([]Mirror{{Prefix: "https://DL.k8s.io:443/", To: "http://mirror.internal/k8s/"}}, "https://dl.k8s.io/v1/kubectl"); err != nil || got.url != "http://mirror.internal/k8s/v1/kubectl" {
+		t.Errorf("a prefix with a named default port: %q, %v", got.url, err)
 	}
 }
 

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"net"
 	"net/url"
 	"os"
 	"path"
@@ -17,6 +18,7 @@ import (
 	"github.com/updeb/updeb/internal/srcurl"
 	"github.com/updeb/updeb/pkg/ctxio"
 	"github.com/updeb/updeb/pkg/digest"
+	"github.com/updeb/updeb/pkg/weblink"
 )
 
 // Mirror maps upstream URLs starting with Prefix to To (see the package doc).
@@ -85,17 +87,16 @@ type target struct {
 // (srcurl refuses every spelling of "." and ".."); an HTTP mirror gets the
 // rest of u appended to its To, and the result must be a URL below To.
 func mapMirror(ms []Mirror, u string) (target, error) {
-	best := -1
+	best, rest := -1, ""
 	for i, m := range ms {
-		if matchPrefix(m.Prefix, u) && (best < 0 || len(m.Prefix) > len(ms[best].Prefix)) {
-			best = i
+		if r, ok := matchPrefix(m.Prefix, u); ok && (best < 0 || len(m.Prefix) > len(ms[best].Prefix)) {
+			best, rest = i, r
 		}
 	}
 	if best < 0 {
 		return target{url: u}, nil
 	}
 	m := ms[best]
-	rest := u[len(m.Prefix):]
 	to, _ := url.Parse(m.To)
 	if to.Scheme == "file" {
 		escaped, _, _ := strings.Cut(rest, "?")
@@ -138,15 +139,41 @@ func MirrorFile(m Mirror, u string) (string, error) {
 }
 
 // matchPrefix reports whether prefix starts u and ends at a segment
-// boundary: https://github.com/helm matches .../helm/x, not .../helmfile/x.
-func matchPrefix(prefix, u string) bool {
-	if !strings.HasPrefix(u, prefix) {
-		return false
+// boundary (https://github.com/helm matches .../helm/x, not .../helmfile/x),
+// and returns the rest of u. Scheme and host are compared as one origin
+// however they are spelled (a host's case, a final dot, a default port
+// named or not): https://Releases.Example.org:443/x went to upstream past a
+// mirror of https://releases.example.org/, without a word.
+func matchPrefix(prefix, u string) (rest string, ok bool) {
+	po, pp := splitOrigin(prefix)
+	uo, up := splitOrigin(u)
+	if po == "" || po != uo || !strings.HasPrefix(up, pp) {
+		return "", false
 	}
-	if strings.HasSuffix(prefix, "/") || len(u) == len(prefix) {
-		return true
+	if strings.HasSuffix(pp, "/") || len(up) == len(pp) || strings.ContainsRune("/?", rune(up[len(pp)])) {
+		return up[len(pp):], true
 	}
-	return strings.ContainsRune("/?", rune(u[len(prefix)]))
+	return "", false
+}
+
+// splitOrigin splits an http(s) URL into its origin, written one way
+// (scheme, host in lower case without a final dot, port; "" for what is no
+// such URL), and the rest (path and query) as written.
+func splitOrigin(s string) (origin, rest string) {
+	scheme, after, ok := strings.Cut(s, "://")
+	if !ok {
+		return "", s
+	}
+	end := strings.IndexAny(after, "/?#")
+	if end < 0 {
+		end = len(after)
+	}
+	o, err := url.Parse(scheme + "://" + after[:end])
+	if err != nil || o.Host == "" || o.User != nil {
+		return "", s
+	}
+	host := strings.TrimSuffix(strings.ToLower(o.Hostname()), ".")
+	return strings.ToLower(scheme) + "://" + net.JoinHostPort(host, weblink.Port(o)), after[end:]
 }
 
 // copyFile reads a file mirror's file into tmp, with the size limit. The file
