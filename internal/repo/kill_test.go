@@ -471,3 +471,31 @@ func TestPublishStopsInPoolCopy(t *testing.T) {
 		t.Fatalf("the publish after an interrupted one: %v", err)
 	}
 }
+
+// The record of an interrupted publish names pool files only: a record
+// naming a file out of pool/ through "..", planted or damaged, has that
+// entry ignored (filepath.IsLocal took pool/../keep.txt for a path inside the
+// root, and the next write removed keep.txt), while the pool files it names
+// are still removed.
+func TestPublishRecordOutOfPoolIgnored(t *testing.T) {
+	dir, root := testDirs(t)
+	r := testRepo(t, root)
+	ctx := context.Background()
+	_, err := r.Publish(ctx, "s", "main", []Package{pkgOf(t, testDeb(t, dir, "app", "1-1", "amd64", "v1"))})
+	must(t, err)
+	keep := filepath.Join(root, "keep.txt")
+	must(t, os.WriteFile(keep, []byte("an operator's file\n"), 0o644))
+	orphan := filepath.Join(root, "pool/main/z/zz/zz_1_amd64.deb")
+	must(t, os.MkdirAll(filepath.Dir(orphan), 0o755))
+	must(t, os.WriteFile(orphan, []byte("never listed"), 0o644))
+	name := filepath.Join(root, filepath.FromSlash(pendingPoolFile))
+	must(t, os.WriteFile(name, []byte(`{"suite":"s","before":1,"files":["pool/../keep.txt","pool/main/../../keep.txt","pool/main/z/zz/zz_1_amd64.deb"]}`+"\n"), 0o644))
+	_, err = r.Publish(ctx, "s", "main", []Package{pkgOf(t, testDeb(t, t.TempDir(), "app", "2-1", "amd64", "v2"))})
+	must(t, err)
+	if _, err := os.Lstat(keep); err != nil {
+		t.Errorf("a record naming pool/../keep.txt removed it: %v", err)
+	}
+	if _, err := os.Lstat(orphan); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("the record's pool file stays: %v", err)
+	}
+}

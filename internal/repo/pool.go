@@ -416,7 +416,9 @@ func (r *Repo) recoverPublish() {
 	if live == p.Before {
 		var files []string
 		for _, f := range p.Files {
-			if strings.HasPrefix(f, "pool/") && filepath.IsLocal(f) {
+			// A pool path as notePublish writes it: pool/../x is local to
+			// the root, and no pool file.
+			if strings.HasPrefix(f, "pool/") && path.Clean(f) == f && filepath.IsLocal(f) {
 				files = append(files, filepath.Join(r.root, filepath.FromSlash(f)))
 			}
 		}
