@@ -214,7 +214,7 @@ func TestKeysListCLI(t *testing.T) {
 		{[]string{"mirror"}, 2, "error: updeb mirror needs a subcommand: export, verify\n"},
 		{[]string{"completion"}, 2, "error: updeb completion needs a subcommand: bash, fish, powershell, zsh\n"},
 		// and updeb itself: 'updeb $CMD' with CMD unset too
-		{[]string{}, 2, "error: updeb needs a command: build, bump, compat, completion, data, fetch, help, inspect, keys, lint, mirror, outdated, plan, publish, repo, report, trust, verify, verify-provenance, verify-signature, version\nupdeb: hint: see 'updeb --help'"},
+		{[]string{}, 2, "error: updeb needs a command: build, bump, cache, compat, completion, data, fetch, help, inspect, keys, lint, mirror, outdated, plan, publish, repo, report, trust, verify, verify-provenance, verify-signature, version\nupdeb: hint: see 'updeb --help'"},
 	} {
 		code, _, stderr := runCLI(t, c.args...)
 		if code != c.code || !strings.Contains(stderr, c.want) {
