@@ -238,11 +238,12 @@ func content(id string) []byte { return []byte("#!/bin/sh\n# stand-in for " + id
 // local maps an upstream URL to its path in the mirror folder, as the
 // fetcher's file mirrors map it (an escaped / in kustomize's tag is a folder).
 func local(mirror, url string) string {
-	name, err := fetch.MirrorFile(fetch.Mirror{Prefix: "https://", To: "file://" + mirror + "/"}, url)
+	host, _, _ := strings.Cut(strings.TrimPrefix(url, "https://"), "/")
+	name, err := fetch.MirrorFile(fetch.Mirror{Prefix: "https://" + host + "/", To: "file://" + mirror + "/" + host + "/"}, url)
 	if err != nil {
 		panic(err) // the stand-ins' own URLs
 	}
-	return filepath.Join(mirror, filepath.FromSlash(name))
+	return filepath.Join(mirror, host, filepath.FromSlash(name))
 }
 
 func writeFile(t *testing.T, p string, data []byte) {
