@@ -5,6 +5,7 @@ import (
 	"compress/gzip"
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"strings"
 	"testing"
@@ -139,5 +140,21 @@ func TestGzipMembersHaveNoTimestamp(t *testing.T) {
 	}
 	if n != 2 {
 		t.Fatalf("%d gzip members, want 2", n)
+	}
+}
+
+// TestInspectFoldersBounded: the folders data.tar's entries lie below are
+// bounded as its entries are (Limits.MaxEntries). 50 entries of 2,040
+// folders each name 102,000 folders; 13,000 of them, 64 MiB of tar from a
+// file of 100 KB, made Inspect hold 26 million (over 1 GB).
+func TestInspectFoldersBounded(t *testing.T) {
+	entries := []tent{{name: "./", typ: tarDir}}
+	for i := range 50 {
+		entries = append(entries, tent{name: fmt.Sprintf("./%02d/", i) + strings.Repeat("a/", 2040) + "f"})
+	}
+	_, err := inspectBytes(withData(t, false, entries...))
+	if !errors.Is(err, ErrMalformed) || !errors.Is(err, archive.ErrLimit) ||
+		!strings.Contains(err.Error(), "lie below more than 100000 folders (Limits.MaxEntries)") {
+		t.Fatalf("error %v: want ErrMalformed and archive.ErrLimit for more than 100000 folders", err)
 	}
 }
