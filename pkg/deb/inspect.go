@@ -568,6 +568,13 @@ func (in *inspector) addData(h *tarEntry, r io.Reader) error {
 	if _, dup := in.data[clean]; dup {
 		return malformed("data.tar entry %q: %q appears twice (which one dpkg installs is not what a reviewer sees)", h.Name, clean)
 	}
+	// dpkg fails to unpack a file at the root ("unable to move aside '.'");
+	// a symlink there it skips, keeping the root a folder and unpacking
+	// what follows into it (stricter: the listing would show a link that
+	// is never installed).
+	if clean == "." && h.Type != tarDir {
+		return malformed("data.tar entry %q is a %s; the root must be a directory", h.Name, tarTypeName(h.Type))
+	}
 	if err := in.checkParents(h, clean); err != nil {
 		return err
 	}
