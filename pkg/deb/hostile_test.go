@@ -218,6 +218,15 @@ func hostileDebs(t testing.TB) []hostileCase {
 			clear(h[124:136])
 			h[124], h[135] = 0x80, 9
 		}, reChecksum: true})...), accept: true},
+		{name: "data-mtime-year-36812", data: withData(t, false, dataEntries(tent{name: "./usr/share/hostile/m", data: []byte("x"), tweak: func(h *[512]byte) { octal(h[136:148], 1<<40) }, reChecksum: true})...), want: "mtime 1099511627776 seconds is outside the years 0 to 9999",
+			stricter: "dpkg takes any mtime; inspect --json failed to write this one (RFC 3339 has four-digit years), and no file system stores it"},
+		{name: "data-mtime-before-year-0", data: withData(t, false, dataEntries(tent{name: "./usr/share/hostile/m", data: []byte("x"), tweak: func(h *[512]byte) {
+			v := int64(-1 << 40) // base-256, two's complement: 0xff first
+			for i := 147; i >= 136; i-- {
+				h[i], v = byte(v), v>>8
+			}
+		}, reChecksum: true})...), want: "mtime -1099511627776 seconds is outside",
+			stricter: "as data-mtime-year-36812"},
 		{name: "data-pax", data: withData(t, false, dataEntries(tent{name: "./PaxHeaders/x", typ: 'x', data: []byte("30 path=./usr/share/hostile/p\n")}, tent{name: "./usr/share/hostile/q", data: []byte("x")})...), want: "type 'x'"},
 		{name: "data-pax-global", data: withData(t, false, append([]tent{{name: "pax_global_header", typ: 'g', data: []byte("20 comment=hostile\n")}}, dataEntries()...)...), want: "type 'g'"},
 		{name: "data-gnu-sparse", data: withData(t, false, dataEntries(tent{name: "./usr/share/hostile/s", typ: 'S'})...), want: "type 'S'"},

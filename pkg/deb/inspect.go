@@ -560,6 +560,13 @@ func (in *inspector) checkParents(h *tarEntry, clean string) error {
 	return nil
 }
 
+// The mtimes FileInfo holds: the years 0 to 9999, all that RFC 3339 and so
+// encoding/json write (a tar header's base-256 mtime goes far beyond).
+var (
+	minMTime = time.Date(0, 1, 1, 0, 0, 0, 0, time.UTC).Unix()
+	maxMTime = time.Date(9999, 12, 31, 23, 59, 59, 0, time.UTC).Unix()
+)
+
 func (in *inspector) addData(h *tarEntry, r io.Reader) error {
 	clean, err := dataPath(h.Name)
 	if err != nil {
@@ -597,6 +604,9 @@ func (in *inspector) addData(h *tarEntry, r io.Reader) error {
 		if h.Size > in.lim.MaxFileSize {
 			return fmt.Errorf("%w: data.tar entry %q: %d bytes, more than the %d-byte limit for one file (Limits.MaxFileSize)", archive.ErrLimit, h.Name, h.Size, in.lim.MaxFileSize)
 		}
+	}
+	if h.MTime < minMTime || h.MTime > maxMTime {
+		return malformed("data.tar entry %q: mtime %d seconds is outside the years 0 to 9999, which RFC 3339 (inspect --json) can write (stricter than dpkg)", h.Name, h.MTime)
 	}
 	in.data[clean] = h.Type
 	fi := FileInfo{Path: h.Name, Type: tarTypeName(h.Type), Mode: FileMode(uint32(h.Mode & 0o7777)), UID: int(h.UID), GID: int(h.GID), Uname: h.Uname,
