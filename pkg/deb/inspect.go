@@ -125,7 +125,8 @@ const maxControlMember = 16 << 20
 //     over 511 bytes (zlib skips them; Go's reader cannot);
 //   - control.tar and data.tar as dpkg's own tar reader sees them
 //     (tarread.go): header checksums, entry types, no PAX headers;
-//     stricter: nothing but zeros after the end-of-archive block;
+//     stricter: nothing but zeros after the end-of-archive block, no
+//     regular file whose name ends in "/" (GNU tar lists a directory);
 //   - control.tar holds only regular files with plain names (no "/", no
 //     "..", nothing absolute) and its root directory, each once, control
 //     among them (stricter: GNU tar, which dpkg-deb runs on it, would also

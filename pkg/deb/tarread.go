@@ -16,6 +16,8 @@ import (
 // sparse files and every other type are refused, as dpkg refuses them. The
 // first header block whose checksum fails and whose name is empty ends the
 // archive (dpkg's end-of-archive test); what follows it must be zeros.
+// Stricter than dpkg: a regular file whose name ends in "/" (GNU tar reads
+// a directory, dpkg a file).
 // archive/tar is not used because it merges PAX headers and sparse maps that
 // dpkg refuses, and accepts headers dpkg does not.
 
@@ -135,8 +137,11 @@ func (t *tarReader) Next() (*tarEntry, error) {
 		}
 		switch h.Type {
 		case tarReg:
-			if strings.HasSuffix(h.Name, "/") { // pre-POSIX directories
-				h.Type = tarDir
+			// GNU tar (dpkg-deb --contents and -x) reads a pre-POSIX
+			// directory here; dpkg, unpacking data.tar, a regular file
+			// named without the slash, with the entry's data.
+			if strings.HasSuffix(h.Name, "/") {
+				return nil, fmt.Errorf("tar: entry %q: a regular file whose name ends in \"/\": GNU tar (dpkg-deb --contents) lists a directory, dpkg installs a file; write it as a directory (type 5)", h.Name)
 			}
 		case tarLink, tarSymlink, tarChar, tarBlockDv, tarDir, tarFifo:
 		default:
