@@ -128,6 +128,7 @@ func TestParseStrict(t *testing.T) {
 		{"A1: b\r\n", `c:1: field "A1": control character '\r'`},
 		{"A1: caf\xe9\n", "c:1: not UTF-8"},
 		{"A: b\n", `field name "A" is shorter than two characters`},
+		{"A1: b\nB1:  \n", "c:2: field B1: an empty value on the last line"},
 		{"A B: c\n", `field name "A B" contains ' '`},
 		{"", "c: no fields"},
 		{"X-Big: " + strings.Repeat("x", MaxStanzaSize) + "\n", `c: 262152 bytes (the field "X-Big" alone has 262152), more than the 262144`},

@@ -33,7 +33,8 @@ const MaxStanzaSize = 256 << 10
 //     space or tab), a continuation line that is only whitespace (dpkg's
 //     "blank line in value"), a comment line (dpkg has no comments in
 //     control files), a missing final newline;
-//   - the same field twice (names are case-insensitive).
+//   - the same field twice (names are case-insensitive);
+//   - an empty value on the last line.
 //
 // Values are stored as Parse stores them, except that a continuation line
 // loses exactly one leading space or tab (so that indentation, which a
@@ -112,6 +113,11 @@ func ParseStrict(data []byte, name string) (Paragraph, error) {
 			return Paragraph{}, errf(n, "duplicate field %s", key)
 		}
 		seen[strings.ToLower(key)] = true
+		// dpkg refuses an empty value on the file's last line ("end of
+		// file before value of field"), though not one a line follows.
+		if n == len(lines) && strings.Trim(v, " \t") == "" {
+			return Paragraph{}, errf(n, "field %s: an empty value on the last line, which dpkg refuses (\"end of file before value\"): give it a value or remove it", key)
+		}
 		value.end()
 		p.Fields = append(p.Fields, Field{Name: key, Value: strings.Trim(v, " \t")})
 		value.f = &p.Fields[len(p.Fields)-1]

@@ -128,6 +128,8 @@ func hostileDebs(t testing.TB) []hostileCase {
 		{name: "field-twice", data: withControl(t, hostileControl+"Version: 2.0\n"), want: "duplicate field Version"},
 		{name: "field-twice-other-case", data: withControl(t, hostileControl+"version: 2.0\n"), want: "duplicate field version"},
 		{name: "no-colon", data: withControl(t, hostileControl+"just words\n"), want: `expected "Field: value"`},
+		{name: "field-empty-last-line", data: withControl(t, hostileControl+"X-Empty:\n"), want: "field X-Empty: an empty value on the last line"},
+		{name: "ok-field-empty-before-another", data: withControl(t, "X-Empty:\n"+hostileControl), accept: true},
 		{name: "comment-line", data: withControl(t, "# a comment\n"+hostileControl), want: "control files have no comments"},
 		{name: "blank-line-in-value", data: withControl(t, strings.Replace(hostileControl, " It installs", " \n It installs", 1)), want: "only whitespace"},
 		{name: "two-paragraphs", data: withControl(t, hostileControl+"\nPackage: other\n"), want: "a second paragraph"},
