@@ -30,7 +30,8 @@ the file's size, plus 64 MiB, or 8 GiB in all). Control characters and escape
 sequences in names, link targets and owners are printed escaped (\x1b), and a backslash
 as \\, as dpkg-deb -c escapes them (a name holding the text \x1b reads otherwise);
 --json keeps the bytes, but for bytes that are not UTF-8 (JSON strings hold only
-Unicode), which it writes as the text does (\xff).`,
+Unicode), which it writes as the text does (\xff); control and format characters
+(bidi overrides) are JSON escapes there (\u001b, \u202e).`,
 		Example: `  updeb inspect out/helm_3.15.4-1_amd64.deb
   updeb inspect --json a.deb > a.json && updeb inspect --json b.deb | diff a.json -`,
 		Args: func(_ *cobra.Command, args []string) error {

@@ -153,7 +153,10 @@ func printJSON(w io.Writer, cmd *cobra.Command, v any) error {
 		return err
 	}
 	out.WriteByte('\n')
-	_, err := w.Write(out.Bytes())
+	// A name from a package or a server may hold a bidi override or a C1
+	// control, which encoding/json writes as it is: to the terminal of
+	// whoever reads the output too.
+	_, err := w.Write(termtext.EscapeJSON(out.Bytes()))
 	return err
 }
 

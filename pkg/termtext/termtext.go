@@ -7,10 +7,12 @@
 package termtext
 
 import (
+	"bytes"
 	"fmt"
 	"strconv"
 	"strings"
 	"unicode"
+	"unicode/utf16"
 	"unicode/utf8"
 )
 
@@ -50,6 +52,35 @@ func unsafeRune(r rune, lines bool) bool {
 // Unicode (encoding/json would make every such byte U+FFFD, so that two
 // names differing in one came out equal).
 func EscapeInvalid(s string) string { return escapeIf(s, func(rune) bool { return false }) }
+
+// EscapeJSON rewrites JSON text so that it is safe on a terminal and holds
+// the same values: each rune Escape would escape that encoding/json writes
+// as it is (DEL, C1 controls such as U+009B, which some terminals take for
+// CSI, and format characters such as bidi overrides) becomes a \u escape
+// (a UTF-16 pair above U+FFFF). Such a rune can only be inside a string,
+// where the escape is the same character; encoding/json escapes the C0
+// controls itself.
+func EscapeJSON(b []byte) []byte {
+	unsafe := func(r rune) bool { return r >= 0x7f && r != utf8.RuneError && unsafeRune(r, false) }
+	if !bytes.ContainsFunc(b, unsafe) {
+		return b
+	}
+	out := make([]byte, 0, len(b)+64)
+	for i := 0; i < len(b); {
+		r, size := utf8.DecodeRune(b[i:])
+		switch {
+		case !unsafe(r):
+			out = append(out, b[i:i+size]...)
+		case r > 0xffff:
+			hi, lo := utf16.EncodeRune(r)
+			out = fmt.Appendf(out, `\u%04x\u%04x`, hi, lo)
+		default:
+			out = fmt.Appendf(out, `\u%04x`, r)
+		}
+		i += size
+	}
+	return out
+}
 
 // escapeIf writes the invalid bytes of s as \xff, and each rune for which
 // unsafe is true as a Go escape.

@@ -1,6 +1,10 @@
 package termtext
 
-import "testing"
+import (
+	"encoding/json"
+	"reflect"
+	"testing"
+)
 
 func TestEscape(t *testing.T) {
 	for in, want := range map[string]string{
@@ -61,6 +65,30 @@ func TestEscapeInvalid(t *testing.T) {
 	} {
 		if got := EscapeInvalid(in); got != want {
 			t.Errorf("EscapeInvalid(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+// TestEscapeJSON: what encoding/json leaves raw and a terminal acts on
+// becomes a \u escape that decodes to the same string; the rest is kept.
+func TestEscapeJSON(t *testing.T) {
+	for in, want := range map[string]string{
+		`{"a": "plain ä ✓ \u001b"}`:         `{"a": "plain ä ✓ \u001b"}`,
+		"{\"a\": \"x\u202ey\u009b2J\x7f\"}": `{"a": "x\u202ey\u009b2J\u007f"}`,
+		"{\"tag\": \"\U000E0041\"}\n":       `{"tag": "\udb40\udc41"}` + "\n",
+		"{\"a real\": \"\ufffd\"}":          "{\"a real\": \"\ufffd\"}",
+	} {
+		got := EscapeJSON([]byte(in))
+		if string(got) != want {
+			t.Errorf("EscapeJSON(%q) = %q, want %q", in, got, want)
+			continue
+		}
+		var a, b any
+		if err := json.Unmarshal([]byte(in), &a); err != nil {
+			t.Fatal(err)
+		}
+		if err := json.Unmarshal(got, &b); err != nil || !reflect.DeepEqual(a, b) {
+			t.Errorf("EscapeJSON(%q) reads %v, %v; want %v", in, b, err, a)
 		}
 	}
 }
