@@ -102,6 +102,13 @@ func hostileDebs(t testing.TB) []hostileCase {
 		{name: "control-bad-checksum", data: good(hCtlTar(hostileControl, tent{name: "./md5sums", data: []byte("x"), tweak: func(h *[512]byte) { h[148] = '7' }}), data), want: "checksum"},
 
 		// conffiles (dpkg's deb_parse_conffiles, and its unpacking).
+		{name: "ok-triggers", data: withTriggers(t, "# comment\n\ninterest /usr/share/hostile\n\tactivate-noawait  ldconfig \ninterest-await x-"+strings.Repeat("t", maxTriggerLine-17)+"\n"), accept: true},
+		{name: "triggers-unknown-directive", data: withTriggers(t, "interested /usr/share/hostile\n"), want: `triggers line 1: "interested /usr/share/hostile": unknown directive "interested"`},
+		{name: "triggers-name-with-space", data: withTriggers(t, "interest /usr/share/host ile\n"), want: "triggers line 1: \"interest /usr/share/host ile\": expected DIRECTIVE NAME"},
+		{name: "triggers-control-character", data: withTriggers(t, "interest \x01x\n"), want: `triggers line 1: control character '\x01'`},
+		{name: "triggers-crlf", data: withTriggers(t, "interest /usr/share/hostile\r\n"), want: `triggers line 1: control character '\r'`},
+		{name: "triggers-no-final-newline", data: withTriggers(t, "interest /usr/share/hostile"), want: "triggers: no newline at the end"},
+		{name: "triggers-long-line", data: withTriggers(t, "interest-await x-"+strings.Repeat("t", maxTriggerLine-16)+"\n"), want: "triggers line 1: 255 bytes, more than the 254"},
 		{name: "ok-conffiles", data: withConffiles(t, "/usr/share/hostile/file\n"), accept: true},
 		{name: "ok-conffiles-remove-on-upgrade", data: withConffiles(t, "\n/usr/share/hostile/file  \nremove-on-upgrade /usr/share/hostile/old\n"), accept: true},
 		{name: "conffiles-relative", data: withConffiles(t, "usr/share/hostile/file\n"), want: "is not an absolute path"},
@@ -273,6 +280,11 @@ func hostileDebs(t testing.TB) []hostileCase {
 			stricter: "a 10 GiB file: over the one-file limit (2 GiB)", slow: true},
 		{name: "nested-gzip-in-gzip", data: buildAr(bin, ctlM, arMem{name: "data.tar.gz", data: gz(t, gz(t, data))}), want: "data.tar.gz"},
 	}
+}
+
+// withTriggers is a valid .deb whose control.tar holds triggers.
+func withTriggers(t testing.TB, triggers string) []byte {
+	return hdeb(t, hCtlTar(hostileControl, tent{name: "./triggers", data: []byte(triggers)}), buildTar(false, dataEntries()...))
 }
 
 // withConffiles is a valid .deb whose control.tar holds conffiles.

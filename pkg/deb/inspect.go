@@ -409,6 +409,9 @@ func (in *inspector) addControl(h *tarEntry, r io.Reader) error {
 		if err := read(maxControlMember); err != nil {
 			return err
 		}
+		if err := checkTriggers(content); err != nil {
+			return err
+		}
 		info.Triggers = string(content)
 	case "preinst", "postinst", "prerm", "postrm", "config":
 		if err := read(maxControlMember); err != nil {
@@ -416,6 +419,39 @@ func (in *inspector) addControl(h *tarEntry, r io.Reader) error {
 		}
 		info.Scripts = append(info.Scripts, ScriptInfo{Name: name, Mode: fs.FileMode(h.Mode) & fs.ModePerm,
 			Size: int64(len(content)), Content: string(content)})
+	}
+	return nil
+}
+
+// maxTriggerLine is the longest line of triggers dpkg reads (its buffer is
+// 256 bytes, the newline and a NUL included).
+const maxTriggerLine = 254
+
+// checkTriggers checks control.tar's triggers as dpkg does when it unpacks
+// the package (trig_parse_ci), which it refuses otherwise: lines of at most
+// maxTriggerLine bytes, each with its newline; blank lines and comments
+// skipped; else a directive and one trigger name (CheckTrigger), with no
+// control character but tab (a carriage return included: dpkg reads it as
+// part of the name).
+func checkTriggers(content []byte) error {
+	lines, err := controlLines("triggers", "dpkg", content)
+	if err != nil {
+		return err
+	}
+	for i, l := range lines {
+		if len(l) > maxTriggerLine {
+			return malformed("triggers line %d: %d bytes, more than the %d dpkg reads in a line", i+1, len(l), maxTriggerLine)
+		}
+		l = strings.Trim(l, " \t")
+		if l == "" || l[0] == '#' {
+			continue
+		}
+		if j := strings.IndexFunc(l, func(r rune) bool { return r < 0x20 && r != '\t' || r == 0x7f }); j >= 0 {
+			return malformed("triggers line %d: control character %q", i+1, l[j])
+		}
+		if err := CheckTrigger(l); err != nil {
+			return malformed("triggers line %d: %v (dpkg refuses it)", i+1, err)
+		}
 	}
 	return nil
 }
