@@ -293,6 +293,10 @@ func validateTriggers(t string) []error {
 	}
 	var errs []error
 	for i, line := range strings.Split(t, "\n") {
+		if len(line) > maxTriggerLine {
+			errs = append(errs, invalidf("triggers line %d: %d bytes, more than the %d dpkg reads in a line (it refuses the package)", i+1, len(line), maxTriggerLine))
+			continue
+		}
 		if line = strings.TrimSpace(line); line == "" || strings.HasPrefix(line, "#") {
 			continue
 		}

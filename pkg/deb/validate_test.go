@@ -130,6 +130,7 @@ func TestValidation(t *testing.T) {
 		{"trigger with two names", func(p *Package) { p.Triggers = "activate a b" }, `triggers line 1: "activate a b": expected DIRECTIVE NAME`},
 		{"trigger non-ASCII", func(p *Package) { p.Triggers = "activate-noawait ünï" }, `trigger name "ünï": printable ASCII only`},
 		{"file trigger not clean", func(p *Package) { p.Triggers = "interest /usr/lib//x/" }, `file trigger "/usr/lib//x/" is not a clean absolute path (write "/usr/lib/x")`},
+		{"trigger line too long", func(p *Package) { p.Triggers = "interest /usr/lib/" + strings.Repeat("x", 300) }, "triggers line 1: 318 bytes, more than the 254 dpkg reads in a line"},
 		{"NUL in triggers", func(p *Package) { p.Triggers = "interest x\x00" }, `triggers "interest x\x00": contains a carriage return or NUL`},
 		{"no epoch", func(p *Package) { p.SourceDateEpoch = time.Time{} }, `SourceDateEpoch 0001-01-01 00:00:00 +0000 UTC: required`},
 		{"epoch zero", func(p *Package) { p.SourceDateEpoch = time.Unix(0, 0) }, `SourceDateEpoch 1970-01-01`},
