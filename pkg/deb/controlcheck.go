@@ -25,6 +25,11 @@ var reservedFields = []string{"Filename", "Size", "MD5sum", "SHA1", "SHA256", "S
 var singleLineFields = []string{"Package", "Version", "Architecture", "Maintainer", "Section", "Priority",
 	"Essential", "Protected", "Multi-Arch", "Installed-Size", "Homepage", "Source"}
 
+// dpkgPriorities are the priorities dpkg knows (lib/dpkg/parsehelp.c). It
+// takes a Priority that starts with one, in any case, for it, and refuses
+// the package when more follows; another word it keeps as it is.
+var dpkgPriorities = []string{"required", "important", "standard", "optional", "extra"}
+
 // maxFileName is the longest file name Linux file systems take: the
 // repository stores name_version_arch.deb in a folder named after the
 // source package.
@@ -92,6 +97,13 @@ func checkControl(p control.Paragraph) []error {
 	for _, name := range []string{"Priority", "Section"} {
 		if v, ok := p.Get(name); ok && (v == "" || strings.ContainsAny(v, " \t")) {
 			add(name, "%q: expected one word", shorten(v))
+		}
+	}
+	if v, ok := p.Get("Priority"); ok {
+		for _, known := range dpkgPriorities {
+			if len(v) > len(known) && strings.EqualFold(v[:len(known)], known) {
+				add("Priority", "%q: dpkg reads the priority %s and refuses what follows it (\"has trailing junk\")", shorten(v), known)
+			}
 		}
 	}
 	for _, name := range RelationFields {

@@ -187,6 +187,8 @@ func hostileDebs(t testing.TB) []hostileCase {
 		{name: "multiarch-same-all", data: withControl(t, setField("Multi-Arch", "same")), want: "Multi-Arch: same is not allowed with Architecture: all"},
 		{name: "multiarch-bogus", data: withControl(t, setField("Multi-Arch", "sometimes")), want: "control field Multi-Arch"},
 		{name: "essential-maybe", data: withControl(t, setField("Essential", "maybe")), want: "control field Essential"},
+		{name: "priority-trailing-junk", data: withControl(t, setField("Priority", "Optionalx")), want: `control field Priority: "Optionalx": dpkg reads the priority optional and refuses what follows it`},
+		{name: "ok-priority-unknown-word", data: withControl(t, setField("Priority", "xoptional")), accept: true},
 		{name: "installed-size-words", data: withControl(t, setField("Installed-Size", "twelve")), want: "control field Installed-Size",
 			stricter: "dpkg stores it as text; apt reads a number"},
 
