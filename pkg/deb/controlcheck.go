@@ -21,6 +21,10 @@ import (
 var reservedFields = []string{"Filename", "Size", "MD5sum", "SHA1", "SHA256", "SHA512", "MSDOS-Filename",
 	"Status", "Config-Version", "Conffiles", "Triggers-Pending", "Triggers-Awaited"}
 
+// revisionFields are obsolete fields dpkg still reads (with a warning) as the
+// package's Debian revision, appended to its Version.
+var revisionFields = []string{"Revision", "Package-Revision", "Package_Revision"}
+
 // singleLineFields are "simple" fields (policy 5.1): one line only.
 var singleLineFields = []string{"Package", "Version", "Architecture", "Maintainer", "Section", "Priority",
 	"Essential", "Protected", "Multi-Arch", "Installed-Size", "Homepage", "Source"}
@@ -53,6 +57,11 @@ func checkControl(p control.Paragraph) []error {
 	for _, name := range reservedFields {
 		if _, ok := p.Get(name); ok {
 			add(name, "belongs to the repository index or dpkg's status database, not to a package")
+		}
+	}
+	for _, name := range revisionFields {
+		if v, ok := p.Get(name); ok && v != "" {
+			add(name, "obsolete, and dpkg still reads it: it installs version %s as %s-%s while the index lists %s; write the revision in Version", shorten(p.Value("Version")), shorten(p.Value("Version")), shorten(v), shorten(p.Value("Version")))
 		}
 	}
 	for _, name := range singleLineFields {
