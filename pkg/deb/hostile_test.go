@@ -245,6 +245,7 @@ func hostileDebs(t testing.TB) []hostileCase {
 			}
 		}, reChecksum: true})...), want: "mtime -1099511627776 seconds is outside",
 			stricter: "as data-mtime-year-36812"},
+		{name: "data-uid-over-32-bits", data: withData(t, false, dataEntries(tent{name: "./usr/share/hostile/u", data: []byte("x"), tweak: func(h *[512]byte) { octal(h[108:116], 1<<32+1000) }, reChecksum: true})...), want: "uid 4294968296 or gid 0 out of range: dpkg takes at most 4294967295"},
 		{name: "data-pax", data: withData(t, false, dataEntries(tent{name: "./PaxHeaders/x", typ: 'x', data: []byte("30 path=./usr/share/hostile/p\n")}, tent{name: "./usr/share/hostile/q", data: []byte("x")})...), want: "type 'x'"},
 		{name: "data-pax-global", data: withData(t, false, append([]tent{{name: "pax_global_header", typ: 'g', data: []byte("20 comment=hostile\n")}}, dataEntries()...)...), want: "type 'g'"},
 		{name: "data-gnu-sparse", data: withData(t, false, dataEntries(tent{name: "./usr/share/hostile/s", typ: 'S'})...), want: "type 'S'"},

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"strings"
 )
 
@@ -244,6 +245,12 @@ func decodeTarHeader(b *[tarBlock]byte) (*tarEntry, error) {
 			return h, fmt.Errorf("invalid %s field %q", f.what, f.b)
 		}
 		*f.dst = v
+	}
+	// dpkg's uid_t and gid_t have 32 bits; it refuses more ("out of
+	// range"), where a reader without the bound showed an owner that is
+	// never installed.
+	if h.UID > math.MaxUint32 || h.GID > math.MaxUint32 {
+		return h, fmt.Errorf("uid %d or gid %d out of range: dpkg takes at most %d", h.UID, h.GID, uint32(math.MaxUint32))
 	}
 	sum, err := tarNumber(b[148:156])
 	if err != nil || b[148] >= 0x80 {
