@@ -95,7 +95,8 @@ func memberCodec(name, base string) (codec, error) {
 			return k, nil
 		}
 	}
-	return codec{}, malformed("ar member %q: unsupported compression: expected %s, %[2]s.gz, %[2]s.xz or %[2]s.zst", name, base)
+	// No explicit argument index: malformed puts ErrMalformed first.
+	return codec{}, malformed("ar member %q: unsupported compression: expected %s, %s.gz, %s.xz or %s.zst", name, base, base, base, base)
 }
 
 // XZ settings of data.tar and control.tar, per mode. They determine the bytes,

@@ -45,7 +45,7 @@ func TestInspectMalformed(t *testing.T) {
 		{"bad size", replace("4         `", "-4        `"), `ar: member "debian-binary": bad size field "-4        "`},
 		{"wrong first member", replace("debian-binary", "debian-binarz"), `first ar member is "debian-binarz", expected debian-binary`},
 		{"debian-binary 3.0", replace("2.0\n", "3.0\n"), `debian-binary is "3.0\n", expected "2.0\n"`},
-		{"bzip2 control", replace("control.tar.gz", "control.tar.bz"), `ar member "control.tar.bz": unsupported compression`},
+		{"bzip2 control", replace("control.tar.gz", "control.tar.bz"), `ar member "control.tar.bz": unsupported compression: expected control.tar, control.tar.gz, control.tar.xz or control.tar.zst`},
 		{"data before control", replace("control.tar.gz", "data.tar.gz   "), `unexpected ar member "data.tar.gz" at position 2`},
 		{"not gzip", append(append([]byte{}, good[:8+60+4+60]...), append([]byte("XX"), good[8+60+4+62:]...)...), `control.tar.gz: gzip: the header of member 1: not gzip (it starts with "XX\b\x00")`},
 		{"corrupt data", append(append([]byte{}, good[:dataHdr+60+40]...), append(bytes.Repeat([]byte{0xff}, 40), good[dataHdr+60+80:]...)...), `data.tar.gz:`},
