@@ -556,7 +556,14 @@ func dataPath(name string) (string, error) {
 			return "", malformed("data.tar entry %q: a \"..\" component, which could write outside the installation root", name)
 		}
 	}
-	return path.Clean(name), nil
+	clean := path.Clean(name)
+	// dpkg unpacks "usr/f/." as a file named "." in usr/f, and fails; a
+	// folder so named it makes only where usr/f is one already, and
+	// records as another path than usr/f (stricter: refused too).
+	if clean != "." && strings.HasSuffix(strings.TrimRight(name, "/"), "/.") {
+		return "", malformed("data.tar entry %q: a name ending in \".\", which dpkg cannot unpack; name it %q", name, "./"+clean)
+	}
+	return clean, nil
 }
 
 // checkParents refuses an entry below a path that data.tar holds as
