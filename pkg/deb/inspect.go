@@ -150,7 +150,7 @@ func Inspect(ctx context.Context, r io.ReaderAt, size int64, lim archive.Limits)
 	}
 	in := &inspector{ctx: ctx, lim: withDefaults(lim), bud: archive.NewBudget(ctx, lim, size),
 		info:    &Info{MD5Sums: map[string]string{}, Conffiles: []string{}, Scripts: []ScriptInfo{}},
-		control: map[string]bool{}, data: map[string]byte{}, below: map[string]bool{}}
+		control: map[string]bool{}, data: map[string]byte{}, below: map[string]bool{}, spelled: map[string]string{}}
 	var sawControl, sawData bool
 	for i, m := range members {
 		mem := Member{Name: m.name, Size: m.size}
@@ -252,10 +252,11 @@ type inspector struct {
 	bud     *archive.Budget
 	info    *Info
 	entries int
-	control map[string]bool // control.tar file names
-	data    map[string]byte // data.tar paths (cleaned) -> type, for duplicates, hardlinks and conffiles
-	below   map[string]bool // the folders data.tar entries lie below (cleaned), which must be directories
-	conf    []conffile      // control.tar's conffiles, checked against data.tar at the end
+	control map[string]bool   // control.tar file names
+	data    map[string]byte   // data.tar paths (cleaned) -> type, for duplicates, hardlinks and conffiles
+	below   map[string]bool   // the folders data.tar entries lie below (cleaned), which must be directories
+	spelled map[string]string // regular files (cleaned) -> dpkgName, where the two differ
+	conf    []conffile        // control.tar's conffiles, checked against data.tar at the end
 }
 
 // readTar decompresses a member and calls add for each entry. Decoder, tar
@@ -566,6 +567,15 @@ func dataPath(name string) (string, error) {
 	return clean, nil
 }
 
+// dpkgName is a data.tar name as dpkg looks it up: without its leading
+// "/" and "./" (path_skip_slash_dotslash), nothing else cleaned.
+func dpkgName(name string) string {
+	for name != "" && (name[0] == '/' || strings.HasPrefix(name, "./")) {
+		name = name[1:]
+	}
+	return name
+}
+
 // checkParents refuses an entry below a path that data.tar holds as
 // something other than a directory, and an entry other than a directory
 // at a path earlier entries lie below. dpkg cannot unpack below a file;
@@ -640,6 +650,16 @@ func (in *inspector) addData(h *tarEntry, r io.Reader) error {
 		if in.data[target] != tarReg {
 			return malformed("data.tar hardlink %q to %q: the target must be a regular file earlier in data.tar (dpkg would link to whatever is at that path on the system)", h.Name, h.Linkname)
 		}
+		// dpkg finds the file it unpacked by the target's name as
+		// written (./usr//f is not ./usr/f to it), and else links to
+		// the path, where nothing is yet ("error creating hard link").
+		want, ok := in.spelled[target]
+		if !ok {
+			want = target
+		}
+		if dpkgName(h.Linkname) != want {
+			return malformed("data.tar hardlink %q to %q: dpkg finds its target only by the name data.tar gives it, %q", h.Name, h.Linkname, "./"+want)
+		}
 	case tarSymlink:
 		if h.Linkname == "" {
 			return malformed("data.tar symlink %q has an empty target", h.Name)
@@ -653,6 +673,9 @@ func (in *inspector) addData(h *tarEntry, r io.Reader) error {
 		return malformed("data.tar entry %q: mtime %d seconds is outside the years 0 to 9999, which RFC 3339 (inspect --json) can write (stricter than dpkg)", h.Name, h.MTime)
 	}
 	in.data[clean] = h.Type
+	if n := dpkgName(h.Name); h.Type == tarReg && n != clean {
+		in.spelled[clean] = n
+	}
 	fi := FileInfo{Path: h.Name, Type: tarTypeName(h.Type), Mode: FileMode(uint32(h.Mode & 0o7777)), UID: int(h.UID), GID: int(h.GID), Uname: h.Uname,
 		Gname: h.Gname, Size: h.Size, MTime: time.Unix(h.MTime, 0).UTC(), Linkname: h.Linkname}
 	if h.Type == tarReg {
