@@ -121,6 +121,9 @@ func hostileDebs(t testing.TB) []hostileCase {
 			stricter: "dpkg accepts it; a conffile the package does not ship is a package built wrong (lintian: conffile-is-not-in-package)"},
 		{name: "conffiles-dotdot", data: withConffiles(t, "/usr/share/../share/hostile/file\n"), want: "expected an absolute, clean path",
 			stricter: "dpkg records the name as written, which no file has"},
+		{name: "conffiles-spelled-otherwise", data: hdeb(t, hCtlTar(hostileControl, tent{name: "./conffiles", data: []byte("/usr/share/hostile/conf\n")}),
+			buildTar(false, dataEntries(tent{name: "./usr/share//hostile/conf", data: []byte("x")})...)), want: `conffiles: "/usr/share/hostile/conf" is named "./usr/share//hostile/conf" in data.tar, which dpkg does not take for it`,
+			stricter: "dpkg installs the file as no conffile (its status says newconffile), so an upgrade replaces the administrator's changes without a word"},
 		{name: "conffiles-twice", data: withConffiles(t, "/usr/share/hostile/file\n/usr/share/hostile/file\n"), want: "is listed twice",
 			stricter: "dpkg records it twice"},
 

@@ -255,7 +255,7 @@ type inspector struct {
 	control map[string]bool   // control.tar file names
 	data    map[string]byte   // data.tar paths (cleaned) -> type, for duplicates, hardlinks and conffiles
 	below   map[string]bool   // the folders data.tar entries lie below (cleaned), which must be directories
-	spelled map[string]string // regular files (cleaned) -> dpkgName, where the two differ
+	spelled map[string]string // regular files and hardlinks (cleaned) -> dpkgName, where the two differ
 	conf    []conffile        // control.tar's conffiles, checked against data.tar at the end
 }
 
@@ -529,7 +529,9 @@ func controlLines(name, who string, content []byte) ([]string, error) {
 // (lintian: conffile-is-not-in-package).
 func (in *inspector) checkConffiles() error {
 	for _, c := range in.conf {
-		typ, shipped := in.data[strings.TrimPrefix(c.path, "/")]
+		name := strings.TrimPrefix(c.path, "/")
+		typ, shipped := in.data[name]
+		spelled, otherwise := in.spelled[name]
 		switch {
 		case c.remove && shipped:
 			return malformed("conffiles: %q is marked %s but data.tar ships it (dpkg refuses it)", c.path, conffileFlagRemove)
@@ -538,6 +540,9 @@ func (in *inspector) checkConffiles() error {
 			return malformed("conffiles: %q is not in data.tar (stricter than dpkg: a conffile the package does not ship is a package built wrong)", c.path)
 		case typ != tarReg && typ != tarLink:
 			return malformed("conffiles: %q is a %s in data.tar; a conffile is a regular file", c.path, tarTypeName(typ))
+		case otherwise:
+			// dpkg matches conffiles to data.tar's names as written.
+			return malformed("conffiles: %q is named %q in data.tar, which dpkg does not take for it: it would install the file as no conffile, replaced without a word on upgrade; name it %q", c.path, "./"+spelled, "./"+name)
 		}
 	}
 	return nil
@@ -673,7 +678,7 @@ func (in *inspector) addData(h *tarEntry, r io.Reader) error {
 		return malformed("data.tar entry %q: mtime %d seconds is outside the years 0 to 9999, which RFC 3339 (inspect --json) can write (stricter than dpkg)", h.Name, h.MTime)
 	}
 	in.data[clean] = h.Type
-	if n := dpkgName(h.Name); h.Type == tarReg && n != clean {
+	if n := dpkgName(h.Name); (h.Type == tarReg || h.Type == tarLink) && n != clean {
 		in.spelled[clean] = n
 	}
 	fi := FileInfo{Path: h.Name, Type: tarTypeName(h.Type), Mode: FileMode(uint32(h.Mode & 0o7777)), UID: int(h.UID), GID: int(h.GID), Uname: h.Uname,
