@@ -222,6 +222,8 @@ func hostileDebs(t testing.TB) []hostileCase {
 		{name: "data-name-ends-in-dot", data: withData(t, false, dataEntries(tent{name: "./usr/share/hostile/f/.", data: []byte("x")})...), want: `data.tar entry "./usr/share/hostile/f/.": a name ending in ".", which dpkg cannot unpack; name it "./usr/share/hostile/f"`},
 		{name: "data-dir-name-ends-in-dot", data: withData(t, false, dataEntries(tent{name: "./usr/share/hostile/d/./", typ: tarDir})...), want: `a name ending in "."`,
 			stricter: "dpkg makes the folder only where it is one already, and records usr/share/hostile/d/. as another path than usr/share/hostile/d"},
+		{name: "data-symlink-name-ends-in-slash", data: withData(t, false, dataEntries(tent{name: "./usr/share/hostile/l/", typ: tarSymlink, link: "/etc"})...), want: `data.tar entry "./usr/share/hostile/l/": a symlink whose name ends in "/" (a folder's in "//"), which dpkg cannot create; name it "./usr/share/hostile/l"`},
+		{name: "data-dir-name-ends-in-two-slashes", data: withData(t, false, dataEntries(tent{name: "./usr/share/hostile/d//", typ: tarDir})...), want: `name it "./usr/share/hostile/d/"`},
 		{name: "data-root-file", data: withData(t, false, append([]tent{{name: ".", data: []byte("x")}}, dataEntries()[1:]...)...), want: `data.tar entry "." is a file; the root must be a directory`},
 		{name: "data-root-symlink", data: withData(t, false, append([]tent{{name: "./", typ: tarSymlink, link: "/tmp"}}, dataEntries()[1:]...)...), want: `data.tar entry "./" is a symlink; the root must be a directory`,
 			stricter: "dpkg skips a symlink at the root and unpacks what follows into the root folder: the listing would show a link that is never installed"},

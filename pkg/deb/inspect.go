@@ -641,6 +641,20 @@ func (in *inspector) addData(h *tarEntry, r io.Reader) error {
 	if clean == "." && h.Type != tarDir {
 		return malformed("data.tar entry %q is a %s; the root must be a directory", h.Name, tarTypeName(h.Type))
 	}
+	// dpkg makes an entry at its name less a folder's final "/": a link or
+	// a fifo named with one, or a folder with two, it makes in a folder of
+	// that name, where nothing is ("error creating symbolic link './l/'").
+	name := h.Name
+	if h.Type == tarDir {
+		name = strings.TrimSuffix(name, "/")
+	}
+	if clean != "." && strings.HasSuffix(name, "/") {
+		want := "./" + clean
+		if h.Type == tarDir {
+			want += "/"
+		}
+		return malformed("data.tar entry %q: a %s whose name ends in \"/\" (a folder's in \"//\"), which dpkg cannot create; name it %q", h.Name, tarTypeName(h.Type), want)
+	}
 	if err := in.checkParents(h, clean); err != nil {
 		return err
 	}
