@@ -92,6 +92,7 @@ func hostileDebs(t testing.TB) []hostileCase {
 		{name: "control-subdirectory", data: good(hCtlTar(hostileControl, tent{name: "./sub/", typ: tarDir}, tent{name: "./sub/file", data: []byte("x")}), data), want: "expected a plain file name"},
 		{name: "control-twice", data: good(hCtlTar(hostileControl, tent{name: "./control", data: []byte(setField("Version", "9.9"))}), data), want: "appears twice",
 			stricter: "GNU tar extracts both and the last wins: the package would not be the one inspected"},
+		{name: "ok-control-root-pre-posix-dir", data: good(buildTar(false, tent{name: "./", typ: tarReg}, tent{name: "./control", data: []byte(hostileControl)}), data), accept: true},
 		{name: "control-missing", data: good(buildTar(false, tent{name: "./", typ: tarDir}, tent{name: "./postinst", data: []byte("#!/bin/sh\n")}), data), want: "no control file"},
 		{name: "control-empty-tar", data: good(make([]byte, 1024), data), want: "empty tar archive"},
 		{name: "control-pax", data: good(hCtlTar(hostileControl, tent{name: "./PaxHeaders/x", typ: 'x', data: []byte("18 path=./control\n")}), data), want: `type 'x'`,

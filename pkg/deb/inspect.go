@@ -126,7 +126,8 @@ const maxControlMember = 16 << 20
 //   - control.tar and data.tar as dpkg's own tar reader sees them
 //     (tarread.go): header checksums, entry types, no PAX headers;
 //     stricter: nothing but zeros after the end-of-archive block, no
-//     regular file whose name ends in "/" (GNU tar lists a directory);
+//     regular file in data.tar whose name ends in "/" (GNU tar lists a
+//     directory);
 //   - control.tar holds only regular files with plain names (no "/", no
 //     "..", nothing absolute) and its root directory, each once, control
 //     among them (stricter: GNU tar, which dpkg-deb runs on it, would also
@@ -290,6 +291,7 @@ func (in *inspector) readTar(r *io.SectionReader, cdc codec, member string, add 
 	}
 	defer zr.Close()
 	tr := newTarReader(in.bud.Reader(zr))
+	tr.gnuDirs = strings.HasPrefix(member, "control.tar")
 	n := 0
 	for {
 		h, err := tr.Next()

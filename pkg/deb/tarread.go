@@ -17,8 +17,9 @@ import (
 // sparse files and every other type are refused, as dpkg refuses them. The
 // first header block whose checksum fails and whose name is empty ends the
 // archive (dpkg's end-of-archive test); what follows it must be zeros.
-// Stricter than dpkg: a regular file whose name ends in "/" (GNU tar reads
-// a directory, dpkg a file).
+// Stricter than dpkg: a regular file whose name ends in "/" in data.tar (GNU
+// tar reads a directory, dpkg a file; in control.tar, which dpkg-deb
+// extracts with GNU tar, it is a directory).
 // archive/tar is not used because it merges PAX headers and sparse maps that
 // dpkg refuses, and accepts headers dpkg does not.
 
@@ -62,6 +63,9 @@ type tarReader struct {
 	remaining int64 // data bytes of the current entry not yet read
 	pad       int64 // padding after them
 	block     [tarBlock]byte
+	// gnuDirs reads a regular file whose name ends in "/" as a directory,
+	// as GNU tar does: for control.tar, which dpkg-deb extracts with it.
+	gnuDirs bool
 }
 
 func newTarReader(r io.Reader) *tarReader { return &tarReader{r: r} }
@@ -141,7 +145,9 @@ func (t *tarReader) Next() (*tarEntry, error) {
 			// GNU tar (dpkg-deb --contents and -x) reads a pre-POSIX
 			// directory here; dpkg, unpacking data.tar, a regular file
 			// named without the slash, with the entry's data.
-			if strings.HasSuffix(h.Name, "/") {
+			if strings.HasSuffix(h.Name, "/") && t.gnuDirs {
+				h.Type = tarDir
+			} else if strings.HasSuffix(h.Name, "/") {
 				return nil, fmt.Errorf("tar: entry %q: a regular file whose name ends in \"/\": GNU tar (dpkg-deb --contents) lists a directory, dpkg installs a file; write it as a directory (type 5)", h.Name)
 			}
 		case tarLink, tarSymlink, tarChar, tarBlockDv, tarDir, tarFifo:
