@@ -240,6 +240,8 @@ func hostileDebs(t testing.TB) []hostileCase {
 			stricter: "as data-char-device"},
 		{name: "ok-fifo", data: withData(t, false, dataEntries(tent{name: "./usr/share/hostile/pipe", typ: tarFifo})...), accept: true},
 		{name: "ok-setuid", data: withData(t, false, dataEntries(tent{name: "./usr/share/hostile/su", mode: 0o4755, data: []byte("#!/bin/sh\n")})...), accept: true},
+		{name: "ok-name-of-246-bytes", data: withData(t, false, dataEntries(tent{name: "./usr/share/hostile/" + strings.Repeat("n", MaxName), data: []byte("x")})...), accept: true},
+		{name: "data-name-of-247-bytes", data: withData(t, false, dataEntries(tent{name: "./usr/share/hostile/" + strings.Repeat("n", MaxName+1), data: []byte("x")})...), want: "has a name of 247 bytes: dpkg unpacks it as NAME.dpkg-new"},
 		{name: "ok-long-name", data: withData(t, false, dataEntries(tent{name: "./usr/share/hostile/" + strings.Repeat("n", 150), data: []byte("x")})...), accept: true},
 		{name: "ok-ustar-prefix", data: withData(t, false, dataEntries(tent{name: "file2", magic: "ustar\x0000", data: []byte("x"), tweak: func(h *[512]byte) { copy(h[345:], "./usr/share/hostile") }, reChecksum: true})...), accept: true},
 		{name: "ok-no-end-blocks", data: withData(t, true, dataEntries()...), accept: true},

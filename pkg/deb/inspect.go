@@ -657,6 +657,9 @@ func (in *inspector) addData(h *tarEntry, r io.Reader) error {
 		}
 		return malformed("data.tar entry %q: a %s whose name ends in \"/\" (a folder's in \"//\"), which dpkg cannot create; name it %q", h.Name, tarTypeName(h.Type), want)
 	}
+	if problem := PathLengthProblem("/" + strings.TrimSuffix(dpkgName(h.Name), "/")); problem != "" {
+		return malformed("data.tar entry %q %s (it fails with \"File name too long\")", shorten(h.Name), problem)
+	}
 	if err := in.checkParents(h, clean); err != nil {
 		return err
 	}
