@@ -233,6 +233,8 @@ func hostileDebs(t testing.TB) []hostileCase {
 		{name: "data-file-named-as-dir-below", data: withData(t, false, dataEntries(tent{name: "./usr/share/hostile/d/"}, tent{name: "./usr/share/hostile/d/x", data: []byte("x")})...), want: `a regular file whose name ends in "/"`},
 		{name: "ok-hardlink", data: withData(t, false, dataEntries(tent{name: "./usr/share/hostile/link", typ: tarLink, link: "./usr/share/hostile/file"})...), accept: true},
 		{name: "ok-absolute-symlink", data: withData(t, false, dataEntries(tent{name: "./usr/share/hostile/passwd", typ: tarSymlink, link: "/etc/passwd"})...), accept: true},
+		{name: "symlink-target-4096-bytes", data: withData(t, false, dataEntries(tent{name: "././@LongLink", typ: tarLongLk, data: []byte(strings.Repeat("t/", 2048))},
+			tent{name: "./usr/share/hostile/l", typ: tarSymlink, link: "t/"})...), want: "its target is 4096 bytes long: Linux takes at most 4095"},
 		{name: "symlink-empty-target", data: withData(t, false, dataEntries(tent{name: "./usr/share/hostile/l", typ: tarSymlink})...), want: "empty target"},
 		{name: "data-char-device", data: withData(t, false, dataEntries(tent{name: "./usr/share/hostile/mem", typ: tarChar, mode: 0o666})...), want: "is a device node",
 			stricter: "dpkg creates it; a world-writable device in a package is a root shell"},

@@ -688,6 +688,9 @@ func (in *inspector) addData(h *tarEntry, r io.Reader) error {
 		if h.Linkname == "" {
 			return malformed("data.tar symlink %q has an empty target", h.Name)
 		}
+		if len(h.Linkname) > maxSymlinkTarget {
+			return malformed("data.tar symlink %q: its target is %d bytes long: Linux takes at most %d (dpkg's symlink fails with \"File name too long\")", shorten(h.Name), len(h.Linkname), maxSymlinkTarget)
+		}
 	case tarReg:
 		if h.Size > in.lim.MaxFileSize {
 			return fmt.Errorf("%w: data.tar entry %q: %d bytes, more than the %d-byte limit for one file (Limits.MaxFileSize)", archive.ErrLimit, h.Name, h.Size, in.lim.MaxFileSize)
