@@ -574,6 +574,25 @@ func dataPath(name string) (string, error) {
 	return clean, nil
 }
 
+// checkBackupName refuses an entry at PATH.dpkg-tmp where data.tar has
+// PATH, or at PATH where it has PATH.dpkg-tmp (as Write does): dpkg moves
+// what PATH replaces aside under that name while it unpacks, and then
+// deletes it for every PATH of the package, so the entry is listed as
+// installed and is gone.
+func (in *inspector) checkBackupName(h *tarEntry, clean string) error {
+	// {PATH, its backup}: with this entry as the one, then as the other.
+	for _, pair := range [][2]string{{clean, clean + ".dpkg-tmp"}, {strings.TrimSuffix(clean, ".dpkg-tmp"), clean}} {
+		other := pair[1]
+		if other == clean {
+			other = pair[0]
+		}
+		if _, ok := in.data[other]; ok && pair[0] != pair[1] {
+			return malformed("data.tar entry %q: data.tar has %q and %q, and dpkg deletes PATH.dpkg-tmp, its backup of what PATH replaced, once it has unpacked the package: the one would be listed and gone", h.Name, "./"+pair[0], "./"+pair[1])
+		}
+	}
+	return nil
+}
+
 // dpkgName is a data.tar name as dpkg looks it up: without its leading
 // "/" and "./" (path_skip_slash_dotslash), nothing else cleaned.
 func dpkgName(name string) string {
@@ -698,6 +717,9 @@ func (in *inspector) addData(h *tarEntry, r io.Reader) error {
 	}
 	if h.MTime < minMTime || h.MTime > maxMTime {
 		return malformed("data.tar entry %q: mtime %d seconds is outside the years 0 to 9999, which RFC 3339 (inspect --json) can write (stricter than dpkg)", h.Name, h.MTime)
+	}
+	if err := in.checkBackupName(h, clean); err != nil {
+		return err
 	}
 	in.data[clean] = h.Type
 	if n := dpkgName(h.Name); (h.Type == tarReg || h.Type == tarLink) && n != clean {
