@@ -574,20 +574,28 @@ func dataPath(name string) (string, error) {
 	return clean, nil
 }
 
-// checkBackupName refuses an entry at PATH.dpkg-tmp where data.tar has
-// PATH, or at PATH where it has PATH.dpkg-tmp (as Write does): dpkg moves
-// what PATH replaces aside under that name while it unpacks, and then
-// deletes it for every PATH of the package, so the entry is listed as
-// installed and is gone.
+// dpkgNames are the names dpkg gives PATH while it unpacks it: data.tar
+// must not have both PATH and one of them (stricter than dpkg, which
+// takes it).
+var dpkgNames = []struct{ suffix, why string }{
+	{".dpkg-tmp", "dpkg deletes PATH.dpkg-tmp, its backup of what PATH replaced, once it has unpacked the package: the one would be listed and gone"},
+	{".dpkg-new", "dpkg unpacks PATH as PATH.dpkg-new and then renames it into place: PATH.dpkg-new first, PATH gets its content and it is gone"},
+}
+
+// checkBackupName refuses an entry at PATH.dpkg-tmp or PATH.dpkg-new
+// where data.tar has PATH, or at PATH where it has either (dpkgNames; Write
+// refuses PATH.dpkg-tmp too).
 func (in *inspector) checkBackupName(h *tarEntry, clean string) error {
-	// {PATH, its backup}: with this entry as the one, then as the other.
-	for _, pair := range [][2]string{{clean, clean + ".dpkg-tmp"}, {strings.TrimSuffix(clean, ".dpkg-tmp"), clean}} {
-		other := pair[1]
-		if other == clean {
-			other = pair[0]
-		}
-		if _, ok := in.data[other]; ok && pair[0] != pair[1] {
-			return malformed("data.tar entry %q: data.tar has %q and %q, and dpkg deletes PATH.dpkg-tmp, its backup of what PATH replaced, once it has unpacked the package: the one would be listed and gone", h.Name, "./"+pair[0], "./"+pair[1])
+	for _, n := range dpkgNames {
+		// {PATH, its name}: with this entry as the one, then as the other.
+		for _, pair := range [][2]string{{clean, clean + n.suffix}, {strings.TrimSuffix(clean, n.suffix), clean}} {
+			other := pair[1]
+			if other == clean {
+				other = pair[0]
+			}
+			if _, ok := in.data[other]; ok && pair[0] != pair[1] {
+				return malformed("data.tar entry %q: data.tar has %q and %q, and %s", h.Name, "./"+pair[0], "./"+pair[1], n.why)
+			}
 		}
 	}
 	return nil
