@@ -131,14 +131,20 @@ const maxControlMember = 16 << 20
 //   - control.tar holds only regular files with plain names (no "/", no
 //     "..", nothing absolute) and its root directory, each once, control
 //     among them (stricter: GNU tar, which dpkg-deb runs on it, would also
-//     create links, devices and sub-directories);
+//     create links, devices and sub-directories); conffiles and triggers
+//     as dpkg parses them when it unpacks;
 //   - data.tar entry names without a ".." component or a newline, each
 //     once, none below a path data.tar holds as a file or link (dpkg
 //     cannot unpack below a file; below a symlink it fails on a fresh
-//     install, and on an upgrade writes where the link points); stricter:
-//     not absolute, no device nodes, a hardlink only to a regular file
-//     earlier in data.tar (dpkg links to whatever the target path is on
-//     the installing system);
+//     install, and on an upgrade writes where the link points), names
+//     dpkg can create (short enough for NAME.dpkg-new, no final "/." nor,
+//     but for a folder's one, "/"), the root a directory, a hardlink's
+//     target and a conffile named as their entry is (dpkg matches names
+//     as written), uids and gids of 32 bits; stricter: not absolute, no
+//     device nodes, a hardlink only to a regular file earlier in data.tar
+//     (dpkg links to whatever the target path is on the installing
+//     system), no PATH beside PATH.dpkg-tmp or PATH.dpkg-new (dpkg's names
+//     for it while it unpacks), mtimes in the years 0 to 9999;
 //   - the control file as dpkg parses it, plus what apt needs to keep the
 //     repository's index readable (control.ParseStrict, checkControl);
 //   - lim's bounds (archive.Budget): decompressed bytes in total and as a
