@@ -130,7 +130,7 @@ const (
 // cycle, keep an end-of-life cycle alive for ever, or add a minor that was
 // not released yet.
 func (c Cycle) plausible(now time.Time) error {
-	if c.Latest != c.Name && !strings.HasPrefix(c.Latest, c.Name+".") {
+	if !ofCycle(c.Latest, c.Name) {
 		return fmt.Errorf("%q: latest release %q is not a release of cycle %s", c.Name, c.Latest, c.Name)
 	}
 	limit := now.UTC().Add(clockSlack)
@@ -155,6 +155,30 @@ func (c Cycle) plausible(now time.Time) error {
 		}
 	}
 	return nil
+}
+
+// ofCycle reports whether version is a release of cycle as lookups
+// (Data.Cycle) read both: endoflife.date may name cycle 1.37 "1.37.0",
+// "v1.37" or "01.37", whose latest is 1.37.2 all the same. After the
+// cycle's numbers the version goes on with a dot or ends: 1.37rc1 is not a
+// release, and 1.370.1 is another cycle.
+func ofCycle(version, cycle string) bool {
+	if version == cycle || strings.HasPrefix(version, cycle+".") {
+		return true
+	}
+	cm, cn, crest, _ := splitMajorMinor(cycle)
+	vm, vn, rest, ok := splitMajorMinor(version)
+	if !ok || vm != cm || strings.Trim(crest, ".0123456789") != "" || strings.Contains(crest, "..") {
+		return false // a name such as "1.36-lts" is matched as written
+	}
+	if cn != "" {
+		if vn != cn {
+			return false
+		}
+	} else if vn != "" {
+		rest = "." + vn // the minor's digits stand for whatever followed the major
+	}
+	return rest == "" || rest[0] == '.'
 }
 
 // cycleV0 decodes a cycle of the v0 API.

@@ -200,3 +200,33 @@ func FuzzParseAPI(f *testing.F) {
 		}
 	})
 }
+
+// TestParseAPICycleSpelling: a cycle endoflife.date names otherwise than
+// MAJOR.MINOR ("1.37.0", "v1.37", "01.37": lookups read each as cycle 1.37)
+// keeps its answer usable once its latest patch moves past the name
+// (1.37.2); a latest of another cycle is still refused.
+func TestParseAPICycleSpelling(t *testing.T) {
+	answer := func(name, latest string) []byte {
+		return []byte(`[{"cycle": "` + name + `", "releaseDate": "2026-08-26", "eol": false, "latest": "` + latest + `", "latestReleaseDate": "2026-10-01"}]`)
+	}
+	for _, tc := range []struct{ name, latest string }{
+		{"1.37.0", "1.37.2"}, {"v1.37", "1.37.2"}, {"01.37", "1.37.2"}, {"1.37", "1.37.2"}, {"1.37", "1.37"}, {"1", "1.37.2"}, {"01.37", "01.37.2"},
+	} {
+		cs, err := ParseAPI("kubernetes", "u", answer(tc.name, tc.latest), apiNow)
+		if err != nil {
+			t.Errorf("cycle %q, latest %q: %v", tc.name, tc.latest, err)
+			continue
+		}
+		if c, ok := (&Data{products: map[string][]Cycle{"kubernetes": cs}}).Cycle("kubernetes", tc.latest); !ok || c.Name != tc.name {
+			t.Errorf("cycle %q, latest %q: the lookup of the latest finds %+v, %v", tc.name, tc.latest, c, ok)
+		}
+	}
+	for _, tc := range []struct{ name, latest string }{
+		{"1.37.0", "1.38.0"}, {"1.3", "1.30.1"}, {"v1.37", "1.370.1"}, {"1.37", "1.37rc1"}, {"2", "1.37.2"}, {"1", "1rc1"}, {"1.37-lts", "1.37.2"}, {"1.37abc", "1.37.2"},
+	} {
+		_, err := ParseAPI("kubernetes", "u", answer(tc.name, tc.latest), apiNow)
+		if !errors.Is(err, ErrAPI) || !strings.Contains(err.Error(), "is not a release of cycle") {
+			t.Errorf("cycle %q, latest %q: %v, want refused", tc.name, tc.latest, err)
+		}
+	}
+}

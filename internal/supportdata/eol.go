@@ -309,18 +309,27 @@ func (d *Data) Cycle(product, version string) (Cycle, bool) {
 // majorMinor extracts the first two numeric components of a version, after an
 // optional "v" and epoch; minor is "" when the version has a major only.
 func majorMinor(version string) (major, minor string, ok bool) {
+	major, minor, _, ok = splitMajorMinor(version)
+	return major, minor, ok
+}
+
+// splitMajorMinor is majorMinor, and what follows the numbers it read
+// (after the minor, or after the major when there is no minor).
+func splitMajorMinor(version string) (major, minor, rest string, ok bool) {
 	s := strings.TrimPrefix(strings.TrimPrefix(version, "v"), "V")
 	if i := strings.IndexByte(s, ':'); i >= 0 {
 		s = s[i+1:]
 	}
-	major, rest := digits(s)
+	major, rest = digits(s)
 	if major == "" {
-		return "", "", false
+		return "", "", "", false
 	}
 	if strings.HasPrefix(rest, ".") {
-		minor, _ = digits(rest[1:])
+		if m, r := digits(rest[1:]); m != "" {
+			minor, rest = m, r
+		}
 	}
-	return trimZeros(major), trimZeros(minor), true
+	return trimZeros(major), trimZeros(minor), rest, true
 }
 
 func trimZeros(s string) string {
