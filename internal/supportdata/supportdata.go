@@ -113,8 +113,8 @@ func (c *Copy) Stale(now time.Time, maxAge time.Duration) bool {
 }
 
 // Load returns the copy to use: the refreshed one in stateDir when it is
-// there, parses and is not older than the bundled snapshot; else the bundled
-// one. Every reason a refreshed copy was passed over is a warning, for the
+// there, parses and is not older than the bundled snapshot (with the
+// bundled cycles of any product it lacks); else the bundled one. Every reason a refreshed copy was passed over is a warning, for the
 // user: the bundled data is always usable, so Load itself only fails when the
 // bundled data does not parse (which the package's tests rule out).
 func Load(stateDir string) (*Copy, []string, error) {
@@ -139,7 +139,27 @@ func Load(stateDir string) (*Copy, []string, error) {
 		return fallback, []string{fmt.Sprintf("the refreshed support data %s (as of %s) is older than the bundled copy (as of %s); using the bundled copy",
 			path, data.AsOf.Format(time.DateOnly), bundled.AsOf.Format(time.DateOnly))}, nil
 	}
-	return &Copy{Data: data, Path: path}, nil, nil
+	var warnings []string
+	if missing := data.fillFrom(bundled); len(missing) > 0 {
+		warnings = append(warnings, fmt.Sprintf("the refreshed support data %s has no release cycles of %s, which the bundled copy (as of %s) has: it was refreshed before this updeb added them; using the bundled copy's: run 'updeb data refresh'",
+			path, strings.Join(missing, ", "), bundled.AsOf.Format(time.DateOnly)))
+	}
+	return &Copy{Data: data, Path: path}, warnings, nil
+}
+
+// fillFrom takes the products d lacks from other (the bundled copy, which
+// a newer updeb may bring with products an older one did not refresh), and
+// returns their names, sorted: without them a product the bundled copy
+// covers would be unknown to every command until the next refresh.
+func (d *Data) fillFrom(other *Data) []string {
+	var missing []string
+	for _, p := range other.Products() {
+		if _, ok := d.products[p]; !ok {
+			d.products[p] = other.products[p]
+			missing = append(missing, p)
+		}
+	}
+	return missing
 }
 
 // AfterToday reports whether a copy's date is after now, give or take the

@@ -8,6 +8,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -275,5 +276,40 @@ func TestFetchCycleSpelledOtherwise(t *testing.T) {
 		if p.Product == "kubernetes" && (len(p.Added) > 0 || len(p.Dropped) > 0 || strings.Join(p.Latest, "; ") != "1.37.0: 1.37.0 -> 1.37.1") {
 			t.Errorf("kubernetes: added %v, dropped %v, latest %v", p.Added, p.Dropped, p.Latest)
 		}
+	}
+}
+
+// TestLoadFillsProductsFromBundled: a refreshed copy written by an older
+// updeb, before the bundled data gained a product (cilium came so), lacks
+// that product though it is newer than the bundled copy: its cycles come
+// from the bundled copy, with a warning, not "unknown" to outdated and plan
+// until the next refresh.
+func TestLoadFillsProductsFromBundled(t *testing.T) {
+	state := t.TempDir()
+	os.MkdirAll(filepath.Join(state, "support"), 0o755)
+	k := bundled(t).Cycles("kubernetes")
+	k[0].Latest = "1.36.9" // the refreshed copy's own, newer than the bundled one's
+	d, err := supportdata.New("Source: test\nAs of: 2026-11-24T10:11:12Z", map[string][]supportdata.Cycle{"kubernetes": k})
+	if err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(filepath.Join(state, supportdata.File), d.Encode(), 0o644)
+	c, warnings, err := supportdata.Load(state)
+	if err != nil || !c.Refreshed() {
+		t.Fatalf("Load: %s, %v", c.Name(), err)
+	}
+	if got := c.Data.Cycles("kubernetes")[0].Latest; got != "1.36.9" {
+		t.Errorf("kubernetes latest %s, want the refreshed copy's 1.36.9", got)
+	}
+	for _, p := range bundled(t).Products() {
+		if len(c.Data.Cycles(p)) == 0 {
+			t.Errorf("product %s: no cycles, want the bundled copy's", p)
+		}
+	}
+	if len(warnings) != 1 || !strings.Contains(warnings[0], "cilium") || !strings.Contains(warnings[0], "run 'updeb data refresh'") {
+		t.Errorf("warnings %q, want one naming the products taken from the bundled copy", warnings)
+	}
+	if !slices.Contains(c.Data.Products(), "cilium") {
+		t.Errorf("products %v lack cilium", c.Data.Products())
 	}
 }
