@@ -284,9 +284,9 @@ func (f fields) date(key string, required bool) (time.Time, error) {
 	if !ok {
 		return time.Time{}, fmt.Errorf("field %q: expected a date YYYY-MM-DD, found %s", key, jsonKind(v))
 	}
-	t, err := time.Parse(time.DateOnly, s)
+	t, err := parseDay(s, "a date YYYY-MM-DD")
 	if err != nil {
-		return time.Time{}, fmt.Errorf("field %q: expected a date YYYY-MM-DD, found %q", key, s)
+		return time.Time{}, fmt.Errorf("field %q: %w", key, err)
 	}
 	return t, nil
 }

@@ -230,3 +230,32 @@ func TestParseAPICycleSpelling(t *testing.T) {
 		}
 	}
 }
+
+// TestZeroDateRefused: 0001-01-01 parses to the zero time, which the data
+// reads as no date: an answer (or a data file) whose cycle 1.20 ends on
+// 0001-01-01 made it "supported" with no end, and a release date of
+// 0001-01-01 one released at no known day. Such a date is refused, named.
+func TestZeroDateRefused(t *testing.T) {
+	const p = "eol: unusable endoflife.date answer: u: cycle 1: "
+	for _, tc := range []struct{ body, want string }{
+		{`[{"cycle": "1.20", "releaseDate": "2020-12-08", "eol": "0001-01-01", "latest": "1.20.15"}]`, p + `field "eol": "0001-01-01" is before 1970-01-01`},
+		{`[{"cycle": "1.20", "releaseDate": "2020-12-08", "eol": false, "support": "1969-12-31", "latest": "1.20.15"}]`, p + `field "support": "1969-12-31" is before 1970-01-01`},
+		{`[{"cycle": "1.20", "releaseDate": "0001-01-01", "eol": false, "latest": "1.20.15"}]`, p + `field "releaseDate": "0001-01-01" is before 1970-01-01`},
+		{`{"result": {"releases": [{"name": "1.20", "releaseDate": "2020-12-08", "isEol": true, "eolFrom": "0001-01-01", "latest": {"name": "1.20.15"}}]}}`, p + `field "eolFrom": "0001-01-01" is before 1970-01-01`},
+	} {
+		cs, err := ParseAPI("kubernetes", "u", []byte(tc.body), apiNow)
+		if !errors.Is(err, ErrAPI) || !strings.HasPrefix(err.Error(), tc.want) {
+			t.Errorf("%s:\n got %+v, %v\nwant %s", tc.body, cs, err, tc.want)
+		}
+	}
+	file := "kubernetes:\n  - {releaseCycle: \"1.20\", releaseDate: 2020-12-08, eol: 0001-01-01, latest: \"1.20.15\"}\n"
+	d, err := Parse("eol.yaml", []byte(file))
+	if !errors.Is(err, ErrData) || !strings.Contains(err.Error(), `eol.yaml:2:`) || !strings.Contains(err.Error(), `"0001-01-01" is before 1970-01-01`) {
+		var st string
+		if d != nil {
+			c, _ := d.Cycle("kubernetes", "1.20.15")
+			st = c.Status(apiNow).String()
+		}
+		t.Errorf("data file: %v (cycle 1.20: %s)", err, st)
+	}
+}

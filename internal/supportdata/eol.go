@@ -227,10 +227,23 @@ func parseCycle(d *yamlfile.Decoder, product string, n *yaml.Node) Cycle {
 	return c
 }
 
-func date(v *yaml.Node) (time.Time, error) {
-	t, err := time.Parse(time.DateOnly, v.Value)
-	if err != nil {
-		return time.Time{}, fmt.Errorf("expected a date YYYY-MM-DD, found %q", v.Value)
+func date(v *yaml.Node) (time.Time, error) { return parseDay(v.Value, "a date YYYY-MM-DD") }
+
+// minDay is the earliest date the data may hold. 0001-01-01 parses to the
+// zero time, which the data reads as "no date" (an eol of 0001-01-01 would
+// be "not scheduled": supported for ever), and no product updeb tracks
+// was released, or left support, before 1970.
+var minDay = time.Date(1970, 1, 1, 0, 0, 0, 0, time.UTC)
+
+// parseDay reads a date YYYY-MM-DD of the data; want says what was
+// expected, for the message.
+func parseDay(s, want string) (time.Time, error) {
+	t, err := time.Parse(time.DateOnly, s)
+	switch {
+	case err != nil:
+		return time.Time{}, fmt.Errorf("expected %s, found %q", want, s)
+	case t.Before(minDay):
+		return time.Time{}, fmt.Errorf("%q is before %s: not a day of a release or of its support (the zero date of a broken answer?)", s, minDay.Format(time.DateOnly))
 	}
 	return t, nil
 }
@@ -250,11 +263,8 @@ func dateOrBool(v *yaml.Node) (time.Time, bool, error) {
 	if b, err := boolean(v); err == nil {
 		return time.Time{}, b, nil
 	}
-	t, err := date(v)
-	if err != nil {
-		return time.Time{}, false, fmt.Errorf("expected a date YYYY-MM-DD, true or false, found %q", v.Value)
-	}
-	return t, false, nil
+	t, err := parseDay(v.Value, "a date YYYY-MM-DD, true or false")
+	return t, false, err
 }
 
 // newestFirst sorts a product's cycles newest first, whatever order the
