@@ -114,7 +114,8 @@ func (c *Copy) Stale(now time.Time, maxAge time.Duration) bool {
 
 // Load returns the copy to use: the refreshed one in stateDir when it is
 // there, parses and is not older than the bundled snapshot (with the
-// bundled cycles of any product it lacks); else the bundled one. Every reason a refreshed copy was passed over is a warning, for the
+// bundled cycles of any product it lacks); else the bundled one (with the
+// refreshed cycles of any product it lacks). Every reason a refreshed copy was passed over is a warning, for the
 // user: the bundled data is always usable, so Load itself only fails when the
 // bundled data does not parse (which the package's tests rule out).
 func Load(stateDir string) (*Copy, []string, error) {
@@ -136,8 +137,15 @@ func Load(stateDir string) (*Copy, []string, error) {
 	case AfterToday(data.AsOf, time.Now()):
 		return fallback, []string{FutureCopy("support data", path, data.AsOf, time.Now())}, nil
 	case data.AsOf.Before(bundled.AsOf):
-		return fallback, []string{fmt.Sprintf("the refreshed support data %s (as of %s) is older than the bundled copy (as of %s); using the bundled copy",
-			path, data.AsOf.Format(time.DateOnly), bundled.AsOf.Format(time.DateOnly))}, nil
+		w := fmt.Sprintf("the refreshed support data %s (as of %s) is older than the bundled copy (as of %s); using the bundled copy",
+			path, data.AsOf.Format(time.DateOnly), bundled.AsOf.Format(time.DateOnly))
+		// The products it has that the bundled copy lacks (data:
+		// products: in the config) are its own: without them they
+		// would be unknown after every upgrade of updeb until a refresh.
+		if extra := bundled.fillFrom(data); len(extra) > 0 {
+			w += fmt.Sprintf(", and the refreshed copy's release cycles of %s, which the bundled copy lacks: run 'updeb data refresh'", strings.Join(extra, ", "))
+		}
+		return fallback, []string{w}, nil
 	}
 	var warnings []string
 	if missing := data.fillFrom(bundled); len(missing) > 0 {

@@ -313,3 +313,33 @@ func TestLoadFillsProductsFromBundled(t *testing.T) {
 		t.Errorf("products %v lack cilium", c.Data.Products())
 	}
 }
+
+// TestLoadOlderKeepsOwnProducts: a refreshed copy older than the bundled
+// one (updeb upgraded since the last refresh) is passed over, but the
+// products only it has (data: products: in the config, nodejs here) keep
+// its cycles: they were unknown to every command until the next refresh.
+func TestLoadOlderKeepsOwnProducts(t *testing.T) {
+	state := t.TempDir()
+	os.MkdirAll(filepath.Join(state, "support"), 0o755)
+	node := []supportdata.Cycle{eoltest.Cycle("nodejs", "24", "2025-05-06", "2026-10-20", "2028-04-30", "24.11.1")}
+	k := bundled(t).Cycles("kubernetes")
+	k[0].Latest = "1.36.1"
+	d, err := supportdata.New("Source: test\nAs of: 2026-01-01", map[string][]supportdata.Cycle{"kubernetes": k, "nodejs": node})
+	if err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(filepath.Join(state, supportdata.File), d.Encode(), 0o644)
+	c, warnings, err := supportdata.Load(state)
+	if err != nil || c.Refreshed() {
+		t.Fatalf("Load: %s, %v", c.Name(), err)
+	}
+	if got, want := c.Data.Cycles("kubernetes")[0].Latest, bundled(t).Cycles("kubernetes")[0].Latest; got != want {
+		t.Errorf("kubernetes latest %s, want the bundled copy's %s", got, want)
+	}
+	if cs := c.Data.Cycles("nodejs"); len(cs) != 1 || cs[0].Latest != "24.11.1" {
+		t.Errorf("nodejs: %+v, want the refreshed copy's cycle 24", cs)
+	}
+	if len(warnings) != 1 || !strings.Contains(warnings[0], "older than the bundled copy") || !strings.Contains(warnings[0], "release cycles of nodejs") {
+		t.Errorf("warnings %q", warnings)
+	}
+}
