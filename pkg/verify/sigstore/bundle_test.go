@@ -470,6 +470,35 @@ func TestVerifyBundleNoSubjectDigest(t *testing.T) {
 	}
 }
 
+// A subject names one file by all its digests: one whose sha256 is the
+// artifact's and whose sha512 is another file's (or the other way round) is
+// not the artifact, whichever digest is looked at first, and whatever other
+// subject of the statement names the artifact in full; a subject that names
+// it in full, beside digests the artifact is not checked by, counts.
+func TestVerifyBundleSubjectDigestsDisagree(t *testing.T) {
+	v := newVirtual(t)
+	ver := newVerifier(t, v.root, Options{})
+	art := digestsOf([]byte("cilium-linux-amd64.tar.gz"))
+	other := digestsOf([]byte("cilium-darwin-amd64.tar.gz"))
+	for name, subjects := range map[string]map[string]digest.Set{
+		"sha256 the artifact's, sha512 another's": {"cilium": {digest.SHA256: art[digest.SHA256], digest.SHA512: other[digest.SHA512]}},
+		"sha512 the artifact's, sha256 another's": {"cilium": {digest.SHA256: other[digest.SHA256], digest.SHA512: art[digest.SHA512]}},
+		"and another subject names it in full": {"cilium": {digest.SHA256: art[digest.SHA256], digest.SHA512: other[digest.SHA512]},
+			"cilium-linux-amd64.tar.gz": art},
+	} {
+		t.Run(name, func(t *testing.T) {
+			_, err := ver.VerifyBundle(ctx(t), workflowPolicy, art, v.attest(workflow, actionsIssuer, subjects), "cilium.sigstore.json")
+			refusedWith(t, err, ReasonDigestMismatch, "cilium.sigstore.json", "subject cilium names the artifact by its sha", "and another file by its sha", "not of one file")
+		})
+	}
+	// Against the sha256 alone, the first subject names the artifact.
+	only256 := digest.Set{digest.SHA256: art[digest.SHA256]}
+	if _, err := ver.VerifyBundle(ctx(t), workflowPolicy, only256, v.attest(workflow, actionsIssuer, map[string]digest.Set{
+		"cilium": {digest.SHA256: art[digest.SHA256], digest.SHA512: other[digest.SHA512]}}), "cilium.sigstore.json"); err != nil {
+		t.Errorf("checked by its sha256 alone: %v", err)
+	}
+}
+
 // A certificate without a signed certificate timestamp of a CT log the root
 // lists is refused for that, not as one that does not chain: the virtual
 // Sigstore's certificates carry none, and its root is given public-good's

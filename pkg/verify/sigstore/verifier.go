@@ -367,24 +367,48 @@ func signedDigest(b *bundle.Bundle, artifact digest.Set) (string, []byte, *Refus
 	if err != nil {
 		return "", nil, &Refusal{Reason: ReasonMalformed, Detail: fmt.Sprintf("DSSE payload is not an in-toto statement: %v", err)}
 	}
+	// A subject's digests are all of one file: one that names the artifact
+	// by one digest and another file by the other is not the artifact
+	// (sigstore-go looks at the one digest it is given), and a statement
+	// that says both of it is refused whatever its other subjects say.
 	var named []string
+	var match digest.Algorithm
 	for _, s := range st.Subject {
+		var same digest.Algorithm
+		var differ []string
 		for _, alg := range []digest.Algorithm{digest.SHA256, digest.SHA512} {
 			got, ok := s.Digest[string(alg)]
 			if !ok {
 				continue
 			}
-			if want, ok := artifact[alg]; ok && strings.EqualFold(got, want) {
-				sum, err := hex.DecodeString(want)
-				if err != nil {
-					return "", nil, &Refusal{Reason: ReasonMalformed, Detail: fmt.Sprintf("artifact digest %s:%s is not hex", alg, want)}
+			want, have := artifact[alg]
+			if have && strings.EqualFold(got, want) {
+				if same == "" {
+					same = alg
 				}
-				return string(alg), sum, nil
+				continue
+			}
+			if have {
+				differ = append(differ, fmt.Sprintf("%s:%s", alg, got))
 			}
 			if len(named) < 5 {
 				named = append(named, fmt.Sprintf("%s (%s:%s)", s.Name, alg, got))
 			}
 		}
+		switch {
+		case same != "" && len(differ) > 0:
+			return "", nil, &Refusal{Reason: ReasonDigestMismatch, Detail: fmt.Sprintf("the statement's subject %s names the artifact by its %s:%s and another file by its %s: its digests are not of one file, so it is not this file (the artifact is %s); the statement was made wrong, ask upstream for one whose digests agree",
+				s.Name, same, s.Digest[string(same)], strings.Join(differ, " and its "), describeDigests(artifact))}
+		case same != "" && match == "":
+			match = same
+		}
+	}
+	if match != "" {
+		sum, err := hex.DecodeString(artifact[match])
+		if err != nil {
+			return "", nil, &Refusal{Reason: ReasonMalformed, Detail: fmt.Sprintf("artifact digest %s:%s is not hex", match, artifact[match])}
+		}
+		return string(match), sum, nil
 	}
 	if len(named) == 0 {
 		what := fmt.Sprintf("the statement's %s no sha256 or sha512 digest", plural.Count(len(st.Subject), "subject names", "subjects name"))
