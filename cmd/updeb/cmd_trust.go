@@ -216,8 +216,8 @@ func runTrustRefresh(cmd *cobra.Command, g *globalOptions, o *trustRefreshOption
 	file := filepath.Join(state, refreshedRootFile)
 	res := trustRefreshed{Repository: first(ro.RepositoryURL, sigstore.DefaultTUFURL), File: file, Changed: true,
 		InUse: cfg.Sigstore.TrustedRoot == ""}
-	// the root is stored before the TUF metadata is replaced: a failure
-	// here (a full disk) keeps both as they were
+	// the root is stored once the TUF metadata that vouches for it is in
+	// place: a failure here (a full disk) puts both back as they were
 	ro.Store = func(tr *sigstore.TrustedRoot) error {
 		res.SHA256 = tr.SHA256()
 		if old, err := confined.ReadFile(file, maxTUFRoot); err == nil {

@@ -49,9 +49,11 @@ type RefreshOptions struct {
 	Timeout time.Duration
 	// UserAgent is sent with every request when set.
 	UserAgent string
-	// Store, when set, is given the verified trusted root before Dir is
-	// replaced: where it fails (a full disk), Dir is kept as it was too, so
-	// that the metadata and the stored root never disagree.
+	// Store, when set, is given the verified trusted root once Dir holds
+	// the metadata that vouches for it: where it fails (a full disk), Dir
+	// is put back as it was too, so that the metadata and the stored root
+	// agree; a refresh killed while it runs leaves the metadata the newer,
+	// never the stored root (the next refresh stores its root again).
 	Store func(*TrustedRoot) error
 }
 
@@ -128,12 +130,24 @@ func Refresh(ctx context.Context, o RefreshOptions) (*TrustedRoot, error) {
 	if err != nil {
 		return nil, tufError(o.RepositoryURL, err)
 	}
+	// The verified metadata takes Dir's place before Store takes its root:
+	// a refresh killed while Store writes leaves metadata newer than the
+	// root stored, which the next refresh mends, never the root newer than
+	// the metadata, which would let it take the older version again and
+	// store its root over the newer one.
+	old, err := swap(work, o.Dir)
+	if err != nil {
+		return nil, err
+	}
 	if o.Store != nil {
 		if err := o.Store(tr); err != nil {
+			if uerr := unswap(work, o.Dir, old); uerr != nil {
+				return nil, fmt.Errorf("%w (and putting the TUF metadata of %s back: %v)", err, o.Dir, uerr)
+			}
 			return nil, err
 		}
 	}
-	if err := swap(work, o.Dir); err != nil {
+	if err := os.RemoveAll(old); err != nil {
 		return nil, err
 	}
 	return tr, nil
@@ -195,26 +209,37 @@ func stage(dir string) (string, error) {
 // workPrefix starts the names of a refresh's copies of dir, beside it.
 func workPrefix(dir string) string { return "." + filepath.Base(dir) + ".refresh-" }
 
-// swap puts work in dir's place: dir moves aside (work + ".old"), work takes
-// its name, the old copy goes. A refresh killed on the way leaves a state
-// that recoverSwap finishes; never a mix of the two copies.
-func swap(work, dir string) error {
+// swap puts work in dir's place: dir moves aside (work + ".old", returned
+// for the caller to remove), work takes its name. A refresh killed on the
+// way leaves a state that recoverSwap finishes; never a mix of the two
+// copies.
+func swap(work, dir string) (string, error) {
 	old := work + ".old"
 	if err := os.Rename(dir, old); err != nil {
-		return err
+		return "", err
 	}
 	if err := os.Rename(work, dir); err != nil {
 		os.Rename(old, dir)
+		return "", err
+	}
+	return old, nil
+}
+
+// unswap undoes swap: dir goes back to work, old takes dir's place. Killed
+// between the two, recoverSwap puts work (the newer metadata) in dir's place.
+func unswap(work, dir, old string) error {
+	if err := os.Rename(dir, work); err != nil {
 		return err
 	}
-	return os.RemoveAll(old)
+	return os.Rename(old, dir)
 }
 
 // recoverSwap finishes or undoes what a killed refresh of dir left beside
 // it; the caller holds the lock. Killed while it staged or verified: a
-// copy (removed). Between swap's renames: dir missing, a copy W and
-// W.old, the dir it moved aside; W verified in full and Store took its root
-// before swap began, so W takes dir's place. After them: dir and W.old
+// copy (removed). Between swap's renames (or unswap's): dir missing, a copy
+// W and W.old, the dir it moved aside; W verified in full, so W takes dir's
+// place, whether Store took its root or not (the next refresh stores it).
+// After them (while Store ran, or before the old copy went): dir and W.old
 // (removed).
 func recoverSwap(dir string) error {
 	parent, prefix := filepath.Dir(dir), workPrefix(dir)

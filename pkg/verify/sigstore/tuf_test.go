@@ -375,6 +375,51 @@ func TestRefreshFinishesAKilledOne(t *testing.T) {
 	}
 }
 
+// TestRefreshKilledWhileStoring: a refresh killed while Store writes the
+// new root (what the folder holds then is copied aside, as the kill leaves
+// it) leaves metadata that refuses the old version served again: the root
+// stored is version 2's, and a next refresh that took version 1 would store
+// version 1's over it (a trusted root rolled back, with a key it had ended).
+func TestRefreshKilledWhileStoring(t *testing.T) {
+	r := newTUFRepo(t)
+	r.publish(newVirtual(t).root.JSON(), time.Now().Add(24*time.Hour))
+	parent := filepath.Join(t.TempDir(), "state")
+	if _, err := r.refresh(filepath.Join(parent, "tuf")); err != nil {
+		t.Fatal(err)
+	}
+	r.publish(goodRoot(t).JSON(), time.Now().Add(24*time.Hour))
+	// A Store that fails (a full disk) leaves the metadata as it was.
+	v1 := timestampOf(t, filepath.Join(parent, "tuf"))
+	full := errors.New("no space left on device")
+	o := RefreshOptions{HTTPClient: &http.Client{}, RepositoryURL: r.srv.URL, Root: r.anchor, Dir: filepath.Join(parent, "tuf"), Timeout: 5 * time.Second,
+		Store: func(*TrustedRoot) error { return full }}
+	if _, err := Refresh(t.Context(), o); !errors.Is(err, full) {
+		t.Fatalf("Store failed: %v", err)
+	}
+	if !bytes.Equal(timestampOf(t, filepath.Join(parent, "tuf")), v1) {
+		t.Errorf("a Store that failed left version 2's metadata")
+	}
+	if left, _ := os.ReadDir(parent); len(left) != 2 {
+		t.Errorf("beside the TUF folder after a Store that failed: %v, want its lock only", left)
+	}
+	killed := filepath.Join(t.TempDir(), "state")
+	o.Store = func(*TrustedRoot) error { return os.CopyFS(killed, os.DirFS(parent)) }
+	if _, err := Refresh(t.Context(), o); err != nil {
+		t.Fatal(err)
+	}
+	r.mu.Lock()
+	r.files["/timestamp.json"] = r.olds[0]
+	r.mu.Unlock()
+	o.Dir = filepath.Join(killed, "tuf")
+	o.Store = func(tr *TrustedRoot) error {
+		t.Errorf("version 1 served again is stored over version 2's root: %s", tr.Name())
+		return nil
+	}
+	if _, err := Refresh(t.Context(), o); !errors.Is(err, ErrTUF) {
+		t.Errorf("refresh with version 1 served again after a kill while storing: %v, want a rollback refused", err)
+	}
+}
+
 // TestRefreshesOneAtATime: a refresh waits while another holds Dir's lock
 // (here the test), and gives up when its context ends, naming the lock.
 // Refreshes started at once all succeed, and the root each stores is the one
