@@ -292,7 +292,7 @@ func TestVerifySigstoreSourceRepository(t *testing.T) {
 			if err != nil {
 				t.Fatalf("the caller's own run: %v", err)
 			}
-			if by := strings.Join(got["pingd"].By, " "); !strings.Contains(by, "sigstore:"+generator+" issuer="+issuer) {
+			if by := strings.Join(got["pingd"].By, " "); !strings.Contains(by, "sigstore:"+generator+" issuer="+issuer+" source-repository="+own+" rekor=") {
 				t.Errorf("vouched for by %q", by)
 			}
 			continue

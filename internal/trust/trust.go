@@ -53,7 +53,8 @@ type Verifiers struct {
 // signature or the Sigstore material, then the cross-check of pinned (the
 // digests to compare with the checksum file) against the upstream checksum
 // file. It returns what vouched for the artifact, in the provenance record's
-// words ("openpgp:FPR", "sigstore:IDENTITY issuer=URL rekor=INDEX",
+// words ("openpgp:FPR", "sigstore:IDENTITY issuer=URL rekor=INDEX", with
+// source-repository=URL after the issuer where the policy requires one,
 // "sigstore:public-key=SHA256:... rekor=INDEX", "... timestamp=TIME" when a
 // timestamp authority vouched in place of a log, "checksum-file:URL", ...);
 // none for a source with nothing but its pin.
@@ -97,7 +98,8 @@ func Source(ctx context.Context, s *recipe.ResolvedSource, pinned digest.Set, ar
 }
 
 // SigstoreEvidence is how a Sigstore verification is named in the provenance
-// record and in reports: who signed, under which issuer, and where the
+// record and in reports: who signed, under which issuer (and for which
+// repository's run, where the policy requires one), and where the
 // transparency log holds it.
 func SigstoreEvidence(r *sigstore.Result) string {
 	where := fmt.Sprintf("rekor=%d", r.LogIndex)
@@ -108,6 +110,11 @@ func SigstoreEvidence(r *sigstore.Result) string {
 	}
 	if r.PublicKey != "" {
 		return fmt.Sprintf("sigstore:public-key=%s %s", r.PublicKey, where)
+	}
+	if r.SourceRepository != "" {
+		// The identity of a reusable workflow signs for anyone's run: the
+		// record names the repository whose run it was.
+		return fmt.Sprintf("sigstore:%s issuer=%s source-repository=%s %s", r.Identity, r.Issuer, r.SourceRepository, where)
 	}
 	return fmt.Sprintf("sigstore:%s issuer=%s %s", r.Identity, r.Issuer, where)
 }

@@ -200,6 +200,12 @@ type Result struct {
 	Shape    Shape
 	Identity string // the certificate's SAN that matched the Policy
 	Issuer   string // the OIDC issuer in the certificate
+	// SourceRepository is the certificate's Source Repository URI where the
+	// Policy requires one (it is then Policy.SourceRepository): the
+	// repository whose CI run signed, which Identity does not name when it
+	// is a workflow that signs for every repository calling it. Empty
+	// otherwise.
+	SourceRepository string
 	// PublicKey is the pinned key that verified (SHA256:base64 of its DER
 	// form) for a key-signed bundle; Identity and Issuer are then empty.
 	PublicKey string
@@ -298,6 +304,9 @@ func (v *Verifier) verifyEntity(source string, b *bundle.Bundle, id *identity, a
 	}
 	if id.key != nil {
 		out.PublicKey = id.key.fingerprint
+	}
+	if id.source != "" {
+		out.SourceRepository = summary.SourceRepositoryURI
 	}
 	if e := v.countedEntry(entries); e != nil {
 		out.LogIndex = e.LogIndex()
