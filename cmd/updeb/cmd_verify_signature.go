@@ -207,23 +207,26 @@ func refusedFor(err error, subject string) error {
 // sigstoreVerified is what verify-signature --json writes for a good
 // Sigstore signature.
 type sigstoreVerified struct {
-	Kind           string   `json:"kind"` // "sigstore"
-	Shape          string   `json:"shape"`
-	Identity       string   `json:"identity"`
-	Issuer         string   `json:"issuer"`
-	LogIndex       int64    `json:"log_index"`
-	LogID          string   `json:"log_id"`
-	LogURL         string   `json:"log_url"`
-	IntegratedTime string   `json:"integrated_time,omitempty"`
-	Timestamps     []string `json:"timestamps,omitempty"`
-	Source         string   `json:"source"`
-	TrustedRoot    string   `json:"trusted_root"`
-	PublicKey      string   `json:"public_key,omitempty"` // the pinned key that verified (--sigstore-key)
-	Artifact       string   `json:"artifact"`
-	Size           *int64   `json:"size,omitempty"`   // absent when ARTIFACT is a digest
-	SHA256         string   `json:"sha256,omitempty"` // absent when ARTIFACT is a sha512 digest
-	SHA512         string   `json:"sha512,omitempty"` // when ARTIFACT is a sha512 digest
-	Warnings       []string `json:"warnings,omitempty"`
+	Kind     string `json:"kind"` // "sigstore"
+	Shape    string `json:"shape"`
+	Identity string `json:"identity"`
+	Issuer   string `json:"issuer"`
+	// SourceRepository is the repository whose CI run signed, where
+	// --sigstore-source-repository requires one.
+	SourceRepository string   `json:"source_repository,omitempty"`
+	LogIndex         int64    `json:"log_index"`
+	LogID            string   `json:"log_id"`
+	LogURL           string   `json:"log_url"`
+	IntegratedTime   string   `json:"integrated_time,omitempty"`
+	Timestamps       []string `json:"timestamps,omitempty"`
+	Source           string   `json:"source"`
+	TrustedRoot      string   `json:"trusted_root"`
+	PublicKey        string   `json:"public_key,omitempty"` // the pinned key that verified (--sigstore-key)
+	Artifact         string   `json:"artifact"`
+	Size             *int64   `json:"size,omitempty"`   // absent when ARTIFACT is a digest
+	SHA256           string   `json:"sha256,omitempty"` // absent when ARTIFACT is a sha512 digest
+	SHA512           string   `json:"sha512,omitempty"` // when ARTIFACT is a sha512 digest
+	Warnings         []string `json:"warnings,omitempty"`
 }
 
 func runVerifySigstore(cmd *cobra.Command, g *globalOptions, o *verifySignatureOptions, artifact string) error {
@@ -305,7 +308,7 @@ func runVerifySigstore(cmd *cobra.Command, g *globalOptions, o *verifySignatureO
 			return err
 		}
 	}
-	out := sigstoreVerified{Kind: "sigstore", Shape: string(res.Shape), Identity: res.Identity, Issuer: res.Issuer, LogIndex: res.LogIndex, LogID: res.LogID,
+	out := sigstoreVerified{Kind: "sigstore", Shape: string(res.Shape), Identity: res.Identity, Issuer: res.Issuer, SourceRepository: res.SourceRepository, LogIndex: res.LogIndex, LogID: res.LogID,
 		LogURL: res.LogURL, Source: res.Source, TrustedRoot: res.TrustedRoot, PublicKey: res.PublicKey, Artifact: artifact, SHA256: art[digest.SHA256], Warnings: res.Warnings}
 	if size >= 0 {
 		out.Size = &size
@@ -327,6 +330,9 @@ func runVerifySigstore(cmd *cobra.Command, g *globalOptions, o *verifySignatureO
 	} else {
 		fmt.Fprintf(w, "Good Sigstore signature (%s) by %s\n", out.Shape, out.Identity)
 		fmt.Fprintf(w, "  issuer       %s\n", out.Issuer)
+		if out.SourceRepository != "" {
+			fmt.Fprintf(w, "  run of       %s\n", out.SourceRepository)
+		}
 	}
 	if out.LogURL != "" {
 		fmt.Fprintf(w, "  logged       %s index %d", out.LogURL, out.LogIndex)

@@ -351,6 +351,33 @@ func TestSigstoreRefusalsCLI(t *testing.T) {
 	}
 }
 
+// A reusable workflow's signature verified under --sigstore-source-repository
+// is reported with the repository whose run signed, in text and --json: the
+// workflow alone signs for every repository that calls it.
+func TestVerifySignatureSourceRepositoryCLI(t *testing.T) {
+	const (
+		generator = "https://github.com/slsa-framework/slsa-github-generator/.github/workflows/generator_generic_slsa3.yml@refs/tags/v2.1.0"
+		own       = "https://github.com/demo/tool"
+	)
+	f := newSigFix(t)
+	b, err := f.vs.BundleRun(sigstoretest.Run{Workflow: generator, Issuer: actionsIssuer, SourceRepository: own}, f.artifact)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.write("run.sigstore.json", b)
+	args := []string{"verify-signature", "--bundle", filepath.Join(f.dir, "run.sigstore.json"), "--trusted-root", filepath.Join(f.dir, "root.json"),
+		"--sigstore-identity", generator, "--sigstore-issuer", actionsIssuer, "--sigstore-source-repository", own, filepath.Join(f.mirror, "tool", "v1.0.0", "tool-amd64")}
+	code, stdout, stderr := runCLI(t, append([]string{"--cache", t.TempDir()}, args...)...)
+	if want := "by " + generator + "\n  issuer       " + actionsIssuer + "\n  run of       " + own + "\n"; code != 0 || !strings.Contains(stdout, want) {
+		t.Errorf("exit %d\nstdout: %s\nstderr: %s\nwant %q", code, stdout, stderr, want)
+	}
+	code, stdout, _ = runCLI(t, append([]string{"--cache", t.TempDir(), "--json"}, args...)...)
+	var res map[string]any
+	if code != 0 || json.Unmarshal([]byte(stdout), &res) != nil || res["source_repository"] != own {
+		t.Errorf("--json: exit %d\n%s\nwant source_repository %s", code, stdout, own)
+	}
+}
+
 // updeb verify-signature's Sigstore forms: exit 0 good, 1 refused with the
 // reason, 2 usage, 3 Rekor unavailable; --json has snake_case keys.
 func TestVerifySignatureSigstoreCLI(t *testing.T) {
