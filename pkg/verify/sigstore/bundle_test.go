@@ -253,7 +253,7 @@ func TestVerifyBundleRefusals(t *testing.T) {
 		}), Policy{Identity: "cody@soyland.com", Issuer: githubOAuth}, digest.Set{digest.SHA256: realBundles[3].digest}, ReasonBadLogEntry, []string{"does not match"}},
 		{"no signed entry timestamp", edit("oci-attestation.sigstore.json", func(m map[string]any) { delete(tlogEntry(m), "inclusionPromise") }),
 			Policy{Identity: "cody@soyland.com", Issuer: githubOAuth}, digest.Set{digest.SHA256: realBundles[3].digest}, ReasonNoTimestamp,
-			[]string{"its 1 Rekor v1 log entry carries no signed entry timestamp (SET, the entry's inclusionPromise)", "RFC 3161 timestamp"}},
+			[]string{"carries 0 RFC 3161 timestamps and", "lists 1 timestamp authority, and its 1 Rekor v1 log entry carries no signed entry timestamp (SET, the entry's inclusionPromise)", "RFC 3161 timestamp"}},
 		{"no log entry", edit("oci-attestation.sigstore.json", func(m map[string]any) {
 			m["verificationMaterial"].(map[string]any)["tlogEntries"] = []any{}
 		}), Policy{Identity: "cody@soyland.com", Issuer: githubOAuth}, digest.Set{digest.SHA256: realBundles[3].digest}, ReasonNoLogEntry, []string{"no transparency-log entry"}},

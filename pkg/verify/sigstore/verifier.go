@@ -129,8 +129,9 @@ func (v *Verifier) verifierFor(b *bundle.Bundle, id *identity, requireLog bool) 
 		timed = true
 	}
 	if !timed {
-		return nil, &Refusal{Reason: ReasonNoTimestamp, Detail: fmt.Sprintf("no verifiable signing time: the bundle carries %d RFC 3161 timestamps and %s lists %d timestamp authorities, and %s",
-			len(ts), v.root.Name(), len(tr.TimestampingAuthorities()), v.untimedEntries(b, requireLog))}
+		return nil, &Refusal{Reason: ReasonNoTimestamp, Detail: fmt.Sprintf("no verifiable signing time: the bundle carries %s and %s lists %s, and %s",
+			plural.Count(len(ts), "RFC 3161 timestamp", "RFC 3161 timestamps"), v.root.Name(),
+			plural.Count(len(tr.TimestampingAuthorities()), "timestamp authority", "timestamp authorities"), v.untimedEntries(b, requireLog))}
 	}
 	sg, err := sgverify.NewVerifier(tm, opts...)
 	if err != nil {
