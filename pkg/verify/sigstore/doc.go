@@ -24,7 +24,11 @@
 //     is Policy.Issuer and whose Subject Alternative Name is Policy.Identity,
 //     or matches Policy.IdentityRegexp as a whole, and, when
 //     Policy.SourceRepository is set, whose Source Repository URI extension
-//     is that repository (the caller of a reusable workflow); or, for a key-signed
+//     is that repository (the caller of a reusable workflow), and, when it
+//     is not, under GitHub Actions, whose Source Repository URI (or GitHub
+//     Workflow Repository) is the repository of the workflow its identity
+//     names: a workflow may be reusable (on: workflow_call), and then signs
+//     for anybody's repository that calls it; or, for a key-signed
 //     bundle, it is signed with the key the Policy pins (Policy.PublicKey,
 //     the expected identity itself), at a time within the key's validity
 //     window when one is given. An empty identity or issuer is refused before

@@ -57,6 +57,9 @@ type Policy struct {
 	// workflow (slsa-github-generator's, another repository's shared release
 	// workflow) signs for every repository that calls it, and only this
 	// extension names the caller. It goes with Identity or IdentityRegexp.
+	// Left empty under GitHub Actions, the certificate must be for a run of
+	// the repository whose workflow its identity names: any workflow may be
+	// a reusable one.
 	SourceRepository string
 
 	// PublicKey pins the signer's public key (PEM, "PUBLIC KEY": ECDSA,
@@ -426,7 +429,7 @@ func isLocalPart(r rune) bool {
 // must match no identity of a repository anybody may create, whatever the
 // repository, workflow file or ref that follows.
 var anyonesRepository = []struct{ issuer, site string }{
-	{"https://token.actions.githubusercontent.com", "https://github.com/"},
+	{githubActionsIssuer, "https://github.com/"},
 	{"https://gitlab.com", "https://gitlab.com/"},
 }
 
@@ -756,7 +759,50 @@ func (id *identity) check(s certificate.Summary) (Reason, string) {
 		}
 		return ReasonIdentity, fmt.Sprintf("certificate names %s (its Source Repository URI, OID 1.3.6.1.4.1.57264.1.12), want %q: identity %q signs for the repositories that run it (issuer %s)", got, id.source, san, s.Issuer)
 	}
+	if id.source == "" {
+		if own, ok := workflowRepository(s); ok {
+			if got := sourceRepository(s); got != "" && !strings.EqualFold(got, own) {
+				return ReasonIdentity, fmt.Sprintf("certificate names source repository %q (its Source Repository URI, OID 1.3.6.1.4.1.57264.1.12), not %q, whose workflow %q signed: a reusable workflow signs for every repository that calls it, and the policy names no source repository, so only the workflow's own repository's runs count (issuer %s); to accept runs of %s, name it as the policy's source repository", got, own, san, s.Issuer, got)
+			}
+		}
+	}
 	return "", ""
+}
+
+// githubActionsIssuer is GitHub Actions' OIDC issuer on github.com.
+const githubActionsIssuer = "https://token.actions.githubusercontent.com"
+
+// workflowRepository returns the repository of the workflow a GitHub
+// Actions certificate's identity names
+// (https://github.com/OWNER/REPO/.github/workflows/FILE@REF): where a policy
+// names no SourceRepository, the certificate must be for a run of that
+// repository. A workflow may be reusable (on: workflow_call): then anybody's
+// repository that calls it gets a certificate with its identity, and only
+// the Source Repository URI tells them apart.
+func workflowRepository(s certificate.Summary) (string, bool) {
+	rest, ok := strings.CutPrefix(s.SubjectAlternativeName, "https://github.com/")
+	if s.Issuer != githubActionsIssuer || !ok {
+		return "", false
+	}
+	parts := strings.SplitN(rest, "/", 3)
+	if len(parts) < 3 || parts[0] == "" || parts[1] == "" || !strings.HasPrefix(parts[2], ".github/workflows/") {
+		return "", false
+	}
+	return "https://github.com/" + parts[0] + "/" + parts[1], true
+}
+
+// sourceRepository is the repository whose run a GitHub Actions certificate
+// was issued for: its Source Repository URI, or (a certificate from before
+// Fulcio wrote it) https://github.com/ and its GitHub Workflow Repository;
+// "" when it carries neither.
+func sourceRepository(s certificate.Summary) string {
+	if s.SourceRepositoryURI != "" {
+		return s.SourceRepositoryURI
+	}
+	if s.GithubWorkflowRepository != "" {
+		return "https://github.com/" + s.GithubWorkflowRepository
+	}
+	return ""
 }
 
 // sigstoreGo turns the policy into sigstore-go's, which enforces it a second

@@ -181,7 +181,7 @@ func TestRunVerifies(t *testing.T) {
 	artifact := []byte("tool stand-in\n")
 	ds := digestsOf(artifact)
 	pol := sigstore.Policy{Identity: generator, Issuer: actions, SourceRepository: "https://github.com/example/tool"}
-	for _, caller := range []string{"https://github.com/example/tool", "https://github.com/attacker/tool", ""} {
+	for _, caller := range []string{"https://github.com/example/tool", "https://github.com/attacker/tool", "", "https://github.com/slsa-framework/slsa-github-generator"} {
 		r := sigstoretest.Run{Workflow: generator, Issuer: actions, SourceRepository: caller}
 		sig, err := s.SignRun(r, artifact)
 		if err != nil {
@@ -209,9 +209,17 @@ func TestRunVerifies(t *testing.T) {
 				t.Errorf("%s, a run of %q: %v, want both repositories named", form, caller, err)
 			}
 		}
-		// Without SourceRepository the workflow's identity accepts any caller.
-		if _, err := v.VerifyBundle(t.Context(), sigstore.Policy{Identity: generator, Issuer: actions}, ds, b, "x.sigstore.json"); err != nil {
+		// Without SourceRepository the workflow's identity accepts the runs
+		// of the workflow's own repository only (and a certificate that
+		// names no source repository, as Fulcio's before the extension):
+		// a reusable workflow signs for anybody's repository that calls it.
+		_, err = v.VerifyBundle(t.Context(), sigstore.Policy{Identity: generator, Issuer: actions}, ds, b, "x.sigstore.json")
+		var re *sigstore.RefusedError
+		switch own := caller == "" || caller == "https://github.com/slsa-framework/slsa-github-generator"; {
+		case own && err != nil:
 			t.Errorf("bundle of %q under the identity alone: %v", caller, err)
+		case !own && (!errors.As(err, &re) || !re.Has(sigstore.ReasonIdentity) || !strings.Contains(err.Error(), "to accept runs of "+caller+", name it")):
+			t.Errorf("bundle of %q under the identity alone: %v, want a wrong-identity refusal saying to name the source repository", caller, err)
 		}
 	}
 }
