@@ -215,6 +215,39 @@ folder: the account's, 0750
 	}
 }
 
+// TestSystemUserRunningSystemEndToEnd runs the postinst of a package with a
+// system user as dpkg runs it on a node (no $DPKG_ROOT: the real adduser),
+// in a mount namespace whose /etc, /var/lib and /var/log are throwaway
+// copies. The home the package states (dpkg made it, root's, before the
+// postinst runs) becomes the account's, and the postinst writes nothing:
+// adduser warned on every first installation that the home "does not
+// belong to the user you are currently creating".
+func TestSystemUserRunningSystemEndToEnd(t *testing.T) {
+	testenv.RequireTool(t, "tar", "dpkg", "dpkg-deb", "useradd", "groupadd", "adduser", "getent", "dpkg-query")
+	out := buildLC(t, "1.0.0", lcDaemon)
+	root, tmp := testenv.DpkgRoot(t), t.TempDir()
+	testenv.BasePasswd(t, root)
+	env := []string{"ROOT=" + root, "T=" + tmp, "DEB=" + filepath.Join(out, "lcd_1.0.0-1_amd64.deb"), "PATH=/usr/sbin:/usr/bin:/sbin:/bin"}
+	// The package in a dpkg database, for the postinst's dpkg-query -S.
+	testenv.AsRoot(t, `dpkg --root="$ROOT" --admindir="$ROOT/var/lib/dpkg" --force-script-chrootless --force-not-root --force-depends --log=/dev/null -i "$DEB" >/dev/null 2>&1
+dpkg-deb -e "$DEB" "$T/control"`, env...)
+	got := testenv.InMountNamespace(t, `trap 'umount /etc /var/lib /var/log 2>/dev/null; rm -rf "$T/etc" "$T/varlib" "$T/varlog"' EXIT
+cp -a /etc "$T/etc"
+mkdir "$T/varlib" "$T/varlog"
+mount --bind "$T/etc" /etc
+mount --bind "$T/varlib" /var/lib
+mount --bind "$T/varlog" /var/log
+getent passwd updebtestlcd && echo "the system has the user before"
+mkdir -m 0750 /var/lib/updeb-lcd
+DPKG_ADMINDIR="$ROOT/var/lib/dpkg" sh "$T/control/postinst" configure 2>&1
+stat -c '%n %U:%G %a' /var/lib/updeb-lcd
+getent passwd updebtestlcd | cut -d: -f1,6,7`, env...)
+	want := "/var/lib/updeb-lcd updebtestlcd:updebtestlcd 750\nupdebtestlcd:/var/lib/updeb-lcd:/usr/sbin/nologin\n"
+	if string(got) != want {
+		t.Errorf("the postinst on a running system:\n%s\nwant:\n%s", got, want)
+	}
+}
+
 // TestSystemUserLeavesAnotherPackagesFolder installs with real dpkg a
 // package (lcother, of another build) that has /etc/updeb-shared, then one whose system user
 // is to own that folder and its own /var/lib/updeb-lcd: the postinst gave

@@ -553,11 +553,20 @@ func systemUser(b *strings.Builder, pp *ResolvedPackage, u *SystemUser) {
 		args += " --group"
 		group = u.Name
 	}
-	if u.Home != "" {
+	switch {
+	case u.Home == "":
+		args += " --no-create-home --home /nonexistent"
+	case pp.holds(u.Home):
+		// dpkg made the home, root's, before the postinst runs: adduser
+		// would leave it as it is all the same, warning on every first
+		// installation that it "does not belong to the user you are
+		// currently creating". The lines below give it to the user where
+		// the package says it is the user's.
+		args += " --no-create-home --home " + ShellQuote(u.Home)
+		home = u.Home
+	default:
 		args += " --home " + ShellQuote(u.Home)
 		home = u.Home
-	} else {
-		args += " --no-create-home --home /nonexistent"
 	}
 	line := func(depth int, format string, a ...any) {
 		b.WriteString(strings.Repeat("\t", depth))
@@ -653,6 +662,18 @@ func systemUser(b *strings.Builder, pp *ResolvedPackage, u *SystemUser) {
 		}
 		line(2, "fi")
 	}
+}
+
+// holds reports whether dpkg makes the folder dir when it unpacks the
+// package: a stated directory, or the folder of something the package
+// installs.
+func (pp *ResolvedPackage) holds(dir string) bool {
+	dir = path.Clean(dir)
+	paths := pp.InstalledPaths()
+	for _, d := range pp.Directories {
+		paths = append(paths, d.Path)
+	}
+	return slices.ContainsFunc(paths, func(p string) bool { return p == dir || strings.HasPrefix(p, dir+"/") })
 }
 
 // swappable returns the folders on the way to p that the system user u

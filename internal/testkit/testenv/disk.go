@@ -75,3 +75,20 @@ func mounter(t testing.TB, what string) (run func(args ...string) ([]byte, error
 		return exec.Command(args[0], args[1:]...).CombinedOutput()
 	}, len(pre) > 0
 }
+
+// InMountNamespace runs the shell script as root in a mount namespace of
+// its own (unshare --mount, private), where it may bind throwaway folders
+// over the running system's (/etc, /var/lib, /var/log) and run what runs
+// only on a running system (a postinst's adduser) without changing the
+// host. It fails the test with the output when the script fails, and
+// returns the output. It needs what TinyDisk needs, and unshare.
+func InMountNamespace(t testing.TB, script string, env ...string) []byte {
+	t.Helper()
+	run, _ := mounter(t, "a mount namespace")
+	RequireTool(t, "unshare")
+	out, err := run(append(append([]string{"unshare", "--mount", "--propagation", "private", "env"}, env...), "sh", "-ec", script)...)
+	if err != nil {
+		t.Fatalf("in a mount namespace: %v\n%s\n--- script:\n%s", err, out, script)
+	}
+	return out
+}
