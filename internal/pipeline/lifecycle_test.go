@@ -248,6 +248,39 @@ getent passwd updebtestlcd | cut -d: -f1,6,7`, env...)
 	}
 }
 
+// TestSystemUserFolderModeUpgradeEndToEnd upgrades with real dpkg a
+// package whose system user's folder is 0750 in version 1 and 0700 in
+// version 2 (a private data folder closed): dpkg leaves a folder that
+// exists as it is, so upgraded systems kept 0750, though the postinst gave
+// the folder to the user again. It now gives it the stated mode too, as a
+// new installation has it; an admin's dpkg-statoverride still wins.
+func TestSystemUserFolderModeUpgradeEndToEnd(t *testing.T) {
+	testenv.RequireTool(t, "tar", "dpkg", "dpkg-deb", "useradd", "groupadd", "dpkg-query", "dpkg-statoverride")
+	pkg := func(mode string) string {
+		return lcPackage("lcd", "    files:\n      - {source: lc, path: bin/lc, dest: /usr/sbin/lcd}\n    directories:\n      - {path: /var/lib/updeb-lcd, mode: \""+mode+"\", owner: updebtestlcd, group: updebtestlcd}\n    system-user: {name: updebtestlcd, home: /var/lib/updeb-lcd}\n")
+	}
+	v1, v2 := buildLC(t, "1.0.0", pkg("0750")), buildLC(t, "2.0.0", pkg("0700"))
+	run := func(override string) string {
+		root := testenv.DpkgRoot(t)
+		testenv.BasePasswd(t, root)
+		return string(testenv.AsRoot(t, `dpkg() { command dpkg --root="$ROOT" --admindir="$ROOT/var/lib/dpkg" --force-script-chrootless --force-not-root --force-depends --log=/dev/null "$@" >/dev/null 2>&1; }
+dpkg -i "$V1/lcd_1.0.0-1_amd64.deb"
+`+override+`dpkg -i "$V2/lcd_2.0.0-1_amd64.deb"
+uid=$(grep '^updebtestlcd:' "$ROOT/etc/passwd" | cut -d: -f3)
+stat -c "%a %u" "$ROOT/var/lib/updeb-lcd" | sed "s/ $uid$/ updebtestlcd/; s/ 0$/ root/"
+`, "ROOT="+root, "V1="+v1, "V2="+v2, "PATH=/usr/sbin:/usr/bin:/sbin:/bin"))
+	}
+	if got, want := run(""), "700 updebtestlcd\n"; got != want {
+		t.Errorf("the folder after the upgrade: %q, want %q", got, want)
+	}
+	statoverride := `DPKG_ROOT="$ROOT" dpkg-statoverride --admindir "$ROOT/var/lib/dpkg" --add root root 0755 /var/lib/updeb-lcd
+chmod 0755 "$ROOT/var/lib/updeb-lcd"; chown root:root "$ROOT/var/lib/updeb-lcd"
+`
+	if got, want := run(statoverride), "755 root\n"; got != want {
+		t.Errorf("the folder after the upgrade, with a statoverride: %q, want %q", got, want)
+	}
+}
+
 // TestSystemUserLeavesAnotherPackagesFolder installs with real dpkg a
 // package (lcother, of another build) that has /etc/updeb-shared, then one whose system user
 // is to own that folder and its own /var/lib/updeb-lcd: the postinst gave

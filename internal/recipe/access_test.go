@@ -159,6 +159,7 @@ func TestModesAndOwners(t *testing.T) {
 			"\t\t\tupdeb_pkgs=$(dpkg-query -S /var/lib/x/state 2>/dev/null) || updeb_pkgs=\n\t\t\tupdeb_other=\n" +
 			"\t\t\tfor updeb_p in $(echo \"${updeb_pkgs%%: /*}\" | tr , ' '); do\n\t\t\t\tcase $updeb_p in xx) ;; *) updeb_other=\"$updeb_other${updeb_other:+, }$updeb_p\" ;; esac\n\t\t\tdone\n" +
 			"\t\t\tif [ -n \"$updeb_pkgs\" ] && [ -z \"$updeb_other\" ]; then\n\t\t\t\tchown -h \"$updeb_user:$updeb_group\" \"$DPKG_ROOT\"/var/lib/x/state\n" +
+			"\t\t\t\t[ -L \"$DPKG_ROOT\"/var/lib/x/state ] || chmod 0700 \"$DPKG_ROOT\"/var/lib/x/state\n" +
 			"\t\t\telse\n\t\t\t\tif [ -n \"$updeb_other\" ]; then\n\t\t\t\t\techo 'xx: /var/lib/x/state is also a folder of '\"$updeb_other\"': left as it is, not given to xuser' >&2\n" +
 			"\t\t\t\telse\n\t\t\t\t\techo 'xx: /var/lib/x/state: dpkg-query -S names no package that has it, so updeb cannot tell whether another package shares it: left as it is, not given to xuser; give it with chown if no other package uses it' >&2\n\t\t\t\tfi\n\t\t\tfi\n\t\tfi\n" +
 			"\t\tif ! dpkg-statoverride --list '/usr/bin/x\\\\x2dtool' >/dev/null 2>&1; then\n\t\t\tchown -h \"root:$updeb_group\" \"$DPKG_ROOT\"'/usr/bin/x\\x2dtool'\n\t\t\t[ -L \"$DPKG_ROOT\"'/usr/bin/x\\x2dtool' ] || chmod 4750 \"$DPKG_ROOT\"'/usr/bin/x\\x2dtool'\n\t\tfi\n" +

@@ -645,8 +645,11 @@ func systemUser(b *strings.Builder, pp *ResolvedPackage, u *SystemUser) {
 		// a folder): chown and chmod would give what it leads to (/etc,
 		// /etc/shadow) to the user. chown -h changes only the link.
 		line(in, `chown -h "%s:%s" "$DPKG_ROOT"%s`, user, grp, ShellQuote(o.path))
-		if o.mode&(fs.ModeSetuid|fs.ModeSetgid) != 0 {
-			// chown clears setuid and setgid: set the mode again.
+		if o.dir || o.mode&(fs.ModeSetuid|fs.ModeSetgid) != 0 {
+			// chown clears setuid and setgid: set the mode again. A
+			// folder gets its mode too: dpkg leaves one that exists as it
+			// is, so a system upgraded from a version that gave it another
+			// mode (0750, now 0700) would keep that one.
 			line(in, `[ -L "$DPKG_ROOT"%s ] || chmod %04o "$DPKG_ROOT"%s`, ShellQuote(o.path), deb.UnixMode(o.mode), ShellQuote(o.path))
 		}
 		if o.dir {
