@@ -347,13 +347,27 @@ func inTree(top, p string) string {
 // it made sure the base revision is a commit there. A CI checkout is often
 // shallow (one commit, no other branch): the error then says to fetch the
 // base, not only that it is unknown; a short hash of several commits is
-// named so.
+// named so. A folder of a submodule is refused (ErrBase): its history is
+// not the checkout's.
 func (b *Base) top(ctx context.Context, dir string) (string, error) {
-	out, err := b.git(ctx, dir, "rev-parse", "--show-toplevel")
+	// A folder of a submodule (the recipes folder made one, or a link into
+	// one) has the submodule's history, not the checkout's: its REV is
+	// whatever the submodule's remote holds, so a change that brings its
+	// recipes in a submodule of its own would be compared with itself. Asked
+	// in the same git run: a line of the superproject follows the top's.
+	out, err := b.git(ctx, dir, "rev-parse", "--show-toplevel", "--show-superproject-working-tree")
 	if err != nil {
 		return "", fmt.Errorf("%w: %v", ErrBase, err)
 	}
-	top := strings.TrimSpace(string(out))
+	top, super, _ := strings.Cut(strings.TrimSuffix(string(out), "\n"), "\n")
+	if super != "" {
+		sub, err := filepath.Rel(super, top)
+		if err != nil {
+			sub = top
+		}
+		return "", fmt.Errorf("%w: %s is in the submodule %s of %s: verify --base reads the base from the repository's own history, never a submodule's (there %s is whatever the submodule's remote holds, and the change would be compared with itself); keep the recipes in the repository itself, or verify without --base and review its version and trust changes by hand",
+			ErrBase, dir, filepath.ToSlash(sub), super, b.Rev)
+	}
 	if _, err := b.git(ctx, top, "rev-parse", "--verify", b.Rev+"^{commit}"); err != nil {
 		if strings.Contains(err.Error(), "is ambiguous") {
 			return "", fmt.Errorf("%w: %s is a short hash of more than one commit in %s: give more of its digits", ErrBase, b.Rev, top)

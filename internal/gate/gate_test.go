@@ -1159,3 +1159,73 @@ func TestReachNewline(t *testing.T) {
 		t.Errorf("reach x: %q, %v, %v; want %s", got, known, err, oid("x"))
 	}
 }
+
+// TestRecipesInSubmodule: a change that makes the recipes folder a
+// submodule, or a link into one (a repository the change's author
+// controls, checked out by a CI that checks out submodules), is refused by
+// every comparison with the base: git run in the recipes folder reads the
+// submodule's own history, whose origin/main is whatever its remote holds,
+// so the unsigned recipe was compared with itself (no trust change, no
+// recipe changed, none gone) and verify --base origin/main --changed passed
+// the change with no REVIEW line.
+func TestRecipesInSubmodule(t *testing.T) {
+	tools := testenv.RequireTool(t, "git")
+	draft := edit(t, helloRecipe, openpgpSig, `signature: {none: upstream signs nothing}`)
+	// The change's author's repository, its main the unsigned recipe.
+	evil := t.TempDir()
+	writeEvil, gitEvil := testRepo(t, tools[0], evil)
+	writeEvil("hello.yaml", draft)
+	gitEvil("init", "-q", "-b", "main")
+	gitEvil("add", "-A")
+	gitEvil("commit", "-q", "-m", "recipes")
+	// The recipes repository.
+	origin := t.TempDir()
+	writeOrigin, gitOrigin := testRepo(t, tools[0], origin)
+	writeOrigin("recipes/hello.yaml", helloRecipe)
+	writeOrigin("keys/upstream.asc", "key\n")
+	gitOrigin("init", "-q", "-b", "main")
+	gitOrigin("add", "-A")
+	gitOrigin("commit", "-q", "-m", "base")
+	for _, tt := range []struct{ name, sub string }{
+		{"the recipes folder a submodule", "recipes"},
+		{"the recipes folder a link into a submodule", "vendor/recipes"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			// A CI checkout of the recipes repository with the change.
+			dir := filepath.Join(t.TempDir(), "ci")
+			testenv.Run(t, tools[0], "clone", "-q", origin, dir)
+			_, git := testRepo(t, tools[0], dir)
+			git("rm", "-q", "-r", "recipes")
+			git("-c", "protocol.file.allow=always", "submodule", "add", "-q", evil, tt.sub)
+			if tt.sub != "recipes" {
+				if err := os.Symlink(tt.sub, filepath.Join(dir, "recipes")); err != nil {
+					t.Fatal(err)
+				}
+				git("add", "recipes")
+			}
+			git("commit", "-q", "-m", "recipes from elsewhere")
+
+			recipes := filepath.Join(dir, "recipes")
+			r, err := recipe.Load(filepath.Join(recipes, "hello.yaml"), recipe.LoadOptions{Root: dir})
+			if err != nil {
+				t.Fatal(err)
+			}
+			b := &Base{Git: tools[0], Rev: "origin/main"}
+			ctx := context.Background()
+			refused := func(what string, err error) {
+				t.Helper()
+				if msg := fmt.Sprint(err); !errors.Is(err, ErrBase) || !strings.Contains(msg, "the submodule "+tt.sub+" of "+dir) || !strings.Contains(msg, "never a submodule's") {
+					t.Errorf("%s: %v; want ErrBase naming the submodule %s", what, err, tt.sub)
+				}
+			}
+			got, err := b.Changed(ctx, recipes, []*recipe.Recipe{r})
+			refused(fmt.Sprintf("--changed (picked %d)", len(got)), err)
+			_, err = b.load(ctx, r, t.TempDir())
+			refused("the base's recipe", err)
+			gone, err := b.RecipesGoneReview(ctx, recipes)
+			refused(fmt.Sprintf("recipes gone (%d)", len(gone)), err)
+			attrs, err := b.AttributesReview(ctx, recipes)
+			refused(fmt.Sprintf("attributes (%d)", len(attrs)), err)
+		})
+	}
+}
