@@ -167,9 +167,11 @@ func DataFolders(c *config.Config, cache, out string) []Folder {
 
 // FoldersReview is one review item (no recipe's) per folder of folders
 // that lies inside the git repository of dir and holds files the working
-// tree adds or changes since the base revision, naming their count and the
-// first: the change put them there, whatever config or flag names the
-// folder. A file a run left in a folder git ignores is none of the
+// tree adds or changes since the base revision, or is reached through a
+// link the working tree adds or points elsewhere (to another folder of the
+// repository, whose files are as the base has them), naming their count
+// and the first: the change put them there, whatever config or flag names
+// the folder. A file a run left in a folder git ignores is none of the
 // change's, nor, in a folder updeb writes to (RunWrites), one git does not
 // track: a change brings only tracked files to a checkout.
 func (b *Base) FoldersReview(ctx context.Context, dir string, folders []Folder) ([]ReviewItem, error) {
@@ -187,7 +189,14 @@ func (b *Base) FoldersReview(ctx context.Context, dir string, folders []Folder) 
 		if err != nil || !filepath.IsLocal(rel) && rel != "." {
 			continue
 		}
-		changed, err := b.changedPaths(ctx, top, !d.RunWrites, ":(literal)"+filepath.ToSlash(rel))
+		// And each link on the way there: a folder replaced by a link, or
+		// a link pointed elsewhere, leads to files the base may have as
+		// they are, and git lists the link, not them.
+		var specs []string
+		for _, p := range sortedUnique(append(linked(top, abs), rel)) {
+			specs = append(specs, ":(literal)"+filepath.ToSlash(p))
+		}
+		changed, err := b.changedPaths(ctx, top, !d.RunWrites, specs...)
 		if err != nil {
 			return nil, err
 		}

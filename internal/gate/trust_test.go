@@ -1382,3 +1382,51 @@ func TestTrustPassNamesEveryKind(t *testing.T) {
 		}
 	}
 }
+
+// TestFoldersReviewThroughLinks: a mirror or output folder of the
+// repository that the change replaces by a link to another folder of it, or
+// whose link it points elsewhere, is a review item, though the files of the
+// folder it leads to now are as the base has them: git lists the link, not
+// those files, and the folder was looked at only where its links lead now.
+// A mirror folder sent so to files already in the repository (test data, a
+// file an earlier change brought) serves them for the upstream host, and a
+// bump pins them, with no REVIEW line.
+func TestFoldersReviewThroughLinks(t *testing.T) {
+	dir, write, b := committed(t, map[string]string{
+		"updeb.yaml":                         "mirrors:\n  - {prefix: https://example.org/, to: mirror/example.org/}\n",
+		"mirror/example.org/v1/hello.tar.gz": "v1\n",
+		"testdata/evil/v1/hello.tar.gz":      "the change's bytes\n",
+		"testdata/debs/sudo_99_amd64.deb":    "!<arch>\n",
+		"ring/a/x":                           "a\n",
+		"ring/b/x":                           "b\n",
+	})
+	out := filepath.Join(dir, "out")
+	review := func() []ReviewItem { return foldersReviewOf(t, b, dir, "", out) }
+	if items := review(); len(items) != 0 {
+		t.Fatalf("unchanged: %+v", items)
+	}
+	replaceByLink(t, dir, "../testdata/evil", "mirror/example.org")
+	replaceByLink(t, dir, "testdata/debs", "out")
+	testenv.Run(t, b.Git, "-C", dir, "add", "out") // the change's: tracked (a link a run left there is none)
+	items := review()
+	if len(items) != 2 ||
+		!strings.HasPrefix(items[0].Message, "the mirror folder testdata/evil (mirror of https://example.org/) has 2 file(s) new or changed since HEAD (first mirror/example.org): ") ||
+		!strings.HasPrefix(items[1].Message, "the output folder testdata/debs has 1 file(s) new or changed since HEAD (first out): ") {
+		t.Errorf("the mirror folder and the output folder replaced by links to folders of the repository: %+v", items)
+	}
+	// A link the base has, pointed at another folder of the repository.
+	testenv.Run(t, b.Git, "-C", dir, "checkout", "-q", "--", ".")
+	testenv.Run(t, b.Git, "-C", dir, "clean", "-q", "-fd")
+	write("updeb.yaml", "mirrors:\n  - {prefix: https://example.org/, to: ring/current/}\n")
+	replaceByLink(t, dir, "a", "ring/current")
+	testenv.Run(t, b.Git, "-C", dir, "-c", "user.email=t@example.org", "-c", "user.name=t", "add", "-A")
+	testenv.Run(t, b.Git, "-C", dir, "-c", "user.email=t@example.org", "-c", "user.name=t", "commit", "-q", "-m", "a link")
+	if items := review(); len(items) != 0 {
+		t.Fatalf("the link unchanged: %+v", items)
+	}
+	replaceByLink(t, dir, "b", "ring/current")
+	if items := review(); len(items) != 1 || items[0].Subject != "ring/b" ||
+		!strings.HasPrefix(items[0].Message, "the mirror folder ring/b (mirror of https://example.org/) has 1 file(s) new or changed since HEAD (first ring/current): ") {
+		t.Errorf("the mirror folder's link pointed at another folder: %+v", items)
+	}
+}
