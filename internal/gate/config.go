@@ -169,9 +169,9 @@ func DataFolders(c *config.Config, cache, out string) []Folder {
 // that lies inside the git repository of dir and holds files the working
 // tree adds or changes since the base revision, or is reached through a
 // link the working tree adds or points elsewhere (to another folder of the
-// repository, whose files are as the base has them), naming their count
-// and the first: the change put them there, whatever config or flag names
-// the folder. A file a run left in a folder git ignores is none of the
+// repository, whose files are as the base has them), or lies in a
+// submodule at another commit, naming their count and the first: the
+// change put them there, whatever config or flag names the folder. A file a run left in a folder git ignores is none of the
 // change's, nor, in a folder updeb writes to (RunWrites), one git does not
 // track: a change brings only tracked files to a checkout.
 func (b *Base) FoldersReview(ctx context.Context, dir string, folders []Folder) ([]ReviewItem, error) {
@@ -191,14 +191,29 @@ func (b *Base) FoldersReview(ctx context.Context, dir string, folders []Folder) 
 		}
 		// And each link on the way there: a folder replaced by a link, or
 		// a link pointed elsewhere, leads to files the base may have as
-		// they are, and git lists the link, not them.
+		// they are, and git lists the link, not them. And each folder
+		// above them, for itself alone: git lists a submodule there moved
+		// to another commit, not the files of the folder inside it.
+		ways, above := sortedUnique(append(linked(top, abs), rel)), map[string]bool{}
 		var specs []string
-		for _, p := range sortedUnique(append(linked(top, abs), rel)) {
+		for _, p := range ways {
 			specs = append(specs, ":(literal)"+filepath.ToSlash(p))
+			for a := filepath.Dir(p); a != "." && filepath.IsLocal(a) && !above[a]; a = filepath.Dir(a) {
+				above[a] = true
+				specs = append(specs, ":(literal)"+filepath.ToSlash(a))
+			}
 		}
-		changed, err := b.changedPaths(ctx, top, !d.RunWrites, specs...)
+		listed, err := b.changedPaths(ctx, top, !d.RunWrites, specs...)
 		if err != nil {
 			return nil, err
+		}
+		var changed []string
+		for _, c := range listed {
+			if above[c] || slices.ContainsFunc(ways, func(w string) bool {
+				return w == "." || c == w || strings.HasPrefix(c, w+string(filepath.Separator))
+			}) {
+				changed = append(changed, c)
+			}
 		}
 		if len(changed) == 0 {
 			continue

@@ -1430,3 +1430,32 @@ func TestFoldersReviewThroughLinks(t *testing.T) {
 		t.Errorf("the mirror folder's link pointed at another folder: %+v", items)
 	}
 }
+
+// TestFoldersReviewSubmodule: a mirror folder inside a submodule that the
+// change moves to another commit is a review item, as a keyring submodule
+// at another commit changes its recipes: git lists the submodule, not the
+// files of the folder inside it, and a pathspec of the folder found
+// nothing. A change elsewhere in the folders above it is none.
+func TestFoldersReviewSubmodule(t *testing.T) {
+	sub, _, b := committed(t, map[string]string{"example.org/v1/hello.tar.gz": "v1\n"})
+	dir := t.TempDir()
+	write, git := testRepo(t, b.Git, dir)
+	write("updeb.yaml", "mirrors:\n  - {prefix: https://example.org/, to: data/mirror/example.org/}\n")
+	write("data/other/x", "x\n")
+	git("init", "-q")
+	git("-c", "protocol.file.allow=always", "submodule", "add", "-q", sub, "data/mirror")
+	git("add", "-A")
+	git("commit", "-q", "-m", "base")
+	write("data/other/x", "y\n")
+	if items := foldersReviewOf(t, b, dir, "", ""); len(items) != 0 {
+		t.Errorf("a file beside the submodule changed: %+v", items)
+	}
+	write("data/mirror/example.org/v1/hello.tar.gz", "the change's bytes\n")
+	_, gitMirror := testRepo(t, b.Git, filepath.Join(dir, "data", "mirror"))
+	gitMirror("commit", "-q", "-a", "-m", "other bytes")
+	items := foldersReviewOf(t, b, dir, "", "")
+	if len(items) != 1 || items[0].Subject != "data/mirror/example.org" ||
+		!strings.HasPrefix(items[0].Message, "the mirror folder data/mirror/example.org (mirror of https://example.org/) has 1 file(s) new or changed since HEAD (first data/mirror): ") {
+		t.Errorf("the mirror folder's submodule at another commit: %+v", items)
+	}
+}
