@@ -70,13 +70,23 @@ func (b *Base) shippers(ctx context.Context, r *recipe.Recipe, po recipe.Resolve
 	if owners, ok := b.shipped[dir]; ok {
 		return owners, self, nil
 	}
-	list, err := b.git(ctx, top, "--literal-pathspecs", "ls-tree", "-z", "--full-tree", b.Rev, "--", dir+"/")
-	if err != nil {
-		return nil, "", fmt.Errorf("%w: %v", ErrBase, err)
-	}
 	owners = map[string][]shipper{}
+	// The folder the base reaches at dir through its own links (the
+	// recipes folder a link to shared/recipes): ls-tree of dir/ lists
+	// nothing where the base has a link there.
+	tree, _, err := b.reachObject(ctx, top, dir, "tree")
+	if err != nil {
+		return nil, "", err
+	}
+	var list []byte
+	if tree != "" {
+		if list, err = b.git(ctx, top, "ls-tree", "-z", tree); err != nil {
+			return nil, "", fmt.Errorf("%w: %v", ErrBase, err)
+		}
+	}
 	for _, line := range strings.Split(string(list), "\x00") {
 		meta, p, ok := strings.Cut(line, "\t")
+		p = path.Join(dir, p)
 		fields := strings.Fields(meta)
 		if !ok || len(fields) != 3 || fields[1] != "blob" || !strings.HasSuffix(p, ".yaml") {
 			continue

@@ -201,30 +201,51 @@ func TestPackageTakeover(t *testing.T) {
 
 // TestShippersThroughLink: a recipe of the base that is a link to a file
 // elsewhere in the repository (shared/hello.yaml) ships what that file
-// says: a new recipe taking its package over is not let through.
+// says: a new recipe taking its package over is not let through. So does a
+// recipe of a recipes folder that is a link (recipes -> shared/recipes, at
+// the base as now): git ls-tree of recipes/ listed nothing there (the base
+// has a link, not a folder), so no recipe shipped anything, and a path
+// another recipe's package installs, which dpkg refuses to install twice,
+// was no path-conflict line (a relation on another recipe's package a
+// system-package line: "a package no recipe of recipes/ ships").
 func TestShippersThroughLink(t *testing.T) {
-	tools := testenv.RequireTool(t, "git")
-	dir := t.TempDir()
-	write, git := testRepo(t, tools[0], dir)
-	write("shared/hello.yaml", helloRecipe)
-	write("keys/upstream.asc", "key\n")
-	if err := os.MkdirAll(filepath.Join(dir, "recipes"), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.Symlink("../shared/hello.yaml", filepath.Join(dir, "recipes", "hello.yaml")); err != nil {
-		t.Fatal(err)
-	}
-	git("init", "-q")
-	git("add", "-A")
-	git("commit", "-q", "-m", "base")
-	write("recipes/hello-ng.yaml", edit(t, helloRecipe, "name: hello\n", "name: hello-ng\n"))
-	r, err := recipe.Load(filepath.Join(dir, "recipes", "hello-ng.yaml"), recipe.LoadOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	owners, self, err := (&Base{Git: tools[0], Rev: "HEAD"}).shippers(context.Background(), r, recipe.ResolveOptions{})
-	if want := []shipper{{"hello", "recipes/hello.yaml", false, "", "", nil}}; err != nil || self != "recipes/hello-ng.yaml" || !slices.Equal(owners["hello"], want) {
-		t.Errorf("shippers: %+v, %q, %v; want hello shipped by %+v", owners["hello"], self, err, want)
+	other := edit(t, helloRecipe, "name: hello\n", "name: other\n", "packages:\n  - name: hello\n", "packages:\n  - name: other\n", "/usr/bin/hello", "/usr/bin/other", "/usr/share/doc/hello/", "/usr/share/doc/other/")
+	for _, tt := range []struct {
+		name, shared, target, link, file, text, line string
+	}{
+		{"a recipe a link", "shared/hello.yaml", "../shared/hello.yaml", "recipes/hello.yaml",
+			"hello-ng", edit(t, helloRecipe, "name: hello\n", "name: hello-ng\n"), ""},
+		{"the recipes folder a link", "shared/recipes/hello.yaml", "shared/recipes", "recipes",
+			"other", edit(t, other, "/usr/bin/other", "/usr/bin/hello"),
+			"warn package other: /usr/bin/hello: also in package hello of recipe hello (recipes/hello.yaml) at HEAD: dpkg refuses to install one beside the other"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			dir, write, b := committed(t, map[string]string{tt.shared: helloRecipe, "shared/recipes/other.yaml": other, "keys/upstream.asc": "key\n"})
+			_, git := testRepo(t, b.Git, dir)
+			if err := os.MkdirAll(filepath.Dir(filepath.Join(dir, tt.link)), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.Symlink(tt.target, filepath.Join(dir, tt.link)); err != nil {
+				t.Fatal(err)
+			}
+			git("add", "-A")
+			git("commit", "-q", "-m", "a link")
+			write("recipes/"+tt.file+".yaml", tt.text)
+			r, err := recipe.Load(filepath.Join(dir, "recipes", tt.file+".yaml"), recipe.LoadOptions{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			owners, self, err := b.shippers(context.Background(), r, recipe.ResolveOptions{})
+			if want := []shipper{{"hello", "recipes/hello.yaml", false, "", "", nil}}; err != nil || self != "recipes/"+tt.file+".yaml" || !slices.Equal(owners["hello"], want) {
+				t.Errorf("shippers: %+v, %q, %v; want hello shipped by %+v", owners["hello"], self, err, want)
+			}
+			if tt.line == "" {
+				return
+			}
+			if got := trustLines(t, b, r.Path); !slices.ContainsFunc(got, func(l string) bool { return strings.HasPrefix(l, tt.line) }) {
+				t.Errorf("trust lines:\n  %s\nwant one starting %q", strings.Join(got, "\n  "), tt.line)
+			}
+		})
 	}
 }
 
