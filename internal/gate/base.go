@@ -325,6 +325,21 @@ func (b *Base) reachObject(ctx context.Context, top, rel, typ string) (oid strin
 	if fields := strings.Fields(string(head)); len(fields) == 3 && fields[1] == typ {
 		return fields[0], true, nil
 	}
+	// "dangling" is also git's word for a path whose folder is reached
+	// through a link and lacks the name (a new recipe of recipes, a link
+	// to shared/recipes): the base has nothing there unless the folder the
+	// links lead to holds the name, a link that leads nowhere.
+	if dir, name := path.Split(p); strings.HasPrefix(string(head), "dangling ") && dir != "" {
+		tree, _, err := b.reachObject(ctx, top, strings.TrimSuffix(dir, "/"), "tree")
+		if err != nil || tree == "" {
+			return "", true, err
+		}
+		list, err := b.git(ctx, top, "--literal-pathspecs", "ls-tree", "-z", tree, "--", name)
+		if err != nil {
+			return "", false, fmt.Errorf("%w: %v", ErrBase, err)
+		}
+		return "", len(list) > 0, nil
+	}
 	return "", true, nil
 }
 

@@ -1459,3 +1459,40 @@ func TestFoldersReviewSubmodule(t *testing.T) {
 		t.Errorf("the mirror folder's submodule at another commit: %+v", items)
 	}
 }
+
+// TestNewRecipeInLinkedFolder: a new recipe of a recipes folder that is a
+// link (recipes -> shared/recipes, at the base as now) is a new recipe: git
+// cat-file --follow-symlinks says "dangling" for a path whose folder is
+// reached through a link and lacks the file, as for a link that leads
+// nowhere, and verify --base refused every new recipe there (exit 2, "a
+// link that reaches no file of the revision"). A recipe that is such a link
+// at the base is still refused.
+func TestNewRecipeInLinkedFolder(t *testing.T) {
+	dir, write, b := committed(t, map[string]string{"shared/recipes/hello.yaml": helloRecipe, "keys/upstream.asc": "key\n"})
+	_, git := testRepo(t, b.Git, dir)
+	if err := os.Symlink("shared/recipes", filepath.Join(dir, "recipes")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink("gone.yaml", filepath.Join(dir, "shared", "recipes", "dangling.yaml")); err != nil {
+		t.Fatal(err)
+	}
+	git("add", "-A")
+	git("commit", "-q", "-m", "the recipes folder a link")
+	write("recipes/hello-ng.yaml", edit(t, helloRecipe, "name: hello\n", "name: hello-ng\n"))
+	got := trustLines(t, b, filepath.Join(dir, "recipes", "hello-ng.yaml"))
+	want := "warn new recipe hello-ng (not at HEAD): review the trust of each of its sources (hello)"
+	if !slices.Contains(got, want) || slices.ContainsFunc(got, func(l string) bool { return strings.HasPrefix(l, "fail") }) {
+		t.Errorf("a new recipe in the linked folder:\n  %s\nwant %q and no failure", strings.Join(got, "\n  "), want)
+	}
+	if err := os.Remove(filepath.Join(dir, "recipes", "dangling.yaml")); err != nil {
+		t.Fatal(err)
+	}
+	write("recipes/dangling.yaml", edit(t, helloRecipe, "name: hello\n", "name: dangling\n"))
+	r, err := recipe.Load(filepath.Join(dir, "recipes", "dangling.yaml"), recipe.LoadOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if old, err := b.load(context.Background(), r, t.TempDir()); !errors.Is(err, ErrBase) || !strings.Contains(fmt.Sprint(err), "recipes/dangling.yaml at HEAD is a link that reaches no file of the revision") {
+		t.Errorf("a recipe that was a dangling link: %v, %v", old, err)
+	}
+}
