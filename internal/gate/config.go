@@ -94,6 +94,7 @@ func (b *Base) ConfigReview(ctx context.Context, dir, file string, fallback ...s
 		{configPackages(now), configPackages(old), "it goes into every package built (its Version, its Maintainer where the recipe names none, or its bytes) though no recipe changed, which the version rule does not see"},
 		{configPublish(now, top), configPublish(old, top), "updeb publish puts every package there (a recipe's repo: comes first): nodes whose apt sources name the old one get no newer version, and those of the new one get these packages"},
 		{configSigning(now, top), configSigning(old, top), "updeb publish signs every suite with it and puts its public key in archive-keyring.gpg, which clients are given to trust"},
+		{configProvenance(now, top), configProvenance(old, top), "updeb build signs every package's provenance record with it, and a record it signs is what updeb verify-provenance --signer takes as the builder's word"},
 	} {
 		for i, s := range group.now {
 			if slices.Equal(s.values, group.old[i].values) {
@@ -453,6 +454,12 @@ func configSigning(c *config.Config, top string) []setting {
 		{"repo.key", repoPath(top, c.Repo.Key)},
 		{"repo.keys", keys},
 	}
+}
+
+// configProvenance lists the key that signs the provenance records, as
+// configPublish does its settings.
+func configProvenance(c *config.Config, top string) []setting {
+	return []setting{{"build.provenance-key", repoPath(top, c.Build.ProvenanceKey)}}
 }
 
 // repoPath is the value of a setting that names the path p (none: ""),

@@ -807,6 +807,8 @@ func TestConfigReview(t *testing.T) {
 				"the config updeb.yaml changes repo.suite since HEAD: production, was none" + whyPublish,
 				"the config updeb.yaml changes repo.keys since HEAD: /etc/updeb/other.secret.asc, was none: updeb publish signs every suite with it and puts its public key in archive-keyring.gpg, which clients are given to trust; review it before merging",
 			}},
+		{"another key signing the provenance records", baseConfig + "build: {provenance-key: /etc/updeb/other.secret.asc}\n",
+			[]string{"the config updeb.yaml changes build.provenance-key since HEAD: /etc/updeb/other.secret.asc, was none: updeb build signs every package's provenance record with it, and a record it signs is what updeb verify-provenance --signer takes as the builder's word; review it before merging"}},
 		{"a cache folder of the repository", baseConfig + "cache: .updeb-cache\n",
 			[]string{"the config updeb.yaml changes cache since HEAD: .updeb-cache, was none" + why}},
 		{"the trusted root set back to the bundled one, a proxy added", "proxy: http://proxy.example:3128\nmirrors:\n  - {prefix: https://example.org/, to: mirror/example.org/}\n",
