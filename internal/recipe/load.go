@@ -244,8 +244,12 @@ func (d *decoder) recipe(r *Recipe, n *yaml.Node) {
 			var s string
 			if d.Str(v, "end-of-life", &s) {
 				t, err := time.Parse(time.DateOnly, s)
-				if err != nil {
+				switch {
+				case err != nil:
 					d.at(v, "end-of-life: %q is not a day as YYYY-MM-DD (the day the version line lost upstream support)", s)
+				case t.Year() < 1970:
+					// 0001-01-01 is Go's zero time, which reads as no mark.
+					d.at(v, "end-of-life: %q is before 1970: write the day the version line lost upstream support, or no end-of-life", s)
 				}
 				r.EndOfLife = t.UTC()
 			}

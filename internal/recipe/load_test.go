@@ -224,6 +224,9 @@ func TestLoadErrors(t *testing.T) {
 			[]string{"recipes/x.yaml:2:10: version: Debian version \"1.0.0+exp-sha\": with revision \"\" dpkg reads \"sha\" as its revision and \"1.0.0+exp\" as the upstream version: give a revision"}},
 		{"bad end-of-life", []edit{{"release-date: 2025-01-02\n", "release-date: 2025-01-02\nend-of-life: soon\n"}},
 			[]string{"recipes/x.yaml:4:14: end-of-life: \"soon\" is not a day as YYYY-MM-DD (the day the version line lost upstream support)"}},
+		// Go's zero time: the recipe read as not marked at all.
+		{"end-of-life of the year 1", []edit{{"release-date: 2025-01-02\n", "release-date: 2025-01-02\nend-of-life: 0001-01-01\n"}},
+			[]string{"recipes/x.yaml:4:14: end-of-life: \"0001-01-01\" is before 1970: write the day the version line lost upstream support, or no end-of-life"}},
 		{"bad package and source names", []edit{{"  - name: xx\n", "  - name: X_tool\n"}, {"  - name: bin\n", "  - name: Bin!\n"}, {"source: bin,", "source: Bin!,"}},
 			[]string{
 				"recipes/x.yaml:8:11: source name: \"Bin!\" is not [a-z0-9][a-z0-9._-]*",
