@@ -313,3 +313,31 @@ func TestMirrorExportReadableWhateverTheUmask(t *testing.T) {
 	}
 	testenv.WorldReadable(t, filepath.Dir(dir))
 }
+
+// TestMirrorExportNamesTheFolder: an export onto a full disk or into a
+// read-only folder says which folder, by the path the user gave: the
+// export writes through a root opened as /proc/self/fd/N, and its errors
+// named "/proc/self/fd/5/releases.example.org/..." (the hint sent the
+// operator to free the disk holding that) or "mkdirat
+// releases.example.org", relative to nothing the user knows.
+func TestMirrorExportNamesTheFolder(t *testing.T) {
+	args, _ := demoProject(t)
+	// The first tarball fits, the second does not.
+	dir := filepath.Join(testenv.TinyDisk(t, "1m"), "updeb-mirror")
+	code, stdout, stderr := runCLI(t, append(args, "mirror", "export", dir, "hello")...)
+	want := "hint: the disk holding " + filepath.Join(dir, "releases.example.org", "hello", "v1.2.0") + " is full"
+	if code != exitNetwork || !strings.Contains(stderr, want) || strings.Contains(stderr, "/proc/self/fd") {
+		t.Errorf("mirror export onto a full disk: exit %d, want %d and %q\n%s%s", code, exitNetwork, want, stdout, stderr)
+	}
+
+	src, ro := t.TempDir(), filepath.Join(t.TempDir(), "ro")
+	if err := os.Mkdir(ro, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	testenv.ReadOnlyBindMount(t, src, ro)
+	code, stdout, stderr = runCLI(t, append(args, "mirror", "export", ro, "hello")...)
+	want = "hint: " + filepath.Join(ro, "releases.example.org") + " is on a read-only file system"
+	if code != exitNetwork || !strings.Contains(stderr, want) {
+		t.Errorf("mirror export into a read-only folder: exit %d, want %d and %q\n%s%s", code, exitNetwork, want, stdout, stderr)
+	}
+}

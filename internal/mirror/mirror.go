@@ -282,12 +282,12 @@ func mkdirIn(root *os.Root, dir, rel string) error {
 				mkErr = root.Chmod(cur, 0o755)
 			}
 			if mkErr != nil && !errors.Is(mkErr, fs.ErrExist) {
-				return mkErr
+				return named(mkErr, dir, cur)
 			}
 			fi, err = root.Lstat(cur)
 		}
 		if err != nil {
-			return err
+			return named(err, dir, cur)
 		}
 		if !fi.IsDir() {
 			return fmt.Errorf("%w: %s is %s, not a folder; updeb writes only inside %s (remove it and export again)", ErrOutside, filepath.Join(dir, filepath.FromSlash(cur)), confined.Kind(fi.Mode()), dir)
@@ -320,7 +320,7 @@ func writeIn(root *os.Root, dir, rel string, fill func(io.Writer) error) error {
 		}
 	}
 	if err != nil {
-		return err
+		return named(err, dir, tmp)
 	}
 	done := false
 	defer func() {
@@ -329,22 +329,22 @@ func writeIn(root *os.Root, dir, rel string, fill func(io.Writer) error) error {
 			root.Remove(tmp)
 		}
 	}()
-	if err := fill(f); err != nil {
+	if err := fill(namedWriter{f, dir, tmp}); err != nil {
 		return err
 	}
 	if err := f.Chmod(0o644); err != nil {
-		return err
+		return named(err, dir, tmp)
 	}
 	if err := f.Sync(); err != nil {
-		return err
+		return named(err, dir, tmp)
 	}
 	if err := f.Close(); err != nil {
-		return err
+		return named(err, dir, tmp)
 	}
 	if err := root.Rename(tmp, rel); err != nil {
 		root.Remove(tmp)
 		done = true
-		return err
+		return named(err, dir, rel)
 	}
 	done = true
 	if d, err := root.Open(parent); err == nil {
@@ -352,6 +352,35 @@ func writeIn(root *os.Root, dir, rel string, fill func(io.Writer) error) error {
 		d.Close()
 	}
 	return nil
+}
+
+// named gives err, the error of an operation on the file rel inside the
+// folder dir, that file's path as the user knows it, dir/rel. os.Root names
+// it relative to the folder ("mkdirat releases.example.org") or through
+// the /proc/self/fd/N that confined.OpenRoot opened the folder by
+// ("/proc/self/fd/5/releases.example.org/..."), which means nothing once
+// updeb has exited, and which a full disk's hint sent the operator to free.
+func named(err error, dir, rel string) error {
+	at := filepath.Join(dir, filepath.FromSlash(rel))
+	switch e := err.(type) {
+	case *fs.PathError:
+		return &fs.PathError{Op: e.Op, Path: at, Err: e.Err}
+	case *os.LinkError:
+		return &os.LinkError{Op: e.Op, Old: filepath.Join(dir, filepath.FromSlash(e.Old)), New: at, Err: e.Err}
+	}
+	return err
+}
+
+// namedWriter writes to f, the file rel inside dir, its errors named
+// (named).
+type namedWriter struct {
+	f        *os.File
+	dir, rel string
+}
+
+func (w namedWriter) Write(b []byte) (int, error) {
+	n, err := w.f.Write(b)
+	return n, named(err, w.dir, w.rel)
 }
 
 func (e Entry) algorithms() []digest.Algorithm {
