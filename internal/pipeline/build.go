@@ -308,7 +308,10 @@ func buildOne(ctx context.Context, j Job, opts Options) (Result, *staged, error)
 
 // sweepStale removes the temporary files and folders of builds that were
 // killed (even by kill -9) before they could clean up. Final outputs are only
-// ever created by rename, so nothing named *.deb is ever partial.
+// ever created by rename, so nothing named *.deb is ever partial. The state
+// folder is swept too: its state records and commit journals are written
+// (atomicfile) under the same lock, and a kill between a temporary file's
+// creation and its rename (the fsync takes milliseconds) leaves it there.
 func sweepStale(dir string, log *slog.Logger) {
 	entries, err := os.ReadDir(dir)
 	if err != nil {
@@ -316,9 +319,22 @@ func sweepStale(dir string, log *slog.Logger) {
 	}
 	for _, e := range entries {
 		n := e.Name()
-		if strings.HasPrefix(n, ".updeb-build-") || (strings.HasPrefix(n, ".") && strings.Contains(n, ".tmp-")) {
+		if strings.HasPrefix(n, ".updeb-build-") || killedTemp(n) {
 			log.Debug("removing leftover of an interrupted build", "path", n)
 			os.RemoveAll(filepath.Join(dir, n))
 		}
 	}
+	entries, _ = os.ReadDir(filepath.Join(dir, StateDir))
+	for _, e := range entries {
+		if n := e.Name(); killedTemp(n) && e.Type().IsRegular() {
+			log.Debug("removing leftover of an interrupted build", "path", filepath.Join(StateDir, n))
+			os.Remove(filepath.Join(dir, StateDir, n))
+		}
+	}
+}
+
+// killedTemp reports whether n is the name of an atomicfile temporary file
+// (".NAME.tmp-*").
+func killedTemp(n string) bool {
+	return strings.HasPrefix(n, ".") && strings.Contains(n, ".tmp-")
 }

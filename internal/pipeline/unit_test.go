@@ -10,6 +10,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io/fs"
 	"log/slog"
 	"math/rand/v2"
 	"os"
@@ -368,5 +369,37 @@ func TestFolderInTheWayMovesNothing(t *testing.T) {
 	}
 	if _, err := os.Stat(record); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// A build killed while it wrote a state record or a commit journal (the
+// fsync before the rename takes milliseconds) leaves its temporary file in
+// the state folder; the next build there, under the folder's lock, removes
+// it, as it removes the staging folders of the output folder. Such files
+// piled up, one per kill, in every output folder a CI job builds into. A
+// file of another name there is not updeb's, and stays.
+func TestKilledStateWriteRemovedByNextBuild(t *testing.T) {
+	root, mirror := project(t)
+	out := filepath.Join(t.TempDir(), "out")
+	state := filepath.Join(out, StateDir)
+	if err := os.MkdirAll(state, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	left := []string{".hello_amd64.json.tmp-2604115011", "." + journalPrefix + "hello.json.tmp-917732"}
+	for _, name := range append(left, "notes.txt") {
+		if err := os.WriteFile(filepath.Join(state, name), []byte(`{"key":`), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := Run(context.Background(), jobs(t, root, "amd64", "hello"), options(t, mirror, out)); err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range left {
+		if _, err := os.Lstat(filepath.Join(state, name)); !errors.Is(err, fs.ErrNotExist) {
+			t.Errorf("%s: the killed write's temporary file is still there (%v)", name, err)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(state, "notes.txt")); err != nil {
+		t.Errorf("a file of another name in the state folder: %v", err)
 	}
 }
