@@ -217,8 +217,12 @@ func runTrustRefresh(cmd *cobra.Command, g *globalOptions, o *trustRefreshOption
 	res := trustRefreshed{Repository: first(ro.RepositoryURL, sigstore.DefaultTUFURL), File: file, Changed: true,
 		InUse: cfg.Sigstore.TrustedRoot == ""}
 	// the root is stored once the TUF metadata that vouches for it is in
-	// place: a failure here (a full disk) puts both back as they were
+	// place: a failure here (a full disk) puts both back as they were.
+	// Store runs under the TUF folder's lock, which every refresh holds: a
+	// temporary copy of the root beside it is a killed refresh's, and goes
+	// (nothing else would ever remove it).
 	ro.Store = func(tr *sigstore.TrustedRoot) error {
+		atomicfile.RemoveLeftovers(filepath.Dir(file), filepath.Base(file))
 		res.SHA256 = tr.SHA256()
 		if old, err := confined.ReadFile(file, maxTUFRoot); err == nil {
 			if prev, err := sigstore.ParseTrustedRoot(file, old); err == nil {

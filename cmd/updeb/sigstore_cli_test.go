@@ -7,6 +7,7 @@ import (
 	"encoding/base64"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io/fs"
 	"maps"
@@ -496,10 +497,22 @@ func TestTrustRefreshCLI(t *testing.T) {
 		t.Errorf("show, bundled: %s", stdout)
 	}
 
+	// What a refresh killed while it wrote the root (before its rename)
+	// left; the next refresh, under the same lock, removes it.
+	killed := filepath.Join(state, "sigstore", ".trusted_root.json.tmp-3311460152")
+	if err := os.MkdirAll(filepath.Dir(killed), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(killed, []byte(`{"mediaType":`), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	code, stdout, stderr := run("trust", "refresh", "--tuf-url", srv.URL, "--tuf-root", filepath.Join(f.dir, "tuf-root.json"))
 	stored := filepath.Join(state, "sigstore", "trusted_root.json")
 	if code != 0 || !strings.Contains(stdout, "refreshed the Sigstore trusted root from "+srv.URL+" (changed)\n  stored  "+stored) {
 		t.Fatalf("refresh: exit %d\n%s%s", code, stdout, stderr)
+	}
+	if _, err := os.Lstat(killed); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("a killed refresh's temporary copy of the root is still there (%v)", err)
 	}
 	if b, _ := os.ReadFile(stored); string(b) != string(f.vs.TrustedRoot()) {
 		t.Error("the stored root is not the repository's target")
