@@ -121,7 +121,7 @@ func runCompat(cmd *cobra.Command, g *globalOptions, o *compatOptions) error {
 	if o.output == "" {
 		_, err = io.WriteString(cmd.OutOrStdout(), out.String())
 	} else {
-		err = writeOutput(o.output, []byte(out.String()))
+		err = writeOutput(cmd.Context(), o.output, []byte(out.String()))
 	}
 	if err != nil {
 		return err

@@ -59,6 +59,34 @@ func TestCompatCommand(t *testing.T) {
 	}
 }
 
+// TestOutputRemovesKilledWrite: the temporary file beside an --output file
+// (compat --output, verify-signature --output, plan --apply --message) that
+// a run killed before its rename left is removed by the next write of that
+// file. Nothing removed it: in the recipes repository, where the message
+// of plan --apply goes, 'git add -A' committed it. A temporary file of
+// another name there is another write's, and stays.
+func TestOutputRemovesKilledWrite(t *testing.T) {
+	dir := t.TempDir()
+	set := filepath.Join(dir, "set.yaml")
+	os.WriteFile(set, []byte("sets:\n  - name: k135\n    components: {kubernetes: 1.35.8, helm: 3.21.4}\n"), 0o644)
+	killed, other := filepath.Join(dir, ".report.csv.tmp-2113417386"), filepath.Join(dir, ".notes.csv.tmp-9")
+	for _, f := range []string{killed, other} {
+		if err := os.WriteFile(f, []byte("k135,1.35"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	code, _, stderr := runCLI(t, "compat", "--set", set, "--now", "2026-08-22", "--format", "csv", "--output", filepath.Join(dir, "report.csv"))
+	if code != 0 {
+		t.Fatalf("compat --output: exit %d\n%s", code, stderr)
+	}
+	if _, err := os.Lstat(killed); !os.IsNotExist(err) {
+		t.Errorf("the killed write's temporary file is still there (%v)", err)
+	}
+	if _, err := os.Lstat(other); err != nil {
+		t.Errorf("the temporary file of another name: %v", err)
+	}
+}
+
 // TestCompatOutputFIFO: --output naming a FIFO (or a device, /dev/stderr)
 // writes the report into it, for the process reading it; the FIFO is not
 // replaced by a regular file, which the reader would never see.

@@ -249,7 +249,7 @@ func applyPlan(cmd *cobra.Command, g *globalOptions, s *session, o *planCmdOptio
 		return err
 	}
 	if o.message != "" && !o.dryRun {
-		if err := writeOutput(o.message, plan.Describe(p, res, verification)); err != nil {
+		if err := writeOutput(cmd.Context(), o.message, plan.Describe(p, res, verification)); err != nil {
 			return err
 		}
 	}

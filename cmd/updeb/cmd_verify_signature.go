@@ -168,7 +168,7 @@ func runVerifySignature(cmd *cobra.Command, g *globalOptions, o *verifySignature
 		// it broke both).
 		report = &note
 	} else if o.output != "" {
-		if err := writeOutput(o.output, content); err != nil {
+		if err := writeOutput(cmd.Context(), o.output, content); err != nil {
 			return err
 		}
 	}

@@ -2,11 +2,13 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"reflect"
 	"strconv"
 	"strings"
@@ -15,6 +17,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/updeb/updeb/pkg/atomicfile"
+	"github.com/updeb/updeb/pkg/lockfile"
 	"github.com/updeb/updeb/pkg/termtext"
 )
 
@@ -22,7 +25,15 @@ import (
 // (or none yet) is replaced atomically; a FIFO or a device (/dev/stderr, a
 // shell's >(...)) is written into, as a shell's > would, never replaced by a
 // regular file its reader would not see.
-func writeOutput(path string, data []byte) error {
+//
+// The replacement holds the lock of the file's folder, as the rewrites of
+// the recipes repository do (yamlfile), so that a temporary file of path
+// there is a killed run's (kill -9 before the rename), and goes: left in
+// the recipes repository, where plan --apply --message writes, 'git add
+// -A' would commit it. A free lock is taken after a signal too (plan
+// --apply stopped still describes what it wrote); a folder that cannot be
+// locked (not there, not readable) is left to the write to report.
+func writeOutput(ctx context.Context, path string, data []byte) error {
 	if fi, err := os.Stat(path); err == nil && !fi.Mode().IsRegular() && !fi.IsDir() {
 		f, err := os.OpenFile(path, os.O_WRONLY, 0)
 		if err != nil {
@@ -30,6 +41,15 @@ func writeOutput(path string, data []byte) error {
 		}
 		_, err = f.Write(data)
 		return errors.Join(err, f.Close())
+	}
+	dir := filepath.Dir(path)
+	lock, err := lockfile.AcquireDir(ctx, dir, 10*time.Millisecond)
+	if errors.Is(err, lockfile.ErrHeld) {
+		return fmt.Errorf("--output %s: %w", path, err)
+	}
+	if err == nil {
+		defer lock.Unlock()
+		atomicfile.RemoveLeftovers(dir, filepath.Base(path))
 	}
 	return atomicfile.WriteFile(path, data, 0o644)
 }
