@@ -180,7 +180,10 @@ func runReport(cmd *cobra.Command, g *globalOptions, o *reportOptions) (err erro
 		if err := writeMetrics(cmd.Context(), o.metrics, func(last time.Time) []byte {
 			return report.Metrics(rep, report.Run{OK: o.runOK && len(errs) == 0, LastSuccess: last, Tracking: metricsTracking(o.metrics)})
 		}); err != nil {
-			return err
+			// The page stands (a stop while the metrics folder's lock is
+			// waited for, another updeb's report holding it): an
+			// interruption's hint says so.
+			return &halfDoneError{err, fmt.Sprintf("the page in %s was written; the metrics file %s was not (it holds the run before's): run report again", o.output, o.metrics)}
 		}
 	}
 	fmt.Fprintf(cmd.OutOrStdout(), "%s\n%s: %s\n", rep.Verdict.Text, o.output, "index.html, report.json, CSV files")

@@ -1,6 +1,8 @@
 package main
 
 import (
+	"bytes"
+	"context"
 	"encoding/json"
 	"github.com/updeb/updeb/internal/testkit/testenv"
 	"html"
@@ -14,6 +16,7 @@ import (
 	"time"
 
 	"github.com/updeb/updeb/internal/testkit/trackingfixture"
+	"github.com/updeb/updeb/pkg/lockfile"
 )
 
 // A report that cannot be made (here a recipe that does not load) still
@@ -230,6 +233,53 @@ func TestReportStopsOnSignal(t *testing.T) {
 	}
 	if m, err := os.ReadFile(metrics); err == nil && !strings.Contains(string(m), "updeb_tracking_last_run_success{tracking=\"updeb\"} 0\n") {
 		t.Errorf("the interrupted run's metrics do not say it failed:\n%s", m)
+	}
+}
+
+// TestReportStoppedBeforeMetrics: a report stopped (SIGINT) while it waits
+// for the metrics folder's lock, once the page is written, says so: the new
+// page stands beside the metrics of the run before. Its hint said nothing
+// half-done was left behind.
+func TestReportStoppedBeforeMetrics(t *testing.T) {
+	dir, _ := trackingCopy(t, true)
+	site, textfile := filepath.Join(dir, "site"), filepath.Join(dir, "textfile")
+	if err := os.Mkdir(textfile, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	held, err := lockfile.AcquireDir(t.Context(), textfile, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer held.Unlock()
+	ctx, stop := context.WithCancel(context.Background())
+	defer stop()
+	type result struct {
+		code   int
+		stderr string
+	}
+	done := make(chan result, 1)
+	go func() {
+		var stdout, stderr bytes.Buffer
+		code := run(ctx, []string{"--state", filepath.Join(dir, "state"), "--cache", filepath.Join(dir, "cache"), "--offline", "-q",
+			"report", "--output", site, "--metrics", filepath.Join(textfile, "updeb.prom")}, &stdout, &stderr)
+		done <- result{code, stderr.String()}
+	}()
+	// The page is written before the metrics, whose lock the test holds.
+	for {
+		if _, err := os.Stat(filepath.Join(site, "index.html")); err == nil {
+			break
+		}
+		select {
+		case r := <-done:
+			t.Fatalf("the report ended before its page was written: exit %d\n%s", r.code, r.stderr)
+		case <-time.After(10 * time.Millisecond):
+		}
+	}
+	stop()
+	r := <-done
+	want := "hint: the page in " + site + " was written; the metrics file " + filepath.Join(textfile, "updeb.prom") + " was not (it holds the run before's): run report again"
+	if r.code != exitInterrupted || strings.Contains(r.stderr, "nothing half-done") || !strings.Contains(r.stderr, want) {
+		t.Errorf("exit %d, want %d and %q\n%s", r.code, exitInterrupted, want, r.stderr)
 	}
 }
 
