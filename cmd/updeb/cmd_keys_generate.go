@@ -120,7 +120,7 @@ type keyFile struct {
 func writeKeyFiles(prefix string, files []keyFile) error {
 	work, err := lockfile.TempDir(filepath.Dir(prefix), keysWorkPrefix(prefix), func(dir string) { unlinkUnfinished(dir, files) })
 	if err != nil {
-		return err
+		return keyFileError(err, files[0].name)
 	}
 	defer work.Remove()
 	for _, f := range files {
@@ -130,7 +130,7 @@ func writeKeyFiles(prefix string, files []keyFile) error {
 	}
 	for _, f := range files {
 		if err := writeNewFile(filepath.Join(work.Path, filepath.Base(f.name)), f.data, f.mode); err != nil {
-			return err
+			return keyFileError(err, f.name)
 		}
 	}
 	for i, f := range files {
@@ -155,6 +155,18 @@ func writeKeyFiles(prefix string, files []keyFile) error {
 	// after this) keeps its files.
 	writeNewFile(filepath.Join(work.Path, keysLinked), nil, 0o600) //nolint:errcheck // see above
 	return nil
+}
+
+// keyFileError names the key file name in err, a failure to make the
+// folder of this run or to write name in it (a full disk, a read-only
+// file system), as atomicfile names a target: not the folder, which is
+// gone when the error is read and which nobody asked for, and whose name
+// a full disk's hint gave as the place to free.
+func keyFileError(err error, name string) error {
+	if pe, ok := errors.AsType[*fs.PathError](err); ok {
+		return &fs.PathError{Op: "create", Path: name, Err: pe.Err}
+	}
+	return err
 }
 
 // keysWorkPrefix starts the name of the folder a keys generate of prefix

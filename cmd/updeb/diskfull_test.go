@@ -51,15 +51,26 @@ func TestFullDisk(t *testing.T) {
 // key is written (no inode left for the public key) exits 3 and leaves no
 // key file: a secret key without its public halves would make the next
 // try refuse ("already exists") until someone deletes it by hand.
+//
+// The error and its hint name the key file and its folder, not the
+// temporary folder of the run (".repo.keys-generate-1937330976", gone when
+// they are read), whether the disk fills as that folder is made or as the
+// key files are written into it.
 func TestKeysGenerateFullDisk(t *testing.T) {
-	disk := testenv.TinyDisk(t, "64k,nr_inodes=2") // the root and one file
-	prefix := filepath.Join(disk, "repo")
-	code, stdout, stderr := runCLI(t, "keys", "generate", "--name", "Test", "--email", "t@example.com", "--out", prefix)
-	if code != exitNetwork || !strings.Contains(stderr, "no space left on device") {
-		t.Errorf("keys generate onto a full disk: exit %d\n%s%s", code, stdout, stderr)
-	}
-	if left, _ := filepath.Glob(prefix + "*"); len(left) > 0 {
-		t.Errorf("key files left behind: %v", left)
+	for _, inodes := range []string{"2", "3"} { // the root and one file; and its lock
+		disk := testenv.TinyDisk(t, "64k,nr_inodes="+inodes)
+		prefix := filepath.Join(disk, "repo")
+		code, stdout, stderr := runCLI(t, "keys", "generate", "--name", "Test", "--email", "t@example.com", "--out", prefix)
+		if code != exitNetwork || !strings.Contains(stderr, "no space left on device") {
+			t.Errorf("keys generate onto a full disk (%s inodes): exit %d\n%s%s", inodes, code, stdout, stderr)
+		}
+		if !strings.Contains(stderr, prefix+".secret.asc: no space left on device") || !strings.Contains(stderr, "hint: the disk holding "+disk+" is full") ||
+			strings.Contains(stderr, "keys-generate") {
+			t.Errorf("keys generate onto a full disk (%s inodes): the error does not name the key file and its folder:\n%s", inodes, stderr)
+		}
+		if left, _ := filepath.Glob(prefix + "*"); len(left) > 0 {
+			t.Errorf("key files left behind: %v", left)
+		}
 	}
 }
 
