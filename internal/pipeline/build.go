@@ -28,6 +28,7 @@ import (
 
 	"golang.org/x/sync/errgroup"
 
+	"github.com/updeb/updeb/internal/diskfull"
 	"github.com/updeb/updeb/internal/recipe"
 	"github.com/updeb/updeb/internal/signkey"
 	"github.com/updeb/updeb/internal/source"
@@ -157,7 +158,11 @@ func Run(ctx context.Context, jobs []Job, opts Options) ([]Result, error) {
 			r.Recipe, r.Arch = j.Recipe.Name, j.Arch
 			r.Duration = time.Since(start)
 			if err != nil {
-				r.Err = fmt.Errorf("%s (%s): %w", j.Recipe.Name, j.Arch, err)
+				// A build writes into the output folder (its temporary and
+				// staging folders there, gone when the error is read) and
+				// the cache (whose full disk is named already): a full
+				// disk is the output folder's.
+				r.Err = fmt.Errorf("%s (%s): %w", j.Recipe.Name, j.Arch, diskfull.Wrap(err, opts.OutDir))
 				r.Outputs = nil
 			}
 			mu.Lock()
