@@ -19,6 +19,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/updeb/updeb/internal/diskfull"
 	"github.com/updeb/updeb/internal/testkit/testenv"
 	"github.com/updeb/updeb/pkg/atomicfile"
 )
@@ -837,6 +838,40 @@ func TestGCOnFullDisk(t *testing.T) {
 	}
 	if sum, err := r.collectedDigest(rel); err != nil || sum != sha256File(t, big) {
 		t.Fatalf("the recorded digest of %s is %q (%v), want its sha256", rel, sum, err)
+	}
+}
+
+// A disk that fills while a new generation is staged is named by the
+// repository folder: the error named the staging folder
+// (dists/.gen/SUITE/.staging-1783035084), gone when it is read, and a full
+// disk's hint sent the operator to free the disk holding it.
+func TestFullDiskWhileStaging(t *testing.T) {
+	disk := testenv.TinyDisk(t, "2m")
+	root := filepath.Join(disk, "repo")
+	ctx := context.Background()
+	r := testRepo(t, root)
+	_, err := r.Publish(ctx, "s", "main", []Package{pkgOf(t, testDeb(t, t.TempDir(), "small", "1", "amd64", "small"))})
+	must(t, err)
+	f, err := os.Create(filepath.Join(disk, "filler"))
+	must(t, err)
+	for err == nil {
+		_, err = f.Write(make([]byte, 4096))
+	}
+	if !errors.Is(err, syscall.ENOSPC) {
+		t.Fatalf("filling the disk: %v", err)
+	}
+	// Room for the keyring and the history record, not for the Release
+	// files of the new generation.
+	fi, err := f.Stat()
+	must(t, err)
+	must(t, f.Truncate(fi.Size()-3*4096))
+	f.Close()
+	_, err = r.Refresh(ctx, nil)
+	if !strings.Contains(err.Error(), ".staging-") {
+		t.Fatalf("refresh on a full disk: %v, want a failure while staging", err)
+	}
+	if d := diskfull.Dir(err); d != root {
+		t.Errorf("a full disk while staging names %q, want the repository folder %s (%v)", d, root, err)
 	}
 }
 

@@ -19,6 +19,7 @@ import (
 	"github.com/ProtonMail/go-crypto/openpgp"
 
 	"github.com/updeb/updeb/internal/dirglob"
+	"github.com/updeb/updeb/internal/diskfull"
 	"github.com/updeb/updeb/internal/signkey"
 	"github.com/updeb/updeb/pkg/atomicfile"
 )
@@ -433,7 +434,9 @@ func (r *Repo) stage(st *suiteState, files, meta []indexFile, set Settings, date
 	}
 	if err != nil {
 		os.RemoveAll(staging)
-		return "", err
+		// A full disk is the repository's: the staging folder, which the
+		// error names, is gone when it is read.
+		return "", diskfull.Wrap(err, r.root)
 	}
 	return staging, nil
 }
