@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -46,6 +47,51 @@ func TestFullDisk(t *testing.T) {
 	if code != exitNetwork || !strings.Contains(stderr, "the disk holding "+cache+" is full") || strings.Contains(stderr, "check the proxy") || strings.Contains(stderr, "no proxy was used") ||
 		strings.Contains(stderr, "attempts") {
 		t.Errorf("fetch into a full cache: exit %d\n%s%s", code, stdout, stderr)
+	}
+}
+
+// TestVerifyFullDisk: verify whose TMPDIR fills while it builds exits 3,
+// as its help says of a full disk, with a hint naming TMPDIR: it reported a
+// failed build check (exit 1, as for a recipe that does not build) that
+// named its build folder, gone when it was read. A TMPDIR that fills during
+// the second build is not reported as a build that is not reproducible
+// ("a second build into a fresh folder differs: ... missing from the
+// second build"), a false alarm: the second build could not be made.
+func TestVerifyFullDisk(t *testing.T) {
+	args, _ := demoProject(t)
+	disk := testenv.TinyDisk(t, "600k")
+	t.Setenv("TMPDIR", disk)
+	code, stdout, stderr := runCLI(t, append(args, "verify", "hello", "--arch", "amd64")...)
+	if want := "hint: the disk holding " + disk + " is full"; code != exitNetwork || !strings.Contains(stderr, want) {
+		t.Errorf("verify with a full TMPDIR: exit %d, want %d and %q\n%s%s", code, exitNetwork, want, stdout, stderr)
+	}
+	if left, _ := os.ReadDir(disk); len(left) > 0 {
+		t.Errorf("verify left %v in TMPDIR", left)
+	}
+
+	// Room for one build, not two.
+	disk = testenv.TinyDisk(t, "1500k")
+	t.Setenv("TMPDIR", disk)
+	_, stdout, stderr = runCLI(t, append(args, "--json", "verify", "hello", "--arch", "amd64")...)
+	var rep struct {
+		Recipes []struct {
+			Results []struct{ Check, Status, Detail string }
+		}
+	}
+	if err := json.Unmarshal([]byte(stdout), &rep); err != nil || len(rep.Recipes) != 1 {
+		t.Fatalf("verify --json: %v\n%s%s", err, stdout, stderr)
+	}
+	found := false
+	for _, r := range rep.Recipes[0].Results {
+		if r.Check == "reproducible" {
+			found = true
+			if want := "the second build could not be made, nothing was compared: hello (amd64): the disk holding " + disk + " is full"; !strings.HasPrefix(r.Detail, want) {
+				t.Errorf("a second build onto a full disk: %s %q, want %q", r.Status, r.Detail, want)
+			}
+		}
+	}
+	if !found {
+		t.Errorf("no reproducible check:\n%s", stdout)
 	}
 }
 

@@ -31,6 +31,7 @@ import (
 
 	"github.com/updeb/updeb/internal/childproc"
 	"github.com/updeb/updeb/internal/confined"
+	"github.com/updeb/updeb/internal/diskfull"
 	"github.com/updeb/updeb/internal/fetch"
 	"github.com/updeb/updeb/internal/pipeline"
 	"github.com/updeb/updeb/internal/recipe"
@@ -110,7 +111,8 @@ func (e *FailedError) Unwrap() error { return e.cause }
 // only the base revision could not be read or loaded (invalid input; with
 // ErrBaseRecipe when it was read and only recipes failed to load there), the
 // download errors when only downloads failed (a *fetch.NetworkError or
-// *fetch.OfflineError: nothing was verified), and ErrFailed otherwise.
+// *fetch.OfflineError: nothing was verified) or a disk was full (a
+// *diskfull.Error), and ErrFailed otherwise.
 func (rep *Report) Err() error {
 	if rep.Failed == 0 {
 		return nil
@@ -169,6 +171,9 @@ func Run(ctx context.Context, recipes []*recipe.Recipe, opts Options) (*Report, 
 	first, second := filepath.Join(opts.TempDir, "build-1"), filepath.Join(opts.TempDir, "build-2")
 	bo := opts.Build
 	bo.Force, bo.OutDir = true, first
+	// A full disk is the one holding TempDir (TMPDIR): the build folders
+	// are gone when the report is read.
+	bo.DiskDir = filepath.Dir(opts.TempDir)
 	res1, err := pipeline.Run(ctx, jobs, bo)
 	if res1 == nil && err != nil {
 		return nil, err // the build could not start (output folder, lock): nothing was checked
@@ -185,7 +190,14 @@ func Run(ctx context.Context, recipes []*recipe.Recipe, opts Options) (*Report, 
 	var res2 []pipeline.Result
 	if len(again) > 0 {
 		bo.OutDir = second
-		res2, _ = pipeline.Run(ctx, again, bo)
+		var err error
+		if res2, err = pipeline.Run(ctx, again, bo); res2 == nil && err != nil {
+			// Not started (a full disk): each job's second build failed,
+			// which is no difference (reproducible).
+			for _, j := range again {
+				res2 = append(res2, pipeline.Result{Recipe: j.Recipe.Name, Arch: j.Arch, Err: err})
+			}
+		}
 	}
 	if err := ctx.Err(); err != nil {
 		return nil, err
@@ -284,6 +296,8 @@ func sourceChecks(r *recipe.Recipe, results []pipeline.Result, c *checks) bool {
 			c.add("cross-check", Fail, "%v", x.Err)
 		case errors.Is(x.Err, recipe.ErrInvalid), errors.Is(x.Err, openpgp.ErrKeyring):
 			c.add("build", Fail, "%v", x.Err)
+		case diskfull.Is(x.Err):
+			c.fail("build", x.Err, "%v", x.Err)
 		case isNetwork(x.Err):
 			c.fail("fetch", x.Err, "%v", x.Err)
 		default:
@@ -370,14 +384,14 @@ func named(source, by string) string {
 }
 
 // isNetwork reports a download that failed (network, offline miss, a
-// Sigstore service that could not be asked), as opposed to a check that
-// failed.
+// Sigstore service that could not be asked), or a full disk, as opposed to
+// a check that failed: nothing was checked.
 func isNetwork(err error) bool {
 	var (
 		netErr  *fetch.NetworkError
 		offline *fetch.OfflineError
 	)
-	return errors.As(err, &netErr) || errors.As(err, &offline) || errors.Is(err, sigstore.ErrUnavailable)
+	return errors.As(err, &netErr) || errors.As(err, &offline) || errors.Is(err, sigstore.ErrUnavailable) || diskfull.Is(err)
 }
 
 // lintian runs lintian --fail-on error over every package at once, with a
@@ -448,6 +462,15 @@ func lintianEnv(env []string) []string {
 
 // reproducible compares the two builds byte for byte.
 func reproducible(a, b []pipeline.Result, dirA, dirB string, c *checks) {
+	for _, x := range b {
+		if x.Err != nil {
+			// Nothing was compared: a second build that could not be
+			// made (a full disk) is no difference, and a full disk is
+			// exit 3, not a failed check (Report.Err).
+			c.fail("reproducible", x.Err, "the second build could not be made, nothing was compared: %v", x.Err)
+			return
+		}
+	}
 	second := map[string]pipeline.Output{}
 	for _, x := range b {
 		for _, o := range x.Outputs {

@@ -15,6 +15,7 @@
 package pipeline
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -42,8 +43,12 @@ import (
 type Options struct {
 	// Source fetches and verifies the sources (and its Logger and Now serve
 	// the whole build).
-	Source       source.Options
-	OutDir       string
+	Source source.Options
+	OutDir string
+	// DiskDir is the folder a full disk of OutDir is named by (its hint
+	// says to free the disk holding it): OutDir when empty; a folder
+	// above it when OutDir goes with the run (verify's build folders).
+	DiskDir      string
 	UpdebVersion string
 	Compression  deb.Compression
 	Limits       archive.Limits
@@ -162,7 +167,7 @@ func Run(ctx context.Context, jobs []Job, opts Options) ([]Result, error) {
 				// staging folders there, gone when the error is read) and
 				// the cache (whose full disk is named already): a full
 				// disk is the output folder's.
-				r.Err = fmt.Errorf("%s (%s): %w", j.Recipe.Name, j.Arch, diskfull.Wrap(err, opts.OutDir))
+				r.Err = fmt.Errorf("%s (%s): %w", j.Recipe.Name, j.Arch, diskfull.Wrap(err, cmp.Or(opts.DiskDir, opts.OutDir)))
 				r.Outputs = nil
 			}
 			mu.Lock()
