@@ -261,7 +261,8 @@ func (h *helperProcess) stopBy(t *testing.T, sig syscall.Signal) (int, string) {
 
 // TestHangup: SIGHUP (the terminal or SSH session went away) stops a
 // command as SIGINT does, with exit 130; under nohup, which starts it with
-// SIGHUP ignored, the command goes on until it ends or is stopped.
+// SIGHUP ignored, the command goes on until it ends or is stopped, and so
+// does a shell's background job, started with SIGINT ignored, on SIGINT.
 func TestHangup(t *testing.T) {
 	if testing.Short() {
 		t.Skip("writes a 5.7 GB sparse file")
@@ -280,6 +281,18 @@ func TestHangup(t *testing.T) {
 	h.runningAfter(t, 1500*time.Millisecond) // nohup's SIGHUP stays ignored
 	if code, stderr := h.stopBy(t, syscall.SIGTERM); code != exitInterrupted {
 		t.Errorf("under nohup, SIGHUP then SIGTERM: exit %d, want %d:\n%s", code, exitInterrupted, stderr)
+	}
+	// A script's background job ('updeb ... &') starts with SIGINT
+	// ignored, as a shell starts it: the Ctrl-C meant for the script's
+	// foreground step leaves it running.
+	h = startHelper(t, []string{"sh", "-c", `trap '' INT; exec "$@"`, "sh"}, "inspect", big)
+	h.runningAfter(t, 1500*time.Millisecond)
+	if err := h.cmd.Process.Signal(syscall.SIGINT); err != nil {
+		t.Fatal(err)
+	}
+	h.runningAfter(t, 1500*time.Millisecond)
+	if code, stderr := h.stopBy(t, syscall.SIGTERM); code != exitInterrupted {
+		t.Errorf("a background job, SIGINT then SIGTERM: exit %d, want %d:\n%s", code, exitInterrupted, stderr)
 	}
 }
 

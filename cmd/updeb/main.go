@@ -71,14 +71,21 @@ func dumpOnQuit(stderr io.Writer) {
 }
 
 // stopSignals are the signals that stop a command cleanly, with exit 130
-// and nothing half-done, or a hint saying what was (docs/scripting.md): SIGINT, SIGTERM, and SIGHUP
-// (the terminal or SSH session went away) unless the process started with
-// SIGHUP ignored (nohup), which it then stays: asking for it would undo
-// nohup.
+// and nothing half-done, or a hint saying what was (docs/scripting.md):
+// SIGTERM, SIGINT and SIGHUP (the terminal or SSH session went away), each
+// unless the process started with it ignored, which it then stays: asking
+// for it would undo what ignored it. nohup ignores SIGHUP; a shell ignores
+// SIGINT in a script's background job ('updeb publish ... &'), so that the
+// Ctrl-C meant for the script's foreground step does not stop the job too;
+// Go's signal.Notify would turn it back on. (The shell ignores SIGQUIT there
+// too, which no Go program keeps: the runtime keeps an inherited SIG_IGN
+// for SIGHUP and SIGINT only.)
 func stopSignals() []os.Signal {
-	sigs := []os.Signal{os.Interrupt, syscall.SIGTERM}
-	if !signal.Ignored(syscall.SIGHUP) {
-		sigs = append(sigs, syscall.SIGHUP)
+	sigs := []os.Signal{syscall.SIGTERM}
+	for _, s := range []syscall.Signal{syscall.SIGINT, syscall.SIGHUP} {
+		if !signal.Ignored(s) {
+			sigs = append(sigs, s)
+		}
 	}
 	return sigs
 }
