@@ -3,6 +3,7 @@ package plan
 import (
 	"bytes"
 	"fmt"
+	"regexp"
 	"strings"
 
 	"github.com/updeb/updeb/pkg/termtext"
@@ -139,9 +140,17 @@ func Describe(p *Plan, r *ApplyResult, v *Verification) []byte {
 	}
 	// Upstream's words (a server's message in a failure) reach whoever
 	// reads the commit with git log, which prints them as they are: their
-	// escape sequences do not.
-	return []byte(termtext.EscapeLines(b.String()))
+	// escape sequences do not. Nor can they skip the CI of the commit.
+	return []byte(ciSkip.ReplaceAllString(termtext.EscapeLines(b.String()), `[$1\]`))
 }
+
+// ciSkip matches the markers for which CI runs nothing for a commit whose
+// message holds one: GitLab's [skip ci] and [ci skip] (its regexp, with
+// "_" or "-" for the space, any case) and GitHub's [no ci], [skip actions]
+// and [actions skip]; Describe writes their "]" as "\]". A failure's
+// message quoting a server (a download answered "404 [skip ci]") made the
+// tracking commit's pipeline, the gate of every bump in it, not run.
+var ciSkip = regexp.MustCompile(`(?i)\[(ci[ _-]skip|skip[ _-]ci|no[ _-]ci|skip[ _-]actions|actions[ _-]skip)\]`)
 
 // indent puts prefix before every line of s but the first (which follows
 // a label), and before the first too when all is set.

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -207,6 +208,31 @@ func TestDescribeEscapesUpstreamText(t *testing.T) {
 	}
 	if !strings.Contains(d, `HTTP 500: \x1b]52;c;ZWNobyBwd25lZA==\a\rok\u202e`+"\n") || !strings.Contains(d, "\n  PASS etcd\n") {
 		t.Errorf("the description:\n%s", d)
+	}
+}
+
+// A server's words in the change description cannot skip the CI of the
+// tracking commit: GitLab runs no pipeline for a commit whose message holds
+// [skip ci] or [ci skip] (its regexp below), GitHub none for those and
+// [no ci], [skip actions], [actions skip]. A download answered "404 [skip
+// ci]" by one upstream's server made the job's push, every other recipe's
+// bump in it, go unchecked by the merge request's pipeline.
+func TestDescribeCannotSkipCI(t *testing.T) {
+	p := &Plan{Now: "2026-12-01"}
+	res := &ApplyResult{Failures: []Failure{{Action: Action{Kind: ActBump, Recipe: "etcd", Version: "3.6.15"},
+		Error: `https://dl.example.com/etcd.tar.gz answered "404 [skip ci]" [CI-Skip] [no ci] [Skip_Actions] [actions skip]`}}}
+	d := string(Describe(p, res, &Verification{Base: "HEAD", Text: "REVIEW etcd: asset [ci skip].tar.gz\n"}))
+	gitlab := regexp.MustCompile(`(?i)\[(ci[ _-]skip|skip[ _-]ci)\]`)
+	if m := gitlab.FindAllString(d, -1); m != nil {
+		t.Errorf("GitLab skips the pipeline of this description (%q):\n%s", m, d)
+	}
+	for _, marker := range []string{"[skip ci]", "[ci skip]", "[no ci]", "[skip actions]", "[actions skip]"} {
+		if strings.Contains(strings.ToLower(d), marker) {
+			t.Errorf("GitHub skips the workflows of this description (%s):\n%s", marker, d)
+		}
+	}
+	if !strings.Contains(d, `answered "404 [skip ci\]" [CI-Skip\] [no ci\] [Skip_Actions\] [actions skip\]`+"\n") || !strings.Contains(d, "\n  REVIEW etcd: asset [ci skip\\].tar.gz\n") {
+		t.Errorf("the description does not read as the server's words:\n%s", d)
 	}
 }
 
