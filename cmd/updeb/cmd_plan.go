@@ -16,6 +16,7 @@ import (
 	"github.com/updeb/updeb/internal/recipe"
 	"github.com/updeb/updeb/internal/track"
 	"github.com/updeb/updeb/internal/yamlfile"
+	"github.com/updeb/updeb/pkg/termtext"
 )
 
 type planCmdOptions struct {
@@ -356,7 +357,10 @@ func printApply(w io.Writer, p *plan.Plan, res *plan.ApplyResult) error {
 	for _, a := range res.Open {
 		fmt.Fprintf(&b, "  for a person: %s\n", a.Reason)
 	}
-	_, err := io.WriteString(w, b.String())
+	// Upstream's words (a failed bump's GitHub API message) reach the
+	// terminal, as the plan's text and the description escape them: their
+	// escape sequences do not.
+	_, err := io.WriteString(w, termtext.EscapeLines(b.String()))
 	return err
 }
 

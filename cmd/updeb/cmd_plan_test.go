@@ -11,6 +11,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/updeb/updeb/internal/plan"
 	"github.com/updeb/updeb/internal/supportdata"
 	"github.com/updeb/updeb/internal/testkit/eoltest"
 	"github.com/updeb/updeb/internal/testkit/squid"
@@ -290,6 +291,36 @@ func TestPlanBaseGoesWithMessage(t *testing.T) {
 		code, _, stderr := runCLI(t, append([]string{"--offline", "--recipes", dir}, args...)...)
 		if code != exitUsage || !strings.Contains(stderr, "--base goes with --apply --message") {
 			t.Errorf("%v: exit %d\n%s", args, code, stderr)
+		}
+	}
+}
+
+// What plan --apply prints of a failure, a skipped action or a violation
+// for a person reaches the terminal escaped, as the plan's text does: a
+// bump that failed on the GitHub API's answer printed the server's message
+// (its escape sequences: OSC 52 writes the clipboard, CSI 2J clears the
+// screen) as it came; its own line breaks stay indented under the failure.
+func TestPrintApplyEscapesUpstreamText(t *testing.T) {
+	const hostile = "\x1b]52;c;ZWNobyBwd25lZA==\x07\x1b[2J\rok\u202e"
+	bump := plan.Action{Kind: plan.ActBump, Recipe: "etcd", Version: "3.6.15"}
+	res := &plan.ApplyResult{
+		Failures: []plan.Failure{{Action: bump, Error: "GitHub API https://api.github.com/repos/etcd-io/etcd/releases: HTTP 500: " + hostile + "\nsecond line"}},
+		Skipped:  []plan.Skipped{{Action: bump, Why: "waits for upstream: " + hostile}},
+		Open:     []plan.Action{{Kind: plan.ActCompat, Reason: "release set a: " + hostile}},
+	}
+	var b bytes.Buffer
+	if err := printApply(&b, &plan.Plan{Now: "2026-12-01"}, res); err != nil {
+		t.Fatal(err)
+	}
+	out := b.String()
+	if strings.ContainsAny(out, "\x1b\x07\r\u202e") {
+		t.Fatalf("plan --apply printed control characters:\n%q", out)
+	}
+	const escaped = `\x1b]52;c;ZWNobyBwd25lZA==\a\x1b[2J\rok\u202e`
+	for _, want := range []string{"  FAILED bump etcd 3.6.15: GitHub API https://api.github.com/repos/etcd-io/etcd/releases: HTTP 500: " + escaped + "\n    second line\n",
+		"  not done: bump etcd 3.6.15: waits for upstream: " + escaped + "\n", "  for a person: release set a: " + escaped + "\n"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("plan --apply's output lacks %q:\n%s", want, out)
 		}
 	}
 }
