@@ -356,3 +356,54 @@ func TestRewriteKeepsOwner(t *testing.T) {
 		t.Errorf("after the rewrite: owner %d:%d mode %v, want 1000:1001 -rw-r-----", st.Uid, st.Gid, fi.Mode().Perm())
 	}
 }
+
+// TestSpliceHostileValues: a value from upstream (a tag name, a line of a
+// checksum file) is written so that the file reads back as exactly that
+// text, in any style the old value was in, block or flow, LF or CRLF: never
+// as null, a boolean, a cut value or another key, and every other byte kept.
+func TestSpliceHostileValues(t *testing.T) {
+	values := []string{"", "null", "~", "true", "TRUE", "1.2.3", "a: b", "a #b", "#x", "-", "- x", "? x", ": x", "x:",
+		"x\ny", "x\r\ny", "x\u2028y", "x\u0085y", "x\ty", "&a", "*a", "!x", "!!binary x", "|", ">", "'", `"`, `a\nb`, "{", "[", "x,y", "x]",
+		"---", "...", "x\n---\nb: 1", " x", "x ", "%x", "@x", "`x", "\ufeffx", "\x00", strings.Repeat("9a: '\" ", 20000)}
+	for _, layout := range []string{
+		"# head\na: %s # line\nb: x # kept\n",
+		"a: %s\r\nb: x\r\n",
+		"b: x\na: {k: %s, z: 1} # flow\n",
+		"a: %s", // no final line break
+	} {
+		for _, old := range []string{"1.0", "'1.0'", `"1.0"`} {
+			orig := []byte(fmt.Sprintf(layout, old))
+			d := &Decoder{}
+			top := d.Document(orig, Options{})
+			if err := d.Err(); err != nil {
+				t.Fatal(err)
+			}
+			path, n := []string{"a"}, ValueOf(top, "a")
+			if n.Kind == yaml.MappingNode {
+				path, n = []string{"a", "k"}, ValueOf(n, "k")
+			}
+			for _, v := range values {
+				out, err := Splice("f", orig, []Edit{{n, v}})
+				if err == nil {
+					err = Verify("f", orig, out, []Change{{path, v}})
+				}
+				if err != nil {
+					t.Errorf("%q with %.30q: %v", orig, v, err)
+					continue
+				}
+				var m map[string]any
+				if err := yaml.Unmarshal(out, &m); err != nil {
+					t.Errorf("%q with %.30q: %q: %v", orig, v, out, err)
+					continue
+				}
+				got := m["a"]
+				if len(path) == 2 {
+					got = m["a"].(map[string]any)["k"]
+				}
+				if got != v {
+					t.Errorf("%q with %.30q reads %#v: %.80q", orig, v, got, out)
+				}
+			}
+		}
+	}
+}

@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"fmt"
 	"sort"
+	"strings"
+	"unicode"
 	"unicode/utf8"
 
 	"go.yaml.in/yaml/v3"
@@ -121,8 +123,9 @@ func Offset(data []byte, lineStarts []int, n *yaml.Node) int {
 
 // Splice applies edits to data in place: each scalar's text, as written (plain,
 // 'single' or "double" quoted, in its original style), is replaced by the new
-// value in the same style; every other byte is kept, comments and layout
-// included. A scalar whose text is not exactly its value in that style (escapes,
+// value in the same style, or double quoted where that style would not read
+// back as the value (scalarText); every other byte is kept, comments and
+// layout included. A scalar whose text is not exactly its value in that style (escapes,
 // a multi-line scalar) is refused rather than guessed at. Lines are YAML's
 // (LineStarts). Splice does not check the result: Rewrite does.
 func Splice(file string, data []byte, edits []Edit) ([]byte, error) {
@@ -152,7 +155,7 @@ func Splice(file string, data []byte, edits []Edit) ([]byte, error) {
 		if !bytes.HasPrefix(data[off:], []byte(old)) {
 			return nil, fmt.Errorf("%s:%d:%d: cannot rewrite %q in place: the text there is not exactly the value", file, n.Line, n.Column, termtext.Escape(n.Value))
 		}
-		spans = append(spans, span{off, off + len(old), quote + e.Value + quote})
+		spans = append(spans, span{off, off + len(old), scalarText(n, quote, e.Value)})
 	}
 	sort.Slice(spans, func(i, j int) bool { return spans[i].from > spans[j].from })
 	out := append([]byte(nil), data...)
@@ -163,4 +166,71 @@ func Splice(file string, data []byte, edits []Edit) ([]byte, error) {
 		out = append(out[:s.from:s.from], append([]byte(s.text), out[s.to:]...)...)
 	}
 	return out, nil
+}
+
+// scalarText is how Splice writes value in place of the scalar n, written
+// with quote ("" for plain): in n's style when that reads back as exactly
+// value, else double quoted with escapes. The new values come from upstream
+// (a tag, a checksum file) and may be anything: in a plain scalar "" and
+// "null" read as null, "true" as a boolean, "a #b" as "a", ": x" not at all;
+// a quote or a line break ends or folds a quoted one. Verify would refuse
+// each, leaving a value upstream may legitimately have unwritable.
+func scalarText(n *yaml.Node, quote, value string) string {
+	text := quote + value + quote
+	if readsAs(n, text, value) {
+		return text
+	}
+	if q, ok := doubleQuoted(value); ok {
+		return q
+	}
+	return text // not writable (not UTF-8): Verify refuses it, naming it
+}
+
+// readsAs reports whether text, in place of the scalar n, reads as exactly
+// value: a scalar of that text, of n's type or a string (a plain 1 for a
+// plain 2 stays an int; a plain "null" for a version is no version). A flow
+// indicator in a plain scalar is refused whatever: n may be in a flow
+// collection ({amd64: HEX}), where it would end the value.
+func readsAs(n *yaml.Node, text, value string) bool {
+	if n.Style == 0 && strings.ContainsAny(value, ",[]{}") {
+		return false
+	}
+	var doc yaml.Node
+	if yaml.Unmarshal([]byte("k: "+text+"\n"), &doc) != nil || len(doc.Content) != 1 || len(doc.Content[0].Content) != 2 {
+		return false
+	}
+	v := doc.Content[0].Content[1]
+	if v.Kind != yaml.ScalarNode || v.Value != value || v.Tag != n.Tag && (v.ShortTag() == "!!null" || v.ShortTag() == "!!bool") {
+		return false
+	}
+	return true
+}
+
+// doubleQuoted writes value as a YAML double-quoted scalar on one line:
+// every character that is not printable (a line break, U+2028, a tab, a
+// byte order mark) escaped, so that LineStarts counts no line in it. It
+// reports false for a value that is not UTF-8, which YAML cannot hold.
+func doubleQuoted(value string) (string, bool) {
+	if !utf8.ValidString(value) {
+		return "", false
+	}
+	var b strings.Builder
+	b.WriteByte('"')
+	for _, r := range value {
+		switch {
+		case r == '"' || r == '\\':
+			b.WriteByte('\\')
+			b.WriteRune(r)
+		case unicode.IsPrint(r):
+			b.WriteRune(r)
+		case r <= 0xff:
+			fmt.Fprintf(&b, "\\x%02x", r)
+		case r <= 0xffff:
+			fmt.Fprintf(&b, "\\u%04x", r)
+		default:
+			fmt.Fprintf(&b, "\\U%08x", r)
+		}
+	}
+	b.WriteByte('"')
+	return b.String(), true
 }
