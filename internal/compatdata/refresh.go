@@ -681,7 +681,7 @@ func write(ctx context.Context, o RefreshOptions, original []byte, next *Tables,
 			if err := atomicfile.MkdirAllUmask(filepath.Dir(o.Write), 0o755); err != nil {
 				return err
 			}
-			err = yamlfile.Create(ctx, o.Write, b, nil, 0o644)
+			err = yamlfile.Create(ctx, o.Write, b, nil, 0o644, nil)
 		} else {
 			err = yamlfile.Rewrite(ctx, o.Write, original, b, nil, 0)
 		}

@@ -107,15 +107,16 @@ func NewMinor(ctx context.Context, r *recipe.Recipe, minor string, o BumpOptions
 	if text, err = deriveMinor(r, original, minor, o.To); err != nil {
 		return nil, err
 	}
-	perm := os.FileMode(0o644)
-	if fi, err := os.Stat(r.Path); err == nil {
-		perm = fi.Mode().Perm()
+	// The new recipe takes the old one's mode, owner and group.
+	fi, err := os.Stat(r.Path)
+	if err != nil {
+		return nil, err
 	}
 	res, err := bump(ctx, next, text, o, func(updated []byte, check func([]byte) error) error {
 		if err := absent(target); err != nil {
 			return err
 		}
-		return yamlfile.Create(ctx, target, updated, check, perm)
+		return yamlfile.Create(ctx, target, updated, check, fi.Mode().Perm(), fi)
 	})
 	return res, err
 }

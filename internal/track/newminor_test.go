@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 
 	"github.com/updeb/updeb/internal/fetch"
@@ -265,5 +266,38 @@ func TestNewMinorInPlaceDropsEndOfLife(t *testing.T) {
 		if r := load(t, file); !r.EndOfLife.IsZero() {
 			t.Errorf("end-of-life %v after the move", r.EndOfLife)
 		}
+	}
+}
+
+// TestNewMinorKeepsOwner: the new minor's recipe, written by a bump run as
+// root in a user's checkout, belongs to the user who owns the old one, with
+// its mode, as a recipe rewritten in place does; it used to be root's, which
+// the user could not edit (nor, at 0640, read).
+func TestNewMinorKeepsOwner(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("giving a file to another user needs root")
+	}
+	u, file := scenario(t)
+	text := strings.Replace(strings.Replace(readString(t, file), "name: hello\n", "name: hello-1.2\n", 1), `track: "1.x"`, `track: "1.2.x"`, 1)
+	old := filepath.Join(filepath.Dir(file), "hello-1.2.yaml")
+	os.Remove(file)
+	if err := os.WriteFile(old, []byte(text), 0o640); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chown(old, 1000, 1001); err != nil {
+		t.Fatal(err)
+	}
+	o := testOptions(t, u, fetch.Options{})
+	res, err := NewMinor(context.Background(), load(t, old), "1.3", BumpOptions{Options: o})
+	if err != nil {
+		t.Fatal(err)
+	}
+	fi, err := os.Stat(res.File)
+	if err != nil {
+		t.Fatal(err)
+	}
+	st := fi.Sys().(*syscall.Stat_t)
+	if res.File != filepath.Join(filepath.Dir(old), "hello-1.3.yaml") || st.Uid != 1000 || st.Gid != 1001 || fi.Mode().Perm() != 0o640 {
+		t.Errorf("%s: owner %d:%d mode %v, want 1000:1001 -rw-r-----", res.File, st.Uid, st.Gid, fi.Mode().Perm())
 	}
 }

@@ -333,9 +333,16 @@ func notLink(path string) (fs.FileInfo, error) {
 
 // Create is Rewrite for a file that must not exist yet (bump --new-minor's
 // new recipe): written, read back and checked the same way, and renamed
-// into place only when path still does not exist.
-func Create(ctx context.Context, path string, updated []byte, check func(written []byte) error, perm fs.FileMode) error {
+// into place only when path still does not exist. like, when not nil, is
+// the file the new one is made from (the old minor's recipe): the new file
+// gets its owner and group (keepOwner), as a file Rewrite replaces keeps
+// them, so that a bump run as root in a user's checkout does not leave the
+// user a recipe of root's.
+func Create(ctx context.Context, path string, updated []byte, check func(written []byte) error, perm fs.FileMode, like fs.FileInfo) error {
 	return replace(ctx, path, updated, check, perm, func(f *atomicfile.File) error {
+		if like != nil {
+			keepOwner(f, like)
+		}
 		err := f.CommitNew()
 		if errors.Is(err, fs.ErrExist) {
 			return fmt.Errorf("%s: %w: %w (it appeared) while it was being written; run the command again", path, ErrNotRewritten, ErrChanged)

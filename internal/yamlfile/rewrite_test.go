@@ -153,7 +153,7 @@ func TestRewrite(t *testing.T) {
 	if b, _ := os.ReadFile(p); string(b) != string(updated) || fi.Mode().Perm() != 0o640 {
 		t.Errorf("rewritten to %q, mode %v", b, fi.Mode())
 	}
-	if err := Create(t.Context(), p, updated, nil, 0o644); !errors.Is(err, ErrNotRewritten) {
+	if err := Create(t.Context(), p, updated, nil, 0o644, nil); !errors.Is(err, ErrNotRewritten) {
 		t.Errorf("Create over an existing file: %v", err)
 	}
 	if left, _ := filepath.Glob(filepath.Join(dir, ".*")); len(left) != 0 {
@@ -267,7 +267,7 @@ func TestRewriteTwoAtOnce(t *testing.T) {
 			done.Go(func() {
 				updated := fmt.Appendf(nil, "version: %d.0\n", i+2)
 				if create {
-					errs[i] = Create(t.Context(), p, updated, check, 0o644)
+					errs[i] = Create(t.Context(), p, updated, check, 0o644, nil)
 				} else {
 					errs[i] = Rewrite(t.Context(), p, orig, updated, check, 0)
 				}
@@ -320,7 +320,7 @@ func TestRewriteRemovesLeftovers(t *testing.T) {
 	if err := os.WriteFile(killed, nil, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if err := Create(t.Context(), n, orig, nil, 0o644); err != nil {
+	if err := Create(t.Context(), n, orig, nil, 0o644, nil); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := os.Stat(killed); !errors.Is(err, fs.ErrNotExist) {
