@@ -154,7 +154,8 @@ func (v *verifier) fail(n *yaml.Node, format string, args ...any) {
 	if n != nil {
 		where = fmt.Sprintf("%s:%d:%d", v.file, n.Line, n.Column)
 	}
-	v.err = fmt.Errorf("%s: %w: the file would read differently from what was meant: %s", where, ErrNotRewritten, termtext.Escape(fmt.Sprintf(format, args...)))
+	// Clipped as a finding is: the values quoted may be most of the file.
+	v.err = fmt.Errorf("%s: %w: the file would read differently from what was meant: %s", where, ErrNotRewritten, ClipMessage(termtext.Escape(fmt.Sprintf(format, args...))))
 }
 
 // onPath reports whether p is a change's path or leads to one.

@@ -407,3 +407,31 @@ func TestSpliceHostileValues(t *testing.T) {
 		}
 	}
 }
+
+// TestRefusalOfLongValueIsOneShortLine: a refusal quotes the value it is
+// about, and a value may be most of a 1 MiB file (a description, or what a
+// bad edit made of it): the message is clipped as findings are, still naming
+// the file, the position and what to look at, not a line of megabytes.
+func TestRefusalOfLongValueIsOneShortLine(t *testing.T) {
+	long := strings.Repeat("x", 400<<10)
+	orig := []byte("version: 1.0\ndescription: \"" + long + "\\t\"\n")
+	d := &Decoder{}
+	top := d.Document(orig, Options{})
+	if err := d.Err(); err != nil {
+		t.Fatal(err)
+	}
+	changed := []byte("version: 1.1\ndescription: \"" + long + "y\\t\"\n")
+	_, spliceErr := Splice("r.yaml", orig, []Edit{{ValueOf(top, "description"), long}})
+	for _, tc := range []struct {
+		err  error
+		want string
+	}{
+		{Verify("r.yaml", orig, changed, []Change{{[]string{"version"}, "1.1"}}), `r.yaml:2:14: not rewritten: the file would read differently from what was meant: the value at "description" changed`},
+		{Verify("r.yaml", orig, orig, []Change{{[]string{"version"}, long}}), `r.yaml:1:10: not rewritten: the file would read differently from what was meant: version reads "1.0", not "xxx`},
+		{spliceErr, `r.yaml:2:14: cannot rewrite "xxx`},
+	} {
+		if tc.err == nil || !strings.HasPrefix(tc.err.Error(), tc.want) || len(tc.err.Error()) > 4096 {
+			t.Errorf("%d bytes: %.200s, want %s... in at most 4096 bytes", len(fmt.Sprint(tc.err)), tc.err, tc.want)
+		}
+	}
+}

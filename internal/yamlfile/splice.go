@@ -153,7 +153,7 @@ func Splice(file string, data []byte, edits []Edit) ([]byte, error) {
 		}
 		old := quote + n.Value + quote
 		if !bytes.HasPrefix(data[off:], []byte(old)) {
-			return nil, fmt.Errorf("%s:%d:%d: cannot rewrite %q in place: the text there is not exactly the value", file, n.Line, n.Column, termtext.Escape(n.Value))
+			return nil, fmt.Errorf("%s:%d:%d: %s", file, n.Line, n.Column, ClipMessage(fmt.Sprintf("cannot rewrite %q in place: the text there is not exactly the value", termtext.Escape(n.Value))))
 		}
 		spans = append(spans, span{off, off + len(old), scalarText(n, quote, e.Value)})
 	}
