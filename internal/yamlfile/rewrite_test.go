@@ -403,6 +403,11 @@ func TestSpliceHostileValues(t *testing.T) {
 				if got != v {
 					t.Errorf("%q with %.30q reads %#v: %.80q", orig, v, got, out)
 				}
+				// Lines inserted after a splice (pins, marks) are placed by
+				// the old file's line numbers.
+				if len(LineStarts(out)) != len(LineStarts(orig)) {
+					t.Errorf("%q with %.30q: %.80q has %d lines, not %d", orig, v, out, len(LineStarts(out)), len(LineStarts(orig)))
+				}
 			}
 		}
 	}

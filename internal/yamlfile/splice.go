@@ -190,9 +190,12 @@ func scalarText(n *yaml.Node, quote, value string) string {
 // value: a scalar of that text, of n's type or a string (a plain 1 for a
 // plain 2 stays an int; a plain "null" for a version is no version). A flow
 // indicator in a plain scalar is refused whatever: n may be in a flow
-// collection ({amd64: HEX}), where it would end the value.
+// collection ({amd64: HEX}), where it would end the value. So is a line
+// break, even one a quoted scalar keeps (U+2028 between single quotes): the
+// value stays on its line, and the lines after it keep their numbers, which
+// the lines bump inserts are placed by.
 func readsAs(n *yaml.Node, text, value string) bool {
-	if n.Style == 0 && strings.ContainsAny(value, ",[]{}") {
+	if n.Style == 0 && strings.ContainsAny(value, ",[]{}") || strings.ContainsAny(value, "\r\n\u0085\u2028\u2029") {
 		return false
 	}
 	var doc yaml.Node
