@@ -135,8 +135,12 @@ func readLoaded(r *recipe.Recipe) ([]byte, error) {
 }
 
 // readDocument reads the recipe file path for a rewrite: its text and its
-// top mapping.
+// top mapping. A path the rewrite would refuse (a symlink) is refused here,
+// before the downloads and before the release set file follows.
 func readDocument(path string) ([]byte, *yaml.Node, error) {
+	if err := yamlfile.CheckRewritable(path); err != nil {
+		return nil, nil, err
+	}
 	original, err := yamlfile.ReadFile(path, recipe.MaxSize)
 	if err != nil {
 		return nil, nil, err

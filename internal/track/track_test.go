@@ -598,7 +598,9 @@ func TestBumpYAMLLineBreaks(t *testing.T) {
 // TestBumpSymlinkedRecipe: a recipe that is a symlink is not rewritten
 // (the rename would replace the link by a file and leave the recipe it
 // points to at the old version, reported as bumped): refused, both left
-// as they were.
+// as they were, and before what follows the recipe is written
+// (BeforeWrite: the release set file), which running the command again
+// could not complete.
 func TestBumpSymlinkedRecipe(t *testing.T) {
 	u, file := scenario(t)
 	real := filepath.Join(filepath.Dir(file), "hello-real.yml")
@@ -607,9 +609,14 @@ func TestBumpSymlinkedRecipe(t *testing.T) {
 	}
 	os.Symlink("hello-real.yml", file)
 	before, _ := os.ReadFile(real)
-	res, err := Bump(context.Background(), load(t, file), BumpOptions{Options: testOptions(t, u, fetch.Options{})})
+	followed := false
+	res, err := Bump(context.Background(), load(t, file), BumpOptions{Options: testOptions(t, u, fetch.Options{}),
+		BeforeWrite: func(*BumpResult) error { followed = true; return nil }})
 	if !errors.Is(err, yamlfile.ErrNotRewritten) || !strings.Contains(err.Error(), "is a symlink") {
 		t.Fatalf("bump through a symlink: %+v, %v", res, err)
+	}
+	if followed {
+		t.Error("the release set file followed a bump refused")
 	}
 	if fi, _ := os.Lstat(file); fi.Mode()&os.ModeSymlink == 0 {
 		t.Error("the link was replaced by a file")

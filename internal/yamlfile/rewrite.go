@@ -319,6 +319,16 @@ func keepOwner(f *atomicfile.File, fi fs.FileInfo) {
 // written then.
 const lockWait = time.Minute
 
+// CheckRewritable refuses, as Rewrite would, a path Rewrite cannot replace
+// (a symlink): for a caller that does work or writes other files before
+// it rewrites path (bump: downloads, then the release set file), so that
+// the refusal comes first, with nothing done that a run again could not
+// complete.
+func CheckRewritable(path string) error {
+	_, err := notLink(path)
+	return err
+}
+
 // notLink returns path's Lstat, refusing a symlink.
 func notLink(path string) (fs.FileInfo, error) {
 	fi, err := os.Lstat(path)
