@@ -27,7 +27,26 @@ import (
 // puts it in place, reading it back, with the file's permissions, only if
 // the file still holds what was read. A file that does not exist is
 // fs.ErrNotExist, for the caller to decide.
+//
+// Another process's change landing between the read and the rewrite (two
+// bumps at once, each with the file following) is no conflict: edit is
+// made again on the file as it is now, so that neither change is lost nor
+// the later bump failed after its downloads. A file that keeps changing is
+// refused after a few tries (yamlfile.ErrChanged).
 func UpdateFile(ctx context.Context, path string, edit func(data []byte) ([]byte, error)) (changed bool, err error) {
+	for range updateTries {
+		if changed, err = updateOnce(ctx, path, edit); !errors.Is(err, yamlfile.ErrChanged) {
+			break
+		}
+	}
+	return changed, err
+}
+
+// updateTries bounds UpdateFile's reads of a file other processes change.
+const updateTries = 3
+
+// updateOnce is one try of UpdateFile.
+func updateOnce(ctx context.Context, path string, edit func(data []byte) ([]byte, error)) (bool, error) {
 	data, err := yamlfile.ReadFile(path, 0)
 	if err != nil {
 		return false, err

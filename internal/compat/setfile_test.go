@@ -217,6 +217,39 @@ func TestUpdateFile(t *testing.T) {
 	}
 }
 
+// TestUpdateFileTwoAtOnce: two bumps at once (of etcd and of helm, a bump
+// and a plan --apply) both have the release set file follow: when the other
+// one's change lands between this one's read and its rewrite, this one's
+// change is made again on the file as it is now, and both stay, rather
+// than this bump failing after all its downloads.
+func TestUpdateFileTwoAtOnce(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "release-sets.yaml")
+	if err := os.WriteFile(path, []byte(repoSets), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	calls := 0
+	changed, err := UpdateFile(t.Context(), path, func(data []byte) ([]byte, error) {
+		if calls++; calls == 1 { // the other bump writes its change now
+			other, _, err := SyncBump(path, data, "helm", "3.21.4", "3.21.5")
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(path, other, 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+		out, _, err := SyncBump(path, data, "etcd", "3.6.14", "3.6.15")
+		return out, err
+	})
+	if !changed || err != nil || calls != 2 {
+		t.Fatalf("changed %v, %d edits: %v", changed, calls, err)
+	}
+	want := strings.NewReplacer("etcd: 3.6.14", "etcd: 3.6.15", "helm: 3.21.4", "helm: 3.21.5", `helm: "3.21.4"`, `helm: "3.21.5"`).Replace(repoSets)
+	if got, _ := os.ReadFile(path); string(got) != want {
+		t.Errorf("after both bumps:\n%s\nwant:\n%s", got, want)
+	}
+}
+
 // FuzzAddMinor: whatever the release set file holds, AddMinor does not
 // panic, and what it returns parses as a release set file and keeps every
 // set the input had.
