@@ -341,3 +341,52 @@ func TestMirrorExportNamesTheFolder(t *testing.T) {
 		t.Errorf("mirror export into a read-only folder: exit %d, want %d and %q\n%s%s", code, exitNetwork, want, stdout, stderr)
 	}
 }
+
+// TestMirrorExportOneFolderPerOrigin: recipes that spell one origin two
+// ways (https://Releases.Example.org:443/ and https://releases.example.org/,
+// which fetch takes for one origin) are exported into one folder, with one
+// mirrors: entry, and the far side builds both from it. Export filed each
+// spelling under a folder of its own with a mirrors: entry of its own; the
+// far side's fetch took one of them for every URL of the origin, and the
+// other recipe's files were missing from the mirror.
+func TestMirrorExportOneFolderPerOrigin(t *testing.T) {
+	testenv.RequireTool(t, "dpkg-deb")
+	args, _ := demoProject(t)
+	hello := filepath.Join(args[3], "hello.yaml")
+	data, err := os.ReadFile(hello)
+	if err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(hello, []byte(strings.ReplaceAll(string(data), "https://releases.example.org/", "https://Releases.Example.org:443/")), 0o644)
+	dir := filepath.Join(t.TempDir(), "updeb-mirror")
+	code, stdout, stderr := runCLI(t, append(args, "mirror", "export", dir, "hello", "pingd", "--arch", "amd64", "--json")...)
+	var exp struct {
+		Files   []struct{ Path string }
+		Mirrors []struct{ Prefix, To string }
+	}
+	if code != 0 || json.Unmarshal([]byte(stdout), &exp) != nil {
+		t.Fatalf("mirror export: exit %d\n%s%s", code, stdout, stderr)
+	}
+	if len(exp.Mirrors) != 1 || exp.Mirrors[0].Prefix != "https://releases.example.org/" || exp.Mirrors[0].To != "file://"+filepath.Join(dir, "releases.example.org")+"/" {
+		t.Fatalf("mirrors: %+v, want one for https://releases.example.org/", exp.Mirrors)
+	}
+	for _, f := range exp.Files {
+		if !strings.HasPrefix(f.Path, "releases.example.org/") {
+			t.Errorf("%s: not in the origin's folder releases.example.org/", f.Path)
+		}
+	}
+	if code, out, stderr := runCLI(t, "mirror", "verify", dir); code != 0 {
+		t.Fatalf("mirror verify: exit %d\n%s%s", code, out, stderr)
+	}
+
+	far := t.TempDir()
+	cfg := filepath.Join(far, "updeb.yaml")
+	root := filepath.Join(filepath.Dir(args[3]), "sigstore", "trusted_root.json")
+	os.WriteFile(cfg, []byte("mirrors:\n  - {prefix: "+exp.Mirrors[0].Prefix+", to: "+exp.Mirrors[0].To+"}\nsigstore: {trusted-root: "+root+"}\nbuild: {maintainer: t <t@example.org>}\nfetch: {retries: 0}\n"), 0o644)
+	dead, _ := squid.DeadURL()
+	code, stdout, stderr = runCLI(t, "--config", cfg, "--recipes", args[3], "--proxy", dead, "-q", "--cache", filepath.Join(far, "cache"),
+		"--out", filepath.Join(far, "out"), "build", "hello", "pingd", "--arch", "amd64")
+	if code != 0 || !strings.Contains(stdout+stderr, "2 built, 0 up to date, 0 failed") {
+		t.Errorf("build from the exported folder: exit %d\n%s%s", code, stdout, stderr)
+	}
+}

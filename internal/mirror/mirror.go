@@ -32,6 +32,7 @@ import (
 	"github.com/updeb/updeb/pkg/digest"
 	"github.com/updeb/updeb/pkg/lockfile"
 	"github.com/updeb/updeb/pkg/strictjson"
+	"github.com/updeb/updeb/pkg/weblink"
 )
 
 // ManifestName is the manifest's file name in the folder.
@@ -245,21 +246,34 @@ func placeAnswer(root *os.Root, dir string, a answer) (Entry, Mirror, error) {
 
 // pathOf returns where in the folder (HOST/PATH, slash-separated) export
 // files the download URL u, the file a mirrors: entry for its host reads
-// for it, and that host's mirror (To relative to the folder).
+// for it, and that host's mirror (To relative to the folder). HOST is the
+// origin written one way (host in lower case without a final dot, the port
+// only when not the scheme's default), as fetch matches a mirror's prefix:
+// filed as written, https://Releases.Example.org:443/x and
+// https://releases.example.org/y went to two folders with a mirrors: entry
+// each, and the far side's fetch, taking them for one origin, read both
+// from one folder, where the other's files were missing.
 func pathOf(u string) (string, Mirror, error) {
 	pu, err := url.Parse(u)
 	if err != nil {
 		return "", Mirror{}, err
 	}
-	if pu.Host == "" || strings.ContainsAny(pu.Host, "/\\") || pu.Host == "." || pu.Host == ".." {
+	host := strings.TrimSuffix(strings.ToLower(pu.Hostname()), ".")
+	if strings.Contains(host, ":") {
+		host = "[" + host + "]" // an IPv6 address
+	}
+	if p := pu.Port(); p != "" && p != weblink.Port(&url.URL{Scheme: pu.Scheme}) {
+		host += ":" + p
+	}
+	if host == "" || strings.ContainsAny(host, "/\\") || host == "." || host == ".." {
 		return "", Mirror{}, fmt.Errorf("%s: no host to file it under", u)
 	}
-	mi := Mirror{Prefix: pu.Scheme + "://" + pu.Host + "/", To: pu.Host}
-	name, err := fetch.MirrorFile(fetch.Mirror{Prefix: mi.Prefix, To: "file:///" + pu.Host + "/"}, u)
+	mi := Mirror{Prefix: strings.ToLower(pu.Scheme) + "://" + host + "/", To: host}
+	name, err := fetch.MirrorFile(fetch.Mirror{Prefix: mi.Prefix, To: "file:///" + host + "/"}, u)
 	if err != nil {
 		return "", Mirror{}, err
 	}
-	return pu.Host + "/" + name, mi, nil
+	return host + "/" + name, mi, nil
 }
 
 // ErrOutside is wrapped when export meets, inside its folder, a symlink or
@@ -611,12 +625,23 @@ func ParseManifest(data []byte) (*Manifest, error) {
 		// The file checked for a URL is the one a build reads for it.
 		if want, _, err := pathOf(e.URL); err != nil {
 			return nil, bad(fmt.Sprintf("url %q: %v", e.URL, err))
-		} else if want != e.Path {
+		} else if want != e.Path && !asWritten(e.URL, e.Path, want) {
 			return nil, bad(fmt.Sprintf("a mirror folder serves url %q from %s, not from this path", e.URL, want))
 		}
 		seen[e.Path] = true
 	}
 	return &m, nil
+}
+
+// asWritten reports whether rel is where updeb before 2026-12 filed u, at
+// its host as u writes it (Releases.Example.org:443/...) rather than at
+// want, the origin's folder: its mirrors: entry reads that folder, and its
+// folder stays one verify and export read.
+func asWritten(u, rel, want string) bool {
+	pu, err := url.Parse(u)
+	host, rest, _ := strings.Cut(rel, "/")
+	_, wantRest, _ := strings.Cut(want, "/")
+	return err == nil && host == pu.Host && rest == wantRest
 }
 
 func isHex(s string, n int) bool {

@@ -19,6 +19,13 @@ func TestParseManifest(t *testing.T) {
 	if _, err := ParseManifest([]byte(good)); err != nil {
 		t.Fatalf("good manifest: %v", err)
 	}
+	// A URL whose origin is spelled otherwise is filed in the origin's
+	// folder, or, by updeb before 2026-12, at its host as written.
+	for _, p := range []string{"h/a", "H:443/a"} {
+		if _, err := ParseManifest([]byte(strings.NewReplacer(`"https://h/a"`, `"https://H:443/a"`, `"h/a"`, `"`+p+`"`).Replace(good))); err != nil {
+			t.Errorf("https://H:443/a at %s: %v", p, err)
+		}
+	}
 	for name, bad := range map[string]string{
 		"schema":      `{"schema":"updeb/mirror/v2","files":[]}`,
 		"unknown key": `{"schema":"updeb/mirror/v1","files":[],"extra":1}`,
@@ -36,12 +43,13 @@ func TestParseManifest(t *testing.T) {
 		"truncated":   good[:len(good)/2],
 		// A manifest that lies: the file it checks for a URL is not the
 		// one a build reads for it (which it would call unlisted, not checked).
-		"another path":   strings.Replace(good, `"h/a"`, `"h/b"`, 1),
-		"another host":   strings.Replace(good, `"h/a"`, `"g/a"`, 1),
-		"no URL":         strings.Replace(good, `"https://h/a"`, `""`, 1),
-		"bad URL":        strings.Replace(good, `"https://h/a"`, `"https://h/a\u001b]0;x\u0007"`, 1),
-		"dot segment":    strings.Replace(strings.Replace(good, `"https://h/a"`, `"https://h/x/../a"`, 1), `"h/a"`, `"h/x/../a"`, 1),
-		"URL not a file": strings.Replace(good, `"https://h/a"`, `"https://h/"`, 1),
+		"another path":                  strings.Replace(good, `"h/a"`, `"h/b"`, 1),
+		"another host":                  strings.Replace(good, `"h/a"`, `"g/a"`, 1),
+		"host as written, another path": strings.Replace(strings.Replace(good, `"https://h/a"`, `"https://H/a"`, 1), `"h/a"`, `"H/b"`, 1),
+		"no URL":                        strings.Replace(good, `"https://h/a"`, `""`, 1),
+		"bad URL":                       strings.Replace(good, `"https://h/a"`, `"https://h/a\u001b]0;x\u0007"`, 1),
+		"dot segment":                   strings.Replace(strings.Replace(good, `"https://h/a"`, `"https://h/x/../a"`, 1), `"h/a"`, `"h/x/../a"`, 1),
+		"URL not a file":                strings.Replace(good, `"https://h/a"`, `"https://h/"`, 1),
 	} {
 		if _, err := ParseManifest([]byte(bad)); !errors.Is(err, ErrManifest) {
 			t.Errorf("%s: err = %v, want ErrManifest", name, err)
