@@ -515,13 +515,21 @@ func Verify(ctx context.Context, dir string) (*Report, error) {
 		}
 		rep.Files = append(rep.Files, c)
 	}
-	err = filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
-		if err != nil || d.IsDir() {
-			return err
+	// The folder is walked through a root opened on it, as its manifest
+	// was read (the path the user gave is followed): walked by its path, a
+	// DIR that is a symlink to the folder was the one entry seen, listed as
+	// the unlisted file ".", and the files added to the folder went unsaid.
+	root, err := confined.OpenRoot(dir)
+	if err != nil {
+		return nil, err
+	}
+	defer root.Close()
+	err = fs.WalkDir(root.FS(), ".", func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return named(err, dir, p)
 		}
-		rel, _ := filepath.Rel(dir, p)
-		if rel = filepath.ToSlash(rel); !listed[rel] {
-			rep.Unlisted = append(rep.Unlisted, rel)
+		if !d.IsDir() && !listed[p] {
+			rep.Unlisted = append(rep.Unlisted, p)
 		}
 		return nil
 	})

@@ -81,6 +81,37 @@ func TestVerifyStaysInside(t *testing.T) {
 	}
 }
 
+// TestVerifyThroughASymlink: a folder named by a symlink to it
+// (/srv/mirror -> /media/usb/updeb-mirror) is verified as the folder
+// itself: its files the manifest does not name are listed as unlisted.
+// Verify walked the symlink itself, listed "." as the one unlisted file, and
+// said nothing of a file added to the folder.
+func TestVerifyThroughASymlink(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "updeb-mirror")
+	body := []byte("x")
+	sum := sha256.Sum256(body)
+	os.MkdirAll(filepath.Join(dir, "h"), 0o755)
+	os.WriteFile(filepath.Join(dir, "h", "a"), body, 0o644)
+	os.WriteFile(filepath.Join(dir, "h", "extra"), []byte("y"), 0o644)
+	root, err := os.OpenRoot(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer root.Close()
+	m := &Manifest{Files: []Entry{{URL: "https://h/a", Path: "h/a", Size: 1, SHA256: hex.EncodeToString(sum[:])}}}
+	if err := writeManifest(root, dir, m); err != nil {
+		t.Fatal(err)
+	}
+	link := filepath.Join(t.TempDir(), "mirror")
+	if err := os.Symlink(dir, link); err != nil {
+		t.Fatal(err)
+	}
+	rep, err := Verify(context.Background(), link)
+	if err != nil || rep.Count(OK) != 1 || len(rep.Unlisted) != 1 || rep.Unlisted[0] != "h/extra" {
+		t.Fatalf("verify %s: %v, report %+v; want h/a ok and h/extra unlisted", link, err, rep)
+	}
+}
+
 // TestVerifyReadsAsTheBuild: a listed file is checked inside its host's
 // folder, the folder a mirrors: entry reads (to: file:///DIR/HOST/): a
 // symlink to another host's folder of DIR, which the build refuses as
