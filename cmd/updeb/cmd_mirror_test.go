@@ -379,14 +379,42 @@ func TestMirrorExportOneFolderPerOrigin(t *testing.T) {
 		t.Fatalf("mirror verify: exit %d\n%s%s", code, out, stderr)
 	}
 
+	if code, out := buildFromMirror(t, args, exp.Mirrors[0].Prefix, exp.Mirrors[0].To, "hello", "pingd"); code != 0 || !strings.Contains(out, "2 built, 0 up to date, 0 failed") {
+		t.Errorf("build from the exported folder: exit %d\n%s", code, out)
+	}
+}
+
+// buildFromMirror builds the demo project's recipes for amd64 on "the far
+// side": the mirrors: entry export printed (prefix, to), a fresh cache, a
+// proxy nothing answers at. It returns the exit code and the output.
+func buildFromMirror(t *testing.T, args []string, prefix, to string, recipes ...string) (int, string) {
+	t.Helper()
 	far := t.TempDir()
 	cfg := filepath.Join(far, "updeb.yaml")
 	root := filepath.Join(filepath.Dir(args[3]), "sigstore", "trusted_root.json")
-	os.WriteFile(cfg, []byte("mirrors:\n  - {prefix: "+exp.Mirrors[0].Prefix+", to: "+exp.Mirrors[0].To+"}\nsigstore: {trusted-root: "+root+"}\nbuild: {maintainer: t <t@example.org>}\nfetch: {retries: 0}\n"), 0o644)
+	os.WriteFile(cfg, []byte("mirrors:\n  - {prefix: "+prefix+", to: "+to+"}\nsigstore: {trusted-root: "+root+"}\nbuild: {maintainer: t <t@example.org>}\nfetch: {retries: 0}\n"), 0o644)
 	dead, _ := squid.DeadURL()
-	code, stdout, stderr = runCLI(t, "--config", cfg, "--recipes", args[3], "--proxy", dead, "-q", "--cache", filepath.Join(far, "cache"),
-		"--out", filepath.Join(far, "out"), "build", "hello", "pingd", "--arch", "amd64")
-	if code != 0 || !strings.Contains(stdout+stderr, "2 built, 0 up to date, 0 failed") {
-		t.Errorf("build from the exported folder: exit %d\n%s%s", code, stdout, stderr)
+	code, stdout, stderr := runCLI(t, append([]string{"--config", cfg, "--recipes", args[3], "--proxy", dead, "-q", "--cache", filepath.Join(far, "cache"),
+		"--out", filepath.Join(far, "out"), "build", "--arch", "amd64"}, recipes...)...)
+	return code, stdout + stderr
+}
+
+// TestMirrorExportFolderNameInTheURL: the mirrors: entry export prints for
+// a folder whose name holds what a URL's path cannot hold as it is (a
+// space, "%", "#") is one the far side's config takes, and it reads that
+// folder. Export wrote the path into the file:// URL unescaped: the
+// config refused it ("%" not followed by hex digits, "#" read as a
+// fragment), or read another folder.
+func TestMirrorExportFolderNameInTheURL(t *testing.T) {
+	testenv.RequireTool(t, "dpkg-deb")
+	args, _ := demoProject(t)
+	dir := filepath.Join(t.TempDir(), "usb 100%#1", "updeb-mirror")
+	code, stdout, stderr := runCLI(t, append(args, "mirror", "export", dir, "hello", "--arch", "amd64", "--json")...)
+	var exp struct{ Mirrors []struct{ Prefix, To string } }
+	if code != 0 || json.Unmarshal([]byte(stdout), &exp) != nil || len(exp.Mirrors) != 1 {
+		t.Fatalf("mirror export: exit %d\n%s%s", code, stdout, stderr)
+	}
+	if code, out := buildFromMirror(t, args, exp.Mirrors[0].Prefix, exp.Mirrors[0].To, "hello"); code != 0 || !strings.Contains(out, "1 built, 0 up to date, 0 failed") {
+		t.Errorf("build from the exported folder (to: %s): exit %d\n%s", exp.Mirrors[0].To, code, out)
 	}
 }

@@ -126,7 +126,10 @@ func Export(ctx context.Context, jobs []source.Job, ro recipe.ResolveOptions, op
 	res := &ExportResult{Dir: dir}
 	hosts := map[string]Mirror{}
 	add := func(e Entry, mi Mirror) error {
-		hosts[mi.Prefix] = Mirror{Prefix: mi.Prefix, To: "file://" + filepath.ToSlash(filepath.Join(abs, mi.To)) + "/"}
+		// The folder's path escaped as a URL's (a space, "%", "#" in
+		// it), which the far side's config reads back as that path.
+		to := url.URL{Scheme: "file", Path: filepath.ToSlash(filepath.Join(abs, mi.To)) + "/"}
+		hosts[mi.Prefix] = Mirror{Prefix: mi.Prefix, To: to.String()}
 		if prev, ok := byPath[e.Path]; ok && prev.URL != e.URL {
 			return fmt.Errorf("%s and %s both map to %s", prev.URL, e.URL, e.Path)
 		}
