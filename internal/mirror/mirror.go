@@ -676,6 +676,12 @@ func writeManifest(root *os.Root, dir string, m *Manifest) error {
 	if err != nil {
 		return err
 	}
+	// What readManifest would refuse is not written: the export would say
+	// it succeeded, and leave a folder neither verify nor the next export
+	// reads. The manifest the folder had stays (its files are still there).
+	if len(data)+1 > maxManifest {
+		return fmt.Errorf("%w: %s would list %d files in %d bytes, more than the %d updeb reads; export the other recipes into another folder", ErrManifest, filepath.Join(dir, ManifestName), len(m.Files), len(data)+1, maxManifest)
+	}
 	return writeIn(root, dir, ManifestName, func(w io.Writer) error {
 		_, err := w.Write(append(data, '\n'))
 		return err

@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
@@ -66,11 +67,7 @@ func TestVerifyStaysInside(t *testing.T) {
 	os.MkdirAll(filepath.Join(dir, "h"), 0o755)
 	os.Symlink(secret, filepath.Join(dir, "h", "a"))
 	m := &Manifest{Files: []Entry{{URL: "https://h/a", Path: "h/a", Size: 1, SHA256: hex64}, {URL: "https://h/b", Path: "h/b", Size: 1, SHA256: hex64}}}
-	root, err := os.OpenRoot(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer root.Close()
+	root := openRoot(t, dir)
 	if err := writeManifest(root, dir, m); err != nil {
 		t.Fatal(err)
 	}
@@ -93,11 +90,7 @@ func TestVerifyThroughASymlink(t *testing.T) {
 	os.MkdirAll(filepath.Join(dir, "h"), 0o755)
 	os.WriteFile(filepath.Join(dir, "h", "a"), body, 0o644)
 	os.WriteFile(filepath.Join(dir, "h", "extra"), []byte("y"), 0o644)
-	root, err := os.OpenRoot(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer root.Close()
+	root := openRoot(t, dir)
 	m := &Manifest{Files: []Entry{{URL: "https://h/a", Path: "h/a", Size: 1, SHA256: hex.EncodeToString(sum[:])}}}
 	if err := writeManifest(root, dir, m); err != nil {
 		t.Fatal(err)
@@ -109,6 +102,33 @@ func TestVerifyThroughASymlink(t *testing.T) {
 	rep, err := Verify(context.Background(), link)
 	if err != nil || rep.Count(OK) != 1 || len(rep.Unlisted) != 1 || rep.Unlisted[0] != "h/extra" {
 		t.Fatalf("verify %s: %v, report %+v; want h/a ok and h/extra unlisted", link, err, rep)
+	}
+}
+
+// TestManifestReadBack: a manifest larger than a reader takes (very many
+// files) is refused when written, and the folder keeps the one it had,
+// which verify and the next export read. It was written: the export said
+// it succeeded, and the folder was one neither mirror verify nor a later
+// export would read ("larger than 16777216 bytes", exit 2).
+func TestManifestReadBack(t *testing.T) {
+	dir := t.TempDir()
+	root := openRoot(t, dir)
+	e := func(i int) Entry {
+		name := fmt.Sprintf("%0200d", i)
+		return Entry{URL: "https://h/" + name, Path: "h/" + name, Size: 1, SHA256: hex64}
+	}
+	if err := writeManifest(root, dir, &Manifest{Files: []Entry{e(0)}}); err != nil {
+		t.Fatal(err)
+	}
+	big := &Manifest{}
+	for i := range 40000 {
+		big.Files = append(big.Files, e(i))
+	}
+	if err := writeManifest(root, dir, big); !errors.Is(err, ErrManifest) || !strings.Contains(err.Error(), filepath.Join(dir, ManifestName)) {
+		t.Errorf("a manifest of %d files: %v, want ErrManifest naming it", len(big.Files), err)
+	}
+	if m, err := readManifest(dir, false); err != nil || len(m.Files) != 1 {
+		t.Errorf("the manifest read back: %v", err)
 	}
 }
 
@@ -152,11 +172,7 @@ func TestStopsInsideAFile(t *testing.T) {
 	if c, err := check(ctx, dir, e); !errors.Is(err, context.Canceled) {
 		t.Errorf("check with a stopped context: %+v, %v; want context.Canceled", c, err)
 	}
-	root, err := os.OpenRoot(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer root.Close()
+	root := openRoot(t, dir)
 	if _, _, err := hashIn(ctx, root, "h/a", e.algorithms()); !errors.Is(err, context.Canceled) {
 		t.Errorf("hashIn with a stopped context: %v; want context.Canceled", err)
 	}
@@ -190,11 +206,7 @@ func TestWriteInStaysInside(t *testing.T) {
 	victim := filepath.Join(outside, "a")
 	os.WriteFile(victim, []byte("outside"), 0o644)
 	write := func(dir, rel string) error {
-		root, err := os.OpenRoot(dir)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer root.Close()
+		root := openRoot(t, dir)
 		return writeIn(root, dir, rel, func(w io.Writer) error { _, err := w.Write([]byte("new")); return err })
 	}
 	// a host folder that is a symlink out of the folder
@@ -232,11 +244,7 @@ func TestWriteInStaysInside(t *testing.T) {
 // (255 bytes) is exported: the temporary name beside it is cut.
 func TestWriteInLongName(t *testing.T) {
 	dir := t.TempDir()
-	root, err := os.OpenRoot(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer root.Close()
+	root := openRoot(t, dir)
 	rel := "h/" + strings.Repeat("a", 255)
 	if err := writeIn(root, dir, rel, func(w io.Writer) error { _, err := w.Write([]byte("x")); return err }); err != nil {
 		t.Fatal(err)
@@ -244,4 +252,15 @@ func TestWriteInLongName(t *testing.T) {
 	if b, _ := os.ReadFile(filepath.Join(dir, rel)); string(b) != "x" {
 		t.Errorf("read %q", b)
 	}
+}
+
+// openRoot opens dir as an os.Root, closed when the test ends.
+func openRoot(t *testing.T, dir string) *os.Root {
+	t.Helper()
+	root, err := os.OpenRoot(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { root.Close() })
+	return root
 }
