@@ -139,6 +139,10 @@ func printMirrorReport(w io.Writer, rep *mirror.Report) {
 			fmt.Fprintf(w, "MISSING  %s (%s)\n", esc(c.Path), esc(c.URL))
 		case c.Status == mirror.Corrupt && c.Detail != "":
 			fmt.Fprintf(w, "CORRUPT  %s: %s\n", esc(c.Path), esc(c.Detail))
+		case c.Status == mirror.Corrupt && c.GotSize == c.Size && c.GotSHA256 == c.SHA256:
+			// Only the sha512 differs: the file is what the sha256 says,
+			// and the manifest lists another sha512 beside it.
+			fmt.Fprintf(w, "CORRUPT  %s: sha512 %s; the manifest says sha512 %s (its size and sha256 match)\n", esc(c.Path), c.GotSHA512, c.SHA512)
 		case c.Status == mirror.Corrupt:
 			fmt.Fprintf(w, "CORRUPT  %s: %d bytes, sha256 %s; the manifest says %d bytes, sha256 %s\n", esc(c.Path), c.GotSize, c.GotSHA256, c.Size, c.SHA256)
 		case c.Status == mirror.Refused:

@@ -1,6 +1,9 @@
 package main
 
 import (
+	"crypto/sha256"
+	"crypto/sha512"
+	"encoding/hex"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -416,5 +419,32 @@ func TestMirrorExportFolderNameInTheURL(t *testing.T) {
 	}
 	if code, out := buildFromMirror(t, args, exp.Mirrors[0].Prefix, exp.Mirrors[0].To, "hello"); code != 0 || !strings.Contains(out, "1 built, 0 up to date, 0 failed") {
 		t.Errorf("build from the exported folder (to: %s): exit %d\n%s", exp.Mirrors[0].To, code, out)
+	}
+}
+
+// TestMirrorVerifySaysWhichDigest: a listed file whose size and sha256 are
+// the manifest's but whose sha512 is not (a manifest that lists another
+// sha512) is reported with the sha512 that differs: the report gave the
+// size and sha256 twice, equal, and left the reader to guess why the file
+// was corrupt.
+func TestMirrorVerifySaysWhichDigest(t *testing.T) {
+	dir := t.TempDir()
+	body := []byte("hello\n")
+	s256, s512 := sha256.Sum256(body), sha512.Sum512(body)
+	other := strings.Repeat("0", 128)
+	os.MkdirAll(filepath.Join(dir, "h"), 0o755)
+	os.WriteFile(filepath.Join(dir, "h", "a"), body, 0o644)
+	m, _ := json.Marshal(map[string]any{"schema": "updeb/mirror/v1", "files": []map[string]any{
+		{"url": "https://h/a", "path": "h/a", "size": len(body), "sha256": hex.EncodeToString(s256[:]), "sha512": other},
+	}})
+	os.WriteFile(filepath.Join(dir, mirror.ManifestName), m, 0o644)
+	code, out, stderr := runCLI(t, "mirror", "verify", dir)
+	want := "CORRUPT  h/a: sha512 " + hex.EncodeToString(s512[:]) + "; the manifest says sha512 " + other
+	if code != exitCheck || !strings.Contains(out, want) {
+		t.Errorf("exit %d, want %d and %q\n%s%s", code, exitCheck, want, out, stderr)
+	}
+	code, out, _ = runCLI(t, "mirror", "verify", dir, "--json")
+	if code != exitCheck || !strings.Contains(out, `"got_sha512": "`+hex.EncodeToString(s512[:])+`"`) {
+		t.Errorf("--json: exit %d\n%s", code, out)
 	}
 }

@@ -470,6 +470,7 @@ type Check struct {
 	Status    string `json:"status"`
 	GotSize   int64  `json:"got_size,omitempty"`
 	GotSHA256 string `json:"got_sha256,omitempty"`
+	GotSHA512 string `json:"got_sha512,omitempty"` // of a corrupt file whose entry lists a sha512
 	Detail    string `json:"detail,omitempty"`
 }
 
@@ -575,7 +576,7 @@ func check(ctx context.Context, dir string, e Entry) (Check, error) {
 	}
 	sums := h.Sum()
 	if h.Size() != e.Size || !e.matches(sums) {
-		c.Status, c.GotSize, c.GotSHA256 = Corrupt, h.Size(), sums[digest.SHA256]
+		c.Status, c.GotSize, c.GotSHA256, c.GotSHA512 = Corrupt, h.Size(), sums[digest.SHA256], sums[digest.SHA512]
 	}
 	return c, nil
 }
