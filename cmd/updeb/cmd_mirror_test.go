@@ -448,3 +448,30 @@ func TestMirrorVerifySaysWhichDigest(t *testing.T) {
 		t.Errorf("--json: exit %d\n%s", code, out)
 	}
 }
+
+// TestMirrorExportOneFileTwoSpellings: two recipes that download one file
+// by URLs that spell its origin two ways export it once, into the origin's
+// folder: export took the two URLs filed at one path for a conflict ("...
+// both map to releases.example.org/...") though their bytes are the same.
+func TestMirrorExportOneFileTwoSpellings(t *testing.T) {
+	args, _ := demoProject(t)
+	data, err := os.ReadFile(filepath.Join(args[3], "hello.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	again := strings.NewReplacer("https://releases.example.org/", "https://Releases.Example.org:443/", "\nname: hello\n", "\nname: hello-again\n",
+		"packages:\n  - name: hello\n", "packages:\n  - name: hello-again\n").Replace(string(data))
+	os.WriteFile(filepath.Join(args[3], "hello-again.yaml"), []byte(again), 0o644)
+	dir := filepath.Join(t.TempDir(), "updeb-mirror")
+	code, stdout, stderr := runCLI(t, append(args, "mirror", "export", dir, "hello", "hello-again", "--arch", "amd64", "--json")...)
+	var exp struct {
+		Files   []struct{ Path string }
+		Mirrors []struct{ Prefix string }
+	}
+	if code != 0 || json.Unmarshal([]byte(stdout), &exp) != nil || len(exp.Files) != 3 || len(exp.Mirrors) != 1 {
+		t.Fatalf("mirror export: exit %d\n%s%s", code, stdout, stderr)
+	}
+	if code, out, stderr := runCLI(t, "mirror", "verify", dir); code != 0 || !strings.Contains(out, "3 file(s): 3 ok") {
+		t.Errorf("mirror verify: exit %d\n%s%s", code, out, stderr)
+	}
+}

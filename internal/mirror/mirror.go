@@ -130,8 +130,11 @@ func Export(ctx context.Context, jobs []source.Job, ro recipe.ResolveOptions, op
 		// it), which the far side's config reads back as that path.
 		to := url.URL{Scheme: "file", Path: filepath.ToSlash(filepath.Join(abs, mi.To)) + "/"}
 		hosts[mi.Prefix] = Mirror{Prefix: mi.Prefix, To: to.String()}
-		if prev, ok := byPath[e.Path]; ok && prev.URL != e.URL {
-			return fmt.Errorf("%s and %s both map to %s", prev.URL, e.URL, e.Path)
+		// Two URLs filed at one path (one origin spelled two ways, a
+		// "/" escaped or not) are one file when their bytes are: the
+		// far side reads it for either.
+		if prev, ok := byPath[e.Path]; ok && prev.URL != e.URL && (prev.SHA256 != e.SHA256 || prev.Size != e.Size) {
+			return fmt.Errorf("%s and %s both map to %s, with other bytes: a mirror folder serves one file there; export their recipes into two folders", prev.URL, e.URL, e.Path)
 		}
 		byPath[e.Path] = e
 		if !slices.ContainsFunc(res.Files, func(x Entry) bool { return x.Path == e.Path }) {
