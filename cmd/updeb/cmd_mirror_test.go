@@ -382,20 +382,20 @@ func TestMirrorExportOneFolderPerOrigin(t *testing.T) {
 		t.Fatalf("mirror verify: exit %d\n%s%s", code, out, stderr)
 	}
 
-	if code, out := buildFromMirror(t, args, exp.Mirrors[0].Prefix, exp.Mirrors[0].To, "hello", "pingd"); code != 0 || !strings.Contains(out, "2 built, 0 up to date, 0 failed") {
+	if code, out := buildFromMirror(t, args, "  - {prefix: "+exp.Mirrors[0].Prefix+", to: "+exp.Mirrors[0].To+"}\n", "hello", "pingd"); code != 0 || !strings.Contains(out, "2 built, 0 up to date, 0 failed") {
 		t.Errorf("build from the exported folder: exit %d\n%s", code, out)
 	}
 }
 
 // buildFromMirror builds the demo project's recipes for amd64 on "the far
-// side": the mirrors: entry export printed (prefix, to), a fresh cache, a
+// side": the config's mirrors: list (entries, YAML), a fresh cache, a
 // proxy nothing answers at. It returns the exit code and the output.
-func buildFromMirror(t *testing.T, args []string, prefix, to string, recipes ...string) (int, string) {
+func buildFromMirror(t *testing.T, args []string, entries string, recipes ...string) (int, string) {
 	t.Helper()
 	far := t.TempDir()
 	cfg := filepath.Join(far, "updeb.yaml")
 	root := filepath.Join(filepath.Dir(args[3]), "sigstore", "trusted_root.json")
-	os.WriteFile(cfg, []byte("mirrors:\n  - {prefix: "+prefix+", to: "+to+"}\nsigstore: {trusted-root: "+root+"}\nbuild: {maintainer: t <t@example.org>}\nfetch: {retries: 0}\n"), 0o644)
+	os.WriteFile(cfg, []byte("mirrors:\n"+entries+"sigstore: {trusted-root: "+root+"}\nbuild: {maintainer: t <t@example.org>}\nfetch: {retries: 0}\n"), 0o644)
 	dead, _ := squid.DeadURL()
 	code, stdout, stderr := runCLI(t, append([]string{"--config", cfg, "--recipes", args[3], "--proxy", dead, "-q", "--cache", filepath.Join(far, "cache"),
 		"--out", filepath.Join(far, "out"), "build", "--arch", "amd64"}, recipes...)...)
@@ -417,7 +417,7 @@ func TestMirrorExportFolderNameInTheURL(t *testing.T) {
 	if code != 0 || json.Unmarshal([]byte(stdout), &exp) != nil || len(exp.Mirrors) != 1 {
 		t.Fatalf("mirror export: exit %d\n%s%s", code, stdout, stderr)
 	}
-	if code, out := buildFromMirror(t, args, exp.Mirrors[0].Prefix, exp.Mirrors[0].To, "hello"); code != 0 || !strings.Contains(out, "1 built, 0 up to date, 0 failed") {
+	if code, out := buildFromMirror(t, args, "  - {prefix: "+exp.Mirrors[0].Prefix+", to: "+exp.Mirrors[0].To+"}\n", "hello"); code != 0 || !strings.Contains(out, "1 built, 0 up to date, 0 failed") {
 		t.Errorf("build from the exported folder (to: %s): exit %d\n%s", exp.Mirrors[0].To, code, out)
 	}
 }
@@ -473,5 +473,23 @@ func TestMirrorExportOneFileTwoSpellings(t *testing.T) {
 	}
 	if code, out, stderr := runCLI(t, "mirror", "verify", dir); code != 0 || !strings.Contains(out, "3 file(s): 3 ok") {
 		t.Errorf("mirror verify: exit %d\n%s%s", code, out, stderr)
+	}
+}
+
+// TestMirrorExportPrintsConfig: the mirrors: entries export prints go into
+// the far side's config as they are, whatever the folder's name: one with
+// a "," (/media/usb/mirror,2026) ended the YAML flow mapping's value there,
+// and the config was refused.
+func TestMirrorExportPrintsConfig(t *testing.T) {
+	testenv.RequireTool(t, "dpkg-deb")
+	args, _ := demoProject(t)
+	dir := filepath.Join(t.TempDir(), "mirror,2026 #1: {x}")
+	code, stdout, stderr := runCLI(t, append(args, "mirror", "export", dir, "hello", "--arch", "amd64")...)
+	_, entries, ok := strings.Cut(stdout, "mirrors:\n")
+	if code != 0 || !ok {
+		t.Fatalf("mirror export: exit %d\n%s%s", code, stdout, stderr)
+	}
+	if code, out := buildFromMirror(t, args, entries, "hello"); code != 0 || !strings.Contains(out, "1 built, 0 up to date, 0 failed") {
+		t.Errorf("build with the printed entries:\n%s\nexit %d\n%s", entries, code, out)
 	}
 }

@@ -127,9 +127,11 @@ func Export(ctx context.Context, jobs []source.Job, ro recipe.ResolveOptions, op
 	hosts := map[string]Mirror{}
 	add := func(e Entry, mi Mirror) error {
 		// The folder's path escaped as a URL's (a space, "%", "#" in
-		// it), which the far side's config reads back as that path.
+		// it), which the far side's config reads back as that path; a
+		// "," too, which a URL's path may hold as it is: the entry goes
+		// into the config as a YAML flow mapping, where it ends the value.
 		to := url.URL{Scheme: "file", Path: filepath.ToSlash(filepath.Join(abs, mi.To)) + "/"}
-		hosts[mi.Prefix] = Mirror{Prefix: mi.Prefix, To: to.String()}
+		hosts[mi.Prefix] = Mirror{Prefix: mi.Prefix, To: strings.ReplaceAll(to.String(), ",", "%2C")}
 		// Two URLs filed at one path (one origin spelled two ways, a
 		// "/" escaped or not) are one file when their bytes are: the
 		// far side reads it for either.
