@@ -493,3 +493,22 @@ func TestMirrorExportPrintsConfig(t *testing.T) {
 		t.Errorf("build with the printed entries:\n%s\nexit %d\n%s", entries, code, out)
 	}
 }
+
+// TestMirrorExportDanglingSymlink: a DIR that is a symlink to nothing (the
+// stick or share it points at not mounted) is refused before anything is
+// downloaded, as a file or a FIFO is: it was refused when export made the
+// folder, after every artifact of the recipes was fetched.
+func TestMirrorExportDanglingSymlink(t *testing.T) {
+	args, _ := demoProject(t)
+	link := filepath.Join(t.TempDir(), "updeb-mirror")
+	if err := os.Symlink(filepath.Join(t.TempDir(), "usb", "updeb-mirror"), link); err != nil {
+		t.Fatal(err)
+	}
+	code, stdout, stderr := runCLI(t, append(args, "mirror", "export", link, "hello", "--arch", "amd64")...)
+	if code == 0 || !strings.Contains(stderr, "which does not exist (a share not mounted?)") {
+		t.Errorf("mirror export into a dangling symlink: exit %d\n%s%s", code, stdout, stderr)
+	}
+	if blobs, _ := filepath.Glob(filepath.Join(args[5], "sha256", "*", "*")); len(blobs) > 0 {
+		t.Errorf("mirror export into a dangling symlink fetched %d file(s) before refusing it", len(blobs))
+	}
+}

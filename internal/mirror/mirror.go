@@ -91,6 +91,16 @@ func Export(ctx context.Context, jobs []source.Job, ro recipe.ResolveOptions, op
 	if _, err := readManifest(abs, true); err != nil {
 		return nil, err
 	}
+	// So is a DIR that is a symlink to nothing (the stick it points at not
+	// mounted): making the folder fails, and makes nothing, now as after
+	// the downloads.
+	if _, err := os.Stat(abs); errors.Is(err, fs.ErrNotExist) {
+		if _, err := os.Lstat(abs); err == nil {
+			if err := atomicfile.MkdirAll(abs, 0o755); err != nil {
+				return nil, err
+			}
+		}
+	}
 	got, err := source.Fetch(ctx, jobs, ro, opts)
 	if err != nil {
 		return nil, err
