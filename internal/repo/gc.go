@@ -141,7 +141,8 @@ func (r *Repo) checkGenerationDirs(suite string) error {
 // dists/SUITE is gone, lost by a copy or backup that leaves symbolic links
 // out (rsync without -l), removed by hand, or never made (a new suite's
 // first write killed before its switch). gc cannot tell which, so it keeps
-// the pool files they list and leaves them be, saying so: it took them for
+// the pool files they list and leaves them be, saying so (as a refresh of
+// every suite says it, which cannot refresh such a suite): it took them for
 // unreferenced and removed every pool file of such a suite, which its
 // link, restored, then listed as 404s.
 func (r *Repo) unlinkedGenerations(suites []string) ([]string, error) {

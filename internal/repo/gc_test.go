@@ -675,10 +675,7 @@ func TestGCKeepsThePoolOfASuiteWithoutItsLink(t *testing.T) {
 	jump(byHashGrace)
 	_, err = r.Refresh(ctx, []string{"t"})
 	must(t, err)
-	link := filepath.Join(root, "dists/s")
-	target, err := os.Readlink(link)
-	must(t, err)
-	must(t, os.Remove(link))
+	link, target := loseLink(t, root, "s")
 	res, err := r.GC(ctx, false)
 	must(t, err)
 	if !slices.Equal(res.PoolFiles, []string{"pool/main/l/lib/lib_1_amd64.deb"}) {
@@ -976,4 +973,39 @@ func TestGCRemovesKilledRecordLeftover(t *testing.T) {
 	if sum, err := r.collectedDigest(rel); err != nil || sum == "" {
 		t.Errorf("the recorded digest of %s is %q (%v)", rel, sum, err)
 	}
+}
+
+// A refresh of every suite (the timer's) where one suite's link dists/SUITE
+// is lost refreshes the others and says how to restore the link: it
+// skipped that suite without a word, and its Release ran out.
+func TestRefreshAllSaysWhereTheSuiteLinkIsLost(t *testing.T) {
+	dir, root := testDirs(t)
+	ctx := context.Background()
+	r := testRepo(t, root)
+	var logs bytes.Buffer
+	r.opts.Logger = slog.New(slog.NewTextHandler(&logs, nil))
+	for _, s := range []string{"s", "t"} {
+		_, err := r.Publish(ctx, s, "main", []Package{pkgOf(t, testDeb(t, filepath.Join(dir, s), "app", "1-1", "amd64", "v1"))})
+		must(t, err)
+	}
+	link, target := loseLink(t, root, "t")
+	res, err := r.Refresh(ctx, nil)
+	must(t, err)
+	if len(res) != 1 || res[0].Suite != "s" {
+		t.Errorf("refreshed %+v, want suite s", res)
+	}
+	if !strings.Contains(logs.String(), "ln -sfn "+target+" "+link) {
+		t.Errorf("no warning saying how to restore %s:\n%s", link, logs.String())
+	}
+}
+
+// loseLink removes suite's link dists/SUITE, as a copy that leaves symbolic
+// links out does: the link's path and what it pointed at.
+func loseLink(t *testing.T, root, suite string) (link, target string) {
+	t.Helper()
+	link = filepath.Join(root, "dists", suite)
+	target, err := os.Readlink(link)
+	must(t, err)
+	must(t, os.Remove(link))
+	return link, target
 }

@@ -45,6 +45,11 @@ func (r *Repo) Refresh(ctx context.Context, suites []string) ([]RefreshResult, e
 		return nil, err
 	}
 	if len(suites) == 0 {
+		// A suite whose link is lost is none of all: said, not skipped
+		// without a word while its Release runs out (Valid-Until).
+		if _, err := r.unlinkedGenerations(all); err != nil {
+			return nil, err
+		}
 		if suites = all; len(suites) == 0 {
 			return nil, fmt.Errorf("%w: %s has no published suite to refresh", ErrNotFound, r.root)
 		}
