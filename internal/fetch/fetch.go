@@ -217,6 +217,13 @@ func (f *Fetcher) Fetch(ctx context.Context, r Request) (*Result, error) {
 	// Requests that compute other algorithms are not shared: each result
 	// must hold the digests its caller asked for.
 	id := cache.ID(r.URL, r.Key) + pinKey(r.Pinned) + fmt.Sprint(algs)
+	// A caller already stopped starts nothing: the download runs under the
+	// shared context, which its leaving would stop only after a small copy
+	// or re-hash had finished, and the select below may then take the
+	// result over ctx's end.
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
 	sc := f.join(ctx, id)
 	ch := f.group.DoChan(id, func() (any, error) { return f.fetchLocked(sc.ctx, r, algs) })
 	var out singleflight.Result

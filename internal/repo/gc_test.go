@@ -984,8 +984,9 @@ func TestRefreshAllSaysWhereTheSuiteLinkIsLost(t *testing.T) {
 	r := testRepo(t, root)
 	var logs bytes.Buffer
 	r.opts.Logger = slog.New(slog.NewTextHandler(&logs, nil))
+	app := pkgOf(t, testDeb(t, dir, "app", "1-1", "amd64", "v1"))
 	for _, s := range []string{"s", "t"} {
-		_, err := r.Publish(ctx, s, "main", []Package{pkgOf(t, testDeb(t, filepath.Join(dir, s), "app", "1-1", "amd64", "v1"))})
+		_, err := r.Publish(ctx, s, "main", []Package{app})
 		must(t, err)
 	}
 	link, target := loseLink(t, root, "t")
