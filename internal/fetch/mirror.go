@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
-	"net"
 	"net/url"
 	"os"
 	"path"
@@ -172,8 +171,7 @@ func splitOrigin(s string) (origin, rest string) {
 	if err != nil || o.Host == "" || o.User != nil {
 		return "", s
 	}
-	host := strings.TrimSuffix(strings.ToLower(o.Hostname()), ".")
-	return strings.ToLower(scheme) + "://" + net.JoinHostPort(host, weblink.Port(o)), after[end:]
+	return strings.ToLower(scheme) + "://" + weblink.Host(o), after[end:]
 }
 
 // copyFile reads a file mirror's file into tmp, with the size limit. The file

@@ -276,13 +276,7 @@ func pathOf(u string) (string, Mirror, error) {
 	if err != nil {
 		return "", Mirror{}, err
 	}
-	host := strings.TrimSuffix(strings.ToLower(pu.Hostname()), ".")
-	if strings.Contains(host, ":") {
-		host = "[" + host + "]" // an IPv6 address
-	}
-	if p := pu.Port(); p != "" && p != weblink.Port(&url.URL{Scheme: pu.Scheme}) {
-		host += ":" + p
-	}
+	host := weblink.Host(pu)
 	if host == "" || strings.ContainsAny(host, "/\\") || host == "." || host == ".." {
 		return "", Mirror{}, fmt.Errorf("%s: no host to file it under", u)
 	}

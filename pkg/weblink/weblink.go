@@ -37,6 +37,21 @@ func Port(u *url.URL) string {
 	return map[string]string{"http": "80", "https": "443"}[strings.ToLower(u.Scheme)]
 }
 
+// Host is u's host written one way, as the URLs of one origin may spell it
+// otherwise: in lower case, without a final dot, an IPv6 address in
+// brackets, and the port only where it is not the scheme's default
+// (https://Releases.Example.org.:443/ has the host releases.example.org).
+func Host(u *url.URL) string {
+	host := strings.TrimSuffix(strings.ToLower(u.Hostname()), ".")
+	if strings.Contains(host, ":") {
+		host = "[" + host + "]" // an IPv6 address
+	}
+	if p := u.Port(); p != "" && p != Port(&url.URL{Scheme: u.Scheme}) {
+		host += ":" + p
+	}
+	return host
+}
+
 // SameOrigin says whether a and b are one origin (RFC 6454): the same scheme
 // and host, whatever their case, and the same port, a default one named or
 // not. A next page of a listing must be on the origin its token is for.

@@ -48,3 +48,24 @@ func TestSameOrigin(t *testing.T) {
 		}
 	}
 }
+
+// TestHost: one origin's host written one way, whatever its case, a final
+// dot or its scheme's default port; another port is kept.
+func TestHost(t *testing.T) {
+	for u, want := range map[string]string{
+		"https://Releases.Example.org.:443/x": "releases.example.org",
+		"http://a.example:80/":                "a.example",
+		"http://a.example:443/":               "a.example:443",
+		"https://a.example:8443/":             "a.example:8443",
+		"https://[2001:DB8::1]:443/":          "[2001:db8::1]",
+		"https://[2001:db8::1]:8443/":         "[2001:db8::1]:8443",
+	} {
+		pu, err := url.Parse(u)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := Host(pu); got != want {
+			t.Errorf("Host(%s) = %q, want %q", u, got, want)
+		}
+	}
+}
