@@ -149,6 +149,7 @@ func TestVerifyBundleIdentityRegexp(t *testing.T) {
 // same shapes are policies.
 func TestIdentityRegexpAnyonesRepository(t *testing.T) {
 	const gitlab = "https://gitlab.com"
+	const buildkite = "https://agent.buildkite.com"
 	for _, c := range []struct {
 		re, issuer string
 		ok         bool
@@ -166,6 +167,10 @@ func TestIdentityRegexpAnyonesRepository(t *testing.T) {
 		{`^https://github\.com/containerd[^/]*/containerd/.*$`, actionsIssuer, false},
 		{`^https://github\.com/cilium-?[a-z]*/cilium-cli/.*$`, actionsIssuer, false},
 		{`^https://gitlab\.com/example.*/tool/.*$`, gitlab, false},
+		// A Buildkite pipeline's organization: anybody's to sign up.
+		{`^https://buildkite\.com/.*/release$`, buildkite, false},
+		{`^https://buildkite\.com/[a-z-]+/release$`, buildkite, false},
+		{`^https://buildkite\.com/example.*/release$`, buildkite, false},
 		// The same, the owner hidden from a look at the regexp's literal
 		// text: in a group, ignoring case, or open by a class or an
 		// optional rune rather than a repetition.
@@ -185,6 +190,8 @@ func TestIdentityRegexpAnyonesRepository(t *testing.T) {
 		{`^https://github\.com/[Cc]ilium/cilium-cli/.*$`, actionsIssuer, true},
 		{`^https://github\.com/(containerd|moby)/containerd/.*$`, actionsIssuer, true},
 		{`^https://gitlab\.com/example/tool//\.gitlab-ci\.yml@refs/tags/v.*$`, gitlab, true},
+		{`^https://buildkite\.com/example/release$`, buildkite, true},
+		{`^https://buildkite\.com/example/.*$`, buildkite, true},
 		{`^.*@k8s-releng-prod\.iam\.gserviceaccount\.com$`, k8sIssuer, true},
 		{`^krel-(staging|trust)@k8s-releng-prod\.iam\.gserviceaccount\.com$`, k8sIssuer, true},
 	} {

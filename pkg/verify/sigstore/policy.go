@@ -41,10 +41,11 @@ type Policy struct {
 	// address's local part at a public mail domain (alice.*@gmail\.com) or
 	// its domain where anybody may register one (alice@.*, a Google Cloud
 	// project's .*\.iam\.gserviceaccount\.com); under a CI issuer (GitHub
-	// Actions, GitLab) so is one that leaves the repository's owner open, or
-	// its end, however written ((?i)containerd.*, (containerd).*,
-	// containerd\d: containerd-attacker, containerd7). The name must be
-	// written out, or a few alternatives of it.
+	// Actions, GitLab, Buildkite) so is one that leaves the repository's
+	// (or pipeline's) owner open, or its end, however written
+	// ((?i)containerd.*, (containerd).*, containerd\d: containerd-attacker,
+	// containerd7). The name must be written out, or a few alternatives of
+	// it.
 	IdentityRegexp string
 	// Issuer is the exact OIDC issuer URL, e.g. "https://accounts.google.com"
 	// or "https://token.actions.githubusercontent.com".
@@ -431,6 +432,10 @@ func isLocalPart(r rune) bool {
 var anyonesRepository = []struct{ issuer, site string }{
 	{githubActionsIssuer, "https://github.com/"},
 	{"https://gitlab.com", "https://gitlab.com/"},
+	// Fulcio names a Buildkite job by its pipeline's page,
+	// https://buildkite.com/ORGANIZATION/PIPELINE: anybody may sign up an
+	// organization of any free name.
+	{"https://agent.buildkite.com", "https://buildkite.com/"},
 }
 
 // anyonesRepositoryPrefix returns how the identities of repositories
