@@ -140,9 +140,20 @@ func Describe(p *Plan, r *ApplyResult, v *Verification) []byte {
 	}
 	// Upstream's words (a server's message in a failure) reach whoever
 	// reads the commit with git log, which prints them as they are: their
-	// escape sequences do not. Nor can they skip the CI of the commit.
-	return []byte(ciSkip.ReplaceAllString(termtext.EscapeLines(b.String()), `[$1\]`))
+	// escape sequences do not. Nor can they skip the CI of the commit, nor
+	// mention anybody in the merge request made of it.
+	d := ciSkip.ReplaceAllString(termtext.EscapeLines(b.String()), `[$1\]`)
+	return []byte(mention.ReplaceAllString(d, `$1\@$2`))
 }
+
+// mention matches what GitLab reads as a mention in a merge request's
+// description (the job's push makes one of the commit message, see
+// contrib/gitlab): "@" after a line's start or a rune that is no part of a
+// name, then a name. Describe writes its "@" as "\@", which GitLab shows as
+// "@" and mentions nobody by (as git log shows it, it is still read as the
+// server wrote it). A failure quoting a server ("403 @all: rate limited")
+// notified every member of the project, at every monthly run.
+var mention = regexp.MustCompile(`(^|[^\w\\/.@+-])@([\w.-])`)
 
 // ciSkip matches the markers for which CI runs nothing for a commit whose
 // message holds one: GitLab's [skip ci] and [ci skip] (its regexp, with

@@ -236,6 +236,23 @@ func TestDescribeCannotSkipCI(t *testing.T) {
 	}
 }
 
+// A server's words in the change description mention nobody in the merge
+// request GitLab makes of the tracking commit (contrib/gitlab pushes with
+// merge_request.create): "@all" notified every member of the project. An
+// address (etcd@example.com) is no mention and stays as it is.
+func TestDescribeMentionsNobody(t *testing.T) {
+	p := &Plan{Now: "2026-12-01"}
+	res := &ApplyResult{Failures: []Failure{{Action: Action{Kind: ActBump, Recipe: "etcd", Version: "3.6.15"},
+		Error: "403 @all: ask @ops-team/oncall (or(@here) mail release@example.com)\n@root"}}}
+	d := string(Describe(p, res, nil))
+	if m := regexp.MustCompile(`(^|[^\w\\])@\w`).FindAllString(d, -1); m != nil {
+		t.Errorf("GitLab mentions %q in this description:\n%s", m, d)
+	}
+	if !strings.Contains(d, `403 \@all: ask \@ops-team/oncall (or(\@here) mail release@example.com)`+"\n    \\@root\n") {
+		t.Errorf("the description does not read as the server's words:\n%s", d)
+	}
+}
+
 // The description names the recipes the plan could not check against
 // upstream (their releases could not be listed: the GitHub API's rate
 // limit) and those at a release upstream no longer lists: it read as the
