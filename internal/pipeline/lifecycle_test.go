@@ -281,6 +281,59 @@ chmod 0755 "$ROOT/var/lib/updeb-lcd"; chown root:root "$ROOT/var/lib/updeb-lcd"
 	}
 }
 
+// TestStatedFolderModeUpgradeEndToEnd upgrades with real dpkg a package
+// whose folders are root:root 0755 in version 1 and stated tighter in
+// version 2 (/etc/updeb-lcs/pki 0700; /var/log/updeb-lcs www-data:adm
+// 0750): dpkg leaves a folder that exists as it is, so upgraded systems,
+// and those where the folder was there before the first installation,
+// kept 0755 root:root, and nothing said so. The postinst now gives them
+// the stated mode and owner, as for the system user's folders: a
+// dpkg-statoverride still wins, and a link in a folder's place is changed
+// as the link (what it leads to stays as it is). lintian stays clean.
+func TestStatedFolderModeUpgradeEndToEnd(t *testing.T) {
+	testenv.RequireTool(t, "tar", "dpkg", "dpkg-deb", "dpkg-query", "dpkg-statoverride", "lintian")
+	pkg := func(dirs string) string {
+		return lcPackage("lcs", "    files:\n      - {source: lc, path: bin/lc, dest: /usr/sbin/lcs}\n    directories:\n"+dirs)
+	}
+	v1 := buildLC(t, "1.0.0", pkg("      - /etc/updeb-lcs/pki\n      - /var/log/updeb-lcs\n"))
+	v2 := buildLC(t, "2.0.0", pkg("      - {path: /etc/updeb-lcs/pki, mode: \"0700\"}\n      - {path: /var/log/updeb-lcs, mode: \"0750\", owner: www-data, group: adm}\n"))
+	run := func(before string) string {
+		root := testenv.DpkgRoot(t)
+		return string(testenv.AsRoot(t, `dpkg() { command dpkg --root="$ROOT" --admindir="$ROOT/var/lib/dpkg" --force-script-chrootless --force-not-root --force-depends --log=/dev/null "$@" 2>&1; }
+cd "$ROOT"
+`+before+`out=$(dpkg -i "$V2/lcs_2.0.0-1_amd64.deb")
+echo "$out" | grep "^lcs:" || true
+stat -c '%n %a %u:%g' etc/updeb-lcs/pki var/log/updeb-lcs etc/root* 2>/dev/null || true
+`, "ROOT="+root, "V1="+v1, "V2="+v2, "PATH=/usr/sbin:/usr/bin:/sbin:/bin"))
+	}
+	const v1First = "dpkg -i \"$V1/lcs_1.0.0-1_amd64.deb\" >/dev/null\n"
+	stated := "etc/updeb-lcs/pki 700 0:0\nvar/log/updeb-lcs 750 33:4\n"
+	if got := run(v1First); got != stated {
+		t.Errorf("the folders after the upgrade:\n%s\nwant:\n%s", got, stated)
+	}
+	if got := run("mkdir -p etc/updeb-lcs/pki var/log/updeb-lcs\n"); got != stated {
+		t.Errorf("the folders after the first installation, where they were before it:\n%s\nwant:\n%s", got, stated)
+	}
+	statoverride := v1First + `DPKG_ROOT="$ROOT" dpkg-statoverride --admindir "$ROOT/var/lib/dpkg" --add root root 0755 /etc/updeb-lcs/pki
+`
+	if got, want := run(statoverride), "etc/updeb-lcs/pki 755 0:0\nvar/log/updeb-lcs 750 33:4\n"; got != want {
+		t.Errorf("the folders after the upgrade, with a statoverride for pki:\n%s\nwant:\n%s", got, want)
+	}
+	// dpkg keeps a link to a folder where the package has a folder.
+	links := v1First + `mkdir -m 0755 etc/rootdir etc/rootlog
+rm -r etc/updeb-lcs/pki var/log/updeb-lcs
+ln -s ../rootdir etc/updeb-lcs/pki
+ln -s ../../etc/rootlog var/log/updeb-lcs
+`
+	if got, want := run(links), "etc/updeb-lcs/pki 777 0:0\nvar/log/updeb-lcs 777 33:4\netc/rootdir 755 0:0\netc/rootlog 755 0:0\n"; got != want {
+		t.Errorf("the folders after the upgrade, with links in their place:\n%s\nwant:\n%s", got, want)
+	}
+	testenv.Lintian(t, map[string]string{
+		"package-contains-no-arch-dependent-files":   "the stand-in for upstream's binary is a shell script",
+		"extended-description-is-probably-too-short": "a test package",
+	}, filepath.Join(v2, "lcs_2.0.0-1_amd64.deb"))
+}
+
 // TestSystemUserLeavesAnotherPackagesFolder installs with real dpkg a
 // package (lcother, of another build) that has /etc/updeb-shared, then one whose system user
 // is to own that folder and its own /var/lib/updeb-lcd: the postinst gave

@@ -333,6 +333,36 @@ func TestStatedDirectoriesInherited(t *testing.T) {
 	}
 }
 
+// The postinst gives a folder the recipe states with a mode or owner other
+// than 0755 root:root that mode and owner (dpkg leaves a folder that exists
+// as it is; TestStatedFolderModeUpgradeEndToEnd runs it), by base-passwd's
+// ids; it leaves a folder every system has, and one of an account whose id
+// is not known; a package that states no such folder gets no line of it.
+func TestStatedFolderLines(t *testing.T) {
+	dirs := "    directories:\n      - /var/lib/plain\n      - {path: /var/lib/kube, mode: \"0700\", owner: kube, group: kube}\n      - {path: /var/log, mode: \"0750\", group: adm}\n"
+	text := strings.Replace(baseRecipe, "    systemd-units: [x.service]\n", "    systemd-units: [x.service]\n"+dirs, 1)
+	_, p := loadAccess(t, text, nil)
+	plain := p.Packages[0].Scripts[0].Content
+	if strings.Contains(plain, "chown") || strings.Contains(plain, "dpkg-query") {
+		t.Errorf("the postinst sets a folder that is 0755 root:root, of an account of unknown id, or every system's:\n%s", plain)
+	}
+	text = strings.Replace(text, dirs, dirs+"      - {path: /etc/x/pki, mode: \"0700\"}\n      - {path: /var/log/x, mode: \"0750\", owner: www-data, group: adm}\n", 1)
+	_, p = loadAccess(t, text, nil)
+	got := p.Packages[0].Scripts[0].Content
+	for _, want := range []string{
+		"\t\t\t\tchown -h \"0:0\" \"$DPKG_ROOT\"/etc/x/pki\n\t\t\t\t[ -L \"$DPKG_ROOT\"/etc/x/pki ] || chmod 0700 \"$DPKG_ROOT\"/etc/x/pki\n",
+		"\t\t\t\tchown -h \"33:4\" \"$DPKG_ROOT\"/var/log/x\n\t\t\t\t[ -L \"$DPKG_ROOT\"/var/log/x ] || chmod 0750 \"$DPKG_ROOT\"/var/log/x\n",
+		"left as it is, not made www-data:adm 0750",
+	} {
+		if !strings.Contains(got, want) {
+			t.Errorf("the postinst lacks %q:\n%s", want, got)
+		}
+	}
+	if strings.Count(got, "chown -h") != 2 {
+		t.Errorf("the postinst sets %d folders, want 2:\n%s", strings.Count(got, "chown -h"), got)
+	}
+}
+
 // On a merged-/usr system /usr/lib/x/y is inside the /lib/x that another
 // package states 0700: the package carries the folder so, under its own
 // name of it (an implied 0755 parent opened the stated folder when the

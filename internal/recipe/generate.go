@@ -512,14 +512,16 @@ const postinstActs = "configure|abort-upgrade|abort-remove|abort-deconfigure"
 
 // maintainerScripts generates the parts of postinst, prerm and postrm for
 // the common cases: a system user (and the paths the package gives it,
-// unless dpkg-statoverride says otherwise), systemd units (installed, never
-// started or enabled: only daemon-reload), and update-alternatives. Every
-// action is idempotent.
+// unless dpkg-statoverride says otherwise), the stated mode and owner of
+// the package's other folders (dpkg leaves a folder that exists as it is),
+// systemd units (installed, never started or enabled: only daemon-reload),
+// and update-alternatives. Every action is idempotent.
 func maintainerScripts(pp *ResolvedPackage, rp Package, alts []Alternative) []Script {
 	var postinst, prerm, postrm strings.Builder
 	if u := rp.SystemUser; u != nil {
 		systemUser(&postinst, pp, u)
 	}
+	statedFolders(&postinst, pp, rp.SystemUser)
 	for _, a := range alts {
 		fmt.Fprintf(&postinst, "\t\tupdate-alternatives --install %s %s %s %d\n", ShellQuote(a.Link), ShellQuote(a.Name), ShellQuote(a.Path), a.Priority)
 		fmt.Fprintf(&prerm, "\t\tupdate-alternatives --remove %s %s\n", ShellQuote(a.Name), ShellQuote(a.Path))
@@ -568,11 +570,7 @@ func systemUser(b *strings.Builder, pp *ResolvedPackage, u *SystemUser) {
 		args += " --home " + ShellQuote(u.Home)
 		home = u.Home
 	}
-	line := func(depth int, format string, a ...any) {
-		b.WriteString(strings.Repeat("\t", depth))
-		fmt.Fprintf(b, format, a...)
-		b.WriteString("\n")
-	}
+	line := scriptLines(b)
 	id := func(file string) string {
 		return fmt.Sprintf(`$(sed -n 's/^%s:[^:]*:\([0-9]*\):.*/\1/p' "$DPKG_ROOT/etc/%s")`, u.Name, file)
 	}
@@ -608,17 +606,98 @@ func systemUser(b *strings.Builder, pp *ResolvedPackage, u *SystemUser) {
 		line(3, "fi")
 	}
 	line(2, "fi")
-	owned := pp.ownedBy(u)
-	for _, o := range owned {
-		user, grp := o.owner.User, o.owner.Group
+	paths := pp.ownedBy(u)
+	var dirs []string
+	for _, o := range paths {
+		if o.dir {
+			dirs = append(dirs, o.path)
+		}
+	}
+	if u.Home != "" {
+		dirs = append(dirs, path.Clean(u.Home))
+	}
+	who := func(o deb.Owner) string {
+		user, grp := o.User, o.Group
 		if user == u.Name {
 			user = "$updeb_user"
 		}
 		if u.Group && grp == u.Name {
 			grp = "$updeb_group"
 		}
+		return user + ":" + grp
+	}
+	keepStated(line, pp, paths, who, dirs, func(owned) string { return "not given to " + u.Name }, "give it with chown")
+}
+
+// statedFolders writes the postinst's part that gives each folder the
+// package states with a mode or owner other than an implied parent's
+// (root:root 0755), other than the system user's (u, nil when none; those
+// are systemUser's), that mode and owner, with keepStated's guards: dpkg
+// leaves a folder that exists as it is, so a node upgraded from a version
+// that made /etc/NAME/pki 0755, or one where the folder was there before
+// the first installation, kept it open where the package now says 0700.
+func statedFolders(b *strings.Builder, pp *ResolvedPackage, u *SystemUser) {
+	var stated []owned
+	var dirs []string
+	for _, d := range pp.Directories {
+		o, m := ownerNames(d.Owner), deb.UnixMode(d.Mode)
+		if o.User != "root" || o.Group != "root" && m&0o020 != 0 || m&0o002 != 0 {
+			// A folder another account may write to: it may rename what
+			// is in it and put a link there.
+			dirs = append(dirs, d.Path)
+		}
+		_, knownUser := baseUsers[o.User]
+		_, knownGroup := baseGroups[o.Group]
+		switch {
+		case u.owns(d.Owner), m == 0o755 && o.User == "root" && o.Group == "root":
+		case baseFolders[usrMerged(d.Path)]:
+			// Every system has it, another package's too: it keeps its
+			// own mode and owner (lint says so).
+		case !knownUser || !knownGroup:
+			// An account of a package this one pre-depends on: its id is
+			// not known here, and the mode alone (0700 root's) could shut
+			// it out of its folder.
+		default:
+			stated = append(stated, owned{d.Path, o, d.Mode, true})
+		}
+	}
+	if len(stated) == 0 {
+		return
+	}
+	if u != nil && u.Home != "" {
+		dirs = append(dirs, path.Clean(u.Home))
+	}
+	// base-passwd's ids, the same on every Debian system (and in
+	// $DPKG_ROOT): the ones the package's own data.tar carries.
+	who := func(o deb.Owner) string { return fmt.Sprintf("%d:%d", o.UID, o.GID) }
+	notDone := func(o owned) string {
+		return fmt.Sprintf("not made %s:%s %04o", o.owner.User, o.owner.Group, deb.UnixMode(o.mode))
+	}
+	keepStated(scriptLines(b), pp, stated, who, dirs, notDone, "set them with chown and chmod")
+}
+
+// scriptLines returns a function that writes one line of a maintainer
+// script to b, indented depth tabs.
+func scriptLines(b *strings.Builder) func(depth int, format string, a ...any) {
+	return func(depth int, format string, a ...any) {
+		b.WriteString(strings.Repeat("\t", depth))
+		fmt.Fprintf(b, format, a...)
+		b.WriteString("\n")
+	}
+}
+
+// keepStated writes the postinst's lines that give each of paths its
+// stated owner (who writes it as chown's argument) and, for a folder or a
+// setuid or setgid file, its mode, unless dpkg-statoverride holds an
+// override for it, a folder on the way (one of dirs, the folders another
+// account may write to, or inside one) is a link, or the path is a folder
+// dpkg-query -S names a package of another recipe for, or none: then it
+// says so on stderr, notDone saying what is not done to the path and fix
+// how to do it by hand.
+func keepStated(line func(int, string, ...any), pp *ResolvedPackage, paths []owned, who func(deb.Owner) string, dirs []string, notDone func(owned) string, fix string) {
+	for _, o := range paths {
 		var noLinks string
-		for _, a := range swappable(o.path, owned, u) {
+		for _, a := range swappable(o.path, dirs) {
 			noLinks += fmt.Sprintf(` && [ ! -L "$DPKG_ROOT"%s ]`, ShellQuote(a))
 		}
 		line(2, "if ! dpkg-statoverride --list %s >/dev/null 2>&1%s; then", ShellQuote(globLiteral(o.path)), noLinks)
@@ -644,7 +723,7 @@ func systemUser(b *strings.Builder, pp *ResolvedPackage, u *SystemUser) {
 		// its own, and dpkg keeps a link to a folder where the package has
 		// a folder): chown and chmod would give what it leads to (/etc,
 		// /etc/shadow) to the user. chown -h changes only the link.
-		line(in, `chown -h "%s:%s" "$DPKG_ROOT"%s`, user, grp, ShellQuote(o.path))
+		line(in, `chown -h "%s" "$DPKG_ROOT"%s`, who(o.owner), ShellQuote(o.path))
 		if o.dir || o.mode&(fs.ModeSetuid|fs.ModeSetgid) != 0 {
 			// chown clears setuid and setgid: set the mode again. A
 			// folder gets its mode too: dpkg leaves one that exists as it
@@ -657,9 +736,9 @@ func systemUser(b *strings.Builder, pp *ResolvedPackage, u *SystemUser) {
 			// Left as it is where dpkg-query names no package too: the
 			// folder's owners are not known.
 			line(4, `if [ -n "$updeb_other" ]; then`)
-			line(5, `echo %s"$updeb_other"%s >&2`, ShellQuote(fmt.Sprintf("%s: %s is also a folder of ", pp.Name, o.path)), ShellQuote(fmt.Sprintf(": left as it is, not given to %s", u.Name)))
+			line(5, `echo %s"$updeb_other"%s >&2`, ShellQuote(fmt.Sprintf("%s: %s is also a folder of ", pp.Name, o.path)), ShellQuote(": left as it is, "+notDone(o)))
 			line(4, "else")
-			line(5, `echo %s >&2`, ShellQuote(fmt.Sprintf("%s: %s: dpkg-query -S names no package that has it, so updeb cannot tell whether another package shares it: left as it is, not given to %s; give it with chown if no other package uses it", pp.Name, o.path, u.Name)))
+			line(5, `echo %s >&2`, ShellQuote(fmt.Sprintf("%s: %s: dpkg-query -S names no package that has it, so updeb cannot tell whether another package shares it: left as it is, %s; %s if no other package uses it", pp.Name, o.path, notDone(o), fix)))
 			line(4, "fi")
 			line(3, "fi")
 		}
@@ -679,21 +758,12 @@ func (pp *ResolvedPackage) holds(dir string) bool {
 	return slices.ContainsFunc(paths, func(p string) bool { return p == dir || strings.HasPrefix(p, dir+"/") })
 }
 
-// swappable returns the folders on the way to p that the system user u
-// could have replaced with a link: those inside a folder of the user's
-// (one of owned, or its home), whose entries the user may rename. chown
-// -h follows a link on the way, and would give what it leads to (/etc/ssh
-// for /var/lib/x/state/ssh where state is a link to /etc) to the user.
-func swappable(p string, owned []owned, u *SystemUser) []string {
-	var dirs []string
-	for _, o := range owned {
-		if o.dir {
-			dirs = append(dirs, o.path)
-		}
-	}
-	if u.Home != "" {
-		dirs = append(dirs, path.Clean(u.Home))
-	}
+// swappable returns the folders on the way to p that an account other
+// than root could have replaced with a link: those inside one of dirs (its
+// folders, whose entries it may rename). chown -h follows a link on the
+// way, and would give what it leads to (/etc/ssh for
+// /var/lib/x/state/ssh where state is a link to /etc) to the account.
+func swappable(p string, dirs []string) []string {
 	var out []string
 	for a := path.Dir(p); a != "/"; a = path.Dir(a) {
 		if slices.ContainsFunc(dirs, func(d string) bool { return strings.HasPrefix(a, d+"/") }) {

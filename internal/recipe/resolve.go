@@ -181,7 +181,7 @@ type ResolvedPackage struct {
 	dynamic          bool     // the recipe says its binaries are dynamically linked
 	libc6Added       bool     // Depends holds the libc6 that dynamic adds (the recipe names none)
 	alternatives     []Alternative
-	recipePackages   []string // the names of the recipe's packages, which may state the system user's folders too
+	recipePackages   []string // the names of the recipe's packages, which may carry the folders this one states too
 	// Scripts are the parts of the maintainer scripts updeb generates
 	// (postinst, prerm, postrm, in that order, only those needed); the
 	// scripts the package carries are these merged with Fragments
@@ -453,10 +453,9 @@ func (r *Recipe) resolve(arch string, opts resolveOptions, fs *findings) *Resolv
 	}
 	checkAlternatives(p.Packages, dests, fs)
 	for i := range p.Packages {
-		if pp := &p.Packages[i]; r.Packages[i].SystemUser != nil {
-			pp.recipePackages = slices.Sorted(maps.Keys(names))
-			pp.Scripts = maintainerScripts(pp, r.Packages[i], pp.alternatives)
-		}
+		pp := &p.Packages[i]
+		pp.recipePackages = slices.Sorted(maps.Keys(names))
+		pp.Scripts = maintainerScripts(pp, r.Packages[i], pp.alternatives)
 	}
 	inheritDirectories(p.Packages, r.Packages)
 	for i := range p.Packages {
