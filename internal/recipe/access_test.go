@@ -576,8 +576,8 @@ func TestDaemonReloadRunningSystemOnly(t *testing.T) {
 func TestFragmentExitBeforeUpdebsPart(t *testing.T) {
 	text := strings.Replace(baseRecipe, "    systemd-units: [x.service]\n", "    systemd-units: [x.service]\n    scripts: {postrm: x.postrm, postinst: x.postinst}\n", 1)
 	for _, tt := range []struct{ postrm, want string }{
-		{"echo bye\nexit 0\n", "21:23: scripts.postrm: x.postrm line 2: exit ends the postrm before updeb's part of it (system user, alternatives, daemon-reload), which then never runs: leave the exit out (updeb ends the script with exit 0)"},
-		{"echo bye\nexit\n#UPDEB#\n", "21:23: scripts.postrm: x.postrm line 2: exit ends the postrm before updeb's part of it (system user, alternatives, daemon-reload), which then never runs: leave the exit out (updeb ends the script with exit 0)"},
+		{"echo bye\nexit 0\n", "21:23: scripts.postrm: x.postrm line 2: exit ends the postrm before updeb's part of it (system user, stated folder modes, alternatives, daemon-reload), which then never runs: leave the exit out (updeb ends the script with exit 0)"},
+		{"echo bye\nexit\n#UPDEB#\n", "21:23: scripts.postrm: x.postrm line 2: exit ends the postrm before updeb's part of it (system user, stated folder modes, alternatives, daemon-reload), which then never runs: leave the exit out (updeb ends the script with exit 0)"},
 		{"#UPDEB#\necho bye\nexit 0\n", ""},
 		{"if [ \"$1\" = purge ]; then\n\texit 0\nfi\n", ""},
 		{"echo exiting\n", ""},

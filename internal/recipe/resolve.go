@@ -751,7 +751,7 @@ func (r *Recipe) resolvePackage(rp Package, rd *renderer, dests *placements, che
 				rd.fs.warn(n, "scripts.%s: %s line %d calls systemctl (lintian's maintainer-script-calls-systemctl): where systemd is not running (a chroot, an image build, a container) systemctl fails, and the %s with it (set -e); start or restart a unit with deb-systemd-invoke (init-system-helpers, essential), which does nothing there, or guard the call with [ -d /run/systemd/system ]", f.Script, f.File, line, f.Script)
 			}
 			if line := exitBeforePart(f.Script, text); err == nil && line > 0 && slices.ContainsFunc(pl.pp.Scripts, func(s Script) bool { return s.Name == f.Script }) {
-				rd.fs.warn(n, "scripts.%s: %s line %d: exit ends the %s before updeb's part of it (system user, alternatives, daemon-reload), which then never runs: leave the exit out (updeb ends the script with exit 0)", f.Script, f.File, line, f.Script)
+				rd.fs.warn(n, "scripts.%s: %s line %d: exit ends the %s before updeb's part of it (system user, stated folder modes, alternatives, daemon-reload), which then never runs: leave the exit out (updeb ends the script with exit 0)", f.Script, f.File, line, f.Script)
 			}
 			if err != nil {
 				if errors.Is(err, fs.ErrNotExist) {
