@@ -316,3 +316,41 @@ func TestExpiredKeyRefusedBeforeWriting(t *testing.T) {
 		t.Errorf("a publish refused for an expired key made the repository folder: %v", err)
 	}
 }
+
+// TestKeyringKeepsTheExtendedKey: a key extended (gpg --quick-set-expire)
+// and put in by a write to one of its suites stays extended in
+// archive-keyring.gpg when another key writes another suite, though a
+// third suite, not written since, still holds the key as it was: the
+// keyring took each key's first copy, that suite's (it sorts first), and a
+// client given the keyring then refused every suite of the key once its
+// old expiry passed (EXPKEYSIG), with apt (gpgv) at a clock moved on by
+// faketime.
+func TestKeyringKeepsTheExtendedKey(t *testing.T) {
+	testenv.RequireTool(t, "faketime")
+	dir, root := testDirs(t)
+	ctx := context.Background()
+	s := pgptest.NewSigner(t)
+	deb := pkgOf(t, testDeb(t, dir, "app", "1", "amd64", "app"))
+	key := newGPGKey(t, s, "X <x@example.org>", "20240801T000000", "sign,cert", "30d") // expires 2024-08-31
+	clock := testClock()
+	open := func(signer *Signer) *Repo {
+		return Open(root, Options{Settings: testSettings("amd64"), Signer: signer, Now: clock, Logger: slog.New(slog.DiscardHandler)})
+	}
+	for _, suite := range []string{"lts", "production"} {
+		_, err := open(key.signer).Publish(ctx, suite, "main", []Package{deb})
+		must(t, err)
+	}
+	s.GPG("--faked-system-time=20240810T000000!", "--quick-set-expire", key.primary, "1y")
+	extended, err := ReadSigner(strings.NewReader(s.GPG("--armor", "--export-secret-keys", key.primary)), "extended")
+	must(t, err)
+	_, err = open(extended).Refresh(ctx, []string{"production"})
+	must(t, err)
+	_, err = open(testSigner(t)).Publish(ctx, "staging", "main", []Package{deb})
+	must(t, err)
+	for _, suite := range []string{"production", "lts"} {
+		a := newAptClient(t, root, suite, "main") // trusts archive-keyring.gpg as it is now
+		if out, err := a.run("faketime", "2024-09-01 00:00:00", "apt-get", "update", "-q"); err != nil || strings.Contains(out, "W: ") {
+			t.Errorf("a client of %s given the keyring after the key was extended, once its old expiry passed: %v\n%s", suite, err, out)
+		}
+	}
+}

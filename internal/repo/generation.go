@@ -815,18 +815,29 @@ func (g *generation) keys(archive openpgp.EntityList) openpgp.EntityList {
 // (archive-keyring.asc): the keys of this write's signer and of every suite's
 // live generation. Suites signed by different keys (a staging key and a
 // production key) then all verify with the one keyring clients are told to
-// fetch, whichever suite was written last. A live generation written before
+// fetch, whichever suite was written last. Of a key held in two copies
+// (one suite signed before the key was extended, one after) it holds the
+// one stated last (signkey.Stated). A live generation written before
 // generations kept their keys contributes the keys of the existing keyring
 // that its settings name. Leftover temporary files of a killed write of the
 // keyring are removed.
 func (r *Repo) writeKeyring() error {
 	existing := r.archiveKeyring()
 	var es []*openpgp.Entity
-	seen := map[string]bool{}
+	at := map[string]int{} // fingerprint -> index in es
 	add := func(e *openpgp.Entity) {
-		if fp := fingerprint(e); !seen[fp] {
-			seen[fp] = true
+		fp := fingerprint(e)
+		i, seen := at[fp]
+		switch {
+		case !seen:
+			at[fp] = len(es)
 			es = append(es, e)
+		case signkey.Stated(e).After(signkey.Stated(es[i])):
+			// Two copies of a key: a suite not written since the key was
+			// extended holds it as it was. The keyring took the first
+			// copy met, and a client given it refused every suite of the
+			// key once its old expiry passed (EXPKEYSIG).
+			es[i] = e
 		}
 	}
 	for _, e := range r.opts.Signer.entities {

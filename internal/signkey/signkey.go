@@ -394,6 +394,31 @@ func expiry(created time.Time, sig *packet.Signature) (end time.Time, ok bool) {
 	return created.Add(time.Duration(*sig.KeyLifetimeSecs) * time.Second), true
 }
 
+// Stated is when e's holder last stated anything of it: its newest
+// self-signature, subkey binding signature or revocation. Of two copies of
+// one key (one exported before gpg --quick-set-expire, one after), the one
+// stated later is the key as it is now, with its new expiry.
+func Stated(e *openpgp.Entity) time.Time {
+	var last time.Time
+	see := func(sigs ...*packet.Signature) {
+		for _, s := range sigs {
+			if s != nil && s.CreationTime.After(last) {
+				last = s.CreationTime
+			}
+		}
+	}
+	see(e.Revocations...)
+	for _, id := range e.Identities {
+		see(id.SelfSignature)
+		see(id.Revocations...)
+	}
+	for _, sk := range e.Subkeys {
+		see(sk.Sig)
+		see(sk.Revocations...)
+	}
+	return last
+}
+
 // ExpiresSoon is how long before the key that signs expires every write of
 // the repository warns and the report asks for action: the time to extend
 // it and give every client its new public key, or to rotate.
