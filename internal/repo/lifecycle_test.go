@@ -6,9 +6,11 @@ import (
 	"crypto/rand"
 	"crypto/sha256"
 	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
+	"maps"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -902,5 +904,60 @@ func TestRollbackRefusesAMissingPoolFile(t *testing.T) {
 	must(t, err)
 	if res.To != 2 || len(res.Added) != 1 || res.Added[0].Version != "1" {
 		t.Fatalf("rollback with the pool file back: %+v", res)
+	}
+}
+
+// An Origin or Label that holds [...] or a backslash is warned about when
+// it is set, with the pin that names it: apt matches a pin's fields as
+// shell patterns, so a pin naming it as it is never matches, silently.
+// apt is the referee: the pins as written leave the package at priority
+// 500, the warning's pins give it 990.
+func TestGlobInOriginWarns(t *testing.T) {
+	dir, root := testDirs(t)
+	ctx := context.Background()
+	var log bytes.Buffer
+	origin, label := "Acme [internal]", `Ops\Team`
+	r := realRepo(t, root, SettingsChange{Origin: &origin, Label: &label, Architectures: []string{"amd64"}}, nil)
+	r.opts.Logger = slog.New(slog.NewJSONHandler(&log, nil))
+	_, err := r.Publish(ctx, "s", "main", []Package{pkgOf(t, testDeb(t, dir, "app", "1.0-1", "amd64", "v1"))})
+	must(t, err)
+	pins := map[string]string{}
+	for line := range strings.Lines(log.String()) {
+		var rec struct{ Field, Pin string }
+		must(t, json.Unmarshal([]byte(line), &rec))
+		if rec.Pin != "" {
+			pins[rec.Field] = rec.Pin
+		}
+	}
+	if want := map[string]string{"Origin": "o=Acme [[]internal]", "Label": `l=Ops\\Team`}; !maps.Equal(pins, want) {
+		t.Fatalf("warned pins %q, want %q; log:\n%s", pins, want, log.String())
+	}
+
+	a := newAptClient(t, root, "s", "main")
+	a.update()
+	priority := func(pin string) string {
+		t.Helper()
+		must(t, os.WriteFile(filepath.Join(a.dir, "etc/preferences.d/updeb.pref"), []byte("Package: app\nPin: release "+pin+"\nPin-Priority: 990\n"), 0o644))
+		out, err := a.run("apt-cache", "policy", "app")
+		must(t, err)
+		if strings.Contains(out, " 1.0-1 990\n") {
+			return "990"
+		}
+		return "500"
+	}
+	for _, tc := range []struct{ pin, want string }{
+		{"o=" + origin, "500"}, {"l=" + label, "500"},
+		{pins["Origin"], "990"}, {pins["Label"], "990"},
+	} {
+		if got := priority(tc.pin); got != tc.want {
+			t.Errorf("apt with 'Pin: release %s': priority %s, want %s", tc.pin, got, tc.want)
+		}
+	}
+
+	log.Reset()
+	_, err = r.Refresh(ctx, nil)
+	must(t, err)
+	if strings.Contains(log.String(), "shell patterns") {
+		t.Errorf("a write that keeps the Origin and Label warned again:\n%s", log.String())
 	}
 }

@@ -205,13 +205,23 @@ func (r *Repo) settle(st *suiteState, old Settings, fresh bool) error {
 		}
 	}
 	// apt reads a pin's fields split at commas (Pin: release o=A,l=B): an
-	// Origin or Label with a comma is one no pin can name as it is. Said
-	// when it is set, while no client may have it yet.
+	// Origin or Label with a comma is one no pin can name as it is. And it
+	// matches each field as a shell pattern (fnmatch): one with [...] or a
+	// backslash is matched by its escaped form only. Said when it is set,
+	// while no client may have it yet.
 	for _, f := range []struct{ name, now, was string }{{"Origin", set.Origin, old.Origin}, {"Label", set.Label, old.Label}} {
-		if strings.Contains(f.now, ",") && f.now != f.was {
+		letter := strings.ToLower(f.name)[:1]
+		switch {
+		case f.now == f.was:
+		case strings.Contains(f.now, ","):
 			r.opts.Logger.Warn(fmt.Sprintf("suite %s: its %s %q holds a comma: apt splits a pin's fields at commas (Pin: release o=...,l=...), so a pin that names it never matches and apt says nothing; "+
-				"only a pattern matches it (%c=/.../). Choose a %s without a comma before clients pin the suite", st.suite, f.name, f.now, strings.ToLower(f.name)[0], f.name),
+				"only a pattern matches it (%s=/.../). Choose a %s without a comma before clients pin the suite", st.suite, f.name, f.now, letter, f.name),
 				"suite", st.suite, "field", f.name)
+		case pinPattern(f.now) != f.now:
+			pin := letter + "=" + pinPattern(f.now)
+			r.opts.Logger.Warn(fmt.Sprintf("suite %s: its %s %q holds [...] or a backslash: apt matches a pin's fields as shell patterns, so a pin that names it as it is (%s=%s) never matches and apt says nothing; "+
+				"name it escaped, 'Pin: release %s', or choose a %s without them before clients pin the suite", st.suite, f.name, f.now, letter, f.now, pin, f.name),
+				"suite", st.suite, "field", f.name, "pin", pin)
 		}
 	}
 	// A key joins the signers of a suite only on purpose (a rotation's
@@ -231,6 +241,25 @@ func (r *Repo) settle(st *suiteState, old Settings, fresh bool) error {
 	}
 	st.set, st.changed = set, settingsDiff(old, set)
 	return nil
+}
+
+// pinPattern is the shell pattern (fnmatch, as apt matches a pin's
+// fields) that matches v alone: a backslash escaped, and a '[' that opens a
+// bracket expression (a ']' follows it) written as "[[]". v itself when it
+// holds neither, as a '*' or '?' matches itself too.
+func pinPattern(v string) string {
+	var b strings.Builder
+	for i, c := range v {
+		switch {
+		case c == '\\':
+			b.WriteString(`\\`)
+		case c == '[' && strings.Contains(v[i+1:], "]"):
+			b.WriteString("[[]")
+		default:
+			b.WriteRune(c)
+		}
+	}
+	return b.String()
 }
 
 // mustExist refuses a repository folder that does not exist (a mistyped
