@@ -11,6 +11,7 @@ import (
 	"net/http"
 	"net/url"
 	"os"
+	"slices"
 	"strings"
 	"sync/atomic"
 	"syscall"
@@ -112,7 +113,29 @@ func checkRedirect(req *http.Request, via []*http.Request) error {
 	if prev.Scheme == "https" && req.URL.Scheme != "https" {
 		return &DowngradeError{From: prev.String(), To: req.URL.String()}
 	}
+	dropCredentialsOffOrigin(req, via)
 	return nil
+}
+
+// dropCredentialsOffOrigin leaves the caller's credentials (a GITHUB_TOKEN)
+// out of a redirected request once the redirects have left the origin of
+// the URL they were given for. Go's client keeps them for the same host
+// name on another port, and for its subdomains: a redirect from the API to
+// 127.0.0.1:OTHER, or to anything.api.example, got the token.
+func dropCredentialsOffOrigin(req *http.Request, via []*http.Request) {
+	origin := via[0].URL
+	left := !weblink.SameOrigin(req.URL, origin)
+	for _, r := range via[1:] {
+		left = left || !weblink.SameOrigin(r.URL, origin)
+	}
+	if !left {
+		return
+	}
+	for k := range req.Header {
+		if slices.Contains(credentialHeaders, http.CanonicalHeaderKey(k)) {
+			delete(req.Header, k)
+		}
+	}
 }
 
 // connectRefused turns a proxy's answer other than 200 to a CONNECT into a

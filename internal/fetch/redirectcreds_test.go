@@ -1,0 +1,72 @@
+package fetch
+
+import (
+	"context"
+	"net/http"
+	"testing"
+)
+
+// TestRedirectDropsCredentials: a token given for a URL (GITHUB_TOKEN for
+// the API) goes with its redirects while they stay on that URL's origin,
+// and with none once they leave it: to another server on the same host
+// name (another port; Go's client sends it there, and to subdomains),
+// back to the origin included. By Get and by Transport, through squid.
+func TestRedirectDropsCredentials(t *testing.T) {
+	secret := http.Header{"Authorization": {"Bearer s3cret"}, "Cookie": {"session=s3cret"}, "Accept": {"application/json"}}
+	other := newUpstream(t, false, func(w http.ResponseWriter, r *http.Request, _ int) {
+		if r.URL.Query().Get("back") != "" {
+			http.Redirect(w, r, r.URL.Query().Get("back"), http.StatusFound)
+			return
+		}
+		w.Write([]byte("[]"))
+	})
+	var api *upstream
+	api = newUpstream(t, false, func(w http.ResponseWriter, r *http.Request, _ int) {
+		switch r.URL.Path {
+		case "/moved":
+			http.Redirect(w, r, "/here", http.StatusMovedPermanently)
+		case "/away":
+			http.Redirect(w, r, other.URL+"/x", http.StatusFound)
+		case "/round":
+			http.Redirect(w, r, other.URL+"/y?back="+api.URL+"/here", http.StatusFound)
+		default:
+			w.Write([]byte("[]"))
+		}
+	})
+	f := newTestFetcher(t, testOptions(t))
+	ctx := context.Background()
+	get := func(path string) {
+		t.Helper()
+		if _, err := f.Get(ctx, api.URL+path, secret, 0); err != nil {
+			t.Fatal(err)
+		}
+	}
+	noCredentials := func(what string, h http.Header) {
+		t.Helper()
+		if h.Get("Authorization") != "" || h.Get("Cookie") != "" {
+			t.Errorf("%s carried the credentials: %v", what, h)
+		}
+		if h.Get("Accept") != "application/json" {
+			t.Errorf("%s lost the other headers too: %v", what, h)
+		}
+	}
+
+	get("/moved") // the API's own redirect: the token follows it
+	if h := api.header(1); h.Get("Authorization") != "Bearer s3cret" || h.Get("Cookie") != "session=s3cret" {
+		t.Errorf("a redirect on the API's origin lost the credentials: %v", h)
+	}
+	get("/away")
+	noCredentials("the redirect to another port", other.header(0))
+	get("/round")
+	noCredentials("the redirect to another port", other.header(1))
+	noCredentials("the redirect back to the API from elsewhere", api.header(4))
+
+	req, _ := http.NewRequestWithContext(ctx, http.MethodGet, api.URL+"/away", nil)
+	req.Header = secret.Clone()
+	resp, err := f.Transport().RoundTrip(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	noCredentials("Transport's redirect to another port", other.header(2))
+}
