@@ -70,3 +70,37 @@ func TestRedirectDropsCredentials(t *testing.T) {
 	resp.Body.Close()
 	noCredentials("Transport's redirect to another port", other.header(2))
 }
+
+// TestTokenHeadersAreCredentials: GitLab's token headers (PRIVATE-TOKEN,
+// JOB-TOKEN, however a caller spells them) are credentials like
+// Authorization: not sent to a mirror on another host, nor after a redirect
+// to another origin (Go's client sends them on to any host).
+func TestTokenHeadersAreCredentials(t *testing.T) {
+	for _, name := range []string{"PRIVATE-TOKEN", "Private-Token", "JOB-TOKEN"} {
+		t.Run(name, func(t *testing.T) {
+			secret := http.Header{name: {"glpat-s3cret"}, "Accept": {"application/json"}}
+			mirror := newUpstream(t, false, serveBytes([]byte("[]")))
+			api := newUpstream(t, false, func(w http.ResponseWriter, r *http.Request, _ int) {
+				http.Redirect(w, r, mirror.URL+"/moved", http.StatusFound)
+			})
+			o := testOptions(t)
+			o.Mirrors = []Mirror{{Prefix: "https://gitlab.example/", To: mirror.URL + "/gitlab/"}}
+			f := newTestFetcher(t, o)
+			ctx := context.Background()
+			if _, err := f.Get(ctx, "https://gitlab.example/api/v4/projects", secret, 0); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := f.Get(ctx, api.URL+"/api/v4/projects", secret, 0); err != nil {
+				t.Fatal(err)
+			}
+			if got := api.header(0).Get(name); got != "glpat-s3cret" {
+				t.Errorf("the URL's own host did not get %s: %q", name, got)
+			}
+			for i, what := range []string{"the mirror on another host", "the redirect to another origin"} {
+				if h := mirror.header(i); h.Get(name) != "" || h.Get("Accept") != "application/json" {
+					t.Errorf("%s got %v, want the headers without %s", what, h, name)
+				}
+			}
+		})
+	}
+}

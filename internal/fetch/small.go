@@ -227,9 +227,11 @@ func (f *Fetcher) readMirrorFile(upstream string, t target, limit int64) ([]byte
 	return b, nil
 }
 
-// credentialHeaders carry a credential for the host a URL names; Go's client
-// drops the same ones on a redirect to another host.
-var credentialHeaders = []string{"Authorization", "Www-Authenticate", "Cookie", "Cookie2"}
+// credentialHeaders carry a credential for the host a URL names: those Go's
+// client drops on a redirect to another host, and GitLab's token headers
+// (PRIVATE-TOKEN, JOB-TOKEN), which it does not know of and sends on to
+// any host.
+var credentialHeaders = []string{"Authorization", "Www-Authenticate", "Cookie", "Cookie2", "Private-Token", "Job-Token"}
 
 // copyHeader copies the caller's header into dst, a request for upstream
 // sent to tu. When a mirror serves upstream from another host, or over plain
