@@ -275,7 +275,7 @@ func (f *Fetcher) attempt(ctx context.Context, upstream, target string, p *parti
 			return false, 0, err
 		}
 	}
-	resp, err := f.client.Do(req)
+	resp, err := f.do(req)
 	if err != nil {
 		return isRetryable(err), 0, err
 	}

@@ -43,7 +43,7 @@ func (e *NetworkError) Unwrap() error { return e.Err }
 
 // StatusError is an HTTP answer other than 200/206.
 type StatusError struct {
-	URL        string
+	URL        string // the URL that answered, where redirects led (a pre-signed one's signature hidden)
 	StatusCode int
 	Status     string
 	RetryAfter time.Duration // from a 429, 503 or 403's Retry-After, 0 when absent (a 403 is not retried)

@@ -60,7 +60,7 @@ func (t transport) RoundTrip(req *http.Request) (*http.Response, error) {
 		if out.Header.Get("Accept-Encoding") == "" {
 			asIs(out.Header) // what the library decodes itself, it asks for
 		}
-		r, err := t.f.client.Do(out)
+		r, err := t.f.do(out)
 		stop()
 		if err != nil {
 			acancel()

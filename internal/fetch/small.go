@@ -160,7 +160,7 @@ func (f *Fetcher) small(ctx context.Context, method, upstream string, tu *url.UR
 	asIs(req.Header)
 	f.copyHeader(req.Header, header, upstream, tu)
 	req.Header.Set("User-Agent", f.o.UserAgent)
-	resp, err := f.client.Do(req)
+	resp, err := f.do(req)
 	if err != nil {
 		cancel()
 		return nil, nil, err
@@ -177,7 +177,7 @@ func (f *Fetcher) small(ctx context.Context, method, upstream string, tu *url.UR
 // caller's context without a deadline.
 func (f *Fetcher) statusFailure(resp *http.Response, stop func()) (bool, time.Duration, error) {
 	now := f.now()
-	se := &StatusError{URL: resp.Request.URL.String(), StatusCode: resp.StatusCode, Status: resp.Status, Header: resp.Header.Clone()}
+	se := &StatusError{URL: redact(resp.Request.URL), StatusCode: resp.StatusCode, Status: resp.Status, Header: resp.Header.Clone()}
 	idle := time.AfterFunc(f.o.IdleTimeout, stop)
 	b, _ := io.ReadAll(io.LimitReader(&idleReader{r: resp.Body, timer: idle, d: f.o.IdleTimeout}, maxErrorBody))
 	idle.Stop()

@@ -108,10 +108,10 @@ func checkRedirect(req *http.Request, via []*http.Request) error {
 	}
 	prev := via[len(via)-1].URL
 	if s := req.URL.Scheme; s != "http" && s != "https" {
-		return fmt.Errorf("%w: %s -> %s", ErrRedirectScheme, prev, req.URL)
+		return fmt.Errorf("%w: %s -> %s", ErrRedirectScheme, redact(prev), redact(req.URL))
 	}
 	if prev.Scheme == "https" && req.URL.Scheme != "https" {
-		return &DowngradeError{From: prev.String(), To: req.URL.String()}
+		return &DowngradeError{From: redact(prev), To: redact(req.URL)}
 	}
 	dropCredentialsOffOrigin(req, via)
 	return nil
@@ -282,8 +282,19 @@ func (f *Fetcher) proxyFor(u *url.URL) string {
 	return redact(f.o.Proxy)
 }
 
-// redact hides a password in a proxy URL before it reaches a log or an error.
+// redact hides a password in a proxy URL, and the signature of a pre-signed
+// URL a redirect led to, before it reaches a log or an error.
 func redact(u *url.URL) string { return srcurl.Redact(u.String()) }
+
+// do sends req with the client. An error names the URL the redirects had
+// reached: a pre-signed one's signature is hidden (redact).
+func (f *Fetcher) do(req *http.Request) (*http.Response, error) {
+	resp, err := f.client.Do(req)
+	if ue, ok := errors.AsType[*url.Error](err); ok {
+		ue.URL = srcurl.Redact(ue.URL)
+	}
+	return resp, err
+}
 
 // proxyAttempts is how many times a request is made while nothing answers at
 // the proxy: 1 + 2 retries, Options.Backoff then twice that apart (3 s in all

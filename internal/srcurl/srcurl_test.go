@@ -150,7 +150,8 @@ func FuzzCheck(f *testing.F) {
 }
 
 // A URL refused for its user name and password is named without the
-// password: the error goes to the terminal and CI logs.
+// password, and Redact hides a credential in a query: the error goes to
+// the terminal and CI logs.
 func TestRefusalHidesPassword(t *testing.T) {
 	_, err := Check("https://alice:s3cret@example.org/a.tgz")
 	want := `"https://alice:xxxxx@example.org/a.tgz" is not an acceptable download URL: a user name or password does not belong in a download URL`
@@ -164,6 +165,11 @@ func TestRefusalHidesPassword(t *testing.T) {
 		"https://bob@h/a":                     "https://bob@h/a",          // a user alone is no secret
 		"http://APIKEY:@proxy:3128":           "http://xxxxx:@proxy:3128", // but one with an empty password is the secret (curl -u TOKEN:)
 		"https://h/a":                         "https://h/a",
+		// a pre-signed URL's signature, and any token or key in a query
+		"https://s3.example/b/a.tgz?X-Amz-Algorithm=AWS4-HMAC-SHA256&X-Amz-Credential=AKIAEX%2F20260101&X-Amz-Signature=d34db33f&response-content-type=application%2Foctet-stream": "https://s3.example/b/a.tgz?X-Amz-Algorithm=AWS4-HMAC-SHA256&X-Amz-Credential=xxxxx&X-Amz-Signature=xxxxx&response-content-type=application%2Foctet-stream",
+		"https://ra.example/a?sp=r&se=2026-01-01&sig=c2Vj&jwt=eyJh.eyJi.c2ln&filename=a.tgz":                                                                                       "https://ra.example/a?sp=r&se=2026-01-01&sig=xxxxx&jwt=xxxxx&filename=a.tgz",
+		"https://h/a?token=t0k&access_token=t0k&api%5Fkey=k3y&v=1#x":                                                                                                               "https://h/a?token=xxxxx&access_token=xxxxx&api%5Fkey=xxxxx&v=1#x",
+		"https://h/a?Signature=s&Key-Pair-Id=k&x-goog-signature=s&flag":                                                                                                            "https://h/a?Signature=xxxxx&Key-Pair-Id=xxxxx&x-goog-signature=xxxxx&flag",
 	} {
 		if got := Redact(in); got != want {
 			t.Errorf("Redact(%q) = %q, want %q", in, got, want)
