@@ -104,3 +104,36 @@ func TestTokenHeadersAreCredentials(t *testing.T) {
 		})
 	}
 }
+
+// TestRedirectSendsNoReferer: a redirect does not tell the next host where
+// it came from. Go's client sends the URL before as Referer, query and
+// all: the signature of a pre-signed URL that redirects on (an object
+// store's to its CDN), or a token in a query, reached the next host and
+// its logs. By Fetch, Get and Transport, through squid.
+func TestRedirectSendsNoReferer(t *testing.T) {
+	body, sha := payload(100, 21)
+	cdn := newUpstream(t, false, serveBytes(body))
+	store := newUpstream(t, false, func(w http.ResponseWriter, r *http.Request, _ int) {
+		http.Redirect(w, r, cdn.URL+"/a.tgz", http.StatusFound)
+	})
+	signed := store.URL + "/a.tgz?X-Amz-Signature=d34db33f"
+	f := newTestFetcher(t, testOptions(t))
+	ctx := context.Background()
+	if _, err := f.Fetch(ctx, Request{URL: signed, Pinned: pin(sha)}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.Get(ctx, signed, nil, 0); err != nil {
+		t.Fatal(err)
+	}
+	req, _ := http.NewRequestWithContext(ctx, http.MethodGet, signed, nil)
+	resp, err := f.Transport().RoundTrip(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	for i := range 3 {
+		if ref := cdn.header(i).Get("Referer"); ref != "" {
+			t.Errorf("request %d after the redirect carried Referer: %s", i, ref)
+		}
+	}
+}

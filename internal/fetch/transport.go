@@ -114,6 +114,9 @@ func checkRedirect(req *http.Request, via []*http.Request) error {
 		return &DowngradeError{From: redact(prev), To: redact(req.URL)}
 	}
 	dropCredentialsOffOrigin(req, via)
+	// Go's client sends the URL before as Referer, query and all: a
+	// pre-signed URL's signature would reach the host it redirects to.
+	req.Header.Del("Referer")
 	return nil
 }
 
