@@ -21,6 +21,7 @@ import (
 	"strings"
 
 	"github.com/updeb/updeb/pkg/utf8cut"
+	"github.com/updeb/updeb/pkg/weblink"
 )
 
 // MaxLen is the longest URL accepted.
@@ -49,42 +50,10 @@ func (e *Error) Error() string {
 // and so does the user name where the password is empty ("TOKEN:@").
 // Any "@" after the scheme counts, one in a path too: a password may hold
 // "/" unencoded, and hiding too much is better than printing it. The values
-// of query parameters that carry a credential (secretParam) become xxxxx too.
+// of query parameters that carry a credential become xxxxx too
+// (weblink.RedactQuery).
 func Redact(s string) string {
-	s = redactPassword(s)
-	q := strings.Index(s, "?")
-	if q < 0 {
-		return s
-	}
-	query, rest := s[q+1:], ""
-	if h := strings.Index(query, "#"); h >= 0 {
-		query, rest = query[:h], query[h:]
-	}
-	params := strings.Split(query, "&")
-	for i, p := range params {
-		if name, _, ok := strings.Cut(p, "="); ok && secretParam(name) {
-			params[i] = name + "=xxxxx"
-		}
-	}
-	return s[:q+1] + strings.Join(params, "&") + rest
-}
-
-// secretParam reports whether a query parameter's value is a credential:
-// the signature of a pre-signed URL, which downloads until it expires (S3's
-// X-Amz-Signature and X-Amz-Credential, GCS's X-Goog-Signature, Azure's
-// sig and CloudFront's Signature; GitHub's release assets redirect to one,
-// with a jwt beside it), a token, a key or a password.
-func secretParam(name string) bool {
-	if n, err := url.QueryUnescape(name); err == nil {
-		name = n
-	}
-	name = strings.ToLower(name)
-	for _, w := range []string{"sig", "credential", "token", "jwt", "key", "secret", "password", "auth"} {
-		if strings.Contains(name, w) {
-			return true
-		}
-	}
-	return false
+	return weblink.RedactQuery(redactPassword(s))
 }
 
 // redactPassword is Redact's part for the user information.

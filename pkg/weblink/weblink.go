@@ -1,5 +1,5 @@
 // Package weblink reads RFC 8288 Link headers, as paginated APIs (GitHub's
-// REST API) send them.
+// REST API) send them, and says how URLs compare and print.
 package weblink
 
 import (
@@ -57,4 +57,44 @@ func Host(u *url.URL) string {
 // not. A next page of a listing must be on the origin its token is for.
 func SameOrigin(a, b *url.URL) bool {
 	return strings.EqualFold(a.Scheme, b.Scheme) && strings.EqualFold(a.Hostname(), b.Hostname()) && Port(a) == Port(b)
+}
+
+// RedactQuery hides the values of the query parameters of s (a URL that
+// may not parse) that carry a credential (secretParam) before an error or
+// a log prints it: they become xxxxx, and the rest of s stays as it is.
+func RedactQuery(s string) string {
+	q := strings.Index(s, "?")
+	if q < 0 {
+		return s
+	}
+	query, rest := s[q+1:], ""
+	if h := strings.Index(query, "#"); h >= 0 {
+		query, rest = query[:h], query[h:]
+	}
+	params := strings.Split(query, "&")
+	for i, p := range params {
+		if name, _, ok := strings.Cut(p, "="); ok && secretParam(name) {
+			params[i] = name + "=xxxxx"
+		}
+	}
+	return s[:q+1] + strings.Join(params, "&") + rest
+}
+
+// secretParam reports whether a query parameter's value is a credential:
+// the signature of a pre-signed URL, which downloads until it expires (S3's
+// X-Amz-Signature and X-Amz-Credential, GCS's X-Goog-Signature, Azure's
+// sig and CloudFront's Signature; GitHub's release assets redirect to one,
+// with a jwt beside it, and its attestations' bundle_url is one), a token,
+// a key or a password.
+func secretParam(name string) bool {
+	if n, err := url.QueryUnescape(name); err == nil {
+		name = n
+	}
+	name = strings.ToLower(name)
+	for _, w := range []string{"sig", "credential", "token", "jwt", "key", "secret", "password", "auth"} {
+		if strings.Contains(name, w) {
+			return true
+		}
+	}
+	return false
 }

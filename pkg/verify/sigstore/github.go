@@ -102,7 +102,7 @@ func (v *Verifier) VerifyGitHubAttestations(ctx context.Context, pol Policy, art
 					refusals = append(refusals, Refusal{Reason: ReasonMalformed, Source: source, Detail: "neither a bundle nor a bundle_url"})
 					continue
 				}
-				source = a.BundleURL
+				source = weblink.RedactQuery(a.BundleURL) // pre-signed: the Result and refusals name it without its signature
 				if raw, err = v.fetchBundle(ctx, subject, a.BundleURL); err != nil {
 					var re *RefusedError
 					if errors.As(err, &re) {
@@ -179,22 +179,24 @@ func (v *Verifier) nextPage(link string) (string, error) {
 
 // fetchBundle fetches a bundle GitHub serves by reference (a pre-signed
 // storage URL: no token) and decodes it: snappy block (what GitHub serves),
-// snappy stream, or plain JSON.
+// snappy stream, or plain JSON. A refusal names the URL without its
+// signature (weblink.RedactQuery).
 func (v *Verifier) fetchBundle(ctx context.Context, subject, u string) ([]byte, error) {
+	shown := weblink.RedactQuery(u) // its signature downloads the bundle until it expires
 	pu, err := url.Parse(u)
 	if err != nil || (pu.Scheme != "https" && pu.Scheme != "http") || pu.Host == "" {
-		return nil, refuse(subject, ReasonMalformed, u, "bundle_url is not an http(s) URL")
+		return nil, refuse(subject, ReasonMalformed, shown, "bundle_url is not an http(s) URL")
 	}
 	b, status, err := v.get(ctx, subject, u, nil, maxBundleSize)
 	if err != nil {
 		return nil, err
 	}
 	if status == http.StatusNotFound {
-		return nil, refuse(subject, ReasonNoAttestation, u, "the attestation's bundle is gone (HTTP 404)")
+		return nil, refuse(subject, ReasonNoAttestation, shown, "the attestation's bundle is gone (HTTP 404)")
 	}
 	out, err := decodeBundleBlob(b)
 	if err != nil {
-		return nil, refuse(subject, ReasonMalformed, u, "%v", err)
+		return nil, refuse(subject, ReasonMalformed, shown, "%v", err)
 	}
 	return out, nil
 }

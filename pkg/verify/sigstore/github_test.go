@@ -426,3 +426,64 @@ func TestVerifyBundleRekorV2Timestamped(t *testing.T) {
 	_, err = ver.VerifyBundle(ctx(t), workflowPolicy, art, bundleOf(t, e, false), "etcd.sigstore.json")
 	refusedWith(t, err, ReasonNoTimestamp, "etcd.sigstore.json")
 }
+
+// TestBundleURLSignatureNotPrinted: GitHub's attestations name their
+// bundles by pre-signed storage URLs, which download the bundle for anyone
+// holding them until they expire. The Result's Source, a refusal and a
+// FetchError name such a URL with its signature and token hidden: a bundle
+// that verifies, one that is gone (404), one that is no bundle, a storage
+// that refuses (403) and one that cuts the connection.
+func TestBundleURLSignatureNotPrinted(t *testing.T) {
+	const signed = "?sp=r&se=2026-12-03T17%3A00%3A00Z&sig=S3CRETSIG&jwt=eyJS3CRET"
+	const hidden = "?sp=r&se=2026-12-03T17%3A00%3A00Z&sig=xxxxx&jwt=xxxxx"
+	oci := realBundles[3]
+	gh := newFakeGitHub(t)
+	gh.blob("/good.sn", snappy.Encode(nil, readTestdata(t, oci.file)))
+	gh.blob("/junk.sn", []byte("not a bundle"))
+	refusing := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/cut" {
+			c, _, _ := w.(http.Hijacker).Hijack()
+			c.Close()
+			return
+		}
+		http.Error(w, "AuthenticationFailed: Signature not valid in the specified time frame", http.StatusForbidden)
+	}))
+	t.Cleanup(refusing.Close)
+	ver := newVerifier(t, goodRoot(t), Options{GitHubAPIURL: gh.api.URL})
+	noSecret := func(what, s string) {
+		t.Helper()
+		if strings.Contains(s, "S3CRET") {
+			t.Errorf("%s prints the bundle_url's signature: %s", what, s)
+		}
+	}
+
+	gh.page("", nil, []string{"/good.sn" + signed}, "")
+	res, err := ver.VerifyGitHubAttestations(ctx(t), oci.policy(), oci.digests(), "sigstore/cosign")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Source != gh.storage.URL+"/good.sn"+hidden {
+		t.Errorf("Source = %q, want %q", res.Source, gh.storage.URL+"/good.sn"+hidden)
+	}
+	for _, c := range []struct{ path, want string }{
+		{"/gone.sn", gh.storage.URL + "/gone.sn" + hidden},
+		{"/junk.sn", gh.storage.URL + "/junk.sn" + hidden},
+		{refusing.URL + "/expired", refusing.URL + "/expired" + hidden},
+		{refusing.URL + "/cut", refusing.URL + "/cut" + hidden},
+	} {
+		if strings.HasPrefix(c.path, "/") {
+			gh.page("", nil, []string{c.path + signed}, "")
+		} else {
+			b, _ := json.Marshal(map[string]any{"attestations": []any{map[string]any{"bundle": nil, "bundle_url": c.path + signed}}})
+			gh.mu.Lock()
+			gh.pages[""] = b
+			gh.mu.Unlock()
+		}
+		_, err := ver.VerifyGitHubAttestations(ctx(t), oci.policy(), oci.digests(), "sigstore/cosign")
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: err = %v, want it to name %s", c.path, err, c.want)
+			continue
+		}
+		noSecret(c.path, err.Error())
+	}
+}

@@ -6,7 +6,10 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"net/url"
 	"strings"
+
+	"github.com/updeb/updeb/pkg/weblink"
 )
 
 // get fetches u through the caller's client, within Options.Timeout (the body
@@ -20,14 +23,15 @@ func (v *Verifier) get(ctx context.Context, subject, u string, h http.Header, ma
 
 // getWith is get, calling onResponse (when set) with a 200 or 404 response.
 func (v *Verifier) getWith(ctx context.Context, subject, u string, h http.Header, max int64, onResponse func(*http.Response)) ([]byte, int, error) {
+	shown := weblink.RedactQuery(u) // a bundle_url is pre-signed: its signature is never printed
 	if v.o.HTTPClient == nil {
-		return nil, 0, fmt.Errorf("%w: no HTTPClient in Options: %s cannot be asked", ErrPolicy, u)
+		return nil, 0, fmt.Errorf("%w: no HTTPClient in Options: %s cannot be asked", ErrPolicy, shown)
 	}
 	ctx, cancel := context.WithTimeout(ctx, v.o.Timeout)
 	defer cancel()
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u, nil)
 	if err != nil {
-		return nil, 0, &FetchError{URL: u, Err: err}
+		return nil, 0, &FetchError{URL: shown, Err: redactURLError(err)}
 	}
 	for k, vs := range h {
 		req.Header[k] = vs
@@ -37,7 +41,7 @@ func (v *Verifier) getWith(ctx context.Context, subject, u string, h http.Header
 	}
 	resp, err := v.o.HTTPClient.Do(req)
 	if err != nil {
-		return nil, 0, &FetchError{URL: u, Err: timeoutNote(ctx, err, v)}
+		return nil, 0, &FetchError{URL: shown, Err: timeoutNote(ctx, redactURLError(err), v)}
 	}
 	defer resp.Body.Close()
 	if onResponse != nil && (resp.StatusCode == http.StatusOK || resp.StatusCode == http.StatusNotFound) {
@@ -45,23 +49,32 @@ func (v *Verifier) getWith(ctx context.Context, subject, u string, h http.Header
 	}
 	switch {
 	case resp.StatusCode == http.StatusNotFound && resp.Header.Get(MirrorMissingHeader) != "":
-		return nil, resp.StatusCode, &FetchError{URL: u, Status: resp.StatusCode, Err: fmt.Errorf("%w: %s", ErrNotMirrored, resp.Header.Get(MirrorMissingHeader))}
+		return nil, resp.StatusCode, &FetchError{URL: shown, Status: resp.StatusCode, Err: fmt.Errorf("%w: %s", ErrNotMirrored, resp.Header.Get(MirrorMissingHeader))}
 	case resp.StatusCode == http.StatusNotFound:
 		return nil, resp.StatusCode, nil
 	case resp.StatusCode != http.StatusOK:
 		snippet, _ := io.ReadAll(io.LimitReader(resp.Body, 512))
-		return nil, resp.StatusCode, &FetchError{URL: u, Status: resp.StatusCode, Err: errors.New(statusNote(resp, snippet, v.o.GitHubToken))}
+		return nil, resp.StatusCode, &FetchError{URL: shown, Status: resp.StatusCode, Err: errors.New(statusNote(resp, snippet, v.o.GitHubToken))}
 	case resp.ContentLength > max:
-		return nil, resp.StatusCode, refuse(subject, ReasonMalformed, u, "response of %d bytes is larger than the %d this service ever needs", resp.ContentLength, max)
+		return nil, resp.StatusCode, refuse(subject, ReasonMalformed, shown, "response of %d bytes is larger than the %d this service ever needs", resp.ContentLength, max)
 	}
 	b, err := io.ReadAll(io.LimitReader(resp.Body, max+1))
 	if err != nil {
-		return nil, resp.StatusCode, &FetchError{URL: u, Status: resp.StatusCode, Err: fmt.Errorf("reading the response: %w", timeoutNote(ctx, err, v))}
+		return nil, resp.StatusCode, &FetchError{URL: shown, Status: resp.StatusCode, Err: fmt.Errorf("reading the response: %w", timeoutNote(ctx, err, v))}
 	}
 	if int64(len(b)) > max {
-		return nil, resp.StatusCode, refuse(subject, ReasonMalformed, u, "response larger than the %d bytes this service ever needs", max)
+		return nil, resp.StatusCode, refuse(subject, ReasonMalformed, shown, "response larger than the %d bytes this service ever needs", max)
 	}
 	return b, resp.StatusCode, nil
+}
+
+// redactURLError hides the signature of the URL a *url.Error names (the
+// client's errors name the request's URL, or where its redirects led).
+func redactURLError(err error) error {
+	if ue, ok := errors.AsType[*url.Error](err); ok {
+		ue.URL = weblink.RedactQuery(ue.URL)
+	}
+	return err
 }
 
 func timeoutNote(ctx context.Context, err error, v *Verifier) error {
