@@ -323,6 +323,7 @@ var exitRules = []exitRule{
 	is(compatdata.ErrSource, exitNetwork, "the copy in use was kept. Check data: sources: (and mirrors:) in the config, or try again later; if upstream changed the page's layout, refresh the other tables with --table and report it"),
 	as(exitNetwork, fixed[*fetch.OfflineError]("run without --offline to download them, or bring them into the cache or a mirror")),
 	as(exitNetwork, fixed[*fetch.MissingError]("the mirror folder lacks the file: bring it over again ('updeb mirror export' where there is a way out, 'updeb mirror verify' here)")),
+	is(fetch.ErrBadRedirect, exitNetwork, "the server redirected to no usable URL (a Location that does not parse, without a host name, or with an impossible port), and will again: it is broken; see where the URL leads with curl -sI URL, and try later or point the recipe at another URL"),
 	is(fetch.ErrTooManyRedirects, exitNetwork, "the server answered with redirect after redirect (a loop, or a login page that leads back to itself), not with the file: see where the URL leads with curl -sIL URL"),
 	is(fetch.ErrRetryTime, exitNetwork, "the download did not finish within fetch: retry-time; raise it in the config for a slow link, or check the proxy"),
 	is(fetch.ErrProxyNotTLS, exitNetwork, "write the proxy's URL with http://, in --proxy, proxy: in the config or HTTPS_PROXY (HTTPS_PROXY names the proxy for https URLs, which go through it encrypted all the same, by CONNECT); https:// is for a proxy reached over TLS"),

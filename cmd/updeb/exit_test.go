@@ -216,6 +216,7 @@ func TestExitStatus(t *testing.T) {
 		// The host answered, with redirects only: "check that this host
 		// reaches it" would send the operator after the network.
 		{"redirect loop", wrap(&fetch.NetworkError{URL: "https://u", Attempts: 1, Err: &url.Error{Op: "Get", URL: "https://u", Err: fetch.ErrTooManyRedirects}}), exitNetwork, "redirect after redirect"},
+		{"redirect to no usable URL", wrap(&fetch.NetworkError{URL: "https://u", Attempts: 1, Err: &url.Error{Op: "Get", URL: "https://u", Err: fmt.Errorf("%w: https://u -> http://:80/x", fetch.ErrBadRedirect)}}), exitNetwork, "redirected to no usable URL"},
 		// The host answered 404: "check that this host reaches it" would
 		// send the operator after the network.
 		{"no such file", wrap(&fetch.NetworkError{URL: "https://u", Attempts: 1, Err: &fetch.StatusError{URL: "https://u", StatusCode: 404, Status: "404 Not Found"}}), exitNetwork, "has no such file: check the URL"},

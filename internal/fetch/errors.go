@@ -170,6 +170,12 @@ var ErrTooManyRedirects = errors.New("fetch: stopped after 10 redirects")
 // is neither http nor https (file:, data:, ftp:): refused, not retried.
 var ErrRedirectScheme = errors.New("refusing redirect to a URL that is neither http nor https")
 
+// ErrBadRedirect is wrapped when a download is redirected to no usable
+// URL: a Location that does not parse, or a URL without a host name (which
+// dials this machine) or with a port outside 1-65535: refused, not
+// retried, since the server answers the same every time.
+var ErrBadRedirect = errors.New("refusing redirect to no usable URL")
+
 // ErrRetryTime is wrapped when a download's whole time budget
 // (Options.MaxRetryTime, config fetch: retry-time) ran out, in the middle of
 // an attempt or between two.

@@ -915,6 +915,29 @@ func TestRedirects(t *testing.T) {
 			})
 		}
 	}
+	// A redirect to no usable URL (a Location that does not parse, no host
+	// name, which dials this machine, or a port no connection can be made
+	// to) is refused at once, direct or through squid, naming it: every try
+	// gets the same Location.
+	for _, loc := range []string{"http://127.0.0.1:99999/x", "http://:80/x", "http:///x", "http://[::1/x"} {
+		for _, direct := range []bool{false, true} {
+			t.Run(fmt.Sprintf("to %s direct %v", loc, direct), func(t *testing.T) {
+				up := newUpstream(t, false, func(w http.ResponseWriter, r *http.Request, _ int) {
+					w.Header().Set("Location", loc)
+					w.WriteHeader(http.StatusFound)
+				})
+				o := testOptions(t)
+				if direct {
+					o.Proxy = nil
+				}
+				f := newTestFetcher(t, o)
+				_, err := f.Fetch(context.Background(), Request{URL: up.URL + "/release", Pinned: pin(sha)})
+				if !errors.Is(err, ErrBadRedirect) || !strings.Contains(err.Error(), loc) || up.count() != 1 {
+					t.Fatalf("err = %v after %d requests\nwant ErrBadRedirect naming %s after 1", err, up.count(), loc)
+				}
+			})
+		}
+	}
 	// Go's client reads the start of a redirect's page before it follows
 	// it: one that stalls is given up at the idle timeout, and the
 	// redirect followed, not waited for until the retry budget is spent.

@@ -110,6 +110,9 @@ func checkRedirect(req *http.Request, via []*http.Request) error {
 	if s := req.URL.Scheme; s != "http" && s != "https" {
 		return fmt.Errorf("%w: %s -> %s", ErrRedirectScheme, redact(prev), redact(req.URL))
 	}
+	if req.URL.Hostname() == "" || !srcurl.ValidPort(req.URL.Port()) {
+		return fmt.Errorf("%w: %s -> %s (no host name, or a port outside 1-65535)", ErrBadRedirect, redact(prev), redact(req.URL))
+	}
 	if prev.Scheme == "https" && req.URL.Scheme != "https" {
 		return &DowngradeError{From: redact(prev), To: redact(req.URL)}
 	}
@@ -295,6 +298,11 @@ func (f *Fetcher) do(req *http.Request) (*http.Response, error) {
 	resp, err := f.client.Do(req)
 	if ue, ok := errors.AsType[*url.Error](err); ok {
 		ue.URL = srcurl.Redact(ue.URL)
+		// net/http's words for a Location it cannot parse: the same
+		// Location comes at every try.
+		if strings.HasPrefix(ue.Err.Error(), "failed to parse Location header") {
+			ue.Err = fmt.Errorf("%w: %w", ErrBadRedirect, ue.Err)
+		}
 	}
 	return resp, err
 }
@@ -330,7 +338,7 @@ func isRetryable(err error) bool {
 	var se *SizeError
 	var pe *ProxyRefusedError
 	switch {
-	case errors.As(err, &de), errors.As(err, &se), errors.Is(err, ErrTooManyRedirects), errors.Is(err, ErrRedirectScheme):
+	case errors.As(err, &de), errors.As(err, &se), errors.Is(err, ErrTooManyRedirects), errors.Is(err, ErrRedirectScheme), errors.Is(err, ErrBadRedirect):
 		return false
 	case errors.As(err, &pe):
 		return retryableStatus(pe.StatusCode)
