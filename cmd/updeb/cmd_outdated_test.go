@@ -6,12 +6,15 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/updeb/updeb/internal/fetch"
 )
 
 // toolProject is a recipe "tool" (1.0.0, pins that match nothing) whose
@@ -165,9 +168,23 @@ func TestBumpDayFailsFast(t *testing.T) {
 
 // TestGitHubTokenNotOverPlainHTTP: GITHUB_TOKEN goes to an https API, and to
 // one on this machine over http (test servers), never over plain http to
-// another host, where the path and the proxy would read it.
+// another host, where the path and the proxy would read it: nor to this
+// machine through a proxy on another (HTTPS_PROXY without
+// NO_PROXY=localhost), which reads the request as it forwards it.
 func TestGitHubTokenNotOverPlainHTTP(t *testing.T) {
 	t.Setenv("GITHUB_TOKEN", "ghp_s3cret")
+	fetcher := func(proxy string, noProxy ...string) *fetch.Fetcher {
+		o := fetch.Options{NoProxy: noProxy}
+		if proxy != "" {
+			o.Proxy, _ = url.Parse(proxy)
+		}
+		f, err := fetch.New(t.TempDir(), o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return f
+	}
+	direct := fetcher("")
 	for api, want := range map[string]string{
 		"https://api.github.com":          "ghp_s3cret",
 		"HTTPS://ghe.example.org/api/v3":  "ghp_s3cret",
@@ -180,18 +197,34 @@ func TestGitHubTokenNotOverPlainHTTP(t *testing.T) {
 		"http://10.0.0.5/api":             "",
 		"::not a url":                     "",
 	} {
-		if got := githubToken(api); got != want {
+		if got := githubToken(api, direct); got != want {
 			t.Errorf("githubToken(%q) = %q, want %q", api, got, want)
+		}
+	}
+	for _, c := range []struct {
+		proxy   string
+		noProxy []string
+		api     string
+		want    string
+	}{
+		{"http://proxy.corp.example:3128", nil, "http://127.0.0.1:8080", ""},
+		{"https://proxy.corp.example:3128", nil, "http://localhost:8080", ""},
+		{"http://proxy.corp.example:3128", nil, "https://api.github.com", "ghp_s3cret"},
+		{"http://proxy.corp.example:3128", []string{"localhost", "127.0.0.1"}, "http://127.0.0.1:8080", "ghp_s3cret"},
+		{"http://127.0.0.1:3128", nil, "http://127.0.0.1:8080", "ghp_s3cret"},
+	} {
+		if got := githubToken(c.api, fetcher(c.proxy, c.noProxy...)); got != c.want {
+			t.Errorf("through proxy %s (no-proxy %q): githubToken(%q) = %q, want %q", c.proxy, c.noProxy, c.api, got, c.want)
 		}
 	}
 	// A token read from a file keeps its line break: no header may hold
 	// one, and every request would fail as a network error.
 	t.Setenv("GITHUB_TOKEN", " ghp_s3cret\r\n")
-	if got := githubToken("https://api.github.com"); got != "ghp_s3cret" {
+	if got := githubToken("https://api.github.com", direct); got != "ghp_s3cret" {
 		t.Errorf("GITHUB_TOKEN with a line break: %q", got)
 	}
 	t.Setenv("GITHUB_TOKEN", "")
-	if got := githubToken("https://api.github.com"); got != "" {
+	if got := githubToken("https://api.github.com", direct); got != "" {
 		t.Errorf("no GITHUB_TOKEN: %q", got)
 	}
 }

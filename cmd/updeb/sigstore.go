@@ -88,7 +88,7 @@ func sigstoreOptions(c *config.Config, f *fetch.Fetcher) sigstore.Options {
 		HTTPClient:   &http.Client{Transport: f.Transport()},
 		RekorURL:     c.Sigstore.RekorURL,
 		GitHubAPIURL: api,
-		GitHubToken:  githubToken(first(api, sigstore.DefaultGitHubAPIURL)),
+		GitHubToken:  githubToken(first(api, sigstore.DefaultGitHubAPIURL), f),
 		UserAgent:    "updeb/" + version,
 		Timeout:      sigstoreTimeout(c),
 	}

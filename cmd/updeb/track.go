@@ -34,7 +34,7 @@ func (t *trackFlags) options(g *globalOptions, c *config.Config, f *fetch.Fetche
 	// Today is UTC's (--now's default), as for compat: a local clock a day
 	// ahead would check end-of-life for another day than the plan's.
 	o := track.Options{Client: f, GitHubAPI: first(t.githubAPI, c.GitHubAPI), Now: func() time.Time { return time.Now().UTC() }, Listings: &t.listings}
-	o.GitHubToken = githubToken(first(o.GitHubAPI, track.DefaultGitHubAPI))
+	o.GitHubToken = githubToken(first(o.GitHubAPI, track.DefaultGitHubAPI), f)
 	if t.now != "" {
 		day, err := time.Parse(time.DateOnly, t.now)
 		if err != nil {
@@ -48,12 +48,13 @@ func (t *trackFlags) options(g *globalOptions, c *config.Config, f *fetch.Fetche
 // githubToken is GITHUB_TOKEN for the GitHub API at api, or "" where plain
 // http would carry it to another machine: everyone on the path, the proxy
 // too, could read it and use it. The API is then asked without it (a test
-// server on this machine, over http, still gets it). Whitespace around the
-// token is not part of it: a token read from a file (a Kubernetes secret, a
-// CI variable pasted with its line break) often ends in a newline, which
-// no HTTP header may hold, and every request would fail as if the network
-// were down.
-func githubToken(api string) string {
+// server on this machine, over http, still gets it, unless f sends the
+// request through a proxy on another machine: HTTPS_PROXY without
+// NO_PROXY=localhost). Whitespace around the token is not part of it: a
+// token read from a file (a Kubernetes secret, a CI variable pasted with
+// its line break) often ends in a newline, which no HTTP header may hold,
+// and every request would fail as if the network were down.
+func githubToken(api string, f *fetch.Fetcher) string {
 	token := strings.TrimSpace(getenv("GITHUB_TOKEN"))
 	u, err := url.Parse(api)
 	switch {
@@ -62,9 +63,16 @@ func githubToken(api string) string {
 	case strings.EqualFold(u.Scheme, "https"):
 		return token
 	}
-	host := u.Hostname()
-	if ip := net.ParseIP(host); strings.EqualFold(host, "localhost") || ip != nil && ip.IsLoopback() {
+	if p := f.ProxyOf(u); thisMachine(u) && (p == nil || thisMachine(p)) {
 		return token
 	}
 	return ""
+}
+
+// thisMachine reports whether u names this machine: localhost or a
+// loopback address.
+func thisMachine(u *url.URL) bool {
+	host := u.Hostname()
+	ip := net.ParseIP(host)
+	return strings.EqualFold(host, "localhost") || ip != nil && ip.IsLoopback()
 }

@@ -280,12 +280,25 @@ func matchNoProxy(entries []string, u *url.URL) bool {
 	return false
 }
 
-// proxyFor returns the proxy a request to u uses ("" for direct).
-func (f *Fetcher) proxyFor(u *url.URL) string {
+// ProxyOf returns the proxy a request to u goes through, nil for a direct
+// connection: no proxy, a host NoProxy lists, or Options.Transport in
+// place of the built-in one. A caller that may send a credential over plain
+// http to this machine asks it: through a proxy elsewhere, it crosses the
+// network all the same.
+func (f *Fetcher) ProxyOf(u *url.URL) *url.URL {
 	if f.o.Transport != nil || f.o.Proxy == nil || matchNoProxy(f.o.NoProxy, u) {
-		return ""
+		return nil
 	}
-	return redact(f.o.Proxy)
+	return f.o.Proxy
+}
+
+// proxyFor returns the proxy a request to u uses, its password hidden (""
+// for direct).
+func (f *Fetcher) proxyFor(u *url.URL) string {
+	if p := f.ProxyOf(u); p != nil {
+		return redact(p)
+	}
+	return ""
 }
 
 // redact hides a password in a proxy URL, and the signature of a pre-signed
