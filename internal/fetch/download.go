@@ -44,6 +44,9 @@ type partial struct {
 	// it (an earlier run's or attempt's), and a 206 or 416 continued them.
 	resumed  bool
 	encoding string // a Content-Encoding other than identity the bytes came with
+	// cached: a cache on the way (a caching proxy) answered with some of
+	// the bytes, not the origin (the answer had an Age header, RFC 9111 5.1).
+	cached bool
 }
 
 // partialMeta is what the next run needs to resume an interrupted download
@@ -115,24 +118,38 @@ func (p *partial) reset() error {
 		return err
 	}
 	p.hasher.Reset()
-	p.written, p.flushed, p.resumed, p.encoding = 0, 0, false, ""
+	p.written, p.flushed, p.resumed, p.encoding, p.cached = 0, 0, false, "", false
 	return nil
 }
 
 // get downloads target (the mirror-mapped form of upstream) into p with
 // retries, resuming where the server allows it. An unpinned file (no
 // pinned digests) is asked for with caches on the way (a caching proxy)
-// revalidating their copy with the origin.
+// revalidating their copy with the origin; a pinned one is too, once the
+// bytes a caching proxy answered with failed the pin.
 func (f *Fetcher) get(ctx context.Context, upstream, target string, p *partial, pinned digest.Set) error {
 	tu, err := url.Parse(target)
 	if err != nil {
 		return fmt.Errorf("fetch: %q: %w", target, err)
 	}
 	f.progress(Progress{URL: upstream, Received: p.written, Total: p.total})
+	revalidate := len(pinned) == 0
 	attempt := func(ctx context.Context) (bool, time.Duration, error) {
-		return f.attempt(ctx, upstream, target, p, len(pinned) == 0)
+		return f.attempt(ctx, upstream, target, p, revalidate)
 	}
 	err = f.retry(ctx, upstream, tu, attempt)
+	if err == nil && !revalidate && p.cached && f.ProxyOf(tu) != nil && p.hasher.Check(upstream, pinned) != nil {
+		// A caching proxy may serve the copy it holds of a file that
+		// upstream published again under the same URL (and kept fresh
+		// for days by its heuristics): the pin names the new bytes. The
+		// origin's copy, asked for past the caches, tells the two apart;
+		// it fails the pin in turn if the upstream's bytes are wrong.
+		f.log.Warn("a download the proxy answered from its cache does not match its pin; asking the origin past the cache", "url", upstream)
+		revalidate = true
+		if err = p.reset(); err == nil {
+			err = f.retry(ctx, upstream, tu, attempt)
+		}
+	}
 	if err == nil && p.resumed && len(pinned) > 0 && p.hasher.Check(upstream, pinned) != nil {
 		// Bytes from before the last answer (an interrupted run's partial
 		// file, an earlier attempt's) joined to the rest fail the pin: they
@@ -316,6 +333,7 @@ func (f *Fetcher) attempt(ctx context.Context, upstream, target string, p *parti
 	if p.total > f.o.MaxSize {
 		return false, 0, &SizeError{URL: upstream, Limit: f.o.MaxSize, Size: p.total}
 	}
+	p.cached = p.cached || resp.Header.Get("Age") != ""
 	if ce := resp.Header.Get("Content-Encoding"); ce != "" && !strings.EqualFold(ce, "identity") {
 		p.encoding = ce // kept as it is (a .tar.gz served as gzip is the file), but named if the pin fails
 	}
