@@ -182,7 +182,7 @@ func (f *Fetcher) retry(parent context.Context, upstream string, tu *url.URL, at
 	defer cancel()
 	target := tu.String()
 	netErr := func(attempts int, err error) error {
-		ne := &NetworkError{URL: upstream, Proxy: f.proxyFor(tu), Attempts: attempts, Err: err}
+		ne := &NetworkError{URL: upstream, Proxy: f.proxyFor(failedAt(err, tu)), Attempts: attempts, Err: err}
 		if target != upstream {
 			ne.Target = target
 		}
@@ -244,6 +244,22 @@ func (f *Fetcher) retry(parent context.Context, upstream string, tu *url.URL, at
 			return outOfTime(n, err)
 		}
 	}
+}
+
+// failedAt is the URL of the request that failed with err: where the
+// redirects from tu led, which may go another way than tu (a host that
+// no-proxy lists redirecting to one through the proxy), else tu.
+func failedAt(err error, tu *url.URL) *url.URL {
+	where := ""
+	if se, ok := errors.AsType[*StatusError](err); ok {
+		where = se.URL
+	} else if ue, ok := errors.AsType[*url.Error](err); ok {
+		where = ue.URL
+	}
+	if u, perr := url.Parse(where); where != "" && perr == nil && u.Host != "" {
+		return u
+	}
+	return tu
 }
 
 // backoff is the delay before retry n (1-based): exponential with full jitter
