@@ -318,8 +318,7 @@ func (f *Fetcher) attempt(ctx context.Context, upstream, target string, p *parti
 	case resp.StatusCode == http.StatusPartialContent && resuming:
 		if err := p.checkContentRange(resp); err != nil {
 			// The server's idea of the range is not ours: start over.
-			p.ranges = false
-			return true, 0, err
+			return f.whole(ctx, upstream, target, p, revalidate, resp, err)
 		}
 		f.log.Info("resuming download", "url", upstream, "from", p.written)
 		p.resumed = true
@@ -341,8 +340,7 @@ func (f *Fetcher) attempt(ctx context.Context, upstream, target string, p *parti
 			p.resumed = true
 			return false, 0, nil
 		}
-		p.ranges = false
-		return true, 0, fmt.Errorf("%s refused the range from byte %d", target, p.written)
+		return f.whole(ctx, upstream, target, p, revalidate, resp, fmt.Errorf("%s refused the range from byte %d", target, p.written))
 	default:
 		return f.statusFailure(resp, func() { cancel(errIdle) })
 	}
@@ -382,6 +380,17 @@ func (f *Fetcher) attempt(ctx context.Context, upstream, target string, p *parti
 		return true, 0, fmt.Errorf("%s: expected %d bytes in total, have %d", target, p.total, p.written)
 	}
 	return false, 0, nil
+}
+
+// whole follows a resume that resp answered with no usable part (why) with
+// a request for the whole file, in the same attempt: the server answered,
+// and a retry would wait its backoff for nothing, or fail the download
+// with retries: 0.
+func (f *Fetcher) whole(ctx context.Context, upstream, target string, p *partial, revalidate bool, resp *http.Response, why error) (bool, time.Duration, error) {
+	resp.Body.Close()
+	f.log.Info("the answer to a resume is no usable part; downloading the file whole", "url", upstream, "why", why)
+	p.ranges = false // the next request asks for the whole file
+	return f.attempt(ctx, upstream, target, p, revalidate)
 }
 
 // copyBody appends body to p's file and hasher, enforcing the size limit. One

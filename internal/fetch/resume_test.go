@@ -328,3 +328,49 @@ func TestDamagedPartialIsDownloadedWhole(t *testing.T) {
 		t.Errorf("%d Done reports, want one: the last", n)
 	}
 }
+
+// A resume the server answers with no usable part (a 206 of another
+// version, from a server or CDN edge that ignores If-Range, or a 416 for a
+// range inside the file) is followed at once by a request for the whole
+// file, within the same attempt: the server answered, and nothing is left
+// to wait for. With retries: 0 the download failed ('the part sent is of
+// another version', 'refused the range'), though a plain download would
+// have succeeded; with retries, it cost a retry and its backoff.
+func TestUnusableResumeAnswerDownloadsWhole(t *testing.T) {
+	old, _ := payload(256<<10, 36)
+	body, sha := payload(256<<10, 37)
+	for name, part := range map[string]func(w http.ResponseWriter){
+		"206 of another version": func(w http.ResponseWriter) {
+			w.Header().Set("Etag", `"v2"`)
+			w.Header().Set("Content-Range", fmt.Sprintf("bytes %d-%d/%d", len(old)/2, len(body)-1, len(body)))
+			w.WriteHeader(http.StatusPartialContent)
+			w.Write(body[len(old)/2:])
+		},
+		"416 inside the file": func(w http.ResponseWriter) {
+			w.Header().Set("Content-Range", "bytes */0")
+			w.WriteHeader(http.StatusRequestedRangeNotSatisfiable)
+		},
+	} {
+		t.Run(name, func(t *testing.T) {
+			up := newUpstream(t, false, func(w http.ResponseWriter, r *http.Request, _ int) {
+				if r.Header.Get("Range") != "" {
+					part(w)
+					return
+				}
+				w.Header().Set("Etag", `"v2"`)
+				w.Write(body)
+			})
+			u := up.URL + "/tool.tgz"
+			dir := leavePartial(t, u, len(old), func(part *os.File) error {
+				_, err := part.Write(old[:len(old)/2]) // the first half of the version before
+				return err
+			})
+			o := testOptions(t)
+			o.Retries = -1 // retries: 0
+			refetch(t, dir, o, u, sha, body)
+			if n := up.count(); n != 2 || up.header(1).Get("Range") != "" {
+				t.Errorf("%d request(s): want the resume, then the whole file", n)
+			}
+		})
+	}
+}
