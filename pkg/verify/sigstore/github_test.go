@@ -487,3 +487,33 @@ func TestBundleURLSignatureNotPrinted(t *testing.T) {
 		noSecret(c.path, err.Error())
 	}
 }
+
+// TestBundleStorageRefusalBlamesNoToken: the token goes to GitHub's API
+// alone, never to the storage of a bundle_url. A 403 of that storage (its
+// pre-signed URL expired) is said as access denied, not "check the token",
+// which sent the operator after a token the storage never saw; a 403 of the
+// API, which got it, still says so.
+func TestBundleStorageRefusalBlamesNoToken(t *testing.T) {
+	oci := realBundles[3]
+	storage := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		http.Error(w, "AuthenticationFailed", http.StatusForbidden)
+	}))
+	t.Cleanup(storage.Close)
+	gh := newFakeGitHub(t)
+	b, _ := json.Marshal(map[string]any{"attestations": []any{map[string]any{"bundle": nil, "bundle_url": storage.URL + "/b.json.sn?sig=x"}}})
+	gh.mu.Lock()
+	gh.pages[""] = b
+	gh.mu.Unlock()
+	ver := newVerifier(t, goodRoot(t), Options{GitHubAPIURL: gh.api.URL, GitHubToken: "ghp_secret"})
+	_, err := ver.VerifyGitHubAttestations(ctx(t), oci.policy(), oci.digests(), "sigstore/cosign")
+	if err == nil || strings.Contains(err.Error(), "check the token") || !strings.Contains(err.Error(), "403 Forbidden (access denied)") {
+		t.Errorf("the storage's 403: %v\nwant access denied, without 'check the token'", err)
+	}
+	gh.mu.Lock()
+	gh.status = http.StatusForbidden
+	gh.mu.Unlock()
+	_, err = ver.VerifyGitHubAttestations(ctx(t), oci.policy(), oci.digests(), "sigstore/cosign")
+	if err == nil || !strings.Contains(err.Error(), "check the token") && !strings.Contains(err.Error(), "quota is spent") {
+		t.Errorf("the API's 403: %v\nwant it to point at the token", err)
+	}
+}

@@ -54,7 +54,7 @@ func (v *Verifier) getWith(ctx context.Context, subject, u string, h http.Header
 		return nil, resp.StatusCode, nil
 	case resp.StatusCode != http.StatusOK:
 		snippet, _ := io.ReadAll(io.LimitReader(resp.Body, 512))
-		return nil, resp.StatusCode, &FetchError{URL: shown, Status: resp.StatusCode, Err: errors.New(statusNote(resp, snippet, v.o.GitHubToken))}
+		return nil, resp.StatusCode, &FetchError{URL: shown, Status: resp.StatusCode, Err: errors.New(statusNote(resp, snippet, v.o.GitHubToken, req.Header.Get("Authorization") != ""))}
 	case resp.ContentLength > max:
 		return nil, resp.StatusCode, refuse(subject, ReasonMalformed, shown, "response of %d bytes is larger than the %d this service ever needs", resp.ContentLength, max)
 	}
@@ -84,14 +84,22 @@ func timeoutNote(ctx context.Context, err error, v *Verifier) error {
 	return err
 }
 
-func statusNote(resp *http.Response, body []byte, token string) string {
+// statusNote is the status of an answer other than 200 or 404, with what
+// it means and the start of its body (token hidden). sent says whether the
+// request carried the token: a 401 or 403 of a request without it (a
+// bundle's pre-signed storage URL that expired, Rekor, a TUF repository)
+// is no reason to check the token.
+func statusNote(resp *http.Response, body []byte, token string, sent bool) string {
 	s := resp.Status
-	if resp.Header.Get("X-RateLimit-Remaining") == "0" && token != "" {
+	switch {
+	case resp.Header.Get("X-RateLimit-Remaining") == "0" && sent:
 		s += " (rate limit reached: the GitHub token's quota is spent, wait for it to reset)"
-	} else if resp.Header.Get("X-RateLimit-Remaining") == "0" {
+	case resp.Header.Get("X-RateLimit-Remaining") == "0":
 		s += " (rate limit reached: wait, or set a GitHub token)"
-	} else if resp.StatusCode == http.StatusUnauthorized || resp.StatusCode == http.StatusForbidden {
+	case (resp.StatusCode == http.StatusUnauthorized || resp.StatusCode == http.StatusForbidden) && sent:
 		s += " (access denied: check the token)"
+	case resp.StatusCode == http.StatusUnauthorized || resp.StatusCode == http.StatusForbidden:
+		s += " (access denied)"
 	}
 	if t := strings.TrimSpace(strings.ToValidUTF8(string(body), "?")); t != "" {
 		if len(token) >= 8 { // a server that quotes the token back does not get it printed (a typo such as "x" is no token)
