@@ -18,6 +18,7 @@ import (
 
 	"github.com/updeb/updeb/internal/confined"
 	"github.com/updeb/updeb/internal/diskfull"
+	"github.com/updeb/updeb/internal/srcurl"
 	"github.com/updeb/updeb/pkg/atomicfile"
 	"github.com/updeb/updeb/pkg/ctxio"
 	"github.com/updeb/updeb/pkg/digest"
@@ -181,10 +182,13 @@ func (f *Fetcher) retry(parent context.Context, upstream string, tu *url.URL, at
 	ctx, cancel := context.WithTimeoutCause(parent, f.o.MaxRetryTime, ErrRetryTime)
 	defer cancel()
 	target := tu.String()
+	// What errors and the log print: a URL a library asks for (Transport)
+	// may be pre-signed, its signature hidden.
+	shown := srcurl.Redact(upstream)
 	netErr := func(attempts int, err error) error {
-		ne := &NetworkError{URL: upstream, Proxy: f.proxyFor(failedAt(err, tu)), Attempts: attempts, Err: err}
+		ne := &NetworkError{URL: shown, Proxy: f.proxyFor(failedAt(err, tu)), Attempts: attempts, Err: err}
 		if target != upstream {
-			ne.Target = target
+			ne.Target = srcurl.Redact(target)
 		}
 		return ne
 	}
@@ -236,7 +240,7 @@ func (f *Fetcher) retry(parent context.Context, upstream string, tu *url.URL, at
 		if spent := f.now().Sub(start); delay > f.o.MaxRetryTime-spent { // not spent+delay: a huge Retry-After would wrap around
 			return netErr(n, fmt.Errorf("%w (giving up: retrying in %s would pass the %s retry budget)", err, delay.Round(time.Millisecond), f.o.MaxRetryTime))
 		}
-		f.log.Warn("request failed; retrying", "url", upstream, "attempt", n, "in", delay.Round(time.Millisecond), "err", err)
+		f.log.Warn("request failed; retrying", "url", shown, "attempt", n, "in", delay.Round(time.Millisecond), "err", err)
 		if serr := f.sleep(ctx, delay); serr != nil {
 			if parent.Err() != nil {
 				return parent.Err()

@@ -87,3 +87,27 @@ func TestSignedRedirectNotPrinted(t *testing.T) {
 		}
 	}
 }
+
+// TestSignedURLAskedForNotPrinted: a library asks the fetcher's Transport
+// for a pre-signed URL itself (the Sigstore verifier for an attestation's
+// bundle_url): a failure after the retries, and the log line of each retry,
+// name it with its signature hidden, through squid.
+func TestSignedURLAskedForNotPrinted(t *testing.T) {
+	store := newUpstream(t, false, func(w http.ResponseWriter, r *http.Request, _ int) {
+		http.Error(w, "Slow Down", http.StatusServiceUnavailable)
+	})
+	var log bytes.Buffer
+	o := testOptions(t)
+	o.Retries = 1
+	o.Logger = slog.New(slog.NewTextHandler(&log, nil))
+	f := newTestFetcher(t, o)
+	signed := store.URL + "/b.json.sn?sp=r&sig=S3CRETSIG&jwt=eyJS3CRET"
+	req, _ := http.NewRequestWithContext(context.Background(), http.MethodGet, signed, nil)
+	_, err := f.Transport().RoundTrip(req)
+	if err == nil || strings.Contains(err.Error(), "S3CRET") || !strings.Contains(err.Error(), store.URL+"/b.json.sn?sp=r&sig=xxxxx&jwt=xxxxx") {
+		t.Errorf("err = %v\nwant it to name the URL with its signature hidden", err)
+	}
+	if !strings.Contains(log.String(), "retrying") || strings.Contains(log.String(), "S3CRET") {
+		t.Errorf("the retry's log line prints the signature, or there is none:\n%s", log.String())
+	}
+}

@@ -242,7 +242,7 @@ func (f *Fetcher) copyHeader(dst, header http.Header, upstream string, tu *url.U
 	keep := err == nil && strings.EqualFold(u.Host, tu.Host) && (u.Scheme != "https" || tu.Scheme == "https")
 	for k, v := range header {
 		if !keep && slices.Contains(credentialHeaders, http.CanonicalHeaderKey(k)) {
-			f.log.Debug("a mirror serves this URL from another host: its credentials are not sent there", "url", upstream, "mirror", tu.Redacted(), "header", k)
+			f.log.Debug("a mirror serves this URL from another host: its credentials are not sent there", "url", srcurl.Redact(upstream), "mirror", tu.Redacted(), "header", k)
 			continue
 		}
 		dst[k] = v
