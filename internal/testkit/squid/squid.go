@@ -12,6 +12,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -109,6 +110,34 @@ func StartCaching(refresh ...string) (*Squid, error) {
 
 // start starts squid with cache, its config's lines about caching.
 func start(cache string) (*Squid, error) {
+	return startOn(cache, freePort)
+}
+
+// bindTries is how many ports start tries squid on.
+const bindTries = 5
+
+// errPortTaken is a squid that could not bind its port.
+var errPortTaken = errors.New("squid: its port was taken")
+
+// startOn starts squid on a port that pick says was free a moment ago.
+// Another process may have taken it since (a test server of a package
+// running beside): squid then exits, unable to bind, and startOn tries
+// another port. Squid is running once its log says it accepts connections
+// on its port: a connection to the port alone may reach that other
+// process, which was taken for squid.
+func startOn(cache string, pick func() (int, error)) (*Squid, error) {
+	var err error
+	for range bindTries {
+		var s *Squid
+		if s, err = startOnce(cache, pick); !errors.Is(err, errPortTaken) {
+			return s, err
+		}
+	}
+	return nil, err
+}
+
+// startOnce is one try of startOn.
+func startOnce(cache string, pick func() (int, error)) (*Squid, error) {
 	bin, err := exec.LookPath("squid")
 	if err != nil {
 		return nil, err
@@ -122,7 +151,7 @@ func start(cache string) (*Squid, error) {
 		d.Remove()
 		return nil, err
 	}
-	port, err := freePort()
+	port, err := pick()
 	if err != nil {
 		d.Remove()
 		return nil, err
@@ -155,14 +184,26 @@ http_access deny all
 	}
 	go func() { s.cmd.Wait(); close(s.done) }()
 	// Squid listens within a second on a quiet machine; a CI runner's two
-	// cores busy with race-enabled tests have taken over 20 s.
+	// cores busy with race-enabled tests have taken over 20 s. Its log
+	// says so: "Accepting HTTP Socket connections at conn3
+	// local=127.0.0.1:PORT remote=[::] FD 11 flags=9".
+	listening := func(line []byte) bool {
+		return bytes.Contains(line, []byte("Accepting HTTP Socket connections at ")) &&
+			bytes.Contains(line, fmt.Appendf(nil, " local=127.0.0.1:%d ", port))
+	}
 	for deadline := time.Now().Add(startWait); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
 		select {
 		case <-s.done:
 			log, _ := os.ReadFile(filepath.Join(dir, "cache.log"))
 			d.Remove()
+			if bytes.Contains(log, []byte("Address already in use")) {
+				return nil, fmt.Errorf("%w: 127.0.0.1:%d", errPortTaken, port)
+			}
 			return nil, fmt.Errorf("squid exited at start: %s\n%s", out.String(), log)
 		default:
+		}
+		if log, _ := os.ReadFile(filepath.Join(dir, "cache.log")); !slices.ContainsFunc(bytes.Split(log, []byte("\n")), listening) {
+			continue
 		}
 		if c, err := net.DialTimeout("tcp", s.URL[len("http://"):], time.Second); err == nil {
 			c.Close()

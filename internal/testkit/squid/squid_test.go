@@ -1,6 +1,11 @@
 package squid
 
 import (
+	"io"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
 	"os"
 	"os/exec"
 	"strconv"
@@ -63,5 +68,44 @@ func TestSquidOfADeadProcessIsStopped(t *testing.T) {
 	}
 	if s.Dir == deadDir || s.Dir == liveDir {
 		t.Errorf("new squid in an old folder %s", s.Dir)
+	}
+}
+
+// TestStartOnATakenPort: the port Start picks was free a moment ago; a
+// process that took it since (a test server of a package running beside)
+// makes squid exit, unable to bind. Start tries another port, and does not
+// take that process, which answers on the port, for squid: it returned a
+// Squid whose URL led to it, and the tests' requests "through squid" went
+// there.
+func TestStartOnATakenPort(t *testing.T) {
+	testenv.RequireTool(t, "squid")
+	taken := testenv.Listen(t, func(c net.Conn) { io.Copy(io.Discard, c) })
+	_, p, _ := net.SplitHostPort(taken)
+	takenPort, _ := strconv.Atoi(p)
+	picks := 0
+	s, err := startOn("cache deny all\ncache_mem 0\n", func() (int, error) {
+		if picks++; picks == 1 {
+			return takenPort, nil
+		}
+		return freePort()
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(s.Stop)
+	if s.URL == "http://"+taken || picks != 2 {
+		t.Fatalf("squid at %s after %d picks, want another port than the taken %s after 2", s.URL, picks, taken)
+	}
+	up := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { w.Write([]byte("hi")) }))
+	t.Cleanup(up.Close)
+	proxy, _ := url.Parse(s.URL)
+	client := &http.Client{Transport: &http.Transport{Proxy: http.ProxyURL(proxy)}, Timeout: 10 * time.Second}
+	resp, err := client.Get(up.URL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if !strings.Contains(resp.Header.Get("Via"), "squid") {
+		t.Errorf("the answer through %s has Via %q: not squid's", s.URL, resp.Header.Get("Via"))
 	}
 }
