@@ -31,7 +31,14 @@ sequences in names, link targets and owners are printed escaped (\x1b), and a ba
 as \\, as dpkg-deb -c escapes them (a name holding the text \x1b reads otherwise);
 --json keeps the bytes, but for bytes that are not UTF-8 (JSON strings hold only
 Unicode), which it writes as the text does (\xff); control and format characters
-(bidi overrides) are JSON escapes there (\u001b, \u202e).`,
+(bidi overrides) are JSON escapes there (\u001b, \u202e).
+
+What the package says of its files and they contradict is listed under problems
+(--json: "problems") and exits 1: an md5sums line whose md5 is not the file's, that
+names a file the package lacks or holds as no regular file, or a regular file md5sums
+leaves out (lintian's md5sum-mismatch, md5sums-lists-nonexistent-file,
+file-missing-in-md5sums). dpkg installs such a package; debsums and dpkg --verify then
+report its files changed on every system, and publish refuses it.`,
 		Example: `  updeb inspect out/helm_3.15.4-1_amd64.deb
   updeb inspect --json a.deb > a.json && updeb inspect --json b.deb | diff a.json -`,
 		Args: func(_ *cobra.Command, args []string) error {
@@ -57,9 +64,16 @@ Unicode), which it writes as the text does (\xff); control and format characters
 				return err
 			}
 			if g.json {
-				return printJSON(cmd.OutOrStdout(), cmd, info) // bytes not UTF-8 written \xff there
+				err = printJSON(cmd.OutOrStdout(), cmd, info) // bytes not UTF-8 written \xff there
+			} else {
+				err = printInfo(cmd.OutOrStdout(), info)
 			}
-			return printInfo(cmd.OutOrStdout(), info)
+			if err == nil && len(info.Problems) > 0 {
+				// dpkg installs it; lintian, debsums and dpkg --verify
+				// find it lying, and publish refuses it.
+				return checkFailed(fmt.Errorf("%s: %w", args[0], info.ProblemsError()), "see the problems above; publish refuses the package as it is")
+			}
+			return err
 		},
 	}, 1)
 }
@@ -112,7 +126,16 @@ func printInfo(out io.Writer, info *deb.Info) error {
 		fmt.Fprintf(w, "  %s\t%s/%s\t%d\t%s\t%s\n", modeString(f), esc(f.Uname), esc(f.Gname), f.Size,
 			f.MTime.UTC().Format("2006-01-02 15:04:05"), name)
 	}
-	return w.Flush()
+	if err := w.Flush(); err != nil {
+		return err
+	}
+	if len(info.Problems) > 0 {
+		fmt.Fprintln(out, "problems:")
+		for _, p := range info.Problems {
+			fmt.Fprintf(out, "  %s: %s: %s\n", p.Check, esc(p.Path), p.Detail)
+		}
+	}
+	return nil
 }
 
 // modeString renders a mode as tar tv and ls -l do: drwxr-xr-x,

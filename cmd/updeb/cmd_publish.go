@@ -22,7 +22,8 @@ import (
 
 // readPackage reads a .deb to publish with our own reader, which refuses a
 // package that dpkg would refuse or that would break the repository's
-// index (see deb.Inspect): its control paragraph and, from the same
+// index (see deb.Inspect), or whose md5sums is not true of its files
+// (deb.Info.Problems): its control paragraph and, from the same
 // reading, the paths it installs (for the Contents indices), and the
 // SHA256 of the bytes read, which the copy into the pool must have.
 func readPackage(ctx context.Context, path string) (repo.Package, error) {
@@ -32,6 +33,11 @@ func readPackage(ctx context.Context, path string) (repo.Package, error) {
 	}
 	defer f.Close()
 	info, err := deb.Inspect(ctx, f, size, archive.Limits{})
+	if err == nil {
+		// dpkg would install it; what it says of its files must be true
+		// before a repository serves it to every machine.
+		err = info.ProblemsError()
+	}
 	if err != nil {
 		return repo.Package{}, fmt.Errorf("%s: %w", path, err)
 	}
@@ -50,7 +56,9 @@ func newPublishCmd(g *globalOptions) *cobra.Command {
 		Long: `publish copies .deb files into the repository's pool and switches in a new signed
 generation of the suite's metadata atomically. Every version stays listed. A package
 already published with the same bytes is left as it is; with other bytes the publish is
-refused (exit 1) and the repository is unchanged.
+refused (exit 1) and the repository is unchanged. A package dpkg would refuse, or whose
+md5sums is not true of its files (a wrong md5, a file listed that it lacks, one left out:
+what 'updeb inspect' lists as problems), is refused (exit 2), and nothing is published.
 
 A suite keeps its settings (Origin, Label, Codename, Description, architectures, signing
 keys, valid-for, keep): a flag changes them; the config's repo: values set up a new suite

@@ -59,6 +59,11 @@ type Info struct {
 	Triggers  string            `json:"triggers,omitempty"`
 	MD5Sums   map[string]string `json:"md5sums"` // path as listed (no "./") -> md5
 	Files     []FileInfo        `json:"files"`
+	// Problems are what the package says of itself that its files
+	// contradict (checkMD5Sums). Inspect reports them rather than refusing
+	// the package, which dpkg installs, so that one already published is
+	// still read; publish refuses them (ProblemsError), inspect exits 1.
+	Problems []Problem `json:"problems"`
 }
 
 func malformed(format string, args ...any) error {
@@ -156,7 +161,7 @@ func Inspect(ctx context.Context, r io.ReaderAt, size int64, lim archive.Limits)
 		return nil, err
 	}
 	in := &inspector{ctx: ctx, lim: withDefaults(lim), bud: archive.NewBudget(ctx, lim, size),
-		info:    &Info{MD5Sums: map[string]string{}, Conffiles: []string{}, Scripts: []ScriptInfo{}},
+		info:    &Info{MD5Sums: map[string]string{}, Conffiles: []string{}, Scripts: []ScriptInfo{}, Problems: []Problem{}},
 		control: map[string]bool{}, data: map[string]byte{}, below: map[string]bool{}, spelled: map[string]string{}}
 	var sawControl, sawData bool
 	for i, m := range members {
@@ -210,6 +215,7 @@ func Inspect(ctx context.Context, r io.ReaderAt, size int64, lim archive.Limits)
 	if err := in.checkConffiles(); err != nil {
 		return nil, err
 	}
+	in.info.Problems = append(in.info.Problems, in.checkMD5Sums()...)
 	return in.info, nil
 }
 
@@ -264,6 +270,7 @@ type inspector struct {
 	below   map[string]bool   // the folders data.tar entries lie below (cleaned), which must be directories
 	spelled map[string]string // regular files and hardlinks (cleaned) -> dpkgName, where the two differ
 	conf    []conffile        // control.tar's conffiles, checked against data.tar at the end
+	md5     []md5Line         // control.tar's md5sums, checked against data.tar at the end
 }
 
 // readTar decompresses a member and calls add for each entry. Decoder, tar
@@ -413,6 +420,7 @@ func (in *inspector) addControl(h *tarEntry, r io.Reader) error {
 				return malformed("md5sums line %d: expected \"<md5>  <path>\", found %q", i+1, l)
 			}
 			info.MD5Sums[p] = sum
+			in.md5 = append(in.md5, md5Line{line: i + 1, sum: sum, name: p})
 		}
 	case "triggers":
 		if err := read(maxControlMember); err != nil {
