@@ -38,7 +38,9 @@ What the package says of its files and they contradict is listed under problems
 names a file the package lacks or holds as no regular file, or a regular file md5sums
 leaves out (lintian's md5sum-mismatch, md5sums-lists-nonexistent-file,
 file-missing-in-md5sums). dpkg installs such a package; debsums and dpkg --verify then
-report its files changed on every system, and publish refuses it.`,
+report its files changed on every system, and publish refuses it. An Installed-Size
+further than a tenth (and 1 MiB) from what the files take is listed under warnings
+(--json: "warnings"), and exits 0: apt only reports it as the disk space the package uses.`,
 		Example: `  updeb inspect out/helm_3.15.4-1_amd64.deb
   updeb inspect --json a.deb > a.json && updeb inspect --json b.deb | diff a.json -`,
 		Args: func(_ *cobra.Command, args []string) error {
@@ -129,10 +131,15 @@ func printInfo(out io.Writer, info *deb.Info) error {
 	if err := w.Flush(); err != nil {
 		return err
 	}
-	if len(info.Problems) > 0 {
-		fmt.Fprintln(out, "problems:")
-		for _, p := range info.Problems {
-			fmt.Fprintf(out, "  %s: %s: %s\n", p.Check, esc(p.Path), p.Detail)
+	for _, list := range []struct {
+		title    string
+		problems []deb.Problem
+	}{{"problems", info.Problems}, {"warnings", info.Warnings}} {
+		if len(list.problems) > 0 {
+			fmt.Fprintln(out, list.title+":")
+		}
+		for _, p := range list.problems {
+			fmt.Fprintf(out, "  %s\n", esc(p.String()))
 		}
 	}
 	return nil

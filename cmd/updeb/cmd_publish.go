@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"fmt"
 	"io"
+	"log/slog"
 	"maps"
 	"path/filepath"
 	"slices"
@@ -23,10 +24,10 @@ import (
 // readPackage reads a .deb to publish with our own reader, which refuses a
 // package that dpkg would refuse or that would break the repository's
 // index (see deb.Inspect), or whose md5sums is not true of its files
-// (deb.Info.Problems): its control paragraph and, from the same
+// (deb.Info.Problems; its Warnings are logged): its control paragraph and, from the same
 // reading, the paths it installs (for the Contents indices), and the
 // SHA256 of the bytes read, which the copy into the pool must have.
-func readPackage(ctx context.Context, path string) (repo.Package, error) {
+func readPackage(ctx context.Context, path string, log *slog.Logger) (repo.Package, error) {
 	f, size, err := deb.OpenPackage(path)
 	if err != nil {
 		return repo.Package{}, err
@@ -40,6 +41,9 @@ func readPackage(ctx context.Context, path string) (repo.Package, error) {
 	}
 	if err != nil {
 		return repo.Package{}, fmt.Errorf("%s: %w", path, err)
+	}
+	for _, w := range info.Warnings {
+		log.Warn(w.String(), "file", path)
 	}
 	h := sha256.New()
 	if _, err := io.Copy(h, ctxio.Reader(ctx, io.NewSectionReader(f, 0, size))); err != nil {
@@ -82,7 +86,7 @@ flag that changes it); nothing given keeps them. A change apt clients refuse (Or
 					return invalidInput(fmt.Errorf("%s: the build that wrote %s was killed while it moved a recipe's packages in; some may be missing", path, dir),
 						"run 'updeb build' with the same output folder (it finishes the move), then publish again")
 				}
-				pkg, err := readPackage(cmd.Context(), path)
+				pkg, err := readPackage(cmd.Context(), path, g.logger())
 				if err != nil {
 					return invalidInput(err, "the repository is unchanged; nothing is published when one package is refused")
 				}

@@ -9,6 +9,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"log/slog"
 	"maps"
 	"os"
 	"path/filepath"
@@ -455,7 +456,7 @@ func TestSigningKeyTextRefused(t *testing.T) {
 func TestReadPackageDigest(t *testing.T) {
 	testenv.RequireTool(t, "dpkg-deb")
 	path := buildDeb(t, t.TempDir(), "tool", "1.0-1", "a")
-	p, err := readPackage(context.Background(), path)
+	p, err := readPackage(context.Background(), path, slog.Default())
 	if err != nil {
 		t.Fatal(err)
 	}

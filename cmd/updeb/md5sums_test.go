@@ -12,17 +12,12 @@ import (
 	"github.com/updeb/updeb/internal/testkit/testenv"
 )
 
-// md5sumsDeb builds with dpkg-deb a package of /usr/bin/tool whose
-// DEBIAN/md5sums gives it the md5 of content.
-func md5sumsDeb(t *testing.T, dir, name, content string) string {
+// treeDeb builds with dpkg-deb the package name from files (path in the
+// tree -> content, DEBIAN/control among them).
+func treeDeb(t *testing.T, dir, name string, files map[string]string) string {
 	t.Helper()
 	tree := filepath.Join(dir, "tree-"+name)
-	sum := md5.Sum([]byte(content))
-	for f, b := range map[string]string{
-		"DEBIAN/control": "Package: " + name + "\nVersion: 1\nArchitecture: amd64\nMaintainer: T <t@example.com>\nDescription: test\n",
-		"DEBIAN/md5sums": hex.EncodeToString(sum[:]) + "  usr/bin/tool\n",
-		"usr/bin/tool":   "tool\n",
-	} {
+	for f, b := range files {
 		if err := os.MkdirAll(filepath.Dir(filepath.Join(tree, f)), 0o755); err != nil {
 			t.Fatal(err)
 		}
@@ -33,6 +28,18 @@ func md5sumsDeb(t *testing.T, dir, name, content string) string {
 	out := filepath.Join(dir, name+".deb")
 	testenv.Run(t, "dpkg-deb", "--root-owner-group", "-Zgzip", "--build", tree, out)
 	return out
+}
+
+// md5sumsDeb builds a package of /usr/bin/tool whose DEBIAN/md5sums gives
+// it the md5 of content.
+func md5sumsDeb(t *testing.T, dir, name, content string) string {
+	t.Helper()
+	sum := md5.Sum([]byte(content))
+	return treeDeb(t, dir, name, map[string]string{
+		"DEBIAN/control": "Package: " + name + "\nVersion: 1\nArchitecture: amd64\nMaintainer: T <t@example.com>\nDescription: test\n",
+		"DEBIAN/md5sums": hex.EncodeToString(sum[:]) + "  usr/bin/tool\n",
+		"usr/bin/tool":   "tool\n",
+	})
 }
 
 // A package whose md5sums lies about a file (dpkg installs it; debsums and
@@ -74,5 +81,48 @@ func TestMD5SumsMismatchRefused(t *testing.T) {
 	}
 	if err := json.Unmarshal([]byte(out), &info); code != exitCheck || err != nil || len(info.Problems) != 1 || info.Problems[0].Path != "usr/bin/tool" || info.Problems[0].Check != "md5sums" {
 		t.Errorf("inspect --json of the lying package: exit %d, %v, problems %+v", code, err, info.Problems)
+	}
+}
+
+// installedSizeDeb builds a package of a file of 3 MiB whose control file
+// says Installed-Size: size.
+func installedSizeDeb(t *testing.T, dir, name, size string) string {
+	t.Helper()
+	return treeDeb(t, dir, name, map[string]string{
+		"DEBIAN/control":               "Package: " + name + "\nVersion: 1\nArchitecture: amd64\nMaintainer: T <t@example.com>\nInstalled-Size: " + size + "\nDescription: test\n",
+		"usr/share/" + name + "/zeros": strings.Repeat("\x00", 3<<20),
+	})
+}
+
+// A package whose Installed-Size is far from what its files take (apt
+// reports it as the disk space the package uses; nothing checks it) is
+// published, with a warning naming it, and inspect lists the warning (in
+// --json too) and exits 0; one a few KiB off (another builder's count) gets
+// none. Both said nothing of either.
+func TestInstalledSizeWarned(t *testing.T) {
+	testenv.RequireTool(t, "dpkg-deb")
+	dir := t.TempDir()
+	// 3072 KiB of the file, 1 for each of ./, ./usr/, ./usr/share/ and the
+	// package's folder.
+	near := installedSizeDeb(t, dir, "near", "3000")
+	far := installedSizeDeb(t, dir, "far", "1")
+	want := "Installed-Size: the control file says 1 KiB, but the files take 3076 KiB"
+
+	code, _, stderr := runCLI(t, "publish", "--repo", filepath.Join(dir, "repo"), "--key", generateKey(t, dir)+".secret.asc", near, far)
+	if code != 0 || !strings.Contains(stderr, want) || !strings.Contains(stderr, far) || strings.Contains(stderr, "3000 KiB") {
+		t.Errorf("publish: exit %d, want 0 and one warning %q naming %s:\n%s", code, want, far, stderr)
+	}
+	if code, out, stderr := runCLI(t, "inspect", near); code != 0 || strings.Contains(out, "warnings:") {
+		t.Errorf("inspect of Installed-Size 3000 for 3076 KiB: exit %d:\n%s%s", code, out, stderr)
+	}
+	if code, out, stderr := runCLI(t, "inspect", far); code != 0 || !strings.Contains(out, "warnings:\n  "+want) {
+		t.Errorf("inspect of Installed-Size 1 for 3076 KiB: exit %d, want 0 and %q:\n%s%s", code, want, out, stderr)
+	}
+	code, out, _ := runCLI(t, "inspect", "--json", far)
+	var info struct {
+		Warnings []struct{ Check, Detail string }
+	}
+	if err := json.Unmarshal([]byte(out), &info); code != 0 || err != nil || len(info.Warnings) != 1 || info.Warnings[0].Check != "Installed-Size" {
+		t.Errorf("inspect --json: exit %d, %v, warnings %+v", code, err, info.Warnings)
 	}
 }

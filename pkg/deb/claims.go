@@ -3,6 +3,7 @@ package deb
 import (
 	"fmt"
 	"path"
+	"strconv"
 	"strings"
 )
 
@@ -112,4 +113,44 @@ func (in *inspector) checkMD5Sums() []Problem {
 		}
 	}
 	return problems
+}
+
+// installedSizeSlack is how far Installed-Size may be from what data.tar's
+// files take before checkInstalledSize warns: a tenth, and at least 1 MiB.
+// apt only reports the field ("After this operation, 1,024 kB of additional
+// disk space will be used") and neither it nor dpkg checks free space by
+// it, so a few KiB (a builder that counted otherwise: du's blocks, the
+// apparent size of all files at once) matter to no one.
+const installedSizeSlack = 1024
+
+// checkInstalledSize compares the control file's Installed-Size, when there
+// is one, with dpkg-gencontrol's count of data.tar's entries (installedSize's
+// rule: each regular file rounded up to whole KiB, a hardlink nothing more, a
+// symlink by the length of its target, 1 for each other entry), and warns
+// when it is further off than installedSizeSlack.
+func (in *inspector) checkInstalledSize() []Problem {
+	v, ok := in.info.Control.Get("Installed-Size")
+	if !ok {
+		return nil
+	}
+	said, err := strconv.ParseInt(v, 10, 64)
+	if err != nil {
+		return nil // checkControl refused it
+	}
+	var kib int64
+	for _, f := range in.info.Files {
+		switch f.Type {
+		case "file":
+			kib += (f.Size + 1023) / 1024
+		case "symlink":
+			kib += (int64(len(f.Linkname)) + 1023) / 1024
+		case "hardlink":
+		default:
+			kib++
+		}
+	}
+	if diff := max(said-kib, kib-said); diff <= max(kib/10, installedSizeSlack) {
+		return nil
+	}
+	return []Problem{{Check: "Installed-Size", Detail: fmt.Sprintf("the control file says %d KiB, but the files take %d KiB (dpkg-gencontrol's count): apt reports the one as the disk space the package uses; rebuild it with the Installed-Size dpkg-gencontrol computes, or none", said, kib)}}
 }

@@ -108,3 +108,12 @@ func lintianOf(t *testing.T, debs ...string) string {
 	out, _ := cmd.CombinedOutput()
 	return string(out)
 }
+
+// What Write writes, Inspect finds true: md5sums and Installed-Size.
+func TestInspectWritesOwnClaims(t *testing.T) {
+	path, res := writeTemp(t, samplePackage())
+	info, err := InspectFile(context.Background(), path, archive.Limits{})
+	if err != nil || len(info.Problems) != 0 || len(info.Warnings) != 0 || len(info.MD5Sums) == 0 {
+		t.Fatalf("Inspect of Write's package (Installed-Size %d): %v, problems %v, warnings %v, md5sums %v", res.InstalledSize, err, info.Problems, info.Warnings, info.MD5Sums)
+	}
+}

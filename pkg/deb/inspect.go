@@ -64,6 +64,9 @@ type Info struct {
 	// the package, which dpkg installs, so that one already published is
 	// still read; publish refuses them (ProblemsError), inspect exits 1.
 	Problems []Problem `json:"problems"`
+	// Warnings are claims that are wrong but mislead no tool into a wrong
+	// verdict (checkInstalledSize): shown, never refused.
+	Warnings []Problem `json:"warnings"`
 }
 
 func malformed(format string, args ...any) error {
@@ -161,7 +164,7 @@ func Inspect(ctx context.Context, r io.ReaderAt, size int64, lim archive.Limits)
 		return nil, err
 	}
 	in := &inspector{ctx: ctx, lim: withDefaults(lim), bud: archive.NewBudget(ctx, lim, size),
-		info:    &Info{MD5Sums: map[string]string{}, Conffiles: []string{}, Scripts: []ScriptInfo{}, Problems: []Problem{}},
+		info:    &Info{MD5Sums: map[string]string{}, Conffiles: []string{}, Scripts: []ScriptInfo{}, Problems: []Problem{}, Warnings: []Problem{}},
 		control: map[string]bool{}, data: map[string]byte{}, below: map[string]bool{}, spelled: map[string]string{}}
 	var sawControl, sawData bool
 	for i, m := range members {
@@ -216,6 +219,7 @@ func Inspect(ctx context.Context, r io.ReaderAt, size int64, lim archive.Limits)
 		return nil, err
 	}
 	in.info.Problems = append(in.info.Problems, in.checkMD5Sums()...)
+	in.info.Warnings = append(in.info.Warnings, in.checkInstalledSize()...)
 	return in.info, nil
 }
 
