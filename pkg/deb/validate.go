@@ -314,7 +314,12 @@ var triggerDirectives = []string{"interest", "interest-await", "interest-noawait
 // (deb-triggers(5)): a directive (interest, interest-await,
 // interest-noawait, activate, activate-await, activate-noawait) and one
 // trigger name: a file trigger is an absolute path, an explicit trigger a
-// word of printable ASCII; neither holds white space.
+// word of printable ASCII; neither holds white space. An interest's name
+// is one dpkg can classify (trig_classify_byname), or it refuses to
+// install the package ("invalid or unknown syntax in trigger name"): a
+// path below / without empty components, or a name that starts with a
+// letter or digit followed by letters, digits, "+", "-" and "." (a package
+// name's characters, "_" not among them).
 func CheckTrigger(line string) error {
 	f := strings.Fields(line)
 	if len(f) != 2 {
@@ -336,5 +341,25 @@ func CheckTrigger(line string) error {
 	if strings.HasPrefix(name, "/") && path.Clean(name) != name {
 		return fmt.Errorf("%q: file trigger %q is not a clean absolute path (write %q)", line, name, path.Clean(name))
 	}
+	if strings.HasPrefix(directive, "interest") && !interestName(name) {
+		return fmt.Errorf("%q: dpkg refuses an interest in %q (\"invalid or unknown syntax in trigger name\"): a file trigger is a path below /, an explicit trigger a name of letters, digits, +, - and . that starts with a letter or digit", line, name)
+	}
 	return nil
+}
+
+// interestName reports whether dpkg classifies name, a clean file trigger
+// or a word of printable ASCII (CheckTrigger), as a trigger one can be
+// interested in (trig_classify_byname).
+func interestName(name string) bool {
+	if strings.HasPrefix(name, "/") {
+		return name != "/"
+	}
+	for i := 0; i < len(name); i++ {
+		c := name[i]
+		alnum := 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9'
+		if !alnum && (i == 0 || !strings.ContainsRune("+-.", rune(c))) {
+			return false
+		}
+	}
+	return true
 }

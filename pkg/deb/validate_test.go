@@ -128,6 +128,7 @@ func TestValidation(t *testing.T) {
 		{"unknown trigger directive", func(p *Package) { p.Triggers = "interest /usr/lib/x\nactivate-later x" }, `triggers line 2: "activate-later x": unknown directive "activate-later"`},
 		{"trigger without name", func(p *Package) { p.Triggers = "interest" }, `triggers line 1: "interest": expected DIRECTIVE NAME`},
 		{"trigger with two names", func(p *Package) { p.Triggers = "activate a b" }, `triggers line 1: "activate a b": expected DIRECTIVE NAME`},
+		{"interest dpkg cannot classify", func(p *Package) { p.Triggers = "interest-noawait /usr/lib/x\ninterest-noawait x_y" }, `triggers line 2: "interest-noawait x_y": dpkg refuses an interest in "x_y"`},
 		{"trigger non-ASCII", func(p *Package) { p.Triggers = "activate-noawait ünï" }, `trigger name "ünï": printable ASCII only`},
 		{"file trigger not clean", func(p *Package) { p.Triggers = "interest /usr/lib//x/" }, `file trigger "/usr/lib//x/" is not a clean absolute path (write "/usr/lib/x")`},
 		{"trigger line too long", func(p *Package) { p.Triggers = "interest /usr/lib/" + strings.Repeat("x", 300) }, "triggers line 1: 318 bytes, more than the 254 dpkg reads in a line"},
