@@ -13,8 +13,8 @@ import (
 // dpkg --verify report a file whose md5sums line lies as changed on every
 // system that installs it, and say nothing of a file md5sums leaves out.
 type Problem struct {
-	Check  string `json:"check"`          // the control.tar file that says it: "md5sums"
-	Path   string `json:"path,omitempty"` // the file concerned, as data.tar names it less "./"
+	Check  string `json:"check"`          // the control.tar file or control field that says it: "md5sums", "Installed-Size"
+	Path   string `json:"path,omitempty"` // the file concerned, cleaned: "usr/bin/tool"
 	Detail string `json:"detail"`         // what is wrong, in a sentence
 }
 
@@ -117,10 +117,11 @@ func (in *inspector) checkMD5Sums() []Problem {
 
 // installedSizeSlack is how far Installed-Size may be from what data.tar's
 // files take before checkInstalledSize warns: a tenth, and at least 1 MiB.
-// apt only reports the field ("After this operation, 1,024 kB of additional
-// disk space will be used") and neither it nor dpkg checks free space by
-// it, so a few KiB (a builder that counted otherwise: du's blocks, the
-// apparent size of all files at once) matter to no one.
+// apt reports the field ("After this operation, 1,024 kB of additional
+// disk space will be used") and dpkg does not read it: nothing is refused
+// or broken by it, so it is a warning, and a few KiB (a builder that
+// counted otherwise: du's blocks, the apparent size of all files at once)
+// matter to no one.
 const installedSizeSlack = 1024
 
 // checkInstalledSize compares the control file's Installed-Size, when there
