@@ -139,7 +139,7 @@ func printInfo(out io.Writer, info *deb.Info) error {
 			fmt.Fprintln(out, list.title+":")
 		}
 		for _, p := range list.problems {
-			fmt.Fprintf(out, "  %s\n", esc(p.String()))
+			fmt.Fprintf(out, "  %s\n", esc(p.Short())) // --json keeps a long path whole
 		}
 	}
 	return nil

@@ -43,7 +43,7 @@ func readPackage(ctx context.Context, path string, log *slog.Logger) (repo.Packa
 		return repo.Package{}, fmt.Errorf("%s: %w", path, err)
 	}
 	for _, w := range info.Warnings {
-		log.Warn(w.String(), "file", path)
+		log.Warn(w.Short(), "file", path)
 	}
 	h := sha256.New()
 	if _, err := io.Copy(h, ctxio.Reader(ctx, io.NewSectionReader(f, 0, size))); err != nil {

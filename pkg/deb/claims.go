@@ -25,6 +25,13 @@ func (p Problem) String() string {
 	return p.Check + ": " + p.Path + ": " + p.Detail
 }
 
+// Short is String with a long path shortened: md5sums may name a path of
+// megabytes that no file has.
+func (p Problem) Short() string {
+	p.Path = shorten(p.Path)
+	return p.String()
+}
+
 // maxProblemsShown bounds the problems ProblemsError names: a package whose
 // md5sums lists none of its 10,000 files is one problem 10,000 times.
 const maxProblemsShown = 5
@@ -42,7 +49,7 @@ func (info *Info) ProblemsError() error {
 			shown = append(shown, fmt.Sprintf("and %d more", len(info.Problems)-i))
 			break
 		}
-		shown = append(shown, p.String())
+		shown = append(shown, p.Short())
 	}
 	return malformed("what the package says of its files is not true of them (%s): debsums and dpkg --verify, which trust it, would report its files changed on every system that installs it, or never check them; rebuild it with DEBIAN/md5sums written from the files it ships (dh_md5sums does), or with none", strings.Join(shown, "; "))
 }

@@ -117,3 +117,19 @@ func TestInspectWritesOwnClaims(t *testing.T) {
 		t.Fatalf("Inspect of Write's package (Installed-Size %d): %v, problems %v, warnings %v, md5sums %v", res.InstalledSize, err, info.Problems, info.Warnings, info.MD5Sums)
 	}
 }
+
+// md5sums may name a path of megabytes (it may be 16 MiB): the error and
+// Short name it shortened, the Problem keeps it whole.
+func TestInspectMD5SumsLongName(t *testing.T) {
+	testenv.RequireTool(t, "dpkg-deb")
+	long := "usr/share/" + strings.Repeat("n", 1<<20)
+	deb := claimsDeb(t, "long", md5Hex("data\n")+"  usr/share/t/data\n"+md5Hex("extra\n")+"  usr/share/t/extra\n"+
+		md5Hex("data\n")+"  usr/share/t/link\n"+md5Hex("tool\n")+"  usr/bin/tool\n"+md5Hex("x")+"  "+long+"\n")
+	info, err := InspectFile(context.Background(), deb, archive.Limits{})
+	if err != nil || len(info.Problems) != 1 || info.Problems[0].Path != long {
+		t.Fatalf("%v, %d problems", err, len(info.Problems))
+	}
+	if msg := info.ProblemsError().Error(); len(msg) > 1000 || !strings.Contains(msg, "usr/share/nnn") || !strings.Contains(msg, "...(1048586 bytes): listed on line 5, but the package does not ship it") {
+		t.Errorf("ProblemsError of %d bytes: %.600s", len(msg), msg)
+	}
+}
