@@ -34,13 +34,14 @@ Unicode), which it writes as the text does (\xff); control and format characters
 (bidi overrides) are JSON escapes there (\u001b, \u202e).
 
 What the package says of its files and they contradict is listed under problems
-(--json: "problems") and exits 1: an md5sums line whose md5 is not the file's, that
-names a file the package lacks or holds as no regular file, or a regular file md5sums
-leaves out (lintian's md5sum-mismatch, md5sums-lists-nonexistent-file,
-file-missing-in-md5sums). dpkg installs such a package; debsums and dpkg --verify then
-report its files changed on every system, and publish refuses it. An Installed-Size
-further than a tenth (and 1 MiB) from what the files take is listed under warnings
-(--json: "warnings"), and exits 0: apt only reports it as the disk space the package uses.`,
+(--json: "problems") and exits 1: an md5sums line whose md5 is not the file's, or that
+names a file the package lacks or holds as no regular file (lintian's md5sum-mismatch,
+md5sums-lists-nonexistent-file). dpkg installs such a package; debsums and dpkg --verify
+then report its files changed on every system, and publish refuses it. A regular file
+md5sums leaves out (lintian's warning file-missing-in-md5sums), and an Installed-Size
+further than a tenth (and 1 MiB) from what the files take, are listed under warnings
+(--json: "warnings"), and exit 0: nothing false is said of the file, and apt only
+reports Installed-Size as the disk space the package uses.`,
 		Example: `  updeb inspect out/helm_3.15.4-1_amd64.deb
   updeb inspect --json a.deb > a.json && updeb inspect --json b.deb | diff a.json -`,
 		Args: func(_ *cobra.Command, args []string) error {

@@ -61,8 +61,9 @@ func newPublishCmd(g *globalOptions) *cobra.Command {
 generation of the suite's metadata atomically. Every version stays listed. A package
 already published with the same bytes is left as it is; with other bytes the publish is
 refused (exit 1) and the repository is unchanged. A package dpkg would refuse, or whose
-md5sums is not true of its files (a wrong md5, a file listed that it lacks, one left out:
-what 'updeb inspect' lists as problems), is refused (exit 2), and nothing is published.
+md5sums is not true of its files (a wrong md5, a file listed that it lacks: what 'updeb
+inspect' lists as problems), is refused (exit 2), and nothing is published; a file md5sums
+leaves out is logged as a warning.
 
 A suite keeps its settings (Origin, Label, Codename, Description, architectures, signing
 keys, valid-for, keep): a flag changes them; the config's repo: values set up a new suite

@@ -126,3 +126,28 @@ func TestInstalledSizeWarned(t *testing.T) {
 		t.Errorf("inspect --json: exit %d, %v, warnings %+v", code, err, info.Warnings)
 	}
 }
+
+// A package whose md5sums leaves a file out (lintian's warning
+// file-missing-in-md5sums; nothing false is said of the file, debsums only
+// checks it less) is published with a warning naming the file, and inspect
+// lists it under warnings and exits 0: refusing it refused packages apt
+// installs and other builders make so.
+func TestMD5SumsLeftOutWarned(t *testing.T) {
+	testenv.RequireTool(t, "dpkg-deb")
+	dir := t.TempDir()
+	sum := md5.Sum([]byte("tool\n"))
+	deb := treeDeb(t, dir, "partial", map[string]string{
+		"DEBIAN/control":       "Package: partial\nVersion: 1\nArchitecture: amd64\nMaintainer: T <t@example.com>\nDescription: test\n",
+		"DEBIAN/md5sums":       hex.EncodeToString(sum[:]) + "  usr/bin/tool\n",
+		"usr/bin/tool":         "tool\n",
+		"usr/share/partial/ex": "extra\n",
+	})
+	want := "md5sums: usr/share/partial/ex: shipped, but md5sums does not list it"
+	code, _, stderr := runCLI(t, "publish", "--repo", filepath.Join(dir, "repo"), "--key", generateKey(t, dir)+".secret.asc", deb)
+	if code != 0 || !strings.Contains(stderr, want) {
+		t.Errorf("publish: exit %d, want 0 and a warning %q:\n%s", code, want, stderr)
+	}
+	if code, out, stderr := runCLI(t, "inspect", deb); code != 0 || !strings.Contains(out, "warnings:\n  "+want) || strings.Contains(out, "problems:") {
+		t.Errorf("inspect: exit %d, want 0 and the warning %q:\n%s%s", code, want, out, stderr)
+	}
+}

@@ -66,12 +66,15 @@ type md5Line struct {
 // file-missing-in-md5sums) and as dh_md5sums writes it: a line for each
 // regular file, a hardlink's name included (with its target's md5), and
 // for nothing else; the conffiles it may leave out (dpkg records their
-// digests itself), and lists them rightly if at all. A name is matched as
+// digests itself), and lists them rightly if at all. A line that is not
+// true of the files is a problem; a file left out (lintian's warning
+// file-missing-in-md5sums: nothing false is said of it) is unlisted, a
+// warning. A name is matched as
 // dpkg matches it, without its leading "/" or "./". The md5 of each file was
 // taken as data.tar was read (addData), so this costs no second reading.
-func (in *inspector) checkMD5Sums() []Problem {
+func (in *inspector) checkMD5Sums() (problems, unlisted []Problem) {
 	if len(in.md5) == 0 {
-		return nil
+		return nil, nil
 	}
 	sums := map[string]string{} // a regular file or hardlink (cleaned) -> its content's md5
 	var files []string          // the same, in data.tar's order
@@ -87,7 +90,6 @@ func (in *inspector) checkMD5Sums() []Problem {
 		}
 		files = append(files, name)
 	}
-	var problems []Problem
 	add := func(name, format string, args ...any) {
 		problems = append(problems, Problem{Check: "md5sums", Path: name, Detail: fmt.Sprintf(format, args...)})
 	}
@@ -116,10 +118,12 @@ func (in *inspector) checkMD5Sums() []Problem {
 	}
 	for _, name := range files {
 		if listed[name] == 0 && !conffile[name] {
-			add(name, "shipped, but md5sums does not list it")
+			// A warning, as lintian's file-missing-in-md5sums is: debsums
+			// checks the file less, and reports nothing false of it.
+			unlisted = append(unlisted, Problem{Check: "md5sums", Path: name, Detail: "shipped, but md5sums does not list it (debsums and dpkg --verify cannot check it)"})
 		}
 	}
-	return problems
+	return problems, unlisted
 }
 
 // installedSizeSlack is how far Installed-Size may be from what data.tar's

@@ -64,8 +64,9 @@ type Info struct {
 	// the package, which dpkg installs, so that one already published is
 	// still read; publish refuses them (ProblemsError), inspect exits 1.
 	Problems []Problem `json:"problems"`
-	// Warnings are claims that are wrong but mislead no tool into a wrong
-	// verdict (checkInstalledSize): shown, never refused.
+	// Warnings are claims that are wrong or missing but mislead no tool
+	// into a wrong verdict (checkInstalledSize, a file md5sums leaves out):
+	// shown, never refused.
 	Warnings []Problem `json:"warnings"`
 }
 
@@ -218,7 +219,9 @@ func Inspect(ctx context.Context, r io.ReaderAt, size int64, lim archive.Limits)
 	if err := in.checkConffiles(); err != nil {
 		return nil, err
 	}
-	in.info.Problems = append(in.info.Problems, in.checkMD5Sums()...)
+	problems, unlisted := in.checkMD5Sums()
+	in.info.Problems = append(in.info.Problems, problems...)
+	in.info.Warnings = append(in.info.Warnings, unlisted...)
 	in.info.Warnings = append(in.info.Warnings, in.checkInstalledSize()...)
 	return in.info, nil
 }
