@@ -48,7 +48,9 @@ the mirrors: entries for the far side. It writes only inside DIR: a symlink met 
 is refused (exit 1) or, for a file, replaced. Exports into one DIR run one at a
 time (a lock on DIR: a second waits, so that neither loses the other's manifest
 entries), and one removes the temporary copies an export killed while copying
-left in DIR.`,
+left in DIR. A listed file whose bytes upstream changed (a checksum file, a
+signature) is unlisted before it is replaced: an export that stops half way leaves
+it unlisted, never listed with the old bytes' digests, and the next export lists it.`,
 		Example: `  updeb mirror export /media/usb/updeb-mirror
   updeb mirror export out/mirror hello pingd --arch amd64 --json`,
 		Args: cobra.MinimumNArgs(1),

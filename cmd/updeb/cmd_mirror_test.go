@@ -204,6 +204,47 @@ func TestMirrorExportOneAtATime(t *testing.T) {
 	}
 }
 
+// TestMirrorExportStoppedKeepsTheFolder: an export that stops after it
+// replaced a listed file whose bytes upstream changed (a checksum file a
+// line was added to) leaves the folder one verify passes: that file is
+// unlisted until an export lists it again. It stayed listed with the old
+// bytes' digests (exit 1, CORRUPT), though nothing in it was damaged. The
+// export is stopped by what a later file meets (a folder where it goes),
+// as a full disk or kill -9 would stop it.
+func TestMirrorExportStoppedKeepsTheFolder(t *testing.T) {
+	args, upstream := demoProject(t)
+	dir := filepath.Join(t.TempDir(), "updeb-mirror")
+	if code, stdout, stderr := runCLI(t, append(args, "mirror", "export", dir, "hello", "--arch", "amd64")...); code != 0 {
+		t.Fatalf("mirror export hello: exit %d\n%s%s", code, stdout, stderr)
+	}
+	const sums = "hello/v1.2.0/hello-v1.2.0-linux-amd64.tar.gz.sha256sum"
+	f, err := os.OpenFile(filepath.Join(upstream, sums), os.O_APPEND|os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.WriteString(strings.Repeat("0", 64) + "  hello-v1.2.0-linux-amd64.sbom.json\n")
+	f.Close()
+	inTheWay := filepath.Join(dir, "releases.example.org", "pingd", "v0.9.1", "pingd.amd64", "x")
+	if err := os.MkdirAll(inTheWay, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	again := append(args, "--cache", filepath.Join(t.TempDir(), "cache"), "mirror", "export", dir, "hello", "pingd", "--arch", "amd64")
+	if code, stdout, stderr := runCLI(t, again...); code == 0 {
+		t.Fatalf("mirror export with a folder in the way: exit 0\n%s%s", stdout, stderr)
+	}
+	code, out, stderr := runCLI(t, "mirror", "verify", dir)
+	if code != 0 || !strings.Contains(out, "unlisted releases.example.org/"+sums) || strings.Contains(out, "CORRUPT") {
+		t.Errorf("mirror verify after a stopped export: exit %d, want 0 and the changed file unlisted\n%s%s", code, out, stderr)
+	}
+	os.RemoveAll(filepath.Dir(inTheWay))
+	if code, stdout, stderr := runCLI(t, again...); code != 0 {
+		t.Fatalf("mirror export again: exit %d\n%s%s", code, stdout, stderr)
+	}
+	if code, out, stderr := runCLI(t, "mirror", "verify", dir); code != 0 || strings.Contains(out, "unlisted") || !strings.Contains(out, "6 file(s): 6 ok") {
+		t.Errorf("mirror verify after the export finished: exit %d\n%s%s", code, out, stderr)
+	}
+}
+
 // TestMirrorVerifyEscapes: what mirror verify prints of a folder carried in
 // from elsewhere (the names of files in it, its manifest's paths and URLs)
 // reaches the terminal escaped (pkg/termtext): a name holding an OSC or CSI

@@ -75,7 +75,8 @@ type ExportResult struct {
 // jobs (source.Fetch: the cache, the proxy, pins, signatures, checksum
 // cross-checks), copies each into dir at HOST/PATH, and merges them into the
 // folder's manifest. A file already there with the same digest is left as
-// it is; another is replaced. The copy is hashed as it is written and must
+// it is; another is replaced, once the manifest no longer lists it
+// (unlistChanged). Everything is checked before anything is written. The copy is hashed as it is written and must
 // equal what was verified. The answers rec recorded while the sources were
 // verified (rec is the transport of opts.Sigstore's HTTP client, or nil) are
 // written too: GitHub's attestations travel with the artifacts they vouch
@@ -154,21 +155,39 @@ func Export(ctx context.Context, jobs []source.Job, ro recipe.ResolveOptions, op
 		}
 		return nil
 	}
+	// Every file's place and entry are known, and checked, before any is
+	// written: an export refused (two URLs at one path) or stopped half
+	// way (a full disk, kill -9) must not leave a listed file with bytes
+	// its entry does not list, which verify calls corrupt and a build
+	// reading it for the listed URL refuses.
+	var writes []func() error
 	for _, r := range got {
-		e, mi, err := place(ctx, root, abs, r)
-		if err == nil {
-			err = add(e, mi)
-		}
+		rel, mi, err := pathOf(r.URL)
 		if err != nil {
 			return nil, err
 		}
+		e := Entry{URL: r.URL, Path: rel, Size: r.Size, SHA256: r.Digests[digest.SHA256], SHA512: r.Digests[digest.SHA512]}
+		if err := add(e, mi); err != nil {
+			return nil, err
+		}
+		writes = append(writes, func() error { return place(ctx, root, abs, e, r) })
 	}
 	for _, a := range rec.answers() {
-		e, mi, err := placeAnswer(root, abs, a)
-		if err == nil {
-			err = add(e, mi)
-		}
+		rel, mi, err := pathOf(a.url)
 		if err != nil {
+			return nil, err
+		}
+		e := a.entry(rel)
+		if err := add(e, mi); err != nil {
+			return nil, err
+		}
+		writes = append(writes, func() error { return placeAnswer(root, abs, e, a) })
+	}
+	if err := unlistChanged(root, abs, m, byPath); err != nil {
+		return nil, err
+	}
+	for _, write := range writes {
+		if err := write(); err != nil {
 			return nil, err
 		}
 	}
@@ -218,25 +237,38 @@ func sweepTemps(root *os.Root, m *Manifest, log *slog.Logger) {
 // pid and a counter.
 var tempName = regexp.MustCompile(`^\..+\.tmp-[0-9]+-[0-9]+$`)
 
-// place copies the verified file r into the folder root (at dir) at its
-// mirror path and returns its manifest entry and its host's mirror (To
-// relative to dir).
-func place(ctx context.Context, root *os.Root, dir string, r *fetch.Result) (Entry, Mirror, error) {
-	rel, mi, err := pathOf(r.URL)
-	if err != nil {
-		return Entry{}, Mirror{}, err
+// unlistChanged writes the manifest m without the entries of the files
+// whose bytes the export is about to replace (next: path -> the new entry),
+// if there are any: a checksum file, signature or answer upstream has
+// changed since the last export. Stopped after it replaced one, the export
+// leaves that file unlisted (verify names it, the next export lists it),
+// never listed with the old bytes' digests.
+func unlistChanged(root *os.Root, dir string, m *Manifest, next map[string]Entry) error {
+	kept := &Manifest{Files: []Entry{}}
+	for _, e := range m.Files {
+		if n := next[e.Path]; n.SHA256 == e.SHA256 && n.Size == e.Size {
+			kept.Files = append(kept.Files, e)
+		}
 	}
-	e := Entry{URL: r.URL, Path: rel, Size: r.Size, SHA256: r.Digests[digest.SHA256], SHA512: r.Digests[digest.SHA512]}
+	if len(kept.Files) == len(m.Files) {
+		return nil
+	}
+	return writeManifest(root, dir, kept)
+}
+
+// place copies the verified file r, whose manifest entry is e, into the
+// folder root (at dir) at its mirror path.
+func place(ctx context.Context, root *os.Root, dir string, e Entry, r *fetch.Result) error {
 	if sums, size, err := hashIn(ctx, root, e.Path, e.algorithms()); err == nil && size == e.Size && e.matches(sums) {
-		return e, mi, nil // already there
+		return nil // already there
 	}
 	src, _, err := confined.OpenFile(r.Path)
 	if err != nil {
-		return Entry{}, Mirror{}, err
+		return err
 	}
 	defer src.Close()
 	h := digest.NewHasher(e.algorithms()...)
-	err = writeIn(root, dir, e.Path, func(w io.Writer) error {
+	return writeIn(root, dir, e.Path, func(w io.Writer) error {
 		if _, err := copyCtx(ctx, io.MultiWriter(w, h), src); err != nil {
 			return err
 		}
@@ -245,21 +277,15 @@ func place(ctx context.Context, root *os.Root, dir string, r *fetch.Result) (Ent
 		}
 		return nil
 	})
-	return e, mi, err
 }
 
-// placeAnswer writes a recorded answer into the folder at its mirror path.
-func placeAnswer(root *os.Root, dir string, a answer) (Entry, Mirror, error) {
-	rel, mi, err := pathOf(a.url)
-	if err != nil {
-		return Entry{}, Mirror{}, err
-	}
-	e := a.entry(rel)
-	err = writeIn(root, dir, e.Path, func(w io.Writer) error {
+// placeAnswer writes a recorded answer, whose manifest entry is e, into the
+// folder at its mirror path.
+func placeAnswer(root *os.Root, dir string, e Entry, a answer) error {
+	return writeIn(root, dir, e.Path, func(w io.Writer) error {
 		_, err := w.Write(a.body)
 		return err
 	})
-	return e, mi, err
 }
 
 // pathOf returns where in the folder (HOST/PATH, slash-separated) export
