@@ -131,3 +131,41 @@ func TestCacheGCReadOnly(t *testing.T) {
 		t.Error(err)
 	}
 }
+
+// On a read-only cache whose downloads have index entries (every download
+// has one), gc fails as on one without: exit 3, naming the lock it could
+// not take. It took an entry whose lock it could not open for one a fetch
+// held, kept it and the blob it names, and said "removed 0 files" (exit
+// 0): a gc run by a user who cannot write the cache never freed a byte,
+// without a word.
+func TestCacheGCReadOnlyIndexed(t *testing.T) {
+	dir := t.TempDir()
+	c, _ := cache.Open(filepath.Join(dir, "cache"))
+	old := 400 * 24 * time.Hour
+	blob := cachedBlob(t, c, "old", old)
+	e := cache.Entry{URL: "https://releases.example.org/old.tar.gz", SHA256: filepath.Base(blob), Size: 3}
+	if err := c.SetIndex(e); err != nil {
+		t.Fatal(err)
+	}
+	id := cache.ID(e.URL, "")
+	entry := filepath.Join("index", id[:2], id+".json")
+	then := time.Now().Add(-old)
+	os.Chtimes(filepath.Join(c.Dir(), entry), then, then)
+
+	ro := filepath.Join(dir, "ro")
+	os.Mkdir(ro, 0o755)
+	testenv.ReadOnlyBindMount(t, c.Dir(), ro)
+	if out, _ := runCLIExit(t, exitOK, "--cache", ro, "cache", "gc", "--dry-run"); !strings.Contains(out, "would remove "+filepath.Join(ro, entry)+"\n") ||
+		!strings.Contains(out, "would remove 2 files") {
+		t.Errorf("--dry-run on a read-only cache: %q", out)
+	}
+	_, stderr := runCLIExit(t, exitNetwork, "--cache", ro, "cache", "gc")
+	if !strings.Contains(stderr, filepath.Join(ro, "locks", id+".lock")+": read-only file system") {
+		t.Errorf("gc on a read-only cache: %s", stderr)
+	}
+	for _, f := range []string{blob, filepath.Join(c.Dir(), entry)} {
+		if _, err := os.Stat(f); err != nil {
+			t.Error(err)
+		}
+	}
+}

@@ -322,9 +322,9 @@ func (c *Cache) sweep(partialAge time.Duration, dryRun bool, gone func(name stri
 		if strings.HasPrefix(name, partPrefix) && age <= partialAge {
 			continue // kept for a resume
 		}
-		l, busy := c.tryLock(id)
-		if busy || l == nil && !dryRun {
-			continue // a download is using it
+		l, busy, err := c.tryLock(id)
+		if busy || err != nil && !dryRun {
+			continue // a download is using it, or a clean-up cannot tell
 		}
 		remove(name, fi, os.Remove)
 		l.Unlock()
@@ -332,14 +332,17 @@ func (c *Cache) sweep(partialAge time.Duration, dryRun bool, gone func(name stri
 }
 
 // tryLock takes the lock of download identity id if it is free at once. It
-// returns nil and busy when another process holds it, and nil alone when
-// the lock file cannot be opened (a dry run by a user who may read the
-// cache but not write it). Unlocking a nil lock does nothing.
-func (c *Cache) tryLock(id string) (l *lockfile.Lock, busy bool) {
+// returns nil and busy when another process holds it, and nil and the
+// error when the lock file cannot be opened (a cache the user may read but
+// not write: enough for a dry run). Unlocking a nil lock does nothing.
+func (c *Cache) tryLock(id string) (l *lockfile.Lock, busy bool, err error) {
 	done, cancel := context.WithCancel(context.Background())
 	cancel() // try the lock once, without waiting
-	l, err := lockfile.Acquire(done, filepath.Join(c.dir, "locks", id+".lock"), time.Hour)
-	return l, errors.Is(err, lockfile.ErrHeld)
+	l, err = lockfile.Acquire(done, filepath.Join(c.dir, "locks", id+".lock"), time.Hour)
+	if errors.Is(err, lockfile.ErrHeld) {
+		return nil, true, nil
+	}
+	return l, false, err
 }
 
 // lockOf returns the download identity a temporary file is named after, or "".

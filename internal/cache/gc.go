@@ -127,14 +127,19 @@ func (c *Cache) gcIndex(ctx context.Context, root *os.Root, cutoff time.Time, dr
 			return nil // none of the cache's
 		}
 		if fi.ModTime().Before(cutoff) {
-			l, busy := c.tryLock(id)
+			l, busy, err := c.tryLock(id)
 			switch {
 			case busy: // a fetch is reading it: kept
 			case dryRun:
 				l.Unlock()
 				res.add(rel, fi.Size())
 				return nil
-			case l != nil:
+			case err != nil:
+				// A lock that cannot be opened (a read-only cache) is
+				// none a fetch holds: kept as in use, every entry was,
+				// and their blobs, and gc said it removed nothing.
+				return fmt.Errorf("cache: %w", err)
+			default:
 				gone, err := removeOld(root, rel, cutoff)
 				l.Unlock()
 				if err != nil || gone {
