@@ -732,6 +732,36 @@ func TestWriteRefusedWhereTheSuiteLinkIsLost(t *testing.T) {
 	}
 }
 
+// A suite published once (its one generation, 1) whose link is lost is
+// refused as one with more generations is: the write started the suite
+// anew, listing the new package only, and gc then collected the pool file
+// of the version published before, recording it as collected for good.
+// A lone generation 1 was taken for a first write killed before its
+// switch, which leaves the link it was to switch with beside it
+// (TestKilledFirstWriteStartsAnew).
+func TestWriteRefusedWhereTheFirstGenerationsLinkIsLost(t *testing.T) {
+	dir, root := testDirs(t)
+	ctx := context.Background()
+	r := testRepo(t, root)
+	publishEach(t, r, dir, "1")
+	link := filepath.Join(root, "dists/s")
+	must(t, os.Remove(link))
+	before := snapshot(t, root)
+	_, err := r.Publish(ctx, "s", "main", []Package{pkgOf(t, testDeb(t, filepath.Join(dir, "c"), "app", "2", "amd64", "v2"))})
+	if !errors.Is(err, ErrInvalid) || !strings.Contains(err.Error(), "'ln -sfn .gen/s/1 "+link+"'") {
+		t.Fatalf("publish into s without its link: %v, want ErrInvalid saying how to restore it", err)
+	}
+	if after := snapshot(t, root); !reflect.DeepEqual(before, after) {
+		t.Fatal("the refused publish changed the repository")
+	}
+	must(t, os.Symlink(".gen/s/1", link))
+	_, err = r.Publish(ctx, "s", "main", []Package{pkgOf(t, testDeb(t, filepath.Join(dir, "c"), "app", "2", "amd64", "v2"))})
+	must(t, err)
+	if list, err := r.List("s"); err != nil || len(list) != 2 {
+		t.Fatalf("s with its link restored, after the publish: %v, %v", list, err)
+	}
+}
+
 // gc refuses a generation that is a symlink (moved to another disk and
 // linked back), dry run or not, and removes nothing: it left the live one,
 // a symlink, out of what it keeps, removed its link (the suite then 404 for

@@ -177,11 +177,14 @@ func (r *Repo) install(ctx context.Context, st *suiteState, next *nextGeneration
 	if err := r.appendHistory(rec.complete(st.suite, next.n, next.date, next.set, r.opts.Actor)); err != nil {
 		return err
 	}
+	if err := r.makeLink(st.suite, next.n); err != nil {
+		return err
+	}
 	if err := r.commit(st.suite, next.n, staging); err != nil {
 		return err
 	}
 	r.hook("staged")
-	if err := r.switchTo(st.suite, next.n); err != nil {
+	if err := r.switchTo(st.suite); err != nil {
 		return err
 	}
 	r.hook("switched")
@@ -591,17 +594,27 @@ func (r *Repo) commit(suite string, n int, staging string) error {
 	return atomicfile.SyncDir(filepath.Dir(final))
 }
 
-// switchTo makes generation n live: a new symbolic link renamed over
-// dists/<suite>, which replaces it atomically.
-func (r *Repo) switchTo(suite string, n int) error {
-	tmpLink := filepath.Join(r.distsDir(), "."+suite+".link")
+// nextLink is the symbolic link switchTo renames over dists/<suite>.
+func (r *Repo) nextLink(suite string) string {
+	return filepath.Join(r.distsDir(), "."+suite+".link")
+}
+
+// makeLink makes suite's nextLink, to generation n, before generation n is
+// in place: a new suite's first write killed before its switch leaves it
+// beside the suite's generation 1, which tells that generation, never
+// live, from the one of a suite whose link was lost (lostLink).
+func (r *Repo) makeLink(suite string, n int) error {
+	tmpLink := r.nextLink(suite)
 	if err := os.Remove(tmpLink); err != nil && !errors.Is(err, os.ErrNotExist) {
 		return err
 	}
-	if err := os.Symlink(path.Join(".gen", suite, strconv.Itoa(n)), tmpLink); err != nil {
-		return err
-	}
-	if err := os.Rename(tmpLink, filepath.Join(r.distsDir(), suite)); err != nil {
+	return os.Symlink(path.Join(".gen", suite, strconv.Itoa(n)), tmpLink)
+}
+
+// switchTo makes the generation of suite's nextLink live: the link renamed
+// over dists/<suite>, which replaces it atomically.
+func (r *Repo) switchTo(suite string) error {
+	if err := os.Rename(r.nextLink(suite), filepath.Join(r.distsDir(), suite)); err != nil {
 		return err
 	}
 	return atomicfile.SyncDir(r.distsDir())

@@ -418,6 +418,50 @@ func TestKilledPublishLeavesNoPoolFile(t *testing.T) {
 	}
 }
 
+// The first write of a suite (a publish, a promote) killed before its
+// switch leaves nothing the next write must ask about: the write run again
+// starts the suite. A killed publish's pool files and generation go
+// (recoverPublish); a killed promote's generation 1 is replaced, as the
+// link the write made to switch with says it was never live: without that
+// link, a lone generation 1 is a suite published once whose link was lost,
+// and is refused (TestWriteRefusedWhereTheFirstGenerationsLinkIsLost).
+func TestKilledFirstWriteStartsAnew(t *testing.T) {
+	for _, op := range []string{"publish", "promote"} {
+		t.Run(op, func(t *testing.T) {
+			dir, root := testDirs(t)
+			keyFile := writeTestKey(t, dir)
+			r := realRepo(t, root, testSettings("amd64"), nil)
+			ctx := context.Background()
+			deb := testDeb(t, dir, "app", "1-1", "amd64", "v1")
+			arg, write := "publish "+deb, func() error {
+				_, err := r.Publish(ctx, "s", "main", []Package{pkgOf(t, deb)})
+				return err
+			}
+			if op == "promote" {
+				_, err := r.Publish(ctx, "staging", "main", []Package{pkgOf(t, deb)})
+				must(t, err)
+				arg, write = "promote staging", func() error {
+					_, err := r.Promote(ctx, Place{Suite: "staging"}, Place{Suite: "s"}, nil)
+					return err
+				}
+			}
+			cmd := helperCmd(t, root, keyFile, arg, "staged")
+			startStopped(t, cmd, "staged")
+			must(t, cmd.Process.Signal(syscall.SIGKILL))
+			cmd.Wait() //nolint:errcheck // killed on purpose
+			if _, err := os.Lstat(filepath.Join(root, "dists/.gen/s/1")); err != nil {
+				t.Fatalf("killed at staged: no generation 1 (%v): the test misses the window", err)
+			}
+			if err := write(); err != nil {
+				t.Fatalf("the %s after a first %s killed before its switch: %v", op, op, err)
+			}
+			if checks, err := r.Verify(ctx, "s", clientKeyring(t, root), time.Now()); err != nil || len(checks) != 1 || len(checks[0].Findings) != 0 || checks[0].PoolFiles != 1 {
+				t.Fatalf("verify: %+v, %v", checks, err)
+			}
+		})
+	}
+}
+
 // A publish killed while it wrote its pending publish record leaves the
 // record's temporary file in .updeb/ (kill -9 in a loop of publishes left
 // one in 15 kills); the next write removes it, as it removes the record.

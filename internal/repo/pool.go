@@ -424,6 +424,12 @@ func (r *Repo) recoverPublish() {
 		}
 		r.opts.Logger.Info("removing the pool files of a publish interrupted before its generation went live", "suite", p.Suite, "files", len(files))
 		r.unlinkUnpublished(p.Suite, p.Before, files)
+		// So does its generation, if it was written: it lists them, and,
+		// a new suite's first, it would pass for the generation of a
+		// suite whose link was lost (lostLink), which no write replaces.
+		if err := r.removeAside(r.genDir(p.Suite, p.Before+1)); err != nil {
+			return // the record stays for the next write
+		}
 	}
 	if err := os.Remove(name); err == nil {
 		atomicfile.SyncDir(filepath.Dir(name)) //nolint:errcheck // a record left is finished again

@@ -154,24 +154,34 @@ func (r *Repo) missingLive(suite string, n int) error {
 }
 
 // lostLink refuses to start suite anew (its generation 1) when its
-// generations folder holds a generation after the first: only a suite that
-// was live writes one, so its link dists/SUITE was lost (a copy or backup
-// that leaves symbolic links out) or removed by hand. Written anew, the
-// suite listed the new packages only, every version published before gone
-// for clients, and its old generations were pruned as never live. A lone
-// generation 1 may be a first write killed before its switch, which the
-// next write replaces.
+// generations folder holds a generation: its link dists/SUITE was lost (a
+// copy or backup that leaves symbolic links out) or removed by hand.
+// Written anew, the suite listed the new packages only, every version
+// published before gone for clients, and its old generations were pruned
+// as never live. A lone generation 1 is a new suite's first write killed
+// before its switch only when the link that write made to switch with is
+// there beside it (makeLink), and is then replaced; taken for one without,
+// a suite published once was started anew (a killed first publish's
+// generation goes with its pool files anyway: recoverPublish).
 func (r *Repo) lostLink(suite string) error {
 	gens, err := r.keptGenerations(suite, math.MaxInt)
-	if errors.Is(err, fs.ErrNotExist) || err == nil && (len(gens) == 0 || gens[0] < 2) {
+	if errors.Is(err, fs.ErrNotExist) || err == nil && (len(gens) == 0 || slices.Equal(gens, []int{1}) && r.firstLinkMade(suite)) {
 		return nil
 	}
 	if err != nil {
 		return err
 	}
 	link := filepath.Join(r.distsDir(), suite)
-	return fmt.Errorf("%w: suite %s has no link %s, but %s holds its generations up to %d: the link was lost (a copy or backup that leaves symbolic links out) or removed by hand, and a write would start the suite anew without the packages it lists; restore it, 'ln -sfn .gen/%s/%d %s', or remove %s to start the suite anew",
+	return fmt.Errorf("%w: suite %s has no link %s, but %s holds its generations up to %d: the link was lost (a copy or backup that leaves symbolic links out), removed by hand, and a write would start the suite anew without the packages it lists; restore it, 'ln -sfn .gen/%s/%d %s', or remove %s to start the suite anew",
 		ErrInvalid, suite, link, r.suiteGenDir(suite), gens[0], suite, gens[0], link, r.suiteGenDir(suite))
+}
+
+// firstLinkMade reports whether suite's nextLink is there, to generation
+// 1: the suite's first write was killed before its switch (a later write
+// killed so links a later generation).
+func (r *Repo) firstLinkMade(suite string) bool {
+	target, err := os.Readlink(r.nextLink(suite))
+	return err == nil && target == path.Join(".gen", suite, "1")
 }
 
 // component reads every package of comp in g (empty when g does not list it).
