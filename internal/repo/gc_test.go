@@ -737,15 +737,14 @@ func TestWriteRefusedWhereTheSuiteLinkIsLost(t *testing.T) {
 // anew, listing the new package only, and gc then collected the pool file
 // of the version published before, recording it as collected for good.
 // A lone generation 1 was taken for a first write killed before its
-// switch, which leaves the link it was to switch with beside it
-// (TestKilledFirstWriteStartsAnew).
+// switch, which leaves the link it was to switch with, to generation 1,
+// beside it (TestKilledFirstWriteStartsAnew); one to generation 2 is a
+// later write's.
 func TestWriteRefusedWhereTheFirstGenerationsLinkIsLost(t *testing.T) {
-	dir, root := testDirs(t)
+	r, dir, link := lostLink(t, "1")
 	ctx := context.Background()
-	r := testRepo(t, root)
-	publishEach(t, r, dir, "1")
-	link := filepath.Join(root, "dists/s")
-	must(t, os.Remove(link))
+	root := r.root
+	must(t, os.Symlink(".gen/s/2", filepath.Join(root, "dists/.s.link")))
 	before := snapshot(t, root)
 	_, err := r.Publish(ctx, "s", "main", []Package{pkgOf(t, testDeb(t, filepath.Join(dir, "c"), "app", "2", "amd64", "v2"))})
 	if !errors.Is(err, ErrInvalid) || !strings.Contains(err.Error(), "'ln -sfn .gen/s/1 "+link+"'") {
@@ -760,6 +759,37 @@ func TestWriteRefusedWhereTheFirstGenerationsLinkIsLost(t *testing.T) {
 	if list, err := r.List("s"); err != nil || len(list) != 2 {
 		t.Fatalf("s with its link restored, after the publish: %v, %v", list, err)
 	}
+}
+
+// A suite named to a command that needs it (refresh SUITE, the suite a
+// promote reads, repo list and history of it) whose link dists/SUITE is
+// lost is said to be so, with the ln -sfn that restores it: it was said
+// not to exist, "publish creates one" (exit 3), sending the operator of a
+// refresh timer to start anew the suite whose packages are all there.
+func TestNamedSuiteWhoseLinkIsLost(t *testing.T) {
+	r, _, link := lostLink(t, "1", "2")
+	ctx := context.Background()
+	for name, read := range map[string]func() error{
+		"refresh": func() error { _, err := r.Refresh(ctx, []string{"s"}); return err },
+		"promote": func() error { _, err := r.Promote(ctx, Place{Suite: "s"}, Place{Suite: "t"}, nil); return err },
+		"list":    func() error { _, err := r.List("s"); return err },
+		"history": func() error { _, err := r.History("s"); return err },
+	} {
+		if err := read(); !errors.Is(err, ErrInvalid) || !strings.Contains(err.Error(), "'ln -sfn .gen/s/2 "+link+"'") || strings.Contains(err.Error(), "publish creates one") {
+			t.Errorf("%s of s without its link: %v, want ErrInvalid saying how to restore it", name, err)
+		}
+	}
+}
+
+// lostLink returns a repository whose suite s, published once per version,
+// has lost its link (returned), and the test's folder.
+func lostLink(t *testing.T, versions ...string) (r *Repo, dir, link string) {
+	dir, root := testDirs(t)
+	r = testRepo(t, root)
+	publishEach(t, r, dir, versions...)
+	link = filepath.Join(root, "dists/s")
+	must(t, os.Remove(link))
+	return r, dir, link
 }
 
 // gc refuses a generation that is a symlink (moved to another disk and

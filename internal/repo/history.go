@@ -250,8 +250,13 @@ func (r *Repo) suitesOrAll(suite string) ([]string, error) {
 	return []string{suite}, nil
 }
 
-// noSuite is the error for a suite that does not exist, naming those that do.
+// noSuite is the error for a suite that does not exist, naming those that
+// do; a suite whose link is lost (its generations there) is said to be,
+// with what restores it (lostLink), not to exist: "publish creates one".
 func (r *Repo) noSuite(suite string, all []string) error {
+	if err := r.lostLink(suite); err != nil {
+		return err
+	}
 	if len(all) == 0 {
 		return fmt.Errorf("%w: suite %s does not exist: %s has no published suite (publish creates one)", ErrNotFound, suite, r.root)
 	}
