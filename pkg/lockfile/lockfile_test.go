@@ -363,3 +363,39 @@ func TestSharedLock(t *testing.T) {
 	}
 	x.Unlock()
 }
+
+// TestRemoveStoppedHalfWaySwept: a Remove stopped before the folder is
+// gone (here by a subfolder it cannot remove, a read-only mount; kill -9
+// while it removes the gigabytes of a verify's builds stops it the same
+// way) leaves a folder the next sweep removes, without reaping it (its
+// maker finished with it). The lock went with whatever Remove reached
+// first, and the lockless folder, holding the rest, was left alone for
+// good.
+func TestRemoveStoppedHalfWaySwept(t *testing.T) {
+	parent := t.TempDir()
+	d, err := TempDir(parent, "x-", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ro := filepath.Join(d.Path, "build")
+	if err := os.MkdirAll(ro, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(filepath.Join(ro, "app.deb"), []byte("a build"), 0o644)
+	// Once the mount is gone (cleanups run last registered first), what
+	// Remove left is swept.
+	t.Cleanup(func() {
+		var reaped []string
+		swept := Sweep(parent, "x-", func(dir string) { reaped = append(reaped, dir) })
+		if !slices.Equal(swept, []string{d.Path}) || len(reaped) != 0 {
+			t.Errorf("swept %v, reaped %v: want %s swept, not reaped", swept, reaped, d.Path)
+		}
+		if _, err := os.Stat(d.Path); !os.IsNotExist(err) {
+			t.Errorf("the folder a stopped Remove left is still there: %v", err)
+		}
+	})
+	testenv.ReadOnlyBindMount(t, ro, ro)
+	if err := d.Remove(); err == nil {
+		t.Fatal("Remove of a folder holding a read-only mount succeeded: the test misses its point")
+	}
+}

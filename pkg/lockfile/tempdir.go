@@ -12,10 +12,12 @@ import (
 )
 
 // dirLock is the lock file inside a TempDir folder. It only ever appears
-// there held: it is made as dirLockNew, locked, then renamed.
+// there held: it is made as dirLockNew, locked, then renamed. Remove renames
+// it dirLockGone, still held, before it removes anything else.
 const (
-	dirLock    = ".lock"
-	dirLockNew = ".lock.new"
+	dirLock     = ".lock"
+	dirLockNew  = ".lock.new"
+	dirLockGone = ".lock.removing"
 )
 
 // orphanAge is how old a folder without its lock must be before a sweep takes
@@ -83,17 +85,44 @@ func lockNew(path string) (*os.File, error) {
 }
 
 // Remove deletes the folder and releases its lock (in that order: a sweep
-// never sees the folder unlocked while it still holds anything).
+// never sees the folder unlocked while it still holds anything). The lock
+// file goes last, renamed dirLockGone first: a Remove stopped half way
+// (kill -9 while it removes the gigabytes of a verify's builds, an entry it
+// cannot remove) leaves a folder the next sweep removes without reaping it
+// (its maker was done with it). Removed in the folder's order, the lock
+// often went first, and the lockless rest was left alone for good.
 func (d *Dir) Remove() error {
 	if d == nil || d.lock == nil {
 		return nil
 	}
-	err := os.RemoveAll(d.Path)
+	err := os.Rename(filepath.Join(d.Path, dirLock), filepath.Join(d.Path, dirLockGone))
+	if err == nil {
+		err = removeAllBut(d.Path, dirLockGone)
+	}
+	if err == nil || errors.Is(err, fs.ErrNotExist) {
+		err = os.RemoveAll(d.Path)
+	}
 	if cerr := d.lock.Close(); err == nil {
 		err = cerr
 	}
 	d.lock = nil
 	return err
+}
+
+// removeAllBut removes everything in dir but the entry keep, going on past
+// what it cannot remove.
+func removeAllBut(dir, keep string) error {
+	des, err := os.ReadDir(dir)
+	if err != nil {
+		return err
+	}
+	var errs []error
+	for _, de := range des {
+		if de.Name() != keep {
+			errs = append(errs, os.RemoveAll(filepath.Join(dir, de.Name())))
+		}
+	}
+	return errors.Join(errs...)
 }
 
 // Sweep removes the folders parent/prefix* that TempDir made in processes
@@ -135,6 +164,11 @@ func sweepOne(p string, reap func(string)) bool {
 		return false
 	}
 	f, err := os.OpenFile(filepath.Join(p, dirLock), os.O_RDWR|syscall.O_NOFOLLOW, 0)
+	removing := false
+	if errors.Is(err, fs.ErrNotExist) {
+		f, err = os.OpenFile(filepath.Join(p, dirLockGone), os.O_RDWR|syscall.O_NOFOLLOW, 0)
+		removing = err == nil
+	}
 	if errors.Is(err, fs.ErrNotExist) {
 		if !orphan(p, fi) {
 			return false
@@ -148,7 +182,7 @@ func sweepOne(p string, reap func(string)) bool {
 	if syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB) != nil {
 		return false // its maker runs
 	}
-	if reap != nil {
+	if reap != nil && !removing {
 		reap(p)
 	}
 	return os.RemoveAll(p) == nil
