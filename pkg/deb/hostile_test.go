@@ -205,6 +205,10 @@ func hostileDebs(t testing.TB) []hostileCase {
 			stricter: "dpkg stores it as text; apt reads a number"},
 
 		// data.tar.
+		// A metapackage of a builder that writes no "./" entry (nfpm, Go's
+		// archive/tar): the end-of-archive blocks alone.
+		{name: "ok-data-no-entries", data: withData(t, false), accept: true},
+		{name: "data-no-bytes", data: hdeb(t, ctl, nil), want: "no bytes, not even the end-of-archive blocks"},
 		{name: "data-dotdot", data: withData(t, false, dataEntries(tent{name: "./../../etc/cron.d/evil", data: []byte("x")})...), want: `a ".." component`,
 			stricter: "dpkg unpacks it relative to the root, so with --root or --instdir it lands outside"},
 		{name: "data-dotdot-inside", data: withData(t, false, dataEntries(tent{name: "./usr/../../x", data: []byte("x")})...), want: `a ".." component`,

@@ -165,7 +165,7 @@ func Inspect(ctx context.Context, r io.ReaderAt, size int64, lim archive.Limits)
 		return nil, err
 	}
 	in := &inspector{ctx: ctx, lim: withDefaults(lim), bud: archive.NewBudget(ctx, lim, size),
-		info:    &Info{MD5Sums: map[string]string{}, Conffiles: []string{}, Scripts: []ScriptInfo{}, Problems: []Problem{}, Warnings: []Problem{}},
+		info:    &Info{MD5Sums: map[string]string{}, Conffiles: []string{}, Scripts: []ScriptInfo{}, Files: []FileInfo{}, Problems: []Problem{}, Warnings: []Problem{}},
 		control: map[string]bool{}, data: map[string]byte{}, below: map[string]bool{}, spelled: map[string]string{}}
 	var sawControl, sawData bool
 	for i, m := range members {
@@ -329,8 +329,15 @@ func (in *inspector) readTar(r *io.SectionReader, cdc codec, member string, add 
 			return bad(err)
 		}
 	}
-	if n == 0 {
+	// dpkg takes a data.tar of no entries, only the end-of-archive blocks: a
+	// metapackage of a builder that writes no "./" entry (nfpm; Go's
+	// archive/tar). Of no bytes at all, GNU tar (dpkg-deb --contents) says
+	// it is no tar archive.
+	switch {
+	case n == 0 && strings.HasPrefix(member, "control.tar"):
 		return malformed("%s: empty tar archive", member)
+	case n == 0 && tr.off == 0:
+		return malformed("%s: no bytes, not even the end-of-archive blocks, which GNU tar (dpkg-deb --contents) refuses", member)
 	}
 	// Reading to the end also makes the decompressor check the whole stream.
 	if err := tr.drain(); err != nil {
