@@ -81,9 +81,12 @@ func TestVerifySignatureCLI(t *testing.T) {
 			}
 		})
 	}
+	// The text gpg --clearsign signed (its trailing spaces stripped), its
+	// last line ended: a shell's "while read" loses a last line without
+	// its newline.
 	got, err := os.ReadFile(out)
-	if err != nil || !strings.HasPrefix(string(got), "abc123  runc.amd64\n- a line") {
-		t.Fatalf("--output wrote %q, %v", got, err)
+	if want := "abc123  runc.amd64\n- a line starting with a dash\ntrailing spaces\nlast line\n"; err != nil || string(got) != want {
+		t.Fatalf("--output wrote %q, %v; want %q", got, err, want)
 	}
 	// The content on stdout: the report is a note on stderr, and stderr's
 	// contract holds (it wrote the report there whatever -q and

@@ -166,8 +166,8 @@ func VerifyDetached(kr *Keyring, pol Policy, signature io.Reader, data io.Reader
 }
 
 // VerifyClearsigned checks a clearsigned message (gpg --clearsign; runc's
-// checksum list) and returns its verified content, with the dash-escaping undone
-// and LF line endings. Text before the message or after its signature is
+// checksum list) and returns its verified content, with the dash-escaping undone,
+// LF line endings and its last line ended, as gpg --decrypt writes it. Text before the message or after its signature is
 // left out (Result.Warnings says so: it is not covered by the signature); a
 // second signed message after it, or a Hash: header that does not name the
 // signature's digest, is refused. Only the returned content is covered by
@@ -215,12 +215,21 @@ func VerifyClearsigned(kr *Keyring, pol Policy, message io.Reader) (content []by
 	if err != nil {
 		return nil, nil, err
 	}
+	// The line break before the signature is not signed (RFC 9580, 7.1):
+	// gpg --clearsign of a file that ends in a newline signs it without
+	// that newline. The content gets it back, as gpg --decrypt does, so
+	// that --output writes the file signed: a checksum list whose last line
+	// has no newline loses that line to a shell's "while read".
+	content = block.Plaintext
+	if len(content) > 0 && content[len(content)-1] != '\n' {
+		content = append(content[:len(content):len(content)], '\n')
+	}
 	// The digests describe the content handed back, not the canonical form.
 	h := digest.NewHasher()
-	h.Write(block.Plaintext)
+	h.Write(content)
 	res.Size, res.Digests = h.Size(), h.Sum()
 	res.Warnings = append(res.Warnings, unsignedLines(data, rest)...)
-	return block.Plaintext, res, nil
+	return content, res, nil
 }
 
 // unsignedLines warns of text around a clearsigned message, in data before
