@@ -166,3 +166,41 @@ func inspectBoth(t *testing.T, ours, ref string) (got, want *Info) {
 	}
 	return got, want
 }
+
+// A maintainer script that is a hardlink to another (a DEBIAN folder made
+// with ln or cp -l): dpkg-deb --build writes it into control.tar as GNU
+// tar's hardlink entry, and dpkg installs and runs it as a copy of the
+// other. Inspect reads it so, with the other's content and mode.
+func TestInspectHardlinkedScriptOfDpkgDeb(t *testing.T) {
+	testenv.RequireTool(t, "dpkg-deb")
+	dir := t.TempDir()
+	tree := filepath.Join(dir, "tree")
+	writeFile(t, filepath.Join(tree, "DEBIAN/control"), "Package: linked\nVersion: 1.0\nArchitecture: all\nMaintainer: updeb tests <tests@updeb.invalid>\nDescription: linked scripts\n One script, two names.\n")
+	writeFile(t, filepath.Join(tree, "usr/share/doc/linked/copyright"), "c\n")
+	script := "#!/bin/sh\nset -e\necho \"$0 $1\"\n"
+	writeFile(t, filepath.Join(tree, "DEBIAN/postinst"), script)
+	if err := os.Chmod(filepath.Join(tree, "DEBIAN/postinst"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Link(filepath.Join(tree, "DEBIAN/postinst"), filepath.Join(tree, "DEBIAN/postrm")); err != nil {
+		t.Fatal(err)
+	}
+	deb := filepath.Join(dir, "linked.deb")
+	testenv.Run(t, "dpkg-deb", "--root-owner-group", "-Zgzip", "--build", tree, deb)
+	if list := string(testenv.Run(t, "sh", "-c", "dpkg-deb --ctrl-tarfile \"$1\" | tar -tv", "sh", deb)); !strings.Contains(list, "link to ./postinst") {
+		t.Fatalf("dpkg-deb wrote no hardlink into control.tar:\n%s", list)
+	}
+	info, err := InspectFile(context.Background(), deb, archive.Limits{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]ScriptInfo{}
+	for _, s := range info.Scripts {
+		got[s.Name] = s
+	}
+	for _, name := range []string{"postinst", "postrm"} {
+		if s := got[name]; s.Content != script || s.Mode != 0o755 || s.Size != int64(len(script)) {
+			t.Errorf("%s: %+v, want the script, mode 0755", name, s)
+		}
+	}
+}

@@ -86,8 +86,11 @@ func hostileDebs(t testing.TB) []hostileCase {
 		{name: "control-absolute", data: good(buildTar(false, tent{name: "./", typ: tarDir}, tent{name: "/etc/cron.d/evil", data: []byte("x")}, tent{name: "./control", data: []byte(hostileControl)}), data), want: `"/etc/cron.d/evil": expected a plain file name`},
 		{name: "control-symlink", data: good(buildTar(false, tent{name: "./", typ: tarDir}, tent{name: "./control", typ: tarSymlink, link: "/etc/passwd"}), data), want: "is a symlink",
 			stricter: "GNU tar extracts the link and dpkg-deb --info reads through it: control.tar holds regular files only"},
-		{name: "control-hardlink", data: good(hCtlTar(hostileControl, tent{name: "./postinst", typ: tarLink, link: "./control"}), data), want: "is a hardlink",
-			stricter: "dpkg-deb --build writes only regular files into control.tar"},
+		// dpkg-deb --build writes a maintainer script hardlinked to another.
+		{name: "ok-control-hardlink-script", data: good(hCtlTar(hostileControl, tent{name: "./postinst", mode: 0o755, data: []byte("#!/bin/sh\n")}, tent{name: "./postrm", typ: tarLink, link: "./postinst"}), data), accept: true},
+		{name: "control-hardlink-to-later", data: good(hCtlTar(hostileControl, tent{name: "./postrm", typ: tarLink, link: "./postinst"}, tent{name: "./postinst", mode: 0o755, data: []byte("#!/bin/sh\n")}), data), want: "not a regular file earlier in control.tar"},
+		{name: "control-hardlink-unread", data: good(hCtlTar(hostileControl, tent{name: "./shlibs", data: []byte("#!/bin/sh\n")}, tent{name: "./postinst", typ: tarLink, link: "./shlibs"}), data), want: "not a control file or maintainer script",
+			stricter: "a maintainer script's content is what inspect shows; it keeps no other file's"},
 		{name: "control-device", data: good(hCtlTar(hostileControl, tent{name: "./mem", typ: tarChar}), data), want: "is a char"},
 		{name: "control-subdirectory", data: good(hCtlTar(hostileControl, tent{name: "./sub/", typ: tarDir}, tent{name: "./sub/file", data: []byte("x")}), data), want: "expected a plain file name"},
 		{name: "control-twice", data: good(hCtlTar(hostileControl, tent{name: "./control", data: []byte(setField("Version", "9.9"))}), data), want: "appears twice",

@@ -138,10 +138,13 @@ const maxControlMember = 16 << 20
 //     regular file in data.tar whose name ends in "/" (GNU tar lists a
 //     directory);
 //   - control.tar holds only regular files with plain names (no "/", no
-//     "..", nothing absolute) and its root directory, each once, control
-//     among them (stricter: GNU tar, which dpkg-deb runs on it, would also
-//     create links, devices and sub-directories); conffiles and triggers
-//     as dpkg parses them when it unpacks;
+//     "..", nothing absolute), hardlinks to earlier ones (a maintainer
+//     script linked to another, as dpkg-deb --build writes it, read as a
+//     copy of it) and its root directory, each once, control among them
+//     (stricter: GNU tar, which dpkg-deb runs on it, would also create
+//     symlinks, devices and sub-directories, and a script may link only to
+//     a file inspect reads); conffiles and triggers as dpkg parses them
+//     when it unpacks;
 //   - data.tar entry names without a ".." component or a newline, each
 //     once, none below a path data.tar holds as a file or link (dpkg
 //     cannot unpack below a file; below a symlink it fails on a fresh
@@ -166,7 +169,7 @@ func Inspect(ctx context.Context, r io.ReaderAt, size int64, lim archive.Limits)
 	}
 	in := &inspector{ctx: ctx, lim: withDefaults(lim), bud: archive.NewBudget(ctx, lim, size),
 		info:    &Info{MD5Sums: map[string]string{}, Conffiles: []string{}, Scripts: []ScriptInfo{}, Files: []FileInfo{}, Problems: []Problem{}, Warnings: []Problem{}},
-		control: map[string]bool{}, data: map[string]byte{}, below: map[string]bool{}, spelled: map[string]string{}}
+		control: map[string]bool{}, controlRead: map[string]controlFile{}, data: map[string]byte{}, below: map[string]bool{}, spelled: map[string]string{}}
 	var sawControl, sawData bool
 	for i, m := range members {
 		mem := Member{Name: m.name, Size: m.size}
@@ -272,12 +275,14 @@ type inspector struct {
 	bud     *archive.Budget
 	info    *Info
 	entries int
-	control map[string]bool   // control.tar file names
-	data    map[string]byte   // data.tar paths (cleaned) -> type, for duplicates, hardlinks and conffiles
-	below   map[string]bool   // the folders data.tar entries lie below (cleaned), which must be directories
-	spelled map[string]string // regular files and hardlinks (cleaned) -> dpkgName, where the two differ
-	conf    []conffile        // control.tar's conffiles, checked against data.tar at the end
-	md5     []md5Line         // control.tar's md5sums, checked against data.tar at the end
+	control map[string]bool // control.tar file names
+	// the control.tar files read (controlNames), for hardlinks to them
+	controlRead map[string]controlFile
+	data        map[string]byte   // data.tar paths (cleaned) -> type, for duplicates, hardlinks and conffiles
+	below       map[string]bool   // the folders data.tar entries lie below (cleaned), which must be directories
+	spelled     map[string]string // regular files and hardlinks (cleaned) -> dpkgName, where the two differ
+	conf        []conffile        // control.tar's conffiles, checked against data.tar at the end
+	md5         []md5Line         // control.tar's md5sums, checked against data.tar at the end
 }
 
 // readTar decompresses a member and calls add for each entry. Decoder, tar
@@ -370,10 +375,31 @@ func controlName(h *tarEntry) (string, error) {
 	if strings.Contains(name, "/") || name == ".." || strings.ContainsAny(name, "\x00\n") {
 		return "", malformed("control.tar entry %q: expected a plain file name such as ./control (no directories, \"..\" or absolute names)", h.Name)
 	}
-	if h.Type != tarReg {
-		return "", malformed("control.tar entry %q is a %s; control.tar holds only regular files", h.Name, tarTypeName(h.Type))
+	if h.Type != tarReg && h.Type != tarLink {
+		return "", malformed("control.tar entry %q is a %s; control.tar holds only regular files (and hardlinks to them)", h.Name, tarTypeName(h.Type))
 	}
 	return name, nil
+}
+
+// controlFile is a control.tar file updeb reads (control, conffiles,
+// md5sums, triggers, a maintainer script), kept for the hardlinks to it.
+type controlFile struct {
+	content []byte
+	mode    int64
+}
+
+// controlLink returns the file a control.tar hardlink h links to, false
+// when that is a file updeb does not read. dpkg-deb --build writes such a
+// link for a maintainer script hardlinked to another in DEBIAN/: GNU tar,
+// which dpkg-deb runs on control.tar, links it to that earlier entry, and
+// dpkg installs and runs it as a copy of it.
+func (in *inspector) controlLink(h *tarEntry) (controlFile, bool, error) {
+	target := strings.TrimPrefix(h.Linkname, "./")
+	f, read := in.controlRead[target]
+	if !read && !in.control[target] {
+		return f, false, malformed("control.tar entry %q is a hardlink to %q, which is not a regular file earlier in control.tar (GNU tar, which dpkg-deb runs on it, fails to make the link)", h.Name, h.Linkname)
+	}
+	return f, read, nil
 }
 
 func (in *inspector) addControl(h *tarEntry, r io.Reader) error {
@@ -384,12 +410,26 @@ func (in *inspector) addControl(h *tarEntry, r io.Reader) error {
 	if in.control[name] {
 		return malformed("control.tar entry %q appears twice", h.Name)
 	}
+	mode, readable := h.Mode, true
+	if h.Type == tarLink {
+		f, read, err := in.controlLink(h)
+		if err != nil {
+			return err
+		}
+		r, mode, readable = bytes.NewReader(f.content), f.mode, read
+	}
 	in.control[name] = true
 	info := in.info
 	var content []byte
 	read := func(limit int64) error {
+		if !readable {
+			return malformed("control.tar entry %q is a hardlink to %q, which is not a control file or maintainer script: give %s its own content", h.Name, h.Linkname, name)
+		}
 		var err error
 		content, err = readSmall(name, r, limit)
+		if err == nil {
+			in.controlRead[name] = controlFile{content: content, mode: mode}
+		}
 		return err
 	}
 	switch name {
@@ -448,7 +488,7 @@ func (in *inspector) addControl(h *tarEntry, r io.Reader) error {
 		if err := read(maxControlMember); err != nil {
 			return err
 		}
-		info.Scripts = append(info.Scripts, ScriptInfo{Name: name, Mode: fs.FileMode(h.Mode) & fs.ModePerm,
+		info.Scripts = append(info.Scripts, ScriptInfo{Name: name, Mode: fs.FileMode(mode) & fs.ModePerm,
 			Size: int64(len(content)), Content: string(content)})
 	}
 	return nil
