@@ -144,17 +144,37 @@ func TestGzipMembersHaveNoTimestamp(t *testing.T) {
 }
 
 // TestInspectFoldersBounded: the folders data.tar's entries lie below are
-// bounded as its entries are (Limits.MaxEntries). 50 entries of 2,040
-// folders each name 102,000 folders; 13,000 of them, 64 MiB of tar from a
-// file of 100 KB, made Inspect hold 26 million (over 1 GB).
+// bounded as its entries are (Limits.MaxEntries, DefaultMaxEntries). 250
+// entries of 2,040 folders each name 510,000 folders; 13,000 of them, 64
+// MiB of tar from a file of 100 KB, made Inspect hold 26 million (over 1 GB).
 func TestInspectFoldersBounded(t *testing.T) {
 	entries := []tent{{name: "./", typ: tarDir}}
-	for i := range 50 {
-		entries = append(entries, tent{name: fmt.Sprintf("./%02d/", i) + strings.Repeat("a/", 2040) + "f"})
+	for i := range DefaultMaxEntries/2040 + 5 {
+		entries = append(entries, tent{name: fmt.Sprintf("./%03d/", i) + strings.Repeat("a/", 2040) + "f"})
 	}
 	_, err := inspectBytes(withData(t, false, entries...))
-	if !errors.Is(err, ErrMalformed) || !errors.Is(err, archive.ErrLimit) ||
-		!strings.Contains(err.Error(), "lie below more than 100000 folders (Limits.MaxEntries)") {
-		t.Fatalf("error %v: want ErrMalformed and archive.ErrLimit for more than 100000 folders", err)
+	if want := fmt.Sprintf("lie below more than %d folders (Limits.MaxEntries)", DefaultMaxEntries); !errors.Is(err, ErrMalformed) || !errors.Is(err, archive.ErrLimit) || !strings.Contains(err.Error(), want) {
+		t.Fatalf("error %v: want ErrMalformed and archive.ErrLimit, %q", err, want)
+	}
+}
+
+// TestInspectManyEntries: a package of more entries than the 100,000 of
+// archive.DefaultLimits, which bound an upstream archive, is read: Debian's
+// papirus-icon-theme holds 116,148 (icons in 1,000 folders here), and
+// inspect and publish refused it ("more than 100000 entries").
+func TestInspectManyEntries(t *testing.T) {
+	entries := []tent{{name: "./", typ: tarDir}, {name: "./usr/", typ: tarDir}, {name: "./usr/share/", typ: tarDir}}
+	for i := range 1000 {
+		entries = append(entries, tent{name: fmt.Sprintf("./usr/share/%03d/", i), typ: tarDir})
+	}
+	for i := range 115_145 {
+		entries = append(entries, tent{name: fmt.Sprintf("./usr/share/%03d/icon-%06d.svg", i%1000, i), data: []byte("<svg/>\n")})
+	}
+	info, err := inspectBytes(withData(t, false, entries...))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(info.Files) != 116_148 {
+		t.Fatalf("%d entries listed, want 116148", len(info.Files))
 	}
 }
