@@ -25,7 +25,7 @@ prints its ar members, control fields, conffiles, maintainer scripts and every d
 entry with mode, owner, size and mtime. With --json the output is meant for diffing
 two builds. A malformed archive exits 2, as does a file that cannot be opened
 (missing, unreadable, not a regular file); one that fails while it is read exits 3. Whatever dpkg-deb or
-dpkg would refuse is refused, and so is a decompression bomb (more than 100 times
+dpkg would refuse is refused, and so is a decompression bomb (more than 1,000 times
 the file's size, plus 64 MiB, or 8 GiB in all). Control characters and escape
 sequences in names, link targets and owners are printed escaped (\x1b), and a backslash
 as \\, as dpkg-deb -c escapes them (a name holding the text \x1b reads otherwise);

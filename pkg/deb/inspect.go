@@ -160,15 +160,16 @@ const maxControlMember = 16 << 20
 //   - the control file as dpkg parses it, plus what apt needs to keep the
 //     repository's index readable (control.ParseStrict, checkControl);
 //   - lim's bounds (archive.Budget): decompressed bytes in total and as a
-//     ratio of the file's size, entries (DefaultMaxEntries unless lim
-//     says), the size of one file; and ctx, checked between reads, so a
-//     long read stops promptly.
+//     ratio of the file's size (DefaultMaxRatio unless lim says), entries
+//     (DefaultMaxEntries unless lim says), the size of one file; and ctx,
+//     checked between reads, so a long read stops promptly.
 func Inspect(ctx context.Context, r io.ReaderAt, size int64, lim archive.Limits) (*Info, error) {
 	members, err := readAr(r, size)
 	if err != nil {
 		return nil, err
 	}
-	in := &inspector{ctx: ctx, lim: withDefaults(lim), bud: archive.NewBudget(ctx, lim, size),
+	lim = withDefaults(lim)
+	in := &inspector{ctx: ctx, lim: lim, bud: archive.NewBudget(ctx, lim, size),
 		info:    &Info{MD5Sums: map[string]string{}, Conffiles: []string{}, Scripts: []ScriptInfo{}, Files: []FileInfo{}, Problems: []Problem{}, Warnings: []Problem{}},
 		control: map[string]bool{}, controlRead: map[string]controlFile{}, data: map[string]byte{}, below: map[string]bool{}, spelled: map[string]string{}}
 	var sawControl, sawData bool
@@ -238,14 +239,25 @@ func Inspect(ctx context.Context, r io.ReaderAt, size int64, lim archive.Limits)
 // (measured: 685 MB for a million), some 350 MB at this bound.
 const DefaultMaxEntries = 500_000
 
+// DefaultMaxRatio is Inspect's decompression-bomb ratio (Limits.MaxRatio)
+// where lim gives none. The 100 of archive.DefaultLimits, for upstream
+// release archives, is below real packages: Debian bookworm's
+// atlc-examples decompresses to 228 times its size (132 MB),
+// libjs-moment-timezone to 178. A bomb of zeros reaches 1,000 (gzip) to
+// 7,000 (xz), and Limits.MaxTotal (8 GiB) bounds every package.
+const DefaultMaxRatio = 1000
+
 // withDefaults fills lim's zero fields (archive.DefaultLimits, and
-// DefaultMaxEntries).
+// DefaultMaxEntries and DefaultMaxRatio).
 func withDefaults(lim archive.Limits) archive.Limits {
 	if lim.MaxFileSize <= 0 {
 		lim.MaxFileSize = archive.DefaultLimits().MaxFileSize
 	}
 	if lim.MaxEntries <= 0 {
 		lim.MaxEntries = DefaultMaxEntries
+	}
+	if lim.MaxRatio <= 0 {
+		lim.MaxRatio = DefaultMaxRatio
 	}
 	return lim
 }

@@ -178,3 +178,25 @@ func TestInspectManyEntries(t *testing.T) {
 		t.Fatalf("%d entries listed, want 116148", len(info.Files))
 	}
 }
+
+// TestInspectHighRatio: a package whose data.tar is over 100 times its
+// compressed size (archive.DefaultLimits' MaxRatio, for upstream archives)
+// plus 64 MiB is read: Debian's atlc-examples decompresses to 228 times
+// its size (132 MB), libjs-moment-timezone to 178, and inspect and publish
+// refused both as decompression bombs. 128 MiB of time zone rules here,
+// gzip's limit of about 1,000 times.
+func TestInspectHighRatio(t *testing.T) {
+	line := []byte("Europe/Berlin|CET CEST CEMT|-10 -20 -30|0101010121010121010101010101010101010101010101010101\n")
+	rules := bytes.Repeat(line, 128<<20/len(line))
+	deb := withData(t, false, dataEntries(tent{name: "./usr/share/hostile/zones", data: rules})...)
+	if len(rules) < 100*len(deb)+archive.RatioFloor {
+		t.Fatalf("%d bytes from %d: the case must be past 100 times its size plus 64 MiB", len(rules), len(deb))
+	}
+	info, err := inspectBytes(deb)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if f := info.Files[len(info.Files)-1]; f.Size != int64(len(rules)) {
+		t.Fatalf("%s: %d bytes, want %d", f.Path, f.Size, len(rules))
+	}
+}
