@@ -247,11 +247,15 @@ const DefaultMaxEntries = 500_000
 // 7,000 (xz), and Limits.MaxTotal (8 GiB) bounds every package.
 const DefaultMaxRatio = 1000
 
-// withDefaults fills lim's zero fields (archive.DefaultLimits, and
-// DefaultMaxEntries and DefaultMaxRatio).
+// withDefaults fills lim's zero fields: DefaultMaxEntries,
+// DefaultMaxRatio, and for one file of data.tar the whole of
+// archive.DefaultLimits' MaxTotal (8 GiB). Its MaxFileSize, 2 GiB, bounds a
+// file of an upstream archive handed to a caller; Inspect only hashes a
+// file as it streams, and real packages have larger ones: Debian
+// bookworm's unidic-mecab installs a matrix.def of 3.7 GB.
 func withDefaults(lim archive.Limits) archive.Limits {
 	if lim.MaxFileSize <= 0 {
-		lim.MaxFileSize = archive.DefaultLimits().MaxFileSize
+		lim.MaxFileSize = archive.DefaultLimits().MaxTotal
 	}
 	if lim.MaxEntries <= 0 {
 		lim.MaxEntries = DefaultMaxEntries

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"compress/gzip"
 	"context"
+	"crypto/rand"
 	"errors"
 	"fmt"
 	"os"
@@ -198,5 +199,28 @@ func TestInspectHighRatio(t *testing.T) {
 	}
 	if f := info.Files[len(info.Files)-1]; f.Size != int64(len(rules)) {
 		t.Fatalf("%s: %d bytes, want %d", f.Path, f.Size, len(rules))
+	}
+}
+
+// TestInspectFileOver2GiB: a file of data.tar larger than the 2 GiB of
+// archive.DefaultLimits (for a wanted file of an upstream archive) is read,
+// and hashed as it streams: Debian's unidic-mecab installs a matrix.def of
+// 3,741,799,827 bytes, and inspect and publish refused it. Here 2 GiB and
+// 1 MiB of zeros, in a .deb padded to keep it within DefaultMaxRatio.
+func TestInspectFileOver2GiB(t *testing.T) {
+	const size = 2<<30 + 1<<20
+	pad := make([]byte, 2300<<10)
+	if _, err := rand.Read(pad); err != nil {
+		t.Fatal(err)
+	}
+	deb := buildAr(arMem{name: "debian-binary", data: []byte("2.0\n")}, arMem{name: "control.tar.gz", data: gz(t, hCtlTar(hostileControl))},
+		arMem{name: "data.tar.zst", data: bombZstd(t, size)}, arMem{name: "_padding", data: pad})
+	info, err := inspectBytes(deb)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// md5 of 2 GiB and 1 MiB of zeros (head -c 2148532224 /dev/zero | md5sum).
+	if f := info.Files[0]; f.Size != size || f.MD5 != "4555da35a7064cc499ba1e3f6fa1993a" {
+		t.Fatalf("%s: %d bytes, md5 %s", f.Path, f.Size, f.MD5)
 	}
 }
