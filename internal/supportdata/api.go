@@ -29,7 +29,8 @@ const MaxCycles = 2000
 //   - v0, GET /api/PRODUCT.json: a list of cycles
 //     [{"cycle": "1.36", "releaseDate": "2026-04-22", "support": "2027-04-28",
 //     "eol": "2027-06-28", "latest": "1.36.4", "latestReleaseDate": "2026-08-20",
-//     "lts": false}, ...]; eol, support and lts are a date or a boolean.
+//     "lts": false}, ...]; eol, support and lts are a date or a boolean (eol
+//     true: end of life reached; support true: active support goes on).
 //   - v1, GET /api/v1/products/PRODUCT: {"schema_version": "1...", "result":
 //     {"name": PRODUCT, "releases": [{"name": "1.36", "releaseDate": ...,
 //     "isLts": false, "eoasFrom": ..., "isEol": false, "eolFrom": ...,
@@ -195,9 +196,15 @@ func cycleV0(product string, o map[string]any) (Cycle, error) {
 	if c.EOL, c.EOLPassed, err = f.dateOrBool("eol", true); err != nil {
 		return c, err
 	}
-	if c.EOAS, c.EOASPassed, err = f.dateOrBool("support", false); err != nil {
+	// v0's "support" says whether active support goes on, the opposite of
+	// eoas: endoflife.date writes support: !eoas (and its older product
+	// files wrote "support: true" of a cycle in active support).
+	var supported bool
+	if c.EOAS, supported, err = f.dateOrBool("support", false); err != nil {
 		return c, err
 	}
+	_, present := f.o["support"].(bool)
+	c.EOASPassed = present && !supported
 	if c.LTS, err = f.lts("lts"); err != nil {
 		return c, err
 	}

@@ -2,6 +2,8 @@ package supportdata
 
 import (
 	"errors"
+	"os"
+	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
@@ -14,7 +16,7 @@ const apiV0 = `[
    "latest": "1.37.1", "latestReleaseDate": "2026-09-23", "lts": false, "link": null},
   {"cycle": "1.36", "releaseDate": "2026-04-22", "support": "2027-04-28", "eol": "2027-06-28",
    "latest": "1.36.5", "latestReleaseDate": "2026-09-23", "lts": false, "extendedSupport": false},
-  {"cycle": "1.16", "releaseDate": "2019-09-18", "support": true, "eol": true, "latest": "1.16.15"}
+  {"cycle": "1.16", "releaseDate": "2019-09-18", "support": false, "eol": true, "latest": "1.16.15"}
 ]`
 
 // apiV1 is the shape of https://endoflife.date/api/v1/products/istio.
@@ -65,7 +67,7 @@ func TestParseAPIRefuses(t *testing.T) {
 		{"empty", "  \n", p + "empty answer"},
 		{"html", "<!DOCTYPE html><html><body>502 Bad Gateway</body></html>", p + `the answer is HTML, not JSON (an error page, a login page of a proxy?): "<!DOCTYPE html><html><body>502 Bad Gateway</body></html>"`},
 		{"truncated", string(full[:len(full)/2]), p + "not valid JSON (truncated?), or ambiguous (strictjson: invalid JSON: cut short (unexpected end of data))"},
-		{"trailing", apiV0 + " []", p + "not valid JSON (truncated?), or ambiguous (strictjson: invalid JSON: data after the JSON value (offset 481))"},
+		{"trailing", apiV0 + " []", p + "not valid JSON (truncated?), or ambiguous (strictjson: invalid JSON: data after the JSON value (offset 482))"},
 		{"scalar", `"kubernetes"`, p + `expected a list of cycles (API v0) or {"result": {"releases": [...]}} (API v1)`},
 		{"no cycles", `[]`, p + "no release cycles"},
 		{"not an object", `[1]`, p + "cycle 1: expected an object, found the number 1"},
@@ -257,5 +259,51 @@ func TestZeroDateRefused(t *testing.T) {
 			st = c.Status(apiNow).String()
 		}
 		t.Errorf("data file: %v (cycle 1.20: %s)", err, st)
+	}
+}
+
+// TestParseAPISupportBoolean: the v0 API's "support" is whether the cycle
+// still has active support, the opposite of the data's eoas (endoflife.date
+// writes support: !eoas when eoas is a boolean, and passed its older
+// "support: true" through as it was). The answer endoflife.date served for
+// containerd at 0aea158 (testdata, made from the real products/containerd.md
+// as generate-api-v0.rb makes it) has "support": true for 1.7 and 1.6, both
+// in active support then: read as "active support ended", outdated, plan and
+// compat called them security-only; and an answer's "support": false for a
+// cycle in security support only was "supported".
+func TestParseAPISupportBoolean(t *testing.T) {
+	body, err := os.ReadFile(filepath.Join("testdata", "containerd-v0@0aea158.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	now := time.Date(2024, 3, 10, 12, 0, 0, 0, time.UTC)
+	cs, err := ParseAPI("containerd", "u", body, now)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range cs[:2] {
+		if st := c.Status(now); st.State != Supported {
+			t.Errorf("containerd %s (\"support\": true): %s, want supported", c.Name, st)
+		}
+	}
+	ended := `[{"cycle": "1.7", "releaseDate": "2023-03-10", "support": false, "eol": "2026-09-01", "latest": "1.7.13"}]`
+	cs, err = ParseAPI("containerd", "u", []byte(ended), now)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st := cs[0].Status(now); st.State != SecurityOnly {
+		t.Errorf("containerd 1.7 (\"support\": false): %s, want security-only", st)
+	}
+	// Written to the data file and read back, the cycle keeps its state.
+	d, err := New("Source: test\nAs of: 2024-03-10T12:00:00Z", map[string][]Cycle{"containerd": cs})
+	if err != nil {
+		t.Fatal(err)
+	}
+	back, err := Parse("eol.yaml", d.Encode())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c, _ := back.Cycle("containerd", "1.7"); c.Status(now).State != SecurityOnly {
+		t.Errorf("read back: %s, want security-only\n%s", c.Status(now), d.Encode())
 	}
 }

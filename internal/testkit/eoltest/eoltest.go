@@ -112,8 +112,12 @@ func V0(cycles []supportdata.Cycle) []byte {
 			"cycle": c.Name, "releaseDate": day(c.ReleaseDate), "eol": dateOrBool(c.EOL, c.EOLPassed),
 			"latest": c.Latest, "lts": c.LTS, "link": nil,
 		}
-		if !c.EOAS.IsZero() || c.EOASPassed {
-			m["support"] = dateOrBool(c.EOAS, c.EOASPassed)
+		// v0's support is whether active support goes on: !eoas.
+		switch {
+		case !c.EOAS.IsZero():
+			m["support"] = day(c.EOAS)
+		case c.EOASPassed:
+			m["support"] = false
 		}
 		if !c.LatestReleaseDate.IsZero() {
 			m["latestReleaseDate"] = day(c.LatestReleaseDate)
