@@ -349,12 +349,12 @@ func releases(r *recipe.Recipe, product string, tracked bool, data *supportdata.
 		return up
 	}
 	up.newest, up.latest = track.Release{Version: r.Version}, track.Release{Version: r.Version}
-	if c, ok := data.Cycle(product, r.Version); ok && compare(c.Latest, r.Version) > 0 && inWatchTrack(r, c.Latest) {
+	if c, ok := data.Cycle(product, r.Version); ok && compare(c.Latest, r.Version) > 0 && inWatchTrack(r, c.Latest) && follows(r, c.Latest) {
 		up.newest = track.Release{Version: c.Latest, Published: c.LatestReleaseDate}
 	}
 	up.major, up.latest = up.newest, up.newest
 	for _, major := range []bool{true, false} {
-		if c := newestSupported(data, product, r.Version, major, o.Now); c != nil && compare(c.Latest, up.latest.Version) > 0 {
+		if c := newestSupported(data, product, r, major, o.Now); c != nil && compare(c.Latest, up.latest.Version) > 0 {
 			up.latest = track.Release{Version: c.Latest, Published: c.LatestReleaseDate}
 			if major {
 				up.major = up.latest
@@ -495,7 +495,7 @@ func seriesAdds(comp, product string, rs []*recipe.Recipe, up upstream, data *su
 	// minors of the newest recipe's own major are added.
 	minors := map[string]track.Release{}
 	for _, c := range data.Cycles(product) {
-		if c.Status(o.Now).State != supportdata.EndOfLife && released(c, o.Now) && newerCycle(c.Name, newest.Version) && sameMajor(newest.Version, c.Name) {
+		if c.Status(o.Now).State != supportdata.EndOfLife && released(c, o.Now) && newerCycle(c.Name, newest.Version) && sameMajor(newest.Version, c.Name) && follows(newest, c.Latest) {
 			minors[cycleMinor(c.Name)] = track.Release{Version: c.Latest, Published: c.LatestReleaseDate}
 		}
 	}
@@ -620,17 +620,24 @@ func productOf(product string, data *supportdata.Data) string {
 }
 
 // newestSupported is the product's newest cycle that is not end-of-life (of
-// version's major, with ofMajor).
-func newestSupported(data *supportdata.Data, product, version string, ofMajor bool, now time.Time) *supportdata.Cycle {
+// r's major, with ofMajor) and whose latest release r follows.
+func newestSupported(data *supportdata.Data, product string, r *recipe.Recipe, ofMajor bool, now time.Time) *supportdata.Cycle {
 	for _, c := range data.Cycles(product) {
-		if ofMajor && !sameMajor(version, c.Name) {
+		if ofMajor && !sameMajor(r.Version, c.Name) {
 			continue
 		}
-		if c.Status(now).State != supportdata.EndOfLife && released(c, now) {
+		if c.Status(now).State != supportdata.EndOfLife && released(c, now) && follows(r, c.Latest) {
 			return &c
 		}
 	}
 	return nil
+}
+
+// follows reports whether r's watch takes version, offline as online
+// (track.Releases): a pre-release (the support data's latest of a cycle
+// may be a release candidate) only with watch: prereleases: true.
+func follows(r *recipe.Recipe, version string) bool {
+	return !track.IsPrerelease(version) || r.Watch != nil && r.Watch.Prereleases
 }
 
 // released reports whether the cycle was released by now's day (a plan for a

@@ -440,3 +440,46 @@ func TestAddCycleNamedOtherwise(t *testing.T) {
 		}
 	}
 }
+
+// TestOfflinePrereleaseLatest: support data whose latest release of a cycle
+// is a pre-release (an endoflife.date mirror that lists release candidates:
+// Kubernetes 1.36.6-rc.0, a first 1.37.0-rc.1, Calico's 3.32.0-0.dev tag)
+// planned, offline, a bump of kubernetes-1.36 to the release candidate, an
+// add of kubernetes-1.37 at it and a move of calicoctl to the dev build,
+// though none of the recipes follows pre-releases (the watch would leave
+// them out online). A recipe whose watch follows them still gets the bump.
+func TestOfflinePrereleaseLatest(t *testing.T) {
+	rs, data := trackingfixture.Recipes(t), fixtureData(t)
+	m := map[string][]supportdata.Cycle{}
+	for _, p := range data.Data.Products() {
+		m[p] = data.Data.Cycles(p)
+	}
+	m["kubernetes"][0].Latest = "1.37.0-rc.1"
+	m["kubernetes"][1].Latest = "1.36.6-rc.0"
+	m["calico"][0].Latest = "3.32.0-0.dev"
+	d, err := supportdata.New(data.Data.Source, m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, followed := range []bool{false, true} {
+		for _, r := range rs {
+			if r.Ref() == "kubernetes-1.36" {
+				r.Watch.Prereleases = followed
+			}
+		}
+		p, err := Make(rs, &supportdata.Copy{Data: d}, fixtureOptions(t, today, nil))
+		if err != nil {
+			t.Fatal(err)
+		}
+		bumped := false
+		for _, a := range p.Actions {
+			bumped = bumped || a.Recipe == "kubernetes-1.36" && a.Version == "1.36.6-rc.0"
+			if !followed && a.Version != "" && track.IsPrerelease(a.Version) {
+				t.Errorf("offline: %s %s %s (%s), a pre-release the recipe does not follow", a.Kind, a.Recipe, a.Version, a.Command)
+			}
+		}
+		if followed && !bumped {
+			t.Errorf("offline, kubernetes-1.36 following pre-releases: no bump to 1.36.6-rc.0: %+v", p.Actions)
+		}
+	}
+}

@@ -83,7 +83,7 @@ func releases(ctx context.Context, w *recipe.Watch, o Options, prereleases bool)
 	var pre *Release
 	out := all[:0]
 	for _, r := range all {
-		r.Prerelease = r.Prerelease || isPrerelease(r.Version)
+		r.Prerelease = r.Prerelease || IsPrerelease(r.Version)
 		if r.Prerelease && !prereleases {
 			pre = &r
 			continue

@@ -126,7 +126,7 @@ type Release struct {
 	Version    string    `json:"version"` // as recipes write it: the tag without the tag prefix
 	Tag        string    `json:"tag,omitempty"`
 	Published  time.Time `json:"published,omitzero"`   // zero when the source gives no date
-	Prerelease bool      `json:"prerelease,omitempty"` // GitHub's flag, or a pre-release version (isPrerelease)
+	Prerelease bool      `json:"prerelease,omitempty"` // GitHub's flag, or a pre-release version (IsPrerelease)
 }
 
 // debianOf returns the version's Debian form for ordering, or "" when it is
@@ -148,8 +148,8 @@ func compareVersions(a, b string) int {
 	return c
 }
 
-// isPrerelease says whether a version has a semver pre-release part (1.30.0-rc.1).
-func isPrerelease(v string) bool { return strings.Contains(debianOf(v), "~") }
+// IsPrerelease says whether a version has a semver pre-release part (1.30.0-rc.1).
+func IsPrerelease(v string) bool { return strings.Contains(debianOf(v), "~") }
 
 // inTrack reports whether version is in the track ("" means every version).
 func inTrack(track, version string) (bool, error) {
