@@ -119,10 +119,14 @@ func ParseAPI(product, url string, body []byte, now time.Time) ([]Cycle, error) 
 }
 
 // Bounds of a plausible cycle: the slack allowed for "released after now"
-// (time zones, a clock a little behind), and the longest support updeb
-// believes in (no product it tracks supports a cycle for decades).
+// (time zones, a clock a little behind), how far ahead a cycle may be
+// announced (endoflife.date's own validator accepts a releaseDate up to 7
+// days ahead: a cycle added the week before its release), and the longest
+// support updeb believes in (no product it tracks supports a cycle for
+// decades).
 const (
 	clockSlack     = 48 * time.Hour
+	announceAhead  = 7 * 24 * time.Hour
 	maxSupportSpan = 30 * 365 * 24 * time.Hour
 )
 
@@ -134,12 +138,22 @@ func (c Cycle) plausible(now time.Time) error {
 	if !ofCycle(c.Latest, c.Name) {
 		return fmt.Errorf("%q: latest release %q is not a release of cycle %s", c.Name, c.Latest, c.Name)
 	}
+	// A cycle announced for the coming week is read (its release is not
+	// taken before its day: minors, plan's released); so is its latest,
+	// the release it starts with, dated that day. A patch of a cycle
+	// released already is not dated ahead.
 	limit := now.UTC().Add(clockSlack)
+	announced := limit.Add(announceAhead)
+	latestLimit := limit
+	if !c.LatestReleaseDate.After(c.ReleaseDate) {
+		latestLimit = announced
+	}
 	for _, d := range []struct {
-		what string
-		t    time.Time
-	}{{"release date", c.ReleaseDate}, {"latest release date", c.LatestReleaseDate}} {
-		if d.t.After(limit) {
+		what  string
+		t     time.Time
+		limit time.Time
+	}{{"release date", c.ReleaseDate, announced}, {"latest release date", c.LatestReleaseDate, latestLimit}} {
+		if d.t.After(d.limit) {
 			return fmt.Errorf("%q: %s %s is after today (%s): a broken answer, or a wrong clock here", c.Name, d.what, d.t.Format(time.DateOnly), now.UTC().Format(time.DateOnly))
 		}
 	}
