@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/updeb/updeb/internal/supportdata"
 )
 
 // copies is the folder of the real upstream copies (README.md there says
@@ -303,3 +305,44 @@ func FuzzParseKubeadm(f *testing.F)    { fuzzParser(f, KubeadmEtcd) }
 func FuzzParseCalico(f *testing.F)     { fuzzParser(f, Calico) }
 func FuzzParseCilium(f *testing.F)     { fuzzParser(f, Cilium) }
 func FuzzParseCRITools(f *testing.F)   { fuzzParser(f, CRITools) }
+
+// TestRefreshUpcomingMinor: Istio's support table gets the row of its next
+// minor before that minor is out (the real supportStatus.yml@8892748 lists
+// 1.21 with its expected release date, "Feb 28, 2024"; 1.21 came out on
+// 2024-03-13), and endoflife.date adds the cycle only once it is out. In
+// between, every refresh of the table was refused, "names istio 1.21, which
+// the end-of-life data does not know (newest: 1.20)". The next minor of the
+// newest cycle known is plausible; one further on is not.
+func TestRefreshUpcomingMinor(t *testing.T) {
+	day := func(s string) time.Time { d, _ := time.Parse(time.DateOnly, s); return d }
+	// endoflife.date's istio.md and kubernetes.md as of 2024-03-01.
+	data, err := supportdata.New("Source: test\nAs of: 2024-03-01T00:00:00Z", map[string][]supportdata.Cycle{
+		"istio": {
+			{Product: "istio", Name: "1.20", ReleaseDate: day("2023-11-14"), Latest: "1.20.3", SupportedKubernetes: "1.25 - 1.29"},
+			{Product: "istio", Name: "1.19", ReleaseDate: day("2023-09-05"), Latest: "1.19.7", SupportedKubernetes: "1.25 - 1.28"},
+		},
+		"kubernetes": {
+			{Product: "kubernetes", Name: "1.29", ReleaseDate: day("2023-12-13"), EOL: day("2025-02-28"), Latest: "1.29.2"},
+			{Product: "kubernetes", Name: "1.28", ReleaseDate: day("2023-08-15"), EOL: day("2024-10-28"), Latest: "1.28.7"},
+		},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := &refresher{now: day("2024-03-01"), eol: data, known: knownKubernetes(data)}
+	body := realCopy(t, "istio/supportStatus.yml@8892748")
+	rows, err := parseIstio(document{url: "u", body: body})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, err := f.merge(specOf(Istio), []fetched{{"u", rows}}); err != nil || len(got) != 9 || got[0].String() != "istio 1.21: Kubernetes 1.26-1.29" {
+		t.Errorf("the upcoming 1.21: %d rows, %v", len(got), err)
+	}
+	further := bytes.Replace(body, []byte(`version: "1.21"`), []byte(`version: "1.22"`), 1)
+	if rows, err = parseIstio(document{url: "u", body: further}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.merge(specOf(Istio), []fetched{{"u", rows}}); err == nil || !strings.Contains(err.Error(), "names istio 1.22, which the end-of-life data does not know (newest: 1.20)") {
+		t.Errorf("istio 1.22 beside the data's 1.20: %v", err)
+	}
+}
