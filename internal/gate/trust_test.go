@@ -1151,6 +1151,43 @@ func TestDiffTrustArchitectureAdded(t *testing.T) {
 	}
 }
 
+// TestGatePinsDroppedOnOneArchitecture: sha512 dropped from one
+// architecture while another keeps it leaves the algorithms pinned in the
+// recipe as a whole the same, but that architecture's bytes are vouched for
+// by sha256 alone now: a pins line naming it, in a real git repository.
+func TestGatePinsDroppedOnOneArchitecture(t *testing.T) {
+	const (
+		pin256 = "019250d9e08f5242159d5dcea64c8c7cf77924cd8c69460ae7af5d4ad51d032e"
+		pin512 = "cf83e1357eefb8bdf1542850d66d8007d620e4050b5715dc83f4a921d36ce9ce47d0d13c5d85f2b0ff8318d2877eec2f63b931bd47417a81a538327af927da3e"
+	)
+	twoArches := func(sha512 string) string {
+		return edit(t, withSignature(t, `signature: {none: upstream signs nothing}`), "architectures: {amd64: amd64}", "architectures: {amd64: amd64, arm64: aarch64}",
+			"    sha256: {amd64: "+pin256+"}\n", "    sha256: {amd64: "+pin256+", arm64: "+pin256+"}\n    sha512: {"+sha512+"}\n")
+	}
+	both := twoArches("amd64: " + pin512 + ", arm64: " + pin512)
+	rep := gateBase(t, map[string]string{"recipes/hello.yaml": both}, map[string]string{"recipes/hello.yaml": twoArches("amd64: " + pin512)})
+	var got []string
+	for _, it := range rep.Review {
+		got = append(got, it.Message)
+	}
+	want := []string{"source hello: pinned digests amd64: sha256, sha512; arm64: sha256, were sha256, sha512"}
+	if !slices.Equal(got, want) {
+		t.Errorf("review:\n  %s\nwant:\n  %s", strings.Join(got, "\n  "), strings.Join(want, "\n  "))
+	}
+	if len(rep.Review) == 1 && (rep.Review[0].Kind != KindPins || !slices.Equal(rep.Review[0].New, []string{"amd64: sha256, sha512", "arm64: sha256"})) {
+		t.Errorf("review item %+v: want kind pins, new per architecture", rep.Review[0])
+	}
+	// An architecture added with fewer algorithms than the others pin is
+	// the package's new architecture, not a change of the pins it had.
+	oneArch := edit(t, withSignature(t, `signature: {none: upstream signs nothing}`), "    sha256: {amd64: "+pin256+"}\n", "    sha256: {amd64: "+pin256+"}\n    sha512: {amd64: "+pin512+"}\n")
+	rep = gateBase(t, map[string]string{"recipes/hello.yaml": oneArch}, map[string]string{"recipes/hello.yaml": twoArches("amd64: " + pin512)})
+	for _, it := range rep.Review {
+		if it.Kind == KindPins {
+			t.Errorf("architecture added: %s", it.Message)
+		}
+	}
+}
+
 // TestAttributesReview: a .gitattributes file anywhere in the repository,
 // added, changed or removed since the base, is a review item naming it
 // (eol=crlf rewrites every file it matches as git checks it out, and the

@@ -38,7 +38,6 @@ type anchors struct {
 	checksumsIs map[string]string // what it stands for, per architecture (rendered): what is compared
 	sumsKeyring *keyringFacts
 	sumsSigners []string
-	pins        []string          // the digest algorithms pinned, in any architecture
 	url         string            // where the source is downloaded from: its URL template
 	urlIs       map[string]string // what it stands for, per architecture (rendered): what is compared
 	pinned      map[string]digest.Set
@@ -183,17 +182,9 @@ func sourceAnchors(r *recipe.Recipe) map[string]*anchors {
 			}
 		}
 		a.url, a.urlIs, a.pinned = s.URL, r.RenderPerArch(s.URL), map[string]digest.Set{}
-		algs := map[digest.Algorithm]bool{}
 		for arch, set := range s.Digests {
 			a.pinned[arch] = set
-			for alg := range set {
-				algs[alg] = true
-			}
 		}
-		for alg := range algs {
-			a.pins = append(a.pins, string(alg))
-		}
-		slices.Sort(a.pins)
 		m[s.Name] = a
 	}
 	return m
@@ -390,10 +381,61 @@ func diffSource(name string, n, o *anchors, rv *reviews) {
 		rv.add(ReviewItem{Kind: KindSourceURL, Source: name, Old: []string{ov}, New: []string{nv}},
 			fmt.Sprintf("downloaded from %s, was %s, with other pinned bytes: they are what the new URL serves", nv, ov))
 	}
-	if suffix == "" && !sameSet(n.pins, o.pins) {
-		rv.add(ReviewItem{Kind: KindPins, Source: name, Old: o.pins, New: n.pins},
-			fmt.Sprintf("pinned digests %s, were %s", joinOr(n.pins, "none"), joinOr(o.pins, "none")))
+	if nAlgs, oAlgs, nv, ov := pinnedAlgorithms(n.pinned, o.pinned); suffix == "" && nv != ov {
+		rv.add(ReviewItem{Kind: KindPins, Source: name, Old: oAlgs, New: nAlgs},
+			fmt.Sprintf("pinned digests %s, were %s", nv, ov))
 	}
+}
+
+// pinnedAlgorithms is what the digest algorithms pinned (n now, o at the
+// base, by architecture) are on the architectures both pin, or on all when
+// they share none (as onShared compares templates): per architecture, since
+// sha512 dropped from one architecture while another keeps it leaves that
+// architecture's bytes vouched for by sha256 alone, though the recipe as a
+// whole still pins both. An architecture added pins what it pins: it had
+// nothing to lose. It returns the lists (the algorithms when every
+// architecture pins the same, else "ARCH: ALG, ALG" per architecture) and
+// how a line shows them.
+func pinnedAlgorithms(n, o map[string]digest.Set) (nList, oList []string, nShown, oShown string) {
+	sn, so := map[string]digest.Set{}, map[string]digest.Set{}
+	for arch, p := range n {
+		if q, ok := o[arch]; ok {
+			sn[arch], so[arch] = p, q
+		}
+	}
+	if len(sn) == 0 {
+		sn, so = n, o
+	}
+	nList, nShown = algorithmsByArch(sn)
+	oList, oShown = algorithmsByArch(so)
+	return nList, oList, nShown, oShown
+}
+
+func algorithmsByArch(pinned map[string]digest.Set) ([]string, string) {
+	per := map[string][]string{}
+	for arch, set := range pinned {
+		for alg := range set {
+			per[arch] = append(per[arch], string(alg))
+		}
+		slices.Sort(per[arch])
+	}
+	arches := slices.Sorted(maps.Keys(per))
+	uniform := true
+	for _, arch := range arches {
+		uniform = uniform && slices.Equal(per[arch], per[arches[0]])
+	}
+	if len(arches) == 0 || uniform {
+		var algs []string
+		if len(arches) > 0 {
+			algs = per[arches[0]]
+		}
+		return algs, joinOr(algs, "none")
+	}
+	list := make([]string, len(arches))
+	for i, arch := range arches {
+		list[i] = arch + ": " + strings.Join(per[arch], ", ")
+	}
+	return list, strings.Join(list, "; ")
 }
 
 // pinsChanged reports whether the pins of a source (n now, o at the base,
