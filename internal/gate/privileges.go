@@ -512,6 +512,16 @@ var rootConfig = []struct{ prefix, what string }{
 	{"/etc/shadow", "the system's passwords"},
 	{"/etc/gshadow", "the system's group passwords"},
 	{"/etc/shells", "the login shells allowed"},
+	// The system bus's policy decides which users may call methods of the
+	// services that run as root (systemd's, polkit's, the package's own);
+	// its activation files are programs the setuid launch helper starts as
+	// their User= when anybody calls their name.
+	{"/etc/dbus-1/", "the D-Bus system bus's policy: which users may call root's services"},
+	{"/usr/share/dbus-1/system.d/", "the D-Bus system bus's policy: which users may call root's services"},
+	{"/usr/share/dbus-1/system-services/", "programs the D-Bus system bus starts, as root, when a user calls their name"},
+	{"/usr/local/share/dbus-1/system-services/", "programs the D-Bus system bus starts, as root, when a user calls their name"},
+	{"/lib/dbus-1/system-services/", "programs the D-Bus system bus starts, as root, when a user calls their name"},
+	{"/usr/lib/dbus-1/system-services/", "programs the D-Bus system bus starts, as root, when a user calls their name"},
 }
 
 // rootConfigPlace returns what the system reads at dest, if dest is in one

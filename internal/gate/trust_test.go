@@ -1535,3 +1535,33 @@ func TestNewRecipeInLinkedFolder(t *testing.T) {
 		t.Errorf("a recipe that was a dangling link: %v, %v", old, err)
 	}
 }
+
+// TestRootConfigReviewPlaces: a file added, in a real git repository,
+// where the system runs what it finds as root or lets any user reach root
+// with it is a root-config REVIEW line naming the place.
+func TestRootConfigReviewPlaces(t *testing.T) {
+	base := map[string]string{"recipes/hello.yaml": helloRecipe, "keys/upstream.asc": "key\n"}
+	for _, tt := range []struct{ dest, want string }{
+		// The system bus's policy (send_destination to systemd, allowed to
+		// any user) and its activation files (Exec= run by the setuid
+		// launch helper as User=, root, when anybody calls the name).
+		{"/usr/share/dbus-1/system.d/hello.conf", "the D-Bus system bus's policy: which users may call root's services"},
+		{"/etc/dbus-1/system.d/hello.conf", "the D-Bus system bus's policy: which users may call root's services"},
+		{"/usr/share/dbus-1/system-services/org.example.Hello.service", "programs the D-Bus system bus starts, as root, when a user calls their name"},
+	} {
+		t.Run(tt.dest, func(t *testing.T) {
+			head := edit(t, helloRecipe, `revision: "1"`, `revision: "2"`, "    files:\n", "    files:\n      - {file: k, dest: \""+tt.dest+"\"}\n")
+			rep := gateBase(t, base, map[string]string{"recipes/hello.yaml": head, "recipes/hello/k": "k\n"})
+			var got []string
+			for _, it := range rep.Review {
+				if it.Kind == KindRootConfig {
+					got = append(got, it.Message)
+				}
+			}
+			want := []string{"package hello [amd64]: " + tt.dest + " added: " + tt.want}
+			if !slices.Equal(got, want) {
+				t.Errorf("root-config review:\n  %s\nwant:\n  %s", strings.Join(got, "\n  "), strings.Join(want, "\n  "))
+			}
+		})
+	}
+}
