@@ -438,6 +438,9 @@ var rootConfig = []struct{ prefix, what string }{
 	{"/root/", "root's home (its ssh keys, its shells' startup files)"},
 	{"/usr/local/sbin/", "commands root's PATH finds before the system's"},
 	{"/usr/local/bin/", "commands root's PATH finds before the system's"},
+	// Debian's ld.so.conf.d/libc.conf lists /usr/local/lib first, and
+	// Python reads /usr/local/lib/python3.X/dist-packages before Debian's.
+	{"/usr/local/lib/", "libraries the dynamic linker, and modules Python, find before the system's (root's programs too)"},
 	{"/var/spool/cron/", "users' crontabs, root's too"},
 	{"/etc/update-motd.d/", "scripts run as root at every login (pam_motd)"},
 	{"/usr/share/pam-configs/", "PAM profiles pam-auth-update adds to every login"},

@@ -1548,6 +1548,11 @@ func TestRootConfigReviewPlaces(t *testing.T) {
 		{"/usr/share/dbus-1/system.d/hello.conf", "the D-Bus system bus's policy: which users may call root's services"},
 		{"/etc/dbus-1/system.d/hello.conf", "the D-Bus system bus's policy: which users may call root's services"},
 		{"/usr/share/dbus-1/system-services/org.example.Hello.service", "programs the D-Bus system bus starts, as root, when a user calls their name"},
+		// Debian's ld.so.conf.d/libc.conf lists /usr/local/lib before the
+		// system's folders (ldconfig -p: its libz.so.1 first), and Python
+		// puts /usr/local/lib/python3.X/dist-packages before Debian's.
+		{"/usr/local/lib/libz.so.1", "libraries the dynamic linker, and modules Python, find before the system's (root's programs too)"},
+		{"/usr/local/lib/python3.11/dist-packages/apt/__init__.py", "libraries the dynamic linker, and modules Python, find before the system's (root's programs too)"},
 	} {
 		t.Run(tt.dest, func(t *testing.T) {
 			head := edit(t, helloRecipe, `revision: "1"`, `revision: "2"`, "    files:\n", "    files:\n      - {file: k, dest: \""+tt.dest+"\"}\n")
