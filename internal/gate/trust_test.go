@@ -1553,6 +1553,15 @@ func TestRootConfigReviewPlaces(t *testing.T) {
 		// puts /usr/local/lib/python3.X/dist-packages before Debian's.
 		{"/usr/local/lib/libz.so.1", "libraries the dynamic linker, and modules Python, find before the system's (root's programs too)"},
 		{"/usr/local/lib/python3.11/dist-packages/apt/__init__.py", "libraries the dynamic linker, and modules Python, find before the system's (root's programs too)"},
+		// update-initramfs (at every kernel or firmware upgrade) runs the
+		// hooks as root and copies the scripts into the initramfs, which
+		// runs them at boot; update-grub runs grub.d's; kernel-install its
+		// plugins; an rc?.d link starts an init script at boot.
+		{"/usr/share/initramfs-tools/hooks/hello", "hooks update-initramfs runs as root, and scripts the initramfs runs at boot"},
+		{"/etc/initramfs-tools/scripts/init-top/hello", "hooks update-initramfs runs as root, and scripts the initramfs runs at boot"},
+		{"/etc/grub.d/09_hello", "scripts update-grub runs as root, which write the boot menu"},
+		{"/usr/lib/kernel/install.d/50-hello.install", "plugins kernel-install runs as root at kernel installation"},
+		{"/etc/rc2.d/S01hello", "init scripts started at boot (a link here enables one)"},
 	} {
 		t.Run(tt.dest, func(t *testing.T) {
 			head := edit(t, helloRecipe, `revision: "1"`, `revision: "2"`, "    files:\n", "    files:\n      - {file: k, dest: \""+tt.dest+"\"}\n")
