@@ -460,6 +460,7 @@ var rootConfig = []struct{ prefix, what string }{
 	{"/usr/lib/NetworkManager/dispatcher.d/", "network hooks run as root"},
 	{"/etc/dhcp/", "DHCP client settings and hooks run as root"},
 	{"/etc/hosts", "where host names resolve"},
+	{"/etc/resolv.conf", "where host names resolve (the name servers asked)"},
 	{"/etc/crontab", "cron jobs run as root"},
 	{"/etc/cron.d/", "cron jobs"},
 	{"/etc/cron.hourly/", "cron jobs run as root"},

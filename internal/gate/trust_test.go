@@ -1562,6 +1562,10 @@ func TestRootConfigReviewPlaces(t *testing.T) {
 		{"/etc/grub.d/09_hello", "scripts update-grub runs as root, which write the boot menu"},
 		{"/usr/lib/kernel/install.d/50-hello.install", "plugins kernel-install runs as root at kernel installation"},
 		{"/etc/rc2.d/S01hello", "init scripts started at boot (a link here enables one)"},
+		// The name servers every download of the node asks, as /etc/hosts
+		// is where names resolve (no package owns either: the installer
+		// or DHCP wrote it).
+		{"/etc/resolv.conf", "where host names resolve (the name servers asked)"},
 	} {
 		t.Run(tt.dest, func(t *testing.T) {
 			head := edit(t, helloRecipe, `revision: "1"`, `revision: "2"`, "    files:\n", "    files:\n      - {file: k, dest: \""+tt.dest+"\"}\n")
