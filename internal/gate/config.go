@@ -26,7 +26,8 @@ import (
 // so that signatures nobody trusted pass every Sigstore check. A file that
 // is new or changed since the base is one review item (no recipe's: Recipe
 // is ""); a file outside that repository (in /etc, another repository such
-// as etckeeper's) cannot be changed by the change, and gives none.
+// as etckeeper's) cannot be changed by the change, and gives none, unless
+// the change put a link there in place of the base's file (repoFile).
 func (b *Base) TrustedRootReview(ctx context.Context, dir, file string) ([]ReviewItem, error) {
 	if file == "" {
 		return nil, nil
@@ -478,7 +479,8 @@ type repoFile struct {
 
 // repoFile reads file, and the same path at the base revision, when file
 // lies inside the git repository of dir; nil when it lies outside (a link
-// out of it included): the change under review cannot have made it. The
+// out of it too, unless the link replaces what the base has there:
+// linkedOut): the change under review cannot have made it. The
 // base's file is the one its tree reaches at the path the working tree
 // reads, through the links the base had there: a file replaced by a link to
 // another file of the repository, unchanged itself, is a changed file.
@@ -491,10 +493,16 @@ func (b *Base) repoFile(ctx context.Context, dir, file string) (*repoFile, error
 	if err != nil {
 		return nil, err
 	}
-	if rel, err := relTo(top, abs); err != nil || !filepath.IsLocal(rel) {
-		return nil, nil
-	}
 	rel := inTree(top, abs)
+	if real, err := relTo(top, abs); err != nil || !filepath.IsLocal(real) {
+		// Outside, its links resolved. A name of the repository that the
+		// change made a link out of it (to a file of the CI runner: an
+		// empty one drops every setting) is the change's, though what it
+		// leads to is not: compared with what the base had there.
+		if out, err := b.linkedOut(ctx, top, abs, rel); !out || err != nil {
+			return nil, err
+		}
+	}
 	f := &repoFile{abs: filepath.Join(top, rel), rel: filepath.ToSlash(rel)}
 	if f.now, err = os.ReadFile(abs); err != nil {
 		return nil, err
@@ -510,6 +518,45 @@ func (b *Base) repoFile(ctx context.Context, dir, file string) (*repoFile, error
 		return nil, fmt.Errorf("%w: %v", ErrBase, err)
 	}
 	return f, nil
+}
+
+// linkedOut reports whether abs, which leads out of the repository at top
+// and is named rel there (the links above it inside the repository kept),
+// does so through a link of the repository that replaces what the base
+// revision has at its place: a file, a folder, or a link to another
+// target (the file itself, a folder above it, or a link on the way). A
+// link the base has as it is, or a name the base lacks, is not the change's
+// doing.
+func (b *Base) linkedOut(ctx context.Context, top, abs, rel string) (bool, error) {
+	if !filepath.IsLocal(rel) {
+		return false, nil
+	}
+	for _, l := range linked(top, abs) {
+		target, err := os.Readlink(filepath.Join(top, l))
+		if err != nil {
+			continue // not a link: a folder or file on the way
+		}
+		entry, err := b.git(ctx, top, "--literal-pathspecs", "ls-tree", "-z", b.Rev, "--", filepath.ToSlash(l))
+		if err != nil {
+			return false, fmt.Errorf("%w: %v", ErrBase, err)
+		}
+		meta, _, ok := strings.Cut(string(entry), "\t")
+		fields := strings.Fields(meta)
+		switch {
+		case !ok || len(fields) != 3:
+			continue // the base has nothing there
+		case fields[0] != "120000":
+			return true, nil
+		}
+		was, err := b.git(ctx, top, "cat-file", "blob", fields[2])
+		if err != nil {
+			return false, fmt.Errorf("%w: %v", ErrBase, err)
+		}
+		if string(was) != target {
+			return true, nil
+		}
+	}
+	return false, nil
 }
 
 // one is the values of a setting of one value: none when s is "".

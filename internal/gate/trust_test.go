@@ -1583,3 +1583,50 @@ func TestRootConfigReviewPlaces(t *testing.T) {
 		})
 	}
 }
+
+// TestRepoFileLinkedOut: a config or trusted root of the base that the
+// change replaces by a link out of the repository (to a file of the CI
+// runner: an empty one drops every setting) is the change's, though what
+// it leads to is not: the config's settings are compared with the base's,
+// and the root is changed. A link out that the base has as it is, is none.
+func TestRepoFileLinkedOut(t *testing.T) {
+	dir, _, b := committed(t, map[string]string{
+		"updeb.yaml":      "sigstore: {trusted-root: trust/root.json}\nmirrors:\n  - {prefix: https://example.org/, to: https://mirror.example.org/}\n",
+		"trust/root.json": `{"mediaType": "a"}`,
+	})
+	ctx := context.Background()
+	outside := t.TempDir()
+	for name, content := range map[string]string{"empty.yaml": "{}\n", "root.json": `{"mediaType": "b"}`} {
+		if err := os.WriteFile(filepath.Join(outside, name), []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	cfg := replaceByLink(t, dir, filepath.Join(outside, "empty.yaml"), "updeb.yaml")
+	items, err := b.ConfigReview(ctx, dir, cfg)
+	var settings []string
+	for _, it := range items {
+		settings = append(settings, strings.Fields(strings.TrimPrefix(it.Message, "the config updeb.yaml changes "))[0])
+	}
+	if err != nil || !slices.Equal(settings, []string{"mirrors", "sigstore.trusted-root"}) {
+		t.Errorf("the config replaced by a link to an empty file out of the repository: %q %v", settings, err)
+	}
+	root := replaceByLink(t, dir, filepath.Join(outside, "root.json"), "trust/root.json")
+	if items, err := b.TrustedRootReview(ctx, dir, root); err != nil || len(items) != 1 || !strings.Contains(items[0].Message, "trust/root.json is changed since HEAD") {
+		t.Errorf("the trusted root replaced by a link out of the repository: %+v %v", items, err)
+	}
+	// Committed so: the base has the same links.
+	testenv.Run(t, b.Git, "-C", dir, "-c", "user.email=t@example.org", "-c", "user.name=t", "commit", "-q", "-a", "-m", "links out")
+	if items, err := b.ConfigReview(ctx, dir, cfg); err != nil || len(items) != 0 {
+		t.Errorf("a link out the base has too: %+v %v", items, err)
+	}
+	if items, err := b.TrustedRootReview(ctx, dir, root); err != nil || len(items) != 0 {
+		t.Errorf("a link out the base has too: %+v %v", items, err)
+	}
+	// The root's folder replaced by a link to a folder out of the
+	// repository: the file itself is no link.
+	dir, _, b = committed(t, map[string]string{"trust/root.json": `{"mediaType": "a"}`})
+	replaceByLink(t, dir, outside, "trust")
+	if items, err := b.TrustedRootReview(ctx, dir, filepath.Join(dir, "trust", "root.json")); err != nil || len(items) != 1 || !strings.Contains(items[0].Message, "trust/root.json is changed since HEAD") {
+		t.Errorf("the trusted root's folder replaced by a link out of the repository: %+v %v", items, err)
+	}
+}
