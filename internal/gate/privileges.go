@@ -556,6 +556,17 @@ func rootConfigPlace(dest string) (string, bool) {
 			return p.what, true
 		}
 	}
+	// Debian's PAM modules are in the multiarch folder
+	// (/lib/x86_64-linux-gnu/security/pam_unix.so), which no prefix names:
+	// a module the PAM stack names and the node lacks (common-session's
+	// pam_systemd.so without libpam-systemd) is loaded into every login.
+	for _, lib := range []string{"/lib/", "/usr/lib/"} {
+		if rest, ok := strings.CutPrefix(dest, lib); ok {
+			if triplet, sub, _ := strings.Cut(rest, "/"); strings.Contains(triplet, "-linux-") && strings.HasPrefix(sub, "security/") {
+				return "PAM modules", true
+			}
+		}
+	}
 	for _, units := range recipe.SystemdUnitDirs {
 		rest, ok := strings.CutPrefix(dest, units)
 		if !ok || rest == "" {

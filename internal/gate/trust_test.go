@@ -1566,6 +1566,12 @@ func TestRootConfigReviewPlaces(t *testing.T) {
 		// is where names resolve (no package owns either: the installer
 		// or DHCP wrote it).
 		{"/etc/resolv.conf", "where host names resolve (the name servers asked)"},
+		// Debian's PAM modules are in the multiarch folder (libpam-modules'
+		// /lib/x86_64-linux-gnu/security/pam_unix.so): common-session names
+		// pam_systemd.so, which a node without libpam-systemd lacks, and a
+		// package's file of that name is loaded into every login as root.
+		{"/lib/x86_64-linux-gnu/security/pam_systemd.so", "PAM modules"},
+		{"/usr/lib/aarch64-linux-gnu/security/pam_systemd.so", "PAM modules"},
 	} {
 		t.Run(tt.dest, func(t *testing.T) {
 			head := edit(t, helloRecipe, `revision: "1"`, `revision: "2"`, "    files:\n", "    files:\n      - {file: k, dest: \""+tt.dest+"\"}\n")
