@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"path"
 	"path/filepath"
 	"slices"
 	"sort"
@@ -560,12 +561,14 @@ func rootConfigPlace(dest string) (string, bool) {
 	// (/lib/x86_64-linux-gnu/security/pam_unix.so), which no prefix names:
 	// a module the PAM stack names and the node lacks (common-session's
 	// pam_systemd.so without libpam-systemd) is loaded into every login.
-	for _, lib := range []string{"/lib/", "/usr/lib/"} {
-		if rest, ok := strings.CutPrefix(dest, lib); ok {
-			if triplet, sub, _ := strings.Cut(rest, "/"); strings.Contains(triplet, "-linux-") && strings.HasPrefix(sub, "security/") {
-				return "PAM modules", true
-			}
-		}
+	// So is an NSS module nsswitch.conf names (Debian 12's services: db
+	// files) into every program that looks one up.
+	sub, multiarch := inMultiarch(dest)
+	if multiarch && strings.HasPrefix(sub, "security/") {
+		return "PAM modules", true
+	}
+	if dir, name := path.Split(dest); strings.HasPrefix(name, "libnss_") && (multiarch && !strings.Contains(sub, "/") || dir == "/lib/" || dir == "/usr/lib/") {
+		return "NSS modules: glibc loads one that nsswitch.conf names (a node may lack db, nis or systemd) into every program that looks up a user, group, host or service, root's too", true
 	}
 	for _, units := range recipe.SystemdUnitDirs {
 		rest, ok := strings.CutPrefix(dest, units)
@@ -590,6 +593,19 @@ func rootConfigPlace(dest string) (string, bool) {
 		// The rest of systemd's own folder: system.conf.d (a drop-in's
 		// DefaultEnvironment reaches every service), networks, user units.
 		return "systemd's settings (a system.conf.d drop-in sets what every service runs with)", true
+	}
+	return "", false
+}
+
+// inMultiarch returns what follows the multiarch folder of /lib or /usr/lib
+// (/usr/lib/x86_64-linux-gnu/) in dest, if dest is below one.
+func inMultiarch(dest string) (string, bool) {
+	for _, lib := range []string{"/lib/", "/usr/lib/"} {
+		if rest, ok := strings.CutPrefix(dest, lib); ok {
+			if triplet, sub, ok := strings.Cut(rest, "/"); ok && strings.Contains(triplet, "-linux-") {
+				return sub, true
+			}
+		}
 	}
 	return "", false
 }

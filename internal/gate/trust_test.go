@@ -1572,6 +1572,11 @@ func TestRootConfigReviewPlaces(t *testing.T) {
 		// package's file of that name is loaded into every login as root.
 		{"/lib/x86_64-linux-gnu/security/pam_systemd.so", "PAM modules"},
 		{"/usr/lib/aarch64-linux-gnu/security/pam_systemd.so", "PAM modules"},
+		// nsswitch.conf names modules a node may lack (Debian 12's:
+		// services: db files, netgroup: nis): glibc loads the file of that
+		// name into every program that looks one up, root's daemons too.
+		{"/usr/lib/x86_64-linux-gnu/libnss_db.so.2", "NSS modules: glibc loads one that nsswitch.conf names (a node may lack db, nis or systemd) into every program that looks up a user, group, host or service, root's too"},
+		{"/lib/libnss_nis.so.2", "NSS modules: glibc loads one that nsswitch.conf names (a node may lack db, nis or systemd) into every program that looks up a user, group, host or service, root's too"},
 	} {
 		t.Run(tt.dest, func(t *testing.T) {
 			head := edit(t, helloRecipe, `revision: "1"`, `revision: "2"`, "    files:\n", "    files:\n      - {file: k, dest: \""+tt.dest+"\"}\n")
