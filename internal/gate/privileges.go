@@ -9,6 +9,7 @@ import (
 	"io/fs"
 	"path"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"sort"
 	"strings"
@@ -570,6 +571,11 @@ func rootConfigPlace(dest string) (string, bool) {
 	if dir, name := path.Split(dest); strings.HasPrefix(name, "libnss_") && (multiarch && !strings.Contains(sub, "/") || dir == "/lib/" || dir == "/usr/lib/") {
 		return "NSS modules: glibc loads one that nsswitch.conf names (a node may lack db, nis or systemd) into every program that looks up a user, group, host or service, root's too", true
 	}
+	// Debian's python3 runs the import lines of each .pth file of its
+	// dist-packages at every start.
+	if dir, name := path.Split(dest); strings.HasSuffix(name, ".pth") && pythonSiteRE.MatchString(dir) {
+		return "a .pth file: Python runs its import lines at the start of every Python program, root's too", true
+	}
 	for _, units := range recipe.SystemdUnitDirs {
 		rest, ok := strings.CutPrefix(dest, units)
 		if !ok || rest == "" {
@@ -596,6 +602,9 @@ func rootConfigPlace(dest string) (string, bool) {
 	}
 	return "", false
 }
+
+// pythonSiteRE matches the folders Debian's python3 reads .pth files from.
+var pythonSiteRE = regexp.MustCompile(`^/usr/lib/python3(\.[0-9]+)?/(dist|site)-packages/$`)
 
 // inMultiarch returns what follows the multiarch folder of /lib or /usr/lib
 // (/usr/lib/x86_64-linux-gnu/) in dest, if dest is below one.

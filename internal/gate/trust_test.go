@@ -1577,6 +1577,11 @@ func TestRootConfigReviewPlaces(t *testing.T) {
 		// name into every program that looks one up, root's daemons too.
 		{"/usr/lib/x86_64-linux-gnu/libnss_db.so.2", "NSS modules: glibc loads one that nsswitch.conf names (a node may lack db, nis or systemd) into every program that looks up a user, group, host or service, root's too"},
 		{"/lib/libnss_nis.so.2", "NSS modules: glibc loads one that nsswitch.conf names (a node may lack db, nis or systemd) into every program that looks up a user, group, host or service, root's too"},
+		// Debian's python3 runs the import lines of each .pth file of its
+		// dist-packages at every start (setuptools' distutils-precedence.pth
+		// loads _distutils_hack so).
+		{"/usr/lib/python3/dist-packages/hello.pth", "a .pth file: Python runs its import lines at the start of every Python program, root's too"},
+		{"/usr/lib/python3.11/dist-packages/hello.pth", "a .pth file: Python runs its import lines at the start of every Python program, root's too"},
 	} {
 		t.Run(tt.dest, func(t *testing.T) {
 			head := edit(t, helloRecipe, `revision: "1"`, `revision: "2"`, "    files:\n", "    files:\n      - {file: k, dest: \""+tt.dest+"\"}\n")
