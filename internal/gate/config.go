@@ -63,7 +63,9 @@ func (b *Base) ConfigReview(ctx context.Context, dir, file string, fallback ...s
 	if file == "" {
 		return nil, nil
 	}
-	f, err := b.repoFile(ctx, dir, file)
+	// A config the base lacks that links out of the repository is read in
+	// place of the fallback, which the base read: as a new file.
+	f, err := b.repoFile(ctx, dir, file, true)
 	if f == nil || err != nil {
 		return nil, err
 	}
@@ -375,7 +377,7 @@ func (b *Base) ConfigGoneReview(ctx context.Context, dir, file, inUse string) ([
 // whether it is "new" or "changed" since the base revision ("" when it is
 // the same, or lies outside).
 func (b *Base) changedFile(ctx context.Context, dir, file string) (*repoFile, string, error) {
-	f, err := b.repoFile(ctx, dir, file)
+	f, err := b.repoFile(ctx, dir, file, false)
 	switch {
 	case f == nil || err != nil:
 		return nil, "", err
@@ -479,12 +481,13 @@ type repoFile struct {
 
 // repoFile reads file, and the same path at the base revision, when file
 // lies inside the git repository of dir; nil when it lies outside (a link
-// out of it too, unless the link replaces what the base has there:
-// linkedOut): the change under review cannot have made it. The
+// out of it too, unless the link replaces what the base has there, or,
+// with newLinks, is new: linkedOut): the change under review cannot have
+// made it. The
 // base's file is the one its tree reaches at the path the working tree
 // reads, through the links the base had there: a file replaced by a link to
 // another file of the repository, unchanged itself, is a changed file.
-func (b *Base) repoFile(ctx context.Context, dir, file string) (*repoFile, error) {
+func (b *Base) repoFile(ctx context.Context, dir, file string, newLinks bool) (*repoFile, error) {
 	abs, err := filepath.Abs(file)
 	if err != nil {
 		return nil, err
@@ -499,7 +502,7 @@ func (b *Base) repoFile(ctx context.Context, dir, file string) (*repoFile, error
 		// change made a link out of it (to a file of the CI runner: an
 		// empty one drops every setting) is the change's, though what it
 		// leads to is not: compared with what the base had there.
-		if out, err := b.linkedOut(ctx, top, abs, rel); !out || err != nil {
+		if out, err := b.linkedOut(ctx, top, abs, rel, newLinks); !out || err != nil {
 			return nil, err
 		}
 	}
@@ -525,9 +528,9 @@ func (b *Base) repoFile(ctx context.Context, dir, file string) (*repoFile, error
 // does so through a link of the repository that replaces what the base
 // revision has at its place: a file, a folder, or a link to another
 // target (the file itself, a folder above it, or a link on the way). A
-// link the base has as it is, or a name the base lacks, is not the change's
-// doing.
-func (b *Base) linkedOut(ctx context.Context, top, abs, rel string) (bool, error) {
+// link the base has as it is is not the change's doing, nor, unless
+// newLinks is set, one where the base has nothing.
+func (b *Base) linkedOut(ctx context.Context, top, abs, rel string, newLinks bool) (bool, error) {
 	if !filepath.IsLocal(rel) {
 		return false, nil
 	}
@@ -544,6 +547,9 @@ func (b *Base) linkedOut(ctx context.Context, top, abs, rel string) (bool, error
 		fields := strings.Fields(meta)
 		switch {
 		case !ok || len(fields) != 3:
+			if newLinks {
+				return true, nil
+			}
 			continue // the base has nothing there
 		case fields[0] != "120000":
 			return true, nil

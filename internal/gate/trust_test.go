@@ -1646,3 +1646,23 @@ func TestRepoFileLinkedOut(t *testing.T) {
 		t.Errorf("the trusted root's folder replaced by a link out of the repository: %+v %v", items, err)
 	}
 }
+
+// TestConfigReviewNewLinkOut: a ./updeb.yaml the base lacks, added as a
+// link out of the repository (to an empty file of the CI runner), is the
+// config in effect in place of /etc/updeb/config.yaml, which the base read:
+// what that one set is a setting changed, as for a new file.
+func TestConfigReviewNewLinkOut(t *testing.T) {
+	dir, _, b := committed(t, map[string]string{"README": "recipes\n"})
+	outside := t.TempDir()
+	etc := filepath.Join(outside, "config.yaml")
+	for name, content := range map[string]string{"empty.yaml": "{}\n", "config.yaml": "mirrors:\n  - {prefix: https://example.org/, to: https://mirror.example.org/}\n"} {
+		if err := os.WriteFile(filepath.Join(outside, name), []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	cfg := replaceByLink(t, dir, filepath.Join(outside, "empty.yaml"), "updeb.yaml")
+	items, err := b.ConfigReview(context.Background(), dir, cfg, etc)
+	if err != nil || len(items) != 1 || !strings.HasPrefix(items[0].Message, "the config updeb.yaml changes mirrors since HEAD: none, was https://example.org/ -> https://mirror.example.org/ in "+etc) {
+		t.Errorf("a new config that links out of the repository: %+v %v", items, err)
+	}
+}
