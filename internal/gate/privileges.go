@@ -536,7 +536,9 @@ var rootConfig = []struct{ prefix, what string }{
 	// services that run as root (systemd's, polkit's, the package's own);
 	// its activation files are programs the setuid launch helper starts as
 	// their User= when anybody calls their name.
-	{"/etc/dbus-1/", "the D-Bus system bus's policy: which users may call root's services"},
+	{"/etc/dbus-1/system.d/", "the D-Bus system bus's policy: which users may call root's services"},
+	{"/etc/dbus-1/system.conf", "the D-Bus system bus's policy: which users may call root's services"},
+	{"/etc/dbus-1/system-local.conf", "the D-Bus system bus's policy: which users may call root's services"},
 	{"/usr/share/dbus-1/system.d/", "the D-Bus system bus's policy: which users may call root's services"},
 	{"/usr/share/dbus-1/system-services/", "programs the D-Bus system bus starts, as root, when a user calls their name"},
 	{"/usr/local/share/dbus-1/system-services/", "programs the D-Bus system bus starts, as root, when a user calls their name"},
