@@ -13,6 +13,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/updeb/updeb/internal/config"
 	"github.com/updeb/updeb/internal/srcurl"
@@ -51,10 +52,11 @@ func (b *Base) TrustedRootReview(ctx context.Context, dir, file string) ([]Revie
 // cache, proxy, CA bundle) and what Sigstore signatures are checked against
 // (the trusted root, the state folder its refreshed copy is read from, the
 // services asked), or where updeb publish puts the packages and what signs
-// the suites (repo.dir, suite, component, key, keys). A mirror can send an
-// upstream host to a folder of the change, whose bytes a bump then pins
-// (FoldersReview looks at its files); another trusted root already in the
-// repository is no file changed. Each setting changed is one review item (no
+// the suites (repo.dir, suite, component, key, keys), and what every
+// Release says that apt checks (repo.valid-for, origin, label, codename).
+// A mirror can send an upstream host to a folder of the change, whose bytes
+// a bump then pins (FoldersReview looks at its files); another trusted root
+// already in the repository is no file changed. Each setting changed is one review item (no
 // recipe's); a config new since the base is compared with the one updeb read
 // at the base in its place, the first of fallback that is there
 // (/etc/updeb/config.yaml for a new ./updeb.yaml; none: no config): what
@@ -97,6 +99,7 @@ func (b *Base) ConfigReview(ctx context.Context, dir, file string, fallback ...s
 		{configPackages(now), configPackages(old), "it goes into every package built (its Version, its Maintainer where the recipe names none, or its bytes) though no recipe changed, which the version rule does not see"},
 		{configPublish(now, top), configPublish(old, top), "updeb publish puts every package there (a recipe's repo: comes first): nodes whose apt sources name the old one get no newer version, and those of the new one get these packages"},
 		{configSigning(now, top), configSigning(old, top), "updeb publish signs every suite with it and puts its public key in archive-keyring.gpg, which clients are given to trust"},
+		{configRelease(now), configRelease(old), "updeb publish writes it into every suite's Release, which apt checks on the nodes: Valid-Until (repo.valid-for) bounds how long an old Release is taken, so that whoever serves one cannot hold the nodes at old versions unseen, and apt preferences and unattended-upgrades' Origins-Pattern select packages by origin, label and codename"},
 		{configProvenance(now, top), configProvenance(old, top), "updeb build signs every package's provenance record with it, and a record it signs is what updeb verify-provenance --signer takes as the builder's word"},
 	} {
 		for i, s := range group.now {
@@ -456,6 +459,22 @@ func configSigning(c *config.Config, top string) []setting {
 	return []setting{
 		{"repo.key", repoPath(top, c.Repo.Key)},
 		{"repo.keys", keys},
+	}
+}
+
+// configRelease lists the settings of c that go into every suite's Release
+// and that apt checks or selects by on the nodes, as configPublish does its
+// settings.
+func configRelease(c *config.Config) []setting {
+	validFor := ""
+	if c.Repo.ValidFor != 0 {
+		validFor = time.Duration(c.Repo.ValidFor).String()
+	}
+	return []setting{
+		{"repo.origin", one(c.Repo.Origin)},
+		{"repo.label", one(c.Repo.Label)},
+		{"repo.codename", one(c.Repo.Codename)},
+		{"repo.valid-for", one(validFor)},
 	}
 }
 

@@ -1671,3 +1671,22 @@ func TestConfigReviewNewLinkOut(t *testing.T) {
 		t.Errorf("a new config that links out of the repository: %+v %v", items, err)
 	}
 }
+
+// TestConfigReviewRelease: the settings that decide what every suite's
+// Release says and apt checks on the nodes are config lines: valid-for
+// (its Valid-Until: without it, whoever serves an old Release freezes the
+// nodes at old versions unseen) and the origin, label and codename apt
+// preferences and unattended-upgrades select packages by.
+func TestConfigReviewRelease(t *testing.T) {
+	dir, write, b := committed(t, map[string]string{"updeb.yaml": "repo: {dir: repo, valid-for: 168h, origin: Example, label: Example, codename: example}\n"})
+	cfg := filepath.Join(dir, "updeb.yaml")
+	write("updeb.yaml", "repo: {dir: repo, origin: Examp1e, label: Example, codename: example}\n")
+	items, err := b.ConfigReview(context.Background(), dir, cfg)
+	var settings []string
+	for _, it := range items {
+		settings = append(settings, strings.Fields(strings.TrimPrefix(it.Message, "the config updeb.yaml changes "))[0])
+	}
+	if err != nil || !slices.Equal(settings, []string{"repo.origin", "repo.valid-for"}) {
+		t.Errorf("valid-for dropped, origin changed: %q %v", settings, err)
+	}
+}
