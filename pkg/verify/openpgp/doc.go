@@ -32,7 +32,11 @@
 //     created before it, not expired, and not revoked. A revocation without a
 //     reason or with reason "key compromised" counts as of always (anything the
 //     key signed is suspect); "superseded" or "retired" revocations count from
-//     their own creation time, so older signatures stay good. The
+//     their own creation time, so older signatures stay good. A revocation
+//     made by a designated revoker the key names (gpg addrevoker, then
+//     --desig-revoke) counts as the key's own when the revoker's primary
+//     key is in the keyring and verifies it, as gpg counts it (gpgv says
+//     REVKEYSIG, which apt refuses; sqv leaves such revocations out). The
 //     self-signature (or binding) that speaks for that time is the newest one
 //     made by then; when all are newer (extending a key's expiry makes gpg
 //     replace them, so a refreshed key has none from before older releases),

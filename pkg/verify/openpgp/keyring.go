@@ -137,6 +137,7 @@ func ParseKeyringContext(ctx context.Context, r io.Reader, name string) (*Keyrin
 			return nil, err
 		}
 	}
+	settleDesignatedRevocations(kr.entities)
 	return kr, nil
 }
 

@@ -140,7 +140,7 @@ func describeKey(pk *packet.PublicKey, self *packet.Signature, revs []*packet.Ve
 		if *r.Valid {
 			t := r.Packet.CreationTime.UTC()
 			k.Revoked = &t
-			k.Warnings = append(k.Warnings, "revoked"+revocationNote([]*packet.VerifiableSignature{r}))
+			k.Warnings = append(k.Warnings, "revoked"+revocationNote(pk, []*packet.VerifiableSignature{r}))
 			break
 		}
 	}

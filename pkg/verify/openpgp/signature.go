@@ -581,6 +581,14 @@ func issuerKeyID(s *packet.Signature) string {
 	return ""
 }
 
+// issuerName names the key that made s, by fingerprint where s carries it.
+func issuerName(s *packet.Signature) string {
+	if s.IssuerFingerprint != nil {
+		return "key " + fprOrEmpty(s.IssuerFingerprint)
+	}
+	return "key ID " + issuerKeyID(s)
+}
+
 func fprOrEmpty(b []byte) string { return strings.ToUpper(hex.EncodeToString(b)) }
 
 func fingerprint(pk *packet.PublicKey) string { return fprOrEmpty(pk.Fingerprint) }
@@ -620,11 +628,7 @@ func check(kr *Keyring, pol Policy, allowed map[string]bool, s *packet.Signature
 	id := issuerKeyID(s)
 	keys := kr.lookup(s)
 	if len(keys) == 0 {
-		who := "key ID " + id
-		if s.IssuerFingerprint != nil {
-			who = "key " + fprOrEmpty(s.IssuerFingerprint)
-		}
-		detail := fmt.Sprintf("made by %s, which is not in keyring %s (unknown signer)", who, kr.name)
+		detail := fmt.Sprintf("made by %s, which is not in keyring %s (unknown signer)", issuerName(s), kr.name)
 		if kr.unread > 0 {
 			detail += fmt.Sprintf("; %d key(s) of the keyring could not be read (a key version or algorithm updeb does not support, or a damaged key), and the signer may be one of them", kr.unread)
 		}
@@ -720,7 +724,7 @@ func validAt(k signingKey, t time.Time) *Refusal {
 	}
 	switch {
 	case errors.Is(err, pgperrors.ErrKeyRevoked):
-		return &Refusal{Reason: ReasonKeyRevoked, Detail: fmt.Sprintf("primary key %s is revoked%s", fingerprint(e.PrimaryKey), revocationNote(e.Revocations))}
+		return &Refusal{Reason: ReasonKeyRevoked, Detail: fmt.Sprintf("primary key %s is revoked%s", fingerprint(e.PrimaryKey), revocationNote(e.PrimaryKey, e.Revocations))}
 	case errors.Is(err, pgperrors.ErrKeyExpired):
 		return &Refusal{Reason: ReasonKeyExpired, Detail: fmt.Sprintf("primary key %s %s", fingerprint(e.PrimaryKey), expiryNote(e.PrimaryKey, self, t))}
 	case err != nil:
@@ -740,7 +744,7 @@ func validAt(k signingKey, t time.Time) *Refusal {
 	}
 	switch {
 	case errors.Is(err, pgperrors.ErrKeyRevoked):
-		return &Refusal{Reason: ReasonKeyRevoked, Detail: fmt.Sprintf("subkey %s is revoked%s", fingerprint(sk.PublicKey), revocationNote(sk.Revocations))}
+		return &Refusal{Reason: ReasonKeyRevoked, Detail: fmt.Sprintf("subkey %s is revoked%s", fingerprint(sk.PublicKey), revocationNote(sk.PublicKey, sk.Revocations))}
 	case errors.Is(err, pgperrors.ErrKeyExpired):
 		if bind == nil {
 			bind, _ = sk.LatestValidBindingSignature(t, nil)
@@ -819,12 +823,16 @@ func expiryNote(pk *packet.PublicKey, self *packet.Signature, t time.Time) strin
 	return fmt.Sprintf("was not valid at %s", stamp(t))
 }
 
-func revocationNote(revs []*packet.VerifiableSignature) string {
+func revocationNote(pk *packet.PublicKey, revs []*packet.VerifiableSignature) string {
 	for _, r := range revs {
 		if r.Valid == nil || !*r.Valid {
 			continue
 		}
 		note := " (revoked " + stamp(r.Packet.CreationTime)
+		// A subkey's revocations are its primary key's to make.
+		if r.Packet.SigType == packet.SigTypeKeyRevocation && !r.Packet.CheckKeyIdOrFingerprint(pk) {
+			note += " by its designated revoker " + issuerName(r.Packet)
+		}
 		if r.Packet.RevocationReason != nil {
 			note += ", reason: " + revocationReason(*r.Packet.RevocationReason)
 		}

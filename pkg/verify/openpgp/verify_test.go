@@ -824,6 +824,8 @@ func TestRevocationsOutOfPlace(t *testing.T) {
 			_, err = VerifyDetached(kr, Policy{Now: time.Now()}, open(t, file(c.sig)), open(t, file("data")))
 			if re, ok := errors.AsType[*RefusedError](err); !ok || !re.Has(ReasonKeyRevoked) {
 				t.Errorf("err = %v, want a refusal: revoked", err)
+			} else if strings.Contains(err.Error(), "designated revoker") {
+				t.Errorf("the key revoked itself: %v", err)
 			}
 			if !sqv || c.keyring[0]&0x80 == 0 {
 				return
