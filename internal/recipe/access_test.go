@@ -398,6 +398,28 @@ func TestIgnoredSpecialBitsWarn(t *testing.T) {
 	}
 }
 
+// A setuid file of an owner (a setgid file of a group) that is neither
+// base-passwd's nor the system user's is refused at its mode: the package
+// carries id 0 for the name, and dpkg, where the name does not exist at
+// unpack, installs the file setuid (setgid) root (seen with dpkg --unpack:
+// 0:0 4755), while the recipe and the listing show the other account. The
+// accessRecipe's setuid root file of xuser's group and setgid shadow file
+// stay as they are.
+func TestSetIDOfUnknownAccountRefused(t *testing.T) {
+	for _, tt := range []struct{ file, want string }{
+		{`{file: x.default, dest: /usr/lib/x/helper, mode: "4755", owner: postfix, special-bits: "runs as postfix"}`,
+			`:19:58: mode: 4755 makes /usr/lib/x/helper setuid owner "postfix", which is neither a Debian base-passwd account nor this package's system-user: where "postfix" does not exist when dpkg unpacks the package, dpkg gives the file id 0, and it is setuid root: make "postfix" the package's system-user (the postinst then sets the bit once the account exists), use a base-passwd account, or leave the bit out`},
+		{`{file: x.default, dest: /usr/lib/x/helper, mode: "2755", group: postdrop, special-bits: "writes the queue"}`,
+			`:19:58: mode: 2755 makes /usr/lib/x/helper setgid group "postdrop", which is neither`},
+	} {
+		text := strings.Replace(accessRecipe, "    files:\n", "    files:\n      - "+tt.file+"\n", 1)
+		_, file := writeProject(t, text)
+		if _, err := Load(file, LoadOptions{}); !errors.Is(err, ErrInvalid) || !strings.Contains(err.Error(), tt.want) {
+			t.Errorf("%s: %v, want ...%s", tt.file, err, tt.want)
+		}
+	}
+}
+
 // A fragment of comments only makes no script where updeb has no part of
 // its own (lintian's maintainer-script-empty), and lint says so; with a
 // part of updeb's the script is that part.

@@ -1359,6 +1359,7 @@ func (pl *packageResolver) file(f File) (ResolvedFile, bool) {
 	}
 	pf.Owner, pf.SpecialBits = pl.owner(fn, f.Access), f.SpecialBits
 	pf.SetIDByPostinst = pf.Mode&(fs.ModeSetuid|fs.ModeSetgid) != 0 && pl.rp.SystemUser.owns(pf.Owner)
+	pl.setIDOfUnknown(fn, pf)
 	if pf.Mode&0o002 != 0 {
 		pl.fs.warn(valueOf(fn, "mode"), "mode: %s is world-writable (%04o): any local user can change it", pf.Dest, f.Mode)
 	}
@@ -1504,6 +1505,32 @@ func (pl *packageResolver) owner(n *yaml.Node, a Access) deb.Owner {
 	own.UID = resolve("owner", a.Owner, baseUsers, u != nil && a.Owner == u.Name)
 	own.GID = resolve("group", a.Group, baseGroups, u != nil && u.Group && a.Group == u.Name)
 	return own
+}
+
+// setIDOfUnknown refuses a setuid file whose owner (a setgid file whose
+// group) is neither a base-passwd account nor the package's system user:
+// its tar member carries id 0 for the name, which dpkg uses where the name
+// does not exist at unpack, so the file would be setuid (setgid) root on such
+// a system, while the recipe, the package listing and the gate's review show
+// the other account.
+func (pl *packageResolver) setIDOfUnknown(fn *yaml.Node, f ResolvedFile) {
+	u := pl.rp.SystemUser
+	for _, c := range []struct {
+		bit             fs.FileMode
+		bitName, key    string
+		name            string
+		table           map[string]int
+		systemUsersName bool
+	}{
+		{fs.ModeSetuid, "setuid", "owner", f.Owner.User, baseUsers, u != nil && f.Owner.User == u.Name},
+		{fs.ModeSetgid, "setgid", "group", f.Owner.Group, baseGroups, u != nil && u.Group && f.Owner.Group == u.Name},
+	} {
+		if _, known := c.table[c.name]; f.Mode&c.bit == 0 || c.name == "" || known || c.systemUsersName {
+			continue
+		}
+		pl.fs.at(valueOf(fn, "mode"), "mode: %04o makes %s %s %s %q, which is neither a Debian base-passwd account nor this package's system-user: where %q does not exist when dpkg unpacks the package, dpkg gives the file id 0, and it is %s root: make %q the package's system-user (the postinst then sets the bit once the account exists), use a base-passwd account, or leave the bit out",
+			deb.UnixMode(f.Mode), f.Dest, c.bitName, c.key, c.name, c.name, c.bitName, c.name)
+	}
 }
 
 // symlinks renders the package's symbolic links.
