@@ -610,3 +610,45 @@ func TestFragmentExitBeforeUpdebsPart(t *testing.T) {
 		}
 	}
 }
+
+// dpkg backs PATH up as PATH.dpkg-tmp while it unpacks, and then removes
+// PATH.dpkg-tmp, and all inside it, for every PATH of the package (a
+// folder it makes for what is in it too): a recipe that installs both
+// loses the .dpkg-tmp one. Within one package the build failed after the
+// downloads, naming no recipe line (deb.Write's check); across two
+// packages both built, and installing the second deleted the first one's
+// file, which dpkg -L still listed (seen with dpkg -i). Lint refuses
+// either at the later line, whatever the order.
+func TestDpkgTmpPathRefused(t *testing.T) {
+	text := strings.Replace(accessRecipe, "    files:\n", "    files:\n      - {file: x.default, dest: /usr/share/x/a.dpkg-tmp}\n", 1) + `  - name: xy
+    summary: Y tool
+    description: The Y tool.
+    section: admin
+    files:
+      - {file: x.default, dest: /usr/share/x/a}
+      - {file: x.default, dest: /usr/share/y/b}
+      - {file: x.default, dest: /usr/share/y.dpkg-tmp}
+      - {file: x.default, dest: /usr/share/z.dpkg-tmp/c}
+      - {file: x.default, dest: /usr/share/z/d}
+`
+	got := loadFindings(t, text)
+	want := []string{
+		"recipes/x.yaml:37:33: dest: /usr/share/x/a.dpkg-tmp (package xx) and /usr/share/x/a: dpkg removes PATH.dpkg-tmp, and all inside it, for each PATH of a package it unpacks (its backup of what PATH replaced), so unpacking the second deletes the first: rename one",
+		"recipes/x.yaml:39:33: dest: /usr/share/y.dpkg-tmp and the folder /usr/share/y of /usr/share/y/b (package xy): dpkg removes",
+		"recipes/x.yaml:41:33: dest: the folder /usr/share/z.dpkg-tmp of /usr/share/z.dpkg-tmp/c (package xy) and the folder /usr/share/z of /usr/share/z/d (package xy): dpkg removes",
+	}
+	var found []string
+	for _, f := range got {
+		if strings.Contains(f, "dpkg-tmp") {
+			found = append(found, f)
+		}
+	}
+	if len(found) != len(want) {
+		t.Fatalf("findings:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+	for i := range want {
+		if !strings.HasPrefix(found[i], want[i]) {
+			t.Errorf("finding %d:\n %s\nwant %s...", i, found[i], want[i])
+		}
+	}
+}

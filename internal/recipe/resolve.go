@@ -1292,6 +1292,10 @@ func (pl *packageResolver) place(at *yaml.Node, what, dest, kind, who string) bo
 		pl.fs.at(at, "%s: %s is a folder of every Debian system (made by base-files, or one of merged-/usr's symlinks into /usr): a package may put files into it, but not install it as a %s (dpkg refuses the package where base-files owns the path, and replaces the folder where nobody does)", what, dest, kind)
 		return false
 	}
+	if tmp, base := ds.dpkgTmp(key, subject, who); tmp != "" {
+		pl.fs.at(at, "%s: %s and %s: dpkg removes PATH.dpkg-tmp, and all inside it, for each PATH of a package it unpacks (its backup of what PATH replaced), so unpacking the second deletes the first: rename one", what, tmp, base)
+		return false
+	}
 	ds.owner[key] = placed{pl.pp.Name, dest}
 	if kind != "directory" {
 		ds.leaf[key] = kind
@@ -1302,6 +1306,40 @@ func (pl *packageResolver) place(at *yaml.Node, what, dest, kind, who string) bo
 		}
 	}
 	return true
+}
+
+// dpkgTmp finds a pair of paths of the recipe, with key (subject,
+// installed by who) and its folders, where one is the other's
+// PATH.dpkg-tmp, the name dpkg backs PATH up under while it unpacks: it
+// returns both ("" when there is none), the .dpkg-tmp one first. A folder
+// dpkg makes for what is in it is a PATH too.
+func (ds *placements) dpkgTmp(key, subject, who string) (tmp, base string) {
+	describe := func(p string) string {
+		if o, ok := ds.owner[p]; ok {
+			return o.path + " (package " + o.pkg + ")"
+		}
+		if p == key {
+			return subject
+		}
+		if w, ok := ds.inside[p]; ok {
+			return "the folder " + p + " of " + w.String()
+		}
+		if strings.HasPrefix(key, p+"/") {
+			return "the folder " + p + " of " + within{key, who}.String()
+		}
+		return ""
+	}
+	for _, p := range append([]string{key}, slices.Collect(parents(key))...) {
+		if b, ok := strings.CutSuffix(p, ".dpkg-tmp"); ok && b != "/" {
+			if d := describe(b); d != "" {
+				return describe(p), d
+			}
+		}
+		if d := describe(p + ".dpkg-tmp"); d != "" {
+			return d, describe(p)
+		}
+	}
+	return "", ""
 }
 
 // absDest reports whether p is a usable absolute path in the package.
