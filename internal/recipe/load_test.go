@@ -556,6 +556,11 @@ func TestLoadErrors(t *testing.T) {
 				"recipes/x.yaml:22:28: triggers: \"activate-soon x\": unknown directive \"activate-soon\": expected one of interest, interest-await, interest-noawait, activate, activate-await, activate-noawait",
 				"recipes/x.yaml:22:47: triggers: \"interest /usr//lib\": file trigger \"/usr//lib\" is not a clean absolute path (write \"/usr/lib\")",
 			}},
+		// dpkg reads 254 bytes of a triggers line and refuses the package
+		// otherwise: lint passed it, and the build failed after the
+		// downloads, naming no recipe line.
+		{"trigger longer than dpkg reads", []edit{{"    systemd-units: [x.service]\n", "    systemd-units: [x.service]\n    triggers: [activate-noawait /usr/lib/x/" + strings.Repeat("p", 227) + ", activate-noawait /usr/lib/x/" + strings.Repeat("p", 226) + "]\n"}},
+			[]string{"recipes/x.yaml:21:16: triggers: activate-noawait /usr/lib/x/" + strings.Repeat("p", 49) + "...(238 bytes): 255 bytes, more than the 254 dpkg reads in a line of triggers (it refuses the package)"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -319,7 +319,8 @@ var triggerDirectives = []string{"interest", "interest-await", "interest-noawait
 // install the package ("invalid or unknown syntax in trigger name"): a
 // path below / without empty components, or a name that starts with a
 // letter or digit followed by letters, digits, "+", "-" and "." (a package
-// name's characters, "_" not among them).
+// name's characters, "_" not among them). Directive and name, one space
+// apart, fit in the maxTriggerLine bytes dpkg reads in a line.
 func CheckTrigger(line string) error {
 	f := strings.Fields(line)
 	if len(f) != 2 {
@@ -337,6 +338,10 @@ func CheckTrigger(line string) error {
 		if name[i] <= ' ' || name[i] >= 0x7f {
 			return fmt.Errorf("%q: trigger name %q: printable ASCII only (dpkg's rule)", line, name)
 		}
+	}
+	if n := len(directive) + 1 + len(name); n > maxTriggerLine {
+		// However it is written: dpkg refuses the package at unpack.
+		return fmt.Errorf("%s %s: %d bytes, more than the %d dpkg reads in a line of triggers (it refuses the package)", directive, shorten(name), n, maxTriggerLine)
 	}
 	if strings.HasPrefix(name, "/") && path.Clean(name) != name {
 		return fmt.Errorf("%q: file trigger %q is not a clean absolute path (write %q)", line, name, path.Clean(name))
