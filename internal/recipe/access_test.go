@@ -631,15 +631,21 @@ func TestDpkgTmpPathRefused(t *testing.T) {
       - {file: x.default, dest: /usr/share/z.dpkg-tmp/c}
       - {file: x.default, dest: /usr/share/z/d}
 `
-	got := loadFindings(t, text)
 	want := []string{
 		"recipes/x.yaml:37:33: dest: /usr/share/x/a.dpkg-tmp (package xx) and /usr/share/x/a: dpkg removes PATH.dpkg-tmp, and all inside it, for each PATH of a package it unpacks (its backup of what PATH replaced), so unpacking the second deletes the first: rename one",
 		"recipes/x.yaml:39:33: dest: /usr/share/y.dpkg-tmp and the folder /usr/share/y of /usr/share/y/b (package xy): dpkg removes",
 		"recipes/x.yaml:41:33: dest: the folder /usr/share/z.dpkg-tmp of /usr/share/z.dpkg-tmp/c (package xy) and the folder /usr/share/z of /usr/share/z/d (package xy): dpkg removes",
 	}
+	wantFindings(t, loadFindings(t, text), "dpkg-tmp", want)
+}
+
+// wantFindings checks that the findings of got that contain marker start
+// with want's, in order.
+func wantFindings(t *testing.T, got []string, marker string, want []string) {
+	t.Helper()
 	var found []string
 	for _, f := range got {
-		if strings.Contains(f, "dpkg-tmp") {
+		if strings.Contains(f, marker) {
 			found = append(found, f)
 		}
 	}
@@ -651,4 +657,36 @@ func TestDpkgTmpPathRefused(t *testing.T) {
 			t.Errorf("finding %d:\n %s\nwant %s...", i, found[i], want[i])
 		}
 	}
+}
+
+// dpkg unpacks a new conffile as PATH.dpkg-new, and writes the version it
+// does not keep, where the file was changed, to PATH.dpkg-dist or
+// PATH.dpkg-old, over what is there. A recipe with a conffile and such a
+// path built: a fresh installation (dpkg -i) configured /etc/x/c with the
+// bytes of the package's /etc/x/c.dpkg-new, which was gone, and an upgrade
+// with --force-confold wrote the new /etc/x/c over the package's own
+// /etc/x/c.dpkg-dist. Lint refuses either at the later line, in any
+// package of the recipe, a folder of that name too; a file that is not a
+// conffile keeps such names free.
+func TestConffileVersionPathRefused(t *testing.T) {
+	text := strings.Replace(accessRecipe, "    files:\n", `    files:
+      - {file: x.default, dest: /etc/x/c}
+      - {file: x.default, dest: /etc/x/c.dpkg-new, conffile: false}
+      - {file: x.default, dest: /etc/x/d.dpkg-old/e, conffile: false}
+      - {file: x.default, dest: /etc/x/f, conffile: false}
+      - {file: x.default, dest: /etc/x/f.dpkg-dist, conffile: false}
+`, 1) + `  - name: xy
+    summary: Y tool
+    description: The Y tool.
+    section: admin
+    files:
+      - {file: x.default, dest: /etc/x/d}
+    symlinks: [{dest: /etc/x/c.dpkg-dist, target: c}]
+`
+	want := []string{
+		"recipes/x.yaml:20:33: dest: /etc/x/c.dpkg-new and /etc/x/c (package xx), a conffile: dpkg unpacks a new conffile as PATH.dpkg-new, and writes the version it does not keep where the file was changed to PATH.dpkg-dist or PATH.dpkg-old, over what is there (a fresh installation configured the conffile with the bytes of the .dpkg-new entry): rename one",
+		"recipes/x.yaml:41:33: dest: the folder /etc/x/d.dpkg-old of /etc/x/d.dpkg-old/e (package xx) and /etc/x/d, a conffile: dpkg unpacks",
+		"recipes/x.yaml:42:23: symlink dest: /etc/x/c.dpkg-dist and /etc/x/c (package xx), a conffile: dpkg unpacks",
+	}
+	wantFindings(t, loadFindings(t, text), "a conffile: dpkg unpacks", want)
 }

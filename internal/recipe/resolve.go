@@ -1104,9 +1104,10 @@ func elementAt(n *yaml.Node, i int) *yaml.Node {
 // a path inside each folder that holds one. Each is keyed by the path it
 // is on a merged-/usr system (usrMerged): /bin/x and /usr/bin/x are one.
 type placements struct {
-	owner  map[string]placed // path -> who installs it, as written
-	leaf   map[string]string // path of a file or symlink -> "file", "symlink"
-	inside map[string]within // folder -> a path inside it
+	owner     map[string]placed // path -> who installs it, as written
+	leaf      map[string]string // path of a file or symlink -> "file", "symlink"
+	inside    map[string]within // folder -> a path inside it
+	conffiles map[string]placed // the conffiles among owner
 }
 
 // placed is the package that installs a path, and the path as it wrote it.
@@ -1119,7 +1120,7 @@ type within struct{ path, who string }
 func (w within) String() string { return w.path + " (" + w.who + ")" }
 
 func newPlacements() *placements {
-	return &placements{owner: map[string]placed{}, leaf: map[string]string{}, inside: map[string]within{}}
+	return &placements{owner: map[string]placed{}, leaf: map[string]string{}, inside: map[string]within{}, conffiles: map[string]placed{}}
 }
 
 // usrMergedAliases are the top-level folders that are symbolic links into
@@ -1296,6 +1297,10 @@ func (pl *packageResolver) place(at *yaml.Node, what, dest, kind, who string) bo
 		pl.fs.at(at, "%s: %s and %s: dpkg removes PATH.dpkg-tmp, and all inside it, for each PATH of a package it unpacks (its backup of what PATH replaced), so unpacking the second deletes the first: rename one", what, tmp, base)
 		return false
 	}
+	if version, conffile := ds.conffileVersionOf(key, subject, who); version != "" {
+		pl.fs.at(at, "%s: %s and %s, a conffile: %s", what, version, conffile, conffileVersionWhy)
+		return false
+	}
 	ds.owner[key] = placed{pl.pp.Name, dest}
 	if kind != "directory" {
 		ds.leaf[key] = kind
@@ -1314,32 +1319,73 @@ func (pl *packageResolver) place(at *yaml.Node, what, dest, kind, who string) bo
 // returns both ("" when there is none), the .dpkg-tmp one first. A folder
 // dpkg makes for what is in it is a PATH too.
 func (ds *placements) dpkgTmp(key, subject, who string) (tmp, base string) {
-	describe := func(p string) string {
-		if o, ok := ds.owner[p]; ok {
-			return o.path + " (package " + o.pkg + ")"
-		}
-		if p == key {
-			return subject
-		}
-		if w, ok := ds.inside[p]; ok {
-			return "the folder " + p + " of " + w.String()
-		}
-		if strings.HasPrefix(key, p+"/") {
-			return "the folder " + p + " of " + within{key, who}.String()
-		}
-		return ""
-	}
 	for _, p := range append([]string{key}, slices.Collect(parents(key))...) {
 		if b, ok := strings.CutSuffix(p, ".dpkg-tmp"); ok && b != "/" {
-			if d := describe(b); d != "" {
-				return describe(p), d
+			if d := ds.describe(b, key, subject, who); d != "" {
+				return ds.describe(p, key, subject, who), d
 			}
 		}
-		if d := describe(p + ".dpkg-tmp"); d != "" {
-			return d, describe(p)
+		if d := ds.describe(p+".dpkg-tmp", key, subject, who); d != "" {
+			return d, ds.describe(p, key, subject, who)
 		}
 	}
 	return "", ""
+}
+
+// conffileSuffixes are the names dpkg gives a conffile's other versions
+// beside it: the new one while the package is unpacked and not yet
+// configured, and the one it does not keep where the administrator
+// changed the file (the prompt's answer, --force-confold or
+// --force-confnew).
+var conffileSuffixes = []string{".dpkg-new", ".dpkg-dist", ".dpkg-old"}
+
+// conffileVersionOf reports the recipe's conffile that key (subject,
+// installed by who) or one of its folders would be a version of: dpkg
+// writes those over what is there.
+func (ds *placements) conffileVersionOf(key, subject, who string) (version, conffile string) {
+	for _, p := range append([]string{key}, slices.Collect(parents(key))...) {
+		for _, suffix := range conffileSuffixes {
+			if b, ok := strings.CutSuffix(p, suffix); ok {
+				if c, ok := ds.conffiles[b]; ok {
+					return ds.describe(p, key, subject, who), c.path + " (package " + c.pkg + ")"
+				}
+			}
+		}
+	}
+	return "", ""
+}
+
+// conffile records the conffile key (subject), unless the recipe has a
+// path where dpkg writes one of its versions (conffileSuffixes), which it
+// refuses.
+func (pl *packageResolver) conffile(at *yaml.Node, key, subject string) {
+	for _, suffix := range conffileSuffixes {
+		if d := pl.dests.describe(key+suffix, key, subject, ""); d != "" {
+			pl.fs.at(at, "dest: %s and %s, a conffile: %s", d, subject, conffileVersionWhy)
+			return
+		}
+	}
+	pl.dests.conffiles[key] = placed{pl.pp.Name, subject}
+}
+
+const conffileVersionWhy = "dpkg unpacks a new conffile as PATH.dpkg-new, and writes the version it does not keep where the file was changed to PATH.dpkg-dist or PATH.dpkg-old, over what is there (a fresh installation configured the conffile with the bytes of the .dpkg-new entry): rename one"
+
+// describe names p, a path of the recipe or one of the folders of key
+// (subject, installed by who), or returns "" where the recipe has no p.
+func (ds *placements) describe(p, key, subject, who string) string {
+	if o, ok := ds.owner[p]; ok {
+		return o.path + " (package " + o.pkg + ")"
+	}
+	if p == key {
+		return subject
+	}
+	if w, ok := ds.inside[p]; ok {
+		return "the folder " + p + " of " + w.String()
+	}
+	if strings.HasPrefix(key, p+"/") {
+		return "the folder " + p + " of " + within{key, who}.String()
+	}
+	return ""
 }
 
 // absDest reports whether p is a usable absolute path in the package.
@@ -1429,6 +1475,9 @@ func (pl *packageResolver) file(f File) (ResolvedFile, bool) {
 	}
 	if problem := deb.ConffileLengthProblem(pf.Dest); pf.Conffile && problem != "" {
 		pl.fs.at(valueOf(fn, "dest"), "dest: %q is a conffile and %s: rename it, or say conffile: false", clip(pf.Dest), problem)
+	}
+	if pf.Conffile {
+		pl.conffile(valueOf(fn, "dest"), usrMerged(pf.Dest), pf.Dest)
 	}
 	return pf, true
 }
