@@ -420,6 +420,35 @@ func TestSetIDOfUnknownAccountRefused(t *testing.T) {
 	}
 }
 
+// A stated directory mode with a read bit but not the x bit beside it
+// (0644, a file's mode, for a daemon's state folder) is warned about: who
+// may read the folder can list it but reach nothing in it, and lintian's
+// non-standard-dir-perm, which would say so, is overridden for every mode
+// the recipe states. The accessRecipe's folders draw no such warning.
+func TestUnsearchableDirectoryWarns(t *testing.T) {
+	text := strings.Replace(accessRecipe, "    directories:\n", `    directories:
+      - {path: /var/lib/x/a, mode: "0644", owner: xuser, group: xuser}
+      - {path: /var/lib/x/b, mode: "0600"}
+      - {path: /var/lib/x/c, mode: "2754", group: staff, special-bits: "files made in it belong to staff"}
+      - {path: /var/lib/x/d, mode: "0711"}
+`, 1)
+	r, _ := loadAccess(t, text, nil)
+	var got []string
+	for _, w := range r.Warnings {
+		if s := w.String(); strings.Contains(s, "may list its names") {
+			got = append(got, s[strings.Index(s, "x.yaml:"):])
+		}
+	}
+	want := []string{
+		`x.yaml:26:36: mode: directory /var/lib/x/a is 0644: who may read it (owner, group, others) may list its names but reach nothing in it, a folder's x bit being the right to enter it: write 0755`,
+		`x.yaml:27:36: mode: directory /var/lib/x/b is 0600: who may read it (owner) may list its names but reach nothing in it, a folder's x bit being the right to enter it: write 0700`,
+		`x.yaml:28:36: mode: directory /var/lib/x/c is 2754: who may read it (others) may list its names but reach nothing in it, a folder's x bit being the right to enter it: write 2755`,
+	}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("warnings:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+}
+
 // A fragment of comments only makes no script where updeb has no part of
 // its own (lintian's maintainer-script-empty), and lint says so; with a
 // part of updeb's the script is that part.

@@ -1540,12 +1540,32 @@ func (pl *packageResolver) directories() {
 		if rd.Mode&fs.ModeSetuid != 0 {
 			pl.fs.warn(valueOf(d.node, "mode"), "mode: the setuid bit (%04o) does nothing on a directory under Linux (setgid does: what is made in it takes its group): leave it out", d.Mode)
 		}
+		if noSearch := (rd.Mode & 0o444) >> 2 &^ rd.Mode; noSearch != 0 {
+			// lintian's non-standard-dir-perm would say so, but updeb
+			// overrides it for every mode the recipe states.
+			pl.fs.warn(valueOf(d.node, "mode"), "mode: directory %s is %04o: who may read it (%s) may list its names but reach nothing in it, a folder's x bit being the right to enter it: write %04o", s, d.Mode, accessClasses(noSearch), deb.UnixMode(rd.Mode|noSearch))
+		}
 		pl.pp.Directories = append(pl.pp.Directories, rd)
 		nodes = append(nodes, at)
 	}
 	for i, d := range pl.pp.Directories {
 		pl.homeOwner(nodes[i], d)
 	}
+}
+
+// accessClasses names the classes of a mode's x bits: "owner",
+// "group", "others", joined by commas.
+func accessClasses(x fs.FileMode) string {
+	var names []string
+	for _, c := range []struct {
+		bit  fs.FileMode
+		name string
+	}{{0o100, "owner"}, {0o010, "group"}, {0o001, "others"}} {
+		if x&c.bit != 0 {
+			names = append(names, c.name)
+		}
+	}
+	return strings.Join(names, ", ")
 }
 
 // homeOwner warns when d, a directory the package states, is its system
