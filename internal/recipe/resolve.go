@@ -1492,7 +1492,8 @@ var cronFolderRE = regexp.MustCompile(`^/etc/cron\.(daily|hourly|monthly|weekly|
 // skippedConfig warns about a file of pf that sudo or cron reads at its
 // place but skips, or that lintian refuses there: the rules or the job of a
 // name with a "." (sudo, cron and run-parts skip it, sudo one ending in
-// "~" too) never apply, and a cron table that is executable is lintian's
+// "~" too) or of a periodic job that is not executable (run-parts skips
+// it) never apply, and a cron table that is executable is lintian's
 // error.
 func (pl *packageResolver) skippedConfig(at *yaml.Node, pf ResolvedFile) {
 	if name, ok := strings.CutPrefix(pf.Dest, "/etc/sudoers.d/"); ok && !strings.Contains(name, "/") && (strings.Contains(name, ".") || strings.HasSuffix(name, "~")) {
@@ -1507,6 +1508,10 @@ func (pl *packageResolver) skippedConfig(at *yaml.Node, pf ResolvedFile) {
 	}
 	if m[1] == "d" && deb.UnixMode(pf.Mode) != 0o644 {
 		pl.fs.warn(at, "mode: %s is %04o; a file in /etc/cron.d is a cron table, not a script (lintian's bad-permissions-for-etc-cron.d-script, an error, wants 0644): write mode: \"0644\"", pf.Dest, deb.UnixMode(pf.Mode))
+	}
+	if m[1] != "d" && pf.Mode&0o100 == 0 {
+		// The default mode of a file in /etc is 0644.
+		pl.fs.warn(at, "mode: %s is %04o: run-parts runs only the executable files of /etc/cron.%s, so the job never runs (lintian's script-not-executable): write mode: \"0755\"", pf.Dest, deb.UnixMode(pf.Mode), m[1])
 	}
 }
 
