@@ -202,6 +202,10 @@ func TestLintianDescriptionErrors(t *testing.T) {
 		// run-parts runs only executable files, and a file in /etc is
 		// 0644 unless the recipe says otherwise: the job never ran.
 		{"a cron job not executable", "      - {file: x.service, dest: /lib/systemd/system/x.service}\n", "      - {file: x.service, dest: /lib/systemd/system/x.service}\n      - {file: x.default, dest: /etc/cron.daily/x}\n", `20:33: mode: /etc/cron.daily/x is 0644: run-parts runs only the executable files of /etc/cron.daily, so the job never runs (lintian's script-not-executable): write mode: "0755"`},
+		// lintian wants an init script at 0755 exactly; lint said nothing
+		// of the 0644 a file in /etc gets by default.
+		{"an init script at 0644", "      - {file: x.service, dest: /lib/systemd/system/x.service}\n", "      - {file: x.service, dest: /lib/systemd/system/x.service}\n      - {file: x.default, dest: /etc/init.d/x}\n      - {file: x.default, dest: /etc/init.d/README}\n      - {file: x.default, dest: /etc/init.d/y, mode: \"0755\"}\n      - {file: x.default, dest: /etc/init.d/z, mode: \"0700\"}\n", `20:33: mode: /etc/init.d/x is 0644; an init script is 0755 (lintian's non-standard-file-permissions-for-etc-init.d-script, an error, which updeb verify fails on; not executable, it cannot run at all): write mode: "0755"` + "\n" +
+			`23:33: mode: /etc/init.d/z is 0700; an init script is 0755 (lintian's non-standard-file-permissions-for-etc-init.d-script, an error, which updeb verify fails on): write mode: "0755"`},
 		{"a cron table and job as cron reads them", "      - {file: x.service, dest: /lib/systemd/system/x.service}\n", "      - {file: x.service, dest: /lib/systemd/system/x.service}\n      - {file: x.default, dest: /etc/cron.d/x_y-z}\n", ""},
 	} {
 		t.Run(tt.name, func(t *testing.T) {

@@ -1499,6 +1499,14 @@ func (pl *packageResolver) skippedConfig(at *yaml.Node, pf ResolvedFile) {
 	if name, ok := strings.CutPrefix(pf.Dest, "/etc/sudoers.d/"); ok && !strings.Contains(name, "/") && (strings.Contains(name, ".") || strings.HasSuffix(name, "~")) {
 		pl.fs.warn(at, "dest: sudo skips a file in /etc/sudoers.d whose name holds a \".\" or ends in \"~\" (sudoers(5), @includedir), so the rules of %s never apply: name it without them", pf.Dest)
 	}
+	if name, ok := strings.CutPrefix(pf.Dest, "/etc/init.d/"); ok && !strings.Contains(name, "/") && plainEtcFires(pf.Dest) && deb.UnixMode(pf.Mode) != 0o755 {
+		// The default mode of a file in /etc is 0644.
+		cannot := ""
+		if pf.Mode&0o100 == 0 {
+			cannot = "; not executable, it cannot run at all"
+		}
+		pl.fs.warn(at, "mode: %s is %04o; an init script is 0755 (lintian's non-standard-file-permissions-for-etc-init.d-script, an error, which updeb verify fails on%s): write mode: \"0755\"", pf.Dest, deb.UnixMode(pf.Mode), cannot)
+	}
 	m := cronFolderRE.FindStringSubmatch(pf.Dest)
 	if m == nil {
 		return
