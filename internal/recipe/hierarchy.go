@@ -153,3 +153,31 @@ func (pl *packageResolver) overrides(tag string) bool {
 	}
 	return false
 }
+
+// manPageRE is a manual page as lintian 2.116's documentation/manual
+// check finds one: a file or symlink in a manN folder of /usr/share/man
+// (a language's too); group 1 is its name.
+var manPageRE = regexp.MustCompile(`^/usr/share/man/\S*man\d/([^/]+)$`)
+
+// contentErrors warns where lintian reports an error, which updeb verify
+// fails on, for what dest (installed as kind) is by its name: a manual page
+// that is not gzip-compressed (uncompressed-manual-page), Python bytecode
+// (package-installs-python-bytecode) and its cache folder
+// (package-installs-python-pycache-dir); not for a tag lintian-overrides
+// names.
+func (pl *packageResolver) contentErrors(at *yaml.Node, what, dest, kind string) {
+	var tag, is, fix string
+	switch m := manPageRE.FindStringSubmatch(dest); {
+	case m != nil && kind != "directory" && !strings.HasSuffix(m[1], ".gz"):
+		tag, is, fix = "uncompressed-manual-page", "a manual page that is not gzip-compressed", "install the page compressed with gzip -9n, under a name ending in .gz (and a link to one so named)"
+	case strings.Contains(dest+"/", "/__pycache__/"):
+		tag, is, fix = "package-installs-python-pycache-dir", "in a folder of Python's bytecode cache, which Python writes on the node", "leave it out"
+	case strings.HasSuffix(dest, ".pyc") || strings.HasSuffix(dest, ".pyo"):
+		tag, is, fix = "package-installs-python-bytecode", "Python bytecode, which Python compiles on the node", "leave it out"
+	default:
+		return
+	}
+	if !pl.overrides(tag) {
+		pl.fs.warn(at, "%s: %s is %s (lintian's %s, an error that updeb verify fails on): %s", what, dest, is, tag, fix)
+	}
+}

@@ -206,6 +206,13 @@ func TestLintianDescriptionErrors(t *testing.T) {
 		// of the 0644 a file in /etc gets by default.
 		{"an init script at 0644", "      - {file: x.service, dest: /lib/systemd/system/x.service}\n", "      - {file: x.service, dest: /lib/systemd/system/x.service}\n      - {file: x.default, dest: /etc/init.d/x}\n      - {file: x.default, dest: /etc/init.d/README}\n      - {file: x.default, dest: /etc/init.d/y, mode: \"0755\"}\n      - {file: x.default, dest: /etc/init.d/z, mode: \"0700\"}\n", `20:33: mode: /etc/init.d/x is 0644; an init script is 0755 (lintian's non-standard-file-permissions-for-etc-init.d-script, an error, which updeb verify fails on; not executable, it cannot run at all): write mode: "0755"` + "\n" +
 			`23:33: mode: /etc/init.d/z is 0700; an init script is 0755 (lintian's non-standard-file-permissions-for-etc-init.d-script, an error, which updeb verify fails on): write mode: "0755"`},
+		// lintian's errors for what a path is by its name, which lint
+		// did not know: an uncompressed manual page (or a link so named),
+		// Python bytecode and its cache folder.
+		{"an uncompressed manual page", "      - {file: x.service, dest: /lib/systemd/system/x.service}\n", "      - {file: x.service, dest: /lib/systemd/system/x.service}\n      - {file: x.default, dest: /usr/share/man/man1/x.1}\n      - {file: x.default, dest: /usr/share/man/de/man8/x.8.gz}\n", `20:33: dest: /usr/share/man/man1/x.1 is a manual page that is not gzip-compressed (lintian's uncompressed-manual-page, an error that updeb verify fails on): install the page compressed with gzip -9n, under a name ending in .gz (and a link to one so named)`},
+		{"Python bytecode", "      - {file: x.service, dest: /lib/systemd/system/x.service}\n", "      - {file: x.service, dest: /lib/systemd/system/x.service}\n      - {file: x.default, dest: /usr/lib/x/a.pyc}\n      - {file: x.default, dest: /usr/lib/x/__pycache__/b.cpython-311.pyc}\n      - {file: x.default, dest: /usr/lib/x/c.py}\n",
+			`20:33: dest: /usr/lib/x/a.pyc is Python bytecode, which Python compiles on the node (lintian's package-installs-python-bytecode, an error that updeb verify fails on): leave it out` + "\n" +
+				`21:33: dest: /usr/lib/x/__pycache__/b.cpython-311.pyc is in a folder of Python's bytecode cache, which Python writes on the node (lintian's package-installs-python-pycache-dir, an error that updeb verify fails on): leave it out`},
 		{"a cron table and job as cron reads them", "      - {file: x.service, dest: /lib/systemd/system/x.service}\n", "      - {file: x.service, dest: /lib/systemd/system/x.service}\n      - {file: x.default, dest: /etc/cron.d/x_y-z}\n", ""},
 	} {
 		t.Run(tt.name, func(t *testing.T) {

@@ -1260,6 +1260,7 @@ func (pl *packageResolver) claim(at *yaml.Node, what, dest, kind string) {
 	}
 	if pl.place(at, what, dest, kind, "package "+name) {
 		pl.hierarchy(at, what, dest, kind)
+		pl.contentErrors(at, what, dest, kind)
 	}
 }
 
