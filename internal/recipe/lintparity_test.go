@@ -213,6 +213,8 @@ func TestLintianDescriptionErrors(t *testing.T) {
 		{"Python bytecode", "      - {file: x.service, dest: /lib/systemd/system/x.service}\n", "      - {file: x.service, dest: /lib/systemd/system/x.service}\n      - {file: x.default, dest: /usr/lib/x/a.pyc}\n      - {file: x.default, dest: /usr/lib/x/__pycache__/b.cpython-311.pyc}\n      - {file: x.default, dest: /usr/lib/x/c.py}\n",
 			`20:33: dest: /usr/lib/x/a.pyc is Python bytecode, which Python compiles on the node (lintian's package-installs-python-bytecode, an error that updeb verify fails on): leave it out` + "\n" +
 				`21:33: dest: /usr/lib/x/__pycache__/b.cpython-311.pyc is in a folder of Python's bytecode cache, which Python writes on the node (lintian's package-installs-python-pycache-dir, an error that updeb verify fails on): leave it out`},
+		// modprobe reads only *.conf in /etc/modprobe.d: the options never applied.
+		{"a modprobe.d file not named .conf", "      - {file: x.service, dest: /lib/systemd/system/x.service}\n", "      - {file: x.service, dest: /lib/systemd/system/x.service}\n      - {file: x.default, dest: /etc/modprobe.d/x}\n      - {file: x.default, dest: /etc/modprobe.d/y.conf}\n", `20:33: dest: modprobe reads only the files of /etc/modprobe.d whose name ends in .conf (modprobe.d(5)), so /etc/modprobe.d/x never applies (lintian's non-conf-file-in-modprobe.d, an error): name it so`},
 		{"a cron table and job as cron reads them", "      - {file: x.service, dest: /lib/systemd/system/x.service}\n", "      - {file: x.service, dest: /lib/systemd/system/x.service}\n      - {file: x.default, dest: /etc/cron.d/x_y-z}\n", ""},
 	} {
 		t.Run(tt.name, func(t *testing.T) {

@@ -1490,15 +1490,19 @@ func (pl *packageResolver) file(f File) (ResolvedFile, bool) {
 // folder (group 1) and name (group 2), as lintian's cron check finds it.
 var cronFolderRE = regexp.MustCompile(`^/etc/cron\.(daily|hourly|monthly|weekly|d)/([^./][^/]*)$`)
 
-// skippedConfig warns about a file of pf that sudo or cron reads at its
-// place but skips, or that lintian refuses there: the rules or the job of a
-// name with a "." (sudo, cron and run-parts skip it, sudo one ending in
-// "~" too) or of a periodic job that is not executable (run-parts skips
-// it) never apply, and a cron table that is executable is lintian's
-// error.
+// skippedConfig warns about a file of pf that sudo, cron or modprobe
+// reads at its place but skips, or that lintian refuses there: the rules or
+// the job of a name with a "." (sudo, cron and run-parts skip it, sudo one
+// ending in "~" too), of a periodic job that is not executable (run-parts
+// skips it) or of a modprobe.d file not named .conf never apply, and a
+// cron table that is executable or an init script other than 0755 is
+// lintian's error.
 func (pl *packageResolver) skippedConfig(at *yaml.Node, pf ResolvedFile) {
 	if name, ok := strings.CutPrefix(pf.Dest, "/etc/sudoers.d/"); ok && !strings.Contains(name, "/") && (strings.Contains(name, ".") || strings.HasSuffix(name, "~")) {
 		pl.fs.warn(at, "dest: sudo skips a file in /etc/sudoers.d whose name holds a \".\" or ends in \"~\" (sudoers(5), @includedir), so the rules of %s never apply: name it without them", pf.Dest)
+	}
+	if strings.HasPrefix(pf.Dest, "/etc/modprobe.d/") && !strings.HasSuffix(pf.Dest, ".conf") {
+		pl.fs.warn(at, "dest: modprobe reads only the files of /etc/modprobe.d whose name ends in .conf (modprobe.d(5)), so %s never applies (lintian's non-conf-file-in-modprobe.d, an error): name it so", pf.Dest)
 	}
 	if name, ok := strings.CutPrefix(pf.Dest, "/etc/init.d/"); ok && !strings.Contains(name, "/") && plainEtcFires(pf.Dest) && deb.UnixMode(pf.Mode) != 0o755 {
 		// The default mode of a file in /etc is 0644.
