@@ -215,6 +215,9 @@ func TestLintianDescriptionErrors(t *testing.T) {
 				`21:33: dest: /usr/lib/x/__pycache__/b.cpython-311.pyc is in a folder of Python's bytecode cache, which Python writes on the node (lintian's package-installs-python-pycache-dir, an error that updeb verify fails on): leave it out`},
 		// modprobe reads only *.conf in /etc/modprobe.d: the options never applied.
 		{"a modprobe.d file not named .conf", "      - {file: x.service, dest: /lib/systemd/system/x.service}\n", "      - {file: x.service, dest: /lib/systemd/system/x.service}\n      - {file: x.default, dest: /etc/modprobe.d/x}\n      - {file: x.default, dest: /etc/modprobe.d/y.conf}\n", `20:33: dest: modprobe reads only the files of /etc/modprobe.d whose name ends in .conf (modprobe.d(5)), so /etc/modprobe.d/x never applies (lintian's non-conf-file-in-modprobe.d, an error): name it so`},
+		// A command stated 0644 (a mode copied from a data file) cannot
+		// run, and lintian says nothing of it.
+		{"a command nobody may execute", "      - {file: x.service, dest: /lib/systemd/system/x.service}\n", "      - {file: x.service, dest: /lib/systemd/system/x.service}\n      - {file: x.default, dest: /usr/sbin/x-a, mode: \"0644\"}\n      - {file: x.default, dest: /usr/sbin/x-b, mode: \"0750\"}\n", `20:54: mode: /usr/sbin/x-a is 0644: a command that nobody may execute cannot be run: leave mode out (commands get 0755) or write one with x bits`},
 		{"a cron table and job as cron reads them", "      - {file: x.service, dest: /lib/systemd/system/x.service}\n", "      - {file: x.service, dest: /lib/systemd/system/x.service}\n      - {file: x.default, dest: /etc/cron.d/x_y-z}\n", ""},
 	} {
 		t.Run(tt.name, func(t *testing.T) {

@@ -1448,6 +1448,10 @@ func (pl *packageResolver) file(f File) (ResolvedFile, bool) {
 	if pf.Mode&0o002 != 0 {
 		pl.fs.warn(valueOf(fn, "mode"), "mode: %s is world-writable (%04o): any local user can change it", pf.Dest, f.Mode)
 	}
+	if inBinDir(pf.Dest) && pf.Mode&0o111 == 0 {
+		// lintian says nothing: 0644 is a standard mode for a file.
+		pl.fs.warn(valueOf(fn, "mode"), "mode: %s is %04o: a command that nobody may execute cannot be run: leave mode out (commands get 0755) or write one with x bits", pf.Dest, deb.UnixMode(pf.Mode))
+	}
 	if pf.Mode&fs.ModeSticky != 0 {
 		pl.fs.warn(valueOf(fn, "mode"), "mode: the sticky bit (%04o) does nothing on a file under Linux: leave it out", f.Mode)
 	}
