@@ -1108,6 +1108,10 @@ type placements struct {
 	leaf      map[string]string // path of a file or symlink -> "file", "symlink"
 	inside    map[string]within // folder -> a path inside it
 	conffiles map[string]placed // the conffiles among owner
+	// dpkgTmps counts the paths of owner with ".dpkg-tmp" in them: where
+	// there is none, no path's PATH.dpkg-tmp is looked for (a copy of
+	// each folder of every deep path was gigabytes).
+	dpkgTmps int
 }
 
 // placed is the package that installs a path, and the path as it wrote it.
@@ -1214,6 +1218,15 @@ func noPlaceFor(p string) (folder, why string) {
 	return "", ""
 }
 
+// selfAndParents yields p, then its folders as parents does.
+func selfAndParents(p string) iter.Seq[string] {
+	return func(yield func(string) bool) {
+		if yield(p) {
+			parents(p)(yield)
+		}
+	}
+}
+
 // parents yields the folders above the clean absolute path p, nearest
 // first, without "/": each a prefix of p, found by looking back to the
 // previous "/" (path.Dir at every step rescans the whole path, which cost a
@@ -1303,6 +1316,9 @@ func (pl *packageResolver) place(at *yaml.Node, what, dest, kind, who string) bo
 		return false
 	}
 	ds.owner[key] = placed{pl.pp.Name, dest}
+	if strings.Contains(key, ".dpkg-tmp") {
+		ds.dpkgTmps++
+	}
 	if kind != "directory" {
 		ds.leaf[key] = kind
 	}
@@ -1320,11 +1336,14 @@ func (pl *packageResolver) place(at *yaml.Node, what, dest, kind, who string) bo
 // returns both ("" when there is none), the .dpkg-tmp one first. A folder
 // dpkg makes for what is in it is a PATH too.
 func (ds *placements) dpkgTmp(key, subject, who string) (tmp, base string) {
-	for _, p := range append([]string{key}, slices.Collect(parents(key))...) {
+	for p := range selfAndParents(key) {
 		if b, ok := strings.CutSuffix(p, ".dpkg-tmp"); ok && b != "/" {
 			if d := ds.describe(b, key, subject, who); d != "" {
 				return ds.describe(p, key, subject, who), d
 			}
+		}
+		if ds.dpkgTmps == 0 {
+			continue
 		}
 		if d := ds.describe(p+".dpkg-tmp", key, subject, who); d != "" {
 			return d, ds.describe(p, key, subject, who)
@@ -1344,7 +1363,7 @@ var conffileSuffixes = []string{".dpkg-new", ".dpkg-dist", ".dpkg-old"}
 // installed by who) or one of its folders would be a version of: dpkg
 // writes those over what is there.
 func (ds *placements) conffileVersionOf(key, subject, who string) (version, conffile string) {
-	for _, p := range append([]string{key}, slices.Collect(parents(key))...) {
+	for p := range selfAndParents(key) {
 		for _, suffix := range conffileSuffixes {
 			if b, ok := strings.CutSuffix(p, suffix); ok {
 				if c, ok := ds.conffiles[b]; ok {
@@ -1383,7 +1402,7 @@ func (ds *placements) describe(p, key, subject, who string) string {
 	if w, ok := ds.inside[p]; ok {
 		return "the folder " + p + " of " + w.String()
 	}
-	if strings.HasPrefix(key, p+"/") {
+	if len(key) > len(p) && key[len(p)] == '/' && strings.HasPrefix(key, p) {
 		return "the folder " + p + " of " + within{key, who}.String()
 	}
 	return ""
