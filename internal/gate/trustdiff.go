@@ -374,12 +374,21 @@ func diffSource(name string, n, o *anchors, rv *reviews) {
 	// New bytes from another URL are what that URL serves: the pins of a
 	// bump are taken from where it downloads, and those of an architecture
 	// added from what the template, as written, says now. The same bytes
-	// from elsewhere are no trust change (the package diff notes the move).
+	// from elsewhere are no trust change (the package diff notes the move)
+	// where a signature or a cross-check vouches for the next bump's bytes;
+	// where nothing but the URL does (signature: none, no cross-check), the
+	// move is the trust change, and the next bump, from an unchanged URL,
+	// gives no line: a move in one merge request and a bump in the next
+	// took a source to another host unreviewed.
 	newBytes := pinsChanged(n.pinned, o.pinned) || n.url != o.url && archAdded(n.pinned, o.pinned)
-	if nURL, oURL := onShared(n.urlIs, o.urlIs); suffix == "" && nURL != oURL && newBytes {
+	urlOnly := n.form == formNone && n.checksums == ""
+	if nURL, oURL := onShared(n.urlIs, o.urlIs); suffix == "" && nURL != oURL && (newBytes || urlOnly) {
 		nv, ov := shown(n.url, o.url, nURL, oURL)
-		rv.add(ReviewItem{Kind: KindSourceURL, Source: name, Old: []string{ov}, New: []string{nv}},
-			fmt.Sprintf("downloaded from %s, was %s, with other pinned bytes: they are what the new URL serves", nv, ov))
+		msg := fmt.Sprintf("downloaded from %s, was %s, with other pinned bytes: they are what the new URL serves", nv, ov)
+		if !newBytes {
+			msg = fmt.Sprintf("downloaded from %s, was %s, the same pinned bytes: nothing but its URL vouches for a source without a signature or cross-check, so the pins of its next bump will be what the new URL serves", nv, ov)
+		}
+		rv.add(ReviewItem{Kind: KindSourceURL, Source: name, Old: []string{ov}, New: []string{nv}}, msg)
 	}
 	if nAlgs, oAlgs, nv, ov := pinnedAlgorithms(n.pinned, o.pinned); suffix == "" && nv != ov {
 		rv.add(ReviewItem{Kind: KindPins, Source: name, Old: oAlgs, New: nAlgs},
