@@ -502,7 +502,10 @@ func (f *refresher) merge(s *spec, got []fetched) ([]Row, error) {
 // next minor, upcoming.
 func (f *refresher) plausible(s *spec, r Row) error {
 	for _, m := range r.kubernetes() {
-		if m.major != 1 || f.known.less(m) {
+		if m.major != 1 {
+			return fmt.Errorf("%q names Kubernetes %s: the tables hold Kubernetes 1.x minors only (kubeadm's skew rules, the tables' keys), so a Kubernetes %d needs an updeb that knows its rules", r, m, m.major)
+		}
+		if f.known.less(m) {
 			return fmt.Errorf("%q names Kubernetes %s, which the end-of-life data does not know (newest: %s)", r, m, f.known)
 		}
 	}

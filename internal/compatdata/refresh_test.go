@@ -174,6 +174,8 @@ func TestRefreshThroughSquid(t *testing.T) {
 			[]string{"containerd: " + w.up.URL + ctrPath + `: line 167: Kubernetes version "1.35.x" is not a MAJOR.MINOR`}, 0},
 		{"a minor that does not exist", ctrPath, compatsrc.Answer{Body: edit(ctr, row135, row135+"| 1.99               | 2.3.0+                           | v1              |\n")}, compatdata.ErrSource,
 			[]string{`"kubernetes 1.99: containerd 2.3.0+ (CRI v1)" names Kubernetes 1.99, which the end-of-life data does not know (newest: 1.37)`}, 0},
+		{"a Kubernetes 2", ctrPath, compatsrc.Answer{Body: edit(ctr, row135, row135+"| 2.0                | 2.3.0+                           | v1              |\n")}, compatdata.ErrSource,
+			[]string{`"kubernetes 2.0: containerd 2.3.0+ (CRI v1)" names Kubernetes 2.0: the tables hold Kubernetes 1.x minors only`}, 0},
 		{"a containerd that does not exist", ctrPath, compatsrc.Answer{Body: edit(ctr, "| 2.3.0+, 2.2.0+ ", "| 9.1.0+, 2.2.0+ ")}, compatdata.ErrSource,
 			[]string{"names containerd 9.1, which the end-of-life data does not know (newest: 2.3)"}, 0},
 		{"bounds out of order", helmPath, compatsrc.Answer{Body: edit(helm, "| 3.21.x       | 1.36.x - 1.33.x ", "| 3.21.x       | 1.33.x - 1.36.x ")}, compatdata.ErrSource,
