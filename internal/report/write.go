@@ -3,7 +3,7 @@ package report
 import (
 	"bytes"
 	"context"
-	"encoding/csv"
+
 	"encoding/json"
 	"fmt"
 	"io"
@@ -14,6 +14,7 @@ import (
 
 	"github.com/updeb/updeb/internal/compat"
 	"github.com/updeb/updeb/pkg/atomicfile"
+	"github.com/updeb/updeb/pkg/csvsafe"
 	"github.com/updeb/updeb/pkg/lockfile"
 )
 
@@ -86,7 +87,7 @@ func WriteJSON(w io.Writer, r *Report) error {
 }
 
 func writeCSV(w io.Writer, header []string, rows [][]string) error {
-	cw := csv.NewWriter(w)
+	cw := csvsafe.NewWriter(w)
 	if err := cw.Write(header); err != nil {
 		return err
 	}
