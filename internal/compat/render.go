@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/updeb/updeb/pkg/csvsafe"
+	"github.com/updeb/updeb/pkg/termtext"
 )
 
 // Format is an output format of Render.
@@ -182,8 +183,14 @@ func findingLine(f Finding) string {
 	return fmt.Sprintf("%s %s %s (%s): %s", f.Severity, f.Set, f.Component, f.Rule, f.Message)
 }
 
+// renderTable writes the matrix for a terminal or a CI log: what the data
+// files' headers say reaches it, and their bidi overrides and zero-width
+// characters (which YAML allows in a comment) become escapes
+// (termtext.EscapeLines), as in the plan's table, so that no line reads
+// otherwise than its bytes.
 func renderTable(w io.Writer, r *Report) error {
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	var b bytes.Buffer
+	tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', 0)
 	head := []string{"COMPONENT"}
 	for _, s := range r.Sets {
 		head = append(head, s.Name)
@@ -200,7 +207,6 @@ func renderTable(w io.Writer, r *Report) error {
 	if err := tw.Flush(); err != nil {
 		return err
 	}
-	var b strings.Builder
 	b.WriteString("\n")
 	for _, l := range legendText() {
 		b.WriteString(l + "\n")
@@ -213,7 +219,8 @@ func renderTable(w io.Writer, r *Report) error {
 	for _, l := range sourceLines(r) {
 		b.WriteString("  " + l + "\n")
 	}
-	_, err := io.WriteString(w, b.String())
+	// Bad bytes are U+FFFD first, as in every format (Render).
+	_, err := io.WriteString(w, termtext.EscapeLines(strings.ToValidUTF8(b.String(), "\uFFFD")))
 	return err
 }
 

@@ -117,3 +117,36 @@ func TestRenderValidUTF8(t *testing.T) {
 		}
 	}
 }
+
+// The end-of-life data's header (the YAML parser refuses control
+// characters in it, not bidi overrides or zero-width characters) cannot
+// make a line of the table `updeb compat` prints in a terminal or a CI log
+// read otherwise than its bytes: those become escapes, as in the plan's
+// table.
+func TestTableHostileText(t *testing.T) {
+	bundled, err := supportdata.Bundled()
+	if err != nil {
+		t.Fatal(err)
+	}
+	parsed, err := supportdata.Parse("eol.yaml", []byte("# Source: https://endoflife.date \u202egro.evil//:sptth\u200b\n# As of: 2026-08-22\nkubernetes: []\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	eol := *bundled
+	eol.Source = parsed.Source
+	sets, err := ParseReleaseSets("r.yaml", []byte("sets:\n  - {name: k_135, components: {kubernetes: 1.35.8, helm: 3.20.1}}\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b bytes.Buffer
+	if err := Render(&b, Evaluate(sets, Inputs{EOL: &eol, Now: checkDay}), FormatTable); err != nil {
+		t.Fatal(err)
+	}
+	out := b.String()
+	if strings.ContainsAny(out, "\u202e\u200b") {
+		t.Errorf("the table holds a bidi override or a zero-width character:\n%q", out)
+	}
+	if want := `Source: https://endoflife.date \u202egro.evil//:sptth\u200b`; !strings.Contains(out, want) {
+		t.Errorf("no %s in the table:\n%s", want, out)
+	}
+}
