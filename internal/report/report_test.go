@@ -801,3 +801,50 @@ sys.exit(1 if bad else 0)
 		t.Errorf("suites.csv: a negative number is no longer a number:\n%s", b)
 	}
 }
+
+// What is unknown is an empty cell in the CSV files, not a 0 a script or a
+// spreadsheet reads as a fact: a data table without an as-of date is not 0
+// days old (the page says "unknown", the metrics leave it out), and a
+// Release without a Valid-Until does not expire in 0 seconds (a filter
+// "expires_in_seconds <= 0" would list it as expired). Python's csv module
+// reads the files.
+func TestCSVUnknownIsEmpty(t *testing.T) {
+	python := testenv.RequireTool(t, "python3")[0]
+	r := fixtureReport(t, true)
+	r.Data = append(r.Data, DataTable{Name: "undated", Copy: "repository compat-data.yaml"})
+	dir := t.TempDir()
+	if err := Write(context.Background(), dir, r); err != nil {
+		t.Fatal(err)
+	}
+	script := `
+import csv, json, sys
+d = sys.argv[1]
+print(json.dumps({
+  "data": {row["table"]: row["age_days"] for row in csv.DictReader(open(d + "/data.csv", newline="", encoding="utf-8"))},
+  "suites": {row["suite"]: [row["valid_until"], row["expires_in_seconds"]] for row in csv.DictReader(open(d + "/suites.csv", newline="", encoding="utf-8"))},
+}, sort_keys=True))
+`
+	out, err := exec.Command(python, "-c", script, dir).CombinedOutput()
+	if err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	var got struct {
+		Data   map[string]string
+		Suites map[string][2]string
+	}
+	if err := json.Unmarshal(out, &got); err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	if age, ok := got.Data["undated"]; !ok || age != "" {
+		t.Errorf("data.csv: the undated table's age_days is %q, want empty: %s", age, out)
+	}
+	if age := got.Data["endoflife"]; age != "42" {
+		t.Errorf("data.csv: endoflife's age_days is %q, want 42: %s", age, out)
+	}
+	if s := got.Suites["staging"]; s != [2]string{"", ""} {
+		t.Errorf("suites.csv: staging (no Valid-Until) is %q, want empty cells: %s", s, out)
+	}
+	if s := got.Suites["production"]; s[1] != "72000" {
+		t.Errorf("suites.csv: production expires in %q, want 72000: %s", s[1], out)
+	}
+}

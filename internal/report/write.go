@@ -126,7 +126,13 @@ func actionsCSV(w io.Writer, r *Report) error {
 func dataCSV(w io.Writer, r *Report) error {
 	var rows [][]string
 	for _, t := range r.Data {
-		rows = append(rows, []string{t.Name, t.Copy, t.AsOf, strconv.Itoa(t.AgeDays)})
+		// A table without a date has no age: an empty cell, as the page's
+		// "unknown", where a 0 would read as fresh.
+		age := ""
+		if t.AsOf != "" {
+			age = strconv.Itoa(t.AgeDays)
+		}
+		rows = append(rows, []string{t.Name, t.Copy, t.AsOf, age})
 	}
 	return writeCSV(w, []string{"table", "copy", "as_of", "age_days"}, rows)
 }
@@ -135,15 +141,17 @@ func suitesCSV(w io.Writer, r *Report) error {
 	var rows [][]string
 	if r.Repository != nil {
 		for _, s := range r.Repository.Suites {
-			until := ""
+			// A Release without a Valid-Until never expires: empty cells,
+			// where a 0 would read as expiring now.
+			until, left := "", ""
 			if !s.ValidUntil.IsZero() {
-				until = s.ValidUntil.Format(time.RFC3339)
+				until, left = s.ValidUntil.Format(time.RFC3339), strconv.FormatInt(s.ExpiresIn, 10)
 			}
 			var comps []string
 			for _, c := range s.Components {
 				comps = append(comps, c.Name)
 			}
-			rows = append(rows, []string{s.Name, strconv.Itoa(s.Generation), s.Date.Format(time.RFC3339), until, strconv.FormatInt(s.ExpiresIn, 10), strings.Join(comps, " ")})
+			rows = append(rows, []string{s.Name, strconv.Itoa(s.Generation), s.Date.Format(time.RFC3339), until, left, strings.Join(comps, " ")})
 		}
 	}
 	return writeCSV(w, []string{"suite", "generation", "date", "valid_until", "expires_in_seconds", "components"}, rows)
