@@ -95,7 +95,7 @@ func metrics(r *Report, now time.Time, run Run) []byte {
 		{name: "updeb_release_signing_key_expiry_timestamp_seconds", help: "Expiry of each key that signs each suite's live Release (of its signing subkey when that ends first), as a Unix time (alert on this minus time())."},
 		{name: "updeb_release_signing_key_remaining_seconds", help: "Seconds from the run to the expiry of each key that signs each suite's live Release; negative once expired: apt refuses the suite."},
 		{name: "updeb_recipes_behind_upstream", help: "Recipes with a newer complete release in their watch track."},
-		{name: "updeb_recipe_behind_upstream", help: "1 when the recipe has a newer complete release in its watch track, else 0."},
+		{name: "updeb_recipe_behind_upstream", help: "1 when the recipe has a newer complete release in its watch track, else 0; recipes whose upstream could not be listed are left out."},
 		{name: "updeb_recipes_upstream_unknown", help: "Recipes whose upstream releases could not be listed (no watch, an API failure, offline)."},
 		{name: "updeb_release_sets_violating", help: "Release sets with at least one compatibility violation."},
 		{name: "updeb_release_set_violations", help: "Compatibility violations of each release set."},
@@ -169,7 +169,11 @@ func collect(r *Report, by map[string]*family) {
 		if x.State == "eol" {
 			eol++
 		}
-		by["updeb_recipe_behind_upstream"].add(b, "recipe", x.Name)
+		// A recipe whose upstream was not listed has no sample: a 0 would
+		// say it is at the newest release, which nobody checked.
+		if x.Unknown == "" || x.Behind {
+			by["updeb_recipe_behind_upstream"].add(b, "recipe", x.Name)
+		}
 	}
 	by["updeb_recipes_behind_upstream"].add(float64(behind))
 	by["updeb_recipes_upstream_unknown"].add(float64(unknown))

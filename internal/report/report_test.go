@@ -313,14 +313,9 @@ func TestWriteReadableWhateverTheUmask(t *testing.T) {
 // text format and Prometheus' naming conventions) and says what an alert
 // needs; the last success is carried over a failed run.
 func TestMetricsPromtool(t *testing.T) {
-	promtool := testenv.RequireTool(t, "promtool")[0]
 	r := fixtureReport(t, true)
 	m := Metrics(r, Run{OK: true})
-	cmd := exec.Command(promtool, "check", "metrics")
-	cmd.Stdin = bytes.NewReader(m)
-	if out, err := cmd.CombinedOutput(); err != nil || len(bytes.TrimSpace(out)) > 0 {
-		t.Errorf("promtool check metrics: %v\n%s\n%s", err, out, m)
-	}
+	promtoolCheck(t, m)
 	for _, want := range []string{
 		`updeb_release_valid_until_timestamp_seconds{suite="production"} 1796176800` + "\n",
 		`updeb_release_valid_remaining_seconds{suite="production"} 72000` + "\n",
@@ -358,14 +353,9 @@ func TestMetricsPromtool(t *testing.T) {
 // family is there (so "not collected" shows), no sample but the run's, and
 // the run failed with the last success carried over.
 func TestFailedMetrics(t *testing.T) {
-	promtool := testenv.RequireTool(t, "promtool")[0]
 	last := now.Add(-48 * time.Hour)
 	m := FailedMetrics(now, Run{OK: true, LastSuccess: last})
-	cmd := exec.Command(promtool, "check", "metrics")
-	cmd.Stdin = bytes.NewReader(m)
-	if out, err := cmd.CombinedOutput(); err != nil || len(bytes.TrimSpace(out)) > 0 {
-		t.Errorf("promtool check metrics: %v\n%s\n%s", err, out, m)
-	}
+	promtoolCheck(t, m)
 	full := Metrics(fixtureReport(t, true), Run{OK: true})
 	if got, want := regexp.MustCompile(`(?m)^# TYPE \S+`).FindAll(m, -1), regexp.MustCompile(`(?m)^# TYPE \S+`).FindAll(full, -1); len(got) != len(want) {
 		t.Errorf("%d families, want all %d", len(got), len(want))
@@ -464,16 +454,11 @@ func TestPageInChromium(t *testing.T) {
 // escaped, as valid UTF-8: promtool (and node_exporter's textfile collector,
 // which drops the whole file) refuses a label value that is not UTF-8.
 func TestMetricsHostileLabels(t *testing.T) {
-	promtool := testenv.RequireTool(t, "promtool")[0]
 	r := fixtureReport(t, true)
 	r.Data[0].Copy = "refreshed /var/lib/up\xffdeb \"q\" back\\slash\nline/support/eol.yaml"
 	r.Repository.Suites[0].Name = "prod\xe9"
 	m := Metrics(r, Run{OK: true})
-	cmd := exec.Command(promtool, "check", "metrics")
-	cmd.Stdin = bytes.NewReader(m)
-	if out, err := cmd.CombinedOutput(); err != nil || len(bytes.TrimSpace(out)) > 0 {
-		t.Errorf("promtool check metrics: %v\n%s\n%s", err, out, m)
-	}
+	promtoolCheck(t, m)
 	for _, want := range []string{`copy="refreshed /var/lib/up` + "\uFFFD" + `deb \"q\" back\\slash\nline/support/eol.yaml"`, `{suite="prod` + "\uFFFD" + `"}`} {
 		if !bytes.Contains(m, []byte(want)) {
 			t.Errorf("metrics lack %s:\n%s", want, m)
@@ -846,5 +831,38 @@ print(json.dumps({
 	}
 	if s := got.Suites["production"]; s[1] != "72000" {
 		t.Errorf("suites.csv: production expires in %q, want 72000: %s", s[1], out)
+	}
+}
+
+// A recipe whose upstream could not be listed (offline and not in the
+// support data, an API failure, no watch) has no updeb_recipe_behind_upstream
+// sample: a 0 would say it is at the newest release, which nobody checked,
+// and a dashboard of the gauge would show it up to date. A checked recipe
+// has its 1 or 0; promtool takes the file.
+func TestMetricsUnknownRecipeLeftOut(t *testing.T) {
+	r := fixtureReport(t, true)
+	m := Metrics(r, Run{OK: true})
+	promtoolCheck(t, m)
+	for _, x := range r.Recipes {
+		series := []byte(`updeb_recipe_behind_upstream{recipe="` + x.Name + `"} `)
+		if has := bytes.Contains(m, series); has != (x.Unknown == "") {
+			t.Errorf("%s (upstream unknown: %q): sample given: %v\n%s", x.Name, x.Unknown, has, m)
+		}
+	}
+	for _, want := range []string{`updeb_recipe_behind_upstream{recipe="kubernetes-1.35"} 0` + "\n", `updeb_recipe_behind_upstream{recipe="kubernetes-1.36"} 1` + "\n", "updeb_recipes_upstream_unknown 9\n"} {
+		if !bytes.Contains(m, []byte(want)) {
+			t.Errorf("metrics lack %s:\n%s", want, m)
+		}
+	}
+}
+
+// promtoolCheck fails t unless promtool check metrics takes m without a
+// word.
+func promtoolCheck(t *testing.T, m []byte) {
+	t.Helper()
+	cmd := exec.Command(testenv.RequireTool(t, "promtool")[0], "check", "metrics")
+	cmd.Stdin = bytes.NewReader(m)
+	if out, err := cmd.CombinedOutput(); err != nil || len(bytes.TrimSpace(out)) > 0 {
+		t.Errorf("promtool check metrics: %v\n%s\n%s", err, out, m)
 	}
 }
