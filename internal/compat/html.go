@@ -5,6 +5,8 @@ import (
 	"io"
 	"strings"
 	"time"
+
+	"github.com/updeb/updeb/pkg/termtext"
 )
 
 // matrixStyle is the CSS of the page, the matrix's included (MatrixHTML's
@@ -130,8 +132,17 @@ func pageData(r *Report) htmlPage {
 	return data
 }
 
+// renderHTML writes the page, its bidi overrides and zero-width characters
+// as escapes (termtext.EscapeFormat), as in the table: a data file's
+// header (YAML allows them in a comment) would make its line read
+// otherwise than its bytes. The template holds none.
 func renderHTML(w io.Writer, r *Report) error {
-	return pageTemplate.Execute(w, pageData(r))
+	var b strings.Builder
+	if err := pageTemplate.Execute(&b, pageData(r)); err != nil {
+		return err
+	}
+	_, err := io.WriteString(w, termtext.EscapeFormat(b.String()))
+	return err
 }
 
 // MatrixHTML is the report's matrix, legend and findings as a section of

@@ -120,9 +120,9 @@ func TestRenderValidUTF8(t *testing.T) {
 
 // The end-of-life data's header (the YAML parser refuses control
 // characters in it, not bidi overrides or zero-width characters) cannot
-// make a line of the table `updeb compat` prints in a terminal or a CI log
-// read otherwise than its bytes: those become escapes, as in the plan's
-// table.
+// make a line of the table `updeb compat` prints in a terminal or a CI log,
+// or of its HTML page, read otherwise than its bytes: those become
+// escapes, as in the plan's table.
 func TestTableHostileText(t *testing.T) {
 	bundled, err := supportdata.Bundled()
 	if err != nil {
@@ -138,15 +138,17 @@ func TestTableHostileText(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var b bytes.Buffer
-	if err := Render(&b, Evaluate(sets, Inputs{EOL: &eol, Now: checkDay}), FormatTable); err != nil {
-		t.Fatal(err)
-	}
-	out := b.String()
-	if strings.ContainsAny(out, "\u202e\u200b") {
-		t.Errorf("the table holds a bidi override or a zero-width character:\n%q", out)
-	}
-	if want := `Source: https://endoflife.date \u202egro.evil//:sptth\u200b`; !strings.Contains(out, want) {
-		t.Errorf("no %s in the table:\n%s", want, out)
+	for _, f := range []Format{FormatTable, FormatHTML} {
+		var b bytes.Buffer
+		if err := Render(&b, Evaluate(sets, Inputs{EOL: &eol, Now: checkDay}), f); err != nil {
+			t.Fatal(err)
+		}
+		out := b.String()
+		if strings.ContainsAny(out, "\u202e\u200b") {
+			t.Errorf("--format %s holds a bidi override or a zero-width character:\n%q", f, out)
+		}
+		if want := `Source: https://endoflife.date \u202egro.evil//:sptth\u200b`; !strings.Contains(out, want) {
+			t.Errorf("no %s in --format %s:\n%s", want, f, out)
+		}
 	}
 }

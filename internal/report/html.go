@@ -4,12 +4,14 @@ import (
 	"fmt"
 	"html/template"
 	"io"
+	"strings"
 	"time"
 
 	"github.com/updeb/updeb/internal/compat"
 	"github.com/updeb/updeb/internal/plan"
 	"github.com/updeb/updeb/internal/signkey"
 	"github.com/updeb/updeb/pkg/plural"
+	"github.com/updeb/updeb/pkg/termtext"
 )
 
 // pageStyle is the page's own CSS, after compat's (the matrix's). Every
@@ -222,7 +224,15 @@ func WriteHTML(w io.Writer, r *Report) error {
 		}
 		data.Repository = v
 	}
-	return pageTemplate.Execute(w, data)
+	// Bidi overrides and zero-width characters are escapes
+	// (termtext.EscapeFormat): a server's message holding one would make
+	// its cell read otherwise than its bytes. The template holds none.
+	var b strings.Builder
+	if err := pageTemplate.Execute(&b, data); err != nil {
+		return err
+	}
+	_, err = io.WriteString(w, termtext.EscapeFormat(b.String()))
+	return err
 }
 
 // hours says a duration in days, hours or, under an hour, minutes ("0

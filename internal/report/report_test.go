@@ -866,3 +866,24 @@ func promtoolCheck(t *testing.T, m []byte) {
 		t.Errorf("promtool check metrics: %v\n%s\n%s", err, out, m)
 	}
 }
+
+// A bidi override or zero-width character in what the page shows (a
+// server's message, a data file's header) is an escape there, as on a
+// terminal: in Chromium's page it would make the cell read otherwise than
+// its bytes (U+202E shows "https://evil.org" backwards as a trusted name).
+func TestPageNoBidiOverride(t *testing.T) {
+	r := fixtureReport(t, true)
+	r.Recipes[0].Unknown = "GitHub API: HTTP 403: see \u202egro.live//:sptth\u202c\u200b"
+	r.Compat.Sources[0].Text = "Source: https://endoflife.date \u2066\u202egro.live\u2069"
+	dir := t.TempDir()
+	if err := Write(context.Background(), dir, r); err != nil {
+		t.Fatal(err)
+	}
+	dom := string(testenv.Chromium(t, filepath.Join(dir, "index.html"), "--dump-dom"))
+	if i := strings.IndexAny(dom, "\u202e\u202c\u200b\u2066\u2069"); i >= 0 {
+		t.Errorf("the page holds a bidi override or zero-width character: %q", dom[max(0, i-80):min(len(dom), i+80)])
+	}
+	if want := `unknown: GitHub API: HTTP 403: see \u202egro.live//:sptth\u202c\u200b`; !strings.Contains(dom, want) {
+		t.Errorf("the page lacks %s", want)
+	}
+}

@@ -47,6 +47,16 @@ func unsafeRune(r rune, lines bool) bool {
 	return r == utf8.RuneError || unicode.IsControl(r) || unicode.Is(unicode.Cf, r) || r == '\u2028' || r == '\u2029'
 }
 
+// EscapeFormat writes each Unicode format character of s (bidi overrides
+// and isolates, zero-width characters) as a Go escape (\u202e), and each
+// invalid byte as U+FFFD, and keeps everything else: text for a web page
+// (which says it is UTF-8), whose markup and line breaks must stay, and
+// where a bidi override would make a line read otherwise than its bytes
+// as on a terminal.
+func EscapeFormat(s string) string {
+	return escapeIf(strings.ToValidUTF8(s, "\uFFFD"), func(r rune) bool { return unicode.Is(unicode.Cf, r) })
+}
+
 // EscapeInvalid writes each byte of s that is not UTF-8 as Escape does
 // (\xff) and keeps everything else: text for JSON, whose strings hold only
 // Unicode (encoding/json would make every such byte U+FFFD, so that two

@@ -92,3 +92,16 @@ func TestEscapeJSON(t *testing.T) {
 		}
 	}
 }
+
+func TestEscapeFormat(t *testing.T) {
+	for in, want := range map[string]string{
+		"<td>plain ä ✓</td>\n\t":    "<td>plain ä ✓</td>\n\t", // markup and line breaks stay
+		"see \u202egro.live\u202c":  `see \u202egro.live\u202c`,
+		"\u2066isolate\u2069\u200b": `\u2066isolate\u2069\u200b`,
+		"bad \xff utf8":             "bad \ufffd utf8",
+	} {
+		if got := EscapeFormat(in); got != want {
+			t.Errorf("EscapeFormat(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
