@@ -311,7 +311,10 @@ func renderMarkdown(w io.Writer, r *Report) error {
 	for _, s := range r.Sources {
 		b.WriteString("\n" + mdEscape(s.title()) + ":\n\n" + mdCode(s.Text))
 	}
-	_, err := io.WriteString(w, b.String())
+	// Bidi overrides and zero-width characters (a data file's header) are
+	// escapes, as on the HTML page: a merge request's comment would
+	// otherwise show a line that reads otherwise than its bytes.
+	_, err := io.WriteString(w, termtext.EscapeFormat(b.String()))
 	return err
 }
 

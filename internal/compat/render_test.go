@@ -121,7 +121,7 @@ func TestRenderValidUTF8(t *testing.T) {
 // The end-of-life data's header (the YAML parser refuses control
 // characters in it, not bidi overrides or zero-width characters) cannot
 // make a line of the table `updeb compat` prints in a terminal or a CI log,
-// or of its HTML page, read otherwise than its bytes: those become
+// or of its HTML page or Markdown, read otherwise than its bytes: those become
 // escapes, as in the plan's table.
 func TestTableHostileText(t *testing.T) {
 	bundled, err := supportdata.Bundled()
@@ -138,7 +138,7 @@ func TestTableHostileText(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, f := range []Format{FormatTable, FormatHTML} {
+	for _, f := range []Format{FormatTable, FormatHTML, FormatMarkdown} {
 		var b bytes.Buffer
 		if err := Render(&b, Evaluate(sets, Inputs{EOL: &eol, Now: checkDay}), f); err != nil {
 			t.Fatal(err)
