@@ -142,6 +142,9 @@ func WriteHTML(w io.Writer, r *Report) error {
 	}{Verdict: r.Verdict, Generated: r.Generated.Format(time.RFC3339), MatrixStyle: compat.MatrixStyle(), PageStyle: template.CSS(pageStyle),
 		Matrix: matrix, Plan: planSection,
 		CompatSummary: fmt.Sprintf("%d release set(s), %d violation(s), %d warning(s)", len(r.Compat.Sets), r.Compat.Count(compat.Violation), r.Compat.Count(compat.Warning))}
+	if r.Plan.SetsFile == "" {
+		data.CompatSummary = "No release set file: no release set was checked (release-sets.yaml beside recipes/, or report --set FILE)."
+	}
 	for _, x := range r.Recipes {
 		row := recipeRow{Recipe: x, Status: "current", Class: "current", SupportClass: x.State}
 		switch {

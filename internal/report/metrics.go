@@ -97,9 +97,9 @@ func metrics(r *Report, now time.Time, run Run) []byte {
 		{name: "updeb_recipes_behind_upstream", help: "Recipes with a newer complete release in their watch track."},
 		{name: "updeb_recipe_behind_upstream", help: "1 when the recipe has a newer complete release in its watch track, else 0; recipes whose upstream could not be listed are left out."},
 		{name: "updeb_recipes_upstream_unknown", help: "Recipes whose upstream releases could not be listed (no watch, an API failure, offline)."},
-		{name: "updeb_release_sets_violating", help: "Release sets with at least one compatibility violation."},
+		{name: "updeb_release_sets_violating", help: "Release sets with at least one compatibility violation (no sample without a release set file)."},
 		{name: "updeb_release_set_violations", help: "Compatibility violations of each release set."},
-		{name: "updeb_components_end_of_life", help: "Components a release set deploys at an end-of-life version."},
+		{name: "updeb_components_end_of_life", help: "Components a release set deploys at an end-of-life version (no sample without a release set file)."},
 		{name: "updeb_recipes_end_of_life", help: "Recipes whose version line is end-of-life (support data, or the recipe's end-of-life mark)."},
 		{name: "updeb_plan_actions", help: "Actions of the plan, by kind (add, bump, retire, compat)."},
 		{name: "updeb_data_table_age_seconds", help: "Age of each data table the verdicts rest on, from its as-of time (a refresh's fetch time, a snapshot's day) to the run."},
@@ -197,8 +197,12 @@ func collect(r *Report, by map[string]*family) {
 			}
 		}
 	}
-	by["updeb_release_sets_violating"].add(float64(violating))
-	by["updeb_components_end_of_life"].add(float64(len(eolComponents)))
+	// Without a release set file no set was checked: no sample (not
+	// collected), where a 0 would tell an alert that all is well.
+	if r.Plan.SetsFile != "" {
+		by["updeb_release_sets_violating"].add(float64(violating))
+		by["updeb_components_end_of_life"].add(float64(len(eolComponents)))
+	}
 	kinds := map[string]int{plan.ActAdd: 0, plan.ActBump: 0, plan.ActRetire: 0, plan.ActCompat: 0}
 	for _, a := range r.Plan.Actions {
 		kinds[a.Kind]++

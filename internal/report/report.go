@@ -168,6 +168,10 @@ type RepositoryInputs struct {
 	Staging, Production string
 }
 
+// noSetFile is what the verdict and the page say of a run without a
+// release set file.
+const noSetFile = "no release set file: no release set was checked"
+
 // expiresSoon is how close a Release's Valid-Until makes the verdict "action".
 const expiresSoon = 3 * 24 * time.Hour
 
@@ -367,7 +371,12 @@ func verdict(r *Report, maxAge time.Duration, runFailed bool) Verdict {
 	case len(todo) > 0:
 		return Verdict{Level: LevelAction, Text: "ACTION NEEDED: " + todo[0], Reasons: todo}
 	}
-	return Verdict{Level: LevelOK, Text: "OK: every recipe is at the newest release of its track, every release set passes", Reasons: []string{}}
+	text := "OK: every recipe is at the newest release of its track, every release set passes"
+	if r.Plan.SetsFile == "" {
+		// release-sets.yaml absent (report skips it): nothing passed.
+		text = "OK: every recipe is at the newest release of its track; " + noSetFile
+	}
+	return Verdict{Level: LevelOK, Text: text, Reasons: []string{}}
 }
 
 // compareDebian orders Debian versions, by string when one does not parse.

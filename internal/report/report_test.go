@@ -497,22 +497,8 @@ func TestVerdictExpiredKeyInRotation(t *testing.T) {
 // repository that has none yet) its sets and components too, so that
 // `jq '.compat.sets[]'` gives nothing rather than failing on null.
 func TestJSONNoReleaseSets(t *testing.T) {
-	rs := trackingfixture.Recipes(t)
-	data, err := supportdata.New("Source: test\nAs of: 2026-10-20", map[string][]supportdata.Cycle{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	copyOf := &supportdata.Copy{Data: data}
-	p, err := plan.Make(rs, copyOf, plan.Options{Now: now})
-	if err != nil {
-		t.Fatal(err)
-	}
-	cr, err := compat.Check(nil, rs, compat.Inputs{Now: now, EOL: data})
-	if err != nil {
-		t.Fatal(err)
-	}
 	var b bytes.Buffer
-	if err := WriteJSON(&b, Build(Inputs{Now: now, Plan: p, Compat: cr})); err != nil {
+	if err := WriteJSON(&b, noSetsReport(t)); err != nil {
 		t.Fatal(err)
 	}
 	if bytes.Contains(b.Bytes(), []byte("null")) {
@@ -885,5 +871,55 @@ func TestPageNoBidiOverride(t *testing.T) {
 	}
 	if want := `unknown: GitHub API: HTTP 403: see \u202egro.live//:sptth\u202c\u200b`; !strings.Contains(dom, want) {
 		t.Errorf("the page lacks %s", want)
+	}
+}
+
+// noSetsReport is the report of the tracking fixture's recipes without a
+// release set file (report skips release-sets.yaml when it is absent).
+func noSetsReport(t *testing.T) *Report {
+	t.Helper()
+	rs := trackingfixture.Recipes(t)
+	data, err := supportdata.New("Source: test\nAs of: 2026-10-20", map[string][]supportdata.Cycle{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	copyOf := &supportdata.Copy{Data: data}
+	p, err := plan.Make(rs, copyOf, plan.Options{Now: now})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cr, err := compat.Check(nil, rs, compat.Inputs{Now: now, EOL: data})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return Build(Inputs{Now: now, Plan: p, Compat: cr})
+}
+
+// A run without a release set file (release-sets.yaml absent, from a cron
+// job started in the wrong folder) checked no release set: the verdict does
+// not say that every release set passes, the page says none was checked,
+// and the metrics leave the release sets' counts without a sample (not
+// collected), where a 0 would tell an alert on violations that all is well.
+func TestNoReleaseSetFile(t *testing.T) {
+	r := noSetsReport(t)
+	checked := *r
+	checked.Recipes = nil // every recipe checked and current: the verdict is OK
+	if v := verdict(&checked, 0, false); v.Level != LevelOK || strings.Contains(v.Text, "every release set passes") || !strings.Contains(v.Text, "no release set file") {
+		t.Errorf("verdict: %s", v.Text)
+	}
+	m := Metrics(r, Run{OK: true})
+	promtoolCheck(t, m)
+	for _, name := range []string{"updeb_release_sets_violating", "updeb_components_end_of_life"} {
+		if !bytes.Contains(m, []byte("# TYPE "+name+" gauge\n")) || regexp.MustCompile(`(?m)^`+name+`[{ ]`).Match(m) {
+			t.Errorf("%s: want the family with no sample:\n%s", name, m)
+		}
+	}
+	dir := t.TempDir()
+	if err := Write(context.Background(), dir, r); err != nil {
+		t.Fatal(err)
+	}
+	dom := string(testenv.Chromium(t, filepath.Join(dir, "index.html"), "--dump-dom"))
+	if !strings.Contains(dom, "No release set file: no release set was checked") {
+		t.Errorf("the page does not say no release set was checked:\n%.3000s", dom)
 	}
 }
