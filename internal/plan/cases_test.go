@@ -97,6 +97,12 @@ func TestNothingToDo(t *testing.T) {
 		!strings.Contains(b.String(), "  a    1.36.5      ok     ok") {
 		t.Errorf("plan %+v\n%s", p, b.String())
 	}
+	// No release set file (a run from another folder): nothing of the
+	// sets was checked, and the verdict does not say they pass.
+	p = one(t, rs, "", map[string][2]string{"kubernetes-1.36": {"1.36.5", "1.36.5"}, "kubernetes-1.35": {"1.35.9", "1.36.5"}, "helm": {"3.21.4", "3.21.4"}})
+	if v := p.Verdict(); v != "No action needed: every recipe is at the newest release of its track; no release set file, so no release set was checked." {
+		t.Errorf("verdict without a release set file: %s", v)
+	}
 	// helm's releases could not be listed (rate limited): it may be behind,
 	// so the plan does not say that every recipe is at its newest.
 	p = one(t, rs, "sets:\n  - name: a\n    components: {kubernetes: recipe:kubernetes-1.36, helm: 3.21.4}\n",

@@ -49,6 +49,11 @@ func (p *Plan) Verdict() string {
 		if gone := p.withdrawn(); len(gone) > 0 {
 			return fmt.Sprintf("No action found, but %d recipe(s) are at a release upstream no longer lists (deleted, or made a draft again: withdrawn?): %s.", len(gone), strings.Join(gone, ", "))
 		}
+		if p.SetsFile == "" {
+			// No release set file (a run started in another folder):
+			// nothing was checked, which "passes" would hide.
+			return "No action needed: every recipe is at the newest release of its track; no release set file, so no release set was checked."
+		}
 		return "No action needed: every recipe is at the newest release of its track and every release set passes."
 	}
 	count := map[string]int{}
