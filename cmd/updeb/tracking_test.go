@@ -941,3 +941,41 @@ func TestPlanApplyMessageFIFO(t *testing.T) {
 		t.Errorf("exit %d, the FIFO's reader got %q\n%s%s", code, got, stdout, stderr)
 	}
 }
+
+// TestBumpAfterInterruptedBumpAndNewerRelease: a bump killed after the
+// release set file followed helm 3.21.4 -> 3.21.5 but before the recipe was
+// written, and upstream shipping 3.21.6 before the rerun (staged: the
+// release set names 3.21.5, the recipe 3.21.4). The rerun, bump or plan
+// --apply, leaves both files at 3.21.6. It left the set at 3.21.5, a
+// version no recipe ships: the rerun followed 3.21.4 -> 3.21.6 and found
+// no 3.21.4 to change.
+func TestBumpAfterInterruptedBumpAndNewerRelease(t *testing.T) {
+	w := newTrackingWorld(t)
+	w.release("helm", "3.21.5", "2026-11-20")
+	w.release("helm", "3.21.6", "2026-11-25")
+	sets := filepath.Join(w.root, "release-sets.yaml")
+	data, err := os.ReadFile(sets)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(data), "helm: 3.21.4") {
+		t.Fatalf("the fixture's release sets name no helm 3.21.4:\n%s", data)
+	}
+	if err := os.WriteFile(sets, []byte(strings.ReplaceAll(string(data), "helm: 3.21.4", "helm: 3.21.5")), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	w.git("commit", "-q", "-a", "-m", "interrupted bump")
+	for _, args := range [][]string{{"bump", "helm"}, {"plan", "--apply", "--only", "helm", "--now", "2026-11-28"}} {
+		code, stdout, stderr := w.updeb(args...)
+		if code != 0 && code != 1 {
+			t.Fatalf("%v: exit %d\n%s%s", args, code, stdout, stderr)
+		}
+		recipe, sets := w.read("recipes/helm.yaml"), w.read("release-sets.yaml")
+		if !strings.Contains(recipe, "version: 3.21.6\n") || strings.Contains(sets, "helm: 3.21.5") || !strings.Contains(sets, "helm: 3.21.6") {
+			t.Errorf("%v after an interrupted bump: the recipe and the release sets disagree:\n%s\n%s\n%s", args, recipe, sets, stdout)
+		}
+		w.git("reset", "-q", "--hard")
+		w.git("clean", "-q", "-f", "-d")
+		w.git("checkout", "-q", "main")
+	}
+}

@@ -16,6 +16,7 @@ import (
 	"github.com/updeb/updeb/internal/recipe"
 	"github.com/updeb/updeb/internal/supportdata"
 	"github.com/updeb/updeb/internal/yamlfile"
+	"github.com/updeb/updeb/pkg/debversion"
 )
 
 // UpdateFile is the one way updeb rewrites a release set file in place
@@ -83,12 +84,37 @@ func FollowBump(ctx context.Context, path, component, from, to string) (int, err
 }
 
 // SyncBump is SyncVersions for a bump of a recipe of component: the values
-// of the component (for kubernetes, of its binaries too) follow.
+// of the component (for kubernetes, of its binaries too) that FollowsBump
+// picks follow.
 func SyncBump(name string, data []byte, component, from, to string) ([]byte, int, error) {
 	match := func(c string) bool {
 		return c == component || component == "kubernetes" && supportdata.ProductOf(c) == "kubernetes"
 	}
-	return SyncVersions(name, data, match, from, to)
+	return syncValues(name, data, func(comp, v string) (string, bool) {
+		return to, match(comp) && FollowsBump(v, from, to)
+	}, fmt.Sprintf("setting %s to %s", from, to))
+}
+
+// FollowsBump reports whether a release set value v of a component follows
+// a bump of its recipe from version from to version to: v is from (or
+// another spelling of it), or lies between from and to (Debian order,
+// neither end). The recipe at from ships none of the latter, and one is
+// what a bump interrupted between its two writes leaves (the release set
+// file follows first, see track.BumpOptions.BeforeWrite) when upstream
+// ships a newer version before it is run again: followed from from alone,
+// the set kept naming a version no recipe ships while the recipe moved past
+// it.
+func FollowsBump(v, from, to string) bool {
+	if sameVersion(v, from) {
+		return true
+	}
+	dv, df, dt := debianOf(v), debianOf(from), debianOf(to)
+	if dv == "" || df == "" || dt == "" {
+		return false
+	}
+	above, err1 := debversion.CompareStrings(dv, df)
+	below, err2 := debversion.CompareStrings(dv, dt)
+	return err1 == nil && err2 == nil && above > 0 && below < 0
 }
 
 // NewMinor is a new minor of a versioned recipe series (bump --new-minor):

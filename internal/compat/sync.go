@@ -17,8 +17,13 @@ import (
 // exactly those values and otherwise the old file (yamlfile.Verify), and
 // still parse as a release set file. Write it with yamlfile.Rewrite.
 func SyncVersions(name string, data []byte, match func(component string) bool, from, to string) ([]byte, int, error) {
-	same := func(v string) bool { return v == from || (debianOf(v) != "" && debianOf(v) == debianOf(from)) }
-	return syncValues(name, data, func(comp, v string) (string, bool) { return to, match(comp) && same(v) }, fmt.Sprintf("setting %s to %s", from, to))
+	return syncValues(name, data, func(comp, v string) (string, bool) { return to, match(comp) && sameVersion(v, from) }, fmt.Sprintf("setting %s to %s", from, to))
+}
+
+// sameVersion reports whether the value v is version, or another spelling
+// of it (v1.36.0 for 1.36.0).
+func sameVersion(v, version string) bool {
+	return v == version || (debianOf(v) != "" && debianOf(v) == debianOf(version))
 }
 
 // Bump is one recipe bump SyncBumps follows: Component's versions From
@@ -37,7 +42,7 @@ func SyncBumps(name string, data []byte, bumps []Bump) ([]byte, int, error) {
 	return syncValues(name, data, func(comp, v string) (string, bool) {
 		out := v
 		for _, b := range by[comp] {
-			if out == b.From || (debianOf(out) != "" && debianOf(out) == debianOf(b.From)) {
+			if FollowsBump(out, b.From, b.To) {
 				out = b.To
 			}
 		}

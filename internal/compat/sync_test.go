@@ -61,3 +61,27 @@ func FuzzSyncVersions(f *testing.F) {
 		}
 	})
 }
+
+// TestFollowsBump: a bump's values follow from the old version and from a
+// version between the two, which a bump interrupted between its writes
+// leaves; nothing else does, a bump to a lower version included.
+func TestFollowsBump(t *testing.T) {
+	for _, c := range []struct {
+		v, from, to string
+		want        bool
+	}{
+		{"3.21.4", "3.21.4", "3.21.6", true},
+		{"v3.21.4", "3.21.4", "3.21.6", true},
+		{"3.21.5", "3.21.4", "3.21.6", true},     // left by an interrupted bump
+		{"3.21.5~rc1", "3.21.4", "3.21.5", true}, // sorts before 3.21.5
+		{"3.21.6", "3.21.4", "3.21.6", false},    // already there
+		{"3.21.3", "3.21.4", "3.21.6", false},    // an older release
+		{"3.21.7", "3.21.4", "3.21.6", false},    // a newer one
+		{"3.21.5", "3.21.6", "3.21.4", false},    // a bump back: nothing between
+		{"not a version", "3.21.4", "3.21.6", false},
+	} {
+		if got := FollowsBump(c.v, c.from, c.to); got != c.want {
+			t.Errorf("FollowsBump(%q, %q, %q) = %v, want %v", c.v, c.from, c.to, got, c.want)
+		}
+	}
+}

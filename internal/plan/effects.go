@@ -353,7 +353,7 @@ func (w *world) playInPlace(file string, a Action, data *supportdata.Data, o Opt
 		}
 		from, ok := s.Components[comp]
 		to, ranged := s.Upgrades[comp]
-		e := edit{set: i, from: ok && s.Recipes[comp].From == "" && sameVersion(from, r.Version), to: ranged && s.Recipes[comp].To == "" && sameVersion(to, r.Version)}
+		e := edit{set: i, from: ok && s.Recipes[comp].From == "" && compat.FollowsBump(from, r.Version, a.Version), to: ranged && s.Recipes[comp].To == "" && compat.FollowsBump(to, r.Version, a.Version)}
 		if !e.from && !e.to {
 			continue
 		}
@@ -443,17 +443,6 @@ var fullWay bool
 // plainVersion is a version a release set file takes as written, as a plain
 // scalar and in a flow mapping alike.
 var plainVersion = regexp.MustCompile(`^v?[0-9][0-9A-Za-z.+~-]*$`)
-
-// sameVersion is SyncBump's test of a value: the version itself or another
-// spelling of it.
-func sameVersion(v, version string) bool {
-	if v == version {
-		return true
-	}
-	dv, err1 := debversion.FromUpstream(v)
-	dw, err2 := debversion.FromUpstream(version)
-	return err1 == nil && err2 == nil && dv == dw
-}
 
 // scope is the world cut down to the components comps: each set with those
 // components and what their verdicts depend on (Kubernetes' values, what
