@@ -85,3 +85,14 @@ func TestFollowsBump(t *testing.T) {
 		}
 	}
 }
+
+// TestSyncBumpBlockScalar: a version written as a block scalar (etcd: >-)
+// is refused naming its line and how to write it. The message said
+// "cannot rewrite a scalar in style 16 in place".
+func TestSyncBumpBlockScalar(t *testing.T) {
+	src := "sets:\n  - name: a\n    components:\n      kubernetes: 1.36.1\n      etcd: >-\n        3.6.14\n"
+	_, _, err := SyncBump("s.yaml", []byte(src), "etcd", "3.6.14", "3.6.15")
+	if err == nil || !strings.Contains(err.Error(), "s.yaml:5:13: ") || !strings.Contains(err.Error(), "write it on one line, plain or quoted") || strings.Contains(err.Error(), "style") {
+		t.Errorf("a block scalar: %v", err)
+	}
+}

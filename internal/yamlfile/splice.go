@@ -149,7 +149,9 @@ func Splice(file string, data []byte, edits []Edit) ([]byte, error) {
 		case yaml.SingleQuotedStyle:
 			quote = `'`
 		default:
-			return nil, fmt.Errorf("%s:%d:%d: cannot rewrite a scalar in style %v in place", file, n.Line, n.Column, n.Style)
+			// A block scalar (| or >): its text spans lines, with
+			// indentation and chomping of its own to keep.
+			return nil, fmt.Errorf("%s:%d:%d: cannot rewrite %q in place, written as a block scalar (| or >): write it on one line, plain or quoted", file, n.Line, n.Column, termtext.Escape(n.Value))
 		}
 		old := quote + n.Value + quote
 		if !bytes.HasPrefix(data[off:], []byte(old)) {
