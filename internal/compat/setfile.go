@@ -237,6 +237,20 @@ func AddMinor(name string, data []byte, nm NewMinor) ([]byte, string, error) {
 	// Lines as YAML counts them (the nodes' lines); a line without a break
 	// (the file's last) gets the file's own.
 	lines, brk := yamlfile.LineStarts(data), yamlfile.LineBreak(data)
+	// A comment indented into the last set after its last value (a
+	// component commented out) is read as that value's, or its mapping's,
+	// depending on what follows it: with a set after it, it would read as
+	// another node's, which yamlfile.Verify refuses as a comment changed
+	// without saying where or what to do.
+	if end < len(lines) {
+		line := data[lines[end]:]
+		if end+1 < len(lines) {
+			line = data[lines[end]:lines[end+1]]
+		}
+		if text := bytes.TrimLeft(line, " "); bytes.HasPrefix(text, []byte("#")) && len(line)-len(text) >= nodes[len(nodes)-1].Column-1 {
+			return nil, "", fmt.Errorf("%s:%d: a comment after the last value of release set %s, indented into it: move it above a value of the set (or out to the file's end, unindented) so that the set of Kubernetes %s can be added after it", name, end+1, sets[len(sets)-1].Name, nm.Minor)
+		}
+	}
 	from, to := lines[first-1], len(data)
 	if last < len(lines) {
 		to = lines[last]

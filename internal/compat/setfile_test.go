@@ -298,3 +298,24 @@ func TestAddMinorLineBreaks(t *testing.T) {
 		t.Errorf("CRLF: %v\n%q\nwant\n%q", err, out, want)
 	}
 }
+
+// TestAddMinorCommentEndingLastSet: a component commented out at the end of
+// the last set (the comment indented into it) is refused naming its line
+// and what to do: YAML reads that comment as another node's once a set
+// follows it. It was refused as "a comment changed at
+// sets.0.components", which said neither.
+func TestAddMinorCommentEndingLastSet(t *testing.T) {
+	src := "sets:\n  - name: k136\n    components:\n      kubernetes: recipe:kubernetes-1.36\n      etcd: 3.6.14\n      # istioctl: 1.31.0 once it supports 1.36\n"
+	nm := NewMinor{Component: "kubernetes", From: "kubernetes-1.36", To: "kubernetes-1.37", Minor: "1.37", Versions: versions("kubernetes-1.37", "1.37.1")}
+	_, _, err := AddMinor("s.yaml", []byte(src), nm)
+	if err == nil || !strings.HasPrefix(err.Error(), "s.yaml:6: ") || !strings.Contains(err.Error(), "move it above a value of the set") {
+		t.Errorf("a comment ending the last set: %v", err)
+	}
+	// Above a value, the same comment stays with its set, and the copy
+	// keeps it.
+	above := strings.Replace(src, "      etcd: 3.6.14\n      # istioctl: 1.31.0 once it supports 1.36\n", "      # istioctl: 1.31.0 once it supports 1.36\n      etcd: 3.6.14\n", 1)
+	out, _, err := AddMinor("s.yaml", []byte(above), nm)
+	if err != nil || strings.Count(string(out), "# istioctl") != 2 {
+		t.Errorf("the comment above a value: %v\n%s", err, out)
+	}
+}
