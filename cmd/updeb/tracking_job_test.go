@@ -417,3 +417,25 @@ func TestTrackingJobDataFileOfConfig(t *testing.T) {
 		t.Errorf("the branch changes %q, want the refreshed data/compat-data.yaml\n%s", diff, out)
 	}
 }
+
+// TestTrackingJobDetachedHead: a run in a working tree on a detached HEAD
+// goes back to that commit after its commit on the job's branch, so that
+// the status page is made of the base and the next run starts there. It
+// went back to "HEAD", its own branch: the page showed the proposal as if
+// merged, and the next run failed (2) as left on the job's own branch.
+func TestTrackingJobDetachedHead(t *testing.T) {
+	j := newTrackingJob(t)
+	main := j.git("rev-parse", "main")
+	j.git("checkout", "-q", "--detach")
+	for i := range 2 {
+		if code, out := j.run("FAKE_PLAN=write"); code != 0 {
+			t.Fatalf("run %d on a detached HEAD: exit %d\n%s", i+1, code, out)
+		}
+		if head := j.git("rev-parse", "HEAD"); head != main {
+			t.Errorf("run %d ended at %s (%s), not at the commit it started on (%s)", i+1, head, j.git("rev-parse", "--abbrev-ref", "HEAD"), main)
+		}
+		if parent := j.git("rev-parse", "updeb/tracking~1"); parent != main {
+			t.Errorf("run %d made its branch from %s, not %s", i+1, parent, main)
+		}
+	}
+}
