@@ -143,8 +143,20 @@ func Describe(p *Plan, r *ApplyResult, v *Verification) []byte {
 	// escape sequences do not. Nor can they skip the CI of the commit, nor
 	// mention anybody in the merge request made of it.
 	d := ciSkip.ReplaceAllString(termtext.EscapeLines(b.String()), `[$1\]`)
+	d = closing.ReplaceAllString(d, `$1\$2`)
 	return []byte(mention.ReplaceAllString(d, `$1\@$2`))
 }
+
+// closing matches what GitLab and GitHub read as closing an issue in a
+// commit message or merge request description ("Fixes #12", "closes:
+// group/project#3", "Resolves https://host/g/p/-/issues/4", "Fixes
+// ABC-12" with Jira): a closing word, an optional colon, spaces (and
+// "issue"), then a reference. Describe writes a "\" before the reference,
+// which neither then reads as one (the reference must follow the spaces);
+// "\#12" shows as "#12" in GitLab. A failure quoting a server ("404: fixes
+// #1") closed issue 1 of the recipes' project once the tracking merge
+// request was merged.
+var closing = regexp.MustCompile(`(?i)(\b(?:clos(?:e[sd]?|ing)|fix(?:e[sd]|ing)?|resolv(?:e[sd]?|ing)|implement(?:s|ed|ing)?):?[ \t]+(?:issues?[ \t]+)?)([\w./-]*#\d|https?://|(?-i:[A-Z][A-Z0-9_]+-\d))`)
 
 // mention matches what GitLab reads as a mention in a merge request's
 // description (the job's push makes one of the commit message, see

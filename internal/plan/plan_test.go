@@ -483,3 +483,28 @@ func TestOfflinePrereleaseLatest(t *testing.T) {
 		}
 	}
 }
+
+// A server's words in the change description close no issue of the
+// recipes' project: GitLab (its default closing pattern below) and GitHub
+// close the issues a commit message or merge request description says it
+// fixes once it lands on the default branch. A download answered "404:
+// fixes #1" closed issue 1 at the merge of the tracking branch. Words
+// without a reference stay as they are, a set name included.
+func TestDescribeClosesNoIssue(t *testing.T) {
+	p := &Plan{Now: "2026-12-01"}
+	res := &ApplyResult{Failures: []Failure{{Action: Action{Kind: ActBump, Recipe: "etcd", Version: "3.6.15"},
+		Error: "404: Fixes #1, #2 and #3; closes: group/project#4\nresolving issue #5, implements https://gitlab.example.com/g/p/-/issues/6 (FIXED OPS-7)\nfixes k8s-1.36 and the closing bracket"}}}
+	d := string(Describe(p, res, nil))
+	ref := `(?:[\w./-]*#\d+|https?://\S+/issues/\d+)`
+	gitlab := regexp.MustCompile(`\b(?:[Cc]los(?:e[sd]?|ing)|\b[Ff]ix(?:e[sd]|ing)?|\b[Rr]esolv(?:e[sd]?|ing)|\b[Ii]mplement(?:s|ed|ing)?)(:?) +(?:(?:issues? +)?` + ref + `(?:(?: *,? +and +| *,? *)?)|([A-Z][A-Z0-9_]+-\d+))+`)
+	github := regexp.MustCompile(`(?i)\b(?:close[sd]?|fix(?:e[sd])?|resolve[sd]?):? +` + ref)
+	for _, re := range []*regexp.Regexp{gitlab, github} {
+		if m := re.FindAllString(d, -1); m != nil {
+			t.Errorf("the description closes %q:\n%s", m, d)
+		}
+	}
+	if !strings.Contains(d, `404: Fixes \#1, #2 and #3; closes: \group/project#4`) || !strings.Contains(d, `resolving issue \#5, implements \https://gitlab.example.com/g/p/-/issues/6 (FIXED \OPS-7)`) ||
+		!strings.Contains(d, "fixes k8s-1.36 and the closing bracket") {
+		t.Errorf("the description does not read as the server's words:\n%s", d)
+	}
+}
