@@ -445,6 +445,36 @@ func TestEmptyFallbackFlags(t *testing.T) {
 	}
 }
 
+// TestEmptyConfigPaths: a path in the config given empty ("" or spaces, a
+// template's unset variable) is refused (exit 2, at its line, nothing on
+// stdout), as the flag given empty is: it gave way to the default without a
+// word, and 'cache gc' with 'cache: ""' collected $XDG_CACHE_HOME/updeb,
+// another configuration's cache, exit 0.
+func TestEmptyConfigPaths(t *testing.T) {
+	dir := t.TempDir()
+	t.Setenv("XDG_CACHE_HOME", filepath.Join(dir, "xdg-cache"))
+	cfg := filepath.Join(dir, "updeb.yaml")
+	for _, tc := range []struct {
+		config string
+		args   []string
+		want   string
+	}{
+		{"cache: \"\"\n", []string{"cache", "gc", "--json"}, cfg + ":1:8: cache is empty"},
+		{"out: \" \"\n", []string{"cache", "gc", "--json"}, cfg + ":1:6: out is empty"},
+		{"repo:\n  dir: ''\n", []string{"repo", "list", "--json"}, cfg + ":2:8: repo.dir is empty"},
+		{"repo:\n  key: \"\"\n", []string{"repo", "list", "--json"}, cfg + ":2:8: repo.key is empty"},
+		{"build:\n  provenance-key: \"\"\n", []string{"cache", "gc", "--json"}, cfg + ":2:19: build.provenance-key is empty"},
+	} {
+		if err := os.WriteFile(cfg, []byte(tc.config), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		code, out, stderr := runCLI(t, append([]string{"--config", cfg}, tc.args...)...)
+		if code != exitUsage || out != "" || !strings.Contains(stderr, tc.want) {
+			t.Errorf("%q: exit %d, stdout %q, stderr %q; want exit 2 and %q", tc.config, code, out, stderr, tc.want)
+		}
+	}
+}
+
 // TestEmptyFallbackFlagsDocumented: docs/configuration.md names every flag
 // that cannot be given empty.
 func TestEmptyFallbackFlagsDocumented(t *testing.T) {

@@ -712,11 +712,25 @@ func releaseField(name string) func(string) error {
 	return func(v string) error { return aptname.Field(name, v) }
 }
 
-// path decodes a path, relative to the config file's folder.
+// path decodes a path, relative to the config file's folder. An empty one
+// ("", or spaces: a template's unset variable) is refused, as --cache "" is:
+// the default would take its place without a word, and 'cache: ""' made
+// 'updeb cache gc' collect the default cache, repo.dir "" published to
+// ./repo of whatever folder updeb ran in. Leaving the value out (null) is
+// how a setting gets its default.
 func (p *parser) path(n *yaml.Node, what string, dst *string) {
-	if p.str(n, what, dst) {
-		*dst = p.file(n, what, *dst)
+	if p.Describe(n, yamlfile.Schema{Type: scalarTypes, MinLength: 1}) {
+		return
 	}
+	var s string
+	if !p.str(n, what, &s) {
+		return
+	}
+	if strings.TrimSpace(s) == "" {
+		p.At(n, "%s is empty: give a path, or leave %s out for the default", what, what)
+		return
+	}
+	*dst = p.file(n, what, s)
 }
 
 // file checks path s, read from n, and returns it relative to the config
