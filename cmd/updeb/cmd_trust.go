@@ -71,7 +71,9 @@ func newTrustShowCmd(g *globalOptions) *cobra.Command {
 		Long: `show says which Sigstore trusted root verification uses (the config's sigstore:
 trusted-root:, else the one 'updeb trust refresh' stored, else the bundled public-good
 snapshot), its sha256 and age, and what it trusts. --trusted-root FILE shows FILE
-instead: a root to review before a config names it.`,
+instead: a root to review before a config names it. Only a stored root that is not
+there gives way to the bundled one: one that cannot be read, or looked for (a state
+folder this user may not read), is an error (exit 2), here and in every verification.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			return runTrustShow(cmd, g, file, time.Now())

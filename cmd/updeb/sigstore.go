@@ -1,6 +1,8 @@
 package main
 
 import (
+	"errors"
+	"io/fs"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -49,8 +51,14 @@ func (g *globalOptions) trustedRootFile(c *config.Config) (source, file, hint st
 	}
 	if dir, err := g.stateDirFor(c); err == nil {
 		p := filepath.Join(dir, refreshedRootFile)
-		if _, err := os.Stat(p); err == nil {
-			return "refreshed", p, "run 'updeb trust refresh' again, or remove " + p + " to use the bundled root"
+		// Only a root that is not there gives way to the bundled one. One
+		// updeb cannot look for (a state folder this user may not read, a
+		// symlink loop, a file where its folder goes) may be there: the
+		// bundled snapshot in its place is another trust anchor, without a
+		// word (one that still trusts a key the refreshed root dropped, or
+		// the public-good instance where a site refreshed its own).
+		if _, err := os.Stat(p); err == nil || !errors.Is(err, fs.ErrNotExist) {
+			return "refreshed", p, "run 'updeb trust refresh' again, or remove " + p + " to use the bundled root (a state folder this user cannot read: let it read it, or name another with --state or state: in the config)"
 		}
 	}
 	return "bundled", "", ""

@@ -822,6 +822,27 @@ func TestTrustShowTrustedRoot(t *testing.T) {
 	}
 }
 
+// TestTrustedRootUnreadableIsNotBundled: a refreshed root updeb cannot look
+// for (a symlink loop; a file where its folder goes; as root, the tests
+// cannot make the state folder another user may not read) is refused, exit
+// 2, naming it: it gave way to the bundled snapshot, exit 0, and so every
+// verification used another trust anchor than the one refreshed, without a
+// word.
+func TestTrustedRootUnreadableIsNotBundled(t *testing.T) {
+	loop, notDir := t.TempDir(), t.TempDir()
+	os.Mkdir(filepath.Join(loop, "sigstore"), 0o755)
+	if err := os.Symlink("trusted_root.json", filepath.Join(loop, refreshedRootFile)); err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(filepath.Join(notDir, "sigstore"), nil, 0o644)
+	for state, why := range map[string]string{loop: "too many levels of symbolic links", notDir: "not a directory"} {
+		code, stdout, stderr := runCLI(t, "--state", state, "--json", "trust", "show")
+		if code != exitUsage || stdout != "" || !strings.Contains(stderr, filepath.Join(state, refreshedRootFile)+": "+why) {
+			t.Errorf("--state %s: exit %d, stdout %q, stderr %q; want exit 2 naming the refreshed root: %s", state, code, stdout, stderr, why)
+		}
+	}
+}
+
 // The record names a cosign signature's Rekor entry by the entry the log
 // holds, not by Rekor's answer, whose inclusion proof follows the log's size:
 // a build from a cold cache after Rekor serves the entry otherwise writes the
