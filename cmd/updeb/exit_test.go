@@ -445,11 +445,12 @@ func TestEmptyFallbackFlags(t *testing.T) {
 	}
 }
 
-// TestEmptyConfigPaths: a path in the config given empty ("" or spaces, a
-// template's unset variable) is refused (exit 2, at its line, nothing on
-// stdout), as the flag given empty is: it gave way to the default without a
-// word, and 'cache gc' with 'cache: ""' collected $XDG_CACHE_HOME/updeb,
-// another configuration's cache, exit 0.
+// TestEmptyConfigPaths: a path or the proxy in the config given empty ("" or
+// spaces, a template's unset variable) is refused (exit 2, at its line,
+// nothing on stdout), as the flag given empty is: it gave way to the default
+// without a word, and 'cache gc' with 'cache: ""' collected
+// $XDG_CACHE_HOME/updeb, another configuration's cache, exit 0; 'proxy: ""'
+// sent every download direct, or through the environment's proxy.
 func TestEmptyConfigPaths(t *testing.T) {
 	dir := t.TempDir()
 	t.Setenv("XDG_CACHE_HOME", filepath.Join(dir, "xdg-cache"))
@@ -464,6 +465,7 @@ func TestEmptyConfigPaths(t *testing.T) {
 		{"repo:\n  dir: ''\n", []string{"repo", "list", "--json"}, cfg + ":2:8: repo.dir is empty"},
 		{"repo:\n  key: \"\"\n", []string{"repo", "list", "--json"}, cfg + ":2:8: repo.key is empty"},
 		{"build:\n  provenance-key: \"\"\n", []string{"cache", "gc", "--json"}, cfg + ":2:19: build.provenance-key is empty"},
+		{"proxy: \"\"\n", []string{"cache", "gc", "--json"}, cfg + ":1:8: proxy is empty"},
 	} {
 		if err := os.WriteFile(cfg, []byte(tc.config), 0o644); err != nil {
 			t.Fatal(err)

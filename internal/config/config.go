@@ -400,7 +400,15 @@ func tagOf(n *yaml.Node) string {
 func (p *parser) config(c *Config, n *yaml.Node) {
 	p.mapping(n, "", "config.Config", fields{
 		"proxy": p.field(func(v *yaml.Node) {
-			if s, ok := p.scalar(v, "proxy"); ok {
+			// Empty, it would give way to HTTPS_PROXY, or to none: every
+			// download direct, where the site meant them to go through
+			// its proxy (a template's unset variable).
+			if p.Describe(v, yamlfile.Schema{Type: scalarTypes, MinLength: 1}) {
+				return
+			}
+			if s, ok := p.scalar(v, "proxy"); ok && s == "" {
+				p.At(v, "proxy is empty: give the proxy's URL, or leave proxy out (HTTPS_PROXY or HTTP_PROXY then name it, if any does)")
+			} else if ok {
 				if _, err := ProxyURL(s); err != nil {
 					p.At(v, "%v", err)
 				}
