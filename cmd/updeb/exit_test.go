@@ -477,6 +477,24 @@ func TestEmptyConfigPaths(t *testing.T) {
 	}
 }
 
+// TestConfigYmlNotRead: an updeb.yml in the working folder, where updeb
+// reads updeb.yaml, is refused (exit 2, naming both): updeb ran on the
+// defaults, exit 0, the file's settings (here its cache) never applied.
+func TestConfigYmlNotRead(t *testing.T) {
+	dir := t.TempDir()
+	t.Chdir(dir)
+	t.Setenv("XDG_CACHE_HOME", filepath.Join(dir, "xdg-cache"))
+	os.WriteFile("updeb.yml", []byte("cache: site-cache\n"), 0o644)
+	code, out, stderr := runCLI(t, "cache", "gc", "--json")
+	if code != exitUsage || out != "" || !strings.Contains(stderr, "updeb: error: updeb.yml: updeb reads updeb.yaml, not this file: rename it to updeb.yaml, or name it with --config") {
+		t.Errorf("exit %d, stdout %q, stderr %q; want exit 2 naming updeb.yml", code, out, stderr)
+	}
+	// Named, it is read.
+	if code, out, stderr := runCLI(t, "--config", "updeb.yml", "cache", "gc", "--json"); code != 0 || !strings.Contains(out, `"cache": "site-cache"`) {
+		t.Errorf("--config updeb.yml: exit %d\n%s%s", code, out, stderr)
+	}
+}
+
 // TestEmptyFallbackFlagsDocumented: docs/configuration.md names every flag
 // that cannot be given empty.
 func TestEmptyFallbackFlagsDocumented(t *testing.T) {

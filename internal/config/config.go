@@ -309,6 +309,13 @@ func Load(explicit string, defaults ...string) (*Config, error) {
 			if target, lerr := os.Readlink(p); lerr == nil {
 				return nil, &Error{File: p, Msg: "cannot read the config file: it is a symlink to " + target + ", which does not exist"}
 			}
+			// updeb.yml where updeb.yaml is read: the site's settings
+			// (proxy, mirrors, keys) were never applied, without a word.
+			if yml, ok := strings.CutSuffix(p, ".yaml"); ok {
+				if _, lerr := os.Lstat(yml + ".yml"); lerr == nil {
+					return nil, &Error{File: yml + ".yml", Msg: "updeb reads " + p + ", not this file: rename it to " + filepath.Base(p) + ", or name it with --config"}
+				}
+			}
 			continue
 		}
 		if err != nil {
