@@ -46,7 +46,7 @@ Exit 1 on a violation or an end-of-life component; warnings do not change the ex
 	f := cmd.Flags()
 	f.StringVar(&o.setFile, "set", "release-sets.yaml", "release set file")
 	f.StringVar(&o.format, "format", "table", "output format: table, markdown, csv or html")
-	f.StringVarP(&o.output, "output", "o", "", "write the report to this file instead of stdout (replaced whole; a FIFO or device is written into)")
+	f.StringVarP(&o.output, "output", "o", "", "write the report to this file instead of stdout (replaced whole, but never a file compat reads: the release sets, the config, a recipe, the data file; a FIFO or device is written into)")
 	f.StringVar(&o.now, "now", "", "check end-of-life as of this day, YYYY-MM-DD (default: today, UTC)")
 	return jsonOutput(cmd, 1)
 }
@@ -85,6 +85,15 @@ func runCompat(cmd *cobra.Command, g *globalOptions, o *compatOptions) error {
 	rs, err := compatRecipes(cmd, g)
 	if err != nil {
 		return err
+	}
+	if o.output != "" {
+		inputs := []string{o.setFile, cfg.File, g.repositoryDataFile(cfg)}
+		for _, r := range rs {
+			inputs = append(inputs, r.Path)
+		}
+		if err := notAnInput(o.output, inputs...); err != nil {
+			return err
+		}
 	}
 	data, err := g.dataSet(cfg, now, true)
 	if err != nil {

@@ -87,6 +87,37 @@ func TestOutputRemovesKilledWrite(t *testing.T) {
 	}
 }
 
+// TestCompatOutputNotAnInput: --output naming a file compat reads (the
+// release sets, under their name or another link to them; the config) is
+// refused, exit 2, the file untouched: the report replaced it, and
+// 'compat -o release-sets.yaml' left a table where the release sets were.
+func TestCompatOutputNotAnInput(t *testing.T) {
+	dir := t.TempDir()
+	set, link, cfg := filepath.Join(dir, "release-sets.yaml"), filepath.Join(dir, "link.yaml"), filepath.Join(dir, "updeb.yaml")
+	sets, config := []byte("sets:\n  - name: k135\n    components: {kubernetes: 1.35.8, helm: 3.21.4}\n"), []byte("out: debs\n")
+	os.WriteFile(set, sets, 0o644)
+	os.WriteFile(cfg, config, 0o644)
+	if err := os.Link(set, link); err != nil {
+		t.Fatal(err)
+	}
+	for output, want := range map[string]string{
+		set:  "--output " + set + ": this command reads that file, and the output would replace it",
+		link: "--output " + link + ": this command reads " + set + ", the same file, and the output would replace it",
+		cfg:  "--output " + cfg + ": this command reads that file, and the output would replace it",
+	} {
+		code, stdout, stderr := runCLI(t, "--config", cfg, "compat", "--set", set, "--now", "2026-08-22", "--output", output)
+		if code != exitUsage || stdout != "" || !strings.Contains(stderr, want) {
+			t.Errorf("--output %s: exit %d, stdout %q, stderr %q; want exit 2: %s", output, code, stdout, stderr, want)
+		}
+	}
+	if got, _ := os.ReadFile(set); !bytes.Equal(got, sets) {
+		t.Errorf("the release sets were replaced:\n%s", got)
+	}
+	if got, _ := os.ReadFile(cfg); !bytes.Equal(got, config) {
+		t.Errorf("the config was replaced:\n%s", got)
+	}
+}
+
 // TestCompatOutputFIFO: --output naming a FIFO (or a device, /dev/stderr)
 // writes the report into it, for the process reading it; the FIFO is not
 // replaced by a regular file, which the reader would never see.

@@ -21,6 +21,28 @@ import (
 	"github.com/updeb/updeb/pkg/termtext"
 )
 
+// notAnInput refuses an --output that names a file the command reads
+// (inputs; "" for none): replaced whole by the output, it was gone, and
+// 'updeb compat -o release-sets.yaml', a completion away from the report's
+// name, turned the hand-written release sets into a report.
+func notAnInput(output string, inputs ...string) error {
+	ofi, err := os.Stat(output)
+	if err != nil || !ofi.Mode().IsRegular() {
+		return nil // none yet, or a FIFO or device: written into, nothing replaced
+	}
+	for _, in := range inputs {
+		if fi, err := os.Stat(in); in != "" && err == nil && os.SameFile(ofi, fi) {
+			what := "that file"
+			if filepath.Clean(in) != filepath.Clean(output) {
+				what = in + ", the same file"
+			}
+			return invalidInput(fmt.Errorf("--output %s: this command reads %s, and the output would replace it", output, what),
+				"name another file for the output (compat.html, compat.md, ...)")
+		}
+	}
+	return nil
+}
+
 // writeOutput writes data to the file an --output flag names: a regular file
 // (or none yet) is replaced atomically; a FIFO or a device (/dev/stderr, a
 // shell's >(...)) is written into, as a shell's > would, never replaced by a
