@@ -100,7 +100,7 @@ input, 3 Rekor could not be asked.`,
 	f := cmd.Flags()
 	f.StringVar(&o.keyring, "keyring", "", "OpenPGP: keyring file (armored blocks or binary)")
 	f.StringArrayVar(&o.signers, "signer", nil, "OpenPGP: allowed primary key fingerprint (repeatable; default: any key of the keyring)")
-	f.StringVar(&o.output, "output", "", "OpenPGP clearsigned only: write the verified content to FILE (replaced whole; a FIFO or device is written into; '-' for stdout, the report then on stderr as a note, and not with --json)")
+	f.StringVar(&o.output, "output", "", "OpenPGP clearsigned only: write the verified content to FILE (replaced whole, but never the message or the keyring; a FIFO or device is written into; '-' for stdout, the report then on stderr as a note, and not with --json)")
 	f.StringVar(&o.bundle, "bundle", "", "Sigstore: a bundle file (.sigstore.json, .bundle)")
 	f.StringVar(&o.sig, "sig", "", "Sigstore: cosign's detached signature file (FILE.sig), with --cert")
 	f.StringVar(&o.cert, "cert", "", "Sigstore: cosign's certificate file (FILE.cert), with --sig")
@@ -123,6 +123,12 @@ func runVerifySignature(cmd *cobra.Command, g *globalOptions, o *verifySignature
 	}
 	if o.output == "-" && g.json {
 		return usageErrorf("--output - writes the verified content to stdout, where --json prints its object: give --output FILE")
+	}
+	if o.output != "-" && o.output != "" {
+		// The content in place of the message would drop its signature.
+		if err := notAnInput(o.output, args[0], o.keyring); err != nil {
+			return err
+		}
 	}
 	pol := openpgp.Policy{Signers: o.signers, Now: now}
 	kr, err := loadKeyring(cmd.Context(), o.keyring)

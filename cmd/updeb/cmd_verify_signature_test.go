@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -299,6 +300,26 @@ func TestKeysListHostileFileName(t *testing.T) {
 	code, stdout, stderr := runCLI(t, "keys", "list")
 	if code != 0 || strings.ContainsAny(stdout, "\x1b\a") || !strings.HasPrefix(stdout, `keys/k\x1b]0;pwned\a.asc: 3 primary keys`+"\n") {
 		t.Errorf("keys list: exit %d %s\n%q", code, stderr, stdout)
+	}
+}
+
+// TestVerifySignatureOutputNotTheMessage: --output naming the clearsigned
+// message itself (or the keyring) is refused, exit 2, the file untouched:
+// the verified content replaced the message, its signature gone.
+func TestVerifySignatureOutputNotTheMessage(t *testing.T) {
+	fx := pgptest.Get(t)
+	msg, err := os.ReadFile(fx.Path("ed-clear.asc"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	copied := filepath.Join(t.TempDir(), "SHA256SUMS.asc")
+	os.WriteFile(copied, msg, 0o644)
+	code, stdout, stderr := runCLI(t, "verify-signature", "--keyring", fx.Keyring, "--output", copied, copied)
+	if code != exitUsage || stdout != "" || !strings.Contains(stderr, "--output "+copied+": this command reads that file, and the output would replace it") {
+		t.Errorf("exit %d, stdout %q, stderr %q; want exit 2", code, stdout, stderr)
+	}
+	if got, _ := os.ReadFile(copied); !bytes.Equal(got, msg) {
+		t.Errorf("the signed message was replaced:\n%s", got)
 	}
 }
 

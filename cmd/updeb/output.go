@@ -37,7 +37,7 @@ func notAnInput(output string, inputs ...string) error {
 				what = in + ", the same file"
 			}
 			return invalidInput(fmt.Errorf("--output %s: this command reads %s, and the output would replace it", output, what),
-				"name another file for the output (compat.html, compat.md, ...)")
+				"name another file for the output")
 		}
 	}
 	return nil
