@@ -12,6 +12,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/updeb/updeb/internal/compat"
+	"github.com/updeb/updeb/internal/config"
 	"github.com/updeb/updeb/internal/plan"
 	"github.com/updeb/updeb/internal/recipe"
 )
@@ -87,11 +88,7 @@ func runCompat(cmd *cobra.Command, g *globalOptions, o *compatOptions) error {
 		return err
 	}
 	if o.output != "" {
-		inputs := []string{o.setFile, cfg.File, g.repositoryDataFile(cfg)}
-		for _, r := range rs {
-			inputs = append(inputs, r.Path)
-		}
-		if err := notAnInput(o.output, inputs...); err != nil {
+		if err := notAnInput("output", o.output, g.inputFiles(cfg, o.setFile, rs)...); err != nil {
 			return err
 		}
 	}
@@ -147,6 +144,17 @@ func runCompat(cmd *cobra.Command, g *globalOptions, o *compatOptions) error {
 
 // compatRecipes loads every recipe in the --recipes folder. Without a
 // recipes folder there are none (nil), unless --recipes named it explicitly.
+// inputFiles are the files compat and plan read, which their --output and
+// --message may not replace (notAnInput): the release sets, the config, the
+// recipes repository's data file and each recipe.
+func (g *globalOptions) inputFiles(cfg *config.Config, setFile string, rs []*recipe.Recipe) []string {
+	files := []string{setFile, cfg.File, g.repositoryDataFile(cfg)}
+	for _, r := range rs {
+		files = append(files, r.Path)
+	}
+	return files
+}
+
 func compatRecipes(cmd *cobra.Command, g *globalOptions) ([]*recipe.Recipe, error) {
 	if fi, err := os.Stat(g.recipesDir); (err != nil || !fi.IsDir()) && !cmd.Flags().Changed("recipes") {
 		return nil, nil

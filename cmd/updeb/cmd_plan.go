@@ -94,7 +94,7 @@ GITHUB_TOKEN, when set, is sent to the GitHub API (higher rate limit), over http
 	cmd.Flags().BoolVar(&o.apply, "apply", false, "carry the plan out in the working tree: bumps, new minors with their release sets, end-of-life marks")
 	cmd.Flags().StringVar(&o.only, "only", "", "with --apply: only the actions on this recipe")
 	cmd.Flags().BoolVar(&o.dryRun, "dry-run", false, "with --apply: say what would be done, write nothing")
-	cmd.Flags().StringVar(&o.message, "message", "", "with --apply: write the change description (a commit message) to this file")
+	cmd.Flags().StringVar(&o.message, "message", "", "with --apply: write the change description (a commit message) to this file (never one plan reads: a recipe, the release sets, the config)")
 	cmd.Flags().StringVar(&o.base, "base", "HEAD", "with --apply --message: the git revision the changed recipes are verified against")
 	return jsonOutput(cmd, 2)
 }
@@ -117,6 +117,12 @@ func runPlan(cmd *cobra.Command, g *globalOptions, o *planCmdOptions) error {
 		return err
 	}
 	defer s.Close()
+	if o.message != "" {
+		// Written last, it replaced a recipe the plan had just changed.
+		if err := notAnInput("message", o.message, g.inputFiles(s.cfg, o.setFile, s.recipes)...); err != nil {
+			return err
+		}
+	}
 	p, _, errs, err := makePlan(cmd, g, s, &o.trackFlags, o.setFile)
 	if err != nil {
 		return err

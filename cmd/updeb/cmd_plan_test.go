@@ -278,6 +278,31 @@ func TestRepositoryPassesItsOwnChecks(t *testing.T) {
 	}
 }
 
+// TestPlanMessageNotAnInput: plan --apply --message naming a recipe (or the
+// release sets, the config) is refused, exit 2, before anything is written:
+// the description, written last, replaced the recipe.
+func TestPlanMessageNotAnInput(t *testing.T) {
+	dir := t.TempDir()
+	for _, sub := range []string{"recipes", "keys"} {
+		if err := copyTree(filepath.Join("..", "..", "testdata", "demo", sub), filepath.Join(dir, sub)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	t.Chdir(dir)
+	t.Setenv("XDG_STATE_HOME", filepath.Join(dir, "state"))
+	recipe, err := os.ReadFile(filepath.Join("recipes", "pingd.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	code, stdout, stderr := runCLI(t, "--offline", "plan", "--apply", "--message", filepath.Join("recipes", "pingd.yaml"), "--now", "2026-08-22")
+	if code != exitUsage || !strings.Contains(stderr, "--message recipes/pingd.yaml: this command reads that file, and the output would replace it") {
+		t.Errorf("exit %d, want 2\n%s%s", code, stdout, stderr)
+	}
+	if got, _ := os.ReadFile(filepath.Join("recipes", "pingd.yaml")); !bytes.Equal(got, recipe) {
+		t.Errorf("the recipe was replaced:\n%s", got)
+	}
+}
+
 // TestPlanBaseGoesWithMessage: --base is read only by the verify of
 // --apply --message; without --message it is refused (exit 2), not ignored
 // while the reader believes the changes were verified against it.

@@ -126,7 +126,7 @@ func runVerifySignature(cmd *cobra.Command, g *globalOptions, o *verifySignature
 	}
 	if o.output != "-" && o.output != "" {
 		// The content in place of the message would drop its signature.
-		if err := notAnInput(o.output, args[0], o.keyring); err != nil {
+		if err := notAnInput("output", o.output, args[0], o.keyring); err != nil {
 			return err
 		}
 	}

@@ -21,11 +21,11 @@ import (
 	"github.com/updeb/updeb/pkg/termtext"
 )
 
-// notAnInput refuses an --output that names a file the command reads
-// (inputs; "" for none): replaced whole by the output, it was gone, and
+// notAnInput refuses an --output (flag: its name) that names a file the
+// command reads (inputs; "" for none): replaced whole by the output, it was gone, and
 // 'updeb compat -o release-sets.yaml', a completion away from the report's
 // name, turned the hand-written release sets into a report.
-func notAnInput(output string, inputs ...string) error {
+func notAnInput(flag, output string, inputs ...string) error {
 	ofi, err := os.Stat(output)
 	if err != nil || !ofi.Mode().IsRegular() {
 		return nil // none yet, or a FIFO or device: written into, nothing replaced
@@ -36,7 +36,7 @@ func notAnInput(output string, inputs ...string) error {
 			if filepath.Clean(in) != filepath.Clean(output) {
 				what = in + ", the same file"
 			}
-			return invalidInput(fmt.Errorf("--output %s: this command reads %s, and the output would replace it", output, what),
+			return invalidInput(fmt.Errorf("--%s %s: this command reads %s, and the output would replace it", flag, output, what),
 				"name another file for the output")
 		}
 	}
