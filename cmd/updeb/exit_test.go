@@ -445,13 +445,14 @@ func TestEmptyFallbackFlags(t *testing.T) {
 	}
 }
 
-// TestEmptyConfigPaths: a path or the proxy in the config given empty ("" or
-// spaces, a template's unset variable) is refused (exit 2, at its line,
-// nothing on stdout), as the flag given empty is: it gave way to the default
-// without a word, and 'cache gc' with 'cache: ""' collected
-// $XDG_CACHE_HOME/updeb, another configuration's cache, exit 0; 'proxy: ""'
-// sent every download direct, or through the environment's proxy.
-func TestEmptyConfigPaths(t *testing.T) {
+// TestEmptyConfigSettings: a path, the proxy or a checked text setting in
+// the config given empty ("" or spaces, a template's unset variable) is
+// refused (exit 2, at its line, nothing on stdout), as the flag given empty
+// is: it gave way to the default without a word, and 'cache gc' with
+// 'cache: ""' collected $XDG_CACHE_HOME/updeb, another configuration's
+// cache, exit 0; 'proxy: ""' sent every download direct, or through the
+// environment's proxy; 'version-suffix: ""' built Debian's own versions.
+func TestEmptyConfigSettings(t *testing.T) {
 	dir := t.TempDir()
 	t.Setenv("XDG_CACHE_HOME", filepath.Join(dir, "xdg-cache"))
 	cfg := filepath.Join(dir, "updeb.yaml")
@@ -466,6 +467,8 @@ func TestEmptyConfigPaths(t *testing.T) {
 		{"repo:\n  key: \"\"\n", []string{"repo", "list", "--json"}, cfg + ":2:8: repo.key is empty"},
 		{"build:\n  provenance-key: \"\"\n", []string{"cache", "gc", "--json"}, cfg + ":2:19: build.provenance-key is empty"},
 		{"proxy: \"\"\n", []string{"cache", "gc", "--json"}, cfg + ":1:8: proxy is empty"},
+		{"build:\n  version-suffix: \"\"\n", []string{"cache", "gc", "--json"}, cfg + ":2:19: build.version-suffix is empty"},
+		{"repo:\n  origin: \" \"\n", []string{"repo", "list", "--json"}, cfg + ":2:11: repo.origin is empty"},
 	} {
 		if err := os.WriteFile(cfg, []byte(tc.config), 0o644); err != nil {
 			t.Fatal(err)

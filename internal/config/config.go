@@ -714,12 +714,35 @@ func (p *parser) str(n *yaml.Node, what string, dst *string) bool {
 // checked decodes a one-line text value and checks it with check: a name or
 // Release field value of the repository (internal/aptname), as the
 // repository will when it writes it; a build setting, as every recipe will.
+// Given empty, it is refused (set): build.version-suffix "" built 3.18.4-1,
+// Debian's own version of other bytes; repo.origin "" a suite whose Origin
+// no pin of the site's names.
 func (p *parser) checked(n *yaml.Node, what string, dst *string, check func(string) error) {
-	if p.str(n, what, dst) {
-		if err := check(*dst); err != nil {
+	if s, ok := p.set(n, what, "a value"); ok {
+		*dst = s
+		if err := check(s); err != nil {
 			p.At(n, "%s: %v", what, err)
 		}
 	}
+}
+
+// set decodes a one-line text value that may not be empty ("" or spaces: a
+// template's unset variable): as with a flag given empty (--cache ""), the
+// default would take its place without a word. Leaving the value out (null)
+// is how a setting gets its default. want names what to give instead.
+func (p *parser) set(n *yaml.Node, what, want string) (string, bool) {
+	if p.Describe(n, yamlfile.Schema{Type: scalarTypes, MinLength: 1}) {
+		return "", false
+	}
+	var s string
+	if !p.str(n, what, &s) {
+		return "", false
+	}
+	if strings.TrimSpace(s) == "" {
+		p.At(n, "%s is empty: give %s, or leave %s out for the default", what, want, what)
+		return "", false
+	}
+	return s, true
 }
 
 // releaseField checks the value of the one-line Release field name.
@@ -727,25 +750,13 @@ func releaseField(name string) func(string) error {
 	return func(v string) error { return aptname.Field(name, v) }
 }
 
-// path decodes a path, relative to the config file's folder. An empty one
-// ("", or spaces: a template's unset variable) is refused, as --cache "" is:
-// the default would take its place without a word, and 'cache: ""' made
-// 'updeb cache gc' collect the default cache, repo.dir "" published to
-// ./repo of whatever folder updeb ran in. Leaving the value out (null) is
-// how a setting gets its default.
+// path decodes a path, relative to the config file's folder. Given empty,
+// it is refused (set): 'cache: ""' made 'updeb cache gc' collect the default
+// cache, repo.dir "" published to ./repo of whatever folder updeb ran in.
 func (p *parser) path(n *yaml.Node, what string, dst *string) {
-	if p.Describe(n, yamlfile.Schema{Type: scalarTypes, MinLength: 1}) {
-		return
+	if s, ok := p.set(n, what, "a path"); ok {
+		*dst = p.file(n, what, s)
 	}
-	var s string
-	if !p.str(n, what, &s) {
-		return
-	}
-	if strings.TrimSpace(s) == "" {
-		p.At(n, "%s is empty: give a path, or leave %s out for the default", what, what)
-		return
-	}
-	*dst = p.file(n, what, s)
 }
 
 // file checks path s, read from n, and returns it relative to the config
