@@ -106,6 +106,9 @@ func TestSuggestions(t *testing.T) {
 		{append(args, "build", "helo"), `recipe "helo"` + ""},
 		{append(args, "build", "helo"), "hint: did you mean hello?"},
 		{append(args, "fetch", "png"), "did you mean pingd?"},
+		// A file name where the recipe's name goes (a shell completed it):
+		// no suggestion was made, though the recipe is there.
+		{append(args, "lint", "hello.yaml"), "hint: did you mean hello?"},
 		{append(args, "lint", "h"), "hint: recipes are named after their file"},
 	} {
 		code, _, stderr := runCLI(t, tc.args...)

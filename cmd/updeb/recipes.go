@@ -51,7 +51,10 @@ func resolveRecipes(g *globalOptions, args []string) ([]string, error) {
 		fi, err := os.Stat(p)
 		if err != nil || !fi.Mode().IsRegular() {
 			hint := "recipes are named after their file in " + dir + " (helm -> " + filepath.Join(dir, "helm.yaml") + "), or given as a path"
-			if s := closest(a, recipeNames(dir)); len(s) > 0 {
+			// "hello.yaml" from inside the recipes folder's parent, a file
+			// name a shell completed: the recipe is hello.
+			word := strings.TrimSuffix(strings.TrimSuffix(a, ".yaml"), ".yml")
+			if s := closest(word, recipeNames(dir)); len(s) > 0 {
 				hint = "did you mean " + strings.Join(s, " or ") + "? (" + hint + ")"
 			}
 			return nil, invalidInput(fmt.Errorf("recipe %q: %s is not a recipe file", a, p), hint)
