@@ -42,6 +42,12 @@ func buildLC(t *testing.T, v, packages string) string {
 // content).
 func buildLCFiles(t *testing.T, v, packages string, files map[string]string) string {
 	t.Helper()
+	return buildLCFor(t, "amd64", v, packages, files)
+}
+
+// buildLCFor is buildLCFiles for the architecture arch.
+func buildLCFor(t *testing.T, arch, v, packages string, files map[string]string) string {
+	t.Helper()
 	root, mirror := project(t)
 	binRecipe(t, root, mirror, "lc", []byte("#!/bin/sh\necho lc "+v+"\n"), packages, files)
 	rp := filepath.Join(root, "recipes", "lc.yaml")
@@ -49,11 +55,12 @@ func buildLCFiles(t *testing.T, v, packages string, files map[string]string) str
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := os.WriteFile(rp, []byte(strings.Replace(string(text), "version: 1.0.0\n", "version: "+v+"\n", 1)), 0o644); err != nil {
+	r := strings.NewReplacer("version: 1.0.0\n", "version: "+v+"\n", "architectures: [amd64]\n", "architectures: ["+arch+"]\n", "sha256: {amd64:", "sha256: {"+arch+":")
+	if err := os.WriteFile(rp, []byte(r.Replace(string(text))), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	out := filepath.Join(t.TempDir(), "out")
-	if _, err := Run(context.Background(), jobs(t, root, "amd64", "lc"), options(t, mirror, out)); err != nil {
+	if _, err := Run(context.Background(), jobs(t, root, arch, "lc"), options(t, mirror, out)); err != nil {
 		t.Fatal(err)
 	}
 	return out
@@ -332,6 +339,29 @@ ln -s ../../etc/rootlog var/log/updeb-lcs
 		"package-contains-no-arch-dependent-files":   "the stand-in for upstream's binary is a shell script",
 		"extended-description-is-probably-too-short": "a test package",
 	}, filepath.Join(v2, "lcs_2.0.0-1_amd64.deb"))
+}
+
+// TestStatedFolderOfForeignArchitecture installs with real dpkg an i386
+// package (one of updeb's architectures) on an amd64 node that runs i386
+// packages too (dpkg --add-architecture), where its stated folder was there
+// before: dpkg-query -S names a package of a foreign architecture with it
+// ("lcs:i386: /etc/updeb-lcs/pki"), which the postinst took for another
+// recipe's package, so the folder stayed 0755, with a message that it is
+// "also a folder of lcs:i386". The package is its own, whatever its
+// architecture.
+func TestStatedFolderOfForeignArchitecture(t *testing.T) {
+	testenv.RequireTool(t, "tar", "dpkg", "dpkg-deb", "dpkg-query", "dpkg-statoverride")
+	out := buildLCFor(t, "i386", "1.0.0", lcPackage("lcs", "    files:\n      - {source: lc, path: bin/lc, dest: /usr/sbin/lcs}\n    directories:\n      - {path: /etc/updeb-lcs/pki, mode: \"0700\"}\n"), nil)
+	root := testenv.DpkgRoot(t)
+	got := testenv.AsRoot(t, `dpkg() { command dpkg --root="$ROOT" --admindir="$ROOT/var/lib/dpkg" --force-script-chrootless --force-not-root --force-depends --log=/dev/null "$@" 2>&1; }
+dpkg --add-architecture i386
+cd "$ROOT"
+mkdir -p etc/updeb-lcs/pki
+dpkg -i "$OUT/lcs_1.0.0-1_i386.deb" | grep "^lcs:" || true
+stat -c '%n %a %u:%g' etc/updeb-lcs/pki`, "ROOT="+root, "OUT="+out, "PATH=/usr/sbin:/usr/bin:/sbin:/bin")
+	if want := "etc/updeb-lcs/pki 700 0:0\n"; string(got) != want {
+		t.Errorf("the i386 package's folder on an amd64 node:\n%s\nwant:\n%s", got, want)
+	}
 }
 
 // TestSystemUserLeavesAnotherPackagesFolder installs with real dpkg a

@@ -157,7 +157,7 @@ func TestModesAndOwners(t *testing.T) {
 		"\t\tfi\n" +
 			"\t\tif ! dpkg-statoverride --list /var/lib/x/state >/dev/null 2>&1; then\n" +
 			"\t\t\tupdeb_pkgs=$(dpkg-query -S /var/lib/x/state 2>/dev/null) || updeb_pkgs=\n\t\t\tupdeb_other=\n" +
-			"\t\t\tfor updeb_p in $(echo \"${updeb_pkgs%%: /*}\" | tr , ' '); do\n\t\t\t\tcase $updeb_p in xx) ;; *) updeb_other=\"$updeb_other${updeb_other:+, }$updeb_p\" ;; esac\n\t\t\tdone\n" +
+			"\t\t\tfor updeb_p in $(echo \"${updeb_pkgs%%: /*}\" | tr , ' '); do\n\t\t\t\tcase ${updeb_p%%:*} in xx) ;; *) updeb_other=\"$updeb_other${updeb_other:+, }$updeb_p\" ;; esac\n\t\t\tdone\n" +
 			"\t\t\tif [ -n \"$updeb_pkgs\" ] && [ -z \"$updeb_other\" ]; then\n\t\t\t\tchown -h \"$updeb_user:$updeb_group\" \"$DPKG_ROOT\"/var/lib/x/state\n" +
 			"\t\t\t\t[ -L \"$DPKG_ROOT\"/var/lib/x/state ] || chmod 0700 \"$DPKG_ROOT\"/var/lib/x/state\n" +
 			"\t\t\telse\n\t\t\t\tif [ -n \"$updeb_other\" ]; then\n\t\t\t\t\techo 'xx: /var/lib/x/state is also a folder of '\"$updeb_other\"': left as it is, not given to xuser' >&2\n" +
@@ -322,7 +322,7 @@ func TestStatedDirectoriesInherited(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !strings.Contains(scripts[0].Content, "\t\t\t\tcase $updeb_p in xx|xx-data) ;; *) updeb_other=\"$updeb_other${updeb_other:+, }$updeb_p\" ;; esac\n\t\t\tdone\n\t\t\tif [ -n \"$updeb_pkgs\" ] && [ -z \"$updeb_other\" ]; then\n\t\t\t\tchown -h \"$updeb_user:$updeb_group\" \"$DPKG_ROOT\"/var/lib/x/state\n") {
+	if !strings.Contains(scripts[0].Content, "\t\t\t\tcase ${updeb_p%%:*} in xx|xx-data) ;; *) updeb_other=\"$updeb_other${updeb_other:+, }$updeb_p\" ;; esac\n\t\t\tdone\n\t\t\tif [ -n \"$updeb_pkgs\" ] && [ -z \"$updeb_other\" ]; then\n\t\t\t\tchown -h \"$updeb_user:$updeb_group\" \"$DPKG_ROOT\"/var/lib/x/state\n") {
 		t.Errorf("xx-data's postinst does not hand /var/lib/x/state to xuser:\n%s", scripts[0].Content)
 	}
 	if o := string(data.Overrides(nil)); !strings.Contains(o, "xx-data: non-standard-dir-perm 0700 != 0755 [var/lib/x/state/]") {

@@ -706,7 +706,10 @@ func keepStated(line func(int, string, ...any), pp *ResolvedPackage, paths []own
 			// dpkg leaves a folder that exists as it is: one a package of
 			// another recipe has too (/etc/ssh, /var/log/apt) stays as that
 			// package and the system made it. dpkg-query takes $DPKG_ROOT
-			// and $DPKG_ADMINDIR from dpkg, and says "A, B: PATH".
+			// and $DPKG_ADMINDIR from dpkg, and says "A, B: PATH", with a
+			// package of a foreign architecture as NAME:ARCH (an i386
+			// package on an amd64 node): the package is the recipe's all
+			// the same.
 			line(3, `updeb_pkgs=$(dpkg-query -S %s 2>/dev/null) || updeb_pkgs=`, ShellQuote(globLiteral(o.path)))
 			line(3, `updeb_other=`)
 			line(3, `for updeb_p in $(echo "${updeb_pkgs%%%%: /*}" | tr , ' '); do`)
@@ -714,7 +717,7 @@ func keepStated(line func(int, string, ...any), pp *ResolvedPackage, paths []own
 			if len(ours) == 0 {
 				ours = []string{pp.Name}
 			}
-			line(4, `case $updeb_p in %s) ;; *) updeb_other="$updeb_other${updeb_other:+, }$updeb_p" ;; esac`, strings.Join(ours, "|"))
+			line(4, `case ${updeb_p%%%%:*} in %s) ;; *) updeb_other="$updeb_other${updeb_other:+, }$updeb_p" ;; esac`, strings.Join(ours, "|"))
 			line(3, "done")
 			line(3, `if [ -n "$updeb_pkgs" ] && [ -z "$updeb_other" ]; then`)
 			in = 4
