@@ -405,24 +405,57 @@ var/lib/updeb-lcd: the account's
 // the user (with /etc or /etc/shadow, root itself). It now leaves what a
 // link leads to as it is.
 func TestSystemUserChownFollowsNoLink(t *testing.T) {
-	testenv.RequireTool(t, "tar", "dpkg", "dpkg-deb", "useradd", "groupadd", "dpkg-query")
-	out := buildLC(t, "1.0.0", lcPackage("lcd", "    files:\n      - {source: lc, path: bin/lc, dest: /usr/sbin/lcd}\n      - {source: lc, path: bin/lc, dest: /var/lib/updeb-lcd/data, owner: updebtestlcd, mode: \"2750\", special-bits: \"runs with the group of updebtestlcd\", group: updebtestlcd}\n    directories:\n      - {path: /var/lib/updeb-lcd, owner: updebtestlcd, group: updebtestlcd}\n      - {path: /var/lib/updeb-lcd/state, owner: updebtestlcd, group: updebtestlcd}\n      - {path: /var/lib/updeb-lcd/state/ssh, owner: updebtestlcd, group: updebtestlcd}\n    system-user: {name: updebtestlcd}\n"))
-	root := testenv.DpkgRoot(t)
-	testenv.BasePasswd(t, root)
-	got := testenv.AsRoot(t, `dpkg() { command dpkg --root="$ROOT" --admindir="$ROOT/var/lib/dpkg" --force-script-chrootless --force-not-root --force-depends --log=/dev/null "$@" 2>&1; }
-dpkg -i "$OUT/lcd_1.0.0-1_amd64.deb" >/dev/null
-cd "$ROOT"
-mkdir -p etc/rootdir/ssh && echo secret > etc/rootfile && chmod 0600 etc/rootfile
+	got := installedLCD(t, "    files:\n      - {source: lc, path: bin/lc, dest: /usr/sbin/lcd}\n      - {source: lc, path: bin/lc, dest: /var/lib/updeb-lcd/data, owner: updebtestlcd, mode: \"2750\", special-bits: \"runs with the group of updebtestlcd\", group: updebtestlcd}\n    directories:\n      - {path: /var/lib/updeb-lcd, owner: updebtestlcd, group: updebtestlcd}\n      - {path: /var/lib/updeb-lcd/state, owner: updebtestlcd, group: updebtestlcd}\n      - {path: /var/lib/updeb-lcd/state/ssh, owner: updebtestlcd, group: updebtestlcd}\n    system-user: {name: updebtestlcd}\n",
+		`mkdir -p etc/rootdir/ssh && echo secret > etc/rootfile && chmod 0600 etc/rootfile
 rm -r var/lib/updeb-lcd/state && ln -s ../../../etc/rootdir var/lib/updeb-lcd/state
 dpkg --unpack "$OUT/lcd_1.0.0-1_amd64.deb" >/dev/null
 rm var/lib/updeb-lcd/data && ln -s ../../../etc/rootfile var/lib/updeb-lcd/data
 dpkg --configure lcd >/dev/null
 stat -c '%n %u:%g %a' etc/rootdir etc/rootdir/ssh etc/rootfile
-true`, "ROOT="+root, "OUT="+out, "PATH=/usr/sbin:/usr/bin:/sbin:/bin")
+true`)
 	want := "etc/rootdir 0:0 755\netc/rootdir/ssh 0:0 755\netc/rootfile 0:0 600\n"
 	if string(got) != want {
 		t.Errorf("the postinst again, after the system user put links in its folder:\n%s\nwant:\n%s", got, want)
 	}
+}
+
+// TestSystemUserChownFollowsNoLinkOfAnotherAccount reinstalls with real
+// dpkg a package whose system user owns /var/log/updeb-lcw/a and a/ssh,
+// inside /var/log/updeb-lcw, www-data's: www-data (a web server taken over)
+// may rename a and put a link to a folder of root's in its place (dpkg
+// keeps a link to a folder where the package has a folder), and the
+// postinst's chown -h of a/ssh followed it and gave root's etc/rootdir/ssh
+// to the system user: the guard against links on the way looked only at
+// the system user's own folders. It now looks at every folder the package
+// states that an account other than root may write to, as for the stated
+// folders that are root's.
+func TestSystemUserChownFollowsNoLinkOfAnotherAccount(t *testing.T) {
+	got := installedLCD(t, "    files:\n      - {source: lc, path: bin/lc, dest: /usr/sbin/lcd}\n    directories:\n      - {path: /var/log/updeb-lcw, mode: \"0750\", owner: www-data, group: adm}\n      - {path: /var/log/updeb-lcw/a, owner: updebtestlcd, group: updebtestlcd}\n      - {path: /var/log/updeb-lcw/a/ssh, owner: updebtestlcd, group: updebtestlcd}\n    system-user: {name: updebtestlcd}\n",
+		`mkdir -p etc/rootdir/ssh
+mv var/log/updeb-lcw/a var/log/updeb-lcw/old && ln -s ../../../etc/rootdir var/log/updeb-lcw/a
+dpkg -i "$OUT/lcd_1.0.0-1_amd64.deb" | grep "^lcd:" || true
+stat -c '%n %u:%g %a' etc/rootdir etc/rootdir/ssh`)
+	want := "etc/rootdir 0:0 755\netc/rootdir/ssh 0:0 755\n"
+	if string(got) != want {
+		t.Errorf("the postinst again, after www-data put a link in its folder:\n%s\nwant:\n%s", got, want)
+	}
+}
+
+// installedLCD builds package lcd of the lc recipe with these fields,
+// installs it with real dpkg into a throwaway root with base-passwd's
+// accounts, and returns what the sh script then prints, run in the root
+// with dpkg (chrootless there, its output with it) and $OUT, the build's
+// output folder.
+func installedLCD(t *testing.T, fields, script string) []byte {
+	t.Helper()
+	testenv.RequireTool(t, "tar", "dpkg", "dpkg-deb", "useradd", "groupadd", "dpkg-query")
+	out := buildLC(t, "1.0.0", lcPackage("lcd", fields))
+	root := testenv.DpkgRoot(t)
+	testenv.BasePasswd(t, root)
+	return testenv.AsRoot(t, `dpkg() { command dpkg --root="$ROOT" --admindir="$ROOT/var/lib/dpkg" --force-script-chrootless --force-not-root --force-depends --log=/dev/null "$@" 2>&1; }
+dpkg -i "$OUT/lcd_1.0.0-1_amd64.deb" >/dev/null
+cd "$ROOT"
+`+script, "ROOT="+root, "OUT="+out, "PATH=/usr/sbin:/usr/bin:/sbin:/bin")
 }
 
 // lcPackage is a package of the lc recipe with these fields (files,

@@ -607,7 +607,7 @@ func systemUser(b *strings.Builder, pp *ResolvedPackage, u *SystemUser) {
 	}
 	line(2, "fi")
 	paths := pp.ownedBy(u)
-	var dirs []string
+	dirs := pp.writableFolders()
 	for _, o := range paths {
 		if o.dir {
 			dirs = append(dirs, o.path)
@@ -638,14 +638,9 @@ func systemUser(b *strings.Builder, pp *ResolvedPackage, u *SystemUser) {
 // the first installation, kept it open where the package now says 0700.
 func statedFolders(b *strings.Builder, pp *ResolvedPackage, u *SystemUser) {
 	var stated []owned
-	var dirs []string
+	dirs := pp.writableFolders()
 	for _, d := range pp.Directories {
 		o, m := ownerNames(d.Owner), deb.UnixMode(d.Mode)
-		if o.User != "root" || o.Group != "root" && m&0o020 != 0 || m&0o002 != 0 {
-			// A folder another account may write to: it may rename what
-			// is in it and put a link there.
-			dirs = append(dirs, d.Path)
-		}
 		_, knownUser := baseUsers[o.User]
 		_, knownGroup := baseGroups[o.Group]
 		switch {
@@ -674,6 +669,22 @@ func statedFolders(b *strings.Builder, pp *ResolvedPackage, u *SystemUser) {
 		return fmt.Sprintf("not made %s:%s %04o", o.owner.User, o.owner.Group, deb.UnixMode(o.mode))
 	}
 	keepStated(scriptLines(b), pp, stated, who, dirs, notDone, "set them with chown and chmod")
+}
+
+// writableFolders are the folders the package states that an account other
+// than root may write to (its owner's, a group's it may write to, or any
+// account's): such an account may rename what is in one and put a link in
+// its place, so the postinst's chown and chmod must follow no link on the
+// way through them, whichever account the path they change is given to.
+func (pp *ResolvedPackage) writableFolders() []string {
+	var dirs []string
+	for _, d := range pp.Directories {
+		o, m := ownerNames(d.Owner), deb.UnixMode(d.Mode)
+		if o.User != "root" || o.Group != "root" && m&0o020 != 0 || m&0o002 != 0 {
+			dirs = append(dirs, d.Path)
+		}
+	}
+	return dirs
 }
 
 // scriptLines returns a function that writes one line of a maintainer
