@@ -1,8 +1,10 @@
 package recipe
 
 import (
+	"fmt"
 	"maps"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -197,11 +199,11 @@ func TestLintianDescriptionErrors(t *testing.T) {
 		// the rules and the job never applied, and lint said nothing.
 		{"a sudoers file with a dot", "      - {file: x.service, dest: /lib/systemd/system/x.service}\n", "      - {file: x.service, dest: /lib/systemd/system/x.service}\n      - {file: x.default, dest: /etc/sudoers.d/x.conf, mode: \"0440\"}\n", "20:33: dest: sudo skips a file in /etc/sudoers.d whose name holds a \".\" or ends in \"~\" (sudoers(5), @includedir), so the rules of /etc/sudoers.d/x.conf never apply: name it without them"},
 		{"a sudoers backup name", "      - {file: x.service, dest: /lib/systemd/system/x.service}\n", "      - {file: x.service, dest: /lib/systemd/system/x.service}\n      - {file: x.default, dest: /etc/sudoers.d/x~, mode: \"0440\"}\n", "20:33: dest: sudo skips a file in /etc/sudoers.d whose name holds a \".\" or ends in \"~\" (sudoers(5), @includedir), so the rules of /etc/sudoers.d/x~ never apply: name it without them"},
-		{"a cron job with a dot", "      - {file: x.service, dest: /lib/systemd/system/x.service}\n", "      - {file: x.service, dest: /lib/systemd/system/x.service}\n      - {file: x.default, dest: /etc/cron.daily/x.sh, mode: \"0755\"}\n", "20:33: dest: cron skips a file in /etc/cron.daily whose name holds a \".\" or \"+\" (run-parts' names: letters, digits, \"_\" and \"-\"), so /etc/cron.daily/x.sh never runs (lintian's run-parts-cron-filename-contains-illegal-chars): use \"_\" instead"},
-		{"an executable cron table", "      - {file: x.service, dest: /lib/systemd/system/x.service}\n", "      - {file: x.service, dest: /lib/systemd/system/x.service}\n      - {file: x.default, dest: /etc/cron.d/x, mode: \"0755\"}\n", `20:33: mode: /etc/cron.d/x is 0755; a file in /etc/cron.d is a cron table, not a script (lintian's bad-permissions-for-etc-cron.d-script, an error, wants 0644): write mode: "0644"`},
+		{"a cron job with a dot", "      - {file: x.service, dest: /lib/systemd/system/x.service}\n", "      - {file: x.service, dest: /lib/systemd/system/x.service}\n      - {file: x.service, dest: /lib/systemd/system/x.timer}\n      - {file: x.default, dest: /etc/cron.daily/x.sh, mode: \"0755\"}\n", "21:33: dest: cron skips a file in /etc/cron.daily whose name holds a \".\" or \"+\" (run-parts' names: letters, digits, \"_\" and \"-\"), so /etc/cron.daily/x.sh never runs (lintian's run-parts-cron-filename-contains-illegal-chars): use \"_\" instead"},
+		{"an executable cron table", "      - {file: x.service, dest: /lib/systemd/system/x.service}\n", "      - {file: x.service, dest: /lib/systemd/system/x.service}\n      - {file: x.service, dest: /lib/systemd/system/x.timer}\n      - {file: x.default, dest: /etc/cron.d/x, mode: \"0755\"}\n", `21:33: mode: /etc/cron.d/x is 0755; a file in /etc/cron.d is a cron table, not a script (lintian's bad-permissions-for-etc-cron.d-script, an error, wants 0644): write mode: "0644"`},
 		// run-parts runs only executable files, and a file in /etc is
 		// 0644 unless the recipe says otherwise: the job never ran.
-		{"a cron job not executable", "      - {file: x.service, dest: /lib/systemd/system/x.service}\n", "      - {file: x.service, dest: /lib/systemd/system/x.service}\n      - {file: x.default, dest: /etc/cron.daily/x}\n", `20:33: mode: /etc/cron.daily/x is 0644: run-parts runs only the executable files of /etc/cron.daily, so the job never runs (lintian's script-not-executable): write mode: "0755"`},
+		{"a cron job not executable", "      - {file: x.service, dest: /lib/systemd/system/x.service}\n", "      - {file: x.service, dest: /lib/systemd/system/x.service}\n      - {file: x.service, dest: /lib/systemd/system/x.timer}\n      - {file: x.default, dest: /etc/cron.daily/x}\n", `21:33: mode: /etc/cron.daily/x is 0644: run-parts runs only the executable files of /etc/cron.daily, so the job never runs (lintian's script-not-executable): write mode: "0755"`},
 		// lintian wants an init script at 0755 exactly; lint said nothing
 		// of the 0644 a file in /etc gets by default.
 		{"an init script at 0644", "      - {file: x.service, dest: /lib/systemd/system/x.service}\n", "      - {file: x.service, dest: /lib/systemd/system/x.service}\n      - {file: x.default, dest: /etc/init.d/x}\n      - {file: x.default, dest: /etc/init.d/README}\n      - {file: x.default, dest: /etc/init.d/y, mode: \"0755\"}\n      - {file: x.default, dest: /etc/init.d/z, mode: \"0700\"}\n", `20:33: mode: /etc/init.d/x is 0644; an init script is 0755 (lintian's non-standard-file-permissions-for-etc-init.d-script, an error, which updeb verify fails on; not executable, it cannot run at all): write mode: "0755"` + "\n" +
@@ -218,7 +220,7 @@ func TestLintianDescriptionErrors(t *testing.T) {
 		// A command stated 0644 (a mode copied from a data file) cannot
 		// run, and lintian says nothing of it.
 		{"a command nobody may execute", "      - {file: x.service, dest: /lib/systemd/system/x.service}\n", "      - {file: x.service, dest: /lib/systemd/system/x.service}\n      - {file: x.default, dest: /usr/sbin/x-a, mode: \"0644\"}\n      - {file: x.default, dest: /usr/sbin/x-b, mode: \"0750\"}\n", `20:54: mode: /usr/sbin/x-a is 0644: a command that nobody may execute cannot be run: leave mode out (commands get 0755) or write one with x bits`},
-		{"a cron table and job as cron reads them", "      - {file: x.service, dest: /lib/systemd/system/x.service}\n", "      - {file: x.service, dest: /lib/systemd/system/x.service}\n      - {file: x.default, dest: /etc/cron.d/x_y-z}\n", ""},
+		{"a cron table and job as cron reads them", "      - {file: x.service, dest: /lib/systemd/system/x.service}\n", "      - {file: x.service, dest: /lib/systemd/system/x.service}\n      - {file: x.service, dest: /lib/systemd/system/x.timer}\n      - {file: x.default, dest: /etc/cron.d/x_y-z}\n", ""},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			if !strings.Contains(baseRecipe, tt.old) {
@@ -287,5 +289,58 @@ func TestDebianSectionsAreLintians(t *testing.T) {
 	slices.Sort(want)
 	if got := slices.Sorted(maps.Keys(debianSections)); !slices.Equal(got, want) {
 		t.Errorf("sections:\n%q\nlintian's:\n%q", got, want)
+	}
+}
+
+// TestCronJobWithoutTimer: lint warns at a cron job of a package that
+// installs no systemd timer exactly where lintian raises
+// missing-systemd-timer-for-cron-script (a warning: on a system without
+// cron the job never runs), checked with lintian on a package of the same
+// paths built by dpkg-deb; the recipe's override silences it.
+func TestCronJobWithoutTimer(t *testing.T) {
+	tools := testenv.RequireTool(t, "dpkg-deb", "lintian")
+	const tag = "missing-systemd-timer-for-cron-script"
+	for _, tt := range []struct {
+		name  string
+		dests []string
+	}{
+		{"a cron table", []string{"/etc/cron.d/x"}},
+		{"a daily job", []string{"/etc/cron.daily/x"}},
+		{"a cron table and a timer", []string{"/etc/cron.d/x", "/lib/systemd/system/x.timer"}},
+		{"a weekly job and a timer in /usr/lib", []string{"/etc/cron.weekly/x", "/usr/lib/systemd/system/x.timer"}},
+		{"no cron job", []string{"/etc/x/x.conf"}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			tree := filepath.Join(t.TempDir(), "tree")
+			files := ""
+			for _, d := range tt.dests {
+				mode := os.FileMode(0o644)
+				if strings.Contains(d, "/cron.") && !strings.Contains(d, "/cron.d/") {
+					mode = 0o755
+				}
+				writeFile(t, tree, d, "x\n")
+				if err := os.Chmod(filepath.Join(tree, d), mode); err != nil {
+					t.Fatal(err)
+				}
+				files += fmt.Sprintf("      - {file: x.default, dest: %s, mode: \"%04o\"}\n", d, mode)
+			}
+			writeFile(t, tree, "DEBIAN/control", "Package: xx\nVersion: 1.0-1\nArchitecture: all\nMaintainer: X <x@example.org>\nDescription: X tool\n The X tool.\n")
+			deb := filepath.Join(t.TempDir(), "xx.deb")
+			testenv.Run(t, tools[0], "--root-owner-group", "--build", tree, deb)
+			cmd := exec.Command(tools[1], append(slices.Clone(testenv.LintianLevel), deb)...)
+			cmd.Env = append(os.Environ(), "TMPDIR="+t.TempDir())
+			out, _ := cmd.CombinedOutput()
+			lintian := strings.Contains(string(out), " "+tag+" ")
+
+			text := strings.Replace(baseRecipe, "      - {file: x.service, dest: /lib/systemd/system/x.service}\n", "      - {file: x.service, dest: /lib/systemd/system/x.service}\n"+files, 1)
+			warned := slices.ContainsFunc(loadWarnings(t, text, nil), func(w string) bool { return strings.Contains(w, tag) })
+			if warned != lintian {
+				t.Errorf("lint warns: %v, lintian raises %s: %v\n%s", warned, tag, lintian, out)
+			}
+			overridden := strings.Replace(text, "    systemd-units:", "    lintian-overrides: [\""+tag+"\"]\n    systemd-units:", 1)
+			if slices.ContainsFunc(loadWarnings(t, overridden, nil), func(w string) bool { return strings.Contains(w, tag) }) {
+				t.Errorf("lint warns about %s although the recipe overrides it", tag)
+			}
+		})
 	}
 }

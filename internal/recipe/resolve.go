@@ -720,6 +720,15 @@ type packageResolver struct {
 	// checkFragment checks a fragment's file and its content (Load only).
 	checkFragment func(*yaml.Node, Fragment)
 	helperWarned  bool // the package's fragments were warned about for dpkg-maintscript-helper
+	// cronJobs are the files the package puts in a folder of cron's
+	// (/etc/cron.d, /etc/cron.daily, ...), with their dest's node.
+	cronJobs []cronJob
+}
+
+// cronJob is a file of the package in a folder of cron's.
+type cronJob struct {
+	at   *yaml.Node
+	dest string
 }
 
 // helperTag is lintian's warning for a maintainer script that calls
@@ -769,6 +778,7 @@ func (r *Recipe) resolvePackage(rp Package, rd *renderer, dests *placements, che
 	pl.symlinks()
 	pl.hardlinks()
 	pl.systemdUnits()
+	pl.cronWithoutTimer()
 	pl.pp.alternatives = pl.alternatives()
 	pl.pp.Scripts = maintainerScripts(pl.pp, rp, pl.pp.alternatives)
 	pl.fragments()
@@ -1425,6 +1435,9 @@ func (pl *packageResolver) files() {
 		if pf.Conffile {
 			pp.Conffiles = append(pp.Conffiles, pf.Dest)
 		}
+		if cronDirRE.MatchString(path.Dir(pf.Dest)) {
+			pl.cronJobs = append(pl.cronJobs, cronJob{valueOf(f.node, "dest"), pf.Dest})
+		}
 		pp.Files = append(pp.Files, pf)
 	}
 	sort.Strings(pp.Conffiles)
@@ -1850,6 +1863,36 @@ func (pl *packageResolver) systemdUnits() {
 		if !installed {
 			pl.fs.at(elementAt(un, i), "systemd-units: %s is not installed by package %s (add a file with dest /lib/systemd/system/%s)", u, pl.rp.Name, u)
 		}
+	}
+}
+
+// cronDirRE is a folder of cron's as lintian's systemd check finds one
+// (/etc/cron.d, /etc/cron.daily, ...), and timerRE a systemd timer unit.
+var (
+	cronDirRE = regexp.MustCompile(`^/etc/cron\.[^/]+$`)
+	timerRE   = regexp.MustCompile(`^/(?:usr/)?lib/systemd/system/[^/]+\.timer$`)
+)
+
+// cronWithoutTimer warns at each cron job of a package that installs no
+// systemd timer unit (lintian's missing-systemd-timer-for-cron-script, a
+// warning): a systemd system without cron (minimal images, containers)
+// never runs the job, and lint said nothing.
+func (pl *packageResolver) cronWithoutTimer() {
+	if len(pl.cronJobs) == 0 || pl.overrides("missing-systemd-timer-for-cron-script") {
+		return
+	}
+	var dests []string
+	for _, f := range pl.pp.Files {
+		dests = append(dests, f.Dest)
+	}
+	for _, l := range slices.Concat(pl.pp.Symlinks, pl.pp.Hardlinks) {
+		dests = append(dests, l.Dest)
+	}
+	if slices.ContainsFunc(dests, timerRE.MatchString) {
+		return
+	}
+	for _, c := range pl.cronJobs {
+		pl.fs.warn(c.at, "dest: %s is a cron job, and package %s installs no systemd timer unit (lintian's missing-systemd-timer-for-cron-script): a systemd system without cron (minimal images and containers have none) never runs it; install a NAME.timer (with its NAME.service) in /lib/systemd/system too, or add \"missing-systemd-timer-for-cron-script\" to lintian-overrides with a comment saying why cron is enough", c.dest, pl.pp.Name)
 	}
 }
 
