@@ -230,6 +230,39 @@ folder: the account's, 0750
 // adduser warned on every first installation that the home "does not
 // belong to the user you are currently creating".
 func TestSystemUserRunningSystemEndToEnd(t *testing.T) {
+	got := lcdPostinstOnRunningSystem(t, `getent passwd updebtestlcd && echo "the system has the user before"
+`)
+	want := "/var/lib/updeb-lcd updebtestlcd:updebtestlcd 750\nupdebtestlcd:/var/lib/updeb-lcd:/usr/sbin/nologin\n"
+	if got != want {
+		t.Errorf("the postinst on a running system:\n%s\nwant:\n%s", got, want)
+	}
+}
+
+// TestSystemUserExistingWithoutGroupEndToEnd runs the postinst of lcd on a
+// running system where the account was there before the package (made by
+// configuration management, by hand or from a directory service) with
+// nogroup as its group and no group of its name: adduser leaves an
+// existing account as it is, so the chown to updebtestlcd:updebtestlcd
+// failed ("invalid group") and the package stayed half-configured. The
+// postinst now adds the group where it is missing, as the chrootless part
+// does (groupadd --force).
+func TestSystemUserExistingWithoutGroupEndToEnd(t *testing.T) {
+	got := lcdPostinstOnRunningSystem(t, `useradd --system --no-create-home --gid nogroup --shell /usr/sbin/nologin updebtestlcd
+`)
+	want := "/var/lib/updeb-lcd updebtestlcd:updebtestlcd 750\nupdebtestlcd:/home/updebtestlcd:/usr/sbin/nologin\n"
+	if got != want {
+		t.Errorf("the postinst on a running system whose account has no group of its name:\n%s\nwant:\n%s", got, want)
+	}
+}
+
+// lcdPostinstOnRunningSystem runs the postinst of the package lcd
+// (lcDaemon) as dpkg runs it on a node (no $DPKG_ROOT: the real adduser),
+// in a mount namespace whose /etc, /var/lib and /var/log are throwaway
+// copies, after the sh script before and with /var/lib/updeb-lcd made
+// 0750, root's, as dpkg makes it; it returns what the postinst says, the
+// folder's owner and mode, and the account's name, home and shell.
+func lcdPostinstOnRunningSystem(t *testing.T, before string) string {
+	t.Helper()
 	testenv.RequireTool(t, "tar", "dpkg", "dpkg-deb", "useradd", "groupadd", "adduser", "getent", "dpkg-query")
 	out := buildLC(t, "1.0.0", lcDaemon)
 	root, tmp := testenv.DpkgRoot(t), t.TempDir()
@@ -238,21 +271,16 @@ func TestSystemUserRunningSystemEndToEnd(t *testing.T) {
 	// The package in a dpkg database, for the postinst's dpkg-query -S.
 	testenv.AsRoot(t, `dpkg --root="$ROOT" --admindir="$ROOT/var/lib/dpkg" --force-script-chrootless --force-not-root --force-depends --log=/dev/null -i "$DEB" >/dev/null 2>&1
 dpkg-deb -e "$DEB" "$T/control"`, env...)
-	got := testenv.InMountNamespace(t, `trap 'umount /etc /var/lib /var/log 2>/dev/null; rm -rf "$T/etc" "$T/varlib" "$T/varlog"' EXIT
+	return string(testenv.InMountNamespace(t, `trap 'umount /etc /var/lib /var/log 2>/dev/null; rm -rf "$T/etc" "$T/varlib" "$T/varlog"' EXIT
 cp -a /etc "$T/etc"
 mkdir "$T/varlib" "$T/varlog"
 mount --bind "$T/etc" /etc
 mount --bind "$T/varlib" /var/lib
 mount --bind "$T/varlog" /var/log
-getent passwd updebtestlcd && echo "the system has the user before"
-mkdir -m 0750 /var/lib/updeb-lcd
-DPKG_ADMINDIR="$ROOT/var/lib/dpkg" sh "$T/control/postinst" configure 2>&1
+`+before+`mkdir -m 0750 /var/lib/updeb-lcd
+DPKG_ADMINDIR="$ROOT/var/lib/dpkg" sh "$T/control/postinst" configure 2>&1 || echo "postinst failed: $?"
 stat -c '%n %U:%G %a' /var/lib/updeb-lcd
-getent passwd updebtestlcd | cut -d: -f1,6,7`, env...)
-	want := "/var/lib/updeb-lcd updebtestlcd:updebtestlcd 750\nupdebtestlcd:/var/lib/updeb-lcd:/usr/sbin/nologin\n"
-	if string(got) != want {
-		t.Errorf("the postinst on a running system:\n%s\nwant:\n%s", got, want)
-	}
+getent passwd updebtestlcd | cut -d: -f1,6,7`, env...))
 }
 
 // TestSystemUserFolderModeUpgradeEndToEnd upgrades with real dpkg a

@@ -578,6 +578,16 @@ func systemUser(b *strings.Builder, pp *ResolvedPackage, u *SystemUser) {
 	line(3, "if ! getent passwd %s >/dev/null; then", u.Name)
 	line(4, "adduser %s %s", args, u.Name)
 	line(3, "fi")
+	if u.Group {
+		// An account that was there before the package (made by hand,
+		// by configuration management, from a directory service) may
+		// have no group of its name, and adduser leaves an existing
+		// account as it is: chown to that group would fail, and the
+		// postinst with it. As groupadd --force below.
+		line(3, "if ! getent group %s >/dev/null; then", u.Name)
+		line(4, "addgroup --system --quiet %s", u.Name)
+		line(3, "fi")
+	}
 	line(3, "updeb_user=%s updeb_group=%s", u.Name, group)
 	line(2, "else")
 	line(3, "# dpkg --root with --force-script-chrootless: the account goes into $DPKG_ROOT.")
