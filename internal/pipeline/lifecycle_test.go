@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/updeb/updeb/internal/recipe"
 	"github.com/updeb/updeb/internal/testkit/testenv"
 )
 
@@ -252,6 +253,39 @@ func TestSystemUserExistingWithoutGroupEndToEnd(t *testing.T) {
 	want := "/var/lib/updeb-lcd updebtestlcd:updebtestlcd 750\nupdebtestlcd:/home/updebtestlcd:/usr/sbin/nologin\n"
 	if got != want {
 		t.Errorf("the postinst on a running system whose account has no group of its name:\n%s\nwant:\n%s", got, want)
+	}
+}
+
+// TestSystemUserShutOutEndToEnd: a folder the recipe states that its
+// system user cannot enter (root's 0700 /etc/updeb-lcd) above the folder it
+// gives the user (/etc/updeb-lcd/state) shut the daemon out of its own
+// folder, and neither lint, dpkg nor lintian said so. Lint now warns at the
+// folder exactly where the kernel refuses the user, checked by installing
+// the package with real dpkg and trying the folder as the user (setpriv).
+func TestSystemUserShutOutEndToEnd(t *testing.T) {
+	testenv.RequireTool(t, "tar", "dpkg", "dpkg-deb", "useradd", "groupadd", "dpkg-query", "setpriv")
+	for _, tt := range []struct{ name, mode, group string }{
+		{"root's 0700", "0700", "root"},
+		{"the user's group, 0750", "0750", "updebtestlcd"},
+		{"root's 0711", "0711", "root"},
+		{"the user's group, 0705", "0705", "updebtestlcd"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			fields := "    files:\n      - {source: lc, path: bin/lc, dest: /usr/sbin/lcd}\n    directories:\n      - {path: /etc/updeb-lcd, mode: \"" + tt.mode + "\", group: " + tt.group + "}\n      - {path: /etc/updeb-lcd/state, mode: \"0700\", owner: updebtestlcd, group: updebtestlcd}\n    system-user: {name: updebtestlcd}\n"
+			root, _ := project(t)
+			binRecipe(t, root, t.TempDir(), "lc", []byte("#!/bin/sh\n"), lcPackage("lcd", fields), nil)
+			r, err := recipe.Load(filepath.Join(root, "recipes", "lc.yaml"), recipe.LoadOptions{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			warned := slices.ContainsFunc(r.Warnings, func(w recipe.Finding) bool { return strings.Contains(w.String(), "cannot enter") })
+			got := string(installedLCD(t, fields, `uid=$(grep '^updebtestlcd:' etc/passwd | cut -d: -f3)
+gid=$(grep '^updebtestlcd:' etc/group | cut -d: -f3)
+setpriv --reuid="$uid" --regid="$gid" --clear-groups test -x etc/updeb-lcd/state && echo reached || echo shut out`))
+			if reached := got == "reached\n"; warned == reached {
+				t.Errorf("lint warns about the folder: %v; the user, as dpkg installs it: %s", warned, got)
+			}
+		})
 	}
 }
 

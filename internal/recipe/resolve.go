@@ -1604,7 +1604,45 @@ func (pl *packageResolver) directories() {
 	}
 	for i, d := range pl.pp.Directories {
 		pl.homeOwner(nodes[i], d)
+		pl.shutOut(nodes[i], d)
 	}
+}
+
+// shutOut warns at a folder d the package states that its system user
+// cannot enter (its x bit for the user: as owner, through the user's
+// group, or as any account) while d holds a path the package gives the
+// user: the kernel refuses the user everything under d, so the daemon
+// could not reach its own folder or file, and neither dpkg nor lintian
+// says so.
+func (pl *packageResolver) shutOut(at *yaml.Node, d ResolvedDir) {
+	u := pl.rp.SystemUser
+	if u == nil {
+		return
+	}
+	var theirs []string
+	for _, x := range pl.pp.Directories {
+		if u.owns(x.Owner) {
+			theirs = append(theirs, x.Path)
+		}
+	}
+	for _, f := range pl.pp.Files {
+		if u.owns(f.Owner) {
+			theirs = append(theirs, f.Dest)
+		}
+	}
+	i := slices.IndexFunc(theirs, func(p string) bool { return strings.HasPrefix(p, d.Path+"/") })
+	if i < 0 {
+		return
+	}
+	o, m, group := ownerNames(d.Owner), deb.UnixMode(d.Mode), "nogroup"
+	if u.Group {
+		group = u.Name
+	}
+	switch {
+	case o.User == u.Name && m&0o100 != 0, o.User != u.Name && o.Group == group && m&0o010 != 0, o.User != u.Name && o.Group != group && m&0o001 != 0:
+		return
+	}
+	pl.fs.warn(at, "directories: %s is %s:%s %04o, which system-user %s cannot enter, so it cannot reach %s, which the package gives it: give %s a way in (owner: %s or group: %s, with that x bit: 0750)", d.Path, o.User, o.Group, m, u.Name, theirs[i], u.Name, u.Name, group)
 }
 
 // accessClasses names the classes of a mode's x bits: "owner",
