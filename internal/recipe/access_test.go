@@ -153,7 +153,7 @@ func TestModesAndOwners(t *testing.T) {
 	}
 	postinst := scripts[0].Content
 	for _, want := range []string{
-		"adduser --system --quiet --group --no-create-home --home /var/lib/x xuser\n\t\t\tfi\n\t\t\tupdeb_user=xuser updeb_group=xuser\n",
+		"adduser --system --quiet --group --no-create-home --home /var/lib/x xuser\n\t\t\tfi\n\t\t\tif ! getent group xuser >/dev/null; then\n\t\t\t\taddgroup --system --quiet xuser\n\t\t\tfi\n\t\t\tupdeb_user=xuser updeb_group=xuser\n",
 		"\t\tfi\n" +
 			"\t\tif ! dpkg-statoverride --list /var/lib/x/state >/dev/null 2>&1; then\n" +
 			"\t\t\tupdeb_pkgs=$(dpkg-query -S /var/lib/x/state 2>/dev/null) || updeb_pkgs=\n\t\t\tupdeb_other=\n" +
