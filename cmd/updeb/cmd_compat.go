@@ -142,8 +142,6 @@ func runCompat(cmd *cobra.Command, g *globalOptions, o *compatOptions) error {
 	return nil
 }
 
-// compatRecipes loads every recipe in the --recipes folder. Without a
-// recipes folder there are none (nil), unless --recipes named it explicitly.
 // inputFiles are the files compat and plan read, which their --output and
 // --message may not replace (notAnInput): the release sets, the config, the
 // recipes repository's data file and each recipe.
@@ -155,6 +153,8 @@ func (g *globalOptions) inputFiles(cfg *config.Config, setFile string, rs []*rec
 	return files
 }
 
+// compatRecipes loads every recipe in the --recipes folder. Without a
+// recipes folder there are none (nil), unless --recipes named it explicitly.
 func compatRecipes(cmd *cobra.Command, g *globalOptions) ([]*recipe.Recipe, error) {
 	if fi, err := os.Stat(g.recipesDir); (err != nil || !fi.IsDir()) && !cmd.Flags().Changed("recipes") {
 		return nil, nil

@@ -617,14 +617,11 @@ func systemUser(b *strings.Builder, pp *ResolvedPackage, u *SystemUser) {
 	}
 	line(2, "fi")
 	paths := pp.ownedBy(u)
-	dirs := pp.writableFolders()
+	dirs := pp.writableFolders(u)
 	for _, o := range paths {
 		if o.dir {
 			dirs = append(dirs, o.path)
 		}
-	}
-	if u.Home != "" {
-		dirs = append(dirs, path.Clean(u.Home))
 	}
 	who := func(o deb.Owner) string {
 		user, grp := o.User, o.Group
@@ -648,7 +645,6 @@ func systemUser(b *strings.Builder, pp *ResolvedPackage, u *SystemUser) {
 // the first installation, kept it open where the package now says 0700.
 func statedFolders(b *strings.Builder, pp *ResolvedPackage, u *SystemUser) {
 	var stated []owned
-	dirs := pp.writableFolders()
 	for _, d := range pp.Directories {
 		o, m := ownerNames(d.Owner), deb.UnixMode(d.Mode)
 		_, knownUser := baseUsers[o.User]
@@ -669,9 +665,7 @@ func statedFolders(b *strings.Builder, pp *ResolvedPackage, u *SystemUser) {
 	if len(stated) == 0 {
 		return
 	}
-	if u != nil && u.Home != "" {
-		dirs = append(dirs, path.Clean(u.Home))
-	}
+	dirs := pp.writableFolders(u)
 	// base-passwd's ids, the same on every Debian system (and in
 	// $DPKG_ROOT): the ones the package's own data.tar carries.
 	who := func(o deb.Owner) string { return fmt.Sprintf("%d:%d", o.UID, o.GID) }
@@ -686,13 +680,17 @@ func statedFolders(b *strings.Builder, pp *ResolvedPackage, u *SystemUser) {
 // account's): such an account may rename what is in one and put a link in
 // its place, so the postinst's chown and chmod must follow no link on the
 // way through them, whichever account the path they change is given to.
-func (pp *ResolvedPackage) writableFolders() []string {
+// The home of the system user u (nil: none) is one too.
+func (pp *ResolvedPackage) writableFolders(u *SystemUser) []string {
 	var dirs []string
 	for _, d := range pp.Directories {
 		o, m := ownerNames(d.Owner), deb.UnixMode(d.Mode)
 		if o.User != "root" || o.Group != "root" && m&0o020 != 0 || m&0o002 != 0 {
 			dirs = append(dirs, d.Path)
 		}
+	}
+	if u != nil && u.Home != "" {
+		dirs = append(dirs, path.Clean(u.Home))
 	}
 	return dirs
 }
