@@ -57,24 +57,13 @@ func revocationKeys(s *packet.Signature) [][]byte {
 	return out
 }
 
-// issuedBy reports whether r names the key of fingerprint fpr as its
-// issuer, by fingerprint or by key ID.
-func issuedBy(r *packet.Signature, fpr []byte) bool {
-	if r.IssuerFingerprint != nil {
-		return bytes.Equal(r.IssuerFingerprint, fpr)
+// issuedBy reports whether s names pk as its issuer: by fingerprint, or
+// by key ID where it names none.
+func issuedBy(s *packet.Signature, pk *packet.PublicKey) bool {
+	if s.IssuerFingerprint != nil {
+		return bytes.Equal(pk.Fingerprint, s.IssuerFingerprint)
 	}
-	if r.IssuerKeyId == nil || len(fpr) < 8 {
-		return false
-	}
-	id := fpr[len(fpr)-8:] // v4: the low 64 bits; v6: the high 64 bits
-	if len(fpr) == 32 {
-		id = fpr[:8]
-	}
-	var want uint64
-	for _, c := range id {
-		want = want<<8 | uint64(c)
-	}
-	return *r.IssuerKeyId == want
+	return s.IssuerKeyId != nil && pk.KeyId == *s.IssuerKeyId
 }
 
 // settleDesignatedRevocations counts each revocation of a key that its
@@ -106,7 +95,7 @@ func settleDesignatedRevocations(el []*openpgp.Entity) {
 				continue
 			}
 			for _, pk := range revokers {
-				if !issuedBy(r.Packet, pk.Fingerprint) {
+				if !issuedBy(r.Packet, pk) {
 					continue
 				}
 				ok := verifyDesignatedRevocation(pk, e.PrimaryKey, r.Packet) == nil

@@ -602,18 +602,12 @@ type signingKey struct {
 
 func (kr *Keyring) lookup(s *packet.Signature) []signingKey {
 	var out []signingKey
-	match := func(pk *packet.PublicKey) bool {
-		if s.IssuerFingerprint != nil {
-			return bytes.Equal(pk.Fingerprint, s.IssuerFingerprint)
-		}
-		return s.IssuerKeyId != nil && pk.KeyId == *s.IssuerKeyId
-	}
 	for _, e := range kr.entities {
-		if match(e.PrimaryKey) {
+		if issuedBy(s, e.PrimaryKey) {
 			out = append(out, signingKey{entity: e, pub: e.PrimaryKey})
 		}
 		for i := range e.Subkeys {
-			if match(e.Subkeys[i].PublicKey) {
+			if issuedBy(s, e.Subkeys[i].PublicKey) {
 				out = append(out, signingKey{entity: e, pub: e.Subkeys[i].PublicKey, subkey: &e.Subkeys[i]})
 			}
 		}
