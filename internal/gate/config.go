@@ -56,11 +56,11 @@ func (b *Base) TrustedRootReview(ctx context.Context, dir, file string) ([]Revie
 // Release says that apt checks (repo.valid-for, origin, label, codename).
 // A mirror can send an upstream host to a folder of the change, whose bytes
 // a bump then pins (FoldersReview looks at its files); another trusted root
-// already in the repository is no file changed. Each setting changed is one review item (no
-// recipe's); a config new since the base is compared with the one updeb read
-// at the base in its place, the first of fallback that is there
-// (/etc/updeb/config.yaml for a new ./updeb.yaml; none: no config): what
-// that one set and the new one does not is a change too.
+// already in the repository is no file changed. Each setting changed is one
+// review item (no recipe's); a config new since the base is compared with
+// the one updeb read at the base in its place, the first of fallback that
+// is there (/etc/updeb/config.yaml for a new ./updeb.yaml; none: no
+// config): what that one set and the new one does not is a change too.
 func (b *Base) ConfigReview(ctx context.Context, dir, file string, fallback ...string) ([]ReviewItem, error) {
 	if file == "" {
 		return nil, nil
@@ -502,10 +502,10 @@ type repoFile struct {
 // lies inside the git repository of dir; nil when it lies outside (a link
 // out of it too, unless the link replaces what the base has there, or,
 // with newLinks, is new: linkedOut): the change under review cannot have
-// made it. The
-// base's file is the one its tree reaches at the path the working tree
-// reads, through the links the base had there: a file replaced by a link to
-// another file of the repository, unchanged itself, is a changed file.
+// made it. The base's file is the one its tree reaches at the path the
+// working tree reads, through the links the base had there: a file
+// replaced by a link to another file of the repository, unchanged itself,
+// is a changed file.
 func (b *Base) repoFile(ctx context.Context, dir, file string, newLinks bool) (*repoFile, error) {
 	abs, err := filepath.Abs(file)
 	if err != nil {
