@@ -469,6 +469,8 @@ func TestEmptyConfigSettings(t *testing.T) {
 		{"proxy: \"\"\n", []string{"cache", "gc", "--json"}, cfg + ":1:8: proxy is empty"},
 		{"build:\n  version-suffix: \"\"\n", []string{"cache", "gc", "--json"}, cfg + ":2:19: build.version-suffix is empty"},
 		{"repo:\n  origin: \" \"\n", []string{"repo", "list", "--json"}, cfg + ":2:11: repo.origin is empty"},
+		{"build:\n  compression: \"\"\n", []string{"cache", "gc", "--json"}, cfg + ":2:16: build.compression is empty"},
+		{"build:\n  xz-mode: ''\n", []string{"cache", "gc", "--json"}, cfg + ":2:12: build.xz-mode is empty"},
 	} {
 		if err := os.WriteFile(cfg, []byte(tc.config), 0o644); err != nil {
 			t.Fatal(err)

@@ -568,8 +568,9 @@ func (p *parser) build(b *Build, n *yaml.Node) {
 		"provenance-key": p.field(func(v *yaml.Node) { p.path(v, "build.provenance-key", &b.ProvenanceKey) }),
 		"compression": p.field(func(v *yaml.Node) {
 			p.Describe(v, yamlfile.Schema{Enum: enum(deb.Compressions())})
-			if p.str(v, "build.compression", &b.Compression) {
-				if err := CheckCompression(b.Compression); err != nil {
+			if s, ok := p.set(v, "build.compression", orList(deb.Compressions())); ok {
+				b.Compression = s
+				if err := CheckCompression(s); err != nil {
 					p.At(v, "build.%v", err)
 				}
 			}
@@ -579,8 +580,9 @@ func (p *parser) build(b *Build, n *yaml.Node) {
 		"xz-workers": p.field(func(v *yaml.Node) { p.integer(v, "build.xz-workers", 1, MaxXZWorkers, &b.XZWorkers) }),
 		"xz-mode": p.field(func(v *yaml.Node) {
 			p.Describe(v, yamlfile.Schema{Enum: enum(deb.XZModes())})
-			if p.str(v, "build.xz-mode", &b.XZMode) {
-				if err := CheckXZMode(b.XZMode); err != nil {
+			if s, ok := p.set(v, "build.xz-mode", orList(deb.XZModes())); ok {
+				b.XZMode = s
+				if err := CheckXZMode(s); err != nil {
 					p.At(v, "build.%v", err)
 				}
 			}
@@ -657,9 +659,10 @@ func CheckXZMode(name string) error {
 	return fmt.Errorf("xz-mode %q: want %s", name, orList(deb.XZModes()))
 }
 
-// enum lists names for a schema, with "" (the default) first.
+// enum lists names for a schema. "" is not one: the setting left out (null)
+// is how the default is asked for.
 func enum[S ~string](names []S) []string {
-	out := []string{""}
+	var out []string
 	for _, n := range names {
 		out = append(out, string(n))
 	}
