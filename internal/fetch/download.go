@@ -40,7 +40,10 @@ type partial struct {
 	total     int64  // full size when a response announced it, else -1
 	validator string // ETag (strong) or Last-Modified, for If-Range
 	ranges    bool   // the server said Accept-Ranges: bytes
-	meta      string // where what a resume needs is saved ("" for none)
+	// pinned: a pin checks the bytes after a resume (get), so that one
+	// may go without a validator.
+	pinned bool
+	meta   string // where what a resume needs is saved ("" for none)
 	// resumed: the bytes did not all come in one answer; some came before
 	// it (an earlier run's or attempt's), and a 206 or 416 continued them.
 	resumed  bool
@@ -301,7 +304,12 @@ func (f *Fetcher) attempt(ctx context.Context, upstream, target string, p *parti
 	if revalidate {
 		askFresh(req.Header)
 	}
-	resuming := p.written > 0 && p.ranges
+	// Parts of two versions (a release published again, a CDN edge holding
+	// another) must not be joined: without a validator for If-Range only
+	// a pin tells, so an unpinned file (a signature, a checksums file),
+	// whose joined bytes would reach its verification as a false alarm,
+	// is downloaded whole again.
+	resuming := p.written > 0 && p.ranges && (p.validator != "" || p.pinned)
 	if resuming {
 		req.Header.Set("Range", fmt.Sprintf("bytes=%d-", p.written))
 		if p.validator != "" {
@@ -467,7 +475,8 @@ func (f *Fetcher) copyBody(p *partial, body io.Reader, upstream string) (n int64
 // combine only when their validators match (RFC 9110 15.3.7.3), and a server
 // that ignores If-Range, or a CDN edge holding another version, answers a
 // changed file with a 206 of its own validator. A 206 without a validator (or
-// to a request that had none to send) is taken on its Content-Range.
+// to a pinned file's request that had none to send: the pin checks the
+// joined bytes) is taken on its Content-Range.
 func (p *partial) checkContentRange(resp *http.Response) error {
 	if v := validator(resp.Header); v != "" && p.validator != "" && v != p.validator {
 		return fmt.Errorf("the part sent is of another version (validator %q, the bytes so far are of %q)", v, p.validator)

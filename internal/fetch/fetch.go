@@ -385,7 +385,7 @@ func (f *Fetcher) download(ctx context.Context, r Request, algs []digest.Algorit
 		return nil, err
 	}
 	h := digest.NewHasher(algs...)
-	p := &partial{file: tmp, hasher: h, total: -1, meta: meta}
+	p := &partial{file: tmp, hasher: h, total: -1, meta: meta, pinned: len(r.Pinned) > 0}
 	committed := false
 	defer func() {
 		if !committed {

@@ -374,3 +374,49 @@ func TestUnusableResumeAnswerDownloadsWhole(t *testing.T) {
 		})
 	}
 }
+
+// A download cut mid-file is resumed (Range) only when the bytes so far and
+// the rest are known to be of one version: the server gave a validator for
+// If-Range, or a pin checks the joined bytes (and has the file downloaded
+// whole when they fail it). An unpinned file (a signature, a checksums file)
+// from a server without ETag or Last-Modified, published again between two
+// attempts, was resumed with a bare Range: the first version's head joined
+// to the second's tail reached verification, a false alarm of a bad
+// signature.
+func TestResumeWithoutValidator(t *testing.T) {
+	old, _ := payload(256<<10, 38)
+	body, sha := payload(256<<10, 39)
+	for name, tc := range map[string]struct {
+		req    Request
+		ranged bool // whether the second request may ask for a range
+		wantN  int
+	}{
+		"unpinned is downloaded whole": {Request{AllowUnpinned: true, Key: "x 1"}, false, 2},
+		// the resume fails the pin, and the file is downloaded whole
+		"pinned resumes": {Request{Pinned: pin(sha)}, true, 3},
+	} {
+		t.Run(name, func(t *testing.T) {
+			// The first answer (of old) is cut half way; the file is body
+			// afterwards, ranges honoured, never with a validator.
+			up := newUpstream(t, false, func(w http.ResponseWriter, r *http.Request, n int) {
+				if n == 1 {
+					abortAfter(w, old, len(old)/2, http.Header{"Accept-Ranges": {"bytes"}})
+				}
+				http.ServeContent(w, r, "", time.Time{}, bytes.NewReader(body))
+			})
+			f := newTestFetcher(t, testOptions(t))
+			tc.req.URL = up.URL + "/SHA256SUMS"
+			res, err := f.Fetch(context.Background(), tc.req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			checkFile(t, res, body)
+			if n := up.count(); n != tc.wantN {
+				t.Errorf("upstream saw %d requests, want %d", n, tc.wantN)
+			}
+			if rg := up.header(1).Get("Range"); (rg != "") != tc.ranged {
+				t.Errorf("second request has Range %q; want one: %v", rg, tc.ranged)
+			}
+		})
+	}
+}
