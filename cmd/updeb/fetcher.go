@@ -97,8 +97,13 @@ func homeDir() string {
 }
 
 // proxySetting applies the precedence flag > config > environment and says
-// where the value came from (for the log). In a CGI environment HTTP_PROXY
-// is not read (see cgiProxy).
+// where the value came from (for the log). The environment is read as curl
+// reads it for an https URL, the scheme's variables first, then ALL_PROXY:
+// a builder whose only way out is a proxy may set ALL_PROXY alone, and a
+// download that passed it by went direct and failed with a connection
+// error that named no proxy. One proxy serves every URL, so the http
+// variables come before ALL_PROXY too. In a CGI environment HTTP_PROXY is
+// not read (see cgiProxy).
 func (g *globalOptions) proxySetting(c *config.Config) (value, from string) {
 	if g.proxy != "" {
 		return g.proxy, "--proxy"
@@ -106,7 +111,7 @@ func (g *globalOptions) proxySetting(c *config.Config) (value, from string) {
 	if c.Proxy != "" {
 		return string(c.Proxy), c.File
 	}
-	for _, k := range []string{"HTTPS_PROXY", "https_proxy", "HTTP_PROXY", "http_proxy"} {
+	for _, k := range []string{"HTTPS_PROXY", "https_proxy", "HTTP_PROXY", "http_proxy", "ALL_PROXY", "all_proxy"} {
 		if k == "HTTP_PROXY" && cgiProxy() {
 			continue
 		}
@@ -175,7 +180,16 @@ func (g *globalOptions) newFetcher(c *config.Config) (*fetch.Fetcher, error) {
 	}
 	u, err := config.ProxyURL(proxy)
 	if err != nil {
-		return nil, invalidInput(fmt.Errorf("%s: %w", from, err), "")
+		hint := ""
+		if config.SOCKSProxy(proxy) {
+			// Refused, not passed by: with a proxy set, updeb never
+			// connects directly. Passed by, a builder whose only way
+			// out is that proxy fails with a connection error that
+			// names none, and one with a way out of its own goes past
+			// the proxy its site set.
+			hint = fmt.Sprintf("updeb speaks to HTTP proxies only, and with a proxy set never connects directly: name an HTTP proxy with --proxy, proxy: in the config or HTTPS_PROXY (read before ALL_PROXY), or run updeb without %s where this host reaches the internet directly", from)
+		}
+		return nil, invalidInput(fmt.Errorf("%s: %w", from, err), hint)
 	}
 	o.Proxy = u
 	if u != nil {

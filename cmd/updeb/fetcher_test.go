@@ -3,28 +3,35 @@ package main
 import (
 	"bytes"
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"io/fs"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	"github.com/updeb/updeb/internal/config"
+	"github.com/updeb/updeb/internal/testkit/squid"
 	"github.com/updeb/updeb/internal/testkit/testenv"
 )
 
 // proxyEnv sets the proxy variables of the environment for t: those
 // named in set, and every other one empty.
 func proxyEnv(t *testing.T, set map[string]string) {
-	for _, k := range []string{"HTTPS_PROXY", "https_proxy", "HTTP_PROXY", "http_proxy", "NO_PROXY", "no_proxy", "REQUEST_METHOD"} {
+	for _, k := range []string{"HTTPS_PROXY", "https_proxy", "HTTP_PROXY", "http_proxy", "ALL_PROXY", "all_proxy", "NO_PROXY", "no_proxy", "REQUEST_METHOD"} {
 		t.Setenv(k, set[k])
 	}
 }
 
 // The proxy comes from the first of --proxy, the config, HTTPS_PROXY,
-// https_proxy, HTTP_PROXY, http_proxy. In a CGI environment (REQUEST_METHOD
+// https_proxy, HTTP_PROXY, http_proxy, ALL_PROXY, all_proxy (curl reads
+// ALL_PROXY after the scheme's own variables). In a CGI environment (REQUEST_METHOD
 // set) HTTP_PROXY is the client's "Proxy:" request header (httpoxy,
 // CVE-2016-5385): it is ignored, as net/http and curl do.
 func TestProxyFromEnvironment(t *testing.T) {
@@ -41,6 +48,10 @@ func TestProxyFromEnvironment(t *testing.T) {
 		{"CGI ignores HTTP_PROXY", map[string]string{"REQUEST_METHOD": "GET", "HTTP_PROXY": "http://attacker:1"}, "", "", ""},
 		{"CGI takes http_proxy", map[string]string{"REQUEST_METHOD": "GET", "HTTP_PROXY": "http://attacker:1", "http_proxy": "http://d:1"}, "", "http://d:1", "http_proxy"},
 		{"CGI takes HTTPS_PROXY", map[string]string{"REQUEST_METHOD": "POST", "HTTPS_PROXY": "http://a:1"}, "", "http://a:1", "HTTPS_PROXY"},
+		{"ALL_PROXY after the scheme's", map[string]string{"http_proxy": "http://d:1", "ALL_PROXY": "http://g:1"}, "", "http://d:1", "http_proxy"},
+		{"ALL_PROXY", map[string]string{"ALL_PROXY": "http://g:1", "all_proxy": "http://h:1"}, "", "http://g:1", "ALL_PROXY"},
+		{"all_proxy", map[string]string{"all_proxy": "http://h:1"}, "", "http://h:1", "all_proxy"},
+		{"CGI takes ALL_PROXY", map[string]string{"REQUEST_METHOD": "GET", "HTTP_PROXY": "http://attacker:1", "ALL_PROXY": "http://g:1"}, "", "http://g:1", "ALL_PROXY"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			proxyEnv(t, tc.env)
@@ -196,5 +207,49 @@ func TestMissingHomeMakesNoFolder(t *testing.T) {
 	var g globalOptions
 	if d, err := g.cacheDirFor(&config.Config{}); err != nil || d != filepath.Join(fresh, ".cache", "updeb") {
 		t.Errorf("a missing HOME in an existing folder: cache %q, %v", d, err)
+	}
+}
+
+// A builder whose only way out is a proxy may set ALL_PROXY alone, as curl
+// reads it: updeb went direct past it, and failed with a connection error
+// that named no proxy. A SOCKS proxy there (socks5://, common in
+// ALL_PROXY) is one updeb does not speak: it is refused (exit 2, naming
+// the variable and what to do), never passed by with a direct connection.
+func TestAllProxy(t *testing.T) {
+	sq := squid.ForTest(t)
+	body := []byte("all_proxy\n")
+	sum := sha256.Sum256(body)
+	sha := hex.EncodeToString(sum[:])
+	var hits atomic.Int32
+	up := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		hits.Add(1)
+		w.Write(body)
+	}))
+	t.Cleanup(up.Close)
+	conf := filepath.Join(t.TempDir(), "updeb.yaml") // no proxy: of a config file on this machine
+	if err := os.WriteFile(conf, []byte("fetch:\n  retries: 0\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, k := range []string{"ALL_PROXY", "all_proxy"} {
+		proxyEnv(t, map[string]string{k: sq.URL})
+		u := up.URL + "/" + k + ".tgz"
+		code, stdout, stderr := runCLI(t, "--config", conf, "--cache", t.TempDir(), "fetch", u+"#sha256="+sha)
+		if code != 0 || !strings.HasPrefix(stdout, sha+"  ") {
+			t.Fatalf("%s: exit %d\n%s%s", k, code, stdout, stderr)
+		}
+		if !strings.Contains(sq.Log(), "GET "+u) {
+			t.Errorf("%s=%s: squid never saw %s (a direct connection)", k, sq.URL, u)
+		}
+	}
+	before := hits.Load()
+	for _, socks := range []string{"socks5://127.0.0.1:1080", "socks5h://127.0.0.1:1080", "socks4://127.0.0.1:1080"} {
+		proxyEnv(t, map[string]string{"ALL_PROXY": socks})
+		code, _, stderr := runCLI(t, "--config", conf, "--cache", t.TempDir(), "fetch", up.URL+"/socks.tgz#sha256="+sha)
+		if code != exitUsage || !strings.Contains(stderr, "ALL_PROXY: proxy \""+socks+"\"") || !strings.Contains(stderr, "SOCKS") {
+			t.Errorf("ALL_PROXY=%s: exit %d, want %d naming it and SOCKS\n%s", socks, code, exitUsage, stderr)
+		}
+	}
+	if n := hits.Load() - before; n != 0 {
+		t.Errorf("with a SOCKS ALL_PROXY, upstream saw %d direct request(s)", n)
 	}
 }

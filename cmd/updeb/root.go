@@ -70,7 +70,7 @@ written and how to finish); 131 SIGQUIT (every goroutine's stack on stderr);
 	f := root.PersistentFlags()
 	f.StringVar(&g.configFile, "config", "", "config file (default updeb.yaml in the working folder, then /etc/updeb/config.yaml)")
 	f.StringVar(&g.recipesDir, "recipes", "recipes", "recipes folder (RECIPE names resolve to DIR/NAME.yaml)")
-	f.StringVar(&g.proxy, "proxy", "", "web proxy URL (default: config, then HTTPS_PROXY/HTTP_PROXY)")
+	f.StringVar(&g.proxy, "proxy", "", "web proxy URL, http:// or https:// (default: config, then HTTPS_PROXY/HTTP_PROXY, then ALL_PROXY; a SOCKS proxy is refused)")
 	f.StringVar(&g.cacheDir, "cache", "", "download cache folder (default: cache: in the config, else $XDG_CACHE_HOME/updeb, else ~/.cache/updeb)")
 	f.StringVar(&g.stateDir, "state", "", "state folder: refreshed support data and Sigstore trusted root (default: state: in the config, else $XDG_STATE_HOME/updeb, else ~/.local/state/updeb)")
 	f.StringVar(&g.outDir, "out", "", "output folder for packages")

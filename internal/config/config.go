@@ -414,7 +414,7 @@ func (p *parser) config(c *Config, n *yaml.Node) {
 				return
 			}
 			if s, ok := p.scalar(v, "proxy"); ok && s == "" {
-				p.At(v, "proxy is empty: give the proxy's URL, or leave proxy out (HTTPS_PROXY or HTTP_PROXY then name it, if any does)")
+				p.At(v, "proxy is empty: give the proxy's URL, or leave proxy out (HTTPS_PROXY, HTTP_PROXY or ALL_PROXY then name it, if any does)")
 			} else if ok {
 				if _, err := ProxyURL(s); err != nil {
 					p.At(v, "%v", err)
@@ -973,9 +973,21 @@ func ProxyURL(s string) (*url.URL, error) {
 	}
 	u, err := url.Parse(s)
 	if err != nil || !httpURL(s) || u.Hostname() == "" || !srcurl.ValidPort(u.Port()) {
-		return nil, fmt.Errorf("proxy %q: want http://HOST:PORT or https://HOST:PORT", srcurl.Redact(s))
+		why := ""
+		if SOCKSProxy(s) {
+			why = " (updeb does not speak SOCKS)"
+		}
+		return nil, fmt.Errorf("proxy %q: want http://HOST:PORT or https://HOST:PORT%s", srcurl.Redact(s), why)
 	}
 	return u, nil
+}
+
+// SOCKSProxy reports whether the proxy setting s names a SOCKS proxy
+// (socks4://, socks4a://, socks5://, socks5h://, as curl takes them, most
+// often in ALL_PROXY), which ProxyURL refuses.
+func SOCKSProxy(s string) bool {
+	scheme, _, ok := strings.Cut(s, "://")
+	return ok && strings.HasPrefix(strings.ToLower(scheme), "socks")
 }
 
 // NoProxyEntry reports whether e is an entry of curl's NO_PROXY grammar,
