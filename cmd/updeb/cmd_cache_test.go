@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"os"
 	"path/filepath"
 	"strings"
@@ -23,7 +24,7 @@ func cachedBlob(t *testing.T, c *cache.Cache, data string, d time.Duration) stri
 	f.WriteString(data)
 	h := digest.NewHasher()
 	h.Write([]byte(data))
-	p, err := c.Commit(f, h.Sum()[digest.SHA256])
+	p, err := c.Commit(context.Background(), f, h.Sum()[digest.SHA256])
 	if err != nil {
 		t.Fatal(err)
 	}

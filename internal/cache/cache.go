@@ -24,8 +24,9 @@
 // download identity; blobs and index entries themselves are replaced
 // atomically, so readers never need a lock to read one. A hit marks what it
 // read as used (its modification time), so that GC, which removes what no
-// run used for a while, keeps it: the mark and GC's removal of a blob
-// exclude each other with one more lock (markUsed).
+// run used for a while, keeps it, and so does a commit: the mark (and a
+// commit's rename) and GC's removal of a blob exclude each other with one
+// more lock (markUsed, Commit).
 package cache
 
 import (
@@ -203,8 +204,7 @@ func (c *Cache) SetIndex(e Entry) error {
 		return c.writeError(err)
 	}
 	if _, err := f.Write(append(b, '\n')); err != nil {
-		f.Close()
-		os.Remove(f.Name())
+		discard(f)
 		return c.writeError(err)
 	}
 	return c.place(f, c.indexPath(ID(e.URL, e.Key)))
@@ -361,22 +361,41 @@ func lockOf(name string) string {
 }
 
 // Commit moves the fully written temp file f, whose sha256 is sha256Hex, to its
-// blob path and returns that path. f is closed; on error it is removed.
-func (c *Cache) Commit(f *os.File, sha256Hex string) (string, error) {
+// blob path, marked as used, and returns that path. f is closed; on error
+// (ctx done while gc removes a blob) it is removed.
+//
+// A commit is a use, as a hit is (markUsed): the blob gets this moment's
+// time, not that of f's last write (a partial file an earlier run left, its
+// bytes all there), and the mark and the rename hold gcLock shared. Without
+// it gc, finding an earlier copy old, removed the copy committed in the
+// moment before its removal, and the build handed its path failed.
+func (c *Cache) Commit(ctx context.Context, f *os.File, sha256Hex string) (string, error) {
 	if !isSHA256(sha256Hex) {
-		f.Close()
-		os.Remove(f.Name())
+		discard(f)
 		return "", fmt.Errorf("cache: bad sha256 %q", sha256Hex)
 	}
+	l, err := lockfile.AcquireShared(ctx, c.gcLock(), 10*time.Millisecond)
+	if err != nil {
+		discard(f)
+		return "", fmt.Errorf("cache: %w", err)
+	}
+	defer l.Unlock()
+	touch(f.Name())
 	p := c.BlobPath(sha256Hex)
 	return p, c.place(f, p)
+}
+
+// discard closes and removes the temporary file f, which will not be put
+// in place.
+func discard(f *os.File) {
+	f.Close()
+	os.Remove(f.Name())
 }
 
 // place closes f and renames it to dst (without fsync: see the package doc).
 func (c *Cache) place(f *os.File, dst string) error {
 	fail := func(err error) error {
-		f.Close()
-		os.Remove(f.Name())
+		discard(f)
 		return c.writeError(err)
 	}
 	if err := f.Chmod(0o644); err != nil {
@@ -496,7 +515,8 @@ func touch(p string) {
 }
 
 // gcLock is the lock file a cache hit holds shared while it marks its blob
-// as used, and gc exclusive while it removes a blob (markUsed).
+// as used (markUsed), a commit while it puts one in place (Commit), and gc
+// exclusive while it checks a blob is old and removes it.
 func (c *Cache) gcLock() string { return filepath.Join(c.dir, "locks", "gc.lock") }
 
 // absent reports whether err says there is nothing at a path: no such

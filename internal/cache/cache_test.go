@@ -19,19 +19,28 @@ import (
 
 func put(t *testing.T, c *Cache, data string) (string, digest.Set) {
 	t.Helper()
+	f, sums := written(t, c, data)
+	p, err := c.Commit(context.Background(), f, sums[digest.SHA256])
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p, sums
+}
+
+// written returns a temporary file of c holding data, as a download leaves
+// it for Commit, and its digests.
+func written(t *testing.T, c *Cache, data string) (*os.File, digest.Set) {
+	t.Helper()
 	f, err := c.TempFile()
 	if err != nil {
 		t.Fatal(err)
 	}
 	h := digest.NewHasher()
-	f.WriteString(data)
-	h.Write([]byte(data))
-	sums := h.Sum()
-	p, err := c.Commit(f, sums[digest.SHA256])
-	if err != nil {
+	if _, err := f.WriteString(data); err != nil {
 		t.Fatal(err)
 	}
-	return p, sums
+	h.Write([]byte(data))
+	return f, h.Sum()
 }
 
 func TestCommitVerifyEvict(t *testing.T) {

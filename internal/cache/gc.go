@@ -52,7 +52,9 @@ var (
 // cache they can use: every removal is one unlink of a file a reader
 // finds missing (a miss: downloaded again), an index entry is removed
 // holding its download's lock (a fetch holds it while it reads the entry),
-// and a blob holding gcLock (see markUsed). Lock files stay: a process may
+// and a blob holding gcLock, which a hit marking a blob as used and a
+// commit putting one in place hold shared (markUsed, Commit): a blob gc
+// found old goes before either, or stays. Lock files stay: a process may
 // be waiting on one that an unlink would leave it holding alone.
 //
 // GC makes nothing: a dir that does not exist is an error wrapping
@@ -198,6 +200,10 @@ func (c *Cache) rootError(err error) error {
 	return fmt.Errorf("cache: %w", err)
 }
 
+// gcDecided is called when gc has found rel old, just before it removes it:
+// a test runs a commit or a hit there, in the window between the two.
+var gcDecided = func(rel string) {}
+
 // removeOld removes the regular file rel if it was still last used before
 // cutoff (a hit may have marked it since it was listed); gone is false when
 // it is kept or another process removed it first.
@@ -209,6 +215,7 @@ func removeOld(root *os.Root, rel string, cutoff time.Time) (gone bool, err erro
 	if err != nil || !fi.Mode().IsRegular() || !fi.ModTime().Before(cutoff) {
 		return false, err
 	}
+	gcDecided(rel)
 	err = root.Remove(rel)
 	if errors.Is(err, fs.ErrNotExist) {
 		return false, nil

@@ -3,11 +3,13 @@ package cache
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -303,5 +305,152 @@ func TestGCKilled(t *testing.T) {
 	}
 	if ents, _ := os.ReadDir(filepath.Join(c.dir, "tmp")); len(ents) != 0 {
 		t.Errorf("tmp holds %v", ents)
+	}
+}
+
+// A fetch commits a blob in the moment between gc finding the copy there
+// old (no run used it for MaxAge: a pinned download is looked up by its
+// digest, and its index entry went at an earlier gc) and gc removing it:
+// gc removed the new copy, and the build handed its path failed to read
+// it. A commit waits for that removal (here it is refused at once, its
+// context done), then puts its copy in place, where it stays.
+func TestGCSparesABlobCommittedMeanwhile(t *testing.T) {
+	c, _ := Open(t.TempDir())
+	const data = "downloaded again while gc runs"
+	blob, sums := put(t, c, data)
+	sha := sums[digest.SHA256]
+	age(t, blob, 40*day)
+	var commitErr error
+	decided := false
+	gcDecided = func(r string) {
+		if r != rel(t, c, blob) || decided {
+			return
+		}
+		decided = true
+		f, _ := written(t, c, data)
+		done, cancel := context.WithCancel(context.Background())
+		cancel() // a commit that would wait for gc is refused at once
+		_, commitErr = c.Commit(done, f, sha)
+	}
+	t.Cleanup(func() { gcDecided = func(string) {} })
+	res := gc(t, c, GCOptions{MaxAge: 30 * day})
+	if !decided {
+		t.Fatalf("gc never decided to remove the old blob: it removed %v", res.Files)
+	}
+	if commitErr == nil {
+		_, err := os.Stat(blob)
+		t.Fatalf("a commit went through between gc's decision and its removal, and gc removed %v: the committed blob: %v", res.Files, err)
+	}
+	if !errors.Is(commitErr, lockfile.ErrHeld) {
+		t.Fatalf("the commit beside gc's removal: %v, want it to wait for the lock", commitErr)
+	}
+	if !slices.Equal(res.Files, []string{rel(t, c, blob)}) {
+		t.Errorf("gc removed %v, want the old copy", res.Files)
+	}
+	if ents, _ := os.ReadDir(filepath.Join(c.dir, "tmp")); len(ents) != 0 {
+		t.Errorf("the refused commit left %v in tmp", ents)
+	}
+	// The commit once gc let go of the lock: its copy stays.
+	if p, _ := put(t, c, data); p != blob {
+		t.Fatalf("committed to %s, want %s", p, blob)
+	}
+	if res := gc(t, c, GCOptions{MaxAge: 30 * day}); len(res.Files) != 0 {
+		t.Errorf("gc removed the copy just committed: %v", res.Files)
+	}
+	if _, _, _, err := c.Verify(sha); err != nil {
+		t.Errorf("the copy committed after gc: %v", err)
+	}
+}
+
+// A download is committed as the temporary file it was written to, with
+// the time of its last write: one resumed from the partial file a killed
+// run left (whose bytes the server said were all there) was a blob gc took
+// for unused at once, and removed while the build read it if no index
+// entry named it yet. A commit marks the blob as used, as a hit does.
+func TestCommitMarksUsed(t *testing.T) {
+	c, _ := Open(t.TempDir())
+	f, sums := written(t, c, "finished by a run killed before its commit")
+	age(t, f.Name(), 2*day)
+	p, err := c.Commit(context.Background(), f, sums[digest.SHA256])
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res := gc(t, c, GCOptions{MaxAge: day}); len(res.Files) != 0 {
+		t.Errorf("gc removed the blob just committed: %v", res.Files)
+	}
+	if _, err := os.Stat(p); err != nil {
+		t.Error(err)
+	}
+}
+
+// Many fetches commit blobs gc finds old, or hit them, while two gcs run:
+// every path a commit or a hit handed out is there afterwards, whatever gc
+// removed meanwhile (a hit on a blob gc took is a miss, and downloads it
+// again).
+func TestGCBesideManyFetches(t *testing.T) {
+	c, _ := Open(t.TempDir())
+	const n = 48
+	shas := make([]string, n)
+	for i := range n {
+		p, sums := put(t, c, fmt.Sprint("blob ", i))
+		shas[i] = sums[digest.SHA256]
+		age(t, p, 40*day)
+	}
+	errs := make(chan error, n+2)
+	stop := make(chan struct{})
+	var gcs sync.WaitGroup
+	for range 2 {
+		gcs.Go(func() {
+			for {
+				select {
+				case <-stop:
+					return
+				default:
+				}
+				if _, err := GC(context.Background(), c.dir, GCOptions{MaxAge: 30 * day}); err != nil {
+					errs <- err
+					return
+				}
+			}
+		})
+	}
+	handed := make([]string, n)
+	var fetches sync.WaitGroup
+	for i := range n {
+		fetches.Go(func() {
+			if i%2 == 1 { // a hit, unless gc took the blob first
+				p, _, _, err := c.Verify(shas[i])
+				if err == nil {
+					handed[i] = p
+					return
+				}
+				if !errors.Is(err, ErrMiss) {
+					errs <- err
+					return
+				}
+			}
+			f, err := c.TempFile()
+			if err == nil {
+				_, err = f.WriteString(fmt.Sprint("blob ", i))
+			}
+			if err == nil {
+				handed[i], err = c.Commit(context.Background(), f, shas[i])
+			}
+			if err != nil {
+				errs <- err
+			}
+		})
+	}
+	fetches.Wait()
+	close(stop)
+	gcs.Wait()
+	close(errs)
+	for err := range errs {
+		t.Error(err)
+	}
+	for i, p := range handed {
+		if got, err := os.ReadFile(p); err != nil || string(got) != fmt.Sprint("blob ", i) {
+			t.Errorf("blob %d, handed out as %s: %q, %v", i, p, got, err)
+		}
 	}
 }

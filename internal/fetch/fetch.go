@@ -436,7 +436,7 @@ func (f *Fetcher) download(ctx context.Context, r Request, algs []digest.Algorit
 			return nil, err
 		}
 	}
-	path, err := f.cache.Commit(tmp, sums[digest.SHA256])
+	path, err := f.cache.Commit(ctx, tmp, sums[digest.SHA256])
 	committed = true
 	os.Remove(meta)
 	if err != nil {
