@@ -25,8 +25,9 @@
 // atomically, so readers never need a lock to read one. A hit marks what it
 // read as used (its modification time), so that GC, which removes what no
 // run used for a while, keeps it, and so does a commit: the mark (and a
-// commit's rename) and GC's removal of a blob exclude each other with one
-// more lock (markUsed, Commit).
+// commit's rename) and the removal of a blob (GC's, or a read's eviction of
+// a corrupt one) exclude each other with one more lock (markUsed, Commit,
+// evictIf).
 package cache
 
 import (
@@ -446,7 +447,8 @@ func (c *Cache) VerifyReporting(ctx context.Context, sha256Hex string, report fu
 		return "", 0, nil, ErrMiss
 	}
 	if errors.Is(err, confined.ErrRefused) {
-		return "", 0, nil, errors.Join(fmt.Errorf("%w: %w", ErrCorrupt, err), evict(p))
+		notFile := func(now fs.FileInfo) bool { return !now.Mode().IsRegular() }
+		return "", 0, nil, errors.Join(fmt.Errorf("%w: %w", ErrCorrupt, err), c.evictIf(ctx, p, notFile))
 	}
 	if err != nil {
 		return "", 0, nil, fmt.Errorf("cache: %w", err)
@@ -471,9 +473,7 @@ func (c *Cache) VerifyReporting(ctx context.Context, sha256Hex string, report fu
 		// that found it corrupt too may have put a good copy there since.
 		var rmErr error
 		if was, err := f.Stat(); err == nil {
-			if now, err := os.Lstat(p); err == nil && os.SameFile(was, now) {
-				rmErr = os.Remove(p)
-			}
+			rmErr = c.evictIf(ctx, p, func(now fs.FileInfo) bool { return os.SameFile(was, now) })
 		}
 		return "", 0, nil, errors.Join(fmt.Errorf("%w: %s hashes to sha256:%s", ErrCorrupt, p, sums[digest.SHA256]), rmErr)
 	}
@@ -525,6 +525,30 @@ func (c *Cache) gcLock() string { return filepath.Join(c.dir, "locks", "gc.lock"
 func absent(err error) bool {
 	return errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ENOTDIR)
 }
+
+// evictIf evicts the blob p if it still is what was found wrong with it
+// (still says). The check and the removal hold gcLock exclusive, as gc's
+// do: a commit (which holds it shared) of a good copy lands before the
+// check, which spares it, or after the removal, never between the two,
+// where it went and the commit's caller was handed a path to nothing.
+func (c *Cache) evictIf(ctx context.Context, p string, still func(fs.FileInfo) bool) error {
+	l, err := lockfile.Acquire(ctx, c.gcLock(), 10*time.Millisecond)
+	if err != nil {
+		return fmt.Errorf("cache: %w", err)
+	}
+	defer l.Unlock()
+	if fi, err := os.Lstat(p); err != nil || !still(fi) {
+		return nil // gone, or a new copy
+	}
+	removing(p)
+	return evict(p)
+}
+
+// removing is called with the path of what the cache has decided to remove
+// (gc: an unused index entry or blob; a read: a corrupt blob), under the
+// lock that keeps a commit from it, just before the removal: a test
+// commits a copy there, in the window between the two.
+var removing = func(p string) {}
 
 // evict removes an entry that is no regular file (a folder, a FIFO): nothing
 // of the cache's own, and (a folder) in the way of the rename that would put

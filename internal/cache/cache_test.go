@@ -15,6 +15,7 @@ import (
 
 	"github.com/updeb/updeb/internal/testkit/testenv"
 	"github.com/updeb/updeb/pkg/digest"
+	"github.com/updeb/updeb/pkg/lockfile"
 )
 
 func put(t *testing.T, c *Cache, data string) (string, digest.Set) {
@@ -239,4 +240,74 @@ func TestEvictionSparesANewCopy(t *testing.T) {
 	if got, err := os.ReadFile(p); err != nil || string(got) != "hello" {
 		t.Errorf("the good copy committed meanwhile: %q, %v; want it kept", got, err)
 	}
+}
+
+// A read finds a blob corrupt (or no regular file: a FIFO) and evicts it,
+// while another download of the same bytes (another URL, or a process
+// that evicted it first) commits a good copy: one committed between the
+// eviction's check that the path still names what was found bad and its
+// removal was removed, and the download that committed it handed a path to
+// nothing. A commit waits for the eviction (here it is refused at once,
+// its context done), then puts its copy in place, where it stays.
+func TestEvictionWaitsForNoCommit(t *testing.T) {
+	for _, bad := range []string{"corrupt", "fifo"} {
+		t.Run(bad, func(t *testing.T) {
+			c, _ := Open(t.TempDir())
+			p, sums := put(t, c, "hello")
+			sha := sums[digest.SHA256]
+			os.Remove(p)
+			if bad == "fifo" {
+				if err := syscall.Mkfifo(p, 0o644); err != nil {
+					t.Fatal(err)
+				}
+			} else if err := os.WriteFile(p, []byte("hellO"), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			w := commitWhenRemoving(t, c, p, "hello")
+			if _, _, _, err := c.Verify(sha); !errors.Is(err, ErrCorrupt) {
+				t.Fatalf("err = %v, want ErrCorrupt", err)
+			}
+			if !w.ran {
+				t.Fatal("the read never decided to evict the bad blob")
+			}
+			if w.err == nil {
+				got, err := os.ReadFile(p)
+				t.Fatalf("a commit went through between the eviction's check and its removal: the good copy: %q, %v", got, err)
+			}
+			if !errors.Is(w.err, lockfile.ErrHeld) {
+				t.Fatalf("the commit beside the eviction: %v, want it to wait for the lock", w.err)
+			}
+			// The commit once the eviction let go of the lock: its copy stays.
+			put(t, c, "hello")
+			if got, _, _, err := c.Verify(sha); err != nil || got != p {
+				t.Errorf("the copy committed after the eviction: %s, %v", got, err)
+			}
+		})
+	}
+}
+
+// windowCommit is a commit tried in the window between the cache's decision
+// to remove a blob and the removal (commitWhenRemoving).
+type windowCommit struct {
+	ran bool
+	err error
+}
+
+// commitWhenRemoving tries, once, a commit of data over the blob p at the
+// moment the cache has decided to remove p, with its context done: a
+// commit that would wait for the removal is refused at once.
+func commitWhenRemoving(t *testing.T, c *Cache, p, data string) *windowCommit {
+	w := &windowCommit{}
+	removing = func(r string) {
+		if r != p || w.ran {
+			return
+		}
+		w.ran = true
+		f, sums := written(t, c, data)
+		done, cancel := context.WithCancel(context.Background())
+		cancel()
+		_, w.err = c.Commit(done, f, sums[digest.SHA256])
+	}
+	t.Cleanup(func() { removing = func(string) {} })
+	return w
 }

@@ -142,7 +142,7 @@ func (c *Cache) gcIndex(ctx context.Context, root *os.Root, cutoff time.Time, dr
 				// and their blobs, and gc said it removed nothing.
 				return fmt.Errorf("cache: %w", err)
 			default:
-				gone, err := removeOld(root, rel, cutoff)
+				gone, err := c.removeOld(root, rel, cutoff)
 				l.Unlock()
 				if err != nil || gone {
 					return c.removed(rel, fi.Size(), err, res)
@@ -172,7 +172,7 @@ func (c *Cache) gcBlobs(ctx context.Context, root *os.Root, cutoff time.Time, na
 		if err != nil {
 			return fmt.Errorf("cache: %w", err)
 		}
-		gone, err := removeOld(root, rel, cutoff)
+		gone, err := c.removeOld(root, rel, cutoff)
 		l.Unlock()
 		if err != nil || gone {
 			return c.removed(rel, fi.Size(), err, res)
@@ -200,14 +200,10 @@ func (c *Cache) rootError(err error) error {
 	return fmt.Errorf("cache: %w", err)
 }
 
-// gcDecided is called when gc has found rel old, just before it removes it:
-// a test runs a commit or a hit there, in the window between the two.
-var gcDecided = func(rel string) {}
-
 // removeOld removes the regular file rel if it was still last used before
 // cutoff (a hit may have marked it since it was listed); gone is false when
 // it is kept or another process removed it first.
-func removeOld(root *os.Root, rel string, cutoff time.Time) (gone bool, err error) {
+func (c *Cache) removeOld(root *os.Root, rel string, cutoff time.Time) (gone bool, err error) {
 	fi, err := root.Lstat(rel)
 	if errors.Is(err, fs.ErrNotExist) {
 		return false, nil
@@ -215,7 +211,7 @@ func removeOld(root *os.Root, rel string, cutoff time.Time) (gone bool, err erro
 	if err != nil || !fi.Mode().IsRegular() || !fi.ModTime().Before(cutoff) {
 		return false, err
 	}
-	gcDecided(rel)
+	removing(filepath.Join(c.dir, rel))
 	err = root.Remove(rel)
 	if errors.Is(err, fs.ErrNotExist) {
 		return false, nil

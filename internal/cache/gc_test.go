@@ -320,29 +320,17 @@ func TestGCSparesABlobCommittedMeanwhile(t *testing.T) {
 	blob, sums := put(t, c, data)
 	sha := sums[digest.SHA256]
 	age(t, blob, 40*day)
-	var commitErr error
-	decided := false
-	gcDecided = func(r string) {
-		if r != rel(t, c, blob) || decided {
-			return
-		}
-		decided = true
-		f, _ := written(t, c, data)
-		done, cancel := context.WithCancel(context.Background())
-		cancel() // a commit that would wait for gc is refused at once
-		_, commitErr = c.Commit(done, f, sha)
-	}
-	t.Cleanup(func() { gcDecided = func(string) {} })
+	w := commitWhenRemoving(t, c, blob, data)
 	res := gc(t, c, GCOptions{MaxAge: 30 * day})
-	if !decided {
+	if !w.ran {
 		t.Fatalf("gc never decided to remove the old blob: it removed %v", res.Files)
 	}
-	if commitErr == nil {
+	if w.err == nil {
 		_, err := os.Stat(blob)
 		t.Fatalf("a commit went through between gc's decision and its removal, and gc removed %v: the committed blob: %v", res.Files, err)
 	}
-	if !errors.Is(commitErr, lockfile.ErrHeld) {
-		t.Fatalf("the commit beside gc's removal: %v, want it to wait for the lock", commitErr)
+	if !errors.Is(w.err, lockfile.ErrHeld) {
+		t.Fatalf("the commit beside gc's removal: %v, want it to wait for the lock", w.err)
 	}
 	if !slices.Equal(res.Files, []string{rel(t, c, blob)}) {
 		t.Errorf("gc removed %v, want the old copy", res.Files)
