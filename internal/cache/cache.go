@@ -375,10 +375,10 @@ func (c *Cache) Commit(ctx context.Context, f *os.File, sha256Hex string) (strin
 		discard(f)
 		return "", fmt.Errorf("cache: bad sha256 %q", sha256Hex)
 	}
-	l, err := lockfile.AcquireShared(ctx, c.gcLock(), 10*time.Millisecond)
+	l, err := c.lockGC(ctx, true)
 	if err != nil {
 		discard(f)
-		return "", fmt.Errorf("cache: %w", err)
+		return "", err
 	}
 	defer l.Unlock()
 	touch(f.Name())
@@ -492,9 +492,9 @@ func (c *Cache) VerifyReporting(ctx context.Context, sha256Hex string, report fu
 // a blob gc finds old has not been handed out since, and one handed out is
 // new to any later gc.
 func (c *Cache) markUsed(ctx context.Context, f *os.File, p string) error {
-	l, err := lockfile.AcquireShared(ctx, c.gcLock(), 10*time.Millisecond)
+	l, err := c.lockGC(ctx, true)
 	if err != nil {
-		return fmt.Errorf("cache: %w", err)
+		return err
 	}
 	defer l.Unlock()
 	touch(p)
@@ -532,9 +532,9 @@ func absent(err error) bool {
 // check, which spares it, or after the removal, never between the two,
 // where it went and the commit's caller was handed a path to nothing.
 func (c *Cache) evictIf(ctx context.Context, p string, still func(fs.FileInfo) bool) error {
-	l, err := lockfile.Acquire(ctx, c.gcLock(), 10*time.Millisecond)
+	l, err := c.lockGC(ctx, false)
 	if err != nil {
-		return fmt.Errorf("cache: %w", err)
+		return err
 	}
 	defer l.Unlock()
 	if fi, err := os.Lstat(p); err != nil || !still(fi) {
@@ -586,19 +586,37 @@ const maxIndexEntry = 64 << 10
 // Lock takes an exclusive flock on the lock file for id (see ID), waiting until
 // it is free or ctx is done. The returned function releases it.
 func (c *Cache) Lock(ctx context.Context, id string) (unlock func(), err error) {
-	p := filepath.Join(c.dir, "locks", id+".lock")
-	l, err := lockfile.Acquire(ctx, p, 10*time.Millisecond)
+	l, err := lockAt(ctx, filepath.Join(c.dir, "locks", id+".lock"), lockfile.Acquire)
+	if err != nil {
+		return nil, err
+	}
+	return func() { l.Unlock() }, nil
+}
+
+// lockGC takes gcLock, shared (a hit's mark, a commit) or exclusive (a
+// removal), waiting until ctx is done.
+func (c *Cache) lockGC(ctx context.Context, shared bool) (*lockfile.Lock, error) {
+	if shared {
+		return lockAt(ctx, c.gcLock(), lockfile.AcquireShared)
+	}
+	return lockAt(ctx, c.gcLock(), lockfile.Acquire)
+}
+
+// lockAt takes the lock file p with take (lockfile.Acquire or
+// AcquireShared), waiting until ctx is done.
+func lockAt(ctx context.Context, p string, take func(context.Context, string, time.Duration) (*lockfile.Lock, error)) (*lockfile.Lock, error) {
+	l, err := take(ctx, p, 10*time.Millisecond)
 	if err != nil {
 		// A folder or a symlink where the lock file goes holds no lock
 		// (lock files are regular files, opened without following links):
 		// a lock file takes its place, not a lasting error for every fetch
-		// of this download.
+		// of this download (or, gcLock, of every download and hit).
 		if fi, lerr := os.Lstat(p); lerr == nil && !fi.Mode().IsRegular() && evict(p) == nil {
-			l, err = lockfile.Acquire(ctx, p, 10*time.Millisecond)
+			l, err = take(ctx, p, 10*time.Millisecond)
 		}
 	}
 	if err != nil {
 		return nil, fmt.Errorf("cache: %w", err)
 	}
-	return func() { l.Unlock() }, nil
+	return l, nil
 }

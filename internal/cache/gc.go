@@ -11,8 +11,6 @@ import (
 	"slices"
 	"strings"
 	"time"
-
-	"github.com/updeb/updeb/pkg/lockfile"
 )
 
 // GCOptions says what GC removes.
@@ -168,9 +166,9 @@ func (c *Cache) gcBlobs(ctx context.Context, root *os.Root, cutoff time.Time, na
 			res.add(rel, fi.Size())
 			return nil
 		}
-		l, err := lockfile.Acquire(ctx, c.gcLock(), 10*time.Millisecond)
+		l, err := c.lockGC(ctx, false)
 		if err != nil {
-			return fmt.Errorf("cache: %w", err)
+			return err
 		}
 		gone, err := c.removeOld(root, rel, cutoff)
 		l.Unlock()

@@ -195,9 +195,10 @@ func TestFileInPlaceOfACacheFolder(t *testing.T) {
 }
 
 // TestNonRegularLockFile: a folder or a symlink where a download's lock file
-// goes is no lock of updeb's (they are regular files, opened without
-// following links): the download takes its place, never a lasting error
-// for every fetch of that URL.
+// goes, or the lock a commit and a hit share with gc (locks/gc.lock), is
+// no lock of updeb's (they are regular files, opened without following
+// links): the download or the hit takes its place, never a lasting error
+// for every fetch of that URL, or of every URL.
 func TestNonRegularLockFile(t *testing.T) {
 	for _, tc := range []struct {
 		name  string
@@ -209,17 +210,24 @@ func TestNonRegularLockFile(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			_, pinned, sig, body, sigBody := toolWithSig(t, 3000, 500, 46)
 			dir := fetcherIn(t, t.TempDir(), false).cache.Dir()
+			gcLock := filepath.Join(dir, "locks", "gc.lock")
 			for _, id := range []string{cache.ID(pinned.URL, pinned.Key), cache.ID(sig.URL, sig.Key)} {
 				if err := tc.plant(filepath.Join(dir, "locks", id+".lock")); err != nil {
 					t.Fatal(err)
 				}
 			}
-			res, err := fetcherIn(t, dir, false).FetchAll(context.Background(), []Request{pinned, sig})
-			if err != nil {
-				t.Fatalf("a %s in place of a lock file: %v", tc.name, err)
+			for _, run := range []string{"downloads", "hits"} {
+				os.Remove(gcLock)
+				if err := tc.plant(gcLock); err != nil {
+					t.Fatal(err)
+				}
+				res, err := fetcherIn(t, dir, false).FetchAll(context.Background(), []Request{pinned, sig})
+				if err != nil {
+					t.Fatalf("%s with a %s in place of a lock file: %v", run, tc.name, err)
+				}
+				checkFile(t, res[0], body)
+				checkFile(t, res[1], sigBody)
 			}
-			checkFile(t, res[0], body)
-			checkFile(t, res[1], sigBody)
 		})
 	}
 }
