@@ -979,3 +979,37 @@ func TestBumpAfterInterruptedBumpAndNewerRelease(t *testing.T) {
 		w.git("checkout", "-q", "main")
 	}
 }
+
+// A GitHub API behind a proxy that ignores the query string answers the
+// first page of a listing for every page=: outdated stops at the second
+// page with exit 3 (an unusable answer from upstream), naming the page and
+// what to check, instead of reading the same releases up to GitHub's 1000.
+func TestOutdatedListingRepeatsItsPage(t *testing.T) {
+	w := newTrackingWorld(t)
+	start := time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC)
+	for i := range 150 { // two pages of 100 and more
+		w.release("helm", fmt.Sprintf("3.21.%d", 5+i), start.AddDate(0, 0, i).Format(time.DateOnly))
+	}
+	listings := func() int {
+		n := 0
+		for _, r := range w.gh.Requests() {
+			if r == "GET /api/repos/helm/helm/releases" {
+				n++
+			}
+		}
+		return n
+	}
+	w.gh.IgnorePages(true)
+	code, stdout, stderr := w.updeb("outdated", "--now", "2026-10-25", "helm")
+	want := w.gh.API() + "/repos/helm/helm/releases?per_page=100&page=2: the same 100 release(s) as " + w.gh.API() + "/repos/helm/helm/releases?per_page=100&page=1, read before"
+	if code != 3 || !strings.Contains(stderr, want) || !strings.Contains(stderr, "ignores the query string") || !strings.Contains(stderr, "hint: ") {
+		t.Errorf("outdated helm: exit %d, want 3 saying %q and what to check\n%s%s", code, want, stdout, stderr)
+	}
+	if n := listings(); n != 2 {
+		t.Errorf("%d pages of helm's listing read, want 2", n)
+	}
+	w.gh.IgnorePages(false)
+	if code, stdout, stderr := w.updeb("outdated", "--now", "2026-10-25", "helm"); code != 0 || !strings.Contains(stdout, "3.21.154") {
+		t.Errorf("outdated helm, each page answered: exit %d, want 0 with 3.21.154 newest\n%s%s", code, stdout, stderr)
+	}
+}

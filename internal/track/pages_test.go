@@ -214,3 +214,55 @@ func TestNextPageOnTheAPI(t *testing.T) {
 		}
 	}
 }
+
+// TestReleasesPageRepeated: a listing that answers the same page for every
+// page (a proxy or mirror of the API that ignores the query string, with
+// GitHub's Link headers passed on or none at all), or whose Link next names
+// the first page with its parameters the other way round, is an error that
+// names the page and says what to check, at the first repeat: not a listing
+// read to maxPages with its releases counted many times.
+func TestReleasesPageRepeated(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		perPage int
+		link    func(base string, page int) string // "" for none
+		want    string                             // in the error, after the server's URL
+		asked   int64
+	}{
+		{"no Link header, full pages", 100, func(string, int) string { return "" },
+			"/api/repos/demo/hello/releases?per_page=100&page=2: the same 100 release(s) as ", 2},
+		{"Link headers passed on", 30, func(base string, page int) string {
+			return fmt.Sprintf("%s/api/repositories/42/releases?page=%d", base, page+1)
+		}, "/api/repositories/42/releases?page=2: the same 30 release(s) as ", 2},
+		{"Link next to the first page, written otherwise", 30, func(base string, _ int) string {
+			return base + "/api/repos/demo/hello/releases?page=1&per_page=100"
+		}, "/api/repos/demo/hello/releases?page=1&per_page=100 was read already: a loop", 1},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			u, _ := scenario(t)
+			var asked atomic.Int64
+			page := 0
+			u.api = func(w http.ResponseWriter, r *http.Request) bool {
+				asked.Add(1)
+				page++ // what the query asked for, the proxy does not know
+				var list []map[string]any
+				for i := range tc.perPage {
+					list = append(list, map[string]any{"tag_name": fmt.Sprintf("v1.0.%d", 1000-i)})
+				}
+				if l := tc.link(u.srv.URL, page); l != "" {
+					w.Header().Set("Link", "<"+l+`>; rel="next"`)
+				}
+				b, _ := json.Marshal(list)
+				w.Write(b)
+				return true
+			}
+			_, err := Releases(context.Background(), &recipe.Watch{GitHub: "demo/hello", TagPrefix: "v"}, testOptions(t, u, fetch.Options{}))
+			if !errors.Is(err, ErrUpstream) || !strings.Contains(err.Error(), u.srv.URL+tc.want) || !strings.Contains(err.Error(), "ignores the query string") {
+				t.Fatalf("err = %v, want ErrUpstream saying %q and what to check", err, tc.want)
+			}
+			if n := asked.Load(); n != tc.asked {
+				t.Errorf("%d pages read, want %d: up to the one that repeats the first", n, tc.asked)
+			}
+		})
+	}
+}

@@ -2,6 +2,7 @@ package track
 
 import (
 	"context"
+	"crypto/sha256"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -152,8 +153,9 @@ func listGitHub(ctx context.Context, repo string, o Options) ([]githubRelease, e
 	var all []githubRelease
 	first := fmt.Sprintf("%s/repos/%s/releases?per_page=%d", o.api(), repo, perPage)
 	read := map[string]bool{}
+	seen := map[[sha256.Size]byte]string{} // a page's releases -> the URL that gave them
 	for u, page := first+"&page=1", 1; u != ""; page++ {
-		read[u] = true
+		read[pageKey(u)] = true
 		body, h, err := o.Client.GetHeader(ctx, u, githubHeader(o.GitHubToken), maxDocument)
 		if err != nil {
 			return nil, apiError(u, tooLarge(u, err), o.GitHubToken)
@@ -168,6 +170,18 @@ func listGitHub(ctx context.Context, repo string, o Options) ([]githubRelease, e
 		// of entries to read and sort.
 		if n > perPage {
 			return nil, fmt.Errorf("%w: %s: %d releases in one page, more than the %d asked for (per_page): not an answer of GitHub's releases API", ErrUpstream, u, n, perPage)
+		}
+		// A page that repeats one read before (a proxy or a mirror of the
+		// API that ignores the query string answers page 1 for every
+		// page=) would be read again and again, to maxPages, and its
+		// releases counted many times: no listing, rather than a wrong one.
+		if n > 0 {
+			b, _ := json.Marshal(entries)
+			sum := sha256.Sum256(b)
+			if before, ok := seen[sum]; ok {
+				return nil, fmt.Errorf("%w: %s: the same %d release(s) as %s, read before: the listing repeats a page instead of going on; a proxy or mirror of the API that ignores the query string (page=) serves one page for every page: check that it passes the query on and does not cache the API by path alone", ErrUpstream, u, n, before)
+			}
+			seen[sum] = u
 		}
 		all = append(all, entries...)
 		if len(all) >= maxReleases || page >= maxPages {
@@ -217,10 +231,22 @@ func nextPage(u string, h http.Header, api, first string, read map[string]bool) 
 			return "", fmt.Errorf("%w: %s: its Link header's next page %s is not on the GitHub API %s: refused (the token goes to the API alone)", ErrUpstream, u, nu.Redacted(), api)
 		}
 	}
-	if read[nu.String()] {
-		return "", fmt.Errorf("%w: %s: its Link header's next page %s was read already: a loop", ErrUpstream, u, nu)
+	if read[pageKey(nu.String())] {
+		return "", fmt.Errorf("%w: %s: its Link header's next page %s was read already: a loop; a proxy or mirror of the API that ignores the query string (page=) or rewrites Link headers sends it: check that it passes both on unchanged", ErrUpstream, u, nu)
 	}
 	return nu.String(), nil
+}
+
+// pageKey is a page's URL with its query's parameters in one order, so
+// that a Link next back to a page read ("?page=1&per_page=100" for
+// "?per_page=100&page=1") is known as that page.
+func pageKey(u string) string {
+	pu, err := url.Parse(u)
+	if err != nil {
+		return u
+	}
+	pu.RawQuery = pu.Query().Encode()
+	return pu.String()
 }
 
 func githubHeader(token string) http.Header {

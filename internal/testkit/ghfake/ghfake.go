@@ -35,6 +35,7 @@ type Server struct {
 	releases map[string][]release // repo -> newest first
 	files    map[string][]byte    // path -> content
 	requests []string
+	onePage  bool // every page= answered with the first page
 }
 
 type release struct {
@@ -101,6 +102,15 @@ func (s *Server) Requests() []string {
 	return append([]string(nil), s.requests...)
 }
 
+// IgnorePages makes the API answer the first page of a listing whatever
+// page= asks for, as a caching proxy or mirror that ignores the query
+// string does; false answers each page again.
+func (s *Server) IgnorePages(on bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.onePage = on
+}
+
 func downloadPath(repo, tag, name string) string {
 	return "/" + repo + "/releases/download/" + tag + "/" + name
 }
@@ -121,6 +131,9 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 		}
 		page, _ := strconv.Atoi(r.URL.Query().Get("page"))
 		page = max(page, 1)
+		if s.onePage {
+			page = 1
+		}
 		list := []map[string]any{}
 		for i := (page - 1) * perPage; i < len(rs) && i < page*perPage; i++ {
 			list = append(list, map[string]any{"tag_name": rs[i].Tag, "draft": false, "prerelease": false,
