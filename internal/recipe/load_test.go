@@ -12,7 +12,7 @@ import (
 )
 
 // onlyValues ends the finding for a template action that is not a value.
-const onlyValues = "only a value such as {{.Version}} may appear between {{ and }} (known: .Arch .DebArch .DebianVersion .Major .Minor .Name .Patch .Version); functions, pipelines, range, if and template calls are not part of recipe templates"
+const onlyValues = "only a value such as {{.Version}} may appear between {{ and }} (known: .Arch .DebArch .DebianVersion .Major .Minor .Name .Patch .Version), or {{\"{{\"}} for a literal {{; functions, pipelines, range, if and template calls are not part of recipe templates"
 
 const (
 	hexA = "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"

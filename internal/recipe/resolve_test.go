@@ -160,16 +160,25 @@ func TestChangelogGzip(t *testing.T) {
 	}
 }
 
-func TestChangelogWithoutRevision(t *testing.T) {
-	_, file := writeProject(t, strings.Replace(baseRecipe, "version: 1.0.0\n", "version: 1.0.0\nrevision: \"\"\nepoch: 2\n", 1))
+// resolveText loads a project of the recipe text and resolves it for arch
+// under opts, with a default maintainer; any error fails t.
+func resolveText(t *testing.T, text, arch string, opts ResolveOptions) *Resolved {
+	t.Helper()
+	_, file := writeProject(t, text)
 	r, err := Load(file, LoadOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	p, err := r.Resolve("amd64", ResolveOptions{DefaultMaintainer: "A B <a@example.org>"})
+	opts.DefaultMaintainer = "A B <a@example.org>"
+	p, err := r.Resolve(arch, opts)
 	if err != nil {
 		t.Fatal(err)
 	}
+	return p
+}
+
+func TestChangelogWithoutRevision(t *testing.T) {
+	p := resolveText(t, strings.Replace(baseRecipe, "version: 1.0.0\n", "version: 1.0.0\nrevision: \"\"\nepoch: 2\n", 1), "amd64", ResolveOptions{})
 	pkg := p.Packages[0]
 	if p.DebianVersion != "2:1.0.0" || pkg.OutputFile != "xx_1.0.0_amd64.deb" || pkg.GeneratedFiles[1].Dest != "/usr/share/doc/xx/changelog.gz" {
 		t.Fatalf("version %q, output %q, changelog %q", p.DebianVersion, pkg.OutputFile, pkg.GeneratedFiles[1].Dest)
@@ -377,15 +386,7 @@ func TestDebianVersionTemplate(t *testing.T) {
     files:
       - {file: x.default, dest: /usr/share/xx/x.default}
 `
-	_, file := writeProject(t, text)
-	r, err := Load(file, LoadOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	p, err := r.Resolve("amd64", ResolveOptions{LocalSuffix: "~wmf1", DefaultMaintainer: "A B <a@example.org>"})
-	if err != nil {
-		t.Fatal(err)
-	}
+	p := resolveText(t, text, "amd64", ResolveOptions{LocalSuffix: "~wmf1"})
 	if p.DebianVersion != "1:1.0.0-3~wmf1" || !slices.Contains(p.Packages[0].Depends, "xx-data (= 1:1.0.0-3~wmf1)") {
 		t.Errorf("version %s, depends %v; want xx-data (= %s)", p.DebianVersion, p.Packages[0].Depends, p.DebianVersion)
 	}

@@ -13,7 +13,10 @@ import (
 
 // Recipe templates are text with substitutions: {{.Name}} {{.Version}}
 // {{.Major}} {{.Minor}} {{.Patch}} {{.Arch}} {{.DebArch}}, spaces allowed
-// inside the braces. Nothing else: no functions, pipelines, range, if,
+// inside the braces, and {{"{{"}} (or {{`{{`}}) for a literal "{{", which
+// text/template writes so too: every "{{" opens an action, so a field that
+// needs the two braces (a URL's query, a description quoting a template)
+// had no way to say it. Nothing else: no functions, pipelines, range, if,
 // define or template calls. That is all recipes use, and a grammar with no
 // loops, no recursion and no formatting widths renders in one pass over the
 // text, in time linear in the output, which is itself bounded (maxFieldRender
@@ -70,9 +73,15 @@ func (rd *renderer) url(n *yaml.Node, what, text string) string {
 
 var errTooLong = errors.New("rendered text too long")
 
-// expand substitutes the {{.Name}} actions of text from data, refusing any
-// other action and any output longer than limit bytes.
+// expand substitutes the {{.Name}} actions of text from data, and "{{" for
+// the escape {{"{{"}}, refusing any other action and any output longer than
+// limit bytes.
 func expand(text string, data map[string]string, limit int) (string, error) {
+	return expandAs(text, data, limit, "{{")
+}
+
+// expandAs is expand with the escape rendered as braces.
+func expandAs(text string, data map[string]string, limit int, braces string) (string, error) {
 	var b strings.Builder
 	put := func(s string) error {
 		if b.Len()+len(s) > limit {
@@ -98,13 +107,15 @@ func expand(text string, data map[string]string, limit int) (string, error) {
 			return "", fmt.Errorf("\"{{\" at byte %d has no closing \"}}\"", start)
 		}
 		action := text[start+2 : start+2+j]
-		name, ok := strings.CutPrefix(strings.Trim(action, " "), ".")
-		if !ok || !isIdent(name) {
-			return "", fmt.Errorf("{{%s}} at byte %d: only a value such as {{.Version}} may appear between {{ and }} (known: %s); functions, pipelines, range, if and template calls are not part of recipe templates", clip(action), start, knownNames(data))
-		}
-		v, ok := data[name]
-		if !ok {
-			return "", fmt.Errorf("{{%s}} at byte %d: no value named .%s (known: %s)", action, start, name, knownNames(data))
+		v := braces // the escape: the string constant "{{", quoted or raw
+		if a := strings.Trim(action, " "); a != `"{{"` && a != "`{{`" {
+			name, ok := strings.CutPrefix(a, ".")
+			if !ok || !isIdent(name) {
+				return "", fmt.Errorf("{{%s}} at byte %d: only a value such as {{.Version}} may appear between {{ and }} (known: %s), or {{\"{{\"}} for a literal {{; functions, pipelines, range, if and template calls are not part of recipe templates", clip(action), start, knownNames(data))
+			}
+			if v, ok = data[name]; !ok {
+				return "", fmt.Errorf("{{%s}} at byte %d: no value named .%s (known: %s)", action, start, name, knownNames(data))
+			}
 		}
 		if err := put(v); err != nil {
 			return "", err
@@ -149,8 +160,11 @@ func clip(s string) string {
 // such, every other value ({{.Name}}, {{.Arch}}, {{.DebArch}}) is filled
 // in. So two recipes' renderings differ when what the template stands for
 // differs (another name, another upstream architecture name), and not for a
-// new version. It returns the renderings by Debian architecture; a text
-// that does not render (Load refuses those) is returned as written.
+// new version. The escape of a literal "{{" is written back too, as
+// {{"{{"}} however it was spelled: rendered, {{"{{"}}.Version}} would read as
+// the template {{.Version}}, which stands for every version. It returns the
+// renderings by Debian architecture; a text that does not render (Load
+// refuses those) is returned as written.
 func (r *Recipe) RenderPerArch(text string) map[string]string {
 	out := make(map[string]string, len(r.Architectures))
 	for _, a := range r.Architectures {
@@ -158,7 +172,7 @@ func (r *Recipe) RenderPerArch(text string) map[string]string {
 		for _, k := range []string{"Version", "Major", "Minor", "Patch", "DebianVersion"} {
 			data[k] = "{{." + k + "}}"
 		}
-		s, err := expand(text, data, maxFieldRender)
+		s, err := expandAs(text, data, maxFieldRender, `{{"{{"}}`)
 		if err != nil {
 			s = text
 		}

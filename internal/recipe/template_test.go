@@ -21,6 +21,11 @@ func TestExpand(t *testing.T) {
 		"{{ .Major }}.{{  .Minor}}":          "3.15",
 		"}} {{.Name}}}}":                     "}} helm}}",
 		"{{.Name}}{{.Name}}":                 "helmhelm",
+		// The escape of a literal "{{", as text/template writes it.
+		`{{"{{"}}`:                             "{{",
+		`{{ "{{" }}.Version}} is {{.Version}}`: "{{.Version}} is 3.15.4",
+		"a{{`{{`}}b}}":                         "a{{b}}",
+		`{{"{{"}}{{"{{"}}`:                     "{{{{",
 	} {
 		got, err := expand(in, testData, 1<<20)
 		if err != nil || got != want {
@@ -46,6 +51,11 @@ func TestRenderPerArch(t *testing.T) {
 	bumped.Version = "3.16.0"
 	if b := bumped.RenderPerArch("{{.Name}}@v{{.Version}}"); b["amd64"] != r.RenderPerArch("{{.Name}}@v{{.Version}}")["amd64"] {
 		t.Errorf("a version bump renders otherwise: %q", b)
+	}
+	// A literal "{{" stays an escape: {{"{{"}}.Version}} is the text
+	// {{.Version}} on every version, not the template of the version.
+	if b := r.RenderPerArch("v{{ `{{` }}.Version}}/{{.Arch}}"); b["amd64"] != `v{{"{{"}}.Version}}/x86_64` {
+		t.Errorf("an escaped {{ renders per architecture as %q", b)
 	}
 	if b := r.RenderPerArch("{{.Nope}}"); b["amd64"] != "{{.Nope}}" {
 		t.Errorf("a template that does not render: %q, want it as written", b)
@@ -79,6 +89,11 @@ func TestHostileTemplatesRefused(t *testing.T) {
 		`{{`,
 		`{{"literal"}}`,
 		`{{1}}`,
+		`{{"{{"`,
+		`{{"{{}}`,
+		`{{"{{" .Version}}`,
+		`{{'{{'}}`,
+		`{{"{{"}`,
 	}
 	for _, h := range hostile {
 		done := make(chan error, 1)
@@ -137,12 +152,42 @@ func TestHostileTemplateInRecipe(t *testing.T) {
 	}
 }
 
+// A field that needs a literal "{{" writes {{"{{"}} (a URL's query, a
+// description that quotes a template) and renders it so in build and lint
+// alike; an escape left open or mistyped is a finding at the field's line
+// and column, as any other broken template.
+func TestLiteralBraces(t *testing.T) {
+	text := strings.NewReplacer(
+		"url: https://example.org/x-{{.Arch}}.tar.gz\n", "url: https://example.org/x-{{.Arch}}.tar.gz?q={{\"{{\"}}v}}\n",
+		"description: The X tool.", "description: 'Expands {{\"{{\"}}.Version}} in {{.Name}}.conf, and {{ `{{` }}.Arch}}.'",
+	).Replace(baseRecipe)
+	p := resolveText(t, text, "amd64", ResolveOptions{})
+	if got, want := p.Sources[0].URL, "https://example.org/x-amd64.tar.gz?q={{v}}"; got != want {
+		t.Errorf("url renders to %q, want %q", got, want)
+	}
+	if got, want := p.Packages[0].Description, "Expands {{.Version}} in xx.conf, and {{.Arch}}."; got != want {
+		t.Errorf("description renders to %q, want %q", got, want)
+	}
+	for escape, want := range map[string]string{
+		`{{"{{"`:  `recipes/x.yaml:14:14: summary: template "X {{\"{{\"": "{{" at byte 2 has no closing "}}"`,
+		`{{"{{}}`: `recipes/x.yaml:14:14: summary: template "X {{\"{{}}": {{"{{}} at byte 2: only a value such as {{.Version}} may appear`,
+		`{{"{"}}`: `recipes/x.yaml:14:14: summary: template "X {{\"{\"}}": {{"{"}} at byte 2: only a value`,
+	} {
+		quoted := strings.ReplaceAll(escape, `"`, `\"`)
+		got := loadFindings(t, strings.Replace(baseRecipe, "summary: X tool", `summary: "X `+quoted+`"`, 1))
+		if len(got) != 1 || !strings.HasPrefix(got[0], want) {
+			t.Errorf("%s: findings %q, want one starting %q", escape, got, want)
+		}
+	}
+}
+
 // FuzzTemplate: expand never panics, respects its limit, and whatever it
 // accepts text/template renders identically (the referee it replaced).
 func FuzzTemplate(f *testing.F) {
 	for _, s := range []string{
 		"helm-v{{.Version}}-linux-{{.Arch}}", "{{ .Major }}{{.Minor}}", "{{range 10}}x{{end}}", `{{printf "%9d" 1}}`,
 		"{{.Os}}", "}}{{", "{{.Name}", "{{ .Name\t}}", "{{.Nam\x00e}}", "{{.Name}}}}}",
+		`{{"{{"}}.Version}}`, "{{ `{{` }}", `{{"{{"}`, `{{"{{}}"}}`,
 	} {
 		f.Add(s, "1.2.3")
 	}
