@@ -35,8 +35,10 @@ digests, OpenPGP or Sigstore signatures and upstream checksum files, take only t
 files out of the archives, and write reproducible .deb files and an in-toto
 provenance record beside each one (DEB.intoto.json, a DSSE envelope signed with
 build: provenance-key: or --provenance-key; unsigned without a key; check one
-with 'updeb verify-provenance'). A recipe and architecture whose inputs and
-outputs are unchanged is skipped; --force rebuilds it.
+with 'updeb verify-provenance'). Packages and records are dated by the
+recipe's release-date: SOURCE_DATE_EPOCH in the environment is ignored, with
+a warning. A recipe and architecture whose inputs and outputs are unchanged
+is skipped; --force rebuilds it.
 
 RECIPE is a name in the recipes folder (helm) or a path; none means all.`,
 		Example: `  updeb build helm
@@ -69,6 +71,7 @@ func runBuild(cmd *cobra.Command, g *globalOptions, o *buildOptions, args []stri
 		return err
 	}
 	defer s.Close()
+	g.warnSourceDateEpoch()
 	cfg := s.cfg
 	comp := first(o.compression, cfg.Build.Compression)
 	if err := config.CheckCompression(comp); err != nil {

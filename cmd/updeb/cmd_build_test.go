@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -137,4 +138,47 @@ func TestBuildNotStartedPrintsNoResults(t *testing.T) {
 			t.Errorf("build into a folder under a file (--json %v): exit %d, want %d and no results, stdout %q\n%s", asJSON, code, exitNetwork, stdout, stderr)
 		}
 	}
+}
+
+// TestBuildIgnoresSourceDateEpoch: SOURCE_DATE_EPOCH in the environment
+// (exported by reproducible-builds tools and CI templates) does not date
+// the packages, whose date is each recipe's release-date, so that a version
+// has one set of bytes everywhere: the packages are the bytes of a build
+// without it, and one warning per run, through the logger, says it is
+// ignored and where the dates come from. It was ignored without a word.
+func TestBuildIgnoresSourceDateEpoch(t *testing.T) {
+	args, _ := demoProject(t)
+	args = slices.DeleteFunc(args, func(a string) bool { return a == "-q" })
+	var out string
+	build := func(global ...string) (int, string, string) {
+		out = filepath.Join(t.TempDir(), "out")
+		return runCLI(t, append(append(global, args...), "--out", out, "build", "--arch", "amd64", "hello", "pingd")...)
+	}
+	debs := func() map[string]string {
+		got := map[string]string{}
+		paths, _ := filepath.Glob(filepath.Join(out, "*.deb*"))
+		for _, p := range paths {
+			b, err := os.ReadFile(p)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got[filepath.Base(p)] = string(b)
+		}
+		return got
+	}
+	const warning = "SOURCE_DATE_EPOCH=1700000000 in the environment is ignored: each recipe's release-date: dates its packages"
+	code, stdout, stderr := build()
+	if code != 0 || strings.Contains(stderr, "SOURCE_DATE_EPOCH") {
+		t.Fatalf("build without SOURCE_DATE_EPOCH: exit %d\n%s%s", code, stdout, stderr)
+	}
+	want := debs()
+	t.Setenv("SOURCE_DATE_EPOCH", "1700000000")
+	code, stdout, stderr = build()
+	if code != 0 || strings.Count(stderr, warning) != 1 || !strings.Contains(stderr, "change release-date: in its recipe") {
+		t.Fatalf("build with SOURCE_DATE_EPOCH: exit %d, want 0 and one warning %q\n%s%s", code, warning, stdout, stderr)
+	}
+	if got := debs(); len(got) != 4 || !maps.Equal(got, want) {
+		t.Errorf("build with SOURCE_DATE_EPOCH wrote other packages or records than without it: %d files, %d before", len(got), len(want))
+	}
+	warnsThroughLogger(t, build, warning)
 }

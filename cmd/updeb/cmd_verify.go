@@ -191,6 +191,7 @@ func reviewConfiguration(cmd *cobra.Command, g *globalOptions, s *session, base 
 // comparison with the git revision base ("" for none).
 func runGate(cmd *cobra.Command, s *session, recipes []*recipe.Recipe, arches []string, base string) (*gate.Report, error) {
 	g := s.g
+	g.warnSourceDateEpoch()
 	// Locked while verify runs: a verify killed with kill -9 leaves its
 	// folder (two builds of the recipes), and the next one removes it.
 	tmp, err := lockfile.TempDir("", "updeb-verify-", nil)

@@ -506,3 +506,17 @@ func TestVerifyLintsZstdAsXZCopies(t *testing.T) {
 		t.Errorf("lintian's line does not end in %q:\n%s", want, stdout)
 	}
 }
+
+// TestVerifyIgnoresSourceDateEpoch: verify builds twice under the recipe's
+// release-date whatever SOURCE_DATE_EPOCH the environment sets (the
+// reproducibility check passes), and says so once for the run, not once
+// per build.
+func TestVerifyIgnoresSourceDateEpoch(t *testing.T) {
+	repo, _ := verifyRepo(t)
+	t.Setenv("SOURCE_DATE_EPOCH", "1700000000")
+	code, stdout, stderr := runCLI(t, "--config", filepath.Join(repo, "updeb.yaml"), "--recipes", filepath.Join(repo, "recipes"),
+		"--cache", t.TempDir(), "verify", "--arch", "amd64", "hello")
+	if code != 0 || strings.Count(stderr, "warning: SOURCE_DATE_EPOCH=1700000000 in the environment is ignored: each recipe's release-date:") != 1 {
+		t.Errorf("verify with SOURCE_DATE_EPOCH: exit %d, want 0 and one warning that it is ignored\n%s%s", code, stdout, stderr)
+	}
+}
