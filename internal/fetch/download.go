@@ -505,10 +505,21 @@ func (p *partial) holdsAll(resp *http.Response) bool {
 	return total == p.written && (p.total < 0 || p.total == total) && (v == "" || v == p.validator)
 }
 
-// validator returns what If-Range may carry: a strong ETag, else Last-Modified.
+// validator returns what If-Range may carry: a strong ETag, else a
+// Last-Modified that is strong, at least a second before the answer's Date
+// (RFC 9110 8.8.2.2 and 13.1.5). A date is to the second: a file replaced
+// within the second it was last modified has the same one, and a resume on
+// it would join the two versions' bytes.
 func validator(h http.Header) string {
 	if et := h.Get("ETag"); et != "" && !strings.HasPrefix(et, "W/") {
 		return et
+	}
+	lm, err := http.ParseTime(h.Get("Last-Modified"))
+	if err != nil {
+		return ""
+	}
+	if date, err := http.ParseTime(h.Get("Date")); err != nil || date.Sub(lm) < time.Second {
+		return ""
 	}
 	return h.Get("Last-Modified")
 }

@@ -420,3 +420,32 @@ func TestResumeWithoutValidator(t *testing.T) {
 		})
 	}
 }
+
+// TestResumeOnLastModifiedOfTheSameSecond: a Last-Modified no earlier than a
+// second before the answer's Date is no validator (RFC 9110 8.8.2.2): the
+// file, replaced within that second, kept its date, and a resume with
+// If-Range on it joined the two versions' bytes. An unpinned file is
+// downloaded whole again.
+func TestResumeOnLastModifiedOfTheSameSecond(t *testing.T) {
+	old, _ := payload(256<<10, 40)
+	body, _ := payload(256<<10, 41)
+	now := time.Now().UTC().Truncate(time.Second)
+	up := newUpstream(t, false, func(w http.ResponseWriter, r *http.Request, n int) {
+		w.Header().Set("Date", now.Format(http.TimeFormat))
+		if n == 1 {
+			abortAfter(w, old, len(old)/2, http.Header{"Accept-Ranges": {"bytes"}, "Last-Modified": {now.Format(http.TimeFormat)}})
+		}
+		// Replaced in the same second: the same Last-Modified, and
+		// ServeContent honours an If-Range of that date.
+		http.ServeContent(w, r, "", now, bytes.NewReader(body))
+	})
+	f := newTestFetcher(t, testOptions(t))
+	res, err := f.Fetch(context.Background(), Request{URL: up.URL + "/SHA256SUMS", AllowUnpinned: true, Key: "x 1"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkFile(t, res, body)
+	if rg := up.header(1).Get("Range"); rg != "" {
+		t.Errorf("second request has Range %q; want the file whole", rg)
+	}
+}
