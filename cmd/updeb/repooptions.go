@@ -66,7 +66,7 @@ func (o *repoOptions) addFlags(cmd *cobra.Command, writes bool) {
 	f.StringArrayVar(&o.keyFiles, "key", nil, "armored secret signing key (from 'updeb keys generate'), repeatable: every suite written is signed by each (a key rotation); default: config repo.key and repo.keys, else $UPDEB_SIGNING_KEY")
 	f.StringVar(&o.origin, "origin", "", "Release Origin field (stored with the suite; default: the suite's)")
 	f.StringVar(&o.label, "label", "", "Release Label field (stored with the suite; default: the suite's)")
-	f.StringVar(&o.codename, "codename", "", "Release Codename field (stored with the suite; default: the suite's, at creation the suite name)")
+	f.StringVar(&o.codename, "codename", "", "Release Codename field (stored with the suite; default: the suite's, at creation (publish or promote) config repo.codename, else the suite name)")
 	f.StringVar(&o.description, "description", "", "Release Description field (stored with the suite)")
 	f.StringSliceVar(&o.architectures, "architectures", nil, "architectures that always get an index, added to the suite's (Architecture: all packages go to each)")
 	f.DurationVar(&o.validFor, "valid-for", 0, "Valid-Until = Date + this duration, stored with the suite (0: none); renew with 'updeb repo refresh'")

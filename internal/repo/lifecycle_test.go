@@ -574,6 +574,63 @@ func TestPromote(t *testing.T) {
 	}
 }
 
+// A suite made by promote takes the Codename a publish would give it (the
+// flag's, else the config's codename, else its name), as the source's
+// other settings: it was named after the suite, so with the config's
+// codename a client of the new suite pinning that codename got nothing
+// from it, and each write to it then warned that the config's codename was
+// not applied, advising --codename, which the write refuses (apt clients
+// reject a changed Codename).
+func TestPromoteIntoANewSuiteTakesTheCodenameOfPublish(t *testing.T) {
+	_, root := testDirs(t)
+	ctx := context.Background()
+	var log bytes.Buffer
+	r := Open(root, Options{Settings: testSettings("amd64"), Defaults: SettingsChange{Codename: ptr("bookworm-wikimedia")},
+		Signer: testSigner(t), Now: testClock(), Logger: slog.New(slog.NewTextHandler(&log, nil))})
+	publish := func(suite, version string) {
+		t.Helper()
+		_, err := r.Publish(ctx, suite, "main", []Package{pkgOf(t, testDeb(t, t.TempDir(), "app", version, "amd64", "app "+version))})
+		must(t, err)
+	}
+	publish("staging", "1.0-1")
+	_, err := r.Promote(ctx, Place{Suite: "staging"}, Place{Suite: "production"}, nil)
+	must(t, err)
+	// The client takes packages of the codename it follows, and of no
+	// other release of the repository.
+	a := newAptClient(t, root, "production", "main")
+	must(t, os.WriteFile(filepath.Join(a.dir, "etc/preferences"), []byte(
+		"Package: *\nPin: release n=bookworm-wikimedia\nPin-Priority: 990\n\nPackage: *\nPin: release o=updeb-test\nPin-Priority: -1\n"), 0o644))
+	// apt's candidate, as 'apt-get install app' or an upgrade takes it
+	// (an explicit app=VERSION passes over a pin).
+	upgrade := func(want string) {
+		t.Helper()
+		a.update()
+		if out, err := a.run("apt-get", "install", "-y", "-q", "--no-install-recommends", "app"); err != nil {
+			t.Fatalf("apt-get install app, pinned to Codename bookworm-wikimedia: %v\n%s", err, out)
+		}
+		a.wantInstalled("app", want)
+	}
+	upgrade("1.0-1")
+	publish("production", "2.0-1")
+	upgrade("2.0-1")
+	// Promoted again: into it, and from it into another new suite.
+	publish("staging", "3.0-1")
+	_, err = r.Promote(ctx, Place{Suite: "staging"}, Place{Suite: "production"}, []Selector{{Name: "app", Version: "3.0-1"}})
+	must(t, err)
+	upgrade("3.0-1")
+	_, err = r.Promote(ctx, Place{Suite: "production"}, Place{Suite: "archive"}, nil)
+	must(t, err)
+	publish("archive", "4.0-1")
+	for _, suite := range []string{"staging", "production", "archive"} {
+		if rel, err := os.ReadFile(filepath.Join(root, "dists", suite, "Release")); err != nil || !strings.Contains(string(rel), "\nSuite: "+suite+"\nCodename: bookworm-wikimedia\n") {
+			t.Errorf("suite %s: want Codename bookworm-wikimedia (%v)\n%s", suite, err, rel)
+		}
+	}
+	if strings.Contains(log.String(), "not applied") {
+		t.Errorf("a write warned that the config's codename is not applied:\n%s", log.String())
+	}
+}
+
 // Promoting a version the target lists with other bytes is refused (exit 1
 // at the CLI) and changes nothing.
 func TestPromoteRefusesOtherBytes(t *testing.T) {

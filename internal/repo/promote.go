@@ -62,10 +62,11 @@ type PromoteResult struct {
 // file, so the same bytes and digests, never rebuilt or copied. Packages are
 // picked by sel (every package of from when sel is empty); each goes to
 // to.Component, or to the component it comes from when to names none. A new
-// target suite starts with the source's settings under its own name. A
-// version the target already lists with other bytes, in the target
-// component or another, makes the whole promotion fail with *ConflictError
-// before anything changes. The target's
+// target suite starts with the source's settings under its own name, with
+// the Codename a publish would give it (Options.Settings', else
+// Options.Defaults', else its name). A version the target already lists
+// with other bytes, in the target component or another, makes the whole
+// promotion fail with *ConflictError before anything changes. The target's
 // history records each package and where it came from.
 func (r *Repo) Promote(ctx context.Context, from, to Place, sel []Selector) (*PromoteResult, error) {
 	if from.Suite == to.Suite && (to.Component == "" || from.Component == to.Component) {
@@ -90,9 +91,14 @@ func (r *Repo) Promote(ctx context.Context, from, to Place, sel []Selector) (*Pr
 	}
 	if st.live == nil {
 		// A new target starts with the source's settings (Origin, Label,
-		// valid-for, ...), under its own name.
+		// valid-for, ...), under its own name, and with the Codename a
+		// publish would have given it (prepare settled it: the flag's, else
+		// the config's, else the suite's name): named after the suite, it
+		// missed clients pinning the config's codename, and every later
+		// write warned that the config's was not applied, advising the
+		// --codename it refuses.
 		inherit := src.settings
-		inherit.Suite, inherit.Codename, inherit.Components = to.Suite, to.Suite, nil
+		inherit.Suite, inherit.Codename, inherit.Components = to.Suite, st.set.Codename, nil
 		if err := r.settle(st, inherit, false); err != nil {
 			return nil, err
 		}
