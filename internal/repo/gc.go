@@ -59,7 +59,7 @@ func (r *Repo) GC(ctx context.Context, dryRun bool) (*GCResult, error) {
 	}
 	defer unlock()
 	if !dryRun {
-		r.recoverPublish()
+		r.recoverPublish(ctx)
 	}
 	if err := r.checkAllManaged(); err != nil {
 		return nil, err

@@ -413,8 +413,8 @@ func TestKilledPublishLeavesNoPoolFile(t *testing.T) {
 	if list, err := r.List("s"); err != nil || len(list) != 3 {
 		t.Fatalf("the suite lists %v (%v), want 1-1, 2-1 and 3-1", list, err)
 	}
-	if _, err := os.Lstat(filepath.Join(root, pendingPoolFile)); !errors.Is(err, os.ErrNotExist) {
-		t.Fatalf("the pending publish record stays after the publishes that followed: %v", err)
+	if left, err := os.ReadDir(filepath.Join(root, pendingPoolDir)); len(left) > 0 || err != nil {
+		t.Fatalf("pending publish records stay after the publishes that followed: %v (%v)", left, err)
 	}
 }
 
@@ -463,19 +463,25 @@ func TestKilledFirstWriteStartsAnew(t *testing.T) {
 }
 
 // A publish killed while it wrote its pending publish record leaves the
-// record's temporary file in .updeb/ (kill -9 in a loop of publishes left
-// one in 15 kills); the next write removes it, as it removes the record.
+// record's temporary file in .updeb/publishing/ (kill -9 in a loop of
+// publishes left one in 15 kills), or, by an updeb that kept one record for
+// every suite, in .updeb/; the next write removes it, as it removes the
+// record.
 func TestKilledPublishRecordLeftoverRemoved(t *testing.T) {
-	dir, root := testDirs(t)
-	r := testRepo(t, root)
-	name := filepath.Join(root, filepath.FromSlash(pendingPoolFile))
-	must(t, os.MkdirAll(filepath.Dir(name), 0o755))
-	leftover := filepath.Join(filepath.Dir(name), atomicfile.TempPrefix(filepath.Base(name))+"2497989328")
-	must(t, os.WriteFile(leftover, []byte(`{"suite":"s","bef`), 0o644))
-	_, err := r.Publish(context.Background(), "s", "main", []Package{pkgOf(t, testDeb(t, dir, "app", "1-1", "amd64", "v1"))})
-	must(t, err)
-	if _, err := os.Lstat(leftover); !errors.Is(err, os.ErrNotExist) {
-		t.Fatalf("the temporary file of a killed write of %s stays after the next publish: %v", pendingPoolFile, err)
+	for _, record := range []string{pendingPoolDir + "/s.json", legacyPendingPoolFile} {
+		t.Run(record, func(t *testing.T) {
+			dir, root := testDirs(t)
+			r := testRepo(t, root)
+			name := filepath.Join(root, filepath.FromSlash(record))
+			must(t, os.MkdirAll(filepath.Dir(name), 0o755))
+			leftover := filepath.Join(filepath.Dir(name), atomicfile.TempPrefix(filepath.Base(name))+"2497989328")
+			must(t, os.WriteFile(leftover, []byte(`{"suite":"s","bef`), 0o644))
+			_, err := r.Publish(context.Background(), "s", "main", []Package{pkgOf(t, testDeb(t, dir, "app", "1-1", "amd64", "v1"))})
+			must(t, err)
+			if _, err := os.Lstat(leftover); !errors.Is(err, os.ErrNotExist) {
+				t.Fatalf("the temporary file of a killed write of %s stays after the next publish: %v", record, err)
+			}
+		})
 	}
 }
 
@@ -520,26 +526,105 @@ func TestPublishStopsInPoolCopy(t *testing.T) {
 // naming a file out of pool/ through "..", planted or damaged, has that
 // entry ignored (filepath.IsLocal took pool/../keep.txt for a path inside the
 // root, and the next write removed keep.txt), while the pool files it names
-// are still removed.
+// are still removed; so does the one record of an updeb that kept one for
+// every suite, read where it is.
 func TestPublishRecordOutOfPoolIgnored(t *testing.T) {
-	dir, root := testDirs(t)
-	r := testRepo(t, root)
 	ctx := context.Background()
-	_, err := r.Publish(ctx, "s", "main", []Package{pkgOf(t, testDeb(t, dir, "app", "1-1", "amd64", "v1"))})
-	must(t, err)
-	keep := filepath.Join(root, "keep.txt")
-	must(t, os.WriteFile(keep, []byte("an operator's file\n"), 0o644))
-	orphan := filepath.Join(root, "pool/main/z/zz/zz_1_amd64.deb")
-	must(t, os.MkdirAll(filepath.Dir(orphan), 0o755))
-	must(t, os.WriteFile(orphan, []byte("never listed"), 0o644))
-	name := filepath.Join(root, filepath.FromSlash(pendingPoolFile))
-	must(t, os.WriteFile(name, []byte(`{"suite":"s","before":1,"files":["pool/../keep.txt","pool/main/../../keep.txt","pool/main/z/zz/zz_1_amd64.deb"]}`+"\n"), 0o644))
-	_, err = r.Publish(ctx, "s", "main", []Package{pkgOf(t, testDeb(t, t.TempDir(), "app", "2-1", "amd64", "v2"))})
-	must(t, err)
-	if _, err := os.Lstat(keep); err != nil {
-		t.Errorf("a record naming pool/../keep.txt removed it: %v", err)
+	for _, record := range []string{pendingPoolDir + "/s.json", legacyPendingPoolFile} {
+		t.Run(record, func(t *testing.T) {
+			dir, root := testDirs(t)
+			r := testRepo(t, root)
+			_, err := r.Publish(ctx, "s", "main", []Package{pkgOf(t, testDeb(t, dir, "app", "1-1", "amd64", "v1"))})
+			must(t, err)
+			keep := filepath.Join(root, "keep.txt")
+			must(t, os.WriteFile(keep, []byte("an operator's file\n"), 0o644))
+			orphan := filepath.Join(root, "pool/main/z/zz/zz_1_amd64.deb")
+			must(t, os.MkdirAll(filepath.Dir(orphan), 0o755))
+			must(t, os.WriteFile(orphan, []byte("never listed"), 0o644))
+			name := filepath.Join(root, filepath.FromSlash(record))
+			must(t, os.MkdirAll(filepath.Dir(name), 0o755))
+			must(t, os.WriteFile(name, []byte(`{"suite":"s","before":1,"files":["pool/../keep.txt","pool/main/../../keep.txt","pool/main/z/zz/zz_1_amd64.deb"]}`+"\n"), 0o644))
+			_, err = r.Publish(ctx, "s", "main", []Package{pkgOf(t, testDeb(t, t.TempDir(), "app", "2-1", "amd64", "v2"))})
+			must(t, err)
+			if _, err := os.Lstat(keep); err != nil {
+				t.Errorf("a record naming pool/../keep.txt removed it: %v", err)
+			}
+			if _, err := os.Lstat(orphan); !errors.Is(err, os.ErrNotExist) {
+				t.Errorf("the record's pool file stays: %v", err)
+			}
+			if _, err := os.Lstat(name); !errors.Is(err, os.ErrNotExist) {
+				t.Errorf("the record stays once finished: %v", err)
+			}
+		})
 	}
-	if _, err := os.Lstat(orphan); !errors.Is(err, os.ErrNotExist) {
-		t.Errorf("the record's pool file stays: %v", err)
+}
+
+// killedPublishBehindADamagedLink publishes app 1-1 into suite s, kills a
+// publish of app 2-1 (payload "first build") into s once it linked its pool
+// file, and points dists/s at its generation by an absolute path, as an
+// operator's 'ln -sfn /srv/apt/dists/.gen/s/1 dists/s' does: the next
+// writes cannot read s (not updeb's link), so the killed publish's record
+// cannot be finished and must stay. It returns the repository, the killed
+// publish's .deb and a func that restores the link as updeb makes it.
+func killedPublishBehindADamagedLink(t *testing.T) (r *Repo, root, killedDeb string, restore func()) {
+	t.Helper()
+	dir, root := testDirs(t)
+	keyFile := writeTestKey(t, dir)
+	r = realRepo(t, root, testSettings("amd64"), nil)
+	_, err := r.Publish(context.Background(), "s", "main", []Package{pkgOf(t, testDeb(t, dir, "app", "1-1", "amd64", "v1"))})
+	must(t, err)
+	killedDeb = testDeb(t, t.TempDir(), "app", "2-1", "amd64", "first build")
+	cmd := helperCmd(t, root, keyFile, "publish "+killedDeb, "pool")
+	startStopped(t, cmd, "pool")
+	must(t, cmd.Process.Signal(syscall.SIGKILL))
+	cmd.Wait() //nolint:errcheck // killed on purpose
+	if _, err := os.Lstat(filepath.Join(root, "pool/main/a/app/app_2-1_amd64.deb")); err != nil {
+		t.Fatalf("the killed publish did not link its pool file (%v): the test misses the window", err)
+	}
+	link := filepath.Join(root, "dists/s")
+	must(t, os.Remove(link))
+	must(t, os.Symlink(filepath.Join(root, "dists/.gen/s/1"), link))
+	return r, root, killedDeb, func() {
+		must(t, os.Remove(link))
+		must(t, os.Symlink(".gen/s/1", link))
+	}
+}
+
+// The record of a publish killed before its generation went live is kept
+// per suite: one the next write cannot finish (its suite unreadable) still
+// does its job after a publish into another suite, removing the killed
+// publish's pool file once the suite reads again, so that another build of
+// its version, never published, is not refused. With one record for every
+// suite, that publish replaced it, and the pool file passed for published
+// bytes for good.
+func TestKilledPublishRecordOutlivesAnotherSuitesPublish(t *testing.T) {
+	r, _, _, restore := killedPublishBehindADamagedLink(t)
+	ctx := context.Background()
+	if _, err := r.Publish(ctx, "other", "main", []Package{pkgOf(t, testDeb(t, t.TempDir(), "tool", "1-1", "amd64", "tool"))}); err != nil {
+		t.Fatalf("a publish into another suite: %v", err)
+	}
+	restore()
+	if _, err := r.Publish(ctx, "s", "main", []Package{pkgOf(t, testDeb(t, t.TempDir(), "app", "2-1", "amd64", "second build"))}); err != nil {
+		t.Fatalf("another build of the version whose publish was killed, never listed: %v", err)
+	}
+	if list, err := r.List("s"); err != nil || len(list) != 2 {
+		t.Fatalf("suite s lists %v (%v), want 1-1 and 2-1", list, err)
+	}
+}
+
+// A record kept that long never removes a pool file another suite came to
+// list meanwhile (the same build published there): every client of that
+// suite got 404 for it.
+func TestKeptPublishRecordSparesAnotherSuitesPoolFile(t *testing.T) {
+	r, root, killedDeb, restore := killedPublishBehindADamagedLink(t)
+	ctx := context.Background()
+	_, err := r.Publish(ctx, "other", "main", []Package{pkgOf(t, killedDeb)})
+	must(t, err)
+	restore()
+	_, err = r.Publish(ctx, "s", "main", []Package{pkgOf(t, testDeb(t, t.TempDir(), "tool", "1-1", "amd64", "tool"))})
+	must(t, err)
+	checks, err := r.Verify(ctx, "other", clientKeyring(t, root), time.Now())
+	if err != nil || len(checks) != 1 || len(checks[0].Findings) != 0 || checks[0].PoolFiles != 1 {
+		t.Fatalf("verify of the suite that lists the killed publish's build: %+v, %v", checks, err)
 	}
 }

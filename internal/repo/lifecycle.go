@@ -39,7 +39,7 @@ func (r *Repo) Refresh(ctx context.Context, suites []string) ([]RefreshResult, e
 		return nil, err
 	}
 	defer unlock()
-	r.recoverPublish()
+	r.recoverPublish(ctx)
 	all, err := r.managedSuites()
 	if err != nil {
 		return nil, err

@@ -344,55 +344,94 @@ func (r *Repo) unlinkUnpublished(suite string, before int, created []string) {
 	removeEmptyDirs(filepath.Join(r.root, "pool"), dirs)
 }
 
-// pendingPoolFile records the pool files a publish is about to create,
-// from before it links them until its generation is live (or they are
-// unlinked): a publish killed in between (kill -9, a power cut) cannot
-// unlink them itself, and the next write (recoverPublish, under the lock)
-// does it for it.
-const pendingPoolFile = ".updeb/publishing.json"
+// pendingPoolDir holds a record per suite (SUITE.json) of the pool files a
+// publish into it is about to create, from before it links them until its
+// generation is live (or they are unlinked): a publish killed in between
+// (kill -9, a power cut) cannot unlink them itself, and the next write
+// (recoverPublish, under the lock) does it for it. A record that write
+// cannot finish (its suite unreadable: dists/SUITE not updeb's link) stays
+// for a later one, whatever other suites are written meanwhile: with one
+// record for every suite, a publish into another suite replaced it, and the
+// killed publish's pool files, listed nowhere, passed for published bytes
+// for good.
+const pendingPoolDir = ".updeb/publishing"
 
-// pendingPublish is pendingPoolFile's content.
+// legacyPendingPoolFile is the one record of an updeb that kept one for
+// every suite: read and finished where it is, as a suite's record, and
+// never written.
+const legacyPendingPoolFile = ".updeb/publishing.json"
+
+// pendingPublish is a pending publish record's content.
 type pendingPublish struct {
 	Suite  string   `json:"suite"`
 	Before int      `json:"before"` // the live generation the publish replaces
 	Files  []string `json:"files"`  // the pool files it creates, relative to the root
 }
 
-// notePublish writes pendingPoolFile for a publish of staged into suite,
-// whose live generation is before: the final names not there yet.
-func (r *Repo) notePublish(suite string, before int, staged []*stagedFile) error {
+// notePublish writes suite's record in pendingPoolDir for a publish of
+// staged into it, whose live generation is before: the final names not
+// there yet. It returns the record's name, "" when there is nothing to
+// record (and suite's record, one a killed publish left that could not be
+// finished, stays as it is).
+func (r *Repo) notePublish(suite string, before int, staged []*stagedFile) (string, error) {
 	p := pendingPublish{Suite: suite, Before: before}
 	for _, s := range staged {
 		if _, err := os.Lstat(s.final); errors.Is(err, os.ErrNotExist) {
 			rel, err := filepath.Rel(r.root, s.final)
 			if err != nil {
-				return err
+				return "", err
 			}
 			p.Files = append(p.Files, filepath.ToSlash(rel))
 		}
 	}
 	if len(p.Files) == 0 {
-		return nil
+		return "", nil
 	}
 	data, err := json.Marshal(p)
 	if err != nil {
-		return err
+		return "", err
 	}
-	name := filepath.Join(r.root, filepath.FromSlash(pendingPoolFile))
+	name := filepath.Join(r.root, filepath.FromSlash(pendingPoolDir), suite+".json")
 	if err := atomicfile.MkdirAll(filepath.Dir(name), 0o755); err != nil {
-		return err
+		return "", err
 	}
-	return atomicfile.WriteFile(name, append(data, '\n'), 0o644)
+	return name, atomicfile.WriteFile(name, append(data, '\n'), 0o644)
 }
 
-// recoverPublish finishes what a publish killed before its generation went
-// live left in the pool (see pendingPoolFile): its pool files, listed
-// nowhere, go, as those of a publish that fails do; so does a temporary
-// file of the record that a publish killed while writing it left. Called
-// under the lock, before anything reads the pool.
-func (r *Repo) recoverPublish() {
-	name := filepath.Join(r.root, filepath.FromSlash(pendingPoolFile))
-	atomicfile.RemoveLeftovers(filepath.Dir(name), filepath.Base(name))
+// recoverPublish finishes what publishes killed before their generation
+// went live left in the pool: every suite's record in pendingPoolDir, and
+// the legacy one (recoverRecord). So does it with the temporary files of
+// records that publishes killed while writing them left. Called under the
+// lock, before anything reads the pool.
+func (r *Repo) recoverPublish(ctx context.Context) {
+	legacy := filepath.Join(r.root, filepath.FromSlash(legacyPendingPoolFile))
+	atomicfile.RemoveLeftovers(filepath.Dir(legacy), filepath.Base(legacy))
+	r.recoverRecord(ctx, legacy, "")
+	dir := filepath.Join(r.root, filepath.FromSlash(pendingPoolDir))
+	des, err := os.ReadDir(dir)
+	if err != nil {
+		return
+	}
+	for _, de := range des {
+		name := de.Name()
+		if tmp, ok := strings.CutPrefix(name, "."); ok {
+			// .SUITE.json.tmp-*, atomicfile's temporary name (a suite's
+			// starts with a letter or digit)
+			if i := strings.LastIndex(tmp, ".tmp-"); i > 0 {
+				atomicfile.RemoveLeftovers(dir, tmp[:i])
+			}
+		} else if suite, ok := strings.CutSuffix(name, ".json"); ok {
+			r.recoverRecord(ctx, filepath.Join(dir, name), suite)
+		}
+	}
+}
+
+// recoverRecord finishes what the publish that wrote the record name (of
+// suite, or of the suite it names when suite is "") left when killed before
+// its generation went live: its pool files, listed nowhere, go, as those of
+// a publish that fails do, and so does its generation if it was written.
+// A record whose suite cannot be read stays for a later write.
+func (r *Repo) recoverRecord(ctx context.Context, name, suite string) {
 	data, err := readFile(name)
 	if errors.Is(err, os.ErrNotExist) {
 		return
@@ -404,6 +443,9 @@ func (r *Repo) recoverPublish() {
 	if err == nil {
 		err = validSuite(p.Suite)
 	}
+	if err == nil && suite != "" && p.Suite != suite {
+		err = fmt.Errorf("it names suite %q, not %q", p.Suite, suite)
+	}
 	if err != nil {
 		r.opts.Logger.Warn("removing an unreadable record of an interrupted publish", "path", name, "err", err)
 		os.Remove(name)
@@ -414,11 +456,19 @@ func (r *Repo) recoverPublish() {
 		return // the record stays for a write that can read the suite
 	}
 	if live == p.Before {
+		// A record kept through other writes may name a pool file another
+		// suite came to list meanwhile (the same build published there):
+		// that file stays.
+		listed, err := r.listedOutside(ctx, p.Suite)
+		if err != nil {
+			r.opts.Logger.Warn("keeping the record of an interrupted publish for the next write: the indexes of the other suites, which may list its pool files, do not read", "path", name, "err", err)
+			return
+		}
 		var files []string
 		for _, f := range p.Files {
 			// A pool path as notePublish writes it: pool/../x is local to
 			// the root, and no pool file.
-			if strings.HasPrefix(f, "pool/") && path.Clean(f) == f && filepath.IsLocal(f) {
+			if strings.HasPrefix(f, "pool/") && path.Clean(f) == f && filepath.IsLocal(f) && !listed[f] {
 				files = append(files, filepath.Join(r.root, filepath.FromSlash(f)))
 			}
 		}
@@ -434,6 +484,22 @@ func (r *Repo) recoverPublish() {
 	if err := os.Remove(name); err == nil {
 		atomicfile.SyncDir(filepath.Dir(name)) //nolint:errcheck // a record left is finished again
 	}
+}
+
+// listedOutside returns every pool path an index of a generation of
+// another suite than suite lists (referencedPoolFiles).
+func (r *Repo) listedOutside(ctx context.Context, suite string) (map[string]bool, error) {
+	des, err := os.ReadDir(filepath.Join(r.distsDir(), ".gen"))
+	if err != nil && !errors.Is(err, os.ErrNotExist) {
+		return nil, err
+	}
+	var dirs []string
+	for _, de := range des {
+		if de.IsDir() && de.Name() != suite {
+			dirs = append(dirs, filepath.Join(r.distsDir(), ".gen", de.Name()))
+		}
+	}
+	return referencedPoolFiles(ctx, dirs)
 }
 
 func (s *stagedFile) discard() { os.Remove(s.tmp) }

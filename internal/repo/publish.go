@@ -139,7 +139,8 @@ func (r *Repo) publishStaged(ctx context.Context, p *publishPlan) error {
 		r.opts.Logger.Info("nothing to publish: every package is already published with the same bytes", "suite", st.suite)
 		return nil
 	}
-	if err := r.notePublish(st.suite, st.generation(), p.toLink); err != nil {
+	noted, err := r.notePublish(st.suite, st.generation(), p.toLink)
+	if err != nil {
 		return err
 	}
 	created, err := linkAll(p.toLink)
@@ -148,7 +149,9 @@ func (r *Repo) publishStaged(ctx context.Context, p *publishPlan) error {
 		if !published {
 			r.unlinkUnpublished(st.suite, st.generation(), created)
 		}
-		os.Remove(filepath.Join(r.root, filepath.FromSlash(pendingPoolFile)))
+		if noted != "" {
+			os.Remove(noted)
+		}
 	}()
 	if err != nil {
 		return err

@@ -25,8 +25,8 @@
 // generation; its leftovers (temporary pool files, staging directories, a
 // never-live generation and its history record, an old generation renamed
 // aside to be removed, the pool files of a publish that never went live,
-// recorded in .updeb/publishing.json before they are linked) are cleaned,
-// replaced or reused by the next write. Generation n+1's by-hash
+// recorded in .updeb/publishing/<suite>.json before they are linked) are
+// cleaned, replaced or reused by the next write. Generation n+1's by-hash
 // directories also carry the index files of generation n, and of every
 // earlier generation that stopped being live less than byHashGrace ago, so
 // a client that read an old InRelease just before a switch still finds every
@@ -164,7 +164,7 @@ func (r *Repo) beginAll(ctx context.Context, targets map[string][]string) (unloc
 	if unlock, err = r.lock(ctx); err != nil {
 		return nil, err
 	}
-	r.recoverPublish()
+	r.recoverPublish(ctx)
 	return unlock, nil
 }
 
