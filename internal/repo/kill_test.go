@@ -561,12 +561,15 @@ func TestPublishRecordOutOfPoolIgnored(t *testing.T) {
 
 // killedPublishBehindADamagedLink publishes app 1-1 into suite s, kills a
 // publish of app 2-1 (payload "first build") into s once it linked its pool
-// file, and points dists/s at its generation by an absolute path, as an
-// operator's 'ln -sfn /srv/apt/dists/.gen/s/1 dists/s' does: the next
-// writes cannot read s (not updeb's link), so the killed publish's record
-// cannot be finished and must stay. It returns the repository, the killed
-// publish's .deb and a func that restores the link as updeb makes it.
-func killedPublishBehindADamagedLink(t *testing.T) (r *Repo, root, killedDeb string, restore func()) {
+// file, and then damages dists/s: absolute, it points it at the generation
+// by an absolute path, as an operator's 'ln -sfn /srv/apt/dists/.gen/s/1
+// dists/s' does, which is no link of updeb's, so the next writes cannot
+// read s; else it removes it (the link lost: a copy that leaves symbolic
+// links out), so they cannot tell whether the publish went live. Either
+// way, the killed publish's record cannot be finished and must stay. It
+// returns the repository, the killed publish's .deb and a func that
+// restores the link as updeb makes it.
+func killedPublishBehindADamagedLink(t *testing.T, absolute bool) (r *Repo, root, killedDeb string, restore func()) {
 	t.Helper()
 	dir, root := testDirs(t)
 	keyFile := writeTestKey(t, dir)
@@ -583,9 +586,13 @@ func killedPublishBehindADamagedLink(t *testing.T) (r *Repo, root, killedDeb str
 	}
 	link := filepath.Join(root, "dists/s")
 	must(t, os.Remove(link))
-	must(t, os.Symlink(filepath.Join(root, "dists/.gen/s/1"), link))
+	if absolute {
+		must(t, os.Symlink(filepath.Join(root, "dists/.gen/s/1"), link))
+	}
 	return r, root, killedDeb, func() {
-		must(t, os.Remove(link))
+		if absolute {
+			must(t, os.Remove(link))
+		}
 		must(t, os.Symlink(".gen/s/1", link))
 	}
 }
@@ -598,7 +605,7 @@ func killedPublishBehindADamagedLink(t *testing.T) (r *Repo, root, killedDeb str
 // suite, that publish replaced it, and the pool file passed for published
 // bytes for good.
 func TestKilledPublishRecordOutlivesAnotherSuitesPublish(t *testing.T) {
-	r, _, _, restore := killedPublishBehindADamagedLink(t)
+	r, _, _, restore := killedPublishBehindADamagedLink(t, true)
 	ctx := context.Background()
 	if _, err := r.Publish(ctx, "other", "main", []Package{pkgOf(t, testDeb(t, t.TempDir(), "tool", "1-1", "amd64", "tool"))}); err != nil {
 		t.Fatalf("a publish into another suite: %v", err)
@@ -616,7 +623,7 @@ func TestKilledPublishRecordOutlivesAnotherSuitesPublish(t *testing.T) {
 // list meanwhile (the same build published there): every client of that
 // suite got 404 for it.
 func TestKeptPublishRecordSparesAnotherSuitesPoolFile(t *testing.T) {
-	r, root, killedDeb, restore := killedPublishBehindADamagedLink(t)
+	r, root, killedDeb, restore := killedPublishBehindADamagedLink(t, true)
 	ctx := context.Background()
 	_, err := r.Publish(ctx, "other", "main", []Package{pkgOf(t, killedDeb)})
 	must(t, err)
@@ -626,5 +633,35 @@ func TestKeptPublishRecordSparesAnotherSuitesPoolFile(t *testing.T) {
 	checks, err := r.Verify(ctx, "other", clientKeyring(t, root), time.Now())
 	if err != nil || len(checks) != 1 || len(checks[0].Findings) != 0 || checks[0].PoolFiles != 1 {
 		t.Fatalf("verify of the suite that lists the killed publish's build: %+v, %v", checks, err)
+	}
+}
+
+// A record of a publish into a suite whose link dists/SUITE is missing
+// stays until the link is back, which says whether the publish went live;
+// it was taken for a generation gone live and dropped, leaving the pool
+// file. Once the suite is dropped (its generations removed, as the error
+// and gc's warning about the lost link advise), nothing of it lists the
+// pool file any more, and it goes.
+func TestKilledPublishRecordOutlivesALostLink(t *testing.T) {
+	ctx := context.Background()
+	for _, restored := range []bool{true, false} {
+		t.Run(fmt.Sprint("restored=", restored), func(t *testing.T) {
+			r, root, _, restore := killedPublishBehindADamagedLink(t, false)
+			_, err := r.Publish(ctx, "other", "main", []Package{pkgOf(t, testDeb(t, t.TempDir(), "tool", "1-1", "amd64", "tool"))})
+			must(t, err)
+			want := 2
+			if restored {
+				restore()
+			} else {
+				must(t, os.RemoveAll(filepath.Join(root, "dists/.gen/s")))
+				want = 1
+			}
+			if _, err := r.Publish(ctx, "s", "main", []Package{pkgOf(t, testDeb(t, t.TempDir(), "app", "2-1", "amd64", "second build"))}); err != nil {
+				t.Fatalf("another build of the version whose publish was killed, never listed: %v", err)
+			}
+			if list, err := r.List("s"); err != nil || len(list) != want {
+				t.Fatalf("suite s lists %v (%v), want %d packages", list, err, want)
+			}
+		})
 	}
 }

@@ -349,8 +349,8 @@ func (r *Repo) unlinkUnpublished(suite string, before int, created []string) {
 // generation is live (or they are unlinked): a publish killed in between
 // (kill -9, a power cut) cannot unlink them itself, and the next write
 // (recoverPublish, under the lock) does it for it. A record that write
-// cannot finish (its suite unreadable: dists/SUITE not updeb's link) stays
-// for a later one, whatever other suites are written meanwhile: with one
+// cannot finish (dists/SUITE not updeb's link, or missing) stays for a
+// later one, whatever other suites are written meanwhile: with one
 // record for every suite, a publish into another suite replaced it, and the
 // killed publish's pool files, listed nowhere, passed for published bytes
 // for good.
@@ -455,7 +455,19 @@ func (r *Repo) recoverRecord(ctx context.Context, name, suite string) {
 	if err != nil {
 		return // the record stays for a write that can read the suite
 	}
-	if live == p.Before {
+	unpublished := live == p.Before
+	if live == 0 && p.Before > 0 {
+		// dists/SUITE is missing. Its link lost (a copy that leaves
+		// symbolic links out), the record stays: restored, it says
+		// whether the publish went live, which a live 0 was taken for,
+		// dropping the record and leaving the pool files. The suite
+		// dropped (its generations removed), nothing of it lists them.
+		if r.lostLink(p.Suite) != nil {
+			return
+		}
+		unpublished = true
+	}
+	if unpublished {
 		// A record kept through other writes may name a pool file another
 		// suite came to list meanwhile (the same build published there):
 		// that file stays.
@@ -473,7 +485,7 @@ func (r *Repo) recoverRecord(ctx context.Context, name, suite string) {
 			}
 		}
 		r.opts.Logger.Info("removing the pool files of a publish interrupted before its generation went live", "suite", p.Suite, "files", len(files))
-		r.unlinkUnpublished(p.Suite, p.Before, files)
+		r.unlinkUnpublished(p.Suite, live, files)
 		// So does its generation, if it was written: it lists them, and,
 		// a new suite's first, it would pass for the generation of a
 		// suite whose link was lost (lostLink), which no write replaces.
