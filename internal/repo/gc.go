@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"maps"
 	"math"
 	"os"
 	"path"
@@ -38,7 +39,9 @@ type GCResult struct {
 // GC removes what nothing may still fetch: every generation a suite does not
 // keep (see Settings.Keep), leftovers of killed writes, and every pool file
 // that no kept generation lists, neither in its own indexes nor in the
-// earlier generations' indexes it serves by hash to clients mid-update. A
+// earlier generations' indexes it serves by hash to clients mid-update, and
+// no record of a publish interrupted before it went live names (its record
+// removes it once its suite says it never went live: pendingPoolFiles). A
 // removed pool file's digest is kept under .updeb/removed/, so its version can
 // never come back with other bytes. With dryRun, nothing is removed. A
 // repository with a suite updeb does not manage is refused: what it refers to
@@ -101,6 +104,7 @@ func (r *Repo) GC(ctx context.Context, dryRun bool) (*GCResult, error) {
 	if err != nil {
 		return nil, err
 	}
+	maps.Copy(referenced, r.pendingPoolFiles())
 	if err := r.unreferencedPoolFiles(referenced, res); err != nil {
 		return nil, err
 	}

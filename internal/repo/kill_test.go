@@ -665,3 +665,27 @@ func TestKilledPublishRecordOutlivesALostLink(t *testing.T) {
 		})
 	}
 }
+
+// gc leaves the pool files that the record of a killed publish, kept while
+// its suite's link is missing, names: collected, their digest was kept as a
+// published version's, and another build of the version, never published,
+// was refused for good once the link was back.
+func TestGCLeavesAKeptPublishRecordsPoolFiles(t *testing.T) {
+	r, root, _, restore := killedPublishBehindADamagedLink(t, false)
+	ctx := context.Background()
+	res, err := r.GC(ctx, false)
+	must(t, err)
+	if slices.Contains(res.PoolFiles, "pool/main/a/app/app_2-1_amd64.deb") {
+		t.Errorf("gc collected the pool file of a publish killed before it went live: %v", res.PoolFiles)
+	}
+	if _, err := os.Lstat(r.collectedFile("pool/main/a/app/app_2-1_amd64.deb")); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("gc recorded the never published pool file as collected (%v)", err)
+	}
+	restore()
+	if _, err := r.Publish(ctx, "s", "main", []Package{pkgOf(t, testDeb(t, t.TempDir(), "app", "2-1", "amd64", "second build"))}); err != nil {
+		t.Fatalf("another build of the version whose publish was killed, never listed: %v", err)
+	}
+	if _, err := os.Lstat(filepath.Join(root, "pool/main/a/app/app_1-1_amd64.deb")); err != nil {
+		t.Fatalf("gc removed the pool file of the suite whose link is missing: %v", err)
+	}
+}

@@ -406,37 +406,43 @@ func (r *Repo) notePublish(suite string, before int, staged []*stagedFile) (stri
 func (r *Repo) recoverPublish(ctx context.Context) {
 	legacy := filepath.Join(r.root, filepath.FromSlash(legacyPendingPoolFile))
 	atomicfile.RemoveLeftovers(filepath.Dir(legacy), filepath.Base(legacy))
-	r.recoverRecord(ctx, legacy, "")
 	dir := filepath.Join(r.root, filepath.FromSlash(pendingPoolDir))
-	des, err := os.ReadDir(dir)
-	if err != nil {
-		return
-	}
+	des, _ := os.ReadDir(dir)
 	for _, de := range des {
-		name := de.Name()
-		if tmp, ok := strings.CutPrefix(name, "."); ok {
-			// .SUITE.json.tmp-*, atomicfile's temporary name (a suite's
-			// starts with a letter or digit)
+		// .SUITE.json.tmp-*, atomicfile's temporary name (a suite's
+		// starts with a letter or digit)
+		if tmp, ok := strings.CutPrefix(de.Name(), "."); ok {
 			if i := strings.LastIndex(tmp, ".tmp-"); i > 0 {
 				atomicfile.RemoveLeftovers(dir, tmp[:i])
 			}
-		} else if suite, ok := strings.CutSuffix(name, ".json"); ok {
-			r.recoverRecord(ctx, filepath.Join(dir, name), suite)
 		}
+	}
+	names, suites := r.pendingRecords()
+	for i, name := range names {
+		r.recoverRecord(ctx, name, suites[i])
 	}
 }
 
-// recoverRecord finishes what the publish that wrote the record name (of
-// suite, or of the suite it names when suite is "") left when killed before
-// its generation went live: its pool files, listed nowhere, go, as those of
-// a publish that fails do, and so does its generation if it was written.
-// A record whose suite cannot be read stays for a later write.
-func (r *Repo) recoverRecord(ctx context.Context, name, suite string) {
-	data, err := readFile(name)
-	if errors.Is(err, os.ErrNotExist) {
-		return
+// pendingRecords returns the names of the records of pending publishes,
+// the legacy one first, and the suite each is of by its name ("" for the
+// legacy one, of the suite it names).
+func (r *Repo) pendingRecords() (names, suites []string) {
+	names, suites = []string{filepath.Join(r.root, filepath.FromSlash(legacyPendingPoolFile))}, []string{""}
+	dir := filepath.Join(r.root, filepath.FromSlash(pendingPoolDir))
+	des, _ := os.ReadDir(dir)
+	for _, de := range des {
+		if suite, ok := strings.CutSuffix(de.Name(), ".json"); ok && !strings.HasPrefix(suite, ".") {
+			names, suites = append(names, filepath.Join(dir, de.Name())), append(suites, suite)
+		}
 	}
+	return names, suites
+}
+
+// readRecord reads the record name of a pending publish into suite (""
+// for any suite: the legacy record).
+func readRecord(name, suite string) (pendingPublish, error) {
 	var p pendingPublish
+	data, err := readFile(name)
 	if err == nil {
 		err = json.Unmarshal(data, &p)
 	}
@@ -445,6 +451,49 @@ func (r *Repo) recoverRecord(ctx context.Context, name, suite string) {
 	}
 	if err == nil && suite != "" && p.Suite != suite {
 		err = fmt.Errorf("it names suite %q, not %q", p.Suite, suite)
+	}
+	return p, err
+}
+
+// poolFiles returns the pool paths p names as notePublish writes them:
+// pool/../x is local to the root, and no pool file.
+func (p pendingPublish) poolFiles() []string {
+	var out []string
+	for _, f := range p.Files {
+		if strings.HasPrefix(f, "pool/") && path.Clean(f) == f && filepath.IsLocal(f) {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+// pendingPoolFiles returns the pool paths that the records of pending
+// publishes name: after recoverPublish, those of publishes whose suite
+// cannot tell yet whether they went live (recoverRecord), which gc leaves
+// for their record to remove. Collected, their digest was kept as a
+// published version's, refusing another build of a version never published.
+func (r *Repo) pendingPoolFiles() map[string]bool {
+	out := map[string]bool{}
+	names, suites := r.pendingRecords()
+	for i, name := range names {
+		if p, err := readRecord(name, suites[i]); err == nil {
+			for _, f := range p.poolFiles() {
+				out[f] = true
+			}
+		}
+	}
+	return out
+}
+
+// recoverRecord finishes what the publish that wrote the record name (of
+// suite, or of the suite it names when suite is "") left when killed before
+// its generation went live: its pool files, listed nowhere, go, as those of
+// a publish that fails do, and so does its generation if it was written.
+// A record whose suite cannot be read stays for a later write.
+func (r *Repo) recoverRecord(ctx context.Context, name, suite string) {
+	p, err := readRecord(name, suite)
+	if errors.Is(err, os.ErrNotExist) {
+		return
 	}
 	if err != nil {
 		r.opts.Logger.Warn("removing an unreadable record of an interrupted publish", "path", name, "err", err)
@@ -477,10 +526,8 @@ func (r *Repo) recoverRecord(ctx context.Context, name, suite string) {
 			return
 		}
 		var files []string
-		for _, f := range p.Files {
-			// A pool path as notePublish writes it: pool/../x is local to
-			// the root, and no pool file.
-			if strings.HasPrefix(f, "pool/") && path.Clean(f) == f && filepath.IsLocal(f) && !listed[f] {
+		for _, f := range p.poolFiles() {
+			if !listed[f] {
 				files = append(files, filepath.Join(r.root, filepath.FromSlash(f)))
 			}
 		}
