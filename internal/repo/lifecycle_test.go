@@ -631,6 +631,36 @@ func TestPromoteIntoANewSuiteTakesTheCodenameOfPublish(t *testing.T) {
 	}
 }
 
+// The warning about a config value a suite's stored Origin, Label or
+// Codename wins over gives the flags that change it: the flag alone, which
+// it advised, is refused, as apt clients that updated from the suite reject
+// the change until it is accepted on each (--allow-field-change).
+func TestConfigValueNotAppliedSaysHowToChangeAField(t *testing.T) {
+	dir, root := testDirs(t)
+	ctx := context.Background()
+	var log bytes.Buffer
+	clock := testClock()
+	open := func(change SettingsChange) *Repo {
+		return Open(root, Options{Settings: change, Defaults: SettingsChange{Codename: ptr("config-codename")}, Signer: testSigner(t), Now: clock, Logger: slog.New(slog.NewTextHandler(&log, nil))})
+	}
+	deb := pkgOf(t, testDeb(t, dir, "app", "1.0-1", "amd64", "v1"))
+	_, err := open(SettingsChange{Codename: ptr("flag-codename")}).Publish(ctx, "s", "main", []Package{deb})
+	must(t, err)
+	log.Reset()
+	_, err = open(SettingsChange{}).Refresh(ctx, nil)
+	must(t, err)
+	if want := "give --codename with --allow-field-change to change it"; !strings.Contains(log.String(), want) {
+		t.Fatalf("the warning does not say %q:\n%s", want, log.String())
+	}
+	var fe *FieldChangeError
+	if _, err := open(SettingsChange{Codename: ptr("config-codename")}).Refresh(ctx, nil); !errors.As(err, &fe) {
+		t.Fatalf("--codename alone: %v, want a FieldChangeError", err)
+	}
+	if _, err := open(SettingsChange{Codename: ptr("config-codename"), AllowFieldChange: true}).Refresh(ctx, nil); err != nil {
+		t.Fatalf("--codename with --allow-field-change: %v", err)
+	}
+}
+
 // Promoting a version the target lists with other bytes is refused (exit 1
 // at the CLI) and changes nothing.
 func TestPromoteRefusesOtherBytes(t *testing.T) {

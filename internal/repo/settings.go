@@ -117,24 +117,30 @@ func (c SettingsChange) withDefaults(d SettingsChange) SettingsChange {
 // The config's architectures are added as always (a list only grows).
 func (r *Repo) warnDefaults(stored Settings, c SettingsChange) {
 	d := r.opts.Defaults
-	warn := func(field, flag, config, kept string) {
-		r.opts.Logger.Warn(fmt.Sprintf("the config's repo: %s: %s is not applied: suite %s keeps its stored %s %s (set when it was created or by an earlier --%s); give --%s to change it", field, config, stored.Suite, field, kept, flag, flag),
+	warn := func(field, config, kept, change string) {
+		r.opts.Logger.Warn(fmt.Sprintf("the config's repo: %s: %s is not applied: suite %s keeps its stored %s %s (set when it was created or by an earlier --%s); %s", field, config, stored.Suite, field, kept, field, change),
 			"suite", stored.Suite, "setting", field, "stored", kept, "config", config)
 	}
-	str := func(field string, def, flag *string, kept string) {
+	// A field apt clients compare (apply's breaks): the flag alone is
+	// refused, which the warning advised.
+	str := func(field string, def, flag *string, kept string, breaks bool) {
 		if def != nil && flag == nil && *def != kept {
-			warn(field, field, strconv.Quote(*def), strconv.Quote(kept))
+			change := fmt.Sprintf("give --%s to change it", field)
+			if breaks {
+				change = fmt.Sprintf("give --%s with --allow-field-change to change it: apt clients that updated from the suite then fail until an administrator accepts the change on each", field)
+			}
+			warn(field, strconv.Quote(*def), strconv.Quote(kept), change)
 		}
 	}
-	str("origin", d.Origin, c.Origin, stored.Origin)
-	str("label", d.Label, c.Label, stored.Label)
-	str("codename", d.Codename, c.Codename, stored.Codename)
-	str("description", d.Description, c.Description, stored.Description)
+	str("origin", d.Origin, c.Origin, stored.Origin, true)
+	str("label", d.Label, c.Label, stored.Label, true)
+	str("codename", d.Codename, c.Codename, stored.Codename, true)
+	str("description", d.Description, c.Description, stored.Description, false)
 	if d.ValidFor != nil && c.ValidFor == nil && Duration(*d.ValidFor) != stored.ValidFor {
-		warn("valid-for", "valid-for", d.ValidFor.String(), time.Duration(stored.ValidFor).String())
+		warn("valid-for", d.ValidFor.String(), time.Duration(stored.ValidFor).String(), "give --valid-for to change it")
 	}
 	if d.Keep != nil && c.Keep == nil && *d.Keep != stored.Keep {
-		warn("keep", "keep", strconv.Itoa(*d.Keep), strconv.Itoa(stored.Keep))
+		warn("keep", strconv.Itoa(*d.Keep), strconv.Itoa(stored.Keep), "give --keep to change it")
 	}
 }
 
