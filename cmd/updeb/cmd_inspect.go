@@ -20,7 +20,8 @@ func newInspectCmd(g *globalOptions) *cobra.Command {
 	return jsonOutput(&cobra.Command{
 		Use:   "inspect FILE.deb",
 		Short: "Show the members, control fields, scripts and file list of a .deb",
-		Long: `inspect reads any .deb (updeb's or dpkg-deb's; xz, gzip, zstd or no compression) and
+		Long: `inspect reads any .deb (updeb's or dpkg-deb's; xz, gzip, zstd or no compression, and a
+data.tar in bzip2 or lzma, which dpkg reads and dpkg-deb no longer writes) and
 prints its ar members, control fields, conffiles, maintainer scripts and every data
 entry with mode, owner, size and mtime. With --json the output is meant for diffing
 two builds. A malformed archive exits 2, as does a file that cannot be opened

@@ -54,6 +54,52 @@ func TestPublishTwoVersionsInstallWithApt(t *testing.T) {
 	a.install("hello-doc", "1.0-1", "doc")
 }
 
+// TestPublishBzip2AndLZMAInstallWithApt: dpkg reads a data.tar
+// compressed with bzip2 or lzma (dpkg-deb(1)), which dpkg-deb --build no
+// longer writes and older packages carry; publish takes them, and apt
+// installs them from the repository.
+func TestPublishBzip2AndLZMAInstallWithApt(t *testing.T) {
+	testenv.RequireTool(t, "dpkg-deb", "ar", "gzip", "bzip2", "xz")
+	dir := t.TempDir()
+	root := filepath.Join(dir, "repo")
+	r := testRepo(t, root)
+	var pkgs []Package
+	for _, c := range []struct{ name, suffix, compressor string }{
+		{"old-bzip2", ".bz2", "bzip2 -9c"},
+		{"old-lzma", ".lzma", "xz --format=lzma -c"},
+	} {
+		deb := withDataCompressedBy(t, testDeb(t, dir, c.name, "1.0-1", "amd64", c.name+" payload"), c.suffix, c.compressor)
+		if members := testenv.Run(t, "ar", "t", deb); !strings.Contains(string(members), "data.tar"+c.suffix+"\n") {
+			t.Fatalf("%s: ar members:\n%s", deb, members)
+		}
+		testenv.Run(t, "dpkg-deb", "--info", deb)
+		if contents := testenv.Run(t, "dpkg-deb", "--contents", deb); !strings.Contains(string(contents), "./usr/share/"+c.name+"/payload") {
+			t.Fatalf("dpkg-deb --contents %s:\n%s", deb, contents)
+		}
+		pkgs = append(pkgs, pkgOf(t, deb))
+	}
+	if _, err := r.Publish(context.Background(), "s", "main", pkgs); err != nil {
+		t.Fatal(err)
+	}
+	a := newAptClient(t, root, "s", "main")
+	a.update()
+	a.install("old-bzip2", "1.0-1", "old-bzip2 payload")
+	a.install("old-lzma", "1.0-1", "old-lzma payload")
+}
+
+// withDataCompressedBy rebuilds the .deb deb (control.tar.gz,
+// data.tar.gz) with its data.tar compressed by the shell command
+// compressor instead (data.tar+suffix), as the real tools made such
+// packages, and returns its path.
+func withDataCompressedBy(t *testing.T, deb, suffix, compressor string) string {
+	t.Helper()
+	work := t.TempDir()
+	testenv.Run(t, "sh", "-c", `cd "$1" && ar x "$2" && gzip -d data.tar.gz && `+compressor+` data.tar > "data.tar$3" && rm data.tar`, "sh", work, deb, suffix)
+	out := filepath.Join(work, filepath.Base(deb))
+	testenv.Run(t, "sh", "-c", `cd "$1" && ar rc "$2" debian-binary control.tar.gz "data.tar$3"`, "sh", work, out, suffix)
+	return out
+}
+
 // TestListInAptOrder: List gives a package's versions in dpkg's order,
 // oldest first, as apt orders them (apt-cache madison, newest first), so the
 // last one listed is the candidate apt installs; not in byte order, which

@@ -87,16 +87,24 @@ func Compressions() []Compression {
 func XZModes() []XZMode { return []XZMode{XZFast, XZBest} }
 
 // memberCodec finds the codec of a member named base+suffix
-// ("data.tar.xz"); a suffix dpkg-deb does not write is refused with
-// ErrMalformed.
+// ("data.tar.xz"); a suffix dpkg does not read is refused with
+// ErrMalformed. data.tar may also be bzip2 or lzma (dataOnlyCodecs),
+// which dpkg reads and dpkg-deb no longer writes; control.tar may not.
 func memberCodec(name, base string) (codec, error) {
-	for _, k := range codecs {
+	known := codecs
+	if base == "data.tar" {
+		known = append(known[:len(known):len(known)], dataOnlyCodecs...)
+	}
+	for _, k := range known {
 		if name == base+k.suffix {
 			return k, nil
 		}
 	}
+	if base == "data.tar" {
+		return codec{}, malformed("ar member %q: unsupported compression: expected %s, %s.gz, %s.xz, %s.zst, %s.bz2 or %s.lzma", name, base, base, base, base, base, base)
+	}
 	// No explicit argument index: malformed puts ErrMalformed first.
-	return codec{}, malformed("ar member %q: unsupported compression: expected %s, %s.gz, %s.xz or %s.zst", name, base, base, base, base)
+	return codec{}, malformed("ar member %q: unsupported compression: expected %s, %s.gz, %s.xz or %s.zst (dpkg-deb reads no other control.tar)", name, base, base, base, base)
 }
 
 // XZ settings of data.tar and control.tar, per mode. They determine the bytes,

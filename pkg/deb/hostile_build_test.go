@@ -6,12 +6,15 @@ import (
 	"encoding/binary"
 	"fmt"
 	"hash/crc32"
+	"io"
+	"os/exec"
 	"strings"
 	"testing"
 
 	"github.com/klauspost/compress/zstd"
 	"github.com/ulikunitz/xz/lzma"
 
+	"github.com/updeb/updeb/internal/testkit/testenv"
 	"github.com/updeb/updeb/pkg/xzpar"
 )
 
@@ -174,8 +177,15 @@ func gzNamed(t testing.TB, data []byte, name, comment string) []byte {
 }
 
 func xzData(t testing.TB, data []byte) []byte {
+	return encoded(t, data, func(w io.Writer) (io.WriteCloser, error) {
+		return xzpar.NewWriter(w, xzpar.Config{BlockSize: 1 << 20, DictCap: 1 << 20, Workers: 1})
+	})
+}
+
+// encoded is data written through the writer open makes.
+func encoded[W io.WriteCloser](t testing.TB, data []byte, open func(io.Writer) (W, error)) []byte {
 	var b bytes.Buffer
-	w, err := xzpar.NewWriter(&b, xzpar.Config{BlockSize: 1 << 20, DictCap: 1 << 20, Workers: 1})
+	w, err := open(&b)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -192,6 +202,53 @@ func zst(t testing.TB, data []byte) []byte {
 		t.Fatal(err)
 	}
 	return w.EncodeAll(data, nil)
+}
+
+// compressWith is in compressed by the real tool name (args make it write
+// to stdout): what dpkg-deb no longer writes (bzip2, lzma) comes from the
+// compressors that made such packages.
+func compressWith(t testing.TB, in io.Reader, name string, args ...string) []byte {
+	testenv.RequireTool(t, name)
+	cmd := exec.Command(name, args...)
+	cmd.Stdin = in
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("%s %v: %v: %s", name, args, err, stderr.Bytes())
+	}
+	return out
+}
+
+// bz2 is data compressed by bzip2 -9 (dpkg-deb -Zbzip2 wrote it so).
+func bz2(t testing.TB, data []byte) []byte {
+	return compressWith(t, bytes.NewReader(data), "bzip2", "-9c")
+}
+
+// lzmaAlone is data in the lzma format, as xz --format=lzma writes it
+// (dpkg-deb -Zlzma ran liblzma's lzma_alone_encoder): no size in the
+// header, an end marker.
+func lzmaAlone(t testing.TB, data []byte) []byte {
+	return compressWith(t, bytes.NewReader(data), "xz", "--format=lzma", "-c")
+}
+
+// lzmaSized is data in the lzma format with its size in the header and no
+// end marker, as the old lzma-utils wrote a file.
+func lzmaSized(t testing.TB, data []byte) []byte {
+	return encoded(t, data, lzma.WriterConfig{DictCap: 1 << 20, SizeInHeader: true, Size: int64(len(data))}.NewWriter)
+}
+
+// zerosTar streams a tar of one file of size zeros, for bombs.
+func zerosTar(size int64) io.Reader {
+	hdr := tarHeaderBlock(tent{name: "./zeros", size: size})
+	return io.MultiReader(bytes.NewReader(hdr[:]), io.LimitReader(zeros{}, (size+tarBlock-1)/tarBlock*tarBlock+2*tarBlock))
+}
+
+type zeros struct{}
+
+func (zeros) Read(p []byte) (int, error) {
+	clear(p)
+	return len(p), nil
 }
 
 const hostileControl = "Package: hostile\nVersion: 1.0-1\nArchitecture: all\nMaintainer: updeb tests <tests@updeb.invalid>\n" +

@@ -3,6 +3,7 @@ package deb
 import (
 	"bytes"
 	"context"
+	"encoding/binary"
 	"errors"
 	"flag"
 	"fmt"
@@ -319,8 +320,39 @@ func hostileDebs(t testing.TB) []hostileCase {
 			stricter: "dpkg would unpack 1 GiB of zeros from a small file; refused after 1,000 times the file's size plus 64 MiB", slow: true},
 		{name: "bomb-xz-10GiB-header", data: buildAr(bin, ctlM, arMem{name: "data.tar.xz", data: xzData(t, buildTar(true, tent{name: "./zeros", size: 10 << 30}))}), want: "Limits.MaxFileSize",
 			stricter: "a 10 GiB file: over the one-file limit (8 GiB, the most Inspect decompresses)", slow: true},
+		// bzip2 and lzma, which dpkg reads in data.tar and dpkg-deb no
+		// longer writes: read with the same checks and bounds.
+		{name: "ok-bzip2", data: buildAr(bin, ctlM, arMem{name: "data.tar.bz2", data: bz2(t, data)}), accept: true},
+		{name: "ok-lzma", data: buildAr(bin, ctlM, arMem{name: "data.tar.lzma", data: lzmaAlone(t, data)}), accept: true},
+		{name: "ok-lzma-size-in-header", data: buildAr(bin, ctlM, arMem{name: "data.tar.lzma", data: lzmaSized(t, data)}), accept: true},
+		{name: "ok-xz-control-bzip2-data", data: buildAr(bin, arMem{name: "control.tar.xz", data: xzData(t, ctl)}, arMem{name: "data.tar.bz2", data: bz2(t, data)}), accept: true},
+		{name: "control-lzma", data: buildAr(bin, arMem{name: "control.tar.lzma", data: lzmaAlone(t, ctl)}, dataM), want: `ar member "control.tar.lzma": unsupported compression`},
+		{name: "bzip2-truncated", data: buildAr(bin, ctlM, arMem{name: "data.tar.bz2", data: bz2(t, data)[:60]}), want: "data.tar.bz2: truncated"},
+		{name: "bzip2-corrupt", data: buildAr(bin, ctlM, arMem{name: "data.tar.bz2", data: flipLast(bz2(t, data), 3)}), want: "data.tar.bz2: bzip2 data invalid"},
+		{name: "bzip2-two-streams", data: buildAr(bin, ctlM, arMem{name: "data.tar.bz2", data: append(bz2(t, data[:2560]), bz2(t, data[2560:])...)}), want: "a second bzip2 stream at byte"},
+		{name: "bzip2-trailing-garbage", data: buildAr(bin, ctlM, arMem{name: "data.tar.bz2", data: append(bz2(t, data), "garbage"...)}), want: "data.tar.bz2: bzip2 data invalid",
+			stricter: "libbz2 (dpkg) stops after the first stream; bytes after it are content no tool shows"},
+		{name: "lzma-truncated", data: buildAr(bin, ctlM, arMem{name: "data.tar.lzma", data: lzmaAlone(t, data)[:60]}), want: "data.tar.lzma: truncated"},
+		{name: "lzma-header-only", data: buildAr(bin, ctlM, arMem{name: "data.tar.lzma", data: lzmaAlone(t, data)[:10]}), want: "data.tar.lzma: truncated"},
+		{name: "lzma-corrupt", data: buildAr(bin, ctlM, arMem{name: "data.tar.lzma", data: flipLast(lzmaAlone(t, data), 20)}), want: "data.tar.lzma: tar: header at offset 0: lzma data invalid"},
+		{name: "lzma-trailing-garbage", data: buildAr(bin, ctlM, arMem{name: "data.tar.lzma", data: append(lzmaAlone(t, data), "garbage"...)}), want: "lzma: bytes after the end of the stream",
+			stricter: "liblzma (dpkg) stops at the end of the stream; bytes after it are content no tool shows"},
+		{name: "lzma-dictionary-1GiB", data: buildAr(bin, ctlM, arMem{name: "data.tar.lzma", data: withLZMADict(lzmaAlone(t, data), 1<<30)}), want: "lzma: a dictionary of 1073741824 bytes, more than the 67108864",
+			stricter: "liblzma (dpkg) allocates whatever dictionary the header asks for; xz -9 uses 64 MiB"},
+		{name: "bomb-bzip2-128MiB", data: buildAr(bin, ctlM, arMem{name: "data.tar.bz2", data: compressWith(t, zerosTar(128<<20), "bzip2", "-9c")}), want: "Limits.MaxRatio",
+			stricter: "dpkg would unpack 128 MiB of zeros from 112 bytes; refused after 1,000 times the file's size plus 64 MiB", slow: true},
+		{name: "bomb-lzma-128MiB", data: buildAr(bin, ctlM, arMem{name: "data.tar.lzma", data: compressWith(t, zerosTar(128<<20), "xz", "--format=lzma", "-0", "-c")}), want: "Limits.MaxRatio",
+			stricter: "as bomb-bzip2-128MiB", slow: true},
 		{name: "nested-gzip-in-gzip", data: buildAr(bin, ctlM, arMem{name: "data.tar.gz", data: gz(t, gz(t, data))}), want: "data.tar.gz"},
 	}
+}
+
+// withLZMADict is the lzma stream b with the dictionary size its header
+// gives set to dict.
+func withLZMADict(b []byte, dict uint32) []byte {
+	b = bytes.Clone(b)
+	binary.LittleEndian.PutUint32(b[1:5], dict)
+	return b
 }
 
 // withTriggers is a valid .deb whose control.tar holds triggers.

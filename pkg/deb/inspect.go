@@ -124,14 +124,17 @@ const maxControlMember = 16 << 20
 //     control.tar, then data.tar, each once, members named "_..." skipped
 //     anywhere, sizes with spaces before or after the digits; stricter:
 //     no other member after data.tar, no space among a size's digits
-//     (dpkg ignores what follows one), only the compressions dpkg-deb
-//     writes (none, gzip, xz, zstd; dpkg also reads data.tar.bz2 and
-//     .lzma);
+//     (dpkg ignores what follows one), only the compressions dpkg reads
+//     (none, gzip, xz, zstd; for data.tar also bzip2 and lzma, which
+//     dpkg-deb no longer writes);
 //   - an xz member is one stream (and stream padding), a zstd member one
-//     frame, as dpkg decompresses only the first (onestream.go); a gzip
-//     member is one or more streams, as zlib reads them; stricter: nothing
-//     after the last (zlib ignores it), no name or comment in a header
-//     over 511 bytes (zlib skips them; Go's reader cannot);
+//     frame, a bzip2 member one stream, as dpkg decompresses only the
+//     first (onestream.go); a gzip member is one or more streams, as zlib
+//     reads them; stricter: nothing after the last gzip or the lzma stream
+//     (zlib and liblzma ignore it), no name or comment in a gzip header
+//     over 511 bytes (zlib skips them; Go's reader cannot), no lzma
+//     dictionary over 64 MiB unless the stream is smaller (liblzma has
+//     no bound; xz -9 uses 64 MiB);
 //   - control.tar and data.tar as dpkg's own tar reader sees them
 //     (tarread.go): header checksums, entry types, no PAX headers;
 //     stricter: nothing but zeros after the end-of-archive block, no
@@ -207,7 +210,7 @@ func Inspect(ctx context.Context, r io.ReaderAt, size int64, lim archive.Limits)
 			}
 			sawData = true
 		default:
-			return nil, malformed("unexpected ar member %q at position %d: expected debian-binary, control.tar[.gz|.xz|.zst], data.tar[.gz|.xz|.zst] once each in that order (and members named _*)", m.name, i+1)
+			return nil, malformed("unexpected ar member %q at position %d: expected debian-binary, control.tar[.gz|.xz|.zst], data.tar[.gz|.xz|.zst|.bz2|.lzma] once each in that order (and members named _*)", m.name, i+1)
 		}
 		in.info.Members = append(in.info.Members, mem)
 	}

@@ -15,14 +15,17 @@ import (
 // frame first makes data.tar empty), so a member must be exactly one
 // stream or frame. dpkg-deb, xz and zstd (but pzstd) write one.
 
-// checkOneStream refuses an xz or zstd member (r, size bytes) that is not
-// one stream (xz, with stream padding after it) or one frame (zstd).
+// checkOneStream refuses an xz, zstd or bzip2 member (r, size bytes) that
+// is not one stream (xz, with stream padding after it; bzip2) or one frame
+// (zstd).
 func checkOneStream(r io.ReaderAt, size int64, c Compression) error {
 	switch c {
 	case CompressionXZ:
 		return xzOneStream(r, size)
 	case CompressionZstd:
 		return zstdOneFrame(r, size)
+	case CompressionBzip2:
+		return bzip2OneStream(r, size)
 	}
 	return nil
 }

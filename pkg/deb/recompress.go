@@ -27,8 +27,8 @@ import (
 // (the ar header needs its size), and dst is written as Write writes a
 // package (a temporary file, fsynced and renamed), so that it is either
 // the complete copy or untouched. Only the container is checked, as
-// Inspect does (the ar headers, a known suffix, one xz stream or zstd
-// frame, which is all dpkg reads): those faults wrap ErrMalformed, and a
+// Inspect does (the ar headers, a known suffix, one xz or bzip2 stream or
+// zstd frame, which is all dpkg reads): those faults wrap ErrMalformed, and a
 // member that does not decompress fails with its decoder's error. The tar
 // archives are not read: inspect a package from elsewhere first.
 func Recompress(ctx context.Context, dst, src string, c Compression) error {
