@@ -62,15 +62,7 @@ func loadProject(t *testing.T, text, keyring string) *recipe.Recipe {
 func loadFiles(t *testing.T, files map[string]string) *recipe.Recipe {
 	t.Helper()
 	dir := t.TempDir()
-	for name, content := range files {
-		p := filepath.Join(dir, name)
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	testenv.WriteFiles(t, dir, files)
 	r, err := recipe.Load(filepath.Join(dir, "recipes", "hello.yaml"), recipe.LoadOptions{})
 	if err != nil {
 		t.Fatal(err)

@@ -54,22 +54,24 @@ func TestPublishTwoVersionsInstallWithApt(t *testing.T) {
 	a.install("hello-doc", "1.0-1", "doc")
 }
 
-// TestPublishBzip2AndLZMAInstallWithApt: dpkg reads a data.tar
+// TestPublishBzip2LZMAAndPAXInstallWithApt: dpkg reads a data.tar
 // compressed with bzip2 or lzma (dpkg-deb(1)), which dpkg-deb --build no
-// longer writes and older packages carry; publish takes them, and apt
-// installs them from the repository.
-func TestPublishBzip2AndLZMAInstallWithApt(t *testing.T) {
-	testenv.RequireTool(t, "dpkg-deb", "ar", "gzip", "bzip2", "xz")
+// longer writes and older packages carry, and a control.tar in PAX format
+// (tar --format=pax), which dpkg-deb extracts with GNU tar; publish takes
+// them, and apt installs them from the repository.
+func TestPublishBzip2LZMAAndPAXInstallWithApt(t *testing.T) {
+	testenv.RequireTool(t, "dpkg-deb", "ar", "tar", "gzip", "bzip2", "xz")
 	dir := t.TempDir()
 	root := filepath.Join(dir, "repo")
 	r := testRepo(t, root)
 	var pkgs []Package
-	for _, c := range []struct{ name, suffix, compressor string }{
-		{"old-bzip2", ".bz2", "bzip2 -9c"},
-		{"old-lzma", ".lzma", "xz --format=lzma -c"},
+	for _, c := range []struct{ name, data, script string }{
+		{"old-bzip2", "data.tar.bz2", "gzip -d data.tar.gz && bzip2 -9 data.tar"},
+		{"old-lzma", "data.tar.lzma", "gzip -d data.tar.gz && xz --format=lzma data.tar"},
+		{"pax-control", "data.tar.gz", "mkdir c && tar -xzf control.tar.gz -C c && rm control.tar.gz && tar --format=pax -czf control.tar.gz -C c ."},
 	} {
-		deb := withDataCompressedBy(t, testDeb(t, dir, c.name, "1.0-1", "amd64", c.name+" payload"), c.suffix, c.compressor)
-		if members := testenv.Run(t, "ar", "t", deb); !strings.Contains(string(members), "data.tar"+c.suffix+"\n") {
+		deb := repacked(t, testDeb(t, dir, c.name, "1.0-1", "amd64", c.name+" payload"), c.script, c.data)
+		if members := testenv.Run(t, "ar", "t", deb); string(members) != "debian-binary\ncontrol.tar.gz\n"+c.data+"\n" {
 			t.Fatalf("%s: ar members:\n%s", deb, members)
 		}
 		testenv.Run(t, "dpkg-deb", "--info", deb)
@@ -83,20 +85,21 @@ func TestPublishBzip2AndLZMAInstallWithApt(t *testing.T) {
 	}
 	a := newAptClient(t, root, "s", "main")
 	a.update()
-	a.install("old-bzip2", "1.0-1", "old-bzip2 payload")
-	a.install("old-lzma", "1.0-1", "old-lzma payload")
+	for _, p := range []string{"old-bzip2", "old-lzma", "pax-control"} {
+		a.install(p, "1.0-1", p+" payload")
+	}
 }
 
-// withDataCompressedBy rebuilds the .deb deb (control.tar.gz,
-// data.tar.gz) with its data.tar compressed by the shell command
-// compressor instead (data.tar+suffix), as the real tools made such
-// packages, and returns its path.
-func withDataCompressedBy(t *testing.T, deb, suffix, compressor string) string {
+// repacked rebuilds the .deb deb (control.tar.gz, data.tar.gz) after the
+// shell script ran on its members, as the real tools made such packages,
+// with control.tar.gz and the data member data the script leaves, and
+// returns its path.
+func repacked(t *testing.T, deb, script, data string) string {
 	t.Helper()
 	work := t.TempDir()
-	testenv.Run(t, "sh", "-c", `cd "$1" && ar x "$2" && gzip -d data.tar.gz && `+compressor+` data.tar > "data.tar$3" && rm data.tar`, "sh", work, deb, suffix)
+	testenv.Run(t, "sh", "-c", `cd "$1" && ar x "$2" && `+script, "sh", work, deb)
 	out := filepath.Join(work, filepath.Base(deb))
-	testenv.Run(t, "sh", "-c", `cd "$1" && ar rc "$2" debian-binary control.tar.gz "data.tar$3"`, "sh", work, out, suffix)
+	testenv.Run(t, "sh", "-c", `cd "$1" && ar rc "$2" debian-binary control.tar.gz "$3"`, "sh", work, out, data)
 	return out
 }
 

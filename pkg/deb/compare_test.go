@@ -24,15 +24,7 @@ func TestMatchesDpkgDeb(t *testing.T) {
 		"usr/bin/tool": "#!/bin/sh\n", "usr/lib/x/a/z/f": strings.Repeat("y", 5000), "usr/lib/x/a-b": "1",
 		"usr/lib/x/a.b/f": "", "usr/lib/x/B/f": "b", "etc/x/x.conf": "conf\n", "usr/share/doc/x/copyright": "c\n",
 	}
-	for p, c := range files {
-		full := filepath.Join(tree, p)
-		if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(full, []byte(c), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	testenv.WriteFiles(t, tree, files)
 	if err := os.Chmod(filepath.Join(tree, "usr/bin/tool"), 0o755); err != nil {
 		t.Fatal(err)
 	}

@@ -251,12 +251,53 @@ func (zeros) Read(p []byte) (int, error) {
 	return len(p), nil
 }
 
+// paxRecords are PAX header records of the keys and values kv.
+func paxRecords(kv ...string) []byte {
+	var b []byte
+	for i := 0; i < len(kv); i += 2 {
+		rec := " " + kv[i] + "=" + kv[i+1] + "\n"
+		n := len(rec) + 1
+		for len(fmt.Sprint(n))+len(rec) != n {
+			n++
+		}
+		b = fmt.Appendf(b, "%d%s", n, rec)
+	}
+	return b
+}
+
+// paxExt is a PAX extended header for the entry after it.
+func paxExt(kv ...string) tent {
+	return tent{name: "./PaxHeaders/next", typ: tarPAX, data: paxRecords(kv...)}
+}
+
+// paxTar is a tar of the files (path: content), in a folder tree
+// under ".", written by GNU tar --format=pax: an extended header with
+// atime and ctime before each entry (pinned, as the mtimes, so that the
+// corpus is the same bytes each time it is written).
+func paxTar(t testing.TB, files map[string]string) []byte {
+	dir := t.TempDir()
+	testenv.WriteFiles(t, dir, files)
+	return compressWith(t, nil, "tar", "--format=pax", "--owner=0", "--group=0", "--sort=name", "--mtime=@1723636800",
+		"--pax-option=atime:=1723636800.5,ctime:=1723636800.5", "-C", dir, "-cf", "-", ".")
+}
+
+// paxControlTar is control.tar of the control file ctl, written by GNU tar
+// --format=pax.
+func paxControlTar(t testing.TB, ctl string) []byte {
+	return paxTar(t, map[string]string{"control": ctl})
+}
+
 const hostileControl = "Package: hostile\nVersion: 1.0-1\nArchitecture: all\nMaintainer: updeb tests <tests@updeb.invalid>\n" +
 	"Description: a package for the hostile .deb corpus\n It installs one file.\n"
 
 // hCtlTar is control.tar with the root directory and a control file.
 func hCtlTar(ctl string, more ...tent) []byte {
-	return buildTar(false, append([]tent{{name: "./", typ: tarDir}, {name: "./control", data: []byte(ctl)}}, more...)...)
+	return buildTar(false, append(ctlEntries(ctl), more...)...)
+}
+
+// ctlEntries are control.tar's root directory and the control file ctl.
+func ctlEntries(ctl string) []tent {
+	return []tent{{name: "./", typ: tarDir}, {name: "./control", data: []byte(ctl)}}
 }
 
 // dataEntries are a small, valid data.tar's entries.

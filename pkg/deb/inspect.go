@@ -136,7 +136,9 @@ const maxControlMember = 16 << 20
 //     dictionary over 64 MiB unless the stream is smaller (liblzma has
 //     no bound; xz -9 uses 64 MiB);
 //   - control.tar and data.tar as dpkg's own tar reader sees them
-//     (tarread.go): header checksums, entry types, no PAX headers;
+//     (tarread.go): header checksums, entry types, no PAX headers in
+//     data.tar (in control.tar, which dpkg-deb extracts with GNU tar,
+//     PAX headers as GNU tar reads them: tarpax.go);
 //     stricter: nothing but zeros after the end-of-archive block, no
 //     regular file in data.tar whose name ends in "/" (GNU tar lists a
 //     directory);
@@ -344,7 +346,7 @@ func (in *inspector) readTar(r *io.SectionReader, cdc codec, member string, add 
 	}
 	defer zr.Close()
 	tr := newTarReader(in.bud.Reader(zr))
-	tr.gnuDirs = strings.HasPrefix(member, "control.tar")
+	tr.gnuTar = strings.HasPrefix(member, "control.tar")
 	n := 0
 	for {
 		h, err := tr.Next()

@@ -13,10 +13,11 @@ import (
 // own (lib/dpkg/tarfn.c, which unpacks data.tar at install) does, so that no
 // archive dpkg refuses gets past it: 512-byte headers with a valid checksum
 // (unsigned sum), octal or base-256 numbers, the ustar prefix, GNU long
-// names and long links, and only the entry types dpkg extracts. PAX headers,
-// sparse files and every other type are refused, as dpkg refuses them. The
-// first header block whose checksum fails and whose name is empty ends the
-// archive (dpkg's end-of-archive test); what follows it must be zeros.
+// names and long links, and only the entry types dpkg extracts. PAX headers
+// (but in control.tar: tarpax.go), sparse files and every other type are
+// refused, as dpkg refuses them. The first header block whose checksum
+// fails and whose name is empty ends the archive (dpkg's end-of-archive
+// test); what follows it must be zeros.
 // Stricter than dpkg: a regular file whose name ends in "/" in data.tar (GNU
 // tar reads a directory, dpkg a file; in control.tar, which dpkg-deb
 // extracts with GNU tar, it is a directory).
@@ -63,9 +64,12 @@ type tarReader struct {
 	remaining int64 // data bytes of the current entry not yet read
 	pad       int64 // padding after them
 	block     [tarBlock]byte
-	// gnuDirs reads a regular file whose name ends in "/" as a directory,
-	// as GNU tar does: for control.tar, which dpkg-deb extracts with it.
-	gnuDirs bool
+	// gnuTar reads what GNU tar reads and dpkg's reader does not: a
+	// regular file whose name ends in "/" as a directory, and PAX headers
+	// (tarpax.go); for control.tar, which dpkg-deb extracts with GNU tar.
+	gnuTar bool
+	// global are the keywords of the PAX global headers read so far.
+	global paxGlobal
 }
 
 func newTarReader(r io.Reader) *tarReader { return &tarReader{r: r} }
@@ -94,10 +98,11 @@ func (t *tarReader) Next() (*tarEntry, error) {
 	}
 	t.remaining, t.pad = 0, 0
 	var longName, longLink *string
+	var ext []paxRecord // the entry's PAX extended header
 	for {
 		start := t.off
 		if err := t.read(t.block[:]); err != nil {
-			if err == io.EOF && longName == nil && longLink == nil {
+			if err == io.EOF && longName == nil && longLink == nil && ext == nil {
 				return nil, errTarEnd
 			}
 			if err == io.EOF {
@@ -107,10 +112,35 @@ func (t *tarReader) Next() (*tarEntry, error) {
 		}
 		h, err := decodeTarHeader(&t.block)
 		if err != nil {
+			if h.Name == "" && ext != nil {
+				return nil, fmt.Errorf("tar: the end of the archive at offset %d, after a PAX header for an entry", start)
+			}
 			if h.Name == "" {
 				return nil, errTarEnd
 			}
 			return nil, fmt.Errorf("tar: header %q at offset %d: %w", h.Name, start, err)
+		}
+		if (h.Type == tarPAX || h.Type == tarPAXGlobal) && !t.gnuTar {
+			return nil, fmt.Errorf("tar: entry %q: type %q, a PAX header, which dpkg refuses where it unpacks data.tar (\"unsupported PAX tar header type\"), though GNU tar (dpkg-deb --contents) reads it: write data.tar in GNU or ustar format (tar --format=gnu)", h.Name, h.Type)
+		}
+		if h.Type == tarPAX || h.Type == tarPAXGlobal {
+			recs, err := t.readPAX(h, start)
+			switch {
+			case err != nil:
+				return nil, err
+			case h.Type == tarPAXGlobal:
+				if t.global == nil {
+					t.global = paxGlobal{}
+				}
+				if err := t.global.add(recs); err != nil {
+					return nil, fmt.Errorf("tar: PAX global header at offset %d: %w", start, err)
+				}
+			case ext != nil:
+				return nil, fmt.Errorf("tar: a second PAX extended header for one entry at offset %d (stricter than GNU tar)", start)
+			default:
+				ext = recs
+			}
+			continue
 		}
 		if h.Type == tarLongNm || h.Type == tarLongLk {
 			if h.Size > maxLongName {
@@ -137,6 +167,19 @@ func (t *tarReader) Next() (*tarEntry, error) {
 		if longLink != nil {
 			h.Linkname = *longLink
 		}
+		if (longName != nil || longLink != nil) && ext != nil {
+			return nil, fmt.Errorf("tar: header %q at offset %d: both a GNU long name or link and a PAX header (stricter than GNU tar: which of them names the entry depends on the reader)", h.Name, start)
+		}
+		for k, v := range t.global {
+			if err := applyPAX(h, paxRecord{k, v}); err != nil {
+				return nil, fmt.Errorf("tar: header %q at offset %d: %w", h.Name, start, err)
+			}
+		}
+		for _, r := range ext {
+			if err := applyPAX(h, r); err != nil {
+				return nil, fmt.Errorf("tar: header %q at offset %d: %w", h.Name, start, err)
+			}
+		}
 		if h.Name == "" {
 			return nil, fmt.Errorf("tar: header at offset %d: empty name", start)
 		}
@@ -145,7 +188,7 @@ func (t *tarReader) Next() (*tarEntry, error) {
 			// GNU tar (dpkg-deb --contents and -x) reads a pre-POSIX
 			// directory here; dpkg, unpacking data.tar, a regular file
 			// named without the slash, with the entry's data.
-			if strings.HasSuffix(h.Name, "/") && t.gnuDirs {
+			if strings.HasSuffix(h.Name, "/") && t.gnuTar {
 				h.Type = tarDir
 			} else if strings.HasSuffix(h.Name, "/") {
 				return nil, fmt.Errorf("tar: entry %q: a regular file whose name ends in \"/\": GNU tar (dpkg-deb --contents) lists a directory, dpkg installs a file; write it as a directory (type 5)", h.Name)
@@ -164,6 +207,23 @@ func (t *tarReader) Next() (*tarEntry, error) {
 		t.pad = (tarBlock - t.remaining%tarBlock) % tarBlock
 		return h, nil
 	}
+}
+
+// readPAX reads the data of h, a PAX header at offset start, and its
+// records.
+func (t *tarReader) readPAX(h *tarEntry, start int64) ([]paxRecord, error) {
+	if h.Size > maxPAXHeader {
+		return nil, fmt.Errorf("tar: PAX header at offset %d of %d bytes: more than %d (stricter than GNU tar)", start, h.Size, maxPAXHeader)
+	}
+	buf := make([]byte, (h.Size+tarBlock-1)/tarBlock*tarBlock)
+	if err := t.read(buf); err != nil {
+		return nil, fmt.Errorf("tar: PAX header at offset %d: %w", start, unexpectedEOF(err))
+	}
+	recs, err := parsePAX(buf[:h.Size])
+	if err != nil {
+		return nil, fmt.Errorf("tar: PAX header at offset %d: %w", start, err)
+	}
+	return recs, nil
 }
 
 func unexpectedEOF(err error) error {

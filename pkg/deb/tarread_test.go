@@ -16,27 +16,38 @@ func FuzzTarReader(f *testing.F) {
 		tent{name: "./l", typ: tarSymlink, link: "/etc/passwd"})...))
 	f.Add(buildTar(true, tent{name: "./f", size: 1 << 40}))
 	f.Add(make([]byte, 1024))
+	f.Add(buildTar(false, tent{name: "pax_global_header", typ: tarPAXGlobal, data: paxRecords("comment", "c", "mtime", "1.5")},
+		paxExt("path", "./control", "size", "3"), tent{name: "./x", data: []byte("abc")}))
 	f.Fuzz(func(t *testing.T, in []byte) {
-		tr := newTarReader(bytes.NewReader(in))
-		var read int64
-		for range 10000 {
-			h, err := tr.Next()
-			if err == errTarEnd || err != nil {
-				return
-			}
-			if h.Name == "" || tarTypeName(h.Type) == "" {
-				t.Fatalf("entry %+v", h)
-			}
-			n, err := io.Copy(io.Discard, tr)
-			read += n
-			if read > int64(len(in)) {
-				t.Fatalf("read %d data bytes from %d input bytes", read, len(in))
-			}
-			if err != nil && !errors.Is(err, io.ErrUnexpectedEOF) {
-				t.Fatalf("data: %v", err)
-			}
+		// As dpkg reads data.tar, and as GNU tar control.tar.
+		for _, gnuTar := range []bool{false, true} {
+			readTarFuzzed(t, in, gnuTar)
 		}
 	})
+}
+
+// readTarFuzzed reads in as FuzzTarReader checks it, with gnuTar set so.
+func readTarFuzzed(t *testing.T, in []byte, gnuTar bool) {
+	tr := newTarReader(bytes.NewReader(in))
+	tr.gnuTar = gnuTar
+	var read int64
+	for range 10000 {
+		h, err := tr.Next()
+		if err == errTarEnd || err != nil {
+			return
+		}
+		if h.Name == "" || tarTypeName(h.Type) == "" {
+			t.Fatalf("entry %+v", h)
+		}
+		n, err := io.Copy(io.Discard, tr)
+		read += n
+		if read > int64(len(in)) {
+			t.Fatalf("read %d data bytes from %d input bytes", read, len(in))
+		}
+		if err != nil && !errors.Is(err, io.ErrUnexpectedEOF) {
+			t.Fatalf("data: %v", err)
+		}
+	}
 }
 
 // FuzzCheckRelations (ParseRelations): no panic; an accepted value is ASCII
