@@ -87,6 +87,9 @@ type arMember struct {
 func readAr(r io.ReaderAt, size int64) ([]arMember, error) {
 	magic := make([]byte, len(arMagic))
 	if n, _ := r.ReadAt(magic, 0); string(magic[:n]) != arMagic {
+		if v, ok := oldFormat(r); ok {
+			return nil, malformed("the old .deb format %s (deb-old(5)), not an ar archive: dpkg-deb still reads it, apt does not, so no repository can serve it; rebuild it: dpkg-deb --raw-extract FILE DIR && dpkg-deb --build DIR", v)
+		}
 		return nil, malformed("not an ar archive: expected %q at offset 0, found %q", arMagic, magic[:n])
 	}
 	var members []arMember
@@ -125,4 +128,19 @@ func readAr(r io.ReaderAt, size int64) ([]arMember, error) {
 		off += n + n%2
 	}
 	return members, nil
+}
+
+// oldFormat returns the version of a .deb in the format before ar
+// (deb-old(5): "0.939000\n", the control.tar.gz's size, the two
+// archives), as dpkg-deb tells it: "0.93" and a decimal number ending in
+// a newline.
+func oldFormat(r io.ReaderAt) (string, bool) {
+	b := make([]byte, 16)
+	n, _ := r.ReadAt(b, 0)
+	line, _, ok := bytes.Cut(b[:n], []byte("\n"))
+	whole, frac, dot := bytes.Cut(line, []byte("."))
+	if !ok || !dot || !bytes.HasPrefix(line, []byte("0.93")) || !allDigits(whole) || !allDigits(frac) {
+		return "", false
+	}
+	return string(line), true
 }

@@ -55,6 +55,8 @@ func hostileDebs(t testing.TB) []hostileCase {
 		{name: "ok-underscore-members", data: buildAr(bin, arMem{name: "_extra", data: []byte("x")}, ctlM, arMem{name: "_more", data: []byte("y")}, dataM, arMem{name: "_gpgorigin", data: []byte("sig")}), accept: true},
 		{name: "ok-odd-last-member-unpadded", data: buildAr(bin, ctlM, arMem{name: "data.tar", data: append(data, 0), noPad: true}), accept: true},
 		{name: "not-ar", data: []byte("PK\x03\x04 this is a zip"), want: "not an ar archive"},
+		{name: "old-format-0.939", data: oldFormatDeb(t, gz(t, ctl), gz(t, data)), want: "the old .deb format 0.939000 (deb-old(5)), not an ar archive",
+			stricter: "dpkg-deb still reads the format from before ar, apt does not: no repository can serve it"},
 		{name: "ar-magic-only", data: []byte("!<arch>\n"), want: "empty ar archive"},
 		{name: "first-member-not-debian-binary", data: buildAr(ctlM, bin, dataM), want: `first ar member is "control.tar.gz"`},
 		{name: "format-3.0", data: buildAr(arMem{name: "debian-binary", data: []byte("3.0\n")}, ctlM, dataM), want: "debian-binary is"},
@@ -382,6 +384,12 @@ func withLZMADict(b []byte, dict uint32) []byte {
 	b = bytes.Clone(b)
 	binary.LittleEndian.PutUint32(b[1:5], dict)
 	return b
+}
+
+// oldFormatDeb is a .deb in the format before ar (deb-old(5)): its version
+// line, the size of control.tar.gz, and the two archives.
+func oldFormatDeb(t testing.TB, control, data []byte) []byte {
+	return append(fmt.Appendf(nil, "0.939000\n%d\n%s", len(control), control), data...)
 }
 
 // withTriggers is a valid .deb whose control.tar holds triggers.
